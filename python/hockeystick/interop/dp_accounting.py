@@ -1,8 +1,7 @@
 """Drop-in accountants for dp_accounting users: the same events, a certified bracket.
 
-    from hockeystick.interop.dp_accounting import HockeystickAccountant as PLDAccountant
-
-``HockeystickAccountant`` is a ``dp_accounting.PrivacyAccountant``: ``compose(event, count)``,
+``from hockeystick.interop.dp_accounting import HockeystickAccountant as PLDAccountant`` replaces
+dp_accounting's PLD accountant.  ``HockeystickAccountant`` is a ``dp_accounting.PrivacyAccountant``: ``compose(event, count)``,
 ``supports(event)``, ``get_epsilon(target_delta)`` and ``get_delta(target_epsilon)`` behave as
 dp_accounting documents them (upper bounds), and ``get_epsilon_bracket`` / ``get_delta_bracket``
 return the certified (lower, upper).  The events it takes, and why each analysis is valid, are
@@ -12,7 +11,20 @@ listed in ``dp_events``; the composition is hockeystick's (``pld.accountants.pla
 ``HockeystickRdpAccountant`` (``rdp_accountant``) does the same for dp_accounting's
 ``RdpAccountant``, with finer default orders.
 
+``NeighboringRelation`` is dp_accounting's own enum (``dp_accounting.privacy_accountant``), re-exported
+unchanged so the accountants' argument can be imported from here: ADD_OR_REMOVE_ONE (a record added or
+removed), REPLACE_ONE (a record replaced by another) or REPLACE_SPECIAL (a record replaced by a special
+record).
+
 This module imports dp_accounting; ``import hockeystick`` does not.
+
+Examples
+--------
+>>> from dp_accounting import GaussianDpEvent
+>>> from hockeystick.interop.dp_accounting import HockeystickAccountant
+>>> accountant = HockeystickAccountant().compose(GaussianDpEvent(noise_multiplier=1.0), count=10)
+>>> round(accountant.get_epsilon(1e-5), 6)
+17.856587
 """
 
 from __future__ import annotations
@@ -154,13 +166,46 @@ def _profile_epsilon_zero(p: PlanProfile) -> tuple[float, float]:
 class HockeystickAccountant(PrivacyAccountant):
     """A dp_accounting ``PrivacyAccountant`` computed by hockeystick, with certified brackets.
 
-    ``neighboring_relation``: ADD_OR_REMOVE_ONE (default), REPLACE_ONE or REPLACE_SPECIAL (per
-    event, see ``dp_events``).  The loss grid: by default ``training.DPSGD``'s and dp_accounting's
-    ``PLDAccountant``'s, a fixed spacing ``value_discretization_interval`` = 1e-4 (``DEFAULT_INTERVAL``),
-    so a run accounted here and by ``DPSGD`` gets the same epsilon; another spacing; or ``accuracy``: the
-    width aimed for of the certified bracket (in epsilon for ``get_epsilon*``, relative in delta for
-    ``get_delta*``), the grid refined until the bracket is that narrow (down to a grid of 1e-5); given
-    both, the spacing is used and ``accuracy`` ignored.
+    ``compose(event, count)``, ``supports(event)``, ``get_epsilon(target_delta)`` and
+    ``get_delta(target_epsilon)`` behave as dp_accounting documents them (each an upper bound);
+    ``get_epsilon_bracket`` and ``get_delta_bracket`` return the certified (lower, upper). Each event is
+    composed as a mechanism with a proved dominating pair for the neighbouring relation (the table of
+    ``interop.dp_events``); an event without one is refused (dp_accounting's ``UnsupportedEventError``),
+    never given a number.
+
+    Parameters
+    ----------
+    neighboring_relation : NeighboringRelation, default NeighboringRelation.ADD_OR_REMOVE_ONE
+        ADD_OR_REMOVE_ONE, REPLACE_ONE or REPLACE_SPECIAL (which events each takes: ``dp_events``).
+    accuracy : float, optional
+        Finite and > 0: the width aimed for of the certified bracket (in epsilon for ``get_epsilon*``,
+        relative in delta for ``get_delta*``); the loss grid is refined until the bracket is that narrow
+        (down to a spacing of 1e-5).
+    value_discretization_interval : float, optional
+        A fixed loss-grid spacing, finite and > 0; given with ``accuracy``, the grid is this spacing, not
+        refined. Default (neither given): 1e-4 (``DEFAULT_INTERVAL``), the spacing of
+        ``training.DPSGD`` and of dp_accounting's ``PLDAccountant``, so a run accounted here and by
+        ``DPSGD`` gets the same epsilon.
+
+    Raises
+    ------
+    ValueError
+        When ``accuracy`` or ``value_discretization_interval`` is not finite and > 0.
+    ParameterTypeError
+        When ``neighboring_relation`` is not a ``NeighboringRelation``, or ``accuracy`` or
+        ``value_discretization_interval`` is a string, a bool or an array.
+
+    Examples
+    --------
+    >>> from dp_accounting import GaussianDpEvent
+    >>> from hockeystick.interop.dp_accounting import HockeystickAccountant
+    >>> accountant = HockeystickAccountant()
+    >>> accountant = accountant.compose(GaussianDpEvent(noise_multiplier=1.0), count=10)
+    >>> lower, upper = accountant.get_epsilon_bracket(1e-5)
+    >>> round(lower, 6), round(upper, 6)
+    (17.856587, 17.856587)
+    >>> round(accountant.get_delta(1.0), 6)
+    0.818518
     """
 
     def __init__(
@@ -195,7 +240,28 @@ class HockeystickAccountant(PrivacyAccountant):
         self._profile: PlanProfile | None = None
 
     def compose(self, event: dp_event.DpEvent, count: int = 1) -> HockeystickAccountant:
-        """Add ``count`` runs of ``event`` (ValueError for a count below 1, as dp_accounting's accountants)."""
+        """Add ``count`` runs of ``event`` to the composition.
+
+        Parameters
+        ----------
+        event : dp_accounting.DpEvent
+            A supported event (``supports(event)``).
+        count : int, default 1
+            The number of runs, an integer >= 1 (at most 2^53).
+
+        Returns
+        -------
+        HockeystickAccountant
+            This accountant, as dp_accounting's ``compose`` returns it.
+
+        Raises
+        ------
+        ValueError
+            When ``count`` is not an integer >= 1 (dp_accounting's message), exceeds 2^53, or an event's
+            field breaks its rule (naming the field).
+        dp_accounting.UnsupportedEventError
+            When the event has no analysis for the accountant's neighbouring relation.
+        """
         check_count(count)
         return cast("HockeystickAccountant", super().compose(event, count))  # dp_accounting's compose returns self
 
@@ -231,8 +297,7 @@ class HockeystickAccountant(PrivacyAccountant):
         Parameters
         ----------
         target_delta : float
-            In [0, 1): 0 asks for the pure-DP epsilon (``get_epsilon_bracket``).  ``target_epsilon``
-            (``get_delta``) is >= 0, +inf allowed.
+            In [0, 1): 0 asks for the pure-DP epsilon (``get_epsilon_bracket``).
 
         Returns
         -------
@@ -242,12 +307,33 @@ class HockeystickAccountant(PrivacyAccountant):
         Raises
         ------
         ValueError
-            A ``target_delta`` outside [0, 1) or not a number (naming the argument; an array included); at 0,
-            a composition with a positive delta floor (``get_epsilon_bracket``)."""
+            When ``target_delta`` is outside [0, 1) or NaN (naming the argument); at 0, a composition with a
+            positive delta floor (``get_epsilon_bracket``).
+        ParameterTypeError
+            When ``target_delta`` is a string, a bool, None or an array.
+        """
         return self.get_epsilon_bracket(target_delta)[1]
 
     def get_delta(self, target_epsilon: float) -> float:
-        """Certified upper bound on delta at ``target_epsilon`` (1 for non-private events)."""
+        """Certified upper bound on delta at ``target_epsilon`` (1 for non-private events).
+
+        Parameters
+        ----------
+        target_epsilon : float
+            ε >= 0, +inf allowed (delta 0).
+
+        Returns
+        -------
+        float
+            The upper end of ``get_delta_bracket(target_epsilon)``.
+
+        Raises
+        ------
+        ValueError
+            When ``target_epsilon`` is negative or NaN (naming the argument).
+        ParameterTypeError
+            When ``target_epsilon`` is a string, a bool, None or an array.
+        """
         return self.get_delta_bracket(target_epsilon)[1]
 
     def get_epsilon_bracket(self, target_delta: float) -> tuple[float, float]:
@@ -269,9 +355,11 @@ class HockeystickAccountant(PrivacyAccountant):
         Raises
         ------
         ValueError
-            ``target_delta`` outside [0, 1) or not a number; at 0, a composition whose delta(epsilon) stays
-            positive at every epsilon (a delta floor: an (epsilon, delta)-DP event with delta > 0, a sample of a
-            non-private event), or one with no closed-form largest loss and no certified zero floor.
+            ``target_delta`` outside [0, 1); at 0, a composition whose delta(epsilon) stays positive at every
+            epsilon (a delta floor: an (epsilon, delta)-DP event with delta > 0, a sample of a non-private
+            event), or one with no closed-form largest loss and no certified zero floor.
+        ParameterTypeError
+            ``target_delta`` a string, a bool, None or an array.
         """
         if _validation.single(target_delta, "target_delta") == 0.0:
             return pure_epsilon_bracket(self._plan, self._current)
@@ -279,6 +367,24 @@ class HockeystickAccountant(PrivacyAccountant):
         return self._current().epsilon(target)
 
     def get_delta_bracket(self, target_epsilon: float) -> tuple[float, float]:
-        """Certified (lower, upper) on the delta of everything composed so far at ``target_epsilon``."""
+        """Certified (lower, upper) on the delta of everything composed so far at ``target_epsilon``.
+
+        Parameters
+        ----------
+        target_epsilon : float
+            ε >= 0, +inf allowed.
+
+        Returns
+        -------
+        tuple of float
+            (lower, upper), lower <= the true delta <= upper.
+
+        Raises
+        ------
+        ValueError
+            When ``target_epsilon`` is negative or NaN (naming the argument).
+        ParameterTypeError
+            When ``target_epsilon`` is a string, a bool, None or an array.
+        """
         target = _validation.epsilon_target(target_epsilon, "target_epsilon")
         return self._current().delta(target)

@@ -8,7 +8,7 @@ consecutive identical steps grouped, ``len()`` counts steps, ``mechanism()`` nam
 ``state_dict`` / ``load_state_dict`` save and restore the history.  A step is O(1) amortized
 (one comparison, one increment); composition happens when epsilon is asked for: each distinct
 (sigma, q) is the Poisson-subsampled Gaussian (Zhu, Dong, Wang 2022, add/remove pairs; q = 1 the
-Gaussian, composed exactly), composed by hockeystick's certified PLD (``interop.plan``).
+Gaussian, composed exactly), composed by hockeystick's certified PLD (``pld.accountants.plan``).
 
 ``get_noise_multiplier`` has Opacus's signature and returns the smallest sigma (to
 ``sigma_tolerance``, relative) whose certified epsilon after the given steps or epochs is at most
@@ -20,6 +20,17 @@ multiplier whichever of them is asked (``accuracy=`` refines the grid instead, a
 
 Opacus (and torch) are imported only if installed: with Opacus the class subclasses its
 ``IAccountant``; without, it is a plain class with the same methods.
+
+Examples
+--------
+>>> from hockeystick.interop.opacus import HockeystickAccountant, get_noise_multiplier
+>>> accountant = HockeystickAccountant()
+>>> for _ in range(100):
+...     accountant.step(noise_multiplier=1.0, sample_rate=0.01)
+>>> accountant.history, round(accountant.get_epsilon(1e-5), 6)
+([(1.0, 0.01, 100)], 0.718037)
+>>> round(get_noise_multiplier(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.01, steps=100), 6)
+0.902025
 """
 
 from __future__ import annotations
@@ -131,10 +142,36 @@ def _plan(history: list[tuple[float, float, int]]) -> CompositionPlan:
 class HockeystickAccountant(_Base):
     """Opacus ``IAccountant`` over hockeystick's certified PLD composition.
 
-    The loss grid: by default ``training.DPSGD``'s (a fixed spacing ``DEFAULT_INTERVAL``, 1e-4), so a run
-    accounted here and by ``DPSGD`` gets the same epsilon; ``value_discretization_interval`` another
-    fixed spacing; or ``accuracy``: the width aimed for of the certified epsilon bracket (the grid is
-    refined until the bracket is that narrow).  The reported epsilon is the bracket's upper end.
+    ``step(noise_multiplier=, sample_rate=)`` records one DP-SGD step: the Poisson-subsampled Gaussian
+    (add/remove neighbours; sample_rate 1 the Gaussian itself). ``get_epsilon(delta)`` is the upper end
+    of the certified bracket ``get_epsilon_bracket(delta)`` over every step so far. ``history`` is
+    Opacus's list of (noise_multiplier, sample_rate, steps), consecutive identical steps grouped;
+    ``len()`` counts the steps; ``state_dict`` / ``load_state_dict`` save and restore the history.
+
+    Parameters
+    ----------
+    accuracy : float, optional
+        Finite and > 0: the width aimed for of the certified epsilon bracket; the loss grid is refined
+        until the bracket is that narrow.
+    value_discretization_interval : float, optional
+        A fixed loss-grid spacing, finite and > 0. Default (neither given): ``DEFAULT_INTERVAL`` (1e-4),
+        the spacing of ``training.DPSGD``, so a run accounted here and by ``DPSGD`` gets the same
+        epsilon.
+
+    Raises
+    ------
+    ValueError
+        When both are given, or one is not finite and > 0.
+    ParameterTypeError
+        When one is a string, a bool or an array.
+
+    Examples
+    --------
+    >>> from hockeystick.interop.opacus import HockeystickAccountant
+    >>> accountant = HockeystickAccountant()
+    >>> accountant.step(noise_multiplier=1.0, sample_rate=0.01)
+    >>> len(accountant), accountant.mechanism()
+    (1, 'hockeystick_pld')
     """
 
     def __init__(self, accuracy: float | None = None, value_discretization_interval: float | None = None):
@@ -161,8 +198,26 @@ class HockeystickAccountant(_Base):
         self._pending = 0
 
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
-        """Record one step; consecutive identical steps share one history entry (O(1): a repeat of
-        the last arguments, as given, only increments a counter)."""
+        """Record one Poisson-subsampled Gaussian step; consecutive identical steps share one history entry.
+
+        A repeat of the last arguments, as given, only increments a counter (O(1)).
+
+        Parameters
+        ----------
+        noise_multiplier : float
+            σ, the noise standard deviation per unit clipping norm, finite, > 0 and at most 1e150; for a
+            subsampled step (0 < sample_rate < 1) at least 0.00934847 (below it the privacy loss reaches
+            past the grid a certified bound is computed on).
+        sample_rate : float
+            q, each record's probability of joining the step's batch, in [0, 1] (0 spends nothing).
+
+        Raises
+        ------
+        ValueError
+            When an argument is out of its range (``ParameterOutOfRange`` for the noise bounds).
+        ParameterTypeError
+            When an argument is a string, a bool, None or an array.
+        """
         if (
             type(noise_multiplier) is float
             and type(sample_rate) is float
@@ -188,14 +243,52 @@ class HockeystickAccountant(_Base):
         """Certified (lower, upper) on epsilon at ``delta`` for all steps so far.
 
         Where the record is sampled at all with probability at most ``delta`` (sum of steps x sample_rate,
-        ``rarely_sampled``), epsilon is 0 exactly, whatever the noise: (0, 0) without composing."""
+        ``rarely_sampled``), epsilon is 0 exactly, whatever the noise: (0, 0) without composing.
+
+        Parameters
+        ----------
+        delta : float
+            δ, strictly between 0 and 1.
+
+        Returns
+        -------
+        tuple of float
+            (lower, upper), lower <= the true epsilon <= upper.
+
+        Raises
+        ------
+        ValueError
+            When ``delta`` is not strictly between 0 and 1.
+        ParameterTypeError
+            When ``delta`` is a string, a bool, None or an array.
+        """
         d = _validation.delta_target(delta, "delta")
         if rarely_sampled(self.history, d):
             return 0.0, 0.0
         return self._current().epsilon(d)
 
     def get_epsilon(self, delta: float, *args: Any, **kwargs: Any) -> float:
-        """Certified upper bound on epsilon at ``delta`` for all steps so far."""
+        """Certified upper bound on epsilon at ``delta`` for all steps so far.
+
+        Parameters
+        ----------
+        delta : float
+            δ, strictly between 0 and 1.
+        *args, **kwargs
+            Accepted for Opacus's signature and ignored.
+
+        Returns
+        -------
+        float
+            The upper end of ``get_epsilon_bracket(delta)``.
+
+        Raises
+        ------
+        ValueError
+            When ``delta`` is not strictly between 0 and 1.
+        ParameterTypeError
+            When ``delta`` is a string, a bool, None or an array.
+        """
         return self.get_epsilon_bracket(delta)[1]
 
     def __len__(self) -> int:
@@ -293,10 +386,11 @@ def get_noise_multiplier(
     accuracy: float | None = None,
     **kwargs: Any,
 ) -> float:
-    """Smallest noise multiplier whose certified epsilon after ``steps`` (or ceil(``epochs / sample_rate``))
-    Poisson-sampled steps at ``sample_rate`` is <= ``target_epsilon`` at ``target_delta``.
+    """Smallest noise multiplier whose certified epsilon after the given steps meets ``target_epsilon``.
 
-    Opacus's signature (``accountant`` and ``epsilon_tolerance`` are accepted for compatibility).  The
+    The run is ``steps`` (or ceil(``epochs / sample_rate``)) Poisson-sampled Gaussian steps at
+    ``sample_rate``; its certified epsilon at ``target_delta`` must be <= ``target_epsilon``. Opacus's
+    signature (``accountant`` and ``epsilon_tolerance`` are accepted for compatibility).  The
     criterion is ``HockeystickAccountant``'s (on the facade's grid by default, or refined to ``accuracy``):
     the run's certified epsilon at ``target_delta`` at most ``target_epsilon``, found to ``sigma_tolerance``
     (relative; default 1e-10, calibrate's) from the central-limit estimate by bracketing and the Illinois
@@ -311,9 +405,45 @@ def get_noise_multiplier(
     computed.  The floor is returned at once where it meets the target by a bound that needs no composition:
     steps x sample_rate <= target_delta (epsilon 0, ``rarely_sampled``) or the run's RDP epsilon (an upper
     bound) at most target_epsilon (a target past the largest finite epsilon, 1e308).  target_epsilon = +inf
-    returns 0.0 (no noise needed).  Raises ValueError for an unreachable budget and for bad arguments (naming
-    them): target_epsilon >= 0, target_delta strictly between 0 and 1, sample_rate in
-    (0, 1], steps a count >= 1 or epochs finite and > 0, sigma_tolerance in [2^-52, 1), accuracy finite and > 0.
+    returns 0.0 (no noise needed).
+
+    Parameters
+    ----------
+    target_epsilon : float
+        ε >= 0, +inf allowed (returns 0.0).
+    target_delta : float
+        δ, strictly between 0 and 1.
+    sample_rate : float
+        q, the Poisson sampling rate of every step, in (0, 1].
+    epochs : float, optional
+        Finite and > 0: the run takes ceil(epochs / sample_rate) steps (at most 2^53). Give ``epochs`` or
+        ``steps``, not both.
+    steps : int, optional
+        The number of steps, an integer >= 1.
+    accountant : str, default "hockeystick_pld"
+        Accepted for Opacus's signature and ignored.
+    epsilon_tolerance : float, default 0.01
+        Finite and > 0; accepted for Opacus's signature and otherwise ignored.
+    sigma_tolerance : float, default 1e-10
+        The relative width to which sigma is found, in [2^-52, 1).
+    accuracy : float, optional
+        Finite and > 0: the certified bracket's target width (the grid refined for it), instead of the
+        fixed default grid.
+    **kwargs
+        Accepted for Opacus's signature and ignored.
+
+    Returns
+    -------
+    float
+        The noise multiplier: the smallest sigma searched whose certified epsilon meets the target.
+
+    Raises
+    ------
+    ValueError
+        When the budget is unreachable (no sigma up to 1e6 meets it), both or neither of ``epochs`` and
+        ``steps`` are given, or an argument is out of its range (naming it).
+    ParameterTypeError
+        When a numeric argument is a string, a bool or an array.
     """
     if (steps is None) == (epochs is None):
         raise ValueError("get_noise_multiplier takes as input EITHER a number of steps or a number of epochs")

@@ -124,7 +124,32 @@ def _sigma(event: ev.GaussianDpEvent) -> float:
 
 
 class HockeystickRdpAccountant(PrivacyAccountant):
-    """dp_accounting's ``RdpAccountant`` interface (orders, ADD_OR_REMOVE_ONE / REPLACE_SPECIAL)."""
+    """An accountant with dp_accounting's ``RdpAccountant`` interface, its curves from ``hockeystick.rdp``.
+
+    The Renyi divergences of the composed events add at each order; ``get_epsilon`` and ``get_delta``
+    convert the curve as dp_accounting does (``rdp_to_epsilon`` / ``rdp_to_delta``). The events and the
+    analyses are the module's list; under REPLACE_ONE a Gaussian shifts by 2 sensitivities (dp_accounting's
+    ``RdpAccountant`` uses 1).
+
+    Parameters
+    ----------
+    orders : sequence of float or numpy.ndarray, optional
+        The Renyi orders at which the curve is kept, each > 1 (``compose`` refuses others with a
+        ValueError); default ``FINE_ORDERS``: dp_accounting's
+        fractional orders below 11, every integer from 11 to 256 and a geometric grid of ratio 1.025 up
+        to 4096.
+    neighboring_relation : NeighboringRelation, default NeighboringRelation.ADD_OR_REMOVE_ONE
+        ADD_OR_REMOVE_ONE, REPLACE_ONE or REPLACE_SPECIAL; each event is taken under the relations its
+        analysis covers, others refused (dp_accounting's ``UnsupportedEventError``).
+
+    Examples
+    --------
+    >>> from dp_accounting import GaussianDpEvent
+    >>> from hockeystick.interop.dp_accounting import HockeystickRdpAccountant
+    >>> accountant = HockeystickRdpAccountant().compose(GaussianDpEvent(noise_multiplier=1.0), count=10)
+    >>> round(accountant.get_epsilon(1e-5), 6)
+    19.053598
+    """
 
     def __init__(
         self,
@@ -208,14 +233,51 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         return sampled_without_replacement_gaussian_rdp(self._replace_factor() / s, m / n, o)
 
     def get_epsilon(self, target_delta: float) -> float:
-        """Smallest epsilon the RDP curve certifies at ``target_delta`` (conversion: dp_accounting's)."""
+        """Smallest epsilon the RDP curve certifies at ``target_delta`` (conversion: dp_accounting's).
+
+        Parameters
+        ----------
+        target_delta : float
+            δ, strictly between 0 and 1.
+
+        Returns
+        -------
+        float
+            The least epsilon over the orders of the conversion; 0 when nothing private was composed,
+            inf for a non-private event.
+
+        Raises
+        ------
+        ValueError
+            When ``target_delta`` is not strictly between 0 and 1.
+        ParameterTypeError
+            When ``target_delta`` is a string, a bool, None or an array.
+        """
         d = _validation.delta_target(target_delta, "target_delta")  # the rule of every entry point
         if not self._rdp.any():
             return 0.0
         return float(rdp_to_epsilon(np.where(np.isnan(self._rdp), np.inf, self._rdp), self._orders, d))
 
     def get_delta(self, target_epsilon: float) -> float:
-        """Smallest delta the RDP curve certifies at ``target_epsilon``."""
+        """Smallest delta the RDP curve certifies at ``target_epsilon``.
+
+        Parameters
+        ----------
+        target_epsilon : float
+            ε >= 0, +inf allowed.
+
+        Returns
+        -------
+        float
+            The least delta over the orders of the conversion; 0 when nothing private was composed.
+
+        Raises
+        ------
+        ValueError
+            When ``target_epsilon`` is negative or NaN.
+        ParameterTypeError
+            When ``target_epsilon`` is a string, a bool, None or an array.
+        """
         e = _validation.epsilon_target(target_epsilon, "target_epsilon")
         if not self._rdp.any():
             return 0.0

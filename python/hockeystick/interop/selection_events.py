@@ -1,12 +1,5 @@
 """dp_accounting-style events for private selection (dp_accounting 0.6.0 has none of them).
 
-    from hockeystick.interop.dp_accounting import HockeystickAccountant
-    from hockeystick.interop.selection_events import ExponentialMechanismDpEvent
-
-    accountant = HockeystickAccountant()
-    accountant.compose(ExponentialMechanismDpEvent(epsilon=0.5), count=20)
-    accountant.get_epsilon_bracket(1e-6)
-
 Each event is one selection from scores u(D, r) of sensitivity Delta under the accountant's neighbouring
 relation (any of the three); ``epsilon`` is the mechanism's parameter:
 
@@ -16,7 +9,18 @@ relation (any of the three); ``epsilon`` is the mechanism's parameter:
 - ``PermuteAndFlipDpEvent(epsilon)``: permute-and-flip (McKenna & Sheldon 2020), epsilon-DP: composed as
   the canonical (epsilon, 0)-DP pair, a realizable pair below.
 
-``pld.mechanisms.selection`` states the pairs and their proofs.
+``pld.mechanisms.selection`` states the pairs and their proofs.  Both events are also taken by the RDP
+accountant (``rdp.bounded_range``, ``rdp.pure_dp``).
+
+Examples
+--------
+>>> from hockeystick.interop.dp_accounting import HockeystickAccountant
+>>> from hockeystick.interop.selection_events import ExponentialMechanismDpEvent
+>>> accountant = HockeystickAccountant()
+>>> accountant = accountant.compose(ExponentialMechanismDpEvent(epsilon=0.5), count=20)
+>>> lower, upper = accountant.get_epsilon_bracket(1e-6)
+>>> lower <= upper
+True
 """
 
 from __future__ import annotations
@@ -35,13 +39,49 @@ __all__ = ["ExponentialMechanismDpEvent", "PermuteAndFlipDpEvent"]
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class ExponentialMechanismDpEvent(ev.DpEvent):
-    """One exponential mechanism of parameter ``epsilon`` (epsilon-DP, epsilon-bounded range)."""
+    r"""One exponential mechanism of parameter ``epsilon`` (epsilon-DP, epsilon-bounded range).
+
+    The candidate r is drawn with probability proportional to :math:`e^{\epsilon u(D, r) / (2\Delta)}`
+    (or :math:`e^{\epsilon u(D, r)/\Delta}` for scores that move in one direction), Δ the scores'
+    sensitivity under the accountant's neighbouring relation.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε, finite and >= 0 (0 selects uniformly: nothing is released).
+
+    Notes
+    -----
+    The event stores its field unchecked; the accountant's ``compose`` refuses it (ValueError naming the
+    field) when out of range.
+
+    References
+    ----------
+    ``pld.mechanisms.selection``: above, the pair dominating every ε-bounded-range pair; below, a
+    realizable pair. RDP: M. Cesar, R. Rogers, 2021 (``rdp.bounded_range``).
+    """
 
     epsilon: float
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class PermuteAndFlipDpEvent(ev.DpEvent):
-    """One permute-and-flip selection of parameter ``epsilon`` (epsilon-DP)."""
+    """One permute-and-flip selection of parameter ``epsilon`` (epsilon-DP).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε, finite and >= 0 (0 selects uniformly: nothing is released).
+
+    Notes
+    -----
+    The event stores its field unchecked; the accountant's ``compose`` refuses it (ValueError naming the
+    field) when out of range.
+
+    References
+    ----------
+    R. McKenna, D. Sheldon, "Permute-and-flip: a new mechanism for differentially private selection",
+    2020; ``pld.mechanisms.selection``: the canonical (ε, 0)-DP pair above, a realizable pair below.
+    """
 
     epsilon: float
