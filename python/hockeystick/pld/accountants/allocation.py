@@ -220,12 +220,79 @@ class _EpochsOfAllocation(PointwiseCurves):
 
 
 class BallsInBinsGaussianPLD(_EpochsOfAllocation):
-    """``rounds`` steps of balls-in-bins batches, ``steps_per_epoch`` t per epoch, each record in
-    ``steps_per_record`` k of them (1: balls-in-bins), noise ``sigma`` over one record's ``sensitivity``;
-    add/remove neighbours; both sides certified (module docstring: for k > 1 the upper side is Feldman and
-    Shenfeld's block composition, the lower side the sum of the steps).
+    r"""Certified epsilon and delta of Gaussian steps on balls-in-bins batches (random allocation), add/remove.
 
-        BallsInBinsGaussianPLD(sigma=1.1, steps_per_epoch=235, rounds=14100).epsilon(1e-5, bound="both")
+    Each epoch has ``steps_per_epoch`` = t steps; each record joins ``steps_per_record`` = k of them (a
+    uniform k-subset, independently of the other records; k = 1 is balls-in-bins), and each step
+    releases its batch's summed contributions (each of norm at most ``sensitivity``) plus N(0, sigma^2 I).
+    ``rounds`` = T steps are released: E = T // t whole epochs and a last one stopped after
+    T mod t steps. With k = 1 one epoch is dominated, tightly, by the pair
+
+    .. math::
+
+        P = \frac{1}{t} \sum_{j=1}^{t} N(e_j, s^2 I_t) \quad\text{vs}\quad Q = N(0, s^2 I_t),
+        \qquad s = \sigma / \Delta
+
+    (remove; add: the pair swapped), computed from laws of its likelihood ratio above and below the
+    true one in the convex order (``hockeystick.pld.random_allocation_gaussian``); the stopped epoch is
+    the same pair over its steps with the record absent with probability 1 - (T mod t) / t; epochs
+    compose. With k > 1 the upper side composes, per epoch begun, r one-of-(m + 1) and k - r one-of-m
+    allocations (t = k m + r), and the lower side is the Gaussian mechanism of radius
+    :math:`k \sqrt{E} / (s \sqrt{t})` (the sum of an epoch's steps), which is loose for k much below t.
+    Both sides are certified.
+
+    Parameters
+    ----------
+    sigma : array_like
+        Standard deviation of the Gaussian noise, > 0, in the units of ``sensitivity``, with
+        sigma / sensitivity >= 0.05; broadcasts.
+    steps_per_epoch : array_like
+        Steps per epoch t, an integer with 1 <= t <= 2**53; broadcasts.
+    rounds : array_like
+        Steps released T, an integer with 1 <= T <= 2**53; broadcasts.
+    steps_per_record : array_like, optional
+        Steps k of an epoch that each record joins, an integer with 1 <= k <= t (default 1); broadcasts.
+    sensitivity : array_like, optional
+        Norm bound Delta of one record's contribution, > 0 (default 1); broadcasts.
+    value_discretization_interval : float, optional
+        Spacing h of the privacy-loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
+    sum_resolution : float, optional
+        Spacing in log s of the grid of the likelihood ratio's sum, > 0 (default 0.005); the bracket
+        narrows as its square.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` or ``sensitivity`` is not finite and > 0, sigma / sensitivity is below 0.05
+        (``random_allocation.MIN_NOISE``) or overflows, ``steps_per_epoch``, ``rounds`` or
+        ``steps_per_record`` is not an integer >= 1, ``steps_per_record`` > ``steps_per_epoch``,
+        ``sum_resolution`` is not > 0, or ``value_discretization_interval`` is outside (0, 100].
+    ParameterTypeError
+        If a parameter is a string, a boolean or None.
+
+    See Also
+    --------
+    ShuffledBatchGaussianPLD : Shuffled fixed-size batches under replace-one neighbours.
+    SubsampledGaussianPLD : Poisson-subsampled steps.
+
+    Notes
+    -----
+    ``delta(epsilon, bound=...)`` and ``epsilon(delta, bound=...)`` return the certified upper bound
+    (default), the certified lower bound (``bound="lower"``) or the pair (lower, upper)
+    (``bound="both"``), parameters and argument broadcast together (``FixedBatchGaussianPLD.delta``
+    states their arguments and errors). docs/batches.md derives both sides.
+
+    References
+    ----------
+    Chua et al. 2025, Sec. 3 (the dominating pair, adaptive steps); Feldman & Shenfeld 2025, Thm 3.1
+    and Lemma 3.2 (k steps per record); Zhu, Dong & Wang 2022, Thm 10 (composition of epochs).
+
+    Examples
+    --------
+    >>> from hockeystick.pld import BallsInBinsGaussianPLD
+    >>> acc = BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=10, rounds=20)
+    >>> [round(e, 3) for e in acc.epsilon(1e-5, bound="both")]
+    [2.832, 2.832]
     """
 
     CURVE_PARAMETERS = ("sigma", "steps_per_epoch", "steps_per_record", "sensitivity")
@@ -287,12 +354,75 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
 
 
 class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
-    """``rounds`` steps of shuffled fixed-size batches (``batch_size`` b of ``n`` records, a fresh permutation
-    each epoch of ceil(n / b) steps), noise ``sigma`` over one record's ``sensitivity``; replace-one neighbours.
-    Upper side: the Gaussian mechanism of shift 2 per epoch begun; lower side: the realizable balls-in-bins pair
-    at shift 2 (module docstring).
+    r"""Certified epsilon and delta of Gaussian steps on shuffled fixed-size batches, replace-one neighbours.
 
-        ShuffledBatchGaussianPLD(sigma=1.1, batch_size=256, n=60_000, rounds=14100).epsilon(1e-5, bound="both")
+    Each epoch a fresh uniform permutation of the ``n`` records is cut into t = ceil(n / b) batches of
+    ``batch_size`` = b (the last may be shorter); each step releases its batch's summed contributions
+    (each of norm at most ``sensitivity`` = Delta) plus N(0, sigma^2 I); ``rounds`` = T steps are
+    released. Upper side: the replaced record lies in exactly one batch per epoch, where the sum
+    moves by at most 2 Delta, so the run is dominated by the Gaussian mechanism of radius
+
+    .. math::
+
+        \mu = 2 \sqrt{E_{\mathrm{begun}}}\, \Delta / \sigma, \qquad E_{\mathrm{begun}} = \lceil T / t \rceil,
+
+    evaluated in closed form, rounded up (the shuffling's amplification is not used: no dominating
+    pair that uses it is proved for adaptive steps under replace-one). Lower side: a realizable
+    pair, the balls-in-bins pair at shift 2 over the full batches released (shift 1 where
+    sigma / (2 Delta) is below 0.05). The bracket between the two sides is wide.
+
+    Parameters
+    ----------
+    sigma : array_like
+        Standard deviation of the Gaussian noise, > 0, in the units of ``sensitivity``, with
+        sigma / sensitivity >= 0.05; broadcasts.
+    batch_size : array_like
+        Batch size b, an integer with 1 <= b <= n and b <= 2**53; broadcasts.
+    n : array_like
+        Number of records, an integer with 1 <= n <= 2**53; broadcasts.
+    rounds : array_like
+        Steps released T, an integer with 1 <= T <= 2**53; broadcasts.
+    sensitivity : array_like, optional
+        Norm bound Delta of one record's contribution, > 0 (default 1); broadcasts.
+    value_discretization_interval : float, optional
+        Spacing h of the privacy-loss grid, 0 < h <= 100 (default 1e-4).
+    sum_resolution : float, optional
+        Spacing in log s of the lower side's balls-in-bins sum grid, > 0 (default 0.01).
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` or ``sensitivity`` is not finite and > 0, sigma / sensitivity is below 0.05
+        (``random_allocation.MIN_NOISE``) or overflows, ``batch_size``, ``n`` or ``rounds`` is not an
+        integer >= 1, ``batch_size`` > ``n``, ``sum_resolution`` is not > 0, or
+        ``value_discretization_interval`` is outside (0, 100].
+    ParameterTypeError
+        If a parameter is a string, a boolean or None.
+
+    See Also
+    --------
+    BallsInBinsGaussianPLD : Balls-in-bins batches, add/remove neighbours (both sides tight).
+    FixedBatchGaussianPLD : Fixed-size batches drawn anew each step.
+
+    Notes
+    -----
+    ``delta(epsilon, bound=...)`` and ``epsilon(delta, bound=...)`` return the certified upper bound
+    (default), the certified lower bound (``bound="lower"``) or the pair (lower, upper)
+    (``bound="both"``), parameters and argument broadcast together (``FixedBatchGaussianPLD.delta``
+    states their arguments and errors). docs/batches.md derives both sides. Shuffled batches can
+    cost far more than the Poisson accounting often reported for them (Chua et al. 2024).
+
+    References
+    ----------
+    Chua et al. 2024 (shuffled batches against Poisson accounting); Chua et al. 2025 and Feldman &
+    Shenfeld 2025 (the balls-in-bins pair of the lower side); paper 000, eq. 6 (theta, the upper side).
+
+    Examples
+    --------
+    >>> from hockeystick.pld import ShuffledBatchGaussianPLD
+    >>> acc = ShuffledBatchGaussianPLD(sigma=2.0, batch_size=50, n=1000, rounds=40)
+    >>> [round(e, 3) for e in acc.epsilon(1e-5, bound="both")]
+    [2.033, 6.573]
     """
 
     CURVE_PARAMETERS = ("sigma", "batch_size", "n", "sensitivity")

@@ -93,24 +93,135 @@ class PointwiseCurves(along_run.RoundsCurves):
         return grouped.result(bound)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
-        """Certified upper bound on delta(epsilon) (``bound="lower"``: certified lower bound, ``"both"``)."""
+        """Certified bound on the run's delta(epsilon), the hockey-stick divergence at e^epsilon.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon values, each >= 0 (``inf`` allowed); broadcasts with the accountant's parameter arrays.
+        bound : {"upper", "lower", "both"}, optional
+            Which side: a certified upper bound (default), a certified lower bound, or both.
+
+        Returns
+        -------
+        float or numpy.ndarray or tuple
+            The upper bound, the lower bound, or the pair (lower, upper); a float for scalar
+            arguments and parameters, else an array of the broadcast shape. At ``epsilon = inf``
+            the upper side is the mass its pair puts at infinite loss (such as the tails a ``tail``
+            parameter cuts; 0 where there is none), the lower side 0.
+
+        Raises
+        ------
+        ValueError
+            If an epsilon is negative or NaN, ``bound`` is not one of the three,
+            or the accountant's ``tail`` (where it has one) is outside [1e-300, 1e-3).
+        ParameterTypeError
+            If ``epsilon`` is a string, a boolean or None.
+        """
         return self._evaluate(epsilon_values(epsilon), "epsilon", bound, "delta")
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
-        """Smallest epsilon >= 0 whose certified delta bound is <= delta (``bound="lower"``, ``"both"``)."""
+        """Certified bound on the run's epsilon(delta), the smallest epsilon >= 0 with delta(epsilon) <= delta.
+
+        Parameters
+        ----------
+        delta : array_like
+            Delta values, each strictly between 0 and 1; broadcasts with the accountant's parameter arrays.
+        bound : {"upper", "lower", "both"}, optional
+            Which side: a certified upper bound (default), a certified lower bound, or both.
+
+        Returns
+        -------
+        float or numpy.ndarray or tuple
+            The upper bound, the lower bound, or the pair (lower, upper); a float for scalar
+            arguments and parameters, else an array of the broadcast shape. The upper side is
+            ``inf`` where ``delta`` is below the mass its pair puts at infinite loss.
+
+        Raises
+        ------
+        ValueError
+            If a delta is not strictly between 0 and 1, ``bound`` is not one of the three,
+            or the accountant's ``tail`` (where it has one) is outside [1e-300, 1e-3).
+        ParameterTypeError
+            If ``delta`` is a string, a boolean or None.
+        """
         return self._evaluate(delta_values(delta), "delta", bound, "epsilon")
 
 
 class FixedBatchGaussianPLD(PointwiseCurves):
-    """T rounds of the Gaussian mechanism on batches of m of n records drawn WITHOUT replacement,
-    replace-one neighbours, every round released.
+    r"""Certified epsilon and delta of T Gaussian rounds on fixed-size batches drawn without replacement.
 
-    ``sensitivity`` = Delta bounds one record's contribution (for a mean of m gradients clipped to
-    L: Delta = L/m). Per round, for eps >= 0 (q = m/n, s = sigma/Delta):
-        delta(eps) <= q theta(2/s, log(1 + (e^eps - 1)/q)),
-    attained by a configuration (the other records at -L); composed by FFT over the
-    symmetrised pair (upper) and the realizable pair (lower). ``batch_size = n`` is
-    the Gaussian mechanism with shift 2 Delta.
+    Each of ``rounds`` = T rounds draws a batch of ``batch_size`` = m of the ``n`` records uniformly
+    without replacement and releases the batch's sum of contributions (each of norm at most
+    ``sensitivity`` = Delta; for a mean of m gradients clipped to L, Delta = L / m) plus
+    N(0, sigma^2 I); every round is released; neighbours differ by replacing one record. With
+    q = m / n and s = sigma / Delta, one round satisfies, for every epsilon >= 0,
+
+    .. math::
+
+        \delta(\varepsilon) \le q\, \theta_{\log(1 + (e^{\varepsilon} - 1)/q)}(2/s),
+
+    with :math:`\theta_{\varepsilon}(r) = \Phi(r/2 - \varepsilon/r) - e^{\varepsilon}\Phi(-r/2 - \varepsilon/r)`
+    the hockey-stick divergence of N(r, 1) and N(0, 1). The bound is attained (the other records at
+    -L, the replaced one at +L and its replacement at -L), so the rounds' pair is realizable. The
+    upper side composes that pair mirrored below loss 0 (it dominates both orders of every
+    neighbouring pair, so it composes adaptively), the lower side the realizable pair itself, T-fold
+    by FFT (``hockeystick.pld.fixed_size_subsampled_gaussian`` gives one round). With
+    ``batch_size = n`` the rounds are the Gaussian mechanism of shift 2 Delta.
+
+    Parameters
+    ----------
+    sigma : array_like
+        Standard deviation of the Gaussian noise, > 0, in the units of ``sensitivity``; broadcasts.
+    batch_size : array_like
+        Batch size m, an integer with 1 <= m <= n; broadcasts.
+    n : array_like
+        Number of records, an integer >= 1 (the keyword ``dataset_size`` is accepted for it, with a
+        DeprecationWarning); broadcasts.
+    rounds : array_like
+        Number of rounds T, an integer with 1 <= T <= 2**53; broadcasts.
+    sensitivity : array_like, optional
+        Norm bound Delta of one record's contribution, > 0 (default 1); broadcasts.
+    value_discretization_interval : float, optional
+        Spacing h of the privacy-loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
+    tail : float, optional
+        Probability mass of each round's loss cut from the continuous mechanism's tails (sent to
+        +infinity on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default
+        1e-15; a value outside is refused by the first ``delta`` or ``epsilon`` call).
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` or ``sensitivity`` is not finite and > 0, ``batch_size``, ``n`` or ``rounds`` is
+        not an integer >= 1, ``batch_size`` > ``n`` anywhere (draws with replacement:
+        ``WithReplacementBatchGaussianPLD``), or ``value_discretization_interval`` is outside (0, 100].
+    ParameterTypeError
+        If a parameter is a string, a boolean or None.
+
+    See Also
+    --------
+    WithReplacementBatchGaussianPLD : The same rounds with batches drawn with replacement.
+    SubsampledGaussianPLD : Poisson-subsampled rounds under add/remove neighbours.
+
+    Notes
+    -----
+    ``delta(epsilon, bound=...)`` and ``epsilon(delta, bound=...)`` return the certified upper bound
+    (default), the certified lower bound (``bound="lower"``) or the pair (lower, upper)
+    (``bound="both"``); every parameter and the argument broadcast together, and one composed PLD is
+    built per distinct (sigma, batch_size, n, rounds, sensitivity).
+
+    References
+    ----------
+    Balle, Barthe & Gaboardi 2018, Thm 2 (advanced joint convexity: the per-round bound); paper 000,
+    eq. 6 (theta); Zhu, Dong & Wang 2022 (dominating pairs, adaptive composition); Doroshenko et al.
+    2022 (the discretization).
+
+    Examples
+    --------
+    >>> from hockeystick.pld import FixedBatchGaussianPLD
+    >>> acc = FixedBatchGaussianPLD(sigma=1.0, batch_size=100, n=10_000, rounds=100)
+    >>> [round(e, 3) for e in acc.epsilon(1e-5, bound="both")]
+    [6.476, 6.641]
     """
 
     CURVE_PARAMETERS = ("sigma", "batch_size", "n", "sensitivity")
@@ -217,21 +328,78 @@ class FixedBatchGaussianPLD(PointwiseCurves):
 
 
 class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
-    """T rounds of the Gaussian mechanism on batches of K indices drawn WITH replacement from n
-    records, replace-one neighbours, every round released: paper 003's ISRL-DP silo transcript
-    (Noisy MB-SGD, K = batch_size, sensitivity = L/K).
+    r"""Certified epsilon and delta of T Gaussian rounds on batches of K indices drawn with replacement.
 
-    The replaced record appears c ~ Binomial(K, 1/n) times (b_c its pmf, s = sigma/Delta,
-    r_c = 2c/s).  Two proved upper sides are composed and the smaller bound is reported:
-    (*) the labelled pair, delta(eps) <= sum_{c>=1} b_c theta(2c/s, log(1 + (e^eps - 1)/eta)),
-    eta = 1 - b_0 (exact for K = 1; :func:`mechanisms.with_replacement_subsampled_gaussian`), and
-    the shift-constrained curve (Schuchardt et al. 2024's conditional coupling + the Gaussian
-    shift inequality; :mod:`with_replacement_shift_bound`)
-        D(gamma) = sup_alpha b_0 (1 - gamma) Phi(alpha)
-                   + sum_{c>=1} b_c max_{alpha - r_c <= beta <= alpha} [Phi(beta + r_c) - gamma Phi(beta)],
-    which is within a few per cent of the lower side at paper 003's App. I rows.  The lower side
-    is the realizable pair sum_c b_c N(2c) vs N(0) (other records at -L).  ``batch_size`` may
-    exceed ``n``.
+    Each of ``rounds`` = T rounds draws ``batch_size`` = K indices uniformly with replacement from the
+    ``n`` records (``batch_size`` may exceed ``n``) and releases their summed contributions (each of
+    norm at most ``sensitivity`` = Delta) plus N(0, sigma^2 I); every round is released; replace-one
+    neighbours. This is paper 003's ISRL-DP silo transcript (Noisy MB-SGD, K = batch_size,
+    Delta = L / K). The replaced record appears c ~ Binomial(K, 1/n) times; with :math:`b_c` its pmf,
+    s = sigma / Delta, :math:`r_c = 2c/s` and :math:`\eta = 1 - b_0`, two proved upper sides are
+    composed and the smaller bound is reported:
+
+    * the labelled pair (exact for K = 1; ``hockeystick.pld.with_replacement_subsampled_gaussian``),
+
+      .. math::
+
+          \delta(\varepsilon) \le \sum_{c \ge 1} b_c\,
+          \theta_{\log(1 + (e^{\varepsilon} - 1)/\eta)}(r_c);
+
+    * the shift-constrained curve (the conditional coupling of Schuchardt et al. 2024 and the
+      Gaussian shift inequality; ``hockeystick.pld.sampling.with_replacement_shift_bound``),
+
+      .. math::
+
+          D(\gamma) = \sup_{\alpha}\; b_0 (1 - \gamma)\Phi(\alpha)
+          + \sum_{c \ge 1} b_c \max_{\alpha - r_c \le \beta \le \alpha}
+          \left[\Phi(\beta + r_c) - \gamma\Phi(\beta)\right].
+
+    The lower side is the realizable pair :math:`\sum_c b_c N(2c, s^2)` vs :math:`N(0, s^2)` (the
+    other records at -L).
+
+    Parameters
+    ----------
+    sigma : array_like
+        Standard deviation of the Gaussian noise, > 0, in the units of ``sensitivity``; broadcasts.
+    batch_size : array_like
+        Indices K drawn per round, an integer >= 1 (it may exceed ``n``); broadcasts.
+    n : array_like
+        Number of records, an integer >= 1 (the keyword ``dataset_size`` is accepted for it, with a
+        DeprecationWarning); broadcasts.
+    rounds : array_like
+        Number of rounds T, an integer with 1 <= T <= 2**53; broadcasts.
+    sensitivity : array_like, optional
+        Norm bound Delta of one record's contribution, > 0 (default 1); broadcasts.
+    value_discretization_interval : float, optional
+        Spacing h of the privacy-loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
+    tail : float, optional
+        Probability mass of each round's loss cut from the continuous mechanism's tails (sent to
+        +infinity on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default
+        1e-15; a value outside is refused by the first ``delta`` or ``epsilon`` call).
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` or ``sensitivity`` is not finite and > 0, ``batch_size``, ``n`` or ``rounds`` is
+        not an integer >= 1, or ``value_discretization_interval`` is outside (0, 100].
+    ParameterTypeError
+        If a parameter is a string, a boolean or None.
+
+    See Also
+    --------
+    FixedBatchGaussianPLD : The same rounds with batches drawn without replacement.
+
+    Notes
+    -----
+    ``delta`` and ``epsilon`` are ``FixedBatchGaussianPLD``'s: the certified upper bound (default), the
+    certified lower bound (``bound="lower"``) or the pair (``bound="both"``), parameters and argument
+    broadcast together.
+
+    References
+    ----------
+    Paper 003, Alg. 2 (the silo message); Balle, Barthe & Gaboardi 2018, Thm 2 (the labelled pair);
+    Schuchardt et al. 2024, Sec. 3 (the conditional coupling); Zhu, Dong & Wang 2022 (adaptive
+    composition of dominating pairs).
     """
 
     _mechanism = staticmethod(with_replacement_subsampled_gaussian)

@@ -58,12 +58,51 @@ __all__ = ["AccuracyNotMetWarning", "PLDAccountant", "SubsampledGaussianPLD"]
 
 
 class PLDAccountant:
-    """Accumulates rounds; ``delta``/``epsilon`` compose everything seen so far.
+    """Certified epsilon and delta of the rounds composed so far, each round given as it runs.
 
-    acc = PLDAccountant(value_discretization_interval=1e-4)
-    acc.compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=5000)
-    acc.compose_subsampled_gaussian(sigma=0.8, sampling_rate=0.02, rounds=5000)
-    acc.epsilon(1e-5, bound="both")
+    Rounds are added with ``compose`` (any PLD on the accountant's grid) or
+    ``compose_subsampled_gaussian`` (sigma, sampling rate and sensitivity may change between calls);
+    ``delta`` and ``epsilon`` bound the composition of every round added so far, on the certified
+    upper side, the certified lower side or both. A round type seen before (the same sigma, sampling
+    rate and sensitivity) is discretized once and reused.
+
+    Parameters
+    ----------
+    value_discretization_interval : float, optional
+        Spacing h of the privacy-loss grid every round is discretized on, 0 < h <= 100 (default 1e-4);
+        smaller is tighter and slower.
+    tail : float, optional
+        Probability mass of each round's loss cut from a continuous mechanism's tails (sent to +infinity
+        on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15; checked
+        by the first ``compose_subsampled_gaussian``).
+
+    Raises
+    ------
+    ValueError
+        If ``value_discretization_interval`` is outside (0, 100], or ``tail`` is not a number.
+
+    See Also
+    --------
+    SubsampledGaussianPLD : The same rounds with fixed parameters, broadcasting over arrays of them.
+
+    Notes
+    -----
+    Before any round, nothing has been released: ``delta`` and ``epsilon`` return 0 (as dp_accounting's
+    and Opacus's accountants answer).
+
+    References
+    ----------
+    Zhu, Dong & Wang 2022 (dominating pairs of the Poisson-subsampled Gaussian, adaptive composition);
+    Doroshenko et al. 2022 (the discretization).
+
+    Examples
+    --------
+    >>> from hockeystick.pld import PLDAccountant
+    >>> acc = PLDAccountant(value_discretization_interval=1e-4)
+    >>> acc = acc.compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=500)
+    >>> acc = acc.compose_subsampled_gaussian(sigma=0.8, sampling_rate=0.02, rounds=500)
+    >>> [round(e, 4) for e in acc.epsilon(1e-5, bound="both")]
+    [4.8421, 4.8421]
     """
 
     def __init__(self, value_discretization_interval: float = DEFAULT_INTERVAL, tail: float = DEFAULT_TAIL):
@@ -101,17 +140,58 @@ class PLDAccountant:
         return self.compose(self._cache[key], rounds)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
-        """Certified upper bound on delta(epsilon) of every round composed so far (``bound="lower"`` /
-        ``"both"``: the certified lower side too). Before any round, nothing has been released:
-        delta = 0, as dp_accounting's and Opacus's accountants answer."""
+        """Certified bound on delta(epsilon) of every round composed so far.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon values, each >= 0.
+        bound : {"upper", "lower", "both"}, optional
+            A certified upper bound (default), a certified lower bound, or the pair (lower, upper).
+
+        Returns
+        -------
+        float or numpy.ndarray or tuple
+            The bound(s), of ``epsilon``'s shape (a float for a scalar). Before any round, nothing has
+            been released: 0 (as dp_accounting's and Opacus's accountants answer).
+
+        Raises
+        ------
+        ValueError
+            If an epsilon is negative or NaN, or ``bound`` is not one of the three.
+        ParameterTypeError
+            If ``epsilon`` is a string, a boolean or None.
+        """
         if self._pld is None:
             eps = epsilon_values(epsilon)
             return _validation.exact_sides(bound, 0.0 if eps.ndim == 0 else np.zeros(eps.shape))
         return self._pld.delta(epsilon, bound)
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
-        """Smallest epsilon >= 0 whose certified delta bound of the rounds so far is <= delta
-        (``bound="lower"`` / ``"both"`` for the certified lower side). Before any round: 0."""
+        """Certified bound on epsilon(delta) of every round composed so far.
+
+        The upper side is the smallest epsilon >= 0 whose certified upper delta is at most ``delta``.
+
+        Parameters
+        ----------
+        delta : array_like
+            Delta values, each strictly between 0 and 1.
+        bound : {"upper", "lower", "both"}, optional
+            A certified upper bound (default), a certified lower bound, or the pair (lower, upper).
+
+        Returns
+        -------
+        float or numpy.ndarray or tuple
+            The bound(s), of ``delta``'s shape (a float for a scalar); the upper side is ``inf`` where
+            ``delta`` is below the mass the upper side puts at infinite loss. Before any round: 0.
+
+        Raises
+        ------
+        ValueError
+            If a delta is not strictly between 0 and 1, or ``bound`` is not one of the three.
+        ParameterTypeError
+            If ``delta`` is a string, a boolean or None.
+        """
         if self._pld is None:
             dlt = delta_values(delta)
             return _validation.exact_sides(bound, 0.0 if dlt.ndim == 0 else np.zeros(dlt.shape))
@@ -140,43 +220,100 @@ class PLDAccountant:
 
 
 class SubsampledGaussianPLD(along_run.RoundsCurves):
-    """T rounds of the Poisson-subsampled Gaussian, every round released.
+    r"""Certified epsilon and delta of T rounds of the Poisson-subsampled Gaussian, every round released.
 
-    delta(eps) = max over add/remove of the T-fold composition of the discretized PLD (Doroshenko et al. 2022
-    connect-the-dots; Zhu, Dong, Wang 2022 for the dominating pairs).  With ``sampling_rate == 1`` the rounds are
-    Gaussian and compose exactly, delta = theta(sqrt(T) sensitivity / sigma, eps) (paper 000 eq. 6, paper 004
-    eq. 8), the two bounds that closed form rounded outward (``hockeystick.numerics.certified_theta``).
+    Each round includes each record independently with probability ``sampling_rate`` = q and releases
+    the sum of the included contributions (each of norm at most ``sensitivity`` = Delta) plus
+    N(0, sigma^2 I); neighbours add or remove one record. One round's dominating pair is
 
-    Parameters broadcast with each other and with the argument; one PLD is built per distinct
-    (sigma, sampling_rate, rounds, sensitivity), discretized ``BATCH`` points per parallel C++ call.
+    .. math::
 
-    Grid: either a fixed ``value_discretization_interval`` h, or ``accuracy``: then each distinct point's
-    grid is refined (``refine.points``, driven by ``refine.controller``; the rules and their reasons are
-    stated there) until its certified bracket is no wider than the tolerance at every argument, or until no
-    grid within reach narrows it further; the bounds returned are certified either way.  The tolerance:
+        P = (1 - q)\, N(0, \sigma^2) + q\, N(\Delta, \sigma^2) \quad\text{vs}\quad Q = N(0, \sigma^2)
 
-    - ``.epsilon``: ``max(accuracy, relative_accuracy * eps)`` wide in epsilon (``relative_accuracy`` 0 by
-      default: ``accuracy`` absolute).  A bracket left wider is flagged in ``unmet`` (a boolean array of the
-      result's shape; None before any such call or without ``accuracy``) and counted in one
-      ``AccuracyNotMetWarning``: certified, only wider than asked, where no grid within ``MAX_WINDOW`` and
-      ``FINEST_INTERVAL`` narrows it (the round-off charges of many rounds at deltas near 1e-10).
-    - ``.delta`` with ``delta_accuracy="relative"`` (default): relative to max(upper, ``DELTA_FLOOR`` = 1e-9)
-      (every bound carries grid-independent charges, such as T x 5e-16 of round-off, so a relative bracket
-      on a delta far below 1e-9 is out of reach at any grid).
-    - ``.delta`` with ``delta_accuracy="epsilon"``: the width of the certified epsilon bracket the delta
-      bracket implies (``reads.epsilon_width``), at most ``accuracy``; an
-      argument is also done once its upper delta is below ``DELTA_FLOOR`` or its lower delta at least
-      ``DELTA_CEILING`` = 1 - 1e-9 (no (eps, delta) guarantee a user targets is decided there).
+    (remove; add: the pair swapped), and delta(epsilon) is the larger, over the two directions, of the
+    T-fold composition of its discretized PLD, both sides certified. With ``sampling_rate == 1`` the
+    rounds are Gaussian and compose exactly,
 
-    ``workers`` (scipy's convention): threads evaluating disjoint blocks of points at once, a block being the
-    points that share (sigma, sampling_rate, sensitivity) (one discretization, every rounds value a power of its
-    transform, every argument a scan); None (default): every core this process may use, at most
-    ``OMP_NUM_THREADS`` where that is set (Dask's worker processes set it to 1); -1 every core, -2 all but one;
-    1: one thread throughout.  The blocks and each point's grids do not depend on it, so the values are the same
-    bit for bit for any ``workers``.  ``workers`` may also be a map-like callable
-    (scipy.optimize.differential_evolution's convention: ``workers=pool.map`` of a ProcessPoolExecutor, a
-    ``multiprocessing.Pool``, or ``client.get_executor().map`` of a Dask client): the blocks are then evaluated
-    as ``workers(task, units)``, one thread each, in the pool's processes, with the same values bit for bit.
+    .. math::
+
+        \delta(\varepsilon) = \theta_{\varepsilon}(\sqrt{T}\, \Delta / \sigma), \qquad
+        \theta_{\varepsilon}(r) = \Phi(r/2 - \varepsilon/r) - e^{\varepsilon}\Phi(-r/2 - \varepsilon/r),
+
+    bracketed by that closed form rounded outward (``hockeystick.numerics.certified_theta``).
+
+    Parameters
+    ----------
+    sigma : array_like
+        Standard deviation of the Gaussian noise, > 0, in the units of ``sensitivity``; broadcasts.
+    sampling_rate : array_like
+        Poisson sampling rate q, 0 < q <= 1; broadcasts.
+    rounds : array_like
+        Number of rounds T, an integer with 1 <= T <= 2**53; broadcasts.
+    sensitivity : array_like, optional
+        Norm bound Delta of one record's contribution, > 0 (default 1); broadcasts.
+    value_discretization_interval : float, optional
+        A fixed spacing h of the privacy-loss grid, 0 < h <= 100 (default 1e-4 when ``accuracy`` is
+        not given); not with ``accuracy``.
+    accuracy : float, optional
+        Instead of a fixed grid: the bracket width asked for, > 0. Each distinct point's grid is then
+        refined (``refine.points``) until its certified bracket is no wider than the tolerance at every
+        argument, or no grid within reach narrows it further (``.epsilon`` then sets ``unmet`` and
+        warns once with an ``AccuracyNotMetWarning``). The bounds are certified either way.
+    tail : float, optional
+        Probability mass of each round's loss cut from the Gaussian's tails (sent to +infinity on the
+        upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15; checked by the
+        first ``delta`` or ``epsilon`` call).
+    delta_accuracy : {"relative", "epsilon"}, optional
+        What ``accuracy`` means for ``.delta``: the bracket's width relative to
+        max(upper, ``DELTA_FLOOR`` = 1e-9) (default), or the width of the epsilon bracket the delta
+        bracket implies (an argument is also done once its upper delta is below ``DELTA_FLOOR`` or its
+        lower delta at least ``DELTA_CEILING`` = 1 - 1e-9).
+    relative_accuracy : float, optional
+        For ``.epsilon`` with ``accuracy``: the tolerance is max(accuracy, relative_accuracy * epsilon),
+        >= 0 (default 0: ``accuracy`` absolute).
+    workers : int or callable, optional
+        Threads evaluating disjoint blocks of points at once (a block: the points sharing sigma,
+        sampling_rate and sensitivity). None (default): every core this process may use, at most
+        ``OMP_NUM_THREADS`` where that is set; -1 every core, -2 all but one; 1 one thread. A map-like
+        callable (``pool.map`` of a ProcessPoolExecutor or a ``multiprocessing.Pool``,
+        ``client.get_executor().map`` of a Dask client) evaluates the blocks in the pool's processes.
+        The values are the same bit for bit for any ``workers``.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` or ``sensitivity`` is not finite and > 0, ``sampling_rate`` is outside (0, 1],
+        ``rounds`` is not an integer in [1, 2**53], both ``value_discretization_interval`` and
+        ``accuracy`` are given, ``accuracy`` is not > 0, ``value_discretization_interval`` is outside
+        (0, 100], ``delta_accuracy`` is neither "relative" nor "epsilon", ``relative_accuracy`` is
+        negative or is given without ``accuracy``.
+    ParameterTypeError
+        If a parameter is a string, a boolean or None, or ``workers`` is a pool rather than its map.
+
+    See Also
+    --------
+    PLDAccountant : Rounds whose parameters change as training proceeds.
+    FixedBatchGaussianPLD : Fixed-size batches under replace-one neighbours.
+
+    Notes
+    -----
+    Parameters broadcast with each other and with the argument of ``delta`` and ``epsilon``; one PLD is
+    built per distinct (sigma, sampling_rate, rounds, sensitivity), ``BATCH`` points per parallel C++
+    call.
+
+    References
+    ----------
+    Zhu, Dong & Wang 2022 (the dominating pairs); Doroshenko et al. 2022 (the connect-the-dots
+    discretization); paper 000, eq. 6 and paper 004, eq. 8 (the Gaussian case in closed form).
+
+    Examples
+    --------
+    >>> from hockeystick.pld import SubsampledGaussianPLD
+    >>> acc = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=1000)
+    >>> [round(e, 4) for e in acc.epsilon(1e-5, bound="both")]
+    [1.8282, 1.8282]
+    >>> round(acc.delta(1.0), 6)
+    0.002612
     """
 
     CURVE_PARAMETERS = ("sigma", "sampling_rate", "sensitivity")
@@ -409,11 +546,55 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 executor.shutdown(wait=True, cancel_futures=True)
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
-        """Certified upper bound on delta(epsilon) (``bound="lower"``: certified lower bound)."""
+        """Certified bound on delta(epsilon), the larger over the add and remove directions.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon values, each >= 0; broadcasts with the accountant's parameter arrays.
+        bound : {"upper", "lower", "both"}, optional
+            A certified upper bound (default), a certified lower bound, or the pair (lower, upper).
+
+        Returns
+        -------
+        float or numpy.ndarray or tuple
+            The bound(s), of the broadcast shape (a float where everything is scalar).
+
+        Raises
+        ------
+        ValueError
+            If an epsilon is negative or NaN, ``bound`` is not one of the three, or ``tail`` is outside
+            [1e-300, 1e-3).
+        ParameterTypeError
+            If ``epsilon`` is a string, a boolean or None.
+        """
         return self._evaluate(epsilon_values(epsilon), "epsilon", bound, _gaussian_delta_bracket, "delta")
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
-        """Smallest epsilon >= 0 whose delta bound is <= delta (upper: certified)."""
+        """Certified bound on epsilon(delta), the smallest epsilon >= 0 with delta(epsilon) <= delta.
+
+        Parameters
+        ----------
+        delta : array_like
+            Delta values, each strictly between 0 and 1; broadcasts with the accountant's parameter arrays.
+        bound : {"upper", "lower", "both"}, optional
+            A certified upper bound (default), a certified lower bound, or the pair (lower, upper).
+
+        Returns
+        -------
+        float or numpy.ndarray or tuple
+            The bound(s), of the broadcast shape (a float where everything is scalar); the upper side is
+            ``inf`` where ``delta`` is below the mass the upper side puts at infinite loss. With
+            ``accuracy``, ``unmet`` then flags the brackets left wider than the tolerance.
+
+        Raises
+        ------
+        ValueError
+            If a delta is not strictly between 0 and 1, ``bound`` is not one of the three, or ``tail`` is
+            outside [1e-300, 1e-3).
+        ParameterTypeError
+            If ``delta`` is a string, a boolean or None.
+        """
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
 
 
