@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..base.optional import require_extra
+from ..base.validation import ParameterTypeError
 from . import canvas
 from .scales import scale_axes
 
@@ -68,10 +69,12 @@ def frontier_plot(
     Raises
     ------
     ValueError
-        If ``rows`` is empty, a parameter is not a column, ``metric`` is not a metric column of the
-        rows, or the directory of ``path`` does not exist.
-    KeyError
-        If ``algorithm_column``, or a bound row's ``epsilon`` or ``value``, is not a column.
+        If ``rows`` is empty or has no ``epsilon`` column; ``algorithm_column``, ``metric`` or a name of
+        ``parameters`` is not a column of the rows (the message lists the columns); ``parameters`` holds
+        ``algorithm_column``; ``metric`` is not a metric column; the ``bound`` rows lack ``epsilon`` or
+        ``value``; or the directory of ``path`` does not exist.
+    ParameterTypeError
+        If ``parameters`` is a single string rather than a sequence of column names.
     ImportError
         If matplotlib or pandas is not installed (``pip install "hockeystick[plot]"``), or numba, which
         ``hockeystick.simulate`` needs (``pip install "hockeystick[simulate]"``).
@@ -86,6 +89,8 @@ def frontier_plot(
     from ..simulate.frontier import frontier, mean_over_seeds  # lazy: hockeystick.simulate imports numba
 
     frame = pd.DataFrame(rows)
+    marks = pd.DataFrame(bound) if bound is not None and len(bound) else None
+    _check_columns(frame, marks, metric, parameters, algorithm_column)
     fig, ax = canvas.figure()
     groups = frame.groupby(algorithm_column, sort=True) if algorithm_column else [("", frame)]
     for label, part in groups:
@@ -108,13 +113,54 @@ def frontier_plot(
             color=points[0].get_color(),
             label=f"{label} frontier".strip(),
         )
-    if bound is not None and len(bound):
-        marks = pd.DataFrame(bound).sort_values("epsilon")
+    if marks is not None:
+        marks = marks.sort_values("epsilon")
         ax.plot(marks["epsilon"], marks["value"], "x", color="black", label=bound_label)
         measured = frame[metric][np.isfinite(frame[metric])]
         scale_axes(ax, y=np.concatenate([np.asarray(measured, float), np.asarray(marks["value"], float)]))
     scale_axes(ax, x=frame["epsilon"])
     ax.set_xlabel(f"epsilon at delta = {frame['delta'].iloc[0]:g}" if "delta" in frame else "epsilon")
     ax.set_ylabel(metric.replace("_", " ") + " (mean over seeds)")
-    canvas.finish(ax, title, (len(groups) if algorithm_column else 1) + (1 if bound is not None and len(bound) else 0))
+    canvas.finish(ax, title, (len(groups) if algorithm_column else 1) + (1 if marks is not None else 0))
     return canvas.save(fig, path)
+
+
+def _check_columns(
+    frame: Any, marks: Any, metric: str, parameters: Sequence[str] | None, algorithm_column: str | None
+) -> None:
+    """Refuse, before anything is drawn, a column argument that names no column of the rows (a ValueError
+    naming the argument and listing the columns, not pandas' KeyError), and ``bound`` rows without
+    ``epsilon`` and ``value``."""
+    if frame.empty:
+        raise ValueError("rows must hold at least one run, got none")
+    columns = list(frame.columns)
+    listed = ", ".join(repr(c) for c in columns)
+    if "epsilon" not in columns:
+        raise ValueError(f"rows must have an 'epsilon' column, got the columns {listed}")
+    if algorithm_column is not None and algorithm_column not in columns:
+        raise ValueError(f"algorithm_column must be a column of the rows (one of {listed}), got {algorithm_column!r}")
+    if metric not in columns:
+        raise ValueError(f"metric must be a column of the rows (one of {listed}), got {metric!r}")
+    if parameters is not None:
+        if isinstance(parameters, str):
+            raise ParameterTypeError(
+                f"parameters must be a sequence of column names, got {parameters!r}; use [{parameters!r}]"
+            )
+        missing = [p for p in parameters if p not in columns]
+        if missing:
+            raise ValueError(
+                f"parameters must be columns of the rows (one of {listed}), got {list(parameters)!r}: "
+                f"{', '.join(repr(m) for m in missing)} {'is' if len(missing) == 1 else 'are'} not among them"
+            )
+        if algorithm_column is not None and algorithm_column in parameters:
+            raise ValueError(
+                f"parameters must not hold algorithm_column {algorithm_column!r} (each of its values is drawn "
+                f"apart), got {list(parameters)!r}"
+            )
+    if marks is not None:
+        absent = [c for c in ("epsilon", "value") if c not in marks.columns]
+        if absent:
+            raise ValueError(
+                "bound must have the columns 'epsilon' and 'value', got the columns "
+                f"{', '.join(repr(c) for c in marks.columns)}"
+            )
