@@ -42,6 +42,11 @@ def get(name: str) -> AccountantEntry:
     entry = REGISTRY.get(name)
     if entry is None and isinstance(name, str) and "[" in name:
         return configured(name)
+    if entry is None and name in CALCULATORS:
+        raise ValueError(
+            f"{name!r} is a calculator (it computes {CALCULATORS[name].quantity}), not an accountant: "
+            "registry.lookup finds calculators, and a sweep evaluates them by name"
+        )
     if entry is None:
         raise unknown("accountant", name)
     return entry

@@ -74,6 +74,8 @@ class PerPoint:
         return build
 
     def _each(self, method: str, arg: np.ndarray, bound: str) -> Any:
+        if _validation.bound_side(bound) == "both":  # the contract's (lower, upper) pair, each side point by point
+            return self._each(method, arg, "lower"), self._each(method, arg, "upper")
         shape = np.broadcast_shapes(arg.shape, self._shape)
         flat_x = np.broadcast_to(arg, shape).reshape(-1)
         flat_keys = np.broadcast_to(np.arange(len(self._keys)).reshape(self._shape), shape).reshape(-1)
@@ -90,13 +92,14 @@ class PerPoint:
         ----------
         epsilon : array_like
             epsilon >= 0; broadcasts with the points.
-        bound : {"upper", "lower"}, default "upper"
-            The side each point's accountant returns (``"both"`` is not supported).
+        bound : {"upper", "lower", "both"}, default "upper"
+            The side each point's accountant returns; ``"both"`` gives the pair (lower, upper).
 
         Returns
         -------
-        float or numpy.ndarray
-            A float for a scalar result, else an array of the broadcast shape.
+        float or numpy.ndarray, or a tuple of two
+            A float for a scalar result, else an array of the broadcast shape; a (lower, upper) pair of them
+            for ``bound="both"``.
 
         Raises
         ------
@@ -114,13 +117,14 @@ class PerPoint:
         ----------
         delta : array_like
             0 < delta < 1; broadcasts with the points.
-        bound : {"upper", "lower"}, default "upper"
-            The side each point's accountant returns (``"both"`` is not supported).
+        bound : {"upper", "lower", "both"}, default "upper"
+            The side each point's accountant returns; ``"both"`` gives the pair (lower, upper).
 
         Returns
         -------
-        float or numpy.ndarray
-            A float for a scalar result, else an array of the broadcast shape.
+        float or numpy.ndarray, or a tuple of two
+            A float for a scalar result, else an array of the broadcast shape; a (lower, upper) pair of them
+            for ``bound="both"``.
 
         Raises
         ------
