@@ -50,8 +50,68 @@ def lemma_d6_excess_risk(
     smoothness: ArrayLike,
     silo_size: ArrayLike | None = None,
 ) -> FloatOrArray:
-    """The convex excess-risk bound above: empirical, or population when ``silo_size`` (n) is given.
-    Requires step_size <= 1/smoothness (the lemma's condition; ValueError otherwise)."""
+    r"""Lemma D.6's excess-risk bound for convex Noisy MB-SGD: empirical, or population when ``silo_size`` is given.
+
+    .. math::
+
+        E F_X(\hat w_R) - F_X^* \le \frac{D^2}{2 \eta R} + \frac{\eta}{2}\Big(\frac{d \sigma^2}{M} + L^2\Big)
+        \quad \text{(empirical)},
+
+    plus :math:`2 L^2 R \eta / (n M)` (Theorem D.1's uniform-stability term) for the population
+    bound :math:`E F(\hat w_R) - F^*`; for a convex, L-Lipschitz, :math:`\beta`-smooth loss, constant
+    step :math:`\eta \le 1/\beta` and the uniform average of :math:`w_0, \dots, w_{R-1}`, before
+    :math:`\sigma` is substituted (docstring of ``hockeystick.isrl.excess_risk``).  A paper formula, evaluated, not a guarantee
+    checked here.
+
+    Parameters
+    ----------
+    lipschitz : array_like
+        Lipschitz constant L of the loss, finite and > 0.
+    diameter : array_like
+        Diameter D of the (convex) domain, finite and > 0.
+    step_size : array_like
+        Constant step size :math:`\eta`, finite and > 0, with :math:`\eta \le 1/\beta`.
+    rounds : array_like
+        Number of rounds R, a whole number >= 1.
+    sigma : array_like
+        Standard deviation :math:`\sigma` of each silo's Gaussian noise, finite and >= 0.
+    dimension : array_like
+        Dimension d of the parameter, a whole number >= 1.
+    silos_per_round : array_like
+        Silos M averaged per round, a whole number >= 1.
+    smoothness : array_like
+        Smoothness constant :math:`\beta` of the loss, finite and > 0.
+    silo_size : array_like or None, default None
+        Records n per silo, a whole number >= 1: given, the population bound (with the stability term
+        :math:`2 L^2 R \eta / (n M)`); None, the empirical bound.  All arguments are keyword-only and
+        broadcast together.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound on the expected excess risk: a float for scalar input, else an array of the
+        broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        An argument outside its rule above (the message names it), or ``step_size * smoothness > 1``.
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Paper 003, Lemma D.6 and the proof of Theorem D.1.
+
+    Examples
+    --------
+    >>> from hockeystick.isrl import lemma_d6_excess_risk
+    >>> args = dict(lipschitz=1, diameter=1, rounds=100, sigma=1, dimension=10, silos_per_round=5, smoothness=1)
+    >>> round(lemma_d6_excess_risk(step_size=0.01, **args), 6)
+    0.515
+    >>> round(lemma_d6_excess_risk(step_size=0.01, silo_size=1000, **args), 6)
+    0.5154
+    """
     named = dict(
         lipschitz=lipschitz,
         diameter=diameter,
@@ -85,8 +145,61 @@ def lemma_d6_best_step_size(
     smoothness: ArrayLike,
     silo_size: ArrayLike | None = None,
 ) -> FloatOrArray:
-    """The eta minimizing the bound, capped at 1/smoothness: with A = D^2 / (2R) and
-    B = (d sigma^2 / M + L^2) / 2 (+ 2 L^2 R / (n M) for the population bound), eta* = sqrt(A / B)."""
+    r"""The step size minimizing Lemma D.6's excess-risk bound, capped at 1/smoothness.
+
+    .. math::
+
+        \eta^* = \min\Big(\sqrt{A / B},\; \frac1\beta\Big), \qquad
+        A = \frac{D^2}{2R}, \quad B = \frac12\Big(\frac{d \sigma^2}{M} + L^2\Big)
+        \;\Big(+ \frac{2 L^2 R}{n M} \text{ for the population bound}\Big),
+
+    the minimizer of :math:`A / \eta + B \eta`, the bound of
+    :func:`hockeystick.isrl.lemma_d6_excess_risk`.
+
+    Parameters
+    ----------
+    lipschitz : array_like
+        Lipschitz constant L of the loss, finite and > 0.
+    diameter : array_like
+        Diameter D of the (convex) domain, finite and > 0.
+    rounds : array_like
+        Number of rounds R, a whole number >= 1.
+    sigma : array_like
+        Standard deviation :math:`\sigma` of each silo's Gaussian noise, finite and >= 0.
+    dimension : array_like
+        Dimension d of the parameter, a whole number >= 1.
+    silos_per_round : array_like
+        Silos M averaged per round, a whole number >= 1.
+    smoothness : array_like
+        Smoothness constant :math:`\beta` of the loss, finite and > 0.
+    silo_size : array_like or None, default None
+        Records n per silo, a whole number >= 1: given, the population bound (with the stability term
+        :math:`2 L^2 R \eta / (n M)`); None, the empirical bound.  All arguments are keyword-only and
+        broadcast together.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\eta^*`: a float for scalar input, else an array of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        An argument outside its rule above (the message names it).
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Paper 003, Lemma D.6.
+
+    Examples
+    --------
+    >>> from hockeystick.isrl import lemma_d6_best_step_size
+    >>> args = dict(lipschitz=1, diameter=1, rounds=100, sigma=1, dimension=10, silos_per_round=5, smoothness=1)
+    >>> round(lemma_d6_best_step_size(**args), 6)
+    0.057735
+    """
     (lip, diam, r, sig, d, m, beta, n), _, scalar = broadcast_float_arrays(
         lipschitz=lipschitz,
         diameter=diameter,

@@ -42,11 +42,57 @@ def _lipschitz(value: ArrayLike) -> np.ndarray:
 
 
 class NoisyMBSGD:
-    """Paper 003 Alg. 2, one silo's ISRL-DP: R rounds of K draws with replacement from n records.
+    r"""Certified ISRL-DP of one silo in paper 003's Noisy MB-SGD: R rounds of K draws with replacement from n records.
 
-    Parameters (broadcast): ``sigma`` (noise standard deviation of each message), ``lipschitz``
-    (L), ``batch_size`` (K, may exceed n), ``silo_size`` (n), ``rounds`` (R).
-    ``.delta(epsilon)`` / ``.epsilon(delta)``: certified upper bounds (``bound="lower"`` / ``"both"``).
+    Each round the silo sends the mean of K clipped gradients (norm <= L), drawn uniformly with
+    replacement from its n records, plus :math:`N(0, \sigma^2 I)`; replacing one record, one message
+    is the with-replacement subsampled Gaussian mechanism with sensitivity L / K per draw
+    (``pld.WithReplacementBatchGaussianPLD``), composed R times.  Partial participation only removes
+    messages, so the bound stays an upper bound.  Methods:
+
+    - ``delta(epsilon, bound="upper")``: certified bound on delta(epsilon), epsilon >= 0 (+inf allowed);
+    - ``epsilon(delta, bound="upper")``: certified bound on epsilon(delta), delta strictly in (0, 1).
+
+    ``bound`` is ``"upper"``, ``"lower"`` (the value of a realizable configuration) or ``"both"`` (the
+    tuple ``(lower, upper)``); the argument broadcasts with the parameters, and a scalar gives a float
+    (a pair of floats for ``"both"``).
+    ValueError for an argument outside its range or another ``bound``.
+
+    Parameters
+    ----------
+    sigma : array_like
+        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, finite and > 0.
+    lipschitz : array_like
+        Gradient norm bound L (the clipping norm, or the loss's Lipschitz constant), finite and > 0.
+    batch_size : array_like
+        Draws K per round, with replacement (may exceed n), a whole number >= 1.
+    silo_size : array_like
+        Records n in the silo, a whole number >= 1 and <= 2^62.
+    rounds : array_like
+        Number of rounds R, a whole number >= 1.
+    value_discretization_interval : float, default 1e-4
+        Spacing of the privacy-loss grid, in (0, 100]; smaller is tighter and slower.
+        All keyword-only; the first five broadcast together.
+
+    Raises
+    ------
+    ValueError
+        A parameter outside its rule above (the message names it), or shapes that do not broadcast.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    References
+    ----------
+    Paper 003, Algorithm 2, Definition 2 and Theorem 2.1; docs/paper-003-errata.md, sections 1-3.
+
+    Examples
+    --------
+    >>> from hockeystick.isrl import NoisyMBSGD
+    >>> silo = NoisyMBSGD(sigma=1.0, lipschitz=1.0, batch_size=10, silo_size=1000, rounds=10)
+    >>> round(silo.epsilon(1e-5), 6)
+    0.018797
+    >>> [round(e, 6) for e in silo.epsilon(1e-5, bound="both")]
+    [0.018122, 0.018797]
     """
 
     def __init__(
@@ -86,8 +132,46 @@ class NoisyMBSGD:
 
 
 class OnePassNoisyMBSGD(GaussianMechanism):
-    """Paper 003 Thm 3.1, one silo's ISRL-DP: one pass in disjoint batches of K, exactly the
-    Gaussian mechanism with sensitivity 2L/K released once: delta(eps) = theta(2L/(K sigma), eps)."""
+    r"""Exact ISRL-DP of one silo in paper 003's one-pass Noisy MB-SGD: the Gaussian mechanism with sensitivity 2L/K.
+
+    One pass in disjoint batches of K (Theorem 3.1): a record enters one message, whose mean moves by
+    at most 2L/K, so the silo's transcript is the Gaussian mechanism released once,
+
+    .. math::
+
+        \mu = \frac{2L}{K \sigma}, \qquad \delta(\epsilon) = \theta(\mu, \epsilon).
+
+    It is :class:`hockeystick.fdp.GaussianMechanism` with ``sensitivity = 2 * lipschitz / batch_size``
+    and ``rounds = 1``: its ``delta``/``epsilon`` (``bound``, ``threads``) and ``mu``/``mu_lower``.
+
+    Parameters
+    ----------
+    sigma : array_like
+        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, finite and > 0.
+    lipschitz : array_like
+        Gradient norm bound L (the clipping norm, or the loss's Lipschitz constant), finite and > 0.
+    batch_size : array_like
+        Batch size K, a whole number >= 1.  All keyword-only; they broadcast together.
+
+    Raises
+    ------
+    ValueError
+        ``sigma`` or ``lipschitz`` not finite and > 0, ``batch_size`` not a whole number >= 1, or shapes
+        that do not broadcast.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    References
+    ----------
+    Paper 003, Theorem 3.1; paper 000, eq. 6; paper 004, Lemma 7 (eq. 8).
+
+    Examples
+    --------
+    >>> from hockeystick.isrl import OnePassNoisyMBSGD
+    >>> silo = OnePassNoisyMBSGD(sigma=1.0, lipschitz=1.0, batch_size=10)
+    >>> round(silo.epsilon(1e-5), 6)
+    0.725522
+    """
 
     def __init__(self, *, sigma: ArrayLike, lipschitz: ArrayLike, batch_size: ArrayLike) -> None:
         lip = _lipschitz(lipschitz)
@@ -97,8 +181,49 @@ class OnePassNoisyMBSGD(GaussianMechanism):
 
 
 class UserLevelNoisyMBSGD(GaussianMechanism):
-    """Paper 003 Alg. 2 with a whole silo replaced (user-level DP, App. C.2): every message's mean
-    moves by at most 2L, so R rounds are exactly mu = sqrt(R) 2L / sigma GDP (paper 004 eq. 8)."""
+    r"""Exact user-level privacy of paper 003's Noisy MB-SGD when a whole silo's data set is replaced.
+
+    Every message's mean moves by at most 2L (App. C.2's question), so the R messages are the
+    Gaussian mechanism with sensitivity 2L composed R times, exactly
+
+    .. math::
+
+        \mu = \frac{2 L \sqrt R}{\sigma}, \qquad \delta(\epsilon) = \theta(\mu, \epsilon),
+
+    against group privacy's :math:`(n \epsilon_0, n e^{(n-1)\epsilon_0} \delta_0)`
+    (:func:`hockeystick.isrl.user_level_group_privacy`).  It is
+    :class:`hockeystick.fdp.GaussianMechanism` with ``sensitivity = 2 * lipschitz``: its
+    ``delta``/``epsilon`` (``bound``, ``threads``) and ``mu``/``mu_lower``.
+
+    Parameters
+    ----------
+    sigma : array_like
+        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, finite and > 0.
+    lipschitz : array_like
+        Gradient norm bound L (the clipping norm, or the loss's Lipschitz constant), finite and > 0.
+    rounds : array_like
+        Number of rounds R, a whole number >= 1.
+        All keyword-only; they broadcast together.
+
+    Raises
+    ------
+    ValueError
+        ``sigma`` or ``lipschitz`` not finite and > 0, ``rounds`` not a whole number >= 1, or shapes that
+        do not broadcast.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    References
+    ----------
+    Paper 003, Algorithm 2 and Appendix C.2; paper 004, Lemma 7 (eq. 8) and GDP composition.
+
+    Examples
+    --------
+    >>> from hockeystick.isrl import UserLevelNoisyMBSGD
+    >>> users = UserLevelNoisyMBSGD(sigma=10.0, lipschitz=1.0, rounds=4)
+    >>> round(users.mu, 6), round(users.epsilon(1e-5), 6)
+    (0.4, 1.554982)
+    """
 
     def __init__(self, *, sigma: ArrayLike, lipschitz: ArrayLike, rounds: ArrayLike) -> None:
         lip = _lipschitz(lipschitz)

@@ -111,11 +111,60 @@ def check_shuffle_parameters(epsilon0: np.ndarray, n: np.ndarray, tail: float, r
 
 
 class ShuffledLDP:
-    """n shuffled reports of eps0-DP local randomizers: FMT's numerical clone bound (see module docstring).
+    r"""Privacy of n shuffled reports of eps0-DP local randomizers: Feldman, McMillan & Talwar's clone bound, evaluated.
 
-    ``.delta(epsilon)``: certified upper bound; ``.epsilon(delta)``: the smallest eps (found by
-    bisection to ``rtol`` and reported at the upper end of the final bracket) whose bound is <= delta;
-    never above eps0 (shuffling cannot lose privacy).  Parameters broadcast.
+    The shuffled output is a post-processing of FMT's clone pair (docstring of ``hockeystick.isrl.shuffle``), so
+
+    .. math::
+
+        \delta(\epsilon) \le E_{e^\epsilon}(P \,\|\, Q), \qquad
+        C \sim \mathrm{Bin}(n - 1, e^{-\epsilon_0}),
+
+    summed exactly over C outside a tail of mass ``tail`` (added whole), plus a round-off margin: a
+    certified upper bound.
+
+    - ``delta(epsilon)``: that bound at each :math:`\epsilon \ge 0` (0 from :math:`\epsilon_0` on);
+      ValueError for a negative or NaN epsilon.
+    - ``epsilon(delta)``: the smallest :math:`\epsilon \in [0, \epsilon_0]` whose bound is <= delta,
+      found by bisection to relative width ``rtol`` and reported at the upper end of the final bracket
+      (never above :math:`\epsilon_0`); ValueError for delta outside (0, 1).
+
+    Both broadcast their argument with ``epsilon0`` and ``n`` and return a float for scalar input, else
+    an array.
+
+    Parameters
+    ----------
+    epsilon0 : array_like
+        Each local randomizer's :math:`\epsilon_0`, finite and > 0.
+    n : array_like
+        Number of users shuffled together, a whole number >= 2.  Broadcasts with ``epsilon0``.
+    tail : float, default 1e-17
+        Binomial tail mass of C left out of the exact sum (and charged whole), in (0, 1e-3).
+    rtol : float, default 1e-6
+        Relative width at which ``epsilon`` stops its bisection, in (0, 1).
+
+    Raises
+    ------
+    ValueError
+        ``epsilon0`` not finite and > 0, ``n`` not a whole number >= 2, ``tail`` outside (0, 1e-3) or
+        ``rtol`` outside (0, 1); from ``delta``/``epsilon``, a clone sum over more than 10^6 values of C
+        (use :func:`hockeystick.isrl.closed_form_shuffle_epsilon` for populations that large).
+    ParameterTypeError
+        ``epsilon0`` or ``n`` a string, bool or None.
+
+    References
+    ----------
+    Feldman, McMillan & Talwar 2021 ("Hiding among the clones"), Theorem 3.2 and Appendix E; paper 003,
+    Theorem D.5 and Lemma D.10; docs/paper-003-errata.md, section 5.
+
+    Examples
+    --------
+    >>> from hockeystick.isrl import ShuffledLDP
+    >>> shuffled = ShuffledLDP(epsilon0=1.0, n=1000)
+    >>> round(shuffled.epsilon(1e-6), 6)
+    0.182412
+    >>> shuffled.delta(0.2)
+    2.059...e-07
     """
 
     def __init__(self, *, epsilon0: ArrayLike, n: ArrayLike, tail: float = _TAIL, rtol: float = 1e-6) -> None:
@@ -161,11 +210,50 @@ class ShuffledLDP:
 
 
 def closed_form_shuffle_epsilon(*, epsilon0: ArrayLike, n: ArrayLike, delta: ArrayLike) -> FloatOrArray:
-    """FMT's closed form (Thm 3.1; paper 003 eq. (21) with n eps0 for its silo-level eps0):
+    r"""Feldman, McMillan & Talwar's closed-form epsilon for n shuffled eps0-DP reports (paper formula).
 
-        eps = ln(1 + (e^{eps0} - 1)/(e^{eps0} + 1) (8 sqrt(e^{eps0} ln(4/delta)) / sqrt(n) + 8 e^{eps0} / n)),
+    .. math::
 
-    valid for eps0 <= ln(n / (16 ln(2/delta))) (ValueError outside)."""
+        \epsilon = \ln\Big(1 + \frac{e^{\epsilon_0} - 1}{e^{\epsilon_0} + 1}
+            \Big(\frac{8 \sqrt{e^{\epsilon_0} \ln(4/\delta)}}{\sqrt n} + \frac{8 e^{\epsilon_0}}{n}\Big)\Big),
+
+    valid for :math:`\epsilon_0 \le \ln(n / (16 \ln(2/\delta)))`: FMT Theorem 3.1, the form of
+    paper 003's eq. (21) with :math:`n \epsilon_0` in place of its silo-level :math:`\epsilon_0`.  The
+    certified numerical bound is :class:`hockeystick.isrl.ShuffledLDP`.
+
+    Parameters
+    ----------
+    epsilon0 : array_like
+        Each local randomizer's :math:`\epsilon_0`, > 0 and within the validity limit.
+    n : array_like
+        Number of reports shuffled together, > 0 (not checked to be a whole number; a negative n
+        gives NaN).
+    delta : array_like
+        The target :math:`\delta`, strictly between 0 and 1.  All keyword-only; they broadcast
+        together.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\epsilon`: a float for scalar input, else an array of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        ``delta`` outside (0, 1), or ``epsilon0`` outside :math:`(0, \ln(n / (16 \ln(2/\delta)))]`.
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Feldman, McMillan & Talwar 2021, Theorem 3.1; paper 003, Theorem D.5 (eq. 21).
+
+    Examples
+    --------
+    >>> from hockeystick.isrl import closed_form_shuffle_epsilon
+    >>> round(closed_form_shuffle_epsilon(epsilon0=1.0, n=1e5, delta=1e-6), 6)
+    0.072555
+    """
     (e0, users, dlt), _, scalar = broadcast_float_arrays(epsilon0=epsilon0, n=n, delta=delta)
     if np.any(~((dlt > 0) & (dlt < 1))):
         raise ValueError("delta must lie strictly between 0 and 1")

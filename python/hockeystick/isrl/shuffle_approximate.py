@@ -1,7 +1,7 @@
 """Amplification by shuffling for (eps0, delta0)-DP randomizers: the clone bound plus a total-variation charge.
 
 Feldman, McMillan & Talwar (FOCS 2021, "Hiding among the clones", Thm 3.8, proof via their Lemma 3.7)
-extend the clone analysis of :mod:`.shuffle` to approximate-DP local randomizers: n shuffled
+extend the clone analysis of ``shuffle`` to approximate-DP local randomizers: n shuffled
 (eps0, delta0)-DP randomizers are (eps, delta + (e^eps + 1)(1 + e^{-eps0}/2) n delta0)-DP whenever
 n shuffled eps0-DP randomizers are (eps, delta)-DP.  Paper 003 re-proves it for silos holding many
 records (Thm D.5, Lemmas D.8-D.14).  The proof, which this module evaluates term by term:
@@ -32,7 +32,7 @@ bound at eps' <= eps holds at eps too.  In gamma = e^eps the clone term is conve
 divergence) and the charge is linear, so (*) is convex in gamma: ``shuffled_approximate_delta``
 finds a point eps_low at or below its minimum (keeping only points where (*) still decreases) and
 reports (*) at min(eps, eps_low), non-increasing in eps.  At delta0 = delta_ref = 0 it is exactly
-the pure clone bound of :class:`.ShuffledLDP`.
+the pure clone bound of ``ShuffledLDP``.
 """
 
 from __future__ import annotations
@@ -132,19 +132,113 @@ def shuffled_approximate_delta(
 
 
 def fmt_theorem_3_8_charge(*, epsilon: ArrayLike, epsilon0: ArrayLike, delta0: ArrayLike, n: ArrayLike) -> FloatOrArray:
-    """FMT Thm 3.8's additive charge as stated, (e^eps + 1)(1 + e^{-eps0}/2) n delta0 (paper formula)."""
+    r"""Feldman, McMillan & Talwar's Theorem 3.8 additive delta charge for (eps0, delta0)-DP reports, as stated (paper formula).
+
+    .. math::
+
+        (e^{\epsilon} + 1)\Big(1 + \frac{e^{-\epsilon_0}}{2}\Big) n \delta_0,
+
+    the delta added to the pure clone bound when n shuffled randomizers are only
+    :math:`(\epsilon_0, \delta_0)`-DP.  :class:`hockeystick.isrl.ShuffledApproximateLDP` evaluates the
+    proof's smaller charge instead.
+
+    Parameters
+    ----------
+    epsilon : array_like
+        The :math:`\epsilon` of the shuffled guarantee.
+    epsilon0 : array_like
+        Each local randomizer's :math:`\epsilon_0`.
+    delta0 : array_like
+        Each local randomizer's :math:`\delta_0`.
+    n : array_like
+        Number of reports shuffled together.  All keyword-only real numbers that broadcast together;
+        their ranges are not checked.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The charge: a float for scalar input, else an array of the broadcast shape.
+
+    Raises
+    ------
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Feldman, McMillan & Talwar 2021, Theorem 3.8; paper 003, Theorem D.5.
+
+    Examples
+    --------
+    >>> from hockeystick.isrl import fmt_theorem_3_8_charge
+    >>> fmt_theorem_3_8_charge(epsilon=0.2, epsilon0=1.0, delta0=1e-9, n=1000)
+    2.630...e-06
+    """
     (eps, e0, d0, users), _, scalar = broadcast_float_arrays(epsilon=epsilon, epsilon0=epsilon0, delta0=delta0, n=n)
     out = (np.exp(eps) + 1) * (1 + np.exp(-e0) / 2) * users * d0
     return float(out) if scalar else out
 
 
 class ShuffledApproximateLDP:
-    """n shuffled reports of (eps0, delta0)-DP local randomizers (FMT Thm 3.8 evaluated numerically,
-    module docstring; eps_ref = eps0, delta_ref = delta0).  At delta0 = 0 it is :class:`.ShuffledLDP`.
+    r"""Privacy of n shuffled reports of (eps0, delta0)-DP local randomizers: FMT Theorem 3.8's proof, evaluated.
 
-    ``.delta(epsilon)``: certified upper bound; ``.epsilon(delta)``: the smallest eps whose bound is
-    <= delta, by bisection to ``rtol`` (reported at the upper end), eps0 when only the local
-    guarantee (delta <= delta0 at eps0) meets delta, and inf when nothing does.  Parameters broadcast.
+    With :math:`\epsilon_{\mathrm{ref}} = \epsilon_0`, :math:`\delta_{\mathrm{ref}} = \delta_0` (steps 1-5
+    of the docstring of ``hockeystick.isrl.shuffle_approximate``):
+
+    .. math::
+
+        \delta(\epsilon) \le \mathrm{clone}(\epsilon_0, n, \epsilon, e^{-\epsilon_0})
+            + \mathrm{TV}_P + e^{\epsilon}\, \mathrm{TV}_Q, \qquad
+        \mathrm{TV}_P = (n - 1)\, \delta_0 \big(1 + e^{-\epsilon_0} / 2\big), \quad
+        \mathrm{TV}_Q = \delta_0 + \mathrm{TV}_P,
+
+    made non-increasing in :math:`\epsilon`, and at most :math:`\delta_0` from :math:`\epsilon_0` on.
+    At :math:`\delta_0 = 0` it is :class:`hockeystick.isrl.ShuffledLDP`.
+
+    - ``delta(epsilon)``: that certified upper bound at each :math:`\epsilon \ge 0`; ValueError for a
+      negative or NaN epsilon.
+    - ``epsilon(delta)``: the smallest :math:`\epsilon` whose bound is <= delta, by bisection to
+      relative width ``rtol`` (reported at the upper end); :math:`\epsilon_0` when only the local
+      guarantee (:math:`\delta \ge \delta_0`) meets delta, and inf when nothing does; ValueError for
+      delta outside (0, 1).
+
+    Both broadcast their argument with the parameters and return a float for scalar input, else an
+    array.
+
+    Parameters
+    ----------
+    epsilon0 : array_like
+        Each local randomizer's :math:`\epsilon_0`, finite and > 0.
+    delta0 : array_like
+        Each local randomizer's :math:`\delta_0`, in [0, 1).
+    n : array_like
+        Number of users shuffled together, a whole number >= 2.  The three broadcast together.
+    tail : float, default 1e-17
+        Binomial tail mass left out of the exact clone sum (and charged whole), in (0, 1e-3).
+    rtol : float, default 1e-6
+        Relative width at which ``epsilon`` stops its bisection, in (0, 1).
+
+    Raises
+    ------
+    ValueError
+        ``epsilon0`` not finite and > 0, ``delta0`` outside [0, 1), ``n`` not a whole number >= 2,
+        ``tail`` outside (0, 1e-3) or ``rtol`` outside (0, 1).
+    ParameterTypeError
+        ``epsilon0``, ``delta0`` or ``n`` a string, bool or None.
+
+    References
+    ----------
+    Feldman, McMillan & Talwar 2021, Theorem 3.8 and Lemma 3.7; paper 003, Theorem D.5 and
+    Lemmas D.8-D.14; Dwork & Roth 2014, Lemma 3.17.
+
+    Examples
+    --------
+    >>> from hockeystick.isrl import ShuffledApproximateLDP
+    >>> shuffled = ShuffledApproximateLDP(epsilon0=1.0, delta0=1e-9, n=1000)
+    >>> shuffled.delta(0.2)
+    2.834...e-06
+    >>> shuffled.epsilon(1e-6)
+    1.0
     """
 
     def __init__(

@@ -72,7 +72,8 @@ class ShuffledNoisyMBSGD:
         \delta_r = \min_{\delta_0, \delta_{\mathrm{ref}}} \mathrm{clone}(\epsilon_0, M, \epsilon_r,
             e^{-\epsilon_{\mathrm{ref}}}) + \mathrm{TV}_P + e^{\epsilon_r}\, \mathrm{TV}_Q
 
-    (and :math:`\delta_0` once :math:`\epsilon_r \ge \epsilon_0`), over fixed grids (module docstring).
+    (and :math:`\delta_0` once :math:`\epsilon_r \ge \epsilon_0`), over fixed grids (docstring of
+    ``hockeystick.isrl.shuffled_noisy_mb_sgd``).
     The R rounds compose exactly as finite atoms, minimized over the grid of :math:`\epsilon_r`; the
     smaller of that and the unshuffled :class:`hockeystick.isrl.NoisyMBSGD` bound is reported.
 

@@ -39,11 +39,61 @@ __all__ = ["GroupNoisyMBSGD"]
 
 
 class GroupNoisyMBSGD:
-    """Paper 003 Alg. 2, privacy of a user holding ``group_size`` = k of a silo's ``silo_size`` = n records
-    (k must divide n), R rounds of ``batch_size`` = K draws with replacement (module docstring).
+    r"""Certified privacy of a user holding k of a silo's n records in paper 003's Noisy MB-SGD (k divides n).
 
-    ``.delta(epsilon)`` / ``.epsilon(delta)``: certified upper bounds; ``bound="lower"`` / ``"both"`` for
-    the certified lower side (a realizable configuration).  Parameters broadcast.
+    All k records of the user are replaced.  For k dividing n this is, round by round, the
+    replace-one mechanism of a silo of n / k records (proof in docs/paper-003-errata.md, section 6),
+    so it is
+    ``pld.WithReplacementBatchGaussianPLD(sigma, K, n / k, R, sensitivity=L / K)``, both sides
+    certified.  Group privacy instead gives :math:`(k \epsilon_0, k e^{(k-1)\epsilon_0} \delta_0)`.
+    Methods:
+
+    - ``delta(epsilon, bound="upper")``: certified bound on delta(epsilon), epsilon >= 0 (+inf allowed);
+    - ``epsilon(delta, bound="upper")``: certified bound on epsilon(delta), delta strictly in (0, 1).
+
+    ``bound`` is ``"upper"``, ``"lower"`` (the value of a realizable configuration: the other records'
+    gradients at w, the user's old ones at w + 2L e_1 and new ones at w) or ``"both"`` (the tuple
+    ``(lower, upper)``); the argument broadcasts with the parameters, and a scalar gives a float (a
+    pair of floats for ``"both"``).
+    ValueError for an argument outside its range or another ``bound``.
+
+    Parameters
+    ----------
+    sigma : array_like
+        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, finite and > 0.
+    lipschitz : array_like
+        Gradient norm bound L (the clipping norm, or the loss's Lipschitz constant), finite and > 0.
+    batch_size : array_like
+        Draws K per round, with replacement (may exceed n), a whole number >= 1.
+    silo_size : array_like
+        Records n in the silo, a whole number >= 1 and <= 2^62.
+    group_size : array_like
+        Records k the user holds in the silo, a whole number >= 1 that divides ``silo_size``.
+    rounds : array_like
+        Number of rounds R, a whole number >= 1.
+    value_discretization_interval : float, default 1e-4
+        Spacing of the privacy-loss grid, in (0, 100]; smaller is tighter and slower.
+        All keyword-only; the first six broadcast together.
+
+    Raises
+    ------
+    ValueError
+        A parameter outside its rule above (the message names it), ``group_size`` not dividing
+        ``silo_size``, or shapes that do not broadcast.
+    ParameterTypeError
+        A parameter that is a string, bool or None.
+
+    References
+    ----------
+    Paper 003, Algorithm 2 and Appendix C.2; Kamath 2020, Theorem 10; Balle, Barthe & Gaboardi 2018;
+    Schuchardt et al. 2024; docs/paper-003-errata.md, section 6.
+
+    Examples
+    --------
+    >>> from hockeystick.isrl import GroupNoisyMBSGD
+    >>> user = GroupNoisyMBSGD(sigma=1.0, lipschitz=1.0, batch_size=10, silo_size=1000, group_size=5, rounds=10)
+    >>> round(user.epsilon(1e-5), 6)
+    0.11132
     """
 
     def __init__(

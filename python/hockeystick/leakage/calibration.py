@@ -33,10 +33,54 @@ def _centred_tv(log_rho: np.ndarray, d: np.ndarray) -> np.ndarray:
 def distortion_variance_for_tv(
     variance: npt.ArrayLike, dimension: npt.ArrayLike, target_tv: npt.ArrayLike
 ) -> float | np.ndarray:
-    """The sigma_eps^2 with TV(N(mu, sigma^2 I_d), N(mu, (sigma^2 + sigma_eps^2) I_d)) = target_tv.
+    r"""The distortion variance whose exact TV equals a target: the smallest that reaches it.
 
-    variance sigma^2 > 0, dimension d (whole number >= 1), target_tv in (0, 1); broadcast.  The
-    result's TV equals the target to ~1e-13 relative; every smaller variance gives a smaller TV.
+    .. math::
+
+        \sigma_\epsilon^2 = \sigma^2 \rho^*, \qquad
+        \mathrm{TV}\big(N(0, I_d), N(0, (1 + \rho^*) I_d)\big) = \text{target},
+
+    the TV of :math:`N(\mu, \sigma^2 I_d)` against :math:`N(\mu, (\sigma^2 + \sigma_\epsilon^2) I_d)`
+    (:func:`hockeystick.leakage.tv_exact` with no shift).  The TV increases strictly in
+    :math:`\rho`, so the root is unique and every smaller variance gives a smaller TV; it is found by
+    Chandrupatla's bracketing method on :math:`\log \rho` (the result's TV equals the target to about
+    :math:`10^{-13}` relative).  Paper 001's Lemma 5.8 instead takes its variance from Lemma 5.7's
+    lower bound (:func:`hockeystick.leakage.paper_distortion_variance`).
+
+    Parameters
+    ----------
+    variance : array_like
+        Per-coordinate variance :math:`\sigma^2` of the undistorted parameter, finite and > 0.
+    dimension : array_like
+        Dimension d of the parameter, a whole number >= 1.
+    target_tv : array_like
+        The TV to reach, strictly between 0 and 1.  The three arguments broadcast together.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\sigma_\epsilon^2`, in the units of ``variance``: a float for scalar input, else an
+        array of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        ``variance`` not finite and > 0, ``dimension`` not a whole number >= 1, ``target_tv`` NaN or
+        outside (0, 1) (TV = 1 needs infinite noise), or shapes that do not broadcast.
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Paper 001, Lemma 5.8 (eq. 35), the calibration this replaces by an exact root;
+    docs/paper-001-errata.md, section 2.
+
+    Examples
+    --------
+    >>> from hockeystick.leakage import distortion_variance_for_tv, tv_exact
+    >>> v = distortion_variance_for_tv(1.0, 100, 0.05)
+    >>> round(v, 6), round(tv_exact(1.0, v, 100), 6)
+    (0.017925, 0.05)
     """
     from scipy.optimize import elementwise  # lazy: scipy start-up time (import hockeystick loads no scipy)
 

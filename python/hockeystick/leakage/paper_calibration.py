@@ -26,9 +26,45 @@ __all__ = ["paper_distortion_variance", "paper_required_tv"]
 
 
 def paper_required_tv(c1: npt.ArrayLike, tau: npt.ArrayLike) -> float | np.ndarray:
-    """C_1 - tau, the TV that Lemma 5.6 (eq. 14) says suffices for eps_p <= tau; paper formula, not a
-    guarantee.  c1 = C_1 >= 0 (eq. 13), tau >= 0 the leakage budget; needs tau < c1 (else any
-    distortion meets the budget by the lemma, and there is nothing to compute)."""
+    r"""The TV that Lemma 5.6 says suffices for leakage at most tau, C_1 - tau (paper formula, not a guarantee).
+
+    .. math::
+
+        \mathrm{TV}(P, \tilde P) \ge C_1 - \tau \;\Rightarrow\; \epsilon_p \le \tau,
+        \qquad C_1 = \frac1K \sum_k \sqrt{\mathrm{JS}(F^{(k)} \,\|\, \tilde F^{(k)})} \ \text{(eq. 13)}.
+
+    The lemma's proof cites an inequality Lemma 5.5 does not give (docs/paper-001-errata.md, section 3).
+
+    Parameters
+    ----------
+    c1 : array_like
+        :math:`C_1` of eq. 13, finite and >= 0.
+    tau : array_like
+        The leakage budget :math:`\tau`, finite and >= 0, and < ``c1`` (otherwise any distortion meets
+        the budget by the lemma).  The two broadcast together.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`C_1 - \tau > 0`: a float for scalar input, else an array of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        ``c1`` or ``tau`` not finite and >= 0, or ``tau`` >= ``c1``.
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Paper 001, Lemma 5.6 (eq. 14) and eq. 13; docs/paper-001-errata.md, section 3.
+
+    Examples
+    --------
+    >>> from hockeystick.leakage import paper_required_tv
+    >>> round(paper_required_tv(0.3, 0.295), 6)
+    0.005
+    """
     c = nonnegative(c1, "c1")
     t = nonnegative(tau, "tau")
     gap = c - t
@@ -40,11 +76,53 @@ def paper_required_tv(c1: npt.ArrayLike, tau: npt.ArrayLike) -> float | np.ndarr
 def paper_distortion_variance(
     variance: npt.ArrayLike, dimension: npt.ArrayLike, c1: npt.ArrayLike, tau: npt.ArrayLike
 ) -> float | np.ndarray:
-    """sigma_eps^2 = 100 sigma^2 (C_1 - tau) / sqrt(d), Lemma 5.8 (eq. 35) and Algorithm 1's var_t^(k);
-    paper formula, not a guarantee.
+    r"""Lemma 5.8's distortion variance for a leakage budget, as printed (paper formula, not a guarantee).
 
-    variance sigma^2 > 0 (the original parameter's), dimension d >= 1, c1 = C_1 (eq. 13), tau the
-    budget; all broadcast.  Raises ValueError unless 0 < c1 - tau < 0.01, the lemma's assumption.
+    .. math::
+
+        \sigma_\epsilon^2 = \frac{100\, \sigma^2 (C_1 - \tau)}{\sqrt d},
+        \qquad 0 < C_1 - \tau < 0.01,
+
+    the variance at which Lemma 5.7's lower bound equals :math:`C_1 - \tau` (eq. 36), and Algorithm 1's
+    :math:`\mathrm{var}_t^{(k)}`.  The variance that meets a TV target exactly is
+    :func:`hockeystick.leakage.distortion_variance_for_tv`.
+
+    Parameters
+    ----------
+    variance : array_like
+        Per-coordinate variance :math:`\sigma^2` of the original parameter, finite and > 0.
+    dimension : array_like
+        Dimension d of the parameter, a whole number >= 1.
+    c1 : array_like
+        :math:`C_1` of eq. 13, a real number (not NaN).
+    tau : array_like
+        The leakage budget :math:`\tau`, a real number (not NaN), with :math:`0 < C_1 - \tau < 0.01`.
+        The four arguments broadcast together.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\sigma_\epsilon^2`, in the units of ``variance``: a float for scalar input, else an
+        array of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        ``variance`` not finite and > 0, ``dimension`` not a whole number >= 1, ``c1`` or ``tau`` NaN,
+        or ``c1 - tau`` outside (0, 0.01), the lemma's assumption (outside it eq. 36 does not hold).
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Paper 001, Lemma 5.8 (eqs. 35-36) and Algorithm 1; docs/paper-001-errata.md, section 2.
+
+    Examples
+    --------
+    >>> from hockeystick.leakage import paper_distortion_variance, tv_bracket
+    >>> v = paper_distortion_variance(1.0, 100, 0.3, 0.295)
+    >>> round(v, 6), round(tv_bracket(1.0, v, 100)[0], 6)
+    (0.05, 0.005)
     """
     v = positive(variance, "variance")
     d = positive_integer(dimension, "dimension")

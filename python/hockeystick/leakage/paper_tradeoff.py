@@ -27,9 +27,48 @@ def _out(x: np.ndarray) -> float | np.ndarray:
 
 
 def nfl_constant(gamma: npt.ArrayLike, delta: npt.ArrayLike, xi: npt.ArrayLike) -> float | np.ndarray:
-    """C_d = gamma (e^{2 xi} - 1) / (4 Delta) (Thm 5.13, eq. 19); paper formula, not a guarantee.
+    r"""The no-free-lunch constant C_d of Theorem 5.13 (eq. 19) (paper formula, not a guarantee).
 
-    gamma in [1/150, 150], delta = Delta > 0 (Assumption C.1), xi >= 0; broadcast."""
+    .. math::
+
+        C_d = \frac{\gamma (e^{2\xi} - 1)}{4 \Delta} = \frac{\gamma C_2}{2 \Delta},
+        \qquad C_2 = \frac{e^{2\xi} - 1}{2}.
+
+    Parameters
+    ----------
+    gamma : array_like
+        :math:`\gamma`, the ratio of the clients' TV sum to the aggregate's, in [1/150, 150] (remark
+        after Theorem 5.13).
+    delta : array_like
+        :math:`\Delta` of Assumption C.1, finite and > 0 (not a DP delta).
+    xi : array_like
+        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log posterior-to-prior
+        ratio (Section 5.2), finite and >= 0.
+        The three broadcast together.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`C_d`: a float for scalar input, else an array of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        ``gamma`` not finite and > 0 or outside [1/150, 150], ``delta`` not finite and > 0, or ``xi``
+        not finite and >= 0.
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Paper 001, Theorem 5.13 (eq. 19), eq. 12 and Assumption C.1; docs/paper-001-errata.md, section 7.
+
+    Examples
+    --------
+    >>> from hockeystick.leakage import nfl_constant
+    >>> round(nfl_constant(1.0, 1.0, 0.5), 6)
+    0.42957
+    """
     g = positive(gamma, "gamma")
     if not np.all((g >= 1 / 150) & (g <= 150)):
         raise ValueError("gamma must lie in [1/150, 150] (paper 001, remark after Theorem 5.13)")
@@ -37,22 +76,142 @@ def nfl_constant(gamma: npt.ArrayLike, delta: npt.ArrayLike, xi: npt.ArrayLike) 
 
 
 def nfl_privacy_floor(c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.ArrayLike) -> float | np.ndarray:
-    """C_1 - C_d eps_u: the least leakage eps_p eq. 19 allows at utility loss eps_u; paper formula,
-    not a guarantee.  c1 >= 0, cd = C_d >= 0, utility_loss eps_u real; broadcast."""
+    r"""The least leakage eq. 19 allows at a utility loss, C_1 - C_d eps_u (paper formula, not a guarantee).
+
+    .. math::
+
+        \epsilon_p + C_d\, \epsilon_u \ge C_1 \iff \epsilon_p \ge C_1 - C_d\, \epsilon_u.
+
+    Parameters
+    ----------
+    c1 : array_like
+        :math:`C_1 = \sqrt{\mathrm{JS}(F \,\|\, \tilde F)}` for one client (eq. 13 averages it over
+        clients), finite and >= 0.
+    cd : array_like
+        :math:`C_d` (:func:`hockeystick.leakage.nfl_constant`), finite and >= 0.
+    utility_loss : array_like
+        The utility loss :math:`\epsilon_u` (Definition 3; its sign is discussed in the errata),
+        any real number; not validated (NaN propagates).  The three broadcast together.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`C_1 - C_d\, \epsilon_u`: a float for scalar input, else an array of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        ``c1`` or ``cd`` not finite and >= 0.
+    ParameterTypeError
+        ``c1`` or ``cd`` a string, bool or None.
+
+    References
+    ----------
+    Paper 001, Theorem 5.13 (eq. 19) and Definition 3; docs/paper-001-errata.md, section 6.
+
+    Examples
+    --------
+    >>> from hockeystick.leakage import nfl_privacy_floor
+    >>> round(nfl_privacy_floor(0.3, 0.5, 0.2), 6)
+    0.2
+    """
     return _out(nonnegative(c1, "c1") - nonnegative(cd, "cd") * np.asarray(utility_loss, dtype=float))
 
 
 def thm_5_12_upper_bound(
     c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.ArrayLike, expected_variance: npt.ArrayLike
 ) -> float | np.ndarray:
-    """-(C_2 / C_6) E[Var] + 2 C_1, Theorem 5.12's bound on eps_p + (C_2 / C_6) eps_u; paper formula,
-    not a guarantee.  c1 >= 0, xi >= 0, c6 > 0, expected_variance >= 0; broadcast."""
+    r"""Theorem 5.12's bound on eps_p + (C_2 / C_6) eps_u, 2 C_1 - (C_2 / C_6) E[Var] (paper formula, not a guarantee).
+
+    .. math::
+
+        \epsilon_p + \frac{C_2}{C_6}\, \epsilon_u
+        \le -\frac{C_2}{C_6}\, E[\mathrm{Var}(\tilde W_t \mid W_{t-1})] + 2 C_1,
+        \qquad C_2 = \frac{e^{2\xi} - 1}{2}.
+
+    Appendix O restates it with :math:`C_2 / C_4` on the left; the right-hand side is computed.
+
+    Parameters
+    ----------
+    c1 : array_like
+        :math:`C_1 = \sqrt{\mathrm{JS}(F \,\|\, \tilde F)}` for one client (eq. 13 averages it over
+        clients), finite and >= 0.
+    xi : array_like
+        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log posterior-to-prior
+        ratio (Section 5.2), finite and >= 0.
+    c6 : array_like
+        :math:`C_6`, Theorem 5.1's constant, finite and > 0.
+    expected_variance : array_like
+        :math:`E[\mathrm{Var}(\tilde W_t \mid W_{t-1})]`, finite and >= 0.  The four broadcast together.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The right-hand side: a float for scalar input, else an array of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        ``c1``, ``xi`` or ``expected_variance`` not finite and >= 0, or ``c6`` not finite and > 0.
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Paper 001, Theorem 5.12 and Appendix O (Theorem O.1); docs/paper-001-errata.md, section 7.
+
+    Examples
+    --------
+    >>> from hockeystick.leakage import thm_5_12_upper_bound
+    >>> round(thm_5_12_upper_bound(0.3, 0.5, 1.0, 0.1), 6)
+    0.514086
+    """
     ratio = np.asarray(c2_constant(xi)) / positive(c6, "c6")
     return _out(2.0 * nonnegative(c1, "c1") - ratio * nonnegative(expected_variance, "expected_variance"))
 
 
 def thm_5_14_optimal_variance(c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.ArrayLike) -> float | np.ndarray:
-    """E[Var(W~_t | W_{t-1})] = C_1 C_6 / C_2 at which Theorem 5.14 declares the trade-off optimal
-    (given C_d = C_2 / C_6); paper formula, not a guarantee.  c1 >= 0, xi > 0, c6 > 0."""
+    r"""The expected variance C_1 C_6 / C_2 at which Theorem 5.14 declares the trade-off optimal (paper formula, not a guarantee).
+
+    .. math::
+
+        E[\mathrm{Var}(\tilde W_t \mid W_{t-1})] = \frac{C_1 C_6}{C_2},
+        \qquad C_2 = \frac{e^{2\xi} - 1}{2},
+
+    the variance solving :math:`C_1 = (C_2 / C_6)\, E[\mathrm{Var}]`, given :math:`C_d = C_2 / C_6`.
+
+    Parameters
+    ----------
+    c1 : array_like
+        :math:`C_1 = \sqrt{\mathrm{JS}(F \,\|\, \tilde F)}` for one client (eq. 13 averages it over
+        clients), finite and >= 0.
+    xi : array_like
+        :math:`\xi`, the maximal log posterior-to-prior ratio (Section 5.2), finite and > 0
+        (:math:`C_2 = 0` at :math:`\xi = 0`).
+    c6 : array_like
+        :math:`C_6`, Theorem 5.1's constant, finite and > 0.  The three broadcast together.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`C_1 C_6 / C_2`: a float for scalar input, else an array of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        ``c1`` not finite and >= 0, or ``xi`` or ``c6`` not finite and > 0.
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Paper 001, Theorem 5.14.
+
+    Examples
+    --------
+    >>> from hockeystick.leakage import thm_5_14_optimal_variance
+    >>> round(thm_5_14_optimal_variance(0.3, 0.5, 1.0), 6)
+    0.349186
+    """
     c2 = np.asarray(c2_constant(positive(xi, "xi")))
     return _out(nonnegative(c1, "c1") * positive(c6, "c6") / c2)

@@ -23,11 +23,48 @@ __all__ = ["tv_bracket"]
 def tv_bracket(
     variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike
 ) -> tuple[float | np.ndarray, float | np.ndarray]:
-    """(lower, upper) of Lemma 5.7 (eq. 15); paper formula, not a guarantee.
+    r"""Lemma 5.7's bracket on the TV of Gaussian parameter distortion, as printed (paper formula, not a guarantee).
 
-    lower = min{1, x} / 100 and upper = 3 min{1, x} / 2 with x = sigma_eps^2 sqrt(d) / sigma^2.
-    Arguments broadcast (numpy rules): variance sigma^2 > 0, distortion_variance sigma_eps^2 >= 0,
-    dimension d (whole number >= 1).  Floats for scalar input.
+    .. math::
+
+        \tfrac{1}{100} \min\{1, x\} \le \mathrm{TV}(P, \tilde P) \le \tfrac32 \min\{1, x\},
+        \qquad x = \frac{\sigma_\epsilon^2 \sqrt d}{\sigma^2},
+
+    read with :math:`P = N(\mu, \sigma^2 I_d)`, :math:`\tilde P = N(\mu, (\sigma^2 + \sigma_\epsilon^2) I_d)`.
+    The exact value is :func:`hockeystick.leakage.tv_exact`.
+
+    Parameters
+    ----------
+    variance : array_like
+        Per-coordinate variance :math:`\sigma^2` of the original parameter, finite and > 0.
+    distortion_variance : array_like
+        Per-coordinate variance :math:`\sigma_\epsilon^2` of the added noise, finite and >= 0.
+    dimension : array_like
+        Dimension d of the parameter, a whole number >= 1.  The three arguments broadcast together.
+
+    Returns
+    -------
+    lower, upper : float or numpy.ndarray
+        :math:`\min\{1, x\} / 100` and :math:`3 \min\{1, x\} / 2`: floats for scalar input, else
+        arrays of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        ``variance`` not finite and > 0, ``distortion_variance`` not finite and >= 0, ``dimension`` not
+        a whole number >= 1, or shapes that do not broadcast.
+    ParameterTypeError
+        An argument that is a string, bool or None.
+
+    References
+    ----------
+    Paper 001, Lemma 5.7 (eq. 15); docs/paper-001-errata.md, section 1 (where it holds, how loose).
+
+    Examples
+    --------
+    >>> from hockeystick.leakage import tv_bracket
+    >>> tv_bracket(1.0, 0.01, 100)
+    (0.001, 0.15...)
     """
     v = positive(variance, "variance")
     e = nonnegative(distortion_variance, "distortion_variance")
