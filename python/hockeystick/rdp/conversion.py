@@ -8,8 +8,13 @@
 the conversion of dp_accounting's RdpAccountant, term for term:
     eps(delta) = min_alpha eps_R(alpha) + log(1 - 1/alpha) - log(delta alpha) / (alpha - 1)   (alpha > 1.01)
     delta(eps) = min_alpha exp((alpha - 1)(eps_R(alpha) - eps + log(1 - 1/alpha)) - log alpha)  (alpha > 1.01)
-  together with the total-variation bound delta <= sqrt(1 - exp(-eps_R(alpha))) (eps_R(alpha) >= KL,
-  Bretagnolle & Huber 1979), which gives eps = 0 once delta^2 >= 1 - exp(-eps_R(alpha)).
+  together with the total-variation bound delta(0) <= sqrt(1 - exp(-eps_R(alpha))) (eps_R(alpha) >= KL,
+  Bretagnolle & Huber 1979), which gives eps = 0 where delta^2 > 1 - exp(-eps_R(alpha)), tested as
+  delta^2 + expm1(-eps_R(alpha)) > 0 in double precision.  The bound also gives 0 at equality, but for
+  double inputs equality never holds exactly (exp(-eps_R) is transcendental for eps_R > 0); a computed tie
+  (the sum rounding to 0) hides either sign, so a tie keeps the order formula's value.  A positive
+  computed sum is at least an ulp of delta^2, more than the rounding of delta^2 (half an ulp) and of
+  expm1 (half an ulp when correctly rounded) together.
   Orders at or below 1.01 are used only through the TV bound (the tight formula is unstable there).
 
 Both are upper bounds: eps >= 0 and delta <= 1 are enforced.  Orders must be finite and > 1 (the
