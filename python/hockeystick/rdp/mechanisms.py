@@ -13,11 +13,13 @@ Poisson-subsampled Gaussian, rate q:  eps(alpha) = log A_alpha / (alpha - 1) wit
 Every term is a log (log_ndtr for Phi, gammaln for the binomials) and sums are log-sum-exp, so
 nothing overflows at large orders or small sigma.  The generalised binomials C(alpha, i) alternate in
 sign for i > alpha.  ``fractional_series="absolute"`` (default) sums their magnitudes, as
-dp_accounting 0.6 does: an upper bound on A, so a valid but loose RDP (measured: +1.5% at
-alpha = 2.5, q = 0.1, sigma = 1; +73% at alpha = 1.5, q = 0.2, sigma = 2), kept as the default
-because it is the baseline users compare against.  ``"signed"`` keeps the signs: the exact
-expansion, equal to the defining integral to ~1e-12 (tests/rdp/test_rdp.py checks both against
-mpmath quadrature).  The series stops by dp_accounting's rule (both
+dp_accounting 0.6 does: each term is its binomial times positive factors, so the sum of magnitudes
+exceeds the signed sum A by twice the magnitudes of the negative terms (the triangle inequality on the
+expansion of Mironov, Talwar & Zhang 2019, Sec. 3), and its eps(alpha) is an upper bound on the RDP
+curve: valid, looser than the exact one, most where those negative terms are large.  It is kept as the
+default because it is the baseline users compare against.  ``"signed"`` keeps the signs: the exact
+expansion of A, up to the series' truncation below and rounding (tests/rdp/test_rdp.py checks both
+against mpmath quadrature).  The series stops by dp_accounting's rule (both
 parts decreasing and the new terms below e^-30 of the total; orders that do not settle within
 1000 terms get eps = inf, which is safe), so the two libraries agree term for term.  Its terms decay
 only polynomially in i near alpha = 1, so the neglected tail is of order e^-30 of A (about 1e-13
