@@ -24,7 +24,14 @@ import numpy.typing as npt
 
 from ..base.accountant import Bound
 from ..base.elementwise import ArrayLike
-from ..base.validation import broadcast, certified_sides, positive, positive_integer, scalar_or_array
+from ..base.validation import (
+    broadcast,
+    certified_sides,
+    epsilon_values,
+    positive,
+    positive_integer,
+    scalar_or_array,
+)
 from ..numerics.certified_theta import radius_down, radius_up
 from .gdp import GaussianDP
 
@@ -124,11 +131,23 @@ class GaussianMechanism(GaussianDP):
         ParameterTypeError
             ``epsilon`` a string, bool or None.
         """
-        return certified_sides(
+        at_inf = None
+        if np.any(np.isposinf(self.mu)):
+            # sigma, sensitivity and rounds are finite, so the true radius is finite even where it overflows
+            # to mu = inf, and delta(inf) = theta(r, inf) = 0 exactly: asked at eps = 0 there, then set to 0
+            e = epsilon_values(epsilon)
+            if np.any(np.isposinf(e)):
+                at_inf, epsilon = np.isposinf(e), np.where(np.isposinf(e), 0.0, e)
+        sides = certified_sides(
             bound,
             lambda: self._lower.delta(epsilon, bound="lower", threads=threads),
             lambda: super(GaussianMechanism, self).delta(epsilon, threads=threads),
         )
+        if at_inf is None:
+            return sides
+        if isinstance(sides, tuple):
+            return tuple(scalar_or_array(np.where(at_inf, 0.0, side)) for side in sides)
+        return scalar_or_array(np.where(at_inf, 0.0, sides))
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
         """Smallest eps >= 0 with theta(mu, eps) <= delta, each side rounded outward.
