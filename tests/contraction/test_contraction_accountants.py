@@ -252,6 +252,22 @@ def test_random_stop_matches_paper_normalization_and_is_below_last_iterate():
     assert close(RandomStopTrustedAggregator(**BASE).delta(e), paper)
 
 
+def test_inverse_time_schedule_is_below_equation_11_with_per_round_noise():
+    # eq. 11 replaces every factor by the last round's rate; with noise that differs by round, the factor's
+    # sigma must be the smallest one (a first round louder than the rest would give a bound below the truth)
+    rounds = 20
+    acc = InverseTimeRateTrustedAggregator(
+        n=2000,
+        batch_size=100,
+        sigma=np.r_[8.0, np.full(rounds - 1, 0.7)],
+        strong_convexity=0.5,
+        lipschitz=1.0,
+        radius=1.0,
+    )
+    eps = np.linspace(0.05, 4, 20)
+    assert np.all(acc.delta(eps) <= acc.paper_closed_form().delta(eps) * (1 + 1e-14))
+
+
 def test_random_stop_schedule_is_below_equation_12_with_minima():
     rng = np.random.default_rng(3)
     acc = RandomStopTrustedAggregatorSchedule(

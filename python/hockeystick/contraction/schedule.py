@@ -325,13 +325,14 @@ class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
         Returns
         -------
         TrustedAggregator
-            The constant-schedule accountant at eta = eta_T = 1/(lambda T) and sigma = sigma_1, whose
-            ``delta`` is at least this one's.
+            The constant-schedule accountant at eta = eta_T = 1/(lambda T) and sigma = min_t sigma_t, whose
+            ``delta`` is at least this one's: every round's factor grows as eta and sigma shrink, and the
+            paper's sigma_1 is that minimum only when the noise is the same in every round.
         """
         return TrustedAggregator(
             n=self.n,
             batch_size=self.batch_size,
-            sigma=float(self.sigma[0]),
+            sigma=float(self.sigma.min()),
             learning_rate=float(self.learning_rate[-1]),
             lipschitz=self.lipschitz,
             radius=self.radius,
