@@ -22,17 +22,44 @@ __all__ = ["Auditor"]
 
 
 class Auditor:
-    """Privacy estimates and bounds from the attack scores of held-in and held-out canaries.
+    """Compute privacy estimates and bounds from the attack scores of held-in and held-out canaries.
+
+    jax_privacy 2.0's ``CanaryScoreAuditor``, method for method: the names, positional order and
+    defaults are its own, so that a call written for it runs here and gives the same number
+    (docs/audit.md lists each method beside its function of ``hockeystick.audit``). ``audit_curve`` and
+    ``report`` are this package's own: the scores against an accountant. Each method validates its
+    arguments as its function does and raises what it raises.
 
     Parameters
     ----------
     in_canary_scores, out_canary_scores : array_like
-        Attack scores; higher means "in" (negate a loss first).
+        Attack scores of the held-in and held-out canaries, one-dimensional, each non-empty; higher
+        means "in" (negate a loss first).
+
+    Attributes
+    ----------
+    scores : Scores
+        The checked, sorted scores.
 
     Raises
     ------
     ValueError
-        An empty side, or a NaN or infinite score.
+        If either side is empty or has more than one dimension, or holds a NaN or infinite score.
+    ParameterTypeError
+        If a score is not a real number (strings, booleans, None).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick import audit
+    >>> rng = np.random.default_rng(0)
+    >>> auditor = audit.Auditor(rng.normal(1.0, 1.0, 5000), rng.normal(0.0, 1.0, 5000))
+    >>> round(auditor.tpr_at_given_fpr(0.01), 6), round(auditor.attack_auroc(), 6)
+    (0.099915, 0.756442)
+    >>> round(auditor.epsilon_clopper_pearson(0.05, 1e-5), 4)
+    1.8682
+    >>> round(auditor.epsilon_from_gdp(0.05, 1e-5), 4)
+    3.8189
     """
 
     def __init__(self, in_canary_scores: Any, out_canary_scores: Any) -> None:

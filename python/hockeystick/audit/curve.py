@@ -47,9 +47,12 @@ _GRID = np.unique(np.concatenate([[0.0, 1.0], _TAIL, 1.0 - _TAIL]))
 
 @dataclass(frozen=True)
 class CurveAudit:
-    """The verdict of the scores against an accountant's certified trade-off curve.
+    """Hold the verdict of the canary scores against an accountant's certified trade-off curve.
 
-    Attributes
+    ``audit_curve`` returns it; the fields are not checked here. The property ``excess`` is
+    tpr_lower - tpr_certified, positive where the curve is refuted (None for the one-run test).
+
+    Parameters
     ----------
     refuted : bool
         Whether the scores refute the curve at ``significance``.
@@ -58,10 +61,12 @@ class CurveAudit:
     method : str
         "clopper_pearson" or "one_run_fdp".
     threshold : float
-        The witness threshold (+inf where no threshold was tested).
-    tpr_lower, fpr_upper, tpr_certified : float or None
-        Clopper-Pearson: the witness's TPR lower limit, FPR upper limit and the certified TPR there
-        (None for the one-run test).
+        The witness threshold: the one with the largest TPR_low - T(FPR_up) (Clopper-Pearson), or the
+        first refuting one, else the one of the highest precision (one run); +inf where no threshold
+        was tested.
+    tpr_lower, fpr_upper, tpr_certified : float or None, optional
+        Clopper-Pearson: the witness's TPR lower limit, FPR upper limit and the certified upper TPR
+        T(FPR_up) there (None, the default, for the one-run test).
     """
 
     refuted: bool
@@ -90,7 +95,23 @@ def audit_curve(
     method: Any = "clopper_pearson",
     threshold_strategy: Any = None,
 ) -> CurveAudit:
-    """Test the claim "the mechanism is f-DP with f the accountant's certified trade-off curve".
+    r"""Test the claim that the mechanism is f-DP with f the accountant's certified trade-off curve.
+
+    An accountant certifies that no test of its mechanism reaches a TPR above
+    T(alpha) = ``risk.tpr_at_fpr(accountant, alpha, bound="upper")`` at FPR alpha. With
+    ``method="clopper_pearson"``, a Clopper-Pearson lower limit TPR_low and upper limit FPR_up at each
+    threshold the strategy picks (each at significance / 2, divided by the strategy's family); T does
+    not decrease, so where the limits hold TPR <= T(FPR) <= T(FPR_up), and a threshold with
+
+    .. math::
+
+        \mathrm{TPR}_{\mathrm{low}}(t) > T(\mathrm{FPR}_{\mathrm{up}}(t))
+
+    refutes the accountant. With ``method="one_run_fdp"``, Mahloujifar et al.'s one-run test of the
+    claim f-DP, f the certified symmetric curve read below its values on a grid of 3002 points. A right
+    accountant is refuted with probability at most ``significance``. The curve is a far stronger claim
+    than one (epsilon, delta) point: it can be refuted where no epsilon bound reaches the accountant's
+    epsilon.
 
     Parameters
     ----------
@@ -99,14 +120,17 @@ def audit_curve(
     out_scores : array_like, optional
         The held-out scores when ``scores`` is an array.
     accountant : Accountant
-        Any accountant describing the run (scalar parameters), e.g. ``registry.get("dp_sgd").build(...)``.
-    significance : float
-        The test's level, in (0, 1).
-    direction : {"symmetric", "remove", "add"}
-        The curve's direction (``risk.tradeoff_curve``); "remove" and "add" need a PLD accountant that keeps
-        its directions, and the Clopper-Pearson method.
-    method : {"clopper_pearson", "one_run_fdp"}
-        The test (module docstring).
+        Any accountant describing the run, with scalar parameters (one mechanism), e.g.
+        ``registry.get("dp_sgd").build(...)``.
+    significance : float, optional
+        The test's level, in (0, 1) (default 0.05).
+    direction : {"symmetric", "remove", "add"}, optional
+        The curve's direction (``risk.tradeoff_curve``; default "symmetric"); "remove" (membership
+        inference) and "add" need a PLD accountant that keeps its directions, and the Clopper-Pearson
+        method.
+    method : {"clopper_pearson", "one_run_fdp"}, optional
+        The test (default "clopper_pearson"); "one_run_fdp" is for the one-run setting (canaries
+        included independently with probability 1/2 in one training run).
     threshold_strategy : Simultaneous, Bonferroni, Explicit or Split, optional
         Where the test looks: default ``Simultaneous()`` for the Clopper-Pearson method, ``Bonferroni()``
         for the one-run test (which does not take ``Simultaneous``).
@@ -119,7 +143,37 @@ def audit_curve(
     Raises
     ------
     ValueError
-        A bad argument (named), or an accountant whose delta is not one mechanism's.
+        If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``direction`` or
+        ``method`` is not one of its values, ``direction`` is not "symmetric" with the one-run method or
+        with an accountant that keeps no directions, the strategy is not one the method takes (or
+        carries a bad field), or the accountant has array parameters.
+    ParameterTypeError
+        If ``accountant`` is not an accountant (no ``.delta(epsilon, bound=...)``), or an argument is a
+        string, a boolean or None where a number is expected.
+
+    See Also
+    --------
+    report : The curve test beside the audit's epsilon and the accountant's bracket.
+
+    References
+    ----------
+    Dong, Roth & Su 2022 (f-DP and trade-off functions); Clopper & Pearson 1934 (the limits);
+    Mahloujifar, Melis & Chaudhuri 2024 (the one-run f-DP test).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick import audit, registry
+    >>> rng = np.random.default_rng(0)
+    >>> held_in, held_out = rng.normal(1.0, 1.0, 5000), rng.normal(0.0, 1.0, 5000)
+    >>> understated = registry.get("gaussian").build(sigma=1.25)
+    >>> verdict = audit.audit_curve(held_in, held_out, accountant=understated)
+    >>> verdict.refuted
+    True
+    >>> [round(v, 5) for v in (verdict.tpr_lower, verdict.fpr_upper, verdict.tpr_certified)]
+    [0.35347, 0.11212, 0.33894]
+    >>> audit.audit_curve(held_in, held_out, accountant=registry.get("gaussian").build(sigma=1.0)).refuted
+    False
     """
     data = as_scores(scores, out_scores)
     s = significance_level(significance)

@@ -79,7 +79,18 @@ def log_ratio_lower(high: np.ndarray, delta: float, low: np.ndarray) -> np.ndarr
 def epsilon_raw_counts(
     scores: Any, out_scores: Any = None, *, min_count: Any = 50, delta: Any = 0.0, one_sided: Any = True
 ) -> float:
-    """The estimate log((TPR - delta) / FPR) at the best threshold with at least ``min_count`` false positives.
+    r"""Estimate epsilon as log((TPR - delta) / FPR) at the best threshold with ``min_count`` false positives.
+
+    Over the ROC hull's vertices with at least ``min_count`` false positives, and at the hull's TPR at
+    FPR = min_count / n_out,
+
+    .. math::
+
+        \hat\varepsilon = \max\Bigl(0,\ \max_t \log\frac{\mathrm{TPR}(t) - \delta}{\mathrm{FPR}(t)}\Bigr)
+
+    (jax_privacy's ``epsilon_raw_counts``). An estimate, not a bound: it exceeds the true epsilon about
+    half of the time where the best test is resolved; use it to read a trend, never to refute an
+    accountant.
 
     Parameters
     ----------
@@ -87,23 +98,41 @@ def epsilon_raw_counts(
         The canary scores (``Scores``), or the held-in scores with ``out_scores``.
     out_scores : array_like, optional
         The held-out scores when ``scores`` is an array.
-    min_count : int
+    min_count : int, optional
         The least number of false positives (false negatives, for the reversed test) a threshold needs,
-        >= 1: fewer makes the estimate noisy, more biases it towards 0.
-    delta : float
-        In [0, 1).
-    one_sided : bool
-        False: also the reversed test (TNR against FNR).
+        an integer >= 1 (default 50): fewer makes the estimate noisy, more biases it towards 0. At
+        ``min_count`` >= n_out the estimate is 0.
+    delta : float, optional
+        The delta of the claim, in [0, 1) (default 0).
+    one_sided : bool, optional
+        True (default): the "in" test only; False: also the reversed test, log((TNR - delta) / FNR).
 
     Returns
     -------
     float
-        The estimate, >= 0 (not a bound: see the module docstring).
+        The estimate, >= 0.
 
     Raises
     ------
     ValueError
-        A bad argument (named).
+        If the scores are refused (``as_scores``), ``min_count`` is not an integer >= 1, or ``delta``
+        is outside [0, 1) or NaN.
+    ParameterTypeError
+        If an argument is a string, None, or (but for ``one_sided``) a boolean; or ``one_sided`` is not a
+        boolean.
+
+    See Also
+    --------
+    epsilon_clopper_pearson : A lower bound at a stated confidence.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick import audit
+    >>> rng = np.random.default_rng(0)
+    >>> held_in, held_out = rng.normal(1.0, 1.0, 5000), rng.normal(0.0, 1.0, 5000)
+    >>> round(audit.epsilon_raw_counts(held_in, held_out, min_count=50), 4)
+    2.3017
     """
     data = as_scores(scores, out_scores)
     least = _validation.count(min_count, "min_count", minimum=1)
@@ -142,7 +171,20 @@ def epsilon_clopper_pearson(
     one_sided: Any = True,
     threshold_strategy: Any = BONFERRONI,
 ) -> float:
-    """A lower bound on epsilon at confidence 1 - ``significance`` from Clopper-Pearson limits on the rates.
+    r"""Bound epsilon from below at confidence 1 - ``significance`` with Clopper-Pearson limits on the rates.
+
+    (epsilon, delta)-DP bounds every threshold test: TPR <= e^epsilon FPR + delta. With a
+    Clopper-Pearson lower limit on the TPR and an upper limit on the FPR, each at significance / 2
+    (divided further by the strategy's family), at the thresholds the strategy picks,
+
+    .. math::
+
+        \varepsilon_{\mathrm{low}} = \max\Bigl(0,\ \max_t \log\frac{\mathrm{TPR}_{\mathrm{low}}(t) - \delta}
+        {\mathrm{FPR}_{\mathrm{up}}(t)}\Bigr),
+
+    lowered past its round-off (jax_privacy's ``epsilon_clopper_pearson``; its limits here are rounded
+    outward so that the confidence holds). A lower bound on epsilon holding with probability at least
+    1 - ``significance`` for canaries scored independently.
 
     Parameters
     ----------
@@ -152,12 +194,14 @@ def epsilon_clopper_pearson(
         The held-out scores when ``scores`` is an array.
     significance : float
         The probability that the bound fails, in (0, 1).
-    delta : float
-        In [0, 1).
-    one_sided : bool
-        False: also the reversed test (not with ``Simultaneous``).
-    threshold_strategy : Bonferroni, Simultaneous, Explicit, Split or MultiSplit
-        Where the bound is read (``hockeystick.audit.strategies``).
+    delta : float, optional
+        The delta of the claim, in [0, 1) (default 0).
+    one_sided : bool, optional
+        True (default): the "in" test only; False: also the reversed test, log((TNR_low - delta) /
+        FNR_up) (not with ``Simultaneous``).
+    threshold_strategy : Bonferroni, Simultaneous, Explicit, Split or MultiSplit, optional
+        Where the bound is read (default ``Bonferroni()``, jax_privacy's); a ``MultiSplit`` returns the
+        median of its splits' bounds.
 
     Returns
     -------
@@ -167,7 +211,35 @@ def epsilon_clopper_pearson(
     Raises
     ------
     ValueError
-        A bad argument (named), or ``Simultaneous`` with ``one_sided=False``.
+        If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``delta`` is
+        outside [0, 1), ``threshold_strategy`` is not one of the five or carries an infinite threshold,
+        a fraction outside (0, 1), a number of splits below 1 or a negative seed, a split leaves a part
+        without an in- or an out-canary, or ``Simultaneous`` is given with ``one_sided=False``.
+    ParameterTypeError
+        If an argument is a string, None or a boolean where a number is expected, or ``one_sided`` is
+        not a boolean.
+
+    See Also
+    --------
+    epsilon_gdp : A tighter lower bound for a mechanism that is mu-GDP.
+    epsilon_one_run : The bound of one training run's canaries.
+
+    References
+    ----------
+    Jagielski, Ullman & Oprea 2020 (the Clopper-Pearson audit); Clopper & Pearson 1934 (the limits).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick import audit
+    >>> rng = np.random.default_rng(0)
+    >>> held_in, held_out = rng.normal(1.0, 1.0, 5000), rng.normal(0.0, 1.0, 5000)
+    >>> round(audit.epsilon_clopper_pearson(held_in, held_out, significance=0.05, delta=1e-5), 4)
+    1.8682
+    >>> simultaneous = audit.Simultaneous()
+    >>> round(audit.epsilon_clopper_pearson(held_in, held_out, significance=0.05, delta=1e-5,
+    ...                                     threshold_strategy=simultaneous), 4)
+    1.6339
     """
     data = as_scores(scores, out_scores)
     s = significance_level(significance)
@@ -288,8 +360,24 @@ def split_parts(data: Scores, strategy: Split | MultiSplit, seed: Any = None) ->
 
 
 def epsilon_gdp(scores: Any, out_scores: Any = None, *, significance: Any, delta: Any) -> float:
-    """A lower bound on epsilon at ``delta`` assuming the mechanism is mu-GDP: the epsilon of the least mu
-    the scores allow at confidence 1 - ``significance``.
+    r"""Bound epsilon at ``delta`` from below for a mu-GDP mechanism: the epsilon of the least mu the scores allow.
+
+    A mu-GDP mechanism's tests satisfy :math:`\Phi^{-1}(1 - \mathrm{FPR}) - \Phi^{-1}(\mathrm{FNR}) \le \mu`.
+    With Clopper-Pearson upper limits on the FPR and the FNR at every ROC hull vertex, each at
+    significance / (2 x vertices),
+
+    .. math::
+
+        \mu_{\mathrm{low}} = \max\Bigl(0,\ \max_t\ \Phi^{-1}(1 - \mathrm{FPR}_{\mathrm{up}}(t))
+        - \Phi^{-1}(\mathrm{FNR}_{\mathrm{up}}(t))\Bigr)
+
+    over the vertices where both limits are below 1 - delta, lowered past its round-off; the result is
+    the epsilon of mu_low-GDP at ``delta``, the root of
+    :math:`\delta = \Phi(\mu/2 - \varepsilon/\mu) - e^{\varepsilon}\Phi(-\mu/2 - \varepsilon/\mu)`
+    rounded down (jax_privacy's ``epsilon_from_gdp``, which takes the largest absolute mu: a negative mu
+    bounds nothing, so here only a positive mu counts). A lower bound holding with probability at
+    least 1 - ``significance`` if the mechanism is mu-GDP for some mu (a Gaussian mechanism, DP-SGD in
+    its central-limit regime); not otherwise.
 
     Parameters
     ----------
@@ -298,19 +386,35 @@ def epsilon_gdp(scores: Any, out_scores: Any = None, *, significance: Any, delta
     out_scores : array_like, optional
         The held-out scores when ``scores`` is an array.
     significance : float
-        In (0, 1).
+        The probability that the bound fails, in (0, 1).
     delta : float
-        Strictly between 0 and 1.
+        The delta at which epsilon is read, strictly between 0 and 1.
 
     Returns
     -------
     float
-        The bound, >= 0 (certified_theta's lower epsilon of mu_low-GDP).
+        The bound, >= 0 (0 where no positive mu is found).
 
     Raises
     ------
     ValueError
-        A bad argument (named).
+        If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), or ``delta`` is
+        not strictly between 0 and 1.
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    References
+    ----------
+    Nasr et al. 2023 (the GDP fit of an audit); Dong, Roth & Su 2022 (mu-GDP and its epsilon at delta).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick import audit
+    >>> rng = np.random.default_rng(0)
+    >>> held_in, held_out = rng.normal(1.0, 1.0, 5000), rng.normal(0.0, 1.0, 5000)
+    >>> round(audit.epsilon_gdp(held_in, held_out, significance=0.05, delta=1e-5), 4)
+    3.8189
     """
     data = as_scores(scores, out_scores)
     s = significance_level(significance)

@@ -150,7 +150,21 @@ def epsilon_one_run(
     one_sided: Any = True,
     threshold_strategy: Any = BONFERRONI,
 ) -> float:
-    """Steinke, Nasr and Jagielski's one-run lower bound on epsilon at confidence 1 - ``significance``.
+    r"""Bound epsilon from below with one training run's canaries (Steinke, Nasr & Jagielski 2023).
+
+    The m = n_in + n_out canaries were each included in the run independently with probability 1/2;
+    the attack guesses "in" for those scoring at or above a threshold: g guesses, c of them correct.
+    Under (epsilon, delta)-DP, with :math:`q = e^{\varepsilon}/(1 + e^{\varepsilon})` and
+    X ~ Binomial(g, q),
+
+    .. math::
+
+        P(C \ge c) \le P(X \ge c) + 2 m \delta \max_{1 \le i \le c} \frac{P(c - i \le X \le c - 1)}{i},
+
+    and the bound is the largest epsilon whose p-value so bounded is at most the significance (0 where
+    none is), found by bisection within 1e-9 of the root from below, the tails rounded up. It holds
+    without independence between the canaries' scores, at the price of a weaker bound than
+    ``epsilon_clopper_pearson``'s.
 
     Parameters
     ----------
@@ -159,13 +173,13 @@ def epsilon_one_run(
     out_scores : array_like, optional
         The held-out scores when ``scores`` is an array.
     significance : float
-        In (0, 1).
+        The probability that the bound fails, in (0, 1).
     delta : float
-        In [0, 1).
-    one_sided : bool
-        Must be True (only "in" guesses).
-    threshold_strategy : Bonferroni, Explicit, Split or MultiSplit
-        Where the guesses' threshold is chosen.
+        The delta of the claim, in [0, 1).
+    one_sided : bool, optional
+        Must be True (default): only "in" guesses.
+    threshold_strategy : Bonferroni, Explicit, Split or MultiSplit, optional
+        Where the guesses' threshold is chosen (default ``Bonferroni()``; not ``Simultaneous``).
 
     Returns
     -------
@@ -175,7 +189,27 @@ def epsilon_one_run(
     Raises
     ------
     ValueError
-        A bad argument (named).
+        If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``delta`` is
+        outside [0, 1), ``one_sided`` is False, ``threshold_strategy`` is not ``Bonferroni``,
+        ``Explicit``, ``Split`` or ``MultiSplit`` or carries an infinite threshold, a fraction outside
+        (0, 1), a number of splits below 1 or a negative seed, or a split leaves a part without an in-
+        or an out-canary.
+    ParameterTypeError
+        If an argument is a string, None or a boolean where a number is expected, or ``one_sided`` is
+        not a boolean.
+
+    References
+    ----------
+    Steinke, Nasr & Jagielski 2023, Thm 3.1 and Prop. 5.3 (arXiv:2305.08846).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick import audit
+    >>> rng = np.random.default_rng(0)
+    >>> held_in, held_out = rng.normal(2.0, 1.0, 500), rng.normal(0.0, 1.0, 500)
+    >>> round(audit.epsilon_one_run(held_in, held_out, significance=0.05, delta=0.0), 4)
+    3.2425
     """
     data, s, d, strategy = _arguments(scores, out_scores, significance, delta, one_sided, threshold_strategy, True)
 
@@ -194,8 +228,16 @@ def epsilon_one_run_fdp(
     one_sided: Any = True,
     threshold_strategy: Any = BONFERRONI,
 ) -> float:
-    """Mahloujifar et al.'s one-run f-DP audit of the Gaussian trade-off through (eps, ``delta``): the largest
-    eps whose claim the scores refute at ``significance``.
+    r"""Bound epsilon from below by the one-run f-DP audit of the Gaussian trade-off (Mahloujifar et al. 2024).
+
+    The setting is ``epsilon_one_run``'s (m canaries, each in the run with probability 1/2; g guesses,
+    c correct). The claim tested at each epsilon is f-DP with :math:`f = G_\mu`,
+    :math:`G_\mu(x) = \Phi(\Phi^{-1}(1 - x) - \mu)`, mu the Gaussian mechanism's at (epsilon,
+    ``delta``) (jax_privacy's meaning): the numbers of correct and wrong guesses, scaled by
+    significance / m, are propagated through f's blow-up from i = c - 1 down to 0, and the claim is
+    refuted where their sum exceeds g / m. The result is the largest epsilon whose claim the scores
+    refute at ``significance`` (0 where none is), found by bisection within 1e-9 of the root from
+    below, with mu rounded up and f rounded down.
 
     Parameters
     ----------
@@ -204,13 +246,13 @@ def epsilon_one_run_fdp(
     out_scores : array_like, optional
         The held-out scores when ``scores`` is an array.
     significance : float
-        In (0, 1).
+        The probability that the bound fails, in (0, 1).
     delta : float
-        Strictly between 0 and 1.
-    one_sided : bool
-        Must be True.
-    threshold_strategy : Bonferroni, Explicit, Split or MultiSplit
-        Where the guesses' threshold is chosen.
+        The delta of the claim, strictly between 0 and 1.
+    one_sided : bool, optional
+        Must be True (default): only "in" guesses.
+    threshold_strategy : Bonferroni, Explicit, Split or MultiSplit, optional
+        Where the guesses' threshold is chosen (default ``Bonferroni()``; not ``Simultaneous``).
 
     Returns
     -------
@@ -220,7 +262,32 @@ def epsilon_one_run_fdp(
     Raises
     ------
     ValueError
-        A bad argument (named).
+        If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``delta`` is
+        outside (0, 1), ``one_sided`` is False, ``threshold_strategy`` is not ``Bonferroni``,
+        ``Explicit``, ``Split`` or ``MultiSplit`` or carries an infinite threshold, a fraction outside
+        (0, 1), a number of splits below 1 or a negative seed, or a split leaves a part without an in-
+        or an out-canary.
+    ParameterTypeError
+        If an argument is a string, None or a boolean where a number is expected, or ``one_sided`` is
+        not a boolean.
+
+    See Also
+    --------
+    audit_curve : The same one-run test of an accountant's certified curve (``method="one_run_fdp"``).
+
+    References
+    ----------
+    Mahloujifar, Melis & Chaudhuri 2024 (arXiv:2410.22235, "audit_rh_with_cap"); Dong, Roth & Su 2022
+    (the Gaussian trade-off function G_mu).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick import audit
+    >>> rng = np.random.default_rng(0)
+    >>> held_in, held_out = rng.normal(2.0, 1.0, 500), rng.normal(0.0, 1.0, 500)
+    >>> round(audit.epsilon_one_run_fdp(held_in, held_out, significance=0.05, delta=1e-5), 4)
+    4.6234
     """
     data, s, d, strategy = _arguments(scores, out_scores, significance, delta, one_sided, threshold_strategy, False)
 

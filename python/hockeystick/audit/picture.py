@@ -40,7 +40,15 @@ def plot_audit(
     direction: Any = "symmetric",
     path: str | os.PathLike[str] | None = None,
 ) -> Any:
-    """Draw the empirical ROC with its confidence band over the accountant's certified band.
+    """Draw the empirical ROC with its confidence band over the accountant's certified TPR band.
+
+    On log-log axes (FPR, TPR): the accountant's certified TPR bracket [lower, upper] at 200 FPRs from
+    0.5 / n_out to 1 (``risk.tpr_at_fpr``, ``bound="both"``; no attack on a mechanism the accountant
+    describes rises above its upper edge), the ROC hull of the scores, and its confidence band: at
+    every in-canary's score on the hull and up to 400 in-scores spread over their range, the corners
+    (FPR_up, TPR_low) and (FPR_low, TPR_up) of Clopper-Pearson limits at significance / (2 n_in) each,
+    joined into envelopes. With probability at least 1 - significance the true ROC lies above the
+    lower edge at those corners; a lower edge above the certified band refutes the accountant.
 
     Parameters
     ----------
@@ -49,25 +57,47 @@ def plot_audit(
     out_scores : array_like, optional
         The held-out scores when ``scores`` is an array.
     accountant : Accountant
-        The run's accountant (scalar parameters).
-    significance : float
-        The confidence band's level, in (0, 1).
-    direction : {"symmetric", "remove", "add"}
-        The certified curve's direction.
+        The run's accountant, with scalar parameters (one mechanism).
+    significance : float, optional
+        The confidence band's level, in (0, 1) (default 0.05).
+    direction : {"symmetric", "remove", "add"}, optional
+        The certified curve's direction (default "symmetric"; "remove" and "add" need a PLD accountant
+        that keeps its directions).
     path : str or os.PathLike, optional
-        Where to save the picture (PNG, PDF, SVG by its suffix).
+        Where to save the picture (PNG, PDF, SVG by its suffix); default None: not saved.
 
     Returns
     -------
     matplotlib.figure.Figure
-        The figure.
+        The figure (on an Agg canvas: no window opens).
 
     Raises
     ------
     ValueError
-        A bad argument (named), or a ``path`` whose directory does not exist.
+        If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``direction`` is
+        not one of its values or not one the accountant keeps, or the directory of ``path`` does not
+        exist.
+    ParameterTypeError
+        If ``accountant`` is not an accountant, or ``significance`` is a string, a boolean or None.
     MissingExtraError
-        matplotlib is not installed.
+        If matplotlib is not installed (the ``plot`` extra).
+
+    References
+    ----------
+    Carlini et al. 2022 (attacks judged at low FPR, on log-log axes).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from hockeystick import audit, registry
+    >>> rng = np.random.default_rng(0)
+    >>> held_in, held_out = rng.normal(1.0, 1.0, 2000), rng.normal(0.0, 1.0, 2000)
+    >>> accountant = registry.get("gaussian").build(sigma=1.0)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     figure = audit.plot_audit(held_in, held_out, accountant=accountant, path=os.path.join(folder, "audit.png"))
+    ...     os.path.exists(os.path.join(folder, "audit.png"))
+    True
     """
     data = as_scores(scores, out_scores)
     s = significance_level(significance)

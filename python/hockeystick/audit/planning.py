@@ -31,32 +31,61 @@ MAX_CANARIES = 10**12
 def canaries_needed(
     epsilon: Any, factor: Any, *, fpr: Any, delta: Any = 0.0, significance: Any = 0.05, power: Any = 0.5
 ) -> int:
-    """The canaries per side needed to refute a claimed ``epsilon`` when the leakage is ``factor`` times it.
+    r"""Compute the canaries per side an audit needs to refute a claimed ``epsilon`` that understates the leakage.
+
+    The audit reads one threshold fixed in advance (``Explicit``) at false-positive rate ``fpr``, with n
+    in- and n out-canaries, and the mechanism leaks ``factor`` times the claim along that test: its TPR
+    there is :math:`\mathrm{TPR} = e^{\mathrm{factor}\,\varepsilon}\,\mathrm{fpr} + \delta` (the
+    (factor epsilon, delta) line, which randomized response meets exactly). The claim is refuted when
+
+    .. math::
+
+        \log\frac{\mathrm{TPR}_{\mathrm{low}} - \delta}{\mathrm{FPR}_{\mathrm{up}}} > \varepsilon,
+
+    each Clopper-Pearson limit at significance / 2. The result is the least n, found by doubling and
+    then bisection, at which that happens with the true-positive count at its (1 - power)-quantile and
+    the false-positive count at its power-quantile: the audit then succeeds with probability about
+    ``power`` or more (the counts' integer steps can make the outcome flicker by a few canaries around
+    it). n grows like :math:`1 / (\mathrm{fpr}\,(e^{\mathrm{factor}\,\varepsilon} - e^{\varepsilon})^2)`:
+    halving the gap quadruples the canaries.
 
     Parameters
     ----------
     epsilon : float
-        The claimed epsilon, > 0.
+        The claimed epsilon, finite and > 0.
     factor : float
-        The true leakage over the claim, > 1 (the test's TPR is e^(factor epsilon) fpr + delta).
+        The true leakage over the claim, finite and > 1.
     fpr : float
         The test's false-positive rate, in (0, 1), with e^(factor epsilon) fpr + delta < 1.
-    delta : float
-        The claim's delta, in [0, 1).
-    significance : float
-        The audit's level, in (0, 1).
-    power : float
-        The wanted probability of refuting, in (0, 1).
+    delta : float, optional
+        The claim's delta, in [0, 1) (default 0).
+    significance : float, optional
+        The audit's level, in (0, 1) (default 0.05).
+    power : float, optional
+        The wanted probability of refuting, in (0, 1) (default 0.5).
 
     Returns
     -------
     int
-        In- (and out-) canaries, at most 10^12.
+        In- (and as many out-) canaries, at most 2^39 (about 5.5e11).
 
     Raises
     ------
     ValueError
-        A bad argument (named), or no n up to 10^12 refutes.
+        If ``epsilon`` is not finite and > 0, ``factor`` not finite and > 1, ``fpr``, ``significance``
+        or ``power`` outside (0, 1), ``delta`` outside [0, 1), e^(factor epsilon) fpr + delta >= 1, or
+        the doubling reaches no refuting number of canaries up to 10^12 (it tries
+        the powers of 2 up to 2^39).
+    ParameterTypeError
+        If an argument is a string, a boolean or None.
+
+    Examples
+    --------
+    >>> from hockeystick import audit
+    >>> [audit.canaries_needed(1.0, f, fpr=0.01) for f in (2.0, 1.5, 1.2, 1.1)]
+    [699, 3228, 22821, 94325]
+    >>> audit.canaries_needed(1.0, 1.5, fpr=0.01, power=0.9)
+    8429
     """
     eps = float(_validation.positive(_validation.single(epsilon, "epsilon"), "epsilon"))
     gap = float(_validation.single(factor, "factor"))

@@ -24,24 +24,38 @@ __all__ = ["auroc", "hull_tpr", "max_accuracy", "tpr_at_fpr"]
 
 
 def tpr_at_fpr(scores: Scores, fpr: Any) -> Any:
-    """The largest TPR of a (randomized) threshold test with FPR ``fpr`` on these scores.
+    """Compute the largest TPR of a (randomized) threshold test with false-positive rate ``fpr``.
+
+    The ROC hull's TPR at FPR ``fpr``, linear between its vertices: the tests that may randomize
+    between two thresholds (jax_privacy's ``tpr_at_given_fpr``).
 
     Parameters
     ----------
     scores : Scores
-        The canary scores.
+        The canary scores (from ``as_scores`` or ``read_csv``; arrays are not taken here).
     fpr : float or array_like
         False-positive rates in [0, 1].
 
     Returns
     -------
     float or numpy.ndarray
-        The hull's TPR at each ``fpr`` (its shape; a float for a float).
+        The TPR at each ``fpr``, in [0, 1] (``fpr``'s shape; a float for a scalar).
 
     Raises
     ------
     ValueError
-        An ``fpr`` outside [0, 1] or NaN.
+        If an ``fpr`` is outside [0, 1] or NaN.
+    ParameterTypeError
+        If ``fpr`` is a string, a boolean or None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick import audit
+    >>> rng = np.random.default_rng(0)
+    >>> scores = audit.as_scores(rng.normal(1.0, 1.0, 5000), rng.normal(0.0, 1.0, 5000))
+    >>> round(audit.tpr_at_fpr(scores, 0.01), 6)
+    0.099915
     """
     rates = _validation.in_interval(fpr, "fpr", 0.0, 1.0, open_low=False, open_high=False)
     hull = scores.hull
@@ -74,17 +88,32 @@ def hull_tpr(tp: np.ndarray, fp: np.ndarray, fpr: np.ndarray) -> np.ndarray:
 
 
 def auroc(scores: Scores) -> float:
-    """The area under the ROC hull (tests that may randomize between two thresholds).
+    r"""Compute the area under the ROC hull (tests that may randomize between two thresholds).
+
+    Trapezoids between the hull's vertices (jax_privacy's ``attack_auroc``):
+
+    .. math::
+
+        \mathrm{AUROC} = \sum_k \tfrac12 (\mathrm{TPR}_k + \mathrm{TPR}_{k+1})(\mathrm{FPR}_{k+1} - \mathrm{FPR}_k).
 
     Parameters
     ----------
     scores : Scores
-        The canary scores.
+        The canary scores (from ``as_scores`` or ``read_csv``; arrays are not taken here).
 
     Returns
     -------
     float
         The area, in [1/2, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick import audit
+    >>> rng = np.random.default_rng(0)
+    >>> scores = audit.as_scores(rng.normal(1.0, 1.0, 5000), rng.normal(0.0, 1.0, 5000))
+    >>> round(audit.auroc(scores), 6)
+    0.756442
     """
     hull = scores.hull
     tpr = hull.tp / scores.n_in
@@ -93,27 +122,43 @@ def auroc(scores: Scores) -> float:
 
 
 def max_accuracy(scores: Scores, *, prevalence: Any = None, significance: Any = None) -> float:
-    """The largest accuracy prevalence TPR + (1 - prevalence) TNR of a threshold test on these scores.
+    r"""Compute the largest accuracy of a threshold test, prevalence TPR + (1 - prevalence) TNR.
+
+    The maximum over the ROC hull's vertices of :math:`p\,\mathrm{TPR} + (1 - p)\,\mathrm{TNR}`,
+    p the prevalence (jax_privacy's ``max_accuracy``).
 
     Parameters
     ----------
     scores : Scores
-        The canary scores.
+        The canary scores (from ``as_scores`` or ``read_csv``; arrays are not taken here).
     prevalence : float, optional
-        The share of held-in canaries among those tested, in [0, 1]; default their share here.
+        The share p of held-in canaries among those tested, in [0, 1]; default their share here,
+        n_in / (n_in + n_out).
     significance : float, optional
-        With it, each vertex's TPR and TNR are Clopper-Pearson upper limits at ``significance / 2``
-        (in (0, 1)): a per-vertex upper bound, as jax_privacy computes it.
+        With it, in (0, 1), each vertex's TPR and TNR are Clopper-Pearson upper limits at
+        ``significance / 2``: a per-vertex upper limit, as jax_privacy computes it (no correction for the
+        number of vertices, so not a bound on the maximum at 1 - significance).
 
     Returns
     -------
     float
-        The accuracy.
+        The accuracy, in [0, 1].
 
     Raises
     ------
     ValueError
-        ``prevalence`` outside [0, 1] or ``significance`` outside (0, 1).
+        If ``prevalence`` is outside [0, 1] or ``significance`` outside (0, 1), or either is NaN.
+    ParameterTypeError
+        If ``prevalence`` or ``significance`` is a string or a boolean.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick import audit
+    >>> rng = np.random.default_rng(0)
+    >>> scores = audit.as_scores(rng.normal(1.0, 1.0, 5000), rng.normal(0.0, 1.0, 5000))
+    >>> round(audit.max_accuracy(scores), 4)
+    0.6826
     """
     hull = scores.hull
     share = (

@@ -45,16 +45,44 @@ class Hull:
 
 @dataclass(frozen=True)
 class Scores:
-    """Held-in and held-out canary scores, sorted ascending, with the ROC hull of all thresholds.
+    r"""Held-in and held-out canary scores, sorted ascending, with the ROC hull of all thresholds.
 
-    Build it with ``as_scores`` (which checks the arrays) or ``read_csv``.
+    Build it with ``as_scores`` (which checks the arrays) or ``read_csv``; the constructor checks
+    nothing. A threshold t decides "in" for a score >= t, so that
 
-    Attributes
+    .. math::
+
+        \mathrm{TP}(t) = \#\{i : x^{\mathrm{in}}_i \ge t\}, \qquad
+        \mathrm{FP}(t) = \#\{j : x^{\mathrm{out}}_j \ge t\},
+
+    and the ROC points (FP, TP) of every distinct score and of +inf, with the upper concave hull of
+    them (the property ``hull``, computed once, from t = +inf down), are what the estimators read;
+    ``n_in`` and ``n_out`` are the numbers of held-in and held-out canaries.
+
+    Parameters
     ----------
     held_in, held_out : numpy.ndarray
-        The scores, sorted ascending (float64, finite).
-    given : tuple of numpy.ndarray
-        The same scores in the order given (a split into parts draws from it, as jax_privacy's does).
+        The held-in and held-out scores, sorted ascending (float64, finite, one-dimensional, each
+        non-empty).
+    given : tuple of numpy.ndarray, optional
+        The same scores in the order given (a split into parts and a bootstrap resample draw from it,
+        as jax_privacy's do); default two empty arrays.
+    _hull : list, optional
+        The cache of the ROC hull, filled at its first use; leave it unset.
+
+    See Also
+    --------
+    as_scores : Checked scores from two arrays.
+    read_csv : Checked scores from a CSV file.
+
+    Examples
+    --------
+    >>> from hockeystick import audit
+    >>> scores = audit.as_scores([0.9, 0.8, 0.3], [0.5, 0.1])
+    >>> scores.n_in, scores.n_out
+    (3, 2)
+    >>> [int(v) for v in scores.counts([0.5])[0]], [int(v) for v in scores.counts([0.5])[1]]
+    ([2], [1])
     """
 
     held_in: np.ndarray
@@ -114,27 +142,36 @@ class Scores:
 
 
 def as_scores(in_scores: Any, out_scores: Any | None = None) -> Scores:
-    """Checked, sorted canary scores.
+    """Check the held-in and held-out canary scores and sort them into a ``Scores``.
 
     Parameters
     ----------
     in_scores : array_like or Scores
-        Attack scores of the held-in canaries (higher means "in"); a ``Scores`` is returned as it is
-        (``out_scores`` must then be None).
-    out_scores : array_like
-        Attack scores of the held-out canaries.
+        Attack scores of the held-in canaries, one per canary (higher means "in": negate a loss
+        first); a ``Scores`` is returned as it is (``out_scores`` must then be None). A scalar counts
+        as one score.
+    out_scores : array_like, optional
+        Attack scores of the held-out canaries; required unless ``in_scores`` is a ``Scores``.
 
     Returns
     -------
     Scores
-        The scores.
+        The scores, sorted ascending, with the order given kept in ``given``.
 
     Raises
     ------
     ValueError
-        Either array is empty or has more than one dimension, or holds a NaN or an infinite score.
-    TypeError
-        A score is not a real number (strings, booleans, None).
+        If either array is empty, has more than one dimension, or holds a NaN or an infinite score;
+        if ``out_scores`` is missing beside arrays, or given beside a ``Scores``.
+    ParameterTypeError
+        If a score is not a real number (strings, booleans, None).
+
+    Examples
+    --------
+    >>> from hockeystick import audit
+    >>> scores = audit.as_scores([2.0, 0.5, 1.0], [0.0, 0.7])
+    >>> scores.held_in.tolist(), scores.n_out
+    ([0.5, 1.0, 2.0], 2)
     """
     if isinstance(in_scores, Scores):
         if out_scores is not None:
@@ -158,24 +195,29 @@ def as_scores(in_scores: Any, out_scores: Any | None = None) -> Scores:
 
 
 def read_csv(path: str | os.PathLike[str]) -> Scores:
-    """Canary scores from a CSV file with a header row naming a ``score`` column and an ``in`` column
-    (1 for a held-in canary, 0 for a held-out one), one canary per row; other columns are ignored.
+    """Read canary scores from a CSV file with ``score`` and ``in`` columns.
+
+    The header row names a ``score`` column and an ``in`` column (1 for a held-in canary, 0 for a
+    held-out one; names matched without case or surrounding spaces), one canary per row, values
+    separated by commas; other columns are ignored. This is the file ``hockeystick audit`` reads.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The file.
+        The file (UTF-8).
 
     Returns
     -------
     Scores
-        The scores.
+        The scores, checked as by ``as_scores``.
 
     Raises
     ------
     ValueError
-        The header lacks either column, a score is not a finite number, a label is not 0 or 1, or a
-        side has no canary.
+        If the header lacks either column, a value in them is not a number, a label is not 0 or 1, a
+        score is NaN or infinite, or a side has no canary.
+    OSError
+        If the file cannot be opened (FileNotFoundError where it does not exist).
     """
     with open(path, newline="", encoding="utf-8") as handle:
         header = next(csv.reader(handle), None)

@@ -44,22 +44,55 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Bonferroni:
-    """Every ROC hull vertex, at significance / (number of vertices) each (jax_privacy's default)."""
+    """Read a threshold test's bound at every ROC hull vertex, each at significance / (number of vertices).
+
+    jax_privacy's default strategy. The vertices are chosen from the scores, so the divisor counts a
+    family the data picked; the cost is log(vertices) in the bound's confidence.
+
+    See Also
+    --------
+    Simultaneous : A family fixed before the scores are seen.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick import audit
+    >>> rng = np.random.default_rng(0)
+    >>> held_in, held_out = rng.normal(1.0, 1.0, 500), rng.normal(0.0, 1.0, 500)
+    >>> eps = audit.epsilon_clopper_pearson(held_in, held_out, significance=0.05, threshold_strategy=audit.Bonferroni())
+    >>> eps > 0
+    True
+    """
 
 
 @dataclass(frozen=True)
 class Simultaneous:
-    """Every hull vertex at an in-canary's score, at significance / (number of in-canaries) each."""
+    """Read a bound at every hull vertex at an in-canary's score, each at significance / n_in.
+
+    The family is fixed before the scores are seen: the k-th largest in-score's TPR is distributed as
+    Beta(k, n_in - k + 1) (stochastically larger for discrete scores), so its Clopper-Pearson lower
+    limit bounds it, and given the in-scores the out-canaries above it are Binomial(n_out, FPR); the
+    union bound over k = 1, ..., n_in covers every threshold at once. Clopper-Pearson bounds only
+    (``epsilon_clopper_pearson`` with ``one_sided=True``, ``audit_curve``), not the one-run audits.
+    ``report`` and ``audit_curve`` use it.
+
+    See Also
+    --------
+    Bonferroni : jax_privacy's default, over the hull's vertices.
+    """
 
 
 @dataclass(frozen=True)
 class Explicit:
-    """One threshold fixed before the scores were seen (a score >= ``threshold`` decides "in").
+    """Read a bound at one threshold fixed before the scores were seen, at the full significance.
 
-    Attributes
+    A score >= ``threshold`` decides "in". The threshold is checked by the estimator that takes the
+    strategy, not here.
+
+    Parameters
     ----------
     threshold : float
-        The threshold (finite).
+        The threshold, finite (an estimator refuses an infinite or NaN one with a ValueError).
     """
 
     threshold: float
@@ -67,14 +100,22 @@ class Explicit:
 
 @dataclass(frozen=True)
 class Split:
-    """The threshold chosen on a part of the scores, the bound computed on the rest.
+    """Choose the threshold on a random part of the scores and compute the bound on the rest.
 
-    Attributes
+    Each side is permuted by numpy's default generator seeded with ``seed`` (in-canaries first, as
+    jax_privacy draws them, so that the same seed gives the same parts); the first
+    ``int(size * threshold_estimation_frac)`` scores of each side choose the threshold, the others
+    give the bound at the full significance. The fields are checked by the estimator that takes the
+    strategy, not here.
+
+    Parameters
     ----------
-    threshold_estimation_frac : float
-        The share of each side used to choose the threshold, in (0, 1).
-    seed : int or None
-        The seed of numpy's default generator drawing the parts (None: fresh entropy).
+    threshold_estimation_frac : float, optional
+        The share of each side used to choose the threshold, in (0, 1) (default 0.5); both parts must
+        keep an in- and an out-canary.
+    seed : int or None, optional
+        The seed of numpy's default generator drawing the parts, an integer >= 0 (default None: fresh
+        entropy, a different split each call).
     """
 
     threshold_estimation_frac: float = 0.5
@@ -83,16 +124,23 @@ class Split:
 
 @dataclass(frozen=True)
 class MultiSplit:
-    """The median of many splits' bounds, each at half the significance.
+    """Take the median of many splits' bounds, each computed at half the significance.
 
-    Attributes
+    Twice the median of p-values is a p-value (Meinshausen, Meier & Buehlmann 2009, Thm 3.1), so the
+    median of ``num_samples`` ``Split`` bounds, each at significance / 2, holds at the full
+    significance. numpy's default generator seeded with ``seed`` draws the splits' seeds (integers
+    below 2^63 - 1, as jax_privacy draws them). The fields are checked by the estimator that takes the
+    strategy, not here.
+
+    Parameters
     ----------
-    num_samples : int
-        The splits, >= 1.
-    threshold_estimation_frac : float
-        As ``Split``'s.
-    seed : int or None
-        The seed of the generator drawing each split's seed.
+    num_samples : int, optional
+        The number of splits, an integer >= 1 (default 100).
+    threshold_estimation_frac : float, optional
+        As ``Split``'s, in (0, 1) (default 0.5).
+    seed : int or None, optional
+        The seed of the generator drawing each split's seed, an integer >= 0 (default None: fresh
+        entropy).
     """
 
     num_samples: int = 100

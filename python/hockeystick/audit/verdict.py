@@ -37,18 +37,26 @@ REPORT_FPRS = (1e-3, 1e-2, 1e-1)
 
 @dataclass(frozen=True)
 class AuditReport:
-    """The audit of one run beside its accountant (``report``).
+    """Hold the audit of one run beside its accountant's certified bracket (what ``report`` returns).
 
-    Attributes
+    The fields are not checked here; ``table()`` formats them as ``hockeystick audit`` prints them.
+    The property ``gap`` is epsilon_upper - epsilon_audit, the leakage the audit cannot yet exclude
+    beyond what it demonstrates (negative refutes the accountant's epsilon); ``refuted`` is whether
+    the scores refute the accountant: a negative ``gap`` or a refuted ``curve``.
+
+    Parameters
     ----------
     significance, delta : float
         The level of each test and the delta of the epsilons.
     n_in, n_out : int
-        The canaries.
+        The numbers of held-in and held-out canaries.
     epsilon_audit : float
-        The audit's epsilon lower bound at ``delta``, holding with probability at least 1 - significance.
-    epsilon_lower, epsilon_upper : float or None, float
-        The accountant's certified bracket of epsilon at ``delta`` (lower None where it certifies no lower side).
+        The audit's epsilon lower bound at ``delta`` (simultaneous Clopper-Pearson), holding with
+        probability at least 1 - significance.
+    epsilon_lower : float or None
+        The accountant's certified lower epsilon at ``delta`` (None where it certifies no lower side).
+    epsilon_upper : float
+        The accountant's certified upper epsilon at ``delta``.
     curve : CurveAudit
         The scores against the accountant's certified trade-off curve.
     auroc : float
@@ -126,7 +134,14 @@ def report(
     direction: Any = "symmetric",
     method: Any = "clopper_pearson",
 ) -> AuditReport:
-    """Audit the scores and set the result beside the accountant's certified bracket.
+    """Audit the canary scores and set the result beside the accountant's certified epsilon bracket.
+
+    At ``delta``: the audit's epsilon lower bound (Clopper-Pearson limits at every in-canary's score at
+    once, ``Simultaneous()``), the accountant's certified [lower, upper] epsilon (the lower side where
+    the accountant certifies one), their gap, the test of the scores against the accountant's certified
+    trade-off curve (``audit_curve``), the empirical AUROC, and the hull's TPR at the FPRs 1e-3, 1e-2
+    and 1e-1 beside the certified upper TPR there. The two tests spend ``significance`` each: the
+    verdicts hold jointly with probability at least 1 - 2 significance.
 
     Parameters
     ----------
@@ -135,15 +150,15 @@ def report(
     out_scores : array_like, optional
         The held-out scores when ``scores`` is an array.
     accountant : Accountant
-        The run's accountant (scalar parameters).
+        The run's accountant, with scalar parameters (one mechanism).
     delta : float
         The delta of the epsilons compared, strictly between 0 and 1.
-    significance : float
-        Each test's level, in (0, 1).
-    direction : {"symmetric", "remove", "add"}
-        The certified curve's direction (``audit_curve``).
-    method : {"clopper_pearson", "one_run_fdp"}
-        The curve test (``audit_curve``).
+    significance : float, optional
+        Each test's level, in (0, 1) (default 0.05).
+    direction : {"symmetric", "remove", "add"}, optional
+        The certified curve's direction (``audit_curve``; default "symmetric").
+    method : {"clopper_pearson", "one_run_fdp"}, optional
+        The curve test (``audit_curve``; default "clopper_pearson").
 
     Returns
     -------
@@ -153,7 +168,25 @@ def report(
     Raises
     ------
     ValueError
-        A bad argument (named).
+        If the scores are refused (``as_scores``), ``delta`` is not strictly between 0 and 1,
+        ``significance`` is outside (0, 1), or ``audit_curve`` refuses ``direction``, ``method`` or the
+        accountant.
+    ParameterTypeError
+        If ``accountant`` is not an accountant, or an argument is a string, a boolean or None where a
+        number is expected.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick import audit, registry
+    >>> rng = np.random.default_rng(0)
+    >>> held_in, held_out = rng.normal(1.0, 1.0, 5000), rng.normal(0.0, 1.0, 5000)
+    >>> right = registry.get("gaussian").build(sigma=1.0)
+    >>> result = audit.report(held_in, held_out, accountant=right, delta=1e-5)
+    >>> [round(v, 4) for v in (result.epsilon_audit, result.epsilon_upper, result.gap)]
+    [1.6339, 4.3772, 2.7433]
+    >>> result.refuted
+    False
     """
     data = as_scores(scores, out_scores)
     s = significance_level(significance)
