@@ -1,5 +1,8 @@
-"""Code shape: no Python class over ``CLASS_LIMIT`` lines and no C++ function over
-``FUNCTION_LIMIT`` lines, so that each piece holds one idea a reader can take in whole.
+"""Code shape: no Python class over ``CLASS_LIMIT`` lines of code (docstrings not counted), no C++ function over ``FUNCTION_LIMIT`` lines, and no
+library function (Python or C++) over ``COMPLEXITY_LIMIT`` in lizard's cyclomatic complexity unless its branches
+are the numerical algorithm itself, so that each piece holds one idea a reader can take in whole.  A function
+allowed more says why in a ``complexity:`` comment at its definition and is pinned in ``ALGORITHM_BRANCHES``
+with the most it may reach.
 
 A class's length is ``end_lineno - lineno + 1`` of its ``ast.ClassDef`` (decorators not counted).  A C++
 function's runs from the line of its name to the line of its closing brace; it is found by a brace-matching
@@ -29,16 +32,39 @@ CPP_SOURCES = sorted(
 
 CLASS_LIMIT = 300
 FUNCTION_LIMIT = 150
+COMPLEXITY_LIMIT = 15
+
+# "path relative to the repository::function" -> the complexity it may reach; each carries a ``complexity:``
+# comment at its definition saying which algorithm its branches are
+ALGORITHM_BRANCHES: dict[str, int] = {}
+
+
+def _docstring_lines(node: ast.AST) -> int:
+    """Lines of the docstrings of ``node`` and of every function and class inside it."""
+    lines = 0
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and inner.body:
+            first = inner.body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                assert first.end_lineno is not None
+                lines += first.end_lineno - first.lineno + 1
+    return lines
 
 
 def python_classes() -> list[tuple[str, str, int]]:
-    """(path relative to the package, class name, lines) of every class under python/hockeystick."""
+    """(path relative to the package, class name, lines) of every class under python/hockeystick: its code
+    lines, docstrings left out (a reference entry's Parameters and Examples are no second idea)."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.ClassDef):
                 assert node.end_lineno is not None
-                found.append((path.relative_to(PACKAGE).as_posix(), node.name, node.end_lineno - node.lineno + 1))
+                lines = node.end_lineno - node.lineno + 1 - _docstring_lines(node)
+                found.append((path.relative_to(PACKAGE).as_posix(), node.name, lines))
     return found
 
 
@@ -377,3 +403,36 @@ def test_no_python_class_is_over_the_limit():
 def test_no_cpp_function_is_over_the_limit():
     long = [f"{path}: {name} ({size} lines)" for path, name, size in all_cpp_functions() if size > FUNCTION_LIMIT]
     assert not long, f"C++ functions over {FUNCTION_LIMIT} lines (split them):\n" + "\n".join(long)
+
+
+def complex_functions() -> dict[str, tuple[int, int, Path]]:
+    """``path::function`` -> (complexity, first line, file) for every library function over the limit."""
+    lizard = pytest.importorskip("lizard")
+    found = {}
+    for path in [*sorted(PACKAGE.rglob("*.py")), *CPP_SOURCES]:
+        for function in lizard.analyze_file(str(path)).function_list:
+            if function.cyclomatic_complexity > COMPLEXITY_LIMIT:
+                key = f"{path.resolve().relative_to(ROOT).as_posix()}::{function.name}"
+                found[key] = (function.cyclomatic_complexity, function.start_line, path)
+    return found
+
+
+def test_no_library_function_is_over_the_complexity_limit_but_the_numerical_kernels():
+    found = complex_functions()
+    unexplained = sorted(f"{key} ({found[key][0]})" for key in found.keys() - ALGORITHM_BRANCHES.keys())
+    assert not unexplained, (
+        f"over cyclomatic complexity {COMPLEXITY_LIMIT}: split the dispatch into a table or small functions, or,"
+        " where the branches are the numerical algorithm, say so in a `complexity:` comment and pin it in"
+        " ALGORITHM_BRANCHES:\n" + "\n".join(unexplained)
+    )
+    grown = [
+        f"{key}: {found[key][0]} > {limit}"
+        for key, limit in ALGORITHM_BRANCHES.items()
+        if found.get(key, (0,))[0] > limit
+    ]
+    assert not grown, grown
+    stale = sorted(ALGORITHM_BRANCHES.keys() - found.keys())
+    assert not stale, f"at or under the limit now, unpin: {stale}"
+    for key, (_, line, path) in found.items():
+        lines = path.read_text().splitlines()[max(0, line - 4) : line + 2]
+        assert any("complexity:" in text for text in lines), f"{key}: no `complexity:` comment at its definition"
