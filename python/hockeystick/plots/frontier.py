@@ -137,30 +137,32 @@ def _check_columns(
     listed = ", ".join(repr(c) for c in columns)
     if "epsilon" not in columns:
         raise ValueError(f"rows must have an 'epsilon' column, got the columns {listed}")
-    if algorithm_column is not None and algorithm_column not in columns:
-        raise ValueError(f"algorithm_column must be a column of the rows (one of {listed}), got {algorithm_column!r}")
-    if metric not in columns:
-        raise ValueError(f"metric must be a column of the rows (one of {listed}), got {metric!r}")
+    for name, value in (("algorithm_column", algorithm_column), ("metric", metric)):
+        if value is not None and value not in columns:
+            raise ValueError(f"{name} must be a column of the rows (one of {listed}), got {value!r}")
     if parameters is not None:
-        if isinstance(parameters, str):
-            raise ParameterTypeError(
-                f"parameters must be a sequence of column names, got {parameters!r}; use [{parameters!r}]"
-            )
-        missing = [p for p in parameters if p not in columns]
-        if missing:
-            raise ValueError(
-                f"parameters must be columns of the rows (one of {listed}), got {list(parameters)!r}: "
-                f"{', '.join(repr(m) for m in missing)} {'is' if len(missing) == 1 else 'are'} not among them"
-            )
-        if algorithm_column is not None and algorithm_column in parameters:
-            raise ValueError(
-                f"parameters must not hold algorithm_column {algorithm_column!r} (each of its values is drawn "
-                f"apart), got {list(parameters)!r}"
-            )
-    if marks is not None:
-        absent = [c for c in ("epsilon", "value") if c not in marks.columns]
-        if absent:
-            raise ValueError(
-                "bound must have the columns 'epsilon' and 'value', got the columns "
-                f"{', '.join(repr(c) for c in marks.columns)}"
-            )
+        _check_parameters(parameters, columns, listed, algorithm_column)
+    if marks is not None and not {"epsilon", "value"} <= set(marks.columns):
+        raise ValueError(
+            "bound must have the columns 'epsilon' and 'value', got the columns "
+            f"{', '.join(repr(c) for c in marks.columns)}"
+        )
+
+
+def _check_parameters(parameters: Sequence[str], columns: list[Any], listed: str, algorithm_column: str | None) -> None:
+    """``parameters``: a sequence of columns of the rows, without ``algorithm_column`` (drawn apart)."""
+    if isinstance(parameters, str):
+        raise ParameterTypeError(
+            f"parameters must be a sequence of column names, got {parameters!r}; use [{parameters!r}]"
+        )
+    missing = [p for p in parameters if p not in columns]
+    if missing:
+        raise ValueError(
+            f"parameters must be columns of the rows (one of {listed}), got {list(parameters)!r}: "
+            f"{', '.join(repr(m) for m in missing)} {'is' if len(missing) == 1 else 'are'} not among them"
+        )
+    if algorithm_column is not None and algorithm_column in parameters:
+        raise ValueError(
+            f"parameters must not hold algorithm_column {algorithm_column!r} (each of its values is drawn "
+            f"apart), got {list(parameters)!r}"
+        )
