@@ -420,7 +420,7 @@ def isrl_minibatch_sgd(
     threads : int, optional
         numba's thread count for the run (results do not depend on it).
     output : {"last", "average"}, default "last"
-        Release :math:`w_R`, or Algorithm 2's average :math:`\hat w_R = rac{1}{R}\sum_{r<R} w_r`
+        Release :math:`w_R`, or Algorithm 2's average :math:`\hat w_R = \frac{1}{R}\sum_{r<R} w_r`
         (γ_r = 1/R of Lemma D.6, convex case), whose metrics are reported at round R. The guarantee
         is the same: it covers the whole transcript.
 

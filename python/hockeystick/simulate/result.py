@@ -34,7 +34,7 @@ class RunResult:
         Training accuracy in [0, 1] at each of ``metric_rounds`` (nan for linear regression).
     privacy : list of Guarantee
         The privacy guarantees of the configuration, each named, with its source and whether it is
-        proven; empty when the run is not private (no noise or no clipping).
+        proven; empty when the algorithm reports none for the configuration (e.g. without noise).
     test_loss, test_accuracy : numpy.ndarray or None
         The same metrics on the held-out data, when a test set was given.
     trajectory : numpy.ndarray or None
