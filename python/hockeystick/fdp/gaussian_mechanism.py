@@ -101,7 +101,9 @@ class GaussianMechanism(GaussianDP):
         with np.errstate(over="ignore"):  # sigma -> 0 gives mu = inf: delta = 1, exact
             mu = np.sqrt(p["rounds"]) * p["sensitivity"] / p["sigma"]
         super().__init__(radius_up(mu))
-        self.mu_lower = scalar_or_array(np.asarray(radius_down(mu)))
+        # finite parameters give a finite mu even where its double overflows: the largest double is below it
+        below = np.where(np.isposinf(mu), np.finfo(np.float64).max, mu)
+        self.mu_lower = scalar_or_array(np.asarray(radius_down(below)))
         self._lower = GaussianDP(self.mu_lower)
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:

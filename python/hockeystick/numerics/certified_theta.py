@@ -192,7 +192,8 @@ def theta_epsilon_lower(r: ArrayLike, delta: ArrayLike, *, threads: int | None =
     """An eps >= 0 at or below the true epsilon(delta) = min{eps >= 0 : theta(r, eps) <= delta}.
 
     eps = 0, or an eps where theta(r, eps) >= delta is certified (then the
-    true epsilon is not below it).  Starts from the core's inverse at delta (1 + 4 RHO), steps down.
+    true epsilon is not below it).  Starts from the core's inverse at delta (1 + 4 RHO), steps down.  A finite
+    r whose epsilon lies beyond the doubles gets the largest double (never inf, which would be above it).
     """
     d = _probability(delta)
     wider = np.minimum(d * (1.0 + 4.0 * RHO), np.nextafter(1.0, 0.0))
@@ -203,7 +204,15 @@ def theta_epsilon_lower(r: ArrayLike, delta: ArrayLike, *, threads: int | None =
     def ok(e: np.ndarray, i: np.ndarray) -> np.ndarray:
         return cast(np.ndarray, (e <= 0) | _at_least(rf[i], e, df[i]))
 
-    return _scalar_or(_step_until(x, ok, -1.0, 0.0).reshape(start.shape))
+    out = _step_until(x, ok, -1.0, 0.0)
+    beyond = np.isposinf(out) & np.isfinite(rf)
+    if beyond.any():
+        # a finite radius whose epsilon lies beyond the doubles: the largest double is below it where
+        # theta(r, DBL_MAX) >= delta is certified, and 0 (always below it) where it is not
+        i = np.flatnonzero(beyond)
+        top = np.full(i.size, np.finfo(np.float64).max)
+        out[i] = np.where(_at_least(rf[i], top, df[i]), top, 0.0)
+    return _scalar_or(out.reshape(start.shape))
 
 
 def theta_radius_lower(epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
