@@ -79,6 +79,13 @@ class Auditor:
         -------
         float or numpy.ndarray
             The TPR (``fpr``'s shape), or the quantiles.
+
+        Raises
+        ------
+        ValueError
+            If an ``fpr`` is outside [0, 1] or NaN.
+        ParameterTypeError
+            If ``fpr`` is a string, a boolean or None, or ``bootstrap_params`` is not a ``BootstrapParams``.
         """
         if bootstrap_params is not None:
             return bootstrap(self.scores, lambda s: float(tpr_at_fpr(s, fpr)), bootstrap_params)
@@ -96,6 +103,11 @@ class Auditor:
         -------
         float or numpy.ndarray
             The AUROC, or the quantiles.
+
+        Raises
+        ------
+        ParameterTypeError
+            If ``bootstrap_params`` is not a ``BootstrapParams``.
         """
         if bootstrap_params is not None:
             return bootstrap(self.scores, auroc, bootstrap_params)
@@ -115,6 +127,11 @@ class Auditor:
         -------
         float
             The accuracy.
+
+        Raises
+        ------
+        ValueError
+            If ``prevalence`` is outside [0, 1] or ``significance`` outside (0, 1).
         """
         return max_accuracy(self.scores, prevalence=prevalence, significance=significance)
 
@@ -143,6 +160,13 @@ class Auditor:
         -------
         float or numpy.ndarray
             The estimate (not a bound), or the quantiles.
+
+        Raises
+        ------
+        ValueError
+            If ``min_count`` is not an integer >= 1 or ``delta`` is outside [0, 1).
+        ParameterTypeError
+            If ``one_sided`` is not a boolean, or ``bootstrap_params`` is not a ``BootstrapParams``.
         """
         if bootstrap_params is not None:
             return bootstrap(
@@ -172,6 +196,12 @@ class Auditor:
         -------
         float
             The bound, holding with probability at least 1 - significance.
+
+        Raises
+        ------
+        ValueError
+            If ``significance`` is outside (0, 1), ``delta`` outside [0, 1), the strategy is refused, or
+            ``Simultaneous`` is given with ``one_sided=False`` (``epsilon_clopper_pearson``).
         """
         return epsilon_clopper_pearson(
             self.scores,
@@ -195,6 +225,11 @@ class Auditor:
         -------
         float
             The bound, for a mechanism that is mu-GDP for some mu.
+
+        Raises
+        ------
+        ValueError
+            If ``significance`` is outside (0, 1) or ``delta`` not strictly between 0 and 1.
         """
         return epsilon_gdp(self.scores, significance=significance, delta=delta)
 
@@ -218,6 +253,12 @@ class Auditor:
         -------
         float
             The bound.
+
+        Raises
+        ------
+        ValueError
+            If ``significance`` is outside (0, 1), ``delta`` outside [0, 1), ``one_sided`` is False, or the
+            strategy is refused (``epsilon_one_run``).
         """
         return epsilon_one_run(
             self.scores,
@@ -247,6 +288,12 @@ class Auditor:
         -------
         float
             The largest epsilon whose Gaussian trade-off through (epsilon, delta) the scores refute.
+
+        Raises
+        ------
+        ValueError
+            If ``significance`` is outside (0, 1), ``delta`` not strictly between 0 and 1, ``one_sided`` is
+            False, or the strategy is refused (``epsilon_one_run_fdp``).
         """
         return epsilon_one_run_fdp(
             self.scores,
@@ -272,6 +319,14 @@ class Auditor:
         -------
         CurveAudit
             The verdict.
+
+        Raises
+        ------
+        ValueError
+            As ``audit_curve``: a bad level, direction, method or strategy, or an accountant with array
+            parameters.
+        ParameterTypeError
+            If ``accountant`` is not an accountant.
         """
         return audit_curve(self.scores, accountant=accountant, significance=significance, **options)
 
@@ -293,5 +348,12 @@ class Auditor:
         -------
         AuditReport
             The report.
+
+        Raises
+        ------
+        ValueError
+            As ``report``: a bad delta or level, or what ``audit_curve`` refuses.
+        ParameterTypeError
+            If ``accountant`` is not an accountant.
         """
         return report(self.scores, accountant=accountant, delta=delta, significance=significance, **options)

@@ -3,8 +3,8 @@
 Each round draws a batch of m records from the data set's n, without replacement (the usual
 fixed-size DP-SGD batch) or with replacement (paper 003's ISRL-DP silo message: K draws), and
 releases a statistic of the batch plus N(0, sigma^2 I); every round is released. The per-round
-mechanisms are :func:`mechanisms.fixed_size_subsampled_gaussian` and
-:func:`mechanisms.with_replacement_subsampled_gaussian` (their docstrings give the proved upper
+mechanisms are ``mechanisms.fixed_size_subsampled_gaussian`` and
+``mechanisms.with_replacement_subsampled_gaussian`` (their docstrings give the proved upper
 pair and the realizable lower pair); these classes follow the library's accountant contract:
 keyword parameters that broadcast, ``.delta(epsilon)`` and ``.epsilon(delta)`` returning
 certified upper bounds (``bound="lower"`` / ``"both"`` for the certified lower side), one

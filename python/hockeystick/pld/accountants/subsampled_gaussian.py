@@ -79,7 +79,13 @@ class PLDAccountant:
     Raises
     ------
     ValueError
-        If ``value_discretization_interval`` is outside (0, 100], or ``tail`` is not a number.
+        If ``value_discretization_interval`` is outside (0, 100], or ``tail`` is a string that is not a
+        number.
+    ParameterTypeError
+        If ``value_discretization_interval`` is a string, a boolean or None.
+    TypeError
+        If ``tail`` is None (``tail`` is converted by ``float``, so a boolean passes here and is refused
+        by the first ``compose_subsampled_gaussian``).
 
     See Also
     --------
@@ -286,9 +292,10 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         ``rounds`` is not an integer in [1, 2**53], both ``value_discretization_interval`` and
         ``accuracy`` are given, ``accuracy`` is not > 0, ``value_discretization_interval`` is outside
         (0, 100], ``delta_accuracy`` is neither "relative" nor "epsilon", ``relative_accuracy`` is
-        negative or is given without ``accuracy``.
+        negative or is given without ``accuracy``, or ``workers`` is 0.
     ParameterTypeError
-        If a parameter is a string, a boolean or None, or ``workers`` is a pool rather than its map.
+        If a parameter is a string, a boolean or None (but the optional ones' None), or ``workers`` is
+        neither an integer, None nor a callable (a pool rather than its map included).
 
     See Also
     --------
