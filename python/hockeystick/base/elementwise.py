@@ -61,8 +61,9 @@ def check_threads(threads: int | None) -> int:
 
 
 def apply(kernel: Callable[..., np.ndarray], threads: int | None, **named: ArrayLike) -> FloatOrArray:
-    """Evaluate a compiled element-wise kernel with numpy broadcasting over ``named``."""
+    """Evaluate a compiled element-wise kernel with numpy broadcasting over ``named``, given in the order of the
+    kernel's array parameters (passed by position; ``threads``, keyword-only in every kernel, by name)."""
     nthreads = check_threads(threads)
     arrays, _, scalar = broadcast_float_arrays(**named)
-    result = kernel(**dict(zip(named, arrays)), threads=nthreads)
+    result = kernel(*arrays, threads=nthreads)
     return float(result) if scalar else result
