@@ -268,7 +268,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     tail : float, optional
         Probability mass of each round's loss cut from the Gaussian's tails (sent to +infinity on the
         upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15; checked by the
-        first ``delta`` or ``epsilon`` call).
+        first ``delta`` or ``epsilon`` call that discretizes a point with sampling_rate < 1).
     delta_accuracy : {"relative", "epsilon"}, optional
         What ``accuracy`` means for ``.delta``: the bracket's width relative to
         max(upper, ``DELTA_FLOOR`` = 1e-9) (default), or the width of the epsilon bracket the delta
@@ -571,7 +571,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         ------
         ValueError
             If an epsilon is negative or NaN, ``bound`` is not one of the three, or ``tail`` is outside
-            [1e-300, 1e-3).
+            [1e-300, 1e-3) where a point with sampling_rate < 1 is discretized.
         ParameterTypeError
             If ``epsilon`` is a string, a boolean or None.
         """
@@ -598,7 +598,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         ------
         ValueError
             If a delta is not strictly between 0 and 1, ``bound`` is not one of the three, or ``tail`` is
-            outside [1e-300, 1e-3).
+            outside [1e-300, 1e-3) where a point with sampling_rate < 1 is discretized.
         ParameterTypeError
             If ``delta`` is a string, a boolean or None.
         """
