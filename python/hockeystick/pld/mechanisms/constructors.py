@@ -89,7 +89,7 @@ def _factor(name: str, raw: dict[str, Any], loss_shift: float = 0.0) -> Factor:
 
 def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray, equal: np.ndarray) -> float:
     """The largest error of the atom losses log_p - log_q (``finite_atoms.loss_round_off``,
-    4u (|log p| + |log q|) + 32u), 0 for an outcome whose masses are ``equal`` (p == q: its loss is
+    4u (``|log p| + |log q|``) + 32u), 0 for an outcome whose masses are ``equal`` (p == q: its loss is
     exactly 0; equal computed logs do not say so: log(0.1) == log(0.1 + 1 ulp), a true loss of
     1.4e-16) and for infinite losses (q == 0: exactly +infinity).  The grid builders place each atom
     at its computed loss and charge this as a shift of the curve (``GridPMF.loss_shift``) rather than
@@ -308,7 +308,11 @@ def fixed_size_subsampled_gaussian(
     ``sensitivity`` = Delta is the norm bound of one record's contribution (for a mean of m
     gradients clipped to L: Delta = L/m), s = sigma/Delta, q = m/n. The replaced record is in
     the batch with probability q and then moves the output by up to 2 Delta, so for eps >= 0
-        delta(eps) <= q theta(2/s, log(1 + (e^eps - 1)/q))
+
+    .. math::
+
+        \delta(\varepsilon) \le q\, \theta\bigl(2/s, \log(1 + (e^\varepsilon - 1)/q)\bigr)
+
     (Balle, Barthe & Gaboardi 2018, Thm 2, advanced joint convexity, with the batch without the
     record as the common part; proof in cpp/include/hockeystick/pld_replace_one.hpp), and this
     is attained: with every other record at gradient -L, the old one at +L and the new one at
@@ -390,7 +394,7 @@ def with_replacement_subsampled_gaussian(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     tail: float = DEFAULT_TAIL,
 ) -> PrivacyLossDistribution:
-    """Discretized PLD of the Gaussian mechanism on batches drawn with replacement, replace-one neighbours.
+    r"""Discretized PLD of the Gaussian mechanism on batches drawn with replacement, replace-one neighbours.
 
     Each round draws ``batch_size`` = K indices uniformly with replacement from the ``n`` records (the
     per-silo message of Noisy MB-SGD, paper 003, Alg. 2).
@@ -402,10 +406,18 @@ def with_replacement_subsampled_gaussian(
 
     Lower bound (certified, from a realizable pair): every other record has one gradient w,
     the new record has w too, the old one w + 2L e_1, in every round:
-        P = sum_c b_c N(2c, s^2)  vs  Q = N(0, s^2).
+
+    .. math::
+
+        P = \sum_c b_c\, N(2c, s^2) \quad\text{vs}\quad Q = N(0, s^2).
+
     Upper bound (certified; proof in cpp/include/hockeystick/pld_replace_one.hpp), for
     eps >= 0, any dimension and any gradients, with eta = 1 - b_0:
-        delta(eps) <= sum_{c>=1} b_c theta(2c/s, log(1 + (e^eps - 1)/eta)),
+
+    .. math::
+
+        \delta(\varepsilon) \le \sum_{c \ge 1} b_c\, \theta\bigl(2c/s, \log(1 + (e^\varepsilon - 1)/\eta)\bigr),
+
     from the advanced joint convexity of Balle, Barthe & Gaboardi (NeurIPS 2018, Thm 2) and
     joint convexity over the batch (coupling the record's copies with fresh draws).  That curve
     is the PLD of a b_c/eta-mixture of Poisson-remove pairs (rate eta, shift 2c); it is
@@ -423,7 +435,7 @@ def with_replacement_subsampled_gaussian(
 
     Paper 003 (ISRL-DP): each silo's transcript is R such messages (its own noise, the other
     silos' messages independent of its data), so its (eps0, delta0) is
-        with_replacement_subsampled_gaussian(sigma, K, n, sensitivity=L / K).self_compose(R).epsilon(delta0)
+    ``with_replacement_subsampled_gaussian(sigma, K, n, sensitivity=L / K).self_compose(R).epsilon(delta0)``
     (docs/paper-003-errata.md compares this with the paper's calibrations).
 
     Parameters
@@ -560,9 +572,9 @@ def laplace(
         \delta(\varepsilon) = 1 - e^{(\varepsilon - a)/2},
 
     0 beyond.  Its loss has atoms at +-sensitivity/scale; a grid whose spacing divides
-    sensitivity/scale keeps the top atom exactly on the optimistic side.  The loss is |a + Z| - |Z|
+    sensitivity/scale keeps the top atom exactly on the optimistic side.  The loss is ``|a + Z| - |Z|``
     under P (Z standard Laplace, a = sensitivity/scale), so by the triangle inequality the PLD of the
-    computed a (within u a of the true ratio, one division) lies within |a - a_true| <= u a of the
+    computed a (within u a of the true ratio, one division) lies within ``|a - a_true| <= u a`` of the
     true one, outcome by outcome: charged as ``GridPMF.loss_shift`` (with any move of an atom onto
     a grid point), a few ulps of a in eps.  One symmetric direction.
 
@@ -630,7 +642,7 @@ def from_distributions(
     (p_i - e^eps q_i)_+ is bracketed by the two sides up to the grid.
 
     Losses log(p/q) are placed exactly by their cell integrals; their round-off (at most
-    4u (|log p| + |log q|) + 32u each) is charged as a shift of the curve (``atom_loss_shift``).
+    4u (``|log p| + |log q|``) + 32u each) is charged as a shift of the curve (``atom_loss_shift``).
     An outcome with a Q-mass below 2^-1022 or a P-mass below ``grid_mass_floor(h)`` (~2^-1000: below it
     the grid's cell arithmetic goes subnormal) has no relative round-off bound, so each side gets its
     own atoms (``_near_underflow_atoms``, the rule ``finite_atoms.pair_atoms`` shares): the pessimistic
