@@ -78,7 +78,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from scipy import stats
@@ -574,14 +574,14 @@ def _poisson_laplace(
 def _poisson_discrete_laplace(
     event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    a, s = _discrete_laplace(event.event, 1)
+    a, s = _discrete_laplace(cast(ev.DiscreteLaplaceDpEvent, event.event), 1)
     _add(plan, ("poisson_discrete_laplace", a, s, q), count, a == 0)
 
 
 def _poisson_discrete_gaussian(
     event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    inner = event.event
+    inner = cast(DiscreteGaussianDpEvent, event.event)
     sigma, shift = _discrete_gaussian(inner, 1)
     if sigma > 0:
         _check_reach(inner, "sigma", dg.discrete_gaussian_top_loss(sigma, shift))  # on the loss grid
@@ -591,7 +591,7 @@ def _poisson_discrete_gaussian(
 def _poisson_mixture(
     event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    inner = event.event
+    inner = cast(ev.MixtureOfGaussiansDpEvent, event.event)
     sigma = _noise(inner, "standard_deviation")
     shifts, weights = _mixture(inner)
     if max(shifts) > 0:
@@ -826,7 +826,7 @@ def _fixed_size(event: SampledEvent, count: int, relation: NeighboringRelation, 
     elif without:
         _without_replacement_generic(m, n, inner, count, plan)
     else:
-        _with_replacement_generic(event, m, n, inner, count, relation, plan)
+        _with_replacement_generic(cast(ev.SampledWithReplacementDpEvent, event), m, n, inner, count, relation, plan)
 
 
 def _check_fixed_size(event: SampledEvent, relation: NeighboringRelation, without: bool) -> tuple[int, int]:

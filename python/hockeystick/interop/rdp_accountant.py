@@ -48,7 +48,7 @@ alpha) is within 2.5% of a grid order everywhere above 11.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 import numpy as np
@@ -188,7 +188,8 @@ class HockeystickRdpAccountant(PrivacyAccountant):
 
     def _rdp_of(self, event: ev.DpEvent, count: int) -> np.ndarray:
         """The RDP curve of ``count`` runs of ``event`` at ``orders``: the event's case in ``_RDP_CURVES``."""
-        return case_of(_RDP_CURVES, event)(self, event, count)
+        curve: np.ndarray = case_of(_RDP_CURVES, event)(self, event, count)
+        return curve
 
     def _replace_factor(self) -> float:
         """The Gaussian's shift per unit sensitivity: 2 under REPLACE_ONE (the record's old and new
@@ -445,7 +446,7 @@ def _eps_delta_rdp(acc: HockeystickRdpAccountant, event: EpsilonDeltaDpEvent, co
 
 
 # Each event type's RDP curve (``dp_events.case_of``: a subclass takes its nearest base's).
-_RDP_CURVES = {
+_RDP_CURVES: dict[type, Callable[..., np.ndarray]] = {
     ev.NoOpDpEvent: _noop_rdp,
     ev.NonPrivateDpEvent: _non_private_rdp,
     ev.SelfComposedDpEvent: _self_composed_rdp,

@@ -35,7 +35,7 @@ from .gradients import client_gradients, project_to_ball
 from .models import coefficient_count, local_gradient, model_code, parameter_size
 from .randomness import NOISE, SAMPLING, SERVER, generator
 from .result import RunResult
-from .rounds import run_rounds
+from .rounds import RoundsOutput, run_rounds
 from .trusted_aggregator import per_round
 
 
@@ -200,9 +200,9 @@ def _isrl(
                 out,
             )
             g = out.mean(axis=0)
-            scale = _mean_noise_scale(sigmas, silos, sigma, m)
-            if scale is not None:
-                g += scale * noising.standard_normal(p)
+            noise_scale = _mean_noise_scale(sigmas, silos, sigma, m)
+            if noise_scale is not None:
+                g += noise_scale * noising.standard_normal(p)
             state["w"] = project_to_ball(state["w"] - etas[t] * g, radius)
         return state["w"]
 
@@ -296,7 +296,7 @@ def _mean_noise_scale(sigmas: np.ndarray | None, silos: np.ndarray, sigma: float
     return None
 
 
-def _release_average(res: dict, weights: np.ndarray, data: FederatedData, test: FederatedData | None) -> None:
+def _release_average(res: RoundsOutput, weights: np.ndarray, data: FederatedData, test: FederatedData | None) -> None:
     """Release w_hat_R: its weights, and its own loss and accuracy at round R."""
     res["weights"] = weights
     for split, loss, accuracy in (
