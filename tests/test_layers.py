@@ -130,7 +130,7 @@ def _import_graph() -> dict[str, set[str]]:
     """Module -> the hockeystick modules it imports anywhere (``TYPE_CHECKING`` blocks and imports inside
     functions included); ``from package import name`` points to the submodule ``name`` when there is one."""
     modules = {_module_of(path): path for path in PACKAGE.rglob("*.py")}
-    modules.setdefault("hockeystick._core", PACKAGE / "_core.pyi")  # the compiled core
+    modules.setdefault("hockeystick._core", PACKAGE / "_core" / "__init__.pyi")  # the compiled core (its stubs)
 
     def known(name: str) -> str:
         while name and name not in modules:
