@@ -223,9 +223,7 @@ void register_charges(py::module_& m) {
         });
 }
 
-// A PMF's curves and their charged sides: the suffix-sum profile, the charged curve, the charges at
-// arguments, loss shifts, and the epsilon width a delta bracket certifies.
-void register_pld_curves(py::module_& m) {
+void register_grid_profile(py::module_& m) {
     // The suffix sums of one PMF, built once (O(grid)) and kept, so that the several
     // delta/epsilon evaluations of a charged inversion do not rebuild them each time.
     py::class_<pld::GridProfile>(m, "GridProfile")
@@ -249,6 +247,9 @@ void register_pld_curves(py::module_& m) {
                                     [](const pld::GridProfile& q, double d) { return q.epsilon(d); });
             },
             py::arg("delta"), py::arg("threads") = 0);
+}
+
+void register_charged_curve(py::module_& m) {
     // A grid PMF's certified side read from its tables, at the argument moved by its loss shift
     // (pld_charged_curve.hpp; python pmf.GridPMF.delta_tabled): one call per root-search step.
     py::class_<pld::ChargedGridCurve>(m, "ChargedCurve")
@@ -273,6 +274,9 @@ void register_pld_curves(py::module_& m) {
                     [](double v) { return hb::not_nan("epsilon", v); }, threads);
             },
             py::arg("epsilon"), py::arg("threads") = 0);
+}
+
+void register_charged_side(py::module_& m) {
     // The same side at arguments already moved, the charges computed per argument (charged_side: no table),
     // read from the given profile (the PMF's suffix sums or a top part that answers every argument).
     m.def(
@@ -301,6 +305,9 @@ void register_pld_curves(py::module_& m) {
         py::arg("epsilon"), py::kw_only(), py::arg("k_lo"), py::arg("n"), py::arg("h"), py::arg("charges"),
         "The round-off charge at each epsilon: that of the grid points above it (the charges' round-off "
         "fields; shift, slack and loss_shift take no part).");
+}
+
+void register_loss_shifted(py::module_& m) {
     // Values moved by a loss shift, rounded outward (pld_hockey_stick.hpp's loss_shifted); NaN stays
     // (the caller's curve evaluation names it).
     m.def(
@@ -315,6 +322,9 @@ void register_pld_curves(py::module_& m) {
             return out;
         },
         py::arg("values"), py::arg("loss_shift"), py::kw_only(), py::arg("up"));
+}
+
+void register_epsilon_width(py::module_& m) {
     // The epsilon width a delta bracket certifies (pld_epsilon_width.hpp): the chord's and the left
     // one's elementwise over arrays of one shape (the facade broadcasts; only a NaN epsilon gives NaN),
     // and one point's least over its shifted arguments (the accountant's layout: own, right rows, left rows).
@@ -350,6 +360,16 @@ void register_pld_curves(py::module_& m) {
             return out;
         },
         py::arg("x"), py::kw_only(), py::arg("own"), py::arg("lower"), py::arg("upper"), py::arg("right_rows"));
+}
+
+// A PMF's curves and their charged sides: the suffix-sum profile, the charged curve, the charges at
+// arguments, loss shifts, and the epsilon width a delta bracket certifies.
+void register_pld_curves(py::module_& m) {
+    register_grid_profile(m);
+    register_charged_curve(m);
+    register_charged_side(m);
+    register_loss_shifted(m);
+    register_epsilon_width(m);
 }
 
 // The mechanisms' cells and both-sided PMFs (pld_cells.hpp, pld_replace_one.hpp), with their test hooks.

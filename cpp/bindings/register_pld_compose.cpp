@@ -221,18 +221,17 @@ py::array_t<double> owned_array(std::vector<double>&& v) {
     return py::array_t<double>(static_cast<py::ssize_t>(heap->size()), heap->data(), owner);
 }
 
-// The composition of each item (pld::compose_many with scipy.fft, GIL released), after the checks of the
-// facade's arguments; `reads`: per item, how many targets its caller reads (pld::compose_many's), or none.
-std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
-                                       const std::vector<double>& p_inf, double h,
-                                       const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
-                                       bool pessimistic, double tail, std::int64_t max_points, py::object workers,
-                                       pld::ComposeOptions options, bool long_fft,
-                                       const std::vector<double>& loss_shifts,
-                                       const std::vector<pld::SpectralReads>& reads = {}) {
+// The tuning's bounds (the facade's arguments direct_min_charge and long_fft_products).
+void check_compose_options(const pld::ComposeOptions& options) {
     if (!(options.direct_min_charge >= 0.0)) throw py::value_error("direct_min_charge must be >= 0");
     if (!(options.long_fft_products >= 0.0 && std::isfinite(options.long_fft_products)))
         throw py::value_error("long_fft_products must be finite and >= 0");
+}
+
+// The factors as the core reads them, after checking one k_lo, one p_inf and (if any) one finite
+// loss_shift >= 0 per one-dimensional array of masses; no loss_shifts: every factor's is 0.
+std::vector<pld::PmfView> factor_views(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
+                                       const std::vector<double>& p_inf, const std::vector<double>& loss_shifts) {
     if (masses.size() != k_lo.size() || masses.size() != p_inf.size())
         throw py::value_error("internal: one k_lo and one p_inf per factor");
     if (!loss_shifts.empty() && loss_shifts.size() != masses.size())
@@ -245,9 +244,30 @@ std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, c
         factors[f] = {masses[f].data(), static_cast<std::int64_t>(masses[f].size()), k_lo[f], p_inf[f],
                       loss_shifts.empty() ? 0.0 : loss_shifts[f]};
     }
+    return factors;
+}
+
+// Each item's (factor, count) pairs as the core's terms.
+std::vector<std::vector<pld::Term>> item_terms(
+    const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items) {
     std::vector<std::vector<pld::Term>> terms(items.size());
     for (std::size_t i = 0; i < items.size(); ++i)
         for (const auto& [f, c] : items[i]) terms[i].push_back({f, c});
+    return terms;
+}
+
+// The composition of each item (pld::compose_many with scipy.fft, GIL released), after the checks of the
+// facade's arguments; `reads`: per item, how many targets its caller reads (pld::compose_many's), or none.
+std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
+                                       const std::vector<double>& p_inf, double h,
+                                       const std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>& items,
+                                       bool pessimistic, double tail, std::int64_t max_points, py::object workers,
+                                       pld::ComposeOptions options, bool long_fft,
+                                       const std::vector<double>& loss_shifts,
+                                       const std::vector<pld::SpectralReads>& reads = {}) {
+    check_compose_options(options);
+    const std::vector<pld::PmfView> factors = factor_views(masses, k_lo, p_inf, loss_shifts);
+    const std::vector<std::vector<pld::Term>> terms = item_terms(items);
     const bool workers_is_none = workers.is_none();
     const long workers_value = workers_is_none ? 0 : workers.cast<long>();
     ScipyFft fft(std::move(workers), long_fft && options.direct_bins);  // no probe where no direct bins are asked
