@@ -188,7 +188,7 @@ def test_theorem_d5_round_is_fmt_closed_form_at_one_record_and_refused_where_its
     eps_r, delta_r = theorem_d5_round(epsilon0=1.0, delta0=1e-12, silo_size=1, silos=10_000, delta=1e-6)
     assert eps_r == pytest.approx(closed_form_shuffle_epsilon(epsilon0=1.0, n=10_000, delta=1e-6), rel=1e-14)
     assert delta_r == pytest.approx(1e-6 + 2 * 10_000 * 1e-12, rel=1e-14)
-    with pytest.raises(ValueError, match=r"epsilon0 must be <= ln\(N / \(16 ln\(2/delta\)\)\) / n"):
+    with pytest.raises(ValueError, match=r"epsilon0 must be <= ln\(silos / \(16 ln\(2/delta\)\)\) / silo_size"):
         theorem_d5_round(epsilon0=0.01, delta0=1e-12, silo_size=1238, silos=25, delta=1e-6)  # App. I: N = 25
 
 

@@ -36,10 +36,10 @@ def _finite_positive(**named: np.ndarray) -> None:
             raise ValueError(f"{name} must be finite and > 0, got {values[bad].ravel()[0]:g}")
 
 
-def _delta(delta: np.ndarray) -> None:
+def _delta(delta: np.ndarray, name: str = "delta") -> None:
     bad = ~((delta > 0) & (delta < 1))
     if np.any(bad):
-        raise ValueError(f"delta must lie strictly between 0 and 1, got {delta[bad].ravel()[0]:g}")
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {delta[bad].ravel()[0]:g}")
 
 
 def _integers(**named: np.ndarray) -> None:
@@ -508,12 +508,12 @@ def theorem_d5_round(
     )
     _finite_positive(epsilon0=e0)
     _delta(dlt)
-    _delta(d0)
+    _delta(d0, "delta0")
     _integers(silo_size=n, silos=big_n)
     limit = np.log(big_n / (16 * np.log(2 / dlt))) / n
     if np.any(~(e0 <= limit)):
         raise ValueError(
-            f"epsilon0 must be <= ln(N / (16 ln(2/delta))) / n for Theorem D.5, got "
+            f"epsilon0 must be <= ln(silos / (16 ln(2/delta))) / silo_size for Theorem D.5, got "
             f"{e0[~(e0 <= limit)].ravel()[0]:g} (limit {limit[~(e0 <= limit)].ravel()[0]:g})"
         )
     grow = np.exp(n * e0)

@@ -26,12 +26,21 @@ by stepping over c (their example: n = 1e5, eps0 = 4, delta = 1e-6 gives eps in 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ..base.elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
+from ..base.validation import delta_values, describe, in_interval, positive, positive_integer, single
 
-__all__ = ["ShuffledLDP", "check_shuffle_parameters", "clone_delta", "clone_delta_curve", "closed_form_shuffle_epsilon"]
+__all__ = [
+    "ShuffledLDP",
+    "bisection_done",
+    "check_shuffle_parameters",
+    "clone_delta",
+    "clone_delta_curve",
+    "closed_form_shuffle_epsilon",
+]
 
 _U = 2.0**-53
 _TAIL = 1e-17
@@ -52,12 +61,14 @@ def clone_delta_curve(
     eps = np.asarray(eps, dtype=np.float64)
     out = np.zeros(eps.shape)
     alpha = 1.0 / (1.0 + math.exp(-eps0))
-    margin = 64 * _U * (1 + math.exp(eps0))
-    e = np.exp(np.minimum(eps, eps0))
+    # past eps0 = 700 the margin alone exceeds 1 (the bound is vacuous there); exp(eps0) would overflow past 709
+    margin = 64 * _U * (1 + math.exp(min(eps0, 700.0)))
     below = eps < eps0
-    # eps0 so small that alpha rounds to 1/2: bound by the local pair's own TV, tanh(eps0 / 2),
-    # which the shuffled output (a post-processing) cannot exceed
-    fallback = below & ~(alpha - e * (1 - alpha) > 0)
+    with np.errstate(over="ignore", invalid="ignore"):  # e = inf only past eps0 = 709: the fallback (1) there
+        e = np.exp(np.minimum(eps, eps0))
+        # eps0 so small that alpha rounds to 1/2: bound by the local pair's own TV, tanh(eps0 / 2),
+        # which the shuffled output (a post-processing) cannot exceed
+        fallback = below & ~(alpha - e * (1 - alpha) > 0)
     out[fallback] = min(1.0, math.tanh(eps0 / 2) + margin)
     todo = np.flatnonzero(below & ~fallback)
     if todo.size == 0:
@@ -67,7 +78,7 @@ def clone_delta_curve(
     # mass ``tail``; whatever falls outside is added whole below, so the window changes only tightness
     # (scipy's binom.ppf/isf at 1e-17 tails return the support's end for small p, a window of n terms)
     mean, sd = (n - 1) * p, math.sqrt((n - 1) * p * (1 - p))
-    z = math.sqrt(2 * math.log(2 / tail))
+    z = math.sqrt(2 * (math.log(2) - math.log(tail)))  # log(2 / tail) without 2 / tail overflowing at subnormals
     reach = z * sd + z * z + 50
     lo, hi = max(int(mean - reach), 0), min(int(math.ceil(mean + reach)), n - 1)
     if hi - lo + 1 > _MAX_TERMS:
@@ -95,19 +106,26 @@ def clone_delta(eps0: float, n: int, eps: float, tail: float, clone_probability:
     return float(clone_delta_curve(eps0, n, np.array([eps]), tail, clone_probability)[0])
 
 
-def check_shuffle_parameters(epsilon0: np.ndarray, n: np.ndarray, tail: float, rtol: float) -> None:
+def check_shuffle_parameters(epsilon0: np.ndarray, n: np.ndarray, tail: Any, rtol: Any) -> tuple[float, float]:
     """The shuffle accountants' shared domain: eps0 finite and > 0, n an integer >= 2, tail in (0, 1e-3),
-    rtol in (0, 1) (ValueError naming the first that breaks its rule)."""
+    rtol in (0, 1) (ValueError naming the first that breaks its rule; tail and rtol one real number
+    each, else ParameterTypeError); returns (tail, rtol) as floats."""
     bad = ~(np.isfinite(epsilon0) & (epsilon0 > 0))
     if np.any(bad):
         raise ValueError(f"epsilon0 must be finite and > 0, got {epsilon0[bad].ravel()[0]:g}")
     bad = ~(np.isfinite(n) & (n >= 2) & (n == np.floor(n)))
     if np.any(bad):
         raise ValueError(f"n must be an integer >= 2 (users shuffled together), got {n[bad].ravel()[0]:g}")
-    if not (0 < tail < 1e-3):
-        raise ValueError(f"tail must lie in (0, 1e-3), got {tail!r}")
-    if not (0 < rtol < 1):
-        raise ValueError(f"rtol must lie in (0, 1), got {rtol!r}")
+    tail = float(in_interval(single(tail, "tail"), "tail", 0.0, 1e-3, open_low=True, open_high=True))
+    rtol = float(in_interval(single(rtol, "rtol"), "rtol", 0.0, 1.0, open_low=True, open_high=True))
+    return tail, rtol
+
+
+def bisection_done(lo: float, hi: float, rtol: float) -> bool:
+    """Whether a bisection on [lo, hi] has reached relative width ``rtol`` or the doubles' resolution
+    (no double strictly between lo and hi: an rtol below the spacing of doubles would loop forever)."""
+    mid = 0.5 * (lo + hi)
+    return hi - lo <= rtol * hi or not lo < mid < hi
 
 
 class ShuffledLDP:
@@ -169,8 +187,8 @@ class ShuffledLDP:
 
     def __init__(self, *, epsilon0: ArrayLike, n: ArrayLike, tail: float = _TAIL, rtol: float = 1e-6) -> None:
         (e0, users), _, _ = broadcast_float_arrays(epsilon0=epsilon0, n=n)
-        check_shuffle_parameters(e0, users, tail, rtol)
-        self.epsilon0, self.n, self.tail, self.rtol = e0, users, float(tail), float(rtol)
+        tail, rtol = check_shuffle_parameters(e0, users, tail, rtol)
+        self.epsilon0, self.n, self.tail, self.rtol = e0, users, tail, rtol
 
     def delta(self, epsilon: ArrayLike) -> FloatOrArray:
         """Certified upper bound on delta(epsilon) of the shuffled output."""
@@ -198,7 +216,7 @@ class ShuffledLDP:
             if clone_delta(float(a), int(b), 0.0, self.tail) <= d:
                 out[i] = 0.0
                 continue
-            while hi - lo > self.rtol * hi:
+            while not bisection_done(lo, hi, self.rtol):
                 mid = 0.5 * (lo + hi)
                 if clone_delta(float(a), int(b), mid, self.tail) <= d:
                     hi = mid
@@ -224,10 +242,10 @@ def closed_form_shuffle_epsilon(*, epsilon0: ArrayLike, n: ArrayLike, delta: Arr
     Parameters
     ----------
     epsilon0 : array_like
-        Each local randomizer's :math:`\epsilon_0`, > 0 and within the validity limit.
+        Each local randomizer's :math:`\epsilon_0`, finite and > 0 and within the validity limit.
     n : array_like
-        Number of reports shuffled together, > 0 (not checked to be a whole number; a negative n
-        gives NaN).
+        Number of reports shuffled together, a whole number >= 1 (the validity limit asks for more:
+        :math:`n \ge 16 \ln(2/\delta) e^{\epsilon_0}`).
     delta : array_like
         The target :math:`\delta`, strictly between 0 and 1.  All keyword-only; they broadcast
         together.
@@ -240,7 +258,8 @@ def closed_form_shuffle_epsilon(*, epsilon0: ArrayLike, n: ArrayLike, delta: Arr
     Raises
     ------
     ValueError
-        ``delta`` outside (0, 1), or ``epsilon0`` outside :math:`(0, \ln(n / (16 \ln(2/\delta)))]`.
+        ``epsilon0`` NaN, infinite or <= 0, ``n`` not a whole number >= 1, ``delta`` outside (0, 1), or
+        ``epsilon0`` above :math:`\ln(n / (16 \ln(2/\delta)))`.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -254,11 +273,17 @@ def closed_form_shuffle_epsilon(*, epsilon0: ArrayLike, n: ArrayLike, delta: Arr
     >>> round(closed_form_shuffle_epsilon(epsilon0=1.0, n=1e5, delta=1e-6), 6)
     0.072555
     """
-    (e0, users, dlt), _, scalar = broadcast_float_arrays(epsilon0=epsilon0, n=n, delta=delta)
-    if np.any(~((dlt > 0) & (dlt < 1))):
-        raise ValueError("delta must lie strictly between 0 and 1")
-    if np.any(~(e0 > 0)) or np.any(e0 > np.log(users / (16 * np.log(2 / dlt)))):
-        raise ValueError("epsilon0 must lie in (0, ln(n / (16 ln(2/delta)))] for the closed form")
+    (e0, users, dlt), _, scalar = broadcast_float_arrays(
+        epsilon0=positive(epsilon0, "epsilon0"), n=positive_integer(n, "n"), delta=delta_values(delta, "delta")
+    )
+    limit = np.log(users / (16 * np.log(2 / dlt)))
+    above = e0 > limit
+    if np.any(above):
+        i = np.flatnonzero(above.ravel())[0]
+        raise ValueError(
+            f"epsilon0 must be <= ln(n / (16 ln(2/delta))) = {describe(limit.ravel()[i])} for the closed form "
+            f"(n = {describe(users.ravel()[i])}, delta = {describe(dlt.ravel()[i])}), got {describe(e0.ravel()[i])}"
+        )
     a = np.exp(e0)
     out = np.log1p((a - 1) / (a + 1) * (8 * np.sqrt(a * np.log(4 / dlt)) / np.sqrt(users) + 8 * a / users))
     return float(out) if scalar else out

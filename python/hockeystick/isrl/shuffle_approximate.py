@@ -42,7 +42,8 @@ import math
 import numpy as np
 
 from ..base.elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
-from .shuffle import check_shuffle_parameters, clone_delta
+from ..base.validation import in_interval, nonnegative, positive, positive_integer
+from .shuffle import bisection_done, check_shuffle_parameters, clone_delta
 
 __all__ = ["ShuffledApproximateLDP", "shuffled_approximate_delta", "fmt_theorem_3_8_charge", "tv_charge"]
 
@@ -63,7 +64,11 @@ def tv_charge(
     weight = math.exp(-reference_epsilon) if mixture_weight is None else mixture_weight
     tv_p = (n - 1) * (reference_delta + weight * delta0 / 2)
     tv_q = delta0 + tv_p
-    return (tv_p + math.exp(eps) * tv_q) * (1 + 16 * _U)
+    if tv_q == 0:
+        return tv_p * (1 + 16 * _U)
+    # e^eps past the doubles' range: an infinite charge (the bound is vacuous there), not an OverflowError
+    grow = math.exp(eps) if eps < 709 else math.inf
+    return (tv_p + grow * tv_q) * (1 + 16 * _U)
 
 
 def _bound(
@@ -145,14 +150,14 @@ def fmt_theorem_3_8_charge(*, epsilon: ArrayLike, epsilon0: ArrayLike, delta0: A
     Parameters
     ----------
     epsilon : array_like
-        The :math:`\epsilon` of the shuffled guarantee.
+        The :math:`\epsilon` of the shuffled guarantee, finite and >= 0.
     epsilon0 : array_like
-        Each local randomizer's :math:`\epsilon_0`.
+        Each local randomizer's :math:`\epsilon_0`, finite and > 0.
     delta0 : array_like
-        Each local randomizer's :math:`\delta_0`.
+        Each local randomizer's :math:`\delta_0`, in [0, 1).
     n : array_like
-        Number of reports shuffled together.  All keyword-only real numbers that broadcast together;
-        their ranges are not checked.
+        Number of reports shuffled together, a whole number >= 1.  All keyword-only real numbers that
+        broadcast together.
 
     Returns
     -------
@@ -161,6 +166,9 @@ def fmt_theorem_3_8_charge(*, epsilon: ArrayLike, epsilon0: ArrayLike, delta0: A
 
     Raises
     ------
+    ValueError
+        ``epsilon`` not finite and >= 0, ``epsilon0`` not finite and > 0, ``delta0`` outside [0, 1), or
+        ``n`` not a whole number >= 1.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -174,8 +182,15 @@ def fmt_theorem_3_8_charge(*, epsilon: ArrayLike, epsilon0: ArrayLike, delta0: A
     >>> fmt_theorem_3_8_charge(epsilon=0.2, epsilon0=1.0, delta0=1e-9, n=1000)
     2.630...e-06
     """
-    (eps, e0, d0, users), _, scalar = broadcast_float_arrays(epsilon=epsilon, epsilon0=epsilon0, delta0=delta0, n=n)
-    out = (np.exp(eps) + 1) * (1 + np.exp(-e0) / 2) * users * d0
+    (eps, e0, d0, users), _, scalar = broadcast_float_arrays(
+        epsilon=nonnegative(epsilon, "epsilon"),
+        epsilon0=positive(epsilon0, "epsilon0"),
+        delta0=in_interval(delta0, "delta0", 0.0, 1.0, open_low=False, open_high=True),
+        n=positive_integer(n, "n"),
+    )
+    with np.errstate(over="ignore", invalid="ignore"):  # e^epsilon past 709: inf where delta0 > 0, else 0 below
+        charge = (np.exp(eps) + 1) * (1 + np.exp(-e0) / 2) * users * d0
+    out = np.where(d0 > 0, charge, 0.0)
     return float(out) if scalar else out
 
 
@@ -245,11 +260,11 @@ class ShuffledApproximateLDP:
         self, *, epsilon0: ArrayLike, delta0: ArrayLike, n: ArrayLike, tail: float = _TAIL, rtol: float = 1e-6
     ) -> None:
         (e0, d0, users), _, _ = broadcast_float_arrays(epsilon0=epsilon0, delta0=delta0, n=n)
-        check_shuffle_parameters(e0, users, tail, rtol)
+        tail, rtol = check_shuffle_parameters(e0, users, tail, rtol)
         bad = ~((d0 >= 0) & (d0 < 1))
         if np.any(bad):
             raise ValueError(f"delta0 must lie in [0, 1), got {d0[bad].ravel()[0]:g}")
-        self.epsilon0, self.delta0, self.n, self.tail, self.rtol = e0, d0, users, float(tail), float(rtol)
+        self.epsilon0, self.delta0, self.n, self.tail, self.rtol = e0, d0, users, tail, rtol
         self._minimizers: dict[tuple[float, float, int], float] = {}
 
     def _point(self, eps: float, e0: float, d0: float, users: int) -> float:
@@ -300,7 +315,7 @@ class ShuffledApproximateLDP:
                 out[i] = 0.0
             elif self._point(top, a, b, c) <= d:
                 lo, hi = 0.0, top
-                while hi - lo > self.rtol * hi:
+                while not bisection_done(lo, hi, self.rtol):
                     mid = 0.5 * (lo + hi)
                     if self._point(mid, a, b, c) <= d:
                         hi = mid
