@@ -17,11 +17,15 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from ..base.validation import positive, positive_integer, real
-from ._gaussian_pair import GaussianPair
+from ..base.validation import describe, in_interval, positive, positive_integer
+from ._gaussian_pair import MAX_DIMENSION, GaussianPair
 from .tv import _tv
 
 __all__ = ["distortion_variance_for_tv"]
+
+# Smallest target accepted: below it the root rho ~ 2 sqrt(pi) target / sqrt(d) leaves the bracket's
+# range exp(-700) at d = MAX_DIMENSION, and then the doubles' (a variance that underflows to 0).
+MIN_TARGET_TV = 1e-290
 
 
 def _centred_tv(log_rho: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -52,9 +56,9 @@ def distortion_variance_for_tv(
     variance : array_like
         Per-coordinate variance :math:`\sigma^2` of the undistorted parameter, finite and > 0.
     dimension : array_like
-        Dimension d of the parameter, a whole number >= 1.
+        Dimension d of the parameter, a whole number in [1, 1e9].
     target_tv : array_like
-        The TV to reach, strictly between 0 and 1.  The three arguments broadcast together.
+        The TV to reach, in [1e-290, 1).  The three arguments broadcast together.
 
     Returns
     -------
@@ -65,8 +69,8 @@ def distortion_variance_for_tv(
     Raises
     ------
     ValueError
-        ``variance`` not finite and > 0, ``dimension`` not a whole number >= 1, ``target_tv`` NaN or
-        outside (0, 1) (TV = 1 needs infinite noise), or shapes that do not broadcast.
+        ``variance`` not finite and > 0, ``dimension`` not a whole number in [1, 1e9], ``target_tv`` NaN
+        or outside (0, 1) (TV = 1 needs infinite noise) or below 1e-290, or shapes that do not broadcast.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -85,10 +89,13 @@ def distortion_variance_for_tv(
     from scipy.optimize import elementwise  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     v = positive(variance, "variance")
-    d = positive_integer(dimension, "dimension")
-    t = real(target_tv, "target_tv")
-    if not np.all((t > 0) & (t < 1)):
-        raise ValueError("target_tv must lie strictly between 0 and 1 (TV = 1 needs infinite noise)")
+    d = positive_integer(dimension, "dimension", maximum=MAX_DIMENSION)
+    t = in_interval(target_tv, "target_tv", 0.0, 1.0, open_low=True, open_high=True)  # TV = 1: infinite noise
+    if np.any(t < MIN_TARGET_TV):
+        raise ValueError(
+            f"target_tv must be >= {MIN_TARGET_TV:g} (the distortion variance underflows below), "
+            f"got {describe(t[t < MIN_TARGET_TV].ravel()[0])}"
+        )
     shape = np.broadcast_shapes(v.shape, d.shape, t.shape)
     d_flat, t_flat = np.broadcast_to(d, shape).ravel(), np.broadcast_to(t, shape).ravel()
     # TV ~ rho sqrt(d) / (2 sqrt(pi)) for small rho: start from that guess, a factor e^3 either side

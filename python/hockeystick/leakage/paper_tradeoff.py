@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..base.validation import nonnegative, positive
+from ..base.validation import nonnegative, positive, real
 from .paper_leakage import c2_constant
 
 __all__ = ["nfl_constant", "nfl_privacy_floor", "thm_5_12_upper_bound", "thm_5_14_optimal_variance"]
@@ -91,7 +91,7 @@ def nfl_privacy_floor(c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.Ar
         :math:`C_d` (:func:`hockeystick.leakage.nfl_constant`), finite and >= 0.
     utility_loss : array_like
         The utility loss :math:`\epsilon_u` (Definition 3; its sign is discussed in the errata),
-        any real number; not validated (NaN propagates).  The three broadcast together.
+        any finite real number.  The three broadcast together.
 
     Returns
     -------
@@ -101,9 +101,9 @@ def nfl_privacy_floor(c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.Ar
     Raises
     ------
     ValueError
-        ``c1`` or ``cd`` not finite and >= 0.
+        ``c1`` or ``cd`` not finite and >= 0, or ``utility_loss`` NaN or infinite.
     ParameterTypeError
-        ``c1`` or ``cd`` a string, bool or None.
+        An argument that is a string, bool or None.
 
     References
     ----------
@@ -115,7 +115,7 @@ def nfl_privacy_floor(c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.Ar
     >>> round(nfl_privacy_floor(0.3, 0.5, 0.2), 6)
     0.2
     """
-    return _out(nonnegative(c1, "c1") - nonnegative(cd, "cd") * np.asarray(utility_loss, dtype=float))
+    return _out(nonnegative(c1, "c1") - nonnegative(cd, "cd") * real(utility_loss, "utility_loss", finite=True))
 
 
 def thm_5_12_upper_bound(
