@@ -32,7 +32,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hockeystick as hs
-from hockeystick import fdp, matrix, pld, rdp, registry, training
+from hockeystick import fdp, isrl, leakage, matrix, pld, rdp, registry, training
+from hockeystick.base.validation import ParameterTypeError
 from hockeystick.calibrate import calibrate, calibrate_batch_size, calibrate_fixed_compute
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 from hockeystick.interop import opacus
@@ -40,6 +41,7 @@ from hockeystick.interop import opacus
 from . import reference
 from .fuzz.allocation_walks import ALLOCATION_WALKS, MATRIX_WALKS
 from .fuzz.event_walks import EVENT_WALKS
+from .fuzz.paper_walks import COUNTS, ISRL_WALKS, LEAKAGE_WALKS, NONE_DEFAULTS
 from .fuzz.risk_walks import RISK_WALKS
 
 settings.register_profile(
@@ -201,7 +203,7 @@ ELEMENTWISE: list[tuple[str, Callable[..., Any], tuple[st.SearchStrategy[Any], .
 def test_every_public_name_is_fuzzed():
     fuzzed = {name for name, *_ in ELEMENTWISE} | set(FAMILY_CALLS)
     public = set(hs.__all__) - {"MAX_RADIUS_EPSILON"}
-    for family in (fdp, rdp, pld, matrix):
+    for family in (fdp, rdp, pld, matrix, isrl, leakage):
         public |= {f"{family.__name__.split('.')[-1]}.{n}" for n in family.__all__}
     skipped = {
         "fdp.BOUNDS",
@@ -932,6 +934,7 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
 WALKS += EVENT_WALKS  # hockeystick's dp_accounting-style events, in both adapters (tests/fuzz/event_walks.py)
 WALKS += ALLOCATION_WALKS + MATRIX_WALKS  # the allocation accountants, hockeystick.matrix (fuzz/allocation_walks.py)
 WALKS += RISK_WALKS  # hockeystick.risk: trade-off curve, TPR at FPR, advantage, calibration (fuzz/risk_walks.py)
+WALKS += ISRL_WALKS + LEAKAGE_WALKS  # paper 003's isrl and paper 001's leakage, every public name (paper_walks.py)
 
 # Refusals of modules outside the adapters, calibrate, training and the pld constructors whose message
 # does not yet name the argument the caller gave (the paper-003 and paper-000/002 accountants pass the
@@ -985,4 +988,26 @@ def test_every_argument_at_its_edges_answers_or_is_refused_by_name(label, call, 
             failure = _walk_failure(call, {**base, name: value}, name)
             if failure is not None:
                 failures.append(f"{name}={value!r}: {failure[:300]}")
+    assert not failures, f"{label}:\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("label, call, base", [pytest.param(*w, id=w[0]) for w in ISRL_WALKS + LEAKAGE_WALKS])
+def test_paper_modules_refuse_what_numpy_would_coerce(label, call, base):
+    """isrl and leakage: a string, a bool or None where a number is meant is a ParameterTypeError naming
+    the argument, and a fraction where a count is meant a ValueError naming it (never 1.0, nan or a
+    truncated count)."""
+    failures = []
+    for name in base:
+        bad: list[Any] = ["0.5", True] + ([] if label in NONE_DEFAULTS and name == "silo_size" else [None])
+        for value in bad + ([2.5] if name in COUNTS else []):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    out = call(**{**base, name: value})
+                except ValueError as error:  # ParameterTypeError is one too
+                    kind_ok = value == 2.5 or isinstance(error, ParameterTypeError)
+                    if name not in str(error) or not kind_ok:
+                        failures.append(f"{name}={value!r}: {type(error).__name__} {str(error)[:200]}")
+                    continue
+            failures.append(f"{name}={value!r}: answered {out!r}")
     assert not failures, f"{label}:\n" + "\n".join(failures)
