@@ -70,3 +70,33 @@ def test_calibration_refuses_targets_its_variance_cannot_represent():
         leakage.distortion_variance_for_tv(1.0, 1e308, 0.05)
     v = leakage.distortion_variance_for_tv(1.0, 100, 1e-290)
     assert leakage.tv_exact(1.0, v, 100) == pytest.approx(1e-290, rel=1e-9)
+
+
+SHAPES = [
+    ("distortion_variance_for_tv", dict(variance=1.0, dimension=100, target_tv=0.05)),
+    ("eq_20_sampling_rates", dict(tau=0.2, gradient_square_sum=4.0)),
+    ("js_bound_from_tv", dict(xi=0.5, tv=0.1)),
+    ("js_exact", dict(variance=1.0, distortion_variance=0.01, dimension=100)),
+    ("lemma_5_5_upper_bound", dict(c1=0.3, xi=0.5, tv=0.1)),
+    ("lemma_b1_lower_bound", dict(c1=0.3, xi=0.5, tv=0.1)),
+    ("nfl_constant", dict(gamma=1.0, delta=1.0, xi=0.5)),
+    ("nfl_privacy_floor", dict(c1=0.3, cd=0.5, utility_loss=0.2)),
+    ("paper_distortion_variance", dict(variance=1.0, dimension=100, c1=0.3, tau=0.295)),
+    ("paper_required_tv", dict(c1=0.3, tau=0.295)),
+    ("sampling_variance", dict(sampling_rate=0.2, gradient_square_sum=10.0)),
+    ("thm_5_11_sampling_rates", dict(c6=5.0, c1=0.3, tau=0.2, gradient_square_sum=4.0)),
+    ("thm_5_12_upper_bound", dict(c1=0.3, xi=0.5, c6=1.0, expected_variance=0.1)),
+    ("thm_5_14_optimal_variance", dict(c1=0.3, xi=0.5, c6=1.0)),
+    ("tv_bracket", dict(variance=1.0, distortion_variance=0.01, dimension=100)),
+    ("tv_exact", dict(variance=1.0, distortion_variance=0.01, dimension=100)),
+]
+
+
+@pytest.mark.parametrize("name, base", SHAPES, ids=[s[0] for s in SHAPES])
+def test_shapes_that_do_not_broadcast_are_refused_naming_the_arguments(name, base):
+    first, second = list(base)[:2]
+    arguments = {**base, first: [base[first]] * 2, second: [base[second]] * 3}
+    with pytest.raises(ValueError, match=rf"{first} \(2,\).*{second} \(3,\)"):
+        getattr(leakage, name)(**arguments)
+    out = getattr(leakage, name)(**{**base, first: [base[first]] * 2})
+    assert all(len(part) == 2 for part in (out if isinstance(out, tuple) else (out,)))

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from ..base.validation import describe, in_interval, positive, positive_integer
 from ._gaussian_pair import MAX_DIMENSION, GaussianPair
+from ._shapes import broadcasting
 from .tv import _tv
 
 __all__ = ["distortion_variance_for_tv"]
@@ -34,6 +35,7 @@ def _centred_tv(log_rho: np.ndarray, d: np.ndarray) -> np.ndarray:
     return _tv(pair).reshape(rho.shape)
 
 
+@broadcasting
 def distortion_variance_for_tv(
     variance: npt.ArrayLike, dimension: npt.ArrayLike, target_tv: npt.ArrayLike
 ) -> float | np.ndarray:

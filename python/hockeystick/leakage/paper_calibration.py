@@ -21,10 +21,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ..base.validation import nonnegative, positive, positive_integer, real
+from ._shapes import broadcasting
 
 __all__ = ["paper_distortion_variance", "paper_required_tv"]
 
 
+@broadcasting
 def paper_required_tv(c1: npt.ArrayLike, tau: npt.ArrayLike) -> float | np.ndarray:
     r"""The TV that Lemma 5.6 says suffices for leakage at most tau, C_1 - tau (paper formula, not a guarantee).
 
@@ -51,7 +53,7 @@ def paper_required_tv(c1: npt.ArrayLike, tau: npt.ArrayLike) -> float | np.ndarr
     Raises
     ------
     ValueError
-        ``c1`` or ``tau`` not finite and >= 0, or ``tau`` >= ``c1``.
+        ``c1`` or ``tau`` not finite and >= 0, or ``tau`` >= ``c1``; or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -73,6 +75,7 @@ def paper_required_tv(c1: npt.ArrayLike, tau: npt.ArrayLike) -> float | np.ndarr
     return float(gap) if gap.ndim == 0 else gap
 
 
+@broadcasting
 def paper_distortion_variance(
     variance: npt.ArrayLike, dimension: npt.ArrayLike, c1: npt.ArrayLike, tau: npt.ArrayLike
 ) -> float | np.ndarray:
@@ -109,7 +112,8 @@ def paper_distortion_variance(
     ------
     ValueError
         ``variance`` not finite and > 0, ``dimension`` not a whole number >= 1, ``c1`` or ``tau`` NaN,
-        or ``c1 - tau`` outside (0, 0.01), the lemma's assumption (outside it eq. 36 does not hold).
+        or ``c1 - tau`` outside (0, 0.01), the lemma's assumption (outside it eq. 36 does not hold);
+        or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 

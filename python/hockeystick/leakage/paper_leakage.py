@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..base.validation import nonnegative
+from ._shapes import broadcasting
 
 __all__ = ["c2_constant", "js_bound_from_tv", "lemma_b1_lower_bound", "lemma_5_5_upper_bound"]
 
@@ -74,6 +75,7 @@ def c2_constant(xi: npt.ArrayLike) -> float | np.ndarray:
     return _out(0.5 * np.expm1(2.0 * x))
 
 
+@broadcasting
 def js_bound_from_tv(xi: npt.ArrayLike, tv: npt.ArrayLike) -> float | np.ndarray:
     r"""Lemma B.3's bound C_2 TV on the leakage sqrt(JS) (paper formula, not a guarantee).
 
@@ -101,7 +103,7 @@ def js_bound_from_tv(xi: npt.ArrayLike, tv: npt.ArrayLike) -> float | np.ndarray
     Raises
     ------
     ValueError
-        ``xi`` not finite and >= 0, or ``tv`` NaN or outside [0, 1].
+        ``xi`` not finite and >= 0, or ``tv`` NaN or outside [0, 1]; or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -118,6 +120,7 @@ def js_bound_from_tv(xi: npt.ArrayLike, tv: npt.ArrayLike) -> float | np.ndarray
     return _out(np.asarray(c2_constant(xi)) * _tv(tv))
 
 
+@broadcasting
 def lemma_b1_lower_bound(c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike) -> float | np.ndarray:
     r"""Lemma B.1's lower bound C_1 - C_2 TV on the leakage of one client (paper formula, not a guarantee).
 
@@ -145,7 +148,7 @@ def lemma_b1_lower_bound(c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike
     Raises
     ------
     ValueError
-        ``c1`` or ``xi`` not finite and >= 0, or ``tv`` NaN or outside [0, 1].
+        ``c1`` or ``xi`` not finite and >= 0, or ``tv`` NaN or outside [0, 1]; or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -162,6 +165,7 @@ def lemma_b1_lower_bound(c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike
     return _out(nonnegative(c1, "c1") - np.asarray(c2_constant(xi)) * _tv(tv))
 
 
+@broadcasting
 def lemma_5_5_upper_bound(c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike) -> float | np.ndarray:
     r"""Lemma 5.5's upper bound 2 C_1 - C_2 TV on the leakage of one client (paper formula, not a guarantee).
 
@@ -194,7 +198,7 @@ def lemma_5_5_upper_bound(c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLik
     ------
     ValueError
         ``c1`` or ``xi`` not finite and >= 0, ``tv`` NaN or outside [0, 1], or
-        :math:`C_2\,\mathrm{TV} > C_1` anywhere (the lemma's assumption).
+        :math:`C_2\,\mathrm{TV} > C_1` anywhere (the lemma's assumption); or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..base.validation import nonnegative, positive
+from ._shapes import broadcasting
 
 __all__ = ["sampling_variance", "thm_5_11_sampling_rates", "eq_20_sampling_rates"]
 
@@ -40,6 +41,7 @@ def _pair(a: np.ndarray, b: np.ndarray) -> tuple[float | np.ndarray, float | np.
     return (float(a), float(b)) if a.ndim == 0 else (a, b)
 
 
+@broadcasting
 def sampling_variance(sampling_rate: npt.ArrayLike, gradient_square_sum: npt.ArrayLike) -> float | np.ndarray:
     r"""Theorem 5.10's variance p (1 - p) G of the sampled gradient sum (paper formula, not a guarantee).
 
@@ -66,7 +68,8 @@ def sampling_variance(sampling_rate: npt.ArrayLike, gradient_square_sum: npt.Arr
     Raises
     ------
     ValueError
-        ``sampling_rate`` NaN or outside [0, 1], or ``gradient_square_sum`` not finite and >= 0.
+        ``sampling_rate`` NaN or outside [0, 1], or ``gradient_square_sum`` not finite and >= 0;
+        or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -85,6 +88,7 @@ def sampling_variance(sampling_rate: npt.ArrayLike, gradient_square_sum: npt.Arr
     return float(out) if out.ndim == 0 else out
 
 
+@broadcasting
 def thm_5_11_sampling_rates(
     c6: npt.ArrayLike, c1: npt.ArrayLike, tau: npt.ArrayLike, gradient_square_sum: npt.ArrayLike
 ) -> tuple[float | np.ndarray, float | np.ndarray]:
@@ -118,7 +122,7 @@ def thm_5_11_sampling_rates(
     ------
     ValueError
         ``c1`` or ``tau`` not finite and >= 0, ``c1 < tau``, ``c6`` or ``gradient_square_sum`` not
-        finite and > 0, or :math:`r > 1/4` (no p satisfies eq. 18).
+        finite and > 0, or :math:`r > 1/4` (no p satisfies eq. 18); or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -144,6 +148,7 @@ def thm_5_11_sampling_rates(
     return _pair(*_roots(r))
 
 
+@broadcasting
 def eq_20_sampling_rates(
     tau: npt.ArrayLike, gradient_square_sum: npt.ArrayLike
 ) -> tuple[float | np.ndarray, float | np.ndarray]:
@@ -173,7 +178,8 @@ def eq_20_sampling_rates(
     Raises
     ------
     ValueError
-        ``tau`` not finite and >= 0, or ``gradient_square_sum`` not finite and > 0.
+        ``tau`` not finite and >= 0, or ``gradient_square_sum`` not finite and > 0;
+        or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 

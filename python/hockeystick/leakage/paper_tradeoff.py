@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..base.validation import nonnegative, positive, real
+from ._shapes import broadcasting
 from .paper_leakage import c2_constant
 
 __all__ = ["nfl_constant", "nfl_privacy_floor", "thm_5_12_upper_bound", "thm_5_14_optimal_variance"]
@@ -26,6 +27,7 @@ def _out(x: np.ndarray) -> float | np.ndarray:
     return float(x) if x.ndim == 0 else x
 
 
+@broadcasting
 def nfl_constant(gamma: npt.ArrayLike, delta: npt.ArrayLike, xi: npt.ArrayLike) -> float | np.ndarray:
     r"""The no-free-lunch constant C_d of Theorem 5.13 (eq. 19) (paper formula, not a guarantee).
 
@@ -55,7 +57,7 @@ def nfl_constant(gamma: npt.ArrayLike, delta: npt.ArrayLike, xi: npt.ArrayLike) 
     ------
     ValueError
         ``gamma`` not finite and > 0 or outside [1/150, 150], ``delta`` not finite and > 0, or ``xi``
-        not finite and >= 0.
+        not finite and >= 0; or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -75,6 +77,7 @@ def nfl_constant(gamma: npt.ArrayLike, delta: npt.ArrayLike, xi: npt.ArrayLike) 
     return _out(g * np.asarray(c2_constant(xi)) / (2.0 * positive(delta, "delta")))
 
 
+@broadcasting
 def nfl_privacy_floor(c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.ArrayLike) -> float | np.ndarray:
     r"""The least leakage eq. 19 allows at a utility loss, C_1 - C_d eps_u (paper formula, not a guarantee).
 
@@ -101,7 +104,8 @@ def nfl_privacy_floor(c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.Ar
     Raises
     ------
     ValueError
-        ``c1`` or ``cd`` not finite and >= 0, or ``utility_loss`` NaN or infinite.
+        ``c1`` or ``cd`` not finite and >= 0, or ``utility_loss`` NaN or infinite;
+        or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -118,6 +122,7 @@ def nfl_privacy_floor(c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.Ar
     return _out(nonnegative(c1, "c1") - nonnegative(cd, "cd") * real(utility_loss, "utility_loss", finite=True))
 
 
+@broadcasting
 def thm_5_12_upper_bound(
     c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.ArrayLike, expected_variance: npt.ArrayLike
 ) -> float | np.ndarray:
@@ -152,7 +157,8 @@ def thm_5_12_upper_bound(
     Raises
     ------
     ValueError
-        ``c1``, ``xi`` or ``expected_variance`` not finite and >= 0, or ``c6`` not finite and > 0.
+        ``c1``, ``xi`` or ``expected_variance`` not finite and >= 0, or ``c6`` not finite and > 0;
+        or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -170,6 +176,7 @@ def thm_5_12_upper_bound(
     return _out(2.0 * nonnegative(c1, "c1") - ratio * nonnegative(expected_variance, "expected_variance"))
 
 
+@broadcasting
 def thm_5_14_optimal_variance(c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.ArrayLike) -> float | np.ndarray:
     r"""The expected variance C_1 C_6 / C_2 at which Theorem 5.14 declares the trade-off optimal (paper formula, not a guarantee).
 
@@ -199,7 +206,7 @@ def thm_5_14_optimal_variance(c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.Arra
     Raises
     ------
     ValueError
-        ``c1`` not finite and >= 0, or ``xi`` or ``c6`` not finite and > 0.
+        ``c1`` not finite and >= 0, or ``xi`` or ``c6`` not finite and > 0; or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 

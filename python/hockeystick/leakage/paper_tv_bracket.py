@@ -16,10 +16,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ..base.validation import nonnegative, positive, positive_integer
+from ._shapes import broadcasting
 
 __all__ = ["tv_bracket"]
 
 
+@broadcasting
 def tv_bracket(
     variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike
 ) -> tuple[float | np.ndarray, float | np.ndarray]:
