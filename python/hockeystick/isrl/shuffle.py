@@ -78,7 +78,8 @@ def clone_delta_curve(
     # mass ``tail``; whatever falls outside is added whole below, so the window changes only tightness
     # (scipy's binom.ppf/isf at 1e-17 tails return the support's end for small p, a window of n terms)
     mean, sd = (n - 1) * p, math.sqrt((n - 1) * p * (1 - p))
-    z = math.sqrt(2 * (math.log(2) - math.log(tail)))  # log(2 / tail) without 2 / tail overflowing at subnormals
+    # log(2 / tail), as log 2 - log tail where 2 / tail would overflow (a subnormal tail)
+    z = math.sqrt(2 * (math.log(2 / tail) if tail > 1e-300 else math.log(2) - math.log(tail)))
     reach = z * sd + z * z + 50
     lo, hi = max(int(mean - reach), 0), min(int(math.ceil(mean + reach)), n - 1)
     if hi - lo + 1 > _MAX_TERMS:
