@@ -70,9 +70,11 @@ class ZcdpTotal:
 
     def epsilon(self, delta: float) -> tuple[float, float]:
         """Certified (lower, upper) on epsilon(delta), delta in (0, 1)."""
-        lower = float(theta_epsilon_lower(self._radius_lower(), max(delta, SMALLEST_DELTA)))
-        if lower == math.inf:  # the core's epsilon overflows past radius ~1e154 (rho ~ 1e308)
-            lower = self._mean_loss_lower(delta)
+        # two lower bounds, the larger kept: theta's certified inverse, and the mean loss's, which still holds
+        # where the core's epsilon overflows past radius ~1e154 (rho ~ 1e308)
+        lower = max(
+            float(theta_epsilon_lower(self._radius_lower(), max(delta, SMALLEST_DELTA))), self._mean_loss_lower(delta)
+        )
         if not self.rho_upper + self.xi_upper < math.inf:
             return lower, math.inf
         return lower, max(zcdp_to_epsilon(self.rho_upper, delta, xi=self.xi_upper), lower)
