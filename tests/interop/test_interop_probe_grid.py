@@ -22,11 +22,11 @@ import pytest
 pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E402
-from tests.plan_grids import searched_grids  # noqa: E402
 
 from hockeystick.interop.dp_events import plan_for  # noqa: E402
 from hockeystick.pld.accountants.plan import PlanProfile  # noqa: E402
 from hockeystick.pld.refine import tuning  # noqa: E402
+from tests.plan_grids import searched_grids  # noqa: E402
 
 DELTA = 1e-5
 ACCURACY = 1e-4
