@@ -81,7 +81,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import numpy as np
-from scipy import stats
 
 try:
     from dp_accounting import dp_event as ev
@@ -735,6 +734,8 @@ def _copies(event: SampledEvent) -> int:
     """c_max: the most copies of the record a batch of K draws from n holds, short of the binomial
     tail (``COPY_COUNT_CUT``) whose mass the with-replacement analysis adds to delta (at most 2
     above ``copy_count_weights``'s); more than ``MAX_COPIES`` is refused (one group plan per count)."""
+    from scipy import stats  # lazy: scipy.stats costs ~0.3 s of import, off the way to a first answer
+
     n, k = int(event.source_dataset_size), int(event.sample_size)
     copies = k if n == 1 else min(k, int(stats.binom.isf(COPY_COUNT_CUT, k, 1.0 / n)) + 2)
     if copies > MAX_COPIES:
