@@ -148,20 +148,28 @@ class ChargedGrid:
                 k_lo=self.k_lo,
                 n=self.p.size,
                 h=self.h,
-                charges=_core.pld.Charges(
-                    shift=self.shift,
-                    slack=self.suffix_sum_slack(),
-                    entry_error=self.entry_error,
-                    total_error=self.total_error,
-                    spectral_l2=self.spectral_l2,
-                    inverse_error=self.inverse_error,
-                    inverse_l2=self.inverse_l2,
-                ),
+                charges=self.charges(),
                 pessimistic=pessimistic,
                 threads=threads,
             )
 
         return self._over_profiles(np.ascontiguousarray(eps.ravel()), side).reshape(eps.shape)[()]
+
+    def charges(self) -> _core.pld.Charges:
+        """This grid's charges as the core reads them (pld_hockey_stick.hpp's GridCharges): its shift, the suffix
+        sums' slack, the round-off bounds of its entries and its loss shift; each core call reads the fields its
+        formula names (the round-off charges none of shift, slack and loss shift; a side at an argument already
+        moved not the loss shift)."""
+        return _core.pld.Charges(
+            shift=self.shift,
+            slack=self.suffix_sum_slack(),
+            entry_error=self.entry_error,
+            total_error=self.total_error,
+            spectral_l2=self.spectral_l2,
+            inverse_error=self.inverse_error,
+            loss_shift=self.loss_shift,
+            inverse_l2=self.inverse_l2,
+        )
 
     def suffix_sum_slack(self) -> float:
         """Relative round-off of the suffix sums behind the uncharged curve over this PMF's grid points
@@ -184,13 +192,7 @@ class ChargedGrid:
         return _core.pld.round_off_charge(
             np.ravel(total),
             np.ravel(norm),
-            charges=_core.pld.Charges(
-                entry_error=self.entry_error,
-                total_error=self.total_error,
-                spectral_l2=self.spectral_l2,
-                inverse_error=self.inverse_error,
-                inverse_l2=self.inverse_l2,
-            ),
+            charges=self.charges(),
         ).reshape(total.shape)
 
     def charge_at(self, eps: np.ndarray) -> np.ndarray:
@@ -201,13 +203,7 @@ class ChargedGrid:
             k_lo=self.k_lo,
             n=self.p.size,
             h=self.h,
-            charges=_core.pld.Charges(
-                entry_error=self.entry_error,
-                total_error=self.total_error,
-                spectral_l2=self.spectral_l2,
-                inverse_error=self.inverse_error,
-                inverse_l2=self.inverse_l2,
-            ),
+            charges=self.charges(),
         )
 
     def charged_lower(self, eps: np.ndarray, threads: int) -> np.ndarray:

@@ -125,16 +125,7 @@ class GridPMF(ChargedGrid):
             k_lo=self.k_lo,
             h=self.h,
             p_inf=self.p_inf,
-            charges=_core.pld.Charges(
-                shift=self.shift,
-                slack=self.suffix_sum_slack(),
-                entry_error=self.entry_error,
-                total_error=self.total_error,
-                spectral_l2=self.spectral_l2,
-                inverse_error=self.inverse_error,
-                loss_shift=self.loss_shift,
-                inverse_l2=self.inverse_l2,
-            ),
+            charges=self.charges(),
             delta=want,
         ).reshape(given.shape)
 
