@@ -79,11 +79,11 @@ def test_bad_flags_exit_2_naming_the_flag(capsys, scores_file, extra, message):
 @pytest.mark.parametrize(
     "contents, message",
     [
-        ("value,label\n1,1\n", "must have a header row naming the columns 'score' and 'in'"),
-        ("score,in\n1,1\n0,2\n", "the 'in' column must be 1 (held in) or 0 (held out), got 2.0 on line 3"),
-        ("score,in\n1,1\nx,0\n", "must hold numbers in 'score' and 'in'"),
-        ("score,in\n1,1\n2,1\n", "out_scores must hold at least one score"),
-        ("score,in\n1,1\ninf,0\n", "out_scores must be finite"),
+        ("value,label\n1,1\n", "its header row lacks the column 'score'"),
+        ("score,in\n1,1\n0,2\n", "line 3: 'in' must be 1 or true (held in), 0 or false (held out), got '2'"),
+        ("score,in\n1,1\nx,0\n", "line 3: 'score' must be a finite number, got 'x'"),
+        ("score,in\n1,1\n2,1\n", "must hold at least one held-out (label 0 or false) canary"),
+        ("score,in\n1,1\ninf,0\n", "line 3: 'score' must be a finite number, got 'inf'"),
     ],
 )
 def test_bad_scores_files_exit_2_naming_the_rule(capsys, tmp_path, contents, message):

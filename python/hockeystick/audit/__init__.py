@@ -8,8 +8,8 @@ what an accountant adds: the test of the scores against the mechanism's own cert
 (``audit_curve``) and the audit's epsilon beside the accountant's certified bracket (``report``).
 docs/audit.md is the guide.
 
-* The scores: ``as_scores`` (two arrays, checked and sorted), ``read_csv`` (a file with ``score`` and
-  ``in`` columns), ``Scores``.
+* The scores: ``as_scores`` and ``Scores`` (two arrays, checked and sorted), ``read_csv`` (a CSV file
+  with a score column and a held-in label column).
 * The empirical ROC (its upper concave hull): ``tpr_at_fpr``, ``auroc``, ``max_accuracy``.
 * Epsilon: ``epsilon_raw_counts`` (an estimate, not a bound), ``epsilon_clopper_pearson`` (a lower bound
   at confidence 1 - significance for independently scored canaries), ``epsilon_gdp`` (a lower bound if
@@ -37,6 +37,7 @@ True
 from __future__ import annotations
 
 from .auditor import Auditor
+from .csv_scores import read_csv
 from .curve import CurveAudit, audit_curve
 from .epsilon import epsilon_clopper_pearson, epsilon_gdp, epsilon_raw_counts
 from .one_run import epsilon_one_run, epsilon_one_run_fdp
@@ -44,7 +45,7 @@ from .picture import plot_audit
 from .planning import canaries_needed
 from .resampling import BootstrapParams, bootstrap
 from .roc import auroc, max_accuracy, tpr_at_fpr
-from .scores import Scores, as_scores, read_csv
+from .scores import Scores, as_scores
 from .strategies import Bonferroni, Explicit, MultiSplit, Simultaneous, Split
 from .verdict import AuditReport, report
 

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ..base import validation as _validation
 from .curve import CurveAudit, audit_curve
 from .epsilon import epsilon_clopper_pearson, epsilon_gdp, epsilon_raw_counts
 from .one_run import epsilon_one_run, epsilon_one_run_fdp
@@ -85,10 +88,17 @@ class Auditor:
         ValueError
             If an ``fpr`` is outside [0, 1] or NaN.
         ParameterTypeError
-            If ``fpr`` is a string, a boolean or None, or ``bootstrap_params`` is not a ``BootstrapParams``.
+            If ``fpr`` is a string, a boolean or None, or an array beside ``bootstrap_params``, or
+            ``bootstrap_params`` is not a ``BootstrapParams``.
         """
         if bootstrap_params is not None:
-            return bootstrap(self.scores, lambda s: float(tpr_at_fpr(s, fpr)), bootstrap_params)
+            if np.ndim(fpr) != 0:
+                raise _validation.ParameterTypeError(
+                    f"fpr must be one number with bootstrap_params (the bootstrap resamples one statistic), got "
+                    f"an array of shape {np.shape(fpr)}; call once per FPR"
+                )
+            rate = _validation.single(fpr, "fpr")
+            return bootstrap(self.scores, lambda s: float(tpr_at_fpr(s, rate)), bootstrap_params)
         return tpr_at_fpr(self.scores, fpr)
 
     def attack_auroc(self, *, bootstrap_params: BootstrapParams | None = None) -> Any:

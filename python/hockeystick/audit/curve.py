@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import risk
 from ..base import validation as _validation
-from ._checks import significance_level
+from ._checks import accountant_value, significance_level
 from .epsilon import split_parts
 from .one_run import Tradeoff, fdp_refutes
 from .scores import Scores, as_scores
@@ -177,6 +177,7 @@ def audit_curve(
     """
     data = as_scores(scores, out_scores)
     s = significance_level(significance)
+    accountant = accountant_value(accountant)
     side = _validation.choice(direction, "direction", risk.DIRECTIONS)
     how = _validation.choice(method, "method", METHODS)
     if how == "one_run_fdp":

@@ -270,8 +270,8 @@ def clopper_pearson_search(
     Returns
     -------
     tuple of float
-        The bound and the threshold attaining it (+inf where none is positive; NaN for a ``MultiSplit``,
-        whose median has no one threshold).
+        The bound and the threshold chosen (the best one even where the bound is 0; +inf where no TPR
+        lower limit exceeds delta; NaN for a ``MultiSplit``, whose median has no one threshold).
     """
     if isinstance(strategy, Explicit):
         return _cp_at(data, significance, delta, one_sided, np.array([float(strategy.threshold)]))
@@ -307,16 +307,29 @@ def _cp_at(
         return 0.0, math.inf
     half = significance / 2
     n_in, n_out = np.int64(data.n_in), np.int64(data.n_out)
-    values = log_ratio_lower(clopper_pearson_lower(tp, n_in, half), delta, clopper_pearson_upper(fp, n_out, half))
+    forward = log_ratio_lower(clopper_pearson_lower(tp, n_in, half), delta, clopper_pearson_upper(fp, n_out, half))
+    eps, best = _best_index(forward)
     if not one_sided:
         reverse = log_ratio_lower(
             clopper_pearson_lower(n_out - fp, n_out, half), delta, clopper_pearson_upper(n_in - tp, n_in, half)
         )
-        values = np.maximum(values, reverse)
-    best = int(np.argmax(values))
-    if not values[best] > 0.0:
-        return 0.0, math.inf
-    return float(values[best]), float(thresholds[best])
+        eps_reverse, best_reverse = _best_index(reverse)
+        if eps_reverse > eps:
+            eps, best = eps_reverse, best_reverse
+    return eps, math.inf if best is None else float(thresholds[best])
+
+
+def _best_index(values: np.ndarray) -> tuple[float, int | None]:
+    """The largest value (0 where it is not positive) and its index, the last one where several tie (the
+    lowest threshold, as jax_privacy's ``eps_and_idx`` picks in its ascending order); None where no value is
+    finite (no TPR lower limit above delta).
+
+    A threshold is chosen this way even where its value is not positive: a ``Split`` audits its second
+    part at the threshold its first part's search returns, as jax_privacy does."""
+    if not np.isfinite(values).any():
+        return 0.0, None
+    best = int(values.size - 1 - np.argmax(values[::-1]))
+    return max(0.0, float(values[best])), best
 
 
 def split_parts(data: Scores, strategy: Split | MultiSplit, seed: Any = None) -> tuple[Scores, Scores]:
@@ -345,7 +358,7 @@ def split_parts(data: Scores, strategy: Split | MultiSplit, seed: Any = None) ->
     """
     rng = np.random.default_rng(strategy.seed if seed is None else seed)
     parts = []
-    for given in data.given:
+    for given in data.order_given:
         order = rng.permutation(given.size)
         cut = int(given.size * float(strategy.threshold_estimation_frac))
         parts.append((given[order[:cut]], given[order[cut:]]))

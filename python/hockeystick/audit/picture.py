@@ -22,7 +22,7 @@ import numpy as np
 from .. import risk
 from ..base import validation as _validation
 from ..base.optional import require_extra
-from ._checks import significance_level
+from ._checks import accountant_value, significance_level
 from .scores import as_scores
 from .tails import clopper_pearson_lower, clopper_pearson_upper
 
@@ -101,6 +101,7 @@ def plot_audit(
     """
     data = as_scores(scores, out_scores)
     s = significance_level(significance)
+    accountant = accountant_value(accountant)
     side = _validation.choice(direction, "direction", risk.DIRECTIONS)
     if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
         raise ValueError(f"path {os.fspath(path)!r}: its directory does not exist")

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..base import validation as _validation
+from ._checks import seed_value
 from .scores import Scores, as_scores
 
 __all__ = ["BootstrapParams", "bootstrap"]
@@ -61,12 +62,11 @@ class BootstrapParams:
     ------
     ValueError
         If ``num_samples`` is not an integer >= 1, ``quantiles`` is empty or holds a value outside
-        (0, 1), ``seed`` is negative or not an integer, or ``acceleration`` is True without
+        (0, 1), ``seed`` is negative, or ``acceleration`` is True without
         ``bias_correction``.
     ParameterTypeError
-        If a number is given as a string, a boolean or None (but ``seed=None``), or ``acceleration`` is
-        not a boolean (``bias_correction`` is checked beside ``acceleration=True`` only, and read by its
-        truth otherwise).
+        If a number is given as a string, a boolean or None (but ``seed=None``), ``seed`` is not an
+        integer, or ``bias_correction`` or ``acceleration`` is not a boolean.
 
     References
     ----------
@@ -94,11 +94,9 @@ class BootstrapParams:
         q = _validation.in_interval(self.quantiles, "quantiles", 0.0, 1.0, open_low=True, open_high=True)
         if q.size == 0:
             raise ValueError("quantiles must hold at least one quantile, e.g. (0.025, 0.975)")
-        if self.seed is not None:
-            _validation.count(self.seed, "seed", minimum=0)
-        if _validation.flag(self.acceleration, "acceleration") and not _validation.flag(
-            self.bias_correction, "bias_correction"
-        ):
+        seed_value(self.seed)
+        corrected = _validation.flag(self.bias_correction, "bias_correction")
+        if _validation.flag(self.acceleration, "acceleration") and not corrected:
             raise ValueError(
                 "acceleration needs bias_correction=True (the accelerated quantiles correct the bias first)"
             )
@@ -159,7 +157,7 @@ def bootstrap(
     Raises
     ------
     ParameterTypeError
-        If ``params`` is not a ``BootstrapParams``.
+        If ``params`` is not a ``BootstrapParams`` or ``statistic`` is not callable.
     ValueError
         If the scores are refused (``as_scores``).
 
@@ -177,8 +175,13 @@ def bootstrap(
         raise _validation.ParameterTypeError(
             f"bootstrap_params must be a hockeystick.audit.BootstrapParams, got {_validation.describe(params)}"
         )
+    if not callable(statistic):
+        raise _validation.ParameterTypeError(
+            "statistic must be a function of a Scores returning a number (e.g. hockeystick.audit.auroc), got "
+            f"{_validation.describe(statistic)} ({type(statistic).__name__})"
+        )
     data = as_scores(scores, out_scores)
-    held_in, held_out = data.given
+    held_in, held_out = data.order_given
     outer = np.random.default_rng(params.seed)
     seeds = outer.integers(np.iinfo(np.int64).max, size=params.num_samples)
     values = np.empty(params.num_samples)
@@ -202,7 +205,7 @@ def bootstrap(
 def _acceleration(data: Scores, statistic: Callable[[Scores], float]) -> float:
     """The jackknife's acceleration: sum (mean - e_i)^3 / (6 (sum (mean - e_i)^2)^1.5) over the estimates
     e_i with one canary left out (0 where they all agree)."""
-    held_in, held_out = data.given
+    held_in, held_out = data.order_given
     estimates = [statistic(data.subset(np.delete(held_in, i), held_out)) for i in range(held_in.size)]
     estimates += [statistic(data.subset(held_in, np.delete(held_out, i))) for i in range(held_out.size)]
     e = np.asarray(estimates)

@@ -17,13 +17,13 @@ import numpy as np
 
 from ..base import validation as _validation
 from ._checks import significance_level
-from .scores import Scores
+from .scores import as_scores
 from .tails import clopper_pearson_upper
 
 __all__ = ["auroc", "hull_tpr", "max_accuracy", "tpr_at_fpr"]
 
 
-def tpr_at_fpr(scores: Scores, fpr: Any) -> Any:
+def tpr_at_fpr(scores: Any, fpr: Any, out_scores: Any = None) -> Any:
     """Compute the largest TPR of a (randomized) threshold test with false-positive rate ``fpr``.
 
     The ROC hull's TPR at FPR ``fpr``, linear between its vertices: the tests that may randomize
@@ -31,10 +31,12 @@ def tpr_at_fpr(scores: Scores, fpr: Any) -> Any:
 
     Parameters
     ----------
-    scores : Scores
-        The canary scores (from ``as_scores`` or ``read_csv``; arrays are not taken here).
+    scores : Scores or array_like
+        The canary scores (``Scores``), or the held-in scores with ``out_scores``.
     fpr : float or array_like
         False-positive rates in [0, 1].
+    out_scores : array_like, optional
+        The held-out scores when ``scores`` is an array.
 
     Returns
     -------
@@ -44,7 +46,7 @@ def tpr_at_fpr(scores: Scores, fpr: Any) -> Any:
     Raises
     ------
     ValueError
-        If an ``fpr`` is outside [0, 1] or NaN.
+        If the scores are refused (``as_scores``), or an ``fpr`` is outside [0, 1] or NaN.
     ParameterTypeError
         If ``fpr`` is a string, a boolean or None.
 
@@ -57,8 +59,9 @@ def tpr_at_fpr(scores: Scores, fpr: Any) -> Any:
     >>> round(audit.tpr_at_fpr(scores, 0.01), 6)
     0.099915
     """
+    data = as_scores(scores, out_scores)
     rates = _validation.in_interval(fpr, "fpr", 0.0, 1.0, open_low=False, open_high=False)
-    hull = scores.hull
+    hull = data.hull
     out = hull_tpr(hull.tp, hull.fp, rates)
     return float(out) if out.ndim == 0 else out
 
@@ -87,7 +90,7 @@ def hull_tpr(tp: np.ndarray, fp: np.ndarray, fpr: np.ndarray) -> np.ndarray:
     return np.asarray((tp_left + share * (tp_right - tp_left)) / tp[-1])
 
 
-def auroc(scores: Scores) -> float:
+def auroc(scores: Any, out_scores: Any = None) -> float:
     r"""Compute the area under the ROC hull (tests that may randomize between two thresholds).
 
     Trapezoids between the hull's vertices (jax_privacy's ``attack_auroc``):
@@ -98,13 +101,20 @@ def auroc(scores: Scores) -> float:
 
     Parameters
     ----------
-    scores : Scores
-        The canary scores (from ``as_scores`` or ``read_csv``; arrays are not taken here).
+    scores : Scores or array_like
+        The canary scores (``Scores``), or the held-in scores with ``out_scores``.
+    out_scores : array_like, optional
+        The held-out scores when ``scores`` is an array.
 
     Returns
     -------
     float
         The area, in [1/2, 1].
+
+    Raises
+    ------
+    ValueError
+        If the scores are refused (``as_scores``).
 
     Examples
     --------
@@ -115,13 +125,14 @@ def auroc(scores: Scores) -> float:
     >>> round(audit.auroc(scores), 6)
     0.756442
     """
-    hull = scores.hull
-    tpr = hull.tp / scores.n_in
-    fpr = hull.fp / scores.n_out
+    data = as_scores(scores, out_scores)
+    hull = data.hull
+    tpr = hull.tp / data.n_in
+    fpr = hull.fp / data.n_out
     return float(0.5 * np.dot(tpr[1:] + tpr[:-1], np.diff(fpr)))
 
 
-def max_accuracy(scores: Scores, *, prevalence: Any = None, significance: Any = None) -> float:
+def max_accuracy(scores: Any, out_scores: Any = None, *, prevalence: Any = None, significance: Any = None) -> float:
     r"""Compute the largest accuracy of a threshold test, prevalence TPR + (1 - prevalence) TNR.
 
     The maximum over the ROC hull's vertices of :math:`p\,\mathrm{TPR} + (1 - p)\,\mathrm{TNR}`,
@@ -129,8 +140,10 @@ def max_accuracy(scores: Scores, *, prevalence: Any = None, significance: Any = 
 
     Parameters
     ----------
-    scores : Scores
-        The canary scores (from ``as_scores`` or ``read_csv``; arrays are not taken here).
+    scores : Scores or array_like
+        The canary scores (``Scores``), or the held-in scores with ``out_scores``.
+    out_scores : array_like, optional
+        The held-out scores when ``scores`` is an array.
     prevalence : float, optional
         The share p of held-in canaries among those tested, in [0, 1]; default their share here,
         n_in / (n_in + n_out).
@@ -147,7 +160,8 @@ def max_accuracy(scores: Scores, *, prevalence: Any = None, significance: Any = 
     Raises
     ------
     ValueError
-        If ``prevalence`` is outside [0, 1] or ``significance`` outside (0, 1), or either is NaN.
+        If the scores are refused (``as_scores``), ``prevalence`` is outside [0, 1] or ``significance``
+        outside (0, 1), or either is NaN.
     ParameterTypeError
         If ``prevalence`` or ``significance`` is a string or a boolean.
 
@@ -160,6 +174,7 @@ def max_accuracy(scores: Scores, *, prevalence: Any = None, significance: Any = 
     >>> round(audit.max_accuracy(scores), 4)
     0.6826
     """
+    scores = as_scores(scores, out_scores)
     hull = scores.hull
     share = (
         scores.n_in / (scores.n_in + scores.n_out)

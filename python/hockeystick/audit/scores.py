@@ -14,8 +14,6 @@ estimators read.
 
 from __future__ import annotations
 
-import csv
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +21,7 @@ import numpy as np
 
 from ..base import validation as _validation
 
-__all__ = ["Hull", "Scores", "as_scores", "read_csv"]
+__all__ = ["Hull", "Scores", "as_scores"]
 
 
 @dataclass(frozen=True)
@@ -45,10 +43,10 @@ class Hull:
 
 @dataclass(frozen=True)
 class Scores:
-    r"""Held-in and held-out canary scores, sorted ascending, with the ROC hull of all thresholds.
+    r"""Held-in and held-out canary scores, checked and sorted, with the ROC hull of all thresholds.
 
-    Build it with ``as_scores`` (which checks the arrays) or ``read_csv``; the constructor checks
-    nothing. A threshold t decides "in" for a score >= t, so that
+    The constructor checks its arrays as ``as_scores`` does and keeps them sorted ascending (the order
+    given is kept in ``given``). A threshold t decides "in" for a score >= t, so that
 
     .. math::
 
@@ -61,34 +59,59 @@ class Scores:
 
     Parameters
     ----------
-    held_in, held_out : numpy.ndarray
-        The held-in and held-out scores, sorted ascending (float64, finite, one-dimensional, each
-        non-empty).
-    given : tuple of numpy.ndarray, optional
-        The same scores in the order given (a split into parts and a bootstrap resample draw from it,
-        as jax_privacy's do); default two empty arrays.
+    held_in, held_out : array_like
+        The held-in and held-out scores, in any order (each one-dimensional, finite, non-empty; a scalar
+        counts as one score). Stored as float64 arrays sorted ascending.
+    given : tuple of array_like, optional
+        The same scores in the order a split into parts and a bootstrap resample draw from (as
+        jax_privacy's do); default: ``held_in`` and ``held_out`` in the order passed. Each must hold
+        the same scores as its side.
     _hull : list, optional
         The cache of the ROC hull, filled at its first use; leave it unset.
 
+    Raises
+    ------
+    ValueError
+        If a side is empty, has more than one dimension, or holds a NaN or an infinite score, or
+        ``given`` does not hold the same scores.
+    ParameterTypeError
+        If a score is not a real number (strings, booleans, None).
+
     See Also
     --------
-    as_scores : Checked scores from two arrays.
+    as_scores : The same, or a ``Scores`` passed through.
     read_csv : Checked scores from a CSV file.
 
     Examples
     --------
     >>> from hockeystick import audit
-    >>> scores = audit.as_scores([0.9, 0.8, 0.3], [0.5, 0.1])
-    >>> scores.n_in, scores.n_out
-    (3, 2)
+    >>> scores = audit.Scores([0.9, 0.3, 0.8], [0.5, 0.1])
+    >>> scores.held_in.tolist(), scores.n_in, scores.n_out
+    ([0.3, 0.8, 0.9], 3, 2)
     >>> [int(v) for v in scores.counts([0.5])[0]], [int(v) for v in scores.counts([0.5])[1]]
     ([2], [1])
     """
 
     held_in: np.ndarray
     held_out: np.ndarray
-    given: tuple[np.ndarray, np.ndarray] = field(repr=False, compare=False, default=(np.zeros(0), np.zeros(0)))
+    given: tuple[np.ndarray, np.ndarray] | None = field(repr=False, compare=False, default=None)
     _hull: list[Hull] = field(default_factory=list, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        sides = tuple(_side(v, n) for v, n in ((self.held_in, "in_scores"), (self.held_out, "out_scores")))
+        if self.given is None:
+            given = sides
+        else:
+            if not isinstance(self.given, tuple) or len(self.given) != 2:
+                raise ValueError("given must be a tuple of two arrays: the held-in and held-out scores")
+            given = (_side(self.given[0], "given[0]"), _side(self.given[1], "given[1]"))
+        ordered = (np.sort(sides[0]), np.sort(sides[1]))
+        for k, name in ((0, "given[0]"), (1, "given[1]")):
+            if given[k] is not sides[k] and not np.array_equal(np.sort(given[k]), ordered[k]):
+                raise ValueError(f"{name} must hold the same scores as its side, in any order; leave given unset")
+        object.__setattr__(self, "held_in", ordered[0])
+        object.__setattr__(self, "held_out", ordered[1])
+        object.__setattr__(self, "given", given)
 
     @property
     def n_in(self) -> int:
@@ -100,12 +123,18 @@ class Scores:
         """The number of held-out canaries."""
         return int(self.held_out.size)
 
-    def counts(self, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    @property
+    def order_given(self) -> tuple[np.ndarray, np.ndarray]:
+        """The held-in and held-out scores in the order given (what a split or a resample draws from)."""
+        assert self.given is not None  # set by __post_init__
+        return self.given
+
+    def counts(self, thresholds: Any) -> tuple[np.ndarray, np.ndarray]:
         """(TP(t), FP(t)) at each threshold t (int64 arrays of its shape).
 
         Parameters
         ----------
-        thresholds : numpy.ndarray
+        thresholds : array_like
             Thresholds; a score >= t counts as "in".
 
         Returns
@@ -126,19 +155,33 @@ class Scores:
         return self._hull[0]
 
     def subset(self, held_in: np.ndarray, held_out: np.ndarray) -> Scores:
-        """Scores made of the given (already checked) arrays, sorted.
+        """Scores made of the given arrays (drawn from this object's: a resample or a part).
 
         Parameters
         ----------
         held_in, held_out : numpy.ndarray
-            Scores drawn from this object's (a resample or a part).
+            Scores drawn from this object's.
 
         Returns
         -------
         Scores
-            The new scores.
+            The new scores, checked and sorted.
         """
-        return Scores(np.sort(held_in), np.sort(held_out), (held_in, held_out))
+        return Scores(held_in, held_out)
+
+
+def _side(value: Any, name: str) -> np.ndarray:
+    """One side's scores: a finite, one-dimensional, non-empty float64 array (a scalar is one score)."""
+    arr = _validation.real(value, name, finite=True)
+    if arr.ndim > 1:
+        raise ValueError(
+            f"{name} must be one-dimensional (one score per canary), got an array of shape {arr.shape}; "
+            "pass the held-in and held-out scores as two arrays"
+        )
+    arr = np.ravel(arr)
+    if arr.size == 0:
+        raise ValueError(f"{name} must hold at least one score, got an empty array")
+    return arr
 
 
 def as_scores(in_scores: Any, out_scores: Any | None = None) -> Scores:
@@ -179,69 +222,7 @@ def as_scores(in_scores: Any, out_scores: Any | None = None) -> Scores:
         return in_scores
     if out_scores is None:
         raise ValueError("out_scores must be given: the held-out canaries' scores beside in_scores")
-    arrays = []
-    for value, name in ((in_scores, "in_scores"), (out_scores, "out_scores")):
-        arr = _validation.real(value, name, finite=True)
-        if arr.ndim > 1:
-            raise ValueError(
-                f"{name} must be one-dimensional (one score per canary), got an array of shape {arr.shape}; "
-                "pass the held-in and held-out scores as two arrays"
-            )
-        arr = np.ravel(arr)
-        if arr.size == 0:
-            raise ValueError(f"{name} must hold at least one score, got an empty array")
-        arrays.append(arr)
-    return Scores(np.sort(arrays[0]), np.sort(arrays[1]), (arrays[0], arrays[1]))
-
-
-def read_csv(path: str | os.PathLike[str]) -> Scores:
-    """Read canary scores from a CSV file with ``score`` and ``in`` columns.
-
-    The header row names a ``score`` column and an ``in`` column (1 for a held-in canary, 0 for a
-    held-out one; names matched without case or surrounding spaces), one canary per row, values
-    separated by commas; other columns are ignored. This is the file ``hockeystick audit`` reads.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The file (UTF-8).
-
-    Returns
-    -------
-    Scores
-        The scores, checked as by ``as_scores``.
-
-    Raises
-    ------
-    ValueError
-        If the header lacks either column, a value in them is not a number, a label is not 0 or 1, a
-        score is NaN or infinite, or a side has no canary.
-    OSError
-        If the file cannot be opened (FileNotFoundError where it does not exist).
-    """
-    with open(path, newline="", encoding="utf-8") as handle:
-        header = next(csv.reader(handle), None)
-    names = [h.strip().lower() for h in header or []]
-    missing = [c for c in ("score", "in") if c not in names]
-    if missing:
-        raise ValueError(
-            f"the scores file {os.fspath(path)!r} must have a header row naming the columns 'score' and 'in' "
-            f"(1 = held-in canary, 0 = held-out), got {header!r}"
-        )
-    try:
-        table = np.loadtxt(
-            path, delimiter=",", skiprows=1, usecols=(names.index("score"), names.index("in")), ndmin=2, dtype=float
-        )
-    except ValueError as err:
-        raise ValueError(f"the scores file {os.fspath(path)!r} must hold numbers in 'score' and 'in': {err}") from None
-    score, label = table[:, 0], table[:, 1]
-    bad = ~((label == 0.0) | (label == 1.0))
-    if bad.any():
-        row = int(np.argmax(bad)) + 2
-        raise ValueError(
-            f"the 'in' column must be 1 (held in) or 0 (held out), got {float(label[row - 2])!r} on line {row}"
-        )
-    return as_scores(score[label == 1.0], score[label == 0.0])
+    return Scores(in_scores, out_scores)
 
 
 def _roc_hull(scores: Scores) -> Hull:

@@ -28,6 +28,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..base import validation as _validation
+from ._checks import seed_value
 
 __all__ = [
     "BONFERRONI",
@@ -204,6 +205,5 @@ def check_strategy(strategy: Any, allowed: tuple[type, ...]) -> Strategy:
         )
         if isinstance(strategy, MultiSplit):
             _validation.count(strategy.num_samples, "num_samples", minimum=1)
-        if strategy.seed is not None:
-            _validation.count(strategy.seed, "seed", minimum=0)
+        seed_value(strategy.seed)
     return cast(Strategy, strategy)

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import risk
 from ..base import validation as _validation
-from ._checks import delta_value, significance_level
+from ._checks import accountant_value, delta_value, significance_level
 from .curve import CurveAudit, audit_curve
 from .epsilon import clopper_pearson_search
 from .roc import auroc, tpr_at_fpr
@@ -192,9 +192,10 @@ def report(
     s = significance_level(significance)
     d = delta_value(delta, zero=False)
     side = _validation.choice(direction, "direction", risk.DIRECTIONS)
+    accountant = accountant_value(accountant, ("delta", "epsilon"))
+    verdict = audit_curve(data, accountant=accountant, significance=s, direction=side, method=method)
     eps_audit, _ = clopper_pearson_search(data, s, d, True, Simultaneous())
     lower, upper = _accountant_epsilon(accountant, d)
-    verdict = audit_curve(data, accountant=accountant, significance=s, direction=side, method=method)
     fprs = np.array(REPORT_FPRS)
     empirical = np.asarray(tpr_at_fpr(data, fprs), dtype=np.float64)
     certified = np.asarray(risk.tpr_at_fpr(accountant, fprs, bound="upper", direction=side), dtype=np.float64)
@@ -223,5 +224,15 @@ def _accountant_epsilon(accountant: Any, delta: float) -> tuple[float | None, fl
     except ValueError as err:
         if "bound" not in str(err):
             raise
-        return None, float(accountant.epsilon(delta, bound="upper"))
-    return float(lower), float(upper)
+        return None, _one_number(accountant.epsilon(delta, bound="upper"))
+    return _one_number(lower), _one_number(upper)
+
+
+def _one_number(value: Any) -> float:
+    """The accountant's epsilon as one float (an accountant with array parameters gives an array)."""
+    if np.ndim(value) != 0:
+        raise ValueError(
+            f"accountant must describe one mechanism (scalar parameters): its epsilon has shape {np.shape(value)}; "
+            "build one accountant per point"
+        )
+    return float(value)
