@@ -40,7 +40,17 @@ from .. import __version__
 from ..base.optional import MissingExtraError, extra_of
 from . import accountants, audit, calibrate, compose, demo, evaluate, figures, plot, risk, simulate, sweep
 from .arguments import command_line_words, given_words
-from .common import EXIT_FAILURE, EXIT_USAGE, GIVEN, PROG, Parser, UsageError, _families, check_domains
+from .common import (
+    EXIT_FAILURE,
+    EXIT_USAGE,
+    GIVEN,
+    PROG,
+    LiteralUsageError,
+    Parser,
+    UsageError,
+    _families,
+    check_domains,
+)
 
 __all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_FAILURE"]
 
@@ -83,7 +93,9 @@ class _Subcommands:
 
 def _one_line(exc: BaseException, args: argparse.Namespace) -> str:
     """The message on one line, in the command line's words (cli/arguments.py), the training flags'
-    where the run was given by them."""
+    where the run was given by them (a ``LiteralUsageError`` as written)."""
+    if isinstance(exc, LiteralUsageError):
+        return " ".join(str(exc).split()) or type(exc).__name__
     training = any(
         getattr(args, f"run_{name}", None) is not None for name in ("dataset_size", "total_clients", "sample_rate")
     )

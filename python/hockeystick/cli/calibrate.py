@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import math
 from collections.abc import Callable
@@ -11,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-from .common import UsageError, accountant_names, accountant_options, output_options, parameters, positive_int
+from .common import (
+    LiteralUsageError,
+    UsageError,
+    accountant_names,
+    accountant_options,
+    output_options,
+    parameters,
+    positive_int,
+)
 from .execute import execute
 from .report import check_format, format_options, report
 
@@ -52,8 +61,9 @@ def register(subparsers: Any) -> None:
         "--parameter",
         default=None,
         metavar="NAME",
-        help="what to calibrate (default the accountant's noise: noise_multiplier or sigma; rounds, "
-        "sampling_rate, epochs, batch_size, sample_rate ... where the accountant has it)",
+        help="what to calibrate, a parameter's name as -p writes it (default the accountant's noise: "
+        "noise_multiplier or sigma; rounds, sampling_rate, epochs, batch_size, sample_rate ... where the "
+        "accountant has it); its flag's spelling is read the same (noise-multiplier, --noise-multiplier)",
     )
     cal.add_argument(
         "--fixed-compute",
@@ -85,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     if args.fixed_compute or args.examples is not None:
         return _fixed_compute(args, params)
     accountants = accountant_names(args)
-    parameter = _calibrated(accountants[0], params, args.parameter)
+    parameter = _calibrated(accountants, params, args.parameter)
     grid = Grid.from_parameters(accountants, parameter, params, args.bound or "upper")
     check_format(args, grid.size, args.max_rows)
     result = execute(grid, args, out=args.out, keep=grid.size <= args.max_rows)
@@ -93,21 +103,42 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _calibrated(name: str, params: dict[str, str], asked: str | None) -> str:
-    """The parameter calibrated (``asked``, else the accountant's noise, else its first calibratable parameter;
-    a calculator's first inverse), once the target is given: epsilon and delta, or a calculator's quantity."""
+def _calibrated(names: list[str], params: dict[str, str], asked: str | None) -> str:
+    """The parameter calibrated (``asked``, in the words ``_parameter_word`` reads, else the accountant's noise,
+    else its first calibratable parameter; a calculator's first inverse), once the target is given: epsilon and
+    delta, or a calculator's quantity."""
     from ..registry import CalculatorEntry, lookup  # lazy: start-up time
 
-    first = lookup(name)
+    entries = [lookup(name) for name in names]
+    first = entries[0]
     if isinstance(first, CalculatorEntry):  # a calculator solves for a parameter from its quantity's target
         if first.quantity not in params:
             raise UsageError(f"calibration needs a target: give -p {first.quantity}=VALUE")
-        return asked or next(iter(first.inverses), first.quantity)
+        options = [first.quantity, *first.inverses]
+        return _parameter_word(asked, options, names) if asked else next(iter(first.inverses), first.quantity)
     for target in ("epsilon", "delta"):
         if target not in params:
             raise UsageError(f"calibration needs a target: give --{target} VALUE")
+    if asked:
+        common = set.intersection(*(set(getattr(e, "calibratable", ())) for e in entries))
+        return _parameter_word(asked, sorted(common), names)
     noise = [p for p in ("noise_multiplier", "sigma") if p in first.calibratable]
-    return asked or next(iter(noise or first.calibratable), "sigma")
+    return next(iter(noise or first.calibratable), "sigma")
+
+
+def _parameter_word(asked: str, options: list[str], names: list[str]) -> str:
+    """--parameter's value as the parameter's name: ``noise_multiplier``, or its flag's spelling
+    (``noise-multiplier``, ``--noise-multiplier``), read the same because no parameter's name has a dash
+    (each is a Python identifier); ``delta`` and ``epsilon`` pass (the grid answers them).  Anything else is
+    refused naming the accepted words, in the words -p and --parameter take."""
+    word = asked.strip().lstrip("-").replace("-", "_")
+    if word in options or word in ("delta", "epsilon"):
+        return word
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    raise LiteralUsageError(
+        f"--parameter names a parameter {' and '.join(names)} can calibrate, as -p writes it: "
+        f"{', '.join(options) or 'none'}; got {asked!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+    )
 
 
 # --fixed-compute's settings: the one value of each, the batch sizes a list, those it needs

@@ -17,6 +17,7 @@ __all__ = [
     "EXIT_FAILURE",
     "PROG",
     "UsageError",
+    "LiteralUsageError",
     "Parser",
     "accountant_argument",
     "check_domains",
@@ -42,6 +43,11 @@ PROG = "hockeystick"
 
 class UsageError(Exception):
     """Bad input found by the command itself (exit status 2)."""
+
+
+class LiteralUsageError(UsageError):
+    """A usage error whose words are printed as written: it names parameters as ``-p`` and ``--parameter`` take
+    them (``noise_multiplier``), which a training run's flags would otherwise rewrite (``--noise-multiplier``)."""
 
 
 class Parser(argparse.ArgumentParser):

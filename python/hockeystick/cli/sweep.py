@@ -9,7 +9,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from .common import UsageError, accountant_names, accountant_options, output_options, parameters, positive_int
+from .common import GIVEN, UsageError, accountant_names, accountant_options, output_options, parameters, positive_int
 from .execute import execute
 from .picture import check_picture, picture_choices, picture_options
 from .report import STDOUT, check_format, format_options, report, report_files
@@ -151,8 +151,45 @@ def _with_flags(spec: dict[str, Any], args: argparse.Namespace) -> None:
     if args.quantity or "output" not in spec:
         names = spec.get("accountants", spec.get("accountant", ()))
         spec["output"] = args.quantity or default_output([names] if isinstance(names, str) else list(names))
+        how = f"-q {args.quantity}" if args.quantity else f"the default, -q {spec['output']}"
+    else:
+        how = f"output = {spec['output']!r} in the sweep file"
+    _check_target_given(args, spec["output"], params, how)
     spec["parameters"] = params
     spec.pop("chunk_size", None)
+
+
+# what a sweep computes -> the other target, which it computes at a given value of the first
+_OTHER_TARGET = {"delta": "epsilon", "epsilon": "delta"}
+
+
+def _check_target_given(args: argparse.Namespace, output: Any, params: dict[str, Any], how: str) -> None:
+    """A sweep computing delta (the default) or epsilon is not given a value of it: the refusal names the fix,
+    ``-q`` with the other target (``--delta 1e-5`` asks for epsilon at that delta: ``-q epsilon``), or a
+    parameter to calibrate where both targets are given; ``how`` says what set the output."""
+    other = _OTHER_TARGET.get(output) if isinstance(output, str) else None
+    if other is None or output not in params:
+        return
+    given, drop = _target_words(args, output, params[output])
+    sets = f"{given} sets {output}, which the sweep computes ({how})"
+    if other in params:
+        raise UsageError(
+            f"{sets}, and {other} is given too: drop {drop}, or give -q PARAMETER (such as -q sigma) to "
+            "calibrate a parameter within both targets"
+        )
+    fix = f"give -q {other} instead" if args.quantity else f"add -q {other}"
+    raise UsageError(f"{sets}: {fix} to compute {other} at that {output}, or drop {drop}")
+
+
+def _target_words(args: argparse.Namespace, name: str, value: Any) -> tuple[str, str]:
+    """How the command line gave target ``name`` its ``value`` (``--delta 1e-5``, ``-p delta=1e-5``, ``the sweep
+    file's delta = 1e-5``) and what to drop (``--delta``, ``-p delta``, ``delta from the sweep file``)."""
+    typed = getattr(args, GIVEN, {}).get(name)
+    if typed is not None:
+        return f"{typed[0]} {value}", typed[0]
+    if any(item.partition("=")[0].strip() == name for item in args.param):
+        return f"-p {name}={value}", f"-p {name}"
+    return f"the sweep file's {name} = {value}", f"{name} from the sweep file"
 
 
 def _example(args: argparse.Namespace) -> int:
