@@ -24,6 +24,7 @@ from .directions import SCREEN_MARGIN, Directions
 from .every_noise import every_noise_meets
 from .problem import NEAR_STEP, STEP, Problem
 from .progress_bar import ProgressBar
+from .question_grid import question_grid
 from .vocabulary import calibrated_spec, one_vocabulary
 
 _BLOCKS = 16  # targets are solved in this many interleaved blocks (fewer if fewer targets)
@@ -151,6 +152,7 @@ def calibrate(
     """
     entry = _entry(accountant)
     entry, parameter, epsilon, delta, params = one_vocabulary(entry, parameter, epsilon, delta, params)
+    params = question_grid(entry, delta, params)
     spec = calibrated_spec(entry, parameter, params)
     if start is not None:
         start = float(_validation.positive(_validation.single(start, "start"), "start"))

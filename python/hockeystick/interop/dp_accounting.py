@@ -46,6 +46,7 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
 from ..base import validation as _validation
 from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile, default_grid_profile
+from ..pld.accountants.question_plan import QuestionEpsilon, single_subsampled_gaussian
 from ..pld.accountants.zcdp_plan import zcdp_total
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from .dp_events import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone, plan_for
@@ -183,9 +184,11 @@ class HockeystickAccountant(PrivacyAccountant):
         (down to a spacing of 1e-5).
     value_discretization_interval : float, optional
         A fixed loss-grid spacing, finite and > 0; given with ``accuracy``, the grid is this spacing, not
-        refined. Default (neither given): 1e-4 (``DEFAULT_INTERVAL``), the spacing of
-        ``training.DPSGD`` and of dp_accounting's ``PLDAccountant``, so a run accounted here and by
-        ``DPSGD`` gets the same epsilon.
+        refined; 1e-4 (``DEFAULT_INTERVAL``) is dp_accounting's ``PLDAccountant``'s. Default (neither
+        given): ``get_epsilon`` chooses the grid when the delta is asked (``pld.accountants.question_plan``):
+        rounds of one Poisson-subsampled Gaussian under add-or-remove get ``training.DPSGD``'s bracket,
+        other compositions the 1e-4 grid's, refined where that bracket is wider than max(1e-2, 1e-2 epsilon);
+        ``get_delta`` reads the 1e-4 grid.
 
     Raises
     ------
@@ -238,6 +241,7 @@ class HockeystickAccountant(PrivacyAccountant):
         self.value_discretization_interval = value_discretization_interval
         self._plan = CompositionPlan()
         self._profile: PlanProfile | None = None
+        self._question = QuestionEpsilon()
 
     def compose(self, event: dp_event.DpEvent, count: int = 1) -> HockeystickAccountant:
         """Add ``count`` runs of ``event`` to the composition.
@@ -364,7 +368,20 @@ class HockeystickAccountant(PrivacyAccountant):
         if _validation.single(target_delta, "target_delta") == 0.0:
             return pure_epsilon_bracket(self._plan, self._current)
         target = _validation.delta_target(target_delta, "target_delta")
-        return self._current().epsilon(target)
+        if not self._default_grid:
+            return self._current().epsilon(target)
+        return self._question_epsilon(target)
+
+    def _question_epsilon(self, target: float) -> tuple[float, float]:
+        """The default's epsilon bracket, its grid chosen by the question (``pld.accountants.question_plan``): rounds
+        of one Poisson-subsampled Gaussian under add-or-remove as ``SubsampledGaussianPLD`` answers them by default
+        (DPSGD's numbers), any other plan on the default grid, refined where that bracket is not readable."""
+        run = (
+            single_subsampled_gaussian(self._plan)
+            if self.neighboring_relation == NeighboringRelation.ADD_OR_REMOVE_ONE
+            else None
+        )
+        return self._question.epsilon(self._plan, run, self._current, target)
 
     def get_delta_bracket(self, target_epsilon: float) -> tuple[float, float]:
         """Certified (lower, upper) on the delta of everything composed so far at ``target_epsilon``.

@@ -46,6 +46,7 @@ import numpy as np
 from ..base import validation as _validation
 from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile
+from ..pld.accountants.question_plan import QuestionEpsilon, single_subsampled_gaussian
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..pld.refine.calibration_start import calibration_start
 from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_epsilon, subsampled_gaussian_rdp
@@ -154,9 +155,10 @@ class HockeystickAccountant(_Base):
         Finite and > 0: the width aimed for of the certified epsilon bracket; the loss grid is refined
         until the bracket is that narrow.
     value_discretization_interval : float, optional
-        A fixed loss-grid spacing, finite and > 0. Default (neither given): ``DEFAULT_INTERVAL`` (1e-4),
-        the spacing of ``training.DPSGD``, so a run accounted here and by ``DPSGD`` gets the same
-        epsilon.
+        A fixed loss-grid spacing, finite and > 0 (1e-4, ``DEFAULT_INTERVAL``, is dp_accounting's). Default
+        (neither given): the grid is chosen when the delta is asked (``pld.accountants.question_plan``): steps
+        of one noise multiplier and rate get ``training.DPSGD``'s bracket, others the 1e-4 grid's, refined
+        where that bracket is wider than max(1e-2, 1e-2 epsilon).
 
     Raises
     ------
@@ -176,6 +178,8 @@ class HockeystickAccountant(_Base):
 
     def __init__(self, accuracy: float | None = None, value_discretization_interval: float | None = None):
         self.accuracy, self.value_discretization_interval = _grid(accuracy, value_discretization_interval)
+        self._from_question = accuracy is None and value_discretization_interval is None
+        self._question = QuestionEpsilon()
         self._history: list[tuple[float, float, int]] = []
         self._last: tuple[float, float] | None = None  # the last step's (sigma, q), as checked
         self._pending = 0  # steps of the last entry not yet written into it
@@ -265,6 +269,9 @@ class HockeystickAccountant(_Base):
         d = _validation.delta_target(delta, "delta")
         if rarely_sampled(self.history, d):
             return 0.0, 0.0
+        if self._from_question:  # the grid chosen by the question (pld.accountants.question_plan)
+            plan = _plan(self.history)
+            return self._question.epsilon(plan, single_subsampled_gaussian(plan), self._current, d)
         return self._current().epsilon(d)
 
     def get_epsilon(self, delta: float, *args: Any, **kwargs: Any) -> float:

@@ -2,13 +2,38 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from ..base import validation as _validation
 from ..base.elementwise import ArrayLike
 from .run import _SubsampledTraining
 from .vocabulary import SAMPLE_RATE_SYNONYMS, Sampling, StepsPerEpoch
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _without_local_work(function: _F) -> _F:
+    """Refuse a keyword that describes a client's local work (``local_steps``, ``local_epochs``, ...) with the
+    reason, rather than the closest name: ``steps`` is a synonym of ``rounds``, and following that hint would
+    change the run.  One round releases one noised sum of clipped client updates, however many local steps
+    made each update, so client-level accounting does not read them."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        local = [word for word in kwargs if word.startswith("local")]
+        if local:
+            raise _validation.ParameterTypeError(
+                f"DPFedAvg() got an unexpected keyword argument {local[0]!r}: client-level accounting does not "
+                "depend on the local steps or epochs each client takes (a round releases one noised sum of the "
+                "clients' clipped updates, however many local steps made them); remove it, and give the rounds "
+                "as rounds="
+            )
+        return function(*args, **kwargs)
+
+    return cast(_F, wrapper)
 
 
 class DPSGD(_SubsampledTraining):
@@ -265,6 +290,7 @@ class DPFedAvg(_SubsampledTraining):
     7.047
     """
 
+    @_without_local_work
     @_validation.known_keywords("DPFedAvg", *SAMPLE_RATE_SYNONYMS, "steps")
     def __init__(
         self,

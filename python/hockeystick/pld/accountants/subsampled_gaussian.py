@@ -10,6 +10,7 @@ accountant contract: keyword parameters that broadcast (numpy arrays allowed),
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +43,7 @@ from ..grid.grid_start import StartGrid, work_units
 from ..grid.near_one import NearOne
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 from ..reads import along_run
+from ..refine import question
 from ..refine.calibration_start import calibration_grids, calibration_start
 from ..refine.directional_delta import calibration_directions
 from ..refine.points import Refinement
@@ -345,7 +347,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         sensitivity: ArrayLike = 1.0,
         value_discretization_interval: float | None = None,
         accuracy: float | None = None,
-        tail: float = DEFAULT_TAIL,
+        tail: float | None = None,
         delta_accuracy: Literal["relative", "epsilon"] = "relative",
         relative_accuracy: float = 0.0,
         workers: int | Callable[..., Iterable[Any]] | None = None,
@@ -369,7 +371,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         self.value_discretization_interval = checked_interval(
             DEFAULT_INTERVAL if value_discretization_interval is None else value_discretization_interval
         )
-        self.tail = float(_validation.real(_validation.single(tail, "tail"), "tail"))
+        # neither a grid, an accuracy nor a tail given: ``.epsilon`` takes them from the question (refine.question)
+        self._from_question = value_discretization_interval is None and accuracy is None and tail is None
+        self.tail = DEFAULT_TAIL if tail is None else float(_validation.real(_validation.single(tail, "tail"), "tail"))
         self.delta_accuracy = _validation.choice(delta_accuracy, "delta_accuracy", ("relative", "epsilon"))
         self.relative_accuracy = float(
             _validation.nonnegative(_validation.single(relative_accuracy, "relative_accuracy"), "relative_accuracy")
@@ -442,6 +446,14 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 self.accuracy, self.delta_accuracy, self.tail, self._build, self._near_one, self.relative_accuracy
             )
             return refinement.refined(pts, xs, method, threads), {}
+        if self._from_question and method == "epsilon":
+            return self._question_brackets(pts, xs, threads, keep)
+        return self._fixed_brackets(pts, xs, bound, method, threads, keep)
+
+    def _fixed_brackets(
+        self, pts: list[Point], xs: list[np.ndarray], bound: Bound, method: str, threads: int, keep: bool
+    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
+        """``_unit_brackets`` on the fixed grid ``value_discretization_interval``."""
         h, optimistic = self.value_discretization_interval, bound != "upper"
         wanted = set(pts)
         store = {k: v for k, v in self._plds.items() if k[:4] in wanted}
@@ -453,6 +465,44 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             for (point, x), (side_low, side_high) in zip(zip(pts, xs), sides)
         ]
         return out, store if keep else {}
+
+    def _question_brackets(
+        self, pts: list[Point], xs: list[np.ndarray], threads: int, keep: bool
+    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
+        """``_unit_brackets`` of ``.epsilon`` given neither a grid nor an ``accuracy`` (``refine.question``): the
+        bracket of the fixed grid where it fits the question and meets the default tolerance, else that of the
+        refinement to the default tolerance with the question's tail, intersected with the fixed grid's where
+        that was built (both certified)."""
+        found: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(pts)
+        tried = [i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x)]
+        store: dict[PLDKey, PrivacyLossDistribution] = {}
+        if tried:
+            fixed, store = self._fixed_brackets(
+                [pts[i] for i in tried], [xs[i] for i in tried], "both", "epsilon", threads, keep
+            )
+            for i, bracket in zip(tried, fixed):
+                found[i] = bracket
+        todo = [i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))]
+        if todo:
+            tailed = copy.copy(self)
+            tailed.tail = question.tail_of([pts[i] for i in todo], [xs[i] for i in todo])
+            refinement = Refinement(
+                question.DEFAULT_ACCURACY,
+                "relative",
+                tailed.tail,
+                tailed._build,
+                self._near_one,
+                question.DEFAULT_RELATIVE_ACCURACY,
+            )
+            refined = refinement.refined([pts[i] for i in todo], [xs[i] for i in todo], "epsilon", threads)
+            for i, (lo, up) in zip(todo, refined):
+                before = found[i]
+                if before is not None:
+                    lo, up = np.maximum(lo, before[0]), np.minimum(up, before[1])
+                if not np.all(question.within_tolerance(lo, up)):  # past the PLD's charges: the RDP side too
+                    up = np.maximum(lo, np.minimum(up, question.rdp_upper(pts[i], xs[i])))
+                found[i] = (lo, up)
+        return [b for b in found if b is not None], store
 
     def _pool_copy(self) -> SubsampledGaussianPLD:
         """What a pool's task needs (``_pool_task``): the settings, without the broadcast parameters,
@@ -496,6 +546,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         self._run_units(pending, flat_x, flat_lo, flat_up, bound, method)
         if method == "epsilon" and self.accuracy is not None:
             self.unmet = unmet_flags(lower, upper, self.accuracy, self.relative_accuracy)
+        elif method == "epsilon" and self._from_question:
+            self.unmet = question.warn_unreadable(lower, upper, stacklevel=4)
         return bound_result(lower, upper, bound, scalar)
 
     def _run_units(

@@ -11,6 +11,14 @@ from __future__ import annotations
 # The finest grid the refinement builds; every grid is FINEST_INTERVAL 2^(k/2) (``grid_start.ladder_rung``).
 # Below it the composed windows of long runs exceed any memory a user has, while the bracket gains little.
 FINEST_INTERVAL = 1e-5
+# ... save at a sampling rate q < BELOW_RATE_FINEST_DIVISOR FINEST_INTERVAL: a grid at or above q is blind to the optimistic side (its lower
+# epsilon 0), so there the ladder goes on to the rung at q / BELOW_RATE_FINEST_DIVISOR (``grid_start.finest_interval``):
+# a small q spans a small loss, so its composed windows stay small (q 1e-6, 10^6 rounds: ~10^5 points), and a grid
+# a few times finer than q brings the lower side within the upper one's charges.
+BELOW_RATE_FINEST_DIVISOR = 8.0
+# The finest grid below a sampling rate: FINEST_INTERVAL 2^-10 (the ladder's rung k = -20), at sampling rates down
+# to ~1e-7; a grid finer still would compose the windows of long runs at rates whose epsilon is near 0 anyway.
+LOWEST_INTERVAL = FINEST_INTERVAL * 2.0**-10
 # The coarsest grid of the default start (``StartGrid.default``): coarser grids leave brackets wider than any
 # accuracy a user asks, so starting coarser only adds a step.
 COARSEST_INTERVAL = 2e-3

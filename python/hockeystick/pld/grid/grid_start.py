@@ -30,11 +30,23 @@ def loss_span(sigma: float, q: float, rounds: float, sensitivity: float) -> floa
 
 
 def ladder_rung(h: float) -> float:
-    """h rounded down to FINEST_INTERVAL 2^(k/2) (k >= 0 an integer): the points of a grid block
-    (every rounds value of one sigma and q) then share a few discretizations, not one each."""
+    """h rounded down to FINEST_INTERVAL 2^(k/2) (k an integer, no rung below ``LOWEST_INTERVAL``): the points of
+    a grid block (every rounds value of one sigma and q) then share a few discretizations, not one each."""
     finest = constants.FINEST_INTERVAL
+    lowest = math.floor(2.0 * math.log2(constants.LOWEST_INTERVAL / finest) + 0.5)
     k = math.floor(2.0 * math.log2(h / finest) + 1e-9)
-    return float(finest * 2.0 ** (max(k, 0) / 2.0))
+    return float(finest * 2.0 ** (max(k, lowest) / 2.0))
+
+
+def finest_interval(q: float | None = None) -> float:
+    """The finest grid a refinement builds at sampling rate q: ``FINEST_INTERVAL``, or where q /
+    ``BELOW_RATE_FINEST_DIVISOR`` is below it the ladder's rung at or below that (at least ``LOWEST_INTERVAL``): a
+    grid at or above q is blind to the optimistic side, and a small q spans a small loss (``constants``).  None: no
+    rate (a composition plan's grids), ``FINEST_INTERVAL``."""
+    if q is None:
+        return constants.FINEST_INTERVAL
+    below = ladder_rung(max(q / constants.BELOW_RATE_FINEST_DIVISOR, constants.LOWEST_INTERVAL))
+    return min(constants.FINEST_INTERVAL, below)
 
 
 def within_window(point: Point, h: float) -> float:
@@ -180,7 +192,7 @@ class StartGrid:
         below q that meets most rounds values.  Above the rate limit a coarse grid already meets the blind
         rounds values (their deltas are large); past the refinement limit every rounds value would compose a
         large window, where the blind step after a coarse grid costs less."""
-        if q >= start or q > constants.BELOW_RATE_START_MAX_RATE or q <= constants.FINEST_INTERVAL:
+        if q >= start or q > constants.BELOW_RATE_START_MAX_RATE or q <= constants.LOWEST_INTERVAL:
             return start
         below = self.below_rate(q)
         return below if start <= constants.BELOW_RATE_START_MAX_REFINEMENT * below else start

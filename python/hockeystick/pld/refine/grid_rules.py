@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..grid import constants
-from ..grid.grid_start import ladder_rung
+from ..grid.grid_start import finest_interval, ladder_rung
 from ..reads.epsilon_width import epsilon_gap
 from . import tuning
 from .bracket_width import least_epsilon_width
@@ -123,7 +123,7 @@ class NextGrid:
           the round-off charge took to 0), ``NO_LOWER_STEP`` h: such deltas are met a few times finer;
         - ``blind`` ones (lower side 0 at the sampling rate ``q`` < h: the optimistic side is loose while h is
           near q or above) keep the h^2 jump of their cap eps, h 0.9 sqrt(accuracy / eps), or the ladder's rung
-          below q where that jump stays above it and q > FINEST_INTERVAL.  Where q is small,
+          below q where that jump stays above it and q > LOWEST_INTERVAL.  Where q is small,
           ``delta_accuracy="epsilon"`` starts below q instead (``grid_start.StartGrid.below_rate_start``).
 
         The finest of those, at most 0.9 h.
@@ -133,8 +133,8 @@ class NextGrid:
         wanted = [0.9 * h]
         if blind.any():
             jump = h * 0.9 * math.sqrt(self.accuracy / float(np.max(width[blind])))
-            # the rung below q, where there is one (below FINEST_INTERVAL no grid unblinds: the jump alone)
-            wanted.append(min(jump, ladder_rung(q * (1.0 - 1e-6))) if q > constants.FINEST_INTERVAL else jump)
+            # the rung below q, where there is one (below LOWEST_INTERVAL no grid unblinds: the jump alone)
+            wanted.append(min(jump, ladder_rung(q * (1.0 - 1e-6))) if q > constants.LOWEST_INTERVAL else jump)
         seen = capped & ~blind
         if seen.any():
             gap = epsilon_gap(x[:own][seen], lo[:own][seen], up[:own][seen], x[own:], up[own:])
@@ -181,7 +181,7 @@ class NextGrid:
         capped_h: float | None,
         alone: np.ndarray | None,
         cap: np.ndarray,
-        q: float = 0.0,
+        q: float | None = None,
     ) -> float | None:
         """The next grid of a point whose brackets at its arguments are ``width`` wide on grid h
         (``before``: its previous grid and widths), or None when no other grid is worth building.
@@ -211,13 +211,14 @@ class NextGrid:
         if not wide.any():
             return None
         charged = self.charged(width, alone)
+        finest = finest_interval(q)
         if before is None or before[0] <= h:
-            return self.first_step(h, width, wide, capped, capped_h, charged, before is None)
-        if h <= constants.FINEST_INTERVAL:
+            return self.first_step(h, width, wide, capped, capped_h, charged, before is None, finest)
+        if h <= finest:
             return None
         if alone is not None:
-            return self.charged_step(h, width, before, wide, charged, alone, cap, q)
-        return self.fitted_step(h, width, before, wide)
+            return self.charged_step(h, width, before, wide, charged, alone, cap, 0.0 if q is None else q)
+        return self.fitted_step(h, width, before, wide, finest)
 
     def first_step(
         self,
@@ -228,18 +229,19 @@ class NextGrid:
         capped_h: float | None,
         charged: np.ndarray,
         first: bool,
+        finest: float,
     ) -> float | None:
         """``next_interval`` where no fit through two grids exists: the finest of ``capped_h`` and
         h 0.9 sqrt(accuracy / widest) over the arguments whose width scales like h^2 (on the ladder, at least
-        ``FINEST_INTERVAL``); where none asks, h again on the ``first`` grid if charge-limited arguments are too
+        ``finest``, ``grid_start.finest_interval`` of the sampling rate); where none asks, h again on the ``first`` grid if charge-limited arguments are too
         wide (a recomposition with the direct bins), else None."""
         asked: list[float] = [] if capped_h is None else [capped_h]
         scaling = wide & ~capped & ~charged
         if scaling.any():
             worst = float(np.max(width[scaling]))
             asked.append(h * (0.9 * math.sqrt(self.accuracy / worst) if math.isfinite(worst) else 0.5))
-        if asked and h > constants.FINEST_INTERVAL:
-            return self.rung(max(min(asked), constants.FINEST_INTERVAL))
+        if asked and h > finest:
+            return self.rung(max(min(asked), finest))
         return h if first and (wide & charged).any() else None
 
     def charged_step(
@@ -257,16 +259,16 @@ class NextGrid:
         finer for charge-limited arguments whose width fell from its cap to near the tolerance."""
         h0, _, _, width0 = before
         was_capped = width0 >= cap * (1.0 - 1e-9)
-        finer = self.power_step(h, h0, width, width0, alone, wide & ~charged, was_capped, h0 > 0.5 * q)
+        finer = self.power_step(h, h0, width, width0, alone, wide & ~charged, was_capped, h0 > 0.5 * q, q)
         # charge-limited arguments whose width fell from its cap to near the tolerance: one rung finer, their
         # charges being known on one grid only (they need not stay as the grid shrinks)
         near = width < tuning.CAP_LEFT_WITHIN_TOLERANCES * self.accuracy
         if (wide & charged & was_capped & near).any():
-            rung = self.rung(max(0.9 * h, constants.FINEST_INTERVAL))
+            rung = self.rung(max(0.9 * h, finest_interval(q)))
             finer = rung if finer is None else min(finer, rung)
         return finer
 
-    def fitted_step(self, h: float, width: np.ndarray, before: Before, wide: np.ndarray) -> float | None:
+    def fitted_step(self, h: float, width: np.ndarray, before: Before, wide: np.ndarray, finest: float) -> float | None:
         """``next_interval`` from a fit of width = c h^2 + f through the two grids, per argument still too wide
         and narrowing (below ``STALLED`` of the last): those whose floor f is below half the tolerance ask
         h = sqrt((0.9 accuracy - f) / c); the finest (at most 0.9 h, on the ladder), or None."""
@@ -282,7 +284,7 @@ class NextGrid:
         if not reachable.any():
             return None
         wanted = float(np.min(np.sqrt((0.9 * accuracy - floor[reachable]) / slope[reachable])))
-        return self.rung(max(min(wanted, 0.9 * h), constants.FINEST_INTERVAL))
+        return self.rung(max(min(wanted, 0.9 * h), finest))
 
     def power_step(
         self,
@@ -294,6 +296,7 @@ class NextGrid:
         wide: np.ndarray,
         was_capped: np.ndarray,
         near_rate: bool = False,
+        q: float | None = None,
     ) -> float | None:
         """The next grid after grids h0 > h, where the part of each width no grid removes is known (``alone``,
         ``charge_width``): the rest, e = width - alone, is fitted as c h^p through the two grids, p clipped
@@ -321,4 +324,4 @@ class NextGrid:
             return None
         power = np.clip(power[hopeful], 1.0, 2.0)
         wanted = float(np.min(h * (target[hopeful] / rest[hopeful]) ** (1.0 / power)))
-        return self.rung(max(min(wanted, 0.9 * h), constants.FINEST_INTERVAL))
+        return self.rung(max(min(wanted, 0.9 * h), finest_interval(q)))

@@ -1,0 +1,61 @@
+"""The default epsilon of a composition plan given neither a grid nor an accuracy, its grid chosen when the delta is
+asked (``refine.question``): the accountants that compose before the question comes (the dp_accounting and Opacus
+adapters) answer through it.
+
+Rounds of one Poisson-subsampled Gaussian (the DP-SGD run) are answered by ``SubsampledGaussianPLD``'s default, so a
+run accounted by an adapter and by ``training.DPSGD`` gets the same bracket.  Any other plan is answered on the
+default grid (``plan.default_grid_profile``), refined to the default tolerance where that bracket is wider than
+max(1e-2, 1e-2 eps) or unbounded; both brackets are certified, and their intersection is returned.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import cast
+
+import numpy as np
+
+from ..refine import question
+from .composition_plan import CompositionPlan
+from .plan import PlanProfile
+from .subsampled_gaussian import SubsampledGaussianPLD
+
+# rounds of one Poisson-subsampled Gaussian: (noise multiplier, sampling rate, rounds)
+Run = tuple[float, float, int]
+
+
+def single_subsampled_gaussian(plan: CompositionPlan) -> Run | None:
+    """(sigma, q, rounds) where ``plan`` is rounds of one Poisson-subsampled Gaussian (sigma > 0, 0 < q < 1; its
+    pair is add-or-remove's), else None."""
+    if plan.non_private or plan.gaussian_r2 != 0.0 or len(plan.counts) != 1:
+        return None
+    ((spec, count),) = plan.counts.items()
+    if spec[0] != "poisson_gaussian" or not cast(float, spec[1]) > 0.0:
+        return None
+    return cast(float, spec[1]), cast(float, spec[2]), int(count)
+
+
+class QuestionEpsilon:
+    """The default epsilon bracket of a plan (module docstring), the accountant of its last single run kept."""
+
+    def __init__(self) -> None:
+        self._run: tuple[Run, SubsampledGaussianPLD] | None = None
+
+    def epsilon(
+        self, plan: CompositionPlan, run: Run | None, profile: Callable[[], PlanProfile], delta: float
+    ) -> tuple[float, float]:
+        """Certified (lower, upper) on epsilon at ``delta`` of ``plan``: of ``run`` (``single_subsampled_gaussian``
+        where the caller's relation is add-or-remove, else None) on ``SubsampledGaussianPLD``'s default, or of
+        ``profile()`` (the plan on the default grid), refined where its bracket is not readable."""
+        if run is not None:
+            if self._run is None or self._run[0] != run:
+                self._run = (run, SubsampledGaussianPLD(sigma=run[0], sampling_rate=run[1], rounds=run[2]))
+            lower, upper = cast("tuple[float, float]", self._run[1].epsilon(delta, bound="both"))
+            return lower, upper
+        lower, upper = profile().epsilon(delta)
+        if np.all(question.within_readable(np.array(lower), np.array(upper))):
+            return lower, upper
+        tolerance = question.default_tolerance(upper if math.isfinite(upper) else lower)
+        refined_lower, refined_upper = PlanProfile(plan, None, tolerance).epsilon(delta)
+        return max(lower, refined_lower), min(upper, refined_upper)

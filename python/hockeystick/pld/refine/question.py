@@ -1,0 +1,119 @@
+"""The default of an accountant given neither a grid nor an ``accuracy``: the grid, the tail and the accuracy come
+from the question (the delta asked, the rounds, the sampling rate).
+
+The fixed grid of ``DEFAULT_INTERVAL`` (1e-4, dp_accounting's) answers where it meets the default tolerance: its
+bracket is kept as it is.  Where it cannot (``fixed_grid_fits``: a delta below ``DELTA_FLOOR``, where the round-off
+charges of its window dominate; a sampling rate below the grid, where its optimistic side is blind and its
+pessimistic side rounds the loss of every round up a cell; tails cut from T rounds that would add up to more than
+``TAIL_SHARE`` of delta; a composition whose grid variance the connect-the-dots model puts past the tolerance), or
+where its bracket is wider than the tolerance, the point is refined (``points.Refinement``) to
+max(``DEFAULT_ACCURACY``, ``DEFAULT_RELATIVE_ACCURACY`` eps) with the tail ``question_tail``, and the two brackets,
+each certified, are intersected.  Where the refined upper side is still wider than the tolerance (a delta below the
+round-off charges every PLD bound carries, ~T 1e-16), it is lowered to the RDP conversion's (``rdp_upper``) where
+that is smaller.
+
+The tolerance is that of a peer's default: a bracket within max(1e-3, 0.5 % eps) puts the certified upper side
+within that of the true epsilon, which dp_accounting's default PLD (a pessimistic estimate on the 1e-4 grid) does
+not undercut.  A bracket still wider than ``READABLE_ACCURACY`` / ``READABLE_RELATIVE_ACCURACY`` (max(1e-2,
+1e-2 eps)) after the refinement warns, naming ``accuracy=``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..compose.fft import DEFAULT_TAIL
+from ..grid import constants
+from ..grid.grid_start import Point, StartGrid
+from ..mechanisms.constructors import DEFAULT_INTERVAL
+from .bracket_width import epsilon_tolerance
+from .unmet import AccuracyNotMetWarning
+
+# the default's epsilon tolerance: max(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY eps)
+DEFAULT_ACCURACY = 1e-3
+DEFAULT_RELATIVE_ACCURACY = 5e-3
+# a default bracket wider than max(READABLE_ACCURACY, READABLE_RELATIVE_ACCURACY eps) warns, naming accuracy=
+READABLE_ACCURACY = 1e-2
+READABLE_RELATIVE_ACCURACY = 1e-2
+# the mass the tails cut from T rounds may send to +infinity: at most this share of the delta asked
+TAIL_SHARE = 1e-3
+# the smallest tail a discretization takes (``compose.truncation``)
+SMALLEST_TAIL = 1e-300
+# the RDP conversion's epsilon is rounded up by this (relative) for the round-off of its float sums
+RDP_MARGIN = 1e-9
+
+
+def question_tail(rounds: float, delta: float) -> float:
+    """The tail cut from each round's loss: ``DEFAULT_TAIL``, or less where T rounds' cuts (at most T tail at
+    +infinity on the upper side) would pass ``TAIL_SHARE`` delta, at least ``SMALLEST_TAIL``."""
+    return float(min(DEFAULT_TAIL, max(SMALLEST_TAIL, TAIL_SHARE * delta / rounds)))
+
+
+def fixed_grid_fits(point: Point, delta: np.ndarray) -> bool:
+    """Whether the fixed grid ``DEFAULT_INTERVAL`` is tried first at ``point`` (sigma, q, rounds, sensitivity) for
+    the deltas asked (module docstring): every delta at least ``DELTA_FLOOR``, the tails of T rounds within
+    ``TAIL_SHARE`` of the least, q at least the grid, and the grid no coarser than the one the connect-the-dots
+    model (``StartGrid.first``) asks of the default tolerance."""
+    if delta.size == 0:
+        return True
+    least = float(np.min(delta))
+    q, rounds = point[1], point[2]
+    if least < constants.DELTA_FLOOR or rounds * DEFAULT_TAIL > TAIL_SHARE * least or q < DEFAULT_INTERVAL:
+        return False
+    model = StartGrid(DEFAULT_ACCURACY, "relative", DEFAULT_RELATIVE_ACCURACY).first(point, delta, "epsilon")
+    return model >= DEFAULT_INTERVAL
+
+
+def within_tolerance(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """True where the epsilon bracket [lower, upper] is within the default tolerance (an infinite upper side never
+    is)."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(upper - lower <= epsilon_tolerance(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY, upper))
+
+
+def default_tolerance(eps: float) -> float:
+    """The default tolerance at epsilon ``eps``: max(``DEFAULT_ACCURACY``, ``DEFAULT_RELATIVE_ACCURACY`` eps)."""
+    return float(epsilon_tolerance(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY, np.array(eps)))
+
+
+def within_readable(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """True where the epsilon bracket [lower, upper] is at most max(``READABLE_ACCURACY``,
+    ``READABLE_RELATIVE_ACCURACY`` eps) wide (an infinite upper side never is)."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(upper - lower <= epsilon_tolerance(READABLE_ACCURACY, READABLE_RELATIVE_ACCURACY, upper))
+
+
+def warn_unreadable(lower: np.ndarray, upper: np.ndarray, stacklevel: int) -> np.ndarray:
+    """True where a default epsilon bracket is wider than max(``READABLE_ACCURACY``, ``READABLE_RELATIVE_ACCURACY``
+    eps) or unbounded; where any is, one ``AccuracyNotMetWarning`` that names ``accuracy=``."""
+    wide = ~within_readable(lower, upper)
+    count = int(np.count_nonzero(wide))
+    if count:
+        warnings.warn(
+            f"{count} of {wide.size} epsilon brackets are wider than max(0.01, 0.01 x epsilon) on the default grid "
+            "(certified, only wider): pass accuracy= (e.g. accuracy=1e-3) for a bracket refined to that width, "
+            "or a smaller tail= where the upper side is inf",
+            AccuracyNotMetWarning,
+            stacklevel=stacklevel,
+        )
+    return wide
+
+
+def rdp_upper(point: Point, delta: np.ndarray) -> np.ndarray:
+    """The RDP conversion's epsilon at ``delta`` of ``point``'s T rounds (Mironov, Talwar & Zhang 2019, the
+    subsampled Gaussian's RDP at dp_accounting's orders; Balle et al. 2020, Thm. 21, the conversion), rounded up by
+    ``RDP_MARGIN`` relative for the round-off of its sums: an upper bound beside the PLD's, taken where the PLD's
+    upper side stays wider than the tolerance (at delta below the PLD's round-off charges, ~T 1e-16)."""
+    from ...rdp import DEFAULT_ORDERS, SubsampledGaussianRDP  # lazy: only points left wide read it
+
+    sigma, q, rounds, sensitivity = point
+    accountant = SubsampledGaussianRDP(sigma=sigma / sensitivity, sampling_rate=q, rounds=rounds, orders=DEFAULT_ORDERS)
+    return np.asarray(accountant.epsilon(delta), dtype=np.float64) * (1.0 + RDP_MARGIN)
+
+
+def tail_of(points: list[Point], xs: list[np.ndarray]) -> float:
+    """One tail for a batch of refined points: the least ``question_tail`` among them."""
+    tails = [question_tail(p[2], float(np.min(x))) for p, x in zip(points, xs) if x.size]
+    return min(tails) if tails else DEFAULT_TAIL
