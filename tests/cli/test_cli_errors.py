@@ -229,25 +229,25 @@ INVOCATIONS = [
     ),
     (["epsilon", *GAUSS, "-p", "sigma=1", "--delta", "1e-5", "--boundd", "lower"], "(did you mean --bound?)"),
     (["compose", "{inputs}/run.toml", "--delta", "1e-5", "--formt", "json"], "(did you mean --format?)"),
-    (["plot", "{inputs}/missing.nc", "-o", "p.png"], "sweep file '{inputs}/missing.nc' does not exist"),
-    (["plot", "{inputs}/existing.csv"], "the following arguments are required: -o/--out"),
-    (["plot", "{inputs}/existing.csv", "-o", "{inputs}/existing.png"], "-o '{inputs}/existing.png' already exists"),
-    (["plot", "{inputs}/existing.csv", "-o", "p.jpg"], "-o 'p.jpg': name the picture *.png"),
-    (["plot", "{inputs}/existing.csv", "-o", "p.png", "--levels", "1,x"], "--levels '1,x': give numbers"),
-    (["plot", "{inputs}/run.toml", "-o", "p.png"], "unknown format"),
-    (["plot", "{inputs}/existing.csv", "-o", "p.png"], "holds no points"),
-    (["plot", "{inputs}/one_point.csv", "-o", "p.png"], "nothing to plot: the sweep has no axis"),
-    (["plot", "{inputs}/not_netcdf.nc", "-o", "p.png"], "cannot be read as a sweep"),
+    (["plot", "{inputs}/missing.nc", "--plot", "p.png"], "sweep file '{inputs}/missing.nc' does not exist"),
+    (["plot", "{inputs}/existing.csv"], "say where to draw the picture: --plot PNG"),
+    (["plot", "{inputs}/existing.csv", "--plot", "{inputs}/existing.png"], "--plot '{inputs}/existing.png' already exists"),
+    (["plot", "{inputs}/existing.csv", "--plot", "p.jpg"], "--plot 'p.jpg': name the picture *.png"),
+    (["plot", "{inputs}/existing.csv", "--plot", "p.png", "--levels", "1,x"], "--levels '1,x': give numbers"),
+    (["plot", "{inputs}/run.toml", "--plot", "p.png"], "unknown format"),
+    (["plot", "{inputs}/existing.csv", "--plot", "p.png"], "holds no points"),
+    (["plot", "{inputs}/one_point.csv", "--plot", "p.png"], "nothing to plot: the sweep has no axis"),
+    (["plot", "{inputs}/not_netcdf.nc", "--plot", "p.png"], "cannot be read as a sweep"),
     # a damaged file is bad input (exit 2) whatever its reader raises; a damaged archive exited 1
     (
-        ["plot", "{inputs}/damaged.npz", "-o", "p.png"],
+        ["plot", "{inputs}/damaged.npz", "--plot", "p.png"],
         "sweep file '{inputs}/damaged.npz' cannot be read as a sweep (BadZipFile: ",
     ),
     (
-        ["plot", "{inputs}/empty.npz", "-o", "p.png"],
+        ["plot", "{inputs}/empty.npz", "--plot", "p.png"],
         "sweep file '{inputs}/empty.npz' cannot be read as a sweep (EOFError: ",
     ),
-    (["plot", "{inputs}/damaged.parquet", "-o", "p.png"], "sweep file '{inputs}/damaged.parquet' cannot be read"),
+    (["plot", "{inputs}/damaged.parquet", "--plot", "p.png"], "sweep file '{inputs}/damaged.parquet' cannot be read"),
 ]
 
 _STAGE = '[[stage]]\nmechanism = "{}"\n{}\n'

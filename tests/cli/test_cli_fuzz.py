@@ -94,7 +94,7 @@ BASES: dict[str, list[list[str]]] = {
         ["audit", "{inputs}/scores.csv", *GAUSS, "--delta", "1e-5", "--significance", "0.05"],
     ],
     "compose": [["compose", "{inputs}/run.toml", "--delta", "1e-5", "--format", "table", "--bound", "upper"]],
-    "plot": [["plot", "{inputs}/sweep.csv", "-o", "{inputs}/picture.png", "--force"]],
+    "plot": [["plot", "{inputs}/sweep.csv", "--plot", "{inputs}/picture.png", "--force"]],
     "figures": [["figures", "--out-dir", "{inputs}/figures"]],
     "demo": [["demo", "--epsilon", "1", "--delta", "1e-5", "--sensitivity", "1"]],
     "accountants": [["accountants"]],

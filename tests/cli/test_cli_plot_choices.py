@@ -59,7 +59,7 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_x_hue_and_slice_choose_the_curves(capsys, tmp_path, saved, drawn):
     png = tmp_path / "eps.png"
     code, out, _ = _run(
-        capsys, "plot", str(saved), "-o", str(png), "--x", "sigma", "--hue", "rounds", "--slice", "delta=1e-5"
+        capsys, "plot", str(saved), "--plot", str(png), "--x", "sigma", "--hue", "rounds", "--slice", "delta=1e-5"
     )
     assert code == 0 and f"plot written to {png}" in out
     ((name, (sigma, curves, _), kwargs),) = drawn
@@ -102,14 +102,14 @@ def test_a_slice_between_axis_values_takes_the_nearest_and_says_so(tmp_path, dra
 def test_levels_change_the_curves_picture(capsys, tmp_path, saved):
     """--levels on a curves picture draws a dotted line at each level (the bytes differ from the picture without)."""
     plain, marked = tmp_path / "plain.png", tmp_path / "marked.png"
-    assert _run(capsys, "plot", str(saved), "-o", str(plain))[0] == 0
-    assert _run(capsys, "plot", str(saved), "-o", str(marked), "--levels", "1,2,4")[0] == 0
+    assert _run(capsys, "plot", str(saved), "--plot", str(plain))[0] == 0
+    assert _run(capsys, "plot", str(saved), "--plot", str(marked), "--levels", "1,2,4")[0] == 0
     assert plain.read_bytes() != marked.read_bytes()
 
 
 def test_levels_no_contour_crosses_are_refused(capsys, tmp_path, saved):
     code, _, err = _run(
-        capsys, "plot", str(saved), "-o", str(tmp_path / "h.png"), "--kind", "heatmap", "--levels", "1e6"
+        capsys, "plot", str(saved), "--plot", str(tmp_path / "h.png"), "--kind", "heatmap", "--levels", "1e6"
     )
     assert code == 2 and "--levels 1e+06: none lies within the values drawn" in err
 
@@ -127,7 +127,7 @@ def test_y_and_facet_draw_a_heat_map_per_value(capsys, tmp_path, saved, monkeypa
 
     monkeypatch.setattr(Figure, "savefig", keeping)
     png = tmp_path / "heat.png"
-    code, _, _ = _run(capsys, "plot", str(saved), "-o", str(png), "--x", "rounds", "--y", "sigma", "--facet", "delta")
+    code, _, _ = _run(capsys, "plot", str(saved), "--plot", str(png), "--x", "rounds", "--y", "sigma", "--facet", "delta")
     assert code == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     (figure,) = figures
     panels = [ax for ax in figure.axes if ax.get_title()]
@@ -164,7 +164,7 @@ def test_delta_against_a_parameter_is_drawn_against_it(tmp_path, drawn):
     ],
 )
 def test_wrong_choices_are_usage_errors_with_a_suggestion(capsys, tmp_path, saved, flags, message):
-    code, _, err = _run(capsys, "plot", str(saved), "-o", str(tmp_path / "x.png"), *flags)
+    code, _, err = _run(capsys, "plot", str(saved), "--plot", str(tmp_path / "x.png"), *flags)
     assert code == 2 and message in err, err
 
 

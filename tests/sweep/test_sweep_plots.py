@@ -103,7 +103,7 @@ def test_a_saved_sweep_is_drawn_from_the_file_alone(tmp_path, drawn, monkeypatch
         raise AssertionError("plot FILE evaluated an accountant")
 
     monkeypatch.setattr(run_module, "evaluate", no_evaluation)
-    assert main(["plot", str(path), "-o", str(tmp_path / "heat.png"), "--levels", "1,2,4"]) == 0
+    assert main(["plot", str(path), "--plot", str(tmp_path / "heat.png"), "--levels", "1,2,4"]) == 0
     assert _is_png(tmp_path / "heat.png")
     ((name, (x, y, z, _), kwargs),) = drawn
     assert name == "heatmap" and (kwargs["xlabel"], kwargs["ylabel"]) == ("rounds", "sigma")
