@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from fractions import Fraction
 from typing import cast
 
 try:
@@ -50,30 +49,10 @@ from ..pld.accountants.question_plan import QuestionEpsilon, single_subsampled_g
 from ..pld.accountants.zcdp_plan import zcdp_total
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from .dp_events import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone, plan_for
+from .pure_dp import pure_epsilon_sum
 from .rdp_accountant import HockeystickRdpAccountant
 
 __all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
-
-
-def _largest_loss(spec: tuple[object, ...]) -> tuple[Fraction, Fraction] | None:
-    """(lower, upper) on the largest privacy loss of one run, as exact rationals, for the mechanisms that have it in
-    closed form (None otherwise): the exponential mechanism eps both sides (eps-bounded range above; below, its
-    realizable pair on 1 + m candidates has largest loss eps/2 + log((1 + m E) / (E + m)), E = e^{eps/2}, which
-    tends to eps as m grows, so the worst case over the mechanisms the event allows is eps); permute-and-flip eps
-    both sides (its realizable pair's loss on the second candidate is eps); (eps, 0)-DP eps both sides (the
-    canonical pair); Laplace of scale b (shift included) 1 / b; discrete Laplace a x shift.  Each is attained
-    with positive probability on its side's pair, or (the exponential mechanism below) approached by them."""
-    name = spec[0]
-    if name == "exponential_mechanism" or name == "permute_and_flip" or (name == "eps_delta" and spec[2] == 0.0):
-        eps = Fraction(cast(float, spec[1]))
-        return eps, eps
-    if name == "laplace":
-        top = 1 / Fraction(cast(float, spec[1]))
-        return top, top
-    if name == "discrete_laplace":
-        top = Fraction(cast(float, spec[1])) * cast(int, spec[2])
-        return top, top
-    return None
 
 
 def _delta_floor(spec: tuple[object, ...]) -> float:
@@ -86,21 +65,12 @@ def _delta_floor(spec: tuple[object, ...]) -> float:
     return 0.0
 
 
-def _round(x: Fraction, up: bool) -> float:
-    """x rounded to a double outward (up or down)."""
-    f = float(x)
-    if up and Fraction(f) < x:
-        return math.nextafter(f, math.inf)
-    if not up and Fraction(f) > x:
-        return math.nextafter(f, -math.inf)
-    return f
-
-
 def pure_epsilon_bracket(plan: CompositionPlan, profile: Callable[[], PlanProfile]) -> tuple[float, float]:
     """Certified (lower, upper) on epsilon(0) of ``plan``: the essential supremum of the composed privacy loss.
 
         The loss of a composition is the sum of its runs' independent losses, so its largest value is the sum of
-        theirs (``_largest_loss``), summed exactly and rounded outward; a Gaussian makes it +inf (both sides); a
+        theirs in each direction, the larger of the two sums (``interop.pure_dp``: pure-DP runs and their Poisson
+        samples, add-or-remove), summed exactly and rounded outward; a Gaussian makes it +inf (both sides); a
         non-private plan is +inf, and so is a plan of zCDP runs with rho > 0 (the Gaussian of that rho is one of the
     mechanisms it allows).  A run with an atom at loss +infinity (``_delta_floor``) leaves delta(epsilon) at
         least 1 - prod (1 - floor)^count at every epsilon: refused, as is a plan whose largest loss has no closed form
@@ -132,12 +102,8 @@ def pure_epsilon_bracket(plan: CompositionPlan, profile: Callable[[], PlanProfil
     zcdp = zcdp_total(plan)
     if plan.gaussian_r2 > 0 or (zcdp is not None and zcdp.rho_lower > 0):
         return math.inf, math.inf  # a Gaussian's loss is unbounded (and rho-zCDP allows one): epsilon(0) = +inf
-    sides = [(_largest_loss(m), c) for m, c in plan.counts.items()]
-    if all(side is not None for side, _ in sides):
-        lower = sum((cast("tuple[Fraction, Fraction]", side)[0] * c for side, c in sides), Fraction(0))
-        upper = sum((cast("tuple[Fraction, Fraction]", side)[1] * c for side, c in sides), Fraction(0))
-        return _round(lower, False), _round(upper, True)
-    return _profile_epsilon_zero(profile())
+    closed = pure_epsilon_sum(plan.counts)
+    return closed if closed is not None else _profile_epsilon_zero(profile())
 
 
 def _check_no_delta_floor(plan: CompositionPlan) -> None:
