@@ -24,6 +24,7 @@ LAYERS = {
     "interop": 4,  # dp_accounting's events and RDP accountant, Opacus's accountant, over pld and rdp
     "isrl": 4,  # accountants built on pld and fdp's Gaussian mechanism
     "matrix": 4,  # matrix-factorization mechanisms: sensitivity, then fdp's Gaussian mechanism and rdp
+    "ledger": 4,  # a run recorded round by round: fixed-schedule PLD brackets, filters, odometers
     "training": 4,  # DP-SGD / DP-FedAvg vocabulary over the pld accountants
     "registry": 5,
     "simulate": 5,

@@ -1,0 +1,27 @@
+"""A privacy budget over time: the rounds of a run recorded as they happen, with the guarantee each answer gives.
+
+* ``PrivacyLedger``: records each round (``Round``: the Poisson-subsampled Gaussian with that round's sigma and
+  q, the Gaussian, the Laplace mechanism) and answers, after any round,
+
+  - for a schedule fixed before the run (``adaptive=False``): the certified PLD bracket of the composition
+    (``composition``);
+  - for settings chosen from earlier outputs (``adaptive=True``) with a budget fixed before the run: a filter
+    valid under full adaptivity, the Rényi filter (Feldman & Zrnic 2021) or, for unsampled Gaussians, the GDP
+    filter (Smith & Thakurta 2022), exact there; ``would_exceed`` and ``record`` (which raises
+    ``BudgetExceeded`` instead of recording a round that would pass the budget);
+  - in either case, the Rényi odometer's running epsilon (``odometer``), valid at every round at once;
+
+  and saves and restores its state (``state_dict`` / ``load_state_dict``, ``to_json`` / ``from_json``).
+* ``Guarantee``: an answer with its kind (certified composition, filter, odometer), method and assumption.
+* ``per_client_epsilon``: each client's epsilon from its own participation rate (Rényi DP).
+
+docs/ledger.md has a training loop that halts, and the proofs' outlines.
+"""
+
+from .guarantee import KINDS, Guarantee
+from .halting import BudgetExceeded
+from .ledger import FILTERS, PrivacyLedger
+from .round_rdp import DEFAULT_ORDERS
+from .rounds import MECHANISMS, Round
+
+__all__ = ["DEFAULT_ORDERS", "FILTERS", "KINDS", "MECHANISMS", "BudgetExceeded", "Guarantee", "PrivacyLedger", "Round"]

@@ -1,0 +1,542 @@
+"""``PrivacyLedger``: the rounds of one run recorded as they happen, with the guarantee each answer gives.
+
+Two declarations, made when the ledger is built, decide which guarantees are valid:
+
+* ``adaptive=False``: the settings of every round were fixed before the run (they depend on no released
+  output; a clip norm that adapts with the noise proportional to it leaves every round's sigma unchanged and
+  counts as fixed).  The ledger answers the certified PLD bracket of the composition (``fixed_schedule``),
+  and with a budget refuses the round after which the certified upper epsilon would pass it.
+* ``adaptive=True``: a round's settings may depend on the outputs before it.  Composing the realized rounds'
+  PLDs is then not valid in general (arXiv 2602.06756; 2602.15815: the natural filter is free only for totally
+  ordered families), so the ledger never answers a composition.  With a budget (epsilon, delta) fixed before
+  the run it runs a filter valid under full adaptivity: the Rényi filter (``rdp_filter``, Feldman & Zrnic
+  2021) or, for unsampled Gaussian rounds only, the GDP filter (``gdp_filter``, Smith & Thakurta 2022), exact
+  there; a round the filter would not admit raises ``BudgetExceeded`` and is not recorded.  With or without a
+  budget, the Rényi odometer (``rdp_odometer``) gives an epsilon after every round, valid at every round at
+  once.
+
+Every answer is a ``Guarantee``: its kind, its method and the assumption it holds under.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from ..base.validation import choice, delta_target, describe, flag
+from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
+from .fixed_schedule import pld_accountant
+from .gdp_filter import GdpFilter
+from .guarantee import Guarantee
+from .halting import BudgetExceeded
+from .outward_sum import RunningSum
+from .rdp_filter import RdpFilter
+from .rdp_odometer import odometer_guarantee
+from .round_rdp import check_integer_orders
+from .rounds import Round
+
+__all__ = ["FILTERS", "STATE_FORMAT", "PrivacyLedger"]
+
+FILTERS = ("rdp", "gdp")
+STATE_FORMAT = "hockeystick.ledger/1"
+
+_COMPOSITION_REFUSED = (
+    "the ledger records an adaptive run: composing the PLDs of the rounds that happened is not a valid "
+    "guarantee when a round's settings depend on earlier outputs (arXiv 2602.06756, arXiv 2602.15815); "
+    "ask guarantee() for the filter's budget or odometer() for the running epsilon, or build the ledger with "
+    "adaptive=False if the schedule was fixed before the run"
+)
+
+
+def _budget(epsilon: Any, delta: Any) -> tuple[float, float] | None:
+    if epsilon is None and delta is None:
+        return None
+    if epsilon is None or delta is None:
+        raise ValueError("give the budget as both epsilon and delta, or neither (a ledger without a budget)")
+    eps = float(np.asarray(epsilon, dtype=np.float64)) if not isinstance(epsilon, (bool, str)) else math.nan
+    if not (math.isfinite(eps) and eps >= 0):
+        raise ValueError(f"epsilon must be a finite number >= 0, got {describe(epsilon)}")
+    return eps, delta_target(delta)
+
+
+class PrivacyLedger:
+    """The rounds of one run, recorded as they happen; answers with their guarantee (the module docstring).
+
+    Parameters
+    ----------
+    adaptive : bool
+        True if a round's settings may depend on outputs released before it (filters and odometer only);
+        False declares the schedule fixed before the run (certified PLD composition).
+    epsilon, delta : float, optional
+        The budget, fixed before the run (both or neither): epsilon finite and >= 0, 0 < delta < 1.
+        ``record`` refuses a round that would pass it.
+    filter : {"rdp", "gdp"}, optional
+        The filter of an adaptive run with a budget (default ``"rdp"``); ``"gdp"`` takes unsampled Gaussian
+        rounds only, and is exact for them.
+    orders : sequence of int, optional
+        Integer Rényi orders in [2, 1024] for the Rényi filter and odometer (default
+        ``round_rdp.DEFAULT_ORDERS``, 25 orders); one order is Feldman & Zrnic's single-order filter, with no
+        union cost.
+    value_discretization_interval : float, optional
+        The PLD grid spacing of a fixed schedule's bracket (default 1e-4).
+
+    Raises
+    ------
+    ValueError
+        If ``adaptive`` is not a bool, the budget is half given or out of range, ``filter`` is not one of the
+        two, or ``orders`` is not a set of whole numbers in [2, 1024].
+
+    Examples
+    --------
+    >>> from hockeystick.ledger import PrivacyLedger, Round
+    >>> ledger = PrivacyLedger(adaptive=True, epsilon=2.0, delta=1e-5)
+    >>> ledger.record(Round.subsampled_gaussian(1.0, 0.01), rounds=100)
+    >>> ledger.guarantee().kind
+    'filter'
+    >>> ledger.would_exceed(Round.subsampled_gaussian(1.0, 0.01))
+    False
+    """
+
+    def __init__(
+        self,
+        *,
+        adaptive: bool,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        filter: str = "rdp",  # noqa: A002  (Flower's and the papers' word)
+        orders: Any = None,
+        value_discretization_interval: float = DEFAULT_INTERVAL,
+    ):
+        self.adaptive = flag(adaptive, "adaptive")
+        self.budget = _budget(epsilon, delta)
+        self.filter = choice(filter, "filter", FILTERS)
+        self.orders = check_integer_orders(orders)
+        self.value_discretization_interval = float(value_discretization_interval)
+        self._runs: list[list[Any]] = []  # [Round, count] in the order recorded
+        self._rdp = RunningSum(len(self.orders))
+        self._mu2 = RunningSum(1)
+        self._rdp_cache: dict[Round, np.ndarray] = {}
+
+    # ---- what has been recorded
+
+    @property
+    def rounds(self) -> int:
+        """The number of rounds recorded.
+
+        Returns
+        -------
+        int
+            The count.
+        """
+        return sum(count for _, count in self._runs)
+
+    def counts(self) -> dict[Round, int]:
+        """The rounds recorded, counted per distinct round.
+
+        Returns
+        -------
+        dict of Round to int
+            Each distinct round and how many times it ran.
+        """
+        out: dict[Round, int] = {}
+        for one, count in self._runs:
+            out[one] = out.get(one, 0) + count
+        return out
+
+    def _curve(self, one: Round) -> np.ndarray:
+        curve = self._rdp_cache.get(one)
+        if curve is None:
+            if len(self._rdp_cache) > 4096:
+                self._rdp_cache.clear()
+            curve = self._rdp_cache[one] = one.rdp_upper(self.orders)
+        return curve
+
+    # ---- the budget
+
+    def _filter_of(self, epsilon: float, delta: float) -> RdpFilter | GdpFilter:
+        if self.filter == "gdp":
+            return GdpFilter(epsilon, delta)
+        return RdpFilter(epsilon, delta, self.orders)
+
+    def _adaptive_admits(self, one: Round, times: int, epsilon: float, delta: float) -> bool:
+        chosen = self._filter_of(epsilon, delta)
+        if isinstance(chosen, GdpFilter):
+            if one.mechanism != "gaussian":
+                raise ValueError(
+                    f"the GDP filter takes unsampled Gaussian rounds only, got a {one.mechanism} round: a "
+                    "subsampled or Laplace round is not mu-GDP for a useful mu; build the ledger with filter='rdp'"
+                )
+            return chosen.admits(float(self._mu2.upper(np.array([one.mu_squared_upper() * times]))[0]))
+        return chosen.admits(self._rdp.upper(self._curve(one) * float(times) * (1.0 + 2.0**-52)))
+
+    def _fixed_admits(self, one: Round, times: int, epsilon: float, delta: float) -> bool:
+        from ..rdp.conversion import rdp_to_epsilon  # lazy: off the adaptive ledger's way
+
+        spent = self._rdp.upper(self._curve(one) * float(times) * (1.0 + 2.0**-52))
+        if float(rdp_to_epsilon(spent, np.asarray(self.orders, dtype=np.float64), delta)) <= epsilon:
+            return True  # the RDP bound of the fixed composition already fits
+        counts = self.counts()
+        counts[one] = counts.get(one, 0) + times
+        upper = pld_accountant(counts, self.value_discretization_interval).epsilon(delta)
+        return float(upper) <= epsilon  # type: ignore[arg-type]
+
+    def would_exceed(
+        self, next_round: Round, epsilon: float | None = None, delta: float | None = None, *, rounds: int = 1
+    ) -> bool:
+        """Whether ``rounds`` more rounds of ``next_round`` would pass the budget (epsilon, delta).
+
+        Adaptive ledger: whether the filter of that budget (``filter``) would refuse them; valid as a filter
+        when the budget was fixed before the run and the run stops at the first True.  Fixed schedule: whether
+        the certified upper epsilon at ``delta`` of the composition with them would exceed ``epsilon`` (the
+        Rényi bound of the composition first, which when it fits settles the question; else the PLD bracket).
+
+        Parameters
+        ----------
+        next_round : Round
+            The round about to run.
+        epsilon, delta : float, optional
+            The budget; default the ledger's own.
+        rounds : int, optional
+            How many rounds of ``next_round`` (default 1).
+
+        Returns
+        -------
+        bool
+            True if they would pass it.
+
+        Raises
+        ------
+        ValueError
+            If no budget is given and the ledger has none, the budget is out of range, ``next_round`` is not a
+            ``Round``, or the GDP filter is asked about a round that is not an unsampled Gaussian.
+        """
+        if not isinstance(next_round, Round):
+            raise ValueError(f"next_round must be a Round (Round.subsampled_gaussian(...)), got {describe(next_round)}")
+        budget = _budget(epsilon, delta) if (epsilon is not None or delta is not None) else self.budget
+        if budget is None:
+            raise ValueError("would_exceed needs a budget: give epsilon and delta, or build the ledger with one")
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+            raise ValueError(f"rounds must be an integer >= 1, got {describe(rounds)}")
+        admits = self._adaptive_admits if self.adaptive else self._fixed_admits
+        return not admits(next_round, rounds, *budget)
+
+    def should_stop(self, next_round: Round) -> bool:
+        """Whether the run should stop before ``next_round``: ``would_exceed`` at the ledger's budget.
+
+        Parameters
+        ----------
+        next_round : Round
+            The round about to run.
+
+        Returns
+        -------
+        bool
+            True if the next round would pass the budget.
+
+        Raises
+        ------
+        ValueError
+            If the ledger has no budget.
+        """
+        return self.would_exceed(next_round)
+
+    def record(self, next_round: Round, rounds: int = 1) -> None:
+        """Record ``rounds`` rounds of ``next_round``, after checking the budget.
+
+        Parameters
+        ----------
+        next_round : Round
+            The round that ran (or is about to: record before releasing its output to halt in time).
+        rounds : int, optional
+            How many rounds of it (default 1).
+
+        Raises
+        ------
+        BudgetExceeded
+            If the ledger has a budget and the rounds would pass it: nothing is recorded.
+        ValueError
+            As ``would_exceed``.
+        """
+        if self.budget is not None and self.would_exceed(next_round, rounds=rounds):
+            raise BudgetExceeded(next_round, self.guarantee(), self._refusal())
+        if not isinstance(next_round, Round):
+            raise ValueError(f"next_round must be a Round, got {describe(next_round)}")
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+            raise ValueError(f"rounds must be an integer >= 1, got {describe(rounds)}")
+        self._rdp.add(self._curve(next_round), rounds)
+        if next_round.mechanism == "gaussian":
+            self._mu2.add(np.array([next_round.mu_squared_upper()]), rounds)
+        if self._runs and self._runs[-1][0] == next_round:
+            self._runs[-1][1] += rounds
+        else:
+            self._runs.append([next_round, rounds])
+
+    def _refusal(self) -> str:
+        assert self.budget is not None
+        eps, delta = self.budget
+        if self.adaptive:
+            return f"the {self.filter.upper()} filter of budget ({eps:g}, {delta:g}) does not admit it"
+        return f"the certified epsilon at delta = {delta:g} would pass {eps:g}"
+
+    # ---- answers
+
+    def guarantee(self, delta: float | None = None) -> Guarantee:
+        """What the run recorded so far guarantees, with its kind and assumption.
+
+        Fixed schedule: the certified PLD bracket at ``delta`` (``composition``).  Adaptive with a budget: the
+        filter's budget (``delta`` must then be the budget's, or None).  Adaptive without: the odometer at
+        ``delta``.
+
+        Parameters
+        ----------
+        delta : float, optional
+            The delta, 0 < delta < 1; default the budget's.
+
+        Returns
+        -------
+        Guarantee
+            The answer.
+
+        Raises
+        ------
+        ValueError
+            If ``delta`` is missing with no budget, out of range, or differs from an adaptive budget's.
+        """
+        d = self._delta(delta)
+        if not self.adaptive:
+            return self.composition(d)
+        if self.budget is not None:
+            if d != self.budget[1]:
+                raise ValueError(
+                    f"an adaptive ledger's filter guarantees its budget's delta ({self.budget[1]:g}), got "
+                    f"delta={d:g}; ask odometer(delta) for the running epsilon at another delta"
+                )
+            return self._filter_of(*self.budget).guarantee(self.rounds)
+        return self.odometer(d)
+
+    def _delta(self, delta: float | None) -> float:
+        if delta is None:
+            if self.budget is None:
+                raise ValueError("give delta (0 < delta < 1): the ledger has no budget to take it from")
+            return self.budget[1]
+        return delta_target(delta)
+
+    def composition(self, delta: float | None = None) -> Guarantee:
+        """The certified PLD bracket of the composition of the rounds recorded (fixed schedules only).
+
+        Parameters
+        ----------
+        delta : float, optional
+            The delta, 0 < delta < 1; default the budget's.
+
+        Returns
+        -------
+        Guarantee
+            ``kind="certified composition"``, ``method="pld"``, with ``epsilon_lower`` and ``epsilon``.
+
+        Raises
+        ------
+        ValueError
+            If the ledger is adaptive (arXiv 2602.06756: the composition of the realized PLDs is not valid
+            there), or ``delta`` is missing or out of range.
+        """
+        if self.adaptive:
+            raise ValueError(_COMPOSITION_REFUSED)
+        d = self._delta(delta)
+        lower, upper = 0.0, 0.0
+        if self._runs:
+            lower, upper = pld_accountant(self.counts(), self.value_discretization_interval).epsilon(d, bound="both")  # type: ignore[misc]
+        return Guarantee(
+            kind="certified composition",
+            method="pld",
+            epsilon=float(upper),
+            delta=d,
+            rounds=self.rounds,
+            assumption=(
+                "every round's settings were fixed before the run (none depends on a released output); each "
+                "round's mechanism holds for its neighbouring relation (add/remove for Poisson sampling)"
+            ),
+            epsilon_lower=float(lower),
+        )
+
+    def odometer(self, delta: float) -> Guarantee:
+        """The Rényi odometer's epsilon after the rounds recorded, valid at every round at once (``rdp_odometer``).
+
+        Parameters
+        ----------
+        delta : float
+            The delta, 0 < delta < 1, fixed before the run.
+
+        Returns
+        -------
+        Guarantee
+            ``kind="odometer"``, ``method="rdp"``.
+
+        Raises
+        ------
+        ValueError
+            If ``delta`` is out of range.
+        """
+        return odometer_guarantee(self._rdp.upper(), delta_target(delta), self.orders, self.rounds)
+
+    def epsilon(self, delta: float) -> float:
+        """The epsilon of ``guarantee(delta)`` (adaptive without a budget: the odometer's).
+
+        Parameters
+        ----------
+        delta : float
+            The delta, 0 < delta < 1.
+
+        Returns
+        -------
+        float
+            An upper bound on epsilon under the guarantee's assumption.
+
+        Raises
+        ------
+        ValueError
+            As ``guarantee``.
+        """
+        return self.guarantee(delta).epsilon
+
+    # ---- saving and restoring
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything the ledger holds, as JSON-ready data, to save with a training checkpoint.
+
+        Returns
+        -------
+        dict
+            The configuration, the rounds in the order recorded (run-length: ``[round, count]``) and the spent
+            sums with their round-off counts.
+        """
+        return {
+            "format": STATE_FORMAT,
+            "adaptive": self.adaptive,
+            "budget": None if self.budget is None else list(self.budget),
+            "filter": self.filter,
+            "orders": list(self.orders),
+            "value_discretization_interval": self.value_discretization_interval,
+            "rounds": [[one.to_dict(), count] for one, count in self._runs],
+            "rdp_sum": [float(x) for x in self._rdp.values],
+            "rdp_terms": self._rdp.terms,
+            "mu2_sum": float(self._mu2.values[0]),
+            "mu2_terms": self._mu2.terms,
+        }
+
+    def _configuration(self) -> dict[str, Any]:
+        state = self.state_dict()
+        return {k: state[k] for k in ("adaptive", "budget", "filter", "orders", "value_discretization_interval")}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Replace what the ledger holds by ``state`` (a ``state_dict`` of a ledger of the same configuration).
+
+        Loading replaces, never adds: loading the same state twice is loading it once.
+
+        Parameters
+        ----------
+        state : dict
+            A ``state_dict()``.
+
+        Raises
+        ------
+        ValueError
+            If ``state`` is not a ledger's state, or was saved by a ledger of another configuration
+            (adaptivity, budget, filter, orders or grid): restore it with ``PrivacyLedger.from_state_dict``.
+        """
+        fresh = PrivacyLedger.from_state_dict(state)
+        if fresh._configuration() != self._configuration():
+            raise ValueError(
+                f"the state was saved by a ledger of another configuration ({fresh._configuration()}, this one "
+                f"is {self._configuration()}); restore it with PrivacyLedger.from_state_dict"
+            )
+        self._runs, self._rdp, self._mu2 = fresh._runs, fresh._rdp, fresh._mu2
+
+    @classmethod
+    def from_state_dict(cls, state: dict[str, Any]) -> PrivacyLedger:
+        """The ledger ``state_dict`` saved.
+
+        Parameters
+        ----------
+        state : dict
+            A ``state_dict()``.
+
+        Returns
+        -------
+        PrivacyLedger
+            The ledger, as it was.
+
+        Raises
+        ------
+        ValueError
+            If ``state`` is not a ledger's state or its fields are inconsistent.
+        """
+        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+            raise ValueError(f"state must be a PrivacyLedger.state_dict() (format {STATE_FORMAT!r})")
+        try:
+            budget = state["budget"]
+            ledger = cls(
+                adaptive=state["adaptive"],
+                epsilon=None if budget is None else budget[0],
+                delta=None if budget is None else budget[1],
+                filter=state["filter"],
+                orders=state["orders"],
+                value_discretization_interval=state["value_discretization_interval"],
+            )
+            ledger._runs = [[Round.from_dict(one), int(count)] for one, count in state["rounds"]]
+            ledger._rdp.values = np.array(state["rdp_sum"], dtype=np.float64)
+            ledger._rdp.terms = int(state["rdp_terms"])
+            ledger._mu2.values = np.array([state["mu2_sum"]], dtype=np.float64)
+            ledger._mu2.terms = int(state["mu2_terms"])
+        except (KeyError, TypeError, IndexError) as err:
+            raise ValueError(f"state is not a complete PrivacyLedger.state_dict(): {err!r}") from None
+        _check_restored(ledger)
+        return ledger
+
+    def to_json(self) -> str:
+        """``state_dict()`` as JSON text (doubles written exactly: a restart changes no bit).
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
+        return json.dumps(self.state_dict())
+
+    @classmethod
+    def from_json(cls, text: str) -> PrivacyLedger:
+        """The ledger ``to_json`` wrote.
+
+        Parameters
+        ----------
+        text : str
+            JSON text of a ``state_dict()``.
+
+        Returns
+        -------
+        PrivacyLedger
+            The ledger, as it was.
+
+        Raises
+        ------
+        ValueError
+            If ``text`` is not JSON of a ledger's state.
+        """
+        return cls.from_state_dict(json.loads(text))
+
+
+def _check_restored(ledger: PrivacyLedger) -> None:
+    """A restored state's fields agree with each other: one sum per order, counts >= 1, sums >= 0, and at least
+    one round-off term per round recorded in a block."""
+    if ledger._rdp.values.shape != (len(ledger.orders),):
+        raise ValueError("state's rdp_sum must have one value per order")
+    if any(count < 1 for _, count in ledger._runs):
+        raise ValueError("state's round counts must be >= 1")
+    sums = np.concatenate([ledger._rdp.values, ledger._mu2.values])
+    if np.isnan(sums).any() or (sums < 0).any():
+        raise ValueError("state's sums must be >= 0 and not NaN")
+    if ledger._rdp.terms < len(ledger._runs) or ledger._mu2.terms < 0:
+        raise ValueError("state's round-off counts are fewer than its blocks of rounds: the state was altered")

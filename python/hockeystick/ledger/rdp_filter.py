@@ -1,0 +1,150 @@
+r"""The Rényi filter: a budget (epsilon, delta) fixed before the run, kept however each round's settings are
+chosen from the outputs released before it.
+
+Each round t, chosen after seeing the outputs before it, is rho_t(alpha)-RDP at every order alpha of a finite
+set {alpha_1, ..., alpha_K}; R_t(alpha) = rho_1(alpha) + ... + rho_t(alpha) is what has been spent.  The filter
+admits the next round only if, with it, some order stays within its budget:
+
+.. math::
+
+    \exists k:\ R_{t+1}(\alpha_k) \le B_k, \qquad
+    B_k = \varepsilon + \frac{\log(\delta / K) + \log \alpha_k}{\alpha_k - 1} - \log(1 - 1/\alpha_k),
+
+and the run then satisfies (epsilon, delta)-DP at its halting time T, however the rounds were chosen.
+
+Proof. Let L_t be the privacy loss of the first t outputs (a neighbouring pair of datasets, outputs drawn
+from the first). Given the past, round t's loss has E[e^{(alpha - 1) l_t}] = e^{(alpha - 1) D_alpha} <=
+e^{(alpha - 1) rho_t(alpha)}, so M_t^k = exp((alpha_k - 1)(L_t - R_t(alpha_k))) is a nonnegative
+supermartingale with M_0 = 1 and E[M_T^k] <= 1 at the stopping time T (Feldman & Zrnic 2021, "Individual privacy accounting via a Rényi filter", for
+one order; Whitehouse, Ramdas, Rogers & Wu 2023, "Fully-adaptive composition in differential privacy", for the supermartingale).  Pointwise,
+(1 - e^{epsilon - L})_+ <= c_k e^{(alpha_k - 1)(L - epsilon)} with c_k = (1/alpha_k)(1 - 1/alpha_k)^{alpha_k - 1}
+(the maximum of (1 - y) y^{alpha - 1} over y in (0, 1]: the conversion of Balle et al. 2020, Thm. 21).  At T
+some order k has R_T(alpha_k) <= B_k (every admitted round kept one), so
+
+.. math::
+
+    \delta(\varepsilon) = E[(1 - e^{\varepsilon - L_T})_+]
+    \le \sum_k c_k e^{(\alpha_k - 1)(B_k - \varepsilon)} E[M_T^k] \le \sum_k \delta / K = \delta.
+
+With one order (K = 1) this is Feldman & Zrnic's filter with the conversion of Balle et al. 2020; K orders
+cost delta / K at each, log K / (alpha - 1) in epsilon, against the single order one would pick if the
+schedule were known.  Budgets are rounded down and spent sums up (``RunningSum``), so the filter never admits
+a round the exact arithmetic would refuse.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .guarantee import Guarantee
+
+__all__ = ["RdpFilter", "rdp_budgets"]
+
+_U = 2.0**-53
+
+
+def rdp_budgets(epsilon: float, delta: float, orders: tuple[int, ...]) -> np.ndarray:
+    r"""The Rényi budget B_k at each order that keeps (epsilon, delta) with a union over the K orders.
+
+    :math:`B_k = \varepsilon + (\log(\delta/K) + \log\alpha_k)/(\alpha_k - 1) - \log(1 - 1/\alpha_k)`
+    (the module docstring), rounded down: each value lowered by 16 u times the sum of its terms' magnitudes
+    and stepped one ulp down; a negative budget is an order that can admit nothing.
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon of the budget, finite and >= 0.
+    delta : float
+        The delta of the budget, 0 < delta < 1.
+    orders : tuple of int
+        Integer Rényi orders (each >= 2).
+
+    Returns
+    -------
+    numpy.ndarray
+        One budget per order, at or below the exact B_k.
+    """
+    alpha = np.asarray(orders, dtype=np.float64)
+    k = float(len(orders))
+    head = (math.log(delta) - math.log(k) + np.log(alpha)) / (alpha - 1.0)
+    tail = -np.log1p(-1.0 / alpha)
+    value = epsilon + head + tail
+    slack = 16.0 * _U * (epsilon + np.abs(head) + tail + abs(math.log(delta)) + math.log(k))
+    return np.nextafter(value - slack, -np.inf)
+
+
+@dataclass(frozen=True)
+class RdpFilter:
+    """The Rényi filter of budget (epsilon, delta) at integer ``orders`` (the module docstring).
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget's epsilon, finite and >= 0.
+    delta : float
+        The budget's delta, 0 < delta < 1.
+    orders : tuple of int
+        Integer Rényi orders (``round_rdp.check_integer_orders``); one order is Feldman & Zrnic's filter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick.ledger.rdp_filter import RdpFilter
+    >>> f = RdpFilter(2.0, 1e-5, (8, 16))
+    >>> f.admits(np.array([0.1, 0.2])), f.admits(np.array([5.0, 5.0]))
+    (True, False)
+    """
+
+    epsilon: float
+    delta: float
+    orders: tuple[int, ...]
+    budgets: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "budgets", rdp_budgets(self.epsilon, self.delta, self.orders))
+
+    def admits(self, spent_upper: np.ndarray) -> bool:
+        """Whether a run that has spent ``spent_upper`` (an upper bound on R(alpha_k) per order) is within budget.
+
+        Parameters
+        ----------
+        spent_upper : numpy.ndarray
+            The spent RDP per order, with the next round included, on the upper side.
+
+        Returns
+        -------
+        bool
+            True if some order k has spent_upper[k] <= B_k.
+        """
+        return bool((spent_upper <= self.budgets).any())
+
+    def guarantee(self, rounds: int) -> Guarantee:
+        """The filter's guarantee: the budget itself, for the whole run.
+
+        Parameters
+        ----------
+        rounds : int
+            The rounds recorded.
+
+        Returns
+        -------
+        Guarantee
+            ``kind="filter"``, ``method="rdp"``, the budget's (epsilon, delta).
+        """
+        k = len(self.orders)
+        return Guarantee(
+            kind="filter",
+            method="rdp",
+            epsilon=self.epsilon,
+            delta=self.delta,
+            rounds=rounds,
+            assumption=(
+                "every round was admitted by this Rényi filter, whose budget was fixed before the run; the "
+                "settings may depend on any output released before their round (Feldman & Zrnic 2021); each "
+                "round's RDP holds for the neighbouring relation of its mechanism (add/remove for Poisson sampling)"
+            ),
+            cost=(f"a union over {k} orders (delta / {k} at each)" if k > 1 else "one Rényi order fixed in advance"),
+        )

@@ -1,0 +1,274 @@
+"""One round of a run, as the ledger records it: which mechanism released what, with that round's settings.
+
+A ``Round`` is a value (frozen, hashable): the ledger keeps counts per distinct round, and its JSON form
+(``to_dict`` / ``Round.from_dict``) is what a saved ledger stores.  Three mechanisms, each with the curves the
+ledger's guarantees read:
+
+* ``Round.subsampled_gaussian(sigma, sampling_rate)``: the Poisson-subsampled Gaussian, add/remove neighbours
+  (sampling_rate 1 is the Gaussian mechanism, and is stored as one);
+* ``Round.gaussian(sigma)``: the Gaussian mechanism, for the relation its sensitivity was computed for; the one
+  round type with a GDP parameter, mu = 1 / sigma (Dong, Roth & Su 2022);
+* ``Round.laplace(scale)``: the Laplace mechanism (``scale`` over the L1 sensitivity), pure 1/scale-DP.
+
+``sigma`` is the noise multiplier (noise standard deviation over the L2 sensitivity), the vocabulary's
+``sigma`` with sensitivity 1: a clip norm that adapts with noise proportional to it leaves sigma, and so
+every curve of the round, unchanged (docs/ledger.md, "What counts as adaptive").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..base.validation import describe
+from .round_rdp import gaussian_rdp_upper, subsampled_gaussian_rdp_upper
+
+__all__ = ["MECHANISMS", "Round"]
+
+MECHANISMS = ("gaussian", "subsampled_gaussian", "laplace")
+_U = 2.0**-53
+
+
+def _positive(value: Any, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a finite number > 0, got {describe(value)}")
+    x = float(value)
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {describe(value)}")
+    return x
+
+
+def _rate(value: Any) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"sampling_rate must be a number in (0, 1], got {describe(value)}")
+    x = float(value)
+    if not (0.0 < x <= 1.0):
+        raise ValueError(
+            f"sampling_rate must lie in (0, 1], got {describe(value)} (a round nobody takes part in releases "
+            "nothing about anyone: do not record it)"
+        )
+    return x
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round's mechanism and settings; build it with ``Round.gaussian``, ``Round.subsampled_gaussian`` or
+    ``Round.laplace``.
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "subsampled_gaussian", "laplace"}
+        Which mechanism ran.
+    sigma : float, optional
+        Gaussian noise multiplier (standard deviation over the L2 sensitivity), for the Gaussian mechanisms.
+    sampling_rate : float, optional
+        Poisson sampling probability q in (0, 1), for ``"subsampled_gaussian"``.
+    scale : float, optional
+        Laplace scale over the L1 sensitivity, for ``"laplace"``.
+
+    Raises
+    ------
+    ValueError
+        If ``mechanism`` is not one of the three, or a parameter it needs is missing, not a finite number
+        in its range, or given to a mechanism that does not take it.
+
+    Examples
+    --------
+    >>> from hockeystick.ledger import Round
+    >>> Round.subsampled_gaussian(1.1, 0.01)
+    Round(mechanism='subsampled_gaussian', sigma=1.1, sampling_rate=0.01, scale=None)
+    >>> Round.subsampled_gaussian(1.1, 1.0) == Round.gaussian(1.1)
+    True
+    """
+
+    mechanism: str
+    sigma: float | None = None
+    sampling_rate: float | None = None
+    scale: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.mechanism not in MECHANISMS:
+            raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {describe(self.mechanism)}")
+        needs = {
+            "gaussian": ("sigma",),
+            "subsampled_gaussian": ("sigma", "sampling_rate"),
+            "laplace": ("scale",),
+        }[self.mechanism]
+        for name in ("sigma", "sampling_rate", "scale"):
+            value = getattr(self, name)
+            if name in needs and value is None:
+                raise ValueError(f"a {self.mechanism} round needs {name}")
+            if name not in needs and value is not None:
+                raise ValueError(f"a {self.mechanism} round takes no {name} (it takes {', '.join(needs)})")
+        if self.sigma is not None:
+            object.__setattr__(self, "sigma", _positive(self.sigma, "sigma"))
+        if self.scale is not None:
+            object.__setattr__(self, "scale", _positive(self.scale, "scale"))
+        if self.sampling_rate is not None:
+            rate = _rate(self.sampling_rate)
+            if rate == 1.0:
+                raise ValueError("a subsampled_gaussian round at sampling_rate 1 is Round.gaussian(sigma)")
+            object.__setattr__(self, "sampling_rate", rate)
+
+    @classmethod
+    def gaussian(cls, sigma: float) -> Round:
+        """The Gaussian mechanism with noise multiplier ``sigma``.
+
+        Parameters
+        ----------
+        sigma : float
+            Noise standard deviation over the L2 sensitivity, finite and > 0.
+
+        Returns
+        -------
+        Round
+            The round.
+        """
+        return cls("gaussian", sigma=sigma)
+
+    @classmethod
+    def subsampled_gaussian(cls, sigma: float, sampling_rate: float) -> Round:
+        """The Poisson-subsampled Gaussian (add/remove neighbours); rate 1 gives ``Round.gaussian(sigma)``.
+
+        Parameters
+        ----------
+        sigma : float
+            Noise standard deviation over the L2 sensitivity, finite and > 0.
+        sampling_rate : float
+            Poisson sampling probability q, 0 < q <= 1.
+
+        Returns
+        -------
+        Round
+            The round.
+        """
+        if _rate(sampling_rate) == 1.0:
+            return cls.gaussian(sigma)
+        return cls("subsampled_gaussian", sigma=sigma, sampling_rate=sampling_rate)
+
+    @classmethod
+    def laplace(cls, scale: float) -> Round:
+        """The Laplace mechanism with ``scale`` over the L1 sensitivity (pure 1/scale-DP).
+
+        Parameters
+        ----------
+        scale : float
+            Laplace scale over the L1 sensitivity, finite and > 0.
+
+        Returns
+        -------
+        Round
+            The round.
+        """
+        return cls("laplace", scale=scale)
+
+    @property
+    def gdp_mu(self) -> float | None:
+        """mu of mu-GDP for a Gaussian round (1 / sigma, exact: Dong, Roth & Su 2022), else None.
+
+        Returns
+        -------
+        float or None
+            mu, or None for a round that is not mu-GDP for any useful mu (subsampled, Laplace).
+        """
+        return None if self.mechanism != "gaussian" else 1.0 / float(self.sigma)  # type: ignore[arg-type]
+
+    def mu_squared_upper(self) -> float:
+        """mu^2 = 1 / sigma^2 of a Gaussian round, rounded up (each of its two operations stepped one ulp up).
+
+        Returns
+        -------
+        float
+            An upper bound on 1 / sigma^2.
+
+        Raises
+        ------
+        ValueError
+            If the round is not a Gaussian round.
+        """
+        if self.sigma is None or self.mechanism != "gaussian":
+            raise ValueError(f"a {self.mechanism} round has no GDP parameter: only unsampled Gaussian rounds do")
+        mu = math.nextafter(1.0 / self.sigma, math.inf)
+        with np.errstate(over="ignore"):
+            return math.nextafter(mu * mu, math.inf) if mu < 1e154 else math.inf
+
+    def rdp_upper(self, orders: tuple[int, ...]) -> np.ndarray:
+        r"""The round's Rényi-DP curve at integer ``orders``, never below the exact curve.
+
+        Gaussian: alpha / (2 sigma^2) (Mironov 2017, Prop. 7); subsampled Gaussian: the integer-order sum of
+        Mironov, Talwar & Zhang 2019, Sec. 3.3 (``round_rdp``); Laplace with eps = 1 / scale:
+        :math:`\varepsilon + \log\bigl(1 + (\alpha - 1) (e^{\varepsilon(1 - 2\alpha)} - 1)/(2\alpha - 1)\bigr)
+        / (\alpha - 1)` (Mironov 2017, Prop. 6), widened by its cancellation's error.
+
+        Parameters
+        ----------
+        orders : tuple of int
+            Integer Rényi orders (``round_rdp.check_integer_orders``).
+
+        Returns
+        -------
+        numpy.ndarray
+            One value per order.
+        """
+        if self.mechanism == "gaussian":
+            return gaussian_rdp_upper(float(self.sigma), orders)  # type: ignore[arg-type]
+        if self.mechanism == "subsampled_gaussian":
+            return subsampled_gaussian_rdp_upper(float(self.sigma), float(self.sampling_rate), orders)  # type: ignore[arg-type]
+        return _laplace_rdp_upper(float(self.scale), orders)  # type: ignore[arg-type]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The round as JSON-ready data: ``{"mechanism": ..., <its parameters>}``.
+
+        Returns
+        -------
+        dict
+            The mechanism's name and its parameters.
+        """
+        out: dict[str, Any] = {"mechanism": self.mechanism}
+        for name in ("sigma", "sampling_rate", "scale"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Round:
+        """The round ``to_dict`` wrote.
+
+        Parameters
+        ----------
+        data : mapping
+            ``{"mechanism": ..., <its parameters>}``.
+
+        Returns
+        -------
+        Round
+            The round.
+
+        Raises
+        ------
+        ValueError
+            If ``data`` is not a mapping with a known mechanism and its parameters (see ``Round``).
+        """
+        if not isinstance(data, dict) or "mechanism" not in data:
+            raise ValueError(f"a round must be a mapping with a 'mechanism' key, got {describe(data)}")
+        unknown = set(data) - {"mechanism", "sigma", "sampling_rate", "scale"}
+        if unknown:
+            raise ValueError(f"a round takes mechanism, sigma, sampling_rate and scale, got {sorted(unknown)}")
+        return cls(**data)
+
+
+def _laplace_rdp_upper(scale: float, orders: tuple[int, ...]) -> np.ndarray:
+    """Mironov 2017, Prop. 6 at integer orders, widened by 16 u (eps + |its log term|) / value (the cancellation
+    of eps against the log term is the only place where rounding grows), one ulp up."""
+    alpha = np.asarray(orders, dtype=np.float64)
+    eps = 1.0 / scale
+    am1 = alpha - 1.0
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        log_term = np.log1p(am1 * np.expm1(eps * (1.0 - 2.0 * alpha)) / (2.0 * alpha - 1.0)) / am1
+        value = eps + log_term
+        margin = 16.0 * _U * (eps + np.abs(log_term)) + 8.0 * _U * value
+        out = np.where(np.isfinite(value), value + margin, np.inf)
+    return np.nextafter(np.maximum(out, 0.0), np.inf)
