@@ -13,6 +13,7 @@ from typing import Any
 from .common import UsageError
 from .report import FORMATS, json_value
 from .tables import table
+from .training_stages import in_mechanism_words
 
 __all__ = ["register", "run"]
 
@@ -38,6 +39,16 @@ run.toml:
   [[stage]]                                # and one Laplace release of a statistic
   mechanism = "laplace"
   scale = 2.0
+
+A stage may be a training run in its own words, as hockeystick.training takes them, and a Gaussian stage
+may give noise_multiplier (at sensitivity 1) for sigma:
+
+  [[stage]]                                # 3 epochs of DP-SGD: 705 steps at q = 256 / 60000
+  mechanism = "dp_sgd"                     # or "dp_fedavg" (total_clients, clients_per_round, rounds)
+  noise_multiplier = 1.1
+  dataset_size = 60000
+  batch_size = 256                         # or sample_rate = 0.004; sampling = "fixed_size" too
+  epochs = 3                               # or steps = 705
 
 mechanisms and their parameters: hockeystick accountants
 """
@@ -83,8 +94,9 @@ def run(args: argparse.Namespace) -> int:
     xs = _values(args.delta if args.delta is not None else args.epsilon, f"--{given}")
     interval = spec.get("value_discretization_interval", 1e-4)
     try:
-        relations = stage_relations(spec["stage"])
-        accountant = compose_stages(spec["stage"], value_discretization_interval=interval)
+        stages = in_mechanism_words(spec["stage"])
+        relations = stage_relations(stages)
+        accountant = compose_stages(stages, value_discretization_interval=interval)
     except ValueError as exc:
         raise UsageError(f"compose file {args.stages!r}: {exc}") from None
     # the run's refusals are the compose file's; the values asked about are the flag's (--delta, --epsilon)
