@@ -260,8 +260,14 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     sensitivity : array_like, optional
         Norm bound Delta of one record's contribution, > 0 (default 1); broadcasts.
     value_discretization_interval : float, optional
-        A fixed spacing h of the privacy-loss grid, 0 < h <= 100 (default 1e-4 when ``accuracy`` is
-        not given); not with ``accuracy``.
+        A fixed spacing h of the privacy-loss grid, 0 < h <= 100 (1e-4, dp_accounting's, for
+        dp_accounting's numbers); not with ``accuracy``.  Default (none of it, ``accuracy`` and ``tail``
+        given): ``.delta`` reads the 1e-4 grid; ``.epsilon`` chooses the grid from the question
+        (``refine.question``): the 1e-4 grid where it fits the delta, rounds and sampling rate asked and its
+        bracket is within max(1e-3, 0.5 % epsilon), else a refinement to that width with a tail of at most
+        1e-3 delta over the rounds; a bracket left wider than max(1e-2, 1e-2 epsilon) warns
+        (``AccuracyNotMetWarning``, naming ``accuracy=``), and there the upper side is at most the RDP
+        conversion's.
     accuracy : float, optional
         Instead of a fixed grid: the bracket width asked for, > 0. Each distinct point's grid is then
         refined (``refine.points``) until its certified bracket is no wider than the tolerance at every
@@ -269,8 +275,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         warns once with an ``AccuracyNotMetWarning``). The bounds are certified either way.
     tail : float, optional
         Probability mass of each round's loss cut from the Gaussian's tails (sent to +infinity on the
-        upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15; checked by the
-        first ``delta`` or ``epsilon`` call that discretizes a point with sampling_rate < 1).
+        upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15, or by the question
+        as ``value_discretization_interval`` says; checked by the first ``delta`` or ``epsilon`` call that
+        discretizes a point with sampling_rate < 1).
     delta_accuracy : {"relative", "epsilon"}, optional
         What ``accuracy`` means for ``.delta``: the bracket's width relative to
         max(upper, ``DELTA_FLOOR`` = 1e-9) (default), or the width of the epsilon bracket the delta
@@ -484,25 +491,38 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 found[i] = bracket
         todo = [i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))]
         if todo:
-            tailed = copy.copy(self)
-            tailed.tail = question.tail_of([pts[i] for i in todo], [xs[i] for i in todo])
-            refinement = Refinement(
-                question.DEFAULT_ACCURACY,
-                "relative",
-                tailed.tail,
-                tailed._build,
-                self._near_one,
-                question.DEFAULT_RELATIVE_ACCURACY,
-            )
-            refined = refinement.refined([pts[i] for i in todo], [xs[i] for i in todo], "epsilon", threads)
-            for i, (lo, up) in zip(todo, refined):
-                before = found[i]
-                if before is not None:
-                    lo, up = np.maximum(lo, before[0]), np.minimum(up, before[1])
-                if not np.all(question.within_tolerance(lo, up)):  # past the PLD's charges: the RDP side too
-                    up = np.maximum(lo, np.minimum(up, question.rdp_upper(pts[i], xs[i])))
-                found[i] = (lo, up)
+            self._refine_to_question(pts, xs, todo, found, threads)
         return [b for b in found if b is not None], store
+
+    def _refine_to_question(
+        self,
+        pts: list[Point],
+        xs: list[np.ndarray],
+        todo: list[int],
+        found: list[tuple[np.ndarray, np.ndarray] | None],
+        threads: int,
+    ) -> None:
+        """Into ``found[i]`` for each i of ``todo``: the bracket refined to the default tolerance with the question's
+        tail, intersected with the fixed grid's where that is there, its upper side lowered to the RDP
+        conversion's where it stays wider than the tolerance (``refine.question``)."""
+        tailed = copy.copy(self)
+        tailed.tail = question.tail_of([pts[i] for i in todo], [xs[i] for i in todo])
+        refinement = Refinement(
+            question.DEFAULT_ACCURACY,
+            "relative",
+            tailed.tail,
+            tailed._build,
+            self._near_one,
+            question.DEFAULT_RELATIVE_ACCURACY,
+        )
+        refined = refinement.refined([pts[i] for i in todo], [xs[i] for i in todo], "epsilon", threads)
+        for i, (lo, up) in zip(todo, refined):
+            before = found[i]
+            if before is not None:
+                lo, up = np.maximum(lo, before[0]), np.minimum(up, before[1])
+            if not np.all(question.within_tolerance(lo, up)):  # past the PLD's charges: the RDP side too
+                up = np.maximum(lo, np.minimum(up, question.rdp_upper(pts[i], xs[i])))
+            found[i] = (lo, up)
 
     def _pool_copy(self) -> SubsampledGaussianPLD:
         """What a pool's task needs (``_pool_task``): the settings, without the broadcast parameters,
