@@ -22,9 +22,7 @@ def exact_subsampled(sigma: float, q: float, alpha: int) -> mpmath.mpf:
         return mpmath.log(a) / (alpha - 1)
 
 
-@pytest.mark.parametrize(
-    ("sigma", "q"), [(1.0, 0.01), (0.5, 0.2), (3.0, 1e-4), (0.3, 0.9), (1.1, 1e-7), (20.0, 0.5)]
-)
+@pytest.mark.parametrize(("sigma", "q"), [(1.0, 0.01), (0.5, 0.2), (3.0, 1e-4), (0.3, 0.9), (1.1, 1e-7), (20.0, 0.5)])
 def test_subsampled_curve_is_above_the_exact_sum_and_close(sigma, q):
     orders = (2, 3, 7, 32, 128)
     curve = Round.subsampled_gaussian(sigma, q).rdp_upper(orders)
