@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -10,7 +12,7 @@ from .along_run import along_run_options, along_run_parameters
 from .arguments import given_words
 from .common import GIVEN, accountant_names, accountant_options, output_options, parameters, positive_int
 from .execute import execute
-from .report import check_format, format_options, report
+from .report import STDOUT, check_format, format_options, report
 
 __all__ = ["register"]
 
@@ -63,13 +65,45 @@ def _command(output: str) -> Callable[[argparse.Namespace], int]:
         max_rows = 50 if max_rows is None else max_rows
         grid = Grid.from_parameters(names, output, params, args.bound or "upper")
         check_format(args, grid.size, max_rows)
-        result = execute(grid, args, out=args.out, keep=grid.size <= max_rows)
+        along = args.every is not None and bool(args.plot)
+        result = execute(grid, args, out=args.out, keep=grid.size <= max_rows or along)
+        png, args.plot = (args.plot, None) if along else (None, args.plot)  # the run's picture, drawn below
         if epochs is not None and result.columns is not None:
             # the printed table's epochs beside the steps (a file, CSV and JSON hold the grid's columns)
             columns = list(result.columns.items())
             at = 1 + next((i for i, (name, _) in enumerate(columns) if name == "steps"), -1)
             result.columns = dict([*columns[:at], ("epochs", epochs), *columns[at:]])
         report(result, args, max_rows=max_rows)
+        if png is not None:
+            _draw_along_run(result, png, epochs, sys.stderr if args.out == STDOUT else sys.stdout)
         return 0
 
     return command
+
+
+def _draw_along_run(result: Any, png: str, epochs: Any, messages: Any) -> None:
+    """--every with --plot: the run's certified sides against its checkpoints, in epochs with --every epoch (else
+    steps), on a linear axis; both sides with --bound both."""
+    from ..plots.along_run import bracket_along_run  # lazy: start-up time; matplotlib
+
+    grid, columns = result.grid, result.columns
+    output = grid.output
+    steps = next(name for name in ("steps", "rounds") if name in columns)
+    other = "delta" if output == "epsilon" else "epsilon"
+    sides = {
+        side: columns.get(f"{output}_{side}", columns.get(output) if side == grid.bound else None)
+        for side in ("lower", "upper")
+    }
+    fixed = ", ".join(f"{k}={v:g}" for k, v in grid.fixed.items() if k != other)
+    title = f"{grid.accountants[0]}: {output} at {other} = {grid.fixed[other]:g}\n{fixed}"
+    drawn = bracket_along_run(
+        epochs if epochs is not None else columns[steps],
+        sides["lower"],
+        sides["upper"],
+        png,
+        xlabel="epochs" if epochs is not None else steps,
+        ylabel=f"{output} at {other} = {grid.fixed[other]:g}",
+        log_y=output == "delta",
+        title=title,
+    )
+    print(f"plot written to {os.path.abspath(drawn)}", file=messages)

@@ -13,7 +13,14 @@ import numpy.typing as npt
 from . import canvas
 from .scales import scale_axes
 
-__all__ = ["DELTA_FLOOR", "delta_epsilon_curves", "delta_epsilon_on", "parameter_curves", "parameter_curves_on"]
+__all__ = [
+    "DELTA_FLOOR",
+    "bracket",
+    "delta_epsilon_curves",
+    "delta_epsilon_on",
+    "parameter_curves",
+    "parameter_curves_on",
+]
 
 DELTA_FLOOR = 1e-16  # delta-eps curves are cut below this (smaller deltas are not informative)
 
@@ -26,6 +33,7 @@ def delta_epsilon_curves(
     title: str = "",
     levels: Sequence[float] | None = None,
     x_spacing: str | None = None,
+    lower: Mapping[str, npt.ArrayLike] | None = None,
 ) -> str:
     """Draw delta against epsilon on a log scale, one curve per label, and save it as a PNG.
 
@@ -48,6 +56,9 @@ def delta_epsilon_curves(
     x_spacing : {"log", "linear", "list"} or None, optional
         How a sweep made the epsilons (its coordinate's ``spacing``): "log" or "linear" decide the axis's
         scale where the epsilons are positive; "list" or None (the default) leave it to their span.
+    lower : mapping of str to array_like, optional
+        The certified lower side of each curve, by the same labels (``curves`` then holds the upper sides):
+        drawn dashed in its curve's colour, the bracket between the two shaded.
 
     Returns
     -------
@@ -74,8 +85,8 @@ def delta_epsilon_curves(
     'd.png'
     """
     fig, ax = canvas.figure()
-    delta_epsilon_on(ax, epsilon, curves, levels, x_spacing)
-    canvas.finish(ax, title, len(curves), levels=bool(levels))
+    delta_epsilon_on(ax, epsilon, curves, levels, x_spacing, lower)
+    canvas.finish(ax, title, len(curves) + bool(lower), levels=bool(levels))
     return canvas.save(fig, path)
 
 
@@ -85,13 +96,22 @@ def delta_epsilon_on(
     curves: Mapping[str, npt.ArrayLike],
     levels: Sequence[float] | None,
     x_spacing: str | None = None,
+    lower: Mapping[str, npt.ArrayLike] | None = None,
 ) -> None:
-    """The delta-eps curves drawn on ``ax`` (non-positive deltas left out, the axis cut at ``DELTA_FLOOR``)."""
+    """The delta-eps curves drawn on ``ax`` (non-positive deltas left out, the axis cut at ``DELTA_FLOOR``), each
+    with its lower side dashed where ``lower`` gives it."""
     positive = []
     for label, delta in curves.items():
         d = np.asarray(delta, dtype=float)
-        ax.plot(epsilon, np.where(d > 0, d, np.nan), label=label)
-        positive.append(d[d > 0])
+        below = None if lower is None else np.asarray(lower[label], dtype=float)
+        bracket(
+            ax,
+            epsilon,
+            np.where(d > 0, d, np.nan),
+            label,
+            None if below is None else np.where(below > 0, below, np.nan),
+        )
+        positive.extend([d[d > 0]] + ([] if below is None else [below[below > 0]]))
     ax.set_yscale("log")
     smallest = min(np.concatenate(positive).min(initial=1.0), *(levels or [1.0]))
     ax.set_ylim(max(smallest, DELTA_FLOOR), 1.5)
@@ -111,6 +131,7 @@ def parameter_curves(
     title: str = "",
     levels: Sequence[float] | None = None,
     x_spacing: str | None = None,
+    lower: Mapping[str, npt.ArrayLike] | None = None,
 ) -> str:
     """Draw a quantity against one parameter (the sigma needed against rounds, say) and save it as a PNG.
 
@@ -139,6 +160,9 @@ def parameter_curves(
     x_spacing : {"log", "linear", "list"} or None, optional
         How a sweep made ``x`` (its coordinate's ``spacing``): "log" or "linear" decide the horizontal
         scale where the values are positive; "list" or None (the default) leave it to their span.
+    lower : mapping of str to array_like, optional
+        The certified lower side of each curve, by the same labels (``curves`` then holds the upper sides):
+        drawn dashed in its curve's colour, the bracket between the two shaded.
 
     Returns
     -------
@@ -163,8 +187,8 @@ def parameter_curves(
     'sigma.png'
     """
     fig, ax = canvas.figure()
-    parameter_curves_on(ax, x, curves, xlabel, ylabel, levels, x_spacing)
-    canvas.finish(ax, title, len(curves), levels=bool(levels))
+    parameter_curves_on(ax, x, curves, xlabel, ylabel, levels, x_spacing, lower)
+    canvas.finish(ax, title, len(curves) + bool(lower), levels=bool(levels))
     return canvas.save(fig, path)
 
 
@@ -176,16 +200,33 @@ def parameter_curves_on(
     ylabel: str,
     levels: Sequence[float] | None,
     x_spacing: str | None = None,
+    lower: Mapping[str, npt.ArrayLike] | None = None,
 ) -> None:
-    """The curves against ``x`` drawn on ``ax`` (marked points where there are at most 30)."""
+    """The curves against ``x`` drawn on ``ax`` (marked points where there are at most 30), each with its lower
+    side dashed where ``lower`` gives it."""
     x = np.asarray(x, dtype=float)
     ys = [np.asarray(y, dtype=float) for y in curves.values()]
-    for label, y in zip(curves, ys):
-        ax.plot(x, y, label=label, marker="." if len(x) <= 30 else None)
-    scale_axes(ax, x=x, y=np.concatenate(ys) if ys else None, x_spacing=x_spacing)
+    belows = [None if lower is None else np.asarray(lower[label], dtype=float) for label in curves]
+    for label, y, below in zip(curves, ys, belows):
+        bracket(ax, x, y, label, below, marker="." if len(x) <= 30 else None)
+    drawn = ys + [b for b in belows if b is not None]
+    scale_axes(ax, x=x, y=np.concatenate(drawn) if drawn else None, x_spacing=x_spacing)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     level_lines(ax, levels)
+
+
+def bracket(
+    ax: Any, x: np.ndarray | npt.ArrayLike, upper: np.ndarray, label: str, lower: np.ndarray | None, marker: Any = None
+) -> None:
+    """One curve on ``ax``: ``upper`` as a line labelled ``label``; where ``lower`` is given (the certified lower
+    side), it dashed in the same colour, named once in the legend, and the bracket between them shaded."""
+    line = ax.plot(x, upper, label=label, marker=marker)[0]
+    if lower is None:
+        return
+    named = "lower side (dashed)" not in ax.get_legend_handles_labels()[1]
+    ax.plot(x, lower, linestyle="--", color=line.get_color(), label="lower side (dashed)" if named else None)
+    ax.fill_between(x, lower, upper, color=line.get_color(), alpha=0.15, linewidth=0)
 
 
 def level_lines(ax: Any, levels: Sequence[float] | None) -> None:

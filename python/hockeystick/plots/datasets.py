@@ -249,6 +249,8 @@ def _draw(
     main, output, accountants = _main_variable(ds)
     names = ds.attrs.get("accountants", "") or " / ".join(accountants)
     side = " (the upper side of the certified bracket)" if main.endswith("_upper") else ""
+    if _lower_side(ds, main) is not None and picture.kind == "curves":
+        side = " (the certified bracket: the upper side solid, the lower dashed)"
     lines = [(names.replace(",", " / ") + side).strip()]
     fixed_text = ", ".join(
         f"{k}={v:g}" for k, v in sorted(fixed.items()) if k not in axes and isinstance(v, (int, float))
@@ -362,24 +364,35 @@ def _draw_curves(
 ) -> str:
     """The output against x, one curve per hue value, one panel per facet value, dotted lines at ``levels``."""
     x, facet = picture.x, picture.facet
-    curves_of = [_panel_curves(p, main, x, picture.second) for p in panels]
+    low = _lower_side(ds, main)  # both sides swept: each curve's lower side dashed beside it
+    label = None if low is None else "upper side"
+    curves_of = [_panel_curves(p, main, x, picture.second, label) for p in panels]
+    lowers = [None if low is None else _panel_curves(p, low, x, picture.second, label) for p in panels]
     along_epsilon = output == "delta" and x == "epsilon"
     ylabel = _CURVES_YLABEL.get(output, f"{output} needed for (epsilon, delta)")
     spacing = ds[x].attrs.get("spacing")
     if facet is None:
         if along_epsilon:
             return curves.delta_epsilon_curves(
-                ds[x].values, curves_of[0], path, title=title, levels=levels, x_spacing=spacing
+                ds[x].values, curves_of[0], path, title=title, levels=levels, x_spacing=spacing, lower=lowers[0]
             )
         return curves.parameter_curves(
-            ds[x].values, curves_of[0], path, xlabel=x, ylabel=ylabel, title=title, levels=levels, x_spacing=spacing
+            ds[x].values,
+            curves_of[0],
+            path,
+            xlabel=x,
+            ylabel=ylabel,
+            title=title,
+            levels=levels,
+            x_spacing=spacing,
+            lower=lowers[0],
         )
     fig, grid_axes = canvas.panels(len(panels))
-    for ax, panel, drawn in zip(grid_axes, panels, curves_of):
+    for ax, panel, drawn, below in zip(grid_axes, panels, curves_of, lowers):
         if along_epsilon:
-            curves.delta_epsilon_on(ax, ds[x].values, drawn, levels, x_spacing=spacing)
+            curves.delta_epsilon_on(ax, ds[x].values, drawn, levels, x_spacing=spacing, lower=below)
         else:
-            curves.parameter_curves_on(ax, ds[x].values, drawn, x, ylabel, levels, x_spacing=spacing)
+            curves.parameter_curves_on(ax, ds[x].values, drawn, x, ylabel, levels, x_spacing=spacing, lower=below)
         ax.set_title(f"{facet}={panel[facet].item():g}", fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
     if 1 < len(curves_of[0]) + bool(levels) and len(curves_of[0]) <= canvas.MAX_CURVES:
@@ -387,9 +400,18 @@ def _draw_curves(
     return canvas.finish_panels(fig, grid_axes, title, x, ylabel, path)
 
 
-def _panel_curves(panel: Any, main: str, x: str, hue: str | None) -> dict[str, np.ndarray]:
-    """The output along ``x``, one curve per value of ``hue`` labelled 'hue=value' (or one, named after it)."""
+def _lower_side(ds: Any, main: str) -> str | None:
+    """The variable of the lower side beside ``main``, the upper one, where both sides were swept; else None."""
+    name = main.removesuffix("_upper") + "_lower"
+    return name if main.endswith("_upper") and name in ds.data_vars else None
+
+
+def _panel_curves(
+    panel: Any, variable: str, x: str, hue: str | None, label: str | None = None
+) -> dict[str, np.ndarray]:
+    """The ``variable`` along ``x``, one curve per value of ``hue`` labelled 'hue=value' (or one, named ``label``,
+    by default the variable: a lower side's curves carry the labels of the upper side's)."""
     if hue is None:
-        return {main: panel[main].values}
-    table = panel[main].transpose(x, hue).values
+        return {label or variable: panel[variable].values}
+    table = panel[variable].transpose(x, hue).values
     return {f"{hue}={v:g}": table[:, i] for i, v in enumerate(panel[hue].values)}
