@@ -41,7 +41,7 @@ class GdpFilter:
     >>> from hockeystick.ledger.gdp_filter import GdpFilter
     >>> f = GdpFilter(1.0, 1e-5)
     >>> round(f.mu, 4)
-    0.2646
+    0.2681
     >>> f.admits(0.05), f.admits(0.08)
     (True, False)
     """

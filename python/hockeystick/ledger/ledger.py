@@ -119,6 +119,7 @@ class PrivacyLedger:
         self._rdp = RunningSum(len(self.orders))
         self._mu2 = RunningSum(1)
         self._rdp_cache: dict[Round, np.ndarray] = {}
+        self._filters: dict[tuple[float, float], RdpFilter | GdpFilter] = {}
 
     # ---- what has been recorded
 
@@ -157,9 +158,13 @@ class PrivacyLedger:
     # ---- the budget
 
     def _filter_of(self, epsilon: float, delta: float) -> RdpFilter | GdpFilter:
-        if self.filter == "gdp":
-            return GdpFilter(epsilon, delta)
-        return RdpFilter(epsilon, delta, self.orders)
+        made = self._filters.get((epsilon, delta))
+        if made is None:
+            if len(self._filters) > 64:
+                self._filters.clear()
+            made = GdpFilter(epsilon, delta) if self.filter == "gdp" else RdpFilter(epsilon, delta, self.orders)
+            self._filters[(epsilon, delta)] = made
+        return made
 
     def _adaptive_admits(self, one: Round, times: int, epsilon: float, delta: float) -> bool:
         chosen = self._filter_of(epsilon, delta)
