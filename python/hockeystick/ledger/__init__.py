@@ -13,7 +13,9 @@
 
   and saves and restores its state (``state_dict`` / ``load_state_dict``, ``to_json`` / ``from_json``).
 * ``Guarantee``: an answer with its kind (certified composition, filter, odometer), method and assumption.
-* ``per_client_epsilon``: each client's epsilon from its own participation rate (Rényi DP).
+* ``per_client_epsilon``: each client's epsilon from its own participation rate (Rényi DP), with the worst,
+  the median and quantiles (``ClientEpsilons``); ``realized_client_epsilon``: from the rounds a client is
+  known to have taken part in, without amplification (Gaussian DP).
 
 docs/ledger.md has a training loop that halts, and the proofs' outlines.
 """
@@ -21,7 +23,20 @@ docs/ledger.md has a training loop that halts, and the proofs' outlines.
 from .guarantee import KINDS, Guarantee
 from .halting import BudgetExceeded
 from .ledger import FILTERS, PrivacyLedger
+from .per_client import ClientEpsilons, per_client_epsilon, realized_client_epsilon
 from .round_rdp import DEFAULT_ORDERS
 from .rounds import MECHANISMS, Round
 
-__all__ = ["DEFAULT_ORDERS", "FILTERS", "KINDS", "MECHANISMS", "BudgetExceeded", "Guarantee", "PrivacyLedger", "Round"]
+__all__ = [
+    "DEFAULT_ORDERS",
+    "FILTERS",
+    "KINDS",
+    "MECHANISMS",
+    "BudgetExceeded",
+    "ClientEpsilons",
+    "Guarantee",
+    "PrivacyLedger",
+    "Round",
+    "per_client_epsilon",
+    "realized_client_epsilon",
+]
