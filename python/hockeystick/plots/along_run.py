@@ -18,46 +18,45 @@ __all__ = ["curve_along_run", "bracket_along_run"]
 def curve_along_run(curve: CurveAlongRun, path: str | os.PathLike[str], *, title: str = "") -> str:
     """Draw a run's certified bracket of epsilon (or delta) against its checkpoints and save it as a PNG.
 
-        The horizontal axis counts epochs where the run counts them (``curve.steps_per_epoch`` set), else
-        steps; the upper side is drawn as a line (marked points where there are at most 30 checkpoints),
-        the lower side dashed, the bracket between them shaded.  The vertical axis is log for delta where
-        every finite lower value is positive, else linear.  A non-finite value (epsilon's upper side where
-        delta is below what can be certified) is left out.
+    The horizontal axis counts epochs where the run counts them (``curve.steps_per_epoch`` set), else
+    steps; the upper side is drawn as a line (marked points where there are at most 30 checkpoints),
+    the lower side dashed, the bracket between them shaded.  The vertical axis is log for delta where
+    every finite lower value is positive, else linear.  A non-finite value (epsilon's upper side where
+    delta is below what can be certified) is left out.
 
-        Parameters
-        ----------
-        curve : hockeystick.pld.reads.along_run.CurveAlongRun
-            The bracket after each checkpoint, as a PLD accountant's or a training run's ``epsilon_curve``
-            (epsilon at a delta) or ``delta_curve`` (delta at an epsilon) gives it.
-        path : str or os.PathLike
-            The PNG to write; its directory must exist (an existing file is replaced).
-        title : str, optional
-            The picture's title (default: none).
+    Parameters
+    ----------
+    curve : hockeystick.pld.reads.along_run.CurveAlongRun
+        The bracket after each checkpoint, as a PLD accountant's or a training run's ``epsilon_curve``
+        (epsilon at a delta) or ``delta_curve`` (delta at an epsilon) gives it.
+    path : str or os.PathLike
+        The PNG to write; its directory must exist (an existing file is replaced).
+    title : str, optional
+        The picture's title (default: none).
 
-        Returns
-        -------
-        str
-            ``path``.
+    Returns
+    -------
+    str
+        ``path``.
 
-        Raises
-        ------
-        ValueError
-            If the directory of ``path`` does not exist.
-        ImportError
-            If matplotlib is not installed (``pip install "hockeystick[plot]"``).
+    Raises
+    ------
+    ValueError
+        If the directory of ``path`` does not exist.
+    ImportError
+        If matplotlib is not installed (``pip install "hockeystick[plot]"``).
 
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> import numpy as np
-    import numpy.typing as npt
-        >>> from hockeystick.plots import curve_along_run
-        >>> from hockeystick.pld.reads.along_run import CurveAlongRun
-        >>> curve = CurveAlongRun(np.array([1, 10, 100]), np.array([0.1, 0.5, 1.0]), np.array([0.2, 0.8, np.inf]),
-        ...                       "epsilon", 1e-5)
-        >>> with tempfile.TemporaryDirectory() as folder:
-        ...     os.path.basename(curve_along_run(curve, os.path.join(folder, "bracket.png"), title="a run"))
-        'bracket.png'
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from hockeystick.plots import curve_along_run
+    >>> from hockeystick.pld.reads.along_run import CurveAlongRun
+    >>> curve = CurveAlongRun(np.array([1, 10, 100]), np.array([0.1, 0.5, 1.0]), np.array([0.2, 0.8, np.inf]),
+    ...                       "epsilon", 1e-5)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     os.path.basename(curve_along_run(curve, os.path.join(folder, "bracket.png"), title="a run"))
+    'bracket.png'
     """
     across = curve.steps if curve.steps_per_epoch is None else curve.epochs
     other = "delta" if curve.quantity == "epsilon" else "epsilon"
@@ -133,10 +132,9 @@ def bracket_along_run(
     ...     os.path.basename(path)
     'b.png'
     """
-    sides = {name: _finite(values) for name, values in (("upper", upper), ("lower", lower))}
-    drawn = {name: values for name, values in sides.items() if values is not None and np.isfinite(values).any()}
-    if all(values is None for values in sides.values()):
+    if upper is None and lower is None:
         raise ValueError("give the lower side, the upper side or both: neither was given")
+    drawn = _drawn_sides(upper, lower)
     fig, ax = canvas.figure()
     x = np.asarray(x, dtype=float)
     marker = "o" if x.size <= 30 else None
@@ -158,9 +156,13 @@ def bracket_along_run(
     return canvas.save(fig, path)
 
 
-def _finite(values: npt.ArrayLike | None) -> np.ndarray | None:
-    """The values as floats, a non-finite one as NaN (left out of a line), or None."""
-    if values is None:
-        return None
-    v = np.asarray(values, dtype=float)
-    return np.where(np.isfinite(v), v, np.nan)
+def _drawn_sides(upper: npt.ArrayLike | None, lower: npt.ArrayLike | None) -> dict[str, np.ndarray]:
+    """The sides given with a finite value, by name (upper first), each as floats with a non-finite value as
+    NaN (left out of its line)."""
+    drawn = {}
+    for name, values in (("upper", upper), ("lower", lower)):
+        if values is not None:
+            v = np.asarray(values, dtype=float)
+            if np.isfinite(v).any():
+                drawn[name] = np.where(np.isfinite(v), v, np.nan)
+    return drawn

@@ -248,10 +248,7 @@ def _draw(
     """Draw ``ds`` (its dimensions: the picture's drawn axes, thinned) as ``picture`` says."""
     main, output, accountants = _main_variable(ds)
     names = ds.attrs.get("accountants", "") or " / ".join(accountants)
-    side = " (the upper side of the certified bracket)" if main.endswith("_upper") else ""
-    if _lower_side(ds, main) is not None and picture.kind == "curves":
-        side = " (the certified bracket: the upper side solid, the lower dashed)"
-    lines = [(names.replace(",", " / ") + side).strip()]
+    lines = [(names.replace(",", " / ") + _side_words(ds, main, picture.kind)).strip()]
     fixed_text = ", ".join(
         f"{k}={v:g}" for k, v in sorted(fixed.items()) if k not in axes and isinstance(v, (int, float))
     )
@@ -265,6 +262,16 @@ def _draw(
     if picture.kind == "heatmap":
         return _draw_heatmap(ds, panels, picture, main, output, accountants, path, title, levels)
     return _draw_curves(ds, panels, picture, main, output, path, title, levels)
+
+
+def _side_words(ds: Any, main: str, kind: str) -> str:
+    """What the title says of the certified side drawn: nothing for a sweep of one side (the upper, unless
+    told), the upper side of a heat map of both, the bracket of curves of both."""
+    if not main.endswith("_upper"):
+        return ""
+    if _lower_side(ds, main) is not None and kind == "curves":
+        return " (the certified bracket: the upper side solid, the lower dashed)"
+    return " (the upper side of the certified bracket)"
 
 
 def _draw_heatmap(
