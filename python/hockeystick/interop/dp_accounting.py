@@ -48,6 +48,7 @@ from ..pld.accountants.plan import PlanProfile, default_grid_profile
 from ..pld.accountants.question_plan import QuestionEpsilon, single_subsampled_gaussian
 from ..pld.accountants.zcdp_plan import zcdp_total
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ..rdp import DEFAULT_ORDERS
 from .dp_events import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone, plan_for
 from .pure_dp import pure_epsilon_sum
 from .rdp_accountant import HockeystickRdpAccountant
@@ -208,6 +209,7 @@ class HockeystickAccountant(PrivacyAccountant):
         self._plan = CompositionPlan()
         self._profile: PlanProfile | None = None
         self._question = QuestionEpsilon()
+        self._events: list[tuple[dp_event.DpEvent, int]] = []  # what was composed, for the RDP side
 
     def compose(self, event: dp_event.DpEvent, count: int = 1) -> HockeystickAccountant:
         """Add ``count`` runs of ``event`` to the composition.
@@ -248,6 +250,7 @@ class HockeystickAccountant(PrivacyAccountant):
         if do_compose:
             self._plan.merge(plan)
             self._profile = None
+            self._events.append((event, max(int(count), 1)))
         return None
 
     def _current(self) -> PlanProfile:
@@ -347,7 +350,17 @@ class HockeystickAccountant(PrivacyAccountant):
             if self.neighboring_relation == NeighboringRelation.ADD_OR_REMOVE_ONE
             else None
         )
-        return self._question.epsilon(self._plan, run, self._current, target)
+        return self._question.epsilon(self._plan, run, self._current, target, lambda: self._rdp_epsilon(target))
+
+    def _rdp_epsilon(self, target: float) -> float:
+        """The RDP conversion's epsilon at ``target`` of every event composed (``HockeystickRdpAccountant`` at
+        dp_accounting's orders), +inf where it takes one of them under no Renyi analysis."""
+        rdp = HockeystickRdpAccountant(orders=DEFAULT_ORDERS, neighboring_relation=self.neighboring_relation)
+        for event, count in self._events:
+            if not rdp.supports(event):
+                return math.inf
+            rdp.compose(event, count)
+        return float(rdp.get_epsilon(target))
 
     def get_delta_bracket(self, target_epsilon: float) -> tuple[float, float]:
         """Certified (lower, upper) on the delta of everything composed so far at ``target_epsilon``.

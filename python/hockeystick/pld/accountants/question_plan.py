@@ -43,11 +43,18 @@ class QuestionEpsilon:
         self._run: tuple[Run, SubsampledGaussianPLD] | None = None
 
     def epsilon(
-        self, plan: CompositionPlan, run: Run | None, profile: Callable[[], PlanProfile], delta: float
+        self,
+        plan: CompositionPlan,
+        run: Run | None,
+        profile: Callable[[], PlanProfile],
+        delta: float,
+        rdp: Callable[[], float] | None = None,
     ) -> tuple[float, float]:
         """Certified (lower, upper) on epsilon at ``delta`` of ``plan``: of ``run`` (``single_subsampled_gaussian``
         where the caller's relation is add-or-remove, else None) on ``SubsampledGaussianPLD``'s default, or of
-        ``profile()`` (the plan on the default grid), refined where its bracket is not readable."""
+        ``profile()`` (the plan on the default grid), refined where its bracket is not readable; one still not
+        readable has its upper side lowered to ``rdp()`` (the same composition's RDP conversion, where the caller
+        has one; rounded up by ``RDP_MARGIN``) where that is smaller, and warns naming ``accuracy=``."""
         if run is not None:
             if self._run is None or self._run[0] != run:
                 self._run = (run, SubsampledGaussianPLD(sigma=run[0], sampling_rate=run[1], rounds=run[2]))
@@ -58,4 +65,8 @@ class QuestionEpsilon:
             return lower, upper
         tolerance = question.default_tolerance(upper if math.isfinite(upper) else lower)
         refined_lower, refined_upper = PlanProfile(plan, None, tolerance).epsilon(delta)
-        return max(lower, refined_lower), min(upper, refined_upper)
+        lower, upper = max(lower, refined_lower), min(upper, refined_upper)
+        if rdp is not None and not np.all(question.within_readable(np.array(lower), np.array(upper))):
+            upper = max(lower, min(upper, rdp() * (1.0 + question.RDP_MARGIN)))
+        question.warn_unreadable(np.array(lower), np.array(upper), stacklevel=5)
+        return lower, upper

@@ -76,7 +76,9 @@ class PLDAccountant:
     tail : float, optional
         Probability mass of each round's loss cut from a continuous mechanism's tails (sent to +infinity
         on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15; checked
-        by the first ``compose_subsampled_gaussian``).
+        by the first ``compose_subsampled_gaussian``).  Neither given: where every round added is one
+        subsampled Gaussian (one sigma, sampling rate q < 1 and sensitivity), ``epsilon`` answers as
+        ``SubsampledGaussianPLD``'s default does, its grid and tail chosen from the delta asked.
 
     Raises
     ------
@@ -84,10 +86,10 @@ class PLDAccountant:
         If ``value_discretization_interval`` is outside (0, 100], or ``tail`` is a string that is not a
         number.
     ParameterTypeError
-        If ``value_discretization_interval`` is a string, a boolean or None.
+        If ``value_discretization_interval`` is a string or a boolean.
     TypeError
-        If ``tail`` is None (``tail`` is converted by ``float``, so a boolean passes here and is refused
-        by the first ``compose_subsampled_gaussian``).
+        If ``tail`` is neither a number nor None (``tail`` is converted by ``float``, so a boolean passes here
+        and is refused by the first ``compose_subsampled_gaussian``).
 
     See Also
     --------
@@ -113,9 +115,17 @@ class PLDAccountant:
     [4.8421, 4.8421]
     """
 
-    def __init__(self, value_discretization_interval: float = DEFAULT_INTERVAL, tail: float = DEFAULT_TAIL):
-        self.value_discretization_interval = checked_interval(value_discretization_interval)
-        self.tail = float(tail)
+    def __init__(self, value_discretization_interval: float | None = None, tail: float | None = None):
+        # neither given: rounds of one subsampled Gaussian are answered by SubsampledGaussianPLD's default,
+        # its grid chosen when the delta is asked (refine.question)
+        self._from_question = value_discretization_interval is None and tail is None
+        self.value_discretization_interval = checked_interval(
+            DEFAULT_INTERVAL if value_discretization_interval is None else value_discretization_interval
+        )
+        self.tail = DEFAULT_TAIL if tail is None else float(tail)
+        # the (sigma, q, sensitivity) of every compose_subsampled_gaussian round and their count; None once a PLD
+        # is composed directly
+        self._rounds: dict[tuple[float, float, float], int] | None = {}
         self._pld: PrivacyLossDistribution | None = None
         # the rounds composed so far, in order: (one round's PLD, rounds), for the curves along the run
         self._segments: list[tuple[PrivacyLossDistribution, int]] = []
@@ -129,6 +139,7 @@ class PLDAccountant:
         step = pld.self_compose(rounds)
         self._pld = step if self._pld is None else self._pld.compose(step)
         self._segments.append((pld, int(rounds)))
+        self._rounds = None
         return self
 
     @_validation.renamed_keywords(count="rounds")
@@ -137,6 +148,7 @@ class PLDAccountant:
     ) -> PLDAccountant:
         """Add ``rounds`` rounds of the Poisson-subsampled Gaussian (rate 1: plain Gaussian)."""
         key = (float(sigma), float(sampling_rate), float(sensitivity))
+        counted = self._rounds  # compose() forgets them: counted here
         if key not in self._cache:
             self._cache[key] = subsampled_gaussian(
                 sigma,
@@ -145,7 +157,11 @@ class PLDAccountant:
                 value_discretization_interval=self.value_discretization_interval,
                 tail=self.tail,
             )
-        return self.compose(self._cache[key], rounds)
+        self.compose(self._cache[key], rounds)
+        if counted is not None:
+            counted[key] = counted.get(key, 0) + int(rounds)
+            self._rounds = counted
+        return self
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified bound on delta(epsilon) of every round composed so far.
@@ -200,6 +216,10 @@ class PLDAccountant:
         ParameterTypeError
             If ``delta`` is a string, a boolean or None.
         """
+        if self._from_question and self._rounds is not None and len(self._rounds) == 1:
+            [((sigma, q, sensitivity), rounds)] = self._rounds.items()
+            if q < 1.0:  # (a Gaussian's rounds stay on the grid they were composed on)
+                return SubsampledGaussianPLD(sigma, q, rounds, sensitivity=sensitivity).epsilon(delta, bound)
         if self._pld is None:
             dlt = delta_values(delta)
             return _validation.exact_sides(bound, 0.0 if dlt.ndim == 0 else np.zeros(dlt.shape))
