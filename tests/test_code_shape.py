@@ -27,7 +27,7 @@ import hockeystick
 PACKAGE = Path(hockeystick.__file__).parent
 ROOT = Path(__file__).resolve().parent.parent
 CPP_SOURCES = sorted(
-    [*(ROOT / "cpp" / "include" / "hockeystick").glob("*.hpp"), *(ROOT / "cpp" / "bindings").glob("*.cpp")]
+    [*(ROOT / "cpp" / "include" / "hockeystick").rglob("*.hpp"), *(ROOT / "cpp" / "bindings").glob("*.cpp")]
 )
 
 CLASS_LIMIT = 300

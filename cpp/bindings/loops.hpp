@@ -103,7 +103,7 @@ class caller_region_threads {
 // it wrote a NaN; the result is the OR over all items.  An exception from an item is rethrown
 // after the loop (the lowest item's).
 // On one thread no team is formed: the items run in the caller's thread, so a parallel region an
-// item opens itself (the PLD cell loop of pld_cells.hpp) is a top-level one and gets item_threads
+// item opens itself (the PLD cell loop of pld/grid/cells.hpp) is a top-level one and gets item_threads
 // threads (inside a team, even an inactive one, OpenMP would run it on one).
 template <class State, class Body>
 bool parallel_items(std::int64_t count, int threads, schedule how, Body body, int item_threads = 1) {

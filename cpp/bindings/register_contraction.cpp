@@ -6,7 +6,7 @@
 // The facade validates every theorem's conditions first; a NaN here still raises ValueError
 // naming the argument and rule the explain functions below find broken (or, when none is,
 // reports an internal error).
-#include <hockeystick/contraction_bounds.hpp>
+#include <hockeystick/contraction/bounds.hpp>
 #include <hockeystick/hockeystick.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -34,7 +34,7 @@ namespace {
 
 using strided_array = hb::strided_array;
 
-// ---- explain functions: the rules of contraction_bounds.hpp, by the bindings' argument names
+// ---- explain functions: the rules of contraction/bounds.hpp, by the bindings' argument names
 
 std::string explain_terms(double weight, double terms) {
     return first_broken({positive("weight", weight), hb::at_least_one("terms", terms)});
@@ -298,7 +298,7 @@ void register_closed_forms(py::module_& m) {
         py::arg("g_product"), py::arg("threads") = 0);
 }
 
-// Any per-round schedule of radii (O(T) sums of products, contraction_sums.hpp).
+// Any per-round schedule of radii (O(T) sums of products, contraction/sums.hpp).
 void register_schedules(py::module_& m) {
     using namespace hockeystick;
     m.def(

@@ -2,7 +2,7 @@
 // each an O(T) pass, run as items of the per-item driver (loops.hpp: GIL released, one
 // interpolation stack per thread, NaN -> ValueError naming the argument).  The facade
 // validates the parameters (ranges, integrality); this layer only converts and loops.
-#include <hockeystick/fdp_interpolation.hpp>
+#include <hockeystick/fdp/interpolation.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>

@@ -25,7 +25,7 @@ std::string explain_r_eps(double r, double eps) {
     return why;
 }
 
-// Test hooks for the vector exp (inside theta_batch) and expm1 (exp_arrays.hpp, the PLD cells' quadrature);
+// Test hooks for the vector exp (inside theta_batch) and expm1 (simd/exp_arrays.hpp, the PLD cells' quadrature);
 // tests compare them with mpmath.  None where this CPU or compiler has no AVX2 kernels.
 template <bool Expm1>
 py::object avx2_kernel_for_tests(input_array x) {

@@ -2,14 +2,14 @@
 // Each discretization returns both sides at once: a dict with the grid offset
 // k_lo (loss of element 0 is k_lo * h), the pessimistic masses and mass at
 // +infinity, the optimistic ones, and whether the optimistic side is connect-the-dots.
-#include <hockeystick/pld_cells.hpp>
-#include <hockeystick/pld_charged_curve.hpp>
-#include <hockeystick/pld_complement_scans.hpp>
-#include <hockeystick/pld_connect_dots.hpp>
-#include <hockeystick/pld_epsilon_bracket.hpp>
-#include <hockeystick/pld_epsilon_width.hpp>
-#include <hockeystick/pld_hockey_stick.hpp>
-#include <hockeystick/pld_replace_one.hpp>
+#include <hockeystick/pld/grid/cells.hpp>
+#include <hockeystick/pld/reads/charged_curve.hpp>
+#include <hockeystick/pld/reads/complement_scans.hpp>
+#include <hockeystick/pld/grid/connect_dots.hpp>
+#include <hockeystick/pld/reads/epsilon_bracket.hpp>
+#include <hockeystick/pld/reads/epsilon_width.hpp>
+#include <hockeystick/pld/reads/hockey_stick.hpp>
+#include <hockeystick/pld/sampling/replace_one.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -36,7 +36,7 @@ namespace pld = hockeystick::pld;
 namespace {
 
 // epsilon(delta) of a charged grid PMF, every delta in one scan down the grid: the certified upper
-// side (pld_hockey_stick.hpp's charged_epsilon) or the certified lower side (pld_epsilon_bracket.hpp's
+// side (pld/reads/hockey_stick.hpp's charged_epsilon) or the certified lower side (pld/reads/epsilon_bracket.hpp's
 // charged_lower_epsilon), each answer moved by the loss shift (loss_shifted: + s on the upper side,
 // - s on the lower); both take (p, n, k_lo, h, p_inf, charges, delta, m, out).
 template <class Scan>
@@ -92,7 +92,7 @@ std::pair<pld::GridPMF, pld::GridPMF> built_without_gil(Build build) {
 }
 
 // The pessimistic side carries every bit of mass: its p_inf is factor_view's (a round-off deficit
-// 1 - sum p - p_inf goes to +infinity, pld_compose.hpp), so the facade's factors need no fix-up.
+// 1 - sum p - p_inf goes to +infinity, pld/compose/compose.hpp), so the facade's factors need no fix-up.
 py::dict to_dict(const pld::GridPMF& up, const pld::GridPMF& low) {
     py::dict out;
     out["k_lo"] = up.k_lo;
@@ -194,7 +194,7 @@ py::array_t<double> over_grid_profile(input_array p, std::int64_t k_lo, double h
     return over_profile(profile, x, name, threads, eval);
 }
 
-// The charges a grid PMF carries (pld_hockey_stick.hpp's GridCharges), one object for the scans and curves
+// The charges a grid PMF carries (pld/reads/hockey_stick.hpp's GridCharges), one object for the scans and curves
 // that read them: the shift and the suffix sums' slack, the round-off bounds of its entries, and its loss
 // shift.  The defaults charge nothing (inverse_l2 inf: no Euclidean bound on the inverse transform).
 void register_charges(py::module_& m) {
@@ -251,7 +251,7 @@ void register_grid_profile(py::module_& m) {
 
 void register_charged_curve(py::module_& m) {
     // A grid PMF's certified side read from its tables, at the argument moved by its loss shift
-    // (pld_charged_curve.hpp; python pmf.GridPMF.delta_tabled): one call per root-search step.
+    // (pld/reads/charged_curve.hpp; python pmf.GridPMF.delta_tabled): one call per root-search step.
     py::class_<pld::ChargedGridCurve>(m, "ChargedCurve")
         .def(py::init([](const pld::GridProfile& profile, input_array charge, double shift, double slack,
                          double loss_shift, bool pessimistic, bool with_envelope) {
@@ -308,7 +308,7 @@ void register_charged_side(py::module_& m) {
 }
 
 void register_loss_shifted(py::module_& m) {
-    // Values moved by a loss shift, rounded outward (pld_hockey_stick.hpp's loss_shifted); NaN stays
+    // Values moved by a loss shift, rounded outward (pld/reads/hockey_stick.hpp's loss_shifted); NaN stays
     // (the caller's curve evaluation names it).
     m.def(
         "loss_shifted",
@@ -325,7 +325,7 @@ void register_loss_shifted(py::module_& m) {
 }
 
 void register_epsilon_width(py::module_& m) {
-    // The epsilon width a delta bracket certifies (pld_epsilon_width.hpp): the chord's and the left
+    // The epsilon width a delta bracket certifies (pld/reads/epsilon_width.hpp): the chord's and the left
     // one's elementwise over arrays of one shape (the facade broadcasts; only a NaN epsilon gives NaN),
     // and one point's least over its shifted arguments (the accountant's layout: own, right rows, left rows).
     m.def(
@@ -372,10 +372,10 @@ void register_pld_curves(py::module_& m) {
     register_epsilon_width(m);
 }
 
-// The mechanisms' cells and both-sided PMFs (pld_cells.hpp, pld_replace_one.hpp), with their test hooks.
+// The mechanisms' cells and both-sided PMFs (pld/grid/cells.hpp, pld/sampling/replace_one.hpp), with their test hooks.
 void register_pld_mechanisms(py::module_& m) {
     m.attr("max_interval") = pld::max_interval;
-    // pld_cells.hpp's bound on a cell's two numbers: |dc| + |dd| <= cell_round_off (c + d)
+    // pld/grid/cells.hpp's bound on a cell's two numbers: |dc| + |dd| <= cell_round_off (c + d)
     m.attr("cell_round_off") = pld::cell_round_off;
     m.def(
         "subsampled_gaussian",
@@ -387,7 +387,7 @@ void register_pld_mechanisms(py::module_& m) {
     m.def("subsampled_gaussian_many", &many_subsampled_gaussians, py::arg("sigma"), py::arg("sampling_rate"),
           py::arg("remove"), py::kw_only(), py::arg("h"), py::arg("tail"), py::arg("max_cells"), py::arg("threads") = 0,
           py::arg("optimistic") = true);
-    // Fixed-size batches under replace-one (pld_replace_one.hpp): the two sides come from two
+    // Fixed-size batches under replace-one (pld/sampling/replace_one.hpp): the two sides come from two
     // different pairs (a proved upper pair, a realizable lower pair), so each has its own grid.
     m.def(
         "with_replacement_subsampled_gaussian",
@@ -413,7 +413,7 @@ void register_pld_mechanisms(py::module_& m) {
     m.def("subsampled_gaussian_mass_above", &pld::subsampled_gaussian_mass_above, py::arg("sigma"),
           py::arg("sampling_rate"), py::kw_only(), py::arg("tail"),
           "The remove direction's P-mass above its integration range: its pessimistic PMF's mass at +infinity.");
-    // Test hook: the subsampled Gaussian's cell edges x_of_loss(l) (unclamped; pld_cells.hpp) for the given
+    // Test hook: the subsampled Gaussian's cell edges x_of_loss(l) (unclamped; pld/grid/cells.hpp) for the given
     // losses, and their edge_loss_error over the finite ones (what continuous_cells charges, before
     // the rounding of l = fl(k h) and of the offset).
     m.def(
@@ -438,7 +438,7 @@ void register_pld_mechanisms(py::module_& m) {
             return py::make_tuple(to_array(x), bound);
         },
         py::arg("sigma"), py::arg("sampling_rate"), py::kw_only(), py::arg("remove"), py::arg("l"));
-    // Test hook: gaussian_exponent.hpp over arrays, the batched path (AVX2 where the CPU has it) and the
+    // Test hook: numerics/gaussian_exponent.hpp over arrays, the batched path (AVX2 where the CPU has it) and the
     // one-node path, as (argument, factor) pairs of each: they must agree bit for bit.
     m.def(
         "_gaussian_exponents",
@@ -474,7 +474,7 @@ void register_pld_mechanisms(py::module_& m) {
             out["tail_lo"] = cells.tail_lo;
             out["tail_hi"] = cells.tail_hi;
             out["edge_error"] = cells.edge_error;
-            // each cell's P-mass and e^{l_j} times its Q-mass (pld_cells.hpp's cell_mass)
+            // each cell's P-mass and e^{l_j} times its Q-mass (pld/grid/cells.hpp's cell_mass)
             py::array_t<double> p_mass(static_cast<py::ssize_t>(cells.c.size())), q_scaled(p_mass.size());
             const double expm1_h = std::expm1(h);
             for (std::size_t j = 0; j < cells.c.size(); ++j) {
@@ -515,7 +515,7 @@ void register_pld_mechanisms(py::module_& m) {
 // delta and epsilon read from its suffix sums.
 void register_pld_scans(py::module_& m) {
     m.def("suffix_sum_slack", &pld::suffix_sum_slack, py::arg("n"),
-          "Relative round-off of the suffix sums of an n-point grid PMF, 4 (n + 4) u (pld_epsilon_bracket.hpp).");
+          "Relative round-off of the suffix sums of an n-point grid PMF, 4 (n + 4) u (pld/reads/epsilon_bracket.hpp).");
     m.def(
         "round_off_charge",
         [](input_array sum, input_array norm, const pld::GridCharges& ch) {
@@ -530,7 +530,7 @@ void register_pld_scans(py::module_& m) {
         },
         py::arg("sum"), py::arg("norm"), py::kw_only(), py::arg("charges"),
         "Round-off charge of weighted sums of composed grid masses (weights in [0, 1], their sum at most `sum` and "
-        "Euclidean norm at most `norm`): GridCharges::weighted (pld_hockey_stick.hpp), elementwise.");
+        "Euclidean norm at most `norm`): GridCharges::weighted (pld/reads/hockey_stick.hpp), elementwise.");
     def_charged_scan(m, "charged_epsilon", [](auto... args) { pld::charged_epsilon(args...); });
     def_charged_scan(m, "charged_lower_epsilon", [](auto... args) { pld::charged_lower_epsilon(args...); });
     m.def(
@@ -542,7 +542,7 @@ void register_pld_scans(py::module_& m) {
             return pld::grid_loss_variance(pp, n, h);
         },
         py::arg("p"), py::kw_only(), py::arg("h"));
-    // The complement's scans over a composed PMF (pld_complement_scans.hpp): its geometric sums read at
+    // The complement's scans over a composed PMF (pld/reads/complement_scans.hpp): its geometric sums read at
     // grid indices (any shape; the result has it), and its likelihood-ratio threshold per eps.
     m.def(
         "geometric_sums_at",

@@ -1,6 +1,6 @@
-// Random allocation's sums of two independent laws on a grid (pld_allocation_sums.hpp): the upper side's
+// Random allocation's sums of two independent laws on a grid (pld/sampling/allocation_sums.hpp): the upper side's
 // spread and the lower side's merge (python/hockeystick/pld/sampling/random_allocation.py).
-#include <hockeystick/pld_allocation_sums.hpp>
+#include <hockeystick/pld/sampling/allocation_sums.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 

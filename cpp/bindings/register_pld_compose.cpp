@@ -1,12 +1,12 @@
-// Binding of the PLD composition (pld_compose.hpp) with scipy.fft as its FFT backend.
+// Binding of the PLD composition (pld/compose/compose.hpp) with scipy.fft as its FFT backend.
 //
 // The composition runs in C++ with the GIL released; the backend re-acquires the GIL only
 // around its scipy.fft.rfft / irfft call, made on numpy views of the core's own buffers
 // (batched along axis 1, threads with `workers`), so every formula of the composition
 // lives in the header and the FFT in scipy.
-#include <hockeystick/pld_compose.hpp>
-#include <hockeystick/pld_epsilon_bracket.hpp>
-#include <hockeystick/working_memory_gate.hpp>
+#include <hockeystick/pld/compose/compose.hpp>
+#include <hockeystick/pld/reads/epsilon_bracket.hpp>
+#include <hockeystick/pld/compose/working_memory_gate.hpp>
 
 #include <pybind11/gil_safe_call_once.h>
 #include <pybind11/numpy.h>
@@ -35,7 +35,7 @@ namespace {
 
 // Within its scope scipy.fft dispatches to scipy's own pocketfft only (scipy.fft.set_backend("scipy",
 // only=True)): a backend the user installed (set_global_backend / set_backend: pyfftw, mkl_fft) may not
-// hold the error model of pld_fft_backend.hpp, least of all the long-double one.  The GIL must be held.
+// hold the error model of pld/compose/fft_backend.hpp, least of all the long-double one.  The GIL must be held.
 class ScipyOwnFft {
   public:
     explicit ScipyOwnFft(const py::object& set_backend) : scope_(set_backend("scipy", py::arg("only") = true)) {
@@ -170,11 +170,11 @@ class ScipyFft final : public pld::RealFftBackend {
     }
 
     // scipy.fft transforms numpy longdouble arrays in long double (pocketfft's long-double
-    // instantiation: the error model of pld_fft_backend.hpp with u_L).  One thread (workers=1): the
+    // instantiation: the error model of pld/compose/fft_backend.hpp with u_L).  One thread (workers=1): the
     // x87 precision control is per thread, and compose_batch checked it on this one.  Limit: pocketfft
     // caches its plans (twiddles) process-wide, so a long-double plan that other code built while it had
     // lowered the precision control keeps 53-bit twiddles and the bound fails (not detected:
-    // pld_fft_backend.hpp's error model).
+    // pld/compose/fft_backend.hpp's error model).
     bool offers_forward_long() const override { return long_fft_; }
 
     void forward_long(std::int64_t rows, std::int64_t n, const long double* in, std::int64_t keep,
@@ -334,7 +334,7 @@ std::vector<pld::SpectralReads> spectral_reads(std::size_t items, const std::vec
 
 // The certified upper side of each item's composition at its arguments: epsilon at deltas (method "epsilon",
 // pld::composed_epsilon) or delta at epsilons (method "delta", pld::composed_delta); items whose composed spectrum
-// keeps few bins are read through it, with no inverse transform (pld_spectral_profile.hpp).  `spectral` false:
+// keeps few bins are read through it, with no inverse transform (pld/reads/spectral_profile.hpp).  `spectral` false:
 // every item through its composed window (the facade's GridPMF.epsilon and GridPMF.delta, bit for bit).
 py::list compose_upper_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
                             const std::vector<double>& p_inf, double h,
@@ -365,7 +365,7 @@ py::list compose_upper_many(const std::vector<input_array>& masses, const std::v
 
 // The certified lower side of each item's optimistic composition at its arguments: epsilon at deltas (method
 // "epsilon", not clipped at 0) or delta at epsilons ("delta").  An item whose composed spectrum keeps few bins
-// is read through it (pld_spectral_profile.hpp's spectral_lower_epsilon, spectral_lower_delta: no inverse
+// is read through it (pld/reads/spectral_profile.hpp's spectral_lower_epsilon, spectral_lower_delta: no inverse
 // transform) and comes back as (values, None); any other as (None, its composed window as compose_many
 // gives it), which the facade reads as it reads any optimistic composition.  Each reads as `log2(width) + 3`
 // thresholds per argument (a lower delta probes grid points above its argument).  `spectral` false: every
@@ -405,7 +405,7 @@ py::list compose_lower_many(const std::vector<input_array>& masses, const std::v
 
 using spectrum_bins = py::array_t<std::complex<double>, py::array::c_style | py::array::forcecast>;
 
-// A few live bins read on a window, after the checks pld_spectral_profile.hpp's bounds need.
+// A few live bins read on a window, after the checks pld/reads/spectral_profile.hpp's bounds need.
 pld::ComposedSpectrum checked_spectrum(const spectrum_bins& bins, std::int64_t m, std::int64_t start,
                                        std::int64_t width, std::int64_t k_lo, double h) {
     if (bins.ndim() != 1 || !pld::spectral_bins_fit(static_cast<std::int64_t>(bins.size()), m))
@@ -423,7 +423,7 @@ pld::ComposedSpectrum checked_spectrum(const spectrum_bins& bins, std::int64_t m
 }
 
 // A, R, D over the window points j >= J of the inverse of a few live bins, with the bounds on the errors of R and
-// D (pld_spectral_profile.hpp's SpectralProfile; the facade's tests check them against long-double sums).
+// D (pld/reads/spectral_profile.hpp's SpectralProfile; the facade's tests check them against long-double sums).
 py::tuple spectral_sums(const spectrum_bins& bins, std::int64_t m, std::int64_t start, std::int64_t width, double h,
                         std::int64_t J, bool long_double) {
     if (!(width >= 1 && J >= 0 && J < width && start >= 0)) throw py::value_error("need 0 <= J < width, start >= 0");
@@ -432,9 +432,9 @@ py::tuple spectral_sums(const spectrum_bins& bins, std::int64_t m, std::int64_t 
     return py::make_tuple(v.A, v.R, v.D, v.R_error, v.D_error);
 }
 
-// The lower side read from a few live bins with the given charges (pld_spectral_profile.hpp's spectral_lower_epsilon
-// at deltas, method "epsilon", or spectral_lower_delta at epsilons, "delta"; no inverse transform's charges, slack
-// 0): the facade's tests check it against long-double sums of the exact inverse over the window.
+// The lower side read from a few live bins with the given charges (pld/reads/spectral_profile.hpp's
+// spectral_lower_epsilon at deltas, method "epsilon", or spectral_lower_delta at epsilons, "delta"; no inverse
+// transform's charges, slack 0): the facade's tests check it against long-double sums of the exact inverse over the window.
 py::array_t<double> spectral_lower(const spectrum_bins& bins, std::int64_t m, std::int64_t start, std::int64_t width,
                                    std::int64_t k_lo, double h, double p_inf, const pld::GridCharges& charges,
                                    const input_array& arguments, const std::string& method) {
@@ -528,7 +528,7 @@ py::tuple long_fft_bins(const input_array& masses, std::int64_t m) {
 }
 
 // Bins 0 .. keep - 1 of the length-m DFT of masses from block moments and short long-double scipy.fft
-// transforms (pld_taylor_spectrum.hpp), the plan's (block, length, terms, reach), its bound in long double and
+// transforms (pld/compose/taylor_spectrum.hpp), the plan's (block, length, terms, reach), its bound in long double and
 // its bound once rounded to double; m must admit a plan.
 py::tuple taylor_bins(const input_array& masses, std::int64_t m, std::int64_t keep) {
     const double l1 = checked_l1(masses, m);
@@ -558,7 +558,7 @@ py::tuple taylor_bins(const input_array& masses, std::int64_t m, std::int64_t ke
 void register_pld_compose(py::module_ m) {
     m.attr("direct_min_charge") = pld::kDirectMinCharge;
     py::class_<BoundComposeOptions>(m, "ComposeOptions",
-                                    "The tuning of a composition (pld_compose_options.hpp's ComposeOptions) and "
+                                    "The tuning of a composition (pld/compose/options.hpp's ComposeOptions) and "
                                     "long_fft: whether the backend may offer its long-double transform (False: "
                                     "the direct bins by direct sums).")
         .def(py::init([](bool direct_bins, bool long_fft, double long_fft_products, bool band_rows,
@@ -608,25 +608,26 @@ void register_pld_compose(py::module_ m) {
           py::arg("options") = BoundComposeOptions{},
           "The certified upper side of each item's pessimistic composition at its arguments (one array per item): "
           "epsilon at deltas (method 'epsilon', not clipped at 0) or delta at epsilons ('delta'), items whose "
-          "composed spectrum keeps few bins read through it (pld_spectral_profile.hpp); options: as compose_many's.");
+          "composed spectrum keeps few bins read through it (pld/reads/spectral_profile.hpp); options: as "
+          "compose_many's.");
     m.def("compose_lower_many", &compose_lower_many, py::arg("masses"), py::kw_only(), py::arg("k_lo"),
           py::arg("p_inf"), py::arg("h"), py::arg("items"), py::arg("tail"), py::arg("max_points"), py::arg("workers"),
           py::arg("loss_shifts"), py::arg("arguments"), py::arg("method"), py::arg("spectral") = true,
           py::arg("options") = BoundComposeOptions{},
           "The certified lower side of each item's optimistic composition at its arguments: (values, None) for an "
-          "item read through its composed spectrum (pld_spectral_profile.hpp: epsilon at deltas, method "
+          "item read through its composed spectrum (pld/reads/spectral_profile.hpp: epsilon at deltas, method "
           "'epsilon', not clipped at 0, or delta at epsilons, 'delta'), else (None, its composed window as "
           "compose_many's dict); options: as compose_many's.");
     m.def("spectral_sums", &spectral_sums, py::arg("bins"), py::kw_only(), py::arg("m"), py::arg("start"),
           py::arg("width"), py::arg("h"), py::arg("J"), py::arg("long_double") = true,
           "(A, R, D, R_error, D_error) of the window points j >= J of irfft(bins, m) read from start "
-          "(pld_spectral_profile.hpp; long_double = False: the sums in double, as where long double lacks its "
+          "(pld/reads/spectral_profile.hpp; long_double = False: the sums in double, as where long double lacks its "
           "64 bits).");
     m.def("spectral_lower", &spectral_lower, py::arg("bins"), py::kw_only(), py::arg("m"), py::arg("start"),
           py::arg("width"), py::arg("k_lo"), py::arg("h"), py::arg("p_inf"), py::arg("charges"), py::arg("arguments"),
           py::arg("method"),
           "The certified lower epsilon at deltas (method 'epsilon') or delta at epsilons ('delta') of the window of "
-          "irfft(bins, m) read from start, grid indices k_lo.. (pld_spectral_profile.hpp's lower side), with the "
+          "irfft(bins, m) read from start, grid indices k_lo.. (pld/reads/spectral_profile.hpp's lower side), with the "
           "given charges (their shift, round-off bounds and loss_shift: no suffix sums and no inverse transform "
           "here, so no slack and no inverse charges).");
     m.def(
@@ -635,8 +636,8 @@ void register_pld_compose(py::module_ m) {
             return bytes ? pld::working_memory_gate().set_limit(*bytes) : pld::working_memory_gate().limit();
         },
         py::arg("limit") = py::none(),
-        "The bytes of composition buffers admitted at once process-wide (working_memory_gate.hpp); with limit, "
-        "sets it and returns the previous one.");
+        "The bytes of composition buffers admitted at once process-wide (pld/compose/working_memory_gate.hpp); with "
+        "limit, sets it and returns the previous one.");
     m.def(
         "working_memory_high_water", [](bool reset) { return pld::working_memory_gate().high_water(reset); },
         py::kw_only(), py::arg("reset") = false,

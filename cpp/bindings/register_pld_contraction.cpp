@@ -1,5 +1,5 @@
-// Binding of the mean-preserving contraction onto a coarser grid (pld_mean_contraction.hpp).
-#include <hockeystick/pld_mean_contraction.hpp>
+// Binding of the mean-preserving contraction onto a coarser grid (pld/sampling/mean_contraction.hpp).
+#include <hockeystick/pld/sampling/mean_contraction.hpp>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -43,5 +43,5 @@ void register_pld_contraction(py::module_ m) {
     m.def("mean_contraction", &mean_contraction, py::arg("p"), py::kw_only(), py::arg("k_lo"), py::arg("h_fine"),
           py::arg("ratio"), py::arg("p_inf"), py::arg("entry_error"), py::arg("alias"),
           "A fine grid PMF merged onto the grid ratio * h_fine, each merged group's mean of e^{-loss} exactly on a "
-          "grid point or rounded down in loss (a lower side; pld_mean_contraction.hpp).");
+          "grid point or rounded down in loss (a lower side; pld/sampling/mean_contraction.hpp).");
 }

@@ -10,8 +10,8 @@
 // (sigma 0.5, rate 1e-4, remove direction, h 2e-3), FFT bins only and with direct bins (their low
 // band from FFTW's long-double transform).
 #include <hockeystick/hockeystick.hpp>
-#include <hockeystick/pld_compose.hpp>
-#include <hockeystick/pld_epsilon_bracket.hpp>
+#include <hockeystick/pld/compose/compose.hpp>
+#include <hockeystick/pld/reads/epsilon_bracket.hpp>
 
 #include <fftw3.h>
 
@@ -24,7 +24,7 @@
 
 namespace pld = hockeystick::pld;
 
-// The backend interface (pld_fft_backend.hpp) on FFTW's batched r2c / c2r plans.
+// The backend interface (pld/compose/fft_backend.hpp) on FFTW's batched r2c / c2r plans.
 class FftwBackend final : public pld::RealFftBackend {
   public:
     void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) override {
@@ -46,9 +46,9 @@ class FftwBackend final : public pld::RealFftBackend {
         for (std::int64_t i = 0; i < rows * n; ++i) out[i] *= scale;
     }
     // FFTW's long-double library (fftwl_*): its trigonometry and butterflies in long double, the model of
-    // pld_fft_backend.hpp with u_L.  Runs on the calling thread (the x87 precision control is per thread).
+    // pld/compose/fft_backend.hpp with u_L.  Runs on the calling thread (the x87 precision control is per thread).
     // Offered only where long double has a 64-bit significand (the u_L of the bounds); FFTW shares twiddle
-    // tables between plans, so the plan-cache limit of pld_fft_backend.hpp applies to it too.
+    // tables between plans, so the plan-cache limit of pld/compose/fft_backend.hpp applies to it too.
     bool offers_forward_long() const override { return pld::kLongPower; }
     void forward_long(std::int64_t rows, std::int64_t n, const long double* in, std::int64_t keep,
                       std::complex<long double>* out) override {
@@ -84,7 +84,7 @@ void print_bracket(const char* name, double sigma, double q, std::int64_t rounds
     FftwBackend fft;
     const std::int64_t max_points = std::int64_t(1) << 27;
     // The upper side is read once per direction: where the composition keeps few live frequencies, from those
-    // (pld_spectral_profile.hpp, no inverse transform; pld::epsilon_bracket reads either form).
+    // (pld/reads/spectral_profile.hpp, no inverse transform; pld::epsilon_bracket reads either form).
     const std::vector<pld::SpectralReads> reads(items.size(), pld::SpectralReads{1, 0});
     const auto composed_up = pld::compose_many(up_views, h, items, true, tail, max_points, fft, {}, reads);
     const auto composed_low = pld::compose_many(low_views, h, items, false, tail, max_points, fft);

@@ -4,28 +4,32 @@
 #pragma once
 
 // Gaussian tail, Mills ratio, the hockey-stick divergence theta and its inverses.
-#include "error_free.hpp"
-#include "gaussian_tail.hpp"
-#include "hockey_stick.hpp"
-#include "hockey_stick_batch.hpp"  // theta over arrays; AVX2 kernels in *_avx2.hpp, simd_avx2.hpp
-#include "hockey_stick_inverse.hpp"
-#include "mills_ratio.hpp"
+#include "hockeystick/numerics/error_free.hpp"
+#include "hockeystick/numerics/gaussian_tail.hpp"
+#include "hockeystick/numerics/hockey_stick.hpp"
+#include "hockeystick/numerics/hockey_stick_batch.hpp"  // theta over arrays; its AVX2 kernels in simd/
+#include "hockeystick/numerics/hockey_stick_inverse.hpp"
+#include "hockeystick/numerics/mills_ratio.hpp"
 
 // Contraction bounds for hidden-state training (papers 000 and 002).
-#include "contraction_bounds.hpp"
-#include "contraction_epsilon.hpp"
-#include "contraction_factor.hpp"
-#include "contraction_sums.hpp"
+#include "hockeystick/contraction/bounds.hpp"
+#include "hockeystick/contraction/epsilon.hpp"
+#include "hockeystick/contraction/factor.hpp"
+#include "hockeystick/contraction/sums.hpp"
 
 // The shifted-interpolation engine of paper 004 (f-DP of noisy FedAvg / FedProx).
-#include "fdp_interpolation.hpp"
+#include "hockeystick/fdp/interpolation.hpp"
 
-// Discretized privacy loss distributions and their hockey-stick curves.
-#include "pld_allocation_sums.hpp"
-#include "pld_cells.hpp"
-#include "pld_charged_curve.hpp"
-#include "pld_connect_dots.hpp"
-#include "pld_epsilon_width.hpp"
-#include "pld_hockey_stick.hpp"
-#include "pld_replace_one.hpp"
-#include "pld_spectral_profile.hpp"
+// Discretized privacy loss distributions, by stage (the stages of python/hockeystick/pld/): the grid
+// and its PMF type, the sampling schemes' laws on it, and the reads of a PMF's hockey-stick curve.  The
+// composition (pld/compose/compose.hpp) needs an FFT backend (pld/compose/fft_backend.hpp) and is
+// included on its own.
+#include "hockeystick/pld/grid/grid_pmf.hpp"
+#include "hockeystick/pld/grid/cells.hpp"
+#include "hockeystick/pld/grid/connect_dots.hpp"
+#include "hockeystick/pld/sampling/allocation_sums.hpp"
+#include "hockeystick/pld/sampling/replace_one.hpp"
+#include "hockeystick/pld/reads/hockey_stick.hpp"
+#include "hockeystick/pld/reads/charged_curve.hpp"
+#include "hockeystick/pld/reads/epsilon_width.hpp"
+#include "hockeystick/pld/reads/spectral_profile.hpp"

@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 
 class Charges:
-    """What a grid PMF's curve is charged (pld_hockey_stick.hpp's GridCharges): its shift, the suffix sums' slack,
+    """What a grid PMF's curve is charged (pld/reads/hockey_stick.hpp's GridCharges): its shift, the suffix sums' slack,
     the round-off bounds of its entries and its loss shift; the defaults charge nothing."""
 
     shift: float

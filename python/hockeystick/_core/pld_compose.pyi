@@ -9,7 +9,7 @@ import numpy.typing as npt
 from . import pld as _pld
 
 class ComposeOptions:
-    """The tuning of a composition (pld_compose_options.hpp's ComposeOptions) and whether the backend may offer
+    """The tuning of a composition (pld/compose/options.hpp's ComposeOptions) and whether the backend may offer
     its long-double transform (``long_fft``)."""
 
     direct_bins: bool

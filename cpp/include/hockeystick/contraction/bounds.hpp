@@ -1,0 +1,245 @@
+// The four shapes every contraction bound of papers 000 and 002 takes, as scalar
+// functions of eps (delta) or of delta (eps).  The facade maps each theorem's
+// parameters to these arguments (radii r = distance / noise std):
+//
+//   geometric      delta = w theta_eps(r1) sum_{k<T} theta_eps(r2)^k
+//                  000 Thm 2 constant schedule (w = m/n, r1 = 2L/(sqrt(m) sigma),
+//                  r2 = D sqrt(m)/(eta sigma), D = 2 rho, 2(rho + eta L) or 2 rho M);
+//                  002 Thm 5 (w = 1/n, r1 = 2L/sigma, r2 = M D_K/(eta sigma), T = n-i+1,
+//                  or T = inf for the paper's eq. 16).
+//   random stop    delta = w theta_eps(r1) sum_{tau=tau0..T} sum_{k<tau} theta_eps(r2)^k
+//                  000 Cor 3 / eq. 12 (w = (m/n)/(T - tau0 + 1), tau0 = 1) and alpha-suffix.
+//   power          delta = F(g1) F(g2)^k, F = theta_eps (002 Thm 4, k = n - i) or the
+//                  Laplace factor [1 - e^{(eps - g)/2}]_+ (002 Thm 3, g = distance/scale).
+//   schedule       delta = w sum_{t} theta_eps(r1_t) prod_{j>t} theta_eps(r2_j)  (000 Thm 2
+//                  general, Cor 1) or its random-stop double sum (000 Cor 3), O(T).
+//
+// Reported deltas are rounded up by 2^-42 relative (detail::safe_side): never below the
+// exact value of the formula; then capped at 1 (detail::at_most_one, NaN-preserving).  Arguments outside the domain give NaN; the facade checks the theorems' conditions
+// first and raises ValueError, so NaN here means an internal error.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "hockeystick/contraction/epsilon.hpp"
+#include "hockeystick/contraction/factor.hpp"
+#include "hockeystick/contraction/sums.hpp"
+
+namespace hockeystick {
+
+namespace detail {
+
+// Every reported delta is moved up by 2^-42 = 2.3e-13 relative: more than the rounding of
+// these evaluations (a few ulp of log delta >= -745 where exp is taken of a log), so the
+// reported delta is never below the exact value of the paper's formula, and still agrees
+// with it to 1e-12.  epsilon(delta) is then taken against these reported values.
+constexpr double safe_side = 1.0 + 0x1p-42;
+
+// The solvers aim at the root of the reported delta: log delta(eps) = log target - log safe_side,
+// less a few ulps of log delta (the log route and the reported route differ by about that).
+// Aiming at the unshifted target would leave the answer ~2^-42 / |d log delta / d log eps|
+// relative below the reported root, and safe_epsilon would spend ~6 evaluations nudging it
+// up; with the margin its first check passes ~90% of the time.  The margin moves eps up by
+// ~1e-14 relative at most: the answer stays minimal to 1e-12.
+inline double log_solver_target(double delta) {
+    const double log_delta = std::log(delta);
+    return log_delta - std::log1p(0x1p-42) - 2e-15 * (1.0 + std::fabs(log_delta));
+}
+
+// A delta is a probability bound: cap it at 1.  std::fmin(1, NaN) is 1, which would hide an
+// internal error as a plausible answer; a NaN stays NaN so the binding reports it.
+inline double at_most_one(double delta) { return std::isnan(delta) ? delta : std::fmin(1.0, delta); }
+
+// delta = first * exp(rest_log), accurate while the first factor is a normal number.
+inline double first_times_exp(const contraction_factor& first, double rest_log) {
+    if (first.value >= 1e-250) return first.value * std::exp(rest_log) * safe_side;
+    return std::exp(first.log_value + rest_log) * safe_side;
+}
+
+// w a G(b, T) with one expm1 when everything is a normal number, logs otherwise.
+inline double geometric_value(double weight, double terms, const contraction_factor& a, const contraction_factor& b) {
+    if (a.value >= 1e-250 && b.complement >= 1e-250 && b.log_value > -inf && std::isfinite(terms))
+        return weight * a.value * (-std::expm1(terms * b.log_value) / b.complement) * safe_side;
+    return first_times_exp(a, std::log(weight) + log_geometric_sum(b, terms));
+}
+
+inline bool valid_common(double eps, double weight, double r_first) {
+    return eps >= 0.0 && weight > 0.0 && r_first >= 0.0;
+}
+
+}  // namespace detail
+
+// ---- factors shared across a grid axis ------------------------------------------
+// On a grid where (eps, r1, r2) repeat along other axes (rounds, weight), the two
+// Gaussian factors are evaluated once per distinct (eps, r1, r2) and combined later.
+struct factor_pair {
+    double first_value, first_log, product_complement, product_log;
+};
+
+inline factor_pair gaussian_factor_pair(double eps, double r_first, double r_product) {
+    const contraction_factor a = gaussian_factor(r_first, eps, false);
+    const contraction_factor b = gaussian_factor(r_product, eps, false);
+    return {a.value, a.log_value, b.complement, b.log_value};
+}
+
+namespace detail {
+inline contraction_factor product_factor_from(double complement, double log_value) {
+    return {nan, log_value, complement, nan};  // the closed forms read only log_value and complement
+}
+inline contraction_factor first_factor_from(double value, double log_value) {
+    return {value, log_value, 1.0 - value, nan};
+}
+}  // namespace detail
+
+inline double geometric_bound_from_factors(double weight, double terms, double a_value, double a_log,
+                                           double b_complement, double b_log) {
+    if (!(weight > 0.0) || !(terms >= 1.0)) return detail::nan;
+    return detail::at_most_one(detail::geometric_value(weight, terms, detail::first_factor_from(a_value, a_log),
+                                                       detail::product_factor_from(b_complement, b_log)));
+}
+
+inline double random_stop_bound_from_factors(double weight, double terms, double first_stop, double a_value,
+                                             double a_log, double b_complement, double b_log) {
+    if (!(weight > 0.0) || !(first_stop >= 1.0 && first_stop <= terms)) return detail::nan;
+    return detail::at_most_one(detail::first_times_exp(
+        detail::first_factor_from(a_value, a_log),
+        std::log(weight) +
+            log_random_stop_geometric_sum(detail::product_factor_from(b_complement, b_log), terms, first_stop)));
+}
+
+// ---- geometric: w theta(r1) G(theta(r2), T) ---------------------------------------
+
+inline log_and_slope geometric_bound_log(double eps, double weight, double terms, double r_first, double r_product) {
+    if (!detail::valid_common(eps, weight, r_first) || !(terms >= 1.0) || !(r_product >= 0.0))
+        return {detail::nan, detail::nan};
+    const contraction_factor a = gaussian_factor(r_first, eps);
+    const contraction_factor b = gaussian_factor(r_product, eps);
+    const log_and_slope g = log_geometric_sum_and_slope(b, terms);
+    return {std::log(weight) + a.log_value + g.log_value, a.log_slope + g.slope};
+}
+
+inline double geometric_bound_delta(double eps, double weight, double terms, double r_first, double r_product) {
+    if (!detail::valid_common(eps, weight, r_first) || !(terms >= 1.0) || !(r_product >= 0.0)) return detail::nan;
+    const contraction_factor a = gaussian_factor(r_first, eps, false);
+    const contraction_factor b = gaussian_factor(r_product, eps, false);
+    return detail::at_most_one(detail::geometric_value(weight, terms, a, b));
+}
+
+inline double geometric_bound_epsilon(double delta, double weight, double terms, double r_first, double r_product,
+                                      evaluated_point* warm = nullptr) {
+    if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
+    auto f = [&](double eps) { return geometric_bound_log(eps, weight, terms, r_first, r_product); };
+    const double eps =
+        solve_epsilon(f, detail::log_solver_target(delta), gaussian_epsilon_ceiling(r_first, delta), warm);
+    return safe_epsilon(
+        eps, [&](double e) { return geometric_bound_delta(e, weight, terms, r_first, r_product); }, delta);
+}
+
+// ---- random stop: w theta(r1) sum_{tau=tau0..T} G(theta(r2), tau) -----------------
+
+inline log_and_slope random_stop_bound_log(double eps, double weight, double terms, double first_stop, double r_first,
+                                           double r_product) {
+    if (!detail::valid_common(eps, weight, r_first) || !(first_stop >= 1.0 && first_stop <= terms) ||
+        !(r_product >= 0.0))
+        return {detail::nan, detail::nan};
+    const contraction_factor a = gaussian_factor(r_first, eps, false);
+    const contraction_factor b = gaussian_factor(r_product, eps, false);
+    return {std::log(weight) + a.log_value + log_random_stop_geometric_sum(b, terms, first_stop), detail::nan};
+}
+
+inline double random_stop_bound_delta(double eps, double weight, double terms, double first_stop, double r_first,
+                                      double r_product) {
+    if (!detail::valid_common(eps, weight, r_first) || !(first_stop >= 1.0 && first_stop <= terms) ||
+        !(r_product >= 0.0))
+        return detail::nan;
+    const contraction_factor a = gaussian_factor(r_first, eps, false);
+    const contraction_factor b = gaussian_factor(r_product, eps, false);
+    return detail::at_most_one(
+        detail::first_times_exp(a, std::log(weight) + log_random_stop_geometric_sum(b, terms, first_stop)));
+}
+
+inline double random_stop_bound_epsilon(double delta, double weight, double terms, double first_stop, double r_first,
+                                        double r_product, evaluated_point* warm = nullptr) {
+    if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
+    auto f = [&](double eps) { return random_stop_bound_log(eps, weight, terms, first_stop, r_first, r_product); };
+    const double eps =
+        solve_epsilon(f, detail::log_solver_target(delta), gaussian_epsilon_ceiling(r_first, delta), warm);
+    return safe_epsilon(
+        eps, [&](double e) { return random_stop_bound_delta(e, weight, terms, first_stop, r_first, r_product); },
+        delta);
+}
+
+// ---- power: F(g1) F(g2)^k with F Gaussian (theta) or Laplace ----------------------
+
+enum class noise_kind { gaussian, laplace };
+
+inline contraction_factor noise_factor(noise_kind kind, double g, double eps) {
+    return kind == noise_kind::gaussian ? gaussian_factor(g, eps) : laplace_factor(g, eps);
+}
+
+inline log_and_slope power_bound_log(noise_kind kind, double eps, double exponent, double g_first, double g_product) {
+    if (!(eps >= 0.0) || !(exponent >= 0.0) || !(g_first >= 0.0) || !(g_product >= 0.0))
+        return {detail::nan, detail::nan};
+    const contraction_factor a = noise_factor(kind, g_first, eps);
+    if (exponent == 0.0) return {a.log_value, a.log_slope};
+    const contraction_factor b = noise_factor(kind, g_product, eps);
+    return {a.log_value + exponent * b.log_value, a.log_slope + exponent * b.log_slope};
+}
+
+inline double power_bound_delta(noise_kind kind, double eps, double exponent, double g_first, double g_product) {
+    if (!(eps >= 0.0) || !(exponent >= 0.0) || !(g_first >= 0.0) || !(g_product >= 0.0)) return detail::nan;
+    const contraction_factor a = noise_factor(kind, g_first, eps);
+    if (exponent == 0.0) return detail::at_most_one(a.value * detail::safe_side);
+    const contraction_factor b = noise_factor(kind, g_product, eps);
+    return detail::at_most_one(detail::first_times_exp(a, exponent * b.log_value));
+}
+
+inline double power_bound_epsilon(noise_kind kind, double delta, double exponent, double g_first, double g_product,
+                                  evaluated_point* warm = nullptr) {
+    if (!(delta > 0.0 && delta < 1.0)) return detail::nan;
+    auto f = [&](double eps) { return power_bound_log(kind, eps, exponent, g_first, g_product); };
+    double hi;
+    if (kind == noise_kind::gaussian) {
+        hi = gaussian_epsilon_ceiling(g_first, delta);
+    } else {  // the Laplace factor vanishes for eps >= g: delta = 0 there
+        hi = (exponent > 0.0 && g_product < g_first) ? g_product : g_first;
+        if (!(hi > 0.0) || std::isinf(hi)) hi = 1.0;
+    }
+    const double eps = solve_epsilon(f, detail::log_solver_target(delta), hi, warm);
+    return safe_epsilon(eps, [&](double e) { return power_bound_delta(kind, e, exponent, g_first, g_product); }, delta);
+}
+
+// ---- schedule: per-round radii, O(T) ----------------------------------------------
+
+// first_stop = 0: w sum_t a_t prod_{j>t} b_j; first_stop >= 1: w sum_{tau >= first_stop} S_tau.
+inline log_and_slope schedule_bound_log(double eps, double weight, std::int64_t first_stop, std::int64_t rounds,
+                                        const double* r_first, const double* r_product) {
+    if (!(eps >= 0.0) || !(weight > 0.0)) return {detail::nan, detail::nan};
+    auto factors = [&](std::int64_t t, contraction_factor& a, contraction_factor& b) {
+        a = gaussian_factor(r_first[t], eps);
+        b = gaussian_factor(r_product[t], eps);
+    };
+    const log_and_slope s = contraction_recursion(rounds, first_stop, factors);
+    return {std::log(weight) + s.log_value, s.slope};
+}
+
+inline double schedule_bound_delta(double eps, double weight, std::int64_t first_stop, std::int64_t rounds,
+                                   const double* r_first, const double* r_product) {
+    return detail::at_most_one(
+        std::exp(schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product).log_value) *
+        detail::safe_side);
+}
+
+inline double schedule_bound_epsilon(double delta, double weight, std::int64_t first_stop, std::int64_t rounds,
+                                     const double* r_first, const double* r_product) {
+    if (!(delta > 0.0 && delta < 1.0) || rounds < 1) return detail::nan;
+    double r_max = 0.0;
+    for (std::int64_t t = 0; t < rounds; ++t) r_max = r_first[t] > r_max ? r_first[t] : r_max;
+    auto f = [&](double eps) { return schedule_bound_log(eps, weight, first_stop, rounds, r_first, r_product); };
+    const double eps = solve_epsilon(f, detail::log_solver_target(delta), gaussian_epsilon_ceiling(r_max, delta));
+    return safe_epsilon(
+        eps, [&](double e) { return schedule_bound_delta(e, weight, first_stop, rounds, r_first, r_product); }, delta);
+}
+
+}  // namespace hockeystick
