@@ -215,12 +215,6 @@ struct BoundComposeOptions : pld::ComposeOptions {
     bool long_fft = true;
 };
 
-py::array_t<double> owned_array(std::vector<double>&& v) {
-    auto* heap = new std::vector<double>(std::move(v));
-    py::capsule owner(heap, [](void* ptr) { delete static_cast<std::vector<double>*>(ptr); });
-    return py::array_t<double>(static_cast<py::ssize_t>(heap->size()), heap->data(), owner);
-}
-
 // The tuning's bounds (the facade's arguments direct_min_charge and long_fft_products).
 void check_compose_options(const pld::ComposeOptions& options) {
     if (!(options.direct_min_charge >= 0.0)) throw py::value_error("direct_min_charge must be >= 0");
@@ -287,21 +281,9 @@ std::vector<pld::ComposedPMF> composed(const std::vector<input_array>& masses, c
     }
 }
 
-// A composed window as the facade's GridPMF takes it (its masses moved into the array).
-py::dict as_dict(pld::ComposedPMF& r) {
-    py::dict d;
-    d["k_lo"] = r.k_lo;
-    d["p_inf"] = r.p_inf;
-    d["shift"] = r.shift;
-    d["entry_error"] = r.entry_error;
-    d["total_error"] = r.total_error;
-    d["spectral_l2"] = r.spectral_l2;
-    d["inverse_error"] = r.inverse_error;
-    d["inverse_l2"] = r.inverse_l2;
-    d["loss_shift"] = r.loss_shift;
-    d["p"] = owned_array(std::move(r.p));
-    return d;
-}
+// A composed window as the facade's GridPMF takes it: the core's ComposedPMF moved into a Python object, whose
+// masses the `p` array views in place.
+py::object as_window(pld::ComposedPMF& r) { return py::cast(std::move(r)); }
 
 py::list compose_many(const std::vector<input_array>& masses, const std::vector<std::int64_t>& k_lo,
                       const std::vector<double>& p_inf, double h,
@@ -311,7 +293,7 @@ py::list compose_many(const std::vector<input_array>& masses, const std::vector<
     std::vector<pld::ComposedPMF> done = composed(masses, k_lo, p_inf, h, items, pessimistic, tail, max_points,
                                                   std::move(workers), options, options.long_fft, loss_shifts);
     py::list out;
-    for (pld::ComposedPMF& r : done) out.append(as_dict(r));
+    for (pld::ComposedPMF& r : done) out.append(as_window(r));
     return out;
 }
 
@@ -384,7 +366,7 @@ py::list compose_lower_many(const std::vector<input_array>& masses, const std::v
     for (std::size_t i = 0; i < done.size(); ++i) {
         pld::ComposedPMF& r = done[i];
         if (!r.spectral) {
-            out.append(py::make_tuple(py::none(), as_dict(r)));
+            out.append(py::make_tuple(py::none(), as_window(r)));
             continue;
         }
         py::array_t<double> values(arguments[i].size());
@@ -553,6 +535,37 @@ py::tuple taylor_bins(const input_array& masses, std::int64_t m, std::int64_t ke
                           pld::taylor_bin_error(l1, n, plan, false), pld::taylor_bin_error(l1, n, plan, true));
 }
 
+// The core's ComposedPMF as a read-only Python class: a composed window and its charges, each a named, typed field
+// (pld/compose/options.hpp), its masses an array that views the object's own vector (no copy).
+void register_composed_pmf(py::module_& m) {
+    py::class_<pld::ComposedPMF>(m, "ComposedPMF",
+                                 "A composed window of grid PMFs and its charges (pld/compose/options.hpp's "
+                                 "ComposedPMF; read by the facade as a pmf.GridPMF).")
+        .def_readonly("k_lo", &pld::ComposedPMF::k_lo, "grid index of p[0]: its loss is k_lo * h")
+        .def_readonly("h", &pld::ComposedPMF::h, "the grid interval")
+        .def_property_readonly(
+            "p",
+            [](py::object self) {
+                std::vector<double>& p = self.cast<pld::ComposedPMF&>().p;
+                return py::array_t<double>(static_cast<py::ssize_t>(p.size()), p.data(), self);
+            },
+            "the window's masses at the losses (k_lo + j) h (a view of the object's own vector)")
+        .def_readonly("p_inf", &pld::ComposedPMF::p_inf, "the mass at +infinity")
+        .def_readonly("pessimistic", &pld::ComposedPMF::pessimistic, "the side: True upper, False lower")
+        .def_readonly("shift", &pld::ComposedPMF::shift,
+                      "the window's cut mass charged as a constant (0 upper: charged to p_inf; negative lower)")
+        .def_readonly("entry_error", &pld::ComposedPMF::entry_error, "a bound on each mass's round-off")
+        .def_readonly("total_error", &pld::ComposedPMF::total_error, "a bound on the masses' summed round-off")
+        .def_readonly("spectral_l2", &pld::ComposedPMF::spectral_l2,
+                      "a bound on the Euclidean norm of the spectrum's round-off (Parseval)")
+        .def_readonly("inverse_error", &pld::ComposedPMF::inverse_error,
+                      "a bound on the inverse transform's round-off per mass")
+        .def_readonly("inverse_l2", &pld::ComposedPMF::inverse_l2,
+                      "a bound on the inverse transform's round-off in Euclidean norm")
+        .def_readonly("loss_shift", &pld::ComposedPMF::loss_shift,
+                      "the factors' loss shifts times their counts, summed and rounded up");
+}
+
 }  // namespace
 
 void register_pld_compose(py::module_ m) {
@@ -591,6 +604,7 @@ void register_pld_compose(py::module_ m) {
                 .format(o.direct_bins, o.long_fft, o.long_fft_products, o.band_rows, o.direct_min_charge,
                         o.shared_transform, o.group_cells);
         });
+    register_composed_pmf(m);
     m.def("compose_many", &compose_many, py::arg("masses"), py::kw_only(), py::arg("k_lo"), py::arg("p_inf"),
           py::arg("h"), py::arg("items"), py::arg("pessimistic"), py::arg("tail"), py::arg("max_points"),
           py::arg("workers") = py::none(), py::arg("loss_shifts") = std::vector<double>{},
@@ -617,7 +631,7 @@ void register_pld_compose(py::module_ m) {
           "The certified lower side of each item's optimistic composition at its arguments: (values, None) for an "
           "item read through its composed spectrum (pld/reads/spectral_profile.hpp: epsilon at deltas, method "
           "'epsilon', not clipped at 0, or delta at epsilons, 'delta'), else (None, its composed window as "
-          "compose_many's dict); options: as compose_many's.");
+          "compose_many's ComposedPMF); options: as compose_many's.");
     m.def("spectral_sums", &spectral_sums, py::arg("bins"), py::kw_only(), py::arg("m"), py::arg("start"),
           py::arg("width"), py::arg("h"), py::arg("J"), py::arg("long_double") = true,
           "(A, R, D, R_error, D_error) of the window points j >= J of irfft(bins, m) read from start "

@@ -9,6 +9,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
+import pytest
+
+from hockeystick import _core
+from hockeystick.pld.compose import fft
+
 PACKAGE = Path(__file__).resolve().parents[2] / "python" / "hockeystick"
 MOST_POSITIONAL = 5
 
@@ -57,3 +63,31 @@ def test_no_call_into_the_core_is_wide_or_passes_a_bare_flag() -> None:
         for call in _wide_calls(path.read_text(), str(path.relative_to(PACKAGE.parent)))
     ]
     assert not found, "\n".join(found)
+
+
+def test_a_composition_crosses_as_a_typed_read_only_struct() -> None:
+    """``compose_many`` returns the core's ``ComposedPMF`` (pld/compose/options.hpp), not a dict: each field named
+    and typed as the stub says, read-only, its masses an array viewing the object's own vector, and the facade's
+    ``GridPMF`` built from it field by field."""
+    p = np.array([0.25, 0.5, 0.25])
+    (window,) = _core.pld_compose.compose_many(
+        [p], k_lo=[-1], p_inf=[0.0], h=0.5, items=[[(0, 3)]], pessimistic=True, tail=1e-15, max_points=1 << 20
+    )
+    assert isinstance(window, _core.pld_compose.ComposedPMF)
+    assert isinstance(window.k_lo, int) and isinstance(window.pessimistic, bool)
+    charges = ("p_inf", "shift", "entry_error", "total_error", "spectral_l2", "inverse_error", "inverse_l2")
+    assert all(isinstance(getattr(window, name), float) for name in (*charges, "h", "loss_shift"))
+    assert window.k_lo == -3 and window.h == 0.5 and window.pessimistic
+    masses = window.p
+    assert masses.dtype == np.float64 and masses.base is not None  # a view, kept alive by the window
+    assert masses.sum() == pytest.approx(1.0, abs=1e-15)  # (1/4, 1/2, 1/4)^3: the binomial(6, 1/2) law
+    np.testing.assert_allclose(masses[:7], [1 / 64, 6 / 64, 15 / 64, 20 / 64, 15 / 64, 6 / 64, 1 / 64], atol=1e-15)
+    with pytest.raises(AttributeError):
+        window.k_lo = 0  # type: ignore[misc]
+    pmf = fft._grid_pmf(window, 0.5, True)
+    assert pmf.k_lo == window.k_lo and np.shares_memory(pmf.p, masses)
+    assert (pmf.entry_error, pmf.total_error, pmf.inverse_l2) == (
+        window.entry_error,
+        window.total_error,
+        window.inverse_l2,
+    )

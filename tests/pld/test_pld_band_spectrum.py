@@ -1,4 +1,4 @@
-"""Band rows of the composition (pld_band_spectrum.hpp): a one-term item whose c-fold power keeps few bins gets its
+"""Band rows of the composition (pld/compose/band_spectrum.hpp): a one-term item whose c-fold power keeps few bins gets its
 spectrum from a transform 8 times shorter plus direct sums over the band, the other bins certified dropped.
 
 Checked against the full transform (``band_rows=False``): the same windows, charges within 0.1 % (the kept
@@ -28,7 +28,7 @@ def _factor(sigma: float, q: float, h: float, pessimistic: bool):
     return factor.upper if pessimistic else factor.lower
 
 
-def _compose(pmf, rounds: int, pessimistic: bool, direct: bool, band: bool) -> dict:
+def _compose(pmf, rounds: int, pessimistic: bool, direct: bool, band: bool) -> _core.pld_compose.ComposedPMF:
     return _core.pld_compose.compose_many(
         [pmf.p],
         k_lo=[pmf.k_lo],
@@ -51,33 +51,33 @@ def _compose(pmf, rounds: int, pessimistic: bool, direct: bool, band: bool) -> d
 def test_band_rows_match_the_full_transform_within_the_charge(sigma, q, rounds, h, pessimistic, direct):
     pmf = _factor(sigma, q, h, pessimistic)
     band, full = (_compose(pmf, rounds, pessimistic, direct, b) for b in (True, False))
-    assert band["k_lo"] == full["k_lo"] and band["p"].size == full["p"].size
-    assert band["p_inf"] == full["p_inf"] and band["shift"] == full["shift"]  # the same window
+    assert band.k_lo == full.k_lo and band.p.size == full.p.size
+    assert band.p_inf == full.p_inf and band.shift == full.shift  # the same window
     # the same bins kept, their values within the FFT's bound of each other: the charges agree closely
     # (with direct bins a band row's bins come from block moments in long double, within delta_taylor ~ 1e-17
     # against the full row's direct sums' ~1.1 u: its charges may only be smaller)
     for key in ("entry_error", "total_error", "spectral_l2", "inverse_error", "inverse_l2"):
         if direct:
-            assert band[key] <= full[key] * (1.0 + 1e-3), key
+            assert getattr(band, key) <= getattr(full, key) * (1.0 + 1e-3), key
         else:
-            assert band[key] == pytest.approx(full[key], rel=1e-3), key
+            assert getattr(band, key) == pytest.approx(getattr(full, key), rel=1e-3), key
     # both within entry_error of the exact composition, so within the sum of theirs of each other
-    assert np.max(np.abs(band["p"] - full["p"])) <= band["entry_error"] + full["entry_error"]
-    assert not np.array_equal(band["p"], full["p"])  # the band path was taken (its bins are direct sums)
+    assert np.max(np.abs(band.p - full.p)) <= band.entry_error + full.entry_error
+    assert not np.array_equal(band.p, full.p)  # the band path was taken (its bins are direct sums)
 
 
 def test_a_long_one_round_support_keeps_the_full_transform():
     sigma, q, rounds, h = FULL_ONLY
     pmf = _factor(sigma, q, h, True)
     band, full = (_compose(pmf, rounds, True, False, b) for b in (True, False))
-    assert np.array_equal(band["p"], full["p"])
+    assert np.array_equal(band.p, full.p)
 
 
 @pytest.mark.parametrize("sigma,q,rounds,h", CASES)
 def test_bins_past_the_certified_band_are_below_the_dropped_power(sigma, q, rounds, h):
     """band_end's bins against numpy's full-length spectrum: every bin the samples certify has |X|^c <= 2^-64."""
     pmf = _factor(sigma, q, h, True)
-    window = _compose(pmf, rounds, True, False, False)["p"].size
+    window = _compose(pmf, rounds, True, False, False).p.size
     m = int(_core.pld_compose.fft_length(window))
     m_f, split = m // 8, 8
     folded = np.bincount(np.arange(pmf.p.size) % m_f, weights=pmf.p, minlength=m_f)
@@ -107,7 +107,7 @@ def test_band_rows_bracket_the_gaussian_closed_form():
     assert np.all(lo <= exact_hi) and np.all(exact_lo <= up) and np.all(lo <= up)
     factor = next(iter(one.directions[0])).upper
     band, full = (_compose(factor, rounds, True, False, b) for b in (True, False))
-    assert not np.array_equal(band["p"], full["p"])
+    assert not np.array_equal(band.p, full.p)
 
 
 # The edges: the Gaussian mechanism (sampling rate 1) over sigma 2 to 1e8, 2 to 2^31 rounds and grids from 1e-3
@@ -128,8 +128,8 @@ def test_gaussian_rounds_bracket_the_closed_form_at_the_edges(sigma, rounds, h):
     factor = next(iter(one.directions[0]))
     for pessimistic, pmf in ((True, factor.upper), (False, factor.lower)):
         band, full = (_compose(pmf, rounds, pessimistic, True, b) for b in (True, False))
-        assert band["k_lo"] == full["k_lo"] and band["p"].size == full["p"].size and band["p_inf"] == full["p_inf"]
-        assert np.max(np.abs(band["p"] - full["p"]), initial=0.0) <= band["entry_error"] + full["entry_error"]
+        assert band.k_lo == full.k_lo and band.p.size == full.p.size and band.p_inf == full.p_inf
+        assert np.max(np.abs(band.p - full.p), initial=0.0) <= band.entry_error + full.entry_error
 
 
 def test_some_gaussian_edge_takes_the_band_rows():
@@ -137,7 +137,7 @@ def test_some_gaussian_edge_takes_the_band_rows():
     for sigma, rounds, h in [(10.0, 10_000, 1e-3), (1e3, 10**6, 1e-3), (2.0, 2, 1e-3)]:
         pmf = next(iter(pld.gaussian(sigma, value_discretization_interval=h).directions[0])).upper
         band, full = (_compose(pmf, rounds, True, False, b) for b in (True, False))
-        taken.append(not np.array_equal(band["p"], full["p"]))
+        taken.append(not np.array_equal(band.p, full.p))
     assert taken == [True, True, False]  # two rounds keep every bin: no band
 
 
@@ -174,7 +174,7 @@ def test_two_point_factor_brackets_its_exact_binomial_composition(a):
     lo = compose([(low, rounds)], pessimistic=False, workers=1).delta(eps)
     assert np.all(lo <= exact) and np.all(exact <= up), (lo, exact, up)
     band, full = (_compose(factor, rounds, True, False, b) for b in (True, False))
-    assert (not np.array_equal(band["p"], full["p"])) == (a == 0.5)
+    assert (not np.array_equal(band.p, full.p)) == (a == 0.5)
 
 
 def test_lattice_and_infinite_mass_factors_keep_the_full_transform_bits():
@@ -187,9 +187,9 @@ def test_lattice_and_infinite_mass_factors_keep_the_full_transform_bits():
     lattice[::50] = 1.0 / 11.0
     factor = GridPMF(-250, 1e-3, lattice, 0.0, 0.0, True)
     band, full = (_compose(factor, 5000, True, False, b) for b in (True, False))
-    np.testing.assert_array_equal(band["p"], full["p"])
-    assert band["entry_error"] == full["entry_error"]
+    np.testing.assert_array_equal(band.p, full.p)
+    assert band.entry_error == full.entry_error
     heavy = GridPMF(0, 1e-3, np.full(100, 1e-14), 1.0 - 1e-12, 0.0, True)
     band, full = (_compose(heavy, 10_000, True, False, b) for b in (True, False))
-    assert band["p_inf"] == full["p_inf"] == 1.0
-    assert np.max(band["p"]) <= band["entry_error"] and np.max(full["p"]) <= full["entry_error"]
+    assert band.p_inf == full.p_inf == 1.0
+    assert np.max(band.p) <= band.entry_error and np.max(full.p) <= full.entry_error

@@ -1,8 +1,6 @@
 """FFT composition of grid PMFs and the reads of a composed spectrum (cpp/bindings/register_pld_compose.cpp);
 a composition's tuning as one ``ComposeOptions`` object."""
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
 
@@ -31,6 +29,35 @@ class ComposeOptions:
         group_cells: int = ...,
     ) -> None: ...
 
+class ComposedPMF:
+    """A composed window of grid PMFs and its charges (pld/compose/options.hpp's ComposedPMF), read-only; ``p``
+    views the object's own masses."""
+
+    @property
+    def k_lo(self) -> int: ...
+    @property
+    def h(self) -> float: ...
+    @property
+    def p(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def p_inf(self) -> float: ...
+    @property
+    def pessimistic(self) -> bool: ...
+    @property
+    def shift(self) -> float: ...
+    @property
+    def entry_error(self) -> float: ...
+    @property
+    def total_error(self) -> float: ...
+    @property
+    def spectral_l2(self) -> float: ...
+    @property
+    def inverse_error(self) -> float: ...
+    @property
+    def inverse_l2(self) -> float: ...
+    @property
+    def loss_shift(self) -> float: ...
+
 def _fft_direct() -> bool: ...
 def compose_lower_many(
     masses: list[npt.NDArray[np.float64]],
@@ -47,7 +74,7 @@ def compose_lower_many(
     method: str,
     spectral: bool = True,
     options: ComposeOptions = ...,
-) -> list[tuple[npt.NDArray[np.float64] | None, dict[str, Any] | None]]: ...
+) -> list[tuple[npt.NDArray[np.float64] | None, ComposedPMF | None]]: ...
 def compose_many(
     masses: list[npt.NDArray[np.float64]],
     *,
@@ -61,7 +88,7 @@ def compose_many(
     workers: int | None = None,
     loss_shifts: list[float] = ...,
     options: ComposeOptions = ...,
-) -> list[dict[str, Any]]: ...
+) -> list[ComposedPMF]: ...
 def compose_upper_many(
     masses: list[npt.NDArray[np.float64]],
     *,

@@ -1,11 +1,11 @@
-"""Composition of grid PMFs: the facade of the C++ composition (pld_compose.hpp) on scipy.fft.
+"""Composition of grid PMFs: the facade of the C++ composition (pld/compose/compose.hpp) on scipy.fft.
 
 The losses of independent rounds add, so the composed PLD is the convolution of
 the per-round PMFs, computed by one forward FFT per distinct factor, a pointwise
 power and one inverse FFT, with the truncation to a Chernoff window and the
 round-off of both transforms charged in the safe direction (added on a
 pessimistic PMF, subtracted on an optimistic one).  Every formula lives in
-cpp/include/hockeystick/pld_compose.hpp (Doroshenko, Ghazi, Kamath, Kumar,
+cpp/include/hockeystick/pld/compose/compose.hpp (Doroshenko, Ghazi, Kamath, Kumar,
 Manurangsi, PETS 2022, Sec. 4, for the composition; the window, the charges and
 their derivation are in that header's opening comment); the binding plugs in
 scipy.fft's batched ``rfft``/``irfft`` (``workers=``) as its FFT backend and runs
@@ -20,7 +20,7 @@ allocated for it.  Coarsen the grid or pass a larger ``max_points``.  Threads co
 at once (an accountant's ``workers=``, the caller's own) share one process-wide budget
 for their transforms' buffers, ``working_memory_limit`` (512 MiB by default): a batch
 waits until its estimated bytes fit beside those in flight, and one larger than the
-limit runs alone (cpp/include/hockeystick/working_memory_gate.hpp).
+limit runs alone (cpp/include/hockeystick/pld/compose/working_memory_gate.hpp).
 """
 
 from __future__ import annotations
@@ -99,14 +99,14 @@ def compose_many(
     same ``GridPMF`` object) used by several items of a batch is transformed once.  Each
     item's result is the same whether composed alone or in a batch, unless ``shared_transform``: then
     every item's FFT length divides that of the call's widest window, M, and each factor is transformed
-    once at M for every item (the checkpoints of a run: pld_compose.hpp's shared transform), each
+    once at M for every item (the checkpoints of a run: pld/compose/compose.hpp's shared transform), each
     result certified with the charges of that longer transform.  An item that is one
     factor once, on the side asked for, is returned as it is.  ``max_points`` caps every
     composed window (default ``DEFAULT_MAX_POINTS``); ``workers`` is scipy.fft's (None: all
     cores for a batch of several rows).  ``direct_bins=True`` recomputes the low-frequency bins
     of many-round compositions in long double: from one long-double scipy.fft transform per
-    factor (round-off bound about 8 u_L ceil(log2 M) ||p||_1, u_L = 2^-64: pld_long_spectrum.hpp)
-    where the band is wide, else by direct sums (about 1.1 u ||p||_1: pld_direct_spectrum.hpp),
+    factor (round-off bound about 8 u_L ceil(log2 M) ||p||_1, u_L = 2^-64: pld/compose/long_spectrum.hpp)
+    where the band is wide, else by direct sums (about 1.1 u ||p||_1: pld/compose/direct_spectrum.hpp),
     instead of the FFT's 8 u ceil(log2 M) ||p||_1: the charges (``total_error``, ``entry_error``)
     fall by the ratio of those bounds, at more CPU than the composition itself, so it pays
     only where the charge limits the answer (delta near 1e-9).  A row takes them where its estimated
@@ -164,7 +164,7 @@ def upper_sides(
     many rounds a composition keeps a few dozen live frequencies of thousands, and
     the suffix sums of the hockey-stick curve over its window are geometric sums of those: such an item is read
     from its spectrum (O(live bins) per grid threshold, an epsilon by a search over the grid), with no inverse
-    transform and no window (cpp/include/hockeystick/pld_spectral_profile.hpp, where its round-off is bounded in long double:
+    transform and no window (cpp/include/hockeystick/pld/reads/spectral_profile.hpp, where its round-off is bounded in long double:
     about 1e-17 to 1e-16, mostly the rounding of the sums to double).  Its charges are the composition's without the
     inverse transform's, so its values are at most the window's plus that bound.  An item whose spectrum keeps
     too many bins, or asked for so many values, that reading it costs more than its inverse transform goes
@@ -210,7 +210,7 @@ def lower_sides(
     (else None).
 
     An item whose composed spectrum keeps few live frequencies is read from them with no inverse transform and
-    no window (cpp/include/hockeystick/pld_spectral_profile.hpp's lower side: the same geometric sums as the
+    no window (cpp/include/hockeystick/pld/reads/spectral_profile.hpp's lower side: the same geometric sums as the
     upper side's, their round-off bound subtracted, the composition's charges subtracted as on the window, an
     epsilon's grid interval found by the same search): never above the true value, and against the window's
     ``GridPMF.epsilon`` or ``GridPMF.delta`` higher by at most that bound (1e-17 to 1e-16 in long double) and
@@ -295,21 +295,21 @@ def _side_calls(
     return passed, calls
 
 
-def _grid_pmf(r: dict[str, Any], h: float, pessimistic: bool) -> GridPMF:
-    """A composed window (the core's dict) as a ``GridPMF``."""
+def _grid_pmf(r: _core.pld_compose.ComposedPMF, h: float, pessimistic: bool) -> GridPMF:
+    """A composed window (the core's ``ComposedPMF``) as a ``GridPMF``."""
     return GridPMF(
-        int(r["k_lo"]),
+        r.k_lo,
         h,
-        r["p"],
-        float(r["p_inf"]),
-        float(r["shift"]),
+        r.p,
+        r.p_inf,
+        r.shift,
         pessimistic,
-        float(r["entry_error"]),
-        float(r["total_error"]),
-        float(r["spectral_l2"]),
-        float(r["inverse_error"]),
-        float(r["loss_shift"]),
-        float(r["inverse_l2"]),
+        r.entry_error,
+        r.total_error,
+        r.spectral_l2,
+        r.inverse_error,
+        r.loss_shift,
+        r.inverse_l2,
     )
 
 
