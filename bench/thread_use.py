@@ -3,7 +3,7 @@
     python bench/thread_use.py [--repeat 5] [--scale 1.0] [--only NAME ...]
 
 For every compiled function that runs a parallel loop (the flat, strided-broadcast and
-per-item drivers of cpp/bindings/loops.hpp, and the PLD cell loop inside pld_cells.hpp, which
+per-item drivers of cpp/bindings/loops.hpp, and the PLD cell loop inside pld/grid/cells.hpp, which
 has no threads argument: it runs in child processes with OMP_NUM_THREADS=1 and 2),
 on an input large enough for the automatic thread rule to choose every core, it runs the
 1-thread and the 2-thread call alternately (interleaved, after a warm-up call) and prints
@@ -133,7 +133,7 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
 
 
 def core_cell_loop() -> None:
-    """One subsampled-Gaussian PLD (both sides) at h = 1e-5: the OpenMP cell loop of pld_cells.hpp."""
+    """One subsampled-Gaussian PLD (both sides) at h = 1e-5: the OpenMP cell loop of pld/grid/cells.hpp."""
     _core.pld.subsampled_gaussian(0.8, 0.01, remove=True, h=1e-5, tail=TAIL, max_cells=MAX_CELLS)
 
 

@@ -64,7 +64,7 @@ _CHARGE = np.linspace(1e-12, 0.0, _PMF.size + 1)
 
 
 def _charged_curve() -> Any:
-    """An optimistic charged curve of ``_PMF`` with a loss shift (pld_charged_curve.hpp), its charges made up."""
+    """An optimistic charged curve of ``_PMF`` with a loss shift (pld/reads/charged_curve.hpp), its charges made up."""
     return _core.pld.ChargedCurve(
         _core.pld.GridProfile(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9),
         _CHARGE,
@@ -287,7 +287,7 @@ def _thread_cpu_ns() -> dict[str, int]:
 
 
 def _one_gaussian_pld(threads: int) -> list[Any]:
-    # One Gaussian-mechanism PLD of ~2e5 cells: the core's own cell loop (pld_cells.hpp) is parallel
+    # One Gaussian-mechanism PLD of ~2e5 cells: the core's own cell loop (pld/grid/cells.hpp) is parallel
     # for grids above 20000 cells.
     return _core.pld.subsampled_gaussian_many(
         np.array([0.6]), np.array([1.0]), np.array([True]), h=1e-4, tail=TAIL, max_cells=MAX_CELLS, threads=threads

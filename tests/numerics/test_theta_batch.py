@@ -236,7 +236,7 @@ def test_vector_exp_within_one_ulp_over_its_whole_range():
 
 
 def test_vector_expm1_within_two_ulp_over_its_whole_range():
-    """The PLD cells' quadrature takes e^x - 1 from expm1_avx2 (exp_arrays.hpp): within 2 ulp of the
+    """The PLD cells' quadrature takes e^x - 1 from expm1_avx2 (simd/exp_arrays.hpp): within 2 ulp of the
     40-digit value everywhere, across its two methods' seam at |x| = 1 and in arrays of any length
     (the last 1-3 values go through the padded vector)."""
     rng = np.random.default_rng(19)

@@ -120,7 +120,7 @@ def test_exact_losses_carry_no_charge():
 @pytest.mark.parametrize("ulps", [-3, -2, -1, 1, 2, 3])
 @pytest.mark.parametrize("h", [1.0, 0.25])
 def test_an_atom_moved_onto_a_grid_point_charges_the_distance(ulps, h):
-    """``add_atom`` (pld_cells.hpp) puts an atom within 4 ulps of a grid point on it; the distance is
+    """``add_atom`` (pld/grid/cells.hpp) puts an atom within 4 ulps of a grid point on it; the distance is
     charged too: an atom given exactly at 700 + 2 ulps sits at 700 on the grid, where the pessimistic
     side alone would read delta(700) = 0 against the true 1 - e^{-2 ulps}."""
     loss = 700.0 + ulps * math.ulp(700.0)
@@ -232,7 +232,7 @@ def test_the_lower_side_of_a_tiny_atom_between_grid_points_stays_below_the_truth
 
 def test_a_heterogeneous_composition_carries_at_least_the_exact_sum_of_its_shifts():
     """Many distinct factors (12 Laplace mechanisms, each with its own loss shift) composed in one item:
-    the composed loss shift (pld_compose.hpp's compose_many, read back by the facade) is at least the exact
+    the composed loss shift (pld/compose/compose.hpp's compose_many, read back by the facade) is at least the exact
     sum of count x shift over the factors (Fractions: no rounding), and within 1e-12 relative of it."""
     from fractions import Fraction
 

@@ -1,4 +1,4 @@
-"""The subsampled-Gaussian cells of pld_cells.hpp, bit for bit, against a plain re-statement of their formulas.
+"""The subsampled-Gaussian cells of pld/grid/cells.hpp, bit for bit, against a plain re-statement of their formulas.
 
 The C++ core batches the quadrature nodes of many cells and evaluates each libm function over the
 batch in its own loop (NodeBatch); the values must be those of the per-node formulas in their stated
@@ -6,7 +6,7 @@ order.  Python's ``math.exp``, ``math.expm1``, ``math.log1p`` and ``math.log`` c
 functions, and Python floats are IEEE doubles with one rounding per operation (the core is built with
 ``-ffp-contract=off``), so re-stating the formulas here operation by operation gives the same bits:
 any change of a formula, of the node layout or of the summation order shows as a mismatch.  A batch's
-node exponentials come from the vector kernels where this CPU has them (exp_arrays.hpp; the test
+node exponentials come from the vector kernels where this CPU has them (simd/exp_arrays.hpp; the test
 hooks ``_exp_avx2`` and ``_expm1_avx2`` give their values), a cell of more than a batch's 1024 nodes
 from libm.
 """
@@ -54,7 +54,7 @@ def std_min(a: float, b: float) -> float:
 
 
 def two_prod(a: float, b: float) -> tuple[float, float]:
-    """Dekker's exact product (error_free.hpp)."""
+    """Dekker's exact product (numerics/error_free.hpp)."""
     split = 134217729.0
     p = a * b
     ca = split * a
@@ -67,14 +67,14 @@ def two_prod(a: float, b: float) -> tuple[float, float]:
 
 
 def two_sum(a: float, b: float) -> tuple[float, float]:
-    """Knuth's exact sum (error_free.hpp)."""
+    """Knuth's exact sum (numerics/error_free.hpp)."""
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
 
 
 def minus_half_square(v_hi: float, v_lo: float, s: float, inv_s: float) -> tuple[float, float]:
-    """-(v / s)^2 / 2 as hi + correction (pld_cells.hpp's minus_half_square)."""
+    """-(v / s)^2 / 2 as hi + correction (pld/grid/cells.hpp's minus_half_square)."""
     z = v_hi * inv_s
     zs_hi, zs_lo = two_prod(z, s)
     dz = (((v_hi - zs_hi) - zs_lo) + v_lo) * inv_s
@@ -172,7 +172,7 @@ def cell_integrals(mech, xa: float, xb: float, l: float, off: float, h: float) -
         nodes = [((k + 0.5) * w + 0.5 * w * node, 0.5 * w * weight) for k in range(pieces) for node, weight in GL5]
     batched = len(nodes) <= BATCH_NODES
     kernel = mech.kernel(xa, l, off, h, *((BATCH_EXP, BATCH_EXPM1) if batched else ()))
-    cc = dd = 0.0  # the compensated sums' errors (pld_cells.hpp's CompensatedSum)
+    cc = dd = 0.0  # the compensated sums' errors (pld/grid/cells.hpp's CompensatedSum)
     for dx, weight in nodes:
         fc, fd = kernel(dx)
         c, e = two_sum(c, weight * fc)
@@ -233,7 +233,7 @@ def test_cells_are_their_formulas_bit_for_bit(sigma, q, h, remove):
 
 @pytest.mark.parametrize("shift, s", [(0.0, 0.8), (-1.0, 0.8), (0.0, 0.013), (-1.0, 3.7), (0.0, 1.0)])
 def test_batched_gaussian_exponents_are_the_one_node_values_and_exact_to_first_order(shift, s):
-    """gaussian_exponent.hpp: the batch (four nodes at a time with AVX2 + FMA where the CPU has them) gives
+    """numerics/gaussian_exponent.hpp: the batch (four nodes at a time with AVX2 + FMA where the CPU has them) gives
     the one-node path's bits at every position of the array, and e^argument * factor is e^{l - (v/s)^2/2}
     to a few u (mpmath, 40 digits), where fl(v / s)^2 lost up to (v/s)^2 u."""
     rng = np.random.default_rng(19)

@@ -1,5 +1,5 @@
 """The loss shift inside the C++ evaluations (``GridPMF.delta_tabled``'s ``_core.pld.ChargedCurve``,
-cpp/include/hockeystick/pld_charged_curve.hpp, and the epsilon scans' ``loss_shift``).
+cpp/include/hockeystick/pld/reads/charged_curve.hpp, and the epsilon scans' ``loss_shift``).
 
 On PMFs with a nonzero ``loss_shift`` from pld.laplace, discrete_laplace, randomized_response and
 from_distributions, both sides:

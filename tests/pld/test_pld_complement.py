@@ -227,7 +227,7 @@ def _masses(rng: np.random.Generator, n: int) -> np.ndarray:
 @given(seed=st.integers(0, 2**32 - 1))
 def test_the_scans_are_the_numpy_forms_bit_for_bit(seed):
     """The core's geometric sums (every index, any shape of indices) and likelihood-ratio thresholds
-    (pld_complement_scans.hpp) give the doubles and indices the numpy forms gave: random masses over 300
+    (pld/reads/complement_scans.hpp) give the doubles and indices the numpy forms gave: random masses over 300
     decades, decays from 0 to past e^-decay's underflow, windows overlapping or not, eps at +-inf and NaN."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(0, 400))

@@ -1,4 +1,4 @@
-"""The C++ composition (pld_compose.hpp) behind pld.compose: FFT lengths, batching, the memory cap."""
+"""The C++ composition (pld/compose/compose.hpp) behind pld.compose: FFT lengths, batching, the memory cap."""
 
 from __future__ import annotations
 
@@ -185,7 +185,7 @@ def _snapped(lam: float) -> float:
 
 
 def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
-    """The window walks the Chernoff ladder from the Gaussian-optimal rungs (pld_compose.hpp, chernoff_edges);
+    """The window walks the Chernoff ladder from the Gaussian-optimal rungs (pld/compose/compose.hpp, chernoff_edges);
     its edges must be those of the best of all 13 rungs per side, computed here from the certified log-MGF,
     on cases whose best rungs lie by the Gaussian optimum and far from it (the walk's both ends), and of the
     fixed rungs too where that window is wider than kFixedLadderWidth, or than kOvershotLadderWidth with a best
@@ -255,7 +255,7 @@ def test_a_near_point_mass_is_cut_by_the_fixed_ladder():
 def test_dropped_bins_stay_within_the_charged_entry_error(p1, count):
     """Two grid points composed ``count`` times is a binomial law, its masses known to ~1e-15 relative;
     far from zero frequency |X_k| = |1 - p1 + p1 e^{-i w_k}| falls to |1 - 2 p1|, so most bins' powers
-    are far below the dropped-bin bound tau = 2^-64 (left at 0, charged 2 tau each: pld_compose.hpp)."""
+    are far below the dropped-bin bound tau = 2^-64 (left at 0, charged 2 tau each: pld/compose/compose.hpp)."""
     from scipy.stats import binom
 
     factor = pmf_module.GridPMF(k_lo=0, h=0.5, p=np.array([1.0 - p1, p1]), p_inf=0.0)

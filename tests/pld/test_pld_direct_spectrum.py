@@ -1,4 +1,4 @@
-"""Directly computed DFT bins (pld_direct_spectrum.hpp) and the smaller round-off charges they give.
+"""Directly computed DFT bins (pld/compose/direct_spectrum.hpp) and the smaller round-off charges they give.
 
 The bins are checked against a 50-digit mpmath DFT of the folded signal: every error within the
 stated bound, the bound a few u times the l1 norm (far below the FFT's 8 u ceil(log2 M)).  The

@@ -35,7 +35,7 @@ def test_gaussian_cells_match_mpmath():
 def test_composed_pessimistic_mass_exceeds_one_by_about_the_loss_shift():
     """After 5964 rounds of sigma 0.5493, q 0.04833 (a G1 block whose near-one points the edge factor decides)
     the pessimistic finite mass exceeds 1 by about the composed loss shift T e (each round's factor is
-    1 + e + e^2 + 16u, and the cells' round-off adds <= 64u e^h: pld_connect_dots.hpp), and the optimistic
+    1 + e + e^2 + 16u, and the cells' round-off adds <= 64u e^h: pld/grid/connect_dots.hpp), and the optimistic
     mass falls short of 1 by at least T e (its factor is 1 - e - 4u).  Factors of 1 +- 4e would make the
     excess 4 T e, 5.9e-9 of the bracket near delta = 1 instead of 2.4e-9."""
     d = pld.subsampled_gaussian(0.5493, 0.04833, value_discretization_interval=1e-3).self_compose(5964)
@@ -67,7 +67,7 @@ def test_gaussian_compositions_near_delta_one_are_bracketed(s, rounds, h):
 
 
 def test_gaussian_cell_masses_match_mpmath():
-    """pld_cells.hpp's cell_mass through the binding: a_j = P(L in cell j) and e^{l_j} b_j = e^{l_j} Q(L in cell j)
+    """pld/grid/cells.hpp's cell_mass through the binding: a_j = P(L in cell j) and e^{l_j} b_j = e^{l_j} Q(L in cell j)
     for L ~ N(1/(2 s^2), 1/s^2) under P and N(-1/(2 s^2), 1/s^2) under Q, from the normal cdf at 30 digits."""
     s, h = 0.8, 0.05
     cells = _core.pld.subsampled_gaussian_cells(s, 1.0, remove=True, h=h, tail=1e-12, max_cells=1 << 20)
@@ -86,7 +86,7 @@ def test_gaussian_cell_masses_match_mpmath():
 def test_pmfs_are_valid_pairs(sigma, q):
     """Non-negative masses, P-mass <= 1 (the pessimistic side: 1, raised by the cells' edge factor
     1 + e + e^2 + 16u, e = edge_error, and by the cells' round-off, at most 32u (1 + e^h) of the mass:
-    pld_connect_dots.hpp), Q-mass sum p e^{-l} <= 1 (the same raise allowed).  A factor of 1 + 4e would
+    pld/grid/connect_dots.hpp), Q-mass sum p e^{-l} <= 1 (the same raise allowed).  A factor of 1 + 4e would
     fail the bound below (e is 1e-14 or more here)."""
     for f in _factors(pld.subsampled_gaussian(sigma, q, value_discretization_interval=2e-3)):
         assert f.connect_dots
@@ -184,7 +184,7 @@ def _exact_subsampled_gaussian_delta(sigma: float, q: float, eps: float) -> floa
 @pytest.mark.parametrize("h", [0.3, 1.0, 4.0])
 @pytest.mark.parametrize("sigma, q", [(0.25, 1.0), (0.25, 1e-3), (1.0, 0.3), (4.0, 1.0), (0.6, 0.05)])
 def test_one_round_bracket_holds_the_exact_delta_on_coarse_grids(sigma, q, h):
-    """The cells' node exponentials come from the vector kernels (exp_arrays.hpp) where the CPU has them; on a
+    """The cells' node exponentials come from the vector kernels (simd/exp_arrays.hpp) where the CPU has them; on a
     coarse grid with little noise their expm1 arguments lie far beyond 1 (the exp - 1 branch) and their exp
     arguments near underflow.  One round's certified bracket still holds the 40-digit delta at every eps, q = 1
     included (there the cells are the Gaussian mechanism's)."""
@@ -217,7 +217,7 @@ def test_one_round_bracket_holds_the_exact_delta_on_coarse_grids(sigma, q, h):
 def test_cell_edges_lie_within_their_charged_loss_error(sigma, q, h, remove):
     """Every cell edge x^_j = x_of_loss(l_j) as the core computes it has a true loss L(x^_j) (mpmath, 50
     digits) within the cells' edge_error of the grid loss j h: the loss error the PMFs charge as their
-    loss shift (pld_cells.hpp, Cells::edge_error; ~1e-15 here)."""
+    loss shift (pld/grid/cells.hpp, Cells::edge_error; ~1e-15 here)."""
     cells = _core.pld.subsampled_gaussian_cells(sigma, q, remove=remove, h=h, tail=1e-15, max_cells=1 << 26)
     k = cells["k_lo"] + np.arange(len(cells["c"]) + 1)
     x, _ = _core.pld._subsampled_gaussian_edges(sigma, q, remove=remove, l=k * h)
@@ -260,7 +260,7 @@ def test_a_grid_finer_than_its_edges_are_placed_is_refused():
 def test_cell_values_lie_within_the_stated_round_off(sigma, q, h, remove):
     """A cell's two numbers against 40-digit integrals over the core's own edges, with its kernel's convention
     (the loss at the lower edge taken as l_j, the loss error the edges charge): |dc| + |dd| within
-    ``cell_round_off`` = 32u of c + d (pld_cells.hpp), which the optimistic side allows for.  Cells in the
+    ``cell_round_off`` = 32u of c + d (pld/grid/cells.hpp), which the optimistic side allows for.  Cells in the
     far tails (x/s ~ 9), where fl(x/s)^2 had put up to 80u into c_j, and the add direction's longest cells
     (hundreds of nodes, 36u with a plain sum) are among them."""
     mp = mpmath

@@ -1,5 +1,5 @@
-"""The grid's epsilon inversion rounds outward (``pld_hockey_stick.hpp``'s ``charged_epsilon`` and
-``pld_epsilon_bracket.hpp``'s ``charged_lower_epsilon``): the upper epsilon is never ulps below the
+"""The grid's epsilon inversion rounds outward (``pld/reads/hockey_stick.hpp``'s ``charged_epsilon`` and
+``pld/reads/epsilon_bracket.hpp``'s ``charged_lower_epsilon``): the upper epsilon is never ulps below the
 true crossing, the lower never ulps above it.
 
 The pair P = (1/2, 1/2), Q = (1 - e^-L / 2, e^-L / 2) has delta(eps) = (1 - e^{eps - L}) / 2 for

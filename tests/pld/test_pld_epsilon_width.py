@@ -182,7 +182,7 @@ _SPECIAL = np.array([0.0, -0.0, 5e-324, 1e-300, 1e-12, 0.5, 1.0, 1.0 - 1e-16, 2.
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_the_widths_are_the_numpy_forms_bit_for_bit(seed):
-    """Both rules, computed by the core (pld_epsilon_width.hpp), give numpy's doubles (sign of zero, inf and NaN
+    """Both rules, computed by the core (pld/reads/epsilon_width.hpp), give numpy's doubles (sign of zero, inf and NaN
     included) wherever epsilon is not NaN: random brackets and special values (-0, subnormal, inf, NaN bounds).
     The C library's expm1 and log1p on both sides (``c_math``): numpy's own vectorized ones (AVX-512 builds)
     may differ by an ulp, within the rules' 1e-12 rounding up, but not byte for byte."""

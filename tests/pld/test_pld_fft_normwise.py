@@ -1,8 +1,8 @@
-"""The normwise FFT error model (pld_fft_backend.hpp) and the charge it gives the composition's inverse.
+"""The normwise FFT error model (pld/compose/fft_backend.hpp) and the charge it gives the composition's inverse.
 
 The backend promises, besides the entrywise bound, that the error vector of either transform has
 Euclidean norm at most 8 u ceil(log2 n) times that of the exact output (Higham, Accuracy and Stability
-of Numerical Algorithms, 2nd ed., Thm 24.2).  pld_compose.hpp then charges the inverse transform's own
+of Numerical Algorithms, 2nd ed., Thm 24.2).  pld/compose/compose.hpp then charges the inverse transform's own
 error over n grid points by inverse_l2 sqrt(n) where that is below inverse_error n: after few rounds
 of a small sampling rate by 10-100x (sigma 0.5, q 1e-4, 10 rounds: 1.7e-10 -> 1.1e-12 at a delta of
 1e-9).  Checked here against long-double references: scipy's pocketfft at every ``fft_length`` family,

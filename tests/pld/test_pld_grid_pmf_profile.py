@@ -96,7 +96,7 @@ def test_top_profile_answers_exactly_as_the_whole_profile():
     deltas = np.concatenate([np.logspace(-14, -0.01, 300), composed.delta(eps[::20])])
     np.testing.assert_array_equal(composed.raw_delta(eps, 1), _whole_delta(composed, eps))
     # The optimistic scan (C++) of an uncharged PMF is the inversion of its curve scaled by 1 - slack,
-    # rounded down by its round-off (pld_hockey_stick.hpp's inversion_error): never above it, within ulps.
+    # rounded down by its round-off (pld/reads/hockey_stick.hpp's inversion_error): never above it, within ulps.
     uncharged = GridPMF(composed.k_lo, composed.h, composed.p, composed.p_inf, 0.0, False)
     scanned = uncharged.epsilon(deltas)
     inverted = _whole_epsilon(composed, deltas / (1.0 - uncharged.suffix_sum_slack()))

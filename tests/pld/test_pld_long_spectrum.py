@@ -1,4 +1,4 @@
-"""DFT bins from one long-double FFT (pld_long_spectrum.hpp) and the compositions that use them.
+"""DFT bins from one long-double FFT (pld/compose/long_spectrum.hpp) and the compositions that use them.
 
 The bins are checked against a 50-digit mpmath DFT of the signal folded mod m: every error within the
 stated bound (about 8 u_L ceil(log2 m) ||p||_1, u_L = 2^-64).  The compositions are checked against the
@@ -130,7 +130,7 @@ def _core_compose(
     """compose_many with direct bins through the binding, choosing whether the scipy backend offers its
     long-double transform (long_fft=False: a backend without one, so the direct sums) and what it is taken
     to cost (products = 0: wherever its bound is the smaller; the default keeps the direct sums for bands
-    whose products cost less than the transform).  No band rows by default (pld_band_spectrum.hpp): their bins
+    whose products cost less than the transform).  No band rows by default (pld/compose/band_spectrum.hpp): their bins
     are direct sums whichever backend, and these tests are of the long-double transform's."""
     pmfs: list[GridPMF] = []
     for item in items:
@@ -198,7 +198,7 @@ def test_the_facade_takes_the_long_fft_bins_where_direct_sums_cost_more():
     """sigma 0.5, q 1e-4, 47149 rounds (the remove direction's factor spans ~10^4 grid points, so its band
     costs far more in direct products than one transform): compose(direct_bins=True) through the facade
     gives the bits of the long-double transform, not the direct sums'.  A many-round Gaussian (narrow
-    factor, short band) keeps the cheaper direct sums by default, as a band row (pld_band_spectrum.hpp)."""
+    factor, short band) keeps the cheaper direct sums by default, as a band row (pld/compose/band_spectrum.hpp)."""
     dist = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2e-3)
     ((factor, count),) = dist.directions[0].items()
     item = [(factor.upper, count * 47149)]

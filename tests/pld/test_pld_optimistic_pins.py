@@ -1,5 +1,5 @@
 """Bit-for-bit pins of the optimistic (lower) PMFs, so refactoring ``optimistic_pmf``
-(cpp/include/hockeystick/pld_connect_dots.hpp) cannot change a single bit of its output.
+(cpp/include/hockeystick/pld/grid/connect_dots.hpp) cannot change a single bit of its output.
 
 The pinned digests (SHA-256 of the float64 masses, plus k_lo, the mass at infinity and the
 connect-the-dots flag) are computed by this module's ``main`` (``python tests/pld/test_pld_optimistic_pins.py``).

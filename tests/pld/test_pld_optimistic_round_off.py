@@ -4,7 +4,7 @@ chord that meets the true curve.
 Without that lowering ``pld.discrete_laplace(700, 2).delta(0, bound="lower")`` would be
 1.000000000000107, above the truth (at most 1), and so would ``randomized_response(0, 2)``,
 ``eps_delta_dp(800)`` and ``from_distributions([1, 0], [0, 1], exact_zeros=False)``: their atom sits at
-a loss near 741, and a convex minorant of ``optimistic_pmf`` (cpp/include/hockeystick/pld_connect_dots.hpp)
+a loss near 741, and a convex minorant of ``optimistic_pmf`` (cpp/include/hockeystick/pld/grid/connect_dots.hpp)
 keeping its blocks' log widths as absolute losses would carry ~741 u of round-off into each pooled mass
 e^{l_j - log width} (the atom's P-mass 1 + 1.1e-13).  The blocks keep their widths relative to their own
 grid point, every mass is lowered by a bound on its round-off, and blocks are pooled only when out of

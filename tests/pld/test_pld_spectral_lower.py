@@ -1,5 +1,5 @@
 """The certified lower epsilon and delta read from an optimistic composition's live frequencies
-(pld_spectral_profile.hpp's lower side, ``compose.lower_sides``).
+(pld/reads/spectral_profile.hpp's lower side, ``compose.lower_sides``).
 
 - Against the inverse-transform read of the same composition (the optimistic window, ``GridPMF``): a lower
   delta read from the spectrum lies within three of the window's charges at its argument of the window's (the

@@ -1,4 +1,4 @@
-"""The certified upper epsilon and delta read from a composition's live frequencies (pld_spectral_profile.hpp).
+"""The certified upper epsilon and delta read from a composition's live frequencies (pld/reads/spectral_profile.hpp).
 
 - The suffix sums A, R, D over a window of the inverse of a few live bins, read without the inverse transform,
   lie within their stated bounds of the same sums of the exact inverse (long-double direct sums over every

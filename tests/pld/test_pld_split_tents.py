@@ -1,4 +1,4 @@
-"""The optimistic side's split tents (cpp/include/hockeystick/pld_connect_dots.hpp): the half-cell
+"""The optimistic side's split tents (cpp/include/hockeystick/pld/grid/connect_dots.hpp): the half-cell
 integrals behind them, the direction of the lower bound they give, and how much they tighten it.
 
 References are independent of the discretization: one round's delta in closed form (Gaussian tails
@@ -65,7 +65,7 @@ def _mixture_cell(s: float, q: float, lo: float, hi: float) -> dict[str, mp.mpf]
 
 def test_half_cells_match_mpmath():
     """c_lo = E_P[(1 - e^{l_j - L}); L in (l_j, l_j + h/2]], d_hi likewise on the upper half, and the cell's own
-    numbers (sums of the halves' where the halves are kept, pld_cells.hpp), by 30-digit quadrature of
+    numbers (sums of the halves' where the halves are kept, pld/grid/cells.hpp), by 30-digit quadrature of
     the small-q remove pair: heavy cells near loss 0 (split into halves) and light tail cells (3-point
     Gauss-Legendre, no halves: -1)."""
     s, q, h = 0.8, 1e-3, 1e-4

@@ -1,4 +1,4 @@
-"""Band bins from block moments (pld_taylor_spectrum.hpp) against exact DFT values and the long-double transform."""
+"""Band bins from block moments (pld/compose/taylor_spectrum.hpp) against exact DFT values and the long-double transform."""
 
 import mpmath
 import numpy as np

@@ -1,4 +1,4 @@
-"""The two-resolution lower side for q < h (pld/sampling/two_resolution.py, pld_mean_contraction.hpp).
+"""The two-resolution lower side for q < h (pld/sampling/two_resolution.py, pld/sampling/mean_contraction.hpp).
 
 The merge onto the coarse grid must keep P-mass and E_P[e^{-L}] up to round-off that goes the safe
 way, put every atom on the grid, and never raise delta; the composed lower side must stay below the

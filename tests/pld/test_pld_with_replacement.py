@@ -261,7 +261,7 @@ def test_bad_arguments_name_the_argument():
 def test_upper_pair_is_symmetric_and_carries_all_the_mass():
     """The upper PLD dominates both orders of every neighbouring pair: its curve obeys
     delta(-eps) = 1 - e^-eps + e^-eps delta(eps) (a symmetric pair), and its PMF has mass 1 (raised by
-    the cells' edge factor 1 + 4 e at most, e <= its loss shift: pld_connect_dots.hpp)."""
+    the cells' edge factor 1 + 4 e at most, e <= its loss shift: pld/grid/connect_dots.hpp)."""
     d = pld.with_replacement_subsampled_gaussian(2.0, 5, 10, value_discretization_interval=1e-3)
     upper = next(iter(d.directions[0])).upper
     assert 1.0 - 1e-12 <= upper.finite_mass + upper.p_inf <= 1.0 + 4.0 * upper.loss_shift + 1e-12

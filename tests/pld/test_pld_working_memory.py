@@ -1,4 +1,4 @@
-"""Memory of the PLD compositions: the process-wide gate on their buffers (working_memory_gate.hpp) and the
+"""Memory of the PLD compositions: the process-wide gate on their buffers (pld/compose/working_memory_gate.hpp) and the
 largest window ``accuracy=`` builds (``grid.constants.MAX_WINDOW``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Calls into the compiled contraction kernels (cpp/include/hockeystick/contraction_*.hpp).
+"""Calls into the compiled contraction kernels (cpp/include/hockeystick/contraction/*.hpp).
 
 Inputs are broadcast as numpy views (stride 0 along repeated axes), so the compiled
 loop reads a grid built from short axes in place.  For the geometric and random-stop

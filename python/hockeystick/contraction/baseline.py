@@ -154,7 +154,7 @@ class PNSGDRenyiBaseline:
         eps = _checks.epsilon_values(epsilon)
         with np.errstate(invalid="ignore"):
             gap = eps - self.kappa
-            # rounded up by 2^-42 relative like every reported delta (see contraction_bounds.hpp)
+            # rounded up by 2^-42 relative like every reported delta (see contraction/bounds.hpp)
             out = np.where(gap > 0, np.minimum(1.0, np.exp(-np.square(gap) / (4.0 * self.kappa)) * _SAFE_SIDE), 1.0)
         return float(out) if out.ndim == 0 else out
 

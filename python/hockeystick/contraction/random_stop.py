@@ -10,7 +10,7 @@ which for tau0 = 1 and T = n/m is the paper's (1/T^2) double sum.  The double su
 accumulated in O(T) (S_tau = b_tau S_{tau-1} + a_tau, R = sum S_tau).  For a constant
 schedule it is the closed form (000 eq. 12)
     (m/n)(1/N) theta(r1) sum_{tau=tau0..T} (1 - theta(r2)^tau) / (1 - theta(r2)),
-summed exactly as H(N) + G(tau0) G(N) (contraction_sums.hpp) with no cancellation.
+summed exactly as H(N) + G(tau0) G(N) (contraction/sums.hpp) with no cancellation.
 
     RandomStopTrustedAggregator          constant eta, sigma; all arguments broadcast
     RandomStopTrustedAggregatorSchedule  per-round eta_t, sigma_t (exact O(T) double sum);

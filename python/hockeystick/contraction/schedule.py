@@ -3,7 +3,7 @@
     delta(eps) = (m/n) sum_{t=1..T} theta_eps(2L/(sqrt(m) sigma_t)) prod_{j=t+1..T} theta_eps(D_j sqrt(m)/(eta_j sigma_j))
 
 evaluated by the recursion S_t = b_t S_{t-1} + a_t in O(T) per epsilon (C++,
-cpp/include/hockeystick/contraction_sums.hpp).  A schedule is a fixed sequence of
+cpp/include/hockeystick/contraction/sums.hpp).  A schedule is a fixed sequence of
 rounds, so here only epsilon / delta broadcast (any shape); the other parameters
 are scalars and sigma / learning_rate are scalars or 1-d arrays of length T.
 D_j = 2 rho (convex), 2 (rho + eta_j L) (nonconvex), as in trusted_aggregator.py.

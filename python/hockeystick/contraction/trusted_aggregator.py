@@ -27,7 +27,7 @@ non-integer exponent n/m = 10/3.
 
 The closed form is evaluated as (m/n) theta(r1) (-expm1(T log b)) / (1 - b) with
 1 - b computed directly (no cancellation when b -> 1) and log b = log1p(-(1 - b)),
-all in log space below 1e-250; see cpp/include/hockeystick/contraction_sums.hpp.
+all in log space below 1e-250; see cpp/include/hockeystick/contraction/sums.hpp.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ Three values of H, every one returned by ``interpolation_bound``:
   h0 (see docs/paper-004-errata.md section 1).
 
 h0 <= h_optimal <= h_composition always.
-The O(T) pass runs in C++ (cpp/include/hockeystick/fdp_interpolation.hpp), OpenMP over grid points.
+The O(T) pass runs in C++ (cpp/include/hockeystick/fdp/interpolation.hpp), OpenMP over grid points.
 """
 
 from __future__ import annotations

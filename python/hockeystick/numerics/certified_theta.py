@@ -7,7 +7,7 @@ carries the core's documented error (docs/architecture.md, "Outward rounding"):
 
 * ``theta``: relative error <= RHO = 1e-12 wherever theta >= 1e-300 (DESIGN.md, numerical
   contract; worst measured 1.4e-14 against 50-digit mpmath);
-* ``log_theta``: absolute error <= LOG_ERROR = 1e-10 (hockey_stick.hpp).
+* ``log_theta``: absolute error <= LOG_ERROR = 1e-10 (numerics/hockey_stick.hpp).
 
 The rule: an upper bound is the computed value t widened by the documented error and rounded
 up, a lower bound narrowed and rounded down; an inverse (epsilon for delta, r for delta) is

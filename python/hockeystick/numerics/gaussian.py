@@ -2,7 +2,7 @@
 
 Q(x) = P(N(0,1) > x) = phi(x) M(x), with the Mills ratio M(x) = sqrt(pi/2) erfcx(x/sqrt 2)
 from W. J. Cody's rational approximations (Math. Comp. 23, 1969); see
-cpp/include/hockeystick/gaussian_tail.hpp for the regimes.  Relative error
+cpp/include/hockeystick/numerics/gaussian_tail.hpp for the regimes.  Relative error
 <= 1e-12 against 50-digit mpmath wherever the value is >= 1e-300; log Q stays
 finite and accurate far below that.
 """

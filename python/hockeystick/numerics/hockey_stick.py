@@ -11,7 +11,7 @@ The naive formula cancels catastrophically (small r, large eps, delta far below
 1e-16) and overflows for eps > 709.  hockeystick uses
 theta = phi(x1) (M(x1) - M(x2)), x1 = eps/r - r/2, x2 = x1 + r, and where that
 difference would still cancel, phi(x1) times the Gauss-Legendre integral of
-N(t) = 1 - t M(t) over [x1, x2]; see cpp/include/hockeystick/hockey_stick.hpp.
+N(t) = 1 - t M(t) over [x1, x2]; see cpp/include/hockeystick/numerics/hockey_stick.hpp.
 """
 
 from __future__ import annotations

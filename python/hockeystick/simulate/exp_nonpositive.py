@@ -5,7 +5,7 @@ e^(-|z|) and the softmax as e^(z_c - max_c z_c).  libm's ``exp`` is a call LLVM 
 (one call per row, about 6 ns each on the benchmark machine); this is inline arithmetic.
 
 Method (Cody & Waite, "Software Manual for the Elementary Functions", 1980, ch. 6; the same as
-cpp/include/hockeystick/exp_avx2.hpp but without fused multiply-adds, so its bits do not depend on
+cpp/include/hockeystick/simd/exp_avx2.hpp but without fused multiply-adds, so its bits do not depend on
 whether the machine has FMA): x is clamped to [-746, 0]; k = round(x / ln 2) by adding and
 subtracting 1.5 * 2^52 (round to nearest even, exact for |x / ln 2| < 2^51); t = (x - k ln2_hi) -
 k ln2_lo with fdlibm's split of ln 2 (ln2_hi has 32 significant bits, so k ln2_hi is exact for

@@ -3,7 +3,7 @@
 ``ChargedGrid`` holds the masses on the grid l_k = k h and the charges of their composition; it reads the
 uncharged curve from C++ suffix sums (``_core.pld.GridProfile``, built once per PMF, or from the grid points above
 the queries only), the charged side at each eps (``charged_side``), the round-off charges (computed by the core:
-pld_hockey_stick.hpp's GridCharges, pld_charged_curve.hpp) and ``tabled_curve``, the C++ evaluator of both.
+pld/reads/hockey_stick.hpp's GridCharges, pld/reads/charged_curve.hpp) and ``tabled_curve``, the C++ evaluator of both.
 ``pmf.GridPMF`` adds the optimistic side's suffix maxima (``pmf_envelope``) and the inverse, epsilon(delta).
 """
 
@@ -138,7 +138,7 @@ class ChargedGrid:
     def _charged_side(self, eps: np.ndarray, pessimistic: bool, threads: int) -> np.ndarray:
         """At eps (any shape; the curve's argument, already moved): min(raw (1 + slack) + shift + charge, 1)
         (``pessimistic``) or max(raw (1 - slack) + shift - 2 charge, 0), raw the uncharged curve and charge
-        ``charge_at``'s, in one core call per profile (pld_charged_curve.hpp's ``charged_side``, the same
+        ``charge_at``'s, in one core call per profile (pld/reads/charged_curve.hpp's ``charged_side``, the same
         doubles as those numpy formulas)."""
 
         def side(profile: _core.pld.GridProfile, at: np.ndarray) -> np.ndarray:
@@ -156,7 +156,7 @@ class ChargedGrid:
         return self._over_profiles(np.ascontiguousarray(eps.ravel()), side).reshape(eps.shape)[()]
 
     def charges(self) -> _core.pld.Charges:
-        """This grid's charges as the core reads them (pld_hockey_stick.hpp's GridCharges): its shift, the suffix
+        """This grid's charges as the core reads them (pld/reads/hockey_stick.hpp's GridCharges): its shift, the suffix
         sums' slack, the round-off bounds of its entries and its loss shift; each core call reads the fields its
         formula names (the round-off charges none of shift, slack and loss shift; a side at an argument already
         moved not the loss shift)."""
@@ -196,7 +196,7 @@ class ChargedGrid:
         ).reshape(total.shape)
 
     def charge_at(self, eps: np.ndarray) -> np.ndarray:
-        """Round-off charge at eps: that of the grid points above eps (one core call, pld_charged_curve.hpp's
+        """Round-off charge at eps: that of the grid points above eps (one core call, pld/reads/charged_curve.hpp's
         ``charge_at_argument``: ``charge_of_masses`` of their count)."""
         return _core.pld.round_off_charge_at(
             eps,
@@ -211,7 +211,7 @@ class ChargedGrid:
 
     def _moved(self, values: np.ndarray, up: bool) -> np.ndarray:
         """``values`` moved by ``loss_shift`` s, rounded outward: + s rounded up or - s rounded down
-        (``_core.pld.loss_shifted``, cpp/include/hockeystick/pld_hockey_stick.hpp); +-inf and NaN stay;
+        (``_core.pld.loss_shifted``, cpp/include/hockeystick/pld/reads/hockey_stick.hpp); +-inf and NaN stay;
         the values themselves when s = 0."""
         if self.loss_shift == 0.0:
             return values
@@ -234,7 +234,7 @@ class ChargedGrid:
 
     @cached_property
     def tabled_curve(self) -> _core.pld.ChargedCurve:
-        """``delta_tabled``'s evaluator (cpp/include/hockeystick/pld_charged_curve.hpp): the full profile,
+        """``delta_tabled``'s evaluator (cpp/include/hockeystick/pld/reads/charged_curve.hpp): the full profile,
         ``_charge_table``, the shift, the slack, the loss shift and the side; on a charged optimistic
         PMF it builds the suffix maxima of ``delta``'s full pass (``pmf_envelope.envelope_table``: max over grid
         points l_j, j >= k, of the charged lower curve), elsewhere the side is its charged value alone."""

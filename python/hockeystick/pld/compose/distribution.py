@@ -456,7 +456,7 @@ def undominated_lower_values(
     ``undominated_lower_sides`` composes (the leading one first, then those it does not dominate), without
     keeping composed PMFs where none is made: one ``compose.lower_sides`` per tail and pass, which reads each
     optimistic composition with few live frequencies from its spectrum (no inverse transform: never above the
-    truth, within the window's charges of the window's lower value: pld_spectral_profile.hpp), the others from
+    truth, within the window's charges of the window's lower value: pld/reads/spectral_profile.hpp), the others from
     their windows, which are kept in ``_composed`` as ``compose_all`` keeps them.  Never from PMFs
     composed earlier, so the values do not depend on what was asked before (as ``direction_uppers``;
     ``shared_transform``: as ``brackets``')."""
@@ -560,8 +560,8 @@ def compose_all(
     """Composes, on one side, every direction (or, per PLD, the ``directions`` listed) of every PLD
     not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a batch;
     ``direct_bins``: the low-frequency bins many rounds amplify recomputed accurately, by one long-double
-    FFT per factor where the band is wide (pld_long_spectrum.hpp) or by blocked direct sums where it is
-    short (pld_direct_spectrum.hpp), for a smaller round-off charge at more CPU: ``compose.compose_many``, as
+    FFT per factor where the band is wide (pld/compose/long_spectrum.hpp) or by blocked direct sums where it is
+    short (pld/compose/direct_spectrum.hpp), for a smaller round-off charge at more CPU: ``compose.compose_many``, as
     its ``direct_min_charge`` and ``shared_transform``).
 
     A sweep over many PLDs then pays one ``compose_many`` (shared 2-d FFTs) per tail

@@ -14,22 +14,22 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
 - ``spectral_l2`` sqrt(n) + min(``inverse_error`` n, ``inverse_l2`` sqrt(n)): the error splits
   into a part whose Euclidean norm is at most ``spectral_l2`` (Parseval) and the inverse
   transform's own, at most ``inverse_error`` per entry and ``inverse_l2`` in Euclidean norm
-  (cpp/include/hockeystick/pld_fft_backend.hpp's normwise model); by Cauchy-Schwarz a part of
+  (cpp/include/hockeystick/pld/compose/fft_backend.hpp's normwise model); by Cauchy-Schwarz a part of
   Euclidean norm E adds at most E sqrt(n) over n entries (with weights in [0, 1]);
 - ``slack``: the relative round-off of the suffix sums, 4 (n + 4) u for n grid points
-  (``_core.pld.suffix_sum_slack``, cpp/include/hockeystick/pld_epsilon_bracket.hpp);
+  (``_core.pld.suffix_sum_slack``, cpp/include/hockeystick/pld/reads/epsilon_bracket.hpp);
 - ``loss_shift``: a bound s on how far the true losses may lie from the losses the grid
   masses were built from (an atom loss log p - log q computed in floating point errs by up to
   ``finite_atoms.loss_round_off``; a continuous cell's rounded edge by up to its ``Cells::edge_error``,
-  cpp/include/hockeystick/pld_cells.hpp, whose masses the core also scales by 1 +- 4 x that, since such a
+  cpp/include/hockeystick/pld/grid/cells.hpp, whose masses the core also scales by 1 +- 4 x that, since such a
   cell keeps one of its P- and Q-masses and scales the other), charged as a shift of the curve in eps rather than by moving
   mass: the true PLD is dominated by the built one moved up by s and dominates it moved down by s,
   so delta_true(eps) <= delta_pess(eps - s) and delta_true(eps) >= delta_opt(eps + s), and
   epsilon moves by +s (pessimistic) or -s (optimistic), each argument or result rounded outward
-  (in C++: ``loss_shifted``, cpp/include/hockeystick/pld_hockey_stick.hpp, inside the epsilon scans and
+  (in C++: ``loss_shifted``, cpp/include/hockeystick/pld/reads/hockey_stick.hpp, inside the epsilon scans and
   ``delta_tabled``'s evaluator, and through ``_moved`` for ``delta`` and ``delta_many``).
   The losses of independent rounds add, so a composition's shift is the sum of count x shift
-  (pld_compose.hpp's ``compose_many``, rounded up); s = 0 leaves every value bit-identical.
+  (pld/compose/compose.hpp's ``compose_many``, rounded up); s = 0 leaves every value bit-identical.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ class GridPMF(ChargedGrid):
         One scan down the grid for all deltas in C++.  Pessimistic (``pld_charged_epsilon``): the
         charge is constant on each open grid interval, so the first grid point from the top where
         the charged curve exceeds delta fixes the interval, inverted there exactly.  Optimistic
-        (``pld_charged_lower_epsilon``, cpp/include/hockeystick/pld_epsilon_bracket.hpp): the
+        (``pld_charged_lower_epsilon``, cpp/include/hockeystick/pld/reads/epsilon_bracket.hpp): the
         highest grid point where the charged lower curve exceeds delta fixes the interval (every
         eps below it has true delta above the target), inverted there with that interval's charge.
         Each answer then moved outward by ``loss_shift`` in the scan (+s rounded up pessimistic, -s rounded

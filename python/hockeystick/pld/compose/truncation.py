@@ -3,12 +3,12 @@
 Every composition truncates twice, and both are charged, never ignored:
 
 1. each round's discretization stops at [x_lo, x_hi] with P-mass tail / 2 beyond each end
-   (pld_cells.hpp); for the remove direction of the Poisson-subsampled Gaussian, x_hi = 1 + z s,
+   (pld/grid/cells.hpp); for the remove direction of the Poisson-subsampled Gaussian, x_hi = 1 + z s,
    z = Q^{-1}(tail / 2), s = sigma / sensitivity, and the mass above it,
        above(tail) = q Q(z) + (1 - q) Q(z + 1 / s),
    goes to +infinity on the pessimistic side (dropped on the optimistic one); the mass below x_lo sits at
    the lowest loss, below 0, where it adds nothing to delta at eps >= 0;
-2. the composed window drops at most tail per end (pld_compose.hpp's Chernoff edges), both charged.
+2. the composed window drops at most tail per end (pld/compose/compose.hpp's Chernoff edges), both charged.
 
 So over T rounds the certified upper delta rises by at most T above(t_round) + 2 t_window, and the lower one
 falls by at most as much.  The default tail (1e-15) keeps that far below any delta a user asks about, but
@@ -42,7 +42,7 @@ LADDER = tuple(10.0 ** (-k / 4) for k in range(44, 61))  # MAX_TAIL down to 1e-1
 
 def remove_mass_above(tail: float, sigma: float, sampling_rate: float, sensitivity: float) -> float:
     """above(tail) of the module docstring: the remove direction's P-mass above its integration range, the mass
-    its pessimistic PMF puts at +infinity (pld_cells.hpp's ``subsampled_gaussian_mass_above``)."""
+    its pessimistic PMF puts at +infinity (pld/grid/cells.hpp's ``subsampled_gaussian_mass_above``)."""
     return float(_core.pld.subsampled_gaussian_mass_above(sigma / sensitivity, sampling_rate, tail=tail))
 
 

@@ -139,7 +139,7 @@ class StartGrid:
         z spread with spread S = sqrt(T v), v = q^2 (e^{1/s^2} - 1) the one-round loss variance
         for small q (s = sigma / sensitivity) and z = sqrt(2 log(1/delta)), so the bracket is
         about (T h^2 / 7)(1 + z / S) wide, the 7 fitted to the split-tent lower side
-        (pld_connect_dots.hpp).  Where the sampling rate is below that grid, ``below_rate_start`` takes the
+        (pld/grid/connect_dots.hpp).  Where the sampling rate is below that grid, ``below_rate_start`` takes the
         rung below it instead: on a grid above q the optimistic side is blind (its lower epsilon 0, so the
         width the refinement fits is the upper side's alone).
         """

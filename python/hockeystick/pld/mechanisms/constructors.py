@@ -4,8 +4,8 @@ Every constructor returns a ``PrivacyLossDistribution`` holding, per
 neighbouring direction, a pessimistic PMF (connect-the-dots, Doroshenko et al.
 2022: its delta(eps) is a certified upper bound, also after composition) and an
 optimistic PMF (a connect-the-dots chord lowered by the local interpolation
-gap: a certified lower bound; see cpp/include/hockeystick/pld_connect_dots.hpp).
-Per-cell masses are integrals computed in C++ (pld_cells.hpp); the tails beyond
+gap: a certified lower bound; see cpp/include/hockeystick/pld/grid/connect_dots.hpp).
+Per-cell masses are integrals computed in C++ (pld/grid/cells.hpp); the tails beyond
 ``tail``/2 go to +infinity on the pessimistic side and are dropped on the
 optimistic side.
 """
@@ -43,13 +43,13 @@ def checked_interval(value: float) -> float:
     """The loss-grid spacing h (``value_discretization_interval``), refused unless 0 < h <= MAX_INTERVAL = 100.
 
     The connect-the-dots masses p_j = (d_j + e^h c_{j-1}) / (e^h - 1) (Doroshenko et al. 2022, Sec. 3;
-    cpp/include/hockeystick/pld_connect_dots.hpp) and the cell integrals d_j <= e^h Q(cell) need
+    cpp/include/hockeystick/pld/grid/connect_dots.hpp) and the cell integrals d_j <= e^h Q(cell) need
     e^h in double precision: above h = log(DBL_MAX) = 709.78 it overflows and the 10-fold Gaussian
     reported epsilon = 0.  Up to 100 every product of e^h with masses summed over at most
     MAX_CELLS cells stays below e^100 2^26 ~ 2e51, far from overflow, so every h in (0, 100]
     gives a valid (if loose) bound; a spacing of 100 in loss already reports epsilon only in
     steps of 100, so nothing useful lies beyond.  The C++ core refuses the same range
-    (``pld::max_interval`` in pld_cells.hpp).
+    (``pld::max_interval`` in pld/grid/cells.hpp).
     """
     h = _validation.single(value, "value_discretization_interval")  # strings, bools, None, arrays: TypeError
     if 0 < h <= MAX_INTERVAL:
@@ -66,11 +66,11 @@ def checked_interval(value: float) -> float:
 
 def _factor(name: str, raw: dict[str, Any], loss_shift: float = 0.0) -> Factor:
     """The factor of a C++ discretization (its pessimistic ``upper_inf`` already carries any
-    round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld_compose.hpp);
+    round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld/compose/compose.hpp);
     ``loss_shift``: a bound on the error of the losses it was built from (``GridPMF.loss_shift``), to
     which the cells' own loss error is added, rounded up: the distance ``add_atom`` moved an atom onto
     a grid point (within 4 ulps of the loss) and the rounding of the continuous cells' edges
-    (``Cells::edge_error``, a few hundred ulps at most for the subsampled Gaussian; pld_cells.hpp),
+    (``Cells::edge_error``, a few hundred ulps at most for the subsampled Gaussian; pld/grid/cells.hpp),
     which the core returns as the PMFs' ``loss_shift``."""
     cells_shift = float(raw["loss_shift"])
     if cells_shift > 0.0:
@@ -314,7 +314,7 @@ def fixed_size_subsampled_gaussian(
         \delta(\varepsilon) \le q\, \theta\bigl(2/s, \log(1 + (e^\varepsilon - 1)/q)\bigr)
 
     (Balle, Barthe & Gaboardi 2018, Thm 2, advanced joint convexity, with the batch without the
-    record as the common part; proof in cpp/include/hockeystick/pld_replace_one.hpp), and this
+    record as the common part; proof in cpp/include/hockeystick/pld/sampling/replace_one.hpp), and this
     is attained: with every other record at gradient -L, the old one at +L and the new one at
     -L, one round is exactly P = (1-q) N(0, s^2) + q N(2, s^2) vs Q = N(0, s^2). The upper side
     is that pair symmetrised (mirrored below loss 0), which dominates both orders of every
@@ -411,7 +411,7 @@ def with_replacement_subsampled_gaussian(
 
         P = \sum_c b_c\, N(2c, s^2) \quad\text{vs}\quad Q = N(0, s^2).
 
-    Upper bound (certified; proof in cpp/include/hockeystick/pld_replace_one.hpp), for
+    Upper bound (certified; proof in cpp/include/hockeystick/pld/sampling/replace_one.hpp), for
     eps >= 0, any dimension and any gradients, with eta = 1 - b_0:
 
     .. math::
@@ -754,13 +754,13 @@ def grid_mass_floor(h: float) -> float:
     """The least P-mass the grid's cell arithmetic takes at a finite loss at spacing h:
     max(2^-1000, 2^-1010 / min(h, 1)).
 
-    pld_cells.hpp's ``add_atom`` forms m (1 - e^-u) and m (e^{h-u} - 1) (u in (0, h]) and
+    pld/grid/cells.hpp's ``add_atom`` forms m (1 - e^-u) and m (e^{h-u} - 1) (u in (0, h]) and
     ``cell_mass`` divides their sum by e^h - 1 >= min(h, 1): a product below 2^-1022 errs by up to
     2^-1075 absolute, so the cell's P-mass (about m) by up to 3 2^-1075 / min(h, 1), and its scaled
     Q-mass by up to 2^-1074 / (e^h - 1) beside m e^-u: at most 3 2^-65 relative for m at this floor,
     far below the cells' own rounding of a few u (the pessimistic side carries any shortfall to
     +infinity, ``factor_view``; the optimistic side lowers each mass by a bound on its round-off,
-    pld_connect_dots.hpp's ``minorant_masses``).
+    pld/grid/connect_dots.hpp's ``minorant_masses``).
     A normal mass below it (2^-1021 at h = 1e-4: a lower delta(0) above the truth, review 10) is
     handled as a subnormal one (``_near_underflow_atoms``)."""
     return max(WINDOW_FLOOR, 2.0**-1010 / min(h, 1.0))
@@ -781,7 +781,7 @@ def _near_underflow_atoms(
     e = 4u (|log p| + |log q|) + 32u the computed difference's round-off (as ``pair_atoms`` charges it).
     delta(eps) = sum_j p_j (1 - e^{eps - l_j})_+ grows with every p_j and l_j, so these bracket the
     outcomes' contribution whatever their true masses in those ranges.  No P-mass below ``floor``
-    enters the grid: its cell arithmetic (pld_cells.hpp's ``add_atom``) charges relative round-off
+    enters the grid: its cell arithmetic (pld/grid/cells.hpp's ``add_atom``) charges relative round-off
     only, and a subnormal product errs by up to 2^-1075 absolute (a P-mass of 1e-310 on the grid would put
     a lower delta(0) 4.7e-318 above the truth, and upper sides below it)."""
     split = split_near_underflow(list(zip(p.tolist(), q.tolist())), floor, floor)

@@ -7,7 +7,7 @@ l_k <= L <= l_{k+1}.  Merging each cell into one outcome is a post-processing, s
 is dominated by (P, Q) (data processing).  It also has the same privacy profile at every grid
 point: H(e^{l_j}) = E_P[(1 - e^{l_j - L})_+] = sum_{k >= j} (P_k - e^{l_j} Q_k), because the
 integrand keeps one sign on each cell.  The connect-the-dots PMFs built from these atoms
-(cpp/include/hockeystick/pld_connect_dots.hpp) use only those grid values and the cells' P- and
+(cpp/include/hockeystick/pld/grid/connect_dots.hpp) use only those grid values and the cells' P- and
 Q-masses, so:
 
 - the pessimistic PMF is exactly the connect-the-dots chord of the true (P, Q) (Doroshenko,

@@ -15,17 +15,17 @@ is the affinity of the pair (P, Q) (the Hellinger integral of order 1 - lam: Lie
 "On divergences and informations in statistics and information theory", IEEE Trans. Inf. Theory
 52 (2006), Sec. III; the Chernoff bound of Chernoff, Ann. Math. Stat. 23 (1952), eq. 2.1).  A is
 at most 1 (Hoelder) and multiplies over independent rounds.  It is bounded above from the cells
-of ``pld_cells.hpp`` without any quadrature of its own: on each region R of a partition of the
+of ``pld/grid/cells.hpp`` without any quadrature of its own: on each region R of a partition of the
 outputs, Hoelder gives int_R p^{1-lam} q^lam <= P(R)^{1-lam} Q(R)^lam, so
 
     A(lam) <= sum_j a_j^{1-lam} b_j^lam + P_lo^{1-lam} + P_hi max(1, e^{-lam l_N})
 
 with a_j, b_j the P- and Q-mass of cell j (a_j = c_j + s_j, b_j = e^{-l_j} s_j, s_j = (c_j + d_j) /
-(e^h - 1), from the cells' c_j, d_j: pld_cells.hpp), P_lo the P-mass cut below the cells (its
+(e^h - 1), from the cells' c_j, d_j: pld/grid/cells.hpp), P_lo the P-mass cut below the cells (its
 Q-mass at most 1) and P_hi the P-mass cut above the cells (``tail_hi``: the outputs beyond the last
 x edge, whose losses exceed that edge's loss, positive in both directions, so q <= p there and its
 term is at most P_hi; the code's max(1, e^{-lam l_N}) is that 1, l_N > 0).  The cells' masses are
-the library's quadrature (``pld_cells.hpp``: the same numbers both sides of every PLD rest on);
+the library's quadrature (``pld/grid/cells.hpp``: the same numbers both sides of every PLD rest on);
 A's bound is inflated by ``AFFINITY_SLACK`` relative to cover their and this sum's round-off.
 delta is the largest over the neighbouring directions, so each direction's bound is a lower bound
 on delta; the best over a few lam in (0, 1) is taken.  Tails are cut at ``TAIL`` (1e-100, so
@@ -68,7 +68,7 @@ def subsampled_gaussian_log_affinity(sigma: float, sampling_rate: float) -> np.n
             cells = _core.pld.subsampled_gaussian_cells(s, q, remove=remove, h=h, tail=TAIL, max_cells=64 * MAX_CELLS)
         except ValueError:  # sigma so small that even the coarsest cells are too many: nothing to add
             return np.zeros((2, LAMBDAS.size))
-        a_j, s_j = cells["p_mass"], cells["q_mass_scaled"]  # a_j and e^{l_j} b_j (pld_cells.hpp's cell_mass)
+        a_j, s_j = cells["p_mass"], cells["q_mass_scaled"]  # a_j and e^{l_j} b_j (pld/grid/cells.hpp's cell_mass)
         losses = (cells["k_lo"] + np.arange(a_j.size)) * h
         held = (a_j > 0.0) & (s_j > 0.0)
         log_a, log_b = np.log(a_j[held]), np.log(s_j[held]) - losses[held]

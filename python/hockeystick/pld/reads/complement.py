@@ -14,8 +14,8 @@ likelihood-ratio test A = {L_T > eps}, Neyman-Pearson).
 
 **The upper side of delta** is one minus a lower bound on (1).  A pair dominating (P, Q) has a
 smaller complement (its profile is larger at every eps), so any composition of the connect-the-dots
-PMF (pld_connect_dots.hpp's opening comment; Doroshenko et al., PETS 2022, Sec. 3) bounds (1) from
-below.  Its masses are p_j = (d_j + e^h c_{j-1}) / (e^h - 1) from the cells' numbers (pld_cells.hpp);
+PMF (pld/grid/connect_dots.hpp's opening comment; Doroshenko et al., PETS 2022, Sec. 3) bounds (1) from
+below.  Its masses are p_j = (d_j + e^h c_{j-1}) / (e^h - 1) from the cells' numbers (pld/grid/cells.hpp);
 here each is taken from below, (d_j + e^h c_{j-1} - R_j) / ((e^h - 1) G) with R_j the cells' own
 round-off (``cell_round_off`` ((c_j + d_j) + e^h (c_{j-1} + d_{j-1})), the pessimistic PMF's term
 taken the other way) and G >= e^e (1 + MASS_SLACK) for the edges' factor and the products' rounding,
@@ -40,7 +40,7 @@ tail of that of their Q-masses b_j, plus the labelled tails:
     1 - delta(eps) <= [A(<= tau) + T a_lo] + e^eps [B(> tau)]                                       (3)
 
 with every mass bounded from above: a_j = c_j + s_j and b_j = e^{-l_j} s_j, s_j = (c_j + d_j) / (e^h - 1)
-(pld_cells.hpp's ``cell_mass``), raised by G for the cells' round-off (``cell_round_off`` e^h of a_j,
+(pld/grid/cells.hpp's ``cell_mass``), raised by G for the cells' round-off (``cell_round_off`` e^h of a_j,
 ``cell_round_off`` of s_j: within MASS_SLACK for h <= MAX_INTERVAL) and for their edges (a cell's
 kernel takes its edge's loss as l_j, within e: its b_j within e^{+-e}); a_lo the P-mass below the cells
 (label -infinity: in A^c whatever the other rounds, so T a_lo bounds its part), b_inf the Q-mass above
@@ -196,7 +196,7 @@ def subsampled_gaussian_factors(
 ) -> DirectionFactors:
     """The factors of one direction of the Poisson-subsampled Gaussian (noise ``sigma`` over
     sensitivity 1, rate ``sampling_rate``) on grid ``h`` (at most MAX_INTERVAL), from its cells
-    (pld_cells.hpp's ``subsampled_gaussian_cells``, tails cut at TAIL, no half-cells), each tilted by its
+    (pld/grid/cells.hpp's ``subsampled_gaussian_cells``, tails cut at TAIL, no half-cells), each tilted by its
     ``balancing_tilt`` (the test's P- and Q-masses alike by the P-masses', centred at -h / 2: the labels
     under-state the losses by about that); ``test``: also (3)'s.  ValueError where they cannot be built (too
     many cells, edges too coarse for the grid)."""
@@ -214,7 +214,7 @@ def subsampled_gaussian_factors(
     c, d, k_lo = cells["c"], cells["d"], int(cells["k_lo"])
     n = c.size
     e = float(cells["edge_error"])
-    grow = 1.0 + MASS_SLACK + 2.0 * e  # >= e^e (1 + MASS_SLACK): e <= h / 4 (pld_cells.hpp)
+    grow = 1.0 + MASS_SLACK + 2.0 * e  # >= e^e (1 + MASS_SLACK): e <= h / 4 (pld/grid/cells.hpp)
     # connect-the-dots masses at l_0 .. l_n from below: (d_j + e^h c_{j-1} - R_j) / ((e^h - 1) G)
     eh = math.exp(h)
     c_prev, d_prev = np.concatenate([[0.0], c]), np.concatenate([[0.0], d])
@@ -277,14 +277,14 @@ def _charge(pmf: GridPMF, total: np.ndarray, norm: np.ndarray) -> np.ndarray:
 def _decayed_sums(p: np.ndarray, decay: float, at: np.ndarray) -> np.ndarray:
     """after_i = sum_{j >= i} p_j e^{-(j - i) decay} at the indices ``at`` (in [0, n]; after_n = 0), by the
     recursion after_i = p_i + e^{-decay} after_{i+1} (relative error below 3 (n + 1) u for p >= 0), in one
-    core pass (pld_complement_scans.hpp)."""
+    core pass (pld/reads/complement_scans.hpp)."""
     return _core.pld.geometric_sums_at(p, decay=decay, at=at, rising=False)
 
 
 def _rising_sums(p: np.ndarray, decay: float, at: np.ndarray) -> np.ndarray:
     """before_i = sum_{j < i} p_j e^{-(i - j) decay} at the indices ``at`` (in [0, n]; before_0 = 0), by the
     recursion before_{i+1} = e^{-decay} (before_i + p_i) (relative error below 3 (n + 1) u for p >= 0), in one
-    core pass (pld_complement_scans.hpp)."""
+    core pass (pld/reads/complement_scans.hpp)."""
     return _core.pld.geometric_sums_at(p, decay=decay, at=at, rising=True)
 
 
@@ -337,7 +337,7 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
     norm_a, norm_b = rounds * pa.log_norm, rounds * qb.log_norm
     # the threshold (absolute grid index m: A^c = {sum <= m h}) where log A_m - log B_m crosses eps: over the
     # indices where both carry mass, the last whose running maximum of log A - log B + (norm_a - norm_b) is
-    # below eps (pld_complement_scans.hpp)
+    # below eps (pld/reads/complement_scans.hpp)
     m0 = _core.pld.ratio_threshold(a, a_lo=p.k_lo, b=b, b_lo=q.k_lo, h=h, offset=norm_a - norm_b, epsilon=eps)
     m = m0[..., None] + np.arange(-3, 4)
     ia = np.clip(m - p.k_lo + 1, 0, na)

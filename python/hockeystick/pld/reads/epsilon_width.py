@@ -3,7 +3,7 @@
 Two ways, the least width winning: convexity in e^eps through a certified upper bound to the right
 (``certified_epsilon_width``, below), or monotonicity through a certified lower bound to the left
 (``left_epsilon_width``), which stays tight where delta falls steeply (near 1e-9).  Both are computed
-by the core (cpp/include/hockeystick/pld_epsilon_width.hpp), which also gives the accountant a point's
+by the core (cpp/include/hockeystick/pld/reads/epsilon_width.hpp), which also gives the accountant a point's
 least width over its shifted arguments in one call.
 
 A delta bracket lo <= delta(eps0) <= up at eps0 answers "what epsilon goes with delta* = up?":

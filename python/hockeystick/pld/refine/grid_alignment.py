@@ -78,7 +78,7 @@ def _above_grid(cells: float) -> float:
 
 def _dividing(base: float, n: int) -> float:
     """base / n, raised by ulps until base / h <= n in floating point: the grid builders place an atom at
-    the top of their grid only when ceil(atom / h) is the atom's own index (``pld_cells.hpp``,
+    the top of their grid only when ceil(atom / h) is the atom's own index (``pld/grid/cells.hpp``,
     ``add_atom``); at base / h = n + 4e-15 the grid would gain a cell and the optimistic side would move
     the top atom a cell down every round."""
     h = base / n

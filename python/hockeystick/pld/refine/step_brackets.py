@@ -32,7 +32,7 @@ def fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
     charge there (``GridPMF.charge_at``, twice on the optimistic side, as ``GridPMF.delta`` applies it), the
     suffix sums' relative slack on the value, and the mass at +infinity (pessimistic) or the truncated tail
     (optimistic ``shift``), and the cells' edge factor: each round's masses are scaled by about e^{+-e}
-    (pld_connect_dots.hpp's ``edge_factor``, e = pld_cells.hpp's ``edge_error``, reported in the loss shift),
+    (pld/grid/connect_dots.hpp's ``edge_factor``, e = pld/grid/cells.hpp's ``edge_error``, reported in the loss shift),
     so the composed curve carries a relative excess of about ``loss_shift`` (the optimistic side's), or
     what the pessimistic finite mass exceeds 1 by (it adds the cells' round-off), which near delta = 1 is most
     of the gap.  These stay as the grid shrinks (the charge even grows with the window); the direct DFT bins

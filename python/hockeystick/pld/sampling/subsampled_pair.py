@@ -50,7 +50,7 @@ values by 8 ulp; see ``poisson_remove_curve`` and ``poisson_add_curve``):
   below g_{k+1}, lie below H* on the cell [g_k, g_{k+1}] (the first cell uses 1 - g, the last the
   lower bound of H*(infinity)).  The chord through the L's minus the larger of the two lines is
   concave on the cell, largest at their crossing: that excess is the cell's gap, and lowering
-  each L_k by the larger gap of its two cells (the tent rule of pld_connect_dots.hpp) puts every
+  each L_k by the larger gap of its two cells (the tent rule of pld/grid/connect_dots.hpp) puts every
   chord below H*.  A cell whose tent would be deeper than one grid step (or below 0) takes the
   other sufficient condition instead: both ends at most L at its right end, the curve's least value
   on the cell.  v_0 <= 1 - g_0 (the segment from (0, 1)), running minima and the greatest convex

@@ -2,17 +2,17 @@
 
 While q < h, one round's loss bulk (spread about q sqrt(e^{1/s^2} - 1), s = sigma / sensitivity) sits
 inside one or two cells of the grid h, and any lower PMF of one round on that grid loses nearly all of
-it (the optimistic side, pld_connect_dots.hpp, pins to 0 or pools over the bulk).  Here the lower side of 2^j rounds is built as a block instead:
+it (the optimistic side, pld/grid/connect_dots.hpp, pins to 0 or pools over the bulk).  Here the lower side of 2^j rounds is built as a block instead:
 
 1. one round's optimistic PMF on the fine grid h_f = h / N (N = 2^m, the least with h_f <= q / 3;
    h = N h_f exactly, so every fine loss is a whole number of fine steps from a coarse point);
 2. its 2^j-fold composition on that grid (``compose.compose_many``, the optimistic side, charged);
 3. merged onto the grid h with each merged group's mean of Y = e^{-L} exactly on a grid point or
-   rounded down in loss (``_core.pld_contraction.mean_contraction``, cpp/include/hockeystick/pld_mean_contraction.hpp,
+   rounded down in loss (``_core.pld_contraction.mean_contraction``, cpp/include/hockeystick/pld/sampling/mean_contraction.hpp,
    which lowers the PMF by its round-off and alias charges first).
 
 Each step gives a lower side: (1) is Doroshenko, Ghazi, Kamath, Kumar, Manurangsi (PETS 2022)'s
-optimistic side as pld_connect_dots.hpp builds it; (2) composition keeps a dominated pair dominated;
+optimistic side as pld/grid/connect_dots.hpp builds it; (2) composition keeps a dominated pair dominated;
 (3) delta(eps) = E_P[(1 - e^eps Y)_+] is convex in each factor's Y, so a merge lowers delta by
 conditional Jensen, and a loss rounded down lowers it since the integrand is non-decreasing in the
 loss.  T rounds are then composed on the grid h from blocks by the binary digits of T
