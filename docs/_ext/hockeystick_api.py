@@ -30,6 +30,7 @@ from sphinx.config import Config
 NAMESPACES = (
     "hockeystick",
     "hockeystick.training",
+    "hockeystick.ledger",
     "hockeystick.calibrate",
     "hockeystick.pld",
     "hockeystick.rdp",
@@ -176,10 +177,23 @@ def _page(space: Namespace, children: list[str]) -> str:
     return "\n".join(lines)
 
 
+def summary(module: ModuleType) -> str:
+    """The first paragraph of a module's docstring, on one line: what the namespace is for."""
+    first = (module.__doc__ or "").strip().split("\n\n", 1)[0]
+    return " ".join(first.split())
+
+
 def _index(spaces: list[Namespace]) -> str:
-    """The toctree of the namespaces at the top level (the submodules are listed by their package's page)."""
-    top = [space.name for space in spaces if not any(space.name.startswith(f"{p}.") for p in _packages_without_all())]
-    lines = [".. toctree::", "   :maxdepth: 1", ""] + [f"   generated/{name}" for name in top]
+    """The reference's index: a table of every namespace with its one-line summary, linked to its page,
+    and the toctree of the namespaces at the top level (the submodules are listed by their package's page)."""
+    parents = _packages_without_all()
+    top = [space.name for space in spaces if not any(space.name.startswith(f"{p}.") for p in parents)]
+    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 1 3", "", "   * - namespace", "     - what it holds"]
+    for space in spaces:
+        lines += [f"   * - :doc:`{space.name} <generated/{space.name}>`", f"     - {summary(space.module)}"]
+    lines += ["", "The classes that public signatures take or return without a namespace exporting them have their"]
+    lines += ["pages too: :doc:`generated/supporting-types`."]
+    lines += ["", ".. toctree::", "   :hidden:", "   :maxdepth: 1", ""] + [f"   generated/{name}" for name in top]
     lines.append("   generated/supporting-types")
     return "\n".join(lines) + "\n"
 

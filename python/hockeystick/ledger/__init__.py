@@ -9,6 +9,8 @@
     valid under full adaptivity, the Rényi filter (Feldman & Zrnic 2021) or, for unsampled Gaussians, the GDP
     filter (Smith & Thakurta 2022), exact there; ``would_exceed`` and ``record`` (which raises
     ``BudgetExceeded`` instead of recording a round that would pass the budget);
+  - ``best_order``: the single Rényi order a planned round fits best, for Feldman & Zrnic's one-order filter
+    (no union over orders);
   - in either case, the Rényi odometer's running epsilon (``odometer``), valid at every round at once;
 
   and saves and restores its state (``state_dict`` / ``load_state_dict``, ``to_json`` / ``from_json``).
@@ -24,6 +26,7 @@ from .guarantee import KINDS, Guarantee
 from .halting import BudgetExceeded
 from .ledger import FILTERS, PrivacyLedger
 from .per_client import ClientEpsilons, per_client_epsilon, realized_client_epsilon
+from .rdp_filter import best_order
 from .round_rdp import DEFAULT_ORDERS
 from .rounds import MECHANISMS, Round
 
@@ -37,6 +40,7 @@ __all__ = [
     "Guarantee",
     "PrivacyLedger",
     "Round",
+    "best_order",
     "per_client_epsilon",
     "realized_client_epsilon",
 ]

@@ -28,7 +28,8 @@ some order k has R_T(alpha_k) <= B_k (every admitted round kept one), so
 
 With one order (K = 1) this is Feldman & Zrnic's filter with the conversion of Balle et al. 2020; K orders
 cost delta / K at each, log K / (alpha - 1) in epsilon, against the single order one would pick if the
-schedule were known.  Budgets are rounded down and spent sums up (``RunningSum``), so the filter never admits
+schedule were known.  ``best_order`` picks that single order from a planned round chosen before the run (public
+information, so the choice is not adaptive to the data): the order at which most planned rounds fit.  Budgets are rounded down and spent sums up (``RunningSum``), so the filter never admits
 a round the exact arithmetic would refuse.
 """
 
@@ -40,8 +41,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .guarantee import Guarantee
+from .round_rdp import check_integer_orders
+from .rounds import Round
 
-__all__ = ["RdpFilter", "rdp_budgets"]
+__all__ = ["RdpFilter", "best_order", "rdp_budgets"]
 
 _U = 2.0**-53
 
@@ -148,3 +151,37 @@ class RdpFilter:
             ),
             cost=(f"a union over {k} orders (delta / {k} at each)" if k > 1 else "one Rényi order fixed in advance"),
         )
+
+
+def best_order(planned: Round, epsilon: float, delta: float, orders: tuple[int, ...] | None = None) -> int:
+    """The order at which most rounds of ``planned`` fit the single-order budget (epsilon, delta).
+
+    Parameters
+    ----------
+    planned : Round
+        The round the run expects to repeat, chosen before the run (it must not depend on the data).
+    epsilon : float
+        The budget's epsilon, finite and >= 0.
+    delta : float
+        The budget's delta, 0 < delta < 1.
+    orders : tuple of int, optional
+        Candidate integer orders (default ``round_rdp.DEFAULT_ORDERS``).
+
+    Returns
+    -------
+    int
+        The order maximizing floor(B(alpha) / rho(alpha)) at K = 1 (the smallest such order on ties).
+
+    Examples
+    --------
+    >>> from hockeystick.ledger import Round
+    >>> from hockeystick.ledger.rdp_filter import best_order
+    >>> best_order(Round.subsampled_gaussian(1.0, 0.01), 3.0, 1e-5)
+    7
+    """
+    candidates = check_integer_orders(orders)
+    alpha_budgets = np.array([rdp_budgets(epsilon, delta, (a,))[0] for a in candidates])
+    step = planned.rdp_upper(candidates)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fits = np.where(alpha_budgets >= 0, np.floor(alpha_budgets / step), -1.0)
+    return int(candidates[int(np.argmax(fits))])

@@ -55,8 +55,9 @@ def _rate(value: Any) -> float:
 
 @dataclass(frozen=True)
 class Round:
-    """One round's mechanism and settings; build it with ``Round.gaussian``, ``Round.subsampled_gaussian`` or
-    ``Round.laplace``.
+    """One round's mechanism and settings.
+
+    Build it with ``Round.gaussian``, ``Round.subsampled_gaussian`` or ``Round.laplace``.
 
     Parameters
     ----------
