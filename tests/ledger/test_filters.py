@@ -95,3 +95,12 @@ def test_a_training_loop_stops_before_the_budget_and_says_so():
     assert ledger.would_exceed(Round.subsampled_gaussian(50.0, 1e-4)) is False  # a smaller round still fits
     with pytest.raises(ValueError, match="budget"):
         PrivacyLedger(adaptive=True).should_stop(Round.gaussian(1.0))
+
+
+def test_a_gdp_ledger_without_a_budget_still_refuses_rounds_its_sum_would_not_count():
+    ledger = PrivacyLedger(adaptive=True, filter="gdp")
+    ledger.record(Round.gaussian(10.0))
+    with pytest.raises(ValueError, match="unsampled Gaussian"):
+        ledger.record(Round.subsampled_gaussian(1.0, 0.1))
+    assert ledger.rounds == 1 and not ledger.would_exceed(Round.gaussian(10.0), 1.0, 1e-5)
+    assert ledger.would_exceed(Round.gaussian(3.0), 1.0, 1e-5)  # 1/100 + 1/9 > mu^2 = 0.0718

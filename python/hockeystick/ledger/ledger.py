@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..base.validation import choice, delta_target, describe, flag
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ..base.validation import choice, delta_target, describe, flag, single
+from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
 from .fixed_schedule import pld_accountant
 from .gdp_filter import GdpFilter
 from .guarantee import Guarantee
@@ -56,7 +56,7 @@ def _budget(epsilon: Any, delta: Any) -> tuple[float, float] | None:
         return None
     if epsilon is None or delta is None:
         raise ValueError("give the budget as both epsilon and delta, or neither (a ledger without a budget)")
-    eps = float(np.asarray(epsilon, dtype=np.float64)) if not isinstance(epsilon, (bool, str)) else math.nan
+    eps = single(epsilon, "epsilon")
     if not (math.isfinite(eps) and eps >= 0):
         raise ValueError(f"epsilon must be a finite number >= 0, got {describe(epsilon)}")
     return eps, delta_target(delta)
@@ -114,7 +114,7 @@ class PrivacyLedger:
         self.budget = _budget(epsilon, delta)
         self.filter = choice(filter, "filter", FILTERS)
         self.orders = check_integer_orders(orders)
-        self.value_discretization_interval = float(value_discretization_interval)
+        self.value_discretization_interval = checked_interval(value_discretization_interval)
         self._runs: list[list[Any]] = []  # [Round, count] in the order recorded
         self._rdp = RunningSum(len(self.orders))
         self._mu2 = RunningSum(1)
@@ -181,7 +181,8 @@ class PrivacyLedger:
         from ..rdp.conversion import rdp_to_epsilon  # lazy: off the adaptive ledger's way
 
         spent = self._rdp.upper(self._curve(one) * float(times) * (1.0 + 2.0**-52))
-        if float(rdp_to_epsilon(spent, np.asarray(self.orders, dtype=np.float64), delta)) <= epsilon:
+        converted = float(rdp_to_epsilon(spent, np.asarray(self.orders, dtype=np.float64), delta))
+        if converted * (1.0 + 1e-12) <= epsilon:  # the conversion's few roundings covered
             return True  # the RDP bound of the fixed composition already fits
         counts = self.counts()
         counts[one] = counts.get(one, 0) + times
@@ -271,6 +272,11 @@ class PrivacyLedger:
             raise ValueError(f"next_round must be a Round, got {describe(next_round)}")
         if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
             raise ValueError(f"rounds must be an integer >= 1, got {describe(rounds)}")
+        if self.filter == "gdp" and next_round.mechanism != "gaussian":
+            raise ValueError(
+                f"a ledger with filter='gdp' records unsampled Gaussian rounds only, got a {next_round.mechanism} "
+                "round (its GDP budget would not count it); build the ledger with filter='rdp'"
+            )
         self._rdp.add(self._curve(next_round), rounds)
         if next_round.mechanism == "gaussian":
             self._mu2.add(np.array([next_round.mu_squared_upper()]), rounds)
