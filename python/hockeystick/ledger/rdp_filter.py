@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..base.validation import delta_target, describe, single
 from .guarantee import Guarantee
 from .round_rdp import check_integer_orders
 from .rounds import Round
@@ -172,6 +173,12 @@ def best_order(planned: Round, epsilon: float, delta: float, orders: tuple[int, 
     int
         The order maximizing floor(B(alpha) / rho(alpha)) at K = 1 (the smallest such order on ties).
 
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number >= 0, ``delta`` lies outside (0, 1), or ``orders`` is not a set
+        of whole numbers in [2, 1024].
+
     Examples
     --------
     >>> from hockeystick.ledger import Round
@@ -179,9 +186,13 @@ def best_order(planned: Round, epsilon: float, delta: float, orders: tuple[int, 
     >>> best_order(Round.subsampled_gaussian(1.0, 0.01), 3.0, 1e-5)
     7
     """
+    eps = single(epsilon, "epsilon")
+    if not (math.isfinite(eps) and eps >= 0):
+        raise ValueError(f"epsilon must be a finite number >= 0, got {describe(epsilon)}")
     candidates = check_integer_orders(orders)
-    alpha_budgets = np.array([rdp_budgets(epsilon, delta, (a,))[0] for a in candidates])
+    d = delta_target(delta)
+    alpha_budgets = np.array([rdp_budgets(eps, d, (a,))[0] for a in candidates])
     step = planned.rdp_upper(candidates)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # huge budgets: inf rounds fit
         fits = np.where(alpha_budgets >= 0, np.floor(alpha_budgets / step), -1.0)
     return int(candidates[int(np.argmax(fits))])

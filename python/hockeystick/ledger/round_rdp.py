@@ -159,7 +159,7 @@ def subsampled_gaussian_rdp_upper(sigma: float, sampling_rate: float, orders: tu
     i = np.arange(2, top + 1, dtype=np.float64)
     log_q, log_1mq = math.log(sampling_rate), math.log1p(-sampling_rate)
     with np.errstate(over="ignore", divide="ignore", under="ignore", invalid="ignore"):
-        inv2s2 = 0.5 / (sigma * sigma)
+        inv2s2 = 0.5 / np.float64(sigma * sigma)  # inf where sigma^2 underflows: an infinite curve
         x = (i * i - i) * inv2s2
         log_expm1 = x + np.log(-np.expm1(-x))  # log(e^x - 1), no overflow
         terms = table + (i * (log_q - log_1mq) + log_expm1)[index]
