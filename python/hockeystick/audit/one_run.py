@@ -41,7 +41,14 @@ from .scores import Scores, as_scores
 from .strategies import BONFERRONI, Bonferroni, Explicit, MultiSplit, Split, Strategy, check_strategy, split_seeds
 from .tails import binomial_sf_upper, clopper_pearson_upper, tail_margin
 
-__all__ = ["epsilon_one_run", "epsilon_one_run_fdp", "fdp_refutes", "gaussian_blow_up", "one_run_p_value"]
+__all__ = [
+    "epsilon_one_run",
+    "epsilon_one_run_fdp",
+    "fdp_refutes",
+    "gaussian_blow_up",
+    "one_run_p_value",
+    "one_run_refutes",
+]
 
 _U = 2.0**-53
 Tradeoff = Callable[[float], float]  # x -> a lower bound on f(x), f the claimed trade-off function
@@ -79,6 +86,63 @@ def one_run_p_value(m: int, guesses: int, correct: int, epsilon: float, delta: f
     window = np.cumsum(pmf) * (1.0 + float(tail_margin(guesses)))
     alpha = float(np.max(window / np.arange(1, correct + 1)))
     return min(beta + alpha * delta * 2 * m, 1.0)
+
+
+_FIRST_CHUNK = 1024  # window sums read in chunks from i = 1 up, doubling to _LAST_CHUNK
+_LAST_CHUNK = 1 << 20
+_MASS_BOUND = 1.01  # above every computed partial sum of the pmf (the true sums are <= 1; slack for round-off)
+
+
+def one_run_refutes(m: int, guesses: int, correct: int, epsilon: float, delta: float, significance: float) -> bool:
+    """Whether ``one_run_p_value(m, guesses, correct, epsilon, delta) <= significance``, the same boolean
+    read with early stops (what the epsilon search asks; the p-value's max over up to 10^7 window sums
+    is rarely needed in full).
+
+    Each stop keeps the answer: the p-value min(beta + alpha 2 m delta, 1) only grows with alpha, and each
+    floating-point step is monotone, so (i) beta > significance does not refute; (ii) a running maximum
+    of the window ratios whose p-value exceeds the significance does not refute; (iii) past i, every
+    ratio is at most _MASS_BOUND x (1 + margin) / (i + 1) (the window sums are partial sums of a pmf),
+    so where that bound's p-value and the running maximum's are both within the significance, the claim
+    is refuted.  The work is then about 2 m delta / (significance - beta) ratios, not ``correct``.  The
+    sums are the same cumulative sums, read in chunks each seeded with the previous chunk's last sum
+    (numpy adds sequentially), of the same pmf values, elementwise.
+
+    Parameters
+    ----------
+    m, guesses, correct : int
+        As ``one_run_p_value``'s.
+    epsilon, delta : float
+        As ``one_run_p_value``'s.
+    significance : float
+        In (0, 1).
+
+    Returns
+    -------
+    bool
+        True where the (epsilon, delta) claim is refuted.
+    """
+    from scipy import special, stats  # lazy: scipy loads at its first use, not with the package
+
+    q = min(float(special.expit(epsilon)) * (1.0 + 4 * _U), 1.0)
+    beta = float(binomial_sf_upper(np.int64(correct), np.int64(guesses), np.float64(q)))
+    if delta == 0.0 or correct == 0:
+        return beta <= significance
+    if beta > significance:
+        return False
+    factor = 1.0 + float(tail_margin(guesses))
+    ceiling = _MASS_BOUND * factor
+    best, carry, start, size = 0.0, 0.0, 0, _FIRST_CHUNK
+    while start < correct:
+        stop = min(start + size, correct)
+        pmf = stats.binom.pmf(correct - 1 - np.arange(start, stop), guesses, q)  # P(X = c - i), i = start + 1..stop
+        sums = np.cumsum(np.concatenate([[carry], pmf]))[1:]
+        best = max(best, float(np.max(sums * factor / np.arange(start + 1, stop + 1))))
+        if min(beta + best * delta * 2 * m, 1.0) > significance:
+            return False
+        if min(beta + ceiling / (stop + 1) * delta * 2 * m, 1.0) <= significance:
+            return True
+        carry, start, size = float(sums[-1]), stop, min(2 * size, _LAST_CHUNK)
+    return True  # every ratio read, and the largest refutes
 
 
 def gaussian_blow_up(epsilon: float, delta: float) -> Tradeoff:
@@ -214,7 +278,7 @@ def epsilon_one_run(
     data, s, d, strategy = _arguments(scores, out_scores, significance, delta, one_sided, threshold_strategy, True)
 
     def search(m: int, g: int, c: int, sig: float, floor: float) -> float:
-        return _largest_refuted(floor, lambda e: one_run_p_value(m, g, c, e, d) <= sig)
+        return _largest_refuted(floor, lambda e: one_run_refutes(m, g, c, e, d, sig))
 
     return _over_thresholds(data, s, strategy, search)
 
