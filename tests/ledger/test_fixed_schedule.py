@@ -56,3 +56,26 @@ def test_a_fixed_schedule_halts_where_the_certified_epsilon_would_pass_the_budge
     exact_now, exact_next = gdp_epsilon(math.sqrt(t) / 3.0, delta), gdp_epsilon(math.sqrt(t + 1) / 3.0, delta)
     assert exact_now <= ledger.composition().epsilon <= epsilon < exact_next  # kept it; the next round passes it
     assert ledger.odometer(delta).epsilon >= exact_now  # the odometer holds for a fixed schedule too
+
+
+def test_the_brackets_along_the_run_are_the_checkpoints_own():
+    ledger = PrivacyLedger(adaptive=False, value_discretization_interval=H)
+    schedule = [
+        (Round.subsampled_gaussian(1.1, 0.02), 30),
+        (Round.gaussian(8.0), 10),
+        (Round.subsampled_gaussian(0.9, 0.05), 20),
+    ]
+    for one, n in schedule:
+        ledger.record(one, n)
+    curve = ledger.composition_curve(1e-5, steps=[30, 45, 60])
+    for t, lower, upper in zip(curve.steps, curve.lower, curve.upper, strict=True):
+        prefix = PrivacyLedger(adaptive=False, value_discretization_interval=H)
+        left = int(t)
+        for one, n in schedule:
+            if left > 0:
+                prefix.record(one, min(n, left))
+                left -= n
+        own = prefix.composition(1e-5)
+        assert (lower, upper) == pytest.approx((own.epsilon_lower, own.epsilon), rel=1e-6)
+    with pytest.raises(ValueError, match="not a valid guarantee"):
+        PrivacyLedger(adaptive=True).composition_curve(1e-5)

@@ -8,12 +8,14 @@ discretized once and kept (``PLDAccountant``'s cache); the composition itself is
 checkpoint asked for, not carried from the last one: a composed PMF used as a factor would drop its
 round-off and truncation charges (``pld/reads/along_run.py`` says why).  A checkpoint so costs one
 composition of as many factors as the run has distinct rounds: a few stages are milliseconds, a sigma that
-changes every round is a factor per round (use the Rényi answers there).
+changes every round is a factor per round (use the Rényi answers there).  The brackets after many
+checkpoints of one run come from one batched evaluation (``PrivacyLedger.composition_curve``,
+``pld/reads/along_run.py``): the factors are transformed once for all checkpoints.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable
 
 from ..pld.accountants.subsampled_gaussian import PLDAccountant
 from ..pld.mechanisms.constructors import laplace
@@ -22,13 +24,14 @@ from .rounds import Round
 __all__ = ["pld_accountant"]
 
 
-def pld_accountant(counts: Mapping[Round, int], value_discretization_interval: float) -> PLDAccountant:
-    """A ``PLDAccountant`` holding each distinct round ``counts[round]`` times.
+def pld_accountant(runs: Iterable[tuple[Round, int]], value_discretization_interval: float) -> PLDAccountant:
+    """A ``PLDAccountant`` holding each run of rounds, in order.
 
     Parameters
     ----------
-    counts : mapping of Round to int
-        The rounds recorded, counted per distinct round.
+    runs : iterable of (Round, int)
+        The rounds recorded, as (round, how many times): counted per distinct round for one bracket, or in the
+        order they ran for the brackets along the run (``PLDAccountant.epsilon_curve``).
     value_discretization_interval : float
         The PLD grid's spacing h, 0 < h <= 100.
 
@@ -38,7 +41,7 @@ def pld_accountant(counts: Mapping[Round, int], value_discretization_interval: f
         Its ``epsilon(delta, bound="both")`` is the certified bracket of the composition.
     """
     accountant = PLDAccountant(value_discretization_interval=value_discretization_interval)
-    for one, rounds in counts.items():
+    for one, rounds in runs:
         if one.mechanism == "laplace":
             accountant.compose(
                 laplace(float(one.scale), value_discretization_interval=value_discretization_interval),  # type: ignore[arg-type]

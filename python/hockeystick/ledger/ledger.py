@@ -28,6 +28,7 @@ import numpy as np
 
 from ..base.validation import choice, delta_target, describe, flag, single
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
+from ..pld.reads.along_run import CurveAlongRun
 from .fixed_schedule import pld_accountant
 from .gdp_filter import GdpFilter
 from .guarantee import Guarantee
@@ -186,7 +187,7 @@ class PrivacyLedger:
             return True  # the RDP bound of the fixed composition already fits
         counts = self.counts()
         counts[one] = counts.get(one, 0) + times
-        upper = pld_accountant(counts, self.value_discretization_interval).epsilon(delta)
+        upper = pld_accountant(counts.items(), self.value_discretization_interval).epsilon(delta)
         return float(upper) <= epsilon  # type: ignore[arg-type]
 
     def would_exceed(
@@ -359,7 +360,9 @@ class PrivacyLedger:
         d = self._delta(delta)
         lower, upper = 0.0, 0.0
         if self._runs:
-            lower, upper = pld_accountant(self.counts(), self.value_discretization_interval).epsilon(d, bound="both")  # type: ignore[misc]
+            lower, upper = pld_accountant(self.counts().items(), self.value_discretization_interval).epsilon(
+                d, bound="both"
+            )  # type: ignore[misc]
         return Guarantee(
             kind="certified composition",
             method="pld",
@@ -371,6 +374,39 @@ class PrivacyLedger:
                 "round's mechanism holds for its neighbouring relation (add/remove for Poisson sampling)"
             ),
             epsilon_lower=float(lower),
+        )
+
+    def composition_curve(self, delta: float, *, every: int | None = None, steps: Any = None) -> CurveAlongRun:
+        """The certified PLD bracket of epsilon at ``delta`` after each checkpoint of the run (fixed schedules only).
+
+        The rounds in the order recorded; every ``every``-th round and the last, or each of ``steps``; all
+        checkpoints composed in one batch (``pld.reads.along_run.prefix_curve``), each point the bracket
+        ``composition`` gives after that many rounds (within the round-off of the longer transform).
+
+        Parameters
+        ----------
+        delta : float
+            The delta, 0 < delta < 1.
+        every : int, optional
+            A checkpoint every this many rounds (and the last); default every round.
+        steps : array_like of int, optional
+            The checkpoints, strictly increasing, at most the rounds recorded.
+
+        Returns
+        -------
+        CurveAlongRun
+            ``steps``, ``lower`` and ``upper`` (epsilon), ``given`` (delta).
+
+        Raises
+        ------
+        ValueError
+            If the ledger is adaptive (``composition``), no round is recorded, or the checkpoints are invalid.
+        """
+        if self.adaptive:
+            raise ValueError(_COMPOSITION_REFUSED)
+        runs = [(one, count) for one, count in self._runs]
+        return pld_accountant(runs, self.value_discretization_interval).epsilon_curve(
+            delta_target(delta), every=every, steps=steps
         )
 
     def odometer(self, delta: float) -> Guarantee:
