@@ -326,16 +326,38 @@ def test_allow_large_lets_a_large_sweep_start(capsys, tmp_path, monkeypatch):
 
 
 def test_the_example_does_not_replace_its_files_unless_forced(capsys, tmp_path, monkeypatch):
+    """...and its delta(epsilon) picture speaks the reader's words (``_check_example_picture``)."""
+    from hockeystick.plots import canvas
     from hockeystick.reproduce import example
 
     monkeypatch.setattr(
-        example, "_TRUSTED_AGGREGATOR", example._TRUSTED_AGGREGATOR.replace("250", "5").replace("1000]", "20]")
+        example, "_TRUSTED_AGGREGATOR", example._TRUSTED_AGGREGATOR.replace("250", "12").replace("1000]", "20]")
     )
+    figures = []
+    save = canvas.save
+    monkeypatch.setattr(canvas, "save", lambda fig, path: figures.append(fig) or save(fig, path))
     out_dir = tmp_path / "ex"
     assert _run(capsys, "sweep", "--example", "--out-dir", str(out_dir), "--no-progress")[0] == 0
+    _check_example_picture(figures, example)
     (out_dir / "example.toml").write_text("# my edits\n")
     code, _, err = _run(capsys, "sweep", "--example", "--out-dir", str(out_dir), "--no-progress")
     assert code == 2 and "already holds the example's example.toml" in err and "--force" in err
     assert (out_dir / "example.toml").read_text() == "# my edits\n"
     assert _run(capsys, "sweep", "--example", "--out-dir", str(out_dir), "--no-progress", "--force")[0] == 0
     assert (out_dir / "example.toml").read_text() == example.example_toml()
+
+
+def _check_example_picture(figures, example) -> None:
+    """The example's delta(epsilon) picture: a heading, not the registry's code name; sigma in at most 3
+    significant digits, the curves' labels apart; a dotted line at the target delta the calibration aims for;
+    the calibration's picture under the same heading."""
+    (ax,) = figures[0].axes
+    assert ax.get_title().splitlines()[0] == example.HEADING and "trusted_aggregator" not in ax.get_title()
+    sigmas = [
+        line.get_label().removeprefix("sigma=") for line in ax.get_lines() if line.get_label().startswith("sigma=")
+    ]
+    assert len(sigmas) == len(set(sigmas)) >= 2
+    assert all(len(s.lstrip("0.").replace(".", "")) <= 3 for s in sigmas), sigmas
+    (target,) = [line for line in ax.get_lines() if line.get_label().startswith("target delta")]
+    assert np.all(np.asarray(target.get_ydata()) == example.TARGET_DELTA) and target.get_label() == "target delta 1e-05"
+    assert example.HEADING in figures[1].axes[0].get_title()

@@ -50,7 +50,15 @@ def print_summary(result: Any) -> None:
     for name in grid.outputs:
         if name in summary.low:
             (lo, i), (hi, j) = summary.low[name], summary.high[name]
-            rows.append([name, lo, describe(summary.point(i)), hi, describe(summary.point(j))])
+            rows.append(
+                [
+                    name,
+                    lo,
+                    _where(summary, i, summary.low_count.get(name, 1), grid.size),
+                    hi,
+                    _where(summary, j, summary.high_count.get(name, 1), grid.size),
+                ]
+            )
     if rows:
         print(table(["column", "min", "at", "max", "at"], rows))
     if summary.best_counts is not None:
@@ -59,6 +67,14 @@ def print_summary(result: Any) -> None:
             "best bound from: "
             + ", ".join(f"{a} {100 * c / total:.1f}%" for a, c in zip(grid.accountants, summary.best_counts))
         )
+
+
+def _where(summary: Any, first: int, count: int, size: int) -> str:
+    """Where an extreme sits: its point, or, when several points attain it (a plateau such as delta = 0), how
+    many and the first of them in grid order (the axes' first values first), never one of them as if alone."""
+    if count <= 1:
+        return describe(summary.point(first))
+    return f"{count:,} points ({100 * count / size:.3g}%), first: {describe(summary.point(first))}"
 
 
 def print_points(result: Any, max_rows: int) -> None:

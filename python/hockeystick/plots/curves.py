@@ -118,7 +118,7 @@ def delta_epsilon_on(
     scale_axes(ax, x=epsilon, x_spacing=x_spacing)
     ax.set_xlabel("epsilon")
     ax.set_ylabel("delta(epsilon)")
-    level_lines(ax, levels)
+    level_lines(ax, levels, "target delta")
 
 
 def parameter_curves(
@@ -229,12 +229,13 @@ def bracket(
     ax.fill_between(x, lower, upper, color=line.get_color(), alpha=0.15, linewidth=0)
 
 
-def level_lines(ax: Any, levels: Sequence[float] | None) -> None:
-    """A dotted horizontal line at each level (target values of the quantity drawn), one legend entry."""
+def level_lines(ax: Any, levels: Sequence[float] | None, name: str = "levels") -> None:
+    """A dotted horizontal line at each level (target values of the quantity drawn), one legend entry naming
+    them (``name``: "target delta" on a delta-eps picture)."""
     if not levels:
         return
     if ax.get_yscale() == "log" and min(levels) <= 0:
         raise ValueError(f"levels must be positive on a log scale, got {', '.join(f'{v:g}' for v in levels)}")
     for i, level in enumerate(sorted(levels)):
-        label = "levels " + ", ".join(f"{v:g}" for v in sorted(levels)) if i == 0 else None
+        label = f"{name} " + ", ".join(f"{v:g}" for v in sorted(levels)) if i == 0 else None
         ax.axhline(level, color="0.3", linestyle=":", linewidth=1.0, label=label)

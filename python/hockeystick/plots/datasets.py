@@ -33,6 +33,7 @@ def plot_grid(
     facet: str | None = None,
     slices: Mapping[str, float] | None = None,
     kind: str | None = None,
+    title: str | None = None,
 ) -> str:
     """Draw the picture of a grid from a small sub-grid it evaluates, and save it as a PNG.
 
@@ -67,6 +68,9 @@ def plot_grid(
         Axes held at the value nearest to the one given.
     kind : {"curves", "heatmap"}, optional
         The kind of picture (None: the natural one).
+    title : str, optional
+        The heading, in the reader's words (default: the accountants' names and the certified side drawn);
+        the fixed parameters and the held axes follow it.
 
     Returns
     -------
@@ -118,7 +122,7 @@ def plot_grid(
     values = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
     ds = to_dataset(sub, values).isel({n: 0 for n in picture.held})
     title_axes = {n: a.values for n, a in axes.items()}
-    return _draw(ds, picture, path, title_axes, dict(grid.fixed), levels)
+    return _draw(ds, picture, path, title_axes, dict(grid.fixed), levels, title)
 
 
 def plot_dataset(
@@ -133,6 +137,7 @@ def plot_dataset(
     facet: str | None = None,
     slices: Mapping[str, float] | None = None,
     kind: str | None = None,
+    title: str | None = None,
 ) -> str:
     """Draw the picture of a saved (or in-memory) sweep from its labelled arrays alone, and save it as a PNG.
 
@@ -171,6 +176,9 @@ def plot_dataset(
         Axes held at the value nearest to the one given.
     kind : {"curves", "heatmap"}, optional
         The kind of picture (None: the natural one).
+    title : str, optional
+        The heading, in the reader's words (default: the accountants' names and the certified side drawn);
+        the fixed parameters and the held axes follow it.
 
     Returns
     -------
@@ -209,7 +217,7 @@ def plot_dataset(
     choice = Choice(x, y, hue, facet, slices, kind, max_points)
     picture, counts = choice.picture(_main_variable(ds)[1], axes, fixed)
     ds = ds.isel(picture.held).isel({d: thin_index(ds.sizes[d], n) for d, n in counts.items()})
-    return _draw(ds, picture, path, axes, fixed, levels)
+    return _draw(ds, picture, path, axes, fixed, levels, title)
 
 
 def _main_variable(ds: Any) -> tuple[str, str, list[str]]:
@@ -244,11 +252,13 @@ def _draw(
     axes: Mapping[str, np.ndarray],
     fixed: Mapping[str, Any],
     levels: Sequence[float] | None,
+    heading: str | None = None,
 ) -> str:
-    """Draw ``ds`` (its dimensions: the picture's drawn axes, thinned) as ``picture`` says."""
+    """Draw ``ds`` (its dimensions: the picture's drawn axes, thinned) as ``picture`` says, under ``heading``
+    (default: the accountants and the side drawn)."""
     main, output, accountants = _main_variable(ds)
     names = ds.attrs.get("accountants", "") or " / ".join(accountants)
-    lines = [(names.replace(",", " / ") + _side_words(ds, main, picture.kind)).strip()]
+    lines = [heading or (names.replace(",", " / ") + _side_words(ds, main, picture.kind)).strip()]
     fixed_text = ", ".join(
         f"{k}={v:g}" for k, v in sorted(fixed.items()) if k not in axes and isinstance(v, (int, float))
     )
@@ -421,4 +431,14 @@ def _panel_curves(
     if hue is None:
         return {label or variable: panel[variable].values}
     table = panel[variable].transpose(x, hue).values
-    return {f"{hue}={v:g}": table[:, i] for i, v in enumerate(panel[hue].values)}
+    return {f"{hue}={v}": table[:, i] for i, v in enumerate(_short_labels(panel[hue].values))}
+
+
+def _short_labels(values: np.ndarray) -> list[str]:
+    """Each value in the fewest significant digits, 3 to 6, that set its label apart from every other value's at
+    those digits: 0.0973 and 0.186 for a log axis's 0.0973031 and 0.185888, 1.0001 beside 1.0002."""
+    labels = []
+    for v in values:
+        digits = next((d for d in range(3, 7) if all(f"{v:.{d}g}" != f"{w:.{d}g}" for w in values if w != v)), None)
+        labels.append(f"{v:g}" if digits is None else f"{v:.{digits}g}")
+    return labels if len(set(labels)) == len(labels) else [f"{v:g}" for v in values]

@@ -28,6 +28,9 @@ __all__ = ["ExampleReport", "example_toml", "run_example"]
 TARGET_EPSILON = 1.0
 TARGET_DELTA = 1e-5
 
+# the pictures' heading: what the example accounts, in the reader's words (the registry's name is code)
+HEADING = "Federated learning, trusted aggregator, last model released (paper 000, Theorem 2)"
+
 _TRUSTED_AGGREGATOR = """\
 # Federated learning with a trusted aggregator that releases only the last model
 # (paper 000, Algorithm 1, Theorem 2): n users, batches of batch_size drawn without
@@ -118,6 +121,11 @@ def run_example(out_dir: Path, *, progress: bool | None = None, overwrite: bool 
     calibration = run_sweep(calibration_grid, calibration_path, progress=False, keep=True, overwrite=overwrite)
     if importlib.util.find_spec("matplotlib") is None:
         return ExampleReport(toml_path, sweep, calibration, None, None)
-    sweep_plot = plot_grid(grid, pictures[0])
-    calibration_plot = plot_grid(calibration_grid, pictures[1])
+    # the delta-eps curves with a line at the target delta: where a curve crosses it is the epsilon that sigma gives
+    sweep_plot = plot_grid(grid, pictures[0], levels=[TARGET_DELTA], title=HEADING)
+    calibration_plot = plot_grid(
+        calibration_grid,
+        pictures[1],
+        title=f"sigma needed for (epsilon, delta) = ({TARGET_EPSILON:g}, {TARGET_DELTA:g})\n{HEADING}",
+    )
     return ExampleReport(toml_path, sweep, calibration, sweep_plot, calibration_plot)
