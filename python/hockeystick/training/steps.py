@@ -56,7 +56,9 @@ def ceil_ratio(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore", under="ignore"):
         p = x * a / b
     out = np.array(np.ceil(p), dtype=float)  # an array even for 0-d input (its .flat is written below)
-    near = np.isfinite(p) & (np.abs(p - np.round(p)) <= _NEAR_WHOLE * np.maximum(p, 1.0))
+    finite = np.isfinite(p)
+    r = np.where(finite, p, 0.0)  # an infinite p is not near a whole number (inf - inf would be nan)
+    near = finite & (np.abs(r - np.round(r)) <= _NEAR_WHOLE * np.maximum(r, 1.0))
     for i in np.flatnonzero(near):
         exact = Fraction(float(x.flat[i])) * Fraction(float(a.flat[i])) / Fraction(float(b.flat[i]))
         out.flat[i] = float(math.ceil(exact))

@@ -44,10 +44,11 @@ def gaussian_mixture_pair(sigma: float, shifts: np.ndarray, weights: np.ndarray,
     log_w = np.log(weights)
 
     def terms(x: np.ndarray) -> np.ndarray:
-        return cast(
-            np.ndarray,
-            log_w + (shifts * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * shifts * shifts) / (sigma * sigma),
-        )
+        exponent = shifts * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * shifts * shifts
+        # sigma below ~1e-162 makes sigma^2 zero: the terms are then +-inf or nan, which ``monotone`` refuses
+        # naming sigma
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return cast(np.ndarray, log_w + exponent / (sigma * sigma))
 
     def loss(x: np.ndarray) -> np.ndarray:
         return log_sum_exp_rows(terms(x))[0]

@@ -38,7 +38,8 @@ def _laplace_interval(a: np.ndarray, c: np.ndarray, m: float, b: float) -> np.nd
 def _terms(x: np.ndarray, components: list[tuple[float, float]], b: float) -> list[np.ndarray]:
     """log w_i + (|x| - |x - s_i|) / b, one array per component (a handful: no (n, m) temporaries)."""
     ax = np.abs(x)
-    return [lw + (ax - np.abs(x - si)) / b for lw, si in components]
+    with np.errstate(over="ignore"):  # a subnormal b: the losses are +-inf, which ``monotone`` refuses by name
+        return [lw + (ax - np.abs(x - si)) / b for lw, si in components]
 
 
 def _log_sum(terms: list[np.ndarray]) -> np.ndarray:
@@ -89,8 +90,9 @@ def laplace_mixture_pair(scale: float, shifts: np.ndarray, weights: np.ndarray) 
     def inverse(target: np.ndarray) -> np.ndarray:
         return laplace_mixture_inverse(target, b, shifts, weights)
 
-    p_left = float(np.sum(weights * 0.5 * np.exp(-shifts / b)))  # P(x <= 0)
-    p_right = float(np.sum(weights * 0.5 * np.exp((shifts - top) / b)))  # P(x >= top)
+    with np.errstate(over="ignore"):  # s / b past the doubles is -inf in the exponent: e^-inf = 0 is the limit
+        p_left = float(np.sum(weights * 0.5 * np.exp(-shifts / b)))  # P(x <= 0)
+        p_right = float(np.sum(weights * 0.5 * np.exp((shifts - top) / b)))  # P(x >= top)
     at_left, at_right = (float(x) for x in loss(np.array([0.0, top])))
     atoms = ((at_left, p_left, 0.5), (at_right, p_right, 0.5 * math.exp(-top / b)))
     return MonotonePair(loss, slope, p_mass, q_mass, 0.0, top, atoms, inverse)
