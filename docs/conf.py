@@ -37,6 +37,12 @@ extensions = [
     "hockeystick_pictures",
 ]
 
+# No typographic replacement: Docutils' smart quotes turn `--flag` into an en dash and straight quotes into
+# curly ones wherever the text is not a literal (the CLI reference's help texts, an install command in a
+# description), so that a command copied from the page fails in a shell. The pages type the dashes and
+# quotes of their prose themselves.
+smartquotes = False
+
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["api/_templates"]
@@ -77,6 +83,7 @@ _NO_INVENTORY = {
             "pathlib.Path",
             "argparse.ArgumentParser",
             "concurrent.futures.Executor",
+            "fractions.Fraction",
             "typing.Literal",
         ],
         "Python's inventory is not fetched (no network at build time)",

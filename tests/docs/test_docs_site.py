@@ -8,14 +8,20 @@ reference's, the pictures) stay out of the source tree. Then, in the HTML:
   has its page, and so has every namespace;
 * the search index holds every public name as an object (what the search box finds);
 * every link of the landing page resolves to a file of the build, and its #fragment to an id there;
+* the API index gives every namespace a link and a one-line summary;
+* no code, command or flag on any page holds a typographic dash or quote (a paste into a shell would
+  fail): Docutils' smart quotes are off (docs/conf.py), and the CLI reference shows its examples as
+  literal blocks (docs/_ext/hockeystick_cli.py);
 * with playwright and a headless Chromium installed (playwright's own, or the system's ``chromium``), a
   real browser opens the landing page, follows each of its links, and searches for a public name;
   without them that test skips.
 
 No warning may exist (the build is nitpicky and keeps going, so that one run lists them all, as
 ``sphinx-build -W --keep-going -n`` would refuse them): a warning of the site's own files (its configuration,
-extensions, landing, migration, CLI and reference pages) fails its own test, and any other (a docstring's, a
-guide page's) the whole build's, which lists them by source.
+extensions, landing, install, migration, CLI and reference pages) fails its own test, and any other (a
+docstring's, a guide page's) the whole build's, which lists them by source. Nor may a Docutils message that
+the build prints without a file name (text that sphinx-argparse parses outside Sphinx's reporter: a help
+text or epilog that is not valid reStructuredText), which leaves the build "succeeded".
 """
 
 from __future__ import annotations
@@ -47,10 +53,12 @@ DOCS = ROOT / "docs"
 
 # the files of the site itself, relative to docs/: a warning located in one of them is a defect here
 SITE_FILES = re.compile(
-    r"(^|/)docs/(conf\.py|_ext/|api/(index|_templates)|index\.md|migrating-from-[\w-]+\.md|changelog\.md"
+    r"(^|/)docs/(conf\.py|_ext/|api/(index|_templates)|index\.md|install\.md|migrating-from-[\w-]+\.md|changelog\.md"
     r"|cli-reference\.md|pictures\.md)"
 )
 WARNING = re.compile(r"\b(WARNING|ERROR|CRITICAL):")
+# a Docutils system message as Docutils itself prints it, outside Sphinx's logging (":7: (ERROR/3) ...")
+DOCUTILS_MESSAGE = re.compile(r"\((?:WARNING|ERROR|SEVERE)/[234]\)")
 
 pytestmark = pytest.mark.slow  # one build of the whole site: about a minute on two cores
 
@@ -59,6 +67,7 @@ pytestmark = pytest.mark.slow  # one build of the whole site: about a minute on 
 class Site:
     html: Path
     warnings: list[str]
+    docutils_messages: list[str]
 
 
 def _public_names() -> dict[str, Any]:
@@ -89,6 +98,7 @@ def _build(root: Path) -> Site:
     command += ["-d", str(root / "doctrees"), "-w", str(warnings), str(root / "docs"), str(html)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=1800, cwd=root)
     assert result.returncode == 0, f"sphinx failed ({result.returncode}):\n{result.stderr[-4000:]}"
+    (root / "stderr.txt").write_text(result.stderr, encoding="utf-8")
     (root / "built").touch()
     return _built(root)
 
@@ -96,7 +106,12 @@ def _build(root: Path) -> Site:
 def _built(root: Path) -> Site:
     warnings = root / "warnings.txt"
     lines = warnings.read_text(encoding="utf-8").splitlines() if warnings.exists() else []
-    return Site(root / "html", [line.replace(str(root), "") for line in lines if WARNING.search(line)])
+    stderr = (root / "stderr.txt").read_text(encoding="utf-8").splitlines()
+    return Site(
+        root / "html",
+        [line.replace(str(root), "") for line in lines if WARNING.search(line)],
+        [line for line in stderr if DOCUTILS_MESSAGE.search(line)],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +147,13 @@ def test_the_site_files_build_without_a_warning(site: Site) -> None:
     """Configuration, extensions, the site's own pages and the types in signatures: no warning, no
     unresolved reference."""
     assert [line for line in site.warnings if _of_the_site(line)] == []
+
+
+def test_no_text_makes_a_docutils_message(site: Site) -> None:
+    """Text parsed outside Sphinx's reporter (sphinx-argparse parses each subcommand's help, description
+    and epilog in a document of its own) reports its errors on stderr without a file name, and the build
+    still succeeds: each such message is a defect (a definition list or emphasis where a command was meant)."""
+    assert site.docutils_messages == []
 
 
 def test_the_whole_build_is_warning_free(site: Site) -> None:
@@ -265,3 +287,82 @@ def test_a_browser_follows_the_landing_page_and_finds_a_name(site: Site) -> None
             assert any("hockeystick.pld.SubsampledGaussianPLD.html" in href for href in found), found
         finally:
             browser.close()
+
+
+def test_the_api_index_summarizes_every_namespace(site: Site) -> None:
+    """The reference's index links each namespace's page beside the first line of its docstring."""
+    page = (site.html / "api" / "index.html").read_text(encoding="utf-8")
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", page, flags=re.S)
+    summaries = {}
+    for row in rows:
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S)
+        link = re.search(r'href="generated/([\w.]+)\.html"', cells[0]) if len(cells) == 2 else None
+        if link:
+            summaries[link.group(1)] = re.sub(r"<[^>]+>", "", cells[1]).strip()
+    assert sorted(summaries) == sorted(_namespaces())
+    assert [name for name, text in summaries.items() if len(text.split()) < 4] == []
+
+
+# dashes and curly quotes, which a shell or Python reads as other characters than the ASCII hyphen and
+# quotes a reader meant to copy (the minus sign of a formula in a comment is left to the formula)
+TYPOGRAPHIC = "\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201a\u201c\u201d\u201e"
+# a flag whose hyphens became a dash: "\u2013flag", "\u2014noise-multiplier", at the start of a word
+TYPOGRAPHIC_FLAG = re.compile(rf"(?<![\w{TYPOGRAPHIC}])[\u2010-\u2015]{{1,2}}[A-Za-z][\w-]*")
+# a command's quotes made curly: pip install \u201chockeystick[dask]\u201d
+TYPOGRAPHIC_COMMAND = re.compile(r"pip install [\u2018\u2019\u201a\u201c\u201d\u201e]")
+CODE_TAGS = {"code", "pre", "kbd", "samp", "tt"}
+# blocks that are read, not typed: a command's printed output, a diagram (```text fences)
+READ_ONLY = {"highlight-text", "highlight-none"}
+
+
+class _Code(HTMLParser):
+    """The text of a page's content (inside <article>): what is code (a literal, a code block, an option
+    of the CLI reference) and what is prose; a read-only block (output, a diagram) is neither."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.code: list[str] = []
+        self.prose: list[str] = []
+        self._open: list[tuple[str, str]] = []  # each open element, and what it holds: code, read, or ""
+        self._article = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "article":
+            self._article += 1
+        classes = (dict(attrs).get("class") or "").split()
+        kind = "read" if READ_ONLY & set(classes) else ""
+        if tag in CODE_TAGS or {"pre", "literal", "option"} & set(classes):
+            kind = kind or "code"
+        if tag not in {"br", "img", "hr", "input", "meta", "link", "wbr"}:
+            self._open.append((tag, kind))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "article":
+            self._article -= 1
+        for depth in range(len(self._open) - 1, -1, -1):
+            if self._open[depth][0] == tag:
+                del self._open[depth:]
+                break
+
+    def handle_data(self, data: str) -> None:
+        kinds = [kind for _, kind in self._open if kind]
+        if not self._article or not data.strip() or "read" in kinds:
+            return
+        (self.code if kinds else self.prose).append(data)
+
+
+def test_no_code_or_flag_holds_a_typographic_dash_or_quote(site: Site) -> None:
+    """On every page: code (inline literals, code blocks, the CLI reference's options and examples) holds
+    only ASCII hyphens and quotes, and so do the flags and install commands written in prose."""
+    found = []
+    pages = sorted(site.html.rglob("*.html"))
+    for page in pages:
+        parser = _Code()
+        parser.feed(page.read_text(encoding="utf-8"))
+        name = page.relative_to(site.html)
+        found += [f"{name}: code {text.strip()[:80]!r}" for text in parser.code if set(text) & set(TYPOGRAPHIC)]
+        prose = " ".join(parser.prose)
+        found += [f"{name}: flag {match.group()!r}" for match in TYPOGRAPHIC_FLAG.finditer(prose)]
+        found += [f"{name}: command {match.group()!r}" for match in TYPOGRAPHIC_COMMAND.finditer(prose)]
+    assert len(pages) > 200
+    assert found == []
