@@ -96,3 +96,51 @@ def test_bad_scores_files_exit_2_naming_the_rule(capsys, tmp_path, contents, mes
 def test_a_missing_scores_file_exits_2(capsys, tmp_path):
     assert main(["audit", str(tmp_path / "none.csv"), "-a", "gaussian", "-p", "sigma=1", "--delta", "1e-5"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_audit_reads_named_columns_and_true_false_labels(capsys, tmp_path):
+    rng = np.random.default_rng(6)
+    held_in, held_out = rng.normal(1.0, 1.0, 300), rng.normal(0.0, 1.0, 300)
+    rows = [f'"#{i}",{float(v)!r},{"TRUE" if i < 300 else "false"}' for i, v in enumerate(np.r_[held_in, held_out])]
+    path = tmp_path / "attack.csv"
+    path.write_text("canary,loss_ratio,member\r\n" + "\r\n".join(rows) + "\r\n", encoding="utf-8-sig")
+    argv = ["audit", str(path), "-a", "gaussian", "-p", "sigma=1", "--delta", "1e-5"]
+    assert main([*argv, "--score-column", "loss_ratio", "--label-column", "member"]) == 0
+    printed = capsys.readouterr().out
+    expected = audit.report(held_in, held_out, accountant=registry.get("gaussian").build(sigma=1.0), delta=1e-5)
+    assert printed.strip() == expected.table()
+    # not refuted: no "witness"; the empirical TPR above the certified one is flagged as a point estimate
+    assert "witness" not in printed and "closest threshold (not refuting)" in printed
+    assert " *\t" in printed and "a point estimate with sampling error" in printed
+    assert main(argv) == 2  # the default columns are not there: the error names the options
+    assert "--score-column / --label-column" in capsys.readouterr().err
+
+
+def test_usage_errors_name_the_flag_and_keep_exit_2_under_debug(capsys, scores_file):
+    path, _, _ = scores_file
+    argv = ["audit", path, "-a", "gaussian", "-p", "sigma=1", "--delta", "1e-5", "--method", "one_run_fdp"]
+    for debug in ([], ["--debug"]):
+        assert main([*argv, "--direction", "remove", *debug]) == 2
+        err = capsys.readouterr().err
+        assert (
+            err.strip()
+            .splitlines()[-1]
+            .startswith("hockeystick audit: error: --direction must be symmetric with --method one_run_fdp")
+        )
+        assert ("Traceback" in err) == bool(debug)
+    risk = ["risk", "-a", "gaussian", "-p", "sigma=1", "--fpr", "0.1", "--direction", "remove"]
+    assert main(risk) == 2
+    assert capsys.readouterr().err.startswith('hockeystick risk: error: --direction must be "symmetric"')
+
+
+def test_risk_writes_its_rows_with_o(capsys, tmp_path):
+    argv = ["risk", "-a", "gaussian", "-p", "sigma=1", "--fpr", "0.01,0.1"]
+    assert main([*argv, "--format", "csv"]) == 0
+    printed = capsys.readouterr().out
+    out = tmp_path / "risk.csv"
+    assert main([*argv, "-o", str(out)]) == 0
+    assert out.read_text() == printed and "rows written to" in capsys.readouterr().out
+    assert main([*argv, "--output", str(out)]) == 2  # not replaced without --force
+    assert "--force" in capsys.readouterr().err
+    assert main([*argv, "-o", str(tmp_path / "risk.txt")]) == 2
+    assert "name a .csv or .json file" in capsys.readouterr().err

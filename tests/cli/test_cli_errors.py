@@ -453,7 +453,9 @@ def test_debug_shows_the_traceback_and_the_console_script_does_not():
         "remove the empty item"
     ]
     debug = subprocess.run(argv + ["--debug"], capture_output=True, text=True, timeout=120)
-    assert debug.returncode == 1 and "Traceback" in debug.stderr and "ValueError: sigma='1,,2'" in debug.stderr
+    # the same exit status with --debug: a usage error is still one
+    assert debug.returncode == 2 and "Traceback" in debug.stderr and "ValueError: sigma='1,,2'" in debug.stderr
+    assert debug.stderr.strip().splitlines()[-1] == plain.stderr.strip()
 
 
 def test_the_license_file_is_the_apache_license():

@@ -126,8 +126,18 @@ def plot_audit(
     fig = Figure(figsize=(6.4, 4.8), dpi=120, layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    ax.fill_between(fprs, low, up, color="tab:blue", alpha=0.25, linewidth=0, label="certified TPR bracket")
-    ax.plot(fprs, up, color="tab:blue", linewidth=1.2, label="certified TPR upper (no attack above)")
+    # the bracket is often narrower than a line: its edges are drawn as lines, each with its own legend entry,
+    # and the band between them is shaded without one
+    ax.fill_between(fprs, np.maximum(low, floor), up, color="tab:blue", alpha=0.25, linewidth=0)
+    ax.plot(fprs, up, color="tab:blue", linewidth=1.2, label="certified TPR, upper (no attack above)")
+    ax.plot(
+        fprs,
+        np.maximum(low, floor),
+        color="tab:blue",
+        linewidth=1.0,
+        linestyle="--",
+        label="certified TPR, lower (under the upper where they meet)",
+    )
     ax.plot(
         np.maximum(hull.fp / n_out, floor), hull.tp / n_in, color="black", linewidth=1.2, label="empirical ROC (hull)"
     )

@@ -110,14 +110,25 @@ class AuditReport:
         verdict = "REFUTED" if c.refuted else "not refuted"
         lines.append(f"certified trade-off curve ({self.direction}, {c.method}, {confidence})\t{verdict}")
         if c.tpr_lower is not None and c.fpr_upper is not None and c.tpr_certified is not None:
+            # the witness where the curve is refuted; else the threshold nearest to refuting it
+            name = "witness threshold" if c.refuted else "closest threshold (not refuting)"
             lines.append(
-                f"\twitness threshold {c.threshold:.6g}: TPR >= {c.tpr_lower:.6g} at FPR <= {c.fpr_upper:.6g}; "
+                f"\t{name} {c.threshold:.6g}: TPR >= {c.tpr_lower:.6g} at FPR <= {c.fpr_upper:.6g}; "
                 f"certified TPR <= {c.tpr_certified:.6g} there"
             )
         lines.append(f"AUROC\t{self.auroc:.6g}")
         lines.append("fpr\ttpr empirical\ttpr certified upper")
+        above = False
         for f, e, t in zip(self.fprs, self.tpr_empirical, self.tpr_certified):
-            lines.append(f"{f:g}\t{e:.6g}\t{t:.6g}")
+            mark = " *" if e > t else ""
+            above = above or e > t
+            lines.append(f"{f:g}\t{e:.6g}{mark}\t{t:.6g}")
+        if above:
+            lines.append(
+                f"*\tthe empirical TPR, a point estimate with sampling error, is above the certified TPR; the curve "
+                f"test, which allows for that error at confidence {confidence}, "
+                + ("refutes the accountant" if c.refuted else "does not refute it: more canaries can decide")
+            )
         lines.append(
             f"verdict\t{'the scores refute the accountant' if self.refuted else 'consistent with the accountant'}"
         )

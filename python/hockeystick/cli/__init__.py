@@ -33,6 +33,7 @@ import os
 import signal
 import sys
 import threading
+import traceback
 import warnings
 from typing import Any
 
@@ -179,8 +180,8 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
             check_domains(args)  # before the subcommand imports its numerics
             return args.func(args)
     except (UsageError, ValueError, TypeError, ArithmeticError) as exc:
-        if args.debug:
-            raise
+        if args.debug:  # the traceback, then the same line and exit status as without --debug
+            traceback.print_exc(file=sys.stderr)
         print(f"{prog}: error: {_one_line(exc, args)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -90,6 +90,7 @@ RENAMED: dict[str, tuple[str, tuple[str, ...]]] = {
     "output '": ("{flags} '", ("out",)),  # the result file (a sweep's writer)
     "output must": ("{flags} must", ("quantity",)),  # the sweep's output column (-q)
     "output must end": ("{flags} must end", ("out",)),  # simulate's rows file
+    "direction must": ("{flags} must", ("direction",)),  # risk's and audit's --direction
 }
 
 

@@ -8,7 +8,7 @@ import math
 import os
 from typing import Any
 
-from .common import UsageError, accountant_argument, matrix_options, one_point, training_options
+from .common import Once, UsageError, accountant_argument, matrix_options, one_point, training_options
 from .picture import check_plot_path
 
 __all__ = ["register"]
@@ -18,18 +18,37 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "audit",
         help="canary scores against a run's accountant: epsilon lower bound, certified bracket, curve test",
-        description="Read canary attack scores (a CSV with a header naming 'score' and 'in': 1 for a held-in "
-        "canary, 0 for a held-out one; higher scores mean 'in') and print, at confidence 1 - significance, the "
+        description="Read canary attack scores (a CSV whose header names a score column, 'score' by default, and "
+        "a label column, 'in' by default: 1 or true for a held-in canary, 0 or false for a held-out one; higher "
+        "scores mean 'in') and print, at confidence 1 - significance, the "
         "audit's epsilon lower bound at --delta beside the accountant's certified [lower, upper] epsilon and "
         "their gap, and whether the scores refute the accountant's certified trade-off curve (docs/audit.md).",
         epilog="examples:\n  hockeystick audit scores.csv -a gaussian -p sigma=1 --delta 1e-5\n"
         "  hockeystick audit scores.csv --dataset-size 60000 --batch-size 256 --noise-multiplier 1.1 "
         "--epochs 1 --delta 1e-5\n"
         "  hockeystick audit scores.csv -a pld_subsampled_gaussian -p sigma=1 -p sampling_rate=0.5 -p rounds=4 "
-        "--delta 1e-5 --direction remove --plot audit.png",
+        "--delta 1e-5 --direction remove --plot audit.png\n"
+        "  hockeystick audit attack.csv --score-column loss_ratio --label-column member -a gaussian -p sigma=1 "
+        "--delta 1e-5",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("scores", metavar="SCORES.csv", help="the canary scores: columns 'score' and 'in' (1 or 0)")
+    p.add_argument(
+        "scores", metavar="SCORES.csv", help="the canary scores: a score column and a label column (1/0 or true/false)"
+    )
+    columns = p.add_argument_group("the scores file")
+    columns.add_argument(
+        "--score-column",
+        default="score",
+        metavar="NAME",
+        help="the header of the score column (default 'score'; higher means 'in')",
+    )
+    columns.add_argument(
+        "--label-column",
+        default="in",
+        metavar="NAME",
+        help="the header of the label column: 1 or true for a held-in canary, 0 or false for a held-out one "
+        "(default 'in')",
+    )
     group = p.add_argument_group("the run's accountant")
     accountant_argument(p, group, "audit", positional=False, several=False)
     group.add_argument(
@@ -52,6 +71,7 @@ def register(subparsers: Any) -> None:
     )
     test.add_argument(
         "--direction",
+        action=Once,
         choices=("symmetric", "remove", "add"),
         default="symmetric",
         help="the certified curve: symmetric (default; any accountant) or remove (membership inference) / add "
@@ -59,6 +79,7 @@ def register(subparsers: Any) -> None:
     )
     test.add_argument(
         "--method",
+        action=Once,
         choices=("clopper_pearson", "one_run_fdp"),
         default="clopper_pearson",
         help="the curve test: clopper_pearson (default; canaries scored independently) or one_run_fdp "
@@ -79,12 +100,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--significance must lie strictly between 0 and 1, got {args.significance}")
     if not 0.0 < delta < 1.0:
         raise UsageError(f"--delta must lie strictly between 0 and 1, got {args.delta}")
+    if args.method == "one_run_fdp" and args.direction != "symmetric":
+        raise UsageError(
+            f"--direction must be symmetric with --method one_run_fdp, got --direction {args.direction}: the one-run "
+            "test reads a symmetric trade-off function; --method clopper_pearson takes the directions"
+        )
     if args.plot:  # a *.png in a writable directory, not replaced unless --force, matplotlib installed
         check_plot_path(args.plot, args.force)
     if not os.path.isfile(args.scores):
         raise UsageError(f"SCORES.csv {args.scores!r}: no such file")
     accountant = entry.build(**values)
-    scores = audit.read_csv(args.scores)
+    scores = audit.read_csv(args.scores, score_column=args.score_column, label_column=args.label_column)
     result = audit.report(
         scores,
         accountant=accountant,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 from collections.abc import Callable
 from typing import Any
 
-from .common import UsageError, accountant_argument, matrix_options, one_point, training_options
+from .common import Once, UsageError, accountant_argument, matrix_options, one_point, training_options
 from .report import FORMATS, json_value
 from .tables import table
 
@@ -27,7 +29,8 @@ def register(subparsers: Any) -> None:
         "  hockeystick risk dp_ftrl_banded --coefficients 1,0.6,0.3 --rounds 100 --noise-multiplier 1 "
         "--min-separation 50 --fpr 0.01\n"
         "  hockeystick risk -a pld_subsampled_gaussian -p sigma=1 -p sampling_rate=0.01 -p rounds=1000 "
-        "--fpr 1e-3,0.01 --direction remove",
+        "--fpr 1e-3,0.01 --direction remove\n"
+        "  hockeystick risk -a gaussian -p sigma=1 --fpr 1e-3,0.01 -o risk.csv   # the rows to a file",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     group = p.add_argument_group("the mechanism")
@@ -50,6 +53,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--direction",
+        action=Once,
         choices=("symmetric", "remove", "add"),
         default="symmetric",
         help="symmetric (default: the guarantee both neighbouring orders satisfy), remove (membership "
@@ -67,6 +71,14 @@ def register(subparsers: Any) -> None:
         default="table",
         help="table (default), json (a list of objects, one per FPR) or csv; each row carries the advantage too",
     )
+    p.add_argument(
+        "-o",
+        "--out",
+        "--output",
+        metavar="FILE",
+        help="write the rows to FILE.csv or FILE.json (the suffix chooses the format) instead of stdout",
+    )
+    p.add_argument("--force", action="store_true", help="replace an existing -o FILE (refused otherwise)")
     p.set_defaults(func=run)
 
 
@@ -79,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
     entry, values = one_point(args, "risk evaluates one mechanism")
     fprs = _fprs(args.fpr)
+    form = args.format if args.out is None else _file_format(args.out, args.force)
     accountant = entry.build(**values)
     heads = _SIDES[args.bound]
     tpr = risk.tpr_at_fpr(accountant, fprs, bound=args.bound, direction=args.direction)
@@ -92,8 +105,25 @@ def run(args: argparse.Namespace) -> int:
         }
         for i, fpr in enumerate(fprs)
     ]
-    _PRINTERS[args.format](rows, heads)
+    if args.out is None:
+        _PRINTERS[form](rows, heads)
+        return 0
+    with open(args.out, "w", encoding="utf-8") as handle, contextlib.redirect_stdout(handle):
+        _PRINTERS[form](rows, heads)
+    print(f"rows written to {os.path.abspath(args.out)}")
     return 0
+
+
+def _file_format(path: str, force: bool) -> str:
+    """The format of -o FILE, by its suffix; an existing file is replaced only with --force."""
+    form = {".csv": "csv", ".json": "json"}.get(os.path.splitext(path)[1].lower())
+    if form is None:
+        raise UsageError(f"-o {path!r}: name a .csv or .json file (its suffix chooses the format)")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise UsageError(f"-o {path!r}: its directory does not exist")
+    if os.path.exists(path) and not force:
+        raise UsageError(f"-o {path!r} exists: add --force to replace it, or choose another name")
+    return form
 
 
 def _fprs(text: str) -> list[float]:
