@@ -234,11 +234,11 @@ def test_grid_is_one_call_and_matches_pointwise() -> None:
 def test_delta_epsilon_use_the_selected_mu() -> None:
     acct = NoisyFedAvg(**SEEDS)
     # theta at the selected mu, rounded up (docs/architecture.md, "Outward rounding")
-    assert acct.delta(1.0, bound="h0") == certified_theta.theta_upper(acct.mu_paper_h0, 1.0)
+    assert acct.delta(1.0, interpolation="h0") == certified_theta.theta_upper(acct.mu_paper_h0, 1.0)
     assert acct.delta(1.0) == certified_theta.theta_upper(acct.mu, 1.0)
-    assert acct.delta(1.0, bound="composition") == certified_theta.theta_upper(acct.mu_composition, 1.0)
-    e = acct.epsilon(1e-5, bound="h0")
-    assert acct.delta(e, bound="h0") == pytest.approx(1e-5, rel=1e-9)
+    assert acct.delta(1.0, interpolation="composition") == certified_theta.theta_upper(acct.mu_composition, 1.0)
+    e = acct.epsilon(1e-5, interpolation="h0")
+    assert acct.delta(e, interpolation="h0") == pytest.approx(1e-5, rel=1e-9)
     # The valid bound is never below the paper's number.
     assert acct.epsilon(1e-5) >= e
 

@@ -16,9 +16,7 @@ H = 2e-3
 def test_broadcast_grid_equals_the_mechanism_composed_point_by_point():
     sigma = np.array([0.8, 1.5])[:, None]
     rounds = np.array([10, 40])[None, :]
-    acc = pld.FixedBatchGaussianPLD(
-        sigma=sigma, batch_size=20, dataset_size=500, rounds=rounds, value_discretization_interval=H
-    )
+    acc = pld.FixedBatchGaussianPLD(sigma=sigma, batch_size=20, n=500, rounds=rounds, value_discretization_interval=H)
     lo, up = acc.epsilon(1e-5, bound="both")
     assert lo.shape == up.shape == (2, 2)
     for i, s in enumerate(sigma.ravel()):
@@ -28,15 +26,13 @@ def test_broadcast_grid_equals_the_mechanism_composed_point_by_point():
     assert np.all(lo <= up)
     assert up[0, 1] > up[0, 0] and up[0, 0] > up[1, 0]  # more rounds, less noise: larger epsilon
     assert acc.delta(1.0).shape == (2, 2)
-    scalar = pld.FixedBatchGaussianPLD(
-        sigma=1.0, batch_size=20, dataset_size=500, rounds=10, value_discretization_interval=H
-    )
+    scalar = pld.FixedBatchGaussianPLD(sigma=1.0, batch_size=20, n=500, rounds=10, value_discretization_interval=H)
     assert isinstance(scalar.delta(1.0), float)
 
 
 def test_full_batch_is_the_gaussian_mechanism_with_double_shift():
     """m = n: every round is N(2 Delta) vs N(0); T rounds: theta(2 sqrt(T) Delta / sigma, eps) exactly."""
-    acc = pld.FixedBatchGaussianPLD(sigma=3.0, batch_size=7, dataset_size=7, rounds=25, value_discretization_interval=H)
+    acc = pld.FixedBatchGaussianPLD(sigma=3.0, batch_size=7, n=7, rounds=25, value_discretization_interval=H)
     eps = np.array([0.5, 1.0, 3.0])
     exact = hs.theta(2 * math.sqrt(25) / 3.0, eps)
     lo, up = acc.delta(eps, bound="both")
@@ -49,7 +45,7 @@ def test_with_replacement_is_looser_than_without_at_equal_batch():
     """K draws with replacement can repeat the record: never more private than a batch of K distinct
     records (same n, sigma, Delta) -- the certified upper bounds are ordered, and both lower bounds
     stay below them."""
-    common = dict(sigma=1.0, batch_size=8, dataset_size=200, rounds=30, value_discretization_interval=H)
+    common = dict(sigma=1.0, batch_size=8, n=200, rounds=30, value_discretization_interval=H)
     without = pld.FixedBatchGaussianPLD(**common).epsilon(1e-5, bound="both")
     with_ = pld.WithReplacementBatchGaussianPLD(**common).epsilon(1e-5, bound="both")
     assert with_[1] >= without[1] and without[0] <= without[1] and with_[0] <= with_[1]
@@ -61,7 +57,7 @@ def test_with_replacement_is_looser_than_without_at_equal_batch():
     [
         (dict(sigma=0.0), "sigma"),
         (dict(batch_size=2.5), "batch_size"),
-        (dict(dataset_size=0), "^n must be"),
+        (dict(n=0), "^n must be"),
         (dict(rounds=0), "rounds"),
         (dict(batch_size=600), "batch_size must be <= n"),
         (dict(sensitivity=-1.0), "sensitivity"),
@@ -69,15 +65,13 @@ def test_with_replacement_is_looser_than_without_at_equal_batch():
     ],
 )
 def test_bad_arguments_name_the_argument_and_the_rule(bad, match):
-    params = dict(sigma=1.0, batch_size=10, dataset_size=500, rounds=5)
+    params = dict(sigma=1.0, batch_size=10, n=500, rounds=5)
     with pytest.raises(ValueError, match=match):
         pld.FixedBatchGaussianPLD(**{**params, **bad})
 
 
 def test_bad_queries():
-    acc = pld.WithReplacementBatchGaussianPLD(
-        sigma=1.0, batch_size=4, dataset_size=50, rounds=3, value_discretization_interval=H
-    )
+    acc = pld.WithReplacementBatchGaussianPLD(sigma=1.0, batch_size=4, n=50, rounds=3, value_discretization_interval=H)
     with pytest.raises(ValueError, match="epsilon"):
         acc.delta(-1.0)
     with pytest.raises(ValueError, match="delta"):

@@ -91,14 +91,12 @@ CONSTRUCTORS: list[tuple[str, Callable[[float], Any]]] = [
     ("SubsampledGaussianPLD q=1", lambda h: pld.SubsampledGaussianPLD(1.0, 1.0, 3, value_discretization_interval=h)),
     (
         "FixedBatchGaussianPLD",
-        lambda h: pld.FixedBatchGaussianPLD(
-            sigma=1.0, batch_size=10, dataset_size=100, rounds=3, value_discretization_interval=h
-        ),
+        lambda h: pld.FixedBatchGaussianPLD(sigma=1.0, batch_size=10, n=100, rounds=3, value_discretization_interval=h),
     ),
     (
         "WithReplacementBatchGaussianPLD",
         lambda h: pld.WithReplacementBatchGaussianPLD(
-            sigma=1.0, batch_size=10, dataset_size=100, rounds=3, value_discretization_interval=h
+            sigma=1.0, batch_size=10, n=100, rounds=3, value_discretization_interval=h
         ),
     ),
 ]
@@ -116,8 +114,8 @@ def test_every_entry_point_bounds_both_sides_at_the_largest_spacing(name: str, m
     """At h = MAX_INTERVAL each accountant brackets its own fine-grid (h = 1e-3) bracket."""
     coarse, fine = make(MAX_INTERVAL), make(1e-3)
     if isinstance(coarse, pld.PLDAccountant):
-        coarse.compose_subsampled_gaussian(1.0, 0.1, count=3)
-        fine.compose_subsampled_gaussian(1.0, 0.1, count=3)
+        coarse.compose_subsampled_gaussian(1.0, 0.1, rounds=3)
+        fine.compose_subsampled_gaussian(1.0, 0.1, rounds=3)
     for method, args in (("delta", np.array([0.0, 0.5, 2.0])), ("epsilon", np.array([0.3, 1e-3, 1e-6]))):
         c_lo, c_up = getattr(coarse, method)(args, bound="both")
         f_lo, f_up = getattr(fine, method)(args, bound="both")
