@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -45,9 +46,13 @@ def test_the_build_directory_shadows_no_module_and_is_ignored_by_git() -> None:
     assert ignored.returncode == 0, f"{top}/ is not ignored by git (.gitignore)"
 
 
+# the environment's own scripts first: the test extra's cmake, where CI's PATH does not name the venv
+SEARCH = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+
 def _configure(build: Path, pybind11: Path) -> list[dict[str, str]]:
     command = [
-        "cmake",
+        str(shutil.which("cmake", path=SEARCH)),
         "-S",
         str(ROOT),
         "-B",
@@ -57,7 +62,7 @@ def _configure(build: Path, pybind11: Path) -> list[dict[str, str]]:
         "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
         "-DCMAKE_BUILD_TYPE=Release",
     ]
-    if shutil.which("ninja"):
+    if shutil.which("ninja", path=SEARCH):
         command += ["-G", "Ninja"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
@@ -70,7 +75,7 @@ def test_a_second_isolated_build_sees_the_same_commands_and_headers(tmp_path: Pa
     """Two configurations of one build directory, pybind11 at a new path each time (about 5 s)."""
     pybind11 = pytest.importorskip("pybind11", reason="pybind11 (a build requirement) is not installed")
     for tool in ("cmake", "c++"):
-        if shutil.which(tool) is None:
+        if shutil.which(tool, path=SEARCH) is None:
             pytest.skip(f"no {tool} on PATH")
     installed = Path(pybind11.__file__).parent
     first, second = tmp_path / "env-1" / "pybind11", tmp_path / "env-2" / "pybind11"
