@@ -39,10 +39,10 @@ def test_a_dp_sgd_stage_is_its_subsampled_gaussian_steps(capsys, tmp_path):
 
 
 def test_fixed_size_and_fedavg_stages_overlap_their_runs(capsys, tmp_path):
-    stage = DP_SGD + 'sampling = "fixed_size"\n'
+    stage = DP_SGD.replace("epochs = 3", "steps = 2") + 'sampling = "fixed_size"\n'
     code, (row,), err = _compose(capsys, tmp_path, "[[stage]]\n" + stage)
     assert code == 0, err
-    run = DPSGD(dataset_size=1000, batch_size=300, epochs=3, noise_multiplier=1.1, sampling="fixed_size")
+    run = DPSGD(dataset_size=1000, batch_size=300, steps=2, noise_multiplier=1.1, sampling="fixed_size")
     lower, upper = run.epsilon(1e-5, bound="both")
     assert row["epsilon_lower"] <= upper and lower <= row["epsilon_upper"]
     fedavg = 'mechanism = "dp_fedavg"\nnoise_multiplier = 1.1\nsampling_probability = 0.05\nrounds = 20\n'

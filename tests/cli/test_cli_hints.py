@@ -83,12 +83,11 @@ def test_sweep_given_its_own_output_names_the_fix(capsys, tmp_path, flags, fix):
 
 
 def test_plot_draws_to_plot_png_and_reads_the_old_o_with_a_warning(capsys, tmp_path):
-    """--plot PNG is the picture on plot as on sweep; plot's old -o PNG still draws it, saying what to write."""
+    """--plot PNG is the picture on plot as on sweep (tests/cli/test_cli_plot_choices.py draws with it); plot's old
+    -o PNG still draws it, saying what to write instead, and both at once are refused."""
     saved = tmp_path / "s.csv"
     argv = ["sweep", "-a", "gaussian", "-p", "sigma=1,2", "-p", "rounds=10", "--epsilon", "linear:0.5:4:5"]
     assert _run(capsys, *argv, "-o", str(saved), "--no-progress")[0] == 0
-    code, out, err = _run(capsys, "plot", str(saved), "--plot", str(tmp_path / "new.png"))
-    assert code == 0 and "warning" not in err and (tmp_path / "new.png").stat().st_size > 0
     code, out, err = _run(capsys, "plot", str(saved), "-o", str(tmp_path / "old.png"))
     assert code == 0 and (tmp_path / "old.png").stat().st_size > 0
     assert "-o PNG is deprecated" in err and f"write --plot {tmp_path / 'old.png'}" in err
