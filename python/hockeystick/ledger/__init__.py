@@ -14,7 +14,7 @@
   - in either case, the Rényi odometer's running epsilon (``odometer``), valid at every round at once;
 
   and saves and restores its state (``state_dict`` / ``load_state_dict``, ``to_json`` / ``from_json``).
-* ``Guarantee``: an answer with its kind (certified composition, filter, odometer), method and assumption.
+* ``PrivacyGuarantee``: an answer with its kind (certified composition, filter, odometer), method and assumption.
 * ``per_client_epsilon``: each client's epsilon from its own participation rate (Rényi DP), with the worst,
   the median and quantiles (``ClientEpsilons``); ``realized_client_epsilon``: from the rounds a client is
   known to have taken part in, without amplification (Gaussian DP).
@@ -22,7 +22,7 @@
 docs/ledger.md has a training loop that halts, and the proofs' outlines.
 """
 
-from .guarantee import KINDS, Guarantee
+from .guarantee import KINDS, PrivacyGuarantee
 from .halting import BudgetExceeded
 from .ledger import FILTERS, PrivacyLedger
 from .per_client import ClientEpsilons, per_client_epsilon, realized_client_epsilon
@@ -37,7 +37,7 @@ __all__ = [
     "MECHANISMS",
     "BudgetExceeded",
     "ClientEpsilons",
-    "Guarantee",
+    "PrivacyGuarantee",
     "PrivacyLedger",
     "Round",
     "best_order",

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..numerics.certified_theta import theta_radius_lower
-from .guarantee import Guarantee
+from .guarantee import PrivacyGuarantee
 
 __all__ = ["GdpFilter"]
 
@@ -71,7 +71,7 @@ class GdpFilter:
         """
         return spent_upper <= self.mu_squared
 
-    def guarantee(self, rounds: int) -> Guarantee:
+    def guarantee(self, rounds: int) -> PrivacyGuarantee:
         """The filter's guarantee: mu-GDP, so the budget's (epsilon, delta), for the whole run.
 
         Parameters
@@ -81,10 +81,10 @@ class GdpFilter:
 
         Returns
         -------
-        Guarantee
+        PrivacyGuarantee
             ``kind="filter"``, ``method="gdp"``.
         """
-        return Guarantee(
+        return PrivacyGuarantee(
             kind="filter",
             method="gdp",
             epsilon=self.epsilon,

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "Guarantee"]
+__all__ = ["KINDS", "PrivacyGuarantee"]
 
 KINDS = ("certified composition", "filter", "odometer")
 
 
 @dataclass(frozen=True)
-class Guarantee:
+class PrivacyGuarantee:
     """One answer of the ledger with what it guarantees.
 
     Parameters
@@ -45,8 +45,8 @@ class Guarantee:
 
     Examples
     --------
-    >>> from hockeystick.ledger import Guarantee
-    >>> g = Guarantee("filter", "rdp", 2.0, 1e-5, 10, "every round admitted by the filter")
+    >>> from hockeystick.ledger import PrivacyGuarantee
+    >>> g = PrivacyGuarantee("filter", "rdp", 2.0, 1e-5, 10, "every round admitted by the filter")
     >>> g.kind, g.epsilon
     ('filter', 2.0)
     """

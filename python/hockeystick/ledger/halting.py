@@ -3,7 +3,7 @@ the round is recorded (and before it should run), with the guarantee the run kee
 
 from __future__ import annotations
 
-from .guarantee import Guarantee
+from .guarantee import PrivacyGuarantee
 from .rounds import Round
 
 __all__ = ["BudgetExceeded"]
@@ -16,20 +16,20 @@ class BudgetExceeded(RuntimeError):
     ----------
     next_round : Round
         The round refused.
-    guarantee : Guarantee
+    guarantee : PrivacyGuarantee
         What the run recorded so far guarantees (the budget's kind of guarantee).
     reason : str
         Why, in words.
 
     Examples
     --------
-    >>> from hockeystick.ledger import BudgetExceeded, Guarantee, Round
-    >>> g = Guarantee("filter", "rdp", 1.0, 1e-5, 3, "every round admitted")
+    >>> from hockeystick.ledger import BudgetExceeded, PrivacyGuarantee, Round
+    >>> g = PrivacyGuarantee("filter", "rdp", 1.0, 1e-5, 3, "every round admitted")
     >>> str(BudgetExceeded(Round.gaussian(1.0), g, "the filter refuses it"))[:40]
     'stopped before round 4: the filter refus'
     """
 
-    def __init__(self, next_round: Round, guarantee: Guarantee, reason: str):
+    def __init__(self, next_round: Round, guarantee: PrivacyGuarantee, reason: str):
         self.next_round = next_round
         self.guarantee = guarantee
         super().__init__(f"stopped before round {guarantee.rounds + 1}: {reason}; the run so far: {guarantee}")

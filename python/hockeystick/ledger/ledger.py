@@ -15,7 +15,7 @@ Two declarations, made when the ledger is built, decide which guarantees are val
   budget, the Rényi odometer (``rdp_odometer``) gives an epsilon after every round, valid at every round at
   once.
 
-Every answer is a ``Guarantee``: its kind, its method and the assumption it holds under.
+Every answer is a ``PrivacyGuarantee``: its kind, its method and the assumption it holds under.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
 from ..pld.reads.along_run import CurveAlongRun
 from .fixed_schedule import pld_accountant
 from .gdp_filter import GdpFilter
-from .guarantee import Guarantee
+from .guarantee import PrivacyGuarantee
 from .halting import BudgetExceeded
 from .outward_sum import RunningSum
 from .rdp_filter import RdpFilter
@@ -295,7 +295,7 @@ class PrivacyLedger:
 
     # ---- answers
 
-    def guarantee(self, delta: float | None = None) -> Guarantee:
+    def guarantee(self, delta: float | None = None) -> PrivacyGuarantee:
         """What the run recorded so far guarantees, with its kind and assumption.
 
         Fixed schedule: the certified PLD bracket at ``delta`` (``composition``).  Adaptive with a budget: the
@@ -309,7 +309,7 @@ class PrivacyLedger:
 
         Returns
         -------
-        Guarantee
+        PrivacyGuarantee
             The answer.
 
         Raises
@@ -336,7 +336,7 @@ class PrivacyLedger:
             return self.budget[1]
         return delta_target(delta)
 
-    def composition(self, delta: float | None = None) -> Guarantee:
+    def composition(self, delta: float | None = None) -> PrivacyGuarantee:
         """The certified PLD bracket of the composition of the rounds recorded (fixed schedules only).
 
         Parameters
@@ -346,7 +346,7 @@ class PrivacyLedger:
 
         Returns
         -------
-        Guarantee
+        PrivacyGuarantee
             ``kind="certified composition"``, ``method="pld"``, with ``epsilon_lower`` and ``epsilon``.
 
         Raises
@@ -363,7 +363,7 @@ class PrivacyLedger:
             lower, upper = pld_accountant(self.counts().items(), self.value_discretization_interval).epsilon(
                 d, bound="both"
             )  # type: ignore[misc]
-        return Guarantee(
+        return PrivacyGuarantee(
             kind="certified composition",
             method="pld",
             epsilon=float(upper),
@@ -409,7 +409,7 @@ class PrivacyLedger:
             delta_target(delta), every=every, steps=steps
         )
 
-    def odometer(self, delta: float) -> Guarantee:
+    def odometer(self, delta: float) -> PrivacyGuarantee:
         """The Rényi odometer's epsilon after the rounds recorded, valid at every round at once (``rdp_odometer``).
 
         Parameters
@@ -419,7 +419,7 @@ class PrivacyLedger:
 
         Returns
         -------
-        Guarantee
+        PrivacyGuarantee
             ``kind="odometer"``, ``method="rdp"``.
 
         Raises

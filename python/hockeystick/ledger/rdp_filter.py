@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..base.validation import delta_target, describe, single
-from .guarantee import Guarantee
+from .guarantee import PrivacyGuarantee
 from .round_rdp import check_integer_orders
 from .rounds import Round
 
@@ -125,7 +125,7 @@ class RdpFilter:
         """
         return bool((spent_upper <= self.budgets).any())
 
-    def guarantee(self, rounds: int) -> Guarantee:
+    def guarantee(self, rounds: int) -> PrivacyGuarantee:
         """The filter's guarantee: the budget itself, for the whole run.
 
         Parameters
@@ -135,11 +135,11 @@ class RdpFilter:
 
         Returns
         -------
-        Guarantee
+        PrivacyGuarantee
             ``kind="filter"``, ``method="rdp"``, the budget's (epsilon, delta).
         """
         k = len(self.orders)
-        return Guarantee(
+        return PrivacyGuarantee(
             kind="filter",
             method="rdp",
             epsilon=self.epsilon,

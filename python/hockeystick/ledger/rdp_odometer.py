@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .guarantee import Guarantee
+from .guarantee import PrivacyGuarantee
 
 __all__ = ["odometer_epsilon", "odometer_guarantee"]
 
@@ -58,7 +58,7 @@ def odometer_epsilon(spent_upper: np.ndarray, delta: float, orders: tuple[int, .
     return math.nextafter(best, math.inf) if math.isfinite(best) else math.inf
 
 
-def odometer_guarantee(spent_upper: np.ndarray, delta: float, orders: tuple[int, ...], rounds: int) -> Guarantee:
+def odometer_guarantee(spent_upper: np.ndarray, delta: float, orders: tuple[int, ...], rounds: int) -> PrivacyGuarantee:
     """The odometer's answer after ``rounds`` rounds.
 
     Parameters
@@ -74,11 +74,11 @@ def odometer_guarantee(spent_upper: np.ndarray, delta: float, orders: tuple[int,
 
     Returns
     -------
-    Guarantee
+    PrivacyGuarantee
         ``kind="odometer"``, ``method="rdp"``.
     """
     k = len(orders)
-    return Guarantee(
+    return PrivacyGuarantee(
         kind="odometer",
         method="rdp",
         epsilon=0.0 if rounds == 0 else odometer_epsilon(spent_upper, delta, orders),
