@@ -207,3 +207,41 @@ def test_gaussian_blow_up_is_the_gdp_trade_off_below_its_value():
     for x in (0.0, 1e-6, 0.01, 0.5, 0.99):
         exact = stats.norm.cdf(stats.norm.ppf(1 - x) - mu)
         assert exact * (1 - 1e-7) <= f(x) <= exact
+
+
+def random_score_sets():
+    """Six small random score sets (separation, sizes and rounding drawn from their seeds), among them sets where
+    a split's threshold part has no positive bound (seeds 114, 121, 125: the case where Split returned 0)."""
+    out = []
+    for seed in (113, 114, 115, 116, 121, 125):
+        rng = np.random.default_rng(seed)
+        mu = rng.uniform(0.0, 1.5)
+        n_in, n_out = (int(v) for v in rng.integers(20, 200, 2))
+        held_in, held_out = rng.normal(mu, 1.0, n_in), rng.normal(0.0, 1.0, n_out)
+        if seed % 3 == 0:
+            held_in, held_out = np.round(held_in, 1), np.round(held_out, 1)
+        out.append((held_in, held_out))
+    return out
+
+
+@live
+def test_every_threshold_strategy_equals_jax_privacy_over_random_score_sets():
+    """Bonferroni, Explicit, Split and MultiSplit (seeds of any size), Clopper-Pearson both ways and the
+    one-run bound: the same threshold chosen, so the same bound to the tolerances above."""
+    strategies = [
+        (lambda a: a.Bonferroni(), audit.Bonferroni()),
+        (lambda a: a.Explicit(0.5), audit.Explicit(0.5)),
+        (lambda a: a.Split(0.5, 2), audit.Split(0.5, 2)),
+        (lambda a: a.Split(0.3, 2**62), audit.Split(0.3, 2**62)),
+        (lambda a: a.MultiSplit(7, 0.4, 4), audit.MultiSplit(7, 0.4, 4)),
+    ]
+    for held_in, held_out in random_score_sets():
+        theirs, ours = ANCHOR.CanaryScoreAuditor(held_in, held_out), audit.Auditor(held_in, held_out)
+        for make, strategy in strategies:
+            for delta, one_sided in ((0.0, True), (1e-3, False)):
+                close_below(
+                    ours.epsilon_clopper_pearson(0.05, delta, one_sided, threshold_strategy=strategy),
+                    theirs.epsilon_clopper_pearson(0.05, delta, one_sided, threshold_strategy=make(ANCHOR)),
+                )
+            expected = theirs.epsilon_one_run(0.05, 1e-3, threshold_strategy=make(ANCHOR))
+            assert ours.epsilon_one_run(0.05, 1e-3, threshold_strategy=strategy) == pytest.approx(expected, abs=2e-6)
