@@ -53,33 +53,25 @@ def test_every_epoch_draws_both_sides_against_epochs(capsys, tmp_path, figures):
 
 
 def test_bound_both_draws_each_curve_with_its_lower_side(capsys, tmp_path, figures):
-    png = tmp_path / "b.png"
-    code = main(
-        [
-            "sweep",
-            "-a",
-            "pld_subsampled_gaussian",
-            "-p",
-            "sigma=0.8",
-            "-p",
-            "sampling_rate=0.01",
-            "-p",
-            "rounds=10",
-            "--epsilon",
-            "linear:0.2:2:6",
-            "--bound",
-            "both",
-            "-o",
-            str(tmp_path / "b.csv"),
-            "--plot",
-            str(png),
-            "--no-progress",
-        ]
-    )
+    """sweep --bound both --plot: each curve's lower side dashed in its colour, never above it; the saved sweep's
+    heat map (plot, nothing evaluated again) colours the upper side and draws both sides' contours, and says so."""
+    png, saved = tmp_path / "b.png", tmp_path / "b.nc"
+    axes = ["-p", "sigma=0.8,1.6", "-p", "sampling_rate=0.01", "-p", "rounds=10", "--epsilon", "linear:0.2:2:6"]
+    code = main(["sweep", "-a", "pld_subsampled_gaussian", *axes, "--bound", "both", "-o", str(saved)]
+                + ["--plot", str(png), "--no-progress"])  # fmt: skip
     _, err = capsys.readouterr()
     assert code == 0, err
     (ax,) = figures[0].axes
-    lines = _lines(ax)
-    (x, upper, _), (x_low, lower, style) = lines["upper side"], lines["lower side (dashed)"]
-    assert list(x) == list(x_low) and style == "--" and np.all(lower <= upper) and np.any(lower > 0)
-    assert "the lower dashed" in ax.get_title()
+    lines = ax.get_lines()
+    uppers = [line for line in lines if line.get_label().startswith("sigma=")]
+    lowers = [line for line in lines if line.get_linestyle() == "--"]
+    assert len(uppers) == len(lowers) == 2 and "the lower dashed" in ax.get_title()
+    for upper, lower in zip(uppers, lowers):
+        assert lower.get_color() == upper.get_color() and np.isfinite(lower.get_ydata()).any()
+        assert not np.any(lower.get_ydata() > upper.get_ydata())
+    code = main(["plot", str(saved), "--plot", str(tmp_path / "h.png"), "--kind", "heatmap", "--levels", "1e-3"])
+    _, err = capsys.readouterr()
+    assert code == 0, err
+    title = figures[1].axes[0].get_title()
+    legend = [text.get_text() for text in figures[1].axes[0].get_legend().get_texts()]
+    assert "contours: both sides" in title and legend == ["upper side: delta = 0.001", "lower side: delta = 0.001"]

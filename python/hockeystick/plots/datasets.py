@@ -279,8 +279,10 @@ def _side_words(ds: Any, main: str, kind: str) -> str:
     told), the upper side of a heat map of both, the bracket of curves of both."""
     if not main.endswith("_upper"):
         return ""
-    if _lower_side(ds, main) is not None and kind == "curves":
-        return " (the certified bracket: the upper side solid, the lower dashed)"
+    if _lower_side(ds, main) is not None:
+        if kind == "curves":
+            return " (the certified bracket: the upper side solid, the lower dashed)"
+        return " (colours: the upper side of the certified bracket; contours: both sides)"
     return " (the upper side of the certified bracket)"
 
 
@@ -301,8 +303,10 @@ def _draw_heatmap(
     tables: list[np.ndarray] = [p[main].transpose(y, x).values for p in panels]
     finite = np.concatenate([t[np.isfinite(t)] for t in tables])
     levels = _heatmap_levels(panels, tables, output, accountants, levels, finite)
+    low = _lower_side(ds, main)  # both sides swept: contour lines of each, the colours the upper side's
     columns = [
-        {a: p[f"{output}_{a}"].transpose(y, x).values for a in accountants} or {output: t}
+        {a: p[f"{output}_{a}"].transpose(y, x).values for a in accountants}
+        or ({output: t} if low is None else {"upper side": t, "lower side": p[low].transpose(y, x).values})
         for p, t in zip(panels, tables)
     ]
     log_x, log_y = (axis_scale(ds[d].values, ds[d].attrs.get("spacing")) == "log" for d in (x, y))
