@@ -148,8 +148,9 @@ def plot_dataset(
     several calculators; where both sides of the certified bracket were swept, curves draw each lower side
     dashed beside its upper side and a heat map colours the upper side under both sides' contour lines).
     The title names the accountants (or ``title``), the fixed parameters and, apart, the axes held at one
-    value (sliced, or at their middle).  Every axis's scale is ``axis_scale``'s: the sweep's spacing where its coordinate records one (a log-spaced axis on a log scale), else log
-    where the values are positive and span more than 20x.  A heat map gets contour lines at ``levels``,
+    value (sliced, or at their middle).  Every axis's scale is ``axis_scale``'s: the sweep's spacing where
+    its coordinate records one (a log-spaced axis on a log scale), else log where the values are positive
+    and span more than 20x.  A heat map gets contour lines at ``levels``,
     one line style per accountant for a sweep of several, with a legend; curves get a dotted line at each
     level.
 
