@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hockeystick as hs
-from hockeystick import fdp, isrl, leakage, matrix, pld, rdp, registry, training
+from hockeystick import audit, fdp, isrl, leakage, matrix, pld, rdp, registry, training
 from hockeystick.base.validation import ParameterTypeError
 from hockeystick.calibrate import calibrate, calibrate_batch_size, calibrate_fixed_compute
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
@@ -40,6 +40,7 @@ from hockeystick.interop import opacus
 
 from . import reference
 from .fuzz.allocation_walks import ALLOCATION_WALKS, MATRIX_WALKS
+from .fuzz.audit_walks import AUDIT_ARGV, AUDIT_FLAGS, AUDIT_WALKS
 from .fuzz.event_walks import EVENT_WALKS
 from .fuzz.paper_walks import COUNTS, ISRL_WALKS, LEAKAGE_WALKS, NONE_DEFAULTS
 from .fuzz.risk_walks import RISK_WALKS
@@ -203,7 +204,7 @@ ELEMENTWISE: list[tuple[str, Callable[..., Any], tuple[st.SearchStrategy[Any], .
 def test_every_public_name_is_fuzzed():
     fuzzed = {name for name, *_ in ELEMENTWISE} | set(FAMILY_CALLS)
     public = set(hs.__all__) - {"MAX_RADIUS_EPSILON"}
-    for family in (fdp, rdp, pld, matrix, isrl, leakage):
+    for family in (fdp, rdp, pld, matrix, isrl, leakage, audit):
         public |= {f"{family.__name__.split('.')[-1]}.{n}" for n in family.__all__}
     skipped = {
         "fdp.BOUNDS",
@@ -935,6 +936,7 @@ WALKS += EVENT_WALKS  # hockeystick's dp_accounting-style events, in both adapte
 WALKS += ALLOCATION_WALKS + MATRIX_WALKS  # the allocation accountants, hockeystick.matrix (fuzz/allocation_walks.py)
 WALKS += RISK_WALKS  # hockeystick.risk: trade-off curve, TPR at FPR, advantage, calibration (fuzz/risk_walks.py)
 WALKS += ISRL_WALKS + LEAKAGE_WALKS  # paper 003's isrl and paper 001's leakage, every public name (paper_walks.py)
+WALKS += AUDIT_WALKS  # hockeystick.audit: every public name and the CSV reader (fuzz/audit_walks.py)
 
 # Refusals of modules outside the adapters, calibrate, training and the pld constructors whose message
 # does not yet name the argument the caller gave (the paper-003 and paper-000/002 accountants pass the
@@ -1011,3 +1013,27 @@ def test_paper_modules_refuse_what_numpy_would_coerce(label, call, base):
                     continue
             failures.append(f"{name}={value!r}: answered {out!r}")
     assert not failures, f"{label}:\n" + "\n".join(failures)
+
+
+def test_the_audit_command_line_answers_or_refuses_every_walk_value_by_its_flag(capsys):
+    """``hockeystick audit``: each flag in turn takes every walk value as text, the others valid: exit 0, or 2
+    with one line naming the flag (never 1, a traceback or a NaN)."""
+    from hockeystick.cli import main  # lazy: the command line's parser only here
+
+    failures = []
+    for flag in AUDIT_FLAGS:
+        for value in WALK_VALUES:
+            text = str(value)
+            flags = [f"{f}={v}" for f, v in {**AUDIT_FLAGS, flag: text}.items()]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    code = main([*AUDIT_ARGV, *flags])
+                except SystemExit as exit_:  # argparse's own refusals (a choice not offered): usage, then the error
+                    code = exit_.code
+            captured = capsys.readouterr()
+            if code == 0 and "nan" not in captured.out.lower():
+                continue
+            if code != 2 or flag not in captured.err or "Traceback" in captured.err:
+                failures.append(f"{flag} {text!r}: exit {code}: {captured.err.strip()[:300]}")
+    assert not failures, "\n".join(failures)

@@ -94,7 +94,7 @@ def test_scores_built_by_the_constructor_are_checked_and_sorted():
     assert 0.6 < low <= high < 0.9
     split = audit.Split(0.5, seed=2)
     assert audit.epsilon_clopper_pearson(sorted_pair, significance=0.05, threshold_strategy=split) >= 0.0
-    for bad, message in (([], "in_scores must hold"), ([np.nan], "in_scores must not be NaN")):
+    for bad, message in (([], "held_in must hold"), ([np.nan], "held_in must not be NaN")):
         with pytest.raises(ValueError, match=message):
             audit.Scores(bad, OUT)
     with pytest.raises(ValueError, match="given"):

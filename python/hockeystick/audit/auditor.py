@@ -17,7 +17,7 @@ from .epsilon import epsilon_clopper_pearson, epsilon_gdp, epsilon_raw_counts
 from .one_run import epsilon_one_run, epsilon_one_run_fdp
 from .resampling import BootstrapParams, bootstrap
 from .roc import auroc, max_accuracy, tpr_at_fpr
-from .scores import Scores, as_scores
+from .scores import Scores, checked_scores
 from .strategies import BONFERRONI
 from .verdict import AuditReport, report
 
@@ -66,7 +66,9 @@ class Auditor:
     """
 
     def __init__(self, in_canary_scores: Any, out_canary_scores: Any) -> None:
-        self.scores: Scores = as_scores(in_canary_scores, out_canary_scores)
+        self.scores: Scores = checked_scores(
+            in_canary_scores, out_canary_scores, ("in_canary_scores", "out_canary_scores")
+        )
 
     def tpr_at_given_fpr(self, fpr: Any, *, bootstrap_params: BootstrapParams | None = None) -> Any:
         """The largest TPR at FPR ``fpr`` (``roc.tpr_at_fpr``), or its bootstrap quantiles.

@@ -24,6 +24,10 @@ __all__ = ["read_csv"]
 _LABELS = {"true": True, "false": False}
 
 
+class ScoresFileNotFound(FileNotFoundError, ValueError):
+    """The scores file does not exist: a FileNotFoundError, and a ValueError as every refusal of an argument."""
+
+
 def read_csv(path: Any, *, score_column: Any = "score", label_column: Any = "in") -> Scores:
     """Read canary scores from a CSV file with a score column and a held-in label column.
 
@@ -57,7 +61,8 @@ def read_csv(path: Any, *, score_column: Any = "score", label_column: Any = "in"
         If ``path`` is not a str or os.PathLike (a file descriptor is refused: the reader would close
         it), or a column name is not a str.
     OSError
-        If the file cannot be opened (FileNotFoundError where it does not exist).
+        If the file cannot be opened (where it does not exist, a FileNotFoundError that is also a
+        ValueError naming ``path``).
 
     Examples
     --------
@@ -79,6 +84,8 @@ def read_csv(path: Any, *, score_column: Any = "score", label_column: Any = "in"
             header = next(rows, None)
             where = _columns(name, header, columns)
             scores, labels = _rows(name, rows, where, columns)
+    except FileNotFoundError:
+        raise ScoresFileNotFound(f"path {name!r}: no such file (the scores file to read)") from None
     except UnicodeDecodeError as err:
         raise ValueError(
             f"the scores file {name!r} must be UTF-8 text; byte {err.start} is not UTF-8 (save it as "

@@ -75,10 +75,11 @@ def plot_audit(
     ------
     ValueError
         If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``direction`` is
-        not one of its values or not one the accountant keeps, or the directory of ``path`` does not
-        exist.
+        not one of its values or not one the accountant keeps, or ``path`` does not end in .png, .pdf or
+        .svg or its directory does not exist.
     ParameterTypeError
-        If ``accountant`` is not an accountant, or ``significance`` is a string, a boolean or None.
+        If ``accountant`` is not an accountant, ``significance`` is a string, a boolean or None, or ``path``
+        is not a str or os.PathLike.
     MissingExtraError
         If matplotlib is not installed (the ``plot`` extra).
 
@@ -103,8 +104,8 @@ def plot_audit(
     s = significance_level(significance)
     accountant = accountant_value(accountant)
     side = _validation.choice(direction, "direction", risk.DIRECTIONS)
-    if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-        raise ValueError(f"path {os.fspath(path)!r}: its directory does not exist")
+    if path is not None:
+        _check_path(path)
     require_extra("drawing an audit", "matplotlib")
     from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: the plot extra
     from matplotlib.figure import Figure  # lazy: the plot extra
@@ -173,3 +174,16 @@ def plot_audit(
     if path is not None:
         fig.savefig(path)
     return fig
+
+
+def _check_path(path: Any) -> None:
+    """A picture's path: a str or os.PathLike with a suffix matplotlib writes, in an existing directory."""
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        raise _validation.ParameterTypeError(
+            f"path must be a file name (str or os.PathLike), got {_validation.describe(path)} ({type(path).__name__})"
+        )
+    name = os.fsdecode(os.fspath(path))
+    if os.path.splitext(name)[1].lower() not in (".png", ".pdf", ".svg"):
+        raise ValueError(f"path {name!r} must end in .png, .pdf or .svg (the picture's format)")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(name))):
+        raise ValueError(f"path {name!r}: its directory does not exist")

@@ -99,7 +99,8 @@ def canaries_needed(
     want = float(
         _validation.in_interval(_validation.single(power, "power"), "power", 0.0, 1.0, open_low=True, open_high=True)
     )
-    tpr = math.exp(gap * eps) * rate + d
+    # e^(factor eps) fpr + delta, in logarithms first: factor eps can be past exp's range (the TPR then is not < 1)
+    tpr = math.exp(gap * eps + math.log(rate)) + d if gap * eps + math.log(rate) < 1.0 else math.inf
     if not tpr < 1.0:
         raise ValueError(
             f"fpr must leave the true TPR e^(factor epsilon) fpr + delta below 1, got {tpr:.6g} at fpr = {rate!r}; "
@@ -120,7 +121,8 @@ def canaries_needed(
         if high > MAX_CANARIES:
             raise ValueError(
                 f"no number of canaries up to {MAX_CANARIES:.0e} refutes epsilon = {eps:g} at factor {gap:g} and "
-                f"fpr = {rate:g}: raise the fpr or the factor"
+                f"fpr = {rate:g} with significance = {s:g} and power = {want:g}: raise the fpr, the factor or the "
+                "significance, or lower the power"
             )
     low = high // 2  # does not refute (or is 0)
     while high - low > 1:

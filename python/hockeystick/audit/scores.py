@@ -21,7 +21,7 @@ import numpy as np
 
 from ..base import validation as _validation
 
-__all__ = ["Hull", "Scores", "as_scores"]
+__all__ = ["Hull", "Scores", "as_scores", "checked_scores"]
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class Scores:
     _hull: list[Hull] = field(default_factory=list, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        sides = tuple(_side(v, n) for v, n in ((self.held_in, "in_scores"), (self.held_out, "out_scores")))
+        sides = (_side(self.held_in, "held_in"), _side(self.held_out, "held_out"))
         if self.given is None:
             given = sides
         else:
@@ -222,7 +222,25 @@ def as_scores(in_scores: Any, out_scores: Any | None = None) -> Scores:
         return in_scores
     if out_scores is None:
         raise ValueError("out_scores must be given: the held-out canaries' scores beside in_scores")
-    return Scores(in_scores, out_scores)
+    return checked_scores(in_scores, out_scores, ("in_scores", "out_scores"))
+
+
+def checked_scores(held_in: Any, held_out: Any, names: tuple[str, str]) -> Scores:
+    """A ``Scores`` of two arrays, each checked under the caller's argument name (``names``).
+
+    Parameters
+    ----------
+    held_in, held_out : array_like
+        The held-in and held-out scores.
+    names : tuple of str
+        Their arguments' names, for the refusals.
+
+    Returns
+    -------
+    Scores
+        The scores.
+    """
+    return Scores(_side(held_in, names[0]), _side(held_out, names[1]))
 
 
 def _roc_hull(scores: Scores) -> Hull:
