@@ -6,7 +6,7 @@ dp_accounting's events through ``HockeystickAccountant``, each with the (lower, 
 it was recorded and, where one exists, the exact value computed at 50 digits independently of hockeystick.
 Each row is recomputed and must
 (1) hold the exact value: lower <= exact <= upper;
-(2) be no wider than recorded: upper <= old upper (1 + 1e-9) and lower >= old lower (1 - 1e-9), with an
+(2) be no wider than recorded: upper <= old upper (1 + 1e-7) and lower >= old lower (1 - 1e-7), with an
     absolute slack of 2e-15 on delta (a composition window's two cut ends, charged DEFAULT_TAIL = 1e-15 each
     by design: where a window is cut is the engine's choice, the charge is bounded) and 1e-12 on epsilon;
 (3) meet the recorded bracket (both contain the true value, so they intersect), with the same slack.
@@ -30,7 +30,10 @@ pins = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(pins)
 
 ROWS = json.loads((DATA / "pld_bracket_pins.json").read_text())["rows"]
-RELATIVE = 1e-9
+# Relative slack: a self-composed mixture's discretized losses land on grid cells by the last bits of libm's
+# exp and log, which differ between CPUs and library builds; two of the rows move by about 2e-8 from the CPU
+# they were recorded on to another (each side still certified there). A regression moves far more.
+RELATIVE = 1e-7
 ABSOLUTE = {"delta": 2 * DEFAULT_TAIL, "epsilon": 1e-12}
 
 
