@@ -131,6 +131,18 @@ class PLDAccountant:
         self._segments: list[tuple[PrivacyLossDistribution, int]] = []
         self._cache: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
 
+    @property
+    def composed_pld(self) -> PrivacyLossDistribution | None:
+        """The PLD of every round composed so far, the one ``delta`` and ``epsilon`` read.
+
+        Returns
+        -------
+        PrivacyLossDistribution or None
+            The composition of the rounds in order (PLDs compose by convolving their privacy loss
+            distributions, Koskela et al. 2020 eq. 3), or None before any round: nothing released.
+        """
+        return self._pld
+
     @_validation.renamed_keywords(count="rounds")
     def compose(self, pld: PrivacyLossDistribution, rounds: int = 1) -> PLDAccountant:
         """Add ``rounds`` rounds of a mechanism given by its PLD (same discretization interval)."""
