@@ -139,7 +139,7 @@ class PLDAccountant:
         -------
         PrivacyLossDistribution or None
             The composition of the rounds in order (PLDs compose by convolving their privacy loss
-            distributions, Koskela et al. 2020 eq. 3), or None before any round: nothing released.
+            distributions, Koskela et al. 2020), or None before any round: nothing released.
         """
         return self._pld
 
