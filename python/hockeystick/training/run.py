@@ -341,6 +341,30 @@ class _SubsampledTraining:
         a, b = (float(np.ravel(x)[0]) for x in self._epoch_ratio)
         return a / b
 
+    @property
+    def accountant(self) -> _Accountant:
+        """The accountant of the run's sampling, the one ``delta`` and ``epsilon`` ask.
+
+        Returns
+        -------
+        SubsampledGaussianPLD or the accountant of how the batches are drawn
+            Poisson sampling: ``pld.SubsampledGaussianPLD`` at rate q for the run's steps; batches drawn
+            otherwise: the accountant ``sampling`` names (balls-in-bins, shuffled, fixed-size batches).
+        """
+        return self._accountant
+
+    @property
+    def steps_per_epoch_ratio(self) -> tuple[np.ndarray, np.ndarray]:
+        """Steps per epoch as the exact ratio a / b, each broadcast to ``steps``' shape.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            (a, b): (ceil(n / m), 1) with ``steps_per_epoch="ceil"``, (n, m) with ``"opacus"``, and (1, q) for a
+            run given by its sampling rate; epoch k ends at step ceil(k a / b).
+        """
+        return self._epoch_ratio
+
     def checkpoints(self, *, every: int | None = None, steps: ArrayLike | None = None) -> np.ndarray:
         """The steps at which ``epsilon_curve`` and ``delta_curve`` evaluate the run.
 
