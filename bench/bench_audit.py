@@ -8,8 +8,9 @@ a DP-SGD accountant (60000 records, batch 256, noise 1.1, 1 epoch) at delta 1e-5
 scores, the ROC hull, the simultaneous Clopper-Pearson epsilon bound, the accountant's bracket, the test of
 the scores against its certified curve, AUROC and TPR at three FPRs.  jax_privacy's CanaryScoreAuditor (its
 auditing module, loaded without jax where jax is not installed) is timed on the same scores for what it
-offers: the construction (hull), AUROC, TPR at FPR and the Bonferroni Clopper-Pearson bound.  CI runs the
-body once at 10^4 canaries.
+offers: the construction (hull), AUROC, TPR at FPR and the Bonferroni Clopper-Pearson bound.  The one-run
+bound (Steinke et al.) is timed too, at 10^7 canaries in the full benchmark.  CI runs the bodies once at 10^4
+canaries.
 """
 
 from __future__ import annotations
@@ -82,6 +83,16 @@ def test_audit_report(benchmark, size) -> None:
     benchmark.extra_info.update(canaries=canaries, cpu_seconds=seconds, load=os.getloadavg()[0])
 
 
+def test_epsilon_one_run(benchmark, size) -> None:
+    """Steinke et al.'s one-run bound over every hull vertex (Bonferroni), at 10^7 canaries in full."""
+    canaries = size(10_000_000, 10_000)
+    data = audit.as_scores(*scores(canaries))
+    _ = data.hull
+    eps = benchmark.pedantic(lambda: audit.epsilon_one_run(data, significance=0.05, delta=1e-5), rounds=1)
+    assert eps >= 0.0
+    benchmark.extra_info.update(canaries=canaries, epsilon=eps, load=os.getloadavg()[0])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--canaries", type=int, default=1_000_000)
@@ -95,6 +106,7 @@ def main() -> None:
     eps, t_cp = cpu(lambda: audit.epsilon_clopper_pearson(data, significance=0.05, delta=1e-5))
     _, t_roc = cpu(lambda: (audit.auroc(data), audit.tpr_at_fpr(data, [1e-3, 1e-2, 0.1])))
     report, t_report = cpu(lambda: audit_once(held_in, held_out, acc))
+    one_run, t_one_run = cpu(lambda: audit.epsilon_one_run(data, significance=0.05, delta=1e-5))
     print(
         f"hockeystick  scores {t_scores:.3f}  hull {t_hull:.3f}  Clopper-Pearson (Bonferroni) {t_cp:.3f}  "
         f"AUROC + TPR {t_roc:.4f}  whole report {t_report:.3f} (goal {GOAL_SECONDS})"
@@ -103,6 +115,7 @@ def main() -> None:
         f"             eps lower bound {eps:.6f}; report: audit {report.epsilon_audit:.6f}, "
         f"accountant {report.epsilon_upper:.6f}, curve refuted {report.curve.refuted}"
     )
+    print(f"             one-run bound (Steinke et al., Bonferroni) {one_run:.6f} in {t_one_run:.3f}")
     anchor = jax_privacy_auditing()
     if anchor is None:
         print("jax_privacy: not installed (pip install --no-deps jax-privacy: its auditing module needs no jax)")
