@@ -85,6 +85,6 @@ def every_noise_meets(
     lower, upper = search_range(spec, params, eps.size)
     start = np.clip(first, lower, upper)
     problem = Problem(entry, parameter, spec, eps, dlt, params, side)
-    excess, refused = problem._hard_side_excess(start[candidates], candidates)  # a refused start: the search moves it
+    excess, refused = problem.hard_side_excess(start[candidates], candidates)  # a refused start: the search moves it
     settled[candidates[~refused & (excess <= 0)]] = True
     return settled, start

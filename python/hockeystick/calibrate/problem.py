@@ -87,7 +87,7 @@ class Problem:
         fbad = np.full(n, np.nan)  # log excess at ``bad`` (for the unreachable message)
         self.fgood = np.full(n, np.nan)  # log excess at ``good`` (integer search: interpolation)
         everything = np.arange(n)
-        f0, refused = self._hard_side_excess(x0, everything)
+        f0, refused = self.hard_side_excess(x0, everything)
         if refused.any():
             x0[refused], f0[refused] = self._accepted_start(x0[refused], everything[refused])
         ok = f0 <= 0
@@ -174,7 +174,7 @@ class Problem:
                 if missing is good:
                     f = self.log_excess(x, idx)
                 else:
-                    f, refused = self._hard_side_excess(x, idx)
+                    f, refused = self.hard_side_excess(x, idx)
                     if refused.any():  # the range ends where the accountant stops computing bounds
                         result[idx[refused]] = good[idx[refused]]
                         idx, x, factor, f = idx[~refused], x[~refused], factor[~refused], f[~refused]
@@ -184,12 +184,26 @@ class Problem:
                 keep = ~ok if missing is good else ok
                 idx, x, factor = idx[keep], x[keep], factor[keep]
 
-    def _hard_side_excess(self, x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def hard_side_excess(self, x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``log_excess`` at the start or at trials towards the hard end, and which of them the accountant
         refuses (ValueError: no certified bound computed there, e.g. a PLD loss grid of more than its cap of
         cells at a tiny sigma).  A trial's point met the target at every value evaluated so far, so its search
         range ends at the last of them; a refused start moves towards the easy end (``_accepted_start``).
-        The points are evaluated one by one once a joint call is refused."""
+        The points are evaluated one by one once a joint call is refused.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            The parameter values to evaluate, one per index of ``idx``.
+        idx : numpy.ndarray
+            The indices of the problem's targets those values are evaluated for.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            (excess, refused): ``log_excess`` of each value (NaN where refused), and which values the accountant
+            refused.
+        """
         try:
             return self.log_excess(x, idx), np.zeros(idx.size, dtype=bool)
         except ValueError:

@@ -114,7 +114,7 @@ def _training_checkpoints(
     steps = run.checkpoints(every=stride)
     if stride is not None:
         return steps, None
-    a, b = (float(np.ravel(x)[0]) for x in run._epoch_ratio)
+    a, b = (float(np.ravel(x)[0]) for x in run.steps_per_epoch_ratio)
     whole = np.floor(steps * b / a + 1e-9)
     return steps, np.where(np.ceil(whole * a / b - 1e-9) == steps, whole, steps * b / a)
 

@@ -53,7 +53,7 @@ def _directional_pair(accountant: Any) -> tuple[Any, Any] | None:
 
 
 def _accountant_pair(accountant: pld.PLDAccountant) -> tuple[Any, Any] | None:
-    composed = accountant._pld  # the rounds composed so far (None: nothing released)
+    composed = accountant.composed_pld  # None: nothing released
     return (accountant, None) if composed is None else _directional_pair(composed)
 
 
@@ -68,7 +68,7 @@ def _distribution_pair(accountant: pld.PrivacyLossDistribution) -> tuple[Any, An
 
 def _run_pair(run: DPSGD | DPFedAvg) -> tuple[Any, Any] | None:
     """A training run: the pair of the accountant of its sampling."""
-    return _directional_pair(run._accountant)
+    return _directional_pair(run.accountant)
 
 
 def _replace_one_pair(accountant: Any) -> tuple[Any, Any]:
@@ -78,7 +78,7 @@ def _replace_one_pair(accountant: Any) -> tuple[Any, Any]:
 
 
 def _balls_in_bins_pair(accountant: BallsInBinsGaussianPLD) -> tuple[Any, Any] | None:
-    points = accountant._points()
+    points = accountant.parameter_arrays
     if any(np.size(v) != 1 for v in points.values()):
         raise ValueError(
             "accountant must describe one mechanism (single sigma, steps_per_epoch, rounds and "
@@ -88,7 +88,7 @@ def _balls_in_bins_pair(accountant: BallsInBinsGaussianPLD) -> tuple[Any, Any] |
     point = tuple(float(np.ravel(v)[0]) for v in points.values())
     if point[3] != 1:  # k > 1: a closed-form Gaussian lower side, no directional pair
         return None
-    composed = accountant._run(point[0], accountant._parts(point))
+    composed = accountant.epochs_pld(point)
     remove, add = (pld.PrivacyLossDistribution([d], composed.tail) for d in composed.directions)
     return remove, add
 

@@ -188,6 +188,33 @@ class _EpochsOfAllocation(PointwiseCurves):
         """The parameter arrays, sigma / sensitivity first."""
         raise NotImplementedError
 
+    @property
+    def parameter_arrays(self) -> dict[str, np.ndarray]:
+        """The accountant's parameter arrays by name, broadcast together, the noise sigma / sensitivity first.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            One array per parameter, in the order ``epochs_pld`` reads a point's values.
+        """
+        return self._points()
+
+    def epochs_pld(self, point: tuple[float, ...]) -> PrivacyLossDistribution:
+        """The PLD composed from the run's epochs at one point: each kind of epoch self-composed its count of times.
+
+        Parameters
+        ----------
+        point : tuple of float
+            One value of each of ``parameter_arrays``, in their order.
+
+        Returns
+        -------
+        PrivacyLossDistribution
+            The composition over the run's kinds of epoch (steps, absent probability, count) of each epoch's
+            random-allocation PLD, the PLD that carries the sides no closed form gives.
+        """
+        return self._run(float(point[0]), self._parts(point))
+
     def _parts(self, point: tuple[float, ...]) -> list[tuple[int, float, int]]:
         """(steps, absent, epochs) of each kind of epoch in the run at this point (of ``_points``)."""
         raise NotImplementedError
