@@ -79,10 +79,10 @@ def _print_calculator(name: str, calc: Any) -> None:
 def _mechanism_parameters() -> list[tuple[str, list[str], list[str]]]:
     """(name, required parameters, optional parameters) of each mechanism a compose stage takes: its
     constructor's keywords, but the PLD grid (the compose file's value_discretization_interval)."""
-    from ..pld.accountants.stages import MECHANISMS  # lazy: start-up time
+    from ..pld.accountants.stages import MECHANISM_CONSTRUCTORS  # lazy: start-up time
 
     listed = []
-    for name, (constructor, _) in MECHANISMS.items():
+    for name, (constructor, _) in MECHANISM_CONSTRUCTORS.items():
         keywords = {
             n: p for n, p in inspect.signature(constructor).parameters.items() if n != "value_discretization_interval"
         }

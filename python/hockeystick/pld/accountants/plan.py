@@ -1,7 +1,7 @@
 """The certified (lower, upper) privacy profile of a multiset of mechanisms, and the catalogue of its mechanisms.
 
 The dp_accounting adapter turns an event tree into a ``CompositionPlan`` (``composition_plan``): counts per
-distinct mechanism (a hashable spec, its object from the catalogue ``MECHANISMS`` here), the Gaussian rounds
+distinct mechanism (a hashable spec, its object from the catalogue ``MECHANISM_CLASSES`` here), the Gaussian rounds
 folded into one radius, and a flag for non-private events; ``PlanProfile`` answers for it.  Nothing here knows
 about dp_accounting.
 
@@ -530,8 +530,8 @@ class GroupBound(Mechanism):
         return _group_bound(self.c, self.groups, self.mechanism, h)
 
 
-# Every mechanism a plan may hold, by the name its spec starts with.
-MECHANISMS: dict[str, type[Mechanism]] = {
+# spec name -> mechanism class: every mechanism a plan may hold, by the name its spec starts with.
+MECHANISM_CLASSES: dict[str, type[Mechanism]] = {
     cls.name: cls
     for cls in (
         PoissonGaussian,
@@ -563,8 +563,8 @@ MECHANISMS: dict[str, type[Mechanism]] = {
 
 
 def mechanism_of(spec: Spec) -> Mechanism:
-    """The mechanism a plan's spec names (``MECHANISMS``)."""
-    cls = MECHANISMS.get(spec[0]) if spec else None
+    """The mechanism a plan's spec names (``MECHANISM_CLASSES``)."""
+    cls = MECHANISM_CLASSES.get(spec[0]) if spec else None
     if cls is None:
         raise ValueError(f"spec must name a mechanism of the catalogue, got {spec!r}")
     return cls.from_spec(spec)

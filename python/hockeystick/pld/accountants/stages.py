@@ -52,11 +52,11 @@ from ..mechanisms.randomized_response import RELATIONS as RANDOMIZED_RESPONSE_RE
 from ..mechanisms.randomized_response import randomized_response
 from .subsampled_gaussian import PLDAccountant
 
-__all__ = ["MECHANISMS", "compose_stages", "stage_relations"]
+__all__ = ["MECHANISM_CONSTRUCTORS", "compose_stages", "stage_relations"]
 
-# name -> (constructor, the neighbouring relation its analysis holds for; None: the one its sensitivity
-# is for; "relation": the stage's own ``relation`` parameter)
-MECHANISMS: dict[str, tuple[Callable[..., PrivacyLossDistribution], str | None]] = {
+# stage mechanism name -> (its PLD constructor, the neighbouring relation its analysis holds for; None: the
+# one its sensitivity is for; "relation": the stage's own ``relation`` parameter)
+MECHANISM_CONSTRUCTORS: dict[str, tuple[Callable[..., PrivacyLossDistribution], str | None]] = {
     "gaussian": (gaussian, None),
     "laplace": (laplace, None),
     "discrete_laplace": (discrete_laplace, None),
@@ -92,7 +92,9 @@ def compose_stages(
     accountant = PLDAccountant(value_discretization_interval=value_discretization_interval)
     for number, (name, params, rounds) in enumerate(parsed, start=1):
         try:
-            pld = MECHANISMS[name][0](**params, value_discretization_interval=accountant.value_discretization_interval)
+            pld = MECHANISM_CONSTRUCTORS[name][0](
+                **params, value_discretization_interval=accountant.value_discretization_interval
+            )
         except (ValueError, TypeError) as exc:
             raise ValueError(f"stage {number} ({name}): {exc}") from None
         accountant.compose(pld, rounds)
@@ -114,7 +116,7 @@ def _parse_all(stages: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict[str,
 
 
 def _analysed_under(number: int, name: str, params: Mapping[str, Any]) -> str | None:
-    relation = MECHANISMS[name][1]
+    relation = MECHANISM_CONSTRUCTORS[name][1]
     if relation != "relation":
         return relation
     given = params.get("relation", "replace_one")
@@ -153,22 +155,22 @@ def _parse(number: int, stage: Any) -> tuple[str, dict[str, Any], int]:
         raise ValueError(f"{where} must be a table of name = value, got {stage!r}")
     params: dict[str, Any] = {_ALIASES.get(str(k), str(k)): v for k, v in stage.items()}
     name = params.pop("mechanism", None)
-    if not isinstance(name, str) or name not in MECHANISMS:
+    if not isinstance(name, str) or name not in MECHANISM_CONSTRUCTORS:
         raise ValueError(
-            f"{where}: mechanism must be one of {', '.join(MECHANISMS)}, got {name!r}"
-            + (did_you_mean(name, list(MECHANISMS)) if isinstance(name, str) else "")
+            f"{where}: mechanism must be one of {', '.join(MECHANISM_CONSTRUCTORS)}, got {name!r}"
+            + (did_you_mean(name, list(MECHANISM_CONSTRUCTORS)) if isinstance(name, str) else "")
         )
     rounds = params.pop("rounds", 1)
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"{where}: rounds must be an integer >= 1, got {rounds!r}")
-    allowed = _parameters(MECHANISMS[name][0])
+    allowed = _parameters(MECHANISM_CONSTRUCTORS[name][0])
     for key in params:
         if key not in allowed:
             raise ValueError(
                 f"{where} ({name}): unknown parameter {key!r}{did_you_mean(key, allowed + ['rounds'])}; "
                 f"{name} takes {', '.join(allowed)} and rounds"
             )
-    missing = [k for k in _required(MECHANISMS[name][0]) if k not in params]
+    missing = [k for k in _required(MECHANISM_CONSTRUCTORS[name][0]) if k not in params]
     if missing:
         raise ValueError(f"{where} ({name}) needs {', '.join(map(repr, missing))}")
     return name, params, rounds

@@ -3,7 +3,7 @@
 A ``Mechanism`` is a frozen dataclass of its parameters.  ``spec()`` is the hashable tuple
 (``name``, *fields) a ``CompositionPlan`` counts runs by (``from_spec`` reads it back), so plans, their
 keys and the dp_accounting adapter's events stay plain tuples; the catalogue of every class by name is
-``pld.accountants.plan.MECHANISMS`` (``mechanism_of(spec)``).
+``pld.accountants.plan.MECHANISM_CLASSES`` (``mechanism_of(spec)``).
 
 The contract a mechanism keeps, for the plan's brackets to be certified:
 
