@@ -15,6 +15,7 @@ from ..base.elementwise import ArrayLike
 from ..calibrate import calibrate
 from ..calibrate.search_range import search_range
 from ..registry import AccountantEntry, Calibratable
+from ..registry.calibration_hooks import calibration_start_of
 from .power_bracket import UNIT_ROUNDOFF as _U
 
 LOCAL_POINTS = 5  # lines calibrated per local level once an estimate has located the best
@@ -191,7 +192,7 @@ class _TprLines:
         self.best_of = np.min if spec.direction == "decreasing" else np.max
         self.arg_best = np.argmin if spec.direction == "decreasing" else np.argmax
         self.top = max(math.log(tau / alpha), math.log1p(-alpha) - math.log1p(-tau))  # d(eps) > 0 exactly below it
-        self.estimate = getattr(entry.factory, "calibration_start", None) if spec.direction == "decreasing" else None
+        self.estimate = calibration_start_of(entry.factory) if spec.direction == "decreasing" else None
 
     def lines(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(eps, d(eps)), an eps whose target is out of reach replaced by the point's first usable one (the
@@ -235,7 +236,7 @@ class _TprLines:
         flat = {
             k: np.broadcast_to(v, eps.shape).ravel() if isinstance(v, np.ndarray) else v for k, v in self.column.items()
         }
-        guess = self.estimate(self.parameter, eps.ravel(), targets.ravel(), flat)
+        guess = self.estimate.calibration_start(self.parameter, eps.ravel(), targets.ravel(), flat)
         if guess is None:
             return None
         guess = np.asarray(guess, dtype=float)
