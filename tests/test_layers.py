@@ -88,7 +88,7 @@ def test_the_old_registry_path_is_the_same_registry():
     assert old.REGISTRY is registry.REGISTRY and old.get is registry.get
 
 
-# hockeystick.pld laid out as its pipeline (docs/architecture.md): the composition's data types at the bottom,
+# hockeystick.pld laid out as its pipeline (docs/howto-mechanism.md): the composition's data types at the bottom,
 # mechanisms and reads on them, sampling on mechanisms, what every grid needs, the refinement, then the front ends.
 PLD_STAGES = {"compose": 0, "mechanisms": 1, "reads": 1, "sampling": 2, "grid": 3, "refine": 4, "accountants": 5}
 

@@ -233,7 +233,7 @@ def test_grid_is_one_call_and_matches_pointwise() -> None:
 
 def test_delta_epsilon_use_the_selected_mu() -> None:
     acct = NoisyFedAvg(**SEEDS)
-    # theta at the selected mu, rounded up (docs/architecture.md, "Outward rounding")
+    # theta at the selected mu, rounded up (docs/howto-mechanism.md, "Outward rounding")
     assert acct.delta(1.0, interpolation="h0") == certified_theta.theta_upper(acct.mu_paper_h0, 1.0)
     assert acct.delta(1.0) == certified_theta.theta_upper(acct.mu, 1.0)
     assert acct.delta(1.0, interpolation="composition") == certified_theta.theta_upper(acct.mu_composition, 1.0)

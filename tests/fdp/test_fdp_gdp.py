@@ -40,7 +40,7 @@ def test_profile_equals_theta_and_eq8_to_1e12() -> None:
     mus = np.array([0.05, 0.3, 1.0, 2.5, 6.0])
     eps = np.array([0.0, 0.1, 1.0, 4.0, 12.0])
     got = GaussianDP(mus[:, None]).delta(eps[None, :])
-    # theta rounded up by its documented error (docs/architecture.md, "Outward rounding")
+    # theta rounded up by its documented error (docs/howto-mechanism.md, "Outward rounding")
     assert np.array_equal(got, certified_theta.theta_upper(mus[:, None], eps[None, :]))
     for i, mu in enumerate(mus):
         for j, e in enumerate(eps):

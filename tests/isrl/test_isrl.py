@@ -137,7 +137,7 @@ def test_appendix_i_rule_is_false_at_eps_1_5():
 def test_one_pass_is_one_gaussian_release():
     sigma, lip, k = 0.3, 1.5, 20
     acc = isrl.OnePassNoisyMBSGD(sigma=sigma, lipschitz=lip, batch_size=k)
-    for eps in (0.0, 0.5, 2.0):  # theta rounded outward (docs/architecture.md): within 1e-12 above it
+    for eps in (0.0, 0.5, 2.0):  # theta rounded outward (docs/howto-mechanism.md): within 1e-12 above it
         exact = hs.theta(2 * lip / (k * sigma), eps)
         assert exact <= acc.delta(eps) <= exact * (1 + 2e-12)
     # Theorem 3.1's sigma meets its target on the exact curve (a valid, looser, calibration)

@@ -39,7 +39,7 @@ def test_full_batch_is_exact_gaussian_composition():
     """sampling_rate = 1: delta = theta(sqrt(T)/sigma, eps), both sides (paper 004 eq. 8)."""
     acc = SubsampledGaussianPLD(sigma=2.0, sampling_rate=1.0, rounds=100)
     lo, up = acc.epsilon(1e-5, bound="both")
-    # the closed form rounded outward (docs/architecture.md, "Outward rounding"): a bracket ~1e-12 wide
+    # the closed form rounded outward (docs/howto-mechanism.md, "Outward rounding"): a bracket ~1e-12 wide
     assert lo <= hs.theta_epsilon(math.sqrt(100) / 2.0, 1e-5) <= up
     assert lo == pytest.approx(up, rel=1e-11)
 

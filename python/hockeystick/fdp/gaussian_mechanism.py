@@ -12,7 +12,7 @@ exact privacy profile
 from (sigma, sensitivity, rounds) and rounded outward: theta and epsilon(delta) grow with mu,
 so the upper sides are those of mu rounded up past its exact value (a larger mu is still a
 valid guarantee) and the lower sides those of mu rounded down below it, each with GaussianDP's
-outward rounding of theta (docs/architecture.md, "Outward rounding").
+outward rounding of theta (docs/howto-mechanism.md, "Outward rounding").
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
     composition: mu = sqrt(sum mu_i^2)
 
 delta(eps) is exact (mu-GDP is equivalent to this whole profile); as an accountant it reports it
-rounded outward (docs/architecture.md, "Outward rounding"): delta(eps) is theta widened by its
+rounded outward (docs/howto-mechanism.md, "Outward rounding"): delta(eps) is theta widened by its
 documented error (1e-12 relative) and rounded up, epsilon(delta) an eps whose widened theta is
 <= delta, and mu_for a mu whose widened theta is <= delta (``hockeystick.numerics.certified_theta``).
 """
@@ -134,7 +134,7 @@ class GaussianDP:
           - e^{\varepsilon}\,\Phi\Big(-\frac{\varepsilon}{\mu} - \frac{\mu}{2}\Big),
 
     which ``delta`` reports rounded outward: theta widened by its documented error (1e-12 relative) and
-    rounded up for the upper side, down for the lower (docs/architecture.md, "Outward rounding").
+    rounded up for the upper side, down for the lower (docs/howto-mechanism.md, "Outward rounding").
 
     Parameters
     ----------

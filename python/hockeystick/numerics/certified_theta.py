@@ -3,7 +3,7 @@
 theta(r, eps) = Q(eps/r - r/2) - e^eps Q(eps/r + r/2)   (paper 000 eq. 6; paper 004 eq. 8)
 
 is the exact privacy profile of the Gaussian mechanism (mu-GDP, mu = r), but its computed value
-carries the core's documented error (docs/architecture.md, "Outward rounding"):
+carries the core's documented error (docs/howto-mechanism.md, "Outward rounding"):
 
 * ``theta``: relative error <= RHO = 1e-12 wherever theta >= 1e-300 (DESIGN.md, numerical
   contract; worst measured 1.4e-14 against 50-digit mpmath);
