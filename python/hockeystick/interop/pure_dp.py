@@ -176,8 +176,10 @@ def _summed(counts: Mapping[tuple[object, ...], int]) -> Directions | None:
 
 
 def pure_epsilon_sum(counts: Mapping[tuple[object, ...], int]) -> tuple[float, float] | None:
-    """Certified (lower, upper) on epsilon(0) of a composition of the runs ``counts``: the larger of the
-    remove and add sums of their largest losses (module docstring), None if a run has no closed form.
+    """Certified (lower, upper) on epsilon(0) of a composition of the runs ``counts``.
+
+    It is the larger of the remove and add sums of the runs' largest losses (module docstring), or None
+    if a run has no closed form.
 
     Parameters
     ----------
