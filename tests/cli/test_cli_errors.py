@@ -231,7 +231,10 @@ INVOCATIONS = [
     (["compose", "{inputs}/run.toml", "--delta", "1e-5", "--formt", "json"], "(did you mean --format?)"),
     (["plot", "{inputs}/missing.nc", "--plot", "p.png"], "sweep file '{inputs}/missing.nc' does not exist"),
     (["plot", "{inputs}/existing.csv"], "say where to draw the picture: --plot PNG"),
-    (["plot", "{inputs}/existing.csv", "--plot", "{inputs}/existing.png"], "--plot '{inputs}/existing.png' already exists"),
+    (
+        ["plot", "{inputs}/existing.csv", "--plot", "{inputs}/existing.png"],
+        "--plot '{inputs}/existing.png' already exists",
+    ),
     (["plot", "{inputs}/existing.csv", "--plot", "p.jpg"], "--plot 'p.jpg': name the picture *.png"),
     (["plot", "{inputs}/existing.csv", "--plot", "p.png", "--levels", "1,x"], "--levels '1,x': give numbers"),
     (["plot", "{inputs}/run.toml", "--plot", "p.png"], "unknown format"),

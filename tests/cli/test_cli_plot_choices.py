@@ -127,7 +127,9 @@ def test_y_and_facet_draw_a_heat_map_per_value(capsys, tmp_path, saved, monkeypa
 
     monkeypatch.setattr(Figure, "savefig", keeping)
     png = tmp_path / "heat.png"
-    code, _, _ = _run(capsys, "plot", str(saved), "--plot", str(png), "--x", "rounds", "--y", "sigma", "--facet", "delta")
+    code, _, _ = _run(
+        capsys, "plot", str(saved), "--plot", str(png), "--x", "rounds", "--y", "sigma", "--facet", "delta"
+    )
     assert code == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     (figure,) = figures
     panels = [ax for ax in figure.axes if ax.get_title()]
