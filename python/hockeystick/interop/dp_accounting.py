@@ -154,8 +154,8 @@ class HockeystickAccountant(PrivacyAccountant):
         refined; 1e-4 (``DEFAULT_INTERVAL``) is dp_accounting's ``PLDAccountant``'s. Default (neither
         given): ``get_epsilon`` chooses the grid when the delta is asked (``pld.accountants.question_plan``):
         rounds of one Poisson-subsampled Gaussian under add-or-remove get ``training.DPSGD``'s bracket,
-        other compositions the 1e-4 grid's, refined where that bracket is wider than max(1e-2, 1e-2 epsilon);
-        ``get_delta`` reads the 1e-4 grid.
+        other compositions the 1e-4 grid's (where its tails leave the upper side inf, the RDP conversion's,
+        with a warning); ``get_delta`` reads the 1e-4 grid.
 
     Raises
     ------
@@ -344,7 +344,7 @@ class HockeystickAccountant(PrivacyAccountant):
     def _question_epsilon(self, target: float) -> tuple[float, float]:
         """The default's epsilon bracket, its grid chosen by the question (``pld.accountants.question_plan``): rounds
         of one Poisson-subsampled Gaussian under add-or-remove as ``SubsampledGaussianPLD`` answers them by default
-        (DPSGD's numbers), any other plan on the default grid, refined where that bracket is not readable."""
+        (DPSGD's numbers), any other plan on the default grid, its infinite upper side the RDP conversion's."""
         run = (
             single_subsampled_gaussian(self._plan)
             if self.neighboring_relation == NeighboringRelation.ADD_OR_REMOVE_ONE

@@ -157,8 +157,7 @@ class HockeystickAccountant(_Base):
     value_discretization_interval : float, optional
         A fixed loss-grid spacing, finite and > 0 (1e-4, ``DEFAULT_INTERVAL``, is dp_accounting's). Default
         (neither given): the grid is chosen when the delta is asked (``pld.accountants.question_plan``): steps
-        of one noise multiplier and rate get ``training.DPSGD``'s bracket, others the 1e-4 grid's, refined
-        where that bracket is wider than max(1e-2, 1e-2 epsilon).
+        of one noise multiplier and rate get ``training.DPSGD``'s bracket, others the 1e-4 grid's.
 
     Raises
     ------

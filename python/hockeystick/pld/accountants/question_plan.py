@@ -4,8 +4,8 @@ adapters) answer through it.
 
 Rounds of one Poisson-subsampled Gaussian (the DP-SGD run) are answered by ``SubsampledGaussianPLD``'s default, so a
 run accounted by an adapter and by ``training.DPSGD`` gets the same bracket.  Any other plan is answered on the
-default grid (``plan.default_grid_profile``), refined to the default tolerance where that bracket is wider than
-max(1e-2, 1e-2 eps) or unbounded; both brackets are certified, and their intersection is returned.
+default grid (``plan.default_grid_profile``); where that grid's tails leave the upper side infinite at the delta
+asked, the upper side is the RDP conversion's of the same composition, with a warning naming ``accuracy=``.
 """
 
 from __future__ import annotations
@@ -52,21 +52,21 @@ class QuestionEpsilon:
     ) -> tuple[float, float]:
         """Certified (lower, upper) on epsilon at ``delta`` of ``plan``: of ``run`` (``single_subsampled_gaussian``
         where the caller's relation is add-or-remove, else None) on ``SubsampledGaussianPLD``'s default, or of
-        ``profile()`` (the plan on the default grid), refined where its bracket is not readable; one still not
-        readable has its upper side lowered to ``rdp()`` (the same composition's RDP conversion, where the caller
-        has one; rounded up by ``RDP_MARGIN``) where that is smaller, and warns naming ``accuracy=``."""
+        ``profile()`` (the plan on the default grid), whose upper side, where its tails leave it infinite, is
+        ``rdp()`` where that is finite (the same composition's RDP conversion, where the caller has one; rounded up
+        by ``RDP_MARGIN``), with a warning naming ``accuracy=``."""
         if run is not None:
             if self._run is None or self._run[0] != run:
                 self._run = (run, SubsampledGaussianPLD(sigma=run[0], sampling_rate=run[1], rounds=run[2]))
             lower, upper = cast("tuple[float, float]", self._run[1].epsilon(delta, bound="both"))
             return lower, upper
         lower, upper = profile().epsilon(delta)
-        if np.all(question.within_readable(np.array(lower), np.array(upper))):
+        if math.isfinite(upper) or rdp is None:
             return lower, upper
-        tolerance = question.default_tolerance(upper if math.isfinite(upper) else lower)
-        refined_lower, refined_upper = PlanProfile(plan, None, tolerance).epsilon(delta)
-        lower, upper = max(lower, refined_lower), min(upper, refined_upper)
-        if rdp is not None and not np.all(question.within_readable(np.array(lower), np.array(upper))):
-            upper = max(lower, min(upper, rdp() * (1.0 + question.RDP_MARGIN)))
+        # the grid's tails put more than delta at +infinity: the RDP conversion's side where finite, and a warning
+        renyi = rdp()
+        if not math.isfinite(renyi):
+            return lower, upper
+        upper = max(lower, renyi * (1.0 + question.RDP_MARGIN))
         question.warn_unreadable(np.array(lower), np.array(upper), stacklevel=5)
         return lower, upper
