@@ -27,6 +27,7 @@ from hockeystick.interop.loss_reach import ParameterOutOfRange  # noqa: E402
 from hockeystick.numerics.certified_theta import theta_lower, theta_upper  # noqa: E402
 from hockeystick.pld.compose import finite_atoms  # noqa: E402
 from hockeystick.pld.mechanisms import discrete_gaussian as dg  # noqa: E402
+from hockeystick.pld.refine.unmet import AccuracyNotMetWarning  # noqa: E402
 
 MP_DPS = 50
 mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
@@ -184,7 +185,23 @@ def test_upper_delta_never_zero_where_the_true_delta_is_positive():
     # the loss is unbounded (Gaussian tails), so delta(eps) > 0 at every eps; far out the upper side is its tail mass
     lo, up = _bracket(DiscreteGaussianDpEvent(1.0, 1), 300.0)
     assert up > 0 and lo >= 0
-    assert HockeystickAccountant().compose(DiscreteGaussianDpEvent(1.0, 1)).get_epsilon(1e-310) == math.inf
+    # at delta 1e-310 the atoms' floor at +inf is above delta: the default's upper side is then the RDP
+    # conversion's (the discrete Gaussian is exactly 1/2-zCDP, Canonne, Kamath, Steinke 2020), finite, and
+    # the true delta there, summed at 60 digits, is at most 1e-310
+    with pytest.warns(AccuracyNotMetWarning, match="accuracy="):
+        eps = HockeystickAccountant().compose(DiscreteGaussianDpEvent(1.0, 1)).get_epsilon(1e-310)
+    assert math.isfinite(eps) and eps <= 0.5 + 2 * math.sqrt(0.5 * math.log(1e310))
+    with mp.workdps(60):
+        xs = range(-80, 120)
+        z = mp.fsum(mp.exp(-(mp.mpf(x) ** 2) / 2) for x in xs)
+        true_delta = (
+            mp.fsum(
+                max(mp.mpf(0), mp.exp(-(mp.mpf(x - 1) ** 2) / 2) - mp.exp(mp.mpf(eps)) * mp.exp(-(mp.mpf(x) ** 2) / 2))
+                for x in xs
+            )
+            / z
+        )
+        assert true_delta <= mp.mpf("1e-310")
 
 
 def test_atoms_sides():

@@ -91,6 +91,8 @@ RENAMED: dict[str, tuple[str, tuple[str, ...]]] = {
     "output must": ("{flags} must", ("quantity",)),  # the sweep's output column (-q)
     "output must end": ("{flags} must end", ("out",)),  # simulate's rows file
     "direction must": ("{flags} must", ("direction",)),  # risk's and audit's --direction
+    "score_column must": ("{flags} must", ("score_column",)),  # audit's --score-column (read_csv's argument)
+    "label_column must": ("{flags} must", ("label_column",)),  # audit's --label-column
 }
 
 
