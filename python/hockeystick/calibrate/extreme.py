@@ -19,12 +19,7 @@ from ..base.accountant import Bound
 from ..base.elementwise import ArrayLike
 from ..base.validation import as_real_array, bound_side, delta_values, epsilon_values, in_interval
 from ..registry import AccountantEntry, Calibratable
-from ..registry.calibration_hooks import (
-    CalibrationDirections,
-    calibration_directions_of,
-    calibration_grids_of,
-    calibration_start_of,
-)
+from ..registry.calibration_hooks import CalibrationDirections, CalibrationGrids, CalibrationStart
 from .coarse_grids import from_coarse_grids
 from .directions import SCREEN_MARGIN, Directions
 from .every_noise import every_noise_meets
@@ -246,7 +241,7 @@ def _targets(epsilon: ArrayLike, delta: ArrayLike, params: dict[str, Any]) -> _T
 def _first(entry: AccountantEntry, parameter: str, start: float | None, targets: _Targets) -> tuple[np.ndarray, bool]:
     """Per target, where bracketing starts, and whether that is the accountant's own estimate (its
     ``calibration_start``, unless a ``start`` is given); otherwise ``start``, or 1."""
-    estimate = calibration_start_of(entry.factory) if start is None else None
+    estimate = entry.factory if start is None and isinstance(entry.factory, CalibrationStart) else None
     first = None if estimate is None else estimate.calibration_start(parameter, targets.eps, targets.dlt, targets.flat)
     if first is None:
         return np.full(targets.eps.size, 1.0 if start is None else float(start)), False
@@ -294,12 +289,14 @@ class _BlockSearch:
     ) -> _BlockSearch:
         # coarse grids move the search's start from an estimate's neighbourhood: not without an estimate (a target
         # every value meets, epsilon ~1e308, would walk each coarse grid down to where it refuses)
-        grids = calibration_grids_of(entry.factory) if start is None and estimated else None
+        grids = entry.factory if start is None and estimated and isinstance(entry.factory, CalibrationGrids) else None
         # the upper side of an accountant whose directions can be evaluated apart (the PLD's remove and add)
-        split = calibration_directions_of(entry.factory) if side == "upper" else None
+        split = entry.factory if side == "upper" and isinstance(entry.factory, CalibrationDirections) else None
         takes_workers = "workers" in inspect.signature(entry.factory).parameters
         inner = (1 if threads == 1 or blocks > 1 else threads) if takes_workers else None
-        ladder = [] if grids is None else grids.calibration_grids(parameter, targets.flat)
+        ladder: list[tuple[float, dict[str, float]]] = (
+            [] if grids is None else grids.calibration_grids(parameter, targets.flat)
+        )
         step = NEAR_STEP if estimated else STEP
         return cls(entry, parameter, spec, side, targets, first, step, ladder, split, inner)
 

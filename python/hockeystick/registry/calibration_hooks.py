@@ -1,7 +1,7 @@
 """The optional hooks an accountant's factory offers ``calibrate``: each a runtime-checkable protocol.
 
 A factory (an accountant class, or a training run's function) may carry any of three callables as
-attributes; ``calibrate`` asks for each through the ``*_of`` readers here, and searches without it where
+attributes; ``calibrate`` asks for each by ``isinstance(factory, Protocol)``, and searches without it where
 the factory has none:
 
 - ``calibration_start(parameter, epsilon, delta, params)``: an estimate of the parameter meeting each
@@ -19,14 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = [
-    "CalibrationDirections",
-    "CalibrationGrids",
-    "CalibrationStart",
-    "calibration_directions_of",
-    "calibration_grids_of",
-    "calibration_start_of",
-]
+__all__ = ["CalibrationDirections", "CalibrationGrids", "CalibrationStart"]
 
 
 @runtime_checkable
@@ -59,51 +52,3 @@ class CalibrationDirections(Protocol):
     def calibration_directions(self, parameter: str, params: Mapping[str, float | np.ndarray]) -> Any:
         """The evaluator of the directions for ``parameter`` at ``params`` (one block of targets), or None."""
         ...
-
-
-def calibration_start_of(factory: object) -> CalibrationStart | None:
-    """The factory as a ``CalibrationStart``, or None where it has no estimate.
-
-    Parameters
-    ----------
-    factory : object
-        A registry entry's factory.
-
-    Returns
-    -------
-    CalibrationStart or None
-        ``factory`` itself where it carries ``calibration_start``, else None.
-    """
-    return factory if isinstance(factory, CalibrationStart) else None
-
-
-def calibration_grids_of(factory: object) -> CalibrationGrids | None:
-    """The factory as a ``CalibrationGrids``, or None where it has no coarser grids.
-
-    Parameters
-    ----------
-    factory : object
-        A registry entry's factory.
-
-    Returns
-    -------
-    CalibrationGrids or None
-        ``factory`` itself where it carries ``calibration_grids``, else None.
-    """
-    return factory if isinstance(factory, CalibrationGrids) else None
-
-
-def calibration_directions_of(factory: object) -> CalibrationDirections | None:
-    """The factory as a ``CalibrationDirections``, or None where its directions are not evaluated apart.
-
-    Parameters
-    ----------
-    factory : object
-        A registry entry's factory.
-
-    Returns
-    -------
-    CalibrationDirections or None
-        ``factory`` itself where it carries ``calibration_directions``, else None.
-    """
-    return factory if isinstance(factory, CalibrationDirections) else None

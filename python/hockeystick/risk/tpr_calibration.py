@@ -15,7 +15,7 @@ from ..base.elementwise import ArrayLike
 from ..calibrate import calibrate
 from ..calibrate.search_range import search_range
 from ..registry import AccountantEntry, Calibratable
-from ..registry.calibration_hooks import calibration_start_of
+from ..registry.calibration_hooks import CalibrationStart
 from .power_bracket import UNIT_ROUNDOFF as _U
 
 LOCAL_POINTS = 5  # lines calibrated per local level once an estimate has located the best
@@ -192,7 +192,8 @@ class _TprLines:
         self.best_of = np.min if spec.direction == "decreasing" else np.max
         self.arg_best = np.argmin if spec.direction == "decreasing" else np.argmax
         self.top = max(math.log(tau / alpha), math.log1p(-alpha) - math.log1p(-tau))  # d(eps) > 0 exactly below it
-        self.estimate = calibration_start_of(entry.factory) if spec.direction == "decreasing" else None
+        decreasing = spec.direction == "decreasing"
+        self.estimate = entry.factory if decreasing and isinstance(entry.factory, CalibrationStart) else None
 
     def lines(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(eps, d(eps)), an eps whose target is out of reach replaced by the point's first usable one (the
