@@ -1,5 +1,6 @@
 """Shared test hygiene: mpmath's working precision is global state, so no test may leave it changed.
-Shared fixtures: ``visited_grids`` (the grids an ``accuracy=`` refinement evaluates).
+Shared fixtures: ``visited_grids`` (the grids an ``accuracy=`` refinement evaluates), ``saved_figures`` (the
+figures the plots save).
 
 Hypothesis profiles (docs/testing.md): ``ci``, the default, draws the same examples on every run
 (``derandomize``: each test's seed is derived from its name, no example database, no deadline and no
@@ -64,3 +65,19 @@ def visited_grids(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
     monkeypatch.setattr(StepBrackets, "brackets", counted)
     return grids
+
+
+@pytest.fixture
+def saved_figures(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The matplotlib figures the plots save while the test runs, in order (each still saved)."""
+    from hockeystick.plots import canvas  # lazy: matplotlib only for the tests that draw
+
+    saved: list[object] = []
+    real = canvas.save
+
+    def keep(fig, path):
+        saved.append(fig)
+        return real(fig, path)
+
+    monkeypatch.setattr(canvas, "save", keep)
+    return saved

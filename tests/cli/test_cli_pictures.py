@@ -10,28 +10,13 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("xarray")
 
 from hockeystick.cli import main  # noqa: E402
-from hockeystick.plots import canvas  # noqa: E402
-
-
-@pytest.fixture
-def figures(monkeypatch):
-    """Each figure as it is saved (then saved)."""
-    saved = []
-    real = canvas.save
-
-    def spy(fig, path):
-        saved.append(fig)
-        return real(fig, path)
-
-    monkeypatch.setattr(canvas, "save", spy)
-    return saved
 
 
 def _lines(ax) -> dict[str, tuple[np.ndarray, np.ndarray, str]]:
     return {line.get_label(): (line.get_xdata(), line.get_ydata(), line.get_linestyle()) for line in ax.get_lines()}
 
 
-def test_every_epoch_draws_both_sides_against_epochs(capsys, tmp_path, figures):
+def test_every_epoch_draws_both_sides_against_epochs(capsys, tmp_path, saved_figures):
     """--every epoch --bound both --plot: the upper and the lower side (dashed, never above it) against epochs
     1, 2, 3 on a linear axis, the values the table prints."""
     png = tmp_path / "run.png"
@@ -41,7 +26,7 @@ def test_every_epoch_draws_both_sides_against_epochs(capsys, tmp_path, figures):
     )
     out, err = capsys.readouterr()
     assert code == 0 and png.stat().st_size > 0, err
-    (ax,) = figures[0].axes
+    (ax,) = saved_figures[0].axes
     assert ax.get_xlabel() == "epochs" and ax.get_xscale() == "linear"
     lines = _lines(ax)
     (x_up, upper, solid), (x_low, lower, dashed) = lines["upper (certified)"], lines["lower (certified)"]
@@ -52,7 +37,7 @@ def test_every_epoch_draws_both_sides_against_epochs(capsys, tmp_path, figures):
     assert np.array_equal(printed, np.column_stack([lower, upper])) and np.all(lower <= upper)
 
 
-def test_bound_both_draws_each_curve_with_its_lower_side(capsys, tmp_path, figures):
+def test_bound_both_draws_each_curve_with_its_lower_side(capsys, tmp_path, saved_figures):
     """sweep --bound both --plot: each curve's lower side dashed in its colour, never above it; the saved sweep's
     heat map (plot, nothing evaluated again) colours the upper side and draws both sides' contours, and says so."""
     png, saved = tmp_path / "b.png", tmp_path / "b.nc"
@@ -61,7 +46,7 @@ def test_bound_both_draws_each_curve_with_its_lower_side(capsys, tmp_path, figur
                 + ["--plot", str(png), "--no-progress"])  # fmt: skip
     _, err = capsys.readouterr()
     assert code == 0, err
-    (ax,) = figures[0].axes
+    (ax,) = saved_figures[0].axes
     lines = ax.get_lines()
     uppers = [line for line in lines if line.get_label().startswith("sigma=")]
     lowers = [line for line in lines if line.get_linestyle() == "--"]
@@ -72,6 +57,6 @@ def test_bound_both_draws_each_curve_with_its_lower_side(capsys, tmp_path, figur
     code = main(["plot", str(saved), "--plot", str(tmp_path / "h.png"), "--kind", "heatmap", "--levels", "1e-3"])
     _, err = capsys.readouterr()
     assert code == 0, err
-    title = figures[1].axes[0].get_title()
-    legend = [text.get_text() for text in figures[1].axes[0].get_legend().get_texts()]
+    title = saved_figures[1].axes[0].get_title()
+    legend = [text.get_text() for text in saved_figures[1].axes[0].get_legend().get_texts()]
     assert "contours: both sides" in title and legend == ["upper side: delta = 0.001", "lower side: delta = 0.001"]

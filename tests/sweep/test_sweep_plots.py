@@ -10,7 +10,7 @@ pytest.importorskip("matplotlib")
 import hockeystick as hs  # noqa: E402
 from hockeystick import plots  # noqa: E402
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism  # noqa: E402
-from hockeystick.plots import canvas, curves, heatmaps  # noqa: E402
+from hockeystick.plots import curves, heatmaps  # noqa: E402
 from hockeystick.sweep import Grid  # noqa: E402
 
 
@@ -130,21 +130,7 @@ def test_a_sweep_file_draws_the_same_curves_as_its_grid(tmp_path, drawn):
         np.testing.assert_array_equal(curves_a[label], curves_b[label])
 
 
-@pytest.fixture
-def figures(monkeypatch):
-    """The figure objects the plots save."""
-    saved: list = []
-    real = canvas.save
-
-    def keep(fig, path):
-        saved.append(fig)
-        return real(fig, path)
-
-    monkeypatch.setattr(canvas, "save", keep)
-    return saved
-
-
-def test_a_listed_log_spaced_axis_is_drawn_on_a_log_scale_in_every_picture(tmp_path, figures):
+def test_a_listed_log_spaced_axis_is_drawn_on_a_log_scale_in_every_picture(tmp_path, saved_figures):
     """rounds 1, 10, 100, 1000 given as a list: the heat map's panels and the curves of the same file both
     put rounds on a log axis, each decade's cells equally wide (geometric cell edges)."""
     from hockeystick.sweep import read_sweep, run_sweep
@@ -157,7 +143,7 @@ def test_a_listed_log_spaced_axis_is_drawn_on_a_log_scale_in_every_picture(tmp_p
     plots.plot_dataset(ds, tmp_path / "panels.png", x="rounds", y="sigma", facet="delta")
     plots.plot_dataset(ds, tmp_path / "curves.png", x="rounds", hue="sigma", facet="delta")
     plots.plot_dataset(ds, tmp_path / "one.png", x="rounds", hue="sigma", slices={"delta": 1e-5})
-    panels, curves, one = figures
+    panels, curves, one = saved_figures
     heat_axes = [ax for ax in panels.axes if ax.get_title().startswith("delta=")]  # not the colour bar
     assert len(heat_axes) == 2
     for ax in heat_axes:
