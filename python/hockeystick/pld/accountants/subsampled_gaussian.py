@@ -123,9 +123,6 @@ class PLDAccountant:
             DEFAULT_INTERVAL if value_discretization_interval is None else value_discretization_interval
         )
         self.tail = DEFAULT_TAIL if tail is None else float(tail)
-        # the (sigma, q, sensitivity) of every compose_subsampled_gaussian round and their count; None once a PLD
-        # is composed directly
-        self._rounds: dict[tuple[float, float, float], int] | None = {}
         self._pld: PrivacyLossDistribution | None = None
         # the rounds composed so far, in order: (one round's PLD, rounds), for the curves along the run
         self._segments: list[tuple[PrivacyLossDistribution, int]] = []
@@ -151,7 +148,6 @@ class PLDAccountant:
         step = pld.self_compose(rounds)
         self._pld = step if self._pld is None else self._pld.compose(step)
         self._segments.append((pld, int(rounds)))
-        self._rounds = None
         return self
 
     @_validation.renamed_keywords(count="rounds")
@@ -160,7 +156,6 @@ class PLDAccountant:
     ) -> PLDAccountant:
         """Add ``rounds`` rounds of the Poisson-subsampled Gaussian (rate 1: plain Gaussian)."""
         key = (float(sigma), float(sampling_rate), float(sensitivity))
-        counted = self._rounds  # compose() forgets them: counted here
         if key not in self._cache:
             self._cache[key] = subsampled_gaussian(
                 sigma,
@@ -169,11 +164,15 @@ class PLDAccountant:
                 value_discretization_interval=self.value_discretization_interval,
                 tail=self.tail,
             )
-        self.compose(self._cache[key], rounds)
-        if counted is not None:
-            counted[key] = counted.get(key, 0) + int(rounds)
-            self._rounds = counted
-        return self
+        return self.compose(self._cache[key], rounds)
+
+    def _one_subsampled_gaussian(self) -> tuple[tuple[float, float, float], int] | None:
+        """((sigma, q, sensitivity), rounds) where every round composed so far is that one subsampled Gaussian
+        (each segment one of ``compose_subsampled_gaussian``'s cached PLDs), else None."""
+        keys = {id(pld): key for key, pld in self._cache.items()}
+        found = {keys.get(id(pld)) for pld, _ in self._segments}
+        key = found.pop() if len(found) == 1 else None
+        return None if key is None else (key, sum(rounds for _, rounds in self._segments))
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified bound on delta(epsilon) of every round composed so far.
@@ -228,8 +227,9 @@ class PLDAccountant:
         ParameterTypeError
             If ``delta`` is a string, a boolean or None.
         """
-        if self._from_question and self._rounds is not None and len(self._rounds) == 1:
-            [((sigma, q, sensitivity), rounds)] = self._rounds.items()
+        run = self._one_subsampled_gaussian() if self._from_question else None
+        if run is not None:
+            (sigma, q, sensitivity), rounds = run
             if q < 1.0:  # (a Gaussian's rounds stay on the grid they were composed on)
                 return SubsampledGaussianPLD(sigma, q, rounds, sensitivity=sensitivity).epsilon(delta, bound)
         if self._pld is None:
