@@ -35,6 +35,7 @@ extensions = [
     "sphinxarg.ext",
     "hockeystick_api",
     "hockeystick_pictures",
+    "hockeystick_sidebar",
 ]
 
 # No typographic replacement: Docutils' smart quotes turn `--flag` into an en dash and straight quotes into

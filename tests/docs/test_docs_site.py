@@ -303,6 +303,23 @@ def test_the_api_index_summarizes_every_namespace(site: Site) -> None:
     assert [name for name, text in summaries.items() if len(text.split()) < 4] == []
 
 
+def test_the_sidebar_lists_the_namespaces_and_no_name(site: Site) -> None:
+    """Every page's sidebar (furo's navigation) links each top-level namespace's page and no per-name page: a
+    name is reached from its namespace's summary table, a package's submodules from its page
+    (docs/_ext/hockeystick_sidebar.py)."""
+    namespaces = {name for name in _namespaces() if name.count(".") <= 1}
+    for page in (
+        site.html / "index.html",
+        site.html / "api" / "generated" / "hockeystick.pld.SubsampledGaussianPLD.html",
+    ):
+        html = page.read_text(encoding="utf-8")
+        sidebar = re.search(r'<div class="sidebar-tree">(.*?)</div>', html, flags=re.S)
+        assert sidebar is not None, page
+        linked = set(re.findall(r'href="(?:[^"]*/)?(hockeystick(?:\.\w+)*)\.html"', sidebar.group(1)))
+        assert namespaces <= linked, (page, sorted(namespaces - linked))
+        assert linked <= namespaces, (page, sorted(linked - namespaces)[:5])
+
+
 # dashes and curly quotes, which a shell or Python reads as other characters than the ASCII hyphen and
 # quotes a reader meant to copy (the minus sign of a formula in a comment is left to the formula)
 TYPOGRAPHIC = "\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201a\u201c\u201d\u201e"
