@@ -28,6 +28,21 @@ def _term(n: int, j: int, q: mp.mpf) -> mp.mpf:
     )
 
 
+def _terms_sum(n: int, first: int, last: int, q: mp.mpf) -> mp.mpf:
+    """The sum of the binomial terms j = first..last: the first term from its log-gamma form, each next one
+    by the ratio C(n, j + 1) / C(n, j) q / (1 - q) = (n - j) / (j + 1) q / (1 - q). At 60 working digits the
+    20,000 products of a sum at 10^6 trials lose under 1e-54 relative, far below the 50 digits read."""
+    with mp.workdps(60):
+        term = _term(n, first, q)
+        ratio = q / (1 - q)
+        terms = [term]
+        for j in range(first, last):
+            term = term * (n - j) / (j + 1) * ratio
+            terms.append(term)
+        total = mp.fsum(terms)
+    return +total
+
+
 def exact_cdf(k: int, n: int, p: float) -> mp.mpf:
     """P(Binomial(n, p) <= k) at 50 digits: the terms on the short side of the mean, out to 40 standard
     deviations past k or the mean (the rest is below 1e-300 of the sum), subtracted from 1 above the mean."""
@@ -39,9 +54,9 @@ def exact_cdf(k: int, n: int, p: float) -> mp.mpf:
     x = float(q)
     width = int(40 * (n * x * (1 - x)) ** 0.5) + 60
     if k <= n * x:
-        return mp.fsum(_term(n, j, q) for j in range(max(0, k - width), k + 1))
+        return _terms_sum(n, max(0, k - width), k, q)
     top = min(n, max(k + 1, int(n * x)) + width)
-    return 1 - mp.fsum(_term(n, j, q) for j in range(k + 1, top + 1))
+    return 1 - _terms_sum(n, k + 1, top, q)
 
 
 def exact_sf(k: int, n: int, p: float) -> mp.mpf:
@@ -81,7 +96,7 @@ def exact_lower(k: int, n: int, s: float) -> mp.mpf:
     return _root(lambda p: exact_sf(k, n, p), s, float(special.betaincinv(k, n - k + 1, s)), rising=True)
 
 
-# closed forms at 0, 1, n - 1 and n successes; a root of a 50-digit sum (a few seconds each) between them
+# closed forms at 0, 1, n - 1 and n successes; a root of a 50-digit sum between them
 COUNTS = [0, 1, pytest.param(3, marks=pytest.mark.slow), pytest.param(10, marks=pytest.mark.slow), N - 1, N]
 
 
