@@ -320,6 +320,33 @@ def test_the_sidebar_lists_the_namespaces_and_no_name(site: Site) -> None:
         assert linked <= namespaces, (page, sorted(linked - namespaces)[:5])
 
 
+def _current_entries(page: Path) -> list[tuple[str, str]]:
+    """The sidebar's entries marked current on ``page``: (their level's class, their href)."""
+    sidebar = re.search(r'<div class="sidebar-tree">(.*?)</div>', page.read_text(encoding="utf-8"), flags=re.S)
+    assert sidebar is not None, page
+    found = re.findall(r'<li class="(toctree-l\d)[^"]*\bcurrent\b[^"]*"><a [^>]*href="([^"]*)"', sidebar.group(1))
+    return [(level, href) for level, href in found]
+
+
+def test_each_pages_sidebar_marks_its_own_branch(site: Site) -> None:
+    """The sidebar is drawn once per kind of page (docs/_ext/hockeystick_sidebar.py), yet each page's marks its
+    own branch: a namespace's page links itself as ``#``, and a name's page marks its namespace, linked, not
+    a sibling namespace and not itself; the landing page marks nothing."""
+    generated = site.html / "api" / "generated"
+    for namespace in ("hockeystick.pld", "hockeystick.rdp"):
+        assert _current_entries(generated / f"{namespace}.html") == [
+            ("toctree-l1", "../index.html"),
+            ("toctree-l2", "#"),
+        ]
+    for name, namespace in (
+        ("hockeystick.pld.laplace", "hockeystick.pld"),
+        ("hockeystick.rdp.gaussian_rdp", "hockeystick.rdp"),
+    ):
+        expected = [("toctree-l1", "../index.html"), ("toctree-l2", f"{namespace}.html")]
+        assert _current_entries(generated / f"{name}.html") == expected, name
+    assert _current_entries(site.html / "index.html") == []
+
+
 # dashes and curly quotes, which a shell or Python reads as other characters than the ASCII hyphen and
 # quotes a reader meant to copy (the minus sign of a formula in a comment is left to the formula)
 TYPOGRAPHIC = "\u2010\u2011\u2012\u2013\u2014\u2015\u2018\u2019\u201a\u201c\u201d\u201e"
