@@ -60,10 +60,22 @@ same question differently only through the steps they count: 60 epochs of batche
 60000 records are 14100 steps under "ceil" and 14063 under "opacus".
 """
 
+from .adaptive_clipping import adaptive_clipping_noise_multiplier, round_noise_multiplier
 from .algorithms import DPSGD, DPFedAvg
+from .local_dp import LocalDP
 from .noise_start import epoch_noise_start as epoch_noise_start
 from .noise_start import noise_grids as noise_grids
 from .vocabulary import SAMPLE_RATE_SYNONYMS, STEPS_PER_EPOCH, Sampling, StepsPerEpoch
 from .vocabulary import SAMPLINGS as SAMPLINGS
 
-__all__ = ["DPSGD", "DPFedAvg", "Sampling", "StepsPerEpoch", "STEPS_PER_EPOCH", "SAMPLE_RATE_SYNONYMS"]
+__all__ = [
+    "DPSGD",
+    "DPFedAvg",
+    "LocalDP",
+    "adaptive_clipping_noise_multiplier",
+    "round_noise_multiplier",
+    "Sampling",
+    "StepsPerEpoch",
+    "STEPS_PER_EPOCH",
+    "SAMPLE_RATE_SYNONYMS",
+]

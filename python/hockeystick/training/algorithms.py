@@ -9,6 +9,7 @@ from typing import Any, TypeVar, cast
 
 from ..base import validation as _validation
 from ..base.elementwise import ArrayLike
+from .adaptive_clipping import round_noise_multiplier
 from .run import _SubsampledTraining
 from .vocabulary import SAMPLE_RATE_SYNONYMS, Sampling, StepsPerEpoch
 
@@ -204,10 +205,23 @@ class DPFedAvg(_SubsampledTraining):
     over T rounds, and :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}`.
     The numeric parameters broadcast with each other and with the argument of ``delta``/``epsilon``.
 
+    With adaptive clipping (Andrew et al. 2021) a round also releases the count of clients under the clip norm,
+    centred (each client adds b - 1/2) and noised with standard deviation σ_b (``clipped_count_stddev``). The
+    two releases are together exactly the Gaussian mechanism of multiplier
+
+    .. math::
+
+        z_{\text{round}} = \big(z^{-2} + (2\sigma_b)^{-2}\big)^{-1/2} < z
+
+    (one client's contribution, in units of the noise, has norm at most 1 / z_round, attained;
+    ``hockeystick.training.adaptive_clipping``), so the run is accounted as above with z_round for z, under
+    every ``sampling``. ``adaptive_clipping_noise_multiplier`` gives the z for a target z_round.
+
     Parameters
     ----------
     noise_multiplier : array_like
-        Noise multiplier z: the noise's standard deviation over the clipping norm C; finite, z > 0.
+        Noise multiplier z: the noise's standard deviation over the clipping norm C, the noise added to the
+        sum of clipped updates; finite, z > 0.
     total_clients : array_like, optional
         Number of clients n, an integer >= 1 (at most 2^53). Given with ``clients_per_round``, or neither
         when ``sample_rate`` is given.
@@ -231,6 +245,10 @@ class DPFedAvg(_SubsampledTraining):
     accuracy : float, optional
         Width the certified bracket is refined to, as in ``pld.SubsampledGaussianPLD``;
         ``sampling="poisson"`` only.
+    clipped_count_stddev : array_like, optional
+        σ_b, the standard deviation of the noise on each round's count of clients under the clip norm
+        (adaptive clipping; Flower's and tensorflow_federated's ``clipped_count_stddev``); finite, > 0. The
+        run is then accounted at the round's multiplier (z⁻² + (2σ_b)⁻²)^(-1/2).
     **synonyms
         ``steps`` for ``rounds``; ``sampling_probability`` or ``sampling_rate`` for ``sample_rate``.
 
@@ -238,7 +256,8 @@ class DPFedAvg(_SubsampledTraining):
     Attributes
     ----------
     noise_multiplier : numpy.ndarray
-        z, broadcast with the run's other parameters.
+        The noise multiplier a round is accounted at, broadcast with the run's other parameters: z, or
+        z_round with ``clipped_count_stddev``.
     steps : numpy.ndarray
         The rounds T each run takes (float array of whole numbers).
     sampling : str
@@ -248,7 +267,7 @@ class DPFedAvg(_SubsampledTraining):
     ------
     ValueError
         As ``DPSGD``'s, with ``total_clients``, ``clients_per_round`` and ``rounds`` for its
-        ``dataset_size``, ``batch_size`` and ``steps``.
+        ``dataset_size``, ``batch_size`` and ``steps``; ``clipped_count_stddev`` not finite and > 0.
     ParameterTypeError
         A string, bool or None where a number is expected, a keyword that is none of these (naming the
         closest one), or ``rounds`` or ``sample_rate`` given twice (under two of its names). It is a
@@ -280,7 +299,8 @@ class DPFedAvg(_SubsampledTraining):
     References
     ----------
     McMahan et al. 2018 (DP-FedAvg with client-level clipping); Zhu, Dong & Wang 2022 (the dominating
-    pairs of the subsampled Gaussian); Doroshenko et al. 2022 (the PLD's discretization).
+    pairs of the subsampled Gaussian); Doroshenko et al. 2022 (the PLD's discretization); Andrew, Thakkar,
+    McMahan & Ramaswamy 2021, Sec. 3 (adaptive clipping's count).
 
     Examples
     --------
@@ -288,6 +308,10 @@ class DPFedAvg(_SubsampledTraining):
     >>> run = DPFedAvg(total_clients=1000, clients_per_round=100, rounds=100, noise_multiplier=1.0)
     >>> round(run.epsilon(1e-5), 3)
     7.047
+    >>> adaptive = DPFedAvg(total_clients=1000, clients_per_round=100, rounds=100, noise_multiplier=1.0,
+    ...                     clipped_count_stddev=5.0)  # the count's noise costs a little
+    >>> round(float(adaptive.noise_multiplier), 6), round(adaptive.epsilon(1e-5), 3)
+    (0.995037, 7.113)
     """
 
     @_without_local_work
@@ -305,8 +329,11 @@ class DPFedAvg(_SubsampledTraining):
         sampling: Sampling = "poisson",
         value_discretization_interval: float | None = None,
         accuracy: float | None = None,
+        clipped_count_stddev: ArrayLike | None = None,
         **synonyms: Any,
     ) -> None:
+        if clipped_count_stddev is not None:
+            noise_multiplier = round_noise_multiplier(noise_multiplier, clipped_count_stddev)
         if synonyms:
             words = {**SAMPLE_RATE_SYNONYMS, "steps": "rounds"}
             named = _synonyms("DPFedAvg", synonyms, words, sample_rate=sample_rate, rounds=rounds)
