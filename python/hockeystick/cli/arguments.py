@@ -68,6 +68,7 @@ TRAINING_ARGUMENTS = (
     "rounds",
     "sampling",
     "examples",
+    "clipped_count_stddev",
 )
 
 

@@ -314,6 +314,8 @@ TRAINING_FLAGS = {
     "total-clients": "clients in the population (DP-FedAvg)",
     "clients-per-round": "clients per round (expected, under Poisson sampling)",
     "rounds": "rounds (DP-FedAvg; a parameter of other accountants too)",
+    "clipped-count-stddev": "adaptive clipping (DP-FedAvg): the noise's standard deviation sigma_b on each round's "
+    "count of clients under the clip norm; the run is accounted at (z^-2 + (2 sigma_b)^-2)^(-1/2)",
 }
 
 
