@@ -43,7 +43,7 @@ from ..grid.grid_start import StartGrid, work_units
 from ..grid.near_one import NearOne
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
 from ..reads import along_run
-from ..refine import question
+from ..refine import question, tilted_question
 from ..refine.calibration_start import calibration_grids, calibration_start
 from ..refine.directional_delta import calibration_directions
 from ..refine.points import Refinement
@@ -552,7 +552,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             before = found[i]
             if before is not None:
                 lo, up = np.maximum(lo, before[0]), np.minimum(up, before[1])
-            if not np.all(question.within_tolerance(lo, up)):  # past the PLD's charges: the RDP side too
+            if not np.all(question.within_tolerance(lo, up)):  # past the PLD's charges: tilted, then the RDP side
+                lo, up = _tilted_sides(pts[i], xs[i], lo, up)
                 up = np.maximum(lo, np.minimum(up, question.rdp_upper(pts[i], xs[i])))
             found[i] = (lo, up)
 
@@ -726,6 +727,21 @@ def point_rows(parameters: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> It
         sel = order[bounds[i] : bounds[i + 1]]
         if sel.size:
             yield (float(si), float(qi), float(ti), float(ci)), sel
+
+
+def _tilted_sides(
+    point: Point, delta: np.ndarray, lower: np.ndarray, upper: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each bracket wider than the default tolerance at a delta the round-off charge may limit, intersected with
+    the tilted composition's (``refine.tilted_question``: certified); the others as given."""
+    lower, upper = np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
+    flat_lo, flat_up, flat_delta = lower.reshape(-1), upper.reshape(-1), np.broadcast_to(delta, lower.shape).ravel()
+    wide = ~question.within_tolerance(flat_lo, flat_up)
+    for j in np.flatnonzero(wide):
+        flat_lo[j], flat_up[j] = tilted_question.tilted_bracket(
+            point, float(flat_delta[j]), float(flat_lo[j]), float(flat_up[j])
+        )
+    return lower, upper
 
 
 def _pool_task(

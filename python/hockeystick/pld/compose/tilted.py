@@ -1,0 +1,264 @@
+"""Composition under an exponential tilt: the hockey-stick curve of a long composition read far out in its tail
+with a round-off charge relative to the curve rather than to the total mass.
+
+The FFT composition's round-off is bounded normwise (``fft``: an absolute error E of the order of u times the
+composition depth, per unit of total mass), so no delta much below E can be read tightly from it.  Convolution
+commutes with exponential tilting (Keich, "sFFT: a faster accurate computation of the p-value of the entropy
+score", J. Comput. Biol. 12, 2005; Wilson & Keich, 2016): for a factor's masses p_k at losses k h and any
+theta > 0, with an arbitrary positive normalizer M (near sum_k p_k e^{theta k}, so the tilted masses sum to
+about 1),
+
+    p~_k = p_k e^{theta k} / M,        P_T(K) = M^T e^{-theta K} P~_T(K)                      (1)
+
+exactly, P_T and P~_T the T-fold compositions (several factors: the product of their M_i^{c_i}).  Composing
+p~ with the certified composition (``fft.compose``) and untilting by (1), an error e~_K of the tilted window
+becomes M^T e^{-theta K} e~_K, so on
+
+    delta(eps) = sum_{K h > eps} (1 - e^{eps - K h}) P_T(K) + p_inf
+
+it adds at most M^T e^{-theta eps / h} times the tilted window's charge at eps (``ChargedGrid.charge_at``: the
+weights (1 - e^{eps - K h}) e^{-theta (K - eps / h)} lie in [0, 1]): E times the Chernoff bound at theta, a
+relative error.  The tilted window's truncation is charged the same way: its mass above the window (moved to
++infinity on the pessimistic side) and the mass folded into the window from outside (the optimistic side's
+negative ``shift``) are tilted masses, each at a loss above eps where they count, so each adds at most
+M^T e^{-theta eps / h} times itself.  The mass below the window is unknown after untilting (there e^{-theta K}
+is large), so a read is valid only at eps at or above the window's lowest loss (``TiltedComposition.floor``);
+below it the read is trivial (1 on the upper side, 0 on the lower).  The factors' mass at +infinity is not
+tilted: it composes as 1 - prod (1 - p_inf,i)^{c_i}, added rounded outward (upper side) or inward (lower side).
+The factors' discretization and truncation keep their meaning (the tilt changes only how the composition of the
+same measures is computed), and so does their loss shift s: the curve is read at eps - s (upper) or eps + s
+(lower), rounded outward (pld/compose/pmf.py's docstring).
+
+Rounding outward.  The tilted masses e^{log p_k + theta k - log M} and the untilt factors e^{T log M - theta K} are
+computed in double: each exponent a sum of a few terms of at most a few rounding errors each, so the computed exponential
+is within a relative 16 u (|theta k| + |log M| + 1) of the exact one (u = 2^-53, the exp's own error inside),
+and the masses are raised (upper side) or lowered (lower side) by that factor, a negative entry of the tilted
+window clipped to 0 on the upper side (it only raises the sum) and untilted with the factor of the other
+direction on the lower side.  The untilted entries' suffix sums carry ``suffix_sum_slack`` as any grid's; the
+products that may underflow are covered by an absolute ``TINY`` per entry.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ... import _core
+from .fft import DEFAULT_TAIL, compose
+from .pmf import GridPMF
+
+UNIT_ROUNDOFF = 2.0**-53
+# exponents beyond this are not formed: untilted entries whose factor would exceed e^MAX_EXPONENT are below
+# every eps that can be read (``TiltedComposition.floor``)
+MAX_EXPONENT = 700.0
+# the absolute error of a product that underflows, per entry (2^-1074, the least subnormal, with room)
+TINY = 2.0**-1060
+
+
+def exp_margin(exponent_terms: np.ndarray | float) -> np.ndarray | float:
+    """The relative error bound 16 u (terms + 1) of e^x computed in double where x is a sum of products whose
+    magnitudes add up to ``exponent_terms`` (module docstring), doubled for the product that applies it."""
+    return 32.0 * UNIT_ROUNDOFF * (np.abs(exponent_terms) + 1.0)
+
+
+def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
+    """``pmf``'s finite masses tilted by e^{theta k} and normalized by M = e^{log_m} (the finite part's moment at
+    lam = theta / h, computed in double: any positive M is valid), rounded outward on ``pmf``'s side, with no
+    mass at +infinity and ``pmf``'s loss shift; and log_m."""
+    if not np.all(pmf.p >= 0.0):
+        raise ValueError("a tilted factor's masses must be >= 0 (a discretized round, not a composed window)")
+    k = (pmf.k_lo + np.arange(pmf.p.size)).astype(np.float64)
+    log_m = float(pmf.log_mgf(np.array([theta / pmf.h]))[0])
+    if not math.isfinite(log_m):
+        raise ValueError(f"the tilt theta = {theta!r} overflows the factor's moment: take a smaller tilt")
+    scaled = theta * k
+    live = pmf.p > 0.0
+    with np.errstate(divide="ignore"):
+        log_p = np.log(pmf.p)
+    # p_k e^{theta k - log M} as one exponential (each term is at most 1: no overflow where p_k is tiny)
+    exponent = np.where(live, log_p + scaled - log_m, -np.inf)
+    margin = exp_margin(np.abs(np.where(live, log_p, 0.0)) + np.abs(scaled) + abs(log_m))
+    tilted = np.exp(exponent) * ((1.0 + margin) if pmf.pessimistic else (1.0 - margin))
+    return GridPMF(pmf.k_lo, pmf.h, tilted, 0.0, 0.0, pmf.pessimistic, loss_shift=pmf.loss_shift), log_m
+
+
+def composed_infinity(factors: Sequence[tuple[GridPMF, int]], pessimistic: bool) -> float:
+    """1 - prod_i (1 - p_inf,i)^{c_i}, rounded up (``pessimistic``) or down by a relative 1e-12 (far above the
+    few roundings of log1p, the products and expm1)."""
+    log_kept = sum(count * math.log1p(-pmf.p_inf) for pmf, count in factors if pmf.p_inf > 0.0)
+    mass = -math.expm1(log_kept)
+    return min(1.0, mass * (1.0 + 1e-12)) if pessimistic else max(0.0, mass * (1.0 - 1e-12))
+
+
+@dataclass(frozen=True)
+class TiltedComposition:
+    """The composition of ``factors`` computed under the tilt theta (module docstring): the tilted window
+    ``window`` (a composed ``GridPMF`` with its charges), T log M (``log_scale``, the sum of count x log M_i), the
+    factors' composed mass at +infinity (``p_inf``, rounded on the side) and the side."""
+
+    window: GridPMF
+    theta: float
+    log_scale: float
+    p_inf: float
+    pessimistic: bool
+
+    @property
+    def h(self) -> float:
+        return self.window.h
+
+    @cached_property
+    def floor_index(self) -> int:
+        """The least grid index whose untilt factor e^{log_scale - theta K} stays below e^MAX_EXPONENT, at least the
+        window's lowest."""
+        least = math.ceil((self.log_scale - MAX_EXPONENT) / self.theta) + 1
+        return max(int(self.window.k_lo), least)
+
+    @property
+    def floor(self) -> float:
+        """The least curve argument read (module docstring): the loss of ``floor_index``."""
+        return self.floor_index * self.h
+
+    @cached_property
+    def _untilted(self) -> tuple[_core.pld.GridProfile, float, int]:
+        """The suffix sums of the untilted window from ``floor_index`` up, their slack, and their count."""
+        w = self.window
+        start = self.floor_index - int(w.k_lo)
+        tilted = w.p[start:]
+        k = (self.floor_index + np.arange(tilted.size)).astype(np.float64)
+        exponent = self.log_scale - self.theta * k
+        factor = np.exp(exponent)
+        margin = exp_margin(abs(self.log_scale) + np.abs(self.theta * k))
+        if self.pessimistic:
+            masses = np.maximum(tilted, 0.0) * factor * (1.0 + margin)
+        else:
+            masses = tilted * factor * np.where(tilted >= 0.0, 1.0 - margin, 1.0 + margin)
+        profile = _core.pld.GridProfile(
+            np.ascontiguousarray(masses, dtype=np.float64), k_lo=self.floor_index, h=self.h, p_inf=0.0
+        )
+        return profile, float(_core.pld.suffix_sum_slack(masses.size)), int(masses.size)
+
+    def untilt_factor(self, x: float) -> float:
+        """An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= ``floor``)."""
+        exponent = self.log_scale - self.theta * (x / self.h)
+        return math.exp(exponent) * (1.0 + float(exp_margin(abs(self.log_scale) + abs(self.theta * (x / self.h)))))
+
+    def side_at(self, x: float) -> float:
+        """The certified delta on this side at the curve argument ``x`` (already moved by the loss shift): the
+        untilted curve raised (lowered) by its slack and by the untilt factor at x times the tilted window's
+        round-off charge at x (twice on the lower side) and its truncated masses, plus the mass at +infinity;
+        trivial (1 or 0) below ``floor``."""
+        if not x >= self.floor:
+            return 1.0 if self.pessimistic else 0.0
+        profile, slack, n = self._untilted
+        at = np.array([x])
+        raw = float(profile.delta(at, 1)[0])
+        w = self.window
+        charge = float(w.charge_at(at)[0])
+        factor = self.untilt_factor(x)
+        tiny = (n + 8) * TINY
+        up = 1.0 + 8.0 * UNIT_ROUNDOFF
+        if self.pessimistic:
+            value = raw * (1.0 + slack) + factor * (charge + w.p_inf + abs(w.shift)) * up + self.p_inf + tiny
+            return min(1.0, value * up)
+        subtracted = factor * (2.0 * charge + abs(w.shift)) * up + tiny
+        value = raw * (1.0 - slack) * (1.0 - 8.0 * UNIT_ROUNDOFF) - subtracted
+        value = value * (1.0 - 8.0 * UNIT_ROUNDOFF) if value > 0.0 else value * up
+        return max(0.0, value + self.p_inf * (1.0 - 8.0 * UNIT_ROUNDOFF))
+
+    def delta(self, eps: float) -> float:
+        """The certified delta on this side at eps: ``side_at`` of eps moved by the loss shift s (eps - s rounded
+        down on the upper side, eps + s rounded up on the lower one)."""
+        moved = self.window.curve_argument(np.array([float(eps)]))
+        return self.side_at(float(moved[0]))
+
+
+def compose_tilted(
+    factors: Sequence[tuple[GridPMF, int]],
+    theta: float,
+    *,
+    pessimistic: bool,
+    tail: float = DEFAULT_TAIL,
+    direct_bins: bool = True,
+    max_points: int | None = None,
+) -> TiltedComposition:
+    """The composition of ``factors`` (pairs (grid PMF, count) on one grid and side) computed under the tilt
+    ``theta`` > 0 per grid step (lam = theta / h): each factor tilted (``tilted_factor``), composed by the certified
+    composition (``fft.compose``, ``tail`` its window's, ``direct_bins`` its accurate low-frequency bins,
+    ``max_points`` its window's cap), and read
+    untilted (``TiltedComposition``).
+
+    Raises
+    ------
+    ValueError
+        If ``theta`` is not finite and > 0, a factor is on the other side, a factor's tilted moment overflows, or
+        the window would pass ``max_points``.
+    """
+    if not (math.isfinite(theta) and theta > 0.0):
+        raise ValueError(f"theta must be a finite number > 0 (the tilt per grid step), got {theta!r}")
+    if any(pmf.pessimistic != pessimistic for pmf, _ in factors):
+        raise ValueError("every factor of a tilted composition must be on the side asked for")
+    tilted, log_scale = [], 0.0
+    for pmf, count in factors:
+        t, log_m = tilted_factor(pmf, theta)
+        tilted.append((t, int(count)))
+        log_scale += int(count) * log_m
+    window = compose(tilted, pessimistic=pessimistic, tail=tail, max_points=max_points, direct_bins=direct_bins)
+    return TiltedComposition(window, float(theta), log_scale, composed_infinity(factors, pessimistic), pessimistic)
+
+
+def upper_epsilon(composition: TiltedComposition, delta: float, start: float, steps: int = 60) -> float:
+    """The least eps in [0, ``start``] found by bisection whose certified upper delta is at most ``delta``
+    (``start`` itself where it qualifies and nothing below it was found; inf where not even ``start`` does): a
+    certified upper bound on epsilon(delta) (delta falls with eps, and the value returned is one checked)."""
+    if not composition.pessimistic:
+        raise ValueError("upper_epsilon needs the pessimistic side's composition")
+    if not (math.isfinite(start) and composition.delta(start) <= delta):
+        return math.inf
+    low, high = 0.0, start
+    if composition.delta(low) <= delta:
+        return low
+    for _ in range(steps):
+        mid = 0.5 * (low + high)
+        if not low < mid < high:
+            break
+        if composition.delta(mid) <= delta:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def lower_epsilon(
+    composition: TiltedComposition, delta: float, near: float, start: float = 0.0, points: int = 64, steps: int = 60
+) -> float:
+    """A certified lower bound on epsilon(delta), at least ``start``: the largest eps found whose certified lower
+    delta exceeds ``delta`` (delta falls with eps, so delta(e) > delta for every e below it), ``start`` where none
+    is.  The lower side is no monotone curve: far below the tilt's centre the untilt factor times the charge
+    exceeds the curve and the side is 0.  So the eps from ``near`` (an upper epsilon) down to the read's floor
+    are tried at ``points`` even steps, from the top, and the first that qualifies is moved up by bisection
+    towards the step above it."""
+    if composition.pessimistic:
+        raise ValueError("lower_epsilon needs the optimistic side's composition")
+    w = composition.window
+    top = float((w.k_lo + w.p.size + 1) * w.h + w.loss_shift)
+    floor = composition.floor
+    if not (math.isfinite(near) and near > floor):
+        return start
+    tried = near - (near - floor) * np.arange(points + 1) / points
+    found = next((i for i, x in enumerate(tried) if composition.delta(float(x)) > delta), None)
+    if found is None:
+        return start
+    low, high = float(tried[found]), top if found == 0 else float(tried[found - 1])
+    for _ in range(steps):
+        mid = 0.5 * (low + high)
+        if not low < mid < high:
+            break
+        if composition.delta(mid) > delta:
+            low = mid
+        else:
+            high = mid
+    return max(start, low)
