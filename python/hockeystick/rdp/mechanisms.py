@@ -66,6 +66,7 @@ DEFAULT_ORDERS: tuple[float, ...] = tuple(
 FRACTIONAL_SERIES = ("absolute", "signed")
 
 MAX_ORDER = 1e4  # the integer series costs alpha terms; see the module docstring
+_INTEGER_TERMS_PER_BLOCK = 1 << 18  # terms of the integer series held at once (a few MB per temporary)
 
 _MAX_SERIES_TERMS = 1000
 _SERIES_MARGIN = 30.0
@@ -150,24 +151,37 @@ def _log_binomial(alpha: np.ndarray, i: np.ndarray | float) -> np.ndarray:
     return cast(np.ndarray, special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1))
 
 
+def _log_a_minus_1_block(log_q: np.ndarray, log_1mq: np.ndarray, inv2s2: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """log(A - 1) for integer alpha >= 2 (element-wise): the terms i = 2..alpha of each element laid out as one
+    flat run, log-summed run by run in the order of i (``logaddexp.reduceat`` folds each run left to right)."""
+    counts = alpha.astype(np.int64) - 1
+    element = np.repeat(np.arange(alpha.size), counts)
+    starts = np.cumsum(counts) - counts
+    i = (np.arange(element.size) - starts[element] + 2).astype(np.float64)
+    a = alpha[element]
+    x = (i * i - i) * inv2s2[element]
+    log_expm1 = x + np.log(-np.expm1(-x))  # log(e^x - 1) without overflow
+    term = _log_binomial(a, i) + i * log_q[element] + (a - i) * log_1mq[element] + log_expm1
+    return cast(np.ndarray, np.logaddexp.reduceat(term, starts))
+
+
 def _log_a_integer(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     """log A for integer alpha (element-wise over the flat inputs), as log1p(A - 1).
 
     The binomial weights sum to 1, so A - 1 = sum_{i>=2} C(alpha, i) (1-q)^{alpha-i} q^i (e^{(i^2-i)/(2 sigma^2)} - 1):
     positive terms, no cancellation, so log A keeps its relative accuracy when it is far below 1e-16 (tiny q).
+    The terms are computed in blocks of elements holding about ``_INTEGER_TERMS_PER_BLOCK`` terms in all, so
+    that memory stays bounded however many elements come in.
     """
-    log_a_minus_1 = np.full(alpha.shape, -np.inf)
     with np.errstate(over="ignore", divide="ignore", under="ignore"):  # 0 or inf past the doubles: 0 or inf RDP
         inv2s2 = 0.5 / np.square(sigma)
-    for i in range(2, int(alpha.max()) + 1 if alpha.size else 0):
-        live = alpha >= i
-        if not live.any():
-            break
-        a = alpha[live]
-        x = (i * i - i) * inv2s2[live]
-        log_expm1 = x + np.log(-np.expm1(-x))  # log(e^x - 1) without overflow
-        term = _log_binomial(a, float(i)) + i * log_q[live] + (a - i) * log_1mq[live] + log_expm1
-        log_a_minus_1[live] = np.logaddexp(log_a_minus_1[live], term)
+    log_a_minus_1 = np.empty(alpha.shape)
+    ends = np.cumsum(alpha - 1)
+    total = ends[-1] if ends.size else 0.0
+    cuts = np.searchsorted(ends, np.arange(_INTEGER_TERMS_PER_BLOCK, total, _INTEGER_TERMS_PER_BLOCK), side="right")
+    for part in np.split(np.arange(alpha.size), cuts):
+        if part.size:
+            log_a_minus_1[part] = _log_a_minus_1_block(log_q[part], log_1mq[part], inv2s2[part], alpha[part])
     return cast(np.ndarray, np.logaddexp(0.0, log_a_minus_1))
 
 
