@@ -162,7 +162,7 @@ def _log_a_minus_1_block(log_q: np.ndarray, log_1mq: np.ndarray, inv2s2: np.ndar
     x = (i * i - i) * inv2s2[element]
     log_expm1 = x + np.log(-np.expm1(-x))  # log(e^x - 1) without overflow
     term = _log_binomial(a, i) + i * log_q[element] + (a - i) * log_1mq[element] + log_expm1
-    return cast(np.ndarray, np.logaddexp.reduceat(term, starts))
+    return np.logaddexp.reduceat(term, starts)
 
 
 def _log_a_integer(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, alpha: np.ndarray) -> np.ndarray:
@@ -182,7 +182,7 @@ def _log_a_integer(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, al
     for part in np.split(np.arange(alpha.size), cuts):
         if part.size:
             log_a_minus_1[part] = _log_a_minus_1_block(log_q[part], log_1mq[part], inv2s2[part], alpha[part])
-    return cast(np.ndarray, np.logaddexp(0.0, log_a_minus_1))
+    return np.logaddexp(0.0, log_a_minus_1)
 
 
 def _log_a_fractional(
