@@ -732,15 +732,12 @@ def point_rows(parameters: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> It
 def _tilted_sides(
     point: Point, delta: np.ndarray, lower: np.ndarray, upper: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each bracket wider than the default tolerance at a delta the round-off charge may limit, intersected with
-    the tilted composition's (``refine.tilted_question``: certified); the others as given."""
+    """Each bracket wider than the default tolerance intersected with the tilted composition's where its delta is
+    one the round-off charge may limit (``refine.tilted_question``: certified); the others as given."""
     lower, upper = np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
-    flat_lo, flat_up, flat_delta = lower.reshape(-1), upper.reshape(-1), np.broadcast_to(delta, lower.shape).ravel()
-    wide = ~question.within_tolerance(flat_lo, flat_up)
-    for j in np.flatnonzero(wide):
-        flat_lo[j], flat_up[j] = tilted_question.tilted_bracket(
-            point, float(flat_delta[j]), float(flat_lo[j]), float(flat_up[j])
-        )
+    wide = ~question.within_tolerance(lower, upper)
+    at = np.broadcast_to(delta, lower.shape)
+    lower[wide], upper[wide] = tilted_question.tilted_brackets(point, at[wide], lower[wide], upper[wide])
     return lower, upper
 
 

@@ -34,7 +34,8 @@ computed in double: each exponent a sum of a few terms of at most a few rounding
 is within a relative 16 u (|theta k| + |log M| + 1) of the exact one (u = 2^-53, the exp's own error inside),
 and the masses are raised (upper side) or lowered (lower side) by that factor, a negative entry of the tilted
 window clipped to 0 on the upper side (it only raises the sum) and untilted with the factor of the other
-direction on the lower side.  The untilted entries' suffix sums carry ``suffix_sum_slack`` as any grid's; the
+direction on the lower side; a tilted mass that underflows is raised to twice the least normal double on the
+upper side (dropped on the lower).  The untilted entries' suffix sums carry ``suffix_sum_slack`` as any grid's; the
 products that may underflow are covered by an absolute ``TINY`` per entry.
 """
 
@@ -83,6 +84,9 @@ def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
     exponent = np.where(live, log_p + scaled - log_m, -np.inf)
     margin = exp_margin(np.abs(np.where(live, log_p, 0.0)) + np.abs(scaled) + abs(log_m))
     tilted = np.exp(exponent) * ((1.0 + margin) if pmf.pessimistic else (1.0 - margin))
+    if pmf.pessimistic:  # a mass that underflows is raised to twice the least normal double (above its true value)
+        least = 2.0 * np.finfo(np.float64).tiny
+        tilted = np.where(live & (tilted < least), least, tilted)
     return GridPMF(pmf.k_lo, pmf.h, tilted, 0.0, 0.0, pmf.pessimistic, loss_shift=pmf.loss_shift), log_m
 
 
