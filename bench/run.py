@@ -13,7 +13,7 @@ again (``--retries`` times, each with a fresh budget) and fails only if the medi
 its attempts is still below: a noisy neighbour during one attempt does not fail the build,
 a real slowdown does (every attempt is slow).
 
-Each benchmark is measured in a fresh Python process (``run.py --child NAME SIZE EFFORT``), so
+Each benchmark is measured in a fresh Python process (``run.py --child MODULE:NAME SIZE EFFORT``), so
 no ratio depends on what ran before it in the same process: the heap's state, imported
 libraries and their threads (measured: the sweep-overhead ratio moved from 0.66 alone to
 0.89 after the other benchmarks in one process).
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
 import os
 import subprocess
@@ -52,10 +53,15 @@ RESULTS = HERE / "results"
 EFFORT: dict[str, Effort] = {"short": SHORT_EFFORT, "full": FULL_EFFORT}
 
 
-def _child(name: str, size: Size, effort: Effort) -> None:
-    """Inside the fresh process: measure one benchmark, print its record as the last line of JSON."""
+def _child(origin: str, size: Size, effort: Effort) -> None:
+    """Inside the fresh process: measure one benchmark (``module:name``), print its record as the last line of JSON.
+
+    Only the module that declares it is imported: importing every bench module (the simulator's numba, dask,
+    the anchors) cost each child about 3 s of CPU, a minute of the gate's run.
+    """
+    module, name = origin.split(":")
     heap = steady_heap()
-    discover()
+    importlib.import_module(module)
     record = measure(REGISTRY[name], size, effort)
     print(json.dumps({**record, "heap": heap, "effort": dataclasses.asdict(effort)}))
 
@@ -63,7 +69,14 @@ def _child(name: str, size: Size, effort: Effort) -> None:
 def measure_isolated(name: str, size: Size, effort: Effort) -> dict[str, Any]:
     """One benchmark measured in a fresh process (see the module docstring)."""
     done = subprocess.run(
-        [sys.executable, __file__, "--child", name, size, json.dumps(dataclasses.asdict(effort))],
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            f"{REGISTRY[name].origin.split(':')[0]}:{name}",
+            size,
+            json.dumps(dataclasses.asdict(effort)),
+        ],
         capture_output=True,
         text=True,
     )
