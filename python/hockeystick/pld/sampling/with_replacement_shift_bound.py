@@ -140,11 +140,14 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
 
 def _convex_majorant_shift(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     """The lower convex hull of (x, y) at the x's, and the largest gap by which y exceeds it."""
+    # Python floats: the same IEEE double arithmetic as numpy scalars, without their per-index overhead
+    xs, ys = x.tolist(), y.tolist()
     hull: list[int] = []
-    for i in range(x.size):
+    for i in range(len(xs)):
+        xi, yi = xs[i], ys[i]
         while len(hull) >= 2:
             i0, i1 = hull[-2], hull[-1]
-            if (y[i1] - y[i0]) * (x[i] - x[i0]) >= (y[i] - y[i0]) * (x[i1] - x[i0]):
+            if (ys[i1] - ys[i0]) * (xi - xs[i0]) >= (yi - ys[i0]) * (xs[i1] - xs[i0]):
                 hull.pop()
             else:
                 break
