@@ -150,6 +150,7 @@ PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     "total_clients": st.integers(50, 5000),
     "clients_per_round": st.integers(1, 60),
     "sample_rate": floats(1e-3, 1.0, log=True),
+    "clipped_count_stddev": floats(0.1, 100, log=True),  # DPFedAvg's adaptive clipping
     "epochs": floats(0.01, 0.5),
     "steps": st.integers(1, 40),
     "silo_size": st.integers(50, 5000),
