@@ -230,6 +230,8 @@ def test_figures_without_the_simulate_extra_skip_only_the_utility_figure(monkeyp
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
     monkeypatch.setattr(errata_003, "theory_rows", lambda: [])
     monkeypatch.setattr(errata_003, "experiment_rows", lambda: [])
+    monkeypatch.setattr(errata_003, "shuffle_rows", lambda: [])  # its rows: test_isrl_shuffle_approximate.py
+    monkeypatch.setattr(errata_003, "group_rows", lambda: [])  # the whole table: test_contraction_figures.py
     monkeypatch.setattr(
         errata_003,
         "sigma_curves",
