@@ -95,8 +95,21 @@ def test_002_figure_3_claims_small_epsilon_and_late_records():
 
 
 @pytest.mark.slow
-def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path):
+def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
+    import functools
+
+    from hockeystick.reproduce import errata_003
+
+    # The two calibration tables are computed in full (their rows are read below). The curves and the shuffle
+    # table are drawn at fewer points: what is checked of them is that each file is written, which does not
+    # depend on how many points it holds (each point's numbers: test_isrl*.py). The Thm 2.1 row (1238, 35, 1)
+    # and the sigma curve at eps0 = 1 ask for the same calibration, computed once.
+    monkeypatch.setattr(errata_003, "_needed_sigma", functools.cache(errata_003._needed_sigma))
+    sigma_curves, utility_rows, shuffle_rows = errata_003.sigma_curves, errata_003.utility_rows, errata_003.shuffle_rows
+    monkeypatch.setattr(errata_003, "sigma_curves", lambda: sigma_curves(epsilons=np.array([0.5, 1.0])))
+    monkeypatch.setattr(errata_003, "utility_rows", lambda: utility_rows((1.5, 6.0), seeds=1))
+    monkeypatch.setattr(errata_003, "shuffle_rows", lambda: shuffle_rows(errata_003.SHUFFLE[1:2]))
     paths = figures.write_figures(tmp_path / "figs")
     assert [p.name for p in paths] == [
         "000_fig2.png",
