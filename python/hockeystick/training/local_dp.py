@@ -85,7 +85,7 @@ class LocalDP(GaussianMechanism):
 
     See Also
     --------
-    fdp.GaussianMechanism : the composed curve, given σ.
+    hockeystick.fdp.GaussianMechanism : the composed curve, given σ.
 
     References
     ----------
