@@ -151,8 +151,9 @@ class PlanProfile:
     def window_points(self, h: float) -> float:
         """About how many points the grid part's widest composed window takes on grid h, from its composition on
         this profile's own (coarser) grid: a window spans a loss range, so its points scale as 1 / h.  0 for a
-        plan without a grid part (or a zCDP plan, read in closed form)."""
-        if not self._grid and self.plan.gaussian_r2 == 0 or self.fixed_interval is None:
+        plan without a grid part, a plan of Gaussians alone (``delta`` and ``epsilon`` read their folded radius in
+        closed form) or a zCDP plan (read in closed form)."""
+        if not self._grid and self.plan.gaussian_r2 == 0 or self.fixed_interval is None or not self.plan.counts:
             return 0.0
         if zcdp_total(self.plan) is not None:  # zCDP runs beside Gaussians: read without a grid
             return 0.0
