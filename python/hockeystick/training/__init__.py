@@ -58,6 +58,12 @@ Each count is the ceiling of the exact product or quotient of the numbers given 
 never understates the steps taken, so never the privacy spent).  The two conventions answer the
 same question differently only through the steps they count: 60 epochs of batches of 256 out of
 60000 records are 14100 steps under "ceil" and 14063 under "opacus".
+
+Adaptive clipping (Andrew et al. 2021) releases a noised count of the clients under the clip norm beside each
+round's update; the two are one Gaussian mechanism (``adaptive_clipping``), which ``DPFedAvg``'s
+``clipped_count_stddev`` accounts and ``adaptive_clipping_noise_multiplier`` / ``round_noise_multiplier``
+convert.  ``LocalDP`` is local DP per round (Flower's ``LocalDpMod``): a client's own Gaussian noise calibrated
+exactly for a per-round (epsilon, delta), and its rounds composed.
 """
 
 from .adaptive_clipping import adaptive_clipping_noise_multiplier, round_noise_multiplier
