@@ -64,6 +64,8 @@ def _exact_delta(a: float, k: int, eps: float, sigma: float | None = None) -> mp
         + start * mp.log(p)
         + (k - start) * mp.log(q)
     )
+    if mu is None:  # the pure tail by the ratio recurrence of both of its sums (_binomial_tail_delta)
+        return _binomial_tail_delta(mp.exp(log_t), k, start, p / q, am, -am, e)
     t, total, j = mp.exp(log_t), mp.mpf(0), start
     while j <= k:
         total += t * term(am * (2 * j - k))
@@ -72,6 +74,26 @@ def _exact_delta(a: float, k: int, eps: float, sigma: float | None = None) -> mp
         t = t * (k - j) / (j + 1) * p / q
         j += 1
     return total
+
+
+def _binomial_tail_delta(t: mp.mpf, k: int, start: int, ratio: mp.mpf, l_hi: mp.mpf, l_lo: mp.mpf, e: mp.mpf) -> mp.mpf:
+    """sum_{j >= start} t_j (1 - e^(e - L_j)), t_j = C(k, j) m^j (1 - m)^(k - j) (``t`` its first term,
+    ``ratio`` m / (1 - m)), L_j = j l_hi + (k - j) l_lo > e: the same sum as sum_j t_j - e^e sum_j s_j with
+    s_j = t_j e^(-L_j), whose terms follow by the ratio recurrence s_(j+1) / s_j = (t_(j+1) / t_j) e^(l_lo - l_hi)
+    (no exponential per term). Summed until a term is below 10^-32 of the first sum (>= the delta sum)."""
+    s = t * mp.exp(-(start * l_hi + (k - start) * l_lo))
+    shrink, floor = mp.exp(l_lo - l_hi), mp.mpf(10) ** -32
+    sum_t, sum_s, j = mp.mpf(0), mp.mpf(0), start
+    while j <= k:
+        sum_t += t
+        sum_s += s
+        if j > start + 10 and t < sum_t * floor:
+            break
+        step = mp.mpf(k - j) / (j + 1) * ratio
+        t *= step
+        s *= step * shrink
+        j += 1
+    return sum_t - mp.exp(e) * sum_s
 
 
 @pytest.mark.parametrize("a, k", CASES)
@@ -199,14 +221,7 @@ def _two_atom_delta(p: tuple[float, float], q: tuple[float, float], k: int, eps:
         + start * mp.log(m_hi)
         + (k - start) * mp.log(m_lo)
     )
-    total, j = mp.mpf(0), start
-    while j <= k:
-        total += t * (1 - mp.exp(e - (j * l_hi + (k - j) * l_lo)))
-        if j > start + 10 and t < total * mp.mpf(10) ** -30:
-            break
-        t = t * (k - j) / (j + 1) * m_hi / m_lo
-        j += 1
-    return total
+    return _binomial_tail_delta(t, k, start, m_hi / m_lo, l_hi, l_lo, e)
 
 
 @pytest.mark.slow
