@@ -39,13 +39,14 @@ def configuration(sigma, q, x, y, eps):
     q, x, y = mp.mpf(q), mp.mpf(x), mp.mpf(y)
 
     def f(z):
-        return (1 - q) * phi(z, 0, s) + q * phi(z, x, s) - g * ((1 - q) * phi(z, 0, s) + q * phi(z, y, s))
+        return (1 - g) * (1 - q) * phi(z, 0, s) + q * phi(z, x, s) - g * q * phi(z, y, s)
 
     lo, hi = -2 - 16 * s, 2 + 16 * s  # beyond, every term is below 1e-50 of the value
     grid = [lo + (hi - lo) * k / 800 for k in range(801)]
+    values = [f(z) for z in grid]  # each grid point evaluated once
     cuts = [lo]
-    for a, b in zip(grid, grid[1:]):
-        if f(a) * f(b) < 0:
+    for a, b, fa, fb in zip(grid, grid[1:], values, values[1:]):
+        if fa * fb < 0:
             cuts.append(mp.findroot(f, (a, b), solver="anderson"))
     cuts.append(hi)
     return sum(mp.quad(f, [a, b]) for a, b in zip(cuts, cuts[1:]) if f((a + b) / 2) > 0)
