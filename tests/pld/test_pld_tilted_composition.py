@@ -121,3 +121,22 @@ def test_long_run_small_delta_is_read_below_the_peer():
 
     assert 0.0 < lower <= upper < peer.get_epsilon(1e-20)
     assert upper < float(question.rdp_upper((1.0, 1e-6, 1e6, 1.0), np.array(1e-20)))
+
+
+def test_tilted_bracket_overlaps_the_plain_one_where_both_read():
+    """The README's DP-SGD run at delta 1e-10, where the plain default is within its tolerance: the tilted bracket
+    from nothing (0, inf), certified by other means, must overlap it and be as narrow."""
+    point = (1.1, 256 / 60_000, 14_100.0, 1.0)
+    plain_lo, plain_up = pld.SubsampledGaussianPLD(*point[:3]).epsilon(1e-10, bound="both")
+    lo, up = tilted_question.TiltedReader(point).bracket(1e-10, 0.0, math.inf)
+    assert plain_lo <= up and lo <= plain_up
+    assert up - lo <= question.default_tolerance(up)
+
+
+def test_readme_run_at_delta_1e_20_is_read_within_the_tolerance():
+    """The plain composition's charge left this bracket (4.2, 8.4) and the RDP conversion's 6.07 as its upper side;
+    the tilted reads make it readable, below the RDP conversion."""
+    point = (1.1, 256 / 60_000, 14_100.0, 1.0)
+    lower, upper = pld.SubsampledGaussianPLD(*point[:3]).epsilon(1e-20, bound="both")
+    assert 0.0 < lower <= upper <= float(question.rdp_upper(point, np.array(1e-20)))
+    assert question.within_readable(np.array(lower), np.array(upper))

@@ -8,9 +8,10 @@ pessimistic side rounds the loss of every round up a cell; tails cut from T roun
 ``TAIL_SHARE`` of delta; a composition whose grid variance the connect-the-dots model puts past the tolerance), or
 where its bracket is wider than the tolerance, the point is refined (``points.Refinement``) to
 max(``DEFAULT_ACCURACY``, ``DEFAULT_RELATIVE_ACCURACY`` eps) with the tail ``question_tail``, and the two brackets,
-each certified, are intersected.  Where the refined upper side is still wider than the tolerance (a delta below the
-round-off charges every PLD bound carries, ~T 1e-16), it is lowered to the RDP conversion's (``rdp_upper``) where
-that is smaller.
+each certified, are intersected.  Where the refined bracket is still wider than the tolerance at a delta the round-off
+charges may limit (below ~1e3 T u: every plain PLD bound carries ~T 1e-16 of the total mass), it is intersected with
+the bracket read under an exponential tilt (``tilted_question``: the same rounds, their round-off relative to a
+Chernoff bound), and its upper side then lowered to the RDP conversion's (``rdp_upper``) where that is smaller.
 
 The tolerance is that of a peer's default: a bracket within max(1e-3, 0.5 % eps) puts the certified upper side
 within that of the true epsilon, which dp_accounting's default PLD (a pessimistic estimate on the 1e-4 grid) does
