@@ -70,8 +70,11 @@ def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
     """``pmf``'s finite masses tilted by e^{theta k} and normalized by M = e^{log_m} (the finite part's moment at
     lam = theta / h, computed in double: any positive M is valid), rounded outward on ``pmf``'s side, with no
     mass at +infinity and ``pmf``'s loss shift; and log_m."""
-    if not np.all(pmf.p >= 0.0):
-        raise ValueError("a tilted factor's masses must be >= 0 (a discretized round, not a composed window)")
+    if not np.all(pmf.p >= 0.0) or pmf.shift != 0.0 or pmf.total_error != 0.0:
+        raise ValueError(
+            "a tilted factor must be a discretized round: masses >= 0, no shift and no round-off charges "
+            "(not a composed window)"
+        )
     k = (pmf.k_lo + np.arange(pmf.p.size)).astype(np.float64)
     log_m = float(pmf.log_mgf(np.array([theta / pmf.h]))[0])
     if not math.isfinite(log_m):
@@ -101,12 +104,14 @@ def composed_infinity(factors: Sequence[tuple[GridPMF, int]], pessimistic: bool)
 @dataclass(frozen=True)
 class TiltedComposition:
     """The composition of ``factors`` computed under the tilt theta (module docstring): the tilted window
-    ``window`` (a composed ``GridPMF`` with its charges), T log M (``log_scale``, the sum of count x log M_i), the
+    ``window`` (a composed ``GridPMF`` with its charges), T log M (``log_scale``, the sum of count x log M_i, and
+    ``scale_magnitude``, the sum of their magnitudes, which bounds the rounding of that sum), the
     factors' composed mass at +infinity (``p_inf``, rounded on the side) and the side."""
 
     window: GridPMF
     theta: float
     log_scale: float
+    scale_magnitude: float
     p_inf: float
     pessimistic: bool
 
@@ -135,7 +140,7 @@ class TiltedComposition:
         k = (self.floor_index + np.arange(tilted.size)).astype(np.float64)
         exponent = self.log_scale - self.theta * k
         factor = np.exp(exponent)
-        margin = exp_margin(abs(self.log_scale) + np.abs(self.theta * k))
+        margin = exp_margin(self.scale_magnitude + np.abs(self.theta * k))
         if self.pessimistic:
             masses = np.maximum(tilted, 0.0) * factor * (1.0 + margin)
         else:
@@ -148,7 +153,7 @@ class TiltedComposition:
     def untilt_factor(self, x: float) -> float:
         """An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= ``floor``)."""
         exponent = self.log_scale - self.theta * (x / self.h)
-        return math.exp(exponent) * (1.0 + float(exp_margin(abs(self.log_scale) + abs(self.theta * (x / self.h)))))
+        return math.exp(exponent) * (1.0 + float(exp_margin(self.scale_magnitude + abs(self.theta * (x / self.h)))))
 
     def side_at(self, x: float) -> float:
         """The certified delta on this side at the curve argument ``x`` (already moved by the loss shift): the
@@ -205,13 +210,16 @@ def compose_tilted(
         raise ValueError(f"theta must be a finite number > 0 (the tilt per grid step), got {theta!r}")
     if any(pmf.pessimistic != pessimistic for pmf, _ in factors):
         raise ValueError("every factor of a tilted composition must be on the side asked for")
-    tilted, log_scale = [], 0.0
+    tilted, log_scale, magnitude = [], 0.0, 0.0
     for pmf, count in factors:
         t, log_m = tilted_factor(pmf, theta)
         tilted.append((t, int(count)))
         log_scale += int(count) * log_m
+        magnitude += abs(int(count) * log_m)
     window = compose(tilted, pessimistic=pessimistic, tail=tail, max_points=max_points, direct_bins=direct_bins)
-    return TiltedComposition(window, float(theta), log_scale, composed_infinity(factors, pessimistic), pessimistic)
+    return TiltedComposition(
+        window, float(theta), log_scale, magnitude, composed_infinity(factors, pessimistic), pessimistic
+    )
 
 
 def upper_epsilon(composition: TiltedComposition, delta: float, start: float, steps: int = 60) -> float:
