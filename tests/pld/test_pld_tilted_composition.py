@@ -26,28 +26,33 @@ from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 H = 0.05
 K_LO = -4
 NUMERATORS = [40, 60, 100, 150, 200, 200, 150, 70, 40, 14]  # sum 1024 = 2^10: losses -0.2 .. 0.25
+# a second factor for a composition of two kinds of rounds: losses -0.1 .. 0.3
+K_LO_2 = -2
+NUMERATORS_2 = [300, 400, 200, 80, 30, 10, 3, 1]  # sum 1024
 BITS = 10
 ROUNDS = 100
 
 
-def exact_composition() -> tuple[int, list[int]]:
-    """(k_lo, numerators over 2^(BITS ROUNDS)) of the ROUNDS-fold composition, exactly."""
-    width = BITS * ROUNDS + 16  # every coefficient of the power is below 2^(BITS ROUNDS)
-    packed = sum(a << (width * i) for i, a in enumerate(NUMERATORS))
-    power = packed**ROUNDS
+def exact_composition(factors: list[tuple[int, list[int], int]]) -> tuple[int, list[int], int]:
+    """(k_lo, numerators, bits) of the composition of ``count`` rounds of each (k_lo, numerators over 2^BITS, count),
+    exactly: the masses are numerators / 2^bits."""
+    rounds = sum(count for _, _, count in factors)
+    width = BITS * rounds + 16  # every coefficient of the product is below 2^(BITS rounds)
+    power = 1
+    for _, numerators, count in factors:
+        power *= sum(a << (width * i) for i, a in enumerate(numerators)) ** count
     mask = (1 << width) - 1
     coefficients = []
     while power:
         coefficients.append(power & mask)
         power >>= width
-    return K_LO * ROUNDS, coefficients
+    return sum(k_lo * count for k_lo, _, count in factors), coefficients, BITS * rounds
 
 
-@pytest.fixture(scope="module")
-def exact_delta():
-    k_lo, numerators = exact_composition()
+def exact_curve(factors: list[tuple[int, list[int], int]]):
+    k_lo, numerators, bits = exact_composition(factors)
     mpmath.mp.dps = 50
-    scale = mpmath.mpf(2) ** (-BITS * ROUNDS)
+    scale = mpmath.mpf(2) ** (-bits)
     masses = [(mpmath.mpf(k_lo + i) * mpmath.mpf(H), mpmath.mpf(c) * scale) for i, c in enumerate(numerators)]
 
     def delta(eps: float) -> mpmath.mpf:
@@ -57,8 +62,13 @@ def exact_delta():
     return delta
 
 
-def grid_pmf(pessimistic: bool) -> GridPMF:
-    return GridPMF(K_LO, H, np.array(NUMERATORS, dtype=np.float64) / 2.0**BITS, 0.0, pessimistic=pessimistic)
+@pytest.fixture(scope="module")
+def exact_delta():
+    return exact_curve([(K_LO, NUMERATORS, ROUNDS)])
+
+
+def grid_pmf(pessimistic: bool, k_lo: int = K_LO, numerators: list[int] = NUMERATORS) -> GridPMF:
+    return GridPMF(k_lo, H, np.array(numerators, dtype=np.float64) / 2.0**BITS, 0.0, pessimistic=pessimistic)
 
 
 @pytest.mark.parametrize("target", [1e-20, 1e-30, 1e-40])
@@ -85,6 +95,20 @@ def test_tilted_sides_bound_the_exact_curve(exact_delta, target):
     # the plain composition's round-off charge hides this delta: its upper side is far above the exact one
     plain = fft.compose([(upper_pmf, ROUNDS)], pessimistic=True)
     assert float(plain.delta(np.array(eps_up))) > 1e3 * float(exact_delta(eps_up))
+
+
+def test_tilted_composition_of_two_kinds_of_rounds_bounds_the_exact_curve():
+    """40 rounds of one PMF and 60 of another: the untilt factor is the product of both normalizers' powers."""
+    exact = exact_curve([(K_LO, NUMERATORS, 40), (K_LO_2, NUMERATORS_2, 60)])
+    sides = {}
+    for pessimistic in (True, False):
+        factors = [(grid_pmf(pessimistic), 40), (grid_pmf(pessimistic, K_LO_2, NUMERATORS_2), 60)]
+        sides[pessimistic] = tilted.compose_tilted(factors, 14.0 * H, pessimistic=pessimistic)  # lam 14: eps ~ 8
+    for eps in (6.0, 7.33, 8.0, 9.0):
+        value = exact(eps)
+        assert 1e-45 < value < 1e-15
+        assert sides[False].delta(eps) <= value <= sides[True].delta(eps)
+        assert sides[True].delta(eps) - sides[False].delta(eps) <= 1e-6 * value
 
 
 def test_tilted_arguments_refused():

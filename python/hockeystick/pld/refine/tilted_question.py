@@ -145,7 +145,10 @@ class TiltedReader:
             terms = [(p, c) for p, c in factor.lower_terms(rounds) if p is not None and c > 0]
             if terms and math.isfinite(up) and up > 0.0:
                 main = max(terms, key=lambda term: term[1])[0]
-                low_side = self.composition(h, d, tail, terms, exponent_tilt(main, rounds, up), False)
+                try:
+                    low_side = self.composition(h, d, tail, terms, exponent_tilt(main, rounds, up), False)
+                except ValueError:  # a window past MAX_POINTS (or blocks of rounds, not tilted): no lower side here
+                    continue
                 lows.append(tilted.lower_epsilon(low_side, delta, up))
         return max(lows), max(ups)
 
