@@ -55,6 +55,8 @@ RELATIONS: tuple[Relation, ...] = ("add_or_remove_one", "replace_one")
 # each expression below is at most seven correctly rounded operations (a square root's error is half an ulp):
 # within 4 ulps of its exact value, and this margin (about 9 ulps) puts it past that value
 _MARGIN = 2e-15
+# ... and below the normal doubles an operation's error is absolute, half the least subnormal: this slack covers it
+_SUBNORMAL_SLACK = 8 * float(np.nextafter(0.0, 1.0))
 
 
 def adaptive_clipping_noise_multiplier(
@@ -136,7 +138,7 @@ def adaptive_clipping_noise_multiplier(
         )
     with np.errstate(over="ignore"):
         update = z * (term / (np.sqrt(term - z) * np.sqrt(term + z)))
-    return _validation.scalar_or_array(update * (1.0 + _MARGIN))
+    return _validation.scalar_or_array(update * (1.0 + _MARGIN) + _SUBNORMAL_SLACK)
 
 
 def round_noise_multiplier(
@@ -194,7 +196,10 @@ def round_noise_multiplier(
     0.995037
     """
     z, term = _multiplier_and_count_term(noise_multiplier, clipped_count_stddev, relation, "noise_multiplier")
-    return _validation.scalar_or_array(z / np.hypot(1.0, z / term) * (1.0 - _MARGIN))
+    # a multiplier within the slack of 0 rounds down to 0, which the accountants refuse
+    with np.errstate(under="ignore"):
+        down = np.maximum(z / np.hypot(1.0, z / term) * (1.0 - _MARGIN) - _SUBNORMAL_SLACK, 0.0)
+    return _validation.scalar_or_array(down)
 
 
 def _multiplier_and_count_term(
