@@ -43,11 +43,23 @@ def configuration(sigma, q, x, y, eps):
 
     lo, hi = -2 - 16 * s, 2 + 16 * s  # beyond, every term is below 1e-50 of the value
     grid = [lo + (hi - lo) * k / 800 for k in range(801)]
-    values = [f(z) for z in grid]  # each grid point evaluated once
+    # the sign pattern on the grid in doubles (f / N(0, s) is a sum of three exponentials of order one, so a
+    # double's sign is wrong only within ~1e-15 of a root, which moves a change by at most one grid point);
+    # around each change the neighbouring grid points are evaluated at 50 digits and the roots bracketed there
+    zs = np.array([float(z) for z in grid])
+    sf, qf, xf, yf, gf = float(s), float(q), float(x), float(y), float(g)
+    ratio = (
+        (1 - gf) * (1 - qf)
+        + qf * np.exp((xf * zs - xf**2 / 2) / sf**2)
+        - gf * qf * np.exp((yf * zs - yf**2 / 2) / sf**2)
+    )
+    changes = np.flatnonzero(np.sign(ratio[:-1]) != np.sign(ratio[1:]))
+    near = sorted({j for k in changes for j in range(max(k - 1, 0), min(k + 3, len(grid)))})
+    values = {j: f(grid[j]) for j in near}
     cuts = [lo]
-    for a, b, fa, fb in zip(grid, grid[1:], values, values[1:]):
-        if fa * fb < 0:
-            cuts.append(mp.findroot(f, (a, b), solver="anderson"))
+    for j in near:
+        if j + 1 in values and values[j] * values[j + 1] < 0:
+            cuts.append(mp.findroot(f, (grid[j], grid[j + 1]), solver="anderson"))
     cuts.append(hi)
     return sum(mp.quad(f, [a, b]) for a, b in zip(cuts, cuts[1:]) if f((a + b) / 2) > 0)
 
