@@ -26,7 +26,9 @@ from hockeystick.interop.loss_reach import ParameterOutOfRange
 
 from ..fuzz.event_tree_search import Worker, check, tree
 
-SEEDS = [11, pytest.param(13, marks=pytest.mark.slow)]
+# seed 23 draws a refusal naming its field, REPLACE_SPECIAL, Poisson and without-replacement sampling, discrete
+# Laplace, a mixture of Gaussians and compositions, and no with-replacement tree (seed 11 drew one, 17 CPU s alone)
+SEEDS = [23, pytest.param(13, marks=pytest.mark.slow)]
 TREES = 6  # per seed
 LIMIT = 60.0  # seconds per query (a loaded machine); each takes well under 2 s alone
 
