@@ -58,7 +58,7 @@ def settings_drawn(draw: st.DrawFn) -> tuple[E.DpEvent, NR, int, float]:
         # (3 runs of 2000), and the ordering and count x epsilon checks do not depend on the count
         mechanism = ExponentialMechanismDpEvent if kind == "em" else PermuteAndFlipDpEvent
         epsilon = draw(SELECTION_EPS)
-        count = draw(st.integers(1, max(1, min(20, int(1000.0 / epsilon)))))
+        count = draw(st.integers(1, max(1, int(min(20.0, 1000.0 / epsilon)))))  # 1000 / 5e-324 is inf
         event: E.DpEvent = mechanism(epsilon)
     elif kind == "epsdelta":
         event = EpsilonDeltaDpEvent(draw(log_uniform(1e-6, 2e3, [745.0, 800.0])), draw(log_uniform(1e-12, 1e-3, [0.0])))
