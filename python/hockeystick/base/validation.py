@@ -192,29 +192,53 @@ def _require(arr: np.ndarray, name: str, ok: np.ndarray, rule: str) -> np.ndarra
     return arr
 
 
+def _checked(arr: np.ndarray, name: str, passes: np.ndarray, full_check: Callable[[np.ndarray], None]) -> np.ndarray:
+    """``arr`` when ``passes`` holds everywhere (one combined comparison, which NaN fails); otherwise
+    ``full_check`` runs the rules one by one, so that the error names the first rule broken (NaN first)."""
+    if passes.all():
+        return arr
+    full_check(arr)
+    raise AssertionError(f"hockeystick internal error: {name} failed a combined check its rules accept")
+
+
 def positive(value: npt.ArrayLike, name: str, *, finite: bool = True) -> np.ndarray:
     """value > 0 everywhere (and finite unless ``finite=False``)."""
-    arr = real(value, name)
-    if finite:
-        return _require(arr, name, (arr > 0) & np.isfinite(arr), "finite and > 0")
-    return _require(arr, name, arr > 0, "> 0")
+    arr = as_real_array(value, name)
+
+    def full_check(a: np.ndarray) -> None:
+        real(a, name)
+        if finite:
+            _require(a, name, (a > 0) & np.isfinite(a), "finite and > 0")
+        _require(a, name, a > 0, "> 0")
+
+    return _checked(arr, name, (arr > 0) & (arr < np.inf) if finite else arr > 0, full_check)
 
 
 def nonnegative(value: npt.ArrayLike, name: str, *, finite: bool = True) -> np.ndarray:
     """value >= 0 everywhere (and finite unless ``finite=False``)."""
-    arr = real(value, name)
-    if finite:
-        return _require(arr, name, (arr >= 0) & np.isfinite(arr), "finite and >= 0")
-    return _require(arr, name, arr >= 0, ">= 0")
+    arr = as_real_array(value, name)
+
+    def full_check(a: np.ndarray) -> None:
+        real(a, name)
+        if finite:
+            _require(a, name, (a >= 0) & np.isfinite(a), "finite and >= 0")
+        _require(a, name, a >= 0, ">= 0")
+
+    return _checked(arr, name, (arr >= 0) & (arr < np.inf) if finite else arr >= 0, full_check)
 
 
 def positive_integer(value: npt.ArrayLike, name: str, *, maximum: float | None = None) -> np.ndarray:
     """Whole numbers >= 1 (finite, and <= ``maximum`` when given), returned as float64 (they feed float kernels)."""
-    arr = real(value, name)
-    arr = _require(arr, name, (arr >= 1) & (arr == np.floor(arr)) & np.isfinite(arr), "an integer >= 1")
-    if maximum is not None:
-        _require(arr, name, arr <= maximum, f"<= {maximum:.17g}")
-    return arr
+    arr = as_real_array(value, name)
+
+    def full_check(a: np.ndarray) -> None:
+        real(a, name)
+        _require(a, name, (a >= 1) & (a == np.floor(a)) & np.isfinite(a), "an integer >= 1")
+        if maximum is not None:
+            _require(a, name, a <= maximum, f"<= {maximum:.17g}")
+
+    below = arr < np.inf if maximum is None else arr <= maximum
+    return _checked(arr, name, (arr >= 1) & (arr == np.floor(arr)) & below, full_check)
 
 
 MAX_EXACT_INTEGER = 2.0**53  # above, doubles are no longer consecutive integers
@@ -222,8 +246,13 @@ MAX_EXACT_INTEGER = 2.0**53  # above, doubles are no longer consecutive integers
 
 def nonnegative_integer(value: npt.ArrayLike, name: str) -> np.ndarray:
     """Whole numbers >= 0 (finite), returned as float64."""
-    arr = real(value, name)
-    return _require(arr, name, (arr >= 0) & (arr == np.floor(arr)) & np.isfinite(arr), "an integer >= 0")
+    arr = as_real_array(value, name)
+
+    def full_check(a: np.ndarray) -> None:
+        real(a, name)
+        _require(a, name, (a >= 0) & (a == np.floor(a)) & np.isfinite(a), "an integer >= 0")
+
+    return _checked(arr, name, (arr >= 0) & (arr == np.floor(arr)) & (arr < np.inf), full_check)
 
 
 def in_interval(
