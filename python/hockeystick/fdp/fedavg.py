@@ -52,8 +52,7 @@ from ..base.validation import (
 from .interpolation import (
     InterpolationBound,
     LastIterateAccountant,
-    constant_rate_h0,
-    constant_rate_h0_limit,
+    constant_rate_root_h0,
     mu_coefficient,
 )
 
@@ -288,13 +287,12 @@ class NoisyFedAvg(LastIterateAccountant):
             x = a * L  # inf past the largest double: log rho = inf
         if schedule in ("constant", "cyclic"):
             log_rho, steps = unit_rate_factors(schedule, x, K, 0)
-            # sqrt(H) = s sqrt(ratio) with ratio = H / s^2, which constant_rate_h0 gives at gamma = 1.
-            root_h0 = steps * np.sqrt(constant_rate_h0(log_rho, 1.0, T))
+            # sqrt(H) = s sqrt(ratio) with ratio = H / s^2, which eq. 16 gives at gamma = 1.
+            root_h0, self._root_paper_h_limit = constant_rate_root_h0(log_rho, steps, T)
             root_comp = steps * np.sqrt(T)
             # Constant rho >= 1: the cumulative-sum diagram is convex, so lambda == 1 is optimal.
             self._root_h = InterpolationBound(root_h0, root_comp, root_comp, (T == 1) | (log_rho == 0))
             self._root_paper_h = root_h0
-            self._root_paper_h_limit = steps * np.sqrt(constant_rate_h0_limit(log_rho, 1.0))
             return
         # Round 0 has the largest factor, rho_0 <= (1 + aL)^K; it must stay a finite double.
         with np.errstate(over="ignore"):

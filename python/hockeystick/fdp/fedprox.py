@@ -27,8 +27,7 @@ from ..base.validation import broadcast, choice, nonnegative, positive, positive
 from .interpolation import (
     InterpolationBound,
     LastIterateAccountant,
-    constant_rate_h0,
-    constant_rate_h0_limit,
+    constant_rate_root_h0,
     mu_coefficient,
 )
 
@@ -172,10 +171,9 @@ class NoisyFedProx(LastIterateAccountant):
             log_rho = np.log1p(L * contraction / gap)
             unit_gamma = -np.expm1(K * np.log1p(-a * alpha))
         self._coefficient = mu_coefficient((2.0, V), (np.sqrt(m), alpha, p["sigma"]))
-        root_h0 = unit_gamma * np.sqrt(constant_rate_h0(log_rho, 1.0, T))
+        root_h0, self._root_h0_limit = constant_rate_root_h0(log_rho, unit_gamma, T)
         root_comp = unit_gamma * np.sqrt(T)
         self._root_h = InterpolationBound(root_h0, root_comp, root_comp, (T == 1) | (log_rho == 0))
-        self._root_h0_limit = unit_gamma * np.sqrt(constant_rate_h0_limit(log_rho, 1.0))
 
     @property
     def mu_paper_h0_limit(self) -> float | np.ndarray:

@@ -287,9 +287,8 @@ def constant_rate_h0(log_rho: npt.ArrayLike, gamma: npt.ArrayLike, rounds: npt.A
     ell = nonnegative(log_rho, "log_rho", finite=False)
     g2 = np.square(nonnegative(gamma, "gamma", finite=False))
     T = positive_integer(rounds, "rounds")
-    flat = ell < _SERIES_LOG_RHO  # tanh(T l/2) / tanh(l/2) = T (1 + O(T^2 l^2)): T to double precision
-    safe = np.where(flat, 1.0, ell)
-    return cast(np.ndarray, np.where(flat, T * g2, g2 * np.tanh(T * safe / 2) / np.tanh(safe / 2)))
+    flat, tanh_rounds, tanh_one = _tanh_halves(ell, T)
+    return cast(np.ndarray, np.where(flat, T * g2, g2 * tanh_rounds / tanh_one))
 
 
 def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.ndarray:
@@ -334,15 +333,38 @@ def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.n
     >>> round(float(constant_rate_h0_limit(0.1, 1.0)), 6)
     20.016664
     """
-    ell = np.abs(nonnegative(log_rho, "log_rho", finite=False))  # -0.0 is 0: the limit is +inf, not -inf
+    ell = nonnegative(log_rho, "log_rho", finite=False)
     g2 = np.square(nonnegative(gamma, "gamma", finite=False))
-    tiny = ell < _SERIES_LOG_RHO
+    tiny, _, tanh_one = _tanh_halves(ell, None)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        limit = np.where(tiny, 2.0 * g2 / ell, g2 / np.tanh(np.where(tiny, 1.0, ell) / 2))
+        limit = np.where(tiny, 2.0 * g2 / np.abs(ell), g2 / tanh_one)  # -0.0 is 0: the limit is +inf, not -inf
     return np.where(g2 == 0, 0.0, limit)
 
 
 _SERIES_LOG_RHO = 1e-150
+
+
+def _tanh_halves(ell: np.ndarray, rounds: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(flat, tanh(T l/2), tanh(l/2)) for validated l >= 0 and T, the two factors of eq. 16's H0 / gamma^2
+    and of its limit.  Where ``flat`` (l < 1e-150) both tanh are taken at l = 1 and the caller uses the
+    series instead: tanh(T l/2) / tanh(l/2) = T (1 + O(T^2 l^2)) and 1 / tanh(l/2) = 2 / l, exact in double
+    precision there.  ``rounds=None`` skips tanh(T l/2) (returned as tanh(l/2))."""
+    flat = ell < _SERIES_LOG_RHO
+    safe = np.where(flat, 1.0, ell)
+    tanh_one = np.tanh(safe / 2)
+    return flat, tanh_one if rounds is None else np.tanh(rounds * safe / 2), tanh_one
+
+
+def constant_rate_root_h0(
+    log_rho: np.ndarray, unit_gamma: np.ndarray, rounds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(sqrt(H0), sqrt(lim_T H0)) of eq. 16 at a constant per-round gamma = ``unit_gamma``, for arguments
+    the caller has validated (``constant_rate_h0`` and ``constant_rate_h0_limit`` at gamma = 1, times
+    ``unit_gamma``, bit for bit, with tanh(l/2) computed once for both)."""
+    flat, tanh_rounds, tanh_one = _tanh_halves(log_rho, rounds)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        limit = np.where(flat, 2.0 / np.abs(log_rho), 1.0 / tanh_one)  # -0.0 is 0: the limit is +inf
+    return unit_gamma * np.sqrt(np.where(flat, rounds, tanh_rounds / tanh_one)), unit_gamma * np.sqrt(limit)
 
 
 def mu_coefficient(
@@ -353,14 +375,23 @@ def mu_coefficient(
     Each factor is split by frexp (exact) into a mantissa in [1/2, 1) and a power of two; the
     mantissas multiply to within [2^-k, 2^k] for k factors, so no intermediate over- or underflows,
     and the product rounds as the plain product of the factors would wherever that one is finite.
+    Where every factor lies within 2^(+-1000/k), no partial product leaves the normal doubles, and the
+    plain product (exponent 0) is that same value at a fraction of the cost.
     """
+    factors = [np.asarray(f, dtype=float) for f in (*numerators, *denominators)]
+    divides = [i >= len(numerators) for i in range(len(factors))]
+    edge = 2.0 ** (1000 // len(factors))
+    if all(f.size and f.min() >= 1.0 / edge and f.max() <= edge for f in factors):
+        plain: np.ndarray = np.ones(())
+        for factor, divide in zip(factors, divides):
+            plain = plain / factor if divide else plain * factor
+        return plain, np.zeros((), dtype=np.int64)
     mantissa: np.ndarray = np.ones(())
     exponent: np.ndarray = np.zeros((), dtype=np.int64)
-    for factors, sign in ((numerators, 1), (denominators, -1)):
-        for factor in factors:
-            fraction, power = np.frexp(np.asarray(factor, dtype=float))
-            mantissa = mantissa * fraction if sign > 0 else mantissa / fraction
-            exponent = exponent + sign * power.astype(np.int64)
+    for factor, divide in zip(factors, divides):
+        fraction, power = np.frexp(factor)
+        mantissa = mantissa / fraction if divide else mantissa * fraction
+        exponent = exponent - power.astype(np.int64) if divide else exponent + power.astype(np.int64)
     return mantissa, exponent
 
 
