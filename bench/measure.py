@@ -7,7 +7,8 @@ Protocol (bench/README.md, "How the ratios are measured"):
    times are reported separately and never enter the ratio.
 2. Then pairs: both sides once each, the order alternating from pair to pair (ABBA…), each
    timed with the garbage collector off.  The faster side is called k times in a row within
-   its half of the pair (k = the cold calls' time ratio, at most 32) and its time divided by
+   its half of the pair (k = the time ratio of one warm call of each, made after the cold
+   ones, at most 32: a cold call can carry a lazy import that no later call pays) and its time divided by
    k, so both halves of a pair last about as long and see the same neighbours.  Pair i
    gives the per-item speed-up r_i = (anchor_i / anchor_items) / (ours_i / ours_items); a
    noisy neighbour slowing one pair slows both of its halves, so r_i moves far less than
@@ -97,12 +98,12 @@ def _timed(fn: Callable[[], Any], clock: Callable[[], float], repeat: int = 1) -
         gc.enable()
 
 
-def _repeats(ours_first: float, anchor_first: float) -> tuple[int, int]:
-    """Calls per half-pair that make both halves last about as long (from the cold calls)."""
-    if ours_first <= 0 or anchor_first <= 0:
+def _repeats(ours_warm: float, anchor_warm: float) -> tuple[int, int]:
+    """Calls per half-pair that make both halves last about as long (from one warm call of each)."""
+    if ours_warm <= 0 or anchor_warm <= 0:
         return 1, 1
-    k = min(MAX_REPEAT, max(1, round(max(ours_first, anchor_first) / min(ours_first, anchor_first))))
-    return (k, 1) if ours_first < anchor_first else (1, k)
+    k = min(MAX_REPEAT, max(1, round(max(ours_warm, anchor_warm) / min(ours_warm, anchor_warm))))
+    return (k, 1) if ours_warm < anchor_warm else (1, k)
 
 
 def median_interval(values: np.ndarray) -> tuple[float, float]:
@@ -125,7 +126,7 @@ def measure(bench: RatioBenchmark, size: Size, effort: Effort) -> dict[str, Any]
     if pair.check is not None:
         pair.check(ours_out, anchor_out)
     del ours_out, anchor_out
-    ours_k, anchor_k = _repeats(ours_first, anchor_first)
+    ours_k, anchor_k = _repeats(_timed(pair.ours, clock)[0], _timed(pair.anchor, clock)[0])
     ours_t: list[float] = []
     anchor_t: list[float] = []
     started = time.perf_counter()
