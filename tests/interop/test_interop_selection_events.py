@@ -169,6 +169,19 @@ def test_permute_and_flip_realizable_pair_is_the_mechanism_and_every_pair_is_bel
             assert profile(a, b, eps) <= kov_pure(epsilon, 1, eps) * (1 + mp.mpf(1e-30))
 
 
+@pytest.mark.parametrize("mechanism", [ExponentialMechanismDpEvent, PermuteAndFlipDpEvent])
+@pytest.mark.parametrize(("epsilon", "k"), [(100.0, 1), (700.0, 1), (50.0, 2), (0.5, 3)])
+def test_selection_upper_sides_never_exceed_the_pure_dp_epsilon(mechanism, epsilon, k):
+    """k selections of epsilon are (k epsilon, 0)-DP: epsilon(delta) <= k epsilon at every delta and delta(eps) = 0
+    from k epsilon on, whatever the composed grid leaves (the profile alone gave 100.00045 for one EM(100))."""
+    acc = HockeystickAccountant().compose(mechanism(epsilon), k)
+    for delta in [1e-9, 1e-3, 0.5]:
+        lo, up = acc.get_epsilon_bracket(delta)
+        assert lo <= up <= k * epsilon
+    assert acc.get_delta_bracket(k * epsilon) == (0.0, 0.0)
+    assert acc.get_epsilon_bracket(0.0) == (k * epsilon, k * epsilon)
+
+
 @pytest.mark.parametrize("relation", RELATIONS)
 def test_permute_and_flip_composed_is_bracketed(relation):
     epsilon, k = 0.6, 10

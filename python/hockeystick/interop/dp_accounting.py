@@ -107,6 +107,22 @@ def pure_epsilon_bracket(plan: CompositionPlan, profile: Callable[[], PlanProfil
     return closed if closed is not None else _profile_epsilon_zero(profile())
 
 
+def pure_epsilon_upper(plan: CompositionPlan) -> float:
+    """The certified upper side of epsilon(0) where ``pure_epsilon_sum`` has it in closed form, else +inf.
+
+    epsilon(delta) does not increase with delta, so this bounds epsilon at every target delta, and delta(epsilon)
+    is 0 from it on: a composition of pure-DP runs (k exponential mechanisms of epsilon e: k e) is never answered
+    above its pure-DP epsilon, whatever the grid left in the composed profile.
+    """
+    if plan.non_private or plan.gaussian_r2 > 0 or any(_delta_floor(m) > 0.0 for m in plan.counts):
+        return math.inf
+    zcdp = zcdp_total(plan)
+    if zcdp is not None and zcdp.rho_lower > 0:
+        return math.inf
+    closed = pure_epsilon_sum(plan.counts)
+    return closed[1] if closed is not None else math.inf
+
+
 def _check_no_delta_floor(plan: CompositionPlan) -> None:
     """Refuse a plan whose delta(epsilon) is at least 1 - prod (1 - floor)^count > 0 at every epsilon."""
     survive = math.prod((1.0 - _delta_floor(m)) ** c for m, c in plan.counts.items())
@@ -318,7 +334,8 @@ class HockeystickAccountant(PrivacyAccountant):
             In [0, 1).  At 0 the answer is the pure-DP epsilon, the largest privacy loss the composition can
             take (``pure_epsilon_bracket``): the sum of each run's largest loss where every mechanism has one in
             closed form (exponential mechanism, permute-and-flip, (epsilon, 0)-DP, Laplace, discrete Laplace),
-            +inf beside a Gaussian (its loss is unbounded).
+            +inf beside a Gaussian (its loss is unbounded).  At every delta the upper side is at most that
+            pure-DP epsilon where it is known in closed form (``pure_epsilon_upper``).
 
         Returns
         -------
@@ -337,9 +354,8 @@ class HockeystickAccountant(PrivacyAccountant):
         if _validation.single(target_delta, "target_delta") == 0.0:
             return pure_epsilon_bracket(self._plan, self._current)
         target = _validation.delta_target(target_delta, "target_delta")
-        if not self._default_grid:
-            return self._current().epsilon(target)
-        return self._question_epsilon(target)
+        lower, upper = self._current().epsilon(target) if not self._default_grid else self._question_epsilon(target)
+        return lower, min(upper, pure_epsilon_upper(self._plan))
 
     def _question_epsilon(self, target: float) -> tuple[float, float]:
         """The default's epsilon bracket, its grid chosen by the question (``pld.accountants.question_plan``): rounds
@@ -383,4 +399,6 @@ class HockeystickAccountant(PrivacyAccountant):
             When ``target_epsilon`` is a string, a bool, None or an array.
         """
         target = _validation.epsilon_target(target_epsilon, "target_epsilon")
+        if target >= pure_epsilon_upper(self._plan):
+            return 0.0, 0.0  # at or past the pure-DP epsilon delta is 0 (pure_epsilon_upper)
         return self._current().delta(target)
