@@ -51,10 +51,15 @@ def settings_drawn(draw: st.DrawFn) -> tuple[E.DpEvent, NR, int, float]:
     relation = draw(st.sampled_from([NR.ADD_OR_REMOVE_ONE, NR.REPLACE_ONE]))
     count = draw(st.integers(1, 20))
     delta = draw(DELTAS)
-    if kind == "em":
-        event: E.DpEvent = ExponentialMechanismDpEvent(draw(SELECTION_EPS))
-    elif kind == "pf":
-        event = PermuteAndFlipDpEvent(draw(SELECTION_EPS))
+    if kind in ("em", "pf"):
+        # a selection event's loss spans count x epsilon and its grid (and cost) grows with that span: a drawn
+        # count keeps count x epsilon <= 1000 (any count below epsilon 50, one run past it), which still draws
+        # every single-run edge (708, 1490, 2000); a composition past them is the explicit example below
+        # (3 runs of 2000), and the ordering and count x epsilon checks do not depend on the count
+        mechanism = ExponentialMechanismDpEvent if kind == "em" else PermuteAndFlipDpEvent
+        epsilon = draw(SELECTION_EPS)
+        count = draw(st.integers(1, max(1, int(min(20.0, 1000.0 / epsilon)))))  # 1000 / 5e-324 is inf
+        event: E.DpEvent = mechanism(epsilon)
     elif kind == "epsdelta":
         event = EpsilonDeltaDpEvent(draw(log_uniform(1e-6, 2e3, [745.0, 800.0])), draw(log_uniform(1e-12, 1e-3, [0.0])))
     elif kind == "dgauss":
