@@ -49,6 +49,7 @@ from functools import cached_property
 import numpy as np
 
 from ... import _core
+from .atoms_epsilon import epsilon_search
 from .fft import DEFAULT_TAIL, compose
 from .pmf import GridPMF
 
@@ -222,26 +223,19 @@ def compose_tilted(
     )
 
 
-def upper_epsilon(composition: TiltedComposition, delta: float, start: float, steps: int = 60) -> float:
-    """The least eps in [0, ``start``] found by bisection whose certified upper delta is at most ``delta``
-    (``start`` itself where it qualifies and nothing below it was found; inf where not even ``start`` does): a
-    certified upper bound on epsilon(delta) (delta falls with eps, and the value returned is one checked)."""
+def upper_epsilon(composition: TiltedComposition, delta: float, start: float) -> float:
+    """A certified upper bound on epsilon(delta) in [0, ``start``]: an eps whose certified upper delta was
+    checked at most ``delta``, found by the bracketing search of ``atoms_epsilon.epsilon_search`` to the
+    doubles' spacing (inf where not even ``start`` qualifies)."""
     if not composition.pessimistic:
         raise ValueError("upper_epsilon needs the pessimistic side's composition")
     if not (math.isfinite(start) and composition.delta(start) <= delta):
         return math.inf
-    low, high = 0.0, start
-    if composition.delta(low) <= delta:
-        return low
-    for _ in range(steps):
-        mid = 0.5 * (low + high)
-        if not low < mid < high:
-            break
-        if composition.delta(mid) <= delta:
-            high = mid
-        else:
-            low = mid
-    return high
+
+    def delta_of(points: np.ndarray) -> np.ndarray:
+        return np.array([composition.delta(float(x)) for x in points])
+
+    return epsilon_search(delta_of, delta, upper=True, top=start, tolerance=4.0 * math.ulp(start))
 
 
 def lower_epsilon(
