@@ -297,16 +297,13 @@ def test_calibrate_tpr_locates_the_line_by_the_estimate_and_calibrates_few(monke
 
 
 @pytest.mark.slow
-def test_calibrate_tpr_of_balls_in_bins_is_bounded() -> None:
-    """The balls-in-bins noise for a TPR target: a minute of CPU or less, not tens of minutes."""
-    import time
-
+def test_calibrate_tpr_of_balls_in_bins_meets_the_target_tightly() -> None:
+    """The balls-in-bins noise for a TPR target: its certified TPR is at most the target, and 1 % less noise
+    exceeds it on the lower side (the calibration is tight)."""
     run = dict(dataset_size=1000, batch_size=100, epochs=2, sampling="balls_in_bins")
-    began = time.process_time()
     z = risk.calibrate_tpr(
         "dp_sgd_balls_in_bins", "noise_multiplier", fpr=1e-3, tpr=0.05, dataset_size=1000, batch_size=100, epochs=2
     )
-    assert time.process_time() - began < 120
     assert risk.tpr_at_fpr(DPSGD(noise_multiplier=z, **run), 1e-3) <= 0.05
     assert risk.tpr_at_fpr(DPSGD(noise_multiplier=0.99 * z, **run), 1e-3, bound="lower") > 0.05
 
