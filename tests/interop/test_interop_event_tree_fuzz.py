@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -102,13 +103,12 @@ def test_a_group_of_gaussian_copies_within_reach_still_answers():
     assert 0.0 < lo <= up < math.inf
 
 
-def _mixture_loss_pmf(sig, s, p, direction, side, h, nx=400_001, width=40.0):
-    """A mixture-of-Gaussians pair's privacy-loss pmf on the grid h * k, rounded to the ``side`` it bounds.
+@cache
+def _mixture_loss_cells(sig, s, p, direction, nx=400_001, width=40.0):
+    """A mixture-of-Gaussians pair's loss at the ends of nx - 1 x-cells, sorted per cell, and the P-cdf there.
 
-    P = sum_i p_i N(s_i, sig^2), Q = N(0, sig^2) ("remove"; "add" swaps them, the loss negated).  The loss
-    log dP/dQ is monotone in x (all s_i > 0), so each x-cell's mass is given the loss at its lower end, floored
-    ("lower"), or at its upper end, ceiled ("upper"); the mass beyond the x-range is dropped ("lower") or put
-    at +inf ("upper").  Returns (first grid index, masses, mass at +inf)."""
+    P = sum_i p_i N(s_i, sig^2), Q = N(0, sig^2) ("remove"; "add" swaps them, the loss negated); both sides'
+    pmfs (``_mixture_loss_pmf``) round these same cells.  Returns (cell ends' losses (2, nx - 1), cdf (nx,))."""
     from scipy.special import logsumexp, ndtr
 
     s, p = np.asarray(s, float), np.asarray(p, float)
@@ -117,7 +117,17 @@ def _mixture_loss_pmf(sig, s, p, direction, side, h, nx=400_001, width=40.0):
     cdf = (p * ndtr((x[:, None] - s) / sig)).sum(1) if direction == "remove" else ndtr(x / sig)
     if direction == "add":
         loss = -loss
-    ends = np.sort(np.stack([loss[:-1], loss[1:]]), axis=0)
+    return np.sort(np.stack([loss[:-1], loss[1:]]), axis=0), cdf
+
+
+@cache
+def _mixture_loss_pmf(sig, s, p, direction, side, h):
+    """A mixture-of-Gaussians pair's privacy-loss pmf on the grid h * k, rounded to the ``side`` it bounds.
+
+    The loss log dP/dQ is monotone in x (all s_i > 0), so each x-cell's mass is given the loss at its lower end,
+    floored ("lower"), or at its upper end, ceiled ("upper"); the mass beyond the x-range is dropped ("lower") or
+    put at +inf ("upper").  Returns (first grid index, masses, mass at +inf)."""
+    ends, cdf = _mixture_loss_cells(sig, s, p, direction)
     k = np.floor(ends[0] / h) if side == "lower" else np.ceil(ends[1] / h)
     k = k.astype(np.int64)
     inf_mass = 0.0 if side == "lower" else cdf[0] + 1.0 - cdf[-1]
@@ -131,7 +141,8 @@ def _grid_epsilon(mechanisms, delta, h, side):
 
     best = 0.0
     for direction in ("remove", "add"):
-        parts = [_mixture_loss_pmf(*m, direction, side, h) for m in mechanisms]
+        # one pmf per distinct mechanism (cached): the composition repeats the same mixture
+        parts = [_mixture_loss_pmf(sig, tuple(s), tuple(p), direction, side, h) for sig, s, p in mechanisms]
         k0, pmf, finite = parts[0][0], parts[0][1], 1.0 - parts[0][2]
         for a0, a, a_inf in parts[1:]:
             k0, pmf, finite = k0 + a0, np.clip(fftconvolve(pmf, a), 0.0, None), finite * (1.0 - a_inf)
