@@ -122,7 +122,14 @@ def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
     """A lost worker (every worker, in turn) costs a retry, not the sweep.
 
     Each killed task held the only running copy of its chunk; the scheduler must be able to
-    resend everything the chunk needs to the worker the nanny starts in its place."""
+    resend everything the chunk needs to the worker the nanny starts in its place.
+
+    Workers are forked from a forkserver (a clean process that imported Dask once, holding nothing of
+    this one's state, as a spawned interpreter holds nothing) instead of spawned: a restarted worker
+    then starts in a fork, not in a fresh interpreter importing Dask again, which was most of the
+    test's time; what is checked (the scheduler resends a lost chunk to a new, empty worker) does not
+    depend on how the nanny starts its process."""
+    import dask
     from dask.distributed import LocalCluster
 
     grid = Grid.from_parameters("gaussian", "delta", GRID)
@@ -130,14 +137,17 @@ def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
     markers.mkdir()
     monkeypatch.setattr(sweep_dask, "compute_part", _kills_its_worker(kill_at, markers))
     local = run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
-    with LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        protocol="tcp",
-        dashboard_address=":0",
-    ) as cluster:
+    with (
+        dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}),
+        LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            protocol="tcp",
+            dashboard_address=":0",
+        ) as cluster,
+    ):
         remote = sweep_dask.run_on_dask(
             grid, tmp_path / "dask.parquet", scheduler=cluster.scheduler_address, chunk_size=500, progress=False
         )
