@@ -24,6 +24,26 @@ def test_poisson_dp_sgd_is_the_subsampled_gaussian_pld():
     assert run.delta(1.0) == direct.delta(1.0)
 
 
+def test_a_tail_reaches_the_subsampled_gaussian_pld_and_is_refused_where_it_has_no_meaning():
+    """``tail=`` is the accountant's, for DP-SGD by rate or by batches and for DP-FedAvg; it is refused at
+    construction outside [1e-300, 1e-3) and beside batches drawn otherwise than by Poisson sampling."""
+    direct = SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60_000, rounds=2000, tail=1e-25)
+    runs = [
+        DPSGD(sample_rate=256 / 60_000, steps=2000, noise_multiplier=1.1, tail=1e-25),
+        DPSGD(dataset_size=60_000, batch_size=256, steps=2000, noise_multiplier=1.1, tail=1e-25),
+        DPFedAvg(total_clients=60_000, clients_per_round=256, rounds=2000, noise_multiplier=1.1, tail=1e-25),
+    ]
+    for run in runs:
+        assert run.epsilon(1e-20, bound="both") == direct.epsilon(1e-20, bound="both")
+    # a tail of 1e-12 a step over 2000 steps is a delta floor of about 2e-9 (times q): 1e-20 is out of reach
+    assert DPSGD(sample_rate=256 / 60_000, steps=2000, noise_multiplier=1.1, tail=1e-12).epsilon(1e-20) == math.inf
+    for bad in (0.0, 1e-3, float("nan"), -1e-20):
+        with pytest.raises(ValueError, match="tail"):
+            DPSGD(sample_rate=0.01, steps=10, noise_multiplier=1.0, tail=bad)
+    with pytest.raises(ValueError, match='tail is available with sampling="poisson"'):
+        DPSGD(dataset_size=1000, batch_size=10, steps=10, noise_multiplier=1.0, sampling="balls_in_bins", tail=1e-20)
+
+
 def test_fixed_size_dp_sgd_is_the_replace_one_pld():
     run = DPSGD(dataset_size=1000, batch_size=100, steps=50, noise_multiplier=2.0, sampling="fixed_size")
     direct = FixedBatchGaussianPLD(sigma=2.0, batch_size=100, n=1000, rounds=50)

@@ -87,6 +87,11 @@ class DPSGD(_SubsampledTraining):
     accuracy : float, optional
         Width the certified bracket is refined to, as in ``pld.SubsampledGaussianPLD``;
         ``sampling="poisson"`` only.
+    tail : float, optional
+        Mass of each step's loss cut from the Gaussian's tails, 1e-300 <= tail < 1e-3, as in
+        ``pld.SubsampledGaussianPLD`` (default: chosen from the question); the cuts add up over the steps
+        to a delta floor, so a long run asked at a small delta may need a smaller one.
+        ``sampling="poisson"`` only.
     **synonyms
         ``sampling_probability`` (dp_accounting) or ``sampling_rate`` (the accountants) for
         ``sample_rate``.
@@ -109,8 +114,9 @@ class DPSGD(_SubsampledTraining):
         ``steps`` that is not a whole number >= 1, or more than 2^53 steps; ``sample_rate`` given with
         ``dataset_size``/``batch_size``, with a ``sampling`` other than "poisson" or with
         ``steps_per_epoch="ceil"``; neither ``sample_rate`` nor both of ``dataset_size`` and
-        ``batch_size``; ``accuracy`` with a ``sampling`` other than "poisson"; ``steps_per_epoch="opacus"``
-        with "balls_in_bins" or "shuffle"; a ``sampling`` or ``steps_per_epoch`` outside its choices.
+        ``batch_size``; ``accuracy`` or ``tail`` with a ``sampling`` other than "poisson"; ``tail``
+        outside [1e-300, 1e-3); ``steps_per_epoch="opacus"`` with "balls_in_bins" or "shuffle"; a
+        ``sampling`` or ``steps_per_epoch`` outside its choices.
     ParameterTypeError
         A string, bool or None where a number is expected, a keyword that is none of these (naming the
         closest one), or ``sample_rate`` given twice (under two of its names). It is a TypeError.
@@ -169,6 +175,7 @@ class DPSGD(_SubsampledTraining):
         sampling: Sampling = "poisson",
         value_discretization_interval: float | None = None,
         accuracy: float | None = None,
+        tail: float | None = None,
         **synonyms: Any,
     ) -> None:
         if synonyms:
@@ -185,6 +192,7 @@ class DPSGD(_SubsampledTraining):
             sampling,
             value_discretization_interval,
             accuracy,
+            tail,
         )
 
 
@@ -244,6 +252,11 @@ class DPFedAvg(_SubsampledTraining):
         The PLD grid's interval, as in ``pld.SubsampledGaussianPLD``.
     accuracy : float, optional
         Width the certified bracket is refined to, as in ``pld.SubsampledGaussianPLD``;
+        ``sampling="poisson"`` only.
+    tail : float, optional
+        Mass of each step's loss cut from the Gaussian's tails, 1e-300 <= tail < 1e-3, as in
+        ``pld.SubsampledGaussianPLD`` (default: chosen from the question); the cuts add up over the steps
+        to a delta floor, so a long run asked at a small delta may need a smaller one.
         ``sampling="poisson"`` only.
     clipped_count_stddev : array_like, optional
         σ_b, the standard deviation of the noise on each round's count of clients under the clip norm
@@ -329,6 +342,7 @@ class DPFedAvg(_SubsampledTraining):
         sampling: Sampling = "poisson",
         value_discretization_interval: float | None = None,
         accuracy: float | None = None,
+        tail: float | None = None,
         clipped_count_stddev: ArrayLike | None = None,
         **synonyms: Any,
     ) -> None:
@@ -350,6 +364,7 @@ class DPFedAvg(_SubsampledTraining):
             sampling,
             value_discretization_interval,
             accuracy,
+            tail,
         )
 
 

@@ -56,14 +56,21 @@ class _SubsampledTraining:
         sampling: Sampling,
         value_discretization_interval: float | None,
         accuracy: float | None,
+        tail: float | None = None,
     ):
         if steps_per_epoch is not None:
             _validation.choice(steps_per_epoch, "steps_per_epoch", STEPS_PER_EPOCH)
         _validation.choice(sampling, "sampling", SAMPLINGS)
+        if tail is not None:  # refused here, not at the first .epsilon as the accountant would
+            tail = float(
+                _validation.in_interval(
+                    _validation.single(tail, "tail"), "tail", 1e-300, 1e-3, open_low=False, open_high=True
+                )
+            )
         z = _validation.positive(noise_multiplier, "noise_multiplier")
         if sample_rate is not None:
             self._by_rate(sample_rate, population, batch, steps_per_epoch, names, sampling)
-            self._from_rate(z, sample_rate, epochs, steps, names, value_discretization_interval, accuracy)
+            self._from_rate(z, sample_rate, epochs, steps, names, value_discretization_interval, accuracy, tail)
         else:
             self._from_batches(
                 z,
@@ -76,6 +83,7 @@ class _SubsampledTraining:
                 sampling,
                 value_discretization_interval,
                 accuracy,
+                tail,
             )
         self.sampling = sampling
 
@@ -88,6 +96,7 @@ class _SubsampledTraining:
         names: tuple[str, str, str, str],
         value_discretization_interval: float | None,
         accuracy: float | None,
+        tail: float | None,
     ) -> None:
         """A Poisson run given by its rate q: 1 / q steps per epoch (the "opacus" count, as the ratio (1, q))."""
         q = _validation.in_interval(sample_rate, "sample_rate", 0.0, 1.0, open_low=True, open_high=False)
@@ -100,6 +109,7 @@ class _SubsampledTraining:
             rounds=t,
             value_discretization_interval=value_discretization_interval,
             accuracy=accuracy,
+            tail=tail,
         )
         self.noise_multiplier, self.steps = z, t
         self._epoch_ratio = (broadcast_like(one, t), broadcast_like(q, t))
@@ -116,6 +126,7 @@ class _SubsampledTraining:
         sampling: Sampling,
         value_discretization_interval: float | None,
         accuracy: float | None,
+        tail: float | None,
     ) -> None:
         """A run given by its population n and batch m: Poisson sampling at q = m / n, or the accountant of how
         its batches are drawn (``_DRAWN_BATCHES``)."""
@@ -145,9 +156,10 @@ class _SubsampledTraining:
                 rounds=t,
                 value_discretization_interval=value_discretization_interval,
                 accuracy=accuracy,
+                tail=tail,
             )
         else:
-            self._check_drawn(sampling, steps_per_epoch, accuracy, names)
+            self._check_drawn(sampling, steps_per_epoch, accuracy, tail, names)
             grid = (
                 {}
                 if value_discretization_interval is None
@@ -159,14 +171,19 @@ class _SubsampledTraining:
 
     @staticmethod
     def _check_drawn(
-        sampling: Sampling, steps_per_epoch: StepsPerEpoch | None, accuracy: float | None, names: tuple[str, ...]
+        sampling: Sampling,
+        steps_per_epoch: StepsPerEpoch | None,
+        accuracy: float | None,
+        tail: float | None,
+        names: tuple[str, ...],
     ) -> None:
         """The rules of batches drawn otherwise than by Poisson sampling: their grid is given by its interval,
         and balls-in-bins and shuffled batches take ceil(population / batch) steps per epoch."""
-        if accuracy is not None:
-            raise ValueError(
-                f'accuracy is available with sampling="poisson"; for "{sampling}" give value_discretization_interval'
-            )
+        for word, value in (("accuracy", accuracy), ("tail", tail)):
+            if value is not None:
+                raise ValueError(
+                    f'{word} is available with sampling="poisson"; for "{sampling}" give value_discretization_interval'
+                )
         if sampling in ("balls_in_bins", "shuffle") and steps_per_epoch == "opacus":
             raise ValueError(
                 f'sampling="{sampling}" has ceil({names[0]} / {names[1]}) steps per epoch (every record in one '

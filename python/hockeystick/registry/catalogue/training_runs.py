@@ -35,6 +35,8 @@ for _sampling, _suffix, _how in (
     ("balls_in_bins", "_balls_in_bins", "balls-in-bins batches (random allocation), add/remove PLD"),
     ("shuffle", "_shuffle", "shuffled batches, replace-one: Gaussian per epoch above, shift-2 balls-in-bins PLD below"),
 ):
+    # a tail is the Poisson accountant's: the other samplings refuse it, so their grids do not offer it
+    _hidden = frozenset({"sampling", "steps_per_epoch"} | (set() if _sampling == "poisson" else {"tail"}))
     _sgd = functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling))
     _fedavg = functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling))
     if _sampling in ("poisson", "balls_in_bins", "shuffle"):  # calibrate's start (a partial takes attributes)
@@ -50,7 +52,7 @@ for _sampling, _suffix, _how in (
         AccountantEntry(
             name=f"dp_sgd{_suffix}",
             factory=_sgd,
-            hidden=frozenset({"sampling", "steps_per_epoch"}),
+            hidden=_hidden,
             max_chunk=1 << 10,
             summary=_TRAINING_SUMMARY.format(
                 what="DP-SGD", population="dataset size", batch="batch size", steps="steps", how=_how
@@ -72,7 +74,7 @@ for _sampling, _suffix, _how in (
         AccountantEntry(
             name=f"dp_fedavg{_suffix}",
             factory=_fedavg,
-            hidden=frozenset({"sampling", "steps_per_epoch"}),
+            hidden=_hidden,
             max_chunk=1 << 10,
             summary=_TRAINING_SUMMARY.format(
                 what="DP-FedAvg", population="total clients", batch="clients per round", steps="rounds", how=_how
