@@ -189,13 +189,22 @@ def test_a_coarse_grid_that_refuses_leaves_the_search_to_the_requested_grid(monk
 
 
 @pytest.mark.slow
-def test_same_sigma_and_rounds_as_dp_accounting_calibrate_dp_mechanism():
+def test_same_sigma_and_rounds_as_dp_accounting_calibrate_dp_mechanism(monkeypatch):
     """dp_accounting's calibrate_dp_mechanism over its PLDAccountant (h = 1e-4, its default tolerance)
     for one target: our sigma within 1e-6 of its and never below our certified lower side minus that
-    tolerance; our rounds equal to its (its accountant is an estimate, ours a certified bracket)."""
+    tolerance; our rounds equal to its (its accountant is an estimate, ours a certified bracket).
+    Its searches start from the brackets [1, 4] and [1, 300] (fewer trials), and its one-round PLD is
+    built once per sigma (a deterministic function of its arguments; self_compose returns a new PLD):
+    the rounds search, all at sigma 1, builds it once instead of once per trial."""
     import dp_accounting
     from dp_accounting import mechanism_calibration
-    from dp_accounting.pld import pld_privacy_accountant
+    from dp_accounting.pld import pld_privacy_accountant, privacy_loss_distribution
+
+    monkeypatch.setattr(
+        privacy_loss_distribution,
+        "from_gaussian_mechanism",
+        functools.lru_cache(maxsize=None)(privacy_loss_distribution.from_gaussian_mechanism),
+    )
 
     q, eps, rounds = 0.05, 4.0, 1000
 
@@ -207,7 +216,13 @@ def test_same_sigma_and_rounds_as_dp_accounting_calibrate_dp_mechanism():
     def fresh() -> pld_privacy_accountant.PLDAccountant:
         return pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
 
-    theirs = mechanism_calibration.calibrate_dp_mechanism(fresh, lambda s: event(s, rounds), eps, DELTA)
+    theirs = mechanism_calibration.calibrate_dp_mechanism(
+        fresh,
+        lambda s: event(s, rounds),
+        eps,
+        DELTA,
+        bracket_interval=mechanism_calibration.ExplicitBracketInterval(1.0, 4.0),
+    )
     lo, up = calibrate(
         "pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds, bound="both"
     )
@@ -217,7 +232,7 @@ def test_same_sigma_and_rounds_as_dp_accounting_calibrate_dp_mechanism():
         lambda t: event(1.0, int(t)),
         eps,
         DELTA,
-        bracket_interval=mechanism_calibration.LowerEndpointAndGuess(1, 1000),
+        bracket_interval=mechanism_calibration.ExplicitBracketInterval(1, 300),
         discrete=True,
     )
     assert (
