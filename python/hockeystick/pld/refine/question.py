@@ -13,9 +13,10 @@ charges may limit (below ~1e3 T u: every plain PLD bound carries ~T 1e-16 of the
 the bracket read under an exponential tilt (``tilted_question``: the same rounds, their round-off relative to a
 Chernoff bound), and its upper side then lowered to the RDP conversion's (``rdp_upper``) where that is smaller.
 
-The tolerance is that of a peer's default: a bracket within max(1e-3, 0.5 % eps) puts the certified upper side
-within that of the true epsilon, which dp_accounting's default PLD (a pessimistic estimate on the 1e-4 grid) does
-not undercut.  A bracket still wider than ``READABLE_ACCURACY`` / ``READABLE_RELATIVE_ACCURACY`` (max(1e-2,
+The tolerance, max(1e-3, 0.5 % eps), puts the certified upper side within that of the true epsilon.  It does not
+always put it below dp_accounting's default PLD, a pessimistic estimate on the 1e-4 grid (uncertified) that can
+lie inside the bracket: for 14 100 steps of sigma 1.1 at q = 256/60 000 and delta = 1e-10 it is 3.7415 against the
+default bracket [3.7335, 3.7502], where ``accuracy=1e-3`` gives [3.7404, 3.7414].  A bracket still wider than ``READABLE_ACCURACY`` / ``READABLE_RELATIVE_ACCURACY`` (max(1e-2,
 1e-2 eps)) after the refinement warns, naming ``accuracy=``.
 """
 
