@@ -59,17 +59,35 @@ def laplace_curve(a, eps):
 
 
 def with_replacement_laplace_exact(b: float, k: int, n: int, eps: float):
-    """The realizable pair sum_c b_c Lap(c, b) vs sum_c b_c Lap(-c, b): int (p - e^eps q)_+, 50 digits."""
-    w = copy_counts(k, n)
-    g = mpmath.exp(eps)
+    """The realizable pair sum_c b_c Lap(c, b) vs sum_c b_c Lap(-c, b): int (p - e^eps q)_+, 50 digits.
 
-    def excess(x):
-        p = sum(w[c] * laplace_density(x, c, b) for c in range(k + 1))
-        q = sum(w[c] * laplace_density(x, -c, b) for c in range(k + 1))
-        return max(p - g * q, 0)
+    In closed form: between consecutive centres -k..k (and on the two tails) p - e^eps q = A e^{x/b} + B e^{-x/b},
+    which changes sign at most once (at x = b log(-B/A) / 2); each positive piece integrates exactly."""
+    w, g, b_ = copy_counts(k, n), mpmath.exp(eps), mpmath.mpf(b)
+    terms = [(w[c], c) for c in range(k + 1)] + [(-g * w[c], -c) for c in range(k + 1)]  # p - g q: weight, centre
 
-    points = [-mpmath.inf] + list(range(-k, k + 1)) + [mpmath.inf]
-    return mpmath.quad(excess, points)
+    def antiderivative(x, a_coef, b_coef):  # of A e^{x/b} + B e^{-x/b}; A = 0 on the right tail, B on the left
+        return (a_coef * b_ * mpmath.exp(x / b_) if a_coef else 0) - (
+            b_coef * b_ * mpmath.exp(-x / b_) if b_coef else 0
+        )
+
+    total = mpmath.mpf(0)
+    ends = [-mpmath.inf, *range(-k, k + 1), mpmath.inf]
+    for lo, hi in zip(ends, ends[1:]):
+        a_coef = mpmath.fsum(c * mpmath.exp(-m / b_) / (2 * b_) for c, m in terms if m >= hi)  # x < m
+        b_coef = mpmath.fsum(c * mpmath.exp(m / b_) / (2 * b_) for c, m in terms if m <= lo)  # x > m
+        cuts = [lo, hi]
+        if a_coef * b_coef < 0:
+            root = b_ * mpmath.log(-b_coef / a_coef) / 2
+            if lo < root < hi:
+                cuts = [lo, root, hi]
+        for u, v in zip(cuts, cuts[1:]):
+            inside = (
+                (u + v) / 2 if mpmath.isfinite(u) and mpmath.isfinite(v) else (v - 1 if mpmath.isfinite(v) else u + 1)
+            )
+            if a_coef * mpmath.exp(inside / b_) + b_coef * mpmath.exp(-inside / b_) > 0:
+                total += antiderivative(v, a_coef, b_coef) - antiderivative(u, a_coef, b_coef)
+    return total
 
 
 def with_replacement_bound(curve, k: int, n: int, eps: float):
@@ -186,8 +204,11 @@ def test_nested_sample_inner_covers_the_mechanism():
         for c in range(k + 1)
     ]
 
+    # the mixture's weight of Lap(+-j), summed over the copy counts c once (not at every quadrature node)
+    shift_weight = [mpmath.fsum(w[c] * kept[c][j] for c in range(k + 1)) for j in range(m + 1)]
+
     def density(x, sign):
-        return sum(w[c] * kept[c][j] * laplace_density(x, sign * j, b) for c in range(k + 1) for j in range(m + 1))
+        return sum(shift_weight[j] * laplace_density(x, sign * j, b) for j in range(m + 1))
 
     acc = accountant(1e-3).compose(
         E.SampledWithReplacementDpEvent(n, k, E.SampledWithoutReplacementDpEvent(k, m, E.LaplaceDpEvent(b))), 3
