@@ -296,7 +296,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         dp_accounting's numbers); not with ``accuracy``.  Default (none of it, ``accuracy`` and ``tail``
         given): ``.delta`` reads the 1e-4 grid; ``.epsilon`` chooses the grid from the question
         (``refine.question``): the 1e-4 grid where it fits the delta, rounds and sampling rate asked and its
-        bracket is within max(1e-3, 0.5 % epsilon), else a refinement to that width with a tail of at most
+        bracket is within max(1e-3, 0.025 % epsilon), else a refinement to that width with a tail of at most
         1e-3 delta over the rounds; a bracket left wider than max(1e-2, 1e-2 epsilon) warns
         (``AccuracyNotMetWarning``, naming ``accuracy=``), and there the upper side is at most the RDP
         conversion's.
