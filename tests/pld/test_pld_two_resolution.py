@@ -25,8 +25,10 @@ EPS_200 = np.concatenate([np.linspace(-0.2, 0.2, 100), np.geomspace(0.2, 12.0, 1
 
 
 def _raw_delta(k_lo: int, h: float, p: np.ndarray, p_inf: float, eps: np.ndarray) -> np.ndarray:
-    """sum_k p_k (1 - e^{eps - l_k})_+ + p_inf, in extended precision terms (no charges)."""
-    losses = (k_lo + np.arange(p.size)) * h
+    """sum_k p_k (1 - e^{eps - l_k})_+ + p_inf, in extended precision terms (no charges); the atoms of
+    zero mass add exact zeros (each term is finite), so only the others are summed."""
+    atoms = np.flatnonzero(p)
+    losses, p = (k_lo + atoms) * h, p[atoms]
     return np.array([np.sum(p * np.maximum(-np.expm1(np.minimum(e - losses, 700.0)), 0.0)) + p_inf for e in eps])
 
 
