@@ -86,23 +86,6 @@ def test_csv_rows_and_dask_local_equal_in_process(tmp_path, expected):
     assert rows["batch_size"].isna().all()  # "full": each client's whole local batch
 
 
-@pytest.mark.slow
-def test_on_row_streams_rows_in_frame_order():
-    train, test = bundled("wine", 6, seed=1)
-    seen: list[dict] = []
-    frame = simulate_sweep(
-        "noisy_fedavg",
-        train,
-        grid={"sigma": [0.5, 2.0]},
-        seeds=2,
-        test=test,
-        fixed={"rounds": 2, "local_steps": 1, "rate": 1.0, "clip": 1.0},
-        processes=2,
-        on_row=seen.append,
-    )
-    assert [r["final_loss"] for r in seen] == frame["final_loss"].tolist()
-
-
 @pytest.mark.parametrize(
     "change, message",
     [

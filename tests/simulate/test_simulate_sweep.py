@@ -52,10 +52,16 @@ def test_epsilon_depends_on_configuration_not_seed(rows):
 
 
 @pytest.mark.slow
-def test_processes_equal_in_process(wine, rows):
+def test_processes_equal_in_process_and_on_row_streams_rows_in_frame_order(wine, rows):
+    """Runs finish out of order on two processes: the frame and the rows streamed to on_row are both in
+    the grid's order (one pool for both checks: starting its spawned processes is most of the cost)."""
     train, test = wine
-    again = simulate_sweep("noisy_fedavg", train, grid=GRID, fixed=FIXED, seeds=2, test=test, delta=1e-5, processes=2)
+    seen: list[dict] = []
+    again = simulate_sweep(
+        "noisy_fedavg", train, grid=GRID, fixed=FIXED, seeds=2, test=test, delta=1e-5, processes=2, on_row=seen.append
+    )
     pd.testing.assert_frame_equal(again, rows)
+    assert [r["final_loss"] for r in seen] == again["final_loss"].tolist()
 
 
 @pytest.mark.slow
