@@ -225,10 +225,13 @@ def test_noise_beyond_the_sum_grid_takes_the_per_epoch_gaussian_bracket(sigma: f
 
 def test_small_noise_keeps_the_sum_grid_small_and_the_bracket_narrow() -> None:
     """The pairwise sums cost the square of the grid's points: at small noise the grid keeps at most
-    MAX_POINTS + 1 = 8001 of them, and the bracket of an epoch's epsilon stays within 1e-5 relative."""
+    MAX_POINTS + 1 = 8001 of them, and the bracket of an epoch's epsilon stays within 1e-5 relative.  The
+    width is the sum grid's (3.93e-6 on the loss grid 1e-4, 3.96e-6 on 1e-3): the loss grid is 1e-3, which
+    builds the pair's factors on a tenth of the cells (epsilon is 282 here: a long loss range)."""
     from hockeystick.pld.sampling.random_allocation import DEFAULT_RESOLUTION, sum_grid
 
     for steps, sigma in [(10, 0.05), (235, 0.05), (235, 0.3), (1, 0.3)]:
         assert sum_grid(sigma, steps, DEFAULT_RESOLUTION).size <= 8001
-    lower, upper = pld.random_allocation_gaussian(10, 0.05).epsilon(1e-5, bound="both")
+    d = pld.random_allocation_gaussian(10, 0.05, value_discretization_interval=1e-3)
+    lower, upper = d.epsilon(1e-5, bound="both")
     assert lower <= upper <= lower * (1 + 1e-5)
