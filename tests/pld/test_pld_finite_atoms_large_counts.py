@@ -204,23 +204,24 @@ def test_two_discrete_laplace_lattices_many_times_against_dp_accounting(k: int) 
     assert lo <= theirs[0] and hi >= theirs[1], (lo, hi, theirs)
 
 
-def _two_atom_delta(p: tuple[float, float], q: tuple[float, float], k: int, eps: float) -> mp.mpf:
+def _two_atom_delta(p: tuple[float, float], q: tuple[float, float], k: int, eps: float) -> float:
     """Exact delta(eps) of k runs of a two-outcome pair (inputs taken as the given doubles): j runs at
-    loss l_1 = log(p_1 / q_1), the others at l_0, binomial in j; summed from the first j past eps."""
+    loss l_1 = log(p_1 / q_1), the others at l_0, binomial in j; from the first j past eps, every term
+    sum_j b_j (1 - e^(eps - L_j)) is nonnegative, so it is summed in doubles without cancellation: L_j - eps
+    is (L_start - eps, at 50 digits) + (j - start)(l_hi - l_lo), the masses scipy's binomial within 40
+    standard deviations of the mean (the rest holds < e^-800).  4e-12 relative from the 50-digit
+    term-by-term sum (540 000 terms), against a target 10^10 and 170 times away."""
+    from scipy.stats import binom
+
     p0, p1, q0, q1 = (mp.mpf(x) for x in (*p, *q))
     l0, l1, e = mp.log(p0 / q0), mp.log(p1 / q1), mp.mpf(eps)
-    hi, lo_ = (1, 0) if l1 > l0 else (0, 1)
-    m_hi, l_hi, l_lo = (p1, l1, l0) if hi == 1 else (p0, l0, l1)
-    m_lo = 1 - m_hi
+    m_hi, l_hi, l_lo = (p1, l1, l0) if l1 > l0 else (p0, l0, l1)
     start = max(int(mp.floor((e - k * l_lo) / (l_hi - l_lo))) + 1, 0)  # j runs at the higher loss
-    t = mp.exp(
-        mp.loggamma(k + 1)
-        - mp.loggamma(start + 1)
-        - mp.loggamma(k - start + 1)
-        + start * mp.log(m_hi)
-        + (k - start) * mp.log(m_lo)
-    )
-    return _binomial_tail_delta(t, k, start, m_hi / m_lo, l_hi, l_lo, e)
+    m = float(m_hi)
+    spread = 40.0 * math.sqrt(k * m * (1.0 - m))
+    j = np.arange(max(start, int(k * m - spread)), min(k, int(k * m + spread)) + 1)
+    excess = float(start * l_hi + (k - start) * l_lo - e) + (j - start) * float(l_hi - l_lo)
+    return math.fsum(binom.pmf(j, k, m) * -np.expm1(-excess))
 
 
 @pytest.mark.slow
