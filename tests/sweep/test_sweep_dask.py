@@ -130,7 +130,6 @@ def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
     test's time; what is checked (the scheduler resends a lost chunk to a new, empty worker) does not
     depend on how the nanny starts its process."""
     import dask
-    from dask.distributed import LocalCluster
 
     grid = Grid.from_parameters("gaussian", "delta", GRID)
     markers = tmp_path / "markers"
@@ -139,14 +138,7 @@ def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
     local = run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
     with (
         dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}),
-        LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            protocol="tcp",
-            dashboard_address=":0",
-        ) as cluster,
+        sweep_dask.local_cluster(workers) as cluster,
     ):
         remote = sweep_dask.run_on_dask(
             grid, tmp_path / "dask.parquet", scheduler=cluster.scheduler_address, chunk_size=500, progress=False
