@@ -16,6 +16,7 @@ from ..pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGa
 from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from ..pld.compose.distribution import Bound, Result
+from ..pld.mechanisms.constructors import checked_tail
 from ..pld.reads import along_run
 from ..pld.reads.along_run import CurveAlongRun
 from .steps import broadcast_like, ceil_ratio, steps_taken
@@ -61,12 +62,8 @@ class _SubsampledTraining:
         if steps_per_epoch is not None:
             _validation.choice(steps_per_epoch, "steps_per_epoch", STEPS_PER_EPOCH)
         _validation.choice(sampling, "sampling", SAMPLINGS)
-        if tail is not None:  # refused here, not at the first .epsilon as the accountant would
-            tail = float(
-                _validation.in_interval(
-                    _validation.single(tail, "tail"), "tail", 1e-300, 1e-3, open_low=False, open_high=True
-                )
-            )
+        if tail is not None:  # refused before the sampling's own checks, for every sampling
+            tail = checked_tail(tail)
         z = _validation.positive(noise_multiplier, "noise_multiplier")
         if sample_rate is not None:
             self._by_rate(sample_rate, population, batch, steps_per_epoch, names, sampling)

@@ -41,7 +41,7 @@ from ..compose.fft import DEFAULT_TAIL
 from ..grid import constants, round_cache
 from ..grid.grid_start import StartGrid, work_units
 from ..grid.near_one import NearOne
-from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, subsampled_gaussian
+from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, checked_tail, subsampled_gaussian
 from ..reads import along_run
 from ..refine import question, tilted_question
 from ..refine.calibration_start import calibration_grids, calibration_start
@@ -75,21 +75,17 @@ class PLDAccountant:
         smaller is tighter and slower.
     tail : float, optional
         Probability mass of each round's loss cut from a continuous mechanism's tails (sent to +infinity
-        on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15; checked
-        by the first ``compose_subsampled_gaussian``).  Neither given: where every round added is one
-        subsampled Gaussian (one sigma, sampling rate q < 1 and sensitivity), ``epsilon`` answers as
-        ``SubsampledGaussianPLD``'s default does, its grid and tail chosen from the delta asked.
+        on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15).  Neither
+        given: where every round added is one subsampled Gaussian (one sigma, sampling rate q < 1 and
+        sensitivity), ``epsilon`` answers as ``SubsampledGaussianPLD``'s default does, its grid and tail
+        chosen from the delta asked.
 
     Raises
     ------
     ValueError
-        If ``value_discretization_interval`` is outside (0, 100], or ``tail`` is a string that is not a
-        number.
+        If ``value_discretization_interval`` is outside (0, 100], or ``tail`` is outside [1e-300, 1e-3).
     ParameterTypeError
-        If ``value_discretization_interval`` is a string or a boolean.
-    TypeError
-        If ``tail`` is neither a number nor None (``tail`` is converted by ``float``, so a boolean passes here
-        and is refused by the first ``compose_subsampled_gaussian``).
+        If ``value_discretization_interval`` or ``tail`` is a string, a boolean or an array.
 
     See Also
     --------
@@ -122,7 +118,7 @@ class PLDAccountant:
         self.value_discretization_interval = checked_interval(
             DEFAULT_INTERVAL if value_discretization_interval is None else value_discretization_interval
         )
-        self.tail = DEFAULT_TAIL if tail is None else float(tail)
+        self.tail = DEFAULT_TAIL if tail is None else checked_tail(tail)
         self._pld: PrivacyLossDistribution | None = None
         # the rounds composed so far, in order: (one round's PLD, rounds), for the curves along the run
         self._segments: list[tuple[PrivacyLossDistribution, int]] = []
@@ -308,8 +304,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     tail : float, optional
         Probability mass of each round's loss cut from the Gaussian's tails (sent to +infinity on the
         upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15, or by the question
-        as ``value_discretization_interval`` says; checked by the first ``delta`` or ``epsilon`` call that
-        discretizes a point with sampling_rate < 1).
+        as ``value_discretization_interval`` says).
     delta_accuracy : {"relative", "epsilon"}, optional
         What ``accuracy`` means for ``.delta``: the bracket's width relative to
         max(upper, ``DELTA_FLOOR`` = 1e-9) (default), or the width of the epsilon bracket the delta
@@ -332,8 +327,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         If ``sigma`` or ``sensitivity`` is not finite and > 0, ``sampling_rate`` is outside (0, 1],
         ``rounds`` is not an integer in [1, 2**53], both ``value_discretization_interval`` and
         ``accuracy`` are given, ``accuracy`` is not > 0, ``value_discretization_interval`` is outside
-        (0, 100], ``delta_accuracy`` is neither "relative" nor "epsilon", ``relative_accuracy`` is
-        negative or is given without ``accuracy``, or ``workers`` is 0.
+        (0, 100], ``tail`` is outside [1e-300, 1e-3), ``delta_accuracy`` is neither "relative" nor
+        "epsilon", ``relative_accuracy`` is negative or is given without ``accuracy``, or ``workers`` is 0.
     ParameterTypeError
         If a parameter is a string, a boolean or None (but the optional ones' None), or ``workers`` is
         neither an integer, None nor a callable (a pool rather than its map included).
@@ -412,7 +407,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         )
         # neither a grid, an accuracy nor a tail given: ``.epsilon`` takes them from the question (refine.question)
         self._from_question = value_discretization_interval is None and accuracy is None and tail is None
-        self.tail = DEFAULT_TAIL if tail is None else float(_validation.real(_validation.single(tail, "tail"), "tail"))
+        self.tail = DEFAULT_TAIL if tail is None else checked_tail(tail)
         self.delta_accuracy = _validation.choice(delta_accuracy, "delta_accuracy", ("relative", "epsilon"))
         self.relative_accuracy = float(
             _validation.nonnegative(_validation.single(relative_accuracy, "relative_accuracy"), "relative_accuracy")
@@ -675,8 +670,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         Raises
         ------
         ValueError
-            If an epsilon is negative or NaN, ``bound`` is not one of the three, or ``tail`` is outside
-            [1e-300, 1e-3) where a point with sampling_rate < 1 is discretized.
+            If an epsilon is negative or NaN, or ``bound`` is not one of the three.
         ParameterTypeError
             If ``epsilon`` is a string, a boolean or None.
         """
@@ -702,8 +696,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         Raises
         ------
         ValueError
-            If a delta is not strictly between 0 and 1, ``bound`` is not one of the three, or ``tail`` is
-            outside [1e-300, 1e-3) where a point with sampling_rate < 1 is discretized.
+            If a delta is not strictly between 0 and 1, or ``bound`` is not one of the three.
         ParameterTypeError
             If ``delta`` is a string, a boolean or None.
         """

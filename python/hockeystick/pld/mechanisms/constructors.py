@@ -104,13 +104,16 @@ def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray, equal: np.ndarray) -> 
 
 
 MIN_TAIL = 1e-300
+MAX_TAIL = 1e-3
 
 
-def _check_tail(tail: float) -> float:
-    """The tail mass cut from a continuous mechanism, in [MIN_TAIL, 1e-3): below 1e-300 its fractions (tail / 4,
-    the quantiles' arguments) leave the normal doubles and the quantiles, and with them the loss grid, run off."""
+def checked_tail(tail: float) -> float:
+    """The tail mass cut from each round of a continuous mechanism (``tail``), refused unless
+    MIN_TAIL = 1e-300 <= tail < MAX_TAIL = 1e-3: below 1e-300 its fractions (tail / 4, the quantiles'
+    arguments) leave the normal doubles and the quantiles, and with them the loss grid, run off.  The
+    accountants check it when they are built, the constructors when they discretize."""
     t = float(_validation.real(_validation.single(tail, "tail"), "tail"))
-    if not (MIN_TAIL <= t < 1e-3):
+    if not (MIN_TAIL <= t < MAX_TAIL):
         raise ValueError(f"tail must lie in [{MIN_TAIL:g}, 1e-3), got {_validation.describe(tail)}")
     return t
 
@@ -238,7 +241,7 @@ def subsampled_gaussians(
         )
     q = _validation.in_interval(q_in, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False)
     h = checked_interval(value_discretization_interval)
-    t = _check_tail(tail)
+    t = checked_tail(tail)
     if directions not in ("both", "remove", "add"):
         raise ValueError(f"directions must be 'both', 'remove' or 'add', got {directions!r}")
     # Items: the remove direction of the points that keep it, then the add direction of the subsampled ones.
@@ -375,7 +378,7 @@ def fixed_size_subsampled_gaussian(
     if m > size:
         raise ValueError(f"batch_size must be <= n (batches are drawn without replacement), got {m} > {size}")
     h = checked_interval(value_discretization_interval)
-    t = _check_tail(tail)
+    t = checked_tail(tail)
     try:
         raw = _core.pld.without_replacement_subsampled_gaussian(s, m / size, h=h, tail=t, max_cells=MAX_CELLS)
     except ValueError as error:
@@ -485,7 +488,7 @@ def with_replacement_subsampled_gaussian(
     k = _validation.count(batch_size, "batch_size", maximum=2.0**62)
     size = _validation.count(n, "n", maximum=2.0**62)
     h = checked_interval(value_discretization_interval)
-    t = _check_tail(tail)
+    t = checked_tail(tail)
     try:
         raw = _core.pld.with_replacement_subsampled_gaussian(
             s, batch_size=k, dataset_size=size, h=h, tail=t, max_cells=MAX_CELLS

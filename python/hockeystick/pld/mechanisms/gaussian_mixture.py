@@ -24,7 +24,7 @@ from ...base.elementwise import ArrayLike
 from ...numerics.gaussian import gaussian_tail_inverse
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
-from .constructors import DEFAULT_INTERVAL, _check_tail, _positive, checked_interval, from_distributions
+from .constructors import DEFAULT_INTERVAL, _positive, checked_interval, checked_tail, from_distributions
 from .mechanism import Mechanism
 from .monotone import MonotonePair, check_mixture, log_sum_exp_rows, monotone_factors
 
@@ -132,7 +132,7 @@ def mixture_of_gaussians(
     sd = _positive("sigma", sigma)
     s, w = check_mixture(sensitivities, sampling_probs, ("sensitivities", "sampling_probs"))
     h = checked_interval(value_discretization_interval)
-    t = _check_tail(tail)
+    t = checked_tail(tail)
     if s.max() == 0.0:
         return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
     remove, add = monotone_factors(

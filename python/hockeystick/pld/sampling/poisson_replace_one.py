@@ -48,7 +48,7 @@ import numpy as np
 from ...numerics.gaussian import gaussian_tail_inverse
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
-from ..mechanisms.constructors import DEFAULT_INTERVAL, _check_tail, _positive, checked_interval
+from ..mechanisms.constructors import DEFAULT_INTERVAL, _positive, checked_interval, checked_tail
 from ..mechanisms.gaussian_mixture import normal_interval
 from ..mechanisms.mechanism import Mechanism
 from ..mechanisms.monotone import MonotonePair, log_sum_exp_rows, monotone_factors
@@ -106,7 +106,7 @@ def poisson_replace_one_gaussian(
             f"sampling_rate must lie in (0, 1) (0 releases nothing, 1 is the Gaussian of shift 2), got {sampling_rate!r}"
         )
     h = checked_interval(value_discretization_interval)
-    t = _check_tail(tail)
+    t = checked_tail(tail)
     pair = replace_one_pair(sd, q, t)
     factor, _ = monotone_factors(f"poisson_replace_one_gaussian(sigma={sd}, q={q})", pair, h)
     return PrivacyLossDistribution([{factor: 1}], t)

@@ -46,9 +46,9 @@ from ..compose.pmf import GridPMF
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     MAX_CELLS,
-    _check_tail,
     _positive,
     checked_interval,
+    checked_tail,
     with_replacement_subsampled_gaussian,
 )
 from ..mechanisms.mechanism import Mechanism
@@ -186,7 +186,7 @@ def with_replacement_shift_bound(
             f"n: draws are with replacement), got {batch_size!r}, {n!r}"
         )
     h = checked_interval(value_discretization_interval)
-    t = _check_tail(tail)
+    t = checked_tail(tail)
     weights, cut = copy_count_weights(int(batch_size), int(n), 0.25 * t)
     top = h
     while top < _TOP_LOSS and shift_constrained_curve(np.array([top]), weights, s)[0] + cut > 0.25 * t:
