@@ -15,6 +15,9 @@
 
   and saves and restores its state (``state_dict`` / ``load_state_dict``, ``to_json`` / ``from_json``).
 * ``PrivacyGuarantee``: an answer with its kind (certified composition, filter, odometer), method and assumption.
+* ``IndividualRdpFilter``: Feldman & Zrnic's individual Rényi filter for full-batch noisy gradient descent:
+  each record spends by its own clipped gradient's norm and leaves the steps its budget cannot pay for; it
+  answers with the guarantee only (what a record spent is data-dependent).
 * ``per_client_epsilon``: each client's epsilon from its own participation rate (Rényi DP), with the worst,
   the median and quantiles (``ClientEpsilons``); ``realized_client_epsilon``: from the rounds a client is
   known to have taken part in, without amplification (Gaussian DP).
@@ -24,6 +27,7 @@ docs/ledger.md has a training loop that halts, and the proofs' outlines.
 
 from .guarantee import KINDS, PrivacyGuarantee
 from .halting import BudgetExceeded
+from .individual_filter import IndividualRdpFilter
 from .ledger import FILTERS, PrivacyLedger
 from .per_client import ClientEpsilons, per_client_epsilon, realized_client_epsilon
 from .rdp_filter import best_order
@@ -37,6 +41,7 @@ __all__ = [
     "MECHANISMS",
     "BudgetExceeded",
     "ClientEpsilons",
+    "IndividualRdpFilter",
     "PrivacyGuarantee",
     "PrivacyLedger",
     "Round",
