@@ -45,9 +45,25 @@ were not monotone (then it may just not be the extreme one).
 """
 
 from .extreme import calibrate
+from .individualized import (
+    IndividualizedNoise,
+    IndividualizedSampling,
+    individualized_noise,
+    individualized_sample_rates,
+)
 from .problem import Problem
 from .training_runs import FixedComputeTable, calibrate_batch_size, calibrate_fixed_compute, default_batch_sizes
 
 _Problem = Problem  # the search a test counts the evaluations of (tests/pld/test_pld_calibration_start.py)
 
-__all__ = ["calibrate", "calibrate_batch_size", "calibrate_fixed_compute", "default_batch_sizes", "FixedComputeTable"]
+__all__ = [
+    "calibrate",
+    "calibrate_batch_size",
+    "calibrate_fixed_compute",
+    "default_batch_sizes",
+    "FixedComputeTable",
+    "IndividualizedNoise",
+    "IndividualizedSampling",
+    "individualized_noise",
+    "individualized_sample_rates",
+]
