@@ -37,6 +37,23 @@ def epsilon_tolerance(accuracy: float, relative_accuracy: float, eps: np.ndarray
         return np.maximum(accuracy, relative_accuracy * np.where(np.isfinite(eps), eps, 0.0))
 
 
+def epsilon_gap(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """How wide the epsilon bracket [lower, upper] is: upper - lower, and 0 where the two sides are equal (an exact
+    bracket, both sides infinite included: a certified lower side of +inf is the truth, where inf - inf would read
+    NaN and the bracket as wider than any tolerance); +inf where only the upper side is infinite."""
+    with np.errstate(invalid="ignore"):  # inf - inf: replaced by 0 below
+        return np.where(lower == upper, 0.0, upper - lower)
+
+
+def within_epsilon_tolerance(
+    lower: np.ndarray, upper: np.ndarray, accuracy: float, relative_accuracy: float
+) -> np.ndarray:
+    """True where the epsilon bracket [lower, upper] is no wider (``epsilon_gap``) than
+    max(accuracy, relative_accuracy eps) (``epsilon_tolerance``): an exact bracket always is, one with an infinite
+    upper side over a finite lower side never."""
+    return np.asarray(epsilon_gap(lower, upper) <= epsilon_tolerance(accuracy, relative_accuracy, upper))
+
+
 def bracket_width(
     delta_accuracy: str,
     method: str,
@@ -48,7 +65,7 @@ def bracket_width(
     relative_accuracy: float = 0.0,
 ) -> np.ndarray:
     """How wide the bracket [lo, up] at the point's own ``own`` arguments is, in ``accuracy``'s units:
-    for ``.epsilon`` its epsilon width w, read as w accuracy / ``epsilon_tolerance`` at its upper side (w itself
+    for ``.epsilon`` its epsilon width w (``epsilon_gap``), read as w accuracy / ``epsilon_tolerance`` at its upper side (w itself
     where ``relative_accuracy`` is 0), so that every rule comparing widths with ``accuracy`` meets
     max(accuracy, relative_accuracy eps) instead; for ``.delta`` relative to max(up, DELTA_FLOOR), or with
     ``delta_accuracy="epsilon"`` the certified epsilon width at delta = up
@@ -61,7 +78,7 @@ def bracket_width(
     user targets, and no epsilon width either, the upper side being 1 or as flat); capped at 1e100 so the
     refinement's fits stay finite."""
     if method == "epsilon":
-        width = up - lo
+        width = epsilon_gap(lo, up)
         if relative_accuracy > 0:
             width = width * (accuracy / epsilon_tolerance(accuracy, relative_accuracy, up))
         return cast(np.ndarray, width)

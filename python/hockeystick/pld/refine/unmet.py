@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from .bracket_width import epsilon_tolerance
+from .bracket_width import within_epsilon_tolerance
 
 
 class AccuracyNotMetWarning(UserWarning):
@@ -16,13 +16,13 @@ class AccuracyNotMetWarning(UserWarning):
 
 def unmet_flags(lower: np.ndarray, upper: np.ndarray, accuracy: float, relative_accuracy: float) -> np.ndarray:
     """True where the certified epsilon bracket [lower, upper] of an ``accuracy=`` call is wider than its tolerance,
-    max(accuracy, relative_accuracy upper) (an infinite upper side included); where any is, one
+    max(accuracy, relative_accuracy upper) (an infinite upper side over a finite lower one included; an exact
+    bracket, both sides infinite included, never is); where any is, one
     ``AccuracyNotMetWarning`` counting them, for the caller of ``.epsilon``.  The refinement stops short of the
     tolerance only where no grid it may build narrows the bracket further (its width set by what no grid removes,
     the round-off and truncation charges, or the finest grid within ``MAX_WINDOW``); such a bracket is certified
     all the same, only wider than asked."""
-    with np.errstate(invalid="ignore"):  # inf - inf is nan: unmet too
-        unmet = np.asarray(~(upper - lower <= epsilon_tolerance(accuracy, relative_accuracy, upper)))
+    unmet = ~within_epsilon_tolerance(lower, upper, accuracy, relative_accuracy)
     count = int(np.count_nonzero(unmet))
     if count:
         asked = (

@@ -1,0 +1,30 @@
+"""An exact epsilon bracket (lower == upper, both sides infinite included: a certified lower side of +inf is the
+truth) is within every tolerance: neither ``accuracy=``'s ``unmet_flags`` nor the default's ``warn_unreadable``
+warns for it (inf - inf would read NaN, wider than any tolerance), while an infinite upper side over a finite
+lower one, or a finite bracket wider than asked, still warns."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from hockeystick.pld.refine import question
+from hockeystick.pld.refine.unmet import AccuracyNotMetWarning, unmet_flags
+
+INF = np.inf
+
+
+@pytest.mark.parametrize("check", ["unmet_flags", "warn_unreadable"])
+def test_exact_brackets_are_never_flagged_and_wide_ones_are(check):
+    def flags(lower, upper):
+        lo, up = np.array(lower), np.array(upper)
+        return unmet_flags(lo, up, 1e-3, 0.0) if check == "unmet_flags" else question.warn_unreadable(lo, up, 2)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AccuracyNotMetWarning)
+        assert not np.any(flags([INF, 2.5, 0.0], [INF, 2.5, 0.0]))
+    with pytest.warns(AccuracyNotMetWarning, match=r"^2 of 4 epsilon brackets are wider"):
+        wide = flags([INF, 1.0, 1.0, 1.0], [INF, INF, 1.5, 1.0])
+    assert wide.tolist() == [False, True, True, False]
