@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from hockeystick.pld import PLDAccountant, SubsampledGaussianPLD
 from hockeystick.pld.grid import constants
 from hockeystick.pld.grid.grid_start import finest_interval, ladder_rung
 from hockeystick.pld.refine.question import question_tail
+from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 
 def test_ladder_above_the_finest_grid_is_unchanged_and_goes_below_only_for_small_rates():
@@ -39,3 +42,20 @@ def test_pld_accountant_default_answers_one_subsampled_gaussian_as_the_question_
     assert mixed.epsilon(1e-5) == PLDAccountant(value_discretization_interval=1e-4).compose_subsampled_gaussian(
         sigma=1.0, sampling_rate=0.01, rounds=10
     ).compose_subsampled_gaussian(sigma=2.0, sampling_rate=0.01, rounds=10).epsilon(1e-5)
+
+
+def test_a_given_tail_is_used_as_given_on_the_grid_the_question_chooses():
+    """A tail given without a grid: the grid still comes from the question (the README run at delta 1e-20 is as
+    readable as the default's and overlaps it, both certified), the tail is the caller's (1e-12 a round over 14 100
+    rounds puts ~6e-11 at +infinity: the upper side is inf, not the question tail's nor the RDP conversion's), and
+    PLDAccountant answers the same."""
+    readme = dict(sigma=1.1, sampling_rate=256 / 60_000, rounds=14_100)
+    lower, upper = SubsampledGaussianPLD(**readme, tail=1e-25).epsilon(1e-20, bound="both")
+    default = SubsampledGaussianPLD(**readme).epsilon(1e-20, bound="both")
+    assert 0 < lower <= upper <= lower + max(1e-2, 1e-2 * upper)
+    assert lower <= default[1] and default[0] <= upper
+    with pytest.warns(AccuracyNotMetWarning, match="tail="):
+        assert SubsampledGaussianPLD(**readme, tail=1e-12).epsilon(1e-20) == math.inf
+    acc = PLDAccountant(tail=1e-25).compose_subsampled_gaussian(sigma=1.1, sampling_rate=256 / 60_000, rounds=14_100)
+    ours = SubsampledGaussianPLD(**readme, tail=1e-25).epsilon(1e-10, bound="both")
+    assert acc.epsilon(1e-10, bound="both") == ours

@@ -75,10 +75,10 @@ class PLDAccountant:
         smaller is tighter and slower.
     tail : float, optional
         Probability mass of each round's loss cut from a continuous mechanism's tails (sent to +infinity
-        on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15).  Neither
-        given: where every round added is one subsampled Gaussian (one sigma, sampling rate q < 1 and
-        sensitivity), ``epsilon`` answers as ``SubsampledGaussianPLD``'s default does, its grid and tail
-        chosen from the delta asked.
+        on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15).  No
+        ``value_discretization_interval`` given: where every round added is one subsampled Gaussian (one
+        sigma, sampling rate q < 1 and sensitivity), ``epsilon`` answers as ``SubsampledGaussianPLD``'s
+        default does, its grid chosen from the delta asked, and its tail too unless one is given.
 
     Raises
     ------
@@ -112,9 +112,10 @@ class PLDAccountant:
     """
 
     def __init__(self, value_discretization_interval: float | None = None, tail: float | None = None):
-        # neither given: rounds of one subsampled Gaussian are answered by SubsampledGaussianPLD's default,
-        # its grid chosen when the delta is asked (refine.question)
-        self._from_question = value_discretization_interval is None and tail is None
+        # no grid given: rounds of one subsampled Gaussian are answered by SubsampledGaussianPLD's default, its grid
+        # chosen when the delta is asked (refine.question), at the tail given if one is
+        self._from_question = value_discretization_interval is None
+        self._tail_given = tail is not None
         self.value_discretization_interval = checked_interval(
             DEFAULT_INTERVAL if value_discretization_interval is None else value_discretization_interval
         )
@@ -227,7 +228,8 @@ class PLDAccountant:
         if run is not None:
             (sigma, q, sensitivity), rounds = run
             if q < 1.0:  # (a Gaussian's rounds stay on the grid they were composed on)
-                return SubsampledGaussianPLD(sigma, q, rounds, sensitivity=sensitivity).epsilon(delta, bound)
+                tail = self.tail if self._tail_given else None
+                return SubsampledGaussianPLD(sigma, q, rounds, sensitivity=sensitivity, tail=tail).epsilon(delta, bound)
         if self._pld is None:
             dlt = delta_values(delta)
             return _validation.exact_sides(bound, 0.0 if dlt.ndim == 0 else np.zeros(dlt.shape))
@@ -289,13 +291,13 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         Norm bound Delta of one record's contribution, > 0 (default 1); broadcasts.
     value_discretization_interval : float, optional
         A fixed spacing h of the privacy-loss grid, 0 < h <= 100 (1e-4, dp_accounting's, for
-        dp_accounting's numbers); not with ``accuracy``.  Default (none of it, ``accuracy`` and ``tail``
-        given): ``.delta`` reads the 1e-4 grid; ``.epsilon`` chooses the grid from the question
+        dp_accounting's numbers); not with ``accuracy``.  Default (neither it nor ``accuracy`` given):
+        ``.delta`` reads the 1e-4 grid; ``.epsilon`` chooses the grid from the question
         (``refine.question``): the 1e-4 grid where it fits the delta, rounds and sampling rate asked and its
-        bracket is within max(1e-3, 0.025 % epsilon), else a refinement to that width with a tail of at most
-        1e-3 delta over the rounds; a bracket left wider than max(1e-2, 1e-2 epsilon) warns
-        (``AccuracyNotMetWarning``, naming ``accuracy=``), and there the upper side is at most the RDP
-        conversion's.
+        bracket is within max(1e-3, 0.025 % epsilon), else a refinement to that width, with the ``tail``
+        given or else a tail of at most 1e-3 delta over the rounds; a bracket left wider than
+        max(1e-2, 1e-2 epsilon) warns (``AccuracyNotMetWarning``, naming ``accuracy=``), and there, where no
+        ``tail`` was given, the upper side is at most the RDP conversion's.
     accuracy : float, optional
         Instead of a fixed grid: the bracket width asked for, > 0. Each distinct point's grid is then
         refined (``refine.points``) until its certified bracket is no wider than the tolerance at every
@@ -303,8 +305,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         warns once with an ``AccuracyNotMetWarning``). The bounds are certified either way.
     tail : float, optional
         Probability mass of each round's loss cut from the Gaussian's tails (sent to +infinity on the
-        upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15, or by the question
-        as ``value_discretization_interval`` says).
+        upper side, dropped on the lower side), 1e-300 <= tail < 1e-3, used as given by every
+        discretization (default 1e-15, or by the question as ``value_discretization_interval`` says).
     delta_accuracy : {"relative", "epsilon"}, optional
         What ``accuracy`` means for ``.delta``: the bracket's width relative to
         max(upper, ``DELTA_FLOOR`` = 1e-9) (default), or the width of the epsilon bracket the delta
@@ -405,8 +407,10 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         self.value_discretization_interval = checked_interval(
             DEFAULT_INTERVAL if value_discretization_interval is None else value_discretization_interval
         )
-        # neither a grid, an accuracy nor a tail given: ``.epsilon`` takes them from the question (refine.question)
-        self._from_question = value_discretization_interval is None and accuracy is None and tail is None
+        # neither a grid nor an accuracy given: ``.epsilon`` takes them from the question (refine.question), and the
+        # tail too unless one is given
+        self._from_question = value_discretization_interval is None and accuracy is None
+        self._tail_given = tail is not None
         self.tail = DEFAULT_TAIL if tail is None else checked_tail(tail)
         self.delta_accuracy = _validation.choice(delta_accuracy, "delta_accuracy", ("relative", "epsilon"))
         self.relative_accuracy = float(
@@ -508,7 +512,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         refinement to the default tolerance with the question's tail, intersected with the fixed grid's where
         that was built (both certified)."""
         found: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(pts)
-        tried = [i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x)]
+        tried = [i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x, self.tail)]
         store: dict[PLDKey, PrivacyLossDistribution] = {}
         if tried:
             fixed, store = self._fixed_brackets(
@@ -530,10 +534,12 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         threads: int,
     ) -> None:
         """Into ``found[i]`` for each i of ``todo``: the bracket refined to the default tolerance with the question's
-        tail, intersected with the fixed grid's where that is there, its upper side lowered to the RDP
-        conversion's where it stays wider than the tolerance (``refine.question``)."""
+        tail (the caller's where one was given), intersected with the fixed grid's where that is there and, where it
+        stays wider than the tolerance, with the tilted reads' (at the same tail), its upper side then lowered to
+        the RDP conversion's unless the caller gave the tail (``refine.question``)."""
         tailed = copy.copy(self)
-        tailed.tail = question.tail_of([pts[i] for i in todo], [xs[i] for i in todo])
+        if not self._tail_given:
+            tailed.tail = question.tail_of([pts[i] for i in todo], [xs[i] for i in todo])
         refinement = Refinement(
             question.DEFAULT_ACCURACY,
             "relative",
@@ -548,8 +554,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             if before is not None:
                 lo, up = np.maximum(lo, before[0]), np.minimum(up, before[1])
             if not np.all(question.within_tolerance(lo, up)):  # past the PLD's charges: tilted, then the RDP side
-                lo, up = _tilted_sides(pts[i], xs[i], lo, up)
-                up = np.maximum(lo, np.minimum(up, question.rdp_upper(pts[i], xs[i])))
+                lo, up = _tilted_sides(pts[i], xs[i], lo, up, self.tail if self._tail_given else None)
+                if not self._tail_given:
+                    up = np.maximum(lo, np.minimum(up, question.rdp_upper(pts[i], xs[i])))
             found[i] = (lo, up)
 
     def _pool_copy(self) -> SubsampledGaussianPLD:
@@ -723,14 +730,15 @@ def point_rows(parameters: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> It
 
 
 def _tilted_sides(
-    point: Point, delta: np.ndarray, lower: np.ndarray, upper: np.ndarray
+    point: Point, delta: np.ndarray, lower: np.ndarray, upper: np.ndarray, tail: float | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each bracket wider than the default tolerance intersected with the tilted composition's where its delta is
-    one the round-off charge may limit (``refine.tilted_question``: certified); the others as given."""
+    one the round-off charge may limit (``refine.tilted_question``: certified, at ``tail`` where given, else at
+    the question's tails); the others as given."""
     lower, upper = np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
     wide = ~question.within_tolerance(lower, upper)
     at = np.broadcast_to(delta, lower.shape)
-    lower[wide], upper[wide] = tilted_question.tilted_brackets(point, at[wide], lower[wide], upper[wide])
+    lower[wide], upper[wide] = tilted_question.tilted_brackets(point, at[wide], lower[wide], upper[wide], tail)
     return lower, upper
 
 

@@ -31,7 +31,7 @@ from ..compose.fft import DEFAULT_TAIL
 from ..grid import constants
 from ..grid.grid_start import Point, StartGrid
 from ..mechanisms.constructors import DEFAULT_INTERVAL
-from .bracket_width import epsilon_tolerance
+from .bracket_width import epsilon_tolerance, within_epsilon_tolerance
 from .unmet import AccuracyNotMetWarning
 
 # the default's epsilon tolerance: max(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY eps)
@@ -54,26 +54,25 @@ def question_tail(rounds: float, delta: float) -> float:
     return float(min(DEFAULT_TAIL, max(SMALLEST_TAIL, TAIL_SHARE * delta / rounds)))
 
 
-def fixed_grid_fits(point: Point, delta: np.ndarray) -> bool:
+def fixed_grid_fits(point: Point, delta: np.ndarray, tail: float = DEFAULT_TAIL) -> bool:
     """Whether the fixed grid ``DEFAULT_INTERVAL`` is tried first at ``point`` (sigma, q, rounds, sensitivity) for
-    the deltas asked (module docstring): every delta at least ``DELTA_FLOOR``, the tails of T rounds within
+    the deltas asked (module docstring): every delta at least ``DELTA_FLOOR``, the ``tail`` of T rounds within
     ``TAIL_SHARE`` of the least, q at least the grid, and the grid no coarser than the one the connect-the-dots
     model (``StartGrid.first``) asks of the default tolerance."""
     if delta.size == 0:
         return True
     least = float(np.min(delta))
     q, rounds = point[1], point[2]
-    if least < constants.DELTA_FLOOR or rounds * DEFAULT_TAIL > TAIL_SHARE * least or q < DEFAULT_INTERVAL:
+    if least < constants.DELTA_FLOOR or rounds * tail > TAIL_SHARE * least or q < DEFAULT_INTERVAL:
         return False
     model = StartGrid(DEFAULT_ACCURACY, "relative", DEFAULT_RELATIVE_ACCURACY).first(point, delta, "epsilon")
     return model >= DEFAULT_INTERVAL
 
 
 def within_tolerance(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """True where the epsilon bracket [lower, upper] is within the default tolerance (an infinite upper side never
-    is)."""
-    with np.errstate(invalid="ignore"):
-        return np.asarray(upper - lower <= epsilon_tolerance(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY, upper))
+    """True where the epsilon bracket [lower, upper] is within the default tolerance (an infinite upper side over a
+    finite lower one never is, an exact bracket always)."""
+    return within_epsilon_tolerance(lower, upper, DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY)
 
 
 def default_tolerance(eps: float) -> float:
@@ -83,9 +82,9 @@ def default_tolerance(eps: float) -> float:
 
 def within_readable(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """True where the epsilon bracket [lower, upper] is at most max(``READABLE_ACCURACY``,
-    ``READABLE_RELATIVE_ACCURACY`` eps) wide (an infinite upper side never is)."""
-    with np.errstate(invalid="ignore"):
-        return np.asarray(upper - lower <= epsilon_tolerance(READABLE_ACCURACY, READABLE_RELATIVE_ACCURACY, upper))
+    ``READABLE_RELATIVE_ACCURACY`` eps) wide (an infinite upper side over a finite lower one never is, an exact
+    bracket always)."""
+    return within_epsilon_tolerance(lower, upper, READABLE_ACCURACY, READABLE_RELATIVE_ACCURACY)
 
 
 def warn_unreadable(lower: np.ndarray, upper: np.ndarray, stacklevel: int) -> np.ndarray:

@@ -90,17 +90,22 @@ class TiltedReader:
     question tail (``question.question_tail``), the remove direction with ``remove_tail`` (its mass above the
     range carries a factor q), not the least over the deltas.  The tilted charge is E times the Chernoff bound,
     which a longer loss tail (its mass ~tail, its moments large) raises: at q 1e-6, 10^6 rounds, delta 1e-20 the
-    remove direction's upper epsilon falls from 0.048 (tail 1e-29) to about 0.02 (1e-24)."""
+    remove direction's upper epsilon falls from 0.048 (tail 1e-29) to about 0.02 (1e-24).  A ``tail`` given
+    (the caller's) is both directions' instead."""
 
-    def __init__(self, point: Point):
+    def __init__(self, point: Point, tail: float | None = None):
         self.point = point
+        self.tail = tail
         self._factors: dict[tuple[float, str, float], Factor] = {}
         self._compositions: dict[tuple[float, str, float, bool, float], tilted.TiltedComposition] = {}
 
     def directions(self, h: float, delta: float) -> list[tuple[str, float, Factor]]:
         """Per neighbouring direction, its name, tail and the factor of one round on grid ``h``."""
         sigma, q, rounds, sensitivity = self.point
-        wanted = [("remove", remove_tail(self.point, delta)), ("add", question.question_tail(rounds, delta))]
+        if self.tail is not None:
+            wanted = [("remove", self.tail), ("add", self.tail)]
+        else:
+            wanted = [("remove", remove_tail(self.point, delta)), ("add", question.question_tail(rounds, delta))]
         out = []
         for name, tail in wanted:
             if (h, name, tail) not in self._factors:
@@ -176,14 +181,15 @@ class TiltedReader:
 
 
 def tilted_brackets(
-    point: Point, delta: np.ndarray, lower: np.ndarray, upper: np.ndarray
+    point: Point, delta: np.ndarray, lower: np.ndarray, upper: np.ndarray, tail: float | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each bracket (``lower``, ``upper``) at ``delta`` (arrays of one shape) of ``point`` intersected with the
-    tilted ones (``TiltedReader.bracket``, each certified), one reader shared by the deltas."""
+    tilted ones (``TiltedReader.bracket``, each certified; at ``tail`` where given), one reader shared by the
+    deltas."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
-    reader = TiltedReader(point)
+    reader = TiltedReader(point, tail)
     for j in range(flat.size):
         lows[j], ups[j] = reader.bracket(float(flat[j]), float(lows[j]), float(ups[j]))
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
