@@ -316,6 +316,8 @@ TRAINING_FLAGS = {
     "rounds": "rounds (DP-FedAvg; a parameter of other accountants too)",
     "clipped-count-stddev": "adaptive clipping (DP-FedAvg): the noise's standard deviation sigma_b on each round's "
     "count of clients under the clip norm; the run is accounted at (z^-2 + (2 sigma_b)^-2)^(-1/2)",
+    "tail": "Poisson sampling only: the mass cut from each step's privacy-loss tails, 1e-300 <= VALUE < 1e-3 (default: "
+    "chosen from --delta and the steps; given, the PLD uses it as given)",
 }
 
 
@@ -353,6 +355,11 @@ def training_accountant(args: argparse.Namespace) -> str | None:
                 "--sampling goes with --dataset-size (DP-SGD), --total-clients (DP-FedAvg) or --sample-rate"
             )
         return None
+    if getattr(args, "run_tail", None) is not None and args.sampling not in (None, "poisson"):
+        raise LiteralUsageError(
+            f"--tail goes with Poisson sampling (--sampling poisson, the default); --sampling {args.sampling} takes "
+            "no tail, its grid only (-p value_discretization_interval=VALUE): drop --tail"
+        )
     name = "dp_sgd" if sgd else "dp_fedavg"
     return name + ("" if args.sampling in (None, "poisson") else f"_{args.sampling}")
 
