@@ -1,6 +1,11 @@
 """``hockeystick compose``: a heterogeneous run (a TOML list of stages, mixed mechanisms) through one
 PLDAccountant, printing the certified bracket of epsilon (or delta) for the whole run and the neighbouring
-relations it holds under (pld.neighbouring; stages with none in common are refused)."""
+relations it holds under (pld.neighbouring; stages with none in common are refused).
+
+A compose file is a schedule fixed before the run, so it is also followed round by round: ``--every N`` prints
+the bracket of epsilon after every N rounds (``PLDAccountant.epsilon_curve``), and ``--budget EPS`` the last round
+whose certified upper epsilon is within EPS. The true epsilon grows with the rounds, so the run is within the
+budget through that round; the next round's upper side passes it (found by bisection over the prefixes)."""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ _EXAMPLE = """\
 example:
   hockeystick compose run.toml --delta 1e-5
   hockeystick compose run.toml --epsilon 0.5,1,2 --format json
+  hockeystick compose run.toml --delta 1e-5 --every 500 --budget 2    (epsilon along the run; where 2 is reached)
 
 run.toml:
   value_discretization_interval = 1e-4     # optional: the PLD grid (smaller: tighter and slower)
@@ -75,6 +81,15 @@ def register(subparsers: Any) -> None:
         help="which side of the certified bracket to print (default both)",
     )
     p.add_argument("--format", choices=FORMATS, default="table", help="table (default), json or csv")
+    along = p.add_argument_group("along the run (with one --delta)")
+    along.add_argument(
+        "--every", metavar="N", help="the bracket of epsilon after every N rounds of the schedule and at its end"
+    )
+    along.add_argument(
+        "--budget",
+        metavar="EPS",
+        help="the last round whose certified upper epsilon is at most EPS (the run is within EPS through it)",
+    )
     p.set_defaults(func=run)
 
 
@@ -99,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
         accountant = compose_stages(stages, value_discretization_interval=interval)
     except ValueError as exc:
         raise UsageError(f"compose file {args.stages!r}: {exc}") from None
+    if args.every is not None or args.budget is not None:
+        from .compose_along import along_the_run  # lazy: start-up time
+
+        total = sum(int(stage.get("rounds", 1)) for stage in stages)  # compose_stages checked each count
+        return along_the_run(accountant, args, xs, relations, len(stages), total)
     # the run's refusals are the compose file's; the values asked about are the flag's (--delta, --epsilon)
     answer = getattr(accountant, asked)(xs, bound=args.bound)
     sides = ("lower", "upper") if args.bound == "both" else (args.bound,)

@@ -1,0 +1,124 @@
+"""``hockeystick compose FILE --delta D --every N --budget EPS``: a fixed schedule followed round by round.
+
+The rows are the certified bracket of epsilon at delta after every N rounds (and the last), and with a budget
+the last round R whose certified upper epsilon is at most EPS and the round R + 1 that passes it, each marked
+``within_budget``. R is found by narrowing [0, T] with batched curves of up to ``_PROBES`` prefixes
+(``PLDAccountant.epsilon_curve`` at given steps): an interval stays with its left end within the budget and
+its right end past it, so R is a crossing of the upper side. The true epsilon never falls as rounds are added
+(a prefix's release is a post-processing of the longer run's), so true epsilon(r) <= upper(R) <= EPS for
+every r <= R: the run is within the budget through round R.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from .common import UsageError
+from .report import json_value
+from .tables import table
+
+__all__ = ["along_the_run"]
+
+_PROBES = 32  # prefixes per batched curve while narrowing onto the budget's round
+
+
+def _whole(text: str, flag: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise UsageError(f"{flag} {text!r}: give a whole number of rounds >= 1, e.g. {flag} 100")
+    return value
+
+
+def _budget(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise UsageError(f"--budget {text!r}: give a finite epsilon > 0, e.g. --budget 3")
+    return value
+
+
+def last_round_within(accountant: Any, delta: float, budget: float, total: int) -> int:
+    """The last round R in [0, total] with certified upper epsilon <= ``budget`` where round R + 1 passes it
+    (``total`` if the whole run is within it; 0 if the first round already passes it)."""
+    if accountant.epsilon_curve(delta, steps=[total]).upper[0] <= budget:
+        return total
+    within, past = 0, total  # upper(within) <= budget < upper(past); no rounds is epsilon 0
+    while past - within > 1:
+        probes = np.unique(np.linspace(within, past, _PROBES + 2)[1:-1].astype(np.int64))
+        probes = probes[(probes > within) & (probes < past)]
+        upper = accountant.epsilon_curve(delta, steps=probes).upper
+        fits = upper <= budget
+        # the interval's ends keep their sides: the last probe within before the first probe past it
+        first_past = int(np.argmin(fits)) if not fits.all() else probes.size
+        within = int(probes[first_past - 1]) if first_past > 0 else within
+        past = int(probes[first_past]) if first_past < probes.size else past
+    return within
+
+
+def along_the_run(
+    accountant: Any, args: argparse.Namespace, deltas: list[float], relations: Any, stages: int, total: int
+) -> int:
+    """Print the checkpoints' brackets (``--every``) and the budget's round (``--budget``) in ``args.format``."""
+    if args.delta is None or len(deltas) != 1:
+        raise UsageError("--every and --budget follow epsilon at one delta along the run: give one --delta value")
+    if args.bound != "both":
+        raise UsageError("--every and --budget print both sides of the bracket: drop --bound")
+    delta = deltas[0]
+    steps: set[int] = set()
+    if args.every is not None:
+        every = _whole(args.every, "--every")
+        steps.update(range(every, total + 1, every))
+        steps.add(total)
+    budget = None if args.budget is None else _budget(args.budget)
+    crossing = None
+    if budget is not None:
+        crossing = last_round_within(accountant, delta, budget, total)
+        steps.update(r for r in (crossing, crossing + 1) if 1 <= r <= total)
+    curve = accountant.epsilon_curve(delta, steps=sorted(steps))
+    columns = ["rounds", "epsilon_lower", "epsilon_upper"] + ([] if budget is None else ["within_budget"])
+    rows: list[list[Any]] = [
+        [int(r), float(lo), float(up)] + ([] if budget is None else [bool(up <= budget)])
+        for r, lo, up in zip(curve.steps, curve.lower, curve.upper)
+    ]
+    if args.format == "json":
+        json.dump([{k: json_value(v) for k, v in zip(columns, row)} for row in rows], sys.stdout, indent=1)
+        print()
+    elif args.format == "csv":
+        print(",".join(columns))
+        for row in rows:
+            print(",".join(str(v).lower() if isinstance(v, bool) else repr(v) for v in row))
+    else:
+        print(_heading(stages, total, delta, relations))
+        print(table(columns, [[f"{v:.10g}" if isinstance(v, float) else str(v) for v in row] for row in rows]))
+        if budget is not None and crossing is not None:
+            print(_budget_line(budget, delta, crossing, total))
+    return 0
+
+
+def _heading(stages: int, total: int, delta: float, relations: Any) -> str:
+    from ..pld.mechanisms.neighbouring import RELATION_WORDS  # lazy: start-up time
+
+    under = " and ".join(RELATION_WORDS[r] for r in relations)
+    return f"{stages} stages, {total} rounds: certified epsilon at delta = {delta:g} along the run, {under} neighbours"
+
+
+def _budget_line(budget: float, delta: float, crossing: int, total: int) -> str:
+    if crossing == total:
+        return f"budget epsilon = {budget:g} at delta = {delta:g}: the whole run ({total} rounds) is within it"
+    if crossing == 0:
+        return f"budget epsilon = {budget:g} at delta = {delta:g}: the first round already passes it"
+    return (
+        f"budget epsilon = {budget:g} at delta = {delta:g}: within it through round {crossing}; "
+        f"round {crossing + 1} passes it (certified upper side)"
+    )
