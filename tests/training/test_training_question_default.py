@@ -94,6 +94,7 @@ def test_fedavg_billion_clients_at_gboard_delta_is_finite_readable_and_positive(
     lower, upper = quiet_bracket(run, 1.26e-10)
     assert 0 < lower <= upper and readable(lower, upper)
     assert upper <= their_rdp(1.0, 1e-6, 10**6, 1.26e-10)
+    assert no_looser(upper, their_pld(1.0, 1e-6, 10**6, 1.26e-10))
     # the grid q / 4 with the same tail, on a fixed grid of the caller's: a certified bracket that must overlap
     fixed = SubsampledGaussianPLD(
         sigma=1.0, sampling_rate=1e-6, rounds=10**6, value_discretization_interval=2.5e-7, tail=1e-19
