@@ -15,6 +15,9 @@ MODULES = [
     "hockeystick.interop.catalogue_events",
     "hockeystick.interop.selection_events",
     "hockeystick.interop.dp_events",
+    "hockeystick.interop.event_checks",
+    "hockeystick.interop.event_reach",
+    "hockeystick.interop.sampled_plans",
     "hockeystick.interop.rdp_accountant",
     "hockeystick.interop.dp_accounting",
 ]

@@ -72,7 +72,7 @@ from ..rdp.repeat_and_select import repeat_and_select_rdp
 from ..rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
 from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
-from .dp_events import ADD_REMOVE, Unsupported, _integer, case_of, check_count, real_field
+from .event_checks import ADD_REMOVE, Unsupported, case_of, check_count, integer, real_field
 from .loss_reach import MAX_NOISE
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
@@ -104,7 +104,7 @@ def _effective_sigma(event: ev.DpEvent) -> float:
 
 def _at_least_zero(event: ev.DpEvent, name: str) -> float:
     """An event's field: a real number >= 0, +inf allowed (an infinite or a vanishing curve); a bool, string,
-    None or array is a ``ParameterTypeError`` naming the field (``dp_events.real_field``), as is NaN or a
+    None or array is a ``ParameterTypeError`` naming the field (``event_checks.real_field``), as is NaN or a
     negative value (ValueError)."""
     x = real_field(event, name)
     if not x >= 0:
@@ -425,7 +425,7 @@ def _permute_and_flip_rdp(acc: HockeystickRdpAccountant, event: PermuteAndFlipDp
 def _discrete_gaussian_rdp(acc: HockeystickRdpAccountant, event: DiscreteGaussianDpEvent, count: int) -> np.ndarray:
     """At most the Gaussian's curve (module docstring)."""
     sigma = _at_least_zero(event, "sigma")
-    shift = acc._replace_factor() * _integer(event, "sensitivity", 1)
+    shift = acc._replace_factor() * integer(event, "sensitivity", 1)
     if sigma == 0:
         return _infinite(acc)
     return count * gaussian_rdp(sigma / shift, acc.orders)
@@ -445,7 +445,7 @@ def _eps_delta_rdp(acc: HockeystickRdpAccountant, event: EpsilonDeltaDpEvent, co
     return count * pure_dp_rdp(_selection_epsilon(event), acc.orders)
 
 
-# Each event type's RDP curve (``dp_events.case_of``: a subclass takes its nearest base's).
+# Each event type's RDP curve (``event_checks.case_of``: a subclass takes its nearest base's).
 _RDP_CURVES: dict[type, Callable[..., np.ndarray]] = {
     ev.NoOpDpEvent: _noop_rdp,
     ev.NonPrivateDpEvent: _non_private_rdp,

@@ -1,0 +1,304 @@
+"""dp_accounting's sampled events -> plan entries: Poisson samples and fixed-size samples of any inner event.
+
+``dp_events``' table says which pair each sample becomes; the cases here take the recursive ``visit`` of
+``dp_events`` (``event_checks.Visit``) to plan their inner event.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import cast
+
+try:
+    from dp_accounting import dp_event as ev
+    from dp_accounting.privacy_accountant import NeighboringRelation
+except ModuleNotFoundError:  # name the extra that installs dp_accounting
+    from ..base.optional import require_extra
+
+    require_extra("hockeystick.interop.sampled_plans", "dp_accounting")
+    raise
+
+from ..pld.accountants.composition_plan import CompositionPlan
+from ..pld.accountants.plan import group_plan, mechanism_of
+from ..pld.accountants.zcdp_plan import has_zcdp
+from ..pld.mechanisms import discrete_gaussian as dg
+from ..pld.mechanisms.mechanism import Spec
+from .catalogue_events import DiscreteGaussianDpEvent
+from .event_checks import (
+    ADD_REMOVE,
+    NON_PRIVATE,
+    OVERFLOW_REACH,
+    ZCDP_MIXED,
+    Case,
+    SampledEvent,
+    Unsupported,
+    Visit,
+    add_runs,
+    bounded_by,
+    check_reach,
+    discrete_gaussian_shift,
+    discrete_laplace_shift,
+    integer,
+    mixture_of,
+    nearest_case,
+    noise,
+    plan_with,
+    probability,
+    require_relation,
+)
+from .event_reach import check_group_atoms, check_inner_reach, copies_of
+from .loss_reach import ParameterOutOfRange, gaussian_reach
+
+
+def _refuse_sampled_zcdp(
+    event: ev.PoissonSampledDpEvent | SampledEvent, relation: NeighboringRelation, visit: Visit
+) -> None:
+    """A sample of an event tree holding a ``ZCDpEvent``: zCDP is not amplified by sampling here (``zcdp_plan``)."""
+    if has_zcdp(plan_with(visit, event.event, 1, relation)):
+        raise Unsupported(event, "A sample of a `ZCDpEvent` has no analysis in the PLD accountant. " + ZCDP_MIXED)
+
+
+def _inner_plan(event: ev.DpEvent, relation: NeighboringRelation, visit: Visit) -> CompositionPlan:
+    """The plan of one run of a sampled event's inner event; a non-private inner becomes ``NON_PRIVATE``."""
+    inner = plan_with(visit, event, 1, relation)
+    if inner.non_private:
+        return CompositionPlan({NON_PRIVATE: 1})
+    return inner
+
+
+def _single_finite(plan: CompositionPlan) -> Spec | None:
+    """The mechanism if the plan is one run of one mechanism with a finite pair (sampled exactly)."""
+    if plan.gaussian_r2 == 0 and len(plan.counts) == 1:
+        ((mechanism, count),) = plan.counts.items()
+        if count == 1 and mechanism_of(mechanism).finite_pairs() is not None:
+            return mechanism
+    return None
+
+
+def poisson(
+    event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan, *, visit: Visit
+) -> None:
+    """Add ``count`` runs of a Poisson sample of ``event.event`` (rate ``sampling_probability``) to ``plan``."""
+    q = probability(event, "sampling_probability")
+    inner = event.event
+    _refuse_sampled_zcdp(event, relation, visit)
+    if relation not in ADD_REMOVE:
+        _poisson_replace_one(event, q, count, relation, plan, visit)
+        return
+    if q == 0:
+        plan_with(visit, inner, 1, relation)  # the inner event must still be supported (and valid)
+        return
+    if q == 1:
+        visit(inner, count, relation, plan)
+        return
+    if plan_with(visit, inner, 1, relation).non_private:  # released with probability q: delta = q, exactly
+        plan.add(("poisson_pair", q, NON_PRIVATE), count)
+        return
+    case = nearest_case(_POISSON_SAMPLED, inner)
+    if case is None:
+        _poisson_generic(event, q, count, relation, plan, visit)
+    else:
+        case(event, q, count, relation, plan)
+
+
+def _poisson_gaussian(
+    event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
+    inner = event.event
+    sigma = noise(inner, "noise_multiplier")
+    if sigma > 0:
+        check_reach(inner, "noise_multiplier", gaussian_reach(1.0 / sigma))
+    add_runs(plan, ("poisson_gaussian", sigma, q), count, sigma == 0)
+
+
+def _poisson_laplace(
+    event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
+    inner = event.event
+    b = noise(inner, "noise_multiplier")
+    if b > 0:
+        check_reach(inner, "noise_multiplier", 1.0 / b)
+    add_runs(plan, ("laplace_mixture", b, (0.0, 1.0), (1.0 - q, q)), count, b == 0)
+
+
+def _poisson_discrete_laplace(
+    event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
+    a, s = discrete_laplace_shift(cast(ev.DiscreteLaplaceDpEvent, event.event), 1)
+    add_runs(plan, ("poisson_discrete_laplace", a, s, q), count, a == 0)
+
+
+def _poisson_discrete_gaussian(
+    event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
+    inner = cast(DiscreteGaussianDpEvent, event.event)
+    sigma, shift = discrete_gaussian_shift(inner, 1)
+    if sigma > 0:
+        check_reach(inner, "sigma", dg.discrete_gaussian_top_loss(sigma, shift))  # on the loss grid
+    add_runs(plan, ("poisson_discrete_gaussian", sigma, shift, q), count, sigma == 0)
+
+
+def _poisson_mixture(
+    event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
+    inner = cast(ev.MixtureOfGaussiansDpEvent, event.event)
+    sigma = noise(inner, "standard_deviation")
+    shifts, weights = mixture_of(inner)
+    if max(shifts) > 0:
+        if sigma > 0:
+            check_reach(inner, "standard_deviation", gaussian_reach(max(shifts) / sigma))
+        add_runs(
+            plan,
+            ("gaussian_mixture", sigma, (0.0, *shifts), (1.0 - q, *(q * w for w in weights))),
+            count,
+            sigma == 0,
+        )
+
+
+def _poisson_replace_one(
+    event: ev.PoissonSampledDpEvent,
+    q: float,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
+    visit: Visit,
+) -> None:
+    """Poisson sampling under replace-one: Gaussians only (``pld.sampling.poisson_replace_one``, folded into one of
+    add/remove radius half the replace-one one); a non-private inner is exactly the pair of (0, q)-DP
+    (the slot is drawn with probability q, the rest of the batch alike on both sides)."""
+    inner = plan_with(visit, event.event, 1, relation)
+    if q == 0 or (inner.empty and not inner.non_private):
+        return
+    if q == 1:
+        visit(event.event, count, relation, plan)
+        return
+    if inner.non_private:
+        plan.add(("eps_delta", 0.0, q), count)
+        return
+    if inner.counts:
+        raise Unsupported(
+            event,
+            "Poisson sampling under `REPLACE_ONE` is analysed for Gaussian inner events only (its proof needs "
+            "the inner's add/remove and replace-one pairs); use `ADD_OR_REMOVE_ONE`, or a fixed-size sample "
+            "under `REPLACE_ONE`.",
+        )
+    check_inner_reach(event, relation, 1)
+    leaf = event.event  # a lone Gaussian keeps its own sigma, exactly; else the folded radius
+    sigma = float(leaf.noise_multiplier) if isinstance(leaf, ev.GaussianDpEvent) else 2.0 / math.sqrt(inner.gaussian_r2)
+    add_runs(plan, ("poisson_replace_one_gaussian", sigma, q), count, False)
+
+
+def _poisson_generic(
+    event: ev.PoissonSampledDpEvent,
+    q: float,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
+    visit: Visit,
+) -> None:
+    """Any other inner event: its plan's remove/add curves through ``pld.sampling.subsampled_pair`` (exact
+    atoms when the inner is one finite pair, a Gaussian when it folds into one)."""
+    inner = _inner_plan(event.event, relation, visit)
+    if inner.empty:
+        return
+    finite = _single_finite(inner)
+    if finite is not None:
+        plan.add(("poisson_pair", q, finite), count)
+    elif not inner.counts:  # Gaussians only: one Gaussian of the folded radius (add/remove: shift 1)
+        check_inner_reach(event, relation, 1)
+        plan.add(("poisson_gaussian", 1.0 / math.sqrt(inner.gaussian_r2), q), count)
+    else:
+        plan.add(("poisson_generic", q, inner.key()), count)
+
+
+def fixed_size(
+    event: SampledEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan, *, visit: Visit
+) -> None:
+    """Add ``count`` runs of a fixed-size sample (with or without replacement) of ``event.event`` to ``plan``."""
+    without = isinstance(event, ev.SampledWithoutReplacementDpEvent)
+    n, m = _check_fixed_size(event, relation, without, visit)
+    inner = plan_with(visit, event.event, 1, relation)
+    if m == 0 or (inner.empty and not inner.non_private):
+        return
+    if not without:
+        _check_drawn_below_one(n, m, inner)
+    if inner.non_private:
+        # The outputs differ only when the record is drawn (probability m/n, or 1 - (1 - 1/n)^m with
+        # replacement), and then completely: exactly the pair of (0, eta)-DP.
+        eta = m / n if without else -math.expm1(m * math.log1p(-1.0 / n)) if n > 1 else 1.0
+        plan.add(("eps_delta", 0.0, eta, False), count)  # eta is computed: its round-off is charged
+        return
+    if not inner.counts:
+        # Gaussians only (replace-one radius r = 2 / sigma per Gaussian): one Gaussian of the folded radius.
+        check_inner_reach(event, relation, 1 if without else copies_of(event))
+        name = "without_replacement_gaussian" if without else "with_replacement_gaussian"
+        plan.add((name, 2.0 / math.sqrt(inner.gaussian_r2), m, n), count)
+    elif without:
+        _without_replacement_generic(m, n, inner, count, plan)
+    else:
+        _with_replacement_generic(cast(ev.SampledWithReplacementDpEvent, event), m, n, inner, count, relation, plan)
+
+
+def _check_fixed_size(
+    event: SampledEvent, relation: NeighboringRelation, without: bool, visit: Visit
+) -> tuple[int, int]:
+    """(n, m) of a fixed-size sample, checked: replace-one only, no zCDP inside, m <= n without replacement."""
+    kind = "SampledWithoutReplacementDpEvent" if without else "SampledWithReplacementDpEvent"
+    require_relation(event, relation, bounded_by("replace_one"), f"`{kind}`")
+    _refuse_sampled_zcdp(event, relation, visit)
+    n = integer(event, "source_dataset_size", 1)
+    m = integer(event, "sample_size", 0)
+    if without and m > n:
+        raise ValueError(f"{kind}.sample_size must be <= source_dataset_size, got {m} > {n}")
+    return n, m
+
+
+def _check_drawn_below_one(n: int, m: int, inner: CompositionPlan) -> None:
+    """With replacement around a mechanism other than a Gaussian (``pld.sampling.subsampled_pair``), the copy-count
+    mixture needs the chance the record is drawn below 1 (b_0 = (1 - 1/n)^m >= 2^-53)."""
+    if n > 1 and inner.counts and not inner.non_private and -math.expm1(m * math.log1p(-1.0 / n)) >= 1.0:
+        raise ParameterOutOfRange(
+            f"SampledWithReplacementDpEvent.sample_size = {m} draws one of source_dataset_size = {n} records "
+            f"with probability 1 - (1 - 1/n)^m, which rounds to 1: no certified bound is computed; use a larger "
+            f"source_dataset_size or a smaller sample_size"
+        )
+
+
+def _without_replacement_generic(m: int, n: int, inner: CompositionPlan, count: int, plan: CompositionPlan) -> None:
+    """m of n drawn without replacement around any inner plan: all of them is the inner plan itself."""
+    if m == n:
+        plan.merge(inner.scaled(count))
+    else:
+        plan.add(("without_replacement_generic", m, n, inner.key()), count)
+
+
+def _with_replacement_generic(
+    event: ev.SampledWithReplacementDpEvent,
+    m: int,
+    n: int,
+    inner: CompositionPlan,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
+) -> None:
+    """m draws with replacement from n around any inner plan other than Gaussians alone."""
+    if n == 1:
+        # the record fills all m slots: exactly the inner plan on a group of m
+        check_inner_reach(event, relation, copies_of(event))
+        plan.merge(group_plan(inner, m, m).scaled(count))
+        return
+    # the record is drawn c ~ Binom(m, 1/n) times: the group-c plans (``group_of_records``) mixed
+    copies = copies_of(event)  # refuses more than MAX_COPIES group analyses
+    check_group_atoms(event.event, copies)
+    check_inner_reach(event, relation, copies, OVERFLOW_REACH, "the group's losses overflow double precision")
+    plan.add(("with_replacement_generic", m, n, inner.key()), count)
+
+
+# Poisson sampling (add/remove) of these inner events: a specialised pair; any other inner, ``_poisson_generic``.
+_POISSON_SAMPLED: dict[type, Case] = {
+    ev.GaussianDpEvent: _poisson_gaussian,
+    ev.LaplaceDpEvent: _poisson_laplace,
+    ev.DiscreteLaplaceDpEvent: _poisson_discrete_laplace,
+    DiscreteGaussianDpEvent: _poisson_discrete_gaussian,
+    ev.MixtureOfGaussiansDpEvent: _poisson_mixture,
+}
