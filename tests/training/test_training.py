@@ -7,6 +7,7 @@ import pytest
 
 from hockeystick.calibrate import calibrate
 from hockeystick.pld import FixedBatchGaussianPLD, SubsampledGaussianPLD
+from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 from hockeystick.training import DPSGD, DPFedAvg
 
 
@@ -33,10 +34,15 @@ def test_a_tail_reaches_the_subsampled_gaussian_pld_and_is_refused_where_it_has_
         DPSGD(dataset_size=60_000, batch_size=256, steps=2000, noise_multiplier=1.1, tail=1e-25),
         DPFedAvg(total_clients=60_000, clients_per_round=256, rounds=2000, noise_multiplier=1.1, tail=1e-25),
     ]
+    expected = direct.epsilon(1e-8, bound="both")
+    assert expected != SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60_000, rounds=2000).epsilon(
+        1e-8, bound="both"
+    )
     for run in runs:
-        assert run.epsilon(1e-20, bound="both") == direct.epsilon(1e-20, bound="both")
+        assert run.epsilon(1e-8, bound="both") == expected
     # a tail of 1e-12 a step over 2000 steps is a delta floor of about 2e-9 (times q): 1e-20 is out of reach
-    assert DPSGD(sample_rate=256 / 60_000, steps=2000, noise_multiplier=1.1, tail=1e-12).epsilon(1e-20) == math.inf
+    with pytest.warns(AccuracyNotMetWarning, match="tail="):
+        assert DPSGD(sample_rate=256 / 60_000, steps=2000, noise_multiplier=1.1, tail=1e-12).epsilon(1e-20) == math.inf
     for bad in (0.0, 1e-3, float("nan"), -1e-20):
         with pytest.raises(ValueError, match="tail"):
             DPSGD(sample_rate=0.01, steps=10, noise_multiplier=1.0, tail=bad)
