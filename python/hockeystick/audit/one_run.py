@@ -37,6 +37,7 @@ from ..base import validation as _validation
 from ..numerics.hockey_stick import theta_radius
 from ._checks import delta_value, significance_level
 from .epsilon import split_parts
+from .one_run_windows import delta_term_within
 from .scores import Scores, as_scores
 from .strategies import BONFERRONI, Bonferroni, Explicit, MultiSplit, Split, Strategy, check_strategy, split_seeds
 from .tails import binomial_sf_upper, clopper_pearson_upper, tail_margin
@@ -88,24 +89,15 @@ def one_run_p_value(m: int, guesses: int, correct: int, epsilon: float, delta: f
     return min(beta + alpha * delta * 2 * m, 1.0)
 
 
-_FIRST_CHUNK = 1024  # window sums read in chunks from i = 1 up, doubling to _LAST_CHUNK
-_LAST_CHUNK = 1 << 20
-_MASS_BOUND = 1.01  # above every computed partial sum of the pmf (the true sums are <= 1; slack for round-off)
-
-
 def one_run_refutes(m: int, guesses: int, correct: int, epsilon: float, delta: float, significance: float) -> bool:
     """Whether ``one_run_p_value(m, guesses, correct, epsilon, delta) <= significance``, the same boolean
-    read with early stops (what the epsilon search asks; the p-value's max over up to 10^7 window sums
-    is rarely needed in full).
+    read from as few binomial masses as it needs (what the epsilon search asks; the p-value's max over up
+    to 10^7 window sums is rarely needed in full).
 
-    Each stop keeps the answer: the p-value min(beta + alpha 2 m delta, 1) only grows with alpha, and each
-    floating-point step is monotone, so (i) beta > significance does not refute; (ii) a running maximum
-    of the window ratios whose p-value exceeds the significance does not refute; (iii) past i, every
-    ratio is at most _MASS_BOUND x (1 + margin) / (i + 1) (the window sums are partial sums of a pmf),
-    so where that bound's p-value and the running maximum's are both within the significance, the claim
-    is refuted.  The work is then about 2 m delta / (significance - beta) ratios, not ``correct``.  The
-    sums are the same cumulative sums, read in chunks each seeded with the previous chunk's last sum
-    (numpy adds sequentially), of the same pmf values, elementwise.
+    beta > significance does not refute (the p-value only grows with the delta term); otherwise the delta
+    term's max is bracketed by ``one_run_windows.delta_term_within``: the window sums around the
+    binomial's bulk, the counts far above it bounded by its tail and those past the sums read by its
+    lower tail, and read in full only where that bracket straddles the significance.
 
     Parameters
     ----------
@@ -121,28 +113,13 @@ def one_run_refutes(m: int, guesses: int, correct: int, epsilon: float, delta: f
     bool
         True where the (epsilon, delta) claim is refuted.
     """
-    from scipy import special, stats  # lazy: scipy loads at its first use, not with the package
+    from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     q = min(float(special.expit(epsilon)) * (1.0 + 4 * _U), 1.0)
     beta = float(binomial_sf_upper(np.int64(correct), np.int64(guesses), np.float64(q)))
-    if delta == 0.0 or correct == 0:
+    if delta == 0.0 or correct == 0 or beta > significance:
         return beta <= significance
-    if beta > significance:
-        return False
-    factor = 1.0 + float(tail_margin(guesses))
-    ceiling = _MASS_BOUND * factor
-    best, carry, start, size = 0.0, 0.0, 0, _FIRST_CHUNK
-    while start < correct:
-        stop = min(start + size, correct)
-        pmf = stats.binom.pmf(correct - 1 - np.arange(start, stop), guesses, q)  # P(X = c - i), i = start + 1..stop
-        sums = np.cumsum(np.concatenate([[carry], pmf]))[1:]
-        best = max(best, float(np.max(sums * factor / np.arange(start + 1, stop + 1))))
-        if min(beta + best * delta * 2 * m, 1.0) > significance:
-            return False
-        if min(beta + ceiling / (stop + 1) * delta * 2 * m, 1.0) <= significance:
-            return True
-        carry, start, size = float(sums[-1]), stop, min(2 * size, _LAST_CHUNK)
-    return True  # every ratio read, and the largest refutes
+    return delta_term_within(m, guesses, correct, q, beta, delta, significance)
 
 
 def gaussian_blow_up(epsilon: float, delta: float) -> Tradeoff:
