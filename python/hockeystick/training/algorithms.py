@@ -11,6 +11,7 @@ from ..base import validation as _validation
 from ..base.elementwise import ArrayLike
 from .adaptive_clipping import round_noise_multiplier
 from .run import _SubsampledTraining
+from .schedule import with_stages
 from .vocabulary import SAMPLE_RATE_SYNONYMS, Sampling, StepsPerEpoch
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -92,6 +93,13 @@ class DPSGD(_SubsampledTraining):
         ``pld.SubsampledGaussianPLD`` (default: chosen from the question); the cuts add up over the steps
         to a delta floor, so a long run asked at a small delta may need a smaller one.
         ``sampling="poisson"`` only.
+    stages : list of dict, optional
+        One run in stages, e.g. ``[{"noise_multiplier": 1.1, "epochs": 30}, {"noise_multiplier": 0.9,
+        "epochs": 30}]``: each stage gives ``noise_multiplier`` and one of ``epochs`` and ``steps`` (single
+        numbers), the other words are shared and given once; the stages compose in order
+        (``hockeystick.training.schedule``; ``sampling="poisson"`` only, not with ``accuracy``). Lists in
+        ``noise_multiplier`` and ``epochs`` are separate runs, not a schedule. ``noise_multiplier`` then
+        holds each stage's and ``steps`` the total.
     **synonyms
         ``sampling_probability`` (dp_accounting) or ``sampling_rate`` (the accountants) for
         ``sample_rate``.
@@ -161,6 +169,7 @@ class DPSGD(_SubsampledTraining):
     7.047
     """
 
+    @with_stages(("epochs", "steps"))
     @_validation.known_keywords("DPSGD", *SAMPLE_RATE_SYNONYMS)
     def __init__(
         self,
@@ -262,6 +271,9 @@ class DPFedAvg(_SubsampledTraining):
         σ_b, the standard deviation of the noise on each round's count of clients under the clip norm
         (adaptive clipping; Flower's and tensorflow_federated's ``clipped_count_stddev``); finite, > 0. The
         run is then accounted at the round's multiplier (z⁻² + (2σ_b)⁻²)^(-1/2).
+    stages : list of dict, optional
+        One run in stages, as in ``DPSGD``, each stage giving ``noise_multiplier`` and one of ``epochs`` and
+        ``rounds``.
     **synonyms
         ``steps`` for ``rounds``; ``sampling_probability`` or ``sampling_rate`` for ``sample_rate``.
 
@@ -328,6 +340,7 @@ class DPFedAvg(_SubsampledTraining):
     """
 
     @_without_local_work
+    @with_stages(("epochs", "rounds"))
     @_validation.known_keywords("DPFedAvg", *SAMPLE_RATE_SYNONYMS, "steps")
     def __init__(
         self,

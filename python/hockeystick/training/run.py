@@ -19,10 +19,13 @@ from ..pld.compose.distribution import Bound, Result
 from ..pld.mechanisms.constructors import checked_tail
 from ..pld.reads import along_run
 from ..pld.reads.along_run import CurveAlongRun
+from .schedule import StagedRun
 from .steps import broadcast_like, ceil_ratio, steps_taken
 from .vocabulary import SAMPLINGS, STEPS_PER_EPOCH, Sampling, StepsPerEpoch
 
-_Accountant = SubsampledGaussianPLD | FixedBatchGaussianPLD | BallsInBinsGaussianPLD | ShuffledBatchGaussianPLD
+_Accountant = (
+    SubsampledGaussianPLD | FixedBatchGaussianPLD | BallsInBinsGaussianPLD | ShuffledBatchGaussianPLD | StagedRun
+)
 
 # the accountant of batches drawn otherwise than by Poisson sampling, from the noise z, batch m, population n,
 # steps t, the steps per epoch as the ratio (a, b) and the grid keywords given
@@ -209,6 +212,14 @@ class _SubsampledTraining:
                 f'steps_per_epoch="ceil" counts ceil({names[0]} / {names[1]}) steps per epoch: give {names[0]} '
                 f'and {names[1]}, or steps_per_epoch="opacus" (1 / sample_rate steps per epoch)'
             )
+
+    def _staged(self, run: StagedRun) -> None:
+        """A run of stages (``schedule``): its noise multiplier one per stage, its steps the total."""
+        self._accountant = run
+        self.noise_multiplier = np.array([s.noise_multiplier for s in run.stages])
+        self.steps = np.array(float(run.steps))
+        self._epoch_ratio = (np.asarray(run.steps_per_epoch_ratio[0]), np.asarray(run.steps_per_epoch_ratio[1]))
+        self.sampling = "poisson"
 
     def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
         r"""Certified bound on delta(epsilon) of the whole run.
@@ -410,6 +421,8 @@ class _SubsampledTraining:
         >>> run.checkpoints(), run.checkpoints(every=3)
         (array([ 4,  8, 10]), array([ 3,  6,  9, 10]))
         """
+        if isinstance(self._accountant, StagedRun):
+            return self._accountant.checkpoints(every, steps)
         if any(np.size(x) != 1 for x in (self.noise_multiplier, self.steps, *self._epoch_ratio)):
             raise ValueError(
                 "a curve along the run needs one run: give single values of the noise multiplier, the data set "
