@@ -38,7 +38,6 @@ _U = 2.0**-53
 _PMF_SLACK = 1.01  # scipy's pmf over the exact mass, at most (or the value is below _PMF_FLOOR)
 _PMF_FLOOR = 1e-300
 _Z_HEAD = 9.0  # counts this many standard deviations above the mean are bounded, not summed
-_MIN_HEAD = 4096  # fewer counts than this above that point are summed
 _FIRST_CHUNK = 1024  # sums read in chunks, from at least this many counts, doubling to _LAST_CHUNK
 _LAST_CHUNK = 1 << 20
 
@@ -82,10 +81,10 @@ def delta_term_within(m: int, guesses: int, correct: int, q: float, beta: float,
 
 def _head(guesses: int, correct: int, q: float) -> int:
     """How many of the top counts c - 1, c - 2, ... lie more than ``_Z_HEAD`` standard deviations above
-    the mean (0 where fewer than ``_MIN_HEAD``)."""
+    the mean."""
     top = math.ceil(guesses * q + _Z_HEAD * math.sqrt(guesses * q * (1.0 - q))) + 1
     skip = correct - 1 - top
-    return skip if skip >= _MIN_HEAD else 0
+    return max(skip, 0)
 
 
 def _read(
