@@ -543,6 +543,50 @@ class PrivacyLedger:
         _check_restored(ledger)
         return ledger
 
+    @classmethod
+    def from_run(cls, run: Any, **ledger_options: Any) -> PrivacyLedger:
+        """A ledger holding the rounds of a Poisson-sampled training run (``training.DPSGD`` / ``DPFedAvg``).
+
+        Each step of the run is ``Round.subsampled_gaussian(z, q)`` of its noise multiplier z and sampling
+        rate q, recorded ``steps`` times (each stage's for a run given by ``stages=``), read from the run's
+        public ``sampling`` and ``accountant`` (its ``sigma``, ``sampling_rate``, ``rounds`` and
+        ``sensitivity``, or its ``stages``).  A run's settings are fixed before it starts, so the ledger is
+        built with ``adaptive=False`` unless ``ledger_options`` say otherwise; its ``composition(delta)``
+        is then the certified PLD bracket of the same rounds as ``run.epsilon(delta, bound="both")``.
+
+        Parameters
+        ----------
+        run : DPSGD or DPFedAvg
+            One run (single values of its parameters), with ``sampling="poisson"``.
+        **ledger_options
+            Keywords of ``PrivacyLedger`` (``adaptive``, ``epsilon``, ``delta``, ``filter``, ``orders``,
+            ``value_discretization_interval``).
+
+        Returns
+        -------
+        PrivacyLedger
+            The ledger, its rounds those of the run.
+
+        Raises
+        ------
+        ValueError
+            If ``run`` is not a training run, is several runs (array parameters), draws its batches otherwise
+            than by Poisson sampling, or (with a budget in ``ledger_options``) its rounds pass the budget; as
+            ``PrivacyLedger`` for the options.
+        """
+        sampling = getattr(run, "sampling", None)
+        if sampling is None or not hasattr(run, "accountant"):
+            raise ValueError(f"run must be a training run (DPSGD or DPFedAvg), got {describe(run)}")
+        if sampling != "poisson":
+            raise ValueError(
+                f'from_run records Poisson-sampled runs, got sampling="{sampling}": its steps are not independent '
+                "subsampled Gaussian rounds; account it with the run itself (run.epsilon)"
+            )
+        ledger = cls(**{"adaptive": False, **ledger_options})
+        for sigma, rate, steps in _run_rounds(run.accountant):
+            ledger.record(Round.subsampled_gaussian(sigma, rate), rounds=steps)
+        return ledger
+
     def to_json(self) -> str:
         """``state_dict()`` as JSON text (doubles written exactly: a restart changes no bit).
 
@@ -573,6 +617,24 @@ class PrivacyLedger:
             If ``text`` is not JSON of a ledger's state.
         """
         return cls.from_state_dict(json.loads(text))
+
+
+def _run_rounds(accountant: Any) -> list[tuple[float, float, int]]:
+    """(noise multiplier over the sensitivity, sampling rate, steps) of each stage of a Poisson-sampled run's
+    accountant: its ``stages``, or its one point (several points are several runs, refused)."""
+    stages = getattr(accountant, "stages", None)
+    if stages is not None:
+        return [(float(s.noise_multiplier), float(s.sample_rate), int(s.steps)) for s in stages]
+    sigma, rate, steps, sensitivity = (
+        np.ravel(getattr(accountant, name)) for name in ("sigma", "sampling_rate", "rounds", "sensitivity")
+    )
+    runs = max(sigma.size, rate.size, steps.size, sensitivity.size)
+    if runs != 1:
+        raise ValueError(
+            f"from_run records one run, got {runs} (the run's parameters are arrays, which broadcast into separate "
+            "runs): build one ledger per run, or one run in stages with stages="
+        )
+    return [(float(sigma[0] / sensitivity[0]), float(rate[0]), int(steps[0]))]
 
 
 def _check_restored(ledger: PrivacyLedger) -> None:
