@@ -59,6 +59,10 @@ never understates the steps taken, so never the privacy spent).  The two convent
 same question differently only through the steps they count: 60 epochs of batches of 256 out of
 60000 records are 14100 steps under "ceil" and 14063 under "opacus".
 
+Stages: ``stages=[{"noise_multiplier": 1.1, "epochs": 30}, {"noise_multiplier": 0.9, "epochs": 30}]`` is one run
+whose noise multiplier changes between stages, the other words shared (``schedule``; Poisson sampling); lists in
+the ordinary arguments broadcast into separate runs instead.
+
 Adaptive clipping (Andrew et al. 2021) releases a noised count of the clients under the clip norm beside each
 round's update; the two are one Gaussian mechanism (``adaptive_clipping``), which ``DPFedAvg``'s
 ``clipped_count_stddev`` accounts and ``adaptive_clipping_noise_multiplier`` / ``round_noise_multiplier``
