@@ -197,7 +197,7 @@ class PLDAccountant:
         if self._pld is None:
             eps = epsilon_values(epsilon)
             return _validation.exact_sides(bound, 0.0 if eps.ndim == 0 else np.zeros(eps.shape))
-        return self._pld.delta(epsilon, bound)
+        return self._pld.delta(epsilon, bound=bound)
 
     def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
         """Certified bound on epsilon(delta) of every round composed so far.
@@ -229,11 +229,13 @@ class PLDAccountant:
             (sigma, q, sensitivity), rounds = run
             if q < 1.0:  # (a Gaussian's rounds stay on the grid they were composed on)
                 tail = self.tail if self._tail_given else None
-                return SubsampledGaussianPLD(sigma, q, rounds, sensitivity=sensitivity, tail=tail).epsilon(delta, bound)
+                return SubsampledGaussianPLD(sigma, q, rounds, sensitivity=sensitivity, tail=tail).epsilon(
+                    delta, bound=bound
+                )
         if self._pld is None:
             dlt = delta_values(delta)
             return _validation.exact_sides(bound, 0.0 if dlt.ndim == 0 else np.zeros(dlt.shape))
-        return self._pld.epsilon(delta, bound)
+        return self._pld.epsilon(delta, bound=bound)
 
     def epsilon_curve(
         self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
