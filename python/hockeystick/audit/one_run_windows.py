@@ -38,7 +38,8 @@ _U = 2.0**-53
 _PMF_SLACK = 1.01  # scipy's pmf over the exact mass, at most (or the value is below _PMF_FLOOR)
 _PMF_FLOOR = 1e-300
 _Z_HEAD = 9.0  # counts this many standard deviations above the mean are bounded, not summed
-_FIRST_CHUNK = 1024  # sums read in chunks, from at least this many counts, doubling to _LAST_CHUNK
+_FIRST_CHUNK = 1024  # the full sums are read in chunks of this many counts, doubling to _LAST_CHUNK
+_STEP = 256  # the least chunk after a skipped head
 _LAST_CHUNK = 1 << 20
 
 
@@ -104,7 +105,10 @@ def _read(
         tail = float(binomial_sf_upper(np.int64(correct - skip), np.int64(guesses), np.float64(q)))
         bound_head = (_PMF_SLACK * tail + skip * _PMF_FLOOR) * _growth(skip)
     low, high = 0.0, bound_head * factor  # alpha's bracket; every ratio at i <= skip is below S_skip f / 1
-    carry, start, size = 0.0, skip, _FIRST_CHUNK
+    carry, start, size, step = 0.0, skip, _FIRST_CHUNK, _FIRST_CHUNK
+    if skip:  # the first chunk reaches 2 sd below the mean, the next ones step by 2 sd, doubling
+        sd = math.sqrt(guesses * q * (1.0 - q))
+        size, step = max(math.ceil((_Z_HEAD + 2.0) * sd), _STEP), max(math.ceil(2.0 * sd), _STEP)
     while start < correct:
         stop = min(start + size, correct)
         index = np.arange(start + 1, stop + 1)
@@ -122,7 +126,7 @@ def _read(
             return True
         if later <= high:  # reading on cannot lower the upper end
             return None
-        carry, start, size = float(sums[-1]), stop, min(2 * size, _LAST_CHUNK)
+        carry, start, size, step = float(sums[-1]), stop, step, min(2 * step, _LAST_CHUNK)
     return None
 
 
