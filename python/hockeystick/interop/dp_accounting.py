@@ -49,7 +49,8 @@ from ..pld.accountants.question_plan import QuestionEpsilon, single_subsampled_g
 from ..pld.accountants.zcdp_plan import zcdp_total
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..rdp import DEFAULT_ORDERS
-from .dp_events import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone, plan_for
+from .dp_events import plan_for
+from .event_checks import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone
 from .pure_dp import pure_epsilon_sum
 from .rdp_accountant import HockeystickRdpAccountant
 
