@@ -81,7 +81,7 @@ def bracket_width(
         width = epsilon_gap(lo, up)
         if relative_accuracy > 0:
             width = width * (accuracy / epsilon_tolerance(accuracy, relative_accuracy, up))
-        return cast(np.ndarray, width)
+        return width
     if delta_accuracy == "relative":
         return cast(np.ndarray, (up - lo) / np.maximum(up, constants.DELTA_FLOOR))
     done = (up[:own] < constants.DELTA_FLOOR) | (lo[:own] >= constants.DELTA_CEILING)
