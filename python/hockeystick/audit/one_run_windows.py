@@ -8,8 +8,8 @@ significance only needs alpha's position, and alpha is bracketed without all of 
 
 * Every floating-point step is monotone, so a lower bound on one computed S_i bounds alpha from below and
   an upper bound on every computed S_i bounds it from above; either may settle the comparison.
-* Skipped head.  The counts more than ``_Z_HEAD`` standard deviations above the mean carry a mass below
-  about 1e-19: their sum S_s is bounded from above by the Binomial tail (``binomial_sf_upper``), and the
+* Skipped head.  The counts more than ``_Z_HEAD`` standard deviations above the mean carry a tiny mass
+  (about 1e-19 where the binomial is near normal): their sum S_s is bounded from above by the Binomial tail (``binomial_sf_upper``), and the
   window sums past them are those of the sum restarted from 0 there, T_i, to within the rounding of the
   n = i - s additions: T_i (1 - 2 n u) <= S_i <= (S_s + T_i)(1 + 2.01 n u) (each addition of nonnegative
   terms is exact to a factor 1 +- u; u = 2^-53).  Where the bracket does not settle the comparison (the
@@ -19,9 +19,10 @@ significance only needs alpha's position, and alpha is bracketed without all of 
   bound on any partial sum of a pmf.  Each is divided by the next i.
 
 Both bounds on masses that are not summed rest on one premise about scipy's pmf (Boost's ``pdf`` of the
-binomial): each value is within a factor ``_PMF_SLACK`` of the exact mass, or below ``_PMF_FLOOR``; its
-documented error is some 1e-13 relative, and tests/audit/test_audit_one_run_search.py checks it against
-50-digit mpmath in the tails.  The answer is then always the full p-value's comparison, bit for bit.
+binomial): each value is within a factor ``_PMF_SLACK`` of the exact mass, or below ``_PMF_FLOOR``
+(tests/audit/test_audit_one_run_windows.py checks it against 50-digit mpmath 60 standard deviations into
+both tails), a pointwise form of the premise behind the bound of 1.01 on any partial sum.  The answer is
+then always the full p-value's comparison, bit for bit.
 """
 
 from __future__ import annotations
