@@ -53,7 +53,8 @@ def _their_two_stages():
 def test_two_stages_overlap_dp_accounting_pld_and_stay_below_its_rdp():
     event, their_pld, their_rdp = _their_two_stages()
     lower, upper = staged().epsilon(1e-5, bound="both")
-    pessimistic = their_pld().compose(event).get_epsilon(1e-5)  # its default: at or above the true epsilon
+    # its pessimistic estimate (at or above the true epsilon) on a 1e-3 grid, ten times cheaper than its default
+    pessimistic = their_pld(value_discretization_interval=1e-3).compose(event).get_epsilon(1e-5)
     assert lower <= pessimistic <= upper + 1e-3  # within the default tolerance of the certified upper side
     assert upper <= their_rdp().compose(event).get_epsilon(1e-5)
 
