@@ -170,7 +170,7 @@ class DPSGD(_SubsampledTraining):
     """
 
     @with_stages(("epochs", "steps"))
-    @_validation.known_keywords("DPSGD", *SAMPLE_RATE_SYNONYMS)
+    @_validation.known_keywords("DPSGD", *SAMPLE_RATE_SYNONYMS, "stages")
     def __init__(
         self,
         *,
@@ -341,7 +341,7 @@ class DPFedAvg(_SubsampledTraining):
 
     @_without_local_work
     @with_stages(("epochs", "rounds"))
-    @_validation.known_keywords("DPFedAvg", *SAMPLE_RATE_SYNONYMS, "steps")
+    @_validation.known_keywords("DPFedAvg", *SAMPLE_RATE_SYNONYMS, "steps", "stages")
     def __init__(
         self,
         *,
