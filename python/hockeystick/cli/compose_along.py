@@ -75,35 +75,49 @@ def along_the_run(
     if args.bound != "both":
         raise UsageError("--every and --budget print both sides of the bracket: drop --bound")
     delta = deltas[0]
-    steps: set[int] = set()
-    if args.every is not None:
-        every = _whole(args.every, "--every")
-        steps.update(range(every, total + 1, every))
-        steps.add(total)
+    steps = _every(args.every, total)
     budget = None if args.budget is None else _budget(args.budget)
-    crossing = None
-    if budget is not None:
-        crossing = last_round_within(accountant, delta, budget, total)
+    crossing = None if budget is None else last_round_within(accountant, delta, budget, total)
+    if crossing is not None:
         steps.update(r for r in (crossing, crossing + 1) if 1 <= r <= total)
     curve = accountant.epsilon_curve(delta, steps=sorted(steps))
+    columns, rows = _rows(curve, budget)
+    if args.format != "table":
+        _print_rows(args.format, columns, rows)
+        return 0
+    print(_heading(stages, total, delta, relations))
+    print(table(columns, [[f"{v:.10g}" if isinstance(v, float) else str(v) for v in row] for row in rows]))
+    if budget is not None and crossing is not None:
+        print(_budget_line(budget, delta, crossing, total))
+    return 0
+
+
+def _rows(curve: Any, budget: float | None) -> tuple[list[str], list[list[Any]]]:
+    """The curve's rows (rounds, both sides), each marked within the budget or not when there is one."""
     columns = ["rounds", "epsilon_lower", "epsilon_upper"] + ([] if budget is None else ["within_budget"])
     rows: list[list[Any]] = [
         [int(r), float(lo), float(up)] + ([] if budget is None else [bool(up <= budget)])
         for r, lo, up in zip(curve.steps, curve.lower, curve.upper)
     ]
-    if args.format == "json":
+    return columns, rows
+
+
+def _every(text: str | None, total: int) -> set[int]:
+    """The checkpoints of ``--every N``: every N-th round and the last (none without the flag)."""
+    if text is None:
+        return set()
+    every = _whole(text, "--every")
+    return set(range(every, total + 1, every)) | {total}
+
+
+def _print_rows(form: str, columns: list[str], rows: list[list[Any]]) -> None:
+    if form == "json":
         json.dump([{k: json_value(v) for k, v in zip(columns, row)} for row in rows], sys.stdout, indent=1)
         print()
-    elif args.format == "csv":
-        print(",".join(columns))
-        for row in rows:
-            print(",".join(str(v).lower() if isinstance(v, bool) else repr(v) for v in row))
-    else:
-        print(_heading(stages, total, delta, relations))
-        print(table(columns, [[f"{v:.10g}" if isinstance(v, float) else str(v) for v in row] for row in rows]))
-        if budget is not None and crossing is not None:
-            print(_budget_line(budget, delta, crossing, total))
-    return 0
+        return
+    print(",".join(columns))
+    for row in rows:
+        print(",".join(str(v).lower() if isinstance(v, bool) else repr(v) for v in row))
 
 
 def _heading(stages: int, total: int, delta: float, relations: Any) -> str:
