@@ -45,6 +45,10 @@ SEAMS = {
     "_run_batch": "the simulated sweep's batch runner, patched to count what a resumed sweep sends again",
     "_free_bytes": "the test machine's free space, set to 1000 bytes to reach the sweep plan's disk limit",
     "_MEASURED_SECONDS": "how long a check must take to replace the pilot, set to 0 so a few points reach it",
+    "_head": "the one-run search's count of binomial counts bounded rather than summed, which the test requires "
+    "some inputs to reach",
+    "_bracket": "the one-run search's bounds on the full window sums from the restarted ones, checked against the "
+    "full sums",
     # other libraries' private names
     "_workers": "scipy's pocketfft keyword probe: the FFT backend is used only where scipy offers it",
     "_actions": "argparse has no public list of a parser's subcommands and flags; the CLI tests walk every flag",
