@@ -29,7 +29,7 @@ def test_each_entry_satisfies_the_protocol(name):
         first = next(iter(params.values()))
         assert first.name == argument and first.default is inspect.Parameter.empty
         assert params["bound"].default == "upper"
-        assert params["bound"].kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        assert params["bound"].kind is inspect.Parameter.KEYWORD_ONLY
     # the constructor takes keywords only the vocabulary names (every parameter is a keyword); the training
     # classes also take other libraries' words for them (**synonyms: sampling_probability for sample_rate)
     for p in inspect.signature(entry.factory).parameters.values():

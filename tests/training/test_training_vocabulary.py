@@ -233,9 +233,9 @@ def test_dp_sgd_noise_is_calibrated_as_its_accountant_sigma_is(monkeypatch):
     grids: list[float] = []
     real = pld.SubsampledGaussianPLD.delta
 
-    def delta(self, epsilon, bound="upper"):
+    def delta(self, epsilon, *, bound="upper"):
         grids.append(self.value_discretization_interval)
-        return real(self, epsilon, bound)
+        return real(self, epsilon, bound=bound)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "delta", delta)
     run = dict(dataset_size=60_000, batch_size=256, epochs=60)

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..base import validation as _validation
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
+from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
 from ..pld.compose.distribution import Bound, Result
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
@@ -129,14 +130,16 @@ class GroupNoisyMBSGD:
                 value_discretization_interval=value_discretization_interval,
             )
 
-    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
+    @positional_deprecated("bound")
+    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on the user's delta(epsilon) (upper unless ``bound`` says otherwise)."""
         targets = _validation.epsilon_values(epsilon)  # refused in the shared words, before the grid is built
         with _validation.derived("lipschitz / batch_size", "sensitivity"):
-            return self._pld.delta(targets if np.ndim(epsilon) else float(targets), bound)
+            return self._pld.delta(targets if np.ndim(epsilon) else float(targets), bound=bound)
 
-    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
+    @positional_deprecated("bound")
+    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on the user's epsilon(delta) (upper unless ``bound`` says otherwise)."""
         targets = _validation.delta_values(delta)
         with _validation.derived("lipschitz / batch_size", "sensitivity"):
-            return self._pld.epsilon(targets if np.ndim(delta) else float(targets), bound)
+            return self._pld.epsilon(targets if np.ndim(delta) else float(targets), bound=bound)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..base import validation as _validation
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
+from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
 from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
@@ -221,7 +222,8 @@ class _SubsampledTraining:
         self._epoch_ratio = (np.asarray(run.steps_per_epoch_ratio[0]), np.asarray(run.steps_per_epoch_ratio[1]))
         self.sampling = "poisson"
 
-    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
+    @positional_deprecated("bound")
+    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         r"""Certified bound on delta(epsilon) of the whole run.
 
         :math:`\delta(\varepsilon)` is the hockey-stick divergence :math:`E_{e^\varepsilon}` of the run's
@@ -251,9 +253,10 @@ class _SubsampledTraining:
             ``epsilon`` a string, bool or None.
         """
         with _in_training_words():
-            return self._accountant.delta(epsilon, bound)
+            return self._accountant.delta(epsilon, bound=bound)
 
-    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
+    @positional_deprecated("bound")
+    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         r"""Certified bound on the smallest epsilon at which the whole run is (epsilon, delta)-DP.
 
         :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of the
@@ -283,7 +286,7 @@ class _SubsampledTraining:
             ``delta`` a string, bool or None.
         """
         with _in_training_words():
-            return self._accountant.epsilon(delta, bound)
+            return self._accountant.epsilon(delta, bound=bound)
 
     def epsilon_curve(self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
         """Certified bracket of epsilon at ``delta`` after each checkpoint of the run (by default each epoch).

@@ -178,11 +178,11 @@ class StagedRun:
             accountant.compose_subsampled_gaussian(s.noise_multiplier, s.sample_rate, s.steps)
         return accountant
 
-    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
+    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on delta(epsilon) of the staged run (``pld.PLDAccountant.delta`` of its stages)."""
         return self._accountant.delta(epsilon, bound=bound)
 
-    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
+    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on epsilon(delta) of the staged run: the default accountant's bracket, intersected with
         the bracket at the question's tail where the default tail's cuts would pass its share of delta, its upper
         side lowered to the RDP conversion's where it is left wider than the default tolerance (the module

@@ -21,6 +21,7 @@ import numpy as np
 from ...base import progress
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike, broadcast_float_arrays
+from ...base.keyword_only import positional_deprecated
 from ..compose.distribution import (
     Bound,
     PrivacyLossDistribution,
@@ -92,7 +93,8 @@ class PointwiseCurves(along_run.RoundsCurves):
         self._fill(grouped, bound, method)
         return grouped.result(bound)
 
-    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
+    @positional_deprecated("bound")
+    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on the run's delta(epsilon), the hockey-stick divergence at e^epsilon.
 
         Parameters
@@ -120,7 +122,8 @@ class PointwiseCurves(along_run.RoundsCurves):
         """
         return self._evaluate(epsilon_values(epsilon), "epsilon", bound, "delta")
 
-    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
+    @positional_deprecated("bound")
+    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on the run's epsilon(delta), the smallest epsilon >= 0 with delta(epsilon) <= delta.
 
         Parameters

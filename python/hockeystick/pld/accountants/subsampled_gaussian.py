@@ -21,6 +21,7 @@ import numpy as np
 from ...base import progress
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike, broadcast_float_arrays, broadcast_shape
+from ...base.keyword_only import positional_deprecated
 from ...numerics.certified_theta import (
     radius_down,
     radius_up,
@@ -171,7 +172,8 @@ class PLDAccountant:
         key = found.pop() if len(found) == 1 else None
         return None if key is None else (key, sum(rounds for _, rounds in self._segments))
 
-    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
+    @positional_deprecated("bound")
+    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on delta(epsilon) of every round composed so far.
 
         Parameters
@@ -199,7 +201,8 @@ class PLDAccountant:
             return _validation.exact_sides(bound, 0.0 if eps.ndim == 0 else np.zeros(eps.shape))
         return self._pld.delta(epsilon, bound=bound)
 
-    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
+    @positional_deprecated("bound")
+    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on epsilon(delta) of every round composed so far.
 
         The upper side is the smallest epsilon >= 0 whose certified upper delta is at most ``delta``.
@@ -661,7 +664,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             if executor is not None:
                 executor.shutdown(wait=True, cancel_futures=True)
 
-    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
+    @positional_deprecated("bound")
+    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on delta(epsilon), the larger over the add and remove directions.
 
         Parameters
@@ -685,7 +689,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         """
         return self._evaluate(epsilon_values(epsilon), "epsilon", bound, _gaussian_delta_bracket, "delta")
 
-    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
+    @positional_deprecated("bound")
+    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on epsilon(delta), the smallest epsilon >= 0 with delta(epsilon) <= delta.
 
         Parameters

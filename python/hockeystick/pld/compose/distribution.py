@@ -24,6 +24,7 @@ import numpy as np
 
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
+from ...base.keyword_only import positional_deprecated
 from .fft import DEFAULT_TAIL, compose_many, lower_sides, upper_sides
 from .pmf import GridPMF
 
@@ -229,7 +230,8 @@ class PrivacyLossDistribution:
         compose_all([self], pessimistic)
         return cast("list[GridPMF]", self._composed[bool(pessimistic)])  # every direction composed just above
 
-    def delta(self, epsilon: ArrayLike, bound: Bound = "upper") -> Result:
+    @positional_deprecated("bound")
+    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         r"""Certified bound(s) on delta(eps), the hockey-stick divergence of the composed pair at e^eps.
 
         .. math::
@@ -262,7 +264,8 @@ class PrivacyLossDistribution:
         eps = _validation.real(epsilon, "epsilon")
         return self._sides(eps, "delta", eps.ndim == 0, bound)
 
-    def epsilon(self, delta: ArrayLike, bound: Bound = "upper") -> Result:
+    @positional_deprecated("bound")
+    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound(s) on the smallest eps >= 0 with delta(eps) <= delta.
 
         Parameters
