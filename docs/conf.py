@@ -32,6 +32,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
     "numpydoc",
+    "hockeystick_numpydoc",
     "sphinxarg.ext",
     "hockeystick_api",
     "hockeystick_pictures",

@@ -190,7 +190,7 @@ class DPSGD(_SubsampledTraining):
         if synonyms:
             sample_rate = _synonyms("DPSGD", synonyms, SAMPLE_RATE_SYNONYMS, sample_rate=sample_rate)["sample_rate"]
         super().__init__(
-            noise_multiplier,
+            _validation.positive(noise_multiplier, "noise_multiplier"),
             dataset_size,
             batch_size,
             sample_rate,
@@ -359,14 +359,18 @@ class DPFedAvg(_SubsampledTraining):
         clipped_count_stddev: ArrayLike | None = None,
         **synonyms: Any,
     ) -> None:
-        if clipped_count_stddev is not None:
-            noise_multiplier = round_noise_multiplier(noise_multiplier, clipped_count_stddev)
+        # the round's multiplier, checked once: round_noise_multiplier checks noise_multiplier in the same words
+        z = (
+            _validation.positive(noise_multiplier, "noise_multiplier")
+            if clipped_count_stddev is None
+            else round_noise_multiplier(noise_multiplier, clipped_count_stddev)
+        )
         if synonyms:
             words = {**SAMPLE_RATE_SYNONYMS, "steps": "rounds"}
             named = _synonyms("DPFedAvg", synonyms, words, sample_rate=sample_rate, rounds=rounds)
             sample_rate, rounds = named["sample_rate"], named["rounds"]
         super().__init__(
-            noise_multiplier,
+            z,
             total_clients,
             clients_per_round,
             sample_rate,

@@ -68,7 +68,7 @@ class _SubsampledTraining:
         _validation.choice(sampling, "sampling", SAMPLINGS)
         if tail is not None:  # refused before the sampling's own checks, for every sampling
             tail = checked_tail(tail)
-        z = _validation.positive(noise_multiplier, "noise_multiplier")
+        z = np.asarray(noise_multiplier, dtype=np.float64)  # checked by DPSGD / DPFedAvg: finite, > 0
         if sample_rate is not None:
             self._by_rate(sample_rate, population, batch, steps_per_epoch, names, sampling)
             self._from_rate(z, sample_rate, epochs, steps, names, value_discretization_interval, accuracy, tail)
