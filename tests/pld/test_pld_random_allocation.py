@@ -117,9 +117,25 @@ def test_finer_sum_grid_nests_inside() -> None:
     assert fine[1] - fine[0] < (coarse[1] - coarse[0]) / 4
 
 
+def test_the_upper_side_alone_is_the_upper_side_of_both() -> None:
+    """bound="upper" skips the merged law: the same upper side bit for bit (also through the accountant, whose
+    upper-only reads take it), and the identity pair's lower side, delta 0."""
+    eps = np.array([0.0, 0.5, 2.0])
+    kwargs = {"absent": 0.2, "sum_resolution": 0.02}
+    both = pld.random_allocation_gaussian(3, 1.0, **kwargs).self_compose(3)
+    upper = pld.random_allocation_gaussian(3, 1.0, bound="upper", **kwargs).self_compose(3)
+    assert np.array_equal(upper.delta(eps, bound="upper"), both.delta(eps, bound="upper"))
+    assert np.array_equal(upper.delta(eps, bound="lower"), np.zeros(3))
+    acc = {"sigma": 1.0, "steps_per_epoch": 3, "rounds": 5, "sum_resolution": 0.05}  # a stopped epoch too
+    assert np.array_equal(
+        pld.BallsInBinsGaussianPLD(**acc).delta(eps), pld.BallsInBinsGaussianPLD(**acc).delta(eps, bound="both")[1]
+    )
+
+
 @pytest.mark.parametrize(
     ("kwargs", "word"),
     [
+        ({"bound": "lower"}, "bound"),
         ({"steps": 0}, "steps"),
         ({"steps": 2.5}, "steps"),
         ({"noise_multiplier": -1.0}, "noise_multiplier"),

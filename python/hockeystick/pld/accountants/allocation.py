@@ -155,14 +155,18 @@ class _EpochsOfAllocation(PointwiseCurves):
         self.sum_resolution = float(
             _validation.positive(_validation.single(sum_resolution, "sum_resolution"), "sum_resolution")
         )
-        self._cache: dict[tuple[float, ...], PrivacyLossDistribution] = {}
+        self._cache: dict[tuple[float | str, ...], PrivacyLossDistribution] = {}
 
     def _shift(self, sigma: float) -> float:
         """The shift of the balls-in-bins pair of the lower parts at noise sigma (over the sensitivity)."""
         return 1.0
 
-    def _epoch(self, sigma: float, steps: int, absent: float) -> PrivacyLossDistribution:
-        key = (sigma, float(steps), absent)
+    def _epoch(self, sigma: float, steps: int, absent: float, bound: str = "both") -> PrivacyLossDistribution:
+        """One epoch's PLD; with ``bound`` "upper" its upper side alone (a PLD of both sides serves it too: the
+        upper side is the same)."""
+        key: tuple[float | str, ...] = (sigma, float(steps), absent)
+        if key not in self._cache:
+            key += ("upper",) if bound == "upper" else ()
         if key not in self._cache:
             self._cache[key] = random_allocation_gaussian(
                 steps,
@@ -171,15 +175,17 @@ class _EpochsOfAllocation(PointwiseCurves):
                 sensitivity=self._shift(sigma),
                 value_discretization_interval=self.value_discretization_interval,
                 sum_resolution=self.sum_resolution,
+                bound=bound,
             )
         return self._cache[key]
 
-    def _run(self, sigma: float, parts: list[tuple[int, float, int]]) -> PrivacyLossDistribution:
-        """The composition of ``count`` epochs of (steps, absent) for each part."""
+    def _run(self, sigma: float, parts: list[tuple[int, float, int]], bound: str = "both") -> PrivacyLossDistribution:
+        """The composition of ``count`` epochs of (steps, absent) for each part (``bound`` "upper": their upper
+        sides alone)."""
         composed: PrivacyLossDistribution | None = None
         for steps, absent, count in parts:
             if count:
-                d = self._epoch(sigma, steps, absent).self_compose(count)
+                d = self._epoch(sigma, steps, absent, bound).self_compose(count)
                 composed = d if composed is None else composed.compose(d)
         assert composed is not None
         return composed
@@ -235,7 +241,8 @@ class _EpochsOfAllocation(PointwiseCurves):
             lower = self._lower(key, method, flat_x[where]) if bound != "upper" else np.zeros(where.size)
             if upper is None or lower is None:  # the parts' PLD carries the sides without a closed form
                 side = "both" if upper is None and lower is None else "upper" if upper is None else "lower"
-                found = getattr(self._run(float(point[0]), self._parts(key)), method)(flat_x[where], bound=side)
+                composed = self._run(float(point[0]), self._parts(key), "upper" if side == "upper" else "both")
+                found = getattr(composed, method)(flat_x[where], bound=side)
                 if side == "both":
                     lower, upper = found
                 elif side == "upper":

@@ -265,6 +265,7 @@ def random_allocation_gaussian(
     sensitivity: float = 1.0,
     value_discretization_interval: float = DEFAULT_INTERVAL,
     sum_resolution: float = DEFAULT_RESOLUTION,
+    bound: str = "both",
 ) -> PrivacyLossDistribution:
     r"""Discretized remove and add PLDs of one epoch of random allocation (balls-in-bins) with Gaussian noise.
 
@@ -302,6 +303,10 @@ def random_allocation_gaussian(
     sum_resolution : float, optional
         Spacing of the sum grid in log(s), 1e-3 <= sum_resolution <= 0.5 (default 0.005); finer is tighter
         and slower (the cost grows as (log range / resolution)^2 log2 t).
+    bound : {"both", "upper"}, optional
+        The sides computed (default "both"). "upper": the lower side is the identity pair's (every delta 0, a
+        valid lower bound) and the merged law is not formed, about half the cost; the upper side is the same
+        as with "both".
 
     Returns
     -------
@@ -313,7 +318,8 @@ def random_allocation_gaussian(
     ValueError
         If ``steps`` is not an integer >= 1, noise_multiplier or sensitivity is not finite and > 0, their
         ratio overflows or lies below 0.05, ``absent`` lies outside [0, 1), ``sum_resolution`` outside
-        [1e-3, 0.5], or ``value_discretization_interval`` outside (0, 100].
+        [1e-3, 0.5], ``value_discretization_interval`` outside (0, 100], or ``bound`` is neither "both" nor
+        "upper".
     ParameterTypeError
         If an argument is a string, a boolean or None.
 
@@ -355,6 +361,8 @@ def random_allocation_gaussian(
         )
     )
     h = checked_interval(value_discretization_interval)
+    if bound not in ("both", "upper"):
+        raise ValueError(f'bound must be "both" or "upper", got {_validation.describe(bound)}')
     with np.errstate(over="ignore"):  # a subnormal sensitivity overflows the ratio: refused below as infinite
         s = sigma / sens
     if not math.isfinite(s):
@@ -370,20 +378,50 @@ def random_allocation_gaussian(
         )
     label = f"random_allocation_gaussian(steps={t}, sigma={sigma}, sensitivity={sens}, absent={alpha})"
     try:
-        return _on_sum_grid(s, t, alpha, h, resolution, label)
+        return _on_sum_grid(s, t, alpha, h, resolution, label, bound == "both")
     except SumGridUnfit:
         return per_epoch_gaussian(s, t, alpha, h, label)
 
 
-def _on_sum_grid(s: float, t: int, alpha: float, h: float, resolution: float, label: str) -> PrivacyLossDistribution:
-    """Both sides of ``random_allocation_gaussian`` from the laws of S on the sum grid (module docstring); raises
-    ``SumGridUnfit`` where the grid cannot carry them."""
+def _merged_error_at_most(one: SumLaw, count: int, size: int) -> float:
+    """An upper bound on the ``error`` of ``_power(one, count, merged_sum, grid)`` on a grid of ``size`` points:
+    the same sums of errors with each cell's count of terms replaced by the count of pairs formed, size^2 (the
+    floating-point sums and products are monotone, so the bound holds as computed)."""
+    error = _power(
+        SumLaw(np.zeros(1), 0.0, one.error, weight=np.zeros(1)), count, _error_of_merged_sum(size), np.zeros(1)
+    )
+    return error.error
+
+
+def _error_of_merged_sum(size: int) -> Callable[[SumLaw, SumLaw, np.ndarray], SumLaw]:
+    """``merged_sum``'s error, for ``size`` grid points and at most size^2 terms in a cell, without the sum."""
+    terms = float(size) * float(size)
+
+    def combine(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
+        return SumLaw(a.q, 0.0, a.error + b.error + (terms + 6.0) * UNIT_ROUNDOFF, weight=a.q)
+
+    return combine
+
+
+def _on_sum_grid(
+    s: float, t: int, alpha: float, h: float, resolution: float, label: str, with_lower: bool = True
+) -> PrivacyLossDistribution:
+    """Both sides of ``random_allocation_gaussian`` from the laws of S on the sum grid (module docstring), or the
+    upper side alone (``with_lower`` False: the identity pair's lower side); raises ``SumGridUnfit`` where the grid
+    cannot carry them.  Without the lower side, the merged law's error is bounded without forming it: where that
+    bound is within MAX_RELATIVE_ERROR, whether the grid is fit depends on the upper law alone, as with both sides;
+    elsewhere the merged law is formed to decide."""
     grid = sum_grid(s, t, resolution)
     ends = cell_ends(s, grid)
     if ends is None or ends.size < MIN_CELLS:
         raise SumGridUnfit("too few grid points inside the band of normal tails")
     upper = _power(spread_lognormal(s, grid, ends), t, spread_sum, grid)
-    lower = _power(merged_lognormal(s, grid, ends), t, merged_sum, grid)
+    merged_one = merged_lognormal(s, grid, ends)
+    if not with_lower and _merged_error_at_most(merged_one, t, grid.size) <= MAX_RELATIVE_ERROR:
+        if upper.error > MAX_RELATIVE_ERROR:
+            raise SumGridUnfit(f"the masses' error bound exceeds {MAX_RELATIVE_ERROR:g}")
+        return _upper_only(upper, t, alpha, h, label)
+    lower = _power(merged_one, t, merged_sum, grid)
     if max(upper.error, lower.error) > MAX_RELATIVE_ERROR:
         raise SumGridUnfit(f"the masses' error bound exceeds {MAX_RELATIVE_ERROR:g}")
     # ``absent`` may carry a caller's round-off (1 - r / t): the upper side takes it a few ulps lower (P is then
@@ -401,6 +439,21 @@ def _on_sum_grid(s: float, t: int, alpha: float, h: float, resolution: float, la
     # remove: (P, Q); add: (Q, P); the first distribution raised and the second lowered on the upper side
     remove = side((np.append(up_p, up_inf) * up, np.append(up_q, 0.0) * down), (lo_p * low_down, lo_q * low_up))
     add = side((up_q * up, up_p * down), (lo_q * low_down, lo_p * low_up))
+    return PrivacyLossDistribution([{remove: 1}, {add: 1}], DEFAULT_TAIL)
+
+
+def _upper_only(upper: SumLaw, t: int, alpha: float, h: float, label: str) -> PrivacyLossDistribution:
+    """The upper side of ``_on_sum_grid`` (the same arrays), beside the identity pair's lower side."""
+    up_q, up_p, up_inf = _pair(upper, t, alpha * (1.0 - 4.0 * UNIT_ROUNDOFF))
+    up, down = 1.0 + 2.0 * upper.error, 1.0 - 2.0 * upper.error
+    identity = pair_factor(np.ones(1), np.ones(1), label, h).lower
+
+    def side(first: tuple[np.ndarray, np.ndarray]) -> Factor:
+        upper_side = pair_factor(first[0], first[1], label, h)
+        return Factor(label, upper_side.upper, identity, upper_side.connect_dots)
+
+    remove = side((np.append(up_p, up_inf) * up, np.append(up_q, 0.0) * down))
+    add = side((up_q * up, up_p * down))
     return PrivacyLossDistribution([{remove: 1}, {add: 1}], DEFAULT_TAIL)
 
 
