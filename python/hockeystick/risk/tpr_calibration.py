@@ -194,6 +194,7 @@ class _TprLines:
         self.top = max(math.log(tau / alpha), math.log1p(-alpha) - math.log1p(-tau))  # d(eps) > 0 exactly below it
         decreasing = spec.direction == "decreasing"
         self.estimate = entry.factory if decreasing and isinstance(entry.factory, CalibrationStart) else None
+        self.solved: dict[tuple[int, float, float, float], Any] = {}  # (point, eps, d(eps), rtol) -> calibrated
 
     def lines(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(eps, d(eps)), an eps whose target is out of reach replaced by the point's first usable one (the
@@ -217,17 +218,31 @@ class _TprLines:
         )
 
     def calibrated(self, eps: np.ndarray, targets: np.ndarray, tolerance: float) -> np.ndarray:
-        return np.asarray(
-            calibrate(
-                self.entry,
-                self.parameter,
-                epsilon=eps,
-                delta=targets,
-                rtol=tolerance,
-                workers=self.workers,
-                **self.column,
-            )
-        )
+        """``calibrate``'s answer at each line; a line already calibrated at this tolerance (a level's end points
+        are the previous level's) is taken from ``self.solved`` (``calibrate`` solves each target on its own,
+        so its answer does not depend on the targets beside it)."""
+        eps, targets = np.broadcast_arrays(eps, targets)
+        point = np.broadcast_to(np.arange(max(1, math.prod(self.shape))).reshape(self.shape + (1,)), eps.shape)
+        keys = [(int(p), float(e), float(d), tolerance) for p, e, d in zip(point.ravel(), eps.ravel(), targets.ravel())]
+        missing = [i for i, key in enumerate(keys) if key not in self.solved]
+        if missing:
+            flat: dict[str, Any] = {
+                k: np.broadcast_to(v, eps.shape).ravel()[missing] if isinstance(v, np.ndarray) else v
+                for k, v in self.column.items()
+            }
+            found = np.asarray(
+                calibrate(
+                    self.entry,
+                    self.parameter,
+                    epsilon=eps.ravel()[missing],
+                    delta=targets.ravel()[missing],
+                    rtol=tolerance,
+                    workers=self.workers,
+                    **flat,
+                )
+            ).ravel()
+            self.solved.update({keys[i]: value for i, value in zip(missing, found)})
+        return np.array([self.solved[key] for key in keys]).reshape(eps.shape)
 
     def estimated(self, eps: np.ndarray, targets: np.ndarray) -> np.ndarray | None:
         """The accountant's own estimate of the parameter at each target (its ``calibration_start``), or None
