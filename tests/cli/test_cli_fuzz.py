@@ -229,6 +229,8 @@ def inputs(tmp_path, monkeypatch):
     return str(tmp_path)
 
 
+# a delta below every tail (5e-324) answers with an AccuracyNotMetWarning on stderr, as the command line shows it
+@pytest.mark.filterwarnings("default::hockeystick.pld.refine.unmet.AccuracyNotMetWarning")
 @pytest.mark.parametrize(
     "command", [pytest.param(c, marks=pytest.mark.slow if c in SLOW else ()) for c in sorted(BASES)]
 )
