@@ -37,6 +37,7 @@ extensions = [
     "hockeystick_api",
     "hockeystick_pictures",
     "hockeystick_sidebar",
+    "hockeystick_search_stems",
 ]
 
 # No typographic replacement: Docutils' smart quotes turn `--flag` into an en dash and straight quotes into
