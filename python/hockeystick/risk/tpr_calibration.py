@@ -118,6 +118,7 @@ def calibrate_tpr(
     True
     """
     alpha, tau = _rates(fpr, tpr)
+    rtol = _validation.single(rtol, "rtol")  # one tolerance: it keys the lines already calibrated
     levels = _validation.count(levels, "levels", minimum=1, maximum=64)
     points = _validation.count(points, "points", minimum=3, maximum=4096)
     entry, spec = _calibratable(accountant, parameter, params)

@@ -30,6 +30,7 @@ separate runs (numpy broadcasting); a schedule is one run, so its stages take si
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -109,6 +110,12 @@ def with_stages(words: tuple[str, str]) -> Callable[[_F], _F]:
             self._staged(StagedRun(stages, plain_run, words, sampling, **grid))
             return None
 
+        # the signature help(), numpydoc and the docs read: the class's own, and stages= beside it
+        own = inspect.signature(init)
+        staged = inspect.Parameter("stages", inspect.Parameter.KEYWORD_ONLY, default=None)
+        named = [p for p in own.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        rest = [p for p in own.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD]
+        wrapper.__signature__ = own.replace(parameters=[*named, staged, *rest])  # type: ignore[attr-defined]
         return cast(_F, wrapper)
 
     return decorate
