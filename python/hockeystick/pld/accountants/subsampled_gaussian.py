@@ -44,7 +44,7 @@ from ..grid.grid_start import StartGrid, work_units
 from ..grid.near_one import NearOne
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, checked_tail, subsampled_gaussian
 from ..reads import along_run
-from ..refine import question, tilted_question
+from ..refine import question, tilted_factors, tilted_question
 from ..refine.calibration_start import calibration_grids, calibration_start
 from ..refine.directional_delta import calibration_directions
 from ..refine.points import Refinement
@@ -172,6 +172,18 @@ class PLDAccountant:
         key = found.pop() if len(found) == 1 else None
         return None if key is None else (key, sum(rounds for _, rounds in self._segments))
 
+    def _subsampled_segments(self) -> list[tilted_factors.Segment] | None:
+        """((sigma, q, sensitivity), rounds) per distinct subsampled Gaussian composed so far, where every round is
+        one of ``compose_subsampled_gaussian``'s and there are at least two kinds, else None."""
+        keys = {id(pld): key for key, pld in self._cache.items()}
+        rounds: dict[tuple[float, float, float], int] = {}
+        for pld, count in self._segments:
+            key = keys.get(id(pld))
+            if key is None:
+                return None
+            rounds[key] = rounds.get(key, 0) + count
+        return list(rounds.items()) if len(rounds) >= 2 else None
+
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on delta(epsilon) of every round composed so far.
@@ -238,7 +250,14 @@ class PLDAccountant:
         if self._pld is None:
             dlt = delta_values(delta)
             return _validation.exact_sides(bound, 0.0 if dlt.ndim == 0 else np.zeros(dlt.shape))
-        return self._pld.epsilon(delta, bound=bound)
+        segments = self._subsampled_segments()
+        if segments is None:
+            return self._pld.epsilon(delta, bound=bound)
+        # several subsampled Gaussians: the plain bracket, where wide, intersected with the tilted composition's
+        dlt = delta_values(delta)
+        lower, upper = self._pld.epsilon(dlt, bound="both")
+        lower, upper = tilted_factors.tilted_factors_brackets(segments, dlt, np.asarray(lower), np.asarray(upper))
+        return bound_result(lower, upper, bound, dlt.ndim == 0)
 
     def epsilon_curve(
         self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None

@@ -1,0 +1,169 @@
+"""The epsilon bracket of a composition of several Poisson-subsampled Gaussian factors (each its own sigma, sampling
+rate, sensitivity and rounds) at a delta below the composition's round-off: read under an exponential tilt.
+
+As for one factor (``refine.tilted_question``), the FFT composition's round-off charge, about T u of the total mass
+after T rounds, keeps a bracket at a delta near or below it wide on every grid; the tilted composition
+(``compose.tilted``) composes the factors under one tilt theta with the normalizer prod_i M_i^{c_i} and carries the
+charge relative to the Chernoff bound at theta.  Per neighbouring direction (every factor's remove pair, or every
+factor's add pair: the neighbouring relation holds for the whole run), the pessimistic PMFs are composed under the
+tilt lam_u minimizing the Chernoff epsilon (K(lam) + log(E / delta)) / lam, now with K(lam) = sum_i c_i K_i(lam) the
+sum of the factors' log-moments and E = ``ROUND_OFF_PER_ROUND`` T, T = sum_i c_i; the optimistic PMFs under the tilt
+maximizing lam eps - K(lam) at the upper epsilon found.  The bracket is the maximum over the directions on each side,
+on grids from the default tolerance's first grid for the factor with the most rounds at T rounds
+(``StartGrid.first``) down by ``GRID_STEP`` while the upper side still falls by a quarter of the tolerance, at most
+``GRIDS`` grids; every bracket found is certified and the answer is their intersection with the one given.  Each
+factor is discretized with the question tail of the whole run (``question.question_tail`` at T rounds: its T cuts
+together at most ``question.TAIL_SHARE`` delta).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import cast
+
+import numpy as np
+
+from ..compose import tilted
+from ..compose.pmf import GridPMF
+from ..grid.grid_start import StartGrid
+from ..mechanisms.constructors import Directions, subsampled_gaussians
+from . import question
+from .tilted_question import GRID_STEP, GRIDS, LAMBDAS, MAX_POINTS, ROUND_OFF_PER_ROUND
+
+# one factor of the run: (sigma, sampling rate, sensitivity) and its rounds
+Segment = tuple[tuple[float, float, float], int]
+
+
+def total_rounds(segments: Sequence[Segment]) -> int:
+    """T = sum_i c_i."""
+    return sum(int(c) for _, c in segments)
+
+
+def summed_log_mgf(terms: Sequence[tuple[GridPMF, int]], lams: np.ndarray) -> np.ndarray:
+    """K(lam) = sum_i c_i log sum_k p_ik e^{lam l_k} at each lam of ``lams``."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.sum([count * pmf.log_mgf(lams) for pmf, count in terms], axis=0)
+
+
+def chernoff_tilt(terms: Sequence[tuple[GridPMF, int]], delta: float) -> float:
+    """The lam among ``LAMBDAS`` minimizing (K(lam) + log(E / delta)) / lam, K the summed log-moment."""
+    rounds = sum(c for _, c in terms)
+    with np.errstate(over="ignore", invalid="ignore"):
+        eps = (summed_log_mgf(terms, LAMBDAS) + math.log(ROUND_OFF_PER_ROUND * rounds / delta)) / LAMBDAS
+    eps = np.where(np.isfinite(eps), eps, np.inf)
+    return float(LAMBDAS[int(np.argmin(eps))])
+
+
+def exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
+    """The lam among ``LAMBDAS`` maximizing lam eps - K(lam), K the summed log-moment."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        exponent = LAMBDAS * eps - summed_log_mgf(terms, LAMBDAS)
+    exponent = np.where(np.isfinite(exponent), exponent, -np.inf)
+    return float(LAMBDAS[int(np.argmax(exponent))])
+
+
+def direction_bracket(
+    segments: Sequence[Segment], direction: str, h: float, tail: float, delta: float, upper: float
+) -> tuple[float, float]:
+    """The certified (lower, upper) epsilon at ``delta`` of one direction's composition on grid ``h``."""
+    factors = []
+    for (sigma, q, sensitivity), count in segments:
+        (pld,) = subsampled_gaussians(
+            sigma,
+            q,
+            sensitivity=sensitivity,
+            value_discretization_interval=h,
+            tail=tail,
+            directions=cast(Directions, direction),
+        )
+        ((factor, _),) = pld.directions[0].items()
+        factors.append((factor, int(count)))
+    ups = [(f.upper, c) for f, c in factors]
+    up_side = tilted.compose_tilted(ups, chernoff_tilt(ups, delta) * h, pessimistic=True, max_points=MAX_POINTS)
+    w = up_side.window
+    top = float((w.k_lo + w.p.size + 1) * w.h + w.loss_shift)
+    up = tilted.upper_epsilon(up_side, delta, min(upper, top))
+    terms = [(p, c) for f, count in factors for p, c in f.lower_terms(count) if p is not None and c > 0]
+    if len(terms) < sum(1 for _ in factors) or not (math.isfinite(up) and up > 0.0):
+        return 0.0, up
+    lows = [(f.lower, c) for f, c in factors if f.lower is not None]
+    try:
+        low_side = tilted.compose_tilted(terms, exponent_tilt(lows, up) * h, pessimistic=False, max_points=MAX_POINTS)
+    except ValueError:  # a window past MAX_POINTS (or blocks of rounds, not tilted): no lower side here
+        return 0.0, up
+    return tilted.lower_epsilon(low_side, delta, up), up
+
+
+def tilted_factors_bracket(
+    segments: Sequence[Segment], delta: float, lower: float, upper: float
+) -> tuple[float, float]:
+    """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets of the composition of ``segments``
+    on the grids of the module docstring (each certified); as given where it is within the default tolerance
+    already (``question.within_tolerance``) or a factor's sampling rate is 1.
+
+    Parameters
+    ----------
+    segments : sequence of ((sigma, sampling_rate, sensitivity), rounds)
+        The run's factors.
+    delta : float
+        The delta asked, in (0, 1).
+    lower, upper : float
+        A certified bracket of epsilon at ``delta`` (the plain composition's).
+
+    Returns
+    -------
+    tuple of float
+        The certified (lower, upper) bracket.
+    """
+    if (
+        not segments
+        or question.within_tolerance(np.array(lower), np.array(upper))
+        or any(k[1] >= 1.0 for k, _ in segments)
+    ):
+        return lower, upper
+    rounds = total_rounds(segments)
+    (sigma, q, sensitivity), _ = max(segments, key=lambda s: s[1])
+    h = StartGrid(question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY).first(
+        (sigma, q, float(rounds), sensitivity), np.array([delta]), "epsilon"
+    )
+    tail = question.question_tail(rounds, delta)
+    for _ in range(GRIDS):
+        try:
+            sides = [direction_bracket(segments, d, h, tail, delta, upper) for d in ("remove", "add")]
+        except ValueError:  # a window past MAX_POINTS (or a grid past the discretization's cells): stop here
+            break
+        before = upper
+        lower = max(lower, max(s[0] for s in sides))
+        upper = min(upper, max(s[1] for s in sides))
+        if question.within_tolerance(np.array(lower), np.array(upper)) or not (
+            before - upper > 0.25 * question.default_tolerance(upper)
+        ):
+            break
+        h /= GRID_STEP
+    return lower, max(lower, upper)
+
+
+def tilted_factors_brackets(
+    segments: Sequence[Segment], delta: np.ndarray, lower: np.ndarray, upper: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``tilted_factors_bracket`` at each delta of ``delta`` (of the brackets' shape after broadcasting).
+
+    Parameters
+    ----------
+    segments : sequence of ((sigma, sampling_rate, sensitivity), rounds)
+        The run's factors.
+    delta, lower, upper : numpy.ndarray
+        The deltas and their certified brackets.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The certified (lower, upper) brackets, of ``lower``'s shape.
+    """
+    lows = np.array(lower, dtype=np.float64).reshape(-1)
+    ups = np.array(upper, dtype=np.float64).reshape(-1)
+    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
+    for j in range(flat.size):
+        lows[j], ups[j] = tilted_factors_bracket(segments, float(flat[j]), float(lows[j]), float(ups[j]))
+    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
