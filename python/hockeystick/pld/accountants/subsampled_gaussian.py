@@ -14,7 +14,7 @@ import copy
 import math
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -255,7 +255,7 @@ class PLDAccountant:
             return self._pld.epsilon(delta, bound=bound)
         # several subsampled Gaussians: the plain bracket, where wide, intersected with the tilted composition's
         dlt = delta_values(delta)
-        lower, upper = self._pld.epsilon(dlt, bound="both")
+        lower, upper = cast("tuple[np.ndarray, np.ndarray]", self._pld.epsilon(dlt, bound="both"))
         lower, upper = tilted_factors.tilted_factors_brackets(segments, dlt, np.asarray(lower), np.asarray(upper))
         return bound_result(lower, upper, bound, dlt.ndim == 0)
 

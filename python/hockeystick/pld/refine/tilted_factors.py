@@ -43,7 +43,7 @@ def total_rounds(segments: Sequence[Segment]) -> int:
 def summed_log_mgf(terms: Sequence[tuple[GridPMF, int]], lams: np.ndarray) -> np.ndarray:
     """K(lam) = sum_i c_i log sum_k p_ik e^{lam l_k} at each lam of ``lams``."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return np.sum([count * pmf.log_mgf(lams) for pmf, count in terms], axis=0)
+        return np.asarray(np.sum([count * pmf.log_mgf(lams) for pmf, count in terms], axis=0), dtype=np.float64)
 
 
 def chernoff_tilt(terms: Sequence[tuple[GridPMF, int]], delta: float) -> float:
