@@ -77,3 +77,20 @@ def test_one_factor_answers_as_before() -> None:
     assert gridded.composed_pld is not None
     assert gridded.epsilon(1e-10, bound="both") == gridded.composed_pld.epsilon(1e-10, bound="both")
     assert math.isfinite(gridded.epsilon(1e-10))
+
+
+def test_dp_accounting_adapter_reads_the_composed_event_the_same() -> None:
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from hockeystick.interop.dp_accounting import HockeystickAccountant
+
+    event = dp_accounting.ComposedDpEvent(
+        [
+            dp_accounting.SelfComposedDpEvent(
+                dp_accounting.PoissonSampledDpEvent(Q, dp_accounting.GaussianDpEvent(sigma)), ROUNDS
+            )
+            for sigma in (1.1, 0.9)
+        ]
+    )
+    adapter = HockeystickAccountant()
+    adapter.compose(event)
+    assert adapter.get_epsilon_bracket(1e-10) == _staged().epsilon(1e-10, bound="both")

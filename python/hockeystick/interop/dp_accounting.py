@@ -367,7 +367,10 @@ class HockeystickAccountant(PrivacyAccountant):
             if self.neighboring_relation == NeighboringRelation.ADD_OR_REMOVE_ONE
             else None
         )
-        return self._question.epsilon(self._plan, run, self._current, target, lambda: self._rdp_epsilon(target))
+        add_or_remove = self.neighboring_relation == NeighboringRelation.ADD_OR_REMOVE_ONE
+        return self._question.epsilon(
+            self._plan, run, self._current, target, lambda: self._rdp_epsilon(target), add_or_remove
+        )
 
     def _rdp_epsilon(self, target: float) -> float:
         """The RDP conversion's epsilon at ``target`` of every event composed (``HockeystickRdpAccountant`` at

@@ -16,7 +16,7 @@ from typing import cast
 
 import numpy as np
 
-from ..refine import question
+from ..refine import question, tilted_factors
 from .composition_plan import CompositionPlan
 from .plan import PlanProfile
 from .subsampled_gaussian import SubsampledGaussianPLD
@@ -36,6 +36,19 @@ def single_subsampled_gaussian(plan: CompositionPlan) -> Run | None:
     return cast(float, spec[1]), cast(float, spec[2]), int(count)
 
 
+def subsampled_gaussian_segments(plan: CompositionPlan) -> list[tilted_factors.Segment] | None:
+    """((noise multiplier, q, 1), rounds) per Poisson-subsampled Gaussian where ``plan`` is rounds of several of them
+    only (sigma > 0, 0 < q < 1), else None."""
+    if plan.non_private or plan.gaussian_r2 != 0.0 or len(plan.counts) < 2:
+        return None
+    segments = []
+    for spec, count in plan.counts.items():
+        if spec[0] != "poisson_gaussian" or not cast(float, spec[1]) > 0.0 or not 0.0 < cast(float, spec[2]) < 1.0:
+            return None
+        segments.append(((cast(float, spec[1]), cast(float, spec[2]), 1.0), int(count)))
+    return segments
+
+
 class QuestionEpsilon:
     """The default epsilon bracket of a plan (module docstring), the accountant of its last single run kept."""
 
@@ -49,18 +62,24 @@ class QuestionEpsilon:
         profile: Callable[[], PlanProfile],
         delta: float,
         rdp: Callable[[], float] | None = None,
+        add_or_remove: bool = False,
     ) -> tuple[float, float]:
         """Certified (lower, upper) on epsilon at ``delta`` of ``plan``: of ``run`` (``single_subsampled_gaussian``
         where the caller's relation is add-or-remove, else None) on ``SubsampledGaussianPLD``'s default, or of
         ``profile()`` (the plan on the default grid), whose upper side, where its tails leave it infinite, is
         ``rdp()`` where that is finite (the same composition's RDP conversion, where the caller has one; rounded up
-        by ``RDP_MARGIN``), with a warning naming ``accuracy=``."""
+        by ``RDP_MARGIN``), with a warning naming ``accuracy=``.  Under ``add_or_remove`` a plan of several
+        Poisson-subsampled Gaussians has its bracket, where wide, intersected with the tilted composition's
+        (``refine.tilted_factors``)."""
         if run is not None:
             if self._run is None or self._run[0] != run:
                 self._run = (run, SubsampledGaussianPLD(sigma=run[0], sampling_rate=run[1], rounds=run[2]))
             lower, upper = cast("tuple[float, float]", self._run[1].epsilon(delta, bound="both"))
             return lower, upper
         lower, upper = profile().epsilon(delta)
+        segments = subsampled_gaussian_segments(plan) if add_or_remove else None
+        if segments is not None:
+            lower, upper = tilted_factors.tilted_factors_bracket(segments, delta, lower, upper)
         if math.isfinite(upper) or rdp is None:
             return lower, upper
         # the grid's tails put more than delta at +infinity: the RDP conversion's side where finite, and a warning
