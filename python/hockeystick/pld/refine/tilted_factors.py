@@ -85,11 +85,10 @@ def direction_bracket(
     top = float((w.k_lo + w.p.size + 1) * w.h + w.loss_shift)
     up = tilted.upper_epsilon(up_side, delta, min(upper, top))
     terms = [(p, c) for f, count in factors for p, c in f.lower_terms(count) if p is not None and c > 0]
-    if len(terms) < sum(1 for _ in factors) or not (math.isfinite(up) and up > 0.0):
-        return 0.0, up
-    lows = [(f.lower, c) for f, c in factors if f.lower is not None]
+    if any(f.lower is None and f.lower_blocks is None for f, _ in factors) or not (math.isfinite(up) and up > 0.0):
+        return 0.0, up  # a factor without an optimistic side: no lower side here
     try:
-        low_side = tilted.compose_tilted(terms, exponent_tilt(lows, up) * h, pessimistic=False, max_points=MAX_POINTS)
+        low_side = tilted.compose_tilted(terms, exponent_tilt(terms, up) * h, pessimistic=False, max_points=MAX_POINTS)
     except ValueError:  # a window past MAX_POINTS (or blocks of rounds, not tilted): no lower side here
         return 0.0, up
     return tilted.lower_epsilon(low_side, delta, up), up
