@@ -38,7 +38,7 @@ import numpy as np
 
 from ..base.validation import delta_target, describe, single
 from .guarantee import PrivacyGuarantee
-from .rdp_filter import best_order, rdp_budgets
+from .rdp_filter import best_order, rdp_budgets, union_cost
 from .round_rdp import check_integer_orders, gaussian_rdp_upper
 from .rounds import Round
 
@@ -185,11 +185,7 @@ class IndividualRdpFilter:
                 "(no subsampling), and no other use of the data; each record's budget, fixed before the run, holds "
                 "for adding or removing that record however the steps were chosen (Feldman & Zrnic 2021)"
             ),
-            cost=(
-                f"a union over {k} orders (delta / {k} at each)"
-                if k > 1
-                else "one Rényi order fixed in advance; records whose budget is spent leave the training"
-            ),
+            cost=union_cost(k) if k > 1 else f"{union_cost(1)}; records whose budget is spent leave the training",
         )
 
     def state_dict(self) -> dict[str, Any]:

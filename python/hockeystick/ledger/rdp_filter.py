@@ -45,9 +45,27 @@ from .guarantee import PrivacyGuarantee
 from .round_rdp import check_integer_orders
 from .rounds import Round
 
-__all__ = ["RdpFilter", "best_order", "rdp_budgets"]
+__all__ = ["RdpFilter", "best_order", "rdp_budgets", "union_cost"]
 
 _U = 2.0**-53
+
+
+def union_cost(orders: int) -> str:
+    """What a Rényi filter over ``orders`` orders pays against the one order one would pick knowing the schedule.
+
+    Parameters
+    ----------
+    orders : int
+        K, the number of Rényi orders the filter keeps a budget at.
+
+    Returns
+    -------
+    str
+        The cost in words: delta / K at each of K > 1 orders, or none beyond fixing the one order in advance.
+    """
+    return (
+        f"a union over {orders} orders (delta / {orders} at each)" if orders > 1 else "one Rényi order fixed in advance"
+    )
 
 
 def rdp_budgets(epsilon: float, delta: float, orders: tuple[int, ...]) -> np.ndarray:
@@ -138,7 +156,6 @@ class RdpFilter:
         PrivacyGuarantee
             ``kind="filter"``, ``method="rdp"``, the budget's (epsilon, delta).
         """
-        k = len(self.orders)
         return PrivacyGuarantee(
             kind="filter",
             method="rdp",
@@ -150,7 +167,7 @@ class RdpFilter:
                 "settings may depend on any output released before their round (Feldman & Zrnic 2021); each "
                 "round's RDP holds for the neighbouring relation of its mechanism (add/remove for Poisson sampling)"
             ),
-            cost=(f"a union over {k} orders (delta / {k} at each)" if k > 1 else "one Rényi order fixed in advance"),
+            cost=union_cost(len(self.orders)),
         )
 
 
