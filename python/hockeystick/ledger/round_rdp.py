@@ -13,7 +13,7 @@ alpha the Poisson-subsampled Gaussian (noise multiplier sigma, rate q, add/remov
 
 (Mironov, Talwar & Zhang 2019, Sec. 3.3: the binomial expansion, whose i = 0, 1 terms sum with the
 weights to 1, so every term left is positive and nothing cancels; ``rdp/mechanisms.py`` writes the same
-sum as a loop). Here every order's terms are one row of a matrix whose log-binomials are tabulated once per
+sum as a loop, and its ``_log_binomial`` is the one log-binomial both use). Here every order's terms are one row of a matrix whose log-binomials are tabulated once per
 order set, and each row is summed in log space.
 
 Rounding outward: every term's logarithm is a sum of at most six rounded quantities, so its absolute error
@@ -30,6 +30,8 @@ import math
 from functools import lru_cache
 
 import numpy as np
+
+from ..rdp.mechanisms import _log_binomial
 
 __all__ = ["DEFAULT_ORDERS", "check_integer_orders", "gaussian_rdp_upper", "subsampled_gaussian_rdp_upper"]
 
@@ -84,11 +86,9 @@ def check_integer_orders(orders: object) -> tuple[int, ...]:
 def _log_binomials(orders: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each order's terms laid end to end: (log C(alpha_k, i) for i = 2..alpha_k, order after order; the index
     i - 2 of each entry; the offset where each order's entries start; the orders as floats)."""
-    from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
-
     i = np.concatenate([np.arange(2, a + 1, dtype=np.float64) for a in orders])
     alpha = np.concatenate([np.full(a - 1, float(a)) for a in orders])
-    table = special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1)
+    table = _log_binomial(alpha, i)
     starts = np.cumsum([0] + [a - 1 for a in orders[:-1]])
     out = (table, (i - 2).astype(np.intp), starts.astype(np.intp), np.asarray(orders, dtype=np.float64))
     for array in out:
