@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..base.accountant import Bound
+from ..base.accountant import UPPER_ONLY, Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import FloatOrArray, check_threads
 from . import _checks
 from .pnsgd import record_index
@@ -27,6 +28,7 @@ from .pnsgd import record_index
 _SAFE_SIDE = 1.0 + 2.0**-42
 
 
+@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
 class PNSGDRenyiBaseline:
     r"""Delta(epsilon) of the Renyi-DP baseline for Gaussian projected noisy SGD, i-th record (paper 002, Prop. 1).
 
@@ -130,24 +132,18 @@ class PNSGDRenyiBaseline:
 
         Parameters
         ----------
-        epsilon : array_like
-            Epsilon >= 0 (inf allowed); broadcasts with the parameters.
-        bound : {"upper"}, default "upper"
-            The side; only "upper".
         threads : int, optional
             Checked (a positive integer or None) for a common signature; the closed form runs in numpy.
 
         Returns
         -------
         float or numpy.ndarray
-            delta in (0, 1] at each broadcast point (0 at epsilon = inf), rounded up by 2^-42 relative.
+            In (0, 1] (0 at epsilon = inf), rounded up by 2^-42 relative.
 
         Raises
         ------
         ValueError
-            ``epsilon`` negative or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
-        ParameterTypeError
-            ``epsilon`` a string, bool or None.
+            ``threads`` not a positive integer.
         """
         _checks.upper_only(bound, type(self).__name__)
         check_threads(threads)
@@ -163,24 +159,18 @@ class PNSGDRenyiBaseline:
 
         Parameters
         ----------
-        delta : array_like
-            Target delta, strictly between 0 and 1; broadcasts with the parameters.
-        bound : {"upper"}, default "upper"
-            The side; only "upper".
         threads : int, optional
             Checked (a positive integer or None) for a common signature; the closed form runs in numpy.
 
         Returns
         -------
         float or numpy.ndarray
-            epsilon > 0 at each broadcast point.
+            Above 0.
 
         Raises
         ------
         ValueError
-            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
-        ParameterTypeError
-            ``delta`` a string, bool or None.
+            ``threads`` not a positive integer.
         """
         _checks.upper_only(bound, type(self).__name__)
         check_threads(threads)

@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..base.accountant import Bound
+from ..base.accountant import UPPER_ONLY, Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import FloatOrArray
 from . import _checks, _kernels
 
@@ -35,6 +36,7 @@ def record_index(n: np.ndarray, index: npt.ArrayLike) -> np.ndarray:
     return i
 
 
+@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
 class _PNSGDPower:
     """F(g1) F(g2)^{n-i}: the shape of 002 Theorems 3 and 4."""
 
@@ -71,28 +73,23 @@ class _PNSGDPower:
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """Theorem's delta(eps) for the i-th record, F(g1) F(g2)^(n-i), rounded up by 2^-42 relative.
 
-        F is theta_eps (Theorem 4) or the Laplace factor (Theorem 3); see the class docstring.
+        F is theta_eps (Theorem 4) or the Laplace factor (Theorem 3); see the class docstring.  Upper side only:
+        the theorem gives no lower bound.
 
         Parameters
         ----------
-        epsilon : array_like
-            Epsilon >= 0 (inf allowed: delta = 0); broadcasts with the parameters.
-        bound : {"upper"}, default "upper"
-            The side; only "upper" (the theorem gives no lower bound).
         threads : int, optional
             OpenMP threads for array input.
 
         Returns
         -------
         float or numpy.ndarray
-            delta in [0, 1] at each broadcast point.
+            0 at epsilon = inf.
 
         Raises
         ------
         ValueError
-            ``epsilon`` negative or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
-        ParameterTypeError
-            ``epsilon`` a string, bool or None.
+            ``threads`` not a positive integer.
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.power_delta(
@@ -104,25 +101,18 @@ class _PNSGDPower:
 
         Parameters
         ----------
-        delta : array_like
-            Target delta, strictly between 0 and 1; broadcasts with the parameters.
-        bound : {"upper"}, default "upper"
-            The side; only "upper".
         threads : int, optional
             OpenMP threads for array input.
 
         Returns
         -------
         float or numpy.ndarray
-            epsilon >= 0 at each broadcast point (0 where delta(0) <= delta), within about 1e-15
-            relative above the root.
+            0 where delta(0) <= delta; within about 1e-15 relative above the root.
 
         Raises
         ------
         ValueError
-            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
-        ParameterTypeError
-            ``delta`` a string, bool or None.
+            ``threads`` not a positive integer.
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.power_epsilon(
@@ -314,6 +304,7 @@ class PNSGDLaplace(_PNSGDPower):
         self._setup(n, index, self.scale, learning_rate, lipschitz, smoothness, diameter, strong_convexity)
 
 
+@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
 class PNSGDRandomStop:
     r"""Delta(epsilon) of projected noisy SGD stopped at a uniformly random iteration (paper 002, Theorem 5).
 
@@ -418,28 +409,22 @@ class PNSGDRandomStop:
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
         """Theorem's delta(eps) = (1/n) theta(2L/sigma) sum_{k=0}^{n-i} theta(M D/(eta sigma))^k, rounded up.
 
-        With ``paper_form`` the sum runs to infinity (eq. 16).
+        With ``paper_form`` the sum runs to infinity (eq. 16).  Upper side only: the theorem gives no lower bound.
 
         Parameters
         ----------
-        epsilon : array_like
-            Epsilon >= 0 (inf allowed: delta = 0); broadcasts with the parameters.
-        bound : {"upper"}, default "upper"
-            The side; only "upper".
         threads : int, optional
             OpenMP threads for array input.
 
         Returns
         -------
         float or numpy.ndarray
-            delta in [0, 1] at each broadcast point.
+            0 at epsilon = inf.
 
         Raises
         ------
         ValueError
-            ``epsilon`` negative or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
-        ParameterTypeError
-            ``epsilon`` a string, bool or None.
+            ``threads`` not a positive integer.
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_delta(
@@ -451,25 +436,18 @@ class PNSGDRandomStop:
 
         Parameters
         ----------
-        delta : array_like
-            Target delta, strictly between 0 and 1; broadcasts with the parameters.
-        bound : {"upper"}, default "upper"
-            The side; only "upper".
         threads : int, optional
             OpenMP threads for array input.
 
         Returns
         -------
         float or numpy.ndarray
-            epsilon >= 0 at each broadcast point (0 where delta(0) <= delta), within about 1e-15
-            relative above the root.
+            0 where delta(0) <= delta; within about 1e-15 relative above the root.
 
         Raises
         ------
         ValueError
-            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
-        ParameterTypeError
-            ``delta`` a string, bool or None.
+            ``threads`` not a positive integer.
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_epsilon(

@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..base.accountant import Bound
+from ..base.accountant import UPPER_ONLY, Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import FloatOrArray
 from ..base.validation import describe
 from . import _checks, _kernels
@@ -42,6 +43,7 @@ def _check_suffix(suffix: float) -> float:
     return float(alpha)
 
 
+@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
 class RandomStopTrustedAggregator(TrustedAggregator):
     r"""Delta(epsilon) of paper 000's Corollary 3, Algorithm 1 stopped at a uniformly random round.
 
@@ -136,28 +138,22 @@ class RandomStopTrustedAggregator(TrustedAggregator):
         """Corollary's delta(eps) = (m/n)(1/N) theta(r1) sum_{tau=tau0..T} (1 - theta(r2)^tau)/(1 - theta(r2)).
 
         Paper 000, eq. 12 (with tau0 from ``suffix``); the value is rounded up by 2^-42 relative and
-        capped at 1.
+        capped at 1.  Upper side only: the theorem gives no lower bound.
 
         Parameters
         ----------
-        epsilon : array_like
-            Epsilon >= 0 (inf allowed: delta = 0); broadcasts with the parameters.
-        bound : {"upper"}, default "upper"
-            The side; only "upper" (the theorem gives no lower bound).
         threads : int, optional
             OpenMP threads, a positive integer; None (default): automatic (every core for large input, one for small).
 
         Returns
         -------
         float or numpy.ndarray
-            delta in [0, 1] at each broadcast point (a float for scalar input).
+            0 at epsilon = inf.
 
         Raises
         ------
         ValueError
-            ``epsilon`` negative or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
-        ParameterTypeError
-            ``epsilon`` a string, bool or None.
+            ``threads`` not a positive integer.
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.random_stop_delta(
@@ -175,25 +171,18 @@ class RandomStopTrustedAggregator(TrustedAggregator):
 
         Parameters
         ----------
-        delta : array_like
-            Target delta, strictly between 0 and 1; broadcasts with the parameters.
-        bound : {"upper"}, default "upper"
-            The side; only "upper".
         threads : int, optional
             OpenMP threads for array input.
 
         Returns
         -------
         float or numpy.ndarray
-            epsilon >= 0 at each broadcast point (0 where delta(0) <= delta), within about 1e-15
-            relative above the root.
+            0 where delta(0) <= delta; within about 1e-15 relative above the root.
 
         Raises
         ------
         ValueError
-            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
-        ParameterTypeError
-            ``delta`` a string, bool or None.
+            ``threads`` not a positive integer.
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.random_stop_epsilon(

@@ -24,7 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..base import validation as _validation
-from ..base.accountant import Bound
+from ..base.accountant import UPPER_ONLY, Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import FloatOrArray
 from . import _checks, _kernels
 from .trusted_aggregator import TrustedAggregator
@@ -44,6 +45,7 @@ def _per_round(value: npt.ArrayLike, name: str) -> np.ndarray:
     return arr
 
 
+@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
 class TrustedAggregatorSchedule:
     r"""Delta(epsilon) of paper 000's Theorem 2 with per-round learning rates eta_t and noise sigma_t.
 
@@ -165,21 +167,19 @@ class TrustedAggregatorSchedule:
         Parameters
         ----------
         epsilon : array_like
-            Epsilon >= 0 (inf allowed), any shape.
-        bound : {"upper"}, default "upper"
-            The side; only "upper".
+            Epsilon >= 0 (``inf`` allowed), any shape: the schedule's arrays are per round, not broadcast.
         threads : int, optional
             OpenMP threads for array input.
 
         Returns
         -------
         float or numpy.ndarray
-            delta in [0, 1], of ``epsilon``'s shape.
+            Of ``epsilon``'s shape.
 
         Raises
         ------
         ValueError
-            ``epsilon`` negative or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
+            ``threads`` not a positive integer.
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.schedule_delta(
@@ -192,21 +192,19 @@ class TrustedAggregatorSchedule:
         Parameters
         ----------
         delta : array_like
-            Target delta strictly between 0 and 1, any shape.
-        bound : {"upper"}, default "upper"
-            The side; only "upper".
+            Target delta strictly between 0 and 1, any shape: the schedule's arrays are per round, not broadcast.
         threads : int, optional
             OpenMP threads for array input.
 
         Returns
         -------
         float or numpy.ndarray
-            epsilon >= 0, of ``delta``'s shape (0 where delta(0) <= delta).
+            Of ``delta``'s shape; 0 where delta(0) <= delta.
 
         Raises
         ------
         ValueError
-            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
+            ``threads`` not a positive integer.
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.schedule_epsilon(

@@ -37,11 +37,13 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from ..base.accountant import Bound
+from ..base.accountant import UPPER_ONLY, Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import FloatOrArray
 from . import _checks, _kernels
 
 
+@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
 class TrustedAggregator:
     r"""Delta(epsilon) of the last model of federated learning with a trusted aggregator (paper 000, Theorem 2).
 
@@ -183,28 +185,22 @@ class TrustedAggregator:
         """Theorem's delta(eps) = (m/n) theta_eps(r1) (1 - theta_eps(r2)^T) / (1 - theta_eps(r2)), rounded up.
 
         Paper 000, Theorem 2 (constant schedule), with this class's diameter D in r2; the formula's
-        value is rounded up by 2^-42 relative and capped at 1.
+        value is rounded up by 2^-42 relative and capped at 1.  Upper side only: the theorem gives no lower bound.
 
         Parameters
         ----------
-        epsilon : array_like
-            Epsilon >= 0 (inf allowed: delta = 0); broadcasts with the parameters.
-        bound : {"upper"}, default "upper"
-            The side; only "upper" (the theorem gives no lower bound).
         threads : int, optional
             OpenMP threads, a positive integer; None (default): automatic (every core for large input, one for small).
 
         Returns
         -------
         float or numpy.ndarray
-            delta in [0, 1] at each broadcast point (a float for scalar input).
+            0 at epsilon = inf.
 
         Raises
         ------
         ValueError
-            ``epsilon`` negative or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
-        ParameterTypeError
-            ``epsilon`` a string, bool or None.
+            ``threads`` not a positive integer.
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_delta(
@@ -216,25 +212,18 @@ class TrustedAggregator:
 
         Parameters
         ----------
-        delta : array_like
-            Target delta, strictly between 0 and 1; broadcasts with the parameters.
-        bound : {"upper"}, default "upper"
-            The side; only "upper".
         threads : int, optional
             OpenMP threads for array input.
 
         Returns
         -------
         float or numpy.ndarray
-            epsilon >= 0 at each broadcast point (0 where delta(0) <= delta), within about 1e-15
-            relative above the root.
+            0 where delta(0) <= delta; within about 1e-15 relative above the root.
 
         Raises
         ------
         ValueError
-            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; ``threads`` not a positive integer.
-        ParameterTypeError
-            ``delta`` a string, bool or None.
+            ``threads`` not a positive integer.
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_epsilon(

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..base.accountant import Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
 from ..base.validation import (
     broadcast,
@@ -38,6 +39,7 @@ from .gdp import GaussianDP
 __all__ = ["GaussianMechanism"]
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class GaussianMechanism(GaussianDP):
     r"""Privacy profile of the Gaussian mechanism composed over rounds, mu = sqrt(rounds) * sensitivity / sigma.
 
@@ -114,24 +116,8 @@ class GaussianMechanism(GaussianDP):
 
         Parameters
         ----------
-        epsilon : array_like
-            Epsilon >= 0 (inf allowed); broadcasts with the parameters.
-        bound : {"upper", "lower", "both"}, default "upper"
-            The side, or the tuple (lower, upper) for "both".
         threads : int, optional
             OpenMP threads for array input.
-
-        Returns
-        -------
-        float, numpy.ndarray or tuple
-            delta in [0, 1] at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
-
-        Raises
-        ------
-        ValueError
-            ``epsilon`` negative or NaN; an unknown ``bound``; shapes that do not broadcast.
-        ParameterTypeError
-            ``epsilon`` a string, bool or None.
         """
         at_inf = None
         if np.any(np.isposinf(self.mu)):
@@ -159,24 +145,8 @@ class GaussianMechanism(GaussianDP):
 
         Parameters
         ----------
-        delta : array_like
-            Target delta, strictly between 0 and 1; broadcasts with the parameters.
-        bound : {"upper", "lower", "both"}, default "upper"
-            The side, or the tuple (lower, upper) for "both".
         threads : int, optional
             OpenMP threads for array input.
-
-        Returns
-        -------
-        float, numpy.ndarray or tuple
-            epsilon >= 0 at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
-
-        Raises
-        ------
-        ValueError
-            ``delta`` outside (0, 1) or NaN; an unknown ``bound``; shapes that do not broadcast.
-        ParameterTypeError
-            ``delta`` a string, bool or None.
         """
         return certified_sides(
             bound,

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..base.accountant import Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.validation import (
     bound_side,
     broadcast,
@@ -120,6 +121,7 @@ def gdp_to_rdp(mu: npt.ArrayLike, orders: npt.ArrayLike) -> float | np.ndarray:
     return cast("float | np.ndarray", scalar_or_array(0.5 * np.square(mu_arr) * zeta))
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class GaussianDP:
     r"""A mu-GDP guarantee as an accountant, delta(eps) = theta(mu, eps) and its inverse epsilon(delta).
 
@@ -167,26 +169,17 @@ class GaussianDP:
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
         """Privacy profile delta(eps) = theta(mu, eps) (paper 004 Lemma 7, eq. 8), rounded outward.
 
+        The upper side is theta rounded up, the lower side theta rounded down.
+
         Parameters
         ----------
-        epsilon : array_like
-            Epsilon >= 0 (inf allowed: delta = 0); broadcasts with ``mu``.
-        bound : {"upper", "lower", "both"}, default "upper"
-            The side: theta rounded up, rounded down, or the tuple (lower, upper).
         threads : int, optional
             OpenMP threads, a positive integer; None (default): automatic (every core for large input, one for small).
 
         Returns
         -------
         float, numpy.ndarray or tuple
-            delta in [0, 1] at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
-
-        Raises
-        ------
-        ValueError
-            ``epsilon`` negative or NaN; an unknown ``bound``; shapes that do not broadcast.
-        ParameterTypeError
-            ``epsilon`` a string, bool or None.
+            0 at epsilon = inf.
         """
         bound_side(bound)
         eps = epsilon_values(epsilon)
@@ -199,28 +192,17 @@ class GaussianDP:
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
         """Smallest eps >= 0 with theta(mu, eps) <= delta, rounded outward on each side.
 
+        The upper side is an epsilon certainly at or above the exact one, the lower side one at or below it.
+
         Parameters
         ----------
-        delta : array_like
-            Target delta, strictly between 0 and 1; broadcasts with ``mu``.
-        bound : {"upper", "lower", "both"}, default "upper"
-            The side: an epsilon certainly at or above the exact one, at or below it, or the tuple
-            (lower, upper).
         threads : int, optional
             OpenMP threads, a positive integer; None (default): automatic (every core for large input, one for small).
 
         Returns
         -------
         float, numpy.ndarray or tuple
-            epsilon >= 0 at each broadcast point (0 where theta(mu, 0) <= delta; inf where mu is inf);
-            with ``bound="both"`` the tuple (lower, upper).
-
-        Raises
-        ------
-        ValueError
-            ``delta`` outside (0, 1) or NaN; an unknown ``bound``; shapes that do not broadcast.
-        ParameterTypeError
-            ``delta`` a string, bool or None.
+            0 where theta(mu, 0) <= delta; inf where mu is inf.
         """
         bound_side(bound)
         dlt = delta_values(delta)

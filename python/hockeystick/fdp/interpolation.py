@@ -42,7 +42,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _core
-from ..base.accountant import Bound
+from ..base.accountant import UPPER_ONLY, Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import check_threads
 from ..base.validation import (
     choice,
@@ -405,6 +406,7 @@ def mu_from_root_h(coefficient: tuple[np.ndarray, np.ndarray], root_h: np.ndarra
     return np.where(mantissa == 0.0, 0.0, scaled)
 
 
+@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
 class LastIterateAccountant:
     """A released-last-iterate mu-GDP accountant holding the shifted-interpolation mu values.
 
@@ -482,29 +484,21 @@ class LastIterateAccountant:
     ) -> float | np.ndarray:
         """Privacy profile delta(eps) = theta(mu, eps) of the released model, theta rounded up.
 
-        Paper 004, Lemma 7 (eq. 8), at the mu that ``interpolation`` selects.
+        Paper 004, Lemma 7 (eq. 8), at the mu that ``interpolation`` selects.  Upper side only: no lower bound
+        is known.
 
         Parameters
         ----------
-        epsilon : array_like
-            Epsilon >= 0 (inf allowed); broadcasts with the parameters.
-        bound : {"upper"}, default "upper"
-            The side; only "upper" (no lower bound is known).
         interpolation : {"optimal", "composition", "h0"}, default "optimal"
             Which mu: ``mu`` (valid), ``mu_composition`` (valid), or the paper's ``mu_paper_h0`` (eq. 16;
             NOT a valid bound where ``h0_attained`` is False, for reproducing the paper only).
         threads : int, optional
             OpenMP threads for array input.
 
-        Returns
-        -------
-        float or numpy.ndarray
-            delta in [0, 1] at each broadcast point.
-
         Raises
         ------
         ValueError
-            ``epsilon`` negative or NaN; ``bound`` not "upper"; an unknown ``interpolation``.
+            An unknown ``interpolation``.
         """
         return _ct.theta_upper(self._mu(bound, interpolation), epsilon_values(epsilon), threads=threads)
 
@@ -518,25 +512,18 @@ class LastIterateAccountant:
     ) -> float | np.ndarray:
         """Smallest eps >= 0 with theta(mu, eps) <= delta, at the mu that ``interpolation`` selects, rounded up.
 
+        Upper side only: no lower bound is known.
+
         Parameters
         ----------
-        delta : array_like
-            Target delta, strictly between 0 and 1; broadcasts with the parameters.
-        bound : {"upper"}, default "upper"
-            The side; only "upper" (no lower bound is known).
         interpolation : {"optimal", "composition", "h0"}, default "optimal"
             Which mu, as in ``delta``.
         threads : int, optional
             OpenMP threads for array input.
 
-        Returns
-        -------
-        float or numpy.ndarray
-            epsilon >= 0 at each broadcast point.
-
         Raises
         ------
         ValueError
-            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper"; an unknown ``interpolation``.
+            An unknown ``interpolation``.
         """
         return _ct.theta_epsilon_upper(self._mu(bound, interpolation), delta_values(delta), threads=threads)

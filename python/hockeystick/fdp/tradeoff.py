@@ -24,7 +24,8 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from ..base.accountant import Bound
+from ..base.accountant import UPPER_ONLY, Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.validation import (
     certified_sides,
     delta_values,
@@ -85,6 +86,7 @@ def gaussian_tradeoff(mu: npt.ArrayLike, alpha: npt.ArrayLike) -> float | np.nda
     return cast("float | np.ndarray", _gaussian.gaussian_tail(mu_arr - _gaussian.gaussian_tail_inverse(alpha_arr)))
 
 
+@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
 class TradeOffFunction:
     r"""A trade-off function given as a callable alpha -> type II error, with its privacy profile.
 
@@ -190,18 +192,6 @@ class TradeOffFunction:
         ----------
         epsilon : array_like
             Epsilon, finite and >= 0.
-        bound : {"upper"}, default "upper"
-            The side; only "upper".
-
-        Returns
-        -------
-        float or numpy.ndarray
-            delta in [0, 1] at each epsilon.
-
-        Raises
-        ------
-        ValueError
-            ``epsilon`` negative, infinite or NaN; ``bound`` not "upper".
         """
         upper_only(bound, type(self).__name__)
         eps = nonnegative(epsilon, "epsilon")
@@ -211,23 +201,13 @@ class TradeOffFunction:
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
         """Smallest eps >= 0 with delta(eps) <= delta, element-wise over delta.
 
-        Parameters
-        ----------
-        delta : array_like
-            Target delta, strictly between 0 and 1.
-        bound : {"upper"}, default "upper"
-            The side; only "upper".
+        Only the upper side is offered, as for ``delta``.
 
         Returns
         -------
         float or numpy.ndarray
-            epsilon at each delta (Brent to 1e-13); 0 where delta(0) <= delta, inf where delta(eps) still
-            exceeds delta at eps = 8192 (the search doubles eps from 1 and stops there).
-
-        Raises
-        ------
-        ValueError
-            ``delta`` outside (0, 1) or NaN; ``bound`` not "upper".
+            Brent to 1e-13; 0 where delta(0) <= delta, inf where delta(eps) still exceeds delta at eps = 8192
+            (the search doubles eps from 1 and stops there).
         """
         from scipy import optimize  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
@@ -247,6 +227,7 @@ class TradeOffFunction:
         return scalar_or_array(np.vectorize(one, otypes=[np.float64])(target))
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class GaussianTradeOff(TradeOffFunction):
     r"""The Gaussian trade-off function T_G(mu) of mu-GDP, with its closed-form profile theta(mu, eps).
 
@@ -295,47 +276,12 @@ class GaussianTradeOff(TradeOffFunction):
         """Privacy profile theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), rounded outward.
 
         Paper 004, Lemma 7 (eq. 8): exact, reported with the upper side rounded up and the lower down.
-
-        Parameters
-        ----------
-        epsilon : array_like
-            Epsilon >= 0 (inf allowed); broadcasts with ``mu``.
-        bound : {"upper", "lower", "both"}, default "upper"
-            The side, or the tuple (lower, upper) for "both".
-
-        Returns
-        -------
-        float, numpy.ndarray or tuple
-            delta in [0, 1] at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
-
-        Raises
-        ------
-        ValueError
-            ``epsilon`` negative or NaN; an unknown ``bound``.
         """
         eps = epsilon_values(epsilon)
         return certified_sides(bound, lambda: _ct.theta_lower(self.mu, eps), lambda: _ct.theta_upper(self.mu, eps))
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """Epsilon solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded outward on each side.
-
-        Parameters
-        ----------
-        delta : array_like
-            Target delta, strictly between 0 and 1; broadcasts with ``mu``.
-        bound : {"upper", "lower", "both"}, default "upper"
-            The side, or the tuple (lower, upper) for "both".
-
-        Returns
-        -------
-        float, numpy.ndarray or tuple
-            epsilon >= 0 at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
-
-        Raises
-        ------
-        ValueError
-            ``delta`` outside (0, 1) or NaN; an unknown ``bound``.
-        """
+        """Epsilon solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded outward on each side."""
         dlt = delta_values(delta)
         return certified_sides(
             bound, lambda: _ct.theta_epsilon_lower(self.mu, dlt), lambda: _ct.theta_epsilon_upper(self.mu, dlt)

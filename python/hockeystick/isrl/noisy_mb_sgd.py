@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
 from ..base.keyword_only import positional_deprecated
 from ..fdp.gaussian_mechanism import GaussianMechanism
@@ -42,6 +43,7 @@ def _lipschitz(value: ArrayLike) -> np.ndarray:
     return _validation.positive(value, "lipschitz")
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class NoisyMBSGD:
     r"""Certified ISRL-DP of one silo in paper 003's Noisy MB-SGD: R rounds of K draws with replacement from n records.
 

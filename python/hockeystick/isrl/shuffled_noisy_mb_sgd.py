@@ -30,6 +30,8 @@ import math
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant import UPPER_ONLY
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
 from ..numerics.certified_theta import radius_up, theta_epsilon_upper
 from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
@@ -59,6 +61,7 @@ def _scalar(value: ArrayLike, name: str) -> float:
     return float(arr)
 
 
+@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
 class ShuffledNoisyMBSGD:
     r"""Certified central (eps, delta) of paper 003's shuffled Noisy MB-SGD, one record of one silo replaced.
 

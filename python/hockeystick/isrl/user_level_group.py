@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
@@ -39,6 +40,7 @@ from .noisy_mb_sgd import MAX_DATASET_SIZE
 __all__ = ["GroupNoisyMBSGD"]
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class GroupNoisyMBSGD:
     r"""Certified privacy of a user holding k of a silo's n records in paper 003's Noisy MB-SGD (k divides n).
 

@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..base.accountant import Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.validation import (
     ParameterTypeError,
     broadcast,
@@ -75,6 +76,7 @@ def _up(x: np.ndarray) -> np.ndarray:
         return np.nextafter(x * (1.0 + 2.0 * UNIT_ROUNDOFF), np.inf)
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class MatrixMechanism:
     r"""Gaussian guarantee of the matrix mechanism C x + z N(0, I) given the L2 sensitivity of its strategy.
 
@@ -184,25 +186,6 @@ class MatrixMechanism:
         The upper side is at mu = ``sensitivity`` / z (rounded up), the lower side at the realizable
         ``sensitivity_lower`` / z (rounded down); theta (Balle & Wang 2018, Theorem 8; paper 004 eq. 8) is
         rounded outward on each side.
-
-        Parameters
-        ----------
-        epsilon : array_like
-            Epsilon >= 0 (inf allowed); broadcasts with ``noise_multiplier``.
-        bound : {"upper", "lower", "both"}, default "upper"
-            The side, or the tuple (lower, upper) for "both".
-
-        Returns
-        -------
-        float, numpy.ndarray or tuple
-            delta in [0, 1] at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
-
-        Raises
-        ------
-        ValueError
-            ``epsilon`` negative or NaN; an unknown ``bound``; shapes that do not broadcast.
-        ParameterTypeError
-            ``epsilon`` a string, bool or None.
         """
         if bound == "both":
             return self._lower.delta(epsilon, bound="lower"), self._upper.delta(epsilon, bound="upper")
@@ -211,27 +194,7 @@ class MatrixMechanism:
         return self._upper.delta(epsilon, bound=bound)
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """Smallest epsilon >= 0 with delta(eps) <= delta, each side as ``delta`` takes it.
-
-        Parameters
-        ----------
-        delta : array_like
-            Target delta, strictly between 0 and 1; broadcasts with ``noise_multiplier``.
-        bound : {"upper", "lower", "both"}, default "upper"
-            The side, or the tuple (lower, upper) for "both".
-
-        Returns
-        -------
-        float, numpy.ndarray or tuple
-            epsilon >= 0 at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
-
-        Raises
-        ------
-        ValueError
-            ``delta`` outside (0, 1) or NaN; an unknown ``bound``; shapes that do not broadcast.
-        ParameterTypeError
-            ``delta`` a string, bool or None.
-        """
+        """Smallest epsilon >= 0 with delta(eps) <= delta, each side as ``delta`` takes it."""
         if bound == "both":
             return self._lower.epsilon(delta, bound="lower"), self._upper.epsilon(delta, bound="upper")
         if bound == "lower":

@@ -66,6 +66,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..base.accountant import Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.validation import count, derived, in_interval, positive, scalar_or_array
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from .round_off import gamma, widen_down, widen_up
@@ -165,6 +166,7 @@ def _dense_norms(strategy: Strategy, rounds: int, separation: int) -> tuple[tupl
     return (max(side[0] for side in sides), max(side[1] for side in sides)), group
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class AmplifiedBandedMF:
     r"""Amplified guarantee of banded matrix factorization with cyclic Poisson sampling, in training terms.
 
@@ -322,43 +324,19 @@ class AmplifiedBandedMF:
         The upper side is that of the k-round Poisson-subsampled Gaussian at noise z / zeta (zeta rounded up),
         the lower side the larger of the realizable pairs' certified lower sides.
 
-        Parameters
-        ----------
-        epsilon : array_like
-            Epsilon >= 0; broadcasts with ``noise_multiplier`` and ``sampling_rate``.
-        bound : {"upper", "lower", "both"}, default "upper"
-            The side, or the tuple (lower, upper) for "both".
-
-        Returns
-        -------
-        float, numpy.ndarray or tuple
-            delta in [0, 1] at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
-
         Raises
         ------
         ValueError
-            An unknown ``bound``; what ``pld.SubsampledGaussianPLD.delta`` refuses.
+            What ``pld.SubsampledGaussianPLD.delta`` refuses.
         """
         return self._sides("delta", epsilon, bound)
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
         """Smallest epsilon >= 0 with delta(eps) <= delta, each side as ``delta`` takes it.
 
-        Parameters
-        ----------
-        delta : array_like
-            Target delta, strictly between 0 and 1; broadcasts with ``noise_multiplier`` and ``sampling_rate``.
-        bound : {"upper", "lower", "both"}, default "upper"
-            The side, or the tuple (lower, upper) for "both".
-
-        Returns
-        -------
-        float, numpy.ndarray or tuple
-            epsilon >= 0 at each broadcast point; with ``bound="both"`` the tuple (lower, upper).
-
         Raises
         ------
         ValueError
-            An unknown ``bound``; what ``pld.SubsampledGaussianPLD.epsilon`` refuses.
+            What ``pld.SubsampledGaussianPLD.epsilon`` refuses.
         """
         return self._sides("epsilon", delta, bound)

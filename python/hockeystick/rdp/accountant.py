@@ -13,7 +13,8 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from ..base.accountant import Bound
+from ..base.accountant import UPPER_ONLY, Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.validation import broadcast, choice, in_interval, nonnegative, positive, positive_integer, upper_only
 from .conversion import CONVERSIONS, rdp_to_delta, rdp_to_epsilon
 from .mechanisms import check_orders, subsampled_gaussian_rdp
@@ -65,6 +66,7 @@ def compose_rdp(*rdp: npt.ArrayLike) -> np.ndarray:
         raise ValueError("RDP curves must share their orders axis and broadcast together") from None
 
 
+@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
 class SubsampledGaussianRDP:
     r"""RDP accountant of ``rounds`` steps of the Poisson-subsampled Gaussian with noise multiplier ``sigma``.
 
@@ -166,24 +168,17 @@ class SubsampledGaussianRDP:
     ) -> float | np.ndarray:
         """Upper bound on the smallest eps with delta(eps) <= ``delta``, from the RDP curve.
 
+        Upper side only: RDP certifies no lower bound.
+
         Parameters
         ----------
-        delta : array_like
-            Target delta, 0 < delta < 1; broadcasts with the parameters.
-        bound : {"upper"}, optional
-            Only ``"upper"`` (the default): RDP certifies no lower bound.
         conversion : {"tight", "classic"}, optional
             Overrides the accountant's conversion (None, the default, keeps it).
-
-        Returns
-        -------
-        float or numpy.ndarray
-            A float for scalar inputs, else an array of the broadcast shape.
 
         Raises
         ------
         ValueError
-            If ``delta`` lies outside (0, 1), ``bound`` is not ``"upper"``, or ``conversion`` is not one of the two.
+            ``conversion`` not one of the two.
         """
         upper_only(bound, type(self).__name__)
         return rdp_to_epsilon(self.rdp, self.orders, delta, conversion=conversion or self.conversion)
@@ -193,25 +188,22 @@ class SubsampledGaussianRDP:
     ) -> float | np.ndarray:
         """Upper bound on delta(``epsilon``), from the RDP curve.
 
+        Upper side only: RDP certifies no lower bound.
+
         Parameters
         ----------
-        epsilon : array_like
-            The eps, >= 0 (``inf`` gives 0); broadcasts with the parameters.
-        bound : {"upper"}, optional
-            Only ``"upper"`` (the default): RDP certifies no lower bound.
         conversion : {"tight", "classic"}, optional
             Overrides the accountant's conversion (None, the default, keeps it).
 
         Returns
         -------
         float or numpy.ndarray
-            A float for scalar inputs, else an array of the broadcast shape; at most 1.
+            0 at epsilon = inf.
 
         Raises
         ------
         ValueError
-            If ``epsilon`` is negative or NaN, ``bound`` is not ``"upper"``, or ``conversion`` is not one of the
-            two.
+            ``conversion`` not one of the two.
         """
         upper_only(bound, type(self).__name__)
         return rdp_to_delta(self.rdp, self.orders, epsilon, conversion=conversion or self.conversion)

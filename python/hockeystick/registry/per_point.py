@@ -11,8 +11,10 @@ import numpy as np
 
 from ..base import validation as _validation
 from ..base.accountant import Bound
+from ..base.accountant_docs import accountant_docs
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class PerPoint:
     """An accountant whose parameters must be scalars (a per-round schedule), over arrays of points.
 
@@ -88,49 +90,23 @@ class PerPoint:
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
         """delta(epsilon) of each point's accountant, broadcast over the points and ``epsilon``.
 
+        Each side is the one each point's accountant returns.
+
         Parameters
         ----------
         epsilon : array_like
-            epsilon >= 0; broadcasts with the points.
-        bound : {"upper", "lower", "both"}, default "upper"
-            The side each point's accountant returns; ``"both"`` gives the pair (lower, upper).
-
-        Returns
-        -------
-        float or numpy.ndarray, or a tuple of two
-            A float for a scalar result, else an array of the broadcast shape; a (lower, upper) pair of them
-            for ``bound="both"``.
-
-        Raises
-        ------
-        ValueError
-            ``epsilon`` negative or NaN.
-        ParameterTypeError
-            ``epsilon`` a string, bool or None.
+            epsilon >= 0 (``inf`` allowed); broadcasts with the points.
         """
         return self._each("delta", _validation.epsilon_values(epsilon), bound)
 
     def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
         """epsilon(delta) of each point's accountant, broadcast over the points and ``delta``.
 
+        Each side is the one each point's accountant returns.
+
         Parameters
         ----------
         delta : array_like
             0 < delta < 1; broadcasts with the points.
-        bound : {"upper", "lower", "both"}, default "upper"
-            The side each point's accountant returns; ``"both"`` gives the pair (lower, upper).
-
-        Returns
-        -------
-        float or numpy.ndarray, or a tuple of two
-            A float for a scalar result, else an array of the broadcast shape; a (lower, upper) pair of them
-            for ``bound="both"``.
-
-        Raises
-        ------
-        ValueError
-            ``delta`` outside (0, 1) or NaN.
-        ParameterTypeError
-            ``delta`` a string, bool or None.
         """
         return self._each("epsilon", _validation.delta_values(delta), bound)

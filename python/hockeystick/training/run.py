@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
@@ -43,6 +44,7 @@ _DRAWN_BATCHES: dict[str, Callable[..., _Accountant]] = {
 }
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class _SubsampledTraining:
     """Shared by DP-SGD and DP-FedAvg: T steps of a subsampled Gaussian with multiplier z.
 
@@ -230,27 +232,10 @@ class _SubsampledTraining:
         T-step composition, maximized over the neighbouring relation's two directions (the class docstring);
         the bounds are certified on the PLD accountant of how the batches are drawn.
 
-        Parameters
-        ----------
-        epsilon : array_like
-            epsilon >= 0 (inf allowed); broadcasts with the run's parameters.
-        bound : {"upper", "lower", "both"}, default "upper"
-            Which certified side to return.
-
-        Returns
-        -------
-        float or numpy.ndarray or tuple
-            The certified upper bound on delta (``bound="upper"``), the certified lower bound
-            (``"lower"``), or the pair (lower, upper) (``"both"``); a float for scalar arguments and
-            parameters, else an array of the broadcast shape.
-
         Raises
         ------
         ValueError
-            ``epsilon`` negative or NaN; ``bound`` not one of "upper", "lower", "both"; a noise multiplier
-            whose PLD grid the accountant refuses (the message names ``noise_multiplier``).
-        ParameterTypeError
-            ``epsilon`` a string, bool or None.
+            A noise multiplier whose PLD grid the accountant refuses (the message names ``noise_multiplier``).
         """
         with _in_training_words():
             return self._accountant.delta(epsilon, bound=bound)
@@ -263,27 +248,10 @@ class _SubsampledTraining:
         run's privacy profile ``delta``; the upper side is the smallest epsilon whose certified upper delta
         bound is <= delta.
 
-        Parameters
-        ----------
-        delta : array_like
-            0 < delta < 1; broadcasts with the run's parameters.
-        bound : {"upper", "lower", "both"}, default "upper"
-            Which certified side to return.
-
-        Returns
-        -------
-        float or numpy.ndarray or tuple
-            The certified upper bound on epsilon (``bound="upper"``), the certified lower bound
-            (``"lower"``), or the pair (lower, upper) (``"both"``); a float for scalar arguments and
-            parameters, else an array of the broadcast shape.
-
         Raises
         ------
         ValueError
-            ``delta`` outside (0, 1) or NaN; ``bound`` not one of "upper", "lower", "both"; a noise
-            multiplier whose PLD grid the accountant refuses (the message names ``noise_multiplier``).
-        ParameterTypeError
-            ``delta`` a string, bool or None.
+            A noise multiplier whose PLD grid the accountant refuses (the message names ``noise_multiplier``).
         """
         with _in_training_words():
             return self._accountant.epsilon(delta, bound=bound)

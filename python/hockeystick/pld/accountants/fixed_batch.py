@@ -20,6 +20,7 @@ import numpy as np
 
 from ...base import progress
 from ...base import validation as _validation
+from ...base.accountant_docs import accountant_docs
 from ...base.elementwise import ArrayLike, broadcast_float_arrays
 from ...base.keyword_only import positional_deprecated
 from ..compose.distribution import (
@@ -74,6 +75,7 @@ class DistinctPoints:
         return bound_result(self._lower, self._upper, bound, self.scalar)
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class PointwiseCurves(along_run.RoundsCurves):
     """An accountant whose bounds are computed once per distinct parameter point: ``_points`` names its
     parameter arrays, ``_fill`` writes the bounds at each point; ``delta`` and ``epsilon`` broadcast their
@@ -97,28 +99,16 @@ class PointwiseCurves(along_run.RoundsCurves):
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on the run's delta(epsilon), the hockey-stick divergence at e^epsilon.
 
-        Parameters
-        ----------
-        epsilon : array_like
-            Epsilon values, each >= 0 (``inf`` allowed); broadcasts with the accountant's parameter arrays.
-        bound : {"upper", "lower", "both"}, optional
-            Which side: a certified upper bound (default), a certified lower bound, or both.
-
         Returns
         -------
-        float or numpy.ndarray or tuple
-            The upper bound, the lower bound, or the pair (lower, upper); a float for scalar
-            arguments and parameters, else an array of the broadcast shape. At ``epsilon = inf``
-            the upper side is the mass its pair puts at infinite loss (such as the tails a ``tail``
-            parameter cuts; 0 where there is none), the lower side 0.
+        float, numpy.ndarray or tuple
+            At ``epsilon = inf`` the upper side is the mass its pair puts at infinite loss (such as the tails a
+            ``tail`` parameter cuts; 0 where there is none), the lower side 0.
 
         Raises
         ------
         ValueError
-            If an epsilon is negative or NaN, ``bound`` is not one of the three,
-            or the accountant's ``tail`` (where it has one) is outside [1e-300, 1e-3).
-        ParameterTypeError
-            If ``epsilon`` is a string, a boolean or None.
+            The accountant's ``tail`` (where it has one) outside [1e-300, 1e-3).
         """
         return self._evaluate(epsilon_values(epsilon), "epsilon", bound, "delta")
 
@@ -126,27 +116,15 @@ class PointwiseCurves(along_run.RoundsCurves):
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on the run's epsilon(delta), the smallest epsilon >= 0 with delta(epsilon) <= delta.
 
-        Parameters
-        ----------
-        delta : array_like
-            Delta values, each strictly between 0 and 1; broadcasts with the accountant's parameter arrays.
-        bound : {"upper", "lower", "both"}, optional
-            Which side: a certified upper bound (default), a certified lower bound, or both.
-
         Returns
         -------
-        float or numpy.ndarray or tuple
-            The upper bound, the lower bound, or the pair (lower, upper); a float for scalar
-            arguments and parameters, else an array of the broadcast shape. The upper side is
-            ``inf`` where ``delta`` is below the mass its pair puts at infinite loss.
+        float, numpy.ndarray or tuple
+            The upper side is ``inf`` where ``delta`` is below the mass its pair puts at infinite loss.
 
         Raises
         ------
         ValueError
-            If a delta is not strictly between 0 and 1, ``bound`` is not one of the three,
-            or the accountant's ``tail`` (where it has one) is outside [1e-300, 1e-3).
-        ParameterTypeError
-            If ``delta`` is a string, a boolean or None.
+            The accountant's ``tail`` (where it has one) outside [1e-300, 1e-3).
         """
         return self._evaluate(delta_values(delta), "delta", bound, "epsilon")
 

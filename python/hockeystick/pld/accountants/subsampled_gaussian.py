@@ -20,6 +20,7 @@ import numpy as np
 
 from ...base import progress
 from ...base import validation as _validation
+from ...base.accountant_docs import accountant_docs
 from ...base.elementwise import ArrayLike, broadcast_float_arrays, broadcast_shape
 from ...base.keyword_only import positional_deprecated
 from ...numerics.certified_theta import (
@@ -60,6 +61,7 @@ PLDKey = tuple[float, float, float, float, float, bool]
 __all__ = ["AccuracyNotMetWarning", "PLDAccountant", "SubsampledGaussianPLD"]
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class PLDAccountant:
     """Certified epsilon and delta of the rounds composed so far, each round given as it runs.
 
@@ -188,25 +190,10 @@ class PLDAccountant:
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on delta(epsilon) of every round composed so far.
 
-        Parameters
-        ----------
-        epsilon : array_like
-            Epsilon values, each >= 0.
-        bound : {"upper", "lower", "both"}, optional
-            A certified upper bound (default), a certified lower bound, or the pair (lower, upper).
-
         Returns
         -------
-        float or numpy.ndarray or tuple
-            The bound(s), of ``epsilon``'s shape (a float for a scalar). Before any round, nothing has
-            been released: 0 (as dp_accounting's and Opacus's accountants answer).
-
-        Raises
-        ------
-        ValueError
-            If an epsilon is negative or NaN, or ``bound`` is not one of the three.
-        ParameterTypeError
-            If ``epsilon`` is a string, a boolean or None.
+        float, numpy.ndarray or tuple
+            Before any round, nothing has been released: 0 (as dp_accounting's and Opacus's accountants answer).
         """
         if self._pld is None:
             eps = epsilon_values(epsilon)
@@ -219,25 +206,11 @@ class PLDAccountant:
 
         The upper side is the smallest epsilon >= 0 whose certified upper delta is at most ``delta``.
 
-        Parameters
-        ----------
-        delta : array_like
-            Delta values, each strictly between 0 and 1.
-        bound : {"upper", "lower", "both"}, optional
-            A certified upper bound (default), a certified lower bound, or the pair (lower, upper).
-
         Returns
         -------
-        float or numpy.ndarray or tuple
-            The bound(s), of ``delta``'s shape (a float for a scalar); the upper side is ``inf`` where
-            ``delta`` is below the mass the upper side puts at infinite loss. Before any round: 0.
-
-        Raises
-        ------
-        ValueError
-            If a delta is not strictly between 0 and 1, or ``bound`` is not one of the three.
-        ParameterTypeError
-            If ``delta`` is a string, a boolean or None.
+        float, numpy.ndarray or tuple
+            The upper side is ``inf`` where ``delta`` is below the mass the upper side puts at infinite loss.
+            Before any round: 0.
         """
         run = self._one_subsampled_gaussian() if self._from_question else None
         if run is not None:
@@ -281,6 +254,7 @@ class PLDAccountant:
         return along_run.checkpoints(total, every, steps)
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class SubsampledGaussianPLD(along_run.RoundsCurves):
     r"""Certified epsilon and delta of T rounds of the Poisson-subsampled Gaussian, every round released.
 
@@ -685,53 +659,18 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
 
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
-        """Certified bound on delta(epsilon), the larger over the add and remove directions.
-
-        Parameters
-        ----------
-        epsilon : array_like
-            Epsilon values, each >= 0; broadcasts with the accountant's parameter arrays.
-        bound : {"upper", "lower", "both"}, optional
-            A certified upper bound (default), a certified lower bound, or the pair (lower, upper).
-
-        Returns
-        -------
-        float or numpy.ndarray or tuple
-            The bound(s), of the broadcast shape (a float where everything is scalar).
-
-        Raises
-        ------
-        ValueError
-            If an epsilon is negative or NaN, or ``bound`` is not one of the three.
-        ParameterTypeError
-            If ``epsilon`` is a string, a boolean or None.
-        """
+        """Certified bound on delta(epsilon), the larger over the add and remove directions."""
         return self._evaluate(epsilon_values(epsilon), "epsilon", bound, _gaussian_delta_bracket, "delta")
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on epsilon(delta), the smallest epsilon >= 0 with delta(epsilon) <= delta.
 
-        Parameters
-        ----------
-        delta : array_like
-            Delta values, each strictly between 0 and 1; broadcasts with the accountant's parameter arrays.
-        bound : {"upper", "lower", "both"}, optional
-            A certified upper bound (default), a certified lower bound, or the pair (lower, upper).
-
         Returns
         -------
-        float or numpy.ndarray or tuple
-            The bound(s), of the broadcast shape (a float where everything is scalar); the upper side is
-            ``inf`` where ``delta`` is below the mass the upper side puts at infinite loss. With
-            ``accuracy``, ``unmet`` then flags the brackets left wider than the tolerance.
-
-        Raises
-        ------
-        ValueError
-            If a delta is not strictly between 0 and 1, or ``bound`` is not one of the three.
-        ParameterTypeError
-            If ``delta`` is a string, a boolean or None.
+        float, numpy.ndarray or tuple
+            The upper side is ``inf`` where ``delta`` is below the mass the upper side puts at infinite loss.
+            With ``accuracy``, ``unmet`` then flags the brackets left wider than the tolerance.
         """
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
 

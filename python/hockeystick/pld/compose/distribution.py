@@ -23,6 +23,7 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from ...base import validation as _validation
+from ...base.accountant_docs import accountant_docs
 from ...base.elementwise import ArrayLike
 from ...base.keyword_only import positional_deprecated
 from .fft import DEFAULT_TAIL, compose_many, lower_sides, upper_sides
@@ -90,6 +91,7 @@ class Factor:
         return terms + [(self.lower_blocks[j], 1) for j in range(top) if count >> j & 1]
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 @dataclass
 class PrivacyLossDistribution:
     r"""Discretized privacy-loss distribution of a mechanism with certified upper and lower bounds on delta(eps).
@@ -244,22 +246,6 @@ class PrivacyLossDistribution:
         ----------
         epsilon : array_like
             The eps at which to evaluate, any real (negative values allowed, ``inf`` gives 0), NaN refused.
-        bound : {"upper", "lower", "both"}, optional
-            ``"upper"`` (default) a certified upper bound, ``"lower"`` a certified lower bound, ``"both"`` the
-            pair.
-
-        Returns
-        -------
-        float or numpy.ndarray or tuple
-            A float for a scalar ``epsilon``, else an array of its shape; a (lower, upper) tuple of them for
-            ``bound="both"``.
-
-        Raises
-        ------
-        ValueError
-            If ``epsilon`` is NaN, or ``bound`` is not one of the three.
-        ParameterTypeError
-            If ``epsilon`` is a string, a boolean or None.
         """
         eps = _validation.real(epsilon, "epsilon")
         return self._sides(eps, "delta", eps.ndim == 0, bound)
@@ -268,28 +254,12 @@ class PrivacyLossDistribution:
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound(s) on the smallest eps >= 0 with delta(eps) <= delta.
 
-        Parameters
-        ----------
-        delta : array_like
-            The target delta, 0 < delta < 1.
-        bound : {"upper", "lower", "both"}, optional
-            ``"upper"`` (default) a certified upper bound on eps, ``"lower"`` a certified lower bound,
-            ``"both"`` the pair.
-
         Returns
         -------
-        float or numpy.ndarray or tuple
-            A float for a scalar ``delta``, else an array of its shape; a (lower, upper) tuple of them for
-            ``bound="both"``.  The upper side is ``inf`` when ``delta`` lies below what can be certified (the
-            mass at +infinity plus the composition's truncation and round-off charges), and the lower side is
-            ``inf`` when delta lies below the mass at +infinity of the optimistic side.
-
-        Raises
-        ------
-        ValueError
-            If a ``delta`` lies outside (0, 1) or is NaN, or ``bound`` is not one of the three.
-        ParameterTypeError
-            If ``delta`` is a string, a boolean or None.
+        float, numpy.ndarray or tuple
+            The upper side is ``inf`` when ``delta`` lies below what can be certified (the mass at +infinity
+            plus the composition's truncation and round-off charges), and the lower side is ``inf`` when delta
+            lies below the mass at +infinity of the optimistic side.
         """
         d = delta_values(delta)
         return self._sides(d, "epsilon", d.ndim == 0, bound)
