@@ -21,12 +21,12 @@ LAYERS = {
     "fdp": 3,
     "pld": 3,
     "leakage": 3,
-    "interop": 4,  # dp_accounting's events and RDP accountant, Opacus's accountant, over pld and rdp
     "isrl": 4,  # accountants built on pld and fdp's Gaussian mechanism
     "matrix": 4,  # matrix-factorization mechanisms: sensitivity, then fdp's Gaussian mechanism and rdp
     "ledger": 4,  # a run recorded round by round: fixed-schedule PLD brackets, filters, odometers
     "training": 4,  # DP-SGD / DP-FedAvg vocabulary over the pld accountants
     "registry": 5,
+    "interop": 5,  # dp_accounting's events and RDP accountant, Opacus's and Flower's accountants, over the ledger
     "simulate": 5,
     "calibrate": 6,
     "risk": 7,  # attack risk from a profile: calibrate + registry + pld
