@@ -139,3 +139,12 @@ def test_get_noise_multiplier_meets_the_target_and_is_tight():
     assert acc.get_epsilon_bracket(1e-5)[0] > 2.0 - 1e-2
     with pytest.raises(ValueError, match="EITHER"):
         get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01)
+
+
+def test_register_with_opacus_names_what_it_needs():
+    with pytest.raises(TypeError, match="force must be True or False"):
+        hs_opacus.register_with_opacus(force=1)
+    if hs_opacus.OPACUS:
+        pytest.skip("Opacus imports here: the registry itself is tested in test_interop_opacus_training.py")
+    with pytest.raises(ModuleNotFoundError, match="register_with_opacus needs Opacus.*HockeystickAccountant works"):
+        hs_opacus.register_with_opacus()

@@ -17,31 +17,44 @@ opacus = pytest.importorskip(
 torch = pytest.importorskip("torch", reason="torch is not installed")
 
 from opacus import PrivacyEngine  # noqa: E402
-from opacus.accountants import PRVAccountant, RDPAccountant  # noqa: E402
+from opacus.accountants import PRVAccountant, RDPAccountant, create_accountant, register_accountant  # noqa: E402
 from opacus.accountants.utils import get_noise_multiplier as opacus_noise_multiplier  # noqa: E402
 
-from hockeystick.interop.opacus import HockeystickAccountant, get_noise_multiplier  # noqa: E402
+from hockeystick.interop.opacus import (  # noqa: E402
+    REGISTERED_NAMES,
+    HockeystickAccountant,
+    get_noise_multiplier,
+    register_with_opacus,
+)
 
 DELTA = 1e-5
 
 
-def _train(accountant, epochs: int = 3, sigma: float = 1.1) -> PrivacyEngine:
+def _parts():
     torch.manual_seed(0)
     x, y = torch.randn(256, 5), torch.randint(0, 2, (256,))
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=32)
     model = torch.nn.Sequential(torch.nn.Linear(5, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    engine = PrivacyEngine()
-    engine.accountant = accountant
-    model, optimizer, loader = engine.make_private(
-        module=model, optimizer=optimizer, data_loader=loader, noise_multiplier=sigma, max_grad_norm=1.0
-    )
+    return model, torch.optim.SGD(model.parameters(), lr=0.1), loader
+
+
+def _fit(model, optimizer, loader, epochs: int) -> None:
     loss_fn = torch.nn.CrossEntropyLoss()
     for _ in range(epochs):
         for xb, yb in loader:
             optimizer.zero_grad()
             loss_fn(model(xb), yb).backward()
             optimizer.step()
+
+
+def _train(accountant, epochs: int = 3, sigma: float = 1.1) -> PrivacyEngine:
+    model, optimizer, loader = _parts()
+    engine = PrivacyEngine()
+    engine.accountant = accountant
+    model, optimizer, loader = engine.make_private(
+        module=model, optimizer=optimizer, data_loader=loader, noise_multiplier=sigma, max_grad_norm=1.0
+    )
+    _fit(model, optimizer, loader, epochs)
     return engine
 
 
@@ -85,3 +98,46 @@ def test_get_noise_multiplier_against_opacus(target, rate, epochs):
     )
     assert ours < rdp_sigma  # a tighter accountant needs less noise
     assert abs(ours - prv_sigma) <= 0.02 * prv_sigma  # PRV's estimate sits within its tolerance
+
+
+@pytest.mark.parametrize("name", REGISTERED_NAMES)
+def test_privacy_engine_builds_the_accountant_by_name(name):
+    engine = PrivacyEngine(accountant=name)
+    assert type(engine.accountant) is HockeystickAccountant and engine.accountant.mechanism() == "hockeystick_pld"
+
+
+def test_make_private_with_epsilon_calibrates_with_the_registered_accountant():
+    # Opacus's get_noise_multiplier asks create_accountant for the engine's mechanism ("hockeystick_pld") and
+    # bisects on its certified epsilon to within epsilon_tolerance 0.01 below the target
+    target = 3.0
+    engine = PrivacyEngine(accountant="hockeystick_pld")
+    model, optimizer, loader = _parts()
+    model, optimizer, loader = engine.make_private_with_epsilon(
+        module=model,
+        optimizer=optimizer,
+        data_loader=loader,
+        target_epsilon=target,
+        target_delta=DELTA,
+        epochs=2,
+        max_grad_norm=1.0,
+    )
+    _fit(model, optimizer, loader, epochs=2)
+    acc = engine.accountant
+    sigma = optimizer.noise_multiplier
+    assert isinstance(acc, HockeystickAccountant) and acc.history == [(sigma, 1 / 8, 16)]
+    assert target - 0.01 <= engine.get_epsilon(DELTA) <= target  # certified, and as tight as Opacus searches
+    ours = get_noise_multiplier(target_epsilon=target, target_delta=DELTA, sample_rate=1 / 8, steps=16)
+    assert ours <= sigma <= ours * 1.01  # our search's least sigma, Opacus's bisection a little above it
+
+
+def test_register_with_opacus_is_idempotent_and_refuses_to_displace_another_class():
+    assert register_with_opacus() == REGISTERED_NAMES  # already registered on import: harmless
+    register_accountant("hockeystick", RDPAccountant, force=True)
+    try:
+        with pytest.raises(ValueError, match="'hockeystick' \\(RDPAccountant\\).*force=True"):
+            register_with_opacus()
+        assert type(create_accountant("hockeystick")) is RDPAccountant  # nothing was registered
+        assert register_with_opacus(force=True) == REGISTERED_NAMES
+    finally:
+        register_accountant("hockeystick", HockeystickAccountant, force=True)
+    assert all(type(create_accountant(name)) is HockeystickAccountant for name in REGISTERED_NAMES)

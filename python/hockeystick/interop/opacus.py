@@ -10,6 +10,14 @@ consecutive identical steps grouped, ``len()`` counts steps, ``mechanism()`` nam
 (sigma, q) is the Poisson-subsampled Gaussian (Zhu, Dong, Wang 2022, add/remove pairs; q = 1 the
 Gaussian, composed exactly), composed by hockeystick's certified PLD (``pld.accountants.plan``).
 
+Opacus's registry: with Opacus installed, importing this module registers the class under the names
+``REGISTERED_NAMES`` ("hockeystick_pld", its ``mechanism()``, and "hockeystick") wherever Opacus has no other
+accountant by that name, so ``PrivacyEngine(accountant="hockeystick_pld")`` builds it and
+``make_private_with_epsilon`` (whose ``get_noise_multiplier`` asks ``create_accountant`` for the engine's
+mechanism) calibrates with it; ``register_with_opacus()`` does the same explicitly and says where a name is held
+by another class.  Nothing is registered, and torch is not imported, until this module is imported: ``import
+hockeystick`` does not import it.
+
 ``get_noise_multiplier`` has Opacus's signature and returns the smallest sigma (to
 ``sigma_tolerance``, relative) whose certified epsilon after the given steps or epochs is at most
 ``target_epsilon``.
@@ -68,7 +76,9 @@ MECHANISM = "hockeystick_pld"
 _MAX_SIGMA = 1e6
 _SIGMA_TOLERANCE = 1e-10  # get_noise_multiplier's default: calibrate's rtol, so the two agree
 
-__all__ = ["HockeystickAccountant", "get_noise_multiplier"]
+REGISTERED_NAMES = (MECHANISM, "hockeystick")
+
+__all__ = ["REGISTERED_NAMES", "HockeystickAccountant", "get_noise_multiplier", "register_with_opacus"]
 
 
 def _step_parameters(noise_multiplier: Any, sample_rate: Any, where: str = "") -> tuple[float, float]:
@@ -335,6 +345,83 @@ class HockeystickAccountant(_Base):
         self.history = state_dict["history"]
 
 
+def register_with_opacus(*, force: bool = False) -> tuple[str, ...]:
+    """Register ``HockeystickAccountant`` in Opacus's accountant registry under ``REGISTERED_NAMES``.
+
+    Then ``PrivacyEngine(accountant="hockeystick_pld")`` (or ``"hockeystick"``) builds it, and
+    ``PrivacyEngine.make_private_with_epsilon``, whose ``opacus.accountants.utils.get_noise_multiplier`` builds
+    an accountant of the engine's mechanism with ``create_accountant``, calibrates the noise with it (Opacus's
+    bisection to its ``epsilon_tolerance`` on the certified epsilon).  Importing this module with Opacus
+    installed registers every name no other class holds already; this function is the explicit form.  A name
+    already holding ``HockeystickAccountant`` is left as it is (calling it twice is harmless).
+
+    Parameters
+    ----------
+    force : bool, default False
+        Whether to replace another class registered under one of the names (Opacus's ``force``).
+
+    Returns
+    -------
+    tuple of str
+        The names under which Opacus now builds ``HockeystickAccountant``: ``("hockeystick_pld", "hockeystick")``.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        When Opacus (which needs torch) does not import.
+    ValueError
+        When another accountant class holds one of the names and ``force`` is False (nothing is registered).
+    ParameterTypeError
+        When ``force`` is not a bool.
+    """
+    if not isinstance(force, bool):
+        raise _validation.ParameterTypeError(f"force must be True or False, got {_validation.describe(force)}")
+    if not OPACUS:
+        raise ModuleNotFoundError(
+            "register_with_opacus needs Opacus, which does not import here (it needs torch): "
+            'pip install opacus (with torch\'s CPU build: pip install "torch==<version>+cpu" --index-url '
+            "https://download.pytorch.org/whl/cpu); HockeystickAccountant works without it"
+        )
+    held = _held_by_others()
+    if held and not force:
+        raise ValueError(
+            "Opacus already has another accountant registered as "
+            + ", ".join(f"{name!r} ({type(holder).__name__})" for name, holder in held.items())
+            + ": pass force=True to replace it, or build HockeystickAccountant() and assign it to "
+            "privacy_engine.accountant"
+        )
+    from opacus.accountants import register_accountant  # lazy: Opacus imports torch
+
+    for name in REGISTERED_NAMES:
+        register_accountant(name, HockeystickAccountant, force=True)
+    return REGISTERED_NAMES
+
+
+def _held_by_others() -> dict[str, Any]:
+    """The names of ``REGISTERED_NAMES`` for which Opacus builds another class, with an instance of it."""
+    from opacus.accountants import create_accountant  # lazy: Opacus imports torch
+
+    held = {}
+    for name in REGISTERED_NAMES:
+        try:
+            holder = create_accountant(name)
+        except ValueError:  # not registered (Opacus's "Unexpected accounting mechanism")
+            continue
+        if not isinstance(holder, HockeystickAccountant):
+            held[name] = holder
+    return held
+
+
+def _register_free_names() -> None:
+    """Register the class under each name of ``REGISTERED_NAMES`` that no other class holds (on import)."""
+    from opacus.accountants import register_accountant  # lazy: Opacus imports torch
+
+    held = _held_by_others()
+    for name in REGISTERED_NAMES:
+        if name not in held:
+            register_accountant(name, HockeystickAccountant, force=True)
+
+
 def rarely_sampled(history: list[tuple[float, float, int]], delta: float) -> bool:
     """Whether the steps of ``history`` sample the record at all with probability at most ``delta``: then
     delta(0) <= P[sampled at least once] = 1 - prod (1 - q)^steps <= sum steps q (the outputs on the two
@@ -571,3 +658,7 @@ class _SigmaSearch:
                     fgood *= 0.5
                 side = 1
         return good
+
+
+if OPACUS:  # pragma: no cover - depends on the environment
+    _register_free_names()
