@@ -20,6 +20,8 @@ configuration (docs/architecture.md), through two vectorized calls:
 
 Accountants may take further keyword arguments on ``delta`` / ``epsilon`` (``threads`` for the
 OpenMP kernels, ``conversion`` for RDP); the Protocol names only what all of them share.
+The same contract as reference text, the numpydoc sections every ``delta`` / ``epsilon`` shares, is
+written once in ``accountant_docs`` and completed into each accountant's docstrings by ``@accountant_docs``.
 """
 
 from __future__ import annotations

@@ -190,6 +190,12 @@ class PLDAccountant:
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on delta(epsilon) of every round composed so far.
 
+        Parameters
+        ----------
+        epsilon : array_like
+            Epsilon >= 0 (``inf`` allowed) before any round; after it, any real but NaN, as
+            ``PrivacyLossDistribution.delta`` takes it (a negative epsilon's delta is the profile's there).
+
         Returns
         -------
         float, numpy.ndarray or tuple
