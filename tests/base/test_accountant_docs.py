@@ -43,7 +43,7 @@ def _methods_with_bound() -> list[tuple[str, str, object]]:
 
 def _description(section: str, key: str, sides: tuple[str, ...], method: str) -> list[str]:
     """The contract's description lines of one entry (``key``: a parameter's name or an exception)."""
-    parsed = docscrape.NumpyDocString(contract_sections(method, sides))  # type: ignore[arg-type]
+    parsed = docscrape.NumpyDocString(contract_sections(method, sides))
     return next(item.desc for item in parsed[section] if key in (item.name, item.type))
 
 
