@@ -13,7 +13,7 @@ alpha the Poisson-subsampled Gaussian (noise multiplier sigma, rate q, add/remov
 
 (Mironov, Talwar & Zhang 2019, Sec. 3.3: the binomial expansion, whose i = 0, 1 terms sum with the
 weights to 1, so every term left is positive and nothing cancels; ``rdp/mechanisms.py`` writes the same
-sum as a loop, and its ``_log_binomial`` is the one log-binomial both use). Here every order's terms are one row of a matrix whose log-binomials are tabulated once per
+sum as a loop). Here every order's terms are one row of a matrix whose log-binomials are tabulated once per
 order set, and each row is summed in log space.
 
 Rounding outward: every term's logarithm is a sum of at most six rounded quantities, so its absolute error
@@ -31,9 +31,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..rdp.mechanisms import _log_binomial
-
-__all__ = ["DEFAULT_ORDERS", "check_integer_orders", "gaussian_rdp_upper", "subsampled_gaussian_rdp_upper"]
+__all__ = [
+    "DEFAULT_ORDERS",
+    "check_integer_orders",
+    "gaussian_rdp_upper",
+    "mu_squared_upper",
+    "subsampled_gaussian_rdp_upper",
+    "zcdp_rdp_upper",
+]
 
 #: The integer Rényi orders the ledger composes at by default: dense where small-epsilon runs find their best
 #: order, sparse beyond (25 orders, so a union over them costs log 25 ~ 3.2 in log(1/delta)).
@@ -86,9 +91,11 @@ def check_integer_orders(orders: object) -> tuple[int, ...]:
 def _log_binomials(orders: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each order's terms laid end to end: (log C(alpha_k, i) for i = 2..alpha_k, order after order; the index
     i - 2 of each entry; the offset where each order's entries start; the orders as floats)."""
+    from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
+
     i = np.concatenate([np.arange(2, a + 1, dtype=np.float64) for a in orders])
     alpha = np.concatenate([np.full(a - 1, float(a)) for a in orders])
-    table = _log_binomial(alpha, i)
+    table = special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1)
     starts = np.cumsum([0] + [a - 1 for a in orders[:-1]])
     out = (table, (i - 2).astype(np.intp), starts.astype(np.intp), np.asarray(orders, dtype=np.float64))
     for array in out:
@@ -122,6 +129,45 @@ def gaussian_rdp_upper(sigma: float, orders: tuple[int, ...]) -> np.ndarray:
     alpha = np.asarray(orders, dtype=np.float64)
     with np.errstate(over="ignore", divide="ignore"):
         return np.nextafter(alpha / (2.0 * sigma * sigma) * (1.0 + 4.0 * _U), np.inf)
+
+
+def mu_squared_upper(numerator: float, denominator: float) -> float:
+    """(numerator / denominator)^2 rounded up: each of its two operations stepped one ulp up.
+
+    Parameters
+    ----------
+    numerator, denominator : float
+        Finite and > 0 (a sensitivity and a noise scale).
+
+    Returns
+    -------
+    float
+        An upper bound on (numerator / denominator)^2; ``inf`` past the doubles.
+    """
+    with np.errstate(over="ignore"):
+        mu = math.nextafter(numerator / denominator, math.inf)
+        return math.nextafter(mu * mu, math.inf) if mu < 1e154 else math.inf
+
+
+def zcdp_rdp_upper(mu_squared: float, orders: tuple[int, ...]) -> np.ndarray:
+    """The RDP curve alpha mu^2 / 2 of a (mu^2 / 2)-zCDP round at integer ``orders``, rounded up.
+
+    Parameters
+    ----------
+    mu_squared : float
+        An upper bound on mu^2 (``mu_squared_upper``), >= 0.
+    orders : tuple of int
+        Integer Rényi orders (``check_integer_orders``).
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per order, at or above alpha mu^2 / 2 (the two products widened by 2 u and stepped one ulp
+        up, then halved, exact but for a subnormal result, and stepped one ulp up again).
+    """
+    alpha = np.asarray(orders, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        return np.nextafter(np.nextafter(alpha * mu_squared * (1.0 + 2.0 * _U), np.inf) * 0.5, np.inf)
 
 
 def _magnitude(log_q: float, log_1mq: float, inv2s2: float, top: int, lg_top: float) -> float:
