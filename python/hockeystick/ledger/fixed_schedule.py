@@ -10,35 +10,49 @@ round-off and truncation charges (``pld/reads/along_run.py`` says why).  A check
 composition of as many factors as the run has distinct rounds: a few stages are milliseconds, a sigma that
 changes every round is a factor per round (use the Rényi answers there).  The brackets after many
 checkpoints of one run come from one batched evaluation (``PrivacyLedger.composition_curve``,
-``pld/reads/along_run.py``): the factors are transformed once for all checkpoints.
+``pld/reads/along_run.py``): the factors are transformed once for all checkpoints.  A matrix-mechanism round
+is composed at its upper sensitivity on the upper side and at its realizable lower one on the lower side
+(``matrix_round``), so the bracket holds where its sensitivity is only bounded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from ..pld.accountants.subsampled_gaussian import PLDAccountant
 from ..pld.mechanisms.constructors import laplace
+from ..pld.reads.along_run import CurveAlongRun
+from .discrete_noise import discrete_gaussian_pld
 from .rounds import Round
 
-__all__ = ["pld_accountant"]
+__all__ = ["pld_accountant", "pld_bracket", "pld_curve"]
+
+Side = Literal["upper", "lower"]
 
 
-def pld_accountant(runs: Iterable[tuple[Round, int]], value_discretization_interval: float) -> PLDAccountant:
+def pld_accountant(
+    runs: Sequence[tuple[Round, int]], value_discretization_interval: float, side: Side = "upper"
+) -> PLDAccountant:
     """A ``PLDAccountant`` holding each run of rounds, in order.
 
     Parameters
     ----------
-    runs : iterable of (Round, int)
+    runs : sequence of (Round, int)
         The rounds recorded, as (round, how many times): counted per distinct round for one bracket, or in the
         order they ran for the brackets along the run (``PLDAccountant.epsilon_curve``).
     value_discretization_interval : float
         The PLD grid's spacing h, 0 < h <= 100.
+    side : {"upper", "lower"}, optional
+        Which sensitivity a matrix-mechanism round is composed at: its certified upper one (default; the
+        accountant's both sides are then those of that mechanism) or its realizable lower one (the accountant's
+        lower side is then a lower bound on the true composition's).
 
     Returns
     -------
     PLDAccountant
-        Its ``epsilon(delta, bound="both")`` is the certified bracket of the composition.
+        Its ``epsilon(delta, bound="both")`` is the certified bracket of the composition at ``side``.
     """
     accountant = PLDAccountant(value_discretization_interval=value_discretization_interval)
     for one, rounds in runs:
@@ -47,7 +61,77 @@ def pld_accountant(runs: Iterable[tuple[Round, int]], value_discretization_inter
                 laplace(float(one.scale), value_discretization_interval=value_discretization_interval),  # type: ignore[arg-type]
                 rounds,
             )
+        elif one.mechanism == "discrete_gaussian":
+            pld = discrete_gaussian_pld(float(one.sigma), int(one.sensitivity), value_discretization_interval)  # type: ignore[arg-type]
+            accountant.compose(pld, rounds)
+        elif one.mechanism == "matrix_mechanism":
+            sensitivity = one.sensitivity if side == "upper" else one.sensitivity_lower
+            accountant.compose_subsampled_gaussian(float(one.sigma), 1.0, rounds, sensitivity=float(sensitivity))  # type: ignore[arg-type]
         else:
             rate = 1.0 if one.sampling_rate is None else one.sampling_rate
             accountant.compose_subsampled_gaussian(float(one.sigma), rate, rounds)  # type: ignore[arg-type]
     return accountant
+
+
+def _bracketed(runs: Sequence[tuple[Round, int]]) -> bool:
+    """Whether a round's mechanism is known only within a bracket (a matrix mechanism's sensitivity)."""
+    return any(one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity for one, _ in runs)
+
+
+def pld_bracket(
+    runs: Sequence[tuple[Round, int]], value_discretization_interval: float, delta: float
+) -> tuple[float, float]:
+    """The certified bracket (lower, upper) of epsilon at ``delta`` of the composition of ``runs``.
+
+    The upper side composes matrix-mechanism rounds at their upper sensitivity, the lower side at their
+    realizable lower one (one accountant where no round has a bracket).
+
+    Parameters
+    ----------
+    runs : sequence of (Round, int)
+        The rounds, counted.
+    value_discretization_interval : float
+        The PLD grid's spacing h.
+    delta : float
+        The delta, 0 < delta < 1.
+
+    Returns
+    -------
+    tuple of float
+        (lower, upper) epsilon.
+    """
+    upper_side = pld_accountant(runs, value_discretization_interval)
+    if not _bracketed(runs):
+        lower, upper = upper_side.epsilon(delta, bound="both")  # type: ignore[misc]
+        return float(lower), float(upper)
+    lower = pld_accountant(runs, value_discretization_interval, "lower").epsilon(delta, bound="lower")
+    return float(lower), float(upper_side.epsilon(delta, bound="upper"))  # type: ignore[arg-type]
+
+
+def pld_curve(
+    runs: Sequence[tuple[Round, int]], value_discretization_interval: float, delta: float, every: Any, steps: Any
+) -> CurveAlongRun:
+    """The certified bracket of epsilon at ``delta`` after each checkpoint of ``runs`` in order (each side as
+    ``pld_bracket`` composes it).
+
+    Parameters
+    ----------
+    runs : sequence of (Round, int)
+        The rounds in the order recorded.
+    value_discretization_interval : float
+        The PLD grid's spacing h.
+    delta : float
+        The delta, 0 < delta < 1.
+    every, steps
+        The checkpoints (``PLDAccountant.epsilon_curve``).
+
+    Returns
+    -------
+    CurveAlongRun
+        ``steps``, ``lower``, ``upper``.
+    """
+    curve = pld_accountant(runs, value_discretization_interval).epsilon_curve(delta, every=every, steps=steps)
+    if not _bracketed(runs):
+        return curve
+    lower = pld_accountant(runs, value_discretization_interval, "lower").epsilon_curve(delta, steps=curve.steps)
+    return dataclasses.replace(curve, lower=lower.lower)

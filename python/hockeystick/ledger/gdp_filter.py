@@ -1,7 +1,8 @@
 r"""The Gaussian-DP filter: a budget mu fixed before the run, for runs of unsampled Gaussian rounds whose noise
 may be chosen from the outputs released before each round.
 
-Round t is mu_t-GDP with mu_t = 1 / sigma_t (Dong, Roth & Su 2022), mu_t chosen from the past.  The
+Round t is mu_t-GDP with mu_t = 1 / sigma_t (Dong, Roth & Su 2022), mu_t chosen from the past (a matrix
+mechanism's whole release is one such round, mu_t = sens / z: ``matrix_round``).  The
 filter admits the next round only if mu_1^2 + ... + mu_{t+1}^2 <= mu^2, and the run is then mu-GDP however the
 sigmas were chosen (Smith & Thakurta 2022, "Fully adaptive composition for Gaussian differential privacy"):
 for this totally ordered family the natural filter is exact, with no cost over a fixed schedule
@@ -91,9 +92,9 @@ class GdpFilter:
             delta=self.delta,
             rounds=rounds,
             assumption=(
-                f"every round was an unsampled Gaussian admitted by this GDP filter (mu = {self.mu:.6g}, fixed "
-                "before the run); the noise may depend on any output released before its round "
-                "(Smith & Thakurta 2022)"
+                f"every round was a Gaussian mechanism (unsampled, or a matrix mechanism's whole release) admitted "
+                f"by this GDP filter (mu = {self.mu:.6g}, fixed before the run); the noise may depend on any output "
+                "released before its round (Smith & Thakurta 2022)"
             ),
             cost="none: for unsampled Gaussians the filter is exact",
         )

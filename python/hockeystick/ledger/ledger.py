@@ -29,7 +29,7 @@ import numpy as np
 from ..base.validation import choice, delta_target, describe, flag, single
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
 from ..pld.reads.along_run import CurveAlongRun
-from .fixed_schedule import pld_accountant
+from .fixed_schedule import pld_accountant, pld_bracket, pld_curve
 from .gdp_filter import GdpFilter
 from .guarantee import PrivacyGuarantee
 from .halting import BudgetExceeded
@@ -170,10 +170,11 @@ class PrivacyLedger:
     def _adaptive_admits(self, one: Round, times: int, epsilon: float, delta: float) -> bool:
         chosen = self._filter_of(epsilon, delta)
         if isinstance(chosen, GdpFilter):
-            if one.mechanism != "gaussian":
+            if one.gdp_mu is None:
                 raise ValueError(
-                    f"the GDP filter takes unsampled Gaussian rounds only, got a {one.mechanism} round: a "
-                    "subsampled or Laplace round is not mu-GDP for a useful mu; build the ledger with filter='rdp'"
+                    f"the GDP filter takes unsampled Gaussian and matrix-mechanism rounds only, got a {one.mechanism} round: "
+                    "a subsampled, Laplace or discrete Gaussian round has no proved GDP parameter (Round.gdp_mu); "
+                    "build the ledger with filter='rdp'"
                 )
             return chosen.admits(float(self._mu2.upper(np.array([one.mu_squared_upper() * times]))[0]))
         return chosen.admits(self._rdp.upper(self._curve(one) * float(times) * (1.0 + 2.0**-52)))
@@ -187,7 +188,7 @@ class PrivacyLedger:
             return True  # the RDP bound of the fixed composition already fits
         counts = self.counts()
         counts[one] = counts.get(one, 0) + times
-        upper = pld_accountant(counts.items(), self.value_discretization_interval).epsilon(delta)
+        upper = pld_accountant(list(counts.items()), self.value_discretization_interval).epsilon(delta)
         return float(upper) <= epsilon  # type: ignore[arg-type]
 
     def would_exceed(
@@ -273,13 +274,13 @@ class PrivacyLedger:
             raise ValueError(f"next_round must be a Round, got {describe(next_round)}")
         if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
             raise ValueError(f"rounds must be an integer >= 1, got {describe(rounds)}")
-        if self.filter == "gdp" and next_round.mechanism != "gaussian":
+        if self.filter == "gdp" and next_round.gdp_mu is None:
             raise ValueError(
-                f"a ledger with filter='gdp' records unsampled Gaussian rounds only, got a {next_round.mechanism} "
-                "round (its GDP budget would not count it); build the ledger with filter='rdp'"
+                f"a ledger with filter='gdp' records unsampled Gaussian and matrix-mechanism rounds only, got a "
+                f"{next_round.mechanism} round (its GDP budget would not count it); build the ledger with filter='rdp'"
             )
         self._rdp.add(self._curve(next_round), rounds)
-        if next_round.mechanism == "gaussian":
+        if next_round.gdp_mu is not None:
             self._mu2.add(np.array([next_round.mu_squared_upper()]), rounds)
         if self._runs and self._runs[-1][0] == next_round:
             self._runs[-1][1] += rounds
@@ -360,9 +361,7 @@ class PrivacyLedger:
         d = self._delta(delta)
         lower, upper = 0.0, 0.0
         if self._runs:
-            lower, upper = pld_accountant(self.counts().items(), self.value_discretization_interval).epsilon(
-                d, bound="both"
-            )  # type: ignore[misc]
+            lower, upper = pld_bracket(list(self.counts().items()), self.value_discretization_interval, d)
         return PrivacyGuarantee(
             kind="certified composition",
             method="pld",
@@ -405,9 +404,7 @@ class PrivacyLedger:
         if self.adaptive:
             raise ValueError(_COMPOSITION_REFUSED)
         runs = [(one, count) for one, count in self._runs]
-        return pld_accountant(runs, self.value_discretization_interval).epsilon_curve(
-            delta_target(delta), every=every, steps=steps
-        )
+        return pld_curve(runs, self.value_discretization_interval, delta_target(delta), every, steps)
 
     def odometer(self, delta: float) -> PrivacyGuarantee:
         """The Rényi odometer's epsilon after the rounds recorded, valid at every round at once (``rdp_odometer``).

@@ -8,7 +8,12 @@ ledger's guarantees read:
   (sampling_rate 1 is the Gaussian mechanism, and is stored as one);
 * ``Round.gaussian(sigma)``: the Gaussian mechanism, for the relation its sensitivity was computed for; the one
   round type with a GDP parameter, mu = 1 / sigma (Dong, Roth & Su 2022);
-* ``Round.laplace(scale)``: the Laplace mechanism (``scale`` over the L1 sensitivity), pure 1/scale-DP.
+* ``Round.laplace(scale)``: the Laplace mechanism (``scale`` over the L1 sensitivity), pure 1/scale-DP;
+* ``Round.discrete_gaussian(sigma, sensitivity)``: discrete Gaussian noise N_Z(0, sigma^2) on an integer query
+  of integer sensitivity (``discrete_noise``);
+* ``Round.matrix_mechanism(accountant)``: the whole release of a matrix-factorization mechanism (DP-FTRL), one
+  Gaussian mechanism of the strategy's L2 sensitivity under its participation schema (``matrix_round``);
+* ``Round.from_stage(stage)``: a stage of a ``hockeystick compose`` file, as (round, rounds).
 
 ``sigma`` is the noise multiplier (noise standard deviation over the L2 sensitivity), the vocabulary's
 ``sigma`` with sensitivity 1: a clip norm that adapts with noise proportional to it leaves sigma, and so
@@ -24,11 +29,22 @@ from typing import Any
 import numpy as np
 
 from ..base.validation import describe
-from .round_rdp import gaussian_rdp_upper, subsampled_gaussian_rdp_upper
+from .discrete_noise import discrete_gaussian_sensitivity
+from .matrix_round import accountant_parameters, matrix_parameters
+from .round_rdp import gaussian_rdp_upper, mu_squared_upper, subsampled_gaussian_rdp_upper, zcdp_rdp_upper
+from .stage_round import stage_parameters
 
 __all__ = ["MECHANISMS", "Round"]
 
-MECHANISMS = ("gaussian", "subsampled_gaussian", "laplace")
+MECHANISMS = ("gaussian", "subsampled_gaussian", "laplace", "discrete_gaussian", "matrix_mechanism")
+PARAMETERS = ("sigma", "sampling_rate", "scale", "sensitivity", "sensitivity_lower")
+_NEEDS = {
+    "gaussian": ("sigma",),
+    "subsampled_gaussian": ("sigma", "sampling_rate"),
+    "laplace": ("scale",),
+    "discrete_gaussian": ("sigma", "sensitivity"),
+    "matrix_mechanism": ("sigma", "sensitivity", "sensitivity_lower"),
+}
 _U = 2.0**-53
 
 
@@ -57,30 +73,38 @@ def _rate(value: Any) -> float:
 class Round:
     """One round's mechanism and settings.
 
-    Build it with ``Round.gaussian``, ``Round.subsampled_gaussian`` or ``Round.laplace``.
+    Build it with ``Round.gaussian``, ``Round.subsampled_gaussian``, ``Round.laplace``,
+    ``Round.discrete_gaussian``, ``Round.matrix_mechanism`` or ``Round.from_stage``.
 
     Parameters
     ----------
-    mechanism : {"gaussian", "subsampled_gaussian", "laplace"}
+    mechanism : {"gaussian", "subsampled_gaussian", "laplace", "discrete_gaussian", "matrix_mechanism"}
         Which mechanism ran.
     sigma : float, optional
-        Gaussian noise multiplier (standard deviation over the L2 sensitivity), for the Gaussian mechanisms.
+        Gaussian noise multiplier (standard deviation over the L2 sensitivity) for the Gaussian mechanisms;
+        the discrete Gaussian's sigma (its noise N_Z(0, sigma^2)); a matrix mechanism's noise multiplier z
+        (noise standard deviation over the clip norm).
     sampling_rate : float, optional
         Poisson sampling probability q in (0, 1), for ``"subsampled_gaussian"``.
     scale : float, optional
         Laplace scale over the L1 sensitivity, for ``"laplace"``.
+    sensitivity : int or float, optional
+        The discrete Gaussian's integer sensitivity (>= 1); a matrix mechanism's certified upper L2
+        sensitivity in clip norms.
+    sensitivity_lower : float, optional
+        A matrix mechanism's realizable lower L2 sensitivity, 0 < lower <= ``sensitivity``.
 
     Raises
     ------
     ValueError
-        If ``mechanism`` is not one of the three, or a parameter it needs is missing, not a finite number
+        If ``mechanism`` is not one of the five, or a parameter it needs is missing, not a finite number
         in its range, or given to a mechanism that does not take it.
 
     Examples
     --------
     >>> from hockeystick.ledger import Round
     >>> Round.subsampled_gaussian(1.1, 0.01)
-    Round(mechanism='subsampled_gaussian', sigma=1.1, sampling_rate=0.01, scale=None)
+    Round(mechanism='subsampled_gaussian', sigma=1.1, sampling_rate=0.01, scale=None, sensitivity=None, sensitivity_lower=None)
     >>> Round.subsampled_gaussian(1.1, 1.0) == Round.gaussian(1.1)
     True
     """
@@ -89,16 +113,14 @@ class Round:
     sigma: float | None = None
     sampling_rate: float | None = None
     scale: float | None = None
+    sensitivity: float | None = None
+    sensitivity_lower: float | None = None
 
     def __post_init__(self) -> None:
         if self.mechanism not in MECHANISMS:
             raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {describe(self.mechanism)}")
-        needs = {
-            "gaussian": ("sigma",),
-            "subsampled_gaussian": ("sigma", "sampling_rate"),
-            "laplace": ("scale",),
-        }[self.mechanism]
-        for name in ("sigma", "sampling_rate", "scale"):
+        needs = _NEEDS[self.mechanism]
+        for name in PARAMETERS:
             value = getattr(self, name)
             if name in needs and value is None:
                 raise ValueError(f"a {self.mechanism} round needs {name}")
@@ -113,6 +135,12 @@ class Round:
             if rate == 1.0:
                 raise ValueError("a subsampled_gaussian round at sampling_rate 1 is Round.gaussian(sigma)")
             object.__setattr__(self, "sampling_rate", rate)
+        if self.mechanism == "discrete_gaussian":
+            object.__setattr__(self, "sensitivity", discrete_gaussian_sensitivity(self.sensitivity))
+        if self.mechanism == "matrix_mechanism":
+            upper, lower = matrix_parameters(self.sensitivity, self.sensitivity_lower)
+            object.__setattr__(self, "sensitivity", upper)
+            object.__setattr__(self, "sensitivity_lower", lower)
 
     @classmethod
     def gaussian(cls, sigma: float) -> Round:
@@ -166,35 +194,126 @@ class Round:
         """
         return cls("laplace", scale=scale)
 
-    @property
-    def gdp_mu(self) -> float | None:
-        """mu of mu-GDP for a Gaussian round (1 / sigma, exact: Dong, Roth & Su 2022), else None.
+    @classmethod
+    def discrete_gaussian(cls, sigma: float, sensitivity: int = 1) -> Round:
+        """Discrete Gaussian noise N_Z(0, sigma^2) added to an integer-valued query (``discrete_noise``).
+
+        The query is scalar, and its values on neighbouring datasets differ by at most ``sensitivity``. The
+        round is (sensitivity^2 / (2 sigma^2))-zCDP (Canonne, Kamath & Steinke 2020, Sec. 2), its PLD is
+        computed exactly on the integers for the fixed-schedule bracket, and it has no GDP parameter.
+
+        Parameters
+        ----------
+        sigma : float
+            The discrete Gaussian's parameter sigma (not its variance, which is slightly below sigma^2),
+            finite and > 0.
+        sensitivity : int, optional
+            The query's sensitivity, a whole number >= 1 (default 1: a count).
 
         Returns
         -------
-        float or None
-            mu, or None for a round that is not mu-GDP for any useful mu (subsampled, Laplace).
+        Round
+            The round.
         """
-        return None if self.mechanism != "gaussian" else 1.0 / float(self.sigma)  # type: ignore[arg-type]
+        return cls("discrete_gaussian", sigma=sigma, sensitivity=sensitivity)
 
-    def mu_squared_upper(self) -> float:
-        """mu^2 = 1 / sigma^2 of a Gaussian round, rounded up (each of its two operations stepped one ulp up).
+    @classmethod
+    def matrix_mechanism(cls, accountant: Any) -> Round:
+        """The whole release of a matrix-factorization mechanism, as ``hockeystick.matrix`` accounts it.
+
+        The release C x + z N(0, I) over all its steps is one Gaussian mechanism of noise multiplier z and
+        the strategy's L2 sensitivity under its participation schema (``matrix_round``), recorded once,
+        before its first step. It is not one Gaussian per step.
+
+        Parameters
+        ----------
+        accountant : hockeystick.matrix.DPFTRL or MatrixMechanism
+            One point (scalar ``noise_multiplier``), built for lower-triangular C with adaptive inputs;
+            its ``noise_multiplier``, ``sensitivity`` and ``sensitivity_lower`` are read.
 
         Returns
         -------
-        float
-            An upper bound on 1 / sigma^2.
+        Round
+            The round: ``sigma`` = z, ``sensitivity`` and ``sensitivity_lower`` the certified bracket.
 
         Raises
         ------
         ValueError
-            If the round is not a Gaussian round.
+            If ``accountant`` is not a matrix-mechanism accountant of one point, was built with
+            ``adaptive_inputs=False``, or its lower sensitivity is 0.
         """
-        if self.sigma is None or self.mechanism != "gaussian":
-            raise ValueError(f"a {self.mechanism} round has no GDP parameter: only unsampled Gaussian rounds do")
-        mu = math.nextafter(1.0 / self.sigma, math.inf)
-        with np.errstate(over="ignore"):
-            return math.nextafter(mu * mu, math.inf) if mu < 1e154 else math.inf
+        z, upper, lower = accountant_parameters(accountant)
+        return cls("matrix_mechanism", sigma=z, sensitivity=upper, sensitivity_lower=lower)
+
+    @classmethod
+    def from_stage(cls, stage: Any) -> tuple[Round, int]:
+        """A stage of a ``hockeystick compose`` file, as the round it repeats and how many times.
+
+        The stage ``{"mechanism": NAME, "rounds": T, <parameters>}`` (``pld.accountants.stages``) of a
+        ``gaussian``, ``subsampled_gaussian`` or ``laplace`` mechanism (``noise_multiplier`` read as
+        ``sigma``, ``sampling_probability`` as ``sampling_rate``); a ``sensitivity`` other than 1 is folded
+        into the round's sigma or scale, rounded down (more privacy loss: the bound stays certified).
+        ``tail`` is a discretization setting of the compose file, not of the mechanism, and is not kept.
+
+        Parameters
+        ----------
+        stage : mapping
+            One ``[[stage]]`` table.
+
+        Returns
+        -------
+        tuple of (Round, int)
+            The round and its count (``rounds``, default 1).
+
+        Raises
+        ------
+        ValueError
+            If ``stage`` is not a mapping, names a mechanism the ledger does not record (with the ones it
+            does), has an unknown or missing parameter, or a value out of range.
+        """
+        mechanism, parameters, rounds = stage_parameters(stage)
+        return cls(mechanism, **parameters), rounds
+
+    @property
+    def gdp_mu(self) -> float | None:
+        """mu of mu-GDP for a Gaussian round, exact (Dong, Roth & Su 2022, Thm 2.7), else None.
+
+        A Gaussian round is 1 / sigma-GDP; a matrix-mechanism round is sensitivity / z-GDP (at the upper
+        sensitivity).  The subsampled Gaussian and Laplace rounds are not mu-GDP for a useful mu, and the
+        discrete Gaussian is not proved mu-GDP at sensitivity / sigma (its zCDP and exact PLD are used).
+
+        Returns
+        -------
+        float or None
+            mu, or None for a round without a proved GDP parameter.
+        """
+        if self.mechanism == "gaussian":
+            return 1.0 / float(self.sigma)  # type: ignore[arg-type]
+        if self.mechanism == "matrix_mechanism":
+            return float(self.sensitivity) / float(self.sigma)  # type: ignore[arg-type]
+        return None
+
+    def mu_squared_upper(self) -> float:
+        """mu^2 of a round with a GDP parameter, rounded up (``round_rdp.mu_squared_upper``).
+
+        Returns
+        -------
+        float
+            An upper bound on (1 / sigma)^2 (Gaussian) or (sensitivity / z)^2 (matrix mechanism).
+
+        Raises
+        ------
+        ValueError
+            If the round has no GDP parameter (``gdp_mu`` is None).
+        """
+        if self.mechanism == "gaussian":
+            return mu_squared_upper(1.0, float(self.sigma))  # type: ignore[arg-type]
+        if self.mechanism == "matrix_mechanism":
+            return mu_squared_upper(float(self.sensitivity), float(self.sigma))  # type: ignore[arg-type]
+        raise ValueError(
+            f"a {self.mechanism} round has no proved GDP parameter: only unsampled Gaussian and matrix-mechanism "
+            "rounds do"
+        )
 
     def rdp_upper(self, orders: tuple[int, ...]) -> np.ndarray:
         r"""The round's Rényi-DP curve at integer ``orders``, never below the exact curve.
@@ -202,7 +321,9 @@ class Round:
         Gaussian: alpha / (2 sigma^2) (Mironov 2017, Prop. 7); subsampled Gaussian: the integer-order sum of
         Mironov, Talwar & Zhang 2019, Sec. 3.3 (``round_rdp``); Laplace with eps = 1 / scale:
         :math:`\varepsilon + \log\bigl(1 + (\alpha - 1) (e^{\varepsilon(1 - 2\alpha)} - 1)/(2\alpha - 1)\bigr)
-        / (\alpha - 1)` (Mironov 2017, Prop. 6), widened by its cancellation's error.
+        / (\alpha - 1)` (Mironov 2017, Prop. 6), widened by its cancellation's error; discrete Gaussian:
+        alpha s^2 / (2 sigma^2) (Canonne, Kamath & Steinke 2020, Sec. 2); matrix mechanism:
+        alpha sens^2 / (2 z^2) (Bun & Steinke 2016, Prop. 1.6).
 
         Parameters
         ----------
@@ -218,6 +339,8 @@ class Round:
             return gaussian_rdp_upper(float(self.sigma), orders)  # type: ignore[arg-type]
         if self.mechanism == "subsampled_gaussian":
             return subsampled_gaussian_rdp_upper(float(self.sigma), float(self.sampling_rate), orders)  # type: ignore[arg-type]
+        if self.mechanism in ("discrete_gaussian", "matrix_mechanism"):
+            return zcdp_rdp_upper(mu_squared_upper(float(self.sensitivity), float(self.sigma)), orders)  # type: ignore[arg-type]
         return _laplace_rdp_upper(float(self.scale), orders)  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, Any]:
@@ -229,7 +352,7 @@ class Round:
             The mechanism's name and its parameters.
         """
         out: dict[str, Any] = {"mechanism": self.mechanism}
-        for name in ("sigma", "sampling_rate", "scale"):
+        for name in PARAMETERS:
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         return out
@@ -255,9 +378,9 @@ class Round:
         """
         if not isinstance(data, dict) or "mechanism" not in data:
             raise ValueError(f"a round must be a mapping with a 'mechanism' key, got {describe(data)}")
-        unknown = set(data) - {"mechanism", "sigma", "sampling_rate", "scale"}
+        unknown = set(data) - {"mechanism", *PARAMETERS}
         if unknown:
-            raise ValueError(f"a round takes mechanism, sigma, sampling_rate and scale, got {sorted(unknown)}")
+            raise ValueError(f"a round takes mechanism and {', '.join(PARAMETERS)}, got {sorted(unknown)}")
         return cls(**data)
 
 
