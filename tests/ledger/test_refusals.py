@@ -30,6 +30,14 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ("Round.gaussian", Round.gaussian, {"sigma": 1.0}),
     ("Round.subsampled_gaussian", Round.subsampled_gaussian, {"sigma": 1.0, "sampling_rate": 0.01}),
     ("Round.laplace", Round.laplace, {"scale": 1.0}),
+    ("Round.discrete_gaussian", Round.discrete_gaussian, {"sigma": 1.0, "sensitivity": 1}),
+    (
+        "Round matrix_mechanism",
+        lambda sigma, sensitivity, sensitivity_lower: Round(
+            "matrix_mechanism", sigma, None, None, sensitivity, sensitivity_lower
+        ),
+        {"sigma": 1.0, "sensitivity": 2.0, "sensitivity_lower": 1.5},
+    ),
     ("odometer", _ledger_odometer, {"delta": 1e-5}),
     ("would_exceed", _would_exceed, {"epsilon": 1.0, "delta": 1e-5}),
     (
