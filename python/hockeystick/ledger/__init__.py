@@ -1,12 +1,13 @@
 """A privacy budget over time: the rounds of a run recorded as they happen, with the guarantee each answer gives.
 
 * ``PrivacyLedger``: records each round (``Round``: the Poisson-subsampled Gaussian with that round's sigma and
-  q, the Gaussian, the Laplace mechanism) and answers, after any round,
+  q, the Gaussian, the Laplace mechanism, discrete Gaussian noise, a matrix mechanism's whole release, a stage
+  of a compose file) and answers, after any round,
 
   - for a schedule fixed before the run (``adaptive=False``): the certified PLD bracket of the composition
     (``composition``);
   - for settings chosen from earlier outputs (``adaptive=True``) with a budget fixed before the run: a filter
-    valid under full adaptivity, the Rényi filter (Feldman & Zrnic 2021) or, for unsampled Gaussians, the GDP
+    valid under full adaptivity, the Rényi filter (Feldman & Zrnic 2021) or, for Gaussian rounds, the GDP
     filter (Smith & Thakurta 2022), exact there; ``would_exceed`` and ``record`` (which raises
     ``BudgetExceeded`` instead of recording a round that would pass the budget);
   - ``best_order``: the single Rényi order a planned round fits best, for Feldman & Zrnic's one-order filter

@@ -10,8 +10,8 @@ Two declarations, made when the ledger is built, decide which guarantees are val
   PLDs is then not valid in general (arXiv 2602.06756; 2602.15815: the natural filter is free only for totally
   ordered families), so the ledger never answers a composition.  With a budget (epsilon, delta) fixed before
   the run it runs a filter valid under full adaptivity: the Rényi filter (``rdp_filter``, Feldman & Zrnic
-  2021) or, for unsampled Gaussian rounds only, the GDP filter (``gdp_filter``, Smith & Thakurta 2022), exact
-  there; a round the filter would not admit raises ``BudgetExceeded`` and is not recorded.  With or without a
+  2021) or, for Gaussian rounds only (unsampled, or a matrix mechanism's release), the GDP filter
+  (``gdp_filter``, Smith & Thakurta 2022), exact there; a round the filter would not admit raises ``BudgetExceeded`` and is not recorded.  With or without a
   budget, the Rényi odometer (``rdp_odometer``) gives an epsilon after every round, valid at every round at
   once.
 
@@ -76,7 +76,7 @@ class PrivacyLedger:
         ``record`` refuses a round that would pass it.
     filter : {"rdp", "gdp"}, optional
         The filter of an adaptive run with a budget (default ``"rdp"``); ``"gdp"`` takes unsampled Gaussian
-        rounds only, and is exact for them.
+        and matrix-mechanism rounds only, and is exact for them.
     orders : sequence of int, optional
         Integer Rényi orders in [2, 1024] for the Rényi filter and odometer (default
         ``round_rdp.DEFAULT_ORDERS``, 25 orders); one order is Feldman & Zrnic's single-order filter, with no
