@@ -165,7 +165,7 @@ class PNSGDRenyiBaseline:
         Returns
         -------
         float or numpy.ndarray
-            Above 0.
+            Strictly above 0.
 
         Raises
         ------

@@ -84,7 +84,7 @@ class _PNSGDPower:
         Returns
         -------
         float or numpy.ndarray
-            0 at epsilon = inf.
+            The value is 0 at epsilon = inf.
 
         Raises
         ------
@@ -419,7 +419,7 @@ class PNSGDRandomStop:
         Returns
         -------
         float or numpy.ndarray
-            0 at epsilon = inf.
+            The value is 0 at epsilon = inf.
 
         Raises
         ------

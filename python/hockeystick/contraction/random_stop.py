@@ -148,7 +148,7 @@ class RandomStopTrustedAggregator(TrustedAggregator):
         Returns
         -------
         float or numpy.ndarray
-            0 at epsilon = inf.
+            The value is 0 at epsilon = inf.
 
         Raises
         ------

@@ -195,7 +195,7 @@ class TrustedAggregator:
         Returns
         -------
         float or numpy.ndarray
-            0 at epsilon = inf.
+            The value is 0 at epsilon = inf.
 
         Raises
         ------

@@ -179,7 +179,7 @@ class GaussianDP:
         Returns
         -------
         float, numpy.ndarray or tuple
-            0 at epsilon = inf.
+            The value is 0 at epsilon = inf.
         """
         bound_side(bound)
         eps = epsilon_values(epsilon)

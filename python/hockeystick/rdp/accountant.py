@@ -198,7 +198,7 @@ class SubsampledGaussianRDP:
         Returns
         -------
         float or numpy.ndarray
-            0 at epsilon = inf.
+            The value is 0 at epsilon = inf.
 
         Raises
         ------
