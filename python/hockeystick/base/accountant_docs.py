@@ -31,7 +31,7 @@ __all__ = ["accountant_docs", "contract_sections"]
 
 _C = TypeVar("_C", bound=type)
 
-# the contract's sections; {arg} is the method's argument, {value} what it returns
+# the contract's sections (their descriptions are refilled to _WIDTH); {arg} is the method's argument
 _CONTRACT = """\
 Parameters
 ----------
@@ -67,12 +67,12 @@ _VALUE = {"delta": "delta in [0, 1]", "epsilon": "The smallest epsilon >= 0 with
 
 _BOUND_TEXT = {
     BOUND_SIDES: (
-        'Keyword-only.  The side of the certified bracket [lower, upper] of the true value: "upper" (never\n'
-        '    below it), "lower" (never above it), or "both", the tuple ``(lower, upper)``.'
+        'Keyword-only.  The side of the certified bracket [lower, upper] of the true value: "upper" (never '
+        'below it), "lower" (never above it), or "both", the tuple ``(lower, upper)``.'
     ),
     UPPER_ONLY: (
-        'Keyword-only.  Only "upper" (never below the true value): this accountant certifies no lower side,\n'
-        '    and "lower" or "both" raise ValueError.'
+        'Keyword-only.  Only "upper" (never below the true value): this accountant certifies no lower side, '
+        'and "lower" or "both" raise ValueError.'
     ),
 }
 
@@ -115,7 +115,7 @@ def contract_sections(method: str, sides: tuple[Bound, ...] = BOUND_SIDES) -> st
         argument=_ARGUMENT[method],
         arg=arg,
         sides="{" + ", ".join(f'"{side}"' for side in sides) + "}",
-        sides_words=" or ".join(f'"{side}"' for side in sides) if sides == UPPER_ONLY else "one of the three",
+        sides_words='"upper"' if sides == UPPER_ONLY else "one of the three",
         bound_text=_BOUND_TEXT[sides],
         returns_type=_RETURNS_TYPE[sides],
         value=_VALUE[method],
