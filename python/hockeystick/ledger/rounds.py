@@ -69,7 +69,7 @@ def _rate(value: Any) -> float:
     return x
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Round:
     """One round's mechanism and settings.
 
@@ -104,7 +104,7 @@ class Round:
     --------
     >>> from hockeystick.ledger import Round
     >>> Round.subsampled_gaussian(1.1, 0.01)
-    Round(mechanism='subsampled_gaussian', sigma=1.1, sampling_rate=0.01, scale=None, sensitivity=None, sensitivity_lower=None)
+    Round(mechanism='subsampled_gaussian', sigma=1.1, sampling_rate=0.01)
     >>> Round.subsampled_gaussian(1.1, 1.0) == Round.gaussian(1.1)
     True
     """
@@ -141,6 +141,11 @@ class Round:
             upper, lower = matrix_parameters(self.sensitivity, self.sensitivity_lower)
             object.__setattr__(self, "sensitivity", upper)
             object.__setattr__(self, "sensitivity_lower", lower)
+
+    def __repr__(self) -> str:
+        """The mechanism and the parameters it takes (the ones left None are not shown)."""
+        given = [f"{name}={getattr(self, name)!r}" for name in PARAMETERS if getattr(self, name) is not None]
+        return f"Round({', '.join([f'mechanism={self.mechanism!r}', *given])})"
 
     @classmethod
     def gaussian(cls, sigma: float) -> Round:
