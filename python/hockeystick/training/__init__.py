@@ -30,10 +30,12 @@ reported for it.  ``"balls_in_bins"`` costs the same to implement
 and is certified on both sides, about as private as Poisson sampling (docs/batches.md).
 
 Under replace-one the replaced record moves the clipped sum by up to 2C, so hockeystick's
-``sensitivity = 1`` (one record's contribution, in units of C) is dp_accounting's
-replace-one sensitivity 2: a dp_accounting ``GaussianDpEvent(noise_multiplier=z)`` inside a
-REPLACE_ONE ``SampledWithoutReplacementDpEvent`` describes noise z relative to the
-replace-one sensitivity, i.e. hockeystick ``sigma = 2 z`` with ``sensitivity = 1``.
+``sensitivity = 1`` (one record's contribution, in units of C) is a replace-one sensitivity 2:
+dp_accounting's RDP accountant reads a ``GaussianDpEvent(noise_multiplier=z)`` inside a REPLACE_ONE
+``SampledWithoutReplacementDpEvent`` as noise z relative to that sensitivity 2C, i.e. hockeystick
+``sigma = 2 z`` with ``sensitivity = 1`` (its PLD accountant reads z over C).  ``noise_relative_to=
+"replace_one_sensitivity"`` reads the run's z so (``DPSGD``, ``DPFedAvg``; fixed-size and shuffled batches),
+and a run's ``repr`` names the unit of the z it holds.
 
 Sampling rate: ``dataset_size`` and ``batch_size`` give q = batch_size / dataset_size; Poisson sampling
 may be given by its rate alone instead, as ``sample_rate`` (Opacus's word; dp_accounting's

@@ -7,12 +7,22 @@ import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
+import numpy as np
+
 from ..base import validation as _validation
 from ..base.elementwise import ArrayLike
 from .adaptive_clipping import round_noise_multiplier
 from .run import _SubsampledTraining
 from .schedule import with_stages
-from .vocabulary import SAMPLE_RATE_SYNONYMS, Sampling, StepsPerEpoch
+from .vocabulary import (
+    NOISE_RELATIVE_TO,
+    REPLACE_ONE_SAMPLINGS,
+    SAMPLE_RATE_SYNONYMS,
+    SAMPLINGS,
+    NoiseRelativeTo,
+    Sampling,
+    StepsPerEpoch,
+)
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -36,6 +46,44 @@ def _without_local_work(function: _F) -> _F:
         return function(*args, **kwargs)
 
     return cast(_F, wrapper)
+
+
+def _per_clip_norm(noise_multiplier: ArrayLike, noise_relative_to: Any, sampling: Any) -> np.ndarray:
+    """The noise multiplier over the clip norm C, from z read as ``noise_relative_to`` says: z itself
+    ("clip_norm"), or 2 z ("replace_one_sensitivity": the noise is z times the replace-one sensitivity 2C of a sum
+    of contributions clipped to C, the reading of dp_accounting's ``GaussianDpEvent`` under REPLACE_ONE), which
+    only replace-one samplings take (under add-or-remove the sensitivity is C and the two readings agree)."""
+    _validation.choice(noise_relative_to, "noise_relative_to", NOISE_RELATIVE_TO)
+    z = _validation.positive(noise_multiplier, "noise_multiplier")
+    if noise_relative_to == "clip_norm":
+        return z
+    if _validation.choice(sampling, "sampling", SAMPLINGS) not in REPLACE_ONE_SAMPLINGS:
+        raise ValueError(
+            f'noise_relative_to="replace_one_sensitivity" reads z over the sensitivity of replace-one neighbours, '
+            f'2C; sampling="{sampling}" has add-or-remove neighbours, whose sensitivity is C: leave '
+            f'noise_relative_to="clip_norm" (the default), or use sampling="fixed_size" or "shuffle"'
+        )
+    with np.errstate(over="ignore"):
+        doubled = 2.0 * np.asarray(z, dtype=np.float64)  # exact in binary
+    if not np.all(np.isfinite(doubled)):
+        raise ValueError(
+            'noise_multiplier must be below 8.9e307 with noise_relative_to="replace_one_sensitivity": its noise '
+            f"over the clip norm, 2 z, overflows; got {_validation.describe(noise_multiplier)}"
+        )
+    return doubled
+
+
+def _run_repr(run: DPSGD | DPFedAvg, owner: str, steps_word: str) -> str:
+    """The run in its words, with the unit of its noise multiplier named where a peer reads z otherwise: under
+    replace-one (fixed-size or shuffled batches) dp_accounting's ``GaussianDpEvent`` takes z over the
+    replace-one sensitivity 2C, half the z over the clip norm C."""
+    z = _validation.scalar_or_array(run.noise_multiplier)
+    steps = _validation.scalar_or_array(run.steps)
+    text = f"{owner}(sampling={run.sampling!r}, {steps_word}={steps!r}, noise_multiplier={z!r})"
+    if run.sampling not in REPLACE_ONE_SAMPLINGS:
+        return f"{text}  # z per clip norm C (the add-or-remove sensitivity)"
+    half = _validation.scalar_or_array(np.asarray(run.noise_multiplier) / 2.0)
+    return f"{text}  # z per clip norm C; replace-one sensitivity 2C: dp_accounting's REPLACE_ONE GaussianDpEvent({half!r})"
 
 
 class DPSGD(_SubsampledTraining):
@@ -93,6 +141,11 @@ class DPSGD(_SubsampledTraining):
         ``pld.SubsampledGaussianPLD`` (default: chosen from the question); the cuts add up over the steps
         to a delta floor, so a long run asked at a small delta may need a smaller one.
         ``sampling="poisson"`` only.
+    noise_relative_to : {"clip_norm", "replace_one_sensitivity"}, default "clip_norm"
+        What ``noise_multiplier`` is relative to: the clip norm C (the noise's standard deviation is z C), or,
+        under replace-one neighbours (``sampling="fixed_size"`` or ``"shuffle"``), the replace-one sensitivity
+        2C of the clipped sum (the standard deviation is 2 z C), the z dp_accounting's ``GaussianDpEvent`` takes
+        under ``NeighboringRelation.REPLACE_ONE``. The run is accounted at 2 z over C then.
     stages : list of dict, optional
         One run in stages, e.g. ``[{"noise_multiplier": 1.1, "epochs": 30}, {"noise_multiplier": 0.9,
         "epochs": 30}]``: each stage gives ``noise_multiplier`` and one of ``epochs`` and ``steps`` (single
@@ -108,11 +161,15 @@ class DPSGD(_SubsampledTraining):
     Attributes
     ----------
     noise_multiplier : numpy.ndarray
-        z, broadcast with the run's other parameters.
+        z over the clip norm C (twice the z given with ``noise_relative_to="replace_one_sensitivity"``),
+        broadcast with the run's other parameters.
     steps : numpy.ndarray
         The steps T each run takes (float array of whole numbers).
     sampling : str
         How batches are drawn.
+    noise_relative_to : str
+        How the noise multiplier given was read. ``repr(run)`` names the unit of ``noise_multiplier`` and, under
+        replace-one, the z dp_accounting's REPLACE_ONE ``GaussianDpEvent`` takes for the same run (half of it).
 
     Raises
     ------
@@ -124,7 +181,9 @@ class DPSGD(_SubsampledTraining):
         ``steps_per_epoch="ceil"``; neither ``sample_rate`` nor both of ``dataset_size`` and
         ``batch_size``; ``accuracy`` or ``tail`` with a ``sampling`` other than "poisson"; ``tail``
         outside [1e-300, 1e-3); ``steps_per_epoch="opacus"`` with "balls_in_bins" or "shuffle"; a
-        ``sampling`` or ``steps_per_epoch`` outside its choices.
+        ``sampling``, ``steps_per_epoch`` or ``noise_relative_to`` outside its choices;
+        ``noise_relative_to="replace_one_sensitivity"`` with an add-or-remove sampling ("poisson",
+        "balls_in_bins"), or with a noise multiplier whose double overflows.
     ParameterTypeError
         A string, bool or None where a number is expected, a keyword that is none of these (naming the
         closest one), or ``sample_rate`` given twice (under two of its names). It is a TypeError.
@@ -167,7 +226,11 @@ class DPSGD(_SubsampledTraining):
     7.047
     >>> round(DPSGD(sample_rate=0.1, steps=100, noise_multiplier=1.0).epsilon(1e-5), 3)  # Opacus's words
     7.047
+    >>> DPSGD(dataset_size=1000, batch_size=100, steps=100, noise_multiplier=1.0, sampling="fixed_size")
+    DPSGD(sampling='fixed_size', steps=100.0, noise_multiplier=1.0)  # z per clip norm C; replace-one sensitivity 2C: dp_accounting's REPLACE_ONE GaussianDpEvent(0.5)
     """
+
+    noise_relative_to: NoiseRelativeTo = "clip_norm"  # a staged run's (Poisson sampling: C)
 
     @with_stages(("epochs", "steps"))
     @_validation.known_keywords("DPSGD", *SAMPLE_RATE_SYNONYMS, "stages")
@@ -185,12 +248,14 @@ class DPSGD(_SubsampledTraining):
         value_discretization_interval: float | None = None,
         accuracy: float | None = None,
         tail: float | None = None,
+        noise_relative_to: NoiseRelativeTo = "clip_norm",
         **synonyms: Any,
     ) -> None:
         if synonyms:
             sample_rate = _synonyms("DPSGD", synonyms, SAMPLE_RATE_SYNONYMS, sample_rate=sample_rate)["sample_rate"]
+        self.noise_relative_to = noise_relative_to
         super().__init__(
-            _validation.positive(noise_multiplier, "noise_multiplier"),
+            _per_clip_norm(noise_multiplier, noise_relative_to, sampling),
             dataset_size,
             batch_size,
             sample_rate,
@@ -203,6 +268,9 @@ class DPSGD(_SubsampledTraining):
             accuracy,
             tail,
         )
+
+    def __repr__(self) -> str:
+        return _run_repr(self, "DPSGD", "steps")
 
 
 class DPFedAvg(_SubsampledTraining):
@@ -271,6 +339,11 @@ class DPFedAvg(_SubsampledTraining):
         σ_b, the standard deviation of the noise on each round's count of clients under the clip norm
         (adaptive clipping; Flower's and tensorflow_federated's ``clipped_count_stddev``); finite, > 0. The
         run is then accounted at the round's multiplier (z⁻² + (2σ_b)⁻²)^(-1/2).
+    noise_relative_to : {"clip_norm", "replace_one_sensitivity"}, default "clip_norm"
+        What ``noise_multiplier`` is relative to, as in ``DPSGD``: the clip norm C, or under replace-one
+        neighbours (``sampling="fixed_size"`` or ``"shuffle"``) the replace-one sensitivity 2C of the clipped sum,
+        as dp_accounting's ``GaussianDpEvent`` under REPLACE_ONE (and FL4Health's fixed-size client sampling)
+        reads it: the noise's standard deviation is then 2 z C.
     stages : list of dict, optional
         One run in stages, as in ``DPSGD``, each stage giving ``noise_multiplier`` and one of ``epochs`` and
         ``rounds``.
@@ -281,18 +354,22 @@ class DPFedAvg(_SubsampledTraining):
     Attributes
     ----------
     noise_multiplier : numpy.ndarray
-        The noise multiplier a round is accounted at, broadcast with the run's other parameters: z, or
-        z_round with ``clipped_count_stddev``.
+        The noise multiplier over the clip norm C a round is accounted at, broadcast with the run's other
+        parameters: z (2 z with ``noise_relative_to="replace_one_sensitivity"``), or z_round with
+        ``clipped_count_stddev``.
     steps : numpy.ndarray
         The rounds T each run takes (float array of whole numbers).
     sampling : str
         How clients are drawn.
+    noise_relative_to : str
+        How the noise multiplier given was read; ``repr(run)`` names the unit, as in ``DPSGD``.
 
     Raises
     ------
     ValueError
-        As ``DPSGD``'s, with ``total_clients``, ``clients_per_round`` and ``rounds`` for its
-        ``dataset_size``, ``batch_size`` and ``steps``; ``clipped_count_stddev`` not finite and > 0.
+        As ``DPSGD``'s (``noise_relative_to`` included), with ``total_clients``, ``clients_per_round`` and
+        ``rounds`` for its ``dataset_size``, ``batch_size`` and ``steps``; ``clipped_count_stddev`` not finite
+        and > 0.
     ParameterTypeError
         A string, bool or None where a number is expected, a keyword that is none of these (naming the
         closest one), or ``rounds`` or ``sample_rate`` given twice (under two of its names). It is a
@@ -337,7 +414,16 @@ class DPFedAvg(_SubsampledTraining):
     ...                     clipped_count_stddev=5.0)  # the count's noise costs a little
     >>> round(float(adaptive.noise_multiplier), 6), round(adaptive.epsilon(1e-5), 3)
     (0.995037, 7.113)
+
+    Fixed-size client sampling (replace-one) as dp_accounting and FL4Health read z, over the sensitivity 2C:
+
+    >>> peer = DPFedAvg(total_clients=1000, clients_per_round=100, rounds=100, noise_multiplier=1.0,
+    ...                 sampling="fixed_size", noise_relative_to="replace_one_sensitivity")
+    >>> float(peer.noise_multiplier)  # over the clip norm C
+    2.0
     """
+
+    noise_relative_to: NoiseRelativeTo = "clip_norm"  # a staged run's (Poisson sampling: C)
 
     @_without_local_work
     @with_stages(("epochs", "rounds"))
@@ -357,14 +443,20 @@ class DPFedAvg(_SubsampledTraining):
         accuracy: float | None = None,
         tail: float | None = None,
         clipped_count_stddev: ArrayLike | None = None,
+        noise_relative_to: NoiseRelativeTo = "clip_norm",
         **synonyms: Any,
     ) -> None:
-        # the round's multiplier, checked once: round_noise_multiplier checks noise_multiplier in the same words
-        z = (
-            _validation.positive(noise_multiplier, "noise_multiplier")
-            if clipped_count_stddev is None
-            else round_noise_multiplier(noise_multiplier, clipped_count_stddev)
-        )
+        # the round's multiplier over the clip norm, noise_multiplier checked once: round_noise_multiplier checks
+        # it in the same words
+        if clipped_count_stddev is None:
+            z = _per_clip_norm(noise_multiplier, noise_relative_to, sampling)
+        elif noise_relative_to == "clip_norm":
+            z = round_noise_multiplier(noise_multiplier, clipped_count_stddev)
+        else:
+            z = round_noise_multiplier(
+                _per_clip_norm(noise_multiplier, noise_relative_to, sampling), clipped_count_stddev
+            )
+        self.noise_relative_to = noise_relative_to
         if synonyms:
             words = {**SAMPLE_RATE_SYNONYMS, "steps": "rounds"}
             named = _synonyms("DPFedAvg", synonyms, words, sample_rate=sample_rate, rounds=rounds)
@@ -383,6 +475,9 @@ class DPFedAvg(_SubsampledTraining):
             accuracy,
             tail,
         )
+
+    def __repr__(self) -> str:
+        return _run_repr(self, "DPFedAvg", "rounds")
 
 
 def _synonyms(owner: str, given: dict[str, Any], words: dict[str, str], **named: Any) -> dict[str, Any]:

@@ -36,8 +36,11 @@ for _sampling, _suffix, _how in (
     ("shuffle", "_shuffle", "shuffled batches, replace-one: Gaussian per epoch above, shift-2 balls-in-bins PLD below"),
 ):
     # a tail is the Poisson accountant's: the other samplings refuse it, so their grids do not offer it; a
-    # schedule of stages is one run, never a grid axis
-    _hidden = frozenset({"sampling", "steps_per_epoch", "stages"} | (set() if _sampling == "poisson" else {"tail"}))
+    # schedule of stages is one run, never a grid axis; a grid's noise multiplier is read over the clip norm C
+    # (noise_relative_to, a word, not a number)
+    _hidden = frozenset(
+        {"sampling", "steps_per_epoch", "stages", "noise_relative_to"} | (set() if _sampling == "poisson" else {"tail"})
+    )
     _sgd = functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling))
     _fedavg = functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling))
     if _sampling in ("poisson", "balls_in_bins", "shuffle"):  # calibrate's start (a partial takes attributes)
