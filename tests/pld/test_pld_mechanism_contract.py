@@ -31,6 +31,7 @@ PARAMETERS: dict[str, tuple[object, ...]] = {
     "poisson_discrete_gaussian": (3.0, 1, 0.2),
     "truncated_gaussian": (1000, 0.01, 12, 2.0),
     "random_allocation_gaussian": (10, 2.0),
+    "random_allocation_selected_gaussian": (11, 3, 2.0),
     "shuffled_gaussian": (3.0, 10, 100),
     "randomized_response": (0.5, 4, "replace_special"),
     "eps_delta": (0.3, 1e-6),

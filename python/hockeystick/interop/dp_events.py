@@ -16,6 +16,7 @@ naming the field and the rule.
 | PoissonSampled(q, any other supported event) | add/remove, replace-special | one finite pair: exact atoms (``poisson_pair``); Gaussians only: one Gaussian; else ``pld.sampling.subsampled_pair`` on the inner plan's curves |
 | TruncatedSubsampledGaussian(n, q, B, sigma) | add/remove, replace-special | ``pld.sampling.truncated_subsampling`` |
 | BallsInBinsGaussian(sigma, t) (``allocation_events``) | add/remove, replace-special | ``pld.sampling.random_allocation`` |
+| RandomAllocation(Gaussian(sigma), k, t) (dp_accounting after 0.6.0, matched by name and fields) | add/remove, replace-special | k = 1: as BallsInBins; k = t: t Gaussians, exact; else ``pld.accountants.allocation.SelectedStepsGaussian`` (Feldman & Shenfeld 2025, Thm 3.1 and Lemma 3.2 above, the epoch's summed outputs below) |
 | ShuffledBatchGaussian(sigma, n, b) (``allocation_events``) | replace-one | ``pld.accountants.allocation.shuffled_epoch`` |
 | DiscreteGaussian(sigma, s) (``catalogue_events``) | add/remove, replace-special: shift s; replace-one: shift 2s | ``pld.mechanisms.discrete_gaussian``: exact atoms, the tails (< 2^-1040) at +infinity above, dropped below; Poisson sampled: its pair on the loss grid |
 | ExponentialMechanism(eps) (``selection_events``) | any (eps for the relation's score sensitivity) | ``pld.mechanisms.selection``: the pair dominating every eps-bounded-range pair above; below, the larger of randomized response of eps/2 (two candidates) and the pair on 1 + round(e^{eps/2}) candidates |
@@ -125,8 +126,56 @@ def plan_for(event: ev.DpEvent, count: int, relation: NeighboringRelation) -> Co
 
 
 def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
-    """Add ``count`` runs of ``event`` under ``relation`` to ``plan``: the event's case in ``_VISITS``."""
+    """Add ``count`` runs of ``event`` under ``relation`` to ``plan``: the event's case in ``_VISITS``, or a
+    random allocation matched by name (``_is_random_allocation``)."""
+    if _is_random_allocation(event):
+        _visit_random_allocation(event, count, relation, plan)
+        return
     case_of(_VISITS, event)(event, count, relation, plan)
+
+
+# dp_accounting's random allocation event (its releases after 0.6.0), read by its class name and fields so that
+# every release that has it is taken, and none that lacks it needs it
+RANDOM_ALLOCATION = ("RandomAllocationDpEvent", ("event", "num_selected", "num_steps"))
+
+
+def _is_random_allocation(event: ev.DpEvent) -> bool:
+    name, fields = RANDOM_ALLOCATION
+    return type(event).__name__ == name and all(hasattr(event, f) for f in fields)
+
+
+def _visit_random_allocation(
+    event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
+    """Each record joins ``num_selected`` = k of the ``num_steps`` = t steps, a uniform k-subset, independently of the
+    others; each step runs ``event`` (a Gaussian) on its records: add/remove (replace-special) only, as
+    ``BallsInBinsGaussianDpEvent``, k = 1 its very pair, k = t every step (t Gaussians, exact), else the pair of
+    ``pld.accountants.allocation.SelectedStepsGaussian`` (certified both sides)."""
+    require_relation(event, relation, ADD_REMOVE, "`RandomAllocationDpEvent`")
+    inner = event.event  # type: ignore[attr-defined]
+    if not isinstance(inner, ev.GaussianDpEvent):
+        raise Unsupported(
+            event, f"RandomAllocationDpEvent is taken around a GaussianDpEvent only, got {type(inner).__name__}."
+        )
+    steps = integer(event, "num_steps", 1)
+    selected = integer(event, "num_selected", 1)
+    if selected > steps:
+        raise ValueError(
+            f"RandomAllocationDpEvent.num_selected must be <= num_steps (each record joins that many distinct "
+            f"steps), got {selected} > {steps}"
+        )
+    if selected == steps:  # every step: the record in all of them
+        _visit_gaussian(inner, count * steps, relation, plan)
+        return
+    sigma = noise(inner, "noise_multiplier")
+    if sigma > 0:
+        check_reach(inner, "noise_multiplier", gaussian_reach(1.0 / sigma))
+    spec = (
+        ("random_allocation_gaussian", steps, sigma)
+        if selected == 1
+        else ("random_allocation_selected_gaussian", steps, selected, sigma)
+    )
+    add_runs(plan, spec, count, sigma == 0)
 
 
 def _visit_noop(event: ev.NoOpDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:

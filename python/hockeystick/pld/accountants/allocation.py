@@ -50,6 +50,7 @@ can cost far more than the Poisson accounting users report for them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -67,9 +68,10 @@ from ...numerics.certified_theta import (
     theta_upper,
 )
 from ..compose.distribution import Bound, Factor, PrivacyLossDistribution
-from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian
+from ..compose.fft import DEFAULT_TAIL
+from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian, pair_factor
 from ..mechanisms.mechanism import Mechanism
-from ..sampling.random_allocation import DEFAULT_RESOLUTION, MIN_NOISE, random_allocation_gaussian
+from ..sampling.random_allocation import DEFAULT_RESOLUTION, LARGEST_GAUSSIAN, MIN_NOISE, random_allocation_gaussian
 from .fixed_batch import DistinctPoints, PointwiseCurves
 
 
@@ -518,3 +520,43 @@ class ShuffledGaussian(Mechanism):
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return shuffled_epoch(self.sigma, self.b, self.n, value_discretization_interval=h)
+
+
+@dataclass(frozen=True)
+class SelectedStepsGaussian(Mechanism):
+    """One epoch of random allocation of k of t steps (each record in a uniform k-subset of the steps, independently
+    of the others), Gaussian noise sigma, add/remove.  Above: r one-of-(m + 1) and k - r one-of-m balls-in-bins pairs
+    composed, t = k m + r (Feldman & Shenfeld 2025, Thm 3.1 and Lemma 3.2; the module docstring), each on the sum
+    grid's upper side.  Below: the sum of the epoch's outputs, N(k, t sigma^2) vs N(0, t sigma^2), a realizable
+    post-processing (the module docstring), carried as k Gaussian factors of radius sqrt(k) / (sigma sqrt t) whose
+    composition is that Gaussian of radius k / (sigma sqrt t); each factor's noise sigma sqrt(t / k) is rounded up
+    (a smaller radius, a smaller delta)."""
+
+    name: ClassVar[str] = "random_allocation_selected_gaussian"
+    steps: int
+    selected: int
+    sigma: float
+
+    def grid_pld(self, h: float) -> PrivacyLossDistribution:
+        label = f"{self.name}({self.steps}, {self.selected}, {self.sigma!r})"
+        blocks, longer = divmod(self.steps, self.selected)  # longer blocks of m + 1 steps, k - longer of m
+        # sigma sqrt(t / k) within 3 roundings (a few u): the factor 1 + 2^-49 (16 u) rounds it up
+        noise = self.sigma * math.sqrt(self.steps / self.selected) * (1.0 + 2.0**-49)
+        lower = (
+            next(iter(gaussian(noise, value_discretization_interval=h).directions[0])).lower
+            if noise <= LARGEST_GAUSSIAN
+            else pair_factor(np.ones(1), np.ones(1), label, h).lower  # the identity pair: delta 0, below any pair
+        )
+        parts = [(size, count) for size, count in ((blocks, self.selected - longer), (blocks + 1, longer)) if count]
+        uppers = [
+            (random_allocation_gaussian(size, self.sigma, value_discretization_interval=h, bound="upper"), count)
+            for size, count in parts
+        ]
+        directions = []
+        for d in range(2):  # remove, add
+            direction = {}
+            for pld, count in uppers:
+                upper = next(iter(pld.directions[d % len(pld.directions)]))
+                direction[Factor(label, upper.upper, lower, upper.connect_dots)] = count
+            directions.append(direction)
+        return PrivacyLossDistribution(directions, DEFAULT_TAIL)

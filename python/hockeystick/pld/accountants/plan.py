@@ -76,7 +76,7 @@ from ..sampling.subsampling import (
 )
 from ..sampling.truncated_subsampling import TruncatedGaussian
 from ..sampling.with_replacement_shift_bound import WithReplacementGaussian, copy_count_weights
-from .allocation import ShuffledGaussian
+from .allocation import SelectedStepsGaussian, ShuffledGaussian
 from .composition_plan import CompositionPlan, PlanKey
 from .plan_sides import flat_from, gaussian_side, realizable_lower_sides, worst
 from .zcdp_plan import Zcdp, zcdp_total
@@ -544,6 +544,7 @@ MECHANISM_CLASSES: dict[str, type[Mechanism]] = {
         PoissonDiscreteGaussian,
         TruncatedGaussian,
         RandomAllocationGaussian,
+        SelectedStepsGaussian,
         ShuffledGaussian,
         RandomizedResponse,
         EpsDelta,
