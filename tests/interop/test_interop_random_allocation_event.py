@@ -102,3 +102,10 @@ def test_one_step_per_record_is_balls_in_bins_and_every_step_is_the_composed_gau
 def test_refusals_name_the_rule(event, relation, error, match):
     with pytest.raises(error, match=match):
         HockeystickAccountant(neighboring_relation=relation).compose(event)
+
+
+@pytest.mark.parametrize("name, bad", [("num_selected", True), ("num_steps", "10"), ("num_steps", None)])
+def test_a_count_that_is_not_an_integer_is_refused_by_name(name, bad):
+    event = attr.evolve(EVENT(dp_event.GaussianDpEvent(1.0), 2, 10), **{name: bad})
+    with pytest.raises(ValueError, match=f"RandomAllocationDpEvent.{name} must be an integer"):
+        HockeystickAccountant().compose(event)
