@@ -22,7 +22,7 @@ Computation (exact up to an explicit outward margin): the inner maximum is g_c a
 clip(beta*_c, alpha - r_c, alpha), g_c(beta) = Phi(beta + r_c) - gamma Phi(beta) being unimodal
 with peak beta*_c = -log(gamma)/r_c - r_c/2; J(alpha)/phi(alpha)'s derivative ratio
 F(alpha) = J'(alpha)/phi(alpha) is non-increasing (each term is), so J is unimodal: its peak is
-bracketed by bisection on the sign of F, and the sup is bounded above on the bracket (widened by
+bracketed by bisection on the sign of F (to within 1e-9 (1 + |alpha|)), and the sup is bounded above on the bracket (widened by
 1e-6 for the rounding of F) by taking each term at its worst point in the bracket; floating-point
 error is charged as 64 ulp of the sum of the terms' magnitudes.  D is evaluated at
 gamma_k = e^{k h}, k = 0..N (h the PLD grid), at every stride-th one, max(2e-3, N h / 4096)
@@ -123,10 +123,12 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
     hi = np.max(peak + r, axis=0) + 40.0
     lo = np.where(slope_sign(lo) >= 0, lo, -np.inf)  # F(-inf) = +inf: the peak is above lo
     finite_lo = np.where(np.isfinite(lo), lo, np.min(peak, axis=0) - 80.0)
-    for _ in range(_BISECTIONS):
+    for _ in range(_BISECTIONS):  # until the bracket is a thousandth of its widening below (or 64 halvings)
         mid = 0.5 * (finite_lo + hi)
         up = slope_sign(mid) >= 0
         finite_lo, hi = np.where(up, mid, finite_lo), np.where(up, hi, mid)
+        if np.all(hi - finite_lo <= 1e-9 * (1.0 + np.abs(hi))):
+            break
     widen = 1e-6 * (1.0 + np.abs(hi))
     a_lo = np.where(np.isfinite(lo), finite_lo - widen, -np.inf)
     a_hi = hi + widen
@@ -138,8 +140,8 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
     return cast(np.ndarray, np.maximum(value, 0.0) + _ULPS * magnitude + 1e-300)
 
 
-def _convex_majorant_shift(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    """The lower convex hull of (x, y) at the x's, and the largest gap by which y exceeds it."""
+def _convex_majorant(x: np.ndarray, y: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The lower convex hull of the points (x, y) (Andrew's monotone chain, x increasing), read at ``at``."""
     # Python floats: the same IEEE double arithmetic as numpy scalars, without their per-index overhead
     xs, ys = x.tolist(), y.tolist()
     hull: list[int] = []
@@ -152,8 +154,7 @@ def _convex_majorant_shift(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, fl
             else:
                 break
         hull.append(i)
-    h = np.interp(x, x[hull], y[hull])
-    return h, float(np.max(y - h))
+    return cast(np.ndarray, np.interp(at, x[hull], y[hull]))
 
 
 def with_replacement_shift_bound(
@@ -188,9 +189,12 @@ def with_replacement_shift_bound(
     h = checked_interval(value_discretization_interval)
     t = checked_tail(tail)
     weights, cut = copy_count_weights(int(batch_size), int(n), 0.25 * t)
-    top = h
-    while top < _TOP_LOSS and shift_constrained_curve(np.array([top]), weights, s)[0] + cut > 0.25 * t:
-        top = min(2.0 * top, _TOP_LOSS)
+    # the loss range: the first of h, 2h, 4h, ... (below 700) where D + cut <= tail/4, else 700; D is
+    # non-increasing and computed column by column, so the candidates are evaluated in one call
+    doublings = h * 2.0 ** np.arange(int(np.ceil(np.log2(_TOP_LOSS / h))) + 1)
+    doublings = doublings[doublings < _TOP_LOSS]
+    reached = np.flatnonzero(shift_constrained_curve(doublings, weights, s) + cut <= 0.25 * t)
+    top = float(doublings[reached[0]]) if reached.size else _TOP_LOSS
     if top / h > MAX_CELLS:
         raise ValueError(
             "the loss grid would need more cells than max_cells; use a coarser value_discretization_interval"
@@ -200,7 +204,7 @@ def with_replacement_shift_bound(
     # D is convex in gamma, so its chords between evaluated points lie above it: D is evaluated every
     # _EVALUATION_STEP in log gamma, or _EVALUATIONS times over the whole range if that is farther
     # apart (every stride-th grid point, and the last) and the grid points
-    # between read off the chords (each evaluation costs 64 bisections over the copy counts)
+    # between read off the chords (each evaluation costs up to 64 bisections over the copy counts)
     stride = max(1, int(max(_EVALUATION_STEP, count * h / _EVALUATIONS) / h))
     at = np.unique(np.append(np.arange(0, count + 1, stride), count))
     values = np.empty(at.size)
@@ -210,7 +214,11 @@ def with_replacement_shift_bound(
     gamma = np.exp(log_gamma)
     curve = np.interp(gamma, gamma[at], values) * (1.0 + _ULPS) + cut  # the chords, rounded up
     curve = np.maximum.accumulate(curve[::-1])[::-1]  # non-increasing, still above D
-    hull, gap = _convex_majorant_shift(gamma, curve)
+    # the lower convex hull of the knots (the evaluated points; the curve is linear in gamma between them
+    # but where the running maximum flattens it), read at every grid point; what the curve exceeds it by
+    # anywhere on the grid is charged at loss +infinity
+    hull = _convex_majorant(gamma[at], curve[at], gamma)
+    gap = float(np.max(curve - hull))
     slopes = np.diff(hull) / np.diff(gamma)
     q = np.maximum(np.diff(np.append(slopes, 0.0)), 0.0)  # Q-mass at losses k h, k = 1 .. count
     p = q * gamma[1:]
