@@ -295,6 +295,11 @@ def single(value: Any, name: str) -> float:
     return float(arr)
 
 
+def positive_number(value: Any, name: str) -> float:
+    """One finite number > 0, by the rules of ``single`` and ``positive``."""
+    return float(positive(single(value, name), name))
+
+
 def delta_target(value: Any, name: str = "delta") -> float:
     """One delta, by the rule of ``delta_values`` (strictly between 0 and 1)."""
     return float(delta_values(single(value, name), name))

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.validation import delta_target, describe, single
+from ..base.validation import delta_target, describe, positive_number, single
 from .guarantee import PrivacyGuarantee
 from .rdp_filter import best_order, rdp_budgets, union_cost
 from .round_rdp import check_integer_orders, gaussian_rdp_upper
@@ -46,13 +46,6 @@ __all__ = ["IndividualRdpFilter"]
 
 _U = 2.0**-53
 STATE_FORMAT = "hockeystick.individual_rdp_filter/1"
-
-
-def _positive(value: Any, name: str) -> float:
-    x = single(value, name)
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {describe(value)}")
-    return x
 
 
 class IndividualRdpFilter:
@@ -111,8 +104,8 @@ class IndividualRdpFilter:
         if num_records < 1:
             raise ValueError(f"num_records must be a whole number >= 1, got {num_records}")
         self.num_records = int(num_records)
-        self.noise_multiplier = _positive(noise_multiplier, "noise_multiplier")
-        self.max_grad_norm = _positive(max_grad_norm, "max_grad_norm")
+        self.noise_multiplier = positive_number(noise_multiplier, "noise_multiplier")
+        self.max_grad_norm = positive_number(max_grad_norm, "max_grad_norm")
         eps = single(epsilon, "epsilon")
         if not (math.isfinite(eps) and eps >= 0):
             raise ValueError(f"epsilon must be a finite number >= 0, got {describe(epsilon)}")
@@ -154,7 +147,9 @@ class IndividualRdpFilter:
             )
         if not (norms >= 0).all():
             raise ValueError("grad_norms must be numbers >= 0 (a gradient's L2 norm); NaN or a negative value found")
-        sigma = self.noise_multiplier if noise_multiplier is None else _positive(noise_multiplier, "noise_multiplier")
+        sigma = (
+            self.noise_multiplier if noise_multiplier is None else positive_number(noise_multiplier, "noise_multiplier")
+        )
         ratio = np.minimum(norms / self.max_grad_norm, 1.0)
         curve = gaussian_rdp_upper(sigma, self.orders)
         loss = np.nextafter((ratio * ratio)[:, None] * curve[None, :] * (1.0 + 8.0 * _U), np.inf)

@@ -26,23 +26,13 @@ the realizable lower one (``fixed_schedule``), so where the sensitivity is only 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from ..base.validation import describe
+from ..base.validation import describe, positive_number
 
 __all__ = ["accountant_parameters", "matrix_parameters"]
-
-
-def _number(value: Any, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a finite number > 0, got {describe(value)}")
-    x = float(value)
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {describe(value)}")
-    return x
 
 
 def matrix_parameters(sensitivity: Any, sensitivity_lower: Any) -> tuple[float, float]:
@@ -66,8 +56,8 @@ def matrix_parameters(sensitivity: Any, sensitivity_lower: Any) -> tuple[float, 
         If either is not a finite number > 0 (a lower side of 0: the strategy's entries underflow, so no
         lower side is realizable; scale C up and the noise multiplier with it), or lower exceeds upper.
     """
-    upper = _number(sensitivity, "sensitivity")
-    lower = _number(sensitivity_lower, "sensitivity_lower")
+    upper = positive_number(sensitivity, "sensitivity")
+    lower = positive_number(sensitivity_lower, "sensitivity_lower")
     if lower > upper:
         raise ValueError(f"sensitivity_lower must be <= sensitivity (a bracket), got {lower!r} above {upper!r}")
     return upper, lower
@@ -112,6 +102,6 @@ def accountant_parameters(accountant: Any) -> tuple[float, float, float]:
             "accountant holds several points (its parameters are arrays, which broadcast into separate "
             "mechanisms): record one point, e.g. DPFTRL(rounds=..., noise_multiplier=1.0, ...)"
         )
-    z = _number(float(values[0].ravel()[0]), "noise_multiplier")
+    z = positive_number(float(values[0].ravel()[0]), "noise_multiplier")
     upper, lower = matrix_parameters(float(values[1].ravel()[0]), float(values[2].ravel()[0]))
     return z, upper, lower

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.validation import count, delta_target, in_interval, nonnegative_integer, positive, single
+from ..base.validation import count, delta_target, in_interval, nonnegative_integer, positive_number
 from ..numerics.certified_theta import theta_epsilon_upper
 from ..rdp.conversion import rdp_to_epsilon
 from .round_rdp import check_integer_orders, subsampled_gaussian_rdp_upper
@@ -139,7 +139,7 @@ def per_client_epsilon(
     rates = in_interval(participation_rates, "participation_rates", 0.0, 1.0, open_low=True, open_high=False)
     if rates.ndim != 1 or rates.size == 0:
         raise ValueError("participation_rates must be a non-empty 1-d sequence of rates, one per client")
-    s = float(positive(single(sigma, "sigma"), "sigma"))
+    s = positive_number(sigma, "sigma")
     t = count(rounds, "rounds")
     d = delta_target(delta)
     chosen = check_integer_orders(orders)
@@ -194,7 +194,7 @@ def realized_client_epsilon(participations: Any, sigma: float, delta: float) -> 
     array([0.    , 4.3772])
     """
     k = nonnegative_integer(participations, "participations")
-    s = float(positive(single(sigma, "sigma"), "sigma"))
+    s = positive_number(sigma, "sigma")
     d = delta_target(delta)
     with np.errstate(over="ignore"):  # a sigma near the least double: an infinite radius, epsilon inf
         radius = np.nextafter(np.sqrt(k) / s * (1.0 + 1e-15), np.inf)

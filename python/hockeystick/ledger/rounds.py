@@ -22,13 +22,12 @@ every curve of the round, unchanged (docs/ledger.md, "What counts as adaptive").
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..base.validation import describe
+from ..base.validation import describe, positive_number
 from .discrete_noise import discrete_gaussian_sensitivity
 from .matrix_round import accountant_parameters, matrix_parameters
 from .round_rdp import gaussian_rdp_upper, mu_squared_upper, subsampled_gaussian_rdp_upper, zcdp_rdp_upper
@@ -46,15 +45,6 @@ _NEEDS = {
     "matrix_mechanism": ("sigma", "sensitivity", "sensitivity_lower"),
 }
 _U = 2.0**-53
-
-
-def _positive(value: Any, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a finite number > 0, got {describe(value)}")
-    x = float(value)
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {describe(value)}")
-    return x
 
 
 def _rate(value: Any) -> float:
@@ -127,9 +117,9 @@ class Round:
             if name not in needs and value is not None:
                 raise ValueError(f"a {self.mechanism} round takes no {name} (it takes {', '.join(needs)})")
         if self.sigma is not None:
-            object.__setattr__(self, "sigma", _positive(self.sigma, "sigma"))
+            object.__setattr__(self, "sigma", positive_number(self.sigma, "sigma"))
         if self.scale is not None:
-            object.__setattr__(self, "scale", _positive(self.scale, "scale"))
+            object.__setattr__(self, "scale", positive_number(self.scale, "scale"))
         if self.sampling_rate is not None:
             rate = _rate(self.sampling_rate)
             if rate == 1.0:

@@ -40,8 +40,8 @@ from ..base.validation import (
     flag,
     positive,
     positive_integer,
+    positive_number,
     scalar_or_array,
-    single,
 )
 from ..fdp.gaussian_mechanism import GaussianMechanism
 from ..rdp.mechanisms import check_orders
@@ -390,7 +390,7 @@ def noise_multiplier_for_zcdp(
     >>> round(noise_multiplier_for_zcdp(0.5, rounds=16, min_separation=4), 9)
     6.0
     """
-    target = float(positive(single(rho, "rho"), "rho"))
+    target = positive_number(rho, "rho")
     unit = DPFTRL(
         rounds=rounds,
         noise_multiplier=1.0,

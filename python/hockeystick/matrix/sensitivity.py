@@ -58,7 +58,15 @@ from typing import Literal
 
 import numpy as np
 
-from ..base.validation import ParameterTypeError, choice, count, describe, nonnegative, positive, single
+from ..base.validation import (
+    ParameterTypeError,
+    choice,
+    count,
+    describe,
+    nonnegative,
+    positive_number,
+    single,
+)
 from .participation import Participation
 from .round_off import UNIT_ROUNDOFF, compose, gamma, widen_down, widen_up
 from .selection import best_separated_pattern, count_patterns, max_separated_sum, patterns
@@ -110,7 +118,7 @@ class Sensitivity:
     pattern: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        upper = float(positive(single(self.upper, "upper"), "upper"))
+        upper = positive_number(self.upper, "upper")
         lower = float(nonnegative(single(self.lower, "lower"), "lower"))
         if lower > upper:
             raise ValueError(f"lower must be <= upper (a bracket), got lower {lower!r} above upper {upper!r}")
