@@ -58,4 +58,10 @@ SEAMS = {
     "_compute_randomized_response_rdp": "dp_accounting's randomized-response RDP, the reference formula",
     "_gamma_truncated_negative_binomial": "dp_accounting's truncated negative binomial RDP, the reference formula",
     "_compute_rdp_sample_wor_gaussian": "dp_accounting's without-replacement RDP, the reference formula",
+    "_get_protocol_attrs": "typing's list of a Protocol's members: Flower's PrivacyAccountant is not "
+    "runtime-checkable, so its conformance is checked member by member",
+    "_run_id": "Flower's TaskIdentity run id, which only a running ServerApp sets: the real-flwr tests stamp "
+    "their Messages with fixed ids",
+    "_node_id": "Flower's TaskIdentity node id (as _run_id)",
+    "_task_id": "Flower's TaskIdentity task id (as _run_id)",
 }
