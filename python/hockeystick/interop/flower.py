@@ -19,13 +19,13 @@ guarantee it gives (``guarantee``):
 
 Flower's words map onto the ledger's rounds as Flower's own RDP backend reads them (dp_accounting events):
 
-=====================  ======================  ===========================================================
-``sampling_method``    ``neighboring_relation``  round per event
-=====================  ======================  ===========================================================
-``poisson``            ``add-or-remove-one``   ``Round.subsampled_gaussian(z, sample_size / population_size)``
-``no-amplification``   ``add-or-remove-one``   ``Round.gaussian(z)``
-``without-replacement``  ``replace-one``       refused: the ledger has no fixed-size round
-=====================  ======================  ===========================================================
+=======================  ========================  ===============================================================
+``sampling_method``      ``neighboring_relation``  round per event
+=======================  ========================  ===============================================================
+``poisson``              ``add-or-remove-one``     ``Round.subsampled_gaussian(z, sample_size / population_size)``
+``no-amplification``     ``add-or-remove-one``     ``Round.gaussian(z)``
+``without-replacement``  ``replace-one``           refused: the ledger has no fixed-size round
+=======================  ========================  ===============================================================
 
 z is Flower's ``noise_multiplier``: the noise standard deviation over the add-or-remove sensitivity of the
 aggregate (Flower's strategies add noise of standard deviation z C / m to the mean of m updates clipped to
