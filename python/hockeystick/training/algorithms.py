@@ -11,9 +11,11 @@ import numpy as np
 
 from ..base import validation as _validation
 from ..base.elementwise import ArrayLike
+from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from .adaptive_clipping import round_noise_multiplier
 from .run import _SubsampledTraining
 from .schedule import with_stages
+from .user_level import UserLevelDPSGD, refuse_user_level_sampling, user_level_without_stages
 from .vocabulary import (
     NOISE_RELATIVE_TO,
     REPLACE_ONE_SAMPLINGS,
@@ -146,6 +148,11 @@ class DPSGD(_SubsampledTraining):
         under replace-one neighbours (``sampling="fixed_size"`` or ``"shuffle"``), the replace-one sensitivity
         2C of the clipped sum (the standard deviation is 2 z C), the z dp_accounting's ``GaussianDpEvent`` takes
         under ``NeighboringRelation.REPLACE_ONE``. The run is accounted at 2 z over C then.
+    examples_per_user : array_like, optional
+        k, the most examples one user holds, a whole number in [1, 100000]: the run is accounted for a user
+        (add or remove all of its examples) on the binomial mixture of Gaussians of Ganesh 2024 and Charles et al.
+        2025 (``training.user_level.UserLevelDPSGD``); k = 1 is the record-level run. ``sampling="poisson"``
+        only (the other samplings are refused with the reason), not with ``accuracy``, ``tail`` or ``stages``.
     stages : list of dict, optional
         One run in stages, e.g. ``[{"noise_multiplier": 1.1, "epochs": 30}, {"noise_multiplier": 0.9,
         "epochs": 30}]``: each stage gives ``noise_multiplier`` and one of ``epochs`` and ``steps`` (single
@@ -232,6 +239,7 @@ class DPSGD(_SubsampledTraining):
 
     noise_relative_to: NoiseRelativeTo = "clip_norm"  # a staged run's (Poisson sampling: C)
 
+    @user_level_without_stages
     @with_stages(("epochs", "steps"))
     @_validation.known_keywords("DPSGD", *SAMPLE_RATE_SYNONYMS, "stages")
     def __init__(
@@ -249,8 +257,11 @@ class DPSGD(_SubsampledTraining):
         accuracy: float | None = None,
         tail: float | None = None,
         noise_relative_to: NoiseRelativeTo = "clip_norm",
+        examples_per_user: ArrayLike | None = None,
         **synonyms: Any,
     ) -> None:
+        if examples_per_user is not None:
+            refuse_user_level_sampling(sampling, accuracy, tail)
         if synonyms:
             sample_rate = _synonyms("DPSGD", synonyms, SAMPLE_RATE_SYNONYMS, sample_rate=sample_rate)["sample_rate"]
         self.noise_relative_to = noise_relative_to
@@ -268,6 +279,15 @@ class DPSGD(_SubsampledTraining):
             accuracy,
             tail,
         )
+        if examples_per_user is not None:
+            assert isinstance(self._accountant, SubsampledGaussianPLD)  # Poisson sampling (refused otherwise)
+            self._accountant = UserLevelDPSGD(
+                noise_multiplier=self.noise_multiplier,
+                sample_rate=self._accountant.sampling_rate,
+                steps=self.steps,
+                examples_per_user=examples_per_user,
+                value_discretization_interval=value_discretization_interval,
+            )
 
     def __repr__(self) -> str:
         return _run_repr(self, "DPSGD", "steps")

@@ -23,10 +23,16 @@ from ..pld.reads import along_run
 from ..pld.reads.along_run import CurveAlongRun
 from .schedule import StagedRun
 from .steps import broadcast_like, ceil_ratio, steps_taken
+from .user_level import UserLevelDPSGD
 from .vocabulary import SAMPLINGS, STEPS_PER_EPOCH, Sampling, StepsPerEpoch
 
 _Accountant = (
-    SubsampledGaussianPLD | FixedBatchGaussianPLD | BallsInBinsGaussianPLD | ShuffledBatchGaussianPLD | StagedRun
+    SubsampledGaussianPLD
+    | FixedBatchGaussianPLD
+    | BallsInBinsGaussianPLD
+    | ShuffledBatchGaussianPLD
+    | StagedRun
+    | UserLevelDPSGD
 )
 
 # the accountant of batches drawn otherwise than by Poisson sampling, from the noise z, batch m, population n,
