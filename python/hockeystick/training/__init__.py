@@ -70,6 +70,10 @@ round's update; the two are one Gaussian mechanism (``adaptive_clipping``), whic
 ``clipped_count_stddev`` accounts and ``adaptive_clipping_noise_multiplier`` / ``round_noise_multiplier``
 convert.  ``LocalDP`` is local DP per round (Flower's ``LocalDpMod``): a client's own Gaussian noise calibrated
 exactly for a per-round (epsilon, delta), and its rounds composed.
+
+``DPSGD(examples_per_user=k)`` accounts a user holding up to k examples (``user_level``: the binomial mixture of
+Gaussians, Poisson sampling); ``RecordLevelFedAvg`` a record inside federated learning whose sampled clients
+run local DP-SGD steps (``record_level``: Poisson sampling of the composed local steps).
 """
 
 from .adaptive_clipping import adaptive_clipping_noise_multiplier, round_noise_multiplier
@@ -77,6 +81,8 @@ from .algorithms import DPSGD, DPFedAvg
 from .local_dp import LocalDP
 from .noise_start import epoch_noise_start as epoch_noise_start
 from .noise_start import noise_grids as noise_grids
+from .record_level import RecordLevelFedAvg
+from .user_level import UserLevelDPSGD
 from .vocabulary import SAMPLE_RATE_SYNONYMS, STEPS_PER_EPOCH, Sampling, StepsPerEpoch
 from .vocabulary import SAMPLINGS as SAMPLINGS
 
@@ -84,6 +90,8 @@ __all__ = [
     "DPSGD",
     "DPFedAvg",
     "LocalDP",
+    "RecordLevelFedAvg",
+    "UserLevelDPSGD",
     "adaptive_clipping_noise_multiplier",
     "round_noise_multiplier",
     "Sampling",
