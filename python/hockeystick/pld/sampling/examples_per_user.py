@@ -177,8 +177,8 @@ def examples_per_user_gaussian(
     --------
     >>> from hockeystick.pld.sampling.examples_per_user import examples_per_user_gaussian
     >>> d = examples_per_user_gaussian(1.0, 0.01, 4)
-    >>> round(d.delta(1.0), 5)
-    0.00028
+    >>> f"{d.delta(1.0):.4g}"
+    '1.232e-05'
     """
     sd = _positive("sigma", sigma)
     q = _positive("sampling_rate", sampling_rate)
