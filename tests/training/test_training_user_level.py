@@ -108,3 +108,17 @@ def test_stages_and_curves_are_refused() -> None:
     run = DPSGD(dataset_size=1000, batch_size=10, steps=10, noise_multiplier=1.0, examples_per_user=2)
     with pytest.raises(ValueError, match="curve along the run"):
         run.epsilon_curve(1e-5)
+
+
+def test_the_command_line_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    from hockeystick.cli import main
+
+    words = "--dataset-size 1000 --batch-size 10 --steps 20 --noise-multiplier 1 --examples-per-user 4 --delta 1e-5"
+    assert main(["epsilon", *words.split(), "--format", "json"]) == 0
+    printed = capsys.readouterr().out
+    assert (
+        f"{DPSGD(sample_rate=0.01, steps=20, noise_multiplier=1.0, examples_per_user=4).epsilon(1e-5):.5g}"[:5]
+        in printed
+    )
+    assert main(["epsilon", *words.split(), "--sampling", "fixed_size"]) == 2
+    assert "--examples-per-user is certified with" in capsys.readouterr().err

@@ -69,6 +69,7 @@ TRAINING_ARGUMENTS = (
     "sampling",
     "examples",
     "clipped_count_stddev",
+    "examples_per_user",
 )
 
 

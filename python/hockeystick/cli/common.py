@@ -316,6 +316,8 @@ TRAINING_FLAGS = {
     "rounds": "rounds (DP-FedAvg; a parameter of other accountants too)",
     "clipped-count-stddev": "adaptive clipping (DP-FedAvg): the noise's standard deviation sigma_b on each round's "
     "count of clients under the clip norm; the run is accounted at (z^-2 + (2 sigma_b)^-2)^(-1/2)",
+    "examples-per-user": "user-level privacy (DP-SGD, Poisson sampling): the most examples one user holds, k; each "
+    "step is accounted as the binomial mixture sum_j Binom(j; k, q) N(j, z^2) against N(0, z^2)",
     "tail": "Poisson sampling only: the mass cut from each step's privacy-loss tails, 1e-300 <= VALUE < 1e-3 (default: "
     "chosen from --delta and the steps; given, the PLD uses it as given)",
 }

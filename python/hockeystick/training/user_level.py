@@ -72,10 +72,11 @@ def refuse_user_level_sampling(sampling: object, accuracy: object = None, tail: 
             )
     if sampling != "poisson":
         raise ValueError(
-            f'examples_per_user is certified with sampling="poisson" only, got sampling="{sampling}": without '
-            "Poisson sampling a user's examples share a batch's slots (a hypergeometric count under fixed-size "
-            "batches, one slot an epoch under balls-in-bins or shuffling), and no dominating pair of a user's "
-            'joint contribution is proved for it here; use sampling="poisson", or leave examples_per_user out for record-level privacy'
+            f'examples_per_user is certified with sampling="poisson" only, got sampling="{sampling}": under '
+            "fixed-size, balls-in-bins or shuffled batches a user's records share a batch's slots (a hypergeometric "
+            "count drawn without replacement, one slot an epoch under random allocation), and no dominating pair of "
+            'a user\'s joint contribution is proved for it here; use sampling="poisson", or leave examples_per_user '
+            "out for record-level privacy"
         )
 
 
