@@ -73,7 +73,8 @@ exactly for a per-round (epsilon, delta), and its rounds composed.
 
 ``DPSGD(examples_per_user=k)`` accounts a user holding up to k examples (``user_level``: the binomial mixture of
 Gaussians, Poisson sampling); ``RecordLevelFedAvg`` a record inside federated learning whose sampled clients
-run local DP-SGD steps (``record_level``: Poisson sampling of the composed local steps).
+run local DP-SGD steps (``record_level``: Poisson sampling of the composed local steps); ``RandomCheckIns``
+random check-ins with central noise (``random_checkins``: Poisson sampling of a 1-of-m random allocation).
 """
 
 from .adaptive_clipping import adaptive_clipping_noise_multiplier, round_noise_multiplier
@@ -81,6 +82,7 @@ from .algorithms import DPSGD, DPFedAvg
 from .local_dp import LocalDP
 from .noise_start import epoch_noise_start as epoch_noise_start
 from .noise_start import noise_grids as noise_grids
+from .random_checkins import RandomCheckIns
 from .record_level import RecordLevelFedAvg
 from .user_level import UserLevelDPSGD
 from .vocabulary import SAMPLE_RATE_SYNONYMS, STEPS_PER_EPOCH, Sampling, StepsPerEpoch
@@ -90,6 +92,7 @@ __all__ = [
     "DPSGD",
     "DPFedAvg",
     "LocalDP",
+    "RandomCheckIns",
     "RecordLevelFedAvg",
     "UserLevelDPSGD",
     "adaptive_clipping_noise_multiplier",
