@@ -22,9 +22,8 @@ noise.  ``protocol="one_per_slot"`` is refused by name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
-
-import numpy as np
 
 from ..base import validation as _validation
 from ..base.accountant_docs import accountant_docs
@@ -32,8 +31,9 @@ from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile, PoissonGeneric, default_grid_profile
-from ..pld.compose.distribution import Bound, Result, bound_result
+from ..pld.compose.distribution import Bound, Result
 from ..pld.sampling.random_allocation import RandomAllocationGaussian
+from .pointwise import answer_pointwise
 
 __all__ = ["RandomCheckIns"]
 
@@ -151,14 +151,9 @@ class RandomCheckIns:
             self._profiles[i] = default_grid_profile(plan) if self._h is None else PlanProfile(plan, self._h, None)
         return self._profiles[i]
 
-    def _answer(self, method: str, x: np.ndarray, bound: Bound) -> Result:
-        shape = np.broadcast_shapes(self._shape, x.shape)
-        xs = np.broadcast_to(x, shape)
-        index = np.broadcast_to(np.arange(int(np.prod(self._shape))).reshape(self._shape), shape)
-        lower, upper = np.empty(shape), np.empty(shape)
-        for pos in np.ndindex(shape):
-            lower[pos], upper[pos] = getattr(self._profile(int(index[pos])), method)(float(xs[pos]))
-        return bound_result(lower, upper, bound, self._scalar and x.ndim == 0)
+    def _bracket(self, method: str) -> Callable[[int, float], tuple[float, float]]:
+        """Point i's certified (lower, upper) of ``method`` at x."""
+        return lambda i, x: getattr(self._profile(i), method)(x)
 
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
@@ -168,7 +163,9 @@ class RandomCheckIns:
         remove and add pairs (the class docstring).
         """
         _validation.bound_side(bound)
-        return self._answer("delta", _validation.epsilon_values(epsilon), bound)
+        return answer_pointwise(
+            self._shape, self._scalar, self._bracket("delta"), _validation.epsilon_values(epsilon), bound
+        )
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
@@ -177,7 +174,9 @@ class RandomCheckIns:
         :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of ``delta``.
         """
         _validation.bound_side(bound)
-        return self._answer("epsilon", _validation.delta_values(delta), bound)
+        return answer_pointwise(
+            self._shape, self._scalar, self._bracket("epsilon"), _validation.delta_values(delta), bound
+        )
 
     def __repr__(self) -> str:
         words = ("noise_multiplier", "checkin_probability", "slots", "passes")

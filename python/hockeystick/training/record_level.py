@@ -27,9 +27,8 @@ z = 1, 10 full-batch local steps, 100 rounds and δ = 1e-5 it says 1.83, while t
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
-
-import numpy as np
 
 from ..base import validation as _validation
 from ..base.accountant_docs import accountant_docs
@@ -38,8 +37,9 @@ from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile, PoissonGeneric, default_grid_profile
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..pld.compose.distribution import Bound, Result, bound_result
+from ..pld.compose.distribution import Bound, Result
 from ..pld.mechanisms.constructors import PoissonGaussian
+from .pointwise import answer_pointwise
 
 __all__ = ["RecordLevelFedAvg"]
 
@@ -188,14 +188,9 @@ class RecordLevelFedAvg:
             )
         return self._runs[i]
 
-    def _answer(self, method: str, x: np.ndarray, bound: Bound) -> Result:
-        shape = np.broadcast_shapes(self._shape, x.shape)
-        xs = np.broadcast_to(x, shape)
-        index = np.broadcast_to(np.arange(int(np.prod(self._shape))).reshape(self._shape), shape)
-        lower, upper = np.empty(shape), np.empty(shape)
-        for pos in np.ndindex(shape):
-            lower[pos], upper[pos] = self._run(int(index[pos])).bracket(method, float(xs[pos]))
-        return bound_result(lower, upper, bound, self._scalar and x.ndim == 0)
+    def _bracket(self, method: str) -> Callable[[int, float], tuple[float, float]]:
+        """Point i's certified (lower, upper) of ``method`` at x."""
+        return lambda i, x: self._run(i).bracket(method, x)
 
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
@@ -205,7 +200,9 @@ class RecordLevelFedAvg:
         remove and add pairs (the class docstring).
         """
         _validation.bound_side(bound)
-        return self._answer("delta", _validation.epsilon_values(epsilon), bound)
+        return answer_pointwise(
+            self._shape, self._scalar, self._bracket("delta"), _validation.epsilon_values(epsilon), bound
+        )
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
@@ -214,7 +211,9 @@ class RecordLevelFedAvg:
         :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of ``delta``.
         """
         _validation.bound_side(bound)
-        return self._answer("epsilon", _validation.delta_values(delta), bound)
+        return answer_pointwise(
+            self._shape, self._scalar, self._bracket("epsilon"), _validation.delta_values(delta), bound
+        )
 
     def instance_level_rule_epsilon(self, delta: ArrayLike) -> Any:
         r"""FL4Health's instance-level figure: R τ independent Poisson steps at rate q_c q_l, for comparison.

@@ -35,9 +35,10 @@ from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..pld.compose.distribution import Bound, PrivacyLossDistribution, Result, bound_result
+from ..pld.compose.distribution import Bound, PrivacyLossDistribution, Result
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..pld.sampling.examples_per_user import checked_examples_per_user, examples_per_user_gaussian
+from .pointwise import answer_pointwise
 
 __all__ = ["UserLevelDPSGD", "refuse_user_level_sampling", "user_level_without_stages"]
 
@@ -180,15 +181,9 @@ class UserLevelDPSGD:
                 self._runs[i] = step.self_compose(int(t))
         return self._runs[i]
 
-    def _answer(self, method: str, x: np.ndarray, bound: Bound) -> Result:
-        shape = np.broadcast_shapes(self._shape, x.shape)
-        xs = np.broadcast_to(x, shape)
-        index = np.broadcast_to(np.arange(int(np.prod(self._shape))).reshape(self._shape), shape)
-        lower, upper = np.empty(shape), np.empty(shape)
-        for pos in np.ndindex(shape):
-            lo, up = getattr(self._run(int(index[pos])), method)(float(xs[pos]), bound="both")
-            lower[pos], upper[pos] = lo, up
-        return bound_result(lower, upper, bound, self._scalar and x.ndim == 0)
+    def _bracket(self, method: str) -> Callable[[int, float], tuple[float, float]]:
+        """Point i's certified (lower, upper) of ``method`` at x."""
+        return lambda i, x: getattr(self._run(i), method)(x, bound="both")
 
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
@@ -198,7 +193,9 @@ class UserLevelDPSGD:
         composition of the binomial mixture's remove and add pairs (the class docstring).
         """
         _validation.bound_side(bound)
-        return self._answer("delta", _validation.epsilon_values(epsilon), bound)
+        return answer_pointwise(
+            self._shape, self._scalar, self._bracket("delta"), _validation.epsilon_values(epsilon), bound
+        )
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
@@ -207,7 +204,9 @@ class UserLevelDPSGD:
         :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of ``delta``.
         """
         _validation.bound_side(bound)
-        return self._answer("epsilon", _validation.delta_values(delta), bound)
+        return answer_pointwise(
+            self._shape, self._scalar, self._bracket("epsilon"), _validation.delta_values(delta), bound
+        )
 
     def epsilon_curve(self, delta: float, *, steps: ArrayLike | None = None) -> Any:
         """Refused: the curve along a user-level run is not computed.
