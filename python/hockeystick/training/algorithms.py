@@ -13,6 +13,7 @@ from ..base import validation as _validation
 from ..base.elementwise import ArrayLike
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from .adaptive_clipping import round_noise_multiplier
+from .normalization import Normalization, checked_normalization
 from .run import _SubsampledTraining
 from .schedule import with_stages
 from .user_level import UserLevelDPSGD, refuse_user_level_sampling, user_level_without_stages
@@ -153,6 +154,11 @@ class DPSGD(_SubsampledTraining):
         (add or remove all of its examples) on the binomial mixture of Gaussians of Ganesh 2024 and Charles et al.
         2025 (``training.user_level.UserLevelDPSGD``); k = 1 is the record-level run. ``sampling="poisson"``
         only (the other samplings are refused with the reason), not with ``accuracy``, ``tail`` or ``stages``.
+    normalization : {"sum", "public_constant", "expected_batch_size", "realized_batch_size"}, default "sum"
+        What the noised sum is divided by: nothing, a public constant, Opacus's floor(q |D|), or the realized
+        batch size. Each is post-processing, accounted as the sum, where the divisor is the same on neighbouring
+        data sets; ``"expected_batch_size"`` and ``"realized_batch_size"`` under add-or-remove samplings
+        ("poisson", "balls_in_bins") are refused, naming the relation (``training.normalization``).
     stages : list of dict, optional
         One run in stages, e.g. ``[{"noise_multiplier": 1.1, "epochs": 30}, {"noise_multiplier": 0.9,
         "epochs": 30}]``: each stage gives ``noise_multiplier`` and one of ``epochs`` and ``steps`` (single
@@ -238,6 +244,7 @@ class DPSGD(_SubsampledTraining):
     """
 
     noise_relative_to: NoiseRelativeTo = "clip_norm"  # a staged run's (Poisson sampling: C)
+    normalization: Normalization = "sum"  # a staged run's (each stage's is checked when it is built)
 
     @user_level_without_stages
     @with_stages(("epochs", "steps"))
@@ -258,8 +265,10 @@ class DPSGD(_SubsampledTraining):
         tail: float | None = None,
         noise_relative_to: NoiseRelativeTo = "clip_norm",
         examples_per_user: ArrayLike | None = None,
+        normalization: Normalization = "sum",
         **synonyms: Any,
     ) -> None:
+        self.normalization = checked_normalization(normalization, sampling)
         if examples_per_user is not None:
             refuse_user_level_sampling(sampling, accuracy, tail)
         if synonyms:

@@ -37,9 +37,10 @@ for _sampling, _suffix, _how in (
 ):
     # a tail is the Poisson accountant's: the other samplings refuse it, so their grids do not offer it; a
     # schedule of stages is one run, never a grid axis; a grid's noise multiplier is read over the clip norm C
-    # (noise_relative_to, a word, not a number)
+    # (noise_relative_to, a word, not a number), and divided as normalization says (a word)
     _hidden = frozenset(
-        {"sampling", "steps_per_epoch", "stages", "noise_relative_to"} | (set() if _sampling == "poisson" else {"tail"})
+        {"sampling", "steps_per_epoch", "stages", "noise_relative_to", "normalization"}
+        | (set() if _sampling == "poisson" else {"tail"})
     )
     _sgd = functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling))
     _fedavg = functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling))
