@@ -151,6 +151,7 @@ PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     "clients_per_round": st.integers(1, 60),
     "sample_rate": floats(1e-3, 1.0, log=True),
     "clipped_count_stddev": floats(0.1, 100, log=True),  # DPFedAvg's adaptive clipping
+    "examples_per_user": st.integers(1, 2),  # DPSGD's user-level run (a mixture PLD each: kept small)
     "epochs": floats(0.01, 0.5),
     "steps": st.integers(1, 40),
     "silo_size": st.integers(50, 5000),
