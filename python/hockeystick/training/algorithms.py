@@ -155,7 +155,7 @@ class DPSGD(_SubsampledTraining):
         2025 (``training.user_level.UserLevelDPSGD``); k = 1 is the record-level run. ``sampling="poisson"``
         only (the other samplings are refused with the reason), not with ``accuracy``, ``tail`` or ``stages``.
     normalization : {"sum", "public_constant", "expected_batch_size", "realized_batch_size"}, default "sum"
-        What the noised sum is divided by: nothing, a public constant, Opacus's floor(q |D|), or the realized
+        What the noised sum is divided by: nothing, a public constant, Opacus's ``floor(q |D|)``, or the realized
         batch size. Each is post-processing, accounted as the sum, where the divisor is the same on neighbouring
         data sets; ``"expected_batch_size"`` and ``"realized_batch_size"`` under add-or-remove samplings
         ("poisson", "balls_in_bins") are refused, naming the relation (``training.normalization``).

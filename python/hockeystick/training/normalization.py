@@ -6,11 +6,11 @@ Gaussian mechanism the accountants bound:
 
 - ``"sum"``: no division (c = 1);
 - ``"public_constant"``: c computed from public numbers only (a public data-set size n, a fixed batch size);
-- ``"expected_batch_size"``: Opacus's c = floor(q |D|) (``loss_reduction="mean"``).  Under replace-one
-  neighbours (fixed-size or shuffled batches) |D| is the same on both neighbours: post-processing.  Under
-  add-or-remove (Poisson sampling, balls-in-bins) |D| differs by one between neighbours, so c can differ;
-- ``"realized_batch_size"``: c = |B|, the batch drawn.  Fixed and shuffled batches have a size fixed by the
-  public n and m; under Poisson sampling or balls-in-bins |B| is data-dependent.
+- ``"expected_batch_size"``: Opacus's ``c = floor(q |D|)`` (``loss_reduction="mean"``).  Under replace-one
+  neighbours (fixed-size or shuffled batches) ``|D|`` is the same on both neighbours: post-processing.  Under
+  add-or-remove (Poisson sampling, balls-in-bins) ``|D|`` differs by one between neighbours, so c can differ;
+- ``"realized_batch_size"``: ``c = |B|``, the batch drawn.  Fixed and shuffled batches have a size fixed by the
+  public n and m; under Poisson sampling or balls-in-bins ``|B|`` is data-dependent.
 
 In the last two cases under add-or-remove the two neighbours' outputs are Gaussians of different scales
 σC/c and σC/c'; the divergence between two such laws in d dimensions grows with d, and the guarantee vanishes as
