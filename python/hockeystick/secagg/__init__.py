@@ -1,0 +1,32 @@
+"""Secure aggregation with distributed discrete noise: the distributed discrete Gaussian and Skellam mechanisms.
+
+Each client clips its update, scales it to an integer grid, rotates and rounds it, adds discrete noise of its
+own, and the server learns only the sum modulo 2^b (docs/secure-aggregation.md).
+
+sensitivity.py                      clip, scale, rotate, round: the integer L2 and L1 bounds (KLS21)
+modular_wrap.py                     the modulus: the wrap-around's probability and the bits for a stated beta
+distributed_discrete_gaussian.py    the distributed discrete Gaussian's RDP bound (KLS21, Prop. 14)
+skellam.py                          the distributed Skellam mechanism's RDP bound (Agarwal, Kairouz & Liu 2021)
+lattice_pld.py                      the lower side: the exact lattice pair of one realizable integer shift
+accountants.py                      the accountants: RDP upper side, lattice PLD lower side, over T rounds
+calibration.py                      from (eps, delta) to the local noise and the granularity, with the error
+"""
+
+from .accountants import DistributedDiscreteGaussian, DistributedSkellam
+from .distributed_discrete_gaussian import distributed_discrete_gaussian_rdp
+from .modular_wrap import bits_for, wrap_probability
+from .sensitivity import IntegerSensitivity, integer_l1_bound, integer_sensitivity, rounded_l2_norm_bound
+from .skellam import skellam_rdp
+
+__all__ = [
+    "DistributedDiscreteGaussian",
+    "DistributedSkellam",
+    "IntegerSensitivity",
+    "bits_for",
+    "distributed_discrete_gaussian_rdp",
+    "integer_l1_bound",
+    "integer_sensitivity",
+    "rounded_l2_norm_bound",
+    "skellam_rdp",
+    "wrap_probability",
+]

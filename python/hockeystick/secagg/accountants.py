@@ -1,0 +1,265 @@
+r"""The secure-aggregation accountants: T rounds of distributed discrete noise, certified on both sides.
+
+Each round, every surviving client clips its update to c, scales it by 1 / gamma, rotates and rounds it
+(``sensitivity``), adds its own discrete noise, and the server learns the sum modulo 2^b (``modular_wrap``:
+post-processing, no privacy cost).  Neighbouring runs differ in one client's updates (replaced by zero).
+
+* Upper side: the mechanism's RDP curve (``distributed_discrete_gaussian`` or ``skellam``) at the rounded
+  vector's (Delta_2, Delta_1), times T (RDP adds under composition, Mironov 2017, Prop. 1), converted to
+  (eps, delta) by ``rdp.rdp_to_delta`` / ``rdp.rdp_to_epsilon`` (the tight conversion, Balle et al. 2020,
+  Thm. 21).  Unconditional rounding adds T beta to delta: in each round the differing client's rounding
+  exceeds Delta_2 with probability at most beta, and outside those events the two runs are coupled to ones
+  the RDP bound covers.
+* Lower side: one realizable pair, the one-coordinate integer shift floor(c / gamma) (``sensitivity``), its
+  exact lattice PLD (``lattice_pld``) composed over the T rounds, read on its optimistic side.  The true
+  worst case over neighbouring inputs lies between the two sides.  Where c / gamma < 1 no shift is
+  realized and the lower side is the trivial 0.
+
+Dropout: ``min_surviving_clients`` is the fewest clients whose noise is in a round's sum; more survivors
+are a post-processing (their noise is independent), so the guarantee holds for any round with at least that
+many, and the lower side is the pair at exactly that many.
+
+Amplification by sampling: none is claimed.  The secure-aggregation server chooses each round's cohort, so
+against it (and anyone who learns the cohort) the unamplified guarantee is the one that holds.  Poisson
+sampling of clients at rate q protects further against an observer of the released models only, who does
+not learn the cohort; hockeystick's rdp/ holds no Poisson-subsampling RDP bound valid for these
+mechanisms, so that second number is not computed here (docs/secure-aggregation.md).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..base.accountant import BOUND_SIDES, Bound
+from ..base.accountant_docs import accountant_docs
+from ..base.validation import bound_side, count, delta_values, epsilon_values, positive_number, scalar_or_array
+from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
+from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
+from ..rdp.mechanisms import DEFAULT_ORDERS
+from .distributed_discrete_gaussian import distributed_discrete_gaussian_rdp
+from .lattice_pld import Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
+from .sensitivity import IntegerSensitivity, integer_sensitivity
+from .skellam import SKELLAM_ORDERS, skellam_rdp
+
+__all__ = ["DistributedDiscreteGaussian", "DistributedSkellam"]
+
+
+class _SecureAggregation(ABC):
+    """What both mechanisms share: the pipeline's sensitivity, T rounds, the two sides (module docstring)."""
+
+    bound_sides: tuple[Bound, ...] = BOUND_SIDES
+    orders: tuple[float, ...] = DEFAULT_ORDERS
+
+    def __init__(
+        self,
+        *,
+        clip_norm: float,
+        granularity: float,
+        dimension: int,
+        local_sigma: float,
+        min_surviving_clients: int,
+        rounds: int = 1,
+        beta: float = 0.0,
+        rounding: str = "conditional",
+        value_discretization_interval: float = DEFAULT_INTERVAL,
+    ) -> None:
+        self.sensitivity: IntegerSensitivity = integer_sensitivity(
+            clip_norm=clip_norm, granularity=granularity, dimension=dimension, beta=beta, rounding=rounding
+        )
+        self.clip_norm, self.granularity, self.dimension = float(clip_norm), float(granularity), int(dimension)
+        self.local_sigma = positive_number(local_sigma, "local_sigma")
+        self.min_surviving_clients = count(min_surviving_clients, "min_surviving_clients")
+        self.rounds = count(rounds, "rounds")
+        self.beta, self.rounding = float(beta), rounding
+        self.value_discretization_interval = checked_interval(value_discretization_interval)
+        self.integer_sigma = self.local_sigma / self.granularity  # the noise in integer units
+        self._round_rdp = self.round_rdp(np.asarray(self.orders))
+        self._lower_pld: PrivacyLossDistribution | None = None
+
+    @abstractmethod
+    def round_rdp(self, orders: np.ndarray) -> np.ndarray:
+        """One round's RDP curve at ``orders``, rounded up."""
+
+    @abstractmethod
+    def noise_masses(self) -> Masses:
+        """The summed noise's PMF on one coordinate, with its relative error bounds."""
+
+    def rdp(self) -> np.ndarray:
+        """The run's RDP curve at ``orders``: T times the round's, each value rounded up."""
+        return np.nextafter(self._round_rdp * self.rounds * (1.0 + 2.0**-52), np.inf)
+
+    @property
+    def delta_cost(self) -> float:
+        """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for conditional."""
+        return min(1.0, math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf))
+
+    def _lower(self) -> PrivacyLossDistribution | None:
+        """The realizable pair's PLD composed over the rounds (None where no shift is realized)."""
+        if self.sensitivity.realizable_shift == 0:
+            return None
+        if self._lower_pld is None:
+            pair = realizable_shift_pld(
+                self.noise_masses(), self.sensitivity.realizable_shift, self.value_discretization_interval
+            )
+            self._lower_pld = pair.self_compose(self.rounds) if self.rounds > 1 else pair
+        return self._lower_pld
+
+    def _delta_upper(self, eps: np.ndarray) -> np.ndarray:
+        value = np.asarray(rdp_to_delta(self.rdp(), np.asarray(self.orders), eps), dtype=float)
+        return np.minimum(1.0, np.nextafter(value + self.delta_cost, np.inf)) if self.delta_cost else value
+
+    def _epsilon_upper(self, delta: np.ndarray) -> np.ndarray:
+        rest = np.nextafter(delta - self.delta_cost, -np.inf) if self.delta_cost else delta
+        safe = np.where(rest > 0.0, rest, 0.5)
+        value = np.asarray(rdp_to_epsilon(self.rdp(), np.asarray(self.orders), safe), dtype=float)
+        return np.where(rest > 0.0, value, np.inf)
+
+    def _side(self, x: np.ndarray, method: str, side: str) -> Any:
+        if side == "upper":
+            return self._delta_upper(x) if method == "delta" else self._epsilon_upper(x)
+        pld = self._lower()
+        if pld is None:
+            return np.zeros(x.shape)
+        return np.asarray(getattr(pld, method)(x, bound="lower"), dtype=float)
+
+    def _answer(self, x: np.ndarray, method: str, bound: Bound) -> Any:
+        side = bound_side(bound)
+        if side == "both":
+            lower, upper = self._side(x, method, "lower"), self._side(x, method, "upper")
+            return scalar_or_array(np.minimum(lower, upper)), scalar_or_array(upper)
+        return scalar_or_array(np.asarray(self._side(x, method, side), dtype=float))
+
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """delta(eps) of the T-round run: the RDP curve's conversion (upper), the realizable pair's PLD (lower)."""
+        return self._answer(epsilon_values(epsilon), "delta", bound)
+
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """eps(delta) of the T-round run, each side as ``delta`` takes it."""
+        return self._answer(delta_values(delta), "epsilon", bound)
+
+
+_PARAMETERS = """
+    Parameters
+    ----------
+    clip_norm : float
+        c, the L2 clip norm of each client's update, finite and > 0.
+    granularity : float
+        gamma, the integer grid's step in the update's units (a client sends round(R x / gamma)), > 0.
+    dimension : int
+        d, the number of coordinates rounded and noised (after the rotation's padding), >= 1.
+    local_sigma : float
+        Each client's noise in the update's units (the module's convention for the mechanism), > 0.
+    min_surviving_clients : int
+        n, the fewest clients whose noise is in a round's sum (dropout: count the survivors), >= 1.
+    rounds : int, optional
+        T, the rounds a client takes part in (default 1).
+    beta : float, optional
+        The rounding's failure probability, 0 <= beta < 1 (default 0: the deterministic norm bound).
+    rounding : {"conditional", "unconditional"}, optional
+        Conditional rounding enforces the norm bound (beta enters the error only); unconditional adds T beta
+        to delta.
+    value_discretization_interval : float, optional
+        The lower side's PLD grid spacing (default 1e-4).
+"""
+
+
+@accountant_docs()
+class DistributedDiscreteGaussian(_SecureAggregation):
+    __doc__ = (
+        r"""The distributed discrete Gaussian (Kairouz, Liu & Steinke 2021) over T rounds, certified both sides.
+
+    Each client adds N_Z(0, s^2)^d, s = ``local_sigma`` / ``granularity`` in integer units (s >= 1/2).  Upper
+    side: KLS21, Prop. 14 at the rounded (Delta_2, Delta_1), minimised over n' <= n survivors, times T,
+    converted by the tight RDP conversion (``secagg.distributed_discrete_gaussian``); lower side: the sum of
+    n discrete Gaussians shifted by floor(c / gamma) on one coordinate, its exact lattice PLD composed T
+    times (``secagg.lattice_pld``).  No amplification by sampling is claimed (``secagg.accountants``).
+"""
+        + _PARAMETERS
+        + r"""
+    Raises
+    ------
+    ValueError
+        If an argument breaks its rule (``local_sigma`` / ``granularity`` below 1/2 names the fix).
+
+    References
+    ----------
+    Kairouz, Liu & Steinke 2021, Prop. 14, Prop. 22 and Thm. 1; Balle et al. 2020, Thm. 21.
+
+    Examples
+    --------
+    >>> from hockeystick.secagg import DistributedDiscreteGaussian
+    >>> acc = DistributedDiscreteGaussian(clip_norm=1.0, granularity=0.1, dimension=1, local_sigma=0.5,
+    ...                                   min_surviving_clients=4, rounds=10)
+    >>> low, high = acc.epsilon(1e-5, bound="both")
+    >>> 0 < low <= high
+    True
+    """
+    )
+
+    orders = DEFAULT_ORDERS
+
+    def round_rdp(self, orders: np.ndarray) -> np.ndarray:
+        """One round's RDP curve at ``orders`` (KLS21, Prop. 14, minimised over n' <= n)."""
+        return distributed_discrete_gaussian_rdp(
+            self.integer_sigma,
+            self.min_surviving_clients,
+            self.sensitivity.l2,
+            self.sensitivity.l1,
+            self.dimension,
+            orders,
+        )
+
+    def noise_masses(self) -> Masses:
+        """The summed noise's PMF with its error bounds (``lattice_pld.ddg_sum_masses``)."""
+        return ddg_sum_masses(self.integer_sigma, self.min_surviving_clients)
+
+
+@accountant_docs()
+class DistributedSkellam(_SecureAggregation):
+    __doc__ = (
+        r"""The distributed Skellam mechanism (Agarwal, Kairouz & Liu 2021) over T rounds, certified both sides.
+
+    Each client adds symmetric Skellam noise of variance mu = (``local_sigma`` / ``granularity``)^2 per
+    coordinate; the sum has variance V = n mu.  Upper side: Agarwal et al., Thm. 3.5 at the rounded
+    (Delta_2, Delta_1) and integer orders, times T, converted by the tight RDP conversion
+    (``secagg.skellam``); lower side: Skellam(V) shifted by floor(c / gamma) on one coordinate, its lattice
+    PLD composed T times (``secagg.lattice_pld``).  No amplification by sampling is claimed.
+"""
+        + _PARAMETERS
+        + r"""
+    Raises
+    ------
+    ValueError
+        If an argument breaks its rule.
+
+    References
+    ----------
+    Agarwal, Kairouz & Liu 2021, Thm. 3.5; Kairouz, Liu & Steinke 2021, Prop. 22; Balle et al. 2020, Thm. 21.
+
+    Examples
+    --------
+    >>> from hockeystick.secagg import DistributedSkellam
+    >>> acc = DistributedSkellam(clip_norm=1.0, granularity=0.1, dimension=1, local_sigma=0.5,
+    ...                          min_surviving_clients=4, rounds=10)
+    >>> low, high = acc.epsilon(1e-5, bound="both")
+    >>> 0 < low <= high
+    True
+    """
+    )
+
+    orders = SKELLAM_ORDERS
+
+    def round_rdp(self, orders: np.ndarray) -> np.ndarray:
+        """One round's RDP curve at ``orders`` (Agarwal et al., Thm. 3.5, at V = n mu)."""
+        variance = self.min_surviving_clients * self.integer_sigma**2
+        return skellam_rdp(variance, self.sensitivity.l2, self.sensitivity.l1, orders)
+
+    def noise_masses(self) -> Masses:
+        """The summed noise's PMF with its error allowance (``lattice_pld.skellam_masses``)."""
+        return skellam_masses(self.min_surviving_clients * self.integer_sigma**2)

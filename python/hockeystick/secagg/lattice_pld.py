@@ -1,0 +1,206 @@
+r"""The lower side of a secure-aggregation round: the exact lattice pair of one realizable integer shift.
+
+One coordinate of the aggregate is S = x + N, N the sum of the surviving clients' integer noises; the
+other coordinates are the same on both neighbouring inputs when the shift is k e_1 (``sensitivity``'s
+``realizable_shift``), so they cancel from every likelihood ratio.  The pair of one round is therefore
+
+    P = law of N + k,  Q = law of N      on the integers,
+
+and its hockey-stick divergence, composed over the rounds, is a lower bound on the mechanism's (one
+realized pair of neighbouring inputs).  Its masses are computed with a relative error bound r(x) each, and
+the pair handed to the grid PLD is (p(x) (1 - r), q(x) (1 + r)): a P-mass below the truth and a Q-mass above
+it at every outcome, so sum_x (p - e^eps q)_+ of every composition is below the true pair's (the T-fold
+product of lowered P-masses is below the true product, and likewise above for Q); the outcomes outside the
+window are dropped (removing outcomes lowers that sum too).  The grid's optimistic side then rounds it down
+(``pld.mechanisms.constructors.from_distributions``; Doroshenko et al. 2022).
+
+Noise masses (``ddg_sum_masses``, ``skellam_masses``):
+
+* Sum of n discrete Gaussians N_Z(0, s^2) (KLS21), two ways:
+
+  - direct: the truncated one-client PMF (s^2 = local variance in integer units; |y| <= D, the mass
+    beyond, at most 2 w(D+1) / (1 - e^{-(2D+3)/(2 s^2)}) per client relative to the normaliser, is charged
+    to Q's masses as an absolute excess) convolved n-fold by repeated squaring with direct sums of positive
+    terms (``numpy.convolve``), each convolution within (length + 1) u relative (Higham 2002, Sec. 4.2);
+    used while the support stays below ``DIRECT_SUPPORT`` outcomes.
+  - Fourier: by Poisson summation the one-client characteristic function on [-pi, pi] is
+    phi(t) = (g(t) + A(t)) / (1 + rho0), g(t) = e^{-s^2 t^2 / 2}, 0 <= A(t) <= a = 2 sum_{m >= 1}
+    e^{-s^2 pi^2 (2m-1)^2 / 2}, rho0 = 2 sum_{m >= 1} e^{-2 pi^2 s^2 m^2}; inverting phi^n gives
+    |p_n(x) (1 + rho0)^n - f(x)| <= n a (1 + a)^{n-1} + e^{-n s^2 pi^2 / 2} / (n s^2 pi^2), f the density
+    of N(0, n s^2).  So p_n(x) = f(x) (1 + rho0)^{-n} within that absolute error, relative to f(x) in the
+    window |x| <= 8 sqrt(n) s; used where the relative error stays below 1e-11 (s >= ~3).
+  - Otherwise the lower side is refused, naming ``local_sigma``.
+
+* Skellam: the sum of n symmetric Skellam noises of variance mu each is the symmetric Skellam of variance
+  V = n mu, P(N = x) = e^{-V} I_{|x|}(V) (Agarwal, Kairouz & Liu 2021, Sec. 3), computed as scipy's
+  exponentially scaled Bessel function ``ive``, charged a relative error of ``SKELLAM_RELATIVE_ERROR``
+  (1e-11).  scipy states no error bound for ``ive``: the allowance is an assumption, checked against
+  mpmath at 50 digits across the range used (tests/secagg/test_lattice_pld.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.mechanisms.constructors import from_distributions
+
+__all__ = [
+    "DIRECT_SUPPORT",
+    "SKELLAM_RELATIVE_ERROR",
+    "ddg_sum_masses",
+    "realizable_shift_pld",
+    "skellam_masses",
+]
+
+UNIT_ROUNDOFF = 2.0**-53
+DIRECT_SUPPORT = 1 << 15  # the direct convolution's largest support (its last squaring costs its square)
+FOURIER_RELATIVE_ERROR = 1e-11
+SKELLAM_RELATIVE_ERROR = 1e-11
+WINDOW_STDDEVS = 8.0  # the window +-8 standard deviations: the mass outside is below 2 Q(8) ~ 1.3e-15
+_TAIL_LOG = math.log(1e-30)  # one client's truncated mass, relative to its normaliser, at most 1e-30
+
+
+Masses = tuple[int, np.ndarray, np.ndarray]  # (first outcome, masses, their relative error bounds)
+
+
+def _one_client(sigma: float) -> tuple[np.ndarray, float, float]:
+    """The truncated one-client PMF on -D..D, its relative error and the truncated mass (relative)."""
+    two_var = 2.0 * sigma * sigma
+    d = max(1, int(sigma * math.sqrt(-2.0 * _TAIL_LOG)))
+    while -((d + 1.0) ** 2) / two_var - math.log(-math.expm1(-(2.0 * d + 3.0) / two_var)) > _TAIL_LOG:
+        d += 1
+    y = np.arange(-d, d + 1, dtype=np.float64)
+    exponent = np.square(y) / two_var  # y^2 exact; two roundings
+    w = np.exp(-exponent)
+    z = math.fsum(w.tolist())
+    # exp's argument within 3u |exponent| (<= 3u 70), exp itself one ulp, the quotient and Z one each
+    relative = (3.0 * float(exponent.max()) + 8.0) * UNIT_ROUNDOFF
+    return w / z, relative, 2.0e-30
+
+
+def _direct(sigma: float, clients: int) -> Masses:
+    """The n-fold convolution of the truncated one-client PMF (module docstring)."""
+    one, one_error, one_tail = _one_client(sigma)
+    result, result_error = np.ones(1), 0.0
+    base, base_error, n = one, one_error, clients
+    while n:
+        if n & 1:
+            result_error += base_error + (min(result.size, base.size) + 1) * UNIT_ROUNDOFF
+            result = np.convolve(result, base)
+        n >>= 1
+        if n:
+            base_error = 2.0 * base_error + (base.size + 1) * UNIT_ROUNDOFF
+            base = np.convolve(base, base)
+    # Q's excess from the truncated tails: at most clients * one_tail absolute (in place of a relative bound)
+    error = result_error * 1.01 + clients * one_tail / np.maximum(result, 1e-300)
+    return -(result.size // 2), result, np.minimum(error, 1.0)
+
+
+def _fourier(sigma: float, clients: int) -> Masses | None:
+    """p_n(x) = f(x) (1 + rho0)^{-n} within the module docstring's absolute error, or None where its relative
+    error passes ``FOURIER_RELATIVE_ERROR`` in the window."""
+    s2 = sigma * sigma
+    a = 2.0 * math.exp(-s2 * math.pi**2 / 2.0) / -math.expm1(-4.0 * s2 * math.pi**2)
+    rho0 = 2.0 * math.exp(-2.0 * math.pi**2 * s2) / -math.expm1(-6.0 * math.pi**2 * s2)
+    var = clients * s2
+    absolute = clients * a * math.exp((clients - 1) * math.log1p(a)) + math.exp(-var * math.pi**2 / 2.0) / (
+        var * math.pi**2
+    )
+    half = int(math.ceil(WINDOW_STDDEVS * math.sqrt(var)))
+    x = np.arange(-half, half + 1, dtype=np.float64)
+    exponent = np.square(x) / (2.0 * var)
+    scale = math.exp(-clients * math.log1p(rho0))
+    density = np.exp(-exponent) / math.sqrt(2.0 * math.pi * var)
+    masses = density * scale
+    error = absolute * 1.01 / (masses * (1.0 - 1e-12)) + (4.0 * exponent + 16.0) * UNIT_ROUNDOFF
+    if not float(error.max()) <= FOURIER_RELATIVE_ERROR:
+        return None
+    return -half, masses, error
+
+
+def ddg_sum_masses(sigma: float, clients: int) -> Masses:
+    """The PMF of the sum of ``clients`` discrete Gaussians N_Z(0, sigma^2), with relative error bounds.
+
+    Parameters
+    ----------
+    sigma : float
+        The one-client discrete Gaussian's sigma in integer units, >= 1/2.
+    clients : int
+        n >= 1.
+
+    Returns
+    -------
+    tuple
+        (x0, masses, errors): masses[i] is P(N = x0 + i) within relative error errors[i] (module docstring).
+
+    Raises
+    ------
+    ValueError
+        If neither the direct convolution (support above ``DIRECT_SUPPORT``) nor the Fourier representation
+        (relative error above 1e-11) bounds the masses: no certified lower side is computed.
+    """
+    one_support = 2 * int(sigma * math.sqrt(-2.0 * _TAIL_LOG)) + 3
+    if clients * one_support <= DIRECT_SUPPORT:
+        return _direct(sigma, clients)
+    found = _fourier(sigma, clients)
+    if found is None:
+        raise ValueError(
+            f"local_sigma / granularity = {sigma:.6g} with {clients} surviving clients: the summed noise is too wide "
+            f"for the direct convolution (over {DIRECT_SUPPORT} outcomes) and too narrow for the Fourier bound (its "
+            "relative error passes 1e-11; it needs local_sigma / granularity >= ~3): no certified lower side is "
+            'computed; ask bound="upper"'
+        )
+    return found
+
+
+def skellam_masses(variance: float) -> Masses:
+    """The symmetric Skellam PMF of variance V, e^{-V} I_|x|(V), on +-8 sqrt(V), with its error allowance.
+
+    Parameters
+    ----------
+    variance : float
+        V > 0, the summed noise's variance in integer units.
+
+    Returns
+    -------
+    tuple
+        (x0, masses, errors) as ``ddg_sum_masses`` (errors: ``SKELLAM_RELATIVE_ERROR`` plus the window's tail).
+    """
+    from scipy import special  # lazy: scipy's import time
+
+    half = int(math.ceil(WINDOW_STDDEVS * math.sqrt(variance) + 8.0))
+    x = np.arange(-half, half + 1, dtype=np.float64)
+    masses = special.ive(np.abs(x), variance)
+    return -half, masses, np.full(masses.shape, SKELLAM_RELATIVE_ERROR)
+
+
+def realizable_shift_pld(masses: Masses, shift: int, value_discretization_interval: float) -> PrivacyLossDistribution:
+    """The grid PLD of (N + shift, N), its masses lowered (P) and raised (Q) by their error bounds.
+
+    Parameters
+    ----------
+    masses : tuple
+        (x0, masses, errors) of the noise N (``ddg_sum_masses`` or ``skellam_masses``).
+    shift : int
+        k >= 1, the realizable integer shift.
+    value_discretization_interval : float
+        The PLD grid's spacing.
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        One direction; its optimistic side (``bound="lower"``) is a certified lower bound on the pair's
+        (module docstring).  The pessimistic side is not a bound on the mechanism and is not read.
+    """
+    _, m, r = masses
+    if not 1 <= shift < m.size:
+        raise ValueError(f"shift must be an integer in [1, {m.size}), got {shift!r}")
+    # outcomes x0 + k .. x0 + L - 1, where both N + k and N have computed masses; the others are dropped
+    p = np.maximum(m[: m.size - shift] * (1.0 - r[: m.size - shift]), 0.0)
+    q = m[shift:] * (1.0 + r[shift:])
+    return from_distributions(
+        p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=False
+    )

@@ -1,0 +1,169 @@
+r"""Modular wrap-around: the probability that the aggregate leaves the modulus 2^b, and the bits to avoid it.
+
+Secure aggregation sums the clients' integer vectors modulo 2^b; the server reads each coordinate in
+[-2^{b-1}, 2^{b-1}).  Wrapping is a post-processing of the integer sum: it costs no privacy, only error.
+A round wraps only if some coordinate has |S_j| >= m = 2^{b-1}, S_j = signal + rounding + noise:
+
+* signal: the rotated sum R (sum_i x_i / gamma) of n vectors of norm <= c / gamma.  With the randomized
+  Walsh-Hadamard rotation (random signs, then the orthonormal Hadamard matrix) each coordinate is a
+  Rademacher sum with variance proxy ||sum_i x_i||^2 / (gamma^2 d) <= (n c / gamma)^2 / d (Hoeffding); a
+  rotation of flatness rho multiplies the proxy by rho (KLS21, Sec. 4.2; ``flatness``, default 1, the
+  randomized Hadamard's).  This is the assumption the bound rests on: without a rotation, a coordinate
+  can carry the whole norm.
+* rounding: unconditional randomized rounding errors are independent, mean 0 and within an interval of
+  length 1 given the signal: proxy n / 4 (Hoeffding's lemma).  Conditional rounding re-draws them, so they
+  are neither independent nor mean 0; each is still below 1 in magnitude, so their sum is charged n in full
+  (m is lowered by n).
+* noise: the sum of n discrete Gaussians N_Z(0, s^2) is n s^2-subgaussian (Canonne, Kamath & Steinke 2020,
+  Cor. 9); Skellam noise of summed variance V has E e^{tX} = e^{V (cosh t - 1)}.
+
+By Chernoff's bound, for every t > 0,
+
+.. math::
+
+    P(|S_j| \ge m) \le 2 \exp\bigl(t^2 v / 2 + V(\cosh t - 1) - t m\bigr),
+
+v the sum of the subgaussian proxies (V = 0 for the discrete Gaussian, whose bound is 2 e^{-m^2 / (2v)} at
+the best t).  A union over the d coordinates gives the round's bound (minimised over a grid of t: any t
+gives a valid bound), widened by 1e-9 relative.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..base.validation import choice, count, positive_number
+from .sensitivity import ROUNDINGS
+
+__all__ = ["NOISES", "bits_for", "wrap_probability"]
+
+NOISES = ("distributed_discrete_gaussian", "skellam")
+MAX_BITS = 62
+
+
+def _log_tail(m: float, proxy: float, skellam_variance: float) -> float:
+    """log of min_t e^{t^2 v / 2 + V (cosh t - 1) - t m} over a grid of t (module docstring)."""
+    if m <= 0.0:
+        return 0.0
+    if skellam_variance == 0.0:
+        return -m * m / (2.0 * proxy)
+    top = m / proxy if proxy > 0.0 else math.asinh(m / skellam_variance) * 2.0
+    t = np.geomspace(top * 1e-6, top, 4000)
+    exponent = t * t * proxy / 2.0 + skellam_variance * np.expm1(np.log(np.cosh(t))) - t * m
+    exponent = np.where(np.isfinite(exponent), exponent, np.inf)
+    return float(min(exponent.min(), 0.0))
+
+
+def wrap_probability(
+    *,
+    bits: int,
+    clients: int,
+    dimension: int,
+    clip_norm: float,
+    granularity: float,
+    local_sigma: float,
+    noise: str = "distributed_discrete_gaussian",
+    rounding: str = "conditional",
+    flatness: float = 1.0,
+) -> float:
+    r"""An upper bound on the probability that one round's aggregate wraps around modulo 2^b (module docstring).
+
+    Parameters
+    ----------
+    bits : int
+        b, the bits per coordinate of the aggregate, 1 <= b <= 62.
+    clients : int
+        n, the clients in the sum (the most expected: the signal and the noise grow with n), >= 1.
+    dimension : int
+        d, >= 1.
+    clip_norm : float
+        c, finite and > 0.
+    granularity : float
+        gamma, finite and > 0.
+    local_sigma : float
+        Each client's noise sigma in the update's units (the discrete Gaussian's sigma, or the Skellam noise's
+        standard deviation), finite and > 0.
+    noise : {"distributed_discrete_gaussian", "skellam"}, optional
+        The clients' noise.
+    rounding : {"conditional", "unconditional"}, optional
+        The randomized rounding (module docstring).
+    flatness : float, optional
+        rho, the rotation's flatness (default 1: the randomized Walsh-Hadamard transform).
+
+    Returns
+    -------
+    float
+        The bound, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If an argument breaks its rule.
+
+    References
+    ----------
+    Kairouz, Liu & Steinke 2021, Sec. 4.2 (the rotation's flatness, the modular clipping); Canonne, Kamath &
+    Steinke 2020, Cor. 9; Hoeffding 1963.
+
+    Examples
+    --------
+    >>> from hockeystick.secagg import wrap_probability
+    >>> p = wrap_probability(bits=20, clients=100, dimension=10**4, clip_norm=1.0, granularity=1e-3,
+    ...                      local_sigma=0.05)
+    >>> p < 1e-12
+    True
+    """
+    b = count(bits, "bits", maximum=MAX_BITS)
+    n, d = count(clients, "clients"), count(dimension, "dimension")
+    c, g = positive_number(clip_norm, "clip_norm"), positive_number(granularity, "granularity")
+    s = positive_number(local_sigma, "local_sigma") / g
+    kind = choice(noise, "noise", NOISES)
+    conditional = choice(rounding, "rounding", ROUNDINGS) == "conditional"
+    rho = positive_number(flatness, "flatness")
+    proxy = rho * (n * c / g) ** 2 / d + (0.0 if conditional else n / 4.0)
+    skellam_variance = n * s * s if kind == "skellam" else 0.0
+    if kind == "distributed_discrete_gaussian":
+        proxy += n * s * s
+    m = 2.0 ** (b - 1) - (n if conditional else 0)
+    log_bound = math.log(2.0 * d) + _log_tail(m, proxy, skellam_variance)
+    return min(1.0, math.exp(log_bound + 1e-9 * abs(log_bound)))
+
+
+def bits_for(beta: float, **round_parameters: object) -> int:
+    """The fewest bits b (1 <= b <= 62) whose ``wrap_probability`` is at most ``beta``.
+
+    Parameters
+    ----------
+    beta : float
+        The wrap-around probability allowed per round, 0 < beta < 1.
+    **round_parameters
+        ``wrap_probability``'s other keyword arguments (``clients``, ``dimension``, ``clip_norm``,
+        ``granularity``, ``local_sigma``, ``noise``, ``rounding``, ``flatness``).
+
+    Returns
+    -------
+    int
+        b.
+
+    Raises
+    ------
+    ValueError
+        If ``beta`` is outside (0, 1), or no b <= 62 meets it.
+
+    Examples
+    --------
+    >>> from hockeystick.secagg import bits_for
+    >>> bits_for(1e-9, clients=100, dimension=10**4, clip_norm=1.0, granularity=1e-3, local_sigma=0.05)
+    15
+    """
+    target = positive_number(beta, "beta")
+    if not target < 1.0:
+        raise ValueError(f"beta must lie in (0, 1), got {beta!r}")
+    for b in range(1, MAX_BITS + 1):
+        if wrap_probability(bits=b, **round_parameters) <= target:  # type: ignore[arg-type]
+            return b
+    raise ValueError(
+        f"no bits <= {MAX_BITS} keep the wrap-around probability below beta = {beta!r}: use a coarser granularity"
+    )
