@@ -9,4 +9,15 @@ dp_accounting-style events for mechanisms dp_accounting has no event for: ``inte
 (balls-in-bins and shuffled batches of an epoch), ``interop.catalogue_events`` (the discrete Gaussian,
 any (epsilon, delta)-DP mechanism) and ``interop.selection_events`` (the exponential mechanism,
 permute-and-flip).
+
+Privacy-loss distributions other accountants read (``interop.pld_exchange``, no dp_accounting needed to write
+them): ``export_pld`` gives a hockeystick PLD in Google's PLD fields (``ExchangedPLD``: each direction's
+pessimistic PMF, its composition's charges folded in, and the optimistic one), ``ExchangedPLD.to_json`` /
+``from_json`` store them, ``import_pld`` reads them back, ``to_dp_accounting`` / ``from_dp_accounting`` convert
+to and from dp_accounting's ``PrivacyLossDistribution``.
 """
+
+from .pld_exchange import export_pld, from_dp_accounting, import_pld, to_dp_accounting
+from .pld_format import ExchangedPLD, ExchangedPMF
+
+__all__ = ["ExchangedPLD", "ExchangedPMF", "export_pld", "from_dp_accounting", "import_pld", "to_dp_accounting"]

@@ -1,0 +1,283 @@
+"""Google's privacy-loss-distribution format, as JSON: the fields other accountants read.
+
+Each PMF carries the fields of Google's ``ProbabilityMassFunction`` message (google/differential-privacy,
+proto/accounting/privacy-loss-distribution.proto), under the same names: ``discretization_interval`` h,
+``min_key`` (the index of the smallest loss), ``values`` (the mass at loss (min_key + i) h) and
+``infinity_mass`` (the mass at +infinity), and the side, ``pessimistic_estimate`` (dp_accounting's word:
+True when the curve bounds delta from above).  dp_accounting's ``DensePLDPmf`` names them
+``value_discretization_interval``, ``lower_loss``, ``probs``, ``infinity_mass`` and ``pessimistic_estimate``.
+
+The file (``ExchangedPLD.to_json``), version 1::
+
+    {"schema": "hockeystick.pld", "version": 1,
+     "pessimistic_pmf": PMF,       the remove direction (or the only one: a symmetric PLD)
+     "pessimistic_pmf_add": PMF,   the add direction (absent when symmetric)
+     "optimistic_pmf": PMF,        the lower side, remove direction (absent when not computed)
+     "optimistic_pmf_add": PMF}    the lower side, add direction
+
+    PMF = {"discretization_interval": h > 0, "min_key": integer, "values": [floats in [0, 1]],
+           "infinity_mass": float in [0, 1], "pessimistic_estimate": true | false}
+
+The top-level ``pessimistic_pmf`` is the field of Google's ``PrivacyLossDistribution`` message (which holds the
+pessimistic side alone).  Each direction's delta(eps) = sum_i values[i] (1 - e^{eps - (min_key + i) h})_+ +
+infinity_mass, and a PLD's is the larger of its directions' (dp_accounting's ``get_delta_for_epsilon``).
+
+Mass.  A lower curve cannot exceed 1 = delta(-infinity) of any pair, so an optimistic PMF's total mass is at most
+1 (summed exactly, ``math.fsum``).  A pessimistic PMF may carry more (dp_accounting's connect-the-dots PMF of one
+Gaussian at h = 1e-4 does, by about 2e-8 a round, and its compositions multiply it; hockeystick's export adds its
+round-off charges at +infinity): more mass only raises an upper curve.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SCHEMA", "VERSION", "ExchangedPLD", "ExchangedPMF"]
+
+SCHEMA = "hockeystick.pld"
+VERSION = 1
+PMF_FIELDS = ("discretization_interval", "min_key", "values", "infinity_mass", "pessimistic_estimate")
+PLD_FIELDS = ("pessimistic_pmf", "pessimistic_pmf_add", "optimistic_pmf", "optimistic_pmf_add")
+# a loss index times h is read as a float: |index| below 2^53 keeps every index exact
+MAX_KEY = 2**53
+
+
+@dataclass(frozen=True, eq=False)
+class ExchangedPMF:
+    """One direction's PMF on one side, in the fields of Google's ``ProbabilityMassFunction``.
+
+    Parameters
+    ----------
+    discretization_interval : float
+        The loss grid's spacing h, finite and > 0.
+    min_key : int
+        The index of the smallest loss: ``values[i]`` is the mass at loss (min_key + i) h.
+    values : numpy.ndarray
+        The masses, a 1-d array of finite floats in [0, 1].
+    infinity_mass : float
+        The mass at +infinity, in [0, 1].
+    pessimistic_estimate : bool
+        True for the pessimistic side (its delta(eps) bounds the mechanism's from above), False for the
+        optimistic one (from below).
+
+    Raises
+    ------
+    ValueError
+        Naming the field: h not finite and > 0, ``min_key`` not an integer below 2^53 in size, ``values`` not a
+        non-empty 1-d array of finite numbers in [0, 1], ``infinity_mass`` outside [0, 1], ``pessimistic_estimate``
+        not a bool, or an optimistic PMF whose total mass exceeds 1 (module docstring).
+    """
+
+    discretization_interval: float
+    min_key: int
+    values: np.ndarray
+    infinity_mass: float
+    pessimistic_estimate: bool
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "discretization_interval", _interval(self.discretization_interval))
+        object.__setattr__(self, "min_key", _key(self.min_key))
+        object.__setattr__(self, "values", _masses(self.values))
+        object.__setattr__(self, "infinity_mass", _probability(self.infinity_mass))
+        if not isinstance(self.pessimistic_estimate, (bool, np.bool_)):
+            raise ValueError(f"pessimistic_estimate must be true or false, got {self.pessimistic_estimate!r}")
+        object.__setattr__(self, "pessimistic_estimate", bool(self.pessimistic_estimate))
+        total = math.fsum([*self.values.tolist(), self.infinity_mass]) if not self.pessimistic_estimate else 0.0
+        if total > 1.0:
+            raise ValueError(
+                f"values and infinity_mass of an optimistic PMF must sum to at most 1 (a lower curve never exceeds "
+                f"delta(-infinity) = 1), got {total!r}: take the excess off as a charge, or mark it pessimistic"
+            )
+
+    def delta(self, epsilon: float) -> float:
+        """delta(eps) = sum_i values[i] (1 - e^{eps - (min_key + i) h})_+ + infinity_mass, summed in numpy (as
+        dp_accounting's ``get_delta_for_epsilon`` at one eps); a reading of the fields, not a certified bound."""
+        losses = (self.min_key + np.arange(self.values.size)) * self.discretization_interval
+        above = losses > epsilon
+        return float(self.infinity_mass + np.dot(-np.expm1(epsilon - losses[above]), self.values[above]))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The PMF as a JSON object (module docstring), every float written exactly (Python's shortest repr)."""
+        return {
+            "discretization_interval": self.discretization_interval,
+            "min_key": self.min_key,
+            "values": self.values.tolist(),
+            "infinity_mass": self.infinity_mass,
+            "pessimistic_estimate": self.pessimistic_estimate,
+        }
+
+    @classmethod
+    def from_dict(cls, fields: Any, where: str) -> ExchangedPMF:
+        """The PMF of a JSON object, refused (ValueError naming ``where`` and the field) unless it has exactly the
+        fields of the module docstring."""
+        if not isinstance(fields, dict):
+            raise ValueError(f"{where} must be a JSON object with the fields {', '.join(PMF_FIELDS)}")
+        missing = [name for name in PMF_FIELDS if name not in fields]
+        unknown = sorted(set(fields) - set(PMF_FIELDS))
+        if missing or unknown:
+            raise ValueError(f"{where}: missing fields {missing}, unknown fields {unknown} (schema version {VERSION})")
+        try:
+            return cls(**{name: fields[name] for name in PMF_FIELDS})
+        except ValueError as error:
+            raise ValueError(f"{where}.{error}") from None
+
+
+def _interval(h: Any) -> float:
+    """h as a float, refused unless a finite number > 0."""
+    if isinstance(h, bool) or not isinstance(h, (int, float)) or not 0.0 < h < math.inf:
+        raise ValueError(f"discretization_interval must be a finite number > 0 (the loss grid's spacing), got {h!r}")
+    return float(h)
+
+
+def _key(key: Any) -> int:
+    """``min_key`` as an int, refused unless an integer of size below 2^53."""
+    if isinstance(key, bool) or not isinstance(key, (int, np.integer)) or not abs(int(key)) < MAX_KEY:
+        raise ValueError(f"min_key must be an integer of size below 2^53 (a loss index), got {key!r}")
+    return int(key)
+
+
+def _probability(mass: Any) -> float:
+    """``infinity_mass`` as a float, refused unless a number in [0, 1]."""
+    if isinstance(mass, bool) or not isinstance(mass, (int, float)) or not 0.0 <= mass <= 1.0:
+        raise ValueError(f"infinity_mass must be a probability in [0, 1], got {mass!r}")
+    return float(mass)
+
+
+def _masses(values: Any) -> np.ndarray:
+    """``values`` as a read-only 1-d float64 array, refused unless each is a finite number in [0, 1]."""
+    try:
+        out = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("values must be a list of numbers (the masses on the grid)") from None
+    if out.ndim != 1 or out.size == 0:
+        raise ValueError(f"values must be a non-empty 1-d list of masses, got shape {out.shape}")
+    bad = np.flatnonzero(~((out >= 0.0) & (out <= 1.0)))
+    if bad.size:
+        raise ValueError(
+            f"values must be finite masses in [0, 1], got {out[bad[0]]!r} at index {int(bad[0])}: a producer's "
+            "round-off below 0 is set to 0 on a pessimistic side (it only raises the curve) and charged on an "
+            "optimistic one"
+        )
+    out.flags.writeable = False
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class ExchangedPLD:
+    """A privacy-loss distribution in Google's PLD fields: each neighbouring direction's pessimistic PMF, and its
+    optimistic one where computed (module docstring).
+
+    Parameters
+    ----------
+    pessimistic_pmf : ExchangedPMF
+        The remove direction's pessimistic PMF, or the only direction's (a symmetric PLD).
+    pessimistic_pmf_add : ExchangedPMF or None
+        The add direction's pessimistic PMF; None for a symmetric PLD.
+    optimistic_pmf, optimistic_pmf_add : ExchangedPMF or None
+        The optimistic PMFs of the same directions, or both None (no lower side).
+
+    Raises
+    ------
+    ValueError
+        If the PMFs' ``discretization_interval`` differ, a pessimistic field holds an optimistic PMF (or the
+        reverse), or the optimistic side does not have the pessimistic side's directions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pmf = ExchangedPMF(0.5, -1, np.array([0.25, 0.5, 0.25]), 0.0, True)
+    >>> text = ExchangedPLD(pmf).to_json()
+    >>> ExchangedPLD.from_json(text).pessimistic_pmf.values.tolist()
+    [0.25, 0.5, 0.25]
+    """
+
+    pessimistic_pmf: ExchangedPMF
+    pessimistic_pmf_add: ExchangedPMF | None = None
+    optimistic_pmf: ExchangedPMF | None = None
+    optimistic_pmf_add: ExchangedPMF | None = None
+
+    def __post_init__(self) -> None:
+        for name in PLD_FIELDS:
+            pmf = getattr(self, name)
+            if pmf is not None and pmf.pessimistic_estimate != name.startswith("pessimistic"):
+                raise ValueError(f"{name} holds a PMF with pessimistic_estimate={pmf.pessimistic_estimate}")
+        if self.optimistic_pmf is None and self.optimistic_pmf_add is not None:
+            raise ValueError("optimistic_pmf_add given without optimistic_pmf (the remove direction)")
+        if self.optimistic_pmf is not None and (self.optimistic_pmf_add is None) != (self.pessimistic_pmf_add is None):
+            raise ValueError(
+                "optimistic_pmf_add must be given exactly when pessimistic_pmf_add is (the same directions)"
+            )
+        spacings = {pmf.discretization_interval for pmf in self.pmfs()}
+        if len(spacings) != 1:
+            raise ValueError(f"every PMF must have one discretization_interval, got {sorted(spacings)}")
+
+    @property
+    def discretization_interval(self) -> float:
+        """The loss grid's spacing h, shared by every PMF."""
+        return self.pessimistic_pmf.discretization_interval
+
+    def pmfs(self) -> list[ExchangedPMF]:
+        """The PMFs present, in the order of the file's fields."""
+        return [pmf for pmf in (getattr(self, name) for name in PLD_FIELDS) if pmf is not None]
+
+    def to_json(self) -> str:
+        """The JSON text of the module docstring (strict JSON: no NaN or infinity; floats exact).
+
+        Returns
+        -------
+        str
+            An object with ``schema``, ``version`` and the PMF fields present.
+        """
+        body: dict[str, Any] = {"schema": SCHEMA, "version": VERSION}
+        for name in PLD_FIELDS:
+            pmf = getattr(self, name)
+            if pmf is not None:
+                body[name] = pmf.to_dict()
+        return json.dumps(body, allow_nan=False)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> ExchangedPLD:
+        """The PLD written by ``to_json`` (or by another program in the same schema).
+
+        Parameters
+        ----------
+        text : str or bytes
+            The JSON text.
+
+        Returns
+        -------
+        ExchangedPLD
+            Its fields, bit for bit.
+
+        Raises
+        ------
+        ValueError
+            Naming the field: not JSON (NaN and infinity are not), ``schema`` not "hockeystick.pld", ``version``
+            not 1, an unknown or missing field, or a PMF refused by ``ExchangedPMF``.
+        """
+        try:
+            body = json.loads(text, parse_constant=_refuse_constant)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"not a JSON document: {error}") from None
+        if not isinstance(body, dict) or body.get("schema") != SCHEMA:
+            raise ValueError(f'schema must be "{SCHEMA}" (a PLD written by ExchangedPLD.to_json)')
+        if body.get("version") != VERSION or isinstance(body.get("version"), bool):
+            raise ValueError(
+                f"version must be {VERSION}, the schema this hockeystick reads, got {body.get('version')!r}: "
+                "write the file again with a hockeystick of that schema"
+            )
+        unknown = sorted(set(body) - {"schema", "version", *PLD_FIELDS})
+        if unknown or "pessimistic_pmf" not in body:
+            raise ValueError(
+                f"the fields are {', '.join(PLD_FIELDS)} (pessimistic_pmf required), got unknown {unknown}"
+            )
+        return cls(**{name: ExchangedPMF.from_dict(body[name], name) for name in PLD_FIELDS if name in body})
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"values must be finite numbers: JSON has no {name}")
