@@ -152,6 +152,11 @@ PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     "sample_rate": floats(1e-3, 1.0, log=True),
     "clipped_count_stddev": floats(0.1, 100, log=True),  # DPFedAvg's adaptive clipping
     "examples_per_user": st.integers(1, 2),  # DPSGD's user-level run (a mixture PLD each: kept small)
+    "client_sample_rate": floats(1e-3, 1.0, log=True),  # RecordLevelFedAvg
+    "local_sample_rate": floats(1e-2, 1.0, log=True),
+    "checkin_probability": floats(1e-2, 1.0, log=True),  # RandomCheckIns (a random allocation's PLD: few slots)
+    "slots": st.integers(1, 8),
+    "passes": st.integers(1, 10),
     "epochs": floats(0.01, 0.5),
     "steps": st.integers(1, 40),
     "silo_size": st.integers(50, 5000),
@@ -549,6 +554,10 @@ SLOW = {
     "pld_with_replacement_gaussian",
     "isrl_shuffled_noisy_mb_sgd",
     "isrl_group_noisy_mb_sgd",
+    # a PLD per point; with full-batch local steps, pld_subsampled_gaussian's default grid, which warns where its
+    # certified bracket stays wider than max(1e-2, 1e-2 eps) (a subnormal delta; tests/training pins that warning)
+    "record_level_fedavg",
+    "random_checkins",
 }
 
 
@@ -670,6 +679,11 @@ WALK_BASE: dict[str, Any] = dict(
     silo_size=1000,
     silos=10,
     group_size=1,
+    client_sample_rate=0.01,
+    local_sample_rate=0.5,
+    checkin_probability=0.5,
+    slots=4,
+    passes=3,
 )
 
 

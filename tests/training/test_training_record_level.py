@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
+from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.accountants.composition_plan import CompositionPlan
 from hockeystick.pld.accountants.plan import PlanProfile, PoissonGeneric
+from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 from hockeystick.training import DPFedAvg, RecordLevelFedAvg
 
 
@@ -75,9 +78,52 @@ def test_sampled_local_batches_bracket_and_directions() -> None:
         ({"local_sample_rate": 1.5}, "local_sample_rate"),
         ({"rounds": 0}, "rounds"),
         ({"noise_multiplier": -1.0}, "noise_multiplier"),
+        ({"value_discretization_interval": np.array([0.5, 2.0])}, "value_discretization_interval"),
+        ({"value_discretization_interval": 0.0}, "value_discretization_interval"),
+        ({"accuracy": -1.0}, "accuracy"),
+        ({"accuracy": 1e-3, "value_discretization_interval": 1e-2}, "value_discretization_interval or accuracy"),
     ],
 )
 def test_refusals_name_the_argument(words: dict[str, float], message: str) -> None:
     base = {"noise_multiplier": 1.0, "client_sample_rate": 0.01, "local_steps": 2, "rounds": 10}
     with pytest.raises(ValueError, match=message):
         RecordLevelFedAvg(**{**base, **words})
+
+
+@pytest.mark.parametrize("local_sample_rate", [1.0, 0.5])
+@pytest.mark.parametrize("noise_multiplier", [5e-324, 1e308])
+def test_a_noise_no_grid_holds_is_refused_naming_the_noise_multiplier(noise_multiplier, local_sample_rate) -> None:
+    run = RecordLevelFedAvg(
+        noise_multiplier=noise_multiplier,
+        client_sample_rate=0.01,
+        local_steps=2,
+        rounds=3,
+        local_sample_rate=local_sample_rate,
+        value_discretization_interval=1e-2,
+    )
+    with pytest.raises(ValueError, match="^noise_multiplier"):
+        run.delta(1.0)
+
+
+def test_accuracy_refines_both_paths_to_the_width_asked() -> None:
+    full = RecordLevelFedAvg(noise_multiplier=1.5, client_sample_rate=0.05, local_steps=4, rounds=20, accuracy=1e-3)
+    lower, upper = full.epsilon(1e-5, bound="both")
+    # full-batch rounds: the Poisson-sampled Gaussian of z / sqrt(tau), refined by its own accountant
+    theirs = SubsampledGaussianPLD(sigma=0.75, sampling_rate=0.05, rounds=20, accuracy=1e-3).epsilon(1e-5, bound="both")
+    assert upper - lower <= 1e-3 and lower <= theirs[1] and theirs[0] <= upper
+    sampled = RecordLevelFedAvg(
+        noise_multiplier=1.5, client_sample_rate=0.05, local_steps=4, rounds=20, local_sample_rate=0.5, accuracy=1e-2
+    )
+    s_lower, s_upper = sampled.epsilon(1e-5, bound="both")
+    assert s_upper - s_lower <= 1e-2 and s_upper < lower  # sampled local batches: below full-batch ones
+
+
+def test_a_bracket_past_the_round_off_floor_warns_naming_accuracy_and_stays_certified() -> None:
+    """At a subnormal delta the default grid's bracket stays wide (its lower side sees no mass below the round-off
+    charges, its upper side is the RDP conversion's): the warning names accuracy=, which the class takes."""
+    run = RecordLevelFedAvg(noise_multiplier=2.0, client_sample_rate=0.01, local_steps=2, rounds=3)
+    with pytest.warns(AccuracyNotMetWarning, match="accuracy="):
+        lower, upper = run.epsilon(5e-324, bound="both")
+    # epsilon(delta) does not increase with delta: the truth at 5e-324 is at least the certified lower side at 1e-300
+    at_larger_delta = run.epsilon(1e-300, bound="lower")
+    assert lower <= upper and upper >= at_larger_delta > 10.0

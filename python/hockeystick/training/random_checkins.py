@@ -32,6 +32,7 @@ from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile, PoissonGeneric, default_grid_profile
 from ..pld.compose.distribution import Bound, Result
+from ..pld.mechanisms.constructors import checked_interval
 from ..pld.sampling.random_allocation import RandomAllocationGaussian
 from .pointwise import answer_pointwise
 
@@ -85,7 +86,7 @@ class RandomCheckIns:
         "aggregate_all": every check-in of a slot is aggregated (accounted above); "one_per_slot", Balle et al.'s
         one client served per slot, is refused (the module docstring says why).
     value_discretization_interval : float, optional
-        The loss grid's spacing (default: the plan accountant's choice).
+        The loss grid's spacing, 0 < h <= 100 (default: the plan accountant's choice).
 
     Attributes
     ----------
@@ -135,7 +136,7 @@ class RandomCheckIns:
         )
         self.noise_multiplier, self.checkin_probability, self.slots, self.passes = z, p, m, r
         self.protocol = protocol
-        self._h = value_discretization_interval
+        self._h = None if value_discretization_interval is None else checked_interval(value_discretization_interval)
         self._profiles: dict[int, PlanProfile] = {}
 
     def _profile(self, i: int) -> PlanProfile:

@@ -26,8 +26,9 @@ z = 1, 10 full-batch local steps, 100 rounds and δ = 1e-5 it says 1.83, while t
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..base import validation as _validation
@@ -38,7 +39,7 @@ from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile, PoissonGeneric, default_grid_profile
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from ..pld.compose.distribution import Bound, Result
-from ..pld.mechanisms.constructors import PoissonGaussian
+from ..pld.mechanisms.constructors import PoissonGaussian, checked_interval
 from .pointwise import answer_pointwise
 
 __all__ = ["RecordLevelFedAvg"]
@@ -50,22 +51,40 @@ def _full_batch_sigmas(z: float, local_steps: float) -> tuple[float, float]:
     if local_steps == 1.0:
         return z, z
     s = z / math.sqrt(local_steps)
-    return math.nextafter(math.nextafter(s, 0.0), 0.0), math.nextafter(math.nextafter(s, math.inf), math.inf)
+    down = math.nextafter(math.nextafter(s, 0.0), 0.0)
+    if down == 0.0:  # no double > 0 lies below z / sqrt(tau): no upper side is computed
+        raise ValueError(
+            f"noise_multiplier / sqrt(local_steps) = {z:g} / sqrt({local_steps:g}) underflows double precision: give "
+            "a noise_multiplier of at least 1e-300"
+        )
+    return down, math.nextafter(math.nextafter(s, math.inf), math.inf)
+
+
+@contextlib.contextmanager
+def _in_run_words() -> Iterator[None]:
+    """A PLD's refusal of its grid at a noise (its ``sigma``, over sensitivity 1) names the arguments the caller
+    gave: the noise multiplier, and the local steps it is divided by on full-batch rounds."""
+    try:
+        yield
+    except ValueError as error:
+        if "sigma / sensitivity" not in str(error):
+            raise
+        raise ValueError(
+            f"noise_multiplier (the PLD's sigma: z, or z / sqrt(local_steps) with full-batch local steps): {error}"
+        ) from None
 
 
 class _FullBatchRounds:
     """R rounds with full-batch local steps: Poisson(q_c) subsampled Gaussians of multiplier z / sqrt(tau), the
     upper side at the noise rounded down, the lower at the noise rounded up."""
 
-    def __init__(self, z: float, q_c: float, tau: float, rounds: float, h: float | None):
+    def __init__(self, z: float, q_c: float, tau: float, rounds: float, h: float | None, accuracy: float | None):
         down, up = _full_batch_sigmas(z, tau)
-        self._upper = SubsampledGaussianPLD(
-            sigma=down, sampling_rate=q_c, rounds=rounds, value_discretization_interval=h
-        )
-        self._lower = (
-            self._upper
-            if up == down
-            else SubsampledGaussianPLD(sigma=up, sampling_rate=q_c, rounds=rounds, value_discretization_interval=h)
+        self._upper, self._lower = (
+            SubsampledGaussianPLD(
+                sigma=sigma, sampling_rate=q_c, rounds=rounds, value_discretization_interval=h, accuracy=accuracy
+            )
+            for sigma in (down, up)
         )
 
     def bracket(self, method: str, x: float) -> tuple[float, float]:
@@ -78,10 +97,13 @@ class _FullBatchRounds:
 class _SampledLocalRounds:
     """R rounds of Poisson(q_c) sampling of tau local steps at rate q_l, on the plan accountant."""
 
-    def __init__(self, z: float, q_c: float, q_l: float, tau: float, rounds: float, h: float | None):
+    def __init__(
+        self, z: float, q_c: float, q_l: float, tau: float, rounds: float, h: float | None, accuracy: float | None
+    ):
         inner = CompositionPlan({PoissonGaussian(z, q_l).spec(): int(tau)})
         plan = CompositionPlan({PoissonGeneric(q_c, inner.key()).spec(): int(rounds)})
-        self._profile = default_grid_profile(plan) if h is None else PlanProfile(plan, h, None)
+        given = h is not None or accuracy is not None
+        self._profile = PlanProfile(plan, h, accuracy) if given else default_grid_profile(plan)
 
     def bracket(self, method: str, x: float) -> tuple[float, float]:
         return getattr(self._profile, method)(x)  # type: ignore[no-any-return]
@@ -119,7 +141,12 @@ class RecordLevelFedAvg:
     local_sample_rate : array_like, default 1.0
         q_l = b / n, each record's probability of joining a local batch, 0 < q_l <= 1; 1 is full-batch steps.
     value_discretization_interval : float, optional
-        The loss grid's spacing (default: the accountants' own choice).
+        The loss grid's spacing, 0 < h <= 100 (default: the accountants' own choice, from the question with
+        full-batch local steps, as ``pld.SubsampledGaussianPLD``'s; a bracket left wider than max(1e-2, 1e-2 eps)
+        there warns, ``AccuracyNotMetWarning``).
+    accuracy : float, optional
+        The width the certified epsilon bracket is refined to, > 0, instead of a grid (as in
+        ``pld.SubsampledGaussianPLD``, and the plan accountant's with sampled local batches).
 
     Attributes
     ----------
@@ -129,7 +156,9 @@ class RecordLevelFedAvg:
     Raises
     ------
     ValueError
-        A parameter outside its range above; shapes that do not broadcast.
+        A parameter outside its range above; both ``value_discretization_interval`` and ``accuracy``; shapes that
+        do not broadcast; a noise multiplier whose loss grid the memory cannot hold (named, at ``delta`` /
+        ``epsilon``).
     ParameterTypeError
         A string, bool or None for a number.
 
@@ -155,7 +184,10 @@ class RecordLevelFedAvg:
         rounds: ArrayLike,
         local_sample_rate: ArrayLike = 1.0,
         value_discretization_interval: float | None = None,
+        accuracy: float | None = None,
     ) -> None:
+        if value_discretization_interval is not None and accuracy is not None:
+            raise ValueError("give either value_discretization_interval or accuracy, not both")
         rate = {"open_low": True, "open_high": False}
         (z, q_c, tau, r, q_l), self._shape, self._scalar = broadcast_float_arrays(
             noise_multiplier=_validation.positive(noise_multiplier, "noise_multiplier"),
@@ -166,7 +198,8 @@ class RecordLevelFedAvg:
         )
         self.noise_multiplier, self.client_sample_rate, self.local_steps = z, q_c, tau
         self.rounds, self.local_sample_rate = r, q_l
-        self._h = value_discretization_interval
+        self._h = None if value_discretization_interval is None else checked_interval(value_discretization_interval)
+        self._accuracy = None if accuracy is None else _validation.positive_number(accuracy, "accuracy")
         self._runs: dict[int, _FullBatchRounds | _SampledLocalRounds] = {}
 
     def _run(self, i: int) -> _FullBatchRounds | _SampledLocalRounds:
@@ -182,15 +215,20 @@ class RecordLevelFedAvg:
                 )
             )
             self._runs[i] = (
-                _FullBatchRounds(z, q_c, tau, r, self._h)
+                _FullBatchRounds(z, q_c, tau, r, self._h, self._accuracy)
                 if q_l == 1.0
-                else _SampledLocalRounds(z, q_c, q_l, tau, r, self._h)
+                else _SampledLocalRounds(z, q_c, q_l, tau, r, self._h, self._accuracy)
             )
         return self._runs[i]
 
     def _bracket(self, method: str) -> Callable[[int, float], tuple[float, float]]:
         """Point i's certified (lower, upper) of ``method`` at x."""
-        return lambda i, x: self._run(i).bracket(method, x)
+
+        def bracket(i: int, x: float) -> tuple[float, float]:
+            with _in_run_words():
+                return self._run(i).bracket(method, x)
+
+        return bracket
 
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
@@ -244,8 +282,10 @@ class RecordLevelFedAvg:
             sampling_rate=self.client_sample_rate * self.local_sample_rate,
             rounds=self.rounds * self.local_steps,
             value_discretization_interval=self._h,
+            accuracy=self._accuracy,
         )
-        return rule.epsilon(d)
+        with _in_run_words():
+            return rule.epsilon(d)
 
     def __repr__(self) -> str:
         words = ("noise_multiplier", "client_sample_rate", "local_steps", "rounds", "local_sample_rate")
