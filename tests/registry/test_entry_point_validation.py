@@ -86,6 +86,9 @@ BASE = dict(
     silo_size=1000,
     silos=10,
     group_size=1,
+    client_sample_rate=0.01,  # RecordLevelFedAvg
+    checkin_probability=0.5,  # RandomCheckIns
+    slots=4,
 )
 
 

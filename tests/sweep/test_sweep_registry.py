@@ -82,6 +82,17 @@ EXAMPLES = {
     ),
     "trusted_aggregator_schedule": _TA,
     "trusted_aggregator_random_stop_schedule": _TA,
+    "record_level_fedavg": dict(
+        noise_multiplier=1.0,
+        client_sample_rate=0.05,
+        local_steps=4,
+        rounds=20,
+        local_sample_rate=0.5,
+        value_discretization_interval=1e-2,
+    ),
+    "random_checkins": dict(
+        noise_multiplier=1.0, checkin_probability=0.5, slots=4, passes=5, value_discretization_interval=1e-2
+    ),
 }
 
 

@@ -318,6 +318,14 @@ TRAINING_FLAGS = {
     "count of clients under the clip norm; the run is accounted at (z^-2 + (2 sigma_b)^-2)^(-1/2)",
     "examples-per-user": "user-level privacy (DP-SGD, Poisson sampling): the most examples one user holds, k; each "
     "step is accounted as the binomial mixture sum_j Binom(j; k, q) N(j, z^2) against N(0, z^2)",
+    "client-sample-rate": "record_level_fedavg: each client's probability q_c of taking part in a round (Poisson)",
+    "local-steps": "record_level_fedavg: the local DP-SGD steps tau a sampled client takes in a round (a parameter "
+    "of other accountants too)",
+    "local-sample-rate": "record_level_fedavg: each record's probability q_l = b / n of joining a local batch "
+    "(default 1: full-batch local steps)",
+    "checkin-probability": "random_checkins: a client's probability p of checking in during a pass",
+    "slots": "random_checkins: the time slots m of a pass, each check-in to one chosen uniformly",
+    "passes": "random_checkins: the passes R (default 1)",
     "tail": "Poisson sampling only: the mass cut from each step's privacy-loss tails, 1e-300 <= VALUE < 1e-3 (default: "
     "chosen from --delta and the steps; given, the PLD uses it as given)",
 }

@@ -1,5 +1,6 @@
 """The registered training runs: DP-SGD and DP-FedAvg per sampling (``hockeystick.training``), with the start and
-coarse grids ``calibrate`` uses for their noise multiplier."""
+coarse grids ``calibrate`` uses for their noise multiplier; a record inside federated learning with local DP-SGD
+(``RecordLevelFedAvg``) and random check-ins with central noise (``RandomCheckIns``)."""
 
 from __future__ import annotations
 
@@ -99,3 +100,43 @@ for _sampling, _suffix, _how in (
             },
         )
     )
+
+
+# Each is monotone in what it calibrates: a larger sampling or check-in probability, more local steps or a larger
+# local rate is a post-processing of the smaller one's dominating pair run the other way round (each trade-off curve
+# of the mixture q f + (1 - q) Id falls with q; a composition only adds steps), so delta(eps) rises with it.
+register(
+    AccountantEntry(
+        name="record_level_fedavg",
+        factory=training.RecordLevelFedAvg,
+        max_chunk=1 << 8,
+        summary="a record inside DP-FedAvg with local DP-SGD (noise multiplier, client sample rate, local steps, "
+        "rounds, local sample rate): each round Poisson sampling of the client's composed local steps (Zhu, Dong & "
+        "Wang 2022, Thm. 11), PLD, certified upper bound",
+        integers=frozenset({"local_steps", "rounds"}),
+        calibratable={
+            "noise_multiplier": SIGMA,
+            "rounds": ROUNDS,
+            "local_steps": Calibratable("increasing", 1.0, 1e6, integer=True),
+            "client_sample_rate": Calibratable("increasing", 0.0, 1.0),
+            "local_sample_rate": Calibratable("increasing", 0.0, 1.0),
+        },
+    )
+)
+register(
+    AccountantEntry(
+        name="random_checkins",
+        factory=training.RandomCheckIns,
+        hidden=frozenset({"protocol"}),  # a word: Balle et al.'s one client per slot is refused by the class
+        max_chunk=1 << 8,
+        summary="random check-ins with central noise on every slot's sum (noise multiplier, check-in probability, "
+        "slots, passes; Balle et al. 2020): each pass Poisson sampling of a 1-of-m random allocation, PLD, "
+        "certified upper bound",
+        integers=frozenset({"slots", "passes"}),
+        calibratable={
+            "noise_multiplier": SIGMA,
+            "passes": ROUNDS,
+            "checkin_probability": Calibratable("increasing", 0.0, 1.0),
+        },
+    )
+)
