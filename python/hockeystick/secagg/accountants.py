@@ -47,7 +47,12 @@ from .lattice_pld import Masses, ddg_sum_masses, realizable_shift_pld, skellam_m
 from .sensitivity import IntegerSensitivity, integer_sensitivity
 from .skellam import SKELLAM_ORDERS, skellam_rdp
 
-__all__ = ["DistributedDiscreteGaussian", "DistributedSkellam"]
+__all__ = ["DDG_ORDERS", "DistributedDiscreteGaussian", "DistributedSkellam"]
+
+#: The distributed discrete Gaussian's orders: the library's defaults with every integer up to 256 (the orders
+#: of google-research/federated's accounting_utils, 2 .. 128 and 256, among them, so that no optimum of theirs
+#: is missed).
+DDG_ORDERS: tuple[float, ...] = tuple(sorted(set(DEFAULT_ORDERS) | {float(a) for a in range(2, 257)}))
 
 
 class _SecureAggregation(ABC):
@@ -202,7 +207,7 @@ class DistributedDiscreteGaussian(_SecureAggregation):
     """
     )
 
-    orders = DEFAULT_ORDERS
+    orders = DDG_ORDERS
 
     def round_rdp(self, orders: np.ndarray) -> np.ndarray:
         """One round's RDP curve at ``orders`` (KLS21, Prop. 14, minimised over n' <= n)."""
@@ -217,7 +222,7 @@ class DistributedDiscreteGaussian(_SecureAggregation):
 
     def noise_masses(self) -> Masses:
         """The summed noise's PMF with its error bounds (``lattice_pld.ddg_sum_masses``)."""
-        return ddg_sum_masses(self.integer_sigma, self.min_surviving_clients)
+        return ddg_sum_masses(self.integer_sigma, self.min_surviving_clients, self.sensitivity.realizable_shift)
 
 
 @accountant_docs()
@@ -262,4 +267,4 @@ class DistributedSkellam(_SecureAggregation):
 
     def noise_masses(self) -> Masses:
         """The summed noise's PMF with its error allowance (``lattice_pld.skellam_masses``)."""
-        return skellam_masses(self.min_surviving_clients * self.integer_sigma**2)
+        return skellam_masses(self.min_surviving_clients * self.integer_sigma**2, self.sensitivity.realizable_shift)

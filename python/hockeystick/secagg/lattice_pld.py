@@ -34,7 +34,8 @@ Noise masses (``ddg_sum_masses``, ``skellam_masses``):
 * Skellam: the sum of n symmetric Skellam noises of variance mu each is the symmetric Skellam of variance
   V = n mu, P(N = x) = e^{-V} I_{|x|}(V) (Agarwal, Kairouz & Liu 2021, Sec. 3), computed as scipy's
   exponentially scaled Bessel function ``ive``, charged a relative error of ``SKELLAM_RELATIVE_ERROR``
-  (1e-11).  scipy states no error bound for ``ive``: the allowance is an assumption, checked against
+  (1e-10) times 1 + x^2 / (2V) (ive's error grows with the exponent it scales away: 1.4e-11 at 8 standard
+  deviations of V = 7.1e7).  scipy states no error bound for ``ive``: the allowance is an assumption, checked against
   mpmath at 50 digits across the range used (tests/secagg/test_lattice_pld.py).
 """
 
@@ -58,12 +59,14 @@ __all__ = [
 UNIT_ROUNDOFF = 2.0**-53
 DIRECT_SUPPORT = 1 << 15  # the direct convolution's largest support (its last squaring costs its square)
 FOURIER_RELATIVE_ERROR = 1e-11
-SKELLAM_RELATIVE_ERROR = 1e-11
+SKELLAM_RELATIVE_ERROR = 1e-10
 WINDOW_STDDEVS = 8.0  # the window +-8 standard deviations: the mass outside is below 2 Q(8) ~ 1.3e-15
 _TAIL_LOG = math.log(1e-30)  # one client's truncated mass, relative to its normaliser, at most 1e-30
 
 
-Masses = tuple[int, np.ndarray, np.ndarray]  # (first outcome, masses, their relative error bounds)
+# (first outcome, masses, their relative error bounds, a bound on any one outcome's mass beyond the window or
+# None where the window reaches past the shift and the outcomes beyond are dropped)
+Masses = tuple[int, np.ndarray, np.ndarray, "float | None"]
 
 
 def _one_client(sigma: float) -> tuple[np.ndarray, float, float]:
@@ -96,10 +99,10 @@ def _direct(sigma: float, clients: int) -> Masses:
             base = np.convolve(base, base)
     # Q's excess from the truncated tails: at most clients * one_tail absolute (in place of a relative bound)
     error = result_error * 1.01 + clients * one_tail / np.maximum(result, 1e-300)
-    return -(result.size // 2), result, np.minimum(error, 1.0)
+    return -(result.size // 2), result, np.minimum(error, 1.0), clients * one_tail
 
 
-def _fourier(sigma: float, clients: int) -> Masses | None:
+def _fourier(sigma: float, clients: int, reach: int) -> Masses | None:
     """p_n(x) = f(x) (1 + rho0)^{-n} within the module docstring's absolute error, or None where its relative
     error passes ``FOURIER_RELATIVE_ERROR`` in the window."""
     s2 = sigma * sigma
@@ -110,7 +113,7 @@ def _fourier(sigma: float, clients: int) -> Masses | None:
         var * math.pi**2
     )
     half = int(math.ceil(WINDOW_STDDEVS * math.sqrt(var)))
-    x = np.arange(-half, half + 1, dtype=np.float64)
+    x = np.arange(-half - reach, half + reach + 1, dtype=np.float64)
     exponent = np.square(x) / (2.0 * var)
     scale = math.exp(-clients * math.log1p(rho0))
     density = np.exp(-exponent) / math.sqrt(2.0 * math.pi * var)
@@ -118,10 +121,10 @@ def _fourier(sigma: float, clients: int) -> Masses | None:
     error = absolute * 1.01 / (masses * (1.0 - 1e-12)) + (4.0 * exponent + 16.0) * UNIT_ROUNDOFF
     if not float(error.max()) <= FOURIER_RELATIVE_ERROR:
         return None
-    return -half, masses, error
+    return -half - reach, masses, error, None
 
 
-def ddg_sum_masses(sigma: float, clients: int) -> Masses:
+def ddg_sum_masses(sigma: float, clients: int, reach: int = 0) -> Masses:
     """The PMF of the sum of ``clients`` discrete Gaussians N_Z(0, sigma^2), with relative error bounds.
 
     Parameters
@@ -130,11 +133,14 @@ def ddg_sum_masses(sigma: float, clients: int) -> Masses:
         The one-client discrete Gaussian's sigma in integer units, >= 1/2.
     clients : int
         n >= 1.
+    reach : int, optional
+        The shift the pair will apply: a computed window reaches that far past its +-8 standard deviations.
 
     Returns
     -------
     tuple
-        (x0, masses, errors): masses[i] is P(N = x0 + i) within relative error errors[i] (module docstring).
+        (x0, masses, errors, outside): masses[i] is P(N = x0 + i) within relative error errors[i], and
+        ``outside`` bounds any one outcome's mass beyond the window (None: those outcomes are dropped).
 
     Raises
     ------
@@ -145,36 +151,39 @@ def ddg_sum_masses(sigma: float, clients: int) -> Masses:
     one_support = 2 * int(sigma * math.sqrt(-2.0 * _TAIL_LOG)) + 3
     if clients * one_support <= DIRECT_SUPPORT:
         return _direct(sigma, clients)
-    found = _fourier(sigma, clients)
+    found = _fourier(sigma, clients, reach)
     if found is None:
         raise ValueError(
             f"local_sigma / granularity = {sigma:.6g} with {clients} surviving clients: the summed noise is too wide "
             f"for the direct convolution (over {DIRECT_SUPPORT} outcomes) and too narrow for the Fourier bound (its "
-            "relative error passes 1e-11; it needs local_sigma / granularity >= ~3): no certified lower side is "
+            "relative error passes 1e-11; it needs local_sigma / granularity >= ~4): no certified lower side is "
             'computed; ask bound="upper"'
         )
     return found
 
 
-def skellam_masses(variance: float) -> Masses:
-    """The symmetric Skellam PMF of variance V, e^{-V} I_|x|(V), on +-8 sqrt(V), with its error allowance.
+def skellam_masses(variance: float, reach: int = 0) -> Masses:
+    """The symmetric Skellam PMF of variance V, e^{-V} I_|x|(V), on +-(8 sqrt(V) + reach), with its
+    error allowance.
 
     Parameters
     ----------
     variance : float
         V > 0, the summed noise's variance in integer units.
+    reach : int, optional
+        The shift the pair will apply.
 
     Returns
     -------
     tuple
-        (x0, masses, errors) as ``ddg_sum_masses`` (errors: ``SKELLAM_RELATIVE_ERROR`` plus the window's tail).
+        (x0, masses, errors, None) as ``ddg_sum_masses``; errors ``SKELLAM_RELATIVE_ERROR`` (1 + x^2 / (2V)).
     """
     from scipy import special  # lazy: scipy's import time
 
     half = int(math.ceil(WINDOW_STDDEVS * math.sqrt(variance) + 8.0))
-    x = np.arange(-half, half + 1, dtype=np.float64)
+    x = np.arange(-half - reach, half + reach + 1, dtype=np.float64)
     masses = special.ive(np.abs(x), variance)
-    return -half, masses, np.full(masses.shape, SKELLAM_RELATIVE_ERROR)
+    return -half - reach, masses, SKELLAM_RELATIVE_ERROR * (1.0 + np.square(x) / (2.0 * variance)), None
 
 
 def realizable_shift_pld(masses: Masses, shift: int, value_discretization_interval: float) -> PrivacyLossDistribution:
@@ -183,7 +192,7 @@ def realizable_shift_pld(masses: Masses, shift: int, value_discretization_interv
     Parameters
     ----------
     masses : tuple
-        (x0, masses, errors) of the noise N (``ddg_sum_masses`` or ``skellam_masses``).
+        (x0, masses, errors, outside) of the noise N (``ddg_sum_masses`` or ``skellam_masses``).
     shift : int
         k >= 1, the realizable integer shift.
     value_discretization_interval : float
@@ -194,13 +203,21 @@ def realizable_shift_pld(masses: Masses, shift: int, value_discretization_interv
     PrivacyLossDistribution
         One direction; its optimistic side (``bound="lower"``) is a certified lower bound on the pair's
         (module docstring).  The pessimistic side is not a bound on the mechanism and is not read.
+
+    Raises
+    ------
+    ValueError
+        If ``shift`` is not in [1, the window's length).
     """
-    _, m, r = masses
+    _, m, r, outside = masses
     if not 1 <= shift < m.size:
         raise ValueError(f"shift must be an integer in [1, {m.size}), got {shift!r}")
-    # outcomes x0 + k .. x0 + L - 1, where both N + k and N have computed masses; the others are dropped
-    p = np.maximum(m[: m.size - shift] * (1.0 - r[: m.size - shift]), 0.0)
-    q = m[shift:] * (1.0 + r[shift:])
+    if outside is None:  # outcomes x0 + k .. x0 + L - 1, where both laws have computed masses; the rest dropped
+        p = np.maximum(m[: m.size - shift] * (1.0 - r[: m.size - shift]), 0.0)
+        q = m[shift:] * (1.0 + r[shift:])
+    else:  # outcomes x0 + k .. x0 + L - 1 + k; N beyond its window is charged ``outside`` each
+        p = np.maximum(m * (1.0 - r), 0.0)
+        q = np.concatenate([m[shift:] * (1.0 + r[shift:]), np.zeros(shift)]) + outside
     return from_distributions(
         p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=False
     )
