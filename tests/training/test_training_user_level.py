@@ -102,6 +102,18 @@ def test_refusals_name_the_argument(words: dict[str, object], message: str) -> N
         DPSGD(**{**base, **words}).epsilon(1e-5)
 
 
+@pytest.mark.parametrize(
+    ("sampling", "reason"),
+    [("fixed_size", "hypergeometric"), ("balls_in_bins", "random allocation"), ("shuffle", "a permutation")],
+)
+def test_other_samplings_are_refused_naming_the_reason_and_the_two_ways_that_hold(sampling: str, reason: str) -> None:
+    with pytest.raises(ValueError, match=f'sampling="{sampling}"') as refusal:
+        DPSGD(dataset_size=1000, batch_size=10, steps=10, noise_multiplier=1.0, sampling=sampling, examples_per_user=4)
+    message = str(refusal.value)
+    assert reason in message and 'Use sampling="poisson"' in message
+    assert "group privacy" in message and "(k eps0, k exp((k - 1) eps0) delta0)" in message
+
+
 def test_stages_and_curves_are_refused() -> None:
     with pytest.raises(ValueError, match="stages"):
         DPSGD(dataset_size=1000, batch_size=10, examples_per_user=2, stages=[{"noise_multiplier": 1.0, "steps": 5}])

@@ -18,7 +18,9 @@ Fixed-size, balls-in-bins and shuffled batches are refused: a user's examples th
 jointly (hypergeometric counts without replacement, one slot per epoch under random allocation), and a replaced
 user's k examples move the sum by up to 2C each against examples of another user that the batch also drew in
 varying number; no dominating pair of that joint law is proved here, and the per-example pairs do not compose
-into one (they act on the same step).
+into one (they act on the same step).  The refusal names the two ways that hold: Poisson sampling, or group
+privacy applied to the record-level run, (eps0, delta0) for one record giving (k eps0, k e^{(k-1) eps0} delta0) for
+k of them (Kamath 2020, Thm. 10; k neighbouring steps apart under either relation), far looser than the mixture.
 """
 
 from __future__ import annotations
@@ -72,14 +74,24 @@ def refuse_user_level_sampling(sampling: object, accuracy: object = None, tail: 
                 "value_discretization_interval"
             )
     if sampling != "poisson":
+        joint = _JOINT_DRAWS.get(str(sampling), "its batches draw a user's records jointly")
         raise ValueError(
-            f'examples_per_user is certified with sampling="poisson" only, got sampling="{sampling}": under '
-            "fixed-size, balls-in-bins or shuffled batches a user's records share a batch's slots (a hypergeometric "
-            "count drawn without replacement, one slot an epoch under random allocation), and no dominating pair of "
-            'a user\'s joint contribution is proved for it here; use sampling="poisson", or leave examples_per_user '
-            "out for record-level privacy"
+            f'examples_per_user is certified with sampling="poisson" only, got sampling="{sampling}": {joint}, and '
+            'no dominating pair of a user\'s joint contribution is proved for it here. Use sampling="poisson" (the '
+            "binomial mixture, certified), or leave examples_per_user out and apply group privacy to the record-level "
+            "run: (eps0, delta0)-DP for one record is (k eps0, k exp((k - 1) eps0) delta0)-DP for k of them (Kamath "
+            "2020, Thm. 10), far looser"
         )
 
+
+# how each sampling other than Poisson draws a user's examples together (the reason no mixture is certified for it)
+_JOINT_DRAWS = {
+    "fixed_size": "a fixed-size batch draws a user's records without replacement (a hypergeometric count), and "
+    "under replace-one the user's k records are replaced by another user's, drawn in a count of their own",
+    "balls_in_bins": "random allocation puts each of a user's records in one step of the epoch, so the k records' "
+    "places in the epoch are drawn jointly",
+    "shuffle": "a permutation places a user's k records in an epoch's batches jointly, under replace-one",
+}
 
 _NO_CURVE = (
     "a curve along the run is not available with examples_per_user: ask DPSGD(..., steps=s, "
