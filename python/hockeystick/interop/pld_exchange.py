@@ -143,8 +143,9 @@ def import_pld(exchanged: ExchangedPLD, name: str = "imported") -> PrivacyLossDi
 
 
 def to_dp_accounting(exchanged: ExchangedPLD, side: Literal["pessimistic", "optimistic"] = "pessimistic") -> Any:
-    """dp_accounting's ``PrivacyLossDistribution`` of one side, built through its public constructors
-    (``pld_pmf.DensePLDPmf``, ``PrivacyLossDistribution(pmf_remove, pmf_add)``).
+    """dp_accounting's ``PrivacyLossDistribution`` of one side, built through its public constructors.
+
+    The constructors are ``pld_pmf.DensePLDPmf`` and ``PrivacyLossDistribution(pmf_remove, pmf_add)``.
 
     Parameters
     ----------
@@ -241,8 +242,9 @@ def _optimistic_of(pmf: Any) -> ExchangedPMF:
 
 
 def from_dp_accounting(pessimistic: Any, optimistic: Any = None) -> ExchangedPLD:
-    """Google's fields of dp_accounting PLDs: a pessimistic one and, optionally, an optimistic one of the same
-    mechanism (dp_accounting builds each side separately, ``pessimistic_estimate=``).
+    """Google's fields of dp_accounting PLDs: a pessimistic one and, optionally, an optimistic one.
+
+    Both of the same mechanism: dp_accounting builds each side separately (``pessimistic_estimate=``).
 
     Parameters
     ----------

@@ -95,14 +95,31 @@ class ExchangedPMF:
             )
 
     def delta(self, epsilon: float) -> float:
-        """delta(eps) = sum_i values[i] (1 - e^{eps - (min_key + i) h})_+ + infinity_mass, summed in numpy (as
-        dp_accounting's ``get_delta_for_epsilon`` at one eps); a reading of the fields, not a certified bound."""
+        """The PMF's hockey-stick curve at one eps, summed in numpy (a reading of the fields, not a certified bound).
+
+        Parameters
+        ----------
+        epsilon : float
+            The eps.
+
+        Returns
+        -------
+        float
+            sum_i values[i] (1 - e^{eps - (min_key + i) h})_+ + infinity_mass, as dp_accounting's
+            ``get_delta_for_epsilon`` sums it at one eps.
+        """
         losses = (self.min_key + np.arange(self.values.size)) * self.discretization_interval
         above = losses > epsilon
         return float(self.infinity_mass + np.dot(-np.expm1(epsilon - losses[above]), self.values[above]))
 
     def to_dict(self) -> dict[str, Any]:
-        """The PMF as a JSON object (module docstring), every float written exactly (Python's shortest repr)."""
+        """The PMF as a JSON object (module docstring).
+
+        Returns
+        -------
+        dict
+            The five fields; ``json.dumps`` writes every float exactly (Python's shortest repr).
+        """
         return {
             "discretization_interval": self.discretization_interval,
             "min_key": self.min_key,
@@ -113,8 +130,25 @@ class ExchangedPMF:
 
     @classmethod
     def from_dict(cls, fields: Any, where: str) -> ExchangedPMF:
-        """The PMF of a JSON object, refused (ValueError naming ``where`` and the field) unless it has exactly the
-        fields of the module docstring."""
+        """The PMF of a JSON object with exactly the fields of the module docstring.
+
+        Parameters
+        ----------
+        fields : dict
+            The JSON object.
+        where : str
+            Its place in the file, named by a refusal (``pessimistic_pmf``, ...).
+
+        Returns
+        -------
+        ExchangedPMF
+            The PMF.
+
+        Raises
+        ------
+        ValueError
+            Naming ``where`` and the field, if a field is missing, unknown or refused by ``ExchangedPMF``.
+        """
         if not isinstance(fields, dict):
             raise ValueError(f"{where} must be a JSON object with the fields {', '.join(PMF_FIELDS)}")
         missing = [name for name in PMF_FIELDS if name not in fields]
@@ -169,8 +203,9 @@ def _masses(values: Any) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class ExchangedPLD:
-    """A privacy-loss distribution in Google's PLD fields: each neighbouring direction's pessimistic PMF, and its
-    optimistic one where computed (module docstring).
+    """A privacy-loss distribution in Google's PLD fields, each direction's pessimistic and optimistic PMFs.
+
+    Each neighbouring direction has its pessimistic PMF, and its optimistic one where computed (module docstring).
 
     Parameters
     ----------
@@ -222,7 +257,13 @@ class ExchangedPLD:
         return self.pessimistic_pmf.discretization_interval
 
     def pmfs(self) -> list[ExchangedPMF]:
-        """The PMFs present, in the order of the file's fields."""
+        """The PMFs present.
+
+        Returns
+        -------
+        list of ExchangedPMF
+            In the order of the file's fields (pessimistic remove, add, optimistic remove, add).
+        """
         return [pmf for pmf in (getattr(self, name) for name in PLD_FIELDS) if pmf is not None]
 
     def to_json(self) -> str:
