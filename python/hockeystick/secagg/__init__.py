@@ -13,6 +13,7 @@ calibration.py                      from (eps, delta) to the local noise and the
 """
 
 from .accountants import DistributedDiscreteGaussian, DistributedSkellam
+from .calibration import SecureAggregationCalibration, calibrate_secure_aggregation
 from .distributed_discrete_gaussian import distributed_discrete_gaussian_rdp
 from .modular_wrap import bits_for, wrap_probability
 from .sensitivity import IntegerSensitivity, integer_l1_bound, integer_sensitivity, rounded_l2_norm_bound
@@ -22,7 +23,9 @@ __all__ = [
     "DistributedDiscreteGaussian",
     "DistributedSkellam",
     "IntegerSensitivity",
+    "SecureAggregationCalibration",
     "bits_for",
+    "calibrate_secure_aggregation",
     "distributed_discrete_gaussian_rdp",
     "integer_l1_bound",
     "integer_sensitivity",

@@ -107,6 +107,20 @@ def _sigma(sigma: float) -> float:
     return s
 
 
+def _prop14(
+    alpha: np.ndarray, counts: np.ndarray, taus: np.ndarray, s: float, d2: float, d1: float, d: int
+) -> np.ndarray:
+    """KLS21, Prop. 14 at each order, minimised over the given survivor counts (module docstring)."""
+    t = taus[counts - 1][:, None]
+    root = np.sqrt(counts.astype(np.float64))[:, None] * s
+    a, b = d2 / root, d1 / root
+    half_alpha = alpha[None, :] / 2.0
+    first = half_alpha * a * a + t * d
+    second = half_alpha * (a * a + 2.0 * b * t + t * t * d)
+    third = half_alpha * np.square(a + t * math.sqrt(d))
+    return cast(np.ndarray, np.minimum(np.minimum(first, second), third).min(axis=0))
+
+
 def distributed_discrete_gaussian_rdp(
     sigma: float, clients: int, l2: float, l1: float, dimension: int, orders: npt.ArrayLike | None = None
 ) -> np.ndarray:
@@ -156,13 +170,11 @@ def distributed_discrete_gaussian_rdp(
     d2, d1 = positive_number(l2, "l2"), positive_number(l1, "l1")
     d = count(dimension, "dimension")
     alpha = check_orders(orders)
+    taus = tau(s, n)
+    at_n = _prop14(alpha, np.array([n]), taus, s, d2, d1, d)
+    # every term is >= (alpha / 2) A(n')^2: a count with A(n')^2 >= 2 curve(alpha) / alpha at every order cannot
+    # lower the curve, and is skipped
     counts = _survivor_counts(n)
-    t = tau(s, n)[counts - 1][:, None]
-    root = np.sqrt(counts.astype(np.float64))[:, None] * s
-    a, b = d2 / root, d1 / root
-    half_alpha = alpha[None, :] / 2.0
-    first = half_alpha * a * a + t * d
-    second = half_alpha * (a * a + 2.0 * b * t + t * t * d)
-    third = half_alpha * np.square(a + t * math.sqrt(d))
-    curve = np.minimum(np.minimum(first, second), third).min(axis=0)
+    counts = counts[np.square(d2 / (np.sqrt(counts) * s)) < float((2.0 * at_n / alpha).max())]
+    curve = np.minimum(at_n, _prop14(alpha, counts, taus, s, d2, d1, d)) if counts.size else at_n
     return cast(np.ndarray, np.nextafter(curve * (1.0 + 64.0 * UNIT_ROUNDOFF), np.inf))

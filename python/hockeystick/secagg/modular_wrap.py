@@ -51,7 +51,8 @@ def _log_tail(m: float, proxy: float, skellam_variance: float) -> float:
         return -m * m / (2.0 * proxy)
     top = m / proxy if proxy > 0.0 else math.asinh(m / skellam_variance) * 2.0
     t = np.geomspace(top * 1e-6, top, 4000)
-    exponent = t * t * proxy / 2.0 + skellam_variance * np.expm1(np.log(np.cosh(t))) - t * m
+    with np.errstate(over="ignore", invalid="ignore"):  # cosh past the doubles: that t gives no bound
+        exponent = t * t * proxy / 2.0 + skellam_variance * np.expm1(np.log(np.cosh(t))) - t * m
     exponent = np.where(np.isfinite(exponent), exponent, np.inf)
     return float(min(exponent.min(), 0.0))
 
