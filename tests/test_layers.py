@@ -15,6 +15,7 @@ PACKAGE = Path(hockeystick.__file__).parent
 LAYERS = {
     "_core": 0,  # the compiled module
     "base": 0,  # the Protocol, progress, validation, broadcasting, optional extras, old paths
+    "cpp": 0,  # where the wheel put the C++ package: headers, CMake package, pkg-config file
     "numerics": 1,  # Q, theta and their inverses; theta rounded outward
     "rdp": 2,  # RDP and zCDP conversions; the PLD adapters' zCDP runs read them
     "contraction": 3,
