@@ -26,6 +26,7 @@ from hockeystick.interop import (
 )
 from hockeystick.interop.pld_folding import lower_minorant, pessimistic_fields
 from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 
 dp_pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 
@@ -67,6 +68,9 @@ def test_the_pessimistic_pmf_is_at_or_above_the_certified_upper_bound_and_the_op
     at = (EPS > 0) & (ours_upper > 1e-9)
     assert np.all(upper[at] <= ours_upper[at] * (1 + 1e-3))
     assert np.all(lower[at] >= ours_lower[at] * (1 - 0.1))
+    # far above the grid the round-off charge is gone from both curves: no floor left at +infinity
+    beyond = EPS >= 30.0
+    assert np.all(upper[beyond] <= ours_upper[beyond] * (1 + 1e-9))
 
 
 def test_the_exported_sides_bracket_the_closed_form_gaussian():
@@ -154,6 +158,18 @@ def test_hockeystick_reads_dp_accountings_pld_and_matches_its_delta():
     # an imported PLD composes with hockeystick's own on the same grid
     both = back.compose(pld.subsampled_gaussian(sigma=1.0, sampling_rate=0.2, value_discretization_interval=h))
     assert both.delta(1.0) > back.delta(1.0)
+
+
+def test_a_pld_without_its_optimistic_side_exports_the_pessimistic_side_alone():
+    d = subsampled_gaussians([1.0], [0.1], value_discretization_interval=1e-2, optimistic=False)[0]
+    exchanged = export_pld(d)
+    assert exchanged.optimistic_pmf is None and exchanged.pessimistic_pmf_add is not None
+    back = import_pld(ExchangedPLD.from_json(exchanged.to_json()))
+    assert back.delta(1.0) >= d.delta(1.0)
+    with pytest.raises(ValueError, match="optimistic side"):
+        back.delta(1.0, bound="lower")
+    with pytest.raises(ValueError, match="optimistic PMFs"):
+        to_dp_accounting(exchanged, "optimistic")
 
 
 def test_a_symmetric_pld_stays_symmetric_both_ways():
@@ -259,8 +275,8 @@ def test_reading_something_else_than_a_dp_accounting_pld_is_refused():
     low = dp_pld.from_laplace_mechanism(1.0, pessimistic_estimate=False, use_connect_dots=False)
     with pytest.raises(ValueError, match="built with pessimistic_estimate=True"):
         from_dp_accounting(low)
-    with pytest.raises(ValueError, match="optimistic PMFs"):
-        to_dp_accounting(ExchangedPLD(ExchangedPMF(0.1, 0, np.array([1.0]), 0.0, True)), "optimistic")
+    with pytest.raises(ValueError, match="side must be"):
+        to_dp_accounting(ExchangedPLD(ExchangedPMF(0.1, 0, np.array([1.0]), 0.0, True)), "upper")  # type: ignore[arg-type]
 
 
 def test_the_private_attributes_read_from_dp_accounting_are_the_declared_ones():
