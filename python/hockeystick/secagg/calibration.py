@@ -164,7 +164,7 @@ def calibrate_secure_aggregation(
     if not (eps > 0 and math.isfinite(eps)):
         raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}")
     kind = choice(noise, "noise", NOISES)
-    run = dict(
+    run: dict[str, Any] = dict(
         clip_norm=positive_number(clip_norm, "clip_norm"),
         dimension=count(dimension, "dimension"),
         min_surviving_clients=count(clients, "clients"),

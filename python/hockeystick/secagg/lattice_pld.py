@@ -177,12 +177,22 @@ def skellam_masses(variance: float, reach: int = 0) -> Masses:
     -------
     tuple
         (x0, masses, errors, None) as ``ddg_sum_masses``; errors ``SKELLAM_RELATIVE_ERROR`` (1 + x^2 / (2V)).
+
+    Raises
+    ------
+    ValueError
+        If scipy's ``ive`` returns a non-finite mass (V past its range).
     """
     from scipy import special  # lazy: scipy's import time
 
     half = int(math.ceil(WINDOW_STDDEVS * math.sqrt(variance) + 8.0))
     x = np.arange(-half - reach, half + reach + 1, dtype=np.float64)
     masses = special.ive(np.abs(x), variance)
+    if not np.isfinite(masses).all():
+        raise ValueError(
+            f"the summed Skellam variance {variance:.6g} (min_surviving_clients (local_sigma / granularity)^2) is past "
+            'scipy\'s Bessel function: no certified lower side is computed; ask bound="upper"'
+        )
     return -half - reach, masses, SKELLAM_RELATIVE_ERROR * (1.0 + np.square(x) / (2.0 * variance)), None
 
 
