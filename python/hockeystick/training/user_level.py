@@ -20,7 +20,7 @@ user's k examples move the sum by up to 2C each against examples of another user
 varying number; no dominating pair of that joint law is proved here, and the per-example pairs do not compose
 into one (they act on the same step).  The refusal names the two ways that hold: Poisson sampling, or group
 privacy applied to the record-level run, (eps0, delta0) for one record giving (k eps0, k e^{(k-1) eps0} delta0) for
-k of them (Kamath 2020, Thm. 10; k neighbouring steps apart under either relation), far looser than the mixture.
+k of them (Kamath 2020, Thm. 10; k neighbouring steps apart under either relation), looser than the mixture.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def refuse_user_level_sampling(sampling: object, accuracy: object = None, tail: 
             'no dominating pair of a user\'s joint contribution is proved for it here. Use sampling="poisson" (the '
             "binomial mixture, certified), or leave examples_per_user out and apply group privacy to the record-level "
             "run: (eps0, delta0)-DP for one record is (k eps0, k exp((k - 1) eps0) delta0)-DP for k of them (Kamath "
-            "2020, Thm. 10), far looser"
+            "2020, Thm. 10), looser than the mixture"
         )
 
 
