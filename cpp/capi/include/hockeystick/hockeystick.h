@@ -1,0 +1,118 @@
+/* hockeystick's C interface: the certified differential-privacy accountant's kernels for C and for any
+ * language that calls C (ctypes, Rust's extern "C", Julia's ccall, ...).  Link libhockeystick_c
+ * (CMake: hockeystick::c); this header is C99 and C++ compatible.
+ *
+ * Conventions
+ *   - Every call returns an hs_status; HS_OK (0) on success.  Results go to the caller's pointers, which
+ *     are written only on success.
+ *   - On failure, hs_last_error() gives the reason on the calling thread (naming the argument and the rule,
+ *     as the Python package words it); each thread has its own, kept until its next failing call.
+ *   - No C++ exception leaves the library: every call catches them and returns a status.
+ *   - State lives behind opaque handles (hs_pld), created by the library and released by hs_pld_free.
+ *     A handle is immutable once made, so one handle may be read from several threads at once.
+ *
+ * The formulas and their sources are those of the C++ core (cpp/include/hockeystick/) and of the Python
+ * package's functions of the same names; every value is theirs bit for bit (the PLD calls: where both use
+ * the same FFT backend; docs/embedding.md). */
+#ifndef HOCKEYSTICK_HOCKEYSTICK_H
+#define HOCKEYSTICK_HOCKEYSTICK_H
+
+#if defined(_WIN32) && defined(HOCKEYSTICK_C_BUILDING)
+#define HS_API __declspec(dllexport)
+#elif defined(_WIN32)
+#define HS_API __declspec(dllimport)
+#elif defined(__GNUC__)
+#define HS_API __attribute__((visibility("default")))
+#else
+#define HS_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a call returns. */
+typedef enum hs_status {
+    HS_OK = 0,               /* success: the outputs are written */
+    HS_INVALID_ARGUMENT = 1, /* an argument breaks its rule (hs_last_error names it) */
+    HS_OUT_OF_MEMORY = 2,    /* an allocation failed */
+    HS_UNAVAILABLE = 3,      /* the call is not in this build (the PLD calls without an FFT backend) */
+    HS_INTERNAL = 4          /* anything else; hs_last_error says what */
+} hs_status;
+
+/* The library's version, equal to the Python package's hockeystick.__version__ (a static string). */
+HS_API const char* hs_version(void);
+
+/* The reason for the calling thread's last failing call ("" before any); valid until its next failing call. */
+HS_API const char* hs_last_error(void);
+
+/* 1 when this build has the PLD calls (an FFT backend was found at configure time), else 0. */
+HS_API int hs_has_pld(void);
+
+/* ---- The Gaussian mechanism's hockey-stick divergence (paper 000, eq. 6) ---- */
+
+/* Q(x) = P(N(0, 1) > x), x not NaN. */
+HS_API hs_status hs_gaussian_tail(double x, double* out);
+
+/* log Q(x), x not NaN; finite for every finite x. */
+HS_API hs_status hs_log_gaussian_tail(double x, double* out);
+
+/* theta(r, epsilon) = Q(epsilon/r - r/2) - e^epsilon Q(epsilon/r + r/2): the exact delta(epsilon) of the Gaussian
+ * mechanism with r = sensitivity / sigma (mu-GDP with mu = r).  r >= 0, epsilon >= 0, not both infinite. */
+HS_API hs_status hs_theta(double r, double epsilon, double* out);
+
+/* log theta(r, epsilon), accurate far below the doubles' range; the same rules. */
+HS_API hs_status hs_log_theta(double r, double epsilon, double* out);
+
+/* The epsilon >= 0 at which theta(r, epsilon) = delta, on the safe side (theta there <= delta): the
+ * Gaussian mechanism's epsilon at delta.  r >= 0, 0 < delta < 1. */
+HS_API hs_status hs_theta_epsilon(double r, double delta, double* out);
+
+/* The r > 0 at which theta(r, epsilon) = delta, on the safe side: the largest sensitivity / sigma that is
+ * (epsilon, delta)-DP.  0 <= epsilon <= 1e307, 0 < delta < 1. */
+HS_API hs_status hs_theta_radius(double epsilon, double delta, double* out);
+
+/* Noise calibration of the Gaussian mechanism: sigma = sensitivity / hs_theta_radius(epsilon, delta), the
+ * smallest noise standard deviation that is (epsilon, delta)-DP, rounded up.  sensitivity > 0 and finite. */
+HS_API hs_status hs_gaussian_sigma(double epsilon, double delta, double sensitivity, double* out);
+
+/* ---- Privacy loss distributions (certified PLD accounting) ---- */
+
+/* A discretized privacy loss distribution with both certified sides (pessimistic and optimistic), composed
+ * over a number of rounds.  Opaque; made by the calls below, released by hs_pld_free. */
+typedef struct hs_pld hs_pld;
+
+/* The Poisson-subsampled Gaussian mechanism (sensitivity 1, noise standard deviation sigma, sampling rate q)
+ * under add/remove neighbours, discretized on the loss grid of spacing value_discretization_interval, both
+ * directions (one for sampling_rate = 1), tail mass 1e-15 cut per round (Zhu, Dong & Wang, AISTATS 2022,
+ * Thm 11; Doroshenko et al., PETS 2022, connect-the-dots).  The Python package's
+ * hockeystick.pld.subsampled_gaussian(sigma, sampling_rate, value_discretization_interval=...).
+ * sigma > 0 and finite, 0 < sampling_rate <= 1, 0 < value_discretization_interval <= 100, and at most 2^26
+ * loss cells.  *out receives a new handle (one round). */
+HS_API hs_status hs_pld_subsampled_gaussian(double sigma, double sampling_rate, double value_discretization_interval,
+                                            hs_pld** out);
+
+/* The PLD of count independent runs of pld's mechanism (its rounds multiplied by count), composed by FFT with
+ * every truncation and round-off charged.  1 <= count and the total rounds <= 2^53.  *out receives a new
+ * handle; pld is unchanged. */
+HS_API hs_status hs_pld_self_compose(const hs_pld* pld, long long count, hs_pld** out);
+
+/* The certified bracket [*lower, *upper] on the smallest epsilon >= 0 with delta(epsilon) <= delta, over both
+ * neighbouring directions.  0 < delta < 1; *upper is +inf where delta lies below what can be certified. */
+HS_API hs_status hs_pld_epsilon_bracket(const hs_pld* pld, double delta, double* lower, double* upper);
+
+/* The certified bracket [*lower, *upper] on delta(epsilon), the hockey-stick divergence at e^epsilon, over
+ * both neighbouring directions.  epsilon any real, not NaN. */
+HS_API hs_status hs_pld_delta_bracket(const hs_pld* pld, double epsilon, double* lower, double* upper);
+
+/* The rounds composed in pld (1 for a mechanism as discretized). */
+HS_API hs_status hs_pld_rounds(const hs_pld* pld, long long* out);
+
+/* Releases a handle; NULL is allowed and does nothing. */
+HS_API void hs_pld_free(hs_pld* pld);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HOCKEYSTICK_HOCKEYSTICK_H */
