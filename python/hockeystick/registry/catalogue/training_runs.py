@@ -102,9 +102,9 @@ for _sampling, _suffix, _how in (
     )
 
 
-# Each is monotone in what it calibrates: a larger sampling or check-in probability, more local steps or a larger
-# local rate is a post-processing of the smaller one's dominating pair run the other way round (each trade-off curve
-# of the mixture q f + (1 - q) Id falls with q; a composition only adds steps), so delta(eps) rises with it.
+# Each is monotone in what it calibrates: with a larger sampling or check-in probability, more local steps or rounds,
+# or a larger local rate, the smaller setting's dominating pair is a post-processing of the larger's (the mixture's
+# trade-off curve q f + (1 - q) Id falls as q grows; a composition only adds releases), so delta(eps) rises with it.
 register(
     AccountantEntry(
         name="record_level_fedavg",
