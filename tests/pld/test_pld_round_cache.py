@@ -64,3 +64,22 @@ def test_the_cache_stays_within_its_budget(monkeypatch):
         ).epsilon(1e-5)
     points, kept = round_cache.held()
     assert points <= 30_000 or kept == 1  # the least recently used PLDs are dropped past MAX_POINTS
+
+
+def test_ledger_checkpoints_discretize_each_distinct_round_once(monkeypatch):
+    from hockeystick.ledger import PrivacyLedger, Round
+
+    calls = _counting(monkeypatch)
+    ledger = PrivacyLedger(adaptive=False, value_discretization_interval=1e-3)
+    brackets = []
+    for sigma in (1.0, 1.2, 1.0, 1.2, 1.0):  # two distinct rounds, five checkpoints, each a new accountant
+        ledger.record(Round.subsampled_gaussian(sigma, 0.01))
+        g = ledger.composition(1e-5)
+        brackets.append((g.epsilon_lower, g.epsilon))
+    assert calls == [1, 1]
+    # the same bracket as a fresh accountant composing the counts with nothing kept
+    round_cache.clear()
+    acc = pld.PLDAccountant(value_discretization_interval=1e-3)
+    acc.compose_subsampled_gaussian(1.0, 0.01, 3).compose_subsampled_gaussian(1.2, 0.01, 2)
+    assert brackets[-1] == acc.epsilon(1e-5, bound="both")
+    assert all(a[1] < b[1] for a, b in zip(brackets, brackets[1:]))  # each round adds loss

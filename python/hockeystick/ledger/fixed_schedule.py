@@ -3,12 +3,12 @@
 Composition commutes, so the rounds are kept as counts per distinct round (``Round``), and the bracket
 composes each distinct round's PLD to its count (``pld.PLDAccountant``: certified upper and lower sides,
 Doroshenko et al. 2022; the composition of the realized PLDs of a fixed sequence: Koskela, Jälkö & Honkela
-2020; the Poisson-subsampled Gaussian's dominating pairs: Zhu, Dong & Wang 2022).  At a checkpoint each
-distinct round is discretized once (``PLDAccountant``'s cache) and composed to its count; the composition is
-recomputed at each checkpoint asked for, not carried from the last one: a composed PMF used as a factor would
-drop its round-off and truncation charges (``pld/reads/along_run.py`` says why).  A checkpoint so costs one
-discretization and one composition per distinct round: a few stages are tens of milliseconds, a sigma that
-changes every round is a factor per round (use the Rényi answers there).  The brackets after many
+2020; the Poisson-subsampled Gaussian's dominating pairs: Zhu, Dong & Wang 2022).  Each distinct subsampled
+Gaussian round is discretized once per process (``pld.grid.round_cache``, kept between checkpoints in bounded
+memory) and composed to its count; the composition is recomputed at each checkpoint asked for, not carried from
+the last one: a composed PMF used as a factor would drop its round-off and truncation charges
+(``pld/reads/along_run.py`` says why).  A checkpoint so costs one composition per distinct round: a few stages
+are milliseconds, a sigma that changes every round is a factor per round (use the Rényi answers there).  The brackets after many
 checkpoints of one run come from one batched evaluation (``PrivacyLedger.composition_curve``,
 ``pld/reads/along_run.py``): the factors are transformed once for all checkpoints.  A matrix-mechanism round
 is composed at its upper sensitivity on the upper side and at its realizable lower one on the lower side

@@ -43,7 +43,7 @@ from ..compose.fft import DEFAULT_TAIL
 from ..grid import constants, round_cache
 from ..grid.grid_start import StartGrid, work_units
 from ..grid.near_one import NearOne
-from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, checked_tail, subsampled_gaussian
+from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, checked_tail
 from ..reads import along_run
 from ..refine import question, tilted_factors, tilted_question
 from ..refine.calibration_start import calibration_grids, calibration_start
@@ -154,16 +154,19 @@ class PLDAccountant:
     def compose_subsampled_gaussian(
         self, sigma: float, sampling_rate: float = 1.0, rounds: int = 1, sensitivity: float = 1.0
     ) -> PLDAccountant:
-        """Add ``rounds`` rounds of the Poisson-subsampled Gaussian (rate 1: plain Gaussian)."""
-        key = (float(sigma), float(sampling_rate), float(sensitivity))
+        """Add ``rounds`` rounds of the Poisson-subsampled Gaussian (rate 1: plain Gaussian).
+
+        The one-round PLD comes from the process's round cache (``pld.grid.round_cache``) when an earlier
+        accountant built it on the same grid and tail: a ledger's checkpoints, each a new accountant over the
+        same distinct rounds, discretize each round once."""
+        # each one number (refusals name the value as given); their ranges are checked where they are discretized
+        key = (
+            _validation.single(sigma, "sigma"),
+            _validation.single(sampling_rate, "sampling_rate"),
+            _validation.single(sensitivity, "sensitivity"),
+        )
         if key not in self._cache:
-            self._cache[key] = subsampled_gaussian(
-                sigma,
-                sampling_rate,
-                sensitivity=sensitivity,
-                value_discretization_interval=self.value_discretization_interval,
-                tail=self.tail,
-            )
+            self._cache[key] = round_cache.discretized([key], self.value_discretization_interval, self.tail, True)[0]
         return self.compose(self._cache[key], rounds)
 
     def _one_subsampled_gaussian(self) -> tuple[tuple[float, float, float], int] | None:
@@ -545,12 +548,12 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         if not self._tail_given:
             tailed.tail = question.tail_of([pts[i] for i in todo], [xs[i] for i in todo])
         refinement = Refinement(
-            question.DEFAULT_ACCURACY,
+            question.REFINED_ACCURACY,
             "relative",
             tailed.tail,
             tailed._build,
             self._near_one,
-            question.DEFAULT_RELATIVE_ACCURACY,
+            question.REFINED_RELATIVE_ACCURACY,
         )
         refined = refinement.refined([pts[i] for i in todo], [xs[i] for i in todo], "epsilon", threads)
         for i, (lo, up) in zip(todo, refined):
