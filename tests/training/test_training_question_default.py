@@ -58,7 +58,7 @@ def test_readme_run_at_delta_1e_10_is_readable_and_below_rdp():
     lower, upper = quiet_bracket(DPSGD(**README_RUN), 1e-10)
     assert 0 < lower <= upper and readable(lower, upper)
     assert upper <= their_rdp(1.1, 256 / 60_000, 14_100, 1e-10)
-    # not looser than dp_accounting's default PLD either (3.7415; the bracket at 0.5 % eps held it inside)
+    # not looser than dp_accounting's default PLD either (3.74138; refined to the whole tolerance, 3.74141 was not)
     assert upper <= their_pld(1.1, 256 / 60_000, 14_100, 1e-10)
     # a certified bracket refined independently (explicit accuracy) overlaps it: neither side crosses the other's
     lo_ref, up_ref = DPSGD(**README_RUN, accuracy=0.05).epsilon(1e-10, bound="both")

@@ -6,17 +6,18 @@ bracket is kept as it is.  Where it cannot (``fixed_grid_fits``: a delta below `
 charges of its window dominate; a sampling rate below the grid, where its optimistic side is blind and its
 pessimistic side rounds the loss of every round up a cell; tails cut from T rounds that would add up to more than
 ``TAIL_SHARE`` of delta; a composition whose grid variance the connect-the-dots model puts past the tolerance), or
-where its bracket is wider than the tolerance, the point is refined (``points.Refinement``) to
+where its bracket is wider than the tolerance, the point is refined (``points.Refinement``) to half of
 max(``DEFAULT_ACCURACY``, ``DEFAULT_RELATIVE_ACCURACY`` eps) with the tail ``question_tail``, and the two brackets,
 each certified, are intersected.  Where the refined bracket is still wider than the tolerance at a delta the round-off
 charges may limit (below ~1e3 T u: every plain PLD bound carries ~T 1e-16 of the total mass), it is intersected with
 the bracket read under an exponential tilt (``tilted_question``: the same rounds, their round-off relative to a
 Chernoff bound), and its upper side then lowered to the RDP conversion's (``rdp_upper``) where that is smaller.
 
-The tolerance, max(1e-3, 0.025 % eps), puts the certified upper side within that of the true epsilon, and below
-dp_accounting's default PLD (a pessimistic estimate on the 1e-4 grid, uncertified), whose excess over the true
-epsilon is of that order: for 14 100 steps of sigma 1.1 at q = 256/60 000 and delta = 1e-10 it is 3.7415, the
-default bracket [3.7404, 3.7414]; at 0.5 % eps (the earlier tolerance) the bracket [3.7335, 3.7502] held it inside.
+The tolerance, max(1e-3, 0.025 % eps), puts the certified upper side within that of the true epsilon; refined to
+half of it, below dp_accounting's default PLD (a pessimistic estimate on the 1e-4 grid, uncertified), whose excess
+over the true epsilon is of the tolerance's order: for 14 100 steps of sigma 1.1 at q = 256/60 000 and
+delta = 1e-10 it is 3.74138, the default bracket [3.74050, 3.74132] (refined to the whole tolerance, the upper
+side 3.74141 was above it).
 A bracket still wider than ``READABLE_ACCURACY`` / ``READABLE_RELATIVE_ACCURACY`` (max(1e-2,
 1e-2 eps)) after the refinement warns, naming ``accuracy=``.
 """
@@ -37,6 +38,12 @@ from .unmet import AccuracyNotMetWarning
 # the default's epsilon tolerance: max(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY eps)
 DEFAULT_ACCURACY = 1e-3
 DEFAULT_RELATIVE_ACCURACY = 2.5e-4
+# the refinement's target where the fixed grid does not answer: half the tolerance.  dp_accounting's default PLD
+# (uncertified, pessimistic on the 1e-4 grid) exceeds the true epsilon by an amount of the tolerance's order, so an
+# upper side refined only to the tolerance can land above it (14 100 steps of sigma 1.1 at q = 256/60 000 and
+# delta 1e-10: 3.74141 against its 3.74138, the true epsilon in [3.7405, 3.7413]); at half, 3.74135
+REFINED_ACCURACY = DEFAULT_ACCURACY / 2
+REFINED_RELATIVE_ACCURACY = DEFAULT_RELATIVE_ACCURACY / 2
 # a default bracket wider than max(READABLE_ACCURACY, READABLE_RELATIVE_ACCURACY eps) warns, naming accuracy=
 READABLE_ACCURACY = 1e-2
 READABLE_RELATIVE_ACCURACY = 1e-2
