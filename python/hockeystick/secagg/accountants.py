@@ -19,11 +19,19 @@ Dropout: ``min_surviving_clients`` is the fewest clients whose noise is in a rou
 are a post-processing (their noise is independent), so the guarantee holds for any round with at least that
 many, and the lower side is the pair at exactly that many.
 
-Amplification by sampling: none is claimed.  The secure-aggregation server chooses each round's cohort, so
-against it (and anyone who learns the cohort) the unamplified guarantee is the one that holds.  Poisson
-sampling of clients at rate q protects further against an observer of the released models only, who does
-not learn the cohort; hockeystick's rdp/ holds no Poisson-subsampling RDP bound valid for these
-mechanisms, so that second number is not computed here (docs/secure-aggregation.md).
+Sampling of clients (``sampling_rate`` q: each round's cohort a Poisson sample, each client in it with
+probability q).  Whom a number protects against decides which one holds (``against=``):
+
+* ``against="server"`` (the default): the secure-aggregation server chooses each round's cohort, so against
+  it, and anyone who learns the cohort, sampling hides nothing: the unamplified guarantee above holds, and
+  is what is reported.
+* ``against="observer"``: someone who sees the released sums (or models) but not the cohorts.  A round is
+  then the mechanism run on a Poisson sample that takes the differing client with probability q.  Upper
+  side: the round's RDP curve amplified by ``rdp.poisson_subsampled_rdp`` (Zhu & Wang 2019, Thm. 6, and
+  joint convexity), times T.  Lower side: the realizable pair mixed by q, q (N + k) + (1 - q) N against N,
+  its exact lattice PLD composed over the rounds (``lattice_pld.realizable_shift_pld``); a scenario the
+  assumptions allow: exactly ``min_surviving_clients`` noises in every round's sum.
+
 """
 
 from __future__ import annotations
@@ -37,17 +45,31 @@ import numpy.typing as npt
 
 from ..base.accountant import BOUND_SIDES, Bound
 from ..base.accountant_docs import accountant_docs
-from ..base.validation import bound_side, count, delta_values, epsilon_values, positive_number, scalar_or_array
+from ..base.validation import (
+    bound_side,
+    choice,
+    count,
+    delta_values,
+    epsilon_values,
+    in_interval,
+    positive_number,
+    scalar_or_array,
+)
 from ..pld.compose.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
 from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ..rdp.mechanisms import DEFAULT_ORDERS
+from ..rdp.poisson_subsampled import poisson_subsampled_rdp
 from .distributed_discrete_gaussian import distributed_discrete_gaussian_rdp
 from .lattice_pld import Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
 from .sensitivity import IntegerSensitivity, integer_sensitivity
 from .skellam import SKELLAM_ORDERS, skellam_rdp
 
-__all__ = ["DDG_ORDERS", "DistributedDiscreteGaussian", "DistributedSkellam"]
+__all__ = ["ADVERSARIES", "DDG_ORDERS", "DistributedDiscreteGaussian", "DistributedSkellam"]
+
+#: Whom a reported number protects against (module docstring): the server, who picks the cohorts (no
+#: amplification by sampling), or an observer of the released sums who does not learn them.
+ADVERSARIES: tuple[str, ...] = ("server", "observer")
 
 #: The distributed discrete Gaussian's orders: the library's defaults with every integer up to 256 (the orders
 #: of google-research/federated's accounting_utils, 2 .. 128 and 256, among them, so that no optimum of theirs
@@ -72,6 +94,7 @@ class _SecureAggregation(ABC):
         rounds: int = 1,
         beta: float = 0.0,
         rounding: str = "conditional",
+        sampling_rate: float = 1.0,
         value_discretization_interval: float = DEFAULT_INTERVAL,
     ) -> None:
         self.sensitivity: IntegerSensitivity = integer_sensitivity(
@@ -82,10 +105,14 @@ class _SecureAggregation(ABC):
         self.min_surviving_clients = count(min_surviving_clients, "min_surviving_clients")
         self.rounds = count(rounds, "rounds")
         self.beta, self.rounding = float(beta), rounding
+        self.sampling_rate = float(
+            in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False)
+        )
         self.value_discretization_interval = checked_interval(value_discretization_interval)
         self.integer_sigma = self.local_sigma / self.granularity  # the noise in integer units
         self._round_rdp = self.round_rdp(np.asarray(self.orders))
-        self._lower_pld: PrivacyLossDistribution | None = None
+        self._sampled_rdp: np.ndarray | None = None
+        self._lower_pld: dict[float, PrivacyLossDistribution] = {}
 
     @abstractmethod
     def round_rdp(self, orders: np.ndarray) -> np.ndarray:
@@ -95,58 +122,74 @@ class _SecureAggregation(ABC):
     def noise_masses(self) -> Masses:
         """The summed noise's PMF on one coordinate, with its relative error bounds."""
 
-    def rdp(self) -> np.ndarray:
-        """The run's RDP curve at ``orders``: T times the round's, each value rounded up."""
-        return np.nextafter(self._round_rdp * self.rounds * (1.0 + 2.0**-52), np.inf)
+    def _rate(self, against: str) -> float:
+        """The sampling rate that counts against ``against`` (module docstring): 1 against the server."""
+        return self.sampling_rate if choice(against, "against", ADVERSARIES) == "observer" else 1.0
+
+    def rdp(self, *, against: str = "server") -> np.ndarray:
+        """The run's RDP curve at ``orders``: T times the round's (amplified by sampling against an observer),
+        each value rounded up."""
+        curve = self._round_rdp
+        if self._rate(against) < 1.0:
+            if self._sampled_rdp is None:
+                self._sampled_rdp = poisson_subsampled_rdp(curve, np.asarray(self.orders), self.sampling_rate)
+            curve = self._sampled_rdp
+        return np.nextafter(curve * self.rounds * (1.0 + 2.0**-52), np.inf)
 
     @property
     def delta_cost(self) -> float:
         """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for conditional."""
         return min(1.0, math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf))
 
-    def _lower(self) -> PrivacyLossDistribution | None:
-        """The realizable pair's PLD composed over the rounds (None where no shift is realized)."""
+    def _lower(self, rate: float) -> PrivacyLossDistribution | None:
+        """The realizable pair's PLD (mixed by ``rate``) composed over the rounds (None where no shift is
+        realized)."""
         if self.sensitivity.realizable_shift == 0:
             return None
-        if self._lower_pld is None:
+        if rate not in self._lower_pld:
             pair = realizable_shift_pld(
-                self.noise_masses(), self.sensitivity.realizable_shift, self.value_discretization_interval
+                self.noise_masses(), self.sensitivity.realizable_shift, self.value_discretization_interval, rate
             )
-            self._lower_pld = pair.self_compose(self.rounds) if self.rounds > 1 else pair
-        return self._lower_pld
+            self._lower_pld[rate] = pair.self_compose(self.rounds) if self.rounds > 1 else pair
+        return self._lower_pld[rate]
 
-    def _delta_upper(self, eps: np.ndarray) -> np.ndarray:
-        value = np.asarray(rdp_to_delta(self.rdp(), np.asarray(self.orders), eps), dtype=float)
+    def _delta_upper(self, eps: np.ndarray, against: str) -> np.ndarray:
+        value = np.asarray(rdp_to_delta(self.rdp(against=against), np.asarray(self.orders), eps), dtype=float)
         return np.minimum(1.0, np.nextafter(value + self.delta_cost, np.inf)) if self.delta_cost else value
 
-    def _epsilon_upper(self, delta: np.ndarray) -> np.ndarray:
+    def _epsilon_upper(self, delta: np.ndarray, against: str) -> np.ndarray:
         rest = np.nextafter(delta - self.delta_cost, -np.inf) if self.delta_cost else delta
         safe = np.where(rest > 0.0, rest, 0.5)
-        value = np.asarray(rdp_to_epsilon(self.rdp(), np.asarray(self.orders), safe), dtype=float)
+        value = np.asarray(rdp_to_epsilon(self.rdp(against=against), np.asarray(self.orders), safe), dtype=float)
         return np.where(rest > 0.0, value, np.inf)
 
-    def _side(self, x: np.ndarray, method: str, side: str) -> Any:
+    def _side(self, x: np.ndarray, method: str, side: str, against: str) -> Any:
         if side == "upper":
-            return self._delta_upper(x) if method == "delta" else self._epsilon_upper(x)
-        pld = self._lower()
+            return self._delta_upper(x, against) if method == "delta" else self._epsilon_upper(x, against)
+        pld = self._lower(self._rate(against))
         if pld is None:
             return np.zeros(x.shape)
         return np.asarray(getattr(pld, method)(x, bound="lower"), dtype=float)
 
-    def _answer(self, x: np.ndarray, method: str, bound: Bound) -> Any:
+    def _answer(self, x: np.ndarray, method: str, bound: Bound, against: str) -> Any:
         side = bound_side(bound)
+        self._rate(against)  # checked before any work
         if side == "both":
-            lower, upper = self._side(x, method, "lower"), self._side(x, method, "upper")
+            lower, upper = self._side(x, method, "lower", against), self._side(x, method, "upper", against)
             return scalar_or_array(np.minimum(lower, upper)), scalar_or_array(upper)
-        return scalar_or_array(np.asarray(self._side(x, method, side), dtype=float))
+        return scalar_or_array(np.asarray(self._side(x, method, side, against), dtype=float))
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """delta(eps) of the T-round run: the RDP curve's conversion (upper), the realizable pair's PLD (lower)."""
-        return self._answer(epsilon_values(epsilon), "delta", bound)
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server") -> Any:
+        """delta(eps) of the T-round run: the RDP curve's conversion (upper), the realizable pair's PLD (lower).
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """eps(delta) of the T-round run, each side as ``delta`` takes it."""
-        return self._answer(delta_values(delta), "epsilon", bound)
+        ``against="server"`` (default): no amplification by sampling (the server picks the cohorts);
+        ``against="observer"``: amplified by ``sampling_rate`` (an observer who does not learn the cohorts).
+        """
+        return self._answer(epsilon_values(epsilon), "delta", bound, against)
+
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server") -> Any:
+        """eps(delta) of the T-round run, each side and each ``against`` as ``delta`` takes them."""
+        return self._answer(delta_values(delta), "epsilon", bound, against)
 
 
 _PARAMETERS = """
@@ -169,6 +212,10 @@ _PARAMETERS = """
     rounding : {"conditional", "unconditional"}, optional
         Conditional rounding enforces the norm bound (beta enters the error only); unconditional adds T beta
         to delta.
+    sampling_rate : float, optional
+        q in (0, 1], each client's probability of being in a round's cohort (Poisson sampling; default 1).
+        It lowers only the numbers asked ``against="observer"`` (the module docstring says whom each
+        protects against).
     value_discretization_interval : float, optional
         The lower side's PLD grid spacing (default 1e-4).
 """
@@ -183,7 +230,8 @@ class DistributedDiscreteGaussian(_SecureAggregation):
     side: KLS21, Prop. 14 at the rounded (Delta_2, Delta_1), minimised over n' <= n survivors, times T,
     converted by the tight RDP conversion (``secagg.distributed_discrete_gaussian``); lower side: the sum of
     n discrete Gaussians shifted by floor(c / gamma) on one coordinate, its exact lattice PLD composed T
-    times (``secagg.lattice_pld``).  No amplification by sampling is claimed (``secagg.accountants``).
+    times (``secagg.lattice_pld``).  Against the server (the default) no amplification by sampling is
+    claimed; ``against="observer"`` amplifies by ``sampling_rate`` (``secagg.accountants``).
 """
         + _PARAMETERS
         + r"""
@@ -194,7 +242,8 @@ class DistributedDiscreteGaussian(_SecureAggregation):
 
     References
     ----------
-    Kairouz, Liu & Steinke 2021, Prop. 14, Prop. 22 and Thm. 1; Balle et al. 2020, Thm. 21.
+    Kairouz, Liu & Steinke 2021, Prop. 14, Prop. 22 and Thm. 1; Balle et al. 2020, Thm. 21; Zhu & Wang
+    2019, Thm. 6.
 
     Examples
     --------
@@ -234,7 +283,8 @@ class DistributedSkellam(_SecureAggregation):
     coordinate; the sum has variance V = n mu.  Upper side: Agarwal et al., Thm. 3.5 at the rounded
     (Delta_2, Delta_1) and integer orders, times T, converted by the tight RDP conversion
     (``secagg.skellam``); lower side: Skellam(V) shifted by floor(c / gamma) on one coordinate, its lattice
-    PLD composed T times (``secagg.lattice_pld``).  No amplification by sampling is claimed.
+    PLD composed T times (``secagg.lattice_pld``).  Against the server (the default) no amplification by
+    sampling is claimed; ``against="observer"`` amplifies by ``sampling_rate`` (``secagg.accountants``).
 """
         + _PARAMETERS
         + r"""
@@ -245,7 +295,8 @@ class DistributedSkellam(_SecureAggregation):
 
     References
     ----------
-    Agarwal, Kairouz & Liu 2021, Thm. 3.5; Kairouz, Liu & Steinke 2021, Prop. 22; Balle et al. 2020, Thm. 21.
+    Agarwal, Kairouz & Liu 2021, Thm. 3.5; Kairouz, Liu & Steinke 2021, Prop. 22; Balle et al. 2020, Thm. 21;
+    Zhu & Wang 2019, Thm. 6.
 
     Examples
     --------

@@ -196,8 +196,17 @@ def skellam_masses(variance: float, reach: int = 0) -> Masses:
     return -half - reach, masses, SKELLAM_RELATIVE_ERROR * (1.0 + np.square(x) / (2.0 * variance)), None
 
 
-def realizable_shift_pld(masses: Masses, shift: int, value_discretization_interval: float) -> PrivacyLossDistribution:
-    """The grid PLD of (N + shift, N), its masses lowered (P) and raised (Q) by their error bounds.
+def realizable_shift_pld(
+    masses: Masses, shift: int, value_discretization_interval: float, sampling_rate: float = 1.0
+) -> PrivacyLossDistribution:
+    """The grid PLD of (q (N + shift) + (1 - q) N, N), masses lowered (first law) and raised (second law).
+
+    At q = 1 the pair is (N + shift, N), the same in both directions (N symmetric).  At q < 1 it is the
+    round run on a Poisson sample of clients that takes the differing client with probability q (the
+    client's update replaced by zero otherwise changes nothing), in the direction with the mixture first:
+    one realizable pair, so its optimistic side is still a lower bound on the sampled mechanism's.  The
+    mixture's masses are the mixture of the two lowered laws, lowered by 4u relative for its own roundings
+    (below the true mixture's at every outcome).
 
     Parameters
     ----------
@@ -207,6 +216,8 @@ def realizable_shift_pld(masses: Masses, shift: int, value_discretization_interv
         k >= 1, the realizable integer shift.
     value_discretization_interval : float
         The PLD grid's spacing.
+    sampling_rate : float, optional
+        q in (0, 1], the probability that the differing client is sampled (default 1: no sampling).
 
     Returns
     -------
@@ -217,17 +228,23 @@ def realizable_shift_pld(masses: Masses, shift: int, value_discretization_interv
     Raises
     ------
     ValueError
-        If ``shift`` is not in [1, the window's length).
+        If ``shift`` is not in [1, the window's length), or ``sampling_rate`` not in (0, 1].
     """
     _, m, r, outside = masses
     if not 1 <= shift < m.size:
         raise ValueError(f"shift must be an integer in [1, {m.size}), got {shift!r}")
+    if not 0.0 < sampling_rate <= 1.0:
+        raise ValueError(f"sampling_rate must lie in (0, 1], got {sampling_rate!r}")
     if outside is None:  # outcomes x0 + k .. x0 + L - 1, where both laws have computed masses; the rest dropped
         p = np.maximum(m[: m.size - shift] * (1.0 - r[: m.size - shift]), 0.0)
+        base_low = np.maximum(m[shift:] * (1.0 - r[shift:]), 0.0)
         q = m[shift:] * (1.0 + r[shift:])
     else:  # outcomes x0 + k .. x0 + L - 1 + k; N beyond its window is charged ``outside`` each
         p = np.maximum(m * (1.0 - r), 0.0)
+        base_low = np.concatenate([np.maximum(m[shift:] * (1.0 - r[shift:]), 0.0), np.zeros(shift)])
         q = np.concatenate([m[shift:] * (1.0 + r[shift:]), np.zeros(shift)]) + outside
+    if sampling_rate < 1.0:  # two products, a sum and 1 - q, each one rounding: lowered by 4u relative
+        p = (sampling_rate * p + (1.0 - sampling_rate) * base_low) * (1.0 - 4.0 * UNIT_ROUNDOFF)
     return from_distributions(
         p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=False
     )
