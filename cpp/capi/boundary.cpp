@@ -37,8 +37,8 @@ hs_status current_exception_status() {
         return fail(HS_INVALID_ARGUMENT, e.message);
     } catch (const std::bad_alloc&) {
         return fail(HS_OUT_OF_MEMORY, "out of memory");
-    } catch (const std::length_error& e) {
-        return fail(HS_OUT_OF_MEMORY, std::string("out of memory: ") + e.what());
+    } catch (const std::length_error& e) {  // the core's refusal of a grid or window beyond its limits
+        return fail(HS_INVALID_ARGUMENT, e.what());
     } catch (const std::invalid_argument& e) {
         return fail(HS_INVALID_ARGUMENT, e.what());
     } catch (const std::domain_error& e) {

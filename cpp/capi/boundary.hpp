@@ -20,8 +20,9 @@ hs_status fail(hs_status status, const std::string& message);
 hs_status current_exception_status();
 
 // Runs body() (returning hs_status), mapping every exception to a status: invalid_argument_error,
-// std::invalid_argument, std::domain_error and std::out_of_range to HS_INVALID_ARGUMENT, std::bad_alloc
-// and std::length_error to HS_OUT_OF_MEMORY, anything else to HS_INTERNAL.
+// std::invalid_argument, std::domain_error, std::out_of_range and std::length_error (the core's refusal of a
+// grid or a composition window beyond its limits) to HS_INVALID_ARGUMENT, std::bad_alloc to HS_OUT_OF_MEMORY,
+// anything else to HS_INTERNAL.
 template <class Body>
 hs_status guarded(Body body) noexcept {
     try {

@@ -29,7 +29,7 @@ namespace {
 // cut per round; a composition's window of at most 2^27 grid points; at most 2^53 rounds (self_compose).
 constexpr std::int64_t kMaxCells = std::int64_t(1) << 26;
 constexpr std::int64_t kMaxPoints = std::int64_t(1) << 27;
-constexpr double kMaxRounds = 9007199254740992.0;  // 2^53
+constexpr std::int64_t kMaxRounds = std::int64_t(1) << 53;
 constexpr double kMaxInterval = 100.0;
 
 // One round's factors, per neighbouring direction (remove, then add where sampling_rate < 1).
@@ -129,7 +129,7 @@ hs_status hs_pld_self_compose(const hs_pld* p, long long count, hs_pld** out) {
     return guarded([&] {
         require_output(out, "out");
         require_handle(p);
-        require(count >= 1 && static_cast<double>(count) <= kMaxRounds / static_cast<double>(p->rounds), "count",
+        require(count >= 1 && count <= kMaxRounds / p->rounds, "count",
                 "must be an integer with 1 <= count and count x the PLD's rounds <= 2^53", static_cast<double>(count));
         *out = new hs_pld(p->factors, p->rounds * static_cast<std::int64_t>(count));
         return HS_OK;
