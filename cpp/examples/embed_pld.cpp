@@ -1,68 +1,38 @@
-// Embedding the PLD composition without Python, with FFTW as the FFT backend:
-//   c++ -std=c++17 -O2 -I cpp/include cpp/examples/embed_pld.cpp -lfftw3 -lfftw3l -o embed_pld
-// (FFTW from the system's package manager, e.g. apt-get install libfftw3-dev, which ships the
-// double and long-double libraries; it is not part of hockeystick.)  Prints the certified epsilon
-// bracket of
+// Embedding the PLD composition without Python, with Eigen's FFT module (MPL-2.0) as the FFT backend:
+//   c++ -std=c++17 -O2 -ffp-contract=off -I cpp/include -I /usr/include/eigen3 cpp/examples/embed_pld.cpp -o embed_pld
+// (Eigen from the system's package manager, e.g. apt-get install libeigen3-dev, or the index's cmeel-eigen; it is
+// not part of hockeystick), or with FFTW (GPL-2.0-or-later), whose long-double library also gives the composition
+// a long-double forward transform:
+//   c++ -std=c++17 -O2 -ffp-contract=off -I cpp/include -DHOCKEYSTICK_EXAMPLE_FFTW cpp/examples/embed_pld.cpp
+//       -lfftw3 -lfftw3l -o embed_pld
+// (apt-get install libfftw3-dev: the double and long-double libraries).  Prints the backend's name, then the
+// certified epsilon bracket of
 //   "poisson": 10^4 rounds of the Poisson-subsampled Gaussian (sigma 1, rate 0.01), delta 1e-5;
 //   "gaussian": 100 rounds of the Gaussian mechanism (sigma 10), delta 1e-5, whose exact value
 //               is known in closed form (theta_radius: the example prints it too);
 // and "charges": the round-off charge (total_error) of 47149 rounds of the subsampled Gaussian
 // (sigma 0.5, rate 1e-4, remove direction, h 2e-3), FFT bins only and with direct bins (their low
-// band from FFTW's long-double transform).
+// band from FFTW's long-double transform, or by direct sums where the backend offers none, as Eigen's).
 #include <hockeystick/hockeystick.hpp>
 #include <hockeystick/pld/compose/compose.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
 
-#include <fftw3.h>
+#ifdef HOCKEYSTICK_EXAMPLE_FFTW
+#include "fftw_backend.hpp"
+using ExampleFft = FftwBackend;
+constexpr const char* kBackendName = "fftw";
+#else
+#include "eigen_fft_backend.hpp"
+using ExampleFft = EigenFftBackend;
+constexpr const char* kBackendName = "eigen";
+#endif
 
-#include <algorithm>
 #include <cmath>
-#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
 
 namespace pld = hockeystick::pld;
-
-// The backend interface (pld/compose/fft_backend.hpp) on FFTW's batched r2c / c2r plans.
-class FftwBackend final : public pld::RealFftBackend {
-  public:
-    void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) override {
-        const int len = static_cast<int>(n), bins = static_cast<int>(n / 2 + 1);
-        // FFTW_ESTIMATE plans without touching the arrays; an r2c plan leaves its input intact.
-        fftw_plan plan =
-            fftw_plan_many_dft_r2c(1, &len, static_cast<int>(rows), const_cast<double*>(in), nullptr, 1, len,
-                                   reinterpret_cast<fftw_complex*>(out), nullptr, 1, bins, FFTW_ESTIMATE);
-        fftw_execute(plan);
-        fftw_destroy_plan(plan);
-    }
-    void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) override {
-        const int len = static_cast<int>(n), bins = static_cast<int>(n / 2 + 1);
-        fftw_plan plan = fftw_plan_many_dft_c2r(1, &len, static_cast<int>(rows), reinterpret_cast<fftw_complex*>(in),
-                                                nullptr, 1, bins, out, nullptr, 1, len, FFTW_ESTIMATE);
-        fftw_execute(plan);
-        fftw_destroy_plan(plan);
-        const double scale = 1.0 / static_cast<double>(n);
-        for (std::int64_t i = 0; i < rows * n; ++i) out[i] *= scale;
-    }
-    // FFTW's long-double library (fftwl_*): its trigonometry and butterflies in long double, the model of
-    // pld/compose/fft_backend.hpp with u_L.  Runs on the calling thread (the x87 precision control is per thread).
-    // Offered only where long double has a 64-bit significand (the u_L of the bounds); FFTW shares twiddle
-    // tables between plans, so the plan-cache limit of pld/compose/fft_backend.hpp applies to it too.
-    bool offers_forward_long() const override { return pld::kLongPower; }
-    void forward_long(std::int64_t rows, std::int64_t n, const long double* in, std::int64_t keep,
-                      std::complex<long double>* out) override {
-        const int len = static_cast<int>(n), bins = static_cast<int>(n / 2 + 1);
-        std::vector<std::complex<long double>> whole(static_cast<std::size_t>(rows * bins));
-        fftwl_plan plan =
-            fftwl_plan_many_dft_r2c(1, &len, static_cast<int>(rows), const_cast<long double*>(in), nullptr, 1, len,
-                                    reinterpret_cast<fftwl_complex*>(whole.data()), nullptr, 1, bins, FFTW_ESTIMATE);
-        fftwl_execute(plan);
-        fftwl_destroy_plan(plan);
-        for (std::int64_t r = 0; r < rows; ++r)
-            std::copy(whole.begin() + r * bins, whole.begin() + r * bins + keep, out + r * keep);
-    }
-};
 
 // The certified bracket of `rounds` rounds of the subsampled Gaussian on grid h.
 void print_bracket(const char* name, double sigma, double q, std::int64_t rounds, double delta, double h) {
@@ -81,7 +51,7 @@ void print_bracket(const char* name, double sigma, double q, std::int64_t rounds
         low_views.push_back(pld::factor_view(lower[d], false));
         items.push_back({{static_cast<std::int64_t>(d), rounds}});
     }
-    FftwBackend fft;
+    ExampleFft fft;
     const std::int64_t max_points = std::int64_t(1) << 27;
     // The upper side is read once per direction: where the composition keeps few live frequencies, from those
     // (pld/reads/spectral_profile.hpp, no inverse transform; pld::epsilon_bracket reads either form).
@@ -101,7 +71,7 @@ void print_charges(double sigma, double q, std::int64_t rounds, double h) {
     const pld::GridPMF upper = pld::pessimistic_pmf(cells);
     const std::vector<pld::PmfView> views{pld::factor_view(upper, true)};
     const std::vector<std::vector<pld::Term>> items{{{0, rounds}}};
-    FftwBackend fft;
+    ExampleFft fft;
     const std::int64_t max_points = std::int64_t(1) << 27;
     const auto fft_only = pld::compose_many(views, h, items, true, tail, max_points, fft);
     pld::ComposeOptions accurate;  // direct bins, the per-bin powers on this thread
@@ -113,6 +83,7 @@ void print_charges(double sigma, double q, std::int64_t rounds, double h) {
 }
 
 int main() {
+    std::printf("backend %s\n", kBackendName);
     print_bracket("poisson", 1.0, 0.01, 10000, 1e-5, 1e-4);
     print_bracket("gaussian", 10.0, 1.0, 100, 1e-5, 1e-3);
     // Exact: T rounds of the Gaussian mechanism are one with sigma / sqrt(T) (theta_epsilon).

@@ -1,10 +1,12 @@
-"""The PLD composition embeds without Python: cpp/examples/embed_pld.cpp with FFTW as its FFT backend.
+"""The PLD composition embeds without Python: cpp/examples/embed_pld.cpp with its default FFT backend, Eigen's
+FFT module (MPL-2.0), and with FFTW (GPL, -DHOCKEYSTICK_EXAMPLE_FFTW).
 
-G4 (docs/references.md): its certified epsilon bracket agrees with the Python facade's (scipy.fft
-backend) within their charged round-off, and on a Gaussian composition both contain the exact
-value (theta_epsilon of the composed radius, paper 000 eq. 6).  With direct bins, FFTW's
-long-double transform (the backend's optional forward_long) cuts the round-off charge of a
-many-round composition as scipy's does in the facade.
+G4 (docs/references.md): with either backend its certified epsilon bracket agrees with the Python facade's
+(scipy.fft backend) within their charged round-off, and on a Gaussian composition both contain the exact
+value (theta_epsilon of the composed radius, paper 000 eq. 6).  With direct bins, FFTW's long-double
+transform (the backend's optional forward_long) cuts the round-off charge of a many-round composition as
+scipy's does in the facade; Eigen's backend offers none (tests/core/test_eigen_fft_backend.py), so the core's
+direct sums compute those bins, and the charge falls by theirs.
 """
 
 from __future__ import annotations
@@ -22,30 +24,41 @@ import hockeystick.pld as pld
 from hockeystick.pld.compose import fft
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow  # the module's fixture compiles and runs the C++ example
+pytestmark = pytest.mark.slow  # the module's fixture compiles and runs the C++ example, once per backend
+
+# backend -> (the header it needs, the package that installs it, its compiler flags)
+BACKENDS = {
+    "eigen": ("unsupported/Eigen/FFT", "libeigen3-dev", ["-I/usr/include/eigen3"]),
+    "fftw": ("fftw3.h", "libfftw3-dev", ["-DHOCKEYSTICK_EXAMPLE_FFTW", "-lfftw3", "-lfftw3l"]),
+}
 
 
 def _compiler() -> str | None:
     return os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
 
 
-def _has_fftw(cxx: str) -> bool:
-    probe = subprocess.run([cxx, "-x", "c++", "-E", "-"], input="#include <fftw3.h>\n", capture_output=True, text=True)
+def _has_header(cxx: str, header: str, flags: list[str]) -> bool:
+    includes = [f for f in flags if f.startswith("-I")]
+    probe = subprocess.run(
+        [cxx, "-std=c++17", *includes, "-x", "c++", "-E", "-"], input=f"#include <{header}>\n", capture_output=True,
+        text=True,
+    )  # fmt: skip
     return probe.returncode == 0
 
 
-@pytest.fixture(scope="module")
-def printed(tmp_path_factory) -> dict[str, list[str]]:
+@pytest.fixture(scope="module", params=sorted(BACKENDS))
+def printed(request, tmp_path_factory) -> dict[str, list[str]]:
     cxx = _compiler()
     if cxx is None:
         if os.environ.get("CI"):
             pytest.fail("CI must have a C++ compiler to prove the core embeds")
         pytest.skip("no C++ compiler on this machine")
-    if not _has_fftw(cxx):
+    header, package, flags = BACKENDS[request.param]
+    if not _has_header(cxx, header, flags):
         if os.environ.get("CI"):
-            pytest.fail("CI installs libfftw3-dev (.ci/run): fftw3.h must be present")
-        pytest.skip("fftw3.h is absent: install libfftw3-dev to build cpp/examples/embed_pld.cpp")
-    exe = tmp_path_factory.mktemp("embed_pld") / "embed_pld"
+            pytest.fail(f"CI installs {package} (.ci/run): <{header}> must be present")
+        pytest.skip(f"<{header}> is absent: install {package} to build cpp/examples/embed_pld.cpp with it")
+    exe = tmp_path_factory.mktemp(f"embed_pld_{request.param}") / "embed_pld"
     subprocess.run(
         [
             cxx,
@@ -59,15 +72,16 @@ def printed(tmp_path_factory) -> dict[str, list[str]]:
             "-I",
             str(ROOT / "cpp" / "include"),
             str(ROOT / "cpp" / "examples" / "embed_pld.cpp"),
-            "-lfftw3",
-            "-lfftw3l",
+            *flags,
             "-o",
             str(exe),
         ],
         check=True,
     )
     out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.splitlines()
-    return {line.split()[0]: line.split()[1:] for line in out}
+    lines = {line.split()[0]: line.split()[1:] for line in out}
+    assert lines["backend"] == [request.param]
+    return lines
 
 
 def _facade(fields: list[str]) -> tuple[tuple[float, float], tuple[float, float], float]:
@@ -100,13 +114,33 @@ def test_gaussian_bracket_contains_the_exact_value(printed):
     assert abs(lo - py_lo) <= tol and abs(up - py_up) <= tol
 
 
+def _charges(printed: dict[str, list[str]]) -> tuple[float, float, float, float]:
+    """(the example's FFT-only charge, its direct-bins charge, the facade's of each) for the "charges" line."""
+    sigma, q, rounds, h, fft_only, direct = (float(v) for v in printed["charges"])
+    dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
+    ((factor, count),) = dist.directions[0].items()
+    terms = [(factor.upper, count * int(rounds))]
+    facade_fft_only = fft.compose(terms, pessimistic=True).total_error
+    facade_direct = fft.compose(terms, pessimistic=True, direct_bins=True).total_error
+    return fft_only, direct, facade_fft_only, facade_direct
+
+
+@pytest.mark.parametrize("printed", ["fftw"], indirect=True)
 def test_long_double_fftw_bins_cut_the_charge_as_the_facade_does(printed):
     """47149 rounds of the subsampled Gaussian (sigma 0.5, rate 1e-4): with direct bins from FFTW's
     long-double transform the charge falls >= 500x (direct sums alone: ~100x), to the facade's charge
     with scipy's long-double transform."""
-    sigma, q, rounds, h, fft_only, direct = (float(v) for v in printed["charges"])
+    fft_only, direct, _, facade_direct = _charges(printed)
     assert 0.0 < direct * 500 <= fft_only
-    dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
-    ((factor, count),) = dist.directions[0].items()
-    facade = fft.compose([(factor.upper, count * int(rounds))], pessimistic=True, direct_bins=True)
-    assert direct == pytest.approx(facade.total_error, rel=1e-3)
+    assert direct == pytest.approx(facade_direct, rel=1e-3)
+
+
+@pytest.mark.parametrize("printed", ["eigen"], indirect=True)
+def test_eigen_direct_sums_cut_the_charge_less_than_a_long_double_transform(printed):
+    """The same composition with Eigen's backend: FFT bins charge what the facade's do (the same bound on the same
+    length), and direct bins, computed by the core's direct sums (each within about 1.1 u ||p||_1), cut it by
+    ~100x, less than the facade's long-double transform does (8 u_L ceil(log2 M) ||p||_1 per bin)."""
+    fft_only, direct, facade_fft_only, facade_direct = _charges(printed)
+    assert fft_only == pytest.approx(facade_fft_only, rel=1e-6)
+    assert 0.0 < direct * 50 <= fft_only
+    assert facade_direct < direct

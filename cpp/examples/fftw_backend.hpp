@@ -1,0 +1,56 @@
+// The PLD composition's FFT backend (pld/compose/fft_backend.hpp) on FFTW, the option of
+// cpp/examples/embed_pld.cpp (-DHOCKEYSTICK_EXAMPLE_FFTW, linked with -lfftw3 -lfftw3l).  FFTW is
+// GPL-2.0-or-later: a program linked with it is distributed under the GPL's terms (docs/embedding.md); it comes
+// from the system's package manager (apt-get install libfftw3-dev: the double and long-double libraries) and is
+// not part of hockeystick.
+#pragma once
+
+#include <hockeystick/pld/compose/fft_backend.hpp>
+#include <hockeystick/pld/compose/options.hpp>
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+// The backend interface (pld/compose/fft_backend.hpp) on FFTW's batched r2c / c2r plans.
+class FftwBackend final : public hockeystick::pld::RealFftBackend {
+  public:
+    void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) override {
+        const int len = static_cast<int>(n), bins = static_cast<int>(n / 2 + 1);
+        // FFTW_ESTIMATE plans without touching the arrays; an r2c plan leaves its input intact.
+        fftw_plan plan =
+            fftw_plan_many_dft_r2c(1, &len, static_cast<int>(rows), const_cast<double*>(in), nullptr, 1, len,
+                                   reinterpret_cast<fftw_complex*>(out), nullptr, 1, bins, FFTW_ESTIMATE);
+        fftw_execute(plan);
+        fftw_destroy_plan(plan);
+    }
+    void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) override {
+        const int len = static_cast<int>(n), bins = static_cast<int>(n / 2 + 1);
+        fftw_plan plan = fftw_plan_many_dft_c2r(1, &len, static_cast<int>(rows), reinterpret_cast<fftw_complex*>(in),
+                                                nullptr, 1, bins, out, nullptr, 1, len, FFTW_ESTIMATE);
+        fftw_execute(plan);
+        fftw_destroy_plan(plan);
+        const double scale = 1.0 / static_cast<double>(n);
+        for (std::int64_t i = 0; i < rows * n; ++i) out[i] *= scale;
+    }
+    // FFTW's long-double library (fftwl_*): its trigonometry and butterflies in long double, the model of
+    // pld/compose/fft_backend.hpp with u_L.  Runs on the calling thread (the x87 precision control is per thread).
+    // Offered only where long double has a 64-bit significand (the u_L of the bounds); FFTW shares twiddle
+    // tables between plans, so the plan-cache limit of pld/compose/fft_backend.hpp applies to it too.
+    bool offers_forward_long() const override { return hockeystick::pld::kLongPower; }
+    void forward_long(std::int64_t rows, std::int64_t n, const long double* in, std::int64_t keep,
+                      std::complex<long double>* out) override {
+        const int len = static_cast<int>(n), bins = static_cast<int>(n / 2 + 1);
+        std::vector<std::complex<long double>> whole(static_cast<std::size_t>(rows * bins));
+        fftwl_plan plan =
+            fftwl_plan_many_dft_r2c(1, &len, static_cast<int>(rows), const_cast<long double*>(in), nullptr, 1, len,
+                                    reinterpret_cast<fftwl_complex*>(whole.data()), nullptr, 1, bins, FFTW_ESTIMATE);
+        fftwl_execute(plan);
+        fftwl_destroy_plan(plan);
+        for (std::int64_t r = 0; r < rows; ++r)
+            std::copy(whole.begin() + r * bins, whole.begin() + r * bins + keep, out + r * keep);
+    }
+};
