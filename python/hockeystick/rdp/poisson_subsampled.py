@@ -54,10 +54,20 @@ UNIT_ROUNDOFF = 2.0**-53
 _LOG3 = math.log(3.0)
 
 
-@functools.lru_cache(maxsize=64)
-def _log_binomials(alpha: int) -> np.ndarray:
-    """log C(alpha, l) for l = 0 .. alpha, each within two ulp (math.log of the exact integer)."""
-    return np.array([math.log(math.comb(alpha, ell)) for ell in range(alpha + 1)])
+@functools.lru_cache(maxsize=8)
+def _log_binomials_up(alpha: int) -> np.ndarray:
+    """log C(alpha, l) for l = 0 .. alpha, each rounded up.
+
+    The partial sums of log(alpha - j + 1) - log(j), j = 1 .. l: each term within 2u (|log(alpha - j + 1)| +
+    |log j|) + u |term|, and the running sum within u times each partial sum's size (at most alpha log 2) per
+    addition; their total, at most l u (alpha log 2 + 5 log(alpha + 1) + 1), is added.
+    """
+    j = np.arange(1, alpha + 1, dtype=np.float64)
+    steps = np.log(alpha - j + 1.0) - np.log(j)
+    sums = np.concatenate([[0.0], np.cumsum(steps)])
+    ell = np.arange(alpha + 1, dtype=np.float64)
+    error = ell * UNIT_ROUNDOFF * (alpha * math.log(2.0) + 5.0 * math.log(alpha + 1.0) + 1.0)
+    return sums + error
 
 
 def _log1p_of_sum_up(terms: np.ndarray, magnitudes: np.ndarray) -> np.ndarray:
@@ -98,9 +108,10 @@ def _theorem6(chained: np.ndarray, alpha: int, q: float) -> np.ndarray:
     with np.errstate(invalid="ignore"):  # 0 * -inf at q = 1: the factor (1 - q)^0 is 1
         log_rest = np.where(rest == 0, 0.0, rest * log_1mq)
     exponent = np.where(ell >= 3, _LOG3, 0.0) + (ell - 1) * chained[..., : alpha - 1]
-    constant = _log_binomials(alpha)[2:] + ell * log_q + log_rest
+    log_binomials = _log_binomials_up(alpha)[2:]
+    constant = log_binomials + ell * log_q + log_rest
     terms = constant + _log_expm1(exponent)
-    magnitudes = np.abs(_log_binomials(alpha)[2:]) + np.abs(ell * log_q) + np.abs(log_rest) + exponent + 2.0
+    magnitudes = log_binomials + np.abs(ell * log_q) + np.abs(log_rest) + exponent + 2.0
     return round_up(_log1p_of_sum_up(terms, magnitudes) / (alpha - 1))
 
 
