@@ -57,7 +57,10 @@ std::vector<pld::ComposedPMF> composed(const Factors& f, std::int64_t rounds, bo
         items.push_back({{static_cast<std::int64_t>(d), rounds}});
     }
     hockeystick_c::FftwBackend fft;
-    return pld::compose_many(views, f.h, items, pessimistic, pld::kDefaultCompositionTail, kMaxPoints, fft);
+    // The pessimistic side is read through its spectrum where the composition keeps few live frequencies (no
+    // inverse transform; pld/reads/spectral_profile.hpp), costed as one search per read, as the facade reads it.
+    const std::vector<pld::SpectralReads> reads(pessimistic ? items.size() : 0, pld::SpectralReads{1, 0});
+    return pld::compose_many(views, f.h, items, pessimistic, pld::kDefaultCompositionTail, kMaxPoints, fft, {}, reads);
 }
 
 Factors subsampled_gaussian_factors(double sigma, double q, double h) {
