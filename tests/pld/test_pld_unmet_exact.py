@@ -20,7 +20,7 @@ INF = np.inf
 def test_exact_brackets_are_never_flagged_and_wide_ones_are(check):
     def flags(lower, upper):
         lo, up = np.array(lower), np.array(upper)
-        return unmet_flags(lo, up, 1e-3, 0.0) if check == "unmet_flags" else question.warn_unreadable(lo, up, 2)
+        return unmet_flags(lo, up, 1e-3, 0.0) if check == "unmet_flags" else question.warn_unreadable(lo, up)
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", AccuracyNotMetWarning)
@@ -28,3 +28,20 @@ def test_exact_brackets_are_never_flagged_and_wide_ones_are(check):
     with pytest.warns(AccuracyNotMetWarning, match=r"^2 of 4 epsilon brackets are wider"):
         wide = flags([INF, 1.0, 1.0, 1.0], [INF, INF, 1.5, 1.0])
     assert wide.tolist() == [False, True, True, False]
+
+
+def test_the_warning_names_the_users_line_on_every_path():
+    """The default's warning and accuracy='s point at the line that asked, whatever number of hockeystick frames
+    (a training run over the accountant, the keyword-only decorator) lies between it and the warning."""
+    from hockeystick.pld import SubsampledGaussianPLD
+    from hockeystick.training import DPFedAvg
+
+    asks = [
+        lambda: SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10).epsilon(5e-324, bound="both"),
+        lambda: DPFedAvg(noise_multiplier=1.0, sample_rate=0.01, rounds=10).epsilon(5e-324, bound="both"),
+        lambda: SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-9).epsilon(1e-5),
+    ]
+    for ask in asks:
+        with pytest.warns(AccuracyNotMetWarning) as caught:
+            ask()
+        assert [w.filename for w in caught] == [__file__]

@@ -87,5 +87,5 @@ class QuestionEpsilon:
         if not math.isfinite(renyi):
             return lower, upper
         upper = max(lower, renyi * (1.0 + question.RDP_MARGIN))
-        question.warn_unreadable(np.array(lower), np.array(upper), stacklevel=5)
+        question.warn_unreadable(np.array(lower), np.array(upper))
         return lower, upper

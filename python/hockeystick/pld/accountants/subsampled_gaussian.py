@@ -609,7 +609,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         if method == "epsilon" and self.accuracy is not None:
             self.unmet = unmet_flags(lower, upper, self.accuracy, self.relative_accuracy)
         elif method == "epsilon" and self._from_question:
-            self.unmet = question.warn_unreadable(lower, upper, stacklevel=4)
+            self.unmet = question.warn_unreadable(lower, upper)
         return bound_result(lower, upper, bound, scalar)
 
     def _run_units(

@@ -28,6 +28,7 @@ import warnings
 
 import numpy as np
 
+from ...base.warning_site import outside_stacklevel
 from ..compose.fft import DEFAULT_TAIL
 from ..grid import constants
 from ..grid.grid_start import Point, StartGrid
@@ -94,7 +95,7 @@ def within_readable(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     return within_epsilon_tolerance(lower, upper, READABLE_ACCURACY, READABLE_RELATIVE_ACCURACY)
 
 
-def warn_unreadable(lower: np.ndarray, upper: np.ndarray, stacklevel: int) -> np.ndarray:
+def warn_unreadable(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """True where a default epsilon bracket is wider than max(``READABLE_ACCURACY``, ``READABLE_RELATIVE_ACCURACY``
     eps) or unbounded; where any is, one ``AccuracyNotMetWarning`` that names ``accuracy=``."""
     wide = ~within_readable(lower, upper)
@@ -105,7 +106,7 @@ def warn_unreadable(lower: np.ndarray, upper: np.ndarray, stacklevel: int) -> np
             "(certified, only wider): pass accuracy= (e.g. accuracy=1e-3) for a bracket refined to that width, "
             "or a smaller tail= where the upper side is inf",
             AccuracyNotMetWarning,
-            stacklevel=stacklevel,
+            stacklevel=outside_stacklevel(),  # the user's line that asked
         )
     return wide
 

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ...base.warning_site import outside_stacklevel
 from .bracket_width import within_epsilon_tolerance
 
 
@@ -34,6 +35,6 @@ def unmet_flags(lower: np.ndarray, upper: np.ndarray, accuracy: float, relative_
             f"{count} of {unmet.size} epsilon brackets are wider than {asked} (certified, but no grid within reach "
             "narrowed them further); the accountant's .unmet flags them",
             AccuracyNotMetWarning,
-            stacklevel=4,  # unmet_flags, the accountant's evaluation, its .epsilon, the caller
+            stacklevel=outside_stacklevel(),  # the user's line that asked
         )
     return unmet
