@@ -31,6 +31,7 @@ NAMESPACES = (
     "hockeystick",
     "hockeystick.training",
     "hockeystick.ledger",
+    "hockeystick.secagg",
     "hockeystick.calibrate",
     "hockeystick.pld",
     "hockeystick.rdp",
@@ -46,6 +47,7 @@ NAMESPACES = (
     "hockeystick.sweep",
     "hockeystick.simulate",
     "hockeystick.plots",
+    "hockeystick.cpp",
 )
 
 GENERATED = "api/generated"
