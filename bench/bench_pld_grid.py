@@ -11,7 +11,7 @@ G2  sigma and rounds calibration through PLD for arrays of targets (delta = 1e-5
     for 1000 targets end to end; (G2ab) sigma with and without the direction-by-direction search.
 G3  W2 (q = 0.01, sigma = 1, 10^4 rounds) certified bracket <= 1e-3 through accuracy=1e-3.
 G3b W3 (q = 0.001, sigma = 0.8, 10^5 rounds) the same.
-G4  is tests/core/test_embed_pld_example.py (C++ with FFTW vs the facade).
+G4  is tests/core/test_embed_pld_example.py (C++ with Eigen's FFT and with FFTW vs the facade).
 Short sizes run in CI (seconds) as smoke tests; each body checks its brackets.
 """
 
