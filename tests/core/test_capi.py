@@ -359,6 +359,9 @@ def test_pld_refusals_name_the_argument_and_the_rule(library):
         for count in (0, -3, 2**53 + 1):
             assert lib.hs_pld_self_compose(handle, count, ctypes.byref(composed)) == HS_INVALID_ARGUMENT
             assert library.last_error().startswith("count must be an integer with 1 <= count")
+        # the core's own refusal (a C++ exception inside) crosses the boundary as a status and its message
+        assert lib.hs_pld_self_compose(handle, 10**12, ctypes.byref(composed)) == HS_INVALID_ARGUMENT
+        assert "grid points" in library.last_error() and composed.value is None
         assert lib.hs_pld_epsilon_bracket(None, 1e-5, ctypes.byref(lower), ctypes.byref(upper)) == 1
         assert library.last_error().startswith("pld must not be NULL")
         assert lib.hs_pld_epsilon_bracket(handle, 1e-5, None, ctypes.byref(upper)) == 1
