@@ -172,8 +172,16 @@ def printed(library: Library, tmp_path_factory) -> dict[str, list[list[str]]]:
     flags = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic")
     _run(_c_compiler(), *flags, "-I", CAPI / "include", CAPI / "tests" / "capi_check.c", "-L", libdir,
          "-lhockeystick_c", f"-Wl,-rpath,{libdir}", "-o", exe)  # fmt: skip
+    output = _run(exe)
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    if cxx is not None:  # the header is C++ too (extern "C"): the same program compiled as C++ prints the same
+        cpp_exe = exe.with_name("capi_check_cpp")
+        _run(cxx, "-x", "c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-I", CAPI / "include",
+             CAPI / "tests" / "capi_check.c", "-x", "none", "-L", libdir, "-lhockeystick_c", f"-Wl,-rpath,{libdir}",
+             "-o", cpp_exe)  # fmt: skip
+        assert _run(cpp_exe) == output
     lines: dict[str, list[list[str]]] = {}
-    for line in _run(exe).splitlines():
+    for line in output.splitlines():
         key, *fields = line.split(" ", 1 if line.startswith("refused") else -1)
         lines.setdefault(key, []).append(fields if key != "refused" else fields[0].split(" ", 1))
     return lines
