@@ -277,6 +277,7 @@ def test_the_last_error_is_the_calling_threads_own(library):
     seen: dict[str, str] = {}
 
     def fail_then_read(name: str, call: tuple[object, ...]) -> None:
+        seen[f"{name} before"] = library.last_error()  # a new thread has no error yet
         library.refusal(*call)
         barrier.wait()  # both have failed before either reads
         library.value("hs_theta", 1.0, 1.0)  # a successful call leaves the message as it was
@@ -291,7 +292,12 @@ def test_the_last_error_is_the_calling_threads_own(library):
         t.start()
     for t in threads:
         t.join()
-    assert seen == {"r": "r must be >= 0, got -2", "delta": "delta must lie strictly between 0 and 1, got 2"}
+    assert seen == {
+        "r before": "",
+        "delta before": "",
+        "r": "r must be >= 0, got -2",
+        "delta": "delta must lie strictly between 0 and 1, got 2",
+    }
 
 
 def test_one_round_pld_brackets_are_the_packages_bit_for_bit(library):
