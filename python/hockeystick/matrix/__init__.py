@@ -9,17 +9,33 @@ sensitivity.py     the L2 sensitivity: exact where solved, a proved upper bound 
 round_off.py       the floating-point error bounds the sensitivity is widened by
 accountant.py      MatrixMechanism and DPFTRL: mu-GDP, zCDP, RDP and certified (eps, delta)
 amplification.py   AmplifiedBandedMF: banded C with cyclic Poisson sampling, certified through the subsampled Gaussian PLD
+sampling_laws.py   balls-in-bins, random allocation, b-min-sep, cyclic Poisson: the law of a record's projected shift
+realizable_lower.py  RealizableLowerSide: certified lower side under those schemes, a realizable pair projected to 1-D
+monte_carlo.py     BallsInBinsMonteCarlo: a Monte Carlo estimate with a (1 - beta) confidence bound, not a proof
 """
 
 from .accountant import DPFTRL, MatrixMechanism, noise_multiplier_for_zcdp
 from .amplification import AmplifiedBandedMF
+from .monte_carlo import BallsInBinsMonteCarlo, MonteCarloDelta, kl_upper_confidence
 from .participation import EveryRound, FixedEpochs, MinSeparation, Participation
+from .realizable_lower import RealizableLowerSide
+from .sampling_laws import (
+    BallsInBinsSampling,
+    BMinSepSampling,
+    CyclicPoissonSampling,
+    RandomAllocationSampling,
+    Sampling,
+)
 from .sensitivity import Sensitivity, l2_sensitivity
 from .strategies import BLT, Banded, DenseStrategy, Strategy, Tree
 
 __all__ = [
     "AmplifiedBandedMF",
     "BLT",
+    "BMinSepSampling",
+    "BallsInBinsMonteCarlo",
+    "BallsInBinsSampling",
+    "CyclicPoissonSampling",
     "Banded",
     "DPFTRL",
     "DenseStrategy",
@@ -27,10 +43,15 @@ __all__ = [
     "FixedEpochs",
     "MatrixMechanism",
     "MinSeparation",
+    "MonteCarloDelta",
     "Participation",
+    "RandomAllocationSampling",
+    "RealizableLowerSide",
+    "Sampling",
     "Sensitivity",
     "Strategy",
     "Tree",
+    "kl_upper_confidence",
     "l2_sensitivity",
     "noise_multiplier_for_zcdp",
 ]

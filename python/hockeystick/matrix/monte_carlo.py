@@ -1,0 +1,337 @@
+"""Monte Carlo estimate of delta(eps) for a non-negative matrix mechanism under balls-in-bins sampling, with an
+upper confidence bound that holds with a stated probability over the Monte Carlo draws.
+
+The dominating pair (Choquette-Choo, Ganesh, Haque, Steinke, Thakurta 2024, "Near exact privacy amplification
+for matrix mechanisms", arXiv:2410.06266, Sec. 3, Lemma 3.2 and Sec. 4): for C lower triangular with
+non-negative entries, n rounds, b bins (``BallsInBinsSampling(b)``: rounds t, t + b, ... for a uniform bin
+t) and noise multiplier z, the release under add or remove one record is dominated by
+
+    P = (1/b) sum_t N(mu_t, z^2 I),  Q = N(0, z^2 I),  mu_t = C 1_{t, t+b, ...},
+
+in both directions (P vs Q and Q vs P).  Its privacy loss is
+L(y) = logsumexp_t((<y, mu_t> - ||mu_t||^2 / 2) / z^2) - log b, and
+
+    delta(eps) = max(E_{y~P}[(1 - e^{eps - L(y)})_+], E_{y~Q}[(1 - e^{eps + L(y)})_+]),
+
+each an expectation of a quantity in [0, 1].  Each is estimated by the mean of N independent draws, and
+bounded above by the Chernoff-Hoeffding (Bernoulli KL) bound for a mean of [0, 1]-valued i.i.d. draws:
+with probability >= 1 - beta/2 over the draws, the expectation is at most
+
+    sup{m >= mean : N kl(mean || m) <= log(2 / beta)}
+
+(Hoeffding 1963, Thm 1: the [0, 1] mean's moment generating function is at most a Bernoulli's with the same
+mean); a union bound over the two directions gives "delta(eps) <= x with probability >= 1 - beta over the
+Monte Carlo draws".  This is a statistical statement, not a proof: an unlucky draw (probability <= beta)
+understates delta.  Beside it stand two bounds that hold without any probability: the lower side of a
+realizable pair (``RealizableLowerSide``) and the upper side without amplification (the worst bin's Gaussian
+mechanism, ``MatrixMechanism`` over ``FixedEpochs(b)``; by joint convexity of the hockey-stick divergence the
+mixture is below its worst component).
+
+Draws come from ``numpy.random.default_rng(seed)``: the same seed gives the same draws.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..base.validation import count, describe, epsilon_target, in_interval, positive_number
+from .accountant import MatrixMechanism
+from .participation import FixedEpochs
+from .realizable_lower import RealizableLowerSide
+from .round_off import gamma
+from .sampling_laws import BallsInBinsSampling
+from .sensitivity import l2_sensitivity
+from .strategies import DenseStrategy
+
+__all__ = ["BallsInBinsMonteCarlo", "MonteCarloDelta", "kl_upper_confidence"]
+
+_CHUNK = 4096  # draws per batch (memory: CHUNK x rounds doubles)
+
+
+def _bernoulli_kl(p: float, m: float) -> float:
+    """kl(p || m) of Bernoulli laws, 0 <= p <= m < 1."""
+    left = p * math.log(p / m) if p > 0.0 else 0.0
+    right = (1.0 - p) * (math.log1p(-p) - math.log1p(-m)) if p < 1.0 else 0.0
+    return left + right
+
+
+def kl_upper_confidence(mean: float, draws: int, beta: float) -> float:
+    r"""Upper confidence bound on the expectation of [0, 1]-valued i.i.d. draws from their mean.
+
+    .. math::
+
+        \bar m^+ = \sup\{m \ge \bar m : N\,\mathrm{kl}(\bar m \,\|\, m) \le \log(1/\beta)\},
+
+    so that the expectation is at most :math:`\bar m^+` with probability at least 1 - beta over the draws
+    (Hoeffding 1963, Theorem 1, in its Bernoulli-KL form; jax_privacy's Monte Carlo verification uses the
+    same bound, Chua et al. 2024, arXiv:2412.16802, Fact 4.2). Found by 200 bisection steps, returning the
+    upper end of the bracket.
+
+    Parameters
+    ----------
+    mean : float
+        The draws' mean, in [0, 1].
+    draws : int
+        N, a whole number >= 1.
+    beta : float
+        The failure probability, in (0, 1).
+
+    Returns
+    -------
+    float
+        The bound, in [mean, 1].
+
+    Raises
+    ------
+    ValueError
+        ``mean`` outside [0, 1]; ``draws`` not a whole number >= 1; ``beta`` outside (0, 1).
+
+    Examples
+    --------
+    >>> from hockeystick.matrix import kl_upper_confidence
+    >>> round(kl_upper_confidence(0.0, 1000, 0.05), 6)
+    0.002991
+    """
+    m = float(in_interval(mean, "mean", 0.0, 1.0, open_low=False, open_high=False))
+    n = count(draws, "draws")
+    b = float(in_interval(beta, "beta", 0.0, 1.0, open_low=True, open_high=True))
+    budget = math.log(1.0 / b) / n
+    if m >= 1.0:
+        return 1.0
+    low, high = m, 1.0
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        if mid >= 1.0 or _bernoulli_kl(m, mid) > budget:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+@dataclass(frozen=True)
+class MonteCarloDelta:
+    """One reading of delta(eps): a Monte Carlo estimate with its confidence bound, and two proved bounds.
+
+    Attributes
+    ----------
+    epsilon : float
+        eps.
+    estimate : float
+        The Monte Carlo estimate of delta(eps) (the larger direction's mean).
+    standard_error : float
+        The standard error of that mean.
+    confidence_bound : float
+        x such that delta(eps) <= x with probability >= 1 - beta over the Monte Carlo draws.
+    beta : float
+        The failure probability of ``confidence_bound``.
+    draws : int
+        The number of draws per direction.
+    seed : int or None
+        The seed of the draws.
+    certified_lower : float
+        A lower bound on delta(eps) that holds without any probability (``RealizableLowerSide``).
+    unamplified_upper : float
+        An upper bound on delta(eps) that holds without any probability: no amplification claimed.
+    """
+
+    epsilon: float
+    estimate: float
+    standard_error: float
+    confidence_bound: float
+    beta: float
+    draws: int
+    seed: int | None
+    certified_lower: float
+    unamplified_upper: float
+
+    def statement(self) -> str:
+        """The reading in words, saying which number is estimated and which are proved."""
+        return (
+            f"delta({self.epsilon:g}) <= {self.confidence_bound:.6g} with probability >= {1.0 - self.beta:g} over the "
+            f"Monte Carlo draws ({self.draws} per direction, seed {self.seed}); Monte Carlo estimate "
+            f"{self.estimate:.6g} (standard error {self.standard_error:.2g}); proved: "
+            f"{self.certified_lower:.6g} <= delta <= {self.unamplified_upper:.6g} (the upper side without amplification)"
+        )
+
+
+def _bins_means(c: np.ndarray, cycle_length: int) -> np.ndarray:
+    """mu_t = C 1_{t, t+b, ...} for each bin t < min(b, n), as rows."""
+    n = c.shape[1]
+    return np.array([c[:, t::cycle_length].sum(axis=1) for t in range(min(cycle_length, n))])
+
+
+class BallsInBinsMonteCarlo:
+    r"""Monte Carlo estimate of delta(eps) for a non-negative lower-triangular C under balls-in-bins sampling.
+
+    The release C x + z N(0, I), each record in one uniform bin t of b and taken in rounds t, t + b, ..., is
+    dominated under add or remove one record by P = (1/b) sum_t N(mu_t, z^2 I) against Q = N(0, z^2 I),
+    mu_t = C 1_{t, t+b, ...} (Choquette-Choo et al. 2024, arXiv:2410.06266, Sec. 3-4), so
+
+    .. math::
+
+        \delta(\varepsilon) = \max\big(\mathbb{E}_P[(1 - e^{\varepsilon - L})_+],\;
+            \mathbb{E}_Q[(1 - e^{\varepsilon + L})_+]\big), \qquad
+        L(y) = \log \frac{1}{b} \sum_t e^{(\langle y, \mu_t \rangle - \|\mu_t\|^2/2)/z^2}.
+
+    ``draws`` privacy-loss draws are taken per direction at construction (numpy ``default_rng(seed)``);
+    ``delta(epsilon, beta=...)`` gives their mean, and the bound x with "delta(eps) <= x with probability
+    >= 1 - beta over the Monte Carlo draws" (``kl_upper_confidence`` at beta / 2 per direction), beside the
+    lower side of a realizable pair (``RealizableLowerSide``) and the upper side without amplification,
+    both of which hold without any probability. The module docstring has the derivation.
+
+    Parameters
+    ----------
+    strategy : array_like
+        C, a square lower-triangular matrix with non-negative entries (n x n, one row and column per round).
+    noise_multiplier : float
+        z, finite and > 0, in units of the clip norm.
+    cycle_length : int
+        b, the number of bins (rounds per epoch), a whole number >= 1.
+    draws : int, default 100000
+        Draws per direction, a whole number >= 1.
+    seed : int, optional
+        The seed of ``numpy.random.default_rng`` (None: fresh entropy, not reproducible).
+
+    Raises
+    ------
+    ValueError
+        ``strategy`` not a square lower-triangular matrix of finite non-negative entries with a non-zero entry,
+        or above 2048 rounds; ``noise_multiplier`` not finite and > 0; ``cycle_length`` or ``draws`` not a
+        whole number >= 1.
+    ParameterTypeError
+        A numeric argument that is a string, bool or None.
+
+    References
+    ----------
+    Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2024, arXiv:2410.06266; Hoeffding 1963, Theorem 1;
+    Chua et al. 2024, arXiv:2412.16802, Fact 4.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick.matrix import BallsInBinsMonteCarlo
+    >>> run = BallsInBinsMonteCarlo(strategy=np.eye(4), noise_multiplier=1.0, cycle_length=2, draws=20000, seed=1)
+    >>> reading = run.delta(1.0, beta=1e-3)
+    >>> reading.certified_lower <= reading.estimate <= reading.confidence_bound
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        strategy: npt.ArrayLike,
+        noise_multiplier: float,
+        cycle_length: int,
+        draws: int = 100_000,
+        seed: int | None = None,
+    ) -> None:
+        chosen = DenseStrategy.named(strategy, "strategy")
+        c = chosen.c
+        n = c.shape[1]
+        if c.shape[0] != n or (np.triu(c, 1) != 0).any() or not chosen.nonnegative:
+            raise ValueError(
+                f"strategy must be a square lower-triangular matrix with non-negative entries, got shape {c.shape}"
+                f"{'' if chosen.nonnegative else ' with a negative entry'}: the balls-in-bins dominating pair "
+                "(Choquette-Choo et al. 2024) is proved for such C; for others use RealizableLowerSide (a certified "
+                "lower side) and DPFTRL (the upper side without amplification)"
+            )
+        self.noise_multiplier = positive_number(noise_multiplier, "noise_multiplier")
+        self.cycle_length = count(cycle_length, "cycle_length")
+        self.draws = count(draws, "draws")
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be a whole number or None, got {describe(seed)}")
+        self.seed = None if seed is None else int(seed)
+        self.strategy = c
+        self._means = _bins_means(c, self.cycle_length)
+        rng = np.random.default_rng(self.seed)
+        self._remove_losses = self._losses(rng, from_p=True)
+        self._add_losses = self._losses(rng, from_p=False)
+        self._lower = RealizableLowerSide(
+            strategy=c,
+            rounds=n,
+            noise_multiplier=self.noise_multiplier,
+            sampling=BallsInBinsSampling(self.cycle_length),
+        )
+        self._unamplified = MatrixMechanism(
+            sensitivity=l2_sensitivity(chosen, n, FixedEpochs(self.cycle_length)),
+            noise_multiplier=self.noise_multiplier,
+        )
+
+    def _log_ratio(self, y: np.ndarray) -> np.ndarray:
+        """L(y) for draws y (rows)."""
+        from scipy.special import logsumexp  # lazy: scipy loads at its first use
+
+        z2 = self.noise_multiplier**2
+        mu = self._means
+        terms = (y @ mu.T - 0.5 * (mu * mu).sum(axis=1)) / z2
+        # bins t >= n (b > n) take no round: their component is Q itself, of log ratio 0
+        empty = self.cycle_length - mu.shape[0]
+        if empty:
+            terms = np.concatenate([terms, np.zeros((y.shape[0], 1)) + math.log(empty)], axis=1)
+        return np.asarray(logsumexp(terms, axis=1) - math.log(self.cycle_length))
+
+    def _losses(self, rng: np.random.Generator, *, from_p: bool) -> np.ndarray:
+        """L(y) of ``draws`` draws y from P (``from_p``) or from Q."""
+        n = self.strategy.shape[1]
+        out = np.empty(self.draws)
+        for start in range(0, self.draws, _CHUNK):
+            size = min(_CHUNK, self.draws - start)
+            y = self.noise_multiplier * rng.standard_normal((size, n))
+            if from_p:
+                bins = rng.integers(0, self.cycle_length, size)
+                taken = bins < self._means.shape[0]
+                y[taken] += self._means[bins[taken]]
+            out[start : start + size] = self._log_ratio(y)
+        return out
+
+    def delta(self, epsilon: float, *, beta: float = 1e-3) -> MonteCarloDelta:
+        """A Monte Carlo reading of delta(eps) with its confidence bound, beside the two proved bounds.
+
+        Parameters
+        ----------
+        epsilon : float
+            eps, a finite number >= 0.
+        beta : float, default 1e-3
+            The probability, over the Monte Carlo draws, that ``confidence_bound`` fails; in (0, 1).
+
+        Returns
+        -------
+        MonteCarloDelta
+            The estimate, its standard error, the bound at 1 - beta, and the proved lower and upper sides.
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` not finite and >= 0; ``beta`` outside (0, 1).
+        """
+        eps = epsilon_target(epsilon)
+        b = float(in_interval(beta, "beta", 0.0, 1.0, open_low=True, open_high=True))
+        readings = []
+        for losses, sign in ((self._remove_losses, 1.0), (self._add_losses, -1.0)):
+            values = -np.expm1(np.minimum(eps - sign * losses, 0.0))
+            # the computed mean of N values in [0, 1] is within gamma_N of the exact one (Higham 2002, Lemma 3.1)
+            mean = min(float(values.mean()) * (1.0 + gamma(self.draws + 1)), 1.0)
+            error = float(values.std(ddof=1) / math.sqrt(self.draws)) if self.draws > 1 else math.inf
+            readings.append((mean, error, kl_upper_confidence(mean, self.draws, b / 2.0)))
+        estimate, error, _ = max(readings)
+        return MonteCarloDelta(
+            epsilon=eps,
+            estimate=estimate,
+            standard_error=error,
+            confidence_bound=max(r[2] for r in readings),
+            beta=b,
+            draws=self.draws,
+            seed=self.seed,
+            certified_lower=float(self._lower.delta(eps)),
+            unamplified_upper=float(self._unamplified.delta(eps)),
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"BallsInBinsMonteCarlo(rounds={self.strategy.shape[1]}, cycle_length={self.cycle_length}, "
+            f"noise_multiplier={self.noise_multiplier:g}, draws={self.draws}, seed={self.seed}): a Monte Carlo estimate"
+        )
