@@ -165,6 +165,13 @@ PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     # matrix mechanisms (hockeystick.matrix)
     "min_separation": st.integers(1, 40),
     "max_participations": st.integers(1, 10),
+    # secure aggregation (hockeystick.secagg)
+    "clip_norm": floats(0.1, 5),
+    "granularity": floats(1e-3, 1.0, log=True),
+    "dimension": st.integers(1, 10**4),
+    "local_sigma": floats(1e-3, 5, log=True),
+    "min_surviving_clients": st.integers(1, 500),
+    "beta": floats(0.0, 0.9),
 }
 EPSILON = domain(st.one_of(floats(0.0, 20.0), st.just(math.inf)))
 DELTA = domain(floats(1e-12, 0.9, log=True))
@@ -684,6 +691,11 @@ WALK_BASE: dict[str, Any] = dict(
     checkin_probability=0.5,
     slots=4,
     passes=3,
+    clip_norm=1.0,  # secure aggregation
+    granularity=0.1,
+    dimension=4,
+    local_sigma=0.5,
+    min_surviving_clients=4,
 )
 
 

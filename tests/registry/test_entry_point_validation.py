@@ -89,6 +89,11 @@ BASE = dict(
     client_sample_rate=0.01,  # RecordLevelFedAvg
     checkin_probability=0.5,  # RandomCheckIns
     slots=4,
+    clip_norm=1.0,  # the secure-aggregation accountants
+    granularity=0.1,
+    dimension=4,
+    local_sigma=0.5,
+    min_surviving_clients=4,
 )
 
 

@@ -172,3 +172,9 @@ def test_integer_sensitivity_refuses_by_name(kwargs, match):
 def test_rdp_curves_refuse_by_name(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize(("local_sigma", "granularity"), [(5e-324, 0.1), (1e308, 0.1), (0.5, 1e308)])
+def test_skellam_refuses_a_variance_past_the_doubles_naming_both_arguments(local_sigma, granularity):
+    with pytest.raises(ValueError, match="local_sigma / granularity = .* outside the finite positive doubles"):
+        DistributedSkellam(**{**RUN, "local_sigma": local_sigma, "granularity": granularity})

@@ -93,6 +93,23 @@ EXAMPLES = {
     "random_checkins": dict(
         noise_multiplier=1.0, checkin_probability=0.5, slots=4, passes=5, value_discretization_interval=1e-2
     ),
+    **{
+        name: dict(
+            clip_norm=1.0,
+            granularity=0.1,
+            dimension=16,
+            local_sigma=0.5,
+            min_surviving_clients=8,
+            rounds=5,
+            **({"sampling_rate": 0.2} if name.endswith("_observer") else {}),
+        )
+        for name in (
+            "distributed_discrete_gaussian",
+            "distributed_discrete_gaussian_observer",
+            "distributed_skellam",
+            "distributed_skellam_observer",
+        )
+    },
 }
 
 

@@ -326,6 +326,12 @@ TRAINING_FLAGS = {
     "checkin-probability": "random_checkins: a client's probability p of checking in during a pass",
     "slots": "random_checkins: the time slots m of a pass, each check-in to one chosen uniformly",
     "passes": "random_checkins: the passes R (default 1)",
+    "clip-norm": "secure aggregation: the L2 clip norm c of each client's update",
+    "granularity": "secure aggregation: gamma, the integer grid's step in the update's units",
+    "dimension": "secure aggregation: d, the coordinates rounded and noised (after the rotation's padding)",
+    "local-sigma": "secure aggregation: each client's noise in the update's units (the discrete Gaussian's sigma, or "
+    "the Skellam noise's standard deviation)",
+    "min-surviving-clients": "secure aggregation: n, the fewest clients whose noise is in a round's sum (dropout)",
     "tail": "Poisson sampling only: the mass cut from each step's privacy-loss tails, 1e-300 <= VALUE < 1e-3 (default: "
     "chosen from --delta and the steps; given, the PLD uses it as given)",
 }

@@ -91,7 +91,8 @@ def _log1p_of_sum_up(terms: np.ndarray, magnitudes: np.ndarray) -> np.ndarray:
 def _log_expm1(x: np.ndarray) -> np.ndarray:
     """log(e^x - 1) for x >= 0 (-inf at 0), within a few ulp absolute plus 4u |x|."""
     with np.errstate(divide="ignore"):
-        return np.where(x > 30.0, x + np.log1p(-np.exp(-x)), np.log(np.expm1(np.minimum(x, 30.0))))
+        value: np.ndarray = np.where(x > 30.0, x + np.log1p(-np.exp(-x)), np.log(np.expm1(np.minimum(x, 30.0))))
+    return value
 
 
 def _theorem6(chained: np.ndarray, alpha: int, q: float) -> np.ndarray:

@@ -314,6 +314,12 @@ class DistributedSkellam(_SecureAggregation):
     def round_rdp(self, orders: np.ndarray) -> np.ndarray:
         """One round's RDP curve at ``orders`` (Agarwal et al., Thm. 3.5, at V = n mu)."""
         variance = self.min_surviving_clients * self.integer_sigma**2
+        if not (0.0 < variance < math.inf):
+            raise ValueError(
+                f"local_sigma / granularity = {self.integer_sigma!r} gives the summed Skellam variance "
+                f"min_surviving_clients (local_sigma / granularity)^2 = {variance!r}, outside the finite positive "
+                "doubles: bring local_sigma and granularity closer in scale"
+            )
         return skellam_rdp(variance, self.sensitivity.l2, self.sensitivity.l1, orders)
 
     def noise_masses(self) -> Masses:

@@ -8,4 +8,5 @@ from . import training_runs as training_runs
 from . import matrix_mechanisms as matrix_mechanisms
 from . import isrl_silos as isrl_silos
 from . import leakage_calculators as leakage_calculators
+from . import secure_aggregation as secure_aggregation
 # isort: on
