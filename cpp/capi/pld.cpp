@@ -1,5 +1,6 @@
 // The C interface's privacy loss distributions: the Poisson-subsampled Gaussian discretized on both certified
-// sides, its composition over rounds through the core's FFT composition (FFTW as the backend), and the
+// sides, its composition over rounds through the core's FFT composition (the backend of cpp/backends/ chosen at
+// configure time: Eigen's FFT module by default, FFTW with HOCKEYSTICK_C_FFT_FFTW), and the
 // certified epsilon and delta brackets read from the composed PMFs (pld/reads/), the maximum over the
 // neighbouring directions (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).
 #include <hockeystick/hockeystick.hpp>
@@ -15,7 +16,16 @@
 #include <vector>
 
 #include "boundary.hpp"
+
+#ifdef HOCKEYSTICK_C_FFT_FFTW
 #include "fftw_backend.hpp"
+using CompositionFft = hockeystick::backends::FftwBackend;
+constexpr const char* kFftBackend = "fftw";
+#else
+#include "eigen_fft_backend.hpp"
+using CompositionFft = hockeystick::backends::EigenFftBackend;
+constexpr const char* kFftBackend = "eigen";
+#endif
 
 namespace pld = hockeystick::pld;
 using hockeystick_c::guarded;
@@ -56,7 +66,7 @@ std::vector<pld::ComposedPMF> composed(const Factors& f, std::int64_t rounds, bo
         views.push_back(pld::factor_view(side[d], pessimistic));
         items.push_back({{static_cast<std::int64_t>(d), rounds}});
     }
-    hockeystick_c::FftwBackend fft;
+    CompositionFft fft;
     // The pessimistic side is read through its spectrum where the composition keeps few live frequencies (no
     // inverse transform; pld/reads/spectral_profile.hpp), costed as one search per read, as the facade reads it.
     const std::vector<pld::SpectralReads> reads(pessimistic ? items.size() : 0, pld::SpectralReads{1, 0});
@@ -110,6 +120,8 @@ void require_handle(const hs_pld* p) {
 extern "C" {
 
 int hs_has_pld(void) { return 1; }
+
+const char* hs_fft_backend(void) { return kFftBackend; }
 
 hs_status hs_pld_subsampled_gaussian(double sigma, double sampling_rate, double value_discretization_interval,
                                      hs_pld** out) {

@@ -1,5 +1,6 @@
-// The C interface's PLD calls in a build without an FFT backend (FFTW not found at configure time): each
-// returns HS_UNAVAILABLE and says why, so a caller links and learns it at run time (hs_has_pld() is 0).
+// The C interface's PLD calls in a build without an FFT backend (none found at configure time, or
+// HOCKEYSTICK_C_FFT=none): each returns HS_UNAVAILABLE and says why, so a caller links and learns it at run time
+// (hs_has_pld() is 0, hs_fft_backend() is "").
 #include <string>
 
 #include "boundary.hpp"
@@ -9,7 +10,8 @@ namespace {
 hs_status unavailable(const char* call) {
     return hockeystick_c::fail(HS_UNAVAILABLE, std::string(call) +
                                                    " is not in this build: libhockeystick_c was configured without an "
-                                                   "FFT backend (FFTW's fftw3.h, fftw3 and fftw3l not found)");
+                                                   "FFT backend (rebuild it with Eigen's headers found, or with "
+                                                   "-DHOCKEYSTICK_C_FFT=fftw and FFTW's)");
 }
 
 }  // namespace
@@ -19,6 +21,8 @@ struct hs_pld {};
 extern "C" {
 
 int hs_has_pld(void) { return 0; }
+
+const char* hs_fft_backend(void) { return ""; }
 
 hs_status hs_pld_subsampled_gaussian(double, double, double, hs_pld**) {
     return unavailable("hs_pld_subsampled_gaussian");

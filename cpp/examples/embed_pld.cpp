@@ -1,10 +1,12 @@
-// Embedding the PLD composition without Python, with Eigen's FFT module (MPL-2.0) as the FFT backend:
-//   c++ -std=c++17 -O2 -ffp-contract=off -I cpp/include -I /usr/include/eigen3 cpp/examples/embed_pld.cpp -o embed_pld
+// Embedding the PLD composition without Python, with Eigen's FFT module (MPL-2.0) as the FFT backend
+// (cpp/backends/, the backends the C interface uses too):
+//   c++ -std=c++17 -O2 -ffp-contract=off -I cpp/include -I cpp/backends -I /usr/include/eigen3
+//       cpp/examples/embed_pld.cpp -o embed_pld
 // (Eigen from the system's package manager, e.g. apt-get install libeigen3-dev, or the index's cmeel-eigen; it is
 // not part of hockeystick), or with FFTW (GPL-2.0-or-later), whose long-double library also gives the composition
 // a long-double forward transform:
-//   c++ -std=c++17 -O2 -ffp-contract=off -I cpp/include -DHOCKEYSTICK_EXAMPLE_FFTW cpp/examples/embed_pld.cpp
-//       -lfftw3 -lfftw3l -o embed_pld
+//   c++ -std=c++17 -O2 -ffp-contract=off -I cpp/include -I cpp/backends -DHOCKEYSTICK_EXAMPLE_FFTW
+//       cpp/examples/embed_pld.cpp -lfftw3 -lfftw3l -o embed_pld
 // (apt-get install libfftw3-dev: the double and long-double libraries).  Prints the backend's name, then the
 // certified epsilon bracket of
 //   "poisson": 10^4 rounds of the Poisson-subsampled Gaussian (sigma 1, rate 0.01), delta 1e-5;
@@ -19,11 +21,11 @@
 
 #ifdef HOCKEYSTICK_EXAMPLE_FFTW
 #include "fftw_backend.hpp"
-using ExampleFft = FftwBackend;
+using ExampleFft = hockeystick::backends::FftwBackend;
 constexpr const char* kBackendName = "fftw";
 #else
 #include "eigen_fft_backend.hpp"
-using ExampleFft = EigenFftBackend;
+using ExampleFft = hockeystick::backends::EigenFftBackend;
 constexpr const char* kBackendName = "eigen";
 #endif
 

@@ -6,7 +6,7 @@
 //   forward_long n rows IN OUT  the same as forward in long double, by
 //   Eigen::FFT<long double> eigen_fft_probe offers_long                 prints
 //   the backend's offers_forward_long() (0 or 1)
-// forward and inverse are cpp/examples/eigen_fft_backend.hpp's; forward_long is
+// forward and inverse are cpp/backends/eigen_fft_backend.hpp's; forward_long is
 // Eigen's own long-double transform, which that backend does not offer.
 #include "eigen_fft_backend.hpp"
 
@@ -38,7 +38,7 @@ static void write(const char *path, const std::vector<T> &values) {
 }
 
 int main(int argc, char **argv) {
-  EigenFftBackend backend;
+  hockeystick::backends::EigenFftBackend backend;
   if (argc == 2 && std::strcmp(argv[1], "offers_long") == 0) {
     std::printf("%d\n", backend.offers_forward_long() ? 1 : 0);
     return 0;

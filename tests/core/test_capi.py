@@ -3,8 +3,10 @@ from Python through ctypes and from Rust (cpp/capi/tests/capi_check.rs, no crate
 
 theta, log theta, Q, log Q and theta's inverses are the Python package's bit for bit (the same kernels, the same
 facade steps); so is a one-round PLD's certified bracket (no transform: the same cells and reads).  A composed
-PLD's bracket goes through FFTW where the package uses scipy.fft, so the two agree within their charged round-off
-and both contain the exact value of a Gaussian composition (theta of the composed radius, paper 000 eq. 6).
+PLD's bracket goes through the library's FFT backend (cpp/backends/: Eigen's by default, FFTW with
+-DHOCKEYSTICK_C_FFT=fftw; each built and tested where installed) where the package uses scipy.fft, so the two
+agree within their charged round-off and both contain the exact value of a Gaussian composition (theta of the
+composed radius, paper 000 eq. 6).
 Refusals name the argument and the rule, and each thread keeps its own last error.
 """
 
@@ -30,6 +32,8 @@ CAPI = ROOT / "cpp" / "capi"
 pytestmark = pytest.mark.slow  # the module's fixture configures and compiles the library
 
 HS_OK, HS_INVALID_ARGUMENT, HS_UNAVAILABLE = 0, 1, 3
+# the FFT backends of the PLD calls -> the system package CI installs for each (.ci/run)
+BACKEND_PACKAGES = {"eigen": "libeigen3-dev", "fftw": "libfftw3-dev"}
 _D = ctypes.c_double
 _PD = ctypes.POINTER(ctypes.c_double)
 _PLD = ctypes.c_void_p
@@ -75,7 +79,7 @@ class Library:
     def __init__(self, path: Path) -> None:
         self.path = path
         lib = ctypes.CDLL(str(path))
-        for name in ("hs_version", "hs_last_error"):
+        for name in ("hs_version", "hs_last_error", "hs_fft_backend"):
             getattr(lib, name).restype = ctypes.c_char_p
             getattr(lib, name).argtypes = []
         lib.hs_has_pld.restype = ctypes.c_int
@@ -95,6 +99,9 @@ class Library:
 
     def last_error(self) -> str:
         return self.lib.hs_last_error().decode()
+
+    def fft_backend(self) -> str:
+        return self.lib.hs_fft_backend().decode()
 
     def value(self, name: str, *args: float) -> float:
         """The call's output; an AssertionError with the library's message when it fails."""
@@ -127,25 +134,48 @@ class Library:
         return lower.value, upper.value
 
 
-@pytest.fixture(scope="module")
-def library(tmp_path_factory) -> Library:
-    lib = Library(_build(tmp_path_factory.mktemp("capi") / "build"))
+def _backend_found(lib: Library, backend: str) -> bool:
+    """Whether the library was built with its PLD calls on ``backend``; under CI, which installs every backend, it
+    must have been."""
     if not lib.lib.hs_has_pld():
         if os.environ.get("CI"):
-            pytest.fail("CI installs libfftw3-dev (.ci/run): the C interface must have its PLD calls")
+            pytest.fail(f"CI installs {BACKEND_PACKAGES[backend]} (.ci/run): the C interface must have its PLD calls")
+        assert lib.fft_backend() == ""
+        return False
+    assert lib.fft_backend() == backend
+    return True
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory) -> Library:
+    """The library as configured by default: Eigen's FFT (MPL-2.0) where its headers are found."""
+    lib = Library(_build(tmp_path_factory.mktemp("capi") / "build"))
+    _backend_found(lib, "eigen")
+    return lib
+
+
+@pytest.fixture(scope="module", params=sorted(BACKEND_PACKAGES))
+def pld_library(request, tmp_path_factory) -> Library:
+    """The library with each FFT backend: the default build (Eigen), and one with -DHOCKEYSTICK_C_FFT=fftw."""
+    if request.param == "eigen":
+        lib = cast("Library", request.getfixturevalue("library"))
+    else:
+        lib = Library(_build(tmp_path_factory.mktemp(f"capi_{request.param}") / "build", "-DHOCKEYSTICK_C_FFT=fftw"))
+    if not _backend_found(lib, request.param):
+        pytest.skip(f"{request.param} is absent: install {BACKEND_PACKAGES[request.param]} for the PLD calls with it")
     return lib
 
 
 def _needs_pld(library: Library) -> None:
     if not library.lib.hs_has_pld():
-        pytest.skip("libhockeystick_c was built without the PLD calls: install libfftw3-dev (FFTW) for them")
+        pytest.skip("libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them")
 
 
 def _python_bracket(
     sigma: float, q: float, rounds: int, h: float, delta: float
 ) -> tuple[pld.PrivacyLossDistribution, tuple[float, float], float]:
     """The package's certified epsilon bracket, and the tolerance for the C one: how far epsilon moves when delta
-    moves by both sides' round-off charges (FFTW's and scipy's transforms differ by at most those)."""
+    moves by both sides' round-off charges (the library's and scipy's transforms differ by at most those)."""
     dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(rounds)
     charge = max(pmf.total_error for side in (True, False) for pmf in dist.composed(side))
     assert charge > 0  # the composition is numerical, and charged
@@ -166,7 +196,9 @@ def _check_composed_bracket(lower: float, upper: float, python: tuple[float, flo
 
 
 @pytest.fixture(scope="module")
-def printed(library: Library, tmp_path_factory) -> dict[str, list[list[str]]]:
+def printed(pld_library: Library, tmp_path_factory) -> dict[str, list[list[str]]]:
+    """What cpp/capi/tests/capi_check.c prints, linked to the library with each FFT backend."""
+    library = pld_library
     exe = tmp_path_factory.mktemp("capi_c") / "capi_check"
     libdir = library.path.parent
     flags = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic")
@@ -205,8 +237,8 @@ def test_c_program_gets_the_packages_version_and_kernels_bit_for_bit(printed):
     assert int(status) == HS_INVALID_ARGUMENT and message == "delta must lie strictly between 0 and 1, got 1.5"
 
 
-def test_c_program_brackets_agree_with_the_package_and_contain_the_exact_value(library, printed):
-    _needs_pld(library)
+def test_c_program_brackets_agree_with_the_package_and_contain_the_exact_value(pld_library, printed):
+    assert printed["backend"] == [[pld_library.fft_backend()]]  # the header's hs_fft_backend, called from C
     brackets = {fields[0]: fields[1:] for fields in printed["bracket"]}
     deltas = {fields[0]: fields[1:] for fields in printed["delta_bracket"]}
     assert set(brackets) == set(deltas) == {"poisson", "gaussian"}
@@ -300,9 +332,9 @@ def test_the_last_error_is_the_calling_threads_own(library):
     }
 
 
-def test_one_round_pld_brackets_are_the_packages_bit_for_bit(library):
+def test_one_round_pld_brackets_are_the_packages_bit_for_bit(pld_library):
     """A mechanism as discretized (one round: no transform) reads the same cells the same way as the package."""
-    _needs_pld(library)
+    library = pld_library
     for sigma, q, h in [(1.0, 0.1, 1e-4), (0.7, 1.0, 1e-3), (2.0, 0.01, 1e-3)]:
         handle = library.subsampled_gaussian(sigma, q, h)
         python = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
@@ -315,9 +347,10 @@ def test_one_round_pld_brackets_are_the_packages_bit_for_bit(library):
             library.lib.hs_pld_free(handle)
 
 
-def test_composed_pld_from_two_threads_is_the_sequential_one(library):
-    """FFTW's planner is locked: compositions made on two threads at once give what one thread gives."""
-    _needs_pld(library)
+def test_composed_pld_from_two_threads_is_the_sequential_one(pld_library):
+    """Compositions made on two threads at once give what one thread gives: Eigen's backend shares nothing between
+    calls, and FFTW's makes and destroys its plans under one lock (its planner is not thread-safe)."""
+    library = pld_library
     settings = [(1.0, 0.05, 400, 1e-3), (0.8, 0.02, 1000, 1e-3)]
 
     def bracket(sigma: float, q: float, rounds: int, h: float) -> tuple[float, float]:
@@ -385,9 +418,9 @@ def test_pld_refusals_name_the_argument_and_the_rule(library):
     lib.hs_pld_free(None)  # allowed, does nothing
 
 
-def test_without_fftw_the_pld_calls_say_they_are_unavailable(tmp_path):
-    library = Library(_build(tmp_path / "build", "-DHOCKEYSTICK_C_FFTW=OFF"))
-    assert library.lib.hs_has_pld() == 0
+def test_without_a_backend_the_pld_calls_say_they_are_unavailable(tmp_path):
+    library = Library(_build(tmp_path / "build", "-DHOCKEYSTICK_C_FFT=none"))
+    assert library.lib.hs_has_pld() == 0 and library.fft_backend() == ""
     assert library.value("hs_theta", 1.0, 1.0) == hs.theta(1.0, 1.0)  # the kernels are there
     out = _PLD()
     assert library.lib.hs_pld_subsampled_gaussian(1.0, 0.1, 1e-4, ctypes.byref(out)) == HS_UNAVAILABLE

@@ -1,10 +1,10 @@
-"""cpp/examples/eigen_fft_backend.hpp, the PLD example's default FFT backend (Eigen's FFT module, MPL-2.0), holds
-the error model of pld/compose/fft_backend.hpp: forward and inverse, at one length of every ``fft_length`` family,
-every output within 8 u ceil(log2 n) times the input's l1 norm and the error vector within 8 u ceil(log2 n) times
-the exact output's Euclidean norm (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., 2002,
-Thm 24.2), against scipy's long-double transforms (pocketfft, long-double twiddles) as the reference.  And it
-offers no long-double forward transform, because Eigen's own misses the long-double model (its twiddles are
-computed in double): measured here, so that the day Eigen's does not, this test says so."""
+"""cpp/backends/eigen_fft_backend.hpp, the default FFT backend (Eigen's FFT module, MPL-2.0) of the C interface and
+the PLD example, holds the error model of pld/compose/fft_backend.hpp: forward and inverse, at one length of every
+``fft_length`` family, every output within 8 u ceil(log2 n) times the input's l1 norm and the error vector within
+8 u ceil(log2 n) times the exact output's Euclidean norm (Higham, Accuracy and Stability of Numerical Algorithms,
+2nd ed., 2002, Thm 24.2), against scipy's long-double transforms (pocketfft, long-double twiddles) as the
+reference.  And it offers no long-double forward transform, because Eigen's own misses the long-double model (its
+twiddles are computed in double): measured here, so that the day Eigen's does not, this test says so."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def probe(tmp_path_factory) -> Path:
         pytest.skip("no C++ compiler on this machine")
     exe = tmp_path_factory.mktemp("eigen_fft") / "eigen_fft_probe"
     flags = ["-std=c++17", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror", *_eigen_include(cxx)]
-    includes = ["-I", str(ROOT / "cpp" / "include"), "-I", str(ROOT / "cpp" / "examples")]
+    includes = ["-I", str(ROOT / "cpp" / "include"), "-I", str(ROOT / "cpp" / "backends")]
     subprocess.run([cxx, *flags, *includes, str(Path(__file__).with_name("eigen_fft_probe.cpp")), "-o", str(exe)],
                    check=True)  # fmt: skip
     return exe

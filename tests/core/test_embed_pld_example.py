@@ -71,6 +71,8 @@ def printed(request, tmp_path_factory) -> dict[str, list[str]]:
             "-Wno-unknown-pragmas",
             "-I",
             str(ROOT / "cpp" / "include"),
+            "-I",
+            str(ROOT / "cpp" / "backends"),
             str(ROOT / "cpp" / "examples" / "embed_pld.cpp"),
             *flags,
             "-o",

@@ -3,7 +3,8 @@
  *   cc -std=c99 -I cpp/capi/include cpp/capi/tests/capi_check.c -L <dir> -lhockeystick_c -o capi_check
  * Lines: "version V"; "theta r eps theta log_theta"; "tail x Q log_Q"; "inverse r eps delta theta_epsilon
  * theta_radius sigma"; "refused status message" for a bad argument; and where the library has the PLD calls,
- * "bracket name sigma q rounds h delta lower upper" and "delta_bracket name eps lower upper". */
+ * "backend name" (its FFT backend), "bracket name sigma q rounds h delta lower upper" and "delta_bracket name eps
+ * lower upper". */
 #include <hockeystick/hockeystick.h>
 
 #include <stdio.h>
@@ -80,6 +81,7 @@ int main(void) {
     print_inverses();
     print_refusal();
     if (hs_has_pld()) {
+        printf("backend %s\n", hs_fft_backend());
         print_brackets("poisson", 1.0, 0.01, 10000, 1e-4, 1e-5, 6.0);
         print_brackets("gaussian", 10.0, 1.0, 100, 1e-3, 1e-5, 2.0);
     }

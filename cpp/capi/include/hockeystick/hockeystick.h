@@ -49,6 +49,11 @@ HS_API const char* hs_last_error(void);
 /* 1 when this build has the PLD calls (an FFT backend was found at configure time), else 0. */
 HS_API int hs_has_pld(void);
 
+/* The FFT backend the PLD compositions use, a static string: "eigen" (Eigen's FFT module, MPL-2.0: the default),
+ * "fftw" (FFTW, GPL-2.0-or-later: a library built with it is distributed under the GPL's terms), or "" in a
+ * build without the PLD calls. */
+HS_API const char* hs_fft_backend(void);
+
 /* ---- The Gaussian mechanism's hockey-stick divergence (paper 000, eq. 6) ---- */
 
 /* Q(x) = P(N(0, 1) > x), x not NaN. */

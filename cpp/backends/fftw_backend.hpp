@@ -1,9 +1,14 @@
 // The PLD composition's FFT backend (pld/compose/fft_backend.hpp) on FFTW's batched r2c / c2r plans, with FFTW's
-// long-double library for the optional long-double forward transform.  FFTW is GPL-2.0-or-later: a library
-// built with it is distributed under the GPL's terms (docs/embedding.md).
+// long-double library for the optional long-double forward transform: the option of libhockeystick_c
+// (-DHOCKEYSTICK_C_FFT=fftw) and of cpp/examples/embed_pld.cpp (-DHOCKEYSTICK_EXAMPLE_FFTW), linked with
+// -lfftw3 -lfftw3l.  FFTW is GPL-2.0-or-later: a program or library linked with it is distributed under the GPL's
+// terms (docs/embedding.md); it comes from the system's package manager (apt-get install libfftw3-dev: the double
+// and long-double libraries) and is not part of hockeystick.
 //
-// FFTW's planner is not thread-safe (only fftw_execute is): every plan is made and destroyed under one lock,
-// so C callers on several threads may compose at once.
+// Thread safety: FFTW's planner keeps global state (its twiddle tables, wisdom) and only fftw_execute is
+// thread-safe, so every plan is made and destroyed under one lock; callers on several threads (the C interface's,
+// each composing its own PLD) may then compose at once.  The lock guards this backend's planner calls only: a
+// program that also plans with FFTW elsewhere must serialize those calls with these itself.
 #pragma once
 
 #include <hockeystick/pld/compose/fft_backend.hpp>
@@ -18,7 +23,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace hockeystick_c {
+namespace hockeystick::backends {
 
 inline std::mutex& fftw_planner_lock() {
     static std::mutex lock;
@@ -26,7 +31,7 @@ inline std::mutex& fftw_planner_lock() {
 }
 
 // FFTW returns no plan for a transform it cannot make (a length beyond int, memory).
-inline void planned(bool made) {
+inline void fftw_planned(bool made) {
     if (!made) throw std::runtime_error("FFTW made no plan for the composition's transform");
 }
 
@@ -41,7 +46,7 @@ class FftwBackend final : public hockeystick::pld::RealFftBackend {
             plan = fftw_plan_many_dft_r2c(1, &len, static_cast<int>(rows), const_cast<double*>(in), nullptr, 1, len,
                                           reinterpret_cast<fftw_complex*>(out), nullptr, 1, bins, FFTW_ESTIMATE);
         }
-        planned(plan != nullptr);
+        fftw_planned(plan != nullptr);
         fftw_execute(plan);
         std::lock_guard<std::mutex> guard(fftw_planner_lock());
         fftw_destroy_plan(plan);
@@ -55,7 +60,7 @@ class FftwBackend final : public hockeystick::pld::RealFftBackend {
             plan = fftw_plan_many_dft_c2r(1, &len, static_cast<int>(rows), reinterpret_cast<fftw_complex*>(in), nullptr,
                                           1, bins, out, nullptr, 1, len, FFTW_ESTIMATE);
         }
-        planned(plan != nullptr);
+        fftw_planned(plan != nullptr);
         fftw_execute(plan);
         {
             std::lock_guard<std::mutex> guard(fftw_planner_lock());
@@ -67,7 +72,8 @@ class FftwBackend final : public hockeystick::pld::RealFftBackend {
 
     // FFTW's long-double library computes its trigonometry and butterflies in long double: the model of
     // pld/compose/fft_backend.hpp with u_L, offered where long double has a 64-bit significand; it runs on the
-    // calling thread (the x87 precision control is per thread).
+    // calling thread (the x87 precision control is per thread).  FFTW shares twiddle tables between plans, so the
+    // plan-cache limit of pld/compose/fft_backend.hpp applies to it too.
     bool offers_forward_long() const override { return hockeystick::pld::kLongPower; }
 
     void forward_long(std::int64_t rows, std::int64_t n, const long double* in, std::int64_t keep,
@@ -81,7 +87,7 @@ class FftwBackend final : public hockeystick::pld::RealFftBackend {
                                            len, reinterpret_cast<fftwl_complex*>(whole.data()), nullptr, 1, bins,
                                            FFTW_ESTIMATE);
         }
-        planned(plan != nullptr);
+        fftw_planned(plan != nullptr);
         fftwl_execute(plan);
         {
             std::lock_guard<std::mutex> guard(fftw_planner_lock());
@@ -92,4 +98,4 @@ class FftwBackend final : public hockeystick::pld::RealFftBackend {
     }
 };
 
-}  // namespace hockeystick_c
+}  // namespace hockeystick::backends

@@ -1,6 +1,7 @@
 // The PLD composition's FFT backend (pld/compose/fft_backend.hpp) on Eigen's FFT module, the default of
-// cpp/examples/embed_pld.cpp.  Eigen is MPL-2.0 and header-only, from a package (Debian's libeigen3-dev, the
-// index's cmeel-eigen); its FFT module (unsupported/Eigen/FFT) runs kissfft's mixed-radix transforms (radix 2,
+// libhockeystick_c (cpp/capi) and of cpp/examples/embed_pld.cpp.  Eigen is MPL-2.0 and header-only, from a
+// package (Debian's libeigen3-dev, the index's cmeel-eigen): a program built with it stays under its own licence,
+// MPL-2.0 asking only that changes to Eigen's own files stay open.  Its FFT module (unsupported/Eigen/FFT) runs kissfft's mixed-radix transforms (radix 2,
 // 3, 4 and 5: every length fft_length gives is 5-smooth) and, for a length divisible by 4, a real transform as a
 // complex one of half the length and one more twiddle pass.
 //
@@ -13,7 +14,8 @@
 // twiddle errors of about u = 2^-53, not u_L = 2^-64, and misses the long-double model (the same test measures
 // it); the composition then computes the bins many rounds amplify by direct sums (pld/compose/direct_spectrum.hpp).
 //
-// Thread safety: an Eigen::FFT object keeps its plans and scratch buffers, so each call makes its own.
+// Thread safety: an Eigen::FFT object keeps its plans and scratch buffers, so each call makes its own; nothing is
+// shared between calls, so threads compose at once without a lock.
 #pragma once
 
 #include <hockeystick/pld/compose/fft_backend.hpp>
@@ -22,6 +24,8 @@
 
 #include <complex>
 #include <cstdint>
+
+namespace hockeystick::backends {
 
 class EigenFftBackend final : public hockeystick::pld::RealFftBackend {
   public:
@@ -38,3 +42,5 @@ class EigenFftBackend final : public hockeystick::pld::RealFftBackend {
         for (std::int64_t r = 0; r < rows; ++r) fft.inv(out + r * n, in + r * bins, n);
     }
 };
+
+}  // namespace hockeystick::backends
