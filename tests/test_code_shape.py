@@ -26,8 +26,14 @@ import hockeystick
 
 PACKAGE = Path(hockeystick.__file__).parent
 ROOT = Path(__file__).resolve().parent.parent
+# the library's C++: the header-only core, the bindings, the C interface and the FFT backends
 CPP_SOURCES = sorted(
-    [*(ROOT / "cpp" / "include" / "hockeystick").rglob("*.hpp"), *(ROOT / "cpp" / "bindings").glob("*.cpp")]
+    [
+        *(ROOT / "cpp" / "include" / "hockeystick").rglob("*.hpp"),
+        *(ROOT / "cpp" / "bindings").glob("*.cpp"),
+        *(ROOT / "cpp" / "capi").glob("*.[ch]pp"),
+        *(ROOT / "cpp" / "backends").glob("*.hpp"),
+    ]
 )
 
 CLASS_LIMIT = 300
