@@ -11,7 +11,8 @@
 // rows stored one after the other (row r of the real side at r n, of the spectrum at
 // r (n/2 + 1)).  These are numpy/scipy's rfft and irfft along the last axis, and FFTW's
 // r2c / c2r plans with the c2r output divided by n.  The Python facade plugs in scipy.fft
-// (cpp/bindings/register_pld_compose.cpp); cpp/examples/embed_pld.cpp plugs in FFTW.
+// (cpp/bindings/register_pld_compose.cpp); the C interface (cpp/capi) and cpp/examples/embed_pld.cpp plug in
+// Eigen's FFT module or FFTW (cpp/backends/, outside the dependency-free core).
 //
 // Error model the composition charges (pld/compose/compose.hpp): every output entry of either
 // transform is a linear form of the input with unit-modulus weights computed by at most
