@@ -1,4 +1,4 @@
-"""poisson_subsampled_rdp: Zhu & Wang 2019, Thm. 6 and joint convexity, against 50 digits and against the truth."""
+"""poisson_subsampled_rdp: Zhu & Wang 2019's general bound and convexity, against 50 digits and against the truth."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ ORDERS = np.arange(2.0, 65.0)
 
 
 def _reference(curve: np.ndarray, orders: np.ndarray, q: float) -> list[mpmath.mpf]:
-    """min(Thm. 6, joint convexity) at 50 digits, the curve's values taken as exact."""
+    """min(Zhu & Wang's general bound, convexity) at 50 digits, the curve's values taken as exact."""
     out = []
     with mpmath.workdps(50):
         q_ = mpmath.mpf(q)
@@ -49,7 +49,7 @@ def test_never_below_the_exact_subsampled_gaussian(q, sigma):
     ours = poisson_subsampled_rdp(gaussian_rdp(sigma, orders), orders, q)
     exact = subsampled_gaussian_rdp(sigma, q, orders)
     assert (ours >= exact).all()
-    # at order 2 Thm. 6 is the Gaussian's exact A_2 = 1 - q^2 + q^2 e^{1/sigma^2}: the bound is used, not the
+    # at order 2 Zhu & Wang's bound is the Gaussian's exact A_2 = 1 - q^2 + q^2 e^{1/sigma^2}: the bound is used, not the
     # convexity one
     assert ours[0] <= exact[0] * (1 + 1e-9) + 1e-300
 

@@ -106,3 +106,27 @@ def test_the_observer_bound_falls_with_the_rate(cls, q):
     at_q = cls(**run, sampling_rate=q).epsilon(1e-6, against="observer")
     at_more = cls(**run, sampling_rate=min(1.0, 1.5 * q)).epsilon(1e-6, against="observer")
     assert at_q <= at_more <= cls(**run).epsilon(1e-6)
+
+
+# google-research/federated distributed_dp/accounting_utils.py (commit 5e27a86323a35c2018fb97fbbe755c7ade9370ab, as in
+# test_secagg_rdp_bounds.py), run at development time with its RDP calls served by dp_accounting:
+# ddgauss_epsilon(gamma, local_stddev, 1000, 1.0, e^{-1/2}, 10^6, q, 2000, 1e-6) at the cross-device example's
+# (gamma, local_stddev), q = 1 and q = 1e-3 (its sampled curve: the same general bound of Zhu & Wang, orders 2..128
+# and 256, each order's minimum with the unsampled curve)
+CROSS_DEVICE = dict(granularity=0.00034073954964729036, local_sigma=0.8178681542682358)
+ACCOUNTING_UTILS = {1.0: 10.011239003271271, 1e-3: 0.06490406731010345}
+
+
+def test_the_cross_device_example_never_above_accounting_utils():
+    acc = DistributedDiscreteGaussian(
+        clip_norm=1.0,
+        dimension=10**6,
+        min_surviving_clients=1000,
+        rounds=2000,
+        beta=float(np.exp(-0.5)),
+        sampling_rate=1e-3,
+        **CROSS_DEVICE,
+    )
+    server, observer = acc.epsilon(1e-6), acc.epsilon(1e-6, against="observer")
+    assert server <= ACCOUNTING_UTILS[1.0] and observer <= ACCOUNTING_UTILS[1e-3]
+    assert observer >= 0.9 * ACCOUNTING_UTILS[1e-3]  # the same bound: ours gains only the tight conversion

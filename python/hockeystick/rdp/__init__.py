@@ -3,7 +3,7 @@
 * ``gaussian_rdp``, ``subsampled_gaussian_rdp``: RDP curves at integer and fractional orders (log space).
 * ``compose_rdp``: RDP adds over composition.
 * ``poisson_subsampled_rdp``: any mechanism's RDP curve run on a Poisson subsample, an upper bound (Zhu &
-  Wang 2019, Thm. 6, and joint convexity; ``poisson_subsampled``).
+  Wang 2019's general bound, and convexity; ``poisson_subsampled``).
 * ``rdp_to_epsilon`` / ``rdp_to_delta``: classic (Mironov 2017) or tight (Balle et al. 2020 /
   Canonne et al. 2020) conversion.
 * ``zcdp_to_epsilon`` / ``zcdp_to_delta``: (xi, rho)-zCDP to (eps, delta), certified upper bounds at the

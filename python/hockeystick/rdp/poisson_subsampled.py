@@ -7,8 +7,10 @@ sampling, add/remove of one element: the element's data present or absent; equal
 replaced by a null contribution that changes nothing) releases A = (1 - q) Q + q P against Q.  Two bounds
 hold for both D_alpha(A || Q) and D_alpha(Q || A):
 
-* Zhu & Wang 2019 ("Poisson subsampled Renyi differential privacy", ICML), Thm. 6 (the general upper bound),
-  at integer orders alpha >= 2 given eps at every integer 2 .. alpha:
+* Zhu & Wang 2019 ("Poisson subsampled Renyi differential privacy", ICML), the general upper bound, at
+  integer orders alpha >= 2 given eps at every integer 2 .. alpha (Thm. 5 of the PMLR 97 text as
+  google-research/federated's ``accounting_utils._compute_rdp_subsampled`` cites it; autodp, the authors' code,
+  evaluates the same bound; its number was not read from the paper's own text):
 
   .. math::
 
@@ -17,9 +19,9 @@ hold for both D_alpha(A || Q) and D_alpha(Q || A):
           + 3 \sum_{\ell=3}^{\alpha} \binom{\alpha}{\ell} (1-q)^{\alpha-\ell} q^\ell e^{(\ell-1)\varepsilon(\ell)}\Bigr).
 
   At q = 1 it is eps(2) at alpha = 2 and eps(alpha) + log(3) / (alpha - 1) above.
-* Joint convexity, at every order alpha > 1: (a, b) -> a^alpha b^(1 - alpha) is jointly convex, so
-  E_Q[(dA/dQ)^alpha] <= (1 - q) + q e^{(alpha - 1) eps(alpha)} and likewise for D_alpha(Q || A)
-  (van Erven & Harremoës 2014, "Rényi divergence and Kullback-Leibler divergence", Thm. 13):
+* Convexity, at every order alpha > 1: sum_x A(x)^alpha Q(x)^(1 - alpha) is convex in A (t -> t^alpha is),
+  and sum_x Q(x)^alpha A(x)^(1 - alpha) too (t -> t^(1 - alpha) is), so at A = (1 - q) Q + q P each is at most
+  (1 - q) + q e^{(alpha - 1) eps(alpha)}:
 
   .. math::
 
@@ -29,8 +31,8 @@ hold for both D_alpha(A || Q) and D_alpha(Q || A):
   equal to eps(alpha) at q = 1.
 
 The curve returned is the smaller of the two at each order (the second alone where the orders hold no
-integer chain 2 .. alpha).  Both are log(1 + S) with S a sum of non-negative terms (Thm. 6's first term is
-taken out by the binomial theorem, ``_theorem6``), evaluated as log1p of a stable log-sum-exp (the largest
+integer chain 2 .. alpha).  Both are log(1 + S) with S a sum of non-negative terms (the first term is
+taken out by the binomial theorem, ``_general_bound``), evaluated as log1p of a stable log-sum-exp (the largest
 term factored out), so that the result stays accurate relative to its size however small q is.  Every log
 term carries a few roundings of its parts and the sum (K + 4) u, charged as an absolute addition to log S
 (it moves log(1 + S) by no more); the result is then rounded up (``pure_dp.round_up``).
@@ -95,8 +97,8 @@ def _log_expm1(x: np.ndarray) -> np.ndarray:
     return value
 
 
-def _theorem6(chained: np.ndarray, alpha: int, q: float) -> np.ndarray:
-    """Zhu & Wang 2019, Thm. 6 at the integer order alpha (module docstring), rounded up.
+def _general_bound(chained: np.ndarray, alpha: int, q: float) -> np.ndarray:
+    """Zhu & Wang 2019's general upper bound at the integer order alpha (module docstring), rounded up.
 
     ``chained[..., j]`` is eps(2 + j), at least up to eps(alpha).  The binomial theorem takes the first
     term's 1 out: the bracket is 1 + sum_{l=2}^{alpha} C(alpha, l) q^l (1 - q)^{alpha - l} (w_l
@@ -141,8 +143,8 @@ def _integer_chain(alpha: np.ndarray) -> dict[int, int]:
 def poisson_subsampled_rdp(rdp: npt.ArrayLike, orders: npt.ArrayLike, sampling_rate: float) -> np.ndarray:
     r"""An upper bound on the RDP curve of a mechanism run on a Poisson subsample at rate q (module docstring).
 
-    The smaller, order by order, of Zhu & Wang 2019, Thm. 6 (integer orders alpha >= 2 whose integers
-    2 .. alpha are all among ``orders``) and the joint-convexity bound
+    The smaller, order by order, of Zhu & Wang 2019's general upper bound (integer orders alpha >= 2 whose integers
+    2 .. alpha are all among ``orders``) and the convexity bound
     log(1 - q + q e^{(alpha - 1) eps(alpha)}) / (alpha - 1) (every order), rounded up.
 
     Parameters
@@ -169,7 +171,7 @@ def poisson_subsampled_rdp(rdp: npt.ArrayLike, orders: npt.ArrayLike, sampling_r
 
     References
     ----------
-    Zhu & Wang 2019, Thm. 6; van Erven & Harremoës 2014, Thm. 13.
+    Zhu & Wang 2019 (the general upper bound).
 
     Examples
     --------
@@ -194,5 +196,5 @@ def poisson_subsampled_rdp(rdp: npt.ArrayLike, orders: npt.ArrayLike, sampling_r
     if chain:
         chained = eps[..., list(chain.values())]
         for order, col in chain.items():
-            result[..., col] = np.minimum(result[..., col], _theorem6(chained, order, q))
+            result[..., col] = np.minimum(result[..., col], _general_bound(chained, order, q))
     return result

@@ -27,8 +27,8 @@ probability q).  Whom a number protects against decides which one holds (``again
   is what is reported.
 * ``against="observer"``: someone who sees the released sums (or models) but not the cohorts.  A round is
   then the mechanism run on a Poisson sample that takes the differing client with probability q.  Upper
-  side: the round's RDP curve amplified by ``rdp.poisson_subsampled_rdp`` (Zhu & Wang 2019, Thm. 6, and
-  joint convexity), times T.  Lower side: the realizable pair mixed by q, q (N + k) + (1 - q) N against N,
+  side: the round's RDP curve amplified by ``rdp.poisson_subsampled_rdp`` (Zhu & Wang 2019's general bound, and
+  convexity), times T.  Lower side: the realizable pair mixed by q, q (N + k) + (1 - q) N against N,
   its exact lattice PLD composed over the rounds (``lattice_pld.realizable_shift_pld``); a scenario the
   assumptions allow: exactly ``min_surviving_clients`` noises in every round's sum.
 
@@ -243,7 +243,7 @@ class DistributedDiscreteGaussian(_SecureAggregation):
     References
     ----------
     Kairouz, Liu & Steinke 2021, Prop. 14, Prop. 22 and Thm. 1; Balle et al. 2020, Thm. 21; Zhu & Wang
-    2019, Thm. 6.
+    2019 (the general upper bound).
 
     Examples
     --------
@@ -296,7 +296,7 @@ class DistributedSkellam(_SecureAggregation):
     References
     ----------
     Agarwal, Kairouz & Liu 2021, Thm. 3.5; Kairouz, Liu & Steinke 2021, Prop. 22; Balle et al. 2020, Thm. 21;
-    Zhu & Wang 2019, Thm. 6.
+    Zhu & Wang 2019 (the general upper bound).
 
     Examples
     --------

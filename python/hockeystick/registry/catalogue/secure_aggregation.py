@@ -86,7 +86,7 @@ for _name, _cls, _what in (
             name=f"{_name}_observer",
             factory=PerPoint.of(_against(_cls, "observer")),
             summary=f"secure aggregation, {_what}, T rounds, each cohort a Poisson sample at sampling_rate: against "
-            "an observer who does not learn the cohorts (Zhu & Wang 2019 Thm. 6 above, the mixed realizable pair "
+            "an observer who does not learn the cohorts (Zhu & Wang 2019's general bound above, the mixed realizable pair "
             "below)",
             integers=_INTEGERS,
             hidden=frozenset({"rounding"}),
