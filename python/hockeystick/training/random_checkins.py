@@ -31,6 +31,8 @@ from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile, PoissonGeneric, default_grid_profile
+from ..pld.accountants.plan_rdp import rdp_lowered_upper
+from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from ..pld.compose.distribution import Bound, Result
 from ..pld.mechanisms.constructors import checked_interval
 from ..pld.sampling.random_allocation import RandomAllocationGaussian
@@ -69,7 +71,7 @@ class RandomCheckIns:
         \delta(\varepsilon) = \max\{E_{e^\varepsilon}(B^{\otimes R} \| Q^{\otimes R}),\;
         E_{e^\varepsilon}(Q^{\otimes R} \| B^{\otimes R})\}, \qquad B = p A + (1 - p) Q.
 
-    m = 1 is the Poisson-subsampled Gaussian at rate p. The parameters broadcast with each other and with the
+    m = 1 is the Poisson-subsampled Gaussian at rate p (answered by ``pld.SubsampledGaussianPLD``). The parameters broadcast with each other and with the
     argument of ``delta`` / ``epsilon``.
 
     Parameters
@@ -86,7 +88,9 @@ class RandomCheckIns:
         "aggregate_all": every check-in of a slot is aggregated (accounted above); "one_per_slot", Balle et al.'s
         one client served per slot, is refused (the module docstring says why).
     value_discretization_interval : float, optional
-        The loss grid's spacing, 0 < h <= 100 (default: the plan accountant's choice).
+        The loss grid's spacing, 0 < h <= 100 (default: the plan accountant's choice, its upper side lowered to
+        the RDP conversion's where the bracket is wider than the default tolerance: at delta around 1e-12 and
+        below the grid's mass at loss +infinity can exceed delta; the RDP side is finite, not tight).
 
     Attributes
     ----------
@@ -138,6 +142,7 @@ class RandomCheckIns:
         self.protocol = protocol
         self._h = None if value_discretization_interval is None else checked_interval(value_discretization_interval)
         self._profiles: dict[int, PlanProfile] = {}
+        self._one_slots: dict[int, SubsampledGaussianPLD] = {}
 
     def _profile(self, i: int) -> PlanProfile:
         if i not in self._profiles:
@@ -152,9 +157,36 @@ class RandomCheckIns:
             self._profiles[i] = default_grid_profile(plan) if self._h is None else PlanProfile(plan, self._h, None)
         return self._profiles[i]
 
+    def _one_slot(self, i: int) -> SubsampledGaussianPLD | None:
+        """m = 1, p < 1: a pass is the Poisson(p) subsampled Gaussian of multiplier z, on its own accountant (its
+        default's grid, tail and accuracy come from the question, ``pld.refine.question``); else None."""
+        if float(self.slots.flat[i]) != 1.0 or float(self.checkin_probability.flat[i]) == 1.0:
+            return None
+        if i not in self._one_slots:
+            self._one_slots[i] = SubsampledGaussianPLD(
+                sigma=float(self.noise_multiplier.flat[i]),
+                sampling_rate=float(self.checkin_probability.flat[i]),
+                rounds=float(self.passes.flat[i]),
+                value_discretization_interval=self._h,
+            )
+        return self._one_slots[i]
+
     def _bracket(self, method: str) -> Callable[[int, float], tuple[float, float]]:
-        """Point i's certified (lower, upper) of ``method`` at x."""
-        return lambda i, x: getattr(self._profile(i), method)(x)
+        """Point i's certified (lower, upper) of ``method`` at x; given no grid, the upper side lowered to the RDP
+        conversion's where the bracket is wide (``plan_rdp.rdp_lowered_upper``)."""
+
+        def bracket(i: int, x: float) -> tuple[float, float]:
+            one_slot = self._one_slot(i)
+            if one_slot is not None:
+                lower, upper = getattr(one_slot, method)(x, bound="both")
+                return float(lower), float(upper)
+            profile = self._profile(i)
+            lower, upper = getattr(profile, method)(x)
+            if self._h is not None:
+                return lower, upper
+            return lower, rdp_lowered_upper(profile.plan, method, x, lower, upper)
+
+        return bracket
 
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:

@@ -16,7 +16,8 @@ It is certified on both sides through the sampling map of the inner's certified 
 (``pld.sampling.subsampled_pair``, the plan accountant's ``PoissonGeneric``).  With full-batch local steps
 (q_l = 1) the τ steps are the Gaussian of shift √τ / z, so a round is exactly the Poisson-subsampled Gaussian
 of noise multiplier z / √τ at rate q_c (``pld.SubsampledGaussianPLD``); τ = 1 is DP-FedAvg's pair with records
-for clients.
+for clients.  With every client in every round (q_c = 1) the run is R τ Poisson(q_l) subsampled Gaussians, also on
+``pld.SubsampledGaussianPLD``.
 
 FL4Health's instance-level accountant composes R τ independent Poisson steps at rate q_c q_l instead
 (``instance_level_rule_epsilon``).  That treats the client's coin as drawn anew at every local step, which it
@@ -37,6 +38,7 @@ from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile, PoissonGeneric, default_grid_profile
+from ..pld.accountants.plan_rdp import rdp_lowered_upper
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from ..pld.compose.distribution import Bound, Result
 from ..pld.mechanisms.constructors import PoissonGaussian, checked_interval
@@ -94,8 +96,23 @@ class _FullBatchRounds:
         )
 
 
+class _EveryClientRounds:
+    """Every client in every round (q_c = 1) with sampled local batches: R tau Poisson(q_l) subsampled Gaussians of
+    multiplier z, on ``pld.SubsampledGaussianPLD``."""
+
+    def __init__(self, z: float, q_l: float, tau: float, rounds: float, h: float | None, accuracy: float | None):
+        self._steps = SubsampledGaussianPLD(
+            sigma=z, sampling_rate=q_l, rounds=tau * rounds, value_discretization_interval=h, accuracy=accuracy
+        )
+
+    def bracket(self, method: str, x: float) -> tuple[float, float]:
+        lower, upper = getattr(self._steps, method)(x, bound="both")
+        return float(lower), float(upper)
+
+
 class _SampledLocalRounds:
-    """R rounds of Poisson(q_c) sampling of tau local steps at rate q_l, on the plan accountant."""
+    """R rounds of Poisson(q_c) sampling of tau local steps at rate q_l, on the plan accountant; given no grid, its
+    upper side lowered to the RDP conversion's where the bracket is wide (``plan_rdp.rdp_lowered_upper``)."""
 
     def __init__(
         self, z: float, q_c: float, q_l: float, tau: float, rounds: float, h: float | None, accuracy: float | None
@@ -104,9 +121,13 @@ class _SampledLocalRounds:
         plan = CompositionPlan({PoissonGeneric(q_c, inner.key()).spec(): int(rounds)})
         given = h is not None or accuracy is not None
         self._profile = PlanProfile(plan, h, accuracy) if given else default_grid_profile(plan)
+        self._default_plan = None if given else plan
 
     def bracket(self, method: str, x: float) -> tuple[float, float]:
-        return getattr(self._profile, method)(x)  # type: ignore[no-any-return]
+        lower, upper = getattr(self._profile, method)(x)
+        if self._default_plan is None:
+            return lower, upper
+        return lower, rdp_lowered_upper(self._default_plan, method, x, lower, upper)
 
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
@@ -146,7 +167,11 @@ class RecordLevelFedAvg:
         there warns, ``AccuracyNotMetWarning``).
     accuracy : float, optional
         The width the certified epsilon bracket is refined to, > 0, instead of a grid (as in
-        ``pld.SubsampledGaussianPLD``, and the plan accountant's with sampled local batches).
+        ``pld.SubsampledGaussianPLD``, and the plan accountant's with sampled local batches). Given neither, with
+        sampled local batches the upper side is lowered to the RDP conversion's (the inner steps' subsampled
+        Gaussian RDP, Poisson-subsampled by Zhu & Wang 2019, Thm. 6) where the bracket is wider than the default
+        tolerance: at delta around 1e-10 and below the grid's mass at loss +infinity can exceed delta; the RDP
+        side is finite, not tight.
 
     Attributes
     ----------
@@ -200,9 +225,9 @@ class RecordLevelFedAvg:
         self.rounds, self.local_sample_rate = r, q_l
         self._h = None if value_discretization_interval is None else checked_interval(value_discretization_interval)
         self._accuracy = None if accuracy is None else _validation.positive_number(accuracy, "accuracy")
-        self._runs: dict[int, _FullBatchRounds | _SampledLocalRounds] = {}
+        self._runs: dict[int, _FullBatchRounds | _EveryClientRounds | _SampledLocalRounds] = {}
 
-    def _run(self, i: int) -> _FullBatchRounds | _SampledLocalRounds:
+    def _run(self, i: int) -> _FullBatchRounds | _EveryClientRounds | _SampledLocalRounds:
         if i not in self._runs:
             z, q_c, tau, r, q_l = (
                 float(a.flat[i])
@@ -214,11 +239,12 @@ class RecordLevelFedAvg:
                     self.local_sample_rate,
                 )
             )
-            self._runs[i] = (
-                _FullBatchRounds(z, q_c, tau, r, self._h, self._accuracy)
-                if q_l == 1.0
-                else _SampledLocalRounds(z, q_c, q_l, tau, r, self._h, self._accuracy)
-            )
+            if q_l == 1.0:
+                self._runs[i] = _FullBatchRounds(z, q_c, tau, r, self._h, self._accuracy)
+            elif q_c == 1.0:
+                self._runs[i] = _EveryClientRounds(z, q_l, tau, r, self._h, self._accuracy)
+            else:
+                self._runs[i] = _SampledLocalRounds(z, q_c, q_l, tau, r, self._h, self._accuracy)
         return self._runs[i]
 
     def _bracket(self, method: str) -> Callable[[int, float], tuple[float, float]]:
