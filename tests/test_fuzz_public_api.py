@@ -384,6 +384,17 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
         0.0,
         math.inf,
     ),
+    "rdp.poisson_subsampled_rdp": (
+        lambda d: (
+            lambda: rdp.poisson_subsampled_rdp(
+                d.draw(st.one_of(st.just([0.5, 1.0, 2.0]), edges)),
+                d.draw(st.one_of(RDP_ORDERS, st.just([2.0, 3.0, 4.0]))),  # an integer chain: the general bound
+                d.draw(domain(PARAMETERS["sampling_rate"])),
+            )
+        ),
+        0.0,
+        math.inf,
+    ),
     "rdp.rdp_to_epsilon": (
         lambda d: (
             lambda: rdp.rdp_to_epsilon(
