@@ -41,7 +41,7 @@ _STEPS = 24  # bisection steps on a log scale: log of the bracket's ratio shrink
 class SecureAggregationCalibration:
     """What ``calibrate_secure_aggregation`` returns (module docstring).
 
-    Attributes
+    Parameters
     ----------
     local_sigma : float
         Each client's noise in the update's units.

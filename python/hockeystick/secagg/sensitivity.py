@@ -149,7 +149,7 @@ def integer_l1_bound(l2_bound: float, dimension: int) -> float:
 class IntegerSensitivity:
     """The integer pipeline's sensitivity (module docstring): what the mechanisms' bounds read.
 
-    Attributes
+    Parameters
     ----------
     l2 : float
         Delta_2, the rounded vector's L2 bound (rounded up).
