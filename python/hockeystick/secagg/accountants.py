@@ -77,6 +77,7 @@ ADVERSARIES: tuple[str, ...] = ("server", "observer")
 DDG_ORDERS: tuple[float, ...] = tuple(sorted(set(DEFAULT_ORDERS) | {float(a) for a in range(2, 257)}))
 
 
+@accountant_docs()
 class _SecureAggregation(ABC):
     """What both mechanisms share: the pipeline's sensitivity, T rounds, the two sides (module docstring)."""
 
@@ -182,13 +183,33 @@ class _SecureAggregation(ABC):
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server") -> Any:
         """delta(eps) of the T-round run: the RDP curve's conversion (upper), the realizable pair's PLD (lower).
 
-        ``against="server"`` (default): no amplification by sampling (the server picks the cohorts);
-        ``against="observer"``: amplified by ``sampling_rate`` (an observer who does not learn the cohorts).
+        Parameters
+        ----------
+        against : {"server", "observer"}, optional
+            Whom the answer protects against: ``"server"`` (default), who picks the cohorts, so no
+            amplification by sampling; ``"observer"``, who sees the released sums but not the cohorts,
+            amplified by ``sampling_rate`` (module docstring).
+
+        Raises
+        ------
+        ValueError
+            Also ``against`` not one of the two.
         """
         return self._answer(epsilon_values(epsilon), "delta", bound, against)
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server") -> Any:
-        """eps(delta) of the T-round run, each side and each ``against`` as ``delta`` takes them."""
+        """eps(delta) of the T-round run, each side and each ``against`` as ``delta`` takes them.
+
+        Parameters
+        ----------
+        against : {"server", "observer"}, optional
+            Whom the answer protects against: ``"server"`` (default) or ``"observer"`` (``delta``).
+
+        Raises
+        ------
+        ValueError
+            Also ``against`` not one of the two.
+        """
         return self._answer(delta_values(delta), "epsilon", bound, against)
 
 
