@@ -116,7 +116,7 @@ class RealizableLowerSide:
         u, one entry per row of C; None (default): the better of the all-ones vector and C 1.
     shift_cells : int, default 256
         The lattice the shifts are rounded down to has about this many steps up to the largest shift (more:
-        a tighter lower side, a longer mixture).
+        a tighter lower side, a longer mixture); balls-in-bins, whose law has at most b atoms, uses 2^40.
     value_discretization_interval : float, default 1e-3
         The PLD grid of ``pld.mixture_of_gaussians``.
 
@@ -175,7 +175,8 @@ class RealizableLowerSide:
             contributions = _projected(c, error, u)
             if contributions is None:
                 continue
-            units, step = _lattice(contributions, sampling, cells)
+            # a law formed pattern by pattern carries no array: a lattice of 2^40 steps is as cheap
+            units, step = _lattice(contributions, sampling, 2**40 if sampling.few_patterns else cells)
             totals, weights = sampling.law(units)
             pld = mixture_of_gaussians(
                 z, totals * step, weights / weights.sum(), value_discretization_interval=value_discretization_interval

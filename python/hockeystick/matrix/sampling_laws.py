@@ -67,8 +67,12 @@ def _checked_units(units: np.ndarray) -> np.ndarray:
 class Sampling:
     """A sampling scheme of records into rounds: the law of a record's total over its pattern's rounds.
 
-    Subclasses give ``law(units)``, ``most(units)`` and ``weight_error(rounds)``.
+    Subclasses give ``law(units)``, ``most(units)`` and ``weight_error(rounds)``; ``few_patterns`` says that
+    the law is formed from its patterns one by one (no array over totals), so any lattice of whole numbers
+    below 2^53 is cheap.
     """
+
+    few_patterns = False
 
     def law(self, units: np.ndarray) -> Law:
         """The law of sum_{j in s} units[j] over the scheme's random pattern s.
@@ -128,6 +132,7 @@ class BallsInBinsSampling(Sampling):
     """
 
     cycle_length: int
+    few_patterns = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cycle_length", count(self.cycle_length, "cycle_length"))
