@@ -5,7 +5,8 @@ adapters) answer through it.
 Rounds of one Poisson-subsampled Gaussian (the DP-SGD run) are answered by ``SubsampledGaussianPLD``'s default, so a
 run accounted by an adapter and by ``training.DPSGD`` gets the same bracket.  Any other plan is answered on the
 default grid (``plan.default_grid_profile``); where that grid's tails leave the upper side infinite at the delta
-asked, the upper side is the RDP conversion's of the same composition, with a warning naming ``accuracy=``.
+asked, the upper side is the RDP conversion's of the same composition (the caller's, else the plan's own,
+``plan_rdp``), with a warning naming ``accuracy=``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 from ..refine import question, tilted_factors
 from .composition_plan import CompositionPlan
 from .plan import PlanProfile
+from .plan_rdp import plan_rdp_epsilon, rdp_lowered_upper
 from .subsampled_gaussian import SubsampledGaussianPLD
 
 # rounds of one Poisson-subsampled Gaussian: (noise multiplier, sampling rate, rounds)
@@ -68,7 +70,9 @@ class QuestionEpsilon:
         where the caller's relation is add-or-remove, else None) on ``SubsampledGaussianPLD``'s default, or of
         ``profile()`` (the plan on the default grid), whose upper side, where its tails leave it infinite, is
         ``rdp()`` where that is finite (the same composition's RDP conversion, where the caller has one; rounded up
-        by ``RDP_MARGIN``), with a warning naming ``accuracy=``.  Under ``add_or_remove`` a plan of several
+        by ``RDP_MARGIN``), else (under ``add_or_remove``) ``plan_rdp.plan_rdp_epsilon`` of the plan where that is
+        finite, with a warning naming ``accuracy=``; a finite upper side of a bracket wider than the default
+        tolerance is lowered to the plan's RDP side where smaller (``plan_rdp.rdp_lowered_upper``, add-or-remove).  Under ``add_or_remove`` a plan of several
         Poisson-subsampled Gaussians has its bracket, where wide, intersected with the tilted composition's
         (``refine.tilted_factors``)."""
         if run is not None:
@@ -80,10 +84,13 @@ class QuestionEpsilon:
         segments = subsampled_gaussian_segments(plan) if add_or_remove else None
         if segments is not None:
             lower, upper = tilted_factors.tilted_factors_bracket(segments, delta, lower, upper)
-        if math.isfinite(upper) or rdp is None:
-            return lower, upper
-        # the grid's tails put more than delta at +infinity: the RDP conversion's side where finite, and a warning
-        renyi = rdp()
+        if math.isfinite(upper):  # a wide bracket's upper side at most the plan's own RDP side (add-or-remove)
+            return lower, rdp_lowered_upper(plan, "epsilon", delta, lower, upper) if add_or_remove else upper
+        # the grid's tails put more than delta at +infinity: the RDP conversion's side where finite, and a warning;
+        # where the caller has none (a nested Poisson sample no RDP accountant takes), the plan's own (``plan_rdp``)
+        renyi = math.inf if rdp is None else rdp()
+        if not math.isfinite(renyi) and add_or_remove:
+            renyi = plan_rdp_epsilon(plan, delta)
         if not math.isfinite(renyi):
             return lower, upper
         upper = max(lower, renyi * (1.0 + question.RDP_MARGIN))
