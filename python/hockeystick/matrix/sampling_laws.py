@@ -175,7 +175,7 @@ class RandomAllocationSampling(Sampling):
     >>> import numpy as np
     >>> from hockeystick.matrix import RandomAllocationSampling
     >>> totals, weights = RandomAllocationSampling(2).law(np.array([1, 2, 4]))
-    >>> totals.tolist(), [round(w, 12) for w in weights]
+    >>> totals.tolist(), [round(float(w), 12) for w in weights]
     ([3, 5, 6], [0.333333333333, 0.333333333333, 0.333333333333])
     """
 
@@ -250,7 +250,7 @@ class BMinSepSampling(Sampling):
     >>> from hockeystick.matrix import BMinSepSampling
     >>> totals, weights = BMinSepSampling(2, 0.5, warm_start=False).law(np.array([1, 1, 1]))
     >>> totals.tolist(), weights.tolist()
-    ([0, 1, 2], [0.125, 0.5, 0.375])
+    ([0, 1, 2], [0.125, 0.625, 0.25])
     """
 
     min_sep: int
