@@ -221,3 +221,18 @@ def test_dp_accounting_adapter_reads_the_nested_event_as_the_class_does() -> Non
         lower, upper = adapter.get_epsilon_bracket(1e-12)
     rdp = _independent_rdp_epsilon(*RECORD_LEVEL_RUNS[0], 1e-12)
     assert 0.0 < lower <= upper <= rdp * (1.0 + 1e-8)
+
+
+@pytest.mark.parametrize("delta", [1e-5, 1e-10])
+def test_remove_side_of_one_local_step_is_the_product_rate_subsampled_gaussian(delta: float) -> None:
+    """A Poisson(q_c) sample of one Poisson(q_l) step is one Poisson(q_c q_l) step: the remove direction's exact
+    integer-order sum over the inner's RDP equals the subsampled Gaussian's RDP at rate q_c q_l (orders 2 .. 63),
+    so the plan's RDP epsilon is max(that conversion, the add bound)."""
+    z, q_c, q_l, rounds = 0.6, 0.1, 0.3, 5
+    plan = _nested_plan(z, q_c, 1, rounds, q_l)
+    orders = np.arange(2.0, 64.0)
+    reference = float(rdp_to_epsilon(rounds * subsampled_gaussian_rdp(z, q_c * q_l, orders), orders, delta))
+    bound = add_loss_bound(plan.counts)
+    assert bound is not None
+    expected = max(reference, bound)
+    assert expected * (1.0 - 1e-8) <= plan_rdp_epsilon(plan, delta) <= expected * (1.0 + 1e-8)

@@ -16,13 +16,23 @@ RDP curve bounds the same run at every delta:
 - the folded Gaussian of radius r: alpha r^2 / 2 at r rounded up;
 - counts add (RDP composes additively, Mironov 2017, Prop. 1).
 
-Any other mechanism, or a non-private plan, has no curve here (None).  The conversion is ``rdp.rdp_to_epsilon`` /
+Any other mechanism, or a non-private plan, has no curve here (None).
+
+A plan of Poisson samples only (``PoissonGeneric``) has a sharper side.  Its add direction's losses are at most
+B = sum_m count_m (-log(1 - q_m)) (``plan.add_loss_bound``), so that direction's delta is 0 at eps >= B; its remove
+direction's RDP is exact in the inner's at integer orders: with L = dP / dQ,
+exp((alpha - 1) D_alpha(q P + (1 - q) Q || Q)) = E_Q[(1 - q + q L)^alpha]
+= 1 + sum_{l=2}^{alpha} C(alpha, l) q^l (1 - q)^{alpha - l} (e^{(l - 1) D_l(P || Q)} - 1) (the binomial theorem),
+non-decreasing in each D_l, so the inner's RDP upper curve gives an upper bound (Zhu & Wang 2019's Thm. 6 without
+its factor 3, which pays for the add direction).  Epsilon is then at most max(the remove side's conversion, B), at
+the integer orders 2 .. ``REMOVE_ORDERS``.  The conversion is ``rdp.rdp_to_epsilon`` /
 ``rdp.rdp_to_delta`` (Balle et al. 2020, Thm. 21) at ``rdp.DEFAULT_ORDERS`` (dp_accounting's), the result rounded
 up by ``refine.question.RDP_MARGIN`` (relative) for the round-off of the float sums, as ``question.rdp_upper``.
 """
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -32,7 +42,62 @@ from ..mechanisms.mechanism import Spec
 from ..refine.question import DEFAULT_RELATIVE_ACCURACY, RDP_MARGIN, within_tolerance
 from ..sampling.random_allocation import RandomAllocationGaussian
 from .composition_plan import CompositionPlan, PlanKey
-from .plan import PoissonGeneric, mechanism_of
+from .plan import PoissonGeneric, add_loss_bound, mechanism_of
+
+# the integer orders 2 .. this of the remove direction's exact sum (the subsampled Gaussian's integer series costs
+# alpha terms an order; the orders a delta >= 1e-300 picks lie below it)
+REMOVE_ORDERS = 63
+
+
+def _remove_subsampled(inner: np.ndarray, q: float) -> np.ndarray:
+    """D_alpha(q P + (1 - q) Q || Q) at alpha = 2 .. 1 + len(inner) from ``inner`` = D_l(P || Q) at l = 2 ..
+    (module docstring), computed as log1p of a log-sum-exp of non-negative terms."""
+    from scipy.special import gammaln, logsumexp  # lazy: scipy only past the PLD
+
+    out = np.empty(inner.size)
+    log_q, log_keep = math.log(q), (math.log1p(-q) if q < 1.0 else -math.inf)
+    for i in range(inner.size):
+        alpha = i + 2
+        ell = np.arange(2, alpha + 1, dtype=np.float64)
+        log_binomial = gammaln(alpha + 1.0) - gammaln(ell + 1.0) - gammaln(alpha - ell + 1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):  # q = 1: (1 - q)^0 is 1
+            log_rest = np.where(ell == alpha, 0.0, (alpha - ell) * log_keep)
+            scaled = (ell - 1.0) * inner[: alpha - 1]
+            log_expm1 = np.where(
+                scaled > 30.0, scaled + np.log1p(-np.exp(-scaled)), np.log(np.expm1(np.minimum(scaled, 30.0)))
+            )
+        out[i] = np.logaddexp(0.0, logsumexp(log_binomial + ell * log_q + log_rest + log_expm1)) / (alpha - 1)
+    return out
+
+
+def _remove_side_epsilon(plan: CompositionPlan, bound: float, delta: float) -> float:
+    """max(the remove direction's RDP conversion at ``delta``, ``bound``), of a plan of Poisson samples only."""
+    from ...rdp import rdp_to_epsilon  # lazy: read past the PLD only
+
+    curve = _remove_curve(plan.key())
+    if curve is None:
+        return math.inf
+    orders = np.arange(2.0, REMOVE_ORDERS + 1.0)
+    return max(float(rdp_to_epsilon(curve, orders, delta)) * (1.0 + RDP_MARGIN), bound)
+
+
+@lru_cache(maxsize=32)
+def _remove_curve(key: PlanKey) -> np.ndarray | None:
+    """The remove direction's RDP upper curve at 2 .. ``REMOVE_ORDERS`` of a plan of Poisson samples only, rounded
+    up by ``RDP_MARGIN`` (relative: each log term is within ~1e-12 absolute, its parts below 10^3 in size, so the
+    sum and its log1p within ~1e-11 relative), or None."""
+    plan = CompositionPlan.from_key(key)
+    orders = np.arange(2.0, REMOVE_ORDERS + 1.0)
+    total = np.zeros(orders.size)
+    for spec, count in plan.counts.items():
+        m = mechanism_of(spec)
+        if not isinstance(m, PoissonGeneric):
+            return None
+        inner = plan_rdp(CompositionPlan.from_key(m.key), orders)
+        if inner is None or not np.isfinite(inner).all():
+            return None
+        total = total + count * _remove_subsampled(inner, m.q)
+    return total * (1.0 + RDP_MARGIN)
 
 
 def _subsampled(inner: np.ndarray, orders: np.ndarray, q: float) -> np.ndarray:
@@ -143,9 +208,9 @@ def plan_rdp_epsilon(plan: CompositionPlan, delta: float) -> float:
     from ...rdp import rdp_to_epsilon  # lazy: read past the PLD only
 
     found = _finite_curve(plan)
-    if found is None:
-        return float("inf")
-    return float(rdp_to_epsilon(found[0], found[1], delta)) * (1.0 + RDP_MARGIN)
+    both = math.inf if found is None else float(rdp_to_epsilon(found[0], found[1], delta)) * (1.0 + RDP_MARGIN)
+    bound = add_loss_bound(plan.counts) if plan.gaussian_r2 == 0 and not plan.non_private else None
+    return both if bound is None else min(both, _remove_side_epsilon(plan, bound, delta))
 
 
 def plan_rdp_delta(plan: CompositionPlan, epsilon: float) -> float:
