@@ -84,7 +84,7 @@ def _remove_side_epsilon(plan: CompositionPlan, bound: float, delta: float) -> f
 @lru_cache(maxsize=32)
 def _remove_curve(key: PlanKey) -> np.ndarray | None:
     """The remove direction's RDP upper curve at 2 .. ``REMOVE_ORDERS`` of a plan of Poisson samples only, rounded
-    up by ``RDP_MARGIN`` (relative: each log term is within ~1e-12 absolute, its parts below 10^3 in size, so the
+    up by ``RDP_MARGIN`` (relative: each log term is within ~1e-12 absolute, its parts below ~10^4 in size, so the
     sum and its log1p within ~1e-11 relative), or None."""
     plan = CompositionPlan.from_key(key)
     orders = np.arange(2.0, REMOVE_ORDERS + 1.0)
