@@ -160,12 +160,11 @@ def exact_balls_in_bins_delta(c: np.ndarray, z: float, b: int, eps: float) -> fl
 
 CASES_B2 = [
     (np.tril(np.ones((4, 4))) / 2.0, 1.0),
-    (banded_matrix([1.0, 0.5, 0.25], 6), 0.8),
-    (np.tril(np.random.default_rng(5).uniform(0.0, 1.0, (8, 8))), 2.0),
+    pytest.param(banded_matrix([1.0, 0.5, 0.25], 6), 0.8, marks=pytest.mark.slow),
+    pytest.param(np.tril(np.random.default_rng(5).uniform(0.0, 1.0, (8, 8))), 2.0, marks=pytest.mark.slow),
 ]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("c, z", CASES_B2)
 def test_exact_delta_lies_between_certified_lower_and_monte_carlo_bound(c, z):
     """b = 2, n in {4, 6, 8}: the exact delta of the dominating pair (quadrature) lies in [certified lower side,

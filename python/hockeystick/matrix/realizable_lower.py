@@ -117,7 +117,7 @@ class RealizableLowerSide:
     shift_cells : int, default 256
         The lattice the shifts are rounded down to has about this many steps up to the largest shift (more:
         a tighter lower side, a longer mixture); balls-in-bins, whose law has at most b atoms, uses 2^40.
-    value_discretization_interval : float, default 1e-3
+    value_discretization_interval : float, default 1e-2
         The PLD grid of ``pld.mixture_of_gaussians``.
 
     Raises
@@ -154,7 +154,7 @@ class RealizableLowerSide:
         sampling: Sampling,
         direction: npt.ArrayLike | None = None,
         shift_cells: int = 256,
-        value_discretization_interval: float = 1e-3,
+        value_discretization_interval: float = 1e-2,
     ) -> None:
         n = count(rounds, "rounds", maximum=2048)
         z = positive_number(noise_multiplier, "noise_multiplier")
