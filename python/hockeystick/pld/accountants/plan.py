@@ -365,6 +365,21 @@ def add_loss_bound(counts: dict[Spec, int]) -> float | None:
     delta(eps) is exactly 0 at eps >= sum_m count_m (-log(1 - q_m)); the grid PMF does not see it, its read-back and
     round-off deficits sitting at loss +infinity (``subsampled_pair._upper_pmf``).  The sum is widened by
     ``ADD_BOUND_MARGIN`` (relative) for the round-off of log1p, the products and the sum.
+
+    Parameters
+    ----------
+    counts : dict
+        A plan's rounds per mechanism spec (``CompositionPlan.counts``).
+
+    Returns
+    -------
+    float or None
+        The bound B (Zhu, Dong & Wang 2022, Thm. 11's add pair), or None.
+
+    Raises
+    ------
+    ValueError
+        A spec that names no mechanism of the catalogue.
     """
     if not counts:
         return None
@@ -379,8 +394,30 @@ def add_loss_bound(counts: dict[Spec, int]) -> float | None:
 
 def bounded_add_upper(pmfs: Sequence[GridPMF], method: str, x: float, bound: float) -> float:
     """The upper side of ``method`` at x over the (remove, add) composed pessimistic PMFs, the add direction's read
-    at most ``bound`` in epsilon and 0 in delta at eps >= ``bound`` (``add_loss_bound``); inf for another number
-    of directions (no add direction known)."""
+    at most ``bound`` in epsilon and 0 in delta at eps >= ``bound`` (``add_loss_bound``).
+
+    Parameters
+    ----------
+    pmfs : sequence of GridPMF
+        The composed pessimistic PMFs per direction, remove first, add second.
+    method : {"epsilon", "delta"}
+        What is read: epsilon at delta x, or delta at epsilon x.
+    x : float
+        The delta or the epsilon asked.
+    bound : float
+        The add direction's loss bound.
+
+    Returns
+    -------
+    float
+        The larger direction's certified upper side; inf for another number of directions (no add direction
+        known).
+
+    Raises
+    ------
+    ValueError
+        An argument the PMFs' reads refuse (NaN).
+    """
     if len(pmfs) != 2:
         return math.inf
     at = np.array([x], dtype=np.float64)
