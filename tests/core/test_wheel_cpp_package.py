@@ -1,12 +1,14 @@
 """The C++ package inside the installed Python package (CMakeLists.txt under scikit-build-core): every header of
-cpp/include, hockeystickConfig.cmake with its version file and targets, and hockeystick.pc, found by
-hockeystick.cpp's functions and ``python -m hockeystick.cpp``, relocatable, at the Python package's version; a
-consumer built against them through ``-Dhockeystick_DIR=`` and through ``--includes`` prints the package's own
-scalar theta bit for bit.  Without a compiler only the layout is checked (CI's suite venv); .ci/run builds the
-consumers beside the suite."""
+cpp/include, hockeystickConfig.cmake with its version file and targets, hockeystick.pc, and the C library
+libhockeystick_c with its header, found by hockeystick.cpp's functions and ``python -m hockeystick.cpp``,
+relocatable, at the Python package's version; a consumer built against them through ``-Dhockeystick_DIR=`` and
+through ``--includes`` prints the package's own scalar theta bit for bit, and so does the C library, loaded through
+ctypes and linked by a C program through ``--includes`` and ``--libdir``.  Without a compiler only the layout and
+the library's answers are checked (CI's suite venv); .ci/run builds the consumers beside the suite."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import re
@@ -19,7 +21,7 @@ import pytest
 
 import hockeystick as hs
 from hockeystick import _core
-from hockeystick.cpp import get_cmake_dir, get_include, get_pkgconfig_dir
+from hockeystick.cpp import get_cmake_dir, get_include, get_library_dir, get_pkgconfig_dir
 from hockeystick.cpp.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,7 +57,8 @@ def _pc_fields(pc: Path) -> dict[str, str]:
 def test_the_wheel_holds_every_header_of_the_tree():
     include = Path(get_include())
     assert include.is_absolute() and (include / "hockeystick" / "hockeystick.hpp").is_file()
-    assert _files(include / "hockeystick") == _files(ROOT / "cpp" / "include" / "hockeystick"), REINSTALL
+    c_header = {"hockeystick.h"}  # the C interface's (cpp/capi/include), beside the core's
+    assert _files(include / "hockeystick") == _files(ROOT / "cpp" / "include" / "hockeystick") | c_header, REINSTALL
 
 
 def test_the_cmake_package_is_the_python_package_version_and_relocatable():
@@ -68,8 +71,14 @@ def test_the_cmake_package_is_the_python_package_version_and_relocatable():
     assert "CMAKE_SIZEOF_VOID_P" not in version_file  # ARCH_INDEPENDENT
     # the include directory is found from the targets file's own place, never a path of the build machine
     targets = (package / "hockeystickTargets.cmake").read_text()
-    (includes,) = re.findall(r'INTERFACE_INCLUDE_DIRECTORIES "([^"]*)"', targets)
-    assert includes == "${_IMPORT_PREFIX}/hockeystick/include"
+    assert set(re.findall(r"add_library\(hockeystick::(\w+) ", targets)) == {"core", "c"}
+    includes = re.findall(r'INTERFACE_INCLUDE_DIRECTORIES "([^"]*)"', targets)
+    assert includes and set(includes) == {"${_IMPORT_PREFIX}/hockeystick/include"}
+    # the C library's file, found from the same prefix
+    locations = re.findall(
+        r'IMPORTED_LOCATION_\w+ "([^"]*)"', "".join(p.read_text() for p in package.glob("*-*.cmake"))
+    )
+    assert [Path(loc).parent.as_posix() for loc in locations] == ["${_IMPORT_PREFIX}/hockeystick/lib"]
     assert Path(get_include()) == package.parents[2] / "include"
 
 
@@ -92,8 +101,13 @@ def test_the_pkgconfig_file_finds_the_wheels_headers_from_its_own_place():
 
 
 def test_the_command_prints_the_asked_paths_in_order(capsys):
-    assert main(["--pkgconfigdir", "--includes", "--cmakedir"]) == 0
-    assert capsys.readouterr().out.splitlines() == [get_pkgconfig_dir(), f"-I{get_include()}", get_cmake_dir()]
+    assert main(["--pkgconfigdir", "--libdir", "--includes", "--cmakedir"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        get_pkgconfig_dir(),
+        get_library_dir(),
+        f"-I{get_include()}",
+        get_cmake_dir(),
+    ]
     done = subprocess.run([sys.executable, "-m", "hockeystick.cpp", "--cmakedir"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout == get_cmake_dir() + "\n"
 
@@ -102,12 +116,12 @@ def test_the_command_refuses_no_flag(capsys):
     with pytest.raises(SystemExit) as stopped:
         main([])
     assert stopped.value.code == 2
-    assert "ask for at least one of --includes, --cmakedir, --pkgconfigdir" in capsys.readouterr().err
+    assert "ask for at least one of --includes, --cmakedir, --pkgconfigdir, --libdir" in capsys.readouterr().err
 
 
 def test_a_package_without_the_cpp_files_says_to_reinstall(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(hs, "__path__", [str(tmp_path)])
-    for get in (get_include, get_cmake_dir, get_pkgconfig_dir):
+    for get in (get_include, get_cmake_dir, get_pkgconfig_dir, get_library_dir):
         with pytest.raises(FileNotFoundError, match="reinstall hockeystick"):
             get()
     assert main(["--includes"]) == 2
@@ -161,3 +175,49 @@ def test_a_consumer_builds_against_the_wheels_headers(tmp_path):
     version = f'-DHOCKEYSTICK_PACKAGE_VERSION="{VERSION}"'
     _run(cxx, "-std=c++17", "-O2", "-ffp-contract=off", includes, version, CONSUMER / "consumer.cpp", "-o", exe)
     _check(_run(exe).splitlines())
+
+
+def _c_library() -> ctypes.CDLL:
+    """The wheel's libhockeystick_c, with the types of the calls read here declared."""
+    (path,) = [p for p in Path(get_library_dir()).glob("*hockeystick_c.*") if p.suffix in (".so", ".dylib", ".dll")]
+    lib = ctypes.CDLL(str(path))
+    for name in ("hs_version", "hs_fft_backend"):
+        getattr(lib, name).restype = ctypes.c_char_p
+    lib.hs_theta.argtypes = [ctypes.c_double, ctypes.c_double, ctypes.POINTER(ctypes.c_double)]
+    return lib
+
+
+def test_the_wheels_c_library_is_the_packages_with_the_permissive_backend():
+    lib = _c_library()
+    assert lib.hs_version().decode() == hs.__version__
+    # its PLD calls compose with Eigen's FFT (MPL-2.0; cmeel-eigen is a build requirement), never FFTW (GPL), and
+    # Eigen's notice comes beside it
+    assert lib.hs_has_pld() == 1 and lib.hs_fft_backend() == b"eigen"
+    notice = Path(get_cmake_dir()).parents[1] / "licenses" / "hockeystick_c" / "eigen_notice.txt"
+    assert "Mozilla Public License" in notice.read_text()
+    out = ctypes.c_double()
+    for r, eps in [(1.0, 1.0), (0.5, 3.0), (1e-6, 1e-5)]:
+        assert lib.hs_theta(r, eps, ctypes.byref(out)) == 0
+        assert out.value == hs.theta(r, eps)
+
+
+@pytest.mark.slow  # compiles and runs a C program
+def test_a_c_program_links_the_wheels_library(tmp_path):
+    """cpp/capi/tests/capi_check.c built with the flags the command prints: the header from --includes, the library
+    from --libdir."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must have a C compiler to prove a C program links the wheel's library")
+        pytest.skip("no C compiler on this machine")
+    includes, libdir = _run(sys.executable, "-m", "hockeystick.cpp", "--includes", "--libdir").split()
+    exe = tmp_path / "capi_check"
+    _run(cc, "-std=c99", includes, ROOT / "cpp" / "capi" / "tests" / "capi_check.c", f"-L{libdir}",
+         "-lhockeystick_c", f"-Wl,-rpath,{libdir}", "-o", exe)  # fmt: skip
+    lines = [line.split() for line in _run(exe).splitlines()]
+    assert lines[0] == ["version", hs.__version__]
+    assert ["backend", "eigen"] in lines
+    thetas = [fields[1:] for fields in lines if fields[0] == "theta"]
+    assert len(thetas) == 5
+    for r, eps, value, _ in thetas:
+        assert float(value) == hs.theta(float(r), float(eps))

@@ -1,8 +1,9 @@
-"""Where the wheel put hockeystick's C++ package: the headers, the CMake package and the pkg-config file.
+"""Where the wheel put hockeystick's C++ package: the headers, the CMake package, the pkg-config file and the C library.
 
 ``pip install hockeystick`` installs the header-only core beside the Python package (CMakeLists.txt, under
 scikit-build-core): ``hockeystick/include``, ``hockeystick/share/cmake/hockeystick`` and
-``hockeystick/share/pkgconfig``.  These functions give their paths, as ``pybind11.get_include()`` and
+``hockeystick/share/pkgconfig``, and the C interface's shared library ``libhockeystick_c`` (cpp/capi) in
+``hockeystick/lib``.  These functions give their paths, as ``pybind11.get_include()`` and
 ``pybind11.get_cmake_dir()`` do for pybind11's; ``python -m hockeystick.cpp --cmakedir`` prints one for a
 build script::
 
@@ -13,14 +14,22 @@ Nothing but the standard library is imported: the paths come without numpy or th
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-__all__ = ["get_cmake_dir", "get_include", "get_pkgconfig_dir"]
+__all__ = ["get_cmake_dir", "get_include", "get_library_dir", "get_pkgconfig_dir"]
 
 # each path below the package's folder, and the file that proves the install put it there
 _INCLUDE = ("include", "hockeystick/hockeystick.hpp")
 _CMAKE = ("share/cmake/hockeystick", "hockeystickConfig.cmake")
 _PKGCONFIG = ("share/pkgconfig", "hockeystick.pc")
+
+
+def _c_library_name() -> str:
+    """The C library's file name on this platform: the name ``-lhockeystick_c`` finds."""
+    if sys.platform == "win32":
+        return "hockeystick_c.dll"
+    return "libhockeystick_c.dylib" if sys.platform == "darwin" else "libhockeystick_c.so"
 
 
 def _installed(folder: str, marker: str) -> str:
@@ -122,3 +131,34 @@ def get_pkgconfig_dir() -> str:
     True
     """
     return _installed(*_PKGCONFIG)
+
+
+def get_library_dir() -> str:
+    """The folder of the C interface's shared library ``libhockeystick_c``, for ``-L`` and a run-time path.
+
+    The library (cpp/capi; docs/embedding.md, "The C interface") puts θ, Q, their inverses, the Gaussian σ and the
+    Poisson-subsampled Gaussian's certified PLD behind one C header, ``hockeystick/hockeystick.h`` in
+    :func:`get_include`; ``find_package(hockeystick)`` in :func:`get_cmake_dir` gives it as the target
+    ``hockeystick::c``.  The wheel's is built with Eigen's FFT module (MPL-2.0) as the PLD calls' FFT backend, so it
+    stays under hockeystick's Apache-2.0 (Eigen's notice: ``share/licenses/hockeystick_c``).
+
+    Returns
+    -------
+    str
+        The absolute path of the folder that holds the library: ``libhockeystick_c.so`` (Linux),
+        ``libhockeystick_c.dylib`` (macOS) or ``hockeystick_c.dll`` (Windows), the file ``-lhockeystick_c`` finds
+        and ``ctypes.CDLL`` loads.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the installed package holds no C library (an install built without it); the message says to reinstall.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from hockeystick.cpp import get_library_dir
+    >>> any(p.stem in ("libhockeystick_c", "hockeystick_c") for p in Path(get_library_dir()).iterdir())
+    True
+    """
+    return _installed("lib", _c_library_name())
