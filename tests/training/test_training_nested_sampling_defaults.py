@@ -108,18 +108,11 @@ def test_random_check_ins_default_is_finite_and_narrow_through_the_add_bound(del
     assert 0.0 < lower <= upper <= lower * 1.02
 
 
-ONE_SLOT_AT_1E_12 = pytest.mark.xfail(
-    strict=True,
-    reason="SubsampledGaussianPLD's default at p = 0.5, 5 rounds, delta 1e-12 reads (13.5014, 13.5137): its upper "
-    "side 3.9e-3 above dp_accounting's default PLD (13.5098), past the tolerance 3.4e-3",
-)
-
-
 @pytest.mark.parametrize(
     ("run", "delta"),
     [
         ("one_slot", 1e-10),
-        pytest.param("one_slot", 1e-12, marks=ONE_SLOT_AT_1E_12),
+        ("one_slot", 1e-12),
         ("every_client", 1e-10),
         ("every_client", 1e-12),
     ],
