@@ -7,9 +7,10 @@ after T rounds, keeps a bracket at a delta near or below it wide on every grid; 
 charge relative to the Chernoff bound at theta.  Per neighbouring direction (every factor's remove pair, or every
 factor's add pair: the neighbouring relation holds for the whole run), the pessimistic PMFs are composed under the
 tilt lam_u minimizing the Chernoff epsilon (K(lam) + log(E / delta)) / lam, now with K(lam) = sum_i c_i K_i(lam) the
-sum of the factors' log-moments and E = ``ROUND_OFF_PER_ROUND`` T, T = sum_i c_i; the optimistic PMFs under the tilt
-maximizing lam eps - K(lam) at the upper epsilon found.  The bracket is the maximum over the directions on each side,
-on grids from the default tolerance's first grid for the factor with the most rounds at T rounds
+sum of the factors' log-moments and E = ``ROUND_OFF_PER_ROUND`` T, T = sum_i c_i, and again under the tilt maximizing
+lam eps - K(lam) at the best upper epsilon so far (where E is below delta the first tilt runs to the least lam, as
+``refine.tilted_question`` says); the optimistic PMFs under the latter tilt at the upper epsilon found.  The bracket
+is the maximum over the directions on each side, on grids from the default tolerance's first grid for the factor with the most rounds at T rounds
 (``StartGrid.first``) down by ``GRID_STEP`` while the upper side still falls by a quarter of the tolerance, at most
 ``GRIDS`` grids; every bracket found is certified and the answer is their intersection with the one given.  Each
 factor is discretized with the question tail of the whole run (``question.question_tail`` at T rounds: its T cuts
@@ -63,6 +64,15 @@ def exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
     return float(LAMBDAS[int(np.argmax(exponent))])
 
 
+def _upper_side(ups: Sequence[tuple[GridPMF, int]], lam: float, h: float, delta: float, upper: float) -> float:
+    """The certified upper epsilon at ``delta`` of the pessimistic PMFs ``ups`` composed under the tilt ``lam``,
+    searched from ``upper`` or the window's top."""
+    up_side = tilted.compose_tilted(ups, lam * h, pessimistic=True, max_points=MAX_POINTS)
+    w = up_side.window
+    top = float((w.k_lo + w.p.size + 1) * w.h + w.loss_shift)
+    return tilted.upper_epsilon(up_side, delta, min(upper, top))
+
+
 def direction_bracket(
     segments: Sequence[Segment], direction: str, h: float, tail: float, delta: float, upper: float
 ) -> tuple[float, float]:
@@ -80,10 +90,9 @@ def direction_bracket(
         ((factor, _),) = pld.directions[0].items()
         factors.append((factor, int(count)))
     ups = [(f.upper, c) for f, c in factors]
-    up_side = tilted.compose_tilted(ups, chernoff_tilt(ups, delta) * h, pessimistic=True, max_points=MAX_POINTS)
-    w = up_side.window
-    top = float((w.k_lo + w.p.size + 1) * w.h + w.loss_shift)
-    up = tilted.upper_epsilon(up_side, delta, min(upper, top))
+    up = _upper_side(ups, chernoff_tilt(ups, delta), h, delta, upper)
+    if math.isfinite(min(up, upper)):  # re-tilted at the Chernoff exponent of the best upper side so far
+        up = min(up, _upper_side(ups, exponent_tilt(ups, min(up, upper)), h, delta, up))
     terms = [(p, c) for f, count in factors for p, c in f.lower_terms(count) if p is not None and c > 0]
     if any(f.lower is None and f.lower_blocks is None for f, _ in factors) or not (math.isfinite(up) and up > 0.0):
         return 0.0, up  # a factor without an optimistic side: no lower side here
