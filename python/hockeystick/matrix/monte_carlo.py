@@ -116,7 +116,7 @@ def kl_upper_confidence(mean: float, draws: int, beta: float) -> float:
 class MonteCarloDelta:
     """One reading of delta(eps): a Monte Carlo estimate with its confidence bound, and two proved bounds.
 
-    Attributes
+    Parameters
     ----------
     epsilon : float
         eps.

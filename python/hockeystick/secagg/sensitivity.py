@@ -132,7 +132,7 @@ def integer_l1_bound(l2_bound: float, dimension: int) -> float:
 
     References
     ----------
-    Kairouz, Liu & Steinke 2021, Sec. 4.1 (|v_j| <= v_j^2 for integers; Cauchy-Schwarz).
+    Kairouz, Liu & Steinke 2021, Sec. 4.1 (``|v_j| <= v_j^2`` for integers; Cauchy-Schwarz).
 
     Examples
     --------
