@@ -236,6 +236,8 @@ def test_every_public_name_is_fuzzed():
         # a mixture of PLD objects (no numeric argument of its own beyond the weights)
         "pld.mixture",
         "matrix.Strategy",  # the strategies' abstract base: walked through Tree, BLT, Banded and DenseStrategy
+        "matrix.Sampling",  # the samplings' abstract base: walked through its four schemes
+        "matrix.MonteCarloDelta",  # a result type: its fields walked through BallsInBinsMonteCarlo
     }
     fuzzed |= {label for label, *_ in WALKS}  # the mechanism constructors: the argument walk at the end
     assert public - skipped <= fuzzed, sorted(public - skipped - fuzzed)

@@ -95,7 +95,55 @@ ALLOCATION_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ),
 ]
 
+
+def _law_of(sampling: Callable[..., Any]) -> Callable[..., Any]:
+    """The law of one record's total over a small contribution vector, under the sampling built from the walked
+    arguments."""
+    return lambda **kwargs: sampling(**kwargs).law(np.array([3, 1, 2, 1, 3, 1]))
+
+
+def _realizable_lower(**kwargs: Any) -> Any:
+    return matrix.RealizableLowerSide(**kwargs).delta(np.array([0.5, 1.0]))
+
+
+def _monte_carlo(**kwargs: Any) -> Any:
+    reading = matrix.BallsInBinsMonteCarlo(**kwargs).delta(1.0)
+    return reading.estimate, reading.confidence_bound, reading.certified_lower, reading.unamplified_upper
+
+
+_LOWER_TRIANGULAR = np.tril(np.ones((4, 4)))
+
 MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
+    ("matrix.BallsInBinsSampling", _law_of(matrix.BallsInBinsSampling), dict(cycle_length=2)),
+    ("matrix.RandomAllocationSampling", _law_of(matrix.RandomAllocationSampling), dict(participations=2)),
+    (
+        "matrix.BMinSepSampling",
+        _law_of(matrix.BMinSepSampling),
+        dict(min_sep=2, sampling_prob=0.5, warm_start=True),
+    ),
+    (
+        "matrix.CyclicPoissonSampling",
+        _law_of(matrix.CyclicPoissonSampling),
+        dict(cycle_length=2, sampling_prob=0.5, group=1),
+    ),
+    (
+        "matrix.RealizableLowerSide",
+        _realizable_lower,
+        dict(
+            strategy=_LOWER_TRIANGULAR,
+            rounds=4,
+            noise_multiplier=3.0,
+            sampling=matrix.BallsInBinsSampling(2),
+            shift_cells=64,
+            value_discretization_interval=H,
+        ),
+    ),
+    (
+        "matrix.BallsInBinsMonteCarlo",
+        _monte_carlo,
+        dict(strategy=_LOWER_TRIANGULAR, noise_multiplier=3.0, cycle_length=2, draws=200, seed=0),
+    ),
+    ("matrix.kl_upper_confidence", matrix.kl_upper_confidence, dict(mean=0.1, draws=100, beta=1e-3)),
     (
         "matrix.DPFTRL",
         _both_sides(matrix.DPFTRL),

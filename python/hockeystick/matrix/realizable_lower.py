@@ -53,6 +53,23 @@ from .strategies import strategy_from
 __all__ = ["RealizableLowerSide"]
 
 
+# the noise multipliers whose square is a positive finite double, so that the pair's losses (shift / z^2 scaled)
+# are finite numbers: a realistic noise multiplier lies far inside
+NOISE_RANGE = (1e-150, 1e150)
+
+
+def noise_multiplier_in_range(value: Any) -> float:
+    """One noise multiplier z > 0 with ``NOISE_RANGE[0] <= z <= NOISE_RANGE[1]`` (its square a positive finite
+    double), or a ValueError naming ``noise_multiplier``."""
+    z = positive_number(value, "noise_multiplier")
+    if not NOISE_RANGE[0] <= z <= NOISE_RANGE[1]:
+        raise ValueError(
+            f"noise_multiplier must lie in [{NOISE_RANGE[0]:g}, {NOISE_RANGE[1]:g}] (its square a finite positive "
+            f"number, so that the pair's privacy losses are finite), got {z!r}"
+        )
+    return z
+
+
 def _projected(c: np.ndarray, error: np.ndarray | None, u: np.ndarray) -> np.ndarray | None:
     """Lower bounds on a_j = u' C e_j / ||u|| (>= 0), or None where some a_j is not proved >= 0."""
     g = gamma(2 * c.shape[0] + 4)
@@ -157,7 +174,7 @@ class RealizableLowerSide:
         value_discretization_interval: float = 1e-2,
     ) -> None:
         n = count(rounds, "rounds", maximum=2048)
-        z = positive_number(noise_multiplier, "noise_multiplier")
+        z = noise_multiplier_in_range(noise_multiplier)
         if not isinstance(sampling, Sampling):
             raise ValueError(
                 f"sampling must be a Sampling (BallsInBinsSampling(b), RandomAllocationSampling(k), "
