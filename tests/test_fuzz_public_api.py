@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hockeystick as hs
-from hockeystick import audit, fdp, isrl, leakage, matrix, pld, rdp, registry, training
+from hockeystick import audit, fdp, isrl, leakage, matrix, pld, rdp, registry, secagg, training
 from hockeystick.base.validation import ParameterTypeError
 from hockeystick.calibrate import calibrate, calibrate_batch_size, calibrate_fixed_compute
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
@@ -44,6 +44,7 @@ from .fuzz.audit_walks import AUDIT_ARGV, AUDIT_FLAGS, AUDIT_WALKS
 from .fuzz.event_walks import EVENT_WALKS
 from .fuzz.paper_walks import COUNTS, ISRL_WALKS, LEAKAGE_WALKS, NONE_DEFAULTS
 from .fuzz.risk_walks import RISK_WALKS
+from .fuzz.secagg_walks import SECAGG_WALKS
 
 settings.register_profile(
     "ci",
@@ -218,7 +219,7 @@ ELEMENTWISE: list[tuple[str, Callable[..., Any], tuple[st.SearchStrategy[Any], .
 def test_every_public_name_is_fuzzed():
     fuzzed = {name for name, *_ in ELEMENTWISE} | set(FAMILY_CALLS)
     public = set(hs.__all__) - {"MAX_RADIUS_EPSILON"}
-    for family in (fdp, rdp, pld, matrix, isrl, leakage, audit):
+    for family in (fdp, rdp, pld, matrix, isrl, leakage, audit, secagg):
         public |= {f"{family.__name__.split('.')[-1]}.{n}" for n in family.__all__}
     skipped = {
         "fdp.BOUNDS",
@@ -982,6 +983,7 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
 ]
 WALKS += EVENT_WALKS  # hockeystick's dp_accounting-style events, in both adapters (tests/fuzz/event_walks.py)
 WALKS += ALLOCATION_WALKS + MATRIX_WALKS  # the allocation accountants, hockeystick.matrix (fuzz/allocation_walks.py)
+WALKS += SECAGG_WALKS  # hockeystick.secagg: the accountants, their sensitivity, wrap-around and calibration
 WALKS += RISK_WALKS  # hockeystick.risk: trade-off curve, TPR at FPR, advantage, calibration (fuzz/risk_walks.py)
 WALKS += ISRL_WALKS + LEAKAGE_WALKS  # paper 003's isrl and paper 001's leakage, every public name (paper_walks.py)
 WALKS += AUDIT_WALKS  # hockeystick.audit: every public name and the CSV reader (fuzz/audit_walks.py)

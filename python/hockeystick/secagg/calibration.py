@@ -30,7 +30,7 @@ from typing import Any
 from ..base.validation import choice, count, delta_target, epsilon_target, in_interval, positive_number
 from ..fdp.gaussian_mechanism import GaussianMechanism
 from .accountants import DistributedDiscreteGaussian, DistributedSkellam
-from .modular_wrap import NOISES, wrap_probability
+from .modular_wrap import NOISES, in_magnitude, wrap_probability
 
 __all__ = ["SecureAggregationCalibration", "calibrate_secure_aggregation"]
 
@@ -165,7 +165,7 @@ def calibrate_secure_aggregation(
         raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}")
     kind = choice(noise, "noise", NOISES)
     run: dict[str, Any] = dict(
-        clip_norm=positive_number(clip_norm, "clip_norm"),
+        clip_norm=in_magnitude(positive_number(clip_norm, "clip_norm"), "clip_norm"),
         dimension=count(dimension, "dimension"),
         min_surviving_clients=count(clients, "clients"),
         rounds=count(rounds, "rounds"),
@@ -187,7 +187,8 @@ def calibrate_secure_aggregation(
     if not feasible:
         raise ValueError(
             f"bits = {b} cannot hold the aggregate of {n} clients below the wrap-around probability {target!r} at "
-            "any granularity from the clip norm down to 2^-40 of it: use more bits"
+            f"any granularity from the clip norm down to 2^-40 of it, with the noise that epsilon = {eps!r} at "
+            f"delta = {dlt!r} needs: use more bits, or a larger epsilon"
         )
     finest = c * 2.0 ** -max(feasible)
     gamma = _bisect(lambda g: wraps(g) <= target, finest / 4.0, finest, 12) if max(feasible) < 40 else finest
