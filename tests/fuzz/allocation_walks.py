@@ -15,7 +15,7 @@ H = 1e-2  # the walk's coarse loss grid
 RESOLUTION = 0.02  # a coarse sum grid keeps each allocation call cheap; the resolution itself is walked too
 
 
-def _both_sides(make: Callable[..., Any]) -> Callable[..., Any]:
+def both_sides(make: Callable[..., Any]) -> Callable[..., Any]:
     """The accountant built from the walked arguments: its (epsilon, delta) brackets at one point each."""
 
     def call(**kwargs: Any) -> Any:
@@ -46,13 +46,13 @@ def _schema_sensitivity(schema: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _matrix_mechanism(**kwargs: Any) -> Any:
-    return _both_sides(matrix.MatrixMechanism)(**kwargs)
+    return both_sides(matrix.MatrixMechanism)(**kwargs)
 
 
 ALLOCATION_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "pld.BallsInBinsGaussianPLD",
-        _both_sides(pld.BallsInBinsGaussianPLD),
+        both_sides(pld.BallsInBinsGaussianPLD),
         dict(
             sigma=2.0,
             steps_per_epoch=4,
@@ -65,12 +65,12 @@ ALLOCATION_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ),
     (
         "pld.BallsInBinsGaussianPLD(k > 1)",
-        _both_sides(pld.BallsInBinsGaussianPLD),
+        both_sides(pld.BallsInBinsGaussianPLD),
         dict(sigma=2.0, steps_per_epoch=4, rounds=6, steps_per_record=2, value_discretization_interval=H),
     ),
     (
         "pld.ShuffledBatchGaussianPLD",
-        _both_sides(pld.ShuffledBatchGaussianPLD),
+        both_sides(pld.ShuffledBatchGaussianPLD),
         dict(
             sigma=2.0,
             batch_size=10,
@@ -146,7 +146,7 @@ MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ("matrix.kl_upper_confidence", matrix.kl_upper_confidence, dict(mean=0.1, draws=100, beta=1e-3)),
     (
         "matrix.DPFTRL",
-        _both_sides(matrix.DPFTRL),
+        both_sides(matrix.DPFTRL),
         dict(
             rounds=8,
             noise_multiplier=1.0,
@@ -177,7 +177,7 @@ MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ),
     (
         "matrix.AmplifiedBandedMF",
-        _both_sides(matrix.AmplifiedBandedMF),
+        both_sides(matrix.AmplifiedBandedMF),
         dict(
             rounds=8,
             noise_multiplier=1.0,

@@ -11,18 +11,10 @@ import numpy as np
 
 from hockeystick import secagg
 
+from .allocation_walks import both_sides
+
 H = 1e-2  # the walk's coarse loss grid
 ROUND = dict(clip_norm=1.0, granularity=0.05, dimension=100, local_sigma=0.5, min_surviving_clients=10, rounds=2)
-
-
-def _both_sides(make: Callable[..., Any]) -> Callable[..., Any]:
-    """The accountant built from the walked arguments: its (epsilon, delta) brackets at one point each."""
-
-    def call(**kwargs: Any) -> Any:
-        accountant = make(**kwargs)
-        return (*accountant.epsilon(1e-3, bound="both"), *accountant.delta(1.0, bound="both"))
-
-    return call
 
 
 def _sensitivity(**kwargs: Any) -> Any:
@@ -38,12 +30,12 @@ def _calibrated(**kwargs: Any) -> Any:
 SECAGG_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "secagg.DistributedDiscreteGaussian",
-        _both_sides(secagg.DistributedDiscreteGaussian),
+        both_sides(secagg.DistributedDiscreteGaussian),
         dict(**ROUND, beta=0.1, sampling_rate=0.5, value_discretization_interval=H),
     ),
     (
         "secagg.DistributedSkellam",
-        _both_sides(secagg.DistributedSkellam),
+        both_sides(secagg.DistributedSkellam),
         dict(**ROUND, beta=0.1, sampling_rate=0.5, value_discretization_interval=H),
     ),
     (
