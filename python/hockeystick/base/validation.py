@@ -300,6 +300,21 @@ def positive_number(value: Any, name: str) -> float:
     return float(positive(single(value, name), name))
 
 
+# the magnitudes a bound may square and divide by: their squares are finite positive doubles
+MODERATE = (1e-150, 1e150)
+
+
+def moderate(value: float, name: str) -> float:
+    """``value`` if ``MODERATE[0] <= value <= MODERATE[1]`` (its square a finite positive double), else a ValueError
+    naming ``name`` (a quotient such as ``clip_norm / granularity`` names both arguments)."""
+    if not MODERATE[0] <= value <= MODERATE[1]:
+        raise ValueError(
+            f"{name} must lie in [{MODERATE[0]:g}, {MODERATE[1]:g}] (its square a finite positive number), "
+            f"got {value!r}"
+        )
+    return value
+
+
 def delta_target(value: Any, name: str = "delta") -> float:
     """One delta, by the rule of ``delta_values`` (strictly between 0 and 1)."""
     return float(delta_values(single(value, name), name))

@@ -38,10 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..base.validation import count, describe, epsilon_target, in_interval
+from ..base.validation import count, describe, epsilon_target, in_interval, moderate, positive_number
 from .accountant import MatrixMechanism
 from .participation import FixedEpochs
-from .realizable_lower import RealizableLowerSide, noise_multiplier_in_range
+from .realizable_lower import RealizableLowerSide
 from .round_off import gamma
 from .sampling_laws import BallsInBinsSampling
 from .sensitivity import l2_sensitivity
@@ -239,7 +239,7 @@ class BallsInBinsMonteCarlo:
                 "(Choquette-Choo et al. 2024) is proved for such C; for others use RealizableLowerSide (a certified "
                 "lower side) and DPFTRL (the upper side without amplification)"
             )
-        self.noise_multiplier = noise_multiplier_in_range(noise_multiplier)
+        self.noise_multiplier = moderate(positive_number(noise_multiplier, "noise_multiplier"), "noise_multiplier")
         self.cycle_length = count(cycle_length, "cycle_length")
         self.draws = count(draws, "draws")
         if seed is not None and not isinstance(seed, (int, np.integer)):

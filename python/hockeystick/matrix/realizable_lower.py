@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..base.validation import count, describe, epsilon_values, positive_number, scalar_or_array
+from ..base.validation import count, describe, epsilon_values, moderate, positive_number, scalar_or_array
 from ..pld.compose.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.gaussian_mixture import mixture_of_gaussians
 from .round_off import gamma, widen_up
@@ -51,23 +51,6 @@ from .sampling_laws import Sampling
 from .strategies import strategy_from
 
 __all__ = ["RealizableLowerSide"]
-
-
-# the noise multipliers whose square is a positive finite double, so that the pair's losses (shift / z^2 scaled)
-# are finite numbers: a realistic noise multiplier lies far inside
-NOISE_RANGE = (1e-150, 1e150)
-
-
-def noise_multiplier_in_range(value: Any) -> float:
-    """One noise multiplier z > 0 with ``NOISE_RANGE[0] <= z <= NOISE_RANGE[1]`` (its square a positive finite
-    double), or a ValueError naming ``noise_multiplier``."""
-    z = positive_number(value, "noise_multiplier")
-    if not NOISE_RANGE[0] <= z <= NOISE_RANGE[1]:
-        raise ValueError(
-            f"noise_multiplier must lie in [{NOISE_RANGE[0]:g}, {NOISE_RANGE[1]:g}] (its square a finite positive "
-            f"number, so that the pair's privacy losses are finite), got {z!r}"
-        )
-    return z
 
 
 def _projected(c: np.ndarray, error: np.ndarray | None, u: np.ndarray) -> np.ndarray | None:
@@ -174,7 +157,7 @@ class RealizableLowerSide:
         value_discretization_interval: float = 1e-2,
     ) -> None:
         n = count(rounds, "rounds", maximum=2048)
-        z = noise_multiplier_in_range(noise_multiplier)
+        z = moderate(positive_number(noise_multiplier, "noise_multiplier"), "noise_multiplier")
         if not isinstance(sampling, Sampling):
             raise ValueError(
                 f"sampling must be a Sampling (BallsInBinsSampling(b), RandomAllocationSampling(k), "

@@ -27,10 +27,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..base.validation import choice, count, delta_target, epsilon_target, in_interval, positive_number
+from ..base.validation import choice, count, delta_target, epsilon_target, in_interval, moderate, positive_number
 from ..fdp.gaussian_mechanism import GaussianMechanism
 from .accountants import DistributedDiscreteGaussian, DistributedSkellam
-from .modular_wrap import NOISES, in_magnitude, wrap_probability
+from .modular_wrap import NOISES, wrap_probability
 
 __all__ = ["SecureAggregationCalibration", "calibrate_secure_aggregation"]
 
@@ -165,7 +165,7 @@ def calibrate_secure_aggregation(
         raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}")
     kind = choice(noise, "noise", NOISES)
     run: dict[str, Any] = dict(
-        clip_norm=in_magnitude(positive_number(clip_norm, "clip_norm"), "clip_norm"),
+        clip_norm=moderate(positive_number(clip_norm, "clip_norm"), "clip_norm"),
         dimension=count(dimension, "dimension"),
         min_surviving_clients=count(clients, "clients"),
         rounds=count(rounds, "rounds"),

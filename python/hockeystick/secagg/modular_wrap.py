@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from ..base.validation import choice, count, positive_number
+from ..base.validation import choice, count, moderate, positive_number
 from .sensitivity import ROUNDINGS
 
 __all__ = ["NOISES", "bits_for", "wrap_probability"]
@@ -119,8 +119,8 @@ def wrap_probability(
     b = count(bits, "bits", maximum=MAX_BITS)
     n, d = count(clients, "clients"), count(dimension, "dimension")
     c, g = positive_number(clip_norm, "clip_norm"), positive_number(granularity, "granularity")
-    in_magnitude(c / g, "clip_norm / granularity")  # the update's norm in integer steps
-    s = in_magnitude(positive_number(local_sigma, "local_sigma") / g, "local_sigma / granularity")
+    moderate(c / g, "clip_norm / granularity")  # the update's norm in integer steps
+    s = moderate(positive_number(local_sigma, "local_sigma") / g, "local_sigma / granularity")
     kind = choice(noise, "noise", NOISES)
     conditional = choice(rounding, "rounding", ROUNDINGS) == "conditional"
     rho = positive_number(flatness, "flatness")
@@ -131,21 +131,6 @@ def wrap_probability(
     m = 2.0 ** (b - 1) - (n if conditional else 0)
     log_bound = math.log(2.0 * d) + _log_tail(m, proxy, skellam_variance)
     return min(1.0, math.exp(log_bound + 1e-9 * abs(log_bound)))
-
-
-# the magnitudes a bound squares and divides by: their squares are finite positive doubles
-MAGNITUDES = (1e-150, 1e150)
-
-
-def in_magnitude(value: float, name: str) -> float:
-    """``value`` if ``MAGNITUDES[0] <= value <= MAGNITUDES[1]``, else a ValueError naming ``name`` (a quotient such
-    as ``clip_norm / granularity`` names both arguments)."""
-    if not MAGNITUDES[0] <= value <= MAGNITUDES[1]:
-        raise ValueError(
-            f"{name} must lie in [{MAGNITUDES[0]:g}, {MAGNITUDES[1]:g}] (its square a finite positive number), "
-            f"got {value!r}"
-        )
-    return value
 
 
 def bits_for(beta: float, **round_parameters: object) -> int:
