@@ -132,6 +132,13 @@ class TiltedComposition:
         """The least curve argument read (module docstring): the loss of ``floor_index``."""
         return self.floor_index * self.h
 
+    @property
+    def top(self) -> float:
+        """A loss above every loss of the window (its last grid point's, one cell up, with the loss shift): above
+        it only the mass at +infinity is left, so an epsilon search need not start higher."""
+        w = self.window
+        return float((w.k_lo + w.p.size + 1) * w.h + w.loss_shift)
+
     @cached_property
     def _untilted(self) -> tuple[_core.pld.GridProfile, float, int]:
         """The suffix sums of the untilted window from ``floor_index`` up, their slack, and their count."""
@@ -249,8 +256,7 @@ def lower_epsilon(
     towards the step above it."""
     if composition.pessimistic:
         raise ValueError("lower_epsilon needs the optimistic side's composition")
-    w = composition.window
-    top = float((w.k_lo + w.p.size + 1) * w.h + w.loss_shift)
+    top = composition.top
     floor = composition.floor
     if not (math.isfinite(near) and near > floor):
         return start

@@ -68,9 +68,7 @@ def _upper_side(ups: Sequence[tuple[GridPMF, int]], lam: float, h: float, delta:
     """The certified upper epsilon at ``delta`` of the pessimistic PMFs ``ups`` composed under the tilt ``lam``,
     searched from ``upper`` or the window's top."""
     up_side = tilted.compose_tilted(ups, lam * h, pessimistic=True, max_points=MAX_POINTS)
-    w = up_side.window
-    top = float((w.k_lo + w.p.size + 1) * w.h + w.loss_shift)
-    return tilted.upper_epsilon(up_side, delta, min(upper, top))
+    return tilted.upper_epsilon(up_side, delta, min(upper, up_side.top))
 
 
 def direction_bracket(

@@ -135,9 +135,7 @@ class TiltedReader:
         """The certified upper epsilon at ``delta`` of one direction's ``pmf`` composed under the tilt ``lam``,
         searched from ``upper`` or the window's top."""
         up_side = self.composition(h, direction, tail, [(pmf, int(self.point[2]))], lam, True)
-        w = up_side.window
-        top = float((w.k_lo + w.p.size + 1) * w.h + w.loss_shift)
-        return tilted.upper_epsilon(up_side, delta, min(upper, top))
+        return tilted.upper_epsilon(up_side, delta, min(upper, up_side.top))
 
     def grid_bracket(self, delta: float, h: float, upper: float) -> tuple[float, float]:
         """The certified (lower, upper) epsilon at ``delta`` on grid ``h``: per direction, the upper side under the
