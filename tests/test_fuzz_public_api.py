@@ -398,6 +398,15 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
         0.0,
         math.inf,
     ),
+    "rdp.poisson_subsampled_remove_rdp": (
+        lambda d: (
+            lambda: rdp.poisson_subsampled_remove_rdp(
+                d.draw(st.one_of(st.just([0.5, 1.0, 2.0]), edges)), d.draw(domain(PARAMETERS["sampling_rate"]))
+            )
+        ),
+        0.0,
+        math.inf,
+    ),
     "rdp.rdp_to_epsilon": (
         lambda d: (
             lambda: rdp.rdp_to_epsilon(

@@ -8,7 +8,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from hockeystick.rdp import gaussian_rdp, poisson_subsampled_rdp, subsampled_gaussian_rdp
+from hockeystick.rdp import gaussian_rdp, poisson_subsampled_rdp, poisson_subsampled_remove_rdp, subsampled_gaussian_rdp
 
 ORDERS = np.arange(2.0, 65.0)
 
@@ -118,3 +118,16 @@ def test_broadcasts_over_leading_axes():
 def test_refusals_name_the_argument(rdp, orders, rate, match):
     with pytest.raises(ValueError, match=match):
         poisson_subsampled_rdp(rdp, orders, rate)
+
+
+@pytest.mark.parametrize("q", [1e-5, 1e-3, 0.02, 0.5, 0.99, 1.0])
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 5.0])
+def test_the_remove_direction_is_the_exact_subsampled_gaussian_from_the_gaussian_curve(q, sigma):
+    """The binomial expansion is exact in the inner's divergences: from the Gaussian's l / (2 sigma^2) it is the
+    Poisson-subsampled Gaussian's remove direction (Mironov, Talwar & Zhang 2019, exact at integer orders), rounded
+    up, and never below it."""
+    orders = np.arange(2.0, 65.0)
+    ours = poisson_subsampled_remove_rdp(gaussian_rdp(sigma, orders), q)
+    exact = subsampled_gaussian_rdp(sigma, q, orders)
+    assert (ours >= exact).all()
+    assert (ours <= exact * (1 + 1e-10) + 1e-300).all()

@@ -2,8 +2,9 @@
 
 * ``gaussian_rdp``, ``subsampled_gaussian_rdp``: RDP curves at integer and fractional orders (log space).
 * ``compose_rdp``: RDP adds over composition.
-* ``poisson_subsampled_rdp``: any mechanism's RDP curve run on a Poisson subsample, an upper bound (Zhu &
-  Wang 2019's general bound, and convexity; ``poisson_subsampled``).
+* ``poisson_subsampled_rdp``, ``poisson_subsampled_remove_rdp``: any mechanism's RDP curve run on a Poisson
+  subsample, an upper bound (Zhu & Wang 2019's general bound, and convexity; the remove direction alone;
+  ``poisson_subsampled``).
 * ``rdp_to_epsilon`` / ``rdp_to_delta``: classic (Mironov 2017) or tight (Balle et al. 2020 /
   Canonne et al. 2020) conversion.
 * ``zcdp_to_epsilon`` / ``zcdp_to_delta``: (xi, rho)-zCDP to (eps, delta), certified upper bounds at the
@@ -27,7 +28,7 @@ Constants:
 from .accountant import SubsampledGaussianRDP, compose_rdp
 from .conversion import CONVERSIONS, rdp_to_delta, rdp_to_epsilon
 from .mechanisms import DEFAULT_ORDERS, MAX_ORDER, gaussian_rdp, subsampled_gaussian_rdp
-from .poisson_subsampled import poisson_subsampled_rdp
+from .poisson_subsampled import poisson_subsampled_rdp, poisson_subsampled_remove_rdp
 from .zcdp import zcdp_to_delta, zcdp_to_epsilon
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "compose_rdp",
     "gaussian_rdp",
     "poisson_subsampled_rdp",
+    "poisson_subsampled_remove_rdp",
     "rdp_to_delta",
     "rdp_to_epsilon",
     "subsampled_gaussian_rdp",

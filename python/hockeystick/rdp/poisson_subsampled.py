@@ -50,7 +50,7 @@ from ..base.validation import in_interval
 from .mechanisms import check_orders
 from .pure_dp import round_up
 
-__all__ = ["poisson_subsampled_rdp"]
+__all__ = ["poisson_subsampled_rdp", "poisson_subsampled_remove_rdp"]
 
 UNIT_ROUNDOFF = 2.0**-53
 _LOG3 = math.log(3.0)
@@ -97,20 +97,21 @@ def _log_expm1(x: np.ndarray) -> np.ndarray:
     return value
 
 
-def _general_bound(chained: np.ndarray, alpha: int, q: float) -> np.ndarray:
+def _general_bound(chained: np.ndarray, alpha: int, q: float, log_weight: float = _LOG3) -> np.ndarray:
     """Zhu & Wang 2019's general upper bound at the integer order alpha (module docstring), rounded up.
 
     ``chained[..., j]`` is eps(2 + j), at least up to eps(alpha).  The binomial theorem takes the first
     term's 1 out: the bracket is 1 + sum_{l=2}^{alpha} C(alpha, l) q^l (1 - q)^{alpha - l} (w_l
-    e^{(l - 1) eps(l)} - 1), w_2 = 1 and w_l = 3 above, a sum of non-negative terms, so its log is
-    log1p of a log-sum-exp and stays accurate relative to the (small) result.
+    e^{(l - 1) eps(l)} - 1), w_2 = 1 and w_l = e^``log_weight`` above (3; 1 for the remove direction alone,
+    ``poisson_subsampled_remove_rdp``), a sum of non-negative terms, so its log is log1p of a log-sum-exp and
+    stays accurate relative to the (small) result.
     """
     ell = np.arange(2, alpha + 1)
     log_q, log_1mq = math.log(q), (math.log1p(-q) if q < 1.0 else -math.inf)
     rest = alpha - ell
     with np.errstate(invalid="ignore"):  # 0 * -inf at q = 1: the factor (1 - q)^0 is 1
         log_rest = np.where(rest == 0, 0.0, rest * log_1mq)
-    exponent = np.where(ell >= 3, _LOG3, 0.0) + (ell - 1) * chained[..., : alpha - 1]
+    exponent = np.where(ell >= 3, log_weight, 0.0) + (ell - 1) * chained[..., : alpha - 1]
     log_binomials = _log_binomials_up(alpha)[2:]
     constant = log_binomials + ell * log_q + log_rest
     terms = constant + _log_expm1(exponent)
@@ -198,3 +199,49 @@ def poisson_subsampled_rdp(rdp: npt.ArrayLike, orders: npt.ArrayLike, sampling_r
         for order, col in chain.items():
             result[..., col] = np.minimum(result[..., col], _general_bound(chained, order, q))
     return result
+
+
+def poisson_subsampled_remove_rdp(inner: npt.ArrayLike, sampling_rate: float) -> np.ndarray:
+    r"""D_alpha((1 - q) Q + q P || Q), the remove direction alone, from the inner's divergences, rounded up.
+
+    At the integer orders alpha = 2 .. 1 + K, from ``inner`` = D_l(P || Q) at l = 2 .. 1 + K.  With L = dP / dQ, e^{(alpha - 1) D_alpha} = E_Q[(1 - q + q L)^alpha], and the binomial theorem gives
+
+    .. math::
+
+        e^{(\alpha - 1) D_\alpha} = 1 + \sum_{\ell=2}^{\alpha} \binom{\alpha}{\ell} q^\ell (1-q)^{\alpha-\ell}
+            \bigl(e^{(\ell - 1) D_\ell(P \| Q)} - 1\bigr),
+
+    exact in the inner's divergences and non-decreasing in each, so an upper curve of the inner gives an upper
+    bound: Zhu & Wang 2019's general bound without its factor 3, which pays for the add direction.
+
+    Parameters
+    ----------
+    inner : array_like
+        D_l(P || Q), or an upper bound on it, at l = 2, 3, ..., finite and >= 0, the orders on the last axis.
+    sampling_rate : float
+        q, 0 < q <= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        The bound at alpha = 2 .. 1 + K, the shape of ``inner``.
+
+    Raises
+    ------
+    ValueError
+        If ``inner`` is not finite and >= 0 or has no order, or ``sampling_rate`` lies outside (0, 1].
+
+    References
+    ----------
+    Zhu & Wang 2019 (the general upper bound; its remove-direction term).
+    """
+    eps = np.asarray(inner, dtype=np.float64)
+    if eps.ndim == 0 or eps.shape[-1] == 0 or not (np.isfinite(eps).all() and (eps >= 0).all()):
+        raise ValueError("inner must be finite values >= 0 at the orders 2, 3, ... on its last axis")
+    q = float(in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False))
+    if q == 1.0:  # the pair itself (the expansion's terms with (1 - q)^0 = 1 are the inner's alone)
+        return round_up(eps.copy())
+    out = np.empty_like(eps)
+    for j in range(eps.shape[-1]):
+        out[..., j] = _general_bound(eps, j + 2, q, log_weight=0.0)
+    return out

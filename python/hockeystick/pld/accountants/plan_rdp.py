@@ -49,27 +49,6 @@ from .plan import PoissonGeneric, add_loss_bound, mechanism_of
 REMOVE_ORDERS = 63
 
 
-def _remove_subsampled(inner: np.ndarray, q: float) -> np.ndarray:
-    """D_alpha(q P + (1 - q) Q || Q) at alpha = 2 .. 1 + len(inner) from ``inner`` = D_l(P || Q) at l = 2 ..
-    (module docstring), computed as log1p of a log-sum-exp of non-negative terms."""
-    from scipy.special import gammaln, logsumexp  # lazy: scipy only past the PLD
-
-    out = np.empty(inner.size)
-    log_q, log_keep = math.log(q), (math.log1p(-q) if q < 1.0 else -math.inf)
-    for i in range(inner.size):
-        alpha = i + 2
-        ell = np.arange(2, alpha + 1, dtype=np.float64)
-        log_binomial = gammaln(alpha + 1.0) - gammaln(ell + 1.0) - gammaln(alpha - ell + 1.0)
-        with np.errstate(invalid="ignore", divide="ignore"):  # q = 1: (1 - q)^0 is 1
-            log_rest = np.where(ell == alpha, 0.0, (alpha - ell) * log_keep)
-            scaled = (ell - 1.0) * inner[: alpha - 1]
-            log_expm1 = np.where(
-                scaled > 30.0, scaled + np.log1p(-np.exp(-scaled)), np.log(np.expm1(np.minimum(scaled, 30.0)))
-            )
-        out[i] = np.logaddexp(0.0, logsumexp(log_binomial + ell * log_q + log_rest + log_expm1)) / (alpha - 1)
-    return out
-
-
 def _remove_side_epsilon(plan: CompositionPlan, bound: float, delta: float) -> float:
     """max(the remove direction's RDP conversion at ``delta``, ``bound``), of a plan of Poisson samples only."""
     from ...rdp import rdp_to_epsilon  # lazy: read past the PLD only
@@ -86,6 +65,8 @@ def _remove_curve(key: PlanKey) -> np.ndarray | None:
     """The remove direction's RDP upper curve at 2 .. ``REMOVE_ORDERS`` of a plan of Poisson samples only, rounded
     up by ``RDP_MARGIN`` (relative: each log term is within ~1e-12 absolute, its parts below ~10^4 in size, so the
     sum and its log1p within ~1e-11 relative), or None."""
+    from ...rdp import poisson_subsampled_remove_rdp  # lazy: read past the PLD only
+
     plan = CompositionPlan.from_key(key)
     orders = np.arange(2.0, REMOVE_ORDERS + 1.0)
     total = np.zeros(orders.size)
@@ -96,7 +77,7 @@ def _remove_curve(key: PlanKey) -> np.ndarray | None:
         inner = plan_rdp(CompositionPlan.from_key(m.key), orders)
         if inner is None or not np.isfinite(inner).all():
             return None
-        total = total + count * _remove_subsampled(inner, m.q)
+        total = total + count * poisson_subsampled_remove_rdp(inner, m.q)
     return total * (1.0 + RDP_MARGIN)
 
 
