@@ -1,5 +1,5 @@
 // The C interface's Gaussian tail, theta and their inverses: each argument checked by the Python package's rule,
-// then the core's function, computed as the Python package computes it (so the values agree bit for bit).
+// then the core's function, the one the Python package calls (so the values agree bit for bit).
 #include <hockeystick/hockeystick.hpp>
 
 #include <cmath>
@@ -16,14 +16,6 @@ using hockeystick_c::require_output;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // theta_radius forms 2 epsilon, which must stay a finite double (numerics.hockey_stick.MAX_RADIUS_EPSILON).
 constexpr double kMaxRadiusEpsilon = 1e307;
-// log_theta below r = 2^-900 scales r and epsilon up by 2^600 (numerics.hockey_stick.log_theta): at fixed
-// x1 = epsilon/r - r/2, theta scales with r up to a relative O(2^-300).
-const double kTinyRadius = std::ldexp(1.0, -900);
-const double kRadiusScale = std::ldexp(1.0, 600);
-// Above x = 1e150 log Q(x) is the asymptote -x^2/2 - log x - log sqrt(2 pi) (numerics.gaussian.log_gaussian_tail;
-// its error is below 1e-300 there), since x^2 overflows past 1.34e154.
-constexpr double kAsymptoticLogTail = 1e150;
-constexpr double kPi = 3.141592653589793;  // the double nearest pi (math.pi)
 
 void not_nan(const char* name, double v) { require(!std::isnan(v), name, "must not be NaN", v); }
 
@@ -42,18 +34,6 @@ void radius_and_epsilon(double r, double epsilon) {
     nonnegative("epsilon", epsilon);
     require(!(std::isinf(r) && std::isinf(epsilon)), "r and epsilon",
             "cannot both be infinite (theta(inf, inf) has no limit)", r);
-}
-
-double log_theta_scaled(double r, double epsilon) {
-    if (r > 0.0 && r < kTinyRadius)
-        return hockeystick::log_theta(r * kRadiusScale, epsilon * kRadiusScale) - 600 * std::log(2.0);
-    return hockeystick::log_theta(r, epsilon);
-}
-
-double log_gaussian_tail_asymptotic(double x) {
-    if (!(x > kAsymptoticLogTail)) return hockeystick::log_gaussian_tail(x);
-    const double t = x * std::sqrt(0.5);
-    return -(t * t) - std::log(x) - 0.5 * std::log(2.0 * kPi);
 }
 
 double checked_radius(double epsilon, double delta) {
@@ -81,7 +61,7 @@ hs_status hs_log_gaussian_tail(double x, double* out) {
     return guarded([&] {
         require_output(out, "out");
         not_nan("x", x);
-        *out = log_gaussian_tail_asymptotic(x);
+        *out = hockeystick::log_gaussian_tail(x);
         return HS_OK;
     });
 }
@@ -99,7 +79,7 @@ hs_status hs_log_theta(double r, double epsilon, double* out) {
     return guarded([&] {
         require_output(out, "out");
         radius_and_epsilon(r, epsilon);
-        *out = log_theta_scaled(r, epsilon);
+        *out = hockeystick::log_theta(r, epsilon);
         return HS_OK;
     });
 }

@@ -16,13 +16,12 @@ N(t) = 1 - t M(t) over [x1, x2]; see cpp/include/hockeystick/numerics/hockey_sti
 
 from __future__ import annotations
 
-import math
 from typing import overload
 
 import numpy as np
 
 from .. import _core
-from ..base.elementwise import ArrayLike, FloatOrArray, NonScalar, apply, as_float_array, broadcast_float_arrays
+from ..base.elementwise import ArrayLike, FloatOrArray, NonScalar, apply, as_float_array
 
 __all__ = [
     "theta",
@@ -35,9 +34,6 @@ __all__ = [
 ]
 
 MAX_RADIUS_EPSILON = 1e307  # theta_radius forms 2 eps
-_TINY_RADIUS = 2.0**-900  # below, log_theta scales r and eps up (see log_theta)
-_RADIUS_SCALE = 2.0**600
-_LOG_RADIUS_SCALE = 600 * math.log(2.0)
 
 
 @overload
@@ -119,7 +115,7 @@ def log_theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -
         \qquad x_1 = \varepsilon/r - r/2,
 
     with :math:`x_1^2/2` formed in double-double.  Radii below 2**-900 (subnormal ones included) are
-    evaluated as :math:`\log\theta(rs, \varepsilon s) - \log s`, :math:`s = 2^{600}`: at fixed
+    evaluated in the core as :math:`\log\theta(rs, \varepsilon s) - \log s`, :math:`s = 2^{600}`: at fixed
     :math:`x_1`, theta scales with r up to a relative :math:`O(2^{-300})`.
 
     Parameters
@@ -159,15 +155,7 @@ def log_theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -
     >>> round(log_theta(0.01, 100.0))
     -49999974
     """
-    (r_arr, eps_arr), _, scalar = broadcast_float_arrays(r=r, epsilon=epsilon)
-    tiny = (r_arr > 0) & (r_arr < _TINY_RADIUS)
-    if not tiny.any():
-        return apply(_core.hockey_stick.log_theta, threads, r=r_arr, epsilon=eps_arr)
-    scale = np.where(tiny, _RADIUS_SCALE, 1.0)
-    with np.errstate(over="ignore"):  # eps s = inf only where eps / r > 2^1000: log theta = -inf there
-        out = np.asarray(apply(_core.hockey_stick.log_theta, threads, r=r_arr * scale, epsilon=eps_arr * scale))
-    out = out - np.where(tiny, _LOG_RADIUS_SCALE, 0.0)
-    return float(out) if scalar else out
+    return apply(_core.hockey_stick.log_theta, threads, r=r, epsilon=epsilon)
 
 
 @overload

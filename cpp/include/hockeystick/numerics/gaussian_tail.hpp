@@ -4,6 +4,8 @@
 //   x >= 0:  Q(x) = phi(x) M(x)                 (no cancellation, subnormal below ~1e-308)
 //   x <  0:  Q(x) = 1 - Q(-x)                   (Q(-x) <= 1/2, so no cancellation)
 //   log Q(x) = -x^2/2 - log sqrt(2 pi) + log M(x) for x >= 0 (finite for all finite x),
+//            = -x^2/2 - log x - log sqrt(2 pi) above 1e150 (log M(x) = -log x + O(x^-2), below 1e-300
+//              there; x^2 formed as (x/sqrt 2)^2, since x^2 overflows past 1.34e154),
 //            = log1p(-Q(-x)) for x < 0.
 //   Q^{-1}(p): Abramowitz & Stegun 26.2.23 start (|error| < 4.5e-4), then Newton
 //   steps on log Q (f'/f = -1/M), quadratic: four steps reach full precision.
@@ -46,6 +48,10 @@ inline double gaussian_tail(double x) {
 inline double log_gaussian_tail(double x) {
     if (std::isnan(x)) return x;
     if (x == std::numeric_limits<double>::infinity()) return -std::numeric_limits<double>::infinity();
+    if (x > 1e150) {
+        const double t = x * constants::sqrt_half;
+        return -(t * t) - std::log(x) - constants::log_sqrt_two_pi;
+    }
     if (x >= 0.0) {
         const double_double s = log_gaussian_density_dd(x);
         return s.hi + (s.lo + std::log(mills_ratio(x)));

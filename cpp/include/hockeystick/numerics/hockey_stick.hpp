@@ -183,6 +183,10 @@ inline double log_theta(double r, double eps) {
     if (std::isinf(r) && std::isinf(eps)) return detail::nan;
     if (r == 0.0 || std::isinf(eps)) return -detail::inf;
     if (std::isinf(r)) return 0.0;
+    // Below r = 2^-900 (subnormal radii included) r and eps are scaled up by 2^600: at fixed
+    // x1 = eps/r - r/2, theta scales with r up to a relative O(2^-300), while r itself would lose its digits
+    // in r/2 and r^2. eps 2^600 overflowing to inf means eps/r > 2^1000: log theta = -inf there.
+    if (r < 0x1p-900) return log_theta(r * 0x1p600, eps * 0x1p600) - 600.0 * std::log(2.0);
     const detail::theta_parts p = detail::theta_decompose(r, eps);
     if (p.is_direct) return std::log(p.direct);  // log 0 = -inf when eps/r overflows
     const double_double log_density = p.log_density();
