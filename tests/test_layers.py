@@ -26,7 +26,7 @@ LAYERS = {
     "matrix": 4,  # matrix-factorization mechanisms: sensitivity, then fdp's Gaussian mechanism and rdp
     "ledger": 4,  # a run recorded round by round: fixed-schedule PLD brackets, filters, odometers
     "training": 4,  # DP-SGD / DP-FedAvg vocabulary over the pld accountants
-    "secagg": 4,  # secure aggregation: distributed discrete Gaussian and Skellam over rdp and pld
+    "secagg": 3.5,  # secure aggregation: distributed discrete Gaussian and Skellam over rdp and pld; under training
     "registry": 5,
     "interop": 5,  # dp_accounting's events and RDP accountant, Opacus's and Flower's accountants, over the ledger
     "simulate": 5,

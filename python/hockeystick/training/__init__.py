@@ -75,6 +75,9 @@ exactly for a per-round (epsilon, delta), and its rounds composed.
 Gaussians, Poisson sampling); ``RecordLevelFedAvg`` a record inside federated learning whose sampled clients
 run local DP-SGD steps (``record_level``: Poisson sampling of the composed local steps); ``RandomCheckIns``
 random check-ins with central noise (``random_checkins``: Poisson sampling of a 1-of-m random allocation).
+``DistributedDPFedAvg`` is DP-FedAvg over secure aggregation, each client adding distributed discrete Gaussian or
+Skellam noise (``secure_aggregation``, over ``secagg``'s accountants), its guarantee against the server and
+against an observer of the models.
 """
 
 from .adaptive_clipping import adaptive_clipping_noise_multiplier, round_noise_multiplier
@@ -84,6 +87,7 @@ from .noise_start import epoch_noise_start as epoch_noise_start
 from .noise_start import noise_grids as noise_grids
 from .random_checkins import RandomCheckIns
 from .record_level import RecordLevelFedAvg
+from .secure_aggregation import DistributedDPFedAvg
 from .user_level import UserLevelDPSGD
 from .vocabulary import SAMPLE_RATE_SYNONYMS, STEPS_PER_EPOCH, Sampling, StepsPerEpoch
 from .vocabulary import SAMPLINGS as SAMPLINGS
@@ -91,6 +95,7 @@ from .vocabulary import SAMPLINGS as SAMPLINGS
 __all__ = [
     "DPSGD",
     "DPFedAvg",
+    "DistributedDPFedAvg",
     "LocalDP",
     "RandomCheckIns",
     "RecordLevelFedAvg",
