@@ -12,6 +12,7 @@ amplification.py   AmplifiedBandedMF: banded C with cyclic Poisson sampling, cer
 sampling_laws.py   balls-in-bins, random allocation, b-min-sep, cyclic Poisson: the law of a record's projected shift
 realizable_lower.py  RealizableLowerSide: certified lower side under those schemes, a realizable pair projected to 1-D
 monte_carlo.py     BallsInBinsMonteCarlo: a Monte Carlo estimate with a (1 - beta) confidence bound, not a proof
+sampled_participation.py  DPFTRL's sides under those schemes, each labelled (ParticipationReading)
 """
 
 from .accountant import DPFTRL, MatrixMechanism, noise_multiplier_for_zcdp
@@ -19,6 +20,7 @@ from .amplification import AmplifiedBandedMF
 from .monte_carlo import BallsInBinsMonteCarlo, MonteCarloDelta, kl_upper_confidence
 from .participation import EveryRound, FixedEpochs, MinSeparation, Participation
 from .realizable_lower import RealizableLowerSide
+from .sampled_participation import ParticipationReading
 from .sampling_laws import (
     BallsInBinsSampling,
     BMinSepSampling,
@@ -45,6 +47,7 @@ __all__ = [
     "MinSeparation",
     "MonteCarloDelta",
     "Participation",
+    "ParticipationReading",
     "RandomAllocationSampling",
     "RealizableLowerSide",
     "Sampling",

@@ -35,8 +35,14 @@ from ..base.accountant_docs import accountant_docs
 from ..base.validation import (
     ParameterTypeError,
     broadcast,
+    certified_sides,
     choice,
+    count,
+    delta_target,
+    delta_values,
     describe,
+    epsilon_target,
+    epsilon_values,
     flag,
     positive,
     positive_integer,
@@ -47,13 +53,16 @@ from ..fdp.gaussian_mechanism import GaussianMechanism
 from ..rdp.mechanisms import check_orders
 from .participation import FixedEpochs, MinSeparation, Participation
 from .round_off import UNIT_ROUNDOFF
+from .sampled_participation import SAMPLED_PARTICIPATIONS, ParticipationReading, SampledSides, sampled_schema
 from .sensitivity import Sensitivity, l2_sensitivity
 from .strategies import DenseStrategy, Strategy, strategy_from
 
 __all__ = ["MatrixMechanism", "DPFTRL", "noise_multiplier_for_zcdp"]
 
-ParticipationName = Literal["min_separation", "fixed_epochs"]
-PARTICIPATIONS: tuple[ParticipationName, ...] = ("min_separation", "fixed_epochs")
+ParticipationName = Literal[
+    "min_separation", "fixed_epochs", "balls_in_bins", "random_allocation", "b_min_sep", "cyclic_poisson"
+]
+PARTICIPATIONS: tuple[ParticipationName, ...] = ("min_separation", "fixed_epochs", *SAMPLED_PARTICIPATIONS)
 
 _CACHE: dict[Hashable, Sensitivity] = {}
 _CACHE_SIZE = 256  # distinct (strategy, rounds, schema) sensitivities kept for repeated builds (calibration)
@@ -215,7 +224,10 @@ def _schemas(
     for index in np.ndindex(shape):
         b = int(p["min_separation"][index])
         k = None if max_participations is None else int(p["max_participations"][index])
-        schemas[index] = FixedEpochs(b, k) if participation == "fixed_epochs" else MinSeparation(b, k)
+        if participation in SAMPLED_PARTICIPATIONS:
+            schemas[index] = sampled_schema(participation, b, k)
+        else:
+            schemas[index] = FixedEpochs(b, k) if participation == "fixed_epochs" else MinSeparation(b, k)
     return p["rounds"].astype(np.int64), schemas
 
 
@@ -236,6 +248,7 @@ def _causal(strategy: Strategy) -> None:
         )
 
 
+@accountant_docs()  # completes the delta / epsilon overrides' docstrings with the contract's sections
 class DPFTRL(MatrixMechanism):
     r"""Gaussian guarantee of DP-FTRL / DP-FedAvg with correlated noise, in training terms (rounds, separation).
 
@@ -267,8 +280,19 @@ class DPFTRL(MatrixMechanism):
         "tree" is one binary tree over all rounds, "tree_restart" a tree restarted every ``min_separation``
         rounds (one participation per tree at most); or ``BLT(...)``, ``Banded(...)``, any ``Strategy``, or a
         2-D matrix C with one column per round.
-    participation : {"min_separation", "fixed_epochs"}, default "min_separation"
-        The participation schema.
+    participation : str, default "min_separation"
+        How clients (records) take part. Deterministic schemas: "min_separation" (any rounds at least b
+        apart, at most k), "fixed_epochs" (rounds s, s + b, ...). Random schemes (jax_privacy's
+        ``batch_selection`` names; ``sampled_participation.py``): "balls_in_bins" (one uniform bin of b =
+        ``min_separation``, jax_privacy's cycle_length), "random_allocation" (k = ``max_participations``
+        uniformly chosen rounds), "b_min_sep" (b = ``min_separation``, jax_privacy's min_sep, each available
+        record taken with probability ``sampling_rate``), "cyclic_poisson" (b groups, each record of the
+        round's group taken with probability ``sampling_rate``). Under a random scheme the upper side is the
+        worst pattern's Gaussian (labelled unamplified; amplified by ``AmplifiedBandedMF`` where proved: a
+        banded C under cyclic Poisson), the lower side ``RealizableLowerSide``; the run is one point (scalar
+        arguments) and ``reading`` labels each side.
+    sampling_rate : float, optional
+        p (b-min-sep) or q (cyclic Poisson) in (0, 1], jax_privacy's sampling_prob; None for the other schemes.
     adaptive_inputs : bool, default True
         Whether each round's contributions may depend on what earlier rounds released, as a model's gradients
         do in training. The guarantee covers such inputs when C is lower triangular (Denisov et al. 2022,
@@ -284,7 +308,8 @@ class DPFTRL(MatrixMechanism):
         A numeric argument outside its rule; an unknown ``strategy`` name or ``participation``; with
         ``adaptive_inputs=True``, a square C not lower triangular; what ``l2_sensitivity`` refuses (a dense C
         over more than 2048 rounds, a C whose columns count differs from ``rounds``); shapes that do not
-        broadcast.
+        broadcast; under a random scheme, an array argument, a ``sampling_rate`` or ``max_participations``
+        the scheme needs and lacks, or takes none of and is given.
     ParameterTypeError
         A numeric argument that is a string, bool or None; ``strategy`` a number, bool or None;
         ``adaptive_inputs`` not a bool.
@@ -319,6 +344,7 @@ class DPFTRL(MatrixMechanism):
         strategy: Any = "tree",
         participation: ParticipationName = "min_separation",
         adaptive_inputs: bool = True,
+        sampling_rate: float | None = None,
     ) -> None:
         participation = choice(participation, "participation", PARTICIPATIONS)
         adaptive = flag(adaptive_inputs, "adaptive_inputs")
@@ -338,6 +364,119 @@ class DPFTRL(MatrixMechanism):
         self.participation = participation
         self.adaptive_inputs = adaptive
         super().__init__(sensitivity=cells, noise_multiplier=noise_multiplier)
+        self.sampled: SampledSides | None = None
+        if participation in SAMPLED_PARTICIPATIONS:
+            self.sampled = self._sampled_sides(strategy, n, b, k, sampling_rate)
+        elif sampling_rate is not None:
+            raise ValueError(
+                f"sampling_rate must be None with participation={participation!r}, got {describe(sampling_rate)}: "
+                "it is the probability of a random scheme (participation='b_min_sep' or 'cyclic_poisson')"
+            )
+
+    def _sampled_sides(
+        self, strategy: Any, n: np.ndarray, b: np.ndarray, k: np.ndarray | None, sampling_rate: float | None
+    ) -> SampledSides:
+        """The certified sides under a random participation scheme, at the run's one point."""
+        arrays = [a for a in (n, b, k, self.noise_multiplier, sampling_rate) if a is not None]
+        if any(np.ndim(a) for a in arrays):
+            raise ValueError(
+                f"participation={self.participation!r} takes one point: rounds, noise_multiplier, min_separation, "
+                "max_participations and sampling_rate single numbers (the argument of delta/epsilon may be an array)"
+            )
+        return SampledSides(
+            participation=self.participation,
+            strategy=strategy_from(strategy, int(b)),
+            rounds=int(n),
+            noise_multiplier=float(self.noise_multiplier),
+            separation=int(b),
+            participations=None if k is None else int(k),
+            sampling_rate=sampling_rate,
+            unamplified=lambda method, x: getattr(super(DPFTRL, self), method)(x, bound="upper"),
+        )
+
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """delta(eps), each side rounded outward; under a random scheme the upper side of ``SampledSides`` (the
+        worst pattern's Gaussian, or an amplified bound where proved) and the lower side ``RealizableLowerSide``."""
+        if self.sampled is None:
+            return super().delta(epsilon, bound=bound)
+        sides = self.sampled
+        eps = epsilon_values(epsilon)
+        return certified_sides(
+            bound, lambda: sides.lower_delta(eps), lambda: scalar_or_array(sides.upper("delta", eps))
+        )
+
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """epsilon(delta), each side as ``delta`` takes it (the lower side by bisection on the lower delta)."""
+        if self.sampled is None:
+            return super().epsilon(delta, bound=bound)
+        sides = self.sampled
+        d = delta_values(delta)
+        return certified_sides(
+            bound, lambda: sides.lower_epsilon(d), lambda: scalar_or_array(sides.upper("epsilon", d))
+        )
+
+    def reading(
+        self,
+        *,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        monte_carlo_draws: int = 0,
+        beta: float = 1e-3,
+        seed: int | None = None,
+    ) -> ParticipationReading:
+        """delta at ``epsilon`` or epsilon at ``delta``, each side labelled certified or estimated.
+
+        Parameters
+        ----------
+        epsilon, delta : float, optional
+            Exactly one: the point the other quantity is computed at.
+        monte_carlo_draws : int, default 0
+            Draws per direction of a Monte Carlo estimate of delta beside the certified sides (balls-in-bins,
+            a non-negative square C, with ``epsilon``: ``BallsInBinsMonteCarlo``); 0: none.
+        beta : float, default 1e-3
+            The probability over the draws that the Monte Carlo bound fails.
+        seed : int, optional
+            The Monte Carlo draws' seed (None: not reproducible).
+
+        Returns
+        -------
+        ParticipationReading
+            The certified lower and upper sides, what the upper side is (amplified, unamplified or the exact
+            Gaussian of a deterministic schema) and the Monte Carlo estimate, if asked, labelled as one.
+
+        Raises
+        ------
+        ValueError
+            Not exactly one of ``epsilon`` and ``delta``; an array run; Monte Carlo draws with ``delta``, with a
+            scheme other than balls-in-bins or a C the estimate refuses.
+        """
+        if (epsilon is None) == (delta is None) or np.ndim(self.noise_multiplier) or np.ndim(self.rounds):
+            raise ValueError(
+                "reading takes exactly one of epsilon= and delta=, on a run of one point (scalar arguments)"
+            )
+        quantity: Literal["delta", "epsilon"] = "delta" if epsilon is not None else "epsilon"
+        at = float(epsilon_target(epsilon) if epsilon is not None else delta_target(delta))
+        lower, upper = getattr(self, quantity)(at, bound="both")
+        sides = self.sampled
+        mc = None
+        if monte_carlo_draws:
+            if sides is None or quantity != "delta":
+                raise ValueError(
+                    "monte_carlo_draws must be 0 here: a Monte Carlo estimate is offered for delta at epsilon under "
+                    "participation='balls_in_bins'"
+                )
+            mc = sides.monte_carlo(count(monte_carlo_draws, "monte_carlo_draws"), seed).delta(at, beta=beta)
+        return ParticipationReading(
+            participation=self.participation,
+            quantity=quantity,
+            at=at,
+            certified_lower=float(lower),
+            certified_upper=float(upper),
+            upper_kind="exact Gaussian" if sides is None else sides.upper_kind,
+            upper_method="at the certified L2 sensitivity" if sides is None else sides.upper_method,
+            lower_method="the Gaussian at the realizable L2 sensitivity" if sides is None else sides.lower_method,
+            monte_carlo=mc,
+        )
 
 
 def noise_multiplier_for_zcdp(

@@ -24,7 +24,9 @@ for _strategy, _what in (("tree", "one binary tree"), ("tree_restart", "a tree r
         AccountantEntry(
             name=f"dp_ftrl_{_strategy}",
             factory=functools.partial(matrix.DPFTRL, strategy=_strategy),
-            hidden=frozenset({"strategy", "participation", "adaptive_inputs"}),  # a named strategy is lower triangular
+            # a named strategy is lower triangular; a random participation scheme (and its sampling_rate) is one
+            # point, answered with labelled sides by the command line's --participation, not a grid's axis
+            hidden=frozenset({"strategy", "participation", "adaptive_inputs", "sampling_rate"}),
             max_chunk=1 << 12,
             summary=f"DP-FTRL, {_what}, clients at least min_separation rounds apart (at most max_participations "
             "times): exact Gaussian at the certified L2 sensitivity (exact or a proved upper bound)",
@@ -131,7 +133,8 @@ for _family, _make, _what in (
         AccountantEntry(
             name=_family,
             factory=_StrategyFamily(_family, matrix.DPFTRL, _make),
-            hidden=frozenset({"participation", "adaptive_inputs"}),  # BLT and banded C are lower triangular
+            # BLT and banded C are lower triangular; a random scheme is the command line's --participation
+            hidden=frozenset({"participation", "adaptive_inputs", "sampling_rate"}),
             vectors=frozenset(inspect.signature(_make).parameters),
             max_chunk=1 << 12,
             summary=f"DP-FTRL, {_what}, {_DPFTRL_CERTIFIED}",

@@ -1,0 +1,326 @@
+"""DP-FTRL's certified sides when records take part by a random scheme: balls-in-bins, random allocation,
+b-min-sep or cyclic Poisson (``sampling_laws``), and what each side is.
+
+Every pattern such a scheme draws is a pattern of a deterministic schema, so the mechanism is a mixture,
+over the scheme's random pattern s, of Gaussian mechanisms each within that schema's L2 sensitivity:
+
+* balls-in-bins with b bins and cyclic Poisson with b groups: rounds t, t + b, ... (or a subset of them),
+  ``FixedEpochs(b)``;
+* random allocation of k rounds: any k rounds, ``MinSeparation(1, k)``;
+* b-min-sep: rounds at least b apart, ``MinSeparation(b)``.
+
+Under add or remove one record the pair is (E_s P_s, Q) with Q the same for every s, and the hockey-stick
+divergence is jointly convex, so delta(eps) of the mixture is at most the largest delta(eps) of its
+components in each direction: the schema's Gaussian guarantee (``DPFTRL`` at that schema) is a certified
+upper side, labelled "unamplified" since it claims no amplification by the sampling.  Where an amplified
+bound is proved it is used too (the smaller of two certified upper sides is one): for a banded C under
+cyclic Poisson sampling, ``AmplifiedBandedMF`` (Choquette-Choo et al. 2023b, Theorem 4).
+
+The lower side is ``RealizableLowerSide``: one record contributing +1 in each round it enters, projected
+on one direction (certified; its module states each step).  The Gaussian at the schema's realizable
+sensitivity is NOT a lower side here: under sampling the worst pattern is drawn with probability below 1.
+
+A Monte Carlo estimate (balls-in-bins, non-negative square C: ``BallsInBinsMonteCarlo``) may stand beside
+the certified sides; it holds with probability 1 - beta over its draws and is never called certified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from ..base.validation import describe, in_interval, scalar_or_array
+from .amplification import AmplifiedBandedMF
+from .participation import FixedEpochs, MinSeparation, Participation
+from .realizable_lower import RealizableLowerSide
+from .sampling_laws import (
+    BallsInBinsSampling,
+    BMinSepSampling,
+    CyclicPoissonSampling,
+    RandomAllocationSampling,
+    Sampling,
+)
+from .strategies import Banded, Strategy
+
+if TYPE_CHECKING:  # monte_carlo imports accountant, which imports this module
+    from .monte_carlo import BallsInBinsMonteCarlo, MonteCarloDelta
+
+__all__ = ["SAMPLED_PARTICIPATIONS", "ParticipationReading", "SampledSides", "sampled_schema"]
+
+SampledName = Literal["balls_in_bins", "random_allocation", "b_min_sep", "cyclic_poisson"]
+SAMPLED_PARTICIPATIONS: tuple[SampledName, ...] = ("balls_in_bins", "random_allocation", "b_min_sep", "cyclic_poisson")
+
+_BISECTION_STEPS = 64  # the lower epsilon's bracket halves this often (a relative width of 2^-64 of the upper side)
+
+
+def sampled_schema(participation: str, separation: int, participations: int | None) -> Participation:
+    """The deterministic schema holding every pattern the scheme draws (the unamplified upper side's).
+
+    Parameters
+    ----------
+    participation : str
+        One of ``SAMPLED_PARTICIPATIONS``.
+    separation : int
+        b: the bins (balls-in-bins), the groups (cyclic Poisson), the minimum separation (b-min-sep); 1 for
+        random allocation.
+    participations : int or None
+        k, the rounds per record under random allocation; None for the other schemes.
+
+    Returns
+    -------
+    Participation
+        ``FixedEpochs(b)`` for balls-in-bins and cyclic Poisson, ``MinSeparation(1, k)`` for random
+        allocation, ``MinSeparation(b)`` for b-min-sep.
+    """
+    if participation in ("balls_in_bins", "cyclic_poisson"):
+        return FixedEpochs(separation, None)
+    return MinSeparation(separation, participations)
+
+
+def _require(ok: bool, message: str) -> None:
+    if not ok:
+        raise ValueError(message)
+
+
+def _checked_sampling(
+    participation: str, separation: int, participations: int | None, sampling_rate: float | None
+) -> Sampling:
+    """The scheme's ``Sampling``, each argument it needs given and each it ignores refused, by name."""
+    rate_needed = participation in ("b_min_sep", "cyclic_poisson")
+    _require(
+        (sampling_rate is not None) == rate_needed,
+        f"sampling_rate must be {'given' if rate_needed else 'None'} with participation={participation!r}, got "
+        f"{describe(sampling_rate)}: "
+        + (
+            "each available record is taken with that probability (jax_privacy's sampling_prob)"
+            if rate_needed
+            else "the scheme takes no sampling rate (balls-in-bins: a uniform bin; random allocation: k uniform rounds)"
+        ),
+    )
+    k_needed = participation == "random_allocation"
+    _require(
+        (participations is not None) == k_needed,
+        f"max_participations must be {'given' if k_needed else 'None'} with participation={participation!r}, got "
+        f"{describe(participations)}: "
+        + (
+            "random allocation puts each record in exactly k uniformly chosen rounds (pass max_participations=k)"
+            if k_needed
+            else "the scheme sets how often a record takes part (drop max_participations)"
+        ),
+    )
+    _require(
+        participation != "random_allocation" or separation == 1,
+        f"min_separation must be 1 with participation='random_allocation', got {separation}: its k rounds may be "
+        "adjacent (for rounds at least b apart use participation='b_min_sep')",
+    )
+    if participation == "balls_in_bins":
+        return BallsInBinsSampling(separation)
+    if participation == "random_allocation":
+        return RandomAllocationSampling(int(participations or 0))
+    rate = float(in_interval(cast(Any, sampling_rate), "sampling_rate", 0.0, 1.0, open_low=True, open_high=False))
+    if participation == "b_min_sep":
+        return BMinSepSampling(separation, rate)
+    return CyclicPoissonSampling(separation, rate)
+
+
+@dataclass(frozen=True)
+class ParticipationReading:
+    """One answer of DP-FTRL at one point, each side labelled with what it is.
+
+    Parameters
+    ----------
+    participation : str
+        The participation scheme.
+    quantity : {"delta", "epsilon"}
+        What was computed; ``at`` is the other one's value.
+    at : float
+        The epsilon (for delta) or the delta (for epsilon) the answer is at.
+    certified_lower : float
+        A lower bound on the quantity that holds without any probability.
+    certified_upper : float
+        An upper bound on the quantity that holds without any probability.
+    upper_kind : str
+        "amplified" (a proved amplification by the sampling), "unamplified" (no amplification claimed: the
+        worst pattern's Gaussian) or "exact Gaussian" (deterministic participation).
+    upper_method : str
+        How the upper side was computed.
+    lower_method : str
+        How the lower side was computed.
+    monte_carlo : MonteCarloDelta or None
+        A Monte Carlo estimate of delta with its (1 - beta) confidence bound: not certified.
+    """
+
+    participation: str
+    quantity: Literal["delta", "epsilon"]
+    at: float
+    certified_lower: float
+    certified_upper: float
+    upper_kind: str
+    upper_method: str
+    lower_method: str
+    monte_carlo: MonteCarloDelta | None = None
+
+    def rows(self) -> list[tuple[str, float]]:
+        """(label, value) of each number, the certified sides first and any estimate labelled as one."""
+        out = [
+            (f"certified lower ({self.lower_method})", self.certified_lower),
+            (f"certified upper, {self.upper_kind} ({self.upper_method})", self.certified_upper),
+        ]
+        mc = self.monte_carlo
+        if mc is not None:
+            out += [
+                (f"Monte Carlo estimate, not certified ({mc.draws} draws per direction, seed {mc.seed})", mc.estimate),
+                ("Monte Carlo standard error, not certified", mc.standard_error),
+                (
+                    f"Monte Carlo bound: delta <= this with probability >= {1.0 - mc.beta:g} over the draws, "
+                    "not certified",
+                    mc.confidence_bound,
+                ),
+            ]
+        return out
+
+    def statement(self) -> str:
+        """The answer in words: each number with its label."""
+        other = "epsilon" if self.quantity == "delta" else "delta"
+        lines = [f"{self.quantity} at {other} = {self.at:g}, participation {self.participation}:"]
+        lines += [f"  {label}: {value:.6g}" for label, value in self.rows()]
+        return "\n".join(lines)
+
+
+class SampledSides:
+    """The certified sides of DP-FTRL under a random participation scheme, at one point.
+
+    The upper side is the unamplified Gaussian at the scheme's deterministic schema (``sampled_schema``; given
+    as ``unamplified``), or the smaller of it and ``AmplifiedBandedMF`` for a banded C under cyclic Poisson
+    sampling; the lower side is ``RealizableLowerSide`` under the scheme's ``Sampling``, built at its first use.
+
+    Parameters
+    ----------
+    participation : str
+        One of ``SAMPLED_PARTICIPATIONS``.
+    strategy : Strategy
+        C.
+    rounds : int
+        n.
+    noise_multiplier : float
+        z.
+    separation : int
+        b (bins, groups, or the minimum separation; 1 for random allocation).
+    participations : int or None
+        k (random allocation only).
+    sampling_rate : float or None
+        p or q (b-min-sep and cyclic Poisson only).
+    unamplified : callable
+        ``(method, argument) -> upper side``: the schema's Gaussian guarantee, ``method`` "delta" or "epsilon".
+
+    Raises
+    ------
+    ValueError
+        An argument the scheme needs missing, or one it ignores given (each named, with the fix).
+    """
+
+    def __init__(
+        self,
+        *,
+        participation: str,
+        strategy: Strategy,
+        rounds: int,
+        noise_multiplier: float,
+        separation: int,
+        participations: int | None,
+        sampling_rate: float | None,
+        unamplified: Callable[[str, np.ndarray], np.ndarray],
+    ) -> None:
+        self.participation = participation
+        self.sampling = _checked_sampling(participation, separation, participations, sampling_rate)
+        self.strategy = strategy
+        self.rounds = rounds
+        self.noise_multiplier = noise_multiplier
+        self._unamplified = unamplified
+        self.amplified: AmplifiedBandedMF | None = None
+        if participation == "cyclic_poisson" and isinstance(strategy, Banded) and len(strategy.bands) <= separation:
+            self.amplified = AmplifiedBandedMF(
+                rounds=rounds,
+                noise_multiplier=noise_multiplier,
+                sampling_rate=float(sampling_rate or 0.0),
+                strategy=strategy,
+                min_separation=separation,
+            )
+        self._lower: RealizableLowerSide | None = None
+
+    @property
+    def upper_kind(self) -> str:
+        """ "amplified" where a proved amplification is used, else "unamplified"."""
+        return "unamplified" if self.amplified is None else "amplified"
+
+    @property
+    def upper_method(self) -> str:
+        """How the upper side is computed."""
+        if self.amplified is not None:
+            return "cyclic Poisson amplification of a banded C, AmplifiedBandedMF, and the Gaussian at the schema"
+        return "the worst pattern's Gaussian at the certified L2 sensitivity, no amplification by sampling claimed"
+
+    lower_method = "a realizable pair projected on one direction, RealizableLowerSide"
+
+    def lower(self) -> RealizableLowerSide:
+        """The realizable lower side, built at its first use (its law and mixture PLD cost more than the upper)."""
+        if self._lower is None:
+            self._lower = RealizableLowerSide(
+                strategy=self.strategy,
+                rounds=self.rounds,
+                noise_multiplier=self.noise_multiplier,
+                sampling=self.sampling,
+            )
+        return self._lower
+
+    def upper(self, method: str, argument: np.ndarray) -> np.ndarray:
+        """The certified upper side of ``method`` ("delta" or "epsilon") at ``argument``."""
+        side = np.asarray(self._unamplified(method, argument), dtype=float)
+        if self.amplified is not None:
+            side = np.minimum(side, np.asarray(getattr(self.amplified, method)(argument, bound="upper"), dtype=float))
+        return side
+
+    def lower_delta(self, epsilon: npt.ArrayLike) -> Any:
+        """Certified lower side of delta(eps)."""
+        return self.lower().delta(epsilon)
+
+    def lower_epsilon(self, delta: np.ndarray) -> Any:
+        """Certified lower side of epsilon(delta): the largest eps found with the lower delta(eps) above delta.
+
+        The true delta(eps) is non-increasing in eps, so if its lower side exceeds delta at eps, so does the
+        truth at every eps' <= eps, and the true epsilon(delta) is at least eps.  The bracket [0, upper side]
+        is halved ``_BISECTION_STEPS`` times and its lower end returned (0 where the lower delta(0) <= delta).
+        """
+        target = np.asarray(delta, dtype=float)
+        low = np.zeros_like(target)
+        high = np.asarray(self.upper("epsilon", target), dtype=float)
+        high = np.where(np.isfinite(high), high, 1e4)
+        side = self.lower()
+        for _ in range(_BISECTION_STEPS):
+            mid = 0.5 * (low + high)
+            above = np.asarray(side.delta(mid), dtype=float) > target
+            low = np.where(above, mid, low)
+            high = np.where(above, high, mid)
+        return scalar_or_array(np.where(np.asarray(side.delta(low), dtype=float) > target, low, 0.0))
+
+    def monte_carlo(self, draws: int, seed: int | None) -> BallsInBinsMonteCarlo:
+        """``BallsInBinsMonteCarlo`` of this run (balls-in-bins, a square non-negative lower-triangular C)."""
+        _require(
+            self.participation == "balls_in_bins",
+            f"monte_carlo_draws must be 0 with participation={self.participation!r}: a Monte Carlo estimate is "
+            "offered for balls_in_bins (the dominating pair of Choquette-Choo et al. 2024, non-negative C) only",
+        )
+        from .monte_carlo import BallsInBinsMonteCarlo  # monte_carlo imports accountant, which imports this module
+
+        c, _ = self.strategy.matrix(self.rounds)
+        return BallsInBinsMonteCarlo(
+            strategy=c,
+            noise_multiplier=self.noise_multiplier,
+            cycle_length=int(getattr(self.sampling, "cycle_length", 1)),
+            draws=draws,
+            seed=seed,
+        )
