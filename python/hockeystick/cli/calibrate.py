@@ -22,6 +22,7 @@ from .common import (
     positive_int,
 )
 from .execute import execute
+from .participation import participation_calibrate, participation_options
 from .report import check_format, format_options, report
 
 __all__ = ["register", "run"]
@@ -76,6 +77,7 @@ def register(subparsers: Any) -> None:
         "--examples", type=positive_int, default=None, metavar="N", help="with --fixed-compute: examples processed"
     )
     accountant_options(cal, "calibrate")
+    participation_options(cal)
     output_options(cal)
     format_options(cal)
     cal.add_argument(
@@ -91,6 +93,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..sweep.grid import Grid  # lazy: start-up time
 
+    if args.participation is not None:  # one DP-FTRL point under a random scheme, each side labelled
+        return participation_calibrate(args)
     params = parameters(args)
     if args.fixed_compute or args.examples is not None:
         return _fixed_compute(args, params)

@@ -12,6 +12,7 @@ from .along_run import along_run_options, along_run_parameters
 from .arguments import given_words
 from .common import GIVEN, accountant_names, accountant_options, output_options, parameters, positive_int
 from .execute import execute
+from .participation import participation_options, participation_reading
 from .report import STDOUT, check_format, format_options, report
 
 __all__ = ["register"]
@@ -39,6 +40,7 @@ def register(subparsers: Any) -> None:
             formatter_class=raw,
         )
         accountant_options(p, name)
+        participation_options(p)
         along_run_options(p)
         output_options(p)
         format_options(p)
@@ -56,6 +58,8 @@ def _command(output: str) -> Callable[[argparse.Namespace], int]:
     def command(args: argparse.Namespace) -> int:
         from ..sweep.grid import Grid  # lazy: start-up time
 
+        if args.participation is not None:  # one DP-FTRL point under a random scheme, each side labelled
+            return participation_reading(args, output)
         names, params, max_rows = accountant_names(args), parameters(args), args.max_rows
         epochs = None
         if args.every is not None:  # one run's checkpoints: a one-axis grid over its steps
