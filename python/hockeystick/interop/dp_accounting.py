@@ -53,6 +53,7 @@ from .dp_events import plan_for
 from .event_checks import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone
 from .pure_dp import pure_epsilon_sum
 from .rdp_accountant import HockeystickRdpAccountant
+from .secagg_events import check_secure_aggregation_alone, secure_aggregation_profile
 
 __all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
 
@@ -262,6 +263,7 @@ class HockeystickAccountant(PrivacyAccountant):
             merged = CompositionPlan.from_key(self._plan.key())
             merged.merge(plan)
             check_zcdp_alone(merged, event)  # over several compose calls too (pld.accountants.zcdp_plan)
+            check_secure_aggregation_alone(merged, event)  # likewise (secagg_events)
         except Unsupported as u:
             return PrivacyAccountant.CompositionErrorDetails(invalid_event=u.event, error_message=u.message)
         if do_compose:
@@ -352,7 +354,11 @@ class HockeystickAccountant(PrivacyAccountant):
         ParameterTypeError
             ``target_delta`` a string, a bool, None or an array.
         """
-        if _validation.single(target_delta, "target_delta") == 0.0:
+        zero = _validation.single(target_delta, "target_delta") == 0.0
+        rounds = secure_aggregation_profile(self._plan, self.value_discretization_interval)
+        if rounds is not None:  # secure-aggregation rounds alone (secagg_events)
+            return rounds.epsilon(0.0 if zero else _validation.delta_target(target_delta, "target_delta"))
+        if zero:
             return pure_epsilon_bracket(self._plan, self._current)
         target = _validation.delta_target(target_delta, "target_delta")
         lower, upper = self._current().epsilon(target) if not self._default_grid else self._question_epsilon(target)
@@ -403,6 +409,9 @@ class HockeystickAccountant(PrivacyAccountant):
             When ``target_epsilon`` is a string, a bool, None or an array.
         """
         target = _validation.epsilon_target(target_epsilon, "target_epsilon")
+        rounds = secure_aggregation_profile(self._plan, self.value_discretization_interval)
+        if rounds is not None:  # secure-aggregation rounds alone (secagg_events)
+            return rounds.delta(target)
         if target >= pure_epsilon_upper(self._plan):
             return 0.0, 0.0  # at or past the pure-DP epsilon delta is 0 (pure_epsilon_upper)
         return self._current().delta(target)

@@ -38,6 +38,10 @@ theta(alpha Delta) / theta(0), theta(c) = sum_k exp(-(k - c)^2 / (2 sigma^2)), w
 Poisson summation theta has non-negative Fourier coefficients, so its maximum is at the integers (Canonne,
 Kamath & Steinke 2020, Sec. 2).
 
+Secure aggregation (``secagg_events``, REPLACE_SPECIAL or REPLACE_ONE): a round of the distributed discrete
+Gaussian has KLS21's Prop. 14 curve, minimised over n' <= n survivors; of the distributed Skellam mechanism,
+Agarwal, Kairouz & Liu's bound, at a non-integer order that of the next integer (D_alpha grows with alpha).
+
 Orders.  dp_accounting's defaults jump from 63 to 128 to 256, so the order minimising the conversion
 is often far from any grid order, and a sigma calibrated through them can come out 16% too large.
 ``FINE_ORDERS`` keeps their fractional orders below 11, every integer from 11 to 256 and a
@@ -74,6 +78,7 @@ from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .event_checks import ADD_REMOVE, Unsupported, case_of, check_count, integer, real_field
 from .loss_reach import MAX_NOISE
+from .secagg_events import DistributedDiscreteGaussianDpEvent, DistributedSkellamDpEvent, secure_aggregation_rdp_case
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
 FINE_ORDERS = np.unique(
@@ -463,4 +468,6 @@ _RDP_CURVES: dict[type, Callable[..., np.ndarray]] = {
     PermuteAndFlipDpEvent: _permute_and_flip_rdp,
     DiscreteGaussianDpEvent: _discrete_gaussian_rdp,
     EpsilonDeltaDpEvent: _eps_delta_rdp,
+    DistributedDiscreteGaussianDpEvent: secure_aggregation_rdp_case,  # KLS21 Prop. 14 (secagg_events)
+    DistributedSkellamDpEvent: secure_aggregation_rdp_case,  # Agarwal et al. 2021 (secagg_events)
 }
