@@ -13,10 +13,14 @@ sampling_laws.py   balls-in-bins, random allocation, b-min-sep, cyclic Poisson: 
 realizable_lower.py  RealizableLowerSide: certified lower side under those schemes, a realizable pair projected to 1-D
 monte_carlo.py     BallsInBinsMonteCarlo: a Monte Carlo estimate with a (1 - beta) confidence bound, not a proof
 sampled_participation.py  DPFTRL's sides under those schemes, each labelled (ParticipationReading)
+mmcc.py            MMCC: non-negative lower-triangular C under Poisson sampling, an epsilon at a split of delta
+mmcc_participation.py  MMCC's conditional participation bounds from certified tails of earlier privacy losses
+mmcc_rows.py       MMCC's per-row mixtures: laws dominating each row's conditional shift, shared by groups of rows
 """
 
 from .accountant import DPFTRL, MatrixMechanism, noise_multiplier_for_zcdp
 from .amplification import AmplifiedBandedMF
+from .mmcc import MMCC, MMCCEpsilon
 from .monte_carlo import BallsInBinsMonteCarlo, MonteCarloDelta, kl_upper_confidence
 from .participation import EveryRound, FixedEpochs, MinSeparation, Participation
 from .realizable_lower import RealizableLowerSide
@@ -43,6 +47,8 @@ __all__ = [
     "DenseStrategy",
     "EveryRound",
     "FixedEpochs",
+    "MMCC",
+    "MMCCEpsilon",
     "MatrixMechanism",
     "MinSeparation",
     "MonteCarloDelta",

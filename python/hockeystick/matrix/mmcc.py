@@ -1,0 +1,405 @@
+"""MMCC: the amplified guarantee of a matrix mechanism C x + z N(0, I) with non-negative lower-triangular C under
+Poisson sampling, certified step by step; an epsilon at delta for a chosen split of delta, not a PLD.
+
+The mechanism: round j takes each record independently with probability q (Poisson sampling), x_j sums the
+taken records' clipped contributions (L2 norm <= the clip norm), chosen adaptively from the rows released
+before; the rows of C x + z * clip * N(0, I) are released in order, each once its last round is in.
+Neighbouring data sets add or remove one record.
+
+Conditions, each used where named:
+
+* C >= 0 entrywise (refused otherwise): the posterior bound (``mmcc_participation``) and the coupling of the
+  row shifts (``mmcc_rows``) need it, and so does the reduction below;
+* rows released in order, each after its last round (a square C must be lower triangular; a C with more
+  rows than rounds, a tree's, is released row by row in the order of its last rounds): adaptive inputs.
+
+Step 0, the reduction.  For C >= 0 lower-triangular with rows released as their rounds are in, one record whose
+contribution is +1 in each round it takes part in (one coordinate; the others' contributions 0) is the worst
+case of adaptive contributions in the unit ball: the release is dominated by the pair
+P = E_S N(C S, z^2 I) vs Q = N(0, z^2 I), S in {0, 1}^n with independent coordinates of probability q (and its
+reverse) (Choquette-Choo et al. 2024, arXiv:2410.06266, Sec. 3; Choquette-Choo, Ganesh, Steinke & Thakurta
+2024, ICLR, Sec. 4, the adaptive case for non-negative lower-triangular C).
+
+Step 1, conditional composition (ICLR 2024, Sec. 3, Thm 3.1).  Write P and Q row by row.  Outside tail events
+E (``mmcc_participation``: one per pair (i, j) with C_ij > 0 and column j held by an earlier row, of
+probability at most tau each under P and under Q), row i's conditional law under P is a mixture of
+N(X_i, z^2) over the posterior shift X_i, and under Q it is N(0, z^2).  Replacing the conditional law of the
+first argument by the second's on E changes it by at most P(E) in total variation, so for either direction
+(P, Q) or (Q, P)
+
+    delta(eps) <= delta_{A_1 x ... x A_m}(eps) + N tau,
+
+where A_i is a pair dominating row i's conditional pair whenever its past lies outside E (Zhu, Dong & Wang
+2022, Thm 10: dominating pairs compose adaptively).  ``mmcc_rows`` builds A_i as the mixture of a shift law
+coupled above X_i, shared by groups of rows, and ``pld.mixture_of_gaussians`` certifies each mixture's PLD
+(both directions); the library's composition certifies their product's upper side.
+
+Step 2, the split.  For delta given, delta_1 = f delta is charged to the tail events (tau = delta_1 / N, rounded
+down) and delta_2 = delta - delta_1 (rounded down) to the composed mixtures; epsilon is the composed PLD's
+certified upper epsilon at delta_2, minimised over the fractions f tried (reported with the answer).
+
+The answer is an (epsilon, delta) statement for one split of delta.  It is not a privacy-loss distribution
+(its delta_1 is not a loss's mass), so it enters no composition, ledger or PLD export: ``compose`` and
+``to_pld`` refuse with a TypeError saying so.
+
+Beside it: the certified upper side without amplification (``DPFTRL`` with every round allowed, the patterns
+Poisson sampling can draw), whose minimum with MMCC's is the bracket's upper side, and a certified lower side
+from a realizable pair (``RealizableLowerSide`` under i.i.d. Poisson participation, ``CyclicPoissonSampling``
+with one group).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn, cast
+
+import numpy as np
+
+from ..base.validation import (
+    count,
+    delta_target,
+    describe,
+    in_interval,
+    moderate,
+    positive_number,
+)
+from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.mechanisms.gaussian_mixture import mixture_of_gaussians
+from .accountant import DPFTRL
+from .mmcc_participation import participation_bounds
+from .mmcc_rows import row_factors
+from .realizable_lower import RealizableLowerSide
+from .sampling_laws import CyclicPoissonSampling
+from .strategies import strategy_from
+
+__all__ = ["MMCC", "MMCCEpsilon"]
+
+TAIL_FRACTIONS = (0.5, 0.1, 0.01)
+_LOWER_STEPS = 40  # bisection steps of the lower epsilon
+
+
+@dataclass(frozen=True)
+class MMCCEpsilon:
+    """MMCC's answer at one delta: the certified bracket (lower, upper) and what it was formed from.
+
+    Unpacks as ``lower, upper``.
+
+    Parameters
+    ----------
+    lower : float
+        A certified lower bound on the mechanism's epsilon at ``delta`` (the realizable pair's; 0 if not asked).
+    upper : float
+        A certified upper bound: the smaller of ``mmcc`` and ``unamplified``.
+    delta : float
+        The delta asked.
+    mmcc : float
+        MMCC's certified epsilon at the chosen split.
+    tail_delta : float
+        delta_1, the probability charged to the tail events at that split.
+    pld_delta : float
+        delta_2 <= delta - delta_1, read from the composed mixtures.
+    unamplified : float
+        The certified upper epsilon without amplification (``DPFTRL``, every round allowed).
+    unamplified_rho : float
+        Its zCDP rho (rounded up); rho shows no amplification (sup_alpha D_alpha / alpha of a subsampled Gaussian
+        tends to the unamplified rho).
+    """
+
+    lower: float
+    upper: float
+    delta: float
+    mmcc: float
+    tail_delta: float
+    pld_delta: float
+    unamplified: float
+    unamplified_rho: float
+
+    def __iter__(self) -> Iterator[float]:
+        yield self.lower
+        yield self.upper
+
+
+def _upper_epsilon(distribution: PrivacyLossDistribution, delta: float) -> float:
+    """The PLD's certified upper epsilon at one delta."""
+    return float(cast(float, distribution.epsilon(delta, bound="upper")))
+
+
+def _release_order(c: np.ndarray, error: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(C's entries raised by their error bound, rows sorted by release round; each row's release round)."""
+    raised = c if error is None else np.nextafter(c + error, np.inf) * (c != 0)
+    nonzero = raised != 0
+    last = np.where(nonzero.any(axis=1), c.shape[1] - 1 - np.argmax(nonzero[:, ::-1], axis=1), -1)
+    order = np.argsort(last, kind="stable")
+    keep = order[last[order] >= 0]
+    return raised[keep], last[keep]
+
+
+def _checked_matrix(c: np.ndarray, rounds: int) -> None:
+    """MMCC's conditions on C (module docstring), each refused by name."""
+    if c.ndim != 2 or c.shape[1] != rounds or c.shape[0] < rounds:
+        raise ValueError(
+            f"strategy must give a matrix with one column per round ({rounds}) and at least as many rows, got shape "
+            f"{c.shape}"
+        )
+    negative = np.argwhere(c < 0)
+    if negative.size:
+        i, j = (int(v) for v in negative[0])
+        raise ValueError(
+            f"strategy must have entries >= 0 for MMCC, got C[{i}, {j}] = {describe(c[i, j])}: the bound on the "
+            "conditional participation probabilities and the coupling of the row shifts need C >= 0 "
+            "(Choquette-Choo, Ganesh, Steinke & Thakurta 2024); DPFTRL gives the guarantee without amplification"
+        )
+    if c.shape[0] == rounds:
+        above = np.argwhere(np.triu(c, 1) != 0)
+        if above.size:
+            i, j = (int(v) for v in above[0])
+            raise ValueError(
+                f"strategy must be lower triangular for MMCC, got C[{i}, {j}] = {describe(c[i, j])} above the "
+                "diagonal: row i is released at round i, and adaptively chosen inputs need it to use rounds up to "
+                "i only; transpose C if it was given transposed"
+            )
+    if not (c != 0).any():
+        raise ValueError("strategy must have a non-zero entry: with C = 0 nothing about a record is released")
+
+
+class MMCC:
+    r"""MMCC: amplified (epsilon, delta) of the matrix mechanism with non-negative lower-triangular C under Poisson
+    sampling, every step certified; an epsilon for a chosen split of delta, not a PLD.
+
+    Round j takes each record independently with probability q; the rows of C x + z * clip * N(0, I) are released
+    in order. Outside tail events of total probability delta_1, row i's conditional output is dominated by the
+    mixture :math:`\mathbb{E}\,N(\sum_j C_{ij} B_j, z^2)` vs :math:`N(0, z^2)` with independent
+    :math:`B_j \sim \mathrm{Bernoulli}(\tilde q_{ij})`,
+
+    .. math::
+
+        \tilde q_{ij} = \frac{q e^{\varepsilon_{ij}}}{q e^{\varepsilon_{ij}} + 1 - q}, \qquad
+        \delta(\varepsilon) \le \delta_{\otimes_i A_i}(\varepsilon) + \delta_1,
+
+    :math:`\varepsilon_{ij}` a certified tail bound of the earlier rows' privacy loss about round j
+    (Choquette-Choo, Ganesh, Steinke & Thakurta 2024, Secs. 3-4; the module docstrings of ``mmcc``,
+    ``mmcc_participation`` and ``mmcc_rows`` state each step and the condition it uses). ``get_epsilon(delta)``
+    splits delta = delta_1 + delta_2 over ``tail_fractions`` and returns the best split's certified epsilon,
+    beside the bound without amplification and a realizable lower side.
+
+    Parameters
+    ----------
+    strategy : Strategy or array_like
+        C, one column per round, entries >= 0: ``BLT(...)`` with non-negative coefficients, ``Banded(...)``,
+        ``Tree()`` (rows released as their last rounds are in), or a square lower-triangular matrix.
+    rounds : int
+        n, the number of rounds, a whole number in [1, 2048].
+    noise_multiplier : float
+        z, finite and > 0, in units of the clip norm.
+    sampling_rate : float
+        q in (0, 1], the probability that a record takes part in a round.
+    value_discretization_interval : float, default 1e-2
+        The loss grid of the mixtures' PLDs (``pld.mixture_of_gaussians``).
+    shift_cells : int, default 16384
+        About how many lattice steps a row's largest shift spans (more: a tighter upper side, slower).
+    tail_fractions : sequence of float, optional
+        The fractions f of delta charged to the tail events, each in (0, 1); the best is kept. Default
+        (0.5, 0.1, 0.01).
+    lower_side : bool, default True
+        Whether ``get_epsilon`` also computes the realizable lower side.
+
+    Raises
+    ------
+    ValueError
+        ``noise_multiplier`` not finite and > 0; ``sampling_rate`` outside (0, 1]; ``rounds`` outside [1, 2048];
+        a strategy with a negative entry, a square one not lower triangular, one with fewer rows than rounds or
+        all zero; a tail fraction outside (0, 1).
+    ParameterTypeError
+        A numeric argument that is a string, bool or None.
+
+    References
+    ----------
+    Choquette-Choo, Ganesh, Steinke & Thakurta 2024 (ICLR; arXiv:2310.15526), Thm 3.1 and Sec. 4;
+    Choquette-Choo et al. 2024 (arXiv:2410.06266), Sec. 3; Zhu, Dong & Wang 2022, Thm 10.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick.matrix import MMCC
+    >>> run = MMCC(strategy=np.tril(np.ones((4, 4))), rounds=4, noise_multiplier=2.0, sampling_rate=0.1)
+    >>> answer = run.get_epsilon(1e-5)
+    >>> answer.lower <= answer.upper <= answer.unamplified
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        strategy: Any,
+        rounds: int,
+        noise_multiplier: float,
+        sampling_rate: float,
+        value_discretization_interval: float = 1e-2,
+        shift_cells: int = 2**14,
+        tail_fractions: Sequence[float] | None = None,
+        lower_side: bool = True,
+    ) -> None:
+        n = count(rounds, "rounds", maximum=2048)
+        z = moderate(positive_number(noise_multiplier, "noise_multiplier"), "noise_multiplier")
+        q = float(
+            in_interval(
+                positive_number(sampling_rate, "sampling_rate"),
+                "sampling_rate",
+                0.0,
+                1.0,
+                open_low=True,
+                open_high=False,
+            )
+        )
+        fractions = TAIL_FRACTIONS if tail_fractions is None else tuple(tail_fractions)
+        for f in fractions:
+            in_interval(f, "tail_fractions", 0.0, 1.0, open_low=True, open_high=True)
+        if not fractions:
+            raise ValueError("tail_fractions must hold at least one fraction in (0, 1)")
+        self.strategy = strategy_from(strategy, 1)
+        c, error = self.strategy.matrix(n)
+        _checked_matrix(c, n)
+        self.rounds = n
+        self.noise_multiplier = z
+        self.sampling_rate = q
+        self.value_discretization_interval = float(value_discretization_interval)
+        self.shift_cells = count(shift_cells, "shift_cells", maximum=2**20)
+        self.tail_fractions = tuple(float(f) for f in fractions)
+        self.lower_side = bool(lower_side)
+        self._c, self._release = _release_order(c, error)
+        # whether some row i has C_ij > 0 for a column j an earlier row holds (a tail event of step 1)
+        earlier = np.cumsum(self._c != 0, axis=0) - (self._c != 0)
+        self._charged = bool(((self._c != 0) & (earlier > 0)).any())
+        self._plds: dict[float, PrivacyLossDistribution] = {}
+        self._unamplified = DPFTRL(rounds=n, noise_multiplier=z, min_separation=1, strategy=self.strategy)
+        self._lower: RealizableLowerSide | None = None
+
+    def pld_at_tail(self, tail_delta: float) -> PrivacyLossDistribution:
+        """The composed mixtures' PLD when ``tail_delta`` is charged to the tail events (step 1).
+
+        Its certified upper ``delta(eps)`` plus ``tail_delta`` bounds the mechanism's delta(eps); the PLD alone
+        bounds nothing, so it is not to be composed or exported as the mechanism's.
+
+        Parameters
+        ----------
+        tail_delta : float
+            delta_1 in (0, 1).
+
+        Returns
+        -------
+        PrivacyLossDistribution
+            Both directions (remove, add), certified on the upper side.
+
+        Raises
+        ------
+        ValueError
+            ``tail_delta`` outside (0, 1).
+        """
+        tail = delta_target(tail_delta, "tail_delta")
+        found = self._plds.get(tail)
+        if found is None:
+            bounds = participation_bounds(self._c, self.noise_multiplier, self.sampling_rate, tail)
+            found = self._composed(row_factors(self._c, bounds.bounds, self._release, self.shift_cells))
+            self._plds[tail] = found
+        return found
+
+    def _composed(self, factors: list[Any]) -> PrivacyLossDistribution:
+        total: PrivacyLossDistribution | None = None
+        for factor in factors:
+            one = mixture_of_gaussians(
+                self.noise_multiplier,
+                factor.shifts,
+                factor.weights,
+                value_discretization_interval=self.value_discretization_interval,
+            ).self_compose(factor.rows)
+            total = one if total is None else total.compose(one)
+        assert total is not None  # C has a non-zero row
+        return total
+
+    def _at_split(self, delta: float, fraction: float) -> tuple[float, float, float]:
+        """(epsilon, delta_1, delta_2) at the split delta_1 = fraction * delta; with no tail event to charge (no
+        row holds a column an earlier row holds: C diagonal) delta_1 = 0 and the PLD is exact of its kind."""
+        if not self._charged:
+            return _upper_epsilon(self.pld_at_tail(0.5), delta), 0.0, delta
+        tail = fraction * delta
+        rest = math.nextafter(delta - tail, 0.0)  # delta_1 + delta_2 <= delta
+        return _upper_epsilon(self.pld_at_tail(tail), rest), tail, rest
+
+    def get_epsilon(self, delta: float) -> MMCCEpsilon:
+        """The certified bracket of epsilon at ``delta``, MMCC's split and the bound without amplification.
+
+        Parameters
+        ----------
+        delta : float
+            delta in (0, 1).
+
+        Returns
+        -------
+        MMCCEpsilon
+            ``lower, upper = answer`` unpacks the bracket; ``mmcc``, ``tail_delta`` and ``pld_delta`` the split
+            chosen; ``unamplified`` and ``unamplified_rho`` the guarantee without amplification.
+
+        Raises
+        ------
+        ValueError
+            ``delta`` outside (0, 1).
+        """
+        d = delta_target(delta)
+        eps, tail, rest = min(self._at_split(d, f) for f in self.tail_fractions)
+        plain = float(self._unamplified.epsilon(d))
+        upper = min(eps, plain)
+        lower = self._lower_epsilon(d, upper) if self.lower_side else 0.0
+        rho = float(self._unamplified.zcdp_rho)
+        return MMCCEpsilon(lower, upper, d, eps, tail, rest, plain, rho)
+
+    def _lower_epsilon(self, delta: float, upper: float) -> float:
+        """The largest epsilon found (bisection) whose certified lower delta exceeds ``delta``: a lower bound on
+        the mechanism's epsilon at ``delta``, as its delta(eps) is non-increasing."""
+        if self._lower is None:
+            self._lower = RealizableLowerSide(
+                strategy=self.strategy,
+                rounds=self.rounds,
+                noise_multiplier=self.noise_multiplier,
+                sampling=CyclicPoissonSampling(1, self.sampling_rate),
+            )
+        side = self._lower
+        if not float(side.delta(0.0)) > delta:
+            return 0.0
+        low, high = 0.0, max(upper, 1e-300)
+        for _ in range(_LOWER_STEPS):
+            mid = 0.5 * (low + high)
+            if float(side.delta(mid)) > delta:
+                low = mid
+            else:
+                high = mid
+        return low
+
+    def compose(self, other: Any) -> NoReturn:
+        """Refused: MMCC's answer is an epsilon at a split of delta, not a PLD.
+
+        Raises
+        ------
+        TypeError
+            Always.
+        """
+        raise TypeError(_NOT_A_PLD)
+
+    def to_pld(self) -> NoReturn:
+        """Refused: MMCC's answer is an epsilon at a split of delta, not a PLD.
+
+        Raises
+        ------
+        TypeError
+            Always.
+        """
+        raise TypeError(_NOT_A_PLD)
+
+
+_NOT_A_PLD = (
+    "MMCC's answer is an (epsilon, delta) for a chosen split of delta (delta_1 charged to tail events, delta_2 read "
+    "from the composed row mixtures), not a privacy-loss distribution: it cannot be composed with other "
+    "mechanisms, entered in a ledger or exported as a PLD. Compose at the level of the whole run (one MMCC over "
+    "all its rounds), or use a PLD accountant (AmplifiedBandedMF for banded C under cyclic Poisson sampling)"
+)
