@@ -3,14 +3,26 @@
 // configure time: Eigen's FFT module by default, FFTW with HOCKEYSTICK_C_FFT_FFTW), and the
 // certified epsilon and delta brackets read from the composed PMFs (pld/reads/), the maximum over the
 // neighbouring directions (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).
+//
+// What a bracket composes, as the Python package's pld.compose.distribution.brackets: every direction's
+// pessimistic side (composed when the handle is made: every read needs them all), then the optimistic side of
+// the leading direction (the first whose upper value is the largest) and of each other direction whose upper value
+// exceeds the leading one's lower value.  A direction whose upper value lies at or below that lower value cannot
+// raise the maximum (its own lower value is at most its upper one), so the bracket is the same, bit for bit, with
+// or without it: an optimistic side is composed on the first read that needs it, once (std::call_once), and every
+// side composed so far is read.  Each side keeps its composed spectrum where that has few live bins and is read
+// through it (pld/reads/spectral_profile.hpp, no inverse transform), else its window.
 #include <hockeystick/hockeystick.hpp>
 #include <hockeystick/pld/compose/compose.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
+#include <hockeystick/pld/reads/spectral_profile.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,13 +54,77 @@ constexpr std::int64_t kMaxPoints = std::int64_t(1) << 27;
 constexpr std::int64_t kMaxRounds = std::int64_t(1) << 53;
 constexpr double kMaxInterval = 100.0;
 
+// The Poisson-subsampled Gaussian's cells in one direction (pld/grid/cells.hpp), `halves` for the optimistic side.
+pld::Cells subsampled_gaussian_cells(double sigma, double q, bool remove, double h, bool halves) {
+    try {
+        return pld::subsampled_gaussian_cells(sigma, q, remove, h, pld::kDefaultCompositionTail, kMaxCells, halves);
+    } catch (const std::length_error&) {
+        throw invalid_argument_error{"value_discretization_interval=" + hockeystick_c::shown(h) +
+                                     " with sigma = " + hockeystick_c::shown(sigma) + " would need more than " +
+                                     std::to_string(kMaxCells) +
+                                     " loss cells: use a coarser value_discretization_interval, or a larger sigma"};
+    }
+}
+
+// One round in one neighbouring direction: its pessimistic PMF, and its optimistic PMF, built with it where
+// `eager`, else on first need from the cells computed again with their halves (the same cells and the same PMF:
+// pld/grid/cells.hpp's continuous_cells).  Only where the PMF is built differs, never its value: the remove
+// direction's is built with it, since its upper side is the larger at epsilon > 0 in the settings the tests read,
+// so it leads nearly every bracket and its optimistic side is composed; the add direction's is then rarely composed
+// (the opening comment), and its optimistic PMF and half cells cost as much as its cells.
+class Direction {
+  public:
+    Direction(double sigma, double q, bool remove, double h, bool eager)
+        : sigma_(sigma), q_(q), h_(h), remove_(remove) {
+        const pld::Cells cells = subsampled_gaussian_cells(sigma, q, remove, h, eager);
+        upper_ = pld::pessimistic_pmf(cells);
+        if (eager) std::call_once(lower_once_, [&] { lower_ = pld::optimistic_pmf(cells); });
+    }
+
+    const pld::GridPMF& upper() const { return upper_; }
+
+    const pld::GridPMF& lower() const {
+        std::call_once(lower_once_,
+                       [&] { lower_ = pld::optimistic_pmf(subsampled_gaussian_cells(sigma_, q_, remove_, h_, true)); });
+        return lower_;
+    }
+
+  private:
+    double sigma_, q_, h_;
+    bool remove_;
+    pld::GridPMF upper_;
+    mutable std::once_flag lower_once_;
+    mutable pld::GridPMF lower_;
+};
+
 // One round's factors, per neighbouring direction (remove, then add where sampling_rate < 1).
 struct Factors {
     double h = 0.0;
-    std::vector<pld::GridPMF> upper, lower;
+    std::vector<std::unique_ptr<const Direction>> directions;
 };
 
-// The optimistic curve of a composed PMF at any epsilon, with its suffix maxima (the facade's GridPMF.delta).
+// How a side is read once composed: one epsilon search (or delta), as the facade reads a bracket at one argument.
+const pld::SpectralReads kOneRead{1, 0};
+
+// The listed directions' sides composed over `rounds`, in one compose_many (each item's result is the same alone or
+// batched: pld/compose/compose.hpp).
+std::vector<pld::ComposedPMF> compose_sides(const Factors& f, std::int64_t rounds, bool pessimistic,
+                                            const std::vector<std::size_t>& directions) {
+    std::vector<pld::PmfView> views;
+    std::vector<std::vector<pld::Term>> items;
+    for (const std::size_t d : directions) {
+        items.push_back({{static_cast<std::int64_t>(views.size()), rounds}});
+        const Direction& direction = *f.directions[d];
+        views.push_back(pld::factor_view(pessimistic ? direction.upper() : direction.lower(), pessimistic));
+    }
+    CompositionFft fft;
+    // A side with few live frequencies is read through its spectrum (no inverse transform), costed as one search
+    // per read, as the facade reads it.
+    const std::vector<pld::SpectralReads> reads(items.size(), kOneRead);
+    return pld::compose_many(views, f.h, items, pessimistic, pld::kDefaultCompositionTail, kMaxPoints, fft, {}, reads);
+}
+
+// The optimistic curve of a composed window at any epsilon, with its suffix maxima (the facade's GridPMF.delta).
 pld::ChargedGridCurve lower_curve(const pld::ComposedPMF& c) {
     const pld::GridCharges ch = pld::charges_of(c);
     const std::int64_t n = static_cast<std::int64_t>(c.p.size());
@@ -58,54 +134,71 @@ pld::ChargedGridCurve lower_curve(const pld::ComposedPMF& c) {
                                  ch.slack, ch.loss_shift, false, true);
 }
 
-std::vector<pld::ComposedPMF> composed(const Factors& f, std::int64_t rounds, bool pessimistic) {
-    const std::vector<pld::GridPMF>& side = pessimistic ? f.upper : f.lower;
-    std::vector<pld::PmfView> views;
-    std::vector<std::vector<pld::Term>> items;
-    for (std::size_t d = 0; d < side.size(); ++d) {
-        views.push_back(pld::factor_view(side[d], pessimistic));
-        items.push_back({{static_cast<std::int64_t>(d), rounds}});
+// The charges of a side read through its spectrum: the composition's, with no suffix sums (slack 0).
+pld::GridCharges spectral_charges(const pld::ComposedPMF& c) {
+    pld::GridCharges ch = pld::charges_of(c);
+    ch.slack = 0.0;
+    return ch;
+}
+
+// One direction's optimistic side, composed on the first read that needs it (the opening comment); its curve for
+// delta reads built on the first such read of a window.
+class LowerSide {
+  public:
+    bool composed() const { return done_.load(std::memory_order_acquire); }
+
+    const pld::ComposedPMF& pmf(const Factors& f, std::int64_t rounds, std::size_t direction) {
+        std::call_once(compose_once_, [&] {
+            pmf_ = std::move(compose_sides(f, rounds, false, {direction}).front());
+            done_.store(true, std::memory_order_release);
+        });
+        return pmf_;
     }
-    CompositionFft fft;
-    // The pessimistic side is read through its spectrum where the composition keeps few live frequencies (no
-    // inverse transform; pld/reads/spectral_profile.hpp), costed as one search per read, as the facade reads it.
-    const std::vector<pld::SpectralReads> reads(pessimistic ? items.size() : 0, pld::SpectralReads{1, 0});
-    return pld::compose_many(views, f.h, items, pessimistic, pld::kDefaultCompositionTail, kMaxPoints, fft, {}, reads);
+
+    const pld::ChargedGridCurve& curve() {
+        std::call_once(curve_once_, [&] { curve_.reset(new pld::ChargedGridCurve(lower_curve(pmf_))); });
+        return *curve_;
+    }
+
+  private:
+    std::once_flag compose_once_, curve_once_;
+    std::atomic<bool> done_{false};
+    pld::ComposedPMF pmf_;
+    std::unique_ptr<pld::ChargedGridCurve> curve_;
+};
+
+std::vector<std::size_t> every_direction(const Factors& f) {
+    std::vector<std::size_t> all(f.directions.size());
+    for (std::size_t d = 0; d < all.size(); ++d) all[d] = d;
+    return all;
 }
 
 Factors subsampled_gaussian_factors(double sigma, double q, double h) {
     Factors f;
     f.h = h;
-    for (const bool remove : {true, false}) {
-        if (!remove && q == 1.0) break;  // the Gaussian mechanism is symmetric: one direction
-        pld::Cells cells;
-        try {
-            cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, pld::kDefaultCompositionTail, kMaxCells);
-        } catch (const std::length_error&) {
-            throw invalid_argument_error{"value_discretization_interval=" + hockeystick_c::shown(h) +
-                                         " with sigma = " + hockeystick_c::shown(sigma) + " would need more than " +
-                                         std::to_string(kMaxCells) +
-                                         " loss cells: use a coarser value_discretization_interval, or a larger sigma"};
-        }
-        f.upper.push_back(pld::pessimistic_pmf(cells));
-        f.lower.push_back(pld::optimistic_pmf(cells));
-    }
+    f.directions.emplace_back(new Direction(sigma, q, true, h, true));
+    // the Gaussian mechanism (q = 1) is symmetric: one direction
+    if (q < 1.0) f.directions.emplace_back(new Direction(sigma, q, false, h, false));
     return f;
 }
 
 }  // namespace
 
-// A PLD: one round's factors (shared by its compositions) and both sides composed over `rounds`.
+// A PLD: one round's factors (shared by its compositions), every direction's pessimistic side composed over
+// `rounds`, and each direction's optimistic side composed when first needed (the opening comment).
 struct hs_pld {
     std::shared_ptr<const Factors> factors;
     std::int64_t rounds = 0;
-    std::vector<pld::ComposedPMF> upper, lower;
-    std::vector<pld::ChargedGridCurve> lower_curves;
+    std::vector<pld::ComposedPMF> upper;
+    std::unique_ptr<LowerSide[]> lower;
 
     hs_pld(std::shared_ptr<const Factors> f, std::int64_t n)
-        : factors(std::move(f)), rounds(n), upper(composed(*factors, n, true)), lower(composed(*factors, n, false)) {
-        for (const pld::ComposedPMF& c : lower) lower_curves.push_back(lower_curve(c));
-    }
+        : factors(std::move(f)),
+          rounds(n),
+          upper(compose_sides(*factors, n, true, every_direction(*factors))),
+          lower(new LowerSide[upper.size()]) {}
+
+    const pld::ComposedPMF& lower_side(std::size_t d) const { return lower[d].pmf(*factors, rounds, d); }
 };
 
 namespace {
@@ -113,6 +206,56 @@ namespace {
 void require_handle(const hs_pld* p) {
     if (p == nullptr)
         throw invalid_argument_error{"pld must not be NULL (a handle made by hs_pld_subsampled_gaussian)"};
+}
+
+// The certified upper epsilon of direction d at delta (at least 0).
+double upper_epsilon(const hs_pld& p, std::size_t d, double delta) {
+    double e = 0.0;
+    pld::composed_epsilon(p.upper[d], &delta, 1, &e);
+    return std::max(e, 0.0);
+}
+
+// The certified lower epsilon of direction d at delta (at least 0).
+double lower_epsilon(const hs_pld& p, std::size_t d, double delta) {
+    const pld::ComposedPMF& c = p.lower_side(d);
+    double e = 0.0;
+    if (c.spectral)
+        pld::spectral_lower_epsilon(c.spectrum, c.p_inf, spectral_charges(c), &delta, 1, &e);
+    else
+        pld::charged_lower_epsilon(c.p.data(), static_cast<std::int64_t>(c.p.size()), c.k_lo, c.h, c.p_inf,
+                                   pld::charges_of(c), &delta, 1, &e);
+    return std::max(e, 0.0);
+}
+
+double upper_delta(const hs_pld& p, std::size_t d, double epsilon) {
+    double v = 0.0;
+    pld::composed_delta(p.upper[d], &epsilon, 1, &v);
+    return v;
+}
+
+double lower_delta(const hs_pld& p, std::size_t d, double epsilon) {
+    const pld::ComposedPMF& c = p.lower_side(d);
+    if (!c.spectral) return p.lower[d].curve().delta(epsilon);
+    double v = 0.0;
+    pld::spectral_lower_delta(c.spectrum, c.p_inf, spectral_charges(c), &epsilon, 1, &v);
+    return v;
+}
+
+// [lower, upper] over the directions (the opening comment's rule): upper the largest of upper_of(d); lower the
+// largest of lower_of(d) over the leading direction, the directions its lower value does not dominate, and those
+// composed already.
+template <class UpperOf, class LowerOf>
+void bracket(const hs_pld& p, UpperOf upper_of, LowerOf lower_of, double& lower, double& upper) {
+    const std::size_t n = p.upper.size();
+    std::vector<double> ups(n);
+    for (std::size_t d = 0; d < n; ++d) ups[d] = upper_of(d);
+    upper = *std::max_element(ups.begin(), ups.end());
+    const std::size_t lead = static_cast<std::size_t>(
+        std::find_if(ups.begin(), ups.end(), [&](double u) { return u >= upper; }) - ups.begin());
+    const double lead_lower = lower_of(lead);
+    lower = lead_lower;
+    for (std::size_t d = 0; d < n; ++d)
+        if (d != lead && (!(ups[d] <= lead_lower) || p.lower[d].composed())) lower = std::max(lower, lower_of(d));
 }
 
 }  // namespace
@@ -157,7 +300,12 @@ hs_status hs_pld_epsilon_bracket(const hs_pld* p, double delta, double* lower, d
         require_output(upper, "upper");
         require_handle(p);
         require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
-        pld::epsilon_bracket(p->upper, p->lower, delta, *lower, *upper);
+        double lo = 0.0, hi = 0.0;
+        bracket(
+            *p, [&](std::size_t d) { return upper_epsilon(*p, d, delta); },
+            [&](std::size_t d) { return lower_epsilon(*p, d, delta); }, lo, hi);
+        *lower = lo;
+        *upper = hi;
         return HS_OK;
     });
 }
@@ -169,12 +317,9 @@ hs_status hs_pld_delta_bracket(const hs_pld* p, double epsilon, double* lower, d
         require_handle(p);
         require(!std::isnan(epsilon), "epsilon", "must not be NaN", epsilon);
         double lo = 0.0, hi = 0.0;
-        for (const pld::ComposedPMF& c : p->upper) {
-            double d = 0.0;
-            pld::composed_delta(c, &epsilon, 1, &d);
-            hi = std::max(hi, d);
-        }
-        for (const pld::ChargedGridCurve& curve : p->lower_curves) lo = std::max(lo, curve.delta(epsilon));
+        bracket(
+            *p, [&](std::size_t d) { return upper_delta(*p, d, epsilon); },
+            [&](std::size_t d) { return lower_delta(*p, d, epsilon); }, lo, hi);
         *lower = lo;
         *upper = hi;
         return HS_OK;

@@ -376,6 +376,53 @@ def test_composed_pld_from_two_threads_is_the_sequential_one(pld_library):
         _check_composed_bracket(lower, upper, python, tolerance)
 
 
+def test_skipping_a_dominated_directions_optimistic_side_leaves_the_bracket_unchanged(pld_library):
+    """A bracket composes the leading direction's optimistic side and those of the directions whose upper value
+    exceeds its lower value (the Python package's rule); every optimistic side composed so far is read too.  A fresh
+    handle (the add direction's optimistic side skipped: its upper value lies below the remove direction's lower one
+    at these deltas) and a handle on which a delta read at eps = -1 composed the add direction's optimistic side
+    first (there the add direction leads and the remove direction's upper value lies below its lower value) give
+    the same brackets bit for bit: a skipped side can raise no maximum."""
+    library = pld_library
+    settings = [(1.0, 0.01, 10_000, 1e-4), (0.5, 0.1, 100, 1e-3), (2.0, 0.5, 10, 1e-3)]
+    for sigma, q, rounds, h in settings:
+        python = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(rounds)
+        ups = [pmf.delta(np.array([-1.0]))[0] for pmf in python.composed(True)]
+        lows = [pmf.delta(np.array([-1.0]))[0] for pmf in python.composed(False)]
+        assert ups[1] > ups[0] and ups[0] <= lows[1]  # at eps = -1 the add direction leads alone
+        fresh, warmed = (library.subsampled_gaussian(sigma, q, h, rounds) for _ in range(2))
+        try:
+            assert library.bracket(warmed, "delta", -1.0) == library.bracket(fresh, "delta", -1.0)
+            for delta in (1e-2, 1e-5, 1e-10):
+                fresh_bracket = library.bracket(fresh, "epsilon", delta)
+                assert library.bracket(warmed, "epsilon", delta) == fresh_bracket, (sigma, q, delta)
+                assert library.bracket(fresh, "epsilon", delta) == fresh_bracket  # and read again, the same
+            for eps in (0.0, 0.5, 3.0):
+                assert library.bracket(warmed, "delta", eps) == library.bracket(fresh, "delta", eps), (sigma, q, eps)
+            _, python_bracket, tolerance = _python_bracket(sigma, q, rounds, h, 1e-5)
+            _check_composed_bracket(*library.bracket(fresh, "epsilon", 1e-5), python_bracket, tolerance)
+        finally:
+            library.lib.hs_pld_free(fresh)
+            library.lib.hs_pld_free(warmed)
+
+
+def test_a_direction_the_lead_does_not_dominate_raises_the_lower_side_as_in_the_package(pld_library):
+    """At eps = 0 one round of these mechanisms has the add direction leading (the larger upper delta) with the
+    smaller lower delta, and the remove direction's upper delta above the add direction's lower one: the rule must
+    compose both optimistic sides, and the bracket is the package's bit for bit (one round: no transform)."""
+    library = pld_library
+    for sigma, q, h in [(1.0, 0.01, 1e-4), (2.0, 0.01, 1e-3)]:
+        python = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
+        ups = [pmf.delta(np.array([0.0]))[0] for pmf in python.composed(True)]
+        lows = [pmf.delta(np.array([0.0]))[0] for pmf in python.composed(False)]
+        assert ups[1] > ups[0] > lows[1] and lows[0] > lows[1]  # the add direction leads; the remove one counts
+        handle = library.subsampled_gaussian(sigma, q, h)
+        try:
+            assert library.bracket(handle, "delta", 0.0) == python.delta(0.0, bound="both") == (lows[0], ups[1])
+        finally:
+            library.lib.hs_pld_free(handle)
+
+
 _PLD_REFUSALS = [
     ((0.0, 0.1, 1e-4), "sigma must be finite and > 0, got 0"),
     ((math.inf, 0.1, 1e-4), "sigma must be finite and > 0, got inf"),

@@ -9,7 +9,8 @@
  *     as the Python package words it); each thread has its own, kept until its next failing call.
  *   - No C++ exception leaves the library: every call catches them and returns a status.
  *   - State lives behind opaque handles (hs_pld), created by the library and released by hs_pld_free.
- *     A handle is immutable once made, so one handle may be read from several threads at once.
+ *     A handle's values never change once made, so one handle may be read from several threads at once (a
+ *     side a read needs is computed on its first read, once, whichever thread asks first).
  *
  * The formulas and their sources are those of the C++ core (cpp/include/hockeystick/) and of the Python
  * package's functions of the same names; every value is theirs bit for bit (the PLD calls: where both use
