@@ -1,4 +1,4 @@
-"""--participation on the command line: the printed sides are DPFTRL.reading's at the same point, each labelled
+"""--participation on the command line: the printed sides are matrix.labelled_reading's at the same point, each labelled
 certified or estimated; calibration's noise multiplier meets the target by the class's own certified upper
 side (and a slightly smaller one does not); every refusal is one line, no traceback."""
 
@@ -9,7 +9,7 @@ import json
 import pytest
 
 from hockeystick.cli import main
-from hockeystick.matrix import DPFTRL, Banded
+from hockeystick.matrix import DPFTRL, Banded, labelled_reading
 
 BAND = ["dp_ftrl_banded", "--coefficients", "1,0.6,0.3", "--rounds", "12", "--min-separation", "4"]
 
@@ -33,14 +33,17 @@ def test_printed_sides_are_the_classs_reading(capsys, scheme, extra, kwargs):
     printed = _json(
         capsys, ["epsilon", *BAND, "--noise-multiplier", "1.5", "--participation", scheme, *extra, "--delta", "1e-5"]
     )
-    reading = DPFTRL(
-        rounds=12,
-        noise_multiplier=1.5,
-        strategy=Banded([1, 0.6, 0.3]),
-        min_separation=4,
-        participation=scheme,
-        **kwargs,
-    ).reading(delta=1e-5)
+    reading = labelled_reading(
+        DPFTRL(
+            rounds=12,
+            noise_multiplier=1.5,
+            strategy=Banded([1, 0.6, 0.3]),
+            min_separation=4,
+            participation=scheme,
+            **kwargs,
+        ),
+        delta=1e-5,
+    )
     assert [(r["label"], r["value"]) for r in printed["rows"]] == reading.rows()
     assert printed["rows"][0]["label"].startswith("certified lower")
     assert printed["rows"][1]["label"].startswith(f"certified upper, {reading.upper_kind}")
@@ -145,7 +148,7 @@ def test_calibrate_meets_the_target_by_the_certified_upper_side(capsys):
                 "--monte-carlo-draws",
                 "10",
             ],
-            "offered for balls_in_bins",
+            "--monte-carlo-draws goes with hockeystick delta and --participation balls_in_bins",
         ),
         (
             [

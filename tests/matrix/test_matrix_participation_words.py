@@ -20,6 +20,7 @@ from hockeystick.matrix import (
     CyclicPoissonSampling,
     RandomAllocationSampling,
     RealizableLowerSide,
+    labelled_reading,
 )
 
 BAND = Banded([1.0, 0.6, 0.3])
@@ -82,32 +83,32 @@ def test_cyclic_poisson_on_a_banded_c_uses_the_amplified_side() -> None:
     unamplified = DPFTRL(rounds=12, noise_multiplier=1.5, strategy=BAND, min_separation=4, participation="fixed_epochs")
     assert accountant.delta(1.0) == pytest.approx(float(amplified.delta(1.0)), rel=0, abs=0)
     assert accountant.delta(1.0) < unamplified.delta(1.0) / 3
-    reading = accountant.reading(epsilon=1.0)
+    reading = labelled_reading(accountant, epsilon=1.0)
     assert reading.upper_kind == "amplified" and reading.certified_lower <= reading.certified_upper
     # a tree is not banded: the upper side stays the unamplified one, labelled so
     tree = DPFTRL(rounds=8, noise_multiplier=1.5, min_separation=4, sampling_rate=0.4, participation="cyclic_poisson")
-    assert tree.reading(epsilon=1.0).upper_kind == "unamplified"
+    assert labelled_reading(tree, epsilon=1.0).upper_kind == "unamplified"
 
 
 def test_monte_carlo_of_the_dominating_pair_lies_between_the_certified_sides() -> None:
     accountant = DPFTRL(rounds=8, noise_multiplier=1.0, strategy=BAND, min_separation=4, participation="balls_in_bins")
-    reading = accountant.reading(epsilon=1.0, monte_carlo_draws=40_000, beta=1e-3, seed=3)
+    reading = labelled_reading(accountant, epsilon=1.0, monte_carlo_draws=40_000, beta=1e-3, seed=3)
     mc = reading.monte_carlo
     assert mc is not None
     assert reading.certified_lower - 4 * mc.standard_error <= mc.estimate <= reading.certified_upper
     assert mc.estimate <= mc.confidence_bound
-    again = accountant.reading(epsilon=1.0, monte_carlo_draws=40_000, beta=1e-3, seed=3).monte_carlo
+    again = labelled_reading(accountant, epsilon=1.0, monte_carlo_draws=40_000, beta=1e-3, seed=3).monte_carlo
     assert again is not None and again.estimate == mc.estimate  # the seed reproduces the draws
 
 
 def test_every_reading_says_which_sides_are_certified_and_which_estimated() -> None:
-    rows = run("balls_in_bins", rounds=8).reading(epsilon=1.0, monte_carlo_draws=2000, seed=0).rows()
+    rows = labelled_reading(run("balls_in_bins", rounds=8), epsilon=1.0, monte_carlo_draws=2000, seed=0).rows()
     labels = [label for label, _ in rows]
     assert labels[0].startswith("certified lower") and labels[1].startswith("certified upper, unamplified")
     assert all("not certified" in label for label in labels[2:]) and len(labels) == 5
-    text = run("b_min_sep").reading(delta=1e-5).statement()
+    text = labelled_reading(run("b_min_sep"), delta=1e-5).statement()
     assert "certified upper, unamplified" in text and "Monte Carlo" not in text
-    fixed = DPFTRL(rounds=16, noise_multiplier=2.0, min_separation=4).reading(delta=1e-5)
+    fixed = labelled_reading(DPFTRL(rounds=16, noise_multiplier=2.0, min_separation=4), delta=1e-5)
     assert fixed.upper_kind == "exact Gaussian" and fixed.monte_carlo is None
 
 
@@ -134,9 +135,9 @@ def test_refusals_name_the_argument_and_the_fix(kwargs: dict, words: str) -> Non
 
 
 def test_monte_carlo_and_reading_refusals() -> None:
-    with pytest.raises(ValueError, match="offered for balls_in_bins"):
-        run("b_min_sep", rounds=8).reading(epsilon=1.0, monte_carlo_draws=100)
     with pytest.raises(ValueError, match="offered for delta at epsilon"):
-        run("balls_in_bins", rounds=8).reading(delta=1e-5, monte_carlo_draws=100)
+        labelled_reading(run("b_min_sep", rounds=8), epsilon=1.0, monte_carlo_draws=100)
+    with pytest.raises(ValueError, match="offered for delta at epsilon"):
+        labelled_reading(run("balls_in_bins", rounds=8), delta=1e-5, monte_carlo_draws=100)
     with pytest.raises(ValueError, match="exactly one of epsilon= and delta="):
-        run("balls_in_bins", rounds=8).reading(epsilon=1.0, delta=1e-5)
+        labelled_reading(run("balls_in_bins", rounds=8), epsilon=1.0, delta=1e-5)

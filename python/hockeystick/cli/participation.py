@@ -1,7 +1,7 @@
 """--participation: DP-FTRL at one point under a random participation scheme, each number labelled.
 
 ``hockeystick delta|epsilon dp_ftrl_banded --coefficients ... --rounds ... --noise-multiplier ...
---participation balls_in_bins --min-separation b --epsilon 1`` prints ``DPFTRL.reading``: the certified lower
+--participation balls_in_bins --min-separation b --epsilon 1`` prints ``matrix.labelled_reading``: the certified lower
 side, the certified upper side with what it is (amplified, or unamplified: no amplification claimed) and,
 with --monte-carlo-draws, a Monte Carlo estimate labelled "not certified".  ``hockeystick calibrate`` with
 --participation finds the smallest noise multiplier whose certified upper epsilon is within the target.
@@ -110,8 +110,17 @@ def participation_reading(args: argparse.Namespace, output: str) -> int:
     if getattr(args, output, None) is not None:
         raise UsageError(f"hockeystick {output} computes {output}: give --{other}, not --{output}")
     at = _target(args, other)
+    if args.monte_carlo_draws and (args.participation != "balls_in_bins" or output != "delta"):
+        raise UsageError(
+            "--monte-carlo-draws goes with hockeystick delta and --participation balls_in_bins: the Monte Carlo "
+            "estimate is of the balls-in-bins dominating pair's delta (Choquette-Choo et al. 2024)"
+        )
+    from ..matrix import labelled_reading  # lazy: start-up time
+
     run = build()
-    reading = run.reading(**{other: at}, monte_carlo_draws=args.monte_carlo_draws, beta=args.beta, seed=args.seed)
+    reading = labelled_reading(
+        run, **{other: at}, monte_carlo_draws=args.monte_carlo_draws, beta=args.beta, seed=args.seed
+    )
     _print(reading, args)
     return 0
 
@@ -150,6 +159,8 @@ def participation_calibrate(args: argparse.Namespace) -> int:
             high = mid
         else:
             low = mid
-    reading = build(noise_multiplier=high).reading(delta=delta)
+    from ..matrix import labelled_reading  # lazy: start-up time
+
+    reading = labelled_reading(build(noise_multiplier=high), delta=delta)
     _print(reading, args, {"noise_multiplier": high})
     return 0

@@ -12,7 +12,8 @@ amplification.py   AmplifiedBandedMF: banded C with cyclic Poisson sampling, cer
 sampling_laws.py   balls-in-bins, random allocation, b-min-sep, cyclic Poisson: the law of a record's projected shift
 realizable_lower.py  RealizableLowerSide: certified lower side under those schemes, a realizable pair projected to 1-D
 monte_carlo.py     BallsInBinsMonteCarlo: a Monte Carlo estimate with a (1 - beta) confidence bound, not a proof
-sampled_participation.py  DPFTRL's sides under those schemes, each labelled (ParticipationReading)
+sampled_participation.py  DPFTRL's certified sides under those schemes, and what each side is
+participation_reading.py  labelled_reading: one answer, each side labelled certified or estimated
 mmcc.py            MMCC: non-negative lower-triangular C under Poisson sampling, an epsilon at a split of delta
 mmcc_participation.py  MMCC's conditional participation bounds from certified tails of earlier privacy losses
 mmcc_rows.py       MMCC's per-row mixtures: laws dominating each row's conditional shift, shared by groups of rows
@@ -23,8 +24,8 @@ from .amplification import AmplifiedBandedMF
 from .mmcc import MMCC, MMCCEpsilon
 from .monte_carlo import BallsInBinsMonteCarlo, MonteCarloDelta, kl_upper_confidence
 from .participation import EveryRound, FixedEpochs, MinSeparation, Participation
+from .participation_reading import ParticipationReading, labelled_reading
 from .realizable_lower import RealizableLowerSide
-from .sampled_participation import ParticipationReading
 from .sampling_laws import (
     BallsInBinsSampling,
     BMinSepSampling,
@@ -62,5 +63,6 @@ __all__ = [
     "Tree",
     "kl_upper_confidence",
     "l2_sensitivity",
+    "labelled_reading",
     "noise_multiplier_for_zcdp",
 ]

@@ -37,11 +37,8 @@ from ..base.validation import (
     broadcast,
     certified_sides,
     choice,
-    count,
-    delta_target,
     delta_values,
     describe,
-    epsilon_target,
     epsilon_values,
     flag,
     positive,
@@ -53,7 +50,7 @@ from ..fdp.gaussian_mechanism import GaussianMechanism
 from ..rdp.mechanisms import check_orders
 from .participation import FixedEpochs, MinSeparation, Participation
 from .round_off import UNIT_ROUNDOFF
-from .sampled_participation import SAMPLED_PARTICIPATIONS, ParticipationReading, SampledSides, sampled_schema
+from .sampled_participation import SAMPLED_PARTICIPATIONS, SampledSides, sampled_schema
 from .sensitivity import Sensitivity, l2_sensitivity
 from .strategies import DenseStrategy, Strategy, strategy_from
 
@@ -290,7 +287,7 @@ class DPFTRL(MatrixMechanism):
         round's group taken with probability ``sampling_rate``). Under a random scheme the upper side is the
         worst pattern's Gaussian (labelled unamplified; amplified by ``AmplifiedBandedMF`` where proved: a
         banded C under cyclic Poisson), the lower side ``RealizableLowerSide``; the run is one point (scalar
-        arguments) and ``reading`` labels each side.
+        arguments) and ``labelled_reading`` labels each side.
     sampling_rate : float, optional
         p (b-min-sep) or q (cyclic Poisson) in (0, 1], jax_privacy's sampling_prob; None for the other schemes.
     adaptive_inputs : bool, default True
@@ -413,69 +410,6 @@ class DPFTRL(MatrixMechanism):
         d = delta_values(delta)
         return certified_sides(
             bound, lambda: sides.lower_epsilon(d), lambda: scalar_or_array(sides.upper("epsilon", d))
-        )
-
-    def reading(
-        self,
-        *,
-        epsilon: float | None = None,
-        delta: float | None = None,
-        monte_carlo_draws: int = 0,
-        beta: float = 1e-3,
-        seed: int | None = None,
-    ) -> ParticipationReading:
-        """delta at ``epsilon`` or epsilon at ``delta``, each side labelled certified or estimated.
-
-        Parameters
-        ----------
-        epsilon, delta : float, optional
-            Exactly one: the point the other quantity is computed at.
-        monte_carlo_draws : int, default 0
-            Draws per direction of a Monte Carlo estimate of delta beside the certified sides (balls-in-bins,
-            a non-negative square C, with ``epsilon``: ``BallsInBinsMonteCarlo``); 0: none.
-        beta : float, default 1e-3
-            The probability over the draws that the Monte Carlo bound fails.
-        seed : int, optional
-            The Monte Carlo draws' seed (None: not reproducible).
-
-        Returns
-        -------
-        ParticipationReading
-            The certified lower and upper sides, what the upper side is (amplified, unamplified or the exact
-            Gaussian of a deterministic schema) and the Monte Carlo estimate, if asked, labelled as one.
-
-        Raises
-        ------
-        ValueError
-            Not exactly one of ``epsilon`` and ``delta``; an array run; Monte Carlo draws with ``delta``, with a
-            scheme other than balls-in-bins or a C the estimate refuses.
-        """
-        if (epsilon is None) == (delta is None) or np.ndim(self.noise_multiplier) or np.ndim(self.rounds):
-            raise ValueError(
-                "reading takes exactly one of epsilon= and delta=, on a run of one point (scalar arguments)"
-            )
-        quantity: Literal["delta", "epsilon"] = "delta" if epsilon is not None else "epsilon"
-        at = float(epsilon_target(epsilon) if epsilon is not None else delta_target(delta))
-        lower, upper = getattr(self, quantity)(at, bound="both")
-        sides = self.sampled
-        mc = None
-        if monte_carlo_draws:
-            if sides is None or quantity != "delta":
-                raise ValueError(
-                    "monte_carlo_draws must be 0 here: a Monte Carlo estimate is offered for delta at epsilon under "
-                    "participation='balls_in_bins'"
-                )
-            mc = sides.monte_carlo(count(monte_carlo_draws, "monte_carlo_draws"), seed).delta(at, beta=beta)
-        return ParticipationReading(
-            participation=self.participation,
-            quantity=quantity,
-            at=at,
-            certified_lower=float(lower),
-            certified_upper=float(upper),
-            upper_kind="exact Gaussian" if sides is None else sides.upper_kind,
-            upper_method="at the certified L2 sensitivity" if sides is None else sides.upper_method,
-            lower_method="the Gaussian at the realizable L2 sensitivity" if sides is None else sides.lower_method,
-            monte_carlo=mc,
         )
 
 

@@ -20,15 +20,14 @@ The lower side is ``RealizableLowerSide``: one record contributing +1 in each ro
 on one direction (certified; its module states each step).  The Gaussian at the schema's realizable
 sensitivity is NOT a lower side here: under sampling the worst pattern is drawn with probability below 1.
 
-A Monte Carlo estimate (balls-in-bins, non-negative square C: ``BallsInBinsMonteCarlo``) may stand beside
-the certified sides; it holds with probability 1 - beta over its draws and is never called certified.
+``participation_reading.labelled_reading`` states each side with what it is, beside a Monte Carlo estimate
+where one is offered.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -46,10 +45,7 @@ from .sampling_laws import (
 )
 from .strategies import Banded, Strategy
 
-if TYPE_CHECKING:  # monte_carlo imports accountant, which imports this module
-    from .monte_carlo import BallsInBinsMonteCarlo, MonteCarloDelta
-
-__all__ = ["SAMPLED_PARTICIPATIONS", "ParticipationReading", "SampledSides", "sampled_schema"]
+__all__ = ["SAMPLED_PARTICIPATIONS", "SampledSides", "sampled_schema"]
 
 SampledName = Literal["balls_in_bins", "random_allocation", "b_min_sep", "cyclic_poisson"]
 SAMPLED_PARTICIPATIONS: tuple[SampledName, ...] = ("balls_in_bins", "random_allocation", "b_min_sep", "cyclic_poisson")
@@ -125,70 +121,6 @@ def _checked_sampling(
     if participation == "b_min_sep":
         return BMinSepSampling(separation, rate)
     return CyclicPoissonSampling(separation, rate)
-
-
-@dataclass(frozen=True)
-class ParticipationReading:
-    """One answer of DP-FTRL at one point, each side labelled with what it is.
-
-    Parameters
-    ----------
-    participation : str
-        The participation scheme.
-    quantity : {"delta", "epsilon"}
-        What was computed; ``at`` is the other one's value.
-    at : float
-        The epsilon (for delta) or the delta (for epsilon) the answer is at.
-    certified_lower : float
-        A lower bound on the quantity that holds without any probability.
-    certified_upper : float
-        An upper bound on the quantity that holds without any probability.
-    upper_kind : str
-        "amplified" (a proved amplification by the sampling), "unamplified" (no amplification claimed: the
-        worst pattern's Gaussian) or "exact Gaussian" (deterministic participation).
-    upper_method : str
-        How the upper side was computed.
-    lower_method : str
-        How the lower side was computed.
-    monte_carlo : MonteCarloDelta or None
-        A Monte Carlo estimate of delta with its (1 - beta) confidence bound: not certified.
-    """
-
-    participation: str
-    quantity: Literal["delta", "epsilon"]
-    at: float
-    certified_lower: float
-    certified_upper: float
-    upper_kind: str
-    upper_method: str
-    lower_method: str
-    monte_carlo: MonteCarloDelta | None = None
-
-    def rows(self) -> list[tuple[str, float]]:
-        """(label, value) of each number, the certified sides first and any estimate labelled as one."""
-        out = [
-            (f"certified lower ({self.lower_method})", self.certified_lower),
-            (f"certified upper, {self.upper_kind} ({self.upper_method})", self.certified_upper),
-        ]
-        mc = self.monte_carlo
-        if mc is not None:
-            out += [
-                (f"Monte Carlo estimate, not certified ({mc.draws} draws per direction, seed {mc.seed})", mc.estimate),
-                ("Monte Carlo standard error, not certified", mc.standard_error),
-                (
-                    f"Monte Carlo bound: delta <= this with probability >= {1.0 - mc.beta:g} over the draws, "
-                    "not certified",
-                    mc.confidence_bound,
-                ),
-            ]
-        return out
-
-    def statement(self) -> str:
-        """The answer in words: each number with its label."""
-        other = "epsilon" if self.quantity == "delta" else "delta"
-        lines = [f"{self.quantity} at {other} = {self.at:g}, participation {self.participation}:"]
-        lines += [f"  {label}: {value:.6g}" for label, value in self.rows()]
-        return "\n".join(lines)
 
 
 class SampledSides:
@@ -306,21 +238,3 @@ class SampledSides:
             low = np.where(above, mid, low)
             high = np.where(above, high, mid)
         return scalar_or_array(np.where(np.asarray(side.delta(low), dtype=float) > target, low, 0.0))
-
-    def monte_carlo(self, draws: int, seed: int | None) -> BallsInBinsMonteCarlo:
-        """``BallsInBinsMonteCarlo`` of this run (balls-in-bins, a square non-negative lower-triangular C)."""
-        _require(
-            self.participation == "balls_in_bins",
-            f"monte_carlo_draws must be 0 with participation={self.participation!r}: a Monte Carlo estimate is "
-            "offered for balls_in_bins (the dominating pair of Choquette-Choo et al. 2024, non-negative C) only",
-        )
-        from .monte_carlo import BallsInBinsMonteCarlo  # monte_carlo imports accountant, which imports this module
-
-        c, _ = self.strategy.matrix(self.rounds)
-        return BallsInBinsMonteCarlo(
-            strategy=c,
-            noise_multiplier=self.noise_multiplier,
-            cycle_length=int(getattr(self.sampling, "cycle_length", 1)),
-            draws=draws,
-            seed=seed,
-        )
