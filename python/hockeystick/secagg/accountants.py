@@ -32,6 +32,13 @@ probability q).  Whom a number protects against decides which one holds (``again
   its exact lattice PLD composed over the rounds (``lattice_pld.realizable_shift_pld``); a scenario the
   assumptions allow: exactly ``min_surviving_clients`` noises in every round's sum.
 
+  Both sides take the sum's noise as independent of whether the differing client was sampled (the unsampled
+  round is Q itself, the law with the client's contribution null): a fixed number of noise shares in every
+  sum.  Where each sampled client adds its own share (TensorFlow Federated's pipeline), a round without the
+  client holds one share fewer, the pair is no longer (1 - q) Q + q P against Q, and neither side here is
+  proved for it; ``training.DistributedDPFedAvg`` accounts that pipeline (joint convexity above, the pair of n
+  and n + 1 shares below).
+
 """
 
 from __future__ import annotations

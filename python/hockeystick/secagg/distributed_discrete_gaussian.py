@@ -15,6 +15,9 @@ Prop. 14 (Eq. 17; Thm. 1 states its zCDP form), for every order alpha >= 1 and s
     \tau = 10 \sum_{k=1}^{n-1} e^{-2\pi^2 s^2 k / (k+1)}.
 
 At n = 1 (tau = 0) this is the discrete Gaussian's alpha Delta_2^2 / (2 s^2) (Canonne, Kamath & Steinke 2020).
+The numbers (Prop. 14, Eq. 17, Thm. 1, Prop. 22) are those of arXiv:2102.06387, as google-research/federated's
+``distributed_dp/accounting_utils.py`` cites them ("Proposition 14 / Eq. 17 (Page 16)"); the ICML proceedings
+number the statements otherwise.
 
 Dropout.  The noise that protects a round is that of the clients who survive it.  The bound is not
 monotone in n (tau grows with n), but the noise of n survivors is that of any n' <= n of them plus

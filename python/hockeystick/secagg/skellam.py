@@ -3,13 +3,18 @@ r"""The distributed Skellam mechanism: RDP of the sum of n clients' Skellam nois
 Each of n clients adds symmetric Skellam noise of variance mu to each integer coordinate (Pois(mu / 2) minus
 an independent Pois(mu / 2)); the sum is symmetric Skellam of variance V = n mu, exactly.  For an integer
 shift Delta with ||Delta||_2 <= Delta_2 and ||Delta||_1 <= Delta_1, Agarwal, Kairouz & Liu 2021 ("The
-Skellam mechanism for differentially private federated learning", NeurIPS), Thm. 3.5 (the
+Skellam mechanism for differentially private federated learning", NeurIPS; arXiv:2110.04995), Thm. 3.5 (the
 multi-dimensional Skellam mechanism), at integer orders alpha > 1:
 
 .. math::
 
     D_\alpha \le \frac{\alpha \Delta_2^2}{2V}
         + \min\Bigl(\frac{(2\alpha - 1)\Delta_2^2 + 6\Delta_1}{4V^2},\ \frac{3\Delta_1}{2V}\Bigr).
+
+The theorem's number is the NeurIPS text's as a secondary reading gives it, not checked against the paper's own
+text; the formula is the one google-research/federated's ``accounting_utils._skellam_rdp`` evaluates (there in the
+update's units: Delta_2 = s l2, Delta_1 = s l1, V = s^2 mu for the scale s), and
+tests/secagg/test_secagg_rdp_against_exact_divergence.py checks it above the exact divergence.
 
 The bound falls as V grows, so n survivors are at least as private as any n' <= n of them: the minimum over
 n' <= n is at n.  The bound is used at integer orders only (as google-research/federated's
