@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from hockeystick.matrix import PoissonSampling
 from hockeystick.matrix.mmcc_participation import participation_bounds
 from hockeystick.matrix.mmcc_rows import dominating_law
 
@@ -119,3 +120,23 @@ def test_dominating_law_exact_where_entries_are_whole_steps() -> None:
     totals, exact = exact_law(np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.25, 0.125]))
     for t, w in zip(shifts, weights):
         assert w == pytest.approx(exact[totals == t].sum(), abs=1e-13)
+
+
+@pytest.mark.parametrize(("q", "tail", "truncates"), [(0.05, 1e-6, True), (0.3, 1e-9, False), (1.0, 1e-30, False)])
+def test_poisson_law_truncated_within_its_weight_error(q: float, tail: float, truncates: bool) -> None:
+    """PoissonSampling's law against every pattern of 12 rounds: each computed atom at most the exact one (the
+    truncation only drops patterns), the L1 distance within ``weight_error``, and the mass above ``most`` at
+    most ``tail`` (so the cap is a valid Chernoff bound, below the largest total where that has more mass)."""
+    units = np.random.default_rng(5).integers(0, 9, 12)
+    sampling = PoissonSampling(q, tail=tail)
+    totals, weights = sampling.law(units)
+    s = patterns(12)
+    exact_totals = (s @ units).astype(int)
+    exact = np.bincount(exact_totals, weights=np.prod(np.where(s == 1, q, 1 - q), axis=1))
+    computed = np.zeros(exact.size)
+    computed[totals] = weights
+    assert (computed <= exact * (1 + 1e-12) + 1e-300).all()
+    assert np.abs(computed - exact).sum() <= sampling.weight_error(12)
+    cap = sampling.most(units)
+    assert exact[cap + 1 :].sum() <= tail
+    assert (cap < units.sum()) == truncates

@@ -30,6 +30,7 @@ from .sampling_laws import (
     BallsInBinsSampling,
     BMinSepSampling,
     CyclicPoissonSampling,
+    PoissonSampling,
     RandomAllocationSampling,
     Sampling,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "MinSeparation",
     "MonteCarloDelta",
     "Participation",
+    "PoissonSampling",
     "ParticipationReading",
     "RandomAllocationSampling",
     "RealizableLowerSide",

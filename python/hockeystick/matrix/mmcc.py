@@ -42,10 +42,9 @@ The answer is an (epsilon, delta) statement for one split of delta.  It is not a
 (its delta_1 is not a loss's mass), so it enters no composition, ledger or PLD export: ``compose`` and
 ``to_pld`` refuse with a TypeError saying so.
 
-Beside it: the certified upper side without amplification (``DPFTRL`` with every round allowed, the patterns
-Poisson sampling can draw), whose minimum with MMCC's is the bracket's upper side, and a certified lower side
-from a realizable pair (``RealizableLowerSide`` under i.i.d. Poisson participation, ``CyclicPoissonSampling``
-with one group).
+Beside it: the certified upper side without amplification (the Gaussian mechanism at the L2 sensitivity with
+every round allowed, ``MinSeparation(1)``: every pattern Poisson sampling draws is one; ``DPFTRL``'s), whose minimum with MMCC's is the bracket's upper side, and a certified lower side
+from a realizable pair (``RealizableLowerSide`` under i.i.d. Poisson participation, ``PoissonSampling``).
 """
 
 from __future__ import annotations
@@ -61,23 +60,29 @@ from ..base.validation import (
     count,
     delta_target,
     describe,
+    epsilon_target,
     in_interval,
     moderate,
     positive_number,
 )
+from ..fdp.gaussian_mechanism import GaussianMechanism
 from ..pld.compose.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.gaussian_mixture import mixture_of_gaussians
-from .accountant import DPFTRL
 from .mmcc_participation import participation_bounds
 from .mmcc_rows import row_factors
+from .participation import MinSeparation
 from .realizable_lower import RealizableLowerSide
-from .sampling_laws import CyclicPoissonSampling
+from .round_off import UNIT_ROUNDOFF
+from .sampling_laws import PoissonSampling
+from .sensitivity import l2_sensitivity
 from .strategies import strategy_from
 
 __all__ = ["MMCC", "MMCCEpsilon"]
 
 TAIL_FRACTIONS = (0.5, 0.1, 0.01)
+TAIL_DELTAS = (1e-4, 1e-7, 1e-10)  # the tail probabilities ``delta`` tries (an epsilon is given, no delta to split)
 _LOWER_STEPS = 40  # bisection steps of the lower epsilon
+_LOWER_CELLS = 1024  # the realizable pair's shifts on about this many lattice steps up to its truncation
 
 
 @dataclass(frozen=True)
@@ -101,7 +106,8 @@ class MMCCEpsilon:
     pld_delta : float
         delta_2 <= delta - delta_1, read from the composed mixtures.
     unamplified : float
-        The certified upper epsilon without amplification (``DPFTRL``, every round allowed).
+        The certified upper epsilon without amplification (the Gaussian at the sensitivity with every round
+        allowed, as ``DPFTRL(min_separation=1)``).
     unamplified_rho : float
         Its zCDP rho (rounded up); rho shows no amplification (sup_alpha D_alpha / alpha of a subsampled Gaussian
         tends to the unamplified rho).
@@ -119,6 +125,11 @@ class MMCCEpsilon:
     def __iter__(self) -> Iterator[float]:
         yield self.lower
         yield self.upper
+
+
+def _up(x: float) -> float:
+    """x (1 + 2u) one ulp up: covers one rounded product or quotient of non-negative doubles."""
+    return math.nextafter(x * (1.0 + 2.0 * UNIT_ROUNDOFF), math.inf)
 
 
 def _upper_epsilon(distribution: PrivacyLossDistribution, delta: float) -> float:
@@ -202,6 +213,8 @@ class MMCC:
     tail_fractions : sequence of float, optional
         The fractions f of delta charged to the tail events, each in (0, 1); the best is kept. Default
         (0.5, 0.1, 0.01).
+    tail_deltas : sequence of float, optional
+        The tail probabilities ``delta(epsilon)`` tries, each in (0, 1); default (1e-4, 1e-7, 1e-10).
     lower_side : bool, default True
         Whether ``get_epsilon`` also computes the realizable lower side.
 
@@ -210,7 +223,7 @@ class MMCC:
     ValueError
         ``noise_multiplier`` not finite and > 0; ``sampling_rate`` outside (0, 1]; ``rounds`` outside [1, 2048];
         a strategy with a negative entry, a square one not lower triangular, one with fewer rows than rounds or
-        all zero; a tail fraction outside (0, 1).
+        all zero; a tail fraction or tail delta outside (0, 1).
     ParameterTypeError
         A numeric argument that is a string, bool or None.
 
@@ -239,6 +252,7 @@ class MMCC:
         value_discretization_interval: float = 1e-2,
         shift_cells: int = 2**14,
         tail_fractions: Sequence[float] | None = None,
+        tail_deltas: Sequence[float] | None = None,
         lower_side: bool = True,
     ) -> None:
         n = count(rounds, "rounds", maximum=2048)
@@ -267,13 +281,22 @@ class MMCC:
         self.value_discretization_interval = float(value_discretization_interval)
         self.shift_cells = count(shift_cells, "shift_cells", maximum=2**20)
         self.tail_fractions = tuple(float(f) for f in fractions)
+        self.tail_deltas = tuple(
+            delta_target(t, "tail_deltas") for t in (TAIL_DELTAS if tail_deltas is None else tail_deltas)
+        )
+        if not self.tail_deltas:
+            raise ValueError("tail_deltas must hold at least one probability in (0, 1)")
         self.lower_side = bool(lower_side)
         self._c, self._release = _release_order(c, error)
         # whether some row i has C_ij > 0 for a column j an earlier row holds (a tail event of step 1)
         earlier = np.cumsum(self._c != 0, axis=0) - (self._c != 0)
         self._charged = bool(((self._c != 0) & (earlier > 0)).any())
         self._plds: dict[float, PrivacyLossDistribution] = {}
-        self._unamplified = DPFTRL(rounds=n, noise_multiplier=z, min_separation=1, strategy=self.strategy)
+        # without amplification: every pattern Poisson sampling draws is one of MinSeparation(1) (every round)
+        sensitivity = l2_sensitivity(self.strategy, n, MinSeparation(1, None)).upper
+        self._unamplified = GaussianMechanism(sigma=z, sensitivity=sensitivity)
+        mu = float(self._unamplified.mu)
+        self.unamplified_rho = _up(_up(mu * mu) / 2.0)
         self._lower: RealizableLowerSide | None = None
 
     def pld_at_tail(self, tail_delta: float) -> PrivacyLossDistribution:
@@ -351,8 +374,35 @@ class MMCC:
         plain = float(self._unamplified.epsilon(d))
         upper = min(eps, plain)
         lower = self._lower_epsilon(d, upper) if self.lower_side else 0.0
-        rho = float(self._unamplified.zcdp_rho)
-        return MMCCEpsilon(lower, upper, d, eps, tail, rest, plain, rho)
+        return MMCCEpsilon(lower, upper, d, eps, tail, rest, plain, self.unamplified_rho)
+
+    def delta(self, epsilon: float) -> float:
+        """A certified upper bound on delta(eps): the smallest over the tail probabilities t tried of the composed
+        mixtures' certified upper delta(eps) plus t, and the bound without amplification.
+
+        Parameters
+        ----------
+        epsilon : float
+            eps >= 0.
+
+        Returns
+        -------
+        float
+            An upper bound on the mechanism's delta(eps) under add or remove one record.
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN.
+        """
+        eps = epsilon_target(epsilon)
+        plain = float(cast(float, self._unamplified.delta(eps)))
+        tails = (0.5,) if not self._charged else self.tail_deltas
+        found = [
+            float(cast(float, self.pld_at_tail(t).delta(eps, bound="upper"))) + (t if self._charged else 0.0)
+            for t in tails
+        ]
+        return min(min(found) * (1.0 + 2.0 * UNIT_ROUNDOFF), plain)
 
     def _lower_epsilon(self, delta: float, upper: float) -> float:
         """The largest epsilon found (bisection) whose certified lower delta exceeds ``delta``: a lower bound on
@@ -362,7 +412,8 @@ class MMCC:
                 strategy=self.strategy,
                 rounds=self.rounds,
                 noise_multiplier=self.noise_multiplier,
-                sampling=CyclicPoissonSampling(1, self.sampling_rate),
+                sampling=PoissonSampling(self.sampling_rate),
+                shift_cells=_LOWER_CELLS,
             )
         side = self._lower
         if not float(side.delta(0.0)) > delta:

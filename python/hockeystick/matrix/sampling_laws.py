@@ -37,7 +37,14 @@ import numpy as np
 from ..base.validation import count, flag, in_interval
 from .round_off import gamma
 
-__all__ = ["BallsInBinsSampling", "BMinSepSampling", "CyclicPoissonSampling", "RandomAllocationSampling", "Sampling"]
+__all__ = [
+    "BallsInBinsSampling",
+    "BMinSepSampling",
+    "CyclicPoissonSampling",
+    "PoissonSampling",
+    "RandomAllocationSampling",
+    "Sampling",
+]
 
 Law = tuple[np.ndarray, np.ndarray]  # (totals in lattice units, int64; their probabilities), one per atom
 
@@ -355,3 +362,75 @@ class CyclicPoissonSampling(Sampling):
 
     def weight_error(self, rounds: int) -> float:
         return gamma(3 * rounds + 3)  # per round two products and a sum
+
+
+@dataclass(frozen=True)
+class PoissonSampling(Sampling):
+    """Poisson sampling: every round takes each record independently with probability q (DP-SGD's sampling;
+    ``CyclicPoissonSampling`` with one group), the law truncated where its upper tail is below ``tail``.
+
+    A record's total over n rounds can reach sum_j units_j, but above a Chernoff bound it has probability at most
+    ``tail``: log P(sum_j units_j S_j > t) <= -lam t + sum_j log(1 - q + q e^(lam units_j)) for every lam > 0.
+    ``most`` is the least such t over a grid of lam (rounded up), and ``law`` drops the patterns above it (the
+    totals only grow round by round, so the recursion's array stops there): the computed law is within
+    ``tail`` of the exact one in L1, plus the round-off of ``CyclicPoissonSampling``'s recursion, and
+    ``weight_error`` says so.  The array, and the lattice ``RealizableLowerSide`` fits to it, scale with a high
+    quantile of the total instead of its largest value.
+
+    Parameters
+    ----------
+    sampling_prob : float
+        q in (0, 1].
+    tail : float, default 1e-30
+        The probability left out above the truncation, in [1e-300, 1e-3].
+
+    Raises
+    ------
+    ValueError
+        ``sampling_prob`` outside (0, 1]; ``tail`` outside [1e-300, 1e-3].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hockeystick.matrix import PoissonSampling
+    >>> totals, weights = PoissonSampling(0.5).law(np.array([1, 2]))
+    >>> totals.tolist(), weights.tolist()
+    ([0, 1, 2, 3], [0.25, 0.25, 0.25, 0.25])
+    """
+
+    sampling_prob: float
+    tail: float = 1e-30
+
+    def __post_init__(self) -> None:
+        q = in_interval(self.sampling_prob, "sampling_prob", 0.0, 1.0, open_low=True, open_high=False)
+        object.__setattr__(self, "sampling_prob", float(q))
+        t = in_interval(self.tail, "tail", 1e-300, 1e-3, open_low=False, open_high=False)
+        object.__setattr__(self, "tail", float(t))
+
+    def law(self, units: np.ndarray) -> Law:
+        u = _checked_units(units)
+        q = self.sampling_prob
+        cap = self.most(u)
+        law = np.zeros(cap + 1)
+        law[0] = 1.0
+        for step in u.tolist():
+            law = (1.0 - q) * law + q * _shifted(law, min(int(step), cap + 1))
+        return _atoms(law)
+
+    def most(self, units: np.ndarray) -> int:
+        u = _checked_units(units).astype(np.float64)
+        whole = int(u.sum())
+        top = float(u.max())
+        if top == 0.0 or self.sampling_prob == 1.0:
+            return whole
+        q = self.sampling_prob
+        log_inv = -np.log(self.tail)
+        best = float(whole)
+        for lam in 2.0 ** np.arange(-12.0, 8.01, 0.25) / top:
+            with np.errstate(over="ignore"):
+                log_mgf = float(np.log1p(q * np.expm1(lam * u)).sum())
+            best = min(best, (log_mgf + log_inv) / lam * (1.0 + 1e-9))
+        return min(whole, int(np.ceil(best)))
+
+    def weight_error(self, rounds: int) -> float:
+        return gamma(3 * rounds + 3) + self.tail  # the recursion's round-off, and the mass left out above ``most``
