@@ -238,6 +238,7 @@ def test_every_public_name_is_fuzzed():
         "pld.mixture",
         "matrix.Strategy",  # the strategies' abstract base: walked through Tree, BLT, Banded and DenseStrategy
         "matrix.Sampling",  # the samplings' abstract base: walked through its four schemes
+        "matrix.ParticipationReading",  # labelled_reading's result type, walked through labelled_reading
         "matrix.MonteCarloDelta",  # a result type: its fields walked through BallsInBinsMonteCarlo
     }
     fuzzed |= {label for label, *_ in WALKS}  # the mechanism constructors: the argument walk at the end

@@ -111,6 +111,17 @@ def _monte_carlo(**kwargs: Any) -> Any:
     return reading.estimate, reading.confidence_bound, reading.certified_lower, reading.unamplified_upper
 
 
+def _labelled_reading(
+    *, epsilon: Any, monte_carlo_draws: Any, beta: Any, seed: Any, **run: Any
+) -> tuple[float, float, float]:
+    """matrix.labelled_reading of a balls-in-bins DPFTRL run built from the walked arguments."""
+    reading = matrix.labelled_reading(
+        matrix.DPFTRL(**run), epsilon=epsilon, monte_carlo_draws=monte_carlo_draws, beta=beta, seed=seed
+    )
+    mc = reading.monte_carlo
+    return reading.certified_lower, reading.certified_upper, 0.0 if mc is None else mc.estimate
+
+
 _LOWER_TRIANGULAR = np.tril(np.ones((4, 4)))
 
 MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
@@ -144,6 +155,33 @@ MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         dict(strategy=_LOWER_TRIANGULAR, noise_multiplier=3.0, cycle_length=2, draws=200, seed=0),
     ),
     ("matrix.kl_upper_confidence", matrix.kl_upper_confidence, dict(mean=0.1, draws=100, beta=1e-3)),
+    (
+        "matrix.labelled_reading",
+        _labelled_reading,
+        dict(
+            rounds=8,
+            noise_multiplier=1.0,
+            strategy=matrix.Banded([1.0, 0.5]),
+            min_separation=2,
+            participation="balls_in_bins",
+            epsilon=1.0,
+            monte_carlo_draws=200,
+            beta=1e-3,
+            seed=0,
+        ),
+    ),
+    (
+        "matrix.DPFTRL",
+        both_sides(matrix.DPFTRL),
+        dict(
+            rounds=8,
+            noise_multiplier=1.0,
+            strategy=matrix.Banded([1.0, 0.5]),
+            min_separation=2,
+            participation="b_min_sep",
+            sampling_rate=0.5,
+        ),
+    ),
     (
         "matrix.DPFTRL",
         both_sides(matrix.DPFTRL),

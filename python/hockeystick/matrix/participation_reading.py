@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..base.validation import count, delta_target, epsilon_target
+from ..base.validation import ParameterTypeError, count, delta_target, describe, epsilon_target, in_interval
 from .accountant import DPFTRL
 from .monte_carlo import BallsInBinsMonteCarlo, MonteCarloDelta
 
@@ -99,7 +99,7 @@ def _monte_carlo(run: DPFTRL, quantity: str, at: float, draws: int, beta: float,
         strategy=c,
         noise_multiplier=sides.noise_multiplier,
         cycle_length=int(getattr(sides.sampling, "cycle_length", 1)),
-        draws=count(draws, "monte_carlo_draws"),
+        draws=draws,
         seed=seed,
     )
     return estimate.delta(at, beta=beta)
@@ -139,8 +139,11 @@ def labelled_reading(
     Raises
     ------
     ValueError
-        Not exactly one of ``epsilon`` and ``delta``; a run of several points; Monte Carlo draws with ``delta``,
-        with a scheme other than balls-in-bins, or with a C the estimate refuses.
+        Not exactly one of ``epsilon`` and ``delta``; a run of several points; ``monte_carlo_draws`` not a whole
+        number >= 0, or > 0 with ``delta``, with a scheme other than balls-in-bins or with a C the estimate
+        refuses; ``beta`` outside (0, 1).
+    ParameterTypeError
+        ``run`` not a ``DPFTRL``; a numeric argument that is a string, bool or None.
 
     Examples
     --------
@@ -151,14 +154,18 @@ def labelled_reading(
     >>> reading.upper_kind, reading.certified_lower <= reading.certified_upper
     ('unamplified', True)
     """
+    if not isinstance(run, DPFTRL):
+        raise ParameterTypeError(f"run must be a DPFTRL (one point), got {describe(run)} ({type(run).__name__})")
     if (epsilon is None) == (delta is None) or np.ndim(run.noise_multiplier) or np.ndim(run.rounds):
         raise ValueError(
             "labelled_reading takes exactly one of epsilon= and delta=, on a run of one point (scalar arguments)"
         )
+    draws = count(monte_carlo_draws, "monte_carlo_draws", minimum=0)
+    b = float(in_interval(beta, "beta", 0.0, 1.0, open_low=True, open_high=True))
     quantity: Literal["delta", "epsilon"] = "delta" if epsilon is not None else "epsilon"
     at = float(epsilon_target(epsilon) if epsilon is not None else delta_target(delta))
     lower, upper = getattr(run, quantity)(at, bound="both")
-    mc = _monte_carlo(run, quantity, at, monte_carlo_draws, beta, seed) if monte_carlo_draws else None
+    mc = _monte_carlo(run, quantity, at, draws, b, seed) if draws else None
     sides = run.sampled
     return ParticipationReading(
         participation=run.participation,
