@@ -1,0 +1,108 @@
+"""MMCC at Gboard's size: the certified bracket of epsilon for T = 2000 rounds, a BLT and a 64-banded C, CPU seconds.
+
+``python bench/bench_mmcc.py [--short]`` runs ``matrix.MMCC(...).get_epsilon(1e-10)`` (Gboard's delta) for T = 2000
+rounds under Poisson sampling at q = 0.01 and noise multiplier 20, for
+
+* the 64-banded Toeplitz C whose first column is the square root of the prefix-sum matrix's (c_j = binom(2j, j) /
+  4^j, j < 64; non-negative and decreasing), and
+* the BLT with buffer decay 0.99 and output scale 0.2 (c_0 = 1, c_k = 0.2 * 0.99^(k-1));
+
+and prints, with the CPU model, the core count and the load average, the bracket (the realizable lower side, the
+upper side), MMCC's own value, its split of delta, the epsilon and rho without amplification, and the CPU seconds
+of the whole call and of its upper side alone (each on a fresh object).  pytest collects the ``test_*``
+functions: at the short size (CI's smoke run) 128 rounds and an 8-banded C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+from hockeystick.matrix import BLT, MMCC, Banded
+
+DELTA = 1e-10
+FULL = {"rounds": 2000, "bands": 64, "noise_multiplier": 20.0, "sampling_rate": 0.01}
+SHORT = {"rounds": 128, "bands": 8, "noise_multiplier": 20.0, "sampling_rate": 0.01}
+
+
+def column(bands: int) -> list[float]:
+    """c_j = binom(2j, j) / 4^j, j < bands: the first column of the prefix-sum matrix's Toeplitz square root."""
+    out = [1.0]
+    for j in range(1, bands):
+        out.append(out[-1] * (2 * j - 1) / (2 * j))
+    return out
+
+
+def strategies(setting: dict[str, Any]) -> dict[str, Any]:
+    return {f"{setting['bands']}-banded": Banded(column(setting["bands"])), "BLT(0.99, 0.2)": BLT([0.99], [0.2])}
+
+
+def run_of(setting: dict[str, Any], strategy: Any, lower_side: bool = True) -> MMCC:
+    return MMCC(
+        strategy=strategy,
+        rounds=setting["rounds"],
+        noise_multiplier=setting["noise_multiplier"],
+        sampling_rate=setting["sampling_rate"],
+        lower_side=lower_side,
+    )
+
+
+def _timed(fn: Any) -> tuple[Any, float, float]:
+    """(result, CPU seconds, wall seconds)."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    out = fn()
+    return out, time.process_time() - cpu, time.perf_counter() - wall
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def report(setting: dict[str, Any]) -> None:
+    print(
+        f"T = {setting['rounds']}, q = {setting['sampling_rate']}, z = {setting['noise_multiplier']}, delta = "
+        f"{DELTA:g}; {_cpu_model()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}"
+    )
+    print("| C | bracket (lower, upper) | MMCC | delta_1 | unamplified eps | rho | CPU s, wall s | upper only |")
+    for name, strategy in strategies(setting).items():
+        answer, cpu, wall = _timed(lambda: run_of(setting, strategy).get_epsilon(DELTA))
+        _, upper_cpu, upper_wall = _timed(lambda: run_of(setting, strategy, lower_side=False).get_epsilon(DELTA))
+        print(
+            f"| {name} | ({answer.lower:.4f}, {answer.upper:.4f}) | {answer.mmcc:.4f} | {answer.tail_delta:.0e} | "
+            f"{answer.unamplified:.2f} | {answer.unamplified_rho:.2f} | {cpu:.1f}, {wall:.1f} | "
+            f"{upper_cpu:.1f}, {upper_wall:.1f} |"
+        )
+    print(f"load {os.getloadavg()[0]:.2f}")
+
+
+def test_mmcc_banded(benchmark, size):
+    setting = FULL if size(1, 0) else SHORT
+    answer = benchmark(lambda: run_of(setting, strategies(setting)[f"{setting['bands']}-banded"]).get_epsilon(DELTA))
+    assert 0.0 <= answer.lower <= answer.upper <= answer.unamplified
+
+
+def test_mmcc_blt(benchmark, size):
+    setting = FULL if size(1, 0) else SHORT
+    answer = benchmark(lambda: run_of(setting, BLT([0.99], [0.2])).get_epsilon(DELTA))
+    assert 0.0 <= answer.lower <= answer.upper <= answer.unamplified
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--short", action="store_true", help="the CI smoke size")
+    args = parser.parse_args()
+    report(SHORT if args.short else FULL)
+
+
+if __name__ == "__main__":
+    main()
