@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import math
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -53,20 +54,27 @@ def _c_compiler() -> str:
     return str(cc)
 
 
-def _run(*command: str | Path) -> str:
-    done = subprocess.run([str(c) for c in command], capture_output=True, text=True)
+def _run(*command: str | Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run([str(c) for c in command], capture_output=True, text=True, env=env)
     assert done.returncode == 0, f"{' '.join(map(str, command))} failed:\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
 
-def _build(build: Path, *options: str) -> Path:
-    """Configure and build libhockeystick_c alone; the library's path."""
+def _cmake() -> str:
     cmake = shutil.which("cmake")
     cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
     if cmake is None or cxx is None:
         _missing("cmake and a C++ compiler")
+    return str(cmake)
+
+
+def _build(build: Path, *options: str) -> Path:
+    """Configure and build libhockeystick_c alone (its install prefix: ``prefix`` beside ``build``); the library's
+    path."""
+    cmake = _cmake()
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
-    configure = ("-DHOCKEYSTICK_BUILD_PYTHON=OFF", "-DHOCKEYSTICK_INSTALL=OFF", "-DHOCKEYSTICK_BUILD_C=ON")
+    prefix = f"-DCMAKE_INSTALL_PREFIX={build.parent / 'prefix'}"
+    configure = ("-DHOCKEYSTICK_BUILD_PYTHON=OFF", "-DHOCKEYSTICK_INSTALL=ON", prefix, "-DHOCKEYSTICK_BUILD_C=ON")
     _run(str(cmake), "-S", ROOT, "-B", build, *generator, "-DCMAKE_BUILD_TYPE=Release", *configure, *options)
     _run(str(cmake), "--build", build, "--target", "hockeystick_c")
     (path,) = [p for p in (build / "capi").glob("libhockeystick_c.*") if not p.is_symlink()]
@@ -254,6 +262,51 @@ def test_c_program_brackets_agree_with_the_package_and_contain_the_exact_value(p
             assert lower <= hs.theta_epsilon(radius, delta) <= upper
             assert d_lower <= hs.theta(radius, eps) <= d_upper
     assert brackets["poisson"][-1] != "inf" and float(brackets["poisson"][-1]) - float(brackets["poisson"][-2]) < 1e-3
+
+
+def test_pkg_config_gives_the_installed_c_librarys_flags(library):
+    """hockeystick-c.pc, installed with the library: ``pkg-config --cflags --libs hockeystick-c`` alone builds
+    capi_check.c against the installed header and library, and the program prints the package's version and theta;
+    the header-only core's hockeystick.pc names no library."""
+    pkg_config = shutil.which("pkg-config")
+    if pkg_config is None:
+        _missing("pkg-config")
+    build = library.path.parent.parent
+    prefix = build.parent / "prefix"
+    _run(_cmake(), "--install", build)
+    (pc,) = prefix.glob("*/pkgconfig/hockeystick-c.pc")  # lib/ (or lib64/, the platform's library folder)
+    assert pc.parent.parent.name != "share"  # it names one architecture's library
+    env = {**os.environ, "PKG_CONFIG_PATH": os.pathsep.join([str(pc.parent), str(prefix / "share" / "pkgconfig")])}
+    version = re.match(r"\d+\.\d+\.\d+", hs.__version__)
+    assert version is not None and _run(pkg_config, "--modversion", "hockeystick-c", env=env).strip() == version.group(
+        0
+    )
+    flags = _run(pkg_config, "--cflags", "--libs", "hockeystick-c", env=env).split()
+    assert "-lhockeystick_c" in flags
+    assert "-l" not in _run(pkg_config, "--libs", "hockeystick", env=env)
+    libdir = _run(pkg_config, "--variable=libdir", "hockeystick-c", env=env).strip()
+    exe = build.parent / "capi_check_pkg_config"
+    _run(_c_compiler(), "-std=c99", CAPI / "tests" / "capi_check.c", *flags, f"-Wl,-rpath,{libdir}", "-o", exe)
+    lines = [line.split() for line in _run(exe).splitlines()]
+    assert ["version", hs.__version__] in lines
+    thetas = [fields for fields in lines if fields[0] == "theta"]
+    assert thetas and all(float(value) == hs.theta(float(r), float(eps)) for _, r, eps, value, _ in thetas)
+
+
+def test_the_wheels_pkg_config_file_finds_the_wheels_c_library():
+    """The installed package's hockeystick-c.pc sits beside hockeystick.pc (one PKG_CONFIG_PATH finds both) and
+    names the package's own header folder and library folder, found from its own place."""
+    from hockeystick.cpp import get_include, get_library_dir, get_pkgconfig_dir
+
+    pkg_config = shutil.which("pkg-config")
+    if pkg_config is None:
+        _missing("pkg-config")
+    env = {**os.environ, "PKG_CONFIG_PATH": get_pkgconfig_dir()}
+    include = _run(pkg_config, "--variable=includedir", "hockeystick-c", env=env).strip()
+    libdir = _run(pkg_config, "--variable=libdir", "hockeystick-c", env=env).strip()
+    assert Path(include).resolve() == Path(get_include()).resolve()
+    assert Path(libdir).resolve() == Path(get_library_dir()).resolve()
+    assert _run(pkg_config, "--libs", "hockeystick-c", env=env).split()[-1] == "-lhockeystick_c"
 
 
 # ---- from Python through ctypes ----
