@@ -13,7 +13,7 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick.interop.pld_exchange import export_pld
-from hockeystick.matrix import BLT, MMCC, Banded, Tree
+from hockeystick.matrix import BLT, DPFTRL, MMCC, Banded, Tree
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 
 
@@ -152,3 +152,37 @@ def test_delta_refused_outside_unit_interval() -> None:
     run = MMCC(strategy=np.eye(2), rounds=2, noise_multiplier=1.0, sampling_rate=0.1)
     with pytest.raises(ValueError, match="delta must lie"):
         run.get_epsilon(1.0)
+
+
+def test_dpftrl_poisson_words_use_mmcc() -> None:
+    """DPFTRL(sampling="poisson") is cyclic Poisson with one group; its certified upper epsilon is the smaller of
+    the Gaussian at every-round participation and MMCC's, labelled amplified; the refusals name the argument."""
+    band = Banded([1.0, 0.5, 0.25])
+    run = DPFTRL(rounds=32, noise_multiplier=4.0, strategy=band, sampling="poisson", sampling_rate=0.02)
+    same = DPFTRL(
+        rounds=32,
+        noise_multiplier=4.0,
+        strategy=band,
+        participation="cyclic_poisson",
+        min_separation=1,
+        sampling_rate=0.02,
+    )
+    alone = MMCC(strategy=band, rounds=32, noise_multiplier=4.0, sampling_rate=0.02, lower_side=False)
+    answer = alone.get_epsilon(1e-6)
+    assert run.epsilon(1e-6) == same.epsilon(1e-6) == answer.upper < answer.unamplified
+    assert run.sampled is not None and run.sampled.upper_kind == "amplified"
+    lower, upper = run.epsilon(1e-6, bound="both")
+    assert 0.0 < lower <= upper
+    assert run.delta(upper) <= 1e-6 * (1 + 1e-9) or run.delta(upper) <= alone.delta(upper)
+    with pytest.raises(ValueError, match="sampling='poisson' sets the participation"):
+        DPFTRL(rounds=8, noise_multiplier=1.0, strategy=band, sampling="poisson", sampling_rate=0.1, min_separation=2)
+    with pytest.raises(ValueError, match="sampling must be"):
+        DPFTRL(rounds=8, noise_multiplier=1.0, strategy=band, sampling="uniform", sampling_rate=0.1)  # type: ignore[arg-type]
+
+
+def test_signed_c_keeps_the_unamplified_label() -> None:
+    """Cyclic Poisson with one group and a C with a negative entry: MMCC does not apply, the upper side stays the
+    Gaussian at the schema, labelled unamplified."""
+    c = np.tril(np.ones((6, 6))) - 1.5 * np.eye(6, k=-1)
+    run = DPFTRL(rounds=6, noise_multiplier=2.0, strategy=c, sampling="poisson", sampling_rate=0.1)
+    assert run.sampled is not None and run.sampled.mmcc is None and run.sampled.upper_kind == "unamplified"

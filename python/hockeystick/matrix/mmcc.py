@@ -77,7 +77,7 @@ from .sampling_laws import PoissonSampling
 from .sensitivity import l2_sensitivity
 from .strategies import strategy_from
 
-__all__ = ["MMCC", "MMCCEpsilon"]
+__all__ = ["MMCC", "MMCCEpsilon", "mmcc_holds"]
 
 TAIL_FRACTIONS = (0.5, 0.1, 0.01)
 TAIL_DELTAS = (1e-4, 1e-7, 1e-10)  # the tail probabilities ``delta`` tries (an epsilon is given, no delta to split)
@@ -173,6 +173,30 @@ def _checked_matrix(c: np.ndarray, rounds: int) -> None:
             )
     if not (c != 0).any():
         raise ValueError("strategy must have a non-zero entry: with C = 0 nothing about a record is released")
+
+
+def mmcc_holds(strategy: Any, rounds: int) -> bool:
+    """Whether MMCC's conditions hold for ``strategy`` over ``rounds`` rounds (entries >= 0; a square C lower
+    triangular; not all zero): where they do not, MMCC refuses it with the reason.
+
+    Parameters
+    ----------
+    strategy : Strategy or array_like
+        C, as ``MMCC`` takes it.
+    rounds : int
+        n, a whole number >= 1.
+
+    Returns
+    -------
+    bool
+        True where ``MMCC(strategy=strategy, rounds=rounds, ...)`` accepts the strategy.
+    """
+    c, _ = strategy_from(strategy, 1).matrix(int(rounds))
+    try:
+        _checked_matrix(c, int(rounds))
+    except ValueError:
+        return False
+    return True
 
 
 class MMCC:

@@ -34,12 +34,14 @@ import numpy.typing as npt
 
 from ..base.validation import describe, in_interval, scalar_or_array
 from .amplification import AmplifiedBandedMF
+from .mmcc import MMCC, mmcc_holds
 from .participation import FixedEpochs, MinSeparation, Participation
 from .realizable_lower import RealizableLowerSide
 from .sampling_laws import (
     BallsInBinsSampling,
     BMinSepSampling,
     CyclicPoissonSampling,
+    PoissonSampling,
     RandomAllocationSampling,
     Sampling,
 )
@@ -182,18 +184,33 @@ class SampledSides:
                 strategy=strategy,
                 min_separation=separation,
             )
+        # i.i.d. Poisson (one group): the law truncated at its tail (a long run's lattice keeps its shifts), and
+        # for C >= 0 lower triangular MMCC, an amplified upper side for any such C (``mmcc``)
+        self.mmcc: MMCC | None = None
+        if participation == "cyclic_poisson" and separation == 1:
+            self.sampling = PoissonSampling(float(sampling_rate or 0.0))
+            if mmcc_holds(strategy, rounds):
+                self.mmcc = MMCC(
+                    strategy=strategy,
+                    rounds=rounds,
+                    noise_multiplier=noise_multiplier,
+                    sampling_rate=float(sampling_rate or 0.0),
+                    lower_side=False,
+                )
         self._lower: RealizableLowerSide | None = None
 
     @property
     def upper_kind(self) -> str:
         """ "amplified" where a proved amplification is used, else "unamplified"."""
-        return "unamplified" if self.amplified is None else "amplified"
+        return "unamplified" if self.amplified is None and self.mmcc is None else "amplified"
 
     @property
     def upper_method(self) -> str:
         """How the upper side is computed."""
         if self.amplified is not None:
             return "cyclic Poisson amplification of a banded C, AmplifiedBandedMF, and the Gaussian at the schema"
+        if self.mmcc is not None:
+            return "MMCC for i.i.d. Poisson sampling (an epsilon at a split of delta), and the Gaussian at the schema"
         return "the worst pattern's Gaussian at the certified L2 sensitivity, no amplification by sampling claimed"
 
     lower_method = "a realizable pair projected on one direction, RealizableLowerSide"
@@ -214,6 +231,10 @@ class SampledSides:
         side = np.asarray(self._unamplified(method, argument), dtype=float)
         if self.amplified is not None:
             side = np.minimum(side, np.asarray(getattr(self.amplified, method)(argument, bound="upper"), dtype=float))
+        if self.mmcc is not None:
+            mmcc = self.mmcc
+            read = mmcc.delta if method == "delta" else (lambda d: mmcc.get_epsilon(d).mmcc)
+            side = np.minimum(side, np.vectorize(read, otypes=[float])(np.asarray(argument, dtype=float)))
         return side
 
     def lower_delta(self, epsilon: npt.ArrayLike) -> Any:

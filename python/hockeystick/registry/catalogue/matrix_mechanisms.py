@@ -26,7 +26,7 @@ for _strategy, _what in (("tree", "one binary tree"), ("tree_restart", "a tree r
             factory=functools.partial(matrix.DPFTRL, strategy=_strategy),
             # a named strategy is lower triangular; a random participation scheme (and its sampling_rate) is one
             # point, answered with labelled sides by the command line's --participation, not a grid's axis
-            hidden=frozenset({"strategy", "participation", "adaptive_inputs", "sampling_rate"}),
+            hidden=frozenset({"strategy", "participation", "adaptive_inputs", "sampling_rate", "sampling"}),
             max_chunk=1 << 12,
             summary=f"DP-FTRL, {_what}, clients at least min_separation rounds apart (at most max_participations "
             "times): exact Gaussian at the certified L2 sensitivity (exact or a proved upper bound)",
@@ -134,7 +134,7 @@ for _family, _make, _what in (
             name=_family,
             factory=_StrategyFamily(_family, matrix.DPFTRL, _make),
             # BLT and banded C are lower triangular; a random scheme is the command line's --participation
-            hidden=frozenset({"participation", "adaptive_inputs", "sampling_rate"}),
+            hidden=frozenset({"participation", "adaptive_inputs", "sampling_rate", "sampling"}),
             vectors=frozenset(inspect.signature(_make).parameters),
             max_chunk=1 << 12,
             summary=f"DP-FTRL, {_what}, {_DPFTRL_CERTIFIED}",
