@@ -292,6 +292,11 @@ class DPFTRL(MatrixMechanism):
         arguments) and ``labelled_reading`` labels each side.
     sampling_rate : float, optional
         p (b-min-sep) or q (cyclic Poisson) in (0, 1], jax_privacy's sampling_prob; None for the other schemes.
+    sampling : {"poisson"}, optional
+        "poisson": every round takes each record independently with probability ``sampling_rate`` (DP-SGD's
+        sampling): the words for "cyclic_poisson" with ``min_separation=1``, where a C >= 0 lower triangular
+        has ``MMCC`` (its epsilon at the best split of delta) as a certified amplified upper side
+        (``sampled_participation``); refused beside a ``participation`` or ``min_separation``.
     adaptive_inputs : bool, default True
         Whether each round's contributions may depend on what earlier rounds released, as a model's gradients
         do in training. The guarantee covers such inputs when C is lower triangular (Denisov et al. 2022,
@@ -344,7 +349,10 @@ class DPFTRL(MatrixMechanism):
         participation: ParticipationName = "min_separation",
         adaptive_inputs: bool = True,
         sampling_rate: float | None = None,
+        sampling: Literal["poisson"] | None = None,
     ) -> None:
+        if sampling is not None:  # i.i.d. Poisson: cyclic Poisson with one group, MMCC its amplified upper side
+            participation, min_separation = _poisson_words(sampling, participation, min_separation)
         participation = choice(participation, "participation", PARTICIPATIONS)
         adaptive = flag(adaptive_inputs, "adaptive_inputs")
         n = positive_integer(rounds, "rounds", maximum=2.0**31)
@@ -413,6 +421,19 @@ class DPFTRL(MatrixMechanism):
         return certified_sides(
             bound, lambda: sides.lower_epsilon(d), lambda: scalar_or_array(sides.upper("epsilon", d))
         )
+
+
+def _poisson_words(sampling: str, participation: str, min_separation: Any) -> tuple[ParticipationName, int]:
+    """``sampling="poisson"``: every round takes each record with probability ``sampling_rate`` (cyclic Poisson
+    with one group), refused beside a participation schema or a separation of its own."""
+    choice(sampling, "sampling", ("poisson",))
+    if participation != "min_separation" or not (np.ndim(min_separation) == 0 and float(min_separation) == 1.0):
+        raise ValueError(
+            f"sampling='poisson' sets the participation (every round, each record taken with probability "
+            f"sampling_rate), got participation={participation!r} and min_separation={describe(min_separation)}: "
+            "drop them, or use participation='cyclic_poisson' with min_separation=b for b groups"
+        )
+    return "cyclic_poisson", 1
 
 
 def noise_multiplier_for_zcdp(
