@@ -80,6 +80,7 @@ from .strategies import strategy_from
 __all__ = ["MMCC", "MMCCEpsilon", "mmcc_holds"]
 
 TAIL_FRACTIONS = (0.5, 0.1, 0.01)
+MAX_ROUNDS = 2048  # C is held as an n x n matrix, its prefix sums too
 TAIL_DELTAS = (1e-4, 1e-7, 1e-10)  # the tail probabilities ``delta`` tries (an epsilon is given, no delta to split)
 _LOWER_STEPS = 40  # bisection steps of the lower epsilon
 _LOWER_CELLS = 1024  # the realizable pair's shifts on about this many lattice steps up to its truncation
@@ -189,8 +190,11 @@ def mmcc_holds(strategy: Any, rounds: int) -> bool:
     Returns
     -------
     bool
-        True where ``MMCC(strategy=strategy, rounds=rounds, ...)`` accepts the strategy.
+        True where ``MMCC(strategy=strategy, rounds=rounds, ...)`` accepts the strategy and the rounds (at most
+        ``MAX_ROUNDS``).
     """
+    if not 1 <= int(rounds) <= MAX_ROUNDS:
+        return False
     c, _ = strategy_from(strategy, 1).matrix(int(rounds))
     try:
         _checked_matrix(c, int(rounds))
@@ -279,7 +283,7 @@ class MMCC:
         tail_deltas: Sequence[float] | None = None,
         lower_side: bool = True,
     ) -> None:
-        n = count(rounds, "rounds", maximum=2048)
+        n = count(rounds, "rounds", maximum=MAX_ROUNDS)
         z = moderate(positive_number(noise_multiplier, "noise_multiplier"), "noise_multiplier")
         q = float(
             in_interval(
