@@ -140,3 +140,17 @@ def test_poisson_law_truncated_within_its_weight_error(q: float, tail: float, tr
     cap = sampling.most(units)
     assert exact[cap + 1 :].sum() <= tail
     assert (cap < units.sum()) == truncates
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"sampling_prob": 0.0}, "sampling_prob must lie in"),
+        ({"sampling_prob": 1.5}, "sampling_prob must lie in"),
+        ({"sampling_prob": 0.5, "tail": 1e-2}, "tail must lie in"),
+        ({"sampling_prob": 0.5, "tail": 0.0}, "tail must lie in"),
+    ],
+)
+def test_poisson_sampling_refusals_name_the_argument(kwargs: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        PoissonSampling(**kwargs)
