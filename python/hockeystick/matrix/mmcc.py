@@ -43,8 +43,9 @@ The answer is an (epsilon, delta) statement for one split of delta.  It is not a
 ``to_pld`` refuse with a TypeError saying so.
 
 Beside it: the certified upper side without amplification (the Gaussian mechanism at the L2 sensitivity with
-every round allowed, ``MinSeparation(1)``: every pattern Poisson sampling draws is one; ``DPFTRL``'s), whose minimum with MMCC's is the bracket's upper side, and a certified lower side
-from a realizable pair (``RealizableLowerSide`` under i.i.d. Poisson participation, ``PoissonSampling``).
+every round allowed, ``MinSeparation(1)``: every pattern Poisson sampling draws is one; ``DPFTRL``'s), whose
+minimum with MMCC's is the bracket's upper side, and a certified lower side from a realizable pair
+(``RealizableLowerSide`` under i.i.d. Poisson participation, ``PoissonSampling``).
 """
 
 from __future__ import annotations
