@@ -1,13 +1,14 @@
 """MMCC (matrix.MMCC) checked against the truth and its neighbours: at T <= 8 a Monte Carlo estimate of the
 realizable pair's delta (every pattern enumerated, standard error beside it) lies at or below delta at MMCC's
-upper epsilon and at or above it at the lower epsilon, and below MMCC's delta(1); C = I is DP-SGD (the subsampled Gaussian's own bracket);
-the bound without amplification is never below the upper side, and MMCC's own value is below it where sampling
-amplifies; its contract (not a PLD: compose, to_pld and the PLD export refuse) and its refusals by name."""
+upper epsilon and at or above it at the lower epsilon, and below MMCC's delta(1); C = I is DP-SGD (the subsampled
+Gaussian's own bracket); the bound without amplification is never below the upper side, and MMCC's own value is
+below it where sampling amplifies; DP-FTRL's Poisson words and the command line's calibration; its contract (not a PLD: compose, to_pld and the PLD export refuse) and its refusals by name."""
 
 from __future__ import annotations
 
 import itertools
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -193,7 +194,8 @@ def test_dpftrl_poisson_words_use_mmcc() -> None:
     with pytest.raises(ValueError, match="sampling='poisson' sets the participation"):
         DPFTRL(rounds=8, noise_multiplier=1.0, strategy=band, sampling="poisson", sampling_rate=0.1, min_separation=2)
     with pytest.raises(ValueError, match="sampling must be"):
-        DPFTRL(rounds=8, noise_multiplier=1.0, strategy=band, sampling="uniform", sampling_rate=0.1)  # type: ignore[arg-type]
+        unknown: Any = "uniform"
+        DPFTRL(rounds=8, noise_multiplier=1.0, strategy=band, sampling=unknown, sampling_rate=0.1)
 
 
 def test_signed_c_keeps_the_unamplified_label() -> None:

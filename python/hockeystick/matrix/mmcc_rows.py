@@ -13,8 +13,9 @@ mixture only grows (Choquette-Choo, Ganesh, Steinke & Thakurta 2024, Sec. 4).
 Every step below replaces the law by one that dominates it in that sense, so the factor stays an upper side:
 
 1. rows are grouped (runs of release rounds of geometric length, split by the binary order of the row's count
-   of non-zero entries, which keeps a tree's levels apart); a group's factor takes, lag by lag (lag d = the row's release round - j), the
-   largest C and the largest q~ of its rows: each row's shift is below it on a coupling lag by lag;
+   of non-zero entries, which keeps a tree's levels apart); a group's factor takes, lag by lag (lag d = the
+   row's release round - j), the largest C and the largest q~ of its rows: each row's shift is below it on a
+   coupling lag by lag;
 2. each C is rounded up to a whole number of a power-of-two step h (about ``cells`` steps for the total);
 3. the law of the sum of whole numbers is computed by the Bernoulli recursion, each probability with relative
    error at most gamma_{4 L} (L terms, all additions of non-negative numbers; Higham 2002, Lemma 3.1), so
