@@ -106,6 +106,14 @@ def _realizable_lower(**kwargs: Any) -> Any:
     return matrix.RealizableLowerSide(**kwargs).delta(np.array([0.5, 1.0]))
 
 
+def _mmcc(**kwargs: Any) -> Any:
+    return tuple(matrix.MMCC(**kwargs).get_epsilon(1e-3))
+
+
+def _mmcc_delta(*, epsilon: Any, **kwargs: Any) -> Any:
+    return matrix.MMCC(**kwargs).delta(epsilon)
+
+
 def _monte_carlo(**kwargs: Any) -> Any:
     reading = matrix.BallsInBinsMonteCarlo(**kwargs).delta(1.0)
     return reading.estimate, reading.confidence_bound, reading.certified_lower, reading.unamplified_upper
@@ -148,6 +156,27 @@ MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
             shift_cells=64,
             value_discretization_interval=H,
         ),
+    ),
+    ("matrix.PoissonSampling", _law_of(matrix.PoissonSampling), dict(sampling_prob=0.5, tail=1e-12)),
+    (
+        "matrix.MMCC",
+        _mmcc,
+        dict(
+            strategy=_LOWER_TRIANGULAR,
+            rounds=4,
+            noise_multiplier=3.0,
+            sampling_rate=0.2,
+            value_discretization_interval=H,
+            shift_cells=64,
+            tail_fractions=(0.1,),
+            tail_deltas=(1e-4,),
+            lower_side=True,
+        ),
+    ),
+    (
+        "matrix.MMCC.delta",
+        _mmcc_delta,
+        dict(strategy=_LOWER_TRIANGULAR, rounds=4, noise_multiplier=3.0, sampling_rate=0.2, epsilon=1.0),
     ),
     (
         "matrix.BallsInBinsMonteCarlo",

@@ -154,7 +154,7 @@ def test_not_a_pld() -> None:
         ({"sampling_rate": 1.5}, "sampling_rate must lie in"),
         ({"noise_multiplier": -1.0}, "noise_multiplier"),
         ({"tail_fractions": [1.0]}, "tail_fractions must lie"),
-        ({"tail_fractions": []}, "tail_fractions must hold"),
+        ({"tail_fractions": []}, "tail_fractions must be a non-empty sequence"),
         ({"rounds": 4096, "strategy": Banded([1.0])}, "rounds must be"),
     ],
 )

@@ -58,10 +58,12 @@ from typing import Any, NoReturn, cast
 import numpy as np
 
 from ..base.validation import (
+    as_real_array,
     count,
     delta_target,
     describe,
     epsilon_target,
+    flag,
     in_interval,
     moderate,
     positive_number,
@@ -132,6 +134,15 @@ class MMCCEpsilon:
 def _up(x: float) -> float:
     """x (1 + 2u) one ulp up: covers one rounded product or quotient of non-negative doubles."""
     return math.nextafter(x * (1.0 + 2.0 * UNIT_ROUNDOFF), math.inf)
+
+
+def _probabilities(values: Any, name: str) -> tuple[float, ...]:
+    """A non-empty sequence of numbers each strictly between 0 and 1, refused by ``name`` otherwise."""
+    arr = as_real_array(values, name)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty sequence of numbers in (0, 1), got {describe(values)}")
+    in_interval(arr, name, 0.0, 1.0, open_low=True, open_high=True)
+    return tuple(float(v) for v in arr)
 
 
 def _upper_epsilon(distribution: PrivacyLossDistribution, delta: float) -> float:
@@ -296,26 +307,21 @@ class MMCC:
                 open_high=False,
             )
         )
-        fractions = TAIL_FRACTIONS if tail_fractions is None else tuple(tail_fractions)
-        for f in fractions:
-            in_interval(f, "tail_fractions", 0.0, 1.0, open_low=True, open_high=True)
-        if not fractions:
-            raise ValueError("tail_fractions must hold at least one fraction in (0, 1)")
+        fractions = _probabilities(TAIL_FRACTIONS if tail_fractions is None else tail_fractions, "tail_fractions")
+        tails = _probabilities(TAIL_DELTAS if tail_deltas is None else tail_deltas, "tail_deltas")
         self.strategy = strategy_from(strategy, 1)
         c, error = self.strategy.matrix(n)
         _checked_matrix(c, n)
         self.rounds = n
         self.noise_multiplier = z
         self.sampling_rate = q
-        self.value_discretization_interval = float(value_discretization_interval)
-        self.shift_cells = count(shift_cells, "shift_cells", maximum=2**20)
-        self.tail_fractions = tuple(float(f) for f in fractions)
-        self.tail_deltas = tuple(
-            delta_target(t, "tail_deltas") for t in (TAIL_DELTAS if tail_deltas is None else tail_deltas)
+        self.value_discretization_interval = positive_number(
+            value_discretization_interval, "value_discretization_interval"
         )
-        if not self.tail_deltas:
-            raise ValueError("tail_deltas must hold at least one probability in (0, 1)")
-        self.lower_side = bool(lower_side)
+        self.shift_cells = count(shift_cells, "shift_cells", maximum=2**20)
+        self.tail_fractions = fractions
+        self.tail_deltas = tails
+        self.lower_side = flag(lower_side, "lower_side")
         self._c, self._release = _release_order(c, error)
         # whether some row i has C_ij > 0 for a column j an earlier row holds (a tail event of step 1)
         earlier = np.cumsum(self._c != 0, axis=0) - (self._c != 0)
