@@ -216,9 +216,9 @@ def mmcc_holds(strategy: Any, rounds: int) -> bool:
 
 
 class MMCC:
-    r"""MMCC: amplified (epsilon, delta) of the matrix mechanism with non-negative lower-triangular C under Poisson
-    sampling, every step certified; an epsilon for a chosen split of delta, not a PLD.
+    r"""MMCC: the certified amplified epsilon of C x + z N(0, I), C >= 0 lower triangular, under Poisson sampling.
 
+    An epsilon at delta for a chosen split of delta, every step certified; not a PLD.
     Round j takes each record independently with probability q; the rows of C x + z * clip * N(0, I) are released
     in order. Outside tail events of total probability delta_1, row i's conditional output is dominated by the
     mixture :math:`\mathbb{E}\,N(\sum_j C_{ij} B_j, z^2)` vs :math:`N(0, z^2)` with independent

@@ -366,8 +366,10 @@ class CyclicPoissonSampling(Sampling):
 
 @dataclass(frozen=True)
 class PoissonSampling(Sampling):
-    """Poisson sampling: every round takes each record independently with probability q (DP-SGD's sampling;
-    ``CyclicPoissonSampling`` with one group), the law truncated where its upper tail is below ``tail``.
+    """Poisson sampling: every round takes each record independently with probability q.
+
+    DP-SGD's sampling (``CyclicPoissonSampling`` with one group), the law truncated where its upper tail is below
+    ``tail``.
 
     A record's total over n rounds can reach sum_j units_j, but above a Chernoff bound it has probability at most
     ``tail``: log P(sum_j units_j S_j > t) <= -lam t + sum_j log(1 - q + q e^(lam units_j)) for every lam > 0.
