@@ -14,6 +14,7 @@ from dp_accounting import (
     GaussianDpEvent,
     NeighboringRelation,
     PoissonSampledDpEvent,
+    SampledWithoutReplacementDpEvent,
     SelfComposedDpEvent,
 )
 from dp_accounting.rdp import RdpAccountant
@@ -133,7 +134,8 @@ def test_rounds_compose_with_each_other_and_the_rdp_accountant_composes_them_wit
     ("relation", "event", "words"),
     [
         (NeighboringRelation.ADD_OR_REMOVE_ONE, "round", "removing a client removes its noise share"),
-        (SPECIAL, "sampled", "brings its own noise share"),
+        (SPECIAL, "without_replacement", "only a `PoissonSampledDpEvent` directly around one round"),
+        (SPECIAL, "sampled_composition", "only a `PoissonSampledDpEvent` directly around one round"),
         (SPECIAL, "beside_gaussian", "compose only with each other"),
     ],
 )
@@ -141,7 +143,8 @@ def test_what_has_no_certified_analysis_is_refused_with_the_reason(relation, eve
     round_ = DistributedSkellamDpEvent(local_stddev=6.0, l2_norm_bound=12.0, num_clients=50, dimension=64)
     composed = {
         "round": round_,
-        "sampled": PoissonSampledDpEvent(0.01, round_),
+        "without_replacement": SampledWithoutReplacementDpEvent(1000, 10, round_),
+        "sampled_composition": PoissonSampledDpEvent(0.01, ComposedDpEvent([round_, round_])),
         "beside_gaussian": ComposedDpEvent([round_, GaussianDpEvent(1.0)]),
     }[event]
     accountant = HockeystickAccountant(relation)
@@ -171,3 +174,40 @@ def test_the_pure_dp_epsilon_is_infinite_above():
     event = DistributedSkellamDpEvent(local_stddev=2.0, l2_norm_bound=5.0, num_clients=4, dimension=9)
     lower, upper = HockeystickAccountant(SPECIAL).compose(event).get_epsilon_bracket(0.0)
     assert upper == math.inf and 0 < lower
+
+
+@mpmath.workdps(40)
+def test_a_poisson_sample_of_a_round_counts_each_sampled_client_s_own_noise_share():
+    """d = 1, Skellam of local variance 2, 3 survivors, Delta_2 = 3.5, q = 0.3: the round with the client holds 4
+    shares, without it 3; delta(eps) of (q (Sk(8) + 3) + (1 - q) Sk(6), q Sk(8) + (1 - q) Sk(6)) summed exactly lies
+    in the bracket, whose upper side is joint convexity over the round's curve, converted by dp_accounting."""
+    event = DistributedSkellamDpEvent(local_stddev=math.sqrt(2.0), l2_norm_bound=3.5, num_clients=3, dimension=1)
+    sampled = PoissonSampledDpEvent(0.3, event)
+    accountant = HockeystickAccountant(SPECIAL, value_discretization_interval=1e-5).compose(sampled)
+    q = mpmath.mpf("0.3")
+    for eps in (0.0, 0.5, 1.0):
+        exact = float(
+            mpmath.fsum(
+                max(
+                    q * _skellam_pmf(8, x - 3)
+                    + (1 - q) * _skellam_pmf(6, x)
+                    - mpmath.exp(eps) * (q * _skellam_pmf(8, x) + (1 - q) * _skellam_pmf(6, x)),
+                    0,
+                )
+                for x in range(-90, 100)
+            )
+        )
+        lower, upper = accountant.get_delta_bracket(eps)
+        assert lower <= exact * (1 + 1e-9) and exact <= upper and lower >= exact - 1e-4
+    orders = np.arange(2.0, 257.0)
+    v, l1 = 6.0, min(3.5, 3.5**2)
+    curve = orders * 3.5**2 / (2 * v) + np.minimum(((2 * orders - 1) * 3.5**2 + 6 * l1) / (4 * v * v), 3 * l1 / (2 * v))
+    with mpmath.workdps(30):
+        amplified = [
+            float(40 * mpmath.log1p(q * mpmath.expm1((a - 1) * mpmath.mpf(e))) / (a - 1)) for a, e in zip(orders, curve)
+        ]
+    reference, _ = compute_epsilon(orders, amplified, 1e-5)
+    upper = HockeystickAccountant(SPECIAL).compose(sampled, 40).get_epsilon(1e-5)
+    assert reference * (1 - 1e-12) <= upper <= reference * (1 + 1e-9)
+    never = HockeystickAccountant(SPECIAL).compose(PoissonSampledDpEvent(0.0, event), 40)
+    assert never.get_epsilon(1e-5) == 0.0  # the client never sampled: nothing of it released

@@ -29,7 +29,7 @@ naming the field and the rule.
 | SampledWithReplacement(n, K, Gaussian(s)) | replace-one | ``pld.with_replacement_subsampled_gaussian`` and the shift-constrained curve (the smaller upper bound) |
 | SampledWithReplacement(n, K, any other supported event) | replace-one | ``pld.sampling.subsampled_pair.with_replacement_curves`` on the group-c plans (``group_of_records``): exact for Gaussian / Laplace / discrete Laplace (shift 2c) and randomized response (its pair), ``pld.mechanisms.group_privacy`` (weak triangle inequality) for the rest; n = 1: the group-of-K plan itself |
 | Sampled(..., NonPrivate) | as above | exact: the pair of (0, eta)-DP, eta the chance the record is drawn |
-| DistributedDiscreteGaussian / DistributedSkellam (``secagg_events``) | replace-special, replace-one (not add/remove, not sampled) | alone (with each other): the papers' RDP bounds above (``secagg``), the realizable shift's lattice PLD below |
+| DistributedDiscreteGaussian / DistributedSkellam (``secagg_events``), and PoissonSampled around one | replace-special, replace-one (not add/remove) | alone (with each other): the papers' RDP bounds above (``secagg``; sampled: joint convexity, each sampled client bringing its own noise share), the realizable shift's lattice PLD below (sampled: the pair of n and n + 1 shares) |
 | SelfComposed, Composed, NoOp, NonPrivate | any | counts, sums, nothing, epsilon = inf |
 
 Zero noise is non-private (epsilon = inf); a zero sampling rate, a zero sample or k = 1 buckets
@@ -121,7 +121,7 @@ from .loss_reach import ParameterOutOfRange, gaussian_reach
 from .secagg_events import (
     DistributedDiscreteGaussianDpEvent,
     DistributedSkellamDpEvent,
-    refuse_sampled_secure_aggregation,
+    visit_sampled_secure_aggregation,
     visit_secure_aggregation,
 )
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
@@ -138,8 +138,10 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
     if _is_random_allocation(event):
         _visit_random_allocation(event, count, relation, plan)
         return
-    if not isinstance(event, (ev.SelfComposedDpEvent, ev.ComposedDpEvent)):
-        refuse_sampled_secure_aggregation(event)  # no sampling around a secure-aggregation round (secagg_events)
+    if not isinstance(event, (ev.SelfComposedDpEvent, ev.ComposedDpEvent)) and visit_sampled_secure_aggregation(
+        event, count, relation, plan
+    ):
+        return  # a Poisson sample of a secure-aggregation round (secagg_events); other samples of one refused there
     case_of(_VISITS, event)(event, count, relation, plan)
 
 

@@ -36,13 +36,19 @@ counts; ``SelfComposedDpEvent`` and ``ComposedDpEvent`` of them):
   lowers every hockey-stick divergence (the composition's output marginalised), so the rest is still a lower
   bound.
 
+A ``PoissonSampledDpEvent`` around one round (the cohort a Poisson sample at rate q, each sampled client
+adding its own noise share) is taken as ``training.DistributedDPFedAvg`` takes it against an observer: the round
+without the differing client holds one share fewer, so its upper side is joint convexity,
+log(1 - q + q e^{(alpha - 1) eps(alpha)}) / (alpha - 1) per round (``training.secure_aggregation.
+shares_sampled_rdp``), and its lower side the pair q (N_{n+1} + k) + (1 - q) N_n against q N_{n+1} + (1 - q) N_n
+on one coordinate (``shares_pair_pld``; under REPLACE_ONE the shift k of a vector replaced by zero).
+
 Refused, with dp_accounting's ``UnsupportedEventError`` and the reason: these rounds beside any other event in the
-PLD accountant (their upper side is an RDP curve with no dominating pair to compose on the loss grid;
-``HockeystickRdpAccountant`` composes them with every event it takes, upper side only); ADD_OR_REMOVE_ONE;
-any sampling event around them (Poisson sampling of clients: each sampled client brings its own noise share,
-so the round without the differing client holds one share fewer, and the pair (1 - q) Q + q P against Q that
-``rdp.poisson_subsampled_rdp`` amplifies is not the mechanism's).  dp_accounting's own ``RdpAccountant`` and
-``PLDAccountant`` know neither event and raise ``UnsupportedEventError``.
+PLD accountant (their upper side is an RDP curve, with no dominating pair to compose on the loss grid;
+``HockeystickRdpAccountant`` composes unsampled rounds with every event it takes, upper side only);
+ADD_OR_REMOVE_ONE; any other sampling event around them (sampling without or with replacement, or a Poisson
+sample of a composition of rounds).  dp_accounting's own ``RdpAccountant`` and ``PLDAccountant`` know neither
+event and raise ``UnsupportedEventError``.
 
 Examples
 --------
@@ -82,20 +88,21 @@ from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ..secagg.accountants import DDG_ORDERS
 from ..secagg.distributed_discrete_gaussian import MAX_CLIENTS, MIN_SIGMA, distributed_discrete_gaussian_rdp
-from ..secagg.lattice_pld import ddg_sum_masses, realizable_shift_pld, skellam_masses
+from ..secagg.lattice_pld import Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
 from ..secagg.sensitivity import integer_l1_bound
 from ..secagg.skellam import SKELLAM_ORDERS, skellam_rdp
-from .event_checks import Unsupported, add_runs, real_field
+from ..training.secure_aggregation import shares_pair_pld, shares_sampled_rdp
+from .event_checks import Unsupported, add_runs, probability, real_field
 
 __all__ = [
     "DistributedDiscreteGaussianDpEvent",
     "DistributedSkellamDpEvent",
     "SecureAggregationProfile",
     "check_secure_aggregation_alone",
-    "refuse_sampled_secure_aggregation",
     "secure_aggregation_profile",
     "secure_aggregation_rdp",
     "secure_aggregation_rdp_case",
+    "visit_sampled_secure_aggregation",
     "visit_secure_aggregation",
 ]
 
@@ -199,8 +206,10 @@ def _count_field(event: ev.DpEvent, name: str, maximum: float = _validation.MAX_
     return _validation.count(getattr(event, name), f"{type(event).__name__}.{name}", maximum=maximum)
 
 
-def _spec(event: SecureAggregationEvent, relation: NeighboringRelation) -> tuple[Any, ...]:
-    """The plan's spec (name, kind, s, n, Delta_2, Delta_1, d, realizable shift) under ``relation``."""
+def _spec(event: SecureAggregationEvent, relation: NeighboringRelation, rate: float = 1.0) -> tuple[Any, ...]:
+    """The plan's spec (name, kind, s, n, Delta_2, Delta_1, d, realizable shift, sampling rate) under ``relation``:
+    the shift 2k under REPLACE_ONE (k e_1 against -k e_1) unsampled, k (k e_1 against the zero vector, also a
+    client's vector) sampled, where the pair's noise-share mixture is not a translate."""
     kind = _KINDS[type(event)]
     name = type(event).__name__
     s = _positive_field(event, "local_stddev")
@@ -218,14 +227,11 @@ def _spec(event: SecureAggregationEvent, relation: NeighboringRelation) -> tuple
     shift = int(math.floor(min(l2, l1)))
     if relation == NeighboringRelation.REPLACE_ONE:  # the difference of two vectors (module docstring)
         l1 = min(2.0 * l1, integer_l1_bound(2.0 * l2, d))
-        l2, shift = 2.0 * l2, 2 * shift
-    return (SPEC_NAME, kind, s, n, l2, l1, d, shift)
+        l2, shift = 2.0 * l2, shift if rate < 1.0 else 2 * shift
+    return (SPEC_NAME, kind, s, n, l2, l1, d, shift, rate)
 
 
-def visit_secure_aggregation(
-    event: SecureAggregationEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module docstring)."""
+def _require_replace(event: ev.DpEvent, relation: NeighboringRelation) -> None:
     if relation == NeighboringRelation.ADD_OR_REMOVE_ONE:
         raise Unsupported(
             event,
@@ -233,7 +239,39 @@ def visit_secure_aggregation(
             f"papers' relation) or `REPLACE_ONE` for `{type(event).__name__}`: removing a client removes its noise "
             f"share too, and no bound of a sum of n noises against n - 1 is proved. Found {relation}.",
         )
+
+
+def visit_secure_aggregation(
+    event: SecureAggregationEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
+    """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module docstring)."""
+    _require_replace(event, relation)
     add_runs(plan, _spec(event, relation), count, False)
+
+
+def visit_sampled_secure_aggregation(
+    event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> bool:
+    """Add ``count`` runs of a ``PoissonSampledDpEvent`` around one secure-aggregation round (each sampled client
+    bringing its own noise share: module docstring) and return True; refuse any other sampling event around a
+    round (naming the reason); return False for every other event (not handled here)."""
+    inner = getattr(event, "event", None)
+    if not _holds_secure_aggregation(inner):
+        return False
+    if not (
+        isinstance(event, ev.PoissonSampledDpEvent)
+        and isinstance(inner, (DistributedDiscreteGaussianDpEvent, DistributedSkellamDpEvent))
+    ):
+        raise Unsupported(
+            event,
+            f"`{type(event).__name__}` around secure-aggregation rounds is not certified here: only a "
+            "`PoissonSampledDpEvent` directly around one round is (each sampled client brings its own noise share).",
+        )
+    _require_replace(inner, relation)
+    q = probability(event, "sampling_probability")
+    if q > 0.0:  # q = 0: the client is never in a cohort, nothing of it is released
+        add_runs(plan, _spec(inner, relation, q), count, False)
+    return True
 
 
 def _holds_secure_aggregation(event: Any) -> bool:
@@ -242,18 +280,6 @@ def _holds_secure_aggregation(event: Any) -> bool:
         return True
     inner = [getattr(event, "event", None), *(getattr(event, "events", None) or [])]
     return any(e is not None and _holds_secure_aggregation(e) for e in inner)
-
-
-def refuse_sampled_secure_aggregation(event: ev.DpEvent) -> None:
-    """Refuse a sampling event around a secure-aggregation round (module docstring), naming the reason."""
-    if _holds_secure_aggregation(getattr(event, "event", None)):
-        raise Unsupported(
-            event,
-            f"`{type(event).__name__}` around a secure-aggregation round is not certified here: each sampled client "
-            "brings its own noise share, so a round without the differing client holds one share fewer and the "
-            "subsampled pair (1 - q) Q + q P against Q is not the mechanism's. Compose the rounds unsampled (the "
-            "guarantee against the server, who picks the cohorts).",
-        )
 
 
 def _is_secure_aggregation(spec: tuple[Any, ...]) -> bool:
@@ -279,10 +305,12 @@ def check_secure_aggregation_alone(plan: CompositionPlan, event: ev.DpEvent) -> 
 def _round_curve(spec: tuple[Any, ...], orders: np.ndarray) -> np.ndarray:
     """One round's RDP curve at ``orders`` (rounded up): KLS21 Prop. 14 or Agarwal et al.'s bound, where the
     Skellam bound at a non-integer order alpha is its value at ceil(alpha) (D_alpha grows with alpha)."""
-    _, kind, s, n, l2, l1, d, _ = spec
+    _, kind, s, n, l2, l1, d, _, rate = spec
     if kind == "ddg":
-        return distributed_discrete_gaussian_rdp(s, n, l2, l1, d, orders)
-    return skellam_rdp(n * s * s, l2, l1, np.maximum(np.ceil(orders), 2.0))
+        curve = distributed_discrete_gaussian_rdp(s, n, l2, l1, d, orders)
+    else:
+        curve = skellam_rdp(n * s * s, l2, l1, np.maximum(np.ceil(orders), 2.0))
+    return curve if rate == 1.0 else shares_sampled_rdp(curve, orders, rate)
 
 
 def _orders(specs: list[tuple[Any, ...]]) -> np.ndarray:
@@ -291,12 +319,17 @@ def _orders(specs: list[tuple[Any, ...]]) -> np.ndarray:
 
 def _round_pld(spec: tuple[Any, ...], interval: float) -> PrivacyLossDistribution | None:
     """One round's realizable pair on grid ``interval``, or None (no shift, or its masses unbounded: left out)."""
-    _, kind, s, n, _, _, _, shift = spec
+    _, kind, s, n, _, _, _, shift, rate = spec
     if shift == 0:
         return None
+
+    def masses(count: int) -> Masses:
+        return ddg_sum_masses(s, count, shift) if kind == "ddg" else skellam_masses(count * s * s, shift)
+
     try:
-        masses = ddg_sum_masses(s, n, shift) if kind == "ddg" else skellam_masses(n * s * s, shift)
-        return realizable_shift_pld(masses, shift, interval)
+        if rate == 1.0:
+            return realizable_shift_pld(masses(n), shift, interval)
+        return shares_pair_pld(masses(n), masses(n + 1), shift, rate, interval)
     except ValueError:  # no certified masses: the factor is left out (module docstring)
         return None
 

@@ -73,7 +73,7 @@ from ..secagg.accountants import ADVERSARIES, DistributedDiscreteGaussian, Distr
 from ..secagg.lattice_pld import Masses, ddg_sum_masses, skellam_masses
 from ..secagg.modular_wrap import wrap_probability
 
-__all__ = ["DISTRIBUTED_NOISES", "DistributedDPFedAvg"]
+__all__ = ["DISTRIBUTED_NOISES", "DistributedDPFedAvg", "shares_pair_pld", "shares_sampled_rdp"]
 
 #: The clients' noise: the registry's names of the two secure-aggregation accountants.
 DISTRIBUTED_NOISES: tuple[str, ...] = ("distributed_discrete_gaussian", "distributed_skellam")
@@ -106,9 +106,44 @@ def _finest_granularity(wraps: Any, clip_norm: float, target: float, bits: int) 
     return high
 
 
-def _sampled_round_rdp(curve: np.ndarray, orders: np.ndarray, rate: float) -> np.ndarray:
-    """log(1 - q + q e^{(alpha - 1) eps(alpha)}) / (alpha - 1) at each order, rounded up (module docstring): log1p
-    and expm1 within an ulp each, the products and the quotient one rounding each."""
+def shares_sampled_rdp(curve: np.ndarray, orders: np.ndarray, rate: float) -> np.ndarray:
+    r"""One round's Rényi divergence against an observer when each sampled client adds its own noise share.
+
+    By joint convexity (module docstring), at each order alpha > 1,
+
+    .. math::
+
+        \varepsilon'(\alpha) \le \frac{1}{\alpha - 1}\log\bigl(1 - q + q\,e^{(\alpha - 1)\varepsilon(\alpha)}\bigr),
+
+    eps(alpha) the round's curve with the client in the cohort.  log1p and expm1 are within an ulp each, the
+    products and the quotient one rounding each: the value is widened by 8u relative, then one ulp.
+
+    Parameters
+    ----------
+    curve : numpy.ndarray
+        eps(alpha) at ``orders``, each >= 0 (``inf`` allowed).
+    orders : numpy.ndarray
+        The orders, each > 1.
+    rate : float
+        q in (0, 1], the client's probability of joining the round's cohort.
+
+    Returns
+    -------
+    numpy.ndarray
+        The bound at each order, rounded up.
+
+    Raises
+    ------
+    ValueError
+        ``rate`` outside (0, 1].
+
+    Notes
+    -----
+    (p, q) -> p^alpha q^(1 - alpha) is the perspective of the convex t -> t^alpha, so sum_y P(y)^alpha
+    Q(y)^(1 - alpha) = e^{(alpha - 1) D_alpha(P || Q)} is jointly convex, and the two mixtures share their weights.
+    """
+    if not 0.0 < rate <= 1.0:
+        raise ValueError(f"rate must lie in (0, 1], got {rate!r}")
     with np.errstate(over="ignore"):
         value = np.log1p(rate * np.expm1((orders - 1.0) * curve)) / (orders - 1.0)
     return np.asarray(np.nextafter(value * (1.0 + 8.0 * UNIT_ROUNDOFF), np.inf), dtype=float)
@@ -124,10 +159,38 @@ def _window(masses: Masses, start: int, stop: int, raised: bool) -> np.ndarray:
     return part * (1.0 + error) + (outside or 0.0)
 
 
-def _shares_pair_pld(fewer: Masses, more: Masses, shift: int, rate: float, interval: float) -> PrivacyLossDistribution:
-    """The lower side's round on one coordinate (module docstring): P = q (N_{n+1} + k) + (1 - q) N_n against
-    Q = q N_{n+1} + (1 - q) N_n, on the outcomes where all three masses are computed (the rest dropped, which
-    lowers every hockey-stick divergence), P's masses lowered and Q's raised (and 4u for the mixture's roundings)."""
+def shares_pair_pld(fewer: Masses, more: Masses, shift: int, rate: float, interval: float) -> PrivacyLossDistribution:
+    """A realizable round on one coordinate when each sampled client adds its own noise share (module docstring).
+
+    P = q (N_{n+1} + k) + (1 - q) N_n against Q = q N_{n+1} + (1 - q) N_n, on the outcomes where the three masses
+    are computed (the rest dropped, which lowers every hockey-stick divergence), P's masses lowered and Q's
+    raised by their relative errors (and by 4u for the mixture's roundings), so that the grid PLD's optimistic
+    side is a lower bound on the pair's.
+
+    Parameters
+    ----------
+    fewer : tuple
+        (x0, masses, errors, outside) of N_n, the n shares of a round without the client
+        (``secagg.lattice_pld.ddg_sum_masses`` or ``skellam_masses``).
+    more : tuple
+        The same of N_{n+1}, the round with it.
+    shift : int
+        k >= 1, the client's integer shift on the coordinate.
+    rate : float
+        q in (0, 1].
+    interval : float
+        The PLD grid's spacing.
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        One direction; its optimistic side (``bound="lower"``) is a certified lower bound.
+
+    Raises
+    ------
+    ValueError
+        The windows hold fewer than two common outcomes.
+    """
     start = max(fewer[0], more[0] + shift, more[0])
     stop = min(fewer[0] + fewer[1].size, more[0] + more[1].size)
     if stop - start < 2:
@@ -386,7 +449,7 @@ class DistributedDPFedAvg:
         """T times the round's convexity-amplified curve (module docstring), rounded up."""
         if self._observer_curve is None:
             orders = np.asarray(self.accountant.orders)
-            curve = _sampled_round_rdp(self.accountant.round_rdp(orders), orders, self.sampling_rate)
+            curve = shares_sampled_rdp(self.accountant.round_rdp(orders), orders, self.sampling_rate)
             self._observer_curve = np.nextafter(curve * self.accountant.rounds * (1.0 + 2.0**-52), np.inf)
         return self._observer_curve
 
@@ -402,7 +465,7 @@ class DistributedDPFedAvg:
                 fewer, more = ddg_sum_masses(s, n, k), ddg_sum_masses(s, n + 1, k)
             else:
                 fewer, more = skellam_masses(n * s * s, k), skellam_masses((n + 1) * s * s, k)
-            pair = _shares_pair_pld(fewer, more, k, self.sampling_rate, acc.value_discretization_interval)
+            pair = shares_pair_pld(fewer, more, k, self.sampling_rate, acc.value_discretization_interval)
             self._observer_pld = pair.self_compose(acc.rounds) if acc.rounds > 1 else pair
         return self._observer_pld
 
