@@ -30,6 +30,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -88,8 +89,9 @@ class CInterface:
 
 def python_bracket(sigma: float, q: float, rounds: int, h: float, delta: float) -> Bracket:
     dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(rounds)
-    lower, upper = dist.epsilon(delta, bound="both")
-    return float(lower), float(upper)
+    bracket = dist.epsilon(delta, bound="both")  # a scalar delta: a pair of floats
+    assert isinstance(bracket, tuple)
+    return float(bracket[0]), float(bracket[1])
 
 
 def installed_library() -> Path:
@@ -143,7 +145,7 @@ def main() -> None:
         f"{'sigma':>6} {'q':>5} {'rounds':>6} {'h':>6} {'delta':>6}  {'C s':>8} {'Python s':>8} {'Py/C':>5}  brackets"
     )
     for setting in SETTINGS:
-        c_s, py_s = interleaved(lambda s=setting: c.bracket(*s), lambda s=setting: python_bracket(*s), args.pairs)
+        c_s, py_s = interleaved(partial(c.bracket, *setting), partial(python_bracket, *setting), args.pairs)
         sigma, q, rounds, h, delta = setting
         print(
             f"{sigma:6g} {q:5g} {rounds:6d} {h:6g} {delta:6g}  {c_s:8.4f} {py_s:8.4f} {py_s / c_s:5.2f}  "
