@@ -476,6 +476,34 @@ def test_a_direction_the_lead_does_not_dominate_raises_the_lower_side_as_in_the_
             library.lib.hs_pld_free(handle)
 
 
+def test_one_handle_read_from_two_threads_at_once_composes_its_sides_once(pld_library):
+    """Both threads' first reads need the optimistic sides (eps = 0: both directions' at one round), which the
+    handle composes on the first read that needs them, once (std::call_once); each thread reads what a fresh
+    handle read on one thread gives."""
+    library = pld_library
+    sigma, q, rounds, h = 1.0, 0.01, 200, 1e-3
+    reference = library.subsampled_gaussian(sigma, q, h, rounds)
+    shared = library.subsampled_gaussian(sigma, q, h, rounds)
+    try:
+        expected = [library.bracket(reference, "delta", 0.0), library.bracket(reference, "epsilon", 1e-5)]
+        barrier = threading.Barrier(2)
+        seen: dict[int, list[tuple[float, float]]] = {}
+
+        def read(i: int) -> None:
+            barrier.wait()
+            seen[i] = [library.bracket(shared, "delta", 0.0), library.bracket(shared, "epsilon", 1e-5)]
+
+        threads = [threading.Thread(target=read, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert seen == {0: expected, 1: expected}
+    finally:
+        library.lib.hs_pld_free(reference)
+        library.lib.hs_pld_free(shared)
+
+
 _PLD_REFUSALS = [
     ((0.0, 0.1, 1e-4), "sigma must be finite and > 0, got 0"),
     ((math.inf, 0.1, 1e-4), "sigma must be finite and > 0, got inf"),
