@@ -1,5 +1,6 @@
-"""Each sampled client adds its own noise share: the observer's true loss against DistributedDPFedAvg's bracket,
-and against the fixed-share amplification of secagg's ``against="observer"``, which it exceeds.
+"""Each sampled client adds its own noise share: the observer's true loss against DistributedDPFedAvg's bracket
+(secagg's ``against="observer"``), and against Poisson subsampling's amplification for a fixed number of shares,
+which it exceeds.
 
 One share of N_Z(0, 20^2) a client (one survivor besides the differing client's share), d = 64, shift 20 on one
 coordinate, q = 0.1, 50 rounds.  A round with the client holds two shares, one without it one share, on every
@@ -17,6 +18,8 @@ import numpy as np
 import pytest
 
 from hockeystick.pld.mechanisms.constructors import from_distributions
+from hockeystick.rdp.conversion import rdp_to_epsilon
+from hockeystick.rdp.poisson_subsampled import poisson_subsampled_rdp
 from hockeystick.secagg import DistributedDiscreteGaussian
 from hockeystick.training import DistributedDPFedAvg
 
@@ -68,7 +71,7 @@ def _true_loss_lower(delta: float) -> float:
 
 
 @pytest.mark.slow  # ~1.5 s CPU, 2-4 s wall on two loaded cores: a 600k-outcome pair composed 50 times
-def test_the_observer_s_true_loss_lies_in_our_bracket_and_above_the_fixed_share_amplification():
+def test_the_observer_s_true_loss_lies_in_our_bracket_and_above_a_fixed_share_amplification():
     truth_at_least = _true_loss_lower(1e-5)
     ours = DistributedDPFedAvg(
         noise="distributed_discrete_gaussian",
@@ -85,7 +88,7 @@ def test_the_observer_s_true_loss_lies_in_our_bracket_and_above_the_fixed_share_
     )
     low, high = ours.epsilon(1e-5, bound="both", against="observer")
     assert low <= high and truth_at_least <= high  # the convexity bound covers the true loss
-    fixed_shares = DistributedDiscreteGaussian(
+    secagg = DistributedDiscreteGaussian(
         clip_norm=float(SHIFT),
         granularity=1.0,
         dimension=DIMENSION,
@@ -95,7 +98,9 @@ def test_the_observer_s_true_loss_lies_in_our_bracket_and_above_the_fixed_share_
         sampling_rate=RATE,
         beta=BETA,
     )
-    # the subsampled-mechanism amplification holds for a fixed number of shares only (secagg.accountants): here
-    # the true loss passes it by far
-    assert fixed_shares.epsilon(1e-5, against="observer") < truth_at_least / 1.2
-    assert math.isfinite(truth_at_least) and truth_at_least < fixed_shares.epsilon(1e-5)  # below the server's
+    assert secagg.epsilon(1e-5, bound="both", against="observer") == (low, high)
+    # Poisson subsampling's amplification holds for a fixed number of shares only: here the true loss passes it
+    orders = np.asarray(secagg.orders)
+    fixed_shares = poisson_subsampled_rdp(secagg.round_rdp(orders), orders, RATE) * ROUNDS
+    assert float(rdp_to_epsilon(fixed_shares, orders, 1e-5)) < truth_at_least / 1.2
+    assert math.isfinite(truth_at_least) and truth_at_least < secagg.epsilon(1e-5)  # below the server's

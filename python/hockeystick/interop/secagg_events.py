@@ -37,9 +37,9 @@ counts; ``SelfComposedDpEvent`` and ``ComposedDpEvent`` of them):
   bound.
 
 A ``PoissonSampledDpEvent`` around one round (the cohort a Poisson sample at rate q, each sampled client
-adding its own noise share) is taken as ``training.DistributedDPFedAvg`` takes it against an observer: the round
+adding its own noise share) is taken as ``secagg``'s accountants take it against an observer: the round
 without the differing client holds one share fewer, so its upper side is joint convexity,
-log(1 - q + q e^{(alpha - 1) eps(alpha)}) / (alpha - 1) per round (``training.secure_aggregation.
+log(1 - q + q e^{(alpha - 1) eps(alpha)}) / (alpha - 1) per round (``secagg.observer_shares.
 shares_sampled_rdp``), and its lower side the pair q (N_{n+1} + k) + (1 - q) N_n against q N_{n+1} + (1 - q) N_n
 on one coordinate (``shares_pair_pld``; under REPLACE_ONE the shift k of a vector replaced by zero).
 
@@ -89,9 +89,9 @@ from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ..secagg.accountants import DDG_ORDERS
 from ..secagg.distributed_discrete_gaussian import MAX_CLIENTS, MIN_SIGMA, distributed_discrete_gaussian_rdp
 from ..secagg.lattice_pld import Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
+from ..secagg.observer_shares import shares_pair_pld, shares_sampled_rdp
 from ..secagg.sensitivity import integer_l1_bound
 from ..secagg.skellam import SKELLAM_ORDERS, skellam_rdp
-from ..training.secure_aggregation import shares_pair_pld, shares_sampled_rdp
 from .event_checks import Unsupported, add_runs, probability, real_field
 
 __all__ = [

@@ -8,6 +8,7 @@ modular_wrap.py                     the modulus: the wrap-around's probability a
 distributed_discrete_gaussian.py    the distributed discrete Gaussian's RDP bound (KLS21, Prop. 14)
 skellam.py                          the distributed Skellam mechanism's RDP bound (Agarwal, Kairouz & Liu 2021)
 lattice_pld.py                      the lower side: the exact lattice pair of one realizable integer shift
+observer_shares.py                  against an observer, each sampled client adding its own noise share
 accountants.py                      the accountants: RDP upper side, lattice PLD lower side, over T rounds
 calibration.py                      from (eps, delta) to the local noise and the granularity, with the error
 """

@@ -25,19 +25,18 @@ probability q).  Whom a number protects against decides which one holds (``again
 * ``against="server"`` (the default): the secure-aggregation server chooses each round's cohort, so against
   it, and anyone who learns the cohort, sampling hides nothing: the unamplified guarantee above holds, and
   is what is reported.
-* ``against="observer"``: someone who sees the released sums (or models) but not the cohorts.  A round is
-  then the mechanism run on a Poisson sample that takes the differing client with probability q.  Upper
-  side: the round's RDP curve amplified by ``rdp.poisson_subsampled_rdp`` (Zhu & Wang 2019's general bound, and
-  convexity), times T.  Lower side: the realizable pair mixed by q, q (N + k) + (1 - q) N against N,
-  its exact lattice PLD composed over the rounds (``lattice_pld.realizable_shift_pld``); a scenario the
-  assumptions allow: exactly ``min_surviving_clients`` noises in every round's sum.
+* ``against="observer"``: someone who sees the released sums (or models) but not the cohorts, in the
+  pipeline where each sampled client adds its own noise share (TensorFlow Federated's distributed DP): a round
+  without the differing client holds one share fewer than a round with it (``observer_shares``).  Upper side:
+  the round's RDP curve amplified by joint convexity, log(1 - q + q e^{(alpha - 1) eps(alpha)}) / (alpha - 1),
+  times T (``observer_shares.shares_sampled_rdp``).  Lower side: the pair q (N_{n+1} + k) + (1 - q) N_n
+  against q N_{n+1} + (1 - q) N_n on the shifted coordinate, n = ``min_surviving_clients`` other clients
+  surviving, its exact lattice PLD composed over the rounds (``observer_shares.shares_pair_pld``).  At q = 1
+  nothing is hidden and the answer is the server's.
 
-  Both sides take the sum's noise as independent of whether the differing client was sampled (the unsampled
-  round is Q itself, the law with the client's contribution null): a fixed number of noise shares in every
-  sum.  Where each sampled client adds its own share (TensorFlow Federated's pipeline), a round without the
-  client holds one share fewer, the pair is no longer (1 - q) Q + q P against Q, and neither side here is
-  proved for it; ``training.DistributedDPFedAvg`` accounts that pipeline (joint convexity above, the pair of n
-  and n + 1 shares below).
+  Poisson subsampling's amplification for a fixed number of shares in every sum (Zhu & Wang 2019's general
+  bound, quadratic in q) is not used: in that pipeline the share count depends on whether the differing client
+  was sampled, and across d coordinates the observer sees it in the sum's variance.
 
 """
 
@@ -66,9 +65,9 @@ from ..pld.compose.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
 from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ..rdp.mechanisms import DEFAULT_ORDERS
-from ..rdp.poisson_subsampled import poisson_subsampled_rdp
 from .distributed_discrete_gaussian import distributed_discrete_gaussian_rdp
 from .lattice_pld import Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
+from .observer_shares import shares_pair_pld, shares_sampled_rdp
 from .sensitivity import IntegerSensitivity, integer_sensitivity
 from .skellam import SKELLAM_ORDERS, skellam_rdp
 
@@ -127,20 +126,20 @@ class _SecureAggregation(ABC):
         """One round's RDP curve at ``orders``, rounded up."""
 
     @abstractmethod
-    def noise_masses(self) -> Masses:
-        """The summed noise's PMF on one coordinate, with its relative error bounds."""
+    def noise_masses(self, clients: int) -> Masses:
+        """The PMF of ``clients`` noise shares summed on one coordinate, with its relative error bounds."""
 
     def _rate(self, against: str) -> float:
         """The sampling rate that counts against ``against`` (module docstring): 1 against the server."""
         return self.sampling_rate if choice(against, "against", ADVERSARIES) == "observer" else 1.0
 
     def rdp(self, *, against: str = "server") -> np.ndarray:
-        """The run's RDP curve at ``orders``: T times the round's (amplified by sampling against an observer),
-        each value rounded up."""
+        """The run's RDP curve at ``orders``: T times the round's (amplified by joint convexity against an
+        observer, each sampled client bringing its own noise share: the module docstring), each value rounded up."""
         curve = self._round_rdp
         if self._rate(against) < 1.0:
             if self._sampled_rdp is None:
-                self._sampled_rdp = poisson_subsampled_rdp(curve, np.asarray(self.orders), self.sampling_rate)
+                self._sampled_rdp = shares_sampled_rdp(curve, np.asarray(self.orders), self.sampling_rate)
             curve = self._sampled_rdp
         return np.nextafter(curve * self.rounds * (1.0 + 2.0**-52), np.inf)
 
@@ -150,14 +149,18 @@ class _SecureAggregation(ABC):
         return min(1.0, math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf))
 
     def _lower(self, rate: float) -> PrivacyLossDistribution | None:
-        """The realizable pair's PLD (mixed by ``rate``) composed over the rounds (None where no shift is
-        realized)."""
-        if self.sensitivity.realizable_shift == 0:
+        """The realizable pair's PLD composed over the rounds: n noise shares shifted against n at ``rate`` 1, the
+        pair of n and n + 1 shares mixed by ``rate`` below it (module docstring); None where no shift is
+        realized."""
+        shift, n = self.sensitivity.realizable_shift, self.min_surviving_clients
+        if shift == 0:
             return None
         if rate not in self._lower_pld:
-            pair = realizable_shift_pld(
-                self.noise_masses(), self.sensitivity.realizable_shift, self.value_discretization_interval, rate
-            )
+            h = self.value_discretization_interval
+            if rate == 1.0:
+                pair = realizable_shift_pld(self.noise_masses(n), shift, h)
+            else:
+                pair = shares_pair_pld(self.noise_masses(n), self.noise_masses(n + 1), shift, rate, h)
             self._lower_pld[rate] = pair.self_compose(self.rounds) if self.rounds > 1 else pair
         return self._lower_pld[rate]
 
@@ -195,7 +198,8 @@ class _SecureAggregation(ABC):
         against : {"server", "observer"}, optional
             Whom the answer protects against: ``"server"`` (default), who picks the cohorts, so no
             amplification by sampling; ``"observer"``, who sees the released sums but not the cohorts,
-            amplified by ``sampling_rate`` (module docstring).
+            amplified by ``sampling_rate`` with each sampled client bringing its own noise share (module
+            docstring).
 
         Raises
         ------
@@ -259,7 +263,8 @@ class DistributedDiscreteGaussian(_SecureAggregation):
     converted by the tight RDP conversion (``secagg.distributed_discrete_gaussian``); lower side: the sum of
     n discrete Gaussians shifted by floor(c / gamma) on one coordinate, its exact lattice PLD composed T
     times (``secagg.lattice_pld``).  Against the server (the default) no amplification by sampling is
-    claimed; ``against="observer"`` amplifies by ``sampling_rate`` (``secagg.accountants``).
+    claimed; ``against="observer"`` amplifies by ``sampling_rate``, each sampled client adding its own noise
+    share (``secagg.accountants``, ``secagg.observer_shares``).
 """
         + _PARAMETERS
         + r"""
@@ -270,8 +275,7 @@ class DistributedDiscreteGaussian(_SecureAggregation):
 
     References
     ----------
-    Kairouz, Liu & Steinke 2021, Prop. 14, Prop. 22 and Thm. 1; Balle et al. 2020, Thm. 21; Zhu & Wang
-    2019 (the general upper bound).
+    Kairouz, Liu & Steinke 2021, Prop. 14, Prop. 22 and Thm. 1; Balle et al. 2020, Thm. 21.
 
     Examples
     --------
@@ -297,9 +301,9 @@ class DistributedDiscreteGaussian(_SecureAggregation):
             orders,
         )
 
-    def noise_masses(self) -> Masses:
-        """The summed noise's PMF with its error bounds (``lattice_pld.ddg_sum_masses``)."""
-        return ddg_sum_masses(self.integer_sigma, self.min_surviving_clients, self.sensitivity.realizable_shift)
+    def noise_masses(self, clients: int) -> Masses:
+        """The PMF of ``clients`` summed shares with its error bounds (``lattice_pld.ddg_sum_masses``)."""
+        return ddg_sum_masses(self.integer_sigma, clients, self.sensitivity.realizable_shift)
 
 
 @accountant_docs()
@@ -312,7 +316,8 @@ class DistributedSkellam(_SecureAggregation):
     (Delta_2, Delta_1) and integer orders, times T, converted by the tight RDP conversion
     (``secagg.skellam``); lower side: Skellam(V) shifted by floor(c / gamma) on one coordinate, its lattice
     PLD composed T times (``secagg.lattice_pld``).  Against the server (the default) no amplification by
-    sampling is claimed; ``against="observer"`` amplifies by ``sampling_rate`` (``secagg.accountants``).
+    sampling is claimed; ``against="observer"`` amplifies by ``sampling_rate``, each sampled client adding its own
+    noise share (``secagg.accountants``, ``secagg.observer_shares``).
 """
         + _PARAMETERS
         + r"""
@@ -323,8 +328,7 @@ class DistributedSkellam(_SecureAggregation):
 
     References
     ----------
-    Agarwal, Kairouz & Liu 2021, Thm. 3.5; Kairouz, Liu & Steinke 2021, Prop. 22; Balle et al. 2020, Thm. 21;
-    Zhu & Wang 2019 (the general upper bound).
+    Agarwal, Kairouz & Liu 2021, Thm. 3.5; Kairouz, Liu & Steinke 2021, Prop. 22; Balle et al. 2020, Thm. 21.
 
     Examples
     --------
@@ -350,6 +354,6 @@ class DistributedSkellam(_SecureAggregation):
             )
         return skellam_rdp(variance, self.sensitivity.l2, self.sensitivity.l1, orders)
 
-    def noise_masses(self) -> Masses:
-        """The summed noise's PMF with its error allowance (``lattice_pld.skellam_masses``)."""
-        return skellam_masses(self.min_surviving_clients * self.integer_sigma**2, self.sensitivity.realizable_shift)
+    def noise_masses(self, clients: int) -> Masses:
+        """The PMF of ``clients`` summed shares with its error allowance (``lattice_pld.skellam_masses``)."""
+        return skellam_masses(clients * self.integer_sigma**2, self.sensitivity.realizable_shift)

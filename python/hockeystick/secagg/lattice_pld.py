@@ -12,7 +12,8 @@ the pair handed to the grid PLD is (p(x) (1 - r), q(x) (1 + r)): a P-mass below 
 it at every outcome, so sum_x (p - e^eps q)_+ of every composition is below the true pair's (the T-fold
 product of lowered P-masses is below the true product, and likewise above for Q); the outcomes outside the
 window are dropped (removing outcomes lowers that sum too).  The grid's optimistic side then rounds it down
-(``pld.mechanisms.constructors.from_distributions``; Doroshenko et al. 2022).
+(``pld.mechanisms.constructors.pair_factor``, which takes the masses as they are, not renormalised: a sum
+below 1 only lowers the divergence; Doroshenko et al. 2022).
 
 Noise masses (``ddg_sum_masses``, ``skellam_masses``):
 
@@ -46,7 +47,7 @@ import math
 import numpy as np
 
 from ..pld.compose.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import from_distributions
+from ..pld.mechanisms.constructors import pair_factor
 
 __all__ = [
     "DIRECT_SUPPORT",
@@ -196,17 +197,12 @@ def skellam_masses(variance: float, reach: int = 0) -> Masses:
     return -half - reach, masses, SKELLAM_RELATIVE_ERROR * (1.0 + np.square(x) / (2.0 * variance)), None
 
 
-def realizable_shift_pld(
-    masses: Masses, shift: int, value_discretization_interval: float, sampling_rate: float = 1.0
-) -> PrivacyLossDistribution:
-    """The grid PLD of (q (N + shift) + (1 - q) N, N), masses lowered (first law) and raised (second law).
+def realizable_shift_pld(masses: Masses, shift: int, value_discretization_interval: float) -> PrivacyLossDistribution:
+    """The grid PLD of (N + shift, N), masses lowered (first law) and raised (second law).
 
-    At q = 1 the pair is (N + shift, N), the same in both directions (N symmetric).  At q < 1 it is the
-    round run on a Poisson sample of clients that takes the differing client with probability q (the
-    client's update replaced by zero otherwise changes nothing), in the direction with the mixture first:
-    one realizable pair, so its optimistic side is still a lower bound on the sampled mechanism's.  The
-    mixture's masses are the mixture of the two lowered laws, lowered by 4u relative for its own roundings
-    (below the true mixture's at every outcome).
+    The pair is the same in both directions (N symmetric).  The masses are not renormalised: the lowered first
+    law sums below 1 and the second may sum below it too where outcomes outside the window are dropped (the
+    direct convolution's truncated tails), and both only lower sum_x (p(x) - e^eps q(x))_+ (module docstring).
 
     Parameters
     ----------
@@ -216,8 +212,6 @@ def realizable_shift_pld(
         k >= 1, the realizable integer shift.
     value_discretization_interval : float
         The PLD grid's spacing.
-    sampling_rate : float, optional
-        q in (0, 1], the probability that the differing client is sampled (default 1: no sampling).
 
     Returns
     -------
@@ -228,23 +222,16 @@ def realizable_shift_pld(
     Raises
     ------
     ValueError
-        If ``shift`` is not in [1, the window's length), or ``sampling_rate`` not in (0, 1].
+        If ``shift`` is not in [1, the window's length).
     """
     _, m, r, outside = masses
     if not 1 <= shift < m.size:
         raise ValueError(f"shift must be an integer in [1, {m.size}), got {shift!r}")
-    if not 0.0 < sampling_rate <= 1.0:
-        raise ValueError(f"sampling_rate must lie in (0, 1], got {sampling_rate!r}")
     if outside is None:  # outcomes x0 + k .. x0 + L - 1, where both laws have computed masses; the rest dropped
         p = np.maximum(m[: m.size - shift] * (1.0 - r[: m.size - shift]), 0.0)
-        base_low = np.maximum(m[shift:] * (1.0 - r[shift:]), 0.0)
         q = m[shift:] * (1.0 + r[shift:])
     else:  # outcomes x0 + k .. x0 + L - 1 + k; N beyond its window is charged ``outside`` each
         p = np.maximum(m * (1.0 - r), 0.0)
-        base_low = np.concatenate([np.maximum(m[shift:] * (1.0 - r[shift:]), 0.0), np.zeros(shift)])
         q = np.concatenate([m[shift:] * (1.0 + r[shift:]), np.zeros(shift)]) + outside
-    if sampling_rate < 1.0:  # two products, a sum and 1 - q, each one rounding: lowered by 4u relative
-        p = (sampling_rate * p + (1.0 - sampling_rate) * base_low) * (1.0 - 4.0 * UNIT_ROUNDOFF)
-    return from_distributions(
-        p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=False
-    )
+    factor = pair_factor(p, q, "realizable_shift_pld", value_discretization_interval, exact_zeros=False)
+    return PrivacyLossDistribution([{factor: 1}])

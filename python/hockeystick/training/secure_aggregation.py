@@ -25,28 +25,9 @@ Whom each number protects against (``against=``):
   in the cohort is its vector plus at least n noises against the same noises alone; a round without it is the
   same on both inputs).
 * ``"observer"``: whoever sees the released models but not the cohorts.  Each sampled client adds its own noise
-  share, so the round without the differing client (probability 1 - q) holds one share fewer than the round
-  with it: with S the others' sampled sum, k >= n their noises, the round is
-
-  .. math::
-
-      P = q\,(S + x + N_{k+1}) + (1 - q)\,(S + N_k) \quad\text{against}\quad
-      Q = q\,(S + N_{k+1}) + (1 - q)\,(S + N_k),
-
-  not the (1 - q) Q' + q P' against Q' that Poisson subsampling's general RDP bounds take (Zhu & Wang 2019:
-  the unsampled law must be the one the client's absence gives, and here the client's absence changes the
-  noise; with d coordinates the observer can tell N_{k+1} from N_k by their variance).  What is proved here:
-
-  - upper side, by joint convexity (for alpha > 1, sum_y P(y)^alpha Q(y)^(1 - alpha) is jointly convex in
-    (P, Q), and the two mixtures share their weights over the cohort): each round's Rényi divergence is at
-    most :math:`\frac{1}{\alpha - 1}\log\bigl(1 - q + q\,e^{(\alpha - 1)\varepsilon(\alpha)}\bigr)`, eps(alpha)
-    the round's curve at n noises (at k + 1 >= n noises the curve is at most that), times T;
-  - lower side: one scenario the assumptions allow, exactly n other clients surviving with S = 0, the pair
-    above on the shifted coordinate alone (dropping the other coordinates is a post-processing, which lowers
-    the divergence), (q (N_{n+1} + k) + (1 - q) N_n, q N_{n+1} + (1 - q) N_n) with k = floor(C / gamma), its
-    exact lattice PLD composed T times and read on its optimistic side.
-
-  The amplification is linear in q (the revealed-participation pair's), not quadratic as for a central noise.
+  share, so the round without the differing client holds one share fewer than the round with it: ``secagg``'s
+  observer side for that pipeline (``secagg.observer_shares``: joint convexity above, linear in q; the pair of
+  n and n + 1 shares on the shifted coordinate below).
 
 The granularity.  Unless given, gamma is the finest (smallest) one at which the wrap-around bound of a round
 (``secagg.wrap_probability``, at the expected cohort m) is at most ``wrap_beta``: the bound grows as gamma
@@ -61,24 +42,19 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from ..base import validation as _validation
 from ..base.accountant import BOUND_SIDES, Bound
 from ..base.accountant_docs import accountant_docs
-from ..pld.compose.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, from_distributions
-from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
-from ..secagg.accountants import ADVERSARIES, DistributedDiscreteGaussian, DistributedSkellam
-from ..secagg.lattice_pld import Masses, ddg_sum_masses, skellam_masses
+from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ..secagg.accountants import DistributedDiscreteGaussian, DistributedSkellam
 from ..secagg.modular_wrap import wrap_probability
+from ..secagg.observer_shares import shares_pair_pld, shares_sampled_rdp  # re-exported: public names here too
 
 __all__ = ["DISTRIBUTED_NOISES", "DistributedDPFedAvg", "shares_pair_pld", "shares_sampled_rdp"]
 
 #: The clients' noise: the registry's names of the two secure-aggregation accountants.
 DISTRIBUTED_NOISES: tuple[str, ...] = ("distributed_discrete_gaussian", "distributed_skellam")
 _WRAP_NOISE = {"distributed_discrete_gaussian": "distributed_discrete_gaussian", "distributed_skellam": "skellam"}
-UNIT_ROUNDOFF = 2.0**-53
 _BISECTION_STEPS = 40  # on log gamma: the bracket's ratio 4 shrinks to 4^(2^-40)
 _SEARCH_RANGE = 80  # gamma searched over C 4^-80 .. C 4^80
 
@@ -104,106 +80,6 @@ def _finest_granularity(wraps: Any, clip_norm: float, target: float, bits: int) 
         middle = math.sqrt(low * high)
         low, high = (low, middle) if wraps(middle) <= target else (middle, high)
     return high
-
-
-def shares_sampled_rdp(curve: np.ndarray, orders: np.ndarray, rate: float) -> np.ndarray:
-    r"""One round's Rényi divergence against an observer when each sampled client adds its own noise share.
-
-    By joint convexity (module docstring), at each order alpha > 1,
-
-    .. math::
-
-        \varepsilon'(\alpha) \le \frac{1}{\alpha - 1}\log\bigl(1 - q + q\,e^{(\alpha - 1)\varepsilon(\alpha)}\bigr),
-
-    eps(alpha) the round's curve with the client in the cohort.  log1p and expm1 are within an ulp each, the
-    products and the quotient one rounding each: the value is widened by 8u relative, then one ulp.
-
-    Parameters
-    ----------
-    curve : numpy.ndarray
-        eps(alpha) at ``orders``, each >= 0 (``inf`` allowed).
-    orders : numpy.ndarray
-        The orders, each > 1.
-    rate : float
-        q in (0, 1], the client's probability of joining the round's cohort.
-
-    Returns
-    -------
-    numpy.ndarray
-        The bound at each order, rounded up.
-
-    Raises
-    ------
-    ValueError
-        ``rate`` outside (0, 1].
-
-    Notes
-    -----
-    (p, q) -> p^alpha q^(1 - alpha) is the perspective of the convex t -> t^alpha, so sum_y P(y)^alpha
-    Q(y)^(1 - alpha) = e^{(alpha - 1) D_alpha(P || Q)} is jointly convex, and the two mixtures share their weights.
-    """
-    if not 0.0 < rate <= 1.0:
-        raise ValueError(f"rate must lie in (0, 1], got {rate!r}")
-    with np.errstate(over="ignore"):
-        value = np.log1p(rate * np.expm1((orders - 1.0) * curve)) / (orders - 1.0)
-    return np.asarray(np.nextafter(value * (1.0 + 8.0 * UNIT_ROUNDOFF), np.inf), dtype=float)
-
-
-def _window(masses: Masses, start: int, stop: int, raised: bool) -> np.ndarray:
-    """The masses on the outcomes start .. stop - 1 (inside the window), lowered by their relative error or raised
-    by it (and by the bound on the truncated tails' mass, where the masses carry one)."""
-    x0, m, r, outside = masses
-    part, error = m[start - x0 : stop - x0], r[start - x0 : stop - x0]
-    if not raised:
-        return np.maximum(part * (1.0 - error), 0.0)
-    return part * (1.0 + error) + (outside or 0.0)
-
-
-def shares_pair_pld(fewer: Masses, more: Masses, shift: int, rate: float, interval: float) -> PrivacyLossDistribution:
-    """A realizable round on one coordinate when each sampled client adds its own noise share (module docstring).
-
-    P = q (N_{n+1} + k) + (1 - q) N_n against Q = q N_{n+1} + (1 - q) N_n, on the outcomes where the three masses
-    are computed (the rest dropped, which lowers every hockey-stick divergence), P's masses lowered and Q's
-    raised by their relative errors (and by 4u for the mixture's roundings), so that the grid PLD's optimistic
-    side is a lower bound on the pair's.
-
-    Parameters
-    ----------
-    fewer : tuple
-        (x0, masses, errors, outside) of N_n, the n shares of a round without the client
-        (``secagg.lattice_pld.ddg_sum_masses`` or ``skellam_masses``).
-    more : tuple
-        The same of N_{n+1}, the round with it.
-    shift : int
-        k >= 1, the client's integer shift on the coordinate.
-    rate : float
-        q in (0, 1].
-    interval : float
-        The PLD grid's spacing.
-
-    Returns
-    -------
-    PrivacyLossDistribution
-        One direction; its optimistic side (``bound="lower"``) is a certified lower bound.
-
-    Raises
-    ------
-    ValueError
-        The windows hold fewer than two common outcomes.
-    """
-    start = max(fewer[0], more[0] + shift, more[0])
-    stop = min(fewer[0] + fewer[1].size, more[0] + more[1].size)
-    if stop - start < 2:
-        raise ValueError("the noise's window holds too few outcomes for the shift: no certified lower side")
-    p = rate * _window(more, start - shift, stop - shift, False) + (1.0 - rate) * _window(fewer, start, stop, False)
-    q = rate * _window(more, start, stop, True) + (1.0 - rate) * _window(fewer, start, stop, True)
-    return from_distributions(
-        p * (1.0 - 4.0 * UNIT_ROUNDOFF),
-        q * (1.0 + 4.0 * UNIT_ROUNDOFF),
-        value_discretization_interval=interval,
-        symmetric=True,
-        exact_zeros=False,
-    )
 
 
 @accountant_docs()
@@ -297,7 +173,7 @@ class DistributedDPFedAvg:
     References
     ----------
     Kairouz, Liu & Steinke 2021 (arXiv:2102.06387), Prop. 14, Prop. 22, Thm. 1; Agarwal, Kairouz & Liu 2021
-    (arXiv:2110.04995), Thm. 3.5; McMahan et al. 2018 (DP-FedAvg); Balle et al. 2020, Thm. 21; Zhu & Wang 2019.
+    (arXiv:2110.04995), Thm. 3.5; McMahan et al. 2018 (DP-FedAvg); Balle et al. 2020, Thm. 21.
 
     Examples
     --------
@@ -367,8 +243,6 @@ class DistributedDPFedAvg:
             value_discretization_interval=value_discretization_interval,
         )
         self.wrap_probability = self._wraps(self.granularity, c, rounding)
-        self._observer_curve: np.ndarray | None = None
-        self._observer_pld: PrivacyLossDistribution | None = None
 
     def _local_stddev(self, noise_multiplier: float | None, local_stddev: float | None, clip_norm: float) -> float:
         """sigma_local from exactly one of z (z C / sqrt(m), rounded up) and sigma_local."""
@@ -422,53 +296,6 @@ class DistributedDPFedAvg:
             )
         return gamma
 
-    def _answer(self, x: np.ndarray, method: str, bound: Bound, against: str) -> Any:
-        """The server's answer from ``secagg``'s accountant; the observer's from the shares-aware pair (module
-        docstring), the same as the server's at q = 1 (nothing is hidden)."""
-        side = _validation.bound_side(bound)
-        if _validation.choice(against, "against", ADVERSARIES) == "server" or self.sampling_rate == 1.0:
-            return getattr(self.accountant, method)(x, bound=bound)
-        if side == "both":
-            lower, upper = self._observer(x, method, "lower"), self._observer(x, method, "upper")
-            return _validation.scalar_or_array(np.minimum(lower, upper)), _validation.scalar_or_array(upper)
-        return _validation.scalar_or_array(self._observer(x, method, side))
-
-    def _observer(self, x: np.ndarray, method: str, side: str) -> np.ndarray:
-        if side == "lower":
-            pld = self._observer_lower()
-            return np.zeros(x.shape) if pld is None else np.asarray(getattr(pld, method)(x, bound="lower"), dtype=float)
-        curve, orders, cost = self._observer_rdp(), np.asarray(self.accountant.orders), self.accountant.delta_cost
-        if method == "delta":
-            value = np.asarray(rdp_to_delta(curve, orders, x), dtype=float)
-            return np.minimum(1.0, np.nextafter(value + cost, np.inf)) if cost else value
-        rest = np.nextafter(x - cost, -np.inf) if cost else x  # unconditional rounding's T beta taken first
-        value = np.asarray(rdp_to_epsilon(curve, orders, np.where(rest > 0.0, rest, 0.5)), dtype=float)
-        return np.where(rest > 0.0, value, np.inf)
-
-    def _observer_rdp(self) -> np.ndarray:
-        """T times the round's convexity-amplified curve (module docstring), rounded up."""
-        if self._observer_curve is None:
-            orders = np.asarray(self.accountant.orders)
-            curve = shares_sampled_rdp(self.accountant.round_rdp(orders), orders, self.sampling_rate)
-            self._observer_curve = np.nextafter(curve * self.accountant.rounds * (1.0 + 2.0**-52), np.inf)
-        return self._observer_curve
-
-    def _observer_lower(self) -> PrivacyLossDistribution | None:
-        """The one-coordinate pair of n and n + 1 noise shares (module docstring) composed T times; None where no
-        shift is realized."""
-        acc = self.accountant
-        k, n, s = acc.sensitivity.realizable_shift, acc.min_surviving_clients, acc.integer_sigma
-        if k == 0:
-            return None
-        if self._observer_pld is None:
-            if self.noise == "distributed_discrete_gaussian":
-                fewer, more = ddg_sum_masses(s, n, k), ddg_sum_masses(s, n + 1, k)
-            else:
-                fewer, more = skellam_masses(n * s * s, k), skellam_masses((n + 1) * s * s, k)
-            pair = shares_pair_pld(fewer, more, k, self.sampling_rate, acc.value_discretization_interval)
-            self._observer_pld = pair.self_compose(acc.rounds) if acc.rounds > 1 else pair
-        return self._observer_pld
-
     def delta(self, epsilon: Any, *, bound: Bound = "upper", against: str = "server") -> Any:
         """delta(eps) of the T rounds (class docstring).
 
@@ -484,7 +311,7 @@ class DistributedDPFedAvg:
         ValueError
             Also ``against`` not one of the two.
         """
-        return self._answer(_validation.epsilon_values(epsilon), "delta", bound, against)
+        return self.accountant.delta(epsilon, bound=bound, against=against)
 
     def epsilon(self, delta: Any, *, bound: Bound = "upper", against: str = "server") -> Any:
         """eps(delta) of the T rounds, each side and each ``against`` as ``delta`` takes them.
@@ -499,7 +326,7 @@ class DistributedDPFedAvg:
         ValueError
             Also ``against`` not one of the two.
         """
-        return self._answer(_validation.delta_values(delta), "epsilon", bound, against)
+        return self.accountant.epsilon(delta, bound=bound, against=against)
 
     def guarantees(self, delta: float) -> dict[str, tuple[float, float]]:
         """Both certified brackets of eps(delta), by whom they protect against.
