@@ -14,6 +14,7 @@ void register_pld(py::module_ m);
 void register_pld_compose(py::module_ m);
 void register_pld_contraction(py::module_ m);
 void register_pld_allocation(py::module_ m);
+void register_pld_refine(py::module_ m);
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "Compiled numerics of hockeystick (array in, array out). Use the hockeystick package, not this module.";
@@ -29,4 +30,5 @@ PYBIND11_MODULE(_core, m) {
     register_pld_compose(m.def_submodule("pld_compose"));
     register_pld_contraction(m.def_submodule("pld_contraction"));
     register_pld_allocation(m.def_submodule("pld_allocation"));
+    register_pld_refine(m.def_submodule("pld_refine"));
 }

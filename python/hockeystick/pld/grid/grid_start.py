@@ -1,17 +1,57 @@
 """Where an ``accuracy=`` refinement starts: a point's first grid, the grid ladder, the memory caps on a grid,
-and the batches of points whose composed windows fit the budget."""
+and the batches of points whose composed windows fit the budget.
+
+The grid policy (the loss span, the ladder, the memory cap, the starts) is the core's
+(cpp/include/hockeystick/pld/refine/grid_policy.hpp, ``_core.pld_refine``), called with the constants of
+``constants`` as they are at call time, so that the C interface's refinement and this package start from the same
+grids."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 
+from ... import _core
 from . import constants
 
 # an evaluation point of SubsampledGaussianPLD: (sigma, sampling_rate, rounds, sensitivity)
 Point = tuple[float, float, float, float]
+
+_POLICIES: dict[tuple[float, ...], _core.pld_refine.GridPolicy] = {}
+
+
+def grid_policy() -> _core.pld_refine.GridPolicy:
+    """The core's GridPolicy holding ``constants``' values now (one object per set of values)."""
+    c = constants
+    key = (
+        c.FINEST_INTERVAL,
+        c.LOWEST_INTERVAL,
+        c.COARSEST_INTERVAL,
+        c.COARSEST_START,
+        float(c.START_POINTS),
+        c.BELOW_RATE_MARGIN,
+        c.BELOW_RATE_START_MAX_RATE,
+        c.BELOW_RATE_START_MAX_REFINEMENT,
+        c.BELOW_RATE_FINEST_DIVISOR,
+        float(c.MAX_WINDOW),
+    )
+    found = _POLICIES.get(key)
+    if found is None:
+        names = (
+            "finest_interval",
+            "lowest_interval",
+            "coarsest_interval",
+            "coarsest_start",
+            "start_points",
+            "below_rate_margin",
+            "below_rate_start_max_rate",
+            "below_rate_start_max_refinement",
+            "below_rate_finest_divisor",
+            "max_window",
+        )
+        found = _POLICIES.setdefault(key, _core.pld_refine.GridPolicy(**dict(zip(names, key))))
+    return found
 
 
 def loss_span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:
@@ -20,22 +60,15 @@ def loss_span(sigma: float, q: float, rounds: float, sensitivity: float) -> floa
     With s = sigma / sensitivity, one round's loss spans about
     log(1 - q + q e^{(1/2 + z s)/s^2}) - log(1 - q) (z = 8.5 standard deviations), and its
     variance is about q^2 (e^{1/s^2} - 1), so T rounds span about 2 z sqrt(T var) plus two
-    rounds' spans (at most T rounds' spans).
+    rounds' spans (at most T rounds' spans).  Raises ValueError unless 0 < q < 1.
     """
-    z = 8.5
-    s = min(max(sigma / sensitivity, 1e-100), 1e100)  # smaller s needs more cells, which discretization refuses
-    one_round = float(np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q))
-    spread = 2 * z * math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
-    return min(spread + 2 * one_round, rounds * one_round)
+    return float(_core.pld_refine.loss_span(sigma, q, rounds, sensitivity))
 
 
 def ladder_rung(h: float) -> float:
     """h rounded down to FINEST_INTERVAL 2^(k/2) (k an integer, no rung below ``LOWEST_INTERVAL``): the points of
     a grid block (every rounds value of one sigma and q) then share a few discretizations, not one each."""
-    finest = constants.FINEST_INTERVAL
-    lowest = math.floor(2.0 * math.log2(constants.LOWEST_INTERVAL / finest) + 0.5)
-    k = math.floor(2.0 * math.log2(h / finest) + 1e-9)
-    return float(finest * 2.0 ** (max(k, lowest) / 2.0))
+    return float(_core.pld_refine.ladder_rung(h, grid_policy()))
 
 
 def finest_interval(q: float | None = None) -> float:
@@ -45,8 +78,7 @@ def finest_interval(q: float | None = None) -> float:
     rate (a composition plan's grids), ``FINEST_INTERVAL``."""
     if q is None:
         return constants.FINEST_INTERVAL
-    below = ladder_rung(max(q / constants.BELOW_RATE_FINEST_DIVISOR, constants.LOWEST_INTERVAL))
-    return min(constants.FINEST_INTERVAL, below)
+    return float(_core.pld_refine.finest_interval(q, grid_policy()))
 
 
 def within_window(point: Point, h: float) -> float:
@@ -55,11 +87,7 @@ def within_window(point: Point, h: float) -> float:
     allows (the bracket of a coarser grid is certified too, only wider), no coarser than
     ``COARSEST_START``: a span no such grid holds (sigma / sensitivity near 0) is left to the
     discretization's refusal, which names sigma."""
-    least = min(loss_span(*point) / constants.MAX_WINDOW, max(h, constants.COARSEST_START))
-    if h >= least:
-        return h
-    k = math.ceil(2.0 * math.log2(least / constants.FINEST_INTERVAL) - 1e-9)
-    return float(constants.FINEST_INTERVAL * 2.0 ** (max(k, 0) / 2.0))
+    return float(_core.pld_refine.within_window(*point, h, grid_policy()))
 
 
 def windows_within_budget(sizes: list[tuple[int, float]], budget: float | None = None) -> list[list[int]]:
@@ -118,10 +146,7 @@ class StartGrid:
     def default(self) -> float:
         """The h at which the bracket's h^2 scaling predicts 0.64 ``accuracy`` (between FINEST_INTERVAL and
         COARSEST_INTERVAL), from a reference bracket 4.2e-2 wide at h = 2e-3."""
-        return max(
-            constants.FINEST_INTERVAL,
-            constants.COARSEST_INTERVAL * min(1.0, 0.8 * math.sqrt(self.accuracy / 4.2e-2)),
-        )
+        return float(_core.pld_refine.start_default(self.accuracy, grid_policy()))
 
     def first(self, point: Point | None = None, x: np.ndarray | None = None, method: str = "delta") -> float:
         """The grid ``accuracy`` starts from at ``point`` (sigma, q, rounds, sensitivity), evaluated at
@@ -139,40 +164,30 @@ class StartGrid:
         z spread with spread S = sqrt(T v), v = q^2 (e^{1/s^2} - 1) the one-round loss variance
         for small q (s = sigma / sensitivity) and z = sqrt(2 log(1/delta)), so the bracket is
         about (T h^2 / 7)(1 + z / S) wide, the 7 fitted to the split-tent lower side
-        (pld/grid/connect_dots.hpp).  Where the sampling rate is below that grid, ``below_rate_start`` takes the
+        (pld/grid/connect_dots.hpp); with ``relative_accuracy`` the tolerance at each argument's epsilon as the
+        central limit of the composed loss, N(S^2 / 2, S^2), predicts it (S^2 / 2 + z S), the finest grid any
+        argument asks.  Where the sampling rate is below that grid, ``below_rate_start`` takes the
         rung below it instead: on a grid above q the optimistic side is blind (its lower epsilon 0, so the
-        width the refinement fits is the upper side's alone).
+        width the refinement fits is the upper side's alone).  The core's ``epsilon_start`` and ``delta_start``
+        (pld/refine/grid_policy.hpp) compute both.
         """
-        default = self.default()
         if point is None:
-            return default
+            return self.default()
+        policy = grid_policy()
         if method == "delta":
-            start = self.span_start(point)
-            return self.below_rate_start(start, point[1]) if self.delta_accuracy == "epsilon" else start
-        if x is None or x.size == 0:  # the finest start the model can choose (memory estimates)
-            return max(0.25 * default, constants.FINEST_INTERVAL)
-        sigma, q, rounds, sensitivity = point
-        s = min(max(sigma / sensitivity, 1e-100), 1e100)  # a start only: 1/s^2 neither overflows nor vanishes
-        spread = math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
-        z = math.sqrt(-2.0 * math.log(float(np.min(x))))  # -log, not log(1 / x): 1 / 5e-324 overflows
-        h = math.sqrt(7.0 * 0.9 * self.accuracy / (rounds * (1.0 + z / max(spread, 1e-300))))
-        if self.relative_accuracy > 0:
-            # the tolerance at each argument's epsilon as the central limit of the composed loss, N(S^2 / 2, S^2),
-            # predicts it (S^2 / 2 + z S); the finest grid any argument asks
-            zs = np.sqrt(-2.0 * np.log(x))
-            with np.errstate(over="ignore"):  # an infinite tolerance asks the coarsest start (clipped below)
-                tolerance = np.maximum(self.accuracy, self.relative_accuracy * (spread * spread / 2.0 + zs * spread))
-                h = float(np.min(np.sqrt(7.0 * 0.9 * tolerance / (rounds * (1.0 + zs / max(spread, 1e-300))))))
-        return self.below_rate_start(
-            min(max(h, 0.25 * default, constants.FINEST_INTERVAL), constants.COARSEST_INTERVAL), q
+            return float(_core.pld_refine.delta_start(*point, self.accuracy, self.delta_accuracy == "epsilon", policy))
+        deltas = np.empty(0) if x is None else x
+        return float(
+            _core.pld_refine.epsilon_start(
+                *point, deltas, accuracy=self.accuracy, relative_accuracy=self.relative_accuracy, policy=policy
+            )
         )
 
     def span_start(self, point: Point) -> float:
         """``first``'s ``delta`` grid before the epsilon rule's ``below_rate_start``: the h that puts the composed
         span (``loss_span``) on ``START_POINTS`` points (at most ``COARSEST_START``), no finer than the default,
         on the ladder."""
-        span = loss_span(*point) / constants.START_POINTS
-        return ladder_rung(max(self.default(), min(constants.COARSEST_START, span)))
+        return float(_core.pld_refine.span_start(*point, self.accuracy, grid_policy()))
 
     @staticmethod
     def below_rate(q: float) -> float:
@@ -180,7 +195,7 @@ class StartGrid:
         side of a sampling rate q is not blind.  On a grid at or above q that side rounds the loss of the rounds
         that do not sample the record (most of them) onto 0 and -h, so the composed lower side is 0 or loose
         (``grid_rules.NextGrid.capped_without_chord``); just below q it is still loose."""
-        return ladder_rung(q / constants.BELOW_RATE_MARGIN * (1.0 - 1e-9))
+        return float(_core.pld_refine.below_rate(q, grid_policy()))
 
     def below_rate_start(self, start: float, q: float) -> float:
         """The first grid of ``.epsilon`` and of ``delta_accuracy="epsilon"``: ``start``, or where that is blind
@@ -192,7 +207,4 @@ class StartGrid:
         below q that meets most rounds values.  Above the rate limit a coarse grid already meets the blind
         rounds values (their deltas are large); past the refinement limit every rounds value would compose a
         large window, where the blind step after a coarse grid costs less."""
-        if q >= start or q > constants.BELOW_RATE_START_MAX_RATE or q <= constants.LOWEST_INTERVAL:
-            return start
-        below = self.below_rate(q)
-        return below if start <= constants.BELOW_RATE_START_MAX_REFINEMENT * below else start
+        return float(_core.pld_refine.below_rate_start(start, q, grid_policy()))

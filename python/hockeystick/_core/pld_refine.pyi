@@ -1,0 +1,73 @@
+"""The refinement's grid-and-tail policy and the loop of an epsilon refinement (cpp/bindings/register_pld_refine.cpp)."""
+
+from collections.abc import Callable
+
+import numpy.typing as npt
+
+class GridPolicy:
+    finest_interval: float
+    lowest_interval: float
+    coarsest_interval: float
+    coarsest_start: float
+    start_points: float
+    below_rate_margin: float
+    below_rate_start_max_rate: float
+    below_rate_start_max_refinement: float
+    below_rate_finest_divisor: float
+    max_window: float
+    def __init__(
+        self,
+        *,
+        finest_interval: float = ...,
+        lowest_interval: float = ...,
+        coarsest_interval: float = ...,
+        coarsest_start: float = ...,
+        start_points: float = ...,
+        below_rate_margin: float = ...,
+        below_rate_start_max_rate: float = ...,
+        below_rate_start_max_refinement: float = ...,
+        below_rate_finest_divisor: float = ...,
+        max_window: float = ...,
+    ) -> None: ...
+
+def loss_span(sigma: float, q: float, rounds: float, sensitivity: float) -> float: ...
+def ladder_rung(h: float, policy: GridPolicy) -> float: ...
+def finest_interval(q: float, policy: GridPolicy) -> float: ...
+def within_window(sigma: float, q: float, rounds: float, sensitivity: float, h: float, policy: GridPolicy) -> float: ...
+def start_default(accuracy: float, policy: GridPolicy) -> float: ...
+def span_start(
+    sigma: float, q: float, rounds: float, sensitivity: float, accuracy: float, policy: GridPolicy
+) -> float: ...
+def below_rate(q: float, policy: GridPolicy) -> float: ...
+def below_rate_start(start: float, q: float, policy: GridPolicy) -> float: ...
+def delta_start(
+    sigma: float,
+    q: float,
+    rounds: float,
+    sensitivity: float,
+    accuracy: float,
+    epsilon_criterion: bool,
+    policy: GridPolicy,
+) -> float: ...
+def epsilon_start(
+    sigma: float,
+    q: float,
+    rounds: float,
+    sensitivity: float,
+    delta: npt.ArrayLike,
+    *,
+    accuracy: float,
+    relative_accuracy: float,
+    policy: GridPolicy,
+) -> float: ...
+def question_tail(rounds: float, delta: float, *, share: float, default_tail: float, smallest_tail: float) -> float: ...
+def refine_epsilon(
+    sigma: float,
+    q: float,
+    rounds: float,
+    delta: float,
+    accuracy: float,
+    *,
+    bracket_at: Callable[[float], tuple[float, float]],
+    policy: GridPolicy,
+) -> tuple[float, float, float, int, bool]: ...
