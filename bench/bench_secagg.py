@@ -8,8 +8,9 @@ its CPU and wall seconds with the load average:
   granularity whose wrap-around bound stays below 1e-4 a round, the MSE beside the Gaussian's);
 * epsilon against the server: a fresh ``DistributedDiscreteGaussian`` at the calibrated noise,
   ``epsilon(1e-6, bound="both")`` (the RDP upper side, the lattice PLD of the realizable shift composed 2000 times);
-* epsilon against an observer: the same run sampled at q = 1e-3, ``epsilon(1e-6, bound="both",
-  against="observer")`` on a 1e-5 grid.
+* epsilon against an observer: the same run sampled at q = 1e-3, each sampled client adding its own noise share,
+  ``epsilon(1e-6, bound="both", against="observer")`` on a 1e-5 grid (joint convexity above, the pair of n and
+  n + 1 shares composed 2000 times below).
 
 The goal (bench/README.md) is at most 5 s for each on two cores.  pytest collects the ``test_*`` functions: at
 the short size (CI's smoke run) 200 rounds of d = 10^4, at ``--full`` the example itself.

@@ -2,7 +2,8 @@
 distributed Skellam mechanism, each twice, by whom its number protects against.
 
 ``secagg``'s classes answer ``against="server"`` (the server picks the cohorts: no amplification by sampling) or
-``against="observer"`` (someone who sees the released sums but not the cohorts: amplified by ``sampling_rate``).
+``against="observer"`` (someone who sees the released sums but not the cohorts: amplified by ``sampling_rate``,
+each sampled client adding its own noise share, ``secagg.observer_shares``).
 A registry entry answers through the accountant contract alone (``delta`` / ``epsilon`` with ``bound=``), so each
 adversary is its own entry: ``distributed_discrete_gaussian`` and ``distributed_skellam`` against the server
 (``sampling_rate`` left out: it changes nothing there), ``..._observer`` against an observer.  The rounding rule
@@ -85,9 +86,9 @@ for _name, _cls, _what in (
         AccountantEntry(
             name=f"{_name}_observer",
             factory=PerPoint.of(_against(_cls, "observer")),
-            summary=f"secure aggregation, {_what}, T rounds, each cohort a Poisson sample at sampling_rate: against "
-            "an observer who does not learn the cohorts (Zhu & Wang 2019's general bound above, the mixed realizable pair "
-            "below)",
+            summary=f"secure aggregation, {_what}, T rounds, each cohort a Poisson sample at sampling_rate, each "
+            "sampled client adding its own noise share: against an observer who does not learn the cohorts (joint "
+            "convexity above, the pair of n and n + 1 shares below)",
             integers=_INTEGERS,
             hidden=frozenset({"rounding"}),
             max_chunk=1 << 4,
