@@ -38,6 +38,10 @@ hs_status hs_pld_delta_bracket(const hs_pld*, double, double*, double*) { return
 
 hs_status hs_pld_rounds(const hs_pld*, long long*) { return unavailable("hs_pld_rounds"); }
 
+hs_status hs_subsampled_gaussian_epsilon(double, double, long long, double, double, double*, double*) {
+    return unavailable("hs_subsampled_gaussian_epsilon");
+}
+
 void hs_pld_free(hs_pld*) {}
 
 }  // extern "C"

@@ -3,8 +3,8 @@
  *   cc -std=c99 -I cpp/capi/include cpp/capi/tests/capi_check.c -L <dir> -lhockeystick_c -o capi_check
  * Lines: "version V"; "theta r eps theta log_theta"; "tail x Q log_Q"; "inverse r eps delta theta_epsilon
  * theta_radius sigma"; "refused status message" for a bad argument; and where the library has the PLD calls,
- * "backend name" (its FFT backend), "bracket name sigma q rounds h delta lower upper" and "delta_bracket name eps
- * lower upper". */
+ * "backend name" (its FFT backend), "bracket name sigma q rounds h delta lower upper", "delta_bracket name eps
+ * lower upper" and "refined sigma q rounds delta accuracy lower upper" (epsilon at delta to an accuracy). */
 #include <hockeystick/hockeystick.h>
 
 #include <stdio.h>
@@ -74,6 +74,14 @@ static void print_brackets(const char* name, double sigma, double q, long long r
     hs_pld_free(composed);
 }
 
+/* The certified epsilon bracket at delta refined to `accuracy`, in one call. */
+static void print_refined(double sigma, double q, long long rounds, double delta, double accuracy) {
+    double lower = 0.0, upper = 0.0;
+    check(hs_subsampled_gaussian_epsilon(sigma, q, rounds, delta, accuracy, &lower, &upper),
+          "hs_subsampled_gaussian_epsilon");
+    printf("refined %.17g %.17g %lld %.17g %.17g %.17g %.17g\n", sigma, q, rounds, delta, accuracy, lower, upper);
+}
+
 int main(void) {
     printf("version %s\n", hs_version());
     print_thetas();
@@ -84,6 +92,8 @@ int main(void) {
         printf("backend %s\n", hs_fft_backend());
         print_brackets("poisson", 1.0, 0.01, 10000, 1e-4, 1e-5, 6.0);
         print_brackets("gaussian", 10.0, 1.0, 100, 1e-3, 1e-5, 2.0);
+        print_refined(1.0, 0.01, 10000, 1e-5, 1e-3);
+        print_refined(2.0, 0.05, 1, 1e-6, 1e-4);
     }
     return 0;
 }

@@ -114,6 +114,17 @@ HS_API hs_status hs_pld_delta_bracket(const hs_pld* pld, double epsilon, double*
 /* The rounds composed in pld (1 for a mechanism as discretized). */
 HS_API hs_status hs_pld_rounds(const hs_pld* pld, long long* out);
 
+/* epsilon at delta to an accuracy, in one call: the certified bracket [*lower, *upper] on the smallest epsilon >= 0
+ * with delta(epsilon) <= delta of `rounds` rounds of the Poisson-subsampled Gaussian (sensitivity 1, noise standard
+ * deviation sigma, sampling rate q, add/remove neighbours, both directions), refined until *upper - *lower <=
+ * accuracy or no finer grid is worth building (then wider, still certified).  The grids are those of the Python
+ * package's SubsampledGaussianPLD(..., accuracy=accuracy): the same start grid and ladder
+ * (hockeystick/pld/refine/grid_policy.hpp), the same next-grid rules (pld/refine/epsilon_refinement.hpp); each
+ * grid's bracket is hs_pld_epsilon_bracket's, intersected with the earlier grids'.  sigma > 0 and finite,
+ * 0 < sampling_rate < 1, 1 <= rounds <= 2^53, 0 < delta < 1, accuracy > 0 and finite. */
+HS_API hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, long long rounds, double delta,
+                                                double accuracy, double* lower, double* upper);
+
 /* Releases a handle; NULL is allowed and does nothing. */
 HS_API void hs_pld_free(hs_pld* pld);
 

@@ -1,0 +1,116 @@
+"""epsilon at delta to an accuracy in one C call (``hs_subsampled_gaussian_epsilon``, cpp/capi/pld.cpp over
+cpp/include/hockeystick/pld/refine/epsilon_refinement.hpp), called from C (cpp/capi/tests/capi_check.c) and from
+Python through ctypes.
+
+- The call is the core's refinement loop over the library's own fixed-grid brackets: the same loop driven from
+  Python (``_core.pld_refine.refine_epsilon``) over ``hs_pld_epsilon_bracket`` gives the same bracket bit for bit.
+- Its bracket is certified: it holds the exact epsilon of one round (mpmath, 50 digits), and it overlaps the
+  package's ``SubsampledGaussianPLD(..., accuracy=a).epsilon(delta, bound="both")``.  The two are not equal bit for
+  bit: the library composes with Eigen's FFT where the package uses scipy's pocketfft, and the package's refinement
+  does more on a grid (the add direction screened on a coarse grid, direct DFT bins on every grid after the first
+  and on deltas below 1e-8, a lower side from blocks of rounds where q < h), so its brackets differ within their
+  charges.
+- It meets the accuracy, and refusals name the argument and the rule.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import pytest
+
+from hockeystick import _core
+from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.pld.grid.grid_start import grid_policy
+
+from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_epsilon
+from .test_capi import CAPI, HS_INVALID_ARGUMENT, HS_OK, Library, _build, _c_compiler, _run
+
+pytestmark = pytest.mark.slow  # the module's fixture configures and compiles the library
+
+_D = ctypes.c_double
+_PD = ctypes.POINTER(_D)
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory) -> Library:
+    """The library as configured by default (Eigen's FFT), with the refinement call declared."""
+    library = Library(_build(tmp_path_factory.mktemp("capi_refine") / "build"))
+    if not library.lib.hs_has_pld():
+        pytest.skip("libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them")
+    library.lib.hs_subsampled_gaussian_epsilon.argtypes = [_D, _D, ctypes.c_longlong, _D, _D, _PD, _PD]
+    return library
+
+
+def refined(lib: Library, sigma: float, q: float, rounds: int, delta: float, accuracy: float) -> tuple[float, float]:
+    lower, upper = _D(), _D()
+    status = lib.lib.hs_subsampled_gaussian_epsilon(
+        sigma, q, rounds, delta, accuracy, ctypes.byref(lower), ctypes.byref(upper)
+    )
+    assert status == HS_OK, lib.last_error()
+    return lower.value, upper.value
+
+
+SETTINGS = [(1.0, 0.01, 10_000, 1e-5, 1e-3), (0.8, 0.05, 300, 1e-6, 1e-3), (2.0, 0.1, 1000, 1e-5, 1e-4)]
+
+
+@pytest.mark.parametrize(("sigma", "q", "rounds", "delta", "accuracy"), SETTINGS)
+def test_the_c_call_is_the_core_loop_over_the_librarys_brackets_bit_for_bit(lib, sigma, q, rounds, delta, accuracy):
+    def bracket_at(h: float) -> tuple[float, float]:
+        handle = lib.subsampled_gaussian(sigma, q, h, rounds)
+        try:
+            return lib.bracket(handle, "epsilon", delta)
+        finally:
+            lib.lib.hs_pld_free(handle)
+
+    lo, up, _, _, _ = _core.pld_refine.refine_epsilon(
+        sigma, q, float(rounds), delta, accuracy, bracket_at=bracket_at, policy=grid_policy()
+    )
+    assert refined(lib, sigma, q, rounds, delta, accuracy) == (lo, up)
+
+
+@pytest.mark.parametrize(("sigma", "q", "rounds", "delta", "accuracy"), SETTINGS)
+def test_the_c_bracket_meets_the_accuracy_and_overlaps_the_packages(lib, sigma, q, rounds, delta, accuracy):
+    lower, upper = refined(lib, sigma, q, rounds, delta, accuracy)
+    assert 0.0 < lower <= upper and upper - lower <= accuracy
+    pld = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=accuracy)
+    py_lower, py_upper = (float(v) for v in pld.epsilon(delta, bound="both"))
+    assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
+
+
+@pytest.mark.parametrize(("sigma", "q", "delta"), [(1.0, 0.01, 1e-5), (0.6, 0.3, 1e-7), (3.0, 0.02, 1e-3)])
+def test_one_round_bracket_holds_the_exact_epsilon(lib, sigma, q, delta):
+    lower, upper = refined(lib, sigma, q, 1, delta, 1e-4)
+    assert lower <= subsampled_gaussian_epsilon(sigma, q, delta) <= upper and upper - lower <= 1e-4
+
+
+def test_the_c_program_prints_the_ctypes_brackets(lib, tmp_path):
+    exe = tmp_path / "capi_check"
+    libdir = lib.path.parent
+    _run(_c_compiler(), "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", CAPI / "include",
+         CAPI / "tests" / "capi_check.c", "-L", libdir, "-lhockeystick_c", f"-Wl,-rpath,{libdir}", "-o", exe)  # fmt: skip
+    lines = [line.split()[1:] for line in _run(exe).splitlines() if line.startswith("refined ")]
+    assert len(lines) == 2
+    for sigma, q, rounds, delta, accuracy, lower, upper in lines:
+        got = refined(lib, float(sigma), float(q), int(rounds), float(delta), float(accuracy))
+        assert got == (float(lower), float(upper)) and got[1] - got[0] <= float(accuracy)
+    sigma, q, _, delta, _, lower, upper = lines[1]  # one round: the exact value inside
+    assert float(lower) <= subsampled_gaussian_epsilon(float(sigma), float(q), float(delta)) <= float(upper)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((0.0, 0.01, 10, 1e-5, 1e-3), "sigma must be finite and > 0, got 0"),
+        ((1.0, 1.0, 10, 1e-5, 1e-3), "sampling_rate must lie strictly between 0 and 1 (at 1, the Gaussian"),
+        ((1.0, 0.01, 0, 1e-5, 1e-3), "rounds must be an integer with 1 <= rounds <= 2^53, got 0"),
+        ((1.0, 0.01, 10, 1.0, 1e-3), "delta must lie strictly between 0 and 1, got 1"),
+        ((1.0, 0.01, 10, 1e-5, 0.0), "accuracy must be finite and > 0 (the epsilon bracket's width asked"),
+    ],
+)
+def test_refusals_name_the_argument_and_the_rule(lib, args, message):
+    lower, upper = _D(7.0), _D(7.0)
+    status = lib.lib.hs_subsampled_gaussian_epsilon(*args, ctypes.byref(lower), ctypes.byref(upper))
+    assert status == HS_INVALID_ARGUMENT and message in lib.last_error()
+    assert lower.value == upper.value == 7.0  # outputs written only on success
+    assert lib.lib.hs_subsampled_gaussian_epsilon(1.0, 0.01, 10, 1e-5, 1e-3, None, ctypes.byref(upper)) != HS_OK

@@ -1,0 +1,156 @@
+"""The core's epsilon refinement (cpp/include/hockeystick/pld/refine/epsilon_refinement.hpp, bound as
+``_core.pld_refine.refine_epsilon``): its grids are the ones the package's rules ask (``StartGrid.first``,
+``NextGrid.next_interval``, ``within_window``) for the same widths, and driven by the package's fixed-grid brackets
+it returns a certified bracket that meets the accuracy and holds the exact epsilon of one round (mpmath, 50
+digits)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import cast
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from hockeystick import _core
+from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.pld.grid.grid_start import StartGrid, grid_policy, within_window
+from hockeystick.pld.refine.grid_rules import NextGrid
+
+
+def _q(x: mp.mpf) -> mp.mpf:
+    return mp.erfc(x / mp.sqrt(2)) / 2
+
+
+def subsampled_gaussian_delta(sigma: float, q: float, eps: mp.mpf) -> mp.mpf:
+    """delta(eps) of one round of the Poisson-subsampled Gaussian (sensitivity 1), the larger over add and remove.
+
+    Remove: P = (1 - q) N(0, s^2) + q N(1, s^2) against Q = N(0, s^2); the loss log(1 - q + q e^{(2x - 1)/(2 s^2)})
+    rises in x, above eps from x* = s^2 log((e^eps - 1 + q) / q) + 1/2, so delta = P(X > x*) - e^eps Q(X > x*).
+    Add: P = N(0, s^2) against Q the mixture; the loss is above eps below x** = s^2 log((e^-eps - 1 + q) / q) + 1/2
+    (none where e^-eps <= 1 - q)."""
+    s, q_, e = mp.mpf(sigma), mp.mpf(q), mp.exp(eps)
+    x = s**2 * mp.log((e - 1 + q_) / q_) + mp.mpf(1) / 2
+    remove = (1 - q_) * _q(x / s) + q_ * _q((x - 1) / s) - e * _q(x / s)
+    add = mp.mpf(0)
+    if 1 / e > 1 - q_:
+        y = s**2 * mp.log((1 / e - 1 + q_) / q_) + mp.mpf(1) / 2
+        add = (1 - _q(y / s)) - e * ((1 - q_) * (1 - _q(y / s)) + q_ * (1 - _q((y - 1) / s)))
+    return max(remove, add)
+
+
+def subsampled_gaussian_epsilon(sigma: float, q: float, delta: float) -> float:
+    """The exact epsilon at delta of one round (bisection on the decreasing delta(eps), 50 digits)."""
+    with mp.workdps(50):
+        lo, hi = mp.mpf(0), mp.mpf(1)
+        while subsampled_gaussian_delta(sigma, q, hi) > delta:
+            hi *= 2
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if subsampled_gaussian_delta(sigma, q, mid) > delta else (lo, mid)
+        return float(hi)
+
+
+def fixed_grid_bracket(
+    sigma: float, q: float, rounds: int, delta: float, asked: list[float]
+) -> Callable[[float], tuple[float, float]]:
+    """The package's certified bracket on grid h (value_discretization_interval=h), recording each h asked."""
+
+    def bracket_at(h: float) -> tuple[float, float]:
+        asked.append(h)
+        pld = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=h)
+        lo, up = cast("tuple[float, float]", pld.epsilon(delta, bound="both"))
+        return float(lo), float(up)
+
+    return bracket_at
+
+
+@pytest.mark.parametrize(("sigma", "q", "delta"), [(1.0, 0.01, 1e-5), (0.7, 0.2, 1e-6), (2.0, 0.05, 1e-3)])
+def test_one_round_bracket_holds_the_exact_epsilon_and_meets_the_accuracy(sigma: float, q: float, delta: float) -> None:
+    asked: list[float] = []
+    accuracy = 1e-3
+    lo, up, h, grids, met = _core.pld_refine.refine_epsilon(
+        sigma, q, 1.0, delta, accuracy, bracket_at=fixed_grid_bracket(sigma, q, 1, delta, asked), policy=grid_policy()
+    )
+    truth = subsampled_gaussian_epsilon(sigma, q, delta)
+    assert lo <= truth <= up
+    assert met and up - lo <= accuracy and grids == len(asked) and h == asked[-1]
+
+
+def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> None:
+    """Widths c h^2 + f (a synthetic bracket around 1): the loop's grids are StartGrid.first (epsilon) within the
+    window, then NextGrid.next_interval's first step and fitted steps, each within the window; it stops where the
+    package's rules ask no finer grid (the floor f at half the accuracy or more)."""
+    point, delta, accuracy = (1.0, 0.01, 1e4, 1.0), 1e-5, 1e-3
+    for c, f in ((40.0, 0.0), (3e4, 1e-4), (5e5, 6e-4), (1e3, 2e-3)):
+        asked: list[float] = []
+
+        def bracket_at(h: float, c: float = c, f: float = f, asked: list[float] = asked) -> tuple[float, float]:
+            asked.append(h)
+            width = c * h * h + f
+            return 1.0 - width / 2, 1.0 + width / 2
+
+        lo, up, _, _, met = _core.pld_refine.refine_epsilon(
+            *point[:3], delta, accuracy, bracket_at=bracket_at, policy=grid_policy()
+        )
+        # the package's rules, replayed on the same widths
+        rules, h = (
+            NextGrid(accuracy),
+            within_window(point, StartGrid(accuracy, "relative").first(point, np.array([delta]), "epsilon")),
+        )
+        expected, before = [h], None
+        while True:
+            width = np.array([c * h * h + f])
+            nxt = rules.next_interval(h, width, before, np.zeros(1, bool), None, None, np.array([delta]), point[1])
+            if nxt is not None and nxt < h:
+                nxt = within_window(point, nxt)
+            if nxt is None or nxt >= h:
+                break
+            before, h = (h, np.array([1.0]), np.array([1.0]), width), nxt
+            expected.append(h)
+        assert asked == expected, (c, f)
+        assert met == (up - lo <= accuracy) and (met or f >= 0.5 * accuracy or asked[-1] <= 1e-5)
+
+
+def test_a_grid_with_a_lower_side_0_is_not_fitted_through() -> None:
+    """A blind grid (lower side 0 while too wide) gives no h^2 law: the step after it is a first step's."""
+    asked: list[float] = []
+
+    def bracket_at(h: float) -> tuple[float, float]:
+        asked.append(h)
+        return (0.0, 0.01) if len(asked) == 1 else (0.005 - 2e5 * h * h, 0.005 + 2e5 * h * h)
+
+    _core.pld_refine.refine_epsilon(1.0, 0.01, 1e4, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy())
+    point, rules, none = (1.0, 0.01, 1e4, 1.0), NextGrid(1e-3), np.zeros(1, bool)
+    width = np.array([4e5 * asked[1] ** 2])
+    second = rules.next_interval(asked[1], width, None, none, None, None, np.array([1e-5]), 0.01)
+    assert second is not None and len(asked) >= 3 and asked[2] == within_window(point, second)
+
+
+def test_the_bracket_is_the_intersection_of_every_grids_bracket() -> None:
+    """Each grid's bracket holds, so the loop keeps the largest lower and the smallest upper side: a first grid
+    whose lower side is tight leaves an intersection narrower than the last grid's own."""
+    returned: list[tuple[float, float]] = []
+
+    def bracket_at(h: float) -> tuple[float, float]:
+        w = 3e5 * h * h
+        returned.append((1.0 - 1e-9, 1.0 + 2 * w) if not returned else (1.0 - w, 1.0 + w))
+        return returned[-1]
+
+    lo, up, _, grids, _ = _core.pld_refine.refine_epsilon(
+        1.0, 0.01, 1e4, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy()
+    )
+    assert grids == len(returned) >= 2
+    assert lo == max(b[0] for b in returned) and up == min(b[1] for b in returned)
+    assert up - lo < returned[-1][1] - returned[-1][0]
+
+
+def test_an_error_in_the_bracket_propagates() -> None:
+    def bracket_at(h: float) -> tuple[float, float]:
+        raise ValueError(f"no grid {h}")
+
+    with pytest.raises(ValueError, match="no grid"):
+        _core.pld_refine.refine_epsilon(1.0, 0.01, 1e4, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy())
+    assert math.isfinite(grid_policy().finest_interval)
