@@ -126,8 +126,9 @@ class _SecureAggregation(ABC):
         """One round's RDP curve at ``orders``, rounded up."""
 
     @abstractmethod
-    def noise_masses(self, clients: int) -> Masses:
-        """The PMF of ``clients`` noise shares summed on one coordinate, with its relative error bounds."""
+    def noise_masses(self, clients: int | None = None) -> Masses:
+        """The PMF of ``clients`` noise shares (default ``min_surviving_clients``) summed on one coordinate, with
+        its relative error bounds."""
 
     def _rate(self, against: str) -> float:
         """The sampling rate that counts against ``against`` (module docstring): 1 against the server."""
@@ -158,7 +159,7 @@ class _SecureAggregation(ABC):
         if rate not in self._lower_pld:
             h = self.value_discretization_interval
             if rate == 1.0:
-                pair = realizable_shift_pld(self.noise_masses(n), shift, h)
+                pair = realizable_shift_pld(self.noise_masses(), shift, h)
             else:
                 pair = shares_pair_pld(self.noise_masses(n), self.noise_masses(n + 1), shift, rate, h)
             self._lower_pld[rate] = pair.self_compose(self.rounds) if self.rounds > 1 else pair
@@ -301,9 +302,26 @@ class DistributedDiscreteGaussian(_SecureAggregation):
             orders,
         )
 
-    def noise_masses(self, clients: int) -> Masses:
-        """The PMF of ``clients`` summed shares with its error bounds (``lattice_pld.ddg_sum_masses``)."""
-        return ddg_sum_masses(self.integer_sigma, clients, self.sensitivity.realizable_shift)
+    def noise_masses(self, clients: int | None = None) -> Masses:
+        """The PMF of ``clients`` summed shares on one coordinate, with its error bounds (``lattice_pld.ddg_sum_masses``).
+
+        Parameters
+        ----------
+        clients : int, optional
+            The shares summed (default ``min_surviving_clients``).
+
+        Returns
+        -------
+        tuple
+            (x0, masses, errors, outside), as ``lattice_pld.ddg_sum_masses`` returns it.
+
+        Raises
+        ------
+        ValueError
+            If the masses are not bounded at this noise (``lattice_pld.ddg_sum_masses``).
+        """
+        n = self.min_surviving_clients if clients is None else clients
+        return ddg_sum_masses(self.integer_sigma, n, self.sensitivity.realizable_shift)
 
 
 @accountant_docs()
@@ -354,6 +372,23 @@ class DistributedSkellam(_SecureAggregation):
             )
         return skellam_rdp(variance, self.sensitivity.l2, self.sensitivity.l1, orders)
 
-    def noise_masses(self, clients: int) -> Masses:
-        """The PMF of ``clients`` summed shares with its error allowance (``lattice_pld.skellam_masses``)."""
-        return skellam_masses(clients * self.integer_sigma**2, self.sensitivity.realizable_shift)
+    def noise_masses(self, clients: int | None = None) -> Masses:
+        """The PMF of ``clients`` summed shares on one coordinate, with its error allowance (``lattice_pld.skellam_masses``).
+
+        Parameters
+        ----------
+        clients : int, optional
+            The shares summed (default ``min_surviving_clients``).
+
+        Returns
+        -------
+        tuple
+            (x0, masses, errors, outside), as ``lattice_pld.skellam_masses`` returns it.
+
+        Raises
+        ------
+        ValueError
+            If the summed variance is past scipy's Bessel function (``lattice_pld.skellam_masses``).
+        """
+        n = self.min_surviving_clients if clients is None else clients
+        return skellam_masses(n * self.integer_sigma**2, self.sensitivity.realizable_shift)
