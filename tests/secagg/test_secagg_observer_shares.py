@@ -15,6 +15,7 @@ from hockeystick.pld.mechanisms.constructors import from_distributions
 from hockeystick.rdp.conversion import rdp_to_epsilon
 from hockeystick.rdp.poisson_subsampled import poisson_subsampled_rdp
 from hockeystick.secagg import DistributedDiscreteGaussian, DistributedSkellam, observer_shares
+from hockeystick.secagg.lattice_pld import skellam_masses
 from hockeystick.training import DistributedDPFedAvg, secure_aggregation
 
 # one share of N_Z(0, 5^2) a client, one survivor besides the differing client, d = 24, shift 5, q = 0.02, 20 rounds
@@ -178,3 +179,11 @@ def test_a_cut_window_still_gives_a_certified_lower_side():
             lower, upper = acc.delta(eps, bound="both", against=against)
             assert lower <= exact * (1 + 1e-12) <= upper * (1 + 1e-12)
             assert lower >= exact - 1e-4  # the pair itself, up to the grid
+
+
+def test_the_pair_refuses_a_grid_spacing_outside_its_range_and_a_rate_outside_0_1():
+    fewer, more = skellam_masses(25.0, 2), skellam_masses(30.0, 2)
+    with pytest.raises(ValueError, match=r"value_discretization_interval must lie in \(0, 100\]"):
+        observer_shares.shares_pair_pld(fewer, more, 2, 0.5, 0.0)
+    with pytest.raises(ValueError, match=r"rate must lie in \(0, 1\]"):
+        observer_shares.shares_sampled_rdp(np.array([1.0]), np.array([2.0]), 0.0)

@@ -47,7 +47,7 @@ import math
 import numpy as np
 
 from ..pld.compose.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import pair_factor
+from ..pld.mechanisms.constructors import checked_interval, pair_factor
 
 __all__ = [
     "DIRECT_SUPPORT",
@@ -222,7 +222,7 @@ def realizable_shift_pld(masses: Masses, shift: int, value_discretization_interv
     Raises
     ------
     ValueError
-        If ``shift`` is not in [1, the window's length).
+        If ``shift`` is not in [1, the window's length), or ``value_discretization_interval`` outside (0, 100].
     """
     _, m, r, outside = masses
     if not 1 <= shift < m.size:
@@ -233,5 +233,6 @@ def realizable_shift_pld(masses: Masses, shift: int, value_discretization_interv
     else:  # outcomes x0 + k .. x0 + L - 1 + k; N beyond its window is charged ``outside`` each
         p = np.maximum(m * (1.0 - r), 0.0)
         q = np.concatenate([m[shift:] * (1.0 + r[shift:]), np.zeros(shift)]) + outside
-    factor = pair_factor(p, q, "realizable_shift_pld", value_discretization_interval, exact_zeros=False)
+    h = checked_interval(value_discretization_interval)
+    factor = pair_factor(p, q, "realizable_shift_pld", h, exact_zeros=False)
     return PrivacyLossDistribution([{factor: 1}])

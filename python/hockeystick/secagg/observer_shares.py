@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..pld.compose.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import pair_factor
+from ..pld.mechanisms.constructors import checked_interval, pair_factor
 from .lattice_pld import Masses
 
 __all__ = ["shares_pair_pld", "shares_sampled_rdp"]
@@ -146,7 +146,7 @@ def shares_pair_pld(fewer: Masses, more: Masses, shift: int, rate: float, interv
     Raises
     ------
     ValueError
-        The windows hold fewer than two common outcomes.
+        The windows hold fewer than two common outcomes, or ``interval`` outside (0, 100].
 
     Examples
     --------
@@ -162,7 +162,6 @@ def shares_pair_pld(fewer: Masses, more: Masses, shift: int, rate: float, interv
         raise ValueError("the noise's window holds too few outcomes for the shift: no certified lower side")
     p = rate * _window(more, start - shift, stop - shift, False) + (1.0 - rate) * _window(fewer, start, stop, False)
     q = rate * _window(more, start, stop, True) + (1.0 - rate) * _window(fewer, start, stop, True)
-    factor = pair_factor(
-        p * (1.0 - 4.0 * UNIT_ROUNDOFF), q * (1.0 + 4.0 * UNIT_ROUNDOFF), "shares_pair", interval, False
-    )
+    h = checked_interval(interval)
+    factor = pair_factor(p * (1.0 - 4.0 * UNIT_ROUNDOFF), q * (1.0 + 4.0 * UNIT_ROUNDOFF), "shares_pair", h, False)
     return PrivacyLossDistribution([{factor: 1}])
