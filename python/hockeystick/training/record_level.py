@@ -111,8 +111,9 @@ class _EveryClientRounds:
 
 
 class _SampledLocalRounds:
-    """R rounds of Poisson(q_c) sampling of tau local steps at rate q_l, on the plan accountant; given no grid, its
-    upper side lowered to the RDP conversion's where the bracket is wide (``plan_rdp.rdp_lowered_upper``)."""
+    """R rounds of Poisson(q_c) sampling of tau local steps at rate q_l, on the plan accountant (a wide bracket read
+    under a tilt, ``plan_tilted``); given no grid, its upper side lowered to the RDP conversion's where the bracket
+    is still wide (``plan_rdp.rdp_lowered_upper``)."""
 
     def __init__(
         self, z: float, q_c: float, q_l: float, tau: float, rounds: float, h: float | None, accuracy: float | None
@@ -167,11 +168,12 @@ class RecordLevelFedAvg:
         there warns, ``AccuracyNotMetWarning``).
     accuracy : float, optional
         The width the certified epsilon bracket is refined to, > 0, instead of a grid (as in
-        ``pld.SubsampledGaussianPLD``, and the plan accountant's with sampled local batches). Given neither, with
-        sampled local batches the upper side is lowered to the RDP conversion's (the inner steps' subsampled
-        Gaussian RDP, Poisson-subsampled by Zhu & Wang 2019, Thm. 6) where the bracket is wider than the default
-        tolerance: at delta around 1e-10 and below the grid's mass at loss +infinity can exceed delta; the RDP
-        side is finite, not tight.
+        ``pld.SubsampledGaussianPLD``, and the plan accountant's with sampled local batches). With sampled local
+        batches on a grid (given, or the default's), a bracket wider than the default tolerance is read again
+        under an exponential tilt (below the composition's round-off, ``pld.accountants.plan_tilted``: at 100
+        rounds, delta 1e-10 within that tolerance); given neither, its upper side is then lowered to the RDP
+        conversion's where that is smaller (the inner steps' subsampled Gaussian RDP, Poisson-subsampled by Zhu &
+        Wang 2019, Thm. 6): finite, not tight.
 
     Attributes
     ----------

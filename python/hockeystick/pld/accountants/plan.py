@@ -79,6 +79,7 @@ from ..sampling.with_replacement_shift_bound import WithReplacementGaussian, cop
 from .allocation import SelectedStepsGaussian, ShuffledGaussian
 from .composition_plan import CompositionPlan, PlanKey
 from .plan_sides import flat_from, gaussian_side, realizable_lower_sides, worst
+from .plan_tilted import tilted_bracket
 from .zcdp_plan import Zcdp, zcdp_total
 
 # Up to this many atoms, an epsilon search without hints starts with 7 points in one call: for few atoms
@@ -261,6 +262,8 @@ class PlanProfile:
             bound = add_loss_bound(self._grid) if self.plan.gaussian_r2 == 0 else None
             if bound is not None:
                 up = min(up, bounded_add_upper(self._pld(h).composed(True), method, x, bound))
+                if self.fixed_interval is not None:  # below the composition's round-off: the tilted read
+                    return tilted_bracket(self._pld(h).directions, method, x, float(lo), float(up), bound)
             return float(lo), float(up)
         if method == "epsilon" and not self._grid and self.plan.gaussian_r2 == 0:  # atoms alone: exact roots
             brackets = [atoms_epsilon.pure_epsilon_bracket(a, x) for a in self._atom_directions()]

@@ -2,9 +2,9 @@
 (epsilon, delta), for the plans whose certified PLD cannot read a small delta.
 
 A nested Poisson sample's PLD (``plan.PoissonGeneric``) is built from its inner's certified curves on the grid; at
-delta around 1e-10 and below the mass its construction and composition put at loss +infinity (read-back and
-round-off charges of order 1e-11 a round on the 1e-4 grid) exceeds delta and leaves the upper side infinite.  The
-RDP curve bounds the same run at every delta:
+small delta its upper side carries the composition's round-off (read under a tilt, ``plan_tilted``) and the inner
+composition's, which the sampling map passes on (its curve's floor, near 5e-13 for ten subsampled Gaussian steps on
+the 1e-4 grid, times q R).  The RDP curve bounds the same run at every delta:
 
 - ``poisson_gaussian`` (sigma, q): the Poisson-subsampled Gaussian's RDP (Mironov, Talwar & Zhang 2019, Sec. 3),
   exact at integer orders, an upper bound on both directions of the add-or-remove pair (their Sec. 3.3);

@@ -55,9 +55,10 @@ values by 8 ulp; see ``poisson_remove_curve`` and ``poisson_add_curve``):
   other sufficient condition instead: both ends at most L at its right end, the curve's least value
   on the cell.  v_0 <= 1 - g_0 (the segment from (0, 1)), running minima and the greatest convex
   minorant only lower the points: a convex, non-increasing polyline below H*, i.e. a PMF.
-- round-off of the masses: the PMF's own curve is checked at every grid point (it is linear in g
-  between them, as the polyline is) with the suffix-sum slack on the unsafe side; a deficit of the
-  upper PMF is added at +infinity, an excess of the lower PMF is removed by scaling its masses.
+- round-off of the masses: the upper PMF's own curve is read from below at every grid loss with
+  compensated sums and its shortfall covered by raising its masses by a relative few ulps (mass at
+  +infinity only where that cannot cover it: ``grid_readback``); the lower PMF's is read from above
+  with the suffix-sum slack and an excess removed by scaling its masses.
 The bracket is the inner bracket carried through plus the tent gaps, O(h^2) where the curve is smooth,
 O(h) at the kinks of a finite pair's curve.
 Both PMFs have their mass at loss +infinity: U_N (upper), the lower bound of q p_inf (lower).
@@ -74,6 +75,7 @@ import numpy as np
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.pmf import GridPMF
 from ..mechanisms.constructors import MAX_CELLS, checked_interval
+from .grid_readback import covering_upper_pmf
 from .with_replacement_shift_bound import copy_count_weights
 
 Curve = Callable[[np.ndarray], np.ndarray]  # a certified side of delta(eps), at a flat array of real eps
@@ -240,10 +242,7 @@ def _upper_pmf(k_lo: int, h: float, upper: np.ndarray) -> GridPMF:
     u = np.clip(np.maximum.accumulate(upper[::-1])[::-1], 0.0, 1.0)
     w = convex_minorant(np.concatenate([[0.0], g]), np.concatenate([[1.0], u]))[1:]
     p, p_inf = _masses(g, w, 1.0)
-    check = GridPMF(k_lo, h, p, p_inf, 0.0, False)  # the PMF's curve from below (slack on the unsafe side)
-    deficit = float(np.max(w - check.delta(np.log(g)), initial=0.0))
-    deficit = max(deficit, 1.0 - (float(p.sum()) + p_inf) * (1.0 - 1e-12))  # at g = 0 the curve is the total mass
-    return GridPMF(k_lo, h, p, min(p_inf + max(deficit, 0.0), 1.0), 0.0, True)
+    return covering_upper_pmf(k_lo, h, p, p_inf, w)  # the masses' round-off covered (``grid_readback``)
 
 
 def _cell_gaps(g: np.ndarray, lower: np.ndarray, upper: np.ndarray, top: float) -> np.ndarray:
