@@ -80,13 +80,13 @@ void register_pld_refine(py::module_ m) {
     register_grid_policy(m);
     m.def(
         "refine_epsilon",
-        [](double sigma, double q, double rounds, double delta, double accuracy, const py::function& bracket_at,
-           const pld::GridPolicy& policy) {
+        [](double sigma, double q, double rounds, double sensitivity, double delta, double accuracy,
+           const py::function& bracket_at, const pld::GridPolicy& policy) {
             const pld::RefinedEpsilon r = pld::refine_epsilon(
-                sigma, q, rounds, delta, accuracy,
+                sigma, q, rounds, sensitivity, delta, accuracy,
                 [&](double h) { return bracket_at(h).cast<std::pair<double, double>>(); }, policy);
             return py::make_tuple(r.lower, r.upper, r.interval, r.grids, r.met);
         },
-        py::arg("sigma"), py::arg("q"), py::arg("rounds"), py::arg("delta"), py::arg("accuracy"), py::kw_only(),
-        py::arg("bracket_at"), py::arg("policy"));
+        py::arg("sigma"), py::arg("q"), py::arg("rounds"), py::arg("sensitivity"), py::arg("delta"),
+        py::arg("accuracy"), py::kw_only(), py::arg("bracket_at"), py::arg("policy"));
 }

@@ -64,7 +64,7 @@ def test_the_c_call_is_the_core_loop_over_the_librarys_brackets_bit_for_bit(lib,
             lib.lib.hs_pld_free(handle)
 
     lo, up, _, _, _ = _core.pld_refine.refine_epsilon(
-        sigma, q, float(rounds), delta, accuracy, bracket_at=bracket_at, policy=grid_policy()
+        sigma, q, float(rounds), 1.0, delta, accuracy, bracket_at=bracket_at, policy=grid_policy()
     )
     assert refined(lib, sigma, q, rounds, delta, accuracy) == (lo, up)
 

@@ -18,6 +18,8 @@ from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.grid.grid_start import StartGrid, grid_policy, within_window
 from hockeystick.pld.refine.grid_rules import NextGrid
+from hockeystick.pld.refine.points import Refinement
+from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 
 def _q(x: mp.mpf) -> mp.mpf:
@@ -72,7 +74,14 @@ def test_one_round_bracket_holds_the_exact_epsilon_and_meets_the_accuracy(sigma:
     asked: list[float] = []
     accuracy = 1e-3
     lo, up, h, grids, met = _core.pld_refine.refine_epsilon(
-        sigma, q, 1.0, delta, accuracy, bracket_at=fixed_grid_bracket(sigma, q, 1, delta, asked), policy=grid_policy()
+        sigma,
+        q,
+        1.0,
+        1.0,
+        delta,
+        accuracy,
+        bracket_at=fixed_grid_bracket(sigma, q, 1, delta, asked),
+        policy=grid_policy(),
     )
     truth = subsampled_gaussian_epsilon(sigma, q, delta)
     assert lo <= truth <= up
@@ -84,7 +93,8 @@ def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> N
     window, then NextGrid.next_interval's first step and fitted steps, each within the window; it stops where the
     package's rules ask no finer grid (the floor f at half the accuracy or more)."""
     point, delta, accuracy = (1.0, 0.01, 1e4, 1.0), 1e-5, 1e-3
-    for c, f in ((40.0, 0.0), (3e4, 1e-4), (5e5, 6e-4), (1e3, 2e-3)):
+    counts = []
+    for c, f in ((40.0, 0.0), (3e4, 1e-4), (2e5, 4e-4), (5e5, 6e-4), (1e3, 2e-3)):
         asked: list[float] = []
 
         def bracket_at(h: float, c: float = c, f: float = f, asked: list[float] = asked) -> tuple[float, float]:
@@ -93,7 +103,7 @@ def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> N
             return 1.0 - width / 2, 1.0 + width / 2
 
         lo, up, _, _, met = _core.pld_refine.refine_epsilon(
-            *point[:3], delta, accuracy, bracket_at=bracket_at, policy=grid_policy()
+            *point, delta, accuracy, bracket_at=bracket_at, policy=grid_policy()
         )
         # the package's rules, replayed on the same widths
         rules, h = (
@@ -112,6 +122,8 @@ def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> N
             expected.append(h)
         assert asked == expected, (c, f)
         assert met == (up - lo <= accuracy) and (met or f >= 0.5 * accuracy or asked[-1] <= 1e-5)
+        counts.append(len(asked))
+    assert max(counts) >= 3  # a fitted step asked a grid
 
 
 def test_a_grid_with_a_lower_side_0_is_not_fitted_through() -> None:
@@ -122,7 +134,7 @@ def test_a_grid_with_a_lower_side_0_is_not_fitted_through() -> None:
         asked.append(h)
         return (0.0, 0.01) if len(asked) == 1 else (0.005 - 2e5 * h * h, 0.005 + 2e5 * h * h)
 
-    _core.pld_refine.refine_epsilon(1.0, 0.01, 1e4, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy())
+    _core.pld_refine.refine_epsilon(1.0, 0.01, 1e4, 1.0, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy())
     point, rules, none = (1.0, 0.01, 1e4, 1.0), NextGrid(1e-3), np.zeros(1, bool)
     width = np.array([4e5 * asked[1] ** 2])
     second = rules.next_interval(asked[1], width, None, none, None, None, np.array([1e-5]), 0.01)
@@ -140,7 +152,7 @@ def test_the_bracket_is_the_intersection_of_every_grids_bracket() -> None:
         return returned[-1]
 
     lo, up, _, grids, _ = _core.pld_refine.refine_epsilon(
-        1.0, 0.01, 1e4, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy()
+        1.0, 0.01, 1e4, 1.0, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy()
     )
     assert grids == len(returned) >= 2
     assert lo == max(b[0] for b in returned) and up == min(b[1] for b in returned)
@@ -152,5 +164,50 @@ def test_an_error_in_the_bracket_propagates() -> None:
         raise ValueError(f"no grid {h}")
 
     with pytest.raises(ValueError, match="no grid"):
-        _core.pld_refine.refine_epsilon(1.0, 0.01, 1e4, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy())
+        _core.pld_refine.refine_epsilon(1.0, 0.01, 1e4, 1.0, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy())
     assert math.isfinite(grid_policy().finest_interval)
+
+
+@pytest.mark.parametrize(
+    ("sigma", "q", "rounds", "sensitivity", "delta", "accuracy"),
+    [
+        (1.0, 0.01, 10_000, 1.0, 1e-5, 1e-3),  # one grid
+        (0.9, 0.02, 3000, 1.0, 1e-6, 1e-4),  # a fitted step or more
+        (2.0, 0.05, 500, 2.0, 1e-10, 1e-3),  # sensitivity 2; delta below DIRECT_FIRST_DELTA: direct bins first
+        (1.2, 3e-4, 20_000, 1.0, 1e-5, 1e-3),  # q below the first grid: two-resolution blocks of rounds
+        (2.0, 0.2, 200, 1.0, 1e-12, 1e-4),  # charge-limited: the fit through two grids stops (unmet)
+    ],
+)
+def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_for_bit(
+    monkeypatch: pytest.MonkeyPatch,
+    sigma: float,
+    q: float,
+    rounds: int,
+    sensitivity: float,
+    delta: float,
+    accuracy: float,
+) -> None:
+    """``SubsampledGaussianPLD(accuracy=a).epsilon(delta)`` of one point goes through the core's loop
+    (``Refinement.one_epsilon``); the package's own loop (``controller.refine`` over ``PointsFront``), asked the
+    same, gives the same bracket bit for bit: the same start, the same rules, the same brackets on each grid."""
+    asked: list[bool] = []
+    one_epsilon = Refinement.one_epsilon
+
+    def recorded(self: Refinement, *args: object) -> bool:
+        asked.append(one_epsilon(self, *args))  # type: ignore[arg-type]
+        return asked[-1]
+
+    def bracket() -> object:
+        pld = SubsampledGaussianPLD(
+            sigma=sigma, sampling_rate=q, rounds=rounds, sensitivity=sensitivity, accuracy=accuracy
+        )
+        if delta > 1e-12:
+            return pld.epsilon(delta, bound="both")
+        with pytest.warns(AccuracyNotMetWarning, match="wider than accuracy"):
+            return pld.epsilon(delta, bound="both")
+
+    monkeypatch.setattr(Refinement, "one_epsilon", recorded)
+    core = bracket()
+    assert asked == [True]
+    monkeypatch.setattr(Refinement, "one_epsilon", lambda self, *args: False)
+    assert core == bracket()

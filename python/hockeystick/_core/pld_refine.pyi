@@ -65,6 +65,7 @@ def refine_epsilon(
     sigma: float,
     q: float,
     rounds: float,
+    sensitivity: float,
     delta: float,
     accuracy: float,
     *,

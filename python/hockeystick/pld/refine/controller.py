@@ -6,13 +6,19 @@ largest lower side, the smallest upper side): a finer grid is not always tighter
 charge of the larger window dominates).  What a front end computes on a grid, how it measures a bracket's width and
 which grid it asks next are its own (``FrontEnd``): the many points of ``SubsampledGaussianPLD`` and its kin, each
 on its own grid ladder (``points.PointsRefinement``), and the one composition of a plan (``plan_refinement``).
+
+One point's epsilon at one delta to an absolute accuracy is refined by the core's loop instead
+(``refine_epsilon``: cpp/include/hockeystick/pld/refine/epsilon_refinement.hpp, the loop the C interface's
+``hs_subsampled_gaussian_epsilon`` runs), its brackets computed here: the same start, the same rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
+from ... import _core
+from ..grid.grid_start import Point, grid_policy
 from .grid_rules import Before
 
 # one point's bracket on one grid: (point, h, lower, upper, what the front end's rules read besides)
@@ -75,3 +81,39 @@ def refine(front: FrontEnd) -> None:
                 best[i] = front.record(h, lo, up, width)
                 finer[i] = nxt
         grids = finer
+
+
+def refine_epsilon(
+    point: Point, delta: float, accuracy: float, bracket_at: Callable[[float], tuple[float, float]]
+) -> tuple[float, float]:
+    """The certified epsilon bracket of ``point`` (sigma, q, rounds, sensitivity; 0 < q < 1) at ``delta`` refined to
+    ``accuracy`` by the core's loop (``_core.pld_refine.refine_epsilon``): the first grid ``StartGrid.first``'s
+    (within ``MAX_WINDOW``), each grid's certified bracket ``bracket_at(h)`` intersected with the earlier grids',
+    the next grid ``NextGrid``'s first step (h 0.9 sqrt(accuracy / width)) and then its fit of width = c h^2 + f
+    through the last two grids, until the bracket is within ``accuracy`` or no finer grid is asked or fits.
+
+    Parameters
+    ----------
+    point : tuple of float
+        (sigma, sampling rate, rounds, sensitivity).
+    delta : float
+        The delta at which epsilon is bracketed, in (0, 1).
+    accuracy : float
+        The width asked of the bracket, > 0.
+    bracket_at : callable
+        The certified (lower, upper) epsilon at ``delta`` on grid h.
+
+    Returns
+    -------
+    tuple of float
+        The certified (lower, upper): the intersection of every grid's bracket.
+
+    Raises
+    ------
+    ValueError
+        Where the sampling rate is not in (0, 1), or as ``bracket_at`` raises.
+    """
+    lower, upper, _, _, _ = _core.pld_refine.refine_epsilon(
+        *point, delta, accuracy, bracket_at=bracket_at, policy=grid_policy()
+    )
+    return lower, upper

@@ -14,7 +14,7 @@ from ..grid.grid_start import Point, StartGrid, loss_span, windows_within_budget
 from ..grid.near_one import NearOne
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from .bracket_width import bracket_width, offset_rows
-from .controller import Step, refine
+from .controller import Step, refine, refine_epsilon
 from .grid_rules import Before, NextGrid, least
 from .step_brackets import Build, StepBrackets
 
@@ -73,9 +73,39 @@ class Refinement:
         (``bracket_width``, ``offset_rows``); only the point's own arguments drive the refinement and are
         returned.  ``threads``: the OpenMP and scipy.fft threads of the C++ calls (0: all cores).
         """
+        if self.one_epsilon(points, xs, method):
+            return [self.core_refined(points[0], float(xs[0][0]), threads)]
         front = PointsFront(self, points, xs, method, threads)
         refine(front)
         return [c for c in front.chosen if c is not None]  # every point ends with a bracket
+
+    def one_epsilon(self, points: list[Point], xs: list[np.ndarray], method: str) -> bool:
+        """Whether the core's loop refines the call (``controller.refine_epsilon``): one point's ``.epsilon`` at one
+        delta to an absolute accuracy (no ``relative_accuracy``), 0 < q < 1.  There the front end's rules are
+        ``NextGrid``'s first and fitted steps alone (no charged, capped or offset-limited arguments), which the
+        core's loop runs."""
+        one = method == "epsilon" and len(points) == 1 and xs[0].size == 1
+        return one and self.relative_accuracy == 0.0 and 0.0 < points[0][1] < 1.0
+
+    def core_refined(self, point: Point, delta: float, threads: int) -> tuple[np.ndarray, np.ndarray]:
+        """``refined`` of one point at one delta through the core's loop (``one_epsilon``), each grid's bracket
+        ``StepBrackets.brackets``' as the front end asks it: with direct DFT bins on every grid after the first, and
+        on the first too where the delta is below ``DIRECT_FIRST_DELTA`` (``StepBrackets.round_off_charges``, from
+        its charge)."""
+        x = np.array([delta])
+        charges = StepBrackets.round_off_charges({0: 0.0}, [x], [1])
+        grids: list[float] = []
+
+        def bracket_at(h: float) -> tuple[float, float]:
+            direct = bool(grids) or 0 in charges
+            grids.append(h)
+            ((lo, up, _, _),) = self.steps.brackets(
+                [0], [point], {0: h}, [x], "epsilon", {}, [1], threads, direct, charges.get(0)
+            )
+            return float(lo[0]), float(up[0])
+
+        lower, upper = refine_epsilon(point, delta, self.accuracy, bracket_at)
+        return np.array([lower]), np.array([upper])
 
 
 def with_offsets(xs: list[np.ndarray], accuracy: float) -> list[np.ndarray]:

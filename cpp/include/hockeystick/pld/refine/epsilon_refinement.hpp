@@ -70,15 +70,17 @@ inline double fitted_ask(double h, double width, double h0, double width0, doubl
 }  // namespace epsilon_refinement_detail
 
 // The refined epsilon bracket of `rounds` rounds of the Poisson-subsampled Gaussian (noise sigma, sampling rate q,
-// sensitivity 1) at `delta` to `accuracy` (the header's comment), each grid's bracket from bracket_at(h), a
-// callable returning std::pair<double, double> (lower, upper).  0 < q < 1, 0 < delta < 1, accuracy > 0.
+// sensitivity) at `delta` to `accuracy` (the header's comment), each grid's bracket from bracket_at(h), a callable
+// returning std::pair<double, double> (lower, upper).  0 < q < 1, 0 < delta < 1, accuracy > 0.
 template <class BracketAt>
-RefinedEpsilon refine_epsilon(double sigma, double q, double rounds, double delta, double accuracy,
-                              BracketAt&& bracket_at, const GridPolicy& g = {}, const RefinementRules& r = {}) {
+RefinedEpsilon refine_epsilon(double sigma, double q, double rounds, double sensitivity, double delta,
+                              double accuracy, BracketAt&& bracket_at, const GridPolicy& g = {},
+                              const RefinementRules& r = {}) {
     namespace d = epsilon_refinement_detail;
     const double finest = finest_interval(q, g);
     RefinedEpsilon out;
-    double h = within_window(sigma, q, rounds, 1.0, epsilon_start(sigma, q, rounds, 1.0, &delta, 1, accuracy, 0.0, g), g);
+    const double start = epsilon_start(sigma, q, rounds, sensitivity, &delta, 1, accuracy, 0.0, g);
+    double h = within_window(sigma, q, rounds, sensitivity, start, g);
     double h0 = 0.0, width0 = 0.0, lower0 = 0.0;  // the grid before, its width and lower side (h0 = 0: none)
     while (true) {
         const std::pair<double, double> b = bracket_at(h);
@@ -92,7 +94,7 @@ RefinedEpsilon refine_epsilon(double sigma, double q, double rounds, double delt
         const bool fit = h0 > h && lower0 > 0.0;  // a lower side 0 on the grid before (blind): no law through it
         double next = fit ? d::fitted_ask(h, width, h0, width0, accuracy, finest, g, r)
                           : d::first_ask(h, width, accuracy, finest, g);
-        if (next > 0.0 && next < h) next = within_window(sigma, q, rounds, 1.0, next, g);
+        if (next > 0.0 && next < h) next = within_window(sigma, q, rounds, sensitivity, next, g);
         if (!(next > 0.0 && next < h)) return out;  // no finer grid asked, or none fits MAX_WINDOW
         h0 = h;
         width0 = width;
