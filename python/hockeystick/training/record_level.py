@@ -171,7 +171,7 @@ class RecordLevelFedAvg:
         ``pld.SubsampledGaussianPLD``, and the plan accountant's with sampled local batches). With sampled local
         batches on a grid (given, or the default's), a bracket wider than the default tolerance is read again
         under an exponential tilt (below the composition's round-off, ``pld.accountants.plan_tilted``: at 100
-        rounds, delta 1e-10 within that tolerance); given neither, its upper side is then lowered to the RDP
+        rounds, delta 1e-10 and 1e-12 within that tolerance); given neither, its upper side is then lowered to the RDP
         conversion's where that is smaller (the inner steps' subsampled Gaussian RDP, Poisson-subsampled by Zhu &
         Wang 2019, Thm. 6): finite, not tight.
 

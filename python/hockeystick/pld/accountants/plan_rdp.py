@@ -2,9 +2,9 @@
 (epsilon, delta), for the plans whose certified PLD cannot read a small delta.
 
 A nested Poisson sample's PLD (``plan.PoissonGeneric``) is built from its inner's certified curves on the grid; at
-small delta its upper side carries the composition's round-off (read under a tilt, ``plan_tilted``) and the inner
-composition's, which the sampling map passes on (its curve's floor, near 5e-13 for ten subsampled Gaussian steps on
-the 1e-4 grid, times q R).  The RDP curve bounds the same run at every delta:
+small delta its upper side carries the composition's round-off and the inner composition's, which the sampling map
+passes on (both read under tilts where a bracket is wide: ``plan_tilted``, ``plan_tilted_curves``), and the grid's
+own tails.  The RDP curve bounds the same run at every delta, finite where those reads are not:
 
 - ``poisson_gaussian`` (sigma, q): the Poisson-subsampled Gaussian's RDP (Mironov, Talwar & Zhang 2019, Sec. 3),
   exact at integer orders, an upper bound on both directions of the add-or-remove pair (their Sec. 3.3);

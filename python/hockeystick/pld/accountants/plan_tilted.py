@@ -6,7 +6,10 @@ After R rounds the certified composition charges a round-off of the order of u R
 a nested sample's bracket at delta 1e-10 is wide on both sides and at 1e-12 has no finite upper side worth reading.
 The tilted composition (``compose.tilted``: Keich 2005; Wilson & Keich 2016) composes the same discretized rounds,
 each factor's masses scaled by e^{theta k} / M, and carries that charge relative to the Chernoff bound at its tilt,
-so the same certified PMFs are read there tightly: for each neighbouring direction its factors' pessimistic PMFs are
+so the same certified PMFs are read there tightly.  The factors read are the nested samples' sharp ones
+(``plan.PoissonGeneric.sharp_pld``: built from the inner's curve read under tilts where the inner composition's own
+round-off floors it, ``plan_tilted_curves``), built only when a bracket is wide.  For each neighbouring direction its
+factors' pessimistic PMFs are
 composed under the tilt minimizing the Chernoff epsilon at the round-off model's charge and again at the Chernoff
 exponent of the best upper epsilon found (``refine.tilted_factors.chernoff_tilt`` and ``exponent_tilt``), the
 optimistic PMFs (their lower terms, ``Factor.lower_terms``) under the latter.  Each read is a certified bound of the
@@ -20,7 +23,7 @@ directions' lower reads (delta is the larger of the two directions' curves, so e
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -140,7 +143,12 @@ def _wide(method: str, lower: float, upper: float) -> bool:
 
 
 def tilted_bracket(
-    directions: Sequence[dict[Factor, int]], method: str, x: float, lower: float, upper: float, add_bound: float
+    directions: Callable[[], Sequence[dict[Factor, int]]],
+    method: str,
+    x: float,
+    lower: float,
+    upper: float,
+    add_bound: float,
 ) -> tuple[float, float]:
     """(``lower``, ``upper``) of ``method`` at x intersected with the tilted reads of the (remove, add) directions of
     a plan of Poisson samples (module docstring), where the bracket is wider than the default tolerance; as given
@@ -148,8 +156,9 @@ def tilted_bracket(
 
     Parameters
     ----------
-    directions : sequence of dict
-        The composition's (remove, add) directions (``PrivacyLossDistribution.directions``).
+    directions : callable
+        Gives the composition's (remove, add) directions (``PrivacyLossDistribution.directions``), called only
+        where the bracket is wide (their factors may be dear to build).
     method : {"epsilon", "delta"}
         epsilon at delta x, or delta at epsilon x.
     x : float
@@ -171,9 +180,12 @@ def tilted_bracket(
     """
     if method not in ("epsilon", "delta"):
         raise ValueError(f'method must be "epsilon" or "delta", got {method!r}')
-    if len(directions) != 2 or not _wide(method, lower, upper):
+    if not _wide(method, lower, upper):
         return lower, upper
-    remove, add = directions
+    both = directions()
+    if len(both) != 2:
+        return lower, upper
+    remove, add = both
     if method == "epsilon":
         if not 0.0 < x < 1.0:
             return lower, upper
