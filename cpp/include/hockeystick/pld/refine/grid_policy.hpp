@@ -108,7 +108,8 @@ inline double finest_interval(double q, const GridPolicy& g = {}) {
 // ladder rung on which it does not (no coarser than COARSEST_START).
 inline double within_window(double sigma, double q, double rounds, double sensitivity, double h,
                             const GridPolicy& g = {}) {
-    const double least = std::min(loss_span(sigma, q, rounds, sensitivity) / g.max_window, std::max(h, g.coarsest_start));
+    const double span = loss_span(sigma, q, rounds, sensitivity);
+    const double least = std::min(span / g.max_window, std::max(h, g.coarsest_start));
     if (h >= least) return h;
     const double k = std::ceil(2.0 * std::log2(least / g.finest_interval) - 1e-9);
     return g.finest_interval * std::pow(2.0, std::max(k, 0.0) / 2.0);
@@ -159,7 +160,8 @@ inline double epsilon_start(double sigma, double q, double rounds, double sensit
             h = std::min(h, std::sqrt(7.0 * 0.9 * tolerance / (rounds * (1.0 + zs / std::max(spread, 1e-300)))));
         }
     }
-    return below_rate_start(std::min(std::max(std::max(h, 0.25 * start), g.finest_interval), g.coarsest_interval), q, g);
+    const double clipped = std::min(std::max(std::max(h, 0.25 * start), g.finest_interval), g.coarsest_interval);
+    return below_rate_start(clipped, q, g);
 }
 
 // The .delta start: span_start, moved below the sampling rate by below_rate_start under the epsilon criterion.
