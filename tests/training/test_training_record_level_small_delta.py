@@ -104,3 +104,24 @@ def test_delta_bracket_below_round_off(accountants: dict[str, RecordLevelFedAvg]
     assert upper <= plan_rdp_delta(_plan(*RUNS["100 rounds"]), eps)
     assert _largest_round_sum_delta(eps, *RUNS["100 rounds"]) <= upper
     assert math.isfinite(upper)
+
+
+def test_a_bracket_wide_for_its_grid_is_not_read_under_tilts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a coarse grid (h = 1e-2) the bracket at 1e-5 is wide for the grid's spacing, far above the composition's
+    round-off: the sharp factors (dear to build, no narrower there) are not built."""
+
+    def refused(self: PoissonGeneric, h: float) -> None:
+        raise AssertionError("the tilted read was attempted")
+
+    monkeypatch.setattr(PoissonGeneric, "sharp_pld", refused)
+    z, q_c, tau, rounds, q_l = RUNS["100 rounds"]
+    run = RecordLevelFedAvg(
+        noise_multiplier=z,
+        client_sample_rate=q_c,
+        local_steps=tau,
+        rounds=rounds,
+        local_sample_rate=q_l,
+        value_discretization_interval=1e-2,
+    )
+    lower, upper = run.epsilon(1e-5, bound="both")
+    assert 0.0 < lower < upper and upper - lower > max(1e-2, 1e-2 * upper)  # wide, and answered

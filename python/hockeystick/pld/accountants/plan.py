@@ -278,8 +278,11 @@ class PlanProfile:
             bound = add_loss_bound(self._grid) if self.plan.gaussian_r2 == 0 else None
             if bound is not None:
                 up = min(up, bounded_add_upper(self._pld(h).composed(True), method, x, bound))
-                if self.fixed_interval is not None:  # below the composition's round-off: the tilted read
-                    return tilted_bracket(partial(self._sharp_directions, h), method, x, float(lo), float(up), bound)
+                if self.fixed_interval is not None:  # near the composition's round-off: the tilted read
+                    composed = self._pld(h).composed(True)
+                    round_off = max(p.total_error + p.p_inf for p in composed)
+                    sharp = partial(self._sharp_directions, h)
+                    return tilted_bracket(sharp, method, x, float(lo), float(up), bound, round_off)
             return float(lo), float(up)
         if method == "epsilon" and not self._grid and self.plan.gaussian_r2 == 0:  # atoms alone: exact roots
             brackets = [atoms_epsilon.pure_epsilon_bracket(a, x) for a in self._atom_directions()]

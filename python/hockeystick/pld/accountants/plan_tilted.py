@@ -36,6 +36,10 @@ from ..refine.tilted_question import MAX_POINTS
 
 Terms = list[tuple[GridPMF, int]]
 
+# a delta within this factor of the plain composition's round-off charge is read under tilts; above it a wide
+# bracket is the grid's spacing, which the same grid's tilted read does not narrow
+ROUND_OFF_REACH = 1e4
+
 
 def _lower_terms(direction: dict[Factor, int]) -> Terms | None:
     """The optimistic (PMF, count) terms of one direction, or None where a factor has no optimistic side."""
@@ -149,10 +153,12 @@ def tilted_bracket(
     lower: float,
     upper: float,
     add_bound: float,
+    round_off: float,
 ) -> tuple[float, float]:
     """(``lower``, ``upper``) of ``method`` at x intersected with the tilted reads of the (remove, add) directions of
-    a plan of Poisson samples (module docstring), where the bracket is wider than the default tolerance; as given
-    elsewhere, or for another number of directions than two.
+    a plan of Poisson samples (module docstring), where the bracket is wider than the default tolerance and the
+    delta in question (x, or the upper delta) is within ``ROUND_OFF_REACH`` times ``round_off``; as given elsewhere
+    (a bracket wide for its grid's spacing, which no tilt narrows), or for another number of directions than two.
 
     Parameters
     ----------
@@ -167,6 +173,9 @@ def tilted_bracket(
         A certified bracket of the same composition.
     add_bound : float
         The add direction's loss bound B (``plan.add_loss_bound``).
+    round_off : float
+        The plain composition's round-off scale: its pessimistic PMFs' largest round-off charge plus mass at
+        +infinity.
 
     Returns
     -------
@@ -180,7 +189,8 @@ def tilted_bracket(
     """
     if method not in ("epsilon", "delta"):
         raise ValueError(f'method must be "epsilon" or "delta", got {method!r}')
-    if not _wide(method, lower, upper):
+    asked = x if method == "epsilon" else upper
+    if not _wide(method, lower, upper) or asked > ROUND_OFF_REACH * round_off:
         return lower, upper
     both = directions()
     if len(both) != 2:
