@@ -113,10 +113,10 @@ class Reference:
 SIGMAS = (0.05, 0.4, 0.8, 1.0, 2.5, 20.0)
 RATES = (1e-8, 3e-6, 8.86e-4, 2e-3, 0.01, 0.3, 0.999)
 ROUNDS = (1.0, 7.0, 1e3, 1e4, 1e6, 1e9)
-SENSITIVITIES = (1.0, 0.5, 4.0)
+SENSITIVITIES = (1.0, 4.0)
 POINTS = [p for p in itertools.product(SIGMAS, RATES, ROUNDS, SENSITIVITIES)]
 DELTAS = (np.array([1e-5]), np.array([0.3, 1e-9]), np.array([1e-300, 1e-12, 1e-5]), np.empty(0))
-ACCURACIES = (1e-6, 1e-4, 1e-3, 5e-2, 2.0)
+ACCURACIES = (1e-6, 1e-3, 2.0)
 
 
 def test_loss_span_ladder_window_and_finest_grid_are_the_formulas_bit_for_bit() -> None:
