@@ -22,6 +22,7 @@ from hockeystick.pld.accountants.plan import (
 )
 from hockeystick.pld.accountants.plan_rdp import plan_rdp_delta, plan_rdp_epsilon
 from hockeystick.pld.mechanisms.constructors import PoissonGaussian
+from hockeystick.pld.refine import question
 from hockeystick.pld.refine.question import default_tolerance
 from hockeystick.rdp import DEFAULT_ORDERS, poisson_subsampled_rdp, rdp_to_epsilon, subsampled_gaussian_rdp
 from hockeystick.training import RecordLevelFedAvg
@@ -59,10 +60,10 @@ def _theirs(z: float, q: float, steps: int, delta: float) -> tuple[float, float]
     return float(pld), float(rdp_privacy_accountant.RdpAccountant().compose(event).get_epsilon(delta))
 
 
-def _no_looser(upper: float, peer: float) -> bool:
-    """At most the default tolerance above a peer's epsilon (dp_accounting's default PLD is pessimistic, not
-    certified: it may sit inside the default's tolerance below a certified upper side)."""
-    return upper <= peer + default_tolerance(peer)
+def _no_looser(lower: float, upper: float, peer: float) -> bool:
+    """At most a peer's epsilon to seven significant digits (``question.EXACT_RELATIVE``), unless the peer's
+    estimate (dp_accounting's default PLD, uncertified) is below our certified lower side."""
+    return peer < lower or upper <= peer * (1.0 + question.EXACT_RELATIVE)
 
 
 def _independent_rdp_epsilon(z: float, q_c: float, tau: int, rounds: int, q_l: float, delta: float) -> float:
@@ -127,7 +128,7 @@ def test_one_slot_and_every_client_runs_are_no_looser_than_dp_accounting(run: st
         ours = _record_level(1.0, 1.0, 5, 20, 0.2)
         pld, rdp = _theirs(1.0, 0.2, 100, delta)
     lower, upper = ours.epsilon(delta, bound="both")
-    assert lower <= pld and _no_looser(upper, pld) and upper <= rdp
+    assert lower <= pld and _no_looser(lower, upper, pld) and upper <= rdp
 
 
 def test_plan_rdp_of_subsampled_gaussians_is_dp_accounting_rdp() -> None:

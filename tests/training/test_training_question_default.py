@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from hockeystick.interop.dp_accounting import HockeystickAccountant
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.accountants.subsampled_gaussian import AccuracyNotMetWarning
+from hockeystick.pld.refine import question
+from hockeystick.pld.refine.tilted_question import TiltedReader
 from hockeystick.training import DPSGD, DPFedAvg
 
 dp_accounting = pytest.importorskip("dp_accounting")
@@ -43,9 +45,18 @@ def readable(lower: float, upper: float) -> bool:
     return upper - lower <= max(1e-2, 1e-2 * upper)
 
 
-def no_looser(upper: float, peer: float) -> bool:
-    """At most the default tolerance, max(1e-3, 0.025 %), above a peer's finite epsilon."""
-    return not math.isfinite(peer) or upper <= peer + max(1e-3, 2.5e-4 * peer)
+def no_looser(lower: float, upper: float, peer: float) -> bool:
+    """The default's upper side at most a peer's finite epsilon to seven significant digits
+    (``question.EXACT_RELATIVE``), unless the peer's estimate (uncertified) is below our certified lower side, so
+    below the truth."""
+    return not math.isfinite(peer) or peer < lower or upper <= peer * (1.0 + question.EXACT_RELATIVE)
+
+
+def finer_lower(sigma: float, q: float, rounds: int, delta: float) -> float:
+    """A certified lower side read under the tilt on a grid a quarter of dp_accounting's (``TiltedReader``): where
+    dp_accounting's estimate is below it, that estimate is below the true epsilon, and no certified upper side can be
+    at most it."""
+    return TiltedReader((sigma, q, float(rounds), 1.0)).grid_bracket(delta, 2.5e-5, math.inf)[0]
 
 
 def quiet_bracket(run, delta: float) -> tuple[float, float]:
@@ -94,7 +105,7 @@ def test_fedavg_billion_clients_at_gboard_delta_is_finite_readable_and_positive(
     lower, upper = quiet_bracket(run, 1.26e-10)
     assert 0 < lower <= upper and readable(lower, upper)
     assert upper <= their_rdp(1.0, 1e-6, 10**6, 1.26e-10)
-    assert no_looser(upper, their_pld(1.0, 1e-6, 10**6, 1.26e-10))
+    assert no_looser(lower, upper, their_pld(1.0, 1e-6, 10**6, 1.26e-10))
     # the grid q / 4 with the same tail, on a fixed grid of the caller's: a certified bracket that must overlap
     fixed = SubsampledGaussianPLD(
         sigma=1.0, sampling_rate=1e-6, rounds=10**6, value_discretization_interval=2.5e-7, tail=1e-19
@@ -107,7 +118,7 @@ def test_fedavg_million_clients_at_n_to_the_minus_1_1_meets_dp_accounting_live()
     run = DPFedAvg(total_clients=10**6, clients_per_round=10, rounds=10**6, noise_multiplier=1.0)
     lower, upper = quiet_bracket(run, delta)
     assert lower > 0.01 and readable(lower, upper)
-    assert no_looser(upper, their_pld(1.0, 1e-5, 10**6, delta))
+    assert no_looser(lower, upper, their_pld(1.0, 1e-5, 10**6, delta))
     assert upper <= their_rdp(1.0, 1e-5, 10**6, delta)
 
 
@@ -120,14 +131,46 @@ def test_fedavg_million_clients_at_n_to_the_minus_1_1_meets_dp_accounting_live()
 )
 def test_default_never_looser_than_dp_accounting_live(sigma, log_q, rounds, log_delta):
     """Random settings of the sub-box where dp_accounting answers within a second: the default upper side at most
-    max(1e-3, 0.025 %) above its PLD epsilon (where that is below our certified lower side, dp_accounting is the one
-    wrong: its fixed grid's estimate is not a bound) and never above the RDP conversion."""
+    its PLD epsilon (``no_looser``), or that estimate below the true epsilon (``finer_lower``), or inside our
+    certified bracket, itself within the default tolerance: at small q and few rounds (sigma 1, q 1e-3, 10 rounds,
+    delta 1e-8 and 1e-9) the remove direction's window is wide and the Chernoff bound at the exponent's tilt far
+    above delta, so the tilted read's round-off charge is ~1e-3 of delta on every grid, and the upper side stays
+    up to 4e-5 (relative) above the estimate (a known gap: no read here yet separates the two); never above the
+    RDP conversion."""
     q, delta = 10.0**log_q, 10.0**log_delta
     lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(delta, bound="both")
     theirs = their_pld(sigma, q, rounds, delta)
     assert lower <= upper
-    assert theirs < lower or no_looser(upper, theirs)
+    assert (
+        no_looser(lower, upper, theirs)
+        or theirs < finer_lower(sigma, q, rounds, delta)
+        or (lower <= theirs <= upper and bool(question.within_tolerance(lower, upper)))
+    )
     assert upper <= their_rdp(sigma, q, rounds, delta) * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("delta", [1e-5, 1e-7, 1e-10])
+@pytest.mark.parametrize(
+    ("sigma", "q", "rounds"),
+    [(1.1, 256 / 60_000, 14_100), (1.0, 0.5, 5), (0.8, 1e-3, 10_000), (1.5, 0.05, 100)],
+    ids=["readme", "q-half", "dp-fedavg", "100-rounds"],
+)
+def test_default_upper_side_at_most_dp_accounting_default(sigma, q, rounds, delta):
+    """The runs of the README and the docs: the upper side no looser than dp_accounting's default PLD (on the same
+    grid a certified upper side carries charges above its uncharged estimate; the default reads half that grid)."""
+    lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(delta, bound="both")
+    assert no_looser(lower, upper, their_pld(sigma, q, rounds, delta))
+
+
+@pytest.mark.parametrize("delta", [1e-5, 1e-10])
+def test_two_stage_default_at_most_dp_accounting_default(delta):
+    """Two noise levels (sigma 1.1 then 0.9, 7050 steps each at q = 256/60 000) through the dp_accounting adapter:
+    its default bracket's upper side no looser than dp_accounting's own default PLD."""
+    stages = [(1.1, 256 / 60_000, 7050), (0.9, 256 / 60_000, 7050)]
+    event = dp_accounting.ComposedDpEvent([_event(*stage) for stage in stages])
+    lower, upper = HockeystickAccountant().compose(event).get_epsilon_bracket(delta)
+    theirs = pld_privacy_accountant.PLDAccountant().compose(event).get_epsilon(delta)
+    assert no_looser(lower, upper, theirs)
 
 
 def test_fedavg_local_steps_are_refused_with_the_reason():

@@ -36,7 +36,7 @@ Examples
 >>> for _ in range(100):
 ...     accountant.step(noise_multiplier=1.0, sample_rate=0.01)
 >>> accountant.history, round(accountant.get_epsilon(1e-5), 6)
-([(1.0, 0.01, 100)], 0.718037)
+([(1.0, 0.01, 100)], 0.718036)
 >>> round(get_noise_multiplier(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.01, steps=100), 6)
 0.902025
 """

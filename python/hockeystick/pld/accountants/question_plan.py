@@ -73,8 +73,8 @@ class QuestionEpsilon:
         by ``RDP_MARGIN``), else (under ``add_or_remove``) ``plan_rdp.plan_rdp_epsilon`` of the plan where that is
         finite, with a warning naming ``accuracy=``; a finite upper side of a bracket wider than the default
         tolerance is lowered to the plan's RDP side where smaller (``plan_rdp.rdp_lowered_upper``, add-or-remove).  Under ``add_or_remove`` a plan of several
-        Poisson-subsampled Gaussians has its bracket, where wide, intersected with the tilted composition's
-        (``refine.tilted_factors``)."""
+        Poisson-subsampled Gaussians has its bracket intersected with the tilted composition's (``refine.tilted_factors``:
+        on coarser grids where wide, on half the peers' default grid where not exact)."""
         if run is not None:
             if self._run is None or self._run[0] != run:
                 self._run = (run, SubsampledGaussianPLD(sigma=run[0], sampling_rate=run[1], rounds=run[2]))

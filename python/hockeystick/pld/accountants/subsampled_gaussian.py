@@ -235,10 +235,12 @@ class PLDAccountant:
         segments = self._subsampled_segments()
         if segments is None:
             return self._pld.epsilon(delta, bound=bound)
-        # several subsampled Gaussians: the plain bracket, where wide, intersected with the tilted composition's
+        # several subsampled Gaussians: the plain bracket intersected with the tilted composition's (tilted_factors)
         dlt = delta_values(delta)
         lower, upper = cast("tuple[np.ndarray, np.ndarray]", self._pld.epsilon(dlt, bound="both"))
-        lower, upper = tilted_factors.tilted_factors_brackets(segments, dlt, np.asarray(lower), np.asarray(upper))
+        lower, upper = tilted_factors.tilted_factors_brackets(
+            segments, dlt, np.asarray(lower), np.asarray(upper), fine=self._from_question
+        )
         return bound_result(lower, upper, bound, dlt.ndim == 0)
 
     def epsilon_curve(
@@ -493,7 +495,14 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             return refinement.refined(pts, xs, method, threads), {}
         if self._from_question and method == "epsilon":
             return self._question_brackets(pts, xs, threads, keep)
-        return self._fixed_brackets(pts, xs, bound, method, threads, keep)
+        found, store = self._fixed_brackets(pts, xs, bound, method, threads, keep)
+        if self._from_question and bound != "lower":  # delta's upper side read finer than the peers' default grid
+            tail = self.tail if self._tail_given else None
+            found = [  # without a lower side (bound "upper") no bracket is known exact: each is read
+                tilted_question.fine_delta_brackets(p, x, lo if bound == "both" else np.zeros_like(up), up, tail)
+                for p, x, (lo, up) in zip(pts, xs, found)
+            ]
+        return found, store
 
     def _fixed_brackets(
         self, pts: list[Point], xs: list[np.ndarray], bound: Bound, method: str, threads: int, keep: bool
@@ -517,7 +526,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         """``_unit_brackets`` of ``.epsilon`` given neither a grid nor an ``accuracy`` (``refine.question``): the
         bracket of the fixed grid where it fits the question and meets the default tolerance, else that of the
         refinement to the default tolerance with the question's tail, intersected with the fixed grid's where
-        that was built (both certified)."""
+        that was built; then, where not yet exact, with the tilted read on a grid finer than the peers' default
+        (``tilted_question.fine_brackets``; all certified)."""
         found: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(pts)
         tried = [i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x, self.tail)]
         store: dict[PLDKey, PrivacyLossDistribution] = {}
@@ -530,7 +540,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         todo = [i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))]
         if todo:
             self._refine_to_question(pts, xs, todo, found, threads)
-        return [b for b in found if b is not None], store
+        tail = self.tail if self._tail_given else None
+        brackets = [tilted_question.fine_brackets(p, x, *b, tail) for p, x, b in zip(pts, xs, found) if b is not None]
+        return brackets, store
 
     def _refine_to_question(
         self,

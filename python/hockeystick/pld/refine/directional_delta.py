@@ -98,9 +98,11 @@ def calibration_directions(
     parameter: str, params: Mapping[str, float | np.ndarray]
 ) -> SubsampledGaussianDirections | None:
     """The split evaluation ``calibrate`` may use for ``parameter`` with the other parameters ``params`` (one
-    block of targets), or None: only sigma, only on a fixed grid, and only where every sampling rate is below
-    1 (rate 1 is the plain Gaussian: one direction, in closed form)."""
-    if parameter != "sigma" or not set(params) <= _KNOWN:
+    block of targets), or None: only sigma, only on a grid the caller gave (the default's delta reads its upper
+    side on a finer grid besides, ``refine.question.FINE_INTERVAL``, so the split would not be the accountant's
+    delta), and only where every sampling rate is below 1 (rate 1 is the plain Gaussian: one direction, in
+    closed form)."""
+    if parameter != "sigma" or not set(params) <= _KNOWN or params.get("value_discretization_interval") is None:
         return None
     if np.any(np.asarray(params.get("sampling_rate", 1.0), dtype=float) >= 1.0):
         return None

@@ -12,12 +12,16 @@ each certified, are intersected.  Where the refined bracket is still wider than 
 charges may limit (below ~1e3 T u: every plain PLD bound carries ~T 1e-16 of the total mass), it is intersected with
 the bracket read under an exponential tilt (``tilted_question``: the same rounds, their round-off relative to a
 Chernoff bound), and its upper side then lowered to the RDP conversion's (``rdp_upper``) where that is smaller.
+Last, every bracket not yet exact (``exact``: narrower than ``EXACT_RELATIVE`` of its upper side) is intersected
+with the tilted read on ``FINE_INTERVAL``, half the peers' default grid, with tails of ``TILTED_TAIL_SHARE``: the
+peers' default is the estimate of that grid without charges, which a certified upper side on the same grid cannot
+be below.
 
 The tolerance, max(1e-3, 0.025 % eps), puts the certified upper side within that of the true epsilon; refined to
 half of it, below dp_accounting's default PLD (a pessimistic estimate on the 1e-4 grid, uncertified), whose excess
-over the true epsilon is of the tolerance's order: for 14 100 steps of sigma 1.1 at q = 256/60 000 and
-delta = 1e-10 it is 3.74138, the default bracket [3.74050, 3.74132] (refined to the whole tolerance, the upper
-side 3.74141 was above it).
+over the true epsilon is of the tolerance's order (for 14 100 steps of sigma 1.1 at q = 256/60 000 and
+delta = 1e-10 it is 3.74138; refined to the whole tolerance, the upper side 3.74141 was above it); the fine read
+then takes the bracket to [3.74099, 3.74104].
 A bracket still wider than ``READABLE_ACCURACY`` / ``READABLE_RELATIVE_ACCURACY`` (max(1e-2,
 1e-2 eps)) after the refinement warns, naming ``accuracy=``.
 """
@@ -50,16 +54,31 @@ READABLE_ACCURACY = 1e-2
 READABLE_RELATIVE_ACCURACY = 1e-2
 # the mass the tails cut from T rounds may send to +infinity: at most this share of the delta asked
 TAIL_SHARE = 1e-3
+# the same share for the tilted reads (``tilted_question``, ``tilted_factors``), whose upper sides are otherwise
+# tight enough for the cut mass to show: it moves epsilon by about share / |d log delta / d eps| (at q = 0.5,
+# 5 rounds, delta = 1e-10, 2.4e-4 at 1e-3 and 1e-8 at 1e-7, against the peers' tails of ~1e-22), and a smaller
+# tail costs only a few more points (the loss's tails are Gaussian)
+TILTED_TAIL_SHARE = 1e-10
 # the smallest tail a discretization takes (``compose.truncation``)
 SMALLEST_TAIL = 1e-300
+# the grid of the default's last read, under a tilt (``tilted_question.fine_brackets``, ``tilted_factors``): half the
+# peers' default grid.  dp_accounting's default is the pessimistic connect-the-dots estimate on DEFAULT_INTERVAL,
+# uncertified; a certified upper side on that grid carries charges (round-off, tails) on top of the same
+# discretization, so it cannot be below it (14 100 steps of sigma 1.1 at q = 256/60 000: 4.5e-6 above at
+# delta = 1e-5, 1.5e-4 at 1e-6).  On half the grid the discretization's excess (of order T h^2) falls about
+# fourfold while the tilted read's charges stay relative to its Chernoff bound: 6.7e-5 below at 1e-5.
+FINE_INTERVAL = DEFAULT_INTERVAL / 2
+# a bracket narrower than this share of its upper side fixes epsilon to seven significant digits: no finer read is
+# made (and an upper side within it of a peer's estimate is no looser to the digits anyone reads)
+EXACT_RELATIVE = 1e-7
 # the RDP conversion's epsilon is rounded up by this (relative) for the round-off of its float sums
 RDP_MARGIN = 1e-9
 
 
-def question_tail(rounds: float, delta: float) -> float:
+def question_tail(rounds: float, delta: float, share: float = TAIL_SHARE) -> float:
     """The tail cut from each round's loss: ``DEFAULT_TAIL``, or less where T rounds' cuts (at most T tail at
-    +infinity on the upper side) would pass ``TAIL_SHARE`` delta, at least ``SMALLEST_TAIL``."""
-    return float(min(DEFAULT_TAIL, max(SMALLEST_TAIL, TAIL_SHARE * delta / rounds)))
+    +infinity on the upper side) would pass ``share`` delta, at least ``SMALLEST_TAIL``."""
+    return float(min(DEFAULT_TAIL, max(SMALLEST_TAIL, share * delta / rounds)))
 
 
 def fixed_grid_fits(point: Point, delta: np.ndarray, tail: float = DEFAULT_TAIL) -> bool:
@@ -86,6 +105,12 @@ def within_tolerance(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 def default_tolerance(eps: float) -> float:
     """The default tolerance at epsilon ``eps``: max(``DEFAULT_ACCURACY``, ``DEFAULT_RELATIVE_ACCURACY`` eps)."""
     return float(epsilon_tolerance(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY, np.array(eps)))
+
+
+def exact(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """True where the bracket [lower, upper] (of epsilon or of delta) is at most ``EXACT_RELATIVE`` of its upper side
+    wide."""
+    return np.asarray(upper - lower <= EXACT_RELATIVE * np.abs(upper))
 
 
 def within_readable(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:

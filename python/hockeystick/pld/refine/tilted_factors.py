@@ -14,7 +14,8 @@ is the maximum over the directions on each side, on grids from the default toler
 (``StartGrid.first``) down by ``GRID_STEP`` while the upper side still falls by a quarter of the tolerance, at most
 ``GRIDS`` grids; every bracket found is certified and the answer is their intersection with the one given.  Each
 factor is discretized with the question tail of the whole run (``question.question_tail`` at T rounds: its T cuts
-together at most ``question.TAIL_SHARE`` delta).
+together at most ``question.TILTED_TAIL_SHARE`` delta).  Last, a bracket not yet exact (``question.exact``) is
+intersected with the tilted bracket on ``question.FINE_INTERVAL``, half the peers' default grid (``refine.question``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ..compose.pmf import GridPMF
 from ..grid.grid_start import StartGrid
 from ..mechanisms.constructors import Directions, subsampled_gaussians
 from . import question
-from .tilted_question import GRID_STEP, GRIDS, LAMBDAS, MAX_POINTS, ROUND_OFF_PER_ROUND
+from .tilted_question import GRID_STEP, GRIDS, MAX_POINTS, ROUND_OFF_PER_ROUND, best_tilt
 
 # one factor of the run: (sigma, sampling rate, sensitivity) and its rounds
 Segment = tuple[tuple[float, float, float], int]
@@ -48,20 +49,14 @@ def summed_log_mgf(terms: Sequence[tuple[GridPMF, int]], lams: np.ndarray) -> np
 
 
 def chernoff_tilt(terms: Sequence[tuple[GridPMF, int]], delta: float) -> float:
-    """The lam among ``LAMBDAS`` minimizing (K(lam) + log(E / delta)) / lam, K the summed log-moment."""
-    rounds = sum(c for _, c in terms)
-    with np.errstate(over="ignore", invalid="ignore"):
-        eps = (summed_log_mgf(terms, LAMBDAS) + math.log(ROUND_OFF_PER_ROUND * rounds / delta)) / LAMBDAS
-    eps = np.where(np.isfinite(eps), eps, np.inf)
-    return float(LAMBDAS[int(np.argmin(eps))])
+    """The lam minimizing (K(lam) + log(E / delta)) / lam, K the summed log-moment (``best_tilt``)."""
+    log_ratio = math.log(ROUND_OFF_PER_ROUND * sum(c for _, c in terms) / delta)
+    return best_tilt(lambda lam: -(summed_log_mgf(terms, lam) + log_ratio) / lam)
 
 
 def exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
-    """The lam among ``LAMBDAS`` maximizing lam eps - K(lam), K the summed log-moment."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        exponent = LAMBDAS * eps - summed_log_mgf(terms, LAMBDAS)
-    exponent = np.where(np.isfinite(exponent), exponent, -np.inf)
-    return float(LAMBDAS[int(np.argmax(exponent))])
+    """The lam maximizing lam eps - K(lam), K the summed log-moment (``best_tilt``)."""
+    return best_tilt(lambda lam: lam * eps - summed_log_mgf(terms, lam))
 
 
 def _upper_side(ups: Sequence[tuple[GridPMF, int]], lam: float, h: float, delta: float, upper: float) -> float:
@@ -102,11 +97,13 @@ def direction_bracket(
 
 
 def tilted_factors_bracket(
-    segments: Sequence[Segment], delta: float, lower: float, upper: float
+    segments: Sequence[Segment], delta: float, lower: float, upper: float, fine: bool = True
 ) -> tuple[float, float]:
     """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets of the composition of ``segments``
-    on the grids of the module docstring (each certified); as given where it is within the default tolerance
-    already (``question.within_tolerance``) or a factor's sampling rate is 1.
+    on the grids of the module docstring where it is wider than the default tolerance, then, where ``fine`` (the
+    default's: no grid given) and not yet exact (``question.exact``), with the tilted bracket on
+    ``question.FINE_INTERVAL``, so that the upper side is read finer than the peers' default grid (each
+    certified); as given where a factor's sampling rate is 1.
 
     Parameters
     ----------
@@ -116,42 +113,62 @@ def tilted_factors_bracket(
         The delta asked, in (0, 1).
     lower, upper : float
         A certified bracket of epsilon at ``delta`` (the plain composition's).
+    fine : bool, default True
+        Whether the bracket is also read on ``question.FINE_INTERVAL`` where not exact.
 
     Returns
     -------
     tuple of float
         The certified (lower, upper) bracket.
     """
-    if (
-        not segments
-        or question.within_tolerance(np.array(lower), np.array(upper))
-        or any(k[1] >= 1.0 for k, _ in segments)
-    ):
+    if not segments or any(k[1] >= 1.0 for k, _ in segments):
         return lower, upper
     rounds = total_rounds(segments)
-    (sigma, q, sensitivity), _ = max(segments, key=lambda s: s[1])
-    h = StartGrid(question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY).first(
-        (sigma, q, float(rounds), sensitivity), np.array([delta]), "epsilon"
-    )
-    tail = question.question_tail(rounds, delta)
-    for _ in range(GRIDS):
-        try:
-            sides = [direction_bracket(segments, d, h, tail, delta, upper) for d in ("remove", "add")]
-        except ValueError:  # a window past MAX_POINTS (or a grid past the discretization's cells): stop here
-            break
-        before = upper
-        lower = max(lower, max(s[0] for s in sides))
-        upper = min(upper, max(s[1] for s in sides))
-        if question.within_tolerance(np.array(lower), np.array(upper)) or not (
-            before - upper > 0.25 * question.default_tolerance(upper)
-        ):
-            break
-        h /= GRID_STEP
+    tail = question.question_tail(rounds, delta, question.TILTED_TAIL_SHARE)
+    if not question.within_tolerance(np.array(lower), np.array(upper)):
+        (sigma, q, sensitivity), _ = max(segments, key=lambda s: s[1])
+        h = StartGrid(question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY).first(
+            (sigma, q, float(rounds), sensitivity), np.array([delta]), "epsilon"
+        )
+        lower, upper = _coarse_to_fine(segments, delta, lower, upper, h, tail)
+    if fine and not question.exact(np.array(lower), np.array(upper)):
+        lower, upper = _grid_bracket(segments, delta, lower, upper, question.FINE_INTERVAL, tail)
     return lower, max(lower, upper)
 
 
+def _grid_bracket(
+    segments: Sequence[Segment], delta: float, lower: float, upper: float, h: float, tail: float
+) -> tuple[float, float]:
+    """(``lower``, ``upper``) intersected with the tilted bracket on grid ``h`` (the maximum over the directions on
+    each side: delta is the larger of the two directions' curves); as given where its window passes
+    ``MAX_POINTS`` (or the grid the discretization's cells)."""
+    try:
+        sides = [direction_bracket(segments, d, h, tail, delta, upper) for d in ("remove", "add")]
+    except ValueError:
+        return lower, upper
+    return max(lower, max(s[0] for s in sides)), min(upper, max(s[1] for s in sides))
+
+
+def _coarse_to_fine(
+    segments: Sequence[Segment], delta: float, lower: float, upper: float, h: float, tail: float
+) -> tuple[float, float]:
+    """The tilted brackets on grids from ``h`` down by ``GRID_STEP`` while the upper side still falls by a quarter
+    of the tolerance and the bracket is wider than it, at most ``GRIDS`` grids, intersected."""
+    for _ in range(GRIDS):
+        before = (lower, upper)
+        lower, upper = _grid_bracket(segments, delta, lower, upper, h, tail)
+        if (
+            (lower, upper) == before
+            or question.within_tolerance(np.array(lower), np.array(upper))
+            or not (before[1] - upper > 0.25 * question.default_tolerance(upper))
+        ):
+            break
+        h /= GRID_STEP
+    return lower, upper
+
+
 def tilted_factors_brackets(
-    segments: Sequence[Segment], delta: np.ndarray, lower: np.ndarray, upper: np.ndarray
+    segments: Sequence[Segment], delta: np.ndarray, lower: np.ndarray, upper: np.ndarray, fine: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
     """``tilted_factors_bracket`` at each delta of ``delta`` (of the brackets' shape after broadcasting).
 
@@ -161,6 +178,8 @@ def tilted_factors_brackets(
         The run's factors.
     delta, lower, upper : numpy.ndarray
         The deltas and their certified brackets.
+    fine : bool, default True
+        Whether each bracket is also read on ``question.FINE_INTERVAL`` where not exact.
 
     Returns
     -------
@@ -171,5 +190,5 @@ def tilted_factors_brackets(
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
     for j in range(flat.size):
-        lows[j], ups[j] = tilted_factors_bracket(segments, float(flat[j]), float(lows[j]), float(ups[j]))
+        lows[j], ups[j] = tilted_factors_bracket(segments, float(flat[j]), float(lows[j]), float(ups[j]), fine)
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))

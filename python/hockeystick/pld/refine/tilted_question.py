@@ -16,12 +16,14 @@ directions on each side (delta is the larger of the two directions' curves), on 
 tolerance's first grid (``StartGrid.first``) down by ``GRID_STEP`` while the upper side still falls by a
 quarter of the tolerance, at most ``GRIDS`` grids, each window within ``MAX_POINTS``; every bracket found is
 certified and the answer is their intersection with the one given.  It is read for every bracket the refinement
-left wider than the tolerance (``SubsampledGaussianPLD``'s ``_tilted_sides``), whatever limited it.
+left wider than the tolerance (``SubsampledGaussianPLD``'s ``_tilted_sides``), whatever limited it, and, on
+``question.FINE_INTERVAL``, for every default bracket not yet exact (``fine_brackets``).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import cast
 
 import numpy as np
@@ -30,7 +32,7 @@ from ..compose import tilted, truncation
 from ..compose.distribution import Factor
 from ..compose.pmf import GridPMF
 from ..grid.grid_start import Point, StartGrid
-from ..mechanisms.constructors import Directions, subsampled_gaussians
+from ..mechanisms.constructors import DEFAULT_INTERVAL, Directions, subsampled_gaussians
 from . import question
 
 # the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model, not a bound)
@@ -38,34 +40,42 @@ ROUND_OFF_PER_ROUND = 1e-16
 GRID_STEP = 4.0
 GRIDS = 4
 MAX_POINTS = 1 << 22
-# the tilts tried, lam = theta / h, for the Chernoff optima
+# the tilts tried, lam = theta / h, for the Chernoff optima; searched every COARSE_STEP-th first (``best_tilt``)
 LAMBDAS = np.exp(np.linspace(math.log(1e-2), math.log(1e6), 481))
+COARSE_STEP = 8
+
+
+def best_tilt(score: Callable[[np.ndarray], np.ndarray]) -> float:
+    """The lam among ``LAMBDAS`` maximizing ``score`` (a vectorized function of lam; non-finite values never win):
+    the best of every ``COARSE_STEP``-th tilt, then the best of the tilts between its two neighbours.  Where the
+    score is unimodal in lam (the Chernoff objectives are: K is convex), that is the best of all ``LAMBDAS`` at an
+    eighth of their evaluations; every tilt is valid for the certified reads, the search only makes them tight."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        coarse = np.asarray(score(LAMBDAS[::COARSE_STEP]), dtype=np.float64)
+        best = int(np.argmax(np.where(np.isfinite(coarse), coarse, -np.inf))) * COARSE_STEP
+        near = LAMBDAS[max(0, best - COARSE_STEP + 1) : best + COARSE_STEP]
+        fine = np.asarray(score(near), dtype=np.float64)
+    return float(near[int(np.argmax(np.where(np.isfinite(fine), fine, -np.inf)))])
 
 
 def chernoff_tilt(pmf: GridPMF, rounds: float, delta: float) -> float:
-    """The lam among ``LAMBDAS`` minimizing (K(lam) + log(E / delta)) / lam (module docstring)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        k = rounds * pmf.log_mgf(LAMBDAS)
-        eps = (k + math.log(ROUND_OFF_PER_ROUND * rounds / delta)) / LAMBDAS
-    eps = np.where(np.isfinite(eps), eps, np.inf)
-    return float(LAMBDAS[int(np.argmin(eps))])
+    """The lam minimizing (K(lam) + log(E / delta)) / lam (module docstring; ``best_tilt``)."""
+    log_ratio = math.log(ROUND_OFF_PER_ROUND * rounds / delta)
+    return best_tilt(lambda lam: -(rounds * pmf.log_mgf(lam) + log_ratio) / lam)
 
 
 def exponent_tilt(pmf: GridPMF, rounds: float, eps: float) -> float:
-    """The lam among ``LAMBDAS`` maximizing lam eps - K(lam) (the Chernoff exponent at ``eps``)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        exponent = LAMBDAS * eps - rounds * pmf.log_mgf(LAMBDAS)
-    exponent = np.where(np.isfinite(exponent), exponent, -np.inf)
-    return float(LAMBDAS[int(np.argmax(exponent))])
+    """The lam maximizing lam eps - K(lam), the Chernoff exponent at ``eps`` (``best_tilt``)."""
+    return best_tilt(lambda lam: lam * eps - rounds * pmf.log_mgf(lam))
 
 
 def remove_tail(point: Point, delta: float) -> float:
     """The remove direction's tail: the largest 10^(-k / 4) below 1e-3 whose mass above the integration range over
     T rounds (``truncation.remove_mass_above``, which carries the factor q the add direction's tail lacks) is at
-    most ``question.TAIL_SHARE`` delta, at least the question tail (``question.question_tail``)."""
+    most ``question.TILTED_TAIL_SHARE`` delta, at least the question tail at that share (``question.question_tail``)."""
     sigma, q, rounds, sensitivity = point
-    floor = question.question_tail(rounds, delta)
-    budget = question.TAIL_SHARE * delta
+    floor = question.question_tail(rounds, delta, question.TILTED_TAIL_SHARE)
+    budget = question.TILTED_TAIL_SHARE * delta
 
     def fits(k: int) -> bool:
         return rounds * truncation.remove_mass_above(10.0 ** (-k / 4.0), sigma, q, sensitivity) <= budget
@@ -83,7 +93,7 @@ class TiltedReader:
     """The tilted brackets of one point (sigma, q, T, sensitivity) at several deltas, the PLD of each grid and the
     tilted compositions made so far shared between them (where two deltas ask the same grid, tail and tilt).
     Each direction's rounds are discretized with the largest tail the delta allows: the add direction with the
-    question tail (``question.question_tail``), the remove direction with ``remove_tail`` (its mass above the
+    question tail at ``question.TILTED_TAIL_SHARE`` (``question.question_tail``), the remove direction with ``remove_tail`` (its mass above the
     range carries a factor q), not the least over the deltas.  The tilted charge is E times the Chernoff bound,
     which a longer loss tail (its mass ~tail, its moments large) raises: at q 1e-6, 10^6 rounds, delta 1e-20 the
     remove direction's upper epsilon falls from 0.048 (tail 1e-29) to about 0.02 (1e-24).  A ``tail`` given
@@ -101,7 +111,10 @@ class TiltedReader:
         if self.tail is not None:
             wanted = [("remove", self.tail), ("add", self.tail)]
         else:
-            wanted = [("remove", remove_tail(self.point, delta)), ("add", question.question_tail(rounds, delta))]
+            wanted = [
+                ("remove", remove_tail(self.point, delta)),
+                ("add", question.question_tail(rounds, delta, question.TILTED_TAIL_SHARE)),
+            ]
         out = []
         for name, tail in wanted:
             if (h, name, tail) not in self._factors:
@@ -161,6 +174,30 @@ class TiltedReader:
                 lows.append(tilted.lower_epsilon(low_side, delta, up))
         return max(lows), max(ups)
 
+    def upper_at_exponent(self, delta: float, h: float, upper: float) -> float:
+        """The certified upper epsilon at ``delta`` on grid ``h``: per direction, the upper side under the tilt of the
+        Chernoff exponent at ``upper`` (a finite upper side already found; ``exponent_tilt``), searched from it; the
+        maximum over the directions."""
+        rounds = int(self.point[2])
+        return max(
+            self.upper_side(h, d, tail, factor.upper, delta, exponent_tilt(factor.upper, rounds, upper), upper)
+            for d, tail, factor in self.directions(h, delta)
+        )
+
+    def delta_upper(self, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
+        """Certified upper deltas at each of ``eps`` on grid ``h``: per direction, the pessimistic PMF composed once
+        under the tilt of the Chernoff exponent at ``centre`` (``exponent_tilt``) and read at every eps; the
+        maximum over the directions (each discretized with the tails ``delta``, the least delta expected,
+        allows)."""
+        rounds = int(self.point[2])
+        found = np.zeros(eps.shape)
+        for d, tail, factor in self.directions(h, delta):
+            side = self.composition(
+                h, d, tail, [(factor.upper, rounds)], exponent_tilt(factor.upper, rounds, centre), True
+            )
+            found = np.maximum(found, [side.delta(float(x)) for x in eps])
+        return found
+
     def bracket(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
         """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets on the grids of the module
         docstring; as given at q = 1 (the Gaussian mechanism, which the accountant answers in closed form)."""
@@ -196,4 +233,54 @@ def tilted_brackets(
     reader = TiltedReader(point, tail)
     for j in range(flat.size):
         lows[j], ups[j] = reader.bracket(float(flat[j]), float(lows[j]), float(ups[j]))
+    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+
+
+def fine_brackets(
+    point: Point, delta: np.ndarray, lower: np.ndarray, upper: np.ndarray, tail: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` with a finite upper side not yet exact
+    (``question.exact``), its upper side lowered to the tilted read's on ``question.FINE_INTERVAL`` under the
+    Chernoff exponent's tilt at it (``TiltedReader.upper_at_exponent``, certified; at ``tail`` where given), so
+    that the default's upper side is read finer than the peers' default grid; where that window would pass
+    ``MAX_POINTS``, on the peers' grid ``DEFAULT_INTERVAL`` (the same discretization as theirs, without the plain
+    composition's round-off charge); as given at q = 1 (closed form) or where both windows would pass it."""
+    lows = np.array(lower, dtype=np.float64).reshape(-1)
+    ups = np.array(upper, dtype=np.float64).reshape(-1)
+    flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
+    reader = TiltedReader(point, tail)
+    for j in range(flat.size) if point[1] < 1.0 else ():
+        if question.exact(lows[j], ups[j]) or not math.isfinite(ups[j]):
+            continue
+        for h in (question.FINE_INTERVAL, DEFAULT_INTERVAL):
+            try:
+                up = reader.upper_at_exponent(float(flat[j]), h, float(ups[j]))
+            except ValueError:  # a window past MAX_POINTS: the peers' grid, still free of the plain round-off
+                continue
+            ups[j] = max(lows[j], min(ups[j], up))
+            break
+    return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+
+
+def fine_delta_brackets(
+    point: Point, eps: np.ndarray, lower: np.ndarray, upper: np.ndarray, tail: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each delta bracket (``lower``, ``upper``) at ``eps`` of ``point`` with a positive upper side not yet exact
+    (``question.exact``), its upper side lowered to the tilted read's on ``question.FINE_INTERVAL``
+    (``TiltedReader.delta_upper``: each direction composed once, under the exponent's tilt at the median of those
+    eps; certified; at ``tail`` where given), so that the default's delta is read finer than the peers' default
+    grid, as its epsilon is (``fine_brackets``); as given at q = 1 (closed form) or where the read's window would
+    pass ``MAX_POINTS``."""
+    lows = np.array(lower, dtype=np.float64).reshape(-1)
+    ups = np.array(upper, dtype=np.float64).reshape(-1)
+    flat = np.broadcast_to(np.asarray(eps, dtype=np.float64), np.shape(lower)).reshape(-1)
+    todo = np.flatnonzero(np.isfinite(flat) & (ups > 0.0) & ~question.exact(lows, ups))
+    if point[1] < 1.0 and todo.size:
+        try:
+            found = TiltedReader(point, tail).delta_upper(
+                flat[todo], question.FINE_INTERVAL, float(np.median(flat[todo])), float(np.min(ups[todo]))
+            )
+        except ValueError:  # a window past MAX_POINTS: the brackets as given
+            found = ups[todo]
+        ups[todo] = np.maximum(lows[todo], np.minimum(ups[todo], found))
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
