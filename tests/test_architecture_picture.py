@@ -9,19 +9,20 @@ from pathlib import Path
 from .test_layers import LAYERS, PACKAGE
 
 PICTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
-ROW = re.compile(r"^(?P<names>(?:[\w.]+/?,?\s{1,2})+?)\s{2,}.*\blayer (?P<layers>\d+(?:, \d+)*)\s*$")
+ROW = re.compile(r"^(?P<names>(?:[\w.]+/?,?\s{1,2})+?)\s{2,}.*\blayer (?P<layers>\d+(?:\.5)?(?:, \d+(?:\.5)?)*)\s*$")
 
 
-def drawn_layers() -> dict[str, int]:
-    """Folder or module -> layer, read from the rows of the picture's first code block that end in ``layer N``."""
+def drawn_layers() -> dict[str, float]:
+    """Folder or module -> layer, read from the rows of the picture's first code block that end in ``layer N`` (a
+    half layer, N.5, sits between two: secure aggregation over rdp and pld, under training)."""
     block = PICTURE.read_text().split("```")[1]
-    drawn: dict[str, int] = {}
+    drawn: dict[str, float] = {}
     for line in block.splitlines():
         row = ROW.match(line)
         if row is None:
             continue
         names = [n.strip(",").removesuffix("/").removesuffix(".py") for n in row["names"].split()]
-        layers = [int(x) for x in row["layers"].split(", ")]
+        layers = [float(x) if "." in x else int(x) for x in row["layers"].split(", ")]
         for name, layer in zip(names, layers * len(names) if len(layers) == 1 else layers, strict=True):
             drawn[name] = layer
     return drawn
