@@ -11,63 +11,16 @@ import numpy as np
 import pytest
 
 from hockeystick.interop import secagg_events
-from hockeystick.pld.mechanisms.constructors import from_distributions
 from hockeystick.rdp.conversion import rdp_to_epsilon
 from hockeystick.rdp.poisson_subsampled import poisson_subsampled_rdp
 from hockeystick.secagg import DistributedDiscreteGaussian, DistributedSkellam, observer_shares
 from hockeystick.secagg.lattice_pld import skellam_masses
 from hockeystick.training import DistributedDPFedAvg, secure_aggregation
 
+from .share_pair import post_processed_pair_epsilon
+
 # one share of N_Z(0, 5^2) a client, one survivor besides the differing client, d = 24, shift 5, q = 0.02, 20 rounds
 SIGMA, SHIFT, RATE, ROUNDS, DIMENSION, BETA = 5.0, 5, 0.02, 20, 24, 0.99
-
-
-def _one_share() -> np.ndarray:
-    y = np.arange(-70, 71, dtype=float)  # 14 sigma: the mass beyond is below 1e-40
-    w = np.exp(-(y**2) / (2 * SIGMA**2))
-    return w / w.sum()
-
-
-def _power(v: np.ndarray, m: int) -> np.ndarray:
-    out = np.ones(1)
-    for _ in range(m):
-        out = np.convolve(out, v)
-    return out
-
-
-def _post_processed_pair_epsilon(delta: float) -> float:
-    """A lower bound on the observer's eps(delta): the shifted coordinate y_1 and G, the sum over the other d - 1
-    coordinates of log(A(y) / R(y)) rounded to a grid of 0.5 (A two shares, R one), a post-processing of the
-    round (q (A + k e_1) + (1 - q) R^d against q A + (1 - q) R^d on each coordinate), composed and read on its
-    optimistic side.  The masses are doubles normalised to 1 (relative errors near 1e-13, far inside the margins
-    asserted)."""
-    r = _one_share()
-    a = np.convolve(r, r)  # two shares, on -140 .. 140
-    r_wide = np.zeros(a.size)
-    r_wide[70 : 70 + r.size] = r
-    inside = r_wide > 0  # A's mass where R has none (|y| > 70) is below 1e-40 a coordinate: dropped
-    g = np.round(np.log(a[inside] / r_wide[inside]) / 0.5).astype(int)
-    a_g = _power(np.bincount(g - g.min(), weights=a[inside]), DIMENSION - 1)
-    r_g = _power(np.bincount(g - g.min(), weights=r_wide[inside]), DIMENSION - 1)
-    size = a.size + 2 * SHIFT
-
-    def placed(v: np.ndarray, offset: int) -> np.ndarray:
-        out = np.zeros(size)
-        out[offset : offset + v.size] = v
-        return out
-
-    a_shifted, a_at, r_at = placed(a, 2 * SHIFT), placed(a, SHIFT), placed(r_wide, SHIFT)
-    p = (RATE * np.outer(a_shifted, a_g) + (1 - RATE) * np.outer(r_at, r_g)).ravel()
-    q = (RATE * np.outer(a_at, a_g) + (1 - RATE) * np.outer(r_at, r_g)).ravel()
-    keep = (p > 0) | (q > 0)
-    pair = from_distributions(
-        p[keep] / p[keep].sum() * (1 - 1e-12),
-        q[keep] / q[keep].sum(),
-        value_discretization_interval=2e-3,
-        symmetric=False,
-        exact_zeros=False,
-    )
-    return float(pair.self_compose(ROUNDS).epsilon(delta, bound="lower"))
 
 
 def _accountant() -> DistributedDiscreteGaussian:
@@ -84,7 +37,7 @@ def _accountant() -> DistributedDiscreteGaussian:
 
 
 def test_the_observer_upper_side_covers_a_post_processed_pair_the_fixed_share_amplification_misses():
-    truth_at_least = _post_processed_pair_epsilon(1e-5)
+    truth_at_least = post_processed_pair_epsilon(SIGMA, 70, SHIFT, RATE, ROUNDS, DIMENSION, 1e-5)
     acc = _accountant()
     low, high = acc.epsilon(1e-5, bound="both", against="observer")
     assert low <= truth_at_least <= high

@@ -17,62 +17,19 @@ import math
 import numpy as np
 import pytest
 
-from hockeystick.pld.mechanisms.constructors import from_distributions
 from hockeystick.rdp.conversion import rdp_to_epsilon
 from hockeystick.rdp.poisson_subsampled import poisson_subsampled_rdp
 from hockeystick.secagg import DistributedDiscreteGaussian
 from hockeystick.training import DistributedDPFedAvg
 
+from ..secagg.share_pair import post_processed_pair_epsilon
+
 SIGMA, SHIFT, RATE, ROUNDS, DIMENSION, BETA = 20.0, 20, 0.1, 50, 64, 0.99
-
-
-def _one_share() -> np.ndarray:
-    y = np.arange(-280, 281, dtype=float)
-    w = np.exp(-(y**2) / (2 * SIGMA**2))
-    return w / w.sum()
-
-
-def _power(v: np.ndarray, m: int) -> np.ndarray:
-    out = np.ones(1)
-    for _ in range(m):
-        out = np.convolve(out, v)
-    return out
-
-
-def _true_loss_lower(delta: float) -> float:
-    """The post-processed pair's epsilon(delta), optimistic side (module docstring)."""
-    r = _one_share()
-    a = np.convolve(r, r)  # two shares, on -560 .. 560
-    r_wide = np.zeros(a.size)
-    r_wide[280 : 280 + r.size] = r
-    inside = r_wide > 0  # A's mass where R has none is below 1e-22 a coordinate: those outcomes are dropped
-    g = np.round(np.log(a[inside] / r_wide[inside]) / 0.5).astype(int)
-    a_g = _power(np.bincount(g - g.min(), weights=a[inside]), DIMENSION - 1)
-    r_g = _power(np.bincount(g - g.min(), weights=r_wide[inside]), DIMENSION - 1)
-    size = a.size + 2 * SHIFT
-
-    def placed(v: np.ndarray, offset: int) -> np.ndarray:
-        out = np.zeros(size)
-        out[offset : offset + v.size] = v
-        return out
-
-    a_shifted, a_at, r_at = placed(a, 2 * SHIFT), placed(a, SHIFT), placed(r_wide, SHIFT)
-    p = (RATE * np.outer(a_shifted, a_g) + (1 - RATE) * np.outer(r_at, r_g)).ravel()
-    q = (RATE * np.outer(a_at, a_g) + (1 - RATE) * np.outer(r_at, r_g)).ravel()
-    keep = (p > 0) | (q > 0)
-    pair = from_distributions(
-        p[keep] / p[keep].sum() * (1 - 1e-12),
-        q[keep] / q[keep].sum(),
-        value_discretization_interval=2e-3,
-        symmetric=False,
-        exact_zeros=False,
-    )
-    return float(pair.self_compose(ROUNDS).epsilon(delta, bound="lower"))
 
 
 @pytest.mark.slow  # ~1.5 s CPU, 2-4 s wall on two loaded cores: a 600k-outcome pair composed 50 times
 def test_the_observer_s_true_loss_lies_in_our_bracket_and_above_a_fixed_share_amplification():
-    truth_at_least = _true_loss_lower(1e-5)
+    truth_at_least = post_processed_pair_epsilon(SIGMA, 280, SHIFT, RATE, ROUNDS, DIMENSION, 1e-5)
     ours = DistributedDPFedAvg(
         noise="distributed_discrete_gaussian",
         clip_norm=float(SHIFT),
