@@ -39,9 +39,11 @@ def test_pld_accountant_default_answers_one_subsampled_gaussian_as_the_question_
     assert acc.epsilon(1e-10, bound="both") == ours
     mixed = PLDAccountant().compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=10)
     mixed.compose_subsampled_gaussian(sigma=2.0, sampling_rate=0.01, rounds=10)  # two round types: the 1e-4 grid
-    on_grid = PLDAccountant(value_discretization_interval=1e-4).compose_subsampled_gaussian(
-        sigma=1.0, sampling_rate=0.01, rounds=10
-    ).compose_subsampled_gaussian(sigma=2.0, sampling_rate=0.01, rounds=10)
+    on_grid = (
+        PLDAccountant(value_discretization_interval=1e-4)
+        .compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=10)
+        .compose_subsampled_gaussian(sigma=2.0, sampling_rate=0.01, rounds=10)
+    )
     # ... its bracket, the upper side then read under a tilt on half that grid (refine.question.FINE_INTERVAL)
     low, up = mixed.epsilon(1e-5, bound="both")
     grid_low, grid_up = on_grid.epsilon(1e-5, bound="both")
