@@ -20,30 +20,30 @@ namespace {
 void register_grid_policy(py::module_ m) {
     const pld::GridPolicy kDefaults;  // each keyword's default: the core's constant
     py::class_<pld::GridPolicy>(m, "GridPolicy", "The grid ladder's, the starts' and memory's tuning constants.")
-        .def(py::init([](double finest_interval, double lowest_interval, double coarsest_interval,
-                         double coarsest_start, double start_points, double below_rate_margin,
-                         double below_rate_start_max_rate, double below_rate_start_max_refinement,
-                         double below_rate_finest_divisor, double max_window) {
-                 return pld::GridPolicy{finest_interval,
-                                        lowest_interval,
-                                        coarsest_interval,
-                                        coarsest_start,
-                                        start_points,
-                                        below_rate_margin,
-                                        below_rate_start_max_rate,
-                                        below_rate_start_max_refinement,
-                                        below_rate_finest_divisor,
-                                        max_window};
-             }),
-             py::kw_only(), py::arg("finest_interval") = kDefaults.finest_interval,
-             py::arg("lowest_interval") = kDefaults.lowest_interval,
-             py::arg("coarsest_interval") = kDefaults.coarsest_interval,
-             py::arg("coarsest_start") = kDefaults.coarsest_start, py::arg("start_points") = kDefaults.start_points,
-             py::arg("below_rate_margin") = kDefaults.below_rate_margin,
-             py::arg("below_rate_start_max_rate") = kDefaults.below_rate_start_max_rate,
-             py::arg("below_rate_start_max_refinement") = kDefaults.below_rate_start_max_refinement,
-             py::arg("below_rate_finest_divisor") = kDefaults.below_rate_finest_divisor,
-             py::arg("max_window") = kDefaults.max_window)
+        .def(
+            py::init([](double finest_interval, double lowest_interval, double coarsest_interval, double coarsest_start,
+                        double start_points, double below_rate_margin, double below_rate_start_max_rate,
+                        double below_rate_start_max_refinement, double below_rate_finest_divisor, double max_window) {
+                return pld::GridPolicy{finest_interval,
+                                       lowest_interval,
+                                       coarsest_interval,
+                                       coarsest_start,
+                                       start_points,
+                                       below_rate_margin,
+                                       below_rate_start_max_rate,
+                                       below_rate_start_max_refinement,
+                                       below_rate_finest_divisor,
+                                       max_window};
+            }),
+            py::kw_only(), py::arg("finest_interval") = kDefaults.finest_interval,
+            py::arg("lowest_interval") = kDefaults.lowest_interval,
+            py::arg("coarsest_interval") = kDefaults.coarsest_interval,
+            py::arg("coarsest_start") = kDefaults.coarsest_start, py::arg("start_points") = kDefaults.start_points,
+            py::arg("below_rate_margin") = kDefaults.below_rate_margin,
+            py::arg("below_rate_start_max_rate") = kDefaults.below_rate_start_max_rate,
+            py::arg("below_rate_start_max_refinement") = kDefaults.below_rate_start_max_refinement,
+            py::arg("below_rate_finest_divisor") = kDefaults.below_rate_finest_divisor,
+            py::arg("max_window") = kDefaults.max_window)
         .def_readonly("finest_interval", &pld::GridPolicy::finest_interval)
         .def_readonly("lowest_interval", &pld::GridPolicy::lowest_interval)
         .def_readonly("coarsest_interval", &pld::GridPolicy::coarsest_interval)

@@ -348,8 +348,8 @@ hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, lon
         require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
                 "must be finite and > 0 (the epsilon bracket's width asked, e.g. 1e-3)", accuracy);
         int grids = 0;
-        const pld::RefinedEpsilon r = pld::refine_epsilon(
-            sigma, sampling_rate, static_cast<double>(rounds), 1.0, delta, accuracy, [&](double h) {
+        const pld::RefinedEpsilon r =
+            pld::refine_epsilon(sigma, sampling_rate, static_cast<double>(rounds), 1.0, delta, accuracy, [&](double h) {
                 return refinement_bracket(sigma, sampling_rate, static_cast<std::int64_t>(rounds), delta, h,
                                           grids++ == 0);
             });

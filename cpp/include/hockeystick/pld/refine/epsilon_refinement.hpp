@@ -73,9 +73,8 @@ inline double fitted_ask(double h, double width, double h0, double width0, doubl
 // sensitivity) at `delta` to `accuracy` (the header's comment), each grid's bracket from bracket_at(h), a callable
 // returning std::pair<double, double> (lower, upper).  0 < q < 1, 0 < delta < 1, accuracy > 0.
 template <class BracketAt>
-RefinedEpsilon refine_epsilon(double sigma, double q, double rounds, double sensitivity, double delta,
-                              double accuracy, BracketAt&& bracket_at, const GridPolicy& g = {},
-                              const RefinementRules& r = {}) {
+RefinedEpsilon refine_epsilon(double sigma, double q, double rounds, double sensitivity, double delta, double accuracy,
+                              BracketAt&& bracket_at, const GridPolicy& g = {}, const RefinementRules& r = {}) {
     namespace d = epsilon_refinement_detail;
     const double finest = finest_interval(q, g);
     RefinedEpsilon out;
