@@ -102,11 +102,12 @@ class TiltedReader:
     def __init__(self, point: Point, tail: float | None = None):
         self.point = point
         self.tail = tail
-        self._factors: dict[tuple[float, str, float], Factor] = {}
+        self._factors: dict[tuple[float, str, float, bool], Factor] = {}
         self._compositions: dict[tuple[float, str, float, bool, float], tilted.TiltedComposition] = {}
 
-    def directions(self, h: float, delta: float) -> list[tuple[str, float, Factor]]:
-        """Per neighbouring direction, its name, tail and the factor of one round on grid ``h``."""
+    def directions(self, h: float, delta: float, optimistic: bool = True) -> list[tuple[str, float, Factor]]:
+        """Per neighbouring direction, its name, tail and the factor of one round on grid ``h`` (with its optimistic
+        side where ``optimistic``: an upper read alone skips it, about half the discretization)."""
         sigma, q, rounds, sensitivity = self.point
         if self.tail is not None:
             wanted = [("remove", self.tail), ("add", self.tail)]
@@ -117,18 +118,22 @@ class TiltedReader:
             ]
         out = []
         for name, tail in wanted:
-            if (h, name, tail) not in self._factors:
+            found = self._factors.get((h, name, tail, True))
+            if found is None:
+                found = self._factors.get((h, name, tail, optimistic))
+            if found is None:
                 (pld,) = subsampled_gaussians(
                     sigma,
                     q,
                     sensitivity=sensitivity,
                     value_discretization_interval=h,
                     tail=tail,
+                    optimistic=optimistic,
                     directions=cast(Directions, name),
                 )
-                ((factor, _),) = pld.directions[0].items()
-                self._factors[(h, name, tail)] = factor
-            out.append((name, tail, self._factors[(h, name, tail)]))
+                ((found, _),) = pld.directions[0].items()
+                self._factors[(h, name, tail, optimistic)] = found
+            out.append((name, tail, found))
         return out
 
     def composition(
@@ -181,7 +186,7 @@ class TiltedReader:
         rounds = int(self.point[2])
         return max(
             self.upper_side(h, d, tail, factor.upper, delta, exponent_tilt(factor.upper, rounds, upper), upper)
-            for d, tail, factor in self.directions(h, delta)
+            for d, tail, factor in self.directions(h, delta, optimistic=False)
         )
 
     def delta_upper(self, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
@@ -191,7 +196,7 @@ class TiltedReader:
         allows)."""
         rounds = int(self.point[2])
         found = np.zeros(eps.shape)
-        for d, tail, factor in self.directions(h, delta):
+        for d, tail, factor in self.directions(h, delta, optimistic=False):
             side = self.composition(
                 h, d, tail, [(factor.upper, rounds)], exponent_tilt(factor.upper, rounds, centre), True
             )
