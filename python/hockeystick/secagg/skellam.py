@@ -12,7 +12,7 @@ multi-dimensional Skellam mechanism), at integer orders alpha > 1:
         + \min\Bigl(\frac{(2\alpha - 1)\Delta_2^2 + 6\Delta_1}{4V^2},\ \frac{3\Delta_1}{2V}\Bigr).
 
 The theorem's number is the NeurIPS text's as a secondary reading gives it, not checked against the paper's own
-text; the formula is the one google-research/federated's ``accounting_utils._skellam_rdp`` evaluates (there in the
+text (the authors' code, google-research/federated's distributed_dp, names no theorem number); the formula is the one google-research/federated's ``accounting_utils._skellam_rdp`` evaluates (there in the
 update's units: Delta_2 = s l2, Delta_1 = s l1, V = s^2 mu for the scale s), and
 tests/secagg/test_secagg_rdp_against_exact_divergence.py checks it above the exact divergence.
 
