@@ -14,11 +14,23 @@ Conditions, each used where named:
   rows than rounds, a tree's, is released row by row in the order of its last rounds): adaptive inputs.
 
 Step 0, the reduction.  For C >= 0 lower-triangular with rows released as their rounds are in, one record whose
-contribution is +1 in each round it takes part in (one coordinate; the others' contributions 0) is the worst
-case of adaptive contributions in the unit ball: the release is dominated by the pair
+contribution is +1 in each round it takes part in (one coordinate; the others' contributions 0) is taken as the
+worst case of adaptive contributions in the unit ball: the release is dominated by the pair
 P = E_S N(C S, z^2 I) vs Q = N(0, z^2 I), S in {0, 1}^n with independent coordinates of probability q (and its
-reverse) (Choquette-Choo et al. 2024, arXiv:2410.06266, Sec. 3; Choquette-Choo, Ganesh, Steinke & Thakurta
-2024, ICLR, Sec. 4, the adaptive case for non-negative lower-triangular C).
+reverse).  What the sources state, and what is only cited:
+
+* Corollary 4.7 of Choquette-Choo, Ganesh, Steinke & Thakurta (ICLR 2024, arXiv:2310.15526), as quoted by
+  dp_accounting 0.6.0 (``MixtureGaussianPrivacyLoss``): a mixture of Gaussians with vector-valued sensitivities
+  is dominated by the scalar mixture whose sensitivities are those vectors' norms.  With each round's
+  contribution of norm <= 1 and C >= 0, the norm of row i's shift is at most sum_j C_ij S_j, the scalar shift
+  used below (step 1 and ``mmcc_rows``).
+* Theorem 3.1 of the same paper is its conditional composition theorem (step 1).
+* That adaptively chosen contributions (each round's chosen after the rows released before it) are dominated
+  by the non-adaptive +1 record, for C >= 0 lower triangular under Poisson sampling, is cited, not checked here
+  against the papers' text: it is attributed to Sec. 4 of the ICLR paper and to Sec. 3 of Choquette-Choo,
+  Ganesh, Haque, Steinke & Thakurta (arXiv:2410.06266), whose statement of it (theorem number, hypotheses) is
+  not reproduced here: the guarantee for adaptive inputs rests on that citation.  Every later step is certified
+  given this pair.
 
 Step 1, conditional composition (ICLR 2024, Sec. 3, Thm 3.1).  Write P and Q row by row.  Outside tail events
 E (``mmcc_participation``: one per pair (i, j) with C_ij > 0 and column j held by an earlier row, of
@@ -269,8 +281,10 @@ class MMCC:
 
     References
     ----------
-    Choquette-Choo, Ganesh, Steinke & Thakurta 2024 (ICLR; arXiv:2310.15526), Thm 3.1 and Sec. 4;
-    Choquette-Choo et al. 2024 (arXiv:2410.06266), Sec. 3; Zhu, Dong & Wang 2022, Thm 10.
+    Choquette-Choo, Ganesh, Steinke & Thakurta 2024 (ICLR; arXiv:2310.15526), Thm 3.1 (conditional composition),
+    Cor. 4.7 (vector sensitivities dominated by their norms) and Sec. 4; Choquette-Choo, Ganesh, Haque, Steinke &
+    Thakurta 2024 (arXiv:2410.06266), Sec. 3; the reduction of adaptive inputs to the +1 record is cited from these
+    (module docstring, step 0); Zhu, Dong & Wang 2022, Thm 10.
 
     Examples
     --------
