@@ -9,7 +9,10 @@ rounds under Poisson sampling at q = 0.01 and noise multiplier 20, for
 
 and prints, with the CPU model, the core count and the load average, the bracket (the realizable lower side, the
 upper side), MMCC's own value, its split of delta, the epsilon and rho without amplification, and the CPU seconds
-of the whole call and of its upper side alone (each on a fresh object).  pytest collects the ``test_*``
+of the whole call and of its upper side alone (each on a fresh object).  A second table times MMCC's upper side
+for the binary tree (``Tree()``) at the same T and q over noise multipliers ``TREE_NOISE``: its cost follows the
+loss range of the top levels' mixtures (a node over 2^l rounds shifts by up to 2^l, so the range grows like
+(2^l / z)^2 / 2 and the grid's points with it), not the number of rows.  pytest collects the ``test_*``
 functions: at the short size (CI's smoke run) 128 rounds and an 8-banded C.
 """
 
@@ -22,11 +25,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hockeystick.matrix import BLT, MMCC, Banded
+from hockeystick.matrix import BLT, MMCC, Banded, Tree
 
 DELTA = 1e-10
 FULL = {"rounds": 2000, "bands": 64, "noise_multiplier": 20.0, "sampling_rate": 0.01}
 SHORT = {"rounds": 128, "bands": 8, "noise_multiplier": 20.0, "sampling_rate": 0.01}
+TREE_NOISE = (800.0, 200.0, 20.0)  # the tree's noise multipliers: epsilon near 0.3, 11 and 1300 at T = 2000
 
 
 def column(bands: int) -> list[float]:
@@ -81,6 +85,14 @@ def report(setting: dict[str, Any]) -> None:
             f"| {name} | ({answer.lower:.4f}, {answer.upper:.4f}) | {answer.mmcc:.4f} | {answer.tail_delta:.0e} | "
             f"{answer.unamplified:.2f} | {answer.unamplified_rho:.2f} | {cpu:.1f}, {wall:.1f} | "
             f"{upper_cpu:.1f}, {upper_wall:.1f} |"
+        )
+    print("| C | z | MMCC (upper side) | delta_1 | unamplified eps | CPU s, wall s |")
+    for z in TREE_NOISE:
+        tree = dict(setting, noise_multiplier=z)
+        answer, cpu, wall = _timed(lambda: run_of(tree, Tree(), lower_side=False).get_epsilon(DELTA))
+        print(
+            f"| Tree() | {z:g} | {answer.mmcc:.4f} | {answer.tail_delta:.0e} | {answer.unamplified:.2f} | "
+            f"{cpu:.1f}, {wall:.1f} |"
         )
     print(f"load {os.getloadavg()[0]:.2f}")
 
