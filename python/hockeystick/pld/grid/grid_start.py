@@ -87,7 +87,12 @@ def within_window(point: Point, h: float) -> float:
     allows (the bracket of a coarser grid is certified too, only wider), no coarser than
     ``COARSEST_START``: a span no such grid holds (sigma / sensitivity near 0) is left to the
     discretization's refusal, which names sigma."""
-    return float(_core.pld_refine.within_window(*point, h, grid_policy()))
+    sigma, q, rounds, sensitivity = point
+    return float(
+        _core.pld_refine.within_window(
+            sigma=sigma, q=q, rounds=rounds, sensitivity=sensitivity, h=h, policy=grid_policy()
+        )
+    )
 
 
 def windows_within_budget(sizes: list[tuple[int, float]], budget: float | None = None) -> list[list[int]]:
@@ -174,12 +179,30 @@ class StartGrid:
         if point is None:
             return self.default()
         policy = grid_policy()
+        sigma, q, rounds, sensitivity = point
         if method == "delta":
-            return float(_core.pld_refine.delta_start(*point, self.accuracy, self.delta_accuracy == "epsilon", policy))
+            return float(
+                _core.pld_refine.delta_start(
+                    sigma=sigma,
+                    q=q,
+                    rounds=rounds,
+                    sensitivity=sensitivity,
+                    accuracy=self.accuracy,
+                    epsilon_criterion=self.delta_accuracy == "epsilon",
+                    policy=policy,
+                )
+            )
         deltas = np.empty(0) if x is None else x
         return float(
             _core.pld_refine.epsilon_start(
-                *point, deltas, accuracy=self.accuracy, relative_accuracy=self.relative_accuracy, policy=policy
+                sigma=sigma,
+                q=q,
+                rounds=rounds,
+                sensitivity=sensitivity,
+                delta=deltas,
+                accuracy=self.accuracy,
+                relative_accuracy=self.relative_accuracy,
+                policy=policy,
             )
         )
 
@@ -187,7 +210,12 @@ class StartGrid:
         """``first``'s ``delta`` grid before the epsilon rule's ``below_rate_start``: the h that puts the composed
         span (``loss_span``) on ``START_POINTS`` points (at most ``COARSEST_START``), no finer than the default,
         on the ladder."""
-        return float(_core.pld_refine.span_start(*point, self.accuracy, grid_policy()))
+        sigma, q, rounds, sensitivity = point
+        return float(
+            _core.pld_refine.span_start(
+                sigma=sigma, q=q, rounds=rounds, sensitivity=sensitivity, accuracy=self.accuracy, policy=grid_policy()
+            )
+        )
 
     @staticmethod
     def below_rate(q: float) -> float:

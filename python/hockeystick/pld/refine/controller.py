@@ -113,7 +113,15 @@ def refine_epsilon(
     ValueError
         Where the sampling rate is not in (0, 1), or as ``bracket_at`` raises.
     """
+    sigma, q, rounds, sensitivity = point
     lower, upper, _, _, _ = _core.pld_refine.refine_epsilon(
-        *point, delta, accuracy, bracket_at=bracket_at, policy=grid_policy()
+        sigma=sigma,
+        q=q,
+        rounds=rounds,
+        sensitivity=sensitivity,
+        delta=delta,
+        accuracy=accuracy,
+        bracket_at=bracket_at,
+        policy=grid_policy(),
     )
     return lower, upper
