@@ -134,7 +134,9 @@ def _add_delta_one_round(sigma: float, q: float, eps: float) -> mpmath.mpf:
 
 @pytest.mark.parametrize("sigma, q, eps", [(0.8, 0.5, 0.05), (1.0, 0.9, 0.02), (0.6, 0.3, 0.1)])
 def test_add_screen_bounds_the_add_direction_at_every_larger_sigma_one_round(sigma, q, eps):
-    split = directional_delta.calibration_directions("sigma", {"sampling_rate": q, "rounds": 1.0})
+    split = directional_delta.calibration_directions(
+        "sigma", {"sampling_rate": q, "rounds": 1.0, "value_discretization_interval": 1e-4}
+    )
     screen = float(
         split.others({"sampling_rate": q, "rounds": 1.0, "sigma": sigma}, np.array([eps]), 1, screen=True)[0]
     )
@@ -146,7 +148,9 @@ def test_add_screen_bounds_the_add_direction_at_every_larger_sigma_one_round(sig
 
 def test_add_screen_bounds_the_composed_add_direction_at_every_larger_sigma():
     q, rounds, eps, sigma = 0.05, 40, np.array([0.3, 0.6, 1.0]), 0.9
-    split = directional_delta.calibration_directions("sigma", {"sampling_rate": q, "rounds": float(rounds)})
+    split = directional_delta.calibration_directions(
+        "sigma", {"sampling_rate": q, "rounds": float(rounds), "value_discretization_interval": 1e-4}
+    )
     screen = np.array(
         [
             split.others({"sampling_rate": q, "rounds": float(rounds), "sigma": sigma}, e[None], 1, screen=True)[0]
@@ -239,6 +243,8 @@ def test_directions_are_the_accountants_numbers():
         is None
     )
     assert directional_delta.calibration_directions("rounds", {"sampling_rate": 0.1, "sigma": 1.0}) is None
+    # no grid given: the default's delta also reads its upper side on a finer grid, which the split would not be
+    assert directional_delta.calibration_directions("sigma", {"sampling_rate": 0.1, "rounds": 5.0}) is None
     assert (
         directional_delta.calibration_directions("sigma", {"sampling_rate": 0.1, "rounds": 5.0, "accuracy": 1e-2})
         is None
