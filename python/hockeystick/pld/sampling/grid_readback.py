@@ -100,15 +100,17 @@ def finite_curve_from_below(k_lo: int, h: float, p: np.ndarray) -> np.ndarray | 
     if not np.all(p >= 0.0):
         raise ValueError("the masses must be >= 0 (a grid PMF's)")
     losses = (k_lo + np.arange(p.size)) * h
-    with np.errstate(over="ignore", under="ignore"):
+    spread = float(np.max(np.abs(losses), initial=0.0))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         above = suffix_sums_above(p)
         weighted = suffix_sums_above(p * np.exp(-losses))
         if above is None or weighted is None or not np.all(np.isfinite(weighted)):
             return None
-        kinks = np.exp(losses)
+        kinks = np.exp(losses)  # past a loss of ~709 this overflows: no certified curve then
         value = above - kinks * weighted
-    spread = float(np.max(np.abs(losses), initial=0.0))
-    error = 2.0 * UNIT_ROUNDOFF * (spread + 20.0) * above + 2.0 * kinks * (p.size + 1) * LEAST_SUBNORMAL
+        error = 2.0 * UNIT_ROUNDOFF * (spread + 20.0) * above + 2.0 * kinks * (p.size + 1) * LEAST_SUBNORMAL
+    if not (np.all(np.isfinite(value)) and np.all(np.isfinite(error))):
+        return None
     return np.asarray(value - error, dtype=np.float64)
 
 
