@@ -177,6 +177,7 @@ def test_pld_sigma_meets_the_target_on_both_directions_and_matches_the_plain_sea
         sampling_rate=10 ** rng.uniform(-3, -1, 6),
         rounds=np.round(10 ** rng.uniform(1, 3, 6)),
         epsilon=rng.uniform(1, 8, 6),
+        value_discretization_interval=1e-4,  # the split serves a given grid (the default's delta reads finer)
     )
     got = calibrate("pld_subsampled_gaussian", "sigma", delta=DELTA, **target)
     want = _plain_sigma(monkeypatch, **target)
@@ -195,13 +196,13 @@ def test_pld_add_direction_near_the_remove_one_is_composed(monkeypatch):
         asked.append(screen)
         return others(self, params, epsilon, threads, screen)
 
-    target = dict(sampling_rate=0.8, rounds=10.0, epsilon=0.2, delta=0.418)
+    target = dict(sampling_rate=0.8, rounds=10.0, epsilon=0.2, delta=0.418, value_discretization_interval=1e-4)
     monkeypatch.setattr(directional_delta.SubsampledGaussianDirections, "others", spy)
     got = calibrate("pld_subsampled_gaussian", "sigma", **target)
     assert False in asked
     want = _plain_sigma(monkeypatch, **target)
     assert got == pytest.approx(want, rel=1e-8)
-    acc = pld.SubsampledGaussianPLD(sigma=got, sampling_rate=0.8, rounds=10)
+    acc = pld.SubsampledGaussianPLD(sigma=got, sampling_rate=0.8, rounds=10, value_discretization_interval=1e-4)
     assert acc.delta(0.2) <= 0.418
 
 

@@ -133,12 +133,14 @@ def test_random_targets_are_certified_minimal_and_equal_to_the_plain_search():
     and the search started from sigma = 1 (no estimate, no coarse grids) finds the same value to rtol."""
     rng = np.random.default_rng(3)
     q, rounds, eps = 10 ** rng.uniform(-3, -1, 6), np.round(10 ** rng.uniform(1, 3, 6)), rng.uniform(1, 8, 6)
-    kwargs = dict(epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds, rtol=1e-9)
-    sigma = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
-    assert np.all(pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).delta(eps) <= DELTA)
-    assert np.all(
-        pld.SubsampledGaussianPLD(sigma=sigma * (1 - 1e-6), sampling_rate=q, rounds=rounds).delta(eps) > DELTA
+    grid = 1e-4  # the search's mechanics on a given grid (the default's delta adds a finer read per point)
+    kwargs = dict(
+        epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds, rtol=1e-9, value_discretization_interval=grid
     )
+    sigma = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
+    on_grid = dict(sampling_rate=q, rounds=rounds, value_discretization_interval=grid)
+    assert np.all(pld.SubsampledGaussianPLD(sigma=sigma, **on_grid).delta(eps) <= DELTA)
+    assert np.all(pld.SubsampledGaussianPLD(sigma=sigma * (1 - 1e-6), **on_grid).delta(eps) > DELTA)
     np.testing.assert_allclose(sigma, calibrate("pld_subsampled_gaussian", "sigma", start=1.0, **kwargs), rtol=1e-8)
 
 
