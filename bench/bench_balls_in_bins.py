@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from results import cpu_id  # bench/results.py: the benchmark scripts' directory is on the path
 
 from hockeystick.matrix import DPFTRL, BallsInBinsMonteCarlo, Banded, kl_upper_confidence
 
@@ -110,20 +110,10 @@ def jax_privacy(setting: dict[str, Any], draws: int, python: str) -> dict[str, A
     return out
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def report(setting: dict[str, Any], draws: int, python: str) -> None:
     print(
         f"T = {setting['rounds']}, {setting['bands']}-banded C, {setting['bins']} bins, z = "
-        f"{setting['noise_multiplier']}, {draws} draws per direction, beta = {BETA:g}; {_cpu_model()}, "
+        f"{setting['noise_multiplier']}, {draws} draws per direction, beta = {BETA:g}; {cpu_id()}, "
         f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}"
     )
     mine = ours(setting, draws)

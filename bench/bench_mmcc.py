@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import time
-from pathlib import Path
 from typing import Any
+
+from results import cpu_id  # bench/results.py: the benchmark scripts' directory is on the path
 
 from hockeystick.matrix import BLT, MMCC, Banded, Tree
 
@@ -62,20 +62,10 @@ def _timed(fn: Any) -> tuple[Any, float, float]:
     return out, time.process_time() - cpu, time.perf_counter() - wall
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def report(setting: dict[str, Any]) -> None:
     print(
         f"T = {setting['rounds']}, q = {setting['sampling_rate']}, z = {setting['noise_multiplier']}, delta = "
-        f"{DELTA:g}; {_cpu_model()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}"
+        f"{DELTA:g}; {cpu_id()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}"
     )
     print("| C | bracket (lower, upper) | MMCC | delta_1 | unamplified eps | rho | CPU s, wall s | upper only |")
     for name, strategy in strategies(setting).items():

@@ -41,7 +41,7 @@ Terms = list[tuple[GridPMF, int]]
 ROUND_OFF_REACH = 1e4
 
 
-def _lower_terms(direction: dict[Factor, int]) -> Terms | None:
+def direction_lower_terms(direction: dict[Factor, int]) -> Terms | None:
     """The optimistic (PMF, count) terms of one direction, or None where a factor has no optimistic side."""
     terms: Terms = []
     for factor, count in direction.items():
@@ -100,7 +100,7 @@ def direction_epsilon(direction: dict[Factor, int], delta: float, upper: float) 
     if math.isfinite(best):  # re-tilted at the Chernoff exponent of the best upper side so far
         up = min(up, _upper_epsilon(ups, exponent_tilt(ups, best), delta, best))
         best = min(up, upper)
-    lows = _lower_terms(direction)
+    lows = direction_lower_terms(direction)
     if lows is None or not (math.isfinite(best) and best > 0.0):
         return 0.0, up
     side = _composed(lows, exponent_tilt(lows, best), False)
@@ -133,7 +133,7 @@ def direction_delta(direction: dict[Factor, int], epsilon: float) -> tuple[float
     ups: Terms = [(f.upper, c) for f, c in direction.items()]
     up_side = _composed(ups, exponent_tilt(ups, epsilon), True)
     upper = 1.0 if up_side is None else up_side.delta(epsilon)
-    lows = _lower_terms(direction)
+    lows = direction_lower_terms(direction)
     low_side = None if lows is None else _composed(lows, exponent_tilt(lows, epsilon), False)
     return (0.0 if low_side is None else low_side.delta(epsilon)), upper
 

@@ -34,6 +34,7 @@ from ..compose.distribution import Factor
 from ..compose.pmf import GridPMF
 from ..refine.tilted_factors import summed_log_mgf
 from ..refine.tilted_question import MAX_POINTS
+from .plan_tilted import direction_lower_terms
 
 Curve = Callable[[np.ndarray], np.ndarray]
 Terms = list[tuple[GridPMF, int]]
@@ -55,14 +56,7 @@ def _terms(direction: dict[Factor, int], upper: bool) -> Terms | None:
     """The direction's (PMF, count) terms on one side, None where a factor has no optimistic side."""
     if upper:
         return [(f.upper, c) for f, c in direction.items()]
-    terms: Terms = []
-    for factor, count in direction.items():
-        for pmf, c in factor.lower_terms(count):
-            if pmf is None:
-                return None
-            if c > 0:
-                terms.append((pmf, c))
-    return terms
+    return direction_lower_terms(direction)
 
 
 def _reads(terms: Terms, xs: np.ndarray, upper: bool) -> np.ndarray:
