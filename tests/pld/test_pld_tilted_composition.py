@@ -164,3 +164,59 @@ def test_readme_run_at_delta_1e_20_is_read_within_the_tolerance():
     lower, upper = pld.SubsampledGaussianPLD(*point[:3]).epsilon(1e-20, bound="both")
     assert 0.0 < lower <= upper <= float(question.rdp_upper(point, np.array(1e-20)))
     assert question.within_readable(np.array(lower), np.array(upper))
+
+
+@pytest.mark.parametrize("q", [0.01, 0.3, 0.5])
+def test_add_direction_is_pure_dp_past_t_log_one_over_one_minus_q(q):
+    """The add direction's loss -log(1 - q + q e^{(2x - 1) / (2 sigma^2)}) is at most -log(1 - q): one round's
+    delta, read from mpmath's 50-digit integral, is positive just below that and the screen's bound is 0 from it
+    on, while below it the screen's bound (a coarser grid's tilted read) is at least the 50-digit delta."""
+    sigma = 0.7
+    mpmath.mp.dps = 50
+    s = mpmath.mpf(sigma)
+
+    def add_delta(eps: float) -> mpmath.mpf:
+        e = mpmath.mpf(eps)
+        if mpmath.exp(-e) <= 1 - q:  # no x has a loss above eps
+            return mpmath.mpf(0)
+        edge = (1 + 2 * s**2 * mpmath.log((mpmath.exp(-e) - (1 - q)) / q)) / 2  # loss > eps exactly for x < edge
+
+        def integrand(x):
+            loss = -mpmath.log(1 - q + q * mpmath.exp((2 * x - 1) / (2 * s**2)))
+            return (1 - mpmath.exp(e - loss)) * mpmath.npdf(x, 0, s)
+
+        return mpmath.quad(integrand, [-mpmath.inf, edge - 5 * s, edge])
+
+    pure = -math.log1p(-q)
+    reader = tilted_question.TiltedReader((sigma, q, 1.0, 1.0))
+    eps = np.array([0.5 * pure, 0.999 * pure, pure * (1 + 1e-12), 2 * pure])
+    screen = reader.add_screen(eps, question.FINE_INTERVAL, 1e-10, float(eps[0]))
+    exact = [add_delta(float(e)) for e in eps]
+    assert exact[1] > 0 and exact[2] == 0 and exact[3] == 0
+    assert screen[2] == 0.0 and screen[3] == 0.0
+    assert all(float(b) >= float(e) for b, e in zip(screen[:2], exact[:2]))
+
+
+@pytest.mark.parametrize(
+    "point, delta",
+    [((0.6, 0.5, 5.0, 1.0), 1e-10), ((1.0, 0.01, 1000.0, 1.0), 1e-5), ((0.8, 0.3, 20.0, 1.0), 1e-8)],
+)
+def test_screened_reads_equal_both_directions_read(point, delta):
+    """The fine reads with the add direction screened give what the maximum over both directions read on the fine
+    grid gives, where the screen clears (the add direction then below the remove direction's answer), and never
+    less than the remove direction alone."""
+    h = question.FINE_INTERVAL
+    reader = tilted_question.TiltedReader(point)
+    _, start = reader.bracket(delta, 0.0, math.inf)
+    screened = reader.upper_at_exponent(delta, h, start)
+    both = []
+    for name in ("remove", "add"):
+        _, tail, factor = reader.direction(name, h, delta, optimistic=False)
+        lam = tilted_question.exponent_tilt(factor.upper, int(point[2]), start)
+        both.append(reader.upper_side(h, name, tail, factor.upper, delta, lam, start))
+    assert screened == max(both)
+    eps = np.linspace(0.5, 1.5, 5) * screened
+    deltas = reader.delta_upper(eps, h, screened, delta)
+    remove = reader.pessimistic_delta("remove", eps, h, screened, delta)
+    add = reader.pessimistic_delta("add", eps, h, screened, delta)
+    assert np.all(deltas >= remove) and np.all(deltas <= np.maximum(remove, add))

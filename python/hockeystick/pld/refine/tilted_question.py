@@ -32,8 +32,9 @@ from ..compose import tilted, truncation
 from ..compose.distribution import Factor
 from ..compose.pmf import GridPMF
 from ..grid.grid_start import Point, StartGrid
-from ..mechanisms.constructors import DEFAULT_INTERVAL, Directions, subsampled_gaussians
+from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL, Directions, subsampled_gaussians
 from . import question
+from .dominated_direction import COARSENING
 
 # the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model, not a bound)
 ROUND_OFF_PER_ROUND = 1e-16
@@ -108,33 +109,34 @@ class TiltedReader:
     def directions(self, h: float, delta: float, optimistic: bool = True) -> list[tuple[str, float, Factor]]:
         """Per neighbouring direction, its name, tail and the factor of one round on grid ``h`` (with its optimistic
         side where ``optimistic``: an upper read alone skips it, about half the discretization)."""
+        return [self.direction(name, h, delta, optimistic) for name in ("remove", "add")]
+
+    def direction(self, name: str, h: float, delta: float, optimistic: bool = True) -> tuple[str, float, Factor]:
+        """One neighbouring direction's name, tail and factor of one round on grid ``h`` (``directions``),
+        discretized once per (grid, direction, tail, side)."""
         sigma, q, rounds, sensitivity = self.point
         if self.tail is not None:
-            wanted = [("remove", self.tail), ("add", self.tail)]
+            tail = self.tail
+        elif name == "remove":
+            tail = remove_tail(self.point, delta)
         else:
-            wanted = [
-                ("remove", remove_tail(self.point, delta)),
-                ("add", question.question_tail(rounds, delta, question.TILTED_TAIL_SHARE)),
-            ]
-        out = []
-        for name, tail in wanted:
-            found = self._factors.get((h, name, tail, True))
-            if found is None:
-                found = self._factors.get((h, name, tail, optimistic))
-            if found is None:
-                (pld,) = subsampled_gaussians(
-                    sigma,
-                    q,
-                    sensitivity=sensitivity,
-                    value_discretization_interval=h,
-                    tail=tail,
-                    optimistic=optimistic,
-                    directions=cast(Directions, name),
-                )
-                ((found, _),) = pld.directions[0].items()
-                self._factors[(h, name, tail, optimistic)] = found
-            out.append((name, tail, found))
-        return out
+            tail = question.question_tail(rounds, delta, question.TILTED_TAIL_SHARE)
+        found = self._factors.get((h, name, tail, True))
+        if found is None:
+            found = self._factors.get((h, name, tail, optimistic))
+        if found is None:
+            (pld,) = subsampled_gaussians(
+                sigma,
+                q,
+                sensitivity=sensitivity,
+                value_discretization_interval=h,
+                tail=tail,
+                optimistic=optimistic,
+                directions=cast(Directions, name),
+            )
+            ((found, _),) = pld.directions[0].items()
+            self._factors[(h, name, tail, optimistic)] = found
+        return name, tail, found
 
     def composition(
         self, h: float, direction: str, tail: float, terms: list[tuple[GridPMF, int]], lam: float, pessimistic: bool
@@ -182,26 +184,55 @@ class TiltedReader:
     def upper_at_exponent(self, delta: float, h: float, upper: float) -> float:
         """The certified upper epsilon at ``delta`` on grid ``h``: per direction, the upper side under the tilt of the
         Chernoff exponent at ``upper`` (a finite upper side already found; ``exponent_tilt``), searched from it; the
-        maximum over the directions."""
+        maximum over the directions, the add direction read only where ``add_screen`` does not show it below the
+        remove direction's answer (then eps_add <= eps_remove, and the maximum is the remove direction's)."""
         rounds = int(self.point[2])
-        return max(
-            self.upper_side(h, d, tail, factor.upper, delta, exponent_tilt(factor.upper, rounds, upper), upper)
-            for d, tail, factor in self.directions(h, delta, optimistic=False)
+        _, tail, factor = self.direction("remove", h, delta, optimistic=False)
+        remove = self.upper_side(
+            h, "remove", tail, factor.upper, delta, exponent_tilt(factor.upper, rounds, upper), upper
         )
+        if math.isfinite(remove) and self.add_screen(np.array([remove]), h, delta, remove)[0] <= delta:
+            return remove
+        _, tail, factor = self.direction("add", h, delta, optimistic=False)
+        add = self.upper_side(h, "add", tail, factor.upper, delta, exponent_tilt(factor.upper, rounds, upper), upper)
+        return max(remove, add)
+
+    def pessimistic_delta(self, name: str, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
+        """One direction's certified upper deltas at each of ``eps`` on grid ``h``: its pessimistic PMF composed once
+        under the tilt of the Chernoff exponent at ``centre`` (``exponent_tilt``), discretized with the tails
+        ``delta`` allows."""
+        _, tail, factor = self.direction(name, h, delta, optimistic=False)
+        lam = exponent_tilt(factor.upper, int(self.point[2]), centre)
+        side = self.composition(h, name, tail, [(factor.upper, int(self.point[2]))], lam, True)
+        return np.array([side.delta(float(x)) for x in eps])
+
+    def add_screen(self, eps: np.ndarray, h: float, delta: float, centre: float) -> np.ndarray:
+        """A certified upper bound on the add direction's delta at each of ``eps``, cheaper than its read on ``h``:
+        0 where eps >= T log(1 / (1 - q)), the add direction being pure DP per round (its loss
+        -log(1 - q + q e^{(2 x c - c^2) / (2 sigma^2)}) <= -log(1 - q), so T rounds have delta 0 past T times that,
+        rounded up here by 8 ulps); elsewhere its tilted read (``pessimistic_delta``) on a grid
+        ``dominated_direction.COARSENING`` times coarser (at most ``MAX_INTERVAL``), under the exponent's tilt at
+        ``centre``."""
+        pure = self.point[2] * -math.log1p(-self.point[1]) * (1.0 + 8.0 * tilted.UNIT_ROUNDOFF)
+        out = np.zeros(eps.shape)
+        below = eps < pure
+        if below.any():
+            coarse = min(h * COARSENING, MAX_INTERVAL)
+            out[below] = self.pessimistic_delta("add", eps[below], coarse, delta, centre)
+        return out
 
     def delta_upper(self, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
         """Certified upper deltas at each of ``eps`` on grid ``h``: per direction, the pessimistic PMF composed once
-        under the tilt of the Chernoff exponent at ``centre`` (``exponent_tilt``) and read at every eps; the
+        under the tilt of the Chernoff exponent at ``centre`` (``pessimistic_delta``) and read at every eps; the
         maximum over the directions (each discretized with the tails ``delta``, the least delta expected,
-        allows)."""
-        rounds = int(self.point[2])
-        found = np.zeros(eps.shape)
-        for d, tail, factor in self.directions(h, delta, optimistic=False):
-            side = self.composition(
-                h, d, tail, [(factor.upper, rounds)], exponent_tilt(factor.upper, rounds, centre), True
-            )
-            found = np.maximum(found, [side.delta(float(x)) for x in eps])
-        return found
+        allows), the add direction's read on ``h`` only where ``add_screen``'s bound is above the remove
+        direction's (elsewhere the screen's bound, below it, stands for the add direction)."""
+        remove = self.pessimistic_delta("remove", eps, h, centre, delta)
+        add = self.add_screen(eps, h, delta, centre)
+        above = add > remove
+        if above.any():
+            add[above] = np.minimum(add[above], self.pessimistic_delta("add", eps[above], h, centre, delta))
+        return np.maximum(remove, add)
 
     def bracket(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
         """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets on the grids of the module
