@@ -232,7 +232,7 @@ class TiltedReader:
         above = add > remove
         if above.any():
             add[above] = np.minimum(add[above], self.pessimistic_delta("add", eps[above], h, centre, delta))
-        return np.maximum(remove, add)
+        return np.asarray(np.maximum(remove, add), dtype=np.float64)
 
     def bracket(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
         """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets on the grids of the module
