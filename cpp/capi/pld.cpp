@@ -1,8 +1,7 @@
 // The C interface's privacy loss distributions: the Poisson-subsampled Gaussian discretized on both certified
-// sides, its composition over rounds through the core's FFT composition (the backend of cpp/backends/ chosen at
-// configure time: Eigen's FFT module by default, FFTW with HOCKEYSTICK_C_FFT_FFTW), and the
-// certified epsilon and delta brackets read from the composed PMFs (pld/reads/), the maximum over the
-// neighbouring directions (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).
+// sides, its composition over rounds (the handle of pld_handle.hpp, composed through the core's FFT composition),
+// and the certified epsilon and delta brackets read from the composed PMFs of any handle (pld/reads/), the maximum
+// over the neighbouring directions (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).
 //
 // What a bracket composes, as the Python package's pld.compose.distribution.brackets: every direction's
 // pessimistic side (composed when the handle is made: every read needs them all), then the optimistic side of
@@ -19,7 +18,6 @@
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -30,31 +28,24 @@
 #include <vector>
 
 #include "boundary.hpp"
+#include "pld_handle.hpp"
 
 #ifdef HOCKEYSTICK_C_FFT_FFTW
-#include "fftw_backend.hpp"
-using CompositionFft = hockeystick::backends::FftwBackend;
 constexpr const char* kFftBackend = "fftw";
 #else
-#include "eigen_fft_backend.hpp"
-using CompositionFft = hockeystick::backends::EigenFftBackend;
 constexpr const char* kFftBackend = "eigen";
 #endif
 
 namespace pld = hockeystick::pld;
 using hockeystick_c::guarded;
 using hockeystick_c::invalid_argument_error;
+using hockeystick_c::kMaxCells;
+using hockeystick_c::kMaxInterval;
+using hockeystick_c::kMaxRounds;
 using hockeystick_c::require;
 using hockeystick_c::require_output;
 
 namespace {
-
-// The Python package's limits (pld.mechanisms.constructors): MAX_CELLS loss cells per direction, DEFAULT_TAIL
-// cut per round; a composition's window of at most 2^27 grid points; at most 2^53 rounds (self_compose).
-constexpr std::int64_t kMaxCells = std::int64_t(1) << 26;
-constexpr std::int64_t kMaxPoints = std::int64_t(1) << 27;
-constexpr std::int64_t kMaxRounds = std::int64_t(1) << 53;
-constexpr double kMaxInterval = 100.0;
 
 // The Poisson-subsampled Gaussian's cells in one direction (pld/grid/cells.hpp), `halves` for the optimistic side.
 pld::Cells subsampled_gaussian_cells(double sigma, double q, bool remove, double h, bool halves) {
@@ -74,7 +65,7 @@ pld::Cells subsampled_gaussian_cells(double sigma, double q, bool remove, double
 // direction's is built with it, since its upper side is the larger at epsilon > 0 in the settings the tests read,
 // so it leads nearly every bracket and its optimistic side is composed; the add direction's is then rarely composed
 // (the opening comment), and its optimistic PMF and half cells cost as much as its cells.
-class Direction {
+class Direction final : public hockeystick_c::Factor {
   public:
     Direction(double sigma, double q, bool remove, double h, bool eager)
         : sigma_(sigma), q_(q), h_(h), remove_(remove) {
@@ -83,9 +74,9 @@ class Direction {
         if (eager) std::call_once(lower_once_, [&] { lower_ = pld::optimistic_pmf(cells); });
     }
 
-    const pld::GridPMF& upper() const { return upper_; }
+    const pld::GridPMF& upper() const override { return upper_; }
 
-    const pld::GridPMF& lower() const {
+    const pld::GridPMF& lower() const override {
         std::call_once(lower_once_,
                        [&] { lower_ = pld::optimistic_pmf(subsampled_gaussian_cells(sigma_, q_, remove_, h_, true)); });
         return lower_;
@@ -99,43 +90,6 @@ class Direction {
     mutable pld::GridPMF lower_;
 };
 
-// One round's factors, per neighbouring direction (remove, then add where sampling_rate < 1).
-struct Factors {
-    double h = 0.0;
-    std::vector<std::unique_ptr<const Direction>> directions;
-};
-
-// How a side is read once composed: one epsilon search (or delta), as the facade reads a bracket at one argument.
-const pld::SpectralReads kOneRead{1, 0};
-
-// The listed directions' sides composed over `rounds`, in one compose_many (each item's result is the same alone or
-// batched: pld/compose/compose.hpp).
-std::vector<pld::ComposedPMF> compose_sides(const Factors& f, std::int64_t rounds, bool pessimistic,
-                                            const std::vector<std::size_t>& directions) {
-    std::vector<pld::PmfView> views;
-    std::vector<std::vector<pld::Term>> items;
-    for (const std::size_t d : directions) {
-        items.push_back({{static_cast<std::int64_t>(views.size()), rounds}});
-        const Direction& direction = *f.directions[d];
-        views.push_back(pld::factor_view(pessimistic ? direction.upper() : direction.lower(), pessimistic));
-    }
-    CompositionFft fft;
-    // A side with few live frequencies is read through its spectrum (no inverse transform), costed as one search
-    // per read, as the facade reads it.
-    const std::vector<pld::SpectralReads> reads(items.size(), kOneRead);
-    return pld::compose_many(views, f.h, items, pessimistic, pld::kDefaultCompositionTail, kMaxPoints, fft, {}, reads);
-}
-
-// The optimistic curve of a composed window at any epsilon, with its suffix maxima (the facade's GridPMF.delta).
-pld::ChargedGridCurve lower_curve(const pld::ComposedPMF& c) {
-    const pld::GridCharges ch = pld::charges_of(c);
-    const std::int64_t n = static_cast<std::int64_t>(c.p.size());
-    std::vector<double> charge(static_cast<std::size_t>(n) + 1);  // charge of the grid points above index j
-    for (std::int64_t j = 0; j <= n; ++j) charge[static_cast<std::size_t>(j)] = ch.above(static_cast<double>(n - j));
-    return pld::ChargedGridCurve(pld::GridProfile(c.p.data(), n, c.k_lo, c.h, c.p_inf), std::move(charge), ch.shift,
-                                 ch.slack, ch.loss_shift, false, true);
-}
-
 // The charges of a side read through its spectrum: the composition's, with no suffix sums (slack 0).
 pld::GridCharges spectral_charges(const pld::ComposedPMF& c) {
     pld::GridCharges ch = pld::charges_of(c);
@@ -143,71 +97,17 @@ pld::GridCharges spectral_charges(const pld::ComposedPMF& c) {
     return ch;
 }
 
-// One direction's optimistic side, composed on the first read that needs it (the opening comment); its curve for
-// delta reads built on the first such read of a window.
-class LowerSide {
-  public:
-    bool composed() const { return done_.load(std::memory_order_acquire); }
-
-    const pld::ComposedPMF& pmf(const Factors& f, std::int64_t rounds, std::size_t direction) {
-        std::call_once(compose_once_, [&] {
-            pmf_ = std::move(compose_sides(f, rounds, false, {direction}).front());
-            done_.store(true, std::memory_order_release);
-        });
-        return pmf_;
-    }
-
-    const pld::ChargedGridCurve& curve() {
-        std::call_once(curve_once_, [&] { curve_.reset(new pld::ChargedGridCurve(lower_curve(pmf_))); });
-        return *curve_;
-    }
-
-  private:
-    std::once_flag compose_once_, curve_once_;
-    std::atomic<bool> done_{false};
-    pld::ComposedPMF pmf_;
-    std::unique_ptr<pld::ChargedGridCurve> curve_;
-};
-
-std::vector<std::size_t> every_direction(const Factors& f) {
-    std::vector<std::size_t> all(f.directions.size());
-    for (std::size_t d = 0; d < all.size(); ++d) all[d] = d;
-    return all;
+// One round of the Poisson-subsampled Gaussian: the remove direction, then the add direction where q < 1 (the
+// Gaussian mechanism, q = 1, is symmetric: one direction).
+std::shared_ptr<const hockeystick_c::Composition> subsampled_gaussian_round(double sigma, double q, double h) {
+    std::vector<std::shared_ptr<const hockeystick_c::Factor>> factors;
+    factors.emplace_back(new Direction(sigma, q, true, h, true));
+    if (q < 1.0) factors.emplace_back(new Direction(sigma, q, false, h, false));
+    return hockeystick_c::one_round(std::move(factors));
 }
-
-Factors subsampled_gaussian_factors(double sigma, double q, double h) {
-    Factors f;
-    f.h = h;
-    f.directions.emplace_back(new Direction(sigma, q, true, h, true));
-    // the Gaussian mechanism (q = 1) is symmetric: one direction
-    if (q < 1.0) f.directions.emplace_back(new Direction(sigma, q, false, h, false));
-    return f;
-}
-
-}  // namespace
-
-// A PLD: one round's factors (shared by its compositions), every direction's pessimistic side composed over
-// `rounds`, and each direction's optimistic side composed when first needed (the opening comment).
-struct hs_pld {
-    std::shared_ptr<const Factors> factors;
-    std::int64_t rounds = 0;
-    std::vector<pld::ComposedPMF> upper;
-    std::unique_ptr<LowerSide[]> lower;
-
-    hs_pld(std::shared_ptr<const Factors> f, std::int64_t n)
-        : factors(std::move(f)),
-          rounds(n),
-          upper(compose_sides(*factors, n, true, every_direction(*factors))),
-          lower(new LowerSide[upper.size()]) {}
-
-    const pld::ComposedPMF& lower_side(std::size_t d) const { return lower[d].pmf(*factors, rounds, d); }
-};
-
-namespace {
 
 void require_handle(const hs_pld* p) {
-    if (p == nullptr)
-        throw invalid_argument_error{"pld must not be NULL (a handle made by hs_pld_subsampled_gaussian)"};
+    if (p == nullptr) throw invalid_argument_error{"pld must not be NULL (a handle made by an hs_pld_ call)"};
 }
 
 // The certified upper epsilon of direction d at delta (at least 0).
@@ -275,7 +175,9 @@ std::pair<double, double> epsilon_bracket_of(const hs_pld& p, double delta) {
 std::pair<double, double> refinement_bracket(double sigma, double q, std::int64_t rounds, double delta, double h,
                                              bool first) {
     try {
-        const hs_pld p(std::make_shared<const Factors>(subsampled_gaussian_factors(sigma, q, h)), rounds);
+        const hs_pld p(std::make_shared<const hockeystick_c::Composition>(
+                           hockeystick_c::repeated(*subsampled_gaussian_round(sigma, q, h), rounds)),
+                       rounds);
         return epsilon_bracket_of(p, delta);
     } catch (const invalid_argument_error&) {
         if (first) throw;
@@ -301,9 +203,7 @@ hs_status hs_pld_subsampled_gaussian(double sigma, double sampling_rate, double 
                 "value_discretization_interval",
                 "must lie in (0, 100] (the PLD grid spacing; e.g. 1e-4: smaller is finer, tighter and slower)",
                 value_discretization_interval);
-        auto factors = std::make_shared<const Factors>(
-            subsampled_gaussian_factors(sigma, sampling_rate, value_discretization_interval));
-        *out = new hs_pld(std::move(factors), 1);
+        *out = new hs_pld(subsampled_gaussian_round(sigma, sampling_rate, value_discretization_interval), 1);
         return HS_OK;
     });
 }
@@ -314,7 +214,9 @@ hs_status hs_pld_self_compose(const hs_pld* p, long long count, hs_pld** out) {
         require_handle(p);
         require(count >= 1 && count <= kMaxRounds / p->rounds, "count",
                 "must be an integer with 1 <= count and count x the PLD's rounds <= 2^53", static_cast<double>(count));
-        *out = new hs_pld(p->factors, p->rounds * static_cast<std::int64_t>(count));
+        *out = new hs_pld(std::make_shared<const hockeystick_c::Composition>(
+                              hockeystick_c::repeated(*p->composition, static_cast<std::int64_t>(count))),
+                          p->rounds * static_cast<std::int64_t>(count));
         return HS_OK;
     });
 }

@@ -114,6 +114,37 @@ HS_API hs_status hs_pld_delta_bracket(const hs_pld* pld, double epsilon, double*
 /* The rounds composed in pld (1 for a mechanism as discretized). */
 HS_API hs_status hs_pld_rounds(const hs_pld* pld, long long* out);
 
+/* ---- More mechanisms, and the composition of two PLDs ---- */
+
+/* The PLD of running a's mechanisms and b's on one neighbouring pair: per neighbouring direction the composition
+ * of a's and b's (a one-direction PLD, a symmetric mechanism's, pairs with each direction of the other), composed
+ * by FFT with every truncation and round-off charged, both certified sides (the Python package's
+ * PrivacyLossDistribution.compose).  a and b are on one loss grid (the same value_discretization_interval),
+ * their rounds add up to at most 2^53.  *out receives a new handle, of a's rounds plus b's; a and b are unchanged
+ * and may be freed before it. */
+HS_API hs_status hs_pld_compose(const hs_pld* a, const hs_pld* b, hs_pld** out);
+
+/* The Laplace mechanism P = Lap(sensitivity, scale) vs Q = Lap(0, scale), one symmetric direction, its loss
+ * atoms at +-sensitivity/scale and delta(eps) = 1 - e^((eps - a)/2) for 0 <= eps <= a = sensitivity/scale (paper 002,
+ * Lemma 1), discretized on both certified sides: the Python package's hockeystick.pld.laplace(scale,
+ * sensitivity=..., value_discretization_interval=...).  scale > 0 and sensitivity > 0 finite,
+ * 0 < value_discretization_interval <= 100, at most 2^26 loss cells.  sampling_rate must be 1: the
+ * Poisson-subsampled Laplace (sampling_rate < 1, hockeystick.pld.subsampled_laplace) returns HS_UNAVAILABLE.
+ * *out receives a new handle (one round). */
+HS_API hs_status hs_pld_laplace(double scale, double sensitivity, double sampling_rate,
+                                double value_discretization_interval, hs_pld** out);
+
+/* The Gaussian mechanism (noise standard deviation sigma, a record's contribution bounded by sensitivity) on
+ * batches of batch_size of the n records drawn uniformly without replacement, under replace-one neighbours, one
+ * direction: the pessimistic side the symmetrised pair (1 - q) N(0, s^2) + q N(2, s^2) vs N(0, s^2), s = sigma /
+ * sensitivity, q = batch_size / n (Balle, Barthe & Gaboardi 2018, Thm 2), the optimistic side that pair as
+ * realized; tail mass 1e-15 cut per round.  The Python package's hockeystick.pld.fixed_size_subsampled_gaussian(
+ * sigma, batch_size, n, sensitivity=..., value_discretization_interval=...).  sigma > 0 and sensitivity > 0 finite,
+ * 1 <= batch_size <= n, 0 < value_discretization_interval <= 100, at most 2^26 loss cells.  *out receives a new
+ * handle (one round). */
+HS_API hs_status hs_pld_fixed_size_gaussian(double sigma, long long batch_size, long long n, double sensitivity,
+                                            double value_discretization_interval, hs_pld** out);
+
 /* epsilon at delta to an accuracy, in one call: the certified bracket [*lower, *upper] on the smallest epsilon >= 0
  * with delta(epsilon) <= delta of `rounds` rounds of the Poisson-subsampled Gaussian (sensitivity 1, noise standard
  * deviation sigma, sampling rate q, add/remove neighbours, both directions), refined until *upper - *lower <=

@@ -1,0 +1,221 @@
+// The C interface's PLD handle (hs_pld), shared by the mechanisms' calls (pld.cpp, pld_mechanisms.cpp): per
+// neighbouring direction a multiset of factors (one mechanism's pessimistic and optimistic grid PMFs each, with its
+// count of rounds), as the Python package's pld.compose.distribution.PrivacyLossDistribution holds it, composed
+// through the core's FFT composition (pld/compose/compose.hpp) with the backend of cpp/backends/ chosen at configure
+// time (Eigen's FFT module by default, FFTW with HOCKEYSTICK_C_FFT_FFTW).
+//
+// Every direction's pessimistic side is composed when the handle is made (every read needs them all); each
+// direction's optimistic side is composed on the first read that needs it, once (std::call_once: pld.cpp's
+// opening comment says which reads need which).  A handle never changes once made, so several threads may read it.
+#pragma once
+
+#include <hockeystick/pld/compose/compose.hpp>
+#include <hockeystick/pld/grid/connect_dots.hpp>
+#include <hockeystick/pld/reads/charged_curve.hpp>
+#include <hockeystick/pld/reads/epsilon_bracket.hpp>
+#include <hockeystick/pld/reads/hockey_stick.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#ifdef HOCKEYSTICK_C_FFT_FFTW
+#include "fftw_backend.hpp"
+#else
+#include "eigen_fft_backend.hpp"
+#endif
+
+namespace hockeystick_c {
+
+namespace pld = hockeystick::pld;
+
+#ifdef HOCKEYSTICK_C_FFT_FFTW
+using CompositionFft = hockeystick::backends::FftwBackend;
+#else
+using CompositionFft = hockeystick::backends::EigenFftBackend;
+#endif
+
+// The Python package's limits (pld.mechanisms.constructors): MAX_CELLS loss cells per direction, DEFAULT_TAIL
+// cut per round; a composition's window of at most 2^27 grid points; at most 2^53 rounds (self_compose).
+constexpr std::int64_t kMaxCells = std::int64_t(1) << 26;
+constexpr std::int64_t kMaxPoints = std::int64_t(1) << 27;
+constexpr std::int64_t kMaxRounds = std::int64_t(1) << 53;
+constexpr double kMaxInterval = 100.0;
+
+// One mechanism's round in one neighbouring direction: its pessimistic PMF (an upper bound on delta(eps), also
+// after composition) and its optimistic PMF (a lower bound), on one loss grid.
+class Factor {
+  public:
+    virtual ~Factor() = default;
+    virtual const pld::GridPMF& upper() const = 0;
+    virtual const pld::GridPMF& lower() const = 0;
+};
+
+// A factor whose two PMFs are built at once, each carrying the loss shift of the package's factor
+// (constructors._factor): `loss_shift` (the error of the losses the cells were built from) plus the cells' own
+// (the larger of the two PMFs'), rounded up, or `loss_shift` alone where the cells carry none.
+class BuiltFactor final : public Factor {
+  public:
+    BuiltFactor(pld::GridPMF upper, pld::GridPMF lower, double loss_shift)
+        : upper_(std::move(upper)), lower_(std::move(lower)) {
+        const double cells = std::max(upper_.loss_shift, lower_.loss_shift);
+        const double shift =
+            cells > 0.0 ? std::nextafter(loss_shift + cells, std::numeric_limits<double>::infinity()) : loss_shift;
+        upper_.loss_shift = lower_.loss_shift = shift;
+    }
+
+    const pld::GridPMF& upper() const override { return upper_; }
+    const pld::GridPMF& lower() const override { return lower_; }
+
+  private:
+    pld::GridPMF upper_, lower_;
+};
+
+// `count` rounds of one factor.
+struct Term {
+    std::shared_ptr<const Factor> factor;
+    std::int64_t count = 0;
+};
+
+// A composition: per neighbouring direction (one for a symmetric mechanism, two for remove and add) its terms, all
+// on the loss grid of spacing h.
+struct Composition {
+    double h = 0.0;
+    std::vector<std::vector<Term>> directions;
+};
+
+// `composition` run `count` times: every count multiplied (the factors shared).
+inline Composition repeated(const Composition& composition, std::int64_t count) {
+    Composition out = composition;
+    for (std::vector<Term>& direction : out.directions)
+        for (Term& t : direction) t.count *= count;
+    return out;
+}
+
+// Both run on one neighbouring pair (the package's PrivacyLossDistribution.compose): direction by direction, a
+// one-direction composition paired with each direction of the other; terms of one factor merged (counts added).
+// a and b have one h and 1 or 2 directions each (checked by the caller).
+inline Composition composed(const Composition& a, const Composition& b) {
+    Composition out;
+    out.h = a.h;
+    const std::size_t n = std::max(a.directions.size(), b.directions.size());
+    for (std::size_t d = 0; d < n; ++d) {
+        std::vector<Term> merged = a.directions[a.directions.size() == 1 ? 0 : d];
+        for (const Term& t : b.directions[b.directions.size() == 1 ? 0 : d]) {
+            auto same = std::find_if(merged.begin(), merged.end(),
+                                     [&](const Term& m) { return m.factor.get() == t.factor.get(); });
+            if (same != merged.end())
+                same->count += t.count;
+            else
+                merged.push_back(t);
+        }
+        out.directions.push_back(std::move(merged));
+    }
+    return out;
+}
+
+// How a side is read once composed: one epsilon search (or delta), as the facade reads a bracket at one argument.
+inline const pld::SpectralReads kOneRead{1, 0};
+
+// The listed directions' sides composed, in one compose_many (each item's result is the same alone or batched:
+// pld/compose/compose.hpp); a factor shared by several directions is transformed once.
+inline std::vector<pld::ComposedPMF> compose_sides(const Composition& c, bool pessimistic,
+                                                   const std::vector<std::size_t>& directions) {
+    std::vector<pld::PmfView> views;
+    std::map<const Factor*, std::int64_t> index;
+    std::vector<std::vector<pld::Term>> items;
+    for (const std::size_t d : directions) {
+        std::vector<pld::Term> item;
+        for (const Term& t : c.directions[d]) {
+            auto found = index.find(t.factor.get());
+            if (found == index.end()) {
+                found = index.emplace(t.factor.get(), static_cast<std::int64_t>(views.size())).first;
+                views.push_back(pld::factor_view(pessimistic ? t.factor->upper() : t.factor->lower(), pessimistic));
+            }
+            item.push_back({found->second, t.count});
+        }
+        items.push_back(std::move(item));
+    }
+    CompositionFft fft;
+    // A side with few live frequencies is read through its spectrum (no inverse transform), costed as one search
+    // per read, as the facade reads it.
+    const std::vector<pld::SpectralReads> reads(items.size(), kOneRead);
+    return pld::compose_many(views, c.h, items, pessimistic, pld::kDefaultCompositionTail, kMaxPoints, fft, {}, reads);
+}
+
+// The optimistic curve of a composed window at any epsilon, with its suffix maxima (the facade's GridPMF.delta).
+inline pld::ChargedGridCurve lower_curve(const pld::ComposedPMF& c) {
+    const pld::GridCharges ch = pld::charges_of(c);
+    const std::int64_t n = static_cast<std::int64_t>(c.p.size());
+    std::vector<double> charge(static_cast<std::size_t>(n) + 1);  // charge of the grid points above index j
+    for (std::int64_t j = 0; j <= n; ++j) charge[static_cast<std::size_t>(j)] = ch.above(static_cast<double>(n - j));
+    return pld::ChargedGridCurve(pld::GridProfile(c.p.data(), n, c.k_lo, c.h, c.p_inf), std::move(charge), ch.shift,
+                                 ch.slack, ch.loss_shift, false, true);
+}
+
+// One direction's optimistic side, composed on the first read that needs it; its curve for delta reads built on
+// the first such read of a window.
+class LowerSide {
+  public:
+    bool composed() const { return done_.load(std::memory_order_acquire); }
+
+    const pld::ComposedPMF& pmf(const Composition& c, std::size_t direction) {
+        std::call_once(compose_once_, [&] {
+            pmf_ = std::move(compose_sides(c, false, {direction}).front());
+            done_.store(true, std::memory_order_release);
+        });
+        return pmf_;
+    }
+
+    const pld::ChargedGridCurve& curve() {
+        std::call_once(curve_once_, [&] { curve_.reset(new pld::ChargedGridCurve(lower_curve(pmf_))); });
+        return *curve_;
+    }
+
+  private:
+    std::once_flag compose_once_, curve_once_;
+    std::atomic<bool> done_{false};
+    pld::ComposedPMF pmf_;
+    std::unique_ptr<pld::ChargedGridCurve> curve_;
+};
+
+inline std::vector<std::size_t> every_direction(const Composition& c) {
+    std::vector<std::size_t> all(c.directions.size());
+    for (std::size_t d = 0; d < all.size(); ++d) all[d] = d;
+    return all;
+}
+
+// A one-round composition of one factor per direction, on the factors' grid.
+inline std::shared_ptr<const Composition> one_round(std::vector<std::shared_ptr<const Factor>> factors) {
+    auto c = std::make_shared<Composition>();
+    c->h = factors.front()->upper().h;
+    for (std::shared_ptr<const Factor>& f : factors) c->directions.push_back({{std::move(f), 1}});
+    return c;
+}
+
+}  // namespace hockeystick_c
+
+// A PLD: its composition (the factors shared with the handles it was made from or makes), the runs of mechanisms
+// it composes (`rounds`), every direction's pessimistic side composed, and each direction's optimistic side
+// composed when first needed.
+struct hs_pld {
+    std::shared_ptr<const hockeystick_c::Composition> composition;
+    std::int64_t rounds = 0;
+    std::vector<hockeystick::pld::ComposedPMF> upper;
+    std::unique_ptr<hockeystick_c::LowerSide[]> lower;
+
+    hs_pld(std::shared_ptr<const hockeystick_c::Composition> c, std::int64_t n)
+        : composition(std::move(c)),
+          rounds(n),
+          upper(hockeystick_c::compose_sides(*composition, true, hockeystick_c::every_direction(*composition))),
+          lower(new hockeystick_c::LowerSide[upper.size()]) {}
+
+    const hockeystick::pld::ComposedPMF& lower_side(std::size_t d) const { return lower[d].pmf(*composition, d); }
+};
