@@ -220,3 +220,12 @@ def test_screened_reads_equal_both_directions_read(point, delta):
     remove = reader.pessimistic_delta("remove", eps, h, screened, delta)
     add = reader.pessimistic_delta("add", eps, h, screened, delta)
     assert np.all(deltas >= remove) and np.all(deltas <= np.maximum(remove, add))
+
+
+def test_add_pure_epsilon_is_the_sum_of_each_factors_bound_rounded_up():
+    """sum_i c_i log(1 / (1 - q_i)) against mpmath at 50 digits: at least it, by at most a few ulps."""
+    rates = [(0.5, 3.0), (0.3, 4.0), (1e-3, 5000.0)]
+    mpmath.mp.dps = 50
+    exact = mpmath.fsum(mpmath.mpf(c) * -mpmath.log1p(-mpmath.mpf(q)) for q, c in rates)
+    found = tilted_question.add_pure_epsilon(rates)
+    assert exact <= found <= exact * (1 + 1e-14)

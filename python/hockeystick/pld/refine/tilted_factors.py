@@ -15,7 +15,8 @@ is the maximum over the directions on each side, on grids from the default toler
 ``GRIDS`` grids; every bracket found is certified and the answer is their intersection with the one given.  Each
 factor is discretized with the question tail of the whole run (``question.question_tail`` at T rounds: its T cuts
 together at most ``question.TILTED_TAIL_SHARE`` delta).  Last, a bracket not yet exact (``question.exact``) is
-intersected with the tilted bracket on ``question.FINE_INTERVAL``, half the peers' default grid (``refine.question``).
+intersected with the tilted bracket on ``question.FINE_INTERVAL``, half the peers' default grid (``refine.question``;
+``screened_bracket``: the add direction composed there only where a cheaper bound does not put it below).
 """
 
 from __future__ import annotations
@@ -27,11 +28,13 @@ from typing import cast
 import numpy as np
 
 from ..compose import tilted
+from ..compose.distribution import Factor
 from ..compose.pmf import GridPMF
 from ..grid.grid_start import StartGrid
-from ..mechanisms.constructors import Directions, subsampled_gaussians
+from ..mechanisms.constructors import MAX_INTERVAL, Directions, subsampled_gaussians
 from . import question
-from .tilted_question import GRID_STEP, GRIDS, MAX_POINTS, ROUND_OFF_PER_ROUND, best_tilt
+from .dominated_direction import COARSENING
+from .tilted_question import GRID_STEP, GRIDS, MAX_POINTS, ROUND_OFF_PER_ROUND, add_pure_epsilon, best_tilt
 
 # one factor of the run: (sigma, sampling rate, sensitivity) and its rounds
 Segment = tuple[tuple[float, float, float], int]
@@ -66,10 +69,11 @@ def _upper_side(ups: Sequence[tuple[GridPMF, int]], lam: float, h: float, delta:
     return tilted.upper_epsilon(up_side, delta, min(upper, up_side.top))
 
 
-def direction_bracket(
-    segments: Sequence[Segment], direction: str, h: float, tail: float, delta: float, upper: float
-) -> tuple[float, float]:
-    """The certified (lower, upper) epsilon at ``delta`` of one direction's composition on grid ``h``."""
+def pessimistic_terms(
+    segments: Sequence[Segment], direction: str, h: float, tail: float, optimistic: bool
+) -> list[tuple[Factor, int]]:
+    """Each factor of one direction discretized on grid ``h`` (with its optimistic side where ``optimistic``) and
+    its rounds."""
     factors = []
     for (sigma, q, sensitivity), count in segments:
         (pld,) = subsampled_gaussians(
@@ -78,10 +82,19 @@ def direction_bracket(
             sensitivity=sensitivity,
             value_discretization_interval=h,
             tail=tail,
+            optimistic=optimistic,
             directions=cast(Directions, direction),
         )
         ((factor, _),) = pld.directions[0].items()
         factors.append((factor, int(count)))
+    return factors
+
+
+def direction_bracket(
+    segments: Sequence[Segment], direction: str, h: float, tail: float, delta: float, upper: float
+) -> tuple[float, float]:
+    """The certified (lower, upper) epsilon at ``delta`` of one direction's composition on grid ``h``."""
+    factors = pessimistic_terms(segments, direction, h, tail, True)
     ups = [(f.upper, c) for f, c in factors]
     up = _upper_side(ups, chernoff_tilt(ups, delta), h, delta, upper)
     if math.isfinite(min(up, upper)):  # re-tilted at the Chernoff exponent of the best upper side so far
@@ -94,6 +107,35 @@ def direction_bracket(
     except ValueError:  # a window past MAX_POINTS (or blocks of rounds, not tilted): no lower side here
         return 0.0, up
     return tilted.lower_epsilon(low_side, delta, up), up
+
+
+def add_below(segments: Sequence[Segment], eps: float, h: float, tail: float, delta: float) -> bool:
+    """Whether the add direction's epsilon at ``delta`` is certified at most ``eps``: eps at least
+    ``tilted_question.add_pure_epsilon``, or the add direction's pessimistic PMFs, composed on a grid
+    ``dominated_direction.COARSENING`` times coarser than ``h`` (at most ``MAX_INTERVAL``) under the exponent's tilt
+    at eps, certify delta(eps) <= delta."""
+    if eps >= add_pure_epsilon([(q, float(c)) for (_, q, _), c in segments]):
+        return True
+    coarse = min(h * COARSENING, MAX_INTERVAL)
+    ups = [(f.upper, c) for f, c in pessimistic_terms(segments, "add", coarse, tail, False)]
+    side = tilted.compose_tilted(ups, exponent_tilt(ups, eps) * coarse, pessimistic=True, max_points=MAX_POINTS)
+    return side.delta(eps) <= delta
+
+
+def screened_bracket(
+    segments: Sequence[Segment], delta: float, lower: float, upper: float, h: float, tail: float
+) -> tuple[float, float]:
+    """(``lower``, ``upper``) intersected with the tilted bracket on grid ``h`` (``direction_bracket``: the maximum
+    over the directions on each side), the add direction's bracket composed only where ``add_below`` does not show
+    its epsilon below the remove direction's upper side: then eps = max(eps_remove, eps_add) lies in the remove
+    direction's bracket.  As given where a window passes ``MAX_POINTS``."""
+    try:
+        sides = [direction_bracket(segments, "remove", h, tail, delta, upper)]
+        if not (math.isfinite(sides[0][1]) and add_below(segments, sides[0][1], h, tail, delta)):
+            sides.append(direction_bracket(segments, "add", h, tail, delta, upper))
+    except ValueError:
+        return lower, upper
+    return max(lower, max(s[0] for s in sides)), min(upper, max(s[1] for s in sides))
 
 
 def tilted_factors_bracket(
@@ -132,21 +174,8 @@ def tilted_factors_bracket(
         )
         lower, upper = _coarse_to_fine(segments, delta, lower, upper, h, tail)
     if fine and not question.exact(np.array(lower), np.array(upper)):
-        lower, upper = _grid_bracket(segments, delta, lower, upper, question.FINE_INTERVAL, tail)
+        lower, upper = screened_bracket(segments, delta, lower, upper, question.FINE_INTERVAL, tail)
     return lower, max(lower, upper)
-
-
-def _grid_bracket(
-    segments: Sequence[Segment], delta: float, lower: float, upper: float, h: float, tail: float
-) -> tuple[float, float]:
-    """(``lower``, ``upper``) intersected with the tilted bracket on grid ``h`` (the maximum over the directions on
-    each side: delta is the larger of the two directions' curves); as given where its window passes
-    ``MAX_POINTS`` (or the grid the discretization's cells)."""
-    try:
-        sides = [direction_bracket(segments, d, h, tail, delta, upper) for d in ("remove", "add")]
-    except ValueError:
-        return lower, upper
-    return max(lower, max(s[0] for s in sides)), min(upper, max(s[1] for s in sides))
 
 
 def _coarse_to_fine(
@@ -156,7 +185,7 @@ def _coarse_to_fine(
     of the tolerance and the bracket is wider than it, at most ``GRIDS`` grids, intersected."""
     for _ in range(GRIDS):
         before = (lower, upper)
-        lower, upper = _grid_bracket(segments, delta, lower, upper, h, tail)
+        lower, upper = screened_bracket(segments, delta, lower, upper, h, tail)
         if (
             (lower, upper) == before
             or question.within_tolerance(np.array(lower), np.array(upper))

@@ -23,7 +23,7 @@ left wider than the tolerance (``SubsampledGaussianPLD``'s ``_tilted_sides``), w
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import cast
 
 import numpy as np
@@ -68,6 +68,15 @@ def chernoff_tilt(pmf: GridPMF, rounds: float, delta: float) -> float:
 def exponent_tilt(pmf: GridPMF, rounds: float, eps: float) -> float:
     """The lam maximizing lam eps - K(lam), the Chernoff exponent at ``eps`` (``best_tilt``)."""
     return best_tilt(lambda lam: lam * eps - rounds * pmf.log_mgf(lam))
+
+
+def add_pure_epsilon(rates: Sequence[tuple[float, float]]) -> float:
+    """An epsilon past which the add direction of a run of Poisson-subsampled Gaussian rounds has delta 0: the
+    rounds (sampling rate q_i, c_i rounds each) are pure DP in that direction, its loss
+    -log(1 - q + q e^{(2 x c - c^2) / (2 sigma^2)}) being at most -log(1 - q) whatever sigma and the sensitivity c,
+    so sum_i c_i log(1 / (1 - q_i)), rounded up by (k + 8) u for the k terms' logarithms, products and sum."""
+    total = math.fsum(c * -math.log1p(-q) for q, c in rates)
+    return total * (1.0 + (len(rates) + 8) * tilted.UNIT_ROUNDOFF)
 
 
 def remove_tail(point: Point, delta: float) -> float:
@@ -208,14 +217,11 @@ class TiltedReader:
 
     def add_screen(self, eps: np.ndarray, h: float, delta: float, centre: float) -> np.ndarray:
         """A certified upper bound on the add direction's delta at each of ``eps``, cheaper than its read on ``h``:
-        0 where eps >= T log(1 / (1 - q)), the add direction being pure DP per round (its loss
-        -log(1 - q + q e^{(2 x c - c^2) / (2 sigma^2)}) <= -log(1 - q), so T rounds have delta 0 past T times that,
-        rounded up here by 8 ulps); elsewhere its tilted read (``pessimistic_delta``) on a grid
+        0 where eps is at least ``add_pure_epsilon``; elsewhere its tilted read (``pessimistic_delta``) on a grid
         ``dominated_direction.COARSENING`` times coarser (at most ``MAX_INTERVAL``), under the exponent's tilt at
         ``centre``."""
-        pure = self.point[2] * -math.log1p(-self.point[1]) * (1.0 + 8.0 * tilted.UNIT_ROUNDOFF)
         out = np.zeros(eps.shape)
-        below = eps < pure
+        below = eps < add_pure_epsilon([(self.point[1], self.point[2])])
         if below.any():
             coarse = min(h * COARSENING, MAX_INTERVAL)
             out[below] = self.pessimistic_delta("add", eps[below], coarse, delta, centre)
