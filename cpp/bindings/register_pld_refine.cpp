@@ -1,19 +1,27 @@
 // The refinement's grid-and-tail policy (pld/refine/grid_policy.hpp: the start grid, the ladder, the memory cap on a
-// grid, the question tail) and the loop of an epsilon refinement (pld/refine/epsilon_refinement.hpp), its brackets
-// from a Python callable.  python/hockeystick/pld/grid/grid_start.py calls the policy with its constants at call
-// time (a GridPolicy), so a test that patches a constant is followed.
+// grid, the question tail), its next-grid rules (pld/refine/next_grid.hpp) and the loops of one point's epsilon and
+// delta refinements (pld/refine/epsilon_refinement.hpp, delta_refinement.hpp), their brackets from a Python callable.
+// python/hockeystick/pld/grid/grid_start.py and pld/refine/grid_rules.py call the policy and the rules with their
+// constants at call time (a GridPolicy, a NextGridTuning), so a test that patches a constant is followed.
+#include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
+#include <hockeystick/pld/refine/next_grid.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace py = pybind11;
 namespace pld = hockeystick::pld;
 using input_array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+using mask_array = py::array_t<bool, py::array::c_style | py::array::forcecast>;
 
 namespace {
 
@@ -85,19 +93,114 @@ void register_grid_policy(py::module_ m) {
         py::arg("smallest_tail"));
 }
 
+// The arguments' count, refusing an array of another length.
+std::int64_t arguments(const input_array& width, std::initializer_list<std::pair<const char*, py::ssize_t>> others) {
+    for (const auto& other : others)
+        if (other.second != width.size())
+            throw std::invalid_argument(std::string(other.first) + " must have width's length " +
+                                        std::to_string(width.size()) + ", got " + std::to_string(other.second));
+    return static_cast<std::int64_t>(width.size());
+}
+
+// A rule's grid: 0 (none) is None (a NaN, from an infinite width fitted, stays NaN, as the Python formula gives it).
+std::optional<double> asked(double h) { return h == 0.0 ? std::nullopt : std::optional<double>(h); }
+
+void register_next_grid(py::module_ m) {
+    const pld::NextGridTuning kDefaults;
+    py::class_<pld::NextGridTuning>(m, "NextGridTuning", "The next-grid rules' tuning constants (refine/tuning.py).")
+        .def(py::init([](double stalled, double slowest_power, double slow_reach, double cap_left_within_tolerances) {
+                 return pld::NextGridTuning{stalled, slowest_power, slow_reach, cap_left_within_tolerances};
+             }),
+             py::kw_only(), py::arg("stalled") = kDefaults.stalled, py::arg("slowest_power") = kDefaults.slowest_power,
+             py::arg("slow_reach") = kDefaults.slow_reach,
+             py::arg("cap_left_within_tolerances") = kDefaults.cap_left_within_tolerances)
+        .def_readonly("stalled", &pld::NextGridTuning::stalled)
+        .def_readonly("slowest_power", &pld::NextGridTuning::slowest_power)
+        .def_readonly("slow_reach", &pld::NextGridTuning::slow_reach)
+        .def_readonly("cap_left_within_tolerances", &pld::NextGridTuning::cap_left_within_tolerances);
+    m.def(
+        "first_step",
+        [](double h, const input_array& width, const mask_array& scaling, std::optional<double> capped_h,
+           bool recompose, double finest, double accuracy, const pld::GridPolicy* ladder) {
+            const std::int64_t n = arguments(width, {{"scaling", scaling.size()}});
+            return asked(pld::first_step(h, width.data(), scaling.data(), n, capped_h.value_or(0.0), recompose, finest,
+                                         accuracy, ladder));
+        },
+        py::kw_only(), py::arg("h"), py::arg("width"), py::arg("scaling"), py::arg("capped_h"), py::arg("recompose"),
+        py::arg("finest"), py::arg("accuracy"), py::arg("ladder"));
+    m.def(
+        "fitted_step",
+        [](double h, double h0, const input_array& width, const input_array& width0, const mask_array& wide,
+           double finest, double accuracy, const pld::NextGridTuning& tuning, const pld::GridPolicy* ladder) {
+            const std::int64_t n = arguments(width, {{"width0", width0.size()}, {"wide", wide.size()}});
+            return asked(
+                pld::fitted_step(h, h0, width.data(), width0.data(), wide.data(), n, finest, accuracy, tuning, ladder));
+        },
+        py::kw_only(), py::arg("h"), py::arg("h0"), py::arg("width"), py::arg("width0"), py::arg("wide"),
+        py::arg("finest"), py::arg("accuracy"), py::arg("tuning"), py::arg("ladder"));
+    m.def(
+        "power_step",
+        [](double h, double h0, const input_array& width, const input_array& width0, const input_array& alone,
+           const mask_array& wide, const mask_array& was_capped, bool near_rate, double finest, double accuracy,
+           const pld::NextGridTuning& tuning, const pld::GridPolicy* ladder) {
+            const std::int64_t n = arguments(width, {{"width0", width0.size()},
+                                                     {"alone", alone.size()},
+                                                     {"wide", wide.size()},
+                                                     {"was_capped", was_capped.size()}});
+            return asked(pld::power_step(h, h0, width.data(), width0.data(), alone.data(), wide.data(),
+                                         was_capped.data(), n, near_rate, finest, accuracy, tuning, ladder));
+        },
+        py::kw_only(), py::arg("h"), py::arg("h0"), py::arg("width"), py::arg("width0"), py::arg("alone"),
+        py::arg("wide"), py::arg("was_capped"), py::arg("near_rate"), py::arg("finest"), py::arg("accuracy"),
+        py::arg("tuning"), py::arg("ladder"));
+    m.def(
+        "charged_step",
+        [](double h, double h0, const input_array& width, const input_array& width0, const input_array& alone,
+           const input_array& cap, const mask_array& wide, const mask_array& charged, double q, double finest,
+           double accuracy, const pld::NextGridTuning& tuning, const pld::GridPolicy* ladder) {
+            const std::int64_t n = arguments(width, {{"width0", width0.size()},
+                                                     {"alone", alone.size()},
+                                                     {"cap", cap.size()},
+                                                     {"wide", wide.size()},
+                                                     {"charged", charged.size()}});
+            return asked(pld::charged_step(h, h0, width.data(), width0.data(), alone.data(), cap.data(), wide.data(),
+                                           charged.data(), n, q, finest, accuracy, tuning, ladder));
+        },
+        py::kw_only(), py::arg("h"), py::arg("h0"), py::arg("width"), py::arg("width0"), py::arg("alone"),
+        py::arg("cap"), py::arg("wide"), py::arg("charged"), py::arg("q"), py::arg("finest"), py::arg("accuracy"),
+        py::arg("tuning"), py::arg("ladder"));
+}
+
+// A Python callable's bracket on grid h.
+struct PythonBracket {
+    const py::function& bracket_at;
+    std::pair<double, double> operator()(double h) const { return bracket_at(h).cast<std::pair<double, double>>(); }
+};
+
 }  // namespace
 
 void register_pld_refine(py::module_ m) {
     register_grid_policy(m);
+    register_next_grid(m);
     m.def(
         "refine_epsilon",
         [](double sigma, double q, double rounds, double sensitivity, double delta, double accuracy,
-           const py::function& bracket_at, const pld::GridPolicy& policy) {
-            const pld::RefinedEpsilon r = pld::refine_epsilon(
-                sigma, q, rounds, sensitivity, delta, accuracy,
-                [&](double h) { return bracket_at(h).cast<std::pair<double, double>>(); }, policy);
+           const py::function& bracket_at, const pld::GridPolicy& policy, const pld::NextGridTuning& tuning) {
+            const pld::RefinedEpsilon r = pld::refine_epsilon(sigma, q, rounds, sensitivity, delta, accuracy,
+                                                              PythonBracket{bracket_at}, policy, {tuning});
             return py::make_tuple(r.lower, r.upper, r.interval, r.grids, r.met);
         },
         py::arg("sigma"), py::arg("q"), py::arg("rounds"), py::arg("sensitivity"), py::arg("delta"),
-        py::arg("accuracy"), py::kw_only(), py::arg("bracket_at"), py::arg("policy"));
+        py::arg("accuracy"), py::kw_only(), py::arg("bracket_at"), py::arg("policy"),
+        py::arg("tuning") = pld::NextGridTuning{});
+    m.def(
+        "refine_delta",
+        [](double sigma, double q, double rounds, double sensitivity, double accuracy, const py::function& bracket_at,
+           double delta_floor, const pld::GridPolicy& policy, const pld::NextGridTuning& tuning) {
+            const pld::RefinedBracket r = pld::refine_delta(sigma, q, rounds, sensitivity, accuracy,
+                                                            PythonBracket{bracket_at}, delta_floor, policy, {tuning});
+            return py::make_tuple(r.lower, r.upper, r.interval, r.grids, r.met);
+        },
+        py::kw_only(), py::arg("sigma"), py::arg("q"), py::arg("rounds"), py::arg("sensitivity"), py::arg("accuracy"),
+        py::arg("bracket_at"), py::arg("delta_floor"), py::arg("policy"), py::arg("tuning"));
 }

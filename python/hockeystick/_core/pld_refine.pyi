@@ -1,4 +1,5 @@
-"""The refinement's grid-and-tail policy and the loop of an epsilon refinement (cpp/bindings/register_pld_refine.cpp)."""
+"""The refinement's grid-and-tail policy, its next-grid rules and the loops of one point's epsilon and delta
+refinements (cpp/bindings/register_pld_refine.cpp)."""
 
 from collections.abc import Callable
 
@@ -71,4 +72,86 @@ def refine_epsilon(
     *,
     bracket_at: Callable[[float], tuple[float, float]],
     policy: GridPolicy,
+    tuning: NextGridTuning = ...,
 ) -> tuple[float, float, float, int, bool]: ...
+def refine_delta(
+    *,
+    sigma: float,
+    q: float,
+    rounds: float,
+    sensitivity: float,
+    accuracy: float,
+    bracket_at: Callable[[float], tuple[float, float]],
+    delta_floor: float,
+    policy: GridPolicy,
+    tuning: NextGridTuning,
+) -> tuple[float, float, float, int, bool]: ...
+
+class NextGridTuning:
+    stalled: float
+    slowest_power: float
+    slow_reach: float
+    cap_left_within_tolerances: float
+    def __init__(
+        self,
+        *,
+        stalled: float = ...,
+        slowest_power: float = ...,
+        slow_reach: float = ...,
+        cap_left_within_tolerances: float = ...,
+    ) -> None: ...
+
+def first_step(
+    *,
+    h: float,
+    width: npt.ArrayLike,
+    scaling: npt.ArrayLike,
+    capped_h: float | None,
+    recompose: bool,
+    finest: float,
+    accuracy: float,
+    ladder: GridPolicy | None,
+) -> float | None: ...
+def fitted_step(
+    *,
+    h: float,
+    h0: float,
+    width: npt.ArrayLike,
+    width0: npt.ArrayLike,
+    wide: npt.ArrayLike,
+    finest: float,
+    accuracy: float,
+    tuning: NextGridTuning,
+    ladder: GridPolicy | None,
+) -> float | None: ...
+def power_step(
+    *,
+    h: float,
+    h0: float,
+    width: npt.ArrayLike,
+    width0: npt.ArrayLike,
+    alone: npt.ArrayLike,
+    wide: npt.ArrayLike,
+    was_capped: npt.ArrayLike,
+    near_rate: bool,
+    finest: float,
+    accuracy: float,
+    tuning: NextGridTuning,
+    ladder: GridPolicy | None,
+) -> float | None: ...
+def charged_step(
+    *,
+    h: float,
+    h0: float,
+    width: npt.ArrayLike,
+    width0: npt.ArrayLike,
+    alone: npt.ArrayLike,
+    cap: npt.ArrayLike,
+    wide: npt.ArrayLike,
+    charged: npt.ArrayLike,
+    q: float,
+    finest: float,
+    accuracy: float,
+    tuning: NextGridTuning,
+    ladder: GridPolicy | None,
+) -> float | None: ...

@@ -7,9 +7,11 @@ charge of the larger window dominates).  What a front end computes on a grid, ho
 which grid it asks next are its own (``FrontEnd``): the many points of ``SubsampledGaussianPLD`` and its kin, each
 on its own grid ladder (``points.PointsRefinement``), and the one composition of a plan (``plan_refinement``).
 
-One point's epsilon at one delta to an absolute accuracy is refined by the core's loop instead
-(``refine_epsilon``: cpp/include/hockeystick/pld/refine/epsilon_refinement.hpp, the loop the C interface's
-``hs_subsampled_gaussian_epsilon`` runs), its brackets computed here: the same start, the same rules.
+One point's epsilon at one delta to an absolute accuracy, and its delta at one epsilon to a relative accuracy, are
+refined by the core's loop instead (``refine_epsilon``, ``refine_delta``:
+cpp/include/hockeystick/pld/refine/point_refinement.hpp, the loop the C interface's
+``hs_subsampled_gaussian_epsilon`` and ``hs_subsampled_gaussian_delta`` run), its brackets computed here: the same
+start, the same rules.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from ... import _core
+from ..grid import constants
 from ..grid.grid_start import Point, grid_policy
-from .grid_rules import Before
+from .grid_rules import Before, next_grid_tuning
 
 # one point's bracket on one grid: (point, h, lower, upper, what the front end's rules read besides)
 Step = tuple[int, float, Any, Any, Any]
@@ -123,5 +126,51 @@ def refine_epsilon(
         accuracy=accuracy,
         bracket_at=bracket_at,
         policy=grid_policy(),
+        tuning=next_grid_tuning(),
+    )
+    return lower, upper
+
+
+def refine_delta(
+    point: Point, accuracy: float, bracket_at: Callable[[float], tuple[float, float]]
+) -> tuple[float, float]:
+    """The certified delta bracket of ``point`` (sigma, q, rounds, sensitivity; 0 < q < 1) at one epsilon refined to
+    the relative ``accuracy`` by the core's loop (``_core.pld_refine.refine_delta``): the first grid
+    ``StartGrid.first``'s for ``.delta`` (``span_start``, within ``MAX_WINDOW``), each grid's certified bracket
+    ``bracket_at(h)`` (at that epsilon) intersected with the earlier grids', its width
+    (upper - lower) / max(upper, ``DELTA_FLOOR``) (``bracket_width``'s relative rule), the next grid ``NextGrid``'s
+    first step (h 0.9 sqrt(accuracy / width)) and then its fit of width = c h^2 + f through the last two grids,
+    until the bracket is within ``accuracy`` or no finer grid is asked or fits.
+
+    Parameters
+    ----------
+    point : tuple of float
+        (sigma, sampling rate, rounds, sensitivity).
+    accuracy : float
+        The relative width asked of the bracket, > 0.
+    bracket_at : callable
+        The certified (lower, upper) delta at the epsilon asked, on grid h.
+
+    Returns
+    -------
+    tuple of float
+        The certified (lower, upper): the intersection of every grid's bracket.
+
+    Raises
+    ------
+    ValueError
+        Where the sampling rate is not in (0, 1), or as ``bracket_at`` raises.
+    """
+    sigma, q, rounds, sensitivity = point
+    lower, upper, _, _, _ = _core.pld_refine.refine_delta(
+        sigma=sigma,
+        q=q,
+        rounds=rounds,
+        sensitivity=sensitivity,
+        accuracy=accuracy,
+        bracket_at=bracket_at,
+        delta_floor=constants.DELTA_FLOOR,
+        policy=grid_policy(),
+        tuning=next_grid_tuning(),
     )
     return lower, upper

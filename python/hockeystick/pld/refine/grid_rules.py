@@ -4,18 +4,31 @@ widths' h^2 law, the epsilon gap where a width is stuck at its cap, and the char
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
+from ... import _core
 from ..grid import constants
-from ..grid.grid_start import finest_interval, ladder_rung
+from ..grid.grid_start import finest_interval, grid_policy, ladder_rung
 from ..reads.epsilon_width import epsilon_gap
 from . import tuning
 from .bracket_width import least_epsilon_width
 
 # a point's bracket on an earlier grid: (h, lower, upper, width)
 Before = tuple[float, np.ndarray, np.ndarray, np.ndarray]
+
+
+_TUNING: dict[tuple[float, ...], _core.pld_refine.NextGridTuning] = {}
+
+
+def next_grid_tuning() -> _core.pld_refine.NextGridTuning:
+    """The core's NextGridTuning holding ``tuning``'s values now (one object per set of values)."""
+    key = (tuning.STALLED, tuning.SLOWEST_POWER, tuning.SLOW_REACH, tuning.CAP_LEFT_WITHIN_TOLERANCES)
+    if key not in _TUNING:
+        _TUNING[key] = _core.pld_refine.NextGridTuning(
+            stalled=key[0], slowest_power=key[1], slow_reach=key[2], cap_left_within_tolerances=key[3]
+        )
+    return _TUNING[key]
 
 
 def least(a: float | None, b: float | None) -> float | None:
@@ -26,12 +39,18 @@ def least(a: float | None, b: float | None) -> float | None:
 class NextGrid:
     """The grid rules of a refinement to ``accuracy`` (epsilon, or relative delta): every refinement, the grid
     evaluation's (``controller``) and a composition plan's (``plan_refinement``), aims its next grid by them.
-    ``rung``: the grid a wanted interval is rounded down to (default ``ladder_rung``: the points of a grid block
-    then share a few discretizations; a plan aligns its grids itself and passes the identity)."""
+    ``on_ladder``: a wanted interval is rounded down to the ladder (``ladder_rung``: the points of a grid block
+    then share a few discretizations), else taken as computed (a plan aligns its grids itself).  The steps'
+    arithmetic is the core's (cpp/include/hockeystick/pld/refine/next_grid.hpp), which the core's own loops run
+    too; the masks of the arguments each step reads are computed here."""
 
-    def __init__(self, accuracy: float, rung: Callable[[float], float] = ladder_rung):
+    def __init__(self, accuracy: float, on_ladder: bool = True):
         self.accuracy = accuracy
-        self.rung = rung
+        self.on_ladder = on_ladder
+
+    def ladder(self) -> _core.pld_refine.GridPolicy | None:
+        """The policy whose ladder a wanted interval is rounded down to (None: as computed)."""
+        return grid_policy() if self.on_ladder else None
 
     def charged(self, width: np.ndarray, alone: np.ndarray | None) -> np.ndarray:
         """The arguments still too wide that are charge-limited: ``alone`` (``charge_width``: what no grid
@@ -232,17 +251,21 @@ class NextGrid:
         finest: float,
     ) -> float | None:
         """``next_interval`` where no fit through two grids exists: the finest of ``capped_h`` and
-        h 0.9 sqrt(accuracy / widest) over the arguments whose width scales like h^2 (on the ladder, at least
-        ``finest``, ``grid_start.finest_interval`` of the sampling rate); where none asks, h again on the ``first`` grid if charge-limited arguments are too
-        wide (a recomposition with the direct bins), else None."""
-        asked: list[float] = [] if capped_h is None else [capped_h]
-        scaling = wide & ~capped & ~charged
-        if scaling.any():
-            worst = float(np.max(width[scaling]))
-            asked.append(h * (0.9 * math.sqrt(self.accuracy / worst) if math.isfinite(worst) else 0.5))
-        if asked and h > finest:
-            return self.rung(max(min(asked), finest))
-        return h if first and (wide & charged).any() else None
+        h 0.9 sqrt(accuracy / widest) over the arguments whose width scales like h^2 (0.5 h for an infinite width;
+        on the ladder, at least ``finest``, ``grid_start.finest_interval`` of the sampling rate); none once h is at
+        ``finest``; where none asks, h again on the ``first`` grid if charge-limited arguments are too wide (a
+        recomposition with the direct bins), else None.  The core's ``first_step``
+        (cpp/include/hockeystick/pld/refine/next_grid.hpp)."""
+        return _core.pld_refine.first_step(
+            h=h,
+            width=width,
+            scaling=wide & ~capped & ~charged,
+            capped_h=capped_h,
+            recompose=first and bool((wide & charged).any()),
+            finest=finest,
+            accuracy=self.accuracy,
+            ladder=self.ladder(),
+        )
 
     def charged_step(
         self,
@@ -255,36 +278,48 @@ class NextGrid:
         cap: np.ndarray,
         q: float,
     ) -> float | None:
-        """``next_interval`` where the part no grid removes is known (``alone``): ``power_step``, and one rung
-        finer for charge-limited arguments whose width fell from its cap to near the tolerance."""
+        """``next_interval`` where the part no grid removes is known (``alone``): ``power_step`` over the ``wide``
+        arguments not ``charged`` (``was_capped``: those whose width on the grid before was its cap eps, ``cap``, to
+        a relative 1e-9; ``near_rate``: that grid above half the sampling rate q), and one rung finer,
+        0.9 h at least ``finest_interval(q)``, for charge-limited arguments whose width fell from its cap to within
+        ``CAP_LEFT_WITHIN_TOLERANCES`` tolerances (their charges are known on one grid only, and they need not stay
+        as the grid shrinks); the finer of the two.  The core's ``charged_step``
+        (cpp/include/hockeystick/pld/refine/next_grid.hpp)."""
         h0, _, _, width0 = before
-        was_capped = width0 >= cap * (1.0 - 1e-9)
-        finer = self.power_step(h, h0, width, width0, alone, wide & ~charged, was_capped, h0 > 0.5 * q, q)
-        # charge-limited arguments whose width fell from its cap to near the tolerance: one rung finer, their
-        # charges being known on one grid only (they need not stay as the grid shrinks)
-        near = width < tuning.CAP_LEFT_WITHIN_TOLERANCES * self.accuracy
-        if (wide & charged & was_capped & near).any():
-            rung = self.rung(max(0.9 * h, finest_interval(q)))
-            finer = rung if finer is None else min(finer, rung)
-        return finer
+        return _core.pld_refine.charged_step(
+            h=h,
+            h0=h0,
+            width=width,
+            width0=width0,
+            alone=alone,
+            cap=cap,
+            wide=wide,
+            charged=charged,
+            q=q,
+            finest=finest_interval(q),
+            accuracy=self.accuracy,
+            tuning=next_grid_tuning(),
+            ladder=self.ladder(),
+        )
 
     def fitted_step(self, h: float, width: np.ndarray, before: Before, wide: np.ndarray, finest: float) -> float | None:
-        """``next_interval`` from a fit of width = c h^2 + f through the two grids, per argument still too wide
-        and narrowing (below ``STALLED`` of the last): those whose floor f is below half the tolerance ask
-        h = sqrt((0.9 accuracy - f) / c); the finest (at most 0.9 h, on the ladder), or None."""
+        """``next_interval`` from a fit of width = c h^2 + f through the two grids h0 > h, per argument still too
+        wide and narrowing (below ``STALLED`` of the last): slope c = (w0 - w) / (h0^2 - h^2), floor
+        f = w - c h^2; those whose floor is below half the tolerance ask h = sqrt((0.9 accuracy - f) / c); the finest
+        (at most 0.9 h, at least ``finest``, on the ladder), or None.  The core's ``fitted_step``
+        (cpp/include/hockeystick/pld/refine/next_grid.hpp)."""
         h0, _, _, width0 = before
-        accuracy = self.accuracy
-        hopeful = wide & (width < tuning.STALLED * width0)
-        if not hopeful.any():
-            return None
-        w, w0 = width[hopeful], width0[hopeful]
-        slope = (w0 - w) / (h0 * h0 - h * h)
-        floor = w - slope * h * h
-        reachable = floor < 0.5 * accuracy
-        if not reachable.any():
-            return None
-        wanted = float(np.min(np.sqrt((0.9 * accuracy - floor[reachable]) / slope[reachable])))
-        return self.rung(max(min(wanted, 0.9 * h), finest))
+        return _core.pld_refine.fitted_step(
+            h=h,
+            h0=h0,
+            width=width,
+            width0=width0,
+            wide=wide,
+            finest=finest,
+            accuracy=self.accuracy,
+            tuning=next_grid_tuning(),
+            ladder=self.ladder(),
+        )
 
     def power_step(
         self,
@@ -299,29 +334,30 @@ class NextGrid:
         q: float | None = None,
     ) -> float | None:
         """The next grid after grids h0 > h, where the part of each width no grid removes is known (``alone``,
-        ``charge_width``): the rest, e = width - alone, is fitted as c h^p through the two grids, p clipped
-        to [1, 2], and each ``wide`` argument whose e fell below ``STALLED`` of the last asks for
-        h (e* / e)^(1/p), e* = 0.9 accuracy - alone; the finest (at most 0.9 h) is taken.  The h^2 law (p = 2)
+        ``charge_width``): the rest, e = width - alone, is fitted as c h^p through the two grids,
+        p = log(e0 / e) / log(h0 / h) clipped to [1, 2], and each ``wide`` argument whose e fell below ``STALLED``
+        of the last asks for h (e* / e)^(1/p), e* = 0.9 accuracy - alone; the finest (at most 0.9 h, at least
+        ``finest_interval(q)``, on the ladder) is taken.  The h^2 law (p = 2)
         holds for the upper side; the optimistic side's convex minorant may shrink like h, which a fit of
         c h^2 + f would read as a floor f and stop short.  A width falling slower than h^``SLOWEST_POWER`` is
         not followed (far below the rate it is round-off), unless the coarser grid h0 was ``near_rate`` (above
         half the sampling rate, where the optimistic side is not yet in its h^p regime) and the width's own law
-        h^p reaches the tolerance within ``SLOW_REACH`` of h: then p is clipped to 1 and the next grid refits
-        it.  Where the width on grid h0 was its cap eps (``was_capped``) no law is read from it: the h^2 law is
-        assumed where the width is now within ``CAP_LEFT_WITHIN_TOLERANCES`` times the tolerance, and the
-        argument is not followed otherwise (a fit through the cap asks a needlessly fine grid)."""
-        rest, rest0 = width - alone, width0 - alone
-        target = 0.9 * self.accuracy - alone
-        with np.errstate(divide="ignore", invalid="ignore"):
-            power = np.where(wide & (rest > 0.0) & (rest0 > rest), np.log(rest0 / rest) / math.log(h0 / h), 0.0)
-        near = was_capped & wide & (rest > 0.0) & (width < tuning.CAP_LEFT_WITHIN_TOLERANCES * self.accuracy)
-        power = np.where(was_capped, np.where(near, 2.0, 0.0), power)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            reach = np.where((power > 0.0) & (target > 0.0), (target / rest) ** (1.0 / np.maximum(power, 1e-300)), 0.0)
-        close = near_rate & ~was_capped & (power > 0.0) & (reach >= tuning.SLOW_REACH)
-        hopeful = wide & (rest < tuning.STALLED * rest0) & (target > 0.0) & ((power >= tuning.SLOWEST_POWER) | close)
-        if not hopeful.any():
-            return None
-        power = np.clip(power[hopeful], 1.0, 2.0)
-        wanted = float(np.min(h * (target[hopeful] / rest[hopeful]) ** (1.0 / power)))
-        return self.rung(max(min(wanted, 0.9 * h), finest_interval(q)))
+        h^p reaches the tolerance within ``SLOW_REACH`` of h, (e* / e)^(1/p) >= SLOW_REACH: then p is clipped to 1
+        and the next grid refits it.  Where the width on grid h0 was its cap eps (``was_capped``) no law is read
+        from it: the h^2 law is assumed where the width is now within ``CAP_LEFT_WITHIN_TOLERANCES`` times the
+        tolerance, and the argument is not followed otherwise (a fit through the cap asks a needlessly fine grid).
+        The core's ``power_step`` (cpp/include/hockeystick/pld/refine/next_grid.hpp)."""
+        return _core.pld_refine.power_step(
+            h=h,
+            h0=h0,
+            width=width,
+            width0=width0,
+            alone=alone,
+            wide=wide,
+            was_capped=was_capped,
+            near_rate=near_rate,
+            finest=finest_interval(q),
+            accuracy=self.accuracy,
+            tuning=next_grid_tuning(),
+            ladder=self.ladder(),
+        )

@@ -109,7 +109,7 @@ class PlanFront:
         self.evaluate = evaluate
         self.relative = relative
         self.target = target
-        self.rules = NextGrid(target, rung=float)  # the grids are aligned here, after the budget's floor
+        self.rules = NextGrid(target, on_ladder=False)  # the grids are aligned here, after the budget's floor
         self.hints: tuple[float, ...] = ()  # the next, finer grid's epsilon searches start from this bracket
         self.result: tuple[float, float] = (0.0, 0.0)
 

@@ -14,7 +14,7 @@ from ..grid.grid_start import Point, StartGrid, loss_span, windows_within_budget
 from ..grid.near_one import NearOne
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from .bracket_width import bracket_width, offset_rows
-from .controller import Step, refine, refine_epsilon
+from .controller import Step, refine, refine_delta, refine_epsilon
 from .grid_rules import Before, NextGrid, least
 from .step_brackets import Build, StepBrackets
 
@@ -75,6 +75,8 @@ class Refinement:
         """
         if self.one_epsilon(points, xs, method):
             return [self.core_refined(points[0], float(xs[0][0]), threads)]
+        if self.one_delta(points, xs, method):
+            return [self.core_delta(points[0], xs[0], threads)]
         front = PointsFront(self, points, xs, method, threads)
         refine(front)
         return [c for c in front.chosen if c is not None]  # every point ends with a bracket
@@ -105,6 +107,36 @@ class Refinement:
             return float(lo[0]), float(up[0])
 
         lower, upper = refine_epsilon(point, delta, self.accuracy, bracket_at)
+        return np.array([lower]), np.array([upper])
+
+    def one_delta(self, points: list[Point], xs: list[np.ndarray], method: str) -> bool:
+        """Whether the core's loop refines the call (``controller.refine_delta``): one point's ``.delta`` at one
+        epsilon to a relative accuracy (``delta_accuracy="relative"``), 0 < q < 1.  There the front end's rules are
+        ``NextGrid``'s first and fitted steps alone (no charged, capped or offset-limited arguments, and every grid
+        fitted through), which the core's loop runs."""
+        one = method == "delta" and self.delta_accuracy == "relative" and len(points) == 1 and xs[0].size == 1
+        return one and 0.0 < points[0][1] < 1.0
+
+    def core_delta(self, point: Point, x: np.ndarray, threads: int) -> tuple[np.ndarray, np.ndarray]:
+        """``refined`` of one point at one epsilon through the core's loop (``one_delta``), each grid's bracket the
+        front end's (``PointsFront.brackets``: direct DFT bins after the first grid, delta near 1 raised to the
+        affinity bound and intersected with the complement's), given the record of the grid before as the front
+        end keeps it; where the complement's bracket was taken on the grid before, the next grid recomposes the
+        complement alone (``PointsFront.next_grid``)."""
+        front = PointsFront(self, [point], [x], "delta", threads)
+        best: dict[int, Before] = {}
+        complement: list[bool] = [False]  # the last grid's bracket took the complement's
+
+        def bracket_at(h: float) -> tuple[float, float]:
+            front.next_only = {0} if complement[0] else set()
+            ((_, _, lo, up, (_, near, _)),) = front.brackets({0: h}, best)
+            if 0 in best:
+                lo, up = front.intersect(lo, up, best[0])
+            best[0] = front.record(h, lo, up, front.width(0, lo, up))
+            complement[0] = near is not None and bool(near[0])
+            return float(lo[0]), float(up[0])
+
+        lower, upper = refine_delta(point, self.accuracy, bracket_at)
         return np.array([lower]), np.array([upper])
 
 
