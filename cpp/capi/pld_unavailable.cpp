@@ -42,6 +42,14 @@ hs_status hs_subsampled_gaussian_epsilon(double, double, long long, double, doub
     return unavailable("hs_subsampled_gaussian_epsilon");
 }
 
+hs_status hs_subsampled_gaussian_delta(double, double, long long, double, double, double*, double*) {
+    return unavailable("hs_subsampled_gaussian_delta");
+}
+
+hs_status hs_subsampled_gaussian_sigma(double, double, double, long long, double, double*) {
+    return unavailable("hs_subsampled_gaussian_sigma");
+}
+
 hs_status hs_pld_compose(const hs_pld*, const hs_pld*, hs_pld**) { return unavailable("hs_pld_compose"); }
 
 hs_status hs_pld_laplace(double, double, double, double, hs_pld**) { return unavailable("hs_pld_laplace"); }

@@ -11,19 +11,30 @@ Python through ctypes.
   and on deltas below 1e-8, a lower side from blocks of rounds where q < h), so its brackets differ within their
   charges.
 - It meets the accuracy, and refusals name the argument and the rule.
+- The delta call is the core's delta loop over ``hs_pld_delta_bracket`` bit for bit, holds the exact delta of one
+  round and overlaps the package's ``.delta(eps, bound="both")``.
+- The calibrated sigma is certified: the package's certified upper epsilon at it is at most the target, while at
+  sigma (1 - 1e-3) the library's is above it; it is within 5e-3 of the package's ``calibrate`` (the two read
+  different certified sides: the library epsilon at delta to ``accuracy``, the package delta at epsilon to a
+  relative ``accuracy``, each above the truth by up to its tolerance).
 """
 
 from __future__ import annotations
 
 import ctypes
+import math
 
+import mpmath as mp
 import pytest
 
 from hockeystick import _core
+from hockeystick.calibrate.extreme import calibrate
 from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.pld.grid import constants
 from hockeystick.pld.grid.grid_start import grid_policy
+from hockeystick.pld.refine.grid_rules import next_grid_tuning
 
-from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_epsilon
+from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_delta, subsampled_gaussian_epsilon
 from .test_capi import CAPI, HS_INVALID_ARGUMENT, HS_OK, Library, _build, _c_compiler, _run
 
 pytestmark = pytest.mark.slow  # the module's fixture configures and compiles the library
@@ -39,6 +50,8 @@ def lib(tmp_path_factory) -> Library:
     if not library.lib.hs_has_pld():
         pytest.skip("libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them")
     library.lib.hs_subsampled_gaussian_epsilon.argtypes = [_D, _D, ctypes.c_longlong, _D, _D, _PD, _PD]
+    library.lib.hs_subsampled_gaussian_delta.argtypes = [_D, _D, ctypes.c_longlong, _D, _D, _PD, _PD]
+    library.lib.hs_subsampled_gaussian_sigma.argtypes = [_D, _D, _D, ctypes.c_longlong, _D, _PD]
     return library
 
 
@@ -114,3 +127,128 @@ def test_refusals_name_the_argument_and_the_rule(lib, args, message):
     assert status == HS_INVALID_ARGUMENT and message in lib.last_error()
     assert lower.value == upper.value == 7.0  # outputs written only on success
     assert lib.lib.hs_subsampled_gaussian_epsilon(1.0, 0.01, 10, 1e-5, 1e-3, None, ctypes.byref(upper)) != HS_OK
+
+
+def refined_delta(
+    lib: Library, sigma: float, q: float, rounds: int, eps: float, accuracy: float
+) -> tuple[float, float]:
+    lower, upper = _D(), _D()
+    status = lib.lib.hs_subsampled_gaussian_delta(
+        sigma, q, rounds, eps, accuracy, ctypes.byref(lower), ctypes.byref(upper)
+    )
+    assert status == HS_OK, lib.last_error()
+    return lower.value, upper.value
+
+
+def relative_width(lower: float, upper: float) -> float:
+    return (upper - lower) / max(upper, constants.DELTA_FLOOR)
+
+
+DELTA_SETTINGS = [(1.0, 0.01, 10_000, 1.0, 1e-2), (0.8, 0.05, 300, 2.0, 1e-3), (2.0, 0.1, 1000, 0.5, 1e-4)]
+
+
+@pytest.mark.parametrize(("sigma", "q", "rounds", "eps", "accuracy"), DELTA_SETTINGS)
+def test_the_delta_call_is_the_core_loop_over_the_librarys_brackets_bit_for_bit(lib, sigma, q, rounds, eps, accuracy):
+    def bracket_at(h: float) -> tuple[float, float]:
+        handle = lib.subsampled_gaussian(sigma, q, h, rounds)
+        try:
+            return lib.bracket(handle, "delta", eps)
+        finally:
+            lib.lib.hs_pld_free(handle)
+
+    lo, up, _, _, _ = _core.pld_refine.refine_delta(
+        sigma=sigma,
+        q=q,
+        rounds=float(rounds),
+        sensitivity=1.0,
+        accuracy=accuracy,
+        bracket_at=bracket_at,
+        delta_floor=constants.DELTA_FLOOR,
+        policy=grid_policy(),
+        tuning=next_grid_tuning(),
+    )
+    assert refined_delta(lib, sigma, q, rounds, eps, accuracy) == (lo, up)
+
+
+@pytest.mark.parametrize(("sigma", "q", "rounds", "eps", "accuracy"), DELTA_SETTINGS)
+def test_the_c_delta_bracket_meets_the_accuracy_and_overlaps_the_packages(lib, sigma, q, rounds, eps, accuracy):
+    lower, upper = refined_delta(lib, sigma, q, rounds, eps, accuracy)
+    assert 0.0 < lower <= upper and relative_width(lower, upper) <= accuracy
+    pld = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=accuracy)
+    py_lower, py_upper = (float(v) for v in pld.delta(eps, bound="both"))
+    assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
+
+
+@pytest.mark.parametrize(("sigma", "q", "eps"), [(1.0, 0.01, 0.5), (0.6, 0.3, 2.0), (3.0, 0.02, 0.01)])
+def test_one_round_delta_bracket_holds_the_exact_delta(lib, sigma, q, eps):
+    lower, upper = refined_delta(lib, sigma, q, 1, eps, 1e-4)
+    with mp.workdps(50):
+        truth = float(subsampled_gaussian_delta(sigma, q, mp.mpf(eps)))
+    assert lower <= truth <= upper and relative_width(lower, upper) <= 1e-4
+
+
+def calibrated(lib: Library, eps: float, delta: float, q: float, rounds: int, accuracy: float) -> float:
+    sigma = _D()
+    status = lib.lib.hs_subsampled_gaussian_sigma(eps, delta, q, rounds, accuracy, ctypes.byref(sigma))
+    assert status == HS_OK, lib.last_error()
+    return sigma.value
+
+
+@pytest.mark.parametrize(
+    ("eps", "delta", "q", "rounds", "accuracy"),
+    [(1.0, 1e-5, 0.01, 10_000, 1e-3), (3.0, 1e-6, 0.05, 300, 1e-3), (0.5, 1e-5, 0.1, 50, 1e-3)],
+)
+def test_the_calibrated_sigma_is_certified_and_within_the_tolerance_of_the_packages(
+    lib, eps, delta, q, rounds, accuracy
+):
+    sigma = calibrated(lib, eps, delta, q, rounds, accuracy)
+    pld = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=accuracy)
+    assert float(pld.epsilon(delta, bound="upper")) <= eps  # the package certifies it too
+    assert refined(lib, sigma * (1.0 - 1e-3), q, rounds, delta, accuracy)[1] > eps  # just below: not certified
+    package = float(calibrate("pld_subsampled_gaussian", "sigma", epsilon=eps, delta=delta, sampling_rate=q,
+                              rounds=rounds, accuracy=accuracy, rtol=1e-4))  # fmt: skip
+    assert abs(sigma / package - 1.0) <= 5e-3
+
+
+@pytest.mark.parametrize(
+    ("call", "args", "message"),
+    [
+        ("delta", (0.0, 0.01, 10, 1.0, 1e-3), "sigma must be finite and > 0, got 0"),
+        ("delta", (1.0, 0.0, 10, 1.0, 1e-3), "sampling_rate must lie strictly between 0 and 1"),
+        ("delta", (1.0, 0.01, 10, math.nan, 1e-3), "epsilon must not be NaN"),
+        ("delta", (1.0, 0.01, 10, 1.0, -1.0), "accuracy must be finite and > 0 (the delta bracket's width asked"),
+        ("sigma", (0.0, 1e-5, 0.01, 10, 1e-3), "epsilon must be finite and > 0 (the target), got 0"),
+        ("sigma", (1.0, 1.0, 0.01, 10, 1e-3), "delta must lie strictly between 0 and 1 (the target), got 1"),
+        ("sigma", (1.0, 1e-5, 0.01, 0, 1e-3), "rounds must be an integer with 1 <= rounds <= 2^53, got 0"),
+        ("sigma", (1.0, 1e-5, 0.01, 10, math.inf), "accuracy must be finite and > 0 (the width asked"),
+        ("sigma", (1e-4, 1e-12, 0.9, 10**9, 1e-3), "epsilon=0.0001 at delta=1e-12 is not certified for any sigma up"),
+        ("sigma", (5.0, 0.9995, 0.5, 10, 1e-3), "delta=0.9995 is met at epsilon=5 by every sigma down to 0.015625"),
+    ],
+)
+def test_delta_and_sigma_refusals_name_the_argument_and_the_rule(lib, call, args, message):
+    outputs = (_D(7.0), _D(7.0)) if call == "delta" else (_D(7.0),)
+    status = getattr(lib.lib, f"hs_subsampled_gaussian_{call}")(*args, *(ctypes.byref(o) for o in outputs))
+    assert status == HS_INVALID_ARGUMENT and message in lib.last_error()
+    assert all(o.value == 7.0 for o in outputs)  # outputs written only on success
+
+
+def test_the_c_refinement_program_prints_the_ctypes_values(lib, tmp_path):
+    """cpp/capi/tests/capi_refine.c: its delta brackets and calibrated sigma are the ctypes calls' bit for bit, one
+    round's bracket holds the exact delta, and a target no sigma reaches is refused with its message."""
+    exe = tmp_path / "capi_refine"
+    libdir = lib.path.parent
+    _run(_c_compiler(), "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", CAPI / "include",
+         CAPI / "tests" / "capi_refine.c", "-L", libdir, "-lhockeystick_c", f"-Wl,-rpath,{libdir}", "-o", exe)  # fmt: skip
+    lines = [line.split() for line in _run(exe).splitlines()]
+    deltas = [line[1:] for line in lines if line[0] == "delta"]
+    assert len(deltas) == 2
+    for sigma, q, rounds, eps, accuracy, lower, upper in deltas:
+        got = refined_delta(lib, float(sigma), float(q), int(rounds), float(eps), float(accuracy))
+        assert got == (float(lower), float(upper)) and relative_width(*got) <= float(accuracy)
+    sigma, q, _, eps, _, lower, upper = deltas[1]  # one round: the exact value inside
+    with mp.workdps(50):
+        assert float(lower) <= float(subsampled_gaussian_delta(float(sigma), float(q), mp.mpf(eps))) <= float(upper)
+    ((eps, delta, q, rounds, accuracy, sigma),) = [line[1:] for line in lines if line[0] == "sigma"]
+    assert calibrated(lib, float(eps), float(delta), float(q), int(rounds), float(accuracy)) == float(sigma)
+    ((status, *message),) = [line[1:] for line in lines if line[0] == "refused"]
+    assert int(status) == HS_INVALID_ARGUMENT and " ".join(message).startswith("epsilon=0.0001 at delta=1e-12 is not")

@@ -159,6 +159,25 @@ HS_API hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_ra
 /* Releases a handle; NULL is allowed and does nothing. */
 HS_API void hs_pld_free(hs_pld* pld);
 
+/* delta at epsilon to a relative accuracy, in one call: the certified bracket [*lower, *upper] on delta(epsilon) of
+ * `rounds` rounds of the Poisson-subsampled Gaussian (as hs_subsampled_gaussian_epsilon), refined until
+ * (*upper - *lower) / max(*upper, 1e-9) <= accuracy or no finer grid is worth building (then wider, still
+ * certified).  The grids are those of the Python package's SubsampledGaussianPLD(..., accuracy=accuracy).delta:
+ * the same start grid, ladder and next-grid rules (hockeystick/pld/refine/delta_refinement.hpp); each grid's bracket
+ * is hs_pld_delta_bracket's, intersected with the earlier grids'.  sigma > 0 and finite, 0 < sampling_rate < 1,
+ * 1 <= rounds <= 2^53, epsilon not NaN, accuracy > 0 and finite. */
+HS_API hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long long rounds, double epsilon,
+                                              double accuracy, double* lower, double* upper);
+
+/* sigma calibrated to (epsilon, delta), in one call: *sigma is a noise standard deviation whose certified upper
+ * epsilon at delta (hs_subsampled_gaussian_epsilon's, refined to accuracy) is <= epsilon, for `rounds` rounds of
+ * the Poisson-subsampled Gaussian at sampling_rate; within a relative 1e-3 of a sigma that is not certified (a
+ * geometric bisection over [1/64, 65536]).  HS_INVALID_ARGUMENT where no sigma up to 65536 is certified, or where
+ * every sigma down to 1/64 is (no noise worth calibrating).  epsilon > 0 and finite, 0 < delta < 1,
+ * 0 < sampling_rate < 1, 1 <= rounds <= 2^53, accuracy > 0 and finite. */
+HS_API hs_status hs_subsampled_gaussian_sigma(double epsilon, double delta, double sampling_rate, long long rounds,
+                                              double accuracy, double* sigma);
+
 #ifdef __cplusplus
 }
 #endif

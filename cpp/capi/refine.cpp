@@ -1,0 +1,167 @@
+// The C interface's refinements to an accuracy beside hs_subsampled_gaussian_epsilon (pld.cpp): delta at epsilon to a
+// relative accuracy (hs_subsampled_gaussian_delta: the core's delta_refinement.hpp over the library's own brackets,
+// hs_pld_subsampled_gaussian composed by hs_pld_self_compose and read by hs_pld_delta_bracket) and the calibration of
+// sigma (hs_subsampled_gaussian_sigma: a bisection over hs_subsampled_gaussian_epsilon's certified upper side).
+//
+// Calibration: sigma is certified for (epsilon, delta) where the refined upper epsilon at delta is <= epsilon.  From
+// sigma = 1 the search doubles (or halves) sigma until one side of the bracket is certified and the other is not
+// (within [kSigmaLeast, kSigmaMost]), then bisects geometrically until hi / lo <= 1 + kSigmaTolerance, and returns
+// hi: a sigma whose certified upper epsilon was read <= epsilon, so never below what the certificate needs, and
+// within kSigmaTolerance of a sigma that was not certified.  A sigma whose first grid cannot be built (more loss
+// cells than the library holds) counts as not certified.  The refined upper epsilon is close to monotone in sigma but
+// not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
+#include <hockeystick/pld/refine/delta_refinement.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "boundary.hpp"
+
+using hockeystick_c::guarded;
+using hockeystick_c::invalid_argument_error;
+using hockeystick_c::require;
+using hockeystick_c::require_output;
+namespace pld = hockeystick::pld;
+
+namespace {
+
+constexpr long long kMaxRounds = 1LL << 53;
+constexpr double kSigmaLeast = 1.0 / 64.0;
+constexpr double kSigmaMost = 65536.0;
+constexpr double kSigmaTolerance = 1e-3;
+
+using Handle = std::unique_ptr<hs_pld, void (*)(hs_pld*)>;
+
+// A failed call's status raised again with the calling thread's last error (the boundary maps it back).
+void raise_status(hs_status status) {
+    const std::string message = hs_last_error();
+    if (status == HS_INVALID_ARGUMENT) throw invalid_argument_error{message};
+    if (status == HS_OUT_OF_MEMORY) throw std::bad_alloc();
+    throw std::runtime_error(message);
+}
+
+// `rounds` rounds of the Poisson-subsampled Gaussian on grid h, or null where the grid is refused (too many cells)
+// and `refused_ok`.
+Handle subsampled_gaussian(double sigma, double q, long long rounds, double h, bool refused_ok) {
+    hs_pld* one = nullptr;
+    hs_status s = hs_pld_subsampled_gaussian(sigma, q, h, &one);
+    Handle round(one, hs_pld_free);
+    hs_pld* composed = nullptr;
+    if (s == HS_OK) s = hs_pld_self_compose(round.get(), rounds, &composed);
+    if (s == HS_INVALID_ARGUMENT && refused_ok) return Handle(nullptr, hs_pld_free);
+    if (s != HS_OK) raise_status(s);
+    return Handle(composed, hs_pld_free);
+}
+
+// The refinement's delta bracket on grid h at epsilon.  A grid after the first that cannot be built gives [0, 1],
+// certified and uninformative, so the loop keeps the brackets it has and stops (its width does not narrow).
+std::pair<double, double> delta_bracket_on(double sigma, double q, long long rounds, double epsilon, double h,
+                                           bool first) {
+    const Handle p = subsampled_gaussian(sigma, q, rounds, h, !first);
+    if (!p) return {0.0, 1.0};
+    double lower = 0.0, upper = 1.0;
+    const hs_status s = hs_pld_delta_bracket(p.get(), epsilon, &lower, &upper);
+    if (s != HS_OK) raise_status(s);
+    return {lower, upper};
+}
+
+void require_sampling(double q, long long rounds) {
+    require(q > 0.0 && q < 1.0, "sampling_rate",
+            "must lie strictly between 0 and 1 (at 1, the Gaussian mechanism: hs_theta_epsilon with r = "
+            "sqrt(rounds) / sigma is exact)",
+            q);
+    require(rounds >= 1 && rounds <= kMaxRounds, "rounds", "must be an integer with 1 <= rounds <= 2^53",
+            static_cast<double>(rounds));
+}
+
+// Whether sigma is certified for (epsilon, delta): its refined upper epsilon at delta is <= epsilon.
+bool certified(double sigma, double q, long long rounds, double epsilon, double delta, double accuracy) {
+    double lower = 0.0, upper = 0.0;
+    const hs_status s = hs_subsampled_gaussian_epsilon(sigma, q, rounds, delta, accuracy, &lower, &upper);
+    if (s == HS_INVALID_ARGUMENT) return false;  // its first grid cannot be built: not certified
+    if (s != HS_OK) raise_status(s);
+    return upper <= epsilon;
+}
+
+// The bracket [lo, hi] the bisection starts from: hi certified, lo not (the header's comment).
+std::pair<double, double> sigma_bracket(double q, long long rounds, double epsilon, double delta, double accuracy) {
+    double sigma = 1.0;
+    if (certified(sigma, q, rounds, epsilon, delta, accuracy)) {
+        while (sigma > kSigmaLeast) {
+            if (!certified(sigma / 2, q, rounds, epsilon, delta, accuracy)) return {sigma / 2, sigma};
+            sigma /= 2;
+        }
+        return {0.0, sigma};  // certified down to kSigmaLeast
+    }
+    while (sigma < kSigmaMost) {
+        if (certified(2 * sigma, q, rounds, epsilon, delta, accuracy)) return {sigma, 2 * sigma};
+        sigma *= 2;
+    }
+    throw invalid_argument_error{
+        "epsilon=" + hockeystick_c::shown(epsilon) + " at delta=" + hockeystick_c::shown(delta) +
+        " is not certified for any sigma up to " + hockeystick_c::shown(kSigmaMost) + " (sampling_rate " +
+        hockeystick_c::shown(q) + ", rounds " + std::to_string(rounds) +
+        "): ask a larger epsilon or delta, fewer rounds, a smaller sampling_rate, or a finer accuracy (the certified "
+        "upper epsilon is at most accuracy above the truth)"};
+}
+
+}  // namespace
+
+extern "C" {
+
+hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long long rounds, double epsilon,
+                                       double accuracy, double* lower, double* upper) {
+    return guarded([&] {
+        require_output(lower, "lower");
+        require_output(upper, "upper");
+        require(sigma > 0.0 && std::isfinite(sigma), "sigma", "must be finite and > 0", sigma);
+        require_sampling(sampling_rate, rounds);
+        require(!std::isnan(epsilon), "epsilon", "must not be NaN", epsilon);
+        require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
+                "must be finite and > 0 (the delta bracket's width asked relative to its upper side, e.g. 1e-3)",
+                accuracy);
+        int grids = 0;
+        const pld::RefinedBracket r = pld::refine_delta(
+            sigma, sampling_rate, static_cast<double>(rounds), 1.0, accuracy,
+            [&](double h) { return delta_bracket_on(sigma, sampling_rate, rounds, epsilon, h, grids++ == 0); });
+        *lower = r.lower;
+        *upper = r.upper;
+        return HS_OK;
+    });
+}
+
+hs_status hs_subsampled_gaussian_sigma(double epsilon, double delta, double sampling_rate, long long rounds,
+                                       double accuracy, double* sigma) {
+    return guarded([&] {
+        require_output(sigma, "sigma");
+        require(epsilon > 0.0 && std::isfinite(epsilon), "epsilon", "must be finite and > 0 (the target)", epsilon);
+        require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1 (the target)", delta);
+        require_sampling(sampling_rate, rounds);
+        require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
+                "must be finite and > 0 (the width asked of each epsilon bracket, e.g. 1e-3)", accuracy);
+        std::pair<double, double> b = sigma_bracket(sampling_rate, rounds, epsilon, delta, accuracy);
+        if (b.first == 0.0) {
+            throw invalid_argument_error{
+                "delta=" + hockeystick_c::shown(delta) + " is met at epsilon=" + hockeystick_c::shown(epsilon) +
+                " by every sigma down to " + hockeystick_c::shown(kSigmaLeast) +
+                ": no noise worth calibrating (delta at or above 1 - (1 - sampling_rate)^rounds is met without "
+                "noise); ask a smaller delta or epsilon"};
+        }
+        while (b.second / b.first > 1.0 + kSigmaTolerance) {
+            const double mid = std::sqrt(b.first * b.second);
+            if (certified(mid, sampling_rate, rounds, epsilon, delta, accuracy))
+                b.second = mid;
+            else
+                b.first = mid;
+        }
+        *sigma = b.second;
+        return HS_OK;
+    });
+}
+
+}  // extern "C"
