@@ -15,7 +15,6 @@
 #include <hockeystick/pld/compose/compose.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
 #include <hockeystick/pld/reads/spectral_profile.hpp>
-#include <hockeystick/pld/refine/epsilon_refinement.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -169,22 +168,6 @@ std::pair<double, double> epsilon_bracket_of(const hs_pld& p, double delta) {
     return {lo, hi};
 }
 
-// The refinement's bracket on grid h: `rounds` rounds of the Poisson-subsampled Gaussian composed on h and read at
-// delta.  A grid after the first that cannot be built (more than kMaxCells cells) gives [0, inf], certified and
-// uninformative, so the loop keeps the brackets it has and stops (its width does not narrow).
-std::pair<double, double> refinement_bracket(double sigma, double q, std::int64_t rounds, double delta, double h,
-                                             bool first) {
-    try {
-        const hs_pld p(std::make_shared<const hockeystick_c::Composition>(
-                           hockeystick_c::repeated(*subsampled_gaussian_round(sigma, q, h), rounds)),
-                       rounds);
-        return epsilon_bracket_of(p, delta);
-    } catch (const invalid_argument_error&) {
-        if (first) throw;
-        return {0.0, HUGE_VAL};
-    }
-}
-
 }  // namespace
 
 extern "C" {
@@ -230,33 +213,6 @@ hs_status hs_pld_epsilon_bracket(const hs_pld* p, double delta, double* lower, d
         const std::pair<double, double> b = epsilon_bracket_of(*p, delta);
         *lower = b.first;
         *upper = b.second;
-        return HS_OK;
-    });
-}
-
-hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, long long rounds, double delta,
-                                         double accuracy, double* lower, double* upper) {
-    return guarded([&] {
-        require_output(lower, "lower");
-        require_output(upper, "upper");
-        require(sigma > 0.0 && std::isfinite(sigma), "sigma", "must be finite and > 0", sigma);
-        require(sampling_rate > 0.0 && sampling_rate < 1.0, "sampling_rate",
-                "must lie strictly between 0 and 1 (at 1, the Gaussian mechanism: hs_theta_epsilon with r = "
-                "sqrt(rounds) / sigma is exact)",
-                sampling_rate);
-        require(rounds >= 1 && rounds <= kMaxRounds, "rounds", "must be an integer with 1 <= rounds <= 2^53",
-                static_cast<double>(rounds));
-        require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
-        require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
-                "must be finite and > 0 (the epsilon bracket's width asked, e.g. 1e-3)", accuracy);
-        int grids = 0;
-        const pld::RefinedEpsilon r =
-            pld::refine_epsilon(sigma, sampling_rate, static_cast<double>(rounds), 1.0, delta, accuracy, [&](double h) {
-                return refinement_bracket(sigma, sampling_rate, static_cast<std::int64_t>(rounds), delta, h,
-                                          grids++ == 0);
-            });
-        *lower = r.lower;
-        *upper = r.upper;
         return HS_OK;
     });
 }

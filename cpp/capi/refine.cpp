@@ -1,7 +1,8 @@
-// The C interface's refinements to an accuracy beside hs_subsampled_gaussian_epsilon (pld.cpp): delta at epsilon to a
-// relative accuracy (hs_subsampled_gaussian_delta: the core's delta_refinement.hpp over the library's own brackets,
-// hs_pld_subsampled_gaussian composed by hs_pld_self_compose and read by hs_pld_delta_bracket) and the calibration of
-// sigma (hs_subsampled_gaussian_sigma: a bisection over hs_subsampled_gaussian_epsilon's certified upper side).
+// The C interface's refinements to an accuracy, over the library's own brackets (hs_pld_subsampled_gaussian composed
+// by hs_pld_self_compose): epsilon at delta (hs_subsampled_gaussian_epsilon: the core's epsilon_refinement.hpp, each
+// grid read by hs_pld_epsilon_bracket), delta at epsilon to a relative accuracy (hs_subsampled_gaussian_delta:
+// delta_refinement.hpp, hs_pld_delta_bracket) and the calibration of sigma (hs_subsampled_gaussian_sigma: a
+// bisection over hs_subsampled_gaussian_epsilon's certified upper side).
 //
 // Calibration: sigma is certified for (epsilon, delta) where the refined upper epsilon at delta is <= epsilon.  From
 // sigma = 1 the search doubles (or halves) sigma until one side of the bracket is certified and the other is not
@@ -11,6 +12,7 @@
 // cells than the library holds) counts as not certified.  The refined upper epsilon is close to monotone in sigma but
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
 #include <hockeystick/pld/refine/delta_refinement.hpp>
+#include <hockeystick/pld/refine/epsilon_refinement.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -30,7 +32,7 @@ namespace pld = hockeystick::pld;
 
 namespace {
 
-constexpr long long kMaxRounds = 1LL << 53;
+constexpr long long kMaxRounds = 1LL << 53;  // the most rounds a PLD composes (pld_handle.hpp)
 constexpr double kSigmaLeast = 1.0 / 64.0;
 constexpr double kSigmaMost = 65536.0;
 constexpr double kSigmaTolerance = 1e-3;
@@ -58,14 +60,16 @@ Handle subsampled_gaussian(double sigma, double q, long long rounds, double h, b
     return Handle(composed, hs_pld_free);
 }
 
-// The refinement's delta bracket on grid h at epsilon.  A grid after the first that cannot be built gives [0, 1],
-// certified and uninformative, so the loop keeps the brackets it has and stops (its width does not narrow).
-std::pair<double, double> delta_bracket_on(double sigma, double q, long long rounds, double epsilon, double h,
-                                           bool first) {
+// A refinement's bracket on grid h (`read`: hs_pld_epsilon_bracket at delta, or hs_pld_delta_bracket at epsilon).
+// A grid after the first that cannot be built gives `none` ([0, inf] on epsilon, [0, 1] on delta), certified and
+// uninformative, so the loop keeps the brackets it has and stops (its width does not narrow).
+template <class Read>
+std::pair<double, double> bracket_on(double sigma, double q, long long rounds, double x, double h, bool first,
+                                     Read read, std::pair<double, double> none) {
     const Handle p = subsampled_gaussian(sigma, q, rounds, h, !first);
-    if (!p) return {0.0, 1.0};
-    double lower = 0.0, upper = 1.0;
-    const hs_status s = hs_pld_delta_bracket(p.get(), epsilon, &lower, &upper);
+    if (!p) return none;
+    double lower = 0.0, upper = 0.0;
+    const hs_status s = read(p.get(), x, &lower, &upper);
     if (s != HS_OK) raise_status(s);
     return {lower, upper};
 }
@@ -114,6 +118,28 @@ std::pair<double, double> sigma_bracket(double q, long long rounds, double epsil
 
 extern "C" {
 
+hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, long long rounds, double delta,
+                                         double accuracy, double* lower, double* upper) {
+    return guarded([&] {
+        require_output(lower, "lower");
+        require_output(upper, "upper");
+        require(sigma > 0.0 && std::isfinite(sigma), "sigma", "must be finite and > 0", sigma);
+        require_sampling(sampling_rate, rounds);
+        require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
+        require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
+                "must be finite and > 0 (the epsilon bracket's width asked, e.g. 1e-3)", accuracy);
+        int grids = 0;
+        const pld::RefinedEpsilon r =
+            pld::refine_epsilon(sigma, sampling_rate, static_cast<double>(rounds), 1.0, delta, accuracy, [&](double h) {
+                return bracket_on(sigma, sampling_rate, rounds, delta, h, grids++ == 0, hs_pld_epsilon_bracket,
+                                  {0.0, HUGE_VAL});
+            });
+        *lower = r.lower;
+        *upper = r.upper;
+        return HS_OK;
+    });
+}
+
 hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long long rounds, double epsilon,
                                        double accuracy, double* lower, double* upper) {
     return guarded([&] {
@@ -126,9 +152,11 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
                 "must be finite and > 0 (the delta bracket's width asked relative to its upper side, e.g. 1e-3)",
                 accuracy);
         int grids = 0;
-        const pld::RefinedBracket r = pld::refine_delta(
-            sigma, sampling_rate, static_cast<double>(rounds), 1.0, accuracy,
-            [&](double h) { return delta_bracket_on(sigma, sampling_rate, rounds, epsilon, h, grids++ == 0); });
+        const pld::RefinedBracket r =
+            pld::refine_delta(sigma, sampling_rate, static_cast<double>(rounds), 1.0, accuracy, [&](double h) {
+                return bracket_on(sigma, sampling_rate, rounds, epsilon, h, grids++ == 0, hs_pld_delta_bracket,
+                                  {0.0, 1.0});
+            });
         *lower = r.lower;
         *upper = r.upper;
         return HS_OK;
