@@ -1,4 +1,4 @@
-"""epsilon at delta to an accuracy in one C call (``hs_subsampled_gaussian_epsilon``, cpp/capi/pld.cpp over
+"""epsilon at delta to an accuracy in one C call (``hs_subsampled_gaussian_epsilon``, cpp/capi/refine.cpp over
 cpp/include/hockeystick/pld/refine/epsilon_refinement.hpp), called from C (cpp/capi/tests/capi_check.c) and from
 Python through ctypes.
 
