@@ -229,3 +229,47 @@ def test_add_pure_epsilon_is_the_sum_of_each_factors_bound_rounded_up():
     exact = mpmath.fsum(mpmath.mpf(c) * -mpmath.log1p(-mpmath.mpf(q)) for q, c in rates)
     found = tilted_question.add_pure_epsilon(rates)
     assert exact <= found <= exact * (1 + 1e-14)
+
+
+# a round whose loss passes 0 rarely (24 / 1024 of its mass): 10 rounds read by the binomial split above 0.3
+K_LO_RARE = -2
+NUMERATORS_RARE = [500, 500, 20, 3, 1]  # sum 1024: losses -0.1 .. 0.1
+ROUNDS_RARE = 10
+
+
+@pytest.mark.parametrize("pessimistic", [True, False])
+def test_binomial_split_bounds_the_exact_curve_to_a_relative_round_off(pessimistic):
+    """Each side of the split read against the exact composition (integers, then mpmath at 50 digits): on its side of
+    the exact delta at every eps above the floor, and within 1 % of it down to delta 3e-23 (eps 0.6), where the plain
+    composition's charges, relative to the whole mass (1e-13), put it at least the exact delta away; each term's
+    charges are relative to its own mass instead.  Its epsilon at delta 1e-18 on the right side of the exact one."""
+    from hockeystick.pld.compose.binomial_split import BinomialSplit
+
+    exact = exact_curve([(K_LO_RARE, NUMERATORS_RARE, ROUNDS_RARE)])
+    pmf = grid_pmf(pessimistic, K_LO_RARE, NUMERATORS_RARE)
+    split = BinomialSplit(pmf, ROUNDS_RARE, 0.3, 1e-40, 1e-40)
+    plain = fft.compose([(pmf, ROUNDS_RARE)], pessimistic=pessimistic)
+    for eps in (0.3, 0.45, 0.6, 0.8):
+        truth, found = exact(eps), split.delta(eps)
+        assert (found >= truth) if pessimistic else (found <= truth)
+        if eps <= 0.6:
+            assert abs(found - truth) <= 1e-2 * truth
+            assert abs(float(plain.delta(np.array(eps))) - truth) >= truth
+    eps = split.epsilon(1e-18, 1.0)  # in (0.3, 0.45)
+    assert (exact(eps) <= 1e-18) if pessimistic else (exact(eps) > 1e-18)
+
+
+def test_binomial_split_refuses_what_it_does_not_read():
+    """Charges already on the PMF, nothing at or below the split, more than MAX_TERMS terms above negligible; the
+    pessimistic side below the floor is 1 (the term j = 0 is not known to vanish there)."""
+    from hockeystick.pld.compose.binomial_split import BinomialSplit
+
+    pmf = grid_pmf(True, K_LO_RARE, NUMERATORS_RARE)
+    charged = GridPMF(K_LO_RARE, H, pmf.p, 0.0, pessimistic=True, total_error=1e-16)
+    with pytest.raises(ValueError, match="no charges"):
+        BinomialSplit(charged, ROUNDS_RARE, 0.3, 1e-40, 1e-40)
+    with pytest.raises(ValueError, match="at or below"):
+        BinomialSplit(pmf, ROUNDS_RARE, -2.0, 1e-40, 1e-40)
+    with pytest.raises(ValueError, match="terms"):
+        BinomialSplit(grid_pmf(True), ROUNDS, 0.5, 1e-40, 1e-40)
+    assert BinomialSplit(pmf, ROUNDS_RARE, 0.3, 1e-40, 1e-40).delta(0.25) == 1.0

@@ -29,6 +29,7 @@ from typing import cast
 import numpy as np
 
 from ..compose import tilted, truncation
+from ..compose.binomial_split import BinomialSplit
 from ..compose.distribution import Factor
 from ..compose.pmf import GridPMF
 from ..grid.grid_start import Point, StartGrid
@@ -240,6 +241,28 @@ class TiltedReader:
             add[above] = np.minimum(add[above], self.pessimistic_delta("add", eps[above], h, centre, delta))
         return np.asarray(np.maximum(remove, add), dtype=np.float64)
 
+    def split_bracket(self, delta: float, h: float, lower: float, upper: float) -> tuple[float, float]:
+        """(``lower``, ``upper``) at ``delta`` intersected with the remove direction's bracket on grid ``h`` read as a
+        sum over how many rounds pass lower / T (``compose.binomial_split``: each term composed at unit mass, so its
+        charges are relative to it), the upper side kept only where ``add_screen`` shows the add direction below it
+        (the lower side is the remove direction's: eps >= eps_remove).  Both sides certified; as given where the
+        split does not apply (``BinomialSplit``'s ValueError: more than ``MAX_TERMS`` terms, nothing below the
+        split, a window past the composition's cap)."""
+        rounds = int(self.point[2])
+        _, tail, factor = self.direction("remove", h, delta)
+        negligible = question.TILTED_TAIL_SHARE * delta
+        try:
+            up = BinomialSplit(factor.upper, rounds, lower, negligible, negligible).epsilon(delta, upper)
+            if math.isfinite(up) and self.add_screen(np.array([up]), h, delta, up)[0] <= delta:
+                upper = min(upper, up)
+            ((optimistic, count),) = factor.lower_terms(rounds)
+            if optimistic is not None and count == rounds:
+                low = BinomialSplit(optimistic, rounds, lower, negligible, negligible).epsilon(delta, upper)
+                lower = max(lower, low)
+        except ValueError:  # the split does not apply here (or the lower side has blocks): the bracket so far
+            pass
+        return lower, max(lower, upper)
+
     def bracket(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
         """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets on the grids of the module
         docstring; as given at q = 1 (the Gaussian mechanism, which the accountant answers in closed form)."""
@@ -286,7 +309,10 @@ def fine_brackets(
     Chernoff exponent's tilt at it (``TiltedReader.upper_at_exponent``, certified; at ``tail`` where given), so
     that the default's upper side is read finer than the peers' default grid; where that window would pass
     ``MAX_POINTS``, on the peers' grid ``DEFAULT_INTERVAL`` (the same discretization as theirs, without the plain
-    composition's round-off charge); as given at q = 1 (closed form) or where both windows would pass it."""
+    composition's round-off charge); as given at q = 1 (closed form) or where both windows would pass it.  A bracket
+    still not exact with a positive lower side is then intersected with ``TiltedReader.split_bracket``'s on
+    ``question.FINE_INTERVAL`` (few rounds of a small sampling rate at a small delta, where the tilt's Chernoff
+    bound is far above delta and its charge, relative to it, stays a large part of delta)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
@@ -301,6 +327,8 @@ def fine_brackets(
                 continue
             ups[j] = max(lows[j], min(ups[j], up))
             break
+        if not question.exact(lows[j], ups[j]) and lows[j] > 0.0:
+            lows[j], ups[j] = reader.split_bracket(float(flat[j]), question.FINE_INTERVAL, lows[j], ups[j])
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
 
