@@ -45,6 +45,11 @@ MAX_POINTS = 1 << 22
 # the tilts tried, lam = theta / h, for the Chernoff optima; searched every COARSE_STEP-th first (``best_tilt``)
 LAMBDAS = np.exp(np.linspace(math.log(1e-2), math.log(1e6), 481))
 COARSE_STEP = 8
+# the split read (``split_bracket``, ``split_delta``) is tried where the rounds sample the record at most this many
+# times on average (T q): there a round's large loss is rare, the tilt's Chernoff bound far above a small delta and
+# its charge a large part of it; at T q = 2.5 (q 0.5, 5 rounds) the tilted read is already tight on the upper side
+# and the split would only narrow the lower one, at twice the cost
+SPLIT_SAMPLED_ROUNDS = 1.0
 
 
 def best_tilt(score: Callable[[np.ndarray], np.ndarray]) -> float:
@@ -263,6 +268,30 @@ class TiltedReader:
             pass
         return lower, max(lower, upper)
 
+    def split_delta(
+        self, eps: np.ndarray, h: float, delta: float, lower: np.ndarray, upper: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The delta brackets (``lower``, ``upper``) at each of ``eps`` (all > 0) intersected with the remove
+        direction's on grid ``h`` read as a sum over how many rounds pass min(eps) / T (``compose.binomial_split``),
+        the upper side the larger of it and ``add_screen``'s bound on the add direction, the lower side the remove
+        direction's (delta >= delta_remove); ``delta`` (the least delta expected) sizes the tails and what is
+        negligible.  As given where the split does not apply (``split_bracket``)."""
+        rounds = int(self.point[2])
+        _, tail, factor = self.direction("remove", h, delta)
+        negligible, floor = question.TILTED_TAIL_SHARE * delta, float(np.min(eps))
+        try:
+            split = BinomialSplit(factor.upper, rounds, floor, negligible, negligible)
+            remove = np.array([split.delta(float(x)) for x in eps])
+            add = self.add_screen(eps, h, delta, float(np.median(eps)))
+            upper = np.maximum(lower, np.minimum(upper, np.maximum(remove, add)))
+            ((optimistic, count),) = factor.lower_terms(rounds)
+            if optimistic is not None and count == rounds:
+                split = BinomialSplit(optimistic, rounds, floor, negligible, negligible)
+                lower = np.maximum(lower, [split.delta(float(x)) for x in eps])
+        except ValueError:  # the split does not apply here (or the lower side has blocks): the brackets so far
+            pass
+        return lower, np.maximum(lower, upper)
+
     def bracket(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
         """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets on the grids of the module
         docstring; as given at q = 1 (the Gaussian mechanism, which the accountant answers in closed form)."""
@@ -311,8 +340,8 @@ def fine_brackets(
     ``MAX_POINTS``, on the peers' grid ``DEFAULT_INTERVAL`` (the same discretization as theirs, without the plain
     composition's round-off charge); as given at q = 1 (closed form) or where both windows would pass it.  A bracket
     still not exact with a positive lower side is then intersected with ``TiltedReader.split_bracket``'s on
-    ``question.FINE_INTERVAL`` (few rounds of a small sampling rate at a small delta, where the tilt's Chernoff
-    bound is far above delta and its charge, relative to it, stays a large part of delta)."""
+    ``question.FINE_INTERVAL`` where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (few rounds of a small sampling rate,
+    where the tilt's Chernoff bound is far above a small delta and its charge, relative to it, a large part of it)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
@@ -327,7 +356,7 @@ def fine_brackets(
                 continue
             ups[j] = max(lows[j], min(ups[j], up))
             break
-        if not question.exact(lows[j], ups[j]) and lows[j] > 0.0:
+        if not question.exact(lows[j], ups[j]) and lows[j] > 0.0 and point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS:
             lows[j], ups[j] = reader.split_bracket(float(flat[j]), question.FINE_INTERVAL, lows[j], ups[j])
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
@@ -340,17 +369,21 @@ def fine_delta_brackets(
     (``TiltedReader.delta_upper``: each direction composed once, under the exponent's tilt at the median of those
     eps; certified; at ``tail`` where given), so that the default's delta is read finer than the peers' default
     grid, as its epsilon is (``fine_brackets``); as given at q = 1 (closed form) or where the read's window would
-    pass ``MAX_POINTS``."""
+    pass ``MAX_POINTS``.  The brackets still not exact at a positive eps are then intersected with
+    ``TiltedReader.split_delta``'s where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (as ``fine_brackets``)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(eps, dtype=np.float64), np.shape(lower)).reshape(-1)
     todo = np.flatnonzero(np.isfinite(flat) & (ups > 0.0) & ~question.exact(lows, ups))
     if point[1] < 1.0 and todo.size:
+        reader = TiltedReader(point, tail)
+        least = float(np.min(ups[todo]))
         try:
-            found = TiltedReader(point, tail).delta_upper(
-                flat[todo], question.FINE_INTERVAL, float(np.median(flat[todo])), float(np.min(ups[todo]))
-            )
+            found = reader.delta_upper(flat[todo], question.FINE_INTERVAL, float(np.median(flat[todo])), least)
         except ValueError:  # a window past MAX_POINTS: the brackets as given
             found = ups[todo]
         ups[todo] = np.maximum(lows[todo], np.minimum(ups[todo], found))
+        todo = todo[(flat[todo] > 0.0) & ~question.exact(lows[todo], ups[todo])]
+        if todo.size and point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS:
+            lows[todo], ups[todo] = reader.split_delta(flat[todo], question.FINE_INTERVAL, least, lows[todo], ups[todo])
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
