@@ -9,6 +9,7 @@
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
 #include <hockeystick/pld/reads/epsilon_width.hpp>
 #include <hockeystick/pld/reads/hockey_stick.hpp>
+#include <hockeystick/pld/mechanisms/laplace_mixture.hpp>
 #include <hockeystick/pld/sampling/replace_one.hpp>
 
 #include <pybind11/numpy.h>
@@ -131,6 +132,81 @@ py::dict replace_one_sides(Counts counts, double sigma, double h, double tail, s
                                                                                                  tail, max_cells)));
     });
     return to_dict(up, low);
+}
+
+// One direction of a monotone pair (pld/mechanisms/monotone.hpp) as the facade's factor takes it: both PMFs with
+// their charges applied, each side's mass at +infinity and the loss shift as the core made them.
+py::dict monotone_side_dict(const pld::MonotoneSide& side) {
+    py::dict out;
+    out["k_lo"] = side.upper.k_lo;
+    out["h"] = side.upper.h;
+    out["upper"] = to_array(side.upper.p);
+    out["upper_inf"] = side.upper.p_inf;
+    out["lower_k_lo"] = side.lower.k_lo;
+    out["lower"] = to_array(side.lower.p);
+    out["lower_inf"] = side.lower.p_inf;
+    out["connect_dots"] = side.lower.connect_dots;
+    out["loss_shift"] = side.upper.loss_shift;
+    return out;
+}
+
+std::vector<double> as_vector(input_array a, const char* name) {
+    if (a.ndim() != 1) throw py::value_error(std::string("internal: ") + name + " must be one-dimensional");
+    return std::vector<double>(a.data(), a.data() + a.size());
+}
+
+// The Laplace location mixture's pair (pld/mechanisms/laplace_mixture.hpp) from the facade's checked arrays.
+pld::LaplaceMixture laplace_mixture_of(double scale, input_array shifts, input_array weights) {
+    return with_value_errors(
+        [&] { return pld::LaplaceMixture(scale, as_vector(shifts, "shifts"), as_vector(weights, "weights")); });
+}
+
+// The Laplace location mixtures (pld/mechanisms/laplace_mixture.hpp): both directions' PMFs, the atoms' losses,
+// and the merged cells as a test hook (closed_form = false: cut by the Newton search alone).
+void register_laplace_mixture(py::module_& m) {
+    m.def(
+        "laplace_mixture",
+        [](double scale, input_array shifts, input_array weights, double h, std::int64_t max_cells) {
+            const pld::LaplaceMixture pair = laplace_mixture_of(scale, shifts, weights);
+            const pld::MonotoneSides sides = with_value_errors([&] {
+                py::gil_scoped_release release;
+                return pld::monotone_sides(pair, h, max_cells);
+            });
+            return py::make_tuple(monotone_side_dict(sides.remove), monotone_side_dict(sides.add));
+        },
+        py::arg("scale"), py::kw_only(), py::arg("shifts"), py::arg("weights"), py::arg("h"), py::arg("max_cells"),
+        "The remove and the add direction of sum_i w_i Lap(s_i, scale) vs Lap(0, scale), both sides each.");
+    m.def(
+        "laplace_mixture_atom_losses",
+        [](double scale, input_array shifts, input_array weights) {
+            const auto [lo, hi] = pld::laplace_mixture_atom_losses(laplace_mixture_of(scale, shifts, weights));
+            return py::make_tuple(lo, hi);
+        },
+        py::arg("scale"), py::kw_only(), py::arg("shifts"), py::arg("weights"));
+    m.def(
+        "_laplace_mixture_cell_atoms",
+        [](double scale, input_array shifts, input_array weights, double h, std::int64_t max_cells, bool closed_form) {
+            const pld::LaplaceMixture pair = laplace_mixture_of(scale, shifts, weights);
+            const pld::MonotoneAtoms a =
+                with_value_errors([&] { return pld::monotone_cell_atoms(pair, h, max_cells, closed_form); });
+            return py::make_tuple(to_array(a.loss), to_array(a.p), to_array(a.q));
+        },
+        py::arg("scale"), py::kw_only(), py::arg("shifts"), py::arg("weights"), py::arg("h"), py::arg("max_cells"),
+        py::arg("closed_form") = true);
+    // Test hook: the pair's loss L(x) at each x, and its closed-form inverse at those losses.
+    m.def(
+        "_laplace_mixture_loss_and_inverse",
+        [](double scale, input_array shifts, input_array weights, input_array x) {
+            const pld::LaplaceMixture pair = laplace_mixture_of(scale, shifts, weights);
+            const std::vector<double> xs = as_vector(x, "x");
+            std::vector<double> loss(xs.size()), back(xs.size());
+            for (std::size_t i = 0; i < xs.size(); ++i) {
+                loss[i] = pair.loss(xs[i]);
+                back[i] = pair.inverse(loss[i]);
+            }
+            return py::make_tuple(to_array(loss), to_array(back));
+        },
+        py::arg("scale"), py::kw_only(), py::arg("shifts"), py::arg("weights"), py::arg("x"));
 }
 
 // Many subsampled-Gaussian PLDs (one per (sigma, q, direction)) in one call: the items are
@@ -509,6 +585,7 @@ void register_pld_mechanisms(py::module_& m) {
             return both_sides([=] { return pld::atom_cells(l, w, n, h, max_cells); });
         },
         py::arg("loss"), py::arg("mass"), py::kw_only(), py::arg("h"), py::arg("max_cells"));
+    register_laplace_mixture(m);
 }
 
 // Passes over one grid PMF: its round-off charges, charged epsilon scans, moments, the complement's scans, and

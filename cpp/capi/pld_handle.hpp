@@ -58,18 +58,10 @@ class Factor {
     virtual const pld::GridPMF& lower() const = 0;
 };
 
-// A factor whose two PMFs are built at once, each carrying the loss shift of the package's factor
-// (constructors._factor): `loss_shift` (the error of the losses the cells were built from) plus the cells' own
-// (the larger of the two PMFs'), rounded up, or `loss_shift` alone where the cells carry none.
+// A factor whose two PMFs are built at once.
 class BuiltFactor final : public Factor {
   public:
-    BuiltFactor(pld::GridPMF upper, pld::GridPMF lower, double loss_shift)
-        : upper_(std::move(upper)), lower_(std::move(lower)) {
-        const double cells = std::max(upper_.loss_shift, lower_.loss_shift);
-        const double shift =
-            cells > 0.0 ? std::nextafter(loss_shift + cells, std::numeric_limits<double>::infinity()) : loss_shift;
-        upper_.loss_shift = lower_.loss_shift = shift;
-    }
+    BuiltFactor(pld::GridPMF upper, pld::GridPMF lower) : upper_(std::move(upper)), lower_(std::move(lower)) {}
 
     const pld::GridPMF& upper() const override { return upper_; }
     const pld::GridPMF& lower() const override { return lower_; }
@@ -77,6 +69,17 @@ class BuiltFactor final : public Factor {
   private:
     pld::GridPMF upper_, lower_;
 };
+
+// The factor of two PMFs made from a mechanism's cells, each carrying the loss shift of the package's factor
+// (constructors._factor): `loss_shift` (the error of the losses the cells were built from) plus the cells' own
+// (the larger of the two PMFs'), rounded up, or `loss_shift` alone where the cells carry none.
+inline std::shared_ptr<const Factor> charged_factor(pld::GridPMF upper, pld::GridPMF lower, double loss_shift) {
+    const double cells = std::max(upper.loss_shift, lower.loss_shift);
+    const double shift =
+        cells > 0.0 ? std::nextafter(loss_shift + cells, std::numeric_limits<double>::infinity()) : loss_shift;
+    upper.loss_shift = lower.loss_shift = shift;
+    return std::make_shared<const BuiltFactor>(std::move(upper), std::move(lower));
+}
 
 // `count` rounds of one factor.
 struct Term {

@@ -1,10 +1,11 @@
 // The C interface's mechanisms beyond the Poisson-subsampled Gaussian, and the composition of two PLDs of any
 // mechanisms: the handles of pld_handle.hpp, made from the same core cells as the Python package's constructors
-// (hockeystick.pld.laplace, fixed_size_subsampled_gaussian: pld/grid/cells.hpp, pld/sampling/replace_one.hpp,
-// both sides by pld/grid/connect_dots.hpp), composed by the same core composition (pld/compose/compose.hpp) as the
+// (hockeystick.pld.laplace, subsampled_laplace, fixed_size_subsampled_gaussian: pld/grid/cells.hpp,
+// pld/mechanisms/laplace_mixture.hpp, pld/sampling/replace_one.hpp, both sides by pld/grid/connect_dots.hpp), composed by the same core composition (pld/compose/compose.hpp) as the
 // package's PrivacyLossDistribution.compose, and read by pld.cpp's bracket calls.
 #include <hockeystick/pld/grid/cells.hpp>
 #include <hockeystick/pld/grid/connect_dots.hpp>
+#include <hockeystick/pld/mechanisms/laplace_mixture.hpp>
 #include <hockeystick/pld/sampling/replace_one.hpp>
 
 #include <cmath>
@@ -66,8 +67,7 @@ std::shared_ptr<const Factor> laplace_factor(double scale, double sensitivity, d
     const pld::Cells cells = pld::laplace_cells(sensitivity, scale, h, kMaxCells);
     const double division = std::nextafter(0.5 * std::numeric_limits<double>::epsilon() * (sensitivity / scale),
                                            std::numeric_limits<double>::infinity());
-    return std::make_shared<const hockeystick_c::BuiltFactor>(pld::pessimistic_pmf(cells), pld::optimistic_pmf(cells),
-                                                              division);
+    return hockeystick_c::charged_factor(pld::pessimistic_pmf(cells), pld::optimistic_pmf(cells), division);
 }
 
 // Fixed-size batches drawn without replacement under replace-one neighbours
@@ -80,7 +80,18 @@ std::shared_ptr<const Factor> fixed_size_factor(double s, double q, double h) {
         pld::pessimistic_pmf(pld::replace_one_upper_cells(s, pld::bernoulli_counts(q), h, tail, kMaxCells));
     pld::GridPMF lower =
         pld::optimistic_pmf(pld::replace_one_lower_cells(s, pld::bernoulli_counts(q), h, tail, kMaxCells));
-    return std::make_shared<const hockeystick_c::BuiltFactor>(std::move(upper), std::move(lower), 0.0);
+    return hockeystick_c::charged_factor(std::move(upper), std::move(lower), 0.0);
+}
+
+// The Poisson-subsampled Laplace mechanism (hockeystick.pld.subsampled_laplace): the Laplace location mixture
+// s = (0, sensitivity), w = (1 - q, q) against Lap(0, scale), its remove and add directions (Zhu, Dong & Wang,
+// AISTATS 2022, Thm 11), both sides each (pld/mechanisms/laplace_mixture.hpp, the package's cells).
+hs_pld* subsampled_laplace_round(double scale, double sensitivity, double q, double h) {
+    const pld::MonotoneSides sides = pld::laplace_mixture_sides(scale, {0.0, sensitivity}, {1.0 - q, q}, h, kMaxCells);
+    std::vector<std::shared_ptr<const Factor>> directions;
+    for (const pld::MonotoneSide& side : {sides.remove, sides.add})
+        directions.push_back(std::make_shared<const hockeystick_c::BuiltFactor>(side.upper, side.lower));
+    return new hs_pld(hockeystick_c::one_round(std::move(directions)), 1);
 }
 
 }  // namespace
@@ -114,13 +125,10 @@ hs_status hs_pld_laplace(double scale, double sensitivity, double sampling_rate,
         require_positive(sensitivity, "sensitivity");
         require(sampling_rate > 0.0 && sampling_rate <= 1.0, "sampling_rate", "must lie in (0, 1]", sampling_rate);
         require_interval(value_discretization_interval);
-        if (sampling_rate < 1.0)
-            return hockeystick_c::fail(
-                HS_UNAVAILABLE,
-                "sampling_rate < 1 (the Poisson-subsampled Laplace mechanism) is not in the C interface: its loss "
-                "cells are computed by the Python package (hockeystick.pld.subsampled_laplace); sampling_rate = 1 "
-                "gives the Laplace mechanism, got " +
-                    shown(sampling_rate));
+        if (sampling_rate < 1.0) {
+            *out = subsampled_laplace_round(scale, sensitivity, sampling_rate, value_discretization_interval);
+            return HS_OK;
+        }
         const double h = value_discretization_interval;
         *out = symmetric_round([&] { return laplace_factor(scale, sensitivity, h); },
                                [&] {

@@ -1,15 +1,16 @@
-"""libhockeystick_c's Laplace and fixed-size subsampled Gaussian mechanisms and its composition of two PLDs of any
-mechanisms (cpp/capi/pld_mechanisms.cpp), called from C (cpp/capi/tests/capi_mechanisms.c), from Python through
+"""libhockeystick_c's Laplace (Poisson-subsampled or not) and fixed-size subsampled Gaussian mechanisms and its
+composition of two PLDs of any mechanisms (cpp/capi/pld_mechanisms.cpp), called from C (cpp/capi/tests/capi_mechanisms.c), from Python through
 ctypes and from Rust (cpp/capi/tests/capi_mechanisms.rs).
 
 - One round of a mechanism (no transform) is the package's constructor bit for bit: the same core cells, the same
-  loss shift, the same reads (``hockeystick.pld.laplace``, ``fixed_size_subsampled_gaussian``).
+  loss shift, the same reads (``hockeystick.pld.laplace``, ``subsampled_laplace``, ``fixed_size_subsampled_gaussian``).
 - A composition goes through the library's FFT (Eigen's by default) where the package uses scipy's pocketfft, so
   the two brackets agree within their charged round-off and overlap; each holds the exact value where one is known:
   a Gaussian composed with a Gaussian is the Gaussian of radius sqrt(T1 / s1^2 + T2 / s2^2) (paper 000, eq. 6),
   the Laplace mechanism composed with the Gaussian one is E[theta(r, eps - L)] over the Laplace loss L (mpmath, 50
-  digits), one round of Laplace is 1 - e^((eps - a) / 2) (paper 002, Lemma 1) and of the fixed-size subsampled
-  Gaussian q theta(2 / s, log(1 + (e^eps - 1) / q)) (Balle, Barthe & Gaboardi 2018, Thm 2, attained).
+  digits), one round of Laplace is 1 - e^((eps - a) / 2) (paper 002, Lemma 1), of the Poisson-subsampled Laplace the
+  larger of its two directions' closed forms, and of the fixed-size subsampled Gaussian
+  q theta(2 / s, log(1 + (e^eps - 1) / q)) (Balle, Barthe & Gaboardi 2018, Thm 2, attained).
 - Refusals name the argument and the rule.
 """
 
@@ -27,7 +28,7 @@ import pytest
 import hockeystick as hs
 import hockeystick.pld as pld
 
-from .test_capi import CAPI, HS_INVALID_ARGUMENT, HS_OK, HS_UNAVAILABLE, Library, _build, _c_compiler, _run
+from .test_capi import CAPI, HS_INVALID_ARGUMENT, HS_OK, Library, _build, _c_compiler, _run
 
 pytestmark = pytest.mark.slow  # the module's fixture configures and compiles the library
 
@@ -154,6 +155,57 @@ def test_one_round_fixed_size_gaussian_is_the_packages_bit_for_bit_and_holds_the
         lib.lib.hs_pld_free(handle)
 
 
+def _laplace_cdf(x: mpmath.mpf, m: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
+    return mpmath.exp((x - m) / b) / 2 if x < m else 1 - mpmath.exp(-(x - m) / b) / 2
+
+
+def _subsampled_laplace_delta(scale: float, sensitivity: float, q: float, eps: float) -> mpmath.mpf:
+    """delta(eps >= 0) of the Poisson-subsampled Laplace, the larger of its two directions, 50 digits: the loss of
+    (1 - q) Lap(0, b) + q Lap(s, b) against Lap(0, b) is L(x) = log(1 - q + q e^((2x - s) / b)) on (0, s), flat
+    outside, crossing t at x(t) = (s + b log((e^t - 1 + q) / q)) / 2; the remove direction's delta is the mass
+    above x(eps) of P - e^eps Q, the add direction's the mass below x(-eps) of Q - e^eps P."""
+    b, s, q, e = mpmath.mpf(scale), mpmath.mpf(sensitivity), mpmath.mpf(q), mpmath.mpf(eps)
+
+    def mixture(x: mpmath.mpf) -> mpmath.mpf:
+        return (1 - q) * _laplace_cdf(x, 0, b) + q * _laplace_cdf(x, s, b)
+
+    def crossing(t: mpmath.mpf) -> mpmath.mpf:
+        return (s + b * mpmath.log((mpmath.exp(t) - 1 + q) / q)) / 2
+
+    top, bottom = mpmath.log(1 - q + q * mpmath.exp(s / b)), mpmath.log(1 - q + q * mpmath.exp(-s / b))
+    remove = mpmath.mpf(0)
+    if e < top:
+        x = max(crossing(e), mpmath.mpf(0))
+        remove = (1 - mixture(x)) - mpmath.exp(e) * (1 - _laplace_cdf(x, 0, b))
+    add = mpmath.mpf(0)
+    if -e > bottom:
+        x = min(crossing(-e), s)
+        add = _laplace_cdf(x, 0, b) - mpmath.exp(e) * mixture(x)
+    return max(remove, add)
+
+
+@pytest.mark.parametrize(
+    ("scale", "sensitivity", "q", "h"), [(1.0, 1.0, 0.1, 1e-4), (0.5, 2.0, 0.01, 1e-3), (4.25, 1.0, 0.6, 3e-4)]
+)
+def test_one_round_subsampled_laplace_is_the_packages_bit_for_bit_and_holds_the_exact_profile(
+    lib, scale, sensitivity, q, h
+):
+    """The package's subsampled_laplace and the C call make their cells with one core function
+    (pld/mechanisms/laplace_mixture.hpp): one round's brackets are equal bit for bit, and hold the exact delta."""
+    handle = _made(lib, "hs_pld_laplace", scale, sensitivity, q, h)
+    python = pld.subsampled_laplace(scale, q, sensitivity=sensitivity, value_discretization_interval=h)
+    try:
+        for eps in [0.0, 0.05, 0.3, 1.0]:
+            lower, upper = lib.bracket(handle, "delta", eps)
+            assert (lower, upper) == python.delta(eps, bound="both"), eps
+            exact = _subsampled_laplace_delta(scale, sensitivity, q, eps)
+            assert lower <= exact <= upper, (eps, lower, float(exact), upper)
+        for delta in [1e-2, 1e-4]:
+            assert lib.bracket(handle, "epsilon", delta) == python.epsilon(delta, bound="both"), delta
+    finally:
+        lib.lib.hs_pld_free(handle)
+
+
 # ---- composition: the package's within the charges, holding the exact value ----
 
 
@@ -211,11 +263,11 @@ def test_laplace_composed_with_gaussian_holds_the_exact_delta(lib, scale, sigma,
 
 
 def test_three_mechanisms_with_two_directions_compose_as_in_the_package(lib):
-    """The Poisson-subsampled Gaussian's two directions, each paired with the one direction of the Laplace and of
-    the fixed-size mechanism (the package's pairing), over rounds of each."""
+    """The Poisson-subsampled Gaussian's two directions paired with the Poisson-subsampled Laplace's, each with the
+    one direction of the fixed-size mechanism (the package's pairing), over rounds of each."""
     h = 1e-3
     poisson = lib.subsampled_gaussian(1.0, 0.05, h, 200)
-    laplace = _made(lib, "hs_pld_laplace", 4.0, 1.0, 1.0, h)
+    laplace = _made(lib, "hs_pld_laplace", 4.0, 1.0, 0.2, h)
     laplace_rounds = _PLD()
     assert lib.lib.hs_pld_self_compose(laplace, 3, ctypes.byref(laplace_rounds)) == HS_OK
     fixed = _made(lib, "hs_pld_fixed_size_gaussian", 2.0, 10, 1000, 1.0, h)
@@ -224,7 +276,7 @@ def test_three_mechanisms_with_two_directions_compose_as_in_the_package(lib):
     dist = (
         pld.subsampled_gaussian(1.0, 0.05, value_discretization_interval=h)
         .self_compose(200)
-        .compose(pld.laplace(4.0, value_discretization_interval=h).self_compose(3))
+        .compose(pld.subsampled_laplace(4.0, 0.2, value_discretization_interval=h).self_compose(3))
         .compose(pld.fixed_size_subsampled_gaussian(2.0, 10, 1000, value_discretization_interval=h))
     )
     try:
@@ -282,7 +334,12 @@ _REFUSALS = [
         HS_INVALID_ARGUMENT,
         "value_discretization_interval=1e-05 with scale / sensitivity = 0.001 would need more than 67108864 loss cells",
     ),
-    (("hs_pld_laplace", 1.0, 1.0, 0.5, 1e-3), HS_UNAVAILABLE, "sampling_rate < 1 (the Poisson-subsampled Laplace"),
+    (("hs_pld_laplace", 1.0, 1.0, 1.5, 1e-3), HS_INVALID_ARGUMENT, "sampling_rate must lie in (0, 1], got 1.5"),
+    (
+        ("hs_pld_laplace", 1e-3, 1.0, 0.5, 1e-5),
+        HS_INVALID_ARGUMENT,
+        "the loss range [-0.6931, 999.3] needs 1e+08 cells",
+    ),
     (("hs_pld_fixed_size_gaussian", -1.0, 1, 10, 1.0, 1e-3), HS_INVALID_ARGUMENT, "sigma must be finite and > 0"),
     (("hs_pld_fixed_size_gaussian", 1.0, 0, 10, 1.0, 1e-3), HS_INVALID_ARGUMENT, "batch_size must be an integer >= 1"),
     (("hs_pld_fixed_size_gaussian", 1.0, 1, 0, 1.0, 1e-3), HS_INVALID_ARGUMENT, "n must be an integer >= 1"),
@@ -339,12 +396,25 @@ def test_c_program_gets_the_packages_mechanisms_and_compositions(lib, tmp_path):
          "-lhockeystick_c", f"-Wl,-rpath,{libdir}", "-o", exe)  # fmt: skip
     lines = [line.split(" ") for line in _run(exe).splitlines()]
     keys = [fields[0] for fields in lines]
-    assert keys == ["laplace", "laplace", "fixed_size", "laplace_gaussian", "gaussians", "refused"]
+    assert keys == [
+        "laplace",
+        "laplace",
+        "subsampled_laplace",
+        "fixed_size",
+        "laplace_gaussian",
+        "gaussians",
+        "refused",
+    ]
     for key, *fields in lines[:-1]:
         if key == "laplace":
             scale, sensitivity, h, eps, lower, upper = (float(v) for v in fields)
             python = pld.laplace(scale, sensitivity=sensitivity, value_discretization_interval=h)
             assert (lower, upper) == python.delta(eps, bound="both")
+        elif key == "subsampled_laplace":
+            scale, sensitivity, q, h, eps, lower, upper = (float(v) for v in fields)
+            python = pld.subsampled_laplace(scale, q, sensitivity=sensitivity, value_discretization_interval=h)
+            assert (lower, upper) == python.delta(eps, bound="both")
+            assert lower <= _subsampled_laplace_delta(scale, sensitivity, q, eps) <= upper
         elif key == "fixed_size":
             sigma, m, n, h, eps, lower, upper = (float(v) for v in fields)
             python = pld.fixed_size_subsampled_gaussian(sigma, int(m), int(n), value_discretization_interval=h)
@@ -360,7 +430,7 @@ def test_c_program_gets_the_packages_mechanisms_and_compositions(lib, tmp_path):
     assert int(status) == HS_INVALID_ARGUMENT and message.startswith("b must be on a's loss grid")
 
 
-def test_rust_program_composes_laplace_with_the_fixed_size_gaussian(lib, tmp_path):
+def test_rust_program_composes_the_subsampled_laplace_with_the_fixed_size_gaussian(lib, tmp_path):
     rustc = shutil.which("rustc")
     if rustc is None:
         pytest.skip("no rustc on this machine: the Rust caller is not tested")
@@ -369,8 +439,8 @@ def test_rust_program_composes_laplace_with_the_fixed_size_gaussian(lib, tmp_pat
     _run(rustc, "--edition", "2021", CAPI / "tests" / "capi_mechanisms.rs", "-L", libdir, "-l", "hockeystick_c",
          "-C", f"link-arg=-Wl,-rpath,{libdir}", "-o", exe)  # fmt: skip
     lines = {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in _run(exe).splitlines()}
-    scale, sigma, m, n, h, delta, lower, upper, rounds = (float(v) for v in lines["composed"].split())
-    dist = pld.laplace(scale, value_discretization_interval=h).compose(
+    scale, q, sigma, m, n, h, delta, lower, upper, rounds = (float(v) for v in lines["composed"].split())
+    dist = pld.subsampled_laplace(scale, q, value_discretization_interval=h).compose(
         pld.fixed_size_subsampled_gaussian(sigma, int(m), int(n), value_discretization_interval=h)
     )
     python = cast("tuple[float, float]", dist.epsilon(delta, bound="both"))

@@ -2,8 +2,8 @@
  * a bracket (%.17g: every double read back exactly), for tests/core/test_capi_mechanisms.py to compare with the
  * Python package and with closed forms:
  *   cc -std=c99 -I cpp/capi/include cpp/capi/tests/capi_mechanisms.c -L <dir> -lhockeystick_c -o capi_mechanisms
- * Lines: "laplace scale sensitivity h eps lower upper" (one round's delta bracket), "fixed_size sigma batch_size n h
- * eps lower upper", "laplace_gaussian scale sigma h eps lower upper" (the Laplace mechanism composed with the
+ * Lines: "laplace scale sensitivity h eps lower upper" (one round's delta bracket), "subsampled_laplace scale
+ * sensitivity q h eps lower upper", "fixed_size sigma batch_size n h eps lower upper", "laplace_gaussian scale sigma h eps lower upper" (the Laplace mechanism composed with the
  * Gaussian one), "gaussians sigma1 rounds1 sigma2 rounds2 h delta lower upper rounds" (two Gaussian mechanisms'
  * compositions composed: an epsilon bracket and the handle's rounds), and "refused status message" for PLDs on two
  * loss grids.  Nothing is printed without the PLD calls. */
@@ -34,6 +34,16 @@ static void print_laplace(double scale, double sensitivity, double h, double eps
     check(hs_pld_laplace(scale, sensitivity, 1.0, h, &pld), "hs_pld_laplace");
     check(hs_pld_delta_bracket(pld, eps, &lower, &upper), "hs_pld_delta_bracket");
     printf("laplace %.17g %.17g %.17g %.17g %.17g %.17g\n", scale, sensitivity, h, eps, lower, upper);
+    hs_pld_free(pld);
+}
+
+static void print_subsampled_laplace(double scale, double sensitivity, double q, double h, double eps) {
+    hs_pld* pld = NULL;
+    double lower = 0.0, upper = 0.0;
+    check(hs_pld_laplace(scale, sensitivity, q, h, &pld), "hs_pld_laplace");
+    check(hs_pld_delta_bracket(pld, eps, &lower, &upper), "hs_pld_delta_bracket");
+    printf("subsampled_laplace %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", scale, sensitivity, q, h, eps, lower,
+           upper);
     hs_pld_free(pld);
 }
 
@@ -92,6 +102,7 @@ int main(void) {
     if (!hs_has_pld()) return 0;
     print_laplace(1.0, 1.0, 1e-4, 0.5);
     print_laplace(0.5, 2.0, 1e-3, 1.0);
+    print_subsampled_laplace(1.0, 1.0, 0.1, 1e-4, 0.05);
     print_fixed_size(2.0, 10, 100, 1e-4, 0.5);
     print_laplace_gaussian(2.0, 1.5, 1e-3, 0.7);
     print_gaussians(2.0, 50, 5.0, 400, 1e-3, 1e-6);

@@ -1,8 +1,9 @@
 // Calls libhockeystick_c's mechanisms and its composition from Rust through `extern "C"` declarations of
 // hockeystick/hockeystick.h (no crates):
 //   rustc cpp/capi/tests/capi_mechanisms.rs -L <dir> -l hockeystick_c -C link-arg=-Wl,-rpath,<dir> -o capi_mech_rs
-// Prints, where the library has the PLD calls, "composed scale sigma batch_size n h delta lower upper rounds": the
-// Laplace mechanism composed with the fixed-size subsampled Gaussian, its epsilon bracket at delta and rounds; and
+// Prints, where the library has the PLD calls, "composed scale q sigma batch_size n h delta lower upper rounds": the
+// Poisson-subsampled Laplace mechanism composed with the fixed-size subsampled Gaussian, its epsilon bracket at
+// delta and rounds; and
 // "refused status message" for a batch larger than the data set.  For tests/core/test_capi_mechanisms.py.
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_longlong};
@@ -76,8 +77,8 @@ fn main() -> Result<(), String> {
     if unsafe { hs_has_pld() } != 1 {
         return Ok(());
     }
-    let (scale, sigma, batch_size, n, h, delta) = (2.0, 1.5, 10, 100, 1e-3, 1e-5);
-    let laplace = made(|out| unsafe { hs_pld_laplace(scale, 1.0, 1.0, h, out) })?;
+    let (scale, q, sigma, batch_size, n, h, delta) = (2.0, 0.3, 1.5, 10, 100, 1e-3, 1e-5);
+    let laplace = made(|out| unsafe { hs_pld_laplace(scale, 1.0, q, h, out) })?;
     let fixed =
         made(|out| unsafe { hs_pld_fixed_size_gaussian(sigma, batch_size, n, 1.0, h, out) })?;
     let both = made(|out| unsafe { hs_pld_compose(laplace.0, fixed.0, out) })?;
@@ -86,8 +87,8 @@ fn main() -> Result<(), String> {
     checked(unsafe { hs_pld_rounds(both.0, &mut rounds) })?;
     // {:e} prints the shortest digits that read back the same double
     println!(
-        "composed {:e} {:e} {} {} {:e} {:e} {:e} {:e} {}",
-        scale, sigma, batch_size, n, h, delta, lower, upper, rounds
+        "composed {:e} {:e} {:e} {} {} {:e} {:e} {:e} {:e} {}",
+        scale, q, sigma, batch_size, n, h, delta, lower, upper, rounds
     );
     match made(|out| unsafe { hs_pld_fixed_size_gaussian(sigma, 200, 100, 1.0, h, out) }) {
         Ok(_) => return Err("batch_size 200 > n 100 was not refused".to_string()),

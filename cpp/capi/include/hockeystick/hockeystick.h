@@ -124,13 +124,14 @@ HS_API hs_status hs_pld_rounds(const hs_pld* pld, long long* out);
  * and may be freed before it. */
 HS_API hs_status hs_pld_compose(const hs_pld* a, const hs_pld* b, hs_pld** out);
 
-/* The Laplace mechanism P = Lap(sensitivity, scale) vs Q = Lap(0, scale), one symmetric direction, its loss
- * atoms at +-sensitivity/scale and delta(eps) = 1 - e^((eps - a)/2) for 0 <= eps <= a = sensitivity/scale (paper 002,
- * Lemma 1), discretized on both certified sides: the Python package's hockeystick.pld.laplace(scale,
- * sensitivity=..., value_discretization_interval=...).  scale > 0 and sensitivity > 0 finite,
- * 0 < value_discretization_interval <= 100, at most 2^26 loss cells.  sampling_rate must be 1: the
- * Poisson-subsampled Laplace (sampling_rate < 1, hockeystick.pld.subsampled_laplace) returns HS_UNAVAILABLE.
- * *out receives a new handle (one round). */
+/* The Laplace mechanism P = Lap(sensitivity, scale) vs Q = Lap(0, scale), Poisson-subsampled at sampling_rate q, under
+ * add/remove neighbours, discretized on both certified sides.  q = 1: one symmetric direction, the loss atoms at
+ * +-a = +-sensitivity/scale and delta(eps) = 1 - e^((eps - a)/2) for 0 <= eps <= a (paper 002, Lemma 1), the Python
+ * package's hockeystick.pld.laplace(scale, sensitivity=..., value_discretization_interval=...).  q < 1: the remove
+ * pair (1 - q) Lap(0, scale) + q Lap(sensitivity, scale) vs Lap(0, scale) and the add pair (it swapped), one atom per
+ * loss cell (Zhu, Dong & Wang, AISTATS 2022, Thm 11), the package's hockeystick.pld.subsampled_laplace(scale, q,
+ * sensitivity=..., value_discretization_interval=...).  scale > 0 and sensitivity > 0 finite, 0 < sampling_rate <= 1,
+ * 0 < value_discretization_interval <= 100, at most 2^26 loss cells.  *out receives a new handle (one round). */
 HS_API hs_status hs_pld_laplace(double scale, double sensitivity, double sampling_rate,
                                 double value_discretization_interval, hs_pld** out);
 

@@ -4,98 +4,38 @@ Laplace location mixture, scale b, shifts s_i >= 0 with weights w_i:
     remove: P = sum_i w_i Lap(s_i, b)  vs  Q = Lap(0, b);   add: the pair swapped.
 Each ratio Lap(s_i, b)/Lap(0, b) = e^{(|x| - |x - s_i|)/b} is non-decreasing (log-concave noise), so
 L is non-decreasing: constant for x <= 0 and for x >= max s_i (two exact atoms), strictly increasing
-between (``monotone``: one atom per loss cell; certified both sides).  Poisson subsampling at rate q
+between (one atom per loss cell; certified both sides).  Poisson subsampling at rate q
 is the mixture w = (1 - q, q), s = (0, sensitivity) (Zhu, Dong, Wang, AISTATS 2022, Thm 11: the
 remove and add pairs dominate the subsampled mechanism under add/remove neighbours).
+
+The cells and both sides are the C++ core's (cpp/include/hockeystick/pld/mechanisms/laplace_mixture.hpp over
+monotone.hpp, the proofs in ``monotone``'s docstring), which the C interface's ``hs_pld_laplace`` calls too.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import Any, ClassVar
 
-import numpy as np
-
+from ... import _core
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
-from ..compose.distribution import PrivacyLossDistribution
-from .constructors import DEFAULT_INTERVAL, _positive, checked_interval, from_distributions, laplace
+from ..compose.distribution import Factor, PrivacyLossDistribution
+from ..compose.pmf import GridPMF
+from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _positive, checked_interval, from_distributions, laplace
 from .mechanism import Mechanism
-from .monotone import MonotonePair, check_mixture, monotone_factors
+from .monotone import check_mixture
 
 
-def _laplace_interval(a: np.ndarray, c: np.ndarray, m: float, b: float) -> np.ndarray:
-    """Lap(m, b) mass of (a, c], from the tail each end lies in (no cancellation)."""
-    u, v = (a - m) / b, (c - m) / b
-    left = 0.5 * np.exp(np.minimum(v, 0.0)) * -np.expm1(np.minimum(u, 0.0) - np.minimum(v, 0.0))  # both < m
-    right = 0.5 * np.exp(-np.maximum(u, 0.0)) * -np.expm1(np.maximum(u, 0.0) - np.maximum(v, 0.0))  # both > m
-    both = np.where(v <= 0.0, left, np.where(u >= 0.0, right, 1.0 - 0.5 * np.exp(u) - 0.5 * np.exp(-v)))
-    return np.maximum(both, 0.0)
-
-
-def _terms(x: np.ndarray, components: list[tuple[float, float]], b: float) -> list[np.ndarray]:
-    """log w_i + (|x| - |x - s_i|) / b, one array per component (a handful: no (n, m) temporaries)."""
-    ax = np.abs(x)
-    with np.errstate(over="ignore"):  # a subnormal b: the losses are +-inf, which ``monotone`` refuses by name
-        return [lw + (ax - np.abs(x - si)) / b for lw, si in components]
-
-
-def _log_sum(terms: list[np.ndarray]) -> np.ndarray:
-    """log sum_i e^{t_i} (np.logaddexp pairwise: accurate, no overflow)."""
-    return functools.reduce(np.logaddexp, terms[1:], terms[0])
-
-
-def laplace_mixture_inverse(target: np.ndarray, b: float, shifts: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """x in (0, max s_i) with L(x) = target, in closed form (an estimate: ``monotone`` checks it).
-
-    Between consecutive shifts t_j <= x < t_{j+1} (t_0 = 0), each component is either past its
-    shift (term w_i e^{s_i / b}) or not (w_i e^{(2x - s_i) / b}), so
-        L(x) = log(C_j + D_j e^{2x / b}),  C_j = sum_{s_i <= t_j} w_i e^{s_i / b},  D_j = sum_{s_i > t_j} w_i e^{-s_i / b},
-    and x = (b / 2) log((e^L - C_j) / D_j) on the piece whose end losses bracket L.  Rounding e^L - C_j
-    moves x by at most (b / 2) u e^L / (e^L - C_j), i.e. L(x) by about u: within the check's tolerance.
-    """
-    ends = np.unique(np.append(shifts[shifts > 0.0], 0.0))  # t_0 = 0 < t_1 < ... (the last is max s_i)
-    past = shifts[None, :] <= ends[:, None]  # (piece, component)
-    c = np.where(past, weights * np.exp(shifts / b), 0.0).sum(axis=1)
-    d = np.where(past, 0.0, weights * np.exp(-shifts / b)).sum(axis=1)
-    at_ends = np.log(c + d * np.exp(2.0 * ends / b))
-    j = np.clip(np.searchsorted(at_ends, target, side="right") - 1, 0, ends.size - 2)
-    return cast(np.ndarray, 0.5 * b * np.log((np.exp(target) - c[j]) / d[j]))
-
-
-def laplace_mixture_pair(scale: float, shifts: np.ndarray, weights: np.ndarray) -> MonotonePair:
-    """The remove pair sum_i w_i Lap(s_i, b) vs Lap(0, b) as a ``MonotonePair`` (max s_i > 0)."""
-    b = scale
-    top = float(shifts.max())
-
-    components = list(zip(np.log(weights).tolist(), shifts.tolist()))
-
-    def loss(x: np.ndarray) -> np.ndarray:
-        return _log_sum(_terms(np.asarray(x, dtype=np.float64), components, b))
-
-    def slope(x: np.ndarray) -> np.ndarray:  # on (0, top): d/dx (|x| - |x - s|) / b = 2/b for x < s, else 0
-        x = np.asarray(x, dtype=np.float64)
-        t = _terms(x, components, b)
-        total = _log_sum(t)
-        return cast(np.ndarray, sum(np.exp(ti - total) * (x < si) for ti, (_, si) in zip(t, components)) * (2.0 / b))
-
-    def p_mass(a: np.ndarray, c: np.ndarray) -> np.ndarray:
-        return cast(np.ndarray, sum(w * _laplace_interval(a, c, s, b) for w, s in zip(weights, shifts)))
-
-    def q_mass(a: np.ndarray, c: np.ndarray) -> np.ndarray:
-        return _laplace_interval(a, c, 0.0, b)
-
-    def inverse(target: np.ndarray) -> np.ndarray:
-        return laplace_mixture_inverse(target, b, shifts, weights)
-
-    with np.errstate(over="ignore"):  # s / b past the doubles is -inf in the exponent: e^-inf = 0 is the limit
-        p_left = float(np.sum(weights * 0.5 * np.exp(-shifts / b)))  # P(x <= 0)
-        p_right = float(np.sum(weights * 0.5 * np.exp((shifts - top) / b)))  # P(x >= top)
-    at_left, at_right = (float(x) for x in loss(np.array([0.0, top])))
-    atoms = ((at_left, p_left, 0.5), (at_right, p_right, 0.5 * math.exp(-top / b)))
-    return MonotonePair(loss, slope, p_mass, q_mass, 0.0, top, atoms, inverse)
+def _side_factor(name: str, raw: dict[str, Any]) -> Factor:
+    """One direction of the core's monotone discretization as a factor: its PMFs, masses at +infinity and loss
+    shift as the core made them (the round-off charges applied there)."""
+    h = float(raw["h"])
+    shift = float(raw["loss_shift"])
+    upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=shift)
+    lower = GridPMF(int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False, loss_shift=shift)
+    return Factor(name, upper, lower, bool(raw["connect_dots"]))
 
 
 def _scale(scale: float) -> float:
@@ -107,11 +47,10 @@ def laplace_mixture_atom_losses(scale: float, shifts: ArrayLike, weights: ArrayL
     """The losses of the remove pair's two atoms, L(x <= 0) <= 0 <= L(x >= max s_i) (the add pair's are
     their negatives): a grid through both keeps them exact (``interop.plan`` picks such grids)."""
     s, w = check_mixture(shifts, weights)
-    top = float(s.max())
-    if top == 0.0:
+    if float(s.max()) == 0.0:
         return 0.0, 0.0
-    ends = _log_sum(_terms(np.array([0.0, top]), list(zip(np.log(w).tolist(), s.tolist())), _scale(scale)))
-    return float(ends[0]), float(ends[1])
+    lo, hi = _core.pld.laplace_mixture_atom_losses(scale=_scale(scale), shifts=s, weights=w)
+    return float(lo), float(hi)
 
 
 def laplace_mixture(
@@ -172,10 +111,11 @@ def laplace_mixture(
     h = checked_interval(value_discretization_interval)
     if s.max() == 0.0:
         return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
-    remove, add = monotone_factors(
-        f"laplace_mixture(scale={b}, shifts={s.tolist()}, weights={w.tolist()})", laplace_mixture_pair(b, s, w), h
+    name = f"laplace_mixture(scale={b}, shifts={s.tolist()}, weights={w.tolist()})"
+    remove, add = _core.pld.laplace_mixture(scale=b, shifts=s, weights=w, h=h, max_cells=MAX_CELLS)
+    return PrivacyLossDistribution(
+        [{_side_factor(f"{name}, remove", remove): 1}, {_side_factor(f"{name}, add", add): 1}]
     )
-    return PrivacyLossDistribution([{remove: 1}, {add: 1}])
 
 
 def subsampled_laplace(
