@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import cast
 
 import numpy as np
 
@@ -31,10 +30,18 @@ from ..compose import tilted
 from ..compose.distribution import Factor
 from ..compose.pmf import GridPMF
 from ..grid.grid_start import StartGrid
-from ..mechanisms.constructors import MAX_INTERVAL, Directions, subsampled_gaussians
+from ..mechanisms.constructors import MAX_INTERVAL
 from . import question
 from .dominated_direction import COARSENING
-from .tilted_question import GRID_STEP, GRIDS, MAX_POINTS, ROUND_OFF_PER_ROUND, add_pure_epsilon, best_tilt
+from .tilted_question import (
+    GRID_STEP,
+    GRIDS,
+    MAX_POINTS,
+    ROUND_OFF_PER_ROUND,
+    add_pure_epsilon,
+    best_tilt,
+    one_direction,
+)
 
 # one factor of the run: (sigma, sampling rate, sensitivity) and its rounds
 Segment = tuple[tuple[float, float, float], int]
@@ -74,20 +81,7 @@ def pessimistic_terms(
 ) -> list[tuple[Factor, int]]:
     """Each factor of one direction discretized on grid ``h`` (with its optimistic side where ``optimistic``) and
     its rounds."""
-    factors = []
-    for (sigma, q, sensitivity), count in segments:
-        (pld,) = subsampled_gaussians(
-            sigma,
-            q,
-            sensitivity=sensitivity,
-            value_discretization_interval=h,
-            tail=tail,
-            optimistic=optimistic,
-            directions=cast(Directions, direction),
-        )
-        ((factor, _),) = pld.directions[0].items()
-        factors.append((factor, int(count)))
-    return factors
+    return [(one_direction(mechanism, direction, h, tail, optimistic), int(count)) for mechanism, count in segments]
 
 
 def direction_bracket(

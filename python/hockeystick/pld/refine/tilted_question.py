@@ -85,6 +85,25 @@ def add_pure_epsilon(rates: Sequence[tuple[float, float]]) -> float:
     return total * (1.0 + (len(rates) + 8) * tilted.UNIT_ROUNDOFF)
 
 
+def one_direction(
+    mechanism: tuple[float, float, float], direction: str, h: float, tail: float, optimistic: bool
+) -> Factor:
+    """One round of the Poisson-subsampled Gaussian (sigma, q, sensitivity), one neighbouring direction, discretized
+    on grid ``h`` with ``tail`` (with its optimistic side where ``optimistic``)."""
+    sigma, q, sensitivity = mechanism
+    (pld,) = subsampled_gaussians(
+        sigma,
+        q,
+        sensitivity=sensitivity,
+        value_discretization_interval=h,
+        tail=tail,
+        optimistic=optimistic,
+        directions=cast(Directions, direction),
+    )
+    ((factor, _),) = pld.directions[0].items()
+    return factor
+
+
 def remove_tail(point: Point, delta: float) -> float:
     """The remove direction's tail: the largest 10^(-k / 4) below 1e-3 whose mass above the integration range over
     T rounds (``truncation.remove_mass_above``, which carries the factor q the add direction's tail lacks) is at
@@ -140,16 +159,7 @@ class TiltedReader:
         if found is None:
             found = self._factors.get((h, name, tail, optimistic))
         if found is None:
-            (pld,) = subsampled_gaussians(
-                sigma,
-                q,
-                sensitivity=sensitivity,
-                value_discretization_interval=h,
-                tail=tail,
-                optimistic=optimistic,
-                directions=cast(Directions, name),
-            )
-            ((found, _),) = pld.directions[0].items()
+            found = one_direction((sigma, q, sensitivity), name, h, tail, optimistic)
             self._factors[(h, name, tail, optimistic)] = found
         return name, tail, found
 
