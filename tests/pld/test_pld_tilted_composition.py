@@ -247,7 +247,7 @@ def test_binomial_split_bounds_the_exact_curve_to_a_relative_round_off(pessimist
 
     exact = exact_curve([(K_LO_RARE, NUMERATORS_RARE, ROUNDS_RARE)])
     pmf = grid_pmf(pessimistic, K_LO_RARE, NUMERATORS_RARE)
-    split = BinomialSplit(pmf, ROUNDS_RARE, 0.3, 1e-40, 1e-40)
+    split = BinomialSplit([(pmf, ROUNDS_RARE)], 0.3, 1e-40, 1e-40)
     plain = fft.compose([(pmf, ROUNDS_RARE)], pessimistic=pessimistic)
     for eps in (0.3, 0.45, 0.6, 0.8):
         truth, found = exact(eps), split.delta(eps)
@@ -267,9 +267,28 @@ def test_binomial_split_refuses_what_it_does_not_read():
     pmf = grid_pmf(True, K_LO_RARE, NUMERATORS_RARE)
     charged = GridPMF(K_LO_RARE, H, pmf.p, 0.0, pessimistic=True, total_error=1e-16)
     with pytest.raises(ValueError, match="no charges"):
-        BinomialSplit(charged, ROUNDS_RARE, 0.3, 1e-40, 1e-40)
+        BinomialSplit([(charged, ROUNDS_RARE)], 0.3, 1e-40, 1e-40)
     with pytest.raises(ValueError, match="at or below"):
-        BinomialSplit(pmf, ROUNDS_RARE, -2.0, 1e-40, 1e-40)
+        BinomialSplit([(grid_pmf(True, 3, NUMERATORS_RARE), ROUNDS_RARE)], 0.3, 1e-40, 1e-40)  # losses from 0.15
+    for floor in (-2.0, 0.0, math.inf, math.nan):
+        with pytest.raises(ValueError, match="floor"):
+            BinomialSplit([(pmf, ROUNDS_RARE)], floor, 1e-40, 1e-40)
     with pytest.raises(ValueError, match="terms"):
-        BinomialSplit(grid_pmf(True), ROUNDS, 0.5, 1e-40, 1e-40)
-    assert BinomialSplit(pmf, ROUNDS_RARE, 0.3, 1e-40, 1e-40).delta(0.25) == 1.0
+        BinomialSplit([(grid_pmf(True), ROUNDS)], 0.5, 1e-40, 1e-40)
+    assert BinomialSplit([(pmf, ROUNDS_RARE)], 0.3, 1e-40, 1e-40).delta(0.25) == 1.0
+
+
+@pytest.mark.parametrize("pessimistic", [True, False])
+def test_binomial_split_of_two_kinds_of_rounds_bounds_the_exact_curve(pessimistic):
+    """Two segments (4 rounds of each of two rare-loss PMFs) split at floor / 8 each: on its side of the exact
+    delta of their composition and within 1 % of it, where the terms are products over the segments (24 of them)."""
+    from hockeystick.pld.compose.binomial_split import BinomialSplit
+
+    other = [600, 400, 15, 6, 3]  # sum 1024: losses -0.1 .. 0.1
+    exact = exact_curve([(K_LO_RARE, NUMERATORS_RARE, 4), (K_LO_RARE, other, 4)])
+    segments = [(grid_pmf(pessimistic, K_LO_RARE, NUMERATORS_RARE), 4), (grid_pmf(pessimistic, K_LO_RARE, other), 4)]
+    split = BinomialSplit(segments, 0.3, 1e-40, 1e-40)
+    for eps in (0.3, 0.4, 0.5):
+        truth, found = exact(eps), split.delta(eps)
+        assert (found >= truth) if pessimistic else (found <= truth)
+        assert abs(found - truth) <= 1e-2 * truth

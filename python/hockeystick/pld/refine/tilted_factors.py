@@ -38,9 +38,11 @@ from .tilted_question import (
     GRIDS,
     MAX_POINTS,
     ROUND_OFF_PER_ROUND,
+    SPLIT_SAMPLED_ROUNDS,
     add_pure_epsilon,
     best_tilt,
     one_direction,
+    split_bracket,
 )
 
 # one factor of the run: (sigma, sampling rate, sensitivity) and its rounds
@@ -169,6 +171,17 @@ def tilted_factors_bracket(
         lower, upper = _coarse_to_fine(segments, delta, lower, upper, h, tail)
     if fine and not question.exact(np.array(lower), np.array(upper)):
         lower, upper = screened_bracket(segments, delta, lower, upper, question.FINE_INTERVAL, tail)
+    # few rounds of small rates (T q at most SPLIT_SAMPLED_ROUNDS): the split read (``tilted_question.split_bracket``)
+    sampled = sum(q * c for (_, q, _), c in segments)
+    if (
+        fine
+        and lower > 0.0
+        and not question.exact(np.array(lower), np.array(upper))
+        and sampled <= SPLIT_SAMPLED_ROUNDS
+    ):
+        h = question.FINE_INTERVAL
+        factors = pessimistic_terms(segments, "remove", h, tail, True)
+        lower, upper = split_bracket(factors, delta, lower, upper, lambda eps: add_below(segments, eps, h, tail, delta))
     return lower, max(lower, upper)
 
 

@@ -257,26 +257,14 @@ class TiltedReader:
         return np.asarray(np.maximum(remove, add), dtype=np.float64)
 
     def split_bracket(self, delta: float, h: float, lower: float, upper: float) -> tuple[float, float]:
-        """(``lower``, ``upper``) at ``delta`` intersected with the remove direction's bracket on grid ``h`` read as a
-        sum over how many rounds pass lower / T (``compose.binomial_split``: each term composed at unit mass, so its
-        charges are relative to it), the upper side kept only where ``add_screen`` shows the add direction below it
-        (the lower side is the remove direction's: eps >= eps_remove).  Both sides certified; as given where the
-        split does not apply (``BinomialSplit``'s ValueError: more than ``MAX_TERMS`` terms, nothing below the
-        split, a window past the composition's cap)."""
-        rounds = int(self.point[2])
-        _, tail, factor = self.direction("remove", h, delta)
-        negligible = question.TILTED_TAIL_SHARE * delta
-        try:
-            up = BinomialSplit(factor.upper, rounds, lower, negligible, negligible).epsilon(delta, upper)
-            if math.isfinite(up) and self.add_screen(np.array([up]), h, delta, up)[0] <= delta:
-                upper = min(upper, up)
-            ((optimistic, count),) = factor.lower_terms(rounds)
-            if optimistic is not None and count == rounds:
-                low = BinomialSplit(optimistic, rounds, lower, negligible, negligible).epsilon(delta, upper)
-                lower = max(lower, low)
-        except ValueError:  # the split does not apply here (or the lower side has blocks): the bracket so far
-            pass
-        return lower, max(lower, upper)
+        """(``lower``, ``upper``) at ``delta`` intersected with ``split_bracket``'s (the module function) of the remove
+        direction's rounds on grid ``h``, the add direction cleared by ``add_screen``."""
+        _, _, factor = self.direction("remove", h, delta)
+
+        def add_clear(eps: float) -> bool:
+            return bool(self.add_screen(np.array([eps]), h, delta, eps)[0] <= delta)
+
+        return split_bracket([(factor, int(self.point[2]))], delta, lower, upper, add_clear)
 
     def split_delta(
         self, eps: np.ndarray, h: float, delta: float, lower: np.ndarray, upper: np.ndarray
@@ -290,13 +278,13 @@ class TiltedReader:
         _, tail, factor = self.direction("remove", h, delta)
         negligible, floor = question.TILTED_TAIL_SHARE * delta, float(np.min(eps))
         try:
-            split = BinomialSplit(factor.upper, rounds, floor, negligible, negligible)
+            split = BinomialSplit([(factor.upper, rounds)], floor, negligible, negligible)
             remove = np.array([split.delta(float(x)) for x in eps])
             add = self.add_screen(eps, h, delta, float(np.median(eps)))
             upper = np.maximum(lower, np.minimum(upper, np.maximum(remove, add)))
             ((optimistic, count),) = factor.lower_terms(rounds)
             if optimistic is not None and count == rounds:
-                split = BinomialSplit(optimistic, rounds, floor, negligible, negligible)
+                split = BinomialSplit([(optimistic, rounds)], floor, negligible, negligible)
                 lower = np.maximum(lower, [split.delta(float(x)) for x in eps])
         except ValueError:  # the split does not apply here (or the lower side has blocks): the brackets so far
             pass
@@ -338,6 +326,34 @@ def tilted_brackets(
     for j in range(flat.size):
         lows[j], ups[j] = reader.bracket(float(flat[j]), float(lows[j]), float(ups[j]))
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+
+
+def split_bracket(
+    factors: list[tuple[Factor, int]],
+    delta: float,
+    lower: float,
+    upper: float,
+    add_clear: Callable[[float], bool],
+) -> tuple[float, float]:
+    """(``lower``, ``upper``) at ``delta`` intersected with the remove direction's bracket of ``factors`` (its
+    rounds' factors and counts, both sides discretized) read as a sum over how many rounds pass lower / T
+    (``compose.binomial_split``: each term composed at unit mass, so its charges are relative to it), the upper side
+    kept only where ``add_clear`` certifies the add direction's epsilon at most it (then eps = eps_remove; the lower
+    side is the remove direction's either way: eps >= eps_remove).  Both sides certified; as given where the split
+    does not apply (``BinomialSplit``'s ValueError: more than ``MAX_TERMS`` terms, nothing below the split, a window
+    past the composition's cap) or, for the lower side, where a factor's optimistic side is in blocks of rounds."""
+    negligible = question.TILTED_TAIL_SHARE * delta
+    try:
+        up = BinomialSplit([(f.upper, c) for f, c in factors], lower, negligible, negligible).epsilon(delta, upper)
+        if math.isfinite(up) and add_clear(up):
+            upper = min(upper, up)
+        optimistic = [f.lower_terms(c) for f, c in factors]
+        if all(len(t) == 1 and t[0][0] is not None and t[0][1] == c for t, (_, c) in zip(optimistic, factors)):
+            terms = [cast("tuple[GridPMF, int]", t[0]) for t in optimistic]
+            lower = max(lower, BinomialSplit(terms, lower, negligible, negligible).epsilon(delta, upper))
+    except ValueError:  # the split does not apply here: the bracket so far
+        pass
+    return lower, max(lower, upper)
 
 
 def fine_brackets(
