@@ -110,3 +110,21 @@ def test_inverse_cubic_is_exact_on_a_cubic_and_falls_back():
         atoms_epsilon._inverse_cubic(np.array([0.1, 0.2]), np.array([2e-5, 5e-6]), 0.1, 0.2, math.log(1e-5), 0.15)
         == 0.15
     )
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("target", [5e-324, 1e-310, 1e-200])
+def test_search_below_the_gap_floor_keeps_each_end_on_its_side(upper, target):
+    """A side curve at 1e-305 below eps = 1 and 0 above, searched for a target below and above the log gap's floor
+    (1e-300): the lower side's answer 0 or with delta above the target (in (0, 1) when the target is below 1e-305,
+    where a side decided by the floored gap, 0 read as 1e-300 above the target, put it near the top), the upper
+    side's at most it."""
+
+    def curve(xs: np.ndarray) -> np.ndarray:
+        return np.where(xs < 1.0, 1e-305, 0.0)
+
+    found = atoms_epsilon.epsilon_search(curve, target, upper=upper, top=2.0, tolerance=1e-9)
+    value = float(curve(np.array([found]))[0])
+    assert (value <= target) if upper else (found == 0.0 or value > target)
+    if not upper and target < 1e-305:
+        assert 0.0 < found < 1.0

@@ -85,8 +85,9 @@ def epsilon_search(
             seen_x, seen_v = np.concatenate([seen_x, trial]), np.concatenate([seen_v, tried_v])
             b.narrow_to(trial, tried_v.tolist(), target, log_target)
             continue
-        gx = _log_gap(float(delta_of(np.array([x]))[0]), log_target)
-        if gx > 0:
+        value = float(delta_of(np.array([x]))[0])
+        gx = _log_gap(value, log_target)
+        if value > target:  # the side from the value itself: the gap is floored (a target below 1e-300)
             b.move((x, gx), None)
         else:
             b.move(None, (x, gx))
