@@ -15,6 +15,7 @@ SEAMS = {
     "_subsampled_gaussian_edges": "the discretization's cell edges, checked against their defining equation",
     "_laplace_mixture_cell_atoms": "the Laplace mixture's merged cells, closed-form cuts against the Newton search's",
     "_laplace_mixture_loss_and_inverse": "the Laplace mixture's loss and its closed-form inverse, checked as inverses",
+    "_gaussian_mixture_cell_atoms": "the Gaussian mixture's merged cells, against numpy's and the Newton search's",
     # numerical pieces with no public entry point of their own
     "_kernels": "contraction's closed-form sums (geometric, random stop) checked against the general schedule sum",
     "_lean_delta": "finite atoms' plain-float delta checked against numpy's delta on the same atoms",

@@ -9,6 +9,8 @@
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
 #include <hockeystick/pld/reads/epsilon_width.hpp>
 #include <hockeystick/pld/reads/hockey_stick.hpp>
+#include <hockeystick/pld/mechanisms/bounded_range.hpp>
+#include <hockeystick/pld/mechanisms/gaussian_mixture.hpp>
 #include <hockeystick/pld/mechanisms/laplace_mixture.hpp>
 #include <hockeystick/pld/sampling/replace_one.hpp>
 
@@ -207,6 +209,55 @@ void register_laplace_mixture(py::module_& m) {
             return py::make_tuple(to_array(loss), to_array(back));
         },
         py::arg("scale"), py::kw_only(), py::arg("shifts"), py::arg("weights"), py::arg("x"));
+}
+
+// Both directions of a monotone pair, both sides each, with the GIL released, as the facade's factors take them.
+template <class Pair>
+py::tuple monotone_directions(const Pair& pair, double h, std::int64_t max_cells) {
+    const pld::MonotoneSides sides = with_value_errors([&] {
+        py::gil_scoped_release release;
+        return pld::monotone_sides(pair, h, max_cells);
+    });
+    return py::make_tuple(monotone_side_dict(sides.remove), monotone_side_dict(sides.add));
+}
+
+// The Gaussian location mixture's pair (pld/mechanisms/gaussian_mixture.hpp) from the facade's checked arrays.
+pld::GaussianMixture gaussian_mixture_of(double sigma, input_array shifts, input_array weights, double tail) {
+    return with_value_errors([&] {
+        return pld::GaussianMixture(sigma, as_vector(shifts, "shifts"), as_vector(weights, "weights"), tail);
+    });
+}
+
+// The Gaussian location mixtures (pld/mechanisms/gaussian_mixture.hpp) and the bounded-range pair
+// (pld/mechanisms/bounded_range.hpp): both directions' PMFs, and the Gaussian mixture's merged cells as a test hook
+// (closed_form = false: cut by the Newton search alone).
+void register_gaussian_mixture_and_bounded_range(py::module_& m) {
+    m.def(
+        "gaussian_mixture",
+        [](double sigma, input_array shifts, input_array weights, double tail, double h, std::int64_t max_cells) {
+            return monotone_directions(gaussian_mixture_of(sigma, shifts, weights, tail), h, max_cells);
+        },
+        py::kw_only(), py::arg("sigma"), py::arg("shifts"), py::arg("weights"), py::arg("tail"), py::arg("h"),
+        py::arg("max_cells"),
+        "The remove and the add direction of sum_i w_i N(s_i, sigma^2) vs N(0, sigma^2), both sides each.");
+    m.def(
+        "_gaussian_mixture_cell_atoms",
+        [](double sigma, input_array shifts, input_array weights, double tail, double h, std::int64_t max_cells,
+           bool closed_form) {
+            const pld::GaussianMixture pair = gaussian_mixture_of(sigma, shifts, weights, tail);
+            const pld::MonotoneAtoms a =
+                with_value_errors([&] { return pld::monotone_cell_atoms(pair, h, max_cells, closed_form); });
+            return py::make_tuple(to_array(a.loss), to_array(a.p), to_array(a.q));
+        },
+        py::kw_only(), py::arg("sigma"), py::arg("shifts"), py::arg("weights"), py::arg("tail"), py::arg("h"),
+        py::arg("max_cells"), py::arg("closed_form") = true);
+    m.def(
+        "bounded_range",
+        [](double epsilon, double h, std::int64_t max_cells) {
+            return monotone_directions(with_value_errors([&] { return pld::BoundedRange(epsilon); }), h, max_cells);
+        },
+        py::kw_only(), py::arg("epsilon"), py::arg("h"), py::arg("max_cells"),
+        "The two directions of the pair dominating every epsilon-bounded-range pair, both sides each.");
 }
 
 // Many subsampled-Gaussian PLDs (one per (sigma, q, direction)) in one call: the items are
@@ -586,6 +637,7 @@ void register_pld_mechanisms(py::module_& m) {
         },
         py::arg("loss"), py::arg("mass"), py::kw_only(), py::arg("h"), py::arg("max_cells"));
     register_laplace_mixture(m);
+    register_gaussian_mixture_and_bounded_range(m);
 }
 
 // Passes over one grid PMF: its round-off charges, charged epsilon scans, moments, the complement's scans, and

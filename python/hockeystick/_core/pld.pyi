@@ -62,6 +62,7 @@ def atoms(loss: npt.ArrayLike, mass: npt.ArrayLike, *, h: float, max_cells: int)
 
 cell_round_off: float
 
+def bounded_range(*, epsilon: float, h: float, max_cells: int) -> tuple[dict[str, Any], dict[str, Any]]: ...
 def charged_delta(
     profile: GridProfile,
     epsilon: npt.ArrayLike,
@@ -96,6 +97,19 @@ def epsilon(
 def geometric_sums_at(
     p: npt.ArrayLike, *, decay: float, at: npt.ArrayLike, rising: bool
 ) -> npt.NDArray[np.float64]: ...
+def gaussian_mixture(
+    *, sigma: float, shifts: npt.ArrayLike, weights: npt.ArrayLike, tail: float, h: float, max_cells: int
+) -> tuple[dict[str, Any], dict[str, Any]]: ...
+def _gaussian_mixture_cell_atoms(
+    *,
+    sigma: float,
+    shifts: npt.ArrayLike,
+    weights: npt.ArrayLike,
+    tail: float,
+    h: float,
+    max_cells: int,
+    closed_form: bool = True,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def laplace(distance: float, scale: float, *, h: float, max_cells: int) -> dict[str, Any]: ...
 def laplace_mixture(
     scale: float, *, shifts: npt.ArrayLike, weights: npt.ArrayLike, h: float, max_cells: int

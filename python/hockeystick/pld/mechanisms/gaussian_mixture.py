@@ -6,10 +6,12 @@ the scalar one with each sensitivity vector replaced by its norm, their Cor. 4.7
     remove: P = sum_i w_i N(s_i, sigma^2)  vs  Q = N(0, sigma^2);   add: the pair swapped,
 with sensitivities s_i >= 0.  The loss L(x) = log sum_i w_i exp((s_i x - s_i^2 / 2) / sigma^2) is a
 log-sum-exp of non-decreasing affine functions, so non-decreasing (strictly where some s_i > 0):
-``monotone`` discretizes it, one atom per loss cell, with certified pessimistic and optimistic
-sides.  The x-range keeps all but ``tail`` / 4 of P and of Q:
-    [-z sigma, max s_i + z sigma],  z = Q^{-1}(tail / 4).
-s = (0, 1), w = (1 - q, q) is the Poisson-subsampled Gaussian (``subsampled_gaussian`` computes it
+it is discretized one atom per loss cell, with certified pessimistic and optimistic sides, over the
+x-range that keeps all but ``tail`` / 4 of P and of Q:
+    [-z sigma, max s_i + z sigma],  z = Q^{-1}(tail / 4),
+the mass beyond it at +infinity on the pessimistic sides.  The cells and both sides are the C++ core's
+(cpp/include/hockeystick/pld/mechanisms/gaussian_mixture.hpp over monotone.hpp, the proofs in ``monotone``'s
+docstring).  s = (0, 1), w = (1 - q, q) is the Poisson-subsampled Gaussian (``subsampled_gaussian`` computes it
 faster in C++); s = (1,), w = (1,) the Gaussian mechanism.
 """
 
@@ -20,13 +22,13 @@ from typing import ClassVar, cast
 
 import numpy as np
 
+from ... import _core
 from ...base.elementwise import ArrayLike
-from ...numerics.gaussian import gaussian_tail_inverse
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
-from .constructors import DEFAULT_INTERVAL, _positive, checked_interval, checked_tail, from_distributions
+from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _positive, checked_interval, checked_tail, from_distributions
 from .mechanism import Mechanism
-from .monotone import MonotonePair, check_mixture, log_sum_exp_rows, monotone_factors
+from .monotone import check_mixture, core_side_factor
 
 
 def normal_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -36,35 +38,6 @@ def normal_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     lower = special.ndtr(np.minimum(b, 0.0)) - special.ndtr(np.minimum(a, 0.0))
     upper = special.ndtr(-np.maximum(a, 0.0)) - special.ndtr(-np.maximum(b, 0.0))
     return cast(np.ndarray, np.maximum(np.where(b <= 0.0, lower, np.where(a >= 0.0, upper, lower + upper)), 0.0))
-
-
-def gaussian_mixture_pair(sigma: float, shifts: np.ndarray, weights: np.ndarray, tail: float) -> MonotonePair:
-    """The remove pair above as a ``MonotonePair`` (max shift > 0)."""
-    z = float(gaussian_tail_inverse(tail / 4.0))
-    log_w = np.log(weights)
-
-    def terms(x: np.ndarray) -> np.ndarray:
-        exponent = shifts * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * shifts * shifts
-        # sigma below ~1e-162 makes sigma^2 zero: the terms are then +-inf or nan, which ``monotone`` refuses
-        # naming sigma
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return cast(np.ndarray, log_w + exponent / (sigma * sigma))
-
-    def loss(x: np.ndarray) -> np.ndarray:
-        return log_sum_exp_rows(terms(x))[0]
-
-    def slope(x: np.ndarray) -> np.ndarray:
-        return cast(np.ndarray, (log_sum_exp_rows(terms(x))[1] * shifts).sum(axis=-1) / (sigma * sigma))
-
-    def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return cast(
-            np.ndarray, sum(w * normal_interval((a - s) / sigma, (b - s) / sigma) for w, s in zip(weights, shifts))
-        )
-
-    def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return normal_interval(a / sigma, b / sigma)
-
-    return MonotonePair(loss, slope, p_mass, q_mass, -z * sigma, float(shifts.max()) + z * sigma, open_ends=True)
 
 
 def mixture_of_gaussians(
@@ -86,9 +59,9 @@ def mixture_of_gaussians(
         \text{add: the pair swapped.}
 
     The loss :math:`L(x) = \log \sum_i w_i \exp((s_i x - s_i^2/2)/\sigma^2)` is non-decreasing, so it is
-    discretized one atom per loss cell with certified pessimistic and optimistic sides (``monotone``), over
-    the x-range that keeps all but ``tail`` / 4 of P and of Q.  s = (0, 1), w = (1 - q, q) is the
-    Poisson-subsampled Gaussian (``subsampled_gaussian`` computes it faster).
+    discretized one atom per loss cell with certified pessimistic and optimistic sides (``monotone``'s docstring;
+    the C++ core's cells), over the x-range that keeps all but ``tail`` / 4 of P and of Q.  s = (0, 1),
+    w = (1 - q, q) is the Poisson-subsampled Gaussian (``subsampled_gaussian`` computes it faster).
 
     Parameters
     ----------
@@ -135,17 +108,18 @@ def mixture_of_gaussians(
     t = checked_tail(tail)
     if s.max() == 0.0:
         return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
-    remove, add = monotone_factors(
-        f"mixture_of_gaussians(sigma={sd}, s={s.tolist()}, w={w.tolist()})", gaussian_mixture_pair(sd, s, w, t), h
+    name = f"mixture_of_gaussians(sigma={sd}, s={s.tolist()}, w={w.tolist()})"
+    remove, add = _core.pld.gaussian_mixture(sigma=sd, shifts=s, weights=w, tail=t, h=h, max_cells=MAX_CELLS)
+    return PrivacyLossDistribution(
+        [{core_side_factor(f"{name}, remove", remove): 1}, {core_side_factor(f"{name}, add", add): 1}], t
     )
-    return PrivacyLossDistribution([{remove: 1}, {add: 1}], t)
 
 
 @dataclass(frozen=True)
 class GaussianMixture(Mechanism):
     """Noise ``sigma`` on a sensitivity drawn from ``shifts`` with ``weights``: remove Q = N(0, sigma^2)
     vs P = sum_i w_i N(s_i, sigma^2), add the pair swapped (Choquette-Choo, Ganesh, Steinke, Thakurta,
-    ICLR 2024, Sec. 4; ``mixture_of_gaussians``, certified both sides through ``monotone``)."""
+    ICLR 2024, Sec. 4; ``mixture_of_gaussians``, certified both sides)."""
 
     name: ClassVar[str] = "gaussian_mixture"
     sigma: float

@@ -16,26 +16,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ... import _core
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
-from ..compose.distribution import Factor, PrivacyLossDistribution
-from ..compose.pmf import GridPMF
+from ..compose.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _positive, checked_interval, from_distributions, laplace
 from .mechanism import Mechanism
-from .monotone import check_mixture
-
-
-def _side_factor(name: str, raw: dict[str, Any]) -> Factor:
-    """One direction of the core's monotone discretization as a factor: its PMFs, masses at +infinity and loss
-    shift as the core made them (the round-off charges applied there)."""
-    h = float(raw["h"])
-    shift = float(raw["loss_shift"])
-    upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=shift)
-    lower = GridPMF(int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False, loss_shift=shift)
-    return Factor(name, upper, lower, bool(raw["connect_dots"]))
+from .monotone import check_mixture, core_side_factor
 
 
 def _scale(scale: float) -> float:
@@ -114,7 +103,7 @@ def laplace_mixture(
     name = f"laplace_mixture(scale={b}, shifts={s.tolist()}, weights={w.tolist()})"
     remove, add = _core.pld.laplace_mixture(scale=b, shifts=s, weights=w, h=h, max_cells=MAX_CELLS)
     return PrivacyLossDistribution(
-        [{_side_factor(f"{name}, remove", remove): 1}, {_side_factor(f"{name}, add", add): 1}]
+        [{core_side_factor(f"{name}, remove", remove): 1}, {core_side_factor(f"{name}, add", add): 1}]
     )
 
 

@@ -216,6 +216,17 @@ def cell_atoms(pair: MonotonePair, h: float) -> tuple[np.ndarray, np.ndarray, np
     )
 
 
+def core_side_factor(name: str, raw: dict[str, Any]) -> Factor:
+    """One direction of the C++ core's monotone discretization (cpp/include/hockeystick/pld/mechanisms/monotone.hpp:
+    ``_core.pld.laplace_mixture``, ``gaussian_mixture``, ``bounded_range``) as a factor: its PMFs, masses at
+    +infinity and loss shift as the core made them (the round-off charges and any cut tail applied there)."""
+    h = float(raw["h"])
+    shift = float(raw["loss_shift"])
+    upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=shift)
+    lower = GridPMF(int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False, loss_shift=shift)
+    return Factor(name, upper, lower, bool(raw["connect_dots"]))
+
+
 def factor_from_atoms(
     name: str, loss: np.ndarray, p_mass: np.ndarray, h: float, loss_shift: float, outside: float = 0.0
 ) -> Factor:

@@ -28,7 +28,9 @@ Upper sides (dominating pairs, so composing them bounds adaptive composition: Zh
       delta*(eps') = (e^{epsilon/2} - e^{eps'/2})^2 / (e^epsilon - 1),  eps' in [-epsilon, epsilon],
   (1 - e^eps' below, 0 above).  This is exactly the profile of the pair on [-epsilon/2, epsilon/2]
   with densities P ~ e^{y}, Q ~ e^{-y} (loss 2y, non-decreasing: ``monotone``), which therefore
-  dominates every epsilon-BR pair; delta*(0) = tanh(epsilon/4), where epsilon-DP gives tanh(epsilon/2).
+  dominates every epsilon-BR pair; delta*(0) = tanh(epsilon/4), where epsilon-DP gives tanh(epsilon/2).  Its
+  cells and both sides are the C++ core's (cpp/include/hockeystick/pld/mechanisms/bounded_range.hpp over
+  monotone.hpp: the loss is linear, so every cut is in closed form).
   It is symmetric (y -> -y swaps P and Q): one direction.  Dong, Durfee & Rogers 2020 show the
   optimal adaptive composition of BR mechanisms exceeds the non-adaptive one; composing this pair
   bounds the adaptive one (it dominates each step whatever the history), and is not that optimum.
@@ -53,7 +55,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import ClassVar
 
 import numpy as np
 
@@ -65,44 +67,11 @@ from ..compose.pmf import GridPMF
 from .canonical import canonical_pair, eps_delta_dp
 from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, checked_interval, from_distributions
 from .mechanism import Mechanism
-from .monotone import MonotonePair, monotone_factors
+from .monotone import core_side_factor
 
 
 def _epsilon(epsilon: float) -> float:
     return float(_validation.nonnegative(_validation.single(epsilon, "epsilon"), "epsilon"))
-
-
-def bounded_range_pair(epsilon: float) -> MonotonePair:
-    """The pair dominating every epsilon-bounded-range pair (module docstring), on y in [-epsilon/2, epsilon/2].
-
-    Masses of (a, b] inside the support, scaled so nothing overflows: with Z = e^{epsilon/2} (1 - e^{-epsilon}),
-    P(a, b] = (e^b - e^a) / Z = e^{a - epsilon/2} expm1(b - a) / (1 - e^{-epsilon}) and
-    Q(a, b] = (e^{-a} - e^{-b}) / Z = e^{-b - epsilon/2} expm1(b - a) / (1 - e^{-epsilon}), each a few ulp.
-    """
-    half = 0.5 * epsilon
-    norm = -math.expm1(-epsilon)
-
-    def clip(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        lo = np.clip(np.asarray(a, dtype=np.float64), -half, half)
-        return lo, np.clip(np.asarray(b, dtype=np.float64), lo, half)
-
-    def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        lo, hi = clip(a, b)
-        return cast(np.ndarray, np.exp(lo - half) * np.expm1(hi - lo) / norm)
-
-    def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        lo, hi = clip(a, b)
-        return cast(np.ndarray, np.exp(-hi - half) * np.expm1(hi - lo) / norm)
-
-    return MonotonePair(
-        loss=lambda y: 2.0 * np.asarray(y, dtype=np.float64),
-        slope=lambda y: np.full(np.shape(y), 2.0),
-        p_mass=p_mass,
-        q_mass=q_mass,
-        x_lo=-half,
-        x_hi=half,
-        inverse=lambda loss: 0.5 * np.asarray(loss, dtype=np.float64),
-    )
 
 
 def bounded_range_profile(epsilon: float, eps: np.ndarray) -> np.ndarray:
@@ -132,7 +101,8 @@ def exponential_mechanism(
     if 0.5 * eps == 0.0:  # eps = 5e-324: the pair's half-width underflows; eps-DP, so the (eps, 0) pair dominates
         (upper,) = eps_delta_dp(eps, value_discretization_interval=h).directions[0]
     else:
-        upper, _ = monotone_factors(f"bounded_range(epsilon={eps})", bounded_range_pair(eps), h)
+        remove, _ = _core.pld.bounded_range(epsilon=eps, h=h, max_cells=MAX_CELLS)
+        upper = core_side_factor(f"bounded_range(epsilon={eps})", remove)
     p, q = canonical_pair(0.5 * eps)
     # e^{-eps/2} underflows past eps ~ 1490: that mass is then computed, not a structural zero
     structural = bool(p[1:3].min() >= SMALLEST_NORMAL)

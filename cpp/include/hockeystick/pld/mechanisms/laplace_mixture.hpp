@@ -71,6 +71,7 @@ class LaplaceMixture {
 
     double x_lo() const { return 0.0; }
     double x_hi() const { return top_; }
+    bool open_ends() const { return false; }  // the two flat ends are atoms
 
     // L(x) = log sum_i e^{log w_i + (|x| - |x - s_i|) / b}, summed by log_add_exp in the components' order.
     double loss(double x) const {

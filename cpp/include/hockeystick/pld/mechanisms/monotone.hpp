@@ -12,6 +12,10 @@
 // Newton search from a bracket on a coarse grid of x (every step keeps L(lo) < l_k <= L(hi); a step leaving the
 // bracket is replaced by the midpoint).  Only the cut's loss matters, not its place in x.
 //
+// Tails.  An open-ended pair's laws put mass beyond [x_lo, x_hi] that no atom holds (a cut tail): the pessimistic
+// sides send it, from the laws' tails and rounded up by kMonotoneOutsideMargin, to +infinity (a dominating move; the
+// atoms' sum cannot show a deficit below the doubles' resolution at 1), the optimistic sides drop it.
+//
 // Round-off.  Each cell's loss log P_k - log Q_k errs by at most 4u (|log P_k| + |log Q_k|) + 32u (each log within
 // 2u (|log| + 8), the difference within u), charged as the PMFs' loss shift over the largest |log| of the masses;
 // clamped into its cell it moves toward the true loss.  The cell masses are differences of tail-directed
@@ -64,6 +68,7 @@ constexpr double kMonotoneLossTolerance = 1e-13;
 constexpr std::int64_t kMonotoneCoarsePoints = 4097;
 constexpr int kMonotoneNewtonSteps = 100;
 constexpr double kMonotoneRoundoffCharge = 1e-10;
+constexpr double kMonotoneOutsideMargin = 1e-12;  // a cut tail's relative error (a few ulp of each tail, the sum)
 
 // min(max(v, lo), hi), a NaN v (or bound) propagated, as numpy's clip.
 inline double clipped(double v, double lo, double hi) {
@@ -157,9 +162,10 @@ inline double largest_abs_log(const std::vector<double>& m, const MonotoneAtoms&
 }
 
 // Both PMFs of the atoms (loss[i], mass[i]) with mass > 0, the round-off charges of the opening comment applied and
-// the loss shift `shift` charged with the atoms' own (snapped to grid points), rounded up.
+// the loss shift `shift` charged with the atoms' own (snapped to grid points), rounded up; `outside`: the mass the
+// atoms leave out, at +infinity on the pessimistic side.
 inline MonotoneSide side_from_atoms(const std::vector<double>& loss, const std::vector<double>& mass, double h,
-                                    double shift, std::int64_t max_cells) {
+                                    double shift, std::int64_t max_cells, double outside) {
     std::vector<double> l, w;
     for (std::size_t i = 0; i < loss.size(); ++i)
         if (mass[i] > 0.0) {
@@ -174,9 +180,18 @@ inline MonotoneSide side_from_atoms(const std::vector<double>& loss, const std::
         cells_shift > 0.0 ? std::nextafter(shift + cells_shift, std::numeric_limits<double>::infinity()) : shift;
     for (double& p : side.upper.p) p *= 1.0 + kMonotoneRoundoffCharge;
     for (double& p : side.lower.p) p *= 1.0 - kMonotoneRoundoffCharge;
-    side.upper.p_inf = upper_inf;
+    side.upper.p_inf = upper_inf + outside;
     side.upper.loss_shift = side.lower.loss_shift = loss_shift;
     return side;
+}
+
+// The mass beyond [x_lo, x_hi] of an open-ended pair's law (`mass` its interval masses; 0 for a closed pair), from
+// its two tails, rounded up by kMonotoneOutsideMargin.
+template <class Pair, class Mass>
+double outside_mass(const Pair& pair, Mass mass) {
+    if (!pair.open_ends()) return 0.0;
+    const double inf = std::numeric_limits<double>::infinity();
+    return (mass(-inf, pair.x_lo()) + mass(pair.x_hi(), inf)) * (1.0 + kMonotoneOutsideMargin);
 }
 
 }  // namespace detail
@@ -187,7 +202,8 @@ inline MonotoneSide side_from_atoms(const std::vector<double>& loss, const std::
 //
 // A Pair gives x_lo(), x_hi(), loss(x) (strictly increasing on [x_lo, x_hi]), slope(x) (its derivative),
 // p_mass(a, b) and q_mass(a, b) (the masses of (a, b]), has_inverse() and inverse(loss) (an estimate of L^{-1}),
-// and atoms() (the outcomes outside the strictly increasing part, MonotoneAtom each).
+// atoms() (the outcomes outside the strictly increasing part, MonotoneAtom each) and open_ends() (whether the laws
+// put mass beyond [x_lo, x_hi] that no atom holds: the Tails paragraph above).
 template <class Pair>
 MonotoneAtoms monotone_cell_atoms(const Pair& pair, double h, std::int64_t max_cells, bool closed_form = true) {
     const double l_lo = pair.loss(pair.x_lo()), l_hi = pair.loss(pair.x_hi());
@@ -234,8 +250,10 @@ MonotoneSides monotone_sides(const Pair& pair, double h, std::int64_t max_cells)
     const double shift = lp >= 0.0 ? 4.0 * detail::kUnitRoundoff * (lp + lq) + 32.0 * detail::kUnitRoundoff : 0.0;
     std::vector<double> mirrored(atoms.loss.size());
     for (std::size_t i = 0; i < mirrored.size(); ++i) mirrored[i] = -atoms.loss[i];
-    return {detail::side_from_atoms(atoms.loss, atoms.p, h, shift, max_cells),
-            detail::side_from_atoms(mirrored, atoms.q, h, shift, max_cells)};
+    const double p_out = detail::outside_mass(pair, [&](double a, double b) { return pair.p_mass(a, b); });
+    const double q_out = detail::outside_mass(pair, [&](double a, double b) { return pair.q_mass(a, b); });
+    return {detail::side_from_atoms(atoms.loss, atoms.p, h, shift, max_cells, p_out),
+            detail::side_from_atoms(mirrored, atoms.q, h, shift, max_cells, q_out)};
 }
 
 }  // namespace pld
