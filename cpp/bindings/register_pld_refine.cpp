@@ -1,18 +1,21 @@
 // The refinement's grid-and-tail policy (pld/refine/grid_policy.hpp: the start grid, the ladder, the memory cap on a
 // grid, the question tail), its next-grid rules (pld/refine/next_grid.hpp) and the loops of one point's epsilon and
-// delta refinements (pld/refine/epsilon_refinement.hpp, delta_refinement.hpp), their brackets from a Python callable.
+// delta refinements (pld/refine/epsilon_refinement.hpp, delta_refinement.hpp), their brackets from a Python callable,
+// and the refinement loop itself (pld/refine/refinement_loop.hpp) over a Python front end's methods.
 // python/hockeystick/pld/grid/grid_start.py and pld/refine/grid_rules.py call the policy and the rules with their
 // constants at call time (a GridPolicy, a NextGridTuning), so a test that patches a constant is followed.
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
 #include <hockeystick/pld/refine/grid_policy.hpp>
 #include <hockeystick/pld/refine/next_grid.hpp>
+#include <hockeystick/pld/refine/refinement_loop.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -171,6 +174,47 @@ void register_next_grid(py::module_ m) {
         py::arg("tuning"), py::arg("ladder"));
 }
 
+// A Python front end (python/hockeystick/pld/refine/controller.py's FrontEnd) as the refinement loop's
+// (pld/refine/refinement_loop.hpp): a step is the front end's tuple (point, h, lower, upper, what its rules read), a
+// record and a width whatever its methods return; the records of the grids before are handed to its brackets as a
+// dict of the point's index (each point appears once in a step, so a record read there is the grid before's).
+struct PythonFront {
+    struct Step {
+        std::int64_t i;
+        py::tuple step;
+    };
+    using Record = py::object;
+    py::object front;
+
+    std::map<std::int64_t, double> first() const {
+        return front.attr("first")().cast<std::map<std::int64_t, double>>();
+    }
+    template <class Visit>
+    void brackets(const std::map<std::int64_t, double>& grids, const std::map<std::int64_t, Record>& best,
+                  Visit&& visit) const {
+        py::dict records;
+        for (const auto& [i, record] : best) records[py::int_(i)] = record;
+        for (py::handle item : front.attr("brackets")(grids, records)) {
+            py::tuple step = py::reinterpret_borrow<py::tuple>(item);
+            visit(Step{step[0].cast<std::int64_t>(), step});
+        }
+    }
+    static std::int64_t point(const Step& s) { return s.i; }
+    void intersect(Step& s, const Record& before) const {
+        const py::tuple sides = front.attr("intersect")(s.step[2], s.step[3], before);
+        s.step = py::make_tuple(s.step[0], s.step[1], sides[0], sides[1], s.step[4]);
+    }
+    py::object width(const Step& s) const { return front.attr("width")(s.step[0], s.step[2], s.step[3]); }
+    double next_grid(const Step& s, const py::object& width, const Record* before) const {
+        const py::object next = front.attr("next_grid")(s.step, width, before != nullptr ? *before : py::none());
+        return next.is_none() ? 0.0 : next.cast<double>();
+    }
+    Record record(const Step& s, const py::object& width) const {
+        return front.attr("record")(s.step[1], s.step[2], s.step[3], width);
+    }
+    void done(const Step& s) const { front.attr("done")(s.step[0], s.step[2], s.step[3]); }
+};
+
 // A Python callable's bracket on grid h.
 struct PythonBracket {
     const py::function& bracket_at;
@@ -182,6 +226,15 @@ struct PythonBracket {
 void register_pld_refine(py::module_ m) {
     register_grid_policy(m);
     register_next_grid(m);
+    m.def(
+        "refine",
+        [](const py::object& front) {
+            PythonFront adapter{front};
+            pld::refine_points(adapter);
+        },
+        py::kw_only(), py::arg("front"),
+        "Runs the refinement loop (pld/refine/refinement_loop.hpp) over a front end's methods: first, brackets, "
+        "intersect, width, next_grid, record, done.");
     m.def(
         "refine_epsilon",
         [](double sigma, double q, double rounds, double sensitivity, double delta, double accuracy,

@@ -2,6 +2,7 @@
 refinements (cpp/bindings/register_pld_refine.cpp)."""
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy.typing as npt
 
@@ -62,6 +63,7 @@ def epsilon_start(
     policy: GridPolicy,
 ) -> float: ...
 def question_tail(rounds: float, delta: float, *, share: float, default_tail: float, smallest_tail: float) -> float: ...
+def refine(*, front: Any) -> None: ...
 def refine_epsilon(
     sigma: float,
     q: float,

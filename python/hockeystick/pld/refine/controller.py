@@ -7,11 +7,12 @@ charge of the larger window dominates).  What a front end computes on a grid, ho
 which grid it asks next are its own (``FrontEnd``): the many points of ``SubsampledGaussianPLD`` and its kin, each
 on its own grid ladder (``points.PointsRefinement``), and the one composition of a plan (``plan_refinement``).
 
-One point's epsilon at one delta to an absolute accuracy, and its delta at one epsilon to a relative accuracy, are
-refined by the core's loop instead (``refine_epsilon``, ``refine_delta``:
-cpp/include/hockeystick/pld/refine/point_refinement.hpp, the loop the C interface's
-``hs_subsampled_gaussian_epsilon`` and ``hs_subsampled_gaussian_delta`` run), its brackets computed here: the same
-start, the same rules.
+The loop is the core's (cpp/include/hockeystick/pld/refine/refinement_loop.hpp), one implementation driven from here
+with a Python front end and from the core with its one-point front end.  One point's epsilon at one delta to an
+absolute accuracy, and its delta at one epsilon to a relative accuracy, are refined with that one-point front end
+(``refine_epsilon``, ``refine_delta``: cpp/include/hockeystick/pld/refine/point_refinement.hpp, what the C
+interface's ``hs_subsampled_gaussian_epsilon`` and ``hs_subsampled_gaussian_delta`` run), its brackets computed
+here: the same start, the same rules.
 """
 
 from __future__ import annotations
@@ -63,27 +64,12 @@ class FrontEnd(Protocol):
 
 
 def refine(front: FrontEnd) -> None:
-    """Runs the refinement of ``front``'s points (module docstring): each step computes the brackets of every
-    point still refining on its grid, intersects each with the brackets of the point's earlier grids, and asks the
-    front end for the next grid; a point is done when it asks none."""
-    grids = front.first()
-    best: dict[int, Before] = {}
-    while grids:
-        finer: dict[int, float] = {}
-        for step in front.brackets(grids, best):
-            i, h, lo, up, _ = step
-            before = best.get(i)
-            if before is not None:  # both grids' brackets hold: keep their intersection
-                lo, up = front.intersect(lo, up, before)
-                step = (i, h, lo, up, step[4])
-            width = front.width(i, lo, up)
-            nxt = front.next_grid(step, width, before)
-            if nxt is None:
-                front.done(i, lo, up)
-            else:
-                best[i] = front.record(h, lo, up, width)
-                finer[i] = nxt
-        grids = finer
+    """Runs the refinement of ``front``'s points (module docstring) in the core's loop
+    (``_core.pld_refine.refine``: cpp/include/hockeystick/pld/refine/refinement_loop.hpp, the loop the core's own
+    one-point front end runs too): each step computes the brackets of every point still refining on its grid,
+    intersects each with the record of the point's grid before, and asks the front end for the next grid; a point is
+    done when it asks none."""
+    _core.pld_refine.refine(front=front)
 
 
 def refine_epsilon(
