@@ -28,6 +28,10 @@ masses of the pessimistic PMF are multiplied by 1 + ``ROUNDOFF_CHARGE`` and thos
 optimistic PMF by 1 - ``ROUNDOFF_CHARGE`` (1e-10, a hundred times the error), which moves every
 delta(eps) the safe way by that relative amount, also after composition (the composed delta is
 linear in each factor's masses, with non-negative weights).
+
+The C++ core runs this discretizer (cpp/include/hockeystick/pld/mechanisms/monotone.hpp) for the Laplace and
+Gaussian location mixtures and the bounded-range pair, which ``core_side_factor`` reads; ``monotone_factors``
+here serves the pairs written in numpy (``pld.sampling``'s replace-one, truncated and examples-per-user pairs).
 """
 
 from __future__ import annotations
