@@ -12,6 +12,7 @@
 #include <hockeystick/pld/mechanisms/bounded_range.hpp>
 #include <hockeystick/pld/mechanisms/gaussian_mixture.hpp>
 #include <hockeystick/pld/mechanisms/laplace_mixture.hpp>
+#include <hockeystick/pld/mechanisms/replace_one_mixture.hpp>
 #include <hockeystick/pld/sampling/replace_one.hpp>
 
 #include <pybind11/numpy.h>
@@ -258,6 +259,35 @@ void register_gaussian_mixture_and_bounded_range(py::module_& m) {
         },
         py::kw_only(), py::arg("epsilon"), py::arg("h"), py::arg("max_cells"),
         "The two directions of the pair dominating every epsilon-bounded-range pair, both sides each.");
+}
+
+// pld.sampling's pairs: the Gaussian mixture from log-weights over the caller's range
+// (GaussianMixture::from_log_weights, the examples-per-user pair) and the replace-one mixture against its reflection
+// (pld/mechanisms/replace_one_mixture.hpp): both directions' PMFs, both sides each.
+void register_sampling_mixtures(py::module_& m) {
+    m.def(
+        "gaussian_mixture_log_weights",
+        [](double sigma, input_array shifts, input_array log_weights, double cut, double top, double h,
+           std::int64_t max_cells) {
+            const pld::GaussianMixture pair = with_value_errors([&] {
+                return pld::GaussianMixture::from_log_weights(sigma, as_vector(shifts, "shifts"),
+                                                              as_vector(log_weights, "log_weights"), cut, top);
+            });
+            return monotone_directions(pair, h, max_cells);
+        },
+        py::kw_only(), py::arg("sigma"), py::arg("shifts"), py::arg("log_weights"), py::arg("cut"), py::arg("top"),
+        py::arg("h"), py::arg("max_cells"),
+        "The remove and the add direction of sum_i e^{log_weights_i} N(s_i, sigma^2) vs N(0, sigma^2) on "
+        "[-z sigma, top + z sigma], z = Q^{-1}(cut), both sides each.");
+    m.def(
+        "replace_one_mixture",
+        [](double sigma, double sampling_rate, double tail, double h, std::int64_t max_cells) {
+            return monotone_directions(
+                with_value_errors([&] { return pld::ReplaceOneMixture(sigma, sampling_rate, tail); }), h, max_cells);
+        },
+        py::kw_only(), py::arg("sigma"), py::arg("sampling_rate"), py::arg("tail"), py::arg("h"), py::arg("max_cells"),
+        "The two directions of (1 - q) N(0, sigma^2) + q N(1, sigma^2) vs (1 - q) N(0, sigma^2) + q N(-1, sigma^2), "
+        "both sides each.");
 }
 
 // Many subsampled-Gaussian PLDs (one per (sigma, q, direction)) in one call: the items are
@@ -638,6 +668,7 @@ void register_pld_mechanisms(py::module_& m) {
         py::arg("loss"), py::arg("mass"), py::kw_only(), py::arg("h"), py::arg("max_cells"));
     register_laplace_mixture(m);
     register_gaussian_mixture_and_bounded_range(m);
+    register_sampling_mixtures(m);
 }
 
 // Passes over one grid PMF: its round-off charges, charged epsilon scans, moments, the complement's scans, and

@@ -2,7 +2,7 @@
 gaussian_mixture.hpp and bounded_range.hpp over monotone.hpp), which ``pld.mixture_of_gaussians`` and
 ``pld.exponential_mechanism`` call.
 
-Their PMFs must be those of the monotone discretization written with numpy (``pld.mechanisms.monotone`` over each
+Their PMFs must be those of the monotone discretization written with numpy (tests/pld/monotone_reference.py over each
 pair's closed forms, rebuilt below) up to where the two implementations' cuts land and the last bits of their exp,
 log and normal tails; the Gaussian mixture's closed-form cuts (one positive shift) must give the Newton search's
 cells; and both sides of one round must hold the exact delta (mpmath, 50 digits).
@@ -15,7 +15,7 @@ share whose derivative in the loss is at most (1 + h) / h, so an entry of the PM
 (8 tau (1 + h) / h^2 + 4 tau / h) times the masses of the two cells it draws from, below 16 tau / h^2 times its
 neighbours' entries p_{j-1} + 2 p_j + p_{j+1} (each cell's mass lies in its two grid points' entries).  The normal
 tails (scipy's ndtr against the core's Mills ratio) add a few ulp of the tail each cell is cut from, at most 1e-12
-of the cell (``monotone``'s docstring), far inside that.
+of the cell (monotone.hpp's opening comment), far inside that.
 """
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ from hockeystick import _core
 from hockeystick.numerics.gaussian import gaussian_tail_inverse
 from hockeystick.pld.compose.distribution import PrivacyLossDistribution
 from hockeystick.pld.compose.pmf import GridPMF
-from hockeystick.pld.mechanisms import monotone
 from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.mechanisms.gaussian_mixture import mixture_of_gaussians, normal_interval
 from hockeystick.pld.mechanisms.monotone import check_mixture, core_side_factor
+
+from . import monotone_reference as monotone
 
 TAIL = 1e-15
 MIXTURES = [  # (sigma, shifts, weights)

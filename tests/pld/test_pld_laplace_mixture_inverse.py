@@ -4,7 +4,7 @@ over monotone.hpp), which ``pld.laplace_mixture`` and ``pld.subsampled_laplace``
 
 Its closed-form inverse of the loss must land every cut within the loss tolerance the Newton search accepts and
 give the same cells (so the same certified PMFs) as the Newton-only path; its PMFs must be those of the monotone
-discretization written with numpy (``pld.mechanisms.monotone`` over the mixture's closed forms, built below, as
+discretization written with numpy (tests/pld/monotone_reference.py over the mixture's closed forms, built below, as
 the package computed them before the core did) up to the last bits of the two exp and log implementations
 (numpy's SIMD ones against libm's), over a grid of scales, sensitivities, rates and intervals; and both sides must
 still bracket the exact delta of the Poisson-subsampled Laplace mechanism (its remove pair in closed form, mpmath
@@ -23,10 +23,11 @@ import pytest
 
 from hockeystick import _core
 from hockeystick.pld.compose.distribution import PrivacyLossDistribution
-from hockeystick.pld.mechanisms import monotone
 from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.mechanisms.laplace_mixture import laplace_mixture, subsampled_laplace
 from hockeystick.pld.mechanisms.monotone import check_mixture
+
+from . import monotone_reference as monotone
 
 MP_DPS = 50
 mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test

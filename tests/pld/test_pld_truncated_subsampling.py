@@ -16,7 +16,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from hockeystick import pld
+from hockeystick import _core, pld
+from hockeystick.pld.mechanisms.monotone import core_side_factor
 from hockeystick.pld.sampling import truncated_subsampling as T
 
 
@@ -184,10 +185,9 @@ def test_two_rounds_realizable_pairs_below_their_dataset(others):
 def test_old_lower_side_was_above_the_truth(exact):
     """The optimistic side of arXiv:2508.15089's mixture is no lower bound: at q = 1 it exceeds the
     worst dataset's exact delta (the realizable lower side does not)."""
-    from hockeystick.pld.mechanisms.monotone import monotone_factors
-
     sigma = 1.0  # n = 5 records, q = 1, B = 2: the record kept with probability 2 / 5
-    forward, _ = monotone_factors("replace", T.replace_pair(sigma / 2, 2 / 5, 1e-15), 1e-4)
+    raw, _ = _core.pld.replace_one_mixture(sigma=sigma / 2, sampling_rate=2 / 5, tail=1e-15, h=1e-4, max_cells=1 << 26)
+    forward = core_side_factor("replace", raw)
     old_lower = pld.PrivacyLossDistribution([{forward: 1}]).delta(np.array(EPSILONS), bound="lower")
     assert np.any(old_lower > exact[SETTINGS[0]] * (1 + 1e-6))
 

@@ -100,6 +100,16 @@ def geometric_sums_at(
 def gaussian_mixture(
     *, sigma: float, shifts: npt.ArrayLike, weights: npt.ArrayLike, tail: float, h: float, max_cells: int
 ) -> tuple[dict[str, Any], dict[str, Any]]: ...
+def gaussian_mixture_log_weights(
+    *,
+    sigma: float,
+    shifts: npt.ArrayLike,
+    log_weights: npt.ArrayLike,
+    cut: float,
+    top: float,
+    h: float,
+    max_cells: int,
+) -> tuple[dict[str, Any], dict[str, Any]]: ...
 def _gaussian_mixture_cell_atoms(
     *,
     sigma: float,
@@ -110,6 +120,9 @@ def _gaussian_mixture_cell_atoms(
     max_cells: int,
     closed_form: bool = True,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def replace_one_mixture(
+    *, sigma: float, sampling_rate: float, tail: float, h: float, max_cells: int
+) -> tuple[dict[str, Any], dict[str, Any]]: ...
 def laplace(distance: float, scale: float, *, h: float, max_cells: int) -> dict[str, Any]: ...
 def laplace_mixture(
     scale: float, *, shifts: npt.ArrayLike, weights: npt.ArrayLike, h: float, max_cells: int

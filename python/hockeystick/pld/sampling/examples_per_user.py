@@ -13,35 +13,37 @@ mixture-of-Gaussians mechanism of Choquette-Choo, Ganesh, Steinke & Thakurta (IC
 sensitivities j and weights Binom(j; k, q), a vector mixture being dominated by the scalar one of its norms
 (their Cor. 4.7) and a larger sensitivity by a larger shift.  k = 1 is the Poisson-subsampled Gaussian.
 
-The loss L(x) = log sum_j w_j exp((j x - j^2 / 2) / sigma^2) is non-decreasing, so ``monotone`` discretizes
-it with certified pessimistic and optimistic sides.  The weights enter as logarithms (``scipy.special``'s
-binomial log-pmf).  The counts outside [J_lo, J_hi], each tail of probability at most tail / 8, are merged
+The loss L(x) = log sum_j w_j exp((j x - j^2 / 2) / sigma^2) is non-decreasing, so the core's monotone
+discretizer (cpp/include/hockeystick/pld/mechanisms/gaussian_mixture.hpp's ``GaussianMixture::from_log_weights``
+over monotone.hpp) cuts it with certified pessimistic and optimistic sides.  The weights enter as logarithms
+(``scipy.stats``' binomial log-pmf).  The counts outside [J_lo, J_hi], each tail of probability at most tail / 8, are merged
 into one component: upward on the pessimistic side (the lower tail onto J_lo, the upper onto k; raising a
 shift gives a dominating pair), downward on the optimistic side (onto 0 and J_hi; a dominated pair), so the
 sum has few terms and both sides stay certified.  The x-range is [-z sigma, J_hi + z sigma],
 z = Q^{-1}(tail / 8); the mass of P and of Q beyond it is computed from every component kept and put at loss
-+infinity on the pessimistic side (``MonotonePair.open_ends``).
++infinity on the pessimistic side.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import cast
-
 import numpy as np
 
+from ... import _core
 from ...base import validation as _validation
-from ...numerics.gaussian import gaussian_tail_inverse
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
-from ..mechanisms.constructors import DEFAULT_INTERVAL, _positive, checked_interval, checked_tail
-from ..mechanisms.gaussian_mixture import normal_interval
-from ..mechanisms.monotone import MonotonePair, log_sum_exp_rows, monotone_factors
+from ..mechanisms.constructors import (
+    DEFAULT_INTERVAL,
+    MAX_CELLS,
+    _positive,
+    checked_interval,
+    checked_tail,
+    from_distributions,
+)
+from ..mechanisms.monotone import core_side_factor
 
 __all__ = ["examples_per_user_gaussian"]
 
-# the most entries of one chunk's terms matrix (rows by components)
-_CHUNK_ENTRIES = 1 << 22
 # more examples per user than this make every loss evaluation a sum of as many terms: refused
 MAX_EXAMPLES_PER_USER = 100_000
 
@@ -68,53 +70,26 @@ def binomial_components(k: int, q: float, cut: float, *, upper: bool) -> tuple[n
     return counts[kept], log_w[kept]
 
 
-def examples_per_user_pair(sigma: float, q: float, k: int, tail: float, *, upper: bool) -> MonotonePair:
-    """The remove pair of the module docstring (its tails merged as ``binomial_components`` says for the side
-    ``upper``) as a ``MonotonePair`` on [-z sigma, J_hi + z sigma]."""
+def examples_per_user_sides(
+    sigma: float, q: float, k: int, tail: float, h: float, name: str, *, upper: bool
+) -> tuple[Factor, Factor]:
+    """The remove and add factors of the module docstring's pair (its tails merged as ``binomial_components`` says
+    for the side ``upper``) on [-z sigma, J_hi + z sigma], z = Q^{-1}(tail / 8), cut in the core
+    (``_core.pld.gaussian_mixture_log_weights``): the range stops short of the upper side's merged component at k
+    (weight at most tail / 8), whose mass beyond it goes to +infinity with the cut tails."""
     cut = tail / 8.0
     counts, log_w = binomial_components(k, q, cut, upper=upper)
-    weights = np.exp(log_w)  # masses below the doubles contribute nothing to an interval's mass
-    z = float(gaussian_tail_inverse(cut))
+    if not counts.max() > 0.0:  # the optimistic side of a rate below the cut keeps count 0 alone: one law, loss 0
+        ((same, _),) = (
+            from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True).directions[0].items()
+        )
+        return same, same
     inner = counts[counts < k] if upper and counts.size > 1 else counts
     top = float(max(inner.max(), 1.0))
-
-    def terms(x: np.ndarray) -> np.ndarray:
-        exponent = counts * x[..., None] - 0.5 * counts * counts
-        with np.errstate(divide="ignore", invalid="ignore"):  # sigma^2 underflowing: refused by ``monotone``
-            return cast(np.ndarray, log_w + exponent / (sigma * sigma))
-
-    def loss(x: np.ndarray) -> np.ndarray:
-        return _in_chunks(lambda c: log_sum_exp_rows(terms(c))[0], x, counts.size)
-
-    def slope(x: np.ndarray) -> np.ndarray:
-        return _in_chunks(
-            lambda c: (log_sum_exp_rows(terms(c))[1] * counts).sum(axis=-1) / (sigma * sigma), x, counts.size
-        )
-
-    def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
-        ab = np.stack([a.ravel(), b.ravel()], axis=-1)
-
-        def masses(c: np.ndarray) -> np.ndarray:
-            lo, hi = c[:, :1], c[:, 1:]
-            return cast(np.ndarray, (weights * normal_interval((lo - counts) / sigma, (hi - counts) / sigma)).sum(-1))
-
-        return _in_chunks(masses, ab, counts.size).reshape(a.shape)
-
-    def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return normal_interval(np.asarray(a) / sigma, np.asarray(b) / sigma)
-
-    return MonotonePair(loss, slope, p_mass, q_mass, -z * sigma, top + z * sigma, open_ends=True)
-
-
-def _in_chunks(f: Callable[[np.ndarray], np.ndarray], x: np.ndarray, components: int) -> np.ndarray:
-    """f over the rows of x in chunks of at most ``_CHUNK_ENTRIES`` / ``components`` rows (the terms' matrix of a
-    chunk, rows by components, stays within a few tens of MiB)."""
-    x = np.asarray(x, dtype=np.float64)
-    rows = max(1, _CHUNK_ENTRIES // components)
-    if x.shape[0] <= rows if x.ndim else True:
-        return f(x)
-    return np.concatenate([f(x[i : i + rows]) for i in range(0, x.shape[0], rows)])
+    remove, add = _core.pld.gaussian_mixture_log_weights(
+        sigma=sigma, shifts=counts, log_weights=log_w, cut=cut, top=top, h=h, max_cells=MAX_CELLS
+    )
+    return core_side_factor(f"{name}, remove", remove), core_side_factor(f"{name}, add", add)
 
 
 def examples_per_user_gaussian(
@@ -136,7 +111,7 @@ def examples_per_user_gaussian(
         \text{ vs } Q = \mathcal N(0, \sigma^2), \qquad \text{add: the pair swapped}
 
     (Ganesh 2024; Charles et al. 2025, Sec. 3; the mixture of Gaussians of Choquette-Choo et al. 2024,
-    Sec. 4), discretized with certified pessimistic and optimistic sides (``monotone``).  k = 1 is the
+    Sec. 4), discretized with certified pessimistic and optimistic sides (the core's monotone discretizer).  k = 1 is the
     Poisson-subsampled Gaussian (``subsampled_gaussian``).
 
     Parameters
@@ -188,8 +163,8 @@ def examples_per_user_gaussian(
     h = checked_interval(value_discretization_interval)
     t = checked_tail(tail)
     name = f"examples_per_user_gaussian(sigma={sd}, q={q}, k={k})"
-    pessimistic = monotone_factors(name, examples_per_user_pair(sd, q, k, t, upper=True), h)
-    optimistic = monotone_factors(name, examples_per_user_pair(sd, q, k, t, upper=False), h)
+    pessimistic = examples_per_user_sides(sd, q, k, t, h, name, upper=True)
+    optimistic = examples_per_user_sides(sd, q, k, t, h, name, upper=False)
     remove, add = (Factor(f.name, f.upper, g.lower, f.connect_dots) for f, g in zip(pessimistic, optimistic))
     return PrivacyLossDistribution([{remove: 1}, {add: 1}], t)
 

@@ -31,63 +31,24 @@ Wang 2022, Thm 10).  Proof, for g >= 1:
 For g < 1: H_g(X || Y) = 1 - g + g H_{1/g}(Y || X), (D', D) is a neighbouring pair too and (P, Q) is
 symmetric (reflection swaps P and Q), so the bound carries over.
 
-The loss log P/Q is increasing in the output (numerator increasing, denominator decreasing), so
-``monotone`` discretizes the pair, one atom per loss cell, with certified pessimistic and optimistic
-sides; symmetric: one direction.  It is the pair dp_accounting's PLD accountant composes under
+The loss log P/Q is increasing in the output (numerator increasing, denominator decreasing), so the
+core's monotone discretizer (cpp/include/hockeystick/pld/mechanisms/replace_one_mixture.hpp over monotone.hpp)
+cuts the pair, one atom per loss cell, with certified pessimistic and optimistic sides on
+[-1 - z sigma, 1 + z sigma], z = Q^{-1}(tail / 4); symmetric: one direction.  It is the pair dp_accounting's PLD accountant composes under
 ``REPLACE_ONE``.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import ClassVar
 
-import numpy as np
-
-from ...numerics.gaussian import gaussian_tail_inverse
+from ... import _core
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
-from ..mechanisms.constructors import DEFAULT_INTERVAL, _positive, checked_interval, checked_tail
-from ..mechanisms.gaussian_mixture import normal_interval
+from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_CELLS, _positive, checked_interval, checked_tail
 from ..mechanisms.mechanism import Mechanism
-from ..mechanisms.monotone import MonotonePair, log_sum_exp_rows, monotone_factors
-
-
-def replace_one_pair(sigma: float, q: float, tail: float) -> MonotonePair:
-    """P = (1 - q) N(0) + q N(1) against Q = (1 - q) N(0) + q N(-1), noise sigma, as a ``MonotonePair`` on
-    [-1 - z sigma, 1 + z sigma], z = Q^{-1}(tail / 4) (all but tail / 4 of each law per side)."""
-    z = float(gaussian_tail_inverse(tail / 4.0))
-    log_w = np.array([math.log1p(-q), math.log(q)])
-    s2 = sigma * sigma
-
-    def terms(x: np.ndarray, sign: float) -> np.ndarray:
-        xs = np.asarray(x, dtype=np.float64)[..., None]
-        return log_w + np.array([0.0, 1.0]) * (sign * xs - 0.5) / s2
-
-    def loss(x: np.ndarray) -> np.ndarray:
-        return cast(np.ndarray, log_sum_exp_rows(terms(x, 1.0))[0] - log_sum_exp_rows(terms(x, -1.0))[0])
-
-    def slope(x: np.ndarray) -> np.ndarray:
-        return cast(
-            np.ndarray, (log_sum_exp_rows(terms(x, 1.0))[1][..., 1] + log_sum_exp_rows(terms(x, -1.0))[1][..., 1]) / s2
-        )
-
-    def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return cast(
-            np.ndarray,
-            (1.0 - q) * normal_interval(a / sigma, b / sigma)
-            + q * normal_interval((a - 1.0) / sigma, (b - 1.0) / sigma),
-        )
-
-    def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return cast(
-            np.ndarray,
-            (1.0 - q) * normal_interval(a / sigma, b / sigma)
-            + q * normal_interval((a + 1.0) / sigma, (b + 1.0) / sigma),
-        )
-
-    return MonotonePair(loss, slope, p_mass, q_mass, -1.0 - z * sigma, 1.0 + z * sigma, open_ends=True)
+from ..mechanisms.monotone import core_side_factor
 
 
 def poisson_replace_one_gaussian(
@@ -107,9 +68,9 @@ def poisson_replace_one_gaussian(
         )
     h = checked_interval(value_discretization_interval)
     t = checked_tail(tail)
-    pair = replace_one_pair(sd, q, t)
-    factor, _ = monotone_factors(f"poisson_replace_one_gaussian(sigma={sd}, q={q})", pair, h)
-    return PrivacyLossDistribution([{factor: 1}], t)
+    remove, _ = _core.pld.replace_one_mixture(sigma=sd, sampling_rate=q, tail=t, h=h, max_cells=MAX_CELLS)
+    name = f"poisson_replace_one_gaussian(sigma={sd}, q={q}), remove"
+    return PrivacyLossDistribution([{core_side_factor(name, remove): 1}], t)
 
 
 @dataclass(frozen=True)

@@ -59,18 +59,24 @@ gives the larger delta after many rounds, where the composition is close to Gaus
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal, cast
+from typing import ClassVar, Literal
 
 import numpy as np
 
+from ... import _core
 from ...base import validation as _validation
-from ...numerics.gaussian import gaussian_tail_inverse
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
-from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, from_distributions, subsampled_gaussians
+from ..mechanisms.constructors import (
+    DEFAULT_INTERVAL,
+    MAX_CELLS,
+    checked_interval,
+    from_distributions,
+    subsampled_gaussians,
+)
 from ..mechanisms.gaussian_mixture import normal_interval
 from ..mechanisms.mechanism import Mechanism
-from ..mechanisms.monotone import MonotonePair, log_sum_exp_rows, monotone_factors
+from ..mechanisms.monotone import core_side_factor
 from ..mechanisms.pld_mixture import mixture
 
 Analysis = Literal["conditioned", "dp_accounting"]
@@ -151,33 +157,6 @@ def conditioned_components(n: int, q: float, b: int) -> tuple[np.ndarray, np.nda
     return weights[keep], rates[keep], sensitivities[keep]
 
 
-def replace_pair(s: float, q: float, tail: float) -> MonotonePair:
-    """(1 - q) N(0, s^2) + q N(1, s^2) vs (1 - q) N(0, s^2) + q N(-1, s^2) as a ``MonotonePair``."""
-    z = float(gaussian_tail_inverse(tail / 4.0))
-    log_w = np.log([1.0 - q, q])
-    shifts = np.array([0.0, 1.0])
-
-    def half(x: np.ndarray, sign: float) -> tuple[np.ndarray, np.ndarray]:
-        terms = log_w + (sign * shifts * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * shifts) / (s * s)
-        return log_sum_exp_rows(terms)
-
-    def loss(x: np.ndarray) -> np.ndarray:
-        return cast(np.ndarray, half(x, 1.0)[0] - half(x, -1.0)[0])
-
-    def slope(x: np.ndarray) -> np.ndarray:
-        return cast(
-            np.ndarray, ((half(x, 1.0)[1] * shifts).sum(axis=-1) + (half(x, -1.0)[1] * shifts).sum(axis=-1)) / (s * s)
-        )
-
-    def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return (1 - q) * normal_interval(a / s, b / s) + q * normal_interval((a - 1) / s, (b - 1) / s)
-
-    def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return (1 - q) * normal_interval(a / s, b / s) + q * normal_interval((a + 1) / s, (b + 1) / s)
-
-    return MonotonePair(loss, slope, p_mass, q_mass, -1.0 - z * s, 1.0 + z * s, open_ends=True)
-
-
 def _dp_accounting_upper(n: int, q: float, b: int, sigma: float, h: float, tail: float) -> PrivacyLossDistribution:
     """The dominating mixture of Ganesh 2025, arXiv:2508.15089 (module docstring)."""
     from scipy import stats  # lazy: scipy loads at its first use, not with the package
@@ -187,8 +166,11 @@ def _dp_accounting_upper(n: int, q: float, b: int, sigma: float, h: float, tail:
     if t == 0.0:
         return poisson
     q_kept = min(float(stats.binom.sf(b, n, q)) * b / (t * n), 1.0)
-    pair = replace_pair(sigma / 2.0, q_kept, tail)
-    forward, _ = monotone_factors(f"replace_pair(s={sigma / 2}, q={q_kept})", pair, h)
+    # (1 - q') N(0, s^2) + q' N(1, s^2) vs (1 - q') N(0, s^2) + q' N(-1, s^2), s = sigma / 2, in the core
+    # (pld/mechanisms/replace_one_mixture.hpp); its add direction is its remove direction
+    s = sigma / 2.0
+    remove, _ = _core.pld.replace_one_mixture(sigma=s, sampling_rate=q_kept, tail=tail, h=h, max_cells=MAX_CELLS)
+    forward = core_side_factor(f"replace_pair(s={s}, q={q_kept}), remove", remove)
     return mixture([poisson, PrivacyLossDistribution([{forward: 1}], tail)], [1.0 - t, t])
 
 

@@ -11,8 +11,9 @@
 //
 // is a log-sum-exp of non-decreasing affine functions, strictly increasing where some s_i > 0, and is discretized
 // one atom per loss cell with both sides certified (pld/mechanisms/monotone.hpp) over the x-range keeping all but
-// tail / 4 of P and of Q, [-z sigma, max s_i + z sigma] with z = Q^{-1}(tail / 4); the mass beyond it goes to
-// +infinity on the pessimistic sides.  s = (0, 1), w = (1 - q, q) is the Poisson-subsampled Gaussian.
+// tail / 4 of P and of Q, [-z sigma, max s_i + z sigma] with z = Q^{-1}(tail / 4), or over the caller's range and
+// from log-weights (GaussianMixture::from_log_weights); the mass beyond it goes to +infinity on the pessimistic
+// sides.  s = (0, 1), w = (1 - q, q) is the Poisson-subsampled Gaussian.
 #pragma once
 
 #include <algorithm>
@@ -40,33 +41,28 @@ inline double normal_interval(double a, double b) {
 }
 
 // The remove pair sum_i w_i N(s_i, sigma^2) vs N(0, sigma^2) as a monotone pair (pld/mechanisms/monotone.hpp's
-// Pair) on [-z sigma, max s_i + z sigma], open-ended (the cut tails go to +infinity on the pessimistic sides).
-// Throws std::invalid_argument unless sigma > 0 is finite, the shifts are finite and >= 0 with one > 0, the weights
-// are > 0 (one per shift; the caller drops zero weights and checks their sum), and tail lies in (0, 1).  A sigma
+// Pair) on [-z sigma, top + z sigma] with z = Q^{-1}(cut), open-ended (the cut tails go to +infinity on the
+// pessimistic sides).  The constructor takes the weights (> 0, one per shift; the caller drops zero weights and
+// checks their sum) and keeps all but tail / 4 of each law per end (cut = tail / 4, top = max s_i);
+// from_log_weights takes log w_i and the caller's cut and top (a mixture whose weights lie below the doubles, or
+// whose range leaves out a component the caller accounts for: pld.sampling's examples-per-user pair).  Throws
+// std::invalid_argument unless sigma > 0 is finite, the shifts are finite and >= 0 with one > 0, the weights are
+// finite and > 0 (the log-weights finite), tail lies in (0, 1) (cut in (0, 1/2)) and top is finite and > 0.  A sigma
 // whose square underflows (below ~1e-162) leaves the loss NaN, which monotone_cell_atoms refuses naming sigma.
 // Not for concurrent use of one object: loss and slope share a scratch array.
 class GaussianMixture {
   public:
     GaussianMixture(double sigma, std::vector<double> shifts, std::vector<double> weights, double tail)
-        : sigma_(sigma), s_(std::move(shifts)), w_(std::move(weights)) {
-        if (!(sigma_ > 0.0 && std::isfinite(sigma_))) throw std::invalid_argument("sigma must be finite and > 0");
-        if (s_.empty() || s_.size() != w_.size())
-            throw std::invalid_argument("shifts and weights must be non-empty and of one length");
-        if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
-        for (std::size_t i = 0; i < s_.size(); ++i) {
-            if (!(s_[i] >= 0.0 && std::isfinite(s_[i]))) throw std::invalid_argument("shifts must be finite and >= 0");
-            if (!(w_[i] > 0.0 && std::isfinite(w_[i]))) throw std::invalid_argument("weights must be finite and > 0");
-            log_w_.push_back(std::log(w_[i]));
-            half_square_.push_back(0.5 * s_[i] * s_[i]);
+        : GaussianMixture(sigma, shifts, weights, logs_of(weights), quarter_of(tail), largest_of(shifts)) {}
+
+    static GaussianMixture from_log_weights(double sigma, std::vector<double> shifts, std::vector<double> log_weights,
+                                            double cut, double top) {
+        std::vector<double> weights(log_weights.size());
+        for (std::size_t i = 0; i < weights.size(); ++i) {
+            if (!std::isfinite(log_weights[i])) throw std::invalid_argument("log_weights must be finite");
+            weights[i] = std::exp(log_weights[i]);  // below the doubles' range: 0, adding nothing to a mass
         }
-        top_ = *std::max_element(s_.begin(), s_.end());
-        if (!(top_ > 0.0)) throw std::invalid_argument("the largest shift must be > 0 (else the pair is one law)");
-        variance_ = sigma_ * sigma_;
-        const double z = gaussian_tail_inverse(0.25 * tail);
-        x_lo_ = -z * sigma_;
-        x_hi_ = top_ + z * sigma_;
-        scratch_.resize(s_.size());
-        inverse_piece();
+        return GaussianMixture(sigma, std::move(shifts), std::move(weights), std::move(log_weights), cut, top);
     }
 
     double x_lo() const { return x_lo_; }
@@ -108,6 +104,49 @@ class GaussianMixture {
     std::vector<MonotoneAtom> atoms() const { return {}; }
 
   private:
+    GaussianMixture(double sigma, std::vector<double> shifts, std::vector<double> weights,
+                    std::vector<double> log_weights, double cut, double top)
+        : sigma_(sigma), s_(std::move(shifts)), w_(std::move(weights)), log_w_(std::move(log_weights)) {
+        if (!(sigma_ > 0.0 && std::isfinite(sigma_))) throw std::invalid_argument("sigma must be finite and > 0");
+        if (s_.empty() || s_.size() != w_.size())
+            throw std::invalid_argument("shifts and weights must be non-empty and of one length");
+        if (!(cut > 0.0 && cut < 0.5)) throw std::invalid_argument("cut must lie in (0, 1/2)");
+        for (std::size_t i = 0; i < s_.size(); ++i) {
+            if (!(s_[i] >= 0.0 && std::isfinite(s_[i]))) throw std::invalid_argument("shifts must be finite and >= 0");
+            half_square_.push_back(0.5 * s_[i] * s_[i]);
+        }
+        top_ = *std::max_element(s_.begin(), s_.end());
+        if (!(top_ > 0.0)) throw std::invalid_argument("the largest shift must be > 0 (else the pair is one law)");
+        if (!(top > 0.0 && std::isfinite(top))) throw std::invalid_argument("top must be finite and > 0");
+        variance_ = sigma_ * sigma_;
+        const double z = gaussian_tail_inverse(cut);
+        x_lo_ = -z * sigma_;
+        x_hi_ = top + z * sigma_;
+        scratch_.resize(s_.size());
+        inverse_piece();
+    }
+
+    // log w_i of weights each finite and > 0 (refused otherwise).
+    static std::vector<double> logs_of(const std::vector<double>& weights) {
+        std::vector<double> logs;
+        for (const double w : weights) {
+            if (!(w > 0.0 && std::isfinite(w))) throw std::invalid_argument("weights must be finite and > 0");
+            logs.push_back(std::log(w));
+        }
+        return logs;
+    }
+
+    // tail / 4, each end's share of the cut mass (tail in (0, 1), refused otherwise).
+    static double quarter_of(double tail) {
+        if (!(tail > 0.0 && tail < 1.0)) throw std::invalid_argument("tail must lie in (0, 1)");
+        return 0.25 * tail;
+    }
+
+    // The largest shift (0 for none: the constructor refuses an empty mixture).
+    static double largest_of(const std::vector<double>& shifts) {
+        return shifts.empty() ? 0.0 : *std::max_element(shifts.begin(), shifts.end());
+    }
+
     // e^{t_i - max_j t_j} into scratch_, their sum into total_; returns the largest t_j.
     double softmax(double x) const {
         double top = -std::numeric_limits<double>::infinity();
@@ -144,7 +183,8 @@ class GaussianMixture {
     mutable double total_ = 0.0;
 };
 
-// The remove and add directions of the Gaussian mixture, both sides each, on the grid of spacing h.
+// The remove and add directions of the Gaussian mixture (weights w_i, tail / 4 cut per end), both sides each, on the
+// grid of spacing h.
 inline MonotoneSides gaussian_mixture_sides(double sigma, const std::vector<double>& shifts,
                                             const std::vector<double>& weights, double tail, double h,
                                             std::int64_t max_cells) {
