@@ -30,7 +30,7 @@ import hockeystick.pld as pld
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPI = ROOT / "cpp" / "capi"
-pytestmark = pytest.mark.slow  # the module's fixture configures and compiles the library
+pytestmark = pytest.mark.slow  # conftest.py's capi_build configures and compiles the library, once per run
 
 HS_OK, HS_INVALID_ARGUMENT, HS_UNAVAILABLE = 0, 1, 3
 # the FFT backends of the PLD calls -> the system package CI installs for each (.ci/run)
@@ -155,20 +155,20 @@ def _backend_found(lib: Library, backend: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory) -> Library:
+def library(capi_build) -> Library:
     """The library as configured by default: Eigen's FFT (MPL-2.0) where its headers are found."""
-    lib = Library(_build(tmp_path_factory.mktemp("capi") / "build"))
+    lib = Library(capi_build())
     _backend_found(lib, "eigen")
     return lib
 
 
 @pytest.fixture(scope="module", params=sorted(BACKEND_PACKAGES))
-def pld_library(request, tmp_path_factory) -> Library:
+def pld_library(request, capi_build) -> Library:
     """The library with each FFT backend: the default build (Eigen), and one with -DHOCKEYSTICK_C_FFT=fftw."""
     if request.param == "eigen":
         lib = cast("Library", request.getfixturevalue("library"))
     else:
-        lib = Library(_build(tmp_path_factory.mktemp(f"capi_{request.param}") / "build", "-DHOCKEYSTICK_C_FFT=fftw"))
+        lib = Library(capi_build("-DHOCKEYSTICK_C_FFT=fftw"))
     if not _backend_found(lib, request.param):
         pytest.skip(f"{request.param} is absent: install {BACKEND_PACKAGES[request.param]} for the PLD calls with it")
     return lib

@@ -28,9 +28,9 @@ import pytest
 import hockeystick as hs
 import hockeystick.pld as pld
 
-from .test_capi import CAPI, HS_INVALID_ARGUMENT, HS_OK, Library, _build, _c_compiler, _run
+from .test_capi import CAPI, HS_INVALID_ARGUMENT, HS_OK, Library, _c_compiler, _run
 
-pytestmark = pytest.mark.slow  # the module's fixture configures and compiles the library
+pytestmark = pytest.mark.slow  # conftest.py's capi_build configures and compiles the library, once per run
 
 _D = ctypes.c_double
 _LL = ctypes.c_longlong
@@ -40,9 +40,9 @@ mpmath.mp.dps = 50
 
 
 @pytest.fixture(scope="module")
-def lib(tmp_path_factory) -> Library:
+def lib(capi_build) -> Library:
     """The library as configured by default (Eigen's FFT), with the mechanisms' calls declared."""
-    library = Library(_build(tmp_path_factory.mktemp("capi_mechanisms") / "build"))
+    library = Library(capi_build())
     if not library.lib.hs_has_pld():
         pytest.skip("libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them")
     library.lib.hs_pld_compose.argtypes = [_PLD, _PLD, _OUT]

@@ -35,18 +35,18 @@ from hockeystick.pld.grid.grid_start import grid_policy
 from hockeystick.pld.refine.grid_rules import next_grid_tuning
 
 from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_delta, subsampled_gaussian_epsilon
-from .test_capi import CAPI, HS_INVALID_ARGUMENT, HS_OK, Library, _build, _c_compiler, _run
+from .test_capi import CAPI, HS_INVALID_ARGUMENT, HS_OK, Library, _c_compiler, _run
 
-pytestmark = pytest.mark.slow  # the module's fixture configures and compiles the library
+pytestmark = pytest.mark.slow  # conftest.py's capi_build configures and compiles the library, once per run
 
 _D = ctypes.c_double
 _PD = ctypes.POINTER(_D)
 
 
 @pytest.fixture(scope="module")
-def lib(tmp_path_factory) -> Library:
+def lib(capi_build) -> Library:
     """The library as configured by default (Eigen's FFT), with the refinement call declared."""
-    library = Library(_build(tmp_path_factory.mktemp("capi_refine") / "build"))
+    library = Library(capi_build())
     if not library.lib.hs_has_pld():
         pytest.skip("libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them")
     library.lib.hs_subsampled_gaussian_epsilon.argtypes = [_D, _D, ctypes.c_longlong, _D, _D, _PD, _PD]
