@@ -208,7 +208,18 @@ def test_an_accountant_in_a_block_thread_runs_single_threaded(monkeypatch):
 
     monkeypatch.setattr(directions, "leading", spy_leading)
     monkeypatch.setattr(directions, "others", spy_others)
-    for parameter, fixed in (("sigma", {"rounds": ROUNDS}), ("rounds", {"sigma": 2.0})):
+    # two targets are two blocks, solved side by side in two threads: one with T q > 1, one with T q <= 1 (whose
+    # delta reads split the rounds); the other three targets would add 10 s and no other kind of block
+    pair = [1, 4]
+    for parameter, fixed in (("sigma", {"rounds": ROUNDS[pair]}), ("rounds", {"sigma": 2.0})):
         seen.clear()
-        calibrate("pld_subsampled_gaussian", parameter, epsilon=EPS, delta=DELTA, sampling_rate=Q, workers=2, **fixed)
+        calibrate(
+            "pld_subsampled_gaussian",
+            parameter,
+            epsilon=EPS[pair],
+            delta=DELTA,
+            sampling_rate=Q[pair],
+            workers=2,
+            **fixed,
+        )
         assert seen and set(seen) == {1}
