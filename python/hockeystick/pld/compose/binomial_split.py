@@ -44,6 +44,10 @@ from .pmf import GridPMF
 
 # the most terms composed (each one composition of a few factors): past it the split costs more than it saves
 MAX_TERMS = 32
+# the most grid points the terms' compositions may span together, each term's span taken as its factors' points
+# times their counts (a window's tails cut it shorter): past it the split costs seconds (a delta of 1e-300 cuts
+# each round 37 sigma out, 6.6e5 points at h = 5e-5, over 30 terms), and the caller's bracket stands
+MAX_SPAN_POINTS = 1 << 23
 UNIT_ROUNDOFF = 2.0**-53
 # the least window tail asked of a composition (as ``refine.question``'s least discretization tail)
 SMALLEST_TAIL = 1e-300
@@ -113,8 +117,8 @@ class BinomialSplit:
     ------
     ValueError
         Where a PMF carries charges or a shift, the PMFs are on different grids or sides, a segment has fewer than
-        one round, ``floor`` is not finite and > 0, nothing of a PMF lies at or below the split, or more than
-        ``MAX_TERMS`` terms are above ``negligible``.
+        one round, ``floor`` is not finite and > 0, nothing of a PMF lies at or below the split, more than
+        ``MAX_TERMS`` terms are above ``negligible``, or the terms span more than ``MAX_SPAN_POINTS`` grid points.
     """
 
     def __init__(self, segments: Sequence[tuple[GridPMF, int]], floor: float, negligible: float, tail: float):
@@ -158,6 +162,9 @@ class BinomialSplit:
         """Each term's scale prod_i C(T_i, j_i) m_i^{j_i}, rounded outward, and its composition."""
         if not terms:
             return [], []
+        span = sum(sum(f.p.size * count for f, count in part.factors(ji)) for j in terms for part, ji in zip(parts, j))
+        if span > MAX_SPAN_POINTS:
+            raise ValueError(f"the split's terms span {span} grid points, more than {MAX_SPAN_POINTS}")
         outward = 1.0 if self.pessimistic else -1.0
         scales = []
         for j in terms:
