@@ -278,6 +278,18 @@ def test_binomial_split_refuses_what_it_does_not_read():
     assert BinomialSplit([(pmf, ROUNDS_RARE)], 0.3, 1e-40, 1e-40).delta(0.25) == 1.0
 
 
+def test_binomial_split_refuses_terms_spanning_more_than_its_budget(monkeypatch):
+    """The terms' spans (factor points times counts) summed against MAX_SPAN_POINTS: the rare-loss rounds' 10 terms
+    span sum_j 2 (10 - j) + 3 j = 255 points, refused under a budget of 100, read under the default one."""
+    from hockeystick.pld.compose import binomial_split
+
+    pmf = grid_pmf(True, K_LO_RARE, NUMERATORS_RARE)
+    binomial_split.BinomialSplit([(pmf, ROUNDS_RARE)], 0.3, 1e-40, 1e-40)
+    monkeypatch.setattr(binomial_split, "MAX_SPAN_POINTS", 100)
+    with pytest.raises(ValueError, match="span"):
+        binomial_split.BinomialSplit([(pmf, ROUNDS_RARE)], 0.3, 1e-40, 1e-40)
+
+
 @pytest.mark.parametrize("pessimistic", [True, False])
 def test_binomial_split_of_two_kinds_of_rounds_bounds_the_exact_curve(pessimistic):
     """Two segments (4 rounds of each of two rare-loss PMFs) split at floor / 8 each: on its side of the exact
