@@ -12,6 +12,7 @@ compiler's message too.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,11 +23,11 @@ from .test_capi import _build
 
 
 @pytest.fixture(scope="session")
-def capi_build(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Callable[..., Path]:
+def capi_build(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
     """``capi_build(*cmake_options)``: the path of libhockeystick_c configured with those ``-D`` options, built once
     per run (its install prefix ``prefix`` beside its ``build`` folder, as ``_build`` lays it out)."""
     root = tmp_path_factory.getbasetemp()
-    if worker_id != "master":
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None:
         root = root.parent  # the run's directory, above each worker's own
     built: dict[tuple[str, ...], Path] = {}
 
