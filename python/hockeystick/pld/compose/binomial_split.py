@@ -10,7 +10,7 @@ split t = floor / T, p_i is the sum of its part b_i at losses up to t and the re
 over j = (j_1, ..) with 0 <= j_i <= T_i, and the term j = 0 lies at losses up to T t: at every eps >= floor
 (eps - sum_i T_i s_i on the pessimistic side, s_i the rounds' ``loss_shift``) its delta is 0.  With the r_i small
 in mass (small sampling rates: a round's loss passes eps / T rarely) the terms j != 0 carry the answer, and each is
-composed by ``fft.compose_many`` with every r_i scaled to unit mass (r_i / m_i, then the term times
+composed by ``fft.compose_many`` (its long-double low-frequency bins in every row) with every r_i scaled to unit mass (r_i / m_i, then the term times
 prod_i C(T_i, j_i) m_i^{j_i}): a composition's charges are relative to its factors' masses (dropped bins at an
 absolute 2^-64 among them), so composed at the scale of 1 they stay relative to the term, not to the whole mass.
 
@@ -172,7 +172,11 @@ class BinomialSplit:
             scales.append(math.prod(part.scale(ji) for part, ji in zip(parts, j)) * (1.0 + outward * rounding))
         items = [[f for part, ji in zip(parts, j) for f in part.factors(ji)] for j in terms]
         window = max(SMALLEST_TAIL, min(DEFAULT_TAIL, tail / max(scales)))
-        return scales, compose_many(items, pessimistic=self.pessimistic, tail=window)
+        # every row with the long-double low-frequency bins (``fft.compose_many``'s direct bins, from a charge of 0):
+        # a term's charge is then ~2000x below the double transform's, which the split is read for
+        return scales, compose_many(
+            items, pessimistic=self.pessimistic, tail=window, direct_bins=True, direct_min_charge=0.0
+        )
 
     @staticmethod
     def _rest(parts: list[Part], pruned: int, negligible: float) -> float:
