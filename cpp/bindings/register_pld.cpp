@@ -224,9 +224,8 @@ py::tuple monotone_directions(const Pair& pair, double h, std::int64_t max_cells
 
 // The Gaussian location mixture's pair (pld/mechanisms/gaussian_mixture.hpp) from the facade's checked arrays.
 pld::GaussianMixture gaussian_mixture_of(double sigma, input_array shifts, input_array weights, double tail) {
-    return with_value_errors([&] {
-        return pld::GaussianMixture(sigma, as_vector(shifts, "shifts"), as_vector(weights, "weights"), tail);
-    });
+    return with_value_errors(
+        [&] { return pld::GaussianMixture(sigma, as_vector(shifts, "shifts"), as_vector(weights, "weights"), tail); });
 }
 
 // The Gaussian location mixtures (pld/mechanisms/gaussian_mixture.hpp) and the bounded-range pair

@@ -181,8 +181,8 @@ inline MonotoneSide side_from_atoms(const std::vector<double>& loss, const std::
     for (double& p : side.upper.p) p *= 1.0 + kMonotoneRoundoffCharge;
     for (double& p : side.lower.p) p *= 1.0 - kMonotoneRoundoffCharge;
     // the cut tails added rounded up (the sum's half ulp of upper_inf is not inside outside's own margin)
-    side.upper.p_inf = outside > 0.0 ? std::nextafter(upper_inf + outside, std::numeric_limits<double>::infinity())
-                                     : upper_inf;
+    side.upper.p_inf =
+        outside > 0.0 ? std::nextafter(upper_inf + outside, std::numeric_limits<double>::infinity()) : upper_inf;
     side.upper.loss_shift = side.lower.loss_shift = loss_shift;
     return side;
 }
