@@ -111,7 +111,8 @@ HS_API hs_status hs_pld_epsilon_bracket(const hs_pld* pld, double delta, double*
  * both neighbouring directions.  epsilon any real, not NaN. */
 HS_API hs_status hs_pld_delta_bracket(const hs_pld* pld, double epsilon, double* lower, double* upper);
 
-/* The rounds composed in pld (1 for a mechanism as discretized). */
+/* The rounds composed in pld: 1 for a mechanism as discretized, count times its operand's for hs_pld_self_compose,
+ * the sum of its operands' for hs_pld_compose. */
 HS_API hs_status hs_pld_rounds(const hs_pld* pld, long long* out);
 
 /* ---- More mechanisms, and the composition of two PLDs ---- */
