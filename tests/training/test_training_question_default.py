@@ -219,3 +219,23 @@ def test_fedavg_local_steps_are_refused_with_the_reason():
     with pytest.raises(TypeError, match="does not depend on the local steps") as refused:
         DPFedAvg(total_clients=1000, clients_per_round=10, rounds=10, noise_multiplier=1.0, local_steps=5)
     assert "did you mean" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("stages", "eps"),
+    [
+        ([(1.1, 256 / 60_000, 14_100)], 2.0),
+        ([(0.8, 1e-3, 10_000)], 2.2),
+        ([(1.1, 256 / 60_000, 7050), (0.9, 256 / 60_000, 7050)], 3.0),
+        ([(1.0, 1e-3, 5), (1.2, 1e-3, 5)], 0.168),
+    ],
+)
+def test_adapter_default_delta_no_looser_than_dp_accounting(stages, eps):
+    """The dp_accounting adapter's get_delta on its default: one run as ``SubsampledGaussianPLD``'s default answers
+    it, several stages with the tilted factors' reads on half the peers' grid (on the peers' own grid a certified
+    upper delta is their estimate plus the round-off charges: 6.1e-10 against 9.6e-11 at sigma 0.8, q 1e-3, 10^4
+    rounds, eps 2.2), and the split read at T q <= 0.1: at most dp_accounting's own to seven digits."""
+    event = dp_accounting.ComposedDpEvent([_event(*stage) for stage in stages])
+    lower, upper = HockeystickAccountant().compose(event).get_delta_bracket(eps)
+    theirs = pld_privacy_accountant.PLDAccountant().compose(event).get_delta(eps)
+    assert 0.0 <= lower <= upper <= theirs * (1.0 + question.EXACT_RELATIVE)

@@ -414,4 +414,8 @@ class HockeystickAccountant(PrivacyAccountant):
             return rounds.delta(target)
         if target >= pure_epsilon_upper(self._plan):
             return 0.0, 0.0  # at or past the pure-DP epsilon delta is 0 (pure_epsilon_upper)
-        return self._current().delta(target)
+        if not self._default_grid:
+            return self._current().delta(target)
+        add_or_remove = self.neighboring_relation == NeighboringRelation.ADD_OR_REMOVE_ONE
+        run = single_subsampled_gaussian(self._plan) if add_or_remove else None
+        return self._question.delta(self._plan, run, self._current, target, add_or_remove)

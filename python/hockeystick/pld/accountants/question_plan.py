@@ -1,6 +1,6 @@
-"""The default epsilon of a composition plan given neither a grid nor an accuracy, its grid chosen when the delta is
-asked (``refine.question``): the accountants that compose before the question comes (the dp_accounting and Opacus
-adapters) answer through it.
+"""The default epsilon (and delta) of a composition plan given neither a grid nor an accuracy, its grid chosen when the
+question is asked (``refine.question``): the accountants that compose before the question comes (the dp_accounting
+and Opacus adapters) answer through it.
 
 Rounds of one Poisson-subsampled Gaussian (the DP-SGD run) are answered by ``SubsampledGaussianPLD``'s default, so a
 run accounted by an adapter and by ``training.DPSGD`` gets the same bracket.  Any other plan is answered on the
@@ -17,7 +17,7 @@ from typing import cast
 
 import numpy as np
 
-from ..refine import question, tilted_factors
+from ..refine import question, tilted_factors, tilted_factors_delta
 from .composition_plan import CompositionPlan
 from .plan import PlanProfile
 from .plan_rdp import plan_rdp_epsilon, rdp_lowered_upper
@@ -52,10 +52,39 @@ def subsampled_gaussian_segments(plan: CompositionPlan) -> list[tilted_factors.S
 
 
 class QuestionEpsilon:
-    """The default epsilon bracket of a plan (module docstring), the accountant of its last single run kept."""
+    """The default epsilon and delta brackets of a plan (module docstring), the accountant of its last single run
+    kept."""
 
     def __init__(self) -> None:
         self._run: tuple[Run, SubsampledGaussianPLD] | None = None
+
+    def _accountant(self, run: Run) -> SubsampledGaussianPLD:
+        """``SubsampledGaussianPLD``'s default for ``run``, kept while the run is the same."""
+        if self._run is None or self._run[0] != run:
+            self._run = (run, SubsampledGaussianPLD(sigma=run[0], sampling_rate=run[1], rounds=run[2]))
+        return self._run[1]
+
+    def delta(
+        self,
+        plan: CompositionPlan,
+        run: Run | None,
+        profile: Callable[[], PlanProfile],
+        epsilon: float,
+        add_or_remove: bool = False,
+    ) -> tuple[float, float]:
+        """Certified (lower, upper) on delta at ``epsilon`` of ``plan``: of ``run`` (as ``epsilon``'s) on
+        ``SubsampledGaussianPLD``'s default (its delta read finer than the peers' default grid), or of ``profile()``
+        (the plan on the default grid), which under ``add_or_remove`` for a plan of several Poisson-subsampled
+        Gaussians is intersected with the tilted composition's reads (``refine.tilted_factors_delta``): on the
+        peers' own grid a certified upper delta is their uncharged estimate plus the round-off charges."""
+        if run is not None:
+            lower, upper = cast("tuple[float, float]", self._accountant(run).delta(epsilon, bound="both"))
+            return lower, upper
+        lower, upper = profile().delta(epsilon)
+        segments = subsampled_gaussian_segments(plan) if add_or_remove else None
+        if segments is not None:
+            lower, upper = tilted_factors_delta.tilted_factors_delta(segments, epsilon, lower, upper)
+        return lower, upper
 
     def epsilon(
         self,
@@ -76,9 +105,7 @@ class QuestionEpsilon:
         Poisson-subsampled Gaussians has its bracket intersected with the tilted composition's (``refine.tilted_factors``:
         on coarser grids where wide, on half the peers' default grid where not exact)."""
         if run is not None:
-            if self._run is None or self._run[0] != run:
-                self._run = (run, SubsampledGaussianPLD(sigma=run[0], sampling_rate=run[1], rounds=run[2]))
-            lower, upper = cast("tuple[float, float]", self._run[1].epsilon(delta, bound="both"))
+            lower, upper = cast("tuple[float, float]", self._accountant(run).epsilon(delta, bound="both"))
             return lower, upper
         lower, upper = profile().epsilon(delta)
         segments = subsampled_gaussian_segments(plan) if add_or_remove else None

@@ -1,0 +1,94 @@
+"""The delta bracket of a composition of several Poisson-subsampled Gaussian factors at one epsilon, read finer than
+the peers' default grid, as its epsilon is (``tilted_factors``).
+
+On the default grid (``DEFAULT_INTERVAL``, dp_accounting's) a certified upper delta is the peers' uncharged estimate
+plus the plain composition's round-off charges, so it cannot be below it, and at a small delta those charges (about
+T u of the whole mass) are much of it.  Each direction's pessimistic PMFs on ``question.FINE_INTERVAL`` are
+composed under the tilt that maximizes the Chernoff exponent lam eps - K(lam) at the epsilon asked
+(``tilted_factors.exponent_tilt``: the tilted composition carries its charge relative to that Chernoff bound) and
+read there; the add direction is 0 past ``tilted_question.add_pure_epsilon`` (pure DP there).  Where the rounds
+sample the record rarely (sum_i q_i c_i at most ``SPLIT_SAMPLED_ROUNDS``) the remove direction is also read as a sum
+over how many rounds pass eps / T (``compose.binomial_split``), on both sides.  Every read is certified, and the
+bracket is their intersection with the one given.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import cast
+
+import numpy as np
+
+from ..compose import tilted
+from ..compose.binomial_split import BinomialSplit
+from ..compose.pmf import GridPMF
+from . import question
+from .tilted_factors import Segment, exponent_tilt, pessimistic_terms, total_rounds
+from .tilted_question import MAX_POINTS, SPLIT_SAMPLED_ROUNDS, add_pure_epsilon
+
+
+def direction_delta(segments: Sequence[Segment], direction: str, h: float, tail: float, eps: float) -> float:
+    """One direction's certified upper delta at ``eps``: its pessimistic PMFs on grid ``h`` composed under the
+    exponent's tilt at ``eps`` and read there; the add direction's 0 at or past ``add_pure_epsilon``."""
+    if direction == "add" and eps >= add_pure_epsilon([(q, float(c)) for (_, q, _), c in segments]):
+        return 0.0
+    ups = [(f.upper, c) for f, c in pessimistic_terms(segments, direction, h, tail, False)]
+    side = tilted.compose_tilted(ups, exponent_tilt(ups, eps) * h, pessimistic=True, max_points=MAX_POINTS)
+    return float(side.delta(eps))
+
+
+def split_delta(
+    segments: Sequence[Segment], eps: float, h: float, tail: float, add: float, negligible: float
+) -> tuple[float, float]:
+    """The remove direction's (lower, upper) delta at ``eps`` read split at eps / T (``BinomialSplit`` over the
+    segments, both sides), the upper side the larger of it and ``add`` (a certified upper delta of the add
+    direction); (0, 1) where the split does not apply (its ValueError), or, for the lower side, where a factor's
+    optimistic side is in blocks of rounds."""
+    try:
+        factors = pessimistic_terms(segments, "remove", h, tail, True)
+        upper = max(BinomialSplit([(f.upper, c) for f, c in factors], eps, negligible, negligible).delta(eps), add)
+        optimistic = [f.lower_terms(c) for f, c in factors]
+        if not all(len(t) == 1 and t[0][0] is not None and t[0][1] == c for t, (_, c) in zip(optimistic, factors)):
+            return 0.0, upper
+        terms = [cast("tuple[GridPMF, int]", t[0]) for t in optimistic]
+        return BinomialSplit(terms, eps, negligible, negligible).delta(eps), upper
+    except ValueError:
+        return 0.0, 1.0
+
+
+def tilted_factors_delta(segments: Sequence[Segment], eps: float, lower: float, upper: float) -> tuple[float, float]:
+    """(``lower``, ``upper``), a certified delta bracket at ``eps`` of the composition of ``segments``, intersected
+    with the reads of the module docstring where not yet exact (``question.exact``) and positive; as given where a
+    factor's sampling rate is 1 or a window passes ``MAX_POINTS``.
+
+    Parameters
+    ----------
+    segments : sequence of ((sigma, sampling_rate, sensitivity), rounds)
+        The run's factors.
+    eps : float
+        The epsilon asked, >= 0.
+    lower, upper : float
+        A certified bracket of delta at ``eps`` (the plain composition's).
+
+    Returns
+    -------
+    tuple of float
+        The certified (lower, upper) bracket.
+    """
+    if not segments or any(k[1] >= 1.0 for k, _ in segments) or not (upper > 0.0 and math.isfinite(eps)):
+        return lower, upper
+    if question.exact(np.array(lower), np.array(upper)):
+        return lower, upper
+    h = question.FINE_INTERVAL
+    tail = question.question_tail(total_rounds(segments), upper, question.TILTED_TAIL_SHARE)
+    try:
+        add = direction_delta(segments, "add", h, tail, eps)
+        upper = min(upper, max(direction_delta(segments, "remove", h, tail, eps), add))
+    except ValueError:  # a window past MAX_POINTS: the bracket as given
+        return lower, upper
+    sampled = sum(q * c for (_, q, _), c in segments)
+    if eps > 0.0 and sampled <= SPLIT_SAMPLED_ROUNDS and not question.exact(np.array(lower), np.array(upper)):
+        low, up = split_delta(segments, eps, h, tail, add, question.TILTED_TAIL_SHARE * upper)
+        lower, upper = max(lower, low), min(upper, up)
+    return lower, max(lower, upper)
