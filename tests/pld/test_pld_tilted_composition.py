@@ -304,3 +304,20 @@ def test_binomial_split_of_two_kinds_of_rounds_bounds_the_exact_curve(pessimisti
         truth, found = exact(eps), split.delta(eps)
         assert (found >= truth) if pessimistic else (found <= truth)
         assert abs(found - truth) <= 1e-2 * truth
+
+
+@pytest.mark.parametrize("pessimistic", [True, False])
+def test_binomial_split_at_the_edges_of_its_arguments(pessimistic):
+    """A floor of 1e308 (every loss below the split: the terms j != 0 are none, the curve its mass at +infinity,
+    on the safe side of the exact 0) and subnormal negligible and tail deltas (every term kept, windows at the
+    smallest tail) stay on their side of the exact curve."""
+    from hockeystick.pld.compose.binomial_split import BinomialSplit
+
+    exact = exact_curve([(K_LO_RARE, NUMERATORS_RARE, ROUNDS_RARE)])
+    pmf = grid_pmf(pessimistic, K_LO_RARE, NUMERATORS_RARE)
+    far = BinomialSplit([(pmf, ROUNDS_RARE)], 1e308, 1e-40, 1e-40)
+    assert far.delta(1e308) == 0.0 and exact(1e308) == 0
+    tiny = BinomialSplit([(pmf, ROUNDS_RARE)], 0.3, 5e-324, 5e-324)
+    for eps in (0.3, 0.45):
+        truth, found = exact(eps), tiny.delta(eps)
+        assert (found >= truth) if pessimistic else (found <= truth)

@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import cast
 
 import numpy as np
 
 from ..compose import tilted
 from ..compose.binomial_split import BinomialSplit
-from ..compose.pmf import GridPMF
 from . import question
 from .tilted_factors import Segment, exponent_tilt, pessimistic_terms, total_rounds
-from .tilted_question import MAX_POINTS, SPLIT_SAMPLED_ROUNDS, add_pure_epsilon
+from .tilted_question import MAX_POINTS, SPLIT_SAMPLED_ROUNDS, add_pure_epsilon, optimistic_segments
 
 
 def direction_delta(segments: Sequence[Segment], direction: str, h: float, tail: float, eps: float) -> float:
@@ -48,11 +46,10 @@ def split_delta(
     try:
         factors = pessimistic_terms(segments, "remove", h, tail, True)
         upper = max(BinomialSplit([(f.upper, c) for f, c in factors], eps, negligible, negligible).delta(eps), add)
-        optimistic = [f.lower_terms(c) for f, c in factors]
-        if not all(len(t) == 1 and t[0][0] is not None and t[0][1] == c for t, (_, c) in zip(optimistic, factors)):
+        optimistic = optimistic_segments(factors)
+        if optimistic is None:
             return 0.0, upper
-        terms = [cast("tuple[GridPMF, int]", t[0]) for t in optimistic]
-        return BinomialSplit(terms, eps, negligible, negligible).delta(eps), upper
+        return BinomialSplit(optimistic, eps, negligible, negligible).delta(eps), upper
     except ValueError:
         return 0.0, 1.0
 

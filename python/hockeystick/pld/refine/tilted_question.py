@@ -283,9 +283,9 @@ class TiltedReader:
             remove = np.array([split.delta(float(x)) for x in eps])
             add = self.add_screen(eps, h, delta, float(np.median(eps)))
             upper = np.maximum(lower, np.minimum(upper, np.maximum(remove, add)))
-            ((optimistic, count),) = factor.lower_terms(rounds)
-            if optimistic is not None and count == rounds:
-                split = BinomialSplit([(optimistic, rounds)], floor, negligible, negligible)
+            optimistic = optimistic_segments([(factor, rounds)])
+            if optimistic is not None:
+                split = BinomialSplit(optimistic, floor, negligible, negligible)
                 lower = np.maximum(lower, [split.delta(float(x)) for x in eps])
         except ValueError:  # the split does not apply here (or the lower side has blocks): the brackets so far
             pass
@@ -329,6 +329,18 @@ def tilted_brackets(
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
 
+def optimistic_segments(factors: list[tuple[Factor, int]]) -> list[tuple[GridPMF, int]] | None:
+    """Each factor's optimistic PMF and its rounds, where every factor's lower side is that one PMF composed its
+    rounds' times (``Factor.lower_terms``); None where one is in blocks of rounds or missing (no split lower side)."""
+    out = []
+    for factor, count in factors:
+        terms = factor.lower_terms(count)
+        if len(terms) != 1 or terms[0][0] is None or terms[0][1] != count:
+            return None
+        out.append((terms[0][0], count))
+    return out
+
+
 def split_bracket(
     factors: list[tuple[Factor, int]],
     delta: float,
@@ -348,10 +360,9 @@ def split_bracket(
         up = BinomialSplit([(f.upper, c) for f, c in factors], lower, negligible, negligible).epsilon(delta, upper)
         if math.isfinite(up) and add_clear(up):
             upper = min(upper, up)
-        optimistic = [f.lower_terms(c) for f, c in factors]
-        if all(len(t) == 1 and t[0][0] is not None and t[0][1] == c for t, (_, c) in zip(optimistic, factors)):
-            terms = [cast("tuple[GridPMF, int]", t[0]) for t in optimistic]
-            lower = max(lower, BinomialSplit(terms, lower, negligible, negligible).epsilon(delta, upper))
+        optimistic = optimistic_segments(factors)
+        if optimistic is not None:
+            lower = max(lower, BinomialSplit(optimistic, lower, negligible, negligible).epsilon(delta, upper))
     except ValueError:  # the split does not apply here: the bracket so far
         pass
     return lower, max(lower, upper)
