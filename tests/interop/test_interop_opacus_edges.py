@@ -24,20 +24,20 @@ def _answer_within(call: str, seconds: float) -> float:
 
 def test_an_infinite_target_needs_no_noise():
     """epsilon <= +inf holds for every run, one without noise too: 0.0, the least noise multiplier."""
-    assert _answer_within(f"g(target_epsilon=float('inf'), **{RUN!r})", 60) == 0.0
+    assert _answer_within(f"g(target_epsilon=float('inf'), **{RUN!r})", 120) == 0.0
 
 
 @pytest.mark.parametrize("target", [1e308, 1e7])
 def test_a_target_beyond_the_floors_rdp_epsilon_returns_the_floor(target):
     """The least sigma searched already meets a target above its RDP epsilon (an upper bound): the floor."""
-    assert _answer_within(f"g(target_epsilon={target!r}, **{RUN!r})", 60) == _SMALLEST_SIGMA
+    assert _answer_within(f"g(target_epsilon={target!r}, **{RUN!r})", 120) == _SMALLEST_SIGMA
 
 
 def test_a_record_all_but_never_drawn_has_epsilon_zero_at_any_noise():
     """sample_rate 5e-324 over 1000 steps draws the record with probability < 1e-320 <= delta: epsilon 0 at every
     sigma, so the floor is the answer, and the accountant's bracket is (0, 0) without composing."""
     call = "g(target_epsilon=1.0, target_delta=1e-5, sample_rate=5e-324, steps=1000)"
-    assert _answer_within(call, 20) == _SMALLEST_SIGMA
+    assert _answer_within(call, 120) == _SMALLEST_SIGMA
     a = HockeystickAccountant()
     a.history = [(_SMALLEST_SIGMA, 5e-324, 1000)]
     assert a.get_epsilon_bracket(1e-5) == (0.0, 0.0)

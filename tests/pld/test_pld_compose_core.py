@@ -124,7 +124,7 @@ def test_a_window_above_the_cap_is_refused_before_allocating():
     start = time.perf_counter()
     with pytest.raises(ValueError, match=r"max_points=.*coarsen the grid.*raise max_points"):
         dist.epsilon(1e-5)
-    assert time.perf_counter() - start < 30  # refused, not attempted
+    assert time.perf_counter() - start < 120  # refused, not attempted (a hang guard for a loaded machine)
     small = pld.subsampled_gaussian(1.0, 0.01, value_discretization_interval=1e-4)
     factor = next(iter(small.directions[0])).upper
     with pytest.raises(ValueError, match=r"needs \d+ grid points \(max_points=1000\)"):
