@@ -51,3 +51,20 @@ def test_rarely_sampled_agrees_with_the_composed_bracket():
     assert a.get_epsilon_bracket(1e-5) == (0.0, 0.0)
     assert a._current().epsilon(1e-5)[1] == 0.0
     assert math.isfinite(a.get_epsilon_bracket(1e-9)[1])
+
+
+def test_a_zero_target_answers_with_the_least_sigma_bounding_the_total_variation():
+    """target_epsilon 0 bounds delta(0), the total variation distance, which falls to 0 as sigma grows: a finite
+    sigma answers (the search bisects where the certified epsilon, exactly 0 on the meeting side, carries no
+    slope for its secant), it meets the target and 1e-9 less does not.  120 s is a hang guard, not a timing."""
+    from hockeystick.interop.opacus import HockeystickAccountant as Accountant
+
+    sigma = _answer_within("g(target_epsilon=0.0, target_delta=1e-5, sample_rate=0.01, steps=10)", 120)
+    assert 1e2 < sigma < 1e5
+
+    def epsilon(s: float) -> float:
+        acc = Accountant()
+        acc.history = [(s, 0.01, 10)]
+        return acc.get_epsilon(1e-5)
+
+    assert epsilon(sigma) == 0.0 and epsilon(sigma * (1 - 1e-9)) > 0.0

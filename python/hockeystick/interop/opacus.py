@@ -498,12 +498,14 @@ def get_noise_multiplier(
     computed.  The floor is returned at once where it meets the target by a bound that needs no composition:
     steps x sample_rate <= target_delta (epsilon 0, ``rarely_sampled``) or the run's RDP epsilon (an upper
     bound) at most target_epsilon (a target past the largest finite epsilon, 1e308).  target_epsilon = +inf
-    returns 0.0 (no noise needed).
+    returns 0.0 (no noise needed).  target_epsilon = 0 asks for delta(0), the total variation distance of the
+    run's two output distributions, at most target_delta: it falls to 0 as sigma grows, so a finite sigma
+    meets it (at sample_rate 0.01, 10 steps and target_delta 1e-5: about 3.2e3).
 
     Parameters
     ----------
     target_epsilon : float
-        ε >= 0, +inf allowed (returns 0.0).
+        ε >= 0 (0 bounds the total variation distance), +inf allowed (returns 0.0).
     target_delta : float
         δ, strictly between 0 and 1.
     sample_rate : float
@@ -636,11 +638,18 @@ class _SigmaSearch:
                 bad, fbad = x, f
                 factor *= factor
         # invariant: good meets the target, bad does not; Illinois: the secant root in (log x, f), the
-        # retained end's f halved after two steps on the same side; an infinite f (no bound) bisects
+        # retained end's f halved after two steps on the same side; an infinite f (no bound) bisects, and so
+        # does the step after one that left more than half the bracket.  The last rule bounds the steps by
+        # twice bisection's: where f carries no slope (at target_epsilon 0 every sigma meeting the target has
+        # f = -5e-324, the certified epsilon being exactly 0) the secant root sits on the good end and each
+        # clamped step would move it by a quarter of rtol only
         side = 0
-        while abs(math.log(bad) - math.log(good)) > rtol:
+        bisect = False
+        width = abs(math.log(bad) - math.log(good))
+        while width > rtol:
             ug, ub = math.log(good), math.log(bad)
-            u = ug + (ub - ug) * fgood / (fgood - fbad) if math.isfinite(fbad) else 0.5 * (ug + ub)
+            secant = not bisect and math.isfinite(fbad) and fgood != fbad
+            u = ug + (ub - ug) * fgood / (fgood - fbad) if secant else 0.5 * (ug + ub)
             margin = 0.25 * rtol
             u = min(max(u, min(ug, ub) + margin), max(ug, ub) - margin)
             x = math.exp(u)
@@ -657,6 +666,8 @@ class _SigmaSearch:
                 if side == 1:
                     fgood *= 0.5
                 side = 1
+            narrower = abs(math.log(bad) - math.log(good))
+            bisect, width = narrower > 0.5 * width, narrower
         return good
 
 
