@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
+import inspect
 import math
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -48,6 +51,29 @@ _DRAWN_BATCHES: dict[str, Callable[..., _Accountant]] = {
         sigma=z, batch_size=m, n=n, rounds=t, **grid
     ),
 }
+
+
+def _constructor_keywords(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A keyword the method does not take but the run's constructor does (``accuracy``, ``tail``, ...) is refused
+    with a TypeError saying it belongs to the constructor: the grid and its accuracy are fixed when the run is
+    built, and every read of the run answers on them."""
+    own = inspect.signature(method).parameters
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        unknown = [word for word in kwargs if word not in own]
+        built = inspect.signature(type(self)).parameters if unknown else {}
+        misplaced = [word for word in unknown if word in built]
+        if misplaced:
+            word, cls = misplaced[0], type(self).__name__
+            raise TypeError(
+                f"{cls}.{method.__name__}() got an unexpected keyword argument {word!r}: {word} belongs to the "
+                f"constructor, which fixes the run's grid for every read; build the run with it, "
+                f"{cls}(..., {word}={kwargs[word]!r}), then call {method.__name__}() without it"
+            )
+        return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
@@ -230,6 +256,7 @@ class _SubsampledTraining:
         self._epoch_ratio = (np.asarray(run.steps_per_epoch_ratio[0]), np.asarray(run.steps_per_epoch_ratio[1]))
         self.sampling = "poisson"
 
+    @_constructor_keywords
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         r"""Certified bound on delta(epsilon) of the whole run.
@@ -246,6 +273,7 @@ class _SubsampledTraining:
         with _in_training_words():
             return self._accountant.delta(epsilon, bound=bound)
 
+    @_constructor_keywords
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         r"""Certified bound on the smallest epsilon at which the whole run is (epsilon, delta)-DP.
@@ -262,6 +290,7 @@ class _SubsampledTraining:
         with _in_training_words():
             return self._accountant.epsilon(delta, bound=bound)
 
+    @_constructor_keywords
     def epsilon_curve(self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
         """Certified bracket of epsilon at ``delta`` after each checkpoint of the run (by default each epoch).
 
@@ -310,6 +339,7 @@ class _SubsampledTraining:
             curve = self._accountant.epsilon_curve(delta, steps=self.checkpoints(every=every, steps=steps))
         return dataclasses.replace(curve, steps_per_epoch=self._epoch_length())
 
+    @_constructor_keywords
     def delta_curve(self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
         """Certified bracket of delta at ``epsilon`` after each checkpoint of the run (``epsilon_curve``'s twin).
 
