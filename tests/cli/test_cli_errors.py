@@ -440,10 +440,22 @@ def test_figures_has_a_description(capsys):
     assert "Recompute and draw the papers' figures" in out and "--force" in out
 
 
-def test_a_misspelled_flag_prints_the_subcommands_usage(capsys):
-    code, out, err = _invoke(capsys, ["calibrate", "--epsilno", "1"])
-    assert code == 2 and err.startswith("usage: hockeystick calibrate ")
-    assert "hockeystick calibrate: error: unrecognized arguments: --epsilno 1 (did you mean --epsilon?)" in err
+@pytest.mark.parametrize("command", ["calibrate", "epsilon", "delta"])
+def test_a_misspelled_flag_prints_one_line_and_the_pointer_to_help(capsys, command):
+    """The line that says what to change and the pointer to --help, not the usage above them (30 lines where a
+    subcommand takes a training run's flags)."""
+    code, out, err = _invoke(capsys, [command, "--epsilno", "1"])
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        f"hockeystick {command}: error: unrecognized arguments: --epsilno 1 (did you mean --epsilon?)",
+        f"run 'hockeystick {command} --help' for the options and examples",
+    ]
+
+
+def test_a_missing_subcommand_prints_one_line_and_the_pointer_to_help(capsys):
+    code, out, err = _invoke(capsys, [])
+    assert code == 2 and len(err.splitlines()) == 2 and "usage:" not in err
+    assert err.splitlines()[1] == "run 'hockeystick --help' for the options and examples"
 
 
 @pytest.mark.slow

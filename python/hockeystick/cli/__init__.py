@@ -177,6 +177,9 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
         with warnings.catch_warnings():
             if not args.debug:  # numpy's overflow notes are for developers; --debug shows them
                 warnings.simplefilter("ignore", RuntimeWarning)
+                # a warning is one line in the command line's words, as an error is; --debug keeps Python's
+                # form (the file, line and source that raised it)
+                warnings.showwarning = _warning_printer(args, prog)
             check_domains(args)  # before the subcommand imports its numerics
             return args.func(args)
     except (UsageError, ValueError, TypeError, ArithmeticError) as exc:
@@ -213,6 +216,15 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
                 file=sys.stderr,
             )
         return EXIT_FAILURE
+
+
+def _warning_printer(args: argparse.Namespace, prog: str) -> Any:
+    """``warnings.showwarning`` for a command: 'prog: warning: message' on one line of stderr."""
+
+    def show(message: Any, category: Any, filename: Any, lineno: Any, file: Any = None, line: Any = None) -> None:
+        print(f"{prog}: warning: {_one_line(Exception(str(message)), args)}", file=sys.stderr)
+
+    return show
 
 
 def _missing_extra(exc: Exception, prog: str) -> MissingExtraError | None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,7 +50,7 @@ class LiteralUsageError(UsageError):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, with a pointer to --help and the examples on every usage error.
+    """argparse, with a usage error printed as its one line and a pointer to --help and the examples.
 
     A subcommand's parser reports its own unrecognized arguments (with its own usage and a
     'did you mean' for a misspelled flag) instead of leaving them to the top-level parser.
@@ -72,7 +71,8 @@ class Parser(argparse.ArgumentParser):
         self.register("action", "store", Once)
 
     def error(self, message: str) -> Any:  # type: ignore[override]
-        self.print_usage(sys.stderr)
+        # the one line that says what to change, and where the options are: the usage (30 lines for the
+        # subcommands that take a training run) would bury it
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\nrun '{self.prog} --help' for the options and examples\n")
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
@@ -332,6 +332,9 @@ TRAINING_FLAGS = {
     "local-sigma": "secure aggregation: each client's noise in the update's units (the discrete Gaussian's sigma, or "
     "the Skellam noise's standard deviation)",
     "min-surviving-clients": "secure aggregation: n, the fewest clients whose noise is in a round's sum (dropout)",
+    "accuracy": "the certified bracket's target width: the grid is refined until upper - lower <= VALUE at each "
+    "point (default: the accountant's fixed grid, or its own default target); -p accuracy=VALUE is the same "
+    "(a parameter of the other PLD accountants too)",
     "tail": "Poisson sampling only: the mass cut from each step's privacy-loss tails, 1e-300 <= VALUE < 1e-3 (default: "
     "chosen from --delta and the steps; given, the PLD uses it as given)",
 }
