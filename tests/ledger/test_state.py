@@ -51,7 +51,7 @@ def test_a_state_is_refused_by_a_ledger_of_another_configuration_or_when_altered
     with pytest.raises(ValueError, match="state_dict"):
         build().load_state_dict({"rounds": []})
     broken = dict(state, rdp_sum=state["rdp_sum"][:-1])
-    with pytest.raises(ValueError, match="one value per order"):
+    with pytest.raises(ValueError, match="one number per order"):
         PrivacyLedger.from_state_dict(broken)
     with pytest.raises(ValueError, match="round"):
         PrivacyLedger.from_state_dict(dict(state, rounds=[[{"mechanism": "gaussian"}, 1]]))

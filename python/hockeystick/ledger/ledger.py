@@ -36,6 +36,7 @@ from .halting import BudgetExceeded
 from .outward_sum import RunningSum
 from .rdp_filter import RdpFilter
 from .rdp_odometer import odometer_guarantee
+from .refusal import refusal
 from .round_rdp import check_integer_orders
 from .rounds import Round
 
@@ -43,6 +44,23 @@ __all__ = ["FILTERS", "STATE_FORMAT", "PrivacyLedger"]
 
 FILTERS = ("rdp", "gdp")
 STATE_FORMAT = "hockeystick.ledger/1"
+STATE_KEYS = (
+    "format",
+    "adaptive",
+    "budget",
+    "filter",
+    "orders",
+    "value_discretization_interval",
+    "rounds",
+    "rdp_sum",
+    "rdp_terms",
+    "mu2_sum",
+    "mu2_terms",
+)
+#: The largest count of one block of rounds: a block's curve is multiplied by its count as a double, which holds
+#: every whole number up to 2^53 exactly.
+MAX_ROUNDS = 2**53
+_U = 2.0**-53
 
 _COMPOSITION_REFUSED = (
     "the ledger records an adaptive run: composing the PLDs of the rounds that happened is not a valid "
@@ -50,6 +68,18 @@ _COMPOSITION_REFUSED = (
     "ask guarantee() for the filter's budget or odometer() for the running epsilon, or build the ledger with "
     "adaptive=False if the schedule was fixed before the run"
 )
+
+
+def _rounds_count(value: Any, name: str = "rounds") -> int:
+    """A count of rounds: an int (not a bool, a float or a string) in [1, MAX_ROUNDS]."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(
+            f"{name} must be a whole number (an int) in [1, 2^53], got {describe(value)} ({type(value).__name__}); "
+            "counts are not rounded or parsed"
+        )
+    if not 1 <= value <= MAX_ROUNDS:
+        raise ValueError(f"{name} must be a whole number in [1, 2^53], got {describe(value)}")
+    return value
 
 
 def _budget(epsilon: Any, delta: Any) -> tuple[float, float] | None:
@@ -116,9 +146,13 @@ class PrivacyLedger:
         self.filter = choice(filter, "filter", FILTERS)
         self.orders = check_integer_orders(orders)
         self.value_discretization_interval = checked_interval(value_discretization_interval)
-        self._runs: list[list[Any]] = []  # [Round, count] in the order recorded
+        self._runs: list[list[Any]] = []  # [Round, count] in the order recorded, equal neighbours merged
+        # The spent sums are a function of the run-length list alone: each block adds its curve times its count
+        # (``_sums_after``), so a restored state recomputes them bit for bit.  _base holds the sums over every
+        # block but the last, from which the last block's term is recomputed when a round extends it.
         self._rdp = RunningSum(len(self.orders))
         self._mu2 = RunningSum(1)
+        self._base = (self._rdp, self._mu2)
         self._rdp_cache: dict[Round, np.ndarray] = {}
         self._filters: dict[tuple[float, float], RdpFilter | GdpFilter] = {}
 
@@ -167,29 +201,68 @@ class PrivacyLedger:
             self._filters[(epsilon, delta)] = made
         return made
 
+    def _sums_after(self, one: Round, times: int) -> tuple[RunningSum, RunningSum]:
+        """The spent sums (RDP, mu^2) the ledger holds once ``times`` rounds of ``one`` are recorded.
+
+        A round equal to the last block's extends that block, whose term is recomputed from the sums before it
+        as one product of its new count; any other round starts a block.  Either way the result is an upper
+        side of the exact sum of its terms (``RunningSum``), and depends on the blocks alone.
+        """
+        if self._runs and self._runs[-1][0] == one:
+            rdp, mu2 = self._base
+            count = self._runs[-1][1] + times
+        else:
+            rdp, mu2 = self._rdp, self._mu2
+            count = times
+        if count > MAX_ROUNDS:
+            raise ValueError(
+                f"rounds would make a block of {count} equal rounds, more than 2^53 (the count of a block must be "
+                "an exact double)"
+            )
+        rdp = rdp.plus(self._curve(one), count)
+        if one.gdp_mu is not None:
+            mu2 = mu2.plus(np.array([one.mu_squared_upper()]), count)
+        return rdp, mu2
+
+    def _append(self, one: Round, times: int) -> None:
+        """Record ``times`` rounds of ``one`` without the budget's check (the caller made it)."""
+        rdp, mu2 = self._sums_after(one, times)
+        if self._runs and self._runs[-1][0] == one:
+            self._runs[-1][1] += times
+        else:
+            self._base = (self._rdp, self._mu2)
+            self._runs.append([one, times])
+        self._rdp, self._mu2 = rdp, mu2
+
+    def _gdp_round(self, one: Round) -> None:
+        if one.gdp_mu is None:
+            raise ValueError(
+                f"the GDP filter takes unsampled Gaussian and matrix-mechanism rounds only, got a {one.mechanism} "
+                "round: a subsampled, Laplace or discrete Gaussian round has no proved GDP parameter "
+                "(Round.gdp_mu); build the ledger with filter='rdp'"
+            )
+
     def _adaptive_admits(self, one: Round, times: int, epsilon: float, delta: float) -> bool:
         chosen = self._filter_of(epsilon, delta)
         if isinstance(chosen, GdpFilter):
-            if one.gdp_mu is None:
-                raise ValueError(
-                    f"the GDP filter takes unsampled Gaussian and matrix-mechanism rounds only, got a {one.mechanism} round: "
-                    "a subsampled, Laplace or discrete Gaussian round has no proved GDP parameter (Round.gdp_mu); "
-                    "build the ledger with filter='rdp'"
-                )
-            return chosen.admits(float(self._mu2.upper(np.array([one.mu_squared_upper() * times]))[0]))
-        return chosen.admits(self._rdp.upper(self._curve(one) * float(times) * (1.0 + 2.0**-52)))
+            self._gdp_round(one)
+            return chosen.admits(float(self._sums_after(one, times)[1].upper()[0]))
+        return chosen.admits(self._sums_after(one, times)[0].upper())
 
     def _fixed_admits(self, one: Round, times: int, epsilon: float, delta: float) -> bool:
         from ..rdp.conversion import rdp_to_epsilon  # lazy: off the adaptive ledger's way
 
-        spent = self._rdp.upper(self._curve(one) * float(times) * (1.0 + 2.0**-52))
+        spent = self._sums_after(one, times)[0].upper()
         converted = float(rdp_to_epsilon(spent, np.asarray(self.orders, dtype=np.float64), delta))
         if converted * (1.0 + 1e-12) <= epsilon:  # the conversion's few roundings covered
             return True  # the RDP bound of the fixed composition already fits
+        return float(self._fixed_upper(one, times, delta)) <= epsilon
+
+    def _fixed_upper(self, one: Round, times: int, delta: float) -> float:
+        """The certified upper epsilon at ``delta`` of the rounds recorded and ``times`` rounds of ``one``."""
         counts = self.counts()
         counts[one] = counts.get(one, 0) + times
-        upper = pld_accountant(list(counts.items()), self.value_discretization_interval).epsilon(delta)
-        return float(upper) <= epsilon  # type: ignore[arg-type]
+        return float(pld_accountant(list(counts.items()), self.value_discretization_interval).epsilon(delta))  # type: ignore[arg-type]
 
     def would_exceed(
         self, next_round: Round, epsilon: float | None = None, delta: float | None = None, *, rounds: int = 1
@@ -208,7 +281,7 @@ class PrivacyLedger:
         epsilon, delta : float, optional
             The budget; default the ledger's own.
         rounds : int, optional
-            How many rounds of ``next_round`` (default 1).
+            How many rounds of ``next_round`` (default 1): an int in [1, 2^53].
 
         Returns
         -------
@@ -226,8 +299,7 @@ class PrivacyLedger:
         budget = _budget(epsilon, delta) if (epsilon is not None or delta is not None) else self.budget
         if budget is None:
             raise ValueError("would_exceed needs a budget: give epsilon and delta, or build the ledger with one")
-        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-            raise ValueError(f"rounds must be an integer >= 1, got {describe(rounds)}")
+        _rounds_count(rounds)
         admits = self._adaptive_admits if self.adaptive else self._fixed_admits
         return not admits(next_round, rounds, *budget)
 
@@ -259,7 +331,7 @@ class PrivacyLedger:
         next_round : Round
             The round that ran (or is about to: record before releasing its output to halt in time).
         rounds : int, optional
-            How many rounds of it (default 1).
+            How many rounds of it (default 1): an int in [1, 2^53].
 
         Raises
         ------
@@ -268,31 +340,44 @@ class PrivacyLedger:
         ValueError
             As ``would_exceed``.
         """
-        if self.budget is not None and self.would_exceed(next_round, rounds=rounds):
-            raise BudgetExceeded(next_round, self.guarantee(), self._refusal())
         if not isinstance(next_round, Round):
             raise ValueError(f"next_round must be a Round, got {describe(next_round)}")
-        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-            raise ValueError(f"rounds must be an integer >= 1, got {describe(rounds)}")
-        if self.filter == "gdp" and next_round.gdp_mu is None:
-            raise ValueError(
-                f"a ledger with filter='gdp' records unsampled Gaussian and matrix-mechanism rounds only, got a "
-                f"{next_round.mechanism} round (its GDP budget would not count it); build the ledger with filter='rdp'"
-            )
-        self._rdp.add(self._curve(next_round), rounds)
-        if next_round.gdp_mu is not None:
-            self._mu2.add(np.array([next_round.mu_squared_upper()]), rounds)
-        if self._runs and self._runs[-1][0] == next_round:
-            self._runs[-1][1] += rounds
-        else:
-            self._runs.append([next_round, rounds])
+        _rounds_count(rounds)
+        if self.filter == "gdp":
+            self._gdp_round(next_round)
+        if self.budget is not None and self.would_exceed(next_round, rounds=rounds):
+            raise BudgetExceeded(next_round, self.guarantee(), refusal(self, next_round, rounds))
+        self._append(next_round, rounds)
 
-    def _refusal(self) -> str:
-        assert self.budget is not None
-        eps, delta = self.budget
-        if self.adaptive:
-            return f"the {self.filter.upper()} filter of budget ({eps:g}, {delta:g}) does not admit it"
-        return f"the certified epsilon at delta = {delta:g} would pass {eps:g}"
+    def explain(self, next_round: Round, rounds: int = 1) -> str | None:
+        """Why ``rounds`` more rounds of ``next_round`` would pass the budget, or None if they would not.
+
+        The text ``BudgetExceeded`` carries: the number that failed (at the closest Rényi order, for the Rényi
+        filter) and, when the rounds alone cost more than the whole budget, what would admit them (a larger
+        delta, one order fixed before the run, the GDP filter, the fixed-schedule ledger; ``refusal``).
+
+        Parameters
+        ----------
+        next_round : Round
+            The round about to run.
+        rounds : int, optional
+            How many rounds of it (default 1): an int in [1, 2^53].
+
+        Returns
+        -------
+        str or None
+            The reason, or None when ``should_stop`` would be False.
+
+        Raises
+        ------
+        ValueError
+            If the ledger has no budget, or as ``would_exceed``.
+        """
+        if self.budget is None:
+            raise ValueError("explain needs the ledger's budget: build the ledger with epsilon and delta")
+        if not self.would_exceed(next_round, rounds=rounds):
+            return None
+        return refusal(self, next_round, rounds)
 
     # ---- answers
 
@@ -488,20 +573,34 @@ class PrivacyLedger:
         Raises
         ------
         ValueError
-            If ``state`` is not a ledger's state, or was saved by a ledger of another configuration
-            (adaptivity, budget, filter, orders or grid): restore it with ``PrivacyLedger.from_state_dict``.
+            If ``state`` is refused by ``from_state_dict``, or was saved by a ledger of another configuration
+            (adaptivity, budget, filter, orders or grid; the message names the fields that differ): restore it
+            with ``PrivacyLedger.from_state_dict``.
         """
         fresh = PrivacyLedger.from_state_dict(state)
-        if fresh._configuration() != self._configuration():
+        theirs, ours = fresh._configuration(), self._configuration()
+        differ = [key for key in ours if theirs[key] != ours[key]]
+        if differ:
+            shown = "; ".join(f"{key}: {theirs[key]!r} in the state, {ours[key]!r} here" for key in differ)
             raise ValueError(
-                f"the state was saved by a ledger of another configuration ({fresh._configuration()}, this one "
-                f"is {self._configuration()}); restore it with PrivacyLedger.from_state_dict"
+                f"state's {', '.join(differ)} differ from this ledger's configuration ({shown}): the state was saved "
+                "by a ledger of another configuration; restore it with PrivacyLedger.from_state_dict"
             )
-        self._runs, self._rdp, self._mu2 = fresh._runs, fresh._rdp, fresh._mu2
+        self._runs, self._rdp, self._mu2, self._base = fresh._runs, fresh._rdp, fresh._mu2, fresh._base
 
     @classmethod
     def from_state_dict(cls, state: dict[str, Any]) -> PrivacyLedger:
-        """The ledger ``state_dict`` saved.
+        """The ledger ``state_dict`` saved, its spent sums recomputed from its rounds.
+
+        Every field is checked as ``state_dict`` writes it: the configuration as ``PrivacyLedger`` takes it
+        (the orders sorted and distinct), the rounds as ``Round.from_dict`` reads them with whole counts (an
+        int, not a bool, a float or a string, in [1, 2^53]) and no two neighbours equal (the ledger merges
+        them).  The spent sums are then recomputed from the rounds, bit for bit as the ledger that recorded them
+        holds them, and the state's own sums must agree: within 4 (n + m + 1) u of the recomputed sum
+        (u = 2^-53, n the state's count of additions, m the recomputation's), twice the round-off bound
+        of two sums of the same terms (``RunningSum``), so a state written call by call rather than block by
+        block is read too.  The counts of additions must lie between the recomputation's and the rounds'.
+        The restored ledger holds the recomputed sums.
 
         Parameters
         ----------
@@ -516,28 +615,29 @@ class PrivacyLedger:
         Raises
         ------
         ValueError
-            If ``state`` is not a ledger's state or its fields are inconsistent.
+            If ``state`` is not a ledger's state, a field is missing, unknown, of the wrong kind or out of range,
+            or the spent sums disagree with the rounds (the state was altered); the message names the field.
         """
-        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-            raise ValueError(f"state must be a PrivacyLedger.state_dict() (format {STATE_FORMAT!r})")
-        try:
-            budget = state["budget"]
-            ledger = cls(
-                adaptive=state["adaptive"],
-                epsilon=None if budget is None else budget[0],
-                delta=None if budget is None else budget[1],
-                filter=state["filter"],
-                orders=state["orders"],
-                value_discretization_interval=state["value_discretization_interval"],
+        if not isinstance(state, dict):
+            raise ValueError(
+                f"state must be a PrivacyLedger.state_dict() (a dict of format {STATE_FORMAT!r}), got "
+                f"{type(state).__name__}"
             )
-            ledger._runs = [[Round.from_dict(one), int(count)] for one, count in state["rounds"]]
-            ledger._rdp.values = np.array(state["rdp_sum"], dtype=np.float64)
-            ledger._rdp.terms = int(state["rdp_terms"])
-            ledger._mu2.values = np.array([state["mu2_sum"]], dtype=np.float64)
-            ledger._mu2.terms = int(state["mu2_terms"])
-        except (KeyError, TypeError, IndexError) as err:
-            raise ValueError(f"state is not a complete PrivacyLedger.state_dict(): {err!r}") from None
-        _check_restored(ledger)
+        if state.get("format") != STATE_FORMAT:
+            raise ValueError(
+                f"state's format must be {STATE_FORMAT!r} (a PrivacyLedger.state_dict()), got "
+                f"{describe(state.get('format'))}"
+            )
+        missing = [key for key in STATE_KEYS if key not in state]
+        if missing:
+            raise ValueError(f"state lacks {', '.join(missing)}: it is not a complete PrivacyLedger.state_dict()")
+        unknown = [repr(key) for key in state if key not in STATE_KEYS]
+        if unknown:
+            raise ValueError(f"state has unknown fields {', '.join(unknown)}: a ledger's state holds {STATE_KEYS}")
+        ledger = cls(**_state_configuration(state))
+        for one, count in _state_rounds(state["rounds"], ledger.filter):
+            ledger._append(one, count)
+        _check_sums(state, ledger)
         return ledger
 
     @classmethod
@@ -634,15 +734,132 @@ def _run_rounds(accountant: Any) -> list[tuple[float, float, int]]:
     return [(float(sigma[0] / sensitivity[0]), float(rate[0]), int(steps[0]))]
 
 
-def _check_restored(ledger: PrivacyLedger) -> None:
-    """A restored state's fields agree with each other: one sum per order, counts >= 1, sums >= 0, and at least
-    one round-off term per round recorded in a block."""
-    if ledger._rdp.values.shape != (len(ledger.orders),):
-        raise ValueError("state's rdp_sum must have one value per order")
-    if any(count < 1 for _, count in ledger._runs):
-        raise ValueError("state's round counts must be >= 1")
-    sums = np.concatenate([ledger._rdp.values, ledger._mu2.values])
-    if np.isnan(sums).any() or (sums < 0).any():
-        raise ValueError("state's sums must be >= 0 and not NaN")
-    if ledger._rdp.terms < len(ledger._runs) or ledger._mu2.terms < 0:
-        raise ValueError("state's round-off counts are fewer than its blocks of rounds: the state was altered")
+def _field(state: dict[str, Any], key: str, check: Any) -> Any:
+    """``check(state[key])``, its refusal (ValueError or TypeError) re-raised as a ValueError naming the field."""
+    try:
+        return check(state[key])
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"state's {key} is refused: {err}") from None
+
+
+def _real(value: Any, name: str) -> float:
+    """A number as JSON holds one: an int or a float (not a bool, a string or a list)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be a number, got {describe(value)} ({type(value).__name__})")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be a number within the doubles, got {describe(value)}") from None
+
+
+def _state_budget(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {"epsilon": None, "delta": None}
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise ValueError(f"budget must be null or [epsilon, delta], got {describe(value)}")
+    eps, delta = _real(value[0], "budget's epsilon"), _real(value[1], "budget's delta")
+    _budget(eps, delta)
+    return {"epsilon": eps, "delta": delta}
+
+
+def _state_orders(value: Any) -> tuple[int, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"orders must be a list of whole numbers, got {describe(value)}")
+    orders = check_integer_orders(list(value))
+    if len(orders) != len(value) or any(a != b for a, b in zip(orders, value)):
+        raise ValueError(f"orders must be distinct and increasing, as state_dict writes them, got {describe(value)}")
+    return orders
+
+
+def _state_configuration(state: dict[str, Any]) -> dict[str, Any]:
+    """The keywords of ``PrivacyLedger`` a state holds, each field checked by the constructor's rule."""
+    return {
+        "adaptive": _field(state, "adaptive", lambda v: flag(v, "adaptive")),
+        **_field(state, "budget", _state_budget),
+        "filter": _field(state, "filter", lambda v: choice(v, "filter", FILTERS)),
+        "orders": _field(state, "orders", _state_orders),
+        "value_discretization_interval": _field(
+            state,
+            "value_discretization_interval",
+            lambda v: checked_interval(_real(v, "value_discretization_interval")),
+        ),
+    }
+
+
+def _state_rounds(value: Any, filter_kind: str) -> list[tuple[Round, int]]:
+    """The state's blocks of rounds: [round, count] pairs, whole counts, no two neighbours equal."""
+    if not isinstance(value, list):
+        raise ValueError(f"state's rounds must be a list of [round, count] pairs, got {type(value).__name__}")
+    out: list[tuple[Round, int]] = []
+    for i, entry in enumerate(value):
+        if not isinstance(entry, (list, tuple)) or len(entry) != 2:
+            raise ValueError(f"state's rounds[{i}] must be a [round, count] pair, got {describe(entry)}")
+        try:
+            one = Round.from_dict(entry[0])
+            hash(one)
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"state's rounds[{i}] holds no round: {err}") from None
+        try:
+            count = _rounds_count(entry[1], f"state's rounds[{i}] count")
+        except ValueError as err:
+            raise ValueError(str(err)) from None
+        if out and out[-1][0] == one:
+            raise ValueError(
+                f"state's rounds[{i - 1}] and rounds[{i}] hold the same round: a ledger merges equal neighbours"
+            )
+        if filter_kind == "gdp" and one.gdp_mu is None:
+            raise ValueError(
+                f"state's rounds[{i}] is a {one.mechanism} round, which a ledger with filter='gdp' does not record"
+            )
+        out.append((one, count))
+    return out
+
+
+def _disagreeing(stored: np.ndarray, recomputed: np.ndarray, terms: int, own_terms: int) -> int | None:
+    """The first index where a state's sums disagree with the sums recomputed from its rounds, beyond twice the
+    round-off bound of two sums of the same terms with ``terms`` and ``own_terms`` additions (``from_state_dict``);
+    None if they agree everywhere."""
+    tolerance = 4.0 * (terms + own_terms + 1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.abs(stored - recomputed) <= tolerance * (_U * recomputed + 5e-324)
+    bad = ~(close | (stored == recomputed))
+    return int(np.argmax(bad)) if bad.any() else None
+
+
+def _state_sum(state: dict[str, Any], key: str, size: int) -> np.ndarray:
+    value = state[key]
+    if key == "mu2_sum":
+        value = [value]
+    if not isinstance(value, (list, tuple)) or len(value) != size:
+        raise ValueError(
+            f"state's {key} must hold one number per order ({size} orders, as the state's orders list them), got "
+            f"{len(value) if isinstance(value, (list, tuple)) else describe(value)}"
+        )
+    try:
+        out = np.array([_real(x, key) for x in value], dtype=np.float64)
+    except ValueError as err:
+        raise ValueError(f"state's {key} is refused: {err}") from None
+    if np.isnan(out).any() or (out < 0).any():
+        raise ValueError(f"state's {key} must hold numbers >= 0 (inf allowed), got {describe(state[key])}")
+    return out
+
+
+def _check_sums(state: dict[str, Any], ledger: PrivacyLedger) -> None:
+    """The state's spent sums and counts of additions agree with those recomputed from its rounds."""
+    blocks = [(ledger._rdp, "rdp_sum", "rdp_terms", ledger.rounds)]
+    blocks.append((ledger._mu2, "mu2_sum", "mu2_terms", sum(c for one, c in ledger._runs if one.gdp_mu is not None)))
+    for own, key, terms_key, most in blocks:
+        stored = _state_sum(state, key, own.size)
+        terms = state[terms_key]
+        if isinstance(terms, bool) or not isinstance(terms, int) or not own.terms <= terms <= max(most, own.terms):
+            raise ValueError(
+                f"state's {terms_key} must be a whole number (an int) from {own.terms} to {max(most, own.terms)} "
+                f"(the additions its rounds take, block by block to one by one), got {describe(terms)}"
+            )
+        bad = _disagreeing(stored, own.values, terms, own.terms)
+        if bad is not None:
+            where = f" at order {ledger.orders[bad]}" if key == "rdp_sum" else ""
+            raise ValueError(
+                f"state's {key} disagrees with its rounds and orders{where}: recomputed from them it is "
+                f"{own.values[bad]!r}, the state holds {stored[bad]!r}; the state was altered"
+            )

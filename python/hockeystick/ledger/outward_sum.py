@@ -62,6 +62,26 @@ class RunningSum:
             self.values = self.values + curve * float(times)
             self.terms += 2
 
+    def plus(self, curve: np.ndarray, times: int = 1) -> RunningSum:
+        """A new sum: this one with ``curve`` added ``times`` times (``add``), this one unchanged.
+
+        Parameters
+        ----------
+        curve : numpy.ndarray
+            Nonnegative values, ``size`` of them.
+        times : int, optional
+            How many rounds of this curve (default 1).
+
+        Returns
+        -------
+        RunningSum
+            The sum with the curve added.
+        """
+        out = RunningSum(self.size)
+        out.values, out.terms = self.values, self.terms
+        out.add(curve, times)
+        return out
+
     def upper(self, extra: np.ndarray | None = None) -> np.ndarray:
         """An upper bound on the exact sum of the terms added (and of ``extra``, a next term, when given).
 
