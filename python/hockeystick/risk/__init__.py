@@ -81,8 +81,19 @@ extreme parameter over a set of eps values is the best of ``calibrate``'s answer
 
 from .directions import DIRECTIONS as DIRECTIONS
 from .directions import Direction
+from .gdp import DEFAULT_DELTA0, CertifiedGDP, certified_gdp
 from .power_bracket import DEFAULT_RTOL
 from .tpr_calibration import calibrate_tpr
 from .tradeoff import advantage, tpr_at_fpr, tradeoff_curve
 
-__all__ = ["Direction", "DEFAULT_RTOL", "advantage", "calibrate_tpr", "tpr_at_fpr", "tradeoff_curve"]
+__all__ = [
+    "CertifiedGDP",
+    "DEFAULT_DELTA0",
+    "DEFAULT_RTOL",
+    "Direction",
+    "advantage",
+    "calibrate_tpr",
+    "certified_gdp",
+    "tpr_at_fpr",
+    "tradeoff_curve",
+]
