@@ -42,7 +42,7 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ("would_exceed", _would_exceed, {"epsilon": 1.0, "delta": 1e-5}),
     (
         "best_order",
-        lambda epsilon, delta: best_order(Round.gaussian(2.0), epsilon, delta),
+        lambda epsilon, delta: best_order(Round.gaussian(10.0), epsilon, delta),
         {"epsilon": 1.0, "delta": 1e-5},
     ),
     (

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..base.validation import delta_target, describe, positive_number, single
 from .guarantee import PrivacyGuarantee
-from .rdp_filter import best_order, rdp_budgets, union_cost
+from .rdp_filter import most_rounds_order, rdp_budgets, union_cost
 from .round_rdp import check_integer_orders, gaussian_rdp_upper
 from .rounds import Round
 
@@ -46,6 +46,7 @@ __all__ = ["IndividualRdpFilter"]
 
 _U = 2.0**-53
 STATE_FORMAT = "hockeystick.individual_rdp_filter/1"
+MAX_RECORDS = 2**40  # one spent sum per record and order: 8 TiB at one order, more than any machine holds
 
 
 class IndividualRdpFilter:
@@ -65,13 +66,16 @@ class IndividualRdpFilter:
         The budget's delta, 0 < delta < 1.
     orders : int or sequence of int, optional
         Integer Rényi orders in [2, 1024]. Default: the one order at which most steps of a record whose
-        gradient is always clipped fit the budget (``best_order`` of ``Round.gaussian(noise_multiplier)``),
-        Feldman & Zrnic's single-order filter, chosen from the settings alone.
+        gradient is always clipped fit the budget (``rdp_filter.most_rounds_order`` of
+        ``Round.gaussian(noise_multiplier)``: ``best_order``'s rule, kept when not one such step fits, since
+        records with smaller gradients may still), Feldman & Zrnic's single-order filter, chosen from the
+        settings alone.
 
     Raises
     ------
     ValueError
-        If ``num_records`` is not a whole number >= 1, ``noise_multiplier`` or ``max_grad_norm`` is not a
+        If ``num_records`` is not a whole number in [1, 2^40] (or its spent sums cannot be allocated),
+        ``noise_multiplier`` or ``max_grad_norm`` is not a
         finite number > 0, ``epsilon`` is not a finite number >= 0, ``delta`` lies outside (0, 1), or
         ``orders`` is not a set of whole numbers in [2, 1024].
 
@@ -101,8 +105,8 @@ class IndividualRdpFilter:
     ) -> None:
         if isinstance(num_records, (bool, np.bool_)) or not isinstance(num_records, (int, np.integer)):
             raise ValueError(f"num_records must be a whole number >= 1, got {describe(num_records)}")
-        if num_records < 1:
-            raise ValueError(f"num_records must be a whole number >= 1, got {num_records}")
+        if not 1 <= num_records <= MAX_RECORDS:
+            raise ValueError(f"num_records must be a whole number in [1, 2^40], got {describe(num_records)}")
         self.num_records = int(num_records)
         self.noise_multiplier = positive_number(noise_multiplier, "noise_multiplier")
         self.max_grad_norm = positive_number(max_grad_norm, "max_grad_norm")
@@ -111,10 +115,16 @@ class IndividualRdpFilter:
             raise ValueError(f"epsilon must be a finite number >= 0, got {describe(epsilon)}")
         self.epsilon, self.delta = eps, delta_target(delta)
         if orders is None:
-            orders = best_order(Round.gaussian(self.noise_multiplier), self.epsilon, self.delta)
+            orders = most_rounds_order(Round.gaussian(self.noise_multiplier), self.epsilon, self.delta)
         self.orders = check_integer_orders(orders)
         self._budgets = rdp_budgets(self.epsilon, self.delta, self.orders)
-        self._spent = np.zeros((self.num_records, len(self.orders)))
+        try:
+            self._spent = np.zeros((self.num_records, len(self.orders)))
+        except (MemoryError, ValueError):
+            raise ValueError(
+                f"num_records ({self.num_records}) times the {len(self.orders)} orders is more spent sums than this "
+                "machine can hold (8 bytes each): fewer records, or one order (orders=None picks one)"
+            ) from None
         self.steps = 0
 
     def admit(self, grad_norms: Any, noise_multiplier: float | None = None) -> np.ndarray:
@@ -140,7 +150,17 @@ class IndividualRdpFilter:
             If ``grad_norms`` is not ``num_records`` numbers >= 0 (NaN included), or ``noise_multiplier`` is
             not a finite number > 0.
         """
-        norms = np.asarray(grad_norms, dtype=np.float64)
+        try:
+            given = np.asarray(grad_norms)
+        except (ValueError, TypeError) as err:  # ragged sequences
+            raise ValueError(
+                f"grad_norms must be numbers >= 0, one per record, got {describe(grad_norms)} ({err})"
+            ) from None
+        if given.dtype.kind not in "iuf":  # strings, booleans, complex numbers, objects: not norms
+            raise ValueError(
+                f"grad_norms must be real numbers >= 0, one per record, got {describe(grad_norms)} (dtype {given.dtype})"
+            )
+        norms = given.astype(np.float64)
         if norms.shape != (self.num_records,):
             raise ValueError(
                 f"grad_norms must hold one norm per record, shape ({self.num_records},), got shape {norms.shape}"

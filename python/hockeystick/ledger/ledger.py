@@ -37,7 +37,7 @@ from .outward_sum import RunningSum
 from .rdp_filter import RdpFilter
 from .rdp_odometer import odometer_guarantee
 from .refusal import refusal
-from .round_rdp import check_integer_orders
+from .round_rdp import DEFAULT_ORDERS, check_integer_orders
 from .rounds import Round
 
 __all__ = ["FILTERS", "STATE_FORMAT", "PrivacyLedger"]
@@ -68,6 +68,12 @@ _COMPOSITION_REFUSED = (
     "ask guarantee() for the filter's budget or odometer() for the running epsilon, or build the ledger with "
     "adaptive=False if the schedule was fixed before the run"
 )
+
+
+def _orders_text(orders: tuple[int, ...]) -> str:
+    if orders == DEFAULT_ORDERS:
+        return f"default ({len(orders)})"
+    return repr(list(orders)) if len(orders) <= 6 else f"{len(orders)} orders in [{orders[0]}, {orders[-1]}]"
 
 
 def _rounds_count(value: Any, name: str = "rounds") -> int:
@@ -155,6 +161,35 @@ class PrivacyLedger:
         self._base = (self._rdp, self._mu2)
         self._rdp_cache: dict[Round, np.ndarray] = {}
         self._filters: dict[tuple[float, float], RdpFilter | GdpFilter] = {}
+
+    def __repr__(self) -> str:
+        """What the ledger holds: its declaration, budget and filter, the rounds recorded and what they spent.
+
+        Spent is the share of the filter's budget used, at the order closest to it for the Rényi filter (the
+        smallest spent / budget over the orders with a positive budget) or of mu^2 for the GDP filter; a
+        fixed schedule's spent is its composition, computed on request (``composition``), not here.
+        """
+        budget = "none" if self.budget is None else f"({self.budget[0]:g}, {self.budget[1]:g})"
+        head = (
+            f"PrivacyLedger(adaptive={self.adaptive}, budget={budget}, filter={self.filter!r}, "
+            f"orders={_orders_text(self.orders)}, rounds={self.rounds} ({len(self.counts())} distinct)"
+        )
+        return f"{head}, spent={self._spent_text()})"
+
+    def _spent_text(self) -> str:
+        if not self._runs:
+            return "nothing"
+        if not self.adaptive or self.budget is None:
+            return "see composition(delta)" if not self.adaptive else "see odometer(delta)"
+        chosen = self._filter_of(*self.budget)
+        if isinstance(chosen, GdpFilter):
+            share = float(self._mu2.upper()[0]) / chosen.mu_squared if chosen.mu_squared > 0 else math.inf
+            return f"{share:.4g} of the GDP budget mu^2 = {chosen.mu_squared:.4g}"
+        budgets, spent = chosen.budgets, self._rdp.upper()
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            share = np.where(budgets > 0, spent / np.where(budgets > 0, budgets, 1.0), np.inf)
+        k = int(np.argmin(share))
+        return f"{share[k]:.4g} of the RDP budget at order {self.orders[k]}"
 
     # ---- what has been recorded
 

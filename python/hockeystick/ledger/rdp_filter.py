@@ -45,7 +45,7 @@ from .guarantee import PrivacyGuarantee
 from .round_rdp import check_integer_orders
 from .rounds import Round
 
-__all__ = ["RdpFilter", "best_order", "rdp_budgets", "union_cost"]
+__all__ = ["RdpFilter", "best_order", "most_rounds_order", "rdp_budgets", "union_cost"]
 
 _U = 2.0**-53
 
@@ -193,8 +193,9 @@ def best_order(planned: Round, epsilon: float, delta: float, orders: tuple[int, 
     Raises
     ------
     ValueError
-        If ``epsilon`` is not a finite number >= 0, ``delta`` lies outside (0, 1), or ``orders`` is not a set
-        of whole numbers in [2, 1024].
+        If ``epsilon`` is not a finite number >= 0, ``delta`` lies outside (0, 1), ``orders`` is not a set
+        of whole numbers in [2, 1024], or no order admits one round of ``planned`` (the message gives the
+        closest order, what one round costs there and what would admit it).
 
     Examples
     --------
@@ -203,6 +204,55 @@ def best_order(planned: Round, epsilon: float, delta: float, orders: tuple[int, 
     >>> best_order(Round.subsampled_gaussian(1.0, 0.01), 3.0, 1e-5)
     7
     """
+    candidates, fits, budgets, step = _fits(planned, epsilon, delta, orders)
+    k = int(np.argmax(fits))
+    if fits[k] < 1:
+        excess = np.where(np.isnan(step - budgets), np.inf, step - budgets)
+        j = int(np.argmin(excess))
+        raise ValueError(
+            f"no order admits one round of {planned!r} within the budget (epsilon={single(epsilon, 'epsilon'):g}, "
+            f"delta={single(delta, 'delta'):g}): at order {candidates[j]}, the closest, one round costs {step[j]:.4g} "
+            f"against its single-order budget {budgets[j]:.4g}; a larger delta or epsilon, more noise, a lower "
+            "sampling rate, or, if every round's settings are fixed before the run, PrivacyLedger(adaptive=False) "
+            "(the certified PLD composition)"
+        )
+    return int(candidates[k])
+
+
+def most_rounds_order(planned: Round, epsilon: float, delta: float, orders: tuple[int, ...] | None = None) -> int:
+    """``best_order``'s rule without its refusal: the order maximizing floor(B(alpha) / rho(alpha)), the smallest
+    on ties, which is the smallest order with a budget >= 0 when no order admits one round.
+
+    For a filter whose rounds are a fraction of ``planned`` (the individual filter's records whose gradients
+    are clipped below the clip norm), so that a default order is needed even when ``planned`` itself never fits.
+
+    Parameters
+    ----------
+    planned : Round
+        The round the run expects to repeat, chosen before the run.
+    epsilon, delta : float
+        The budget, as ``best_order``'s.
+    orders : tuple of int, optional
+        Candidate integer orders (default ``round_rdp.DEFAULT_ORDERS``).
+
+    Returns
+    -------
+    int
+        The order.
+
+    Raises
+    ------
+    ValueError
+        As ``best_order``, but not when no order admits one round.
+    """
+    candidates, fits, _, _ = _fits(planned, epsilon, delta, orders)
+    return int(candidates[int(np.argmax(fits))])
+
+
+def _fits(
+    planned: Round, epsilon: float, delta: float, orders: tuple[int, ...] | None
+) -> tuple[tuple[int, ...], np.ndarray, np.ndarray, np.ndarray]:
+    """(candidate orders, rounds of ``planned`` that fit each single-order budget or -1, the budgets, the cost)."""
     eps = single(epsilon, "epsilon")
     if not (math.isfinite(eps) and eps >= 0):
         raise ValueError(f"epsilon must be a finite number >= 0, got {describe(epsilon)}")
@@ -212,4 +262,4 @@ def best_order(planned: Round, epsilon: float, delta: float, orders: tuple[int, 
     step = planned.rdp_upper(candidates)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # huge budgets: inf rounds fit
         fits = np.where(alpha_budgets >= 0, np.floor(alpha_budgets / step), -1.0)
-    return int(candidates[int(np.argmax(fits))])
+    return candidates, fits, alpha_budgets, step

@@ -7,7 +7,7 @@ of that kind), what would change the answer:
 
 * a larger delta: the smallest delta at which one of the filter's orders admits them, from the filter's
   budget B_k = epsilon + (log(delta / K) + log alpha_k) / (alpha_k - 1) - log(1 - 1 / alpha_k) solved for
-  delta at that order's cost (``rdp_filter``);
+  delta at that order's cost (``rdp_filter``), shown to two digits rounded up;
 * the orders: one order fixed before the run (no union over K orders), at the order that admits the most
   rounds of that kind among every integer order in [2, 1024] (``rdp_filter.best_order``'s rule), if one does;
 * the filter kind: the GDP filter, exact for unsampled Gaussian rounds, when the rounds are of that kind;
@@ -15,8 +15,7 @@ of that kind), what would change the answer:
   the certified PLD epsilon of the refused rounds alone.
 
 The numbers are read off the same rounded-outward quantities the filter compares, so a stated cost is what the
-filter saw; the suggested delta is the exact solution of the budget's formula ("about": the filter's own
-budget is rounded down by a few units in the last place).
+filter saw.  The closest order is the one whose spent sum exceeds its budget the least.
 """
 
 from __future__ import annotations
@@ -54,7 +53,12 @@ def _delta_needed(cost: np.ndarray, epsilon: float, orders: tuple[int, ...]) -> 
         log_delta = (alpha - 1.0) * (cost - epsilon + np.log1p(-1.0 / alpha)) - np.log(alpha) + math.log(len(orders))
     log_delta = np.where(np.isnan(log_delta), np.inf, log_delta)
     k = int(np.argmin(log_delta))
-    return (math.exp(log_delta[k]) if log_delta[k] < 0 else math.inf), orders[k]
+    if not log_delta[k] < 0:
+        return math.inf, orders[k]
+    # shown to two digits, rounded up (and past the budget's own rounding down): the delta shown admits them
+    needed = math.exp(log_delta[k]) * (1.0 + 1e-9)
+    scale = 10.0 ** (math.floor(math.log10(needed)) - 1)
+    return math.ceil(needed / scale) * scale, orders[k]
 
 
 def _one_order(one: Round, times: int, epsilon: float, delta: float) -> str:
@@ -110,7 +114,7 @@ def _rdp_refusal(ledger: Any, one: Round, times: int, epsilon: float, delta: flo
     needed, order = _delta_needed(alone, epsilon, orders)
     fixes = [
         (
-            f"a larger delta (from about {needed:.2g}, at order {order})"
+            f"a larger delta (delta = {needed:.2g} admits it, at order {order})"
             if needed < 1
             else "no delta < 1 at these orders"
         ),

@@ -55,7 +55,7 @@ def check_integer_orders(orders: object) -> tuple[int, ...]:
 
     Parameters
     ----------
-    orders : sequence of int or None
+    orders : int, sequence of int, 1-d or 0-d array of int, or None
         Integer Rényi orders; None gives ``DEFAULT_ORDERS``.
 
     Returns
@@ -66,11 +66,17 @@ def check_integer_orders(orders: object) -> tuple[int, ...]:
     Raises
     ------
     ValueError
-        If ``orders`` is empty, or an order is not a whole number in [2, 1024].
+        If ``orders`` is empty, an array of more than one dimension, or an order is not a whole number in
+        [2, 1024].
     """
     if orders is None:
         return DEFAULT_ORDERS
-    values = list(orders) if isinstance(orders, (list, tuple, np.ndarray)) else [orders]
+    if isinstance(orders, np.ndarray) and orders.ndim > 1:
+        raise ValueError(f"orders must be one order or a flat sequence of orders, got an array of shape {orders.shape}")
+    if isinstance(orders, np.ndarray):
+        values = orders.reshape(-1).tolist()  # a 0-d array is one order
+    else:
+        values = list(orders) if isinstance(orders, (list, tuple)) else [orders]
     if not values:
         raise ValueError("orders must not be empty: give integer Rényi orders in [2, 1024], or None for the defaults")
     out = set()

@@ -52,10 +52,12 @@ def _rate(value: Any) -> float:
         raise ValueError(f"sampling_rate must be a number in (0, 1], got {describe(value)}")
     x = float(value)
     if not (0.0 < x <= 1.0):
-        raise ValueError(
-            f"sampling_rate must lie in (0, 1], got {describe(value)} (a round nobody takes part in releases "
-            "nothing about anyone: do not record it)"
+        why = (
+            " (a round nobody takes part in releases nothing about anyone: do not record it)"
+            if x == 0.0
+            else " (a probability: each record takes part with probability q)"
         )
+        raise ValueError(f"sampling_rate q must satisfy 0 < q <= 1, got {describe(value)}{why}")
     return x
 
 
