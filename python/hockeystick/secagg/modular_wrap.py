@@ -24,8 +24,9 @@ By Chernoff's bound, for every t > 0,
     P(|S_j| \ge m) \le 2 \exp\bigl(t^2 v / 2 + V(\cosh t - 1) - t m\bigr),
 
 v the sum of the subgaussian proxies (V = 0 for the discrete Gaussian, whose bound is 2 e^{-m^2 / (2v)} at
-the best t).  A union over the d coordinates gives the round's bound (minimised over a grid of t: any t
-gives a valid bound), widened by 1e-9 relative.
+the best t).  A union over the d coordinates gives the round's bound (minimised over t: any t
+gives a valid bound; the Skellam term's is at the root of its slope, from logs), widened by 1e-9 relative and
+never below the least positive double.
 """
 
 from __future__ import annotations
@@ -41,20 +42,59 @@ __all__ = ["NOISES", "bits_for", "wrap_probability"]
 
 NOISES = ("distributed_discrete_gaussian", "skellam")
 MAX_BITS = 62
+_LOG_2 = math.log(2.0)
+_SMALLEST = 5e-324
+_LOG_MAX = math.log(np.finfo(float).max)
+
+
+def _log_sinh(t: float) -> float:
+    """log sinh t for t > 0, finite wherever t is (sinh itself overflows past t ~ 710)."""
+    if t > 20.0:
+        return t - _LOG_2 + math.log1p(-math.exp(-2.0 * t))
+    return math.log(math.sinh(t))
+
+
+def _skellam_term(t: float, variance: float) -> float:
+    """V (cosh t - 1) = 2 V sinh(t / 2)^2, from logs: finite wherever it is below the doubles' top, inf above."""
+    log_term = _LOG_2 + math.log(variance) + 2.0 * _log_sinh(0.5 * t)
+    return math.exp(log_term) if log_term < _LOG_MAX else math.inf
 
 
 def _log_tail(m: float, proxy: float, skellam_variance: float) -> float:
-    """log of min_t e^{t^2 v / 2 + V (cosh t - 1) - t m} over a grid of t (module docstring)."""
+    """log of min_t e^{t^2 v / 2 + V (cosh t - 1) - t m} (module docstring), at most 0.
+
+    The exponent is convex in t, its slope t v + V sinh t - m increasing from -m at t = 0: the minimum is at the
+    slope's root t*, below both m / v (where the first term's slope alone reaches m) and asinh(m / V) (the
+    second's).  t* is found by bisection on the slope, V sinh t taken from logs (it overflows only where the slope
+    is far above 0); any t gives a valid bound, so the bisection's end is a safe choice.
+    """
     if m <= 0.0:
         return 0.0
     if skellam_variance == 0.0:
         return -m * m / (2.0 * proxy)
-    top = m / proxy if proxy > 0.0 else math.asinh(m / skellam_variance) * 2.0
-    t = np.geomspace(top * 1e-6, top, 4000)
-    with np.errstate(over="ignore", invalid="ignore"):  # cosh past the doubles: that t gives no bound
-        exponent = t * t * proxy / 2.0 + skellam_variance * np.expm1(np.log(np.cosh(t))) - t * m
-    exponent = np.where(np.isfinite(exponent), exponent, np.inf)
-    return float(min(exponent.min(), 0.0))
+    v, big_v = proxy, skellam_variance
+    ratio = m / big_v
+    # asinh(x) = log(2 x) + O(1 / x^2): from logs where x itself would overflow
+    reach = math.asinh(ratio) if ratio < 1e150 else _LOG_2 + math.log(m) - math.log(big_v)
+    hi = min(m / v, reach) if v > 0.0 else reach
+    lo = 0.0
+    for _ in range(200):  # the bracket halves each step: at most ~1100 steps span the doubles; 200 reach 2^-200
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        log_sinh = _log_sinh(mid) + math.log(big_v)
+        pushed = math.exp(log_sinh) if log_sinh < _LOG_MAX else math.inf
+        if mid * v + pushed < m:
+            lo = mid
+        else:
+            hi = mid
+    best = 0.0
+    for t in (lo, hi):
+        if t > 0.0:
+            exponent = t * t * v / 2.0 + _skellam_term(t, big_v) - t * m
+            if math.isfinite(exponent):
+                best = min(best, exponent)
+    return best
 
 
 def wrap_probability(
@@ -130,7 +170,9 @@ def wrap_probability(
         proxy += n * s * s
     m = 2.0 ** (b - 1) - (n if conditional else 0)
     log_bound = math.log(2.0 * d) + _log_tail(m, proxy, skellam_variance)
-    return min(1.0, math.exp(log_bound + 1e-9 * abs(log_bound)))
+    # rounded up: a bound below the doubles' least positive value is that value, never 0 (the sum's noise has
+    # unbounded support, so the wrap's probability is positive)
+    return min(1.0, max(math.exp(log_bound + 1e-9 * abs(log_bound)), _SMALLEST))
 
 
 def bits_for(beta: float, **round_parameters: object) -> int:
