@@ -25,7 +25,6 @@ from .directions import SCREEN_MARGIN, Directions
 from .every_noise import every_noise_meets
 from .problem import NEAR_STEP, STEP, Problem
 from .progress_bar import ProgressBar
-from .question_grid import question_grid
 from .vocabulary import calibrated_spec, one_vocabulary
 
 _BLOCKS = 16  # targets are solved in this many interleaved blocks (fewer if fewer targets)
@@ -55,8 +54,10 @@ def calibrate(
         x^\star = \min\{x \in R : \delta_x(\varepsilon) \le \delta\} \ \text{(decreasing)},\qquad
         x^\star = \max\{x \in R : \delta_x(\varepsilon) \le \delta\} \ \text{(increasing)},
 
-    with :math:`\delta_x` the accountant's certified upper bound at parameter value x (``bound="upper"``)
-    and R the parameter's search range (``registry.Calibratable``).
+    with :math:`\delta_x` the accountant's certified upper bound at parameter value x (``bound="upper"``), as
+    the accountant built from ``params`` reads it (on its own default grid where ``params`` choose none: the
+    Poisson-sampled PLD accountants choose it from the question, so the answer is the extreme value whose
+    default read meets the target), and R the parameter's search range (``registry.Calibratable``).
     The search brackets the answer by geometric steps from a start, then refines it (Chandrupatla's
     method, ``scipy.optimize.elementwise.find_root``, on log delta against log x; integers by bisection
     to adjacent values); the module docstring gives the steps. The value returned was evaluated and met
@@ -153,7 +154,6 @@ def calibrate(
     """
     entry = _entry(accountant)
     entry, parameter, epsilon, delta, params = one_vocabulary(entry, parameter, epsilon, delta, params)
-    params = question_grid(entry, delta, params)
     spec = calibrated_spec(entry, parameter, params)
     if start is not None:
         start = float(_validation.positive(_validation.single(start, "start"), "start"))
