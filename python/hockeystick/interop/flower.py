@@ -15,7 +15,9 @@ guarantee it gives (``guarantee``):
 * ``adaptive=True`` (a round's settings may depend on earlier outputs): ``would_exceed`` is the ledger's
   filter of the budget (``config.max_epsilon``, ``config.target_delta``), fixed before the run (the Rényi
   filter of Feldman & Zrnic 2021, or the GDP filter); ``get_epsilon`` is the Rényi odometer, valid at every
-  round at once; composing the rounds that happened is never answered (arXiv 2602.06756).
+  round at once, which can read above ``max_epsilon`` while the filter keeps the budget (the filter's
+  guarantee is ``ledger.guarantee()``); composing the rounds that happened is never answered
+  (arXiv 2602.06756).
 
 Flower's words map onto the ledger's rounds as Flower's own RDP backend reads them (dp_accounting events):
 
@@ -48,6 +50,7 @@ from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 __all__ = ["ACCOUNTED", "STATE_SCHEMA", "HockeystickPrivacyAccountant", "PrivacySpent"]
 
 STATE_SCHEMA = "hockeystick.flower/1"
+_STATE_KEYS = ("schema_version", "backend", "config", "ledger")
 ACCOUNTED = {
     ("poisson", "add-or-remove-one"): "poisson",
     ("no-amplification", "add-or-remove-one"): "none",
@@ -296,7 +299,8 @@ class HockeystickPrivacyAccountant:
         -------
         PrivacyGuarantee
             ``adaptive=False``: the certified PLD bracket of the composition (``kind="certified composition"``,
-            with ``epsilon_lower``); ``adaptive=True``: the Rényi odometer (``kind="odometer"``).
+            with ``epsilon_lower``); ``adaptive=True``: the Rényi odometer (``kind="odometer"``), which can
+            exceed ``config.max_epsilon`` while the filter's budget holds (``get_epsilon``).
 
         Raises
         ------
@@ -317,7 +321,13 @@ class HockeystickPrivacyAccountant:
         Returns
         -------
         float
-            The certified upper epsilon (fixed schedule) or the odometer's epsilon (adaptive).
+            ``adaptive=False``: the certified upper epsilon of the PLD composition of the releases so far.
+            ``adaptive=True``: the Rényi odometer's epsilon at ``delta`` (``PrivacyLedger.odometer``), a bound
+            valid at every round at once with no budget fixed in advance.  It is not the filter's budget and
+            can exceed ``config.max_epsilon``: a budget of 8 at target_delta 1e-5 admits 7 releases at noise
+            multiplier 2 without amplification, after which the odometer reads 8.06.  The filter's own
+            guarantee, (max_epsilon, target_delta) at the run's halt, is ``ledger.guarantee()``; each answer
+            holds under its own assumption (``guarantee()`` states the odometer's).
 
         Raises
         ------
@@ -455,14 +465,51 @@ class HockeystickPrivacyAccountant:
         Raises
         ------
         ValueError
-            If ``state`` is not this adapter's state, or was saved under another ``PrivacyConfig`` or ledger
-            configuration.
+            If ``state`` is not this adapter's state (a field missing, unknown or of the wrong kind), was saved
+            under another ``PrivacyConfig`` or ledger configuration, or its ledger is refused by
+            ``PrivacyLedger.from_state_dict`` (spent sums that disagree with its rounds included); the message
+            names the field.
         """
-        if not isinstance(state, dict) or state.get("schema_version") != STATE_SCHEMA:
-            raise ValueError(f"state must be a HockeystickPrivacyAccountant.state_dict() (schema {STATE_SCHEMA!r})")
-        if state.get("config") != self._config_state():
+        if not isinstance(state, dict):
             raise ValueError(
-                f"the state was saved under another PrivacyConfig ({state.get('config')}, this accountant's is "
-                f"{self._config_state()})"
+                f"state must be a HockeystickPrivacyAccountant.state_dict() (a dict of schema {STATE_SCHEMA!r}), got "
+                f"{type(state).__name__}"
             )
-        self._ledger.load_state_dict(state.get("ledger"))  # type: ignore[arg-type]
+        if state.get("schema_version") != STATE_SCHEMA:
+            raise ValueError(
+                f"state's schema_version must be {STATE_SCHEMA!r} (a HockeystickPrivacyAccountant.state_dict()), got "
+                f"{describe(state.get('schema_version'))}"
+            )
+        missing = [key for key in _STATE_KEYS if key not in state]
+        unknown = [repr(key) for key in state if key not in _STATE_KEYS]
+        if missing or unknown:
+            raise ValueError(
+                f"state {'lacks ' + ', '.join(missing) if missing else 'has unknown fields ' + ', '.join(unknown)}: "
+                f"an accountant's state holds {', '.join(_STATE_KEYS)}"
+            )
+        if state["backend"] != "hockeystick":
+            raise ValueError(f"state's backend must be 'hockeystick', got {describe(state['backend'])}")
+        ours, theirs = self._config_state(), state["config"]
+        if not isinstance(theirs, dict) or set(theirs) != set(ours):
+            raise ValueError(f"state's config must hold {', '.join(ours)}, got {describe(theirs)}")
+        differ = [key for key in ours if not _same(theirs[key], ours[key])]
+        if differ:
+            shown = "; ".join(f"{key}: {theirs[key]!r} in the state, {ours[key]!r} here" for key in differ)
+            raise ValueError(
+                f"state's config differs from this accountant's PrivacyConfig in {', '.join(differ)} ({shown}): "
+                "the state was saved under another configuration"
+            )
+        try:
+            self._ledger.load_state_dict(state["ledger"])
+        except ValueError as err:
+            raise ValueError(f"state's ledger is refused: {err}") from None
+
+
+def _same(theirs: Any, ours: Any) -> bool:
+    """A saved configuration value equals this accountant's: the same number (not a bool or a string read as
+    one), the same word, or both None."""
+    if ours is None or isinstance(ours, str):
+        return theirs == ours and type(theirs) is type(ours)
+    if isinstance(theirs, bool) or not isinstance(theirs, (int, float)):
+        return False
+    return theirs == ours
