@@ -38,10 +38,13 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..ledger.ledger import PrivacyLedger
 from ..pld.compose.distribution import Factor, PrivacyLossDistribution
 from ..pld.compose.pmf import GridPMF
+from ..pld.mechanisms.constructors import checked_interval
+from .pld_curve import DEFAULT_DELTA_FLOOR, DEFAULT_INTERVAL, curve_pmfs, fixed_schedule, follows_contract
 from .pld_folding import lower_minorant, optimistic_fields, pessimistic_fields, pessimistic_pmf
-from .pld_format import ExchangedPLD, ExchangedPMF
+from .pld_format import ExchangedPLD, ExchangedPMF, charged_infinity
 
 __all__ = ["DP_ACCOUNTING_FIELDS", "export_pld", "from_dp_accounting", "import_pld", "to_dp_accounting"]
 
@@ -63,29 +66,108 @@ _CHECK_FRACTIONS = (0.0, 0.25, 0.5, 0.75, 1.0)
 _CHECK_TOLERANCE = 1e-9
 
 
-def export_pld(pld: PrivacyLossDistribution) -> ExchangedPLD:
-    """``pld`` in Google's PLD fields, both sides certified (module docstring; ``pld_folding``).
+def export_pld(
+    source: Any, *, delta_floor: float | None = None, value_discretization_interval: float | None = None
+) -> ExchangedPLD:
+    """A PLD or an accountant's run in Google's PLD fields, both sides certified (module docstring).
+
+    A ``PrivacyLossDistribution`` given without ``delta_floor`` is written as its composed PMFs, every charge folded
+    in (``pld_folding``): a reader's curve is at or above the PLD's certified upper bound, as tight as that is.
+    An accountant (``SubsampledGaussianPLD``, ``training.DPSGD`` / ``DPFedAvg``, ``PLDAccountant``, any object of the
+    accountant contract for one run), a fixed-schedule ``PrivacyLedger``, or a PLD given with ``delta_floor``, is
+    written as the PMFs of its certified curve (``pld_curve``): dp_accounting reading the pessimistic PMF at any
+    delta >= ``delta_floor`` gets an eps within the default tolerance max(1e-3, 2.5e-4 eps) of the certified upper
+    eps (one sample spacing at most), and never below the true eps.
 
     Parameters
     ----------
-    pld : PrivacyLossDistribution
-        A hockeystick PLD (one direction: symmetric; two: remove, then add).  Its composition runs if it has
-        not yet.
+    source : PrivacyLossDistribution, accountant or PrivacyLedger
+        What to export: a hockeystick PLD; an object with the contract's ``delta(epsilon, *, bound=...)`` and
+        ``epsilon(delta, *, bound=...)`` (``base.accountant``) built for one run (scalar parameters); or a
+        ``PrivacyLedger`` of a fixed schedule (its recorded rounds, composed).
+    delta_floor : float, optional
+        The smallest delta the export is read at within the tolerance, 0 < delta_floor < 1; stated in the result
+        (``ExchangedPLD.delta_floor``).  Default 1e-12 for an accountant or a ledger; for a PLD, giving it selects
+        the curve's export.  Below it a reader's eps stays an upper bound, looser, and inf below the mass at
+        +infinity (at most ``delta_floor``).
+    value_discretization_interval : float, optional
+        The grid of the curve's export, 0 < h <= 100 (default: a PLD's own grid; 1e-4, dp_accounting's default,
+        for the others: the export composes with dp_accounting's PLDs on that grid).  Above 5e-4 the samples are a
+        cell apart, and a reader's eps within one cell of the certified one.
 
     Returns
     -------
     ExchangedPLD
-        Per direction, the pessimistic PMF (its delta(eps) at or above ``pld.delta(eps, bound="upper")`` at every
-        eps) and the optimistic one (at or below ``bound="lower"``); no optimistic PMFs for a PLD built without
-        its optimistic side.
+        The pessimistic PMF per direction (its delta(eps) at or above the certified upper bound, or the true curve,
+        at every eps) and the optimistic one (at or below the certified lower bound), none for a source certifying
+        the upper side alone; one direction for the curve's export (it bounds both orders of the neighbours).
 
     Raises
     ------
     ValueError
-        If ``pld`` is not a PrivacyLossDistribution, or its composition is refused (its own message).
+        If ``source`` is none of these (the message says what is exported), an adaptive ledger, an accountant of
+        several runs (array parameters), ``delta_floor`` is outside (0, 1) or below what ``source`` certifies (the
+        message gives what to export instead), or a composition is refused (its own message).
+    ParameterTypeError
+        If ``value_discretization_interval`` is not one number.
+
+    Examples
+    --------
+    >>> from hockeystick.pld import SubsampledGaussianPLD
+    >>> run = SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60000, rounds=1000)
+    >>> exported = export_pld(run, delta_floor=1e-8)
+    >>> exported.delta_floor
+    1e-08
+    >>> bool(exported.epsilon(1e-6) >= run.epsilon(1e-6, bound="lower"))
+    True
     """
-    if not isinstance(pld, PrivacyLossDistribution):
-        raise ValueError(f"pld must be a hockeystick PrivacyLossDistribution, got {type(pld).__name__}")
+    floor = None if delta_floor is None else _delta_floor(delta_floor)
+    if isinstance(source, PrivacyLossDistribution) and floor is None:
+        if value_discretization_interval is not None:
+            raise ValueError(
+                "value_discretization_interval is the curve's export grid: a PLD's fields are on its own grid; "
+                "give delta_floor too to export its curve"
+            )
+        return _folded(source)
+    if isinstance(source, PrivacyLossDistribution):
+        h = source.value_discretization_interval
+    else:
+        h = DEFAULT_INTERVAL
+    if value_discretization_interval is not None:
+        h = checked_interval(value_discretization_interval)
+    curve = fixed_schedule(source) if isinstance(source, PrivacyLedger) else source
+    if not follows_contract(curve):
+        raise ValueError(
+            "source must be a hockeystick PrivacyLossDistribution, an accountant of one run with "
+            "delta(epsilon, *, bound=...) and epsilon(delta, *, bound=...) (SubsampledGaussianPLD, DPSGD, DPFedAvg, "
+            f"PLDAccountant, ...) or a fixed-schedule PrivacyLedger, got {type(source).__name__}" + _hint(source)
+        )
+    floor = DEFAULT_DELTA_FLOOR if floor is None else floor
+    upper, lower = curve_pmfs(curve, floor, h)
+    return ExchangedPLD(upper, None, lower, None, delta_floor=floor)
+
+
+def _hint(source: Any) -> str:
+    """What to export instead of ``source``, where something is known."""
+    if callable(getattr(source, "get_epsilon", None)) and callable(getattr(source, "delta", None)):
+        return (
+            ": its answer is an epsilon at a split of delta, not a curve of every eps; export the PLD it composes "
+            "(e.g. MMCC.pld_at_tail(tail_delta), whose curve omits the tail's delta) only where that bounds the run"
+        )
+    return ""
+
+
+def _delta_floor(value: Any) -> float:
+    """``delta_floor`` as a float, refused unless a number in (0, 1)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0.0 < value < 1.0:
+        raise ValueError(
+            f"delta_floor must be a number in (0, 1) (the smallest delta read within tolerance), got {value!r}"
+        )
+    return float(value)
+
+
+def _folded(pld: PrivacyLossDistribution) -> ExchangedPLD:
+    """A PLD's composed PMFs with their charges folded in (``pld_folding``)."""
     upper = [pessimistic_fields(pmf) for pmf in pld.composed(True)]
     lower: list[ExchangedPMF | None] = [None] * len(upper)
     if all(factor.lower is not None for direction in pld.directions for factor in direction):
@@ -104,7 +186,7 @@ def _grid(pmf: ExchangedPMF) -> GridPMF:
         k_lo=pmf.min_key,
         h=pmf.discretization_interval,
         p=np.array(pmf.values),
-        p_inf=pmf.infinity_mass,
+        p_inf=charged_infinity(pmf),
         pessimistic=pmf.pessimistic_estimate,
     )
 
@@ -181,7 +263,11 @@ def to_dp_accounting(exchanged: ExchangedPLD, side: Literal["pessimistic", "opti
 
     def dense(pmf: ExchangedPMF) -> Any:
         return pld_pmf.DensePLDPmf(
-            pmf.discretization_interval, pmf.min_key, np.array(pmf.values), pmf.infinity_mass, pmf.pessimistic_estimate
+            pmf.discretization_interval,
+            pmf.min_key,
+            np.array(pmf.values),
+            charged_infinity(pmf),
+            pmf.pessimistic_estimate,
         )
 
     return DpPLD(dense(remove), None if add is None else dense(add))

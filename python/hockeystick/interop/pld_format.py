@@ -32,12 +32,26 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["SCHEMA", "VERSION", "ExchangedPLD", "ExchangedPMF"]
+__all__ = [
+    "MASS_TOLERANCE",
+    "SCHEMA",
+    "VERSION",
+    "DeltaFloorWarning",
+    "charged_infinity",
+    "ExchangedPLD",
+    "ExchangedPMF",
+]
+
+
+class DeltaFloorWarning(UserWarning):
+    """A delta below the ``delta_floor`` an export states: its eps read is an upper bound, not within tolerance."""
+
 
 SCHEMA = "hockeystick.pld"
 VERSION = 1
@@ -45,6 +59,19 @@ PMF_FIELDS = ("discretization_interval", "min_key", "values", "infinity_mass", "
 PLD_FIELDS = ("pessimistic_pmf", "pessimistic_pmf_add", "optimistic_pmf", "optimistic_pmf_add")
 # a loss index times h is read as a float: |index| below 2^53 keeps every index exact
 MAX_KEY = 2**53
+# The spacing's sane range: hockeystick's grids are at least 2^-10 1e-5 ~ 1e-8 (pld.grid.constants.LOWEST_INTERVAL)
+# and at most 100 (``checked_interval``); below MIN_INTERVAL every loss of a file is within 2^53 1e-10 ~ 9e5 of 0,
+# a grid no producer writes (a subnormal spacing reads every curve as 0).
+MIN_INTERVAL = 1e-10
+MAX_INTERVAL = 100.0
+# Every loss (min_key + i) h lies in [-MAX_LOSS, MAX_LOSS]: e^{+-loss} stays finite in double, so a reader's
+# sums of values[i] e^{-loss} and e^{eps - loss} do not overflow into NaN; an eps above 700 guarantees nothing.
+MAX_LOSS = 700.0
+# A pessimistic PMF's total mass (values and infinity_mass, summed exactly) is at least 1 - MASS_TOLERANCE: mass
+# lost (values zeroed, cut short or scaled down) lowers its curve by up to the loss, below the truth.  Within the
+# tolerance, ``import_pld`` and ``to_dp_accounting`` add the deficit to the mass at +infinity (``charged_infinity``),
+# which raises the curve by at least what the lost mass carried.  Mass above 1 only raises an upper curve.
+MASS_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,8 +114,19 @@ class ExchangedPMF:
         if not isinstance(self.pessimistic_estimate, (bool, np.bool_)):
             raise ValueError(f"pessimistic_estimate must be true or false, got {self.pessimistic_estimate!r}")
         object.__setattr__(self, "pessimistic_estimate", bool(self.pessimistic_estimate))
-        total = math.fsum([*self.values.tolist(), self.infinity_mass]) if not self.pessimistic_estimate else 0.0
-        if total > 1.0:
+        h, top = self.discretization_interval, self.min_key + self.values.size - 1
+        if not (abs(self.min_key * h) <= MAX_LOSS and abs(top * h) <= MAX_LOSS):
+            raise ValueError(
+                f"min_key and values must put every loss (min_key + i) discretization_interval in "
+                f"[-{MAX_LOSS:g}, {MAX_LOSS:g}] (e^loss finite), got losses from {self.min_key * h!r} to {top * h!r}"
+            )
+        total = math.fsum([*self.values.tolist(), self.infinity_mass])
+        if self.pessimistic_estimate and not total >= 1.0 - MASS_TOLERANCE:
+            raise ValueError(
+                f"values and infinity_mass of a pessimistic PMF must sum to at least 1 - {MASS_TOLERANCE:g} (mass "
+                f"lost lowers its curve below the truth), got {total!r}: masses zeroed, cut short or scaled down"
+            )
+        if not self.pessimistic_estimate and total > 1.0:
             raise ValueError(
                 f"values and infinity_mass of an optimistic PMF must sum to at most 1 (a lower curve never exceeds "
                 f"delta(-infinity) = 1), got {total!r}: take the excess off as a charge, or mark it pessimistic"
@@ -111,6 +149,37 @@ class ExchangedPMF:
         losses = (self.min_key + np.arange(self.values.size)) * self.discretization_interval
         above = losses > epsilon
         return float(self.infinity_mass + np.dot(-np.expm1(epsilon - losses[above]), self.values[above]))
+
+    def epsilon(self, delta: float) -> float:
+        """The least eps >= 0 with this PMF's delta(eps) <= ``delta``, read as dp_accounting's
+        ``get_epsilon_for_delta`` reads it (a reading of the fields, not a certified bound).
+
+        On the segment between two losses the curve is linear in e^eps: above loss l_k it is
+        S_k - e^eps W_k + infinity_mass, S_k and W_k the sums of values[j] and values[j] e^{-l_j} over the losses
+        above l_k, so eps = log((S_k + infinity_mass - delta) / W_k) on the segment where it falls.
+
+        Parameters
+        ----------
+        delta : float
+            The delta, 0 < delta < 1.
+
+        Returns
+        -------
+        float
+            The eps, inf when ``delta`` is below ``infinity_mass``.
+        """
+        if delta < self.infinity_mass:
+            return math.inf
+        losses = (self.min_key + np.arange(self.values.size)) * self.discretization_interval
+        mass = np.cumsum(self.values[::-1])[::-1]  # S: the mass at and above each loss
+        weight = np.cumsum((self.values * np.exp(-losses))[::-1])[::-1]  # W: the same, times e^{-l}
+        curve = np.append(mass[1:] - np.exp(losses[:-1]) * weight[1:], 0.0) + self.infinity_mass  # delta at each loss
+        above = np.flatnonzero(curve > delta)
+        k = int(above[-1]) + 1 if above.size else 0  # the crossing lies in (l_{k-1}, l_k]: the losses >= l_k count
+        numerator = float(mass[k]) + self.infinity_mass - delta
+        value = math.log(numerator / weight[k]) if numerator > 0.0 and weight[k] > 0.0 else -math.inf
+        below = float(losses[k - 1]) if k > 0 else -math.inf
+        return max(min(value, float(losses[k])), below, 0.0)
 
     def to_dict(self) -> dict[str, Any]:
         """The PMF as a JSON object (module docstring).
@@ -162,9 +231,12 @@ class ExchangedPMF:
 
 
 def _interval(h: Any) -> float:
-    """h as a float, refused unless a finite number > 0."""
-    if isinstance(h, bool) or not isinstance(h, (int, float)) or not 0.0 < h < math.inf:
-        raise ValueError(f"discretization_interval must be a finite number > 0 (the loss grid's spacing), got {h!r}")
+    """h as a float, refused unless a number in [MIN_INTERVAL, MAX_INTERVAL]."""
+    if isinstance(h, bool) or not isinstance(h, (int, float)) or not MIN_INTERVAL <= h <= MAX_INTERVAL:
+        raise ValueError(
+            f"discretization_interval must be a number in [{MIN_INTERVAL:g}, {MAX_INTERVAL:g}] (the loss grid's "
+            f"spacing), got {h!r}"
+        )
     return float(h)
 
 
@@ -183,10 +255,28 @@ def _probability(mass: Any) -> float:
 
 
 def _masses(values: Any) -> np.ndarray:
-    """``values`` as a read-only 1-d float64 array, refused unless each is a finite number in [0, 1]."""
+    """``values`` as a read-only 1-d float64 array, refused unless each is a number (an int or float, not a bool or
+    a string) that is finite and in [0, 1]."""
+    if isinstance(values, np.ndarray):
+        numbers = values.dtype.kind in "fiu"
+    elif isinstance(values, (list, tuple)):
+        numbers = all(type(v) in (int, float) or isinstance(v, (np.floating, np.integer)) for v in values)
+    else:
+        numbers = False
+    if not numbers:
+        kind = values.dtype if isinstance(values, np.ndarray) else type(values).__name__
+        bad = (
+            next((v for v in values if not (type(v) in (int, float) or isinstance(v, (np.floating, np.integer)))), None)
+            if isinstance(values, (list, tuple))
+            else kind
+        )
+        raise ValueError(
+            f"values must be a list of numbers (the masses on the grid; no strings, booleans or nested lists), got "
+            f"{bad!r}"
+        )
     try:
         out = np.array(values, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError("values must be a list of numbers (the masses on the grid)") from None
     if out.ndim != 1 or out.size == 0:
         raise ValueError(f"values must be a non-empty 1-d list of masses, got shape {out.shape}")
@@ -215,6 +305,9 @@ class ExchangedPLD:
         The add direction's pessimistic PMF; None for a symmetric PLD.
     optimistic_pmf, optimistic_pmf_add : ExchangedPMF or None
         The optimistic PMFs of the same directions, or both None (no lower side).
+    delta_floor : float or None
+        The smallest delta at which the producer states the pessimistic side reads within its tolerance of its
+        certified eps, in (0, 1); None when it states none (module docstring).
 
     Raises
     ------
@@ -235,8 +328,14 @@ class ExchangedPLD:
     pessimistic_pmf_add: ExchangedPMF | None = None
     optimistic_pmf: ExchangedPMF | None = None
     optimistic_pmf_add: ExchangedPMF | None = None
+    delta_floor: float | None = None
 
     def __post_init__(self) -> None:
+        if self.delta_floor is not None:
+            floor = self.delta_floor
+            if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0.0 < floor < 1.0:
+                raise ValueError(f"delta_floor must be a number in (0, 1) or absent, got {floor!r}")
+            object.__setattr__(self, "delta_floor", float(floor))
         for name in PLD_FIELDS:
             pmf = getattr(self, name)
             if pmf is not None and pmf.pessimistic_estimate != name.startswith("pessimistic"):
@@ -266,6 +365,43 @@ class ExchangedPLD:
         """
         return [pmf for pmf in (getattr(self, name) for name in PLD_FIELDS) if pmf is not None]
 
+    def epsilon(self, delta: float) -> float:
+        """The least eps >= 0 with the pessimistic side's delta(eps) <= ``delta`` (the larger of the directions'), as
+        dp_accounting's ``get_epsilon_for_delta`` reads the same fields; a reading, not a certified bound.
+
+        Parameters
+        ----------
+        delta : float
+            The delta, 0 < delta < 1.
+
+        Returns
+        -------
+        float
+            The eps, inf when ``delta`` is below a direction's mass at +infinity.
+
+        Raises
+        ------
+        ValueError
+            If ``delta`` is not a number in (0, 1).
+
+        Warns
+        -----
+        DeltaFloorWarning
+            If ``delta`` is below ``delta_floor``: the eps stays an upper bound where the fields are pessimistic,
+            but the producer does not state it within its tolerance there.
+        """
+        if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0.0 < delta < 1.0:
+            raise ValueError(f"delta must be a number in (0, 1), got {delta!r}")
+        if self.delta_floor is not None and delta < self.delta_floor:
+            warnings.warn(
+                f"delta={delta:g} is below the export's delta_floor={self.delta_floor:g}: the eps read is an upper "
+                "bound but not within the tolerance of the certified eps; export again with a smaller delta_floor",
+                DeltaFloorWarning,
+                stacklevel=2,
+            )
+        pmfs = [pmf for pmf in (self.pessimistic_pmf, self.pessimistic_pmf_add) if pmf is not None]
+        return max(pmf.epsilon(delta) for pmf in pmfs)
+
     def to_json(self) -> str:
         """The JSON text of the module docstring (strict JSON: no NaN or infinity; floats exact).
 
@@ -279,6 +415,8 @@ class ExchangedPLD:
             pmf = getattr(self, name)
             if pmf is not None:
                 body[name] = pmf.to_dict()
+        if self.delta_floor is not None:
+            body["delta_floor"] = self.delta_floor
         return json.dumps(body, allow_nan=False)
 
     @classmethod
@@ -312,12 +450,38 @@ class ExchangedPLD:
                 f"version must be {VERSION}, the schema this hockeystick reads, got {body.get('version')!r}: "
                 "write the file again with a hockeystick of that schema"
             )
-        unknown = sorted(set(body) - {"schema", "version", *PLD_FIELDS})
+        unknown = sorted(set(body) - {"schema", "version", "delta_floor", *PLD_FIELDS})
         if unknown or "pessimistic_pmf" not in body:
             raise ValueError(
-                f"the fields are {', '.join(PLD_FIELDS)} (pessimistic_pmf required), got unknown {unknown}"
+                f"the fields are {', '.join(PLD_FIELDS)} and delta_floor (pessimistic_pmf required), got unknown "
+                f"{unknown}"
             )
-        return cls(**{name: ExchangedPMF.from_dict(body[name], name) for name in PLD_FIELDS if name in body})
+        pmfs = {name: ExchangedPMF.from_dict(body[name], name) for name in PLD_FIELDS if name in body}
+        return cls(**pmfs, delta_floor=body.get("delta_floor"))
+
+
+def charged_infinity(pmf: ExchangedPMF) -> float:
+    """The mass at +infinity a reader of ``pmf`` takes: a pessimistic PMF's deficit below total mass 1 (at most
+    ``MASS_TOLERANCE``) added to it, rounded up; the field as written otherwise.
+
+    Parameters
+    ----------
+    pmf : ExchangedPMF
+        The PMF.
+
+    Returns
+    -------
+    float
+        ``infinity_mass``, plus 1 - the total mass where a pessimistic PMF's total is below 1: each lost mass m
+        raised its curve by at most m at every eps, so its curve with the deficit at +infinity is at or above the
+        one it lost mass from.
+    """
+    if not pmf.pessimistic_estimate:
+        return pmf.infinity_mass
+    total = math.fsum([*pmf.values.tolist(), pmf.infinity_mass])
+    if total >= 1.0:
+        return pmf.infinity_mass
+    return min(float(np.nextafter(pmf.infinity_mass + float(np.nextafter(1.0 - total, math.inf)), math.inf)), 1.0)
 
 
 def _refuse_constant(name: str) -> float:
