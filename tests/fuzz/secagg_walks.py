@@ -56,7 +56,7 @@ SECAGG_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "secagg.calibrate_secure_aggregation",
         _calibrated,
-        dict(epsilon=5.0, delta=1e-5, clients=10, dimension=100, clip_norm=1.0, bits=20, rounds=2),
+        dict(epsilon=5.0, delta=1e-5, min_surviving_clients=10, dimension=100, clip_norm=1.0, bits=20, rounds=2),
     ),
     (
         "secagg.distributed_discrete_gaussian_rdp",

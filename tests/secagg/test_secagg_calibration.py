@@ -15,7 +15,7 @@ from hockeystick.secagg import (
     wrap_probability,
 )
 
-TARGET = dict(epsilon=3.0, delta=1e-5, clients=20, dimension=64, clip_norm=1.0, bits=12, rounds=5)
+TARGET = dict(epsilon=3.0, delta=1e-5, min_surviving_clients=20, dimension=64, clip_norm=1.0, bits=12, rounds=5)
 RUN = dict(clip_norm=1.0, dimension=64, min_surviving_clients=20, rounds=5, beta=math.exp(-0.5))
 KINDS = [("distributed_discrete_gaussian", DistributedDiscreteGaussian), ("skellam", DistributedSkellam)]
 
@@ -49,7 +49,7 @@ def test_the_granularity_is_the_finest_that_keeps_the_wrap_bound(calibrated):
 
 def test_the_mse_is_its_formula_and_the_gaussian_is_the_smallest_at_the_same_privacy(calibrated):
     _, _, cal = calibrated
-    d, n = TARGET["dimension"], TARGET["clients"]
+    d, n = TARGET["dimension"], TARGET["min_surviving_clients"]
     assert cal.mse == pytest.approx(d * n * (cal.local_sigma**2 + cal.granularity**2 / 4), rel=1e-12)
     sigma_g = math.sqrt(cal.gaussian_mse / d)
     gaussian = GaussianMechanism(sigma=sigma_g, sensitivity=1.0, rounds=TARGET["rounds"])

@@ -113,7 +113,7 @@ def test_bits_for_refuses_when_no_bits_fit_and_names_the_fix():
         bits_for(1e-300, clients=10, dimension=100, clip_norm=1.0, granularity=1e-20, local_sigma=1.0)
 
 
-CAL = dict(epsilon=5.0, delta=1e-5, clients=10, dimension=100, clip_norm=1.0, bits=16, rounds=2)
+CAL = dict(epsilon=5.0, delta=1e-5, min_surviving_clients=10, dimension=100, clip_norm=1.0, bits=16, rounds=2)
 
 
 @pytest.mark.parametrize(
@@ -123,7 +123,7 @@ CAL = dict(epsilon=5.0, delta=1e-5, clients=10, dimension=100, clip_norm=1.0, bi
         ("epsilon", math.inf, "epsilon must be finite and > 0"),
         ("delta", 0.0, "delta must lie strictly between 0 and 1"),
         ("delta", 1.0, "delta must lie strictly between 0 and 1"),
-        ("clients", 0, "clients must be an integer >= 1"),
+        ("min_surviving_clients", 0, "min_surviving_clients must be an integer >= 1"),
         ("dimension", 0, "dimension must be an integer >= 1"),
         ("clip_norm", 0.0, "clip_norm must be finite and > 0"),
         ("bits", 0, "bits must be an integer >= 1"),
@@ -178,3 +178,15 @@ def test_rdp_curves_refuse_by_name(call, match):
 def test_skellam_refuses_a_variance_past_the_doubles_naming_both_arguments(local_sigma, granularity):
     with pytest.raises(ValueError, match="local_sigma / granularity = .* outside the finite positive doubles"):
         DistributedSkellam(**{**RUN, "local_sigma": local_sigma, "granularity": granularity})
+
+
+def test_calibration_takes_min_surviving_clients_as_the_accountants_do_and_clients_with_a_deprecation():
+    """``min_surviving_clients``, the accountants' name for n; ``clients=``, the former name, gives the same
+    answer with a DeprecationWarning naming the new one; both at once are refused."""
+    new = calibrate_secure_aggregation(**CAL)
+    old_call = {k: v for k, v in CAL.items() if k != "min_surviving_clients"}
+    with pytest.warns(DeprecationWarning, match="'clients' is deprecated.*use 'min_surviving_clients'"):
+        old = calibrate_secure_aggregation(**old_call, clients=CAL["min_surviving_clients"])
+    assert old == new
+    with pytest.raises(TypeError, match="both 'min_surviving_clients' and its deprecated name 'clients'"):
+        calibrate_secure_aggregation(**CAL, clients=10)

@@ -27,7 +27,16 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..base.validation import choice, count, delta_target, epsilon_target, in_interval, moderate, positive_number
+from ..base.validation import (
+    choice,
+    count,
+    delta_target,
+    epsilon_target,
+    in_interval,
+    moderate,
+    positive_number,
+    renamed_keywords,
+)
 from ..fdp.gaussian_mechanism import GaussianMechanism
 from .accountants import DistributedDiscreteGaussian, DistributedSkellam
 from .modular_wrap import NOISES, wrap_probability
@@ -99,11 +108,12 @@ def _noise_for(epsilon: float, delta: float, granularity: float, kind: str, run:
     return _bisect(private, high / 4.0 if high > 2.0 * floor else floor, high)
 
 
+@renamed_keywords(clients="min_surviving_clients")
 def calibrate_secure_aggregation(
     *,
     epsilon: float,
     delta: float,
-    clients: int,
+    min_surviving_clients: int,
     dimension: int,
     clip_norm: float,
     bits: int,
@@ -120,8 +130,10 @@ def calibrate_secure_aggregation(
         Target eps > 0 of the T-round run (certified upper side, no amplification by sampling).
     delta : float
         Target delta, strictly between 0 and 1.
-    clients : int
-        n, the minimum surviving clients per round (also the count the wrap-around bound assumes).
+    min_surviving_clients : int
+        n, the fewest clients whose noise is in a round's sum (dropout), as the secure-aggregation accountants
+        take it; also the count the wrap-around bound assumes.  ``clients=``, its former name, is accepted with
+        a DeprecationWarning.
     dimension : int
         d, >= 1.
     clip_norm : float
@@ -155,8 +167,8 @@ def calibrate_secure_aggregation(
     Examples
     --------
     >>> from hockeystick.secagg import calibrate_secure_aggregation
-    >>> cal = calibrate_secure_aggregation(epsilon=5.0, delta=1e-5, clients=100, dimension=1000, clip_norm=1.0,
-    ...                                    bits=16, rounds=10)
+    >>> cal = calibrate_secure_aggregation(epsilon=5.0, delta=1e-5, min_surviving_clients=100, dimension=1000,
+    ...                                    clip_norm=1.0, bits=16, rounds=10)
     >>> cal.epsilon <= 5.0 and cal.wrap_probability <= 1e-4 and cal.mse_ratio > 1.0
     True
     """
@@ -167,7 +179,7 @@ def calibrate_secure_aggregation(
     run: dict[str, Any] = dict(
         clip_norm=moderate(positive_number(clip_norm, "clip_norm"), "clip_norm"),
         dimension=count(dimension, "dimension"),
-        min_surviving_clients=count(clients, "clients"),
+        min_surviving_clients=count(min_surviving_clients, "min_surviving_clients"),
         rounds=count(rounds, "rounds"),
         beta=float(in_interval(beta, "beta", 0.0, 1.0, open_low=False, open_high=True)),
     )
