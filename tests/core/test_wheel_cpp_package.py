@@ -112,11 +112,18 @@ def test_the_command_prints_the_asked_paths_in_order(capsys):
     assert done.returncode == 0 and done.stdout == get_cmake_dir() + "\n"
 
 
-def test_the_command_refuses_no_flag(capsys):
-    with pytest.raises(SystemExit) as stopped:
-        main([])
-    assert stopped.value.code == 2
-    assert "ask for at least one of --includes, --cmakedir, --pkgconfigdir, --libdir" in capsys.readouterr().err
+def test_the_command_without_a_flag_prints_every_path_beside_its_flag(capsys):
+    assert main([]) == 0
+    head, *rows = capsys.readouterr().out.splitlines()
+    assert "--help" in head
+    assert [row.split() for row in rows] == [
+        ["--includes", f"-I{get_include()}"],
+        ["--cmakedir", get_cmake_dir()],
+        ["--pkgconfigdir", get_pkgconfig_dir()],
+        ["--libdir", get_library_dir()],
+    ]
+    done = subprocess.run([sys.executable, "-m", "hockeystick.cpp"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == "" and get_cmake_dir() in done.stdout
 
 
 def test_a_package_without_the_cpp_files_says_to_reinstall(monkeypatch, tmp_path, capsys):

@@ -1,6 +1,6 @@
 """``python -m hockeystick.cpp --cmakedir | --includes | --pkgconfigdir | --libdir``: the installed C++ package's
 paths, one a line in the order asked, with pybind11's flags (``python -m pybind11``) and pkg-config's ``libdir``
-for the C library."""
+for the C library; without a flag, every path beside the flag that prints it."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ _PRINTS: dict[str, Callable[[], str]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the asked paths of the C++ package the wheel installed; 0, or 2 when none was asked or one is absent."""
+    """Print the asked paths of the C++ package the wheel installed (every one, named, when none is asked); 0, or 2
+    when one is absent."""
     parser = argparse.ArgumentParser(
         prog="python -m hockeystick.cpp",
         description="Paths of hockeystick's C++ package (the headers, the CMake package, the pkg-config file, the "
@@ -56,14 +57,16 @@ def main(argv: list[str] | None = None) -> int:
         "(hockeystick.cpp.get_library_dir())",
     )
     asked = parser.parse_args(argv).asked
-    if not asked:
-        parser.error("ask for at least one of --includes, --cmakedir, --pkgconfigdir, --libdir")
     try:
-        lines = [_PRINTS[flag]() for flag in asked]
+        lines = [_PRINTS[flag]() for flag in asked or _PRINTS]
     except FileNotFoundError as missing:
         print(f"python -m hockeystick.cpp: {missing}", file=sys.stderr)
         return 2
-    print("\n".join(lines))
+    if asked:  # one path a line, in the order asked, for a build script to read
+        print("\n".join(lines))
+    else:  # a person asking what there is: every path, named by the flag that prints it alone
+        print("hockeystick's C++ package, as installed (each flag prints its path alone; --help says more):")
+        print("\n".join(f"  {flag:<14} {line}" for flag, line in zip(_PRINTS, lines)))
     return 0
 
 
