@@ -246,6 +246,25 @@ def _causal(strategy: Strategy) -> None:
 
 
 @accountant_docs()  # completes the delta / epsilon overrides' docstrings with the contract's sections
+def _shown(value: Any) -> str:
+    """A parameter or result for a repr: a number as ``%g``, a word quoted, an array its first values and shape."""
+    array = np.asarray(value)
+    if array.dtype == object or array.dtype.kind in "US":
+        flat = [str(v) for v in array.ravel()]
+        return repr(flat[0]) if array.ndim == 0 else f"[{', '.join(flat[:4])}{', ...' if len(flat) > 4 else ''}]"
+    if array.ndim == 0:
+        return f"{float(array):g}"
+    flat = [f"{float(v):g}" for v in array.ravel()[:4]]
+    return f"array([{', '.join(flat)}{', ...' if array.size > 4 else ''}], shape={array.shape})"
+
+
+def _shown_strategy(strategy: Any) -> str:
+    """A strategy for a repr: its name, its own repr (a ``Strategy``), or a matrix's shape."""
+    if isinstance(strategy, (str, Strategy)):
+        return repr(strategy)
+    return f"<matrix {np.shape(strategy)}>"
+
+
 class DPFTRL(MatrixMechanism):
     r"""Gaussian guarantee of DP-FTRL / DP-FedAvg with correlated noise, in training terms (rounds, separation).
 
@@ -370,6 +389,8 @@ class DPFTRL(MatrixMechanism):
         self.strategy = strategy
         self.participation = participation
         self.adaptive_inputs = adaptive
+        # the separation, cap and rate as given, for the repr (the sensitivity holds them only through C)
+        self._given = dict(min_separation=b, max_participations=k, sampling_rate=sampling_rate)
         super().__init__(sensitivity=cells, noise_multiplier=noise_multiplier)
         self.sampled: SampledSides | None = None
         if participation in SAMPLED_PARTICIPATIONS:
@@ -379,6 +400,22 @@ class DPFTRL(MatrixMechanism):
                 f"sampling_rate must be None with participation={participation!r}, got {describe(sampling_rate)}: "
                 "it is the probability of a random scheme (participation='b_min_sep' or 'cyclic_poisson')"
             )
+
+    def __repr__(self) -> str:
+        """The run as given (rounds, noise, separation, cap, strategy, participation, rate where one applies) and
+        what it holds: the L2 sensitivity and its kind, mu, and whether amplification is claimed."""
+        words = [f"rounds={_shown(self.rounds)}", f"noise_multiplier={_shown(self.noise_multiplier)}"]
+        words += [f"{name}={_shown(value)}" for name, value in self._given.items() if value is not None]
+        words += [f"strategy={_shown_strategy(self.strategy)}", f"participation={self.participation!r}"]
+        if not self.adaptive_inputs:
+            words.append("adaptive_inputs=False")
+        kind = self.sensitivity_kind if isinstance(self.sensitivity_kind, str) else _shown(self.sensitivity_kind)
+        held = f"sensitivity {_shown(self.sensitivity)} ({kind}), mu {_shown(self.mu)}; " + (
+            "certified sides of the random participation (SampledSides)"
+            if self.sampled is not None
+            else "no amplification claimed"
+        )
+        return f"DPFTRL({', '.join(words)}): {held}"
 
     def _sampled_sides(
         self, strategy: Any, n: np.ndarray, b: np.ndarray, k: np.ndarray | None, sampling_rate: float | None

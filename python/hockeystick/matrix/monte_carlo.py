@@ -148,6 +148,16 @@ class MonteCarloDelta:
     certified_lower: float
     unamplified_upper: float
 
+    def __repr__(self) -> str:
+        """The reading with each number labelled: the estimate and its confidence bound not certified (they hold
+        with a probability over the draws), the two proved sides certified."""
+        return (
+            f"MonteCarloDelta(epsilon={self.epsilon:g}: estimate {self.estimate:.6g} (standard error "
+            f"{self.standard_error:.2g}) and confidence_bound {self.confidence_bound:.6g} at probability "
+            f">= {1.0 - self.beta:g} over {self.draws} draws a direction, seed {self.seed}: not certified; "
+            f"certified_lower {self.certified_lower:.6g} and unamplified_upper {self.unamplified_upper:.6g}: certified)"
+        )
+
     def statement(self) -> str:
         """The reading in words, saying which number is estimated and which are proved."""
         return (
