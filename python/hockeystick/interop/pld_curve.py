@@ -211,58 +211,68 @@ def _curve(values: np.ndarray, alpha: np.ndarray, infinity: float) -> np.ndarray
     return out
 
 
-def _pessimistic(keys: np.ndarray, h: float, target: np.ndarray, margin: float) -> ExchangedPMF | None:
-    """The pessimistic PMF over the samples' keys whose curve is at or above ``target`` (upper bounds of delta at
-    the samples, non-increasing, at most 1) at every sample, or None if the check fails at this margin."""
+def _hull_values(points_alpha: np.ndarray, hull: np.ndarray, points_value: np.ndarray) -> np.ndarray:
+    """The lower hull's piecewise-linear curve (through the vertices ``hull`` of the points, the first at alpha 0)
+    at each point but the first, flat after the last vertex (long double)."""
+    index = np.arange(1, points_alpha.size)
+    right = np.searchsorted(hull, index)  # the first vertex at or after each point
+    after = right >= hull.size
+    right = np.minimum(right, hull.size - 1)
+    a0, a1 = points_alpha[hull[right - 1]], points_alpha[hull[right]]
+    v0, v1 = points_value[hull[right - 1]], points_value[hull[right]]
+    inside = (points_alpha[index] - a0) / (a1 - a0)
+    return np.where(after, points_value[hull[-1]], v0 + (v1 - v0) * inside)
+
+
+def _hull_pmf(keys: np.ndarray, h: float, at_zero: float, corners: np.ndarray, pessimistic: bool, margin: float):
+    """The PMF over the samples' keys whose curve is the lower convex hull of (0, ``at_zero``) and
+    (alpha_k, ``corners[k]``), moved out by ``margin`` (up for the pessimistic side, down for the optimistic one),
+    flat after the last sample; None if the check of the masses written fails at this margin.
+
+    Every point is moved by the same factor, so the moved hull is the hull times that factor: its relative distance
+    to the hull is ``margin`` at every alpha.  The masses (long double, rounded outward to doubles) are checked at
+    every sample against the moved hull less half the margin, which proves them on the hull's side of it."""
     ld = np.longdouble
+    factor = 1 + ld(margin) if pessimistic else 1 - ld(margin)
     alpha = np.exp(keys.astype(ld) * ld(h))
-    moved = np.minimum(target.astype(ld) * (1 + ld(margin)), ld(1))
     points_alpha = np.concatenate([[ld(0)], alpha])
-    points_value = np.concatenate([[ld(1)], moved])
+    points_value = np.concatenate([[ld(at_zero)], corners.astype(ld)]) * factor
     hull = _lower_hull(points_alpha, points_value)
     vertex_alpha, vertex_value = points_alpha[hull], points_value[hull]
-    masses = _masses(vertex_alpha, vertex_value)
+    masses = np.asarray(_masses(vertex_alpha, vertex_value), dtype=np.float64)
+    outward = np.nextafter(masses, math.inf if pessimistic else -math.inf)
     written = np.zeros(keys.size)
-    up = np.asarray(masses, dtype=np.float64)
-    written[hull[1:] - 1] = np.where(up > 0.0, np.nextafter(up, math.inf), 0.0)
-    infinity = float(np.nextafter(float(vertex_value[-1]), math.inf)) if vertex_value[-1] > 0 else 0.0
-    infinity = min(infinity, 1.0)
+    written[hull[1:] - 1] = np.where(masses > 0.0, np.maximum(outward, 0.0), 0.0)
+    infinity = float(vertex_value[-1]) if pessimistic else 0.0
+    if pessimistic and infinity > 0.0:
+        infinity = float(np.nextafter(infinity, math.inf))
     curve = _curve(written, np.exp(keys * h), infinity)
-    if not np.all(curve * (1.0 - 4.0 * (keys.size + 4) * _UNIT) >= target):
+    moved = _hull_values(points_alpha, hull, points_value)
+    slack = 4.0 * (keys.size + 4) * _UNIT  # the curve's summation error, relative
+    half = np.asarray(moved * (1 - ld(margin) / 2 if pessimistic else 1 + ld(margin) / 2), dtype=np.float64)
+    if pessimistic and not np.all(curve * (1 - slack) >= half):
         return None
-    if not math.fsum([*written.tolist(), infinity]) >= 1.0:  # f(0) = the total mass >= delta(0) = 1
-        written[0] = float(np.nextafter(written[0] + (1.0 - math.fsum([*written.tolist(), infinity])), math.inf))
-    return _fields(keys, h, written, infinity, True)
-
-
-def _optimistic(keys: np.ndarray, h: float, target: np.ndarray, margin: float) -> ExchangedPMF | None:
-    """The optimistic PMF over the samples' keys whose curve is at or below the staircase of ``target`` (lower
-    bounds of delta at the samples, non-increasing, at most 1): at or below target[k + 1] on (alpha_k,
-    alpha_{k+1}], target[0] at 0, 0 beyond the last; None if the check fails at this margin."""
-    ld = np.longdouble
-    alpha = np.exp(keys.astype(ld) * ld(h))
-    corners = np.append(target[1:], 0.0).astype(ld) * (1 - ld(margin))
-    points_alpha = np.concatenate([[ld(0)], alpha])
-    points_value = np.concatenate([[ld(target[0]) * (1 - ld(margin))], corners])
-    hull = _lower_hull(points_alpha, points_value)
-    vertex_alpha, vertex_value = points_alpha[hull], points_value[hull]
-    masses = _masses(vertex_alpha, vertex_value)
-    down = np.asarray(masses, dtype=np.float64)
-    written = np.zeros(keys.size)
-    written[hull[1:] - 1] = np.where(down > 0.0, np.maximum(np.nextafter(down, -math.inf), 0.0), 0.0)
-    curve = _curve(written, np.exp(keys * h), 0.0)
-    bound = np.append(target[1:], 0.0)
-    if not np.all(curve * (1.0 + 4.0 * (keys.size + 4) * _UNIT) <= bound):
+    if not pessimistic and not np.all(curve * (1 + slack) <= half):
         return None
-    if not math.fsum(written.tolist()) <= target[0]:  # f(0) = the total mass <= delta(0)'s lower bound
+    total = math.fsum([*written.tolist(), infinity])  # f(0): at least (at most) the moved hull's value there
+    if pessimistic and not total >= at_zero:
+        written[0] = float(np.nextafter(written[0] + (at_zero - total), math.inf))
+    if not pessimistic and not total <= at_zero:
         return None
-    return _fields(keys, h, written, 0.0, False)
+    return _fields(keys, h, written, infinity, pessimistic)
 
 
 def _fields(keys: np.ndarray, h: float, masses: np.ndarray, infinity: float, pessimistic: bool) -> ExchangedPMF:
     """Google's fields of ``masses`` at the grid indices ``keys`` (zeros between them)."""
-    values = np.zeros(int(keys[-1] - keys[0]) + 1)
+    values = np.zeros(int(keys[-1] - keys[0]) + 2)
     values[keys - keys[0]] = masses
+    # a mass above 1 (the moved hull's total is 1 + margin) keeps 1 and passes the rest a cell up, where it only
+    # raises the curve: p (1 - alpha e^{-l})_+ grows with l
+    over = np.flatnonzero(values > 1.0)
+    for i in range(int(over[0]) if over.size else values.size, values.size - 1):
+        if values[i] > 1.0:
+            values[i + 1] = float(np.nextafter(values[i + 1] + (values[i] - 1.0), math.inf))
+            values[i] = 1.0
     live = np.flatnonzero(values > 0.0)
     if live.size == 0:
         return ExchangedPMF(h, 0, np.zeros(1), infinity, pessimistic)
@@ -296,11 +306,12 @@ def curve_pmfs(source: Any, delta_floor: float, h: float) -> tuple[ExchangedPMF,
     top = _top_epsilon(source, delta_floor)
     positive = sample_keys(top, h)
     lower, upper = _sides(source, positive * h)
-    if upper[-1] > delta_floor:  # the delta read above the eps read's crossing: sample on until it is below
+    room = delta_floor / (1.0 + _MARGINS[-1])  # the last sample's value, moved out, is the mass at +infinity
+    if upper[-1] > room:  # the delta read above the eps read's crossing: sample on until it is below
         extra = sample_keys(2.0 * top + 1.0, h)
         extra = extra[extra > positive[-1]]
         more_lower, more_upper = _sides(source, extra * h)
-        beyond = np.flatnonzero(more_upper <= delta_floor)
+        beyond = np.flatnonzero(more_upper <= room)
         if beyond.size == 0:
             raise ValueError(
                 f"delta_floor={delta_floor!r}: the source's certified upper delta stays above it up to eps "
@@ -316,7 +327,8 @@ def curve_pmfs(source: Any, delta_floor: float, h: float) -> tuple[ExchangedPMF,
     below = (-np.expm1(-e) + np.exp(-e) * upper[1:]) * (1.0 + 4.0 * _UNIT)  # the reversed pair's formula, rounded up
     target = np.minimum(np.concatenate([below[::-1], upper]), 1.0)
     target = np.minimum.accumulate(target)
-    pessimistic = next((p for p in (_pessimistic(keys, h, target, m) for m in _MARGINS) if p is not None), None)
+    tries = (_hull_pmf(keys, h, 1.0, target, True, m) for m in _MARGINS)
+    pessimistic = next((p for p in tries if p is not None), None)
     if pessimistic is None:
         raise RuntimeError("the pessimistic PMF's curve failed its check at every margin")
     optimistic = None
@@ -324,7 +336,9 @@ def curve_pmfs(source: Any, delta_floor: float, h: float) -> tuple[ExchangedPMF,
         floor_below = np.maximum(-np.expm1(-e) * (1.0 - 4.0 * _UNIT), 0.0)  # 1 - e^{-e}, rounded down
         low = np.concatenate([floor_below[::-1], lower])
         low = np.maximum.accumulate(low[::-1])[::-1]  # a later sample's lower bound holds earlier
-        optimistic = next((p for p in (_optimistic(keys, h, low, m) for m in _MARGINS) if p is not None), None)
+        corners = np.append(low[1:], 0.0)  # delta >= low[k + 1] on (alpha_k, alpha_{k+1}], >= 0 beyond the last
+        tries = (_hull_pmf(keys, h, float(low[0]), corners, False, m) for m in _MARGINS)
+        optimistic = next((p for p in tries if p is not None), None)
     return pessimistic, optimistic
 
 
