@@ -6,10 +6,13 @@ narrows it further."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
 
+from ...numerics.gaussian import gaussian_tail_inverse
+from ..grid import constants
 from ..grid.grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
 from ..grid.near_one import NearOne
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
@@ -106,7 +109,26 @@ class Refinement:
             )
             return float(lo[0]), float(up[0])
 
-        lower, upper = refine_epsilon(point, delta, self.accuracy, bracket_at)
+        held = [0.0, math.inf]
+
+        least = coarsest_fit(point, self.steps.tail)
+
+        def held_bracket_at(h: float) -> tuple[float, float]:
+            if h < least:  # its window cannot fit (``coarsest_fit``)
+                raise GaveUp
+            try:
+                lo, up = bracket_at(h)
+            except ValueError as error:
+                if not window_refused(error):
+                    raise
+                raise GaveUp from error
+            held[0], held[1] = max(held[0], lo), min(held[1], up)
+            return lo, up
+
+        try:
+            lower, upper = refine_epsilon(point, delta, self.accuracy, held_bracket_at)
+        except GaveUp:  # a grid whose window no memory holds: the brackets of the grids before, intersected
+            lower, upper = held
         return np.array([lower]), np.array([upper])
 
     def one_delta(self, points: list[Point], xs: list[np.ndarray], method: str) -> bool:
@@ -136,8 +158,59 @@ class Refinement:
             complement[0] = near is not None and bool(near[0])
             return float(lo[0]), float(up[0])
 
-        lower, upper = refine_delta(point, self.accuracy, bracket_at)
+        least = coarsest_fit(point, self.steps.tail)
+
+        def held_bracket_at(h: float) -> tuple[float, float]:
+            if h < least and 0 in best:  # its window cannot fit (``coarsest_fit``)
+                raise GaveUp
+            try:
+                return bracket_at(h)
+            except ValueError as error:
+                if not window_refused(error):
+                    raise
+                raise GaveUp from error
+
+        try:
+            lower, upper = refine_delta(point, self.accuracy, held_bracket_at)
+        except GaveUp:  # a grid whose window no memory holds: the brackets of the grids before, intersected
+            held = best.get(0)
+            return (np.zeros(1), np.ones(1)) if held is None else (held[1], held[2])
         return np.array([lower]), np.array([upper])
+
+
+def tail_span(point: Point, tail: float) -> float:
+    """One round's loss span in the remove direction up to where its discretization cuts ``tail`` of the mass:
+    log(1 - q + q e^{(2 x c - c^2) / (2 sigma^2)}) - log(1 - q) at x the larger of sigma Qbar^-1(tail) (the
+    unsampled part's cut) and c + sigma Qbar^-1(min(1/2, tail / q)) (the sampled part's).  A lower bound on a
+    composed window's loss span, which ``loss_span`` (8.5 standard deviations) does not bound at small tails: at
+    sigma 1.2, q 1.1e-6, 79 rounds and a tail of 1e-300 one round spans ~17, not ~1.  0 where it is not a finite
+    number (sigma / sensitivity out of the discretization's range, which refuses it by name)."""
+    sigma, q, _, c = point
+    try:
+        cut = max(sigma * gaussian_tail_inverse(tail), c + sigma * gaussian_tail_inverse(min(0.5, tail / q)))
+        exponent = (2.0 * cut * c - c * c) / (2.0 * sigma * sigma)
+        top = math.log(q) + exponent + math.log1p(math.exp(-exponent) * (1.0 - q) / q) if exponent > 0.0 else 0.0
+        span = float(max(top, 0.0) - math.log1p(-q))
+    except (ArithmeticError, ValueError):  # sigma / sensitivity out of range: left to the discretization's refusal
+        return 0.0
+    return span if math.isfinite(span) else 0.0
+
+
+def coarsest_fit(point: Point, tail: float) -> float:
+    """The least grid on which one round's loss span at ``tail`` (``tail_span``) fits ``MAX_WINDOW`` points: a finer
+    grid's composed window cannot fit it either, and composing windows near the memory cap takes minutes."""
+    return tail_span(point, tail) / constants.MAX_WINDOW
+
+
+class GaveUp(Exception):
+    """A grid of the core's loop whose window no memory holds (``window_refused``): the brackets held stand."""
+
+
+def window_refused(error: ValueError) -> bool:
+    """Whether ``error`` is the composition's refusal of a window past its cap (``fft.compose_many``), which a finer
+    grid of the refinement meets where the loss spans far more than ``loss_span``'s estimate (a delta of 1e-289 cuts
+    each round's loss ~37 standard deviations out, not 8.5)."""
+    return "grid points" in str(error) and ("window" in str(error) or "spans" in str(error))
 
 
 def with_offsets(xs: list[np.ndarray], accuracy: float) -> list[np.ndarray]:
@@ -168,6 +241,8 @@ class PointsFront:
         self.only: set[int] = set()
         self.next_only: set[int] = set()
         self.add_upper: dict[int, np.ndarray] = {}  # the least add-direction upper side over a point's grids
+        # points whose next grid's window no memory holds (``window_refused``): their brackets so far stand
+        self.gave_up: set[int] = set()
 
     # --- the first grids ---------------------------------------------------------------------------------------
 
@@ -176,6 +251,8 @@ class PointsFront:
         below their sampling rate and settle on their span grid (``StepBrackets.settled_uppers``: done there)."""
         points, xs, own, start = self.points, self.xs, self.own, self.r.start
         step = {i: within_window(points[i], start.first(points[i], xs[i], self.method)) for i in range(len(points))}
+        # no grid finer than one round's span at the tail allows (``coarsest_fit``): a coarser one is certified too
+        step = {i: max(h, coarsest_fit(points[i], self.r.steps.tail)) for i, h in step.items()}
         self.below_rate = {i for i, h in step.items() if self.by_epsilon and h < start.span_start(points[i])}
         # settled by their own arguments (delta is larger at the left ones, smaller at the right ones)
         right_xs = [x[: offset_rows(x.size, n)[0].stop] for x, n in zip(xs, own)]
@@ -228,12 +305,46 @@ class PointsFront:
         if complement_only:
             found = [(best[i][1], best[i][2], np.zeros((2, self.xs[i].size)), self.add_upper.get(i)) for i in batch]
         else:
-            found = self.r.steps.brackets(
-                batch, self.points, step, self.xs, self.method, best, self.own, self.threads, direct, charge
-            )
+            found = self.step_found(batch, step, best, direct, charge)
         for i, (_, _, _, add) in zip(batch, found):  # every grid's add-direction upper side holds
             if add is not None:
                 self.add_upper[i] = add if i not in self.add_upper else np.minimum(add, self.add_upper[i])
+        return found
+
+    def step_found(
+        self, batch: list[int], step: dict[int, float], best: dict[int, Before], direct: bool, charge: float | None
+    ) -> list[Found]:
+        """``StepBrackets.brackets`` of a unit; where a window passes what memory holds (``window_refused``), each
+        point of the unit alone, and a point refused alone gives up (``gave_up``): its bracket the record of its
+        grid before (certified), or the trivial one on its first grid, so that no default refuses for a grid it
+        chose."""
+        steps = self.r.steps
+        try:
+            return steps.brackets(
+                batch, self.points, step, self.xs, self.method, best, self.own, self.threads, direct, charge
+            )
+        except ValueError as error:
+            if not window_refused(error):
+                raise
+        found: list[Found] = []
+        for i in batch:
+            try:
+                if len(batch) == 1:
+                    raise ValueError("the composed loss window needs more grid points than memory holds")
+                (one,) = steps.brackets(
+                    [i], self.points, step, self.xs, self.method, best, self.own, self.threads, direct, charge
+                )
+            except ValueError as error:
+                if not window_refused(error):
+                    raise
+                self.gave_up.add(i)
+                n = self.xs[i].size
+                if i in best:
+                    one = (best[i][1], best[i][2], np.zeros((2, n)), self.add_upper.get(i))
+                else:
+                    top = np.full(n, math.inf) if self.method == "epsilon" else np.ones(n)
+                    one = (np.zeros(n), top, np.zeros((2, n)), self.add_upper.get(i))
+            found.append(one)
         return found
 
     def near_one_sides(
@@ -291,9 +402,11 @@ class PointsFront:
         add the direct bins it had).  A point that goes on with every argument still too wide on the complement's
         bracket recomposes the complement alone on its next grid."""
         i, h, _, _, (_, near, direct) = step
+        if i in self.gave_up:
+            return None
         finer = self.asked(step, width, before)
         if finer is not None and finer < h:
-            finer = within_window(self.points[i], finer)
+            finer = max(within_window(self.points[i], finer), coarsest_fit(self.points[i], self.r.steps.tail))
             finer = finer if finer < h else None  # no finer grid fits MAX_WINDOW: this bracket stands
         if finer == h and direct:
             finer = None  # the same grid again only adds the direct bins this one had
