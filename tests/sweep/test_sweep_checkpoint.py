@@ -30,7 +30,8 @@ def _same_result(a, b) -> bool:
     if str(a).endswith(".npz"):  # a zip records its members' times: compare the arrays
         with np.load(a) as x, np.load(b) as y:
             return x.files == y.files and all(np.array_equal(x[k], y[k]) for k in x.files)
-    return open(a, "rb").read() == open(b, "rb").read()
+    with open(a, "rb") as x, open(b, "rb") as y:
+        return x.read() == y.read()
 
 
 @pytest.mark.parametrize("suffix", FORMATS)
@@ -176,3 +177,35 @@ def test_one_run_per_output_at_a_time(tmp_path):
 def test_resume_needs_a_file():
     with pytest.raises(ValueError, match="resume=True continues a sweep written to a file"):
         run_sweep(_grid(), None, progress=False, resume=True)
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors through /proc")
+def test_a_damaged_archive_leaves_no_file_open(tmp_path):
+    """A damaged chunk (np.load given a path leaves its file open when the zip is unreadable: a ResourceWarning
+    later, an open descriptor until then) and a damaged .npz sweep file are read and closed."""
+    import gc
+
+    from hockeystick.sweep.labelled import _from_npz
+
+    pytest.importorskip("xarray")
+    workspace = Workspace.open_for(tmp_path / "out.csv", _grid(), 40)
+    try:
+        part_path(workspace.path, 0).write_bytes(b"PK\x03\x04 not a zip")
+        damaged = tmp_path / "damaged.npz"
+        damaged.write_bytes(b"PK\x03\x04 not a zip")
+        chunk = next(iter(_grid().chunks(40)))
+        gc.disable()  # a leaked file object would be closed by the collector before the count
+        try:
+            before = _open_descriptors()
+            assert workspace.load(chunk) is None
+            with pytest.raises(Exception, match="zip"):
+                _from_npz(damaged)
+            assert _open_descriptors() == before
+        finally:
+            gc.enable()
+    finally:
+        workspace.release()

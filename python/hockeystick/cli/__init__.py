@@ -195,7 +195,9 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
         return 143
     except BrokenPipeError:
         # the reader went away (hockeystick ... | head): stop quietly, as other filters do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)  # stdout holds its own copy
         return 141
     except Exception as exc:
         if args.debug:

@@ -213,7 +213,8 @@ class Workspace:
     def load(self, chunk: Chunk) -> dict[str, np.ndarray] | None:
         """A finished chunk's outputs, or None when its file is missing or does not match the chunk."""
         try:
-            with np.load(part_path(self.path, chunk.index)) as data:
+            # the file opened and closed here: np.load given a path leaves its file open when the archive is damaged
+            with open(part_path(self.path, chunk.index), "rb") as fh, np.load(fh) as data:
                 if sorted(data.files) != sorted(self.columns):
                     return None
                 outputs = {name: data[name] for name in self.columns}

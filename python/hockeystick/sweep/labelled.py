@@ -159,7 +159,8 @@ _READERS = {".nc": ("netCDF4",), ".zarr": ("zarr",), ".parquet": ("pyarrow",)}
 def _from_npz(path: Path) -> Any:
     import xarray as xr  # lazy: xarray is an optional extra
 
-    with np.load(path) as npz:
+    # the file opened here and closed here: np.load given a path leaves its file open when the archive is damaged
+    with open(path, "rb") as fh, np.load(fh) as npz:
         arrays = {k: npz[k] for k in npz.files}
     accountants = [str(a) for a in arrays.pop("accountants", [])]
     dims, shaped = _npz_layout(arrays)
