@@ -30,7 +30,8 @@ from ..compose import tilted
 from ..compose.distribution import Factor
 from ..compose.pmf import GridPMF
 from ..grid.grid_start import StartGrid
-from ..mechanisms.constructors import MAX_INTERVAL
+from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL
+from ..reads.max_of_outputs import max_of_outputs_epsilon
 from . import question
 from .dominated_direction import COARSENING
 from .tilted_question import (
@@ -119,17 +120,19 @@ def add_below(segments: Sequence[Segment], eps: float, h: float, tail: float, de
 
 
 def screened_bracket(
-    segments: Sequence[Segment], delta: float, lower: float, upper: float, h: float, tail: float
+    segments: Sequence[Segment], delta: float, lower: float, upper: float, h: float, tail: float, strict: bool = False
 ) -> tuple[float, float]:
     """(``lower``, ``upper``) intersected with the tilted bracket on grid ``h`` (``direction_bracket``: the maximum
     over the directions on each side), the add direction's bracket composed only where ``add_below`` does not show
     its epsilon below the remove direction's upper side: then eps = max(eps_remove, eps_add) lies in the remove
-    direction's bracket.  As given where a window passes ``MAX_POINTS``."""
+    direction's bracket.  As given where a window passes ``MAX_POINTS`` (``strict``: that ValueError raised)."""
     try:
         sides = [direction_bracket(segments, "remove", h, tail, delta, upper)]
         if not (math.isfinite(sides[0][1]) and add_below(segments, sides[0][1], h, tail, delta)):
             sides.append(direction_bracket(segments, "add", h, tail, delta, upper))
     except ValueError:
+        if strict:
+            raise
         return lower, upper
     return max(lower, max(s[0] for s in sides)), min(upper, max(s[1] for s in sides))
 
@@ -141,7 +144,8 @@ def tilted_factors_bracket(
     on the grids of the module docstring where it is wider than the default tolerance, then, where ``fine`` (the
     default's: no grid given) and not yet exact (``question.exact``), with the tilted bracket on
     ``question.FINE_INTERVAL``, so that the upper side is read finer than the peers' default grid (each
-    certified); as given where a factor's sampling rate is 1.
+    certified); as given where a factor's sampling rate is 1.  The lower side first takes the max-of-outputs test's
+    bound where higher (``reads.max_of_outputs``, certified).
 
     Parameters
     ----------
@@ -163,6 +167,9 @@ def tilted_factors_bracket(
         return lower, upper
     rounds = total_rounds(segments)
     tail = question.question_tail(rounds, delta, question.TILTED_TAIL_SHARE)
+    if not (math.isfinite(upper) and question.exact(np.array(lower), np.array(upper))):  # max-of-outputs test
+        lower = max(lower, max_of_outputs_epsilon(segments, delta))
+        upper = max(lower, upper)
     if not question.within_tolerance(np.array(lower), np.array(upper)):
         (sigma, q, sensitivity), _ = max(segments, key=lambda s: s[1])
         h = StartGrid(question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY).first(
@@ -189,10 +196,32 @@ def _coarse_to_fine(
     segments: Sequence[Segment], delta: float, lower: float, upper: float, h: float, tail: float
 ) -> tuple[float, float]:
     """The tilted brackets on grids from ``h`` down by ``GRID_STEP`` while the upper side still falls by a quarter
-    of the tolerance and the bracket is wider than it, at most ``GRIDS`` grids, intersected."""
-    for _ in range(GRIDS):
+    of the tolerance and the bracket is wider than it, at most ``GRIDS`` grids, intersected.  Where ``h``'s window
+    passes ``MAX_POINTS`` (many rounds whose loss has a heavy tail: sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10
+    spans ~114 in loss under the exponent's tilt, 1.6e7 points on the start grid 7e-6), the grids from ``h`` up by
+    ``GRID_STEP`` up to ``DEFAULT_INTERVAL`` first, the first that fits read, and no finer one after it."""
+    while True:
+        try:
+            return _finer_brackets(segments, delta, lower, upper, h, tail)
+        except ValueError:
+            if not h < DEFAULT_INTERVAL:
+                return lower, upper
+            h = min(h * GRID_STEP, DEFAULT_INTERVAL)
+
+
+def _finer_brackets(
+    segments: Sequence[Segment], delta: float, lower: float, upper: float, h: float, tail: float
+) -> tuple[float, float]:
+    """``_coarse_to_fine`` from a grid ``h`` whose window fits (its ValueError raised where it does not), a finer
+    grid whose window does not fit ending it."""
+    for step in range(GRIDS):
         before = (lower, upper)
-        lower, upper = screened_bracket(segments, delta, lower, upper, h, tail)
+        try:
+            lower, upper = screened_bracket(segments, delta, lower, upper, h, tail, strict=True)
+        except ValueError:
+            if step == 0:
+                raise
+            break
         if (
             (lower, upper) == before
             or question.within_tolerance(np.array(lower), np.array(upper))

@@ -389,7 +389,7 @@ def fine_brackets(
     reader = TiltedReader(point, tail)
     sigma, q, rounds, sensitivity = point
     for j in range(flat.size) if q < 1.0 else ():
-        if not question.exact(lows[j], ups[j]):  # the max-of-outputs test's bound where higher (certified)
+        if not (math.isfinite(ups[j]) and question.exact(lows[j], ups[j])):  # the max-of-outputs bound where higher
             test = max_of_outputs_epsilon([((sigma, q, sensitivity), int(rounds))], float(flat[j]))
             lows[j] = max(lows[j], test)
             ups[j] = max(lows[j], ups[j])
