@@ -33,6 +33,8 @@ ACCOUNTANT_BAD = [
     ("sampling_rate", 0.0, r"sampling_rate must lie in \(0, 1\]"),
     ("sampling_rate", 1.5, r"sampling_rate must lie in \(0, 1\]"),
     ("value_discretization_interval", 0.0, "value_discretization_interval must lie in"),
+    ("sampling_rate", [1.0], "sampling_rate must be a single number"),
+    ("beta", [0.1], "beta must be a single number"),
 ]
 
 
@@ -190,3 +192,40 @@ def test_calibration_takes_min_surviving_clients_as_the_accountants_do_and_clien
     assert old == new
     with pytest.raises(TypeError, match="both 'min_surviving_clients' and its deprecated name 'clients'"):
         calibrate_secure_aggregation(**CAL, clients=10)
+
+
+@pytest.mark.parametrize("cls", [DistributedDiscreteGaussian, DistributedSkellam])
+@pytest.mark.parametrize("local_sigma", [1e12, 2**64, 1e300])
+def test_a_noise_past_the_lattice_answers_the_upper_side_and_refuses_the_lower_by_name(cls, local_sigma):
+    """A local noise so large that the lower side's lattice would hold 1e14 integers or more (a MemoryError, an
+    OverflowError or numpy's size limit before): the RDP upper side answers (epsilon 0 at delta 1e-5: such noise
+    hides everything), and bound="both" is refused naming local_sigma / granularity, the rule and the fix; where
+    the summed Skellam variance is past the doubles, both are refused naming it."""
+    acc_args = {**RUN, "local_sigma": local_sigma}
+    if cls is DistributedSkellam and local_sigma == 1e300:
+        with pytest.raises(ValueError, match=r"local_sigma / granularity = 1e\+301 gives the summed Skellam variance"):
+            cls(**acc_args)
+        return
+    acc = cls(**acc_args)
+    assert acc.epsilon(1e-5) == 0.0 and 0.0 <= acc.delta(0.0) < 1e-10
+    for read, x in (("epsilon", 1e-5), ("delta", 1.0)):
+        with pytest.raises(
+            ValueError,
+            match=r"local_sigma / granularity = .* must be at most about 2.62e\+05 "
+            r"/ sqrt\(min_surviving_clients\) for bound='lower' or 'both'\): ask bound='upper'",
+        ):
+            getattr(acc, read)(x, bound="both")
+
+
+def test_the_lattice_limit_sits_where_the_window_passes_its_outcomes():
+    """Just inside the limit the lower side is computed; the limit counts the observer's extra share too."""
+    from hockeystick.secagg.accountants import MAX_LATTICE_OUTCOMES
+
+    n = 4
+    inside = 0.95 * MAX_LATTICE_OUTCOMES / (16 * math.sqrt(n + 1)) * RUN["granularity"]
+    acc = DistributedDiscreteGaussian(**{**RUN, "local_sigma": inside, "sampling_rate": 0.5})
+    low, high = acc.epsilon(1e-5, bound="both", against="observer")
+    assert 0.0 <= low <= high
+    outside = 1.05 * MAX_LATTICE_OUTCOMES / (16 * math.sqrt(n)) * RUN["granularity"]
+    with pytest.raises(ValueError, match="spreads the lower side's lattice"):
+        DistributedDiscreteGaussian(**{**RUN, "local_sigma": outside}).epsilon(1e-5, bound="lower")

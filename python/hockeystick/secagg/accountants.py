@@ -60,13 +60,14 @@ from ..base.validation import (
     in_interval,
     positive_number,
     scalar_or_array,
+    single,
 )
 from ..pld.compose.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
 from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ..rdp.mechanisms import DEFAULT_ORDERS
 from .distributed_discrete_gaussian import distributed_discrete_gaussian_rdp
-from .lattice_pld import Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
+from .lattice_pld import WINDOW_STDDEVS, Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
 from .observer_shares import shares_pair_pld, shares_sampled_rdp
 from .sensitivity import IntegerSensitivity, integer_sensitivity
 from .skellam import SKELLAM_ORDERS, skellam_rdp
@@ -81,6 +82,10 @@ ADVERSARIES: tuple[str, ...] = ("server", "observer")
 #: of google-research/federated's accounting_utils, 2 .. 128 and 256, among them, so that no optimum of theirs
 #: is missed).
 DDG_ORDERS: tuple[float, ...] = tuple(sorted(set(DEFAULT_ORDERS) | {float(a) for a in range(2, 257)}))
+
+#: The most integers the lower side's lattice window may hold (32 MiB a mass array): a larger noise is answered
+#: on the upper side only, and the lower side refused naming local_sigma / granularity.
+MAX_LATTICE_OUTCOMES = 1 << 22
 
 
 @accountant_docs()
@@ -113,7 +118,9 @@ class _SecureAggregation(ABC):
         self.rounds = count(rounds, "rounds")
         self.beta, self.rounding = float(beta), rounding
         self.sampling_rate = float(
-            in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False)
+            in_interval(
+                single(sampling_rate, "sampling_rate"), "sampling_rate", 0.0, 1.0, open_low=True, open_high=False
+            )
         )
         self.value_discretization_interval = checked_interval(value_discretization_interval)
         self.integer_sigma = self.local_sigma / self.granularity  # the noise in integer units
@@ -156,6 +163,7 @@ class _SecureAggregation(ABC):
         shift, n = self.sensitivity.realizable_shift, self.min_surviving_clients
         if shift == 0:
             return None
+        self._check_lattice(n + (rate < 1.0))
         if rate not in self._lower_pld:
             h = self.value_discretization_interval
             if rate == 1.0:
@@ -164,6 +172,21 @@ class _SecureAggregation(ABC):
                 pair = shares_pair_pld(self.noise_masses(n), self.noise_masses(n + 1), shift, rate, h)
             self._lower_pld[rate] = pair.self_compose(self.rounds) if self.rounds > 1 else pair
         return self._lower_pld[rate]
+
+    def _check_lattice(self, clients: int) -> None:
+        """Refuse, naming local_sigma / granularity, a lower side whose lattice window (``lattice_pld``: the summed
+        noise's +-8 standard deviations and the shift) would hold more than ``MAX_LATTICE_OUTCOMES`` integers;
+        the upper side (RDP) answers at any noise."""
+        spread = WINDOW_STDDEVS * math.sqrt(clients) * self.integer_sigma
+        outcomes = 2.0 * (spread + self.sensitivity.realizable_shift) + 1.0
+        if not outcomes <= MAX_LATTICE_OUTCOMES:
+            raise ValueError(
+                f"local_sigma / granularity = {self.integer_sigma:.6g} with {clients} noise shares spreads the lower "
+                f"side's lattice over about {outcomes:.3g} integers, above its {MAX_LATTICE_OUTCOMES} "
+                f"(local_sigma / granularity must be at most about {MAX_LATTICE_OUTCOMES / (2 * WINDOW_STDDEVS):.3g} "
+                "/ sqrt(min_surviving_clients) for bound='lower' or 'both'): ask bound='upper' (the RDP side "
+                "answers at any noise), or a coarser granularity"
+            )
 
     def _delta_upper(self, eps: np.ndarray, against: str) -> np.ndarray:
         value = np.asarray(rdp_to_delta(self.rdp(against=against), np.asarray(self.orders), eps), dtype=float)
@@ -363,7 +386,8 @@ class DistributedSkellam(_SecureAggregation):
 
     def round_rdp(self, orders: np.ndarray) -> np.ndarray:
         """One round's RDP curve at ``orders`` (Agarwal et al., Thm. 3.5, at V = n mu)."""
-        variance = self.min_surviving_clients * self.integer_sigma**2
+        # products, not **: a float's ** raises OverflowError past the doubles, a product gives inf (refused below)
+        variance = self.min_surviving_clients * self.integer_sigma * self.integer_sigma
         if not (0.0 < variance < math.inf):
             raise ValueError(
                 f"local_sigma / granularity = {self.integer_sigma!r} gives the summed Skellam variance "
@@ -391,4 +415,4 @@ class DistributedSkellam(_SecureAggregation):
             If the summed variance is past scipy's Bessel function (``lattice_pld.skellam_masses``).
         """
         n = self.min_surviving_clients if clients is None else clients
-        return skellam_masses(n * self.integer_sigma**2, self.sensitivity.realizable_shift)
+        return skellam_masses(n * self.integer_sigma * self.integer_sigma, self.sensitivity.realizable_shift)

@@ -36,6 +36,7 @@ from ..base.validation import (
     moderate,
     positive_number,
     renamed_keywords,
+    single,
 )
 from ..fdp.gaussian_mechanism import GaussianMechanism
 from .accountants import DistributedDiscreteGaussian, DistributedSkellam
@@ -181,7 +182,7 @@ def calibrate_secure_aggregation(
         dimension=count(dimension, "dimension"),
         min_surviving_clients=count(min_surviving_clients, "min_surviving_clients"),
         rounds=count(rounds, "rounds"),
-        beta=float(in_interval(beta, "beta", 0.0, 1.0, open_low=False, open_high=True)),
+        beta=float(in_interval(single(beta, "beta"), "beta", 0.0, 1.0, open_low=False, open_high=True)),
     )
     b = count(bits, "bits", maximum=62)
     target = float(in_interval(wrap_beta, "wrap_beta", 0.0, 1.0, open_low=True, open_high=True))

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from ..base.validation import choice, count, in_interval, positive_number
+from ..base.validation import choice, count, in_interval, positive_number, single
 
 __all__ = ["ROUNDINGS", "IntegerSensitivity", "integer_l1_bound", "integer_sensitivity", "rounded_l2_norm_bound"]
 
@@ -101,7 +101,7 @@ def rounded_l2_norm_bound(norm: float, dimension: int, beta: float = 0.0) -> flo
     """
     y = positive_number(norm, "norm")
     d = count(dimension, "dimension")
-    b = float(in_interval(beta, "beta", 0.0, 1.0, open_low=False, open_high=True))
+    b = float(in_interval(single(beta, "beta"), "beta", 0.0, 1.0, open_low=False, open_high=True))
     deterministic = _up(y + math.sqrt(d))
     if b == 0.0:
         return deterministic
@@ -218,7 +218,7 @@ def integer_sensitivity(
     g = positive_number(granularity, "granularity")
     d = count(dimension, "dimension")
     side = choice(rounding, "rounding", ROUNDINGS)
-    b = float(in_interval(beta, "beta", 0.0, 1.0, open_low=False, open_high=True))
+    b = float(in_interval(single(beta, "beta"), "beta", 0.0, 1.0, open_low=False, open_high=True))
     scaled = c / g
     if not scaled <= 2.0**52:
         raise ValueError(
