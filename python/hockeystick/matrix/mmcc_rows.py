@@ -39,6 +39,7 @@ __all__ = ["RowFactor", "dominating_law", "row_factors"]
 
 _FINE = 64  # whole steps kept exactly before the coarse grid grows geometrically, by 1 / _FINE
 _TAIL_UNIT = 2.0**52
+_LEAST_STEP = 5e-324  # 2^-1074, the least subnormal: the finest lattice step
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,10 @@ def dominating_law(entries: np.ndarray, probabilities: np.ndarray, cells: int) -
     """(shifts, weights) of a law dominating that of sum_d entries_d B_d, B_d ~ Bernoulli(probabilities_d)
     independent (steps 2-4 of the module docstring); entries > 0."""
     total = math.fsum(entries.tolist())
-    step = 2.0 ** math.ceil(math.log2(total / cells))
+    # a power of two, about total / cells; no finer than the least subnormal, which every entry is a whole
+    # multiple of (total / cells underflows to 0 where the entries are subnormal: log2 would refuse it)
+    share = total / cells
+    step = 2.0 ** math.ceil(math.log2(share)) if share > 0.0 else _LEAST_STEP
     units = np.ceil(entries / step).astype(np.int64)
     order = np.argsort(units, kind="stable")
     size = int(units.sum()) + 1

@@ -74,7 +74,9 @@ def _lattice(contributions: np.ndarray, sampling: Sampling, cells: int) -> tuple
     """(units, step): a_j rounded down to whole multiples of a power-of-two step h, the largest total about
     ``cells`` steps (exact: a_j / h and k h are exact for a power of two h, k < 2^53)."""
     largest = float(contributions.max())
-    if largest <= 0.0:
+    # below 2^-1000 the lattice's scale 2^(20 - log2 a) passes the doubles: every a_j is lowered to 0, the trivial
+    # lower side (the divergences are non-decreasing in each shift, so a lowered shift keeps the side certified)
+    if not largest >= 2.0**-1000:
         return np.zeros(contributions.size, dtype=np.int64), 1.0
     fine = 2.0 ** (20 - math.ceil(math.log2(largest)))  # a_j in about 2^20 steps: the largest total, from above
     peak = float(sampling.most(np.ceil(contributions * fine).astype(np.int64))) / fine
