@@ -103,3 +103,16 @@ def test_arguments_are_refused_by_name_and_rule():
     assert PrivacyLedger(adaptive=True, orders=np.array(7)).orders == (7,)
     with pytest.raises(ValueError, match=r"orders must be one order or a flat sequence of orders"):
         PrivacyLedger(adaptive=True, orders=np.array([[7, 8]]))
+
+
+def test_an_individual_filter_state_is_refused_by_field():
+    built = IndividualRdpFilter(2, noise_multiplier=1.0, max_grad_norm=1.0, epsilon=1.0, delta=1e-5)
+    state = built.state_dict()
+    for spent in ([["0.1"], ["0.2"]], [[0.1], [0.2, 0.3]], [[True], [False]], [[-1.0], [0.0]], None):
+        with pytest.raises(ValueError, match="state's spent must hold numbers >= 0"):
+            built.load_state_dict(dict(state, spent=spent))
+    for steps in (1.0, "3", True, -1):
+        with pytest.raises(ValueError, match="state's steps must be a whole number"):
+            built.load_state_dict(dict(state, steps=steps))
+    built.load_state_dict(dict(state, steps=4))
+    assert built.steps == 4

@@ -249,8 +249,16 @@ class IndividualRdpFilter:
                 f"the state was saved by a filter of another configuration ({state.get('configuration')}; this one "
                 f"is {self._configuration()})"
             )
-        spent = np.asarray(state.get("spent"), dtype=np.float64)
+        try:
+            given = np.asarray(state.get("spent"))
+        except (ValueError, TypeError):  # ragged lists
+            given = np.asarray(None)
+        if given.dtype.kind not in "iuf" or given.shape != self._spent.shape or not (given >= 0).all():
+            raise ValueError(
+                f"state's spent must hold numbers >= 0, {self._spent.shape[1]} per record for {self.num_records} "
+                "records (no filter of this configuration writes anything else)"
+            )
         steps = state.get("steps")
-        if spent.shape != self._spent.shape or not (spent >= 0).all() or not isinstance(steps, int) or steps < 0:
-            raise ValueError("state holds spent sums or a step count that no filter of this configuration writes")
-        self._spent, self.steps = spent.copy(), steps
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+            raise ValueError(f"state's steps must be a whole number (an int) >= 0, got {describe(steps)}")
+        self._spent, self.steps = given.astype(np.float64), steps
