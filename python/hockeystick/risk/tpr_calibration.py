@@ -92,7 +92,8 @@ def calibrate_tpr(
     ParameterTypeError
         ``accountant`` is neither a name nor an entry; ``fpr`` or ``tpr`` not a single number (a TypeError).
     ValueError
-        An unknown accountant name; ``fpr`` or ``tpr`` outside (0, 1), or ``tpr`` <= ``fpr``; ``levels``
+        An unknown accountant name; ``fpr`` or ``tpr`` outside (0, 1), or ``tpr`` <= ``fpr``; a parameter given as
+        an empty array, or parameters whose shapes do not broadcast (naming them); ``levels``
         outside 1 to 64 or ``points`` outside 3 to 4096; ``parameter`` not calibratable or also given a
         value; no value of the parameter in its range keeps the TPR within ``tpr`` (naming the point);
         what ``calibrate`` refuses.
@@ -185,7 +186,17 @@ class _TprLines:
         self.entry, self.parameter, self.spec, self.alpha, self.tau = entry, parameter, spec, alpha, tau
         self.rtol, self.workers = rtol, workers
         self.arrays = {k: _validation.as_real_array(v, k) for k, v in params.items()}
-        self.shape = np.broadcast_shapes(*(a.shape for a in self.arrays.values())) if self.arrays else ()
+        for name, array in self.arrays.items():
+            if array.size == 0:
+                raise ValueError(
+                    f"{name} is empty (shape {array.shape}): give it one value, or an array of them (each point "
+                    "is calibrated)"
+                )
+        try:
+            self.shape = np.broadcast_shapes(*(a.shape for a in self.arrays.values())) if self.arrays else ()
+        except ValueError:
+            given = ", ".join(f"{k} {a.shape}" for k, a in self.arrays.items())
+            raise ValueError(f"the parameters' shapes do not broadcast together: {given}") from None
         # each parameter gains a trailing axis, the eps values of a target
         self.column: dict[str, Any] = {
             k: float(a) if a.ndim == 0 else np.broadcast_to(a, self.shape)[..., None] for k, a in self.arrays.items()
