@@ -125,6 +125,21 @@ def follows_contract(source: Any) -> bool:
     return True
 
 
+# the public parameters by which an accountant of several runs shows itself before any read (docs/vocabulary.md)
+_RUN_PARAMETERS = ("sigma", "sampling_rate", "rounds", "noise_multiplier", "steps", "sensitivity")
+
+
+def _refuse_several_runs(source: Any) -> None:
+    """Refuses an accountant whose run parameters are arrays of several values, before any read of its curve."""
+    for name in _RUN_PARAMETERS:
+        value = getattr(source, name, None)
+        if isinstance(value, (int, float, np.ndarray, list, tuple)) and np.size(value) > 1:
+            raise ValueError(
+                f"source must account for one run: its {name} holds {np.size(value)} values; build it with one "
+                "value of each parameter"
+            )
+
+
 def _one_run(values: Any, size: int, what: str, source: Any) -> np.ndarray:
     """An accountant's answer as a float array of ``size`` values, refused unless one run's (a scalar point)."""
     out = np.asarray(values, dtype=np.float64)
@@ -303,6 +318,7 @@ def curve_pmfs(source: Any, delta_floor: float, h: float) -> tuple[ExchangedPMF,
         If ``source`` accounts for several runs (array parameters), or certifies no eps <= ``MAX_EPSILON`` at
         ``delta_floor`` / 2 (the message says what to give instead).
     """
+    _refuse_several_runs(source)
     top = _top_epsilon(source, delta_floor)
     positive = sample_keys(top, h)
     lower, upper = _sides(source, positive * h)

@@ -349,6 +349,11 @@ class ExchangedPLD:
         spacings = {pmf.discretization_interval for pmf in self.pmfs()}
         if len(spacings) != 1:
             raise ValueError(f"every PMF must have one discretization_interval, got {sorted(spacings)}")
+        pairs = (("pessimistic_pmf", "optimistic_pmf"), ("pessimistic_pmf_add", "optimistic_pmf_add"))
+        for upper_name, lower_name in pairs:
+            upper, lower = getattr(self, upper_name), getattr(self, lower_name)
+            if upper is not None and lower is not None:
+                _check_sides(upper, lower, upper_name, lower_name)
 
     @property
     def discretization_interval(self) -> float:
@@ -443,6 +448,10 @@ class ExchangedPLD:
             body = json.loads(text, parse_constant=_refuse_constant)
         except json.JSONDecodeError as error:
             raise ValueError(f"not a JSON document: {error}") from None
+        except RecursionError:
+            raise ValueError("not a PLD document: its JSON nests deeper than Python's parser reads") from None
+        except UnicodeDecodeError as error:
+            raise ValueError(f"not a JSON document: its bytes are not UTF-8, -16 or -32 ({error.reason})") from None
         if not isinstance(body, dict) or body.get("schema") != SCHEMA:
             raise ValueError(f'schema must be "{SCHEMA}" (a PLD written by ExchangedPLD.to_json)')
         if body.get("version") != VERSION or isinstance(body.get("version"), bool):
@@ -458,6 +467,46 @@ class ExchangedPLD:
             )
         pmfs = {name: ExchangedPMF.from_dict(body[name], name) for name in PLD_FIELDS if name in body}
         return cls(**pmfs, delta_floor=body.get("delta_floor"))
+
+
+# The two sides' curves are compared up to this much of the mass above each eps (their sums' round-off, about
+# n u of it for n masses, far below it): an optimistic curve above a pessimistic one by more is a file whose
+# sides contradict each other (a shifted min_key, an edited mass).
+SIDES_SLACK = 1e-9
+
+
+def _suffix_curve(pmf: ExchangedPMF, at: np.ndarray, infinity: float) -> tuple[np.ndarray, np.ndarray]:
+    """The PMF's curve at the sorted eps ``at`` with mass ``infinity`` at +infinity, and the mass above each eps
+    (suffix sums of the masses above it)."""
+    losses = (pmf.min_key + np.arange(pmf.values.size)) * pmf.discretization_interval
+    first = np.searchsorted(losses, at, side="right")  # the first loss above each eps
+    mass = np.append(np.cumsum(pmf.values[::-1])[::-1], 0.0)
+    weight = np.append(np.cumsum((pmf.values * np.exp(-losses))[::-1])[::-1], 0.0)
+    return mass[first] - np.exp(at) * weight[first] + infinity, mass[first] + infinity
+
+
+def _check_sides(upper: ExchangedPMF, lower: ExchangedPMF, upper_name: str, lower_name: str) -> None:
+    """Refuses an optimistic curve above the pessimistic one of its direction: both are piecewise linear in e^eps
+    with kinks at their losses, so comparing them at every loss of either, at -infinity (the total masses) and at
+    +infinity compares them everywhere."""
+    h = upper.discretization_interval
+    at = np.union1d(
+        (upper.min_key + np.arange(upper.values.size)) * h, (lower.min_key + np.arange(lower.values.size)) * h
+    )
+    charged = charged_infinity(upper)  # the pessimistic side as its readers take it: a deficit at +infinity
+    high, high_mass = _suffix_curve(upper, at, charged)
+    low, low_mass = _suffix_curve(lower, at, lower.infinity_mass)
+    above = low > high + SIDES_SLACK * (high_mass + low_mass)
+    totals = (
+        math.fsum([*lower.values.tolist(), lower.infinity_mass]),
+        math.fsum([*upper.values.tolist(), charged]),
+    )
+    if above.any() or lower.infinity_mass > charged or totals[0] > totals[1] * (1 + SIDES_SLACK):
+        where = float(at[np.argmax(above)]) if above.any() else math.inf
+        raise ValueError(
+            f"{lower_name} must lie at or below {upper_name} at every eps (the two sides of one direction), got a "
+            f"curve above it at eps {where!r}: a min_key or a mass edited on one side"
+        )
 
 
 def charged_infinity(pmf: ExchangedPMF) -> float:
