@@ -470,35 +470,8 @@ class HockeystickPrivacyAccountant:
             ``PrivacyLedger.from_state_dict`` (spent sums that disagree with its rounds included); the message
             names the field.
         """
-        if not isinstance(state, dict):
-            raise ValueError(
-                f"state must be a HockeystickPrivacyAccountant.state_dict() (a dict of schema {STATE_SCHEMA!r}), got "
-                f"{type(state).__name__}"
-            )
-        if state.get("schema_version") != STATE_SCHEMA:
-            raise ValueError(
-                f"state's schema_version must be {STATE_SCHEMA!r} (a HockeystickPrivacyAccountant.state_dict()), got "
-                f"{describe(state.get('schema_version'))}"
-            )
-        missing = [key for key in _STATE_KEYS if key not in state]
-        unknown = [repr(key) for key in state if key not in _STATE_KEYS]
-        if missing or unknown:
-            raise ValueError(
-                f"state {'lacks ' + ', '.join(missing) if missing else 'has unknown fields ' + ', '.join(unknown)}: "
-                f"an accountant's state holds {', '.join(_STATE_KEYS)}"
-            )
-        if state["backend"] != "hockeystick":
-            raise ValueError(f"state's backend must be 'hockeystick', got {describe(state['backend'])}")
-        ours, theirs = self._config_state(), state["config"]
-        if not isinstance(theirs, dict) or set(theirs) != set(ours):
-            raise ValueError(f"state's config must hold {', '.join(ours)}, got {describe(theirs)}")
-        differ = [key for key in ours if not _same(theirs[key], ours[key])]
-        if differ:
-            shown = "; ".join(f"{key}: {theirs[key]!r} in the state, {ours[key]!r} here" for key in differ)
-            raise ValueError(
-                f"state's config differs from this accountant's PrivacyConfig in {', '.join(differ)} ({shown}): "
-                "the state was saved under another configuration"
-            )
+        _check_fields(state)
+        _check_config(state["config"], self._config_state())
         try:
             self._ledger.load_state_dict(state["ledger"])
         except ValueError as err:
@@ -513,3 +486,39 @@ def _same(theirs: Any, ours: Any) -> bool:
     if isinstance(theirs, bool) or not isinstance(theirs, (int, float)):
         return False
     return theirs == ours
+
+
+def _check_fields(state: Any) -> None:
+    """The state is an accountant's: a dict of this schema, with its four fields and the backend's name."""
+    if not isinstance(state, dict):
+        raise ValueError(
+            f"state must be a HockeystickPrivacyAccountant.state_dict() (a dict of schema {STATE_SCHEMA!r}), got "
+            f"{type(state).__name__}"
+        )
+    if state.get("schema_version") != STATE_SCHEMA:
+        raise ValueError(
+            f"state's schema_version must be {STATE_SCHEMA!r} (a HockeystickPrivacyAccountant.state_dict()), got "
+            f"{describe(state.get('schema_version'))}"
+        )
+    missing = [key for key in _STATE_KEYS if key not in state]
+    unknown = [repr(key) for key in state if key not in _STATE_KEYS]
+    if missing or unknown:
+        raise ValueError(
+            f"state {'lacks ' + ', '.join(missing) if missing else 'has unknown fields ' + ', '.join(unknown)}: "
+            f"an accountant's state holds {', '.join(_STATE_KEYS)}"
+        )
+    if state["backend"] != "hockeystick":
+        raise ValueError(f"state's backend must be 'hockeystick', got {describe(state['backend'])}")
+
+
+def _check_config(theirs: Any, ours: dict[str, Any]) -> None:
+    """The saved configuration is this accountant's, field by field (``_same``)."""
+    if not isinstance(theirs, dict) or set(theirs) != set(ours):
+        raise ValueError(f"state's config must hold {', '.join(ours)}, got {describe(theirs)}")
+    differ = [key for key in ours if not _same(theirs[key], ours[key])]
+    if differ:
+        shown = "; ".join(f"{key}: {theirs[key]!r} in the state, {ours[key]!r} here" for key in differ)
+        raise ValueError(
+            f"state's config differs from this accountant's PrivacyConfig in {', '.join(differ)} ({shown}): "
+            "the state was saved under another configuration"
+        )
