@@ -473,7 +473,7 @@ class HockeystickPrivacyAccountant:
         _check_fields(state)
         _check_config(state["config"], self._config_state())
         try:
-            self._ledger.load_state_dict(state["ledger"])
+            self._ledger.load_state_dict(state["ledger"])  # type: ignore[arg-type]
         except ValueError as err:
             raise ValueError(f"state's ledger is refused: {err}") from None
 
@@ -485,7 +485,7 @@ def _same(theirs: Any, ours: Any) -> bool:
         return theirs == ours and type(theirs) is type(ours)
     if isinstance(theirs, bool) or not isinstance(theirs, (int, float)):
         return False
-    return theirs == ours
+    return bool(theirs == ours)
 
 
 def _check_fields(state: Any) -> None:

@@ -183,13 +183,13 @@ class PrivacyLedger:
             return "see composition(delta)" if not self.adaptive else "see odometer(delta)"
         chosen = self._filter_of(*self.budget)
         if isinstance(chosen, GdpFilter):
-            share = float(self._mu2.upper()[0]) / chosen.mu_squared if chosen.mu_squared > 0 else math.inf
-            return f"{share:.4g} of the GDP budget mu^2 = {chosen.mu_squared:.4g}"
+            used = float(self._mu2.upper()[0]) / chosen.mu_squared if chosen.mu_squared > 0 else math.inf
+            return f"{used:.4g} of the GDP budget mu^2 = {chosen.mu_squared:.4g}"
         budgets, spent = chosen.budgets, self._rdp.upper()
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             share = np.where(budgets > 0, spent / np.where(budgets > 0, budgets, 1.0), np.inf)
         k = int(np.argmin(share))
-        return f"{share[k]:.4g} of the RDP budget at order {self.orders[k]}"
+        return f"{float(share[k]):.4g} of the RDP budget at order {self.orders[k]}"
 
     # ---- what has been recorded
 
