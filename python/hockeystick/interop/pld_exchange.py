@@ -1,7 +1,12 @@
-"""Privacy-loss distributions other accountants read: a hockeystick PLD to Google's PLD fields and back, and to and
-from dp_accounting's ``PrivacyLossDistribution``.
+"""Privacy-loss distributions other accountants read: a hockeystick PLD or an accountant's run to Google's PLD fields
+and back, and to and from dp_accounting's ``PrivacyLossDistribution``.
 
-``export_pld`` writes each neighbouring direction's composed PMFs (remove, then add: dp_accounting's ``pmf_remove``
+``export_pld`` of an accountant (the contract's ``delta`` and ``epsilon`` for one run), of a fixed-schedule ledger,
+or of a PLD given ``delta_floor``, writes the PMFs of its certified curve (``pld_curve``): the lower convex hull, in
+e^eps, of its certified upper delta at samples half the default tolerance apart, which a reader such as
+dp_accounting reads within that tolerance of the certified eps at every delta down to the stated ``delta_floor``.
+
+``export_pld`` of a PLD writes each neighbouring direction's composed PMFs (remove, then add: dp_accounting's ``pmf_remove``
 and ``pmf_add``) in Google's fields (``pld_format``): the certified upper side as the pessimistic PMF, every charge
 of the composition folded in (``pld_folding``: the FFT round-off bound and the shift at +infinity, the loss shift
 as whole cells, the suffix sums' round-off as a scale), so that its delta(eps) is at or above hockeystick's

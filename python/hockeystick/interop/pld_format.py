@@ -13,19 +13,36 @@ The file (``ExchangedPLD.to_json``), version 1::
      "pessimistic_pmf": PMF,       the remove direction (or the only one: a symmetric PLD)
      "pessimistic_pmf_add": PMF,   the add direction (absent when symmetric)
      "optimistic_pmf": PMF,        the lower side, remove direction (absent when not computed)
-     "optimistic_pmf_add": PMF}    the lower side, add direction
+     "optimistic_pmf_add": PMF,    the lower side, add direction
+     "delta_floor": float}         the smallest delta read within the producer's tolerance (optional)
 
-    PMF = {"discretization_interval": h > 0, "min_key": integer, "values": [floats in [0, 1]],
-           "infinity_mass": float in [0, 1], "pessimistic_estimate": true | false}
+    PMF = {"discretization_interval": h in [1e-10, 100], "min_key": integer, "values": [numbers in [0, 1]],
+           "infinity_mass": number in [0, 1], "pessimistic_estimate": true | false}
 
 The top-level ``pessimistic_pmf`` is the field of Google's ``PrivacyLossDistribution`` message (which holds the
 pessimistic side alone).  Each direction's delta(eps) = sum_i values[i] (1 - e^{eps - (min_key + i) h})_+ +
 infinity_mass, and a PLD's is the larger of its directions' (dp_accounting's ``get_delta_for_epsilon``).
+``delta_floor`` is what an exporter of a certified curve states (``pld_curve``): at every delta at or above it,
+the pessimistic side's eps is within its tolerance of the certified one; below it a reading stays an upper bound
+and ``ExchangedPLD.epsilon`` warns (``DeltaFloorWarning``).
 
-Mass.  A lower curve cannot exceed 1 = delta(-infinity) of any pair, so an optimistic PMF's total mass is at most
-1 (summed exactly, ``math.fsum``).  A pessimistic PMF may carry more (dp_accounting's connect-the-dots PMF of one
-Gaussian at h = 1e-4 does, by about 2e-8 a round, and its compositions multiply it; hockeystick's export adds its
-round-off charges at +infinity): more mass only raises an upper curve.
+What a file must hold, each rule refused by a ValueError naming the field:
+
+- numbers: masses, spacing and the mass at +infinity are JSON numbers (no strings, booleans, nulls or lists),
+  ``min_key`` an integer below 2^53 in size, ``pessimistic_estimate`` a boolean;
+- spacing: h in [MIN_INTERVAL, MAX_INTERVAL] = [1e-10, 100] (hockeystick's grids lie in [1e-8, 100]; a subnormal
+  spacing puts every loss at 0), and every loss (min_key + i) h in [-MAX_LOSS, MAX_LOSS] = [-700, 700] (e^loss
+  finite in double, so no reader's sum overflows into NaN);
+- mass: masses and the mass at +infinity in [0, 1].  A pessimistic PMF's total mass (summed exactly,
+  ``math.fsum``) is at least 1 - MASS_TOLERANCE = 1 - 1e-6: mass zeroed, cut short or scaled down lowers its curve
+  below the truth.  Within the tolerance, readers (``import_pld``, ``to_dp_accounting``) add the deficit to the
+  mass at +infinity (``charged_infinity``), which raises the curve by at least what the lost mass carried.  More
+  mass than 1 is accepted: it only raises an upper curve (dp_accounting's connect-the-dots PMF of one Gaussian at
+  h = 1e-4 carries about 2e-8 more a round, and its compositions multiply it; hockeystick's export adds its
+  round-off charges at +infinity).  An optimistic PMF's total mass is at most 1 = delta(-infinity) of any pair;
+- sides: an optimistic PMF's curve lies at or below the pessimistic one of its direction at every eps (compared at
+  every loss of either, at -infinity and at +infinity, up to SIDES_SLACK of the mass above eps): sides that cross
+  are a file edited on one side (a shifted ``min_key``, a changed mass).
 """
 
 from __future__ import annotations
