@@ -9,7 +9,8 @@
   - for settings chosen from earlier outputs (``adaptive=True``) with a budget fixed before the run: a filter
     valid under full adaptivity, the Rényi filter (Feldman & Zrnic 2021) or, for Gaussian rounds, the GDP
     filter (Smith & Thakurta 2022), exact there; ``would_exceed`` and ``record`` (which raises
-    ``BudgetExceeded`` instead of recording a round that would pass the budget);
+    ``BudgetExceeded`` instead of recording a round that would pass the budget, saying why and, when the round
+    alone passes it, what would admit it; ``explain`` gives that text without recording);
   - ``best_order``: the single Rényi order a planned round fits best, for Feldman & Zrnic's one-order filter
     (no union over orders);
   - in either case, the Rényi odometer's running epsilon (``odometer``), valid at every round at once;

@@ -29,7 +29,8 @@ some order k has R_T(alpha_k) <= B_k (every admitted round kept one), so
 With one order (K = 1) this is Feldman & Zrnic's filter with the conversion of Balle et al. 2020; K orders
 cost delta / K at each, log K / (alpha - 1) in epsilon, against the single order one would pick if the
 schedule were known.  ``best_order`` picks that single order from a planned round chosen before the run (public
-information, so the choice is not adaptive to the data): the order at which most planned rounds fit.  Budgets are rounded down and spent sums up (``RunningSum``), so the filter never admits
+information, so the choice is not adaptive to the data): the order at which most planned rounds fit; it refuses a
+planned round that no order admits even once, rather than return an order at which nothing fits.  Budgets are rounded down and spent sums up (``RunningSum``), so the filter never admits
 a round the exact arithmetic would refuse.
 """
 
