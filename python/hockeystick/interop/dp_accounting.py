@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import cast
 
@@ -48,9 +49,10 @@ from ..pld.accountants.plan import PlanProfile, default_grid_profile
 from ..pld.accountants.question_plan import QuestionEpsilon, single_subsampled_gaussian
 from ..pld.accountants.zcdp_plan import zcdp_total
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ..pld.refine.unmet import AccuracyNotMetWarning
 from ..rdp import DEFAULT_ORDERS
 from .dp_events import plan_for
-from .event_checks import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone
+from .event_checks import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone, nesting_refused
 from .pure_dp import pure_epsilon_sum
 from .rdp_accountant import HockeystickRdpAccountant
 from .secagg_events import check_secure_aggregation_alone, secure_aggregation_profile
@@ -147,6 +149,10 @@ def _profile_epsilon_zero(p: PlanProfile) -> tuple[float, float]:
             "target_delta"
         )
     return p.epsilon(0.0)
+
+
+# the compiled composition's refusal of a loss grid past the doubles' consecutive integers (pld/compose/window.hpp)
+_GRID_OVERFLOW = "the composed loss grid spans more than 9e15 grid points"
 
 
 class HockeystickAccountant(PrivacyAccountant):
@@ -248,12 +254,14 @@ class HockeystickAccountant(PrivacyAccountant):
         ------
         ValueError
             When ``count`` is not an integer >= 1 (dp_accounting's message), exceeds 2^53, or an event's
-            field breaks its rule (naming the field).
+            field breaks its rule (naming the field), or the event nests deeper than an analysis of it walks
+            (naming the depth and the fix).
         dp_accounting.UnsupportedEventError
             When the event has no analysis for the accountant's neighbouring relation.
         """
         check_count(count)
-        return cast("HockeystickAccountant", super().compose(event, count))  # dp_accounting's compose returns self
+        with nesting_refused(event):
+            return cast("HockeystickAccountant", super().compose(event, count))  # dp_accounting's returns self
 
     def _maybe_compose(
         self, event: dp_event.DpEvent, count: int, do_compose: bool
@@ -361,8 +369,33 @@ class HockeystickAccountant(PrivacyAccountant):
         if zero:
             return pure_epsilon_bracket(self._plan, self._current)
         target = _validation.delta_target(target_delta, "target_delta")
-        lower, upper = self._current().epsilon(target) if not self._default_grid else self._question_epsilon(target)
+        try:
+            lower, upper = self._current().epsilon(target) if not self._default_grid else self._question_epsilon(target)
+        except ValueError as error:
+            if _GRID_OVERFLOW not in str(error):
+                raise
+            lower, upper = 0.0, self._rdp_past_the_grid(lambda rdp: float(rdp.get_epsilon(target)), error)
         return lower, min(upper, pure_epsilon_upper(self._plan))
+
+    def _rdp_past_the_grid(self, read: Callable[[HockeystickRdpAccountant], float], error: ValueError) -> float:
+        """``read`` of the RDP accountant of every event composed, with an ``AccuracyNotMetWarning`` saying why:
+        the PLD refused because its composed loss grid would pass 9e15 points (so many runs, 2^53 of a mechanism
+        whose one-run loss reaches past a grid step, that no grid of doubles holds them).  The bracket is then
+        (0, the RDP conversion's), certified but wide; the question is refused as the PLD refused it where an
+        event has no Renyi analysis."""
+        rdp = HockeystickRdpAccountant(orders=DEFAULT_ORDERS, neighboring_relation=self.neighboring_relation)
+        for event, count in self._events:
+            if not rdp.supports(event):
+                raise error
+            rdp.compose(event, count)
+        runs = sum(count for _, count in self._events)
+        warnings.warn(
+            f"the PLD cannot compose these {runs} runs (its loss grid would pass 9e15 points): the upper side is the "
+            "RDP conversion's (HockeystickRdpAccountant) and the lower side 0, certified but wide",
+            AccuracyNotMetWarning,
+            stacklevel=3,
+        )
+        return read(rdp)
 
     def _question_epsilon(self, target: float) -> tuple[float, float]:
         """The default's epsilon bracket, its grid chosen by the question (``pld.accountants.question_plan``): rounds
@@ -414,8 +447,13 @@ class HockeystickAccountant(PrivacyAccountant):
             return rounds.delta(target)
         if target >= pure_epsilon_upper(self._plan):
             return 0.0, 0.0  # at or past the pure-DP epsilon delta is 0 (pure_epsilon_upper)
-        if not self._default_grid:
-            return self._current().delta(target)
-        add_or_remove = self.neighboring_relation == NeighboringRelation.ADD_OR_REMOVE_ONE
-        run = single_subsampled_gaussian(self._plan) if add_or_remove else None
-        return self._question.delta(self._plan, run, self._current, target, add_or_remove)
+        try:
+            if not self._default_grid:
+                return self._current().delta(target)
+            add_or_remove = self.neighboring_relation == NeighboringRelation.ADD_OR_REMOVE_ONE
+            run = single_subsampled_gaussian(self._plan) if add_or_remove else None
+            return self._question.delta(self._plan, run, self._current, target, add_or_remove)
+        except ValueError as error:
+            if _GRID_OVERFLOW not in str(error):
+                raise
+            return 0.0, self._rdp_past_the_grid(lambda rdp: float(rdp.get_delta(target)), error)

@@ -133,14 +133,27 @@ def plan_for(event: ev.DpEvent, count: int, relation: NeighboringRelation) -> Co
 
 
 def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
-    """Add ``count`` runs of ``event`` under ``relation`` to ``plan``: the event's case in ``_VISITS``, or a
-    random allocation matched by name (``_is_random_allocation``)."""
+    """Add ``count`` runs of ``event`` under ``relation`` to ``plan``: compositions unwrapped by an explicit stack
+    (a run built one ``compose`` at a time nests a ``ComposedDpEvent`` per step: thousands deep, past Python's
+    recursion limit), each other event by its case in ``_VISITS``, or a random allocation matched by name
+    (``_is_random_allocation``), in the composition's order."""
+    stack: list[tuple[ev.DpEvent, int]] = [(event, count)]
+    while stack:
+        event, count = stack.pop()
+        if isinstance(event, ev.ComposedDpEvent):
+            stack.extend((inner, count) for inner in reversed(event.events))
+        elif isinstance(event, ev.SelfComposedDpEvent):
+            stack.append((event.event, count * check_count(event.count)))
+        else:
+            _visit_one(event, count, relation, plan)
+
+
+def _visit_one(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
+    """``count`` runs of one event that is not a composition (``_visit``)."""
     if _is_random_allocation(event):
         _visit_random_allocation(event, count, relation, plan)
         return
-    if not isinstance(event, (ev.SelfComposedDpEvent, ev.ComposedDpEvent)) and visit_sampled_secure_aggregation(
-        event, count, relation, plan
-    ):
+    if visit_sampled_secure_aggregation(event, count, relation, plan):
         return  # a Poisson sample of a secure-aggregation round (secagg_events); other samples of one refused there
     case_of(_VISITS, event)(event, count, relation, plan)
 
@@ -197,19 +210,6 @@ def _visit_non_private(
     event: ev.NonPrivateDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
     plan.non_private = True
-
-
-def _visit_self_composed(
-    event: ev.SelfComposedDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    _visit(event.event, count * check_count(event.count), relation, plan)
-
-
-def _visit_composed(
-    event: ev.ComposedDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
-) -> None:
-    for e in event.events:
-        _visit(e, count, relation, plan)
 
 
 def _visit_gaussian(
@@ -351,12 +351,11 @@ def _visit_selection(
         add_runs(plan, (name, eps), count, False)
 
 
-# Each dp_accounting event type's case (``case_of``: a subclass takes its nearest base's).
+# Each dp_accounting event type's case (``case_of``: a subclass takes its nearest base's); compositions are
+# unwrapped by ``_visit`` itself.
 _VISITS: dict[type, Case] = {
     ev.NoOpDpEvent: _visit_noop,
     ev.NonPrivateDpEvent: _visit_non_private,
-    ev.SelfComposedDpEvent: _visit_self_composed,
-    ev.ComposedDpEvent: _visit_composed,
     ev.GaussianDpEvent: _visit_gaussian,
     ev.LaplaceDpEvent: _visit_laplace,
     ev.DiscreteLaplaceDpEvent: _visit_discrete_laplace,

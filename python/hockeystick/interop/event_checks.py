@@ -9,8 +9,9 @@ dp_accounting adapters (``dp_events`` for the PLD accountant, ``rdp_accountant``
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -273,3 +274,31 @@ def mixture_of(event: ev.MixtureOfGaussiansDpEvent) -> tuple[tuple[float, ...], 
             f"positive sampling probability, got {s.tolist()} with {w.tolist()}"
         )
     return tuple(s.tolist()), tuple(w.tolist())
+
+
+def nesting_depth(event: Any) -> int:
+    """The deepest chain of events inside ``event`` through its ``event`` / ``events`` fields (1: no inner event),
+    walked with an explicit stack (the depth may pass Python's recursion limit)."""
+    deepest, stack = 0, [(event, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        inner = [getattr(node, "event", None), *(getattr(node, "events", None) or [])]
+        stack.extend((e, depth + 1) for e in inner if isinstance(e, ev.DpEvent))
+    return deepest
+
+
+@contextlib.contextmanager
+def nesting_refused(event: Any) -> Iterator[None]:
+    """Turn a ``RecursionError`` while an adapter reads ``event`` (an analysis that walks its tree recursively:
+    dp_accounting's own ledger, a sampled event's inner composition, the RDP adapter's curves) into a ValueError
+    naming the event's nesting and the fix; the PLD adapter's composition walk itself is iterative."""
+    try:
+        yield
+    except RecursionError:
+        raise ValueError(
+            f"the event nests {nesting_depth(event)} events deep (each ComposedDpEvent, SelfComposedDpEvent or "
+            f"sampled event one level), past what this analysis walks (Python's recursion limit, "
+            "sys.getrecursionlimit()); flatten it: one ComposedDpEvent of the leaf events, or compose(event, "
+            "count) once per repeated event"
+        ) from None

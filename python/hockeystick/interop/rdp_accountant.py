@@ -76,7 +76,7 @@ from ..rdp.repeat_and_select import repeat_and_select_rdp
 from ..rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
 from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
-from .event_checks import ADD_REMOVE, Unsupported, case_of, check_count, integer, real_field
+from .event_checks import ADD_REMOVE, Unsupported, case_of, check_count, integer, nesting_refused, real_field
 from .loss_reach import MAX_NOISE
 from .secagg_events import DistributedDiscreteGaussianDpEvent, DistributedSkellamDpEvent, secure_aggregation_rdp_case
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
@@ -176,7 +176,8 @@ class HockeystickRdpAccountant(PrivacyAccountant):
 
     def compose(self, event: ev.DpEvent, count: int = 1) -> HockeystickRdpAccountant:
         check_count(count)
-        return cast("HockeystickRdpAccountant", super().compose(event, count))  # dp_accounting's compose returns self
+        with nesting_refused(event):
+            return cast("HockeystickRdpAccountant", super().compose(event, count))  # dp_accounting's returns self
 
     def _maybe_compose(
         self, event: ev.DpEvent, count: int, do_compose: bool
