@@ -92,7 +92,16 @@ def test_the_old_registry_path_is_the_same_registry():
 
 # hockeystick.pld laid out as its pipeline (docs/howto-mechanism.md): the composition's data types at the bottom,
 # mechanisms and reads on them, sampling on mechanisms, what every grid needs, the refinement, then the front ends.
-PLD_STAGES = {"compose": 0, "mechanisms": 1, "reads": 1, "sampling": 2, "grid": 3, "refine": 4, "accountants": 5}
+PLD_STAGES = {
+    "compose": 0,
+    "mechanisms": 1,
+    "reads": 1,
+    "sampling": 2,
+    "grid": 3,
+    "refine": 4,
+    "accountants": 5,
+    "question": 6,
+}
 
 
 def test_pld_stages_import_downwards():

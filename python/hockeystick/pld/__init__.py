@@ -14,6 +14,7 @@ accuracy) and ``accountants`` (the front ends: the subsampled Gaussian over roun
 of balls-in-bins and of shuffled batches, composition plans).
 """
 
+from . import question as question  # installs the question reader every PrivacyLossDistribution consults
 from .accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
 from .accountants.fixed_batch import FixedBatchGaussianPLD, WithReplacementBatchGaussianPLD
 from .accountants.subsampled_gaussian import PLDAccountant, SubsampledGaussianPLD

@@ -45,7 +45,8 @@ from ..grid.grid_start import StartGrid, work_units
 from ..grid.near_one import NearOne
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, checked_tail
 from ..reads import along_run
-from ..refine import question, tilted_factors, tilted_question
+from ..refine import question, tilted_question
+from ..refine.bracket_width import within_epsilon_tolerance
 from ..refine.calibration_start import calibration_grids, calibration_start
 from ..refine.directional_delta import calibration_directions
 from ..refine.points import Refinement
@@ -78,10 +79,12 @@ class PLDAccountant:
         smaller is tighter and slower.
     tail : float, optional
         Probability mass of each round's loss cut from a continuous mechanism's tails (sent to +infinity
-        on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15).  No
-        ``value_discretization_interval`` given: where every round added is one subsampled Gaussian (one
-        sigma, sampling rate q < 1 and sensitivity), ``epsilon`` answers as ``SubsampledGaussianPLD``'s
-        default does, its grid chosen from the delta asked, and its tail too unless one is given.
+        on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15).  Rounds of subsampled Gaussians
+        (``compose_subsampled_gaussian``, or PLDs of ``pld.subsampled_gaussian``) are read per question
+        (pld/question: the grid, tail and tilt chosen from the delta or epsilon asked, intersected with this
+        grid's bracket), so the answer is ``SubsampledGaussianPLD``'s default for one kind of round; no
+        ``value_discretization_interval`` given and one kind of round, ``epsilon`` is that default alone, at the
+        tail given if one is.
 
     Raises
     ------
@@ -177,18 +180,6 @@ class PLDAccountant:
         key = found.pop() if len(found) == 1 else None
         return None if key is None else (key, sum(rounds for _, rounds in self._segments))
 
-    def _subsampled_segments(self) -> list[tilted_factors.Segment] | None:
-        """((sigma, q, sensitivity), rounds) per distinct subsampled Gaussian composed so far, where every round is
-        one of ``compose_subsampled_gaussian``'s and there are at least two kinds, else None."""
-        keys = {id(pld): key for key, pld in self._cache.items()}
-        rounds: dict[tuple[float, float, float], int] = {}
-        for pld, count in self._segments:
-            key = keys.get(id(pld))
-            if key is None:
-                return None
-            rounds[key] = rounds.get(key, 0) + count
-        return list(rounds.items()) if len(rounds) >= 2 else None
-
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on delta(epsilon) of every round composed so far.
@@ -232,16 +223,7 @@ class PLDAccountant:
         if self._pld is None:
             dlt = delta_values(delta)
             return _validation.exact_sides(bound, 0.0 if dlt.ndim == 0 else np.zeros(dlt.shape))
-        segments = self._subsampled_segments()
-        if segments is None:
-            return self._pld.epsilon(delta, bound=bound)
-        # several subsampled Gaussians: the plain bracket intersected with the tilted composition's (tilted_factors)
-        dlt = delta_values(delta)
-        lower, upper = cast("tuple[np.ndarray, np.ndarray]", self._pld.epsilon(dlt, bound="both"))
-        lower, upper = tilted_factors.tilted_factors_brackets(
-            segments, dlt, np.asarray(lower), np.asarray(upper), fine=self._from_question
-        )
-        return bound_result(lower, upper, bound, dlt.ndim == 0)
+        return self._pld.epsilon(delta, bound=bound)  # read per question (pld/question) where its rounds are described
 
     def epsilon_curve(
         self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
@@ -492,7 +474,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             refinement = Refinement(
                 self.accuracy, self.delta_accuracy, self.tail, self._build, self._near_one, self.relative_accuracy
             )
-            return refinement.refined(pts, xs, method, threads), {}
+            refined = refinement.refined(pts, xs, method, threads)
+            return (self._accuracy_sides(pts, xs, refined, threads) if method == "epsilon" else refined), {}
         if self._from_question and method == "epsilon":
             return self._question_brackets(pts, xs, threads, keep)
         found, store = self._fixed_brackets(pts, xs, bound, method, threads, keep)
@@ -503,6 +486,37 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 for p, x, (lo, up) in zip(pts, xs, found)
             ]
         return found, store
+
+    def _accuracy_sides(
+        self, pts: list[Point], xs: list[np.ndarray], refined: list[tuple[np.ndarray, np.ndarray]], threads: int
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The brackets refined to ``accuracy`` made no looser than the default's, each intersection certified: where
+        the accuracy asked is finer than the default's tolerance (``accuracy`` below ``question.DEFAULT_ACCURACY``,
+        ``relative_accuracy`` at most ``question.DEFAULT_RELATIVE_ACCURACY``), intersected with the default's
+        brackets (``_question_brackets``: more accuracy is never looser); otherwise, where a refined bracket is
+        unbounded or wider than the tolerance asked (the plain composition's charges past delta), with the tilted
+        reads and, unless a tail was given, the RDP conversion's upper side, as the default reads them."""
+        finer = self.accuracy is not None and (
+            self.accuracy < question.DEFAULT_ACCURACY and self.relative_accuracy <= question.DEFAULT_RELATIVE_ACCURACY
+        )
+        if finer:
+            default = copy.copy(self)
+            default.accuracy, default._from_question, default.relative_accuracy = None, True, 0.0
+            found, _ = default._question_brackets(pts, xs, threads, False)
+            return [
+                (np.maximum(lo, d_lo), np.maximum(np.maximum(lo, d_lo), np.minimum(up, d_up)))
+                for (lo, up), (d_lo, d_up) in zip(refined, found)
+            ]
+        out = []
+        for point, x, (lo, up) in zip(pts, xs, refined):
+            if np.all(within_epsilon_tolerance(lo, up, cast(float, self.accuracy), self.relative_accuracy)):
+                out.append((lo, up))
+                continue
+            lo, up = _tilted_sides(point, x, lo, up, self.tail if self._tail_given else None)
+            if not self._tail_given:
+                up = np.maximum(lo, np.minimum(up, question.rdp_upper(point, x)))
+            out.append((lo, up))
+        return out
 
     def _fixed_brackets(
         self, pts: list[Point], xs: list[np.ndarray], bound: Bound, method: str, threads: int, keep: bool

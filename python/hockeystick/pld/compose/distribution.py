@@ -16,9 +16,10 @@ which broadcasts against two.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, Protocol, cast
 
 import numpy as np
 
@@ -67,6 +68,18 @@ def delta_values(delta: ArrayLike) -> np.ndarray:
     return _validation.delta_values(delta)
 
 
+@dataclass(frozen=True)
+class Source:
+    """The mechanism a factor discretizes, kept so that a question can read it again on grids and tails of its own
+    (``install_question_reader``): one round of the Poisson-subsampled Gaussian of noise ``noise`` = sigma /
+    sensitivity and sampling rate ``sampling_rate``, in the neighbouring ``direction`` "remove" or "add" (q < 1),
+    or "symmetric" (q = 1, the Gaussian mechanism)."""
+
+    noise: float
+    sampling_rate: float
+    direction: str
+
+
 @dataclass(frozen=True, eq=False)
 class Factor:
     """One mechanism's PLD on the grid: pessimistic and optimistic PMFs (None: not computed)."""
@@ -79,6 +92,8 @@ class Factor:
     # (pld/sampling/two_resolution.py); when set, a count c composes them by the binary digits of c
     # (``lower_terms``) instead of c copies of ``lower``.
     lower_blocks: tuple[GridPMF, ...] | None = None
+    # The mechanism discretized, where a constructor knows it (None: the PMFs are all there is).
+    source: Source | None = None
 
     def lower_terms(self, count: int) -> list[tuple[GridPMF | None, int]]:
         """The (PMF, count) pairs whose composition bounds ``count`` rounds of this factor from below:
@@ -248,7 +263,7 @@ class PrivacyLossDistribution:
             The eps at which to evaluate, any real (negative values allowed, ``inf`` gives 0), NaN refused.
         """
         eps = _validation.real(epsilon, "epsilon")
-        return self._sides(eps, "delta", eps.ndim == 0, bound)
+        return self._answer(eps, "delta", eps.ndim == 0, bound)
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
@@ -262,7 +277,27 @@ class PrivacyLossDistribution:
             lies below the mass at +infinity of the optimistic side.
         """
         d = delta_values(delta)
-        return self._sides(d, "epsilon", d.ndim == 0, bound)
+        return self._answer(d, "epsilon", d.ndim == 0, bound)
+
+    def _answer(self, x: np.ndarray, method: str, scalar: bool, bound: Bound) -> Result:
+        """The public reads' answer: the sides of this PLD's own composition (``_sides``), intersected, where the
+        installed question reader knows the run its factors describe (``QuestionReader.reads``), with that reader's
+        bracket, each certified."""
+        _validation.bound_side(bound)
+        reader = _question_reader.get("reader")
+        if reader is None or _reading.active or not reader.reads(self):
+            return self._sides(x, method, scalar, bound)
+        if bound == "both":
+            lower, upper = brackets([self], method, [x])[0]
+        else:  # the reader brackets from 0: the optimistic composition is left out where one side is asked
+            upper = np.asarray(self._sides(x, method, False, "upper"), dtype=np.float64)
+            lower = np.zeros_like(upper)
+        _reading.active = True
+        try:
+            lower, upper = reader.read(self, method, x, np.asarray(lower), np.asarray(upper))
+        finally:
+            _reading.active = False
+        return bound_result(lower, upper, bound, scalar)
 
     def _sides(self, x: np.ndarray, method: str, scalar: bool, bound: Bound) -> Result:
         _validation.bound_side(bound)
@@ -271,6 +306,48 @@ class PrivacyLossDistribution:
             return (float(lo), float(up)) if scalar else (lo, up)
         values = _maximum([_evaluate(pmf, method, x) for pmf in self.composed(bound == "upper")])
         return float(values) if scalar else values
+
+
+class QuestionReader(Protocol):
+    """What reads a PLD per question: the run its factors describe (``Factor.source``) read on the grids, tails and
+    tilts the question asks for (pld/question), every bracket certified."""
+
+    def reads(self, pld: PrivacyLossDistribution) -> bool:
+        """Whether ``pld``'s factors describe a run this reader answers."""
+        ...
+
+    def read(
+        self, pld: PrivacyLossDistribution, method: str, x: np.ndarray, lower: np.ndarray, upper: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The certified bracket (``lower``, ``upper``) of ``method`` ("delta" or "epsilon") at ``x`` intersected
+        with this reader's."""
+        ...
+
+
+# The installed question reader (``install_question_reader``): one per process, set when hockeystick.pld is imported.
+_question_reader: dict[str, QuestionReader] = {}
+
+
+class _ReadingFlag(threading.local):
+    """Set while a question reader reads, in this thread: the PLDs it builds and reads answer with their own sides,
+    so a reader never calls itself."""
+
+    active = False
+
+
+_reading = _ReadingFlag()
+
+
+def install_question_reader(reader: QuestionReader) -> None:
+    """Make ``reader`` the one every ``PrivacyLossDistribution``'s ``delta`` and ``epsilon`` consult (the question
+    stage above this one installs it; this stage cannot import it).
+
+    Parameters
+    ----------
+    reader : QuestionReader
+        Its ``reads`` says which PLDs it answers; its ``read`` intersects their brackets with its own.
+    """
+    _question_reader["reader"] = reader
 
 
 def _evaluate(pmf: GridPMF, method: str, x: np.ndarray) -> np.ndarray:

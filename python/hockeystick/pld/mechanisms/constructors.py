@@ -23,7 +23,7 @@ from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
 from ..compose.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, WINDOW_FLOOR
 from ..compose.atoms_from_pairs import loss_round_off, split_near_underflow
-from ..compose.distribution import Factor, PrivacyLossDistribution
+from ..compose.distribution import Factor, PrivacyLossDistribution, Source
 from ..compose.fft import DEFAULT_TAIL
 from ..compose.pmf import GridPMF
 from .mechanism import Mechanism
@@ -64,14 +64,14 @@ def checked_interval(value: float) -> float:
     raise ValueError(f"value_discretization_interval must lie in (0, {MAX_INTERVAL:g}], got {value!r}: {hint}")
 
 
-def _factor(name: str, raw: dict[str, Any], loss_shift: float = 0.0) -> Factor:
+def _factor(name: str, raw: dict[str, Any], loss_shift: float = 0.0, source: Source | None = None) -> Factor:
     """The factor of a C++ discretization (its pessimistic ``upper_inf`` already carries any
     round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld/compose/compose.hpp);
     ``loss_shift``: a bound on the error of the losses it was built from (``GridPMF.loss_shift``), to
     which the cells' own loss error is added, rounded up: the distance ``add_atom`` moved an atom onto
     a grid point (within 4 ulps of the loss) and the rounding of the continuous cells' edges
     (``Cells::edge_error``, a few hundred ulps at most for the subsampled Gaussian; pld/grid/cells.hpp),
-    which the core returns as the PMFs' ``loss_shift``."""
+    which the core returns as the PMFs' ``loss_shift``; ``source``: the mechanism discretized, where known."""
     cells_shift = float(raw["loss_shift"])
     if cells_shift > 0.0:
         loss_shift = math.nextafter(loss_shift + cells_shift, math.inf)
@@ -84,7 +84,7 @@ def _factor(name: str, raw: dict[str, Any], loss_shift: float = 0.0) -> Factor:
             int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False, loss_shift=loss_shift
         )
     )
-    return Factor(name, upper, lower, bool(raw["connect_dots"]))
+    return Factor(name, upper, lower, bool(raw["connect_dots"]), source=source)
 
 
 def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray, equal: np.ndarray) -> float:
@@ -271,7 +271,11 @@ def subsampled_gaussians(
     out = []
     for i in range(s.size):
         factors = [
-            _factor(f"subsampled_gaussian(sigma={s[i]}, q={q[i]}, {name})", of[i])
+            _factor(
+                f"subsampled_gaussian(sigma={s[i]}, q={q[i]}, {name})",
+                of[i],
+                source=Source(float(s[i]), float(q[i]), name if q[i] < 1.0 else "symmetric"),
+            )
             for name, of in (("remove", remove_of), ("add", add_of))
             if i in of
         ]
