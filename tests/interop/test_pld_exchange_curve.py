@@ -64,6 +64,22 @@ def test_dp_accounting_reads_the_readme_run_within_the_tolerance_of_the_certifie
     assert optimistic <= theirs
 
 
+@pytest.fixture(scope="module")
+def fedavg() -> tuple[SubsampledGaussianPLD, ExchangedPLD]:
+    """The issue's DP-FedAvg run: z 1, 1000 of 10^6 clients a round, 5000 rounds."""
+    run = SubsampledGaussianPLD(sigma=1.0, sampling_rate=1e-3, rounds=5000)
+    return run, export_pld(run)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delta", (1e-5, 1e-10, 1e-12))
+def test_dp_accounting_reads_the_dp_fedavg_run_within_the_tolerance_of_the_certified_bracket(fedavg, delta):
+    run, exported = fedavg
+    lower, upper = run.epsilon(delta, bound="both")
+    theirs = to_dp_accounting(exported).get_epsilon_for_delta(delta)
+    assert lower <= theirs <= upper + _tolerance(upper), (delta, lower, upper, theirs)
+
+
 def test_the_pessimistic_curve_is_at_or_above_the_certified_upper_delta_and_the_optimistic_below_the_lower(readme):
     run, exported = readme
     eps = np.concatenate([np.linspace(0.0, 4.4, 37), [3.74104, 4.18019, 6.0]])
