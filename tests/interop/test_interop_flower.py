@@ -146,8 +146,11 @@ def test_bad_events_and_arguments_are_refused_by_name():
     ]:
         with pytest.raises(ValueError, match=named):
             accountant.compose(event)
-    with pytest.raises(ValueError, match="count"):
-        accountant.compose(Event(1.0, 10, 1000), 0)
+    for count in (0, 10.9, True, "3", 2**60):  # whole numbers in [1, 2^53] and nothing else
+        with pytest.raises(ValueError, match="count"):
+            accountant.compose(Event(1.0, 10, 1000), count)
+        with pytest.raises(ValueError, match="count"):
+            accountant.would_exceed(Event(1.0, 10, 1000), 1.0, count)
     with pytest.raises(ValueError, match="max_epsilon"):
         accountant.would_exceed(Event(1.0, 10, 1000))  # no limit anywhere
     with pytest.raises(ValueError, match="adaptive"):

@@ -105,6 +105,14 @@ def _whole(value: Any, name: str) -> int:
     return value
 
 
+def _releases(value: Any) -> int:
+    """A count of releases: an int in [1, 2^53] (the ledger's largest block of rounds)."""
+    count = _whole(value, "count")
+    if count > 2**53:
+        raise ValueError(f"count must be at most 2^53 (the ledger's largest block of rounds), got {describe(value)}")
+    return count
+
+
 def _positive_epsilon(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {describe(value)}")
@@ -285,7 +293,7 @@ class HockeystickPrivacyAccountant:
             Adaptive run with ``config.max_epsilon``: the filter does not admit the releases, which are not
             recorded (ask ``would_exceed`` before the round, as Flower's strategies do).
         """
-        self._ledger.record(self.round_of(event), _whole(count, "count"))
+        self._ledger.record(self.round_of(event), _releases(count))
 
     def guarantee(self, delta: float | None = None) -> PrivacyGuarantee:
         """What the releases so far guarantee at ``delta``: the answer of ``get_epsilon``, with its conditions.
@@ -424,7 +432,7 @@ class HockeystickPrivacyAccountant:
         limit = self._max_epsilon if max_epsilon is None else _positive_epsilon(max_epsilon, "max_epsilon")
         if limit is None:
             raise ValueError("would_exceed needs a limit: give max_epsilon, or set it in the PrivacyConfig")
-        return self._ledger.would_exceed(self.round_of(event), limit, self._target_delta, rounds=_whole(count, "count"))
+        return self._ledger.would_exceed(self.round_of(event), limit, self._target_delta, rounds=_releases(count))
 
     def _config_state(self) -> dict[str, Any]:
         return {
