@@ -57,8 +57,11 @@ def _delta_needed(cost: np.ndarray, epsilon: float, orders: tuple[int, ...]) -> 
         return math.inf, orders[k]
     # shown to two digits, rounded up (and past the budget's own rounding down): the delta shown admits them
     needed = math.exp(log_delta[k]) * (1.0 + 1e-9)
+    if not 1e-300 < needed:  # below the doubles' decades: no delta worth naming
+        return math.inf, orders[k]
     scale = 10.0 ** (math.floor(math.log10(needed)) - 1)
-    return math.ceil(needed / scale) * scale, orders[k]
+    shown = math.ceil(needed / scale) * scale
+    return (shown if shown < 1.0 else math.inf), orders[k]
 
 
 def _one_order(one: Round, times: int, epsilon: float, delta: float) -> str:
