@@ -277,8 +277,20 @@ def mixture_of(event: ev.MixtureOfGaussiansDpEvent) -> tuple[tuple[float, ...], 
 
 
 def nesting_depth(event: Any) -> int:
-    """The deepest chain of events inside ``event`` through its ``event`` / ``events`` fields (1: no inner event),
-    walked with an explicit stack (the depth may pass Python's recursion limit)."""
+    """The deepest chain of events inside ``event`` through its ``event`` / ``events`` fields.
+
+    Walked with an explicit stack: the depth may pass Python's recursion limit.
+
+    Parameters
+    ----------
+    event : dp_accounting.DpEvent
+        The event.
+
+    Returns
+    -------
+    int
+        1 for an event with no inner event; one more per level of nesting.
+    """
     deepest, stack = 0, [(event, 1)]
     while stack:
         node, depth = stack.pop()
@@ -290,9 +302,27 @@ def nesting_depth(event: Any) -> int:
 
 @contextlib.contextmanager
 def nesting_refused(event: Any) -> Iterator[None]:
-    """Turn a ``RecursionError`` while an adapter reads ``event`` (an analysis that walks its tree recursively:
-    dp_accounting's own ledger, a sampled event's inner composition, the RDP adapter's curves) into a ValueError
-    naming the event's nesting and the fix; the PLD adapter's composition walk itself is iterative."""
+    """Turn a ``RecursionError`` while an adapter reads ``event`` into a ValueError naming its nesting and the fix.
+
+    An analysis that walks the event's tree recursively (dp_accounting's own ledger, a sampled event's inner
+    composition, the RDP adapter's curves) runs out of Python's stack thousands of levels down; the PLD
+    adapter's composition walk itself is iterative.
+
+    Parameters
+    ----------
+    event : dp_accounting.DpEvent
+        The event being read.
+
+    Yields
+    ------
+    None
+        Inside the block the event is read.
+
+    Raises
+    ------
+    ValueError
+        When the block raises ``RecursionError``: the event's depth (``nesting_depth``) and how to flatten it.
+    """
     try:
         yield
     except RecursionError:
