@@ -66,14 +66,15 @@ __all__ = [
     "sample_spacing",
 ]
 
-# The smallest delta at which an export reads within the default tolerance unless the caller states another: the
-# smallest delta the issue tracker's runs and the README read at (1e-12), with eps there a few units.
+# The smallest delta at which an export reads within the default tolerance unless the caller states another: below
+# the deltas DP-SGD and cross-device runs are reported at (1e-5 to 1e-10), with eps there a few units.
 DEFAULT_DELTA_FLOOR = 1e-12
 # dp_accounting's default value_discretization_interval: an export on it composes with dp_accounting's own PLDs.
 DEFAULT_INTERVAL = 1e-4
-# Relative amount the certified values are moved out by before the hull (the hull and masses' round-off, under
-# 1e-8 relative, and the reader's loss e^{(min_key + i) h} against the sample's eps, under 1e-15, stay inside it);
-# a delta 1e-6 larger moves eps by about 1e-6 / |d ln delta / d eps|, far inside the tolerance.
+# Relative amount every point is moved out by before the hull: the masses' round-off in long double (about 1e-19
+# relative, times the cancellation of neighbouring slopes, ~1e8 at most on the samples' spacing), the check's own
+# summation error (4 n u < 1e-10) and the reader's loss e^{(min_key + i) h} against the sample's eps (~1e-16) stay
+# far inside it; a delta 1e-6 larger moves eps by about 1e-6 / |d ln delta / d eps|, far inside the tolerance.
 MARGIN = 1e-6
 # The largest certified eps at delta_floor / 2 an export samples to: e^eps stays far from overflow in the hull.
 MAX_EPSILON = 500.0
@@ -322,21 +323,9 @@ def curve_pmfs(source: Any, delta_floor: float, h: float) -> tuple[ExchangedPMF,
     top = _top_epsilon(source, delta_floor)
     positive = sample_keys(top, h)
     lower, upper = _sides(source, positive * h)
-    room = delta_floor / (1.0 + _MARGINS[-1])  # the last sample's value, moved out, is the mass at +infinity
-    if upper[-1] > room:  # the delta read above the eps read's crossing: sample on until it is below
-        extra = sample_keys(2.0 * top + 1.0, h)
-        extra = extra[extra > positive[-1]]
-        more_lower, more_upper = _sides(source, extra * h)
-        beyond = np.flatnonzero(more_upper <= room)
-        if beyond.size == 0:
-            raise ValueError(
-                f"delta_floor={delta_floor!r}: the source's certified upper delta stays above it up to eps "
-                f"{float(extra[-1] * h):g}; give a larger delta_floor"
-            )
-        stop = int(beyond[0]) + 1
-        positive = np.concatenate([positive, extra[:stop]])
-        upper = np.concatenate([upper, more_upper[:stop]])
-        lower = None if lower is None or more_lower is None else np.concatenate([lower, more_lower[:stop]])
+    # the last sample lies at or above the eps certified at delta_floor / 2, where delta is at most delta_floor / 2
+    # (delta is non-increasing): the mass at +infinity, that sample's value moved out, stays below delta_floor
+    upper[-1] = min(upper[-1], delta_floor / 2.0)
     upper = np.minimum.accumulate(upper)  # delta is non-increasing: a later sample's bound holds earlier
     e = positive[1:] * h  # the samples below eps = 0 mirror those above it (keys -k)
     keys = np.concatenate([-positive[:0:-1], positive])
