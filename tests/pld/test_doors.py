@@ -221,3 +221,16 @@ def test_a_one_direction_pld_keeps_its_own_sides():
     both = pld.subsampled_gaussian(1.0, 0.5)
     assert not pld.question.RunReader().reads(remove.self_compose(3))
     assert pld.question.RunReader().reads(both.self_compose(3))
+
+
+def test_the_ledgers_curve_along_the_run_is_the_front_doors():
+    """The ledger's bracket after each checkpoint (``composition_curve``, the compose command's ``--every``) against
+    the front door's curve at delta 1e-10: the same brackets, checkpoint by checkpoint."""
+    sigma, q, rounds = 1.1, 256 / 60_000, 14_100
+    book = PrivacyLedger(adaptive=False)
+    book.record(Round.subsampled_gaussian(sigma, q), rounds=rounds)
+    curve = _quiet(lambda: book.composition_curve(1e-10, every=4700))
+    front = _quiet(lambda: DPSGD(noise_multiplier=sigma, sample_rate=q, steps=rounds).epsilon_curve(1e-10, every=4700))
+    assert np.array_equal(curve.steps, front.steps)
+    assert np.all(curve.lower <= front.upper) and np.all(front.lower <= curve.upper)
+    assert np.all(np.abs(curve.upper - front.upper) <= np.maximum(1e-3, 1e-3 * front.upper))

@@ -292,11 +292,7 @@ class PrivacyLossDistribution:
         else:  # the reader brackets from 0: the optimistic composition is left out where one side is asked
             upper = np.asarray(self._sides(x, method, False, "upper"), dtype=np.float64)
             lower = np.zeros_like(upper)
-        _reading.active = True
-        try:
-            lower, upper = reader.read(self, method, x, np.asarray(lower), np.asarray(upper))
-        finally:
-            _reading.active = False
+        ((lower, upper),) = read_per_question([self], method, [x], [(np.asarray(lower), np.asarray(upper))])
         return bound_result(lower, upper, bound, scalar)
 
     def _sides(self, x: np.ndarray, method: str, scalar: bool, bound: Bound) -> Result:
@@ -316,11 +312,15 @@ class QuestionReader(Protocol):
         """Whether ``pld``'s factors describe a run this reader answers."""
         ...
 
-    def read(
-        self, pld: PrivacyLossDistribution, method: str, x: np.ndarray, lower: np.ndarray, upper: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The certified bracket (``lower``, ``upper``) of ``method`` ("delta" or "epsilon") at ``x`` intersected
-        with this reader's."""
+    def read_many(
+        self,
+        plds: Sequence[PrivacyLossDistribution],
+        method: str,
+        xs: Sequence[np.ndarray],
+        sides: Sequence[tuple[np.ndarray, np.ndarray]],
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per PLD (each one ``reads`` accepts), its certified bracket ``sides[i]`` of ``method`` ("delta" or
+        "epsilon") at ``xs[i]`` intersected with this reader's."""
         ...
 
 
@@ -348,6 +348,48 @@ def install_question_reader(reader: QuestionReader) -> None:
         Its ``reads`` says which PLDs it answers; its ``read`` intersects their brackets with its own.
     """
     _question_reader["reader"] = reader
+
+
+def read_per_question(
+    plds: Sequence[PrivacyLossDistribution],
+    method: str,
+    xs: Sequence[np.ndarray],
+    sides: Sequence[tuple[np.ndarray, np.ndarray]],
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per PLD, its certified bracket ``sides[i]`` of ``method`` at ``xs[i]`` intersected with the installed question
+    reader's where that reader reads it (``QuestionReader.read_many``, one call for all of them), else as given.
+
+    Parameters
+    ----------
+    plds : sequence of PrivacyLossDistribution
+        The PLDs asked.
+    method : {"delta", "epsilon"}
+        What is asked of each.
+    xs : sequence of numpy.ndarray
+        Each PLD's arguments, validated.
+    sides : sequence of (numpy.ndarray, numpy.ndarray)
+        Each PLD's certified (lower, upper) at its arguments (its own composition's).
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        The certified brackets, each no wider than the one given.
+    """
+    out = [(np.asarray(lower), np.asarray(upper)) for lower, upper in sides]
+    reader = _question_reader.get("reader")
+    if reader is None or _reading.active:
+        return out
+    read = [i for i, pld in enumerate(plds) if reader.reads(pld)]
+    if not read:
+        return out
+    _reading.active = True
+    try:
+        found = reader.read_many([plds[i] for i in read], method, [xs[i] for i in read], [out[i] for i in read])
+    finally:
+        _reading.active = False
+    for i, bracket in zip(read, found):
+        out[i] = bracket
+    return out
 
 
 def _evaluate(pmf: GridPMF, method: str, x: np.ndarray) -> np.ndarray:

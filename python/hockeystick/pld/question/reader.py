@@ -20,6 +20,7 @@ finite for delta); the others keep the PLD's own bracket.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -50,48 +51,103 @@ class RunReader:
         """
         return subsampled_segments(pld) is not None or gaussian_rounds(pld) is not None
 
-    def read(
-        self, pld: PrivacyLossDistribution, method: str, x: np.ndarray, lower: np.ndarray, upper: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The certified bracket of ``method`` at ``x`` intersected with the run's (module docstring).
+    def read_many(
+        self,
+        plds: Sequence[PrivacyLossDistribution],
+        method: str,
+        xs: Sequence[np.ndarray],
+        sides: Sequence[tuple[np.ndarray, np.ndarray]],
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each PLD's certified bracket intersected with its run's (module docstring); the runs of one kind of round
+        asked at one scalar argument (the checkpoints of a curve along a run) are read together, as one
+        ``SubsampledGaussianPLD`` over their rounds.
 
         Parameters
         ----------
-        pld : PrivacyLossDistribution
-            A PLD ``reads`` accepts.
+        plds : sequence of PrivacyLossDistribution
+            PLDs ``reads`` accepts.
         method : {"delta", "epsilon"}
-            What is asked: delta at epsilon ``x`` or epsilon at delta ``x``.
-        x : numpy.ndarray
-            The arguments, validated by the caller.
-        lower, upper : numpy.ndarray
-            A certified bracket at ``x`` (the PLD's own), of ``x``'s shape.
+            What is asked: delta at epsilon or epsilon at delta.
+        xs : sequence of numpy.ndarray
+            Each PLD's arguments, validated by the caller.
+        sides : sequence of (numpy.ndarray, numpy.ndarray)
+            Each PLD's certified (lower, upper) at its arguments (its own composition's), of its arguments' shape.
 
         Returns
         -------
-        tuple of numpy.ndarray
-            The certified (lower, upper), of ``x``'s shape.
+        list of (numpy.ndarray, numpy.ndarray)
+            The certified brackets, each of its arguments' shape.
 
         Raises
         ------
         ValueError
-            If ``pld`` describes no run this reader answers.
+            If a PLD describes no run this reader answers.
         """
-        lows = np.array(np.broadcast_to(lower, x.shape), dtype=np.float64)
-        ups = np.array(np.broadcast_to(upper, x.shape), dtype=np.float64)
-        live = np.isfinite(x) & (x >= 0.0) if method == "delta" else np.ones(x.shape, dtype=bool)
-        if not np.any(live):
-            return lows, ups
-        segments = subsampled_segments(pld)
-        gaussians = gaussian_rounds(pld) if segments is None else None
-        if segments is not None:
-            low, up = _subsampled(segments, method, x[live], lows[live], ups[live])
-        elif gaussians is not None:
-            low, up = _gaussian(gaussians, method, x[live])
-        else:
-            raise ValueError("this PLD describes no run the question reader answers (RunReader.reads)")
-        lows[live] = np.maximum(lows[live], low)
-        ups[live] = np.maximum(lows[live], np.minimum(ups[live], up))
+        out: list[tuple[np.ndarray, np.ndarray]] = [
+            (
+                np.array(np.broadcast_to(lower, np.shape(x)), dtype=np.float64),
+                np.array(np.broadcast_to(upper, np.shape(x)), dtype=np.float64),
+            )
+            for x, (lower, upper) in zip(xs, sides)
+        ]
+        together: dict[tuple[float, float, float], list[tuple[int, int]]] = {}
+        for i, (pld, x) in enumerate(zip(plds, xs)):
+            segments = subsampled_segments(pld)
+            if segments is not None and len(segments) == 1 and np.ndim(x) == 0 and _readable(method, x).all():
+                (noise, q, _), rounds = segments[0]
+                together.setdefault((noise, q, float(x)), []).append((i, rounds))
+                continue
+            out[i] = _intersected(out[i], _read_one(pld, method, np.asarray(x), *out[i]), method, np.asarray(x))
+        for (noise, q, x), members in together.items():
+            rounds = np.array([count for _, count in members], dtype=np.float64)
+            low, up = _front_door(noise, q, rounds, method, np.full(rounds.shape, x))
+            for j, (i, _) in enumerate(members):
+                out[i] = _intersected(out[i], (low[j], up[j]), method, np.asarray(x))
+        return out
+
+
+def _readable(method: str, x: np.ndarray) -> np.ndarray:
+    """Where a run's reads take the argument: every delta in (0, 1), every finite epsilon >= 0."""
+    return np.isfinite(x) & (x >= 0.0) if method == "delta" else np.ones(np.shape(x), dtype=bool)
+
+
+def _intersected(
+    given: tuple[np.ndarray, np.ndarray], found: tuple[np.ndarray, np.ndarray], method: str, x: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``given`` intersected with ``found`` where the run's reads take the argument (``_readable``)."""
+    live = _readable(method, x)
+    lower = np.where(live, np.maximum(given[0], found[0]), given[0])
+    upper = np.where(live, np.maximum(lower, np.minimum(given[1], found[1])), given[1])
+    return lower, upper
+
+
+def _read_one(
+    pld: PrivacyLossDistribution, method: str, x: np.ndarray, lower: np.ndarray, upper: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The run's bracket at ``x`` (the PLD's own where the run's reads do not take the argument)."""
+    live = _readable(method, x)
+    lows, ups = lower.copy(), upper.copy()
+    if not np.any(live):
         return lows, ups
+    segments = subsampled_segments(pld)
+    gaussians = gaussian_rounds(pld) if segments is None else None
+    if segments is not None:
+        lows[live], ups[live] = _subsampled(segments, method, x[live], lower[live], upper[live])
+    elif gaussians is not None:
+        lows[live], ups[live] = _gaussian(gaussians, method, x[live])
+    else:
+        raise ValueError("this PLD describes no run the question reader answers (RunReader.reads)")
+    return lows, ups
+
+
+def _front_door(
+    noise: float, q: float, rounds: np.ndarray | int, method: str, x: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``SubsampledGaussianPLD``'s default bracket of ``rounds`` rounds of one subsampled Gaussian at ``x``."""
+    accountant = SubsampledGaussianPLD(sigma=noise, sampling_rate=q, rounds=rounds)
+    found = accountant.epsilon(x, bound="both") if method == "epsilon" else accountant.delta(x, bound="both")
+    low, up = found  # type: ignore[misc]
+    return np.asarray(low, dtype=np.float64), np.asarray(up, dtype=np.float64)
 
 
 def _subsampled(
@@ -99,11 +155,8 @@ def _subsampled(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The bracket of rounds of Poisson-subsampled Gaussians at ``x`` (module docstring)."""
     if len(segments) == 1:
-        ((noise, q, sensitivity), rounds) = segments[0]
-        accountant = SubsampledGaussianPLD(sigma=noise, sampling_rate=q, rounds=rounds, sensitivity=sensitivity)
-        found = accountant.epsilon(x, bound="both") if method == "epsilon" else accountant.delta(x, bound="both")
-        low, up = found  # type: ignore[misc]
-        return np.asarray(low, dtype=np.float64), np.asarray(up, dtype=np.float64)
+        ((noise, q, _), rounds) = segments[0]
+        return _front_door(noise, q, rounds, method, x)
     if method == "epsilon":
         return tilted_factors.tilted_factors_brackets(segments, x, lower, upper)
     lows, ups = lower.copy(), upper.copy()

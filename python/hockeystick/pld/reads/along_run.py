@@ -37,7 +37,7 @@ import numpy as np
 
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
-from ..compose.distribution import PrivacyLossDistribution, brackets
+from ..compose.distribution import PrivacyLossDistribution, brackets, read_per_question
 
 Quantity = Literal["epsilon", "delta"]
 
@@ -141,12 +141,14 @@ def prefix_curve(
     ``distribution.brackets`` call: each point is that PLD's ``epsilon(value, bound="both")`` (or
     ``delta``) composed on a divisor of the run's longest FFT length (the module's opening), and the
     compositions of every checkpoint run in shared batches (``workers``: their scipy.fft threads, as
-    ``distribution.compose_all``'s)."""
+    ``distribution.compose_all``'s); each checkpoint whose rounds are described is then read per question
+    (``distribution.read_per_question``), as its one-off ``epsilon`` is."""
     given = _given(quantity, value)
     plds = [_prefix(segments, int(t)) for t in steps]
     method = "epsilon" if quantity == "epsilon" else "delta"
     x = np.array(given)
-    sides = brackets(plds, method, [x] * len(plds), workers, shared_transform=True)
+    xs = [x] * len(plds)
+    sides = read_per_question(plds, method, xs, brackets(plds, method, xs, workers, shared_transform=True))
     lower = np.array([float(lo) for lo, _ in sides])
     upper = np.array([float(up) for _, up in sides])
     return CurveAlongRun(np.asarray(steps, dtype=np.int64), lower, upper, quantity, given)
