@@ -40,6 +40,7 @@ from .tilted_question import (
     MAX_POINTS,
     ROUND_OFF_PER_ROUND,
     SPLIT_SAMPLED_ROUNDS,
+    WINDOW_TAIL,
     add_pure_epsilon,
     best_tilt,
     one_direction,
@@ -75,7 +76,7 @@ def exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
 def _upper_side(ups: Sequence[tuple[GridPMF, int]], lam: float, h: float, delta: float, upper: float) -> float:
     """The certified upper epsilon at ``delta`` of the pessimistic PMFs ``ups`` composed under the tilt ``lam``,
     searched from ``upper`` or the window's top."""
-    up_side = tilted.compose_tilted(ups, lam * h, pessimistic=True, max_points=MAX_POINTS)
+    up_side = tilted.compose_tilted(ups, lam * h, pessimistic=True, max_points=MAX_POINTS, window_tail=WINDOW_TAIL)
     return tilted.upper_epsilon(up_side, delta, min(upper, up_side.top))
 
 
@@ -115,7 +116,9 @@ def add_below(segments: Sequence[Segment], eps: float, h: float, tail: float, de
         return True
     coarse = min(h * COARSENING, MAX_INTERVAL)
     ups = [(f.upper, c) for f, c in pessimistic_terms(segments, "add", coarse, tail, False)]
-    side = tilted.compose_tilted(ups, exponent_tilt(ups, eps) * coarse, pessimistic=True, max_points=MAX_POINTS)
+    side = tilted.compose_tilted(
+        ups, exponent_tilt(ups, eps) * coarse, pessimistic=True, max_points=MAX_POINTS, window_tail=WINDOW_TAIL
+    )
     return side.delta(eps) <= delta
 
 

@@ -23,7 +23,7 @@ from ..compose import tilted
 from ..compose.binomial_split import BinomialSplit
 from . import question
 from .tilted_factors import Segment, exponent_tilt, pessimistic_terms, total_rounds
-from .tilted_question import MAX_POINTS, SPLIT_SAMPLED_ROUNDS, add_pure_epsilon, optimistic_segments
+from .tilted_question import MAX_POINTS, SPLIT_SAMPLED_ROUNDS, WINDOW_TAIL, add_pure_epsilon, optimistic_segments
 
 
 def direction_delta(segments: Sequence[Segment], direction: str, h: float, tail: float, eps: float) -> float:
@@ -32,7 +32,9 @@ def direction_delta(segments: Sequence[Segment], direction: str, h: float, tail:
     if direction == "add" and eps >= add_pure_epsilon([(q, float(c)) for (_, q, _), c in segments]):
         return 0.0
     ups = [(f.upper, c) for f, c in pessimistic_terms(segments, direction, h, tail, False)]
-    side = tilted.compose_tilted(ups, exponent_tilt(ups, eps) * h, pessimistic=True, max_points=MAX_POINTS)
+    side = tilted.compose_tilted(
+        ups, exponent_tilt(ups, eps) * h, pessimistic=True, max_points=MAX_POINTS, window_tail=WINDOW_TAIL
+    )
     return float(side.delta(eps))
 
 
