@@ -281,3 +281,44 @@ def test_a_source_certifying_the_upper_side_alone_exports_no_optimistic_side():
     assert lower is None
     for e in np.linspace(-3.0, 7.0, 41):
         assert upper.delta(float(e)) >= _gaussian_truth(1.0, float(e))
+
+
+class _JaggedGaussian:
+    """The Gaussian pair N(mu, 1) vs N(0, 1) certified loosely and unevenly: each upper delta the truth times
+    1 + U(0, 5 %), each lower one times 1 - U(0, 5 %), drawn afresh at every eps (a curve neither convex nor smooth,
+    as reads of different grids give)."""
+
+    bound_sides = ("upper", "lower", "both")
+
+    def __init__(self, mu: float, seed: int):
+        self.mu, self.rng = mu, np.random.default_rng(seed)
+        self.log_ndtr = pytest.importorskip("scipy.special").log_ndtr
+
+    def _truth(self, eps: np.ndarray) -> np.ndarray:
+        a, b = self.log_ndtr(-eps / self.mu + self.mu / 2), self.log_ndtr(-eps / self.mu - self.mu / 2)
+        return np.exp(a) * -np.expm1(eps + b - a)
+
+    def delta(self, epsilon, *, bound="upper"):  # noqa: ANN001, ANN201
+        truth = self._truth(np.asarray(epsilon, dtype=np.float64))
+        upper = np.minimum(truth * (1 + 0.05 * self.rng.random(truth.shape)) * (1 + 1e-9), 1.0)
+        lower = truth * (1 - 0.05 * self.rng.random(truth.shape)) * (1 - 1e-9)
+        return {"upper": upper, "lower": lower, "both": (lower, upper)}[bound]
+
+    def epsilon(self, delta, *, bound="upper"):  # noqa: ANN001, ANN201
+        low, high = 0.0, 200.0  # bisection on the truth, ending above it
+        for _ in range(100):
+            mid = 0.5 * (low + high)
+            low, high = (mid, high) if self._truth(np.array(mid)) > delta else (low, mid)
+        return high
+
+
+@pytest.mark.parametrize("seed", [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(1, 6))])
+def test_jagged_certified_values_still_give_pmfs_on_either_side_of_the_truth(seed):
+    mu = 0.3 + 4.7 * np.random.default_rng(100 + seed).random()
+    upper, lower = curve_pmfs(_JaggedGaussian(mu, seed), 1e-8, 1e-3)
+    assert lower is not None
+    grid = np.concatenate([np.linspace(-8.0, 25.0, 67), np.random.default_rng(seed).uniform(-3.0, 10.0, 20)])
+    for e in grid:
+        truth = _gaussian_truth(mu, float(e))
+        assert upper.delta(float(e)) >= truth, (mu, e)
+        assert lower.delta(float(e)) <= truth, (mu, e)
