@@ -81,8 +81,9 @@ def export_pld(
     An accountant (``SubsampledGaussianPLD``, ``training.DPSGD`` / ``DPFedAvg``, ``PLDAccountant``, any object of the
     accountant contract for one run), a fixed-schedule ``PrivacyLedger``, or a PLD given with ``delta_floor``, is
     written as the PMFs of its certified curve (``pld_curve``): dp_accounting reading the pessimistic PMF at any
-    delta >= ``delta_floor`` gets an eps within the default tolerance max(1e-3, 2.5e-4 eps) of the certified upper
-    eps (one sample spacing at most), and never below the true eps.
+    delta >= ``delta_floor`` gets an eps within the default tolerance max(1e-3, 2.5e-4 eps) of the eps where the
+    source's certified upper delta(eps) crosses delta (one sample spacing at most; the certified upper eps where the
+    source's delta read is as tight as its eps read), and never below the true eps.
 
     Parameters
     ----------
