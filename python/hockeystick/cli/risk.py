@@ -1,4 +1,5 @@
-"""``hockeystick risk``: an attacker's certified TPR at given FPRs, and the advantage, of one mechanism."""
+"""``hockeystick risk``: an attacker's certified TPR at given FPRs, and the advantage, of one mechanism; with
+``--gdp``, its certified mu-GDP bracket (``risk.certified_gdp``)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ def register(subparsers: Any) -> None:
         "--min-separation 50 --fpr 0.01\n"
         "  hockeystick risk -a pld_subsampled_gaussian -p sigma=1 -p sampling_rate=0.01 -p rounds=1000 "
         "--fpr 1e-3,0.01 --direction remove\n"
-        "  hockeystick risk -a gaussian -p sigma=1 --fpr 1e-3,0.01 -o risk.csv   # the rows to a file",
+        "  hockeystick risk -a gaussian -p sigma=1 --fpr 1e-3,0.01 -o risk.csv   # the rows to a file\n"
+        "  hockeystick risk -a pld_subsampled_gaussian -p sigma=1.1 -p sampling_rate=0.0042667 -p rounds=14100 "
+        "--gdp   # certified mu-GDP",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     group = p.add_argument_group("the mechanism")
@@ -47,9 +50,22 @@ def register(subparsers: Any) -> None:
     matrix_options(p)
     p.add_argument(
         "--fpr",
-        required=True,
         metavar="VALUES",
-        help="false-positive rates in [0, 1], comma-separated (e.g. 1e-3,0.01,0.1)",
+        help="false-positive rates in [0, 1], comma-separated (e.g. 1e-3,0.01,0.1); required unless --gdp",
+    )
+    p.add_argument(
+        "--gdp",
+        action="store_true",
+        help="instead of the TPR: the certified mu-GDP bracket [mu_lower, mu_upper] with its slack delta0 (the "
+        "mechanism's delta(eps) <= delta_mu(eps) + delta0 at every eps for mu_upper, for no mu below mu_lower) and "
+        "the bracket on gdpnum's regret of mu_upper (docs/risk.md)",
+    )
+    p.add_argument(
+        "--delta0",
+        type=float,
+        metavar="VALUE",
+        help="with --gdp: the slack delta0 in [0, 1) (default: the larger of 1e-10 and twice the certified "
+        "curve's floor; 0 for a Gaussian mechanism)",
     )
     p.add_argument(
         "--direction",
@@ -90,9 +106,17 @@ def run(args: argparse.Namespace) -> int:
     from .. import risk  # lazy: start-up time
 
     entry, values = one_point(args, "risk evaluates one mechanism")
-    fprs = _fprs(args.fpr)
+    if args.gdp and args.fpr is not None:
+        raise UsageError("--gdp prints the mu-GDP bracket instead of the TPR: give --gdp or --fpr, not both")
+    if not args.gdp and args.fpr is None:
+        raise UsageError("give --fpr VALUES (the TPR at those false-positive rates) or --gdp (the mu-GDP bracket)")
+    if args.delta0 is not None and not args.gdp:
+        raise UsageError("--delta0 is the slack of --gdp: add --gdp")
     form = args.format if args.out is None else _file_format(args.out, args.force)
     accountant = entry.build(**values)
+    if args.gdp:
+        return _emit(args, form, _gdp_rows(risk, accountant, args), _GDP_PRINTERS)
+    fprs = _fprs(args.fpr)
     heads = _SIDES[args.bound]
     tpr = risk.tpr_at_fpr(accountant, fprs, bound=args.bound, direction=args.direction)
     adv = risk.advantage(accountant, bound=args.bound)
@@ -105,13 +129,37 @@ def run(args: argparse.Namespace) -> int:
         }
         for i, fpr in enumerate(fprs)
     ]
+    return _emit(args, form, (rows, heads), _PRINTERS)
+
+
+def _emit(
+    args: argparse.Namespace, form: str, content: tuple[Any, ...], printers: dict[str, Callable[..., None]]
+) -> int:
+    """Prints the rows in ``form``, to stdout or to -o FILE."""
     if args.out is None:
-        _PRINTERS[form](rows, heads)
+        printers[form](*content)
         return 0
     with open(args.out, "w", encoding="utf-8") as handle, contextlib.redirect_stdout(handle):
-        _PRINTERS[form](rows, heads)
+        printers[form](*content)
     print(f"rows written to {os.path.abspath(args.out)}")
     return 0
+
+
+# the --gdp row's columns, in order
+_GDP_HEADS = ("mu_lower", "mu_upper", "delta0", "regret_lower", "regret_upper")
+
+
+def _gdp_rows(risk: Any, accountant: Any, args: argparse.Namespace) -> tuple[list[dict[str, float]]]:
+    """One row: the certified mu-GDP bracket, its slack and the regret bracket of mu_upper."""
+    try:
+        result = risk.certified_gdp(accountant, delta0=args.delta0)
+    except ValueError as error:
+        raise UsageError(f"--gdp: {error}") from None
+    return ([{h: float(getattr(result, h)) for h in _GDP_HEADS}],)
+
+
+def _print_gdp_table(rows: list[dict[str, float]]) -> None:
+    print(table(list(_GDP_HEADS), [[row[h] for h in _GDP_HEADS] for row in rows]))
 
 
 def _file_format(path: str, force: bool) -> str:
@@ -153,8 +201,13 @@ def _print_table(rows: list[dict[str, float]], heads: tuple[str, ...]) -> None:
 
 
 # --format -> how the rows are printed
-_PRINTERS: dict[str, Callable[[list[dict[str, float]], tuple[str, ...]], None]] = {
+_PRINTERS: dict[str, Callable[..., None]] = {
     "json": _print_json,
     "csv": _print_csv,
     "table": _print_table,
+}
+_GDP_PRINTERS: dict[str, Callable[..., None]] = {
+    "json": lambda rows: _print_json(rows, ()),
+    "csv": lambda rows: _print_csv(rows, ()),
+    "table": _print_gdp_table,
 }
