@@ -103,6 +103,14 @@ def dp_accounting_adapter(sigma, q, rounds, delta):
     return HockeystickAccountant().compose(event, rounds).get_epsilon_bracket(delta)
 
 
+def opacus_adapter(sigma, q, rounds, delta):
+    from hockeystick.interop.opacus import HockeystickAccountant
+
+    accountant = HockeystickAccountant()
+    accountant.history = [(sigma, q, rounds)]
+    return accountant.get_epsilon_bracket(delta)
+
+
 DOORS = {
     "pld_object": pld_object,
     "pld_object_coarse": pld_object_coarse,
@@ -113,6 +121,7 @@ DOORS = {
     "flower": flower,
     "compose": compose_file,
     "dp_accounting": dp_accounting_adapter,
+    "opacus": opacus_adapter,
 }
 
 
