@@ -245,7 +245,6 @@ def _causal(strategy: Strategy) -> None:
         )
 
 
-@accountant_docs()  # completes the delta / epsilon overrides' docstrings with the contract's sections
 def _shown(value: Any) -> str:
     """A parameter or result for a repr: a number as ``%g``, a word quoted, an array its first values and shape."""
     array = np.asarray(value)
@@ -265,6 +264,7 @@ def _shown_strategy(strategy: Any) -> str:
     return f"<matrix {np.shape(strategy)}>"
 
 
+@accountant_docs()  # completes the delta / epsilon overrides' docstrings with the contract's sections
 class DPFTRL(MatrixMechanism):
     r"""Gaussian guarantee of DP-FTRL / DP-FedAvg with correlated noise, in training terms (rounds, separation).
 
