@@ -19,7 +19,7 @@ from hockeystick.interop.pld_curve import DEFAULT_DELTA_FLOOR, curve_pmfs, sampl
 from hockeystick.interop.pld_format import DeltaFloorWarning
 from hockeystick.ledger import PrivacyLedger, Round
 from hockeystick.pld import PLDAccountant, SubsampledGaussianPLD
-from hockeystick.training import DPSGD
+from hockeystick.training import DPSGD, DPFedAvg
 
 dp_pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 
@@ -120,6 +120,11 @@ def test_the_imported_curve_brackets_the_run(readme):
     "make",
     [
         pytest.param(lambda: DPSGD(noise_multiplier=1.0, sample_rate=0.01, steps=1000), id="DPSGD"),
+        pytest.param(
+            lambda: DPFedAvg(noise_multiplier=1.0, total_clients=10**5, clients_per_round=1000, rounds=1000),
+            id="DPFedAvg",
+            marks=pytest.mark.slow,
+        ),
         pytest.param(
             lambda: PLDAccountant().compose_subsampled_gaussian(1.0, 0.01, 1000),
             id="PLDAccountant",
