@@ -12,11 +12,12 @@ import pytest
 from scipy.stats import norm
 
 from hockeystick.cli import main
-from hockeystick.fdp import GaussianMechanism
+from hockeystick.fdp import GaussianDP, GaussianMechanism
 from hockeystick.ledger import PrivacyLedger, Round
 from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.rdp import SubsampledGaussianRDP
 from hockeystick.risk import DEFAULT_DELTA0, CertifiedGDP, certified_gdp
-from hockeystick.training import DPSGD
+from hockeystick.training import DPSGD, DPFedAvg
 
 mpmath.mp.dps = 50
 
@@ -215,3 +216,25 @@ def test_cli_gdp(capsys):
     assert "mu_upper" in out and "1e-06" in out
     for args in (["--gdp", "--fpr", "0.1"], [], ["--fpr", "0.1", "--delta0", "1e-6"]):
         assert main(["risk", "-a", "gaussian", "-p", "sigma=2", *args]) == 2
+
+
+def test_other_accountants_reach_it():
+    """A DP-FedAvg run and an RDP accountant (any object with .delta): the upper side covers the RDP
+    conversion's curve, whose lower side is 0 (it gives no lower delta)."""
+    fedavg = DPFedAvg(noise_multiplier=1.0, total_clients=10_000, clients_per_round=100, rounds=200)
+    g = certified_gdp(fedavg)
+    direct = certified_gdp(SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=200))
+    assert g.mu_lower <= direct.mu_upper and direct.mu_lower <= g.mu_upper
+    rdp = certified_gdp(SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.01, rounds=200))
+    assert rdp.mu_lower == 0.0 and rdp.mu_upper >= g.mu_lower
+
+
+@pytest.mark.parametrize("mu", [1e-3, 2.0, 1000.0])
+def test_gaussian_dp_is_its_own_mu(mu):
+    g = certified_gdp(GaussianDP(mu))
+    assert g.mu_lower == g.mu_upper == mu
+
+
+def test_a_slack_above_delta_at_zero_needs_no_mu():
+    g = certified_gdp(GaussianMechanism(sigma=1.0), delta0=0.9)  # delta(0) = 2 Phi(1/2) - 1 = 0.38 < 0.9
+    assert g.mu_lower == g.mu_upper == 0.0

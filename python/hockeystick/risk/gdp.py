@@ -42,9 +42,10 @@ U >= delta >= L at finitely many eps, each statement holding for every eps:
   difference rounded outward (next_after) and each ratio widened by 8 u.
 
 The nodes: eps on a grid of spacing 1/8 reaching 64, doubled (to 704 at most) until U <= delta0 at a node;
-then spacing 2^-9 to that reach, and three rounds refining by 8 the intervals that can hold either side's
-extremum (the 64 largest r_k, the intervals beside mu_lower's node, the 64 largest regret terms), to spacing
-2^-18.  Every grid gives certified sides; the grid only decides how close they are.
+then spacing 2^-9 (coarser where that would exceed 2^14 nodes) to that reach, and three rounds splitting into 8
+the intervals whose bound exceeds what no grid could go below (each side read at the nodes without the
+interval's shift, an estimate; at most 2048 intervals a side and round, the largest) and the two beside
+mu_lower's node.  Every grid gives certified sides; the grid only decides how close they are.
 """
 
 from __future__ import annotations
@@ -176,7 +177,7 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
     """
     accountant = _from_ledger(accountant)
     profiled(accountant)
-    sides = delta_sides(accountant, "both")
+    sides = _certified_sides(accountant)
     closed_form = _closed_form_mu(accountant)
     slack = None if delta0 is None else _slack(delta0)
     # the coarse grid: the floor out to FLOOR_REACH, then doubled until the upper delta reaches the slack
@@ -191,26 +192,29 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
     while not (nodes.upper_run() <= stop).any() and nodes.reach < MAX_REACH:
         more = min(2.0 * nodes.reach, MAX_REACH)
         nodes.add(np.arange(nodes.reach + COARSE_SPACING, more + COARSE_SPACING / 2, COARSE_SPACING))
+    exact = closed_form is not None and slack == 0.0
     reached = np.flatnonzero(nodes.upper_run() <= stop)
-    if reached.size == 0:
+    if reached.size == 0 and not exact:
         raise ValueError(
             f"the certified upper delta stays above delta0 = {slack:g} out to eps = {MAX_REACH:g} (its floor there "
             f"is {float(nodes.upper_run()[-1]):.3g}): no finite mu covers it with that slack; give a delta0 above "
             "the floor"
         )
-    reach = float(nodes.eps[reached[0]])
-    nodes.add(np.arange(0.0, reach + FINE_SPACING / 2, FINE_SPACING))
+    # (a closed form's mu needs no reach: its regret's tail term holds beyond any last node)
+    reach = float(nodes.eps[reached[0]]) if reached.size else nodes.reach
+    # the fine grid: 2^-9, coarser (a power of 2) where the reach would make it longer than 2^14 nodes
+    spacing = max(FINE_SPACING, 2.0 ** np.ceil(np.log2(max(reach, 1.0) / 2.0**14)))
+    nodes.add(np.arange(0.0, reach + spacing / 2, spacing))
     nodes.cut(reach)
-    exact = closed_form is not None and slack == 0.0
     mu = None
     for round_ in range(REFINEMENTS + 1):
         radii = None if exact else _upper_radii(nodes, slack)
         lows = _lower_radii(nodes, slack)
-        mu = float(closed_form) if exact else float(radii.max(initial=0.0))  # type: ignore[union-attr]
+        mu = closed_form[1] if exact else float(radii.max(initial=0.0))  # type: ignore[union-attr,index]
         if closed_form is not None:
-            mu = min(mu, float(closed_form))
+            mu = min(mu, closed_form[1])
         regret_terms = _regret_upper_terms(nodes, mu)
-        if round_ == REFINEMENTS:
+        if round_ == REFINEMENTS or nodes.eps.size < 2:
             break
         # the intervals whose bound exceeds what no grid could go below (each side's value read at the nodes
         # without the interval's shift: an estimate, never a bound) are where a finer grid can move the side
@@ -224,6 +228,8 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
         nodes.add(np.unique((left[:, None] + width[:, None] * np.arange(1, 8)[None, :] / 8.0).ravel()))
     assert mu is not None
     mu_lower = float(lows.max(initial=0.0))
+    if exact:  # with no slack the least mu is the mechanism's own, at least its certified lower side
+        mu_lower = max(mu_lower, closed_form[0])  # type: ignore[index]
     regret_upper = float(regret_terms.max(initial=0.0))
     regret_lower = float(_regret_lower_terms(nodes, mu).max(initial=0.0))
     return CertifiedGDP(mu_lower, mu, slack, regret_lower, regret_upper, reach)
@@ -355,11 +361,24 @@ def _regret_at_nodes(nodes: _Nodes, mu: float) -> np.ndarray:
         return (np.asarray(_hs.theta(mu, nodes.eps)) - nodes.lower_run()) / (1.0 + np.exp(nodes.eps))
 
 
-def _closed_form_mu(accountant: Any) -> float | None:
-    """A Gaussian mechanism's certified mu (its profile is theta(mu, .) exactly), else None."""
+def _closed_form_mu(accountant: Any) -> tuple[float, float] | None:
+    """A Gaussian mechanism's certified (lower, upper) mu (its profile is theta(mu, .) exactly), else None:
+    ``GaussianDP(mu)`` is exactly mu-GDP, ``GaussianMechanism`` within its ``mu_lower`` and ``mu``."""
     if isinstance(accountant, GaussianDP) and np.ndim(accountant.mu) == 0:
-        return float(accountant.mu)
+        return float(getattr(accountant, "mu_lower", accountant.mu)), float(accountant.mu)
     return None
+
+
+def _certified_sides(accountant: Any) -> Any:
+    """eps -> (lower, upper) delta; an accountant certifying the upper side only (an RDP conversion, which refuses
+    bound="both") gets the trivial lower side 0: mu_lower is then 0 and regret_upper reads the lower delta as 0."""
+    try:
+        delta_sides(accountant, "both")(np.zeros(1))
+    except ValueError as error:
+        if 'bound must be "upper"' not in str(error):
+            raise
+        return delta_sides(accountant, "upper")
+    return delta_sides(accountant, "both")
 
 
 def _slack(value: Any) -> float:
