@@ -238,3 +238,56 @@ def test_gaussian_dp_is_its_own_mu(mu):
 def test_a_slack_above_delta_at_zero_needs_no_mu():
     g = certified_gdp(GaussianMechanism(sigma=1.0), delta0=0.9)  # delta(0) = 2 Phi(1/2) - 1 = 0.38 < 0.9
     assert g.mu_lower == g.mu_upper == 0.0
+
+
+class LaplaceClosedForm:
+    """The Laplace mechanism of scale 1/m (sensitivity 1): delta(eps) = 1 - e^((eps - m)/2) on [0, m], 0 beyond
+    (pure m-DP), its sides rounded outward by 1e-13 relative (far above the formula's own rounding)."""
+
+    def __init__(self, m: float):
+        self.m = m
+
+    def delta(self, epsilon, *, bound="upper"):
+        eps = np.asarray(epsilon, dtype=float)
+        exact = np.where(eps < self.m, -np.expm1((np.minimum(eps, self.m) - self.m) / 2), 0.0)
+        low, up = exact * (1 - 1e-13), np.where(exact > 0, exact * (1 + 1e-13), 0.0)
+        return {"lower": low, "upper": up, "both": (low, up)}[bound]
+
+
+def laplace_tradeoff(m: float, alpha: np.ndarray) -> np.ndarray:
+    """Lap(0, 1) against Lap(m, 1) (Dong, Roth, Su 2022, the Laplace mechanism's trade-off function)."""
+    a = np.asarray(alpha, dtype=float)
+    with np.errstate(divide="ignore"):
+        middle = np.exp(-m) / (4 * a)
+    return np.where(a < np.exp(-m) / 2, 1 - np.exp(m) * a, np.where(a <= 0.5, middle, np.exp(-m) * (1 - a)))
+
+
+def regret_by_definition(f, mu: float) -> float:
+    """gdpnum's regret from its definition: the least Delta with f(min(alpha + Delta, 1)) - Delta <= G_mu(alpha)
+    on a fine alpha grid (bisection on Delta)."""
+    alpha = np.concatenate([np.logspace(-12, -3, 2000), np.linspace(1e-3, 1, 200_001)])
+    gaussian = norm.cdf(norm.isf(alpha) - mu)
+    low, high = 0.0, 1.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        if np.all(f(np.minimum(alpha + mid, 1.0)) - mid <= gaussian):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def test_pure_dp_needs_no_slack_and_the_regret_matches_its_definition():
+    m = 1.0
+    g = certified_gdp(LaplaceClosedForm(m), delta0=0.0)
+    assert g.delta0 == 0.0 and g.reach <= m + 0.125
+    assert 0 < g.mu_lower <= g.mu_upper < g.mu_lower + 1e-3
+    exact = lambda e: -mpmath.expm1((mpmath.mpf(e) - m) / 2) if e < m else mpmath.mpf(0)  # noqa: E731
+    dense = np.concatenate([np.linspace(0, 3, 3001), np.random.default_rng(3).uniform(0, 3, 300)])
+    assert all(exact(e) <= theta_mp(g.mu_upper, e) for e in dense)
+    below = g.mu_lower * (1 - 1e-6)
+    assert max(exact(e) - theta_mp(below, e) for e in np.linspace(0, m, 4001)) > 0
+    # the regret's profile form against the definition on the closed-form trade-off curve
+    reference = regret_by_definition(lambda a: laplace_tradeoff(m, a), g.mu_upper)
+    assert g.regret_lower - 1e-5 <= reference <= g.regret_upper + 1e-5
+    assert g.regret_upper - g.regret_lower < 1e-4
