@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from hockeystick.numerics.certified_theta import theta_epsilon_lower, theta_epsilon_upper
-from hockeystick.pld.reads.max_of_outputs import best_threshold, log_bound, max_of_outputs_epsilon
+from hockeystick.pld.reads.max_of_outputs import best_threshold, log_bound, max_of_outputs_delta, max_of_outputs_epsilon
 
 mpmath.mp.dps = 50
 
@@ -81,3 +81,21 @@ def test_refuses_bad_arguments():
     with pytest.raises(ValueError, match="segment"):
         max_of_outputs_epsilon([((1.0, 0.0, 1.0), 10)], 1e-5)
     assert max_of_outputs_epsilon([], 1e-5) == 0.0
+
+
+@pytest.mark.parametrize("sigma, eps", [(1.0, 2.0), (0.5, 10.0), (2.0, 0.1)])
+def test_delta_of_the_gaussian_mechanism_reaches_its_exact_delta(sigma, eps):
+    from hockeystick.numerics.certified_theta import theta_lower, theta_upper
+
+    found = max_of_outputs_delta([((sigma, 1.0, 1.0), 1)], eps)
+    assert found <= float(theta_upper(1.0 / sigma, eps))
+    assert found >= float(theta_lower(1.0 / sigma, eps)) * (1.0 - 1e-6)
+
+
+@pytest.mark.parametrize("segments, delta", CASES[:4])
+def test_delta_and_epsilon_agree(segments, delta):
+    """At the certified lower epsilon the test's delta exceeds delta (delta falls with eps); a little above it, the
+    test certifies no more than the exact bound at its own threshold allows."""
+    eps = max_of_outputs_epsilon(segments, delta)
+    assert max_of_outputs_delta(segments, eps * (1.0 - 1e-9)) > delta
+    assert max_of_outputs_delta(segments, eps + 0.05) < delta

@@ -94,9 +94,8 @@ def _log_sum(terms: list[np.ndarray], up: bool) -> np.ndarray:
     return value + margin if up else value - margin
 
 
-def log_bound(segments: Sequence[Segment], z: np.ndarray, delta: float) -> np.ndarray:
-    """The certified lower bound (1) of the module docstring at each threshold of ``z`` (-inf where P(S) is not
-    certified above ``delta``)."""
+def log_sides(segments: Sequence[Segment], z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A lower bound on log P(S) and an upper bound on log Q(S) at each threshold of ``z`` (module docstring)."""
     log_a_high = np.minimum(_log_tail(z, low=False), 0.0)
     p_terms, q_terms = [], []
     for (sigma, q, sensitivity), rounds in segments:
@@ -111,6 +110,13 @@ def log_bound(segments: Sequence[Segment], z: np.ndarray, delta: float) -> np.nd
         q_terms.append(log_rounds + log_a_high + _log_hazard_ratio(log_a_high, up=True))
     log_p = _log_one_minus_exp(_log_sum(p_terms, up=False) - 4.0 * UNIT_ROUNDOFF, up=False)
     log_q = _log_one_minus_exp(_log_sum(q_terms, up=True) + 4.0 * UNIT_ROUNDOFF, up=True)
+    return log_p, log_q
+
+
+def log_bound(segments: Sequence[Segment], z: np.ndarray, delta: float) -> np.ndarray:
+    """The certified lower bound (1) of the module docstring at each threshold of ``z`` (-inf where P(S) is not
+    certified above ``delta``)."""
+    log_p, log_q = log_sides(segments, z)
     log_delta = math.log(delta)
     with np.errstate(invalid="ignore", divide="ignore"):
         above = log_p > log_delta + 1e-9
@@ -165,3 +171,50 @@ def best_threshold(segments: Sequence[Segment], delta: float) -> tuple[float, fl
     return (
         (float(fine_z[j]), float(fine[j])) if fine[j] > coarse[best] else (float(COARSE_Z[best]), float(coarse[best]))
     )
+
+
+def max_of_outputs_delta(segments: Sequence[Segment], epsilon: float) -> float:
+    """A certified lower bound on the delta at ``epsilon`` of the composition of ``segments`` (the remove
+    direction's, so of the add-or-remove pair's): the largest over the thresholds of ``COARSE_Z`` and a finer
+    ladder around the best of P(S) - e^eps Q(S) (module docstring), its logarithm log P(S) + log(1 - e^{eps +
+    log Q(S) - log P(S)}) lowered by SUM_MARGIN relative to its terms; 0 where no threshold certifies more.
+
+    Parameters
+    ----------
+    segments : sequence of ((sigma, sampling_rate, sensitivity), rounds)
+        The run's factors: Poisson-subsampled Gaussian rounds, 0 < sampling_rate <= 1.
+    epsilon : float
+        The epsilon asked, finite.
+
+    Returns
+    -------
+    float
+        A certified lower bound on delta(epsilon), >= 0.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not finite, or a segment's sigma, sensitivity, sampling rate or rounds is out of range.
+    """
+    if not math.isfinite(epsilon):
+        raise ValueError(f"epsilon must be finite, got {epsilon!r}")
+    for (sigma, q, sensitivity), rounds in segments:
+        if not (sigma > 0.0 and sensitivity > 0.0 and 0.0 < q <= 1.0 and rounds >= 1):
+            raise ValueError(f"a segment needs sigma > 0, sensitivity > 0, 0 < q <= 1 and rounds >= 1: {segments!r}")
+    if not segments:
+        return 0.0
+
+    def log_delta(z: np.ndarray) -> np.ndarray:
+        log_p, log_q = log_sides(segments, z)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            ratio = epsilon + log_q - log_p
+            value = np.where(ratio < 0.0, log_p + np.log1p(-np.exp(np.minimum(ratio, 0.0))), -np.inf)
+        margin = SUM_MARGIN * (2.0 + np.abs(log_p) + np.abs(log_q) + abs(epsilon))
+        return np.where(np.isfinite(value), value - margin - 8.0 * UNIT_ROUNDOFF * np.abs(value), -np.inf)
+
+    coarse = log_delta(COARSE_Z)
+    best = int(np.argmax(coarse))
+    step = float(COARSE_Z[1] - COARSE_Z[0])
+    fine = log_delta(np.linspace(float(COARSE_Z[best]) - step, float(COARSE_Z[best]) + step, FINE_STEPS))
+    value = max(float(coarse[best]), float(np.max(fine)))
+    return math.exp(value) * (1.0 - 4.0 * UNIT_ROUNDOFF) if math.isfinite(value) else 0.0

@@ -8,7 +8,9 @@ composed under the tilt that maximizes the Chernoff exponent lam eps - K(lam) at
 (``tilted_factors.exponent_tilt``: the tilted composition carries its charge relative to that Chernoff bound) and
 read there; the add direction is 0 past ``tilted_question.add_pure_epsilon`` (pure DP there).  Where the rounds
 sample the record rarely (sum_i q_i c_i at most ``SPLIT_SAMPLED_ROUNDS``) the remove direction is also read as a sum
-over how many rounds pass eps / T (``compose.binomial_split``), on both sides.  Every read is certified, and the
+over how many rounds pass eps / T (``compose.binomial_split``), on both sides.  The lower side takes the
+max-of-outputs test's bound where higher (``reads.max_of_outputs``: where the record is sampled in many rounds
+(T q >= 1) it is the only lower read).  Every read is certified, and the
 bracket is their intersection with the one given.
 """
 
@@ -21,6 +23,7 @@ import numpy as np
 
 from ..compose import tilted
 from ..compose.binomial_split import BinomialSplit
+from ..reads.max_of_outputs import max_of_outputs_delta
 from . import question
 from .tilted_factors import Segment, exponent_tilt, pessimistic_terms, total_rounds
 from .tilted_question import MAX_POINTS, SPLIT_SAMPLED_ROUNDS, WINDOW_TAIL, add_pure_epsilon, optimistic_segments
@@ -79,6 +82,7 @@ def tilted_factors_delta(segments: Sequence[Segment], eps: float, lower: float, 
         return lower, upper
     if question.exact(np.array(lower), np.array(upper)):
         return lower, upper
+    lower = max(lower, max_of_outputs_delta(segments, eps))  # the max-of-outputs test's bound where higher
     h = question.FINE_INTERVAL
     tail = question.question_tail(total_rounds(segments), upper, question.TILTED_TAIL_SHARE)
     try:
