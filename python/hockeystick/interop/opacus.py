@@ -637,6 +637,10 @@ class _SigmaSearch:
                     break
                 bad, fbad = x, f
                 factor *= factor
+        return self._refine(good, fgood, bad, fbad, rtol)
+
+    def _refine(self, good: float, fgood: float, bad: float, fbad: float, rtol: float) -> float:
+        """The bracket (good meets the target, bad does not) narrowed to ``rtol`` in log sigma; its good end."""
         # invariant: good meets the target, bad does not; Illinois: the secant root in (log x, f), the
         # retained end's f halved after two steps on the same side; an infinite f (no bound) bisects, and so
         # does the step after one that left more than half the bracket.  The last rule bounds the steps by
