@@ -58,7 +58,7 @@ def test_the_composition_has_the_charges_the_export_folds(sampled):
 
 
 def test_the_pessimistic_pmf_is_at_or_above_the_certified_upper_bound_and_the_optimistic_below_the_lower(sampled):
-    exchanged = export_pld(sampled)
+    exchanged = export_pld(sampled, form="composed")
     upper = _their_curve(to_dp_accounting(exchanged), EPS)
     lower = _their_curve(to_dp_accounting(exchanged, "optimistic"), EPS)
     ours_lower, ours_upper = sampled.delta(EPS, bound="both")
@@ -77,7 +77,7 @@ def test_the_pessimistic_pmf_is_at_or_above_the_certified_upper_bound_and_the_op
 
 def test_the_exported_sides_bracket_the_closed_form_gaussian():
     d = pld.gaussian(1.0, value_discretization_interval=1e-3).self_compose(10)
-    exchanged = export_pld(d)
+    exchanged = export_pld(d, form="composed")
     grid = np.linspace(0.0, 8.0, 9)
     truth = np.array([_gaussian_truth(math.sqrt(10.0), e) for e in grid])
     assert np.all(_their_curve(to_dp_accounting(exchanged), grid) >= truth)
@@ -86,7 +86,7 @@ def test_the_exported_sides_bracket_the_closed_form_gaussian():
 
 def test_dp_accounting_composes_an_exported_gaussian_with_its_own():
     h = 1e-3
-    ours = to_dp_accounting(export_pld(pld.gaussian(1.0, value_discretization_interval=h)))
+    ours = to_dp_accounting(export_pld(pld.gaussian(1.0, value_discretization_interval=h), form="composed"))
     theirs = dp_pld.from_gaussian_mechanism(1.0, value_discretization_interval=h)
     composed = ours.compose(theirs)
     two_fold = theirs.self_compose(2)
@@ -95,7 +95,9 @@ def test_dp_accounting_composes_an_exported_gaussian_with_its_own():
     mixed, own = _their_curve(composed, grid), _their_curve(two_fold, grid)
     assert np.all(mixed >= truth)
     np.testing.assert_allclose(mixed, own, rtol=2e-3, atol=1e-12)
-    low = to_dp_accounting(export_pld(pld.gaussian(1.0, value_discretization_interval=h)), "optimistic")
+    low = to_dp_accounting(
+        export_pld(pld.gaussian(1.0, value_discretization_interval=h), form="composed"), "optimistic"
+    )
     theirs_low = dp_pld.from_gaussian_mechanism(
         1.0, value_discretization_interval=h, pessimistic_estimate=False, use_connect_dots=False
     )
@@ -103,7 +105,7 @@ def test_dp_accounting_composes_an_exported_gaussian_with_its_own():
 
 
 def test_json_round_trip_is_bit_for_bit(sampled):
-    exchanged = export_pld(sampled)
+    exchanged = export_pld(sampled, form="composed")
     text = exchanged.to_json()
     back = ExchangedPLD.from_json(text)
     assert back.to_json() == text
@@ -126,7 +128,7 @@ def test_json_round_trip_is_bit_for_bit(sampled):
 
 
 def test_the_imported_pld_holds_the_fields_and_brackets_the_original(sampled):
-    exchanged = ExchangedPLD.from_json(export_pld(sampled).to_json())
+    exchanged = ExchangedPLD.from_json(export_pld(sampled, form="composed").to_json())
     back = import_pld(exchanged)
     for direction, upper in zip(back.directions, (exchanged.pessimistic_pmf, exchanged.pessimistic_pmf_add)):
         factor = next(iter(direction))
@@ -164,7 +166,7 @@ def test_hockeystick_reads_dp_accountings_pld_and_matches_its_delta():
 
 def test_a_pld_without_its_optimistic_side_exports_the_pessimistic_side_alone():
     d = subsampled_gaussians([1.0], [0.1], value_discretization_interval=1e-2, optimistic=False)[0]
-    exchanged = export_pld(d)
+    exchanged = export_pld(d, form="composed")
     assert exchanged.optimistic_pmf is None and exchanged.pessimistic_pmf_add is not None
     back = import_pld(ExchangedPLD.from_json(exchanged.to_json()))
     assert back.delta(1.0) >= d.delta(1.0)
@@ -176,7 +178,7 @@ def test_a_pld_without_its_optimistic_side_exports_the_pessimistic_side_alone():
 
 def test_a_symmetric_pld_stays_symmetric_both_ways():
     d = pld.laplace(1.0, value_discretization_interval=1e-2)
-    exchanged = export_pld(d)
+    exchanged = export_pld(d, form="composed")
     assert exchanged.pessimistic_pmf_add is None and exchanged.optimistic_pmf_add is None
     theirs = dp_pld.from_laplace_mechanism(1.0, value_discretization_interval=1e-2)
     assert from_dp_accounting(theirs).pessimistic_pmf_add is None
@@ -227,7 +229,7 @@ def test_a_pessimistic_pmf_above_mass_one_is_accepted_and_an_optimistic_one_refu
 
 
 def _document(**changes: object) -> str:
-    body = json.loads(export_pld(pld.laplace(1.0, value_discretization_interval=0.1)).to_json())
+    body = json.loads(export_pld(pld.laplace(1.0, value_discretization_interval=0.1), form="composed").to_json())
     for key, value in changes.items():
         if key == "swap_sides":
             body["pessimistic_pmf"], body["optimistic_pmf"] = body["optimistic_pmf"], body["pessimistic_pmf"]
@@ -266,7 +268,7 @@ def test_composing_on_different_grids_is_refused_naming_the_interval():
     imported = import_pld(export_pld(pld.laplace(1.0, value_discretization_interval=1e-2)))
     with pytest.raises(ValueError, match="value_discretization_interval"):
         imported.compose(pld.laplace(1.0, value_discretization_interval=1e-3))
-    ours = to_dp_accounting(export_pld(pld.laplace(1.0, value_discretization_interval=1e-2)))
+    ours = to_dp_accounting(export_pld(pld.laplace(1.0, value_discretization_interval=1e-2), form="composed"))
     with pytest.raises(ValueError, match="Discretization intervals are different"):
         ours.compose(dp_pld.from_laplace_mechanism(1.0, value_discretization_interval=1e-3))
 

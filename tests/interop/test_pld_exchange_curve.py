@@ -80,7 +80,10 @@ def test_dp_accounting_reads_the_dp_fedavg_run_within_the_tolerance_of_the_certi
     assert lower <= theirs <= upper + _tolerance(upper), (delta, lower, upper, theirs)
 
 
-def test_the_pessimistic_curve_is_at_or_above_the_certified_upper_delta_and_the_optimistic_below_the_lower(readme):
+def test_the_pessimistic_curve_lies_above_the_certified_lower_delta_and_near_the_upper_and_the_optimistic_below(readme):
+    """The run's delta reads at these eps (another batch of eps than the export's, so another read of the same
+    certified curve) bracket the truth: the pessimistic PMF's curve lies above their lower side and within 1e-3 of
+    their upper side down to the floor, the optimistic one below their upper side."""
     run, exported = readme
     eps = np.concatenate([np.linspace(0.0, 4.4, 37), [3.74104, 4.18019, 6.0]])
     lower, upper = run.delta(eps, bound="both")
@@ -88,8 +91,10 @@ def test_the_pessimistic_curve_is_at_or_above_the_certified_upper_delta_and_the_
     theirs_low = to_dp_accounting(exported, "optimistic")
     pessimistic = np.array([theirs.get_delta_for_epsilon(float(e)) for e in eps])
     optimistic = np.array([theirs_low.get_delta_for_epsilon(float(e)) for e in eps])
-    assert np.all(pessimistic >= upper)
-    assert np.all(optimistic <= lower)
+    assert np.all(pessimistic >= lower) and np.all(optimistic <= upper)
+    read = upper >= DEFAULT_DELTA_FLOOR
+    assert np.all(pessimistic[read] <= upper[read] * (1 + 1e-3))
+    assert np.all(pessimistic[~read] <= DEFAULT_DELTA_FLOOR)  # beyond the floor: the mass at +infinity
 
 
 def test_below_the_floor_the_reading_is_an_upper_bound_and_warns(readme):
@@ -204,12 +209,36 @@ def test_dp_accounting_composes_the_exported_curve_with_its_own_and_stays_above_
     assert composed.get_epsilon_for_delta(1e-6) == pytest.approx(own, abs=2e-3)
 
 
-def test_a_pld_exports_its_curve_when_given_a_floor():
+def test_a_pld_exports_its_curve_on_its_grid_and_its_composed_pmfs_when_asked():
     d = pld.subsampled_gaussian(sigma=1.0, sampling_rate=0.01, value_discretization_interval=1e-4).self_compose(1000)
-    exported = export_pld(d, delta_floor=1e-8)
-    assert exported.delta_floor == 1e-8 and exported.discretization_interval == 1e-4
-    lower, upper = d.epsilon(1e-8, bound="both")
-    assert lower <= to_dp_accounting(exported).get_epsilon_for_delta(1e-8) <= upper + _tolerance(upper)
+    exported = export_pld(d)
+    assert exported.delta_floor is not None and exported.discretization_interval == 1e-4
+    for delta in (1e-5, max(exported.delta_floor, 1e-10)):
+        lower, upper = d.epsilon(delta, bound="both")
+        assert lower <= to_dp_accounting(exported).get_epsilon_for_delta(delta) <= upper + _tolerance(upper)
+    composed = export_pld(d, form="composed")
+    assert composed.delta_floor is None and composed.pessimistic_pmf_add is not None  # both directions, as composed
+
+
+def test_the_default_floor_is_the_first_the_source_certifies():
+    exported = export_pld(_Flat())  # certifies nothing below 1e-9: 1e-12, 1e-11, 1e-10 and 1e-9 are refused
+    assert exported.delta_floor == 1e-8
+    with pytest.raises(ValueError, match="delta_floor must be a delta the source certifies"):
+        export_pld(_Flat(), delta_floor=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("source", "keywords", "named"),
+    [
+        (SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10), {"form": "other"}, "form must be"),
+        (SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10), {"form": "composed"}, "exports its curve"),
+        (pld.laplace(1.0), {"form": "composed", "delta_floor": 1e-6}, "are the curve's"),
+    ],
+    ids=["unknown", "accountant-composed", "composed-with-floor"],
+)
+def test_a_form_that_does_not_fit_the_source_is_refused(source, keywords, named):
+    with pytest.raises(ValueError, match=named):
+        export_pld(source, **keywords)
 
 
 class _Flat:
@@ -247,7 +276,7 @@ class _NoCurve:
 @pytest.mark.parametrize(
     ("source", "named"),
     [
-        (object(), "PrivacyLossDistribution, an accountant of one run"),
+        (object(), "an accountant of one run .* or a hockeystick PrivacyLossDistribution"),
         (_NoCurve(), "an epsilon at a split of delta"),
         (PrivacyLedger(adaptive=True), "fixed-schedule PrivacyLedger"),
         (PrivacyLedger(adaptive=False), "no round recorded"),

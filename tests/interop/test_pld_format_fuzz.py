@@ -50,12 +50,14 @@ BAD_NUMBERS: list[Any] = [
 ]
 
 
-def _sources() -> dict[str, pld.PrivacyLossDistribution]:
+def _sources() -> dict[str, tuple[pld.PrivacyLossDistribution, str]]:
+    """The PLDs the files are written from, and the form written: composed PMFs (one direction and two) and a
+    certified curve."""
+    sampled = pld.subsampled_gaussian(sigma=1.0, sampling_rate=0.1, value_discretization_interval=1e-2).self_compose(5)
     return {
-        "laplace": pld.laplace(1.0, value_discretization_interval=0.1),
-        "sampled": pld.subsampled_gaussian(
-            sigma=1.0, sampling_rate=0.1, value_discretization_interval=1e-2
-        ).self_compose(5),
+        "laplace": (pld.laplace(1.0, value_discretization_interval=0.1), "composed"),
+        "sampled": (sampled, "composed"),
+        "sampled curve": (sampled, "curve"),
     }
 
 
@@ -185,8 +187,8 @@ def _read(text: str | bytes, bounds: dict[str, list[Any]]) -> str:
 
 def _corpus() -> list[tuple[str, str | bytes, str]]:
     corpus = []
-    for source, reference in _sources().items():
-        body = json.loads(export_pld(reference).to_json())
+    for source, (reference, form) in _sources().items():
+        body = json.loads(export_pld(reference, form=form).to_json())  # type: ignore[arg-type]
         body["delta_floor"] = 1e-9
         for name, document in [*_edits(body), *_random_edits(body, 150, seed=len(source))]:
             corpus.append((f"{source}: {name}", _text(document), source))
@@ -195,7 +197,7 @@ def _corpus() -> list[tuple[str, str | bytes, str]]:
 
 @pytest.mark.slow
 def test_every_malformed_file_is_refused_by_name_or_read_correctly(capsys):
-    bounds = {source: _bounds(reference) for source, reference in _sources().items()}
+    bounds = {source: _bounds(reference) for source, (reference, _) in _sources().items()}
     counts = {"refused": 0, "accepted": 0}
     for name, text, source in _corpus():
         try:

@@ -55,6 +55,8 @@ from .pld_format import ExchangedPMF
 
 __all__ = [
     "DEFAULT_DELTA_FLOOR",
+    "DEFAULT_DELTA_FLOORS",
+    "DeltaFloorError",
     "DEFAULT_INTERVAL",
     "MARGIN",
     "MAX_EPSILON",
@@ -67,15 +69,18 @@ __all__ = [
 ]
 
 # The smallest delta at which an export reads within the default tolerance unless the caller states another: below
-# the deltas DP-SGD and cross-device runs are reported at (1e-5 to 1e-10), with eps there a few units.
+# the deltas DP-SGD and cross-device runs are reported at (1e-5 to 1e-10), with eps there a few units.  A source
+# that certifies no eps there (a PLD on a coarse grid: its round-off floor) takes the first of the larger ones it does.
 DEFAULT_DELTA_FLOOR = 1e-12
+DEFAULT_DELTA_FLOORS = tuple(10.0**-k for k in range(12, 5, -1))
 # dp_accounting's default value_discretization_interval: an export on it composes with dp_accounting's own PLDs.
 DEFAULT_INTERVAL = 1e-4
-# Relative amount every point is moved out by before the hull: the masses' round-off in long double (about 1e-19
-# relative, times the cancellation of neighbouring slopes, ~1e8 at most on the samples' spacing), the check's own
-# summation error (4 n u < 1e-10) and the reader's loss e^{(min_key + i) h} against the sample's eps (~1e-16) stay
-# far inside it; a delta 1e-6 larger moves eps by about 1e-6 / |d ln delta / d eps|, far inside the tolerance.
-MARGIN = 1e-6
+# Relative amount every point is moved out by before the hull: the check's summation error (4 n u, under 5e-11
+# for n <= 10^5 samples) and the masses' round-off in long double (about 1e-19 relative, times the cancellation of
+# neighbouring slopes, ~1e8 at most on the samples' spacing) stay inside half of it, and the reader's loss
+# e^{(min_key + i) h} against the sample's eps (~1e-16) far inside.  It is also the pessimistic PMF's mass above 1
+# (the point at alpha = 0 moves too), which hides that much mass lost from the file from the format's mass check.
+MARGIN = 1e-9
 # The largest certified eps at delta_floor / 2 an export samples to: e^eps stays far from overflow in the hull.
 MAX_EPSILON = 500.0
 # The default tolerance of SubsampledGaussianPLD's bracket, max(ABSOLUTE, RELATIVE eps): the samples are half of it
@@ -83,8 +88,13 @@ MAX_EPSILON = 500.0
 ABSOLUTE_TOLERANCE = 1e-3
 RELATIVE_TOLERANCE = 2.5e-4
 # margins tried in turn when the check of the masses written fails (it has not: each is a guard)
-_MARGINS = (MARGIN, 1e-5, 1e-4)
+_MARGINS = (MARGIN, 1e-8, 1e-6)
 _UNIT = 2.0**-53
+
+
+class DeltaFloorError(ValueError):
+    """A ``delta_floor`` below what the source certifies: its certified eps at ``delta_floor`` / 2 is infinite or
+    above ``MAX_EPSILON``."""
 
 
 def sample_spacing(epsilon: float) -> float:
@@ -173,7 +183,7 @@ def _top_epsilon(source: Any, delta_floor: float) -> float:
     try:
         top = float(np.asarray(source.epsilon(delta_floor / 2.0, bound="upper"), dtype=np.float64))
     except ValueError as error:
-        raise ValueError(
+        raise DeltaFloorError(
             f"delta_floor={delta_floor!r}: the source refuses epsilon at delta_floor / 2: {error}"
         ) from None
     except TypeError:  # an array answer: parameters that are arrays
@@ -182,7 +192,7 @@ def _top_epsilon(source: Any, delta_floor: float) -> float:
             "parameters are arrays); build it with one value of each parameter"
         ) from None
     if not top <= MAX_EPSILON:
-        raise ValueError(
+        raise DeltaFloorError(
             f"delta_floor must be a delta the source certifies an eps <= {MAX_EPSILON:g} at: its certified eps at "
             f"delta_floor / 2 = {delta_floor / 2:g} is {top!r} (its upper delta stays above it at every eps: the "
             "mass at +infinity and round-off charges of its grid); give a larger delta_floor, or export the run's "

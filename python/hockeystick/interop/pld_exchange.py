@@ -47,7 +47,14 @@ from ..ledger.ledger import PrivacyLedger
 from ..pld.compose.distribution import Factor, PrivacyLossDistribution
 from ..pld.compose.pmf import GridPMF
 from ..pld.mechanisms.constructors import checked_interval
-from .pld_curve import DEFAULT_DELTA_FLOOR, DEFAULT_INTERVAL, curve_pmfs, fixed_schedule, follows_contract
+from .pld_curve import (
+    DEFAULT_DELTA_FLOORS,
+    DEFAULT_INTERVAL,
+    DeltaFloorError,
+    curve_pmfs,
+    fixed_schedule,
+    follows_contract,
+)
 from .pld_folding import lower_minorant, optimistic_fields, pessimistic_fields, pessimistic_pmf
 from .pld_format import ExchangedPLD, ExchangedPMF, charged_infinity
 
@@ -72,48 +79,55 @@ _CHECK_TOLERANCE = 1e-9
 
 
 def export_pld(
-    source: Any, *, delta_floor: float | None = None, value_discretization_interval: float | None = None
+    source: Any,
+    *,
+    delta_floor: float | None = None,
+    value_discretization_interval: float | None = None,
+    form: Literal["curve", "composed"] = "curve",
 ) -> ExchangedPLD:
-    """A PLD or an accountant's run in Google's PLD fields, both sides certified (module docstring).
+    """A run's certified privacy curve (or a PLD's composed PMFs) in Google's PLD fields, both sides certified.
 
-    A ``PrivacyLossDistribution`` given without ``delta_floor`` is written as its composed PMFs, every charge folded
-    in (``pld_folding``): a reader's curve is at or above the PLD's certified upper bound, as tight as that is.
-    An accountant (``SubsampledGaussianPLD``, ``training.DPSGD`` / ``DPFedAvg``, ``PLDAccountant``, any object of the
-    accountant contract for one run), a fixed-schedule ``PrivacyLedger``, or a PLD given with ``delta_floor``, is
-    written as the PMFs of its certified curve (``pld_curve``): dp_accounting reading the pessimistic PMF at any
-    delta >= ``delta_floor`` gets an eps within the default tolerance max(1e-3, 2.5e-4 eps) of the eps where the
-    source's certified upper delta(eps) crosses delta (one sample spacing at most; the certified upper eps where the
-    source's delta read is as tight as its eps read), and never below the true eps.
+    ``form="curve"`` (the default) writes the PMFs of the source's certified curve (``pld_curve``): an accountant
+    (``SubsampledGaussianPLD``, ``training.DPSGD`` / ``DPFedAvg``, ``PLDAccountant``, any object of the accountant
+    contract for one run), a fixed-schedule ``PrivacyLedger`` or a ``PrivacyLossDistribution``.  dp_accounting
+    reading the pessimistic PMF at any delta >= ``delta_floor`` gets an eps within the default tolerance
+    max(1e-3, 2.5e-4 eps) of the eps where the source's certified upper delta(eps) crosses delta (one sample spacing
+    at most; the certified upper eps where the source's delta read is as tight as its eps read), and never below
+    the true eps.  ``form="composed"`` writes a PLD's composed PMFs per direction, every charge folded in
+    (``pld_folding``): as tight as the plain composition on its grid, its round-off floor and tail cut included.
 
     Parameters
     ----------
-    source : PrivacyLossDistribution, accountant or PrivacyLedger
-        What to export: a hockeystick PLD; an object with the contract's ``delta(epsilon, *, bound=...)`` and
-        ``epsilon(delta, *, bound=...)`` (``base.accountant``) built for one run (scalar parameters); or a
-        ``PrivacyLedger`` of a fixed schedule (its recorded rounds, composed).
+    source : accountant, PrivacyLedger or PrivacyLossDistribution
+        What to export: an object with the contract's ``delta(epsilon, *, bound=...)`` and
+        ``epsilon(delta, *, bound=...)`` (``base.accountant``) built for one run (scalar parameters); a
+        ``PrivacyLedger`` of a fixed schedule (its recorded rounds, composed); or a hockeystick PLD.
     delta_floor : float, optional
-        The smallest delta the export is read at within the tolerance, 0 < delta_floor < 1; stated in the result
-        (``ExchangedPLD.delta_floor``).  Default 1e-12 for an accountant or a ledger; for a PLD, giving it selects
-        the curve's export.  Below it a reader's eps stays an upper bound, looser, and inf below the mass at
+        The curve's: the smallest delta the export is read at within the tolerance, 0 < delta_floor < 1, stated in
+        the result (``ExchangedPLD.delta_floor``).  Default: the first of 1e-12, 1e-11, ..., 1e-6 the source
+        certifies an eps at.  Below it a reader's eps stays an upper bound, looser, and inf below the mass at
         +infinity (at most ``delta_floor``).
     value_discretization_interval : float, optional
-        The grid of the curve's export, 0 < h <= 100 (default: a PLD's own grid; 1e-4, dp_accounting's default,
-        for the others: the export composes with dp_accounting's PLDs on that grid).  Above 5e-4 the samples are a
-        cell apart, and a reader's eps within one cell of the certified one.
+        The curve's grid, 0 < h <= 100 (default: a PLD's own grid, so that the export composes with hockeystick
+        PLDs on it; 1e-4, dp_accounting's default, for the others).  Above 5e-4 the samples are a cell apart, and a
+        reader's eps within one cell of the certified one.
+    form : {"curve", "composed"}, optional
+        What is written (above); "composed" for a PLD only.
 
     Returns
     -------
     ExchangedPLD
-        The pessimistic PMF per direction (its delta(eps) at or above the certified upper bound, or the true curve,
-        at every eps) and the optimistic one (at or below the certified lower bound), none for a source certifying
-        the upper side alone; one direction for the curve's export (it bounds both orders of the neighbours).
+        The pessimistic PMF per direction (its delta(eps) at or above the certified upper bound at every eps) and
+        the optimistic one (at or below the certified lower bound), none for a source certifying the upper side
+        alone.  The curve has one direction: it bounds both orders of the neighbours.
 
     Raises
     ------
     ValueError
         If ``source`` is none of these (the message says what is exported), an adaptive ledger, an accountant of
         several runs (array parameters), ``delta_floor`` is outside (0, 1) or below what ``source`` certifies (the
-        message gives what to export instead), or a composition is refused (its own message).
+        message gives what to export instead), ``form`` is neither word or "composed" for a source that is not a
+        PLD (or given a curve's argument), or a composition is refused (its own message).
     ParameterTypeError
         If ``value_discretization_interval`` is not one number.
 
@@ -127,12 +141,19 @@ def export_pld(
     >>> bool(exported.epsilon(1e-6) >= run.epsilon(1e-6, bound="lower"))
     True
     """
+    if form not in ("curve", "composed"):
+        raise ValueError(f"form must be 'curve' or 'composed', got {form!r}")
     floor = None if delta_floor is None else _delta_floor(delta_floor)
-    if isinstance(source, PrivacyLossDistribution) and floor is None:
-        if value_discretization_interval is not None:
+    if form == "composed":
+        if not isinstance(source, PrivacyLossDistribution):
             raise ValueError(
-                "value_discretization_interval is the curve's export grid: a PLD's fields are on its own grid; "
-                "give delta_floor too to export its curve"
+                f"form='composed' writes a PrivacyLossDistribution's composed PMFs, got {type(source).__name__}: "
+                "an accountant or a ledger exports its curve (form='curve')"
+            )
+        if floor is not None or value_discretization_interval is not None:
+            raise ValueError(
+                "delta_floor and value_discretization_interval are the curve's: form='composed' writes the PLD's "
+                "own composed PMFs on its own grid"
             )
         return _folded(source)
     if isinstance(source, PrivacyLossDistribution):
@@ -144,13 +165,22 @@ def export_pld(
     curve = fixed_schedule(source) if isinstance(source, PrivacyLedger) else source
     if not follows_contract(curve):
         raise ValueError(
-            "source must be a hockeystick PrivacyLossDistribution, an accountant of one run with "
-            "delta(epsilon, *, bound=...) and epsilon(delta, *, bound=...) (SubsampledGaussianPLD, DPSGD, DPFedAvg, "
-            f"PLDAccountant, ...) or a fixed-schedule PrivacyLedger, got {type(source).__name__}" + _hint(source)
+            "source must be an accountant of one run with delta(epsilon, *, bound=...) and epsilon(delta, *, "
+            "bound=...) (SubsampledGaussianPLD, DPSGD, DPFedAvg, PLDAccountant, ...), a fixed-schedule "
+            f"PrivacyLedger or a hockeystick PrivacyLossDistribution, got {type(source).__name__}" + _hint(source)
         )
-    floor = DEFAULT_DELTA_FLOOR if floor is None else floor
-    upper, lower = curve_pmfs(curve, floor, h)
-    return ExchangedPLD(upper, None, lower, None, delta_floor=floor)
+    if floor is not None:
+        upper, lower = curve_pmfs(curve, floor, h)
+        return ExchangedPLD(upper, None, lower, None, delta_floor=floor)
+    for tried in DEFAULT_DELTA_FLOORS:
+        try:
+            upper, lower = curve_pmfs(curve, tried, h)
+        except DeltaFloorError:
+            if tried == DEFAULT_DELTA_FLOORS[-1]:
+                raise
+            continue
+        return ExchangedPLD(upper, None, lower, None, delta_floor=tried)
+    raise AssertionError("unreachable: the last default floor returns or raises")
 
 
 def _hint(source: Any) -> str:
