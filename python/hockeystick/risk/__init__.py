@@ -1,4 +1,5 @@
-"""Attack risk from a privacy profile: the certified trade-off curve, TPR at FPR, the advantage, calibration.
+"""Attack risk from a privacy profile: the certified trade-off curve, TPR at FPR, the advantage, calibration,
+certified mu-GDP.
 
 An attacker sees the output of a mechanism run either on the neighbouring data set H0 or on H1 and
 decides "H1" with a test phi.  Its false-positive rate is alpha = E_H0[phi], its power (true-positive
@@ -77,6 +78,10 @@ target tau through ``calibrate``: the power at alpha is at most tau as soon as O
 as delta(eps) <= d(eps) = max(tau - e^eps alpha, 1 - alpha - e^eps (1 - tau)) at one eps >= 0, so the
 extreme parameter over a set of eps values is the best of ``calibrate``'s answers for the targets
 (eps, d(eps)) (the accountant's delta: the symmetric bound, which bounds either direction's power too).
+
+``certified_gdp`` brackets the least mu for which the profile is mu-GDP with a stated slack delta0 (delta(eps) <=
+theta(mu, eps) + delta0 at every eps) and gdpnum's regret of the upper mu; ``risk.gdp``'s docstring gives the
+statements and their proofs.
 """
 
 from .directions import DIRECTIONS as DIRECTIONS
