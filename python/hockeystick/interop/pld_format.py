@@ -131,23 +131,8 @@ class ExchangedPMF:
         if not isinstance(self.pessimistic_estimate, (bool, np.bool_)):
             raise ValueError(f"pessimistic_estimate must be true or false, got {self.pessimistic_estimate!r}")
         object.__setattr__(self, "pessimistic_estimate", bool(self.pessimistic_estimate))
-        h, top = self.discretization_interval, self.min_key + self.values.size - 1
-        if not (abs(self.min_key * h) <= MAX_LOSS and abs(top * h) <= MAX_LOSS):
-            raise ValueError(
-                f"min_key and values must put every loss (min_key + i) discretization_interval in "
-                f"[-{MAX_LOSS:g}, {MAX_LOSS:g}] (e^loss finite), got losses from {self.min_key * h!r} to {top * h!r}"
-            )
-        total = math.fsum([*self.values.tolist(), self.infinity_mass])
-        if self.pessimistic_estimate and not total >= 1.0 - MASS_TOLERANCE:
-            raise ValueError(
-                f"values and infinity_mass of a pessimistic PMF must sum to at least 1 - {MASS_TOLERANCE:g} (mass "
-                f"lost lowers its curve below the truth), got {total!r}: masses zeroed, cut short or scaled down"
-            )
-        if not self.pessimistic_estimate and total > 1.0:
-            raise ValueError(
-                f"values and infinity_mass of an optimistic PMF must sum to at most 1 (a lower curve never exceeds "
-                f"delta(-infinity) = 1), got {total!r}: take the excess off as a charge, or mark it pessimistic"
-            )
+        _check_losses(self.min_key, self.values.size, self.discretization_interval)
+        _check_mass(math.fsum([*self.values.tolist(), self.infinity_mass]), self.pessimistic_estimate)
 
     def delta(self, epsilon: float) -> float:
         """The PMF's hockey-stick curve at one eps, summed in numpy (a reading of the fields, not a certified bound).
@@ -245,6 +230,37 @@ class ExchangedPMF:
             return cls(**{name: fields[name] for name in PMF_FIELDS})
         except ValueError as error:
             raise ValueError(f"{where}.{error}") from None
+
+
+def _floor(floor: Any) -> float:
+    """``delta_floor`` as a float, refused unless a number in (0, 1)."""
+    if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0.0 < floor < 1.0:
+        raise ValueError(f"delta_floor must be a number in (0, 1) or absent, got {floor!r}")
+    return float(floor)
+
+
+def _check_losses(min_key: int, size: int, h: float) -> None:
+    """Refuses a grid with a loss (min_key + i) h outside [-MAX_LOSS, MAX_LOSS] (module docstring)."""
+    top = min_key + size - 1
+    if not (abs(min_key * h) <= MAX_LOSS and abs(top * h) <= MAX_LOSS):
+        raise ValueError(
+            f"min_key and values must put every loss (min_key + i) discretization_interval in "
+            f"[-{MAX_LOSS:g}, {MAX_LOSS:g}] (e^loss finite), got losses from {min_key * h!r} to {top * h!r}"
+        )
+
+
+def _check_mass(total: float, pessimistic: bool) -> None:
+    """Refuses a pessimistic PMF's total mass below 1 - MASS_TOLERANCE and an optimistic one's above 1."""
+    if pessimistic and not total >= 1.0 - MASS_TOLERANCE:
+        raise ValueError(
+            f"values and infinity_mass of a pessimistic PMF must sum to at least 1 - {MASS_TOLERANCE:g} (mass "
+            f"lost lowers its curve below the truth), got {total!r}: masses zeroed, cut short or scaled down"
+        )
+    if not pessimistic and total > 1.0:
+        raise ValueError(
+            f"values and infinity_mass of an optimistic PMF must sum to at most 1 (a lower curve never exceeds "
+            f"delta(-infinity) = 1), got {total!r}: take the excess off as a charge, or mark it pessimistic"
+        )
 
 
 def _interval(h: Any) -> float:
@@ -349,10 +365,17 @@ class ExchangedPLD:
 
     def __post_init__(self) -> None:
         if self.delta_floor is not None:
-            floor = self.delta_floor
-            if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0.0 < floor < 1.0:
-                raise ValueError(f"delta_floor must be a number in (0, 1) or absent, got {floor!r}")
-            object.__setattr__(self, "delta_floor", float(floor))
+            object.__setattr__(self, "delta_floor", _floor(self.delta_floor))
+        self._check_directions()
+        pairs = (("pessimistic_pmf", "optimistic_pmf"), ("pessimistic_pmf_add", "optimistic_pmf_add"))
+        for upper_name, lower_name in pairs:
+            upper, lower = getattr(self, upper_name), getattr(self, lower_name)
+            if upper is not None and lower is not None:
+                _check_sides(upper, lower, upper_name, lower_name)
+
+    def _check_directions(self) -> None:
+        """Refuses a PMF on the other side's field, an optimistic side without the pessimistic side's directions,
+        and PMFs on different grids."""
         for name in PLD_FIELDS:
             pmf = getattr(self, name)
             if pmf is not None and pmf.pessimistic_estimate != name.startswith("pessimistic"):
@@ -366,11 +389,6 @@ class ExchangedPLD:
         spacings = {pmf.discretization_interval for pmf in self.pmfs()}
         if len(spacings) != 1:
             raise ValueError(f"every PMF must have one discretization_interval, got {sorted(spacings)}")
-        pairs = (("pessimistic_pmf", "optimistic_pmf"), ("pessimistic_pmf_add", "optimistic_pmf_add"))
-        for upper_name, lower_name in pairs:
-            upper, lower = getattr(self, upper_name), getattr(self, lower_name)
-            if upper is not None and lower is not None:
-                _check_sides(upper, lower, upper_name, lower_name)
 
     @property
     def discretization_interval(self) -> float:
