@@ -1,18 +1,21 @@
-"""Privacy-loss distributions other accountants read: a hockeystick PLD or an accountant's run to Google's PLD fields
-and back, and to and from dp_accounting's ``PrivacyLossDistribution``.
+"""Privacy-loss distributions other accountants read: a run's certified curve or a hockeystick PLD to Google's PLD
+fields and back, and to and from dp_accounting's ``PrivacyLossDistribution``.
 
-``export_pld`` of an accountant (the contract's ``delta`` and ``epsilon`` for one run), of a fixed-schedule ledger,
-or of a PLD given ``delta_floor``, writes the PMFs of its certified curve (``pld_curve``): the lower convex hull, in
-e^eps, of its certified upper delta at samples half the default tolerance apart, which a reader such as
-dp_accounting reads within that tolerance of the certified eps at every delta down to the stated ``delta_floor``.
+``export_pld`` (``form="curve"``, the default) of an accountant (the contract's ``delta`` and ``epsilon`` for one
+run), a fixed-schedule ledger or a PLD writes the PMFs of its certified curve (``pld_curve``): the lower convex
+hull, in e^eps, of its certified upper delta at samples half the default tolerance apart, which a reader such as
+dp_accounting reads within that tolerance of the certified eps at every delta down to the stated ``delta_floor``,
+and the hull under the staircase of its certified lower delta as the optimistic PMF.  A plain FFT composition's
+PMFs read far above the certified eps at small delta: their round-off floor and the mass of their tail cut sit
+at +infinity (1e-11 to 1e-10 on long runs), where every reader counts them.
 
-``export_pld`` of a PLD writes each neighbouring direction's composed PMFs (remove, then add: dp_accounting's ``pmf_remove``
-and ``pmf_add``) in Google's fields (``pld_format``): the certified upper side as the pessimistic PMF, every charge
-of the composition folded in (``pld_folding``: the FFT round-off bound and the shift at +infinity, the loss shift
-as whole cells, the suffix sums' round-off as a scale), so that its delta(eps) is at or above hockeystick's
-certified upper bound at every eps; the certified lower side as the optimistic PMF beside it, at or below the
-certified lower bound.  ``ExchangedPLD.to_json`` stores them, ``to_dp_accounting`` builds dp_accounting's object
-through its public constructors, which then composes it with its own PLDs.
+``export_pld(pld, form="composed")`` writes each neighbouring direction's composed PMFs (remove, then add:
+dp_accounting's ``pmf_remove`` and ``pmf_add``) in Google's fields (``pld_format``): the certified upper side as
+the pessimistic PMF, every charge of the composition folded in (``pld_folding``: the FFT round-off bound and the
+shift at +infinity, the loss shift as whole cells, the suffix sums' round-off as a scale), so that its delta(eps)
+is at or above the composed PMFs' certified upper bound at every eps; the certified lower side as the optimistic
+PMF beside it, at or below the certified lower bound.  ``ExchangedPLD.to_json`` stores them, ``to_dp_accounting``
+builds dp_accounting's object through its public constructors, which then composes it with its own PLDs.
 
 ``import_pld`` makes a hockeystick ``PrivacyLossDistribution`` of Google's fields (one factor a direction), which
 composes with hockeystick's PLDs on the same grid.  Its upper side reads the pessimistic PMF: certified only as far
