@@ -6,8 +6,9 @@ run), a fixed-schedule ledger or a PLD writes the PMFs of its certified curve (`
 hull, in e^eps, of its certified upper delta at samples half the default tolerance apart, which a reader such as
 dp_accounting reads within that tolerance of the certified eps at every delta down to the stated ``delta_floor``,
 and the hull under the staircase of its certified lower delta as the optimistic PMF.  A plain FFT composition's
-PMFs read far above the certified eps at small delta: their round-off floor and the mass of their tail cut sit
-at +infinity (1e-11 to 1e-10 on long runs), where every reader counts them.
+PMFs read far above the certified eps at small delta: the mass of their tail cut sits at +infinity and their FFT
+round-off bound a little above the losses it falls on (together 1e-11 to 1e-10 on long runs), where every reader
+counts them in full.
 
 ``export_pld(pld, form="composed")`` writes each neighbouring direction's composed PMFs (remove, then add:
 dp_accounting's ``pmf_remove`` and ``pmf_add``) in Google's fields (``pld_format``): the certified upper side as
