@@ -29,10 +29,12 @@ a profile of a pair), so:
 
 Each PMF then dominates (is dominated by) the mechanism as a pair (Zhu, Dong & Wang, Def. 7: its curve is at or
 above delta at every alpha >= 0, both orders), so a reader composing it with other PLDs keeps an upper (lower) side
-(Zhu, Dong & Wang, Thm 10).  The samples' values are moved out by the relative ``MARGIN`` before the hull is taken,
-the hull and masses are computed in long double, each mass rounded outward to a double, and the curve of the masses
-written is checked at every sample against the certified values (``_check``: summed in doubles as a sum of
+(Zhu, Dong & Wang, Thm 10).  Every point, the one at alpha = 0 included, is moved out by the relative ``MARGIN``
+before the hull is taken, so the moved hull is the hull times 1 +- MARGIN at every alpha; the hull and masses are
+computed in long double, each mass rounded outward to a double, and the curve of the masses written is checked at
+every sample against the moved hull less half the margin (``_hull_pmf``: summed in doubles as a sum of
 non-negative terms, its relative error under 4 n u for n samples); a failed check retries with a larger margin.
+The pessimistic PMF so carries mass 1 + MARGIN.
 
 A reader of the pessimistic PMF gets at delta an eps no more than one sample spacing above the eps where the
 certified upper curve crosses delta; the samples are ``sample_spacing(eps)`` apart (half the default tolerance
@@ -358,11 +360,19 @@ def curve_pmfs(source: Any, delta_floor: float, h: float) -> tuple[ExchangedPMF,
 
 
 class FixedSchedule:
-    """A fixed-schedule ledger's recorded rounds as an accountant: one subsampled Gaussian or Gaussian round kind
-    and more through ``PLDAccountant``'s default reads (its grid chosen per question), other rounds through the
-    ledger's own composition (``ledger.fixed_schedule.pld_accountant`` on the ledger's grid); a matrix-mechanism
-    round known within a bracket of sensitivities composed at its upper one for the upper side and its realizable
-    lower one for the lower side, as ``PrivacyLedger.composition`` does."""
+    """A fixed-schedule ledger's recorded rounds as an accountant of the contract (``delta`` and ``epsilon``).
+
+    Gaussian and subsampled Gaussian rounds (one kind or more) are composed by ``PLDAccountant``'s default reads,
+    its grid chosen per question; other rounds by the ledger's own composition (``ledger.fixed_schedule
+    .pld_accountant`` on the ledger's grid), a matrix-mechanism round known within a bracket of sensitivities at
+    its upper one for the upper side and its realizable lower one for the lower side, as
+    ``PrivacyLedger.composition`` does.
+
+    Parameters
+    ----------
+    ledger : PrivacyLedger
+        A fixed-schedule ledger (``fixed_schedule`` checks it).
+    """
 
     def __init__(self, ledger: PrivacyLedger):
         runs = list(ledger.counts().items())
@@ -381,11 +391,37 @@ class FixedSchedule:
             self._lower = pld_accountant(runs, h, "lower") if bracketed else self._upper
 
     def delta(self, epsilon: Any, *, bound: str = "upper") -> Any:
-        """The certified delta at ``epsilon`` on the side ``bound`` asks for."""
+        """The certified delta at ``epsilon`` on the side ``bound`` asks for.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            The eps, as ``PLDAccountant.delta`` takes them.
+        bound : {"upper", "lower", "both"}, optional
+            The side; "both" gives (lower, upper).
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            The composition's certified delta.
+        """
         return self._side("delta", epsilon, bound)
 
     def epsilon(self, delta: Any, *, bound: str = "upper") -> Any:
-        """The certified epsilon at ``delta`` on the side ``bound`` asks for."""
+        """The certified epsilon at ``delta`` on the side ``bound`` asks for.
+
+        Parameters
+        ----------
+        delta : array_like
+            The delta, as ``PLDAccountant.epsilon`` takes them.
+        bound : {"upper", "lower", "both"}, optional
+            The side; "both" gives (lower, upper).
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            The composition's certified epsilon.
+        """
         return self._side("epsilon", delta, bound)
 
     def _side(self, method: str, x: Any, bound: str) -> Any:
