@@ -61,3 +61,14 @@ def test_a_warning_is_one_line_in_the_command_lines_words(capsys):
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("hockeystick epsilon: warning: "), lines
     assert "--accuracy" in lines[0] and ".py" not in lines[0] and "Warning:" not in lines[0]
+
+
+@pytest.mark.filterwarnings("default::hockeystick.pld.refine.unmet.AccuracyNotMetWarning")
+def test_a_warning_suggests_the_grid_keywords_as_their_flags(capsys):
+    """A DP-SGD run given by its flags whose delta is below every tail: the warning's 'pass accuracy= (e.g.
+    accuracy=1e-3) ... a smaller tail=' reads as the flags a user types, with no doubled space."""
+    flags = ["--sample-rate", "0.01", "--steps", "2000", "--noise-multiplier", "1.1", "--tail", "1e-12"]
+    assert main(["epsilon", *flags, "--delta", "1e-20"]) == 0
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "pass --accuracy (e.g. --accuracy 1e-3)" in line and "a smaller --tail where" in line
+    assert "accuracy=" not in line and "tail=" not in line and "  " not in line

@@ -72,6 +72,10 @@ TRAINING_ARGUMENTS = (
     "examples_per_user",
 )
 
+# The grid's keywords a library message suggests as ``NAME=`` (``pass accuracy= (e.g. accuracy=1e-3)``): their
+# flags beside the training flags, read so where the run was given by them.
+TRAINING_GRID_ARGUMENTS = ("accuracy", "tail")
+
 
 # The flags whose values reach the library under their own names (run_NAME and matrix_NAME are the training
 # and matrix flags): a library message names the Python argument, and a refusal of it read on the command line
@@ -156,6 +160,8 @@ def command_line_words(
     flagged = (TRAINING_ARGUMENTS if training else ()) + vectors
     words.update({name: "--" + name.replace("_", "-") for name in flagged})
     words.update({name + "=": "--" + name.replace("_", "-") + " " for name in vectors})  # "such as buffer_decay=0.9"
+    if training:  # "pass accuracy= (e.g. accuracy=1e-3)": the run's grid keywords as its flags
+        words.update({name + "=": "--" + name + " " for name in TRAINING_GRID_ARGUMENTS})
     for name, flag in (flags or {}).items():
         words[name] = flag
         if name.isidentifier():
@@ -164,5 +170,9 @@ def command_line_words(
         before = r"(?<![\w-])" if phrase[0].isalnum() or phrase[0] == "_" else ""
         after = r"(?![\w=])" if phrase[-1].isalnum() or phrase[-1] == "_" else ""
         replacement = words[phrase]
+        if phrase.endswith("=") and replacement.startswith("--"):
+            before += r"(?<!-p )"  # "-p accuracy=VALUE", the command line's own words, stays
+            bare = replacement.rstrip()  # "NAME= " and "NAME=)" name the flag alone
+            message = re.sub(before + re.escape(phrase) + r"(?=[\s,;:)]|$)", lambda _: bare, message)
         message = re.sub(before + re.escape(phrase) + after, lambda _: replacement, message)
     return message
