@@ -177,42 +177,62 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
     """
     accountant = _from_ledger(accountant)
     profiled(accountant)
-    sides = _certified_sides(accountant)
     closed_form = _closed_form_mu(accountant)
-    slack = None if delta0 is None else _slack(delta0)
     # the coarse grid: the floor out to FLOOR_REACH, then doubled until the upper delta reaches the slack
-    nodes = _Nodes(sides)
+    nodes = _Nodes(_certified_sides(accountant))
     nodes.add(np.arange(0.0, FLOOR_REACH + COARSE_SPACING / 2, COARSE_SPACING))
-    floor = float(nodes.upper_run().min())
-    if slack is None:
-        slack = 0.0 if closed_form is not None else max(DEFAULT_DELTA0, 2.0 * floor)
-    # the reach: the first node where the upper delta is at most the slack (a closed form with slack 0 needs
-    # none for its mu: its nodes reach where theta's upper side leaves the doubles' normal range)
-    stop = slack if (slack > 0 or closed_form is None) else 1e-300
-    while not (nodes.upper_run() <= stop).any() and nodes.reach < MAX_REACH:
-        more = min(2.0 * nodes.reach, MAX_REACH)
-        nodes.add(np.arange(nodes.reach + COARSE_SPACING, more + COARSE_SPACING / 2, COARSE_SPACING))
+    if delta0 is not None:
+        slack = _slack(delta0)
+    elif closed_form is not None:
+        slack = 0.0
+    else:
+        slack = max(DEFAULT_DELTA0, 2.0 * float(nodes.upper_run().min()))
     exact = closed_form is not None and slack == 0.0
-    reached = np.flatnonzero(nodes.upper_run() <= stop)
-    if reached.size == 0 and not exact:
-        raise ValueError(
-            f"the certified upper delta stays above delta0 = {slack:g} out to eps = {MAX_REACH:g} (its floor there "
-            f"is {float(nodes.upper_run()[-1]):.3g}): no finite mu covers it with that slack; give a delta0 above "
-            "the floor"
-        )
-    # (a closed form's mu needs no reach: its regret's tail term holds beyond any last node)
-    reach = float(nodes.eps[reached[0]]) if reached.size else nodes.reach
+    reach = _reach(nodes, slack, exact)
     # the fine grid: 2^-9, coarser (a power of 2) where the reach would make it longer than 2^14 nodes
     spacing = max(FINE_SPACING, 2.0 ** np.ceil(np.log2(max(reach, 1.0) / 2.0**14)))
     nodes.add(np.arange(0.0, reach + spacing / 2, spacing))
     nodes.cut(reach)
-    mu = None
+    mu, lows, regret_terms = _refined(nodes, slack, closed_form, exact)
+    mu_lower = float(lows.max(initial=0.0))
+    if exact:  # with no slack the least mu is the mechanism's own, at least its certified lower side
+        mu_lower = max(mu_lower, closed_form[0])  # type: ignore[index]
+    regret_upper = float(regret_terms.max(initial=0.0))
+    regret_lower = float(_regret_lower_terms(nodes, mu).max(initial=0.0))
+    return CertifiedGDP(mu_lower, mu, slack, regret_lower, regret_upper, reach)
+
+
+def _reach(nodes: _Nodes, slack: float, exact: bool) -> float:
+    """The first node where the upper delta is at most the slack, the coarse grid doubled (to MAX_REACH) until
+    there is one.  A closed form with no slack needs none for its mu: its nodes reach where theta's upper side
+    leaves the doubles' normal range, or MAX_REACH (its regret's tail term holds beyond any last node)."""
+    stop = 1e-300 if exact else slack
+    while not (nodes.upper_run() <= stop).any() and nodes.reach < MAX_REACH:
+        more = min(2.0 * nodes.reach, MAX_REACH)
+        nodes.add(np.arange(nodes.reach + COARSE_SPACING, more + COARSE_SPACING / 2, COARSE_SPACING))
+    reached = np.flatnonzero(nodes.upper_run() <= stop)
+    if reached.size:
+        return float(nodes.eps[reached[0]])
+    if exact:
+        return nodes.reach
+    raise ValueError(
+        f"the certified upper delta stays above delta0 = {slack:g} out to eps = {MAX_REACH:g} (its floor there "
+        f"is {float(nodes.upper_run()[-1]):.3g}): no finite mu covers it with that slack; give a delta0 above "
+        "the floor"
+    )
+
+
+def _refined(
+    nodes: _Nodes, slack: float, closed_form: tuple[float, float] | None, exact: bool
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """(mu_upper, the lower radii per node, the regret's upper terms per interval) after REFINEMENTS rounds
+    splitting into 8 the intervals where a finer grid can move a side (the module docstring)."""
     for round_ in range(REFINEMENTS + 1):
         radii = None if exact else _upper_radii(nodes, slack)
         lows = _lower_radii(nodes, slack)
-        mu = closed_form[1] if exact else float(radii.max(initial=0.0))  # type: ignore[union-attr,index]
-        if closed_form is not None:
-            mu = min(mu, closed_form[1])
+        mu = closed_form[1] if closed_form is not None else np.inf
+        if radii is not None:
+            mu = min(mu, float(radii.max(initial=0.0)))
         regret_terms = _regret_upper_terms(nodes, mu)
         if round_ == REFINEMENTS or nodes.eps.size < 2:
             break
@@ -226,13 +246,7 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
         picked = np.unique(np.clip(np.concatenate(chosen), 0, nodes.eps.size - 2))
         left, width = nodes.eps[picked], np.diff(nodes.eps)[picked]
         nodes.add(np.unique((left[:, None] + width[:, None] * np.arange(1, 8)[None, :] / 8.0).ravel()))
-    assert mu is not None
-    mu_lower = float(lows.max(initial=0.0))
-    if exact:  # with no slack the least mu is the mechanism's own, at least its certified lower side
-        mu_lower = max(mu_lower, closed_form[0])  # type: ignore[index]
-    regret_upper = float(regret_terms.max(initial=0.0))
-    regret_lower = float(_regret_lower_terms(nodes, mu).max(initial=0.0))
-    return CertifiedGDP(mu_lower, mu, slack, regret_lower, regret_upper, reach)
+    return mu, lows, regret_terms
 
 
 class _Nodes:
@@ -335,7 +349,7 @@ def _regret_lower_terms(nodes: _Nodes, mu: float) -> np.ndarray:
     with np.errstate(over="ignore"):
         spread = 1.0 + np.exp(nodes.eps)
     difference = np.nextafter(theta_low - nodes.upper_run(), -np.inf)
-    return np.maximum(difference / spread * (1.0 - 8 * _U), 0.0)
+    return np.asarray(np.maximum(difference / spread * (1.0 - 8 * _U), 0.0))
 
 
 def _largest(values: np.ndarray, above: float) -> np.ndarray:
@@ -358,7 +372,7 @@ def _radius_at_nodes(nodes: _Nodes, slack: float) -> float:
 def _regret_at_nodes(nodes: _Nodes, mu: float) -> np.ndarray:
     """(theta(mu, e_k) - L^(e_k)) / (1 + e^e_k) at each node (unrounded)."""
     with np.errstate(over="ignore"):
-        return (np.asarray(_hs.theta(mu, nodes.eps)) - nodes.lower_run()) / (1.0 + np.exp(nodes.eps))
+        return np.asarray((np.asarray(_hs.theta(mu, nodes.eps)) - nodes.lower_run()) / (1.0 + np.exp(nodes.eps)))
 
 
 def _closed_form_mu(accountant: Any) -> tuple[float, float] | None:
