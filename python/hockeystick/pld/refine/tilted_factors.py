@@ -33,6 +33,7 @@ from ..grid.grid_start import StartGrid
 from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL
 from ..reads.max_of_outputs import max_of_outputs_epsilon
 from . import question
+from .block_reads import block_bracket
 from .dominated_direction import COARSENING
 from .tilted_question import (
     GRID_STEP,
@@ -148,7 +149,9 @@ def tilted_factors_bracket(
     default's: no grid given) and not yet exact (``question.exact``), with the tilted bracket on
     ``question.FINE_INTERVAL``, so that the upper side is read finer than the peers' default grid (each
     certified); as given where a factor's sampling rate is 1.  The lower side first takes the max-of-outputs test's
-    bound where higher (``reads.max_of_outputs``, certified).
+    bound where higher (``reads.max_of_outputs``, certified); one segment still wider than the tolerance is then read
+    in blocks (``block_reads``: many rounds of a rate far below the grid, where every one-round discretization
+    inflates the loss variance by ~T q h).
 
     Parameters
     ----------
@@ -179,6 +182,8 @@ def tilted_factors_bracket(
             (sigma, q, float(rounds), sensitivity), np.array([delta]), "epsilon"
         )
         lower, upper = _coarse_to_fine(segments, delta, lower, upper, h, tail)
+    if not question.within_tolerance(np.array(lower), np.array(upper)):  # one segment of a small rate: blocks
+        lower, upper = block_bracket(segments, delta, lower, upper, tail)
     if fine and not question.exact(np.array(lower), np.array(upper)):
         lower, upper = screened_bracket(segments, delta, lower, upper, question.FINE_INTERVAL, tail)
     # few rounds of small rates (T q at most SPLIT_SAMPLED_ROUNDS): the split read (``tilted_question.split_bracket``)

@@ -1,0 +1,233 @@
+"""Many rounds of a small sampling rate read in blocks: each block of rounds composed on a grid fine enough for one
+round's loss, moved onto a coarser grid, and the blocks composed there under a tilt.
+
+Where q is far below the grid h, one round's loss (spread about q sqrt(e^{1/s^2} - 1), s = sigma / sensitivity) sits
+inside a cell or two, and a one-round discretization on h inflates the loss variance of T rounds by about T h E|l|
+(T q h), which at T q = 100 rounds of q = 1e-6 is far above the composition's own T q^2 (e^{1/s^2} - 1): no grid
+within memory brackets epsilon to the default tolerance.  Here, for each neighbouring direction:
+
+1. one round's pessimistic and optimistic PMFs on the fine grid h_f (``grids``: the largest power of 2 at most
+   q / r, r of ``FINE_PER_RATE``; h = ``RATIO`` h_f), by the connect-the-dots discretization (Doroshenko, Ghazi, Kamath, Kumar,
+   Manurangsi, PETS 2022);
+2. B rounds of each composed on that grid (``fft.compose_many``, charged), and the remaining T mod B rounds too;
+3. the pessimistic blocks dilated onto h (``dilated``): each fine atom, raised by the composition's ``entry_error``
+   and moved up by its loss shift, split between the two grid points around it so that its P-mass and its Q-mass
+   (P-mass times e^{-loss}) are kept.  A split is a dominating pair of the atom (its hockey-stick curve is the chord
+   of the atom's convex curve in e^eps between the two points, equal outside), so the dilated block dominates the
+   exact composition of the discretized rounds, and adding mass only raises every curve;
+   the optimistic blocks merged onto h (``two_resolution.merged``: groups whose mean of e^{-L} lands on a grid
+   point, a Jensen lower side, their charges taken off first);
+4. T // B blocks and the remainder composed on h under the tilt that maximizes the Chernoff exponent at the epsilon
+   of interest (``compose.tilted``), and read: upper epsilon on the pessimistic side, lower on the optimistic.
+
+Each block's merge or split costs about h^2 / 4 of loss variance against the block's own
+B q^2 (e^{1/s^2} - 1) >= ``BLOCK_CELLS`` h^2, and the fine grid's inflation B h_f E|l| is ``RATIO`` times
+smaller than h's.  The fine one-round PMF must fit ``FINE_CELLS`` cells: a small sigma reaches far in loss (its
+sampled rounds' large losses), and there the blocks do not apply (``ValueError``; the caller keeps its bracket).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..compose import tilted
+from ..compose.fft import compose_many
+from ..compose.pmf import GridPMF
+from ..sampling.two_resolution import merged
+from . import question
+from .points import tail_span
+from .tilted_question import MAX_POINTS, WINDOW_TAIL, best_tilt, one_direction
+
+UNIT_ROUNDOFF = 2.0**-53
+# the fine grid is at most q / r, r the first of these whose fine one-round PMF fits FINE_CELLS: one round's loss bulk
+# spans many fine cells (its discretization inflates a round's loss variance by about h_f E|l| ~ h_f q, against its
+# own q^2 (e^{1/s^2} - 1)); sigma 2 takes 256, sigma 1 16, sigma 0.8 none (its sampled rounds reach ~4 in loss)
+FINE_PER_RATE = (256.0, 64.0, 16.0)
+# the coarse grid, RATIO fine cells: a block then spans about 20 sqrt(BLOCK_CELLS) RATIO fine cells (+-10 standard
+# deviations), within FINE_CELLS
+RATIO = 1024
+# a block's loss variance, in coarse cells squared, at least this (the split or merge costs ~1/4 of a cell squared)
+BLOCK_CELLS = 400.0
+# the most cells of the fine one-round PMF by ``points.tail_span``'s estimate (the PMF itself may take up to four
+# times that, a block's fine window ``MAX_POINTS``): the blocks' cost
+FINE_CELLS = 1 << 20
+# the most passes of the upper side, each under the exponent's tilt at the last one's answer
+RETILTS = 3
+# one factor of the run: (sigma, sampling rate, sensitivity) and its rounds
+Segment = tuple[tuple[float, float, float], int]
+
+
+def dilated(fine: GridPMF, ratio: int) -> GridPMF:
+    """A pessimistic fine PMF (a composed block, its charges and loss shift included) split onto the grid
+    ratio * fine.h (module docstring, step 3): a fresh pessimistic GridPMF without charges or loss shift, whose
+    curve bounds the fine one's true curve from above at every eps.
+
+    Raises
+    ------
+    ValueError
+        If ``fine`` is optimistic, carries a shift, or its loss shift reaches a fine cell.
+    """
+    if not fine.pessimistic or fine.shift != 0.0:
+        raise ValueError("dilated: the fine PMF must be pessimistic (an upper side) without a constant shift")
+    h_c = ratio * fine.h
+    shift = float(fine.loss_shift)
+    if not 0.0 <= shift < fine.h:
+        raise ValueError(f"dilated: a loss shift of {shift!r} reaches a fine cell of {fine.h!r}")
+    # each entry raised by its round-off bound (the true mass is within entry_error of it)
+    mass = np.maximum(fine.p, 0.0) + fine.entry_error
+    k = fine.k_lo + np.arange(fine.p.size, dtype=np.int64)
+    m = np.floor_divide(k, ratio)  # the coarse point a = m h_c at or below the atom
+    j = (k - m * ratio).astype(np.float64)
+    t = j * fine.h + shift  # the atom's loss above a, in [0, h_c): exact index arithmetic, then one product and sum
+    t = t * (1.0 + 2.0 * UNIT_ROUNDOFF)  # rounded up: the split moves mass to b as t grows, the true t at most this
+    t = np.minimum(t, h_c)
+    denominator = -math.expm1(-h_c)
+    up = 1.0 + 32.0 * UNIT_ROUNDOFF  # expm1, exp, the products and the quotient, each a few ulps, rounded up
+    to_b = mass * (-np.expm1(-t)) / denominator * up
+    to_a = mass * math.exp(-h_c) * np.expm1(np.maximum(h_c - t, 0.0)) / denominator * up
+    lo = int(m[0])
+    size = int(m[-1]) - lo + 2
+    out = np.zeros(size)
+    np.add.at(out, m - lo, to_a)
+    np.add.at(out, m - lo + 1, to_b)
+    out *= 1.0 + (fine.p.size + 4) * UNIT_ROUNDOFF  # the sums of the split masses (nonnegative), rounded up
+    p_inf = min(1.0, fine.p_inf * (1.0 + 4.0 * UNIT_ROUNDOFF))
+    return GridPMF(lo, h_c, out, p_inf, 0.0, True)
+
+
+def grids(point: tuple[float, float, float, float], tail: float) -> tuple[float, float]:
+    """The fine grid h_f = 2^k, the largest at most q / r for the first r of ``FINE_PER_RATE`` whose one round's loss
+    span at ``tail`` (``points.tail_span``) fits ``FINE_CELLS`` fine cells, and the coarse grid ``RATIO`` h_f.
+
+    Raises
+    ------
+    ValueError
+        Where no rate fits (a small sigma reaches far in loss).
+    """
+    span = tail_span(point, tail)
+    for rate in FINE_PER_RATE:
+        fine = 2.0 ** math.floor(math.log2(point[1] / rate))
+        if span / fine <= FINE_CELLS:
+            return fine, RATIO * fine
+    raise ValueError(f"one round spans {span!r} in loss: more than {FINE_CELLS} cells of q / {FINE_PER_RATE[-1]}")
+
+
+def block_rounds(mechanism: tuple[float, float, float], h: float, rounds: int) -> int:
+    """B = 2^J, the least with B q^2 (e^{1/s^2} - 1) >= ``BLOCK_CELLS`` h^2 (s = sigma / sensitivity), at most the
+    rounds."""
+    sigma, q, sensitivity = mechanism
+    variance = q * q * math.expm1(min((sensitivity / sigma) ** 2, 700.0))
+    if not variance > 0.0:
+        raise ValueError("a round without loss variance: no block")
+    j = max(0, math.ceil(math.log2(BLOCK_CELLS * h * h / variance)))
+    return min(1 << j, rounds)
+
+
+def block_terms(
+    mechanism: tuple[float, float, float], rounds: int, direction: str, tail: float
+) -> tuple[float, list[tuple[GridPMF, int]], list[tuple[GridPMF, int]]]:
+    """The coarse grid h (``grids``) and the pessimistic and the optimistic terms on it of ``rounds`` rounds of one
+    direction in blocks (module docstring): [(block, T // B), (remainder, 1)], the remainder left out where T is a
+    multiple of B.
+
+    Raises
+    ------
+    ValueError
+        Where the fine one-round PMF passes four times ``FINE_CELLS`` or a block's fine window ``MAX_POINTS``.
+    """
+    sigma, q, sensitivity = mechanism
+    h_f, h = grids((sigma, q, float(rounds), sensitivity), tail)  # checked before discretizing (seconds otherwise)
+    one = one_direction(mechanism, direction, h_f, tail, True)
+    if one.upper.p.size > 4 * FINE_CELLS or one.lower is None:
+        raise ValueError(f"one round spans {one.upper.p.size} fine cells of {h_f!r}, more than {FINE_CELLS}")
+    block = block_rounds(mechanism, h, rounds)
+    count, rest = divmod(rounds, block)
+    sizes = [block] + ([rest] if rest else [])
+    ups = compose_many([[(one.upper, b)] for b in sizes], pessimistic=True, tail=tail, max_points=MAX_POINTS)
+    lows = compose_many([[(one.lower, b)] for b in sizes], pessimistic=False, tail=tail, max_points=MAX_POINTS)
+    counts = [count] + ([1] if rest else [])
+    return (
+        h,
+        [(dilated(u, RATIO), c) for u, c in zip(ups, counts)],
+        [(merged(lo, RATIO), c) for lo, c in zip(lows, counts)],
+    )
+
+
+def summed_exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
+    """The lam maximizing lam eps - K(lam), K the terms' summed log-moment (``tilted_question.best_tilt``)."""
+
+    def score(lams: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):
+            k = np.sum([c * pmf.log_mgf(lams) for pmf, c in terms], axis=0)
+        return np.asarray(lams * eps - k, dtype=np.float64)
+
+    return best_tilt(score)
+
+
+def direction_block_bracket(
+    mechanism: tuple[float, float, float], rounds: int, direction: str, tail: float, delta: float, near: float
+) -> tuple[float, float]:
+    """One direction's certified (lower, upper) epsilon at ``delta`` from its blocks (``block_terms``): the upper side
+    under the exponent's tilt at ``near`` (an epsilon near the answer), then again at the upper side found while it
+    falls (at most ``RETILTS`` passes: a tilt far from the answer reads loosely, sigma 2, q 1e-6, 10^8 rounds at
+    delta 1e-12 from near 1e-9: 0.0414, then 0.03185), the lower side under the tilt at the upper side."""
+    h, ups, lows = block_terms(mechanism, rounds, direction, tail)
+    up = math.inf
+    for _ in range(RETILTS):  # each pass under the exponent's tilt at the best upper side so far (first: ``near``)
+        lam = summed_exponent_tilt(ups, near if not math.isfinite(up) else up)
+        side = tilted.compose_tilted(ups, lam * h, pessimistic=True, max_points=MAX_POINTS, window_tail=WINDOW_TAIL)
+        found = tilted.upper_epsilon(side, delta, min(up, side.top))
+        if not found < up:
+            break
+        done = math.isfinite(up) and up - found <= 0.01 * question.default_tolerance(found)
+        up = found
+        if done:
+            break
+    if not (math.isfinite(up) and up > 0.0):
+        return 0.0, up
+    low_side = tilted.compose_tilted(lows, summed_exponent_tilt(lows, up) * h, pessimistic=False, max_points=MAX_POINTS)
+    return tilted.lower_epsilon(low_side, delta, up), up
+
+
+def block_bracket(
+    segments: Sequence[Segment], delta: float, lower: float, upper: float, tail: float
+) -> tuple[float, float]:
+    """(``lower``, ``upper``) at ``delta`` intersected with the blocks' bracket of one segment
+    (``direction_block_bracket``, the maximum over the directions on each side), read near the middle of the
+    bracket given (or its lower side where the upper is not finite); as given for several segments, a sampling rate
+    of 1, a lower side of 0 or where the blocks do not apply (their ValueError).
+
+    Parameters
+    ----------
+    segments : sequence of ((sigma, sampling_rate, sensitivity), rounds)
+        The run's factors (one).
+    delta : float
+        The delta asked, in (0, 1).
+    lower, upper : float
+        A certified bracket of epsilon at ``delta``.
+    tail : float
+        The tail of one round's discretization.
+
+    Returns
+    -------
+    tuple of float
+        The certified (lower, upper) bracket.
+    """
+    if len(segments) != 1 or not lower > 0.0:
+        return lower, upper
+    mechanism, rounds = segments[0]
+    if not mechanism[1] < 1.0:
+        return lower, upper
+    near = 0.5 * (lower + upper) if math.isfinite(upper) else lower
+    try:
+        sides = [direction_block_bracket(mechanism, int(rounds), d, tail, delta, near) for d in ("remove", "add")]
+    except ValueError:
+        return lower, upper
+    lower, upper = max(lower, max(s[0] for s in sides)), min(upper, max(s[1] for s in sides))
+    return lower, max(lower, upper)
+
+
+__all__ = ["block_bracket", "block_terms", "dilated", "grids"]
