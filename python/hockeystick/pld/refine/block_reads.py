@@ -9,7 +9,9 @@ within memory brackets epsilon to the default tolerance.  Here, for each neighbo
 1. one round's pessimistic and optimistic PMFs on the fine grid h_f (``grids``: the largest power of 2 at most
    q / r, r of ``FINE_PER_RATE``; h = ``RATIO`` h_f), by the connect-the-dots discretization (Doroshenko, Ghazi, Kamath, Kumar,
    Manurangsi, PETS 2022);
-2. B rounds of each composed on that grid (``fft.compose_many``, charged), and the remaining T mod B rounds too;
+2. B rounds of each composed on that grid (the pessimistic ones under the run's tilt, ``tilted_block``, so that their
+   round-off stays relative to the curve read; the optimistic ones by ``fft.compose_many``, charged), and the
+   remaining T mod B rounds too;
 3. the pessimistic blocks dilated onto h (``dilated``): each fine atom, raised by the composition's ``entry_error``
    and moved up by its loss shift, split between the two grid points around it so that its P-mass and its Q-mass
    (P-mass times e^{-loss}) are kept.  A split is a dominating pair of the atom (its hockey-stick curve is the chord
@@ -40,6 +42,7 @@ from ..sampling.two_resolution import merged
 from . import question
 from .points import tail_span
 from .tilted_question import MAX_POINTS, WINDOW_TAIL, best_tilt, one_direction
+from .tilted_question import exponent_tilt as one_exponent_tilt
 
 UNIT_ROUNDOFF = 2.0**-53
 # the fine grid is at most q / r, r the first of these whose fine one-round PMF fits FINE_CELLS: one round's loss bulk
@@ -54,6 +57,8 @@ BLOCK_CELLS = 400.0
 # the most cells of the fine one-round PMF by ``points.tail_span``'s estimate (the PMF itself may take up to four
 # times that, a block's fine window ``MAX_POINTS``): the blocks' cost
 FINE_CELLS = 1 << 20
+# a tilted block's entries whose untilt factor passes e^MAX_UNTILT are moved up to the first kept (``tilted_block``)
+MAX_UNTILT = 60.0
 # the most passes of the upper side, each under the exponent's tilt at the last one's answer
 RETILTS = 3
 # one factor of the run: (sigma, sampling rate, sensitivity) and its rounds
@@ -68,17 +73,21 @@ def dilated(fine: GridPMF, ratio: int) -> GridPMF:
     Raises
     ------
     ValueError
-        If ``fine`` is optimistic, carries a shift, or its loss shift reaches a fine cell.
+        If ``fine`` is optimistic, carries a shift, or its loss shift is negative or not finite.
     """
     if not fine.pessimistic or fine.shift != 0.0:
         raise ValueError("dilated: the fine PMF must be pessimistic (an upper side) without a constant shift")
     h_c = ratio * fine.h
-    shift = float(fine.loss_shift)
-    if not 0.0 <= shift < fine.h:
-        raise ValueError(f"dilated: a loss shift of {shift!r} reaches a fine cell of {fine.h!r}")
+    if not 0.0 <= fine.loss_shift < math.inf:
+        raise ValueError(f"dilated: a loss shift must be finite and >= 0, got {fine.loss_shift!r}")
+    # the loss shift s as whole fine cells (moving the indices, exactly) and a rest below one cell, rounded up
+    cells = math.floor(fine.loss_shift / fine.h)
+    shift = max(0.0, fine.loss_shift - cells * fine.h) * (1.0 + 4.0 * UNIT_ROUNDOFF)
+    if not shift < fine.h:
+        cells, shift = cells + 1, 0.0
     # each entry raised by its round-off bound (the true mass is within entry_error of it)
     mass = np.maximum(fine.p, 0.0) + fine.entry_error
-    k = fine.k_lo + np.arange(fine.p.size, dtype=np.int64)
+    k = fine.k_lo + cells + np.arange(fine.p.size, dtype=np.int64)
     m = np.floor_divide(k, ratio)  # the coarse point a = m h_c at or below the atom
     j = (k - m * ratio).astype(np.float64)
     t = j * fine.h + shift  # the atom's loss above a, in [0, h_c): exact index arithmetic, then one product and sum
@@ -126,12 +135,49 @@ def block_rounds(mechanism: tuple[float, float, float], h: float, rounds: int) -
     return min(1 << j, rounds)
 
 
+def tilted_block(pmf: GridPMF, count: int, lam: float, tail: float) -> GridPMF:
+    """``count`` rounds of the pessimistic ``pmf`` composed under the tilt ``lam`` (``compose.tilted``) and untilted
+    entry by entry: each window entry raised by the window's ``entry_error``, times its untilt factor
+    e^{log_scale - theta K} raised by ``tilted.exp_margin``, so that its round-off stays relative to the curve the
+    blocks are read under (a plain composition's absolute round-off, ~4e-13 a fine cell over 10^6 rounds, would sit
+    on the block's far tail, where its true mass is below 1e-20).  The entries whose untilt factor passes
+    e^``MAX_UNTILT`` are dropped, and their mass with the mass below the window (at most the lower Chernoff bound
+    min_lam exp(K(-lam) + lam x) at the first entry kept, x its loss) put on that entry; the mass above the window
+    (``tilted.chernoff_above``) and the rounds' mass at +infinity at +infinity: moved up, each only raises the curve.
+    A fresh pessimistic GridPMF on ``pmf``'s grid with the composition's loss shift."""
+    theta = lam * pmf.h
+    side = tilted.compose_tilted([(pmf, count)], theta, pessimistic=True, tail=tail, max_points=MAX_POINTS)
+    w = side.window
+    if w.shift != 0.0:
+        raise ValueError("a pessimistic window with a constant shift")
+    k = (w.k_lo + np.arange(w.p.size)).astype(np.float64)
+    exponent = side.log_scale - theta * k
+    keep = np.flatnonzero(exponent <= MAX_UNTILT)
+    if keep.size == 0:
+        raise ValueError("no entry of the tilted block untilts within e^MAX_UNTILT")
+    first = int(keep[0])
+    margin = tilted.exp_margin(side.scale_magnitude + np.abs(theta * k[first:]))
+    masses = (np.maximum(w.p[first:], 0.0) + w.entry_error) * np.exp(exponent[first:]) * (1.0 + margin)
+    bottom = (w.k_lo + first) * w.h
+    lams = tilted.ABOVE_LAMBDAS / pmf.h
+    with np.errstate(over="ignore", invalid="ignore"):
+        lower_tail = count * pmf.log_mgf(-lams)
+        below_exponent = lower_tail + lams * bottom + 4.0 * UNIT_ROUNDOFF * (np.abs(lower_tail) + np.abs(lams * bottom))
+    below_exponent = np.where(np.isfinite(below_exponent), below_exponent, np.inf)
+    best = float(np.min(below_exponent))
+    below = 1.0 if not best < 0.0 else math.exp(best) * (1.0 + 16.0 * UNIT_ROUNDOFF * (abs(best) + 1.0))
+    masses[0] += below
+    above = tilted.chernoff_above(*tilted.summed_moments([(pmf, count)]), (w.k_lo + w.p.size) * w.h)
+    p_inf = min(1.0, (side.p_inf + above) * (1.0 + 4.0 * UNIT_ROUNDOFF))
+    return GridPMF(w.k_lo + first, w.h, masses, p_inf, 0.0, True, loss_shift=w.loss_shift)
+
+
 def block_terms(
-    mechanism: tuple[float, float, float], rounds: int, direction: str, tail: float
+    mechanism: tuple[float, float, float], rounds: int, direction: str, tail: float, near: float
 ) -> tuple[float, list[tuple[GridPMF, int]], list[tuple[GridPMF, int]]]:
     """The coarse grid h (``grids``) and the pessimistic and the optimistic terms on it of ``rounds`` rounds of one
     direction in blocks (module docstring): [(block, T // B), (remainder, 1)], the remainder left out where T is a
-    multiple of B.
+    multiple of B; the pessimistic blocks composed under the run's exponent tilt at ``near`` (``tilted_block``).
 
     Raises
     ------
@@ -146,7 +192,8 @@ def block_terms(
     block = block_rounds(mechanism, h, rounds)
     count, rest = divmod(rounds, block)
     sizes = [block] + ([rest] if rest else [])
-    ups = compose_many([[(one.upper, b)] for b in sizes], pessimistic=True, tail=tail, max_points=MAX_POINTS)
+    lam = one_exponent_tilt(one.upper, rounds, near)  # the whole run's exponent tilt at near, from one round
+    ups = [tilted_block(one.upper, b, lam, tail) for b in sizes]
     lows = compose_many([[(one.lower, b)] for b in sizes], pessimistic=False, tail=tail, max_points=MAX_POINTS)
     counts = [count] + ([1] if rest else [])
     return (
@@ -174,7 +221,7 @@ def direction_block_bracket(
     under the exponent's tilt at ``near`` (an epsilon near the answer), then again at the upper side found while it
     falls (at most ``RETILTS`` passes: a tilt far from the answer reads loosely, sigma 2, q 1e-6, 10^8 rounds at
     delta 1e-12 from near 1e-9: 0.0414, then 0.03185), the lower side under the tilt at the upper side."""
-    h, ups, lows = block_terms(mechanism, rounds, direction, tail)
+    h, ups, lows = block_terms(mechanism, rounds, direction, tail, near)
     up = math.inf
     for _ in range(RETILTS):  # each pass under the exponent's tilt at the best upper side so far (first: ``near``)
         lam = summed_exponent_tilt(ups, near if not math.isfinite(up) else up)
