@@ -144,9 +144,12 @@ def tilted_block(pmf: GridPMF, count: int, lam: float, tail: float) -> GridPMF:
     e^``MAX_UNTILT`` are dropped, and their mass with the mass below the window (at most the lower Chernoff bound
     min_lam exp(K(-lam) + lam x) at the first entry kept, x its loss) put on that entry; the mass above the window
     (``tilted.chernoff_above``) and the rounds' mass at +infinity at +infinity: moved up, each only raises the curve.
+    Where the window passes ``MAX_POINTS`` it is cut at ``WINDOW_TAIL`` (its cut masses bounded the same way).
     A fresh pessimistic GridPMF on ``pmf``'s grid with the composition's loss shift."""
     theta = lam * pmf.h
-    side = tilted.compose_tilted([(pmf, count)], theta, pessimistic=True, tail=tail, max_points=MAX_POINTS)
+    side = tilted.compose_tilted(
+        [(pmf, count)], theta, pessimistic=True, tail=tail, max_points=MAX_POINTS, window_tail=WINDOW_TAIL
+    )
     w = side.window
     if w.shift != 0.0:
         raise ValueError("a pessimistic window with a constant shift")
@@ -177,7 +180,9 @@ def block_terms(
 ) -> tuple[float, list[tuple[GridPMF, int]], list[tuple[GridPMF, int]]]:
     """The coarse grid h (``grids``) and the pessimistic and the optimistic terms on it of ``rounds`` rounds of one
     direction in blocks (module docstring): [(block, T // B), (remainder, 1)], the remainder left out where T is a
-    multiple of B; the pessimistic blocks composed under the run's exponent tilt at ``near`` (``tilted_block``).
+    multiple of B; the pessimistic blocks composed under the run's exponent tilt at ``near`` (``tilted_block``).  Where
+    a block's window passes ``MAX_POINTS`` (many heavy-tailed rounds under a steep tilt: sigma 1, q 1e-6 at delta
+    1e-12), the coarse grid a quarter and the blocks 16 times shorter, twice at most.
 
     Raises
     ------
@@ -189,18 +194,26 @@ def block_terms(
     one = one_direction(mechanism, direction, h_f, tail, True)
     if one.upper.p.size > 4 * FINE_CELLS or one.lower is None:
         raise ValueError(f"one round spans {one.upper.p.size} fine cells of {h_f!r}, more than {FINE_CELLS}")
-    block = block_rounds(mechanism, h, rounds)
-    count, rest = divmod(rounds, block)
-    sizes = [block] + ([rest] if rest else [])
     lam = one_exponent_tilt(one.upper, rounds, near)  # the whole run's exponent tilt at near, from one round
-    ups = [tilted_block(one.upper, b, lam, tail) for b in sizes]
-    lows = compose_many([[(one.lower, b)] for b in sizes], pessimistic=False, tail=tail, max_points=MAX_POINTS)
-    counts = [count] + ([1] if rest else [])
-    return (
-        h,
-        [(dilated(u, RATIO), c) for u, c in zip(ups, counts)],
-        [(merged(lo, RATIO), c) for lo, c in zip(lows, counts)],
-    )
+    for ratio in (RATIO, RATIO // 4, RATIO // 16):  # a block's window past MAX_POINTS: blocks 16 times shorter
+        h = ratio * h_f
+        block = block_rounds(mechanism, h, rounds)
+        count, rest = divmod(rounds, block)
+        sizes = [block] + ([rest] if rest else [])
+        try:
+            ups = [tilted_block(one.upper, b, lam, tail) for b in sizes]
+            lows = compose_many([[(one.lower, b)] for b in sizes], pessimistic=False, tail=tail, max_points=MAX_POINTS)
+        except ValueError:
+            if ratio == RATIO // 16:
+                raise
+            continue
+        counts = [count] + ([1] if rest else [])
+        return (
+            h,
+            [(dilated(u, ratio), c) for u, c in zip(ups, counts)],
+            [(merged(lo, ratio), c) for lo, c in zip(lows, counts)],
+        )
+    raise AssertionError("unreachable")
 
 
 def summed_exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
