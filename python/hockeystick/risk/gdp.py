@@ -420,6 +420,8 @@ class _LedgerProfile:
             return self.upper_side.delta(epsilon, bound="upper")
         if side == "lower":
             return self.lower_side.delta(epsilon, bound="lower")
+        if self.lower_side is self.upper_side:
+            return self.upper_side.delta(epsilon, bound="both")
         return self.lower_side.delta(epsilon, bound="lower"), self.upper_side.delta(epsilon, bound="upper")
 
 
