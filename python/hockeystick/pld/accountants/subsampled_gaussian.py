@@ -475,7 +475,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 self.accuracy, self.delta_accuracy, self.tail, self._build, self._near_one, self.relative_accuracy
             )
             refined = refinement.refined(pts, xs, method, threads)
-            return (self._accuracy_sides(pts, xs, refined, threads) if method == "epsilon" else refined), {}
+            return (accuracy_sides(self, pts, xs, refined, threads) if method == "epsilon" else refined), {}
         if self._from_question and method == "epsilon":
             return self._question_brackets(pts, xs, threads, keep)
         found, store = self._fixed_brackets(pts, xs, bound, method, threads, keep)
@@ -486,37 +486,6 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 for p, x, (lo, up) in zip(pts, xs, found)
             ]
         return found, store
-
-    def _accuracy_sides(
-        self, pts: list[Point], xs: list[np.ndarray], refined: list[tuple[np.ndarray, np.ndarray]], threads: int
-    ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The brackets refined to ``accuracy`` made no looser than the default's, each intersection certified: where
-        the accuracy asked is finer than the default's tolerance (``accuracy`` below ``question.DEFAULT_ACCURACY``,
-        ``relative_accuracy`` at most ``question.DEFAULT_RELATIVE_ACCURACY``), intersected with the default's
-        brackets (``_question_brackets``: more accuracy is never looser); otherwise, where a refined bracket is
-        unbounded or wider than the tolerance asked (the plain composition's charges past delta), with the tilted
-        reads and, unless a tail was given, the RDP conversion's upper side, as the default reads them."""
-        finer = self.accuracy is not None and (
-            self.accuracy < question.DEFAULT_ACCURACY and self.relative_accuracy <= question.DEFAULT_RELATIVE_ACCURACY
-        )
-        if finer:
-            default = copy.copy(self)
-            default.accuracy, default._from_question, default.relative_accuracy = None, True, 0.0
-            found, _ = default._question_brackets(pts, xs, threads, False)
-            return [
-                (np.maximum(lo, d_lo), np.maximum(np.maximum(lo, d_lo), np.minimum(up, d_up)))
-                for (lo, up), (d_lo, d_up) in zip(refined, found)
-            ]
-        out = []
-        for point, x, (lo, up) in zip(pts, xs, refined):
-            if np.all(within_epsilon_tolerance(lo, up, cast(float, self.accuracy), self.relative_accuracy)):
-                out.append((lo, up))
-                continue
-            lo, up = _tilted_sides(point, x, lo, up, self.tail if self._tail_given else None)
-            if not self._tail_given:
-                up = np.maximum(lo, np.minimum(up, question.rdp_upper(point, x)))
-            out.append((lo, up))
-        return out
 
     def _fixed_brackets(
         self, pts: list[Point], xs: list[np.ndarray], bound: Bound, method: str, threads: int, keep: bool
@@ -708,6 +677,39 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             With ``accuracy``, ``unmet`` then flags the brackets left wider than the tolerance.
         """
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
+
+
+def accuracy_sides(
+    accountant: SubsampledGaussianPLD,
+    pts: list[Point],
+    xs: list[np.ndarray],
+    refined: list[tuple[np.ndarray, np.ndarray]],
+    threads: int,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The brackets of ``accountant`` refined to its ``accuracy`` made no looser than the default's, each intersection
+    certified: where the accuracy asked is finer than the default's tolerance (``accuracy`` below
+    ``question.DEFAULT_ACCURACY``, ``relative_accuracy`` at most ``question.DEFAULT_RELATIVE_ACCURACY``), intersected
+    with the default's brackets (``_question_brackets``: more accuracy is never looser); otherwise, where a refined
+    bracket is unbounded or wider than the tolerance asked (the plain composition's charges past delta), with the
+    tilted reads and, unless a tail was given, the RDP conversion's upper side, as the default reads them."""
+    accuracy = cast(float, accountant.accuracy)
+    if accuracy < question.DEFAULT_ACCURACY and accountant.relative_accuracy <= question.DEFAULT_RELATIVE_ACCURACY:
+        default = copy.copy(accountant)
+        default.accuracy, default._from_question, default.relative_accuracy = None, True, 0.0
+        found, _ = default._question_brackets(pts, xs, threads, False)
+        return [
+            (np.maximum(lo, d_lo), np.maximum(np.maximum(lo, d_lo), np.minimum(up, d_up)))
+            for (lo, up), (d_lo, d_up) in zip(refined, found)
+        ]
+    tail = accountant.tail if accountant._tail_given else None
+    out = []
+    for point, x, (lo, up) in zip(pts, xs, refined):
+        if not np.all(within_epsilon_tolerance(lo, up, accuracy, accountant.relative_accuracy)):
+            lo, up = _tilted_sides(point, x, lo, up, tail)
+            if tail is None:
+                up = np.maximum(lo, np.minimum(up, question.rdp_upper(point, x)))
+        out.append((lo, up))
+    return out
 
 
 def point_rows(parameters: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> Iterator[tuple[Point, np.ndarray]]:
