@@ -7,10 +7,12 @@ narrows it further."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterator
 
 import numpy as np
 
+from ...base.warning_site import outside_stacklevel
 from ...numerics.gaussian import gaussian_tail_inverse
 from ..grid import constants
 from ..grid.grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
@@ -20,6 +22,7 @@ from .bracket_width import bracket_width, offset_rows
 from .controller import Step, refine, refine_delta, refine_epsilon
 from .grid_rules import Before, NextGrid, least
 from .step_brackets import Build, StepBrackets
+from .unmet import AccuracyNotMetWarning
 
 # one unit of a refinement step: its points, whether it composes direct bins, from what charge, and whether it
 # recomposes the complement alone
@@ -128,6 +131,7 @@ class Refinement:
         try:
             lower, upper = refine_epsilon(point, delta, self.accuracy, held_bracket_at)
         except GaveUp:  # a grid whose window no memory holds: the brackets of the grids before, intersected
+            warn_gave_up(1)
             lower, upper = held
         return np.array([lower]), np.array([upper])
 
@@ -173,6 +177,7 @@ class Refinement:
         try:
             lower, upper = refine_delta(point, self.accuracy, held_bracket_at)
         except GaveUp:  # a grid whose window no memory holds: the brackets of the grids before, intersected
+            warn_gave_up(1)
             held = best.get(0)
             return (np.zeros(1), np.ones(1)) if held is None else (held[1], held[2])
         return np.array([lower]), np.array([upper])
@@ -207,6 +212,16 @@ def coarsest_fit(point: Point, tail: float) -> float:
 # ``MAX_WINDOW``, so that the composed window (wider than one round's span) stays within it.  Ordinary points are far
 # from it (the README's DP-SGD run at delta 1e-10 spans 2.9 at its tail, so grids down to 2.8e-6)
 TAIL_WINDOW = constants.MAX_WINDOW / 4
+
+
+def warn_gave_up(count: int) -> None:
+    """One ``AccuracyNotMetWarning`` for ``count`` points whose refinement stopped at a grid no memory holds."""
+    warnings.warn(
+        f"{count} point(s) stopped refining where a finer grid's composed window passes what memory holds: their "
+        "brackets are those of the coarser grids (certified, possibly wider than asked; later reads may narrow them)",
+        AccuracyNotMetWarning,
+        stacklevel=outside_stacklevel(),  # the user's line that asked
+    )
 
 
 class GaveUp(Exception):
@@ -345,6 +360,7 @@ class PointsFront:
                 if not window_refused(error):
                     raise
                 self.gave_up.add(i)
+                warn_gave_up(1)
                 n = self.xs[i].size
                 if i in best:
                     one = (best[i][1], best[i][2], np.zeros((2, n)), self.add_upper.get(i))
@@ -413,7 +429,11 @@ class PointsFront:
             return None
         finer = self.asked(step, width, before)
         if finer is not None and finer < h:
-            finer = max(within_window(self.points[i], finer), coarsest_fit(self.points[i], self.r.steps.tail))
+            fit, window = coarsest_fit(self.points[i], self.r.steps.tail), within_window(self.points[i], finer)
+            finer = max(window, fit)
+            if finer >= h and fit >= window and i not in self.gave_up:  # stopped by one round's span at its tail
+                self.gave_up.add(i)
+                warn_gave_up(1)
             finer = finer if finer < h else None  # no finer grid fits MAX_WINDOW: this bracket stands
         if finer == h and direct:
             finer = None  # the same grid again only adds the direct bins this one had
