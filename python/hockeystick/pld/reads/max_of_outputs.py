@@ -69,8 +69,8 @@ def _log_one_minus_exp(y_log: np.ndarray, up: bool) -> np.ndarray:
         big = np.log(-np.expm1(-y))
     margin = SUM_MARGIN * (1.0 + np.abs(np.where(np.isfinite(big), big, 0.0))) + 4.0 * UNIT_ROUNDOFF
     if up:
-        return np.minimum(np.where(small, tiny + SUM_MARGIN * (1.0 + np.abs(tiny)), big + margin), 0.0)
-    return np.where(small, tiny - SUM_MARGIN * (1.0 + np.abs(tiny)), big - margin)
+        return np.asarray(np.minimum(np.where(small, tiny + SUM_MARGIN * (1.0 + np.abs(tiny)), big + margin), 0.0))
+    return np.asarray(np.where(small, tiny - SUM_MARGIN * (1.0 + np.abs(tiny)), big - margin))
 
 
 def _log_hazard_ratio(log_x: np.ndarray, up: bool) -> np.ndarray:
@@ -81,7 +81,7 @@ def _log_hazard_ratio(log_x: np.ndarray, up: bool) -> np.ndarray:
         live = log_x > math.log(1e-200)
         ratio = np.where(live, -np.log1p(-np.where(live, x, 0.0)) / np.where(live, x, 1.0), 1.0)
         value = np.log(ratio)
-    return np.maximum(value + 8.0 * UNIT_ROUNDOFF, 0.0) if up else np.maximum(value - 8.0 * UNIT_ROUNDOFF, 0.0)
+    return np.asarray(np.maximum(value + 8.0 * UNIT_ROUNDOFF if up else value - 8.0 * UNIT_ROUNDOFF, 0.0))
 
 
 def _log_sum(terms: list[np.ndarray], up: bool) -> np.ndarray:
@@ -91,7 +91,7 @@ def _log_sum(terms: list[np.ndarray], up: bool) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         value = top + np.log(np.sum(np.exp(stacked - np.where(np.isfinite(top), top, 0.0)), axis=0))
     margin = SUM_MARGIN * (1.0 + np.abs(value))
-    return value + margin if up else value - margin
+    return np.asarray(value + margin if up else value - margin)
 
 
 def log_sides(segments: Sequence[Segment], z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
