@@ -90,11 +90,11 @@ def test_blocks_bracket_many_rounds_of_a_small_rate_within_the_tolerance(sigma, 
 
 
 def test_blocks_overlap_the_one_round_reads_where_those_are_tight():
-    """sigma 2, q 1e-3, 10^4 rounds, delta 1e-8: the one-round tilted reads meet the tolerance; the blocks' bracket
+    """sigma 2, q 2e-4, 5 10^4 rounds, delta 1e-8: the one-round tilted reads meet the tolerance; the blocks' bracket
     (read on its own fine and coarse grids) overlaps theirs and is as narrow."""
-    segments, delta = [((2.0, 1e-3, 1.0), 10**4)], 1e-8
+    segments, delta = [((2.0, 2e-4, 1.0), 5 * 10**4)], 1e-8
     one_round = tilted_factors_bracket(segments, delta, 0.0, math.inf, fine=False)
-    tail = question.question_tail(10**4, delta, question.TILTED_TAIL_SHARE)
+    tail = question.question_tail(5 * 10**4, delta, question.TILTED_TAIL_SHARE)
     blocks = block_bracket(segments, delta, 1e-9, math.inf, tail)
     assert question.within_tolerance(np.array(one_round[0]), np.array(one_round[1]))
     assert blocks[0] <= one_round[1] and one_round[0] <= blocks[1]

@@ -59,6 +59,9 @@ BLOCK_CELLS = 400.0
 FINE_CELLS = 1 << 20
 # a tilted block's entries whose untilt factor passes e^MAX_UNTILT are moved up to the first kept (``tilted_block``)
 MAX_UNTILT = 60.0
+# the blocks are read for sampling rates up to this: above it a one-round grid already resolves a round's loss (their
+# coarse grid, ~4 q, would be the coarser) and the one-round reads are the tighter and cheaper
+MAX_RATE = 2e-4
 # the most passes of the upper side, each under the exponent's tilt at the last one's answer
 RETILTS = 3
 # one factor of the run: (sigma, sampling rate, sensitivity) and its rounds
@@ -258,7 +261,7 @@ def block_bracket(
     """(``lower``, ``upper``) at ``delta`` intersected with the blocks' bracket of one segment
     (``direction_block_bracket``, the maximum over the directions on each side), read near the middle of the
     bracket given (or its lower side where the upper is not finite); as given for several segments, a sampling rate
-    of 1, a lower side of 0 or where the blocks do not apply (their ValueError).
+    above ``MAX_RATE``, a lower side of 0 or where the blocks do not apply (their ValueError).
 
     Parameters
     ----------
@@ -279,7 +282,7 @@ def block_bracket(
     if len(segments) != 1 or not lower > 0.0:
         return lower, upper
     mechanism, rounds = segments[0]
-    if not mechanism[1] < 1.0:
+    if not mechanism[1] <= MAX_RATE:
         return lower, upper
     near = 0.5 * (lower + upper) if math.isfinite(upper) else lower
     try:
