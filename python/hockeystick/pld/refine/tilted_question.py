@@ -34,7 +34,7 @@ from ..compose.distribution import Factor
 from ..compose.pmf import GridPMF
 from ..grid.grid_start import Point, StartGrid
 from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL, Directions, subsampled_gaussians
-from ..reads.max_of_outputs import max_of_outputs_epsilon
+from ..reads.max_of_outputs import max_of_outputs_delta, max_of_outputs_epsilon
 from . import question
 from .dominated_direction import COARSENING
 
@@ -420,13 +420,18 @@ def fine_delta_brackets(
     (``TiltedReader.delta_upper``: each direction composed once, under the exponent's tilt at the median of those
     eps; certified; at ``tail`` where given), so that the default's delta is read finer than the peers' default
     grid, as its epsilon is (``fine_brackets``); as given at q = 1 (closed form) or where the read's window would
-    pass ``MAX_POINTS``.  The brackets still not exact at a positive eps are then intersected with
+    pass ``MAX_POINTS``; each lower side first raised to the max-of-outputs test's (``reads.max_of_outputs``).  The
+    brackets still not exact at a positive eps are then intersected with
     ``TiltedReader.split_delta``'s where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (as ``fine_brackets``)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(eps, dtype=np.float64), np.shape(lower)).reshape(-1)
     todo = np.flatnonzero(np.isfinite(flat) & (ups > 0.0) & ~question.exact(lows, ups))
     if point[1] < 1.0 and todo.size:
+        sigma, q, rounds, sensitivity = point
+        for j in todo:  # the max-of-outputs test's lower delta where higher (certified; where T q >= 1 the only one)
+            lows[j] = max(lows[j], max_of_outputs_delta([((sigma, q, sensitivity), int(rounds))], float(flat[j])))
+        ups[todo] = np.maximum(lows[todo], ups[todo])
         reader = TiltedReader(point, tail)
         least = float(np.min(ups[todo]))
         try:
