@@ -10,7 +10,7 @@ import mpmath
 import pytest
 
 from hockeystick.secagg import bits_for, wrap_probability
-from hockeystick.secagg.modular_wrap import _log_tail
+from hockeystick.secagg.modular_wrap import log_chernoff_tail
 
 RUN = dict(clients=100, dimension=10**4, clip_norm=1.0, granularity=1e-3, local_sigma=0.05)
 
@@ -31,7 +31,7 @@ def _exact_log_tail(m: float, v: float, big_v: float) -> mpmath.mpf:
 @pytest.mark.parametrize("v, big_v", [(1e6, 2.5e5), (1.0, 1e-6), (1e-3, 1e8), (1e12, 1.0)])
 def test_the_log_bound_is_mpmaths_minimum_within_1e_12_and_never_below_it(bits, v, big_v):
     m = 2.0 ** (bits - 1) - 100
-    ours, exact = _log_tail(m, v, big_v), _exact_log_tail(m, v, big_v)
+    ours, exact = log_chernoff_tail(m, v, big_v), _exact_log_tail(m, v, big_v)
     assert ours >= exact * (1 + 1e-13) - 1e-300  # a valid bound: at or above the true minimum (both <= 0)
     assert ours <= exact * (1 - 1e-12) + 1e-12  # and that minimum, not a grid point's or 0
 

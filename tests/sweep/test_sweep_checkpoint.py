@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from hockeystick.sweep import Grid, run_sweep
+from hockeystick.sweep import Grid, read_sweep, run_sweep
 from hockeystick.sweep import run as run_module
 from hockeystick.sweep.checkpoint import Workspace, part_path, parts_directory
 
@@ -189,8 +189,6 @@ def test_a_damaged_archive_leaves_no_file_open(tmp_path):
     later, an open descriptor until then) and a damaged .npz sweep file are read and closed."""
     import gc
 
-    from hockeystick.sweep.labelled import _from_npz
-
     pytest.importorskip("xarray")
     workspace = Workspace.open_for(tmp_path / "out.csv", _grid(), 40)
     try:
@@ -203,7 +201,7 @@ def test_a_damaged_archive_leaves_no_file_open(tmp_path):
             before = _open_descriptors()
             assert workspace.load(chunk) is None
             with pytest.raises(Exception, match="zip"):
-                _from_npz(damaged)
+                read_sweep(damaged)
             assert _open_descriptors() == before
         finally:
             gc.enable()

@@ -156,23 +156,34 @@ def command_line_words(
     training classes' argument names become their flags, and so do ``vectors``, the vector options of the
     families the run names (``--buffer-decay``), and ``flags``' Python names (``given_words``: the flags the
     command line gave), each ``NAME=`` too (``delta='abc'`` reads ``--delta 'abc'``)."""
+    words = _phrase_table(command, training, vectors, flags or {})
+    for phrase in sorted(words, key=len, reverse=True):  # the longest first: a phrase may contain a shorter one
+        message = _replace_phrase(message, phrase, words[phrase])
+    return message
+
+
+def _phrase_table(command: str, training: bool, vectors: tuple[str, ...], flags: dict[str, str]) -> dict[str, str]:
+    """Python phrase -> the command line's words for ``command``: the table, the training flags (with
+    ``training``), the vector options and the flags given, each ``NAME=`` too (``command_line_words``)."""
     words = dict(COMPOSE_WORDS if command == "compose" else COMMAND_LINE_WORDS)
     flagged = (TRAINING_ARGUMENTS if training else ()) + vectors
     words.update({name: "--" + name.replace("_", "-") for name in flagged})
     words.update({name + "=": "--" + name.replace("_", "-") + " " for name in vectors})  # "such as buffer_decay=0.9"
     if training:  # "pass accuracy= (e.g. accuracy=1e-3)": the run's grid keywords as its flags
         words.update({name + "=": "--" + name + " " for name in TRAINING_GRID_ARGUMENTS})
-    for name, flag in (flags or {}).items():
+    for name, flag in flags.items():
         words[name] = flag
         if name.isidentifier():
             words[name + "="] = flag + " "
-    for phrase in sorted(words, key=len, reverse=True):  # the longest first: a phrase may contain a shorter one
-        before = r"(?<![\w-])" if phrase[0].isalnum() or phrase[0] == "_" else ""
-        after = r"(?![\w=])" if phrase[-1].isalnum() or phrase[-1] == "_" else ""
-        replacement = words[phrase]
-        if phrase.endswith("=") and replacement.startswith("--"):
-            before += r"(?<!-p )"  # "-p accuracy=VALUE", the command line's own words, stays
-            bare = replacement.rstrip()  # "NAME= " and "NAME=)" name the flag alone
-            message = re.sub(before + re.escape(phrase) + r"(?=[\s,;:)]|$)", lambda _: bare, message)
-        message = re.sub(before + re.escape(phrase) + after, lambda _: replacement, message)
-    return message
+    return words
+
+
+def _replace_phrase(message: str, phrase: str, replacement: str) -> str:
+    """``message`` with each whole ``phrase`` (not inside a longer word or name) read as ``replacement``."""
+    before = r"(?<![\w-])" if phrase[0].isalnum() or phrase[0] == "_" else ""
+    after = r"(?![\w=])" if phrase[-1].isalnum() or phrase[-1] == "_" else ""
+    if phrase.endswith("=") and replacement.startswith("--"):
+        before += r"(?<!-p )"  # "-p accuracy=VALUE", the command line's own words, stays
+        bare = replacement.rstrip()  # "NAME= " and "NAME=)" name the flag alone
+        message = re.sub(before + re.escape(phrase) + r"(?=[\s,;:)]|$)", lambda _: bare, message)
+    return re.sub(before + re.escape(phrase) + after, lambda _: replacement, message)

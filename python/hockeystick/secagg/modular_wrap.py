@@ -38,7 +38,7 @@ import numpy as np
 from ..base.validation import choice, count, moderate, positive_number
 from .sensitivity import ROUNDINGS
 
-__all__ = ["NOISES", "bits_for", "wrap_probability"]
+__all__ = ["NOISES", "bits_for", "log_chernoff_tail", "wrap_probability"]
 
 NOISES = ("distributed_discrete_gaussian", "skellam")
 MAX_BITS = 62
@@ -60,13 +60,33 @@ def _skellam_term(t: float, variance: float) -> float:
     return math.exp(log_term) if log_term < _LOG_MAX else math.inf
 
 
-def _log_tail(m: float, proxy: float, skellam_variance: float) -> float:
-    """log of min_t e^{t^2 v / 2 + V (cosh t - 1) - t m} (module docstring), at most 0.
+def log_chernoff_tail(m: float, proxy: float, skellam_variance: float) -> float:
+    """The log of one coordinate's Chernoff factor, min_t e^{t^2 v / 2 + V (cosh t - 1) - t m} (module docstring).
 
     The exponent is convex in t, its slope t v + V sinh t - m increasing from -m at t = 0: the minimum is at the
     slope's root t*, below both m / v (where the first term's slope alone reaches m) and asinh(m / V) (the
     second's).  t* is found by bisection on the slope, V sinh t taken from logs (it overflows only where the slope
-    is far above 0); any t gives a valid bound, so the bisection's end is a safe choice.
+    is far above 0); any t gives a valid bound, so the bisection's end is a safe choice.  ``wrap_probability``
+    adds log(2 d) for the two sides and the union over the d coordinates.
+
+    Parameters
+    ----------
+    m : float
+        The distance to the modulus' edge, 2^{b-1} less what the rounding is charged; at most 0 gives 0.
+    proxy : float
+        v, the sum of the subgaussian proxies (signal, rounding, discrete Gaussian noise), >= 0.
+    skellam_variance : float
+        V, the Skellam noise's summed variance (0 for the discrete Gaussian: the closed form -m^2 / (2 v)).
+
+    Returns
+    -------
+    float
+        The exponent at the bisection's best end, at most 0 and at or above the true minimum.
+
+    Raises
+    ------
+    ZeroDivisionError
+        If ``proxy`` and ``skellam_variance`` are both 0 and m > 0 (``wrap_probability`` never passes v = 0).
     """
     if m <= 0.0:
         return 0.0
@@ -169,7 +189,7 @@ def wrap_probability(
     if kind == "distributed_discrete_gaussian":
         proxy += n * s * s
     m = 2.0 ** (b - 1) - (n if conditional else 0)
-    log_bound = math.log(2.0 * d) + _log_tail(m, proxy, skellam_variance)
+    log_bound = math.log(2.0 * d) + log_chernoff_tail(m, proxy, skellam_variance)
     # rounded up: a bound below the doubles' least positive value is that value, never 0 (the sum's noise has
     # unbounded support, so the wrap's probability is positive)
     return min(1.0, max(math.exp(log_bound + 1e-9 * abs(log_bound)), _SMALLEST))
