@@ -61,16 +61,17 @@ def test_brackets_meet_accuracy_and_overlap_a_fine_fixed_grid(sigma: float, q: f
 
 
 def test_points_wider_than_accuracy_are_flagged_and_counted() -> None:
-    """``FLAGGED``: its bracket at delta 1e-10 is flagged; the 1e-5 one is not."""
-    acc = pld.SubsampledGaussianPLD(**FLAGGED, accuracy=ACCURACY)
+    """``FLAGGED`` with the tail 1e-15 given: its 82 864 rounds cut 8e-11 of mass, so its bracket at delta 1e-12 is
+    unbounded and flagged (no read at that tail certifies it); the 1e-5 one is not."""
+    acc = pld.SubsampledGaussianPLD(**FLAGGED, accuracy=ACCURACY, tail=1e-15)
     with pytest.warns(AccuracyNotMetWarning, match=r"^1 of 2 epsilon brackets are wider than accuracy=0\.01"):
-        lo, up = acc.epsilon(np.array([1e-10, 1e-5]), bound="both")
+        lo, up = acc.epsilon(np.array([1e-12, 1e-5]), bound="both")
     assert acc.unmet is not None
     assert acc.unmet.tolist() == [True, False]
     assert np.array_equal(acc.unmet, ~(up - lo <= ACCURACY))
     # the flags hold whichever side is returned, and a scalar call flags a scalar
     with pytest.warns(AccuracyNotMetWarning, match=r"^1 of 1 "):
-        upper = acc.epsilon(1e-10)
+        upper = acc.epsilon(1e-12)
     assert isinstance(upper, float) and upper == up[0] and bool(acc.unmet) is True
 
 
@@ -104,9 +105,9 @@ def test_few_rounds_keep_their_own_tail_beside_many() -> None:
 def test_flags_through_a_callers_pool_equal_the_threads_and_are_not_sent_to_it() -> None:
     """``workers=pool.map``: the flags are set from the returned brackets, as with threads, and a pool task's copy
     of the accountant carries no earlier call's flags (they would be pickled with every task)."""
-    kw = dict(**FLAGGED, accuracy=ACCURACY)
+    kw = dict(**FLAGGED, accuracy=ACCURACY, tail=1e-15)
     kw["rounds"] = np.array([10, FLAGGED["rounds"]])[:, None]
-    deltas = np.array([1e-10, 1e-5])
+    deltas = np.array([1e-12, 1e-5])
     threads = pld.SubsampledGaussianPLD(**kw, workers=1)
     with pytest.warns(AccuracyNotMetWarning):
         lo, up = threads.epsilon(deltas, bound="both")

@@ -208,6 +208,6 @@ def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_fo
 
     monkeypatch.setattr(Refinement, "one_epsilon", recorded)
     core = bracket()
-    assert asked == [True]
+    assert asked[0] is True  # the accuracy's refinement; at accuracy 1e-4 the default's, intersected, may follow
     monkeypatch.setattr(Refinement, "one_epsilon", lambda self, *args: False)
     assert core == bracket()

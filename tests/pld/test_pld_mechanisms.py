@@ -159,7 +159,7 @@ def test_laplace_mixture_of_one_shift_is_the_laplace_mechanism():
 
 def test_gaussian_mixture_composed_matches_the_cpp_subsampled_gaussian():
     mine = mixture_of_gaussians(1.0, [0.0, 1.0], [0.99, 0.01]).self_compose(1000).epsilon(1e-5, bound="both")
-    cpp = pld.subsampled_gaussian(1.0, 0.01).self_compose(1000).epsilon(1e-5, bound="both")
+    cpp = pld.subsampled_gaussian(1.0, 0.01).self_compose(1000).epsilon(1e-5, bound="both", composition_only=True)
     assert mine[0] <= cpp[1] and cpp[0] <= mine[1]
     assert abs(mine[1] - cpp[1]) < 1e-6 and mine[1] - mine[0] < 1e-4
 

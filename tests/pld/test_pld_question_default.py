@@ -44,9 +44,11 @@ def test_pld_accountant_default_answers_one_subsampled_gaussian_as_the_question_
         .compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=10)
         .compose_subsampled_gaussian(sigma=2.0, sampling_rate=0.01, rounds=10)
     )
-    # ... its bracket, the upper side then read under a tilt on half that grid (refine.question.FINE_INTERVAL)
+    # ... its bracket, the upper side then read under a tilt on half that grid (refine.question.FINE_INTERVAL), on a
+    # grid given or not (the question reader, pld/question): below the grid's own composition
     low, up = mixed.epsilon(1e-5, bound="both")
-    grid_low, grid_up = on_grid.epsilon(1e-5, bound="both")
+    assert on_grid.epsilon(1e-5, bound="both") == (low, up)
+    grid_low, grid_up = on_grid.composed_pld.epsilon(1e-5, bound="both", composition_only=True)
     assert low >= grid_low and up < grid_up and low <= up
 
 

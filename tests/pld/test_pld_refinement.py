@@ -31,7 +31,7 @@ def _windows(rounds: float, h: float) -> tuple[np.ndarray, np.ndarray]:
     return (
         pld.subsampled_gaussian(SIGMA, Q, value_discretization_interval=h)
         .self_compose(int(rounds))
-        .delta(EPS, bound="both")
+        .delta(EPS, bound="both", composition_only=True)
     )
 
 

@@ -214,7 +214,7 @@ def test_accountant_upper_side_reads_the_spectra() -> None:
         sigma=sigma, sampling_rate=0.01, rounds=10_000, value_discretization_interval=1e-3
     ).epsilon(delta)
     ones = mechanisms.subsampled_gaussians(sigma, 0.01, value_discretization_interval=1e-3, optimistic=False)
-    window = np.array([d.self_compose(10_000).epsilon(delta.ravel()) for d in ones]).T
+    window = np.array([d.self_compose(10_000).epsilon(delta.ravel(), composition_only=True) for d in ones]).T
     # lower by the window's inverse-transform charge at most: 1e-5 relative at delta = 1e-9, 1e-9 at 1e-5
     assert np.all(upper <= window) and np.all(window - upper <= 1e-4 * window), (upper, window)
     assert np.any(upper != window)
@@ -235,8 +235,8 @@ def test_random_settings_stay_between_the_certified_lower_side_and_the_window() 
             [np.maximum(v, 0.0) for v in compose.upper_sides(items, [deltas] * len(items), "epsilon")], axis=0
         )
         up_delta = np.max(compose.upper_sides(items, [eps] * len(items), "delta"), axis=0)
-        lo_eps, win_eps = dist.epsilon(deltas, bound="both")
-        lo_delta, win_delta = dist.delta(eps, bound="both")
+        lo_eps, win_eps = dist.epsilon(deltas, bound="both", composition_only=True)
+        lo_delta, win_delta = dist.delta(eps, bound="both", composition_only=True)
         setting = (sigma, q, rounds, h)
         assert np.all(lo_eps <= up_eps) and np.all(up_eps <= win_eps), (setting, lo_eps, up_eps, win_eps)
         assert np.all(lo_delta <= up_delta) and np.all(up_delta <= win_delta), (setting, lo_delta, up_delta, win_delta)
@@ -261,7 +261,7 @@ def test_epsilon_searches_over_many_targets_stay_between_the_windows(sigma: floa
     sides = compose.lower_sides(lower_items * deltas.size, args, "epsilon")
     assert all(window is None for _, window in sides)  # every lower side read from its spectrum
     lower = np.maximum(np.reshape([v for v, _ in sides], (-1, n)).max(axis=1), 0.0)
-    window_lower, window_upper = dist.epsilon(deltas, bound="both")
+    window_lower, window_upper = dist.epsilon(deltas, bound="both", composition_only=True)
     finite = np.isfinite(window_upper)
     assert np.array_equal(finite, np.isfinite(upper)) and finite.sum() >= 25
     slack = 4 * np.spacing(np.maximum(window_upper[finite], 1.0))
@@ -293,7 +293,7 @@ def test_edges_of_the_arguments_stay_certified(sigma: float, q: float, rounds: i
     for method, args in (("epsilon", deltas), ("delta", eps)):
         sides = compose.upper_sides(items, [args] * len(items), method)
         upper = np.max([np.maximum(v, 0.0) if method == "epsilon" else v for v in sides], axis=0)
-        lower, window = getattr(dist, method)(args, bound="both")
+        lower, window = getattr(dist, method)(args, bound="both", composition_only=True)
         assert not np.isnan(upper).any(), (method, upper)
         assert np.all(lower <= upper), (method, lower, upper)
         assert np.all(upper <= np.nextafter(window, np.inf)), (method, upper, window)

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -249,10 +249,12 @@ def _hull_values(points_alpha: np.ndarray, hull: np.ndarray, points_value: np.nd
     a0, a1 = points_alpha[hull[right - 1]], points_alpha[hull[right]]
     v0, v1 = points_value[hull[right - 1]], points_value[hull[right]]
     inside = (points_alpha[index] - a0) / (a1 - a0)
-    return np.where(after, points_value[hull[-1]], v0 + (v1 - v0) * inside)
+    return np.asarray(np.where(after, points_value[hull[-1]], v0 + (v1 - v0) * inside), dtype=np.float64)
 
 
-def _hull_pmf(keys: np.ndarray, h: float, at_zero: float, corners: np.ndarray, pessimistic: bool, margin: float):
+def _hull_pmf(
+    keys: np.ndarray, h: float, at_zero: float, corners: np.ndarray, pessimistic: bool, margin: float
+) -> ExchangedPMF | None:
     """The PMF over the samples' keys whose curve is the lower convex hull of (0, ``at_zero``) and
     (alpha_k, ``corners[k]``), moved out by ``margin`` (up for the pessimistic side, down for the optimistic one),
     flat after the last sample; None if the check of the masses written fails at this margin.
@@ -380,7 +382,7 @@ class FixedSchedule:
             accountant = PLDAccountant()
             for one, count in runs:
                 rate = 1.0 if one.sampling_rate is None else float(one.sampling_rate)
-                accountant.compose_subsampled_gaussian(float(one.sigma), rate, int(count))
+                accountant.compose_subsampled_gaussian(float(cast(float, one.sigma)), rate, int(count))
             self._upper = self._lower = accountant
         else:
             h = ledger.value_discretization_interval

@@ -45,7 +45,7 @@ from ..grid.grid_start import StartGrid, work_units
 from ..grid.near_one import NearOne
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, checked_tail
 from ..reads import along_run
-from ..refine import question, tilted_question
+from ..refine import question, tilted_factors, tilted_question
 from ..refine.bracket_width import within_epsilon_tolerance
 from ..refine.calibration_start import calibration_grids, calibration_start
 from ..refine.directional_delta import calibration_directions
@@ -525,6 +525,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             self._refine_to_question(pts, xs, todo, found, threads)
         tail = self.tail if self._tail_given else None
         brackets = [tilted_question.fine_brackets(p, x, *b, tail) for p, x, b in zip(pts, xs, found) if b is not None]
+        if tail is None:  # still wider than the tolerance (rare participation): the tilted factors' reads too
+            brackets = [tilted_factors.wide_brackets(p, x, lo, up) for p, x, (lo, up) in zip(pts, xs, brackets)]
         return brackets, store
 
     def _refine_to_question(

@@ -248,7 +248,7 @@ class PrivacyLossDistribution:
         return cast("list[GridPMF]", self._composed[bool(pessimistic)])  # every direction composed just above
 
     @positional_deprecated("bound")
-    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
+    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper", composition_only: bool = False) -> Result:
         r"""Certified bound(s) on delta(eps), the hockey-stick divergence of the composed pair at e^eps.
 
         .. math::
@@ -261,13 +261,26 @@ class PrivacyLossDistribution:
         ----------
         epsilon : array_like
             The eps at which to evaluate, any real (negative values allowed, ``inf`` gives 0), NaN refused.
+        composition_only : bool, default False
+            True: this PLD's own composition alone, on its grid and at its tail (the composition engine's certified
+            bracket); False: that bracket intersected, where the factors describe their run (``Factor.source``),
+            with the run read where the question puts it (pld/question: the front door's bracket).
         """
         eps = _validation.real(epsilon, "epsilon")
-        return self._answer(eps, "delta", eps.ndim == 0, bound)
+        return self._answer(eps, "delta", eps.ndim == 0, bound, _validation.flag(composition_only, "composition_only"))
 
     @positional_deprecated("bound")
-    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
+    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper", composition_only: bool = False) -> Result:
         """Certified bound(s) on the smallest eps >= 0 with delta(eps) <= delta.
+
+        Parameters
+        ----------
+        delta : array_like
+            The delta at which to evaluate, 0 < delta < 1.
+        composition_only : bool, default False
+            True: this PLD's own composition alone, on its grid and at its tail (the composition engine's certified
+            bracket); False: that bracket intersected, where the factors describe their run (``Factor.source``),
+            with the run read where the question puts it (pld/question: the front door's bracket).
 
         Returns
         -------
@@ -277,15 +290,15 @@ class PrivacyLossDistribution:
             lies below the mass at +infinity of the optimistic side.
         """
         d = delta_values(delta)
-        return self._answer(d, "epsilon", d.ndim == 0, bound)
+        return self._answer(d, "epsilon", d.ndim == 0, bound, _validation.flag(composition_only, "composition_only"))
 
-    def _answer(self, x: np.ndarray, method: str, scalar: bool, bound: Bound) -> Result:
+    def _answer(self, x: np.ndarray, method: str, scalar: bool, bound: Bound, composition_only: bool) -> Result:
         """The public reads' answer: the sides of this PLD's own composition (``_sides``), intersected, where the
         installed question reader knows the run its factors describe (``QuestionReader.reads``), with that reader's
         bracket, each certified."""
         _validation.bound_side(bound)
         reader = _question_reader.get("reader")
-        if reader is None or _reading.active or not reader.reads(self):
+        if composition_only or reader is None or _reading.active or not reader.reads(self):
             return self._sides(x, method, scalar, bound)
         if bound == "both":
             lower, upper = brackets([self], method, [x])[0]

@@ -98,11 +98,11 @@ class RunReader:
                 together.setdefault((noise, q, float(x)), []).append((i, rounds))
                 continue
             out[i] = _intersected(out[i], _read_one(pld, method, np.asarray(x), *out[i]), method, np.asarray(x))
-        for (noise, q, x), members in together.items():
-            rounds = np.array([count for _, count in members], dtype=np.float64)
-            low, up = _front_door(noise, q, rounds, method, np.full(rounds.shape, x))
+        for (noise, q, at), members in together.items():
+            counts = np.array([count for _, count in members], dtype=np.float64)
+            low, up = _front_door(noise, q, counts, method, np.full(counts.shape, at))
             for j, (i, _) in enumerate(members):
-                out[i] = _intersected(out[i], (low[j], up[j]), method, np.asarray(x))
+                out[i] = _intersected(out[i], (low[j], up[j]), method, np.asarray(at))
         return out
 
 
