@@ -83,12 +83,13 @@ void require_sampling(double q, long long rounds) {
             static_cast<double>(rounds));
 }
 
-// Whether sigma is certified for (epsilon, delta): its refined upper epsilon at delta is <= epsilon.
+// Whether sigma is certified for (epsilon, delta): its refined upper epsilon at delta is <= epsilon (a bracket
+// wider than the accuracy still has a certified upper side).
 bool certified(double sigma, double q, long long rounds, double epsilon, double delta, double accuracy) {
     double lower = 0.0, upper = 0.0;
     const hs_status s = hs_subsampled_gaussian_epsilon(sigma, q, rounds, delta, accuracy, &lower, &upper);
     if (s == HS_INVALID_ARGUMENT) return false;  // its first grid cannot be built: not certified
-    if (s != HS_OK) raise_status(s);
+    if (s != HS_OK && s != HS_ACCURACY_NOT_MET) raise_status(s);
     return upper <= epsilon;
 }
 
@@ -114,6 +115,17 @@ std::pair<double, double> sigma_bracket(double q, long long rounds, double epsil
         "upper epsilon is at most accuracy above the truth)"};
 }
 
+// The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else
+// HS_ACCURACY_NOT_MET with the width reached against the one asked as the thread's last error.
+hs_status written(const pld::RefinedBracket& r, const char* question, const char* width, double accuracy) {
+    if (r.met) return HS_OK;
+    return hockeystick_c::fail(
+        HS_ACCURACY_NOT_MET,
+        std::string("the certified ") + question + " bracket [" + hockeystick_c::shown(r.lower) + ", " +
+            hockeystick_c::shown(r.upper) + "] is wider than accuracy=" + hockeystick_c::shown(accuracy) + " (" +
+            width + "): no grid within the library's limits narrows it further; it is written, certified");
+}
+
 }  // namespace
 
 extern "C" {
@@ -136,7 +148,7 @@ hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, lon
             });
         *lower = r.lower;
         *upper = r.upper;
-        return HS_OK;
+        return written(r, "epsilon", "upper - lower", accuracy);
     });
 }
 
@@ -159,7 +171,7 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
             });
         *lower = r.lower;
         *upper = r.upper;
-        return HS_OK;
+        return written(r, "delta", "(upper - lower) / max(upper, 1e-9)", accuracy);
     });
 }
 

@@ -2,8 +2,9 @@
  * every double read back exactly), for tests/core/test_capi_refinement.py to compare with ctypes and the package:
  *   cc -std=c99 -I cpp/capi/include cpp/capi/tests/capi_refine.c -L <dir> -lhockeystick_c -o capi_refine
  * Lines, where the library has the PLD calls: "delta sigma q rounds eps accuracy lower upper" (delta at epsilon to a
- * relative accuracy), "sigma eps delta q rounds accuracy sigma" (sigma calibrated to (eps, delta)), and
- * "refused status message" for a target no sigma reaches; else "unavailable status message". */
+ * relative accuracy), "sigma eps delta q rounds accuracy sigma" (sigma calibrated to (eps, delta)),
+ * "refused status message" for a target no sigma reaches, and "unmet status lower upper" for an epsilon asked to an
+ * accuracy no grid reaches (HS_ACCURACY_NOT_MET, the bracket written); else "unavailable status message". */
 #include <hockeystick/hockeystick.h>
 
 #include <stdio.h>
@@ -42,5 +43,10 @@ int main(void) {
     print_sigma(3.0, 1e-6, 0.05, 300, 1e-3);
     status = hs_subsampled_gaussian_sigma(1e-4, 1e-12, 0.9, 1000000000LL, 1e-3, &sigma);
     printf("refused %d %s\n", (int)status, hs_last_error());
+    {
+        double lower = -1.0, upper = -1.0;
+        status = hs_subsampled_gaussian_epsilon(1.0, 0.01, 100, 1e-5, 1e-12, &lower, &upper);
+        printf("unmet %d %.17g %.17g\n", (int)status, lower, upper);
+    }
     return 0;
 }
