@@ -120,10 +120,10 @@ std::pair<double, double> sigma_bracket(double q, long long rounds, double epsil
 hs_status written(const pld::RefinedBracket& r, const char* question, const char* width, double accuracy) {
     if (r.met) return HS_OK;
     return hockeystick_c::fail(
-        HS_ACCURACY_NOT_MET,
-        std::string("the certified ") + question + " bracket [" + hockeystick_c::shown(r.lower) + ", " +
-            hockeystick_c::shown(r.upper) + "] is wider than accuracy=" + hockeystick_c::shown(accuracy) + " (" +
-            width + "): no grid within the library's limits narrows it further; it is written, certified");
+        HS_ACCURACY_NOT_MET, std::string("the certified ") + question + " bracket [" + hockeystick_c::shown(r.lower) +
+                                 ", " + hockeystick_c::shown(r.upper) +
+                                 "] is wider than accuracy=" + hockeystick_c::shown(accuracy) + " (" + width +
+                                 "): no grid within the library's limits narrows it further; it is written, certified");
 }
 
 }  // namespace
