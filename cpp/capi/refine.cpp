@@ -13,6 +13,8 @@
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
+#include <hockeystick/pld/refine/grid_policy.hpp>
+#include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -23,6 +25,7 @@
 #include <utility>
 
 #include "boundary.hpp"
+#include "pld_handle.hpp"
 
 using hockeystick_c::guarded;
 using hockeystick_c::invalid_argument_error;
@@ -36,6 +39,8 @@ constexpr long long kMaxRounds = 1LL << 53;  // the most rounds a PLD composes (
 constexpr double kSigmaLeast = 1.0 / 64.0;
 constexpr double kSigmaMost = 65536.0;
 constexpr double kSigmaTolerance = 1e-3;
+constexpr double kDeltaFloor = 1e-9;    // the delta width's floor (delta_refinement.hpp's delta_floor)
+constexpr double kLeastDelta = 1e-300;  // the least delta whose tails the tilted delta reads size
 
 using Handle = std::unique_ptr<hs_pld, void (*)(hs_pld*)>;
 
@@ -141,11 +146,20 @@ hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, lon
         require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
                 "must be finite and > 0 (the epsilon bracket's width asked, e.g. 1e-3)", accuracy);
         int grids = 0;
-        const pld::RefinedEpsilon r =
-            pld::refine_epsilon(sigma, sampling_rate, static_cast<double>(rounds), 1.0, delta, accuracy, [&](double h) {
-                return bracket_on(sigma, sampling_rate, rounds, delta, h, grids++ == 0, hs_pld_epsilon_bracket,
-                                  {0.0, HUGE_VAL});
-            });
+        const double t = static_cast<double>(rounds);
+        pld::RefinedEpsilon r = pld::refine_epsilon(sigma, sampling_rate, t, 1.0, delta, accuracy, [&](double h) {
+            return bracket_on(sigma, sampling_rate, rounds, delta, h, grids++ == 0, hs_pld_epsilon_bracket,
+                              {0.0, HUGE_VAL});
+        });
+        if (!r.met) {  // the plain composition's charges limit it: the tilted reads (the opening comment)
+            hockeystick_c::CompositionFft fft;
+            pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+            const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &delta, 1, accuracy, 0.0);
+            const std::pair<double, double> b = reader.epsilon_bracket(delta, r.lower, r.upper, start, accuracy);
+            r.lower = b.first;
+            r.upper = b.second;
+            r.met = r.lower == r.upper || r.upper - r.lower <= accuracy;
+        }
         *lower = r.lower;
         *upper = r.upper;
         return written(r, "epsilon", "upper - lower", accuracy);
@@ -164,11 +178,23 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
                 "must be finite and > 0 (the delta bracket's width asked relative to its upper side, e.g. 1e-3)",
                 accuracy);
         int grids = 0;
-        const pld::RefinedBracket r =
-            pld::refine_delta(sigma, sampling_rate, static_cast<double>(rounds), 1.0, accuracy, [&](double h) {
-                return bracket_on(sigma, sampling_rate, rounds, epsilon, h, grids++ == 0, hs_pld_delta_bracket,
-                                  {0.0, 1.0});
-            });
+        const double t = static_cast<double>(rounds);
+        const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
+        pld::RefinedBracket r = pld::refine_delta(sigma, sampling_rate, t, 1.0, accuracy, [&](double h) {
+            return bracket_on(sigma, sampling_rate, rounds, epsilon, h, grids++ == 0, hs_pld_delta_bracket, {0.0, 1.0});
+        });
+        if (!r.met && r.upper > 0.0) {  // the plain composition's charges limit it: the tilted reads
+            hockeystick_c::CompositionFft fft;
+            pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+            // the grids of epsilon at the delta expected (the plain upper side), to the accuracy asked
+            const double least = std::max(r.upper, kLeastDelta);
+            const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &least, 1, accuracy, 0.0);
+            const std::pair<double, double> b =
+                reader.delta_bracket(epsilon, r.lower, r.upper, start, accuracy, least, width_of);
+            r.lower = b.first;
+            r.upper = b.second;
+            r.met = width_of(r.lower, r.upper) <= accuracy;
+        }
         *lower = r.lower;
         *upper = r.upper;
         return written(r, "delta", "(upper - lower) / max(upper, 1e-9)", accuracy);
