@@ -18,12 +18,15 @@ import ctypes
 import math
 
 import mpmath as mp
+import numpy as np
 import pytest
 
+import hockeystick as hs
 from hockeystick.pld import SubsampledGaussianPLD
 
 from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_delta
-from .test_capi import HS_ACCURACY_NOT_MET, HS_INVALID_ARGUMENT, HS_OK, Library
+from .test_capi import CAPI, HS_ACCURACY_NOT_MET, HS_INVALID_ARGUMENT, HS_OK, ROOT, Library, _missing, _run
+from .test_embed_pld_example import BACKENDS, _compiler, _has_header
 
 pytestmark = pytest.mark.slow  # conftest.py's capi_build configures and compiles the library, once per run
 
@@ -87,3 +90,96 @@ def test_one_round_delta_status_and_bracket_hold_the_exact_delta(lib):
     assert status == HS_OK
     with mp.workdps(50):
         assert lower <= float(subsampled_gaussian_delta(1.0, 0.01, mp.mpf(0.5))) <= upper
+
+
+# the runs of issue 90's table: (sigma, q, rounds) -> the deltas read
+RUNS = {"readme": (1.1, 256 / 60_000, 14_100), "fedavg": (1.0, 1e-3, 5000)}
+CASES = [(name, delta) for name in RUNS for delta in (1e-10, 1e-12)]
+
+
+@pytest.mark.parametrize(("run", "delta"), CASES)
+def test_the_c_epsilon_at_small_delta_meets_the_accuracy_and_agrees_with_the_front_door(lib, run, delta):
+    sigma, q, rounds = RUNS[run]
+    status, lower, upper = asked(lib, "epsilon", sigma, q, rounds, delta, 1e-3)
+    assert status == HS_OK, lib.last_error()
+    assert 0.0 < lower <= upper and upper - lower <= 1e-3
+    front = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds)
+    py_lower, py_upper = (float(v) for v in front.epsilon(delta, bound="both"))
+    assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
+    assert upper - py_upper <= max(1e-3, 1e-3 * py_upper)
+
+
+@pytest.mark.parametrize(
+    ("run", "eps"), [("readme", 3.741), ("readme", 4.1802), ("fedavg", 0.7129), ("fedavg", 1.0668)]
+)
+def test_the_c_delta_at_small_delta_meets_the_accuracy_and_agrees_with_the_front_door(lib, run, eps):
+    sigma, q, rounds = RUNS[run]
+    status, lower, upper = asked(lib, "delta", sigma, q, rounds, eps, 1e-3)
+    assert status == HS_OK, lib.last_error()
+    assert 0.0 < lower <= upper and (upper - lower) / max(upper, 1e-9) <= 1e-3
+    front = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds)
+    py_lower, py_upper = (float(v) for v in front.delta(eps, bound="both"))
+    assert max(lower, py_lower) <= min(upper, py_upper)
+    assert upper <= 1.01 * py_upper  # the tilted read at eps: within a percent of the front door's
+
+
+@pytest.mark.parametrize(("sigma", "rounds", "delta"), [(10.0, 100, 1e-13), (3.0, 100, 1e-12), (10.0, 1000, 1e-12)])
+def test_near_the_gaussian_mechanism_the_c_bracket_holds_the_exact_epsilon(lib, sigma, rounds, delta):
+    """At q = 1 - 2^-53 each round is within total variation 1 - q of the Gaussian mechanism, so T rounds' delta(eps)
+    is within T (1 - q) of theta(sqrt(T) / sigma, eps) (paper 000, eq. 6): the certified bracket meets the epsilons of
+    theta at delta -+ T (1 - q)."""
+    q = float(np.nextafter(1.0, 0.0))
+    status, lower, upper = asked(lib, "epsilon", sigma, q, rounds, delta, 1e-3)
+    assert status == HS_OK and upper - lower <= 1e-3
+    radius, slack = math.sqrt(rounds) / sigma, rounds * (1.0 - q)
+    assert lower <= hs.theta_epsilon(radius, delta - slack) and upper >= hs.theta_epsilon(radius, delta + slack)
+
+
+@pytest.fixture(scope="module")
+def gaussian_lines(tmp_path_factory) -> list[list[str]]:
+    """cpp/capi/tests/tilted_gaussian.cpp built against the core's headers and Eigen's FFT (libeigen3-dev, as
+    tests/core/test_embed_pld_example.py builds the PLD example), run once."""
+    cxx = _compiler()
+    if cxx is None:
+        _missing("a C++ compiler")
+    header, package, flags = BACKENDS["eigen"]
+    if not _has_header(str(cxx), header, flags):
+        _missing(f"{package} (<{header}>)")
+    exe = tmp_path_factory.mktemp("tilted_gaussian") / "tilted_gaussian"
+    _run(str(cxx), "-std=c++17", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas",
+         "-I", ROOT / "cpp" / "include", "-I", ROOT / "cpp" / "backends", *flags,
+         CAPI / "tests" / "tilted_gaussian.cpp", "-o", exe)  # fmt: skip
+    return [line.split() for line in _run(exe).splitlines()]
+
+
+def test_the_tilted_epsilon_of_the_gaussian_mechanism_holds_theta_where_the_plain_one_is_wide(gaussian_lines):
+    """The T-fold Gaussian mechanism is the Gaussian mechanism of radius sqrt(T) / sigma: its epsilon at delta is
+    theta's inverse.  The tilted bracket holds it, 1e-3 wide or less, down to delta 1e-30; the plain composition's
+    round-off leaves it wider than 1 at delta 1e-14 and unbounded at 1e-20."""
+    epsilons = [[float(v) for v in line[1:]] for line in gaussian_lines if line[0] == "epsilon"]
+    assert len(epsilons) == 4
+    for sigma, rounds, _, delta, _, lower, upper in epsilons:
+        exact = hs.theta_epsilon(math.sqrt(rounds) / sigma, delta)
+        assert lower <= exact <= upper and upper - lower <= 1e-3
+    plain = {float(line[4]): (float(line[5]), float(line[6])) for line in gaussian_lines if line[0] == "plain"}
+    assert plain[1e-14][1] - plain[1e-14][0] > 1.0 and plain[1e-20][1] == math.inf
+
+
+def test_the_tilted_delta_of_the_gaussian_mechanism_holds_theta_at_the_closed_form_tilt(gaussian_lines):
+    """At eps the Chernoff exponent lam eps - K(lam) of a Gaussian loss N(r^2 / 2, r^2) is largest at lam =
+    eps / r^2 - 1/2: the ladder's tilt is within its rung spacing (4 %, and the discretization's) of it, and the
+    tilted delta bracket holds theta(r, eps) within 0.1 %."""
+    deltas = [[float(v) for v in line[1:]] for line in gaussian_lines if line[0] == "delta"]
+    assert len(deltas) == 3
+    for sigma, rounds, _, eps, lam, lower, upper in deltas:
+        radius = math.sqrt(rounds) / sigma
+        assert abs(lam / (eps / radius**2 - 0.5) - 1.0) <= 0.05
+        exact = hs.theta(radius, eps)
+        assert lower <= exact <= upper and upper - lower <= 1e-3 * exact
+
+
+def test_the_tilted_composition_refuses_what_it_cannot_certify(gaussian_lines):
+    refused = {line[1]: " ".join(line[2:]) for line in gaussian_lines if line[0] in ("refused", "accepted")}
+    assert refused["theta"].startswith("compose_tilted: theta must be a finite number > 0")
+    assert refused["side"] == "lower_epsilon needs the optimistic side's composition"
+    assert refused["mass"] == "tilted_factor: a tilted factor's masses must be >= 0"
