@@ -4,6 +4,14 @@
 // delta_refinement.hpp, hs_pld_delta_bracket) and the calibration of sigma (hs_subsampled_gaussian_sigma: a
 // bisection over hs_subsampled_gaussian_epsilon's certified upper side).
 //
+// Small delta: where the refined bracket is still wider than the accuracy (at a delta near or below the plain
+// composition's round-off charge, about T u of the total mass, and its tail cut), the epsilon and delta calls
+// intersect it with the tilted reads of the core (pld/refine/tilted_question.hpp over pld/compose/tilted.hpp: each
+// direction composed under an exponential tilt, its charge relative to the Chernoff bound), on grids from the
+// accuracy's start grid down by kTiltGridStep while the bracket is wider than asked and the upper side still falls;
+// the Python package's front door reads the same way (pld/refine/tilted_question.py).  Every bracket intersected is
+// certified.  A bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()).
+//
 // Calibration: sigma is certified for (epsilon, delta) where the refined upper epsilon at delta is <= epsilon.  From
 // sigma = 1 the search doubles (or halves) sigma until one side of the bracket is certified and the other is not
 // (within [kSigmaLeast, kSigmaMost]), then bisects geometrically until hi / lo <= 1 + kSigmaTolerance, and returns

@@ -160,10 +160,14 @@ HS_API hs_status hs_pld_fixed_size_gaussian(double sigma, long long batch_size, 
  * deviation sigma, sampling rate q, add/remove neighbours, both directions), refined until *upper - *lower <=
  * accuracy (HS_OK), or else, where no finer grid is worth building, returned wider, still certified, with
  * HS_ACCURACY_NOT_MET.  The grids are those of the Python package's SubsampledGaussianPLD(..., accuracy=accuracy):
- * the same start grid and ladder
- * (hockeystick/pld/refine/grid_policy.hpp), the same next-grid rules (pld/refine/epsilon_refinement.hpp); each
- * grid's bracket is hs_pld_epsilon_bracket's, intersected with the earlier grids'.  sigma > 0 and finite,
- * 0 < sampling_rate < 1, 1 <= rounds <= 2^53, 0 < delta < 1, accuracy > 0 and finite. */
+ * the same start grid and ladder (hockeystick/pld/refine/grid_policy.hpp), the same next-grid rules
+ * (pld/refine/epsilon_refinement.hpp); each grid's bracket is hs_pld_epsilon_bracket's, intersected with the earlier
+ * grids'.  Where that bracket is still wider than the accuracy (a delta near or below the plain composition's
+ * round-off: about 1e-10 after 10^4 rounds), it is intersected with the tilted reads of the core
+ * (pld/refine/tilted_question.hpp: each direction composed under an exponential tilt, the round-off charged relative
+ * to the Chernoff bound), as the package's front door SubsampledGaussianPLD(...).epsilon(delta) reads it: 14,100
+ * rounds of sigma 1.1 at q = 256/60000 give [3.7408, 3.7414] at delta 1e-10 and [4.1799, 4.1806] at 1e-12.
+ * sigma > 0 and finite, 0 < sampling_rate < 1, 1 <= rounds <= 2^53, 0 < delta < 1, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, long long rounds, double delta,
                                                 double accuracy, double* lower, double* upper);
 
@@ -173,9 +177,10 @@ HS_API void hs_pld_free(hs_pld* pld);
 /* delta at epsilon to a relative accuracy, in one call: the certified bracket [*lower, *upper] on delta(epsilon) of
  * `rounds` rounds of the Poisson-subsampled Gaussian (as hs_subsampled_gaussian_epsilon), refined until
  * (*upper - *lower) / max(*upper, 1e-9) <= accuracy (HS_OK), or else, where no finer grid is worth building,
- * returned wider, still certified, with HS_ACCURACY_NOT_MET.  The grids are those of the Python package's SubsampledGaussianPLD(..., accuracy=accuracy).delta:
- * the same start grid, ladder and next-grid rules (hockeystick/pld/refine/delta_refinement.hpp); each grid's bracket
- * is hs_pld_delta_bracket's, intersected with the earlier grids'.  sigma > 0 and finite, 0 < sampling_rate < 1,
+ * returned wider, still certified, with HS_ACCURACY_NOT_MET.  The grids are those of the Python package's
+ * SubsampledGaussianPLD(..., accuracy=accuracy).delta: the same start grid, ladder and next-grid rules (hockeystick/pld/refine/delta_refinement.hpp); each grid's bracket
+ * is hs_pld_delta_bracket's, intersected with the earlier grids', and, where still wider than the accuracy, with the
+ * tilted reads at epsilon (as hs_subsampled_gaussian_epsilon's).  sigma > 0 and finite, 0 < sampling_rate < 1,
  * 1 <= rounds <= 2^53, epsilon not NaN, accuracy > 0 and finite. */
 HS_API hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long long rounds, double epsilon,
                                               double accuracy, double* lower, double* upper);

@@ -282,40 +282,18 @@ namespace tilted_detail {
 // g = log delta - log target (delta floored at 1e-300): nearly linear in eps, where the false position aims.
 inline double log_gap(double value, double log_target) { return std::log(std::max(value, 1e-300)) - log_target; }
 
-}  // namespace tilted_detail
+// lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated, with g (log_gap) at each; `kept` is -1
+// where the last step moved lo, +1 where it moved hi (Illinois: a side moved twice in a row halves the other's g).
+struct SearchBracket {
+    double lo, hi, g_lo, g_hi;
+    int kept = 0;
 
-// A certified epsilon from the certified side delta_of (a callable double -> double) of one composition, by a
-// bracketing search from lo = 0 and hi = top (python atoms_epsilon.epsilon_search without hints): it keeps lo with
-// delta_of(lo) > target and hi with delta_of(hi) <= target, both evaluated, and narrows them by Illinois false
-// position on log delta, bisecting whenever two steps have not halved the interval, until hi - lo <=
-// max(tolerance, 4 ulp(hi)).  Upper side: hi (inf where even top fails, 0 where 0 meets the target); lower side: lo.
-// Neither needs the computed side to be monotone.
-template <class DeltaOf>
-double epsilon_search(DeltaOf&& delta_of, double target, bool upper, double top, double tolerance) {
-    const double inf = std::numeric_limits<double>::infinity();
-    const double v_lo = delta_of(0.0), v_hi = delta_of(top);
-    if (upper && v_hi > target) return inf;
-    if (v_lo <= target) return 0.0;
-    if (!upper && v_hi > target) return top;
-    const double log_target = std::log(target);
-    double lo = 0.0, hi = top;
-    double g_lo = tilted_detail::log_gap(v_lo, log_target), g_hi = tilted_detail::log_gap(v_hi, log_target);
-    int kept = 0, steps = 0;
-    double width_before = hi - lo;
-    while (hi - lo > std::max(tolerance, 4.0 * (std::nextafter(hi, inf) - hi))) {
-        ++steps;
-        double x = g_hi < g_lo ? hi - g_hi * (hi - lo) / (g_hi - g_lo) : 0.5 * (lo + hi);
-        if (steps % 3 == 0) {  // a bisection whenever two steps have not halved the interval
-            if (hi - lo > 0.5 * width_before) x = 0.5 * (lo + hi);
-            width_before = hi - lo;
-        }
-        const double margin = 0.25 * tolerance;
-        x = std::min(std::max(x, lo + margin), hi - margin);
-        if (!(x > lo && x < hi)) x = 0.5 * (lo + hi);
-        if (!(x > lo && x < hi)) break;  // adjacent doubles: nothing lies between
-        const double value = delta_of(x);
-        const double g = tilted_detail::log_gap(value, log_target);
-        if (value > target) {  // Illinois: a side moved twice in a row halves the other side's g
+    // The false position of g = 0 on (lo, hi); the midpoint where g does not fall across it.
+    double false_position() const { return g_hi < g_lo ? hi - g_hi * (hi - lo) / (g_hi - g_lo) : 0.5 * (lo + hi); }
+
+    // x (its g) becomes lo where its delta is above the target, else hi; then the Illinois halving.
+    void move(double x, double g, bool above) {
+        if (above) {
             lo = x;
             g_lo = g;
             if (kept == -1) g_hi *= 0.5;
@@ -327,7 +305,47 @@ double epsilon_search(DeltaOf&& delta_of, double target, bool upper, double top,
             kept = 1;
         }
     }
-    return upper ? hi : lo;
+};
+
+// The next point of the search on b, within (lo, hi) and a quarter tolerance from either end where there is room:
+// the false position, a bisection on every third step where the two before have not halved the interval.
+inline double next_point(const SearchBracket& b, int steps, double& width_before, double tolerance) {
+    double x = b.false_position();
+    if (steps % 3 == 0) {
+        if (b.hi - b.lo > 0.5 * width_before) x = 0.5 * (b.lo + b.hi);
+        width_before = b.hi - b.lo;
+    }
+    const double margin = 0.25 * tolerance;
+    x = std::min(std::max(x, b.lo + margin), b.hi - margin);
+    return x > b.lo && x < b.hi ? x : 0.5 * (b.lo + b.hi);
+}
+
+}  // namespace tilted_detail
+
+// A certified epsilon from the certified side delta_of (a callable double -> double) of one composition, by a
+// bracketing search from lo = 0 and hi = top (python atoms_epsilon.epsilon_search without hints): it keeps lo with
+// delta_of(lo) > target and hi with delta_of(hi) <= target, both evaluated, and narrows them by Illinois false
+// position on log delta, bisecting whenever two steps have not halved the interval, until hi - lo <=
+// max(tolerance, 4 ulp(hi)).  Upper side: hi (inf where even top fails, 0 where 0 meets the target); lower side: lo
+// (top where top still exceeds the target).  Neither needs the computed side to be monotone.
+template <class DeltaOf>
+double epsilon_search(DeltaOf&& delta_of, double target, bool upper, double top, double tolerance) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const double v_lo = delta_of(0.0), v_hi = delta_of(top);
+    if (upper && v_hi > target) return inf;
+    if (v_lo <= target) return 0.0;
+    if (!upper && v_hi > target) return top;
+    const double log_target = std::log(target);
+    tilted_detail::SearchBracket b{0.0, top, tilted_detail::log_gap(v_lo, log_target),
+                                   tilted_detail::log_gap(v_hi, log_target)};
+    double width_before = b.hi - b.lo;
+    for (int steps = 1; b.hi - b.lo > std::max(tolerance, 4.0 * (std::nextafter(b.hi, inf) - b.hi)); ++steps) {
+        const double x = tilted_detail::next_point(b, steps, width_before, tolerance);
+        if (!(x > b.lo && x < b.hi)) break;  // adjacent doubles: nothing lies between
+        const double value = delta_of(x);
+        b.move(x, tilted_detail::log_gap(value, log_target), value > target);
+    }
+    return upper ? b.hi : b.lo;
 }
 
 // A certified upper bound on epsilon(delta) in [0, start] of a pessimistic tilted composition: an eps whose certified

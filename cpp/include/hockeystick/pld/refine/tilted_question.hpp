@@ -239,6 +239,7 @@ class TiltedReader {
             upper = std::min(upper, b.second);
             if (upper - lower <= accuracy || !(before - upper > 0.25 * accuracy)) break;
             h /= kTiltGridStep;
+            directions_.clear();  // no read returns to a coarser grid: its rounds' memory is freed
         }
         return {lower, std::max(lower, upper)};
     }
@@ -284,6 +285,7 @@ class TiltedReader {
             upper = std::min(upper, b.second);
             if (width_of(lower, upper) <= accuracy || !(before - upper > 0.25 * accuracy * upper)) break;
             h /= kTiltGridStep;
+            directions_.clear();
         }
         return {lower, std::max(lower, upper)};
     }
