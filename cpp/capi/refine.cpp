@@ -73,18 +73,15 @@ Handle subsampled_gaussian(double sigma, double q, long long rounds, double h, b
     return Handle(composed, hs_pld_free);
 }
 
-// A refinement's bracket on grid h (`read`: hs_pld_epsilon_bracket at delta, or hs_pld_delta_bracket at epsilon).
-// A grid after the first that cannot be built gives `none` ([0, inf] on epsilon, [0, 1] on delta), certified and
-// uninformative, so the loop keeps the brackets it has and stops (its width does not narrow).
+// A refinement's bracket on grid h (`read`: the plain epsilon bracket at delta, or the plain delta bracket at
+// epsilon, of pld_handle.hpp).  A grid after the first that cannot be built gives `none` ([0, inf] on epsilon, [0, 1]
+// on delta), certified and uninformative, so the loop keeps the brackets it has and stops (its width does not narrow).
 template <class Read>
 std::pair<double, double> bracket_on(double sigma, double q, long long rounds, double x, double h, bool first,
                                      Read read, std::pair<double, double> none) {
     const Handle p = subsampled_gaussian(sigma, q, rounds, h, !first);
     if (!p) return none;
-    double lower = 0.0, upper = 0.0;
-    const hs_status s = read(p.get(), x, &lower, &upper);
-    if (s != HS_OK) raise_status(s);
-    return {lower, upper};
+    return read(*p, x);
 }
 
 void require_sampling(double q, long long rounds) {
@@ -156,8 +153,8 @@ hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, lon
         int grids = 0;
         const double t = static_cast<double>(rounds);
         pld::RefinedEpsilon r = pld::refine_epsilon(sigma, sampling_rate, t, 1.0, delta, accuracy, [&](double h) {
-            return bracket_on(sigma, sampling_rate, rounds, delta, h, grids++ == 0, hs_pld_epsilon_bracket,
-                              {0.0, HUGE_VAL});
+            return bracket_on(sigma, sampling_rate, rounds, delta, h, grids++ == 0,
+                              hockeystick_c::plain_epsilon_bracket, {0.0, HUGE_VAL});
         });
         if (!r.met) {  // the plain composition's charges limit it: the tilted reads (the opening comment)
             hockeystick_c::CompositionFft fft;
@@ -189,7 +186,8 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
         const double t = static_cast<double>(rounds);
         const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
         pld::RefinedBracket r = pld::refine_delta(sigma, sampling_rate, t, 1.0, accuracy, [&](double h) {
-            return bracket_on(sigma, sampling_rate, rounds, epsilon, h, grids++ == 0, hs_pld_delta_bracket, {0.0, 1.0});
+            return bracket_on(sigma, sampling_rate, rounds, epsilon, h, grids++ == 0,
+                              hockeystick_c::plain_delta_bracket, {0.0, 1.0});
         });
         if (!r.met && r.upper > 0.0) {  // the plain composition's charges limit it: the tilted reads
             hockeystick_c::CompositionFft fft;

@@ -8,6 +8,9 @@ package's front door does (pld/compose/tilted.py, pld/refine/tilted_question.py)
 - Tilted reads: on the README's DP-SGD run and on DP-FedAvg at delta 1e-10 and 1e-12 the C bracket meets the
   accuracy, overlaps the package's front-door bracket (both certified), and its upper side is within
   max(1e-3, 0.1 %) of the front door's.
+- Composition calls: a handle's hs_pld_epsilon_bracket and hs_pld_delta_bracket, where its round-off charge passes
+  a hundredth of the delta read, are intersected with the tilted reads of its own factors: the README run on the grid
+  1e-4 agrees with the front door, two mechanisms composed agree with the package's refine.tilted_factors.
 - Direction: the tilted composition of the Gaussian mechanism (q = 1, where theta of sqrt(T) / sigma is exact)
   holds the exact delta, and the tilted C bracket of one round holds the exact epsilon (mpmath, 50 digits).
 """
@@ -23,6 +26,7 @@ import pytest
 
 import hockeystick as hs
 from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
 
 from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_delta
 from .test_capi import CAPI, HS_ACCURACY_NOT_MET, HS_INVALID_ARGUMENT, HS_OK, ROOT, Library, _missing, _run
@@ -32,6 +36,7 @@ pytestmark = pytest.mark.slow  # conftest.py's capi_build configures and compile
 
 _D = ctypes.c_double
 _PD = ctypes.POINTER(_D)
+_PLD = ctypes.c_void_p
 
 
 @pytest.fixture(scope="module")
@@ -183,3 +188,47 @@ def test_the_tilted_composition_refuses_what_it_cannot_certify(gaussian_lines):
     assert refused["theta"].startswith("compose_tilted: theta must be a finite number > 0")
     assert refused["side"] == "lower_epsilon needs the optimistic side's composition"
     assert refused["mass"] == "tilted_factor: a tilted factor's masses must be >= 0"
+
+
+# ---- the composition calls: a handle's brackets read under the tilt where its round-off charge limits them ----
+
+
+def test_a_composed_handle_at_small_delta_reads_under_the_tilt_as_the_front_door(lib):
+    """14,100 rounds on the grid 1e-4: the plain composition's bracket at delta 1e-10 is [3.56, 4.94] (issue 90);
+    hs_pld_epsilon_bracket's, read under the tilt, is within max(1e-3, 0.1 %) of the front door's upper side.  At
+    1e-12 its upper side stays inf: the handle's tail cut, 1e-15 a round, composes to more than 1e-12 at +infinity."""
+    sigma, q, rounds = RUNS["readme"]
+    handle = lib.subsampled_gaussian(sigma, q, 1e-4, rounds)
+    try:
+        front = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds)
+        lower, upper = lib.bracket(handle, "epsilon", 1e-10)
+        py_lower, py_upper = (float(v) for v in front.epsilon(1e-10, bound="both"))
+        assert upper - lower <= 1e-3 and max(lower, py_lower) <= min(upper, py_upper)
+        assert upper - py_upper <= max(1e-3, 1e-3 * py_upper)
+        lower, upper = lib.bracket(handle, "epsilon", 1e-12)
+        assert upper == math.inf and lower <= float(front.epsilon(1e-12))
+        lower, upper = lib.bracket(handle, "delta", 3.741)
+        py_lower, py_upper = (float(v) for v in front.delta(3.741, bound="both"))
+        assert max(lower, py_lower) <= min(upper, py_upper) and upper <= 1.01 * py_upper
+    finally:
+        lib.lib.hs_pld_free(handle)
+
+
+def test_two_composed_mechanisms_read_under_one_tilt_overlap_the_packages_tilted_factors(lib):
+    """Two Poisson-subsampled Gaussians of their own sigma and rate composed (hs_pld_compose): each direction's two
+    factors composed under one tilt (K the summed log-moment), as the package's refine.tilted_factors reads such a
+    run; both certified, the brackets overlap and their upper sides agree within 1e-3."""
+    a = lib.subsampled_gaussian(1.1, 0.004, 1e-4, 7000)
+    b = lib.subsampled_gaussian(1.3, 0.005, 1e-4, 7000)
+    both = _PLD()
+    lib.lib.hs_pld_compose.argtypes = [_PLD, _PLD, ctypes.POINTER(_PLD)]
+    assert lib.lib.hs_pld_compose(a, b, ctypes.byref(both)) == HS_OK, lib.last_error()
+    try:
+        lower, upper = lib.bracket(both, "epsilon", 1e-10)
+        segments = [((1.1, 0.004, 1.0), 7000), ((1.3, 0.005, 1.0), 7000)]
+        py_lower, py_upper = tilted_factors_bracket(segments, 1e-10, 0.0, math.inf)
+        assert upper - lower <= 1e-3 and max(lower, py_lower) <= min(upper, py_upper)
+        assert abs(upper - py_upper) <= 1e-3
+    finally:
+        for handle in (a, b, both):
+            lib.lib.hs_pld_free(handle)

@@ -150,6 +150,53 @@ inline double tilted_remove_tail(double sigma, double q, double rounds, double d
     return fits(high) ? std::max(floor, rung(high)) : floor;
 }
 
+// The certified upper epsilon at delta of the pessimistic factors `ups` composed under the tilt lam, searched from
+// `upper` or the window's top.
+inline double tilted_upper_epsilon(const std::vector<CountedPmf>& ups, double delta, double lam, double upper,
+                                   RealFftBackend& fft, std::int64_t max_points) {
+    const TiltedComposition side = compose_tilted(ups, lam * ups.front().pmf->h, true, fft, max_points);
+    return upper_epsilon(side, delta, std::min(upper, side.top()));
+}
+
+// The certified (lower, upper) epsilon at delta of one neighbouring direction's composition (the header's comment):
+// `ups` its pessimistic factors and counts, `lows` its optimistic ones (empty: no lower side, 0), all on one grid;
+// `upper` the best upper side so far (inf: none).  The upper side under the Chernoff tilt, then the lesser of it and
+// the upper side under the Chernoff exponent's tilt at the best so far; the lower side under the exponent's tilt at
+// that upper side (left at 0 where its window passes max_points).
+inline std::pair<double, double> tilted_direction_epsilon(const std::vector<CountedPmf>& ups,
+                                                          const std::vector<CountedPmf>& lows, double delta,
+                                                          double upper, RealFftBackend& fft, std::int64_t max_points) {
+    double up = tilted_upper_epsilon(ups, delta, chernoff_tilt(ups, delta), upper, fft, max_points);
+    const double best = std::min(up, upper);
+    if (std::isfinite(best))  // re-tilted at the Chernoff exponent of the best upper side so far
+        up = std::min(up, tilted_upper_epsilon(ups, delta, exponent_tilt(ups, best), up, fft, max_points));
+    if (lows.empty() || !(std::isfinite(up) && up > 0.0)) return {0.0, up};
+    try {
+        const double lam = exponent_tilt(lows, up);
+        const TiltedComposition low = compose_tilted(lows, lam * lows.front().pmf->h, false, fft, max_points);
+        return {lower_epsilon(low, delta, up), up};
+    } catch (const std::length_error&) {  // a window past max_points: no lower side here
+        return {0.0, up};
+    }
+}
+
+// The certified (lower, upper) delta at eps of one neighbouring direction's composition: its pessimistic factors
+// `ups` and optimistic ones `lows` (empty: lower side 0) each composed under the Chernoff exponent's tilt at eps (the
+// lower side left at 0 where its window passes max_points).
+inline std::pair<double, double> tilted_direction_delta(const std::vector<CountedPmf>& ups,
+                                                        const std::vector<CountedPmf>& lows, double eps,
+                                                        RealFftBackend& fft, std::int64_t max_points) {
+    const double up =
+        compose_tilted(ups, exponent_tilt(ups, eps) * ups.front().pmf->h, true, fft, max_points).delta(eps);
+    if (lows.empty()) return {0.0, up};
+    try {
+        const double lam = exponent_tilt(lows, eps);
+        return {compose_tilted(lows, lam * lows.front().pmf->h, false, fft, max_points).delta(eps), up};
+    } catch (const std::length_error&) {  // a window past max_points: no lower side here
+        return {0.0, up};
+    }
+}
+
 // The tilted brackets of one point (sigma per unit sensitivity, 0 < q < 1, T rounds) at one delta or epsilon, the
 // discretized rounds of each (grid, direction, tail) kept for the reads that share them.  `fft` is the composition's
 // backend; `max_cells` caps a direction's loss cells (std::length_error past it), `max_points` a tilted window.
@@ -188,33 +235,16 @@ class TiltedReader {
         return remove ? tilted_remove_tail(sigma_, q_, t, delta) : tilted_question_tail(t, delta);
     }
 
-    // The certified upper epsilon at delta of `pmf` composed over the T rounds under the tilt lam, searched from
-    // `upper` or the window's top.
-    double upper_side(const GridPMF& pmf, double delta, double lam, double upper) {
-        const TiltedComposition side = compose_tilted({{&pmf, rounds_}}, lam * pmf.h, true, fft_, max_points_);
-        return upper_epsilon(side, delta, std::min(upper, side.top()));
-    }
-
     // The certified (lower, upper) epsilon at delta on grid h (the header's comment), `upper` the best upper side so
-    // far (inf: none).  A lower side whose window passes max_points is left out (0).
+    // far (inf: none): tilted_direction_epsilon of each direction's T rounds, the maximum over the directions.
     std::pair<double, double> grid_bracket(double delta, double h, double upper) {
         double lower_max = 0.0, upper_max = 0.0;
         for (const bool remove : {true, false}) {
             const Direction& d = direction(h, remove, tail(remove, delta), true);
-            const std::vector<CountedPmf> ups{{&d.upper, rounds_}};
-            double up = upper_side(d.upper, delta, chernoff_tilt(ups, delta), upper);
-            const double best = std::min(up, upper);
-            if (std::isfinite(best))  // re-tilted at the Chernoff exponent of the best upper side so far
-                up = std::min(up, upper_side(d.upper, delta, exponent_tilt(ups, best), up));
-            upper_max = std::max(upper_max, up);
-            if (!(std::isfinite(up) && up > 0.0)) continue;
-            const std::vector<CountedPmf> lows{{&d.lower, rounds_}};
-            try {
-                const TiltedComposition low =
-                    compose_tilted(lows, exponent_tilt(lows, up) * h, false, fft_, max_points_);
-                lower_max = std::max(lower_max, lower_epsilon(low, delta, up));
-            } catch (const std::length_error&) {  // a window past max_points: no lower side here
-            }
+            const std::pair<double, double> b =
+                tilted_direction_epsilon({{&d.upper, rounds_}}, {{&d.lower, rounds_}}, delta, upper, fft_, max_points_);
+            lower_max = std::max(lower_max, b.first);
+            upper_max = std::max(upper_max, b.second);
         }
         return {lower_max, upper_max};
     }
@@ -244,22 +274,16 @@ class TiltedReader {
         return {lower, std::max(lower, upper)};
     }
 
-    // The certified (lower, upper) delta at eps on grid h: each direction's pessimistic and optimistic PMFs composed
-    // under the Chernoff exponent's tilt at eps, discretized with the tails `delta_least` (the least delta expected)
-    // allows; the maximum over the directions on each side.
+    // The certified (lower, upper) delta at eps on grid h: tilted_direction_delta of each direction's T rounds,
+    // discretized with the tails `delta_least` (the least delta expected) allows; the maximum over the directions.
     std::pair<double, double> grid_delta_bracket(double eps, double h, double delta_least) {
         double lower_max = 0.0, upper_max = 0.0;
         for (const bool remove : {true, false}) {
             const Direction& d = direction(h, remove, tail(remove, delta_least), true);
-            const std::vector<CountedPmf> ups{{&d.upper, rounds_}}, lows{{&d.lower, rounds_}};
-            const TiltedComposition up = compose_tilted(ups, exponent_tilt(ups, eps) * h, true, fft_, max_points_);
-            upper_max = std::max(upper_max, up.delta(eps));
-            try {
-                const TiltedComposition low =
-                    compose_tilted(lows, exponent_tilt(lows, eps) * h, false, fft_, max_points_);
-                lower_max = std::max(lower_max, low.delta(eps));
-            } catch (const std::length_error&) {  // a window past max_points: no lower side here
-            }
+            const std::pair<double, double> b =
+                tilted_direction_delta({{&d.upper, rounds_}}, {{&d.lower, rounds_}}, eps, fft_, max_points_);
+            lower_max = std::max(lower_max, b.first);
+            upper_max = std::max(upper_max, b.second);
         }
         return {lower_max, upper_max};
     }
