@@ -202,7 +202,8 @@ class TiltedComposition {
         const double lowest = static_cast<double>(window_.k_lo);
         // past the window's top: no entry is read (every argument below floor() is trivial, above it only p_inf)
         if (!(least <= lowest + n)) return window_.k_lo + static_cast<std::int64_t>(window_.p.size());
-        return std::max(window_.k_lo, static_cast<std::int64_t>(least));
+        if (!(least > lowest)) return window_.k_lo;  // (also where least is below the integers' range)
+        return static_cast<std::int64_t>(least);
     }
 
     // The untilted window from floor_index_ up, each entry rounded outward on the side.
