@@ -255,3 +255,6 @@ def test_the_c_refinement_program_prints_the_ctypes_values(lib, tmp_path):
     assert int(status) == HS_INVALID_ARGUMENT and " ".join(message).startswith("epsilon=0.0001 at delta=1e-12 is not")
     ((status, lower, upper),) = [line[1:] for line in lines if line[0] == "unmet"]  # from C: the status and bracket
     assert int(status) == HS_ACCURACY_NOT_MET and 0.0 < float(lower) < float(upper) < math.inf
+    ((sigma, q, rounds, delta, accuracy, lower, upper),) = [line[1:] for line in lines if line[0] == "small"]
+    got = refined(lib, float(sigma), float(q), int(rounds), float(delta), float(accuracy))  # read under the tilt
+    assert got == (float(lower), float(upper)) and got[1] - got[0] <= float(accuracy)

@@ -4,7 +4,9 @@
  * Lines, where the library has the PLD calls: "delta sigma q rounds eps accuracy lower upper" (delta at epsilon to a
  * relative accuracy), "sigma eps delta q rounds accuracy sigma" (sigma calibrated to (eps, delta)),
  * "refused status message" for a target no sigma reaches, and "unmet status lower upper" for an epsilon asked to an
- * accuracy no grid reaches (HS_ACCURACY_NOT_MET, the bracket written); else "unavailable status message". */
+ * accuracy no grid reaches (HS_ACCURACY_NOT_MET, the bracket written), "small sigma q rounds delta accuracy lower upper"
+ * for epsilon at a delta below the plain composition's round-off (read under the tilt); else "unavailable status
+ * message". */
 #include <hockeystick/hockeystick.h>
 
 #include <stdio.h>
@@ -47,6 +49,9 @@ int main(void) {
         double lower = -1.0, upper = -1.0;
         status = hs_subsampled_gaussian_epsilon(1.0, 0.01, 100, 1e-5, 1e-12, &lower, &upper);
         printf("unmet %d %.17g %.17g\n", (int)status, lower, upper);
+        check(hs_subsampled_gaussian_epsilon(1.1, 256.0 / 60000, 14100, 1e-10, 1e-3, &lower, &upper),
+              "hs_subsampled_gaussian_epsilon");
+        printf("small %.17g %.17g %d %.17g %.17g %.17g %.17g\n", 1.1, 256.0 / 60000, 14100, 1e-10, 1e-3, lower, upper);
     }
     return 0;
 }
