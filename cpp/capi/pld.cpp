@@ -11,10 +11,18 @@
 // or without it: an optimistic side is composed on the first read that needs it, once (std::call_once), and every
 // side composed so far is read.  Each side keeps its composed spectrum where that has few live bins and is read
 // through it (pld/reads/spectral_profile.hpp, no inverse transform), else its window.
+//
+// Where some direction's pessimistic side carries a round-off charge above kTiltedChargeShare of the delta read, the
+// bracket is intersected with the tilted reads of the handle's own factors (pld/refine/tilted_question.hpp: each
+// direction's factors composed under an exponential tilt, the charge relative to the Chernoff bound; composed per
+// read, not kept).  Below that share the plain bracket stands alone, the same bit for bit as before.  The refinements
+// to an accuracy read the plain brackets (plain_epsilon_bracket, plain_delta_bracket) and take their own tilted reads,
+// whose tails are sized to the delta asked (refine.cpp).
 #include <hockeystick/hockeystick.hpp>
 #include <hockeystick/pld/compose/compose.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
 #include <hockeystick/pld/reads/spectral_profile.hpp>
+#include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -168,7 +176,61 @@ std::pair<double, double> epsilon_bracket_of(const hs_pld& p, double delta) {
     return {lo, hi};
 }
 
+// A read is limited by the plain composition's round-off where some direction's pessimistic side carries a total
+// round-off charge above this share of the delta read: there the tilted reads (pld/refine/tilted_question.hpp) are
+// taken too.  Below it the charge moves the bracket by at most about the share in delta, a share over the curve's
+// slope in epsilon, and the plain read stands alone (its bracket the package's within the charges, as before).
+constexpr double kTiltedChargeShare = 1e-2;
+
+bool charge_limited(const hs_pld& p, double delta) {
+    for (const pld::ComposedPMF& c : p.upper)
+        if (c.total_error > kTiltedChargeShare * delta) return true;
+    return false;
+}
+
+// Direction d's factors and counts on one side (the optimistic PMFs built on first need).
+std::vector<pld::CountedPmf> direction_terms(const hs_pld& p, std::size_t d, bool pessimistic) {
+    std::vector<pld::CountedPmf> out;
+    for (const hockeystick_c::Term& t : p.composition->directions[d])
+        out.push_back({pessimistic ? &t.factor->upper() : &t.factor->lower(), t.count});
+    return out;
+}
+
+// `plain` intersected with the tilted bracket of every direction (tilted_direction_epsilon or
+// tilted_direction_delta, by `read`), the maximum over the directions on each side; `plain` as given where a tilted
+// window passes kTiltMaxPoints or a tilt overflows a factor's moment.  Both certified, so is their intersection.
+template <class Read>
+std::pair<double, double> with_tilted_reads(const hs_pld& p, std::pair<double, double> plain, Read read) {
+    hockeystick_c::CompositionFft fft;
+    double lower = 0.0, upper = 0.0;
+    try {
+        for (std::size_t d = 0; d < p.upper.size(); ++d) {
+            const std::pair<double, double> b = read(direction_terms(p, d, true), direction_terms(p, d, false), fft);
+            lower = std::max(lower, b.first);
+            upper = std::max(upper, b.second);
+        }
+    } catch (const std::length_error&) { return plain; } catch (const std::invalid_argument&) {
+        return plain;
+    }
+    lower = std::max(plain.first, lower);
+    return {lower, std::max(lower, std::min(plain.second, upper))};
+}
+
 }  // namespace
+
+namespace hockeystick_c {
+
+std::pair<double, double> plain_epsilon_bracket(const hs_pld& p, double delta) { return epsilon_bracket_of(p, delta); }
+
+std::pair<double, double> plain_delta_bracket(const hs_pld& p, double epsilon) {
+    double lo = 0.0, hi = 0.0;
+    bracket(
+        p, [&](std::size_t d) { return upper_delta(p, d, epsilon); },
+        [&](std::size_t d) { return lower_delta(p, d, epsilon); }, lo, hi);
+    return {lo, hi};
+}
+
+}  // namespace hockeystick_c
 
 extern "C" {
 
@@ -210,7 +272,11 @@ hs_status hs_pld_epsilon_bracket(const hs_pld* p, double delta, double* lower, d
         require_output(upper, "upper");
         require_handle(p);
         require(delta > 0.0 && delta < 1.0, "delta", "must lie strictly between 0 and 1", delta);
-        const std::pair<double, double> b = epsilon_bracket_of(*p, delta);
+        std::pair<double, double> b = epsilon_bracket_of(*p, delta);
+        if (charge_limited(*p, delta))
+            b = with_tilted_reads(*p, b, [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
+                return pld::tilted_direction_epsilon(ups, lows, delta, b.second, fft, pld::kTiltMaxPoints);
+            });
         *lower = b.first;
         *upper = b.second;
         return HS_OK;
@@ -223,12 +289,13 @@ hs_status hs_pld_delta_bracket(const hs_pld* p, double epsilon, double* lower, d
         require_output(upper, "upper");
         require_handle(p);
         require(!std::isnan(epsilon), "epsilon", "must not be NaN", epsilon);
-        double lo = 0.0, hi = 0.0;
-        bracket(
-            *p, [&](std::size_t d) { return upper_delta(*p, d, epsilon); },
-            [&](std::size_t d) { return lower_delta(*p, d, epsilon); }, lo, hi);
-        *lower = lo;
-        *upper = hi;
+        std::pair<double, double> b = hockeystick_c::plain_delta_bracket(*p, epsilon);
+        if (b.second > 0.0 && charge_limited(*p, b.second))
+            b = with_tilted_reads(*p, b, [&](const auto& ups, const auto& lows, pld::RealFftBackend& fft) {
+                return pld::tilted_direction_delta(ups, lows, epsilon, fft, pld::kTiltMaxPoints);
+            });
+        *lower = b.first;
+        *upper = b.second;
         return HS_OK;
     });
 }

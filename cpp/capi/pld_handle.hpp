@@ -222,3 +222,13 @@ struct hs_pld {
 
     const hockeystick::pld::ComposedPMF& lower_side(std::size_t d) const { return lower[d].pmf(*composition, d); }
 };
+
+namespace hockeystick_c {
+
+// The plain composition's certified brackets of a handle over its directions (pld.cpp), without the tilted reads
+// hs_pld_epsilon_bracket and hs_pld_delta_bracket add where the round-off charge limits them: the grid brackets the
+// refinements to an accuracy read (refine.cpp), whose own tilted reads size their tails to the delta asked.
+std::pair<double, double> plain_epsilon_bracket(const hs_pld& p, double delta);
+std::pair<double, double> plain_delta_bracket(const hs_pld& p, double epsilon);
+
+}  // namespace hockeystick_c

@@ -4,6 +4,14 @@
 // delta_refinement.hpp, hs_pld_delta_bracket) and the calibration of sigma (hs_subsampled_gaussian_sigma: a
 // bisection over hs_subsampled_gaussian_epsilon's certified upper side).
 //
+// Small delta: where the refined bracket is still wider than the accuracy (at a delta near or below the plain
+// composition's round-off charge, about T u of the total mass, and its tail cut), the epsilon and delta calls
+// intersect it with the tilted reads of the core (pld/refine/tilted_question.hpp over pld/compose/tilted.hpp: each
+// direction composed under an exponential tilt, its charge relative to the Chernoff bound), on grids from the
+// accuracy's start grid down by kTiltGridStep while the bracket is wider than asked and the upper side still falls;
+// the Python package's front door reads the same way (pld/refine/tilted_question.py).  Every bracket intersected is
+// certified.  A bracket still wider than asked is written with HS_ACCURACY_NOT_MET (written()).
+//
 // Calibration: sigma is certified for (epsilon, delta) where the refined upper epsilon at delta is <= epsilon.  From
 // sigma = 1 the search doubles (or halves) sigma until one side of the bracket is certified and the other is not
 // (within [kSigmaLeast, kSigmaMost]), then bisects geometrically until hi / lo <= 1 + kSigmaTolerance, and returns
@@ -13,6 +21,8 @@
 // not exactly (each sigma refines on its own grids), so hi is certified even where it is not the smallest such sigma.
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>
+#include <hockeystick/pld/refine/grid_policy.hpp>
+#include <hockeystick/pld/refine/tilted_question.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -23,6 +33,7 @@
 #include <utility>
 
 #include "boundary.hpp"
+#include "pld_handle.hpp"
 
 using hockeystick_c::guarded;
 using hockeystick_c::invalid_argument_error;
@@ -36,6 +47,8 @@ constexpr long long kMaxRounds = 1LL << 53;  // the most rounds a PLD composes (
 constexpr double kSigmaLeast = 1.0 / 64.0;
 constexpr double kSigmaMost = 65536.0;
 constexpr double kSigmaTolerance = 1e-3;
+constexpr double kDeltaFloor = 1e-9;    // the delta width's floor (delta_refinement.hpp's delta_floor)
+constexpr double kLeastDelta = 1e-300;  // the least delta whose tails the tilted delta reads size
 
 using Handle = std::unique_ptr<hs_pld, void (*)(hs_pld*)>;
 
@@ -60,18 +73,15 @@ Handle subsampled_gaussian(double sigma, double q, long long rounds, double h, b
     return Handle(composed, hs_pld_free);
 }
 
-// A refinement's bracket on grid h (`read`: hs_pld_epsilon_bracket at delta, or hs_pld_delta_bracket at epsilon).
-// A grid after the first that cannot be built gives `none` ([0, inf] on epsilon, [0, 1] on delta), certified and
-// uninformative, so the loop keeps the brackets it has and stops (its width does not narrow).
+// A refinement's bracket on grid h (`read`: the plain epsilon bracket at delta, or the plain delta bracket at
+// epsilon, of pld_handle.hpp).  A grid after the first that cannot be built gives `none` ([0, inf] on epsilon, [0, 1]
+// on delta), certified and uninformative, so the loop keeps the brackets it has and stops (its width does not narrow).
 template <class Read>
 std::pair<double, double> bracket_on(double sigma, double q, long long rounds, double x, double h, bool first,
                                      Read read, std::pair<double, double> none) {
     const Handle p = subsampled_gaussian(sigma, q, rounds, h, !first);
     if (!p) return none;
-    double lower = 0.0, upper = 0.0;
-    const hs_status s = read(p.get(), x, &lower, &upper);
-    if (s != HS_OK) raise_status(s);
-    return {lower, upper};
+    return read(*p, x);
 }
 
 void require_sampling(double q, long long rounds) {
@@ -83,12 +93,13 @@ void require_sampling(double q, long long rounds) {
             static_cast<double>(rounds));
 }
 
-// Whether sigma is certified for (epsilon, delta): its refined upper epsilon at delta is <= epsilon.
+// Whether sigma is certified for (epsilon, delta): its refined upper epsilon at delta is <= epsilon (a bracket
+// wider than the accuracy still has a certified upper side).
 bool certified(double sigma, double q, long long rounds, double epsilon, double delta, double accuracy) {
     double lower = 0.0, upper = 0.0;
     const hs_status s = hs_subsampled_gaussian_epsilon(sigma, q, rounds, delta, accuracy, &lower, &upper);
     if (s == HS_INVALID_ARGUMENT) return false;  // its first grid cannot be built: not certified
-    if (s != HS_OK) raise_status(s);
+    if (s != HS_OK && s != HS_ACCURACY_NOT_MET) raise_status(s);
     return upper <= epsilon;
 }
 
@@ -114,6 +125,17 @@ std::pair<double, double> sigma_bracket(double q, long long rounds, double epsil
         "upper epsilon is at most accuracy above the truth)"};
 }
 
+// The status of a refined bracket written to the caller: HS_OK where it meets the accuracy, else
+// HS_ACCURACY_NOT_MET with the width reached against the one asked as the thread's last error.
+hs_status written(const pld::RefinedBracket& r, const char* question, const char* width, double accuracy) {
+    if (r.met) return HS_OK;
+    return hockeystick_c::fail(
+        HS_ACCURACY_NOT_MET, std::string("the certified ") + question + " bracket [" + hockeystick_c::shown(r.lower) +
+                                 ", " + hockeystick_c::shown(r.upper) +
+                                 "] is wider than accuracy=" + hockeystick_c::shown(accuracy) + " (" + width +
+                                 "): no grid within the library's limits narrows it further; it is written, certified");
+}
+
 }  // namespace
 
 extern "C" {
@@ -129,14 +151,23 @@ hs_status hs_subsampled_gaussian_epsilon(double sigma, double sampling_rate, lon
         require(accuracy > 0.0 && std::isfinite(accuracy), "accuracy",
                 "must be finite and > 0 (the epsilon bracket's width asked, e.g. 1e-3)", accuracy);
         int grids = 0;
-        const pld::RefinedEpsilon r =
-            pld::refine_epsilon(sigma, sampling_rate, static_cast<double>(rounds), 1.0, delta, accuracy, [&](double h) {
-                return bracket_on(sigma, sampling_rate, rounds, delta, h, grids++ == 0, hs_pld_epsilon_bracket,
-                                  {0.0, HUGE_VAL});
-            });
+        const double t = static_cast<double>(rounds);
+        pld::RefinedEpsilon r = pld::refine_epsilon(sigma, sampling_rate, t, 1.0, delta, accuracy, [&](double h) {
+            return bracket_on(sigma, sampling_rate, rounds, delta, h, grids++ == 0,
+                              hockeystick_c::plain_epsilon_bracket, {0.0, HUGE_VAL});
+        });
+        if (!r.met) {  // the plain composition's charges limit it: the tilted reads (the opening comment)
+            hockeystick_c::CompositionFft fft;
+            pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+            const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &delta, 1, accuracy, 0.0);
+            const std::pair<double, double> b = reader.epsilon_bracket(delta, r.lower, r.upper, start, accuracy);
+            r.lower = b.first;
+            r.upper = b.second;
+            r.met = r.lower == r.upper || r.upper - r.lower <= accuracy;
+        }
         *lower = r.lower;
         *upper = r.upper;
-        return HS_OK;
+        return written(r, "epsilon", "upper - lower", accuracy);
     });
 }
 
@@ -152,14 +183,27 @@ hs_status hs_subsampled_gaussian_delta(double sigma, double sampling_rate, long 
                 "must be finite and > 0 (the delta bracket's width asked relative to its upper side, e.g. 1e-3)",
                 accuracy);
         int grids = 0;
-        const pld::RefinedBracket r =
-            pld::refine_delta(sigma, sampling_rate, static_cast<double>(rounds), 1.0, accuracy, [&](double h) {
-                return bracket_on(sigma, sampling_rate, rounds, epsilon, h, grids++ == 0, hs_pld_delta_bracket,
-                                  {0.0, 1.0});
-            });
+        const double t = static_cast<double>(rounds);
+        const auto width_of = [](double lo, double up) { return (up - lo) / std::max(up, kDeltaFloor); };
+        pld::RefinedBracket r = pld::refine_delta(sigma, sampling_rate, t, 1.0, accuracy, [&](double h) {
+            return bracket_on(sigma, sampling_rate, rounds, epsilon, h, grids++ == 0,
+                              hockeystick_c::plain_delta_bracket, {0.0, 1.0});
+        });
+        if (!r.met && r.upper > 0.0) {  // the plain composition's charges limit it: the tilted reads
+            hockeystick_c::CompositionFft fft;
+            pld::TiltedReader reader(sigma, sampling_rate, rounds, fft, hockeystick_c::kMaxCells);
+            // the grids of epsilon at the delta expected (the plain upper side), to the accuracy asked
+            const double least = std::max(r.upper, kLeastDelta);
+            const double start = pld::epsilon_start(sigma, sampling_rate, t, 1.0, &least, 1, accuracy, 0.0);
+            const std::pair<double, double> b =
+                reader.delta_bracket(epsilon, r.lower, r.upper, start, accuracy, least, width_of);
+            r.lower = b.first;
+            r.upper = b.second;
+            r.met = width_of(r.lower, r.upper) <= accuracy;
+        }
         *lower = r.lower;
         *upper = r.upper;
-        return HS_OK;
+        return written(r, "delta", "(upper - lower) / max(upper, 1e-9)", accuracy);
     });
 }
 

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CAPI = ROOT / "cpp" / "capi"
 pytestmark = pytest.mark.slow  # conftest.py's capi_build configures and compiles the library, once per run
 
-HS_OK, HS_INVALID_ARGUMENT, HS_UNAVAILABLE = 0, 1, 3
+HS_OK, HS_INVALID_ARGUMENT, HS_UNAVAILABLE, HS_ACCURACY_NOT_MET = 0, 1, 3, 5
 # the FFT backends of the PLD calls -> the system package CI installs for each (.ci/run)
 BACKEND_PACKAGES = {"eigen": "libeigen3-dev", "fftw": "libfftw3-dev"}
 _D = ctypes.c_double

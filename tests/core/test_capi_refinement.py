@@ -35,7 +35,7 @@ from hockeystick.pld.grid.grid_start import grid_policy
 from hockeystick.pld.refine.grid_rules import next_grid_tuning
 
 from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_delta, subsampled_gaussian_epsilon
-from .test_capi import CAPI, HS_INVALID_ARGUMENT, HS_OK, Library, _c_compiler, _run
+from .test_capi import CAPI, HS_ACCURACY_NOT_MET, HS_INVALID_ARGUMENT, HS_OK, Library, _c_compiler, _run
 
 pytestmark = pytest.mark.slow  # conftest.py's capi_build configures and compiles the library, once per run
 
@@ -253,3 +253,8 @@ def test_the_c_refinement_program_prints_the_ctypes_values(lib, tmp_path):
     assert calibrated(lib, float(eps), float(delta), float(q), int(rounds), float(accuracy)) == float(sigma)
     ((status, *message),) = [line[1:] for line in lines if line[0] == "refused"]
     assert int(status) == HS_INVALID_ARGUMENT and " ".join(message).startswith("epsilon=0.0001 at delta=1e-12 is not")
+    ((status, lower, upper),) = [line[1:] for line in lines if line[0] == "unmet"]  # from C: the status and bracket
+    assert int(status) == HS_ACCURACY_NOT_MET and 0.0 < float(lower) < float(upper) < math.inf
+    ((sigma, q, rounds, delta, accuracy, lower, upper),) = [line[1:] for line in lines if line[0] == "small"]
+    got = refined(lib, float(sigma), float(q), int(rounds), float(delta), float(accuracy))  # read under the tilt
+    assert got == (float(lower), float(upper)) and got[1] - got[0] <= float(accuracy)

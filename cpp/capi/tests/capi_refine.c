@@ -2,8 +2,11 @@
  * every double read back exactly), for tests/core/test_capi_refinement.py to compare with ctypes and the package:
  *   cc -std=c99 -I cpp/capi/include cpp/capi/tests/capi_refine.c -L <dir> -lhockeystick_c -o capi_refine
  * Lines, where the library has the PLD calls: "delta sigma q rounds eps accuracy lower upper" (delta at epsilon to a
- * relative accuracy), "sigma eps delta q rounds accuracy sigma" (sigma calibrated to (eps, delta)), and
- * "refused status message" for a target no sigma reaches; else "unavailable status message". */
+ * relative accuracy), "sigma eps delta q rounds accuracy sigma" (sigma calibrated to (eps, delta)),
+ * "refused status message" for a target no sigma reaches, and "unmet status lower upper" for an epsilon asked to an
+ * accuracy no grid reaches (HS_ACCURACY_NOT_MET, the bracket written), "small sigma q rounds delta accuracy lower upper"
+ * for epsilon at a delta below the plain composition's round-off (read under the tilt); else "unavailable status
+ * message". */
 #include <hockeystick/hockeystick.h>
 
 #include <stdio.h>
@@ -42,5 +45,13 @@ int main(void) {
     print_sigma(3.0, 1e-6, 0.05, 300, 1e-3);
     status = hs_subsampled_gaussian_sigma(1e-4, 1e-12, 0.9, 1000000000LL, 1e-3, &sigma);
     printf("refused %d %s\n", (int)status, hs_last_error());
+    {
+        double lower = -1.0, upper = -1.0;
+        status = hs_subsampled_gaussian_epsilon(1.0, 0.01, 100, 1e-5, 1e-12, &lower, &upper);
+        printf("unmet %d %.17g %.17g\n", (int)status, lower, upper);
+        check(hs_subsampled_gaussian_epsilon(1.1, 256.0 / 60000, 14100, 1e-10, 1e-3, &lower, &upper),
+              "hs_subsampled_gaussian_epsilon");
+        printf("small %.17g %.17g %d %.17g %.17g %.17g %.17g\n", 1.1, 256.0 / 60000, 14100, 1e-10, 1e-3, lower, upper);
+    }
     return 0;
 }

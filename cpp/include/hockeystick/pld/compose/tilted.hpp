@@ -1,0 +1,396 @@
+// Composition under an exponential tilt: the hockey-stick curve of a long composition read far out in its tail with
+// a round-off charge relative to the curve rather than to the total mass (python/hockeystick/pld/compose/tilted.py,
+// whose docstring this header follows step for step).
+//
+// The FFT composition's round-off is bounded normwise (pld/compose/compose.hpp: an absolute error E of the order of
+// u times the composition depth, per unit of total mass), so no delta much below E can be read tightly from it.
+// Convolution commutes with exponential tilting (Keich, "sFFT: a faster accurate computation of the p-value of the
+// entropy score", J. Comput. Biol. 12, 2005; Wilson & Keich, 2016): for a factor's masses p_k at losses k h, any
+// theta > 0 and any positive normalizer M (near sum_k p_k e^{theta k}, so the tilted masses sum to about 1),
+//
+//     p~_k = p_k e^{theta k} / M,        P_T(K) = M^T e^{-theta K} P~_T(K)                              (1)
+//
+// exactly, P_T and P~_T the T-fold compositions (several factors: the product of their M_i^{c_i}).  Composing p~
+// with the certified composition (compose_many) and untilting by (1), an error e~_K of the tilted window becomes
+// M^T e^{-theta K} e~_K, so on
+//
+//     delta(eps) = sum_{K h > eps} (1 - e^{eps - K h}) P_T(K) + p_inf
+//
+// it adds at most M^T e^{-theta eps / h} times the tilted window's charge at eps (charge_at_argument: the weights
+// (1 - e^{eps - K h}) e^{-theta (K - eps / h)} lie in [0, 1]): E times the Chernoff bound at theta, a relative
+// error.  The tilted window's truncation is charged the same way: its mass above the window (at +infinity on the
+// pessimistic side) and the mass folded into it from outside (the optimistic side's negative shift) are tilted
+// masses at losses above eps, so each adds at most M^T e^{-theta eps / h} times itself.  The mass below the window
+// is unknown after untilting (there e^{-theta K} is large), so a read is valid only at eps at or above the window's
+// lowest loss (TiltedComposition::floor); below it the read is trivial (1 on the upper side, 0 on the lower).  The
+// factors' mass at +infinity is not tilted: it composes as 1 - prod (1 - p_inf,i)^{c_i}, added rounded outward
+// (upper side) or inward (lower side).  The factors' discretization and truncation keep their meaning (the tilt
+// changes only how the composition of the same measures is computed), and so does their loss shift s: the curve is
+// read at eps - s (upper) or eps + s (lower), rounded outward (loss_shifted).
+//
+// Rounding outward.  The tilted masses e^{log p_k + theta k - log M} and the untilt factors e^{T log M - theta K}
+// are computed in double: each exponent a sum of a few terms of at most a few rounding errors each, so the computed
+// exponential is within a relative 16 u (|theta k| + |log M| + 1) of the exact one (u = 2^-53, the exp's own error
+// inside), and the masses are raised (upper side) or lowered (lower side) by twice that (tilt_margin), a negative
+// entry of the tilted window untilted with the factor of the other direction on the lower side (the composition
+// clips its entries at 0, which only moves them towards the true masses); a tilted mass that underflows is raised
+// to twice the least normal double on the upper side (dropped on the lower).  The untilted entries' suffix sums
+// carry suffix_sum_slack as any grid's; the products that may underflow are covered by an absolute kTiltTiny per
+// entry.
+//
+// upper_epsilon and lower_epsilon invert a side: a certified epsilon is one whose certified delta was evaluated on
+// the right side of the target, found by a bracketing search (python pld/compose/atoms_epsilon.py's epsilon_search:
+// Illinois false position on log delta, a bisection whenever two steps have not halved the interval).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "hockeystick/pld/compose/compose.hpp"
+#include "hockeystick/pld/compose/fft_backend.hpp"
+#include "hockeystick/pld/compose/options.hpp"
+#include "hockeystick/pld/grid/grid_pmf.hpp"
+#include "hockeystick/pld/reads/charged_curve.hpp"
+#include "hockeystick/pld/reads/epsilon_bracket.hpp"
+#include "hockeystick/pld/reads/hockey_stick.hpp"
+
+namespace hockeystick {
+namespace pld {
+
+// Exponents beyond this are not formed: untilted entries whose factor would exceed e^kTiltMaxExponent lie below
+// every eps that can be read (TiltedComposition::floor).
+constexpr double kTiltMaxExponent = 700.0;
+// The absolute error of a product that underflows, per entry (2^-1074, the least subnormal, with room).
+constexpr double kTiltTiny = 0x1p-1060;
+// The widest tilted window composed by default: beyond it a tilted read costs more than its grid is worth.
+constexpr std::int64_t kTiltMaxPoints = std::int64_t(1) << 22;
+
+namespace tilted_detail {
+constexpr double kUnit = 0x1p-53;  // u
+}  // namespace tilted_detail
+
+// The relative error bound 16 u (terms + 1) of e^x computed in double where x is a sum of products whose magnitudes
+// add up to `terms` (the header's comment), doubled for the product that applies it.
+inline double tilt_margin(double terms) { return 32.0 * tilted_detail::kUnit * (std::fabs(terms) + 1.0); }
+
+// One factor of a tilted composition: its masses p~_k (the header's (1)) with no mass at +infinity and the
+// factor's loss shift, and log M.
+struct TiltedFactor {
+    GridPMF pmf;
+    double log_m = 0.0;
+};
+
+// pmf's finite masses tilted by e^{theta k} and normalized by M = e^{log_m} (the finite part's moment at lam =
+// theta / h, grid_log_mgf, computed in double: any positive M is valid), rounded outward on the side `pessimistic`.
+// Throws std::invalid_argument for a negative mass or a moment that overflows (take a smaller tilt).
+inline TiltedFactor tilted_factor(const GridPMF& pmf, double theta, bool pessimistic) {
+    const std::int64_t n = static_cast<std::int64_t>(pmf.p.size());
+    for (const double x : pmf.p)
+        if (!(x >= 0.0)) throw std::invalid_argument("tilted_factor: a tilted factor's masses must be >= 0");
+    const double lam = theta / pmf.h;
+    TiltedFactor out;
+    grid_log_mgf(pmf.p.data(), n, pmf.k_lo, pmf.h, &lam, 1, &out.log_m);
+    if (!std::isfinite(out.log_m))
+        throw std::invalid_argument("tilted_factor: the tilt overflows the factor's moment: take a smaller tilt");
+    out.pmf.k_lo = pmf.k_lo;
+    out.pmf.h = pmf.h;
+    out.pmf.connect_dots = pmf.connect_dots;
+    out.pmf.loss_shift = pmf.loss_shift;
+    out.pmf.p.assign(static_cast<std::size_t>(n), 0.0);
+    const double least = 2.0 * std::numeric_limits<double>::min();
+    for (std::int64_t j = 0; j < n; ++j) {
+        const double p = pmf.p[static_cast<std::size_t>(j)];
+        if (!(p > 0.0)) continue;
+        const double log_p = std::log(p);
+        const double scaled = theta * static_cast<double>(pmf.k_lo + j);
+        // p_k e^{theta k - log M} as one exponential (each term at most about 1: no overflow where p_k is tiny)
+        const double margin = tilt_margin(std::fabs(log_p) + std::fabs(scaled) + std::fabs(out.log_m));
+        double t = std::exp(log_p + scaled - out.log_m) * (pessimistic ? 1.0 + margin : 1.0 - margin);
+        if (pessimistic && t < least) t = least;  // raised above its true value
+        out.pmf.p[static_cast<std::size_t>(j)] = t;
+    }
+    return out;
+}
+
+// 1 - prod_i (1 - p_inf,i)^{c_i} over (p_inf, count) pairs, rounded up (`pessimistic`) or down by a relative 1e-12
+// (far above the few roundings of log1p, the products and expm1).
+inline double composed_infinity(const std::vector<std::pair<double, std::int64_t>>& masses, bool pessimistic) {
+    double log_kept = 0.0;
+    for (const auto& [p_inf, count] : masses)
+        if (p_inf > 0.0) log_kept += static_cast<double>(count) * std::log1p(-p_inf);
+    const double mass = -std::expm1(log_kept);
+    return pessimistic ? std::min(1.0, mass * (1.0 + 1e-12)) : std::max(0.0, mass * (1.0 - 1e-12));
+}
+
+// The composition of some factors computed under the tilt theta (the header's comment): the tilted window (a
+// composed PMF with its charges), T log M (log_scale: sum of count x log M_i) and the sum of those terms' magnitudes
+// (which bounds the rounding of that sum), the factors' composed mass at +infinity (rounded on the side) and the
+// side; the untilted suffix sums from the floor up, built once.
+class TiltedComposition {
+  public:
+    TiltedComposition(ComposedPMF window, double theta, double log_scale, double scale_magnitude, double p_inf,
+                      bool pessimistic)
+        : window_(std::move(window)),
+          theta_(theta),
+          log_scale_(log_scale),
+          scale_magnitude_(scale_magnitude),
+          p_inf_(p_inf),
+          pessimistic_(pessimistic),
+          charges_(charges_of(window_)),
+          floor_index_(floor_index_of()),
+          masses_(untilted_masses()),
+          untilted_(masses_.data(), static_cast<std::int64_t>(masses_.size()), floor_index_, window_.h, 0.0),
+          slack_(suffix_sum_slack(static_cast<std::int64_t>(masses_.size()))) {}
+
+    double h() const { return window_.h; }
+    bool pessimistic() const { return pessimistic_; }
+    const ComposedPMF& window() const { return window_; }
+
+    // The least curve argument read: the loss of the least grid index whose untilt factor e^{log_scale - theta K}
+    // stays below e^kTiltMaxExponent, at least the window's lowest.
+    double floor() const { return static_cast<double>(floor_index_) * window_.h; }
+
+    // A loss above every loss of the window (its last grid point's, one cell up, with the loss shift): above it only
+    // the mass at +infinity is left, so an epsilon search need not start higher.
+    double top() const {
+        return static_cast<double>(window_.k_lo + static_cast<std::int64_t>(window_.p.size()) + 1) * window_.h +
+               window_.loss_shift;
+    }
+
+    // An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= floor()).
+    double untilt_factor(double x) const {
+        const double scaled = theta_ * (x / window_.h);
+        return std::exp(log_scale_ - scaled) * (1.0 + tilt_margin(scale_magnitude_ + std::fabs(scaled)));
+    }
+
+    // The certified delta on this side at the curve argument x (already moved by the loss shift): the untilted curve
+    // raised (lowered) by its slack and by the untilt factor at x times the tilted window's round-off charge at x
+    // (twice on the lower side) and its truncated masses, plus the mass at +infinity; trivial (1 or 0) below floor().
+    double side_at(double x) const {
+        if (!(x >= floor())) return pessimistic_ ? 1.0 : 0.0;
+        constexpr double u = tilted_detail::kUnit;
+        const double raw = untilted_.delta(x);
+        const double charge = charge_at_argument(x, static_cast<double>(window_.k_lo),
+                                                 static_cast<double>(window_.p.size()), window_.h, charges_);
+        const double factor = untilt_factor(x);
+        const double tiny = (static_cast<double>(masses_.size()) + 8.0) * kTiltTiny;
+        const double up = 1.0 + 8.0 * u, down = 1.0 - 8.0 * u;
+        if (pessimistic_) {
+            const double value = raw * (1.0 + slack_) +
+                                 factor * (charge + window_.p_inf + std::fabs(window_.shift)) * up + p_inf_ + tiny;
+            return std::min(1.0, value * up);
+        }
+        const double subtracted = factor * (2.0 * charge + std::fabs(window_.shift)) * up + tiny;
+        double value = raw * (1.0 - slack_) * down - subtracted;
+        value = value > 0.0 ? value * down : value * up;
+        return std::max(0.0, value + p_inf_ * down);
+    }
+
+    // The certified delta on this side at eps: side_at of eps moved by the loss shift s (eps - s rounded down on the
+    // upper side, eps + s rounded up on the lower one).
+    double delta(double eps) const { return side_at(loss_shifted(eps, window_.loss_shift, !pessimistic_)); }
+
+  private:
+    std::int64_t floor_index_of() const {
+        const double n = static_cast<double>(window_.p.size());
+        const double least = std::ceil((log_scale_ - kTiltMaxExponent) / theta_) + 1.0;
+        const double lowest = static_cast<double>(window_.k_lo);
+        // past the window's top: no entry is read (every argument below floor() is trivial, above it only p_inf)
+        if (!(least <= lowest + n)) return window_.k_lo + static_cast<std::int64_t>(window_.p.size());
+        if (!(least > lowest)) return window_.k_lo;  // (also where least is below the integers' range)
+        return static_cast<std::int64_t>(least);
+    }
+
+    // The untilted window from floor_index_ up, each entry rounded outward on the side.
+    std::vector<double> untilted_masses() const {
+        const std::int64_t start = floor_index_ - window_.k_lo;
+        const std::int64_t n = static_cast<std::int64_t>(window_.p.size()) - start;
+        std::vector<double> out(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
+        for (std::int64_t i = 0; i < n; ++i) {
+            const double tilted = window_.p[static_cast<std::size_t>(start + i)];
+            const double scaled = theta_ * static_cast<double>(floor_index_ + i);
+            const double factor = std::exp(log_scale_ - scaled);
+            const double margin = tilt_margin(scale_magnitude_ + std::fabs(scaled));
+            out[static_cast<std::size_t>(i)] = pessimistic_
+                                                   ? std::max(tilted, 0.0) * factor * (1.0 + margin)
+                                                   : tilted * factor * (tilted >= 0.0 ? 1.0 - margin : 1.0 + margin);
+        }
+        return out;
+    }
+
+    ComposedPMF window_;
+    double theta_, log_scale_, scale_magnitude_, p_inf_;
+    bool pessimistic_;
+    GridCharges charges_;
+    std::int64_t floor_index_;
+    std::vector<double> masses_;
+    GridProfile untilted_;
+    double slack_;
+};
+
+// One factor of a composition and its count.
+struct CountedPmf {
+    const GridPMF* pmf = nullptr;
+    std::int64_t count = 0;
+};
+
+// The composition of `factors` (all on one grid and side, positive counts) computed under the tilt theta > 0 per grid
+// step (lam = theta / h): each factor tilted (tilted_factor), composed by the certified composition (compose_many,
+// `tail` its window's, direct bins where the charge reaches options.direct_min_charge, `max_points` its window's
+// cap), and read untilted (TiltedComposition).  The factors' mass at +infinity counts their round-off deficit on the
+// pessimistic side (factor_view).  Throws std::invalid_argument (theta not finite and > 0, a tilted moment that
+// overflows) or std::length_error (a window past max_points).
+inline TiltedComposition compose_tilted(const std::vector<CountedPmf>& factors, double theta, bool pessimistic,
+                                        RealFftBackend& fft, std::int64_t max_points = kTiltMaxPoints,
+                                        double tail = kDefaultCompositionTail) {
+    if (!(std::isfinite(theta) && theta > 0.0))
+        throw std::invalid_argument("compose_tilted: theta must be a finite number > 0 (the tilt per grid step)");
+    if (factors.empty()) throw std::invalid_argument("compose_tilted: no factor");
+    std::vector<TiltedFactor> tilted;
+    tilted.reserve(factors.size());
+    std::vector<PmfView> views;
+    std::vector<Term> terms;
+    std::vector<std::pair<double, std::int64_t>> infinity;
+    double log_scale = 0.0, magnitude = 0.0;
+    for (const CountedPmf& f : factors) {
+        tilted.push_back(tilted_factor(*f.pmf, theta, pessimistic));
+        const double scaled = static_cast<double>(f.count) * tilted.back().log_m;
+        log_scale += scaled;
+        magnitude += std::fabs(scaled);
+        infinity.emplace_back(factor_view(*f.pmf, pessimistic).p_inf, f.count);
+    }
+    for (std::size_t i = 0; i < tilted.size(); ++i) {
+        const GridPMF& t = tilted[i].pmf;
+        views.push_back({t.p.data(), static_cast<std::int64_t>(t.p.size()), t.k_lo, 0.0, t.loss_shift});
+        terms.push_back({static_cast<std::int64_t>(i), factors[i].count});
+    }
+    ComposeOptions options;
+    options.direct_bins = true;
+    options.threads = 1;
+    std::vector<ComposedPMF> window =
+        compose_many(views, tilted.front().pmf.h, {terms}, pessimistic, tail, max_points, fft, options);
+    return TiltedComposition(std::move(window.front()), theta, log_scale, magnitude,
+                             composed_infinity(infinity, pessimistic), pessimistic);
+}
+
+namespace tilted_detail {
+
+// g = log delta - log target (delta floored at 1e-300): nearly linear in eps, where the false position aims.
+inline double log_gap(double value, double log_target) { return std::log(std::max(value, 1e-300)) - log_target; }
+
+// lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated, with g (log_gap) at each; `kept` is -1
+// where the last step moved lo, +1 where it moved hi (Illinois: a side moved twice in a row halves the other's g).
+struct SearchBracket {
+    double lo, hi, g_lo, g_hi;
+    int kept = 0;
+
+    // The false position of g = 0 on (lo, hi); the midpoint where g does not fall across it.
+    double false_position() const { return g_hi < g_lo ? hi - g_hi * (hi - lo) / (g_hi - g_lo) : 0.5 * (lo + hi); }
+
+    // x (its g) becomes lo where its delta is above the target, else hi; then the Illinois halving.
+    void move(double x, double g, bool above) {
+        if (above) {
+            lo = x;
+            g_lo = g;
+            if (kept == -1) g_hi *= 0.5;
+            kept = -1;
+        } else {
+            hi = x;
+            g_hi = g;
+            if (kept == 1) g_lo *= 0.5;
+            kept = 1;
+        }
+    }
+};
+
+// The next point of the search on b, within (lo, hi) and a quarter tolerance from either end where there is room:
+// the false position, a bisection on every third step where the two before have not halved the interval.
+inline double next_point(const SearchBracket& b, int steps, double& width_before, double tolerance) {
+    double x = b.false_position();
+    if (steps % 3 == 0) {
+        if (b.hi - b.lo > 0.5 * width_before) x = 0.5 * (b.lo + b.hi);
+        width_before = b.hi - b.lo;
+    }
+    const double margin = 0.25 * tolerance;
+    x = std::min(std::max(x, b.lo + margin), b.hi - margin);
+    return x > b.lo && x < b.hi ? x : 0.5 * (b.lo + b.hi);
+}
+
+}  // namespace tilted_detail
+
+// A certified epsilon from the certified side delta_of (a callable double -> double) of one composition, by a
+// bracketing search from lo = 0 and hi = top (python atoms_epsilon.epsilon_search without hints): it keeps lo with
+// delta_of(lo) > target and hi with delta_of(hi) <= target, both evaluated, and narrows them by Illinois false
+// position on log delta, bisecting whenever two steps have not halved the interval, until hi - lo <=
+// max(tolerance, 4 ulp(hi)).  Upper side: hi (inf where even top fails, 0 where 0 meets the target); lower side: lo
+// (top where top still exceeds the target).  Neither needs the computed side to be monotone.
+template <class DeltaOf>
+double epsilon_search(DeltaOf&& delta_of, double target, bool upper, double top, double tolerance) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const double v_lo = delta_of(0.0), v_hi = delta_of(top);
+    if (upper && v_hi > target) return inf;
+    if (v_lo <= target) return 0.0;
+    if (!upper && v_hi > target) return top;
+    const double log_target = std::log(target);
+    tilted_detail::SearchBracket b{0.0, top, tilted_detail::log_gap(v_lo, log_target),
+                                   tilted_detail::log_gap(v_hi, log_target)};
+    double width_before = b.hi - b.lo;
+    for (int steps = 1; b.hi - b.lo > std::max(tolerance, 4.0 * (std::nextafter(b.hi, inf) - b.hi)); ++steps) {
+        const double x = tilted_detail::next_point(b, steps, width_before, tolerance);
+        if (!(x > b.lo && x < b.hi)) break;  // adjacent doubles: nothing lies between
+        const double value = delta_of(x);
+        b.move(x, tilted_detail::log_gap(value, log_target), value > target);
+    }
+    return upper ? b.hi : b.lo;
+}
+
+// A certified upper bound on epsilon(delta) in [0, start] of a pessimistic tilted composition: an eps whose certified
+// upper delta was checked at most delta, found to the doubles' spacing (inf where not even start qualifies).
+inline double upper_epsilon(const TiltedComposition& c, double delta, double start) {
+    if (!c.pessimistic()) throw std::invalid_argument("upper_epsilon needs the pessimistic side's composition");
+    if (!(std::isfinite(start) && c.delta(start) <= delta)) return std::numeric_limits<double>::infinity();
+    const double ulp = std::nextafter(start, std::numeric_limits<double>::infinity()) - start;
+    return epsilon_search([&](double x) { return c.delta(x); }, delta, true, start, 4.0 * ulp);
+}
+
+// A certified lower bound on epsilon(delta), at least `start`, of an optimistic tilted composition: the largest eps
+// found whose certified lower delta exceeds delta (delta falls with eps, so delta(e) > delta for every e below it),
+// `start` where none is.  The lower side is no monotone curve: far below the tilt's centre the untilt factor times
+// the charge exceeds the curve and the side is 0.  So the eps from `near` (an upper epsilon) down to the read's floor
+// are tried at `points` even steps, from the top, and the first that qualifies is moved up by bisection towards the
+// step above it (`steps` halvings at most).
+inline double lower_epsilon(const TiltedComposition& c, double delta, double near, double start = 0.0, int points = 64,
+                            int steps = 60) {
+    if (c.pessimistic()) throw std::invalid_argument("lower_epsilon needs the optimistic side's composition");
+    const double top = c.top(), floor = c.floor();
+    if (!(std::isfinite(near) && near > floor)) return start;
+    double low = 0.0, high = 0.0;
+    bool found = false;
+    for (int i = 0; i <= points; ++i) {
+        const double x = near - (near - floor) * static_cast<double>(i) / static_cast<double>(points);
+        if (c.delta(x) > delta) {
+            low = x;
+            high = i == 0 ? top : near - (near - floor) * static_cast<double>(i - 1) / static_cast<double>(points);
+            found = true;
+            break;
+        }
+    }
+    if (!found) return start;
+    for (int s = 0; s < steps; ++s) {
+        const double mid = 0.5 * (low + high);
+        if (!(low < mid && mid < high)) break;
+        if (c.delta(mid) > delta)
+            low = mid;
+        else
+            high = mid;
+    }
+    return std::max(start, low);
+}
+
+}  // namespace pld
+}  // namespace hockeystick

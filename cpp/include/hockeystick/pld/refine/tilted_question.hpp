@@ -1,0 +1,326 @@
+// The bracket of the Poisson-subsampled Gaussian at a delta near or below the composition's round-off, read under an
+// exponential tilt (python/hockeystick/pld/refine/tilted_question.py, the question logic this header runs without
+// Python; the composition under a tilt is pld/compose/tilted.hpp).
+//
+// After T rounds the FFT composition's round-off charge is about T u of the total mass (pld/compose/compose.hpp), so
+// a bracket at a delta near or below it stays wide on every grid.  The tilted composition carries that charge
+// relative to the Chernoff bound at its tilt instead, so the same discretized rounds are read there tightly.  For a
+// point (sigma, q, T; sensitivity 1) and one delta, each neighbouring direction's pessimistic PMF is composed under
+// the tilt lam_u minimizing the Chernoff epsilon (K(lam) + log(E / delta)) / lam at E = kTiltRoundOffPerRound T
+// (where the charge, of size E times the Chernoff bound, meets delta), K(lam) = T log sum_k p_k e^{lam l_k} its
+// log-moment, and its upper epsilon found; then again under the tilt maximizing lam eps - K(lam) at the best upper
+// epsilon so far (the Chernoff exponent there: where E is below delta the first tilt's optimum runs to the least
+// lam, almost no tilt, and this one puts the charge least near the answer); its optimistic PMF under the exponent's
+// tilt at that epsilon, and its lower epsilon found.  The bracket is the maximum over the directions on each side
+// (delta is the larger of the two directions' curves), on grids from a start down by kTiltGridStep while the upper
+// side still falls by a quarter of the accuracy asked and the bracket is wider than it, at most kTiltGrids grids,
+// each window within kTiltMaxPoints; every bracket found is certified and the answer is their intersection with the
+// one given.  A tilt only chooses where the charge is least: every tilt gives a certified read (tilted.hpp), so the
+// search over the ladder of tilts (best_tilt) affects tightness, never validity.
+//
+// delta at eps is read the same way: each direction's pessimistic and optimistic PMFs composed under the exponent's
+// tilt at eps, the maximum over the directions on each side.
+//
+// Tails.  Each direction's rounds are discretized with the largest tail the delta allows: the add direction with the
+// question tail at kTiltedTailShare (question_tail: T tails at most that share of delta), the remove direction with
+// remove_tail (its mass above the integration range carries a factor q).  The tilted charge is E times the Chernoff
+// bound, which a longer loss tail (its mass ~tail, its moments large) raises.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "hockeystick/pld/compose/fft_backend.hpp"
+#include "hockeystick/pld/compose/tilted.hpp"
+#include "hockeystick/pld/grid/cells.hpp"
+#include "hockeystick/pld/grid/connect_dots.hpp"
+#include "hockeystick/pld/reads/hockey_stick.hpp"
+#include "hockeystick/pld/refine/grid_policy.hpp"
+
+namespace hockeystick {
+namespace pld {
+
+// The FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model, not a bound).
+constexpr double kTiltRoundOffPerRound = 1e-16;
+// Each tilted grid is this many times finer than the one before, at most kTiltGrids of them.
+constexpr double kTiltGridStep = 4.0;
+constexpr int kTiltGrids = 4;
+// The share of delta the T rounds' tail cuts may take (question_tail): far below every charge the tilt leaves.
+constexpr double kTiltedTailShare = 1e-10;
+// The tilts tried, lam = theta / h: kTiltLadder values geometric from kTiltLeast to kTiltMost; searched every
+// kTiltCoarseStep-th first (best_tilt).
+constexpr int kTiltLadder = 481;
+constexpr int kTiltCoarseStep = 8;
+constexpr double kTiltLeast = 1e-2;
+constexpr double kTiltMost = 1e6;
+
+// The tilt ladder's i-th rung, exp(log(kTiltLeast) + i (log(kTiltMost) - log(kTiltLeast)) / (kTiltLadder - 1)).
+inline double tilt_rung(int i) {
+    const double a = std::log(kTiltLeast), b = std::log(kTiltMost);
+    return std::exp(a + static_cast<double>(i) * ((b - a) / static_cast<double>(kTiltLadder - 1)));
+}
+
+// K(lam) = sum_i c_i log sum_k p_ik e^{lam l_k} of the factors at each of the n lams (grid_log_mgf, rounded up).
+inline std::vector<double> summed_log_mgf(const std::vector<CountedPmf>& terms, const std::vector<double>& lams) {
+    std::vector<double> sum(lams.size(), 0.0), one(lams.size());
+    for (const CountedPmf& t : terms) {
+        grid_log_mgf(t.pmf->p.data(), static_cast<std::int64_t>(t.pmf->p.size()), t.pmf->k_lo, t.pmf->h, lams.data(),
+                     static_cast<std::int64_t>(lams.size()), one.data());
+        for (std::size_t j = 0; j < lams.size(); ++j) sum[j] += static_cast<double>(t.count) * one[j];
+    }
+    return sum;
+}
+
+// The lam of the ladder maximizing score (a callable from a vector of lams to a vector of scores; non-finite scores
+// never win): the best of every kTiltCoarseStep-th rung, then the best of the rungs between its two neighbours.
+// Where the score is unimodal in lam (the Chernoff objectives are: K is convex) that is the best of the whole ladder
+// at an eighth of the evaluations; every tilt is valid for the certified reads, the search only makes them tight.
+template <class Score>
+double best_tilt(Score&& score) {
+    const auto argmax = [](const std::vector<double>& v) {
+        std::size_t best = 0;
+        double top = -std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < v.size(); ++i)
+            if (std::isfinite(v[i]) && v[i] > top) top = v[i], best = i;
+        return best;
+    };
+    std::vector<double> coarse;
+    for (int i = 0; i < kTiltLadder; i += kTiltCoarseStep) coarse.push_back(tilt_rung(i));
+    const int best = static_cast<int>(argmax(score(coarse))) * kTiltCoarseStep;
+    std::vector<double> near;
+    for (int i = std::max(0, best - kTiltCoarseStep + 1); i < std::min(kTiltLadder, best + kTiltCoarseStep); ++i)
+        near.push_back(tilt_rung(i));
+    return near[argmax(score(near))];
+}
+
+// The lam minimizing the Chernoff epsilon (K(lam) + log(E / delta)) / lam, E = kTiltRoundOffPerRound T (T the summed
+// counts): where the charge, E times the Chernoff bound, meets delta.
+inline double chernoff_tilt(const std::vector<CountedPmf>& terms, double delta) {
+    double rounds = 0.0;
+    for (const CountedPmf& t : terms) rounds += static_cast<double>(t.count);
+    const double log_ratio = std::log(kTiltRoundOffPerRound * rounds / delta);
+    return best_tilt([&](const std::vector<double>& lams) {
+        std::vector<double> k = summed_log_mgf(terms, lams);
+        for (std::size_t j = 0; j < lams.size(); ++j) k[j] = -(k[j] + log_ratio) / lams[j];
+        return k;
+    });
+}
+
+// The lam maximizing lam eps - K(lam), the Chernoff exponent at eps.
+inline double exponent_tilt(const std::vector<CountedPmf>& terms, double eps) {
+    return best_tilt([&](const std::vector<double>& lams) {
+        std::vector<double> k = summed_log_mgf(terms, lams);
+        for (std::size_t j = 0; j < lams.size(); ++j) k[j] = lams[j] * eps - k[j];
+        return k;
+    });
+}
+
+// The question tail at kTiltedTailShare: T rounds' cuts at most that share of delta (grid_policy.hpp).
+inline double tilted_question_tail(double rounds, double delta) {
+    TailPolicy t;
+    t.share = kTiltedTailShare;
+    return question_tail(rounds, delta, t);
+}
+
+// The remove direction's tail for T rounds at delta: the largest 10^(-k / 4) below 1e-3 whose mass above the
+// integration range over T rounds (subsampled_gaussian_mass_above, which carries the factor q the add direction's
+// tail lacks) is at most kTiltedTailShare delta, at least the question tail at that share.
+inline double tilted_remove_tail(double sigma, double q, double rounds, double delta) {
+    const double floor = tilted_question_tail(rounds, delta);
+    const double budget = kTiltedTailShare * delta;
+    const auto rung = [](int k) { return std::pow(10.0, -static_cast<double>(k) / 4.0); };
+    const auto fits = [&](int k) { return rounds * subsampled_gaussian_mass_above(sigma, q, rung(k)) <= budget; };
+    int low = 13, high = std::max(13, static_cast<int>(std::ceil(-4.0 * std::log10(floor))));
+    if (fits(low)) return rung(low);
+    while (high - low > 1) {  // fits(high) or high is the floor's rung; not fits(low)
+        const int mid = (low + high) / 2;
+        if (fits(mid))
+            high = mid;
+        else
+            low = mid;
+    }
+    return fits(high) ? std::max(floor, rung(high)) : floor;
+}
+
+// The certified upper epsilon at delta of the pessimistic factors `ups` composed under the tilt lam, searched from
+// `upper` or the window's top.
+inline double tilted_upper_epsilon(const std::vector<CountedPmf>& ups, double delta, double lam, double upper,
+                                   RealFftBackend& fft, std::int64_t max_points) {
+    const TiltedComposition side = compose_tilted(ups, lam * ups.front().pmf->h, true, fft, max_points);
+    return upper_epsilon(side, delta, std::min(upper, side.top()));
+}
+
+// The certified (lower, upper) epsilon at delta of one neighbouring direction's composition (the header's comment):
+// `ups` its pessimistic factors and counts, `lows` its optimistic ones (empty: no lower side, 0), all on one grid;
+// `upper` the best upper side so far (inf: none).  The upper side under the Chernoff tilt, then the lesser of it and
+// the upper side under the Chernoff exponent's tilt at the best so far; the lower side under the exponent's tilt at
+// that upper side (left at 0 where its window passes max_points).
+inline std::pair<double, double> tilted_direction_epsilon(const std::vector<CountedPmf>& ups,
+                                                          const std::vector<CountedPmf>& lows, double delta,
+                                                          double upper, RealFftBackend& fft, std::int64_t max_points) {
+    double up = tilted_upper_epsilon(ups, delta, chernoff_tilt(ups, delta), upper, fft, max_points);
+    const double best = std::min(up, upper);
+    if (std::isfinite(best))  // re-tilted at the Chernoff exponent of the best upper side so far
+        up = std::min(up, tilted_upper_epsilon(ups, delta, exponent_tilt(ups, best), up, fft, max_points));
+    if (lows.empty() || !(std::isfinite(up) && up > 0.0)) return {0.0, up};
+    try {
+        const double lam = exponent_tilt(lows, up);
+        const TiltedComposition low = compose_tilted(lows, lam * lows.front().pmf->h, false, fft, max_points);
+        return {lower_epsilon(low, delta, up), up};
+    } catch (const std::length_error&) {  // a window past max_points: no lower side here
+        return {0.0, up};
+    }
+}
+
+// The certified (lower, upper) delta at eps of one neighbouring direction's composition: its pessimistic factors
+// `ups` and optimistic ones `lows` (empty: lower side 0) each composed under the Chernoff exponent's tilt at eps (the
+// lower side left at 0 where its window passes max_points).
+inline std::pair<double, double> tilted_direction_delta(const std::vector<CountedPmf>& ups,
+                                                        const std::vector<CountedPmf>& lows, double eps,
+                                                        RealFftBackend& fft, std::int64_t max_points) {
+    const double up =
+        compose_tilted(ups, exponent_tilt(ups, eps) * ups.front().pmf->h, true, fft, max_points).delta(eps);
+    if (lows.empty()) return {0.0, up};
+    try {
+        const double lam = exponent_tilt(lows, eps);
+        return {compose_tilted(lows, lam * lows.front().pmf->h, false, fft, max_points).delta(eps), up};
+    } catch (const std::length_error&) {  // a window past max_points: no lower side here
+        return {0.0, up};
+    }
+}
+
+// The tilted brackets of one point (sigma per unit sensitivity, 0 < q < 1, T rounds) at one delta or epsilon, the
+// discretized rounds of each (grid, direction, tail) kept for the reads that share them.  `fft` is the composition's
+// backend; `max_cells` caps a direction's loss cells (std::length_error past it), `max_points` a tilted window.
+class TiltedReader {
+  public:
+    TiltedReader(double sigma, double q, std::int64_t rounds, RealFftBackend& fft, std::int64_t max_cells,
+                 std::int64_t max_points = kTiltMaxPoints)
+        : sigma_(sigma), q_(q), rounds_(rounds), fft_(fft), max_cells_(max_cells), max_points_(max_points) {
+        if (!(q > 0.0 && q < 1.0)) throw std::invalid_argument("TiltedReader: the sampling rate must lie in (0, 1)");
+    }
+
+    // One round in one neighbouring direction on grid h with `tail`: its pessimistic PMF and (where asked) its
+    // optimistic one, discretized once per (h, direction, tail) (pld/grid/cells.hpp, pld/grid/connect_dots.hpp).
+    struct Direction {
+        GridPMF upper, lower;
+        bool has_lower = false;
+    };
+
+    const Direction& direction(double h, bool remove, double tail, bool optimistic) {
+        std::unique_ptr<Direction>& kept = directions_[std::make_tuple(h, remove, tail)];
+        if (!kept || (optimistic && !kept->has_lower)) {
+            const Cells cells = subsampled_gaussian_cells(sigma_, q_, remove, h, tail, max_cells_, optimistic);
+            auto made = std::make_unique<Direction>();
+            made->upper = pessimistic_pmf(cells);
+            if (optimistic) {
+                made->lower = optimistic_pmf(cells);
+                made->has_lower = true;
+            }
+            kept = std::move(made);
+        }
+        return *kept;
+    }
+
+    double tail(bool remove, double delta) const {
+        const double t = static_cast<double>(rounds_);
+        return remove ? tilted_remove_tail(sigma_, q_, t, delta) : tilted_question_tail(t, delta);
+    }
+
+    // The certified (lower, upper) epsilon at delta on grid h (the header's comment), `upper` the best upper side so
+    // far (inf: none): tilted_direction_epsilon of each direction's T rounds, the maximum over the directions.
+    std::pair<double, double> grid_bracket(double delta, double h, double upper) {
+        double lower_max = 0.0, upper_max = 0.0;
+        for (const bool remove : {true, false}) {
+            const Direction& d = direction(h, remove, tail(remove, delta), true);
+            const std::pair<double, double> b =
+                tilted_direction_epsilon({{&d.upper, rounds_}}, {{&d.lower, rounds_}}, delta, upper, fft_, max_points_);
+            lower_max = std::max(lower_max, b.first);
+            upper_max = std::max(upper_max, b.second);
+        }
+        return {lower_max, upper_max};
+    }
+
+    // (lower, upper) at delta intersected with the tilted brackets on grids from `start` down by kTiltGridStep while
+    // the bracket is wider than `accuracy` and the upper side still falls by a quarter of it, at most kTiltGrids
+    // grids; a grid whose discretization or window passes the caps (std::length_error), or whose tilt overflows a
+    // moment (std::invalid_argument), ends the descent.
+    std::pair<double, double> epsilon_bracket(double delta, double lower, double upper, double start, double accuracy) {
+        double h = start;
+        for (int i = 0; i < kTiltGrids; ++i) {
+            std::pair<double, double> b;
+            try {
+                b = grid_bracket(delta, h, upper);
+            } catch (const std::length_error&) {  // past the caps
+                break;
+            } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+                break;
+            }
+            const double before = upper;
+            lower = std::max(lower, b.first);
+            upper = std::min(upper, b.second);
+            if (upper - lower <= accuracy || !(before - upper > 0.25 * accuracy)) break;
+            h /= kTiltGridStep;
+            directions_.clear();  // no read returns to a coarser grid: its rounds' memory is freed
+        }
+        return {lower, std::max(lower, upper)};
+    }
+
+    // The certified (lower, upper) delta at eps on grid h: tilted_direction_delta of each direction's T rounds,
+    // discretized with the tails `delta_least` (the least delta expected) allows; the maximum over the directions.
+    std::pair<double, double> grid_delta_bracket(double eps, double h, double delta_least) {
+        double lower_max = 0.0, upper_max = 0.0;
+        for (const bool remove : {true, false}) {
+            const Direction& d = direction(h, remove, tail(remove, delta_least), true);
+            const std::pair<double, double> b =
+                tilted_direction_delta({{&d.upper, rounds_}}, {{&d.lower, rounds_}}, eps, fft_, max_points_);
+            lower_max = std::max(lower_max, b.first);
+            upper_max = std::max(upper_max, b.second);
+        }
+        return {lower_max, upper_max};
+    }
+
+    // (lower, upper) delta at eps intersected with the tilted brackets on grids from `start` down by kTiltGridStep
+    // while the bracket's width(lower, upper) exceeds `accuracy` and the upper side still falls by a quarter of
+    // accuracy times it, at most kTiltGrids grids (as epsilon_bracket).
+    template <class WidthOf>
+    std::pair<double, double> delta_bracket(double eps, double lower, double upper, double start, double accuracy,
+                                            double delta_least, WidthOf&& width_of) {
+        double h = start;
+        for (int i = 0; i < kTiltGrids; ++i) {
+            std::pair<double, double> b;
+            try {
+                b = grid_delta_bracket(eps, h, delta_least);
+            } catch (const std::length_error&) {  // past the caps
+                break;
+            } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
+                break;
+            }
+            const double before = upper;
+            lower = std::max(lower, b.first);
+            upper = std::min(upper, b.second);
+            if (width_of(lower, upper) <= accuracy || !(before - upper > 0.25 * accuracy * upper)) break;
+            h /= kTiltGridStep;
+            directions_.clear();
+        }
+        return {lower, std::max(lower, upper)};
+    }
+
+  private:
+    double sigma_, q_;
+    std::int64_t rounds_;
+    RealFftBackend& fft_;
+    std::int64_t max_cells_, max_points_;
+    std::map<std::tuple<double, bool, double>, std::unique_ptr<Direction>> directions_;
+};
+
+}  // namespace pld
+}  // namespace hockeystick

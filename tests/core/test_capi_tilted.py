@@ -1,0 +1,234 @@
+"""The C library's calls to an accuracy at small delta (cpp/capi/refine.cpp): their status says whether the bracket
+meets the accuracy, and where the plain composition's round-off leaves it wide they read the bracket under an
+exponential tilt (cpp/include/hockeystick/pld/compose/tilted.hpp, pld/refine/tilted_question.hpp), as the Python
+package's front door does (pld/compose/tilted.py, pld/refine/tilted_question.py).
+
+- Status: HS_OK only with a bracket within the accuracy; a bracket no grid narrows to it is written, certified, with
+  HS_ACCURACY_NOT_MET and the width in hs_last_error() (from ctypes here, from C in test_capi_refinement.py).
+- Tilted reads: on the README's DP-SGD run and on DP-FedAvg at delta 1e-10 and 1e-12 the C bracket meets the
+  accuracy, overlaps the package's front-door bracket (both certified), and its upper side is within
+  max(1e-3, 0.1 %) of the front door's.
+- Composition calls: a handle's hs_pld_epsilon_bracket and hs_pld_delta_bracket, where its round-off charge passes
+  a hundredth of the delta read, are intersected with the tilted reads of its own factors: the README run on the grid
+  1e-4 agrees with the front door, two mechanisms composed agree with the package's refine.tilted_factors.
+- Direction: the tilted composition of the Gaussian mechanism (q = 1, where theta of sqrt(T) / sigma is exact)
+  holds the exact delta, and the tilted C bracket of one round holds the exact epsilon (mpmath, 50 digits).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import hockeystick as hs
+from hockeystick.pld import SubsampledGaussianPLD
+from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
+
+from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_delta
+from .test_capi import CAPI, HS_ACCURACY_NOT_MET, HS_INVALID_ARGUMENT, HS_OK, ROOT, Library, _missing, _run
+from .test_embed_pld_example import BACKENDS, _compiler, _has_header
+
+pytestmark = pytest.mark.slow  # conftest.py's capi_build configures and compiles the library, once per run
+
+_D = ctypes.c_double
+_PD = ctypes.POINTER(_D)
+_PLD = ctypes.c_void_p
+
+
+@pytest.fixture(scope="module")
+def lib(capi_build) -> Library:
+    """The library as configured by default (Eigen's FFT), with the calls to an accuracy declared."""
+    library = Library(capi_build())
+    if not library.lib.hs_has_pld():
+        pytest.skip("libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them")
+    library.lib.hs_subsampled_gaussian_epsilon.argtypes = [_D, _D, ctypes.c_longlong, _D, _D, _PD, _PD]
+    library.lib.hs_subsampled_gaussian_delta.argtypes = [_D, _D, ctypes.c_longlong, _D, _D, _PD, _PD]
+    library.lib.hs_subsampled_gaussian_sigma.argtypes = [_D, _D, _D, ctypes.c_longlong, _D, _PD]
+    return library
+
+
+def asked(lib: Library, call: str, *args: float) -> tuple[int, float, float]:
+    """The status and the bracket of hs_subsampled_gaussian_<call> (the outputs start at -1: written or not)."""
+    lower, upper = _D(-1.0), _D(-1.0)
+    status = getattr(lib.lib, f"hs_subsampled_gaussian_{call}")(*args, ctypes.byref(lower), ctypes.byref(upper))
+    return status, lower.value, upper.value
+
+
+def test_an_epsilon_bracket_wider_than_asked_says_so_and_is_written_certified(lib):
+    status, lower, upper = asked(lib, "epsilon", 1.0, 0.01, 100, 1e-5, 1e-12)
+    assert status == HS_ACCURACY_NOT_MET
+    assert "wider than accuracy=1e-12" in lib.last_error() and "written, certified" in lib.last_error()
+    assert 0.0 < lower < upper < math.inf and upper - lower > 1e-12
+    py_lower, py_upper = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=100).epsilon(1e-5, bound="both")
+    assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
+
+
+def test_a_delta_bracket_wider_than_asked_says_so_and_is_written_certified(lib):
+    status, lower, upper = asked(lib, "delta", 1.0, 0.01, 100, 0.5, 1e-14)
+    assert status == HS_ACCURACY_NOT_MET and "wider than accuracy=1e-14" in lib.last_error()
+    assert 0.0 < lower < upper < 1.0 and (upper - lower) / upper > 1e-14
+    py_lower, py_upper = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=100).delta(0.5, bound="both")
+    assert max(lower, py_lower) <= min(upper, py_upper)
+
+
+def test_a_bracket_within_the_accuracy_is_ok_and_a_refusal_writes_nothing(lib):
+    status, lower, upper = asked(lib, "epsilon", 1.0, 0.01, 100, 1e-5, 1e-3)
+    assert status == HS_OK and 0.0 < upper - lower <= 1e-3
+    status, lower, upper = asked(lib, "epsilon", 1.0, 0.01, 100, 0.0, 1e-3)
+    assert status == HS_INVALID_ARGUMENT and lower == upper == -1.0
+
+
+def test_calibration_reads_a_bracket_wider_than_asked_by_its_certified_upper_side(lib):
+    """hs_subsampled_gaussian_sigma asks its epsilons to an accuracy no grid reaches: each still certifies sigma."""
+    sigma = _D()
+    assert lib.lib.hs_subsampled_gaussian_sigma(3.0, 1e-6, 0.05, 300, 1e-12, ctypes.byref(sigma)) == HS_OK
+    _, _, upper = asked(lib, "epsilon", sigma.value, 0.05, 300, 1e-6, 1e-3)
+    assert upper <= 3.0 + 1e-3
+
+
+def test_one_round_delta_status_and_bracket_hold_the_exact_delta(lib):
+    status, lower, upper = asked(lib, "delta", 1.0, 0.01, 1, 0.5, 1e-4)
+    assert status == HS_OK
+    with mp.workdps(50):
+        assert lower <= float(subsampled_gaussian_delta(1.0, 0.01, mp.mpf(0.5))) <= upper
+
+
+# the runs of issue 90's table: (sigma, q, rounds) -> the deltas read
+RUNS = {"readme": (1.1, 256 / 60_000, 14_100), "fedavg": (1.0, 1e-3, 5000)}
+CASES = [(name, delta) for name in RUNS for delta in (1e-10, 1e-12)]
+
+
+@pytest.mark.parametrize(("run", "delta"), CASES)
+def test_the_c_epsilon_at_small_delta_meets_the_accuracy_and_agrees_with_the_front_door(lib, run, delta):
+    sigma, q, rounds = RUNS[run]
+    status, lower, upper = asked(lib, "epsilon", sigma, q, rounds, delta, 1e-3)
+    assert status == HS_OK, lib.last_error()
+    assert 0.0 < lower <= upper and upper - lower <= 1e-3
+    front = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds)
+    py_lower, py_upper = (float(v) for v in front.epsilon(delta, bound="both"))
+    assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
+    assert upper - py_upper <= max(1e-3, 1e-3 * py_upper)
+
+
+@pytest.mark.parametrize(
+    ("run", "eps"), [("readme", 3.741), ("readme", 4.1802), ("fedavg", 0.7129), ("fedavg", 1.0668)]
+)
+def test_the_c_delta_at_small_delta_meets_the_accuracy_and_agrees_with_the_front_door(lib, run, eps):
+    sigma, q, rounds = RUNS[run]
+    status, lower, upper = asked(lib, "delta", sigma, q, rounds, eps, 1e-3)
+    assert status == HS_OK, lib.last_error()
+    assert 0.0 < lower <= upper and (upper - lower) / max(upper, 1e-9) <= 1e-3
+    front = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds)
+    py_lower, py_upper = (float(v) for v in front.delta(eps, bound="both"))
+    assert max(lower, py_lower) <= min(upper, py_upper)
+    assert upper <= 1.01 * py_upper  # the tilted read at eps: within a percent of the front door's
+
+
+@pytest.mark.parametrize(("sigma", "rounds", "delta"), [(10.0, 100, 1e-13), (3.0, 100, 1e-12), (10.0, 1000, 1e-12)])
+def test_near_the_gaussian_mechanism_the_c_bracket_holds_the_exact_epsilon(lib, sigma, rounds, delta):
+    """At q = 1 - 2^-53 each round is within total variation 1 - q of the Gaussian mechanism, so T rounds' delta(eps)
+    is within T (1 - q) of theta(sqrt(T) / sigma, eps) (paper 000, eq. 6): the certified bracket meets the epsilons of
+    theta at delta -+ T (1 - q)."""
+    q = float(np.nextafter(1.0, 0.0))
+    status, lower, upper = asked(lib, "epsilon", sigma, q, rounds, delta, 1e-3)
+    assert status == HS_OK and upper - lower <= 1e-3
+    radius, slack = math.sqrt(rounds) / sigma, rounds * (1.0 - q)
+    assert lower <= hs.theta_epsilon(radius, delta - slack) and upper >= hs.theta_epsilon(radius, delta + slack)
+
+
+@pytest.fixture(scope="module")
+def gaussian_lines(tmp_path_factory) -> list[list[str]]:
+    """cpp/capi/tests/tilted_gaussian.cpp built against the core's headers and Eigen's FFT (libeigen3-dev, as
+    tests/core/test_embed_pld_example.py builds the PLD example), run once."""
+    cxx = _compiler()
+    if cxx is None:
+        _missing("a C++ compiler")
+    header, package, flags = BACKENDS["eigen"]
+    if not _has_header(str(cxx), header, flags):
+        _missing(f"{package} (<{header}>)")
+    exe = tmp_path_factory.mktemp("tilted_gaussian") / "tilted_gaussian"
+    _run(str(cxx), "-std=c++17", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas",
+         "-I", ROOT / "cpp" / "include", "-I", ROOT / "cpp" / "backends", *flags,
+         CAPI / "tests" / "tilted_gaussian.cpp", "-o", exe)  # fmt: skip
+    return [line.split() for line in _run(exe).splitlines()]
+
+
+def test_the_tilted_epsilon_of_the_gaussian_mechanism_holds_theta_where_the_plain_one_is_wide(gaussian_lines):
+    """The T-fold Gaussian mechanism is the Gaussian mechanism of radius sqrt(T) / sigma: its epsilon at delta is
+    theta's inverse.  The tilted bracket holds it, 1e-3 wide or less, down to delta 1e-30; the plain composition's
+    round-off leaves it wider than 1 at delta 1e-14 and unbounded at 1e-20."""
+    epsilons = [[float(v) for v in line[1:]] for line in gaussian_lines if line[0] == "epsilon"]
+    assert len(epsilons) == 4
+    for sigma, rounds, _, delta, _, lower, upper in epsilons:
+        exact = hs.theta_epsilon(math.sqrt(rounds) / sigma, delta)
+        assert lower <= exact <= upper and upper - lower <= 1e-3
+    plain = {float(line[4]): (float(line[5]), float(line[6])) for line in gaussian_lines if line[0] == "plain"}
+    assert plain[1e-14][1] - plain[1e-14][0] > 1.0 and plain[1e-20][1] == math.inf
+
+
+def test_the_tilted_delta_of_the_gaussian_mechanism_holds_theta_at_the_closed_form_tilt(gaussian_lines):
+    """At eps the Chernoff exponent lam eps - K(lam) of a Gaussian loss N(r^2 / 2, r^2) is largest at lam =
+    eps / r^2 - 1/2: the ladder's tilt is within its rung spacing (4 %, and the discretization's) of it, and the
+    tilted delta bracket holds theta(r, eps) within 0.1 %."""
+    deltas = [[float(v) for v in line[1:]] for line in gaussian_lines if line[0] == "delta"]
+    assert len(deltas) == 3
+    for sigma, rounds, _, eps, lam, lower, upper in deltas:
+        radius = math.sqrt(rounds) / sigma
+        assert abs(lam / (eps / radius**2 - 0.5) - 1.0) <= 0.05
+        exact = hs.theta(radius, eps)
+        assert lower <= exact <= upper and upper - lower <= 1e-3 * exact
+
+
+def test_the_tilted_composition_refuses_what_it_cannot_certify(gaussian_lines):
+    refused = {line[1]: " ".join(line[2:]) for line in gaussian_lines if line[0] in ("refused", "accepted")}
+    assert refused["theta"].startswith("compose_tilted: theta must be a finite number > 0")
+    assert refused["side"] == "lower_epsilon needs the optimistic side's composition"
+    assert refused["mass"] == "tilted_factor: a tilted factor's masses must be >= 0"
+
+
+# ---- the composition calls: a handle's brackets read under the tilt where its round-off charge limits them ----
+
+
+def test_a_composed_handle_at_small_delta_reads_under_the_tilt_as_the_front_door(lib):
+    """14,100 rounds on the grid 1e-4: the plain composition's bracket at delta 1e-10 is [3.56, 4.94] (issue 90);
+    hs_pld_epsilon_bracket's, read under the tilt, is within max(1e-3, 0.1 %) of the front door's upper side.  At
+    1e-12 its upper side stays inf: the handle's tail cut, 1e-15 a round, composes to more than 1e-12 at +infinity."""
+    sigma, q, rounds = RUNS["readme"]
+    handle = lib.subsampled_gaussian(sigma, q, 1e-4, rounds)
+    try:
+        front = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds)
+        lower, upper = lib.bracket(handle, "epsilon", 1e-10)
+        py_lower, py_upper = (float(v) for v in front.epsilon(1e-10, bound="both"))
+        assert upper - lower <= 1e-3 and max(lower, py_lower) <= min(upper, py_upper)
+        assert upper - py_upper <= max(1e-3, 1e-3 * py_upper)
+        lower, upper = lib.bracket(handle, "epsilon", 1e-12)
+        assert upper == math.inf and lower <= float(front.epsilon(1e-12))
+        lower, upper = lib.bracket(handle, "delta", 3.741)
+        py_lower, py_upper = (float(v) for v in front.delta(3.741, bound="both"))
+        assert max(lower, py_lower) <= min(upper, py_upper) and upper <= 1.01 * py_upper
+    finally:
+        lib.lib.hs_pld_free(handle)
+
+
+def test_two_composed_mechanisms_read_under_one_tilt_overlap_the_packages_tilted_factors(lib):
+    """Two Poisson-subsampled Gaussians of their own sigma and rate composed (hs_pld_compose): each direction's two
+    factors composed under one tilt (K the summed log-moment), as the package's refine.tilted_factors reads such a
+    run; both certified, the brackets overlap and their upper sides agree within 1e-3."""
+    a = lib.subsampled_gaussian(1.1, 0.004, 1e-4, 7000)
+    b = lib.subsampled_gaussian(1.3, 0.005, 1e-4, 7000)
+    both = _PLD()
+    lib.lib.hs_pld_compose.argtypes = [_PLD, _PLD, ctypes.POINTER(_PLD)]
+    assert lib.lib.hs_pld_compose(a, b, ctypes.byref(both)) == HS_OK, lib.last_error()
+    try:
+        lower, upper = lib.bracket(both, "epsilon", 1e-10)
+        segments = [((1.1, 0.004, 1.0), 7000), ((1.3, 0.005, 1.0), 7000)]
+        py_lower, py_upper = tilted_factors_bracket(segments, 1e-10, 0.0, math.inf)
+        assert upper - lower <= 1e-3 and max(lower, py_lower) <= min(upper, py_upper)
+        assert abs(upper - py_upper) <= 1e-3
+    finally:
+        for handle in (a, b, both):
+            lib.lib.hs_pld_free(handle)
