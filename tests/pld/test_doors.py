@@ -243,3 +243,17 @@ def test_the_ledgers_curve_along_the_run_is_the_front_doors():
     assert np.array_equal(curve.steps, front.steps)
     assert np.all(curve.lower <= front.upper) and np.all(front.lower <= curve.upper)
     assert np.all(np.abs(curve.upper - front.upper) <= np.maximum(1e-3, 1e-3 * front.upper))
+
+
+@pytest.mark.parametrize("sigma, q, rounds", [(50.0, 1e-6, 10**11), (5.0, 1e-4, 10**8)])
+def test_the_fixed_ledger_reads_like_the_run_at_many_rounds(sigma, q, rounds):
+    """A fixed schedule of 10^8 to 10^11 rounds: the ledger's composition is the run's bracket (it was [0, inf] and
+    [0, 1.574] on its own grid), finite and overlapping ``DPSGD``'s, and a budgeted fixed ledger that admits such a run
+    by RDP reports a finite certified epsilon."""
+    book = PrivacyLedger(adaptive=False)
+    book.record(Round.subsampled_gaussian(sigma, q), rounds=rounds)
+    guarantee = _quiet(lambda: book.composition(1e-5))
+    front_lower, front_upper = _front(sigma, q, rounds, 1e-5)
+    assert math.isfinite(guarantee.epsilon) and guarantee.epsilon_lower <= front_upper
+    assert front_lower <= guarantee.epsilon
+    assert abs(guarantee.epsilon - front_upper) <= tolerance(front_upper)
