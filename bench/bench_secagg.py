@@ -31,7 +31,15 @@ DELTA, EPSILON, BITS, SAMPLING_RATE = 1e-6, 10.0, 20, 1e-3
 
 
 def calibrate(run: dict[str, int]) -> Any:
-    return calibrate_secure_aggregation(epsilon=EPSILON, delta=DELTA, clip_norm=1.0, bits=BITS, **run)
+    return calibrate_secure_aggregation(
+        epsilon=EPSILON,
+        delta=DELTA,
+        clip_norm=1.0,
+        bits=BITS,
+        min_surviving_clients=run["clients"],
+        dimension=run["dimension"],
+        rounds=run["rounds"],
+    )
 
 
 def bracket(run: dict[str, int], local_sigma: float, granularity: float, against: str) -> tuple[float, float]:

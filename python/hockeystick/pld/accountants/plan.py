@@ -272,9 +272,10 @@ class PlanProfile:
         """
         if not self._finite:
             assert h is not None
-            lo, up = getattr(self._pld(h), method)(x, bound="both")
+            # the grid's own compositions: the plan's question logic (question_plan) reads the run on top of them
+            lo, up = getattr(self._pld(h), method)(x, bound="both", composition_only=True)
             for variant in self._upper_variants[1:]:  # a further proved upper side: the smaller is certified
-                up = min(up, getattr(self._pld(h, variant), method)(x, bound="upper"))
+                up = min(up, getattr(self._pld(h, variant), method)(x, bound="upper", composition_only=True))
             bound = add_loss_bound(self._grid) if self.plan.gaussian_r2 == 0 else None
             if bound is not None:
                 up = min(up, bounded_add_upper(self._pld(h).composed(True), method, x, bound))

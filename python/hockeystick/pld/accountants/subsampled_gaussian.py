@@ -523,11 +523,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         todo = [i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))]
         if todo:
             self._refine_to_question(pts, xs, todo, found, threads)
-        tail = self.tail if self._tail_given else None
-        brackets = [tilted_question.fine_brackets(p, x, *b, tail) for p, x, b in zip(pts, xs, found) if b is not None]
-        if tail is None:  # still wider than the tolerance (rare participation): the tilted factors' reads too
-            brackets = [tilted_factors.wide_brackets(p, x, lo, up) for p, x, (lo, up) in zip(pts, xs, brackets)]
-        return brackets, store
+        return _last_reads(pts, xs, found, self.tail if self._tail_given else None), store
 
     def _refine_to_question(
         self,
@@ -679,6 +675,19 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             With ``accuracy``, ``unmet`` then flags the brackets left wider than the tolerance.
         """
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
+
+
+def _last_reads(
+    pts: list[Point], xs: list[np.ndarray], found: list[tuple[np.ndarray, np.ndarray] | None], tail: float | None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The default's last reads of each bracket found (all certified, intersected): the tilted read on a grid finer
+    than the peers' default (``tilted_question.fine_brackets``, at ``tail`` where given), then, no tail given, the
+    tilted factors' reads where a bracket is still wider than the tolerance (``tilted_factors.wide_brackets``: rare
+    participation)."""
+    brackets = [tilted_question.fine_brackets(p, x, *b, tail) for p, x, b in zip(pts, xs, found) if b is not None]
+    if tail is None:
+        brackets = [tilted_factors.wide_brackets(p, x, lo, up) for p, x, (lo, up) in zip(pts, xs, brackets)]
+    return brackets
 
 
 def accuracy_sides(
