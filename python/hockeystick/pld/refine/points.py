@@ -176,9 +176,11 @@ class Refinement:
 
         try:
             lower, upper = refine_delta(point, self.accuracy, held_bracket_at)
-        except GaveUp:  # a grid whose window no memory holds: the brackets of the grids before, intersected
-            warn_gave_up(1)
+        except GaveUp as stop:  # a grid whose window no memory holds: the brackets of the grids before, intersected
             held = best.get(0)
+            if held is None and isinstance(stop.__cause__, ValueError):  # no grid held a bracket: the refusal stands
+                raise stop.__cause__ from None
+            warn_gave_up(1)
             return (np.zeros(1), np.ones(1)) if held is None else (held[1], held[2])
         return np.array([lower]), np.array([upper])
 
