@@ -99,3 +99,16 @@ def test_delta_and_epsilon_agree(segments, delta):
     eps = max_of_outputs_epsilon(segments, delta)
     assert max_of_outputs_delta(segments, eps * (1.0 - 1e-9)) > delta
     assert max_of_outputs_delta(segments, eps + 0.05) < delta
+
+
+def test_many_epsilons_at_once_are_the_coarse_ladders_bound():
+    """``max_of_outputs_deltas`` (a curve's many epsilons on the coarse ladder at once): each value a certified lower
+    bound no higher than the point-by-point read (which adds a finer ladder) and within 2 % of it."""
+    from hockeystick.pld.reads.max_of_outputs import max_of_outputs_delta, max_of_outputs_deltas
+
+    segments = [((0.6, 1e-5, 1.0), 10**6)]
+    eps = np.linspace(0.0, 3.0, 40)
+    many = max_of_outputs_deltas(segments, eps)
+    one = np.array([max_of_outputs_delta(segments, float(e)) for e in eps])
+    assert np.all(many >= 0.0) and np.all(many <= one)
+    assert np.all(many >= 0.98 * one)

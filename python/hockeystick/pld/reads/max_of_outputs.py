@@ -218,3 +218,54 @@ def max_of_outputs_delta(segments: Sequence[Segment], epsilon: float) -> float:
     fine = log_delta(np.linspace(float(COARSE_Z[best]) - step, float(COARSE_Z[best]) + step, FINE_STEPS))
     value = max(float(coarse[best]), float(np.max(fine)))
     return math.exp(value) * (1.0 - 4.0 * UNIT_ROUNDOFF) if math.isfinite(value) else 0.0
+
+
+def max_of_outputs_deltas(segments: Sequence[Segment], epsilon: np.ndarray) -> np.ndarray:
+    """``max_of_outputs_delta`` at many epsilons at once, on the thresholds of ``COARSE_Z`` only (no finer ladder):
+    P(S) and Q(S) are computed once for the ladder and each epsilon takes the largest certified P(S) - e^eps Q(S)
+    over it, so a curve of many points costs one ladder; each value is a certified lower bound, at most the
+    scalar read's (which adds the finer ladder).
+
+    Parameters
+    ----------
+    segments : sequence of ((sigma, sampling_rate, sensitivity), rounds)
+        The run's factors: Poisson-subsampled Gaussian rounds, 0 < sampling_rate <= 1.
+    epsilon : numpy.ndarray
+        The epsilons asked, each finite (1-d).
+
+    Returns
+    -------
+    numpy.ndarray
+        A certified lower bound on delta at each epsilon, >= 0.
+
+    Raises
+    ------
+    ValueError
+        If an epsilon is not finite, or a segment is out of range (as ``max_of_outputs_delta``).
+    """
+    eps = np.asarray(epsilon, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(eps)):
+        raise ValueError("every epsilon must be finite")
+    for (sigma, q, sensitivity), rounds in segments:
+        if not (sigma > 0.0 and sensitivity > 0.0 and 0.0 < q <= 1.0 and rounds >= 1):
+            raise ValueError(f"a segment needs sigma > 0, sensitivity > 0, 0 < q <= 1 and rounds >= 1: {segments!r}")
+    out = np.zeros(eps.size)
+    if not segments or not eps.size:
+        return out
+    log_p, log_q = log_sides(segments, COARSE_Z)
+    keep = np.isfinite(log_p) & np.isfinite(log_q)
+    log_p, log_q = log_p[keep], log_q[keep]
+    if not log_p.size:
+        return out
+    chunk = max(1, (1 << 21) // log_p.size)  # a block of epsilons against the whole ladder in bounded memory
+    for start in range(0, eps.size, chunk):
+        e = eps[start : start + chunk, None]
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            ratio = e + log_q[None, :] - log_p[None, :]
+            value = np.where(ratio < 0.0, log_p[None, :] + np.log1p(-np.exp(np.minimum(ratio, 0.0))), -np.inf)
+        margin = SUM_MARGIN * (2.0 + np.abs(log_p)[None, :] + np.abs(log_q)[None, :] + np.abs(e))
+        value = np.where(np.isfinite(value), value - margin - 8.0 * UNIT_ROUNDOFF * np.abs(value), -np.inf)
+        best = np.max(value, axis=1)
+        with np.errstate(under="ignore"):
+            out[start : start + chunk] = np.where(np.isfinite(best), np.exp(best) * (1.0 - 4.0 * UNIT_ROUNDOFF), 0.0)
+    return out

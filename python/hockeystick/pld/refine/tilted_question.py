@@ -34,7 +34,7 @@ from ..compose.distribution import Factor
 from ..compose.pmf import GridPMF
 from ..grid.grid_start import Point, StartGrid
 from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL, Directions, subsampled_gaussians
-from ..reads.max_of_outputs import max_of_outputs_delta, max_of_outputs_epsilon
+from ..reads.max_of_outputs import max_of_outputs_delta, max_of_outputs_deltas, max_of_outputs_epsilon
 from . import question
 from .dominated_direction import COARSENING
 
@@ -57,6 +57,9 @@ COARSE_STEP = 8
 # T q = 0.1 (q 0.01, 10 rounds) up the tilted read is as tight on the upper side and the split narrows the lower one
 # only, at up to twice the cost (calibrating sigma at q 0.1, 10 rounds: 0.49 -> 0.82 CPU s)
 SPLIT_SAMPLED_ROUNDS = 0.1
+# up to this many epsilons a delta read takes the max-of-outputs bound point by point (with its finer ladder); a curve
+# of more takes it on the coarse ladder for all at once (``max_of_outputs_deltas``: one ladder, each still certified)
+MAX_OF_OUTPUTS_POINTS = 16
 
 
 def best_tilt(score: Callable[[np.ndarray], np.ndarray]) -> float:
@@ -429,8 +432,14 @@ def fine_delta_brackets(
     todo = np.flatnonzero(np.isfinite(flat) & (ups > 0.0) & ~question.exact(lows, ups))
     if point[1] < 1.0 and todo.size:
         sigma, q, rounds, sensitivity = point
-        for j in todo:  # the max-of-outputs test's lower delta where higher (certified; where T q >= 1 the only one)
-            lows[j] = max(lows[j], max_of_outputs_delta([((sigma, q, sensitivity), int(rounds))], float(flat[j])))
+        segments = [((sigma, q, sensitivity), int(rounds))]
+        # the max-of-outputs test's lower delta where higher (certified; where T q >= 1 the only one): point by point
+        # with its finer ladder for a few epsilons, on its coarse ladder at once for a curve's many
+        if todo.size <= MAX_OF_OUTPUTS_POINTS:
+            for j in todo:
+                lows[j] = max(lows[j], max_of_outputs_delta(segments, float(flat[j])))
+        else:
+            lows[todo] = np.maximum(lows[todo], max_of_outputs_deltas(segments, flat[todo]))
         ups[todo] = np.maximum(lows[todo], ups[todo])
         reader = TiltedReader(point, tail)
         least = float(np.min(ups[todo]))
