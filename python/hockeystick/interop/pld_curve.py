@@ -50,6 +50,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..base.accountant_docs import accountant_docs
 from ..ledger.fixed_schedule import pld_accountant
 from ..ledger.ledger import PrivacyLedger
 from ..pld.accountants.subsampled_gaussian import PLDAccountant
@@ -361,6 +362,7 @@ def curve_pmfs(source: Any, delta_floor: float, h: float) -> tuple[ExchangedPMF,
     return pessimistic, optimistic
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class FixedSchedule:
     """A fixed-schedule ledger's recorded rounds as an accountant of the contract (``delta`` and ``epsilon``).
 
@@ -399,8 +401,6 @@ class FixedSchedule:
         ----------
         epsilon : array_like
             The eps, as ``PLDAccountant.delta`` takes them.
-        bound : {"upper", "lower", "both"}, optional
-            The side; "both" gives (lower, upper).
 
         Returns
         -------
@@ -416,8 +416,6 @@ class FixedSchedule:
         ----------
         delta : array_like
             The delta, as ``PLDAccountant.epsilon`` takes them.
-        bound : {"upper", "lower", "both"}, optional
-            The side; "both" gives (lower, upper).
 
         Returns
         -------
