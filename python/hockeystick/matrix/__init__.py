@@ -9,6 +9,8 @@ sensitivity.py     the L2 sensitivity: exact where solved, a proved upper bound 
 round_off.py       the floating-point error bounds the sensitivity is widened by
 accountant.py      MatrixMechanism and DPFTRL: mu-GDP, zCDP, RDP and certified (eps, delta)
 amplification.py   AmplifiedBandedMF: banded C with cyclic Poisson sampling, certified through the subsampled Gaussian PLD
+balls_in_bins_moments.py  Renyi divergences of the balls-in-bins pair from the bins' Gram matrix (exact, band program, AM-GM)
+balls_in_bins_rdp.py  BallsInBinsRDP: C >= 0 under balls-in-bins, a certified amplified upper side by Renyi DP
 sampling_laws.py   balls-in-bins, random allocation, b-min-sep, cyclic Poisson: the law of a record's projected shift
 realizable_lower.py  RealizableLowerSide: certified lower side under those schemes, a realizable pair projected to 1-D
 monte_carlo.py     BallsInBinsMonteCarlo: a Monte Carlo estimate with a (1 - beta) confidence bound, not a proof
@@ -21,6 +23,7 @@ mmcc_rows.py       MMCC's per-row mixtures: laws dominating each row's condition
 
 from .accountant import DPFTRL, MatrixMechanism, noise_multiplier_for_zcdp
 from .amplification import AmplifiedBandedMF
+from .balls_in_bins_rdp import BallsInBinsRDP
 from .mmcc import MMCC, MMCCEpsilon
 from .monte_carlo import BallsInBinsMonteCarlo, MonteCarloDelta, kl_upper_confidence
 from .participation import EveryRound, FixedEpochs, MinSeparation, Participation
@@ -42,6 +45,7 @@ __all__ = [
     "BLT",
     "BMinSepSampling",
     "BallsInBinsMonteCarlo",
+    "BallsInBinsRDP",
     "BallsInBinsSampling",
     "CyclicPoissonSampling",
     "Banded",

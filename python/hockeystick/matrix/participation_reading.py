@@ -39,14 +39,17 @@ class ParticipationReading:
     certified_upper : float
         An upper bound on the quantity that holds without any probability.
     upper_kind : str
-        "amplified" (a proved amplification by the sampling), "unamplified" (no amplification claimed: the
-        worst pattern's Gaussian) or "exact Gaussian" (deterministic participation).
+        Which side holds the certified upper value at this point: "amplified" (a proved amplification by the
+        sampling gave the smallest upper side), "unamplified" (the worst pattern's Gaussian did) or "exact
+        Gaussian" (deterministic participation).
     upper_method : str
-        How the upper side was computed.
+        How that upper side was computed.
     lower_method : str
         How the lower side was computed.
     monte_carlo : MonteCarloDelta or None
         A Monte Carlo estimate of delta with its (1 - beta) confidence bound: not certified.
+    upper_sides : tuple
+        Every certified upper side computed, ``(kind, method, value)``; ``certified_upper`` is the smallest.
     """
 
     participation: str
@@ -58,6 +61,7 @@ class ParticipationReading:
     upper_method: str
     lower_method: str
     monte_carlo: MonteCarloDelta | None = None
+    upper_sides: tuple[tuple[str, str, float], ...] = ()
 
     def rows(self) -> list[tuple[str, float]]:
         """(label, value) of each number, the certified sides first and any estimate labelled as one."""
@@ -65,6 +69,7 @@ class ParticipationReading:
             (f"certified lower ({self.lower_method})", self.certified_lower),
             (f"certified upper, {self.upper_kind} ({self.upper_method})", self.certified_upper),
         ]
+
         mc = self.monte_carlo
         if mc is not None:
             out += [
@@ -167,14 +172,20 @@ def labelled_reading(
     lower, upper = getattr(run, quantity)(at, bound="both")
     mc = _monte_carlo(run, quantity, at, draws, b, seed) if draws else None
     sides = run.sampled
+    kind, method = "exact Gaussian", "at the certified L2 sensitivity"
+    computed: tuple[tuple[str, str, float], ...] = ()
+    if sides is not None:  # every certified upper side, and the one that holds the smallest value here
+        computed = tuple((k, m, float(v)) for k, m, v in sides.upper_sides(quantity, np.asarray(at)))
+        kind, method, _ = min(computed, key=lambda side: side[2])
     return ParticipationReading(
         participation=run.participation,
         quantity=quantity,
         at=at,
         certified_lower=float(lower),
         certified_upper=float(upper),
-        upper_kind="exact Gaussian" if sides is None else sides.upper_kind,
-        upper_method="at the certified L2 sensitivity" if sides is None else sides.upper_method,
+        upper_kind=kind,
+        upper_method=method,
         lower_method="the Gaussian at the realizable L2 sensitivity" if sides is None else sides.lower_method,
         monte_carlo=mc,
+        upper_sides=computed,
     )

@@ -13,8 +13,15 @@ Under add or remove one record the pair is (E_s P_s, Q) with Q the same for ever
 divergence is jointly convex, so delta(eps) of the mixture is at most the largest delta(eps) of its
 components in each direction: the schema's Gaussian guarantee (``DPFTRL`` at that schema) is a certified
 upper side, labelled "unamplified" since it claims no amplification by the sampling.  Where an amplified
-bound is proved it is used too (the smaller of two certified upper sides is one): for a banded C under
-cyclic Poisson sampling, ``AmplifiedBandedMF`` (Choquette-Choo et al. 2023b, Theorem 4).
+bound is proved it is used too (the smallest of certified upper sides is one; ``upper_sides`` gives each):
+
+* a banded C under cyclic Poisson sampling: ``AmplifiedBandedMF`` (Choquette-Choo et al. 2023b, Theorem 4);
+* C >= 0 lower triangular under i.i.d. Poisson sampling: ``MMCC``;
+* C >= 0 lower triangular (square) under balls-in-bins, one bin per record for the whole run (the scheme of
+  Choquette-Choo et al. 2025, arXiv:2410.06266, Def. 3.1, which is DPFTRL's), and under random allocation of
+  one round (balls-in-bins with b = n bins): ``BallsInBinsRDP``, the Renyi bound of that paper's Lemma 3.2 pair.
+  Random allocation of k > 1 rounds keeps the unamplified side: its k-subset mixture has no domination lemma
+  here.
 
 The lower side is ``RealizableLowerSide``: one record contributing +1 in each round it enters, projected
 on one direction (certified; its module states each step).  The Gaussian at the schema's realizable
@@ -34,6 +41,7 @@ import numpy.typing as npt
 
 from ..base.validation import describe, in_interval, scalar_or_array
 from .amplification import AmplifiedBandedMF
+from .balls_in_bins_rdp import BallsInBinsRDP, balls_in_bins_rdp_holds
 from .mmcc import MMCC, mmcc_holds
 from .participation import FixedEpochs, MinSeparation, Participation
 from .realizable_lower import RealizableLowerSide
@@ -128,9 +136,9 @@ def _checked_sampling(
 class SampledSides:
     """The certified sides of DP-FTRL under a random participation scheme, at one point.
 
-    The upper side is the unamplified Gaussian at the scheme's deterministic schema (``sampled_schema``; given
-    as ``unamplified``), or the smaller of it and ``AmplifiedBandedMF`` for a banded C under cyclic Poisson
-    sampling; the lower side is ``RealizableLowerSide`` under the scheme's ``Sampling``, built at its first use.
+    The upper side is the smallest of the unamplified Gaussian at the scheme's deterministic schema
+    (``sampled_schema``; given as ``unamplified``) and the amplified bounds that hold (module docstring:
+    ``AmplifiedBandedMF``, ``MMCC``, ``BallsInBinsRDP``); the lower side is ``RealizableLowerSide`` under the scheme's ``Sampling``, built at its first use.
 
     Parameters
     ----------
@@ -197,21 +205,106 @@ class SampledSides:
                     sampling_rate=float(sampling_rate or 0.0),
                     lower_side=False,
                 )
+        # balls-in-bins (one bin for the run) and random allocation of one round (b = n bins), C >= 0 lower
+        # triangular: the Renyi bound of Lemma 3.2's pair (``balls_in_bins_rdp``), built at its first use
+        self._renyi_bins: int | None = None
+        if participation == "balls_in_bins" or (participation == "random_allocation" and participations == 1):
+            bins = separation if participation == "balls_in_bins" else rounds
+            if balls_in_bins_rdp_holds(strategy, rounds):
+                self._renyi_bins = bins
+        self._renyi: BallsInBinsRDP | None = None
         self._lower: RealizableLowerSide | None = None
 
     @property
     def upper_kind(self) -> str:
-        """ "amplified" where a proved amplification is used, else "unamplified"."""
-        return "unamplified" if self.amplified is None and self.mmcc is None else "amplified"
+        """ "amplified" where a proved amplification is used (beside the unamplified side), else "unamplified"."""
+        amplified = self.amplified is not None or self.mmcc is not None or self._renyi_bins is not None
+        return "amplified" if amplified else "unamplified"
 
     @property
     def upper_method(self) -> str:
-        """How the upper side is computed."""
-        if self.amplified is not None:
-            return "cyclic Poisson amplification of a banded C, AmplifiedBandedMF, and the Gaussian at the schema"
-        if self.mmcc is not None:
-            return "MMCC for i.i.d. Poisson sampling (an epsilon at a split of delta), and the Gaussian at the schema"
-        return "the worst pattern's Gaussian at the certified L2 sensitivity, no amplification by sampling claimed"
+        """How the upper side is computed (every certified upper side whose minimum is taken)."""
+        return ", and ".join(text for _, text, _ in self._upper_reads())
+
+    @property
+    def renyi(self) -> BallsInBinsRDP | None:
+        """The Renyi bound of Lemma 3.2's pair (balls-in-bins; random allocation of one round), built at first use;
+        None where the scheme or C is not covered."""
+        if self._renyi is None and self._renyi_bins is not None:
+            self._renyi = BallsInBinsRDP(
+                strategy=self.strategy,
+                rounds=self.rounds,
+                noise_multiplier=self.noise_multiplier,
+                bins=self._renyi_bins,
+            )
+        return self._renyi
+
+    def _upper_reads(self) -> list[tuple[str, str, Callable[[str, np.ndarray], np.ndarray]]]:
+        """(kind, method, read) of each certified upper side: the unamplified one first."""
+        reads: list[tuple[str, str, Callable[[str, np.ndarray], np.ndarray]]] = [
+            (
+                "unamplified",
+                "the worst pattern's Gaussian at the certified L2 sensitivity, no amplification by sampling claimed"
+                + (
+                    " (random allocation of k > 1 rounds with correlated noise: no amplified bound is proved here)"
+                    if self.participation == "random_allocation" and self._renyi_bins is None
+                    else ""
+                ),
+                self._unamplified,
+            )
+        ]
+        amplified = self.amplified
+        if amplified is not None:
+            reads.append(
+                (
+                    "amplified",
+                    "cyclic Poisson amplification of a banded C, AmplifiedBandedMF",
+                    lambda method, x: getattr(amplified, method)(x, bound="upper"),
+                )
+            )
+        mmcc = self.mmcc
+        if mmcc is not None:
+
+            def read_mmcc(method: str, x: np.ndarray) -> np.ndarray:
+                one = mmcc.delta if method == "delta" else (lambda d: mmcc.get_epsilon(d).mmcc)
+                return np.asarray(np.vectorize(one, otypes=[float])(np.asarray(x, dtype=float)))
+
+            reads.append(("amplified", "MMCC for i.i.d. Poisson sampling (an epsilon at a split of delta)", read_mmcc))
+        if self._renyi_bins is not None:
+            scheme = (
+                "one bin per record for the whole run"
+                if self.participation == "balls_in_bins"
+                else "one uniformly chosen round, balls-in-bins with one bin a round"
+            )
+            reads.append(
+                (
+                    "amplified",
+                    f"Renyi DP of the balls-in-bins dominating pair (Lemma 3.2, arXiv:2410.06266; {scheme}): remove "
+                    "direction by its count-vector moment, add direction by the AM-GM bound, tight conversion, "
+                    "BallsInBinsRDP",
+                    lambda method, x: getattr(self.renyi, method)(x, bound="upper"),
+                )
+            )
+        return reads
+
+    def upper_sides(self, method: str, argument: np.ndarray) -> list[tuple[str, str, np.ndarray]]:
+        """Every certified upper side of ``method`` ("delta" or "epsilon") at ``argument``: (kind, how, values).
+
+        Parameters
+        ----------
+        method : {"delta", "epsilon"}
+            The quantity.
+        argument : numpy.ndarray
+            Its argument (epsilon or delta).
+
+        Returns
+        -------
+        list of tuple
+            ``(kind, method, values)``, "unamplified" first; the certified upper side is their minimum.
+        """
+        return [
+            (kind, text, np.asarray(read(method, argument), dtype=float)) for kind, text, read in self._upper_reads()
+        ]
 
     lower_method = "a realizable pair projected on one direction, RealizableLowerSide"
 
@@ -227,14 +320,12 @@ class SampledSides:
         return self._lower
 
     def upper(self, method: str, argument: np.ndarray) -> np.ndarray:
-        """The certified upper side of ``method`` ("delta" or "epsilon") at ``argument``."""
-        side = np.asarray(self._unamplified(method, argument), dtype=float)
-        if self.amplified is not None:
-            side = np.minimum(side, np.asarray(getattr(self.amplified, method)(argument, bound="upper"), dtype=float))
-        if self.mmcc is not None:
-            mmcc = self.mmcc
-            read = mmcc.delta if method == "delta" else (lambda d: mmcc.get_epsilon(d).mmcc)
-            side = np.minimum(side, np.vectorize(read, otypes=[float])(np.asarray(argument, dtype=float)))
+        """The certified upper side of ``method`` ("delta" or "epsilon") at ``argument``: the smallest of
+        ``upper_sides`` (each is certified, so their minimum is)."""
+        sides = self.upper_sides(method, argument)
+        side = sides[0][2]
+        for _, _, values in sides[1:]:
+            side = np.minimum(side, values)
         return side
 
     def lower_delta(self, epsilon: npt.ArrayLike) -> Any:

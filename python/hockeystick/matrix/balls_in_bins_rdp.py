@@ -1,0 +1,325 @@
+r"""BallsInBinsRDP: a certified amplified upper side for balls-in-bins with correlated noise, by Rényi DP.
+
+The release is C x + z N(0, I), C >= 0 lower triangular (square, one row a round), each record's contribution of
+norm <= 1 in the rounds of its bin, add or remove one record.  Two schemes:
+
+* ``redraw="never"``: a record draws one bin i of b uniformly, once, and takes part in rounds i, i + b, i + 2b, ...
+  for the whole run (Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2025, arXiv:2410.06266, Def. 3.1; DPFTRL's
+  ``participation="balls_in_bins"``; with b = n bins and one round each it is random allocation of one round).
+  By their Lemma 3.2 the mechanism is dominated by P = (1/b) sum_i N(C x_i, z^2 I), Q = N(0, z^2 I); both orders
+  (P, Q) and (Q, P) are evaluated, as the accountants built on the lemma do.
+* ``redraw="each_epoch"``: the bin is drawn again every epoch of b rounds (DP-SGD's balls-in-bins).  Where no
+  band of C crosses an epoch (C[r, t] = 0 whenever r and t lie in different epochs), the epochs' releases use
+  disjoint rows and columns, each epoch is the one-epoch scheme above (Lemma 3.2 with its b rounds as bins), and
+  Rényi DP composes over the epochs (Mironov 2017, Prop. 1; adaptively chosen inputs included).  A C whose bands
+  cross epochs is refused: the epochs are then not separate mechanisms, and no bound is proved here.
+
+Each direction's Rényi divergence at the whole orders 2..``max_order`` (``balls_in_bins_moments``): the remove
+direction D_alpha(P || Q) by the count-vector sum (exact) for few count vectors, else the cyclic band dynamic program
+with its tau term (an upper bound), the smallest over the bands tried; the add direction D_alpha(Q || P) by the
+AM-GM bound (proved in ``balls_in_bins_moments``); each capped by the worst bin's Gaussian alpha max_i G_ii / (2 z^2).
+Each is converted to (eps, delta) with the tight conversion (Balle et al. 2020, Thm 21; ``rdp.rdp_to_epsilon``),
+and the two directions' answers are combined by their maximum.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..base.accountant import UPPER_ONLY, Bound
+from ..base.accountant_docs import accountant_docs
+from ..base.validation import ParameterTypeError, choice, count, describe, positive_number, upper_only
+from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
+from .balls_in_bins_moments import (
+    add_rdp_bound,
+    bin_gram,
+    gaussian_rdp_of_bins,
+    remove_log_moments_banded,
+    remove_log_moments_exact,
+    remove_rdp_from_log_moments,
+)
+from .strategies import Strategy, strategy_from
+
+__all__ = ["BallsInBinsRDP", "REDRAWS", "balls_in_bins_rdp_holds"]
+
+Redraw = Literal["never", "each_epoch"]
+REDRAWS: tuple[Redraw, ...] = ("never", "each_epoch")
+
+MAX_ROUNDS = 2048  # C is held as an n x n matrix
+_EXACT_TERMS = 200_000  # count vectors summed exactly at most (per order)
+_PROGRAM_WORK = 1.2e8  # b (A + 1)^(2p) at most for the band-p dynamic program
+
+SCHEME_TEXT = {
+    "never": "one bin drawn per record for the whole run (Lemma 3.2's scheme, arXiv:2410.06266)",
+    "each_epoch": "a bin drawn again each epoch; C has no band across epochs, so the epochs compose",
+}
+
+
+def _checked_matrix(c: np.ndarray, rounds: int) -> None:
+    """Lemma 3.2's conditions on C (square, lower triangular, entries >= 0, not all zero), each refused by name."""
+    if c.ndim != 2 or c.shape != (rounds, rounds):
+        raise ValueError(
+            f"strategy must give a square matrix with one row and one column per round ({rounds} x {rounds}), got "
+            f"shape {c.shape}: Lemma 3.2 of arXiv:2410.06266 releases row i at round i"
+        )
+    if not np.isfinite(c).all():
+        raise ValueError("strategy must have finite entries")
+    negative = np.argwhere(c < 0)
+    if negative.size:
+        i, j = (int(v) for v in negative[0])
+        raise ValueError(
+            f"strategy must have entries >= 0 for the balls-in-bins domination (Lemma 3.2 of arXiv:2410.06266), got "
+            f"C[{i}, {j}] = {describe(c[i, j])}; DPFTRL gives the guarantee without amplification for any C"
+        )
+    above = np.argwhere(np.triu(c, 1) != 0)
+    if above.size:
+        i, j = (int(v) for v in above[0])
+        raise ValueError(
+            f"strategy must be lower triangular, got C[{i}, {j}] = {describe(c[i, j])} above the diagonal: row i "
+            "is released at round i and may use rounds up to i only; transpose C if it was given transposed"
+        )
+    if not (c != 0).any():
+        raise ValueError("strategy must have a non-zero entry: with C = 0 nothing about a record is released")
+
+
+def _epoch_blocks(c: np.ndarray, bins: int) -> list[np.ndarray]:
+    """C's diagonal blocks of ``bins`` rounds, after checking that no entry links two epochs."""
+    n = c.shape[0]
+    epoch = np.arange(n) // bins
+    crossing = np.argwhere((c != 0) & (epoch[:, None] != epoch[None, :]))
+    if crossing.size:
+        r, t = (int(v) for v in crossing[0])
+        raise ValueError(
+            f"redraw='each_epoch' needs C with no band across epochs of {bins} rounds, got C[{r}, {t}] = "
+            f"{describe(c[r, t])} linking epoch {r // bins} to epoch {t // bins}: a bin drawn again each epoch then "
+            "correlates a record's rounds of two epochs through one row, and no bound is proved here for that.  "
+            "Use redraw='never' if each record keeps one bin for the whole run (Lemma 3.2 of arXiv:2410.06266), "
+            "or a C restarted every epoch"
+        )
+    return [c[s : s + bins, s : s + bins] for s in range(0, n, bins)]
+
+
+def balls_in_bins_rdp_holds(strategy: Any, rounds: int) -> bool:
+    """Whether ``BallsInBinsRDP`` accepts ``strategy`` over ``rounds`` rounds (redraw="never").
+
+    Parameters
+    ----------
+    strategy : Strategy or array_like
+        C.
+    rounds : int
+        n, a whole number >= 1.
+
+    Returns
+    -------
+    bool
+        True where C is square, lower triangular, >= 0 and not zero, and n <= ``MAX_ROUNDS``.
+    """
+    if not 1 <= int(rounds) <= MAX_ROUNDS:
+        return False
+    try:
+        c, _ = strategy_from(strategy, 1).matrix(int(rounds))
+        _checked_matrix(c, int(rounds))
+    except ValueError:
+        return False
+    return True
+
+
+def _remove_rdp(gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: int) -> tuple[np.ndarray, str]:
+    """The remove direction's D_alpha at ``orders`` (whole, 2..A) and how it was computed."""
+    b = gram.shape[0]
+    top = int(orders[-1])
+    if math.comb(top + b - 1, b - 1) <= _EXACT_TERMS:
+        return remove_rdp_from_log_moments(remove_log_moments_exact(gram, sigma, orders), orders), "exact count sum"
+    best = np.full(orders.shape, np.inf)
+    used = []
+    for band in range(1, max_band + 1):
+        if 2 * band - 1 > b or b * float(top + 1) ** (2 * band) > _PROGRAM_WORK and band > 1:
+            break
+        log_moments = remove_log_moments_banded(gram, sigma, top, band)[orders.astype(np.int64)]
+        best = np.minimum(best, remove_rdp_from_log_moments(log_moments, orders))
+        used.append(band)
+    return best, f"cyclic band dynamic program, bands {used} with the tau term"
+
+
+@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
+class BallsInBinsRDP:
+    r"""Certified amplified upper side of C x + z N(0, I) under balls-in-bins, C >= 0 lower triangular, by RDP.
+
+    For each order alpha in 2..``max_order`` (module docstring: the scheme and the sources)
+
+    .. math::
+
+        \varepsilon_{\mathrm{remove}}(\alpha) = \min\Big(\frac{\log E_Q[(P/Q)^\alpha]}{\alpha - 1},\
+            \frac{\alpha \max_i G_{ii}}{2 z^2}\Big), \qquad
+        \varepsilon_{\mathrm{add}}(\alpha) = \min\Big(\frac{\sum_i G_{ii}}{2 b z^2}
+            + (\alpha - 1) \frac{\sum_{ij} G_{ij}}{2 b^2 z^2},\ \frac{\alpha \max_i G_{ii}}{2 z^2}\Big),
+
+    G_ij = <C x_i, C x_j> the bins' Gram matrix (summed over the epochs for ``redraw="each_epoch"``: the RDP
+    curves of the epochs add up), the remove moment exact (count-vector sum) or bounded (cyclic band dynamic
+    program plus tau alpha / (2 z^2)); then
+    eps(delta) = max over the directions of the tight conversion (Balle et al. 2020, Thm 21) of its curve, and
+    delta(eps) likewise.
+
+    Parameters
+    ----------
+    strategy : Strategy or array_like
+        C: a ``Banded``, ``BLT``, any ``Strategy`` or a square matrix, >= 0 and lower triangular.
+    rounds : int
+        n, a whole number in [1, 2048].
+    noise_multiplier : float
+        z > 0, the noise standard deviation in units of the clip norm.
+    bins : int
+        b >= 1, the bins (rounds per epoch; jax_privacy's cycle_length).
+    redraw : {"never", "each_epoch"}, default "never"
+        "never": one bin per record for the whole run (Lemma 3.2's scheme, DPFTRL's balls-in-bins);
+        "each_epoch": a bin drawn again each epoch of b rounds (C must have no band across epochs).
+    max_order : int, default 32
+        A, the largest Rényi order (whole orders 2..A are used), in [2, 256].
+    max_band : int, default 2
+        The widest cyclic band p the dynamic program tries (its cost grows as b (A + 1)^(2p); bands past the
+        work limit are skipped).
+
+    Attributes
+    ----------
+    orders : numpy.ndarray
+        The orders 2..A.
+    remove_rdp, add_rdp : numpy.ndarray
+        The two directions' RDP upper bounds at ``orders``.
+    gram : numpy.ndarray
+        G (b x b; for "each_epoch", the epochs' Grams stacked, shape (epochs, b, b)), rounded up.
+    scheme : str
+        The scheme covered, in words.
+    remove_method : str
+        How the remove direction was computed.
+
+    Raises
+    ------
+    ValueError
+        C not square, not lower triangular, with a negative entry or all zero; rounds above 2048; ``bins``,
+        ``rounds``, ``max_order`` or ``max_band`` not whole numbers in range; ``redraw`` not one of its values;
+        with ``redraw="each_epoch"``, a C with a non-zero entry linking two epochs (the message says why and
+        what to use).
+    ParameterTypeError
+        A numeric argument that is a string, bool or None.
+
+    References
+    ----------
+    Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2025 (arXiv:2410.06266), Def. 3.1 and Lemma 3.2;
+    Schuchardt & Kalinin 2026 (arXiv:2601.21636), Sec. 3 (the remove moment and its band program); Mironov 2017,
+    Prop. 1; Balle et al. 2020, Thm 21.
+
+    Examples
+    --------
+    >>> from hockeystick.matrix import Banded
+    >>> from hockeystick.matrix.balls_in_bins_rdp import BallsInBinsRDP
+    >>> acc = BallsInBinsRDP(strategy=Banded([1.0, 0.5]), rounds=8, noise_multiplier=2.0, bins=4)
+    >>> acc.remove_method
+    'exact count sum'
+    >>> bool(acc.epsilon(1e-6) < BallsInBinsRDP(strategy=Banded([1.0, 0.5]), rounds=8, noise_multiplier=2.0,
+    ...                                          bins=1).epsilon(1e-6))
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        strategy: Any,
+        rounds: int,
+        noise_multiplier: float,
+        bins: int,
+        redraw: Redraw = "never",
+        max_order: int = 32,
+        max_band: int = 2,
+    ) -> None:
+        n = count(rounds, "rounds")
+        if n > MAX_ROUNDS:
+            raise ValueError(f"rounds must be at most {MAX_ROUNDS} (C is held as a dense matrix), got {n}")
+        self.redraw: Redraw = choice(redraw, "redraw", REDRAWS)
+        b = count(bins, "bins")
+        self.noise_multiplier = float(positive_number(noise_multiplier, "noise_multiplier"))
+        top = count(max_order, "max_order", minimum=2)
+        if top > 256:
+            raise ValueError(f"max_order must be in [2, 256], got {top}: higher orders only help at delta below e^-200")
+        band = count(max_band, "max_band")
+        if isinstance(strategy, (str, bool)) or strategy is None:
+            raise ParameterTypeError(f"strategy must be a Strategy or a matrix, got {describe(strategy)}")
+        chosen: Strategy = strategy_from(strategy, b)
+        c, error = chosen.matrix(n)
+        _checked_matrix(c, n)
+        self.rounds, self.bins, self.scheme = n, b, SCHEME_TEXT[self.redraw]
+        self.orders = np.arange(2, top + 1, dtype=float)
+        z = self.noise_multiplier
+        if self.redraw == "never":
+            grams = [bin_gram(c, b, error)]
+        else:
+            blocks = _epoch_blocks(c if error is None else c + error, b)
+            grams = [bin_gram(block, b) for block in blocks]
+        self.gram = grams[0] if len(grams) == 1 else np.stack(grams)
+        remove = np.zeros_like(self.orders)
+        add = np.zeros_like(self.orders)
+        seen: dict[bytes, tuple[np.ndarray, np.ndarray, str]] = {}
+        method = ""
+        for gram in grams:  # identical epochs (a Toeplitz C's full epochs) are computed once
+            key = gram.tobytes()
+            if key not in seen:
+                gaussian = gaussian_rdp_of_bins(gram, z, self.orders)
+                if not gram.any():
+                    seen[key] = (np.zeros_like(self.orders), np.zeros_like(self.orders), method)
+                else:
+                    r, method = _remove_rdp(gram, z, self.orders, band)
+                    seen[key] = (
+                        np.minimum(r, gaussian),
+                        np.minimum(add_rdp_bound(gram, z, self.orders), gaussian),
+                        method,
+                    )
+            r, a, method_here = seen[key]
+            method = method_here or method
+            remove = np.nextafter(remove + r, np.inf)
+            add = np.nextafter(add + a, np.inf)
+        self.remove_rdp = remove
+        self.add_rdp = add
+        self.remove_method = method
+
+    def __repr__(self) -> str:
+        return (
+            f"BallsInBinsRDP(rounds={self.rounds}, noise_multiplier={self.noise_multiplier:g}, bins={self.bins}, "
+            f"redraw={self.redraw!r}): {self.scheme}"
+        )
+
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """Upper bound on delta(eps): the larger of the two directions' tight conversions of their RDP curves."""
+        upper_only(bound, type(self).__name__)
+        remove = rdp_to_delta(self.remove_rdp, self.orders, epsilon)
+        add = rdp_to_delta(self.add_rdp, self.orders, epsilon)
+        out = np.maximum(remove, add)
+        return float(out) if np.ndim(out) == 0 else out
+
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """Upper bound on epsilon(delta): the larger of the two directions' tight conversions of their RDP curves."""
+        upper_only(bound, type(self).__name__)
+        remove = rdp_to_epsilon(self.remove_rdp, self.orders, delta)
+        add = rdp_to_epsilon(self.add_rdp, self.orders, delta)
+        out = np.maximum(remove, add)
+        return float(out) if np.ndim(out) == 0 else out
+
+    def directions(self, delta: float) -> dict[str, float]:
+        """epsilon(delta) of each direction alone: {"remove": ..., "add": ...}.
+
+        Parameters
+        ----------
+        delta : float
+            0 < delta < 1.
+
+        Returns
+        -------
+        dict
+            Each direction's certified upper epsilon.
+        """
+        return {
+            "remove": float(rdp_to_epsilon(self.remove_rdp, self.orders, delta)),
+            "add": float(rdp_to_epsilon(self.add_rdp, self.orders, delta)),
+        }
