@@ -9,6 +9,7 @@ distributed_discrete_gaussian.py    the distributed discrete Gaussian's RDP boun
 skellam.py                          the distributed Skellam mechanism's RDP bound (Agarwal, Kairouz & Liu 2021)
 lattice_pld.py                      the lower side: the exact lattice pair of one realizable integer shift
 observer_shares.py                  against an observer, each sampled client adding its own noise share
+observer_spread.py                  the observer's lower side over every coordinate: the others' spread tells the count
 accountants.py                      the accountants: RDP upper side, lattice PLD lower side, over T rounds
 calibration.py                      from (eps, delta) to the local noise and the granularity, with the error
 """

@@ -69,6 +69,7 @@ from ..rdp.mechanisms import DEFAULT_ORDERS
 from .distributed_discrete_gaussian import distributed_discrete_gaussian_rdp
 from .lattice_pld import WINDOW_STDDEVS, Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
 from .observer_shares import shares_pair_pld, shares_sampled_rdp
+from .observer_spread import spread_pair_pld
 from .sensitivity import IntegerSensitivity, integer_sensitivity
 from .skellam import SKELLAM_ORDERS, skellam_rdp
 
@@ -168,8 +169,10 @@ class _SecureAggregation(ABC):
             h = self.value_discretization_interval
             if rate == 1.0:
                 pair = realizable_shift_pld(self.noise_masses(), shift, h)
-            else:
+            elif self.dimension == 1:
                 pair = shares_pair_pld(self.noise_masses(n), self.noise_masses(n + 1), shift, rate, h)
+            else:
+                pair = spread_pair_pld(self.noise_masses(n), self.noise_masses(n + 1), shift, rate, self.dimension, h)
             self._lower_pld[rate] = pair.self_compose(self.rounds) if self.rounds > 1 else pair
         return self._lower_pld[rate]
 

@@ -50,7 +50,7 @@ from ..pld.compose.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import checked_interval, pair_factor
 from .lattice_pld import Masses
 
-__all__ = ["shares_pair_pld", "shares_sampled_rdp"]
+__all__ = ["shares_pair_pld", "shares_sampled_rdp", "window_masses"]
 
 UNIT_ROUNDOFF = 2.0**-53
 
@@ -105,9 +105,24 @@ def shares_sampled_rdp(curve: np.ndarray, orders: np.ndarray, rate: float) -> np
     return np.asarray(np.nextafter(value * (1.0 + 8.0 * UNIT_ROUNDOFF), np.inf), dtype=float)
 
 
-def _window(masses: Masses, start: int, stop: int, raised: bool) -> np.ndarray:
+def window_masses(masses: Masses, start: int, stop: int, raised: bool) -> np.ndarray:
     """The masses on the outcomes start .. stop - 1 (inside the window), lowered by their relative error or raised
-    by it (and by the bound on the truncated tails' mass, where the masses carry one)."""
+    by it (and by the bound on the truncated tails' mass, where the masses carry one).
+
+    Parameters
+    ----------
+    masses : tuple
+        (x0, masses, errors, outside) of a noise (``lattice_pld.ddg_sum_masses`` or ``skellam_masses``).
+    start, stop : int
+        The outcomes' range, inside the window.
+    raised : bool
+        Raised (an upper bound on each mass) or lowered (a lower bound).
+
+    Returns
+    -------
+    numpy.ndarray
+        stop - start masses.
+    """
     x0, m, r, outside = masses
     part, error = m[start - x0 : stop - x0], r[start - x0 : stop - x0]
     if not raised:
@@ -160,8 +175,10 @@ def shares_pair_pld(fewer: Masses, more: Masses, shift: int, rate: float, interv
     stop = min(fewer[0] + fewer[1].size, more[0] + more[1].size)
     if stop - start < 2:
         raise ValueError("the noise's window holds too few outcomes for the shift: no certified lower side")
-    p = rate * _window(more, start - shift, stop - shift, False) + (1.0 - rate) * _window(fewer, start, stop, False)
-    q = rate * _window(more, start, stop, True) + (1.0 - rate) * _window(fewer, start, stop, True)
+    p = rate * window_masses(more, start - shift, stop - shift, False) + (1.0 - rate) * window_masses(
+        fewer, start, stop, False
+    )
+    q = rate * window_masses(more, start, stop, True) + (1.0 - rate) * window_masses(fewer, start, stop, True)
     h = checked_interval(interval)
     factor = pair_factor(p * (1.0 - 4.0 * UNIT_ROUNDOFF), q * (1.0 + 4.0 * UNIT_ROUNDOFF), "shares_pair", h, False)
     return PrivacyLossDistribution([{factor: 1}])
