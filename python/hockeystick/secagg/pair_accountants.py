@@ -1,0 +1,421 @@
+r"""The Poisson-binomial mechanism and the distributed discrete Laplace over T rounds: a PLD on each side.
+
+Both sides here are privacy-loss distributions composed over the rounds (Zhu, Dong & Wang 2022, Thm. 10: a
+pair that dominates each round dominates their composition; a realized pair's composition is realized):
+
+* ``PoissonBinomialMechanism`` (Chen, Özgür & Kairouz 2022): upper side, the pair that dominates every pair of
+  neighbouring cohorts of a coordinate (``poisson_binomial.dominating_pair_pld``), composed over the d
+  coordinates and the T rounds; lower side, a realized pair (the others at -c, the client at +c against -c)
+  on every coordinate, composed likewise (``poisson_binomial.realizable_pair_pld``).  Neighbouring inputs
+  differ in one client's vector, each coordinate anywhere in [-c, c] (the coordinates' encodings are
+  independent given the data).
+* ``DistributedDiscreteLaplace`` (negative-binomial shares; Harrison & Manurangsi 2025, Harrison 2024): each
+  round is pure eps-DP with eps from Harrison's Theorem 1 (``distributed_discrete_laplace.pure_epsilon``),
+  so dominated by randomized response at eps (Kairouz, Oh & Viswanath 2015), composed over the T rounds
+  above; below, the exact lattice pair of the realizable shift floor(c / gamma) on one coordinate
+  (``lattice_pld.realizable_shift_pld`` on ``distributed_discrete_laplace.gdl_masses``), composed over the T
+  rounds.
+
+Sampling (``sampling_rate`` q, each client in a round's cohort with probability q) and whom a number protects
+against (``against=``), as for ``secagg.accountants``: against the server (default), who picks the cohorts,
+the rounds are as above whatever q is; against an observer who does not learn the cohorts, each round is a
+mixture, with the differing client in it with probability q.  The two laws then share the mixture's weights
+and its component without the client (the Poisson-binomial client sends nothing; the discrete Laplace's round
+without it holds one noise share fewer), so by joint convexity of the hockey-stick divergence, for every gamma,
+the round is dominated by the dominating pair mixed with weight q with a pair of equal laws (weight 1 - q),
+the mixture's index revealed (``pld.mixture``'s argument).  The lower side is the realized pair so mixed: on
+one coordinate (the sampling is one bit for all coordinates; dropping the others is a post-processing).  For
+the Poisson-binomial mechanism on d > 1 coordinates the observer's upper side is the server's (the mixture
+would have to be taken after the d coordinates' composition: not built), which holds for the observer too
+(joint convexity: the mixture's divergence is at most q times the server's).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from typing import Any, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from ..base.accountant import BOUND_SIDES, Bound
+from ..base.accountant_docs import accountant_docs
+from ..base.validation import (
+    bound_side,
+    choice,
+    count,
+    delta_values,
+    epsilon_values,
+    in_interval,
+    positive_number,
+    scalar_or_array,
+    single,
+)
+from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, pair_factor
+from .distributed_discrete_laplace import gdl_masses, pure_epsilon
+from .lattice_pld import realizable_shift_pld
+from .poisson_binomial import dominating_pair_pld, poisson_binomial_parameters, realizable_pair_pld
+from .sensitivity import IntegerSensitivity, integer_sensitivity
+
+__all__ = ["DistributedDiscreteLaplace", "PoissonBinomialMechanism", "randomized_response_pld"]
+
+ADVERSARIES: tuple[str, ...] = ("server", "observer")
+UNIT_ROUNDOFF = 2.0**-53
+
+
+def randomized_response_pld(
+    epsilon: float, rate: float, value_discretization_interval: float
+) -> PrivacyLossDistribution:
+    """The pair that dominates a pure eps-DP round, mixed with weight q with equal laws, on the grid (upper side).
+
+    Randomized response at eps, (e^eps / (1 + e^eps), 1 / (1 + e^eps)) against the reverse, dominates every
+    eps-DP pair in both directions (Kairouz, Oh & Viswanath 2015, Thm. 2.4); the third atom, of mass 1 - q in
+    both laws, is the round without the client.  The masses are formed at eps widened by 4u and lowered by 8u
+    each: a pair so lowered dominates the exact one (the pessimistic side charges the missing P-mass at
+    +infinity; ``poisson_binomial``'s module docstring).
+
+    Parameters
+    ----------
+    epsilon : float
+        eps >= 0, finite.
+    rate : float
+        q in (0, 1].
+    value_discretization_interval : float
+        The grid's spacing.
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        One direction (the pair is symmetric); read its pessimistic side (``bound="upper"``).
+
+    Raises
+    ------
+    ValueError
+        An argument outside its rule.
+
+    Examples
+    --------
+    >>> import math
+    >>> from hockeystick.secagg.pair_accountants import randomized_response_pld
+    >>> pair = randomized_response_pld(1.0, 1.0, 1e-4)
+    >>> abs(pair.delta(0.0, bound="upper") - math.tanh(0.5)) < 1e-9
+    True
+    """
+    e = float(in_interval(epsilon, "epsilon", 0.0, math.inf, open_low=False, open_high=True))
+    q = float(in_interval(rate, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False))
+    e = math.nextafter(e * (1.0 + 4.0 * UNIT_ROUNDOFF), math.inf)
+    low = 1.0 - 8.0 * UNIT_ROUNDOFF
+    big, small = 1.0 / (1.0 + math.exp(-e)), 1.0 / (1.0 + math.exp(e))
+    p = np.array([q * big, q * small, 1.0 - q]) * low
+    qq = np.array([q * small, q * big, 1.0 - q]) * low
+    keep = p > 0.0
+    factor = pair_factor(p[keep], qq[keep], "randomized_response", checked_interval(value_discretization_interval))
+    return PrivacyLossDistribution([{factor: 1}])
+
+
+@accountant_docs()
+class _PairAccountant(ABC):
+    """What both mechanisms share: T rounds, the two sides' PLDs, whom a number protects against."""
+
+    bound_sides: tuple[Bound, ...] = BOUND_SIDES
+
+    def __init__(self, *, rounds: int, sampling_rate: float, value_discretization_interval: float) -> None:
+        self.rounds = count(rounds, "rounds")
+        self.sampling_rate = float(
+            in_interval(
+                single(sampling_rate, "sampling_rate"), "sampling_rate", 0.0, 1.0, open_low=True, open_high=False
+            )
+        )
+        self.value_discretization_interval = checked_interval(value_discretization_interval)
+        self._sides: dict[tuple[str, float], PrivacyLossDistribution | None] = {}
+
+    def _rate(self, against: str) -> float:
+        return self.sampling_rate if choice(against, "against", ADVERSARIES) == "observer" else 1.0
+
+    @abstractmethod
+    def _round(self, side: str, rate: float) -> tuple[PrivacyLossDistribution | None, int]:
+        """One round's PLD on ``side`` at ``rate`` and how many times a round composes it (None: the trivial 0)."""
+
+    @property
+    def delta_cost(self) -> float:
+        """What the run adds to the upper side's delta (0 unless a subclass charges a failure probability)."""
+        return 0.0
+
+    def _pld(self, side: str, rate: float) -> PrivacyLossDistribution | None:
+        if (side, rate) not in self._sides:
+            pair, per_round = self._round(side, rate)
+            total = per_round * self.rounds
+            self._sides[side, rate] = None if pair is None else pair.self_compose(total) if total > 1 else pair
+        return self._sides[side, rate]
+
+    def _side(self, x: np.ndarray, method: str, side: str, rate: float) -> np.ndarray:
+        pld = self._pld(side, rate)
+        if pld is None:
+            return np.zeros(x.shape)  # no realized shift: the trivial lower side
+        cost = self.delta_cost if side == "upper" else 0.0
+        read = cast(Bound, side)
+        if method == "delta":
+            value = np.asarray(pld.delta(x, bound=read), dtype=float)
+            return np.minimum(1.0, np.nextafter(value + cost, np.inf)) if cost else value
+        rest = np.nextafter(x - cost, -np.inf) if cost else x
+        safe = np.where(rest > 0.0, rest, 0.5)
+        value = np.asarray(pld.epsilon(safe, bound=read), dtype=float)
+        return np.where(rest > 0.0, value, np.inf)
+
+    def _answer(self, x: np.ndarray, method: str, bound: Bound, against: str) -> Any:
+        side = bound_side(bound)
+        rate = self._rate(against)
+        if side == "both":
+            lower, upper = self._side(x, method, "lower", rate), self._side(x, method, "upper", rate)
+            return scalar_or_array(np.minimum(lower, upper)), scalar_or_array(upper)
+        return scalar_or_array(self._side(x, method, side, rate))
+
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server") -> Any:
+        """delta(eps) of the T-round run: the dominating pair's composition (upper), the realized pair's (lower).
+
+        Parameters
+        ----------
+        against : {"server", "observer"}, optional
+            Whom the answer protects against: ``"server"`` (default), who picks the cohorts (no amplification
+            by sampling), or ``"observer"``, who sees the released sums but not the cohorts (module docstring).
+
+        Raises
+        ------
+        ValueError
+            Also ``against`` not one of the two.
+        """
+        return self._answer(epsilon_values(epsilon), "delta", bound, against)
+
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server") -> Any:
+        """eps(delta) of the T-round run, each side and each ``against`` as ``delta`` takes them.
+
+        Parameters
+        ----------
+        against : {"server", "observer"}, optional
+            Whom the answer protects against (``delta``).
+
+        Raises
+        ------
+        ValueError
+            Also ``against`` not one of the two.
+        """
+        return self._answer(delta_values(delta), "epsilon", bound, against)
+
+
+@accountant_docs()
+class PoissonBinomialMechanism(_PairAccountant):
+    r"""The Poisson-binomial mechanism (Chen, Özgür & Kairouz 2022) over T rounds, certified both sides.
+
+    Each client encodes each of its d coordinates x_j in [-c, c] as p_j = 1/2 + theta x_j / c and sends
+    Binom(m, p_j); the server learns the sums.  Upper side: the pair that dominates every pair of neighbouring
+    cohorts of a coordinate, revealing which draws were fair coins (``secagg.poisson_binomial``), composed
+    over d coordinates and T rounds; lower side: the realized pair (the others at -c, the client at +c against
+    -c) composed likewise.  ``against="observer"`` mixes each round with the client's absence at
+    ``sampling_rate`` (``secagg.pair_accountants``).
+
+    Parameters
+    ----------
+    trials : int
+        m, each client's binomial draws per coordinate, >= 1.
+    theta : float
+        The encoding's scale, 0 < theta < 1/2 (the paper takes theta <= 1/4).
+    min_surviving_clients : int
+        n, the fewest clients whose draws are in a round's sum (the differing client among them), >= 1.
+    dimension : int, optional
+        d, the coordinates each client sends (default 1), each anywhere in [-c, c] on neighbouring inputs.
+    rounds : int, optional
+        T (default 1).
+    sampling_rate : float, optional
+        q in (0, 1], each client's probability of being in a round's cohort (default 1); it lowers only the
+        numbers asked ``against="observer"``.
+    value_discretization_interval : float, optional
+        The PLDs' grid spacing (default 1e-4).
+
+    Raises
+    ------
+    ValueError
+        An argument outside its rule, or a pair of more than 2^24 atoms (fewer trials).
+
+    References
+    ----------
+    Chen, Özgür & Kairouz 2022 (ICML; arXiv:2111.09981); Zhu, Dong & Wang 2022, Thm. 10; Lehmann & Romano
+    2005, Thm. 3.4.1.
+
+    Examples
+    --------
+    >>> from hockeystick.secagg import PoissonBinomialMechanism
+    >>> acc = PoissonBinomialMechanism(trials=16, theta=0.1, min_surviving_clients=20, rounds=10)
+    >>> low, high = acc.epsilon(1e-5, bound="both")
+    >>> 0 < low <= high
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        trials: int,
+        theta: float,
+        min_surviving_clients: int,
+        dimension: int = 1,
+        rounds: int = 1,
+        sampling_rate: float = 1.0,
+        value_discretization_interval: float = DEFAULT_INTERVAL,
+    ) -> None:
+        super().__init__(
+            rounds=rounds, sampling_rate=sampling_rate, value_discretization_interval=value_discretization_interval
+        )
+        self.trials, self.theta, self.min_surviving_clients = poisson_binomial_parameters(
+            trials, theta, min_surviving_clients
+        )
+        self.dimension = count(dimension, "dimension")
+
+    def _round(self, side: str, rate: float) -> tuple[PrivacyLossDistribution | None, int]:
+        n, m, t, h = self.min_surviving_clients, self.trials, self.theta, self.value_discretization_interval
+        d = self.dimension
+        if side == "upper":
+            mixed = rate if d == 1 else 1.0  # d > 1: the server's pair (module docstring)
+            return dominating_pair_pld(n, m, t, h, mixed), d
+        return realizable_pair_pld(n, m, t, h, rate), d if rate == 1.0 else 1
+
+    def mse(self, clip_norm: float = 1.0) -> float:
+        """The decoded sum's mean squared error over the d coordinates: d n c^2 / (4 m theta^2) at most.
+
+        The server's estimate of a coordinate's sum, c (Z - n m / 2) / (m theta), is unbiased, with variance
+        (c / (m theta))^2 sum_i m p_i (1 - p_i) <= n c^2 / (4 m theta^2) (E Z = n m / 2 + m theta sum_i x_i / c).
+
+        Parameters
+        ----------
+        clip_norm : float, optional
+            c > 0 (default 1).
+
+        Returns
+        -------
+        float
+            The bound.
+
+        Raises
+        ------
+        ValueError
+            ``clip_norm`` not a finite positive number.
+        """
+        c = positive_number(clip_norm, "clip_norm")
+        return self.dimension * self.min_surviving_clients * c * c / (4.0 * self.trials * self.theta * self.theta)
+
+
+@accountant_docs()
+class DistributedDiscreteLaplace(_PairAccountant):
+    r"""The distributed discrete Laplace with dropout (negative-binomial shares) over T rounds, certified both sides.
+
+    Each client clips its update to L2 norm c, scales it by 1 / gamma, rotates and rounds it to integers
+    (``secagg.sensitivity``), and adds NB(1/E, 1 - e^{-a}) - NB(1/E, 1 - e^{-a}) to each coordinate, a =
+    gamma / ``scale``: E shares make the discrete Laplace of scale ``scale`` (in the update's units), n
+    survivors the generalized discrete Laplace GDL(n / E, a) (``secagg.distributed_discrete_laplace``).
+    Upper side: Harrison's pure eps of a round (Theorem 1; many coordinates: its bound summed over them), each
+    round dominated by randomized response at that eps, composed over T rounds; lower side: the exact lattice
+    pair of the realizable shift floor(c / gamma) on one coordinate, composed over T rounds.
+
+    Parameters
+    ----------
+    clip_norm : float
+        c, the L2 clip norm of each client's update, finite and > 0.
+    granularity : float
+        gamma, the integer grid's step in the update's units, > 0.
+    dimension : int
+        d, the coordinates rounded and noised, >= 1.
+    scale : float
+        The full discrete Laplace's scale 1 / a in the update's units (E shares' sum), > 0.
+    expected_clients : int
+        E, the clients whose shares make the full noise (each adds the 1/E share), >= 1.
+    min_surviving_clients : int
+        n, the fewest clients whose shares are in a round's sum, >= 1 (n < E: the noise is GDL(n / E, a)).
+    rounds : int, optional
+        T (default 1).
+    beta : float, optional
+        The rounding's failure probability, 0 <= beta < 1 (default 0: the deterministic norm bound).
+    rounding : {"conditional", "unconditional"}, optional
+        Conditional rounding enforces the norm bound; unconditional adds T beta to the upper side's delta.
+    sampling_rate : float, optional
+        q in (0, 1] (default 1); it lowers only the numbers asked ``against="observer"``.
+    value_discretization_interval : float, optional
+        The PLDs' grid spacing (default 1e-4).
+
+    Attributes
+    ----------
+    round_epsilon : float
+        One round's pure eps against the server (Harrison's bound).
+
+    Raises
+    ------
+    ValueError
+        An argument outside its rule.
+
+    References
+    ----------
+    Harrison & Manurangsi 2025 (arXiv:2504.05202), Sec. 3; Harrison 2024, "Distributed noise addition and
+    infinite divisibility", Theorem 1; Kairouz, Oh & Viswanath 2015, Thm. 2.4; Kairouz, Liu & Steinke 2021,
+    Prop. 22 (rounding).
+
+    Examples
+    --------
+    >>> from hockeystick.secagg import DistributedDiscreteLaplace
+    >>> acc = DistributedDiscreteLaplace(clip_norm=1.0, granularity=0.1, dimension=1, scale=5.0,
+    ...                                  expected_clients=10, min_surviving_clients=8, rounds=10)
+    >>> low, high = acc.epsilon(1e-5, bound="both")
+    >>> 0 < low <= high
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        clip_norm: float,
+        granularity: float,
+        dimension: int,
+        scale: float,
+        expected_clients: int,
+        min_surviving_clients: int,
+        rounds: int = 1,
+        beta: float = 0.0,
+        rounding: str = "conditional",
+        sampling_rate: float = 1.0,
+        value_discretization_interval: float = DEFAULT_INTERVAL,
+    ) -> None:
+        super().__init__(
+            rounds=rounds, sampling_rate=sampling_rate, value_discretization_interval=value_discretization_interval
+        )
+        self.sensitivity: IntegerSensitivity = integer_sensitivity(
+            clip_norm=clip_norm, granularity=granularity, dimension=dimension, beta=beta, rounding=rounding
+        )
+        self.clip_norm, self.granularity, self.dimension = float(clip_norm), float(granularity), int(dimension)
+        self.scale = positive_number(scale, "scale")
+        self.expected_clients = count(expected_clients, "expected_clients")
+        self.min_surviving_clients = count(min_surviving_clients, "min_surviving_clients")
+        self.beta, self.rounding = float(beta), rounding
+        self.decay = self.granularity / self.scale  # a, per integer step
+        if not 0.0 < self.decay < math.inf:
+            raise ValueError(
+                f"granularity / scale must be a finite positive decay, got {self.granularity!r} / {self.scale!r}"
+            )
+        self.shape = self.min_surviving_clients / self.expected_clients
+        s = self.sensitivity
+        self.round_epsilon = pure_epsilon(self.shape, self.decay, s.l1, s.l2, self.dimension)
+
+    @property
+    def delta_cost(self) -> float:
+        """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for conditional."""
+        return min(1.0, math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf))
+
+    def _round(self, side: str, rate: float) -> tuple[PrivacyLossDistribution | None, int]:
+        h, n, e = self.value_discretization_interval, self.min_surviving_clients, self.expected_clients
+        if side == "upper":
+            return randomized_response_pld(self.round_epsilon, rate, h), 1
+        shift = self.sensitivity.realizable_shift
+        if shift == 0:
+            return None, 1
+        if rate == 1.0:
+            return realizable_shift_pld(gdl_masses(n / e, self.decay), shift, h), 1
+        from .observer_shares import shares_pair_pld  # the pair of n and n + 1 shares on one coordinate
+
+        return shares_pair_pld(gdl_masses(n / e, self.decay), gdl_masses((n + 1) / e, self.decay), shift, rate, h), 1
