@@ -521,9 +521,10 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             for i, bracket in zip(tried, fixed):
                 found[i] = bracket
         todo = [i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))]
+        fine_read: set[int] = set()
         if todo:
-            self._refine_to_question(pts, xs, todo, found, threads)
-        return _last_reads(pts, xs, found, self.tail if self._tail_given else None), store
+            self._refine_to_question(pts, xs, todo, found, threads, fine_read)
+        return _last_reads(pts, xs, found, self.tail if self._tail_given else None, fine_read), store
 
     def _refine_to_question(
         self,
@@ -532,11 +533,14 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         todo: list[int],
         found: list[tuple[np.ndarray, np.ndarray] | None],
         threads: int,
+        fine_read: set[int],
     ) -> None:
-        """Into ``found[i]`` for each i of ``todo``: the bracket refined to the default tolerance with the question's
-        tail (the caller's where one was given), intersected with the fixed grid's where that is there and, where it
-        stays wider than the tolerance, with the tilted reads' (at the same tail), its upper side then lowered to
-        the RDP conversion's unless the caller gave the tail (``refine.question``)."""
+        """Into ``found[i]`` for each i of ``todo``: the bracket refined to half the default tolerance with the
+        question's tail (the caller's where one was given), a point settled a grid early where the fine read
+        (``tilted_question.FineSettle``) brings its bracket within the tolerance (its index then into
+        ``fine_read``), intersected with the fixed grid's where that is there and, where it stays wider than the
+        tolerance, with the tilted reads' (at the same tail), its upper side then lowered to the RDP conversion's
+        unless the caller gave the tail (``refine.question``)."""
         tailed = copy.copy(self)
         if not self._tail_given:
             tailed.tail = question.tail_of([pts[i] for i in todo], [xs[i] for i in todo])
@@ -548,7 +552,10 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             self._near_one,
             question.REFINED_RELATIVE_ACCURACY,
         )
-        refined = refinement.refined([pts[i] for i in todo], [xs[i] for i in todo], "epsilon", threads)
+        points, deltas = [pts[i] for i in todo], [xs[i] for i in todo]
+        settle = tilted_question.FineSettle(points, deltas, self.tail if self._tail_given else None)
+        refined = refinement.refined(points, deltas, "epsilon", threads, settle)
+        fine_read.update(todo[j] for j in settle.read)
         for i, (lo, up) in zip(todo, refined):
             before = found[i]
             if before is not None:
@@ -678,13 +685,21 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
 
 
 def _last_reads(
-    pts: list[Point], xs: list[np.ndarray], found: list[tuple[np.ndarray, np.ndarray] | None], tail: float | None
+    pts: list[Point],
+    xs: list[np.ndarray],
+    found: list[tuple[np.ndarray, np.ndarray] | None],
+    tail: float | None,
+    fine_read: set[int],
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The default's last reads of each bracket found (all certified, intersected): the tilted read on a grid finer
-    than the peers' default (``tilted_question.fine_brackets``, at ``tail`` where given), then, no tail given, the
-    tilted factors' reads where a bracket is still wider than the tolerance (``tilted_factors.wide_brackets``: rare
-    participation)."""
-    brackets = [tilted_question.fine_brackets(p, x, *b, tail) for p, x, b in zip(pts, xs, found) if b is not None]
+    than the peers' default (``tilted_question.fine_brackets``, at ``tail`` where given) where the refinement did
+    not take it already (the indices ``fine_read``), then, no tail given, the tilted factors' reads where a bracket
+    is still wider than the tolerance (``tilted_factors.wide_brackets``: rare participation)."""
+    brackets = [
+        b if i in fine_read else tilted_question.fine_brackets(p, x, *b, tail)
+        for i, (p, x, b) in enumerate(zip(pts, xs, found))
+        if b is not None
+    ]
     if tail is None:
         brackets = [tilted_factors.wide_brackets(p, x, lo, up) for p, x, (lo, up) in zip(pts, xs, brackets)]
     return brackets

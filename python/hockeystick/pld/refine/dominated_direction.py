@@ -119,9 +119,11 @@ def epsilon_brackets(
     accuracy: float | None = None,
     direct_bins: bool = False,
     direct_min_charge: float | None = None,
-) -> list[tuple[np.ndarray, np.ndarray]]:
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per point (sampling rate below 1) on its grid ``hs[i]``: the certified (lower, upper) epsilon at ``deltas[i]``
-    (``threads``: of the C++ discretization and the compositions, 0 all cores).
+    and a certified upper side of the add direction's epsilon there (the screen's where it cleared, else the add
+    direction's on the grid), which a later read of the remove direction alone may use (``threads``: of the C++
+    discretization and the compositions, 0 all cores).
 
     Equal to the two-direction PLD's ``epsilon(delta, bound="both")`` on that grid (see the module docstring) with
     truncations at ``tail``; given the ``accuracy`` the bracket is for, the remove direction's discretization and
@@ -152,7 +154,8 @@ def epsilon_brackets(
     )
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
     compose_all(screens, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
-    cleared = [bool(np.all(screen.epsilon(d) <= lo)) for screen, d, (lo, _) in zip(screens, deltas, remove)]
+    screened = [np.asarray(screen.epsilon(d), dtype=np.float64) for screen, d in zip(screens, deltas)]
+    cleared = [bool(np.all(up_a <= lo)) for up_a, (lo, _) in zip(screened, remove)]
     rest = [i for i, ok in enumerate(cleared) if not ok]
     add = (
         bracket_of(
@@ -170,9 +173,9 @@ def epsilon_brackets(
         if rest
         else []
     )
-    out = list(remove)
+    out = [(lo, up, up_a) for (lo, up), up_a in zip(remove, screened)]
     for i, (lo, up) in zip(rest, add):
-        out[i] = (np.maximum(remove[i][0], lo), np.maximum(remove[i][1], up))
+        out[i] = (np.maximum(remove[i][0], lo), np.maximum(remove[i][1], up), np.minimum(up, screened[i]))
     return out
 
 

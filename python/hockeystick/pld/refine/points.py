@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import cast
 
 import numpy as np
 
@@ -29,6 +30,11 @@ from .unmet import AccuracyNotMetWarning
 Unit = tuple[list[int], bool, "float | None", bool]
 # a point's bracket on a grid as ``StepBrackets.brackets`` gives it: (lower, upper, fixed part, add upper side)
 Found = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
+# a certified read beside the grid ladder (``Refinement.refined``'s ``settle``): given a point's index, its bracket so
+# far (the intersection over its grids) and the least certified upper side of its add direction over its grids (None
+# where no grid gave one), a bracket that settles the point (each side certified; the point then asks no finer
+# grid), or None where the ladder goes on
+Settle = Callable[[int, np.ndarray, np.ndarray, "np.ndarray | None"], "tuple[np.ndarray, np.ndarray] | None"]
 
 
 class Refinement:
@@ -54,7 +60,7 @@ class Refinement:
         self.near_one = near_one
 
     def refined(
-        self, points: list[Point], xs: list[np.ndarray], method: str, threads: int = 0
+        self, points: list[Point], xs: list[np.ndarray], method: str, threads: int = 0, settle: Settle | None = None
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per point, the certified (lower, upper) at its arguments on a grid that meets ``accuracy``
         (or on which the bracket stopped narrowing).
@@ -78,12 +84,16 @@ class Refinement:
         (floored at 0): the upper bounds to the right and the lower bounds to the left certify the epsilon width
         (``bracket_width``, ``offset_rows``); only the point's own arguments drive the refinement and are
         returned.  ``threads``: the OpenMP and scipy.fft threads of the C++ calls (0: all cores).
+
+        ``settle``: a certified read beside the ladder, asked after each grid with the point's bracket so far; a
+        bracket it returns is the point's (it asks no finer grid).  The caller decides when it reads and when its
+        read settles (the default's fine read, ``SubsampledGaussianPLD``: the refinement then stops a grid early).
         """
-        if self.one_epsilon(points, xs, method):
+        if settle is None and self.one_epsilon(points, xs, method):
             return [self.core_refined(points[0], float(xs[0][0]), threads)]
-        if self.one_delta(points, xs, method):
+        if settle is None and self.one_delta(points, xs, method):
             return [self.core_delta(points[0], xs[0], threads)]
-        front = PointsFront(self, points, xs, method, threads)
+        front = PointsFront(self, points, xs, method, threads, settle)
         refine(front)
         return [c for c in front.chosen if c is not None]  # every point ends with a bracket
 
@@ -248,7 +258,15 @@ class PointsFront:
     """One ``Refinement.refined`` call as the refinement loop sees it (``controller.FrontEnd``): its points, their
     arguments, and what its steps keep between them."""
 
-    def __init__(self, refinement: Refinement, points: list[Point], xs: list[np.ndarray], method: str, threads: int):
+    def __init__(
+        self,
+        refinement: Refinement,
+        points: list[Point],
+        xs: list[np.ndarray],
+        method: str,
+        threads: int,
+        settle: Settle | None = None,
+    ):
         self.r = refinement
         self.points = points
         self.method = method
@@ -264,9 +282,13 @@ class PointsFront:
         # bracket standing from the record of their last grid
         self.only: set[int] = set()
         self.next_only: set[int] = set()
-        self.add_upper: dict[int, np.ndarray] = {}  # the least add-direction upper side over a point's grids
+        # the least add-direction upper side over a point's grids (delta's, or epsilon's)
+        self.add_upper: dict[int, np.ndarray] = {}
         # points whose next grid's window no memory holds (``window_refused``): their brackets so far stand
         self.gave_up: set[int] = set()
+        # the read beside the ladder (``Refinement.refined``), and the points it settled: they ask no finer grid
+        self.settle = settle
+        self.settled: set[int] = set()
 
     # --- the first grids ---------------------------------------------------------------------------------------
 
@@ -313,7 +335,21 @@ class PointsFront:
             if self.method == "delta":
                 sides, taken, found = self.near_one_sides(batch, grids, found, sides, complement_only)
             for i, (lo, up), (_, _, fixed, _), near in zip(batch, sides, found, taken):
+                if self.settle is not None:
+                    lo, up = self.settled_sides(i, lo, up, best.get(i))
                 yield i, grids[i], lo, up, (fixed, near, direct)
+
+    def settled_sides(
+        self, i: int, lo: np.ndarray, up: np.ndarray, before: Before | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Point i's bracket on this grid, or the ``settle`` read's of its bracket so far (this grid's intersected
+        with ``before``'s) where that read settles it (then the point is done: ``next_grid``)."""
+        held = (lo, up) if before is None else self.intersect(lo, up, before)
+        read = cast(Settle, self.settle)(i, *held, self.add_upper.get(i))
+        if read is None:
+            return lo, up
+        self.settled.add(i)
+        return read
 
     def found(
         self,
@@ -427,7 +463,7 @@ class PointsFront:
         add the direct bins it had).  A point that goes on with every argument still too wide on the complement's
         bracket recomposes the complement alone on its next grid."""
         i, h, _, _, (_, near, direct) = step
-        if i in self.gave_up:
+        if i in self.gave_up or i in self.settled:
             return None
         finer = self.asked(step, width, before)
         if finer is not None and finer < h:

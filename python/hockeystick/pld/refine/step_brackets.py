@@ -216,10 +216,10 @@ class StepBrackets:
         charge: float | None,
     ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
         """``.epsilon``'s brackets (``brackets``): the add direction screened on a coarse grid
-        (``dominated_direction.epsilon_brackets``), no fixed part (zeros), no add-direction upper side."""
+        (``dominated_direction.epsilon_brackets``), no fixed part (zeros), the add direction's upper epsilon."""
         return [
-            (lo, up, np.zeros((2,) + lo.shape), None)
-            for lo, up in dominated_direction.epsilon_brackets(
+            (lo, up, np.zeros((2,) + lo.shape), add)
+            for lo, up, add in dominated_direction.epsilon_brackets(
                 [points[i] for i in batch],
                 [step[i] for i in batch],
                 [xs[i] for i in batch],

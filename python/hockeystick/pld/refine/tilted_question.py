@@ -36,6 +36,7 @@ from ..grid.grid_start import Point, StartGrid
 from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL, Directions, subsampled_gaussians
 from ..reads.max_of_outputs import max_of_outputs_delta, max_of_outputs_deltas, max_of_outputs_epsilon
 from . import question
+from .bracket_width import within_epsilon_tolerance
 from .dominated_direction import COARSENING
 
 # the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model, not a bound)
@@ -216,17 +217,20 @@ class TiltedReader:
                 lows.append(tilted.lower_epsilon(low_side, delta, up))
         return max(lows), max(ups)
 
-    def upper_at_exponent(self, delta: float, h: float, upper: float) -> float:
+    def upper_at_exponent(self, delta: float, h: float, upper: float, add_upper: float = math.inf) -> float:
         """The certified upper epsilon at ``delta`` on grid ``h``: per direction, the upper side under the tilt of the
         Chernoff exponent at ``upper`` (a finite upper side already found; ``exponent_tilt``), searched from it; the
-        maximum over the directions, the add direction read only where ``add_screen`` does not show it below the
-        remove direction's answer (then eps_add <= eps_remove, and the maximum is the remove direction's)."""
+        maximum over the directions, the add direction read only where neither ``add_upper`` (a certified upper
+        side of its epsilon already known) nor ``add_screen`` shows it below the remove direction's answer (then
+        eps_add <= eps_remove, and the maximum is the remove direction's)."""
         rounds = int(self.point[2])
         _, tail, factor = self.direction("remove", h, delta, optimistic=False)
         remove = self.upper_side(
             h, "remove", tail, factor.upper, delta, exponent_tilt(factor.upper, rounds, upper), upper
         )
-        if math.isfinite(remove) and self.add_screen(np.array([remove]), h, delta, remove)[0] <= delta:
+        if math.isfinite(remove) and (
+            add_upper <= remove or self.add_screen(np.array([remove]), h, delta, remove)[0] <= delta
+        ):
             return remove
         _, tail, factor = self.direction("add", h, delta, optimistic=False)
         add = self.upper_side(h, "add", tail, factor.upper, delta, exponent_tilt(factor.upper, rounds, upper), upper)
@@ -378,7 +382,12 @@ def split_bracket(
 
 
 def fine_brackets(
-    point: Point, delta: np.ndarray, lower: np.ndarray, upper: np.ndarray, tail: float | None = None
+    point: Point,
+    delta: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    tail: float | None = None,
+    add_upper: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` not yet exact (``question.exact``), its lower
     side raised to the max-of-outputs test's bound where higher (``reads.max_of_outputs``: certified, from the
@@ -390,8 +399,11 @@ def fine_brackets(
     composition's round-off charge); as given at q = 1 (closed form) or where both windows would pass it.  A bracket
     still not exact with a positive lower side is then intersected with ``TiltedReader.split_bracket``'s on
     ``question.FINE_INTERVAL`` where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (few rounds of a small sampling rate,
-    where the tilt's Chernoff bound is far above a small delta and its charge, relative to it, a large part of it)."""
+    where the tilt's Chernoff bound is far above a small delta and its charge, relative to it, a large part of it).
+    ``add_upper``: certified upper sides of the add direction's epsilon at ``delta`` already known (the
+    refinement's), where given; the add direction is not read where they are at most the remove direction's."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
+    adds = np.broadcast_to(np.inf if add_upper is None else add_upper, np.shape(lower)).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
     reader = TiltedReader(point, tail)
@@ -405,7 +417,7 @@ def fine_brackets(
             continue
         for h in (question.FINE_INTERVAL, DEFAULT_INTERVAL):
             try:
-                up = reader.upper_at_exponent(float(flat[j]), h, float(ups[j]))
+                up = reader.upper_at_exponent(float(flat[j]), h, float(ups[j]), float(adds[j]))
             except ValueError:  # a window past MAX_POINTS: the peers' grid, still free of the plain round-off
                 continue
             ups[j] = max(lows[j], min(ups[j], up))
@@ -413,6 +425,36 @@ def fine_brackets(
         if not question.exact(lows[j], ups[j]) and lows[j] > 0.0 and point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS:
             lows[j], ups[j] = reader.split_bracket(float(flat[j]), question.FINE_INTERVAL, lows[j], ups[j])
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
+
+
+class FineSettle:
+    """The default's fine read (``fine_brackets``) as a refinement's ``settle`` (``Refinement.refined``): point i
+    (``points[i]`` at its deltas ``xs[i]``) is read once, the first time its bracket is finite and at most
+    ``question.FINE_SETTLE_WIDTHS`` default tolerances wide, and settled where the read brings it within the
+    tolerance (certified: the read's sides intersected with the bracket given), the refinement's upper side of the
+    add direction passed on (``fine_brackets``' ``add_upper``).  ``read`` holds the points it settled, whose fine
+    read is then done."""
+
+    def __init__(self, points: Sequence[Point], xs: Sequence[np.ndarray], tail: float | None):
+        self.points, self.xs, self.tail = points, xs, tail
+        self.tried: set[int] = set()
+        self.read: set[int] = set()
+
+    def __call__(
+        self, i: int, lower: np.ndarray, upper: np.ndarray, add_upper: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        if i in self.tried or not np.all(np.isfinite(upper)):
+            return None
+        widths = question.FINE_SETTLE_WIDTHS
+        accuracy, relative = widths * question.DEFAULT_ACCURACY, widths * question.DEFAULT_RELATIVE_ACCURACY
+        if not np.all(within_epsilon_tolerance(lower, upper, accuracy, relative)):
+            return None
+        self.tried.add(i)
+        lo, up = fine_brackets(self.points[i], self.xs[i], lower, upper, self.tail, add_upper)
+        if not np.all(question.within_tolerance(lo, up)):
+            return None
+        self.read.add(i)
+        return lo, up
 
 
 def fine_delta_brackets(
