@@ -117,13 +117,27 @@ def test_band_program_is_exact_on_a_cyclically_banded_gram_plus_a_constant(bins:
     np.testing.assert_allclose(program, exact, rtol=1e-8, atol=1e-8)
 
 
-@pytest.mark.parametrize(("bins", "band"), [(5, 1), (5, 2), (6, 2), (7, 3)])
-def test_band_program_bounds_the_exact_moment_from_above(bins: int, band: int) -> None:
+@pytest.mark.parametrize(("bins", "band"), [(5, 1), (5, 2), (6, 2), (7, 3), (9, 4)])
+def test_band_programs_bound_the_exact_moment_from_above(bins: int, band: int) -> None:
+    """exact <= cyclic program <= chain program (the chain bounds the wrapping pairs by AM-GM)."""
     rng = np.random.default_rng(bins + 100 * band)
     gram, sigma = random_gram(rng, bins), 1.0
     program = remove_log_moments_banded(gram, sigma, 6, band)[2:]
+    chain = remove_log_moments_banded(gram, sigma, 6, band, cyclic=False)[2:]
     exact = remove_log_moments_exact(gram, sigma, np.arange(2, 7))
-    assert (program >= exact).all()
+    assert (program >= exact).all() and (chain >= program - 1e-12).all()
+
+
+@pytest.mark.parametrize(("bins", "band"), [(5, 2), (7, 3), (9, 4)])
+def test_chain_program_is_exact_on_a_banded_gram_with_nothing_wrapping(bins: int, band: int) -> None:
+    """G = (band-limited in |i - j|, no pair wrapping around, >= 0) + tau 1 1^T: the chain is exact."""
+    rng = np.random.default_rng(bins + band)
+    lag = np.abs(np.subtract.outer(np.arange(bins), np.arange(bins)))
+    noise = rng.random((bins, bins))
+    gram = np.where(lag < band, noise + noise.T + 0.5, 0.0) + 0.3
+    chain = remove_log_moments_banded(gram, 1.1, 6, band, cyclic=False)[2:]
+    exact = remove_log_moments_exact(gram, 1.1, np.arange(2, 7))
+    np.testing.assert_allclose(chain, exact, rtol=1e-8, atol=1e-8)
 
 
 def test_remove_moment_agrees_with_a_monte_carlo_of_the_pair() -> None:

@@ -208,7 +208,9 @@ def banded_split(gram: np.ndarray, band: int) -> tuple[np.ndarray, float]:
     return np.where(outside, 0.0, inside), tau
 
 
-def remove_log_moments_banded(gram: np.ndarray, sigma: float, top_order: int, band: int) -> np.ndarray:
+def remove_log_moments_banded(
+    gram: np.ndarray, sigma: float, top_order: int, band: int, *, cyclic: bool = True
+) -> np.ndarray:
     r"""Upper bounds on log E_Q[(P/Q)^alpha] at alpha = 0..top_order, by the dynamic program for cyclic bands.
 
     G <= G' + tau 1 1^T (``banded_split``), and for G' cyclically p-banded (p = ``band``, w = p - 1 neighbours
@@ -224,6 +226,10 @@ def remove_log_moments_banded(gram: np.ndarray, sigma: float, top_order: int, ba
     (i + d >= b) closed at the end.  Then log E_Q[(P/Q)^alpha] <= log(alpha! S_alpha) - alpha log b
     + tau alpha (alpha - 1) / (2 sigma^2).
 
+    With ``cyclic=False`` the pairs that wrap are bounded by c_j c_k K <= K (c_j^2 + c_k^2) / 2 (K > 0; a pair of
+    K <= 0 by 0) and join the two bins' own terms, so the chain's state is the last w counts and the total only:
+    cost about b (A + 1)^(p + 1), an upper bound still (every term of the sum only grows).
+
     Parameters
     ----------
     gram : numpy.ndarray
@@ -234,6 +240,9 @@ def remove_log_moments_banded(gram: np.ndarray, sigma: float, top_order: int, ba
         A, the largest order; every whole order 0..A is returned.
     band : int
         p >= 1 with b >= 2p - 1.
+    cyclic : bool, default True
+        True: the wrapping pairs kept exactly (state of the first and last w counts); False: bounded by AM-GM
+        (state of the last w counts).
 
     Returns
     -------
@@ -254,7 +263,14 @@ def remove_log_moments_banded(gram: np.ndarray, sigma: float, top_order: int, ba
     two_s2 = 2.0 * sigma * sigma
     counts = np.arange(a + 1, dtype=float)
     log_fact = np.array([math.lgamma(v + 1.0) for v in counts])
-    self_term = [counts * (counts - 1.0) * banded[i, i] / two_s2 - log_fact for i in range(b)]
+    squares = np.zeros(b)  # the AM-GM share of each wrapping pair, on each of its two bins (cyclic=False)
+    if not cyclic and w:
+        for j in range(b - w, b):
+            for k in range(w):
+                if 1 <= b + k - j <= w and banded[j, k] > 0:
+                    squares[j] += banded[j, k] / two_s2
+                    squares[k] += banded[j, k] / two_s2
+    self_term = [counts * (counts - 1.0) * banded[i, i] / two_s2 + squares[i] * counts**2 - log_fact for i in range(b)]
     shift = np.arange(a + 1)
     if w == 0:  # a product of b polynomials in the total, in the log domain
         v = np.full(a + 1, -np.inf)
@@ -269,8 +285,10 @@ def remove_log_moments_banded(gram: np.ndarray, sigma: float, top_order: int, ba
                 axis=1,
             )
         log_s = v
-    else:
+    elif cyclic:
         log_s = _banded_program(banded, two_s2, a, w, self_term)
+    else:
+        log_s = _chain_program(banded, two_s2, a, w, self_term)
     alpha = counts
     log_moment = log_fact + log_s - alpha * math.log(b) + tau * alpha * (alpha - 1.0) / two_s2
     return _padded(log_moment)
@@ -329,6 +347,30 @@ def _banded_program(banded: np.ndarray, two_s2: float, a: int, w: int, self_term
                 closing = closing + coefficient * grid.reshape(shape_jk) * grid.reshape(first_shape)
     total = v + closing[..., None]
     return _logsumexp(total, axis=tuple(range(2 * w)))
+
+
+def _chain_program(banded: np.ndarray, two_s2: float, a: int, w: int, self_term: list[np.ndarray]) -> np.ndarray:
+    """The chain program of ``remove_log_moments_banded(cyclic=False)``: axes of the state are the last w counts
+    (oldest first) and the total; bins before 0 count 0."""
+    b = banded.shape[0]
+    size = a + 1
+    grid = np.arange(size, dtype=float)
+    shape = (size,) * (w + 1)
+    v = np.full(shape, -np.inf)
+    v[(0,) * (w + 1)] = 0.0
+    for i in range(b):
+        pair_rate = np.zeros((size,) * w)
+        for d in range(1, min(w, i) + 1):
+            axis_shape = [1] * w
+            axis_shape[w - d] = size
+            pair_rate = pair_rate + banded[i - d, i] / (two_s2 / 2.0) * grid.reshape(axis_shape)
+        pair_rate = pair_rate[..., None]
+        new = np.full(shape, -np.inf)
+        for c in range(size):
+            reduced = _logsumexp(v[..., : size - c] + c * pair_rate[..., :1] + self_term[i][c], axis=0)
+            new[(slice(None),) * (w - 1) + (c, slice(c, size))] = reduced
+        v = new
+    return _logsumexp(v, axis=tuple(range(w)))
 
 
 def remove_rdp_from_log_moments(log_moments: np.ndarray, orders: np.ndarray) -> np.ndarray:

@@ -51,7 +51,9 @@ REDRAWS: tuple[Redraw, ...] = ("never", "each_epoch")
 
 MAX_ROUNDS = 2048  # C is held as an n x n matrix
 _EXACT_TERMS = 200_000  # count vectors summed exactly at most (per order)
-_PROGRAM_WORK = 1.2e8  # b (A + 1)^(2p) at most for the band-p dynamic program
+_PROGRAM_WORK = 1.5e8  # b (A + 1)^(2p) (cyclic) or b (A + 1)^(p + 1) (chain) at most for one band's program
+_CHAIN_REACH = 24  # the chain programs (p >= 3) stop at this order: past it the cyclic ones are as small
+_SHORTEST_REACH = 12  # a band whose program reaches no higher order is skipped (the orders that matter reach it)
 
 SCHEME_TEXT = {
     "never": "one bin drawn per record for the whole run (Lemma 3.2's scheme, arXiv:2410.06266)",
@@ -129,7 +131,12 @@ def balls_in_bins_rdp_holds(strategy: Any, rounds: int) -> bool:
 
 
 def _remove_rdp(gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: int) -> tuple[np.ndarray, str]:
-    """The remove direction's D_alpha at ``orders`` (whole, 2..A) and how it was computed."""
+    """The remove direction's D_alpha at ``orders`` (whole, 2..A) and how it was computed.
+
+    Few count vectors: the exact sum.  Otherwise the smallest, order by order, of the band programs p = 1 (the
+    bins' own terms; tau the largest entry off the diagonal), p = 2 (cyclic, the wrapping pairs exact) and
+    p = 3..``max_band`` (the chain, the wrapping pairs by AM-GM), each up to the largest order its work allows.
+    """
     b = gram.shape[0]
     top = int(orders[-1])
     if math.comb(top + b - 1, b - 1) <= _EXACT_TERMS:
@@ -137,12 +144,20 @@ def _remove_rdp(gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: in
     best = np.full(orders.shape, np.inf)
     used = []
     for band in range(1, max_band + 1):
-        if 2 * band - 1 > b or b * float(top + 1) ** (2 * band) > _PROGRAM_WORK and band > 1:
+        if 2 * band - 1 > b:
             break
-        log_moments = remove_log_moments_banded(gram, sigma, top, band)[orders.astype(np.int64)]
-        best = np.minimum(best, remove_rdp_from_log_moments(log_moments, orders))
-        used.append(band)
-    return best, f"cyclic band dynamic program, bands {used} with the tau term"
+        cyclic = band <= 2
+        power = 2 * band if cyclic else band + 1
+        reach = min(top if cyclic else min(top, _CHAIN_REACH), int((_PROGRAM_WORK / b) ** (1.0 / power)) - 1)
+        if band > 1 and reach < _SHORTEST_REACH:
+            continue
+        log_moments = remove_log_moments_banded(gram, sigma, reach, band, cyclic=cyclic)
+        kept = orders <= reach
+        values = np.full(orders.shape, np.inf)
+        values[kept] = remove_rdp_from_log_moments(log_moments[orders[kept].astype(np.int64)], orders[kept])
+        best = np.minimum(best, values)
+        used.append(f"{band} up to order {reach}" + ("" if cyclic else " (chain)"))
+    return best, "band dynamic program with the tau term, bands " + ", ".join(used)
 
 
 @accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
@@ -179,9 +194,9 @@ class BallsInBinsRDP:
         "each_epoch": a bin drawn again each epoch of b rounds (C must have no band across epochs).
     max_order : int, default 32
         A, the largest Rényi order (whole orders 2..A are used), in [2, 256].
-    max_band : int, default 2
-        The widest cyclic band p the dynamic program tries (its cost grows as b (A + 1)^(2p); bands past the
-        work limit are skipped).
+    max_band : int, default 4
+        The widest band p the dynamic programs try: p = 1 and 2 cyclic (cost about b (A + 1)^(2p)), p >= 3 the
+        chain (cost about b (A + 1)^(p + 1)), each up to the largest order its work limit allows.
 
     Attributes
     ----------
@@ -233,7 +248,7 @@ class BallsInBinsRDP:
         bins: int,
         redraw: Redraw = "never",
         max_order: int = 32,
-        max_band: int = 2,
+        max_band: int = 4,
     ) -> None:
         n = count(rounds, "rounds")
         if n > MAX_ROUNDS:
