@@ -29,7 +29,7 @@ neighbouring cohorts, in both directions, is dominated by
 
 the (l, j) revealed.  Fewer fair coins is worse (Bin(N' + 1, 1/2) adds an independent coin to Bin(N', 1/2):
 a post-processing), so grouping l into blocks, each at its least l, gives a pair that dominates P^*, Q^*
-(``_L_BLOCKS`` blocks where L spans more).  The pair is one direction (the two are the same by the symmetry).
+(``_L_BLOCKS`` blocks where L's window spans more than ``_L_EXACT`` outcomes).  The pair is one direction (the two are the same by the symmetry).
 
 Realizable pair (``realizable_pair_pld``).  The n - 1 others at x = -c (p = a), the differing client at
 x = +c (p = b) against x = -c:
@@ -77,7 +77,8 @@ UNIT_ROUNDOFF = 2.0**-53
 BINOMIAL_RELATIVE_ERROR = 1e-10
 MAX_OUTCOMES = 1 << 24  # the most atoms one pair may hold (128 MiB a mass array)
 _TAIL = 1e-30  # each window leaves out a tail of at most this mass (Chernoff)
-_L_BLOCKS = 12  # blocks of the others' fair-coin count where it spans more outcomes
+_L_BLOCKS = 8  # blocks of the others' fair-coin count where it spans more than _L_EXACT outcomes
+_L_EXACT = 32
 
 
 def poisson_binomial_parameters(trials: int, theta: float, clients: int) -> tuple[int, float, int]:
@@ -180,7 +181,7 @@ def _blocks(trials: int, p: float) -> tuple[np.ndarray, np.ndarray, float]:
     """The others' fair-coin count L ~ Binom(trials, p) in blocks: each block's least count, its weight (lowered
     by its error bound) and the relative error; the tails beyond the window are dropped."""
     x0, masses, error, _ = binomial_masses(trials, p)
-    if masses.size <= _L_BLOCKS:
+    if masses.size <= _L_EXACT:
         return np.arange(x0, x0 + masses.size), masses * (1.0 - error), error
     edges = np.linspace(0, masses.size, _L_BLOCKS + 1).astype(np.int64)
     sums = np.add.reduceat(masses, edges[:-1])
