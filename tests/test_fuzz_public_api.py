@@ -240,6 +240,9 @@ def test_every_public_name_is_fuzzed():
         "matrix.Sampling",  # the samplings' abstract base: walked through its four schemes
         "matrix.ParticipationReading",  # labelled_reading's result type, walked through labelled_reading
         "matrix.MonteCarloDelta",  # a result type: its fields walked through BallsInBinsMonteCarlo
+        "matrix.MonteCarloPLD",  # built from draws: walked through ImportanceSampledMonteCarlo.pld
+        "matrix.MonteCarloBand",  # a result type: walked through ImportanceSampledMonteCarlo.pld().band
+        "matrix.PipelineGuarantee",  # a result type: walked through verify_then_release
         "matrix.MMCCEpsilon",  # a result type: its fields walked through MMCC
     }
     fuzzed |= {label for label, *_ in WALKS}  # the mechanism constructors: the argument walk at the end

@@ -119,6 +119,22 @@ def _monte_carlo(**kwargs: Any) -> Any:
     return reading.estimate, reading.confidence_bound, reading.certified_lower, reading.unamplified_upper
 
 
+def _importance(**kwargs: Any) -> Any:
+    """matrix.ImportanceSampledMonteCarlo's reading at 1, and its draws' band alone and composed with a Gaussian."""
+    run = matrix.ImportanceSampledMonteCarlo(**kwargs)
+    reading = run.delta(1.0, proved_sides=False)
+    plain = run.pld().band([0.5, 1.0])
+    composed = run.pld().compose(pld.gaussian(3.0, value_discretization_interval=H)).band([1.0])
+    return reading.estimate, reading.confidence_bound, plain.upper, composed.upper
+
+
+def _verify(*, epsilon: Any, target_delta: Any, **kwargs: Any) -> Any:
+    """matrix.verify_then_release on an importance-sampled run built from the walked arguments."""
+    run = matrix.ImportanceSampledMonteCarlo(epsilon=1.0, **kwargs)
+    answer = matrix.verify_then_release(run, epsilon, target_delta)
+    return answer.delta, answer.base_delta, answer.estimate
+
+
 def _labelled_reading(
     *, epsilon: Any, monte_carlo_draws: Any, beta: Any, seed: Any, **run: Any
 ) -> tuple[float, float, float]:
@@ -184,6 +200,25 @@ MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         dict(strategy=_LOWER_TRIANGULAR, noise_multiplier=3.0, cycle_length=2, draws=200, seed=0),
     ),
     ("matrix.kl_upper_confidence", matrix.kl_upper_confidence, dict(mean=0.1, draws=100, beta=1e-3)),
+    (
+        "matrix.ImportanceSampledMonteCarlo",
+        _importance,
+        dict(strategy=_LOWER_TRIANGULAR, noise_multiplier=3.0, cycle_length=2, epsilon=1.0, draws=200, seed=0),
+    ),
+    ("matrix.pipeline_delta", matrix.pipeline_delta, dict(draws=1000, base_delta=1e-2, support_bound=1.0)),
+    (
+        "matrix.verify_then_release",
+        _verify,
+        dict(
+            strategy=_LOWER_TRIANGULAR,
+            noise_multiplier=3.0,
+            cycle_length=2,
+            draws=2000,
+            seed=0,
+            epsilon=1.0,
+            target_delta=0.5,
+        ),
+    ),
     (
         "matrix.labelled_reading",
         _labelled_reading,

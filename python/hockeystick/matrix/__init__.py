@@ -14,6 +14,10 @@ balls_in_bins_rdp.py  BallsInBinsRDP: C >= 0 under balls-in-bins, a certified am
 sampling_laws.py   balls-in-bins, random allocation, b-min-sep, cyclic Poisson: the law of a record's projected shift
 realizable_lower.py  RealizableLowerSide: certified lower side under those schemes, a realizable pair projected to 1-D
 monte_carlo.py     BallsInBinsMonteCarlo: a Monte Carlo estimate with a (1 - beta) confidence bound, not a proof
+monte_carlo_bounds.py  the confidence bounds Monte Carlo readings rest on; MonteCarloKind, what a number is
+importance_sampling.py  ImportanceSampledMonteCarlo: stretched-mixture draws, small delta from B(alpha)/delta draws
+monte_carlo_pld.py  MonteCarloPLD: draws composed with certified PLDs, read as a simultaneous confidence band
+verified_release.py  verify by Monte Carlo, then run the verified mechanism: the pipeline's (eps, delta_overall)
 sampled_participation.py  DPFTRL's certified sides under those schemes, and what each side is
 participation_reading.py  labelled_reading: one answer, each side labelled certified or estimated
 mmcc.py            MMCC: non-negative lower-triangular C under Poisson sampling, an epsilon at a split of delta
@@ -24,8 +28,10 @@ mmcc_rows.py       MMCC's per-row mixtures: laws dominating each row's condition
 from .accountant import DPFTRL, MatrixMechanism, noise_multiplier_for_zcdp
 from .amplification import AmplifiedBandedMF
 from .balls_in_bins_rdp import BallsInBinsRDP
+from .importance_sampling import ImportanceSampledMonteCarlo
 from .mmcc import MMCC, MMCCEpsilon
 from .monte_carlo import BallsInBinsMonteCarlo, MonteCarloDelta, kl_upper_confidence
+from .monte_carlo_pld import MonteCarloBand, MonteCarloPLD
 from .participation import EveryRound, FixedEpochs, MinSeparation, Participation
 from .participation_reading import ParticipationReading, labelled_reading
 from .realizable_lower import RealizableLowerSide
@@ -39,6 +45,7 @@ from .sampling_laws import (
 )
 from .sensitivity import Sensitivity, l2_sensitivity
 from .strategies import BLT, Banded, DenseStrategy, Strategy, Tree
+from .verified_release import PipelineGuarantee, pipeline_delta, verify_then_release
 
 __all__ = [
     "AmplifiedBandedMF",
@@ -53,12 +60,16 @@ __all__ = [
     "DenseStrategy",
     "EveryRound",
     "FixedEpochs",
+    "ImportanceSampledMonteCarlo",
     "MMCC",
     "MMCCEpsilon",
     "MatrixMechanism",
     "MinSeparation",
+    "MonteCarloBand",
     "MonteCarloDelta",
+    "MonteCarloPLD",
     "Participation",
+    "PipelineGuarantee",
     "PoissonSampling",
     "ParticipationReading",
     "RandomAllocationSampling",
@@ -71,4 +82,6 @@ __all__ = [
     "l2_sensitivity",
     "labelled_reading",
     "noise_multiplier_for_zcdp",
+    "pipeline_delta",
+    "verify_then_release",
 ]

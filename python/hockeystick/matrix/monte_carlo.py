@@ -34,82 +34,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from ..base.validation import count, describe, epsilon_target, in_interval, moderate, positive_number
 from .accountant import MatrixMechanism
+from .monte_carlo_bounds import MonteCarloKind, kl_upper_confidence, mean_with_confidence_bound
 from .participation import FixedEpochs
 from .realizable_lower import RealizableLowerSide
-from .round_off import gamma
 from .sampling_laws import BallsInBinsSampling
 from .sensitivity import l2_sensitivity
 from .strategies import DenseStrategy
 
-__all__ = ["BallsInBinsMonteCarlo", "MonteCarloDelta", "kl_upper_confidence"]
+if TYPE_CHECKING:
+    from .monte_carlo_pld import MonteCarloPLD
+
+__all__ = ["BallsInBinsMonteCarlo", "MonteCarloDelta", "dominated_strategy", "kl_upper_confidence"]
 
 _CHUNK = 4096  # draws per batch (memory: CHUNK x rounds doubles)
-
-
-def _bernoulli_kl(p: float, m: float) -> float:
-    """kl(p || m) of Bernoulli laws, 0 <= p <= m < 1."""
-    left = p * math.log(p / m) if p > 0.0 else 0.0
-    right = (1.0 - p) * (math.log1p(-p) - math.log1p(-m)) if p < 1.0 else 0.0
-    return left + right
-
-
-def kl_upper_confidence(mean: float, draws: int, beta: float) -> float:
-    r"""Upper confidence bound on the expectation of [0, 1]-valued i.i.d. draws from their mean.
-
-    .. math::
-
-        \bar m^+ = \sup\{m \ge \bar m : N\,\mathrm{kl}(\bar m \,\|\, m) \le \log(1/\beta)\},
-
-    so that the expectation is at most :math:`\bar m^+` with probability at least 1 - beta over the draws
-    (Hoeffding 1963, Theorem 1, in its Bernoulli-KL form; jax_privacy's Monte Carlo verification uses the
-    same bound, Chua et al. 2024, arXiv:2412.16802, Fact 4.2). Found by 200 bisection steps, returning the
-    upper end of the bracket.
-
-    Parameters
-    ----------
-    mean : float
-        The draws' mean, in [0, 1].
-    draws : int
-        N, a whole number >= 1.
-    beta : float
-        The failure probability, in (0, 1).
-
-    Returns
-    -------
-    float
-        The bound, in [mean, 1].
-
-    Raises
-    ------
-    ValueError
-        ``mean`` outside [0, 1]; ``draws`` not a whole number >= 1; ``beta`` outside (0, 1).
-
-    Examples
-    --------
-    >>> from hockeystick.matrix import kl_upper_confidence
-    >>> round(kl_upper_confidence(0.0, 1000, 0.05), 6)
-    0.002991
-    """
-    m = float(in_interval(mean, "mean", 0.0, 1.0, open_low=False, open_high=False))
-    n = count(draws, "draws")
-    b = float(in_interval(beta, "beta", 0.0, 1.0, open_low=True, open_high=True))
-    budget = math.log(1.0 / b) / n
-    if m >= 1.0:
-        return 1.0
-    low, high = m, 1.0
-    for _ in range(200):
-        mid = 0.5 * (low + high)
-        if mid >= 1.0 or _bernoulli_kl(m, mid) > budget:
-            high = mid
-        else:
-            low = mid
-    return high
 
 
 @dataclass(frozen=True)
@@ -136,6 +80,14 @@ class MonteCarloDelta:
         A lower bound on delta(eps) that holds without any probability (``RealizableLowerSide``).
     unamplified_upper : float
         An upper bound on delta(eps) that holds without any probability: no amplification claimed.
+    kind : {"estimate with confidence bound"}
+        What ``estimate`` and ``confidence_bound`` are (``MonteCarloKind``): a sample mean and a bound that holds with
+        probability >= 1 - beta over the draws, never certified.
+    support_bound : float, default 1
+        B, the bound on every draw that ``confidence_bound`` rests on: 1 for plain draws, B(alpha) for importance
+        sampled ones (``matrix.importance_sampling``).
+    stretch : float, default 1
+        alpha, the stretch of the importance sampler's proposal (1: plain draws from the pair).
     """
 
     epsilon: float
@@ -147,6 +99,9 @@ class MonteCarloDelta:
     seed: int | None
     certified_lower: float
     unamplified_upper: float
+    kind: MonteCarloKind = "estimate with confidence bound"
+    support_bound: float = 1.0
+    stretch: float = 1.0
 
     def __repr__(self) -> str:
         """The reading with each number labelled: the estimate and its confidence bound not certified (they hold
@@ -154,7 +109,9 @@ class MonteCarloDelta:
         return (
             f"MonteCarloDelta(epsilon={self.epsilon:g}: estimate {self.estimate:.6g} (standard error "
             f"{self.standard_error:.2g}) and confidence_bound {self.confidence_bound:.6g} at probability "
-            f">= {1.0 - self.beta:g} over {self.draws} draws a direction, seed {self.seed}: not certified; "
+            f">= {1.0 - self.beta:g} over {self.draws} draws a direction, seed {self.seed}"
+            f"{'' if self.stretch == 1.0 else f', importance sampled (alpha {self.stretch:.4g}, B {self.support_bound:.3g})'}"
+            f": {self.kind}, not certified; "
             f"certified_lower {self.certified_lower:.6g} and unamplified_upper {self.unamplified_upper:.6g}: certified)"
         )
 
@@ -166,6 +123,22 @@ class MonteCarloDelta:
             f"{self.estimate:.6g} (standard error {self.standard_error:.2g}); proved: "
             f"{self.certified_lower:.6g} <= delta <= {self.unamplified_upper:.6g} (the upper side without amplification)"
         )
+
+
+def dominated_strategy(strategy: npt.ArrayLike) -> DenseStrategy:
+    """C as a ``DenseStrategy``, or a ValueError unless it is square, lower triangular and non-negative: the matrices
+    for which the balls-in-bins dominating pair is proved (Choquette-Choo et al. 2024, arXiv:2410.06266, Lemma 3.2)."""
+    chosen = DenseStrategy.named(strategy, "strategy")
+    c = chosen.c
+    n = c.shape[1]
+    if c.shape[0] != n or (np.triu(c, 1) != 0).any() or not chosen.nonnegative:
+        raise ValueError(
+            f"strategy must be a square lower-triangular matrix with non-negative entries, got shape {c.shape}"
+            f"{'' if chosen.nonnegative else ' with a negative entry'}: the balls-in-bins dominating pair "
+            "(Choquette-Choo et al. 2024) is proved for such C; for others use RealizableLowerSide (a certified "
+            "lower side) and DPFTRL (the upper side without amplification)"
+        )
+    return chosen
 
 
 def _bins_means(c: np.ndarray, cycle_length: int) -> np.ndarray:
@@ -239,16 +212,9 @@ class BallsInBinsMonteCarlo:
         draws: int = 100_000,
         seed: int | None = None,
     ) -> None:
-        chosen = DenseStrategy.named(strategy, "strategy")
+        chosen = dominated_strategy(strategy)
         c = chosen.c
         n = c.shape[1]
-        if c.shape[0] != n or (np.triu(c, 1) != 0).any() or not chosen.nonnegative:
-            raise ValueError(
-                f"strategy must be a square lower-triangular matrix with non-negative entries, got shape {c.shape}"
-                f"{'' if chosen.nonnegative else ' with a negative entry'}: the balls-in-bins dominating pair "
-                "(Choquette-Choo et al. 2024) is proved for such C; for others use RealizableLowerSide (a certified "
-                "lower side) and DPFTRL (the upper side without amplification)"
-            )
         self.noise_multiplier = moderate(positive_number(noise_multiplier, "noise_multiplier"), "noise_multiplier")
         self.cycle_length = count(cycle_length, "cycle_length")
         self.draws = count(draws, "draws")
@@ -323,10 +289,7 @@ class BallsInBinsMonteCarlo:
         readings = []
         for losses, sign in ((self._remove_losses, 1.0), (self._add_losses, -1.0)):
             values = -np.expm1(np.minimum(eps - sign * losses, 0.0))
-            # the computed mean of N values in [0, 1] is within gamma_N of the exact one (Higham 2002, Lemma 3.1)
-            mean = min(float(values.mean()) * (1.0 + gamma(self.draws + 1)), 1.0)
-            error = float(values.std(ddof=1) / math.sqrt(self.draws)) if self.draws > 1 else math.inf
-            readings.append((mean, error, kl_upper_confidence(mean, self.draws, b / 2.0)))
+            readings.append(mean_with_confidence_bound(values, 1.0, b / 2.0))
         estimate, error, _ = max(readings)
         return MonteCarloDelta(
             epsilon=eps,
@@ -338,6 +301,66 @@ class BallsInBinsMonteCarlo:
             seed=self.seed,
             certified_lower=float(self._lower.delta(eps)),
             unamplified_upper=float(self._unamplified.delta(eps)),
+        )
+
+    def support_bound(self, epsilon: float) -> float:
+        """1: every draw (1 - e^{eps -+ L})_+ lies in [0, 1] (``verify_then_release`` reads it).
+
+        Parameters
+        ----------
+        epsilon : float
+            eps, a number >= 0.
+
+        Returns
+        -------
+        float
+            1.
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN.
+        """
+        epsilon_target(epsilon)
+        return 1.0
+
+    def weighted_draws(self, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+        """The draws of delta(eps), remove then add direction: (1 - e^{eps - L})_+ under P, (1 - e^{eps + L})_+ under Q.
+
+        Parameters
+        ----------
+        epsilon : float
+            eps, a number >= 0.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            (remove, add), each ``draws`` values in [0, 1].
+
+        Raises
+        ------
+        ValueError
+            ``epsilon`` negative or NaN.
+        """
+        eps = epsilon_target(epsilon)
+        return (
+            -np.expm1(np.minimum(eps - self._remove_losses, 0.0)),
+            -np.expm1(np.minimum(eps + self._add_losses, 0.0)),
+        )
+
+    def pld(self) -> MonteCarloPLD:
+        """The draws as a ``MonteCarloPLD`` (plain draws: weight 1), which composes with certified PLDs and reads a
+        simultaneous confidence band (``matrix.monte_carlo_pld``).
+
+        Returns
+        -------
+        MonteCarloPLD
+            Remove direction: the losses L of the draws from P; add direction: -L of the draws from Q.
+        """
+        from .monte_carlo_pld import LossDraws, MonteCarloPLD
+
+        return MonteCarloPLD(
+            remove=LossDraws(losses=self._remove_losses), add=LossDraws(losses=-self._add_losses), seed=self.seed
         )
 
     def __repr__(self) -> str:
