@@ -15,6 +15,7 @@ distributed_discrete_laplace.py     negative-binomial shares: GDL masses, Harris
 pair_accountants.py                 those two mechanisms over T rounds: a PLD on each side
 pair_calibration.py                 their calibration: theta, or the discrete Laplace's scale
 observer_spread.py                  the observer's lower side over every coordinate: the others' spread tells the count
+observer_participations.py          the observer's upper side read by the number of rounds the client takes part in
 accountants.py                      the accountants: RDP upper side, lattice PLD lower side, over T rounds
 calibration.py                      from (eps, delta) to the local noise and the granularity, with the error
 """

@@ -27,12 +27,16 @@ probability q).  Whom a number protects against decides which one holds (``again
   is what is reported.
 * ``against="observer"``: someone who sees the released sums (or models) but not the cohorts, in the
   pipeline where each sampled client adds its own noise share (TensorFlow Federated's distributed DP): a round
-  without the differing client holds one share fewer than a round with it (``observer_shares``).  Upper side:
+  without the differing client holds one share fewer than a round with it (``observer_shares``).  The bracket
+  answers the known-count model (the worst case over the others' cohort; docs/secure-aggregation.md states the
+  models).  Upper side: the run with each round's participation bit revealed, the lesser of two readings:
   the round's RDP curve amplified by joint convexity, log(1 - q + q e^{(alpha - 1) eps(alpha)}) / (alpha - 1),
-  times T (``observer_shares.shares_sampled_rdp``).  Lower side: the pair q (N_{n+1} + k) + (1 - q) N_n
-  against q N_{n+1} + (1 - q) N_n on the shifted coordinate, n = ``min_surviving_clients`` other clients
-  surviving, its exact lattice PLD composed over the rounds (``observer_shares.shares_pair_pld``).  At q = 1
-  nothing is hidden and the answer is the server's.
+  times T (``observer_shares.shares_sampled_rdp``), and the average over the number of participations
+  M ~ Bin(T, q) of the conversion of M eps(alpha) (``observer_participations``).  Lower side: n other clients
+  surviving, their updates zero, the round on all d coordinates read through the shifted coordinate and the
+  count of other coordinates beyond a threshold (``observer_spread.spread_pair_pld``; at d = 1 the shifted
+  coordinate alone, ``observer_shares.shares_pair_pld``), its exact lattice PLD composed over the rounds.  At
+  q = 1 nothing is hidden and the answer is the server's.
 
   Poisson subsampling's amplification for a fixed number of shares in every sum (Zhu & Wang 2019's general
   bound, quadratic in q) is not used: in that pipeline the share count depends on whether the differing client
@@ -68,6 +72,7 @@ from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ..rdp.mechanisms import DEFAULT_ORDERS
 from .distributed_discrete_gaussian import distributed_discrete_gaussian_rdp
 from .lattice_pld import WINDOW_STDDEVS, Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
+from .observer_participations import participation_count_delta, participation_count_epsilon
 from .observer_shares import shares_pair_pld, shares_sampled_rdp
 from .observer_spread import spread_pair_pld
 from .sensitivity import IntegerSensitivity, integer_sensitivity
@@ -192,13 +197,21 @@ class _SecureAggregation(ABC):
             )
 
     def _delta_upper(self, eps: np.ndarray, against: str) -> np.ndarray:
-        value = np.asarray(rdp_to_delta(self.rdp(against=against), np.asarray(self.orders), eps), dtype=float)
+        orders = np.asarray(self.orders)
+        value = np.asarray(rdp_to_delta(self.rdp(against=against), orders, eps), dtype=float)
+        rate = self._rate(against)
+        if rate < 1.0:  # the least of joint convexity's and the participation count's (module docstring)
+            value = np.minimum(value, participation_count_delta(self._round_rdp, orders, rate, self.rounds, eps))
         return np.minimum(1.0, np.nextafter(value + self.delta_cost, np.inf)) if self.delta_cost else value
 
     def _epsilon_upper(self, delta: np.ndarray, against: str) -> np.ndarray:
         rest = np.nextafter(delta - self.delta_cost, -np.inf) if self.delta_cost else delta
         safe = np.where(rest > 0.0, rest, 0.5)
-        value = np.asarray(rdp_to_epsilon(self.rdp(against=against), np.asarray(self.orders), safe), dtype=float)
+        orders = np.asarray(self.orders)
+        value = np.asarray(rdp_to_epsilon(self.rdp(against=against), orders, safe), dtype=float)
+        rate = self._rate(against)
+        if rate < 1.0:
+            value = participation_count_epsilon(self._round_rdp, orders, rate, self.rounds, safe, value)
         return np.where(rest > 0.0, value, np.inf)
 
     def _side(self, x: np.ndarray, method: str, side: str, against: str) -> Any:

@@ -36,10 +36,9 @@ across d coordinates an observer tells N_{k+1} from N_k by their variance).
   N_n, k the realizable integer shift, its exact lattice PLD (masses lowered on P's side and raised on Q's by
   their error bounds, outcomes outside the computed windows dropped), read on its optimistic side.
 
-No tighter upper side is claimed for d > 1: one would have to bound the moments of N_{k+1} + x against N_k over
-Z^d (a chi-square of the extra share's variance across d coordinates), which neither Kairouz, Liu & Steinke
-2021 nor Agarwal, Kairouz & Liu 2021 bound; the convexity bound holds whatever the others' updates reveal about
-their cohort's size.
+The lower side here reads the shifted coordinate alone; over d >= 2 coordinates the accountants read the pair
+through the others' spread too (``observer_spread``), and the upper side also by the number of participations
+(``observer_participations``).
 """
 
 from __future__ import annotations
