@@ -306,9 +306,12 @@ class DPFTRL(MatrixMechanism):
         uniformly chosen rounds), "b_min_sep" (b = ``min_separation``, jax_privacy's min_sep, each available
         record taken with probability ``sampling_rate``), "cyclic_poisson" (b groups, each record of the
         round's group taken with probability ``sampling_rate``). Under a random scheme the upper side is the
-        worst pattern's Gaussian (labelled unamplified; amplified by ``AmplifiedBandedMF`` where proved: a
-        banded C under cyclic Poisson), the lower side ``RealizableLowerSide``; the run is one point (scalar
-        arguments) and ``labelled_reading`` labels each side.
+        smallest of the worst pattern's Gaussian (unamplified) and the amplified bounds proved for it: a
+        banded C under cyclic Poisson (``AmplifiedBandedMF``); C >= 0 square lower triangular under
+        "balls_in_bins" (one bin per record for the whole run, Lemma 3.2 of arXiv:2410.06266) or
+        "random_allocation" of one round (``BallsInBinsRDP``, by Renyi DP). The lower side is
+        ``RealizableLowerSide``; the run is one point (scalar arguments) and ``labelled_reading`` labels each
+        side and says which upper side holds.
     sampling_rate : float, optional
         p (b-min-sep) or q (cyclic Poisson) in (0, 1], jax_privacy's sampling_prob; None for the other schemes.
     sampling : {"poisson"}, optional

@@ -192,7 +192,7 @@ def remove_log_moments_exact(gram: np.ndarray, sigma: float, orders: np.ndarray)
 
 
 def _padded(log_moment: np.ndarray) -> np.ndarray:
-    return log_moment + _LOG_PAD_RELATIVE * np.abs(log_moment) + _LOG_PAD_ABSOLUTE
+    return np.asarray(log_moment + _LOG_PAD_RELATIVE * np.abs(log_moment) + _LOG_PAD_ABSOLUTE)
 
 
 def banded_split(gram: np.ndarray, band: int) -> tuple[np.ndarray, float]:
@@ -329,7 +329,7 @@ def _banded_program(banded: np.ndarray, two_s2: float, a: int, w: int, self_term
             moved = v[..., : size - c] + c * pair_rate + self_term[i][c]
             # drop the oldest of the window (axis w), append c as the newest, shift the total by c
             reduced = _logsumexp(moved, axis=w)
-            index = (slice(None),) * w + (slice(None),) * (w - 1) + (c, slice(c, size))
+            index: tuple[int | slice, ...] = (slice(None),) * (2 * w - 1) + (c, slice(c, size))
             new[index] = reduced
         v = new
     # close the pairs that wrap: c_j (j = b - w + s, on last axis w + s) with c_k (k on first axis k), j + d = b + k
@@ -345,8 +345,7 @@ def _banded_program(banded: np.ndarray, two_s2: float, a: int, w: int, self_term
                 first_shape = [1] * (2 * w)
                 first_shape[k] = size
                 closing = closing + coefficient * grid.reshape(shape_jk) * grid.reshape(first_shape)
-    total = v + closing[..., None]
-    return _logsumexp(total, axis=tuple(range(2 * w)))
+    return _logsumexp(v + closing[..., None], axis=tuple(range(2 * w)))
 
 
 def _chain_program(banded: np.ndarray, two_s2: float, a: int, w: int, self_term: list[np.ndarray]) -> np.ndarray:
