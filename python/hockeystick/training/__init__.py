@@ -80,17 +80,53 @@ Skellam noise (``secure_aggregation``, over ``secagg``'s accountants), its guara
 against an observer of the models.
 """
 
-from .adaptive_clipping import adaptive_clipping_noise_multiplier, round_noise_multiplier
-from .algorithms import DPSGD, DPFedAvg
-from .local_dp import LocalDP
-from .noise_start import epoch_noise_start as epoch_noise_start
-from .noise_start import noise_grids as noise_grids
-from .random_checkins import RandomCheckIns
-from .record_level import RecordLevelFedAvg
-from .secure_aggregation import DistributedDPFedAvg
-from .user_level import UserLevelDPSGD
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .vocabulary import SAMPLE_RATE_SYNONYMS, STEPS_PER_EPOCH, Sampling, StepsPerEpoch
 from .vocabulary import SAMPLINGS as SAMPLINGS
+
+if TYPE_CHECKING:
+    from .adaptive_clipping import adaptive_clipping_noise_multiplier, round_noise_multiplier
+    from .algorithms import DPSGD, DPFedAvg
+    from .local_dp import LocalDP
+    from .noise_start import epoch_noise_start as epoch_noise_start
+    from .noise_start import noise_grids as noise_grids
+    from .random_checkins import RandomCheckIns
+    from .record_level import RecordLevelFedAvg
+    from .secure_aggregation import DistributedDPFedAvg
+    from .user_level import UserLevelDPSGD
+
+# Each run comes from its module on first use (PEP 562): ``from hockeystick.training import DPSGD`` imports the
+# accountants DP-SGD reads, not those of secure aggregation, local DP or random check-ins.
+_NAMES = {
+    "adaptive_clipping_noise_multiplier": "adaptive_clipping",
+    "round_noise_multiplier": "adaptive_clipping",
+    "DPSGD": "algorithms",
+    "DPFedAvg": "algorithms",
+    "LocalDP": "local_dp",
+    "epoch_noise_start": "noise_start",
+    "noise_grids": "noise_start",
+    "RandomCheckIns": "random_checkins",
+    "RecordLevelFedAvg": "record_level",
+    "DistributedDPFedAvg": "secure_aggregation",
+    "UserLevelDPSGD": "user_level",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NAMES:
+        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
+        globals()[name] = value  # later lookups find it without coming here
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_NAMES})
+
 
 __all__ = [
     "DPSGD",

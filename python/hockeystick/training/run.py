@@ -9,7 +9,7 @@ import functools
 import inspect
 import math
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,39 +17,54 @@ from ..base import validation as _validation
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
-from ..pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
-from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from ..pld.compose.distribution import Bound, Result
 from ..pld.mechanisms.constructors import checked_tail
-from ..pld.reads import along_run
-from ..pld.reads.along_run import CurveAlongRun
 from .schedule import StagedRun
 from .steps import broadcast_like, ceil_ratio, steps_taken
 from .user_level import UserLevelDPSGD
 from .vocabulary import SAMPLINGS, STEPS_PER_EPOCH, Sampling, StepsPerEpoch
 
-_Accountant = (
-    SubsampledGaussianPLD
-    | FixedBatchGaussianPLD
-    | BallsInBinsGaussianPLD
-    | ShuffledBatchGaussianPLD
-    | StagedRun
-    | UserLevelDPSGD
-)
+if TYPE_CHECKING:
+    from ..pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
+    from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
+    from ..pld.reads.along_run import CurveAlongRun
 
-# the accountant of batches drawn otherwise than by Poisson sampling, from the noise z, batch m, population n,
-# steps t, the steps per epoch as the ratio (a, b) and the grid keywords given
+    _Accountant = (
+        SubsampledGaussianPLD
+        | FixedBatchGaussianPLD
+        | BallsInBinsGaussianPLD
+        | ShuffledBatchGaussianPLD
+        | StagedRun
+        | UserLevelDPSGD
+    )
+
+
+# The accountant of batches drawn otherwise than by Poisson sampling, from the noise z, batch m, population n,
+# steps t, the steps per epoch as the ratio (a, b) and the grid keywords given; each imports its accountant
+# when a run asks for it (a Poisson run never does).
+def _fixed_size(z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]) -> _Accountant:
+    from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
+
+    return FixedBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **grid)
+
+
+def _balls_in_bins(z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]) -> _Accountant:
+    from ..pld.accountants.allocation import BallsInBinsGaussianPLD
+
+    return BallsInBinsGaussianPLD(sigma=z, steps_per_epoch=per_epoch[0], rounds=t, **grid)
+
+
+def _shuffle(z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]) -> _Accountant:
+    from ..pld.accountants.allocation import ShuffledBatchGaussianPLD
+
+    return ShuffledBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **grid)
+
+
 _DRAWN_BATCHES: dict[str, Callable[..., _Accountant]] = {
-    "fixed_size": lambda z, m, n, t, per_epoch, grid: FixedBatchGaussianPLD(
-        sigma=z, batch_size=m, n=n, rounds=t, **grid
-    ),
-    "balls_in_bins": lambda z, m, n, t, per_epoch, grid: BallsInBinsGaussianPLD(
-        sigma=z, steps_per_epoch=per_epoch[0], rounds=t, **grid
-    ),
-    "shuffle": lambda z, m, n, t, per_epoch, grid: ShuffledBatchGaussianPLD(
-        sigma=z, batch_size=m, n=n, rounds=t, **grid
-    ),
+    "fixed_size": _fixed_size,
+    "balls_in_bins": _balls_in_bins,
+    "shuffle": _shuffle,
 }
 
 
@@ -428,6 +443,8 @@ class _SubsampledTraining:
         >>> run.checkpoints(), run.checkpoints(every=3)
         (array([ 4,  8, 10]), array([ 3,  6,  9, 10]))
         """
+        from ..pld.reads import along_run
+
         if isinstance(self._accountant, StagedRun):
             return self._accountant.checkpoints(every, steps)
         if any(np.size(x) != 1 for x in (self.noise_multiplier, self.steps, *self._epoch_ratio)):

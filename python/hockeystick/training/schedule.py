@@ -34,7 +34,7 @@ import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -43,12 +43,13 @@ from ..base.elementwise import ArrayLike
 from ..pld.accountants.subsampled_gaussian import PLDAccountant
 from ..pld.compose.distribution import Bound, Result
 from ..pld.compose.fft import DEFAULT_TAIL
-from ..pld.reads import along_run
-from ..pld.reads.along_run import CurveAlongRun
 from ..pld.refine import question
 from ..pld.refine.question import question_tail
 from .steps import ceil_ratio
 from .vocabulary import SAMPLINGS
+
+if TYPE_CHECKING:
+    from ..pld.reads.along_run import CurveAlongRun
 
 __all__ = ["Stage", "StagedRun", "with_stages"]
 
@@ -236,6 +237,8 @@ class StagedRun:
     def checkpoints(self, every: int | None, steps: ArrayLike | None) -> np.ndarray:
         """Every ``every`` steps, or ``steps``, or else the last step of each whole epoch of each stage (counted
         from the stage's start, ceil(k a / b) of the exact epoch ratio a / b) and each stage's last step."""
+        from ..pld.reads import along_run
+
         total = self.steps
         if every is not None or steps is not None:
             return along_run.checkpoints(total, every, steps)

@@ -47,10 +47,11 @@ def epsilon_search(
     ``cluster`` more points spread evenly over the bracket shrink it at least cluster + 1 times a
     call where the false position is off; the first call puts such a cluster around every hint.
     """
-    points = np.unique(
-        np.concatenate(
-            [[0.0, float(top)], [x for x in _guesses(hints, first_pass, cluster, top, tolerance) if 0.0 < x < top]]
-        )
+    # the distinct points in increasing order (a sorted set: numpy's unique imports numpy.ma, which a first answer
+    # need not load)
+    points = np.array(
+        sorted({0.0, float(top), *(x for x in _guesses(hints, first_pass, cluster, top, tolerance) if 0.0 < x < top)}),
+        dtype=np.float64,
     )
     values = np.asarray(delta_of(points), dtype=np.float64)
     settled = _settled_end(points, values, target, upper)
