@@ -242,3 +242,53 @@ def test_privacy_spent_carries_the_guarantee_kind():
     assert spent.accounting_method == "hockeystick pld certified composition"
     assert spent.epsilon == accountant.get_epsilon(1e-5)
     assert accountant.get_privacy_spent(1e-3).epsilon < spent.epsilon
+
+
+class StartWithShouldStop:
+    """Flower 1.43's ``Strategy.start`` loop as its release notes state it: after each completed round,
+    ``should_stop(server_round, result)``; True ends the run through the normal exit with the rounds so far.  Each
+    round releases ``event`` once, after the DP strategies' own check (``would_exceed``, which raises
+    ``PrivacyBudgetExhausted`` at the round that would pass the budget)."""
+
+    def __init__(self, accountant: HockeystickPrivacyAccountant, event: Event):
+        self.accountant, self.event = accountant, event
+
+    def start(self, grid=None, initial_arrays=None, num_rounds=3, timeout=3600.0, *, should_stop=None):
+        result: dict[str, int] = {}
+        for server_round in range(1, num_rounds + 1):
+            if self.accountant.would_exceed(self.event):
+                raise RuntimeError(f"PrivacyBudgetExhausted at round {server_round}")
+            self.accountant.compose(self.event)
+            result["rounds"] = server_round
+            if should_stop is not None and should_stop(server_round, result):
+                break
+        return result
+
+
+@pytest.mark.parametrize("adaptive", [False, True])
+def test_should_stop_ends_the_run_after_the_last_round_the_budget_admits(adaptive):
+    """Flower 1.43's ``should_stop`` driven by the accountant: the run returns normally after exactly the rounds the
+    budget admits (11 unsampled rounds of z = 2 in eps 8 at 1e-5 on the fixed schedule, the filter's 7 adaptive),
+    where without it the strategy's own check raises at the next round; one more round would pass the budget."""
+    event = Event(2.0, 50, 1000)
+    accountant = HockeystickPrivacyAccountant(config(max_epsilon=8.0), adaptive=adaptive)
+    result = StartWithShouldStop(accountant, event).start(num_rounds=100, should_stop=accountant.should_stop)
+    expected = 7 if adaptive else 11
+    assert result["rounds"] == accountant.num_releases == expected
+    assert accountant.would_exceed(event)
+    if not adaptive:
+        assert accountant.get_epsilon(1e-5) <= 8.0
+        assert theta(math.sqrt(expected) / 2.0, accountant.get_epsilon(1e-5)) <= 1e-5  # at or above the truth
+    unguarded = HockeystickPrivacyAccountant(config(max_epsilon=8.0), adaptive=adaptive)
+    with pytest.raises(RuntimeError, match=f"round {expected + 1}"):
+        StartWithShouldStop(unguarded, event).start(num_rounds=100)
+
+
+def test_should_stop_is_false_before_any_release_and_without_a_budget():
+    accountant = HockeystickPrivacyAccountant(config(max_epsilon=8.0), adaptive=False)
+    assert accountant.should_stop(0, None) is False
+    unbounded = HockeystickPrivacyAccountant(config(), adaptive=False)
+    unbounded.compose(Event(0.5, 50, 1000), 1000)  # far past any budget: none was set, so none stops it
+    assert unbounded.should_stop(1000, None) is False
+    parameters = list(inspect.signature(HockeystickPrivacyAccountant.should_stop).parameters)
+    assert parameters == ["self", "server_round", "result"]  # Flower calls should_stop(server_round, result)

@@ -434,6 +434,34 @@ class HockeystickPrivacyAccountant:
             raise ValueError("would_exceed needs a limit: give max_epsilon, or set it in the PrivacyConfig")
         return self._ledger.would_exceed(self.round_of(event), limit, self._target_delta, rounds=_releases(count))
 
+    def should_stop(self, server_round: int, result: Any = None) -> bool:
+        """Whether a run should end after ``server_round``: one more release of the last round recorded would pass
+        ``config.max_epsilon`` at ``config.target_delta`` (``would_exceed``); False before any release or without a
+        ``max_epsilon``.
+
+        Flower 1.43's ``Strategy.start(..., should_stop=accountant.should_stop)`` asks it after every completed
+        round, so the run ends through Flower's normal exit (the current model and metrics returned) before the
+        round that would pass the budget, where the DP strategies' own check raises ``PrivacyBudgetExhausted`` at
+        that round instead.  A strategy whose next round differs from its last (another noise multiplier or
+        sample size) asks ``would_exceed`` with that round's event.
+
+        Parameters
+        ----------
+        server_round : int
+            The round just completed (Flower's argument; the answer depends on the releases recorded only).
+        result : flwr.serverapp.strategy.Result, optional
+            The run's results so far (Flower's argument; not read).
+
+        Returns
+        -------
+        bool
+            True if the run should stop.
+        """
+        last = self._ledger.last_round
+        if last is None or self._max_epsilon is None:
+            return False
+        return self._ledger.would_exceed(last, self._max_epsilon, self._target_delta)
+
     def _config_state(self) -> dict[str, Any]:
         return {
             "target_delta": self._target_delta,

@@ -204,6 +204,17 @@ class PrivacyLedger:
         """
         return sum(count for _, count in self._runs)
 
+    @property
+    def last_round(self) -> Round | None:
+        """The round recorded last (None before any): the round a run that repeats its settings asks about next.
+
+        Returns
+        -------
+        Round or None
+            The last round recorded.
+        """
+        return self._runs[-1][0] if self._runs else None
+
     def counts(self) -> dict[Round, int]:
         """The rounds recorded, counted per distinct round.
 
