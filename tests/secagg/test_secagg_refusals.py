@@ -72,9 +72,10 @@ def test_accountant_methods_refuse_by_name(cls, call, match):
 
 
 def test_lower_side_refused_where_no_mass_bound_holds_and_names_the_way_out():
-    # s = 1.5 integer units, 5000 survivors: too wide to convolve, too narrow for the Fourier bound
+    # s = 1.5 integer units, 10^7 survivors: a window of 12 sqrt(n) s too wide to convolve, too narrow for the
+    # Fourier bound
     acc = DistributedDiscreteGaussian(
-        clip_norm=1.0, granularity=0.1, dimension=4, local_sigma=0.15, min_surviving_clients=5000
+        clip_norm=1.0, granularity=0.1, dimension=4, local_sigma=0.15, min_surviving_clients=10**7
     )
     assert acc.epsilon(1e-5) > 0.0  # the upper side holds
     with pytest.raises(ValueError, match='no certified lower side is computed; ask bound="upper"'):

@@ -30,6 +30,14 @@ Noise masses (``ddg_sum_masses``, ``skellam_masses``):
     |p_n(x) (1 + rho0)^n - f(x)| <= n a (1 + a)^{n-1} + e^{-n s^2 pi^2 / 2} / (n s^2 pi^2), f the density
     of N(0, n s^2).  So p_n(x) = f(x) (1 + rho0)^{-n} within that absolute error, relative to f(x) in the
     window |x| <= 8 sqrt(n) s; used where the relative error stays below 1e-11 (s >= ~3).
+  - windowed (where neither of the two above applies): the same repeated squaring, each partial sum of k shares
+    cut to |x| <= 12 sqrt(k) s (+ the shift).  With t the computed masses, tau the exact convolutions of the cut
+    pieces and p the true masses: tau <= p at every outcome (the cut pieces are below the true ones, and so are
+    their convolutions), and the deficit sum (p - tau) is at most E, the sum of every mass cut (a convolution's
+    deficit is at most the sum of its factors', each a law of mass <= 1), so p(x) <= tau(x) + E.  With t within
+    relative error r of tau (as the direct convolution's), the masses are t (1 - r) below and t (1 + r) + E
+    above, and E bounds any one outcome beyond the window.  Used while the window stays below ``DIRECT_WINDOW``
+    outcomes.
   - Otherwise the lower side is refused, naming ``local_sigma``.
 
 * Skellam: the sum of n symmetric Skellam noises of variance mu each is the symmetric Skellam of variance
@@ -51,6 +59,7 @@ from ..pld.mechanisms.constructors import checked_interval, pair_factor
 
 __all__ = [
     "DIRECT_SUPPORT",
+    "DIRECT_WINDOW",
     "SKELLAM_RELATIVE_ERROR",
     "ddg_sum_masses",
     "realizable_shift_pld",
@@ -61,6 +70,8 @@ UNIT_ROUNDOFF = 2.0**-53
 DIRECT_SUPPORT = 1 << 15  # the direct convolution's largest support (its last squaring costs its square)
 FOURIER_RELATIVE_ERROR = 1e-11
 SKELLAM_RELATIVE_ERROR = 1e-10
+DIRECT_WINDOW = 1 << 16  # the windowed convolution's widest window (its last squaring costs its square)
+WINDOWED_STDDEVS = 12.0  # each partial sum cut at +-12 standard deviations: the mass cut below 4e-33 a cut
 WINDOW_STDDEVS = 8.0  # the window +-8 standard deviations: the mass outside is below 2 Q(8) ~ 1.3e-15
 _TAIL_LOG = math.log(1e-30)  # one client's truncated mass, relative to its normaliser, at most 1e-30
 
@@ -68,6 +79,8 @@ _TAIL_LOG = math.log(1e-30)  # one client's truncated mass, relative to its norm
 # (first outcome, masses, their relative error bounds, a bound on any one outcome's mass beyond the window or
 # None where the window reaches past the shift and the outcomes beyond are dropped)
 Masses = tuple[int, np.ndarray, np.ndarray, "float | None"]
+# a partial sum of k shares: (masses, first outcome, relative error, deficit of mass, k, sigma)
+_Partial = tuple[np.ndarray, int, float, float, int, float]
 
 
 def _one_client(sigma: float) -> tuple[np.ndarray, float, float]:
@@ -103,6 +116,46 @@ def _direct(sigma: float, clients: int) -> Masses:
     return -(result.size // 2), result, np.minimum(error, 1.0), clients * one_tail
 
 
+def _trimmed(part: _Partial, reach: int) -> _Partial:
+    """The partial sum cut to |x| <= ``WINDOWED_STDDEVS`` sqrt(k) sigma + reach, the mass cut off added to its deficit
+    (raised by the masses' relative error and the sum's rounding)."""
+    t, x0, error, deficit, k, sigma = part
+    half = int(math.ceil(WINDOWED_STDDEVS * math.sqrt(k) * sigma)) + reach
+    lo, hi = max(x0, -half), min(x0 + t.size - 1, half)
+    if lo == x0 and hi == x0 + t.size - 1:
+        return part
+    cut = math.fsum(t[: lo - x0].tolist()) + math.fsum(t[hi - x0 + 1 :].tolist())
+    cut *= (1.0 + error) * (1.0 + (t.size + 2) * UNIT_ROUNDOFF)
+    return t[lo - x0 : hi - x0 + 1], lo, error, deficit + cut, k, sigma
+
+
+def _convolved(a: _Partial, b: _Partial, reach: int) -> _Partial:
+    """The convolution of two partial sums, cut (``_trimmed``): relative errors add, plus (length + 1) u for the
+    sums of nonnegative products (Higham 2002, Sec. 4.2); the deficits add (module docstring)."""
+    error = a[2] + b[2] + (min(a[0].size, b[0].size) + 1) * UNIT_ROUNDOFF
+    return _trimmed((np.convolve(a[0], b[0]), a[1] + b[1], error, a[3] + b[3], a[4] + b[4], a[5]), reach)
+
+
+def _direct_windowed(sigma: float, clients: int, reach: int) -> Masses:
+    """The n-fold convolution by repeated squaring, each partial sum of k shares cut to +-``WINDOWED_STDDEVS``
+    sqrt(k) sigma (module docstring): masses t with t (1 - r) <= p and p <= t (1 + r) + E, E the deficit."""
+    one, one_error, one_tail = _one_client(sigma)
+    result: _Partial = (np.ones(1), 0, 0.0, 0.0, 0, sigma)
+    # the truncated PMF normalised on its support is above the true one by at most one_tail relative
+    base: _Partial = (one, -(one.size // 2), one_error + one_tail, one_tail, 1, sigma)
+    n = clients
+    while n:
+        if n & 1:
+            result = base if result[4] == 0 else _convolved(result, base, reach)
+        n >>= 1
+        if n:
+            base = _convolved(base, base, reach)
+    t, x0, error, deficit, _, _ = result
+    error *= 1.01  # second-order terms of the products of (1 + r)
+    relative = error + deficit / np.maximum(t, 1e-300)
+    return x0, t, np.minimum(relative, 1.0), deficit
+
+
 def _fourier(sigma: float, clients: int, reach: int) -> Masses | None:
     """p_n(x) = f(x) (1 + rho0)^{-n} within the module docstring's absolute error, or None where its relative
     error passes ``FOURIER_RELATIVE_ERROR`` in the window."""
@@ -110,9 +163,12 @@ def _fourier(sigma: float, clients: int, reach: int) -> Masses | None:
     a = 2.0 * math.exp(-s2 * math.pi**2 / 2.0) / -math.expm1(-4.0 * s2 * math.pi**2)
     rho0 = 2.0 * math.exp(-2.0 * math.pi**2 * s2) / -math.expm1(-6.0 * math.pi**2 * s2)
     var = clients * s2
-    absolute = clients * a * math.exp((clients - 1) * math.log1p(a)) + math.exp(-var * math.pi**2 / 2.0) / (
-        var * math.pi**2
-    )
+    # the aliasing term n a (1 + a)^{n-1} from logs: above 1 no mass is bounded (and exp would overflow); a = 0
+    # (past the doubles' least value) leaves the second term alone
+    log_aliasing = math.log(clients * a) + (clients - 1) * math.log1p(a) if a > 0.0 else -math.inf
+    if log_aliasing > 0.0:
+        return None
+    absolute = math.exp(log_aliasing) + math.exp(-var * math.pi**2 / 2.0) / (var * math.pi**2)
     half = int(math.ceil(WINDOW_STDDEVS * math.sqrt(var)))
     x = np.arange(-half - reach, half + reach + 1, dtype=np.float64)
     exponent = np.square(x) / (2.0 * var)
@@ -146,19 +202,23 @@ def ddg_sum_masses(sigma: float, clients: int, reach: int = 0) -> Masses:
     Raises
     ------
     ValueError
-        If neither the direct convolution (support above ``DIRECT_SUPPORT``) nor the Fourier representation
-        (relative error above 1e-11) bounds the masses: no certified lower side is computed.
+        If none of the direct convolution (support above ``DIRECT_SUPPORT``), the Fourier representation
+        (relative error above 1e-11) and the windowed convolution (window above ``DIRECT_WINDOW``) bounds the
+        masses: no certified lower side is computed.
     """
     one_support = 2 * int(sigma * math.sqrt(-2.0 * _TAIL_LOG)) + 3
     if clients * one_support <= DIRECT_SUPPORT:
         return _direct(sigma, clients)
     found = _fourier(sigma, clients, reach)
+    if found is None and 2.0 * (WINDOWED_STDDEVS * math.sqrt(clients) * sigma + reach) + 3.0 <= DIRECT_WINDOW:
+        found = _direct_windowed(sigma, clients, reach)
     if found is None:
         raise ValueError(
             f"local_sigma / granularity = {sigma:.6g} with {clients} surviving clients: the summed noise is too wide "
-            f"for the direct convolution (over {DIRECT_SUPPORT} outcomes) and too narrow for the Fourier bound (its "
-            "relative error passes 1e-11; it needs local_sigma / granularity >= ~4): no certified lower side is "
-            'computed; ask bound="upper"'
+            f"for the windowed convolution (over {DIRECT_WINDOW} outcomes within +-{WINDOWED_STDDEVS:g} standard "
+            "deviations) and too narrow for the Fourier bound (its relative error passes 1e-11; it needs "
+            'local_sigma / granularity >= ~4): no certified lower side is computed; ask bound="upper", or a '
+            "coarser granularity"
         )
     return found
 
