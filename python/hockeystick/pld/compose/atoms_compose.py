@@ -95,7 +95,7 @@ def _underflow_charged(out: Atoms, products: int, top: int, infinity_product: bo
     whose mass is then at least ``INFINITY_FLOOR`` (rounded up; one more u in ``rel_error``); p_inf
     gains its own product's 2^-1075 (rounded up) where that product may underflow (``infinity_product``).  delta grows with each mass moved up and each loss
     raised, so the side stays above the truth, by at most ~products 2^-1022 + 2^-1000 more, and a
-    pure epsilon stays finite (review 10: +infinity made discrete_laplace(720)'s epsilon infinite).
+    pure epsilon stays finite (at +infinity, discrete_laplace(720)'s epsilon would be infinite).
     Lower side (``lower``): masses below ``WINDOW_FLOOR`` = 2^-1000 dropped (and p_inf below it), so
     each kept sum (of at most 2^22 products: ``atoms.WINDOW_PRODUCTS``, or a dense row) errs by at most
     2^22 2^-1075 = u 2^-1000 absolute, u relative: one more u in ``rel_error``."""

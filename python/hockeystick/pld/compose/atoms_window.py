@@ -186,7 +186,7 @@ def _window_atoms(w: _Window, eta: float) -> Atoms:
     loss is at most reach eta + loss_error: delta grows with each loss raised), raised to at least
     ``INFINITY_FLOOR`` (no subnormal mass kept), on the upper side (these atoms); left out on the lower
     side (``lower``, set only where something is missing).  A finite loss, not +infinity, so a pure
-    epsilon stays finite (review 10)."""
+    epsilon stays finite."""
     on = np.flatnonzero(w.mass)
     index = w.first + w.step * on.astype(np.int64)
     reach = _reach(w)

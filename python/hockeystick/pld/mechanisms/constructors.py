@@ -660,7 +660,7 @@ def from_distributions(
     floor.  A mass given as exactly 0 is
     exact (``exact_zeros=True``, the default: a structural zero, e.g. the (eps, delta) pair's): an
     outcome with q = 0 < p sits at +infinity on both sides (p at least the floor; a smaller p is
-    pooled as above, review 10: kept at +infinity its compositions erred by 2^-1075 absolute).  Callers whose masses are COMPUTED and may
+    pooled as above: kept at +infinity its compositions erred by 2^-1075 absolute).  Callers whose masses are COMPUTED and may
     have underflowed to 0 pass ``exact_zeros=False`` (``pld.discrete_laplace``, ``pld.poisson_subsampled``,
     ``pld.randomized_response``): such a zero of q then puts the P-mass at +infinity on the pessimistic
     side (q_lo = 0) and at a finite loss ~log p + 741 on the optimistic side (the grid spans that far).
@@ -768,7 +768,7 @@ def grid_mass_floor(h: float) -> float:
     far below the cells' own rounding of a few u (the pessimistic side carries any shortfall to
     +infinity, ``factor_view``; the optimistic side lowers each mass by a bound on its round-off,
     pld/grid/connect_dots.hpp's ``minorant_masses``).
-    A normal mass below it (2^-1021 at h = 1e-4: a lower delta(0) above the truth, review 10) is
+    A normal mass below it (2^-1021 at h = 1e-4: a lower delta(0) above the truth) is
     handled as a subnormal one (``_near_underflow_atoms``)."""
     return max(WINDOW_FLOOR, 2.0**-1010 / min(h, 1.0))
 
