@@ -16,7 +16,9 @@ NAMES = registry.names()
 
 
 def _noise_parameter(entry: registry.AccountantEntry) -> str:
-    return next(p for p in ("sigma", "noise_multiplier", "scale", "mu", "local_sigma") if p in entry.parameters)
+    return next(
+        p for p in ("sigma", "noise_multiplier", "scale", "mu", "local_sigma", "theta") if p in entry.parameters
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -110,6 +110,30 @@ EXAMPLES = {
             "distributed_skellam_observer",
         )
     },
+    **{
+        name: dict(
+            clip_norm=1.0,
+            granularity=0.25,
+            dimension=1,
+            scale=2.0,
+            expected_clients=10,
+            min_surviving_clients=6,
+            rounds=5,
+            **({"sampling_rate": 0.2} if name.endswith("_observer") else {}),
+        )
+        for name in ("distributed_discrete_laplace", "distributed_discrete_laplace_observer")
+    },
+    **{
+        name: dict(
+            trials=4,
+            theta=0.1,
+            min_surviving_clients=5,
+            rounds=3,
+            value_discretization_interval=1e-2,
+            **({"sampling_rate": 0.2} if name.endswith("_observer") else {}),
+        )
+        for name in ("poisson_binomial", "poisson_binomial_observer")
+    },
 }
 
 

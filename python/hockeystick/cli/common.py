@@ -332,6 +332,11 @@ TRAINING_FLAGS = {
     "local-sigma": "secure aggregation: each client's noise in the update's units (the discrete Gaussian's sigma, or "
     "the Skellam noise's standard deviation)",
     "min-surviving-clients": "secure aggregation: n, the fewest clients whose noise is in a round's sum (dropout)",
+    "trials": "Poisson-binomial mechanism: m, each client's binomial draws per coordinate",
+    "theta": "Poisson-binomial mechanism: theta in (0, 1/2), each draw's probability 1/2 + theta x / c",
+    "scale": "distributed discrete Laplace: the full noise's scale 1 / a in the update's units (E shares' sum)",
+    "expected-clients": "distributed discrete Laplace: E, the clients whose negative-binomial shares make the full "
+    "noise",
     "accuracy": "the certified bracket's target width: the grid is refined until upper - lower <= VALUE at each "
     "point (default: the accountant's fixed grid, or its own default target); -p accuracy=VALUE is the same "
     "(a parameter of the other PLD accountants too)",

@@ -8,7 +8,12 @@ pair that dominates each round dominates their composition; a realized pair's co
   coordinates and the T rounds; lower side, a realized pair (the others at -c, the client at +c against -c)
   on every coordinate, composed likewise (``poisson_binomial.realizable_pair_pld``).  Neighbouring inputs
   differ in one client's vector, each coordinate anywhere in [-c, c] (the coordinates' encodings are
-  independent given the data).
+  independent given the data).  A round is also pure eps-DP with eps = d m log((1 + 2 theta) / (1 - 2 theta))
+  (the sum's likelihood ratio is a mixture of the client's own draws' ratios, each at most ((1/2 + theta) /
+  (1/2 - theta))^m a coordinate), so randomized response at that eps, composed over the rounds, dominates it
+  too: the upper side is the lesser of the two compositions' reads (each is an upper bound).  Where few draws
+  are summed the dominating pair puts mass at an infinite loss (outcomes beyond the revealed fair coins), and
+  the pure bound is the finite one.
 * ``DistributedDiscreteLaplace`` (negative-binomial shares; Harrison & Manurangsi 2025, Harrison 2024): each
   round is pure eps-DP with eps from Harrison's Theorem 1 (``distributed_discrete_laplace.pure_epsilon``),
   so dominated by randomized response at eps (Kairouz, Oh & Viswanath 2015), composed over the T rounds
@@ -129,29 +134,32 @@ class _PairAccountant(ABC):
             )
         )
         self.value_discretization_interval = checked_interval(value_discretization_interval)
-        self._sides: dict[tuple[str, float], PrivacyLossDistribution | None] = {}
+        self._sides: dict[tuple[str, float], list[PrivacyLossDistribution | None]] = {}
 
     def _rate(self, against: str) -> float:
         return self.sampling_rate if choice(against, "against", ADVERSARIES) == "observer" else 1.0
 
     @abstractmethod
-    def _round(self, side: str, rate: float) -> tuple[PrivacyLossDistribution | None, int]:
-        """One round's PLD on ``side`` at ``rate`` and how many times a round composes it (None: the trivial 0)."""
+    def _round(self, side: str, rate: float) -> list[tuple[PrivacyLossDistribution | None, int]]:
+        """One round's PLDs on ``side`` at ``rate``, each with how many times a round composes it (None: the trivial
+        0).  Each upper one dominates the mechanism, so the least of their compositions' reads is an upper bound;
+        the lower side has one."""
 
     @property
     def delta_cost(self) -> float:
         """What the run adds to the upper side's delta (0 unless a subclass charges a failure probability)."""
         return 0.0
 
-    def _pld(self, side: str, rate: float) -> PrivacyLossDistribution | None:
+    def _plds(self, side: str, rate: float) -> list[PrivacyLossDistribution | None]:
         if (side, rate) not in self._sides:
-            pair, per_round = self._round(side, rate)
-            total = per_round * self.rounds
-            self._sides[side, rate] = None if pair is None else pair.self_compose(total) if total > 1 else pair
+            composed: list[PrivacyLossDistribution | None] = []
+            for pair, per_round in self._round(side, rate):
+                total = per_round * self.rounds
+                composed.append(None if pair is None else pair.self_compose(total) if total > 1 else pair)
+            self._sides[side, rate] = composed
         return self._sides[side, rate]
 
-    def _side(self, x: np.ndarray, method: str, side: str, rate: float) -> np.ndarray:
-        pld = self._pld(side, rate)
+    def _read(self, pld: PrivacyLossDistribution | None, x: np.ndarray, method: str, side: str) -> np.ndarray:
         if pld is None:
             return np.zeros(x.shape)  # no realized shift: the trivial lower side
         cost = self.delta_cost if side == "upper" else 0.0
@@ -163,6 +171,10 @@ class _PairAccountant(ABC):
         safe = np.where(rest > 0.0, rest, 0.5)
         value = np.asarray(pld.epsilon(safe, bound=read), dtype=float)
         return np.where(rest > 0.0, value, np.inf)
+
+    def _side(self, x: np.ndarray, method: str, side: str, rate: float) -> np.ndarray:
+        reads = [self._read(pld, x, method, side) for pld in self._plds(side, rate)]
+        return reads[0] if len(reads) == 1 else np.minimum.reduce(reads)
 
     def _answer(self, x: np.ndarray, method: str, bound: Bound, against: str) -> Any:
         side = bound_side(bound)
@@ -271,13 +283,28 @@ class PoissonBinomialMechanism(_PairAccountant):
         )
         self.dimension = count(dimension, "dimension")
 
-    def _round(self, side: str, rate: float) -> tuple[PrivacyLossDistribution | None, int]:
+    def _round(self, side: str, rate: float) -> list[tuple[PrivacyLossDistribution | None, int]]:
         n, m, t, h = self.min_surviving_clients, self.trials, self.theta, self.value_discretization_interval
         d = self.dimension
         if side == "upper":
             mixed = rate if d == 1 else 1.0  # d > 1: the server's pair (module docstring)
-            return dominating_pair_pld(n, m, t, h, mixed), d
-        return realizable_pair_pld(n, m, t, h, rate), d if rate == 1.0 else 1
+            pure = randomized_response_pld(self.round_epsilon, rate, h)
+            return [(dominating_pair_pld(n, m, t, h, mixed), d), (pure, 1)]
+        return [(realizable_pair_pld(n, m, t, h, rate), d if rate == 1.0 else 1)]
+
+    @property
+    def round_epsilon(self) -> float:
+        """A round's pure eps, d m log((1 + 2 theta) / (1 - 2 theta)), rounded up (module docstring).
+
+        Returns
+        -------
+        float
+            The bound: the sum's likelihood ratio is a mixture of the client's own draws' ratios
+            (p / p')^k ((1 - p) / (1 - p'))^(m - k), each at most (b / a)^m on a coordinate.
+        """
+        t = self.theta
+        value = self.dimension * self.trials * (math.log1p(2.0 * t) - math.log1p(-2.0 * t))
+        return math.nextafter(value * (1.0 + 8.0 * UNIT_ROUNDOFF), math.inf)
 
     def mse(self, clip_norm: float = 1.0) -> float:
         """The decoded sum's mean squared error over the d coordinates: d n c^2 / (4 m theta^2) at most.
@@ -407,15 +434,16 @@ class DistributedDiscreteLaplace(_PairAccountant):
         """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for conditional."""
         return min(1.0, math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf))
 
-    def _round(self, side: str, rate: float) -> tuple[PrivacyLossDistribution | None, int]:
+    def _round(self, side: str, rate: float) -> list[tuple[PrivacyLossDistribution | None, int]]:
         h, n, e = self.value_discretization_interval, self.min_surviving_clients, self.expected_clients
         if side == "upper":
-            return randomized_response_pld(self.round_epsilon, rate, h), 1
+            return [(randomized_response_pld(self.round_epsilon, rate, h), 1)]
         shift = self.sensitivity.realizable_shift
         if shift == 0:
-            return None, 1
+            return [(None, 1)]
         if rate == 1.0:
-            return realizable_shift_pld(gdl_masses(n / e, self.decay), shift, h), 1
+            return [(realizable_shift_pld(gdl_masses(n / e, self.decay), shift, h), 1)]
         from .observer_shares import shares_pair_pld  # the pair of n and n + 1 shares on one coordinate
 
-        return shares_pair_pld(gdl_masses(n / e, self.decay), gdl_masses((n + 1) / e, self.decay), shift, rate, h), 1
+        pair = shares_pair_pld(gdl_masses(n / e, self.decay), gdl_masses((n + 1) / e, self.decay), shift, rate, h)
+        return [(pair, 1)]

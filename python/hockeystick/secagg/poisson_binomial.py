@@ -61,7 +61,7 @@ import math
 
 import numpy as np
 
-from ..base.validation import count, in_interval, single
+from ..base.validation import count, in_interval, positive_number
 from ..pld.compose.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import checked_interval, pair_factor
 
@@ -104,7 +104,9 @@ def poisson_binomial_parameters(trials: int, theta: float, clients: int) -> tupl
         An argument outside its rule, naming it.
     """
     m = count(trials, "trials")
-    t = float(in_interval(single(theta, "theta"), "theta", 0.0, 0.5, open_low=True, open_high=True))
+    t = positive_number(theta, "theta")
+    if not t < 0.5:
+        raise ValueError(f"theta must be below 1/2 (p = 1/2 + theta x / c must stay a probability), got {theta!r}")
     n = count(clients, "min_surviving_clients")
     if n * m > 2**40:
         raise ValueError(
