@@ -47,6 +47,7 @@ probability q).  Whom a number protects against decides which one holds (``again
 from __future__ import annotations
 
 import math
+import warnings
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -66,8 +67,10 @@ from ..base.validation import (
     scalar_or_array,
     single,
 )
+from ..base.warning_site import outside_stacklevel
 from ..pld.compose.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
+from ..pld.refine.unmet import AccuracyNotMetWarning
 from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ..rdp.mechanisms import DEFAULT_ORDERS
 from .distributed_discrete_gaussian import distributed_discrete_gaussian_rdp
@@ -92,6 +95,9 @@ DDG_ORDERS: tuple[float, ...] = tuple(sorted(set(DEFAULT_ORDERS) | {float(a) for
 #: The most integers the lower side's lattice window may hold (32 MiB a mass array): a larger noise is answered
 #: on the upper side only, and the lower side refused naming local_sigma / granularity.
 MAX_LATTICE_OUTCOMES = 1 << 22
+
+#: The coarsest grid the lower side falls back to (``checked_interval``'s limit).
+MAX_INTERVAL = 100.0
 
 
 @accountant_docs()
@@ -132,7 +138,8 @@ class _SecureAggregation(ABC):
         self.integer_sigma = self.local_sigma / self.granularity  # the noise in integer units
         self._round_rdp = self.round_rdp(np.asarray(self.orders))
         self._sampled_rdp: np.ndarray | None = None
-        self._lower_pld: dict[float, PrivacyLossDistribution] = {}
+        self._lower_pld: dict[tuple[float, float], PrivacyLossDistribution] = {}
+        self._lower_interval: dict[float, float] = {}  # the grid each rate's lower side was last answered on
 
     @abstractmethod
     def round_rdp(self, orders: np.ndarray) -> np.ndarray:
@@ -162,24 +169,53 @@ class _SecureAggregation(ABC):
         """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for conditional."""
         return min(1.0, math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf))
 
-    def _lower(self, rate: float) -> PrivacyLossDistribution | None:
-        """The realizable pair's PLD composed over the rounds: n noise shares shifted against n at ``rate`` 1, the
-        pair of n and n + 1 shares mixed by ``rate`` below it (module docstring); None where no shift is
-        realized."""
+    def _lower(self, rate: float, interval: float) -> PrivacyLossDistribution | None:
+        """The realizable pair's PLD on the grid ``interval``, composed over the rounds: n noise shares shifted
+        against n at ``rate`` 1, the pair of n and n + 1 shares mixed by ``rate`` below it (module docstring); None
+        where no shift is realized."""
         shift, n = self.sensitivity.realizable_shift, self.min_surviving_clients
         if shift == 0:
             return None
         self._check_lattice(n + (rate < 1.0))
-        if rate not in self._lower_pld:
-            h = self.value_discretization_interval
+        if (rate, interval) not in self._lower_pld:
+            h = interval
             if rate == 1.0:
                 pair = realizable_shift_pld(self.noise_masses(), shift, h)
             elif self.dimension == 1:
                 pair = shares_pair_pld(self.noise_masses(n), self.noise_masses(n + 1), shift, rate, h)
             else:
                 pair = spread_pair_pld(self.noise_masses(n), self.noise_masses(n + 1), shift, rate, self.dimension, h)
-            self._lower_pld[rate] = pair.self_compose(self.rounds) if self.rounds > 1 else pair
-        return self._lower_pld[rate]
+            self._lower_pld = {key: pld for key, pld in self._lower_pld.items() if key[0] != rate}  # one grid a rate
+            self._lower_pld[rate, interval] = pair.self_compose(self.rounds) if self.rounds > 1 else pair
+        return self._lower_pld[rate, interval]
+
+    def _lower_read(self, x: np.ndarray, method: str, rate: float) -> np.ndarray:
+        """The lower side's read on the finest grid whose composed window fits the composition's memory cap: the
+        grid asked, else twice as coarse, and so on (a coarser grid's optimistic side is certified too, only
+        lower), with an ``AccuracyNotMetWarning`` naming the grid used."""
+        asked = self.value_discretization_interval
+        h = self._lower_interval.get(rate, asked)
+        while True:
+            pld = self._lower(rate, h)
+            if pld is None:
+                return np.zeros(x.shape)
+            try:
+                value = np.asarray(getattr(pld, method)(x, bound="lower"), dtype=float)
+            except ValueError as error:  # the composition's refusal of a window past its memory cap
+                if "grid points (max_points=" not in str(error) or not 2.0 * h <= MAX_INTERVAL:
+                    raise
+                h *= 2.0
+                continue
+            self._lower_interval[rate] = h
+            if h != asked:
+                warnings.warn(
+                    f"the lower side's composition on value_discretization_interval={asked:g} needs more grid points "
+                    f"than the memory cap allows: answered on the finest grid that fits, {h:g} (certified, only "
+                    "lower; hockeystick.pld.compose.fft.DEFAULT_MAX_POINTS is the cap)",
+                    AccuracyNotMetWarning,
+                    stacklevel=outside_stacklevel(),
+                )
+            return value
 
     def _check_lattice(self, clients: int) -> None:
         """Refuse, naming local_sigma / granularity, a lower side whose lattice window (``lattice_pld``: the summed
@@ -217,10 +253,7 @@ class _SecureAggregation(ABC):
     def _side(self, x: np.ndarray, method: str, side: str, against: str) -> Any:
         if side == "upper":
             return self._delta_upper(x, against) if method == "delta" else self._epsilon_upper(x, against)
-        pld = self._lower(self._rate(against))
-        if pld is None:
-            return np.zeros(x.shape)
-        return np.asarray(getattr(pld, method)(x, bound="lower"), dtype=float)
+        return self._lower_read(x, method, self._rate(against))
 
     def _answer(self, x: np.ndarray, method: str, bound: Bound, against: str) -> Any:
         side = bound_side(bound)
