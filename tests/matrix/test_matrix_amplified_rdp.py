@@ -273,6 +273,8 @@ def test_gboard_sized_run_is_amplified_at_small_delta_and_labelled() -> None:
     small = {kind: float(v) for kind, _, v in sides.upper_sides("epsilon", np.asarray(1e-10))}
     assert small["amplified"] < small["unamplified"] < 9.92  # the unamplified 9.915
     assert float(run.epsilon(1e-10)) == small["amplified"]
+    cited = [text for kind, text in sides.renyi.steps if kind == "cited"]
+    assert any("Lemma 3.2" in text and "swapped order" in text for text in cited)
     # at eps = 1 the Gaussian is smaller: the upper side is the unamplified one, and the reading says so
     reading = labelled_reading(run, epsilon=1.0)
     assert reading.upper_kind == "unamplified" and len(reading.upper_sides) == 2

@@ -55,6 +55,27 @@ _PROGRAM_WORK = 1.5e8  # b (A + 1)^(2p) (cyclic) or b (A + 1)^(p + 1) (chain) at
 _CHAIN_REACH = 24  # the chain programs (p >= 3) stop at this order: past it the cyclic ones are as small
 _SHORTEST_REACH = 12  # a band whose program reaches no higher order is skipped (the orders that matter reach it)
 
+# every step the upper side rests on: cited (with its hypotheses) or certified here
+STEPS = (
+    (
+        "cited",
+        "Lemma 3.2 of Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2025 (arXiv:2410.06266, p. 8): under "
+        "balls-in-bins (Def. 3.1, one bin per record for the whole run) with C >= 0 lower triangular, adaptive "
+        "vector contributions of norm <= 1, add or remove one record, the mechanism is dominated by "
+        "((1/b) sum_i N(C x_i, z^2 I), N(0, z^2 I)); both orders are evaluated, as the accountants built on the "
+        "lemma do (how the lemma covers the swapped order was queried by a reviewer of the paper)",
+    ),
+    (
+        "certified here",
+        "the remove moment as a sum over count vectors (the formula of Schuchardt & Kalinin 2026, arXiv:2601.21636, "
+        "Sec. 3, re-derived, with the sign of alpha log b as derived) and its band programs with the tau term",
+    ),
+    ("certified here", "the add direction's AM-GM bound (balls_in_bins_moments, proved there)"),
+    ("certified here", "the cap by the worst bin's Gaussian (joint convexity)"),
+    ("cited", "Renyi DP composition over epochs (Mironov 2017, Prop. 1), for redraw='each_epoch' only"),
+    ("cited", "the tight RDP to (eps, delta) conversion (Balle et al. 2020, Thm 21; rdp.conversion)"),
+)
+
 SCHEME_TEXT = {
     "never": "one bin drawn per record for the whole run (Lemma 3.2's scheme, arXiv:2410.06266)",
     "each_epoch": "a bin drawn again each epoch; C has no band across epochs, so the epochs compose",
@@ -210,6 +231,9 @@ class BallsInBinsRDP:
         The scheme covered, in words.
     remove_method : str
         How the remove direction was computed.
+    steps : tuple
+        ``(kind, statement)`` of every step the bound rests on: "cited" (a published result, with its hypotheses)
+        or "certified here".
 
     Raises
     ------
@@ -298,6 +322,9 @@ class BallsInBinsRDP:
         self.remove_rdp = remove
         self.add_rdp = add
         self.remove_method = method
+        self.steps = (
+            STEPS if self.redraw == "each_epoch" else tuple(step for step in STEPS if "each_epoch" not in step[1])
+        )
 
     def __repr__(self) -> str:
         return (
