@@ -118,7 +118,7 @@ def importance_weight_bound(alpha: float, epsilon: float, kappa: float) -> float
     >>> importance_weight_bound(1.0, 3.0, 2.0)
     1.0
     >>> round(importance_weight_bound(2.0, 3.0, 1.0), 6)
-    0.03383
+    0.033834
     """
     a = _stretch(alpha)
     eps = float(np.asarray(in_interval(epsilon, "epsilon", -math.inf, math.inf, open_low=True, open_high=True)))
