@@ -1,9 +1,13 @@
-// Binding of the PLD composition (pld/compose/compose.hpp) with scipy.fft as its FFT backend.
+// Binding of the PLD composition (pld/compose/compose.hpp) with pocketfft as its FFT backend: numpy.fft's for
+// the transforms that run on one thread, scipy.fft's for those that use several and for long double.
 //
 // The composition runs in C++ with the GIL released; the backend re-acquires the GIL only
-// around its scipy.fft.rfft / irfft call, made on numpy views of the core's own buffers
+// around its rfft / irfft call, made on numpy views of the core's own buffers
 // (batched along axis 1, threads with `workers`), so every formula of the composition
-// lives in the header and the FFT in scipy.
+// lives in the header and the FFT in pocketfft.  numpy (>= 2.0) and scipy wrap the same C++ pocketfft
+// (the same transform bit for bit: tests/pld/test_pld_fft_backends.py); scipy.fft is imported only when a
+// transform needs its threads or its long double, since its import (scipy.special with it) costs a process
+// several times numpy's, more than a first answer's composition.
 #include <hockeystick/pld/compose/compose.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
 #include <hockeystick/pld/compose/working_memory_gate.hpp>
@@ -116,26 +120,71 @@ struct PocketFft {
     }
 };
 
-// scipy.fft's rfft / irfft along the last axis of a (rows, n) view (scipy's own backend, ScipyOwnFft;
-// PocketFft where found); workers None: one thread for one row, all cores (-1) for several.  The GIL
-// must be held to construct it.
+// numpy.fft's rfft / irfft writing into out= (numpy >= 2.0: its C++ pocketfft, with scipy's norms: none forward,
+// 1 / n inverse), on one thread.  Found once (pybind11's call-once, as PocketFft): a probe of length 12 that
+// each writes into the buffer it was given; None where numpy.fft takes no out= (numpy 1.x).  The GIL must be held.
+struct NumpyFft {
+    py::object rfft, irfft;
+
+    static const std::optional<NumpyFft>& found() {
+        PYBIND11_CONSTINIT static py::gil_safe_call_once_and_store<std::optional<NumpyFft>> numpy_fft;
+        return numpy_fft.call_once_and_store_result([] { return probe(); }).get_stored();
+    }
+
+  private:
+    static std::optional<NumpyFft> probe() {
+        try {
+            const py::module_ fft = py::module_::import("numpy.fft");
+            NumpyFft f{fft.attr("rfft"), fft.attr("irfft")};
+            constexpr std::int64_t n = 12;
+            py::array_t<double> signal({std::int64_t(2), n});
+            for (std::int64_t i = 0; i < 2 * n; ++i) signal.mutable_data()[i] = std::sin(0.7 * i + 0.1) + 1.5;
+            py::array_t<std::complex<double>> spec({std::int64_t(2), n / 2 + 1});
+            if (!f.rfft(signal, py::arg("axis") = -1, py::arg("out") = spec).is(spec)) return std::nullopt;
+            py::array_t<double> back({std::int64_t(2), n});
+            if (!f.irfft(spec, py::arg("n") = n, py::arg("axis") = -1, py::arg("out") = back).is(back))
+                return std::nullopt;
+            for (std::int64_t i = 0; i < 2 * n; ++i)  // the round trip, within the error model's reach
+                if (!(std::abs(back.data()[i] - signal.data()[i]) <= 1e-12)) return std::nullopt;
+            return f;
+        } catch (py::error_already_set& e) {
+            if (!e.matches(PyExc_Exception)) throw;  // KeyboardInterrupt, SystemExit: not a verdict on numpy
+            return std::nullopt;
+        }
+    }
+};
+
+// pocketfft's rfft / irfft along the last axis of a (rows, n) view: numpy.fft's (NumpyFft) where the transform
+// runs on one thread (one row, or workers = 1) and numpy offers it; else scipy.fft's (scipy's own backend,
+// ScipyOwnFft; PocketFft where found), imported on first use; workers None: one thread for one row, all cores
+// (-1) for several.  The GIL must be held to construct it.
 class ScipyFft final : public pld::RealFftBackend {
   public:
     // long_fft = false: the backend offers no long-double transform (compose_batch's direct-sum fallback);
-    // nor does it where numpy's longdouble is not a full 64-bit long double or scipy does not return
-    // clongdouble for a longdouble input (a probe of length 8).
-    ScipyFft(py::object workers, bool long_fft) : workers_(std::move(workers)) {
-        py::module_ fft = py::module_::import("scipy.fft");
-        rfft_ = fft.attr("rfft");
-        irfft_ = fft.attr("irfft");
-        set_backend_ = fft.attr("set_backend");
-        long_fft_ = long_fft && numpy_long_double_is_full() && probe_long();
-        pocket_ = &PocketFft::found(rfft_, irfft_);
+    // nor does it where numpy's longdouble is not a full 64-bit long double or neither numpy.fft nor scipy.fft
+    // returns clongdouble for a longdouble input (a probe of length 8: numpy's first, scipy's where it fails).
+    ScipyFft(py::object workers, bool long_fft) : workers_(std::move(workers)), numpy_(&NumpyFft::found()) {
+        if (long_fft && numpy_long_double_is_full()) {
+            long_numpy_ = numpy_->has_value() && transforms_long((*numpy_)->rfft);
+            if (!long_numpy_) {
+                load_scipy();
+                const ScipyOwnFft own(set_backend_);
+                long_fft_ = transforms_long(rfft_);
+            }
+            long_fft_ = long_fft_ || long_numpy_;
+        }
     }
 
     void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) override {
         py::gil_scoped_acquire acquire;
         const py::array_t<double> view({rows, n}, {n * 8, std::int64_t(8)}, in, py::capsule(in, [](void*) {}));
+        if (one_thread(rows) && *numpy_) {
+            const py::array_t<std::complex<double>> into({rows, n / 2 + 1}, out, py::capsule(out, [](void*) {}));
+            if (!(*numpy_)->rfft(view, py::arg("axis") = -1, py::arg("out") = into).is(into))
+                throw std::runtime_error("numpy.fft.rfft did not write into out=");
+            return;
+        }
+        load_scipy();
         if (*pocket_) {
             const PocketFft& f = **pocket_;
             const py::array_t<std::complex<double>> into({rows, n / 2 + 1}, out, py::capsule(out, [](void*) {}));
@@ -155,6 +204,13 @@ class ScipyFft final : public pld::RealFftBackend {
         const std::int64_t bins = n / 2 + 1;
         const py::array_t<std::complex<double>> view({rows, bins}, {bins * 16, std::int64_t(16)}, in,
                                                      py::capsule(in, [](void*) {}));
+        if (one_thread(rows) && *numpy_) {
+            const py::array_t<double> into({rows, n}, out, py::capsule(out, [](void*) {}));
+            if (!(*numpy_)->irfft(view, py::arg("n") = n, py::arg("axis") = -1, py::arg("out") = into).is(into))
+                throw std::runtime_error("numpy.fft.irfft did not write into out=");
+            return;
+        }
+        load_scipy();
         if (*pocket_) {
             const PocketFft& f = **pocket_;
             const py::array_t<double> into({rows, n}, out, py::capsule(out, [](void*) {}));
@@ -169,7 +225,7 @@ class ScipyFft final : public pld::RealFftBackend {
         std::memcpy(out, sig.data(), sizeof(double) * rows * n);
     }
 
-    // scipy.fft transforms numpy longdouble arrays in long double (pocketfft's long-double
+    // numpy.fft (else scipy.fft) transforms numpy longdouble arrays in long double (pocketfft's long-double
     // instantiation: the error model of pld/compose/fft_backend.hpp with u_L).  One thread (workers=1): the
     // x87 precision control is per thread, and compose_batch checked it on this one.  Limit: pocketfft
     // caches its plans (twiddles) process-wide, so a long-double plan that other code built while it had
@@ -182,30 +238,48 @@ class ScipyFft final : public pld::RealFftBackend {
         constexpr std::int64_t size = sizeof(long double);
         if (keep < 1 || keep > n / 2 + 1) throw std::invalid_argument("forward_long: keep must lie in [1, n / 2 + 1]");
         py::gil_scoped_acquire acquire;
-        const ScipyOwnFft own(set_backend_);
         const py::array_t<long double> view({rows, n}, {n * size, size}, in, py::capsule(in, [](void*) {}));
-        const py::array result = rfft_(view, py::arg("axis") = -1, py::arg("workers") = 1);
+        // on this thread: numpy.fft has no threads, and scipy.fft is asked for one (workers = 1)
+        const py::array result =
+            long_numpy_ ? py::array((*numpy_)->rfft(view, py::arg("axis") = -1)) : py::array(scipy_rfft_long(view));
         // no cast: a transform done in double and widened would not hold the long-double bound
         if (!result.dtype().equal(py::dtype::of<std::complex<long double>>()))
-            throw std::runtime_error("scipy.fft.rfft did not transform in long double");
+            throw std::runtime_error("rfft did not transform in long double");
         const auto spec = py::array_t<std::complex<long double>, py::array::c_style>::ensure(result);
         if (!spec || spec.ndim() != 2 || spec.shape(0) != rows || spec.shape(1) != n / 2 + 1)
-            throw std::runtime_error("scipy.fft.rfft returned an unexpected shape for a long-double transform");
+            throw std::runtime_error("rfft returned an unexpected shape for a long-double transform");
         for (std::int64_t r = 0; r < rows; ++r)
             std::memcpy(out + r * keep, spec.data() + r * (n / 2 + 1), sizeof(std::complex<long double>) * keep);
     }
 
   private:
     py::object workers(std::int64_t rows) const { return workers_.is_none() && rows > 1 ? py::int_(-1) : workers_; }
-    // Whether scipy's rfft of a longdouble input returns clongdouble (else forward_long would throw).
-    bool probe_long() const {
-        const ScipyOwnFft own(set_backend_);
+    // Whether a transform of `rows` rows runs on one thread (pocketfft threads over rows only).
+    bool one_thread(std::int64_t rows) const {
+        return rows == 1 || (!workers_.is_none() && py::isinstance<py::int_>(workers_) && workers_.cast<long>() == 1);
+    }
+    // scipy.fft's functions and the PocketFft probe, on first use.  The GIL must be held.
+    void load_scipy() {
+        if (pocket_) return;
+        py::module_ fft = py::module_::import("scipy.fft");
+        rfft_ = fft.attr("rfft");
+        irfft_ = fft.attr("irfft");
+        set_backend_ = fft.attr("set_backend");
+        pocket_ = &PocketFft::found(rfft_, irfft_);
+    }
+    // Whether `rfft` of a longdouble input returns clongdouble (else forward_long would throw).
+    static bool transforms_long(const py::object& rfft) {
         py::array_t<long double> probe(8);
         std::fill(probe.mutable_data(), probe.mutable_data() + 8, 0.0L);
-        return py::array(rfft_(probe)).dtype().equal(py::dtype::of<std::complex<long double>>());
+        return py::array(rfft(probe)).dtype().equal(py::dtype::of<std::complex<long double>>());
+    }
+    py::object scipy_rfft_long(const py::array_t<long double>& view) const {
+        const ScipyOwnFft own(set_backend_);
+        return rfft_(view, py::arg("axis") = -1, py::arg("workers") = 1);
     }
     py::object workers_, rfft_, irfft_, set_backend_;
-    bool long_fft_ = false;
+    bool long_fft_ = false, long_numpy_ = false;
+    const std::optional<NumpyFft>* numpy_ = nullptr;
     const std::optional<PocketFft>* pocket_ = nullptr;
 };
 
@@ -500,7 +574,7 @@ py::tuple long_fft_bins(const input_array& masses, std::int64_t m) {
     ScipyFft fft(py::int_(1), true);
     if (!fft.offers_forward_long())
         throw py::value_error(
-            "scipy.fft does not transform numpy longdouble in long double here: "
+            "neither numpy.fft nor scipy.fft transforms numpy longdouble in long double here: "
             "no long-double bins on this platform");
     {
         py::gil_scoped_release release;
@@ -523,7 +597,7 @@ py::tuple taylor_bins(const input_array& masses, std::int64_t m, std::int64_t ke
     ScipyFft fft(py::int_(1), true);
     if (!fft.offers_forward_long())
         throw py::value_error(
-            "scipy.fft does not transform numpy longdouble in long double here: "
+            "neither numpy.fft nor scipy.fft transforms numpy longdouble in long double here: "
             "no long-double bins on this platform");
     const std::int64_t n = static_cast<std::int64_t>(masses.size());
     py::array_t<std::complex<long double>> values(static_cast<py::ssize_t>(keep));
