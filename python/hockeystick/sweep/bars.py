@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["progress_bar", "checking_bar", "pilot_bar", "BlockProgress"]
+__all__ = ["progress_bar", "checking_bar", "pilot_bar", "BlockProgress", "HiddenBar"]
 
 # a bar counts points as integers (6/96), with SI prefixes (1.00M/4.00M) from this many on
 _SCALED_BAR = 100_000
@@ -15,14 +15,15 @@ _SCALED_BAR = 100_000
 
 def progress_bar(total: int, progress: bool | None) -> Any:
     """The sweep's bar over its points; its rate and remaining time are the run's measured pace."""
+    enabled = sys.stderr.isatty() if progress is None else progress
+    if not enabled:
+        return HiddenBar()
     from tqdm.auto import tqdm  # lazy: start-up time (tqdm.auto loads its notebook probes)
 
-    enabled = sys.stderr.isatty() if progress is None else progress
     return tqdm(
         total=total,
         unit="pt",
         unit_scale=total >= _SCALED_BAR,
-        disable=not enabled,
         file=sys.stderr,
         desc="sweep",
         smoothing=0.1,
@@ -32,13 +33,14 @@ def progress_bar(total: int, progress: bool | None) -> Any:
 def checking_bar(total: int, progress: bool | None) -> Any:
     """The preflight's bar over the probe's points (every axis value, every corner of the grid), cleared when
     done so the sweep's bar takes its line."""
+    enabled = sys.stderr.isatty() if progress is None else progress
+    if not enabled:
+        return HiddenBar()
     from tqdm.auto import tqdm  # lazy: start-up time (tqdm.auto loads its notebook probes)
 
-    enabled = sys.stderr.isatty() if progress is None else progress
     return tqdm(
         total=total,
         unit="pt",
-        disable=not enabled,
         file=sys.stderr,
         desc="checking each axis value and corner",
         leave=False,
@@ -48,10 +50,30 @@ def checking_bar(total: int, progress: bool | None) -> Any:
 def pilot_bar(progress: bool | None) -> Any:
     """The pilot's bar over the points it evaluates (how many is not known in advance: it grows its chunk
     until one takes the pilot's time, ``plan.py``), cleared when done so the sweep's bar takes its line."""
+    enabled = sys.stderr.isatty() if progress is None else progress
+    if not enabled:
+        return HiddenBar()
     from tqdm.auto import tqdm  # lazy: start-up time (tqdm.auto loads its notebook probes)
 
-    enabled = sys.stderr.isatty() if progress is None else progress
-    return tqdm(unit="pt", disable=not enabled, file=sys.stderr, desc="timing pilot", leave=False)
+    return tqdm(unit="pt", file=sys.stderr, desc="timing pilot", leave=False)
+
+
+class HiddenBar:
+    """A bar that is not shown (stderr is no terminal, or progress=False): the part of tqdm's interface a sweep
+    uses (a context manager, ``update``, ``close``), without importing tqdm, whose import costs a command line's
+    first answer more than its own arithmetic."""
+
+    def __enter__(self) -> HiddenBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: float = 1) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
 
 
 class BlockProgress:
