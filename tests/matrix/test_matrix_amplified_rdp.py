@@ -304,3 +304,17 @@ def test_random_allocation_of_one_round_is_covered_and_of_two_is_not() -> None:
         DPFTRL(rounds=8, noise_multiplier=1.0, strategy=Banded([1.0, 0.5]), max_participations=1).epsilon(1e-8)
     )
     assert float(one.epsilon(1e-8, bound="lower")) <= upper
+
+
+def test_more_bins_keep_the_exact_sum_at_the_orders_it_reaches() -> None:
+    """b = 6 over orders to 32: too many count vectors at the top, so the band programs run, and the orders the
+    exact sum reaches are the exact moment (never above it by more than the floating-point pad)."""
+    rng = np.random.default_rng(5)
+    c = np.tril(rng.random((18, 18)))
+    acc = BallsInBinsRDP(strategy=c, rounds=18, noise_multiplier=3.0, bins=6)
+    assert acc.remove_method.startswith("exact count sum up to order")
+    low = acc.orders <= 12
+    gram = bin_gram(c, 6)
+    exact = remove_log_moments_exact(gram, 3.0, acc.orders[low]) / (acc.orders[low] - 1)
+    gaussian = acc.orders[low] * float(np.max(np.diag(gram))) / 18.0
+    np.testing.assert_allclose(acc.remove_rdp[low], np.minimum(exact, gaussian), rtol=1e-8)

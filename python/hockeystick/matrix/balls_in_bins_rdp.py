@@ -50,7 +50,7 @@ Redraw = Literal["never", "each_epoch"]
 REDRAWS: tuple[Redraw, ...] = ("never", "each_epoch")
 
 MAX_ROUNDS = 2048  # C is held as an n x n matrix
-_EXACT_TERMS = 200_000  # count vectors summed exactly at most (per order)
+_EXACT_TERMS = 300_000  # count vectors summed exactly at most (over all the orders summed)
 _PROGRAM_WORK = 1.5e8  # b (A + 1)^(2p) (cyclic) or b (A + 1)^(p + 1) (chain) at most for one band's program
 _CHAIN_REACH = 24  # the chain programs (p >= 3) stop at this order: past it the cyclic ones are as small
 _SHORTEST_REACH = 12  # a band whose program reaches no higher order is skipped (the orders that matter reach it)
@@ -156,11 +156,12 @@ def _remove_rdp(gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: in
 
     Few count vectors: the exact sum.  Otherwise the smallest, order by order, of the band programs p = 1 (the
     bins' own terms; tau the largest entry off the diagonal), p = 2 (cyclic, the wrapping pairs exact) and
-    p = 3..``max_band`` (the chain, the wrapping pairs by AM-GM), each up to the largest order its work allows.
+    p = 3..``max_band`` (the chain, the wrapping pairs by AM-GM), each up to the largest order its work allows,
+    and of the exact sum up to the order where its count vectors stay few (from order 12 on).
     """
     b = gram.shape[0]
     top = int(orders[-1])
-    if math.comb(top + b - 1, b - 1) <= _EXACT_TERMS:
+    if sum(math.comb(a + b - 1, b - 1) for a in range(2, top + 1)) <= _EXACT_TERMS:
         return remove_rdp_from_log_moments(remove_log_moments_exact(gram, sigma, orders), orders), "exact count sum"
     best = np.full(orders.shape, np.inf)
     used = []
@@ -178,7 +179,18 @@ def _remove_rdp(gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: in
         values[kept] = remove_rdp_from_log_moments(log_moments[orders[kept].astype(np.int64)], orders[kept])
         best = np.minimum(best, values)
         used.append(f"{band} up to order {reach}" + ("" if cyclic else " (chain)"))
-    return best, "band dynamic program with the tau term, bands " + ", ".join(used)
+    method = "band dynamic program with the tau term, bands " + ", ".join(used)
+    # the exact sum where its count vectors stay few, over the orders up to where they do
+    exact_reach, rows = 1, 0
+    while exact_reach < top and rows + math.comb(exact_reach + b, b - 1) <= _EXACT_TERMS:
+        exact_reach += 1
+        rows += math.comb(exact_reach + b - 1, b - 1)
+    if exact_reach >= _SHORTEST_REACH:
+        kept = orders <= exact_reach
+        exact = remove_rdp_from_log_moments(remove_log_moments_exact(gram, sigma, orders[kept]), orders[kept])
+        best[kept] = np.minimum(best[kept], exact)
+        method = f"exact count sum up to order {exact_reach}; " + method
+    return best, method
 
 
 @accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
