@@ -117,8 +117,9 @@ class LossDraws:
 
 @dataclass(frozen=True)
 class MonteCarloBand:
-    """A Monte Carlo estimate of delta(eps) at a grid of eps, with a band that holds at every eps >= eps_1 at once
-    with probability >= 1 - beta over the draws. Never certified.
+    """A Monte Carlo estimate of delta(eps) on a grid of eps with a simultaneous band; never certified.
+
+    The band holds at every eps >= eps_1 at once with probability >= 1 - beta over the draws.
 
     Parameters
     ----------
@@ -267,7 +268,7 @@ class MonteCarloPLD:
     seed: int | None = None
     other: PrivacyLossDistribution | None = None
     grid: float = _STEP
-    _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    _cache: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.remove.losses.size != self.add.losses.size:
