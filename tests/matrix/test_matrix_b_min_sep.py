@@ -196,3 +196,18 @@ def test_contract_and_refusals() -> None:
         coefficients=[1.0], rounds=4000, noise_multiplier=1.0, sampling_rate=0.2, min_separation=8, orders=[64]
     )
     assert not huge.available and huge.epsilon(1e-6) == math.inf and "no order within MAX_WORK" in repr(huge)
+
+
+def test_dpftrl_b_min_sep_takes_the_renyi_side_where_it_holds() -> None:
+    """DPFTRL(participation="b_min_sep") with a banded C >= 0 of at most b bands: the upper side is the smaller of
+    the unamplified Gaussian and BMinSepRDP's, labelled amplified, above the realizable lower side; with more
+    bands than b it is the unamplified side alone, labelled so."""
+    args = dict(rounds=64, noise_multiplier=2.0, min_separation=4, participation="b_min_sep", sampling_rate=0.05)
+    run = DPFTRL(strategy=Banded([1.0, 0.5]), **args)  # type: ignore[arg-type]
+    lower, upper = run.epsilon(1e-6, bound="both")
+    alone = BMinSepRDP(coefficients=[1.0, 0.5], rounds=64, noise_multiplier=2.0, sampling_rate=0.05, min_separation=4)
+    assert 0.0 < lower <= upper == alone.epsilon(1e-6)
+    assert run.sampled is not None and run.sampled.upper_kind == "amplified"
+    assert "BMinSepRDP" in run.sampled.upper_method
+    wide = DPFTRL(strategy=Banded([1.0, 0.5, 0.4, 0.3, 0.2]), **args)  # type: ignore[arg-type]
+    assert wide.sampled is not None and wide.sampled.upper_kind == "unamplified" and wide.sampled.b_min_sep is None

@@ -107,7 +107,7 @@ def test_every_reading_says_which_sides_are_certified_and_which_estimated() -> N
     assert labels[0].startswith("certified lower") and labels[1].startswith("certified upper, unamplified")
     assert all("not certified" in label for label in labels[2:]) and len(labels) == 5
     text = labelled_reading(run("b_min_sep"), delta=1e-5).statement()
-    assert "certified upper, unamplified" in text and "Monte Carlo" not in text
+    assert "certified upper, amplified" in text and "BMinSepRDP" in text and "Monte Carlo" not in text
     fixed = labelled_reading(DPFTRL(rounds=16, noise_multiplier=2.0, min_separation=4), delta=1e-5)
     assert fixed.upper_kind == "exact Gaussian" and fixed.monte_carlo is None
 

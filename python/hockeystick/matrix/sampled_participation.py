@@ -21,7 +21,10 @@ bound is proved it is used too (the smallest of certified upper sides is one; ``
   Choquette-Choo et al. 2025, arXiv:2410.06266, Def. 3.1, which is DPFTRL's), and under random allocation of
   one round (balls-in-bins with b = n bins): ``BallsInBinsRDP``, the Renyi bound of that paper's Lemma 3.2 pair.
   Random allocation of k > 1 rounds keeps the unamplified side: its k-subset mixture has no domination lemma
-  here.
+  here;
+* a banded C >= 0 of at most b bands under b-min-sep: ``BMinSepRDP``, Renyi DP through Dong & Ganesh's recursion
+  (``b_min_sep``; orders whose dynamic program exceeds its work limit are left out, and with none left the
+  unamplified side stands alone).
 
 The lower side is ``RealizableLowerSide``: one record contributing +1 in each round it enters, projected
 on one direction (certified; its module states each step).  The Gaussian at the schema's realizable
@@ -41,6 +44,7 @@ import numpy.typing as npt
 
 from ..base.validation import describe, in_interval, scalar_or_array
 from .amplification import AmplifiedBandedMF
+from .b_min_sep import BMinSepRDP
 from .balls_in_bins_rdp import BallsInBinsRDP, balls_in_bins_rdp_holds
 from .mmcc import MMCC, mmcc_holds
 from .participation import FixedEpochs, MinSeparation, Participation
@@ -213,12 +217,26 @@ class SampledSides:
             if balls_in_bins_rdp_holds(strategy, rounds):
                 self._renyi_bins = bins
         self._renyi: BallsInBinsRDP | None = None
+        # b-min-sep with a banded C >= 0 of at most b bands: Renyi DP through Dong & Ganesh's recursion
+        self.b_min_sep: BMinSepRDP | None = None
+        if participation == "b_min_sep" and isinstance(strategy, Banded) and strategy.nonnegative:
+            if len(strategy.bands) <= separation:
+                found = BMinSepRDP(
+                    coefficients=strategy.bands,
+                    rounds=rounds,
+                    noise_multiplier=noise_multiplier,
+                    sampling_rate=float(sampling_rate or 0.0),
+                    min_separation=separation,
+                    warm_start=cast(BMinSepSampling, self.sampling).warm_start,
+                )
+                self.b_min_sep = found if found.available else None
         self._lower: RealizableLowerSide | None = None
 
     @property
     def upper_kind(self) -> str:
         """ "amplified" where a proved amplification is used (beside the unamplified side), else "unamplified"."""
         amplified = self.amplified is not None or self.mmcc is not None or self._renyi_bins is not None
+        amplified = amplified or self.b_min_sep is not None
         return "amplified" if amplified else "unamplified"
 
     @property
@@ -283,6 +301,17 @@ class SampledSides:
                     "direction by its count-vector moment, add direction by the AM-GM bound, tight conversion, "
                     "BallsInBinsRDP",
                     lambda method, x: getattr(self.renyi, method)(x, bound="upper"),
+                )
+            )
+        b_min_sep = self.b_min_sep
+        if b_min_sep is not None:
+            reads.append(
+                (
+                    "amplified",
+                    "Renyi DP of b-min-sep's pair through Dong & Ganesh's recursion (arXiv:2602.09338, Sec. 5): remove "
+                    "direction exact by a dynamic program over the orders' copies, add direction by the AM-GM bound, "
+                    "tight conversion, BMinSepRDP",
+                    lambda method, x: getattr(b_min_sep, method)(x, bound="upper"),
                 )
             )
         return reads
