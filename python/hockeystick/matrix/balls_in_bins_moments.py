@@ -62,6 +62,7 @@ from .round_off import UNIT_ROUNDOFF
 
 __all__ = [
     "add_rdp_bound",
+    "banded_split",
     "bin_gram",
     "count_vectors",
     "gaussian_rdp_of_bins",
@@ -106,7 +107,22 @@ def bin_gram(c: np.ndarray, bins: int, error: np.ndarray | None = None) -> np.nd
 
 
 def gaussian_rdp_of_bins(gram: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndarray:
-    """alpha max_i G_ii / (2 sigma^2): the worst single bin's Gaussian RDP, an upper bound in both directions."""
+    """alpha max_i G_ii / (2 sigma^2): the worst single bin's Gaussian RDP, an upper bound in both directions.
+
+    Parameters
+    ----------
+    gram : numpy.ndarray
+        G, shape (b, b), an entrywise upper bound.
+    sigma : float
+        The noise standard deviation, > 0.
+    orders : numpy.ndarray
+        Orders alpha > 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        The Gaussian's RDP at each order, rounded up (joint convexity: module docstring).
+    """
     top = float(np.max(np.diag(gram)))
     return np.asarray(np.nextafter(orders * top / (2.0 * sigma * sigma) * (1.0 + 4 * UNIT_ROUNDOFF), np.inf))
 
@@ -141,7 +157,20 @@ def add_rdp_bound(gram: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndar
 
 
 def count_vectors(total: int, bins: int) -> np.ndarray:
-    """Every c in N^bins with sum c = total, one per row (stars and bars: C(total + bins - 1, bins - 1) rows)."""
+    """Every c in N^bins with sum c = total, one per row (stars and bars: C(total + bins - 1, bins - 1) rows).
+
+    Parameters
+    ----------
+    total : int
+        alpha >= 0.
+    bins : int
+        b >= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (C(total + bins - 1, bins - 1), bins), int64.
+    """
     rows = []
     for bars in itertools.combinations(range(total + bins - 1), bins - 1):
         edges = (-1, *bars, total + bins - 1)
@@ -196,8 +225,21 @@ def _padded(log_moment: np.ndarray) -> np.ndarray:
 
 
 def banded_split(gram: np.ndarray, band: int) -> tuple[np.ndarray, float]:
-    """G <= G' + tau 1 1^T entrywise, G' cyclically ``band``-banded: tau the largest entry at cyclic distance
-    >= band (0 when none), G'_ij = G_ij - tau (rounded up) at cyclic distance < band and 0 elsewhere."""
+    """G <= G' + tau 1 1^T entrywise, with G' cyclically ``band``-banded.
+
+    Parameters
+    ----------
+    gram : numpy.ndarray
+        G, shape (b, b), entries >= 0.
+    band : int
+        p >= 1: the entries at cyclic distance min(|i - j|, b - |i - j|) < p are in the band.
+
+    Returns
+    -------
+    tuple
+        ``(G', tau)``: tau the largest entry outside the band (0 when none), G'_ij = G_ij - tau rounded up inside
+        the band and 0 outside it.
+    """
     b = gram.shape[0]
     lag = np.abs(np.subtract.outer(np.arange(b), np.arange(b)))
     distance = np.minimum(lag, b - lag)
@@ -373,7 +415,20 @@ def _chain_program(banded: np.ndarray, two_s2: float, a: int, w: int, self_term:
 
 
 def remove_rdp_from_log_moments(log_moments: np.ndarray, orders: np.ndarray) -> np.ndarray:
-    """D_alpha(P || Q) = log E_Q[(P/Q)^alpha] / (alpha - 1), rounded up, floored at 0 (a divergence is >= 0)."""
+    """D_alpha(P || Q) = log E_Q[(P/Q)^alpha] / (alpha - 1), rounded up, floored at 0 (a divergence is >= 0).
+
+    Parameters
+    ----------
+    log_moments : numpy.ndarray
+        Upper bounds on log E_Q[(P/Q)^alpha].
+    orders : numpy.ndarray
+        The orders alpha > 1, of the same shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        The RDP upper bounds.
+    """
     alpha = np.asarray(orders, dtype=float)
     value = np.asarray(log_moments, dtype=float) / (alpha - 1.0)
     value = np.nextafter(value + 4 * UNIT_ROUNDOFF * np.abs(value), np.inf)

@@ -339,6 +339,7 @@ class BallsInBinsRDP:
         )
 
     def __repr__(self) -> str:
+        """The run as given and the scheme it covers, in words."""
         return (
             f"BallsInBinsRDP(rounds={self.rounds}, noise_multiplier={self.noise_multiplier:g}, bins={self.bins}, "
             f"redraw={self.redraw!r}): {self.scheme}"
