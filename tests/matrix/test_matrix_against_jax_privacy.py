@@ -1,6 +1,8 @@
 """Against jax_privacy's Monte Carlo, where jax_privacy is importable (skipped otherwise; it is not a dependency):
 its balls-in-bins estimate of the same dominating pair (banded Toeplitz non-negative C, zero-out adjacency)
-agrees with ours within both standard errors, and its b-min-sep estimate lies between our certified sides."""
+agrees with ours within both standard errors, and its b-min-sep estimate lies between our certified sides and
+agrees, within both standard errors, with a Monte Carlo of the same pair through Dong & Ganesh's exact loss
+(``b_min_sep_privacy_loss``), below the Renyi upper side (``BMinSepRDP``)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import numpy as np
 import pytest
 
 from hockeystick.matrix import DPFTRL, BallsInBinsMonteCarlo, Banded
+from hockeystick.matrix.b_min_sep import BMinSepRDP, b_min_sep_patterns, b_min_sep_privacy_loss
 
 batch_selection = pytest.importorskip("jax_privacy.batch_selection")
 sample_generation = pytest.importorskip("jax_privacy.experimental.monte_carlo.sample_generation")
@@ -61,3 +64,30 @@ def test_b_min_sep_estimate_lies_between_our_certified_sides() -> None:
         theirs, their_error = jax_privacy_delta(strategy, eps, seed=21)
         lower, upper = run.delta(eps, bound="both")
         assert lower - 4 * their_error <= theirs <= upper + 4 * their_error
+
+
+def exact_loss_delta(eps: float, seed: int, draws: int) -> tuple[float, float]:
+    """The larger direction's mean of (1 - e^(eps -+ L))_+ over our draws of b-min-sep's pair (warm start, p = 0.3,
+    b = BINS), L Dong & Ganesh's exact loss, and its standard error."""
+    rng = np.random.default_rng(seed)
+    patterns = b_min_sep_patterns(rng, draws, rounds=ROUNDS, sampling_rate=0.3, min_separation=BINS, warm_start=True)
+    args = dict(coefficients=COLUMN, noise_multiplier=NOISE, sampling_rate=0.3, min_separation=BINS, warm_start=True)
+    noise = NOISE * rng.standard_normal((2, draws, ROUNDS))
+    with_record = b_min_sep_privacy_loss(patterns @ banded_matrix(ROUNDS).T + noise[0], **args)
+    without = b_min_sep_privacy_loss(noise[1], **args)
+    best = (0.0, 0.0)
+    for values in (-np.expm1(np.minimum(eps - with_record, 0.0)), -np.expm1(np.minimum(eps + without, 0.0))):
+        best = max(best, (float(values.mean()), float(values.std(ddof=1) / np.sqrt(draws))))
+    return best
+
+
+def test_b_min_sep_exact_loss_agrees_with_jax_privacys_estimate() -> None:
+    strategy = batch_selection.BMinSepSampling(sampling_prob=0.3, iterations=ROUNDS, min_sep=BINS, warm_start=True)
+    renyi = BMinSepRDP(
+        coefficients=COLUMN, rounds=ROUNDS, noise_multiplier=NOISE, sampling_rate=0.3, min_separation=BINS
+    )
+    for eps in (0.5, 1.5):
+        theirs, their_error = jax_privacy_delta(strategy, eps, seed=31)
+        ours, our_error = exact_loss_delta(eps, seed=7, draws=40_000)
+        assert abs(ours - theirs) <= 4 * np.hypot(our_error, their_error)
+        assert theirs <= renyi.delta(eps) + 4 * their_error
