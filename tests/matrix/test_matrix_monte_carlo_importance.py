@@ -191,3 +191,22 @@ def test_bad_input_is_refused_with_the_rule():
         run.delta(1.0, beta=1.0)
     with pytest.raises(ValueError, match="epsilon"):
         run.delta(math.nan)
+
+
+@pytest.mark.parametrize("eps", [4.0, 6.0, 8.0])
+def test_small_delta_lies_between_the_certified_sides(eps):
+    """A 3-banded C over 16 rounds, 4 bins, z = 1.5, at delta from 1e-3 down to 6e-9: the importance-sampled estimate
+    lies above the certified lower side (``RealizableLowerSide``) and below the certified amplified upper side
+    (``BallsInBinsRDP``), each up to 4 standard errors, and the confidence bound above the lower side."""
+    from hockeystick.matrix import BallsInBinsRDP, Banded
+
+    band = Banded([1.0, 0.5, 0.25])
+    c, _ = band.matrix(16)
+    upper = float(BallsInBinsRDP(strategy=band, rounds=16, noise_multiplier=1.5, bins=4).delta(eps))
+    reading = ImportanceSampledMonteCarlo(
+        strategy=c, noise_multiplier=1.5, cycle_length=4, epsilon=eps, draws=20000, seed=5
+    ).delta(eps)
+    assert reading.certified_lower <= reading.estimate + 4 * reading.standard_error
+    assert reading.estimate - 4 * reading.standard_error <= upper <= reading.unamplified_upper
+    assert reading.certified_lower <= reading.confidence_bound
+    assert reading.standard_error <= 0.05 * reading.estimate
