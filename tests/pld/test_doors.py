@@ -1,9 +1,10 @@
 """One run, one bracket, whatever door it is asked through (pld/question).
 
 The same rounds of Poisson-subsampled Gaussians asked through the PLD objects, the ``PLDAccountant`` (default and on a
-grid), the ledger, Flower's and Opacus's accountants, the dp_accounting adapter and the compose stages must give the
-front door's bracket (``SubsampledGaussianPLD``'s default; for several stages, the dp_accounting adapter's): every
-bracket is certified, so any two overlap, and each upper side lies within max(1e-3, 0.1 % eps) of the front door's.
+grid), the ledger, Flower's and Opacus's accountants, the dp_accounting adapter (default and on a grid) and the compose
+stages must give the front door's bracket (``SubsampledGaussianPLD``'s default; for several stages, the dp_accounting
+adapter's): every bracket is certified, so any two overlap, and each upper side lies within max(1e-3, 0.1 % eps) of
+the front door's.
 Each upper side is also checked against the RDP conversion and dp_accounting's default PLD, live.
 """
 
@@ -103,6 +104,16 @@ def dp_accounting_adapter(sigma, q, rounds, delta):
     return HockeystickAccountant().compose(event, rounds).get_epsilon_bracket(delta)
 
 
+def dp_accounting_adapter_on_grid(sigma, q, rounds, delta):
+    # a grid the caller fixed: the plan reads the run it composed, as the PLD objects do
+    dp_event = pytest.importorskip("dp_accounting.dp_event")
+    from hockeystick.interop.dp_accounting import HockeystickAccountant
+
+    event = dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma))
+    adapter = HockeystickAccountant(value_discretization_interval=1e-4)
+    return adapter.compose(event, rounds).get_epsilon_bracket(delta)
+
+
 def opacus_adapter(sigma, q, rounds, delta):
     from hockeystick.interop.opacus import HockeystickAccountant
 
@@ -121,6 +132,7 @@ DOORS = {
     "flower": flower,
     "compose": compose_file,
     "dp_accounting": dp_accounting_adapter,
+    "dp_accounting_on_grid": dp_accounting_adapter_on_grid,
     "opacus": opacus_adapter,
 }
 

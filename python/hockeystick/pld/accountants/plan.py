@@ -272,8 +272,10 @@ class PlanProfile:
         """
         if not self._finite:
             assert h is not None
-            # the grid's own compositions: the plan's question logic (question_plan) reads the run on top of them
-            lo, up = getattr(self._pld(h), method)(x, bound="both", composition_only=True)
+            # the grid's own compositions: the plan's question logic (question_plan) reads the run on top of them;
+            # on a grid the caller fixed there is none, so the PLD reads the run it describes as every door does
+            # (``pld.question``), its own bracket intersected with the run's
+            lo, up = getattr(self._pld(h), method)(x, bound="both", composition_only=self.fixed_interval is None)
             for variant in self._upper_variants[1:]:  # a further proved upper side: the smaller is certified
                 up = min(up, getattr(self._pld(h, variant), method)(x, bound="upper", composition_only=True))
             bound = add_loss_bound(self._grid) if self.plan.gaussian_r2 == 0 else None
