@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import optimize, special, stats
 
-from hockeystick.matrix import ImportanceSampledMonteCarlo, pipeline_delta, verify_then_release
+from hockeystick.matrix import BallsInBinsMonteCarlo, ImportanceSampledMonteCarlo, pipeline_delta, verify_then_release
 from hockeystick.matrix.verified_release import pipeline_base_delta
 
 
@@ -100,3 +100,12 @@ def test_verify_then_release_refuses_a_target_beyond_its_draws():
         pipeline_delta(100, 0.0)
     with pytest.raises(ValueError, match="support_bound"):
         pipeline_delta(100, 0.1, support_bound=-1.0)
+
+
+def test_plain_draws_verify_too():
+    """BallsInBinsMonteCarlo's plain draws (B = 1): C = I over 4 rounds, 2 bins, z = 1, 20 000 draws, target 0.05:
+    eps 3 (estimate 0.011) passes at base 0.0437, eps 1 (estimate 0.18) does not."""
+    run = BallsInBinsMonteCarlo(strategy=np.eye(4), noise_multiplier=1.0, cycle_length=2, draws=20000, seed=0)
+    passed, failed = verify_then_release(run, 3.0, 0.05), verify_then_release(run, 1.0, 0.05)
+    assert passed.verified and not failed.verified and passed.support_bound == 1.0
+    assert passed.base_delta == pytest.approx(pipeline_base_delta(20000, 0.05)) and passed.delta <= 0.05
