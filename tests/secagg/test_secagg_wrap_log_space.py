@@ -53,3 +53,30 @@ def test_the_skellam_bound_at_16_bits_is_the_exact_minimum():
     got = wrap_probability(bits=16, **RUN, noise="skellam")
     assert exact <= got <= exact * (1 + 1e-6)
     assert math.log(got) == pytest.approx(math.log(exact), rel=1e-8)
+
+
+@mpmath.workdps(40)
+def test_the_noise_tail_bound_holds_a_gaussian_signal_s_exact_tail():
+    """A v-subgaussian signal X ~ N(0, v) beside the sum N of n discrete Gaussians: P(|X + N| >= m), summed exactly
+    with mpmath at 40 digits, is below exp(log_noise_tail_bound), which is within a factor 20 of it and below the
+    joint Chernoff bound 2 e^{-m^2 / (2 (v + n s^2))}."""
+    from hockeystick.secagg.modular_wrap import log_noise_tail_bound
+
+    sigma, clients, v = 2.0, 3, 4.0
+    one = {y: mpmath.exp(-(mpmath.mpf(y) ** 2) / (2 * sigma**2)) for y in range(-40, 41)}
+    z = mpmath.fsum(one.values())
+    law = {0: mpmath.mpf(1)}
+    for _ in range(clients):
+        nxt: dict = {}
+        for a, pa in law.items():
+            for b, pb in one.items():
+                nxt[a + b] = nxt.get(a + b, 0) + pa * pb / z
+        law = nxt
+    for m in (12.0, 20.0, 28.0):
+        exact = mpmath.fsum(
+            p * (mpmath.ncdf((-m - y) / mpmath.sqrt(v)) + 1 - mpmath.ncdf((m - y) / mpmath.sqrt(v)))
+            for y, p in law.items()
+        )
+        bound = math.exp(log_noise_tail_bound(m, v, "distributed_discrete_gaussian", sigma, clients))
+        assert exact <= bound <= 20 * exact
+        assert bound < 2 * math.exp(log_chernoff_tail(m, v + clients * sigma**2, 0.0))

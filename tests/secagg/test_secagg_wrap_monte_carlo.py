@@ -16,7 +16,8 @@ import math
 import numpy as np
 import pytest
 
-from hockeystick.secagg import wrap_probability
+from hockeystick.secagg import bits_for, wrap_probability
+from hockeystick.secagg.modular_wrap import log_chernoff_tail
 
 TRIALS = 20_000
 ETA = 1e-9
@@ -85,3 +86,54 @@ def test_one_bit_fewer_wraps_often(kind):
     run = dict(clients=5, dimension=16, clip_norm=1.0, granularity=0.1, local_sigma=0.3)
     assert wrap_probability(bits=7, **run, noise=kind) < 0.01
     assert _wrap_frequency(kind, "conditional", bits=6, **run, seed=5) > 0.01
+
+
+def _wrapped_fraction(kind, *, bits, clients, dimension, clip_norm, granularity, local_sigma, seed):
+    """The mean over trials of the fraction of the d coordinates that wrap (the same pipeline as above)."""
+    rng = np.random.default_rng(seed)
+    update = np.zeros(dimension)
+    update[0] = clip_norm
+    rotated = _hadamard(dimension) @ (rng.choice([-1.0, 1.0], dimension) * update) / granularity
+    total = _rounded(rotated, clients, True, rng).sum(axis=1)
+    total += _noise(kind, local_sigma / granularity, clients, dimension, rng)
+    return float((np.abs(total) >= 2.0 ** (bits - 1)).mean())
+
+
+@pytest.mark.parametrize("kind", ["distributed_discrete_gaussian", "skellam"])
+def test_the_per_coordinate_bound_holds_the_wrapped_fraction(kind):
+    """per="coordinate" bounds one coordinate's wrap, so the expected fraction of wrapped coordinates: the trials'
+    mean fraction (each trial's in [0, 1], independent across trials) stays below it within Hoeffding's margin."""
+    run = dict(bits=7, clients=5, dimension=16, clip_norm=1.0, granularity=0.08, local_sigma=0.5)
+    bound = wrap_probability(**run, noise=kind, per="coordinate")
+    assert 1e-3 < bound < 0.2
+    fraction = _wrapped_fraction(kind, **run, seed=21)
+    assert 0.0 < fraction <= bound + math.sqrt(math.log(1 / ETA) / (2 * TRIALS))
+    assert bound < wrap_probability(**run, noise=kind) / 4  # well below the round's union over 16 coordinates
+
+
+@pytest.mark.parametrize("kind", ["distributed_discrete_gaussian", "skellam"])
+def test_the_noise_tail_is_tighter_than_the_joint_chernoff_bound(kind):
+    """The round's bound reads the noise's masses (log_noise_tail_bound) where they are tighter than the Chernoff
+    bound alone: at the cross-device example's discrete Gaussian noise and 20 bits, about 10 times; Skellam's summed
+    variance (5.8e9) is past scipy's Bessel function there, and the Chernoff bound stands."""
+    run = dict(bits=20, clients=1000, dimension=10**6, clip_norm=1.0, granularity=3.4073954964729036e-4)
+    sigma = 0.8178681542682358
+    ours = wrap_probability(**run, local_sigma=sigma, noise=kind)
+    s = sigma / run["granularity"]
+    signal = (1000 / run["granularity"]) ** 2 / 10**6
+    m = 2.0**19 - 1000
+    v, big_v = (signal + 1000 * s * s, 0.0) if kind != "skellam" else (signal, 1000 * s * s)
+    chernoff = 2e6 * math.exp(log_chernoff_tail(m, v, big_v))
+    assert ours <= chernoff * (1 + 1e-8)
+    if kind != "skellam":
+        assert ours < chernoff / 5
+
+
+def test_bits_for_picks_bits_the_simulation_confirms():
+    """bits_for(0.02): at its bits the round's simulated wrap frequency is below 0.02 (within Hoeffding's margin),
+    and one bit fewer wraps in a visible share of the rounds (the bits are not spent for nothing)."""
+    run = dict(clients=5, dimension=16, clip_norm=1.0, granularity=0.1, local_sigma=0.3)
+    bits = bits_for(0.02, **run)
+    margin = math.sqrt(math.log(1 / ETA) / (2 * TRIALS))
+    assert _wrap_frequency("distributed_discrete_gaussian", "conditional", bits=bits, **run, seed=31) <= 0.02 + margin
+    assert _wrap_frequency("distributed_discrete_gaussian", "conditional", bits=bits - 1, **run, seed=32) > 0.002

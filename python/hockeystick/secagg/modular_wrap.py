@@ -24,9 +24,14 @@ By Chernoff's bound, for every t > 0,
     P(|S_j| \ge m) \le 2 \exp\bigl(t^2 v / 2 + V(\cosh t - 1) - t m\bigr),
 
 v the sum of the subgaussian proxies (V = 0 for the discrete Gaussian, whose bound is 2 e^{-m^2 / (2v)} at
-the best t).  A union over the d coordinates gives the round's bound (minimised over t: any t
-gives a valid bound; the Skellam term's is at the root of its slope, from logs), widened by 1e-9 relative and
-never below the least positive double.
+the best t; minimised over t: any t gives a valid bound; the Skellam term's is at the root of its slope, from
+logs).  Beside it, the noise's own masses (``lattice_pld``, each raised by its error bound) summed against the
+signal's and rounding's Hoeffding tail, X being independent of the noise N:
+P(|X + N| >= m) <= sum_y p_N(y) min(1, 2 e^{-(m - |y|)^2 / (2 v_X)}) + P(N outside the masses' window)
+(``log_noise_tail_bound``): tighter than the joint Chernoff bound by about the Gaussian tail's polynomial factor.
+One coordinate's bound is the lesser of the two (``per="coordinate"``: also the expected fraction of the d
+coordinates that wrap); a union over the d coordinates gives the round's (``per="round"``), widened by 1e-9
+relative and never below the least positive double.
 """
 
 from __future__ import annotations
@@ -38,9 +43,13 @@ import numpy as np
 from ..base.validation import choice, count, moderate, positive_number
 from .sensitivity import ROUNDINGS
 
-__all__ = ["NOISES", "bits_for", "log_chernoff_tail", "wrap_probability"]
+__all__ = ["NOISES", "WRAP_EVENTS", "bits_for", "log_chernoff_tail", "log_noise_tail_bound", "wrap_probability"]
 
 NOISES = ("distributed_discrete_gaussian", "skellam")
+WRAP_EVENTS = ("round", "coordinate")  # some coordinate of the round wraps; one given coordinate wraps
+MAX_TAIL_OUTCOMES = 1 << 22  # the noise masses' widest window for the exact-tail bound (32 MiB)
+WINDOW_REACH = 16.0  # the masses' window spans about +-8 standard deviations: 16 sqrt(n) sigma outcomes
+UNIT_ROUNDOFF = 2.0**-53
 MAX_BITS = 62
 _LOG_2 = math.log(2.0)
 _SMALLEST = 5e-324
@@ -117,6 +126,66 @@ def log_chernoff_tail(m: float, proxy: float, skellam_variance: float) -> float:
     return best
 
 
+def log_noise_tail_bound(m: float, signal_proxy: float, noise: str, sigma: float, clients: int) -> float:
+    r"""The log of a bound on P(|X + N| >= m) for one coordinate, from the noise's own masses (module docstring).
+
+    X (signal and rounding) is v-subgaussian and independent of N, the n shares' sum, so
+
+    .. math::
+
+        P(|X + N| \ge m) \le \sum_{y \in W} p_N(y) \min\bigl(1, 2 e^{-(m - |y|)^2 / (2 v)}\bigr) + P(N \notin W),
+
+    p_N(y) the masses ``lattice_pld`` computes with their relative errors (raised by them), W their window, and
+    P(N outside W) bounded by the noise's own Chernoff tail on each side.  Tighter than the joint Chernoff bound by
+    about the Gaussian tail's polynomial factor; where the masses are not bounded (``lattice_pld`` refuses) or
+    their window passes ``MAX_TAIL_OUTCOMES``, the bound is 1 (log 0) and the Chernoff bound stands.
+
+    Parameters
+    ----------
+    m : float
+        The distance to the modulus' edge (as ``log_chernoff_tail`` takes it).
+    signal_proxy : float
+        v > 0, the signal's and the rounding's subgaussian proxy.
+    noise : {"distributed_discrete_gaussian", "skellam"}
+        The clients' noise.
+    sigma : float
+        Each share's sigma in integer units (the discrete Gaussian's s, or the Skellam share's standard deviation).
+    clients : int
+        n, the shares summed.
+
+    Returns
+    -------
+    float
+        The log of the bound, at most 0.
+    """
+    from .lattice_pld import ddg_sum_masses, skellam_masses
+
+    if m <= 0.0 or signal_proxy <= 0.0 or WINDOW_REACH * math.sqrt(clients) * sigma > MAX_TAIL_OUTCOMES:
+        return 0.0
+    try:
+        x0, masses, errors, _ = (
+            ddg_sum_masses(sigma, clients)
+            if noise == "distributed_discrete_gaussian"
+            else skellam_masses(clients * sigma * sigma)
+        )
+    except ValueError:
+        return 0.0
+    y = np.abs(np.arange(x0, x0 + masses.size, dtype=float))
+    gap = np.maximum(m - y, 0.0)
+    log_signal = np.minimum(0.0, _LOG_2 - gap * gap / (2.0 * signal_proxy))
+    # exp's argument within a few u relative; the sum of positive terms within (size + 2) u
+    inside = float(np.sum(masses * (1.0 + errors) * np.exp(log_signal * (1.0 - 4.0 * UNIT_ROUNDOFF))))
+    inside *= 1.0 + (masses.size + 8) * UNIT_ROUNDOFF
+    edge = min(-x0, x0 + masses.size - 1) + 1.0  # N beyond the window: |N| >= edge
+    proxy, variance = (
+        (clients * sigma * sigma, 0.0) if noise == "distributed_discrete_gaussian" else (0.0, clients * sigma * sigma)
+    )
+    beyond = 2.0 * math.exp(log_chernoff_tail(edge, proxy, variance))
+    # never below the doubles' least positive value (terms past it underflow to 0; the tail itself is positive)
+    total = max(inside + beyond, _SMALLEST)
+    return min(0.0, math.log(total) + 1e-12)
+
+
 def wrap_probability(
     *,
     bits: int,
@@ -128,6 +197,7 @@ def wrap_probability(
     noise: str = "distributed_discrete_gaussian",
     rounding: str = "conditional",
     flatness: float = 1.0,
+    per: str = "round",
 ) -> float:
     r"""An upper bound on the probability that one round's aggregate wraps around modulo 2^b (module docstring).
 
@@ -152,6 +222,9 @@ def wrap_probability(
         The randomized rounding (module docstring).
     flatness : float, optional
         rho, the rotation's flatness (default 1: the randomized Walsh-Hadamard transform).
+    per : {"round", "coordinate"}, optional
+        The event bounded: some coordinate of the round wraps (default; the union over the d coordinates), or one
+        given coordinate wraps, which is also the expected fraction of the d coordinates that wrap in a round.
 
     Returns
     -------
@@ -184,12 +257,14 @@ def wrap_probability(
     kind = choice(noise, "noise", NOISES)
     conditional = choice(rounding, "rounding", ROUNDINGS) == "conditional"
     rho = positive_number(flatness, "flatness")
-    proxy = rho * (n * c / g) ** 2 / d + (0.0 if conditional else n / 4.0)
+    where = choice(per, "per", WRAP_EVENTS)
+    signal = rho * (n * c / g) ** 2 / d + (0.0 if conditional else n / 4.0)
     skellam_variance = n * s * s if kind == "skellam" else 0.0
-    if kind == "distributed_discrete_gaussian":
-        proxy += n * s * s
+    proxy = signal + (n * s * s if kind == "distributed_discrete_gaussian" else 0.0)
     m = 2.0 ** (b - 1) - (n if conditional else 0)
-    log_bound = math.log(2.0 * d) + log_chernoff_tail(m, proxy, skellam_variance)
+    log_coordinate = _LOG_2 + log_chernoff_tail(m, proxy, skellam_variance)
+    log_coordinate = min(log_coordinate, log_noise_tail_bound(m, signal, kind, s, n))
+    log_bound = log_coordinate + (math.log(d) if where == "round" else 0.0)
     # rounded up: a bound below the doubles' least positive value is that value, never 0 (the sum's noise has
     # unbounded support, so the wrap's probability is positive)
     return min(1.0, max(math.exp(log_bound + 1e-9 * abs(log_bound)), _SMALLEST))
@@ -204,7 +279,8 @@ def bits_for(beta: float, **round_parameters: object) -> int:
         The wrap-around probability allowed per round, 0 < beta < 1.
     **round_parameters
         ``wrap_probability``'s other keyword arguments (``clients``, ``dimension``, ``clip_norm``,
-        ``granularity``, ``local_sigma``, ``noise``, ``rounding``, ``flatness``).
+        ``granularity``, ``local_sigma``, ``noise``, ``rounding``, ``flatness``, ``per``: the round's wrap, the
+        default, or one coordinate's).
 
     Returns
     -------

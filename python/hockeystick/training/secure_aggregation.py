@@ -26,8 +26,9 @@ Whom each number protects against (``against=``):
   same on both inputs).
 * ``"observer"``: whoever sees the released models but not the cohorts.  Each sampled client adds its own noise
   share, so the round without the differing client holds one share fewer than the round with it: ``secagg``'s
-  observer side for that pipeline (``secagg.observer_shares``: joint convexity above, linear in q; the pair of
-  n and n + 1 shares on the shifted coordinate below).
+  observer side for that pipeline, in the known-count model (``secagg.accountants``: the lesser of joint
+  convexity's and the participation count's readings above; the pair of n and n + 1 shares on every coordinate,
+  read through the shifted one and the others' spread, below).
 
 The granularity.  Unless given, gamma is the finest (smallest) one at which the wrap-around bound of a round
 (``secagg.wrap_probability``, at the expected cohort m) is at most ``wrap_beta``: the bound grows as gamma
