@@ -128,6 +128,36 @@ def test_one_round_is_randomized_response_above_and_the_exact_shift_below():
         assert low <= exact + 1e-12 and exact <= low + 1e-3
 
 
+def test_the_full_noise_on_one_coordinate_is_bounded_by_its_largest_shift():
+    # n = E: the discrete Laplace, log-concave; the largest shift floor(min(Delta_1, Delta_2)) = 5 dominates
+    acc = _accountant(min_surviving_clients=10, rounds=3)
+    a, k = acc.decay, 5
+    assert math.floor(min(acc.sensitivity.l1, acc.sensitivity.l2)) == k
+    # the pair's privacy loss a (|y| - |y - k|) is a j, j in -k .. k: its P-law composed 3 times, exactly
+    y = np.arange(-2000, 2001)
+    law = math.tanh(a / 2) * np.exp(-a * np.abs(y - k))  # P = DLap + k
+    steps = np.abs(y) - np.abs(y - k)
+    one = np.bincount(steps + k, weights=law, minlength=2 * k + 1)
+    three = np.convolve(np.convolve(one, one), one)  # loss a j, j = -3k .. 3k
+    j = np.arange(-3 * k, 3 * k + 1)
+    rr = acc.round_epsilon  # the pure bound's composition alone is looser
+    for e in (0.5, 1.0, 2.0):
+        exact = math.fsum((three * np.maximum(0.0, 1.0 - np.exp(e - a * j))).tolist())
+        high = acc.delta(e)
+        assert exact <= high <= exact + 2e-3
+        assert high <= _rr_composed(rr, 3, e) + 1e-12
+
+
+def _rr_composed(eps0: float, rounds: int, e: float) -> float:
+    """delta(e) of randomized response at eps0 composed ``rounds`` times (Kairouz, Oh & Viswanath 2015, Thm. 3.3)."""
+    total = 0.0
+    for i in range(rounds + 1):  # i rounds of loss -eps0, rounds - i of +eps0
+        loss = (rounds - 2 * i) * eps0
+        weight = math.comb(rounds, i) * math.exp((rounds - i) * eps0) / (1 + math.exp(eps0)) ** rounds
+        total += weight * max(0.0, 1 - math.exp(e - loss))
+    return total
+
+
 def test_the_bracket_over_rounds_is_ordered_and_falls_with_the_scale():
     previous = math.inf
     for scale in (1.0, 2.0, 4.0):

@@ -42,7 +42,12 @@ floor(Delta_2^2)) non-zero coordinates offers c_1 >= c_2 >= ...: a non-zero inte
 Delta_2), where it is smaller.  For beta >= 1 the noise is DLap(a) plus independent noise: a Delta_1.
 
 A pure eps-DP round is dominated by randomized response at eps (Kairouz, Oh & Viswanath 2015, Thm. 2.4):
-the upper side composes that pair over the rounds (``secagg.pair_accountants``).  The lower side is the exact
+the upper side composes that pair over the rounds (``secagg.pair_accountants``).  Where beta >= 1 and the
+shift is one coordinate (r = 1), GDL(beta, a) is log-concave (NB(beta) is for beta >= 1: its masses' ratio
+(beta + j) e^{-a} / (j + 1) falls with j; a convolution of log-concave laws is log-concave), so its shifts have a
+monotone likelihood ratio and the largest shift k = floor(min(Delta_1, Delta_2)) is the worst for every
+hockey-stick divergence (Lehmann & Romano, Thm. 3.4.1; the law is symmetric, so both directions): its lattice
+pair, its masses lowered on both sides (``dominating_shift_pld``), dominates the round exactly.  The lower side is the exact
 lattice pair of one realizable shift, GDL's masses computed here (``gdl_masses``).
 
 Masses (``gdl_masses``): the NB masses are scipy's ``nbinom.pmf``, charged ``NEGATIVE_BINOMIAL_RELATIVE_ERROR``
@@ -60,12 +65,15 @@ import math
 import numpy as np
 
 from ..base.validation import count, positive_number
+from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.mechanisms.constructors import checked_interval, pair_factor
 from .lattice_pld import Masses
 
 __all__ = [
     "MAX_SUPPORT",
     "NEGATIVE_BINOMIAL_RELATIVE_ERROR",
     "gdl_masses",
+    "dominating_shift_pld",
     "harrison_epsilon",
     "pure_epsilon",
 ]
@@ -239,7 +247,7 @@ def gdl_masses(shape: float, decay: float, reach: int = 0) -> Masses:
     >>> import math
     >>> from hockeystick.secagg.distributed_discrete_laplace import gdl_masses
     >>> x0, masses, errors, outside = gdl_masses(1.0, 1.0)
-    >>> abs(masses[-x0] - math.tanh(0.5)) < 1e-12  # DLap(1)'s mass at 0
+    >>> bool(abs(masses[-x0] - math.tanh(0.5)) < 1e-12)  # DLap(1)'s mass at 0
     True
     """
     from scipy import stats  # lazy: scipy's import time
@@ -258,3 +266,47 @@ def gdl_masses(shape: float, decay: float, reach: int = 0) -> Masses:
     error = np.full(masses.size, (2.0 * NEGATIVE_BINOMIAL_RELATIVE_ERROR + (cut + 2) * UNIT_ROUNDOFF) * 1.01)
     # a cut term nb[j + x] nb[j] has j + x > J (mass <= 1e-30 in all) or j > J: at most 2e-30 per outcome
     return -cut, masses, np.minimum(error, 1.0), 2.0e-30 * 1.01
+
+
+def dominating_shift_pld(masses: Masses, shift: int, value_discretization_interval: float) -> PrivacyLossDistribution:
+    """The grid PLD of (N + shift, N) with both laws' masses lowered: its pessimistic side is an upper bound.
+
+    Lowering both laws' masses (by their relative errors) gives a pair that dominates the exact one for every
+    gamma: sum (p - gamma q)_+ <= sum (p' - gamma q')_+ + sum (p - p') for p' <= p, q' <= q, and the grid's
+    pessimistic side charges the missing P-mass (1 minus what is given) at +infinity.  N's outcomes beyond the
+    window are Q-masses lowered to 0 there (P's there, the window's shifted top, are given).
+
+    Parameters
+    ----------
+    masses : tuple
+        (x0, masses, errors, outside) of N (``gdl_masses``).
+    shift : int
+        k >= 1.
+    value_discretization_interval : float
+        The grid's spacing.
+
+    Returns
+    -------
+    PrivacyLossDistribution
+        One direction (N symmetric: the other is the same); read its pessimistic side (``bound="upper"``).
+
+    Raises
+    ------
+    ValueError
+        ``shift`` not in [1, the window's length).
+
+    Examples
+    --------
+    >>> import math
+    >>> from hockeystick.secagg.distributed_discrete_laplace import dominating_shift_pld, gdl_masses
+    >>> pair = dominating_shift_pld(gdl_masses(1.0, 0.5), 2, 1e-4)
+    >>> abs(pair.delta(0.0, bound="upper") - (1.0 - math.exp(-0.5))) < 1e-6  # DLap(1/2) shifted by 2: its TV
+    True
+    """
+    _, m, r, _ = masses
+    if not 1 <= shift < m.size:
+        raise ValueError(f"shift must be an integer in [1, {m.size}), got {shift!r}")
+    p = np.maximum(m * (1.0 - r), 0.0)
+    q = np.concatenate([np.maximum(m[shift:] * (1.0 - r[shift:]), 0.0), np.zeros(shift)])
+    factor = pair_factor(p, q, "gdl_shift_upper", checked_interval(value_discretization_interval), exact_zeros=False)
+    return PrivacyLossDistribution([{factor: 1}])

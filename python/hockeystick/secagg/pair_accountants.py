@@ -17,7 +17,8 @@ pair that dominates each round dominates their composition; a realized pair's co
 * ``DistributedDiscreteLaplace`` (negative-binomial shares; Harrison & Manurangsi 2025, Harrison 2024): each
   round is pure eps-DP with eps from Harrison's Theorem 1 (``distributed_discrete_laplace.pure_epsilon``),
   so dominated by randomized response at eps (Kairouz, Oh & Viswanath 2015), composed over the T rounds
-  above; below, the exact lattice pair of the realizable shift floor(c / gamma) on one coordinate
+  above, and where the noise is log-concave (n >= E) and the shift one coordinate, also by the lattice pair of
+  the largest shift (``distributed_discrete_laplace.dominating_shift_pld``), the lesser read taken; below, the exact lattice pair of the realizable shift floor(c / gamma) on one coordinate
   (``lattice_pld.realizable_shift_pld`` on ``distributed_discrete_laplace.gdl_masses``), composed over the T
   rounds.
 
@@ -59,7 +60,7 @@ from ..base.validation import (
 )
 from ..pld.compose.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, pair_factor
-from .distributed_discrete_laplace import gdl_masses, pure_epsilon
+from .distributed_discrete_laplace import dominating_shift_pld, gdl_masses, pure_epsilon
 from .lattice_pld import realizable_shift_pld
 from .poisson_binomial import dominating_pair_pld, poisson_binomial_parameters, realizable_pair_pld
 from .sensitivity import IntegerSensitivity, integer_sensitivity
@@ -437,7 +438,15 @@ class DistributedDiscreteLaplace(_PairAccountant):
     def _round(self, side: str, rate: float) -> list[tuple[PrivacyLossDistribution | None, int]]:
         h, n, e = self.value_discretization_interval, self.min_surviving_clients, self.expected_clients
         if side == "upper":
-            return [(randomized_response_pld(self.round_epsilon, rate, h), 1)]
+            upper: list[tuple[PrivacyLossDistribution | None, int]] = [
+                (randomized_response_pld(self.round_epsilon, rate, h), 1)
+            ]
+            s = self.sensitivity
+            one_coordinate = min(self.dimension, math.floor(s.l2 * s.l2), math.floor(s.l1)) == 1
+            if self.shape >= 1.0 and one_coordinate and rate == 1.0:  # log-concave: the largest shift dominates
+                worst = int(math.floor(min(s.l1, s.l2)))
+                upper.append((dominating_shift_pld(gdl_masses(self.shape, self.decay), worst, h), 1))
+            return upper
         shift = self.sensitivity.realizable_shift
         if shift == 0:
             return [(None, 1)]

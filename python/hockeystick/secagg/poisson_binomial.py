@@ -144,7 +144,7 @@ def binomial_masses(trials: int, p: float) -> tuple[int, np.ndarray, float, floa
     --------
     >>> from hockeystick.secagg.poisson_binomial import binomial_masses
     >>> x0, masses, error, outside = binomial_masses(4, 0.5)
-    >>> x0, masses.tolist(), error < 1e-9, outside
+    >>> x0, masses.round(12).tolist(), error < 1e-9, outside
     (0, [0.0625, 0.25, 0.375, 0.25, 0.0625], True, 0.0)
     """
     from scipy import stats  # lazy: scipy's import time
