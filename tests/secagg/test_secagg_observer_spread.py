@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from hockeystick.pld.mechanisms.constructors import from_distributions
-from hockeystick.secagg import DistributedDiscreteGaussian
+from hockeystick.secagg import DistributedDiscreteGaussian, DistributedSkellam
 from hockeystick.secagg.lattice_pld import ddg_sum_masses, skellam_masses
 from hockeystick.secagg.observer_shares import shares_pair_pld
 from hockeystick.secagg.observer_spread import binomial_bin_masses, exceedance_interval, spread_pair_pld
@@ -124,3 +124,19 @@ def test_exceedance_interval_holds_the_exact_tail():
     assert lo <= 1 - inside <= hi and hi - lo < 1e-8
     with pytest.raises(ValueError, match="threshold"):
         exceedance_interval(skellam_masses(variance), 10**6)
+
+
+@pytest.mark.parametrize("rate", [0.5, 0.05])
+def test_the_observer_bracket_holds_the_exact_round_on_z3(rate):
+    """One round, d = 3, one other survivor, Skellam shares of variance 3, the update 2 e_1: the exact pair on Z^3
+    (every outcome of the windows) lies in the accountant's bracket, both sides and both readings of the upper."""
+    acc = DistributedSkellam(
+        clip_norm=2.0, granularity=1.0, dimension=3, local_sigma=math.sqrt(3.0), min_surviving_clients=1,
+        sampling_rate=rate,
+    )  # fmt: skip
+    assert acc.sensitivity.realizable_shift == 2
+    fewer, more = skellam_masses(3.0, 2), skellam_masses(6.0, 2)
+    for eps in (0.0, 0.3, 1.0):
+        exact = _exact_delta(fewer, more, 2, rate, 3, eps)
+        low, high = acc.delta(eps, bound="both", against="observer")
+        assert low <= exact * (1 + 1e-9) + 1e-12 and exact <= high

@@ -97,7 +97,7 @@ def participation_count_delta(
     curves = np.nextafter(np.multiply.outer(counts.astype(float), round_curve) * (1.0 + 2.0**-52), np.inf)
     per_count = np.asarray(rdp_to_delta(curves, orders, eps.reshape(eps.shape + (1,))), dtype=float)
     total = np.sum(np.minimum(per_count, 1.0) * masses, axis=-1) * (1.0 + (counts.size + 2) * 2.0**-53)
-    return np.minimum(1.0, np.nextafter(total + beyond, np.inf))
+    return np.asarray(np.minimum(1.0, np.nextafter(total + beyond, np.inf)), dtype=float)
 
 
 def participation_count_epsilon(
@@ -135,4 +135,4 @@ def participation_count_epsilon(
         mid = 0.5 * (lo + up)
         ok = participation_count_delta(round_curve, orders, rate, rounds, mid) <= d
         up, lo = np.where(ok & met, mid, up), np.where(ok | ~met, lo, mid)
-    return np.minimum(hi, up)
+    return np.asarray(np.minimum(hi, up), dtype=float)
