@@ -159,6 +159,19 @@ def gate(run: dict[str, Any], baselines_path: Path, retries: int, effort: Effort
     return not failed
 
 
+def recorded_apart(run: dict[str, Any]) -> dict[str, Any]:
+    """The run's benchmarks, each carrying when, on which commit and CPU and at what load it was recorded: they
+    join a baseline run that another run described (``--only``)."""
+    m = run["machine"]
+    where = {
+        "started": run["started"],
+        "commit": m["commit"],
+        "cpu_id": m["cpu_id"],
+        "load_average": [m["load_average"][0], m["load_average_end"][0]],
+    }
+    return {name: {**b, "recorded": where} for name, b in run["benchmarks"].items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="full sizes; rewrites bench/README.md's tables")
@@ -215,12 +228,15 @@ def main() -> int:
         if previous is None or "tolerance" not in previous:
             parser.error(f"{BASELINES} needs a 'tolerance' object to keep (see gate.py); write it first")
         run.pop("gate", None)
-        baselines = {
-            **run,
-            "tolerance": previous["tolerance"],
-            "benchmarks": {**previous["benchmarks"], **run["benchmarks"]},  # --only updates a subset
-            **{k: previous[k] for k in ("by_machine",) if k in previous},
-        }
+        if args.only:  # a subset joins the reference run, which keeps its own description; each says its own
+            baselines = {**previous, "benchmarks": {**previous["benchmarks"], **recorded_apart(run)}}
+        else:
+            baselines = {
+                **run,
+                "tolerance": previous["tolerance"],
+                "benchmarks": {**previous["benchmarks"], **run["benchmarks"]},
+                **{k: previous[k] for k in ("by_machine",) if k in previous},
+            }
         write(BASELINES, baselines)
         update_readme({"gate/baselines": render_baselines(baselines)})
         print(f"updated {BASELINES} and its table in bench/README.md")
@@ -228,9 +244,13 @@ def main() -> int:
         base = read(BASELINES)
         run.pop("gate", None)
         cpu = run["machine"]["cpu_id"]
-        previous = base.get("by_machine", {}).get(cpu, {}).get("benchmarks", {})
-        record = {k: v for k, v in run.items() if k not in ("schema", "size", "benchmarks")}
-        base.setdefault("by_machine", {})[cpu] = {**record, "benchmarks": {**previous, **run["benchmarks"]}}
+        own = base.get("by_machine", {}).get(cpu)
+        if args.only and own is not None:  # a subset joins this CPU's record, which keeps its own description
+            own["benchmarks"] = {**own["benchmarks"], **recorded_apart(run)}
+        else:
+            record = {k: v for k, v in run.items() if k not in ("schema", "size", "benchmarks")}
+            previous = (own or {}).get("benchmarks", {})
+            base.setdefault("by_machine", {})[cpu] = {**record, "benchmarks": {**previous, **run["benchmarks"]}}
         write(BASELINES, base)
         update_readme({"gate/baselines": render_baselines(base)})
         print(f"recorded this CPU's ({cpu}) baselines in {BASELINES} and bench/README.md")

@@ -100,6 +100,18 @@ def render_baselines(base: dict[str, Any]) -> str:
         ]
         rows += [f"{i}. **{cpu}**. {_run_line({**run, 'size': 'short'})}" for i, (cpu, run) in enumerate(machines, 1)]
         rows.append("")
+    apart = [
+        f"`{name}` ({whose}: {b['recorded']['started']}, commit {b['recorded']['commit']}, {b['recorded']['cpu_id']}, "
+        f"load {b['recorded']['load_average'][0]:.1f}–{b['recorded']['load_average'][1]:.1f})"
+        for whose, run in [("reference", base), *((f"CPU {i}", r) for i, (_, r) in enumerate(machines, 1))]
+        for name, b in run["benchmarks"].items()
+        if "recorded" in b
+    ]
+    if apart:
+        rows += [
+            "Recorded apart from the run their column names (`bench/run.py --only`): " + "; ".join(apart) + ".",
+            "",
+        ]
     names = list(dict.fromkeys([*base["benchmarks"], *(n for _, run in machines for n in run["benchmarks"])]))
 
     def tolerance(name: str) -> float:

@@ -103,11 +103,16 @@ def test_an_unrecorded_cpu_is_judged_against_the_least_recorded_figure() -> None
     assert not judge({"theta": 2.1}, other, ["theta"])[0].failed and judge({"theta": 2.0}, other, ["theta"])[0].failed
 
 
-def test_committed_machine_baselines_cover_every_benchmark() -> None:
+def test_committed_machine_baselines_name_declared_benchmarks() -> None:
+    """A CPU's record names declared benchmarks only; one declared after the record was taken is judged on that
+    CPU against the least recorded figure (``for_machine``), until the record is refreshed
+    (``python bench/run.py --update-machine-baselines --only NAME`` on that CPU)."""
     base = read(BASELINES)
     for cpu, run in base.get("by_machine", {}).items():
-        assert sorted(run["benchmarks"]) == sorted(REGISTRY), cpu
+        assert set(run["benchmarks"]) <= set(REGISTRY), cpu
         assert run["machine"]["cpu_id"] == cpu
+        resolved = for_machine(base, cpu)["resolved"]
+        assert sorted(resolved) == sorted(REGISTRY), cpu
 
 
 def test_median_interval_holds_the_median_and_narrows_with_more_pairs() -> None:
