@@ -65,7 +65,14 @@ from .lattice_pld import realizable_shift_pld
 from .poisson_binomial import dominating_pair_pld, poisson_binomial_parameters, realizable_pair_pld
 from .sensitivity import IntegerSensitivity, integer_sensitivity
 
-__all__ = ["DistributedDiscreteLaplace", "PoissonBinomialMechanism", "randomized_response_pld"]
+__all__ = [
+    "DistributedDiscreteLaplace",
+    "PoissonBinomialMechanism",
+    "discrete_laplace_round_plds",
+    "poisson_binomial_pure_epsilon",
+    "poisson_binomial_round_plds",
+    "randomized_response_pld",
+]
 
 ADVERSARIES: tuple[str, ...] = ("server", "observer")
 UNIT_ROUNDOFF = 2.0**-53
@@ -119,6 +126,125 @@ def randomized_response_pld(
     keep = p > 0.0
     factor = pair_factor(p[keep], qq[keep], "randomized_response", checked_interval(value_discretization_interval))
     return PrivacyLossDistribution([{factor: 1}])
+
+
+Pairs = list[tuple[PrivacyLossDistribution | None, int]]
+
+
+def poisson_binomial_pure_epsilon(trials: int, theta: float, dimension: int) -> float:
+    """A Poisson-binomial round's pure eps, d m log((1 + 2 theta) / (1 - 2 theta)), rounded up (module docstring).
+
+    Parameters
+    ----------
+    trials : int
+        m.
+    theta : float
+        0 < theta < 1/2.
+    dimension : int
+        d.
+
+    Returns
+    -------
+    float
+        The bound.
+
+    Raises
+    ------
+    ValueError
+        Never for checked arguments (``poisson_binomial.poisson_binomial_parameters`` checks them).
+    """
+    value = dimension * trials * (math.log1p(2.0 * theta) - math.log1p(-2.0 * theta))
+    return math.nextafter(value * (1.0 + 8.0 * UNIT_ROUNDOFF), math.inf)
+
+
+def poisson_binomial_round_plds(
+    clients: int, trials: int, theta: float, dimension: int, side: str, rate: float, interval: float
+) -> Pairs:
+    """One Poisson-binomial round's PLDs on ``side`` ("upper": each dominates; "lower": one realized), each with
+    the times a round composes it (module docstring).
+
+    Parameters
+    ----------
+    clients, trials, theta, dimension : int, int, float, int
+        n, m, theta, d.
+    side : {"upper", "lower"}
+        The side.
+    rate : float
+        q in (0, 1]: the round mixed with the client's absence (against an observer).
+    interval : float
+        The grid's spacing.
+
+    Returns
+    -------
+    list
+        (PLD, count) pairs.
+
+    Raises
+    ------
+    ValueError
+        An argument outside its rule.
+    """
+    if side == "upper":
+        mixed = rate if dimension == 1 else 1.0  # d > 1: the server's pair (module docstring)
+        pure = randomized_response_pld(poisson_binomial_pure_epsilon(trials, theta, dimension), rate, interval)
+        return [(dominating_pair_pld(clients, trials, theta, interval, mixed), dimension), (pure, 1)]
+    return [(realizable_pair_pld(clients, trials, theta, interval, rate), dimension if rate == 1.0 else 1)]
+
+
+def discrete_laplace_round_plds(
+    shape: float,
+    shape_with_client: float,
+    decay: float,
+    norms: tuple[float, float, int, int],
+    side: str,
+    rate: float,
+    interval: float,
+) -> Pairs:
+    """One distributed discrete Laplace round's PLDs on ``side`` (module docstring).
+
+    Parameters
+    ----------
+    shape : float
+        beta = n / E, the survivors' share of the full noise.
+    shape_with_client : float
+        (n + 1) / E, the round with the differing client besides n others (against an observer).
+    decay : float
+        a.
+    norms : tuple
+        (Delta_1, Delta_2, d, k): the integer shift's bounds, the coordinates and the realizable shift.
+    side : {"upper", "lower"}
+        The side.
+    rate : float
+        q in (0, 1].
+    interval : float
+        The grid's spacing.
+
+    Returns
+    -------
+    list
+        (PLD, count) pairs; a lower side of None where no shift is realized.
+
+    Raises
+    ------
+    ValueError
+        An argument outside its rule, or (lower) a decay too small for the lattice (``gdl_masses``).
+    """
+    l1, l2, dimension, shift = norms
+    if side == "upper":
+        upper: Pairs = [(randomized_response_pld(pure_epsilon(shape, decay, l1, l2, dimension), rate, interval), 1)]
+        one_coordinate = min(dimension, math.floor(l2 * l2), math.floor(l1)) == 1
+        if shape >= 1.0 and one_coordinate and rate == 1.0:  # log-concave: the largest shift dominates
+            worst = int(math.floor(min(l1, l2)))
+            upper.append((dominating_shift_pld(gdl_masses(shape, decay), worst, interval), 1))
+        return upper
+    if shift == 0:
+        return [(None, 1)]
+    if rate == 1.0:
+        return [(realizable_shift_pld(gdl_masses(shape, decay), shift, interval), 1)]
+    from .observer_shares import shares_pair_pld  # the pair of n and n + 1 shares on one coordinate
+
+    pair = shares_pair_pld(gdl_masses(shape, decay), gdl_masses(shape_with_client, decay), shift, rate, interval)
+    return [(pair, 1)]
 
 
 @accountant_docs()
@@ -285,13 +411,15 @@ class PoissonBinomialMechanism(_PairAccountant):
         self.dimension = count(dimension, "dimension")
 
     def _round(self, side: str, rate: float) -> list[tuple[PrivacyLossDistribution | None, int]]:
-        n, m, t, h = self.min_surviving_clients, self.trials, self.theta, self.value_discretization_interval
-        d = self.dimension
-        if side == "upper":
-            mixed = rate if d == 1 else 1.0  # d > 1: the server's pair (module docstring)
-            pure = randomized_response_pld(self.round_epsilon, rate, h)
-            return [(dominating_pair_pld(n, m, t, h, mixed), d), (pure, 1)]
-        return [(realizable_pair_pld(n, m, t, h, rate), d if rate == 1.0 else 1)]
+        return poisson_binomial_round_plds(
+            self.min_surviving_clients,
+            self.trials,
+            self.theta,
+            self.dimension,
+            side,
+            rate,
+            self.value_discretization_interval,
+        )
 
     @property
     def round_epsilon(self) -> float:
@@ -303,9 +431,7 @@ class PoissonBinomialMechanism(_PairAccountant):
             The bound: the sum's likelihood ratio is a mixture of the client's own draws' ratios
             (p / p')^k ((1 - p) / (1 - p'))^(m - k), each at most (b / a)^m on a coordinate.
         """
-        t = self.theta
-        value = self.dimension * self.trials * (math.log1p(2.0 * t) - math.log1p(-2.0 * t))
-        return math.nextafter(value * (1.0 + 8.0 * UNIT_ROUNDOFF), math.inf)
+        return poisson_binomial_pure_epsilon(self.trials, self.theta, self.dimension)
 
     def mse(self, clip_norm: float = 1.0) -> float:
         """The decoded sum's mean squared error over the d coordinates: d n c^2 / (4 m theta^2) at most.
@@ -436,23 +562,13 @@ class DistributedDiscreteLaplace(_PairAccountant):
         return min(1.0, math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf))
 
     def _round(self, side: str, rate: float) -> list[tuple[PrivacyLossDistribution | None, int]]:
-        h, n, e = self.value_discretization_interval, self.min_surviving_clients, self.expected_clients
-        if side == "upper":
-            upper: list[tuple[PrivacyLossDistribution | None, int]] = [
-                (randomized_response_pld(self.round_epsilon, rate, h), 1)
-            ]
-            s = self.sensitivity
-            one_coordinate = min(self.dimension, math.floor(s.l2 * s.l2), math.floor(s.l1)) == 1
-            if self.shape >= 1.0 and one_coordinate and rate == 1.0:  # log-concave: the largest shift dominates
-                worst = int(math.floor(min(s.l1, s.l2)))
-                upper.append((dominating_shift_pld(gdl_masses(self.shape, self.decay), worst, h), 1))
-            return upper
-        shift = self.sensitivity.realizable_shift
-        if shift == 0:
-            return [(None, 1)]
-        if rate == 1.0:
-            return [(realizable_shift_pld(gdl_masses(n / e, self.decay), shift, h), 1)]
-        from .observer_shares import shares_pair_pld  # the pair of n and n + 1 shares on one coordinate
-
-        pair = shares_pair_pld(gdl_masses(n / e, self.decay), gdl_masses((n + 1) / e, self.decay), shift, rate, h)
-        return [(pair, 1)]
+        s = self.sensitivity
+        return discrete_laplace_round_plds(
+            self.min_surviving_clients / self.expected_clients,
+            (self.min_surviving_clients + 1) / self.expected_clients,
+            self.decay,
+            (s.l1, s.l2, self.dimension, s.realizable_shift),
+            side,
+            rate,
+            self.value_discretization_interval,
+        )
