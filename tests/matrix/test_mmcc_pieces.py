@@ -154,3 +154,43 @@ def test_poisson_law_truncated_within_its_weight_error(q: float, tail: float, tr
 def test_poisson_sampling_refusals_name_the_argument(kwargs: dict[str, float], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         PoissonSampling(**kwargs)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("cut", [5e-4, 1e-6, 1e-12])
+def test_dominating_law_cut_drops_at_most_cut_and_dominates_the_rest(seed: int, cut: float) -> None:
+    """With ``cut``, the exact law's mass at or above the largest shift kept plus one lattice step is at most
+    ``cut`` (what ``mmcc`` charges), and the exact law conditioned below that point has every upper tail at or
+    below the computed one; the cut happens (the largest shift is below the entries' total) where the exact
+    top tail is below ``cut``."""
+    rng = np.random.default_rng(100 + seed)
+    k = int(rng.integers(4, 11))
+    entries = rng.uniform(0.2, 2.0, k)
+    probabilities = rng.uniform(0.01, 0.4, k)
+    shifts, weights = dominating_law(entries, probabilities, 1024, cut)
+    assert weights.sum() == 1.0 and (weights > 0).all() and np.all(np.diff(shifts) > 0)
+    totals, exact = exact_law(entries, probabilities)
+    step = 2.0 ** np.ceil(np.log2(entries.sum() / 1024))
+    # every kept total rounds up to at most the largest shift: what lies above it was dropped
+    dropped = exact[np.ceil(totals / step) * step > shifts[-1]].sum()
+    assert dropped <= cut
+    kept = 1.0 - dropped
+    for t in np.unique(np.concatenate([totals, shifts])):
+        conditional = (exact[(totals >= t) & (np.ceil(totals / step) * step <= shifts[-1])].sum()) / kept
+        assert conditional <= weights[shifts >= t].sum() * (1 + 1e-12) + 1e-300
+    if exact[totals >= totals.max()].sum() < cut / 2:
+        assert shifts[-1] < np.ceil(totals.max() / step) * step
+
+
+def test_dominating_law_keeps_few_atoms_exactly() -> None:
+    """One entry (C = I's rows): the atoms 0 and 1 themselves, not moved up to a coarse grid point (which would
+    be 1.0054 at 16384 cells)."""
+    shifts, weights = dominating_law(np.array([1.0]), np.array([0.1]), 2**14)
+    assert shifts.tolist() == [0.0, 1.0]
+    assert weights[1] == pytest.approx(0.1, rel=1e-15) and weights[1] >= 0.1
+
+
+@pytest.mark.parametrize("cut", [-1e-3, 0.5])
+def test_dominating_law_refuses_a_cut_outside_its_range(cut: float) -> None:
+    with pytest.raises(ValueError, match="cut must lie in"):
+        dominating_law(np.array([1.0]), np.array([0.1]), 64, cut)

@@ -13,6 +13,9 @@ Conditions, each used where named:
 * rows released in order, each after its last round (a square C must be lower triangular; a C with more
   rows than rounds, a tree's, is released row by row in the order of its last rounds): adaptive inputs.
 
+The steps, each with its source, its status (cited from a paper, or certified here) and its hypotheses, are
+``mmcc_steps.MMCC_STEPS``, which every answer carries.
+
 Step 0, the reduction.  For C >= 0 lower-triangular with rows released as their rounds are in, one record whose
 contribution is +1 in each round it takes part in (one coordinate; the others' contributions 0) is taken as the
 worst case of adaptive contributions in the unit ball: the release is dominated by the pair
@@ -26,11 +29,13 @@ reverse).  What the sources state, and what is only cited:
   used below (step 1 and ``mmcc_rows``).
 * Theorem 3.1 of the same paper is its conditional composition theorem (step 1).
 * That adaptively chosen contributions (each round's chosen after the rows released before it) are dominated
-  by the non-adaptive +1 record, for C >= 0 lower triangular under Poisson sampling, is cited, not checked here
-  against the papers' text: it is attributed to Sec. 4 of the ICLR paper and to Sec. 3 of Choquette-Choo,
-  Ganesh, Haque, Steinke & Thakurta (arXiv:2410.06266), whose statement of it (theorem number, hypotheses) is
-  not reproduced here: the guarantee for adaptive inputs rests on that citation.  Every later step is certified
-  given this pair.
+  by the non-adaptive +1 record, for C >= 0 lower triangular under Poisson sampling and add/remove adjacency, is
+  cited, not checked here against the papers' text: it is most likely the first part of the proof of Thm 4.8
+  of the ICLR paper (so numbered by an ICLR 2025 review of Choquette-Choo, Ganesh, Haque, Steinke & Thakurta,
+  arXiv:2410.06266), a number and hypotheses unconfirmed: the guarantee for adaptive inputs rests on that
+  citation.  Every later step is certified given this pair, the domination of a mixture by one with a
+  stochastically larger shift law (Lemma B.4 of the ICLR paper, as a review numbers it) included: it is proved
+  in ``mmcc_rows`` for both directions.
 
 Step 1, conditional composition (ICLR 2024, Sec. 3, Thm 3.1).  Write P and Q row by row.  Outside tail events
 E (``mmcc_participation``: one per pair (i, j) with C_ij > 0 and column j held by an earlier row, of
@@ -46,16 +51,30 @@ where A_i is a pair dominating row i's conditional pair whenever its past lies o
 coupled above X_i, shared by groups of rows, and ``pld.mixture_of_gaussians`` certifies each mixture's PLD
 (both directions); the library's composition certifies their product's upper side.
 
-Step 2, the split.  For delta given, delta_1 = f delta is charged to the tail events (tau = delta_1 / N, rounded
-down) and delta_2 = delta - delta_1 (rounded down) to the composed mixtures; epsilon is the composed PLD's
-certified upper epsilon at delta_2, minimised over the fractions f tried (reported with the answer).
+Step 1b, the cut tails.  A row's dominating shift law P = (1 - eta) P_c + eta R may drop its far upper tail R of
+mass eta <= ``cut`` (``mmcc_rows``, step 4), keeping a law above P_c.  In the remove direction the product of the
+rows' first laws moves by at most sum eta in total variation; in the add direction the product of the rows'
+second laws is at least prod (1 - eta) times that of the P_c: H_gamma(Q || P) <= H_{gamma prod (1 - eta)}(Q || P_c).
+So with kappa = -sum log(1 - eta) <= sum eta (1 + 2 eta), for both directions
+
+    delta(eps) <= delta_{A'}(eps - kappa) + sum eta + N tau,
+
+A' the composed cut mixtures.  The cut takes 2^-20 of delta_1, shared by the rows; without tail events (C
+diagonal) nothing is cut.  A tree's top rows keep shifts below about 180 instead of 2048.
+
+Step 2, the split.  For delta given, delta_1 = f delta is charged to the tail events and the cut tails (tau = (1 -
+2^-20) delta_1 / N, rounded down) and delta_2 = delta - delta_1 (rounded down) to the composed mixtures; epsilon is
+the composed PLD's certified upper epsilon at delta_2 plus kappa, minimised over the fractions f tried (reported
+with the answer).
 
 The answer is an (epsilon, delta) statement for one split of delta.  It is not a privacy-loss distribution
-(its delta_1 is not a loss's mass), so it enters no composition, ledger or PLD export: ``compose`` and
-``to_pld`` refuse with a TypeError saying so.
+(its delta_1 is not a loss's mass), so it enters no composition or ledger as one: ``compose`` and ``to_pld``
+refuse with a TypeError saying so.  Its certified curve delta(eps) is a privacy profile like any accountant's
+(``delta`` and ``epsilon`` keep the accountant contract), and exports as such (``interop.export_pld``).
 
 Beside it: the certified upper side without amplification (the Gaussian mechanism at the L2 sensitivity with
-every round allowed, ``MinSeparation(1)``: every pattern Poisson sampling draws is one; ``DPFTRL``'s), whose
+every round allowed: every pattern Poisson sampling draws is one; with C >= 0 that sensitivity is ||C 1||, as
+``DPFTRL(min_separation=1)`` finds it), whose
 minimum with MMCC's is the bracket's upper side, and a certified lower side from a realizable pair
 (``RealizableLowerSide`` under i.i.d. Poisson participation, ``PoissonSampling``).
 """
@@ -68,28 +87,33 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, cast
 
 import numpy as np
+import numpy.typing as npt
 
+from ..base.accountant import Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.validation import (
     as_real_array,
+    certified_sides,
     count,
     delta_target,
+    delta_values,
     describe,
-    epsilon_target,
+    epsilon_values,
     flag,
     in_interval,
     moderate,
     positive_number,
+    scalar_or_array,
 )
 from ..fdp.gaussian_mechanism import GaussianMechanism
 from ..pld.compose.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.gaussian_mixture import mixture_of_gaussians
-from .mmcc_participation import participation_bounds
-from .mmcc_rows import row_factors
-from .participation import MinSeparation
+from .mmcc_participation import ParticipationSums, participation_bounds, participation_sums
+from .mmcc_rows import MAX_CUT, row_factors
+from .mmcc_steps import MMCC_STEPS, MMCCStep, cited_steps
 from .realizable_lower import RealizableLowerSide
-from .round_off import UNIT_ROUNDOFF
+from .round_off import UNIT_ROUNDOFF, gamma
 from .sampling_laws import PoissonSampling
-from .sensitivity import l2_sensitivity
 from .strategies import strategy_from
 
 __all__ = ["MMCC", "MMCCEpsilon", "mmcc_holds"]
@@ -99,6 +123,8 @@ MAX_ROUNDS = 2048  # C is held as an n x n matrix, its prefix sums too
 TAIL_DELTAS = (1e-4, 1e-7, 1e-10)  # the tail probabilities ``delta`` tries (an epsilon is given, no delta to split)
 _LOWER_STEPS = 40  # bisection steps of the lower epsilon
 _LOWER_CELLS = 1024  # the realizable pair's shifts on about this many lattice steps up to its truncation
+_DIAGONAL_INTERVAL = 1e-4  # the loss grid of a diagonal C's rows (at most value_discretization_interval)
+_CUT_SHARE = 2.0**-20  # the share of delta_1 charged to the rows' cut tails (step 1b), the rest to the tail events
 
 
 @dataclass(frozen=True)
@@ -127,6 +153,10 @@ class MMCCEpsilon:
     unamplified_rho : float
         Its zCDP rho (rounded up); rho shows no amplification (sup_alpha D_alpha / alpha of a subsampled Gaussian
         tends to the unamplified rho).
+    steps : tuple of MMCCStep, default MMCC_STEPS
+        What ``mmcc`` rests on, step by step: each step's name, source, status ("cited", "cited, number
+        unconfirmed" or "certified here") and hypotheses (``mmcc_steps``). ``upper`` rests on them where it is
+        ``mmcc``; ``unamplified`` rests on none of the cited ones.
     """
 
     lower: float
@@ -137,15 +167,47 @@ class MMCCEpsilon:
     pld_delta: float
     unamplified: float
     unamplified_rho: float
+    steps: tuple[MMCCStep, ...] = MMCC_STEPS
 
     def __iter__(self) -> Iterator[float]:
         yield self.lower
         yield self.upper
 
+    @property
+    def cited(self) -> tuple[MMCCStep, ...]:
+        """The steps ``mmcc`` takes on trust from the papers (the others are certified here)."""
+        return cited_steps(self.steps)
+
+    @property
+    def upper_rests_on_citations(self) -> bool:
+        """Whether ``upper`` is MMCC's value, and so rests on the cited steps (else it is the unamplified bound)."""
+        return self.mmcc < self.unamplified
+
+    def __repr__(self) -> str:
+        cited = "; ".join(f"{step.label} ({step.status})" for step in self.cited)
+        rests = f"MMCC's, resting on cited steps: {cited}" if self.upper_rests_on_citations else "the unamplified bound"
+        return (
+            f"MMCCEpsilon(delta={self.delta:g}: certified bracket [{self.lower:.6g}, {self.upper:.6g}], upper side "
+            f"{rests}; mmcc {self.mmcc:.6g} at tail_delta {self.tail_delta:.3g} + pld_delta {self.pld_delta:.3g}; "
+            f"unamplified {self.unamplified:.6g}, rho {self.unamplified_rho:.6g})"
+        )
+
+    __str__ = __repr__
+
 
 def _up(x: float) -> float:
     """x (1 + 2u) one ulp up: covers one rounded product or quotient of non-negative doubles."""
     return math.nextafter(x * (1.0 + 2.0 * UNIT_ROUNDOFF), math.inf)
+
+
+def _every_round_sensitivity(c: np.ndarray) -> float:
+    """||C 1||, rounded up, for C >= 0 (entries at least the exact ones): the L2 sensitivity with every round
+    allowed.  One record moves C x by sum_j C[:, j] x_j, ||x_j|| <= 1, whose squared norm is
+    sum_jk X_jk <x_j, x_k> <= sum_jk X_jk = ||C 1||^2 (X = C^T C >= 0); a subset of the rounds gives less.
+    Row sums of n terms, their squares and the sum of m of them: gamma_{2 n + m + 4} (Higham 2002, Lemma 3.1)."""
+    rows = c.sum(axis=1)
+    square = float(rows @ rows) * (1.0 + gamma(2 * c.shape[1] + c.shape[0] + 4))
+    return math.nextafter(math.sqrt(math.nextafter(square, math.inf)), math.inf)
 
 
 def _probabilities(values: Any, name: str) -> tuple[float, ...]:
@@ -227,6 +289,7 @@ def mmcc_holds(strategy: Any, rounds: int) -> bool:
     return True
 
 
+@accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class MMCC:
     r"""MMCC: the certified amplified epsilon of C x + z N(0, I), C >= 0 lower triangular, under Poisson sampling.
 
@@ -245,7 +308,18 @@ class MMCC:
     (Choquette-Choo, Ganesh, Steinke & Thakurta 2024, Secs. 3-4; the module docstrings of ``mmcc``,
     ``mmcc_participation`` and ``mmcc_rows`` state each step and the condition it uses). ``get_epsilon(delta)``
     splits delta = delta_1 + delta_2 over ``tail_fractions`` and returns the best split's certified epsilon,
-    beside the bound without amplification and a realizable lower side.
+    beside the bound without amplification and a realizable lower side; ``epsilon`` and ``delta`` answer as every
+    accountant does (``bound="upper"``, ``"lower"`` or ``"both"``, array arguments element by element).
+
+    The upper side rests on steps cited from the papers beside the steps certified here; ``rests_on``
+    (``mmcc_steps.MMCC_STEPS``, every answer's ``steps``) lists each with its source, status and hypotheses:
+
+    * the reduction of adaptive vector contributions to one record contributing +1 in each sampled round: most
+      likely the first part of the proof of Thm 4.8 of the ICLR 2024 paper, the number unconfirmed (C >= 0,
+      lower triangular; Poisson sampling; add/remove one record);
+    * Cor. 4.7 (vector sensitivities dominated by their norms) and Thm 3.1 (conditional composition), cited;
+    * Lemma B.4 (a stochastically larger shift law dominates), proved here for both directions;
+    * the tail events, participation bounds, row mixtures and their PLDs: certified here.
 
     Parameters
     ----------
@@ -259,7 +333,8 @@ class MMCC:
     sampling_rate : float
         q in (0, 1], the probability that a record takes part in a round.
     value_discretization_interval : float, default 1e-2
-        The loss grid of the mixtures' PLDs (``pld.mixture_of_gaussians``).
+        The loss grid of the mixtures' PLDs (``pld.mixture_of_gaussians``); a diagonal C's rows (two atoms each)
+        use at most 1e-4.
     shift_cells : int, default 16384
         About how many lattice steps a row's largest shift spans (more: a tighter upper side, slower).
     tail_fractions : sequence of float, optional
@@ -294,7 +369,11 @@ class MMCC:
     >>> answer = run.get_epsilon(1e-5)
     >>> answer.lower <= answer.upper <= answer.unamplified
     True
+    >>> [step.status for step in answer.cited]
+    ['cited, number unconfirmed', 'cited', 'cited']
     """
+
+    rests_on: tuple[MMCCStep, ...] = MMCC_STEPS  # the steps MMCC's value rests on (``mmcc_steps``)
 
     def __init__(
         self,
@@ -340,19 +419,27 @@ class MMCC:
         # whether some row i has C_ij > 0 for a column j an earlier row holds (a tail event of step 1)
         earlier = np.cumsum(self._c != 0, axis=0) - (self._c != 0)
         self._charged = bool(((self._c != 0) & (earlier > 0)).any())
-        self._plds: dict[float, PrivacyLossDistribution] = {}
-        # without amplification: every pattern Poisson sampling draws is one of MinSeparation(1) (every round)
-        sensitivity = l2_sensitivity(self.strategy, n, MinSeparation(1, None)).upper
-        self._unamplified = GaussianMechanism(sigma=z, sensitivity=sensitivity)
+        self._plds: dict[float, tuple[PrivacyLossDistribution, float]] = {}
+        self._sums: ParticipationSums | None = None
+        # C diagonal: no tail event, each row a subsampled Gaussian of two atoms, cheap on a fine grid (DP-SGD's
+        # own accuracy where the loss grid would otherwise dominate a small epsilon)
+        self._interval = (
+            self.value_discretization_interval
+            if self._charged
+            else min(self.value_discretization_interval, _DIAGONAL_INTERVAL)
+        )
+        # without amplification: every pattern Poisson sampling draws is one with every round allowed
+        self._unamplified = GaussianMechanism(sigma=z, sensitivity=_every_round_sensitivity(self._c))
         mu = float(self._unamplified.mu)
         self.unamplified_rho = _up(_up(mu * mu) / 2.0)
         self._lower: RealizableLowerSide | None = None
 
     def pld_at_tail(self, tail_delta: float) -> PrivacyLossDistribution:
-        """The composed mixtures' PLD when ``tail_delta`` is charged to the tail events (step 1).
+        """The composed mixtures' PLD when ``tail_delta`` is charged to the tail events and cut tails (step 1).
 
-        Its certified upper ``delta(eps)`` plus ``tail_delta`` bounds the mechanism's delta(eps); the PLD alone
-        bounds nothing, so it is not to be composed or exported as the mechanism's.
+        Its certified upper ``delta(eps - kappa)`` plus ``tail_delta`` bounds the mechanism's delta(eps), kappa =
+        ``epsilon_charge(tail_delta)``; the PLD alone bounds nothing, so it is not to be composed or exported as
+        the mechanism's.
 
         Parameters
         ----------
@@ -369,11 +456,48 @@ class MMCC:
         ValueError
             ``tail_delta`` outside (0, 1).
         """
-        tail = delta_target(tail_delta, "tail_delta")
+        return self._at_tail(delta_target(tail_delta, "tail_delta"))[0]
+
+    def epsilon_charge(self, tail_delta: float) -> float:
+        """kappa, the epsilon the cut tails add at ``tail_delta`` (step 1b): at most 2^-20 ``tail_delta`` (1 + 2^-9);
+        0 where nothing is cut (C diagonal).
+
+        Parameters
+        ----------
+        tail_delta : float
+            delta_1 in (0, 1).
+
+        Returns
+        -------
+        float
+            kappa >= 0, rounded up.
+
+        Raises
+        ------
+        ValueError
+            ``tail_delta`` outside (0, 1).
+        """
+        return self._at_tail(delta_target(tail_delta, "tail_delta"))[1]
+
+    def _at_tail(self, tail: float) -> tuple[PrivacyLossDistribution, float]:
         found = self._plds.get(tail)
         if found is None:
-            bounds = participation_bounds(self._c, self.noise_multiplier, self.sampling_rate, tail)
-            found = self._composed(row_factors(self._c, bounds.bounds, self._release, self.shift_cells))
+            rows = self._c.shape[0]
+            cut = 0.0
+            events_tail = tail
+            if self._charged:
+                cut_total = math.nextafter(tail * _CUT_SHARE, 0.0)
+                events_tail = math.nextafter(tail - cut_total, 0.0)  # events + cut tails <= tail
+                cut = min(MAX_CUT, math.nextafter(cut_total / rows, 0.0))  # rows * cut <= cut_total
+            if self._sums is None:
+                self._sums = participation_sums(self._c)
+            bounds = participation_bounds(
+                self._c, self.noise_multiplier, self.sampling_rate, events_tail, sums=self._sums
+            )
+            factors = row_factors(self._c, bounds.bounds, self._release, self.shift_cells, cut)
+            # kappa = -rows log(1 - cut) <= rows cut (1 + 2 cut), the factor 1 + 4 cut covering its rounding too
+            kappa = math.nextafter(rows * cut * (1.0 + 4.0 * cut), math.inf) if cut > 0.0 else 0.0
+            found = (self._composed(factors), kappa)
             self._plds[tail] = found
         return found
 
@@ -384,7 +508,7 @@ class MMCC:
                 self.noise_multiplier,
                 factor.shifts,
                 factor.weights,
-                value_discretization_interval=self.value_discretization_interval,
+                value_discretization_interval=self._interval,
             ).self_compose(factor.rows)
             total = one if total is None else total.compose(one)
         assert total is not None  # C has a non-zero row
@@ -394,13 +518,16 @@ class MMCC:
         """(epsilon, delta_1, delta_2) at the split delta_1 = fraction * delta; with no tail event to charge (no
         row holds a column an earlier row holds: C diagonal) delta_1 = 0 and the PLD is exact of its kind."""
         if not self._charged:
-            return _upper_epsilon(self.pld_at_tail(0.5), delta), 0.0, delta
+            return _upper_epsilon(self._at_tail(0.5)[0], delta), 0.0, delta
         tail = fraction * delta
         rest = math.nextafter(delta - tail, 0.0)  # delta_1 + delta_2 <= delta
-        return _upper_epsilon(self.pld_at_tail(tail), rest), tail, rest
+        distribution, kappa = self._at_tail(tail)
+        eps = _upper_epsilon(distribution, rest)
+        return (math.nextafter(eps + kappa, math.inf) if kappa > 0.0 else eps), tail, rest
 
     def get_epsilon(self, delta: float) -> MMCCEpsilon:
-        """The certified bracket of epsilon at ``delta``, MMCC's split and the bound without amplification.
+        """The certified bracket of epsilon at ``delta``, MMCC's split, the bound without amplification and the
+        steps MMCC's value rests on.
 
         Parameters
         ----------
@@ -411,7 +538,8 @@ class MMCC:
         -------
         MMCCEpsilon
             ``lower, upper = answer`` unpacks the bracket; ``mmcc``, ``tail_delta`` and ``pld_delta`` the split
-            chosen; ``unamplified`` and ``unamplified_rho`` the guarantee without amplification.
+            chosen; ``unamplified`` and ``unamplified_rho`` the guarantee without amplification; ``steps`` (and
+            ``cited``) what ``mmcc`` rests on.
 
         Raises
         ------
@@ -419,43 +547,86 @@ class MMCC:
             ``delta`` outside (0, 1).
         """
         d = delta_target(delta)
-        eps, tail, rest = min(self._at_split(d, f) for f in self.tail_fractions)
-        plain = float(self._unamplified.epsilon(d))
+        eps, tail, rest, plain = self._upper_at(d)
         upper = min(eps, plain)
         lower = self._lower_epsilon(d, upper) if self.lower_side else 0.0
-        return MMCCEpsilon(lower, upper, d, eps, tail, rest, plain, self.unamplified_rho)
+        return MMCCEpsilon(lower, upper, d, eps, tail, rest, plain, self.unamplified_rho, self.rests_on)
 
-    def delta(self, epsilon: float) -> float:
-        """A certified upper bound on delta(eps): the smallest over the tail probabilities t tried of the composed
-        mixtures' certified upper delta(eps) plus t, and the bound without amplification.
+    def _upper_at(self, delta: float) -> tuple[float, float, float, float]:
+        """(MMCC's epsilon, delta_1, delta_2, the unamplified epsilon) at ``delta``, the best split kept."""
+        eps, tail, rest = min(self._at_split(delta, f) for f in self.tail_fractions)
+        return eps, tail, rest, float(self._unamplified.epsilon(delta))
+
+    def _upper_delta(self, epsilon: float) -> float:
+        """The smallest over the tail probabilities t tried of the composed mixtures' certified upper
+        delta(eps - kappa) plus t (step 1b), and the bound without amplification."""
+        plain = float(cast(float, self._unamplified.delta(epsilon)))
+        if not self._charged:
+            found = float(cast(float, self._at_tail(0.5)[0].delta(epsilon, bound="upper")))
+            return min(found * (1.0 + 2.0 * UNIT_ROUNDOFF), plain)
+        best = math.inf
+        for t in self.tail_deltas:
+            distribution, kappa = self._at_tail(t)
+            # below eps = kappa: delta(eps - kappa) <= delta(0) + (1 - e^(eps - kappa)) <= delta(0) + kappa
+            at = max(epsilon - kappa, 0.0)
+            extra = t + (kappa if epsilon < kappa else 0.0)
+            best = min(best, float(cast(float, distribution.delta(at, bound="upper"))) + extra)
+        return min(best * (1.0 + 2.0 * UNIT_ROUNDOFF), plain)
+
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """delta(eps): the upper side the smallest over the tail probabilities t tried (``tail_deltas``) of the
+        composed mixtures' certified upper delta(eps - kappa) plus t, and the bound without amplification; the
+        lower side the realizable pair's (``RealizableLowerSide`` under i.i.d. Poisson participation).
 
         Parameters
         ----------
-        epsilon : float
-            eps >= 0.
+        epsilon : array_like
+            Epsilon >= 0, element by element (the run's parameters are scalars).
 
         Returns
         -------
-        float
-            An upper bound on the mechanism's delta(eps) under add or remove one record.
-
-        Raises
-        ------
-        ValueError
-            ``epsilon`` negative or NaN.
+        float, numpy.ndarray or tuple
+            The upper side rests on the cited steps of ``rests_on`` where it is below the unamplified bound.
         """
-        eps = epsilon_target(epsilon)
-        plain = float(cast(float, self._unamplified.delta(eps)))
-        tails = (0.5,) if not self._charged else self.tail_deltas
-        found = [
-            float(cast(float, self.pld_at_tail(t).delta(eps, bound="upper"))) + (t if self._charged else 0.0)
-            for t in tails
-        ]
-        return min(min(found) * (1.0 + 2.0 * UNIT_ROUNDOFF), plain)
+        eps = epsilon_values(epsilon)
+        return certified_sides(
+            bound,
+            lambda: scalar_or_array(np.asarray(self._realizable().delta(eps), dtype=float)),
+            lambda: scalar_or_array(np.vectorize(self._upper_delta, otypes=[float])(eps)),
+        )
 
-    def _lower_epsilon(self, delta: float, upper: float) -> float:
-        """The largest epsilon found (bisection) whose certified lower delta exceeds ``delta``: a lower bound on
-        the mechanism's epsilon at ``delta``, as its delta(eps) is non-increasing."""
+    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
+        """epsilon(delta): the upper side the smaller of MMCC's at its best split of delta and the bound without
+        amplification (``get_epsilon(delta).upper``); the lower side the largest eps found by bisection whose
+        realizable lower delta exceeds ``delta``.
+
+        Parameters
+        ----------
+        delta : array_like
+            Target delta, strictly between 0 and 1, element by element (the run's parameters are scalars).
+
+        Returns
+        -------
+        float, numpy.ndarray or tuple
+            The upper side rests on the cited steps of ``rests_on`` where it is below the unamplified bound.
+        """
+        d = delta_values(delta)
+
+        def upper_at(x: float) -> float:
+            eps, _, _, plain = self._upper_at(float(x))
+            return min(eps, plain)
+
+        def lower_at(x: float) -> float:
+            return self._lower_epsilon(float(x), upper_at(x))
+
+        return certified_sides(
+            bound,
+            lambda: scalar_or_array(np.vectorize(lower_at, otypes=[float])(d)),
+            lambda: scalar_or_array(np.vectorize(upper_at, otypes=[float])(d)),
+        )
+
+    def _realizable(self) -> RealizableLowerSide:
+        """The realizable pair's lower side, built at its first use."""
         if self._lower is None:
             self._lower = RealizableLowerSide(
                 strategy=self.strategy,
@@ -464,7 +635,12 @@ class MMCC:
                 sampling=PoissonSampling(self.sampling_rate),
                 shift_cells=_LOWER_CELLS,
             )
-        side = self._lower
+        return self._lower
+
+    def _lower_epsilon(self, delta: float, upper: float) -> float:
+        """The largest epsilon found (bisection) whose certified lower delta exceeds ``delta``: a lower bound on
+        the mechanism's epsilon at ``delta``, as its delta(eps) is non-increasing."""
+        side = self._realizable()
         if not float(side.delta(0.0)) > delta:
             return 0.0
         low, high = 0.0, max(upper, 1e-300)
@@ -500,6 +676,7 @@ class MMCC:
 _NOT_A_PLD = (
     "MMCC's answer is an (epsilon, delta) for a chosen split of delta (delta_1 charged to tail events, delta_2 read "
     "from the composed row mixtures), not a privacy-loss distribution: it cannot be composed with other "
-    "mechanisms, entered in a ledger or exported as a PLD. Compose at the level of the whole run (one MMCC over "
-    "all its rounds), or use a PLD accountant (AmplifiedBandedMF for banded C under cyclic Poisson sampling)"
+    "mechanisms or entered in a ledger as a PLD. Compose at the level of the whole run (one MMCC over all its "
+    "rounds), export its certified curve (interop.export_pld), or use a PLD accountant (AmplifiedBandedMF for "
+    "banded C under cyclic Poisson sampling)"
 )

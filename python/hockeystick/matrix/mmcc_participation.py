@@ -48,7 +48,7 @@ import numpy as np
 
 from .round_off import gamma
 
-__all__ = ["ParticipationBounds", "participation_bounds"]
+__all__ = ["ParticipationBounds", "ParticipationSums", "participation_bounds", "participation_sums"]
 
 # lam / lam_0 for the Chernoff grid, lam_0 = sqrt(log(1 / tau) / v) the optimum without the record's own shifts
 _LAM_FACTORS = 2.0 ** np.arange(-6.0, 2.01, 0.5)
@@ -93,8 +93,43 @@ def _chernoff_epsilon(
     return np.nextafter(best * (1.0 + _MARGIN) + 1e-300, np.inf)
 
 
+@dataclass(frozen=True)
+class ParticipationSums:
+    """The sums the tail bound reads for the charged pairs (i, j), widened upward (module docstring): ||a||^2,
+    A and M; they depend on C only, so one C's are formed once for every tail probability tried."""
+
+    charged: np.ndarray
+    norm2: np.ndarray
+    total: np.ndarray
+    top: np.ndarray
+
+
+def participation_sums(c: np.ndarray) -> ParticipationSums:
+    """||a||^2, A and M (module docstring) at every charged pair (i, j) of C's rows in release order.
+
+    Parameters
+    ----------
+    c : numpy.ndarray
+        C (m x n), entries >= 0 and at least the exact ones.
+
+    Returns
+    -------
+    ParticipationSums
+        The mask of charged pairs (C_ij > 0 and an earlier row holding column j) and the three sums there.
+    """
+    m = c.shape[0]
+    widen = 1.0 + gamma(2 * m + 4)
+    norm2 = _prefix(c * c) * widen
+    charged = (c > 0) & (norm2 > 0)
+    total = _prefix(c * c.sum(axis=1, keepdims=True))[charged] * widen
+    by_max = _prefix(c * c.max(axis=1, keepdims=True))[charged]
+    by_norm = (np.sqrt(norm2) * np.sqrt(norm2.max(axis=1, keepdims=True)))[charged]
+    top = np.nextafter(np.minimum(by_max, by_norm) * widen, np.inf)
+    return ParticipationSums(charged, norm2[charged], total, top)
+
+
 def participation_bounds(
-    c: np.ndarray, noise_multiplier: float, sampling_rate: float, tail: float
+    c: np.ndarray, noise_multiplier: float, sampling_rate: float, tail: float, sums: ParticipationSums | None = None
 ) -> ParticipationBounds:
     """q~_ij (module docstring) for C's rows in release order, the charged tail events sharing ``tail``.
 
@@ -108,20 +143,16 @@ def participation_bounds(
         q in (0, 1].
     tail : float
         The probability charged to the union of the tail events, in (0, 1).
+    sums : ParticipationSums, optional
+        ``participation_sums(c)``, if already formed.
 
     Returns
     -------
     ParticipationBounds
         The bounds, the number of events and the share each is charged.
     """
-    m = c.shape[0]
-    widen = 1.0 + gamma(2 * m + 4)
-    norm2 = _prefix(c * c) * widen
-    total = _prefix(c * c.sum(axis=1, keepdims=True)) * widen
-    by_max = _prefix(c * c.max(axis=1, keepdims=True))
-    by_norm = np.sqrt(norm2) * np.sqrt(norm2.max(axis=1, keepdims=True))
-    top = np.nextafter(np.minimum(by_max, by_norm) * widen, np.inf)
-    charged = (c > 0) & (norm2 > 0)
+    found = participation_sums(c) if sums is None else sums
+    charged = found.charged
     events = int(charged.sum())
     q = float(sampling_rate)
     bounds = np.full(c.shape, q)
@@ -129,7 +160,7 @@ def participation_bounds(
         return ParticipationBounds(bounds, 0, tail)
     share = math.nextafter(tail / events, 0.0)
     log_inv = math.nextafter(-math.log(share), math.inf) * (1.0 + _MARGIN)
-    eps = _chernoff_epsilon(norm2[charged], total[charged], top[charged], noise_multiplier, q, log_inv)
+    eps = _chernoff_epsilon(found.norm2, found.total, found.top, noise_multiplier, q, log_inv)
     with np.errstate(over="ignore"):
         odds = (1.0 - q) * np.exp(-eps)  # a few ulps off at most: the factor 1 + 8u below covers it
     bounds[charged] = np.minimum(np.nextafter(q / (q + odds) * (1.0 + 8.0 * 2.0**-53), np.inf), 1.0)

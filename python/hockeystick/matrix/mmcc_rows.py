@@ -22,8 +22,20 @@ Every step below replaces the law by one that dominates it in that sense, so the
    every upper tail T(t) = P(X >= t) is at most the computed one times 1 + gamma_{4L} + gamma_{size}: the
    tails used are that product rounded up to a multiple of 2^-52 (capped at 1, T(0) = 1), whose differences
    are exact doubles summing to exactly 1;
-4. the atoms are moved up to a coarser grid (every whole step up to 64, then steps growing by 1/64), the
-   mixture's components.
+4. where the law's upper tail falls to ``cut`` or below (at least 1e-300 below it, which covers every
+   underflow of the recursion), the law is replaced by its conditional law below that point, whose tails are at
+   most the computed ones times 1 / (1 - cut) <= 1 + 2 cut: the mass dropped is at most ``cut``, and ``mmcc``
+   charges it (with ``cut`` = 0 nothing is dropped).  Without it every tail below 2^-52 would be raised to 2^-52
+   and the largest conceivable shift kept with that weight: a tree's root row, whose shift stays below 180 but
+   could reach 2048, would span a loss range a hundred times wider than its law needs;
+5. the atoms are the law's own (each sum of whole steps with positive weight) where they are at most as many as
+   the coarse grid's points, and are otherwise moved up to that coarser grid (every whole step up to 64, then
+   steps growing by 1/64): the mixture's components.  A row with one entry (C = I: DP-SGD) keeps its two
+   atoms exactly.
+
+Removing mass eta from a row's law P = (1 - eta) P_c + eta R changes the pair's remove direction by at most eta
+(total variation) and its add direction by at most a factor 1 - eta on P, i.e. epsilon by -log(1 - eta) (``mmcc``,
+step 1).
 """
 
 from __future__ import annotations
@@ -35,11 +47,13 @@ import numpy as np
 
 from .round_off import compose, gamma
 
-__all__ = ["RowFactor", "dominating_law", "row_factors"]
+__all__ = ["MAX_CUT", "RowFactor", "dominating_law", "row_factors"]
 
 _FINE = 64  # whole steps kept exactly before the coarse grid grows geometrically, by 1 / _FINE
 _TAIL_UNIT = 2.0**52
 _LEAST_STEP = 5e-324  # 2^-1074, the least subnormal: the finest lattice step
+_UNDERFLOW = 1e-300  # above the recursion's total absolute underflow error (at most size * terms * 2^-1074)
+MAX_CUT = 2.0**-10  # the largest mass a law may drop (step 4 needs 1 / (1 - cut) <= 1 + 2 cut)
 
 
 @dataclass(frozen=True)
@@ -62,19 +76,52 @@ def _coarse_points(size: int) -> np.ndarray:
     return np.asarray(points, dtype=np.int64)
 
 
-def _upper_tails(law: np.ndarray, terms: int) -> np.ndarray:
-    """Tails T(t) >= P(X >= t) of the exact law, multiples of 2^-52 non-increasing from T(0) = 1 (step 3)."""
-    tails = np.cumsum(law[::-1])[::-1]
+def _upper_tails(law: np.ndarray, terms: int, cut: float) -> np.ndarray:
+    """Tails T(t) >= P(X >= t) of the exact law (its conditional law below the first point whose tail is at most
+    ``cut``), multiples of 2^-52 non-increasing from T(0) = 1 (steps 3 and 4)."""
+    tails = np.cumsum(law[::-1])[::-1]  # non-increasing: sums of non-negative numbers, rounded monotonically
     factor = 1.0 + compose(gamma(4 * terms + 4), gamma(law.size + 2))
     raised = np.nextafter(tails * factor, np.inf)
+    if cut > 0.0:
+        dropped = np.flatnonzero(raised + _UNDERFLOW <= cut)
+        if dropped.size:  # the first such point is >= 1: raised[0] >= 1 > cut
+            raised = np.nextafter(raised[: int(dropped[0])] * (1.0 + 2.0 * cut), np.inf)
     out = np.minimum(np.ceil(raised * _TAIL_UNIT) / _TAIL_UNIT, 1.0)
     out[0] = 1.0
     return out
 
 
-def dominating_law(entries: np.ndarray, probabilities: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray]:
+def dominating_law(
+    entries: np.ndarray, probabilities: np.ndarray, cells: int, cut: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
     """(shifts, weights) of a law dominating that of sum_d entries_d B_d, B_d ~ Bernoulli(probabilities_d)
-    independent (steps 2-4 of the module docstring); entries > 0."""
+    independent, after dropping at most ``cut`` of its upper tail (steps 2-5 of the module docstring).
+
+    Parameters
+    ----------
+    entries : numpy.ndarray
+        The entries, each > 0.
+    probabilities : numpy.ndarray
+        Their probabilities, each in [0, 1].
+    cells : int
+        About how many lattice steps the entries' total spans.
+    cut : float, default 0.0
+        The mass the law may drop from its upper tail, in [0, ``MAX_CUT``].
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The shifts (increasing exact doubles) and their weights (multiples of 2^-52 summing to 1).
+
+    Raises
+    ------
+    ValueError
+        ``cut`` outside [0, ``MAX_CUT``].
+    """
+    if not 0.0 <= cut <= MAX_CUT:
+        raise ValueError(
+            f"cut must lie in [0, {MAX_CUT}] (2^-10), got {cut!r}: the cut law's tails are raised by 1 + 2 cut"
+        )
     total = math.fsum(entries.tolist())
     # a power of two, about total / cells; no finer than the least subnormal, which every entry is a whole
     # multiple of (total / cells underflows to 0 where the entries are subnormal: log2 would refuse it)
@@ -91,9 +138,13 @@ def dominating_law(entries: np.ndarray, probabilities: np.ndarray, cells: int) -
         law[: reach + 1] *= 1.0 - p
         law[u : u + reach + 1] += taken
         reach += u
-    tails = _upper_tails(law, entries.size)
+    tails = _upper_tails(law, entries.size, cut)
+    size = tails.size
     weights = tails - np.append(tails[1:], 0.0)  # exact: multiples of 2^-52 in [0, 1]
     points = _coarse_points(size)
+    atoms = np.flatnonzero(weights)
+    if atoms.size <= points.size:  # few atoms: the law's own, no coarser than the grid would give
+        return atoms * step, weights[atoms]
     where = np.searchsorted(points, np.arange(size), side="left")
     merged = np.bincount(where, weights=weights, minlength=points.size)  # exact sums of multiples of 2^-52
     keep = merged > 0
@@ -123,7 +174,9 @@ def _by_lag(c: np.ndarray, bounds: np.ndarray, rows: np.ndarray, release: np.nda
     return entries, probabilities
 
 
-def row_factors(c: np.ndarray, bounds: np.ndarray, release: np.ndarray, cells: int) -> list[RowFactor]:
+def row_factors(
+    c: np.ndarray, bounds: np.ndarray, release: np.ndarray, cells: int, cut: float = 0.0
+) -> list[RowFactor]:
     """The dominating mixtures of C's rows (release order), identical laws merged.
 
     Parameters
@@ -136,6 +189,9 @@ def row_factors(c: np.ndarray, bounds: np.ndarray, release: np.ndarray, cells: i
         Each row's release round (its last non-zero column).
     cells : int
         About how many lattice steps the largest group total spans (step 2).
+    cut : float, default 0.0
+        The mass each row's law may drop from its upper tail (step 4), in [0, ``MAX_CUT``]; the caller charges
+        it once per row.
 
     Returns
     -------
@@ -146,7 +202,7 @@ def row_factors(c: np.ndarray, bounds: np.ndarray, release: np.ndarray, cells: i
     for rows in _groups(c, release):
         entries, probabilities = _by_lag(c, bounds, rows, release)
         keep = entries > 0
-        shifts, weights = dominating_law(entries[keep], probabilities[keep], cells)
+        shifts, weights = dominating_law(entries[keep], probabilities[keep], cells, cut)
         key = shifts.tobytes() + weights.tobytes()
         known = found.get(key)
         found[key] = RowFactor(shifts, weights, rows.size + (known.rows if known else 0))
