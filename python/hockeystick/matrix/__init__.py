@@ -23,6 +23,8 @@ participation_reading.py  labelled_reading: one answer, each side labelled certi
 mmcc.py            MMCC: non-negative lower-triangular C under Poisson sampling, an epsilon at a split of delta
 mmcc_participation.py  MMCC's conditional participation bounds from certified tails of earlier privacy losses
 mmcc_rows.py       MMCC's per-row mixtures: laws dominating each row's conditional shift, shared by groups of rows
+mmcc_steps.py      the steps MMCC's upper side rests on: cited from the papers or certified here, with hypotheses
+b_min_sep.py       b-min-sep with a banded C: Dong & Ganesh's exact loss; BMinSepRDP, a certified upper side by RDP
 """
 
 from .accountant import DPFTRL, MatrixMechanism, noise_multiplier_for_zcdp
