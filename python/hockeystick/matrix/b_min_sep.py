@@ -10,6 +10,10 @@ pattern S drawn by the scheme; noise multiplier sigma):
 
     P = E_S N(C 1_S, sigma^2 I_n),   Q = N(0, sigma^2 I_n).
 
+That this pair dominates the mechanism whose records contribute adaptively chosen vectors of norm <= 1 (add or
+remove one record) is Dong & Ganesh's reduction (Sec. 5), cited here, not re-proved; every step below is
+certified given the pair.
+
 **Exact loss** (their Eq. (2), checked against their stated values).  Write
 a_i = (<c, y_{i:i+|c|}> - ||c_{:n-i}||^2 / 2) / sigma^2 (c truncated past round n - 1).  Participations at least
 b >= |c| apart touch disjoint rows, so log P/Q(y) = log E_S exp(sum_{i in S} a_i), computed backward: L_i = 0 for
