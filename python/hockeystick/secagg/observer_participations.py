@@ -127,6 +127,8 @@ def participation_count_epsilon(
     """
     d = np.asarray(delta, dtype=float)
     hi = np.broadcast_to(np.asarray(high, dtype=float), d.shape).copy()
+    if _count_masses(rate, rounds, _TAIL_FLOOR)[2] >= float(np.max(d, initial=0.0)):
+        return hi  # the counts past m* alone carry every delta asked: no eps below ``high`` is certified this way
     top = np.where(np.isfinite(hi), hi, 1e3)
     met = participation_count_delta(round_curve, orders, rate, rounds, top) <= d
     lo = np.zeros(d.shape)
