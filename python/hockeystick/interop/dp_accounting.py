@@ -56,6 +56,7 @@ from .event_checks import NON_PRIVATE, Unsupported, check_count, check_zcdp_alon
 from .pure_dp import pure_epsilon_sum
 from .rdp_accountant import HockeystickRdpAccountant
 from .secagg_events import check_secure_aggregation_alone, secure_aggregation_profile
+from .secagg_pair_events import check_pair_rounds_alone, pair_rounds_profile
 
 __all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
 
@@ -272,6 +273,7 @@ class HockeystickAccountant(PrivacyAccountant):
             merged.merge(plan)
             check_zcdp_alone(merged, event)  # over several compose calls too (pld.accountants.zcdp_plan)
             check_secure_aggregation_alone(merged, event)  # likewise (secagg_events)
+            check_pair_rounds_alone(merged, event)  # likewise (secagg_pair_events)
         except Unsupported as u:
             return PrivacyAccountant.CompositionErrorDetails(invalid_event=u.event, error_message=u.message)
         if do_compose:
@@ -366,6 +368,9 @@ class HockeystickAccountant(PrivacyAccountant):
         rounds = secure_aggregation_profile(self._plan, self.value_discretization_interval)
         if rounds is not None:  # secure-aggregation rounds alone (secagg_events)
             return rounds.epsilon(0.0 if zero else _validation.delta_target(target_delta, "target_delta"))
+        pairs = pair_rounds_profile(self._plan, self.value_discretization_interval)
+        if pairs is not None:  # Poisson-binomial or discrete Laplace rounds alone (secagg_pair_events)
+            return pairs.epsilon(0.0 if zero else _validation.delta_target(target_delta, "target_delta"))
         if zero:
             return pure_epsilon_bracket(self._plan, self._current)
         target = _validation.delta_target(target_delta, "target_delta")
@@ -445,6 +450,9 @@ class HockeystickAccountant(PrivacyAccountant):
         rounds = secure_aggregation_profile(self._plan, self.value_discretization_interval)
         if rounds is not None:  # secure-aggregation rounds alone (secagg_events)
             return rounds.delta(target)
+        pairs = pair_rounds_profile(self._plan, self.value_discretization_interval)
+        if pairs is not None:  # Poisson-binomial or discrete Laplace rounds alone (secagg_pair_events)
+            return pairs.delta(target)
         if target >= pure_epsilon_upper(self._plan):
             return 0.0, 0.0  # at or past the pure-DP epsilon delta is 0 (pure_epsilon_upper)
         try:

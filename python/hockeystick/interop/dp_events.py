@@ -124,6 +124,12 @@ from .secagg_events import (
     visit_sampled_secure_aggregation,
     visit_secure_aggregation,
 )
+from .secagg_pair_events import (
+    DistributedDiscreteLaplaceDpEvent,
+    PoissonBinomialDpEvent,
+    visit_pair_round,
+    visit_sampled_pair_round,
+)
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
 
@@ -155,6 +161,8 @@ def _visit_one(event: ev.DpEvent, count: int, relation: NeighboringRelation, pla
         return
     if visit_sampled_secure_aggregation(event, count, relation, plan):
         return  # a Poisson sample of a secure-aggregation round (secagg_events); other samples of one refused there
+    if visit_sampled_pair_round(event, count, relation, plan):
+        return  # a Poisson sample of a Poisson-binomial or discrete Laplace round (secagg_pair_events)
     case_of(_VISITS, event)(event, count, relation, plan)
 
 
@@ -374,4 +382,6 @@ _VISITS: dict[type, Case] = {
     PermuteAndFlipDpEvent: _visit_selection,
     DistributedDiscreteGaussianDpEvent: visit_secure_aggregation,
     DistributedSkellamDpEvent: visit_secure_aggregation,
+    PoissonBinomialDpEvent: visit_pair_round,
+    DistributedDiscreteLaplaceDpEvent: visit_pair_round,
 }
