@@ -41,7 +41,7 @@ from ..compose.distribution import (
 )
 from ..compose.fft import DEFAULT_TAIL
 from ..grid import constants, round_cache
-from ..grid.grid_start import StartGrid, work_units
+from ..grid.grid_start import StartGrid, loss_span, work_units
 from ..grid.near_one import NearOne
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, checked_tail
 from ..reads import along_run
@@ -482,7 +482,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         if self._from_question and bound != "lower":  # delta's upper side read finer than the peers' default grid
             tail = self.tail if self._tail_given else None
             found = [  # without a lower side (bound "upper") no bracket is known exact: each is read
-                tilted_question.fine_delta_brackets(p, x, lo if bound == "both" else np.zeros_like(up), up, tail)
+                tilted_question.fine_delta_brackets(
+                    p, x, lo if bound == "both" else np.zeros_like(up), up, tail, threads
+                )
                 for p, x, (lo, up) in zip(pts, xs, found)
             ]
         return found, store
@@ -524,7 +526,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         fine_read: set[int] = set()
         if todo:
             self._refine_to_question(pts, xs, todo, found, threads, fine_read)
-        return _last_reads(pts, xs, found, self.tail if self._tail_given else None, fine_read), store
+        return _last_reads(pts, xs, found, self.tail if self._tail_given else None, fine_read, threads), store
 
     def _refine_to_question(
         self,
@@ -553,7 +555,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             question.REFINED_RELATIVE_ACCURACY,
         )
         points, deltas = [pts[i] for i in todo], [xs[i] for i in todo]
-        settle = tilted_question.FineSettle(points, deltas, self.tail if self._tail_given else None)
+        settle = tilted_question.FineSettle(points, deltas, self.tail if self._tail_given else None, threads)
         refined = refinement.refined(points, deltas, "epsilon", threads, settle)
         fine_read.update(todo[j] for j in settle.read)
         for i, (lo, up) in zip(todo, refined):
@@ -561,7 +563,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             if before is not None:
                 lo, up = np.maximum(lo, before[0]), np.minimum(up, before[1])
             if not np.all(question.within_tolerance(lo, up)):  # past the PLD's charges: tilted, then the RDP side
-                lo, up = _tilted_sides(pts[i], xs[i], lo, up, self.tail if self._tail_given else None)
+                lo, up = _tilted_sides(pts[i], xs[i], lo, up, self.tail if self._tail_given else None, threads)
                 if not self._tail_given:
                     up = np.maximum(lo, np.minimum(up, question.rdp_upper(pts[i], xs[i])))
             found[i] = (lo, up)
@@ -634,9 +636,10 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             constants.CURVE_BUDGET if self._along_run and self.accuracy is None else None,
         )
         # Several units at once: one thread each, their C++ calls single-threaded (the C++ loops and
-        # scipy.fft release the GIL); one at a time: its calls use the threads instead.
+        # scipy.fft release the GIL); one at a time: its calls use the threads instead, unless it is one small point
+        # (``one_thread``).
         pool = min(self.workers, len(units))
-        threads = 1 if pool > 1 else self.workers
+        threads = 1 if pool > 1 or self._one_thread(pending) else self.workers
 
         def points_and_arguments(unit: list[tuple[Point, np.ndarray]]) -> tuple[list[Point], list[np.ndarray]]:
             return [p for p, _ in unit], [flat_x[sel] for _, sel in unit]
@@ -666,6 +669,15 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             if executor is not None:
                 executor.shutdown(wait=True, cancel_futures=True)
 
+    def _one_thread(self, pending: list[tuple[Point, np.ndarray]]) -> bool:
+        """Whether a call of ``pending`` points runs its C++ calls on one thread: one point, no ``accuracy`` (whose
+        grids may be far finer), and its estimated window on the finer of the fixed grid and the default's fine
+        read's grid at most ``constants.ONE_THREAD_WINDOW`` points (the values are the same on any threads)."""
+        if len(pending) != 1 or self.accuracy is not None or not 0.0 < pending[0][0][1] < 1.0:
+            return False
+        h = min(self.value_discretization_interval, question.FINE_INTERVAL)
+        return loss_span(*pending[0][0]) / h <= constants.ONE_THREAD_WINDOW
+
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on delta(epsilon), the larger over the add and remove directions."""
@@ -690,13 +702,15 @@ def _last_reads(
     found: list[tuple[np.ndarray, np.ndarray] | None],
     tail: float | None,
     fine_read: set[int],
+    threads: int = 0,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The default's last reads of each bracket found (all certified, intersected): the tilted read on a grid finer
     than the peers' default (``tilted_question.fine_brackets``, at ``tail`` where given) where the refinement did
     not take it already (the indices ``fine_read``), then, no tail given, the tilted factors' reads where a bracket
-    is still wider than the tolerance (``tilted_factors.wide_brackets``: rare participation)."""
+    is still wider than the tolerance (``tilted_factors.wide_brackets``: rare participation); the fine reads on
+    ``threads``."""
     brackets = [
-        b if i in fine_read else tilted_question.fine_brackets(p, x, *b, tail)
+        b if i in fine_read else tilted_question.fine_brackets(p, x, *b, tail, None, threads)
         for i, (p, x, b) in enumerate(zip(pts, xs, found))
         if b is not None
     ]
@@ -731,7 +745,7 @@ def accuracy_sides(
     out = []
     for point, x, (lo, up) in zip(pts, xs, refined):
         if not np.all(within_epsilon_tolerance(lo, up, accuracy, accountant.relative_accuracy)):
-            lo, up = _tilted_sides(point, x, lo, up, tail)
+            lo, up = _tilted_sides(point, x, lo, up, tail, threads)
             if tail is None:
                 up = np.maximum(lo, np.minimum(up, question.rdp_upper(point, x)))
         out.append((lo, up))
@@ -758,15 +772,20 @@ def point_rows(parameters: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> It
 
 
 def _tilted_sides(
-    point: Point, delta: np.ndarray, lower: np.ndarray, upper: np.ndarray, tail: float | None = None
+    point: Point,
+    delta: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    tail: float | None = None,
+    threads: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each bracket wider than the default tolerance intersected with the tilted composition's where its delta is
     one the round-off charge may limit (``refine.tilted_question``: certified, at ``tail`` where given, else at
-    the question's tails); the others as given."""
+    the question's tails; on ``threads``); the others as given."""
     lower, upper = np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
     wide = ~question.within_tolerance(lower, upper)
     at = np.broadcast_to(delta, lower.shape)
-    lower[wide], upper[wide] = tilted_question.tilted_brackets(point, at[wide], lower[wide], upper[wide], tail)
+    lower[wide], upper[wide] = tilted_question.tilted_brackets(point, at[wide], lower[wide], upper[wide], tail, threads)
     return lower, upper
 
 

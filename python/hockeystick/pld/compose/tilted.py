@@ -220,11 +220,12 @@ def compose_tilted(
     direct_bins: bool = True,
     max_points: int | None = None,
     window_tail: float | None = None,
+    workers: int | None = None,
 ) -> TiltedComposition:
     """The composition of ``factors`` (pairs (grid PMF, count) on one grid and side) computed under the tilt
     ``theta`` > 0 per grid step (lam = theta / h): each factor tilted (``tilted_factor``), composed by the certified
     composition (``fft.compose``, ``tail`` its window's, ``direct_bins`` its accurate low-frequency bins,
-    ``max_points`` its window's cap), and read
+    ``max_points`` its window's cap, ``workers`` its threads: None all cores), and read
     untilted (``TiltedComposition``).  Where that window passes ``max_points`` and ``window_tail`` is given, the
     pessimistic side is composed again with a window whose tails are ``window_tail`` each, the mass above it charged
     by its own Chernoff bound at the read's eps or the window's top (``chernoff_above``) and the mass below it not at
@@ -249,11 +250,15 @@ def compose_tilted(
         log_scale += int(count) * log_m
         magnitude += abs(int(count) * log_m)
     try:
-        window = compose(tilted, pessimistic=pessimistic, tail=tail, max_points=max_points, direct_bins=direct_bins)
+        window = compose(
+            tilted, pessimistic=pessimistic, tail=tail, max_points=max_points, workers=workers, direct_bins=direct_bins
+        )
     except ValueError:  # a window past max_points: the pessimistic side cut at window_tail, where given
         if window_tail is None or not pessimistic:
             raise
-        window = compose(tilted, pessimistic=True, tail=window_tail, max_points=max_points, direct_bins=direct_bins)
+        window = compose(
+            tilted, pessimistic=True, tail=window_tail, max_points=max_points, workers=workers, direct_bins=direct_bins
+        )
         return TiltedComposition(
             window, float(theta), log_scale, magnitude, composed_infinity(factors, True), True, summed_moments(factors)
         )

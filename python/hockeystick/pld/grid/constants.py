@@ -80,3 +80,9 @@ CURVE_BUDGET = 1 << 23
 # built: a window of 2^22 points keeps a refinement's resident memory under a gigabyte, a coarser grid's bracket
 # being certified too, only wider.
 MAX_WINDOW = 1 << 22
+# A call of one point whose estimated composed window on the default's finest grid (``loss_span`` / h, h the fine
+# read's) is at most this many points runs its C++ calls on one thread: its loops and transforms are too short for
+# a second thread to save time, and the second thread's start and spin-wait cost CPU (the README's DP-SGD run at
+# delta 1e-10, ~3e5 estimated, ~7.6e4 composed: about a third of its CPU on two shared cores, and wall time too
+# under load).
+ONE_THREAD_WINDOW = 1 << 20

@@ -97,10 +97,11 @@ def add_pure_epsilon(rates: Sequence[tuple[float, float]]) -> float:
 
 
 def one_direction(
-    mechanism: tuple[float, float, float], direction: str, h: float, tail: float, optimistic: bool
+    mechanism: tuple[float, float, float], direction: str, h: float, tail: float, optimistic: bool, threads: int = 0
 ) -> Factor:
     """One round of the Poisson-subsampled Gaussian (sigma, q, sensitivity), one neighbouring direction, discretized
-    on grid ``h`` with ``tail`` (with its optimistic side where ``optimistic``)."""
+    on grid ``h`` with ``tail`` (with its optimistic side where ``optimistic``), on ``threads`` OpenMP threads (0: all
+    cores)."""
     sigma, q, sensitivity = mechanism
     (pld,) = subsampled_gaussians(
         sigma,
@@ -110,6 +111,7 @@ def one_direction(
         tail=tail,
         optimistic=optimistic,
         directions=cast(Directions, direction),
+        threads=threads,
     )
     ((factor, _),) = pld.directions[0].items()
     return factor
@@ -143,11 +145,13 @@ class TiltedReader:
     range carries a factor q), not the least over the deltas.  The tilted charge is E times the Chernoff bound,
     which a longer loss tail (its mass ~tail, its moments large) raises: at q 1e-6, 10^6 rounds, delta 1e-20 the
     remove direction's upper epsilon falls from 0.048 (tail 1e-29) to about 0.02 (1e-24).  A ``tail`` given
-    (the caller's) is both directions' instead."""
+    (the caller's) is both directions' instead.  ``threads``: the OpenMP and FFT threads of its discretizations and
+    compositions (0: all cores; an accountant's worker thread passes its own, 1, so that threads do not nest)."""
 
-    def __init__(self, point: Point, tail: float | None = None):
+    def __init__(self, point: Point, tail: float | None = None, threads: int = 0):
         self.point = point
         self.tail = tail
+        self.threads = threads
         self._factors: dict[tuple[float, str, float, bool], Factor] = {}
         self._compositions: dict[tuple[float, str, float, bool, float], tilted.TiltedComposition] = {}
 
@@ -170,7 +174,7 @@ class TiltedReader:
         if found is None:
             found = self._factors.get((h, name, tail, optimistic))
         if found is None:
-            found = one_direction((sigma, q, sensitivity), name, h, tail, optimistic)
+            found = one_direction((sigma, q, sensitivity), name, h, tail, optimistic, self.threads)
             self._factors[(h, name, tail, optimistic)] = found
         return name, tail, found
 
@@ -181,7 +185,12 @@ class TiltedReader:
         key = (h, direction, tail, pessimistic, lam)
         if key not in self._compositions:
             self._compositions[key] = tilted.compose_tilted(
-                terms, lam * h, pessimistic=pessimistic, max_points=MAX_POINTS, window_tail=WINDOW_TAIL
+                terms,
+                lam * h,
+                pessimistic=pessimistic,
+                max_points=MAX_POINTS,
+                window_tail=WINDOW_TAIL,
+                workers=None if self.threads == 0 else self.threads,
             )
         return self._compositions[key]
 
@@ -328,15 +337,20 @@ class TiltedReader:
 
 
 def tilted_brackets(
-    point: Point, delta: np.ndarray, lower: np.ndarray, upper: np.ndarray, tail: float | None = None
+    point: Point,
+    delta: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    tail: float | None = None,
+    threads: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each bracket (``lower``, ``upper``) at ``delta`` (arrays of one shape) of ``point`` intersected with the
     tilted ones (``TiltedReader.bracket``, each certified; at ``tail`` where given), one reader shared by the
-    deltas."""
+    deltas (its ``threads``)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
-    reader = TiltedReader(point, tail)
+    reader = TiltedReader(point, tail, threads)
     for j in range(flat.size):
         lows[j], ups[j] = reader.bracket(float(flat[j]), float(lows[j]), float(ups[j]))
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
@@ -388,6 +402,7 @@ def fine_brackets(
     upper: np.ndarray,
     tail: float | None = None,
     add_upper: np.ndarray | None = None,
+    threads: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` not yet exact (``question.exact``), its lower
     side raised to the max-of-outputs test's bound where higher (``reads.max_of_outputs``: certified, from the
@@ -401,12 +416,13 @@ def fine_brackets(
     ``question.FINE_INTERVAL`` where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (few rounds of a small sampling rate,
     where the tilt's Chernoff bound is far above a small delta and its charge, relative to it, a large part of it).
     ``add_upper``: certified upper sides of the add direction's epsilon at ``delta`` already known (the
-    refinement's), where given; the add direction is not read where they are at most the remove direction's."""
+    refinement's), where given; the add direction is not read where they are at most the remove direction's.
+    ``threads``: the reads' (``TiltedReader``)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     adds = np.broadcast_to(np.inf if add_upper is None else add_upper, np.shape(lower)).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
-    reader = TiltedReader(point, tail)
+    reader = TiltedReader(point, tail, threads)
     sigma, q, rounds, sensitivity = point
     for j in range(flat.size) if q < 1.0 else ():
         if not (math.isfinite(ups[j]) and question.exact(lows[j], ups[j])):  # the max-of-outputs bound where higher
@@ -432,11 +448,11 @@ class FineSettle:
     (``points[i]`` at its deltas ``xs[i]``) is read once, the first time its bracket is finite and at most
     ``question.FINE_SETTLE_WIDTHS`` default tolerances wide, and settled where the read brings it within the
     tolerance (certified: the read's sides intersected with the bracket given), the refinement's upper side of the
-    add direction passed on (``fine_brackets``' ``add_upper``).  ``read`` holds the points it settled, whose fine
-    read is then done."""
+    add direction passed on (``fine_brackets``' ``add_upper``), on ``threads``.  ``read`` holds the points it
+    settled, whose fine read is then done."""
 
-    def __init__(self, points: Sequence[Point], xs: Sequence[np.ndarray], tail: float | None):
-        self.points, self.xs, self.tail = points, xs, tail
+    def __init__(self, points: Sequence[Point], xs: Sequence[np.ndarray], tail: float | None, threads: int = 0):
+        self.points, self.xs, self.tail, self.threads = points, xs, tail, threads
         self.tried: set[int] = set()
         self.read: set[int] = set()
 
@@ -450,7 +466,7 @@ class FineSettle:
         if not np.all(within_epsilon_tolerance(lower, upper, accuracy, relative)):
             return None
         self.tried.add(i)
-        lo, up = fine_brackets(self.points[i], self.xs[i], lower, upper, self.tail, add_upper)
+        lo, up = fine_brackets(self.points[i], self.xs[i], lower, upper, self.tail, add_upper, self.threads)
         if not np.all(question.within_tolerance(lo, up)):
             return None
         self.read.add(i)
@@ -458,7 +474,12 @@ class FineSettle:
 
 
 def fine_delta_brackets(
-    point: Point, eps: np.ndarray, lower: np.ndarray, upper: np.ndarray, tail: float | None = None
+    point: Point,
+    eps: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    tail: float | None = None,
+    threads: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each delta bracket (``lower``, ``upper``) at ``eps`` of ``point`` with a positive upper side not yet exact
     (``question.exact``), its upper side lowered to the tilted read's on ``question.FINE_INTERVAL``
@@ -467,7 +488,8 @@ def fine_delta_brackets(
     grid, as its epsilon is (``fine_brackets``); as given at q = 1 (closed form) or where the read's window would
     pass ``MAX_POINTS``; each lower side first raised to the max-of-outputs test's (``reads.max_of_outputs``).  The
     brackets still not exact at a positive eps are then intersected with
-    ``TiltedReader.split_delta``'s where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (as ``fine_brackets``)."""
+    ``TiltedReader.split_delta``'s where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (as ``fine_brackets``).  ``threads``:
+    the reads' (``TiltedReader``)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(eps, dtype=np.float64), np.shape(lower)).reshape(-1)
@@ -483,7 +505,7 @@ def fine_delta_brackets(
         else:
             lows[todo] = np.maximum(lows[todo], max_of_outputs_deltas(segments, flat[todo]))
         ups[todo] = np.maximum(lows[todo], ups[todo])
-        reader = TiltedReader(point, tail)
+        reader = TiltedReader(point, tail, threads)
         least = float(np.min(ups[todo]))
         try:
             found = reader.delta_upper(flat[todo], question.FINE_INTERVAL, float(np.median(flat[todo])), least)
