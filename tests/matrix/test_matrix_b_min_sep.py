@@ -211,3 +211,4 @@ def test_dpftrl_b_min_sep_takes_the_renyi_side_where_it_holds() -> None:
     assert "BMinSepRDP" in run.sampled.upper_method
     wide = DPFTRL(strategy=Banded([1.0, 0.5, 0.4, 0.3, 0.2]), **args)  # type: ignore[arg-type]
     assert wide.sampled is not None and wide.sampled.upper_kind == "unamplified" and wide.sampled.b_min_sep is None
+    assert "the Renyi route needs a banded C >= 0 of at most b bands" in wide.sampled.upper_method

@@ -267,6 +267,12 @@ class SampledSides:
                     " (random allocation of k > 1 rounds with correlated noise: no amplified bound is proved here)"
                     if self.participation == "random_allocation" and self._renyi_bins is None
                     else ""
+                )
+                + (
+                    " (b-min-sep: the Renyi route needs a banded C >= 0 of at most b bands and an order within its "
+                    "work limit)"
+                    if self.participation == "b_min_sep" and self.b_min_sep is None
+                    else ""
                 ),
                 self._unamplified,
             )
