@@ -5,8 +5,8 @@
 // processor overlaps as many iterations as its window holds, so one vector's long chain of
 // dependent operations, split into k loops, runs about k times faster), and each costly stage
 // sees only the lanes it needs:
-//   1. classify, every lane: x1 to within a few ulp (one division, its remainder by FMA) and
-//      the form theta_decompose would choose.  Finishes the lanes whose theta rounds to 0
+//   1. classify, every lane: x1 to within a few ulp (eps/r plus its exact remainder over r, by
+//      FMA) and the form theta_decompose would choose.  Finishes the lanes whose theta rounds to 0
 //      (phi(x1) < e^-745.2) or to 1 (direct form with x1 < -8.5), together half of typical
 //      input, and packs the arguments of the direct / difference lanes and of the quadrature
 //      lanes into two queues (AVX2 has no compress instruction: a 16-entry table of vpermd
