@@ -111,6 +111,50 @@ def test_batch_relative_error_against_mpmath_regime_borders():
     assert worst <= 1e-13, worst
 
 
+def test_large_radius_with_small_x1_agrees_with_scalar_path_and_mpmath():
+    """r from 16 to 1e17 with x1 = eps/r - r/2 small: there eps/r rounds away up to r 2^-54 of x1 (5.5
+    at r = 1e17), so the vector code's choice of form rests on x1 from the division's exact remainder
+    (a choice from eps/r - r/2 alone returns 0 for theta ~ 1e-300 near x1 = 37.4), and its values on
+    the double-double thresholds.  Near r = 1e17 every eps within 400 ulp of r (r/2 + x1), x1 at the
+    borders -8.5, 37.4 and 38.6."""
+    rng = np.random.default_rng(21)
+    n = 3000
+    r = 10.0 ** rng.uniform(np.log10(16.0), 17, n)
+    eps = np.maximum(r * (rng.uniform(-12, 40, n) + r / 2), 0.0)
+    batch = hs.theta(r, eps, threads=1)
+    np.testing.assert_allclose(batch, _scalar_path(r, eps), rtol=PATHS_AGREE, atol=2 * 5e-324)
+    worst, counted = 0.0, 0
+    for ri, ei, gi in zip(r[:300], eps[:300], batch[:300]):
+        ref = reference.theta(ri, ei)
+        if ref >= mp.mpf("1e-300"):
+            counted += 1
+            worst = max(worst, float(abs(gi - ref) / ref))
+    assert counted > 100
+    assert worst <= 1e-13, worst
+    steps = np.arange(-400, 401)
+    radii, epsilons = [], []
+    for big in (1e16, 1e17, 3.3e17):
+        for x1 in (-8.5, 30.0, 37.4, 38.6):
+            centre = np.array([big * (big / 2 + x1)])
+            radii.append(np.full(steps.size, big))
+            epsilons.append((centre.view(np.int64) + steps).view(np.float64))  # eps one ulp apart
+    r, eps = np.concatenate(radii), np.concatenate(epsilons)
+    np.testing.assert_allclose(hs.theta(r, eps, threads=1), _scalar_path(r, eps), rtol=PATHS_AGREE, atol=2 * 5e-324)
+
+
+@pytest.mark.parametrize("log_density", [-700.0, -745.2])
+def test_density_borders_take_the_scalar_path(log_density):
+    """Within 50 ulp of x1 where log phi(x1) = -700 (below it the scalar code takes exp(log phi + log
+    factor)) or -745.2 (below it theta rounds to 0), the vector code hands the lanes to the scalar
+    code: the same bits, for the difference form (r = 5) and the quadrature (r = x1 / 20)."""
+    x1_border = math.sqrt(2.0 * (-log_density - math.log(math.sqrt(2.0 * math.pi))))
+    x1 = x1_border + np.arange(-50, 51) * math.ulp(x1_border)
+    r = np.concatenate([np.full(x1.size, 5.0), x1 / 20.0])
+    x1 = np.concatenate([x1, x1])
+    eps = r * (x1 + r / 2)
+    assert np.array_equal(hs.theta(r, eps, threads=1), _scalar_path(r, eps))
+
+
 def test_results_do_not_depend_on_position_length_or_neighbours():
     # Sweeps split a grid into chunks and must get the same bits as in one call.
     r, eps = _regions(900, 15)

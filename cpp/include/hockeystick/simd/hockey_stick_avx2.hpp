@@ -1,21 +1,23 @@
 // theta(r, eps) over an array, four lanes at a time with AVX2 + FMA: the decomposition
 // of numerics/hockey_stick.hpp (standardized_thresholds, theta_decompose, theta) made branch-free.
 //
-// Each block of 256 elements runs in stages, each a loop over independent vectors (so the
-// processor overlaps iterations: one vector's chain of dependent FMAs is far longer than
-// its instruction count suggests), and each costly stage sees only the lanes it needs:
-//   1. classify, every lane: x1, x2, x1^2 (double-double where the scalar code uses it,
-//      the error-free steps by FMA) and the form theta_decompose would choose.  Finishes
-//      the lanes whose theta rounds to 0 (phi(x1) < e^-745.2) or to 1 (direct form with
-//      x1 < -8.5), together half of typical input, and packs the direct / difference lanes
-//      and the quadrature lanes into two queues (AVX2 has no compress instruction: a
-//      16-entry table of vpermd controls does it).
-//   2.-4. the direct and difference lanes: phi(x1) by exp_avx2, M(|x1|) and M(x2) by
-//      mills_ratio_avx2, then Q(x1) - phi(x1) M(x2) or phi(x1) (M(x1) - M(x2)).
-//   5. the quadrature lanes: phi(x1) (M(x1) - M(x2)) in a form without cancellation, by
-//      divided differences of Cody's tail rational where x1 > 5.66 (95% of quadrature lanes
-//      on typical input), else Gauss-Legendre on N with 8 nodes.
-//   6. the rare lanes left to the scalar theta: r or eps 0, inf, NaN or negative; eps/r
+// Each block of 256 elements runs in stages, each a short loop over independent vectors (the
+// processor overlaps as many iterations as its window holds, so one vector's long chain of
+// dependent operations, split into k loops, runs about k times faster), and each costly stage
+// sees only the lanes it needs:
+//   1. classify, every lane: x1 to within a few ulp (eps/r plus its exact remainder over r, by
+//      FMA) and the form theta_decompose would choose.  Finishes the lanes whose theta rounds to 0
+//      (phi(x1) < e^-745.2) or to 1 (direct form with x1 < -8.5), together half of typical
+//      input, and packs the arguments of the direct / difference lanes and of the quadrature
+//      lanes into two queues (AVX2 has no compress instruction: a 16-entry table of vpermd
+//      controls does it).
+//   2.-4. the direct and difference lanes: x1, x2, x1^2 as standardized_thresholds computes
+//      them (double-double where it does, the error-free steps by FMA), phi(x1) by exp_avx2,
+//      M(|x1|) and M(x2) by mills_ratio_avx2, then Q(x1) - phi(x1) M(x2) or phi(x1) (M(x1) - M(x2)).
+//   5.-6. the quadrature lanes: x1, x1^2 and phi(x1) as in 2, then phi(x1) (M(x1) - M(x2)) in a
+//      form without cancellation, by divided differences of Cody's tail rational where
+//      x1 > 5.66 (95% of quadrature lanes on typical input), else Gauss-Legendre on N with 8 nodes.
+//   7. the rare lanes left to the scalar theta: r or eps 0, inf, NaN or negative; eps/r
 //      overflowing; phi(x1) between e^-745.2 and e^-700 (theta near the subnormal range);
 //      x2 < 0.66 in the direct form or x1 < 0.66 in the quadrature (erfcx near 0, which
 //      needs exp); x2 > 9.5e7 (beyond Cody's tail rational).
@@ -84,41 +86,30 @@ HOCKEYSTICK_AVX2 inline __m256d mills_complement_rule_avx2(__m256d mid, __m256d 
     return _mm256_mul_pd(h, sum);
 }
 
-// integral_{x}^{x+r} N(t) dt for four lanes with x / sqrt 2 > 0.46875, each lane by a
-// method that depends on that lane alone (so a result never depends on its neighbours):
-// M(x) - M(x + r) in the tail's divided-difference form where x / sqrt 2 > 4, else
-// Gauss-Legendre with 8 nodes, the finest rule mills_complement_integral uses.
-HOCKEYSTICK_AVX2 inline __m256d mills_complement_integral_avx2(__m256d x, __m256d r) {
-    const __m256d tail =
-        _mm256_cmp_pd(_mm256_mul_pd(x, _mm256_set1_pd(constants::sqrt_half)), _mm256_set1_pd(cody_large), _CMP_GT_OQ);
-    const int tail_mask = _mm256_movemask_pd(tail);
-    if (tail_mask == 0xf) return mills_difference_tail_avx2(x, r);
-    const __m256d h = _mm256_mul_pd(_mm256_set1_pd(0.5), r);
-    const __m256d gauss = mills_complement_rule_avx2<4>(_mm256_add_pd(x, h), h);
-    if (tail_mask == 0) return gauss;
-    return _mm256_blendv_pd(gauss, mills_difference_tail_avx2(x, r), tail);
-}
-
 constexpr std::size_t theta_block_size = 256;               // a multiple of 4
 constexpr std::size_t theta_block_room = theta_block_size + 4;  // whole-vector stores past a count
 
-// Packed lanes of one block: position k holds the block element index[k].
+// Packed lanes of one block: position k holds the block element index[k] and its arguments.
 struct theta_lanes {
     std::size_t count = 0;
     alignas(32) std::int64_t index[theta_block_room];
-    alignas(32) double x1[theta_block_room];
-    alignas(32) double x2_or_r[theta_block_room];           // x2 (direct, difference) or r (quadrature)
-    alignas(32) double minus_half_square[theta_block_room];  // -x1^2/2, leading double
-    alignas(32) double square_lo[theta_block_room];          // x1^2 - its leading double
+    alignas(32) double r[theta_block_room];
+    alignas(32) double eps[theta_block_room];
 };
 
 // One block's lanes after stage 1, and the intermediate values of the later stages.
 struct theta_block_state {
     theta_lanes forms;       // direct and difference forms
     theta_lanes quadrature;  // quadrature form
-    alignas(32) double density[theta_block_room];   // phi(x1) of the forms' lanes
-    alignas(32) double mills_x1[theta_block_room];  // M(|x1|)
-    alignas(32) double mills_x2[theta_block_room];  // M(x2)
+    // Per lane of the queue in hand (the forms', then the quadrature's):
+    alignas(32) double x1[theta_block_room];                 // x1, leading double
+    alignas(32) double x2[theta_block_room];                 // x1 + r
+    alignas(32) double minus_half_square[theta_block_room];  // -x1^2/2, leading double
+    alignas(32) double square_lo[theta_block_room];          // x1^2 - its leading double
+    alignas(32) double density[theta_block_room];            // phi(x1)
+    alignas(32) double mills_x1[theta_block_room];           // M(|x1|) (forms)
+    alignas(32) double mills_x2[theta_block_room];           // M(x2) (forms)
+    std::uint32_t near_position[theta_block_room];           // quadrature lanes below Cody's tail
     std::size_t scalar_count = 0;
     std::uint32_t scalar_index[theta_block_size];
 };
@@ -162,15 +153,13 @@ HOCKEYSTICK_AVX2 inline __m256d left_pack_lanes(__m256d v, __m256i control) {
 
 // Appends the lanes of `mask` at position `count` (a local copy of lanes.count: the
 // integer stores below may alias anything, which would force a reload per call).
-HOCKEYSTICK_AVX2 inline void append_lanes(theta_lanes& lanes, std::size_t& count, int mask, __m256i index, __m256d x1,
-                                          __m256d x2_or_r, __m256d minus_half_square, __m256d square_lo) {
+HOCKEYSTICK_AVX2 inline void append_lanes(theta_lanes& lanes, std::size_t& count, int mask, __m256i index, __m256d r,
+                                          __m256d eps) {
     const __m256i control = _mm256_load_si256(reinterpret_cast<const __m256i*>(left_pack.control[mask]));
     const std::size_t k = count;
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes.index + k), _mm256_permutevar8x32_epi32(index, control));
-    _mm256_storeu_pd(lanes.x1 + k, left_pack_lanes(x1, control));
-    _mm256_storeu_pd(lanes.x2_or_r + k, left_pack_lanes(x2_or_r, control));
-    _mm256_storeu_pd(lanes.minus_half_square + k, left_pack_lanes(minus_half_square, control));
-    _mm256_storeu_pd(lanes.square_lo + k, left_pack_lanes(square_lo, control));
+    _mm256_storeu_pd(lanes.r + k, left_pack_lanes(r, control));
+    _mm256_storeu_pd(lanes.eps + k, left_pack_lanes(eps, control));
     count = k + static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(mask)));
 }
 
@@ -180,10 +169,8 @@ inline void pad_lanes(theta_lanes& lanes) {
     if (n == 0) return;
     for (std::size_t k = n; k % 4 != 0; ++k) {
         lanes.index[k] = lanes.index[n - 1];
-        lanes.x1[k] = lanes.x1[n - 1];
-        lanes.x2_or_r[k] = lanes.x2_or_r[n - 1];
-        lanes.minus_half_square[k] = lanes.minus_half_square[n - 1];
-        lanes.square_lo[k] = lanes.square_lo[n - 1];
+        lanes.r[k] = lanes.r[n - 1];
+        lanes.eps[k] = lanes.eps[n - 1];
     }
 }
 
@@ -199,42 +186,70 @@ HOCKEYSTICK_AVX2 inline void scatter(double* out, const std::int64_t* index, __m
     for (int j = 0; j < 4; ++j) out[index[j]] = v[j];
 }
 
-// Stage 1, every lane: x1, x2 and x1^2 as standardized_thresholds computes them, then
-// theta_decompose's choice of form.  Writes the final value of the lanes whose theta
-// rounds to 0 or 1 (0 in the others, overwritten later) and sorts the others into the
-// forms, quadrature and scalar queues.
+// x1, x2 and x1^2 as standardized_thresholds computes them: plain doubles where |x1| < 8 and
+// r < 16 (or |x1| > 1e150), else double-double with the error-free steps by FMA.
+struct theta_thresholds_avx2 {
+    __m256d x1;                 // leading double
+    __m256d x2;                 // x1 + r
+    __m256d minus_half_square;  // -x1^2/2, leading double
+    __m256d square_lo;          // x1^2 - its leading double
+};
+
+HOCKEYSTICK_AVX2 inline theta_thresholds_avx2 thresholds_avx2(__m256d r, __m256d eps) {
+    const __m256d zero = _mm256_setzero_pd();
+    const __m256d a = _mm256_div_pd(eps, r);
+    const __m256d half_r = _mm256_mul_pd(constant(0.5), r);
+    const __m256d x1_plain = _mm256_sub_pd(a, half_r);
+    const __m256d abs_x1_plain = _mm256_andnot_pd(constant(-0.0), x1_plain);
+    const __m256d plain =
+        either(both(less(abs_x1_plain, constant(8.0)), less(r, constant(16.0))), less(constant(1e150), abs_x1_plain));
+    const __m256d remainder = _mm256_fnmadd_pd(a, r, eps);  // eps - a r, exact
+    const double_double_avx2 q = two_sum_avx2(a, _mm256_div_pd(remainder, r));
+    double_double_avx2 x1dd = two_sum_avx2(q.hi, _mm256_sub_pd(zero, half_r));
+    x1dd = two_sum_avx2(x1dd.hi, _mm256_add_pd(x1dd.lo, q.lo));
+    const __m256d product = _mm256_mul_pd(x1dd.hi, x1dd.hi);
+    const __m256d product_error = _mm256_add_pd(_mm256_fmsub_pd(x1dd.hi, x1dd.hi, product),
+                                                _mm256_mul_pd(_mm256_add_pd(x1dd.hi, x1dd.hi), x1dd.lo));
+    const double_double_avx2 square = two_sum_avx2(product, product_error);
+    return {_mm256_blendv_pd(x1dd.hi, x1_plain, plain),
+            _mm256_blendv_pd(_mm256_add_pd(q.hi, half_r), _mm256_add_pd(a, half_r), plain),
+            _mm256_mul_pd(constant(-0.5), _mm256_blendv_pd(square.hi, _mm256_mul_pd(x1_plain, x1_plain), plain)),
+            _mm256_blendv_pd(square.lo, zero, plain)};
+}
+
+// Stage 1, every lane: theta_decompose's choice of form, made from x1 to within a few ulp
+// (eps/r - r/2 plus the division's exact remainder over r, one FMA: no cancellation when r is
+// large and x1 small, where eps/r - r/2 alone could miss x1 entirely); the exact thresholds are
+// computed later, for the queued lanes only.  Writes the final value of the lanes whose theta
+// rounds to 0 or 1 (0 in the others, overwritten later) and sorts the others into the forms,
+// quadrature and scalar queues.
+// A choice made from this x1 can differ from the scalar code's at a border only:
+//   quadrature or not (r <= 0.1 max(x1, 1)), direct or difference (x1 < 0.66): both forms are
+//     accurate there (the difference loses at most ~4 bits at the quadrature border);
+//   x1 < -8.5 (theta rounds to 1): the direct form rounds to 1 on either side;
+//   x2 <= 9.5e7: Cody's tail rational holds on either side;
+//   phi(x1) against e^-745.2 and e^-700: log phi(x1) from this x1 errs by < 1e-12, and the lanes
+//     within phi_margin of either border go to the scalar code, so every vector lane takes the
+//     path the scalar code takes.
+constexpr double phi_margin = 1e-9;
+
 HOCKEYSTICK_AVX2 inline void theta_classify_avx2(const double* r_in, const double* eps_in, double* out, std::size_t n,
                                                  theta_block_state& s) {
     const __m256d zero = _mm256_setzero_pd();
     const __m256d one = constant(1.0);
     const __m256d infinity = constant(inf);
-    const __m256d sign = constant(-0.0);
     const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
     std::size_t forms_count = 0, quadrature_count = 0, scalar_count = 0;
     for (std::uint32_t i = 0; i < n; i += 4) {
         const __m256d r = _mm256_loadu_pd(r_in + i);
         const __m256d eps = _mm256_loadu_pd(eps_in + i);
         const __m256d a = _mm256_div_pd(eps, r);
-        // Plain doubles where |x1| < 8 and r < 16 (or |x1| > 1e150), else double-double.
-        const __m256d half_r = _mm256_mul_pd(constant(0.5), r);
-        const __m256d x1_plain = _mm256_sub_pd(a, half_r);
-        const __m256d abs_x1_plain = _mm256_andnot_pd(sign, x1_plain);
-        const __m256d plain = either(both(less(abs_x1_plain, constant(8.0)), less(r, constant(16.0))),
-                                     less(constant(1e150), abs_x1_plain));
+        const __m256d inverse_r = _mm256_div_pd(one, r);
         const __m256d remainder = _mm256_fnmadd_pd(a, r, eps);  // eps - a r, exact
-        const double_double_avx2 q = two_sum_avx2(a, _mm256_div_pd(remainder, r));
-        double_double_avx2 x1dd = two_sum_avx2(q.hi, _mm256_sub_pd(zero, half_r));
-        x1dd = two_sum_avx2(x1dd.hi, _mm256_add_pd(x1dd.lo, q.lo));
-        const __m256d product = _mm256_mul_pd(x1dd.hi, x1dd.hi);
-        const __m256d product_error = _mm256_add_pd(_mm256_fmsub_pd(x1dd.hi, x1dd.hi, product),
-                                                    _mm256_mul_pd(_mm256_add_pd(x1dd.hi, x1dd.hi), x1dd.lo));
-        const double_double_avx2 square = two_sum_avx2(product, product_error);
-        const __m256d x1 = _mm256_blendv_pd(x1dd.hi, x1_plain, plain);
-        const __m256d x2 = _mm256_blendv_pd(_mm256_add_pd(q.hi, half_r), _mm256_add_pd(a, half_r), plain);
-        const __m256d minus_half_square =
-            _mm256_mul_pd(constant(-0.5), _mm256_blendv_pd(square.hi, _mm256_mul_pd(x1_plain, x1_plain), plain));
-        const __m256d square_lo = _mm256_blendv_pd(square.lo, zero, plain);
-        const __m256d log_density = _mm256_sub_pd(minus_half_square, constant(constants::log_sqrt_two_pi));
+        const __m256d x1 = _mm256_fmadd_pd(remainder, inverse_r, _mm256_fnmadd_pd(constant(0.5), r, a));
+        const __m256d x2 = _mm256_add_pd(x1, r);
+        const __m256d log_density =
+            _mm256_fnmadd_pd(_mm256_mul_pd(constant(0.5), x1), x1, constant(-constants::log_sqrt_two_pi));
 
         // 0 < r < inf, 0 <= eps < inf and eps/r finite (then x1 < inf); NaN compares false.
         const __m256d ordinary = both(both(less(zero, r), less(r, infinity)),
@@ -243,11 +258,12 @@ HOCKEYSTICK_AVX2 inline void theta_classify_avx2(const double* r_in, const doubl
         const __m256d quadrature = less_equal(r, _mm256_mul_pd(constant(0.1), _mm256_max_pd(x1, one)));
         const __m256d below_small = less(x1, constant(small_threshold));
         const __m256d direct = but_not(below_small, quadrature);
-        const __m256d underflow = but_not(both(ordinary, less(log_density, constant(log_underflow))), direct);
+        const __m256d underflow =
+            but_not(both(ordinary, less(log_density, constant(log_underflow - phi_margin))), direct);
         // The vector code's range: phi(x1) > e^-700 unless direct (theta's exp/log path
         // below it); x2 <= 9.5e7 (Cody's range, and |x1| <= x2 since eps/r >= 0); x2 > 0.66
         // for M(x2) in the direct form; x1 > 0.66 for the quadrature's nodes.
-        const __m256d in_range = both(both(ordinary, either(direct, less(constant(-700.0), log_density))),
+        const __m256d in_range = both(both(ordinary, either(direct, less(constant(-700.0 + phi_margin), log_density))),
                                       less_equal(x2, constant(cody_huge * 1.41421356237309504880)));
         const __m256d quadrature_ok = both(both(in_range, quadrature), less(constant(small_threshold), x1));
         // Direct form with x1 < -8.5: theta = 1 - Q(-x1) - phi(x1) M(x2) lies within
@@ -261,9 +277,8 @@ HOCKEYSTICK_AVX2 inline void theta_classify_avx2(const double* r_in, const doubl
 
         _mm256_storeu_pd(out + i, _mm256_and_pd(certain_one, one));
         const __m256i index = _mm256_add_epi64(_mm256_set1_epi64x(i), _mm256_setr_epi64x(0, 1, 2, 3));
-        append_lanes(s.forms, forms_count, _mm256_movemask_pd(forms), index, x1, x2, minus_half_square, square_lo);
-        append_lanes(s.quadrature, quadrature_count, _mm256_movemask_pd(quadrature_ok), index, x1, r, minus_half_square,
-                     square_lo);
+        append_lanes(s.forms, forms_count, _mm256_movemask_pd(forms), index, r, eps);
+        append_lanes(s.quadrature, quadrature_count, _mm256_movemask_pd(quadrature_ok), index, r, eps);
         const int scalar_mask = _mm256_movemask_pd(scalar);
         if (scalar_mask != 0) {
             for (std::uint32_t j = 0; j < 4; ++j)
@@ -277,13 +292,27 @@ HOCKEYSTICK_AVX2 inline void theta_classify_avx2(const double* r_in, const doubl
     pad_lanes(s.quadrature);
 }
 
-// Stage 2, the forms' lanes: phi(x1) (> e^-700 there: direct lanes have x1 >= -8.5, and
-// difference lanes below e^-700 went to the scalar queue, so no subnormal number, which
-// costs a microcode assist per operation, arises in stage 4).
-HOCKEYSTICK_AVX2 inline void theta_density_avx2(theta_block_state& s) {
-    for (std::size_t k = 0; k < s.forms.count; k += 4) {
-        const __m256d density =
-            density_avx2(_mm256_load_pd(s.forms.minus_half_square + k), _mm256_load_pd(s.forms.square_lo + k));
+// Stages 2 to 6 are short loops, each one link of a lane's chain of dependent operations: the
+// processor overlaps as many iterations of a loop as its window holds, so k short chains run
+// about k times faster than one chain k times as long.
+
+// Stage 2 (forms), 5 (quadrature): x1, x2 and x1^2 of the queue's lanes.
+HOCKEYSTICK_AVX2 inline void theta_thresholds_stage(const theta_lanes& lanes, theta_block_state& s) {
+    for (std::size_t k = 0; k < lanes.count; k += 4) {
+        const theta_thresholds_avx2 t = thresholds_avx2(_mm256_load_pd(lanes.r + k), _mm256_load_pd(lanes.eps + k));
+        _mm256_store_pd(s.x1 + k, t.x1);
+        _mm256_store_pd(s.x2 + k, t.x2);
+        _mm256_store_pd(s.minus_half_square + k, t.minus_half_square);
+        _mm256_store_pd(s.square_lo + k, t.square_lo);
+    }
+}
+
+// Stage 2 (forms), 5 (quadrature): phi(x1) of the queue's lanes (> e^-700 there: direct lanes
+// have x1 >= -8.5, and the others below e^-700 went to the scalar queue, so no subnormal
+// number, which costs a microcode assist per operation, arises in the later stages).
+HOCKEYSTICK_AVX2 inline void theta_density_stage(std::size_t count, theta_block_state& s) {
+    for (std::size_t k = 0; k < count; k += 4) {
+        const __m256d density = density_avx2(_mm256_load_pd(s.minus_half_square + k), _mm256_load_pd(s.square_lo + k));
         _mm256_store_pd(s.density + k, density);
     }
 }
@@ -294,9 +323,9 @@ HOCKEYSTICK_AVX2 inline void theta_mills_avx2(theta_block_state& s) {
     const __m256d sign = constant(-0.0);
     const __m256d lowest = constant(small_threshold);
     for (std::size_t k = 0; k < s.forms.count; k += 4) {
-        const __m256d abs_x1 = _mm256_andnot_pd(sign, _mm256_load_pd(s.forms.x1 + k));
+        const __m256d abs_x1 = _mm256_andnot_pd(sign, _mm256_load_pd(s.x1 + k));
         _mm256_store_pd(s.mills_x1 + k, mills_ratio_avx2(_mm256_max_pd(abs_x1, lowest)));
-        _mm256_store_pd(s.mills_x2 + k, mills_ratio_avx2(_mm256_max_pd(_mm256_load_pd(s.forms.x2_or_r + k), lowest)));
+        _mm256_store_pd(s.mills_x2 + k, mills_ratio_avx2(_mm256_max_pd(_mm256_load_pd(s.x2 + k), lowest)));
     }
 }
 
@@ -306,31 +335,54 @@ HOCKEYSTICK_AVX2 inline void theta_forms_avx2(double* out, theta_block_state& s)
     const __m256d one = constant(1.0);
     const __m256d half = constant(0.5);
     for (std::size_t k = 0; k < s.forms.count; k += 4) {
-        const __m256d x1 = _mm256_load_pd(s.forms.x1 + k);
+        const __m256d x1 = _mm256_load_pd(s.x1 + k);
         const __m256d density = _mm256_load_pd(s.density + k);
         const __m256d m1 = _mm256_load_pd(s.mills_x1 + k);
         const __m256d m2 = _mm256_load_pd(s.mills_x2 + k);
         const __m256d direct = less(x1, constant(small_threshold));
         const __m256d near_zero = less(constant(-small_threshold), x1);
-        __m256d q1 = _mm256_sub_pd(one, _mm256_mul_pd(density, m1));
-        if (_mm256_movemask_pd(both(direct, near_zero)) != 0) {
-            const __m256d erf = cody_erf_small_avx2(_mm256_mul_pd(x1, constant(constants::sqrt_half)));
-            q1 = _mm256_blendv_pd(q1, _mm256_fnmadd_pd(half, erf, half), near_zero);
-        }
+        // erf for every vector: 40% of typical vectors hold a direct lane near 0, too many and too
+        // irregular for a branch to pay
+        const __m256d erf = cody_erf_small_avx2(_mm256_mul_pd(x1, constant(constants::sqrt_half)));
+        const __m256d q1 = _mm256_blendv_pd(_mm256_sub_pd(one, _mm256_mul_pd(density, m1)),
+                                            _mm256_fnmadd_pd(half, erf, half), near_zero);
         const __m256d direct_value = _mm256_sub_pd(q1, _mm256_mul_pd(density, m2));
         const __m256d difference_value = _mm256_mul_pd(density, _mm256_sub_pd(m1, m2));
         scatter(out, s.forms.index + k, _mm256_blendv_pd(difference_value, direct_value, direct));
     }
 }
 
-// Stage 5, the quadrature lanes: phi(x1) * integral_{x1}^{x2} N (phi(x1) > e^-700 here).
+// Stage 6, the quadrature lanes (after stage 5): phi(x1) * integral_{x1}^{x2} N, by the tail's
+// divided differences (mills_difference_tail_avx2) where x1 / sqrt 2 > 4; the other lanes (5% of
+// typical quadrature lanes, but in a fifth of the vectors) are gathered four at a time for
+// Gauss-Legendre with 8 nodes, which costs about eight times the tail's form: only the vectors
+// that need it pay for it.  Each lane's method depends on its x1 alone; 8 nodes is the finest rule
+// mills_complement_integral uses, so never coarser than the scalar code's.
 HOCKEYSTICK_AVX2 inline void theta_quadrature_avx2(double* out, theta_block_state& s) {
     const theta_lanes& q = s.quadrature;
+    const __m256d sqrt_half = constant(constants::sqrt_half);
+    std::size_t near_count = 0;
     for (std::size_t k = 0; k < q.count; k += 4) {
-        const __m256d density = density_avx2(_mm256_load_pd(q.minus_half_square + k), _mm256_load_pd(q.square_lo + k));
-        const __m256d integral =
-            mills_complement_integral_avx2(_mm256_load_pd(q.x1 + k), _mm256_load_pd(q.x2_or_r + k));
-        scatter(out, q.index + k, _mm256_mul_pd(density, integral));
+        const __m256d x1 = _mm256_load_pd(s.x1 + k);
+        const __m256d integral = mills_difference_tail_avx2(x1, _mm256_load_pd(q.r + k));
+        scatter(out, q.index + k, _mm256_mul_pd(_mm256_load_pd(s.density + k), integral));
+        const int near_mask = 0xf ^ _mm256_movemask_pd(less(constant(cody_large), _mm256_mul_pd(x1, sqrt_half)));
+        if (near_mask != 0) {
+            for (std::uint32_t j = 0; j < 4; ++j)
+                if ((near_mask >> j) & 1) s.near_position[near_count++] = static_cast<std::uint32_t>(k + j);
+        }
+    }
+    if (near_count == 0) return;
+    for (std::size_t k = near_count; k % 4 != 0; ++k) s.near_position[k] = s.near_position[near_count - 1];
+    const __m256d half = constant(0.5);
+    for (std::size_t k = 0; k < near_count; k += 4) {
+        const std::uint32_t* p = s.near_position + k;
+        const __m256d x1 = _mm256_setr_pd(s.x1[p[0]], s.x1[p[1]], s.x1[p[2]], s.x1[p[3]]);
+        const __m256d h = _mm256_mul_pd(half, _mm256_setr_pd(q.r[p[0]], q.r[p[1]], q.r[p[2]], q.r[p[3]]));
+        const __m256d density = _mm256_setr_pd(s.density[p[0]], s.density[p[1]], s.density[p[2]], s.density[p[3]]);
+        alignas(32) double value[4];
+        _mm256_store_pd(value, _mm256_mul_pd(density, mills_complement_rule_avx2<4>(_mm256_add_pd(x1, h), h)));
+        for (int j = 0; j < 4; ++j) out[q.index[p[j]]] = value[j];
     }
 }
 
@@ -353,9 +405,12 @@ HOCKEYSTICK_AVX2 inline void theta_block_avx2(const double* r, const double* eps
     theta_block_state s;
     theta_classify_avx2(r, eps, out, n, s);
     prefetch_block(r + n, eps + n, out + n, ahead);
-    theta_density_avx2(s);
+    theta_thresholds_stage(s.forms, s);
+    theta_density_stage(s.forms.count, s);
     theta_mills_avx2(s);
     theta_forms_avx2(out, s);
+    theta_thresholds_stage(s.quadrature, s);
+    theta_density_stage(s.quadrature.count, s);
     theta_quadrature_avx2(out, s);
     for (std::size_t k = 0; k < s.scalar_count; ++k) {
         const std::uint32_t j = s.scalar_index[k];
