@@ -4,6 +4,7 @@ against one-off compositions of the two prefixes; bad flags are refused naming t
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -22,6 +23,7 @@ TOML = "".join(
 )
 
 
+@functools.cache  # the budget's rounds and the rows share prefixes: each composed once
 def one_off(rounds: int) -> tuple[float, float]:
     """The certified bracket of the schedule's first ``rounds`` rounds, composed on their own."""
     first = min(rounds, 300)

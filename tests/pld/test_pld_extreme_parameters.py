@@ -53,8 +53,26 @@ def test_closed_form_matches_direct_quadrature():
     assert exact_one_round(sigma, q, eps) == pytest.approx(float(direct), rel=1e-20)
 
 
-@pytest.mark.parametrize("sigma, q, h", [(0.03, 0.5, 1e-3), (0.02, 0.9, 1e-2), (0.03, 1e-2, 1e-3)])
-def test_little_noise_large_rate_upper_bound_is_finite_and_certified(sigma, q, h):
+# The reads a test takes: the distribution's own composition (``composition_only=True``, what the discretization
+# gives) and the front door's per-question read, which refines by the tilted factors at every eps and costs 6 to 25
+# CPU seconds a case here. Every case reads its composition in the default run; the front door's read stays there in
+# the cases named below (the subsampled bracket's first case is the upper bound's first distribution, both sides, its
+# upper side bit for bit the composition's) and is marked slow in the others.
+COMPOSITION, FRONT_DOOR = True, False
+
+
+def _reads(cases: list[tuple], door_in_default: set[tuple]) -> list:
+    return [
+        pytest.param(*case, read, marks=() if read or case in door_in_default else pytest.mark.slow)
+        for case in cases
+        for read in (COMPOSITION, FRONT_DOOR)
+    ]
+
+
+@pytest.mark.parametrize(
+    "sigma, q, h, composition_only", _reads([(0.03, 0.5, 1e-3), (0.02, 0.9, 1e-2), (0.03, 1e-2, 1e-3)], set())
+)
+def test_little_noise_large_rate_upper_bound_is_finite_and_certified(sigma, q, h, composition_only):
     """sigma = 0.03: the shifted component's weight underflows to 0 at the bottom of the x range
     while e^{dx/s^2} - 1 overflows across the first cell (0 * inf = NaN), and the cell edges
     above loss 709 (e^l overflows in the loss inverse) all collapse onto the top of the x range,
@@ -71,7 +89,7 @@ def test_little_noise_large_rate_upper_bound_is_finite_and_certified(sigma, q, h
     # Grid points (multiples of h) up to the top of the loss range (~ 1/(2 sigma^2) + 8.1/sigma).
     top = 0.5 / sigma**2 + 8.1 / sigma
     eps = np.round(np.concatenate([[0.0, 0.3, 1.0, 5.0, 100.0], np.linspace(0.4, 0.95, 12) * top]) / h) * h
-    upper = d.delta(eps)
+    upper = d.delta(eps, composition_only=composition_only)
     exact = np.array([exact_one_round(sigma, q, e) for e in eps])
     assert np.all(np.isfinite(upper))
     assert np.all(upper >= exact)
@@ -106,8 +124,11 @@ def test_optimistic_side_is_finite_and_certified_on_grids_wider_than_709():
     assert np.all(lower >= exact * (1 - 0.1 * h) - 1e-13)
 
 
-@pytest.mark.parametrize("sigma, q, h, gap", [(0.03, 0.5, 1e-3, 2e-4), (0.025, 1e-3, 1e-2, None)])
-def test_little_noise_subsampled_bracket_holds_the_exact_curve(sigma, q, h, gap):
+@pytest.mark.parametrize(
+    "sigma, q, h, gap, composition_only",
+    _reads([(0.03, 0.5, 1e-3, 2e-4), (0.025, 1e-3, 1e-2, None)], {(0.03, 0.5, 1e-3, 2e-4)}),
+)
+def test_little_noise_subsampled_bracket_holds_the_exact_curve(sigma, q, h, gap, composition_only):
     """Both directions, grids up to loss ~ 1/(2 sigma^2) + 8.1/sigma (> 800). The lower side's
     relative gap at eps ~ 0 is the tent height c d / (c + d) of the cell holding the unshifted
     mass (an atom-like spike near log(1 - q)) over delta: small for q = 0.5, but nearly q itself
@@ -115,7 +136,7 @@ def test_little_noise_subsampled_bracket_holds_the_exact_curve(sigma, q, h, gap)
     d = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
     top = 0.5 / sigma**2 + 8.1 / sigma
     eps = np.round(np.concatenate([[0.0, 0.3, 1.0, 5.0], np.linspace(0.1, 0.95, 10) * top]) / h) * h
-    lower, upper = d.delta(eps, bound="both")
+    lower, upper = d.delta(eps, bound="both", composition_only=composition_only)
     exact = np.array([exact_one_round(sigma, q, e) for e in eps])
     assert np.all(lower <= exact) and np.all(exact <= upper)
     assert np.all(lower > 0)
@@ -205,8 +226,11 @@ def test_sweep_has_no_nan_and_every_bracket_is_ordered_monotone_and_holds_the_ex
             assert 0 <= e_lo <= e_up, (sigma, q, h)
 
 
-@pytest.mark.parametrize("sigma, q, rounds, h", [(0.05, 0.3, 5, 1e-2), (0.2, 0.1, 10, 1e-3)])
-def test_little_noise_compositions_against_dp_accounting(sigma, q, rounds, h):
+@pytest.mark.parametrize(
+    "sigma, q, rounds, h, composition_only",
+    _reads([(0.05, 0.3, 5, 1e-2), (0.2, 0.1, 10, 1e-3)], {(0.2, 0.1, 10, 1e-3)}),
+)
+def test_little_noise_compositions_against_dp_accounting(sigma, q, rounds, h, composition_only):
     """Same grid, same connect-the-dots upper construction: our upper bound is no looser than
     theirs beyond our certified round-off charges, and the two brackets overlap. Fails (never
     skips) when dp_accounting is importable."""
@@ -234,7 +258,7 @@ def test_little_noise_compositions_against_dp_accounting(sigma, q, rounds, h):
     lo, up = (
         pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
         .self_compose(rounds)
-        .delta(np.array(eps), bound="both")
+        .delta(np.array(eps), bound="both", composition_only=composition_only)
     )
     assert np.all(up <= their_up * (1 + 1e-6) + 1e-9)
     assert np.all(lo <= their_up) and np.all(their_low <= up)
