@@ -48,13 +48,19 @@ from ..base.accountant import BOUND_SIDES, Bound
 from ..base.accountant_docs import accountant_docs
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..secagg.accountants import DistributedDiscreteGaussian, DistributedSkellam
+from ..secagg.discrete_laplace_wrap import discrete_laplace_wrap_probability
 from ..secagg.modular_wrap import wrap_probability
 from ..secagg.observer_shares import shares_pair_pld, shares_sampled_rdp  # re-exported: public names here too
+from ..secagg.pair_accountants import DistributedDiscreteLaplace
 
 __all__ = ["DISTRIBUTED_NOISES", "DistributedDPFedAvg", "shares_pair_pld", "shares_sampled_rdp"]
 
 #: The clients' noise: the registry's names of the two secure-aggregation accountants.
-DISTRIBUTED_NOISES: tuple[str, ...] = ("distributed_discrete_gaussian", "distributed_skellam")
+DISTRIBUTED_NOISES: tuple[str, ...] = (
+    "distributed_discrete_gaussian",
+    "distributed_skellam",
+    "distributed_discrete_laplace",
+)
 _WRAP_NOISE = {"distributed_discrete_gaussian": "distributed_discrete_gaussian", "distributed_skellam": "skellam"}
 _BISECTION_STEPS = 40  # on log gamma: the bracket's ratio 4 shrinks to 4^(2^-40)
 _SEARCH_RANGE = 80  # gamma searched over C 4^-80 .. C 4^80
@@ -111,8 +117,10 @@ class DistributedDPFedAvg:
 
     Parameters
     ----------
-    noise : {"distributed_discrete_gaussian", "distributed_skellam"}
-        The clients' noise.
+    noise : {"distributed_discrete_gaussian", "distributed_skellam", "distributed_discrete_laplace"}
+        The clients' noise.  The discrete Laplace: each client's negative-binomial share of the discrete Laplace whose
+        variance is the central noise's at the expected cohort (``clients_per_round`` shares make it; fewer
+        survivors leave GDL(n / m, a): ``secagg.DistributedDiscreteLaplace``).
     clip_norm : float
         C, the L2 clip norm of a client's update, finite and > 0 (TFF's ``l2_clip``).
     bits : int
@@ -159,7 +167,7 @@ class DistributedDPFedAvg:
     wrap_probability : float
         The bound on one round's wrap-around probability at the expected cohort (an error, not a privacy cost:
         wrapping is post-processing).
-    accountant : hockeystick.secagg.DistributedDiscreteGaussian or hockeystick.secagg.DistributedSkellam
+    accountant : hockeystick.secagg.DistributedDiscreteGaussian, DistributedSkellam or DistributedDiscreteLaplace
         The accountant answering.
 
     Raises
@@ -230,8 +238,26 @@ class DistributedDPFedAvg:
             if granularity is None
             else _validation.positive_number(granularity, "granularity")
         )
+        if self.noise == "distributed_discrete_laplace":
+            self.accountant: DistributedDiscreteGaussian | DistributedSkellam | DistributedDiscreteLaplace = (
+                DistributedDiscreteLaplace(
+                    clip_norm=c,
+                    granularity=self.granularity,
+                    dimension=self.dimension,
+                    scale=self._laplace_scale(self.granularity),
+                    expected_clients=self.clients_per_round,
+                    min_surviving_clients=n,
+                    rounds=rounds,
+                    beta=beta,
+                    rounding=rounding,
+                    sampling_rate=self.sampling_rate,
+                    value_discretization_interval=value_discretization_interval,
+                )
+            )
+            self.wrap_probability = self._wraps(self.granularity, c, rounding)
+            return
         cls = DistributedDiscreteGaussian if self.noise == "distributed_discrete_gaussian" else DistributedSkellam
-        self.accountant: DistributedDiscreteGaussian | DistributedSkellam = cls(
+        self.accountant = cls(
             clip_norm=c,
             granularity=self.granularity,
             dimension=self.dimension,
@@ -273,7 +299,26 @@ class DistributedDPFedAvg:
             raise ValueError(f"total_clients must be >= clients_per_round, got {total} < {self.clients_per_round}")
         return self.clients_per_round / total
 
+    def _laplace_scale(self, granularity: float) -> float:
+        """The full discrete Laplace's scale gamma / a whose variance, 2 e^{-a} / (1 - e^{-a})^2 in integer units,
+        is the central noise's (local_stddev^2 m / gamma^2): e^{-a} = (v + 1 - sqrt(2 v + 1)) / v."""
+        v = self.local_stddev * self.local_stddev * self.clients_per_round / (granularity * granularity)
+        # e^{-a} = (v + 1 - sqrt(2v + 1)) / v = v / (v + 1 + sqrt(2v + 1)), the second without cancellation
+        decay = -math.log(v / (v + 1.0 + math.sqrt(2.0 * v + 1.0)))
+        return granularity / decay
+
     def _wraps(self, granularity: float, clip_norm: float, rounding: str) -> float:
+        if self.noise == "distributed_discrete_laplace":
+            return discrete_laplace_wrap_probability(
+                bits=self.bits,
+                clients=self.clients_per_round,
+                expected_clients=self.clients_per_round,
+                dimension=self.dimension,
+                clip_norm=clip_norm,
+                granularity=granularity,
+                scale=self._laplace_scale(granularity),
+                rounding=rounding,
+            )
         return wrap_probability(
             bits=self.bits,
             clients=self.clients_per_round,
