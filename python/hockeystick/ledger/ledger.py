@@ -174,22 +174,7 @@ class PrivacyLedger:
             f"PrivacyLedger(adaptive={self.adaptive}, budget={budget}, filter={self.filter!r}, "
             f"orders={_orders_text(self.orders)}, rounds={self.rounds} ({len(self.counts())} distinct)"
         )
-        return f"{head}, spent={self._spent_text()})"
-
-    def _spent_text(self) -> str:
-        if not self._runs:
-            return "nothing"
-        if not self.adaptive or self.budget is None:
-            return "see composition(delta)" if not self.adaptive else "see odometer(delta)"
-        chosen = self._filter_of(*self.budget)
-        if isinstance(chosen, GdpFilter):
-            used = float(self._mu2.upper()[0]) / chosen.mu_squared if chosen.mu_squared > 0 else math.inf
-            return f"{used:.4g} of the GDP budget mu^2 = {chosen.mu_squared:.4g}"
-        budgets, spent = chosen.budgets, self._rdp.upper()
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            share = np.where(budgets > 0, spent / np.where(budgets > 0, budgets, 1.0), np.inf)
-        k = int(np.argmin(share))
-        return f"{float(share[k]):.4g} of the RDP budget at order {self.orders[k]}"
+        return f"{head}, spent={_spent_text(self)})"
 
     # ---- what has been recorded
 
@@ -910,3 +895,20 @@ def _check_sums(state: dict[str, Any], ledger: PrivacyLedger) -> None:
                 f"state's {key} disagrees with its rounds and orders{where}: recomputed from them it is "
                 f"{own.values[bad]!r}, the state holds {stored[bad]!r}; the state was altered"
             )
+
+
+def _spent_text(ledger: PrivacyLedger) -> str:
+    """``PrivacyLedger.__repr__``'s spent: the filter budget's share used, or where a composition is read."""
+    if not ledger._runs:
+        return "nothing"
+    if not ledger.adaptive or ledger.budget is None:
+        return "see composition(delta)" if not ledger.adaptive else "see odometer(delta)"
+    chosen = ledger._filter_of(*ledger.budget)
+    if isinstance(chosen, GdpFilter):
+        used = float(ledger._mu2.upper()[0]) / chosen.mu_squared if chosen.mu_squared > 0 else math.inf
+        return f"{used:.4g} of the GDP budget mu^2 = {chosen.mu_squared:.4g}"
+    budgets, spent = chosen.budgets, ledger._rdp.upper()
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        share = np.where(budgets > 0, spent / np.where(budgets > 0, budgets, 1.0), np.inf)
+    k = int(np.argmin(share))
+    return f"{float(share[k]):.4g} of the RDP budget at order {ledger.orders[k]}"
