@@ -2,6 +2,7 @@
 
     python bench/bench_question_default.py            # the deployed-scale table and the corners (minutes)
     python bench/bench_question_default.py --no-peer  # hockeystick and the RDP conversion alone (seconds)
+    python bench/bench_question_default.py --sigmas   # the vectorised default over 100 sigmas, CPU seconds (~1 min)
 
 Per run (Poisson sampling, add-or-remove): hockeystick's default bracket (``SubsampledGaussianPLD`` given neither a
 grid nor an accuracy: the grid, tail and accuracy come from the question, ``pld.refine.question``) and its wall
@@ -12,6 +13,11 @@ machine's load average beside them.  "ok" says whether the default meets the bar
 max(1e-3, 0.5 %) above dp_accounting's (where that is not below our certified lower side: then the peer is the one
 wrong) and never above the RDP conversion, finite where either is, and its bracket at most max(1e-2, 1e-2 eps) wide
 (else it warned, naming accuracy=).
+
+``--sigmas``: the default epsilon of one call over an array of 100 sigmas (evenly spaced in [0.5, 5]), at the README
+DP-SGD run's sampling rate and steps and at q 0.01 over 1000 rounds, delta 1e-10 and 1e-5, warm (the library loaded
+and one answer given), CPU seconds of the process (every thread) with the default workers; the median of
+``--repeats`` calls, the CPU model and the load average beside them (goal: at most 2 s each).
 
 The corners (10^7 rounds, q near 1, delta below 1e-14) are where dp_accounting is itself looser than the RDP
 conversion or returns inf.  pytest collects ``test_corner_smoke`` (slow-marked): one cheap corner.
@@ -119,11 +125,63 @@ def row(label: str, sigma: float, q: float, rounds: int, delta: float, peer_seco
     )
 
 
+# (label, sampling rate, rounds, delta) of the vectorised default over SIGMAS
+VECTORISED = [
+    ("README q and steps, delta 1e-10", 256 / 60_000, 14_100, 1e-10),
+    ("README q and steps, delta 1e-5", 256 / 60_000, 14_100, 1e-5),
+    ("q 0.01, 1000 rounds, delta 1e-10", 0.01, 1000, 1e-10),
+    ("q 0.01, 1000 rounds, delta 1e-5", 0.01, 1000, 1e-5),
+]
+SIGMAS = 100
+
+
+def cpu_model() -> str:
+    """The CPU's model name (/proc/cpuinfo), or the platform's processor string."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo") as info:
+            return next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or "unknown CPU"
+
+
+def vectorised(repeats: int) -> None:
+    """The table of ``--sigmas`` (module docstring)."""
+    import statistics
+    import time
+
+    import numpy as np
+
+    from hockeystick.pld import SubsampledGaussianPLD
+
+    sigmas = np.linspace(0.5, 5.0, SIGMAS)
+    SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60_000, rounds=14_100).epsilon(1e-10)  # warm
+    print(f"{cpu_model()}, {os.cpu_count()} cores, load average {os.getloadavg()}")
+    print(f"| {SIGMAS} sigmas in [0.5, 5], one call | CPU s (median of {repeats}) | wall s | sum of upper sides |")
+    print("|---|---|---|---|")
+    for label, q, rounds, delta in VECTORISED:
+        cpu, wall = [], []
+        for _ in range(repeats):
+            start, clock = time.process_time(), time.perf_counter()
+            _, upper = SubsampledGaussianPLD(sigma=sigmas, sampling_rate=q, rounds=rounds).epsilon(delta, bound="both")
+            cpu.append(time.process_time() - start)
+            wall.append(time.perf_counter() - clock)
+        row = f"| {label} | {statistics.median(cpu):.2f} | {statistics.median(wall):.2f} | {float(np.sum(upper)):.6f} |"
+        print(row, flush=True)
+    print(f"load average {os.getloadavg()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-peer", action="store_true", help="skip dp_accounting's PLD accountant")
     parser.add_argument("--peer-seconds", type=float, default=120.0, help="dp_accounting's time limit per run")
+    parser.add_argument("--sigmas", action="store_true", help="the vectorised default over 100 sigmas alone")
+    parser.add_argument("--repeats", type=int, default=3, help="calls per row of --sigmas")
     args = parser.parse_args()
+    if args.sigmas:
+        vectorised(args.repeats)
+        return
     peer_seconds = None if args.no_peer else args.peer_seconds
     print(f"load average {os.getloadavg()}")
     print("| run | hockeystick default (lower, upper) | its time, cold | dp_accounting PLD default | RDP | bar |")

@@ -36,7 +36,9 @@ from ..compose.distribution import (
     PrivacyLossDistribution,
     Result,
     bound_result,
+    brackets,
     delta_values,
+    direction_uppers,
     epsilon_values,
 )
 from ..compose.fft import DEFAULT_TAIL
@@ -490,15 +492,29 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         return found, store
 
     def _fixed_brackets(
-        self, pts: list[Point], xs: list[np.ndarray], bound: Bound, method: str, threads: int, keep: bool
+        self,
+        pts: list[Point],
+        xs: list[np.ndarray],
+        bound: Bound,
+        method: str,
+        threads: int,
+        keep: bool,
+        add_uppers: list[np.ndarray | None] | None = None,
     ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
-        """``_unit_brackets`` on the fixed grid ``value_discretization_interval``."""
+        """``_unit_brackets`` on the fixed grid ``value_discretization_interval``; with ``bound="both"`` and a list
+        ``add_uppers``, each point's certified upper side of the add direction alone appended to it (None where the
+        PLD has one direction), read from the same compositions as the bracket."""
         h, optimistic = self.value_discretization_interval, bound != "upper"
         wanted = set(pts)
         store = {k: v for k, v in self._plds.items() if k[:4] in wanted}
         self._build(store, pts, h, optimistic, threads, blocks=True)
         dists = [store[(*p, h, optimistic)] for p in pts]
-        sides = fixed_sides(dists, xs, bound, method, threads, self._along_run)
+        if bound == "both" and add_uppers is not None:  # fixed_sides' bracket, each direction's upper side kept
+            uppers = direction_uppers(dists, method, xs, threads or None, self._along_run)
+            add_uppers.extend(u[1] if len(u) == 2 else None for u in uppers)  # directions: (remove, add)
+            sides = brackets(dists, method, xs, threads or None, uppers=uppers, shared_transform=self._along_run)
+        else:
+            sides = fixed_sides(dists, xs, bound, method, threads, self._along_run)
         out = [
             fixed_bracket(self._near_one, point, x, side_low, side_high, bound, method, h, threads)
             for (point, x), (side_low, side_high) in zip(zip(pts, xs), sides)
@@ -516,17 +532,22 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         found: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(pts)
         tried = [i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x, self.tail)]
         store: dict[PLDKey, PrivacyLossDistribution] = {}
+        # the fixed grid's upper side of the add direction alone: the fine read need not screen that direction
+        # where it is below the remove direction's (``tilted_question.fine_brackets``' add_upper)
+        adds: list[np.ndarray | None] = [None] * len(pts)
         if tried:
+            tried_adds: list[np.ndarray | None] = []
             fixed, store = self._fixed_brackets(
-                [pts[i] for i in tried], [xs[i] for i in tried], "both", "epsilon", threads, keep
+                [pts[i] for i in tried], [xs[i] for i in tried], "both", "epsilon", threads, keep, tried_adds
             )
-            for i, bracket in zip(tried, fixed):
-                found[i] = bracket
+            for i, bracket, add in zip(tried, fixed, tried_adds):
+                found[i], adds[i] = bracket, add
         todo = [i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))]
         fine_read: set[int] = set()
         if todo:
             self._refine_to_question(pts, xs, todo, found, threads, fine_read)
-        return _last_reads(pts, xs, found, self.tail if self._tail_given else None, fine_read, threads), store
+        tail = self.tail if self._tail_given else None
+        return _last_reads(pts, xs, found, tail, fine_read, threads, adds), store
 
     def _refine_to_question(
         self,
@@ -703,20 +724,22 @@ def _last_reads(
     tail: float | None,
     fine_read: set[int],
     threads: int = 0,
+    add_uppers: list[np.ndarray | None] | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The default's last reads of each bracket found (all certified, intersected): the tilted read on a grid finer
     than the peers' default (``tilted_question.fine_brackets``, at ``tail`` where given) where the refinement did
     not take it already (the indices ``fine_read``), then, no tail given, the tilted factors' reads where a bracket
     is still wider than the tolerance (``tilted_factors.wide_brackets``: rare participation); the fine reads on
-    ``threads``."""
-    brackets = [
-        b if i in fine_read else tilted_question.fine_brackets(p, x, *b, tail, None, threads)
+    ``threads``, each given its point's certified upper side of the add direction where known (``add_uppers``)."""
+    adds = add_uppers if add_uppers is not None else [None] * len(pts)
+    read = [
+        b if i in fine_read else tilted_question.fine_brackets(p, x, *b, tail, adds[i], threads)
         for i, (p, x, b) in enumerate(zip(pts, xs, found))
         if b is not None
     ]
     if tail is None:
-        brackets = [tilted_factors.wide_brackets(p, x, lo, up) for p, x, (lo, up) in zip(pts, xs, brackets)]
-    return brackets
+        read = [tilted_factors.wide_brackets(p, x, lo, up) for p, x, (lo, up) in zip(pts, xs, read)]
+    return read
 
 
 def accuracy_sides(

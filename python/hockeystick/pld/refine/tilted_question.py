@@ -58,6 +58,9 @@ COARSE_STEP = 8
 # T q = 0.1 (q 0.01, 10 rounds) up the tilted read is as tight on the upper side and the split narrows the lower one
 # only, at up to twice the cost (calibrating sigma at q 0.1, 10 rounds: 0.49 -> 0.82 CPU s)
 SPLIT_SAMPLED_ROUNDS = 0.1
+# the cells below a certified lower epsilon from which an upper epsilon search reads a tilted window
+# (``TiltedReader.upper_side``): a few cells more than the grid's rounding of the loss shift and of the lower side
+READ_MARGIN = 8
 # up to this many epsilons a delta read takes the max-of-outputs bound point by point (with its finer ladder); a curve
 # of more takes it on the coarse ladder for all at once (``max_of_outputs_deltas``: one ladder, each still certified)
 MAX_OF_OUTPUTS_POINTS = 16
@@ -195,12 +198,30 @@ class TiltedReader:
         return self._compositions[key]
 
     def upper_side(
-        self, h: float, direction: str, tail: float, pmf: GridPMF, delta: float, lam: float, upper: float
+        self,
+        h: float,
+        direction: str,
+        tail: float,
+        pmf: GridPMF,
+        delta: float,
+        lam: float,
+        upper: float,
+        least: float = 0.0,
     ) -> float:
         """The certified upper epsilon at ``delta`` of one direction's ``pmf`` composed under the tilt ``lam``,
-        searched from ``upper`` or the window's top."""
+        searched from ``upper`` or the window's top.  ``least`` > 0: a certified lower side of the point's epsilon
+        (over both directions); the search first reads the window from ``READ_MARGIN`` cells below it
+        (``TiltedComposition.read_from``), and where its answer lands within half that margin of where that read
+        starts (this direction's epsilon may be below the point's), it reads the whole window instead."""
         up_side = self.composition(h, direction, tail, [(pmf, int(self.point[2]))], lam, True)
-        return tilted.upper_epsilon(up_side, delta, min(upper, up_side.top))
+        start = min(upper, up_side.top)
+        if least > 0.0 and math.isfinite(least):
+            view = up_side.read_from(least - abs(up_side.window.loss_shift) - READ_MARGIN * h)
+            if view.floor_index > up_side.floor_index:
+                found = tilted.upper_epsilon(view, delta, start)
+                if found >= view.floor + abs(up_side.window.loss_shift) + 0.5 * READ_MARGIN * h:
+                    return found
+        return tilted.upper_epsilon(up_side, delta, start)
 
     def grid_bracket(self, delta: float, h: float, upper: float) -> tuple[float, float]:
         """The certified (lower, upper) epsilon at ``delta`` on grid ``h``: per direction, the upper side under the
@@ -226,23 +247,27 @@ class TiltedReader:
                 lows.append(tilted.lower_epsilon(low_side, delta, up))
         return max(lows), max(ups)
 
-    def upper_at_exponent(self, delta: float, h: float, upper: float, add_upper: float = math.inf) -> float:
+    def upper_at_exponent(
+        self, delta: float, h: float, upper: float, add_upper: float = math.inf, least: float = 0.0
+    ) -> float:
         """The certified upper epsilon at ``delta`` on grid ``h``: per direction, the upper side under the tilt of the
         Chernoff exponent at ``upper`` (a finite upper side already found; ``exponent_tilt``), searched from it; the
         maximum over the directions, the add direction read only where neither ``add_upper`` (a certified upper
         side of its epsilon already known) nor ``add_screen`` shows it below the remove direction's answer (then
-        eps_add <= eps_remove, and the maximum is the remove direction's)."""
+        eps_add <= eps_remove, and the maximum is the remove direction's).  ``least``: a certified lower side of the
+        epsilon, where known (``upper_side``)."""
         rounds = int(self.point[2])
         _, tail, factor = self.direction("remove", h, delta, optimistic=False)
         remove = self.upper_side(
-            h, "remove", tail, factor.upper, delta, exponent_tilt(factor.upper, rounds, upper), upper
+            h, "remove", tail, factor.upper, delta, exponent_tilt(factor.upper, rounds, upper), upper, least
         )
         if math.isfinite(remove) and (
             add_upper <= remove or self.add_screen(np.array([remove]), h, delta, remove)[0] <= delta
         ):
             return remove
         _, tail, factor = self.direction("add", h, delta, optimistic=False)
-        add = self.upper_side(h, "add", tail, factor.upper, delta, exponent_tilt(factor.upper, rounds, upper), upper)
+        lam = exponent_tilt(factor.upper, rounds, upper)
+        add = self.upper_side(h, "add", tail, factor.upper, delta, lam, upper, least)
         return max(remove, add)
 
     def pessimistic_delta(self, name: str, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
@@ -433,7 +458,7 @@ def fine_brackets(
             continue
         for h in (question.FINE_INTERVAL, DEFAULT_INTERVAL):
             try:
-                up = reader.upper_at_exponent(float(flat[j]), h, float(ups[j]), float(adds[j]))
+                up = reader.upper_at_exponent(float(flat[j]), h, float(ups[j]), float(adds[j]), float(lows[j]))
             except ValueError:  # a window past MAX_POINTS: the peers' grid, still free of the plain round-off
                 continue
             ups[j] = max(lows[j], min(ups[j], up))
