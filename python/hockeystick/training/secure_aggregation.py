@@ -51,7 +51,8 @@ from ..secagg.accountants import DistributedDiscreteGaussian, DistributedSkellam
 from ..secagg.discrete_laplace_wrap import discrete_laplace_wrap_probability
 from ..secagg.modular_wrap import wrap_probability
 from ..secagg.observer_shares import shares_pair_pld, shares_sampled_rdp  # re-exported: public names here too
-from ..secagg.pair_accountants import DistributedDiscreteLaplace
+from ..secagg.pair_accountants import DistributedDiscreteLaplace, PoissonBinomialMechanism
+from ..secagg.poisson_binomial import poisson_binomial_parameters
 
 __all__ = ["DISTRIBUTED_NOISES", "DistributedDPFedAvg", "shares_pair_pld", "shares_sampled_rdp"]
 
@@ -60,6 +61,7 @@ DISTRIBUTED_NOISES: tuple[str, ...] = (
     "distributed_discrete_gaussian",
     "distributed_skellam",
     "distributed_discrete_laplace",
+    "poisson_binomial",
 )
 _WRAP_NOISE = {"distributed_discrete_gaussian": "distributed_discrete_gaussian", "distributed_skellam": "skellam"}
 _BISECTION_STEPS = 40  # on log gamma: the bracket's ratio 4 shrinks to 4^(2^-40)
@@ -117,10 +119,12 @@ class DistributedDPFedAvg:
 
     Parameters
     ----------
-    noise : {"distributed_discrete_gaussian", "distributed_skellam", "distributed_discrete_laplace"}
+    noise : {"distributed_discrete_gaussian", "distributed_skellam", "distributed_discrete_laplace", "poisson_binomial"}
         The clients' noise.  The discrete Laplace: each client's negative-binomial share of the discrete Laplace whose
         variance is the central noise's at the expected cohort (``clients_per_round`` shares make it; fewer
-        survivors leave GDL(n / m, a): ``secagg.DistributedDiscreteLaplace``).
+        survivors leave GDL(n / m, a): ``secagg.DistributedDiscreteLaplace``).  The Poisson-binomial mechanism:
+        each client's ``trials`` binomial draws per coordinate at p = 1/2 + ``theta`` x / C, no noise added
+        (``secagg.PoissonBinomialMechanism``; its coordinates each within [-C, C], as a clipped vector's are).
     clip_norm : float
         C, the L2 clip norm of a client's update, finite and > 0 (TFF's ``l2_clip``).
     bits : int
@@ -155,6 +159,11 @@ class DistributedDPFedAvg:
         Conditional rounding enforces the norm bound (beta costs error only); unconditional adds T beta to delta.
     value_discretization_interval : float, optional
         The lower side's PLD grid spacing (default 1e-4).
+    trials : int, optional
+        The Poisson-binomial mechanism's m (only with ``noise="poisson_binomial"``, which takes no noise_multiplier,
+        local_stddev nor granularity).
+    theta : float, optional
+        The Poisson-binomial mechanism's theta, 0 < theta < 1/2 (likewise).
 
     Attributes
     ----------
@@ -167,8 +176,9 @@ class DistributedDPFedAvg:
     wrap_probability : float
         The bound on one round's wrap-around probability at the expected cohort (an error, not a privacy cost:
         wrapping is post-processing).
-    accountant : hockeystick.secagg.DistributedDiscreteGaussian, DistributedSkellam or DistributedDiscreteLaplace
-        The accountant answering.
+    accountant : object
+        The accountant answering: ``hockeystick.secagg``'s DistributedDiscreteGaussian, DistributedSkellam,
+        DistributedDiscreteLaplace or PoissonBinomialMechanism.
 
     Raises
     ------
@@ -218,6 +228,8 @@ class DistributedDPFedAvg:
         beta: float = math.exp(-0.5),
         rounding: str = "conditional",
         value_discretization_interval: float = DEFAULT_INTERVAL,
+        trials: int | None = None,
+        theta: float | None = None,
     ) -> None:
         self.noise = _validation.choice(noise, "noise", DISTRIBUTED_NOISES)
         c = _validation.moderate(_validation.positive_number(clip_norm, "clip_norm"), "clip_norm")
@@ -230,6 +242,23 @@ class DistributedDPFedAvg:
                 f"min_surviving_clients must be <= clients_per_round (the survivors are among the cohort), got "
                 f"{n} > {self.clients_per_round}"
             )
+        if self.noise == "poisson_binomial":
+            self.sampling_rate = self._rate(total_clients, sample_rate)
+            self._poisson_binomial(c, n, rounds, (trials, theta), (noise_multiplier, local_stddev, granularity))
+            self.accountant: Any = PoissonBinomialMechanism(
+                trials=self.trials,
+                theta=self.theta,
+                min_surviving_clients=n,
+                dimension=self.dimension,
+                rounds=rounds,
+                sampling_rate=self.sampling_rate,
+                value_discretization_interval=value_discretization_interval,
+            )
+            return
+        if trials is not None or theta is not None:
+            raise ValueError(
+                'trials and theta are the Poisson-binomial mechanism\'s words: give noise="poisson_binomial"'
+            )
         self.local_stddev = self._local_stddev(noise_multiplier, local_stddev, c)
         self.sampling_rate = self._rate(total_clients, sample_rate)
         self.wrap_beta = float(_validation.in_interval(wrap_beta, "wrap_beta", 0.0, 1.0, open_low=True, open_high=True))
@@ -239,20 +268,18 @@ class DistributedDPFedAvg:
             else _validation.positive_number(granularity, "granularity")
         )
         if self.noise == "distributed_discrete_laplace":
-            self.accountant: DistributedDiscreteGaussian | DistributedSkellam | DistributedDiscreteLaplace = (
-                DistributedDiscreteLaplace(
-                    clip_norm=c,
-                    granularity=self.granularity,
-                    dimension=self.dimension,
-                    scale=self._laplace_scale(self.granularity),
-                    expected_clients=self.clients_per_round,
-                    min_surviving_clients=n,
-                    rounds=rounds,
-                    beta=beta,
-                    rounding=rounding,
-                    sampling_rate=self.sampling_rate,
-                    value_discretization_interval=value_discretization_interval,
-                )
+            self.accountant = DistributedDiscreteLaplace(
+                clip_norm=c,
+                granularity=self.granularity,
+                dimension=self.dimension,
+                scale=self._laplace_scale(self.granularity),
+                expected_clients=self.clients_per_round,
+                min_surviving_clients=n,
+                rounds=rounds,
+                beta=beta,
+                rounding=rounding,
+                sampling_rate=self.sampling_rate,
+                value_discretization_interval=value_discretization_interval,
             )
             self.wrap_probability = self._wraps(self.granularity, c, rounding)
             return
@@ -298,6 +325,35 @@ class DistributedDPFedAvg:
         if total < self.clients_per_round:
             raise ValueError(f"total_clients must be >= clients_per_round, got {total} < {self.clients_per_round}")
         return self.clients_per_round / total
+
+    def _poisson_binomial(
+        self, clip_norm: float, clients: int, rounds: int, words: tuple[Any, Any], additive: tuple[Any, Any, Any]
+    ) -> None:
+        """The Poisson-binomial run's words: m and theta given, no additive noise's; its granularity (one draw's
+        decoded value, c / (m theta)), each client's decoded noise (c / (2 theta sqrt(m)) at most) and its wrap
+        bound: the sum of a coordinate is at most m K, K the cohort, so it wraps only if K > (2^b - 1) / m,
+        P(K >= k) <= e^{-mu} (e mu / k)^k for a Poisson sample of mean mu = clients_per_round (a binomial cohort's
+        moment generating function is below the Poisson's), and never for q = 1 (K = clients_per_round)."""
+        if any(word is None for word in words):
+            raise ValueError(
+                'noise="poisson_binomial" takes trials (m, draws per coordinate) and theta (0 < theta < 1/2)'
+            )
+        if any(word is not None for word in additive):
+            raise ValueError(
+                'noise="poisson_binomial" adds no noise: drop noise_multiplier, local_stddev and granularity (its '
+                "draws' count and theta set its privacy and its error)"
+            )
+        self.trials, self.theta, _ = poisson_binomial_parameters(words[0], words[1], clients)
+        self.granularity = clip_norm / (self.trials * self.theta)
+        self.local_stddev = clip_norm / (2.0 * self.theta * math.sqrt(self.trials))
+        limit = (2**self.bits - 1) // self.trials  # the largest cohort whose sum cannot wrap
+        mu = float(self.clients_per_round)
+        if self.sampling_rate == 1.0:
+            self.wrap_probability = 0.0 if self.clients_per_round <= limit else 1.0
+        else:
+            k = limit + 1.0
+            log_tail = -mu + k - k * math.log(k / mu) if k > mu else 0.0
+            self.wrap_probability = min(1.0, max(math.exp(log_tail * (1.0 - 1e-12)), 5e-324))  # never below it
 
     def _laplace_scale(self, granularity: float) -> float:
         """The full discrete Laplace's scale gamma / a whose variance, 2 e^{-a} / (1 - e^{-a})^2 in integer units,
