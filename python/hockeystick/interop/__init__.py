@@ -8,8 +8,9 @@ adapters translate and validate events; they compose and refine nothing themselv
 dp_accounting-style events for mechanisms dp_accounting has no event for: ``interop.allocation_events``
 (balls-in-bins and shuffled batches of an epoch), ``interop.catalogue_events`` (the discrete Gaussian,
 any (epsilon, delta)-DP mechanism), ``interop.selection_events`` (the exponential mechanism,
-permute-and-flip) and ``interop.secagg_events`` (a round of the distributed discrete Gaussian or Skellam
-mechanism under secure aggregation).
+permute-and-flip), ``interop.secagg_events`` (a round of the distributed discrete Gaussian or Skellam
+mechanism under secure aggregation) and ``interop.secagg_pair_events`` (a round of the Poisson-binomial mechanism
+or the distributed discrete Laplace).
 
 Privacy-loss distributions other accountants read (``interop.pld_exchange``, no dp_accounting needed to write
 them): ``export_pld`` gives a hockeystick PLD in Google's PLD fields (``ExchangedPLD``: each direction's

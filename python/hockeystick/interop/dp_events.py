@@ -30,6 +30,7 @@ naming the field and the rule.
 | SampledWithReplacement(n, K, any other supported event) | replace-one | ``pld.sampling.subsampled_pair.with_replacement_curves`` on the group-c plans (``group_of_records``): exact for Gaussian / Laplace / discrete Laplace (shift 2c) and randomized response (its pair), ``pld.mechanisms.group_privacy`` (weak triangle inequality) for the rest; n = 1: the group-of-K plan itself |
 | Sampled(..., NonPrivate) | as above | exact: the pair of (0, eta)-DP, eta the chance the record is drawn |
 | DistributedDiscreteGaussian / DistributedSkellam (``secagg_events``), and PoissonSampled around one | replace-special, replace-one (not add/remove) | alone (with each other): the papers' RDP bounds above (``secagg``; sampled: joint convexity, each sampled client bringing its own noise share), the realizable shift's lattice PLD below (sampled: the pair of n and n + 1 shares) |
+| PoissonBinomial / DistributedDiscreteLaplace (``secagg_pair_events``), and PoissonSampled around one | replace-special, replace-one (not add/remove) | alone (with each other): a dominating pair's PLD and randomized response at the round's pure epsilon above (the lesser read), a realized pair's lattice PLD below (sampled: mixed with the client's absence) |
 | SelfComposed, Composed, NoOp, NonPrivate | any | counts, sums, nothing, epsilon = inf |
 
 Zero noise is non-private (epsilon = inf); a zero sampling rate, a zero sample or k = 1 buckets

@@ -75,9 +75,9 @@ exactly for a per-round (epsilon, delta), and its rounds composed.
 Gaussians, Poisson sampling); ``RecordLevelFedAvg`` a record inside federated learning whose sampled clients
 run local DP-SGD steps (``record_level``: Poisson sampling of the composed local steps); ``RandomCheckIns``
 random check-ins with central noise (``random_checkins``: Poisson sampling of a 1-of-m random allocation).
-``DistributedDPFedAvg`` is DP-FedAvg over secure aggregation, each client adding distributed discrete Gaussian or
-Skellam noise (``secure_aggregation``, over ``secagg``'s accountants), its guarantee against the server and
-against an observer of the models.
+``DistributedDPFedAvg`` is DP-FedAvg over secure aggregation, each client adding distributed discrete Gaussian,
+Skellam or discrete Laplace noise, or sending Poisson-binomial draws (``secure_aggregation``, over ``secagg``'s
+accountants), its guarantee against the server and against an observer of the models.
 """
 
 from __future__ import annotations
