@@ -37,18 +37,13 @@ import numpy as np  # noqa: E402
 from readme_runs import FEDAVG_RUN, README_RUN, Run, load_opake  # noqa: E402
 from results import cpu_id, machine  # noqa: E402
 
-GRID = {"noise_multiplier": [0.8, 1.1, 2.0], "sample_rate": [1e-3, 256 / 60_000, 1e-2], "steps": [1000, 14_100]}
+GRID_NOISE, GRID_RATE, GRID_STEPS = [0.8, 1.1, 2.0], [1e-3, 256 / 60_000, 1e-2], [1000, 14_100]
 WORKLOADS: dict[str, tuple[list[Run], float]] = {
     "README run, delta 1e-5": ([README_RUN], 1e-5),
     "README run, delta 1e-10": ([README_RUN], 1e-10),
     "DP-FedAvg, delta 1e-10": ([FEDAVG_RUN], 1e-10),
     "grid of 18 runs, delta 1e-5": (
-        [
-            Run(f"z {z}, q {q:.3g}, {t} steps", z, q, t)
-            for z in GRID["noise_multiplier"]
-            for q in GRID["sample_rate"]
-            for t in GRID["steps"]
-        ],
+        [Run(f"z {z}, q {q:.3g}, {t} steps", z, q, t) for z in GRID_NOISE for q in GRID_RATE for t in GRID_STEPS],
         1e-5,
     ),
 }
@@ -69,10 +64,17 @@ def hockeystick_answers(runs: list[Run], delta: float, bound: str = "upper") -> 
 def rivals() -> dict[str, Callable[[list[Run], float], np.ndarray] | str]:
     """Each library's answer function, or why it is skipped."""
     out: dict[str, Callable[[list[Run], float], np.ndarray] | str] = {HOCKEYSTICK: hockeystick_answers}
-    opake = load_opake()
-    if opake is None:
+    try:
+        opake = load_opake()
+    except ImportError as exc:  # installed, but its compiled module does not load here
+        opake, failed = None, f"opake-accounting's compiled module does not load: {exc}"
+    else:
+        failed = ""
+    if failed:
+        out[OPAKE] = failed
+    elif opake is None:
         out[OPAKE] = (
-            "opake-accounting is not installed (pip install opake-accounting==0.16.1; wheels for CPython >= 3.11)"
+            "opake-accounting is not installed (pip install opake-accounting==0.16.1; its wheels: CPython 3.11 to 3.13, manylinux x86-64)"
         )
     else:
 

@@ -101,7 +101,7 @@ def cases() -> dict[str, list[str] | str]:
     out[OPAKE] = (
         [python(), "-c", opake_code(README_RUN, DELTA, opake)]
         if opake
-        else "opake-accounting is not installed (pip install opake-accounting==0.16.1; its wheels: CPython >= 3.11)"
+        else "opake-accounting is not installed (pip install opake-accounting==0.16.1; its wheels: CPython 3.11 to 3.13, manylinux x86-64)"
     )
     if _available("dp_accounting"):
         out["dp_accounting: import"] = [python(), "-c", "import dp_accounting"]
