@@ -133,5 +133,6 @@ def fresh_process_env() -> dict[str, Any]:
 
 
 def python() -> str:
-    """This interpreter's own executable (not a version manager's shim, whose shell start would be timed too)."""
-    return os.path.realpath(sys.executable)
+    """This interpreter's executable (``sys.executable``: the interpreter itself, or its venv's link to it, never a
+    version manager's shell shim, whose start would be timed too)."""
+    return sys.executable
