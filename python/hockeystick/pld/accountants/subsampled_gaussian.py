@@ -544,10 +544,11 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 found[i], adds[i] = bracket, add
         todo = [i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))]
         fine_read: set[int] = set()
+        readers: dict[int, tilted_question.TiltedReader] = {}
         if todo:
-            self._refine_to_question(pts, xs, todo, found, threads, fine_read)
+            self._refine_to_question(pts, xs, todo, found, threads, fine_read, readers)
         tail = self.tail if self._tail_given else None
-        return _last_reads(pts, xs, found, tail, fine_read, threads, adds), store
+        return _last_reads(pts, xs, found, tail, fine_read, threads, adds, readers), store
 
     def _refine_to_question(
         self,
@@ -557,11 +558,12 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         found: list[tuple[np.ndarray, np.ndarray] | None],
         threads: int,
         fine_read: set[int],
+        readers: dict[int, tilted_question.TiltedReader] | None = None,
     ) -> None:
         """Into ``found[i]`` for each i of ``todo``: the bracket refined to half the default tolerance with the
         question's tail (the caller's where one was given), a point settled a grid early where the fine read
         (``tilted_question.FineSettle``) brings its bracket within the tolerance (its index then into
-        ``fine_read``), intersected with the fixed grid's where that is there and, where it stays wider than the
+        ``fine_read``; a point read and not settled: its reader into ``readers``, for its last read), intersected with the fixed grid's where that is there and, where it stays wider than the
         tolerance, with the tilted reads' (at the same tail), its upper side then lowered to the RDP conversion's
         unless the caller gave the tail (``refine.question``)."""
         tailed = copy.copy(self)
@@ -579,6 +581,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         settle = tilted_question.FineSettle(points, deltas, self.tail if self._tail_given else None, threads)
         refined = refinement.refined(points, deltas, "epsilon", threads, settle)
         fine_read.update(todo[j] for j in settle.read)
+        if readers is not None:
+            readers.update((todo[j], reader) for j, reader in settle.readers.items())
         for i, (lo, up) in zip(todo, refined):
             before = found[i]
             if before is not None:
@@ -725,15 +729,18 @@ def _last_reads(
     fine_read: set[int],
     threads: int = 0,
     add_uppers: list[np.ndarray | None] | None = None,
+    readers: dict[int, tilted_question.TiltedReader] | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The default's last reads of each bracket found (all certified, intersected): the tilted read on a grid finer
     than the peers' default (``tilted_question.fine_brackets``, at ``tail`` where given) where the refinement did
     not take it already (the indices ``fine_read``), then, no tail given, the tilted factors' reads where a bracket
     is still wider than the tolerance (``tilted_factors.wide_brackets``: rare participation); the fine reads on
-    ``threads``, each given its point's certified upper side of the add direction where known (``add_uppers``)."""
+    ``threads``, each given its point's certified upper side of the add direction where known (``add_uppers``) and
+    the reader of its earlier fine read where one was made (``readers``: its discretized rounds reused)."""
     adds = add_uppers if add_uppers is not None else [None] * len(pts)
+    kept = readers if readers is not None else {}
     read = [
-        b if i in fine_read else tilted_question.fine_brackets(p, x, *b, tail, adds[i], threads)
+        b if i in fine_read else tilted_question.fine_brackets(p, x, *b, tail, adds[i], threads, kept.get(i))
         for i, (p, x, b) in enumerate(zip(pts, xs, found))
         if b is not None
     ]

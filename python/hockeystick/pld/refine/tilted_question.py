@@ -158,6 +158,11 @@ class TiltedReader:
         self._factors: dict[tuple[float, str, float, bool], Factor] = {}
         self._compositions: dict[tuple[float, str, float, bool, float], tilted.TiltedComposition] = {}
 
+    def drop_compositions(self) -> None:
+        """Forgets the tilted compositions made so far (the discretized rounds stay): a reader kept for a later read
+        then holds one round's PMFs, not the composed windows."""
+        self._compositions.clear()
+
     def directions(self, h: float, delta: float, optimistic: bool = True) -> list[tuple[str, float, Factor]]:
         """Per neighbouring direction, its name, tail and the factor of one round on grid ``h`` (with its optimistic
         side where ``optimistic``: an upper read alone skips it, about half the discretization)."""
@@ -428,6 +433,7 @@ def fine_brackets(
     tail: float | None = None,
     add_upper: np.ndarray | None = None,
     threads: int = 0,
+    reader: TiltedReader | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` not yet exact (``question.exact``), its lower
     side raised to the max-of-outputs test's bound where higher (``reads.max_of_outputs``: certified, from the
@@ -442,12 +448,13 @@ def fine_brackets(
     where the tilt's Chernoff bound is far above a small delta and its charge, relative to it, a large part of it).
     ``add_upper``: certified upper sides of the add direction's epsilon at ``delta`` already known (the
     refinement's), where given; the add direction is not read where they are at most the remove direction's.
-    ``threads``: the reads' (``TiltedReader``)."""
+    ``threads``: the reads' (``TiltedReader``); ``reader``: the point's reader of an earlier read at the same
+    ``tail``, whose discretized rounds are then reused (the same numbers)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     adds = np.broadcast_to(np.inf if add_upper is None else add_upper, np.shape(lower)).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
-    reader = TiltedReader(point, tail, threads)
+    reader = TiltedReader(point, tail, threads) if reader is None else reader
     sigma, q, rounds, sensitivity = point
     for j in range(flat.size) if q < 1.0 else ():
         if not (math.isfinite(ups[j]) and question.exact(lows[j], ups[j])):  # the max-of-outputs bound where higher
@@ -474,12 +481,15 @@ class FineSettle:
     ``question.FINE_SETTLE_WIDTHS`` default tolerances wide, and settled where the read brings it within the
     tolerance (certified: the read's sides intersected with the bracket given), the refinement's upper side of the
     add direction passed on (``fine_brackets``' ``add_upper``), on ``threads``.  ``read`` holds the points it
-    settled, whose fine read is then done."""
+    settled, whose fine read is then done; ``readers`` the readers of the points it read and did not settle, their
+    discretized rounds kept (not their compositions: a tilted window after many rounds holds millions of points)
+    for the default's last read of the same point (``fine_brackets``' ``reader``)."""
 
     def __init__(self, points: Sequence[Point], xs: Sequence[np.ndarray], tail: float | None, threads: int = 0):
         self.points, self.xs, self.tail, self.threads = points, xs, tail, threads
         self.tried: set[int] = set()
         self.read: set[int] = set()
+        self.readers: dict[int, TiltedReader] = {}
 
     def __call__(
         self, i: int, lower: np.ndarray, upper: np.ndarray, add_upper: np.ndarray | None
@@ -491,8 +501,11 @@ class FineSettle:
         if not np.all(within_epsilon_tolerance(lower, upper, accuracy, relative)):
             return None
         self.tried.add(i)
-        lo, up = fine_brackets(self.points[i], self.xs[i], lower, upper, self.tail, add_upper, self.threads)
+        reader = TiltedReader(self.points[i], self.tail, self.threads)
+        lo, up = fine_brackets(self.points[i], self.xs[i], lower, upper, self.tail, add_upper, self.threads, reader)
         if not np.all(question.within_tolerance(lo, up)):
+            reader.drop_compositions()
+            self.readers[i] = reader
             return None
         self.read.add(i)
         return lo, up
