@@ -173,6 +173,9 @@ PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     "local_sigma": floats(1e-3, 5, log=True),
     "min_surviving_clients": st.integers(1, 500),
     "beta": floats(0.0, 0.9),
+    "expected_clients": st.integers(1, 500),  # the distributed discrete Laplace
+    "trials": st.integers(1, 8),  # the Poisson-binomial mechanism
+    "theta": floats(1e-3, 0.49, log=True),
 }
 EPSILON = domain(st.one_of(floats(0.0, 20.0), st.just(math.inf)))
 DELTA = domain(floats(1e-12, 0.9, log=True))
@@ -593,6 +596,9 @@ SLOW = {
     # certified bracket stays wider than max(1e-2, 1e-2 eps) (a subnormal delta; tests/training pins that warning)
     "record_level_fedavg",
     "random_checkins",
+    # a dominating pair of up to 500 clients' draws per point
+    "poisson_binomial",
+    "poisson_binomial_observer",
 }
 
 
@@ -731,6 +737,9 @@ WALK_BASE: dict[str, Any] = dict(
     dimension=4,
     local_sigma=0.5,
     min_surviving_clients=4,
+    expected_clients=5,
+    trials=4,
+    theta=0.1,
 )
 
 

@@ -75,6 +75,7 @@ __all__ = [
 ]
 
 ADVERSARIES: tuple[str, ...] = ("server", "observer")
+_MAX_DECAY = 700.0  # the discrete Laplace's decay a per integer step: e^-a stays a normal double
 UNIT_ROUNDOFF = 2.0**-53
 
 
@@ -120,7 +121,8 @@ def randomized_response_pld(
     q = float(in_interval(rate, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False))
     e = math.nextafter(e * (1.0 + 4.0 * UNIT_ROUNDOFF), math.inf)
     low = 1.0 - 8.0 * UNIT_ROUNDOFF
-    big, small = 1.0 / (1.0 + math.exp(-e)), 1.0 / (1.0 + math.exp(e))
+    tail = math.exp(-e)  # from e^-eps: e^eps overflows past 709
+    big, small = 1.0 / (1.0 + tail), tail / (1.0 + tail)
     p = np.array([q * big, q * small, 1.0 - q]) * low
     qq = np.array([q * small, q * big, 1.0 - q]) * low
     keep = p > 0.0
@@ -548,9 +550,10 @@ class DistributedDiscreteLaplace(_PairAccountant):
         self.min_surviving_clients = count(min_surviving_clients, "min_surviving_clients")
         self.beta, self.rounding = float(beta), rounding
         self.decay = self.granularity / self.scale  # a, per integer step
-        if not 0.0 < self.decay < math.inf:
+        if not 0.0 < self.decay <= _MAX_DECAY:
             raise ValueError(
-                f"granularity / scale must be a finite positive decay, got {self.granularity!r} / {self.scale!r}"
+                f"granularity / scale must be a decay in (0, {_MAX_DECAY:g}] per integer step (a larger one leaves no "
+                f"noise), got {self.granularity!r} / {self.scale!r}: a finer granularity or a larger scale"
             )
         self.shape = self.min_surviving_clients / self.expected_clients
         s = self.sensitivity

@@ -67,6 +67,7 @@ from ..pld.mechanisms.constructors import checked_interval, pair_factor
 
 __all__ = [
     "BINOMIAL_RELATIVE_ERROR",
+    "MIN_THETA",
     "binomial_masses",
     "dominating_pair_pld",
     "poisson_binomial_parameters",
@@ -75,6 +76,7 @@ __all__ = [
 
 UNIT_ROUNDOFF = 2.0**-53
 BINOMIAL_RELATIVE_ERROR = 1e-10
+MIN_THETA = 1e-9
 MAX_OUTCOMES = 1 << 24  # the most atoms one pair may hold (128 MiB a mass array)
 _TAIL = 1e-30  # each window leaves out a tail of at most this mass (Chernoff)
 _L_BLOCKS = 8  # blocks of the others' fair-coin count where it spans more than _L_EXACT outcomes
@@ -89,7 +91,7 @@ def poisson_binomial_parameters(trials: int, theta: float, clients: int) -> tupl
     trials : int
         m, each client's binomial draws per coordinate.
     theta : float
-        The encoding's scale, p = 1/2 + theta x / c.
+        The encoding's scale, p = 1/2 + theta x / c, ``MIN_THETA`` <= theta < 1/2.
     clients : int
         n, the fewest clients in a round's sum.
 
@@ -105,6 +107,8 @@ def poisson_binomial_parameters(trials: int, theta: float, clients: int) -> tupl
     """
     m = count(trials, "trials")
     t = positive_number(theta, "theta")
+    if not t >= MIN_THETA:
+        raise ValueError(f"theta must be at least {MIN_THETA:g} (a smaller one carries no data), got {theta!r}")
     if not t < 0.5:
         raise ValueError(f"theta must be below 1/2 (p = 1/2 + theta x / c must stay a probability), got {theta!r}")
     n = count(clients, "min_surviving_clients")
