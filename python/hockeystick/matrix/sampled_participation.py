@@ -137,6 +137,63 @@ def _checked_sampling(
     return CyclicPoissonSampling(separation, rate)
 
 
+def _cyclic_poisson_banded(
+    participation: str, strategy: Strategy, rounds: int, noise_multiplier: float, separation: int, rate: float
+) -> AmplifiedBandedMF | None:
+    """Cyclic Poisson amplification of a banded C of at most b bands (Choquette-Choo et al. 2023b, Theorem 4);
+    None where the scheme or C is not covered."""
+    if participation != "cyclic_poisson" or not isinstance(strategy, Banded) or len(strategy.bands) > separation:
+        return None
+    return AmplifiedBandedMF(
+        rounds=rounds,
+        noise_multiplier=noise_multiplier,
+        sampling_rate=rate,
+        strategy=strategy,
+        min_separation=separation,
+    )
+
+
+def _poisson_mmcc(strategy: Strategy, rounds: int, noise_multiplier: float, rate: float) -> MMCC | None:
+    """MMCC under i.i.d. Poisson sampling at ``rate`` for C >= 0 lower triangular; None for any other C."""
+    if not mmcc_holds(strategy, rounds):
+        return None
+    return MMCC(
+        strategy=strategy, rounds=rounds, noise_multiplier=noise_multiplier, sampling_rate=rate, lower_side=False
+    )
+
+
+def _renyi_bins(
+    participation: str, strategy: Strategy, rounds: int, separation: int, participations: int | None
+) -> int | None:
+    """The bins of Lemma 3.2's pair (b under balls-in-bins, n under random allocation of one round) where
+    ``BallsInBinsRDP`` covers the scheme and C; None elsewhere."""
+    if participation == "balls_in_bins":
+        bins = separation
+    elif participation == "random_allocation" and participations == 1:
+        bins = rounds
+    else:
+        return None
+    return bins if balls_in_bins_rdp_holds(strategy, rounds) else None
+
+
+def _b_min_sep_rdp(
+    strategy: Strategy, rounds: int, noise_multiplier: float, separation: int, rate: float, warm_start: bool
+) -> BMinSepRDP | None:
+    """``BMinSepRDP`` for a banded C >= 0 of at most b bands under b-min-sep, where it has an order within its
+    work limit; None elsewhere."""
+    if not (isinstance(strategy, Banded) and strategy.nonnegative and len(strategy.bands) <= separation):
+        return None
+    found = BMinSepRDP(
+        coefficients=strategy.bands,
+        rounds=rounds,
+        noise_multiplier=noise_multiplier,
+        sampling_rate=rate,
+        min_separation=separation,
+        warm_start=warm_start,
+    )
+    return found if found.available else None
+
+
 class SampledSides:
     """The certified sides of DP-FTRL under a random participation scheme, at one point.
 
@@ -187,49 +244,23 @@ class SampledSides:
         self.rounds = rounds
         self.noise_multiplier = noise_multiplier
         self._unamplified = unamplified
-        self.amplified: AmplifiedBandedMF | None = None
-        if participation == "cyclic_poisson" and isinstance(strategy, Banded) and len(strategy.bands) <= separation:
-            self.amplified = AmplifiedBandedMF(
-                rounds=rounds,
-                noise_multiplier=noise_multiplier,
-                sampling_rate=float(sampling_rate or 0.0),
-                strategy=strategy,
-                min_separation=separation,
-            )
+        rate = float(sampling_rate or 0.0)
+        self.amplified = _cyclic_poisson_banded(participation, strategy, rounds, noise_multiplier, separation, rate)
         # i.i.d. Poisson (one group): the law truncated at its tail (a long run's lattice keeps its shifts), and
         # for C >= 0 lower triangular MMCC, an amplified upper side for any such C (``mmcc``)
         self.mmcc: MMCC | None = None
         if participation == "cyclic_poisson" and separation == 1:
-            self.sampling = PoissonSampling(float(sampling_rate or 0.0))
-            if mmcc_holds(strategy, rounds):
-                self.mmcc = MMCC(
-                    strategy=strategy,
-                    rounds=rounds,
-                    noise_multiplier=noise_multiplier,
-                    sampling_rate=float(sampling_rate or 0.0),
-                    lower_side=False,
-                )
+            self.sampling = PoissonSampling(rate)
+            self.mmcc = _poisson_mmcc(strategy, rounds, noise_multiplier, rate)
         # balls-in-bins (one bin for the run) and random allocation of one round (b = n bins), C >= 0 lower
         # triangular: the Renyi bound of Lemma 3.2's pair (``balls_in_bins_rdp``), built at its first use
-        self._renyi_bins: int | None = None
-        if participation == "balls_in_bins" or (participation == "random_allocation" and participations == 1):
-            bins = separation if participation == "balls_in_bins" else rounds
-            if balls_in_bins_rdp_holds(strategy, rounds):
-                self._renyi_bins = bins
+        self._renyi_bins = _renyi_bins(participation, strategy, rounds, separation, participations)
         self._renyi: BallsInBinsRDP | None = None
         # b-min-sep with a banded C >= 0 of at most b bands: Renyi DP through Dong & Ganesh's recursion
         self.b_min_sep: BMinSepRDP | None = None
-        if participation == "b_min_sep" and isinstance(strategy, Banded) and strategy.nonnegative:
-            if len(strategy.bands) <= separation:
-                found = BMinSepRDP(
-                    coefficients=strategy.bands,
-                    rounds=rounds,
-                    noise_multiplier=noise_multiplier,
-                    sampling_rate=float(sampling_rate or 0.0),
-                    min_separation=separation,
-                    warm_start=cast(BMinSepSampling, self.sampling).warm_start,
-                )
-                self.b_min_sep = found if found.available else None
+        if participation == "b_min_sep":
+            warm = cast(BMinSepSampling, self.sampling).warm_start
+            self.b_min_sep = _b_min_sep_rdp(strategy, rounds, noise_multiplier, separation, rate, warm)
         self._lower: RealizableLowerSide | None = None
 
     @property
