@@ -193,6 +193,52 @@ def _remove_rdp(gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: in
     return best, method
 
 
+def _bin_grams(strategy: Any, rounds: int, bins: int, redraw: Redraw) -> list[np.ndarray]:
+    """The bins' Gram matrices G of C (``bin_gram``, rounded up): one for ``redraw="never"``, one per epoch of
+    ``bins`` rounds for ``redraw="each_epoch"`` (after checking that no band of C crosses an epoch)."""
+    if isinstance(strategy, (str, bool)) or strategy is None:
+        raise ParameterTypeError(f"strategy must be a Strategy or a matrix, got {describe(strategy)}")
+    chosen: Strategy = strategy_from(strategy, bins)
+    c, error = chosen.matrix(rounds)
+    _checked_matrix(c, rounds)
+    if redraw == "never":
+        return [bin_gram(c, bins, error)]
+    blocks = _epoch_blocks(c if error is None else c + error, bins)
+    return [bin_gram(block, bins) for block in blocks]
+
+
+def _composed_rdp(
+    grams: list[np.ndarray], sigma: float, orders: np.ndarray, max_band: int
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """(remove RDP, add RDP, remove method) of the epochs whose Grams are ``grams``, composed (Mironov 2017,
+    Prop. 1: the curves add, each sum rounded up); each epoch's directions capped by its worst bin's Gaussian."""
+    remove = np.zeros_like(orders)
+    add = np.zeros_like(orders)
+    seen: dict[bytes, tuple[np.ndarray, np.ndarray, str]] = {}
+    method = ""
+    for gram in grams:  # identical epochs (a Toeplitz C's full epochs) are computed once
+        key = gram.tobytes()
+        if key not in seen:
+            seen[key] = _epoch_rdp(gram, sigma, orders, max_band, method)
+        r, a, method_here = seen[key]
+        method = method_here or method
+        remove = np.nextafter(remove + r, np.inf)
+        add = np.nextafter(add + a, np.inf)
+    return remove, add, method
+
+
+def _epoch_rdp(
+    gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: int, method: str
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """(remove RDP, add RDP, remove method) of one epoch with Gram ``gram``, each direction capped by the worst
+    bin's Gaussian; an epoch C leaves untouched (G = 0) costs nothing and keeps ``method``."""
+    if not gram.any():
+        return np.zeros_like(orders), np.zeros_like(orders), method
+    gaussian = gaussian_rdp_of_bins(gram, sigma, orders)
+    remove, method = _remove_rdp(gram, sigma, orders, max_band)
+    return np.minimum(remove, gaussian), np.minimum(add_rdp_bound(gram, sigma, orders), gaussian), method
+
+
 @accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
 class BallsInBinsRDP:
     r"""Certified amplified upper side of C x + z N(0, I) under balls-in-bins, C >= 0 lower triangular, by RDP.
@@ -296,44 +342,13 @@ class BallsInBinsRDP:
         if top > 256:
             raise ValueError(f"max_order must be in [2, 256], got {top}: higher orders only help at delta below e^-200")
         band = count(max_band, "max_band")
-        if isinstance(strategy, (str, bool)) or strategy is None:
-            raise ParameterTypeError(f"strategy must be a Strategy or a matrix, got {describe(strategy)}")
-        chosen: Strategy = strategy_from(strategy, b)
-        c, error = chosen.matrix(n)
-        _checked_matrix(c, n)
+        grams = _bin_grams(strategy, n, b, self.redraw)
         self.rounds, self.bins, self.scheme = n, b, SCHEME_TEXT[self.redraw]
         self.orders = np.arange(2, top + 1, dtype=float)
-        z = self.noise_multiplier
-        if self.redraw == "never":
-            grams = [bin_gram(c, b, error)]
-        else:
-            blocks = _epoch_blocks(c if error is None else c + error, b)
-            grams = [bin_gram(block, b) for block in blocks]
         self.gram = grams[0] if len(grams) == 1 else np.stack(grams)
-        remove = np.zeros_like(self.orders)
-        add = np.zeros_like(self.orders)
-        seen: dict[bytes, tuple[np.ndarray, np.ndarray, str]] = {}
-        method = ""
-        for gram in grams:  # identical epochs (a Toeplitz C's full epochs) are computed once
-            key = gram.tobytes()
-            if key not in seen:
-                gaussian = gaussian_rdp_of_bins(gram, z, self.orders)
-                if not gram.any():
-                    seen[key] = (np.zeros_like(self.orders), np.zeros_like(self.orders), method)
-                else:
-                    r, method = _remove_rdp(gram, z, self.orders, band)
-                    seen[key] = (
-                        np.minimum(r, gaussian),
-                        np.minimum(add_rdp_bound(gram, z, self.orders), gaussian),
-                        method,
-                    )
-            r, a, method_here = seen[key]
-            method = method_here or method
-            remove = np.nextafter(remove + r, np.inf)
-            add = np.nextafter(add + a, np.inf)
-        self.remove_rdp = remove
-        self.add_rdp = add
-        self.remove_method = method
+        self.remove_rdp, self.add_rdp, self.remove_method = _composed_rdp(
+            grams, self.noise_multiplier, self.orders, band
+        )
         self.steps = (
             STEPS if self.redraw == "each_epoch" else tuple(step for step in STEPS if "each_epoch" not in step[1])
         )
