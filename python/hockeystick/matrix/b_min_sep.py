@@ -260,9 +260,12 @@ def _work(alpha: int, b: int) -> int:
     return math.comb(alpha + b, b)
 
 
-def remove_log_moment(c: np.ndarray, rounds: int, sigma: float, p: float, b: int, warm: bool, alpha: int) -> float:
-    """log E_Q[(P/Q)^alpha] (module docstring, remove direction), rounded up by a margin over its round-off."""
-    states = _states(alpha, b)
+def _transitions(states: np.ndarray, alpha: int, b: int, p: float) -> tuple[np.ndarray, ...]:
+    """The program's moves (source state, m copies taken, target state), sorted by target, with each move's log
+    probability log C(free, m) + m log p + (free - m) log(1 - p) and its source's counts n_1..n_{b-1}.
+
+    Returns (src, m, base, older, starts, targets): ``starts`` the first move of each target, ``targets`` its
+    state."""
     index = {tuple(s): i for i, s in enumerate(states.tolist())}
     src, take, target = [], [], []
     for i, s in enumerate(states.tolist()):
@@ -287,16 +290,30 @@ def remove_log_moment(c: np.ndarray, rounds: int, sigma: float, p: float, b: int
     order = np.argsort(tgt, kind="stable")
     src_a, m_a, tgt, base, older = src_a[order], m_a[order], tgt[order], base[order], older[order]
     starts = np.flatnonzero(np.r_[True, tgt[1:] != tgt[:-1]])
-    targets = tgt[starts]
-    # the initial law: cold, every copy free; warm, each copy's age a in 1..b-1 w.p. p / (1 + (b-1) p)
+    return src_a, m_a, base, older, starts, tgt[starts]
+
+
+def _initial_log_law(states: np.ndarray, alpha: int, b: int, p: float, warm: bool) -> np.ndarray:
+    """log P(state) at the start: cold, every copy free; warm, each copy's age a in 1..b-1 w.p. p / (1 + (b-1) p)
+    (free w.p. 1 / (1 + (b-1) p)), independently."""
     current = np.full(states.shape[0], -math.inf)
     if warm and b > 1:
+        lp = math.log(p)
         norm = math.log1p((b - 1) * p)
         for i, s in enumerate(states.tolist()):
             ways = math.lgamma(alpha + 1) - sum(math.lgamma(k + 1) for k in s)
             current[i] = ways + (alpha - s[-1]) * (lp - norm) + s[-1] * (-norm)
     else:
-        current[index[(*([0] * (b - 1)), alpha)]] = 0.0
+        cold = (*([0] * (b - 1)), alpha)
+        current[next(i for i, s in enumerate(states.tolist()) if tuple(s) == cold)] = 0.0
+    return current
+
+
+def remove_log_moment(c: np.ndarray, rounds: int, sigma: float, p: float, b: int, warm: bool, alpha: int) -> float:
+    """log E_Q[(P/Q)^alpha] (module docstring, remove direction), rounded up by a margin over its round-off."""
+    states = _states(alpha, b)
+    src_a, m_a, base, older, starts, targets = _transitions(states, alpha, b, p)
+    current = _initial_log_law(states, alpha, b, p, warm)
     pairs = m_a * (m_a - 1.0)
     scale = 1.0 / (2.0 * sigma * sigma)
     biggest = 0.0
