@@ -95,7 +95,7 @@ def test_cut_tails_charged_in_both_reads(monkeypatch: pytest.MonkeyPatch) -> Non
     kappa = run.epsilon_charge(answer.tail_delta)
     assert 0.0 < kappa <= 2.0**-20 * answer.tail_delta * (1 + 2.0**-9)
     assert answer.lower <= answer.mmcc
-    monkeypatch.setattr(mmcc_module, "_CUT_SHARE", 0.0)
+    monkeypatch.setattr(mmcc_module, "CUT_SHARE", 0.0)
     uncut = MMCC(strategy=Tree(), rounds=64, noise_multiplier=6.0, sampling_rate=0.02, lower_side=False)
     assert uncut.epsilon_charge(answer.tail_delta) == 0.0
     assert uncut.get_epsilon(1e-8).mmcc >= answer.mmcc * (1 - 1e-3)

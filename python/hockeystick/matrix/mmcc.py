@@ -124,7 +124,9 @@ TAIL_DELTAS = (1e-4, 1e-7, 1e-10)  # the tail probabilities ``delta`` tries (an 
 _LOWER_STEPS = 40  # bisection steps of the lower epsilon
 _LOWER_CELLS = 1024  # the realizable pair's shifts on about this many lattice steps up to its truncation
 _DIAGONAL_INTERVAL = 1e-4  # the loss grid of a diagonal C's rows (at most value_discretization_interval)
-_CUT_SHARE = 2.0**-20  # the share of delta_1 charged to the rows' cut tails (step 1b), the rest to the tail events
+# the share of delta_1 charged to the rows' cut tails (step 1b, at most CUT_SHARE delta_1 over all rows), the rest to
+# the tail events; 0 would charge no cut (the rows' laws then keep their whole tails)
+CUT_SHARE = 2.0**-20
 
 
 @dataclass(frozen=True)
@@ -486,7 +488,7 @@ class MMCC:
             cut = 0.0
             events_tail = tail
             if self._charged:
-                cut_total = math.nextafter(tail * _CUT_SHARE, 0.0)
+                cut_total = math.nextafter(tail * CUT_SHARE, 0.0)
                 events_tail = math.nextafter(tail - cut_total, 0.0)  # events + cut tails <= tail
                 cut = min(MAX_CUT, math.nextafter(cut_total / rows, 0.0))  # rows * cut <= cut_total
             if self._sums is None:
