@@ -104,3 +104,37 @@ def test_the_question_reader_is_installed_by_importing_any_pld_module():
         "assert distribution._question_reader.get('reader') is not None\n"
     )
     _loaded_after(code)
+
+
+# the README's command line for the same run (README.md, docs/cli.md)
+README_COMMAND = ["epsilon", "--noise-multiplier", "1.1", "--sample-rate", "0.0042667", "--steps", "14100"]
+CATALOGUE = "hockeystick.registry.catalogue"
+
+# the other families of mechanisms, which the registry's catalogue names but a DP-SGD answer never reads
+OTHER_FAMILIES = (
+    "hockeystick.contraction",
+    "hockeystick.fdp",
+    "hockeystick.isrl",
+    "hockeystick.leakage",
+    "hockeystick.matrix",
+    "hockeystick.secagg",
+)
+
+
+def test_the_readme_command_line_loads_the_catalogue_module_of_its_run_alone():
+    """``hockeystick epsilon`` for the README run looks its accountant (dp_sgd) up by name: the registry imports the
+    catalogue module registering it (the training runs) and no other, nor the families the others name."""
+    code = (
+        "import json, sys\n"
+        "from hockeystick.cli import main\n"
+        f"status = main({[*README_COMMAND, '--delta', '1e-5']!r})\n"
+        "print(json.dumps([status, sorted(sys.modules)]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    status, loaded = json.loads(done.stdout.splitlines()[-1])
+    assert status == 0
+    assert "2.38516" in done.stdout  # the README's answer
+    catalogue = {m[len(CATALOGUE) + 1 :] for m in loaded if m.startswith(CATALOGUE + ".")}
+    assert catalogue - {"calibratables"} == {"training_runs"}  # calibratables: shared ranges, no entries
+    assert [m for m in loaded for f in OTHER_FAMILIES if m == f or m.startswith(f + ".")] == []

@@ -586,11 +586,11 @@ def _check_known(names: list[str], training: str | None) -> None:
     list is long: 'hockeystick accountants' prints it with each one's parameters)."""
     from ..registry import CALCULATORS, REGISTRY  # lazy: start-up time
 
-    known = sorted({*REGISTRY, *CALCULATORS})
     for name in names:
         base = name.split("[", 1)[0].strip()
-        if base in REGISTRY or base in CALCULATORS:
+        if base in REGISTRY or base in CALCULATORS:  # imports the module registering it, and no other
             continue
+        known = sorted({*REGISTRY, *CALCULATORS})  # listing them imports every module of the catalogue
         close = difflib.get_close_matches(base, [training] if training else known, n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         if training is not None:

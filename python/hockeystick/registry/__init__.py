@@ -15,7 +15,9 @@ accountants.
 
 Data flows down: the catalogue imports the accountants and calculators, they never import it.  The machinery
 (``entries``, ``store``, ``families``, ``by_name``, ``per_point``) is apart from the catalogue of entries
-(``catalogue``), which registers every entry when the package is imported.
+(``catalogue``), whose modules register their entries when imported: the store imports the module that registers
+a name the first time the name is asked for, and every module when the entries are listed, so that reading one
+accountant does not import every family of mechanisms.
 """
 
 from . import catalogue as catalogue

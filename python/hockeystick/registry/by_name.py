@@ -39,9 +39,9 @@ def get(name: str) -> AccountantEntry:
     >>> get("dp_sgd").calibratable["noise_multiplier"].direction
     'decreasing'
     """
-    entry = REGISTRY.get(name)
-    if entry is None and isinstance(name, str) and "[" in name:
+    if isinstance(name, str) and "[" in name:  # a configured family (no registered name has a bracket)
         return configured(name)
+    entry = REGISTRY.get(name)
     if entry is None and name in CALCULATORS:
         raise ValueError(
             f"{name!r} is a calculator (it computes {CALCULATORS[name].quantity}), not an accountant: "
@@ -109,9 +109,9 @@ def lookup(name: str) -> AccountantEntry | CalculatorEntry:
     >>> lookup("leakage_tv").kind
     'exact'
     """
-    entry = REGISTRY.get(name) or CALCULATORS.get(name)
-    if entry is None and isinstance(name, str) and "[" in name:
+    if isinstance(name, str) and "[" in name:  # a configured family (no registered name has a bracket)
         return configured(name)
+    entry = REGISTRY.get(name) or CALCULATORS.get(name)
     if entry is None:
         raise unknown("accountant", name)
     return entry
