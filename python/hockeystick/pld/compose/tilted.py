@@ -100,6 +100,28 @@ def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
     return GridPMF(pmf.k_lo, pmf.h, tilted, 0.0, 0.0, pmf.pessimistic, loss_shift=pmf.loss_shift), log_m
 
 
+def raised_untilted(
+    tilted: np.ndarray, first: int, theta: float, log_scale: float, scale_magnitude: float
+) -> np.ndarray:
+    """The pessimistic side's untilted masses max(p~_K, 0) e^{log_scale - theta K} (1 + ``exp_margin``(
+    ``scale_magnitude`` + |theta K|)) of the tilted entries ``tilted`` at K = ``first``, ``first`` + 1, ...
+    (module docstring), the same operations in the same order as the formula, on three arrays reused in place
+    rather than a temporary each (a window after many rounds holds ~1e6 entries)."""
+    scaled = np.arange(first, first + tilted.size, dtype=np.float64)  # K, exact (integers below 2^53)
+    np.multiply(theta, scaled, out=scaled)  # theta K
+    factor = np.subtract(log_scale, scaled)
+    np.exp(factor, out=factor)
+    margin = np.abs(scaled, out=scaled)  # 32 u (|scale_magnitude + |theta K|| + 1), then 1 + it
+    margin += scale_magnitude
+    margin += 1.0
+    margin *= 32.0 * UNIT_ROUNDOFF
+    margin += 1.0
+    masses = np.maximum(tilted, 0.0)
+    masses *= factor
+    masses *= margin
+    return masses
+
+
 def composed_infinity(factors: Sequence[tuple[GridPMF, int]], pessimistic: bool) -> float:
     """1 - prod_i (1 - p_inf,i)^{c_i}, rounded up (``pessimistic``) or down by a relative 1e-12 (far above the
     few roundings of log1p, the products and expm1)."""
@@ -172,13 +194,12 @@ class TiltedComposition:
         w = self.window
         start = self.floor_index - int(w.k_lo)
         tilted = w.p[start:]
-        k = (self.floor_index + np.arange(tilted.size)).astype(np.float64)
-        exponent = self.log_scale - self.theta * k
-        factor = np.exp(exponent)
-        margin = exp_margin(self.scale_magnitude + np.abs(self.theta * k))
         if self.pessimistic:
-            masses = np.maximum(tilted, 0.0) * factor * (1.0 + margin)
+            masses = raised_untilted(tilted, self.floor_index, self.theta, self.log_scale, self.scale_magnitude)
         else:
+            k = (self.floor_index + np.arange(tilted.size)).astype(np.float64)
+            factor = np.exp(self.log_scale - self.theta * k)
+            margin = exp_margin(self.scale_magnitude + np.abs(self.theta * k))
             masses = tilted * factor * np.where(tilted >= 0.0, 1.0 - margin, 1.0 + margin)
         profile = _core.pld.GridProfile(
             np.ascontiguousarray(masses, dtype=np.float64), k_lo=self.floor_index, h=self.h, p_inf=0.0
