@@ -114,6 +114,13 @@ def _mmcc_delta(*, epsilon: Any, **kwargs: Any) -> Any:
     return matrix.MMCC(**kwargs).delta(epsilon)
 
 
+def _balls_in_bins_rdp(**kwargs: Any) -> Any:
+    """matrix.BallsInBinsRDP's upper sides (it has no lower side) and each direction's epsilon alone."""
+    run = matrix.BallsInBinsRDP(**kwargs)
+    directions = run.directions(1e-3)
+    return run.epsilon(1e-3), run.delta(1.0), directions["remove"], directions["add"]
+
+
 def _monte_carlo(**kwargs: Any) -> Any:
     reading = matrix.BallsInBinsMonteCarlo(**kwargs).delta(1.0)
     return reading.estimate, reading.confidence_bound, reading.certified_lower, reading.unamplified_upper
@@ -193,6 +200,24 @@ MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         "matrix.MMCC.delta",
         _mmcc_delta,
         dict(strategy=_LOWER_TRIANGULAR, rounds=4, noise_multiplier=3.0, sampling_rate=0.2, epsilon=1.0),
+    ),
+    (
+        "matrix.BallsInBinsRDP",
+        _balls_in_bins_rdp,
+        dict(
+            strategy=_LOWER_TRIANGULAR,
+            rounds=4,
+            noise_multiplier=3.0,
+            bins=2,
+            redraw="never",
+            max_order=16,
+            max_band=2,
+        ),
+    ),
+    (
+        "matrix.BallsInBinsRDP(each_epoch)",
+        _balls_in_bins_rdp,
+        dict(strategy=np.eye(4), rounds=4, noise_multiplier=3.0, bins=2, redraw="each_epoch"),
     ),
     (
         "matrix.BallsInBinsMonteCarlo",

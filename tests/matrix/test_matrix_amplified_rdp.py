@@ -250,6 +250,17 @@ def test_lower_side_and_bad_arguments_are_refused() -> None:
         BallsInBinsRDP(strategy=Banded([1.0]), rounds=4, noise_multiplier=-1.0, bins=2)
 
 
+@pytest.mark.parametrize("redraw", ["never", "each_epoch"])
+def test_noise_whose_variance_underflows_gives_the_trivial_bound(redraw: str) -> None:
+    """z = 5e-324: z^2 is 0 in floating point, so no finite RDP is certified; the answer is eps = inf, delta = 1
+    (never NaN, never a division by zero), and a z just above the underflow gives a finite but huge eps."""
+    acc = BallsInBinsRDP(strategy=np.eye(4), rounds=4, noise_multiplier=5e-324, bins=2, redraw=redraw)  # type: ignore[arg-type]
+    assert acc.epsilon(1e-3) == math.inf and acc.delta(1.0) == 1.0
+    assert np.all(acc.remove_rdp == math.inf) and np.all(acc.add_rdp == math.inf)
+    tiny = BallsInBinsRDP(strategy=np.eye(4), rounds=4, noise_multiplier=1e-100, bins=2, redraw=redraw)  # type: ignore[arg-type]
+    assert 1e190 < tiny.epsilon(1e-3) < math.inf
+
+
 # through DPFTRL -------------------------------------------------------------------------------------------
 
 

@@ -150,6 +150,8 @@ def add_rdp_bound(gram: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndar
     """
     b = gram.shape[0]
     two_s2 = 2.0 * sigma * sigma
+    if two_s2 == 0.0:  # sigma^2 underflows to 0 (sigma below about 1e-162): +inf, or 0 where G = 0
+        return np.full(np.shape(orders), np.inf if gram.any() else 0.0)
     constant = float(np.trace(gram)) / (b * two_s2)
     slope = float(gram.sum()) / (b * b * two_s2)
     value = (constant + (np.asarray(orders, dtype=float) - 1.0) * slope) * (1.0 + 8 * UNIT_ROUNDOFF)

@@ -234,6 +234,8 @@ def _epoch_rdp(
     bin's Gaussian; an epoch C leaves untouched (G = 0) costs nothing and keeps ``method``."""
     if not gram.any():
         return np.zeros_like(orders), np.zeros_like(orders), method
+    if 2.0 * sigma * sigma == 0.0:  # z^2 underflows to 0 (z below about 1e-162): no finite bound in either direction
+        return np.full(orders.shape, np.inf), np.full(orders.shape, np.inf), "none finite: z^2 underflows to 0"
     gaussian = gaussian_rdp_of_bins(gram, sigma, orders)
     remove, method = _remove_rdp(gram, sigma, orders, max_band)
     return np.minimum(remove, gaussian), np.minimum(add_rdp_bound(gram, sigma, orders), gaussian), method
