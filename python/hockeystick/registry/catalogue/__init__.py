@@ -48,6 +48,8 @@ MODULES: dict[str, tuple[str, ...]] = {
         "dp_fedavg_balls_in_bins",
         "dp_sgd_shuffle",
         "dp_fedavg_shuffle",
+    ),
+    "record_level_runs": (
         "record_level_fedavg",
         "random_checkins",
     ),

@@ -1,12 +1,12 @@
 """The registered training runs: DP-SGD and DP-FedAvg per sampling (``hockeystick.training``), with the start and
-coarse grids ``calibrate`` uses for their noise multiplier; a record inside federated learning with local DP-SGD
-(``RecordLevelFedAvg``) and random check-ins with central noise (``RandomCheckIns``)."""
+coarse grids ``calibrate`` uses for their noise multiplier (``record_level_runs`` registers the record inside
+federated learning with local DP-SGD and random check-ins)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -21,6 +21,22 @@ def _population(name: str) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
     """A batch size's largest value: the population it is drawn from (a run given without it is refused by
     the class, which names what is missing)."""
     return lambda p: np.asarray(np.inf) if name not in p else _validation.positive_integer(p[name], name).astype(float)
+
+
+def _noise_start(sampling: training.Sampling, words: tuple[str, str, str, str]) -> Callable[..., Any]:
+    """``calibrate``'s start for a run's noise multiplier (``training.epoch_noise_start``), its module imported at the
+    first call: it reads the shuffled batches' radius, which looking the run up does not need."""
+
+    def calibration_start(parameter: str, epsilon: np.ndarray, delta: np.ndarray, params: dict[str, Any]) -> Any:
+        return training.epoch_noise_start(sampling, words)(parameter, epsilon, delta, params)
+
+    return calibration_start
+
+
+def _noise_grids(parameter: str, params: dict[str, Any]) -> list[tuple[float, dict[str, float]]]:
+    """``calibrate``'s coarser grids for a Poisson run's noise multiplier (``training.noise_grids``), its module
+    imported at the first call."""
+    return training.noise_grids(parameter, params)
 
 
 # the sampling rate of a Poisson run given by its rate (sampling_probability, sampling_rate: the class's synonyms)
@@ -49,11 +65,11 @@ for _sampling, _suffix, _how in (
         _how_drawn = cast(training.Sampling, _sampling)
         _sgd_words = ("dataset_size", "batch_size", "epochs", "steps")
         _fedavg_words = ("total_clients", "clients_per_round", "epochs", "rounds")
-        setattr(_sgd, "calibration_start", training.epoch_noise_start(_how_drawn, _sgd_words))  # noqa: B010
-        setattr(_fedavg, "calibration_start", training.epoch_noise_start(_how_drawn, _fedavg_words))  # noqa: B010
+        setattr(_sgd, "calibration_start", _noise_start(_how_drawn, _sgd_words))  # noqa: B010
+        setattr(_fedavg, "calibration_start", _noise_start(_how_drawn, _fedavg_words))  # noqa: B010
     if _sampling == "poisson":  # coarse grids for the noise, as the accountant's sigma has them
-        setattr(_sgd, "calibration_grids", training.noise_grids)  # noqa: B010
-        setattr(_fedavg, "calibration_grids", training.noise_grids)  # noqa: B010
+        setattr(_sgd, "calibration_grids", _noise_grids)  # noqa: B010
+        setattr(_fedavg, "calibration_grids", _noise_grids)  # noqa: B010
     register(
         AccountantEntry(
             name=f"dp_sgd{_suffix}",
@@ -100,43 +116,3 @@ for _sampling, _suffix, _how in (
             },
         )
     )
-
-
-# Each is monotone in what it calibrates: with a larger sampling or check-in probability, more local steps or rounds,
-# or a larger local rate, the smaller setting's dominating pair is a post-processing of the larger's (the mixture's
-# trade-off curve q f + (1 - q) Id falls as q grows; a composition only adds releases), so delta(eps) rises with it.
-register(
-    AccountantEntry(
-        name="record_level_fedavg",
-        factory=training.RecordLevelFedAvg,
-        max_chunk=1 << 8,
-        summary="a record inside DP-FedAvg with local DP-SGD (noise multiplier, client sample rate, local steps, "
-        "rounds, local sample rate): each round Poisson sampling of the client's composed local steps (Zhu, Dong & "
-        "Wang 2022, Thm. 11), PLD, certified upper bound",
-        integers=frozenset({"local_steps", "rounds"}),
-        calibratable={
-            "noise_multiplier": SIGMA,
-            "rounds": ROUNDS,
-            "local_steps": Calibratable("increasing", 1.0, 1e6, integer=True),
-            "client_sample_rate": Calibratable("increasing", 0.0, 1.0),
-            "local_sample_rate": Calibratable("increasing", 0.0, 1.0),
-        },
-    )
-)
-register(
-    AccountantEntry(
-        name="random_checkins",
-        factory=training.RandomCheckIns,
-        hidden=frozenset({"protocol"}),  # a word: Balle et al.'s one client per slot is refused by the class
-        max_chunk=1 << 8,
-        summary="random check-ins with central noise on every slot's sum (noise multiplier, check-in probability, "
-        "slots, passes; Balle et al. 2020): each pass Poisson sampling of a 1-of-m random allocation, PLD, "
-        "certified upper bound",
-        integers=frozenset({"slots", "passes"}),
-        calibratable={
-            "noise_multiplier": SIGMA,
-            "passes": ROUNDS,
-            "checkin_probability": Calibratable("increasing", 0.0, 1.0),
-        },
-    )
-)
