@@ -1,0 +1,118 @@
+"""The default's fine read does less work for the same certified numbers: the pessimistic untilt computed in place
+equals the formula bit for bit; a tilted window read from a certified lower epsilon up (``read_from``) is trivial
+below it and within the full read's slack above it, and its upper epsilon lies between the certified sides; a reader
+kept from a read that did not settle gives the same numbers as a fresh one; the fixed grid's add-direction upper side
+is certified and never makes the fine read's upper side higher; one small point answers the same on any threads."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from hockeystick import _core
+from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from hockeystick.pld.compose import tilted
+from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
+from hockeystick.pld.refine import question, tilted_question
+
+README = (1.1, 256 / 60_000, 14_100.0, 1.0)
+FEDAVG = (1.0, 1e-3, 5_000.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("n", "first", "theta", "log_scale", "magnitude"),
+    [(690_000, -27_167, 4.8e-4, 12.3, 15.1), (1000, 5, 0.3, -3.0, 7.0), (50_000, -100, 0.01, 300.0, 300.0)],
+)
+def test_the_untilt_in_place_is_the_formula_bit_for_bit(n, first, theta, log_scale, magnitude):
+    tilted_masses = np.random.default_rng(n).random(n) * 1e-3 - 1e-5  # some entries negative (clipped to 0)
+    k = (first + np.arange(n)).astype(np.float64)
+    formula = np.maximum(tilted_masses, 0.0) * np.exp(log_scale - theta * k)
+    formula = formula * (1.0 + tilted.exp_margin(magnitude + np.abs(theta * k)))
+    got = tilted.raised_untilted(tilted_masses, first, theta, log_scale, magnitude)
+    assert np.array_equal(got, formula)
+
+
+def _fine_window(point, delta, centre):
+    reader = tilted_question.TiltedReader(point, None, 1)
+    _, _, factor = reader.direction("remove", question.FINE_INTERVAL, delta, optimistic=False)
+    lam = tilted_question.exponent_tilt(factor.upper, int(point[2]), centre)
+    return reader.composition(question.FINE_INTERVAL, "remove", 0.0, [(factor.upper, int(point[2]))], lam, True)
+
+
+@pytest.mark.parametrize(("point", "delta"), [(README, 1e-10), (FEDAVG, 1e-10)])
+def test_a_window_read_from_a_lower_epsilon_is_trivial_below_it_and_the_full_read_above(point, delta):
+    lower, upper = SubsampledGaussianPLD(*point[:3]).epsilon(delta, bound="both")
+    full = _fine_window(point, delta, upper)
+    view = full.read_from(lower - 8 * full.h)
+    assert view.floor_index > full.floor_index  # the read starts above the window's bottom: less to sum
+    assert view.delta(view.floor - 2 * full.h) == 1.0  # below it: the trivial upper side
+    _, slack, _ = full._untilted
+    for eps in np.linspace(lower, upper + 0.05, 7):
+        a, b = view.delta(float(eps)), full.delta(float(eps))
+        assert abs(a - b) <= 2.0 * slack * b + 1e-300  # the same sums, less the terms below the start
+    found, whole = tilted.upper_epsilon(view, delta, upper + 0.01), tilted.upper_epsilon(full, delta, upper + 0.01)
+    ulps = 8 * math.ulp(upper)  # the searches stop within 4 ulps of their crossing
+    assert lower <= found <= upper + ulps
+    # fewer terms summed carry a smaller slack: no looser than the whole window's read, and close to it
+    assert found <= whole + ulps
+    assert found == pytest.approx(whole, rel=1e-10)
+    assert full.delta(found) <= delta * (1.0 + 1e-9)  # within the whole window's slack of its own read
+
+
+def test_a_read_from_below_the_windows_floor_changes_nothing():
+    full = _fine_window(FEDAVG, 1e-10, 0.713)
+    view = full.read_from(full.floor - 10.0)
+    assert view.floor_index == full.floor_index
+    assert view.delta(0.7129) == full.delta(0.7129)
+
+
+def test_a_reader_kept_from_an_unsettled_read_gives_a_fresh_readers_numbers():
+    point, delta = README, np.array([1e-10])
+    lower, upper = np.array([3.739]), np.array([3.7425])  # certified but wide: the fine read cannot settle it
+    settle = tilted_question.FineSettle([point], [delta], None, 1)
+    assert settle(0, lower, upper, None) is None
+    kept = settle.readers[0]
+    assert kept._compositions == {} and kept._factors  # the rounds kept, the windows dropped
+    again = tilted_question.fine_brackets(point, delta, lower, upper, None, None, 1, kept)
+    fresh = tilted_question.fine_brackets(point, delta, lower, upper, None, None, 1)
+    np.testing.assert_array_equal(again[0], fresh[0])
+    np.testing.assert_array_equal(again[1], fresh[1])
+
+
+def test_the_fixed_grids_add_upper_side_is_certified_and_never_raises_the_fine_read():
+    point, delta = (1.1, 256 / 60_000, 14_100.0, 1.0), np.array([1e-5])
+    accountant = SubsampledGaussianPLD(*point[:3])
+    adds: list[np.ndarray | None] = []
+    ((lo, up),), _ = accountant._fixed_brackets([point], [delta], "both", "epsilon", 1, False, adds)
+    (add_upper,) = adds
+    assert add_upper is not None
+    # above the add direction's own certified lower side on a finer grid: an upper side of that direction
+    (add,) = subsampled_gaussians(
+        np.array([point[0]]), np.array([point[1]]), value_discretization_interval=2.5e-5, directions="add"
+    )
+    add_lower, _ = add.self_compose(int(point[2])).epsilon(1e-5, bound="both", composition_only=True)
+    assert add_upper[0] >= add_lower
+    given = tilted_question.fine_brackets(point, delta, lo, up, None, add_upper, 1)
+    screened = tilted_question.fine_brackets(point, delta, lo, up, None, None, 1)
+    assert given[1][0] <= screened[1][0]
+    assert given[0][0] == screened[0][0]
+
+
+@pytest.mark.parametrize("point", [README, FEDAVG])
+def test_one_small_point_answers_the_same_on_any_threads(point):
+    one = SubsampledGaussianPLD(*point[:3], workers=1).epsilon(1e-10, bound="both")
+    default = SubsampledGaussianPLD(*point[:3]).epsilon(1e-10, bound="both")
+    assert default == one
+    assert math.isfinite(one[1]) and one[0] < one[1]
+
+
+def test_the_one_thread_rule_is_for_one_small_point_without_accuracy():
+    small = [((1.1, 256 / 60_000, 14_100.0, 1.0), np.zeros(1, dtype=np.intp))]
+    assert SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100)._one_thread(small)
+    assert not SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100, accuracy=1e-3)._one_thread(small)
+    assert not SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100)._one_thread(small * 2)
+    huge = [((0.3, 0.5, 1e7, 1.0), np.zeros(1, dtype=np.intp))]  # a window of far more than 2^20 points at 5e-5
+    assert _core.pld_refine.loss_span(*huge[0][0]) / question.FINE_INTERVAL > 2**20
+    assert not SubsampledGaussianPLD(0.3, 0.5, 10**7)._one_thread(huge)
