@@ -27,6 +27,18 @@ def _calibrated(**kwargs: Any) -> Any:
     return found.local_sigma, found.granularity, found.epsilon, found.mse
 
 
+def _laplace_calibrated(**kwargs: Any) -> Any:
+    """secagg.calibrate_distributed_discrete_laplace's fields (its DiscreteLaplaceCalibration walked here)."""
+    found = secagg.calibrate_distributed_discrete_laplace(**kwargs)
+    return found.scale, found.epsilon, found.mse
+
+
+def _poisson_binomial_calibrated(**kwargs: Any) -> Any:
+    """secagg.calibrate_poisson_binomial's fields (its PoissonBinomialCalibration walked here)."""
+    found = secagg.calibrate_poisson_binomial(**kwargs)
+    return found.theta, found.epsilon, found.mse
+
+
 SECAGG_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "secagg.DistributedDiscreteGaussian",
@@ -37,6 +49,35 @@ SECAGG_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         "secagg.DistributedSkellam",
         both_sides(secagg.DistributedSkellam),
         dict(**ROUND, beta=0.1, sampling_rate=0.5, value_discretization_interval=H),
+    ),
+    (
+        "secagg.DistributedDiscreteLaplace",
+        both_sides(secagg.DistributedDiscreteLaplace),
+        dict(
+            clip_norm=1.0,
+            granularity=0.05,
+            dimension=4,
+            scale=20.0,
+            expected_clients=12,
+            min_surviving_clients=10,
+            rounds=2,
+            beta=1e-3,
+            sampling_rate=0.5,
+            value_discretization_interval=H,
+        ),
+    ),
+    (
+        "secagg.PoissonBinomialMechanism",
+        both_sides(secagg.PoissonBinomialMechanism),
+        dict(
+            trials=4,
+            theta=0.1,
+            min_surviving_clients=10,
+            dimension=4,
+            rounds=2,
+            sampling_rate=0.5,
+            value_discretization_interval=H,
+        ),
     ),
     (
         "secagg.IntegerSensitivity",
@@ -57,6 +98,35 @@ SECAGG_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         "secagg.calibrate_secure_aggregation",
         _calibrated,
         dict(epsilon=5.0, delta=1e-5, min_surviving_clients=10, dimension=100, clip_norm=1.0, bits=20, rounds=2),
+    ),
+    (
+        "secagg.calibrate_distributed_discrete_laplace",
+        _laplace_calibrated,
+        dict(
+            epsilon=5.0,
+            delta=1e-2,
+            clip_norm=1.0,
+            granularity=0.05,
+            dimension=4,
+            expected_clients=12,
+            min_surviving_clients=10,
+            rounds=2,
+            beta=1e-3,
+        ),
+    ),
+    (
+        "secagg.calibrate_poisson_binomial",
+        _poisson_binomial_calibrated,
+        dict(
+            epsilon=5.0,
+            delta=1e-5,
+            trials=4,
+            min_surviving_clients=10,
+            rounds=2,
+            dimension=4,
+            clip_norm=1.0,
+            value_discretization_interval=H,
+        ),
     ),
     (
         "secagg.distributed_discrete_gaussian_rdp",

@@ -200,13 +200,16 @@ def pure_epsilon(shape: float, decay: float, l1: float, l2: float, dimension: in
 
 
 def _nb_cut(beta: float, a: float) -> int:
-    """The least J with Chernoff's bound on P(NB(beta, 1 - e^{-a}) > J) below 1e-30 (module docstring)."""
+    """The least J with Chernoff's bound on P(NB(beta, 1 - e^{-a}) > J) below 1e-30 (module docstring); where
+    that J passes ``MAX_SUPPORT`` (a mean above it, infinite where 1 - e^{-a} underflows), some J above it."""
     log_p = math.log(-math.expm1(-a))
 
     def log_tail(k: float) -> float:
         return beta * (log_p + math.log((k + beta) / beta)) + k * (-a + math.log((k + beta) / k))
 
     mean = beta * math.exp(-a) / -math.expm1(-a)
+    if not mean <= MAX_SUPPORT:  # J >= the mean > MAX_SUPPORT (the mean infinite where 1 - e^-a underflows)
+        return MAX_SUPPORT + 1
     hi = max(2.0, 2.0 * mean)
     while log_tail(hi) > _TAIL_LOG:
         hi *= 2.0
@@ -257,7 +260,7 @@ def gdl_masses(shape: float, decay: float, reach: int = 0) -> Masses:
     if cut > MAX_SUPPORT:
         raise ValueError(
             f"the discrete Laplace's decay granularity / scale = {a:.6g} spreads each share's negative binomial over "
-            f'{cut} outcomes, above {MAX_SUPPORT}: no certified lower side is computed; ask bound="upper", or a '
+            f'more than {MAX_SUPPORT} outcomes: no certified lower side is computed; ask bound="upper", or a '
             "coarser granularity"
         )
     nb = np.asarray(stats.nbinom.pmf(np.arange(cut + 1), beta, -math.expm1(-a)), dtype=float)

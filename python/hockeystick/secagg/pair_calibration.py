@@ -23,7 +23,7 @@ from typing import Any
 
 from ..base.validation import delta_target, epsilon_target, positive_number
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
-from .pair_accountants import DistributedDiscreteLaplace, PoissonBinomialMechanism
+from .pair_accountants import _MAX_DECAY, DistributedDiscreteLaplace, PoissonBinomialMechanism
 
 __all__ = [
     "DiscreteLaplaceCalibration",
@@ -216,6 +216,13 @@ def calibrate_distributed_discrete_laplace(
     """
     eps, dlt = _targets(epsilon, delta)
     c = positive_number(clip_norm, "clip_norm")
+    gamma = positive_number(granularity, "granularity")
+    if gamma / c > _MAX_DECAY:  # the search starts at one clip norm: its decay gamma / c must stay at most 700
+        raise ValueError(
+            f"clip_norm must be at least granularity / {_MAX_DECAY:g} = {gamma / _MAX_DECAY:.6g}, got clip_norm={c!r} "
+            f"with granularity={gamma!r}: the scale search starts at one clip norm, where a discrete Laplace of decay "
+            f"granularity / scale above {_MAX_DECAY:g} leaves no noise; a larger clip_norm or a finer granularity"
+        )
     run: dict[str, Any] = dict(
         clip_norm=c,
         granularity=granularity,
