@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.pld.accountants.subsampled_gaussian import AccuracyNotMetWarning
+from hockeystick.pld.accountants.subsampled_gaussian import AccuracyNotMetWarning, _pool_copy
 
 DELTAS = np.logspace(-10, -3, 20)
 ACCURACY = 1e-2
@@ -116,7 +116,7 @@ def test_flags_through_a_callers_pool_equal_the_threads_and_are_not_sent_to_it()
         with pytest.warns(AccuracyNotMetWarning):
             pooled.epsilon(deltas, bound="both")
         assert pooled.unmet is not None and np.array_equal(pooled.unmet, threads.unmet)
-        assert pooled._pool_copy().unmet is None
+        assert _pool_copy(pooled).unmet is None
     assert threads.unmet is not None and np.array_equal(threads.unmet, ~(up - lo <= ACCURACY))
 
 

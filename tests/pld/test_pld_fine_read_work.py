@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from hockeystick import _core
-from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD, _one_thread
 from hockeystick.pld.compose import tilted
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.refine import question, tilted_question
@@ -110,9 +110,9 @@ def test_one_small_point_answers_the_same_on_any_threads(point):
 
 def test_the_one_thread_rule_is_for_one_small_point_without_accuracy():
     small = [((1.1, 256 / 60_000, 14_100.0, 1.0), np.zeros(1, dtype=np.intp))]
-    assert SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100)._one_thread(small)
-    assert not SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100, accuracy=1e-3)._one_thread(small)
-    assert not SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100)._one_thread(small * 2)
+    assert _one_thread(SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100), small)
+    assert not _one_thread(SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100, accuracy=1e-3), small)
+    assert not _one_thread(SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100), small * 2)
     huge = [((0.3, 0.5, 1e7, 1.0), np.zeros(1, dtype=np.intp))]  # a window of far more than 2^20 points at 5e-5
     assert _core.pld_refine.loss_span(*huge[0][0]) / question.FINE_INTERVAL > 2**20
-    assert not SubsampledGaussianPLD(0.3, 0.5, 10**7)._one_thread(huge)
+    assert not _one_thread(SubsampledGaussianPLD(0.3, 0.5, 10**7), huge)

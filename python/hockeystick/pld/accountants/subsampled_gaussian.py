@@ -593,17 +593,6 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                     up = np.maximum(lo, np.minimum(up, question.rdp_upper(pts[i], xs[i])))
             found[i] = (lo, up)
 
-    def _pool_copy(self) -> SubsampledGaussianPLD:
-        """What a pool's task needs (``_pool_task``): the settings, without the broadcast parameters,
-        the kept PLDs, the affinity tables, the last call's ``unmet`` flags and the pool itself (each would be
-        pickled with every task)."""
-        copy = object.__new__(type(self))
-        copy.__dict__.update(self.__dict__)
-        copy.sigma = copy.sampling_rate = copy.rounds = copy.sensitivity = np.empty(0)
-        copy.unmet = None
-        copy._plds, copy._near_one, copy._map, copy.workers = {}, NearOne(), None, 1
-        return copy
-
     def _evaluate(
         self,
         x: ArrayLike,
@@ -664,7 +653,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         # scipy.fft release the GIL); one at a time: its calls use the threads instead, unless it is one small point
         # (``one_thread``).
         pool = min(self.workers, len(units))
-        threads = 1 if pool > 1 or self._one_thread(pending) else self.workers
+        threads = 1 if pool > 1 or _one_thread(self, pending) else self.workers
 
         def points_and_arguments(unit: list[tuple[Point, np.ndarray]]) -> tuple[list[Point], list[np.ndarray]]:
             return [p for p, _ in unit], [flat_x[sel] for _, sel in unit]
@@ -677,31 +666,17 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         executor = ThreadPoolExecutor(pool) if pool > 1 else None
         try:
             if self._map is not None:  # a pool of the caller's: one thread per task, nothing kept
-                settings = self._pool_copy()
+                settings = _pool_copy(self)
                 results = _in_order(
                     units,
                     self._map(_pool_task, [(settings, *points_and_arguments(unit), bound, method) for unit in units]),
                 )
             else:
                 results = executor.map(run, units) if executor is not None else map(run, units)
-            for unit, (unit_brackets, store) in zip(units, results):  # in order, in this thread
-                for (_, sel), (lo, up) in zip(unit, unit_brackets):
-                    flat_lo[sel], flat_up[sel] = lo, up
-                if unit is units[-1]:
-                    self._plds = store  # memory: the last unit's PLDs only
-                progress.advance(sum(sel.size for _, sel in unit))
+            self._plds = _write_units(units, results, flat_lo, flat_up, self._plds)  # in order, in this thread
         finally:
             if executor is not None:
                 executor.shutdown(wait=True, cancel_futures=True)
-
-    def _one_thread(self, pending: list[tuple[Point, np.ndarray]]) -> bool:
-        """Whether a call of ``pending`` points runs its C++ calls on one thread: one point, no ``accuracy`` (whose
-        grids may be far finer), and its estimated window on the finer of the fixed grid and the default's fine
-        read's grid at most ``constants.ONE_THREAD_WINDOW`` points (the values are the same on any threads)."""
-        if len(pending) != 1 or self.accuracy is not None or not 0.0 < pending[0][0][1] < 1.0:
-            return False
-        h = min(self.value_discretization_interval, question.FINE_INTERVAL)
-        return loss_span(*pending[0][0]) / h <= constants.ONE_THREAD_WINDOW
 
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
@@ -719,6 +694,47 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             With ``accuracy``, ``unmet`` then flags the brackets left wider than the tolerance.
         """
         return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
+
+
+def _one_thread(accountant: SubsampledGaussianPLD, pending: list[tuple[Point, np.ndarray]]) -> bool:
+    """Whether a call of ``pending`` points runs its C++ calls on one thread: one point, no ``accuracy`` (whose
+    grids may be far finer), and its estimated window on the finer of the fixed grid and the default's fine
+    read's grid at most ``constants.ONE_THREAD_WINDOW`` points (the values are the same on any threads)."""
+    if len(pending) != 1 or accountant.accuracy is not None or not 0.0 < pending[0][0][1] < 1.0:
+        return False
+    h = min(accountant.value_discretization_interval, question.FINE_INTERVAL)
+    return loss_span(*pending[0][0]) / h <= constants.ONE_THREAD_WINDOW
+
+
+def _pool_copy(accountant: SubsampledGaussianPLD) -> SubsampledGaussianPLD:
+    """What a pool's task needs (``_pool_task``): the settings, without the broadcast parameters,
+    the kept PLDs, the affinity tables, the last call's ``unmet`` flags and the pool itself (each would be
+    pickled with every task)."""
+    copy = object.__new__(type(accountant))
+    copy.__dict__.update(accountant.__dict__)
+    copy.sigma = copy.sampling_rate = copy.rounds = copy.sensitivity = np.empty(0)
+    copy.unmet = None
+    copy._plds, copy._near_one, copy._map, copy.workers = {}, NearOne(), None, 1
+    return copy
+
+
+def _write_units(
+    units: list[list[tuple[Point, np.ndarray]]],
+    results: Iterable[tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]],
+    flat_lo: np.ndarray,
+    flat_up: np.ndarray,
+    kept: dict[PLDKey, PrivacyLossDistribution],
+) -> dict[PLDKey, PrivacyLossDistribution]:
+    """Each unit's brackets into ``flat_lo`` and ``flat_up`` at the flat positions asking for them, in the units'
+    order, the progress advanced unit by unit; the last unit's PLDs (the only ones kept, for memory), or ``kept``
+    where there is no unit."""
+    for unit, (unit_brackets, store) in zip(units, results):
+        for (_, sel), (lo, up) in zip(unit, unit_brackets):
+            flat_lo[sel], flat_up[sel] = lo, up
+        if unit is units[-1]:
+            kept = store
+        progress.advance(sum(sel.size for _, sel in unit))
+    return kept
 
 
 def _last_reads(
