@@ -95,6 +95,9 @@ BASE = dict(
     dimension=4,
     local_sigma=0.5,
     min_surviving_clients=4,
+    expected_clients=5,  # the distributed discrete Laplace
+    trials=4,  # the Poisson-binomial mechanism
+    theta=0.1,
 )
 
 
