@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, cast
 
@@ -509,6 +509,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         store = {k: v for k, v in self._plds.items() if k[:4] in wanted}
         self._build(store, pts, h, optimistic, threads, blocks=True)
         dists = [store[(*p, h, optimistic)] for p in pts]
+        sides: Sequence[tuple[np.ndarray | None, np.ndarray | None]]
         if bound == "both" and add_uppers is not None:  # fixed_sides' bracket, each direction's upper side kept
             uppers = direction_uppers(dists, method, xs, threads or None, self._along_run)
             add_uppers.extend(u[1] if len(u) == 2 else None for u in uppers)  # directions: (remove, add)

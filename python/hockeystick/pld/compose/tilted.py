@@ -116,7 +116,7 @@ def raised_untilted(
     margin += 1.0
     margin *= 32.0 * UNIT_ROUNDOFF
     margin += 1.0
-    masses = np.maximum(tilted, 0.0)
+    masses: np.ndarray = np.maximum(tilted, 0.0)
     masses *= factor
     masses *= margin
     return masses
