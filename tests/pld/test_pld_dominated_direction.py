@@ -77,7 +77,7 @@ def test_screened_epsilon_equals_the_two_direction_bracket(sigma, q, rounds, h, 
         return original(*args, **kwargs)
 
     monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
-    lo, up = dominated_direction.epsilon_brackets([(sigma, q, float(rounds), 1.0)], [h], [DELTAS], 1e-15)[0]
+    lo, up, _ = dominated_direction.epsilon_brackets([(sigma, q, float(rounds), 1.0)], [h], [DELTAS], 1e-15)[0]
     ref_lo, ref_up = (
         mechanisms.subsampled_gaussian(sigma, q, value_discretization_interval=h)
         .self_compose(rounds)
@@ -118,7 +118,7 @@ def test_a_batch_of_points_on_several_grids_equals_each_point_alone():
     hs = [2e-4, 2e-4, 1e-3, 5e-4]
     deltas = [np.array([1e-5]), np.array([1e-5, 1e-8]), DELTAS, np.array([1e-6])]
     got = dominated_direction.epsilon_brackets(points, hs, deltas, 1e-15)
-    for (s, q, t, c), h, d, (lo, up) in zip(points, hs, deltas, got):
+    for (s, q, t, c), h, d, (lo, up, _) in zip(points, hs, deltas, got):
         ref_lo, ref_up = (
             mechanisms.subsampled_gaussian(s, q, sensitivity=c, value_discretization_interval=h)
             .self_compose(int(t))
