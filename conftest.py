@@ -48,7 +48,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [item for item in items if item.get_closest_marker("slow") is None]
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
     """Say that slow tests were left out, and how to run them. Under xdist the controller collects
     nothing, so the count is known only in a run without workers."""
     if not _slow_left_out(config):
@@ -57,7 +59,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     if count == 0:
         return
     how_many = "" if count is None else f" ({count})"
-    terminalreporter.write_line(f"slow tests left out{how_many}: --run-slow runs them too, -m slow runs them alone")
+    terminalreporter.write_line(
+        f"slow tests left out{how_many}: --run-slow runs them too, -m slow runs them alone"
+    )
 
 
 # Warnings that hockeystick issues are errors in the suite (pyproject.toml's ``filterwarnings``,
@@ -78,14 +82,19 @@ def _located(issuer: FrameType, stacklevel: int) -> FrameType | None:
     for _ in range(stacklevel - 1):
         frame = frame.f_back if frame is not None else None
         while (
-            frame is not None and "importlib" in frame.f_code.co_filename and "_bootstrap" in frame.f_code.co_filename
+            frame is not None
+            and "importlib" in frame.f_code.co_filename
+            and "_bootstrap" in frame.f_code.co_filename
         ):
             frame = frame.f_back
     return frame
 
 
 def _warn(
-    message: str | Warning, category: type[Warning] | None = None, stacklevel: int = 1, source: Any = None
+    message: str | Warning,
+    category: type[Warning] | None = None,
+    stacklevel: int = 1,
+    source: Any = None,
 ) -> None:
     issuer = sys._getframe(1)
     module = issuer.f_globals.get("__name__", "")
@@ -95,7 +104,9 @@ def _warn(
     category = type(message) if isinstance(message, Warning) else category or UserWarning
     frame = _located(issuer, stacklevel)
     where = frame.f_globals if frame is not None else sys.__dict__
-    filename, lineno = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("sys", 1)
+    filename, lineno = (
+        (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("sys", 1)
+    )
     registry = where.setdefault("__warningregistry__", {})
     warnings.warn_explicit(message, category, filename, lineno, module, registry, where, source)
 

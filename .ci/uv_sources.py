@@ -24,7 +24,9 @@ VARIABLES = {
     "cert": ("SSL_CERT_FILE", " "),
 }
 
-listed = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
+listed = subprocess.run(
+    [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True
+).stdout
 values: dict[str, list[str]] = {}
 for line in listed.splitlines():
     key, _, quoted = line.partition("=")

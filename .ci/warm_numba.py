@@ -15,5 +15,13 @@ for dtype in ("float64", "float32"):
     train, test = sim.bundled("wine", 6, seed=1, dtype=dtype)
     for batch_size in (None, 2):  # full-batch and minibatch local steps
         sim.noisy_fedavg(
-            train, test=test, rounds=2, local_steps=2, rate=1.0, clip=1.0, sigma=0.3, batch_size=batch_size, seed=3
+            train,
+            test=test,
+            rounds=2,
+            local_steps=2,
+            rate=1.0,
+            clip=1.0,
+            sigma=0.3,
+            batch_size=batch_size,
+            seed=3,
         )

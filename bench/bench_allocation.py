@@ -18,8 +18,12 @@ from hockeystick.training import DPSGD
 
 GOAL = {"dataset_size": 60_000, "batch_size": 256, "epochs": 60, "noise_multiplier": 1.1}
 SCALING = [
-    {"dataset_size": 60_000, "batch_size": 256, "epochs": 60, "noise_multiplier": z} for z in (0.6, 1.1, 3.0)
-] + [{"dataset_size": n, "batch_size": 256, "epochs": 10, "noise_multiplier": 1.1} for n in (6_000, 600_000)]
+    {"dataset_size": 60_000, "batch_size": 256, "epochs": 60, "noise_multiplier": z}
+    for z in (0.6, 1.1, 3.0)
+] + [
+    {"dataset_size": n, "batch_size": 256, "epochs": 10, "noise_multiplier": 1.1}
+    for n in (6_000, 600_000)
+]
 
 
 def bracket(run: dict[str, float]) -> tuple[float, float]:
@@ -40,7 +44,9 @@ def main() -> None:
         cpu = time.process_time() - start
         load = os.getloadavg()[0]
         steps = int(np.ceil(run["dataset_size"] / run["batch_size"]))
-        print(f"{run} ({steps} steps per epoch): [{lower:.5f}, {upper:.5f}] in {cpu:.2f} s CPU, load {load:.2f}")
+        print(
+            f"{run} ({steps} steps per epoch): [{lower:.5f}, {upper:.5f}] in {cpu:.2f} s CPU, load {load:.2f}"
+        )
 
 
 if __name__ == "__main__":

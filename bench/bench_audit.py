@@ -37,7 +37,9 @@ def scores(canaries: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def accountant() -> Any:
-    return registry.get("dp_sgd").build(dataset_size=60000, batch_size=256, noise_multiplier=1.1, epochs=1)
+    return registry.get("dp_sgd").build(
+        dataset_size=60000, batch_size=256, noise_multiplier=1.1, epochs=1
+    )
 
 
 def audit_once(held_in: np.ndarray, held_out: np.ndarray, acc: Any) -> audit.AuditReport:
@@ -76,9 +78,15 @@ def test_audit_report(benchmark, size) -> None:
     canaries = size(1_000_000, 10_000)
     held_in, held_out = scores(canaries)
     acc = accountant()
-    audit_once(held_in[:1000], held_out[:1000], acc)  # imports and the accountant's first evaluations
-    result = benchmark.pedantic(audit_once, args=(held_in, held_out, acc), rounds=3 if canaries > 10_000 else 1)
-    assert result.curve.refuted and result.gap < 0  # mu = 1 scores against DP-SGD at eps 0.31: refuted
+    audit_once(
+        held_in[:1000], held_out[:1000], acc
+    )  # imports and the accountant's first evaluations
+    result = benchmark.pedantic(
+        audit_once, args=(held_in, held_out, acc), rounds=3 if canaries > 10_000 else 1
+    )
+    assert (
+        result.curve.refuted and result.gap < 0
+    )  # mu = 1 scores against DP-SGD at eps 0.31: refuted
     _, seconds = cpu(lambda: audit_once(held_in, held_out, acc))
     benchmark.extra_info.update(canaries=canaries, cpu_seconds=seconds, load=os.getloadavg()[0])
 
@@ -88,13 +96,17 @@ def test_epsilon_one_run(benchmark, size) -> None:
     canaries = size(10_000_000, 10_000)
     data = audit.as_scores(*scores(canaries))
     _ = data.hull
-    eps = benchmark.pedantic(lambda: audit.epsilon_one_run(data, significance=0.05, delta=1e-5), rounds=1)
+    eps = benchmark.pedantic(
+        lambda: audit.epsilon_one_run(data, significance=0.05, delta=1e-5), rounds=1
+    )
     assert eps >= 0.0
     benchmark.extra_info.update(canaries=canaries, epsilon=eps, load=os.getloadavg()[0])
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--canaries", type=int, default=1_000_000)
     args = parser.parse_args()
     held_in, held_out = scores(args.canaries)
@@ -115,14 +127,20 @@ def main() -> None:
         f"             eps lower bound {eps:.6f}; report: audit {report.epsilon_audit:.6f}, "
         f"accountant {report.epsilon_upper:.6f}, curve refuted {report.curve.refuted}"
     )
-    print(f"             one-run bound (Steinke et al., Bonferroni) {one_run:.6f} in {t_one_run:.3f}")
+    print(
+        f"             one-run bound (Steinke et al., Bonferroni) {one_run:.6f} in {t_one_run:.3f}"
+    )
     anchor = jax_privacy_auditing()
     if anchor is None:
-        print("jax_privacy: not installed (pip install --no-deps jax-privacy: its auditing module needs no jax)")
+        print(
+            "jax_privacy: not installed (pip install --no-deps jax-privacy: its auditing module needs no jax)"
+        )
         return
     auditor, a_init = cpu(lambda: anchor.CanaryScoreAuditor(held_in, held_out))
     a_eps, a_cp = cpu(lambda: auditor.epsilon_clopper_pearson(0.05, 1e-5))
-    _, a_roc = cpu(lambda: (auditor.attack_auroc(), auditor.tpr_at_given_fpr(np.array([1e-3, 1e-2, 0.1]))))
+    _, a_roc = cpu(
+        lambda: (auditor.attack_auroc(), auditor.tpr_at_given_fpr(np.array([1e-3, 1e-2, 0.1])))
+    )
     print(
         f"jax_privacy  construction (hull) {a_init:.3f}  Clopper-Pearson (Bonferroni) {a_cp:.3f}  "
         f"AUROC + TPR {a_roc:.4f}; eps lower bound {a_eps:.6f}"

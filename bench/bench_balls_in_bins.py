@@ -62,7 +62,11 @@ def monte_carlo(setting: dict[str, Any], draws: int) -> BallsInBinsMonteCarlo:
     """Our Monte Carlo of the balls-in-bins dominating pair, ``draws`` per direction, seed 0."""
     c, _ = Banded(column(setting["bands"])).matrix(setting["rounds"])
     return BallsInBinsMonteCarlo(
-        strategy=c, noise_multiplier=setting["noise_multiplier"], cycle_length=setting["bins"], draws=draws, seed=0
+        strategy=c,
+        noise_multiplier=setting["noise_multiplier"],
+        cycle_length=setting["bins"],
+        draws=draws,
+        seed=0,
     )
 
 
@@ -157,7 +161,11 @@ def test_monte_carlo(benchmark, size):
     mc = benchmark(lambda: monte_carlo(setting, draws))
     reading = mc.delta(1.0, beta=BETA)
     assert reading.estimate <= reading.confidence_bound <= 1.0
-    assert reading.certified_lower - 5 * reading.standard_error <= reading.estimate <= reading.unamplified_upper
+    assert (
+        reading.certified_lower - 5 * reading.standard_error
+        <= reading.estimate
+        <= reading.unamplified_upper
+    )
 
 
 def main() -> None:

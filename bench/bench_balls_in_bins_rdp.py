@@ -51,7 +51,9 @@ def report(setting: dict[str, Any], draws: int) -> None:
     run = run_of(setting)
     sides = run.sampled
     assert sides is not None
-    unamplified = {kind: value for kind, _, value in sides.upper_sides("epsilon", DELTA)}["unamplified"]
+    unamplified = {kind: value for kind, _, value in sides.upper_sides("epsilon", DELTA)}[
+        "unamplified"
+    ]
     reading = monte_carlo(setting, draws).delta(EPSILON, beta=1e-3)
     print("| | delta at eps = 1 | eps at delta = 1e-10 |")
     print("|---|---|---|")
@@ -59,10 +61,16 @@ def report(setting: dict[str, Any], draws: int) -> None:
         f"| certified lower | {float(run.delta(EPSILON, bound='lower')):.5g} | "
         f"{float(run.epsilon(DELTA, bound='lower')):.4g} |"
     )
-    print(f"| Monte Carlo, not certified | {reading.estimate:.5g} +- {reading.standard_error:.2g} | - |")
+    print(
+        f"| Monte Carlo, not certified | {reading.estimate:.5g} +- {reading.standard_error:.2g} | - |"
+    )
     delta_sides = {kind: value for kind, _, value in sides.upper_sides("delta", EPSILON)}
-    print(f"| certified upper, unamplified | {float(delta_sides['unamplified']):.5g} | {float(unamplified):.4g} |")
-    print(f"| certified upper, amplified (Renyi) | {float(delta_sides['amplified']):.5g} | {eps_amplified:.4g} |")
+    print(
+        f"| certified upper, unamplified | {float(delta_sides['unamplified']):.5g} | {float(unamplified):.4g} |"
+    )
+    print(
+        f"| certified upper, amplified (Renyi) | {float(delta_sides['amplified']):.5g} | {eps_amplified:.4g} |"
+    )
     each = renyi.directions(DELTA)
     print(
         f"BallsInBinsRDP built and read at delta = {DELTA:g}: {seconds:.2f} CPU s (remove {each['remove']:.4g}, add "

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")  # before the compiled core and the C library start OpenMP
+os.environ.setdefault(
+    "OMP_NUM_THREADS", "1"
+)  # before the compiled core and the C library start OpenMP
 
 import argparse
 import ctypes
@@ -38,7 +40,9 @@ import pytest
 import hockeystick.cpp
 import hockeystick.pld as pld
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # bench/ itself, for bench/results.py
+sys.path.insert(
+    0, os.path.dirname(os.path.abspath(__file__))
+)  # bench/ itself, for bench/results.py
 
 from results import cpu_id  # noqa: E402  (bench/results.py, on the path just above)
 
@@ -80,7 +84,11 @@ class CInterface:
         try:
             self._checked(self.lib.hs_pld_subsampled_gaussian(sigma, q, h, ctypes.byref(one)))
             self._checked(self.lib.hs_pld_self_compose(one, rounds, ctypes.byref(composed)))
-            self._checked(self.lib.hs_pld_epsilon_bracket(composed, delta, ctypes.byref(lower), ctypes.byref(upper)))
+            self._checked(
+                self.lib.hs_pld_epsilon_bracket(
+                    composed, delta, ctypes.byref(lower), ctypes.byref(upper)
+                )
+            )
         finally:
             self.lib.hs_pld_free(composed)
             self.lib.hs_pld_free(one)
@@ -98,7 +106,9 @@ def installed_library() -> Path:
     """The C library the installed package carries (hockeystick/lib: libhockeystick_c.so, .dylib, or
     hockeystick_c.dll)."""
     folder = Path(hockeystick.cpp.get_library_dir())
-    found = sorted(p for p in folder.glob("*hockeystick_c.*") if p.suffix in (".so", ".dylib", ".dll"))
+    found = sorted(
+        p for p in folder.glob("*hockeystick_c.*") if p.suffix in (".so", ".dylib", ".dll")
+    )
     if not found:
         raise FileNotFoundError(f"no libhockeystick_c in {folder}")
     return found[0]
@@ -110,7 +120,9 @@ def _cpu(call: Callable[[], Bracket]) -> float:
     return time.process_time() - start
 
 
-def interleaved(c_call: Callable[[], Bracket], py_call: Callable[[], Bracket], pairs: int) -> tuple[float, float]:
+def interleaved(
+    c_call: Callable[[], Bracket], py_call: Callable[[], Bracket], pairs: int
+) -> tuple[float, float]:
     """The median CPU seconds of each call over `pairs` interleaved pairs (ABBA), after one untimed call each."""
     c_call(), py_call()
     c_times, py_times = [], []
@@ -129,14 +141,20 @@ def interleaved(c_call: Callable[[], Bracket], py_call: Callable[[], Bracket], p
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--library", type=Path, default=None, help="libhockeystick_c (default: the package's)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--library", type=Path, default=None, help="libhockeystick_c (default: the package's)"
+    )
     parser.add_argument("--pairs", type=int, default=31, help="interleaved pairs per setting")
     args = parser.parse_args()
     c = CInterface(args.library or installed_library())
     if not c.lib.hs_has_pld():
         raise SystemExit("this libhockeystick_c was built without the PLD calls (no FFT backend)")
-    print(f"CPU {cpu_id()}, {os.cpu_count()} cores, OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}")
+    print(
+        f"CPU {cpu_id()}, {os.cpu_count()} cores, OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}"
+    )
     print(
         f"C library {args.library or installed_library()} (FFT: {c.backend}); load average before "
         f"{os.getloadavg()[0]:.2f}"
@@ -145,7 +163,9 @@ def main() -> None:
         f"{'sigma':>6} {'q':>5} {'rounds':>6} {'h':>6} {'delta':>6}  {'C s':>8} {'Python s':>8} {'Py/C':>5}  brackets"
     )
     for setting in SETTINGS:
-        c_s, py_s = interleaved(partial(c.bracket, *setting), partial(python_bracket, *setting), args.pairs)
+        c_s, py_s = interleaved(
+            partial(c.bracket, *setting), partial(python_bracket, *setting), args.pairs
+        )
         sigma, q, rounds, h, delta = setting
         print(
             f"{sigma:6g} {q:5g} {rounds:6d} {h:6g} {delta:6g}  {c_s:8.4f} {py_s:8.4f} {py_s / c_s:5.2f}  "

@@ -83,7 +83,9 @@ def numpy_epsilon(sigma, m, delta):
     def f(e, s, t, mm, d):
         return np.log(numpy_delta(s, t, mm, e)) - np.log(d)
 
-    res = find_root(f, (np.zeros(todo.sum()), hi[todo]), args=(sigma[todo], rounds[todo], m[todo], delta[todo]))
+    res = find_root(
+        f, (np.zeros(todo.sum()), hi[todo]), args=(sigma[todo], rounds[todo], m[todo], delta[todo])
+    )
     out[todo] = res.x
     return out
 
@@ -93,13 +95,21 @@ def numpy_epsilon(sigma, m, delta):
 
 def hockeystick_delta(sigma, rounds, m, eps, threads):
     acc = TrustedAggregator(
-        n=N_USERS, batch_size=m, sigma=sigma, learning_rate=ETA, lipschitz=LIPSCHITZ, radius=RADIUS, rounds=rounds
+        n=N_USERS,
+        batch_size=m,
+        sigma=sigma,
+        learning_rate=ETA,
+        lipschitz=LIPSCHITZ,
+        radius=RADIUS,
+        rounds=rounds,
     )
     return acc.delta(eps, threads=threads)
 
 
 def hockeystick_epsilon(sigma, m, delta, threads):
-    acc = TrustedAggregator(n=N_USERS, batch_size=m, sigma=sigma, learning_rate=ETA, lipschitz=LIPSCHITZ, radius=RADIUS)
+    acc = TrustedAggregator(
+        n=N_USERS, batch_size=m, sigma=sigma, learning_rate=ETA, lipschitz=LIPSCHITZ, radius=RADIUS
+    )
     return acc.epsilon(delta, threads=threads)
 
 
@@ -224,7 +234,12 @@ def contraction_epsilon_grid(size: Size) -> Pair:
         with np.errstate(all="ignore"):
             return numpy_epsilon(*axes)
 
-    return Pair(ours=lambda: hockeystick_epsilon(*axes, 1), anchor=anchor, ours_items=count, anchor_items=count)
+    return Pair(
+        ours=lambda: hockeystick_epsilon(*axes, 1),
+        anchor=anchor,
+        ours_items=count,
+        anchor_items=count,
+    )
 
 
 # ---- the side-by-side table ----------------------------------------------------------------------
@@ -258,8 +273,18 @@ def main() -> None:
     rows = []
     for name, make, ours, anchor in [
         ("delta, (sigma,T,m,eps) grid", lambda: delta_grid(scale), hockeystick_delta, numpy_delta),
-        ("delta, random points", lambda: delta_points(round(1e7 * scale)), hockeystick_delta, numpy_delta),
-        ("epsilon, (sigma,m,delta) grid", lambda: epsilon_grid(scale), hockeystick_epsilon, numpy_epsilon),
+        (
+            "delta, random points",
+            lambda: delta_points(round(1e7 * scale)),
+            hockeystick_delta,
+            numpy_delta,
+        ),
+        (
+            "epsilon, (sigma,m,delta) grid",
+            lambda: epsilon_grid(scale),
+            hockeystick_epsilon,
+            numpy_epsilon,
+        ),
     ]:
         args = make()
         count = int(np.prod(np.broadcast_shapes(*(np.shape(a) for a in args))))
@@ -267,7 +292,9 @@ def main() -> None:
         for threads in (1, 2):
             t, cpu, out = _best_of(ours, *args, threads)
             results[threads] = out
-            rows.append((name, f"hockeystick, {threads} thread{'s' * (threads > 1)}", count, t, cpu, ""))
+            rows.append(
+                (name, f"hockeystick, {threads} thread{'s' * (threads > 1)}", count, t, cpu, "")
+            )
         with np.errstate(all="ignore"):
             t, cpu, out = _best_of(anchor, *args, repeat=1 if "epsilon" in name else 3)
         rows.append((name, "numpy/scipy, same formula", count, t, cpu, _accuracy(out, results[2])))
@@ -277,7 +304,9 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|---|")
     for name, impl, count, t, cpu, acc in rows:
-        print(f"| {name} | {impl} | {count:.0e} | {t:.3f} | {cpu:.3f} | {count / t:.3g} | {count / cpu:.3g} | {acc} |")
+        print(
+            f"| {name} | {impl} | {count:.0e} | {t:.3f} | {cpu:.3f} | {count / t:.3g} | {count / cpu:.3g} | {acc} |"
+        )
 
 
 if __name__ == "__main__":

@@ -36,7 +36,9 @@ def fedavg_grid(n_points: int, schedule: str, max_rounds: int) -> dict[str, np.n
 def numpy_engine_mu(p: dict[str, np.ndarray], i: int) -> tuple[float, float]:
     """The straightforward implementation of one point: eta matrix, rho_t, gamma_t, P_t, eq. 16 and composition."""
     T, K = int(p["rounds"][i]), int(p["local_steps"][i])
-    a, L, V, m, sigma = (p[k][i] for k in ("learning_rate", "lipschitz", "clip", "clients", "sigma"))
+    a, L, V, m, sigma = (
+        p[k][i] for k in ("learning_rate", "lipschitz", "clip", "clients", "sigma")
+    )
     t = np.arange(T)[:, None]
     k = np.arange(K)[None, :]
     eta = {"constant": np.full((T, K), a), "stagewise": a / (t + 1) + 0 * k}[p["schedule"]]
@@ -51,11 +53,14 @@ def numpy_engine_mu(p: dict[str, np.ndarray], i: int) -> tuple[float, float]:
 def naive_eq17(p: dict[str, np.ndarray]) -> np.ndarray:
     """eq. 17 typed in directly, vectorized: overflows (NaN) once (1 + aL)^{KT} passes 1e308."""
     a, L, K, T, V, m, s = (
-        p[k] for k in ("learning_rate", "lipschitz", "local_steps", "rounds", "clip", "clients", "sigma")
+        p[k]
+        for k in ("learning_rate", "lipschitz", "local_steps", "rounds", "clip", "clients", "sigma")
     )
     r = (1 + a * L) ** K
     with np.errstate(over="ignore", invalid="ignore"):
-        return 2 * a * V * K / (np.sqrt(m) * s) * np.sqrt((r + 1) / (r - 1) * (r**T - 1) / (r**T + 1))
+        return (
+            2 * a * V * K / (np.sqrt(m) * s) * np.sqrt((r + 1) / (r - 1) * (r**T - 1) / (r**T + 1))
+        )
 
 
 def time_per_point(fn, p: dict[str, np.ndarray], n: int) -> float:
@@ -95,7 +100,9 @@ def test_fedavg_grid(benchmark, size, schedule: str, max_rounds: int) -> None:
         naive = naive_eq17(p)
         benchmark.extra_info["naive_eq17_nan_fraction"] = float(np.mean(~np.isfinite(naive)))
         ok = np.isfinite(naive)
-        benchmark.extra_info["naive_eq17_max_rel_diff"] = float(np.abs(naive[ok] / acct.mu_paper_h0[ok] - 1).max())
+        benchmark.extra_info["naive_eq17_max_rel_diff"] = float(
+            np.abs(naive[ok] / acct.mu_paper_h0[ok] - 1).max()
+        )
 
 
 def test_naive_eq17_grid(benchmark, size) -> None:
@@ -192,7 +199,10 @@ def rdp_sigma_sweep(size: Size) -> Pair:
         out = []
         for s in looped:
             acct = dp_accounting.rdp.RdpAccountant()
-            acct.compose(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(float(s))), 10_000)
+            acct.compose(
+                dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(float(s))),
+                10_000,
+            )
             out.append(acct.get_epsilon(1e-5))
         return out
 
@@ -200,7 +210,9 @@ def rdp_sigma_sweep(size: Size) -> Pair:
         np.testing.assert_allclose(eps[np.searchsorted(sigma, looped)], ref, rtol=1e-9)
 
     return Pair(
-        ours=lambda: SubsampledGaussianRDP(sigma=sigma, sampling_rate=0.01, rounds=10_000).epsilon(1e-5),
+        ours=lambda: SubsampledGaussianRDP(sigma=sigma, sampling_rate=0.01, rounds=10_000).epsilon(
+            1e-5
+        ),
         anchor=anchor,
         ours_items=sigma.size,
         anchor_items=looped.size,

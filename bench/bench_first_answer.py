@@ -40,9 +40,14 @@ def first_answer_cold(size: Size) -> Pair:
         from hockeystick.training import DPSGD
 
         here = DPSGD(
-            noise_multiplier=README_RUN.noise_multiplier, sample_rate=README_RUN.sample_rate, steps=README_RUN.steps
+            noise_multiplier=README_RUN.noise_multiplier,
+            sample_rate=README_RUN.sample_rate,
+            steps=README_RUN.steps,
         ).epsilon(1e-5)
-        assert float(printed) == float(here), (printed, here)  # the fresh process's answer is this process's
+        assert float(printed) == float(here), (
+            printed,
+            here,
+        )  # the fresh process's answer is this process's
 
     return Pair(ours=lambda: _printed(ours, env), anchor=lambda: _printed(anchor, env), check=check)
 
@@ -65,7 +70,9 @@ def warm_answer_small_delta(size: Size) -> Pair:
 
     def hockeystick_answer() -> float:
         return float(
-            DPSGD(noise_multiplier=run.noise_multiplier, sample_rate=run.sample_rate, steps=run.steps).epsilon(1e-10)
+            DPSGD(
+                noise_multiplier=run.noise_multiplier, sample_rate=run.sample_rate, steps=run.steps
+            ).epsilon(1e-10)
         )
 
     def dp_accounting_answer() -> float:
@@ -77,10 +84,14 @@ def warm_answer_small_delta(size: Size) -> Pair:
         return float(accountant.get_epsilon(1e-10))
 
     def check(upper: float, theirs: float) -> None:
-        low, high = DPSGD(noise_multiplier=run.noise_multiplier, sample_rate=run.sample_rate, steps=run.steps).epsilon(
-            1e-10, bound="both"
-        )
-        assert 0 < low <= high == upper <= low * (1 + 1e-3), (low, high, upper)  # the default's accuracy
+        low, high = DPSGD(
+            noise_multiplier=run.noise_multiplier, sample_rate=run.sample_rate, steps=run.steps
+        ).epsilon(1e-10, bound="both")
+        assert 0 < low <= high == upper <= low * (1 + 1e-3), (
+            low,
+            high,
+            upper,
+        )  # the default's accuracy
         assert abs(theirs - upper) <= 0.01 * upper, (theirs, upper)  # the same run
 
     return Pair(ours=hockeystick_answer, anchor=dp_accounting_answer, check=check)

@@ -39,7 +39,9 @@ def column(bands: int) -> list[float]:
     return out
 
 
-def run_at(setting: dict[str, Any], epsilon: float, draws: int, seed: int) -> ImportanceSampledMonteCarlo:
+def run_at(
+    setting: dict[str, Any], epsilon: float, draws: int, seed: int
+) -> ImportanceSampledMonteCarlo:
     c, _ = Banded(column(setting["bands"])).matrix(setting["rounds"])
     return ImportanceSampledMonteCarlo(
         strategy=c,

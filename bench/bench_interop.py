@@ -143,7 +143,10 @@ def summarize_trees(rows: list[dict]) -> None:
     ours_w = np.array([r["upper"] - r["lower"] for r in rows])
     their_w = np.array([r["pessimistic"] - r["optimistic"] for r in rows])
     above = np.array([r["upper"] - r["pessimistic"] for r in rows])
-    ok = all(r["upper"] >= r["optimistic"] - 1e-12 and r["lower"] <= r["pessimistic"] + 1e-12 for r in rows)
+    ok = all(
+        r["upper"] >= r["optimistic"] - 1e-12 and r["lower"] <= r["pessimistic"] + 1e-12
+        for r in rows
+    )
     print(
         f"\n{len(rows)} trees: speed-up (dp_accounting / hockeystick) wall min {speed_wall.min():.1f} "
         f"median {np.median(speed_wall):.1f}; CPU min {speed_cpu.min():.1f} median {np.median(speed_cpu):.1f}; "
@@ -167,7 +170,9 @@ def summarize_trees(rows: list[dict]) -> None:
         f"our upper - their pessimistic: max {above.max():.2e}, median {np.median(above):.2e}; "
         f"brackets consistent with theirs: {ok}"
     )
-    for i, r in enumerate(rows):  # where not: by how much (their estimates carry their own round-off)
+    for i, r in enumerate(
+        rows
+    ):  # where not: by how much (their estimates carry their own round-off)
         if not (r["upper"] >= r["optimistic"] - 1e-12 and r["lower"] <= r["pessimistic"] + 1e-12):
             print(
                 f"  tree {i}: our lower - their pessimistic {r['lower'] - r['pessimistic']:.2e}, "
@@ -188,7 +193,9 @@ def tracking(repeats: int = 3) -> None:
             acc.step(noise_multiplier=SIGMA, sample_rate=SAMPLE_RATE)
         return acc.get_epsilon_bracket(DELTA)
 
-    event = E.SelfComposedDpEvent(E.PoissonSampledDpEvent(SAMPLE_RATE, E.GaussianDpEvent(SIGMA)), STEPS)
+    event = E.SelfComposedDpEvent(
+        E.PoissonSampledDpEvent(SAMPLE_RATE, E.GaussianDpEvent(SIGMA)), STEPS
+    )
     runs = {
         "hockeystick (Opacus IAccountant), bracket": ours,
         "dp_accounting PLD 1e-4": lambda: PLDAccountant().compose(event).get_epsilon(DELTA),
@@ -251,8 +258,12 @@ def along_run(repeats: int = 3, epochs: int = EPOCHS) -> dict[str, tuple[float, 
         return out
 
     runs = {
-        "hockeystick epsilon_curve, both sides": lambda: accountant(steps).epsilon_curve(DELTA, every=EPOCH_STEPS),
-        "hockeystick last step alone, both sides": lambda: accountant(steps).epsilon(DELTA, bound="both"),
+        "hockeystick epsilon_curve, both sides": lambda: accountant(steps).epsilon_curve(
+            DELTA, every=EPOCH_STEPS
+        ),
+        "hockeystick last step alone, both sides": lambda: accountant(steps).epsilon(
+            DELTA, bound="both"
+        ),
         "hockeystick loop over the epochs": lambda: [
             accountant(EPOCH_STEPS * e).epsilon(DELTA, bound="both") for e in range(1, epochs + 1)
         ],
@@ -275,20 +286,28 @@ def along_run(repeats: int = 3, epochs: int = EPOCHS) -> dict[str, tuple[float, 
     results = {name: fn() for name, fn in runs.items()}  # warm
     curve = results["hockeystick epsilon_curve, both sides"]
     theirs = np.asarray(results["dp_accounting PLD 1e-4, epoch by epoch"])
-    assert np.all(curve.lower <= curve.upper) and np.all(np.abs(curve.upper - theirs) <= 1e-3), (curve, theirs)
+    assert np.all(curve.lower <= curve.upper) and np.all(np.abs(curve.upper - theirs) <= 1e-3), (
+        curve,
+        theirs,
+    )
     times: dict[str, list[tuple[float, float]]] = {k: [] for k in runs}
     for _ in range(repeats):  # interleaved
         for name, fn in runs.items():
             _, wall, cpu = _timed(fn)
             times[name].append((cpu, wall))
-    medians = {k: (statistics.median(c for c, _ in v), statistics.median(w for _, w in v)) for k, v in times.items()}
+    medians = {
+        k: (statistics.median(c for c, _ in v), statistics.median(w for _, w in v))
+        for k, v in times.items()
+    }
     last = medians["hockeystick last step alone, both sides"][0]
     print(
         f"\nepsilon after each of {epochs} epochs of {EPOCH_STEPS} steps, q = 256/60000, sigma = {SIGMA}, "
         f"delta = {DELTA} (median of {repeats}, load average {os.getloadavg()[0]:.2f})"
     )
     for name, (cpu, wall) in medians.items():
-        print(f"  {name:45s} {cpu:8.4f} s CPU {wall:8.4f} s wall  {cpu / last:8.1f} last-step evaluations (CPU)")
+        print(
+            f"  {name:45s} {cpu:8.4f} s CPU {wall:8.4f} s wall  {cpu / last:8.1f} last-step evaluations (CPU)"
+        )
     return medians
 
 
@@ -312,12 +331,16 @@ def test_along_run_smoke():
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--trees", type=int, default=200)
     parser.add_argument("--skip-tracking", action="store_true")
     parser.add_argument("--skip-trees", action="store_true")
     parser.add_argument("--skip-along-run", action="store_true")
-    parser.add_argument("--repeats", type=int, default=1, help="interleaved runs per tree (times are medians)")
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="interleaved runs per tree (times are medians)"
+    )
     parser.add_argument(
         "--slow",
         action="store_true",
@@ -325,7 +348,9 @@ def main() -> None:
         "and the compose / epsilon split of both",
     )
     args = parser.parse_args()
-    logging.getLogger().setLevel(logging.ERROR)  # dp_accounting warns on every (untimed) optimistic PLD
+    logging.getLogger().setLevel(
+        logging.ERROR
+    )  # dp_accounting warns on every (untimed) optimistic PLD
     print("load average at start:", os.getloadavg())
     if not args.skip_tracking:
         tracking()

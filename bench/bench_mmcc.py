@@ -45,7 +45,10 @@ def column(bands: int) -> list[float]:
 
 
 def strategies(setting: dict[str, Any]) -> dict[str, Any]:
-    return {f"{setting['bands']}-banded": Banded(column(setting["bands"])), "BLT(0.99, 0.2)": BLT([0.99], [0.2])}
+    return {
+        f"{setting['bands']}-banded": Banded(column(setting["bands"])),
+        "BLT(0.99, 0.2)": BLT([0.99], [0.2]),
+    }
 
 
 def run_of(setting: dict[str, Any], strategy: Any, lower_side: bool = True) -> MMCC:
@@ -70,10 +73,14 @@ def report(setting: dict[str, Any]) -> None:
         f"T = {setting['rounds']}, q = {setting['sampling_rate']}, z = {setting['noise_multiplier']}, delta = "
         f"{DELTA:g}; {cpu_id()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}"
     )
-    print("| C | bracket (lower, upper) | MMCC | delta_1 | unamplified eps | rho | CPU s, wall s | upper only |")
+    print(
+        "| C | bracket (lower, upper) | MMCC | delta_1 | unamplified eps | rho | CPU s, wall s | upper only |"
+    )
     for name, strategy in strategies(setting).items():
         answer, cpu, wall = _timed(lambda: run_of(setting, strategy).get_epsilon(DELTA))
-        _, upper_cpu, upper_wall = _timed(lambda: run_of(setting, strategy, lower_side=False).get_epsilon(DELTA))
+        _, upper_cpu, upper_wall = _timed(
+            lambda: run_of(setting, strategy, lower_side=False).get_epsilon(DELTA)
+        )
         print(
             f"| {name} | ({answer.lower:.4f}, {answer.upper:.4f}) | {answer.mmcc:.4f} | {answer.tail_delta:.0e} | "
             f"{answer.unamplified:.2f} | {answer.unamplified_rho:.2f} | {cpu:.1f}, {wall:.1f} | "
@@ -82,12 +89,16 @@ def report(setting: dict[str, Any]) -> None:
     print("| C | z | MMCC (upper side) | delta_1 | unamplified eps | CPU s, wall s |")
     for z in TREE_NOISE:
         tree = dict(setting, noise_multiplier=z)
-        answer, cpu, wall = _timed(lambda: run_of(tree, Tree(), lower_side=False).get_epsilon(DELTA))
+        answer, cpu, wall = _timed(
+            lambda: run_of(tree, Tree(), lower_side=False).get_epsilon(DELTA)
+        )
         print(
             f"| Tree() | {z:g} | {answer.mmcc:.4f} | {answer.tail_delta:.0e} | {answer.unamplified:.2f} | "
             f"{cpu:.1f}, {wall:.1f} |"
         )
-    tree = dict(setting, rounds=TREE_ROUNDS if setting is FULL else setting["rounds"], noise_multiplier=20.0)
+    tree = dict(
+        setting, rounds=TREE_ROUNDS if setting is FULL else setting["rounds"], noise_multiplier=20.0
+    )
     answer, cpu, wall = _timed(lambda: run_of(tree, Tree()).get_epsilon(DELTA))
     print(
         f"Tree() over {tree['rounds']} rounds, z = 20, both sides: ({answer.lower:.4f}, {answer.upper:.4f}), "
@@ -98,7 +109,11 @@ def report(setting: dict[str, Any]) -> None:
 
 def test_mmcc_banded(benchmark, size):
     setting = FULL if size(1, 0) else SHORT
-    answer = benchmark(lambda: run_of(setting, strategies(setting)[f"{setting['bands']}-banded"]).get_epsilon(DELTA))
+    answer = benchmark(
+        lambda: run_of(setting, strategies(setting)[f"{setting['bands']}-banded"]).get_epsilon(
+            DELTA
+        )
+    )
     assert 0.0 <= answer.lower <= answer.upper <= answer.unamplified
 
 

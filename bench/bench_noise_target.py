@@ -21,9 +21,18 @@ import time
 from hockeystick.interop.opacus import get_noise_multiplier
 
 TARGETS = (
-    ("epsilon 0, 10 steps", dict(target_epsilon=0.0, target_delta=1e-5, sample_rate=0.01, steps=10)),
-    ("epsilon 1, 1000 steps", dict(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.01, steps=1000)),
-    ("epsilon 8, 10000 steps", dict(target_epsilon=8.0, target_delta=1e-5, sample_rate=0.01, steps=10_000)),
+    (
+        "epsilon 0, 10 steps",
+        dict(target_epsilon=0.0, target_delta=1e-5, sample_rate=0.01, steps=10),
+    ),
+    (
+        "epsilon 1, 1000 steps",
+        dict(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.01, steps=1000),
+    ),
+    (
+        "epsilon 8, 10000 steps",
+        dict(target_epsilon=8.0, target_delta=1e-5, sample_rate=0.01, steps=10_000),
+    ),
 )
 
 
@@ -39,7 +48,11 @@ def measure(repeats: int = 3, targets: int = len(TARGETS)) -> dict[str, tuple[fl
     found = {}
     for name, target in TARGETS[:targets]:
         runs = [timed(target) for _ in range(repeats)]
-        found[name] = (runs[0][0], statistics.median(r[1] for r in runs), statistics.median(r[2] for r in runs))
+        found[name] = (
+            runs[0][0],
+            statistics.median(r[1] for r in runs),
+            statistics.median(r[2] for r in runs),
+        )
     return found
 
 
@@ -49,7 +62,9 @@ def test_noise_targets_smoke():
 
 
 def main() -> None:
-    print(f"get_noise_multiplier at q = 0.01, delta = 1e-5 (median of 3; load average {os.getloadavg()[0]:.2f})")
+    print(
+        f"get_noise_multiplier at q = 0.01, delta = 1e-5 (median of 3; load average {os.getloadavg()[0]:.2f})"
+    )
     for name, (sigma, cpu, wall) in measure().items():
         print(f"  {name:24s} sigma {sigma:12.6g}  {cpu:7.3f} s CPU  {wall:7.3f} s wall")
 

@@ -31,7 +31,11 @@ def test_w1_gaussian_pld_bracket(benchmark, size):
     """W1 through the PLD machinery (not the closed form): sigma = 1, T = 1000 (short: 50), h = 1e-3."""
     rounds = size(1000, 50)
     result = benchmark(
-        lambda: pld.gaussian(1.0, value_discretization_interval=1e-3).self_compose(rounds).epsilon(1e-5, bound="both")
+        lambda: (
+            pld.gaussian(1.0, value_discretization_interval=1e-3)
+            .self_compose(rounds)
+            .epsilon(1e-5, bound="both")
+        )
     )
     assert result[0] <= result[1]
 
@@ -60,11 +64,18 @@ def test_w3_subsampled_gaussian_upper(benchmark, size):
 
 def test_hockey_stick_many_epsilons(benchmark, size):
     """delta(eps) of a composed PMF at 10^6 epsilons (short: 10^4): O(grid + n_eps)."""
-    composed = pld.gaussian(1.0, value_discretization_interval=1e-3).self_compose(100).composed(True)[0]
+    composed = (
+        pld.gaussian(1.0, value_discretization_interval=1e-3).self_compose(100).composed(True)[0]
+    )
     eps = np.linspace(0, 60, size(1_000_000, 10_000))
     out = benchmark(
         lambda: _core.pld.delta(
-            composed.p, k_lo=composed.k_lo, h=composed.h, p_inf=composed.p_inf, epsilon=eps, threads=0
+            composed.p,
+            k_lo=composed.k_lo,
+            h=composed.h,
+            p_inf=composed.p_inf,
+            epsilon=eps,
+            threads=0,
         )
     )
     assert np.all(np.diff(out) <= 0)
@@ -96,7 +107,9 @@ def test_isrl_with_replacement_bracket(benchmark, size):
     rounds, h = size(35, 5), (1e-4 if size(1, 0) else 1e-3)
     result = benchmark.pedantic(
         lambda: (
-            pld.with_replacement_subsampled_gaussian(sigma, K, n, sensitivity=1.0 / K, value_discretization_interval=h)
+            pld.with_replacement_subsampled_gaussian(
+                sigma, K, n, sensitivity=1.0 / K, value_discretization_interval=h
+            )
             .self_compose(rounds)
             .epsilon(1.0 / n**2, bound="both")
         ),
@@ -128,7 +141,11 @@ def _upper_near(slack: float) -> Callable[[object, object], None]:
     """Our certified upper bound is at or above the anchor's estimate minus its own slack, and near it."""
 
     def check(ours: object, theirs: object) -> None:
-        up = np.asarray(ours)[..., -1] if np.ndim(ours) and np.shape(ours)[-1] == 2 else np.asarray(ours)
+        up = (
+            np.asarray(ours)[..., -1]
+            if np.ndim(ours) and np.shape(ours)[-1] == 2
+            else np.asarray(ours)
+        )
         theirs = np.asarray(theirs, dtype=float)
         up = up if up.shape == theirs.shape else up[: theirs.size]
         assert np.all(up >= theirs - slack) and np.all(np.abs(up - theirs) <= slack), (up, theirs)
@@ -148,12 +165,21 @@ def pld_w1_gaussian(size: Size) -> Pair:
     rounds, h_dp = (1000, 1e-4) if size == "full" else (50, 1e-3)
 
     def ours() -> tuple[float, float]:
-        return pld.gaussian(1.0, value_discretization_interval=1e-3).self_compose(rounds).epsilon(DELTA, bound="both")
+        return (
+            pld.gaussian(1.0, value_discretization_interval=1e-3)
+            .self_compose(rounds)
+            .epsilon(DELTA, bound="both")
+        )
 
     def check(bracket: tuple[float, float], theirs: float) -> None:
-        assert bracket[0] <= bracket[1] and abs(bracket[1] - theirs) <= 1e-3 * theirs, (bracket, theirs)
+        assert bracket[0] <= bracket[1] and abs(bracket[1] - theirs) <= 1e-3 * theirs, (
+            bracket,
+            theirs,
+        )
 
-    return Pair(ours=ours, anchor=lambda: _dp_accounting_epsilon(1.0, 1.0, rounds, h_dp), check=check)
+    return Pair(
+        ours=ours, anchor=lambda: _dp_accounting_epsilon(1.0, 1.0, rounds, h_dp), check=check
+    )
 
 
 @ratio(
@@ -173,9 +199,14 @@ def pld_w2_both_sides(size: Size) -> Pair:
         ).epsilon(DELTA, bound="both")
 
     def check(bracket: tuple[float, float], theirs: float) -> None:
-        assert bracket[0] <= theirs <= bracket[1] and bracket[1] - bracket[0] <= 1e-3, (bracket, theirs)
+        assert bracket[0] <= theirs <= bracket[1] and bracket[1] - bracket[0] <= 1e-3, (
+            bracket,
+            theirs,
+        )
 
-    return Pair(ours=ours, anchor=lambda: _dp_accounting_epsilon(1.0, 0.01, 10_000, 1e-4), check=check)
+    return Pair(
+        ours=ours, anchor=lambda: _dp_accounting_epsilon(1.0, 0.01, 10_000, 1e-4), check=check
+    )
 
 
 @ratio(
@@ -197,7 +228,11 @@ def pld_w2_vs_prv(size: Size) -> Pair:
 
     def anchor() -> tuple[float, float, float]:
         acc = Accountant(
-            noise_multiplier=1.0, sampling_probability=0.01, delta=DELTA, eps_error=0.1, max_compositions=10_000
+            noise_multiplier=1.0,
+            sampling_probability=0.01,
+            delta=DELTA,
+            eps_error=0.1,
+            max_compositions=10_000,
         )
         return acc.compute_epsilon(num_compositions=10_000)
 
@@ -222,15 +257,17 @@ def pld_w3_accuracy(size: Size) -> Pair:
 
     def ours() -> tuple[float, float]:
         round_cache.clear()  # every call pays its discretization, as the anchor does
-        return pld.SubsampledGaussianPLD(sigma=0.8, sampling_rate=0.001, rounds=rounds, accuracy=1e-3).epsilon(
-            DELTA, bound="both"
-        )
+        return pld.SubsampledGaussianPLD(
+            sigma=0.8, sampling_rate=0.001, rounds=rounds, accuracy=1e-3
+        ).epsilon(DELTA, bound="both")
 
     def check(bracket: tuple[float, float], theirs: float) -> None:
         # theirs is a pessimistic estimate: at or above the truth, so at or above a certified lower bound
         assert bracket[0] <= theirs and 0.0 <= bracket[1] - bracket[0] <= 1e-3, (bracket, theirs)
 
-    return Pair(ours=ours, anchor=lambda: _dp_accounting_epsilon(0.8, 0.001, rounds, 1e-4), check=check)
+    return Pair(
+        ours=ours, anchor=lambda: _dp_accounting_epsilon(0.8, 0.001, rounds, 1e-4), check=check
+    )
 
 
 @ratio(
@@ -250,13 +287,19 @@ def pld_w3_upper(size: Size) -> Pair:
             sigma=0.8, sampling_rate=0.001, rounds=rounds, value_discretization_interval=1e-4
         ).epsilon(DELTA)
 
-    return Pair(ours=ours, anchor=lambda: _dp_accounting_epsilon(0.8, 0.001, rounds, 1e-4), check=_upper_near(1e-3))
+    return Pair(
+        ours=ours,
+        anchor=lambda: _dp_accounting_epsilon(0.8, 0.001, rounds, 1e-4),
+        check=_upper_near(1e-3),
+    )
 
 
 def _w4(size: Size, h: float) -> Pair:
     """W2 for many σ in [0.5, 5]: one hockeystick call for all of them, dp_accounting looped over a spread subset."""
     sigmas = np.linspace(0.5, 5.0, 1000 if size == "full" else 16)
-    looped = sigmas[np.unique(np.linspace(0, sigmas.size - 1, 40 if size == "full" else 4).round().astype(int))]
+    looped = sigmas[
+        np.unique(np.linspace(0, sigmas.size - 1, 40 if size == "full" else 4).round().astype(int))
+    ]
 
     def ours() -> np.ndarray:
         round_cache.clear()  # every call pays its discretizations, as the anchor does
@@ -269,9 +312,13 @@ def _w4(size: Size, h: float) -> Pair:
 
     def check(ups: np.ndarray, theirs: list[float]) -> None:
         mine = ups[np.searchsorted(sigmas, looped)]
-        assert np.all(mine >= np.asarray(theirs) - 1e-9) and np.all(mine - np.asarray(theirs) <= 1e-4), (mine, theirs)
+        assert np.all(mine >= np.asarray(theirs) - 1e-9) and np.all(
+            mine - np.asarray(theirs) <= 1e-4
+        ), (mine, theirs)
 
-    return Pair(ours=ours, anchor=anchor, ours_items=sigmas.size, anchor_items=looped.size, check=check)
+    return Pair(
+        ours=ours, anchor=anchor, ours_items=sigmas.size, anchor_items=looped.size, check=check
+    )
 
 
 @ratio(

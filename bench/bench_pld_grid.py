@@ -31,7 +31,11 @@ import hockeystick.pld as pld
 from hockeystick.calibrate import calibrate
 from hockeystick.pld.accountants.subsampled_gaussian import AccuracyNotMetWarning
 from hockeystick.pld.grid import round_cache
-from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
+from hockeystick.pld.reads.epsilon_width import (
+    RIGHT_OFFSETS,
+    certified_epsilon_width,
+    left_epsilon_width,
+)
 
 DELTA = 1e-5
 W2 = dict(sigma=1.0, sampling_rate=0.01, rounds=10_000)
@@ -41,7 +45,9 @@ W3 = dict(sigma=0.8, sampling_rate=0.001, rounds=100_000)
 def g1_slice(n_sigma: int, n_q: int, n_rounds: int, n_eps: int) -> tuple[np.ndarray, np.ndarray]:
     """A slice of G1's grid (sigma log 0.5-5, q log 1e-4-0.1, rounds log 10-1e5, eps 0.5-10): eps brackets."""
 
-    def spread(values: np.ndarray, n: int) -> np.ndarray:  # n of them, evenly spaced; one: the middle one
+    def spread(
+        values: np.ndarray, n: int
+    ) -> np.ndarray:  # n of them, evenly spaced; one: the middle one
         return values[len(values) // 2 :][:1] if n == 1 else values[:: len(values) // n][:n]
 
     sigma = spread(np.logspace(np.log10(0.5), np.log10(5), 50), n_sigma)
@@ -59,7 +65,9 @@ def g1_slice(n_sigma: int, n_q: int, n_rounds: int, n_eps: int) -> tuple[np.ndar
 
 def g2_targets(n: int) -> dict[str, np.ndarray]:
     if n == 1:  # the short (CI) target: moderate rounds, so the calibration takes seconds
-        return dict(sampling_rate=np.array([0.01]), rounds=np.array([300.0]), epsilon=np.array([1.0]))
+        return dict(
+            sampling_rate=np.array([0.01]), rounds=np.array([300.0]), epsilon=np.array([1.0])
+        )
     rng = np.random.default_rng(0)
     return dict(
         sampling_rate=10 ** rng.uniform(-3, -1, n),
@@ -74,13 +82,17 @@ def g3(workload: dict, accuracy: float) -> tuple[float, float]:
     return pld.SubsampledGaussianPLD(**workload, accuracy=accuracy).epsilon(DELTA, bound="both")
 
 
-def dp_accounting_epsilon(sigma: float, sampling_rate: float, rounds: int, h: float = 1e-4) -> float:
+def dp_accounting_epsilon(
+    sigma: float, sampling_rate: float, rounds: int, h: float = 1e-4
+) -> float:
     import dp_accounting
     from dp_accounting.pld import pld_privacy_accountant
 
     acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=h)
     acc.compose(
-        dp_accounting.dp_event.PoissonSampledDpEvent(sampling_rate, dp_accounting.dp_event.GaussianDpEvent(sigma)),
+        dp_accounting.dp_event.PoissonSampledDpEvent(
+            sampling_rate, dp_accounting.dp_event.GaussianDpEvent(sigma)
+        ),
         int(rounds),
     )
     return acc.get_epsilon(DELTA)
@@ -88,7 +100,9 @@ def dp_accounting_epsilon(sigma: float, sampling_rate: float, rounds: int, h: fl
 
 def test_g1_grid_slice(benchmark, size):
     n = size(1, 0)
-    lo, up = benchmark(lambda: g1_slice(5 if n else 1, 4 if n else 1, 10 if n else 2, 20 if n else 3))
+    lo, up = benchmark(
+        lambda: g1_slice(5 if n else 1, 4 if n else 1, 10 if n else 2, 20 if n else 3)
+    )
     assert np.all(lo <= up) and np.all(up <= 1.0) and np.all(lo >= 0.0)
 
 
@@ -102,14 +116,18 @@ def test_g1_epsilon_rule_blocks(benchmark, size):
 def test_g2_sigma_calibration(benchmark, size):
     t = g2_targets(size(50, 1))
     sigma = benchmark(lambda: calibrate("pld_subsampled_gaussian", "sigma", delta=DELTA, **t))
-    got = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=t["sampling_rate"], rounds=t["rounds"])
+    got = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=t["sampling_rate"], rounds=t["rounds"]
+    )
     assert np.all(got.delta(t["epsilon"]) <= DELTA)  # re-checked on the certified upper side
 
 
 def test_g2_rounds_calibration(benchmark, size):
     t = g2_targets(size(50, 1))
     t.pop("rounds")
-    rounds = benchmark(lambda: calibrate("pld_subsampled_gaussian", "rounds", delta=DELTA, sigma=1.0, **t))
+    rounds = benchmark(
+        lambda: calibrate("pld_subsampled_gaussian", "rounds", delta=DELTA, sigma=1.0, **t)
+    )
     got = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=t["sampling_rate"], rounds=rounds)
     assert np.all(got.delta(t["epsilon"]) <= DELTA)
 
@@ -125,7 +143,12 @@ def test_g3b_w3_accuracy(benchmark, size):
 
 
 def dp_accounting_calibration(
-    what: str, sampling_rate: float, epsilon: float, rounds: float = 0.0, sigma: float = 1.0, h: float = 1e-4
+    what: str,
+    sampling_rate: float,
+    epsilon: float,
+    rounds: float = 0.0,
+    sigma: float = 1.0,
+    h: float = 1e-4,
 ) -> float:
     """dp_accounting's ``calibrate_dp_mechanism`` over its PLDAccountant (grid h) for one target:
     sigma (its default tolerance 1e-6, bracket [0, 1] grown by its own search) or rounds (discrete)."""
@@ -156,19 +179,27 @@ def g2_timed(what: str, n: int, workers: int | None, grid: dict) -> tuple[float,
     how many targets that was."""
     t = g2_targets(n)
     fixed = {"sigma": 1.0} if what == "rounds" else {}
-    if what == "rounds":  # targets that one round at sigma 1 already breaks are left out (none of the first 20)
+    if (
+        what == "rounds"
+    ):  # targets that one round at sigma 1 already breaks are left out (none of the first 20)
         t.pop("rounds")
         reachable = (
-            pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=t["sampling_rate"], rounds=1).delta(t["epsilon"])
+            pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=t["sampling_rate"], rounds=1).delta(
+                t["epsilon"]
+            )
             <= DELTA
         )
         t = {k: v[reachable] for k, v in t.items()}
     round_cache.clear()
     wall, cpu = time.perf_counter(), time.process_time()
-    got = calibrate("pld_subsampled_gaussian", what, delta=DELTA, workers=workers, **fixed, **t, **grid)
+    got = calibrate(
+        "pld_subsampled_gaussian", what, delta=DELTA, workers=workers, **fixed, **t, **grid
+    )
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     eps = t.pop("epsilon")
-    assert np.all(pld.SubsampledGaussianPLD(**{**fixed, **t, what: got}, **grid).delta(eps) <= DELTA)
+    assert np.all(
+        pld.SubsampledGaussianPLD(**{**fixed, **t, what: got}, **grid).delta(eps) <= DELTA
+    )
     return wall, cpu, eps.size
 
 
@@ -186,7 +217,15 @@ def g2_versus_dp_accounting(sample: int = 3) -> None:
         for rtol in (1e-6, 1e-10):
             round_cache.clear()
             spent, got = _cpu(
-                lambda: calibrate("pld_subsampled_gaussian", what, delta=DELTA, rtol=rtol, **fixed, workers=1, **ours),
+                lambda: calibrate(
+                    "pld_subsampled_gaussian",
+                    what,
+                    delta=DELTA,
+                    rtol=rtol,
+                    **fixed,
+                    workers=1,
+                    **ours,
+                ),
                 1,
             )
             rows.append((rtol, spent / sample, np.asarray(got)))
@@ -223,7 +262,9 @@ def g2_directions_ab(repeats: int = 3) -> None:
                     round_cache.clear()
                     wall, cpu = time.perf_counter(), time.process_time()
                     calibrate("pld_subsampled_gaussian", "sigma", delta=DELTA, workers=workers, **t)
-                    runs.setdefault((name, workers), []).append((time.perf_counter() - wall, time.process_time() - cpu))
+                    runs.setdefault((name, workers), []).append(
+                        (time.perf_counter() - wall, time.process_time() - cpu)
+                    )
     finally:
         pld.SubsampledGaussianPLD.calibration_directions = split
     for (name, workers), got in runs.items():
@@ -270,7 +311,11 @@ def g1_shifted(kw: dict, eps: np.ndarray, ndim: int) -> tuple[np.ndarray, np.nda
 
 
 def g1_criterion(
-    eps: np.ndarray, lo: np.ndarray, up: np.ndarray, right_upper: np.ndarray, left_lower: np.ndarray | None = None
+    eps: np.ndarray,
+    lo: np.ndarray,
+    up: np.ndarray,
+    right_upper: np.ndarray,
+    left_lower: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Per point: the relative delta width (up - lo) / max(up, 1e-9), the certified epsilon width at
     delta = up (the least of ``epsilon_width.certified_epsilon_width`` over the right offsets,
@@ -284,7 +329,11 @@ def g1_criterion(
     delta > 1 - 1e-9: no (eps, delta) guarantee at that eps for any delta a user targets)."""
     rel = (up - lo) / np.maximum(up, pld.SubsampledGaussianPLD.DELTA_FLOOR)
     width = np.min(
-        [certified_epsilon_width(eps, lo, up, eps + d, r) for d, r in zip(RIGHT_OFFSETS, right_upper)], axis=0
+        [
+            certified_epsilon_width(eps, lo, up, eps + d, r)
+            for d, r in zip(RIGHT_OFFSETS, right_upper)
+        ],
+        axis=0,
     )
     if left_lower is not None:
         width = np.minimum(width, left_epsilon_width(eps, up, g1_left(eps), left_lower))
@@ -301,7 +350,9 @@ def g1_criterion(
     )
 
 
-def g1_misses(points: np.ndarray, eps: np.ndarray, lo: np.ndarray, up: np.ndarray, met: np.ndarray) -> str:
+def g1_misses(
+    points: np.ndarray, eps: np.ndarray, lo: np.ndarray, up: np.ndarray, met: np.ndarray
+) -> str:
     """The points missing G1's criterion by category: how many have lo = 0, their delta decades, their
     q, sigma and rounds values (counts), and the widest few as (sigma, q, rounds, eps, lo, up)."""
     miss = ~met
@@ -330,7 +381,9 @@ def g1_misses(points: np.ndarray, eps: np.ndarray, lo: np.ndarray, up: np.ndarra
     return "\n".join(rows)
 
 
-def g1_blocks(blocks: int, mode: str = "relative", workers: int | None = 1, seed: int = 0) -> dict[str, object]:
+def g1_blocks(
+    blocks: int, mode: str = "relative", workers: int | None = 1, seed: int = 0
+) -> dict[str, object]:
     """G1 by whole blocks: ``blocks`` random (sigma, q) pairs of the 50 x 20 grid (drawn with ``seed``; 0 is the
     sample every figure in bench/README.md quotes), each with all 50 rounds
     values x 20 eps at accuracy=1e-2 (``delta_accuracy=mode``), one block per call (what a sweep chunk or
@@ -344,7 +397,12 @@ def g1_blocks(blocks: int, mode: str = "relative", workers: int | None = 1, seed
     spent, stats, where = [], [], []
     for s, qi in zip(rng.choice(sigma, blocks), rng.choice(q, blocks)):
         kw = dict(
-            sigma=s, sampling_rate=qi, rounds=rounds[:, None], accuracy=1e-2, delta_accuracy=mode, workers=workers
+            sigma=s,
+            sampling_rate=qi,
+            rounds=rounds[:, None],
+            accuracy=1e-2,
+            delta_accuracy=mode,
+            workers=workers,
         )
         round_cache.clear()
         start = time.process_time()
@@ -354,7 +412,11 @@ def g1_blocks(blocks: int, mode: str = "relative", workers: int | None = 1, seed
         st = g1_criterion(eps[None, :], lo, up, shifted, left)
         st.update(lo=lo, up=up, eps=np.broadcast_to(eps, lo.shape))
         stats.append(st)
-        where.append(np.broadcast_to(np.stack(np.broadcast_arrays(s, qi, rounds[:, None]), axis=-1), lo.shape + (3,)))
+        where.append(
+            np.broadcast_to(
+                np.stack(np.broadcast_arrays(s, qi, rounds[:, None]), axis=-1), lo.shape + (3,)
+            )
+        )
     cat = {k: np.concatenate([st[k].ravel() for st in stats]) for k in stats[0]}
     width, met = cat["epsilon"], cat["met"]
     return dict(
@@ -369,7 +431,9 @@ def g1_blocks(blocks: int, mode: str = "relative", workers: int | None = 1, seed
         missed=float(np.mean(~met)),
         worst_missed=float(np.max(width[~met], initial=0.0)),
         median_epsilon_width=float(np.median(width)),
-        misses=g1_misses(np.concatenate([w.reshape(-1, 3) for w in where]), cat["eps"], cat["lo"], cat["up"], met),
+        misses=g1_misses(
+            np.concatenate([w.reshape(-1, 3) for w in where]), cat["eps"], cat["lo"], cat["up"], met
+        ),
     )
 
 
@@ -413,13 +477,24 @@ def g1_full(
     q = np.logspace(-4, -1, 20)[None, :, None, None]
     rounds = np.round(np.logspace(1, 5, 50))[:, None]
     eps = np.linspace(0.5, 10, 20)
-    kw = dict(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy=mode, workers=workers)
+    kw = dict(
+        sigma=sigma,
+        sampling_rate=q,
+        rounds=rounds,
+        accuracy=1e-2,
+        delta_accuracy=mode,
+        workers=workers,
+    )
     round_cache.clear()
     load = os.getloadavg()
     wall, cpu = time.perf_counter(), time.process_time() + _children_cpu()
     if processes:
-        with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
-            lo, up = pld.SubsampledGaussianPLD(**{**kw, "workers": pool.map}).delta(eps, bound="both")
+        with ProcessPoolExecutor(
+            processes, mp_context=multiprocessing.get_context("spawn")
+        ) as pool:
+            lo, up = pld.SubsampledGaussianPLD(**{**kw, "workers": pool.map}).delta(
+                eps, bound="both"
+            )
     else:
         lo, up = pld.SubsampledGaussianPLD(**kw).delta(eps, bound="both")
     wall, cpu = time.perf_counter() - wall, time.process_time() + _children_cpu() - cpu
@@ -448,7 +523,11 @@ def g1_full(
     points = np.stack(np.broadcast_arrays(sigma, q, rounds[None, None], 0 * eps), axis=-1)[..., :3]
     print(
         g1_misses(
-            points.reshape(-1, 3), np.broadcast_to(eps, lo.shape).ravel(), lo.ravel(), up.ravel(), st["met"].ravel()
+            points.reshape(-1, 3),
+            np.broadcast_to(eps, lo.shape).ravel(),
+            lo.ravel(),
+            up.ravel(),
+            st["met"].ravel(),
         )
     )
     return lo, up
@@ -467,7 +546,12 @@ def g1_epsilon_full(workers: int | None = None) -> tuple[np.ndarray, np.ndarray]
     round_cache.clear()
     load = os.getloadavg()
     acc = pld.SubsampledGaussianPLD(
-        sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, relative_accuracy=1e-3, workers=workers
+        sigma=sigma,
+        sampling_rate=q,
+        rounds=rounds,
+        accuracy=1e-2,
+        relative_accuracy=1e-3,
+        workers=workers,
     )
     wall, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
@@ -475,7 +559,11 @@ def g1_epsilon_full(workers: int | None = None) -> tuple[np.ndarray, np.ndarray]
         lo, up = acc.epsilon(deltas, bound="both")
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     wide = (up - lo) > np.maximum(1e-2, 1e-3 * up)
-    flagged = np.zeros(lo.shape, dtype=bool) if acc.unmet is None else np.broadcast_to(acc.unmet, lo.shape)
+    flagged = (
+        np.zeros(lo.shape, dtype=bool)
+        if acc.unmet is None
+        else np.broadcast_to(acc.unmet, lo.shape)
+    )
     print(
         f"G1 in epsilon, {lo.size:,} points, workers={workers}: {wall:.1f} s wall, {cpu:.1f} CPU s "
         f"(load average {load} before, {os.getloadavg()} after); within max(1e-2, 1e-3 eps): {np.mean(~wide):.2%}; "
@@ -514,7 +602,9 @@ def g1_dask(
     q = np.logspace(-4, -1, 20) if q is None else q
     s_flat, q_flat = (a.ravel() for a in np.meshgrid(sigma, q, indexing="ij"))
     with local_cluster(workers) as cluster, Client(cluster) as client:
-        client.run(lambda: _g1_block(1.0, 0.01, mode))  # warm: imports and the extension on every worker
+        client.run(
+            lambda: _g1_block(1.0, 0.01, mode)
+        )  # warm: imports and the extension on every worker
         client.run(round_cache.clear)
         cpu = client.run(time.process_time)
         load = os.getloadavg()
@@ -553,7 +643,11 @@ def g1_versus_dp_accounting(sample: int = 6) -> None:
     round_cache.clear()
     ours, (lo, up) = _cpu(
         lambda: pld.SubsampledGaussianPLD(
-            sigma=sigma[:, None], sampling_rate=q[:, None], rounds=rounds[:, None], accuracy=1e-2, workers=1
+            sigma=sigma[:, None],
+            sampling_rate=q[:, None],
+            rounds=rounds[:, None],
+            accuracy=1e-2,
+            workers=1,
         ).delta(eps, bound="both"),
         1,
     )
@@ -565,7 +659,9 @@ def g1_versus_dp_accounting(sample: int = 6) -> None:
         ).self_compose(int(rounds[i]))
         d = np.array([ref.get_delta_for_epsilon(float(e)) for e in eps])
         theirs += time.process_time() - start
-        inside += int(np.sum(lo[i] <= d))  # their pessimistic value is an upper bound: never below our lower
+        inside += int(
+            np.sum(lo[i] <= d)
+        )  # their pessimistic value is an upper bound: never below our lower
     print(
         f"G1 vs dp_accounting on {sample} random (sigma, q, rounds) points x 20 eps: hockeystick "
         f"{ours / sample:.3f} CPU s per point (~{ours / sample * 50_000:.0f} CPU s for 50,000), dp_accounting "
@@ -583,7 +679,9 @@ def main(goals: list[str]) -> None:
     goals = goals or ["G1", "G2", "G3"]
     if "G2-1000" in goals:
         goals.append("G2")
-    print(f"load average {os.getloadavg()}, {os.cpu_count()} cores; CPU seconds, medians, interleaved")
+    print(
+        f"load average {os.getloadavg()}, {os.cpu_count()} cores; CPU seconds, medians, interleaved"
+    )
     for name, w in (("G3 W2", W2), ("G3b W3", W3)) if "G3" in goals else ():
         g3(w, 1e-3)  # warm
         ours, theirs = [], []

@@ -80,7 +80,10 @@ def _fresh(code: str, args: list[float], seconds: float) -> list[float] | None:
     """The JSON list a fresh process prints for ``code`` at ``args``; None past ``seconds`` or on an error."""
     try:
         out = subprocess.run(
-            [sys.executable, "-c", code, json.dumps(args)], capture_output=True, text=True, timeout=seconds
+            [sys.executable, "-c", code, json.dumps(args)],
+            capture_output=True,
+            text=True,
+            timeout=seconds,
         )
     except subprocess.TimeoutExpired:
         return None
@@ -100,13 +103,22 @@ def rdp_epsilon(sigma: float, q: float, rounds: int, delta: float) -> float:
 
 def meets(lower: float, upper: float, peer: float | None, rdp: float, warned: bool) -> bool:
     """The bar of the module docstring."""
-    no_looser = peer is None or not math.isfinite(peer) or peer < lower or upper <= peer + max(1e-3, 5e-3 * peer)
-    finite = math.isfinite(upper) or not (math.isfinite(rdp) or (peer is not None and math.isfinite(peer)))
+    no_looser = (
+        peer is None
+        or not math.isfinite(peer)
+        or peer < lower
+        or upper <= peer + max(1e-3, 5e-3 * peer)
+    )
+    finite = math.isfinite(upper) or not (
+        math.isfinite(rdp) or (peer is not None and math.isfinite(peer))
+    )
     readable = upper - lower <= max(1e-2, 1e-2 * upper)
     return no_looser and upper <= rdp * (1 + 1e-6) and finite and (readable or warned)
 
 
-def row(label: str, sigma: float, q: float, rounds: int, delta: float, peer_seconds: float | None) -> str:
+def row(
+    label: str, sigma: float, q: float, rounds: int, delta: float, peer_seconds: float | None
+) -> str:
     ours = _fresh(_OURS, [sigma, q, rounds, delta], 600.0)
     if ours is None:
         return f"| {label} | failed | | | | |"
@@ -141,7 +153,9 @@ def cpu_model() -> str:
 
     try:
         with open("/proc/cpuinfo") as info:
-            return next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+            return next(
+                line.split(":", 1)[1].strip() for line in info if line.startswith("model name")
+            )
     except (OSError, StopIteration):
         return platform.processor() or "unknown CPU"
 
@@ -156,15 +170,21 @@ def vectorised(repeats: int) -> None:
     from hockeystick.pld import SubsampledGaussianPLD
 
     sigmas = np.linspace(0.5, 5.0, SIGMAS)
-    SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60_000, rounds=14_100).epsilon(1e-10)  # warm
+    SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60_000, rounds=14_100).epsilon(
+        1e-10
+    )  # warm
     print(f"{cpu_model()}, {os.cpu_count()} cores, load average {os.getloadavg()}")
-    print(f"| {SIGMAS} sigmas in [0.5, 5], one call | CPU s (median of {repeats}) | wall s | sum of upper sides |")
+    print(
+        f"| {SIGMAS} sigmas in [0.5, 5], one call | CPU s (median of {repeats}) | wall s | sum of upper sides |"
+    )
     print("|---|---|---|---|")
     for label, q, rounds, delta in VECTORISED:
         cpu, wall = [], []
         for _ in range(repeats):
             start, clock = time.process_time(), time.perf_counter()
-            _, upper = SubsampledGaussianPLD(sigma=sigmas, sampling_rate=q, rounds=rounds).epsilon(delta, bound="both")
+            _, upper = SubsampledGaussianPLD(sigma=sigmas, sampling_rate=q, rounds=rounds).epsilon(
+                delta, bound="both"
+            )
             cpu.append(time.process_time() - start)
             wall.append(time.perf_counter() - clock)
         row = f"| {label} | {statistics.median(cpu):.2f} | {statistics.median(wall):.2f} | {float(np.sum(upper)):.6f} |"
@@ -174,9 +194,15 @@ def vectorised(repeats: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-peer", action="store_true", help="skip dp_accounting's PLD accountant")
-    parser.add_argument("--peer-seconds", type=float, default=120.0, help="dp_accounting's time limit per run")
-    parser.add_argument("--sigmas", action="store_true", help="the vectorised default over 100 sigmas alone")
+    parser.add_argument(
+        "--no-peer", action="store_true", help="skip dp_accounting's PLD accountant"
+    )
+    parser.add_argument(
+        "--peer-seconds", type=float, default=120.0, help="dp_accounting's time limit per run"
+    )
+    parser.add_argument(
+        "--sigmas", action="store_true", help="the vectorised default over 100 sigmas alone"
+    )
     parser.add_argument("--repeats", type=int, default=3, help="calls per row of --sigmas")
     args = parser.parse_args()
     if args.sigmas:
@@ -184,7 +210,9 @@ def main() -> None:
         return
     peer_seconds = None if args.no_peer else args.peer_seconds
     print(f"load average {os.getloadavg()}")
-    print("| run | hockeystick default (lower, upper) | its time, cold | dp_accounting PLD default | RDP | bar |")
+    print(
+        "| run | hockeystick default (lower, upper) | its time, cold | dp_accounting PLD default | RDP | bar |"
+    )
     print("|---|---|---|---|---|---|")
     for runs in (DEPLOYED, CORNERS):
         for label, sigma, q, rounds, delta in runs:
@@ -202,7 +230,9 @@ def test_corner_smoke():
     _, sigma, q, rounds, delta = CORNERS[4]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(delta, bound="both")
+        lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(
+            delta, bound="both"
+        )
     assert meets(lower, upper, None, rdp_epsilon(sigma, q, rounds, delta), bool(caught))
 
 

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")  # before the compiled core and the C library start OpenMP
+os.environ.setdefault(
+    "OMP_NUM_THREADS", "1"
+)  # before the compiled core and the C library start OpenMP
 
 import argparse
 import ctypes
@@ -76,7 +78,9 @@ class RefinementCall:
         self.lib = lib
         self.backend = lib.hs_fft_backend().decode()
 
-    def bracket(self, question: str, sigma: float, q: float, rounds: int, x: float, accuracy: float) -> Bracket:
+    def bracket(
+        self, question: str, sigma: float, q: float, rounds: int, x: float, accuracy: float
+    ) -> Bracket:
         """The refined bracket on ``question`` (epsilon at delta x, or delta at epsilon x)."""
         lower, upper = ctypes.c_double(), ctypes.c_double()
         status = getattr(self.lib, f"hs_subsampled_gaussian_{question}")(
@@ -122,15 +126,21 @@ def interleaved(calls: list[Callable[[], Bracket]], rounds: int) -> list[float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--library", type=Path, default=None, help="libhockeystick_c (default: the package's)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--library", type=Path, default=None, help="libhockeystick_c (default: the package's)"
+    )
     parser.add_argument("--rounds", type=int, default=21, help="interleaved rounds per setting")
     args = parser.parse_args()
     path = args.library or installed_library()
     c = RefinementCall(path)
     if not c.lib.hs_has_pld():
         raise SystemExit("this libhockeystick_c was built without the PLD calls (no FFT backend)")
-    print(f"CPU {cpu_id()}, {os.cpu_count()} cores, OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}")
+    print(
+        f"CPU {cpu_id()}, {os.cpu_count()} cores, OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}"
+    )
     print(f"C library {path} (FFT: {c.backend}); load average before {os.getloadavg()[0]:.2f}")
     print(
         f"{'':7} {'sigma':>5} {'q':>6} {'rounds':>6} {'x':>6} {'acc':>6}  {'C s':>7} {'Py cold':>7} {'Py warm':>7}  "
@@ -165,8 +175,12 @@ def test_c_call_and_the_packages_brackets_are_certified_overlap_and_meet_the_acc
     c_lower, c_upper = c.bracket(*setting)
     py_lower, py_upper = python_bracket(*setting, True)
     question, accuracy = setting[0], setting[-1]
-    scale = 1.0 if question == "epsilon" else c_upper  # delta's accuracy: relative to the upper side
-    assert 0 < c_upper - c_lower <= accuracy * scale and 0 < py_upper - py_lower <= accuracy * max(py_upper, 1e-9)
+    scale = (
+        1.0 if question == "epsilon" else c_upper
+    )  # delta's accuracy: relative to the upper side
+    assert 0 < c_upper - c_lower <= accuracy * scale and 0 < py_upper - py_lower <= accuracy * max(
+        py_upper, 1e-9
+    )
     assert max(c_lower, py_lower) <= min(c_upper, py_upper)
 
 

@@ -42,7 +42,9 @@ def calibrate(run: dict[str, int]) -> Any:
     )
 
 
-def bracket(run: dict[str, int], local_sigma: float, granularity: float, against: str) -> tuple[float, float]:
+def bracket(
+    run: dict[str, int], local_sigma: float, granularity: float, against: str
+) -> tuple[float, float]:
     observer = against == "observer"
     acc = DistributedDiscreteGaussian(
         clip_norm=1.0,
@@ -96,7 +98,9 @@ def main() -> None:
         f"MSE ratio {cal.mse_ratio:.3f}: {cpu:.2f} s CPU, {wall:.2f} s wall, load {os.getloadavg()[0]:.2f}"
     )
     for against in ("server", "observer"):
-        (lower, upper), cpu, wall = _timed(lambda a=against: bracket(EXAMPLE, cal.local_sigma, cal.granularity, a))
+        (lower, upper), cpu, wall = _timed(
+            lambda a=against: bracket(EXAMPLE, cal.local_sigma, cal.granularity, a)
+        )
         print(
             f"epsilon against the {against}: [{lower:.4g}, {upper:.4g}]: {cpu:.2f} s CPU, {wall:.2f} s wall, "
             f"load {os.getloadavg()[0]:.2f}"

@@ -32,9 +32,19 @@ RATE, CLIP, SIGMA = 0.1, 1.0, 0.05
 
 
 def problem(clients: int, d: int):
-    data = sim.synthetic("logistic", clients, SAMPLES_PER_CLIENT, d, label_concentration=0.5, feature_shift=0.2, seed=0)
+    data = sim.synthetic(
+        "logistic",
+        clients,
+        SAMPLES_PER_CLIENT,
+        d,
+        label_concentration=0.5,
+        feature_shift=0.2,
+        seed=0,
+    )
     u = generator(0, SAMPLING).random((clients, LOCAL_STEPS, 1))
-    z = generator(0, NOISE).standard_normal(d)  # the round's aggregate noise (mean of the uploads' noise)
+    z = generator(0, NOISE).standard_normal(
+        d
+    )  # the round's aggregate noise (mean of the uploads' noise)
     return data, u, z
 
 
@@ -44,7 +54,9 @@ def numpy_round(w, data, norms, uniforms, etas, clip, noise, sigma):
     sizes = np.diff(data.offsets)
     local = np.repeat(w[None, :], data.n_clients, axis=0)
     for k in range(etas.shape[0]):
-        rows = data.offsets[:-1] + np.minimum((uniforms[:, k, 0] * sizes).astype(np.int64), sizes - 1)
+        rows = data.offsets[:-1] + np.minimum(
+            (uniforms[:, k, 0] * sizes).astype(np.int64), sizes - 1
+        )
         x = data.features[rows]
         z = np.einsum("ij,ij->i", local, x)
         c = 1.0 / (1.0 + np.exp(-z)) - data.labels[rows]
@@ -79,7 +91,9 @@ def test_fedavg_round_numba(benchmark, fedavg_problem):
     w = np.full(data.n_features, 0.01)
     numba_round(w, data, norms, u, etas, CLIP, z, SIGMA)  # compile outside the timing
     out = benchmark(numba_round, w, data, norms, u, etas, CLIP, z, SIGMA)
-    np.testing.assert_allclose(out, numpy_round(w, data, norms, u, etas, CLIP, z, SIGMA), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(
+        out, numpy_round(w, data, norms, u, etas, CLIP, z, SIGMA), rtol=1e-12, atol=1e-13
+    )
     record(benchmark, data.n_clients * LOCAL_STEPS)
 
 
@@ -99,7 +113,9 @@ def test_round_randomness(benchmark, fedavg_problem):
     sampling = ClientStreams(1, SAMPLING, data.n_clients, numba.get_num_threads())
     noising = generator(1, NOISE)
     u = np.empty((data.n_clients, LOCAL_STEPS, 1))
-    benchmark(lambda: (sampling.random((LOCAL_STEPS, 1), out=u), noising.standard_normal(data.n_features)))
+    benchmark(
+        lambda: (sampling.random((LOCAL_STEPS, 1), out=u), noising.standard_normal(data.n_features))
+    )
     sampling.close()
 
 
@@ -124,7 +140,13 @@ def test_first_call_compile_time(benchmark):
 
         def first_call() -> float:
             return float(
-                subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout
+                subprocess.run(
+                    [sys.executable, "-c", code],
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout
             )
 
         cold = first_call()
@@ -198,7 +220,13 @@ def full_batch_round(size: Size, dtype: str) -> Pair:
 
     clients = 10_000 if size == "full" else 2_000
     data = sim.synthetic(
-        "logistic", clients, FULL_BATCH_SAMPLES, 100, label_concentration=0.5, feature_shift=0.2, seed=0
+        "logistic",
+        clients,
+        FULL_BATCH_SAMPLES,
+        100,
+        label_concentration=0.5,
+        feature_shift=0.2,
+        seed=0,
     )
     z = generator(0, NOISE).standard_normal(data.n_features)
     norms, etas = data.row_norms, np.full(FULL_BATCH_STEPS, RATE)
@@ -208,14 +236,26 @@ def full_batch_round(size: Size, dtype: str) -> Pair:
 
     def check(ours: np.ndarray, theirs: np.ndarray) -> None:
         tight = dtype == "float64"
-        np.testing.assert_allclose(ours, theirs, rtol=1e-12 if tight else 1e-5, atol=1e-13 if tight else 1e-7)
+        np.testing.assert_allclose(
+            ours, theirs, rtol=1e-12 if tight else 1e-5, atol=1e-13 if tight else 1e-7
+        )
 
     def ours() -> np.ndarray:
         threads = numba.get_num_threads()
         numba.set_num_threads(1)
         try:
             mean = average_local_models(
-                LOGISTIC, 1, w, stored.features, norms, data.labels, data.offsets, full_batch, etas, 0.0, CLIP
+                LOGISTIC,
+                1,
+                w,
+                stored.features,
+                norms,
+                data.labels,
+                data.offsets,
+                full_batch,
+                etas,
+                0.0,
+                CLIP,
             )
             return mean + (SIGMA / np.sqrt(data.n_clients)) * z
         finally:
@@ -261,7 +301,15 @@ def simulate_fedavg_full_batch_round_float32(size: Size) -> Pair:
 
 
 def full_run(clients: int, d: int, rounds: int) -> None:
-    data = sim.synthetic("logistic", clients, SAMPLES_PER_CLIENT, d, label_concentration=0.5, feature_shift=0.2, seed=0)
+    data = sim.synthetic(
+        "logistic",
+        clients,
+        SAMPLES_PER_CLIENT,
+        d,
+        label_concentration=0.5,
+        feature_shift=0.2,
+        seed=0,
+    )
     start = time.perf_counter()
     run = sim.noisy_fedavg(
         data,

@@ -26,7 +26,11 @@ def _grid() -> Grid:
     return Grid.from_parameters(
         "gaussian",
         "delta",
-        {"sigma": f"log:0.5:50:{n_sigma}", "rounds": "log:1:10000:10", "epsilon": f"log:0.01:20:{pick(1000, 50)}"},
+        {
+            "sigma": f"log:0.5:50:{n_sigma}",
+            "rounds": "log:1:10000:10",
+            "epsilon": f"log:0.01:20:{pick(1000, 50)}",
+        },
     )
 
 
@@ -53,7 +57,12 @@ def cluster():
     from dask.distributed import LocalCluster
 
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=FULL, host="127.0.0.1", protocol="tcp", dashboard_address=None
+        n_workers=2,
+        threads_per_worker=1,
+        processes=FULL,
+        host="127.0.0.1",
+        protocol="tcp",
+        dashboard_address=None,
     ) as c:
         yield c
 
@@ -122,7 +131,9 @@ def test_calibrate_sigma_dp_accounting_loop(benchmark, method):
     dp_accounting = pytest.importorskip("dp_accounting")
     benchmark.group = "calibrate sigma, delta=1e-5"
     rounds = np.array(
-        [10.0, 100.0, 1000.0][: pick(3, 1)] if method == "pld" else _calibration_points()[0][: pick(50, 1)]
+        [10.0, 100.0, 1000.0][: pick(3, 1)]
+        if method == "pld"
+        else _calibration_points()[0][: pick(50, 1)]
     )
     eps = np.ones_like(rounds)
     make = {
@@ -134,7 +145,9 @@ def test_calibrate_sigma_dp_accounting_loop(benchmark, method):
         return [
             dp_accounting.calibrate_dp_mechanism(
                 make,
-                lambda s, t=t: dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(s), int(t)),
+                lambda s, t=t: dp_accounting.SelfComposedDpEvent(
+                    dp_accounting.GaussianDpEvent(s), int(t)
+                ),
                 float(e),
                 1e-5,
             )
@@ -164,7 +177,11 @@ def sweep_layer_overhead(size: Size) -> Pair:
     grid = Grid.from_parameters(
         "gaussian",
         "delta",
-        {"sigma": f"log:0.5:50:{n_sigma}", "rounds": "log:1:10000:10", "epsilon": f"log:0.01:20:{n_eps}"},
+        {
+            "sigma": f"log:0.5:50:{n_sigma}",
+            "rounds": "log:1:10000:10",
+            "epsilon": f"log:0.01:20:{n_eps}",
+        },
     )
 
     def check(result: object, direct: np.ndarray) -> None:
@@ -194,9 +211,18 @@ def sweep_chunked_evaluation(size: Size) -> Pair:
     grid = Grid.from_parameters(
         "gaussian",
         "delta",
-        {"sigma": f"log:0.5:50:{n_sigma}", "rounds": "log:1:10000:10", "epsilon": f"log:0.01:20:{n_eps}"},
+        {
+            "sigma": f"log:0.5:50:{n_sigma}",
+            "rounds": "log:1:10000:10",
+            "epsilon": f"log:0.01:20:{n_eps}",
+        },
     )
-    return Pair(ours=lambda: _chunked(grid), anchor=lambda: _direct(grid), ours_items=grid.size, anchor_items=grid.size)
+    return Pair(
+        ours=lambda: _chunked(grid),
+        anchor=lambda: _direct(grid),
+        ours_items=grid.size,
+        anchor_items=grid.size,
+    )
 
 
 @ratio(
@@ -220,7 +246,9 @@ def calibrate_sigma(size: Size) -> Pair:
         return [
             dp_accounting.calibrate_dp_mechanism(
                 dp_accounting.rdp.RdpAccountant,
-                lambda s, t=t: dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(s), int(t)),
+                lambda s, t=t: dp_accounting.SelfComposedDpEvent(
+                    dp_accounting.GaussianDpEvent(s), int(t)
+                ),
                 float(e),
                 1e-5,
             )

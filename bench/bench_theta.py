@@ -70,7 +70,11 @@ def theta_1thread(size: Size) -> Pair:
             return naive_theta(r, eps)
 
     return Pair(
-        ours=lambda: hs.theta(r, eps, threads=1), anchor=naive, ours_items=r.size, anchor_items=r.size, check=_agree
+        ours=lambda: hs.theta(r, eps, threads=1),
+        anchor=naive,
+        ours_items=r.size,
+        anchor_items=r.size,
+        check=_agree,
     )
 
 
@@ -90,4 +94,9 @@ def theta_hard_1thread(size: Size) -> Pair:
         with np.errstate(all="ignore"):
             return naive_theta(r, eps)
 
-    return Pair(ours=lambda: hs.theta(r, eps, threads=1), anchor=naive, ours_items=r.size, anchor_items=r.size)
+    return Pair(
+        ours=lambda: hs.theta(r, eps, threads=1),
+        anchor=naive,
+        ours_items=r.size,
+        anchor_items=r.size,
+    )

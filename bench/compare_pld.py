@@ -89,11 +89,15 @@ def _measure(library: str, setting: float, sigma: np.ndarray, q: float, rounds: 
             else dict(value_discretization_interval=setting)
         )
         acc = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, **kwargs)
-        if library == "hockeystick-pld" and q == 1.0:  # force the PLD machinery, not the closed form
+        if (
+            library == "hockeystick-pld" and q == 1.0
+        ):  # force the PLD machinery, not the closed form
             from hockeystick.pld import gaussian
 
             out = [
-                gaussian(s, value_discretization_interval=setting).self_compose(rounds).epsilon(DELTA, bound="both")
+                gaussian(s, value_discretization_interval=setting)
+                .self_compose(rounds)
+                .epsilon(DELTA, bound="both")
                 for s in sigma
             ]
             lo, up = np.array([o[0] for o in out]), np.array([o[1] for o in out])
@@ -102,7 +106,12 @@ def _measure(library: str, setting: float, sigma: np.ndarray, q: float, rounds: 
         else:
             lo, up = acc.epsilon(DELTA, bound="both")
         elapsed = time.perf_counter() - start
-        return dict(lower=np.atleast_1d(lo).tolist(), estimate=None, upper=np.atleast_1d(up).tolist(), seconds=elapsed)
+        return dict(
+            lower=np.atleast_1d(lo).tolist(),
+            estimate=None,
+            upper=np.atleast_1d(up).tolist(),
+            seconds=elapsed,
+        )
     if library == "dp_accounting":
         import dp_accounting
         from dp_accounting.pld import pld_privacy_accountant
@@ -124,7 +133,11 @@ def _measure(library: str, setting: float, sigma: np.ndarray, q: float, rounds: 
         rows = []
         for s in sigma:
             acc = Accountant(
-                noise_multiplier=s, sampling_probability=q, delta=DELTA, eps_error=setting, max_compositions=rounds
+                noise_multiplier=s,
+                sampling_probability=q,
+                delta=DELTA,
+                eps_error=setting,
+                max_compositions=rounds,
             )
             rows.append(acc.compute_epsilon(num_compositions=rounds))
         return dict(
@@ -169,7 +182,9 @@ def _fmt(x: float | None, digits: int = 7) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--only", nargs="*", default=list(PLANS))
     parser.add_argument(
         "--w4-baseline-points",
@@ -185,7 +200,9 @@ def main() -> None:
     )
     parser.add_argument("--timeout", type=float, default=1800)
     args = parser.parse_args()
-    print("| workload | library | setting | eps lower | eps estimate | eps upper | time s | peak MB |")
+    print(
+        "| workload | library | setting | eps lower | eps estimate | eps upper | time s | peak MB |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     subset = _w4_subset(args.w4_baseline_points)
     dp_reference = None  # dp_accounting's W4 upper bounds at 1e-4 on the subset
@@ -196,7 +213,9 @@ def main() -> None:
             baseline = not library.startswith("hockeystick")
             points = (args.w4_baseline_points if baseline else W4_POINTS) if workload == "W4" else 1
             r = _run(library, setting, workload, points, args.timeout)
-            label = f"{workload}" + (f" ({subset.size if baseline else W4_POINTS} σ)" if workload == "W4" else "")
+            label = f"{workload}" + (
+                f" ({subset.size if baseline else W4_POINTS} σ)" if workload == "W4" else ""
+            )
             if "error" in r:
                 print(f"| {label} | {library} | {setting:g} | {r['error']} | | | | |", flush=True)
                 continue
@@ -204,8 +223,14 @@ def main() -> None:
                 scale = W4_POINTS / subset.size if baseline else 1.0
                 ups = np.array(r["upper"])
                 lows = np.array(r["lower"], dtype=float) if r["lower"] is not None else None
-                width = "—" if lows is None or np.isnan(lows).all() else f"max width {np.max(ups - lows):.2e}"
-                t = f"{r['seconds'] * scale:.2f}" + (f" (scaled ×{scale:.4g})" if scale != 1 else "")
+                width = (
+                    "—"
+                    if lows is None or np.isnan(lows).all()
+                    else f"max width {np.max(ups - lows):.2e}"
+                )
+                t = f"{r['seconds'] * scale:.2f}" + (
+                    f" (scaled ×{scale:.4g})" if scale != 1 else ""
+                )
                 on_subset = ups if baseline else ups[subset]
                 if library == "dp_accounting" and setting == 1e-4:
                     dp_reference = on_subset

@@ -30,7 +30,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")  # per-core figures, as bench/run.py's (before the core loads)
+os.environ.setdefault(
+    "OMP_NUM_THREADS", "1"
+)  # per-core figures, as bench/run.py's (before the core loads)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
@@ -43,7 +45,12 @@ WORKLOADS: dict[str, tuple[list[Run], float]] = {
     "README run, delta 1e-10": ([README_RUN], 1e-10),
     "DP-FedAvg, delta 1e-10": ([FEDAVG_RUN], 1e-10),
     "grid of 18 runs, delta 1e-5": (
-        [Run(f"z {z}, q {q:.3g}, {t} steps", z, q, t) for z in GRID_NOISE for q in GRID_RATE for t in GRID_STEPS],
+        [
+            Run(f"z {z}, q {q:.3g}, {t} steps", z, q, t)
+            for z in GRID_NOISE
+            for q in GRID_RATE
+            for t in GRID_STEPS
+        ],
         1e-5,
     ),
 }
@@ -54,16 +61,23 @@ def hockeystick_answers(runs: list[Run], delta: float, bound: str = "upper") -> 
     """hockeystick's certified epsilon of each run (one broadcast call); bound="both": rows (lower, upper)."""
     from hockeystick.training import DPSGD
 
-    z, q, t = (np.array([getattr(r, k) for r in runs]) for k in ("noise_multiplier", "sample_rate", "steps"))
+    z, q, t = (
+        np.array([getattr(r, k) for r in runs])
+        for k in ("noise_multiplier", "sample_rate", "steps")
+    )
     if len(runs) == 1:
         z, q, t = z[0], q[0], t[0]
     out = DPSGD(noise_multiplier=z, sample_rate=q, steps=t).epsilon(delta, bound=bound)
-    return np.reshape(np.asarray(out, dtype=float), (2, len(runs)) if bound == "both" else (len(runs),))
+    return np.reshape(
+        np.asarray(out, dtype=float), (2, len(runs)) if bound == "both" else (len(runs),)
+    )
 
 
 def rivals() -> dict[str, Callable[[list[Run], float], np.ndarray] | str]:
     """Each library's answer function, or why it is skipped."""
-    out: dict[str, Callable[[list[Run], float], np.ndarray] | str] = {HOCKEYSTICK: hockeystick_answers}
+    out: dict[str, Callable[[list[Run], float], np.ndarray] | str] = {
+        HOCKEYSTICK: hockeystick_answers
+    }
     try:
         opake = load_opake()
     except ImportError as exc:  # installed, but its compiled module does not load here
@@ -82,7 +96,8 @@ def rivals() -> dict[str, Callable[[list[Run], float], np.ndarray] | str]:
             return np.array(
                 [
                     opake.poisson_pld(
-                        opake.gaussian_pld(r.noise_multiplier, opake.DiscretizationConfig()), r.sample_rate
+                        opake.gaussian_pld(r.noise_multiplier, opake.DiscretizationConfig()),
+                        r.sample_rate,
                     )
                     .self_compose(r.steps)
                     .epsilon_at(delta)
@@ -102,7 +117,9 @@ def rivals() -> dict[str, Callable[[list[Run], float], np.ndarray] | str]:
             for r in runs:
                 accountant = dp_accounting.pld.PLDAccountant()
                 event = dp_accounting.GaussianDpEvent(r.noise_multiplier)
-                accountant.compose(dp_accounting.PoissonSampledDpEvent(r.sample_rate, event), r.steps)
+                accountant.compose(
+                    dp_accounting.PoissonSampledDpEvent(r.sample_rate, event), r.steps
+                )
                 answers.append(accountant.get_epsilon(delta))
             return np.array(answers)
 
@@ -111,7 +128,9 @@ def rivals() -> dict[str, Callable[[list[Run], float], np.ndarray] | str]:
 
 
 def _where(value: float, low: float, high: float) -> str:
-    return "below the certified lower side" if value < low else "inside" if value <= high else "above"
+    return (
+        "below the certified lower side" if value < low else "inside" if value <= high else "above"
+    )
 
 
 def measure(repeats: int) -> dict[str, Any]:
@@ -128,13 +147,20 @@ def measure(repeats: int) -> dict[str, Any]:
                 answer[name](runs, delta)
                 cpu[name].append(time.process_time() - start)
         low, high = hockeystick_answers(runs, delta, bound="both")
-        row: dict[str, Any] = {"runs": [r.name for r in runs], "delta": delta, "bracket": [low.tolist(), high.tolist()]}
+        row: dict[str, Any] = {
+            "runs": [r.name for r in runs],
+            "delta": delta,
+            "bracket": [low.tolist(), high.tolist()],
+        }
         for name in libraries:
             if name not in answer:
                 row[name] = {"skipped": libraries[name]}
                 continue
             ratios = [c / h for c, h in zip(cpu[name], cpu[HOCKEYSTICK], strict=True)]
-            places = [_where(v, lo, hi) for v, lo, hi in zip(values[name].tolist(), low, high, strict=True)]
+            places = [
+                _where(v, lo, hi)
+                for v, lo, hi in zip(values[name].tolist(), low, high, strict=True)
+            ]
             row[name] = {
                 "cpu_median": statistics.median(cpu[name]),
                 "cpu": cpu[name],
@@ -142,7 +168,11 @@ def measure(repeats: int) -> dict[str, Any]:
                 "epsilon": values[name].tolist(),
                 "against the bracket": {p: places.count(p) for p in sorted(set(places))},
                 "below": [
-                    {"run": runs[i].name, "epsilon": float(values[name][i]), "certified_lower": float(low[i])}
+                    {
+                        "run": runs[i].name,
+                        "epsilon": float(values[name][i]),
+                        "certified_lower": float(low[i]),
+                    }
                     for i, p in enumerate(places)
                     if p.startswith("below")
                 ],
@@ -162,9 +192,13 @@ def _version(package: str) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7, help="timed rounds per workload (default 7)")
+    parser.add_argument(
+        "--repeats", type=int, default=7, help="timed rounds per workload (default 7)"
+    )
     parser.add_argument("--out", help="the JSON file (default bench/results/<time>-rivals.json)")
-    parser.add_argument("--readme", action="store_true", help="rewrite the generated table in bench/README.md")
+    parser.add_argument(
+        "--readme", action="store_true", help="rewrite the generated table in bench/README.md"
+    )
     args = parser.parse_args(argv)
     load_before = os.getloadavg()
     started = datetime.now(timezone.utc)
@@ -190,7 +224,10 @@ def main(argv: list[str] | None = None) -> int:
         "started": started.isoformat(timespec="seconds"),
         "machine": {
             **machine(Path(__file__).resolve().parent.parent),
-            "versions": {p: _version(p) for p in ("hockeystick", "numpy", "opake-accounting", "dp-accounting")},
+            "versions": {
+                p: _version(p)
+                for p in ("hockeystick", "numpy", "opake-accounting", "dp-accounting")
+            },
         },
         "cpu": cpu_id(),
         "cores": os.cpu_count(),
@@ -200,7 +237,11 @@ def main(argv: list[str] | None = None) -> int:
         "repeats": args.repeats,
         "results": results,
     }
-    path = Path(args.out) if args.out else Path(__file__).parent / "results" / f"{started:%Y%m%dT%H%M%S}-rivals.json"
+    path = (
+        Path(args.out)
+        if args.out
+        else Path(__file__).parent / "results" / f"{started:%Y%m%dT%H%M%S}-rivals.json"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1))
     print(f"stored {path}")

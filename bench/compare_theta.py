@@ -43,8 +43,12 @@ def worst_relative(values: np.ndarray, refs: list) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", type=int, default=2000, help="hard points checked against mpmath")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--check", type=int, default=2000, help="hard points checked against mpmath"
+    )
     args = parser.parse_args()
 
     hr, he = hard_points(args.check)
@@ -55,7 +59,9 @@ def main() -> None:
             ("scipy log_ndtr", log_ndtr_theta(hr, he)),
             ("hockeystick", hs.theta(hr, he)),
         ]
-    print(f"worst relative error on {args.check} hard points where theta >= 1e-300 (mpmath, 50 digits):")
+    print(
+        f"worst relative error on {args.check} hard points where theta >= 1e-300 (mpmath, 50 digits):"
+    )
     for name, vals in rows:
         print(f"  {name:<18} {worst_relative(vals, refs):.3g}")
 

@@ -18,7 +18,11 @@ FULL = os.environ.get("HOCKEYSTICK_BENCH_FULL") == "1"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--full", action="store_true", help="benchmarks at their full sizes (HOCKEYSTICK_BENCH_FULL=1)")
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="benchmarks at their full sizes (HOCKEYSTICK_BENCH_FULL=1)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

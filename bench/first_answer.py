@@ -93,7 +93,9 @@ def cases() -> dict[str, list[str] | str]:
         "hockeystick: theta": [python(), "-c", "import hockeystick; hockeystick.theta(1.0, 1.0)"],
         OURS: [python(), "-c", hockeystick_code(README_RUN, DELTA)],
     }
-    script = shutil.which("hockeystick", path=os.path.dirname(python()) + os.pathsep + os.environ["PATH"])
+    script = shutil.which(
+        "hockeystick", path=os.path.dirname(python()) + os.pathsep + os.environ["PATH"]
+    )
     missing_script = "the hockeystick script is not installed beside this interpreter"
     out[COMMAND_LINE] = [script, *CLI, repr(DELTA)] if script else missing_script
     out["hockeystick epsilon --delta 0 (CLI)"] = [script, *CLI, "0"] if script else missing_script
@@ -107,14 +109,18 @@ def cases() -> dict[str, list[str] | str]:
         out["dp_accounting: import"] = [python(), "-c", "import dp_accounting"]
         out[DP_ACCOUNTING] = [python(), "-c", dp_accounting_code(README_RUN, DELTA)]
     else:
-        out["dp_accounting: import"] = out[DP_ACCOUNTING] = "dp_accounting is not installed (pip install dp_accounting)"
+        out["dp_accounting: import"] = out[DP_ACCOUNTING] = (
+            "dp_accounting is not installed (pip install dp_accounting)"
+        )
     return out
 
 
 def _once(argv: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
     """Wall and CPU seconds (user + system of the child, from wait4), exit status and output of one cold run."""
     start = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
+    child = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True
+    )
     assert child.stdout is not None
     printed = child.stdout.read()
     _, status, used = os.wait4(child.pid, 0)
@@ -154,14 +160,20 @@ def measure(repeats: int) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
 def paired(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
     """Round-by-round CPU ratios (median, least, largest) and the command line's CPU beyond the library's."""
     out: dict[str, dict[str, float]] = {}
-    cpu = {name: [s[1] for s in row["samples"]] for name, row in results.items() if "samples" in row}
+    cpu = {
+        name: [s[1] for s in row["samples"]] for name, row in results.items() if "samples" in row
+    }
     for a, b in RATIOS:
         if a in cpu and b in cpu:
             r = [x / y for x, y in zip(cpu[a], cpu[b], strict=True)]
             out[f"{a} / {b}"] = {"median": statistics.median(r), "min": min(r), "max": max(r)}
     if COMMAND_LINE in cpu and OURS in cpu:
         d = [x - y for x, y in zip(cpu[COMMAND_LINE], cpu[OURS], strict=True)]
-        out[f"{COMMAND_LINE} - {OURS} (CPU seconds)"] = {"median": statistics.median(d), "min": min(d), "max": max(d)}
+        out[f"{COMMAND_LINE} - {OURS} (CPU seconds)"] = {
+            "median": statistics.median(d),
+            "min": min(d),
+            "max": max(d),
+        }
     return out
 
 
@@ -170,13 +182,21 @@ def checked(printed: dict[str, str]) -> dict[str, Any]:
     from hockeystick.training import DPSGD
 
     low, high = DPSGD(
-        noise_multiplier=README_RUN.noise_multiplier, sample_rate=README_RUN.sample_rate, steps=README_RUN.steps
+        noise_multiplier=README_RUN.noise_multiplier,
+        sample_rate=README_RUN.sample_rate,
+        steps=README_RUN.steps,
     ).epsilon(DELTA, bound="both")
     out: dict[str, Any] = {"hockeystick bracket": [float(low), float(high)]}
     for name in (OURS, OPAKE, DP_ACCOUNTING):
         if name in printed:
             value = float(printed[name].split()[-1])
-            where = "below the certified lower side" if value < low else "inside" if value <= high else "above"
+            where = (
+                "below the certified lower side"
+                if value < low
+                else "inside"
+                if value <= high
+                else "above"
+            )
             out[name] = {"epsilon": value, "against the bracket": where}
     return out
 
@@ -192,9 +212,15 @@ def _version(package: str) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=9, help="rounds of cold runs (default 9; at least 7)")
-    parser.add_argument("--out", help="the JSON file (default bench/results/<time>-first-answer.json)")
-    parser.add_argument("--readme", action="store_true", help="rewrite the generated table in bench/README.md")
+    parser.add_argument(
+        "--repeats", type=int, default=9, help="rounds of cold runs (default 9; at least 7)"
+    )
+    parser.add_argument(
+        "--out", help="the JSON file (default bench/results/<time>-first-answer.json)"
+    )
+    parser.add_argument(
+        "--readme", action="store_true", help="rewrite the generated table in bench/README.md"
+    )
     args = parser.parse_args(argv)
     load_before = os.getloadavg()
     started = datetime.now(timezone.utc)
@@ -210,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
         if "skipped" in row:
             print(f"{name:40} skipped: {row['skipped']}")
         else:
-            print(f"{name:40} {row['wall_median']:11.3f}s {row['wall_min']:8.3f}s {row['cpu_median']:10.3f}s")
+            print(
+                f"{name:40} {row['wall_median']:11.3f}s {row['wall_min']:8.3f}s {row['cpu_median']:10.3f}s"
+            )
     for name, r in ratios.items():
         print(f"{name}: median {r['median']:.3f} (range {r['min']:.3f} to {r['max']:.3f})")
     for name, a in answers.items():
@@ -219,7 +247,10 @@ def main(argv: list[str] | None = None) -> int:
         "started": started.isoformat(timespec="seconds"),
         "machine": {
             **machine(Path(__file__).resolve().parent.parent),
-            "versions": {p: _version(p) for p in ("hockeystick", "numpy", "opake-accounting", "dp-accounting")},
+            "versions": {
+                p: _version(p)
+                for p in ("hockeystick", "numpy", "opake-accounting", "dp-accounting")
+            },
         },
         "python": sys.version.split()[0],
         "cpu": cpu_id(),
@@ -232,7 +263,9 @@ def main(argv: list[str] | None = None) -> int:
         "answers": answers,
     }
     path = (
-        Path(args.out) if args.out else Path(__file__).parent / "results" / f"{started:%Y%m%dT%H%M%S}-first-answer.json"
+        Path(args.out)
+        if args.out
+        else Path(__file__).parent / "results" / f"{started:%Y%m%dT%H%M%S}-first-answer.json"
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1))

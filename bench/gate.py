@@ -46,7 +46,9 @@ class Verdict:
 
     @property
     def failed(self) -> bool:
-        return self.baseline is not None and (self.ratio is None or (self.drop or 0.0) > self.tolerance)
+        return self.baseline is not None and (
+            self.ratio is None or (self.drop or 0.0) > self.tolerance
+        )
 
     def message(self) -> str:
         if self.baseline is None:
@@ -76,7 +78,9 @@ def for_machine(baselines: dict[str, Any], cpu: str) -> dict[str, Any]:
         if name in own:
             whose = cpu
         else:
-            whose = min((c for c in runs if name in runs[c]), key=lambda c: float(runs[c][name]["ratio"]))
+            whose = min(
+                (c for c in runs if name in runs[c]), key=lambda c: float(runs[c][name]["ratio"])
+            )
         chosen[name], resolved[name] = runs[whose][name], whose
     out = {k: v for k, v in baselines.items() if k != "by_machine"}
     return {**out, "benchmarks": chosen, "resolved": resolved}
@@ -87,7 +91,9 @@ def tolerance_for(name: str, baselines: dict[str, Any]) -> float:
     return float(tol.get("per_benchmark", {}).get(name, tol["default"]))
 
 
-def judge(ratios: dict[str, float], baselines: dict[str, Any], names: list[str] | None = None) -> list[Verdict]:
+def judge(
+    ratios: dict[str, float], baselines: dict[str, Any], names: list[str] | None = None
+) -> list[Verdict]:
     """One verdict per benchmark in ``names`` (default: every measured or baselined one)."""
     base = {k: float(v["ratio"]) for k, v in baselines["benchmarks"].items()}
     if names is None:

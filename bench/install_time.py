@@ -40,23 +40,39 @@ def _timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, f
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     wall = time.perf_counter() - start
     after = os.times()
-    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return wall, (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
 
 
 def build_and_install(rev: str, jobs: int | None, keep: Path | None = None) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="hockeystick-install-") as tmp:
         clone = Path(tmp) / "src"
-        subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(clone)], check=True)
+        subprocess.run(
+            ["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(clone)], check=True
+        )
         subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", rev], check=True)
         commit = subprocess.run(
-            ["git", "-C", str(clone), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+            ["git", "-C", str(clone), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         env = dict(os.environ)
         if jobs is not None:
             env["CMAKE_BUILD_PARALLEL_LEVEL"] = str(jobs)
         load_before = os.getloadavg()[0]
         build_wall, build_cpu = _timed(
-            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(Path(tmp) / "dist"), str(clone)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--wheel-dir",
+                str(Path(tmp) / "dist"),
+                str(clone),
+            ],
             env=env,
         )
         load_after = os.getloadavg()[0]
@@ -65,7 +81,9 @@ def build_and_install(rev: str, jobs: int | None, keep: Path | None = None) -> d
             (keep / commit).mkdir(parents=True, exist_ok=True)
             shutil.copy2(wheel, keep / commit / wheel.name)
         venv = Path(tmp) / "venv"
-        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+        subprocess.run(
+            [sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True
+        )
         install_wall, install_cpu = _timed(
             [str(venv / "bin" / "python"), "-m", "pip", "install", "--no-deps", str(wheel)]
         )
@@ -84,9 +102,15 @@ def build_and_install(rev: str, jobs: int | None, keep: Path | None = None) -> d
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rev", nargs="+", default=["HEAD"], help="revisions to build in turn (default HEAD)")
-    parser.add_argument("--repeats", type=int, default=1, help="builds of each revision (default 1)")
-    parser.add_argument("--jobs", type=int, help="CMAKE_BUILD_PARALLEL_LEVEL (default: the build tool's own)")
+    parser.add_argument(
+        "--rev", nargs="+", default=["HEAD"], help="revisions to build in turn (default HEAD)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="builds of each revision (default 1)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, help="CMAKE_BUILD_PARALLEL_LEVEL (default: the build tool's own)"
+    )
     parser.add_argument("--keep", type=Path, help="copy each built wheel to KEEP/<commit>/")
     parser.add_argument("--out", help="the JSON file (default bench/results/<time>-install.json)")
     args = parser.parse_args(argv)
@@ -109,11 +133,20 @@ def main(argv: list[str] | None = None) -> int:
             f"{rev}: median build {statistics.median(r['build_wall'] for r in mine):.1f} s wall, "
             f"{statistics.median(r['build_cpu'] for r in mine):.1f} s CPU over {len(mine)} build(s)"
         )
-    path = Path(args.out) if args.out else ROOT / "bench" / "results" / f"{started:%Y%m%dT%H%M%S}-install.json"
+    path = (
+        Path(args.out)
+        if args.out
+        else ROOT / "bench" / "results" / f"{started:%Y%m%dT%H%M%S}-install.json"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
         json.dumps(
-            {"started": started.isoformat(timespec="seconds"), "cores": os.cpu_count(), "builds": rows}, indent=1
+            {
+                "started": started.isoformat(timespec="seconds"),
+                "cores": os.cpu_count(),
+                "builds": rows,
+            },
+            indent=1,
         )
     )
     print(f"stored {path}")

@@ -29,7 +29,12 @@ def main(argv: list[str]) -> None:
     cpu = time.process_time()
     for side, positive in (("remove", True), ("add", False)):
         losses, _ = sample_generation.get_privacy_loss_sample(
-            strategy, noise, column, seed=seed + (0 if positive else 1), positive_sample=positive, num_samples=draws
+            strategy,
+            noise,
+            column,
+            seed=seed + (0 if positive else 1),
+            positive_sample=positive,
+            num_samples=draws,
         )
         losses = np.asarray(losses)
         readings = []
@@ -37,7 +42,11 @@ def main(argv: list[str]) -> None:
             values = -np.expm1(np.minimum(eps - losses, 0.0))
             mean = float(delta_calculation.delta_from_epsilon_and_samples(eps, losses))
             readings.append(
-                {"epsilon": eps, "mean": mean, "standard_error": float(values.std(ddof=1) / np.sqrt(draws))}
+                {
+                    "epsilon": eps,
+                    "mean": mean,
+                    "standard_error": float(values.std(ddof=1) / np.sqrt(draws)),
+                }
             )
         out[side] = readings
     out["cpu_seconds"] = time.process_time() - cpu

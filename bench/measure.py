@@ -76,7 +76,11 @@ def steady_heap() -> str:
     m_trim_threshold, m_mmap_threshold = -1, -3
     # mallopt takes a C int: 2 GiB - 1 is the largest trim threshold it can express
     ok = mallopt(m_mmap_threshold, 32 << 20) == 1 and mallopt(m_trim_threshold, (1 << 31) - 1) == 1
-    return "glibc: mmap threshold 32 MiB, no trimming" if ok else "allocator defaults (mallopt refused)"
+    return (
+        "glibc: mmap threshold 32 MiB, no trimming"
+        if ok
+        else "allocator defaults (mallopt refused)"
+    )
 
 
 def _children_cpu() -> float:

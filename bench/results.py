@@ -31,7 +31,15 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA = "hockeystick-bench-ratios/1"
-PACKAGES = ("hockeystick", "numpy", "scipy", "dp-accounting", "prv-accountant", "numba", "pytest-benchmark")
+PACKAGES = (
+    "hockeystick",
+    "numpy",
+    "scipy",
+    "dp-accounting",
+    "prv-accountant",
+    "numba",
+    "pytest-benchmark",
+)
 
 __all__ = ["SCHEMA", "cpu_id", "machine", "utc_now", "write", "read"]
 
@@ -72,7 +80,10 @@ def cpu_id() -> str:
 def _commit(repo: Path) -> str | None:
     try:
         out = subprocess.run(
-            ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+            ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -94,7 +105,9 @@ def machine(repo: Path) -> dict[str, Any]:
     """Cores, CPU, load average, versions and commit: what a figure needs beside it."""
     return {
         "cores": os.cpu_count(),
-        "affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "affinity": len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else os.cpu_count(),
         "cpu": _cpu_model(),
         "cpu_id": cpu_id(),
         "load_average": list(os.getloadavg()),
@@ -103,7 +116,9 @@ def machine(repo: Path) -> dict[str, Any]:
         "versions": {p: _version(p) for p in PACKAGES},
         "commit": _commit(repo),
         "env": {
-            k: os.environ[k] for k in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_WAIT_POLICY") if k in os.environ
+            k: os.environ[k]
+            for k in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_WAIT_POLICY")
+            if k in os.environ
         },
     }
 

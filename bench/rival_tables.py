@@ -55,12 +55,16 @@ def render_first_answer(record: dict[str, Any]) -> str:
 def render_warm(record: dict[str, Any]) -> str:
     """Per workload, each library's median CPU seconds, its paired ratio to hockeystick's and its answers' place
     against hockeystick's certified bracket."""
-    names = [n for n in next(iter(record["results"].values())) if n not in ("runs", "delta", "bracket")]
+    names = [
+        n for n in next(iter(record["results"].values())) if n not in ("runs", "delta", "bracket")
+    ]
     lines = [
         _header(record, "bench/compare_rivals.py"),
         f"OMP_NUM_THREADS={record['machine']['env'].get('OMP_NUM_THREADS', 'unset')}.",
         "",
-        "| workload | " + " | ".join(f"{n}: CPU (× hockeystick's)" for n in names) + " | rivals' answers against "
+        "| workload | "
+        + " | ".join(f"{n}: CPU (× hockeystick's)" for n in names)
+        + " | rivals' answers against "
         "hockeystick's certified bracket |",
         "|---|" + "---|" * (len(names) + 1),
     ]

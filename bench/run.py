@@ -108,7 +108,9 @@ def run_all(names: list[str], size: Size, effort: Effort) -> dict[str, Any]:
     return run
 
 
-def gate(run: dict[str, Any], baselines_path: Path, retries: int, effort: Effort, subset: bool = False) -> bool:
+def gate(
+    run: dict[str, Any], baselines_path: Path, retries: int, effort: Effort, subset: bool = False
+) -> bool:
     """Judge the run against the baselines, re-measuring failures; True when everything passes.
     ``subset`` (``--only``): judge the measured benchmarks alone, not the baselines left out.
     The baselines are those that apply on this CPU (``gate.for_machine``)."""
@@ -121,7 +123,9 @@ def gate(run: dict[str, Any], baselines_path: Path, retries: int, effort: Effort
         flush=True,
     )
     attempts = {name: [b["ratio"]] for name, b in run["benchmarks"].items()}
-    names = sorted(set(run["benchmarks"]) if subset else set(baselines["benchmarks"]) | set(run["benchmarks"]))
+    names = sorted(
+        set(run["benchmarks"]) if subset else set(baselines["benchmarks"]) | set(run["benchmarks"])
+    )
     for attempt in range(retries):
         failing = [
             v.name
@@ -154,7 +158,9 @@ def gate(run: dict[str, Any], baselines_path: Path, retries: int, effort: Effort
     if failed:
         print(
             f"\nREGRESSION: {len(failed)} benchmark(s) slower than the baseline beyond tolerance: "
-            + ", ".join(f"{v.name} ({v.drop:.1%} drop)" if v.drop is not None else v.name for v in failed)
+            + ", ".join(
+                f"{v.name} ({v.drop:.1%} drop)" if v.drop is not None else v.name for v in failed
+            )
         )
     return not failed
 
@@ -173,11 +179,17 @@ def recorded_apart(run: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--full", action="store_true", help="full sizes; rewrites bench/README.md's tables")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--full", action="store_true", help="full sizes; rewrites bench/README.md's tables"
+    )
     parser.add_argument("--only", nargs="+", metavar="NAME", help="measure only these benchmarks")
     parser.add_argument("--list", action="store_true", help="list the declared benchmarks and exit")
-    parser.add_argument("--out", type=Path, help="where to store the run (default bench/results/<time>-<size>.json)")
+    parser.add_argument(
+        "--out", type=Path, help="where to store the run (default bench/results/<time>-<size>.json)"
+    )
     parser.add_argument(
         "--gate",
         nargs="?",
@@ -186,16 +198,26 @@ def main() -> int:
         metavar="BASELINES",
         help=f"compare with the baselines (default {BASELINES.relative_to(HERE.parent)})",
     )
-    parser.add_argument("--retries", type=int, default=2, help="re-measurements of a failing benchmark (gate)")
-    parser.add_argument("--update-baselines", action="store_true", help="store this short run as the baselines")
+    parser.add_argument(
+        "--retries", type=int, default=2, help="re-measurements of a failing benchmark (gate)"
+    )
+    parser.add_argument(
+        "--update-baselines", action="store_true", help="store this short run as the baselines"
+    )
     parser.add_argument(
         "--update-machine-baselines",
         action="store_true",
         help="short sizes: store this run as this CPU's own baselines (by_machine)",
     )
-    parser.add_argument("--min-pairs", type=int, help="override the warm pairs measured at least (short 9, full 3)")
-    parser.add_argument("--budget", type=float, help="override the seconds per benchmark (short 8, full 60)")
-    parser.add_argument("--no-tables", action="store_true", help="with --full: do not touch bench/README.md")
+    parser.add_argument(
+        "--min-pairs", type=int, help="override the warm pairs measured at least (short 9, full 3)"
+    )
+    parser.add_argument(
+        "--budget", type=float, help="override the seconds per benchmark (short 8, full 60)"
+    )
+    parser.add_argument(
+        "--no-tables", action="store_true", help="with --full: do not touch bench/README.md"
+    )
     args = parser.parse_args()
 
     registry = discover()
@@ -213,7 +235,9 @@ def main() -> int:
     effort = EFFORT[size]
     if args.min_pairs is not None or args.budget is not None:
         effort = dataclasses.replace(
-            effort, min_pairs=args.min_pairs or effort.min_pairs, budget=args.budget or effort.budget
+            effort,
+            min_pairs=args.min_pairs or effort.min_pairs,
+            budget=args.budget or effort.budget,
         )
     started = time.perf_counter()
     run = run_all(names, size, effort)
@@ -226,10 +250,17 @@ def main() -> int:
     if args.update_baselines:
         previous = read(BASELINES) if BASELINES.exists() else None
         if previous is None or "tolerance" not in previous:
-            parser.error(f"{BASELINES} needs a 'tolerance' object to keep (see gate.py); write it first")
+            parser.error(
+                f"{BASELINES} needs a 'tolerance' object to keep (see gate.py); write it first"
+            )
         run.pop("gate", None)
-        if args.only:  # a subset joins the reference run, which keeps its own description; each says its own
-            baselines = {**previous, "benchmarks": {**previous["benchmarks"], **recorded_apart(run)}}
+        if (
+            args.only
+        ):  # a subset joins the reference run, which keeps its own description; each says its own
+            baselines = {
+                **previous,
+                "benchmarks": {**previous["benchmarks"], **recorded_apart(run)},
+            }
         else:
             baselines = {
                 **run,
@@ -245,12 +276,17 @@ def main() -> int:
         run.pop("gate", None)
         cpu = run["machine"]["cpu_id"]
         own = base.get("by_machine", {}).get(cpu)
-        if args.only and own is not None:  # a subset joins this CPU's record, which keeps its own description
+        if (
+            args.only and own is not None
+        ):  # a subset joins this CPU's record, which keeps its own description
             own["benchmarks"] = {**own["benchmarks"], **recorded_apart(run)}
         else:
             record = {k: v for k, v in run.items() if k not in ("schema", "size", "benchmarks")}
             previous = (own or {}).get("benchmarks", {})
-            base.setdefault("by_machine", {})[cpu] = {**record, "benchmarks": {**previous, **run["benchmarks"]}}
+            base.setdefault("by_machine", {})[cpu] = {
+                **record,
+                "benchmarks": {**previous, **run["benchmarks"]},
+            }
         write(BASELINES, base)
         update_readme({"gate/baselines": render_baselines(base)})
         print(f"recorded this CPU's ({cpu}) baselines in {BASELINES} and bench/README.md")
@@ -262,6 +298,10 @@ def main() -> int:
 
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "--child":
-        _child(sys.argv[2], "full" if sys.argv[3] == "full" else "short", Effort(**json.loads(sys.argv[4])))
+        _child(
+            sys.argv[2],
+            "full" if sys.argv[3] == "full" else "short",
+            Effort(**json.loads(sys.argv[4])),
+        )
     else:
         sys.exit(main())

@@ -73,7 +73,9 @@ def render_run(run: dict[str, Any], table: str) -> str:
             continue
         lo, hi = b["ratio_ci95"]
         goal = (
-            "—" if b["goal"] is None else (f"≥ {b['goal']:g}× " + ("met" if b["ratio"] >= b["goal"] else "**not met**"))
+            "—"
+            if b["goal"] is None
+            else (f"≥ {b['goal']:g}× " + ("met" if b["ratio"] >= b["goal"] else "**not met**"))
         )
         rows.append(
             f"| {b['title']} (`{name}`) | {b['anchor']} | {_items(b['ours_items'])} / {_items(b['anchor_items'])} "
@@ -91,34 +93,51 @@ def render_baselines(base: dict[str, Any]) -> str:
     side by side (``ratio× / fails below×``), the runs they come from listed above the table."""
     tol = base["tolerance"]
     machines = list(base.get("by_machine", {}).items())
-    rows = [_run_line(base), "", f"Tolerance: {tol['default']:.0%} by default; {tol['how_chosen']}", ""]
+    rows = [
+        _run_line(base),
+        "",
+        f"Tolerance: {tol['default']:.0%} by default; {tol['how_chosen']}",
+        "",
+    ]
     if machines:
         rows += [
             "Per-CPU baselines (columns CPU 1, 2, …: baseline / fails below), against which the gate judges a run on "
             "that CPU (gate.for_machine):",
             "",
         ]
-        rows += [f"{i}. **{cpu}**. {_run_line({**run, 'size': 'short'})}" for i, (cpu, run) in enumerate(machines, 1)]
+        rows += [
+            f"{i}. **{cpu}**. {_run_line({**run, 'size': 'short'})}"
+            for i, (cpu, run) in enumerate(machines, 1)
+        ]
         rows.append("")
     apart = [
         f"`{name}` ({whose}: {b['recorded']['started']}, commit {b['recorded']['commit']}, {b['recorded']['cpu_id']}, "
         f"load {b['recorded']['load_average'][0]:.1f}–{b['recorded']['load_average'][1]:.1f})"
-        for whose, run in [("reference", base), *((f"CPU {i}", r) for i, (_, r) in enumerate(machines, 1))]
+        for whose, run in [
+            ("reference", base),
+            *((f"CPU {i}", r) for i, (_, r) in enumerate(machines, 1)),
+        ]
         for name, b in run["benchmarks"].items()
         if "recorded" in b
     ]
     if apart:
         rows += [
-            "Recorded apart from the run their column names (`bench/run.py --only`): " + "; ".join(apart) + ".",
+            "Recorded apart from the run their column names (`bench/run.py --only`): "
+            + "; ".join(apart)
+            + ".",
             "",
         ]
-    names = list(dict.fromkeys([*base["benchmarks"], *(n for _, run in machines for n in run["benchmarks"])]))
+    names = list(
+        dict.fromkeys([*base["benchmarks"], *(n for _, run in machines for n in run["benchmarks"])])
+    )
 
     def tolerance(name: str) -> float:
         return float(tol.get("per_benchmark", {}).get(name, tol["default"]))
 
     def cell(b: dict[str, Any] | None, name: str) -> str:
-        return "—" if b is None else f"{b['ratio']:.3g}× / {b['ratio'] * (1 - tolerance(name)):.3g}×"
+        return (
+            "—" if b is None else f"{b['ratio']:.3g}× / {b['ratio'] * (1 - tolerance(name)):.3g}×"
+        )
 
     header = ["benchmark", "tolerance", "reference baseline (95% CI, pairs)", "fails below"]
     header += [f"CPU {i}" for i in range(1, len(machines) + 1)]
@@ -126,7 +145,9 @@ def render_baselines(base: dict[str, Any]) -> str:
     for name in names:
         b = base["benchmarks"].get(name)
         ref = (
-            "—" if b is None else f"{b['ratio']:.3g}× ({b['ratio_ci95'][0]:.3g}–{b['ratio_ci95'][1]:.3g}, {b['pairs']})"
+            "—"
+            if b is None
+            else f"{b['ratio']:.3g}× ({b['ratio_ci95'][0]:.3g}–{b['ratio_ci95'][1]:.3g}, {b['pairs']})"
         )
         below = "—" if b is None else f"{b['ratio'] * (1 - tolerance(name)):.3g}×"
         cells = [f"`{name}`", f"{tolerance(name):.0%}", ref, below]
@@ -138,7 +159,8 @@ def render_baselines(base: dict[str, Any]) -> str:
 def replace_block(text: str, key: str, body: str) -> str:
     """``text`` with the lines between the ``key`` markers replaced by ``body``."""
     pattern = re.compile(
-        rf"(<!-- begin generated: {re.escape(key)} -->\n).*?(<!-- end generated: {re.escape(key)} -->)", re.S
+        rf"(<!-- begin generated: {re.escape(key)} -->\n).*?(<!-- end generated: {re.escape(key)} -->)",
+        re.S,
     )
     if not pattern.search(text):
         raise ValueError(
@@ -171,7 +193,10 @@ def merge(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "benchmarks": {},
         "finished": runs[-1]["finished"],
         "source": f"{len(runs)} `{runs[0]['size']}` runs of `bench/run.py` (later runs replace rows)",
-        "machine": {**runs[0]["machine"], "load_average_end": runs[-1]["machine"]["load_average_end"]},
+        "machine": {
+            **runs[0]["machine"],
+            "load_average_end": runs[-1]["machine"]["load_average_end"],
+        },
     }
     for run in runs:
         merged["benchmarks"].update(run["benchmarks"])
@@ -179,9 +204,15 @@ def merge(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runs", nargs="*", type=Path, help="runs' JSON (bench/results/*.json); later ones win")
-    parser.add_argument("--baselines", type=Path, help="also render the gate's baseline block from this file")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "runs", nargs="*", type=Path, help="runs' JSON (bench/results/*.json); later ones win"
+    )
+    parser.add_argument(
+        "--baselines", type=Path, help="also render the gate's baseline block from this file"
+    )
     parser.add_argument("--readme", type=Path, default=README)
     args = parser.parse_args()
     blocks = blocks_for_run(merge([read(p) for p in args.runs])) if args.runs else {}

@@ -36,10 +36,15 @@ def test_every_declared_benchmark_has_a_committed_baseline() -> None:
 
 
 def _baselines(ratio_value: float, tolerance: float) -> dict:
-    return {"tolerance": {"default": tolerance, "how_chosen": "test"}, "benchmarks": {"b": {"ratio": ratio_value}}}
+    return {
+        "tolerance": {"default": tolerance, "how_chosen": "test"},
+        "benchmarks": {"b": {"ratio": ratio_value}},
+    }
 
 
-@pytest.mark.parametrize("measured,failed", [(5.0, False), (4.01, False), (3.99, True), (6.0, False), (None, True)])
+@pytest.mark.parametrize(
+    "measured,failed", [(5.0, False), (4.01, False), (3.99, True), (6.0, False), (None, True)]
+)
 def test_gate_fails_only_on_a_drop_beyond_tolerance(measured: float | None, failed: bool) -> None:
     ratios = {} if measured is None else {"b": measured}
     (verdict,) = judge(ratios, _baselines(5.0, 0.2), ["b"])
@@ -52,7 +57,11 @@ def test_gate_fails_only_on_a_drop_beyond_tolerance(measured: float | None, fail
 
 def test_gate_names_the_benchmark_and_the_drop() -> None:
     (verdict,) = judge({"b": 3.0}, _baselines(5.0, 0.2), ["b"])
-    assert "b" in verdict.message() and "dropped 40.0%" in verdict.message() and "tolerance 20%" in verdict.message()
+    assert (
+        "b" in verdict.message()
+        and "dropped 40.0%" in verdict.message()
+        and "tolerance 20%" in verdict.message()
+    )
 
 
 def test_gate_per_benchmark_tolerance_overrides_the_default() -> None:
@@ -69,7 +78,9 @@ def test_new_benchmark_without_baseline_does_not_fail() -> None:
 def _recorded(reference: dict[str, float], by_machine: dict[str, dict[str, float]]) -> dict:
     base = _baselines(1.0, 0.25)
     base["benchmarks"] = {n: {"ratio": r} for n, r in reference.items()}
-    base["by_machine"] = {c: {"benchmarks": {n: {"ratio": r} for n, r in rs.items()}} for c, rs in by_machine.items()}
+    base["by_machine"] = {
+        c: {"benchmarks": {n: {"ratio": r} for n, r in rs.items()}} for c, rs in by_machine.items()
+    }
     return base
 
 
@@ -84,23 +95,40 @@ def test_a_recorded_cpu_is_judged_against_its_own_figures() -> None:
         },
     )
     epyc = for_machine(base, "AMD EPYC (family 23, model 1)")
-    assert epyc["resolved"] == {"w4": "AMD EPYC (family 23, model 1)", "theta": "AMD EPYC (family 23, model 1)"}
-    assert [v.failed for v in judge({"w4": 50.0, "theta": 2.7}, epyc, ["w4", "theta"])] == [True, False]
+    assert epyc["resolved"] == {
+        "w4": "AMD EPYC (family 23, model 1)",
+        "theta": "AMD EPYC (family 23, model 1)",
+    }
+    assert [v.failed for v in judge({"w4": 50.0, "theta": 2.7}, epyc, ["w4", "theta"])] == [
+        True,
+        False,
+    ]
     xeon = for_machine(base, "Intel Xeon (family 6, model 85)")
-    assert [v.failed for v in judge({"w4": 50.0, "theta": 2.7}, xeon, ["w4", "theta"])] == [False, True]
+    assert [v.failed for v in judge({"w4": 50.0, "theta": 2.7}, xeon, ["w4", "theta"])] == [
+        False,
+        True,
+    ]
     assert "by_machine" not in epyc and base["by_machine"]  # the input is left as it was
 
 
 def test_an_unrecorded_cpu_is_judged_against_the_least_recorded_figure() -> None:
     base = _recorded(
-        {"w4": 44.0, "theta": 3.7, "only_ref": 5.0}, {"A": {"w4": 72.0, "theta": 2.7}, "B": {"w4": 60.0, "theta": 3.0}}
+        {"w4": 44.0, "theta": 3.7, "only_ref": 5.0},
+        {"A": {"w4": 72.0, "theta": 2.7}, "B": {"w4": 60.0, "theta": 3.0}},
     )
     other = for_machine(base, "Some new CPU")
-    assert {n: b["ratio"] for n, b in other["benchmarks"].items()} == {"w4": 44.0, "theta": 2.7, "only_ref": 5.0}
+    assert {n: b["ratio"] for n, b in other["benchmarks"].items()} == {
+        "w4": 44.0,
+        "theta": 2.7,
+        "only_ref": 5.0,
+    }
     assert other["resolved"] == {"w4": "reference", "theta": "A", "only_ref": "reference"}
     # a benchmark the CPU's own record lacks (added later, --only) falls back to the least figure too
     assert for_machine(base, "A")["resolved"]["only_ref"] == "reference"
-    assert not judge({"theta": 2.1}, other, ["theta"])[0].failed and judge({"theta": 2.0}, other, ["theta"])[0].failed
+    assert (
+        not judge({"theta": 2.1}, other, ["theta"])[0].failed
+        and judge({"theta": 2.0}, other, ["theta"])[0].failed
+    )
 
 
 def test_committed_machine_baselines_name_declared_benchmarks() -> None:

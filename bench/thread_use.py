@@ -50,7 +50,10 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
     n = int(4_000_000 * scale)
     r, eps = 10.0 ** rng.uniform(-2, 2, n), rng.uniform(0, 20, n)
     delta = 10.0 ** rng.uniform(-12, -1, n // 20)
-    col, row = np.linspace(0.0, 6.0, int(2000 * scale))[:, None], np.linspace(0.5, 4.0, 250)[None, :]
+    col, row = (
+        np.linspace(0.0, 6.0, int(2000 * scale))[:, None],
+        np.linspace(0.5, 4.0, 250)[None, :],
+    )
     dcol = 10.0 ** -np.linspace(1, 10, int(400 * scale))[:, None]
 
     def grid(*a: Any) -> list[np.ndarray]:
@@ -64,42 +67,71 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
     pmf = rng.dirichlet(np.ones(1_000_000))
     profile = _core.pld.GridProfile(pmf, k_lo=-500_000, h=1e-5, p_inf=1e-9)
     many_deltas = np.resize(delta, n)
-    sig = np.linspace(0.6, 3.0, max(2, int(64 * scale)))  # 88 to 7574 cells each: the core's cell loop stays serial
+    sig = np.linspace(
+        0.6, 3.0, max(2, int(64 * scale))
+    )  # 88 to 7574 cells each: the core's cell loop stays serial
     return {
-        "theta": ("hs.theta; flat batch (AVX2 pieces of 4096)", lambda t: _core.hockey_stick.theta(r, eps, threads=t)),
-        "log_theta": ("hs.log_theta; flat element-wise", lambda t: _core.hockey_stick.log_theta(r, eps, threads=t)),
+        "theta": (
+            "hs.theta; flat batch (AVX2 pieces of 4096)",
+            lambda t: _core.hockey_stick.theta(r, eps, threads=t),
+        ),
+        "log_theta": (
+            "hs.log_theta; flat element-wise",
+            lambda t: _core.hockey_stick.log_theta(r, eps, threads=t),
+        ),
         "theta_epsilon": (
             "hs.theta_epsilon; flat element-wise (root solve)",
             lambda t: _core.hockey_stick.theta_epsilon(r[: n // 20], delta, threads=t),
         ),
         "gaussian_factor_pairs": (
             "contraction grids (sweep); flat, 4 outputs",
-            lambda t: _core.contraction.gaussian_factor_pairs(eps[: n // 4], r[: n // 4], r[1 : n // 4 + 1], threads=t),
+            lambda t: _core.contraction.gaussian_factor_pairs(
+                eps[: n // 4], r[: n // 4], r[1 : n // 4 + 1], threads=t
+            ),
         ),
         "geometric_bound_delta": (
             "TrustedAggregator.delta; strided broadcast",
-            lambda t: _core.contraction.geometric_bound_delta(**dict(zip(_GEOMETRIC, geo_delta)), threads=t),
+            lambda t: _core.contraction.geometric_bound_delta(
+                **dict(zip(_GEOMETRIC, geo_delta)), threads=t
+            ),
         ),
         "geometric_bound_epsilon": (
             "TrustedAggregator.epsilon; strided broadcast (warm-started solve)",
-            lambda t: _core.contraction.geometric_bound_epsilon(**dict(zip(_GEOMETRIC_INVERSE, geo_eps)), threads=t),
+            lambda t: _core.contraction.geometric_bound_epsilon(
+                **dict(zip(_GEOMETRIC_INVERSE, geo_eps)), threads=t
+            ),
         ),
         "schedule_bound_delta": (
             "schedule accountants .delta; per item, O(T) each",
             lambda t: _core.contraction.schedule_bound_delta(
-                eps[: int(2000 * scale)], weight=0.01, first_stop=0, r_first=radii, r_product=radii, threads=t
+                eps[: int(2000 * scale)],
+                weight=0.01,
+                first_stop=0,
+                r_first=radii,
+                r_product=radii,
+                threads=t,
             ),
         ),
         "schedule_bound_epsilon": (
             "schedule accountants .epsilon; per item",
             lambda t: _core.contraction.schedule_bound_epsilon(
-                delta[: int(400 * scale)], weight=0.01, first_stop=0, r_first=radii, r_product=radii, threads=t
+                delta[: int(400 * scale)],
+                weight=0.01,
+                first_stop=0,
+                r_first=radii,
+                r_product=radii,
+                threads=t,
             ),
         ),
         "fedavg_interpolation": (
             "fdp NoisyFedAvg (stagewise); per item, O(T) each",
             lambda t: _core.fdp.fedavg_interpolation(
-                1, learning_rate=rate, lipschitz=lip, local_steps=np.full(m, 5.0), rounds=np.full(m, 200.0), threads=t
+                1,
+                learning_rate=rate,
+                lipschitz=lip,
+                local_steps=np.full(m, 5.0),
+                rounds=np.full(m, 200.0),
+                threads=t,
             ),
         ),
         "interpolation_from_rounds": (
@@ -109,7 +141,13 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
         "pld_subsampled_gaussian_many": (
             "pld.subsampled_gaussians; per item (one grid each)",
             lambda t: _core.pld.subsampled_gaussian_many(
-                sig, np.full(sig.size, 0.01), np.ones(sig.size, bool), h=1e-3, tail=TAIL, max_cells=MAX_CELLS, threads=t
+                sig,
+                np.full(sig.size, 0.01),
+                np.ones(sig.size, bool),
+                h=1e-3,
+                tail=TAIL,
+                max_cells=MAX_CELLS,
+                threads=t,
             ),
         ),
         "pld_subsampled_gaussian_many/1": (
@@ -124,7 +162,10 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
                 threads=t,
             ),
         ),
-        "PldGridProfile.delta": ("PLD .delta on a 10^6-point PMF; flat element-wise", lambda t: profile.delta(eps, t)),
+        "PldGridProfile.delta": (
+            "PLD .delta on a 10^6-point PMF; flat element-wise",
+            lambda t: profile.delta(eps, t),
+        ),
         "PldGridProfile.epsilon": (
             "PLD .epsilon; flat element-wise (binary search)",
             lambda t: profile.epsilon(many_deltas, t),
@@ -152,7 +193,9 @@ def child_times(threads: int) -> Timing:
         capture_output=True,
         text=True,
     ).stdout
-    wall, cpu, share = json.loads(out.strip().splitlines()[-1])  # the last line: a build may print before it
+    wall, cpu, share = json.loads(
+        out.strip().splitlines()[-1]
+    )  # the last line: a build may print before it
     return wall, cpu, share
 
 

@@ -38,7 +38,11 @@ def _cpu(run) -> tuple[float, object]:
 def ours(n: int, ratio: float, inner) -> tuple[float, object]:
     event = E.SampledWithReplacementDpEvent(n, max(1, round(ratio * n)), inner)
     return _cpu(
-        lambda: HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(event).get_epsilon_bracket(DELTA)
+        lambda: (
+            HockeystickAccountant(NeighboringRelation.REPLACE_ONE)
+            .compose(event)
+            .get_epsilon_bracket(DELTA)
+        )
     )
 
 

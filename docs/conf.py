@@ -107,7 +107,9 @@ _NO_INVENTORY = {
     # dp_accounting: the events and accountants the interop adapters take and subclass
     "dp_accounting.dp_event.DpEvent": "dp_accounting publishes no Sphinx inventory",
 }
-nitpick_ignore = [(role, name) for name in _NO_INVENTORY for role in ("py:class", "py:obj", "py:data")]
+nitpick_ignore = [
+    (role, name) for name in _NO_INVENTORY for role in ("py:class", "py:obj", "py:data")
+]
 
 html_theme = "furo"
 html_title = f"hockeystick {release}"

@@ -55,7 +55,9 @@ def main(grid: Grid, context: Context) -> None:
         sampling_method=SamplingMethod.NO_AMPLIFICATION,
         max_epsilon=8.0,
     )
-    accountant = HockeystickPrivacyAccountant(config, adaptive=False)  # noise and clients fixed before the run
+    accountant = HockeystickPrivacyAccountant(
+        config, adaptive=False
+    )  # noise and clients fixed before the run
     strategy = DifferentialPrivacyServerSideFixedClipping(
         # Flower samples max(fraction_train x available, min_train_nodes) clients and the wrapper checks that this
         # is num_sampled_clients, so both minimums are set: the round waits until every client is connected
@@ -89,11 +91,16 @@ def simulate() -> dict[str, Any]:
         server_app=server,
         client_app=client,
         num_supernodes=CLIENTS,
-        backend_config={"client_resources": {"num_cpus": 1, "num_gpus": 0.0}, "init_args": {"num_cpus": 2}},
+        backend_config={
+            "client_resources": {"num_cpus": 1, "num_gpus": 0.0},
+            "init_args": {"num_cpus": 2},
+        },
     )
     return dict(report)
 
 
 if __name__ == "__main__":
     ran = simulate()
-    print(f"{ran['rounds']} rounds, certified epsilon {ran['epsilon']:.4f} at delta 1e-5 ({ran['ended']})")
+    print(
+        f"{ran['rounds']} rounds, certified epsilon {ran['epsilon']:.4f} at delta 1e-5 ({ran['ended']})"
+    )

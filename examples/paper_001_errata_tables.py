@@ -40,7 +40,16 @@ def bracket_table() -> str:
                 ]
             )
     return _table(
-        ["d", "x", "exact TV", "lower (1/100) min{1,x}", "upper (3/2) min{1,x}", "exact / lower", "upper / exact"], rows
+        [
+            "d",
+            "x",
+            "exact TV",
+            "lower (1/100) min{1,x}",
+            "upper (3/2) min{1,x}",
+            "exact / lower",
+            "upper / exact",
+        ],
+        rows,
     )
 
 
@@ -49,11 +58,20 @@ def bracket_constants() -> str:
     d = np.array([1, 2, 3, 5, 10, 30, 100, 1000, 10**4, 10**6])[:, None]
     x = np.geomspace(1e-8, 1e4, 121)[None, :]
     ratio = leakage.tv_exact(1.0, x / np.sqrt(d), d) / np.minimum(1.0, x)
-    i_lo, i_hi = np.unravel_index(np.argmin(ratio), ratio.shape), np.unravel_index(np.argmax(ratio), ratio.shape)
+    i_lo, i_hi = (
+        np.unravel_index(np.argmin(ratio), ratio.shape),
+        np.unravel_index(np.argmax(ratio), ratio.shape),
+    )
     return _table(
         ["", "TV / min{1, x}", "at d", "at x", "paper's constant"],
         [
-            ["smallest", f"{ratio[i_lo]:.6g}", f"{d[i_lo[0], 0]:g}", f"{x[0, i_lo[1]]:.3g}", "1/100"],
+            [
+                "smallest",
+                f"{ratio[i_lo]:.6g}",
+                f"{d[i_lo[0], 0]:g}",
+                f"{x[0, i_lo[1]]:.3g}",
+                "1/100",
+            ],
             ["largest", f"{ratio[i_hi]:.6g}", f"{d[i_hi[0], 0]:g}", f"{x[0, i_hi[1]]:.3g}", "3/2"],
         ],
     )
@@ -66,8 +84,20 @@ def shift_table() -> str:
         eps = x / np.sqrt(d)
         tv = leakage.tv_exact(1.0, eps, d, s)
         _, upper = leakage.tv_bracket(1.0, eps, d)
-        rows.append([f"{d:g}", f"{x:g}", f"{s:g}", f"{tv:.6g}", f"{upper:.3g}", "fails" if tv > upper else "holds"])
-    return _table(["d", "x", "||m|| / sigma", "exact TV", "upper (3/2) min{1,x}", "Lemma 5.7 upper side"], rows)
+        rows.append(
+            [
+                f"{d:g}",
+                f"{x:g}",
+                f"{s:g}",
+                f"{tv:.6g}",
+                f"{upper:.3g}",
+                "fails" if tv > upper else "holds",
+            ]
+        )
+    return _table(
+        ["d", "x", "||m|| / sigma", "exact TV", "upper (3/2) min{1,x}", "Lemma 5.7 upper side"],
+        rows,
+    )
 
 
 def calibration_table() -> str:
@@ -148,7 +178,9 @@ def sampling_table() -> str:
     rows = []
     for n_draws in (1, 4, 16):
         masks = rng.random((20_000, n_draws, 40)) < p
-        estimates = (masks.astype(float) @ grads).mean(axis=1)  # (1/N) sum_j sum_i g_i 1{i drawn at j}
+        estimates = (masks.astype(float) @ grads).mean(
+            axis=1
+        )  # (1/N) sum_j sum_i g_i 1{i drawn at j}
         empirical = float(np.trace(np.cov(estimates.T)))
         rows.append(
             [
@@ -158,7 +190,9 @@ def sampling_table() -> str:
                 f"{leakage.sampling_variance(p, g) / n_draws:.4g}",
             ]
         )
-    return _table(["N draws", "Monte Carlo trace Var", "eq. 17: p(1-p) G", "Appendix K: p(1-p) G / N"], rows)
+    return _table(
+        ["N draws", "Monte Carlo trace Var", "eq. 17: p(1-p) G", "Appendix K: p(1-p) G / N"], rows
+    )
 
 
 def utility_sign_table() -> str:
@@ -170,7 +204,9 @@ def utility_sign_table() -> str:
         noise = rng.normal(scale=np.sqrt(var), size=(4000, d))
         eps_u = np.sum(w**2) - np.sum((w + noise) ** 2, axis=1)
         rows.append([f"{d}", f"{var:g}", f"{eps_u.mean():.4g}", f"{-d * var:.4g}"])
-    return _table(["d", "sigma_eps^2", "mean eps_u (Definition 3, Monte Carlo)", "-d sigma_eps^2"], rows)
+    return _table(
+        ["d", "sigma_eps^2", "mean eps_u (Definition 3, Monte Carlo)", "-d sigma_eps^2"], rows
+    )
 
 
 def sampling_rates_table() -> str:
@@ -189,7 +225,10 @@ def sampling_rates_table() -> str:
                 f"[0, {lo20:.4g}] and [{hi20:.4g}, 1]",
             ]
         )
-    return _table(["C_6", "C_1", "tau", "G", "eq. 18: p(1-p) >= C_6(C_1-tau)/G", "eq. 20: p(1-p) G <= tau"], rows)
+    return _table(
+        ["C_6", "C_1", "tau", "G", "eq. 18: p(1-p) >= C_6(C_1-tau)/G", "eq. 20: p(1-p) G <= tau"],
+        rows,
+    )
 
 
 def lemma_b3_table() -> str:
@@ -209,14 +248,24 @@ def lemma_b3_table() -> str:
             posterior = prior[:, None] * likelihood / p[None, :]  # f(d | w)
             belief, belief_tilde = posterior @ p, posterior @ p_tilde
             mix = (belief + belief_tilde) / 2
-            js = 0.5 * float(np.sum(belief * np.log(belief / mix)) + np.sum(belief_tilde * np.log(belief_tilde / mix)))
+            js = 0.5 * float(
+                np.sum(belief * np.log(belief / mix))
+                + np.sum(belief_tilde * np.log(belief_tilde / mix))
+            )
             xi = float(np.max(np.abs(np.log(posterior / prior[:, None]))))
             tv = 0.5 * float(np.sum(np.abs(p_tilde - p)))
             if tv > 1e-9:
                 worst = max(worst, np.sqrt(max(js, 0.0)) / float(leakage.js_bound_from_tv(xi, tv)))
         rows.append([f"{n_d}", f"{n_w}", f"{concentration:g}", "2000", f"{worst:.3g}"])
     return _table(
-        ["values of D", "values of W", "Dirichlet concentration", "models", "largest sqrt(JS) / (C_2 TV)"], rows
+        [
+            "values of D",
+            "values of W",
+            "Dirichlet concentration",
+            "models",
+            "largest sqrt(JS) / (C_2 TV)",
+        ],
+        rows,
     )
 
 

@@ -20,7 +20,9 @@ def main() -> None:
     parser.add_argument("--sigma", type=float, default=0.5)
     parser.add_argument("--delta", type=float, default=1e-5)
     args = parser.parse_args()
-    data = sim.synthetic("logistic", args.clients, 40, 20, label_concentration=0.5, feature_shift=0.3, seed=0)
+    data = sim.synthetic(
+        "logistic", args.clients, 40, 20, label_concentration=0.5, feature_shift=0.3, seed=0
+    )
     train, test = data.split(0.5)
     run = sim.noisy_fedavg(
         train,

@@ -26,7 +26,11 @@ from hypothesis import HealthCheck, settings
 from hockeystick.pld.refine.step_brackets import StepBrackets
 
 settings.register_profile(
-    "ci", derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "ci",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
     "explore",

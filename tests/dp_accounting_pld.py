@@ -30,11 +30,15 @@ def their_pld(event, count: int, pessimistic: bool, h: float = 1e-4):
         return out
     if isinstance(event, E.GaussianDpEvent):
         return P.from_gaussian_mechanism(
-            event.noise_multiplier / math.sqrt(count), pessimistic_estimate=pessimistic, value_discretization_interval=h
+            event.noise_multiplier / math.sqrt(count),
+            pessimistic_estimate=pessimistic,
+            value_discretization_interval=h,
         )
     if isinstance(event, E.LaplaceDpEvent):
         return P.from_laplace_mechanism(
-            event.noise_multiplier, pessimistic_estimate=pessimistic, value_discretization_interval=h
+            event.noise_multiplier,
+            pessimistic_estimate=pessimistic,
+            value_discretization_interval=h,
         ).self_compose(count)
     if isinstance(event, E.DiscreteLaplaceDpEvent):
         return P.from_discrete_laplace_mechanism(
@@ -61,7 +65,10 @@ def their_pld(event, count: int, pessimistic: bool, h: float = 1e-4):
                 value_discretization_interval=h,
             ).self_compose(count)
         return P.from_laplace_mechanism(
-            inner.noise_multiplier, sampling_prob=q, pessimistic_estimate=pessimistic, value_discretization_interval=h
+            inner.noise_multiplier,
+            sampling_prob=q,
+            pessimistic_estimate=pessimistic,
+            value_discretization_interval=h,
         ).self_compose(count)
     raise NotImplementedError(event)
 
@@ -87,7 +94,9 @@ def _leaf(rng: np.random.Generator):
         return E.LaplaceDpEvent(float(rng.uniform(2.0, 20.0)))
     if kind == 4:
         return E.DiscreteLaplaceDpEvent(float(rng.uniform(0.05, 0.5)), int(rng.integers(1, 3)))
-    return E.PoissonSampledDpEvent(float(rng.uniform(0.01, 0.3)), E.LaplaceDpEvent(float(rng.uniform(1.0, 5.0))))
+    return E.PoissonSampledDpEvent(
+        float(rng.uniform(0.01, 0.3)), E.LaplaceDpEvent(float(rng.uniform(1.0, 5.0)))
+    )
 
 
 def random_tree(rng: np.random.Generator, depth: int = 3):

@@ -9,7 +9,9 @@ from pathlib import Path
 from .test_layers import LAYERS, PACKAGE
 
 PICTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
-ROW = re.compile(r"^(?P<names>(?:[\w.]+/?,?\s{1,2})+?)\s{2,}.*\blayer (?P<layers>\d+(?:\.5)?(?:, \d+(?:\.5)?)*)\s*$")
+ROW = re.compile(
+    r"^(?P<names>(?:[\w.]+/?,?\s{1,2})+?)\s{2,}.*\blayer (?P<layers>\d+(?:\.5)?(?:, \d+(?:\.5)?)*)\s*$"
+)
 
 
 def drawn_layers() -> dict[str, float]:
@@ -23,7 +25,9 @@ def drawn_layers() -> dict[str, float]:
             continue
         names = [n.strip(",").removesuffix("/").removesuffix(".py") for n in row["names"].split()]
         layers = [float(x) if "." in x else int(x) for x in row["layers"].split(", ")]
-        for name, layer in zip(names, layers * len(names) if len(layers) == 1 else layers, strict=True):
+        for name, layer in zip(
+            names, layers * len(names) if len(layers) == 1 else layers, strict=True
+        ):
             drawn[name] = layer
     return drawn
 
@@ -37,4 +41,6 @@ def test_every_folder_of_the_package_has_a_layer():
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert folders <= LAYERS.keys(), sorted(folders - LAYERS.keys())
     modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__"}
-    assert modules == {"__main__"}, f"a module outside the layer folders: {sorted(modules - {'__main__'})}"
+    assert modules == {"__main__"}, (
+        f"a module outside the layer folders: {sorted(modules - {'__main__'})}"
+    )

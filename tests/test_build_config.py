@@ -39,10 +39,14 @@ def _build_dir() -> str:
 
 def test_the_build_directory_shadows_no_module_and_is_ignored_by_git() -> None:
     top = Path(_build_dir()).parts[0]
-    assert not top.isidentifier(), f"build-dir {top!r} is importable: `python -m {top}` would find it first"
+    assert not top.isidentifier(), (
+        f"build-dir {top!r} is importable: `python -m {top}` would find it first"
+    )
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git work tree")
-    ignored = subprocess.run(["git", "check-ignore", "-q", f"{top}/probe"], cwd=ROOT, capture_output=True, timeout=60)
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", f"{top}/probe"], cwd=ROOT, capture_output=True, timeout=60
+    )
     assert ignored.returncode == 0, f"{top}/ is not ignored by git (.gitignore)"
 
 
@@ -66,14 +70,18 @@ def _configure(build: Path, pybind11: Path) -> list[dict[str, str]]:
         command += ["-G", "Ninja"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    entries: list[dict[str, str]] = json.loads((build / "compile_commands.json").read_text(encoding="utf-8"))
+    entries: list[dict[str, str]] = json.loads(
+        (build / "compile_commands.json").read_text(encoding="utf-8")
+    )
     return entries
 
 
 @pytest.mark.slow
 def test_a_second_isolated_build_sees_the_same_commands_and_headers(tmp_path: Path) -> None:
     """Two configurations of one build directory, pybind11 at a new path each time (about 5 s)."""
-    pybind11 = pytest.importorskip("pybind11", reason="pybind11 (a build requirement) is not installed")
+    pybind11 = pytest.importorskip(
+        "pybind11", reason="pybind11 (a build requirement) is not installed"
+    )
     for tool in ("cmake", "c++"):
         if shutil.which(tool, path=SEARCH) is None:
             pytest.skip(f"no {tool} on PATH")
@@ -85,7 +93,9 @@ def test_a_second_isolated_build_sees_the_same_commands_and_headers(tmp_path: Pa
     headers = sorted((build / "bindings" / "pybind11-include").rglob("*.h"))
     stamps = [header.stat().st_mtime_ns for header in headers]
     shutil.move(first.parent, second.parent)  # the first environment is gone, as pip leaves it
-    (build / "CMakeCache.txt").unlink()  # as scikit-build-core clears a build of another environment
+    (
+        build / "CMakeCache.txt"
+    ).unlink()  # as scikit-build-core clears a build of another environment
     shutil.rmtree(build / "CMakeFiles")
     again = _configure(build, second)
     assert len(headers) > 20
@@ -94,4 +104,7 @@ def test_a_second_isolated_build_sees_the_same_commands_and_headers(tmp_path: Pa
     named = [entry["file"] for entry in again if str(tmp_path / "env-") in entry["command"]]
     assert named == []
     objects = [Path(entry["directory"], entry["output"]).resolve() for entry in again]
-    assert objects and [path for path in objects if (build / "CMakeFiles").resolve() in path.parents] == []
+    assert (
+        objects
+        and [path for path in objects if (build / "CMakeFiles").resolve() in path.parents] == []
+    )

@@ -126,7 +126,9 @@ def blank_non_code(text: str) -> str:
             j = n if end < 0 else end + len(raw.group(1)) + 2
             blank(i, j)
             i = j
-        elif c == '"' or (c == "'" and not (0 < i < n - 1 and text[i - 1].isalnum() and text[i + 1].isalnum())):
+        elif c == '"' or (
+            c == "'" and not (0 < i < n - 1 and text[i - 1].isalnum() and text[i + 1].isalnum())
+        ):
             j = i + 1
             while j < n and text[j] != c:
                 j += 2 if text[j] == "\\" else 1
@@ -137,13 +139,20 @@ def blank_non_code(text: str) -> str:
     return "".join(out)
 
 
-_CONTAINER = re.compile(r"^\s*(\[\[[^\]]*\]\]\s*)*(inline\s+)?(namespace|class|struct|union|enum)\b|\bextern\s*$")
+_CONTAINER = re.compile(
+    r"^\s*(\[\[[^\]]*\]\]\s*)*(inline\s+)?(namespace|class|struct|union|enum)\b|\bextern\s*$"
+)
 
 
 def _is_container(head: str) -> bool:
     """Whether ``head`` opens a namespace, class, struct, union, enum or ``extern "C"`` scope (its template
     parameter lists, whose ``class`` names a parameter, set aside)."""
-    return _CONTAINER.search(re.sub(r"\b(public|protected|private)\s*:(?!:)", "", _without_templates(head))) is not None
+    return (
+        _CONTAINER.search(
+            re.sub(r"\b(public|protected|private)\s*:(?!:)", "", _without_templates(head))
+        )
+        is not None
+    )
 
 
 def _without_templates(head: str) -> str:
@@ -158,7 +167,9 @@ def _without_templates(head: str) -> str:
     return head
 
 
-_QUALIFIERS = re.compile(r"^(\s|const\b|volatile\b|noexcept\b|override\b|final\b|mutable\b|&&?)*(->[^;{}]*)?$")
+_QUALIFIERS = re.compile(
+    r"^(\s|const\b|volatile\b|noexcept\b|override\b|final\b|mutable\b|&&?)*(->[^;{}]*)?$"
+)
 _NOT_NAMES = {
     "if",
     "for",
@@ -209,10 +220,16 @@ def _function_name(head: str) -> tuple[str, int] | None:
     member's, not the body's."""
     if _is_container(head) or re.search(r"=\s*$", head):
         return None
-    call_operator = None  # offset of "operator" when the group just read was the "()" of "operator()"
+    call_operator = (
+        None  # offset of "operator" when the group just read was the "()" of "operator()"
+    )
     for open_, close in _top_level_parens(head):
         before = head[:open_].rstrip()
-        if call_operator is None and before.endswith("operator") and not head[open_ + 1 : close].strip():
+        if (
+            call_operator is None
+            and before.endswith("operator")
+            and not head[open_ + 1 : close].strip()
+        ):
             call_operator = len(before) - len("operator")
             continue
         operator = _OPERATOR.search(before)
@@ -261,7 +278,13 @@ def cpp_functions(text: str) -> list[tuple[str, int, int]]:
                 end = _matching_brace(code, i)
                 if named is not None:
                     name, at = named
-                    found.append((name, code.count("\n", 0, head_start + at) + 1, code.count("\n", 0, end) + 1))
+                    found.append(
+                        (
+                            name,
+                            code.count("\n", 0, head_start + at) + 1,
+                            code.count("\n", 0, end) + 1,
+                        )
+                    )
                     head_start = end + 1
                 # any other brace at this scope (an initializer "= {...}", a member's "b_{y}") is skipped
                 # whole and stays part of the declaration being read
@@ -383,7 +406,9 @@ def test_the_scanner_agrees_with_ctags(relative):
     if "Universal Ctags" not in version:
         pytest.skip("the end: field needs universal-ctags")
     path = ROOT / relative
-    ours = {(name.split("::")[-1], first, last) for name, first, last in cpp_functions(path.read_text())}
+    ours = {
+        (name.split("::")[-1], first, last) for name, first, last in cpp_functions(path.read_text())
+    }
     assert ours == _ctags_functions(path)
 
 
@@ -392,22 +417,34 @@ def test_the_scanner_measures_register_contraction():
     closing brace (the last line of the function is a lone ``}``)."""
     path = ROOT / "cpp" / "bindings" / "register_contraction.cpp"
     lines = path.read_text().splitlines()
-    [(first, last)] = [(f, l) for name, f, l in cpp_functions(path.read_text()) if name == "register_contraction"]
+    [(first, last)] = [
+        (f, l) for name, f, l in cpp_functions(path.read_text()) if name == "register_contraction"
+    ]
     assert lines[first - 1].startswith("void register_contraction(py::module_ m) {")
     assert lines[last - 1] == "}"
-    assert all(not line.startswith("}") for line in lines[first : last - 1])  # no earlier closing at column 0
+    assert all(
+        not line.startswith("}") for line in lines[first : last - 1]
+    )  # no earlier closing at column 0
 
 
 # --- the limits ------------------------------------------------------------------------------------
 
 
 def test_no_python_class_is_over_the_limit():
-    long = [f"{path}: {name} ({size} lines)" for path, name, size in python_classes() if size > CLASS_LIMIT]
+    long = [
+        f"{path}: {name} ({size} lines)"
+        for path, name, size in python_classes()
+        if size > CLASS_LIMIT
+    ]
     assert not long, f"classes over {CLASS_LIMIT} lines (split them):\n" + "\n".join(long)
 
 
 def test_no_cpp_function_is_over_the_limit():
-    long = [f"{path}: {name} ({size} lines)" for path, name, size in all_cpp_functions() if size > FUNCTION_LIMIT]
+    long = [
+        f"{path}: {name} ({size} lines)"
+        for path, name, size in all_cpp_functions()
+        if size > FUNCTION_LIMIT
+    ]
     assert not long, f"C++ functions over {FUNCTION_LIMIT} lines (split them):\n" + "\n".join(long)
 
 
@@ -425,7 +462,9 @@ def complex_functions() -> dict[str, tuple[int, int, Path]]:
 
 def test_no_library_function_is_over_the_complexity_limit_but_the_numerical_kernels():
     found = complex_functions()
-    unexplained = sorted(f"{key} ({found[key][0]})" for key in found.keys() - ALGORITHM_BRANCHES.keys())
+    unexplained = sorted(
+        f"{key} ({found[key][0]})" for key in found.keys() - ALGORITHM_BRANCHES.keys()
+    )
     assert not unexplained, (
         f"over cyclomatic complexity {COMPLEXITY_LIMIT}: split the dispatch into a table or small functions, or,"
         " where the branches are the numerical algorithm, say so in a `complexity:` comment and pin it in"
@@ -441,4 +480,6 @@ def test_no_library_function_is_over_the_complexity_limit_but_the_numerical_kern
     assert not stale, f"at or under the limit now, unpin: {stale}"
     for key, (_, line, path) in found.items():
         lines = path.read_text().splitlines()[max(0, line - 4) : line + 2]
-        assert any("complexity:" in text for text in lines), f"{key}: no `complexity:` comment at its definition"
+        assert any("complexity:" in text for text in lines), (
+            f"{key}: no `complexity:` comment at its definition"
+        )

@@ -145,7 +145,9 @@ def _is_literal(node: ast.expr) -> bool:
     if isinstance(node, (ast.Tuple, ast.List)):
         return all(_is_literal(element) for element in node.elts)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        return isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, (int, float))
+        return isinstance(node.operand, ast.Constant) and isinstance(
+            node.operand.value, (int, float)
+        )
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool))
 
 
@@ -172,7 +174,9 @@ def mismatches(value: Any, node: ast.expr, source: str, path: str = "value") -> 
         value = value.tolist()
     if isinstance(node, (ast.Tuple, ast.List)):
         if not isinstance(value, (tuple, list)):
-            return [f"{path} is {value!r}, stated a sequence {ast.get_source_segment(source, node)}"]
+            return [
+                f"{path} is {value!r}, stated a sequence {ast.get_source_segment(source, node)}"
+            ]
         if len(value) != len(node.elts):
             return [f"{path} has {len(value)} elements, stated {len(node.elts)}: {value!r}"]
         found: list[str] = []
@@ -182,7 +186,11 @@ def mismatches(value: Any, node: ast.expr, source: str, path: str = "value") -> 
     written = ast.get_source_segment(source, node) or ""
     literal = ast.literal_eval(node)
     if isinstance(literal, (bool, str)):
-        return [] if value == literal and type(value) is type(literal) else [f"{path} is {value!r}, stated {written}"]
+        return (
+            []
+            if value == literal and type(value) is type(literal)
+            else [f"{path} is {value!r}, stated {written}"]
+        )
     if isinstance(value, (bool, str)) or not number_matches(value, written):
         return [f"{path} is {value!r}, stated {written}"]
     return []
@@ -230,18 +238,29 @@ def run_python(block: Block, namespace: dict[str, Any]) -> None:
 
 
 def _run_statements(
-    body: list[ast.stmt], block: Block, namespace: dict[str, Any], claims: dict[int, str], checked: set[int]
+    body: list[ast.stmt],
+    block: Block,
+    namespace: dict[str, Any],
+    claims: dict[int, str],
+    checked: set[int],
 ) -> None:
     for statement in body:
-        lines = [k for k in claims if statement.lineno <= k <= (statement.end_lineno or statement.lineno)]
+        lines = [
+            k for k in claims if statement.lineno <= k <= (statement.end_lineno or statement.lineno)
+        ]
         where = f"{block.page}:{statement.lineno}"
         if lines and isinstance(statement, ast.If):
             assert statement.lineno not in lines, f"{where}: a value stated on an if line"
             test = eval(compile(ast.Expression(body=statement.test), block.page, "eval"), namespace)
-            _run_statements(statement.body if test else statement.orelse, block, namespace, claims, checked)
+            _run_statements(
+                statement.body if test else statement.orelse, block, namespace, claims, checked
+            )
             continue
         if not lines:
-            exec(compile(ast.Module(body=[statement], type_ignores=[]), block.page, "exec"), namespace)
+            exec(
+                compile(ast.Module(body=[statement], type_ignores=[]), block.page, "exec"),
+                namespace,
+            )
             continue
         checked.update(lines)
         assert len(lines) == 1, f"{where}: one stated value per statement"
@@ -269,7 +288,9 @@ def _run_and_value(statement: ast.stmt, block: Block, namespace: dict[str, Any],
     if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
         exec(compile(ast.Module(body=[statement], type_ignores=[]), block.page, "exec"), namespace)
         target = statement.targets[-1] if isinstance(statement, ast.Assign) else statement.target
-        read = ast.fix_missing_locations(ast.copy_location(ast.parse(ast.unparse(target), mode="eval"), target))
+        read = ast.fix_missing_locations(
+            ast.copy_location(ast.parse(ast.unparse(target), mode="eval"), target)
+        )
         return eval(compile(read, block.page, "eval"), namespace)
     raise AssertionError(f"{where}: a value stated on a {type(statement).__name__} statement")
 
@@ -283,7 +304,9 @@ def prose_claims(text: str, page: str) -> list[tuple[str, str, str]]:
             inside = not inside
             continue
         if not inside:
-            found += [(f"{page}:{number}", m.group(1), m.group(2)) for m in PROSE_CLAIM.finditer(line)]
+            found += [
+                (f"{page}:{number}", m.group(1), m.group(2)) for m in PROSE_CLAIM.finditer(line)
+            ]
     return found
 
 
@@ -297,8 +320,12 @@ def check_prose(text: str, page: str, namespace: dict[str, Any]) -> None:
         try:
             value = eval(expression, scope)
         except Exception as error:  # the message names the page's line and the expression
-            raise AssertionError(f"{where}: the prose value's expression {expression!r} fails: {error!r}") from error
-        assert number_matches(value, written), f"{where}: the prose says {written}, {expression} is {value!r}"
+            raise AssertionError(
+                f"{where}: the prose value's expression {expression!r} fails: {error!r}"
+            ) from error
+        assert number_matches(value, written), (
+            f"{where}: the prose says {written}, {expression} is {value!r}"
+        )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -365,11 +392,17 @@ def run_command(words: list[str], where: str) -> Ran:
                 status = main(words[1:])
             except SystemExit as exit_:
                 status = exit_.code if isinstance(exit_.code, int) else 1
-        assert status == 0, f"{where}: {shlex.join(words)} exited {status}: {err.getvalue()[-2000:]}"
+        assert status == 0, (
+            f"{where}: {shlex.join(words)} exited {status}: {err.getvalue()[-2000:]}"
+        )
         text = out.getvalue()
     elif words[0] == "python" and len(words) > 1 and words[1].startswith("examples/"):
-        result = subprocess.run([sys.executable, *words[1:]], capture_output=True, text=True, timeout=600)
-        assert result.returncode == 0, f"{where}: {shlex.join(words)} exited {result.returncode}: {result.stderr}"
+        result = subprocess.run(
+            [sys.executable, *words[1:]], capture_output=True, text=True, timeout=600
+        )
+        assert result.returncode == 0, (
+            f"{where}: {shlex.join(words)} exited {result.returncode}: {result.stderr}"
+        )
         text, status = result.stdout, result.returncode
     else:
         raise AssertionError(
@@ -414,7 +447,9 @@ def check_printed_numbers(output: str, claim: str, where: str) -> None:
     for number in printed:
         if k < len(stated) and number_matches(number, stated[k]):
             k += 1
-    assert k == len(stated), f"{where}: the output does not print {stated[k]} (after {stated[:k]}):\n{output}"
+    assert k == len(stated), (
+        f"{where}: the output does not print {stated[k]} (after {stated[:k]}):\n{output}"
+    )
 
 
 def check_output(output: str, expected: Block) -> None:
@@ -427,7 +462,9 @@ def check_output(output: str, expected: Block) -> None:
             continue
         while k < len(actual) and not _same_line(actual[k], line):
             k += 1
-        assert k < len(actual), f"{expected.where}: the command does not print the line\n{line}\nits output:\n{output}"
+        assert k < len(actual), (
+            f"{expected.where}: the command does not print the line\n{line}\nits output:\n{output}"
+        )
         k += 1
 
 
@@ -456,7 +493,9 @@ def _same_line(actual: str, expected: str) -> bool:
 ALL_BLOCKS = [block for page in PAGES for block in read_blocks(page)]
 SKIPPED = [block for block in ALL_BLOCKS if block.marker == "skip"]
 NOT_CLI = [
-    block for block in ALL_BLOCKS if block.marker is None and block.language in SHELL and not is_cli_example(block)
+    block
+    for block in ALL_BLOCKS
+    if block.marker is None and block.language in SHELL and not is_cli_example(block)
 ]
 SLOW_PAGES = {"docs/simulate.md"}  # worker processes, each compiling the numba kernels
 
@@ -468,7 +507,9 @@ def _page_param(page: Path) -> Any:
 
 
 @pytest.mark.parametrize("page", [_page_param(page) for page in PAGES])
-def test_page_examples_print_what_the_page_states(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_page_examples_print_what_the_page_states(
+    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The page's blocks run in order in one namespace and one working directory, and every stated
     value is the value computed."""
     monkeypatch.chdir(tmp_path)
@@ -481,7 +522,9 @@ def test_page_examples_print_what_the_page_states(page: Path, tmp_path: Path, mo
             previous = None
             continue
         if block.marker == "file":
-            assert block.argument and "/" not in block.argument, f"{block.where}: a file marker names a plain file"
+            assert block.argument and "/" not in block.argument, (
+                f"{block.where}: a file marker names a plain file"
+            )
             (tmp_path / block.argument).write_text(block.source, encoding="utf-8")
         elif block.language == "python":
             run_python(block, namespace)
@@ -497,7 +540,9 @@ def test_page_examples_print_what_the_page_states(page: Path, tmp_path: Path, mo
 @pytest.mark.parametrize("block", [pytest.param(block, id=block.where) for block in SKIPPED])
 def test_skipped_block(block: Block) -> None:
     """A block left out of the run says why (reported by pytest -ra)."""
-    assert len(block.argument) >= 10, f"{block.where}: a skipped block needs a reason, got {block.argument!r}"
+    assert len(block.argument) >= 10, (
+        f"{block.where}: a skipped block needs a reason, got {block.argument!r}"
+    )
     pytest.skip(f"{block.where}: {block.argument}")
 
 
@@ -531,8 +576,12 @@ def test_every_relative_link_of_the_pages_names_a_file_of_the_repository() -> No
 def test_a_number_is_compared_at_the_precision_written() -> None:
     assert number_matches(2.3850647574522457, "2.3851")
     assert not number_matches(2.3850647574522457, "2.3849")
-    assert number_matches(5.72557122e-300, "5.7e-300") and not number_matches(5.72557122e-300, "5.8e-300")
-    assert number_matches(90, "90") and not number_matches(90.4, "90") and not number_matches(91, "90")
+    assert number_matches(5.72557122e-300, "5.7e-300") and not number_matches(
+        5.72557122e-300, "5.8e-300"
+    )
+    assert (
+        number_matches(90, "90") and not number_matches(90.4, "90") and not number_matches(91, "90")
+    )
     assert number_matches(np.float64(-999727.2420992844), "-999727.24")
 
 
@@ -548,12 +597,17 @@ def test_a_checked_prose_number_is_compared_with_its_expression() -> None:
     check_prose(text, "page.md", {"value": 4.22794, "pair": (1.0, 2.3812)})
     with pytest.raises(AssertionError, match=r"page.md:1: the prose says 4.2279, value is 4.2277"):
         check_prose(text, "page.md", {"value": 4.2277, "pair": (1.0, 2.38)})
-    with pytest.raises(AssertionError, match=r"page.md:1: the prose value's expression 'value' fails"):
+    with pytest.raises(
+        AssertionError, match=r"page.md:1: the prose value's expression 'value' fails"
+    ):
         check_prose(text, "page.md", {})
 
 
 def test_tuples_and_arrays_are_compared_elementwise() -> None:
-    node, source = stated_literal("(2.3851, 2.3852): the true epsilon lies in this bracket") or (None, "")
+    node, source = stated_literal("(2.3851, 2.3852): the true epsilon lies in this bracket") or (
+        None,
+        "",
+    )
     assert node is not None and source == "(2.3851, 2.3852)"
     assert mismatches((2.3850647574522457, 2.3852152397061266), node, source) == []
     assert mismatches((2.3849, 2.3852152397061266), node, source) != []
@@ -578,7 +632,9 @@ def test_a_stated_value_is_checked_against_the_statement_on_its_line() -> None:
 
 
 def test_printed_output_is_compared_line_by_line() -> None:
-    printed = "epsilon_lower  epsilon_upper\n-------------  -------------\n      1.82823        1.82824\n"
+    printed = (
+        "epsilon_lower  epsilon_upper\n-------------  -------------\n      1.82823        1.82824\n"
+    )
     check_printed_numbers(printed, "1.82823 1.82824", "page.md")
     with pytest.raises(AssertionError):
         check_printed_numbers(printed, "1.82824 1.82823", "page.md")
@@ -589,9 +645,7 @@ def test_printed_output_is_compared_line_by_line() -> None:
 
 
 def test_shell_lines_split_into_commands() -> None:
-    source = (
-        'pip install ".[plot]" && hockeystick sweep --example\nhockeystick epsilon \\\n  --delta 1e-5   # -> 2.38\n'
-    )
+    source = 'pip install ".[plot]" && hockeystick sweep --example\nhockeystick epsilon \\\n  --delta 1e-5   # -> 2.38\n'
     assert shell_commands(source) == [
         (["pip", "install", ".[plot]", "&&", "hockeystick", "sweep", "--example"], None),
         (["hockeystick", "epsilon", "--delta", "1e-5"], "2.38"),

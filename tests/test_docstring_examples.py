@@ -34,4 +34,6 @@ def test_the_examples_of(name):
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     failed, attempted = doctest.testmod(module, optionflags=flags, report=True, verbose=False)
     assert attempted > 0
-    assert failed == 0, f"{failed} of {attempted} examples in {name} print something else (see above)"
+    assert failed == 0, (
+        f"{failed} of {attempted} examples in {name} print something else (see above)"
+    )

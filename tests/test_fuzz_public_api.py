@@ -55,7 +55,10 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 settings.register_profile(
-    "long", max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+    "long",
+    max_examples=800,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 EXAMPLES = PROFILE.max_examples
@@ -152,10 +155,14 @@ PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     "clients_per_round": st.integers(1, 60),
     "sample_rate": floats(1e-3, 1.0, log=True),
     "clipped_count_stddev": floats(0.1, 100, log=True),  # DPFedAvg's adaptive clipping
-    "examples_per_user": st.integers(1, 2),  # DPSGD's user-level run (a mixture PLD each: kept small)
+    "examples_per_user": st.integers(
+        1, 2
+    ),  # DPSGD's user-level run (a mixture PLD each: kept small)
     "client_sample_rate": floats(1e-3, 1.0, log=True),  # RecordLevelFedAvg
     "local_sample_rate": floats(1e-2, 1.0, log=True),
-    "checkin_probability": floats(1e-2, 1.0, log=True),  # RandomCheckIns (a random allocation's PLD: few slots)
+    "checkin_probability": floats(
+        1e-2, 1.0, log=True
+    ),  # RandomCheckIns (a random allocation's PLD: few slots)
     "slots": st.integers(1, 8),
     "passes": st.integers(1, 10),
     "epochs": floats(0.01, 0.5),
@@ -194,7 +201,9 @@ def outcome(call: Callable[[], Any]) -> Any:
     """The call's result, or None when it refused with ValueError / TypeError (the allowed refusal)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)  # numpy overflow on the way is fine if the result is
+        warnings.simplefilter(
+            "ignore", RuntimeWarning
+        )  # numpy overflow on the way is fine if the result is
         try:
             return call()
         except REFUSALS:
@@ -205,7 +214,9 @@ def outcome(call: Callable[[], Any]) -> Any:
 
 NUMBERS = domain(st.one_of(floats(-40, 40), floats(1e-300, 1e300, log=True)))
 PROBABILITY = domain(floats(0.0, 1.0))
-ELEMENTWISE: list[tuple[str, Callable[..., Any], tuple[st.SearchStrategy[Any], ...], float, float]] = [
+ELEMENTWISE: list[
+    tuple[str, Callable[..., Any], tuple[st.SearchStrategy[Any], ...], float, float]
+] = [
     ("theta", hs.theta, (NUMBERS, NUMBERS), 0.0, 1.0),
     ("log_theta", hs.log_theta, (NUMBERS, NUMBERS), -math.inf, 0.0),
     ("theta_depsilon", hs.theta_depsilon, (NUMBERS, NUMBERS), -math.inf, 0.0),
@@ -250,11 +261,15 @@ def test_every_public_name_is_fuzzed():
         "secagg.DiscreteLaplaceCalibration",  # a result type: its fields walked through calibrate_distributed_discrete_laplace
         "secagg.PoissonBinomialCalibration",  # a result type: its fields walked through calibrate_poisson_binomial
     }
-    fuzzed |= {label for label, *_ in WALKS}  # the mechanism constructors: the argument walk at the end
+    fuzzed |= {
+        label for label, *_ in WALKS
+    }  # the mechanism constructors: the argument walk at the end
     assert public - skipped <= fuzzed, sorted(public - skipped - fuzzed)
 
 
-@pytest.mark.parametrize("name, function, arguments, low, high", ELEMENTWISE, ids=[e[0] for e in ELEMENTWISE])
+@pytest.mark.parametrize(
+    "name, function, arguments, low, high", ELEMENTWISE, ids=[e[0] for e in ELEMENTWISE]
+)
 @profile(2.0)
 @given(data=st.data())
 def test_elementwise_refuses_or_answers_in_range(name, function, arguments, low, high, data):
@@ -277,26 +292,38 @@ RDP_ORDERS = st.one_of(
 )
 FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], float, float]] = {
     "fdp.compose_gdp": (
-        lambda d: lambda: fdp.compose_gdp(d.draw(domain(PARAMETERS["mu"])), d.draw(domain(PARAMETERS["mu"]))),
+        lambda d: (
+            lambda: fdp.compose_gdp(
+                d.draw(domain(PARAMETERS["mu"])), d.draw(domain(PARAMETERS["mu"]))
+            )
+        ),
         0.0,
         math.inf,
     ),
     "fdp.constant_rate_h0": (
         lambda d: (
             lambda: fdp.constant_rate_h0(
-                d.draw(domain(floats(0, 5))), d.draw(domain(floats(0, 5))), d.draw(domain(st.integers(1, 50)))
+                d.draw(domain(floats(0, 5))),
+                d.draw(domain(floats(0, 5))),
+                d.draw(domain(st.integers(1, 50))),
             )
         ),
         0.0,
         math.inf,
     ),
     "fdp.constant_rate_h0_limit": (
-        lambda d: lambda: fdp.constant_rate_h0_limit(d.draw(domain(floats(0, 5))), d.draw(domain(floats(0, 5)))),
+        lambda d: (
+            lambda: fdp.constant_rate_h0_limit(
+                d.draw(domain(floats(0, 5))), d.draw(domain(floats(0, 5)))
+            )
+        ),
         0.0,
         math.inf,
     ),
     "fdp.gaussian_tradeoff": (
-        lambda d: lambda: fdp.gaussian_tradeoff(d.draw(domain(PARAMETERS["mu"])), d.draw(PROBABILITY)),
+        lambda d: (
+            lambda: fdp.gaussian_tradeoff(d.draw(domain(PARAMETERS["mu"])), d.draw(PROBABILITY))
+        ),
         0.0,
         1.0,
     ),
@@ -307,7 +334,11 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
     ),
     "fdp.interpolation_bound": (
         lambda d: (
-            lambda: fdp.interpolation_bound(d.draw(domain(floats(0.5, 3))), d.draw(domain(floats(0, 3)))).h_optimal
+            lambda: (
+                fdp.interpolation_bound(
+                    d.draw(domain(floats(0.5, 3))), d.draw(domain(floats(0, 3)))
+                ).h_optimal
+            )
         ),
         0.0,
         math.inf,
@@ -343,21 +374,25 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
         1.0,
     ),
     "fdp.GaussianTradeOff": (
-        lambda d: lambda: fdp.GaussianTradeOff(d.draw(domain(PARAMETERS["mu"]))).delta(d.draw(EPSILON)),
+        lambda d: (
+            lambda: fdp.GaussianTradeOff(d.draw(domain(PARAMETERS["mu"]))).delta(d.draw(EPSILON))
+        ),
         0.0,
         1.0,
     ),
     "fdp.TradeOffFunction": (
         lambda d: (
-            lambda: fdp.TradeOffFunction(lambda a: np.clip(1.0 - a - d.draw(floats(0, 0.5)), 0.0, 1.0)).epsilon(
-                d.draw(DELTA)
-            )
+            lambda: fdp.TradeOffFunction(
+                lambda a: np.clip(1.0 - a - d.draw(floats(0, 0.5)), 0.0, 1.0)
+            ).epsilon(d.draw(DELTA))
         ),
         0.0,
         math.inf,
     ),
     "fdp.NoisyFedAvg": (
-        lambda d: lambda: fdp.NoisyFedAvg(**_draw(d, registry.get("noisy_fedavg"))).epsilon(d.draw(DELTA)),
+        lambda d: (
+            lambda: fdp.NoisyFedAvg(**_draw(d, registry.get("noisy_fedavg"))).epsilon(d.draw(DELTA))
+        ),
         0.0,
         math.inf,
     ),
@@ -377,7 +412,11 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
         1.0,
     ),
     "rdp.compose_rdp": (
-        lambda d: lambda: rdp.compose_rdp(d.draw(st.one_of(RDP_CURVE, edges)), d.draw(st.one_of(RDP_CURVE, edges))),
+        lambda d: (
+            lambda: rdp.compose_rdp(
+                d.draw(st.one_of(RDP_CURVE, edges)), d.draw(st.one_of(RDP_CURVE, edges))
+            )
+        ),
         0.0,
         math.inf,
     ),
@@ -391,7 +430,11 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
             lambda: rdp.subsampled_gaussian_rdp(
                 d.draw(domain(PARAMETERS["sigma"])),
                 d.draw(domain(PARAMETERS["sampling_rate"])),
-                d.draw(st.one_of(st.just(None), st.lists(floats(1.5, 64), min_size=1, max_size=3), edges)),
+                d.draw(
+                    st.one_of(
+                        st.just(None), st.lists(floats(1.5, 64), min_size=1, max_size=3), edges
+                    )
+                ),
             )
         ),
         0.0,
@@ -401,7 +444,9 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
         lambda d: (
             lambda: rdp.poisson_subsampled_rdp(
                 d.draw(st.one_of(st.just([0.5, 1.0, 2.0]), edges)),
-                d.draw(st.one_of(RDP_ORDERS, st.just([2.0, 3.0, 4.0]))),  # an integer chain: the general bound
+                d.draw(
+                    st.one_of(RDP_ORDERS, st.just([2.0, 3.0, 4.0]))
+                ),  # an integer chain: the general bound
                 d.draw(domain(PARAMETERS["sampling_rate"])),
             )
         ),
@@ -411,7 +456,8 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
     "rdp.poisson_subsampled_remove_rdp": (
         lambda d: (
             lambda: rdp.poisson_subsampled_remove_rdp(
-                d.draw(st.one_of(st.just([0.5, 1.0, 2.0]), edges)), d.draw(domain(PARAMETERS["sampling_rate"]))
+                d.draw(st.one_of(st.just([0.5, 1.0, 2.0]), edges)),
+                d.draw(domain(PARAMETERS["sampling_rate"])),
             )
         ),
         0.0,
@@ -444,7 +490,9 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
     "rdp.zcdp_to_delta": (
         lambda d: (
             lambda: rdp.zcdp_to_delta(
-                d.draw(domain(floats(0.0, 1e3))), d.draw(EPSILON), xi=d.draw(domain(floats(0.0, 10.0)))
+                d.draw(domain(floats(0.0, 1e3))),
+                d.draw(EPSILON),
+                xi=d.draw(domain(floats(0.0, 10.0))),
             )
         ),
         0.0,
@@ -453,7 +501,9 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
     "rdp.zcdp_to_epsilon": (
         lambda d: (
             lambda: rdp.zcdp_to_epsilon(
-                d.draw(domain(floats(0.0, 1e3))), d.draw(DELTA), xi=d.draw(domain(floats(0.0, 10.0)))
+                d.draw(domain(floats(0.0, 1e3))),
+                d.draw(DELTA),
+                xi=d.draw(domain(floats(0.0, 10.0))),
             )
         ),
         0.0,
@@ -461,9 +511,9 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
     ),
     "rdp.SubsampledGaussianRDP": (
         lambda d: (
-            lambda: rdp.SubsampledGaussianRDP(**_draw(d, registry.get("rdp_subsampled_gaussian"))).epsilon(
-                d.draw(DELTA)
-            )
+            lambda: rdp.SubsampledGaussianRDP(
+                **_draw(d, registry.get("rdp_subsampled_gaussian"))
+            ).epsilon(d.draw(DELTA))
         ),
         0.0,
         math.inf,
@@ -497,7 +547,10 @@ FAMILY_CALLS: dict[str, tuple[Callable[[st.DataObject], Callable[[], Any]], floa
                     value_discretization_interval=1e-2,
                 )
                 .self_compose(d.draw(st.one_of(st.integers(1, 20), edges)))
-                .delta(d.draw(EPSILON), bound=d.draw(st.sampled_from(["upper", "lower", "both", "middle"])))
+                .delta(
+                    d.draw(EPSILON),
+                    bound=d.draw(st.sampled_from(["upper", "lower", "both", "middle"])),
+                )
             )
         ),
         0.0,
@@ -624,7 +677,11 @@ def test_registered_accountants_refuse_or_answer_in_range(name, data):
         return
     side = data.draw(st.sampled_from(["delta", "epsilon"]))
     out = outcome(
-        lambda: accountant.delta(data.draw(EPSILON)) if side == "delta" else accountant.epsilon(data.draw(DELTA))
+        lambda: (
+            accountant.delta(data.draw(EPSILON))
+            if side == "delta"
+            else accountant.epsilon(data.draw(DELTA))
+        )
     )
     if out is not None:
         check_values(out, 0.0, 1.0 if side == "delta" else math.inf, f"{name}.{side}")
@@ -635,7 +692,10 @@ def test_registered_accountants_refuse_or_answer_in_range(name, data):
 
 def _exact_cases() -> st.SearchStrategy[tuple[str, float, float, float]]:
     return st.tuples(
-        st.sampled_from(["gaussian", "gdp", "pld_q1"]), floats(0.3, 10, log=True), st.integers(1, 50), floats(0.0, 12.0)
+        st.sampled_from(["gaussian", "gdp", "pld_q1"]),
+        floats(0.3, 10, log=True),
+        st.integers(1, 50),
+        floats(0.0, 12.0),
     )
 
 
@@ -671,7 +731,9 @@ def test_exact_paths_give_upper_bounds_never_below_mpmath(case):
 @profile(1.0)
 @given(h=edges, orders=edges, eps=EPSILON)
 def test_grid_spacing_and_rdp_order_edges_refuse_or_answer_in_range(h, orders, eps):
-    out = outcome(lambda: pld.gaussian(1.0, value_discretization_interval=h).self_compose(3).delta(eps))
+    out = outcome(
+        lambda: pld.gaussian(1.0, value_discretization_interval=h).self_compose(3).delta(eps)
+    )
     if out is not None:
         check_values(out, 0.0, 1.0, "pld.gaussian")
     out = outcome(lambda: rdp.rdp_to_epsilon([0.5], orders, 1e-5, conversion="classic"))
@@ -695,7 +757,9 @@ WALK_VALUES: list[Any] = [
     "0.5",
     np.array([0.5, 2.0]),
 ]
-CALL_SECONDS = 120.0  # a hang guard, generous for a loaded machine (signal.setitimer: interrupts Python code)
+CALL_SECONDS = (
+    120.0  # a hang guard, generous for a loaded machine (signal.setitimer: interrupts Python code)
+)
 H = 1e-2  # coarse loss grids keep the PLD calls cheap; the grid spacing itself is walked too
 WALK_BASE: dict[str, Any] = dict(
     sigma=2.0,
@@ -748,10 +812,30 @@ WALK_BASE: dict[str, Any] = dict(
 def _registered_walk(name: str) -> tuple[Callable[..., Any], dict[str, Any]]:
     entry = registry.get(name)
     base = {k: WALK_BASE[k] for k in entry.required}
-    base.update({k: WALK_BASE[k] for k in entry.parameters if k in ("value_discretization_interval", "tail")})
-    base.update({"steps": 3} if name.startswith("dp_sgd") else {"rounds": 3} if name.startswith("dp_fedavg") else {})
-    base.update({k: WALK_BASE[k] for k in entry.parameters if k not in base and k in WALK_BASE and k != "accuracy"})
-    if name == "trusted_aggregator_inverse_time":  # eta_t = 1 / (lambda t) <= 2 / (beta + lambda) needs lambda >= beta
+    base.update(
+        {
+            k: WALK_BASE[k]
+            for k in entry.parameters
+            if k in ("value_discretization_interval", "tail")
+        }
+    )
+    base.update(
+        {"steps": 3}
+        if name.startswith("dp_sgd")
+        else {"rounds": 3}
+        if name.startswith("dp_fedavg")
+        else {}
+    )
+    base.update(
+        {
+            k: WALK_BASE[k]
+            for k in entry.parameters
+            if k not in base and k in WALK_BASE and k != "accuracy"
+        }
+    )
+    if (
+        name == "trusted_aggregator_inverse_time"
+    ):  # eta_t = 1 / (lambda t) <= 2 / (beta + lambda) needs lambda >= beta
         base["strong_convexity"] = base["smoothness"]
 
     def call(**kwargs: Any) -> Any:
@@ -784,7 +868,9 @@ def _opacus_epsilon(delta: Any) -> tuple[float, tuple[float, float]]:
 
 def _opacus_history(noise_multiplier: Any, sample_rate: Any, steps: Any) -> tuple[float, float]:
     restored = opacus.HockeystickAccountant()
-    restored.load_state_dict({"history": [(noise_multiplier, sample_rate, steps)], "mechanism": restored.mechanism()})
+    restored.load_state_dict(
+        {"history": [(noise_multiplier, sample_rate, steps)], "mechanism": restored.mechanism()}
+    )
     assigned = opacus.HockeystickAccountant()
     assigned.history = [(noise_multiplier, sample_rate, steps)]
     return restored.get_epsilon(1e-5), assigned.get_epsilon(1e-5)
@@ -820,17 +906,31 @@ def _self_composed(make: Callable[..., Any]) -> Callable[..., Any]:
 # (label, call, valid keyword arguments: each is walked in turn)
 WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     *((f"registry {n}", *_registered_walk(n)) for n in registry.names()),
-    *((f"registry {n}.delta", _registered_method(n, "delta"), {"epsilon": 1.0}) for n in registry.names()),
-    *((f"registry {n}.epsilon", _registered_method(n, "epsilon"), {"delta": 1e-3}) for n in registry.names()),
+    *(
+        (f"registry {n}.delta", _registered_method(n, "delta"), {"epsilon": 1.0})
+        for n in registry.names()
+    ),
+    *(
+        (f"registry {n}.epsilon", _registered_method(n, "epsilon"), {"delta": 1e-3})
+        for n in registry.names()
+    ),
     (
         "training.DPSGD",
         lambda **kw: training.DPSGD(**kw).epsilon(1e-3),
-        dict(noise_multiplier=2.0, dataset_size=1000, batch_size=10, epochs=0.05, value_discretization_interval=H),
+        dict(
+            noise_multiplier=2.0,
+            dataset_size=1000,
+            batch_size=10,
+            epochs=0.05,
+            value_discretization_interval=H,
+        ),
     ),
     (
         "training.DPFedAvg",
         lambda **kw: training.DPFedAvg(**kw).delta(1.0),
-        dict(noise_multiplier=2.0, total_clients=1000, clients_per_round=10, rounds=3, accuracy=0.1),
+        dict(
+            noise_multiplier=2.0, total_clients=1000, clients_per_round=10, rounds=3, accuracy=0.1
+        ),
     ),
     (
         "training.DPSGD(sample_rate)",
@@ -841,13 +941,25 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         "calibrate_batch_size",
         lambda **kw: calibrate_batch_size(**kw),
         dict(
-            noise_multiplier=2.0, dataset_size=1000, steps=3, epsilon=1.0, delta=1e-5, value_discretization_interval=H
+            noise_multiplier=2.0,
+            dataset_size=1000,
+            steps=3,
+            epsilon=1.0,
+            delta=1e-5,
+            value_discretization_interval=H,
         ),
     ),
     (
         "calibrate_fixed_compute",
         lambda **kw: calibrate_fixed_compute(**kw).noise_multiplier,
-        dict(dataset_size=1000, epochs=0.05, batch_sizes=10, epsilon=1.0, delta=1e-5, value_discretization_interval=H),
+        dict(
+            dataset_size=1000,
+            epochs=0.05,
+            batch_sizes=10,
+            epsilon=1.0,
+            delta=1e-5,
+            value_discretization_interval=H,
+        ),
     ),
     (
         "calibrate",
@@ -930,21 +1042,45 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         _self_composed(pld.gaussian),
         dict(sigma=2.0, sensitivity=1.0, value_discretization_interval=H, tail=1e-12),
     ),
-    ("pld.laplace", _self_composed(pld.laplace), dict(scale=2.0, sensitivity=1.0, value_discretization_interval=H)),
+    (
+        "pld.laplace",
+        _self_composed(pld.laplace),
+        dict(scale=2.0, sensitivity=1.0, value_discretization_interval=H),
+    ),
     (
         "pld.subsampled_gaussian",
         _self_composed(pld.subsampled_gaussian),
-        dict(sigma=2.0, sampling_rate=0.01, sensitivity=1.0, value_discretization_interval=H, tail=1e-12),
+        dict(
+            sigma=2.0,
+            sampling_rate=0.01,
+            sensitivity=1.0,
+            value_discretization_interval=H,
+            tail=1e-12,
+        ),
     ),
     (
         "pld.fixed_size_subsampled_gaussian",
         _self_composed(pld.fixed_size_subsampled_gaussian),
-        dict(sigma=2.0, batch_size=10, n=1000, sensitivity=1.0, value_discretization_interval=H, tail=1e-12),
+        dict(
+            sigma=2.0,
+            batch_size=10,
+            n=1000,
+            sensitivity=1.0,
+            value_discretization_interval=H,
+            tail=1e-12,
+        ),
     ),
     (
         "pld.with_replacement_subsampled_gaussian",
         _self_composed(pld.with_replacement_subsampled_gaussian),
-        dict(sigma=2.0, batch_size=10, n=1000, sensitivity=1.0, value_discretization_interval=H, tail=1e-12),
+        dict(
+            sigma=2.0,
+            batch_size=10,
+            n=1000,
+            sensitivity=1.0,
+            value_discretization_interval=H,
+            tail=1e-12,
+        ),
     ),
     (
         "pld.discrete_laplace",
@@ -975,7 +1111,11 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         "pld.mixture_of_gaussians",
         _self_composed(pld.mixture_of_gaussians),
         dict(
-            sigma=2.0, sensitivities=[0.0, 1.0], sampling_probs=[0.5, 0.5], value_discretization_interval=H, tail=1e-12
+            sigma=2.0,
+            sensitivities=[0.0, 1.0],
+            sampling_probs=[0.5, 0.5],
+            value_discretization_interval=H,
+            tail=1e-12,
         ),
     ),
     (
@@ -1007,11 +1147,17 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ),
 ]
 WALKS += EVENT_WALKS  # hockeystick's dp_accounting-style events, in both adapters (tests/fuzz/event_walks.py)
-WALKS += ALLOCATION_WALKS + MATRIX_WALKS  # the allocation accountants, hockeystick.matrix (fuzz/allocation_walks.py)
+WALKS += (
+    ALLOCATION_WALKS + MATRIX_WALKS
+)  # the allocation accountants, hockeystick.matrix (fuzz/allocation_walks.py)
 WALKS += SECAGG_WALKS  # hockeystick.secagg: the accountants, their sensitivity, wrap-around and calibration
 WALKS += RISK_WALKS  # hockeystick.risk: trade-off curve, TPR at FPR, advantage, calibration (fuzz/risk_walks.py)
-WALKS += ISRL_WALKS + LEAKAGE_WALKS  # paper 003's isrl and paper 001's leakage, every public name (paper_walks.py)
-WALKS += AUDIT_WALKS  # hockeystick.audit: every public name and the CSV reader (fuzz/audit_walks.py)
+WALKS += (
+    ISRL_WALKS + LEAKAGE_WALKS
+)  # paper 003's isrl and paper 001's leakage, every public name (paper_walks.py)
+WALKS += (
+    AUDIT_WALKS  # hockeystick.audit: every public name and the CSV reader (fuzz/audit_walks.py)
+)
 
 # Refusals of modules outside the adapters, calibrate, training and the pld constructors whose message
 # does not yet name the argument the caller gave (the paper-003 and paper-000/002 accountants pass the
@@ -1045,7 +1191,10 @@ def _walk_failure(call: Callable[..., Any], kwargs: dict[str, Any], name: str) -
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     for part in out if isinstance(out, tuple) else (out,):
-        if isinstance(part, (float, np.ndarray, np.floating)) and np.isnan(np.asarray(part, dtype=float)).any():
+        if (
+            isinstance(part, (float, np.ndarray, np.floating))
+            and np.isnan(np.asarray(part, dtype=float)).any()
+        ):
             return f"NaN returned: {out!r}"
     return None
 
@@ -1056,7 +1205,10 @@ SLOW_WALKS = {"opacus.get_noise_multiplier"}
 
 @pytest.mark.parametrize(
     "label, call, base",
-    [pytest.param(*walk, id=walk[0], marks=pytest.mark.slow if walk[0] in SLOW_WALKS else ()) for walk in WALKS],
+    [
+        pytest.param(*walk, id=walk[0], marks=pytest.mark.slow if walk[0] in SLOW_WALKS else ())
+        for walk in WALKS
+    ],
 )
 def test_every_argument_at_its_edges_answers_or_is_refused_by_name(label, call, base):
     failures = []
@@ -1068,14 +1220,18 @@ def test_every_argument_at_its_edges_answers_or_is_refused_by_name(label, call, 
     assert not failures, f"{label}:\n" + "\n".join(failures)
 
 
-@pytest.mark.parametrize("label, call, base", [pytest.param(*w, id=w[0]) for w in ISRL_WALKS + LEAKAGE_WALKS])
+@pytest.mark.parametrize(
+    "label, call, base", [pytest.param(*w, id=w[0]) for w in ISRL_WALKS + LEAKAGE_WALKS]
+)
 def test_paper_modules_refuse_what_numpy_would_coerce(label, call, base):
     """isrl and leakage: a string, a bool or None where a number is meant is a ParameterTypeError naming
     the argument, and a fraction where a count is meant a ValueError naming it (never 1.0, nan or a
     truncated count)."""
     failures = []
     for name in base:
-        bad: list[Any] = ["0.5", True] + ([] if label in NONE_DEFAULTS and name == "silo_size" else [None])
+        bad: list[Any] = ["0.5", True] + (
+            [] if label in NONE_DEFAULTS and name == "silo_size" else [None]
+        )
         for value in bad + ([2.5] if name in COUNTS else []):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -1084,7 +1240,9 @@ def test_paper_modules_refuse_what_numpy_would_coerce(label, call, base):
                 except ValueError as error:  # ParameterTypeError is one too
                     kind_ok = value == 2.5 or isinstance(error, ParameterTypeError)
                     if name not in str(error) or not kind_ok:
-                        failures.append(f"{name}={value!r}: {type(error).__name__} {str(error)[:200]}")
+                        failures.append(
+                            f"{name}={value!r}: {type(error).__name__} {str(error)[:200]}"
+                        )
                     continue
             failures.append(f"{name}={value!r}: answered {out!r}")
     assert not failures, f"{label}:\n" + "\n".join(failures)
@@ -1104,7 +1262,9 @@ def test_the_audit_command_line_answers_or_refuses_every_walk_value_by_its_flag(
                 warnings.simplefilter("ignore")
                 try:
                     code = main([*AUDIT_ARGV, *flags])
-                except SystemExit as exit_:  # argparse's own refusals (a choice not offered): usage, then the error
+                except (
+                    SystemExit
+                ) as exit_:  # argparse's own refusals (a choice not offered): usage, then the error
                     code = exit_.code
             captured = capsys.readouterr()
             if code == 0 and "nan" not in captured.out.lower():

@@ -50,7 +50,9 @@ MODULE_CEILING = 90
 
 def _loaded_after(code: str) -> list[str]:
     probe = f"import sys\n{code}\nimport json\nprint(json.dumps(sorted(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -107,7 +109,15 @@ def test_the_question_reader_is_installed_by_importing_any_pld_module():
 
 
 # the README's command line for the same run (README.md, docs/cli.md)
-README_COMMAND = ["epsilon", "--noise-multiplier", "1.1", "--sample-rate", "0.0042667", "--steps", "14100"]
+README_COMMAND = [
+    "epsilon",
+    "--noise-multiplier",
+    "1.1",
+    "--sample-rate",
+    "0.0042667",
+    "--steps",
+    "14100",
+]
 CATALOGUE = "hockeystick.registry.catalogue"
 
 # the other families of mechanisms, which the registry's catalogue names but a DP-SGD answer never reads
@@ -136,5 +146,7 @@ def test_the_readme_command_line_loads_the_catalogue_module_of_its_run_alone():
     assert status == 0
     assert "2.38516" in done.stdout  # the README's answer
     catalogue = {m[len(CATALOGUE) + 1 :] for m in loaded if m.startswith(CATALOGUE + ".")}
-    assert catalogue - {"calibratables"} == {"training_runs"}  # calibratables: shared ranges, no entries
+    assert catalogue - {"calibratables"} == {
+        "training_runs"
+    }  # calibratables: shared ranges, no entries
     assert [m for m in loaded for f in OTHER_FAMILIES if m == f or m.startswith(f + ".")] == []

@@ -63,7 +63,9 @@ def _targets(path: Path) -> set[str]:
                 if parts[0] == "hockeystick" and len(parts) > 1:
                     out.add(parts[1])
     # names imported from the package root that are not modules (``__version__``) are the root itself
-    return {t for t in out if (PACKAGE / f"{t}.py").exists() or (PACKAGE / t).is_dir() or t == "_core"}
+    return {
+        t for t in out if (PACKAGE / f"{t}.py").exists() or (PACKAGE / t).is_dir() or t == "_core"
+    }
 
 
 def test_every_import_points_down():
@@ -110,7 +112,9 @@ def test_pld_stages_import_downwards():
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root)
         if len(rel.parts) == 1:
-            assert rel.name in ("__init__.py",), f"pld/{rel}: every pld module belongs to a stage (PLD_STAGES)"
+            assert rel.name in ("__init__.py",), (
+                f"pld/{rel}: every pld module belongs to a stage (PLD_STAGES)"
+            )
             continue
         own = rel.parts[0]
         assert own in PLD_STAGES, f"pld/{rel}: add {own!r} to PLD_STAGES"
@@ -127,9 +131,13 @@ def test_pld_stages_import_downwards():
                 continue
             stage = target[2] if len(target) > 2 else None
             if stage is None:
-                wrong.append(f"pld/{rel} imports from the hockeystick.pld facade: import the stage's module")
+                wrong.append(
+                    f"pld/{rel} imports from the hockeystick.pld facade: import the stage's module"
+                )
             elif stage != own and PLD_STAGES[stage] >= PLD_STAGES[own]:
-                wrong.append(f"pld/{rel} imports pld.{stage} (stage {PLD_STAGES[stage]} >= {PLD_STAGES[own]})")
+                wrong.append(
+                    f"pld/{rel} imports pld.{stage} (stage {PLD_STAGES[stage]} >= {PLD_STAGES[own]})"
+                )
     assert not wrong, "\n".join(wrong)
 
 
@@ -142,7 +150,9 @@ def _import_graph() -> dict[str, set[str]]:
     """Module -> the hockeystick modules it imports anywhere (``TYPE_CHECKING`` blocks and imports inside
     functions included); ``from package import name`` points to the submodule ``name`` when there is one."""
     modules = {_module_of(path): path for path in PACKAGE.rglob("*.py")}
-    modules.setdefault("hockeystick._core", PACKAGE / "_core" / "__init__.pyi")  # the compiled core (its stubs)
+    modules.setdefault(
+        "hockeystick._core", PACKAGE / "_core" / "__init__.pyi"
+    )  # the compiled core (its stubs)
 
     def known(name: str) -> str:
         while name and name not in modules:
@@ -158,7 +168,9 @@ def _import_graph() -> dict[str, set[str]]:
                 if isinstance(node, ast.ImportFrom):
                     base = package[: len(package) - node.level + 1] if node.level else []
                     parent = ".".join(base + [p for p in (node.module or "").split(".") if p])
-                    targets.update(known(f"{parent}.{alias.name}") or known(parent) for alias in node.names)
+                    targets.update(
+                        known(f"{parent}.{alias.name}") or known(parent) for alias in node.names
+                    )
                 elif isinstance(node, ast.Import):
                     targets.update(known(alias.name) for alias in node.names)
         graph[module] = {t for t in targets if t.startswith("hockeystick") and t != module}

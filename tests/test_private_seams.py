@@ -28,7 +28,9 @@ def private_reads(path: Path) -> set[str]:
         if isinstance(node, ast.Attribute) and _private(node.attr):
             if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
                 found.add(node.attr)
-        elif isinstance(node, ast.ImportFrom) and not node.level:  # a test module's own helpers are not library names
+        elif (
+            isinstance(node, ast.ImportFrom) and not node.level
+        ):  # a test module's own helpers are not library names
             found.update(alias.name for alias in node.names if _private(alias.name))
         elif isinstance(node, ast.Call):
             func = node.func
@@ -54,12 +56,16 @@ def every_read() -> dict[str, set[str]]:
 
 def test_every_private_read_is_a_listed_seam():
     unlisted = {name: sorted(files) for name, files in every_read().items() if name not in SEAMS}
-    assert not unlisted, f"read through the public API, or list the seam with its reason: {unlisted}"
+    assert not unlisted, (
+        f"read through the public API, or list the seam with its reason: {unlisted}"
+    )
 
 
 def test_every_listed_seam_is_read():
     stale = sorted(SEAMS.keys() - every_read().keys())
-    assert not stale, f"no test reads these any more; remove them from tests/private_seams.py: {stale}"
+    assert not stale, (
+        f"no test reads these any more; remove them from tests/private_seams.py: {stale}"
+    )
 
 
 def test_the_scanner_sees_each_kind_of_read(tmp_path):
@@ -86,7 +92,11 @@ def _own_names(node: ast.AST) -> list[str]:
     """The private names ``node`` defines: a function, class, module-level name or ``self._x`` it binds."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [node.name]
-    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+    ):
         return [node.attr] if node.value.id in ("self", "cls") else []
     if isinstance(node, (ast.Assign, ast.AnnAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -105,7 +115,11 @@ def cross_package_reads(root: Path) -> list[str]:
             for name in _own_names(node):
                 if _private(name):
                     defined.setdefault(name, set()).add(package)
-            if isinstance(node, ast.Attribute) and _private(node.attr) and isinstance(node.ctx, ast.Load):
+            if (
+                isinstance(node, ast.Attribute)
+                and _private(node.attr)
+                and isinstance(node.ctx, ast.Load)
+            ):
                 if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
                     reads.append((package, path, node.lineno, node.attr))
     return [
@@ -117,7 +131,9 @@ def cross_package_reads(root: Path) -> list[str]:
 
 def test_no_library_module_reads_another_packages_private_attribute():
     found = cross_package_reads(LIBRARY)
-    assert not found, f"give the owning package a public accessor (documented, typed) and read that: {found}"
+    assert not found, (
+        f"give the owning package a public accessor (documented, typed) and read that: {found}"
+    )
 
 
 def test_the_library_scanner_tells_a_packages_own_private_names_from_anothers(tmp_path):

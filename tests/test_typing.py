@@ -42,7 +42,11 @@ pytest.importorskip("mypy")
 
 def _mypy(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--no-incremental", *args], cwd=ROOT, capture_output=True, text=True, timeout=900
+        [sys.executable, "-m", "mypy", "--no-incremental", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
 
 
@@ -52,13 +56,19 @@ def _block(text: str, name: str) -> str:
     start = next((i for i, line in enumerate(lines) if line.startswith(f"class {name}")), None)
     if start is None:
         return ""
-    end = next((i for i in range(start + 1, len(lines)) if lines[i] and not lines[i][0].isspace()), len(lines))
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i] and not lines[i][0].isspace()),
+        len(lines),
+    )
     return "\n".join(lines[start:end])
 
 
 def _declares(text: str, name: str, indent: str = "") -> bool:
     """Whether ``text`` declares ``name`` at ``indent``: a function, a class or an annotated attribute."""
-    return re.search(rf"^{indent}(def {name}\(|class {name}\b|{name}:)", text, re.MULTILINE) is not None
+    return (
+        re.search(rf"^{indent}(def {name}\(|class {name}\b|{name}:)", text, re.MULTILINE)
+        is not None
+    )
 
 
 def test_the_stub_declares_every_compiled_name():
@@ -81,7 +91,9 @@ def test_the_stub_declares_every_compiled_name():
             elif isinstance(getattr(value, n), type):
                 block = _block(text, n)
                 fields = [f for f in dir(getattr(value, n)) if not f.startswith("_")]
-                missing += [f"{name}.pyi: {n}.{f}" for f in fields if not _declares(block, f, indent="    ")]
+                missing += [
+                    f"{name}.pyi: {n}.{f}" for f in fields if not _declares(block, f, indent="    ")
+                ]
     assert not missing, f"add these bindings to python/hockeystick/_core/: {missing}"
 
 
@@ -121,13 +133,19 @@ def test_the_public_modules_are_checked_strictly(monkeypatch: pytest.MonkeyPatch
     modules += [f"hockeystick.{package}" for package in STRICT_PACKAGES]
     lax = {
         m: sorted(
-            f for f, v in flags.items() if f in PER_MODULE_OPTIONS and getattr(options.clone_for_module(m), f) != v
+            f
+            for f, v in flags.items()
+            if f in PER_MODULE_OPTIONS and getattr(options.clone_for_module(m), f) != v
         )
         for m in modules
     }
     assert not {m: f for m, f in lax.items() if f}, "set these in pyproject.toml's strict override"
-    assert all(getattr(options, f) == v for f, v in flags.items() if f not in PER_MODULE_OPTIONS), flags
-    assert not options.clone_for_module("hockeystick.pld.accountants.subsampled_gaussian").ignore_errors
+    assert all(getattr(options, f) == v for f, v in flags.items() if f not in PER_MODULE_OPTIONS), (
+        flags
+    )
+    assert not options.clone_for_module(
+        "hockeystick.pld.accountants.subsampled_gaussian"
+    ).ignore_errors
 
 
 @pytest.mark.slow
@@ -138,13 +156,21 @@ def test_user_scripts_under_mypy_strict():
     readme, wrong = "tests/typing/readme_examples.py", "tests/typing/wrong_types.py"
     result = _mypy("--strict", "--follow-imports=silent", readme, wrong)
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
-    assert [line for line in errors if not line.startswith(wrong)] == [], result.stdout + result.stderr
-    assert [int(line.split(":")[1]) for line in errors if line.startswith(wrong)] == [7, 8, 9], result.stdout
+    assert [line for line in errors if not line.startswith(wrong)] == [], (
+        result.stdout + result.stderr
+    )
+    assert [int(line.split(":")[1]) for line in errors if line.startswith(wrong)] == [7, 8, 9], (
+        result.stdout
+    )
 
 
 @pytest.mark.slow
 def test_the_readme_examples_run():
     result = subprocess.run(
-        [sys.executable, "tests/typing/readme_examples.py"], cwd=ROOT, capture_output=True, text=True, timeout=600
+        [sys.executable, "tests/typing/readme_examples.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr

@@ -12,7 +12,9 @@ import hockeystick.pld as pld
 
 
 def _deprecated_call() -> pld.PLDAccountant:
-    return pld.PLDAccountant(value_discretization_interval=1e-2).compose_subsampled_gaussian(1.0, 0.5, count=3)
+    return pld.PLDAccountant(value_discretization_interval=1e-2).compose_subsampled_gaussian(
+        1.0, 0.5, count=3
+    )
 
 
 def test_a_deprecation_located_at_its_caller_is_an_error() -> None:
@@ -35,6 +37,8 @@ def test_numpys_warning_inside_a_hockeystick_module_is_an_error() -> None:
 
 def test_a_warning_of_another_module_is_left_to_the_default_filters() -> None:
     code = compile("warnings.warn('elsewhere', UserWarning)", "<another module>", "exec")
-    with warnings.catch_warnings(record=True) as record:  # the suite's filters, recorded rather than shown
+    with warnings.catch_warnings(
+        record=True
+    ) as record:  # the suite's filters, recorded rather than shown
         exec(code, {"__name__": "another.module", "warnings": warnings})
     assert [str(w.message) for w in record] == ["elsewhere"]

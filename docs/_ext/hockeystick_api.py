@@ -85,7 +85,9 @@ def public_namespaces() -> list[Namespace]:
 def public_names() -> dict[str, Any]:
     """Public name (``hockeystick.pld.SubsampledGaussianPLD``) -> the object, over every namespace."""
     return {
-        f"{space.name}.{name}": getattr(space.module, name) for space in public_namespaces() for name in space.names
+        f"{space.name}.{name}": getattr(space.module, name)
+        for space in public_namespaces()
+        for name in space.names
     }
 
 
@@ -173,7 +175,14 @@ def _page(space: Namespace, children: list[str]) -> str:
         lines += [f"   {child}" for child in children]
         lines.append("")
     if space.names:
-        lines += [f".. currentmodule:: {space.name}", "", ".. autosummary::", "   :toctree: .", "   :nosignatures:", ""]
+        lines += [
+            f".. currentmodule:: {space.name}",
+            "",
+            ".. autosummary::",
+            "   :toctree: .",
+            "   :nosignatures:",
+            "",
+        ]
         lines += [f"   {name}" for name in space.names]
         lines.append("")
     return "\n".join(lines)
@@ -189,19 +198,40 @@ def _index(spaces: list[Namespace]) -> str:
     """The reference's index: a table of every namespace with its one-line summary, linked to its page,
     and the toctree of the namespaces at the top level (the submodules are listed by their package's page)."""
     parents = _packages_without_all()
-    top = [space.name for space in spaces if not any(space.name.startswith(f"{p}.") for p in parents)]
-    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 1 3", "", "   * - namespace", "     - what it holds"]
+    top = [
+        space.name for space in spaces if not any(space.name.startswith(f"{p}.") for p in parents)
+    ]
+    lines = [
+        ".. list-table::",
+        "   :header-rows: 1",
+        "   :widths: 1 3",
+        "",
+        "   * - namespace",
+        "     - what it holds",
+    ]
     for space in spaces:
-        lines += [f"   * - :doc:`{space.name} <generated/{space.name}>`", f"     - {summary(space.module)}"]
-    lines += ["", "The classes that public signatures take or return without a namespace exporting them have their"]
+        lines += [
+            f"   * - :doc:`{space.name} <generated/{space.name}>`",
+            f"     - {summary(space.module)}",
+        ]
+    lines += [
+        "",
+        "The classes that public signatures take or return without a namespace exporting them have their",
+    ]
     lines += ["pages too: :doc:`generated/supporting-types`."]
-    lines += ["", ".. toctree::", "   :hidden:", "   :maxdepth: 1", ""] + [f"   generated/{name}" for name in top]
+    lines += ["", ".. toctree::", "   :hidden:", "   :maxdepth: 1", ""] + [
+        f"   generated/{name}" for name in top
+    ]
     lines.append("   generated/supporting-types")
     return "\n".join(lines) + "\n"
 
 
 def _packages_without_all() -> list[str]:
-    return [name for name in NAMESPACES if getattr(importlib.import_module(name), "__all__", None) is None]
+    return [
+        name
+        for name in NAMESPACES
+        if getattr(importlib.import_module(name), "__all__", None) is None
+    ]
 
 
 def _write(path: Path, text: str) -> None:
@@ -218,7 +248,9 @@ def write_pages(app: Sphinx, config: Config) -> None:
     parents = _packages_without_all()
     for space in spaces:
         children = (
-            [other.name for other in spaces if other.name.startswith(f"{space.name}.")] if space.name in parents else []
+            [other.name for other in spaces if other.name.startswith(f"{space.name}.")]
+            if space.name in parents
+            else []
         )
         _write(out / f"{space.name}.rst", _page(space, children))
     _write(out / "namespaces.rst.inc", _index(spaces))
@@ -251,7 +283,9 @@ def _lookup(target: str) -> Any:
     return None
 
 
-def resolve_internal(app: Sphinx, env: Any, node: Any, contnode: nodes.Element) -> nodes.Element | None:
+def resolve_internal(
+    app: Sphinx, env: Any, node: Any, contnode: nodes.Element
+) -> nodes.Element | None:
     """A Python reference to an object by its defining module's path, resolved to its public page."""
     if node.get("refdomain") != "py":
         return None
@@ -265,7 +299,9 @@ def resolve_internal(app: Sphinx, env: Any, node: Any, contnode: nodes.Element) 
     if public is None or public == target:
         return None
     domain = env.get_domain("py")
-    return domain.resolve_xref(env, node.get("refdoc"), app.builder, node.get("reftype"), public, node, contnode)
+    return domain.resolve_xref(
+        env, node.get("refdoc"), app.builder, node.get("reftype"), public, node, contnode
+    )
 
 
 def find_pages(app: Sphinx) -> None:
@@ -280,7 +316,13 @@ _UNREADABLE_DEFAULT = re.compile(r"=\s*<[^<>]*>")
 
 
 def readable_defaults(
-    app: Sphinx, what: str, name: str, obj: Any, options: Any, signature: str | None, returns: str | None
+    app: Sphinx,
+    what: str,
+    name: str,
+    obj: Any,
+    options: Any,
+    signature: str | None,
+    returns: str | None,
 ) -> tuple[str | None, str | None] | None:
     """A default that is not Python (``<factory>``) shown as ``...``: Sphinx parses a signature as Python,
     and one it cannot parse loses its types' links. None (the signature unchanged) leaves it to the
@@ -290,7 +332,9 @@ def readable_defaults(
     return _UNREADABLE_DEFAULT.sub("=...", signature), returns
 
 
-def documented_elsewhere(app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
+def documented_elsewhere(
+    app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any
+) -> bool | None:
     """A module member that a namespace exports under another name is documented there, once: a module
     that re-exports (``hockeystick.sweep.registry`` is ``hockeystick.registry``) lists it only through
     its docstring. Scalars are left alone (equal small numbers can be one object)."""

@@ -24,7 +24,9 @@ _FIELD = re.compile(r"(%\([^)]*\)[a-z])")
 def plain(text: str) -> str:
     """``text`` as reStructuredText that renders as written: each markup character escaped."""
     parts = _FIELD.split(text)
-    return "".join(part if index % 2 else _MARKUP.sub(r"\\\g<0>", part) for index, part in enumerate(parts))
+    return "".join(
+        part if index % 2 else _MARKUP.sub(r"\\\g<0>", part) for index, part in enumerate(parts)
+    )
 
 
 def literal_runs(text: str) -> str:

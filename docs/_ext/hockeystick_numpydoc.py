@@ -26,11 +26,15 @@ def cached_get_doc_object() -> Any:
 
     templates: dict[int, Any] = {}
 
-    def get_doc_object(obj: Any, what: Any = None, doc: Any = None, config: Any = None, builder: Any = None) -> Any:
+    def get_doc_object(
+        obj: Any, what: Any = None, doc: Any = None, config: Any = None, builder: Any = None
+    ) -> Any:
         config = {} if config is None else config
         key = id(builder)
         if key not in templates:  # numpydoc's own call: it loads the template into ``config``
-            found = docscrape_sphinx.get_doc_object(obj, what=what, doc=doc, config=config, builder=builder)
+            found = docscrape_sphinx.get_doc_object(
+                obj, what=what, doc=doc, config=config, builder=builder
+            )
             templates[key] = config["template"]
             return found
         config["template"] = templates[key]

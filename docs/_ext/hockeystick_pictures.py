@@ -48,7 +48,10 @@ class Picture(SphinxDirective):
         here = os.getcwd()
         os.chdir(out)
         try:
-            exec(compile(code, f"{self.env.docname}: picture {name}", "exec"), {"__name__": "__picture__"})
+            exec(
+                compile(code, f"{self.env.docname}: picture {name}", "exec"),
+                {"__name__": "__picture__"},
+            )
         except Exception as error:
             raise self.error(f"picture {name}: the code raised {error!r}") from error
         finally:

@@ -27,7 +27,9 @@ SIDEBAR_DEPTH = 2
 
 def _parents(app: Sphinx) -> dict[str, str]:
     """Each document's parent in the table of contents (the document whose toctree includes it)."""
-    return {child: parent for parent, children in app.env.toctree_includes.items() for child in children}
+    return {
+        child: parent for parent, children in app.env.toctree_includes.items() for child in children
+    }
 
 
 def _shown(app: Sphinx) -> set[str]:
@@ -40,7 +42,9 @@ def _shown(app: Sphinx) -> set[str]:
     return shown
 
 
-def shallow_sidebar(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+def shallow_sidebar(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
     """Give the theme a ``toctree`` of depth at most ``SIDEBAR_DEPTH``, cached by what it depends on (it runs
     before furo's handler)."""
     toctree = context.get("toctree")
@@ -60,7 +64,12 @@ def shallow_sidebar(app: Sphinx, pagename: str, templatename: str, context: dict
     def at_most_sidebar_depth(**kwargs: Any) -> str:
         depth = kwargs.get("maxdepth", -1)
         kwargs["maxdepth"] = SIDEBAR_DEPTH if depth < 0 else min(depth, SIDEBAR_DEPTH)
-        key = (tuple(sorted(kwargs.items())), posixpath.dirname(pagename), tuple(branch), pagename in branch)
+        key = (
+            tuple(sorted(kwargs.items())),
+            posixpath.dirname(pagename),
+            tuple(branch),
+            pagename in branch,
+        )
         if key not in state["html"]:
             state["html"][key] = str(toctree(**kwargs))
         return str(state["html"][key])
@@ -69,5 +78,7 @@ def shallow_sidebar(app: Sphinx, pagename: str, templatename: str, context: dict
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.connect("html-page-context", shallow_sidebar, priority=400)  # before the theme's (500) reads it
+    app.connect(
+        "html-page-context", shallow_sidebar, priority=400
+    )  # before the theme's (500) reads it
     return {"parallel_read_safe": True, "parallel_write_safe": True}

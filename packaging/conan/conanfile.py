@@ -24,7 +24,9 @@ class HockeystickConan(ConanFile):
     no_copy_source = True
 
     def set_version(self) -> None:
-        source = load(self, os.path.join(self.recipe_folder, ROOT, "python", "hockeystick", "__init__.py"))
+        source = load(
+            self, os.path.join(self.recipe_folder, ROOT, "python", "hockeystick", "__init__.py")
+        )
         found = re.search(r'^__version__ = "(\d+\.\d+\.\d+)', source, re.MULTILINE)
         if found is None:
             raise ValueError('python/hockeystick/__init__.py must hold __version__ = "X.Y.Z..."')
@@ -32,7 +34,12 @@ class HockeystickConan(ConanFile):
 
     def export_sources(self) -> None:
         root = os.path.join(self.recipe_folder, ROOT)
-        copy(self, "*.hpp", os.path.join(root, "cpp", "include"), os.path.join(self.export_sources_folder, "include"))
+        copy(
+            self,
+            "*.hpp",
+            os.path.join(root, "cpp", "include"),
+            os.path.join(self.export_sources_folder, "include"),
+        )
         copy(self, "LICENSE", root, self.export_sources_folder)
 
     def validate(self) -> None:
@@ -42,7 +49,12 @@ class HockeystickConan(ConanFile):
         self.info.clear()  # headers only: one package for every configuration
 
     def package(self) -> None:
-        copy(self, "*.hpp", os.path.join(self.source_folder, "include"), os.path.join(self.package_folder, "include"))
+        copy(
+            self,
+            "*.hpp",
+            os.path.join(self.source_folder, "include"),
+            os.path.join(self.package_folder, "include"),
+        )
         copy(self, "LICENSE", self.source_folder, os.path.join(self.package_folder, "licenses"))
 
     def package_info(self) -> None:

@@ -15,7 +15,12 @@ import importlib.util
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .numerics.gaussian import gaussian_tail, gaussian_tail_inverse, log_gaussian_tail, mills_ratio
+    from .numerics.gaussian import (
+        gaussian_tail,
+        gaussian_tail_inverse,
+        log_gaussian_tail,
+        mills_ratio,
+    )
     from .numerics.hockey_stick import (
         laplace_hockey_stick,
         log_theta,

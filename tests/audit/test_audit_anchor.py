@@ -48,7 +48,9 @@ def _load_anchor():
 
 
 ANCHOR = _load_anchor()
-live = pytest.mark.skipif(ANCHOR is None, reason="jax_privacy is not installed (pip install --no-deps jax-privacy)")
+live = pytest.mark.skipif(
+    ANCHOR is None, reason="jax_privacy is not installed (pip install --no-deps jax-privacy)"
+)
 
 
 def score_sets():
@@ -79,14 +81,28 @@ def test_roc_estimates_equal_jax_privacy(index):
     held_in, held_out = SETS[index]
     theirs, ours = ANCHOR.CanaryScoreAuditor(held_in, held_out), audit.Auditor(held_in, held_out)
     fprs = np.array([0.0, 1e-3, 0.01, 0.1, 0.5, 1.0])
-    np.testing.assert_allclose(ours.tpr_at_given_fpr(fprs), theirs.tpr_at_given_fpr(fprs), rtol=1e-14)
-    assert ours.attack_auroc() == pytest.approx(theirs.attack_auroc(), rel=1e-14)  # summed in other coordinates
+    np.testing.assert_allclose(
+        ours.tpr_at_given_fpr(fprs), theirs.tpr_at_given_fpr(fprs), rtol=1e-14
+    )
+    assert ours.attack_auroc() == pytest.approx(
+        theirs.attack_auroc(), rel=1e-14
+    )  # summed in other coordinates
     assert ours.max_accuracy() == pytest.approx(theirs.max_accuracy(), rel=1e-14)
-    assert ours.max_accuracy(prevalence=0.3) == pytest.approx(theirs.max_accuracy(prevalence=0.3), rel=1e-14)
+    assert ours.max_accuracy(prevalence=0.3) == pytest.approx(
+        theirs.max_accuracy(prevalence=0.3), rel=1e-14
+    )
     # Clopper-Pearson upper limits rounded outward: the accuracy bound at most 1e-8 above
-    upper_theirs, upper_ours = theirs.max_accuracy(significance=0.05), ours.max_accuracy(significance=0.05)
+    upper_theirs, upper_ours = (
+        theirs.max_accuracy(significance=0.05),
+        ours.max_accuracy(significance=0.05),
+    )
     assert upper_theirs <= upper_ours <= upper_theirs + 1e-8
-    for min_count, delta, one_sided in ((5, 0.0, True), (5, 1e-3, True), (10, 0.0, False), (3, 0.01, False)):
+    for min_count, delta, one_sided in (
+        (5, 0.0, True),
+        (5, 1e-3, True),
+        (10, 0.0, False),
+        (3, 0.01, False),
+    ):
         assert ours.epsilon_raw_counts(min_count, delta, one_sided) == pytest.approx(
             theirs.epsilon_raw_counts(min_count, delta, one_sided), rel=1e-14
         )
@@ -110,12 +126,16 @@ def test_clopper_pearson_bounds_equal_jax_privacy(index):
         for make, strategy in strategy_pairs():
             close_below(
                 ours.epsilon_clopper_pearson(0.05, delta, one_sided, threshold_strategy=strategy),
-                theirs.epsilon_clopper_pearson(0.05, delta, one_sided, threshold_strategy=make(ANCHOR)),
+                theirs.epsilon_clopper_pearson(
+                    0.05, delta, one_sided, threshold_strategy=make(ANCHOR)
+                ),
             )
 
 
 @live
-@pytest.mark.parametrize("index", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "index", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)]
+)
 def test_one_run_bounds_equal_jax_privacy(index):
     held_in, held_out = SETS[index]
     theirs, ours = ANCHOR.CanaryScoreAuditor(held_in, held_out), audit.Auditor(held_in, held_out)
@@ -131,7 +151,9 @@ def test_one_run_bounds_equal_jax_privacy(index):
 def test_gdp_fit_equals_jax_privacy_where_the_best_mu_is_positive(index):
     held_in, held_out = SETS[index]
     theirs, ours = ANCHOR.CanaryScoreAuditor(held_in, held_out), audit.Auditor(held_in, held_out)
-    assert ours.epsilon_from_gdp(0.05, 1e-5) == pytest.approx(theirs.epsilon_from_gdp(0.05, 1e-5), abs=1e-6)
+    assert ours.epsilon_from_gdp(0.05, 1e-5) == pytest.approx(
+        theirs.epsilon_from_gdp(0.05, 1e-5), abs=1e-6
+    )
 
 
 @live
@@ -149,13 +171,21 @@ def test_bootstrap_quantiles_equal_jax_privacy():
     held_in, held_out = SETS[1]
     theirs, ours = ANCHOR.CanaryScoreAuditor(held_in, held_out), audit.Auditor(held_in, held_out)
     for options in ({}, {"bias_correction": False}, {"acceleration": True}):
-        a = theirs.attack_auroc(bootstrap_params=ANCHOR.BootstrapParams(num_samples=40, seed=1, **options))
-        b = ours.attack_auroc(bootstrap_params=audit.BootstrapParams(num_samples=40, seed=1, **options))
+        a = theirs.attack_auroc(
+            bootstrap_params=ANCHOR.BootstrapParams(num_samples=40, seed=1, **options)
+        )
+        b = ours.attack_auroc(
+            bootstrap_params=audit.BootstrapParams(num_samples=40, seed=1, **options)
+        )
         np.testing.assert_allclose(a, b, rtol=1e-14)
-    a = theirs.epsilon_raw_counts(5, bootstrap_params=ANCHOR.BootstrapParams(num_samples=20, seed=2))
+    a = theirs.epsilon_raw_counts(
+        5, bootstrap_params=ANCHOR.BootstrapParams(num_samples=20, seed=2)
+    )
     b = ours.epsilon_raw_counts(5, bootstrap_params=audit.BootstrapParams(num_samples=20, seed=2))
     np.testing.assert_allclose(a, b, rtol=1e-14)
-    a = theirs.tpr_at_given_fpr(0.05, bootstrap_params=ANCHOR.BootstrapParams(num_samples=20, seed=3))
+    a = theirs.tpr_at_given_fpr(
+        0.05, bootstrap_params=ANCHOR.BootstrapParams(num_samples=20, seed=3)
+    )
     b = ours.tpr_at_given_fpr(0.05, bootstrap_params=audit.BootstrapParams(num_samples=20, seed=3))
     np.testing.assert_allclose(a, b, rtol=1e-14)
 
@@ -236,12 +266,21 @@ def test_every_threshold_strategy_equals_jax_privacy_over_random_score_sets():
         (lambda a: a.MultiSplit(7, 0.4, 4), audit.MultiSplit(7, 0.4, 4)),
     ]
     for held_in, held_out in random_score_sets():
-        theirs, ours = ANCHOR.CanaryScoreAuditor(held_in, held_out), audit.Auditor(held_in, held_out)
+        theirs, ours = (
+            ANCHOR.CanaryScoreAuditor(held_in, held_out),
+            audit.Auditor(held_in, held_out),
+        )
         for make, strategy in strategies:
             for delta, one_sided in ((0.0, True), (1e-3, False)):
                 close_below(
-                    ours.epsilon_clopper_pearson(0.05, delta, one_sided, threshold_strategy=strategy),
-                    theirs.epsilon_clopper_pearson(0.05, delta, one_sided, threshold_strategy=make(ANCHOR)),
+                    ours.epsilon_clopper_pearson(
+                        0.05, delta, one_sided, threshold_strategy=strategy
+                    ),
+                    theirs.epsilon_clopper_pearson(
+                        0.05, delta, one_sided, threshold_strategy=make(ANCHOR)
+                    ),
                 )
             expected = theirs.epsilon_one_run(0.05, 1e-3, threshold_strategy=make(ANCHOR))
-            assert ours.epsilon_one_run(0.05, 1e-3, threshold_strategy=strategy) == pytest.approx(expected, abs=2e-6)
+            assert ours.epsilon_one_run(0.05, 1e-3, threshold_strategy=strategy) == pytest.approx(
+                expected, abs=2e-6
+            )

@@ -22,7 +22,9 @@ from hockeystick import audit, pld
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 from hockeystick.numerics.hockey_stick import theta_epsilon
 
-ALPHA = 0.2  # a large level, so that a bound near its level exceeds the truth often enough to be seen
+ALPHA = (
+    0.2  # a large level, so that a bound near its level exceeds the truth often enough to be seen
+)
 REJECT = 1e-3
 
 
@@ -32,11 +34,15 @@ def exceedance_p_value(exceed: np.ndarray, alpha: float = ALPHA) -> float:
     return float(stats.binom.sf(count - 1, exceed.size, alpha))
 
 
-def randomized_response(rng: np.random.Generator, eps0: float, runs: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+def randomized_response(
+    rng: np.random.Generator, eps0: float, runs: int, n: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(in, out) scores of ``runs`` runs: 1 with probability e^eps0 / (1 + e^eps0) for an in-canary, 1 / (1 +
     e^eps0) for an out-canary."""
     p = 1.0 / (1.0 + np.exp(-eps0))
-    return (rng.random((runs, n)) < p).astype(float), (rng.random((runs, n)) < 1.0 - p).astype(float)
+    return (rng.random((runs, n)) < p).astype(float), (rng.random((runs, n)) < 1.0 - p).astype(
+        float
+    )
 
 
 def one_run_labels(rng: np.random.Generator, runs: int, m: int) -> np.ndarray:
@@ -50,7 +56,9 @@ def test_clopper_pearson_at_a_fixed_threshold_covers_randomized_response():
     held_in, held_out = randomized_response(rng, eps0, 400, 200)
     bounds = np.array(
         [
-            audit.epsilon_clopper_pearson(i, o, significance=ALPHA, threshold_strategy=audit.Explicit(0.5))
+            audit.epsilon_clopper_pearson(
+                i, o, significance=ALPHA, threshold_strategy=audit.Explicit(0.5)
+            )
             for i, o in zip(held_in, held_out)
         ]
     )
@@ -63,7 +71,9 @@ def test_the_raw_count_estimate_is_no_bound_and_the_test_sees_it():
     rng = np.random.default_rng(11)
     eps0 = 1.0
     held_in, held_out = randomized_response(rng, eps0, 400, 200)
-    estimates = np.array([audit.epsilon_raw_counts(i, o, min_count=1) for i, o in zip(held_in, held_out)])
+    estimates = np.array(
+        [audit.epsilon_raw_counts(i, o, min_count=1) for i, o in zip(held_in, held_out)]
+    )
     assert exceedance_p_value(estimates > eps0) < REJECT
 
 
@@ -72,11 +82,15 @@ def test_one_run_audit_covers_randomized_response():
     eps0, runs, m = 1.0, 200, 400
     labels = one_run_labels(rng, runs, m)
     p = 1.0 / (1.0 + np.exp(-eps0))
-    scores = np.where(labels, rng.random((runs, m)) < p, rng.random((runs, m)) < 1.0 - p).astype(float)
+    scores = np.where(labels, rng.random((runs, m)) < p, rng.random((runs, m)) < 1.0 - p).astype(
+        float
+    )
     for strategy in (audit.Explicit(0.5), audit.Bonferroni()):
         bounds = np.array(
             [
-                audit.epsilon_one_run(s[k], s[~k], significance=ALPHA, delta=0.0, threshold_strategy=strategy)
+                audit.epsilon_one_run(
+                    s[k], s[~k], significance=ALPHA, delta=0.0, threshold_strategy=strategy
+                )
                 for s, k in zip(scores, labels)
             ]
         )
@@ -90,7 +104,9 @@ def test_clopper_pearson_strategies_and_the_gdp_fit_cover_gaussian_scores():
     truth = theta_epsilon(mu, delta)
     held_in, held_out = rng.normal(mu, 1.0, (runs, n)), rng.normal(0.0, 1.0, (runs, n))
     estimators = {
-        "bonferroni": lambda i, o: audit.epsilon_clopper_pearson(i, o, significance=ALPHA, delta=delta),
+        "bonferroni": lambda i, o: audit.epsilon_clopper_pearson(
+            i, o, significance=ALPHA, delta=delta
+        ),
         "simultaneous": lambda i, o: audit.epsilon_clopper_pearson(
             i, o, significance=ALPHA, delta=delta, threshold_strategy=audit.Simultaneous()
         ),
@@ -110,7 +126,9 @@ def test_the_gdp_fit_covers_scores_that_do_not_leak():
     rng = np.random.default_rng(14)
     runs, n = 200, 200
     held_in, held_out = rng.normal(0.0, 1.0, (runs, n)), rng.normal(0.0, 1.0, (runs, n))
-    bounds = np.array([audit.epsilon_gdp(i, o, significance=ALPHA, delta=1e-5) for i, o in zip(held_in, held_out)])
+    bounds = np.array(
+        [audit.epsilon_gdp(i, o, significance=ALPHA, delta=1e-5) for i, o in zip(held_in, held_out)]
+    )
     assert exceedance_p_value(bounds > 0.0) > REJECT
 
 
@@ -121,10 +139,16 @@ def test_curve_audit_refutes_the_true_curve_rarely_and_an_understated_one_often(
     right = GaussianMechanism(sigma=1.0 / mu)
     understated = GaussianMechanism(sigma=1.0 / (0.7 * mu))
     refuted_right = np.array(
-        [audit.audit_curve(i, o, accountant=right, significance=ALPHA).refuted for i, o in zip(held_in, held_out)]
+        [
+            audit.audit_curve(i, o, accountant=right, significance=ALPHA).refuted
+            for i, o in zip(held_in, held_out)
+        ]
     )
     refuted_wrong = np.array(
-        [audit.audit_curve(i, o, accountant=understated, significance=ALPHA).refuted for i, o in zip(held_in, held_out)]
+        [
+            audit.audit_curve(i, o, accountant=understated, significance=ALPHA).refuted
+            for i, o in zip(held_in, held_out)
+        ]
     )
     assert exceedance_p_value(refuted_right) > REJECT
     assert refuted_wrong.mean() > 0.9
@@ -142,7 +166,9 @@ def test_multisplit_and_the_one_run_audits_cover_gaussian_scores():
             i, o, significance=ALPHA, delta=delta, threshold_strategy=audit.MultiSplit(20, 0.5, 2)
         ),
         "steinke": lambda i, o: audit.epsilon_one_run(i, o, significance=ALPHA, delta=delta),
-        "mahloujifar": lambda i, o: audit.epsilon_one_run_fdp(i, o, significance=ALPHA, delta=delta),
+        "mahloujifar": lambda i, o: audit.epsilon_one_run_fdp(
+            i, o, significance=ALPHA, delta=delta
+        ),
     }
     for name, estimate in estimators.items():
         bounds = np.array([estimate(s[k], s[~k]) for s, k in zip(scores, labels)])
@@ -222,7 +248,11 @@ def test_one_run_dp_sgd_audit_flags_an_accountant_with_a_wrong_sampling_rate(mon
     for _ in range(runs):
         held_in, held_out = dp_sgd_with_canaries(rng, 1000, 4000, steps, q, sigma)
         for name, accountant in (("right", right), ("wrong", wrong)):
-            verdict = audit.audit_curve(held_in, held_out, accountant=accountant, method="one_run_fdp")
+            verdict = audit.audit_curve(
+                held_in, held_out, accountant=accountant, method="one_run_fdp"
+            )
             refuted[name] += verdict.refuted
-    assert refuted["right"] <= 1  # at significance 0.05: two or more of 6 has probability below 0.033
+    assert (
+        refuted["right"] <= 1
+    )  # at significance 0.05: two or more of 6 has probability below 0.033
     assert refuted["wrong"] == runs

@@ -22,12 +22,30 @@ IN, OUT = RNG.normal(1.0, 1.0, 300), RNG.normal(0.0, 1.0, 300)
         (lambda: audit.as_scores(["1", "2"], OUT), TypeError, "in_scores must be"),
         (lambda: audit.as_scores([True, False], OUT), TypeError, "in_scores must be"),
         (lambda: audit.as_scores(IN), ValueError, "out_scores must be given"),
-        (lambda: audit.as_scores(np.stack([IN, OUT]), OUT), ValueError, "in_scores must be one-dimensional"),
-        (lambda: audit.epsilon_clopper_pearson(IN, OUT, significance=0.0), ValueError, "significance must lie"),
-        (lambda: audit.epsilon_clopper_pearson(IN, OUT, significance="0.05"), TypeError, "significance must be"),
-        (lambda: audit.epsilon_clopper_pearson(IN, OUT, significance=0.05, delta=1.0), ValueError, "delta must lie"),
         (
-            lambda: audit.epsilon_clopper_pearson(IN, OUT, significance=0.05, threshold_strategy="bonferroni"),
+            lambda: audit.as_scores(np.stack([IN, OUT]), OUT),
+            ValueError,
+            "in_scores must be one-dimensional",
+        ),
+        (
+            lambda: audit.epsilon_clopper_pearson(IN, OUT, significance=0.0),
+            ValueError,
+            "significance must lie",
+        ),
+        (
+            lambda: audit.epsilon_clopper_pearson(IN, OUT, significance="0.05"),
+            TypeError,
+            "significance must be",
+        ),
+        (
+            lambda: audit.epsilon_clopper_pearson(IN, OUT, significance=0.05, delta=1.0),
+            ValueError,
+            "delta must lie",
+        ),
+        (
+            lambda: audit.epsilon_clopper_pearson(
+                IN, OUT, significance=0.05, threshold_strategy="bonferroni"
+            ),
             ValueError,
             "threshold_strategy must be one of",
         ),
@@ -39,12 +57,16 @@ IN, OUT = RNG.normal(1.0, 1.0, 300), RNG.normal(0.0, 1.0, 300)
             "one_sided must be True with Simultaneous()",
         ),
         (
-            lambda: audit.epsilon_clopper_pearson(IN, OUT, significance=0.05, threshold_strategy=audit.Split(1.0)),
+            lambda: audit.epsilon_clopper_pearson(
+                IN, OUT, significance=0.05, threshold_strategy=audit.Split(1.0)
+            ),
             ValueError,
             "threshold_estimation_frac must lie",
         ),
         (
-            lambda: audit.epsilon_clopper_pearson(IN[:1], OUT, significance=0.05, threshold_strategy=audit.Split()),
+            lambda: audit.epsilon_clopper_pearson(
+                IN[:1], OUT, significance=0.05, threshold_strategy=audit.Split()
+            ),
             ValueError,
             "threshold_estimation_frac must leave canaries of both kinds",
         ),
@@ -56,13 +78,27 @@ IN, OUT = RNG.normal(1.0, 1.0, 300), RNG.normal(0.0, 1.0, 300)
             "threshold must be finite",
         ),
         (
-            lambda: audit.epsilon_clopper_pearson(IN, OUT, significance=0.05, threshold_strategy=audit.MultiSplit(0)),
+            lambda: audit.epsilon_clopper_pearson(
+                IN, OUT, significance=0.05, threshold_strategy=audit.MultiSplit(0)
+            ),
             ValueError,
             "num_samples must be an integer >= 1",
         ),
-        (lambda: audit.epsilon_raw_counts(IN, OUT, min_count=0), ValueError, "min_count must be an integer >= 1"),
-        (lambda: audit.epsilon_raw_counts(IN, OUT, one_sided="yes"), TypeError, "one_sided must be True or False"),
-        (lambda: audit.epsilon_gdp(IN, OUT, significance=0.05, delta=0.0), ValueError, "delta must lie"),
+        (
+            lambda: audit.epsilon_raw_counts(IN, OUT, min_count=0),
+            ValueError,
+            "min_count must be an integer >= 1",
+        ),
+        (
+            lambda: audit.epsilon_raw_counts(IN, OUT, one_sided="yes"),
+            TypeError,
+            "one_sided must be True or False",
+        ),
+        (
+            lambda: audit.epsilon_gdp(IN, OUT, significance=0.05, delta=0.0),
+            ValueError,
+            "delta must lie",
+        ),
         (
             lambda: audit.epsilon_one_run(IN, OUT, significance=0.05, delta=1e-5, one_sided=False),
             ValueError,
@@ -75,19 +111,41 @@ IN, OUT = RNG.normal(1.0, 1.0, 300), RNG.normal(0.0, 1.0, 300)
             ValueError,
             "threshold_strategy must be one of",
         ),
-        (lambda: audit.tpr_at_fpr(audit.as_scores(IN, OUT), 1.5), ValueError, "fpr must lie in [0, 1]"),
-        (lambda: audit.max_accuracy(audit.as_scores(IN, OUT), prevalence=2.0), ValueError, "prevalence must lie"),
-        (lambda: audit.BootstrapParams(quantiles=(0.0, 0.5)), ValueError, "quantiles must lie"),
-        (lambda: audit.BootstrapParams(bias_correction=False, acceleration=True), ValueError, "acceleration needs"),
-        (lambda: audit.Auditor(IN, OUT).attack_auroc(bootstrap_params=100), TypeError, "bootstrap_params must be"),
         (
-            lambda: audit.audit_curve(IN, OUT, accountant=GaussianMechanism(sigma=1.0), method="exact"),
+            lambda: audit.tpr_at_fpr(audit.as_scores(IN, OUT), 1.5),
+            ValueError,
+            "fpr must lie in [0, 1]",
+        ),
+        (
+            lambda: audit.max_accuracy(audit.as_scores(IN, OUT), prevalence=2.0),
+            ValueError,
+            "prevalence must lie",
+        ),
+        (lambda: audit.BootstrapParams(quantiles=(0.0, 0.5)), ValueError, "quantiles must lie"),
+        (
+            lambda: audit.BootstrapParams(bias_correction=False, acceleration=True),
+            ValueError,
+            "acceleration needs",
+        ),
+        (
+            lambda: audit.Auditor(IN, OUT).attack_auroc(bootstrap_params=100),
+            TypeError,
+            "bootstrap_params must be",
+        ),
+        (
+            lambda: audit.audit_curve(
+                IN, OUT, accountant=GaussianMechanism(sigma=1.0), method="exact"
+            ),
             ValueError,
             "method must be one of",
         ),
         (
             lambda: audit.audit_curve(
-                IN, OUT, accountant=GaussianMechanism(sigma=1.0), method="one_run_fdp", direction="remove"
+                IN,
+                OUT,
+                accountant=GaussianMechanism(sigma=1.0),
+                method="one_run_fdp",
+                direction="remove",
             ),
             ValueError,
             'direction must be "symmetric" with method="one_run_fdp"',
@@ -103,9 +161,21 @@ IN, OUT = RNG.normal(1.0, 1.0, 300), RNG.normal(0.0, 1.0, 300)
             ValueError,
             "threshold_strategy must be one of",
         ),
-        (lambda: audit.canaries_needed(1.0, 1.0, fpr=0.01), ValueError, "factor must be finite and > 1"),
-        (lambda: audit.canaries_needed(1.0, 2.0, fpr=0.5), ValueError, "fpr must leave the true TPR"),
-        (lambda: audit.canaries_needed(-1.0, 2.0, fpr=0.01), ValueError, "epsilon must be finite and > 0"),
+        (
+            lambda: audit.canaries_needed(1.0, 1.0, fpr=0.01),
+            ValueError,
+            "factor must be finite and > 1",
+        ),
+        (
+            lambda: audit.canaries_needed(1.0, 2.0, fpr=0.5),
+            ValueError,
+            "fpr must leave the true TPR",
+        ),
+        (
+            lambda: audit.canaries_needed(-1.0, 2.0, fpr=0.01),
+            ValueError,
+            "epsilon must be finite and > 0",
+        ),
     ],
 )
 def test_bad_input_is_refused_naming_the_argument(call, kind, message):
@@ -165,7 +235,10 @@ def test_curve_audit_in_the_remove_direction_of_a_pld():
 
 
 def test_canaries_needed_shrinks_with_the_factor_and_its_runs_refute_about_half_the_time():
-    fewer, more = audit.canaries_needed(1.0, 2.0, fpr=0.05), audit.canaries_needed(1.0, 1.5, fpr=0.05)
+    fewer, more = (
+        audit.canaries_needed(1.0, 2.0, fpr=0.05),
+        audit.canaries_needed(1.0, 1.5, fpr=0.05),
+    )
     assert fewer < more
     # randomized-response-like scores at that size: the explicit threshold refutes eps = 1 in about half the runs
     rng = np.random.default_rng(22)

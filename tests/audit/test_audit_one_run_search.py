@@ -27,18 +27,30 @@ def test_the_early_stops_give_the_full_p_values_verdict():
         for sig in (0.05, p, np.nextafter(p, 0.0), np.nextafter(p, 1.0)):
             if 0.0 < sig < 1.0:
                 checked += 1
-                assert one_run_refutes(m, g, c, eps, delta, float(sig)) == (p <= sig), (m, g, c, eps, delta, sig)
+                assert one_run_refutes(m, g, c, eps, delta, float(sig)) == (p <= sig), (
+                    m,
+                    g,
+                    c,
+                    eps,
+                    delta,
+                    sig,
+                )
     assert checked > 300
 
 
 @pytest.mark.parametrize(
     ("shift", "n", "delta"),
-    [(1.0, 3000, 1e-5), (10.0, 10000, 20 / 10000)],  # the second: separable scores, 2 m delta = 40, yet eps > 0
+    [
+        (1.0, 3000, 1e-5),
+        (10.0, 10000, 20 / 10000),
+    ],  # the second: separable scores, 2 m delta = 40, yet eps > 0
 )
 def test_epsilon_one_run_is_the_same_double_as_the_full_search(monkeypatch, shift, n, delta):
     rng = np.random.default_rng(11)
     scores = audit.as_scores(rng.normal(shift, 1.0, n // 2), rng.normal(0.0, 1.0, n // 2))
     fast = audit.epsilon_one_run(scores, significance=0.05, delta=delta)
-    monkeypatch.setattr(one_run, "one_run_refutes", lambda m, g, c, e, d, s: one_run_p_value(m, g, c, e, d) <= s)
+    monkeypatch.setattr(
+        one_run, "one_run_refutes", lambda m, g, c, e, d, s: one_run_p_value(m, g, c, e, d) <= s
+    )
     assert fast == audit.epsilon_one_run(scores, significance=0.05, delta=delta)
     assert fast > 0.0

@@ -54,7 +54,13 @@ def test_the_bracketed_search_gives_the_direct_p_values_verdict():
         for sig in (p, np.nextafter(p, 0.0), np.nextafter(p, 1.0), 0.05):
             if 0.0 < sig < 1.0:
                 compared += 1
-                assert one_run.one_run_refutes(m, g, c, eps, delta, float(sig)) == (p <= sig), (m, g, c, eps, delta)
+                assert one_run.one_run_refutes(m, g, c, eps, delta, float(sig)) == (p <= sig), (
+                    m,
+                    g,
+                    c,
+                    eps,
+                    delta,
+                )
     assert skipped > 20 and compared > 150
 
 
@@ -62,7 +68,9 @@ def test_epsilon_one_run_is_the_direct_searchs_double(monkeypatch):
     rng = np.random.default_rng(3)
     scores = audit.as_scores(rng.normal(1.5, 1.0, 6000), rng.normal(0.0, 1.0, 6000))
     fast = audit.epsilon_one_run(scores, significance=0.05, delta=1e-5)
-    monkeypatch.setattr(one_run, "one_run_refutes", lambda m, g, c, e, d, s: direct_p_value(m, g, c, e, d) <= s)
+    monkeypatch.setattr(
+        one_run, "one_run_refutes", lambda m, g, c, e, d, s: direct_p_value(m, g, c, e, d) <= s
+    )
     assert fast == audit.epsilon_one_run(scores, significance=0.05, delta=1e-5)
     assert fast > 0.0
 
@@ -94,6 +102,10 @@ def test_the_bracket_holds_the_full_sums_after_any_head():
         terms[:skip] *= head_share * terms[skip:].sum() / terms[:skip].sum()
         full = np.cumsum(terms)
         restarted = np.cumsum(terms[skip:])
-        lower, upper = one_run_windows._bracket(restarted, np.arange(1, restarted.size + 1), float(full[skip - 1]))
+        lower, upper = one_run_windows._bracket(
+            restarted, np.arange(1, restarted.size + 1), float(full[skip - 1])
+        )
         assert np.all(lower <= full[skip:]) and np.all(full[skip:] <= upper)
-        assert np.all(lower > 0.99 * full[skip:] - full[skip - 1])  # a bracket, not a pair of bounds far off
+        assert np.all(
+            lower > 0.99 * full[skip:] - full[skip - 1]
+        )  # a bracket, not a pair of bounds far off

@@ -34,14 +34,18 @@ _FINITE = st.floats(allow_nan=False, allow_infinity=False, width=64)
     bom=st.booleans(),
     labels=st.sampled_from([("1", "0"), ("true", "false"), ("TRUE", "False"), ("1.0", "0")]),
 )
-def test_read_csv_returns_exactly_the_files_data_rows(tmp_path_factory, rows, order, crlf, bom, labels):
+def test_read_csv_returns_exactly_the_files_data_rows(
+    tmp_path_factory, rows, order, crlf, bom, labels
+):
     rows = [*rows, (0.5, True, "", ""), (0.25, False, "", "")]  # both sides present
     header = ["#id", "Score ", "in", "note, quoted"]
     buffer = io.StringIO()
     # minimal quoting quotes a field holding a character of the line terminator only: with LF lines a bare CR
     # would end a record, so every field is quoted there (RFC 4180 quotes CR and LF alike)
     writer = csv.writer(
-        buffer, lineterminator="\r\n" if crlf else "\n", quoting=csv.QUOTE_MINIMAL if crlf else csv.QUOTE_ALL
+        buffer,
+        lineterminator="\r\n" if crlf else "\n",
+        quoting=csv.QUOTE_MINIMAL if crlf else csv.QUOTE_ALL,
     )
     writer.writerow([header[k] for k in order])
     for score, held, a, b in rows:
@@ -65,7 +69,11 @@ def test_a_hash_starts_no_comment_and_every_row_is_counted(tmp_path):
 @pytest.mark.parametrize(
     ("path", "kind", "message"),
     [
-        (3, ParameterTypeError, "path must be a file name"),  # a file descriptor would be closed under the caller
+        (
+            3,
+            ParameterTypeError,
+            "path must be a file name",
+        ),  # a file descriptor would be closed under the caller
         (None, ParameterTypeError, "path must be a file name"),
     ],
 )
@@ -93,7 +101,10 @@ def test_scores_built_by_the_constructor_are_checked_and_sorted():
     low, high = audit.bootstrap(sorted_pair, audit.auroc, params)  # was [0, 0]
     assert 0.6 < low <= high < 0.9
     split = audit.Split(0.5, seed=2)
-    assert audit.epsilon_clopper_pearson(sorted_pair, significance=0.05, threshold_strategy=split) >= 0.0
+    assert (
+        audit.epsilon_clopper_pearson(sorted_pair, significance=0.05, threshold_strategy=split)
+        >= 0.0
+    )
     for bad, message in (([], "held_in must hold"), ([np.nan], "held_in must not be NaN")):
         with pytest.raises(ValueError, match=message):
             audit.Scores(bad, OUT)
@@ -106,23 +117,41 @@ def test_split_reads_the_first_parts_best_threshold_even_where_its_bound_is_zero
     rng = np.random.default_rng(2)
     hi, ho = rng.normal(0.3, 1, 200), rng.normal(0, 1, 100)
     for seed in (2, 2**62):  # numpy takes any non-negative seed; 2**62 was refused
-        got = audit.epsilon_clopper_pearson(hi, ho, significance=0.05, threshold_strategy=audit.Split(0.5, seed=seed))
+        got = audit.epsilon_clopper_pearson(
+            hi, ho, significance=0.05, threshold_strategy=audit.Split(0.5, seed=seed)
+        )
         assert got == pytest.approx(0.008540831644545777, rel=1e-8) and got <= 0.008540831644545777
 
 
 @pytest.mark.parametrize(
     ("call", "kind", "message"),
     [
-        (lambda: audit.report(IN, OUT, accountant=None, delta=1e-5), ParameterTypeError, "accountant must be"),
-        (lambda: audit.report(IN, OUT, accountant="gaussian", delta=1e-5), ParameterTypeError, "accountant must"),
-        (lambda: audit.report(IN, OUT, accountant=3, delta=1e-5), ParameterTypeError, "accountant must be"),
         (
-            lambda: audit.report(IN, OUT, accountant=type(registry.get("gaussian").build(sigma=1.0)), delta=1e-5),
+            lambda: audit.report(IN, OUT, accountant=None, delta=1e-5),
+            ParameterTypeError,
+            "accountant must be",
+        ),
+        (
+            lambda: audit.report(IN, OUT, accountant="gaussian", delta=1e-5),
+            ParameterTypeError,
+            "accountant must",
+        ),
+        (
+            lambda: audit.report(IN, OUT, accountant=3, delta=1e-5),
+            ParameterTypeError,
+            "accountant must be",
+        ),
+        (
+            lambda: audit.report(
+                IN, OUT, accountant=type(registry.get("gaussian").build(sigma=1.0)), delta=1e-5
+            ),
             ParameterTypeError,
             "got the class GaussianMechanism; build it first",
         ),
         (
-            lambda: audit.report(IN, OUT, accountant=registry.get("gaussian").build(sigma=[1.0, 2.0]), delta=1e-5),
+            lambda: audit.report(
+                IN, OUT, accountant=registry.get("gaussian").build(sigma=[1.0, 2.0]), delta=1e-5
+            ),
             ValueError,
             "accountant must describe one mechanism",
         ),
@@ -140,7 +169,11 @@ def test_split_reads_the_first_parts_best_threshold_even_where_its_bound_is_zero
             ParameterTypeError,
             "statistic must be a function",
         ),
-        (lambda: audit.BootstrapParams(bias_correction=1), ParameterTypeError, "bias_correction must be True or False"),
+        (
+            lambda: audit.BootstrapParams(bias_correction=1),
+            ParameterTypeError,
+            "bias_correction must be True or False",
+        ),
         (lambda: audit.BootstrapParams(seed=1.0), ParameterTypeError, "seed must be an integer"),
     ],
 )

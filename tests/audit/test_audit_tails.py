@@ -24,7 +24,11 @@ SIGNIFICANCES = (1e-15, 1e-9, 1e-3, 0.05, 0.5)
 
 def _term(n: int, j: int, q: mp.mpf) -> mp.mpf:
     return mp.exp(
-        mp.loggamma(n + 1) - mp.loggamma(j + 1) - mp.loggamma(n - j + 1) + j * mp.log(q) + (n - j) * mp.log1p(-q)
+        mp.loggamma(n + 1)
+        - mp.loggamma(j + 1)
+        - mp.loggamma(n - j + 1)
+        + j * mp.log(q)
+        + (n - j) * mp.log1p(-q)
     )
 
 
@@ -67,7 +71,10 @@ def exact_sf(k: int, n: int, p: float) -> mp.mpf:
 def _root(tail, s: float, start: float, rising: bool) -> mp.mpf:
     """The p where the monotone ``tail`` crosses s, by 100 bisection steps in a bracket 1e-6 relative around
     ``start`` (scipy's quantile, far closer than that)."""
-    low, high = mp.mpf(start) * (1 - mp.mpf("1e-6")), min(mp.mpf(start) * (1 + mp.mpf("1e-6")), mp.mpf(1))
+    low, high = (
+        mp.mpf(start) * (1 - mp.mpf("1e-6")),
+        min(mp.mpf(start) * (1 + mp.mpf("1e-6")), mp.mpf(1)),
+    )
     assert (tail(low) < s) == rising and (tail(high) > s) == rising
     for _ in range(100):
         middle = (low + high) / 2
@@ -84,7 +91,9 @@ def exact_upper(k: int, n: int, s: float) -> mp.mpf:
         return 1 - mp.mpf(s) ** (mp.mpf(1) / n)
     if k == n - 1:
         return (1 - mp.mpf(s)) ** (mp.mpf(1) / n)
-    return _root(lambda p: exact_cdf(k, n, p), s, float(special.betainccinv(k + 1, n - k, s)), rising=False)
+    return _root(
+        lambda p: exact_cdf(k, n, p), s, float(special.betainccinv(k + 1, n - k, s)), rising=False
+    )
 
 
 def exact_lower(k: int, n: int, s: float) -> mp.mpf:
@@ -93,11 +102,20 @@ def exact_lower(k: int, n: int, s: float) -> mp.mpf:
         return mp.mpf(s) ** (mp.mpf(1) / n)
     if k == 1:
         return 1 - (1 - mp.mpf(s)) ** (mp.mpf(1) / n)
-    return _root(lambda p: exact_sf(k, n, p), s, float(special.betaincinv(k, n - k + 1, s)), rising=True)
+    return _root(
+        lambda p: exact_sf(k, n, p), s, float(special.betaincinv(k, n - k + 1, s)), rising=True
+    )
 
 
 # closed forms at 0, 1, n - 1 and n successes; a root of a 50-digit sum between them
-COUNTS = [0, 1, pytest.param(3, marks=pytest.mark.slow), pytest.param(10, marks=pytest.mark.slow), N - 1, N]
+COUNTS = [
+    0,
+    1,
+    pytest.param(3, marks=pytest.mark.slow),
+    pytest.param(10, marks=pytest.mark.slow),
+    N - 1,
+    N,
+]
 
 
 @pytest.mark.parametrize("k", COUNTS)
@@ -115,7 +133,9 @@ def test_upper_limit_is_never_below_the_exact_one(k, s):
         assert (mp.mpf(got) - exact) / exact < 1e-5
 
 
-@pytest.mark.parametrize("k", [c for c in COUNTS if c != N - 1] + [pytest.param(N - 1, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "k", [c for c in COUNTS if c != N - 1] + [pytest.param(N - 1, marks=pytest.mark.slow)]
+)
 @pytest.mark.parametrize("s", SIGNIFICANCES)
 def test_lower_limit_is_never_above_the_exact_one(k, s):
     got = float(clopper_pearson_lower(np.int64(k), np.int64(N), s))
@@ -138,7 +158,14 @@ def test_scipy_quantile_alone_falls_on_the_unsafe_side_where_the_stepped_limit_d
 
 
 @pytest.mark.parametrize(
-    "k", [0, 1, 5, 30, *(pytest.param(c, marks=pytest.mark.slow) for c in (1000, 10_000, N // 2, N - 1000, N - 1))]
+    "k",
+    [
+        0,
+        1,
+        5,
+        30,
+        *(pytest.param(c, marks=pytest.mark.slow) for c in (1000, 10_000, N // 2, N - 1000, N - 1)),
+    ],
 )
 def test_widened_tails_are_above_the_exact_ones(k):
     # scipy's bdtr errs by up to 2.4e-9 relative at 10^6 trials (k = N / 2, measured here); the margin is

@@ -15,15 +15,30 @@ from hockeystick import registry
 from hockeystick.base.accountant import BOUND_SIDES, UPPER_ONLY
 from hockeystick.base.accountant_docs import accountant_docs, contract_sections
 
-docscrape = pytest.importorskip("numpydoc.docscrape", reason="numpydoc is not installed: pip install '.[docs]'")
+docscrape = pytest.importorskip(
+    "numpydoc.docscrape", reason="numpydoc is not installed: pip install '.[docs]'"
+)
 
 PACKAGE = Path(hockeystick.__file__).parent
 CONTRACT_MODULE = PACKAGE / "base" / "accountant_docs.py"
-NAMESPACES = ("fdp", "rdp", "pld", "matrix", "isrl", "leakage", "ledger", "training", "contraction", "registry")
+NAMESPACES = (
+    "fdp",
+    "rdp",
+    "pld",
+    "matrix",
+    "isrl",
+    "leakage",
+    "ledger",
+    "training",
+    "contraction",
+    "registry",
+)
 
 
 def _public_classes() -> set[type]:
-    factories = (getattr(entry.factory, "func", entry.factory) for entry in registry.REGISTRY.values())
+    factories = (
+        getattr(entry.factory, "func", entry.factory) for entry in registry.REGISTRY.values()
+    )
     classes = {f for f in factories if inspect.isclass(f)}
     for name in NAMESPACES:
         module = importlib.import_module(f"hockeystick.{name}")
@@ -57,11 +72,16 @@ def test_every_accountant_delta_and_epsilon_reads_the_contract_sections_whole():
         parsed = docscrape.NumpyDocString(inspect.getdoc(function))
         params = {p.name: p for p in parsed["Parameters"]}
         signature = [p for p in inspect.signature(function).parameters if p != "self"]
-        sides = UPPER_ONLY if params.get("bound") and params["bound"].type.startswith('{"upper"}') else BOUND_SIDES
+        sides = (
+            UPPER_ONLY
+            if params.get("bound") and params["bound"].type.startswith('{"upper"}')
+            else BOUND_SIDES
+        )
         raises = {r.type: r.desc for r in parsed["Raises"]}
         argument = "epsilon" if method == "delta" else "delta"
         problems = [
-            f"parameters {list(params)} are not the signature's {signature}" * (sorted(params) != sorted(signature)),
+            f"parameters {list(params)} are not the signature's {signature}"
+            * (sorted(params) != sorted(signature)),
             "no argument entry" * (argument not in params),
             "bound is not the contract's"
             * (
@@ -74,7 +94,10 @@ def test_every_accountant_delta_and_epsilon_reads_the_contract_sections_whole():
                 or parsed["Returns"][0].desc[:2] != _description("Returns", "", sides, method)[:2]
             ),
             "ValueError is not the contract's"
-            * (raises.get("ValueError", [])[:2] != _description("Raises", "ValueError", sides, method)[:2]),
+            * (
+                raises.get("ValueError", [])[:2]
+                != _description("Raises", "ValueError", sides, method)[:2]
+            ),
             "no ParameterTypeError" * ("ParameterTypeError" not in raises),
             "no summary" * (not parsed["Summary"]),
         ]
@@ -108,12 +131,15 @@ def test_the_contract_is_written_once_in_the_source():
         for method in ("delta", "epsilon")
         for sides in (BOUND_SIDES, UPPER_ONLY)
         for line in contract_sections(method, sides).splitlines()
-        if line.startswith("    ") and len(line.strip()) > 40  # the entries' descriptions, not their names
+        if line.startswith("    ")
+        and len(line.strip()) > 40  # the entries' descriptions, not their names
     }
     restated = []
     for where, doc, decorators in _source_docstrings():
         lines = doc.splitlines()
-        if any(line.startswith("bound :") or line.startswith("ParameterTypeError") for line in lines):
+        if any(
+            line.startswith("bound :") or line.startswith("ParameterTypeError") for line in lines
+        ):
             restated.append(f"{where}: restates the bound or ParameterTypeError entry")
         if "Parameters" in lines or "Returns" in lines or "Raises" in lines:
             if not any(d.startswith("accountant_docs(") for d in decorators):
@@ -121,7 +147,9 @@ def test_the_contract_is_written_once_in_the_source():
     for path in sorted(PACKAGE.rglob("*.py")):
         if path != CONTRACT_MODULE:
             text = path.read_text()
-            restated += [f"{path.relative_to(PACKAGE)}: {line!r}" for line in contract_lines if line in text]
+            restated += [
+                f"{path.relative_to(PACKAGE)}: {line!r}" for line in contract_lines if line in text
+            ]
     assert contract_lines and not restated, "\n".join(restated)
 
 
@@ -154,7 +182,9 @@ def test_the_assembly_replaces_a_parameter_extends_raises_and_refuses_a_mismatch
     assert parsed["Raises"][0].desc[-1] == "``extra`` negative."  # extended
     assert 'Only "upper"' in " ".join(parsed["Parameters"][1].desc)
 
-    def undocumented(self: object, epsilon: float, *, bound: str = "upper", threads: int = 0) -> float:
+    def undocumented(
+        self: object, epsilon: float, *, bound: str = "upper", threads: int = 0
+    ) -> float:
         """Toy delta."""
         return 0.0
 
@@ -168,6 +198,9 @@ def test_the_assembly_replaces_a_parameter_extends_raises_and_refuses_a_mismatch
         """
         return 0.0
 
-    for function, message in ((undocumented, "not the signature's"), (other_returns, "not the contract's")):
+    for function, message in (
+        (undocumented, "not the signature's"),
+        (other_returns, "not the contract's"),
+    ):
         with pytest.raises(TypeError, match=message):
             accountant_docs()(type("Bad", (), {"delta": function}))

@@ -20,11 +20,24 @@ from hockeystick.base.moved import REMOVED_IN
 
 PACKAGE = Path(hockeystick.__file__).parent
 # the namespaces whose exported classes answer delta / epsilon (simulate, risk, audit, sweep: none of their own)
-NAMESPACES = ("fdp", "rdp", "pld", "matrix", "isrl", "leakage", "ledger", "training", "contraction", "registry")
+NAMESPACES = (
+    "fdp",
+    "rdp",
+    "pld",
+    "matrix",
+    "isrl",
+    "leakage",
+    "ledger",
+    "training",
+    "contraction",
+    "registry",
+)
 
 
 def _public_classes() -> set[type]:
-    classes = {entry.factory for entry in registry.REGISTRY.values() if inspect.isclass(entry.factory)}
+    classes = {
+        entry.factory for entry in registry.REGISTRY.values() if inspect.isclass(entry.factory)
+    }
     for name in NAMESPACES:
         module = importlib.import_module(f"hockeystick.{name}")
         classes |= {c for c in (getattr(module, n) for n in module.__all__) if inspect.isclass(c)}
@@ -42,10 +55,17 @@ def test_every_public_delta_and_epsilon_takes_bound_by_keyword_only():
             if parameter is not None:
                 checked.add(f"{cls.__name__}.{method}")
                 if parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
-                    wrong.append(f"{cls.__module__}.{cls.__qualname__}.{method}: bound is {parameter.kind.description}")
+                    wrong.append(
+                        f"{cls.__module__}.{cls.__qualname__}.{method}: bound is {parameter.kind.description}"
+                    )
     assert not wrong, wrong
     # the walk reaches the classes whose bound was positional (the training runs through their shared base)
-    assert {"DPSGD.epsilon", "DPFedAvg.delta", "SubsampledGaussianPLD.delta", "NoisyMBSGD.epsilon"} <= checked
+    assert {
+        "DPSGD.epsilon",
+        "DPFedAvg.delta",
+        "SubsampledGaussianPLD.delta",
+        "NoisyMBSGD.epsilon",
+    } <= checked
     assert len(checked) >= 40, sorted(checked)
 
 

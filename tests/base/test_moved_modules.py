@@ -33,7 +33,9 @@ print(len(MOVED))
 
 def test_every_old_path_gives_the_new_module_with_a_warning():
     # a fresh process: no old path imported yet, so each import goes through the finder and warns
-    done = subprocess.run([sys.executable, "-c", CHECK_EVERY_OLD_PATH], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", CHECK_EVERY_OLD_PATH], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) == len(MOVED) > 30
 
@@ -55,7 +57,9 @@ def test_a_module_turned_package_forwards_its_old_names(package, name, home):
 
 def test_a_package_forwards_neither_its_submodules_nor_unknown_names():
     mechanisms = importlib.import_module("hockeystick.pld.mechanisms")
-    assert importlib.import_module("hockeystick.pld.mechanisms.canonical").__name__.endswith(".canonical")
+    assert importlib.import_module("hockeystick.pld.mechanisms.canonical").__name__.endswith(
+        ".canonical"
+    )
     with pytest.raises(AttributeError, match="no_such_name"):
         mechanisms.no_such_name  # noqa: B018
 
@@ -65,7 +69,9 @@ def test_the_removal_release_is_in_the_changelog_and_later_than_this_one():
 
     changelog = (Path(__file__).resolve().parents[2] / "CHANGELOG.md").read_text()
     assert f"removed in {REMOVED_IN}" in changelog
-    assert tuple(map(int, REMOVED_IN.split("."))) > tuple(map(int, hockeystick.__version__.split(".")))
+    assert tuple(map(int, REMOVED_IN.split("."))) > tuple(
+        map(int, hockeystick.__version__.split("."))
+    )
 
 
 def _imported_modules(path: Path, package: Path) -> set[str]:
@@ -88,7 +94,9 @@ def test_nothing_inside_the_package_imports_an_old_path():
     import hockeystick
 
     package = Path(hockeystick.__file__).parent
-    old = {o for o, n in MOVED.items() if not n.startswith(o + ".")}  # a package turned from a module is no old path
+    old = {
+        o for o, n in MOVED.items() if not n.startswith(o + ".")
+    }  # a package turned from a module is no old path
     wrong = [
         f"{path.relative_to(package)} imports {name}"
         for path in sorted(package.rglob("*.py"))
@@ -110,5 +118,7 @@ for info in pkgutil.walk_packages(hockeystick.__path__, "hockeystick."):
 
 def test_importing_every_module_warns_of_no_moved_name():
     # a forwarded old name (``from ..compose import DEFAULT_TAIL``) would warn at import
-    done = subprocess.run([sys.executable, "-c", IMPORT_EVERY_MODULE], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_EVERY_MODULE], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr[-2000:]

@@ -52,13 +52,25 @@ def test_the_message_says_what_needs_it_how_to_install_it_and_what_works_without
     with pytest.raises(MissingExtraError) as caught:
         require_extra("parquet output", "pyarrow", otherwise="write *.csv or *.npz")
     assert (
-        str(caught.value) == 'parquet output needs pyarrow: pip install "hockeystick[parquet]", or write *.csv or *.npz'
+        str(caught.value)
+        == 'parquet output needs pyarrow: pip install "hockeystick[parquet]", or write *.csv or *.npz'
     )
     assert isinstance(caught.value, ModuleNotFoundError) and caught.value.name == "pyarrow"
 
 
 def _sweep(suffix: str) -> list[str]:
-    return ["sweep", "-a", "gaussian", "-p", "sigma=1,2", "--epsilon", "1", "-o", f"{{dir}}/s{suffix}", "--no-progress"]
+    return [
+        "sweep",
+        "-a",
+        "gaussian",
+        "-p",
+        "sigma=1,2",
+        "--epsilon",
+        "1",
+        "-o",
+        f"{{dir}}/s{suffix}",
+        "--no-progress",
+    ]
 
 
 SIMULATE = ["simulate", "{dir}/runs.toml", "-o", "{dir}/runs.csv", "--no-progress"]
@@ -73,10 +85,20 @@ CLI_CASES = [
     ),
     (("xarray",), "plot", ["plot", "{dir}/existing.npz", "--plot", "{dir}/p.png"], "--plot"),
     (("matplotlib",), "plot", ["figures", "--out-dir", "{dir}/figs"], "hockeystick figures"),
-    (("dask", "dask.distributed", "distributed"), "dask", [*_sweep(".csv"), "--workers", "2"], "--workers"),
+    (
+        ("dask", "dask.distributed", "distributed"),
+        "dask",
+        [*_sweep(".csv"), "--workers", "2"],
+        "--workers",
+    ),
     (("dask", "dask.distributed", "distributed"), "dask", [*SIMULATE, "--dask", "local"], "--dask"),
     (("pyarrow", "pyarrow.parquet"), "parquet", _sweep(".parquet"), "parquet output"),
-    (("pyarrow", "pyarrow.parquet"), "parquet", [*SIMULATE[:3], "{dir}/runs.parquet"], "parquet output"),
+    (
+        ("pyarrow", "pyarrow.parquet"),
+        "parquet",
+        [*SIMULATE[:3], "{dir}/runs.parquet"],
+        "parquet output",
+    ),
     (("xarray",), "xarray", _sweep(".nc"), "netcdf output"),
     (("netCDF4",), "xarray", _sweep(".nc"), "netcdf output"),
     (("zarr",), "xarray", _sweep(".zarr"), "zarr output"),
@@ -90,7 +112,9 @@ CLI_CASES = [
 def _make_missing(monkeypatch: pytest.MonkeyPatch, modules: tuple[str, ...]) -> None:
     for name in modules:
         monkeypatch.setitem(sys.modules, name, None)
-    if {"numba", "pandas"} & set(modules):  # the simulator checks its extra when it is first imported
+    if {"numba", "pandas"} & set(
+        modules
+    ):  # the simulator checks its extra when it is first imported
         for name in [m for m in sys.modules if m.startswith("hockeystick.simulate")]:
             monkeypatch.delitem(sys.modules, name)
 
@@ -98,12 +122,16 @@ def _make_missing(monkeypatch: pytest.MonkeyPatch, modules: tuple[str, ...]) -> 
 @pytest.mark.parametrize(
     "missing, extra, argv, what", CLI_CASES, ids=[f"{c[0][0]}-{c[2][0]}-{c[3]}" for c in CLI_CASES]
 )
-def test_a_missing_extra_on_the_command_line(places, capsys, monkeypatch, missing, extra, argv, what):
+def test_a_missing_extra_on_the_command_line(
+    places, capsys, monkeypatch, missing, extra, argv, what
+):
     _make_missing(monkeypatch, missing)
     code = main([a.format(dir=places) for a in argv])
     err = capsys.readouterr().err
     assert code == 2, err
-    assert err.startswith(f"hockeystick {argv[0]}: error: {what} needs {missing[0]}: {install_command(extra)}"), err
+    assert err.startswith(
+        f"hockeystick {argv[0]}: error: {what} needs {missing[0]}: {install_command(extra)}"
+    ), err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
@@ -188,7 +216,9 @@ PYTHON_CASES = [
 ]
 
 
-@pytest.mark.parametrize("missing, extra, call, what", PYTHON_CASES, ids=[f"{c[0][0]}-{c[3]}" for c in PYTHON_CASES])
+@pytest.mark.parametrize(
+    "missing, extra, call, what", PYTHON_CASES, ids=[f"{c[0][0]}-{c[3]}" for c in PYTHON_CASES]
+)
 def test_a_missing_extra_in_python(places, monkeypatch, missing, extra, call, what):
     _make_missing(monkeypatch, missing)
     with pytest.raises(MissingExtraError) as caught:
@@ -213,7 +243,9 @@ def places(tmp_path: Path) -> Path:
 
     (tmp_path / "runs.toml").write_text(RUNS)
     run_sweep(_grid(), tmp_path / "existing.npz", progress=False)
-    (tmp_path / "existing.nc").write_bytes(b"CDF\x01")  # read_sweep checks the reader before the bytes
+    (tmp_path / "existing.nc").write_bytes(
+        b"CDF\x01"
+    )  # read_sweep checks the reader before the bytes
     return tmp_path
 
 
@@ -228,7 +260,11 @@ def test_an_optional_module_the_library_imported_unchecked_gets_the_same_words(c
     monkeypatch.setattr(demo, "run", unchecked)
     code = main(["demo"])
     err = capsys.readouterr().err
-    assert code == 2 and err == f"hockeystick demo: error: hockeystick demo needs zarr: {install_command('xarray')}\n"
+    assert (
+        code == 2
+        and err
+        == f"hockeystick demo: error: hockeystick demo needs zarr: {install_command('xarray')}\n"
+    )
 
 
 def test_a_module_that_fails_inside_is_not_called_missing(monkeypatch):
@@ -245,4 +281,6 @@ def test_a_module_that_fails_inside_is_not_called_missing(monkeypatch):
     monkeypatch.setattr(importlib, "import_module", broken)
     with pytest.raises(ModuleNotFoundError) as caught:
         require_extra("parquet output", "pyarrow")
-    assert not isinstance(caught.value, MissingExtraError) and caught.value.name == "some_dependency"
+    assert (
+        not isinstance(caught.value, MissingExtraError) and caught.value.name == "some_dependency"
+    )

@@ -17,18 +17,30 @@ _PLD = dict(sampling_rate=0.01, rounds=100, accuracy=0.05)
 def test_a_calibration_reports_each_block_of_targets_to_the_callers_listener(workers):
     calls: list[int] = []
     with progress.reporting(calls.append):
-        sigma = calibrate("pld_subsampled_gaussian", "sigma", epsilon=[1, 2, 4], delta=1e-5, workers=workers, **_PLD)
+        sigma = calibrate(
+            "pld_subsampled_gaussian",
+            "sigma",
+            epsilon=[1, 2, 4],
+            delta=1e-5,
+            workers=workers,
+            **_PLD,
+        )
     assert len(calls) == 3 and sum(calls) == 3  # one block per target (fewer targets than blocks)
     # the answers do not depend on who listens
     np.testing.assert_array_equal(
-        sigma, calibrate("pld_subsampled_gaussian", "sigma", epsilon=[1, 2, 4], delta=1e-5, workers=1, **_PLD)
+        sigma,
+        calibrate(
+            "pld_subsampled_gaussian", "sigma", epsilon=[1, 2, 4], delta=1e-5, workers=1, **_PLD
+        ),
     )
 
 
 def test_both_sides_of_a_calibration_count_each_target_once():
     calls: list[int] = []
     with progress.reporting(calls.append):
-        calibrate("pld_subsampled_gaussian", "sigma", epsilon=[1, 2, 4], delta=1e-5, bound="both", **_PLD)
+        calibrate(
+            "pld_subsampled_gaussian", "sigma", epsilon=[1, 2, 4], delta=1e-5, bound="both", **_PLD
+        )
     assert sum(calls) == 3 and len(calls) > 2
 
 
@@ -70,7 +82,16 @@ def test_the_calibrate_command_moves_the_bar_per_target(capsys, monkeypatch):
         yield Bar()
 
     monkeypatch.setattr(run_module, "progress_bar", recording_bar)
-    argv = ["calibrate", "-a", "pld_subsampled_gaussian", "--epsilon", "1,2,4", "--delta", "1e-5", "--progress"]
+    argv = [
+        "calibrate",
+        "-a",
+        "pld_subsampled_gaussian",
+        "--epsilon",
+        "1,2,4",
+        "--delta",
+        "1e-5",
+        "--progress",
+    ]
     argv += ["-p", "sampling_rate=0.01", "-p", "rounds=100", "-p", "accuracy=0.05"]
     assert main(argv) == 0
     capsys.readouterr()
@@ -85,18 +106,26 @@ def _stub_paper_003(monkeypatch, capsys, seen: list[str]):
     from hockeystick.reproduce import errata_003
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a)
+    )
     for name in ("theory_rows", "experiment_rows", "shuffle_rows", "group_rows"):
         monkeypatch.setattr(errata_003, name, lambda: [])
 
     def sigma_curves():
         seen.append(capsys.readouterr().out)
-        return {"epsilon": np.array([1.0, 2.0]), "paper": np.array([2.0, 1.0]), "certified": np.array([0.5, 0.2])}
+        return {
+            "epsilon": np.array([1.0, 2.0]),
+            "paper": np.array([2.0, 1.0]),
+            "certified": np.array([0.5, 0.2]),
+        }
 
     monkeypatch.setattr(errata_003, "sigma_curves", sigma_curves)
 
 
-def test_figures_prints_each_file_as_it_is_written_and_a_table_as_tables(capsys, monkeypatch, tmp_path):
+def test_figures_prints_each_file_as_it_is_written_and_a_table_as_tables(
+    capsys, monkeypatch, tmp_path
+):
     pytest.importorskip("matplotlib")
     from hockeystick.cli import main
 
@@ -110,5 +139,7 @@ def test_figures_prints_each_file_as_it_is_written_and_a_table_as_tables(capsys,
         assert f"figure written to {out_dir / name}" in before_sigma
     assert f"tables written to {out_dir / 'paper-003-calibration.md'}" in before_sigma
     assert f"figure written to {out_dir / 'paper-003-sigma.png'}" in printed
-    assert "figure written to" not in "".join(line for line in printed.splitlines() if line.endswith(".md"))
+    assert "figure written to" not in "".join(
+        line for line in printed.splitlines() if line.endswith(".md")
+    )
     assert len(printed.splitlines()) == 5

@@ -31,7 +31,13 @@ TA = dict(n=100, batch_size=10, sigma=1.0, learning_rate=0.1, lipschitz=1.0, rad
         lambda: pld.gaussian("1.0"),
         lambda: contraction.TrustedAggregatorSchedule(**TA, nonconvex="abc"),
         lambda: contraction.PNSGDRandomStop(
-            n=10, sigma=1.0, learning_rate=0.1, lipschitz=1.0, smoothness=1.0, diameter=1.0, paper_form=1
+            n=10,
+            sigma=1.0,
+            learning_rate=0.1,
+            lipschitz=1.0,
+            smoothness=1.0,
+            diameter=1.0,
+            paper_form=1,
         ),
         lambda: fdp.TradeOffFunction(lambda a: 1 - a, check="no"),
     ],
@@ -119,7 +125,9 @@ def test_log_gaussian_tail_beyond_the_double_range_rounds_to_minus_inf():
 
 
 def test_theta_radius_refuses_epsilon_whose_double_overflows():
-    with pytest.raises(ValueError, match=r"epsilon must be <= 1e\+307 for theta_radius, got 1e\+308"):
+    with pytest.raises(
+        ValueError, match=r"epsilon must be <= 1e\+307 for theta_radius, got 1e\+308"
+    ):
         hs.theta_radius(1e308, 1e-5)
     r = hs.theta_radius(1e307, 1e-5)
     z = -float(mp.sqrt(2) * mp.erfinv(2 * mp.mpf(1e-5) - 1))
@@ -133,7 +141,13 @@ def test_noise_so_small_that_the_radius_overflows_is_refused_with_the_range():
         contraction.TrustedAggregator(**{**TA, "sigma": 1e-320})
     with pytest.raises(ValueError, match="finite double"):
         contraction.PNSGDGaussian(
-            n=10, index=1, sigma=1e-320, learning_rate=0.1, lipschitz=1.0, smoothness=1.0, diameter=1.0
+            n=10,
+            index=1,
+            sigma=1e-320,
+            learning_rate=0.1,
+            lipschitz=1.0,
+            smoothness=1.0,
+            diameter=1.0,
         )
 
 
@@ -151,9 +165,13 @@ def test_constant_rate_h0_at_subnormal_log_rho_is_the_flat_limit():
 
 def test_pld_accountants_refuse_instead_of_zero_division_or_overflow():
     # a ValueError naming sigma and the grid (not the core's max_cells), not a ZeroDivisionError in the memory estimate
-    with pytest.raises(ValueError, match=r"sigma / sensitivity = 4\.94066e-324 would need more than"):
+    with pytest.raises(
+        ValueError, match=r"sigma / sensitivity = 4\.94066e-324 would need more than"
+    ):
         pld.SubsampledGaussianPLD(5e-324, 0.5, 1).delta(0.0)
-    with pytest.raises(ValueError, match=r"rounds must be <= 9007199254740992, got 1e\+308"):  # not OverflowError
+    with pytest.raises(
+        ValueError, match=r"rounds must be <= 9007199254740992, got 1e\+308"
+    ):  # not OverflowError
         pld.WithReplacementBatchGaussianPLD(1.0, 1, 50, 1e308)
     with pytest.raises(ValueError, match=r"count must be an integer with 1 <= count <= 2\^53"):
         pld.gaussian(1.0).self_compose(10**300)
@@ -164,23 +182,31 @@ def test_renamed_keywords_warn_for_one_release_and_the_new_names_work():
         old = pld.FixedBatchGaussianPLD(
             sigma=1.0, batch_size=10, dataset_size=500, rounds=3, value_discretization_interval=1e-2
         )
-    new = pld.FixedBatchGaussianPLD(sigma=1.0, batch_size=10, n=500, rounds=3, value_discretization_interval=1e-2)
+    new = pld.FixedBatchGaussianPLD(
+        sigma=1.0, batch_size=10, n=500, rounds=3, value_discretization_interval=1e-2
+    )
     assert old.delta(1.0) == new.delta(1.0)
     with pytest.raises(TypeError, match="both 'n' and its deprecated name 'dataset_size'"):
         pld.fixed_size_subsampled_gaussian(1.0, 10, n=500, dataset_size=500)
     with pytest.warns(DeprecationWarning, match="'count' is deprecated"):
-        acc = pld.PLDAccountant(value_discretization_interval=1e-2).compose_subsampled_gaussian(1.0, 0.5, count=3)
-    assert acc.delta(1.0) == pld.PLDAccountant(value_discretization_interval=1e-2).compose_subsampled_gaussian(
-        1.0, 0.5, rounds=3
-    ).delta(1.0)
-    fedavg = fdp.NoisyFedAvg(clients=10, sigma=1.0, clip=1.0, lipschitz=1.0, learning_rate=0.1, local_steps=2, rounds=5)
+        acc = pld.PLDAccountant(value_discretization_interval=1e-2).compose_subsampled_gaussian(
+            1.0, 0.5, count=3
+        )
+    assert acc.delta(1.0) == pld.PLDAccountant(
+        value_discretization_interval=1e-2
+    ).compose_subsampled_gaussian(1.0, 0.5, rounds=3).delta(1.0)
+    fedavg = fdp.NoisyFedAvg(
+        clients=10, sigma=1.0, clip=1.0, lipschitz=1.0, learning_rate=0.1, local_steps=2, rounds=5
+    )
     with pytest.warns(DeprecationWarning, match="interpolation='h0'"):
         assert fedavg.delta(1.0, bound="h0") == fedavg.delta(1.0, interpolation="h0")
     with pytest.raises(ValueError, match='bound must be "upper" for NoisyFedAvg'):
         fedavg.delta(1.0, bound="lower")
 
 
-@pytest.mark.parametrize("value", [10**309, -(10**309), [1, 10**400], np.array([2, 10**309], dtype=object)])
+@pytest.mark.parametrize(
+    "value", [10**309, -(10**309), [1, 10**400], np.array([2, 10**309], dtype=object)]
+)
 def test_an_integer_beyond_the_doubles_is_refused_by_name(value) -> None:
     """A Python int of 2^1024 or more has no double: a ValueError naming the argument and abbreviating the
     number, never an OverflowError, at every real-number and count check."""
@@ -192,5 +218,7 @@ def test_an_integer_beyond_the_doubles_is_refused_by_name(value) -> None:
         lambda: _validation.positive_integer(value, "rounds"),
         lambda: _validation.count(value if isinstance(value, int) else 10**309, "rounds"),
     ):
-        with pytest.raises(ValueError, match=r"rounds must .*got -?1000\.\.\. \(an integer of \d+ digits\)"):
+        with pytest.raises(
+            ValueError, match=r"rounds must .*got -?1000\.\.\. \(an integer of \d+ digits\)"
+        ):
             check()

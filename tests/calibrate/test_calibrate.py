@@ -43,14 +43,22 @@ def test_largest_rounds_is_exact():
 
 @settings(max_examples=40, deadline=None)
 @given(
-    eps=st.floats(0.0, 30.0), log_delta=st.floats(-250, -0.5), rounds=st.integers(1, 10**8), sens=st.floats(0.01, 100.0)
+    eps=st.floats(0.0, 30.0),
+    log_delta=st.floats(-250, -0.5),
+    rounds=st.integers(1, 10**8),
+    sens=st.floats(0.01, 100.0),
 )
 def test_calibrated_sigma_is_always_valid_and_tight(eps, log_delta, rounds, sens):
     delta = 10.0**log_delta
-    sigma = calibrate("gaussian", "sigma", epsilon=eps, delta=delta, rounds=rounds, sensitivity=sens)
+    sigma = calibrate(
+        "gaussian", "sigma", epsilon=eps, delta=delta, rounds=rounds, sensitivity=sens
+    )
     mech = GaussianMechanism(sigma=sigma, rounds=rounds, sensitivity=sens)
     assert mech.delta(eps) <= delta
-    assert GaussianMechanism(sigma=sigma * (1 - 1e-8), rounds=rounds, sensitivity=sens).delta(eps) > delta
+    assert (
+        GaussianMechanism(sigma=sigma * (1 - 1e-8), rounds=rounds, sensitivity=sens).delta(eps)
+        > delta
+    )
 
 
 def test_vectorized_over_broadcast_parameters_and_scalar_in_scalar_out():
@@ -88,7 +96,9 @@ def capped():
             integers=frozenset({"rounds", "max_rounds"}),
             calibratable={
                 "sigma": Calibratable("decreasing", 0.0, np.inf),
-                "rounds": Calibratable("increasing", 1.0, lambda p: p.get("max_rounds", np.inf), integer=True),
+                "rounds": Calibratable(
+                    "increasing", 1.0, lambda p: p.get("max_rounds", np.inf), integer=True
+                ),
             },
         )
     )
@@ -118,10 +128,16 @@ def test_range_ends(capped):
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(parameter="rounds", epsilon=0.1, delta=1e-5, sigma=1.0), r"unreachable.*even rounds=1 gives delta=0\.35"),
+        (
+            dict(parameter="rounds", epsilon=0.1, delta=1e-5, sigma=1.0),
+            r"unreachable.*even rounds=1 gives delta=0\.35",
+        ),
         (dict(parameter="sensitivity", epsilon=1, delta=1e-5), "cannot calibrate 'sensitivity'"),
         (dict(parameter="sigma", epsilon=1, delta=1e-5, sigma=2.0), "do not also give it a value"),
-        (dict(parameter="sigma", epsilon=1, delta=1e-5, clients=2.0), "takes no parameter 'clients'"),
+        (
+            dict(parameter="sigma", epsilon=1, delta=1e-5, clients=2.0),
+            "takes no parameter 'clients'",
+        ),
         (dict(parameter="rounds", epsilon=1, delta=1e-5), "needs 'sigma'"),
         (dict(parameter="sigma", epsilon=1, delta=1.5), "delta must lie strictly between 0 and 1"),
         (dict(parameter="sigma", epsilon=-1, delta=1e-5), "epsilon must be >= 0"),
@@ -158,7 +174,9 @@ def test_both_sides_of_a_calibration_bracket_the_exact_sigma():
 
     from .. import reference
 
-    lo, up = calibrate("gaussian", "sigma", epsilon=1.0, delta=1e-5, rounds=np.array([1, 100]), bound="both")
+    lo, up = calibrate(
+        "gaussian", "sigma", epsilon=1.0, delta=1e-5, rounds=np.array([1, 100]), bound="both"
+    )
     with mp.workdps(50):
         r = mp.findroot(lambda x: reference.theta(x, 1.0) - mp.mpf("1e-5"), 0.27)
         exact = [float(mp.sqrt(t) / r) for t in (1, 100)]
@@ -170,19 +188,43 @@ def test_both_sides_of_a_calibration_bracket_the_exact_sigma():
 def test_lower_side_of_a_pld_calibration_is_certain_and_below_the_safe_side():
     kwargs = dict(epsilon=1.0, delta=1e-5, sampling_rate=0.01, rounds=1000)
     lo, up = calibrate("pld_subsampled_gaussian", "sigma", bound="both", **kwargs)
-    assert lo == calibrate("pld_subsampled_gaussian", "sigma", bound="lower", **kwargs) and lo < up < 1.001 * lo
+    assert (
+        lo == calibrate("pld_subsampled_gaussian", "sigma", bound="lower", **kwargs)
+        and lo < up < 1.001 * lo
+    )
     from hockeystick.pld import SubsampledGaussianPLD
 
-    assert SubsampledGaussianPLD(sigma=lo, sampling_rate=0.01, rounds=1000).delta(1.0, bound="lower") > 1e-5
+    assert (
+        SubsampledGaussianPLD(sigma=lo, sampling_rate=0.01, rounds=1000).delta(1.0, bound="lower")
+        > 1e-5
+    )
     assert SubsampledGaussianPLD(sigma=up, sampling_rate=0.01, rounds=1000).delta(1.0) <= 1e-5
     # rounds (increasing, integer): the safe count <= the largest count the lower bound allows
     t_lo, t_up = calibrate(
-        "pld_subsampled_gaussian", "rounds", epsilon=1.0, delta=1e-5, sampling_rate=0.01, sigma=1.0, bound="both"
+        "pld_subsampled_gaussian",
+        "rounds",
+        epsilon=1.0,
+        delta=1e-5,
+        sampling_rate=0.01,
+        sigma=1.0,
+        bound="both",
     )
     assert t_up <= t_lo
-    assert SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=t_lo + 1).delta(1.0, bound="lower") > 1e-5
+    assert (
+        SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=t_lo + 1).delta(
+            1.0, bound="lower"
+        )
+        > 1e-5
+    )
     with pytest.raises(ValueError, match="bound must be"):
-        calibrate("rdp_subsampled_gaussian", "sigma", bound="lower", epsilon=1.0, delta=1e-5, sampling_rate=0.1)
+        calibrate(
+            "rdp_subsampled_gaussian",
+            "sigma",
+            bound="lower",
+            epsilon=1.0,
+            delta=1e-5,
+            sampling_rate=0.1,
+        )
 
 
 class _Floored:
@@ -207,7 +249,10 @@ def test_a_lone_refused_trial_is_not_evaluated_again():
     """Every sigma meets the target: the search walks down to the accountant's refusal and answers the last
     value accepted; the refused trial of a lone target is asked once (its joint call was that point alone)."""
     entry = AccountantEntry(
-        "floored_test", _Floored, "test double", calibratable={"sigma": Calibratable("decreasing", 0.0, np.inf)}
+        "floored_test",
+        _Floored,
+        "test double",
+        calibratable={"sigma": Calibratable("decreasing", 0.0, np.inf)},
     )
     _Floored.asked = []
     got = calibrate(entry, "sigma", epsilon=1e300, delta=0.5, rounds=1)

@@ -27,19 +27,31 @@ TARGET = dict(epsilon=2.0, delta=1e-5)
 @pytest.mark.parametrize("sampling", ["poisson", "fixed_size"])
 def test_batch_size_is_the_largest_certified_whole_batch_at_fixed_steps(sampling):
     z = 1.0 if sampling == "poisson" else 2.0
-    run = dict(noise_multiplier=z, dataset_size=N, steps=200, sampling=sampling, value_discretization_interval=H)
+    run = dict(
+        noise_multiplier=z,
+        dataset_size=N,
+        steps=200,
+        sampling=sampling,
+        value_discretization_interval=H,
+    )
     b = calibrate_batch_size(**run, **TARGET)
     assert isinstance(b, int) and 1 <= b < N
-    assert DPSGD(batch_size=b, **run).delta(2.0) <= 1e-5  # certified: the upper bound meets the target
+    assert (
+        DPSGD(batch_size=b, **run).delta(2.0) <= 1e-5
+    )  # certified: the upper bound meets the target
     assert DPSGD(batch_size=b + 1, **run).delta(2.0) > 1e-5  # extremal: one record more breaks it
     generic = "dp_sgd" if sampling == "poisson" else "dp_sgd_fixed_size"
-    assert b == calibrate(generic, "batch_size", **TARGET, **{k: v for k, v in run.items() if k != "sampling"})
+    assert b == calibrate(
+        generic, "batch_size", **TARGET, **{k: v for k, v in run.items() if k != "sampling"}
+    )
 
 
 def test_batch_size_at_fixed_epochs_meets_the_target_under_either_epoch_count():
     for convention in ("ceil", "opacus"):
         run = dict(noise_multiplier=1.0, dataset_size=N, epochs=2, value_discretization_interval=H)
-        b = calibrate_batch_size(**run, steps_per_epoch=convention, target_epsilon=2.0, target_delta=1e-5)
+        b = calibrate_batch_size(
+            **run, steps_per_epoch=convention, target_epsilon=2.0, target_delta=1e-5
+        )
         assert DPSGD(batch_size=b, steps_per_epoch=convention, **run).epsilon(1e-5) <= 2.0
 
 
@@ -71,12 +83,16 @@ def test_fixed_compute_table_rows_are_certified_and_extremal(budget, steps):
         assert DPSGD(noise_multiplier=z, **run).delta(2.0) <= 1e-5  # the target, certified at z
         assert e == min(DPSGD(noise_multiplier=z, **run).epsilon(1e-5), 2.0)
         assert DPSGD(noise_multiplier=z * (1 - 1e-6), **run).delta(2.0) > 1e-5
-        assert z == pytest.approx(calibrate("dp_sgd", "noise_multiplier", **run, **TARGET), rel=1e-8)
+        assert z == pytest.approx(
+            calibrate("dp_sgd", "noise_multiplier", **run, **TARGET), rel=1e-8
+        )
     # the same compute in larger batches: fewer steps, each needing more noise
     assert np.all(np.diff(table.noise_multiplier) > 0) and np.all(np.diff(table.steps) < 0)
 
 
-@pytest.mark.parametrize("sampling", ["fixed_size", pytest.param("balls_in_bins", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "sampling", ["fixed_size", pytest.param("balls_in_bins", marks=pytest.mark.slow)]
+)
 def test_fixed_compute_with_other_batches(sampling):
     # certified and extremal do not depend on the data set's size: 200 records (10 and 2 steps of an epoch)
     # keep a composition of steps, at about a third of what balls-in-bins costs at N
@@ -90,7 +106,13 @@ def test_fixed_compute_with_other_batches(sampling):
         **TARGET,
     )
     for b, t, z in zip(table.batch_size, table.steps, table.noise_multiplier):
-        run = dict(dataset_size=n, batch_size=int(b), steps=int(t), sampling=sampling, value_discretization_interval=H)
+        run = dict(
+            dataset_size=n,
+            batch_size=int(b),
+            steps=int(t),
+            sampling=sampling,
+            value_discretization_interval=H,
+        )
         assert (
             DPSGD(noise_multiplier=z, **run).delta(2.0)
             <= 1e-5
@@ -108,8 +130,12 @@ def test_the_printed_table_rounds_up():
         sampling="poisson",
     )
     text = str(table)
-    assert "0.969162" in text and " 3\n" not in text and text.rstrip().endswith("3")  # 3 >= 2.99999999
-    assert table.rows() == [{"batch_size": 256, "steps": 14100, "noise_multiplier": 0.9691611, "epsilon": 2.9999999917}]
+    assert (
+        "0.969162" in text and " 3\n" not in text and text.rstrip().endswith("3")
+    )  # 3 >= 2.99999999
+    assert table.rows() == [
+        {"batch_size": 256, "steps": 14100, "noise_multiplier": 0.9691611, "epsilon": 2.9999999917}
+    ]
 
 
 def test_default_candidates_are_powers_of_two_up_to_an_eighth():
@@ -137,25 +163,54 @@ def test_cli_fixed_compute_and_batch_size(capsys):
 
     run = ["--dataset-size", str(N), "--epsilon", "2", "--delta", "1e-5"]
     assert (
-        main(["calibrate", "--fixed-compute", *run, "--epochs", "2", "--batch-size", "16,200", "--format", "json"]) == 0
+        main(
+            [
+                "calibrate",
+                "--fixed-compute",
+                *run,
+                "--epochs",
+                "2",
+                "--batch-size",
+                "16,200",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
     )
     rows = json.loads(capsys.readouterr().out)
     table = calibrate_fixed_compute(dataset_size=N, epochs=2, batch_sizes=[16, 200], **TARGET)
     assert rows == table.rows()
-    assert main(["calibrate", "--fixed-compute", *run, "--examples", "6000", "--batch-size", "200"]) == 0
+    assert (
+        main(["calibrate", "--fixed-compute", *run, "--examples", "6000", "--batch-size", "200"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "batch_size" in out and "noise_multiplier" in out and " 30 " in out  # 6000 // 200 steps
     assert main(["calibrate", "--examples", "6000", *run]) == 2
     assert "goes with --fixed-compute" in capsys.readouterr().err
-    argv = ["calibrate", "--parameter", "batch_size", *run, "--steps", "200", "--noise-multiplier", "1"]
+    argv = [
+        "calibrate",
+        "--parameter",
+        "batch_size",
+        *run,
+        "--steps",
+        "200",
+        "--noise-multiplier",
+        "1",
+    ]
     assert main(argv) == 0
     b = calibrate_batch_size(noise_multiplier=1.0, dataset_size=N, steps=200, **TARGET)
     assert f"{b}" in capsys.readouterr().out
 
 
 def test_batch_size_of_shuffled_batches_is_refused_naming_sampling():
-    with pytest.raises(ValueError, match=r"sampling must be one whose batch size can be calibrated .*got 'shuffle'"):
-        calibrate_batch_size(noise_multiplier=1.0, dataset_size=N, epochs=1, sampling="shuffle", **TARGET)
+    with pytest.raises(
+        ValueError, match=r"sampling must be one whose batch size can be calibrated .*got 'shuffle'"
+    ):
+        calibrate_batch_size(
+            noise_multiplier=1.0, dataset_size=N, epochs=1, sampling="shuffle", **TARGET
+        )
 
 
 @pytest.mark.parametrize(
@@ -171,11 +226,15 @@ def test_batch_size_of_shuffled_batches_is_refused_naming_sampling():
     ],
 )
 def test_a_misspelled_required_keyword_is_named(function, kwargs, typo, meant):
-    with pytest.raises(TypeError, match=rf"unexpected keyword argument '{typo}' \(did you mean '{meant}'\?\)"):
+    with pytest.raises(
+        TypeError, match=rf"unexpected keyword argument '{typo}' \(did you mean '{meant}'\?\)"
+    ):
         function(**kwargs, **TARGET)
 
 
-@pytest.mark.parametrize(("typo", "meant"), [("epsilom", "epsilon"), ("target_delt", "target_delta")])
+@pytest.mark.parametrize(
+    ("typo", "meant"), [("epsilom", "epsilon"), ("target_delt", "target_delta")]
+)
 def test_calibrate_names_a_misspelled_target(typo, meant):
     target = {"epsilon": 1.0, "delta": 1e-5}
     target.pop(meant.removeprefix("target_"))

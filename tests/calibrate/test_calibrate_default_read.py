@@ -48,5 +48,7 @@ def test_readme_run_calibrated_at_delta_1e_10_is_within_half_a_percent_of_the_lo
     # 0.5 % less noise certainly misses it (its certified lower epsilon above 3): sigma <= 1.005 sigma_lo
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a bracket wider than 1e-4 is still certified
-        lower = DPSGD(noise_multiplier=sigma / 1.005, **run, accuracy=1e-4).epsilon(1e-10, bound="lower")
+        lower = DPSGD(noise_multiplier=sigma / 1.005, **run, accuracy=1e-4).epsilon(
+            1e-10, bound="lower"
+        )
     assert lower > 3

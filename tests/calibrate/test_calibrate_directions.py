@@ -59,7 +59,9 @@ def _double(ratio: float, loose: float | None, log: dict, split: bool) -> type:
         @staticmethod
         def calibration_start(parameter, epsilon, delta, params):
             """5 % above the leading direction's own answer (so the bracket is tight around it)."""
-            return 1.05 * np.sqrt(np.asarray(params["rounds"], float)) / theta_radius(epsilon, delta)
+            return (
+                1.05 * np.sqrt(np.asarray(params["rounds"], float)) / theta_radius(epsilon, delta)
+            )
 
         @staticmethod
         def calibration_directions(parameter, params):
@@ -100,8 +102,16 @@ TARGETS = dict(epsilon=np.array([0.5, 1.0, 2.0, 4.0]), rounds=np.array([10.0, 10
     "ratio, loose, composed",
     [
         (1.5, 1.0, True),  # the other direction leads: composed at every feasible trial
-        (0.5, 1.0, False),  # dominated: screens only (the bracket from the start is within 20 % of the answer)
-        (0.5, None, True),  # dominated, but its screen (the trivial bound 1) cannot prove it: composed
+        (
+            0.5,
+            1.0,
+            False,
+        ),  # dominated: screens only (the bracket from the start is within 20 % of the answer)
+        (
+            0.5,
+            None,
+            True,
+        ),  # dominated, but its screen (the trivial bound 1) cannot prove it: composed
     ],
 )
 def test_other_direction_evaluated_exactly_where_it_decides(two_directions, ratio, loose, composed):
@@ -113,7 +123,10 @@ def test_other_direction_evaluated_exactly_where_it_decides(two_directions, rati
     # the answer meets the target on the whole bound (both directions), at rtol of where it stops doing so
     whole = plain.factory(sigma=got, rounds=TARGETS["rounds"]).delta(TARGETS["epsilon"])
     assert np.all(whole <= DELTA)
-    assert np.all(plain.factory(sigma=got * (1 - 1e-9), rounds=TARGETS["rounds"]).delta(TARGETS["epsilon"]) > DELTA)
+    assert np.all(
+        plain.factory(sigma=got * (1 - 1e-9), rounds=TARGETS["rounds"]).delta(TARGETS["epsilon"])
+        > DELTA
+    )
     assert log["leading"] > 0 and log["screen"] <= 2 * TARGETS["rounds"].size
     assert (log["others"] > 0) == composed
 
@@ -138,7 +151,9 @@ def test_add_screen_bounds_the_add_direction_at_every_larger_sigma_one_round(sig
         "sigma", {"sampling_rate": q, "rounds": 1.0, "value_discretization_interval": 1e-4}
     )
     screen = float(
-        split.others({"sampling_rate": q, "rounds": 1.0, "sigma": sigma}, np.array([eps]), 1, screen=True)[0]
+        split.others(
+            {"sampling_rate": q, "rounds": 1.0, "sigma": sigma}, np.array([eps]), 1, screen=True
+        )[0]
     )
     exact = [float(_add_delta_one_round(sigma * f, q, eps)) for f in (1.0, 1.001, 1.1, 2.0)]
     assert exact[0] > 1e-4  # a case where the add direction is far from 0
@@ -149,25 +164,35 @@ def test_add_screen_bounds_the_add_direction_at_every_larger_sigma_one_round(sig
 def test_add_screen_bounds_the_composed_add_direction_at_every_larger_sigma():
     q, rounds, eps, sigma = 0.05, 40, np.array([0.3, 0.6, 1.0]), 0.9
     split = directional_delta.calibration_directions(
-        "sigma", {"sampling_rate": q, "rounds": float(rounds), "value_discretization_interval": 1e-4}
+        "sigma",
+        {"sampling_rate": q, "rounds": float(rounds), "value_discretization_interval": 1e-4},
     )
     screen = np.array(
         [
-            split.others({"sampling_rate": q, "rounds": float(rounds), "sigma": sigma}, e[None], 1, screen=True)[0]
+            split.others(
+                {"sampling_rate": q, "rounds": float(rounds), "sigma": sigma},
+                e[None],
+                1,
+                screen=True,
+            )[0]
             for e in eps
         ]
     )
     for f in (1.0, 1.001, 1.05):
         lower = subsampled_gaussians([sigma * f], [q], directions="add")[0].self_compose(rounds)
         compose_all([lower], False)
-        certain = lower.composed(False)[0].delta(eps)  # certified lower side of the add direction, grid 1e-4
+        certain = lower.composed(False)[0].delta(
+            eps
+        )  # certified lower side of the add direction, grid 1e-4
         assert np.all(certain > 0) and np.all(screen >= certain)
 
 
 def _plain_sigma(monkeypatch, **target):
     with monkeypatch.context() as m:
         m.setattr(pld.SubsampledGaussianPLD, "calibration_directions", None)
-        return calibrate("pld_subsampled_gaussian", "sigma", delta=target.pop("delta", DELTA), **target)
+        return calibrate(
+            "pld_subsampled_gaussian", "sigma", delta=target.pop("delta", DELTA), **target
+        )
 
 
 @pytest.mark.slow
@@ -196,13 +221,17 @@ def test_pld_add_direction_near_the_remove_one_is_composed(monkeypatch):
         asked.append(screen)
         return others(self, params, epsilon, threads, screen)
 
-    target = dict(sampling_rate=0.8, rounds=10.0, epsilon=0.2, delta=0.418, value_discretization_interval=1e-4)
+    target = dict(
+        sampling_rate=0.8, rounds=10.0, epsilon=0.2, delta=0.418, value_discretization_interval=1e-4
+    )
     monkeypatch.setattr(directional_delta.SubsampledGaussianDirections, "others", spy)
     got = calibrate("pld_subsampled_gaussian", "sigma", **target)
     assert False in asked
     want = _plain_sigma(monkeypatch, **target)
     assert got == pytest.approx(want, rel=1e-8)
-    acc = pld.SubsampledGaussianPLD(sigma=got, sampling_rate=0.8, rounds=10, value_discretization_interval=1e-4)
+    acc = pld.SubsampledGaussianPLD(
+        sigma=got, sampling_rate=0.8, rounds=10, value_discretization_interval=1e-4
+    )
     assert acc.delta(0.2) <= 0.418
 
 
@@ -228,7 +257,11 @@ def test_directions_are_the_accountants_numbers():
     """max(remove, add) on the requested grid is SubsampledGaussianPLD.delta bit for bit (the split changes
     which directions are composed, never what a composed one gives)."""
     rng = np.random.default_rng(3)
-    q, rounds, sigma = 10 ** rng.uniform(-3, -0.5, 5), np.round(10 ** rng.uniform(1, 3, 5)), rng.uniform(0.6, 3, 5)
+    q, rounds, sigma = (
+        10 ** rng.uniform(-3, -0.5, 5),
+        np.round(10 ** rng.uniform(1, 3, 5)),
+        rng.uniform(0.6, 3, 5),
+    )
     eps = rng.uniform(0.2, 4, 5)
     split = directional_delta.calibration_directions(
         "sigma", {"sampling_rate": q, "rounds": rounds, "value_discretization_interval": 3e-4}
@@ -240,13 +273,23 @@ def test_directions_are_the_accountants_numbers():
     ).delta(eps)
     np.testing.assert_array_equal(both, want)
     assert (
-        directional_delta.calibration_directions("sigma", {"sampling_rate": np.array([0.1, 1.0]), "rounds": 5.0})
+        directional_delta.calibration_directions(
+            "sigma", {"sampling_rate": np.array([0.1, 1.0]), "rounds": 5.0}
+        )
         is None
     )
-    assert directional_delta.calibration_directions("rounds", {"sampling_rate": 0.1, "sigma": 1.0}) is None
-    # no grid given: the default's delta also reads its upper side on a finer grid, which the split would not be
-    assert directional_delta.calibration_directions("sigma", {"sampling_rate": 0.1, "rounds": 5.0}) is None
     assert (
-        directional_delta.calibration_directions("sigma", {"sampling_rate": 0.1, "rounds": 5.0, "accuracy": 1e-2})
+        directional_delta.calibration_directions("rounds", {"sampling_rate": 0.1, "sigma": 1.0})
+        is None
+    )
+    # no grid given: the default's delta also reads its upper side on a finer grid, which the split would not be
+    assert (
+        directional_delta.calibration_directions("sigma", {"sampling_rate": 0.1, "rounds": 5.0})
+        is None
+    )
+    assert (
+        directional_delta.calibration_directions(
+            "sigma", {"sampling_rate": 0.1, "rounds": 5.0, "accuracy": 1e-2}
+        )
         is None
     )

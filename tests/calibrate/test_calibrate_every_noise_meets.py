@@ -35,7 +35,9 @@ def built_noises(monkeypatch):
 
 
 @pytest.mark.parametrize("epsilon", [1e308, math.inf])
-def test_fixed_compute_at_a_target_every_noise_meets_builds_no_pld_below_the_start(built_noises, epsilon):
+def test_fixed_compute_at_a_target_every_noise_meets_builds_no_pld_below_the_start(
+    built_noises, epsilon
+):
     sizes = [16, 64, 125]
     table = calibrate_fixed_compute(
         dataset_size=1000, epochs=1, epsilon=epsilon, delta=1e-5, batch_sizes=sizes, workers=1
@@ -44,12 +46,16 @@ def test_fixed_compute_at_a_target_every_noise_meets_builds_no_pld_below_the_sta
     np.testing.assert_array_equal(table.noise_multiplier, START)
     for b, z, e in zip(sizes, table.noise_multiplier, table.epsilon):
         run = DPSGD(noise_multiplier=z, dataset_size=1000, batch_size=b, epochs=1)
-        assert run.delta(min(epsilon, 1e308)) <= 1e-5  # certified: the run's upper bound meets the target
+        assert (
+            run.delta(min(epsilon, 1e308)) <= 1e-5
+        )  # certified: the run's upper bound meets the target
         assert e == min(run.epsilon(1e-5), epsilon)
 
 
 def test_training_runs_in_other_words_are_settled_at_their_start(built_noises):
-    by_rate = calibrate("dp_sgd", "noise_multiplier", epsilon=1e308, delta=1e-5, sample_rate=0.01, steps=1000)
+    by_rate = calibrate(
+        "dp_sgd", "noise_multiplier", epsilon=1e308, delta=1e-5, sample_rate=0.01, steps=1000
+    )
     assert by_rate == START
     assert DPSGD(noise_multiplier=by_rate, sample_rate=0.01, steps=1000).delta(1e308) <= 1e-5
     clients = dict(total_clients=100, clients_per_round=10, rounds=5)
@@ -59,7 +65,9 @@ def test_training_runs_in_other_words_are_settled_at_their_start(built_noises):
 
 
 def test_a_target_beside_it_is_searched_as_alone():
-    run = dict(dataset_size=1000, batch_size=64, epochs=2, value_discretization_interval=1e-3, workers=1)
+    run = dict(
+        dataset_size=1000, batch_size=64, epochs=2, value_discretization_interval=1e-3, workers=1
+    )
     both = calibrate("dp_sgd", "noise_multiplier", epsilon=[1e308, 2.0], delta=1e-5, **run)
     alone = calibrate("dp_sgd", "noise_multiplier", epsilon=2.0, delta=1e-5, **run)
     grid = {k: v for k, v in run.items() if k != "workers"}
@@ -70,7 +78,9 @@ def test_a_target_beside_it_is_searched_as_alone():
     assert DPSGD(noise_multiplier=both[0], **grid).delta(1e308) <= 1e-5
     assert both[1] == alone
     assert DPSGD(noise_multiplier=alone, **grid).delta(2.0) <= 1e-5
-    assert DPSGD(noise_multiplier=alone * (1 - 1e-6), **grid).delta(2.0) > 1e-5  # extremal: less noise breaks it
+    assert (
+        DPSGD(noise_multiplier=alone * (1 - 1e-6), **grid).delta(2.0) > 1e-5
+    )  # extremal: less noise breaks it
 
 
 def test_lower_side_is_zero_without_a_pld(built_noises):
@@ -78,7 +88,9 @@ def test_lower_side_is_zero_without_a_pld(built_noises):
     lower = calibrate("dp_sgd", "noise_multiplier", epsilon=1e308, delta=1e-5, bound="lower", **run)
     assert lower == 0.0  # a lower bound meets the target at every noise: nothing is certain
     assert not built_noises
-    both = calibrate("dp_sgd", "noise_multiplier", epsilon=[1e308, math.inf], delta=1e-5, bound="both", **run)
+    both = calibrate(
+        "dp_sgd", "noise_multiplier", epsilon=[1e308, math.inf], delta=1e-5, bound="both", **run
+    )
     np.testing.assert_array_equal(both[0], 0.0)
     np.testing.assert_array_equal(both[1], START)
     assert min(built_noises) == START
@@ -87,6 +99,11 @@ def test_lower_side_is_zero_without_a_pld(built_noises):
 @pytest.mark.parametrize("steps_per_epoch", ["ceil", "opacus"])
 def test_fixed_compute_under_either_epoch_count_is_settled(built_noises, steps_per_epoch):
     table = calibrate_fixed_compute(
-        dataset_size=1000, epochs=1, epsilon=1e308, delta=1e-5, batch_sizes=[50], steps_per_epoch=steps_per_epoch
+        dataset_size=1000,
+        epochs=1,
+        epsilon=1e308,
+        delta=1e-5,
+        batch_sizes=[50],
+        steps_per_epoch=steps_per_epoch,
     )
     np.testing.assert_array_equal(table.noise_multiplier, START)

@@ -44,7 +44,9 @@ def _check_extremal(
         raise
     spec = registry.get(name).calibratable[parameter]
     assert _delta(name, {**params, parameter: x}, epsilon) <= delta, "the answer misses the target"
-    if x == _search_bound(name, parameter, {k: np.asarray(v, float) for k, v in params.items()}) or math.isinf(x):
+    if x == _search_bound(
+        name, parameter, {k: np.asarray(v, float) for k, v in params.items()}
+    ) or math.isinf(x):
         return x
     increasing = spec.direction == "increasing"
     if spec.integer:
@@ -93,9 +95,13 @@ def test_gdp(eps: float, delta: float) -> None:
 @pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(eps=EPS, delta=DELTA, sigma=SIGMA, q=RATE, rounds=ROUNDS)
-def test_rdp_subsampled_gaussian(eps: float, delta: float, sigma: float, q: float, rounds: int) -> None:
+def test_rdp_subsampled_gaussian(
+    eps: float, delta: float, sigma: float, q: float, rounds: int
+) -> None:
     _check_extremal("rdp_subsampled_gaussian", "sigma", eps, delta, sampling_rate=q, rounds=rounds)
-    _check_extremal("rdp_subsampled_gaussian", "sampling_rate", eps, delta, sigma=sigma, rounds=rounds)
+    _check_extremal(
+        "rdp_subsampled_gaussian", "sampling_rate", eps, delta, sigma=sigma, rounds=rounds
+    )
     _check_extremal("rdp_subsampled_gaussian", "rounds", eps, delta, sigma=sigma, sampling_rate=q)
 
 
@@ -129,5 +135,11 @@ def test_pld_subsampled_gaussian(parameter: str, given_params: dict[str, float])
     past the answer may meet the target again on one machine's rounding and not on another's (sigma at
     q 0.01, 100 rounds: delta 1e-5 (1 - 4e-11) one step past).  A step of 1e-7 clears that noise ~50-fold."""
     _check_extremal(
-        "pld_subsampled_gaussian", parameter, 1.0, 1e-5, rtol=1e-7, value_discretization_interval=1e-3, **given_params
+        "pld_subsampled_gaussian",
+        parameter,
+        1.0,
+        1e-5,
+        rtol=1e-7,
+        value_discretization_interval=1e-3,
+        **given_params,
     )

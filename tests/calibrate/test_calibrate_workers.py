@@ -37,14 +37,28 @@ def test_rdp_answers_are_bit_identical_for_any_worker_count():
     counts = [1, -1, *(w for w in (2, 3) if w != resolved_workers(-1))]
     got = [
         calibrate(
-            "rdp_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds, workers=w
+            "rdp_subsampled_gaussian",
+            "sigma",
+            epsilon=eps,
+            delta=DELTA,
+            sampling_rate=q,
+            rounds=rounds,
+            workers=w,
         )
         for w in counts
     ]
     for other in got[1:]:
         assert other.tobytes() == got[0].tobytes()
     one, four = (
-        calibrate("rdp_subsampled_gaussian", "rounds", epsilon=eps, delta=DELTA, sampling_rate=q, sigma=3.0, workers=w)
+        calibrate(
+            "rdp_subsampled_gaussian",
+            "rounds",
+            epsilon=eps,
+            delta=DELTA,
+            sampling_rate=q,
+            sigma=3.0,
+            workers=w,
+        )
         for w in (1, 4)
     )
     np.testing.assert_array_equal(one, four)
@@ -58,7 +72,9 @@ def test_a_closed_form_is_one_block_whatever_the_count(monkeypatch):
     monkeypatch.setattr(
         GaussianMechanism,
         "delta",
-        lambda self, epsilon, *a, **k: sizes.append(np.size(epsilon)) or original(self, epsilon, *a, **k),
+        lambda self, epsilon, *a, **k: (
+            sizes.append(np.size(epsilon)) or original(self, epsilon, *a, **k)
+        ),
     )
     eps, rounds = np.linspace(0.5, 8, 40), np.round(np.logspace(0, 4, 40))
     calibrate("gaussian", "sigma", epsilon=eps, delta=DELTA, rounds=rounds, workers=4)
@@ -103,7 +119,9 @@ def test_threads_move_the_bar_and_report_targets_not_trials_to_an_outer_listener
     seen: list[int] = []
     with progress.reporting(seen.append):
         quiet = calibrate("pld_subsampled_gaussian", "sigma", workers=2, **kwargs)
-    assert seen == [1, 1, 1] and capsys.readouterr().err == ""  # one report per target solved, none per trial
+    assert (
+        seen == [1, 1, 1] and capsys.readouterr().err == ""
+    )  # one report per target solved, none per trial
     np.testing.assert_array_equal(shown, quiet)
 
 
@@ -114,7 +132,9 @@ def test_workers_must_be_a_nonzero_integer(workers):
 
 
 def test_an_unreachable_target_raises_the_same_error_for_any_worker_count():
-    q = np.where(np.arange(20) % 7 == 3, 0.5, 1e-3)  # at sigma 0.3, 1 round at rate 0.5 already breaks these
+    q = np.where(
+        np.arange(20) % 7 == 3, 0.5, 1e-3
+    )  # at sigma 0.3, 1 round at rate 0.5 already breaks these
     messages = set()
     for workers in (1, 2, 5):
         with pytest.raises(ValueError, match="unreachable") as caught:
@@ -180,7 +200,11 @@ def test_an_rtol_below_the_spacing_of_doubles_ends(monkeypatch):
         rtol=1e-16,
         workers=1,
     )
-    assert calls[0] > 0 and real(pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=100), 2.0) <= DELTA
+    assert (
+        calls[0] > 0
+        and real(pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=0.01, rounds=100), 2.0)
+        <= DELTA
+    )
 
 
 def test_an_accountant_in_a_block_thread_runs_single_threaded(monkeypatch):
@@ -195,7 +219,9 @@ def test_an_accountant_in_a_block_thread_runs_single_threaded(monkeypatch):
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "delta", spy)
-    directions = directional_delta.SubsampledGaussianDirections  # the sigma search's trials, one direction each
+    directions = (
+        directional_delta.SubsampledGaussianDirections
+    )  # the sigma search's trials, one direction each
     leading, others = directions.leading, directions.others
 
     def spy_leading(self, params, epsilon, threads):

@@ -22,7 +22,8 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 @pytest.mark.parametrize(
-    "command", ["sweep", "calibrate", "delta", "epsilon", "compose", "plot", "figures", "accountants", "demo"]
+    "command",
+    ["sweep", "calibrate", "delta", "epsilon", "compose", "plot", "figures", "accountants", "demo"],
 )
 def test_every_subcommand_has_help_with_examples(capsys, command):
     with pytest.raises(SystemExit) as exit_:
@@ -32,7 +33,9 @@ def test_every_subcommand_has_help_with_examples(capsys, command):
 
 
 def test_delta_table(capsys):
-    code, out, _ = _run(capsys, "delta", "-a", "gaussian", "-p", "sigma=1,2,4", "-p", "rounds=100", "--epsilon", "1")
+    code, out, _ = _run(
+        capsys, "delta", "-a", "gaussian", "-p", "sigma=1,2,4", "-p", "rounds=100", "--epsilon", "1"
+    )
     assert code == 0
     rows = [line.split() for line in out.splitlines()[3:]]
     sigma = np.array([float(r[0]) for r in rows])
@@ -40,8 +43,12 @@ def test_delta_table(capsys):
 
 
 def test_epsilon_and_calibrate_and_files(capsys, tmp_path):
-    code, out, _ = _run(capsys, "epsilon", "-a", "gaussian", "-p", "sigma=20", "-p", "rounds=100", "--delta", "1e-5")
-    assert code == 0 and float(out.split()[-1]) == pytest.approx(hs.theta_epsilon(0.5, 1e-5), rel=1e-5)
+    code, out, _ = _run(
+        capsys, "epsilon", "-a", "gaussian", "-p", "sigma=20", "-p", "rounds=100", "--delta", "1e-5"
+    )
+    assert code == 0 and float(out.split()[-1]) == pytest.approx(
+        hs.theta_epsilon(0.5, 1e-5), rel=1e-5
+    )
     csv, png = tmp_path / "cal.csv", tmp_path / "cal.png"
     code, out, _ = _run(
         capsys,
@@ -61,7 +68,9 @@ def test_epsilon_and_calibrate_and_files(capsys, tmp_path):
     )
     assert code == 0 and f"result written to {csv}" in out and f"plot written to {png}" in out
     table = pd.read_csv(csv)
-    np.testing.assert_allclose(table["sigma"], np.sqrt(table["rounds"]) / hs.theta_radius(1.0, 1e-5), rtol=1e-9)
+    np.testing.assert_allclose(
+        table["sigma"], np.sqrt(table["rounds"]) / hs.theta_radius(1.0, 1e-5), rtol=1e-9
+    )
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     code, out, _ = _run(
         capsys,
@@ -88,7 +97,16 @@ def test_sweep_from_toml_with_flag_overrides_and_plot(capsys, tmp_path):
     )
     out_file, png = tmp_path / "sweep.npz", tmp_path / "sweep.png"
     code, out, _ = _run(
-        capsys, "sweep", str(config), "-p", "sensitivity=2", "-o", str(out_file), "--plot", str(png), "--no-progress"
+        capsys,
+        "sweep",
+        str(config),
+        "-p",
+        "sensitivity=2",
+        "-o",
+        str(out_file),
+        "--plot",
+        str(png),
+        "--no-progress",
     )
     assert code == 0 and "3,600 points" in out and "delta" in out and str(out_file) in out
     with np.load(out_file) as npz:
@@ -104,13 +122,34 @@ def test_sweep_on_a_dask_scheduler(capsys, tmp_path):
     """--scheduler ADDRESS (--workers N starts its own LocalCluster: tested in test_sweep_dask.py)."""
     from dask.distributed import LocalCluster
 
-    args = ["sweep", "-a", "gaussian", "-p", "sigma=log:1:10:20", "--epsilon", "linear:0.5:4:20", "--no-progress"]
+    args = [
+        "sweep",
+        "-a",
+        "gaussian",
+        "-p",
+        "sigma=log:1:10:20",
+        "--epsilon",
+        "linear:0.5:4:20",
+        "--no-progress",
+    ]
     assert _run(capsys, *args, "-o", str(tmp_path / "a.csv"))[0] == 0
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp", dashboard_address=":0"
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        host="127.0.0.1",
+        protocol="tcp",
+        dashboard_address=":0",
     ) as cluster:
         code, out, _ = _run(
-            capsys, *args, "-o", str(tmp_path / "b.csv"), "--scheduler", cluster.scheduler_address, "--chunk-size", "50"
+            capsys,
+            *args,
+            "-o",
+            str(tmp_path / "b.csv"),
+            "--scheduler",
+            cluster.scheduler_address,
+            "--chunk-size",
+            "50",
         )
     assert code == 0 and "400 points" in out
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
@@ -119,13 +158,25 @@ def test_sweep_on_a_dask_scheduler(capsys, tmp_path):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["delta", "-a", "nope", "-p", "sigma=1", "--epsilon", "1"], "unknown accountant 'nope'; -a NAME"),
-        (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "foo=2", "--epsilon", "1"], "unknown parameter"),
+        (
+            ["delta", "-a", "nope", "-p", "sigma=1", "--epsilon", "1"],
+            "unknown accountant 'nope'; -a NAME",
+        ),
+        (
+            ["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "foo=2", "--epsilon", "1"],
+            "unknown parameter",
+        ),
         (["delta", "-a", "gaussian", "-p", "sigma", "--epsilon", "1"], "write NAME=VALUE"),
         (["delta", "-p", "sigma=1", "--epsilon", "1"], "say which accountant with -a NAME"),
-        (["delta", "-a", "gaussian", "-p", "sigma=3,2,5", "--epsilon", "1"], "not strictly monotone"),
+        (
+            ["delta", "-a", "gaussian", "-p", "sigma=3,2,5", "--epsilon", "1"],
+            "not strictly monotone",
+        ),
         (["delta", "-a", "gaussian", "-p", "sigma=log:1:2:0", "--epsilon", "1"], "integer >= 1"),
-        (["delta", "-a", "gaussian", "-p", "sigma=0", "--epsilon", "1"], "sigma must be finite and > 0"),
+        (
+            ["delta", "-a", "gaussian", "-p", "sigma=0", "--epsilon", "1"],
+            "sigma must be finite and > 0",
+        ),
         (
             [
                 "calibrate",
@@ -143,21 +194,86 @@ def test_sweep_on_a_dask_scheduler(capsys, tmp_path):
             "unreachable",
         ),
         (["calibrate", "-a", "gaussian", "--epsilon", "1", "-p", "rounds=10"], "give --delta"),
-        (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "/nonexistent/x.csv"], "does not exist"),
-        (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "/proc/x.csv"], "not writable"),
-        (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "x.txt"], "name it *.csv"),
+        (
+            [
+                "sweep",
+                "-a",
+                "gaussian",
+                "-p",
+                "sigma=1",
+                "--epsilon",
+                "1",
+                "-o",
+                "/nonexistent/x.csv",
+            ],
+            "does not exist",
+        ),
+        (
+            ["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "/proc/x.csv"],
+            "not writable",
+        ),
+        (
+            ["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "x.txt"],
+            "name it *.csv",
+        ),
         (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1"], "-o FILE.parquet"),
-        (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "x.csv", "--plot", "x.jpg"], "*.png"),
+        (
+            [
+                "sweep",
+                "-a",
+                "gaussian",
+                "-p",
+                "sigma=1",
+                "--epsilon",
+                "1",
+                "-o",
+                "x.csv",
+                "--plot",
+                "x.jpg",
+            ],
+            "*.png",
+        ),
         (["sweep", "missing.toml", "-o", "x.csv"], "cannot read sweep file"),
         (
             ["delta", "-a", "gaussian", "-p", "sigma=log:1:2:1000000000000", "--epsilon", "1"],
             "more than one axis can hold",
         ),
-        (["sweep", "-a", "gaussian", "-p", "sigma=linear:1:2:200000000", "--epsilon", "1", "-o", "x.csv"], "lower NUM"),
-        (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "sigma=2", "--epsilon", "1"], "'sigma' is given twice"),
-        (["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "epsilon=2", "--epsilon", "1"], "'epsilon' is given twice"),
         (
-            ["calibrate", "-a", "gaussian", "--epsilon", "1", "--delta", "1e-5", "-p", "rounds=1", "-p", "rounds=2,3"],
+            [
+                "sweep",
+                "-a",
+                "gaussian",
+                "-p",
+                "sigma=linear:1:2:200000000",
+                "--epsilon",
+                "1",
+                "-o",
+                "x.csv",
+            ],
+            "lower NUM",
+        ),
+        (
+            ["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "sigma=2", "--epsilon", "1"],
+            "'sigma' is given twice",
+        ),
+        (
+            ["delta", "-a", "gaussian", "-p", "sigma=1", "-p", "epsilon=2", "--epsilon", "1"],
+            "'epsilon' is given twice",
+        ),
+        (
+            [
+                "calibrate",
+                "-a",
+                "gaussian",
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-5",
+                "-p",
+                "rounds=1",
+                "-p",
+                "rounds=2,3",
+            ],
             "'rounds' is given twice",
         ),
         (["demo", "--epsilon", "-1"], "epsilon"),
@@ -212,7 +328,9 @@ def test_the_readme_main_job_runs_end_to_end(tmp_path):
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    written = [line.split(" written to ")[1] for line in proc.stdout.splitlines() if " written to " in line]
+    written = [
+        line.split(" written to ")[1] for line in proc.stdout.splitlines() if " written to " in line
+    ]
     assert len(written) == 4 and all(os.path.exists(p) for p in written)
     table = pd.read_parquet(written[0]) if written[0].endswith(".parquet") else None
     assert table is None or len(table) >= 2_000_000
@@ -222,7 +340,9 @@ def test_the_readme_main_job_runs_end_to_end(tmp_path):
 def test_figures_writes_into_a_new_directory(capsys, tmp_path, monkeypatch):
     import hockeystick.reproduce.figures
 
-    def fake_write_figures(out_dir, written):  # the figures themselves are tested with the contraction accountants
+    def fake_write_figures(
+        out_dir, written
+    ):  # the figures themselves are tested with the contraction accountants
         path = out_dir / "fig.png"
         path.write_bytes(b"\x89PNG")
         written(path)
@@ -240,7 +360,10 @@ def test_accountants_lists_every_entry_with_its_parameters(capsys):
     assert code == 0
     for name in registry.names():
         assert f"{name}: {registry.get(name).summary}" in out
-    assert "needs: n, batch_size, sigma, learning_rate, lipschitz, radius; optional: rounds, smoothness" in out
+    assert (
+        "needs: n, batch_size, sigma, learning_rate, lipschitz, radius; optional: rounds, smoothness"
+        in out
+    )
     assert "calibrate: sigma (smallest), rounds (largest)" in out
 
 
@@ -282,7 +405,9 @@ def test_sigterm_keeps_the_finished_chunks_and_resume_finishes(capsys, tmp_path)
 
     out, ready = tmp_path / "out.parquet", tmp_path / "ready"
     proc = subprocess.Popen(
-        [sys.executable, "-c", _SLOW_CLI, str(ready), *_SWEEP, "-o", str(out)], stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", _SLOW_CLI, str(ready), *_SWEEP, "-o", str(out)],
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 120
@@ -296,7 +421,10 @@ def test_sigterm_keeps_the_finished_chunks_and_resume_finishes(capsys, tmp_path)
             proc.kill()
     parts = tmp_path / ".out.parquet.parts"
     assert proc.returncode == 143 and "Traceback" not in err, err
-    assert f"terminated (SIGTERM); 3 finished chunk(s) kept in {str(parts)!r}: rerun with --resume" in err
+    assert (
+        f"terminated (SIGTERM); 3 finished chunk(s) kept in {str(parts)!r}: rerun with --resume"
+        in err
+    )
     code, stdout, err = _run(capsys, *_SWEEP, "-o", str(out), "--resume")
     assert code == 0 and "3,600 points" in stdout, err
     assert _run(capsys, *_SWEEP, "-o", str(tmp_path / "clean.parquet"))[0] == 0
@@ -311,7 +439,11 @@ def test_force_replaces_and_the_plan_is_printed_before_the_sweep(capsys, tmp_pat
     assert code == 2 and "already exists" in err and "--force" in err and out.read_text() == "old"
     code, stdout, err = _run(capsys, *_SWEEP, "-o", str(out), "--force")
     assert code == 0 and out.read_text() != "old"
-    assert "hockeystick sweep: plan: 3,600 points, ~" in err and f"to {out}" in err and "estimated" in err
+    assert (
+        "hockeystick sweep: plan: 3,600 points, ~" in err
+        and f"to {out}" in err
+        and "estimated" in err
+    )
 
 
 def test_allow_large_lets_a_large_sweep_start(capsys, tmp_path, monkeypatch):
@@ -319,7 +451,11 @@ def test_allow_large_lets_a_large_sweep_start(capsys, tmp_path, monkeypatch):
 
     monkeypatch.setattr(plan, "MAX_POINTS", 1000)
     code, _, err = _run(capsys, *_SWEEP, "-o", str(tmp_path / "a.csv"))
-    assert code == 2 and "3.6e+03 points (the limit: fewer than 1e+03)" in err and "--allow-large" in err
+    assert (
+        code == 2
+        and "3.6e+03 points (the limit: fewer than 1e+03)" in err
+        and "--allow-large" in err
+    )
     assert os.listdir(tmp_path) == []
     code, stdout, _ = _run(capsys, *_SWEEP, "-o", str(tmp_path / "a.csv"), "--allow-large")
     assert code == 0 and "3,600 points" in stdout
@@ -331,7 +467,9 @@ def test_the_example_does_not_replace_its_files_unless_forced(capsys, tmp_path, 
     from hockeystick.reproduce import example
 
     monkeypatch.setattr(
-        example, "_TRUSTED_AGGREGATOR", example._TRUSTED_AGGREGATOR.replace("250", "12").replace("1000]", "20]")
+        example,
+        "_TRUSTED_AGGREGATOR",
+        example._TRUSTED_AGGREGATOR.replace("250", "12").replace("1000]", "20]"),
     )
     figures = []
     save = canvas.save
@@ -343,7 +481,10 @@ def test_the_example_does_not_replace_its_files_unless_forced(capsys, tmp_path, 
     code, _, err = _run(capsys, "sweep", "--example", "--out-dir", str(out_dir), "--no-progress")
     assert code == 2 and "already holds the example's example.toml" in err and "--force" in err
     assert (out_dir / "example.toml").read_text() == "# my edits\n"
-    assert _run(capsys, "sweep", "--example", "--out-dir", str(out_dir), "--no-progress", "--force")[0] == 0
+    assert (
+        _run(capsys, "sweep", "--example", "--out-dir", str(out_dir), "--no-progress", "--force")[0]
+        == 0
+    )
     assert (out_dir / "example.toml").read_text() == example.example_toml()
 
 
@@ -352,12 +493,20 @@ def _check_example_picture(figures, example) -> None:
     significant digits, the curves' labels apart; a dotted line at the target delta the calibration aims for;
     the calibration's picture under the same heading."""
     (ax,) = figures[0].axes
-    assert ax.get_title().splitlines()[0] == example.HEADING and "trusted_aggregator" not in ax.get_title()
+    assert (
+        ax.get_title().splitlines()[0] == example.HEADING
+        and "trusted_aggregator" not in ax.get_title()
+    )
     sigmas = [
-        line.get_label().removeprefix("sigma=") for line in ax.get_lines() if line.get_label().startswith("sigma=")
+        line.get_label().removeprefix("sigma=")
+        for line in ax.get_lines()
+        if line.get_label().startswith("sigma=")
     ]
     assert len(sigmas) == len(set(sigmas)) >= 2
     assert all(len(s.lstrip("0.").replace(".", "")) <= 3 for s in sigmas), sigmas
     (target,) = [line for line in ax.get_lines() if line.get_label().startswith("target delta")]
-    assert np.all(np.asarray(target.get_ydata()) == example.TARGET_DELTA) and target.get_label() == "target delta 1e-05"
+    assert (
+        np.all(np.asarray(target.get_ydata()) == example.TARGET_DELTA)
+        and target.get_label() == "target delta 1e-05"
+    )
     assert example.HEADING in figures[1].axes[0].get_title()

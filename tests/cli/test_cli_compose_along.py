@@ -27,7 +27,9 @@ TOML = "".join(
 def one_off(rounds: int) -> tuple[float, float]:
     """The certified bracket of the schedule's first ``rounds`` rounds, composed on their own."""
     first = min(rounds, 300)
-    stages = [dict(SCHEDULE[0], rounds=first)] + ([dict(SCHEDULE[1], rounds=rounds - 300)] if rounds > 300 else [])
+    stages = [dict(SCHEDULE[0], rounds=first)] + (
+        [dict(SCHEDULE[1], rounds=rounds - 300)] if rounds > 300 else []
+    )
     return compose_stages(stages).epsilon(1e-5, bound="both")
 
 
@@ -41,8 +43,12 @@ def run(capsys, tmp_path, *flags: str) -> tuple[int, str, str]:
 
 def test_every_prints_each_prefix_bracket_and_the_budget_its_crossing(capsys, tmp_path):
     whole = one_off(500)
-    budget = round(0.5 * (one_off(350)[1] + one_off(351)[1]), 12)  # between the upper sides at 350 and 351
-    code, out, err = run(capsys, tmp_path, "--every", "200", "--budget", repr(budget), "--format", "json")
+    budget = round(
+        0.5 * (one_off(350)[1] + one_off(351)[1]), 12
+    )  # between the upper sides at 350 and 351
+    code, out, err = run(
+        capsys, tmp_path, "--every", "200", "--budget", repr(budget), "--format", "json"
+    )
     assert code == 0, err
     rows = {row["rounds"]: row for row in json.loads(out)}
     assert sorted(rows) == [200, 350, 351, 400, 500]

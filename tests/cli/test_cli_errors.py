@@ -12,7 +12,16 @@ import pytest
 from hockeystick.cli import main
 
 GAUSS = ["-a", "gaussian"]
-PLD = ["-a", "pld_subsampled_gaussian", "-p", "sigma=1", "-p", "sampling_rate=0.1", "-p", "rounds=10"]
+PLD = [
+    "-a",
+    "pld_subsampled_gaussian",
+    "-p",
+    "sigma=1",
+    "-p",
+    "sampling_rate=0.1",
+    "-p",
+    "rounds=10",
+]
 TA = [
     "-a",
     "trusted_aggregator",
@@ -30,22 +39,49 @@ TA = [
 
 # (argv, text the message must contain: the argument it names, and usually the rule)
 INVOCATIONS = [
-    (["delta", *GAUSS, "-p", "sigma=1,,2", "--epsilon", "1"], "sigma='1,,2': a list has a number between every"),
+    (
+        ["delta", *GAUSS, "-p", "sigma=1,,2", "--epsilon", "1"],
+        "sigma='1,,2': a list has a number between every",
+    ),
     (["delta", *GAUSS, "-p", "sigma=1,", "--epsilon", "1"], "sigma='1,'"),
     (["delta", *GAUSS, "-p", "sigma=,1", "--epsilon", "1"], "sigma=',1'"),
     (["delta", *GAUSS, "-p", "sigma=abc", "--epsilon", "1"], "sigma='abc': give a number"),
-    (["delta", *GAUSS, "-p", "sigma=log:1:2", "--epsilon", "1"], "sigma: a log range is [start, stop, num]"),
-    (["delta", *GAUSS, "-p", "sigma=log:0:2:5", "--epsilon", "1"], "'sigma': a log range needs start > 0"),
-    (["delta", *GAUSS, "-p", "sigma=linear:1:2:2.5", "--epsilon", "1"], "'sigma': the number of values must be"),
+    (
+        ["delta", *GAUSS, "-p", "sigma=log:1:2", "--epsilon", "1"],
+        "sigma: a log range is [start, stop, num]",
+    ),
+    (
+        ["delta", *GAUSS, "-p", "sigma=log:0:2:5", "--epsilon", "1"],
+        "'sigma': a log range needs start > 0",
+    ),
+    (
+        ["delta", *GAUSS, "-p", "sigma=linear:1:2:2.5", "--epsilon", "1"],
+        "'sigma': the number of values must be",
+    ),
     (["delta", *GAUSS, "-p", "sigma=nan", "--epsilon", "1"], "sigma must be finite"),
     (["delta", *GAUSS, "-p", "sigma=inf", "--epsilon", "1"], "sigma must be finite"),
     (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "-1"], "epsilon must be >= 0"),
     (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "nan"], "epsilon must not be NaN, got nan"),
-    (["epsilon", *GAUSS, "-p", "sigma=1", "--delta", "2"], "delta must lie strictly between 0 and 1"),
-    (["epsilon", *GAUSS, "-p", "sigma=1", "--delta", "0"], "delta must lie strictly between 0 and 1"),
-    (["delta", *GAUSS, "-p", "rounds=2.5", "-p", "sigma=1", "--epsilon", "1"], "rounds takes integers, got 2.5"),
-    (["delta", *GAUSS, "-p", "rounds=0", "-p", "sigma=1", "--epsilon", "1"], "rounds must be an integer >= 1"),
-    (["delta", *PLD, "-p", "value_discretization_interval=0", "--epsilon", "1"], "value_discretization_interval"),
+    (
+        ["epsilon", *GAUSS, "-p", "sigma=1", "--delta", "2"],
+        "delta must lie strictly between 0 and 1",
+    ),
+    (
+        ["epsilon", *GAUSS, "-p", "sigma=1", "--delta", "0"],
+        "delta must lie strictly between 0 and 1",
+    ),
+    (
+        ["delta", *GAUSS, "-p", "rounds=2.5", "-p", "sigma=1", "--epsilon", "1"],
+        "rounds takes integers, got 2.5",
+    ),
+    (
+        ["delta", *GAUSS, "-p", "rounds=0", "-p", "sigma=1", "--epsilon", "1"],
+        "rounds must be an integer >= 1",
+    ),
+    (
+        ["delta", *PLD, "-p", "value_discretization_interval=0", "--epsilon", "1"],
+        "value_discretization_interval",
+    ),
     (
         [
             "delta",
@@ -63,26 +99,61 @@ INVOCATIONS = [
         "sampling_rate must lie in (0, 1]",
     ),
     (["calibrate", *GAUSS, "--epsilon=-inf", "--delta", "1e-5"], "epsilon must be >= 0, got -inf"),
-    (["calibrate", *GAUSS, "--epsilon", "1", "--delta", "1e-5", "--parameter", "nope"], "got 'nope'"),
+    (
+        ["calibrate", *GAUSS, "--epsilon", "1", "--delta", "1e-5", "--parameter", "nope"],
+        "got 'nope'",
+    ),
     (["calibrate", *GAUSS, "--epsilon", "1", "--delta", "nan"], "delta must not be NaN, got nan"),
     (["calibrate", *GAUSS, "--epsilon", "1"], "give --delta"),
-    (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--chunk-size", "1.5"], "argument --chunk-size"),
-    (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--chunk-size", "0"], "argument --chunk-size"),
-    (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--max-rows", "-3"], "argument --max-rows"),
-    (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--epsilonn", "2"], "--epsilonn 2 (did you mean --epsilon?)"),
-    (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--forse"], "(did you mean --force?)"),
+    (
+        ["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--chunk-size", "1.5"],
+        "argument --chunk-size",
+    ),
+    (
+        ["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--chunk-size", "0"],
+        "argument --chunk-size",
+    ),
+    (
+        ["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--max-rows", "-3"],
+        "argument --max-rows",
+    ),
+    (
+        ["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--epsilonn", "2"],
+        "--epsilonn 2 (did you mean --epsilon?)",
+    ),
+    (
+        ["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--forse"],
+        "(did you mean --force?)",
+    ),
     (["sweep", "--workers", "0"], "argument --workers"),
-    (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "out.txt"], "-o 'out.txt': unknown format"),
+    (
+        ["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "out.txt"],
+        "-o 'out.txt': unknown format",
+    ),
     (["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1"], "-o FILE.parquet"),
     (
         ["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "{inputs}/existing.csv"],
         "existing.csv' already exists and is not replaced unless you ask: pass --force, or choose another name",
     ),
     (
-        ["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--plot", "{inputs}/existing.png"],
+        [
+            "sweep",
+            *GAUSS,
+            "-p",
+            "sigma=1",
+            "--epsilon",
+            "1",
+            "-o",
+            "o.csv",
+            "--plot",
+            "{inputs}/existing.png",
+        ],
         "--plot '{inputs}/existing.png' already exists",
     ),
-    (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--resume"], "--resume continues a sweep written to a file"),
+    (
+        ["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--resume"],
+        "--resume continues a sweep written to a file",
+    ),
     (
         [
             "sweep",
@@ -98,11 +169,17 @@ INVOCATIONS = [
         ],
         "1e+12 points (the limit: fewer than 1e+09)",
     ),
-    (["figures", "--out-dir", "{inputs}/existing.csv"], "--out-dir '{inputs}/existing.csv' is a file"),
+    (
+        ["figures", "--out-dir", "{inputs}/existing.csv"],
+        "--out-dir '{inputs}/existing.csv' is a file",
+    ),
     (["figures", "--out-dir", "{inputs}"], "--out-dir '{inputs}' is not empty; pass --force"),
     (["demo", "--sensitivity", "nan"], "--sensitivity must be a positive finite number"),
     (["demo", "--epsilon", "abc"], "argument --epsilon: invalid float value"),
-    (["delta", "-a", "gaussian,gaussian", "-p", "sigma=1", "--epsilon", "1"], "accountants are listed twice"),
+    (
+        ["delta", "-a", "gaussian,gaussian", "-p", "sigma=1", "--epsilon", "1"],
+        "accountants are listed twice",
+    ),
     (["delta", "-a", ",", "-p", "sigma=1", "--epsilon", "1"], "say which accountant with -a NAME"),
     (["delta", "-a", "gausian", "-p", "sigma=1", "--epsilon", "1"], "unknown accountant 'gausian'"),
     (["delta", *GAUSS, "-p", "=1", "--epsilon", "1"], "--param '=1': write NAME=VALUE"),
@@ -111,7 +188,10 @@ INVOCATIONS = [
         ["calibrate", *TA, "--epsilon", "1e-300", "--delta", "1e-5", "-p", "learning_rate=1e300"],
         "'learning_rate' is given twice",
     ),
-    (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--bound", "middle"], "argument --bound: invalid choice"),
+    (
+        ["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--bound", "middle"],
+        "argument --bound: invalid choice",
+    ),
     (
         [
             "delta",
@@ -161,10 +241,24 @@ INVOCATIONS = [
         "bound",
     ),
     (
-        ["sweep", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "-o", "o.csv", "--bound", "upper,lower"],
+        [
+            "sweep",
+            *GAUSS,
+            "-p",
+            "sigma=1",
+            "--epsilon",
+            "1",
+            "-o",
+            "o.csv",
+            "--bound",
+            "upper,lower",
+        ],
         "argument --bound: invalid choice",
     ),
-    (["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--format", "xml"], "argument --format: invalid choice"),
+    (
+        ["delta", *GAUSS, "-p", "sigma=1", "--epsilon", "1", "--format", "xml"],
+        "argument --format: invalid choice",
+    ),
     (
         ["delta", *GAUSS, "-p", "sigma=linear:1:2:60", "--epsilon", "1", "--format", "csv"],
         "--format csv prints every point and the grid has 60: give -o -",
@@ -197,20 +291,38 @@ INVOCATIONS = [
     (["compose", "{inputs}/missing.toml", "--delta", "1e-5"], "cannot read compose file"),
     (["compose", "{inputs}/existing.csv", "--delta", "1e-5"], "is not valid TOML"),
     (["compose", "{inputs}/run.toml"], "one of the arguments --delta --epsilon is required"),
-    (["compose", "{inputs}/run.toml", "--delta", "1e-5", "--epsilon", "1"], "not allowed with argument"),
-    (["compose", "{inputs}/run.toml", "--delta", "x"], "--delta 'x': give numbers separated by commas"),
+    (
+        ["compose", "{inputs}/run.toml", "--delta", "1e-5", "--epsilon", "1"],
+        "not allowed with argument",
+    ),
+    (
+        ["compose", "{inputs}/run.toml", "--delta", "x"],
+        "--delta 'x': give numbers separated by commas",
+    ),
     (["compose", "{inputs}/run.toml", "--delta", "2"], "delta must lie strictly between 0 and 1"),
     (["compose", "{inputs}/typo.toml", "--delta", "1e-5"], "stage 2: mechanism must be one of"),
-    (["compose", "{inputs}/typo.toml", "--delta", "1e-5"], "got 'gausian' (did you mean 'gaussian'?)"),
-    (["compose", "{inputs}/param.toml", "--delta", "1e-5"], "unknown parameter 'sigam' (did you mean 'sigma'?)"),
+    (
+        ["compose", "{inputs}/typo.toml", "--delta", "1e-5"],
+        "got 'gausian' (did you mean 'gaussian'?)",
+    ),
+    (
+        ["compose", "{inputs}/param.toml", "--delta", "1e-5"],
+        "unknown parameter 'sigam' (did you mean 'sigma'?)",
+    ),
     (
         ["compose", "{inputs}/mixed.toml", "--delta", "1e-5"],
         "stage 1 (subsampled_gaussian) is analysed under "
         "add/remove-one neighbours and stage 2 (fixed_size_subsampled_gaussian) under replace-one",
     ),
     (["compose", "{inputs}/nostage.toml", "--delta", "1e-5"], "has no [[stage]] table"),
-    (["compose", "{inputs}/negative.toml", "--delta", "1e-5"], "stage 1 (gaussian): sigma must be finite and > 0"),
-    (["compose", "{inputs}/rounds.toml", "--delta", "1e-5"], "stage 1: rounds must be an integer >= 1, got 2.5"),
+    (
+        ["compose", "{inputs}/negative.toml", "--delta", "1e-5"],
+        "stage 1 (gaussian): sigma must be finite and > 0",
+    ),
+    (
+        ["compose", "{inputs}/rounds.toml", "--delta", "1e-5"],
+        "stage 1: rounds must be an integer >= 1, got 2.5",
+    ),
     (
         ["delta", "-a", "gausian", "-p", "sigma=1", "--epsilon", "1"],
         "unknown accountant 'gausian' (did you mean 'gaussian'?)",
@@ -227,19 +339,37 @@ INVOCATIONS = [
         ["sweep", *GAUSS, "-q", "epsilom", "-p", "sigma=1", "--delta", "1e-5", "-o", "o.csv"],
         "(did you mean 'epsilon'?)",
     ),
-    (["epsilon", *GAUSS, "-p", "sigma=1", "--delta", "1e-5", "--boundd", "lower"], "(did you mean --bound?)"),
-    (["compose", "{inputs}/run.toml", "--delta", "1e-5", "--formt", "json"], "(did you mean --format?)"),
-    (["plot", "{inputs}/missing.nc", "--plot", "p.png"], "sweep file '{inputs}/missing.nc' does not exist"),
+    (
+        ["epsilon", *GAUSS, "-p", "sigma=1", "--delta", "1e-5", "--boundd", "lower"],
+        "(did you mean --bound?)",
+    ),
+    (
+        ["compose", "{inputs}/run.toml", "--delta", "1e-5", "--formt", "json"],
+        "(did you mean --format?)",
+    ),
+    (
+        ["plot", "{inputs}/missing.nc", "--plot", "p.png"],
+        "sweep file '{inputs}/missing.nc' does not exist",
+    ),
     (["plot", "{inputs}/existing.csv"], "say where to draw the picture: --plot PNG"),
     (
         ["plot", "{inputs}/existing.csv", "--plot", "{inputs}/existing.png"],
         "--plot '{inputs}/existing.png' already exists",
     ),
-    (["plot", "{inputs}/existing.csv", "--plot", "p.jpg"], "--plot 'p.jpg': name the picture *.png"),
-    (["plot", "{inputs}/existing.csv", "--plot", "p.png", "--levels", "1,x"], "--levels '1,x': give numbers"),
+    (
+        ["plot", "{inputs}/existing.csv", "--plot", "p.jpg"],
+        "--plot 'p.jpg': name the picture *.png",
+    ),
+    (
+        ["plot", "{inputs}/existing.csv", "--plot", "p.png", "--levels", "1,x"],
+        "--levels '1,x': give numbers",
+    ),
     (["plot", "{inputs}/run.toml", "--plot", "p.png"], "unknown format"),
     (["plot", "{inputs}/existing.csv", "--plot", "p.png"], "holds no points"),
-    (["plot", "{inputs}/one_point.csv", "--plot", "p.png"], "nothing to plot: the sweep has no axis"),
+    (
+        ["plot", "{inputs}/one_point.csv", "--plot", "p.png"],
+        "nothing to plot: the sweep has no axis",
+    ),
     (["plot", "{inputs}/not_netcdf.nc", "--plot", "p.png"], "cannot be read as a sweep"),
     # a damaged file is bad input (exit 2) whatever its reader raises; a damaged archive exited 1
     (
@@ -250,7 +380,10 @@ INVOCATIONS = [
         ["plot", "{inputs}/empty.npz", "--plot", "p.png"],
         "sweep file '{inputs}/empty.npz' cannot be read as a sweep (EOFError: ",
     ),
-    (["plot", "{inputs}/damaged.parquet", "--plot", "p.png"], "sweep file '{inputs}/damaged.parquet' cannot be read"),
+    (
+        ["plot", "{inputs}/damaged.parquet", "--plot", "p.png"],
+        "sweep file '{inputs}/damaged.parquet' cannot be read",
+    ),
 ]
 
 _STAGE = '[[stage]]\nmechanism = "{}"\n{}\n'
@@ -271,25 +404,44 @@ COMPOSE_FILES = {
 }
 
 # (sweep file contents, text the message must contain); each file is run as `sweep FILE -o out.csv`
-SWEEP_FILE = (
-    'accountants = ["gaussian"]\noutput = "delta"\n{top}\n[parameters]\nsigma = [1, 2]\nepsilon = 1\n{params}\n'
-)
+SWEEP_FILE = 'accountants = ["gaussian"]\noutput = "delta"\n{top}\n[parameters]\nsigma = [1, 2]\nepsilon = 1\n{params}\n'
 TOML_FILES = [
     (SWEEP_FILE.format(top="chunk_size = 1.5", params=""), "chunk_size must be an integer"),
     (SWEEP_FILE.format(top="chunk_size = 0", params=""), "chunk_size must be >= 1"),
     (SWEEP_FILE.format(top='chunk_size = "10"', params=""), "chunk_size must be an integer"),
     (SWEEP_FILE.format(top="chunk_size = true", params=""), "chunk_size must be an integer"),
-    ('accountants = 5\noutput = "delta"\n[parameters]\nsigma = 1\nepsilon = 1\n', "accountants must be a name"),
-    ('accountants = [1, 2]\noutput = "delta"\n[parameters]\nsigma = 1\nepsilon = 1\n', "accountants must be a name"),
-    ('accountants = ["gaussian"]\noutput = 3\n[parameters]\nsigma = 1\nepsilon = 1\n', "output must be a string"),
-    ('accountants = ["gaussian"]\noutput = "delta"\nparameters = 5\n', "[parameters] must be a table"),
+    (
+        'accountants = 5\noutput = "delta"\n[parameters]\nsigma = 1\nepsilon = 1\n',
+        "accountants must be a name",
+    ),
+    (
+        'accountants = [1, 2]\noutput = "delta"\n[parameters]\nsigma = 1\nepsilon = 1\n',
+        "accountants must be a name",
+    ),
+    (
+        'accountants = ["gaussian"]\noutput = 3\n[parameters]\nsigma = 1\nepsilon = 1\n',
+        "output must be a string",
+    ),
+    (
+        'accountants = ["gaussian"]\noutput = "delta"\nparameters = 5\n',
+        "[parameters] must be a table",
+    ),
     (SWEEP_FILE.format(top="", params='rounds = "abc"'), "rounds='abc'"),
-    (SWEEP_FILE.format(top="", params="rounds = {log = [1, 2]}"), "rounds: a log range is [start, stop, num]"),
+    (
+        SWEEP_FILE.format(top="", params="rounds = {log = [1, 2]}"),
+        "rounds: a log range is [start, stop, num]",
+    ),
     (SWEEP_FILE.format(top="", params="rounds = {exp = [1, 2, 3]}"), "rounds: a range is {log"),
     (SWEEP_FILE.format(top="", params="rounds = true"), "rounds: expected a number"),
-    (SWEEP_FILE.format(top="", params="rounds = [3, 2, 5]"), "axis 'rounds' is not strictly monotone"),
+    (
+        SWEEP_FILE.format(top="", params="rounds = [3, 2, 5]"),
+        "axis 'rounds' is not strictly monotone",
+    ),
     (SWEEP_FILE.format(top="", params="rounds = []"), "axis 'rounds' is empty"),
-    (SWEEP_FILE.format(top="", params="rounds = [[1, 2], [3]]"), "rounds: list values must be numbers"),
+    (
+        SWEEP_FILE.format(top="", params="rounds = [[1, 2], [3]]"),
+        "rounds: list values must be numbers",
+    ),
     (SWEEP_FILE.format(top="", params="sensitivity = nan"), "sensitivity must be finite"),
     (SWEEP_FILE.format(top="", params="sensitivity = inf"), "sensitivity must be finite"),
     (SWEEP_FILE.format(top="", params="rounds = 1.5"), "rounds takes integers, got 1.5"),
@@ -298,9 +450,18 @@ TOML_FILES = [
         SWEEP_FILE.format(top="", params="rounds = 99999999999999999999"),
         "rounds = 99999999999999999999 does not fit in a double",
     ),
-    (SWEEP_FILE.format(top="", params="rounds = 1e20"), "rounds takes integers of magnitude at most 2^53"),
-    (SWEEP_FILE.format(top="", params="rounds = [1, 1e20]"), "rounds takes integers of magnitude at most 2^53"),
-    (SWEEP_FILE.format(top="", params="rounds = {log = [1, 1e20, 3]}"), "rounds takes integers of magnitude at most"),
+    (
+        SWEEP_FILE.format(top="", params="rounds = 1e20"),
+        "rounds takes integers of magnitude at most 2^53",
+    ),
+    (
+        SWEEP_FILE.format(top="", params="rounds = [1, 1e20]"),
+        "rounds takes integers of magnitude at most 2^53",
+    ),
+    (
+        SWEEP_FILE.format(top="", params="rounds = {log = [1, 1e20, 3]}"),
+        "rounds takes integers of magnitude at most",
+    ),
     (
         SWEEP_FILE.format(top="", params="sensitivity = [1, 99999999999999999999]"),
         "sensitivity = 99999999999999999999 does not fit in a double",
@@ -311,7 +472,10 @@ TOML_FILES = [
     ),
     (SWEEP_FILE.format(top="foo = 1", params=""), "unknown key(s) foo"),
     (SWEEP_FILE.format(top="", params="foo = 1"), "unknown parameter(s) 'foo'"),
-    ('accountants = ["gaussian"\noutput = "delta"\n', "is not valid TOML: Unclosed array (at line 2, column 1)"),
+    (
+        'accountants = ["gaussian"\noutput = "delta"\n',
+        "is not valid TOML: Unclosed array (at line 2, column 1)",
+    ),
     ('accountants = ["gaussian"]\noutput = delta\n', "(at line 2"),
     (b"\xff\xfe accountants", "is not UTF-8 text"),
     ('output = "delta"\n[parameters]\nsigma = 1\nepsilon = 1\n', "say which accountant(s)"),
@@ -358,7 +522,9 @@ def test_the_table_is_long_enough():
     assert len(INVOCATIONS) + len(TOML_FILES) >= 40
 
 
-@pytest.mark.parametrize("argv, message", INVOCATIONS, ids=[" ".join(a)[:60] for a, _ in INVOCATIONS])
+@pytest.mark.parametrize(
+    "argv, message", INVOCATIONS, ids=[" ".join(a)[:60] for a, _ in INVOCATIONS]
+)
 def test_bad_invocation(capsys, places, argv, message):
     work, inputs = places
     argv = [a.replace("{inputs}", str(inputs)) for a in argv]
@@ -383,7 +549,9 @@ def test_bad_sweep_file(capsys, places, contents, message):
     _unchanged(work, inputs, before)
 
 
-@pytest.mark.parametrize("path, message", [("missing.toml", "cannot read sweep file"), (".", "cannot read sweep file")])
+@pytest.mark.parametrize(
+    "path, message", [("missing.toml", "cannot read sweep file"), (".", "cannot read sweep file")]
+)
 def test_unreadable_sweep_file(capsys, places, path, message):
     code, out, err = _invoke(capsys, ["sweep", path, "-o", "out.csv"])
     _check_refused(code, out, err, f"{message} {path!r}", "sweep")
@@ -398,7 +566,9 @@ def test_an_arithmetic_error_inside_calibrate_is_a_usage_error(capsys, places, m
         raise OverflowError("math range error")
 
     monkeypatch.setattr(evaluation, "calibrate", overflowing)
-    code, out, err = _invoke(capsys, ["calibrate", *GAUSS, "--epsilon", "1", "--delta", "1e-5", "-p", "rounds=10"])
+    code, out, err = _invoke(
+        capsys, ["calibrate", *GAUSS, "--epsilon", "1", "--delta", "1e-5", "-p", "rounds=10"]
+    )
     _check_refused(
         code,
         out,
@@ -422,7 +592,13 @@ def test_a_library_type_error_is_a_usage_error(capsys, places, monkeypatch):
 def test_figures_without_matplotlib_prints_the_install_hint(capsys, places, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ImportError
     code, out, err = _invoke(capsys, ["figures", "--out-dir", "figs"])
-    _check_refused(code, out, err, 'hockeystick figures needs matplotlib: pip install "hockeystick[plot]"', "figures")
+    _check_refused(
+        code,
+        out,
+        err,
+        'hockeystick figures needs matplotlib: pip install "hockeystick[plot]"',
+        "figures",
+    )
     _unchanged(
         *places,
         {
@@ -460,7 +636,17 @@ def test_a_missing_subcommand_prints_one_line_and_the_pointer_to_help(capsys):
 
 @pytest.mark.slow
 def test_debug_shows_the_traceback_and_the_console_script_does_not():
-    argv = [sys.executable, "-m", "hockeystick", "delta", *GAUSS, "-p", "sigma=1,,2", "--epsilon", "1"]
+    argv = [
+        sys.executable,
+        "-m",
+        "hockeystick",
+        "delta",
+        *GAUSS,
+        "-p",
+        "sigma=1,,2",
+        "--epsilon",
+        "1",
+    ]
     plain = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert plain.returncode == 2 and "Traceback" not in plain.stderr
     assert plain.stderr.strip().splitlines() == [
@@ -469,22 +655,34 @@ def test_debug_shows_the_traceback_and_the_console_script_does_not():
     ]
     debug = subprocess.run(argv + ["--debug"], capture_output=True, text=True, timeout=120)
     # the same exit status with --debug: a usage error is still one
-    assert debug.returncode == 2 and "Traceback" in debug.stderr and "ValueError: sigma='1,,2'" in debug.stderr
+    assert (
+        debug.returncode == 2
+        and "Traceback" in debug.stderr
+        and "ValueError: sigma='1,,2'" in debug.stderr
+    )
     assert debug.stderr.strip().splitlines()[-1] == plain.stderr.strip()
 
 
 def test_the_license_file_is_the_apache_license():
     """pyproject.toml declares Apache-2.0; the text must ship with the source."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/cli/ -> the root
+    root = os.path.dirname(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    )  # tests/cli/ -> the root
     text = open(os.path.join(root, "LICENSE")).read()
     assert 'license = { text = "Apache-2.0" }' in open(os.path.join(root, "pyproject.toml")).read()
-    assert "Apache License" in text and "Version 2.0, January 2004" in text and "END OF TERMS AND CONDITIONS" in text
+    assert (
+        "Apache License" in text
+        and "Version 2.0, January 2004" in text
+        and "END OF TERMS AND CONDITIONS" in text
+    )
 
 
 def test_the_largest_integer_a_sweep_takes_is_written_exactly(capsys, tmp_path):
     config = tmp_path / "grid.toml"
     config.write_text(SWEEP_FILE.format(top="", params="rounds = 9007199254740992"))
-    code, out, err = _invoke(capsys, ["sweep", str(config), "-o", str(tmp_path / "out.csv"), "--no-progress"])
+    code, out, err = _invoke(
+        capsys, ["sweep", str(config), "-o", str(tmp_path / "out.csv"), "--no-progress"]
+    )
     assert code == 0, err
     header, *rows = (tmp_path / "out.csv").read_text().splitlines()
     column = header.split(",").index("rounds")

@@ -56,7 +56,11 @@ def _subparsers():
             "--noise",
             "--noise-multiplier",
         ),
-        (["calibrate", "-a", "gaussian", "--eps", "1", "--delta", "1e-5", "-p", "rounds=3"], "--eps", "--epsilon"),
+        (
+            ["calibrate", "-a", "gaussian", "--eps", "1", "--delta", "1e-5", "-p", "rounds=3"],
+            "--eps",
+            "--epsilon",
+        ),
         (
             [
                 "sweep",
@@ -90,15 +94,32 @@ def test_every_parser_matches_flags_whole():
 
 
 def test_two_prefixes_are_each_given_their_flag(capsys):
-    code, _, err = _invoke(capsys, ["epsilon", *SGD[:4], "--epoch", "60", "--noise", "1.1", "--delta", "1e-5"])
+    code, _, err = _invoke(
+        capsys, ["epsilon", *SGD[:4], "--epoch", "60", "--noise", "1.1", "--delta", "1e-5"]
+    )
     assert code == 2
-    assert "--epoch: did you mean --epochs?" in err and "--noise: did you mean --noise-multiplier?" in err, err
+    assert (
+        "--epoch: did you mean --epochs?" in err
+        and "--noise: did you mean --noise-multiplier?" in err
+    ), err
 
 
 def test_output_is_the_long_form_of_o(capsys, tmp_path):
     """--output names the result file (-o), as in curl and pip; the BLT's --output-scale is never read for it."""
     out_file = tmp_path / "x.csv"
-    argv = ["sweep", "-a", "gaussian", "-p", "sigma=1,2", "-p", "rounds=10", "--delta", "1e-5", "-q", "epsilon"]
+    argv = [
+        "sweep",
+        "-a",
+        "gaussian",
+        "-p",
+        "sigma=1,2",
+        "-p",
+        "rounds=10",
+        "--delta",
+        "1e-5",
+        "-q",
+        "epsilon",
+    ]
     code, _, err = _invoke(capsys, [*argv, "--output", str(out_file), "--no-progress"])
     assert code == 0, err
     assert out_file.read_text().splitlines()[0].startswith("sigma")
@@ -130,7 +151,17 @@ def test_output_is_the_long_form_of_o(capsys, tmp_path):
             "--target-epsilon 5",
         ),
         (
-            ["epsilon", "-a", "gaussian", "-p", "sigma=1", "--target-delta", "1e-5", "--delta", "1e-6"],
+            [
+                "epsilon",
+                "-a",
+                "gaussian",
+                "-p",
+                "sigma=1",
+                "--target-delta",
+                "1e-5",
+                "--delta",
+                "1e-6",
+            ],
             "--target-delta 1e-5",
             "--delta 1e-6",
         ),
@@ -151,7 +182,11 @@ def test_output_is_the_long_form_of_o(capsys, tmp_path):
             "--sample-rate 0.01",
             "--sampling-probability 0.5",
         ),
-        (["epsilon", *SGD, "--epochs", "1", "--epochs", "2", "--delta", "1e-5"], "--epochs 1", "--epochs 2"),
+        (
+            ["epsilon", *SGD, "--epochs", "1", "--epochs", "2", "--delta", "1e-5"],
+            "--epochs 1",
+            "--epochs 2",
+        ),
     ],
 )
 def test_two_values_of_one_setting_are_refused_naming_both_flags(capsys, argv, first, second):
@@ -161,11 +196,22 @@ def test_two_values_of_one_setting_are_refused_naming_both_flags(capsys, argv, f
 
 
 def test_a_synonym_repeating_the_same_value_is_accepted(capsys):
-    argv = ["calibrate", "-a", "gaussian", "--epsilon", "1", "--target-epsilon", "1", "--delta", "1e-5"]
+    argv = [
+        "calibrate",
+        "-a",
+        "gaussian",
+        "--epsilon",
+        "1",
+        "--target-epsilon",
+        "1",
+        "--delta",
+        "1e-5",
+    ]
     code, out, err = _invoke(capsys, [*argv, "-p", "rounds=10"])
     assert code == 0, err
     code, alone, err = _invoke(
-        capsys, ["calibrate", "-a", "gaussian", "--epsilon", "1", "--delta", "1e-5", "-p", "rounds=10"]
+        capsys,
+        ["calibrate", "-a", "gaussian", "--epsilon", "1", "--delta", "1e-5", "-p", "rounds=10"],
     )
     assert out == alone
 
@@ -182,7 +228,10 @@ NAMED = [
         ["epsilon", "-a", "gaussian", "-p", "sigma=1", "-p", "rounds=10", "--target-delta", "0"],
         "--target-delta must lie strictly between 0 and 1",
     ),
-    (["risk", "-a", "gaussian", "-p", "sigma=1", "-p", "rounds=10", "--fpr", "2"], "--fpr must lie in [0, 1]"),
+    (
+        ["risk", "-a", "gaussian", "-p", "sigma=1", "-p", "rounds=10", "--fpr", "2"],
+        "--fpr must lie in [0, 1]",
+    ),
     (
         [
             "epsilon",
@@ -255,8 +304,14 @@ NAMED = [
         "--sampling-rate must lie in",
     ),
     (["epsilon", *SGD, "--epochs", "abc", "--delta", "1e-5"], "--epochs 'abc': give a number"),
-    (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "out.txt"], "-o 'out.txt': unknown format"),
-    (["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "-", "-q", "abc"], "-q must be delta"),
+    (
+        ["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "out.txt"],
+        "-o 'out.txt': unknown format",
+    ),
+    (
+        ["sweep", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "1", "-o", "-", "-q", "abc"],
+        "-q must be delta",
+    ),
     (
         ["risk", "-a", "gaussian", "-p", "sigma=1", "--fpr", "0.1", "--total-clients", "100"],
         "the training flags (--total-clients) describe accountant 'dp_fedavg'",
@@ -273,7 +328,9 @@ def test_a_refusal_names_the_flag_given(capsys, argv, message, tmp_path, monkeyp
 
 
 def test_a_parameter_given_by_p_keeps_its_name(capsys):
-    code, _, err = _invoke(capsys, ["epsilon", "-a", "gaussian", "-p", "sigma=1", "-p", "rounds=10", "-p", "delta=0"])
+    code, _, err = _invoke(
+        capsys, ["epsilon", "-a", "gaussian", "-p", "sigma=1", "-p", "rounds=10", "-p", "delta=0"]
+    )
     assert code == 2 and "error: delta must lie strictly between 0 and 1" in err, err
 
 
@@ -290,10 +347,15 @@ def test_the_table_covers_every_subcommand_and_every_flag_passed_to_the_library(
                 and action.nargs != 0
                 and (action.dest.startswith(("run_", "matrix_")) or action.dest in PASSED)
             ):
-                assert table[command][python_name(action.dest)] in action.option_strings, (command, action.dest)
+                assert table[command][python_name(action.dest)] in action.option_strings, (
+                    command,
+                    action.dest,
+                )
     for phrase, (_, sources) in RENAMED.items():
         assert any(phrase in words for words in table.values()), phrase
-        assert all(any(d == a.dest for sub in subparsers.values() for a in sub._actions) for d in sources), phrase
+        assert all(
+            any(d == a.dest for sub in subparsers.values() for a in sub._actions) for d in sources
+        ), phrase
 
 
 # --- accountant names ---------------------------------------------------------------------------
@@ -339,16 +401,40 @@ def test_where_to_write_names_a_format_that_needs_no_extra_without_pyarrow(capsy
 
 
 def test_every_epoch_prints_the_epochs_beside_the_steps(capsys):
-    argv = ["epsilon", "--dataset-size", "1000", "--batch-size", "300", "--epochs", "3", "--noise-multiplier", "1.1"]
+    argv = [
+        "epsilon",
+        "--dataset-size",
+        "1000",
+        "--batch-size",
+        "300",
+        "--epochs",
+        "3",
+        "--noise-multiplier",
+        "1.1",
+    ]
     code, out, err = _invoke(capsys, [*argv, "--delta", "1e-5", "--every", "epoch"])
     assert code == 0, err
     lines = out.splitlines()
     assert lines[1].split() == ["steps", "epochs", "epsilon"]
     assert [line.split()[:2] for line in lines[3:]] == [["4", "1"], ["8", "2"], ["12", "3"]]
-    argv = ["epsilon", "--sample-rate", "0.3", "--steps", "8", "--noise-multiplier", "1.1", "--delta", "1e-5"]
+    argv = [
+        "epsilon",
+        "--sample-rate",
+        "0.3",
+        "--steps",
+        "8",
+        "--noise-multiplier",
+        "1.1",
+        "--delta",
+        "1e-5",
+    ]
     code, out, err = _invoke(capsys, [*argv, "--every", "epoch"])
     # epochs end at steps ceil(k / q) = 4, 7; the run stops at step 8, 2.4 epochs
-    assert [line.split()[:2] for line in out.splitlines()[3:]] == [["4", "1"], ["7", "2"], ["8", "2.4"]]
+    assert [line.split()[:2] for line in out.splitlines()[3:]] == [
+        ["4", "1"],
+        ["7", "2"],
+        ["8", "2.4"],
+    ]
 
 
 # --- risk prints like the other commands ---------------------------------------------------------
@@ -376,8 +462,12 @@ def test_risk_prints_aligned_tables_and_json_and_csv_of_the_same_values(capsys):
     code, text, err = _invoke(capsys, [*RISK, "--format", "json"])
     rows = json.loads(text)
     assert [r["fpr"] for r in rows] == [0.001, 0.01]
-    assert [r["tpr_lower"] for r in rows] == list(low) and [r["tpr_upper"] for r in rows] == list(up)
-    assert {r["advantage_lower"] for r in rows} == {adv_low} and {r["advantage_upper"] for r in rows} == {adv_up}
+    assert [r["tpr_lower"] for r in rows] == list(low) and [r["tpr_upper"] for r in rows] == list(
+        up
+    )
+    assert {r["advantage_lower"] for r in rows} == {adv_low} and {
+        r["advantage_upper"] for r in rows
+    } == {adv_up}
     code, text, err = _invoke(capsys, [*RISK, "--format", "csv"])
     header, *values = text.splitlines()
     assert header == "fpr,tpr_lower,tpr_upper,advantage_lower,advantage_upper"
@@ -394,7 +484,11 @@ def test_a_shell_gets_the_prefix_refused_and_output_written(tmp_path):
         env=env,
         timeout=300,
     )
-    assert run.returncode == 2 and "did you mean --epochs?" in run.stderr and "Traceback" not in run.stderr
+    assert (
+        run.returncode == 2
+        and "did you mean --epochs?" in run.stderr
+        and "Traceback" not in run.stderr
+    )
     out = tmp_path / "x.csv"
     run = subprocess.run(
         [
@@ -427,13 +521,31 @@ def test_a_shell_gets_the_prefix_refused_and_output_written(tmp_path):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["epsilon", *SGD, "--epochs", "1", "--delta", "0"], "--delta must lie strictly between 0 and 1, got 0"),
-        (["epsilon", "-a", "gaussian", "-p", "sigma=1", "--delta", "1e-5,1"], "--delta must lie strictly between"),
-        (["delta", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "linear:-1:2:3"], "--epsilon must be >= 0, got -1"),
-        (["calibrate", "-a", "gaussian", "--epsilon", "nan", "--delta", "1e-5"], "--epsilon must not be NaN, got nan"),
-        (["risk", "-a", "gaussian", "-p", "sigma=1", "--fpr", "0.1,2"], "--fpr must lie in [0, 1], got 2"),
+        (
+            ["epsilon", *SGD, "--epochs", "1", "--delta", "0"],
+            "--delta must lie strictly between 0 and 1, got 0",
+        ),
+        (
+            ["epsilon", "-a", "gaussian", "-p", "sigma=1", "--delta", "1e-5,1"],
+            "--delta must lie strictly between",
+        ),
+        (
+            ["delta", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "linear:-1:2:3"],
+            "--epsilon must be >= 0, got -1",
+        ),
+        (
+            ["calibrate", "-a", "gaussian", "--epsilon", "nan", "--delta", "1e-5"],
+            "--epsilon must not be NaN, got nan",
+        ),
+        (
+            ["risk", "-a", "gaussian", "-p", "sigma=1", "--fpr", "0.1,2"],
+            "--fpr must lie in [0, 1], got 2",
+        ),
         (["demo", "--delta", "0"], "--delta must lie strictly between 0 and 1, got 0"),
-        (["epsilon", "-a", "gaussian", "-p", "sigma=1", "-p", "delta=0"], "delta must lie strictly between 0 and 1"),
+        (
+            ["epsilon", "-a", "gaussian", "-p", "sigma=1", "-p", "delta=0"],
+            "delta must lie strictly between 0 and 1",
+        ),
     ],
 )
 def test_a_value_outside_its_domain_is_refused_before_the_numerics_are_imported(argv, message):
@@ -452,7 +564,9 @@ def test_a_value_outside_its_domain_is_refused_before_the_numerics_are_imported(
 
 
 @pytest.mark.slow
-def test_the_examples_hint_names_a_format_it_could_write_and_the_hint_runs(capsys, tmp_path, monkeypatch):
+def test_the_examples_hint_names_a_format_it_could_write_and_the_hint_runs(
+    capsys, tmp_path, monkeypatch
+):
     """Without pyarrow (the README's install has no [parquet]) the example writes NPZ, and its closing hint
     names .npz, which then runs as printed."""
     monkeypatch.setitem(sys.modules, "pyarrow", None)
@@ -461,6 +575,8 @@ def test_the_examples_hint_names_a_format_it_could_write_and_the_hint_runs(capsy
     assert code == 0, err
     hint = next(line for line in out.splitlines() if line.startswith("sweep file:"))
     command = hint.split("then: ", 1)[1].rstrip(")").split()
-    assert command[-2:] == ["-o", "my_sweep.npz"] and (tmp_path / "out" / "sweep.npz").exists(), hint
+    assert command[-2:] == ["-o", "my_sweep.npz"] and (tmp_path / "out" / "sweep.npz").exists(), (
+        hint
+    )
     code, out, err = _invoke(capsys, [*command[1:], "--no-progress"])
     assert code == 0 and (tmp_path / "my_sweep.npz").exists(), err

@@ -23,14 +23,27 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 # sampling rate 1: the PLD accountant composes a plain Gaussian, whose exact epsilon is theta's inverse
-PLD_GAUSS = ["-a", "pld_subsampled_gaussian", "-p", "sigma=2", "-p", "sampling_rate=1", "-p", "rounds=1,16"]
+PLD_GAUSS = [
+    "-a",
+    "pld_subsampled_gaussian",
+    "-p",
+    "sigma=2",
+    "-p",
+    "sampling_rate=1",
+    "-p",
+    "rounds=1,16",
+]
 
 
 def test_epsilon_bound_both_brackets_the_exact_gaussian(capsys):
-    code, out, _ = _run(capsys, "epsilon", *PLD_GAUSS, "--delta", "1e-5", "--bound", "both", "--format", "json")
+    code, out, _ = _run(
+        capsys, "epsilon", *PLD_GAUSS, "--delta", "1e-5", "--bound", "both", "--format", "json"
+    )
     assert code == 0
     rows = json.loads(out)
-    assert [r["rounds"] for r in rows] == [1, 16] and all(r["sigma"] == 2 and r["delta"] == 1e-5 for r in rows)
+    assert [r["rounds"] for r in rows] == [1, 16] and all(
+        r["sigma"] == 2 and r["delta"] == 1e-5 for r in rows
+    )
     for r in rows:
         exact = hs.theta_epsilon(math.sqrt(r["rounds"]) / 2, 1e-5)
         assert r["epsilon_lower"] <= exact <= r["epsilon_upper"]
@@ -38,9 +51,17 @@ def test_epsilon_bound_both_brackets_the_exact_gaussian(capsys):
 
 
 def test_delta_lower_side_is_below_the_truth_and_named(capsys):
-    code, out, _ = _run(capsys, "delta", *PLD_GAUSS, "--epsilon", "1", "--bound", "lower", "--format", "csv")
+    code, out, _ = _run(
+        capsys, "delta", *PLD_GAUSS, "--epsilon", "1", "--bound", "lower", "--format", "csv"
+    )
     table = pd.read_csv(io.StringIO(out))
-    assert code == 0 and list(table.columns) == ["rounds", "sigma", "sampling_rate", "epsilon", "delta_lower"]
+    assert code == 0 and list(table.columns) == [
+        "rounds",
+        "sigma",
+        "sampling_rate",
+        "epsilon",
+        "delta_lower",
+    ]
     exact = hs.theta(np.sqrt(table["rounds"]) / 2, 1.0)
     assert np.all(table["delta_lower"] <= exact) and np.all(table["delta_lower"] > 0.9 * exact)
 
@@ -53,7 +74,18 @@ def test_table_format_prints_both_sides(capsys):
 
 def test_dash_o_writes_only_the_points_to_stdout(capsys):
     code, out, err = _run(
-        capsys, "delta", "-a", "gaussian", "-p", "sigma=1,2,4", "-p", "rounds=9", "--epsilon", "1", "-o", "-"
+        capsys,
+        "delta",
+        "-a",
+        "gaussian",
+        "-p",
+        "sigma=1,2,4",
+        "-p",
+        "rounds=9",
+        "--epsilon",
+        "1",
+        "-o",
+        "-",
     )
     table = pd.read_csv(io.StringIO(out))
     assert code == 0 and list(table.columns) == ["sigma", "rounds", "epsilon", "delta"]
@@ -80,7 +112,9 @@ def test_sweep_to_stdout_as_json_with_a_lower_bound(capsys):
     rows = json.loads(out)
     assert code == 0 and len(rows) == 4
     for r in rows:
-        assert r["delta"] >= hs.theta(1 / r["sigma"], r["epsilon"]) * (1 - 1e-15)  # upper: never below
+        assert r["delta"] >= hs.theta(1 / r["sigma"], r["epsilon"]) * (
+            1 - 1e-15
+        )  # upper: never below
 
 
 def test_json_writes_an_unbounded_value_as_a_string(capsys):
@@ -106,7 +140,17 @@ def test_json_writes_an_unbounded_value_as_a_string(capsys):
 
 
 def test_many_points_as_json_need_stdout_or_max_rows(capsys):
-    argv = ["delta", "-a", "gaussian", "-p", "sigma=linear:1:2:60", "--epsilon", "1", "--format", "json"]
+    argv = [
+        "delta",
+        "-a",
+        "gaussian",
+        "-p",
+        "sigma=linear:1:2:60",
+        "--epsilon",
+        "1",
+        "--format",
+        "json",
+    ]
     code, out, err = _run(capsys, *argv)
     assert code == 2 and "--max-rows" in err and out == ""
     code, out, _ = _run(capsys, *argv, "--max-rows", "60")
@@ -138,7 +182,9 @@ def test_compose_brackets_the_exact_heterogeneous_gaussian(capsys, tmp_path):
     for d, lo, up in table.itertuples(index=False):
         exact = hs.theta_epsilon(mu, d)
         assert lo <= exact <= up and up - lo < 1e-3 * exact
-    code, out, _ = _run(capsys, "compose", str(path), "--epsilon", "1", "--bound", "upper", "--format", "json")
+    code, out, _ = _run(
+        capsys, "compose", str(path), "--epsilon", "1", "--bound", "upper", "--format", "json"
+    )
     (row,) = json.loads(out)
     assert code == 0 and set(row) == {"epsilon", "delta_upper"}
     assert hs.theta(mu, 1.0) <= row["delta_upper"] < hs.theta(mu, 1.0) * 1.001
@@ -201,7 +247,9 @@ def test_calibrate_both_sides_bracket_the_exact_sigma(capsys):
         "sigma_upper",
     ]
     exact = np.sqrt(table["rounds"]) / hs.theta_radius(1.0, 1e-5)
-    assert np.all(table["sigma_lower"] <= exact * (1 + 1e-9)) and np.all(exact <= table["sigma_upper"])
+    assert np.all(table["sigma_lower"] <= exact * (1 + 1e-9)) and np.all(
+        exact <= table["sigma_upper"]
+    )
     assert np.all(table["sigma_lower"] <= table["sigma_upper"])
 
 
@@ -296,24 +344,43 @@ def test_integer_parameters_are_integers_in_csv(capsys, csv_writer):
     assert code == 0 and [row.split(",")[-1] for row in out.splitlines()[1:]] == ["inf", "179"]
     code, out, _ = _run(capsys, *SEVERAL, "-o", "-")
     header, *rows = out.splitlines()
-    assert code == 0 and header.endswith(",best") and all(row.endswith(',"gaussian"') for row in rows)
+    assert (
+        code == 0 and header.endswith(",best") and all(row.endswith(',"gaussian"') for row in rows)
+    )
     assert all(row.split(",")[header.split(",").index("rounds")] == "100" for row in rows)
 
 
 def test_integer_parameters_are_integers_in_json_by_the_registry_not_by_value(capsys):
     """rounds (an integer parameter of the accountant) is 100; sigma = 2 (a real one) stays 2.0."""
     code, out, _ = _run(
-        capsys, "epsilon", "-a", "gaussian", "-p", "sigma=2", "-p", "rounds=100", "--delta", "1e-5", "--format", "json"
+        capsys,
+        "epsilon",
+        "-a",
+        "gaussian",
+        "-p",
+        "sigma=2",
+        "-p",
+        "rounds=100",
+        "--delta",
+        "1e-5",
+        "--format",
+        "json",
     )
     (row,) = json.loads(out)
     assert code == 0 and '"rounds": 100,' in out and '"sigma": 2.0,' in out
     assert type(row["rounds"]) is int and type(row["sigma"]) is float
     code, out, _ = _run(capsys, *TRAINING, "--format", "json")
     rows = json.loads(out)
-    assert code == 0 and all(type(r["dataset_size"]) is int and type(r["batch_size"]) is int for r in rows)
+    assert code == 0 and all(
+        type(r["dataset_size"]) is int and type(r["batch_size"]) is int for r in rows
+    )
     assert [r["dataset_size"] for r in rows] == [60000, 60000] and '"dataset_size": 60000,' in out
     code, out, _ = _run(capsys, *CALIBRATED_ROUNDS, "--format", "json")
-    assert code == 0 and [r["rounds"] for r in json.loads(out)] == ["inf", 179] and '"rounds": 179' in out
+    assert (
+        code == 0
+        and [r["rounds"] for r in json.loads(out)] == ["inf", 179]
+        and '"rounds": 179' in out
+    )
 
 
 def test_json_on_stdout_is_the_points_of_the_file(capsys, tmp_path):

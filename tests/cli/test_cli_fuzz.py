@@ -31,7 +31,12 @@ def _typed(value: Any) -> str:
     """A walk value as a user types it on the command line."""
     if isinstance(value, np.ndarray):
         return ",".join(f"{v:g}" for v in value)
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 1e16:
+    if (
+        isinstance(value, float)
+        and math.isfinite(value)
+        and value.is_integer()
+        and abs(value) < 1e16
+    ):
         return ("-" if math.copysign(1.0, value) < 0 else "") + str(abs(int(value)))  # 0, -0, -1
     return str(value).replace("e+", "e")  # nan, inf, -inf, 5e-324, 1e308, True, 0.5
 
@@ -40,9 +45,36 @@ TYPED = [*dict.fromkeys(_typed(v) for v in WALK_VALUES), "", "abc"]
 
 GAUSS = ["-a", "gaussian", "-p", "sigma=2", "-p", "rounds=3"]
 SGD = ["--dataset-size", "1000", "--batch-size", "100", "--epochs", "1", "--noise-multiplier", "2"]
-FEDAVG = ["--total-clients", "100", "--clients-per-round", "10", "--rounds", "2", "--noise-multiplier", "2"]
-BLT = ["dp_ftrl_blt", "--buffer-decay", "0.9", "--output-scale", "0.5", "--rounds", "8", "--noise-multiplier", "2"]
-AMPLIFIED = ["amplified_banded_mf", "--coefficients", "1,0.5", "--rounds", "8", "--noise-multiplier", "2"]
+FEDAVG = [
+    "--total-clients",
+    "100",
+    "--clients-per-round",
+    "10",
+    "--rounds",
+    "2",
+    "--noise-multiplier",
+    "2",
+]
+BLT = [
+    "dp_ftrl_blt",
+    "--buffer-decay",
+    "0.9",
+    "--output-scale",
+    "0.5",
+    "--rounds",
+    "8",
+    "--noise-multiplier",
+    "2",
+]
+AMPLIFIED = [
+    "amplified_banded_mf",
+    "--coefficients",
+    "1,0.5",
+    "--rounds",
+    "8",
+    "--noise-multiplier",
+    "2",
+]
 AMPLIFIED += ["--min-separation", "2", "--sampling-rate", "0.5"]
 TARGET = ["--epsilon", "1", "--delta", "1e-5"]
 
@@ -50,7 +82,13 @@ TARGET = ["--epsilon", "1", "--delta", "1e-5"]
 def _evaluations(command: str, target: list[str]) -> list[list[str]]:
     return [
         [command, *line, *target]
-        for line in (SGD, FEDAVG, ["--sample-rate", "0.1", "--steps", "2", "--noise-multiplier", "2"], BLT, AMPLIFIED)
+        for line in (
+            SGD,
+            FEDAVG,
+            ["--sample-rate", "0.1", "--steps", "2", "--noise-multiplier", "2"],
+            BLT,
+            AMPLIFIED,
+        )
     ] + [[command, *GAUSS, *target, "--max-rows", "50", "--every", "1", "--format", "table"]]
 
 
@@ -61,8 +99,29 @@ BASES: dict[str, list[list[str]]] = {
     # --epsilon and --delta are walked on the first line that gives them, the Gaussian one: one rule holds for
     # them on every calibrate line, checked before the numerics load
     "calibrate": [
-        ["calibrate", "-a", "gaussian", "-p", "rounds=3", *TARGET, "--parameter", "sigma", "--max-rows", "50"],
-        ["calibrate", "--fixed-compute", "--dataset-size", "1000", "--batch-size", "100", "--epochs", "1", *TARGET],
+        [
+            "calibrate",
+            "-a",
+            "gaussian",
+            "-p",
+            "rounds=3",
+            *TARGET,
+            "--parameter",
+            "sigma",
+            "--max-rows",
+            "50",
+        ],
+        [
+            "calibrate",
+            "--fixed-compute",
+            "--dataset-size",
+            "1000",
+            "--batch-size",
+            "100",
+            "--epochs",
+            "1",
+            *TARGET,
+        ],
         ["calibrate", "--fixed-compute", "--dataset-size", "1000", "--examples", "2000", *TARGET],
         ["calibrate", *SGD[:-2], *TARGET, "--sampling", "poisson"],
     ],
@@ -93,7 +152,9 @@ BASES: dict[str, list[list[str]]] = {
         ["audit", "{inputs}/scores.csv", *SGD, "--delta", "1e-5"],
         ["audit", "{inputs}/scores.csv", *GAUSS, "--delta", "1e-5", "--significance", "0.05"],
     ],
-    "compose": [["compose", "{inputs}/run.toml", "--delta", "1e-5", "--format", "table", "--bound", "upper"]],
+    "compose": [
+        ["compose", "{inputs}/run.toml", "--delta", "1e-5", "--format", "table", "--bound", "upper"]
+    ],
     "plot": [["plot", "{inputs}/sweep.csv", "--plot", "{inputs}/picture.png", "--force"]],
     "figures": [["figures", "--out-dir", "{inputs}/figures"]],
     "demo": [["demo", "--epsilon", "1", "--delta", "1e-5", "--sensitivity", "1"]],
@@ -112,7 +173,9 @@ seed = 1
 grid = { sigma = [1.0] }
 fixed = { batch = 2, rate = 0.5, radius = 5.0 }
 """
-BASES["simulate"] = [["simulate", "{inputs}/runs.toml", "-o", "{inputs}/runs.csv", "--force", "--workers", "2"]]
+BASES["simulate"] = [
+    ["simulate", "{inputs}/runs.toml", "-o", "{inputs}/runs.csv", "--force", "--workers", "2"]
+]
 
 # A command line using more CPU than this fails the walk (a shared machine's load stretches the wall time, not
 # the CPU time); one waiting past WALL_SECONDS fails it too (simulate's first run compiles numba).
@@ -131,7 +194,9 @@ def _value_flags(sub: argparse.ArgumentParser) -> list[argparse.Action]:
 
 
 def test_every_subcommand_is_walked():
-    assert set(_subparsers()) == set(BASES), "a subcommand without a walk: add its valid command lines to BASES"
+    assert set(_subparsers()) == set(BASES), (
+        "a subcommand without a walk: add its valid command lines to BASES"
+    )
 
 
 class _Overtime(BaseException):  # not an Exception: the command line's own handlers let it through
@@ -195,7 +260,9 @@ def walk_failures(command: str, inputs: str) -> list[str]:
                 message = err.strip().splitlines()
                 named = [f for f in action.option_strings if f in err]
                 if not named:
-                    failures.append(f"{shown}: the error names no {'/'.join(action.option_strings)}: {message}")
+                    failures.append(
+                        f"{shown}: the error names no {'/'.join(action.option_strings)}: {message}"
+                    )
     return failures
 
 
@@ -203,12 +270,16 @@ def walk_failures(command: str, inputs: str) -> list[str]:
 def inputs(tmp_path, monkeypatch):
     """A compose file, canary scores, a sweep's result to plot, a simulate file; figures drawn as nothing (their flags are
     walked, the papers' figures are not recomputed)."""
-    (tmp_path / "run.toml").write_text('[[stage]]\nmechanism = "gaussian"\nsigma = 2.0\nrounds = 3\n')
+    (tmp_path / "run.toml").write_text(
+        '[[stage]]\nmechanism = "gaussian"\nsigma = 2.0\nrounds = 3\n'
+    )
     (tmp_path / "runs.toml").write_text(SIMULATE)
     rows = [f"{score},{label}" for score, label in zip(range(40), [1, 0] * 20)]
     (tmp_path / "scores.csv").write_text("score,in\n" + "\n".join(rows) + "\n")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(hockeystick.reproduce.figures, "write_figures", lambda out_dir, written: None)
+    monkeypatch.setattr(
+        hockeystick.reproduce.figures, "write_figures", lambda out_dir, written: None
+    )
     code, _, err = run_line(
         [
             "sweep",

@@ -15,7 +15,10 @@ def _gaussian_delta(epsilon: float, sigma: float) -> float:
     """delta(epsilon) of the Gaussian mechanism, sensitivity 1 (Balle & Wang 2018, Theorem 8)."""
     from scipy.stats import norm
 
-    return float(norm.cdf(0.5 / sigma - epsilon * sigma) - np.exp(epsilon) * norm.cdf(-0.5 / sigma - epsilon * sigma))
+    return float(
+        norm.cdf(0.5 / sigma - epsilon * sigma)
+        - np.exp(epsilon) * norm.cdf(-0.5 / sigma - epsilon * sigma)
+    )
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -35,7 +38,9 @@ def test_calibrate_reads_a_parameter_by_its_flag_spelling_and_hints_the_accepted
     assert len(answers) == 1
     header, row = answers.pop().splitlines()[:2]
     z = float(row.split(",")[header.split(",").index("noise_multiplier")])
-    assert _gaussian_delta(3, z) <= 1e-5 < _gaussian_delta(3, z * (1 - 1e-3))  # the smallest within the target
+    assert (
+        _gaussian_delta(3, z) <= 1e-5 < _gaussian_delta(3, z * (1 - 1e-3))
+    )  # the smallest within the target
     code, _, err = _run(capsys, "calibrate", "--parameter", "noise-multiplyer", *RUN)
     assert code == 2
     assert "did you mean 'noise_multiplier'?" in err and "--noise-multiplier" not in err
@@ -65,8 +70,14 @@ def test_calibrate_hint_never_repeats_what_was_typed(capsys):
     [
         (["--delta", "1e-5"], "add -q epsilon to compute epsilon at that delta, or drop --delta"),
         (["--target-delta", "1e-5"], "add -q epsilon"),
-        (["-q", "epsilon", "--epsilon", "1"], "give -q delta instead to compute delta at that epsilon"),
-        (["-p", "delta=1e-5", "--epsilon", "1"], "drop -p delta, or give -q PARAMETER (such as -q sigma)"),
+        (
+            ["-q", "epsilon", "--epsilon", "1"],
+            "give -q delta instead to compute delta at that epsilon",
+        ),
+        (
+            ["-p", "delta=1e-5", "--epsilon", "1"],
+            "drop -p delta, or give -q PARAMETER (such as -q sigma)",
+        ),
     ],
 )
 def test_sweep_given_its_own_output_names_the_fix(capsys, tmp_path, flags, fix):
@@ -86,7 +97,17 @@ def test_plot_draws_to_plot_png_and_reads_the_old_o_with_a_warning(capsys, tmp_p
     """--plot PNG is the picture on plot as on sweep (tests/cli/test_cli_plot_choices.py draws with it); plot's old
     -o PNG still draws it, saying what to write instead, and both at once are refused."""
     saved = tmp_path / "s.csv"
-    argv = ["sweep", "-a", "gaussian", "-p", "sigma=1,2", "-p", "rounds=10", "--epsilon", "linear:0.5:4:5"]
+    argv = [
+        "sweep",
+        "-a",
+        "gaussian",
+        "-p",
+        "sigma=1,2",
+        "-p",
+        "rounds=10",
+        "--epsilon",
+        "linear:0.5:4:5",
+    ]
     assert _run(capsys, *argv, "-o", str(saved), "--no-progress")[0] == 0
     code, out, err = _run(capsys, "plot", str(saved), "-o", str(tmp_path / "old.png"))
     assert code == 0 and (tmp_path / "old.png").stat().st_size > 0

@@ -31,7 +31,18 @@ def _json(capsys, argv: list[str]) -> dict:
 )
 def test_printed_sides_are_the_classs_reading(capsys, scheme, extra, kwargs):
     printed = _json(
-        capsys, ["epsilon", *BAND, "--noise-multiplier", "1.5", "--participation", scheme, *extra, "--delta", "1e-5"]
+        capsys,
+        [
+            "epsilon",
+            *BAND,
+            "--noise-multiplier",
+            "1.5",
+            "--participation",
+            scheme,
+            *extra,
+            "--delta",
+            "1e-5",
+        ],
     )
     reading = labelled_reading(
         DPFTRL(
@@ -50,7 +61,16 @@ def test_printed_sides_are_the_classs_reading(capsys, scheme, extra, kwargs):
 
 
 def test_monte_carlo_rows_say_not_certified(capsys):
-    argv = ["delta", *BAND, "--noise-multiplier", "1.5", "--participation", "balls_in_bins", "--epsilon", "1"]
+    argv = [
+        "delta",
+        *BAND,
+        "--noise-multiplier",
+        "1.5",
+        "--participation",
+        "balls_in_bins",
+        "--epsilon",
+        "1",
+    ]
     code = main([*argv, "--monte-carlo-draws", "4000", "--seed", "2", "--beta", "0.01"])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -72,7 +92,9 @@ def test_random_allocation_takes_its_k(capsys):
         "random_allocation",
     ]
     printed = _json(capsys, [*argv, "--max-participations", "2", "--delta", "1e-6"])
-    expected = DPFTRL(rounds=8, noise_multiplier=2.0, max_participations=2, participation="random_allocation")
+    expected = DPFTRL(
+        rounds=8, noise_multiplier=2.0, max_participations=2, participation="random_allocation"
+    )
     assert printed["rows"][1]["value"] == expected.epsilon(1e-6)
 
 
@@ -99,7 +121,16 @@ def test_calibrate_meets_the_target_by_the_certified_upper_side(capsys):
     ("argv", "words"),
     [
         (
-            ["delta", *BAND, "--noise-multiplier", "1", "--participation", "b_min_sep", "--epsilon", "1"],
+            [
+                "delta",
+                *BAND,
+                "--noise-multiplier",
+                "1",
+                "--participation",
+                "b_min_sep",
+                "--epsilon",
+                "1",
+            ],
             "needs --sampling-rate",
         ),
         (
@@ -118,19 +149,55 @@ def test_calibrate_meets_the_target_by_the_certified_upper_side(capsys):
             "takes no --sampling-rate",
         ),
         (
-            ["delta", *BAND, "--noise-multiplier", "1", "--participation", "random_allocation", "--epsilon", "1"],
+            [
+                "delta",
+                *BAND,
+                "--noise-multiplier",
+                "1",
+                "--participation",
+                "random_allocation",
+                "--epsilon",
+                "1",
+            ],
             "needs --max-participations",
         ),
         (
-            ["delta", "gaussian", "-p", "sigma=1", "--participation", "balls_in_bins", "--epsilon", "1"],
+            [
+                "delta",
+                "gaussian",
+                "-p",
+                "sigma=1",
+                "--participation",
+                "balls_in_bins",
+                "--epsilon",
+                "1",
+            ],
             "goes with the DP-FTRL",
         ),
         (
-            ["delta", *BAND, "--noise-multiplier", "1", "--participation", "balls_in_bins", "--epsilon", "1,2"],
+            [
+                "delta",
+                *BAND,
+                "--noise-multiplier",
+                "1",
+                "--participation",
+                "balls_in_bins",
+                "--epsilon",
+                "1,2",
+            ],
             "one number",
         ),
         (
-            ["delta", *BAND, "--noise-multiplier", "1", "--participation", "balls_in_bins", "--delta", "1e-5"],
+            [
+                "delta",
+                *BAND,
+                "--noise-multiplier",
+                "1",
+                "--participation",
+                "balls_in_bins",
+                "--delta",
+                "1e-5",
+            ],
             "give --epsilon",
         ),
         (

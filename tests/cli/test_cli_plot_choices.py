@@ -43,7 +43,9 @@ def drawn(monkeypatch):
 def saved(tmp_path):
     """epsilon of the Gaussian mechanism over sigma x rounds x delta, saved as NetCDF."""
     grid = Grid.from_parameters(
-        "gaussian", "epsilon", {"sigma": "log:0.5:10:12", "rounds": [1, 10, 100], "delta": [1e-6, 1e-5]}
+        "gaussian",
+        "epsilon",
+        {"sigma": "log:0.5:10:12", "rounds": [1, 10, 100], "delta": [1e-6, 1e-5]},
     )
     path = tmp_path / "eps.nc"
     run_sweep(grid, path, progress=False)
@@ -59,7 +61,17 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_x_hue_and_slice_choose_the_curves(capsys, tmp_path, saved, drawn):
     png = tmp_path / "eps.png"
     code, out, _ = _run(
-        capsys, "plot", str(saved), "--plot", str(png), "--x", "sigma", "--hue", "rounds", "--slice", "delta=1e-5"
+        capsys,
+        "plot",
+        str(saved),
+        "--plot",
+        str(png),
+        "--x",
+        "sigma",
+        "--hue",
+        "rounds",
+        "--slice",
+        "delta=1e-5",
     )
     assert code == 0 and f"plot written to {png}" in out
     ((name, (sigma, curves, _), kwargs),) = drawn
@@ -68,7 +80,9 @@ def test_x_hue_and_slice_choose_the_curves(capsys, tmp_path, saved, drawn):
         and kwargs["xlabel"] == "sigma"
         and list(curves) == ["rounds=1", "rounds=10", "rounds=100"]
     )
-    np.testing.assert_allclose(curves["rounds=10"], hs.theta_epsilon(np.sqrt(10) / sigma, 1e-5), rtol=1e-9)
+    np.testing.assert_allclose(
+        curves["rounds=10"], hs.theta_epsilon(np.sqrt(10) / sigma, 1e-5), rtol=1e-9
+    )
     assert "sliced: delta=1e-05 (of 1e-06, 1e-05)" in kwargs["title"]
 
 
@@ -85,7 +99,9 @@ def test_the_title_names_the_held_axis_as_sliced_not_fixed(capsys, tmp_path, dra
     title = kwargs["title"].replace("\n", " ")
     assert "fixed: sensitivity=2" in title and "sliced: rounds=10 (middle of 1, 10, 100)" in title
     np.testing.assert_allclose(
-        curves["sigma=10"], GaussianMechanism(sigma=10.0, rounds=10, sensitivity=2.0).epsilon(delta), rtol=1e-12
+        curves["sigma=10"],
+        GaussianMechanism(sigma=10.0, rounds=10, sensitivity=2.0).epsilon(delta),
+        rtol=1e-12,
     )
 
 
@@ -109,7 +125,15 @@ def test_levels_change_the_curves_picture(capsys, tmp_path, saved):
 
 def test_levels_no_contour_crosses_are_refused(capsys, tmp_path, saved):
     code, _, err = _run(
-        capsys, "plot", str(saved), "--plot", str(tmp_path / "h.png"), "--kind", "heatmap", "--levels", "1e6"
+        capsys,
+        "plot",
+        str(saved),
+        "--plot",
+        str(tmp_path / "h.png"),
+        "--kind",
+        "heatmap",
+        "--levels",
+        "1e6",
     )
     assert code == 2 and "--levels 1e+06: none lies within the values drawn" in err
 
@@ -128,21 +152,39 @@ def test_y_and_facet_draw_a_heat_map_per_value(capsys, tmp_path, saved, monkeypa
     monkeypatch.setattr(Figure, "savefig", keeping)
     png = tmp_path / "heat.png"
     code, _, _ = _run(
-        capsys, "plot", str(saved), "--plot", str(png), "--x", "rounds", "--y", "sigma", "--facet", "delta"
+        capsys,
+        "plot",
+        str(saved),
+        "--plot",
+        str(png),
+        "--x",
+        "rounds",
+        "--y",
+        "sigma",
+        "--facet",
+        "delta",
     )
     assert code == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     (figure,) = figures
     panels = [ax for ax in figure.axes if ax.get_title()]
     assert [ax.get_title() for ax in panels] == ["delta=1e-06", "delta=1e-05"]
-    assert all(any(type(c).__name__ == "QuadMesh" for c in ax.collections) for ax in panels)  # a heat map each
+    assert all(
+        any(type(c).__name__ == "QuadMesh" for c in ax.collections) for ax in panels
+    )  # a heat map each
 
 
 def test_delta_against_a_parameter_is_drawn_against_it(tmp_path, drawn):
     """A delta sweep drawn along sigma (not epsilon): delta against sigma, one curve per epsilon."""
-    grid = Grid.from_parameters("gaussian", "delta", {"sigma": "log:1:8:20", "epsilon": [0.5, 1, 2]})
+    grid = Grid.from_parameters(
+        "gaussian", "delta", {"sigma": "log:1:8:20", "epsilon": [0.5, 1, 2]}
+    )
     plots.plot_grid(grid, tmp_path / "d.png", x="sigma", hue="epsilon")
     ((name, (sigma, curves, _), kwargs),) = drawn
-    assert name == "parameter_curves" and kwargs["xlabel"] == "sigma" and kwargs["ylabel"] == "delta(epsilon)"
+    assert (
+        name == "parameter_curves"
+        and kwargs["xlabel"] == "sigma"
+        and kwargs["ylabel"] == "delta(epsilon)"
+    )
     np.testing.assert_array_equal(curves["epsilon=1"], GaussianMechanism(sigma=sigma).delta(1.0))
 
 
@@ -160,7 +202,16 @@ def test_delta_against_a_parameter_is_drawn_against_it(tmp_path, drawn):
         (["--slice", "epsilon=1"], "--slice 'epsilon' is not an axis of this sweep"),
         (["--y", "sigma", "--kind", "curves"], "curves draw the output on y: use hue='sigma'"),
         (
-            ["--facet", "rounds", "--slice", "sigma=1", "--slice", "delta=1e-5", "--kind", "heatmap"],
+            [
+                "--facet",
+                "rounds",
+                "--slice",
+                "sigma=1",
+                "--slice",
+                "delta=1e-5",
+                "--kind",
+                "heatmap",
+            ],
             "a heat map needs two axes",
         ),
     ],
@@ -177,13 +228,32 @@ def test_sweep_refuses_a_wrong_axis_before_evaluating(capsys, tmp_path, monkeypa
         raise AssertionError("the sweep ran before its picture's axes were checked")
 
     monkeypatch.setattr(run_module, "evaluate", no_evaluation)
-    argv = ["sweep", "-a", "gaussian", *_AXES, "-q", "epsilon", "-o", str(tmp_path / "s.csv"), "--no-progress"]
+    argv = [
+        "sweep",
+        "-a",
+        "gaussian",
+        *_AXES,
+        "-q",
+        "epsilon",
+        "-o",
+        str(tmp_path / "s.csv"),
+        "--no-progress",
+    ]
     code, _, err = _run(capsys, *argv, "--plot", str(tmp_path / "p.png"), "--hue", "round")
-    assert code == 2 and "--hue 'round' is not an axis of this sweep (did you mean 'rounds'?)" in err
+    assert (
+        code == 2 and "--hue 'round' is not an axis of this sweep (did you mean 'rounds'?)" in err
+    )
     code, _, err = _run(capsys, *argv, "--x", "rounds")
     assert code == 2 and "the picture flags (--x) go with --plot PNG" in err
     code, _, err = _run(
-        capsys, *argv, "--plot", str(tmp_path / "p.png"), "--slice", "delta=1e-5", "--slice", "delta=1e-6"
+        capsys,
+        *argv,
+        "--plot",
+        str(tmp_path / "p.png"),
+        "--slice",
+        "delta=1e-5",
+        "--slice",
+        "delta=1e-6",
     )
     assert code == 2 and "--slice delta is given twice" in err
 

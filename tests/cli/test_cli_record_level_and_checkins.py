@@ -14,7 +14,10 @@ from hockeystick import training
 from hockeystick.calibrate import calibrate
 from hockeystick.cli import main
 
-H = ["-p", "value_discretization_interval=1e-2"]  # a coarse grid: the CLI and the class on the same one
+H = [
+    "-p",
+    "value_discretization_interval=1e-2",
+]  # a coarse grid: the CLI and the class on the same one
 RECORD = ["--client-sample-rate", "0.05", "--local-steps", "4", "--rounds", "20", *H]
 CHECKINS = ["--checkin-probability", "0.5", "--slots", "4", "--passes", "5", *H]
 
@@ -27,7 +30,10 @@ def _csv(capsys, argv: list[str]) -> pd.DataFrame:
 
 
 def test_epsilon_of_a_record_inside_fl_is_the_classs_at_each_noise(capsys):
-    table = _csv(capsys, ["epsilon", "record_level_fedavg", "--noise-multiplier", "1,2", *RECORD, "--delta", "1e-5"])
+    table = _csv(
+        capsys,
+        ["epsilon", "record_level_fedavg", "--noise-multiplier", "1,2", *RECORD, "--delta", "1e-5"],
+    )
     run = training.RecordLevelFedAvg(
         noise_multiplier=[1.0, 2.0],
         client_sample_rate=0.05,
@@ -39,7 +45,15 @@ def test_epsilon_of_a_record_inside_fl_is_the_classs_at_each_noise(capsys):
 
 
 def test_delta_bracket_of_sampled_local_batches_is_the_classs(capsys):
-    argv = ["delta", "record_level_fedavg", "--noise-multiplier", "1", *RECORD, "--local-sample-rate", "0.5"]
+    argv = [
+        "delta",
+        "record_level_fedavg",
+        "--noise-multiplier",
+        "1",
+        *RECORD,
+        "--local-sample-rate",
+        "0.5",
+    ]
     table = _csv(capsys, [*argv, "--epsilon", "1", "--bound", "both"])
     run = training.RecordLevelFedAvg(
         noise_multiplier=1.0,
@@ -50,13 +64,23 @@ def test_delta_bracket_of_sampled_local_batches_is_the_classs(capsys):
         value_discretization_interval=1e-2,
     )
     lower, upper = run.delta(1.0, bound="both")
-    assert (table["delta_lower"].iloc[0], table["delta_upper"].iloc[0]) == (lower, upper) and 0 < lower <= upper
+    assert (table["delta_lower"].iloc[0], table["delta_upper"].iloc[0]) == (
+        lower,
+        upper,
+    ) and 0 < lower <= upper
 
 
 def test_random_checkins_epsilon_bracket_is_the_classs(capsys):
-    table = _csv(capsys, ["epsilon", "random_checkins", "--noise-multiplier", "1", *CHECKINS, "--delta", "1e-5"])
+    table = _csv(
+        capsys,
+        ["epsilon", "random_checkins", "--noise-multiplier", "1", *CHECKINS, "--delta", "1e-5"],
+    )
     run = training.RandomCheckIns(
-        noise_multiplier=1.0, checkin_probability=0.5, slots=4, passes=5, value_discretization_interval=1e-2
+        noise_multiplier=1.0,
+        checkin_probability=0.5,
+        slots=4,
+        passes=5,
+        value_discretization_interval=1e-2,
     )
     assert table["epsilon"].iloc[0] == run.epsilon(1e-5)
 
@@ -79,7 +103,11 @@ def test_random_checkins_epsilon_bracket_is_the_classs(capsys):
             "random_checkins",
             CHECKINS,
             lambda z: training.RandomCheckIns(
-                noise_multiplier=z, checkin_probability=0.5, slots=4, passes=5, value_discretization_interval=1e-2
+                noise_multiplier=z,
+                checkin_probability=0.5,
+                slots=4,
+                passes=5,
+                value_discretization_interval=1e-2,
             ),
         ),
     ],
@@ -92,33 +120,80 @@ def test_calibrated_noise_is_pythons_and_meets_the_target_on_the_class(capsys, n
         "random_checkins": dict(checkin_probability=0.5, slots=4, passes=5),
     }[name]
     assert z == calibrate(
-        name, "noise_multiplier", epsilon=2.0, delta=1e-5, value_discretization_interval=1e-2, **words
+        name,
+        "noise_multiplier",
+        epsilon=2.0,
+        delta=1e-5,
+        value_discretization_interval=1e-2,
+        **words,
     )
-    assert build(z).delta(2.0) <= 1e-5 < build(z * (1 - 1e-4)).delta(2.0)  # the smallest noise within the target
+    assert (
+        build(z).delta(2.0) <= 1e-5 < build(z * (1 - 1e-4)).delta(2.0)
+    )  # the smallest noise within the target
 
 
 def test_sweep_over_passes_is_the_class_broadcast(capsys):
-    argv = ["sweep", "random_checkins", "--noise-multiplier", "1", "--checkin-probability", "0.5", "--slots", "4"]
-    table = _csv(capsys, [*argv, "--passes", "1,3,5", *H, "--delta", "1e-5", "-q", "epsilon", "-o", "-"])
-    run = training.RandomCheckIns(
-        noise_multiplier=1.0, checkin_probability=0.5, slots=4, passes=[1, 3, 5], value_discretization_interval=1e-2
+    argv = [
+        "sweep",
+        "random_checkins",
+        "--noise-multiplier",
+        "1",
+        "--checkin-probability",
+        "0.5",
+        "--slots",
+        "4",
+    ]
+    table = _csv(
+        capsys, [*argv, "--passes", "1,3,5", *H, "--delta", "1e-5", "-q", "epsilon", "-o", "-"]
     )
-    np.testing.assert_array_equal(table.sort_values("passes")["epsilon"].to_numpy(), run.epsilon(1e-5))
+    run = training.RandomCheckIns(
+        noise_multiplier=1.0,
+        checkin_probability=0.5,
+        slots=4,
+        passes=[1, 3, 5],
+        value_discretization_interval=1e-2,
+    )
+    np.testing.assert_array_equal(
+        table.sort_values("passes")["epsilon"].to_numpy(), run.epsilon(1e-5)
+    )
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (
-            ["record_level_fedavg", "--noise-multiplier", "1", *RECORD[2:], "--client-sample-rate", "1.5"],
+            [
+                "record_level_fedavg",
+                "--noise-multiplier",
+                "1",
+                *RECORD[2:],
+                "--client-sample-rate",
+                "1.5",
+            ],
             "--client-sample-rate must lie in (0, 1]",
         ),
         (
-            ["record_level_fedavg", "--noise-multiplier", "1", *RECORD[2:], "-p", "client_sample_rate=0"],
+            [
+                "record_level_fedavg",
+                "--noise-multiplier",
+                "1",
+                *RECORD[2:],
+                "-p",
+                "client_sample_rate=0",
+            ],
             "client_sample_rate must lie in (0, 1]",
         ),
         (
-            ["record_level_fedavg", "--noise-multiplier", "1", *RECORD[:2], "--local-steps", "2.5", "--rounds", "3"],
+            [
+                "record_level_fedavg",
+                "--noise-multiplier",
+                "1",
+                *RECORD[:2],
+                "--local-steps",
+                "2.5",
+                "--rounds",
+                "3",
+            ],
             "--local-steps takes integers",
         ),
         (
@@ -130,7 +205,14 @@ def test_sweep_over_passes_is_the_class_broadcast(capsys):
             "--slots must be an integer >= 1",
         ),
         (
-            ["random_checkins", "--noise-multiplier", "1", *CHECKINS[2:], "--checkin-probability", "2"],
+            [
+                "random_checkins",
+                "--noise-multiplier",
+                "1",
+                *CHECKINS[2:],
+                "--checkin-probability",
+                "2",
+            ],
             "--checkin-probability must lie in (0, 1]",
         ),
         (["random_checkins", "--noise-multiplier", "-1", *CHECKINS], "--noise-multiplier must"),

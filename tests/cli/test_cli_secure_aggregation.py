@@ -12,7 +12,16 @@ import pytest
 from hockeystick import secagg
 from hockeystick.cli import main
 
-RUN = ["--clip-norm", "1", "--granularity", "0.1", "--dimension", "16", "--min-surviving-clients", "8"]
+RUN = [
+    "--clip-norm",
+    "1",
+    "--granularity",
+    "0.1",
+    "--dimension",
+    "16",
+    "--min-surviving-clients",
+    "8",
+]
 KWARGS = dict(clip_norm=1.0, granularity=0.1, dimension=16, min_surviving_clients=8)
 CLASSES = {
     "distributed_discrete_gaussian": secagg.DistributedDiscreteGaussian,
@@ -29,7 +38,19 @@ def _csv(capsys, argv: list[str]) -> pd.DataFrame:
 
 @pytest.mark.parametrize("name", sorted(CLASSES))
 def test_epsilon_against_the_server_is_the_classs(capsys, name):
-    argv = ["epsilon", name, *RUN, "--local-sigma", "0.5", "--rounds", "10", "--delta", "1e-5", "--bound", "both"]
+    argv = [
+        "epsilon",
+        name,
+        *RUN,
+        "--local-sigma",
+        "0.5",
+        "--rounds",
+        "10",
+        "--delta",
+        "1e-5",
+        "--bound",
+        "both",
+    ]
     table = _csv(capsys, argv)
     lower, upper = CLASSES[name](**KWARGS, local_sigma=0.5, rounds=10).epsilon(1e-5, bound="both")
     assert (table["epsilon_lower"].iloc[0], table["epsilon_upper"].iloc[0]) == (lower, upper)
@@ -56,9 +77,21 @@ def test_the_observer_entry_amplifies_by_the_sampling_rate(capsys, name):
 
 
 def test_the_server_entry_takes_no_sampling_rate(capsys):
-    argv = ["epsilon", "distributed_skellam", *RUN, "--local-sigma", "0.5", "--sampling-rate", "0.1", "--delta", "1e-5"]
+    argv = [
+        "epsilon",
+        "distributed_skellam",
+        *RUN,
+        "--local-sigma",
+        "0.5",
+        "--sampling-rate",
+        "0.1",
+        "--delta",
+        "1e-5",
+    ]
     assert main(argv) != 0
-    assert "unknown parameter(s) '--sampling-rate'" in capsys.readouterr().err  # the observer entry takes it
+    assert (
+        "unknown parameter(s) '--sampling-rate'" in capsys.readouterr().err
+    )  # the observer entry takes it
 
 
 @pytest.mark.parametrize("name", sorted(CLASSES))
@@ -89,5 +122,11 @@ def test_the_listing_shows_the_entries_and_the_help_the_flags(capsys):
     with pytest.raises(SystemExit):
         main(["epsilon", "--help"])
     help_text = capsys.readouterr().out
-    for flag in ("--clip-norm", "--granularity", "--dimension", "--local-sigma", "--min-surviving-clients"):
+    for flag in (
+        "--clip-norm",
+        "--granularity",
+        "--dimension",
+        "--local-sigma",
+        "--min-surviving-clients",
+    ):
         assert flag in help_text

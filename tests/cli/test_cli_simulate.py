@@ -59,18 +59,32 @@ def _same_runs(rows, expected) -> None:
     assert list(rows["algorithm"]) == ["noisy_fedavg"] * 4 + ["trusted_aggregator"] * 4
     for name, frame in expected.items():
         part = rows[rows["algorithm"] == name].reset_index(drop=True)
-        for column in ("seed", "sigma", "final_loss", "final_accuracy", "test_loss", "test_accuracy", "epsilon"):
+        for column in (
+            "seed",
+            "sigma",
+            "final_loss",
+            "final_accuracy",
+            "test_loss",
+            "test_accuracy",
+            "epsilon",
+        ):
             assert part[column].tolist() == frame[column].tolist(), (name, column)
         assert [list(c) for c in part["loss_curve"]] == frame["loss_curve"].tolist()
 
 
 def test_parquet_rows_equal_the_sweep_run_directly(tmp_path, capsys, expected):
     out, png = tmp_path / "runs.parquet", tmp_path / "frontier.png"
-    assert main(["simulate", _write(tmp_path), "-o", str(out), "--plot", str(png), "--no-progress"]) == 0
+    assert (
+        main(["simulate", _write(tmp_path), "-o", str(out), "--plot", str(png), "--no-progress"])
+        == 0
+    )
     _same_runs(pd.read_parquet(out), expected)
     assert png.stat().st_size > 0 and not (tmp_path / "runs.parquet.partial").exists()
     printed = capsys.readouterr().out
-    assert "noisy_fedavg: frontier of test_accuracy" in printed and "trusted_aggregator: frontier" in printed
+    assert (
+        "noisy_fedavg: frontier of test_accuracy" in printed
+        and "trusted_aggregator: frontier" in printed
+    )
 
 
 @pytest.mark.slow
@@ -78,7 +92,20 @@ def test_csv_rows_and_dask_local_equal_in_process(tmp_path, expected):
     pytest.importorskip("distributed")
     out = tmp_path / "runs.csv"
     assert (
-        main(["simulate", _write(tmp_path), "-o", str(out), "--dask", "local", "--workers", "2", "--no-progress"]) == 0
+        main(
+            [
+                "simulate",
+                _write(tmp_path),
+                "-o",
+                str(out),
+                "--dask",
+                "local",
+                "--workers",
+                "2",
+                "--no-progress",
+            ]
+        )
+        == 0
     )
     rows = pd.read_csv(out)
     rows["loss_curve"] = rows["loss_curve"].map(json.loads)
@@ -100,7 +127,9 @@ def test_csv_rows_and_dask_local_equal_in_process(tmp_path, expected):
         (("rate = 0.5,", "rate = 0.5, lr = 1,"), "trusted_aggregator takes no parameter 'lr'"),
     ],
 )
-def test_bad_files_exit_2_with_one_line_before_training(tmp_path, capsys, monkeypatch, change, message):
+def test_bad_files_exit_2_with_one_line_before_training(
+    tmp_path, capsys, monkeypatch, change, message
+):
     from hockeystick.simulate import sweep
 
     monkeypatch.setattr(sweep, "run_configuration", lambda *a, **k: pytest.fail("training started"))
@@ -118,7 +147,9 @@ def test_existing_output_needs_force(tmp_path, capsys):
     assert "exists" in capsys.readouterr().err and out.read_text() == "keep me"
     assert main(["simulate", str(tmp_path / "missing.toml"), "-o", str(tmp_path / "x.csv")]) == 2
     assert main(["simulate", _write(tmp_path), "-o", str(tmp_path / "runs.txt")]) == 2
-    assert main(["simulate", _write(tmp_path), "-o", str(tmp_path / "r.csv"), "--plot", "f.jpg"]) == 2
+    assert (
+        main(["simulate", _write(tmp_path), "-o", str(tmp_path / "r.csv"), "--plot", "f.jpg"]) == 2
+    )
 
 
 COROLLARY_1 = """\
@@ -138,15 +169,34 @@ fixed = { batch = 4, rate = 10.0, radius = 3.0, schedule = "inverse_t" }
 
 
 def test_corollary_1_bound_beside_the_measured_test_loss(tmp_path, capsys):
-    from hockeystick.simulate import least_squares_constants, strongly_convex_excess_loss_bound, synthetic
+    from hockeystick.simulate import (
+        least_squares_constants,
+        strongly_convex_excess_loss_bound,
+        synthetic,
+    )
     from hockeystick.simulate.utility_bound import corollary_1_table
 
     out, png = tmp_path / "cor1.parquet", tmp_path / "cor1.png"
-    assert main(["simulate", _write(tmp_path, COROLLARY_1), "-o", str(out), "--plot", str(png), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                _write(tmp_path, COROLLARY_1),
+                "-o",
+                str(out),
+                "--plot",
+                str(png),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert "paper 000 Corollary 1" in capsys.readouterr().out and png.stat().st_size > 0
     train, test = synthetic("linear", 200, 2, 3, noise=0.3, seed=0).split(0.5)
     table = corollary_1_table(
-        pd.read_parquet(out).drop(columns=["algorithm"]).dropna(axis=1, how="all"), test, n=train.n_clients
+        pd.read_parquet(out).drop(columns=["algorithm"]).dropna(axis=1, how="all"),
+        test,
+        n=train.n_clients,
     )
     assert len(table) == 2
     c = least_squares_constants(test.features, test.labels, 3.0)

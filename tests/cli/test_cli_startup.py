@@ -53,7 +53,9 @@ def _loaded_after(code: str, heavy: tuple[str, ...] = HEAVY) -> set[str]:
         f"print(json.dumps(sorted({{m for m in sys.modules for h in {heavy!r} "
         f"if m == h or m.startswith(h + '.')}})))"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return set(json.loads(done.stdout.splitlines()[-1]))
 
@@ -99,7 +101,10 @@ def test_a_subcommand_imports_its_machinery_when_it_runs():
 def test_the_training_vocabulary_imports_no_scipy():
     """``from hockeystick.training import DPSGD`` (every PLD accountant behind it) loads numpy and the core,
     never scipy: each scipy function is imported by the function that calls it."""
-    assert _loaded_after("from hockeystick.training import DPSGD", (*FIRST_ANSWER_HEAVY, "scipy")) == set()
+    assert (
+        _loaded_after("from hockeystick.training import DPSGD", (*FIRST_ANSWER_HEAVY, "scipy"))
+        == set()
+    )
 
 
 def test_the_registry_imports_no_scipy():

@@ -22,8 +22,24 @@ from hockeystick.sweep.checkpoint import parts_directory
 from hockeystick.sweep.grid import Grid
 from hockeystick.sweep.run import run_sweep
 
-DP_SGD = ["--dataset-size", "60000", "--batch-size", "256", "--epochs", "2", "--noise-multiplier", "0.7"]
-PYTHON_ONLY = ("overwrite=True", "allow_large=True", "resume=True", "out_dir", "max_points", "DEFAULT_MAX_POINTS")
+DP_SGD = [
+    "--dataset-size",
+    "60000",
+    "--batch-size",
+    "256",
+    "--epochs",
+    "2",
+    "--noise-multiplier",
+    "0.7",
+]
+PYTHON_ONLY = (
+    "overwrite=True",
+    "allow_large=True",
+    "resume=True",
+    "out_dir",
+    "max_points",
+    "DEFAULT_MAX_POINTS",
+)
 
 
 def _invoke(capsys, argv: list[str]) -> tuple[int, str, str]:
@@ -50,7 +66,9 @@ def small_memory(monkeypatch):
 
 def test_too_many_grid_points_python(small_memory):
     with pytest.raises(ValueError) as refused:
-        training.DPSGD(noise_multiplier=0.7, dataset_size=60000, batch_size=256, epochs=2).epsilon(1e-5)
+        training.DPSGD(noise_multiplier=0.7, dataset_size=60000, batch_size=256, epochs=2).epsilon(
+            1e-5
+        )
     message = str(refused.value)
     assert "a larger value_discretization_interval or accuracy" in message
     assert "raise max_points (hockeystick.pld.compose.fft.DEFAULT_MAX_POINTS)" in message
@@ -62,7 +80,9 @@ def test_too_many_grid_points_command_line(capsys, small_memory):
     assert code == 2 and out == ""
     _in_command_line_words(err, "-p value_discretization_interval=VALUE", "-p accuracy=VALUE")
     # the advice works: a coarser grid fits
-    code, out, err = _invoke(capsys, ["epsilon", *DP_SGD, "--delta", "1e-5", "-p", "value_discretization_interval=0.5"])
+    code, out, err = _invoke(
+        capsys, ["epsilon", *DP_SGD, "--delta", "1e-5", "-p", "value_discretization_interval=0.5"]
+    )
     assert code == 0, err
     code, out, err = _invoke(capsys, ["epsilon", *DP_SGD, "--delta", "1e-5", "-p", "accuracy=1"])
     assert code == 0, err
@@ -107,7 +127,9 @@ def test_too_many_grid_points_compose(capsys, tmp_path, small_memory):
     assert code == 0, err
 
 
-GRID = Grid.from_parameters(["gaussian"], "delta", {"sigma": "1,2", "rounds": "10", "epsilon": "1"}, "upper")
+GRID = Grid.from_parameters(
+    ["gaussian"], "delta", {"sigma": "1,2", "rounds": "10", "epsilon": "1"}, "upper"
+)
 
 
 def test_an_existing_output(capsys, tmp_path):
@@ -160,7 +182,11 @@ def test_a_sweep_too_large(capsys, tmp_path):
     huge = Grid.from_parameters(
         ["gaussian"],
         "delta",
-        {"sigma": "linear:1:2:10000", "rounds": "linear:1:10000:10000", "epsilon": "linear:0.1:8:10000"},
+        {
+            "sigma": "linear:1:2:10000",
+            "rounds": "linear:1:10000:10000",
+            "epsilon": "linear:0.1:8:10000",
+        },
         "upper",
     )
     with pytest.raises(ValueError, match="pass allow_large=True to run it anyway") as refused:
@@ -188,7 +214,9 @@ def test_a_sweep_too_large(capsys, tmp_path):
 
 def test_the_example_over_its_own_files(capsys, tmp_path):
     (tmp_path / "example.toml").write_text("edited")
-    with pytest.raises(ValueError, match="pass overwrite=True to replace them, or give another out_dir") as refused:
+    with pytest.raises(
+        ValueError, match="pass overwrite=True to replace them, or give another out_dir"
+    ) as refused:
         run_example(tmp_path)
     assert "--" not in str(refused.value)
     code, out, err = _invoke(capsys, ["sweep", "--example", "--out-dir", str(tmp_path)])
@@ -266,5 +294,7 @@ def test_a_training_run_refused_in_its_flags(capsys, flag, value, python_name):
     kwargs[python_name] = float(value)
     with pytest.raises(ValueError, match=python_name):
         training.DPSGD(**kwargs).epsilon(1e-5)
-    code, _, err = _invoke(capsys, ["epsilon", "-a", "gaussian", "-p", "sigma=-1", "-p", "rounds=3", "--delta", "1e-5"])
+    code, _, err = _invoke(
+        capsys, ["epsilon", "-a", "gaussian", "-p", "sigma=-1", "-p", "rounds=3", "--delta", "1e-5"]
+    )
     assert code == 2 and "sigma must" in err, err

@@ -47,7 +47,9 @@ def close(value: float, reference) -> bool:
     ],
 )
 def test_trusted_aggregator_matches_theorem_2_sum(n, m, sigma, eta, L, rho, rounds):
-    acc = TrustedAggregator(n=n, batch_size=m, sigma=sigma, learning_rate=eta, lipschitz=L, radius=rho, rounds=rounds)
+    acc = TrustedAggregator(
+        n=n, batch_size=m, sigma=sigma, learning_rate=eta, lipschitz=L, radius=rho, rounds=rounds
+    )
     for eps in (0.05, 0.7, 3.0):
         assert close(acc.delta(eps), ref.trusted_aggregator(eps, n, m, sigma, eta, L, rho, rounds))
 
@@ -81,7 +83,9 @@ def test_grid_factorization_equals_pointwise_evaluation():
     # rounds as an extra axis triggers the shared-factor path; compare with one call per round count
     rounds = np.arange(1, 11)[:, None]
     eps = np.linspace(0.05, 6, 50)
-    acc = TrustedAggregator(n=100, batch_size=10, sigma=1.5, learning_rate=0.5, lipschitz=1, radius=1, rounds=rounds)
+    acc = TrustedAggregator(
+        n=100, batch_size=10, sigma=1.5, learning_rate=0.5, lipschitz=1, radius=1, rounds=rounds
+    )
     grid = acc.delta(eps, threads=2)
     for t in (1, 4, 10):
         single = TrustedAggregator(
@@ -104,7 +108,9 @@ def test_epsilon_inverts_delta_on_a_grid():
     back = acc.delta(eps)
     assert np.all(back <= targets)
     positive = eps > 0
-    np.testing.assert_allclose(back[positive], np.broadcast_to(targets, eps.shape)[positive], rtol=1e-12)
+    np.testing.assert_allclose(
+        back[positive], np.broadcast_to(targets, eps.shape)[positive], rtol=1e-12
+    )
 
 
 def test_results_do_not_depend_on_the_thread_count():
@@ -156,7 +162,9 @@ def test_diameter_variants_order_as_the_theory_says():
     eps = np.linspace(0.05, 5, 30)
     convex = TrustedAggregator(**BASE).delta(eps)
     nonconvex = NonconvexTrustedAggregator(**BASE).delta(eps)
-    strong = StronglyConvexTrustedAggregator(**BASE, smoothness=1.0, strong_convexity=0.5).delta(eps)
+    strong = StronglyConvexTrustedAggregator(**BASE, smoothness=1.0, strong_convexity=0.5).delta(
+        eps
+    )
     assert np.all(strong <= convex) and np.all(convex <= nonconvex)
     assert np.any(strong < convex) and np.any(convex < nonconvex)
     # the nonconvex diameter 2(rho + eta L) in the formula
@@ -171,8 +179,12 @@ def test_diameter_variants_order_as_the_theory_says():
 def test_strongly_convex_needs_its_step_condition():
     with pytest.raises(ValueError, match="strong_convexity must be <= smoothness"):
         StronglyConvexTrustedAggregator(**BASE, smoothness=0.5, strong_convexity=1.0)
-    with pytest.raises(ValueError, match=r"learning_rate must be <= 2 / \(smoothness \+ strong_convexity\)"):
-        StronglyConvexTrustedAggregator(**{**BASE, "learning_rate": 1.5}, smoothness=1.0, strong_convexity=0.5)
+    with pytest.raises(
+        ValueError, match=r"learning_rate must be <= 2 / \(smoothness \+ strong_convexity\)"
+    ):
+        StronglyConvexTrustedAggregator(
+            **{**BASE, "learning_rate": 1.5}, smoothness=1.0, strong_convexity=0.5
+        )
 
 
 # ---- per-round schedules, Corollary 1 ----------------------------------------------------------
@@ -188,7 +200,9 @@ def test_constant_schedule_equals_closed_form():
 def test_schedule_matches_theorem_2_general_sum():
     rng = np.random.default_rng(7)
     sigma, eta = rng.uniform(0.5, 3, 12), rng.uniform(0.05, 1.0, 12)
-    acc = TrustedAggregatorSchedule(n=120, batch_size=10, sigma=sigma, learning_rate=eta, lipschitz=1.3, radius=0.8)
+    acc = TrustedAggregatorSchedule(
+        n=120, batch_size=10, sigma=sigma, learning_rate=eta, lipschitz=1.3, radius=0.8
+    )
     for eps in (0.2, 1.5):
         r1 = [2 * 1.3 / (np.sqrt(10) * s) for s in sigma]
         r2 = [2 * 0.8 * np.sqrt(10) / (e * s) for e, s in zip(eta, sigma)]
@@ -197,7 +211,9 @@ def test_schedule_matches_theorem_2_general_sum():
 
 def test_schedule_validation():
     with pytest.raises(ValueError, match="same length"):
-        TrustedAggregatorSchedule(**{**BASE, "sigma": np.ones(5), "learning_rate": np.ones(4) * 0.1})
+        TrustedAggregatorSchedule(
+            **{**BASE, "sigma": np.ones(5), "learning_rate": np.ones(4) * 0.1}
+        )
     with pytest.raises(ValueError, match="between 1 and floor"):
         TrustedAggregatorSchedule(**{**BASE, "sigma": np.ones(11)})
     with pytest.raises(ValueError, match="must be a scalar for a per-round schedule"):
@@ -218,7 +234,13 @@ def test_corollary_1_uses_inverse_time_rates_and_is_below_equation_11():
     assert np.all(exact <= acc.paper_closed_form().delta(eps) * (1 + 1e-14))
     with pytest.raises(ValueError, match="learning_rate must be <= 2 / "):
         InverseTimeRateTrustedAggregator(
-            n=100, batch_size=10, sigma=1.5, strong_convexity=0.5, lipschitz=1.0, radius=1.0, smoothness=2.0
+            n=100,
+            batch_size=10,
+            sigma=1.5,
+            strong_convexity=0.5,
+            lipschitz=1.0,
+            radius=1.0,
+            smoothness=2.0,
         )  # eta_1 = 2 > 2/beta = 1
 
 
@@ -286,7 +308,15 @@ def test_random_stop_schedule_is_below_equation_12_with_minima():
 
 # ---- 002 ----------------------------------------------------------------------------------------
 
-PN = dict(n=40, sigma=1.0, learning_rate=0.7, lipschitz=1.0, smoothness=0.5, diameter=1.0, strong_convexity=0.2)
+PN = dict(
+    n=40,
+    sigma=1.0,
+    learning_rate=0.7,
+    lipschitz=1.0,
+    smoothness=0.5,
+    diameter=1.0,
+    strong_convexity=0.2,
+)
 
 
 @pytest.mark.parametrize("index", [1, 20, 39, 40])
@@ -334,14 +364,18 @@ def test_pnsgd_conditions():
         PNSGDGaussian(**PN, index=41)
     with pytest.raises(ValueError, match="index must be an integer >= 1"):
         PNSGDGaussian(**PN, index=0)
-    with pytest.raises(ValueError, match=r"learning_rate must be <= 2 / \(smoothness \+ strong_convexity\)"):
+    with pytest.raises(
+        ValueError, match=r"learning_rate must be <= 2 / \(smoothness \+ strong_convexity\)"
+    ):
         PNSGDGaussian(**{**PN, "learning_rate": 3.0}, index=1)
     with pytest.raises(ValueError, match="diameter must be finite and > 0"):
         PNSGDGaussian(**{**PN, "diameter": 0.0}, index=1)
 
 
 def test_baseline_epsilon_inverts_delta():
-    base = PNSGDRenyiBaseline(**{k: v for k, v in PN.items() if k != "diameter"}, index=np.array([1, 20, 39, 40]))
+    base = PNSGDRenyiBaseline(
+        **{k: v for k, v in PN.items() if k != "diameter"}, index=np.array([1, 20, 39, 40])
+    )
     targets = np.array([1e-3, 1e-8])[:, None]
     eps = base.epsilon(targets)
     np.testing.assert_allclose(base.delta(eps), np.broadcast_to(targets, eps.shape), rtol=1e-12)
@@ -364,7 +398,9 @@ def test_pnsgd_epsilon_round_trip_on_a_grid():
     back = acc.delta(eps)
     assert np.all(back <= targets)
     positive = eps > 0
-    np.testing.assert_allclose(back[positive], np.broadcast_to(targets, eps.shape)[positive], rtol=1e-12)
+    np.testing.assert_allclose(
+        back[positive], np.broadcast_to(targets, eps.shape)[positive], rtol=1e-12
+    )
 
 
 # ---- the cap at 1: in the core, NaN-preserving -----------------------------------------------------
@@ -412,7 +448,9 @@ def test_delta_kernels_cap_at_one_but_never_turn_nan_into_one() -> None:
     }
     for name, (kernel, above, broken, argument) in kernels.items():
         assert kernel(**dict(zip(names[name].split(), above)), threads=1)[0] == 1.0, name
-        with pytest.raises(ValueError, match=f"^{argument} must not be NaN"):  # refused, not a silent 1.0
+        with pytest.raises(
+            ValueError, match=f"^{argument} must not be NaN"
+        ):  # refused, not a silent 1.0
             kernel(**dict(zip(names[name].split(), broken)), threads=1)
     radii = np.array([5.0, 5.0])
     assert (
@@ -452,7 +490,9 @@ def test_mismatched_shapes_name_the_arguments() -> None:
         TrustedAggregator(**{**BASE, "learning_rate": [0.1, 0.2], "smoothness": [1.0, 2.0, 3.0]})
     with pytest.raises(ValueError, match=r"strong_convexity \(3,\)"):
         StronglyConvexTrustedAggregator(
-            **{**BASE, "learning_rate": [0.1, 0.2]}, smoothness=1.0, strong_convexity=[0.1, 0.2, 0.3]
+            **{**BASE, "learning_rate": [0.1, 0.2]},
+            smoothness=1.0,
+            strong_convexity=[0.1, 0.2, 0.3],
         )
     with pytest.raises(ValueError, match=r"sigma \(2,\).*diameter \(3,\)"):
         PNSGDGaussian(
@@ -465,7 +505,9 @@ def test_mismatched_shapes_name_the_arguments() -> None:
             smoothness=1.0,
             strong_convexity=0.1,
         )
-    grid = TrustedAggregator(**{**BASE, "sigma": np.array([1.0, 2.0])[:, None], "radius": [1.0, 2.0, 3.0]})
+    grid = TrustedAggregator(
+        **{**BASE, "sigma": np.array([1.0, 2.0])[:, None], "radius": [1.0, 2.0, 3.0]}
+    )
     assert np.shape(grid.delta(1.0)) == (2, 3)
 
 
@@ -479,6 +521,10 @@ def test_non_numeric_and_bool_arguments_are_rejected(value) -> None:
 
 def test_renyi_baseline_kappa_is_the_ratio_squared_at_subnormal_arguments():
     """kappa = 2 (L / sigma)^2 M^(n-i+1) / (n-i): L = sigma = 5e-324 gave NaN (0 / 0 after squaring)."""
-    tiny = PNSGDRenyiBaseline(n=50, index=1, sigma=5e-324, learning_rate=0.5, lipschitz=5e-324, smoothness=1.0)
-    same = PNSGDRenyiBaseline(n=50, index=1, sigma=1.0, learning_rate=0.5, lipschitz=1.0, smoothness=1.0)
+    tiny = PNSGDRenyiBaseline(
+        n=50, index=1, sigma=5e-324, learning_rate=0.5, lipschitz=5e-324, smoothness=1.0
+    )
+    same = PNSGDRenyiBaseline(
+        n=50, index=1, sigma=1.0, learning_rate=0.5, lipschitz=1.0, smoothness=1.0
+    )
     assert tiny.epsilon(0.3) == same.epsilon(0.3) and tiny.delta(1.0) == same.delta(1.0)

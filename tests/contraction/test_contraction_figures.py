@@ -36,7 +36,9 @@ def test_000_figure_2_curves_match_mpmath_and_larger_q_is_more_private():
             )
             assert _close(value, reference), (q, e)
     d = np.array([curves[f"q = {q}"] for q in figures.FL_RATES])
-    assert np.all(d[1] < d[0]) and np.all(d[2] < d[1]), "000 Fig. 2: larger q must give smaller delta"
+    assert np.all(d[1] < d[0]) and np.all(d[2] < d[1]), (
+        "000 Fig. 2: larger q must give smaller delta"
+    )
 
 
 @pytest.mark.parametrize("name", ["002_fig2", "002_fig3"])
@@ -59,13 +61,18 @@ def test_002_figure_curves_match_mpmath(name):
                     M,
                 ),
             )
-            assert _close(prop1, ref.renyi_baseline(e, params["n"], i, params["sigma"], params["lipschitz"], M))
+            assert _close(
+                prop1,
+                ref.renyi_baseline(e, params["n"], i, params["sigma"], params["lipschitz"], M),
+            )
 
 
 def test_002_figure_2_theorem_4_is_below_proposition_1():
     curves = figures.pnsgd_figure_curves("002_fig2", EPS20)
     for i in (1, 20, 39):
-        assert np.all(curves[f"Thm 4, i = {i}"] < curves[f"Prop 1, i = {i}"]), f"Thm 4 must be below Prop 1 for i = {i}"
+        assert np.all(curves[f"Thm 4, i = {i}"] < curves[f"Prop 1, i = {i}"]), (
+            f"Thm 4 must be below Prop 1 for i = {i}"
+        )
     # "especially for the individuals whose records were processed later": the saving in
     # epsilon at a fixed delta grows with i ...
     from hockeystick.contraction import PNSGDGaussian, PNSGDRenyiBaseline
@@ -80,7 +87,9 @@ def test_002_figure_2_theorem_4_is_below_proposition_1():
     assert np.all(saving[39] > saving[20]) and np.all(saving[20] > saving[1])
     # ... while the ratio delta~/delta (the vertical gap on a log scale) is largest for i = 1.
     log_gap = {
-        i: np.log(curves[f"Prop 1, i = {i}"]) - np.log(np.maximum(curves[f"Thm 4, i = {i}"], 1e-300)) for i in (1, 39)
+        i: np.log(curves[f"Prop 1, i = {i}"])
+        - np.log(np.maximum(curves[f"Thm 4, i = {i}"], 1e-300))
+        for i in (1, 39)
     }
     assert np.all(log_gap[1] > log_gap[39])
 
@@ -88,8 +97,12 @@ def test_002_figure_2_theorem_4_is_below_proposition_1():
 def test_002_figure_3_claims_small_epsilon_and_late_records():
     curves = figures.pnsgd_figure_curves("002_fig3", EPS20)
     for i in (20, 30, 39):
-        assert curves[f"Thm 4, i = {i}"][0] < curves[f"Prop 1, i = {i}"][0], "Thm 4 better at small epsilon"
-    assert np.all(curves["Thm 4, i = 39"] < curves["Prop 1, i = 39"]), "Thm 4 better for i = 39 at every epsilon"
+        assert curves[f"Thm 4, i = {i}"][0] < curves[f"Prop 1, i = {i}"][0], (
+            "Thm 4 better at small epsilon"
+        )
+    assert np.all(curves["Thm 4, i = 39"] < curves["Prop 1, i = 39"]), (
+        "Thm 4 better for i = 39 at every epsilon"
+    )
     # for earlier records Prop 1 wins at larger epsilon (the curves cross), as the figure shows
     assert np.any(curves["Thm 4, i = 20"] > curves["Prop 1, i = 20"])
 
@@ -106,8 +119,14 @@ def test_write_figures_writes_the_pngs_and_paper_003_tables(tmp_path, monkeypatc
     # depend on how many points it holds (each point's numbers: test_isrl*.py). The Thm 2.1 row (1238, 35, 1)
     # and the sigma curve at eps0 = 1 ask for the same calibration, computed once.
     monkeypatch.setattr(errata_003, "_needed_sigma", functools.cache(errata_003._needed_sigma))
-    sigma_curves, utility_rows, shuffle_rows = errata_003.sigma_curves, errata_003.utility_rows, errata_003.shuffle_rows
-    monkeypatch.setattr(errata_003, "sigma_curves", lambda: sigma_curves(epsilons=np.array([0.5, 1.0])))
+    sigma_curves, utility_rows, shuffle_rows = (
+        errata_003.sigma_curves,
+        errata_003.utility_rows,
+        errata_003.shuffle_rows,
+    )
+    monkeypatch.setattr(
+        errata_003, "sigma_curves", lambda: sigma_curves(epsilons=np.array([0.5, 1.0]))
+    )
     monkeypatch.setattr(errata_003, "utility_rows", lambda: utility_rows((1.5, 6.0), seeds=1))
     monkeypatch.setattr(errata_003, "shuffle_rows", lambda: shuffle_rows(errata_003.SHUFFLE[1:2]))
     paths = figures.write_figures(tmp_path / "figs")

@@ -103,7 +103,9 @@ def trusted_aggregator(eps, n, m, sigma, eta, L, rho, rounds=None):
 @_precise
 def pnsgd_gaussian(eps, n, i, sigma, eta, L, D, M):
     """002 Thm 4."""
-    return theta(2 * mp.mpf(L) / sigma, eps) * theta(mp.mpf(M) * D / (mp.mpf(eta) * sigma), eps) ** (n - i)
+    return theta(2 * mp.mpf(L) / sigma, eps) * theta(
+        mp.mpf(M) * D / (mp.mpf(eta) * sigma), eps
+    ) ** (n - i)
 
 
 @_precise
@@ -170,4 +172,7 @@ def test_theta_complement_reference_adds_up_to_one():
 
 def test_random_stop_reference_counts_each_stop_once():
     # T = 1: the only stop is tau = 1, the sum is a_1
-    assert relative_error(random_stop_sum(0.5, [1.2], [9.0], 1.0, 1), theta(1.2, 0.5)) < mp.mpf(10) ** -40
+    assert (
+        relative_error(random_stop_sum(0.5, [1.2], [9.0], 1.0, 1), theta(1.2, 0.5))
+        < mp.mpf(10) ** -40
+    )

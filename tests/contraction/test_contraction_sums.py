@@ -13,7 +13,14 @@ import pytest
 
 from hockeystick.contraction import _kernels
 
-from .test_contraction_reference import geometric_sum, laplace, random_stop_sum, relative_error, schedule_sum, theta
+from .test_contraction_reference import (
+    geometric_sum,
+    laplace,
+    random_stop_sum,
+    relative_error,
+    schedule_sum,
+    theta,
+)
 
 TOL = 1e-12
 RNG = np.random.default_rng(20261122)
@@ -71,7 +78,9 @@ def test_random_stop_double_sum_matches_literal_double_sum(rounds, first_stop):
 
 
 def _geometric_reference(eps, weight, terms, r1, r2):
-    return weight * theta(r1, eps) * geometric_sum(r2, eps, mp.inf if terms == np.inf else int(terms))
+    return (
+        weight * theta(r1, eps) * geometric_sum(r2, eps, mp.inf if terms == np.inf else int(terms))
+    )
 
 
 GEOMETRIC_CASES = [  # eps, weight, T, r1, r2
@@ -101,25 +110,38 @@ def test_geometric_closed_form_equals_general_recursion(terms, r2):
     closed = _kernels.geometric_delta(
         eps, np.float64(1.0 / terms), np.float64(terms), np.float64(0.4), np.float64(r2), 1
     )
-    general = _kernels.schedule_delta(eps, 1.0 / terms, 0, np.full(terms, 0.4), np.full(terms, r2), 1)
+    general = _kernels.schedule_delta(
+        eps, 1.0 / terms, 0, np.full(terms, 0.4), np.full(terms, r2), 1
+    )
     np.testing.assert_allclose(closed, general, rtol=TOL, atol=0)
 
 
 @pytest.mark.parametrize(
-    "terms, first_stop", [(1, 1), (10, 1), (10, 5), (2000, 1), (2000, 1999), (10**5, 1), (10**5, 50000)]
+    "terms, first_stop",
+    [(1, 1), (10, 1), (10, 5), (2000, 1), (2000, 1999), (10**5, 1), (10**5, 50000)],
 )
 @pytest.mark.parametrize("r2", [0.01, 1.0, 8.0, 40.0])
 def test_random_stop_closed_form_equals_general_recursion(terms, first_stop, r2):
     eps = np.array([0.3, 2.0])
     weight = 1.0 / (terms * (terms - first_stop + 1))
     closed = _kernels.random_stop_delta(
-        eps, np.float64(weight), np.float64(terms), np.float64(first_stop), np.float64(0.4), np.float64(r2), 1
+        eps,
+        np.float64(weight),
+        np.float64(terms),
+        np.float64(first_stop),
+        np.float64(0.4),
+        np.float64(r2),
+        1,
     )
-    general = _kernels.schedule_delta(eps, weight, first_stop, np.full(terms, 0.4), np.full(terms, r2), 1)
+    general = _kernels.schedule_delta(
+        eps, weight, first_stop, np.full(terms, 0.4), np.full(terms, r2), 1
+    )
     np.testing.assert_allclose(closed, general, rtol=TOL, atol=0)
 
 
-@pytest.mark.parametrize("terms, first_stop, r2", [(7, 1, 0.8), (7, 4, 45.0), (50, 1, 20.0), (50, 26, 0.05)])
+@pytest.mark.parametrize(
+    "terms, first_stop, r2", [(7, 1, 0.8), (7, 4, 45.0), (50, 1, 20.0), (50, 26, 0.05)]
+)
 def test_random_stop_closed_form_matches_mpmath(terms, first_stop, r2):
     eps = 0.7
     weight = 1.0 / (terms * (terms - first_stop + 1))
@@ -134,7 +156,9 @@ def test_random_stop_closed_form_matches_mpmath(terms, first_stop, r2):
     )
     with mp.workdps(120):
         reference = (
-            weight * theta(0.6, eps) * mp.fsum(geometric_sum(r2, eps, tau) for tau in range(first_stop, terms + 1))
+            weight
+            * theta(0.6, eps)
+            * mp.fsum(geometric_sum(r2, eps, tau) for tau in range(first_stop, terms + 1))
         )
     assert upper_and_close(got, reference)
 
@@ -146,7 +170,9 @@ def test_power_bound_matches_mpmath(noise):
         g1, g2 = (float(x) for x in np.exp(RNG.uniform(np.log(0.05), np.log(8.0), 2)))
         k = float(RNG.integers(0, 60))
         eps = float(RNG.uniform(0.0, min(g1, g2) if noise == "laplace" else 6.0))
-        got = _kernels.power_delta(noise, np.float64(eps), np.float64(k), np.float64(g1), np.float64(g2), 1)
+        got = _kernels.power_delta(
+            noise, np.float64(eps), np.float64(k), np.float64(g1), np.float64(g2), 1
+        )
         reference = factor(g1, eps) * factor(g2, eps) ** int(k)
         if reference < mp.mpf("1e-300"):  # not a double: covered by the log-space tests
             continue
@@ -168,15 +194,25 @@ def test_round_trip_geometric():
     deltas = 10.0 ** RNG.uniform(-14, -1, size=400)
     args = (np.float64(0.05), np.float64(20.0), np.float64(0.4), np.float64(7.0))
     _assert_round_trip(
-        lambda e: _kernels.geometric_delta(e, *args, 1), lambda d: _kernels.geometric_epsilon(d, *args, 1), deltas
+        lambda e: _kernels.geometric_delta(e, *args, 1),
+        lambda d: _kernels.geometric_epsilon(d, *args, 1),
+        deltas,
     )
 
 
 def test_round_trip_random_stop():
     deltas = 10.0 ** RNG.uniform(-14, -1, size=200)
-    args = (np.float64(1 / 200.0), np.float64(20.0), np.float64(11.0), np.float64(0.4), np.float64(7.0))
+    args = (
+        np.float64(1 / 200.0),
+        np.float64(20.0),
+        np.float64(11.0),
+        np.float64(0.4),
+        np.float64(7.0),
+    )
     _assert_round_trip(
-        lambda e: _kernels.random_stop_delta(e, *args, 1), lambda d: _kernels.random_stop_epsilon(d, *args, 1), deltas
+        lambda e: _kernels.random_stop_delta(e, *args, 1),
+        lambda d: _kernels.random_stop_epsilon(d, *args, 1),
+        deltas,
     )
 
 
@@ -185,7 +221,9 @@ def test_round_trip_power(noise):
     deltas = 10.0 ** RNG.uniform(-14, -1, size=300)
     args = (np.float64(12.0), np.float64(2.5), np.float64(1.3))
     _assert_round_trip(
-        lambda e: _kernels.power_delta(noise, e, *args, 1), lambda d: _kernels.power_epsilon(noise, d, *args, 1), deltas
+        lambda e: _kernels.power_delta(noise, e, *args, 1),
+        lambda d: _kernels.power_epsilon(noise, d, *args, 1),
+        deltas,
     )
 
 

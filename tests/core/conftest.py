@@ -33,7 +33,10 @@ def capi_build(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
 
     def build(*options: str) -> Path:
         if options not in built:
-            slug = "-".join(o.removeprefix("-D").replace("=", "_").lower() for o in options) or "default"
+            slug = (
+                "-".join(o.removeprefix("-D").replace("=", "_").lower() for o in options)
+                or "default"
+            )
             where = root / f"capi-{slug}"
             with FileLock(f"{where}.lock"):
                 record = where / "library-path.txt"

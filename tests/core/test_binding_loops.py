@@ -16,7 +16,13 @@ import pytest
 from hockeystick import _core
 
 RNG = np.random.default_rng(20261122)
-THREADS = (1, 2, 3, 0, -1)  # explicit counts, the automatic rule, and a negative count (automatic too)
+THREADS = (
+    1,
+    2,
+    3,
+    0,
+    -1,
+)  # explicit counts, the automatic rule, and a negative count (automatic too)
 H, TAIL, MAX_CELLS = 1e-3, 1e-10, 1 << 26
 
 
@@ -55,7 +61,13 @@ _RANDOM_STOP = "epsilon weight terms first_stop r_first r_product"
 def _pld_many(threads: int) -> list[np.ndarray]:
     sigma, q = np.array([0.8, 1.0, 2.0, 4.0]), np.array([0.01, 0.1, 0.5, 1.0])
     raw = _core.pld.subsampled_gaussian_many(
-        sigma, q, np.array([True, False, True, True]), h=H, tail=TAIL, max_cells=MAX_CELLS, threads=threads
+        sigma,
+        q,
+        np.array([True, False, True, True]),
+        h=H,
+        tail=TAIL,
+        max_cells=MAX_CELLS,
+        threads=threads,
     )
     return [np.asarray(item[key], dtype=np.float64) for item in raw for key in ("upper", "lower")]
 
@@ -80,7 +92,9 @@ CALLS: dict[str, Callable[[int], Any]] = {
     "theta": lambda t: _core.hockey_stick.theta(_R, _S, threads=t),
     "log_theta": lambda t: _core.hockey_stick.log_theta(_R, _S, threads=t),
     "theta_radius": lambda t: _core.hockey_stick.theta_radius(_EPS, _DELTA, threads=t),
-    "gaussian_factor_pairs": lambda t: _core.contraction.gaussian_factor_pairs(_EPS, _R, _S, threads=t),
+    "gaussian_factor_pairs": lambda t: _core.contraction.gaussian_factor_pairs(
+        _EPS, _R, _S, threads=t
+    ),
     "geometric_bound_delta": lambda t: _core.contraction.geometric_bound_delta(
         **_named(_GEOMETRIC, _broadcast(_COLUMN, 0.01, 50.0, _ROW, _ROW)), threads=t
     ),
@@ -97,7 +111,8 @@ CALLS: dict[str, Callable[[int], Any]] = {
     "power_bound_epsilon": lambda t: _core.contraction.power_bound_epsilon(
         "laplace",
         **_named(
-            "delta exponent g_first g_product", _broadcast(10.0 ** -np.linspace(1, 10, 300)[:, None], 3.0, _ROW, _ROW)
+            "delta exponent g_first g_product",
+            _broadcast(10.0 ** -np.linspace(1, 10, 300)[:, None], 3.0, _ROW, _ROW),
         ),
         threads=t,
     ),
@@ -119,9 +134,15 @@ CALLS: dict[str, Callable[[int], Any]] = {
         _RHO, _GAMMA, np.full(_ROWS, 30.0), threads=t
     ),
     "pld_subsampled_gaussian_many": _pld_many,
-    "pld_delta": lambda t: _core.pld.delta(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9, epsilon=_EPS, threads=t),
-    "pld_epsilon": lambda t: _core.pld.epsilon(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9, delta=_DELTA, threads=t),
-    "PldGridProfile.epsilon": lambda t: _core.pld.GridProfile(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9).epsilon(_DELTA, t),
+    "pld_delta": lambda t: _core.pld.delta(
+        _PMF, k_lo=-1500, h=0.01, p_inf=1e-9, epsilon=_EPS, threads=t
+    ),
+    "pld_epsilon": lambda t: _core.pld.epsilon(
+        _PMF, k_lo=-1500, h=0.01, p_inf=1e-9, delta=_DELTA, threads=t
+    ),
+    "PldGridProfile.epsilon": lambda t: _core.pld.GridProfile(
+        _PMF, k_lo=-1500, h=0.01, p_inf=1e-9
+    ).epsilon(_DELTA, t),
     "PldChargedCurve.delta": lambda t: _charged_curve().delta(_EPS - 15.0, t),
 }
 
@@ -158,14 +179,18 @@ def _with_nan_at(values: np.ndarray, *indices: int) -> np.ndarray:
     return out
 
 
-BAD: dict[str, tuple[Callable[[int], Any], str, int | None]] = {  # call, message start, first flat index
+BAD: dict[
+    str, tuple[Callable[[int], Any], str, int | None]
+] = {  # call, message start, first flat index
     "theta": (
         lambda t: _core.hockey_stick.theta(_R, _with_nan_at(_S, 30001, 7000), threads=t),
         "epsilon must not be NaN",
         7000,
     ),
     "gaussian_factor_pairs": (
-        lambda t: _core.contraction.gaussian_factor_pairs(_EPS, _with_nan_at(_R, 9000, 20000), _S, threads=t),
+        lambda t: _core.contraction.gaussian_factor_pairs(
+            _EPS, _with_nan_at(_R, 9000, 20000), _S, threads=t
+        ),
         "r_first must not be NaN",
         9000,
     ),
@@ -180,7 +205,9 @@ BAD: dict[str, tuple[Callable[[int], Any], str, int | None]] = {  # call, messag
         lambda t: _core.contraction.random_stop_bound_epsilon(
             **_named(
                 _RANDOM_STOP.replace("epsilon", "delta"),
-                _broadcast(_with_nan_at(np.full((300, 1), 1e-3), 20, 250), 0.01, 50.0, 5.0, _ROW, _ROW),
+                _broadcast(
+                    _with_nan_at(np.full((300, 1), 1e-3), 20, 250), 0.01, 50.0, 5.0, _ROW, _ROW
+                ),
             ),
             threads=t,
         ),
@@ -196,14 +223,24 @@ BAD: dict[str, tuple[Callable[[int], Any], str, int | None]] = {  # call, messag
     ),
     "schedule_bound_delta": (
         lambda t: _core.contraction.schedule_bound_delta(
-            _with_nan_at(_EPS[:500], 400, 17), weight=0.01, first_stop=0, r_first=_R1, r_product=_R2, threads=t
+            _with_nan_at(_EPS[:500], 400, 17),
+            weight=0.01,
+            first_stop=0,
+            r_first=_R1,
+            r_product=_R2,
+            threads=t,
         ),
         "epsilon must not be NaN",
         17,
     ),
     "schedule_bound_epsilon": (
         lambda t: _core.contraction.schedule_bound_epsilon(
-            _DELTA[:50], weight=0.01, first_stop=0, r_first=_R1, r_product=_with_nan_at(_R2, 30, 7), threads=t
+            _DELTA[:50],
+            weight=0.01,
+            first_stop=0,
+            r_first=_R1,
+            r_product=_with_nan_at(_R2, 30, 7),
+            threads=t,
         ),
         "r_product must not be NaN (round 7)",
         None,
@@ -229,7 +266,12 @@ BAD: dict[str, tuple[Callable[[int], Any], str, int | None]] = {  # call, messag
     ),
     "pld_delta": (
         lambda t: _core.pld.delta(
-            _PMF, k_lo=-1500, h=0.01, p_inf=1e-9, epsilon=_with_nan_at(_EPS, 39999, 12345), threads=t
+            _PMF,
+            k_lo=-1500,
+            h=0.01,
+            p_inf=1e-9,
+            epsilon=_with_nan_at(_EPS, 39999, 12345),
+            threads=t,
         ),
         "epsilon must not be NaN",
         12345,
@@ -263,15 +305,31 @@ def test_nan_raises_value_error_naming_argument_and_first_index(name: str, threa
 
 @pytest.mark.parametrize("threads", [1, 3])
 def test_per_item_errors_report_the_lowest_item(threads: int) -> None:
-    sigma = np.array([1.0, 1.0, 1e-4, 1.0, 1.0, -1.0])  # item 2 needs too many cells, item 5 is invalid
+    sigma = np.array(
+        [1.0, 1.0, 1e-4, 1.0, 1.0, -1.0]
+    )  # item 2 needs too many cells, item 5 is invalid
     ones = np.ones(sigma.size)
-    with pytest.raises(ValueError, match="more cells than max_cells; use a coarser value_discretization_interval"):
+    with pytest.raises(
+        ValueError, match="more cells than max_cells; use a coarser value_discretization_interval"
+    ):
         _core.pld.subsampled_gaussian_many(
-            sigma, ones, np.ones(sigma.size, bool), h=1e-2, tail=TAIL, max_cells=100000, threads=threads
+            sigma,
+            ones,
+            np.ones(sigma.size, bool),
+            h=1e-2,
+            tail=TAIL,
+            max_cells=100000,
+            threads=threads,
         )
     with pytest.raises(ValueError, match="^sigma must be positive and finite$"):
         _core.pld.subsampled_gaussian_many(
-            sigma[[0, 5, 2]], ones[:3], np.ones(3, bool), h=1e-2, tail=TAIL, max_cells=100000, threads=threads
+            sigma[[0, 5, 2]],
+            ones[:3],
+            np.ones(3, bool),
+            h=1e-2,
+            tail=TAIL,
+            max_cells=100000,
+            threads=threads,
         )
 
 
@@ -290,7 +348,13 @@ def _one_gaussian_pld(threads: int) -> list[Any]:
     # One Gaussian-mechanism PLD of ~2e5 cells: the core's own cell loop (pld/grid/cells.hpp) is parallel
     # for grids above 20000 cells.
     return _core.pld.subsampled_gaussian_many(
-        np.array([0.6]), np.array([1.0]), np.array([True]), h=1e-4, tail=TAIL, max_cells=MAX_CELLS, threads=threads
+        np.array([0.6]),
+        np.array([1.0]),
+        np.array([True]),
+        h=1e-4,
+        tail=TAIL,
+        max_cells=MAX_CELLS,
+        threads=threads,
     )
 
 
@@ -310,6 +374,10 @@ def test_one_item_gets_the_granted_threads_for_its_own_loop_and_no_more() -> Non
     one = _cpu_ns_per_thread(lambda: _one_gaussian_pld(1))
     assert one[0] >= 0.98 * sum(one), f"threads=1: CPU ns per thread {one[:4]}"
     two = _cpu_ns_per_thread(lambda: _one_gaussian_pld(2))
-    assert two[1] >= 0.05 * sum(two), f"threads=2: CPU ns per thread {two[:4]}"  # inside a team it would be 0
+    assert two[1] >= 0.05 * sum(two), (
+        f"threads=2: CPU ns per thread {two[:4]}"
+    )  # inside a team it would be 0
     got = _one_gaussian_pld(0)
-    assert all(np.array_equal(a[k], b[k]) for a, b in zip(got, expected) for k in ("upper", "lower"))
+    assert all(
+        np.array_equal(a[k], b[k]) for a, b in zip(got, expected) for k in ("upper", "lower")
+    )

@@ -30,7 +30,9 @@ import hockeystick.pld as pld
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPI = ROOT / "cpp" / "capi"
-pytestmark = pytest.mark.slow  # conftest.py's capi_build configures and compiles the library, once per run
+pytestmark = (
+    pytest.mark.slow
+)  # conftest.py's capi_build configures and compiles the library, once per run
 
 HS_OK, HS_INVALID_ARGUMENT, HS_UNAVAILABLE, HS_ACCURACY_NOT_MET = 0, 1, 3, 5
 # the FFT backends of the PLD calls -> the system package CI installs for each (.ci/run)
@@ -56,13 +58,20 @@ def _c_compiler() -> str:
 
 def _run(*command: str | Path, env: dict[str, str] | None = None) -> str:
     done = subprocess.run([str(c) for c in command], capture_output=True, text=True, env=env)
-    assert done.returncode == 0, f"{' '.join(map(str, command))} failed:\n{done.stdout}\n{done.stderr}"
+    assert done.returncode == 0, (
+        f"{' '.join(map(str, command))} failed:\n{done.stdout}\n{done.stderr}"
+    )
     return done.stdout
 
 
 def _cmake() -> str:
     cmake = shutil.which("cmake")
-    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    cxx = (
+        os.environ.get("CXX")
+        or shutil.which("c++")
+        or shutil.which("g++")
+        or shutil.which("clang++")
+    )
     if cmake is None or cxx is None:
         _missing("cmake and a C++ compiler")
     return str(cmake)
@@ -74,8 +83,23 @@ def _build(build: Path, *options: str) -> Path:
     cmake = _cmake()
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
     prefix = f"-DCMAKE_INSTALL_PREFIX={build.parent / 'prefix'}"
-    configure = ("-DHOCKEYSTICK_BUILD_PYTHON=OFF", "-DHOCKEYSTICK_INSTALL=ON", prefix, "-DHOCKEYSTICK_BUILD_C=ON")
-    _run(str(cmake), "-S", ROOT, "-B", build, *generator, "-DCMAKE_BUILD_TYPE=Release", *configure, *options)
+    configure = (
+        "-DHOCKEYSTICK_BUILD_PYTHON=OFF",
+        "-DHOCKEYSTICK_INSTALL=ON",
+        prefix,
+        "-DHOCKEYSTICK_BUILD_C=ON",
+    )
+    _run(
+        str(cmake),
+        "-S",
+        ROOT,
+        "-B",
+        build,
+        *generator,
+        "-DCMAKE_BUILD_TYPE=Release",
+        *configure,
+        *options,
+    )
     _run(str(cmake), "--build", build, "--target", "hockeystick_c")
     (path,) = [p for p in (build / "capi").glob("libhockeystick_c.*") if not p.is_symlink()]
     return path
@@ -126,7 +150,9 @@ class Library:
 
     def subsampled_gaussian(self, sigma: float, q: float, h: float, rounds: int = 1) -> _PLD:
         one = _PLD()
-        assert self.lib.hs_pld_subsampled_gaussian(sigma, q, h, ctypes.byref(one)) == HS_OK, self.last_error()
+        assert self.lib.hs_pld_subsampled_gaussian(sigma, q, h, ctypes.byref(one)) == HS_OK, (
+            self.last_error()
+        )
         if rounds == 1:
             return one
         composed = _PLD()
@@ -137,7 +163,9 @@ class Library:
 
     def bracket(self, handle: _PLD, method: str, x: float) -> tuple[float, float]:
         lower, upper = _D(), _D()
-        status = getattr(self.lib, f"hs_pld_{method}_bracket")(handle, x, ctypes.byref(lower), ctypes.byref(upper))
+        status = getattr(self.lib, f"hs_pld_{method}_bracket")(
+            handle, x, ctypes.byref(lower), ctypes.byref(upper)
+        )
         assert status == HS_OK, self.last_error()
         return lower.value, upper.value
 
@@ -147,7 +175,9 @@ def _backend_found(lib: Library, backend: str) -> bool:
     must have been."""
     if not lib.lib.hs_has_pld():
         if os.environ.get("CI"):
-            pytest.fail(f"CI installs {BACKEND_PACKAGES[backend]} (.ci/run): the C interface must have its PLD calls")
+            pytest.fail(
+                f"CI installs {BACKEND_PACKAGES[backend]} (.ci/run): the C interface must have its PLD calls"
+            )
         assert lib.fft_backend() == ""
         return False
     assert lib.fft_backend() == backend
@@ -170,13 +200,17 @@ def pld_library(request, capi_build) -> Library:
     else:
         lib = Library(capi_build("-DHOCKEYSTICK_C_FFT=fftw"))
     if not _backend_found(lib, request.param):
-        pytest.skip(f"{request.param} is absent: install {BACKEND_PACKAGES[request.param]} for the PLD calls with it")
+        pytest.skip(
+            f"{request.param} is absent: install {BACKEND_PACKAGES[request.param]} for the PLD calls with it"
+        )
     return lib
 
 
 def _needs_pld(library: Library) -> None:
     if not library.lib.hs_has_pld():
-        pytest.skip("libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them")
+        pytest.skip(
+            "libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them"
+        )
 
 
 def _python_bracket(
@@ -192,12 +226,20 @@ def _python_bracket(
         dist.epsilon([delta - 4 * charge, delta + 4 * charge], bound="both", composition_only=True),
     )
     tolerance = float(max(low[0] - low[1], up[0] - up[1])) + 1e-12
-    return dist, cast("tuple[float, float]", dist.epsilon(delta, bound="both", composition_only=True)), tolerance
+    return (
+        dist,
+        cast("tuple[float, float]", dist.epsilon(delta, bound="both", composition_only=True)),
+        tolerance,
+    )
 
 
-def _check_composed_bracket(lower: float, upper: float, python: tuple[float, float], tolerance: float) -> None:
+def _check_composed_bracket(
+    lower: float, upper: float, python: tuple[float, float], tolerance: float
+) -> None:
     assert lower <= upper
-    assert max(lower, python[0]) <= min(upper, python[1])  # both certified: the two brackets overlap
+    assert max(lower, python[0]) <= min(
+        upper, python[1]
+    )  # both certified: the two brackets overlap
     assert abs(lower - python[0]) <= tolerance and abs(upper - python[1]) <= tolerance
 
 
@@ -214,8 +256,15 @@ def printed(pld_library: Library, tmp_path_factory) -> dict[str, list[list[str]]
     _run(_c_compiler(), *flags, "-I", CAPI / "include", CAPI / "tests" / "capi_check.c", "-L", libdir,
          "-lhockeystick_c", f"-Wl,-rpath,{libdir}", "-o", exe)  # fmt: skip
     output = _run(exe)
-    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
-    if cxx is not None:  # the header is C++ too (extern "C"): the same program compiled as C++ prints the same
+    cxx = (
+        os.environ.get("CXX")
+        or shutil.which("c++")
+        or shutil.which("g++")
+        or shutil.which("clang++")
+    )
+    if (
+        cxx is not None
+    ):  # the header is C++ too (extern "C"): the same program compiled as C++ prints the same
         cpp_exe = exe.with_name("capi_check_cpp")
         _run(cxx, "-x", "c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-I", CAPI / "include",
              CAPI / "tests" / "capi_check.c", "-x", "none", "-L", libdir, "-lhockeystick_c", f"-Wl,-rpath,{libdir}",
@@ -243,11 +292,18 @@ def test_c_program_gets_the_packages_version_and_kernels_bit_for_bit(printed):
         assert float(sigma) == np.nextafter(1.0 / hs.theta_radius(float(eps), float(delta)), np.inf)
         assert hs.theta(1.0 / float(sigma), float(eps)) <= float(delta)  # the safe side
     ((status, message),) = printed["refused"]
-    assert int(status) == HS_INVALID_ARGUMENT and message == "delta must lie strictly between 0 and 1, got 1.5"
+    assert (
+        int(status) == HS_INVALID_ARGUMENT
+        and message == "delta must lie strictly between 0 and 1, got 1.5"
+    )
 
 
-def test_c_program_brackets_agree_with_the_package_and_contain_the_exact_value(pld_library, printed):
-    assert printed["backend"] == [[pld_library.fft_backend()]]  # the header's hs_fft_backend, called from C
+def test_c_program_brackets_agree_with_the_package_and_contain_the_exact_value(
+    pld_library, printed
+):
+    assert printed["backend"] == [
+        [pld_library.fft_backend()]
+    ]  # the header's hs_fft_backend, called from C
     brackets = {fields[0]: fields[1:] for fields in printed["bracket"]}
     deltas = {fields[0]: fields[1:] for fields in printed["delta_bracket"]}
     assert set(brackets) == set(deltas) == {"poisson", "gaussian"}
@@ -258,11 +314,16 @@ def test_c_program_brackets_agree_with_the_package_and_contain_the_exact_value(p
         eps, d_lower, d_upper = (float(v) for v in deltas[name])
         py_lower, py_upper = dist.delta(eps, bound="both", composition_only=True)
         assert d_lower <= d_upper and max(d_lower, py_lower) <= min(d_upper, py_upper)
-        if name == "gaussian":  # T rounds of the Gaussian mechanism are one with radius sqrt(T) / sigma
+        if (
+            name == "gaussian"
+        ):  # T rounds of the Gaussian mechanism are one with radius sqrt(T) / sigma
             radius = math.sqrt(rounds) / sigma
             assert lower <= hs.theta_epsilon(radius, delta) <= upper
             assert d_lower <= hs.theta(radius, eps) <= d_upper
-    assert brackets["poisson"][-1] != "inf" and float(brackets["poisson"][-1]) - float(brackets["poisson"][-2]) < 1e-3
+    assert (
+        brackets["poisson"][-1] != "inf"
+        and float(brackets["poisson"][-1]) - float(brackets["poisson"][-2]) < 1e-3
+    )
 
 
 def test_pkg_config_gives_the_installed_c_librarys_flags(library):
@@ -275,23 +336,38 @@ def test_pkg_config_gives_the_installed_c_librarys_flags(library):
     build = library.path.parent.parent
     prefix = build.parent / "prefix"
     _run(_cmake(), "--install", build)
-    (pc,) = prefix.glob("*/pkgconfig/hockeystick-c.pc")  # lib/ (or lib64/, the platform's library folder)
+    (pc,) = prefix.glob(
+        "*/pkgconfig/hockeystick-c.pc"
+    )  # lib/ (or lib64/, the platform's library folder)
     assert pc.parent.parent.name != "share"  # it names one architecture's library
-    env = {**os.environ, "PKG_CONFIG_PATH": os.pathsep.join([str(pc.parent), str(prefix / "share" / "pkgconfig")])}
+    env = {
+        **os.environ,
+        "PKG_CONFIG_PATH": os.pathsep.join([str(pc.parent), str(prefix / "share" / "pkgconfig")]),
+    }
     version = re.match(r"\d+\.\d+\.\d+", hs.__version__)
-    assert version is not None and _run(pkg_config, "--modversion", "hockeystick-c", env=env).strip() == version.group(
-        0
-    )
+    assert version is not None and _run(
+        pkg_config, "--modversion", "hockeystick-c", env=env
+    ).strip() == version.group(0)
     flags = _run(pkg_config, "--cflags", "--libs", "hockeystick-c", env=env).split()
     assert "-lhockeystick_c" in flags
     assert "-l" not in _run(pkg_config, "--libs", "hockeystick", env=env)
     libdir = _run(pkg_config, "--variable=libdir", "hockeystick-c", env=env).strip()
     exe = build.parent / "capi_check_pkg_config"
-    _run(_c_compiler(), "-std=c99", CAPI / "tests" / "capi_check.c", *flags, f"-Wl,-rpath,{libdir}", "-o", exe)
+    _run(
+        _c_compiler(),
+        "-std=c99",
+        CAPI / "tests" / "capi_check.c",
+        *flags,
+        f"-Wl,-rpath,{libdir}",
+        "-o",
+        exe,
+    )
     lines = [line.split() for line in _run(exe).splitlines()]
     assert ["version", hs.__version__] in lines
     thetas = [fields for fields in lines if fields[0] == "theta"]
-    assert thetas and all(float(value) == hs.theta(float(r), float(eps)) for _, r, eps, value, _ in thetas)
+    assert thetas and all(
+        float(value) == hs.theta(float(r), float(eps)) for _, r, eps, value, _ in thetas
+    )
 
 
 def test_the_wheels_pkg_config_file_finds_the_wheels_c_library():
@@ -328,12 +404,17 @@ def test_ctypes_kernels_are_the_packages_bit_for_bit(library):
         assert library.value("hs_log_gaussian_tail", x) == hs.log_gaussian_tail(x), x
     for delta in [1e-300, 1e-12, 1e-5, 0.3, 0.999]:
         for r in [0.0, 1e-6, 0.5, 2.0, 30.0, math.inf]:
-            assert library.value("hs_theta_epsilon", r, delta) == hs.theta_epsilon(r, delta), (r, delta)
+            assert library.value("hs_theta_epsilon", r, delta) == hs.theta_epsilon(r, delta), (
+                r,
+                delta,
+            )
         for eps in [0.0, 1e-8, 0.5, 1.0, 10.0, 1e6, 1e307]:
             radius = hs.theta_radius(eps, delta)
             assert library.value("hs_theta_radius", eps, delta) == radius, (eps, delta)
             sigma = library.value("hs_gaussian_sigma", eps, delta, 2.5)
-            assert sigma == np.nextafter(2.5 / radius, np.inf) and hs.theta(2.5 / sigma, eps) <= delta
+            assert (
+                sigma == np.nextafter(2.5 / radius, np.inf) and hs.theta(2.5 / sigma, eps) <= delta
+            )
 
 
 _REFUSALS = [
@@ -351,7 +432,9 @@ _REFUSALS = [
 ]
 
 
-@pytest.mark.parametrize(("call", "message"), _REFUSALS, ids=[f"{c[0]}{c[1:]}" for c, _ in _REFUSALS])
+@pytest.mark.parametrize(
+    ("call", "message"), _REFUSALS, ids=[f"{c[0]}{c[1:]}" for c, _ in _REFUSALS]
+)
 def test_ctypes_refusals_name_the_argument_and_the_rule(library, call, message):
     status, said = library.refusal(*call)
     assert status == HS_INVALID_ARGUMENT
@@ -398,7 +481,9 @@ def test_one_round_pld_brackets_are_the_packages_bit_for_bit(pld_library):
                     delta, bound="both", composition_only=True
                 )
             for eps in [-1.0, 0.0, 0.5, 2.0]:
-                assert library.bracket(handle, "delta", eps) == python.delta(eps, bound="both", composition_only=True)
+                assert library.bracket(handle, "delta", eps) == python.delta(
+                    eps, bound="both", composition_only=True
+                )
         finally:
             library.lib.hs_pld_free(handle)
 
@@ -421,7 +506,10 @@ def test_composed_pld_from_two_threads_is_the_sequential_one(pld_library):
 
     sequential = [bracket(*s) for s in settings]
     threaded: dict[int, tuple[float, float]] = {}
-    threads = [threading.Thread(target=lambda i=i: threaded.update({i: bracket(*settings[i])})) for i in range(2)]
+    threads = [
+        threading.Thread(target=lambda i=i: threaded.update({i: bracket(*settings[i])}))
+        for i in range(2)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -442,7 +530,9 @@ def test_skipping_a_dominated_directions_optimistic_side_leaves_the_bracket_unch
     library = pld_library
     settings = [(1.0, 0.01, 10_000, 1e-4), (0.5, 0.1, 100, 1e-3), (2.0, 0.5, 10, 1e-3)]
     for sigma, q, rounds, h in settings:
-        python = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(rounds)
+        python = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(
+            rounds
+        )
         ups = [pmf.delta(np.array([-1.0]))[0] for pmf in python.composed(True)]
         lows = [pmf.delta(np.array([-1.0]))[0] for pmf in python.composed(False)]
         assert ups[1] > ups[0] and ups[0] <= lows[1]  # at eps = -1 the add direction leads alone
@@ -452,17 +542,25 @@ def test_skipping_a_dominated_directions_optimistic_side_leaves_the_bracket_unch
             for delta in (1e-2, 1e-5, 1e-10):
                 fresh_bracket = library.bracket(fresh, "epsilon", delta)
                 assert library.bracket(warmed, "epsilon", delta) == fresh_bracket, (sigma, q, delta)
-                assert library.bracket(fresh, "epsilon", delta) == fresh_bracket  # and read again, the same
+                assert (
+                    library.bracket(fresh, "epsilon", delta) == fresh_bracket
+                )  # and read again, the same
             for eps in (0.0, 0.5, 3.0):
-                assert library.bracket(warmed, "delta", eps) == library.bracket(fresh, "delta", eps), (sigma, q, eps)
+                assert library.bracket(warmed, "delta", eps) == library.bracket(
+                    fresh, "delta", eps
+                ), (sigma, q, eps)
             _, python_bracket, tolerance = _python_bracket(sigma, q, rounds, h, 1e-5)
-            _check_composed_bracket(*library.bracket(fresh, "epsilon", 1e-5), python_bracket, tolerance)
+            _check_composed_bracket(
+                *library.bracket(fresh, "epsilon", 1e-5), python_bracket, tolerance
+            )
         finally:
             library.lib.hs_pld_free(fresh)
             library.lib.hs_pld_free(warmed)
 
 
-def test_a_direction_the_lead_does_not_dominate_raises_the_lower_side_as_in_the_package(pld_library):
+def test_a_direction_the_lead_does_not_dominate_raises_the_lower_side_as_in_the_package(
+    pld_library,
+):
     """At eps = 0 one round of these mechanisms has the add direction leading (the larger upper delta) with the
     smaller lower delta, and the remove direction's upper delta above the add direction's lower one: the rule must
     compose both optimistic sides, and the bracket is the package's bit for bit (one round: no transform)."""
@@ -471,7 +569,9 @@ def test_a_direction_the_lead_does_not_dominate_raises_the_lower_side_as_in_the_
         python = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
         ups = [pmf.delta(np.array([0.0]))[0] for pmf in python.composed(True)]
         lows = [pmf.delta(np.array([0.0]))[0] for pmf in python.composed(False)]
-        assert ups[1] > ups[0] > lows[1] and lows[0] > lows[1]  # the add direction leads; the remove one counts
+        assert (
+            ups[1] > ups[0] > lows[1] and lows[0] > lows[1]
+        )  # the add direction leads; the remove one counts
         handle = library.subsampled_gaussian(sigma, q, h)
         try:
             assert (
@@ -492,13 +592,19 @@ def test_one_handle_read_from_two_threads_at_once_composes_its_sides_once(pld_li
     reference = library.subsampled_gaussian(sigma, q, h, rounds)
     shared = library.subsampled_gaussian(sigma, q, h, rounds)
     try:
-        expected = [library.bracket(reference, "delta", 0.0), library.bracket(reference, "epsilon", 1e-5)]
+        expected = [
+            library.bracket(reference, "delta", 0.0),
+            library.bracket(reference, "epsilon", 1e-5),
+        ]
         barrier = threading.Barrier(2)
         seen: dict[int, list[tuple[float, float]]] = {}
 
         def read(i: int) -> None:
             barrier.wait()
-            seen[i] = [library.bracket(shared, "delta", 0.0), library.bracket(shared, "epsilon", 1e-5)]
+            seen[i] = [
+                library.bracket(shared, "delta", 0.0),
+                library.bracket(shared, "epsilon", 1e-5),
+            ]
 
         threads = [threading.Thread(target=read, args=(i,)) for i in range(2)]
         for t in threads:
@@ -518,7 +624,10 @@ _PLD_REFUSALS = [
     ((1.0, 1.5, 1e-4), "sampling_rate must lie in (0, 1], got 1.5"),
     ((1.0, 0.1, 0.0), "value_discretization_interval must lie in (0, 100]"),
     ((1.0, 0.1, 101.0), "value_discretization_interval must lie in (0, 100]"),
-    ((1e-3, 0.1, 1e-6), "value_discretization_interval=1e-06 with sigma = 0.001 would need more than 67108864"),
+    (
+        (1e-3, 0.1, 1e-6),
+        "value_discretization_interval=1e-06 with sigma = 0.001 would need more than 67108864",
+    ),
 ]
 
 
@@ -534,15 +643,26 @@ def test_pld_refusals_name_the_argument_and_the_rule(library):
     try:
         lower, upper, composed = _D(), _D(), _PLD()
         for delta in (0.0, 1.0, math.nan):
-            assert lib.hs_pld_epsilon_bracket(handle, delta, ctypes.byref(lower), ctypes.byref(upper)) == 1
+            assert (
+                lib.hs_pld_epsilon_bracket(handle, delta, ctypes.byref(lower), ctypes.byref(upper))
+                == 1
+            )
             assert library.last_error().startswith("delta must")
-        assert lib.hs_pld_delta_bracket(handle, math.nan, ctypes.byref(lower), ctypes.byref(upper)) == 1
+        assert (
+            lib.hs_pld_delta_bracket(handle, math.nan, ctypes.byref(lower), ctypes.byref(upper))
+            == 1
+        )
         assert library.last_error() == "epsilon must not be NaN, got nan"
         for count in (0, -3, 2**53 + 1):
-            assert lib.hs_pld_self_compose(handle, count, ctypes.byref(composed)) == HS_INVALID_ARGUMENT
+            assert (
+                lib.hs_pld_self_compose(handle, count, ctypes.byref(composed))
+                == HS_INVALID_ARGUMENT
+            )
             assert library.last_error().startswith("count must be an integer with 1 <= count")
         # the core's own refusal (a C++ exception inside) crosses the boundary as a status and its message
-        assert lib.hs_pld_self_compose(handle, 10**12, ctypes.byref(composed)) == HS_INVALID_ARGUMENT
+        assert (
+            lib.hs_pld_self_compose(handle, 10**12, ctypes.byref(composed)) == HS_INVALID_ARGUMENT
+        )
         assert "grid points" in library.last_error() and composed.value is None
         assert lib.hs_pld_epsilon_bracket(None, 1e-5, ctypes.byref(lower), ctypes.byref(upper)) == 1
         assert library.last_error().startswith("pld must not be NULL")
@@ -558,7 +678,9 @@ def test_without_a_backend_the_pld_calls_say_they_are_unavailable(tmp_path):
     assert library.lib.hs_has_pld() == 0 and library.fft_backend() == ""
     assert library.value("hs_theta", 1.0, 1.0) == hs.theta(1.0, 1.0)  # the kernels are there
     out = _PLD()
-    assert library.lib.hs_pld_subsampled_gaussian(1.0, 0.1, 1e-4, ctypes.byref(out)) == HS_UNAVAILABLE
+    assert (
+        library.lib.hs_pld_subsampled_gaussian(1.0, 0.1, 1e-4, ctypes.byref(out)) == HS_UNAVAILABLE
+    )
     assert "configured without an FFT backend" in library.last_error()
 
 

@@ -30,7 +30,9 @@ import hockeystick.pld as pld
 
 from .test_capi import CAPI, HS_INVALID_ARGUMENT, HS_OK, Library, _c_compiler, _run
 
-pytestmark = pytest.mark.slow  # conftest.py's capi_build configures and compiles the library, once per run
+pytestmark = (
+    pytest.mark.slow
+)  # conftest.py's capi_build configures and compiles the library, once per run
 
 _D = ctypes.c_double
 _LL = ctypes.c_longlong
@@ -44,7 +46,9 @@ def lib(capi_build) -> Library:
     """The library as configured by default (Eigen's FFT), with the mechanisms' calls declared."""
     library = Library(capi_build())
     if not library.lib.hs_has_pld():
-        pytest.skip("libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them")
+        pytest.skip(
+            "libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them"
+        )
     library.lib.hs_pld_compose.argtypes = [_PLD, _PLD, _OUT]
     library.lib.hs_pld_laplace.argtypes = [_D, _D, _D, _D, _OUT]
     library.lib.hs_pld_fixed_size_gaussian.argtypes = [_D, _LL, _LL, _D, _D, _OUT]
@@ -89,10 +93,21 @@ def _agrees(
     """The library's bracket of ``method`` at ``x``, checked against the package's bracket of the same composition:
     both ordered, overlapping, and within the charged round-off of each other."""
     lower, upper = lib.bracket(handle, method, x)
-    python = cast("tuple[float, float]", getattr(dist, method)(x, bound="both", composition_only=True))
+    python = cast(
+        "tuple[float, float]", getattr(dist, method)(x, bound="both", composition_only=True)
+    )
     tolerance = _tolerance(dist, method, x)
-    assert lower <= upper and max(lower, python[0]) <= min(upper, python[1]), (method, x, (lower, upper), python)
-    assert abs(lower - python[0]) <= tolerance and abs(upper - python[1]) <= tolerance, (lower, upper, python)
+    assert lower <= upper and max(lower, python[0]) <= min(upper, python[1]), (
+        method,
+        x,
+        (lower, upper),
+        python,
+    )
+    assert abs(lower - python[0]) <= tolerance and abs(upper - python[1]) <= tolerance, (
+        lower,
+        upper,
+        python,
+    )
     return lower, upper
 
 
@@ -107,7 +122,8 @@ def _laplace_then_gaussian_delta(scale: float, sigma: float, eps: float) -> floa
     a, r, e = mpmath.mpf(1) / scale, mpmath.mpf(1) / sigma, mpmath.mpf(eps)
     atoms = _theta(r, e - a) / 2 + mpmath.exp(-a) / 2 * _theta(r, e + a)
     density = mpmath.quad(
-        lambda l: _theta(r, e - l) * mpmath.exp((l - a) / 2) / 4, [-a, e, a] if -a < e < a else [-a, a]
+        lambda l: _theta(r, e - l) * mpmath.exp((l - a) / 2) / 4,
+        [-a, e, a] if -a < e < a else [-a, a],
     )
     return float(atoms + density)
 
@@ -115,8 +131,12 @@ def _laplace_then_gaussian_delta(scale: float, sigma: float, eps: float) -> floa
 # ---- one round: the package's constructors bit for bit, holding the closed forms ----
 
 
-@pytest.mark.parametrize(("scale", "sensitivity", "h"), [(1.0, 1.0, 1e-4), (0.5, 2.0, 1e-3), (3.0, 0.7, 3e-4)])
-def test_one_round_laplace_is_the_packages_bit_for_bit_and_holds_the_closed_form(lib, scale, sensitivity, h):
+@pytest.mark.parametrize(
+    ("scale", "sensitivity", "h"), [(1.0, 1.0, 1e-4), (0.5, 2.0, 1e-3), (3.0, 0.7, 3e-4)]
+)
+def test_one_round_laplace_is_the_packages_bit_for_bit_and_holds_the_closed_form(
+    lib, scale, sensitivity, h
+):
     handle = _made(lib, "hs_pld_laplace", scale, sensitivity, 1.0, h)
     python = pld.laplace(scale, sensitivity=sensitivity, value_discretization_interval=h)
     a = mpmath.mpf(sensitivity) / scale
@@ -179,7 +199,10 @@ def _subsampled_laplace_delta(scale: float, sensitivity: float, q: float, eps: f
     def crossing(t: mpmath.mpf) -> mpmath.mpf:
         return (s + b * mpmath.log((mpmath.exp(t) - 1 + q) / q)) / 2
 
-    top, bottom = mpmath.log(1 - q + q * mpmath.exp(s / b)), mpmath.log(1 - q + q * mpmath.exp(-s / b))
+    top, bottom = (
+        mpmath.log(1 - q + q * mpmath.exp(s / b)),
+        mpmath.log(1 - q + q * mpmath.exp(-s / b)),
+    )
     remove = mpmath.mpf(0)
     if e < top:
         x = max(crossing(e), mpmath.mpf(0))
@@ -192,7 +215,8 @@ def _subsampled_laplace_delta(scale: float, sensitivity: float, q: float, eps: f
 
 
 @pytest.mark.parametrize(
-    ("scale", "sensitivity", "q", "h"), [(1.0, 1.0, 0.1, 1e-4), (0.5, 2.0, 0.01, 1e-3), (4.25, 1.0, 0.6, 3e-4)]
+    ("scale", "sensitivity", "q", "h"),
+    [(1.0, 1.0, 0.1, 1e-4), (0.5, 2.0, 0.01, 1e-3), (4.25, 1.0, 0.6, 3e-4)],
 )
 def test_one_round_subsampled_laplace_is_the_packages_bit_for_bit_and_holds_the_exact_profile(
     lib, scale, sensitivity, q, h
@@ -200,7 +224,9 @@ def test_one_round_subsampled_laplace_is_the_packages_bit_for_bit_and_holds_the_
     """The package's subsampled_laplace and the C call make their cells with one core function
     (pld/mechanisms/laplace_mixture.hpp): one round's brackets are equal bit for bit, and hold the exact delta."""
     handle = _made(lib, "hs_pld_laplace", scale, sensitivity, q, h)
-    python = pld.subsampled_laplace(scale, q, sensitivity=sensitivity, value_discretization_interval=h)
+    python = pld.subsampled_laplace(
+        scale, q, sensitivity=sensitivity, value_discretization_interval=h
+    )
     try:
         for eps in [0.0, 0.05, 0.3, 1.0]:
             lower, upper = lib.bracket(handle, "delta", eps)
@@ -219,7 +245,8 @@ def test_one_round_subsampled_laplace_is_the_packages_bit_for_bit_and_holds_the_
 
 
 @pytest.mark.parametrize(
-    ("sigma1", "rounds1", "sigma2", "rounds2", "h"), [(2.0, 50, 5.0, 400, 1e-3), (1.0, 1, 3.0, 20, 1e-4)]
+    ("sigma1", "rounds1", "sigma2", "rounds2", "h"),
+    [(2.0, 50, 5.0, 400, 1e-3), (1.0, 1, 3.0, 20, 1e-4)],
 )
 def test_a_gaussian_composed_with_a_gaussian_is_the_gaussian_of_the_summed_radius(
     lib, sigma1, rounds1, sigma2, rounds2, h
@@ -330,9 +357,21 @@ def _refused(lib: Library, call: str, *args: object) -> tuple[int, str]:
 
 
 _REFUSALS = [
-    (("hs_pld_laplace", 0.0, 1.0, 1.0, 1e-3), HS_INVALID_ARGUMENT, "scale must be finite and > 0, got 0"),
-    (("hs_pld_laplace", 1.0, math.inf, 1.0, 1e-3), HS_INVALID_ARGUMENT, "sensitivity must be finite and > 0, got inf"),
-    (("hs_pld_laplace", 1.0, 1.0, 0.0, 1e-3), HS_INVALID_ARGUMENT, "sampling_rate must lie in (0, 1], got 0"),
+    (
+        ("hs_pld_laplace", 0.0, 1.0, 1.0, 1e-3),
+        HS_INVALID_ARGUMENT,
+        "scale must be finite and > 0, got 0",
+    ),
+    (
+        ("hs_pld_laplace", 1.0, math.inf, 1.0, 1e-3),
+        HS_INVALID_ARGUMENT,
+        "sensitivity must be finite and > 0, got inf",
+    ),
+    (
+        ("hs_pld_laplace", 1.0, 1.0, 0.0, 1e-3),
+        HS_INVALID_ARGUMENT,
+        "sampling_rate must lie in (0, 1], got 0",
+    ),
     (
         ("hs_pld_laplace", 1.0, 1.0, 1.0, 101.0),
         HS_INVALID_ARGUMENT,
@@ -343,21 +382,41 @@ _REFUSALS = [
         HS_INVALID_ARGUMENT,
         "value_discretization_interval=1e-05 with scale / sensitivity = 0.001 would need more than 67108864 loss cells",
     ),
-    (("hs_pld_laplace", 1.0, 1.0, 1.5, 1e-3), HS_INVALID_ARGUMENT, "sampling_rate must lie in (0, 1], got 1.5"),
+    (
+        ("hs_pld_laplace", 1.0, 1.0, 1.5, 1e-3),
+        HS_INVALID_ARGUMENT,
+        "sampling_rate must lie in (0, 1], got 1.5",
+    ),
     (
         ("hs_pld_laplace", 1e-3, 1.0, 0.5, 1e-5),
         HS_INVALID_ARGUMENT,
         "the loss range [-0.6931, 999.3] needs 1e+08 cells",
     ),
-    (("hs_pld_fixed_size_gaussian", -1.0, 1, 10, 1.0, 1e-3), HS_INVALID_ARGUMENT, "sigma must be finite and > 0"),
-    (("hs_pld_fixed_size_gaussian", 1.0, 0, 10, 1.0, 1e-3), HS_INVALID_ARGUMENT, "batch_size must be an integer >= 1"),
-    (("hs_pld_fixed_size_gaussian", 1.0, 1, 0, 1.0, 1e-3), HS_INVALID_ARGUMENT, "n must be an integer >= 1"),
+    (
+        ("hs_pld_fixed_size_gaussian", -1.0, 1, 10, 1.0, 1e-3),
+        HS_INVALID_ARGUMENT,
+        "sigma must be finite and > 0",
+    ),
+    (
+        ("hs_pld_fixed_size_gaussian", 1.0, 0, 10, 1.0, 1e-3),
+        HS_INVALID_ARGUMENT,
+        "batch_size must be an integer >= 1",
+    ),
+    (
+        ("hs_pld_fixed_size_gaussian", 1.0, 1, 0, 1.0, 1e-3),
+        HS_INVALID_ARGUMENT,
+        "n must be an integer >= 1",
+    ),
     (
         ("hs_pld_fixed_size_gaussian", 1.0, 11, 10, 1.0, 1e-3),
         HS_INVALID_ARGUMENT,
         "batch_size must be <= n (batches are drawn without replacement), got 11 > 10",
     ),
-    (("hs_pld_fixed_size_gaussian", 1.0, 1, 10, 0.0, 1e-3), HS_INVALID_ARGUMENT, "sensitivity must be finite and > 0"),
+    (
+        ("hs_pld_fixed_size_gaussian", 1.0, 1, 10, 0.0, 1e-3),
+        HS_INVALID_ARGUMENT,
+        "sensitivity must be finite and > 0",
+    ),
     (
         ("hs_pld_fixed_size_gaussian", 1e-3, 1, 10, 1.0, 1e-6),
         HS_INVALID_ARGUMENT,
@@ -366,7 +425,9 @@ _REFUSALS = [
 ]
 
 
-@pytest.mark.parametrize(("call", "status", "message"), _REFUSALS, ids=[f"{c[0]}{c[1:]}" for c, _, _ in _REFUSALS])
+@pytest.mark.parametrize(
+    ("call", "status", "message"), _REFUSALS, ids=[f"{c[0]}{c[1:]}" for c, _, _ in _REFUSALS]
+)
 def test_mechanism_refusals_name_the_argument_and_the_rule(lib, call, status, message):
     got, said = _refused(lib, *call)
     assert got == status and said.startswith(message), said
@@ -384,7 +445,10 @@ def test_composition_refusals_name_the_argument_and_the_rule(lib):
         )
         assert _refused(lib, "hs_pld_compose", None, b) == (HS_INVALID_ARGUMENT, _null("a"))
         assert _refused(lib, "hs_pld_compose", a, None) == (HS_INVALID_ARGUMENT, _null("b"))
-        assert lib.lib.hs_pld_compose(a, a, None) == HS_INVALID_ARGUMENT and lib.last_error() == "out must not be NULL"
+        assert (
+            lib.lib.hs_pld_compose(a, a, None) == HS_INVALID_ARGUMENT
+            and lib.last_error() == "out must not be NULL"
+        )
     finally:
         lib.lib.hs_pld_free(a)
         lib.lib.hs_pld_free(b)
@@ -421,20 +485,30 @@ def test_c_program_gets_the_packages_mechanisms_and_compositions(lib, tmp_path):
             assert (lower, upper) == python.delta(eps, bound="both", composition_only=True)
         elif key == "subsampled_laplace":
             scale, sensitivity, q, h, eps, lower, upper = (float(v) for v in fields)
-            python = pld.subsampled_laplace(scale, q, sensitivity=sensitivity, value_discretization_interval=h)
+            python = pld.subsampled_laplace(
+                scale, q, sensitivity=sensitivity, value_discretization_interval=h
+            )
             assert (lower, upper) == python.delta(eps, bound="both", composition_only=True)
             assert lower <= _subsampled_laplace_delta(scale, sensitivity, q, eps) <= upper
         elif key == "fixed_size":
             sigma, m, n, h, eps, lower, upper = (float(v) for v in fields)
-            python = pld.fixed_size_subsampled_gaussian(sigma, int(m), int(n), value_discretization_interval=h)
+            python = pld.fixed_size_subsampled_gaussian(
+                sigma, int(m), int(n), value_discretization_interval=h
+            )
             assert (lower, upper) == python.delta(eps, bound="both", composition_only=True)
         elif key == "laplace_gaussian":
             scale, sigma, h, eps, lower, upper = (float(v) for v in fields)
             assert lower <= _laplace_then_gaussian_delta(scale, sigma, eps) <= upper
         else:
-            sigma1, rounds1, sigma2, rounds2, h, delta, lower, upper, rounds = (float(v) for v in fields)
+            sigma1, rounds1, sigma2, rounds2, h, delta, lower, upper, rounds = (
+                float(v) for v in fields
+            )
             assert rounds == rounds1 + rounds2
-            assert lower <= hs.theta_epsilon(math.sqrt(rounds1 / sigma1**2 + rounds2 / sigma2**2), delta) <= upper
+            assert (
+                lower
+                <= hs.theta_epsilon(math.sqrt(rounds1 / sigma1**2 + rounds2 / sigma2**2), delta)
+                <= upper
+            )
     status, message = lines[-1][1], " ".join(lines[-1][2:])
     assert int(status) == HS_INVALID_ARGUMENT and message.startswith("b must be on a's loss grid")
 
@@ -448,7 +522,9 @@ def test_rust_program_composes_the_subsampled_laplace_with_the_fixed_size_gaussi
     _run(rustc, "--edition", "2021", CAPI / "tests" / "capi_mechanisms.rs", "-L", libdir, "-l", "hockeystick_c",
          "-C", f"link-arg=-Wl,-rpath,{libdir}", "-o", exe)  # fmt: skip
     lines = {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in _run(exe).splitlines()}
-    scale, q, sigma, m, n, h, delta, lower, upper, rounds = (float(v) for v in lines["composed"].split())
+    scale, q, sigma, m, n, h, delta, lower, upper, rounds = (
+        float(v) for v in lines["composed"].split()
+    )
     dist = pld.subsampled_laplace(scale, q, value_discretization_interval=h).compose(
         pld.fixed_size_subsampled_gaussian(sigma, int(m), int(n), value_discretization_interval=h)
     )
@@ -456,4 +532,7 @@ def test_rust_program_composes_the_subsampled_laplace_with_the_fixed_size_gaussi
     tolerance = _tolerance(dist, "epsilon", delta)
     assert rounds == 2 and lower <= upper and max(lower, python[0]) <= min(upper, python[1])
     assert abs(lower - python[0]) <= tolerance and abs(upper - python[1]) <= tolerance
-    assert lines["refused"] == "1 batch_size must be <= n (batches are drawn without replacement), got 200 > 100"
+    assert (
+        lines["refused"]
+        == "1 batch_size must be <= n (batches are drawn without replacement), got 200 > 100"
+    )

@@ -35,9 +35,19 @@ from hockeystick.pld.grid.grid_start import grid_policy
 from hockeystick.pld.refine.grid_rules import next_grid_tuning
 
 from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_delta, subsampled_gaussian_epsilon
-from .test_capi import CAPI, HS_ACCURACY_NOT_MET, HS_INVALID_ARGUMENT, HS_OK, Library, _c_compiler, _run
+from .test_capi import (
+    CAPI,
+    HS_ACCURACY_NOT_MET,
+    HS_INVALID_ARGUMENT,
+    HS_OK,
+    Library,
+    _c_compiler,
+    _run,
+)
 
-pytestmark = pytest.mark.slow  # conftest.py's capi_build configures and compiles the library, once per run
+pytestmark = (
+    pytest.mark.slow
+)  # conftest.py's capi_build configures and compiles the library, once per run
 
 _D = ctypes.c_double
 _PD = ctypes.POINTER(_D)
@@ -48,14 +58,34 @@ def lib(capi_build) -> Library:
     """The library as configured by default (Eigen's FFT), with the refinement call declared."""
     library = Library(capi_build())
     if not library.lib.hs_has_pld():
-        pytest.skip("libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them")
-    library.lib.hs_subsampled_gaussian_epsilon.argtypes = [_D, _D, ctypes.c_longlong, _D, _D, _PD, _PD]
-    library.lib.hs_subsampled_gaussian_delta.argtypes = [_D, _D, ctypes.c_longlong, _D, _D, _PD, _PD]
+        pytest.skip(
+            "libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them"
+        )
+    library.lib.hs_subsampled_gaussian_epsilon.argtypes = [
+        _D,
+        _D,
+        ctypes.c_longlong,
+        _D,
+        _D,
+        _PD,
+        _PD,
+    ]
+    library.lib.hs_subsampled_gaussian_delta.argtypes = [
+        _D,
+        _D,
+        ctypes.c_longlong,
+        _D,
+        _D,
+        _PD,
+        _PD,
+    ]
     library.lib.hs_subsampled_gaussian_sigma.argtypes = [_D, _D, _D, ctypes.c_longlong, _D, _PD]
     return library
 
 
-def refined(lib: Library, sigma: float, q: float, rounds: int, delta: float, accuracy: float) -> tuple[float, float]:
+def refined(
+    lib: Library, sigma: float, q: float, rounds: int, delta: float, accuracy: float
+) -> tuple[float, float]:
     lower, upper = _D(), _D()
     status = lib.lib.hs_subsampled_gaussian_epsilon(
         sigma, q, rounds, delta, accuracy, ctypes.byref(lower), ctypes.byref(upper)
@@ -64,11 +94,17 @@ def refined(lib: Library, sigma: float, q: float, rounds: int, delta: float, acc
     return lower.value, upper.value
 
 
-SETTINGS = [(1.0, 0.01, 10_000, 1e-5, 1e-3), (0.8, 0.05, 300, 1e-6, 1e-3), (2.0, 0.1, 1000, 1e-5, 1e-4)]
+SETTINGS = [
+    (1.0, 0.01, 10_000, 1e-5, 1e-3),
+    (0.8, 0.05, 300, 1e-6, 1e-3),
+    (2.0, 0.1, 1000, 1e-5, 1e-4),
+]
 
 
 @pytest.mark.parametrize(("sigma", "q", "rounds", "delta", "accuracy"), SETTINGS)
-def test_the_c_call_is_the_core_loop_over_the_librarys_brackets_bit_for_bit(lib, sigma, q, rounds, delta, accuracy):
+def test_the_c_call_is_the_core_loop_over_the_librarys_brackets_bit_for_bit(
+    lib, sigma, q, rounds, delta, accuracy
+):
     def bracket_at(h: float) -> tuple[float, float]:
         handle = lib.subsampled_gaussian(sigma, q, h, rounds)
         try:
@@ -83,7 +119,9 @@ def test_the_c_call_is_the_core_loop_over_the_librarys_brackets_bit_for_bit(lib,
 
 
 @pytest.mark.parametrize(("sigma", "q", "rounds", "delta", "accuracy"), SETTINGS)
-def test_the_c_bracket_meets_the_accuracy_and_overlaps_the_packages(lib, sigma, q, rounds, delta, accuracy):
+def test_the_c_bracket_meets_the_accuracy_and_overlaps_the_packages(
+    lib, sigma, q, rounds, delta, accuracy
+):
     lower, upper = refined(lib, sigma, q, rounds, delta, accuracy)
     assert 0.0 < lower <= upper and upper - lower <= accuracy
     pld = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=accuracy)
@@ -91,7 +129,9 @@ def test_the_c_bracket_meets_the_accuracy_and_overlaps_the_packages(lib, sigma, 
     assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
 
 
-@pytest.mark.parametrize(("sigma", "q", "delta"), [(1.0, 0.01, 1e-5), (0.6, 0.3, 1e-7), (3.0, 0.02, 1e-3)])
+@pytest.mark.parametrize(
+    ("sigma", "q", "delta"), [(1.0, 0.01, 1e-5), (0.6, 0.3, 1e-7), (3.0, 0.02, 1e-3)]
+)
 def test_one_round_bracket_holds_the_exact_epsilon(lib, sigma, q, delta):
     lower, upper = refined(lib, sigma, q, 1, delta, 1e-4)
     assert lower <= subsampled_gaussian_epsilon(sigma, q, delta) <= upper and upper - lower <= 1e-4
@@ -108,17 +148,27 @@ def test_the_c_program_prints_the_ctypes_brackets(lib, tmp_path):
         got = refined(lib, float(sigma), float(q), int(rounds), float(delta), float(accuracy))
         assert got == (float(lower), float(upper)) and got[1] - got[0] <= float(accuracy)
     sigma, q, _, delta, _, lower, upper = lines[1]  # one round: the exact value inside
-    assert float(lower) <= subsampled_gaussian_epsilon(float(sigma), float(q), float(delta)) <= float(upper)
+    assert (
+        float(lower)
+        <= subsampled_gaussian_epsilon(float(sigma), float(q), float(delta))
+        <= float(upper)
+    )
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         ((0.0, 0.01, 10, 1e-5, 1e-3), "sigma must be finite and > 0, got 0"),
-        ((1.0, 1.0, 10, 1e-5, 1e-3), "sampling_rate must lie strictly between 0 and 1 (at 1, the Gaussian"),
+        (
+            (1.0, 1.0, 10, 1e-5, 1e-3),
+            "sampling_rate must lie strictly between 0 and 1 (at 1, the Gaussian",
+        ),
         ((1.0, 0.01, 0, 1e-5, 1e-3), "rounds must be an integer with 1 <= rounds <= 2^53, got 0"),
         ((1.0, 0.01, 10, 1.0, 1e-3), "delta must lie strictly between 0 and 1, got 1"),
-        ((1.0, 0.01, 10, 1e-5, 0.0), "accuracy must be finite and > 0 (the epsilon bracket's width asked"),
+        (
+            (1.0, 0.01, 10, 1e-5, 0.0),
+            "accuracy must be finite and > 0 (the epsilon bracket's width asked",
+        ),
     ],
 )
 def test_refusals_name_the_argument_and_the_rule(lib, args, message):
@@ -126,7 +176,10 @@ def test_refusals_name_the_argument_and_the_rule(lib, args, message):
     status = lib.lib.hs_subsampled_gaussian_epsilon(*args, ctypes.byref(lower), ctypes.byref(upper))
     assert status == HS_INVALID_ARGUMENT and message in lib.last_error()
     assert lower.value == upper.value == 7.0  # outputs written only on success
-    assert lib.lib.hs_subsampled_gaussian_epsilon(1.0, 0.01, 10, 1e-5, 1e-3, None, ctypes.byref(upper)) != HS_OK
+    assert (
+        lib.lib.hs_subsampled_gaussian_epsilon(1.0, 0.01, 10, 1e-5, 1e-3, None, ctypes.byref(upper))
+        != HS_OK
+    )
 
 
 def refined_delta(
@@ -144,11 +197,17 @@ def relative_width(lower: float, upper: float) -> float:
     return (upper - lower) / max(upper, constants.DELTA_FLOOR)
 
 
-DELTA_SETTINGS = [(1.0, 0.01, 10_000, 1.0, 1e-2), (0.8, 0.05, 300, 2.0, 1e-3), (2.0, 0.1, 1000, 0.5, 1e-4)]
+DELTA_SETTINGS = [
+    (1.0, 0.01, 10_000, 1.0, 1e-2),
+    (0.8, 0.05, 300, 2.0, 1e-3),
+    (2.0, 0.1, 1000, 0.5, 1e-4),
+]
 
 
 @pytest.mark.parametrize(("sigma", "q", "rounds", "eps", "accuracy"), DELTA_SETTINGS)
-def test_the_delta_call_is_the_core_loop_over_the_librarys_brackets_bit_for_bit(lib, sigma, q, rounds, eps, accuracy):
+def test_the_delta_call_is_the_core_loop_over_the_librarys_brackets_bit_for_bit(
+    lib, sigma, q, rounds, eps, accuracy
+):
     def bracket_at(h: float) -> tuple[float, float]:
         handle = lib.subsampled_gaussian(sigma, q, h, rounds)
         try:
@@ -171,7 +230,9 @@ def test_the_delta_call_is_the_core_loop_over_the_librarys_brackets_bit_for_bit(
 
 
 @pytest.mark.parametrize(("sigma", "q", "rounds", "eps", "accuracy"), DELTA_SETTINGS)
-def test_the_c_delta_bracket_meets_the_accuracy_and_overlaps_the_packages(lib, sigma, q, rounds, eps, accuracy):
+def test_the_c_delta_bracket_meets_the_accuracy_and_overlaps_the_packages(
+    lib, sigma, q, rounds, eps, accuracy
+):
     lower, upper = refined_delta(lib, sigma, q, rounds, eps, accuracy)
     assert 0.0 < lower <= upper and relative_width(lower, upper) <= accuracy
     pld = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=accuracy)
@@ -179,7 +240,9 @@ def test_the_c_delta_bracket_meets_the_accuracy_and_overlaps_the_packages(lib, s
     assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
 
 
-@pytest.mark.parametrize(("sigma", "q", "eps"), [(1.0, 0.01, 0.5), (0.6, 0.3, 2.0), (3.0, 0.02, 0.01)])
+@pytest.mark.parametrize(
+    ("sigma", "q", "eps"), [(1.0, 0.01, 0.5), (0.6, 0.3, 2.0), (3.0, 0.02, 0.01)]
+)
 def test_one_round_delta_bracket_holds_the_exact_delta(lib, sigma, q, eps):
     lower, upper = refined_delta(lib, sigma, q, 1, eps, 1e-4)
     with mp.workdps(50):
@@ -187,9 +250,13 @@ def test_one_round_delta_bracket_holds_the_exact_delta(lib, sigma, q, eps):
     assert lower <= truth <= upper and relative_width(lower, upper) <= 1e-4
 
 
-def calibrated(lib: Library, eps: float, delta: float, q: float, rounds: int, accuracy: float) -> float:
+def calibrated(
+    lib: Library, eps: float, delta: float, q: float, rounds: int, accuracy: float
+) -> float:
     sigma = _D()
-    status = lib.lib.hs_subsampled_gaussian_sigma(eps, delta, q, rounds, accuracy, ctypes.byref(sigma))
+    status = lib.lib.hs_subsampled_gaussian_sigma(
+        eps, delta, q, rounds, accuracy, ctypes.byref(sigma)
+    )
     assert status == HS_OK, lib.last_error()
     return sigma.value
 
@@ -204,7 +271,9 @@ def test_the_calibrated_sigma_is_certified_and_within_the_tolerance_of_the_packa
     sigma = calibrated(lib, eps, delta, q, rounds, accuracy)
     pld = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=accuracy)
     assert float(pld.epsilon(delta, bound="upper")) <= eps  # the package certifies it too
-    assert refined(lib, sigma * (1.0 - 1e-3), q, rounds, delta, accuracy)[1] > eps  # just below: not certified
+    assert (
+        refined(lib, sigma * (1.0 - 1e-3), q, rounds, delta, accuracy)[1] > eps
+    )  # just below: not certified
     package = float(calibrate("pld_subsampled_gaussian", "sigma", epsilon=eps, delta=delta, sampling_rate=q,
                               rounds=rounds, accuracy=accuracy, rtol=1e-4))  # fmt: skip
     assert abs(sigma / package - 1.0) <= 5e-3
@@ -216,19 +285,49 @@ def test_the_calibrated_sigma_is_certified_and_within_the_tolerance_of_the_packa
         ("delta", (0.0, 0.01, 10, 1.0, 1e-3), "sigma must be finite and > 0, got 0"),
         ("delta", (1.0, 0.0, 10, 1.0, 1e-3), "sampling_rate must lie strictly between 0 and 1"),
         ("delta", (1.0, 0.01, 10, math.nan, 1e-3), "epsilon must not be NaN"),
-        ("delta", (1.0, 0.01, 10, 1.0, -1.0), "accuracy must be finite and > 0 (the delta bracket's width asked"),
-        ("sigma", (0.0, 1e-5, 0.01, 10, 1e-3), "epsilon must be finite and > 0 (the target), got 0"),
-        ("sigma", (1.0, 1.0, 0.01, 10, 1e-3), "delta must lie strictly between 0 and 1 (the target), got 1"),
-        ("sigma", (1.0, 1e-5, 0.01, 0, 1e-3), "rounds must be an integer with 1 <= rounds <= 2^53, got 0"),
-        ("sigma", (1.0, 1e-5, 0.01, 10, math.inf), "accuracy must be finite and > 0 (the width asked"),
-        ("sigma", (1e-4, 1e-12, 0.9, 10**9, 1e-3), "epsilon=0.0001 at delta=1e-12 is not certified for any sigma up"),
+        (
+            "delta",
+            (1.0, 0.01, 10, 1.0, -1.0),
+            "accuracy must be finite and > 0 (the delta bracket's width asked",
+        ),
+        (
+            "sigma",
+            (0.0, 1e-5, 0.01, 10, 1e-3),
+            "epsilon must be finite and > 0 (the target), got 0",
+        ),
+        (
+            "sigma",
+            (1.0, 1.0, 0.01, 10, 1e-3),
+            "delta must lie strictly between 0 and 1 (the target), got 1",
+        ),
+        (
+            "sigma",
+            (1.0, 1e-5, 0.01, 0, 1e-3),
+            "rounds must be an integer with 1 <= rounds <= 2^53, got 0",
+        ),
+        (
+            "sigma",
+            (1.0, 1e-5, 0.01, 10, math.inf),
+            "accuracy must be finite and > 0 (the width asked",
+        ),
+        (
+            "sigma",
+            (1e-4, 1e-12, 0.9, 10**9, 1e-3),
+            "epsilon=0.0001 at delta=1e-12 is not certified for any sigma up",
+        ),
         # one round: the search down to the least sigma reads one-round PLDs (0.5 s; 2.5 s at 10 rounds)
-        ("sigma", (5.0, 0.9995, 0.5, 1, 1e-3), "delta=0.9995 is met at epsilon=5 by every sigma down to 0.015625"),
+        (
+            "sigma",
+            (5.0, 0.9995, 0.5, 1, 1e-3),
+            "delta=0.9995 is met at epsilon=5 by every sigma down to 0.015625",
+        ),
     ],
 )
 def test_delta_and_sigma_refusals_name_the_argument_and_the_rule(lib, call, args, message):
     outputs = (_D(7.0), _D(7.0)) if call == "delta" else (_D(7.0),)
-    status = getattr(lib.lib, f"hs_subsampled_gaussian_{call}")(*args, *(ctypes.byref(o) for o in outputs))
+    status = getattr(lib.lib, f"hs_subsampled_gaussian_{call}")(
+        *args, *(ctypes.byref(o) for o in outputs)
+    )
     assert status == HS_INVALID_ARGUMENT and message in lib.last_error()
     assert all(o.value == 7.0 for o in outputs)  # outputs written only on success
 
@@ -248,13 +347,27 @@ def test_the_c_refinement_program_prints_the_ctypes_values(lib, tmp_path):
         assert got == (float(lower), float(upper)) and relative_width(*got) <= float(accuracy)
     sigma, q, _, eps, _, lower, upper = deltas[1]  # one round: the exact value inside
     with mp.workdps(50):
-        assert float(lower) <= float(subsampled_gaussian_delta(float(sigma), float(q), mp.mpf(eps))) <= float(upper)
+        assert (
+            float(lower)
+            <= float(subsampled_gaussian_delta(float(sigma), float(q), mp.mpf(eps)))
+            <= float(upper)
+        )
     ((eps, delta, q, rounds, accuracy, sigma),) = [line[1:] for line in lines if line[0] == "sigma"]
-    assert calibrated(lib, float(eps), float(delta), float(q), int(rounds), float(accuracy)) == float(sigma)
+    assert calibrated(
+        lib, float(eps), float(delta), float(q), int(rounds), float(accuracy)
+    ) == float(sigma)
     ((status, *message),) = [line[1:] for line in lines if line[0] == "refused"]
-    assert int(status) == HS_INVALID_ARGUMENT and " ".join(message).startswith("epsilon=0.0001 at delta=1e-12 is not")
-    ((status, lower, upper),) = [line[1:] for line in lines if line[0] == "unmet"]  # from C: the status and bracket
+    assert int(status) == HS_INVALID_ARGUMENT and " ".join(message).startswith(
+        "epsilon=0.0001 at delta=1e-12 is not"
+    )
+    ((status, lower, upper),) = [
+        line[1:] for line in lines if line[0] == "unmet"
+    ]  # from C: the status and bracket
     assert int(status) == HS_ACCURACY_NOT_MET and 0.0 < float(lower) < float(upper) < math.inf
-    ((sigma, q, rounds, delta, accuracy, lower, upper),) = [line[1:] for line in lines if line[0] == "small"]
-    got = refined(lib, float(sigma), float(q), int(rounds), float(delta), float(accuracy))  # read under the tilt
+    ((sigma, q, rounds, delta, accuracy, lower, upper),) = [
+        line[1:] for line in lines if line[0] == "small"
+    ]
+    got = refined(
+        lib, float(sigma), float(q), int(rounds), float(delta), float(accuracy)
+    )  # read under the tilt
     assert got == (float(lower), float(upper)) and got[1] - got[0] <= float(accuracy)

@@ -29,10 +29,21 @@ from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
 
 from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_delta
-from .test_capi import CAPI, HS_ACCURACY_NOT_MET, HS_INVALID_ARGUMENT, HS_OK, ROOT, Library, _missing, _run
+from .test_capi import (
+    CAPI,
+    HS_ACCURACY_NOT_MET,
+    HS_INVALID_ARGUMENT,
+    HS_OK,
+    ROOT,
+    Library,
+    _missing,
+    _run,
+)
 from .test_embed_pld_example import BACKENDS, _compiler, _has_header
 
-pytestmark = pytest.mark.slow  # conftest.py's capi_build configures and compiles the library, once per run
+pytestmark = (
+    pytest.mark.slow
+)  # conftest.py's capi_build configures and compiles the library, once per run
 
 _D = ctypes.c_double
 _PD = ctypes.POINTER(_D)
@@ -44,9 +55,27 @@ def lib(capi_build) -> Library:
     """The library as configured by default (Eigen's FFT), with the calls to an accuracy declared."""
     library = Library(capi_build())
     if not library.lib.hs_has_pld():
-        pytest.skip("libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them")
-    library.lib.hs_subsampled_gaussian_epsilon.argtypes = [_D, _D, ctypes.c_longlong, _D, _D, _PD, _PD]
-    library.lib.hs_subsampled_gaussian_delta.argtypes = [_D, _D, ctypes.c_longlong, _D, _D, _PD, _PD]
+        pytest.skip(
+            "libhockeystick_c was built without the PLD calls: install libeigen3-dev (Eigen) for them"
+        )
+    library.lib.hs_subsampled_gaussian_epsilon.argtypes = [
+        _D,
+        _D,
+        ctypes.c_longlong,
+        _D,
+        _D,
+        _PD,
+        _PD,
+    ]
+    library.lib.hs_subsampled_gaussian_delta.argtypes = [
+        _D,
+        _D,
+        ctypes.c_longlong,
+        _D,
+        _D,
+        _PD,
+        _PD,
+    ]
     library.lib.hs_subsampled_gaussian_sigma.argtypes = [_D, _D, _D, ctypes.c_longlong, _D, _PD]
     return library
 
@@ -54,16 +83,22 @@ def lib(capi_build) -> Library:
 def asked(lib: Library, call: str, *args: float) -> tuple[int, float, float]:
     """The status and the bracket of hs_subsampled_gaussian_<call> (the outputs start at -1: written or not)."""
     lower, upper = _D(-1.0), _D(-1.0)
-    status = getattr(lib.lib, f"hs_subsampled_gaussian_{call}")(*args, ctypes.byref(lower), ctypes.byref(upper))
+    status = getattr(lib.lib, f"hs_subsampled_gaussian_{call}")(
+        *args, ctypes.byref(lower), ctypes.byref(upper)
+    )
     return status, lower.value, upper.value
 
 
 def test_an_epsilon_bracket_wider_than_asked_says_so_and_is_written_certified(lib):
     status, lower, upper = asked(lib, "epsilon", 1.0, 0.01, 100, 1e-5, 1e-12)
     assert status == HS_ACCURACY_NOT_MET
-    assert "wider than accuracy=1e-12" in lib.last_error() and "written, certified" in lib.last_error()
+    assert (
+        "wider than accuracy=1e-12" in lib.last_error() and "written, certified" in lib.last_error()
+    )
     assert 0.0 < lower < upper < math.inf and upper - lower > 1e-12
-    py_lower, py_upper = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=100).epsilon(1e-5, bound="both")
+    py_lower, py_upper = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=100).epsilon(
+        1e-5, bound="both"
+    )
     assert max(lower, py_lower) <= min(upper, py_upper)  # both certified
 
 
@@ -71,7 +106,9 @@ def test_a_delta_bracket_wider_than_asked_says_so_and_is_written_certified(lib):
     status, lower, upper = asked(lib, "delta", 1.0, 0.01, 100, 0.5, 1e-14)
     assert status == HS_ACCURACY_NOT_MET and "wider than accuracy=1e-14" in lib.last_error()
     assert 0.0 < lower < upper < 1.0 and (upper - lower) / upper > 1e-14
-    py_lower, py_upper = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=100).delta(0.5, bound="both")
+    py_lower, py_upper = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=100).delta(
+        0.5, bound="both"
+    )
     assert max(lower, py_lower) <= min(upper, py_upper)
 
 
@@ -85,7 +122,10 @@ def test_a_bracket_within_the_accuracy_is_ok_and_a_refusal_writes_nothing(lib):
 def test_calibration_reads_a_bracket_wider_than_asked_by_its_certified_upper_side(lib):
     """hs_subsampled_gaussian_sigma asks its epsilons to an accuracy no grid reaches: each still certifies sigma."""
     sigma = _D()
-    assert lib.lib.hs_subsampled_gaussian_sigma(3.0, 1e-6, 0.05, 300, 1e-12, ctypes.byref(sigma)) == HS_OK
+    assert (
+        lib.lib.hs_subsampled_gaussian_sigma(3.0, 1e-6, 0.05, 300, 1e-12, ctypes.byref(sigma))
+        == HS_OK
+    )
     _, _, upper = asked(lib, "epsilon", sigma.value, 0.05, 300, 1e-6, 1e-3)
     assert upper <= 3.0 + 1e-3
 
@@ -103,7 +143,9 @@ CASES = [(name, delta) for name in RUNS for delta in (1e-10, 1e-12)]
 
 
 @pytest.mark.parametrize(("run", "delta"), CASES)
-def test_the_c_epsilon_at_small_delta_meets_the_accuracy_and_agrees_with_the_front_door(lib, run, delta):
+def test_the_c_epsilon_at_small_delta_meets_the_accuracy_and_agrees_with_the_front_door(
+    lib, run, delta
+):
     sigma, q, rounds = RUNS[run]
     status, lower, upper = asked(lib, "epsilon", sigma, q, rounds, delta, 1e-3)
     assert status == HS_OK, lib.last_error()
@@ -117,7 +159,9 @@ def test_the_c_epsilon_at_small_delta_meets_the_accuracy_and_agrees_with_the_fro
 @pytest.mark.parametrize(
     ("run", "eps"), [("readme", 3.741), ("readme", 4.1802), ("fedavg", 0.7129), ("fedavg", 1.0668)]
 )
-def test_the_c_delta_at_small_delta_meets_the_accuracy_and_agrees_with_the_front_door(lib, run, eps):
+def test_the_c_delta_at_small_delta_meets_the_accuracy_and_agrees_with_the_front_door(
+    lib, run, eps
+):
     sigma, q, rounds = RUNS[run]
     status, lower, upper = asked(lib, "delta", sigma, q, rounds, eps, 1e-3)
     assert status == HS_OK, lib.last_error()
@@ -128,8 +172,12 @@ def test_the_c_delta_at_small_delta_meets_the_accuracy_and_agrees_with_the_front
     assert upper <= 1.01 * py_upper  # the tilted read at eps: within a percent of the front door's
 
 
-@pytest.mark.parametrize(("sigma", "rounds", "delta"), [(10.0, 100, 1e-13), (3.0, 100, 1e-12), (10.0, 1000, 1e-12)])
-def test_near_the_gaussian_mechanism_the_c_bracket_holds_the_exact_epsilon(lib, sigma, rounds, delta):
+@pytest.mark.parametrize(
+    ("sigma", "rounds", "delta"), [(10.0, 100, 1e-13), (3.0, 100, 1e-12), (10.0, 1000, 1e-12)]
+)
+def test_near_the_gaussian_mechanism_the_c_bracket_holds_the_exact_epsilon(
+    lib, sigma, rounds, delta
+):
     """At q = 1 - 2^-53 each round is within total variation 1 - q of the Gaussian mechanism, so T rounds' delta(eps)
     is within T (1 - q) of theta(sqrt(T) / sigma, eps) (paper 000, eq. 6): the certified bracket meets the epsilons of
     theta at delta -+ T (1 - q)."""
@@ -137,7 +185,9 @@ def test_near_the_gaussian_mechanism_the_c_bracket_holds_the_exact_epsilon(lib, 
     status, lower, upper = asked(lib, "epsilon", sigma, q, rounds, delta, 1e-3)
     assert status == HS_OK and upper - lower <= 1e-3
     radius, slack = math.sqrt(rounds) / sigma, rounds * (1.0 - q)
-    assert lower <= hs.theta_epsilon(radius, delta - slack) and upper >= hs.theta_epsilon(radius, delta + slack)
+    assert lower <= hs.theta_epsilon(radius, delta - slack) and upper >= hs.theta_epsilon(
+        radius, delta + slack
+    )
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +207,9 @@ def gaussian_lines(tmp_path_factory) -> list[list[str]]:
     return [line.split() for line in _run(exe).splitlines()]
 
 
-def test_the_tilted_epsilon_of_the_gaussian_mechanism_holds_theta_where_the_plain_one_is_wide(gaussian_lines):
+def test_the_tilted_epsilon_of_the_gaussian_mechanism_holds_theta_where_the_plain_one_is_wide(
+    gaussian_lines,
+):
     """The T-fold Gaussian mechanism is the Gaussian mechanism of radius sqrt(T) / sigma: its epsilon at delta is
     theta's inverse.  The tilted bracket holds it, 1e-3 wide or less, down to delta 1e-30; the plain composition's
     round-off leaves it wider than 1 at delta 1e-14 and unbounded at 1e-20."""
@@ -166,11 +218,17 @@ def test_the_tilted_epsilon_of_the_gaussian_mechanism_holds_theta_where_the_plai
     for sigma, rounds, _, delta, _, lower, upper in epsilons:
         exact = hs.theta_epsilon(math.sqrt(rounds) / sigma, delta)
         assert lower <= exact <= upper and upper - lower <= 1e-3
-    plain = {float(line[4]): (float(line[5]), float(line[6])) for line in gaussian_lines if line[0] == "plain"}
+    plain = {
+        float(line[4]): (float(line[5]), float(line[6]))
+        for line in gaussian_lines
+        if line[0] == "plain"
+    }
     assert plain[1e-14][1] - plain[1e-14][0] > 1.0 and plain[1e-20][1] == math.inf
 
 
-def test_the_tilted_delta_of_the_gaussian_mechanism_holds_theta_at_the_closed_form_tilt(gaussian_lines):
+def test_the_tilted_delta_of_the_gaussian_mechanism_holds_theta_at_the_closed_form_tilt(
+    gaussian_lines,
+):
     """At eps the Chernoff exponent lam eps - K(lam) of a Gaussian loss N(r^2 / 2, r^2) is largest at lam =
     eps / r^2 - 1/2: the ladder's tilt is within its rung spacing (4 %, and the discretization's) of it, and the
     tilted delta bracket holds theta(r, eps) within 0.1 %."""
@@ -184,7 +242,9 @@ def test_the_tilted_delta_of_the_gaussian_mechanism_holds_theta_at_the_closed_fo
 
 
 def test_the_tilted_composition_refuses_what_it_cannot_certify(gaussian_lines):
-    refused = {line[1]: " ".join(line[2:]) for line in gaussian_lines if line[0] in ("refused", "accepted")}
+    refused = {
+        line[1]: " ".join(line[2:]) for line in gaussian_lines if line[0] in ("refused", "accepted")
+    }
     assert refused["theta"].startswith("compose_tilted: theta must be a finite number > 0")
     assert refused["side"] == "lower_epsilon needs the optimistic side's composition"
     assert refused["mass"] == "tilted_factor: a tilted factor's masses must be >= 0"

@@ -33,12 +33,19 @@ VERSION = _numeric_version()
 def _tools() -> tuple[str, list[str]]:
     """cmake, and the generator arguments (Ninja where it is on PATH); skipped, saying why, without a compiler
     or cmake, except under CI, which must have both."""
-    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    cxx = (
+        os.environ.get("CXX")
+        or shutil.which("c++")
+        or shutil.which("g++")
+        or shutil.which("clang++")
+    )
     cmake = shutil.which("cmake")
     missing = [name for name, found in (("a C++ compiler", cxx), ("cmake", cmake)) if found is None]
     if missing:
         if os.environ.get("CI"):
-            pytest.fail(f"CI must have {' and '.join(missing)} to prove the CMake package builds a consumer")
+            pytest.fail(
+                f"CI must have {' and '.join(missing)} to prove the CMake package builds a consumer"
+            )
         pytest.skip(f"no {' and no '.join(missing)} on this machine")
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
     return str(cmake), generator
@@ -46,7 +53,9 @@ def _tools() -> tuple[str, list[str]]:
 
 def _run(*command: str | Path) -> str:
     done = subprocess.run([str(c) for c in command], capture_output=True, text=True)
-    assert done.returncode == 0, f"{' '.join(map(str, command))} failed:\n{done.stdout}\n{done.stderr}"
+    assert done.returncode == 0, (
+        f"{' '.join(map(str, command))} failed:\n{done.stdout}\n{done.stderr}"
+    )
     return done.stdout
 
 
@@ -78,7 +87,9 @@ def test_installed_package_subdirectory_and_fetchcontent_build_a_consumer(tmp_pa
     package = prefix / "share" / "cmake" / "hockeystick"
     version_file = (package / "hockeystickConfigVersion.cmake").read_text()
     assert f'set(PACKAGE_VERSION "{VERSION}")' in version_file
-    assert "CMAKE_SIZEOF_VOID_P" not in version_file  # ARCH_INDEPENDENT: a 32-bit consumer may use it too
+    assert (
+        "CMAKE_SIZEOF_VOID_P" not in version_file
+    )  # ARCH_INDEPENDENT: a 32-bit consumer may use it too
     pc = (prefix / "share" / "pkgconfig" / "hockeystick.pc").read_text()
     assert f"Version: {VERSION}" in pc and "-ffp-contract=off" in pc
 

@@ -20,7 +20,12 @@ pytestmark = pytest.mark.slow  # packages the headers and compiles one tiny prog
 
 
 def _conan() -> str:
-    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    cxx = (
+        os.environ.get("CXX")
+        or shutil.which("c++")
+        or shutil.which("g++")
+        or shutil.which("clang++")
+    )
     tools = {"a C++ compiler": cxx, "cmake": shutil.which("cmake"), "conan": shutil.which("conan")}
     missing = [name for name, found in tools.items() if found is None]
     if missing:
@@ -32,11 +37,16 @@ def _conan() -> str:
 
 def test_conan_create_offline_packages_the_headers_and_builds_a_consumer(tmp_path):
     conan = _conan()
-    env = {**os.environ, "CONAN_HOME": str(tmp_path / "home")}  # a cache of its own, with no remote asked
+    env = {
+        **os.environ,
+        "CONAN_HOME": str(tmp_path / "home"),
+    }  # a cache of its own, with no remote asked
 
     def run(*args: str) -> str:
         done = subprocess.run([conan, *args], capture_output=True, text=True, env=env, cwd=tmp_path)
-        assert done.returncode == 0, f"conan {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        assert done.returncode == 0, (
+            f"conan {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
         return done.stdout + done.stderr
 
     run("profile", "detect")

@@ -31,11 +31,17 @@ def _wide_calls(source: str, name: str) -> list[str]:
     boolean by position, or arguments unpacked by position (their count cannot be read)."""
     found = []
     for node in ast.walk(ast.parse(source, filename=name)):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _is_core(node.func)):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and _is_core(node.func)
+        ):
             continue
         where = f"{name}:{node.lineno} {ast.unparse(node.func)}"
         if len(node.args) > MOST_POSITIONAL:
-            found.append(f"{where}: {len(node.args)} positional arguments (at most {MOST_POSITIONAL})")
+            found.append(
+                f"{where}: {len(node.args)} positional arguments (at most {MOST_POSITIONAL})"
+            )
         if any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args):
             found.append(f"{where}: a bare True/False by position (pass it by keyword)")
         if any(isinstance(a, ast.Starred) for a in node.args):
@@ -71,17 +77,38 @@ def test_a_composition_crosses_as_a_typed_read_only_struct() -> None:
     ``GridPMF`` built from it field by field."""
     p = np.array([0.25, 0.5, 0.25])
     (window,) = _core.pld_compose.compose_many(
-        [p], k_lo=[-1], p_inf=[0.0], h=0.5, items=[[(0, 3)]], pessimistic=True, tail=1e-15, max_points=1 << 20
+        [p],
+        k_lo=[-1],
+        p_inf=[0.0],
+        h=0.5,
+        items=[[(0, 3)]],
+        pessimistic=True,
+        tail=1e-15,
+        max_points=1 << 20,
     )
     assert isinstance(window, _core.pld_compose.ComposedPMF)
     assert isinstance(window.k_lo, int) and isinstance(window.pessimistic, bool)
-    charges = ("p_inf", "shift", "entry_error", "total_error", "spectral_l2", "inverse_error", "inverse_l2")
+    charges = (
+        "p_inf",
+        "shift",
+        "entry_error",
+        "total_error",
+        "spectral_l2",
+        "inverse_error",
+        "inverse_l2",
+    )
     assert all(isinstance(getattr(window, name), float) for name in (*charges, "h", "loss_shift"))
     assert window.k_lo == -3 and window.h == 0.5 and window.pessimistic
     masses = window.p
-    assert masses.dtype == np.float64 and masses.base is not None  # a view, kept alive by the window
-    assert masses.sum() == pytest.approx(1.0, abs=1e-15)  # (1/4, 1/2, 1/4)^3: the binomial(6, 1/2) law
-    np.testing.assert_allclose(masses[:7], [1 / 64, 6 / 64, 15 / 64, 20 / 64, 15 / 64, 6 / 64, 1 / 64], atol=1e-15)
+    assert (
+        masses.dtype == np.float64 and masses.base is not None
+    )  # a view, kept alive by the window
+    assert masses.sum() == pytest.approx(
+        1.0, abs=1e-15
+    )  # (1/4, 1/2, 1/4)^3: the binomial(6, 1/2) law
+    np.testing.assert_allclose(
+        masses[:7], [1 / 64, 6 / 64, 15 / 64, 20 / 64, 15 / 64, 6 / 64, 1 / 64], atol=1e-15
+    )
     with pytest.raises(AttributeError):
         window.k_lo = 0  # type: ignore[misc]
     pmf = fft._grid_pmf(window, 0.5, True)

@@ -15,7 +15,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _compiler() -> str | None:
-    return os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    return (
+        os.environ.get("CXX")
+        or shutil.which("c++")
+        or shutil.which("g++")
+        or shutil.which("clang++")
+    )
 
 
 @pytest.mark.slow
@@ -49,6 +54,8 @@ def test_embed_example_builds_and_agrees_with_python(tmp_path):
     assert len(thetas) == 5
     for _, r, eps, value, log_value in thetas:
         assert float(value) == pytest.approx(hs.theta(float(r), float(eps)), rel=1e-15, abs=0)
-        assert float(log_value) == pytest.approx(hs.log_theta(float(r), float(eps)), rel=1e-15, abs=0)
+        assert float(log_value) == pytest.approx(
+            hs.log_theta(float(r), float(eps)), rel=1e-15, abs=0
+        )
     ((_, eps, delta, _, sigma),) = [line.split() for line in out if line.startswith("calibration ")]
     assert float(sigma) == pytest.approx(1.0 / hs.theta_radius(float(eps), float(delta)), rel=1e-15)

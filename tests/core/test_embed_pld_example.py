@@ -24,7 +24,9 @@ import hockeystick.pld as pld
 from hockeystick.pld.compose import fft
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow  # the module's fixture compiles and runs the C++ example, once per backend
+pytestmark = (
+    pytest.mark.slow
+)  # the module's fixture compiles and runs the C++ example, once per backend
 
 # backend -> (the header it needs, the package that installs it, its compiler flags)
 BACKENDS = {
@@ -34,7 +36,12 @@ BACKENDS = {
 
 
 def _compiler() -> str | None:
-    return os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    return (
+        os.environ.get("CXX")
+        or shutil.which("c++")
+        or shutil.which("g++")
+        or shutil.which("clang++")
+    )
 
 
 def _has_header(cxx: str, header: str, flags: list[str]) -> bool:
@@ -57,7 +64,9 @@ def printed(request, tmp_path_factory) -> dict[str, list[str]]:
     if not _has_header(cxx, header, flags):
         if os.environ.get("CI"):
             pytest.fail(f"CI installs {package} (.ci/run): <{header}> must be present")
-        pytest.skip(f"<{header}> is absent: install {package} to build cpp/examples/embed_pld.cpp with it")
+        pytest.skip(
+            f"<{header}> is absent: install {package} to build cpp/examples/embed_pld.cpp with it"
+        )
     exe = tmp_path_factory.mktemp(f"embed_pld_{request.param}") / "embed_pld"
     subprocess.run(
         [
@@ -90,10 +99,14 @@ def _facade(fields: list[str]) -> tuple[tuple[float, float], tuple[float, float]
     """(C++ bracket, Python bracket, tolerance): the tolerance is how far epsilon moves when delta
     moves by both sides' round-off charges (the two backends' transforms differ by at most that)."""
     sigma, q, rounds, h, delta, lo, up = (float(v) for v in fields)
-    dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(int(rounds))
+    dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(
+        int(rounds)
+    )
     charge = max(pmf.total_error for side in (True, False) for pmf in dist.composed(side))
     assert charge > 0  # the composition is numerical, and charged
-    wide = dist.epsilon([delta - 4 * charge, delta + 4 * charge], bound="both", composition_only=True)
+    wide = dist.epsilon(
+        [delta - 4 * charge, delta + 4 * charge], bound="both", composition_only=True
+    )
     tolerance = max(wide[0][0] - wide[0][1], wide[1][0] - wide[1][1]) + 1e-12
     return (lo, up), dist.epsilon(delta, bound="both", composition_only=True), tolerance
 

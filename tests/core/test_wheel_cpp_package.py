@@ -26,7 +26,9 @@ from hockeystick.cpp.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[2]
 CONSUMER = ROOT / "cpp" / "examples" / "cmake_consumer"
-REINSTALL = "the installed package is older than this tree's headers: reinstall it (pip install -e .)"
+REINSTALL = (
+    "the installed package is older than this tree's headers: reinstall it (pip install -e .)"
+)
 
 
 def _numeric_version() -> str:
@@ -58,14 +60,19 @@ def test_the_wheel_holds_every_header_of_the_tree():
     include = Path(get_include())
     assert include.is_absolute() and (include / "hockeystick" / "hockeystick.hpp").is_file()
     c_header = {"hockeystick.h"}  # the C interface's (cpp/capi/include), beside the core's
-    assert _files(include / "hockeystick") == _files(ROOT / "cpp" / "include" / "hockeystick") | c_header, REINSTALL
+    assert (
+        _files(include / "hockeystick")
+        == _files(ROOT / "cpp" / "include" / "hockeystick") | c_header
+    ), REINSTALL
 
 
 def test_the_cmake_package_is_the_python_package_version_and_relocatable():
     package = Path(get_cmake_dir())
-    assert {"hockeystickConfig.cmake", "hockeystickConfigVersion.cmake", "hockeystickTargets.cmake"} <= {
-        p.name for p in package.iterdir()
-    }
+    assert {
+        "hockeystickConfig.cmake",
+        "hockeystickConfigVersion.cmake",
+        "hockeystickTargets.cmake",
+    } <= {p.name for p in package.iterdir()}
     version_file = (package / "hockeystickConfigVersion.cmake").read_text()
     assert f'set(PACKAGE_VERSION "{VERSION}")' in version_file
     assert "CMAKE_SIZEOF_VOID_P" not in version_file  # ARCH_INDEPENDENT
@@ -76,16 +83,21 @@ def test_the_cmake_package_is_the_python_package_version_and_relocatable():
     assert includes and set(includes) == {"${_IMPORT_PREFIX}/hockeystick/include"}
     # the C library's file, found from the same prefix
     locations = re.findall(
-        r'IMPORTED_LOCATION_\w+ "([^"]*)"', "".join(p.read_text() for p in package.glob("*-*.cmake"))
+        r'IMPORTED_LOCATION_\w+ "([^"]*)"',
+        "".join(p.read_text() for p in package.glob("*-*.cmake")),
     )
-    assert [Path(loc).parent.as_posix() for loc in locations] == ["${_IMPORT_PREFIX}/hockeystick/lib"]
+    assert [Path(loc).parent.as_posix() for loc in locations] == [
+        "${_IMPORT_PREFIX}/hockeystick/lib"
+    ]
     assert Path(get_include()) == package.parents[2] / "include"
 
 
 def test_the_pkgconfig_file_finds_the_wheels_headers_from_its_own_place():
     pc = Path(get_pkgconfig_dir()) / "hockeystick.pc"
     fields = _pc_fields(pc)
-    assert fields["prefix"].startswith(str(pc.parent))  # ${pcfiledir}-relative: the install can move
+    assert fields["prefix"].startswith(
+        str(pc.parent)
+    )  # ${pcfiledir}-relative: the install can move
     assert Path(fields["includedir"]).resolve() == Path(get_include()).resolve()
     assert fields["Version"] == VERSION
     assert fields["Cflags"].split() == [f"-I{fields['includedir']}", "-ffp-contract=off"]
@@ -93,10 +105,13 @@ def test_the_pkgconfig_file_finds_the_wheels_headers_from_its_own_place():
     if pkg_config is None:
         return  # the file's own reading above is the check
     env = {**os.environ, "PKG_CONFIG_PATH": get_pkgconfig_dir()}
-    done = subprocess.run([pkg_config, "--cflags", "hockeystick"], capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run(
+        [pkg_config, "--cflags", "hockeystick"], capture_output=True, text=True, env=env, check=True
+    )
     flag, fp_contract = done.stdout.split()
     assert (
-        Path(flag.removeprefix("-I")).resolve() == Path(get_include()).resolve() and fp_contract == "-ffp-contract=off"
+        Path(flag.removeprefix("-I")).resolve() == Path(get_include()).resolve()
+        and fp_contract == "-ffp-contract=off"
     )
 
 
@@ -108,7 +123,9 @@ def test_the_command_prints_the_asked_paths_in_order(capsys):
         f"-I{get_include()}",
         get_cmake_dir(),
     ]
-    done = subprocess.run([sys.executable, "-m", "hockeystick.cpp", "--cmakedir"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "hockeystick.cpp", "--cmakedir"], capture_output=True, text=True
+    )
     assert done.returncode == 0 and done.stdout == get_cmake_dir() + "\n"
 
 
@@ -122,7 +139,9 @@ def test_the_command_without_a_flag_prints_every_path_beside_its_flag(capsys):
         ["--pkgconfigdir", get_pkgconfig_dir()],
         ["--libdir", get_library_dir()],
     ]
-    done = subprocess.run([sys.executable, "-m", "hockeystick.cpp"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "hockeystick.cpp"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0 and done.stderr == "" and get_cmake_dir() in done.stdout
 
 
@@ -137,17 +156,26 @@ def test_a_package_without_the_cpp_files_says_to_reinstall(monkeypatch, tmp_path
 
 def _compiler() -> str:
     """The C++ compiler; skipped, saying why, without one, except under CI, which must have one."""
-    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    cxx = (
+        os.environ.get("CXX")
+        or shutil.which("c++")
+        or shutil.which("g++")
+        or shutil.which("clang++")
+    )
     if cxx is None:
         if os.environ.get("CI"):
-            pytest.fail("CI must have a C++ compiler to prove a consumer builds against the wheel's C++ package")
+            pytest.fail(
+                "CI must have a C++ compiler to prove a consumer builds against the wheel's C++ package"
+            )
         pytest.skip("no C++ compiler on this machine")
     return cxx
 
 
 def _run(*command: str | Path) -> str:
     done = subprocess.run([str(c) for c in command], capture_output=True, text=True)
-    assert done.returncode == 0, f"{' '.join(map(str, command))} failed:\n{done.stdout}\n{done.stderr}"
+    assert done.returncode == 0, (
+        f"{' '.join(map(str, command))} failed:\n{done.stdout}\n{done.stderr}"
+    )
     return done.stdout
 
 
@@ -173,20 +201,37 @@ def test_a_consumer_builds_against_the_wheels_headers(tmp_path):
          "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", f"-Dhockeystick_DIR={get_cmake_dir()}")  # fmt: skip
     _run(cmake, "--build", build)
     (unit,) = json.loads((build / "compile_commands.json").read_text())
-    assert f"-isystem {get_include()}" in unit["command"] and str(ROOT / "cpp" / "include") not in unit["command"]
+    assert (
+        f"-isystem {get_include()}" in unit["command"]
+        and str(ROOT / "cpp" / "include") not in unit["command"]
+    )
     _check(_run(build / "consumer").splitlines())
 
     # without CMake: the flags python -m hockeystick.cpp --includes prints
     (includes,) = _run(sys.executable, "-m", "hockeystick.cpp", "--includes").split()
     exe = tmp_path / "direct"
     version = f'-DHOCKEYSTICK_PACKAGE_VERSION="{VERSION}"'
-    _run(cxx, "-std=c++17", "-O2", "-ffp-contract=off", includes, version, CONSUMER / "consumer.cpp", "-o", exe)
+    _run(
+        cxx,
+        "-std=c++17",
+        "-O2",
+        "-ffp-contract=off",
+        includes,
+        version,
+        CONSUMER / "consumer.cpp",
+        "-o",
+        exe,
+    )
     _check(_run(exe).splitlines())
 
 
 def _c_library() -> ctypes.CDLL:
     """The wheel's libhockeystick_c, with the types of the calls read here declared."""
-    (path,) = [p for p in Path(get_library_dir()).glob("*hockeystick_c.*") if p.suffix in (".so", ".dylib", ".dll")]
+    (path,) = [
+        p
+        for p in Path(get_library_dir()).glob("*hockeystick_c.*")
+        if p.suffix in (".so", ".dylib", ".dll")
+    ]
     lib = ctypes.CDLL(str(path))
     for name in ("hs_version", "hs_fft_backend"):
         getattr(lib, name).restype = ctypes.c_char_p
@@ -217,7 +262,9 @@ def test_a_c_program_links_the_wheels_library(tmp_path):
         if os.environ.get("CI"):
             pytest.fail("CI must have a C compiler to prove a C program links the wheel's library")
         pytest.skip("no C compiler on this machine")
-    includes, libdir = _run(sys.executable, "-m", "hockeystick.cpp", "--includes", "--libdir").split()
+    includes, libdir = _run(
+        sys.executable, "-m", "hockeystick.cpp", "--includes", "--libdir"
+    ).split()
     exe = tmp_path / "capi_check"
     _run(cc, "-std=c99", includes, ROOT / "cpp" / "capi" / "tests" / "capi_check.c", f"-L{libdir}",
          "-lhockeystick_c", f"-Wl,-rpath,{libdir}", "-o", exe)  # fmt: skip

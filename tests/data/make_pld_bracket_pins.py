@@ -75,7 +75,9 @@ def build_event(spec: dict[str, Any]):
         return E.SelfComposedDpEvent(build_event(spec["of"]), spec["count"])
     if kind == "Composed":
         return E.ComposedDpEvent([build_event(s) for s in spec["of"]])
-    raise ValueError(f"event must be one of Gaussian, Laplace, PoissonSampled, SelfComposed, Composed; got {kind!r}")
+    raise ValueError(
+        f"event must be one of Gaussian, Laplace, PoissonSampled, SelfComposed, Composed; got {kind!r}"
+    )
 
 
 def bracket(row: dict[str, Any]) -> tuple[float, float]:
@@ -95,9 +97,13 @@ def bracket(row: dict[str, Any]) -> tuple[float, float]:
         acc = pld.PLDAccountant(params["value_discretization_interval"])
         for seg in params["segments"]:
             if "pld" in seg:
-                acc.compose(build_pld(seg["pld"], params["value_discretization_interval"]), seg["rounds"])
+                acc.compose(
+                    build_pld(seg["pld"], params["value_discretization_interval"]), seg["rounds"]
+                )
             else:
-                acc.compose_subsampled_gaussian(seg["sigma"], seg["sampling_rate"], seg["rounds"], seg["sensitivity"])
+                acc.compose_subsampled_gaussian(
+                    seg["sigma"], seg["sampling_rate"], seg["rounds"], seg["sensitivity"]
+                )
         obj: Any = acc
     elif family == "PrivacyLossDistribution":
         obj = build_pld(params["pld"])
@@ -151,7 +157,9 @@ def finite_composition_atoms(p, q, count):
 
 
 def finite_delta_fn(atoms):
-    return lambda eps: mpmath.fsum(max(mpmath.mpf(0), pm - mpmath.exp(eps) * qm) for pm, qm in atoms)
+    return lambda eps: mpmath.fsum(
+        max(mpmath.mpf(0), pm - mpmath.exp(eps) * qm) for pm, qm in atoms
+    )
 
 
 def finite_pair(spec):
@@ -184,7 +192,9 @@ def gaussian_r2(spec):
         parts = [gaussian_r2(s) for s in spec["of"]]
         return None if any(r is None for r in parts) else sum(parts)
     if op == "gaussian":
-        return (mpmath.mpf(spec.get("kwargs", {}).get("sensitivity", 1.0)) / mpmath.mpf(spec["args"][0])) ** 2
+        return (
+            mpmath.mpf(spec.get("kwargs", {}).get("sensitivity", 1.0)) / mpmath.mpf(spec["args"][0])
+        ) ** 2
     return None
 
 
@@ -196,8 +206,12 @@ def exact_delta_of(row):
     if family.startswith("SubsampledGaussianPLD") and params["args"][1] == 1.0:
         sigma, _, rounds = params["args"]
         r2 = rounds * (mp(params["kwargs"].get("sensitivity", 1.0)) / mp(sigma)) ** 2
-    elif family == "PLDAccountant" and all("pld" not in s and s["sampling_rate"] == 1.0 for s in params["segments"]):
-        r2 = mpmath.fsum(s["rounds"] * (mp(s["sensitivity"]) / mp(s["sigma"])) ** 2 for s in params["segments"])
+    elif family == "PLDAccountant" and all(
+        "pld" not in s and s["sampling_rate"] == 1.0 for s in params["segments"]
+    ):
+        r2 = mpmath.fsum(
+            s["rounds"] * (mp(s["sensitivity"]) / mp(s["sigma"])) ** 2 for s in params["segments"]
+        )
     elif family == "HockeystickAccountant":
         shift = 2 if params["relation"] == "REPLACE_ONE" else 1
         terms = []
@@ -234,7 +248,11 @@ def exact(row):
     if delta_of is None:
         return None
     argument = mpmath.mpf(row["query"]["argument"])
-    value = delta_of(argument) if row["query"]["method"] == "delta" else least_epsilon(delta_of, argument)
+    value = (
+        delta_of(argument)
+        if row["query"]["method"] == "delta"
+        else least_epsilon(delta_of, argument)
+    )
     return mpmath.nstr(value, DIGITS, min_fixed=-math.inf, max_fixed=math.inf)
 
 
@@ -275,9 +293,14 @@ def pld_settings(d: Draw):
         "gaussian": lambda: ctor(
             "gaussian", d.uniform(0.7, 5.0), sensitivity=sens(), value_discretization_interval=h()
         ),
-        "laplace": lambda: ctor("laplace", d.uniform(0.5, 20.0), sensitivity=sens(), value_discretization_interval=h()),
+        "laplace": lambda: ctor(
+            "laplace", d.uniform(0.5, 20.0), sensitivity=sens(), value_discretization_interval=h()
+        ),
         "subsampled_gaussian": lambda: ctor(
-            "subsampled_gaussian", d.uniform(0.7, 3.0), d.log_uniform(1e-3, 0.3), value_discretization_interval=h()
+            "subsampled_gaussian",
+            d.uniform(0.7, 3.0),
+            d.log_uniform(1e-3, 0.3),
+            value_discretization_interval=h(),
         ),
         "fixed_size_subsampled_gaussian": lambda: ctor(
             "fixed_size_subsampled_gaussian",
@@ -294,7 +317,10 @@ def pld_settings(d: Draw):
             value_discretization_interval=d.choice(GRIDS[2:]),
         ),
         "discrete_laplace": lambda: ctor(
-            "discrete_laplace", d.uniform(0.05, 2.0), d.choice([1, 1, 2, 3]), value_discretization_interval=h()
+            "discrete_laplace",
+            d.uniform(0.05, 2.0),
+            d.choice([1, 1, 2, 3]),
+            value_discretization_interval=h(),
         ),
         "randomized_response": lambda: ctor(
             "randomized_response",
@@ -304,11 +330,17 @@ def pld_settings(d: Draw):
             value_discretization_interval=h(),
         ),
         "eps_delta_dp": lambda: ctor(
-            "eps_delta_dp", d.uniform(0.05, 1.5), d.choice([0.0, 1e-8, 1e-6]), value_discretization_interval=h()
+            "eps_delta_dp",
+            d.uniform(0.05, 1.5),
+            d.choice([0.0, 1e-8, 1e-6]),
+            value_discretization_interval=h(),
         ),
         "from_distributions": lambda: ctor(
             "from_distributions",
-            *[list(v / v.sum()) for v in (np.round(d.rng.uniform(0.1, 1.0, size=3), 3) for _ in range(2))],
+            *[
+                list(v / v.sum())
+                for v in (np.round(d.rng.uniform(0.1, 1.0, size=3), 3) for _ in range(2))
+            ],
             symmetric=False,
             value_discretization_interval=h(),
         ),
@@ -327,11 +359,17 @@ def pld_settings(d: Draw):
             value_discretization_interval=h(),
         ),
         "subsampled_laplace": lambda: ctor(
-            "subsampled_laplace", d.uniform(0.5, 5.0), d.log_uniform(1e-3, 0.5), value_discretization_interval=h()
+            "subsampled_laplace",
+            d.uniform(0.5, 5.0),
+            d.log_uniform(1e-3, 0.5),
+            value_discretization_interval=h(),
         ),
         "poisson_subsampled": lambda: ctor(
             "poisson_subsampled",
-            *[list(v / v.sum()) for v in (np.round(d.rng.uniform(0.1, 1.0, size=3), 3) for _ in range(2))],
+            *[
+                list(v / v.sum())
+                for v in (np.round(d.rng.uniform(0.1, 1.0, size=3), 3) for _ in range(2))
+            ],
             d.log_uniform(1e-2, 0.5),
             value_discretization_interval=h(),
         ),
@@ -371,15 +409,26 @@ def rows_spec() -> list[dict[str, Any]]:
         rate = 1.0 if i % 4 == 0 else d.log_uniform(1e-3, 0.2)
         sigma = d.uniform(0.6, 3.0) if rate < 1 else d.uniform(2.0, 30.0)
         rounds = d.log_int(10, 10_000) if rate < 1 else d.log_int(1, 1000)
-        kwargs = {"sensitivity": d.choice([1.0, 1.0, 0.5, 2.0]), "value_discretization_interval": d.choice(GRIDS)}
-        add("SubsampledGaussianPLD.grid", {"args": [sigma, rate, rounds], "kwargs": kwargs}, d.query())
+        kwargs = {
+            "sensitivity": d.choice([1.0, 1.0, 0.5, 2.0]),
+            "value_discretization_interval": d.choice(GRIDS),
+        }
+        add(
+            "SubsampledGaussianPLD.grid",
+            {"args": [sigma, rate, rounds], "kwargs": kwargs},
+            d.query(),
+        )
     # SubsampledGaussianPLD refined to an accuracy
     for i in range(32):
         rate = 1.0 if i % 4 == 0 else d.log_uniform(1e-3, 0.2)
         sigma = d.uniform(0.6, 3.0) if rate < 1 else d.uniform(2.0, 30.0)
         rounds = d.log_int(10, 10_000) if rate < 1 else d.log_int(1, 1000)
         kwargs = {"accuracy": d.choice([2e-2, 1e-2, 5e-3])}
-        add("SubsampledGaussianPLD.accuracy", {"args": [sigma, rate, rounds], "kwargs": kwargs}, d.query())
+        add(
+            "SubsampledGaussianPLD.accuracy",
+            {"args": [sigma, rate, rounds], "kwargs": kwargs},
+            d.query(),
+        )
     # PLDAccountant: subsampled Gaussian segments (all at rate 1: exact), some with a PLD segment
     for i in range(24):
         segments = []
@@ -394,14 +443,23 @@ def rows_spec() -> list[dict[str, Any]]:
                 }
             )
         if i % 3 == 2:
-            spec = d.choice([ctor("laplace", d.uniform(5.0, 30.0)), ctor("randomized_response", 0.9, 4)])
+            spec = d.choice(
+                [ctor("laplace", d.uniform(5.0, 30.0)), ctor("randomized_response", 0.9, 4)]
+            )
             segments.append({"pld": spec, "rounds": d.log_int(1, 50)})
-        add("PLDAccountant", {"value_discretization_interval": d.choice(GRIDS), "segments": segments}, d.query())
+        add(
+            "PLDAccountant",
+            {"value_discretization_interval": d.choice(GRIDS), "segments": segments},
+            d.query(),
+        )
     # the batch accountants
     for _ in range(16):
         n = d.choice([200, 1000, 10_000])
         args = [d.uniform(0.8, 3.0), d.log_int(1, n // 20), n, d.log_int(1, 2000)]
-        kwargs = {"sensitivity": d.choice([1.0, 2.0]), "value_discretization_interval": d.choice(GRIDS)}
+        kwargs = {
+            "sensitivity": d.choice([1.0, 2.0]),
+            "value_discretization_interval": d.choice(GRIDS),
+        }
         add("FixedBatchGaussianPLD", {"args": args, "kwargs": kwargs}, d.query())
     for _ in range(14):
         n = d.choice([200, 1000, 5000])
@@ -416,7 +474,12 @@ def rows_spec() -> list[dict[str, Any]]:
     for _ in range(14):
         n = d.choice([50, 95, 200])
         batch = d.choice([5, 10, 25])
-        args = [d.uniform(1.0, 5.0), batch, n, (n // batch) * d.choice([1, 2, 3]) + d.choice([0, 1])]
+        args = [
+            d.uniform(1.0, 5.0),
+            batch,
+            n,
+            (n // batch) * d.choice([1, 2, 3]) + d.choice([0, 1]),
+        ]
         kwargs = {"value_discretization_interval": d.choice(GRIDS[3:])}
         add("ShuffledBatchGaussianPLD", {"args": args, "kwargs": kwargs}, d.query())
     # every PrivacyLossDistribution constructor, self-composed, and some composed with another
@@ -440,14 +503,25 @@ def rows_spec() -> list[dict[str, Any]]:
                     other = ctor("gaussian", d.uniform(1.0, 5.0), value_discretization_interval=h)
                 else:
                     other = ctor("laplace", d.uniform(5.0, 30.0), value_discretization_interval=h)
-                spec = {"op": "compose", "of": [spec, {"op": "self_compose", "of": other, "count": d.log_int(1, 20)}]}
+                spec = {
+                    "op": "compose",
+                    "of": [spec, {"op": "self_compose", "of": other, "count": d.log_int(1, 20)}],
+                }
             query = d.query(deltas=[1e-2, 1e-3, 1e-5]) if name in finite else d.query()
             add("PrivacyLossDistribution", {"constructor": name, "pld": spec}, query)
     for _ in range(6):
         h = d.choice(GRIDS)
-        parts = [ctor("gaussian", d.uniform(0.7, 3.0)), ctor("laplace", d.uniform(0.5, 5.0)), ctor("gaussian", 2.0)]
+        parts = [
+            ctor("gaussian", d.uniform(0.7, 3.0)),
+            ctor("laplace", d.uniform(0.5, 5.0)),
+            ctor("gaussian", 2.0),
+        ]
         w = d.log_uniform(1e-2, 0.5)
-        spec = {"op": "mixture", "of": [with_grid(p, h) for p in parts[:2]], "weights": [1.0 - w, w]}
+        spec = {
+            "op": "mixture",
+            "of": [with_grid(p, h) for p in parts[:2]],
+            "weights": [1.0 - w, w],
+        }
         spec = {"op": "self_compose", "of": spec, "count": d.log_int(1, 300)}
         add("PrivacyLossDistribution", {"constructor": "mixture", "pld": spec}, d.query())
     # dp_accounting's events through HockeystickAccountant (Gaussian only: exact)
@@ -455,16 +529,28 @@ def rows_spec() -> list[dict[str, Any]]:
         nm = d.uniform(0.7, 3.0)
         kind = i % 5
         if kind == 0:
-            compose = [[{"event": "Gaussian", "noise_multiplier": d.uniform(2.0, 30.0)}, d.log_int(1, 500)]]
+            compose = [
+                [{"event": "Gaussian", "noise_multiplier": d.uniform(2.0, 30.0)}, d.log_int(1, 500)]
+            ]
         elif kind == 1:
             g = {"event": "Gaussian", "noise_multiplier": nm}
-            sampled = {"event": "PoissonSampled", "sampling_probability": d.log_uniform(1e-3, 0.2), "of": g}
+            sampled = {
+                "event": "PoissonSampled",
+                "sampling_probability": d.log_uniform(1e-3, 0.2),
+                "of": g,
+            }
             compose = [[sampled, d.log_int(10, 10_000)]]
         elif kind == 2:
-            compose = [[{"event": "Laplace", "noise_multiplier": d.uniform(2.0, 30.0)}, d.log_int(1, 50)]]
+            compose = [
+                [{"event": "Laplace", "noise_multiplier": d.uniform(2.0, 30.0)}, d.log_int(1, 50)]
+            ]
         elif kind == 3:
             g = {"event": "Gaussian", "noise_multiplier": nm}
-            sampled = {"event": "PoissonSampled", "sampling_probability": d.log_uniform(1e-3, 0.2), "of": g}
+            sampled = {
+                "event": "PoissonSampled",
+                "sampling_probability": d.log_uniform(1e-3, 0.2),
+                "of": g,
+            }
             compose = [
                 [{"event": "SelfComposed", "of": sampled, "count": d.log_int(10, 2000)}, 1],
                 [{"event": "Laplace", "noise_multiplier": d.uniform(5.0, 30.0)}, d.log_int(1, 20)],
@@ -481,13 +567,22 @@ def rows_spec() -> list[dict[str, Any]]:
                     },
                     d.log_int(1, 100),
                 ],
-                [{"event": "Gaussian", "noise_multiplier": d.uniform(3.0, 30.0)}, d.log_int(1, 100)],
+                [
+                    {"event": "Gaussian", "noise_multiplier": d.uniform(3.0, 30.0)},
+                    d.log_int(1, 100),
+                ],
             ]
         relation = "REPLACE_ONE" if kind in (0, 4) and i % 2 else "ADD_OR_REMOVE_ONE"
         grid = (
-            {"value_discretization_interval": d.choice(GRIDS)} if i % 3 else {"accuracy": d.choice([2e-2, 1e-2, 5e-3])}
+            {"value_discretization_interval": d.choice(GRIDS)}
+            if i % 3
+            else {"accuracy": d.choice([2e-2, 1e-2, 5e-3])}
         )
-        add("HockeystickAccountant", {"relation": relation, "grid": grid, "compose": compose}, d.query())
+        add(
+            "HockeystickAccountant",
+            {"relation": relation, "grid": grid, "compose": compose},
+            d.query(),
+        )
     counts: dict[str, int] = {}
     for row in rows:
         key = row["params"].get("constructor", row["family"])
@@ -508,11 +603,15 @@ def main() -> None:
     for spec in rows_spec():
         lo, up = bracket(spec)
         if not (math.isfinite(lo) and math.isfinite(up) and lo <= up):
-            raise SystemExit(f"{spec['id']}: bracket {(lo, up)} is not a finite interval; change its parameters")
+            raise SystemExit(
+                f"{spec['id']}: bracket {(lo, up)} is not a finite interval; change its parameters"
+            )
         reference = exact(spec)
         rows.append({"id": spec.pop("id"), **spec, "lower": lo, "upper": up, "exact": reference})
     OUT.write_text(json.dumps({"seed": SEED, "rows": rows}, indent=1) + "\n")
-    print(f"{len(rows)} rows, {sum(r['exact'] is not None for r in rows)} with an exact reference -> {OUT}")
+    print(
+        f"{len(rows)} rows, {sum(r['exact'] is not None for r in rows)} with an exact reference -> {OUT}"
+    )
 
 
 if __name__ == "__main__":

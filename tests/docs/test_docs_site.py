@@ -140,7 +140,11 @@ def _of_the_site(line: str) -> bool:
     source = re.split(r" (?:WARNING|ERROR|CRITICAL):", line, maxsplit=1)[0]
     if "docstring of" in source or "<autosummary>" in source:
         return False
-    return bool(SITE_FILES.search(source)) or source.startswith("<unknown>") or "/api/generated/" in source
+    return (
+        bool(SITE_FILES.search(source))
+        or source.startswith("<unknown>")
+        or "/api/generated/" in source
+    )
 
 
 def test_the_site_files_build_without_a_warning(site: Site) -> None:
@@ -199,12 +203,21 @@ def test_the_cli_reference_has_every_subcommand_and_flag(site: Site) -> None:
 
     page = (site.html / "cli-reference.html").read_text(encoding="utf-8")
     ids = _parse(site.html / "cli-reference.html").ids
-    (subcommands,) = [action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction)]
+    (subcommands,) = [
+        action
+        for action in build_parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    ]
     missing = []
     for name, parser in subcommands.choices.items():
         if f"hockeystick-{name}" not in ids:
             missing.append(name)
-        flags = [flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")]
+        flags = [
+            flag
+            for action in parser._actions
+            for flag in action.option_strings
+            if flag.startswith("--")
+        ]
         missing += [f"{name} {flag}" for flag in flags if flag not in page]
     assert len(subcommands.choices) >= 10
     assert missing == []
@@ -263,10 +276,14 @@ def test_a_browser_follows_the_landing_page_and_finds_a_name(site: Site) -> None
     with sync_api.sync_playwright() as playwright:
         try:
             browser = playwright.chromium.launch()
-        except Exception as error:  # playwright's own browser is not installed: a system Chromium, if any
+        except (
+            Exception
+        ) as error:  # playwright's own browser is not installed: a system Chromium, if any
             system = shutil.which("chromium") or shutil.which("chromium-browser")
             if system is None:
-                pytest.skip(f"no headless Chromium (`python -m playwright install chromium`): {error}")
+                pytest.skip(
+                    f"no headless Chromium (`python -m playwright install chromium`): {error}"
+                )
             browser = playwright.chromium.launch(executable_path=system)
         try:
             page = browser.new_page()
@@ -283,8 +300,12 @@ def test_a_browser_follows_the_landing_page_and_finds_a_name(site: Site) -> None
             assert failed == []
             page.goto((site.html / "search.html").as_uri() + "?q=SubsampledGaussianPLD")
             page.wait_for_selector("#search-results li a", timeout=30_000)
-            found = page.eval_on_selector_all("#search-results li a", "links => links.map(a => a.href)")
-            assert any("hockeystick.pld.SubsampledGaussianPLD.html" in href for href in found), found
+            found = page.eval_on_selector_all(
+                "#search-results li a", "links => links.map(a => a.href)"
+            )
+            assert any("hockeystick.pld.SubsampledGaussianPLD.html" in href for href in found), (
+                found
+            )
         finally:
             browser.close()
 
@@ -315,16 +336,22 @@ def test_the_sidebar_lists_the_namespaces_and_no_name(site: Site) -> None:
         html = page.read_text(encoding="utf-8")
         sidebar = re.search(r'<div class="sidebar-tree">(.*?)</div>', html, flags=re.S)
         assert sidebar is not None, page
-        linked = set(re.findall(r'href="(?:[^"]*/)?(hockeystick(?:\.\w+)*)\.html"', sidebar.group(1)))
+        linked = set(
+            re.findall(r'href="(?:[^"]*/)?(hockeystick(?:\.\w+)*)\.html"', sidebar.group(1))
+        )
         assert namespaces <= linked, (page, sorted(namespaces - linked))
         assert linked <= namespaces, (page, sorted(linked - namespaces)[:5])
 
 
 def _current_entries(page: Path) -> list[tuple[str, str]]:
     """The sidebar's entries marked current on ``page``: (their level's class, their href)."""
-    sidebar = re.search(r'<div class="sidebar-tree">(.*?)</div>', page.read_text(encoding="utf-8"), flags=re.S)
+    sidebar = re.search(
+        r'<div class="sidebar-tree">(.*?)</div>', page.read_text(encoding="utf-8"), flags=re.S
+    )
     assert sidebar is not None, page
-    found = re.findall(r'<li class="(toctree-l\d)[^"]*\bcurrent\b[^"]*"><a [^>]*href="([^"]*)"', sidebar.group(1))
+    found = re.findall(
+        r'<li class="(toctree-l\d)[^"]*\bcurrent\b[^"]*"><a [^>]*href="([^"]*)"', sidebar.group(1)
+    )
     return [(level, href) for level, href in found]
 
 
@@ -367,7 +394,9 @@ class _Code(HTMLParser):
         super().__init__()
         self.code: list[str] = []
         self.prose: list[str] = []
-        self._open: list[tuple[str, str]] = []  # each open element, and what it holds: code, read, or ""
+        self._open: list[
+            tuple[str, str]
+        ] = []  # each open element, and what it holds: code, read, or ""
         self._article = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -404,11 +433,19 @@ def test_no_code_or_flag_holds_a_typographic_dash_or_quote(site: Site) -> None:
         text = page.read_text(encoding="utf-8")
         start, end = text.find("<article"), text.rfind("</article>")
         parser = _Code()
-        parser.feed(text[start : end + len("</article>")] if 0 <= start < end else text)  # not the navigation
+        parser.feed(
+            text[start : end + len("</article>")] if 0 <= start < end else text
+        )  # not the navigation
         name = page.relative_to(site.html)
-        found += [f"{name}: code {text.strip()[:80]!r}" for text in parser.code if set(text) & set(TYPOGRAPHIC)]
+        found += [
+            f"{name}: code {text.strip()[:80]!r}"
+            for text in parser.code
+            if set(text) & set(TYPOGRAPHIC)
+        ]
         prose = " ".join(parser.prose)
         found += [f"{name}: flag {match.group()!r}" for match in TYPOGRAPHIC_FLAG.finditer(prose)]
-        found += [f"{name}: command {match.group()!r}" for match in TYPOGRAPHIC_COMMAND.finditer(prose)]
+        found += [
+            f"{name}: command {match.group()!r}" for match in TYPOGRAPHIC_COMMAND.finditer(prose)
+        ]
     assert len(pages) > 200
     assert found == []

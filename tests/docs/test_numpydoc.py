@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-numpydoc_validate = pytest.importorskip("numpydoc.validate", reason="numpydoc is not installed: pip install '.[docs]'")
+numpydoc_validate = pytest.importorskip(
+    "numpydoc.validate", reason="numpydoc is not installed: pip install '.[docs]'"
+)
 get_doc_object = pytest.importorskip("numpydoc.docscrape").get_doc_object
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -43,7 +45,12 @@ def _public_namespaces() -> list[Any]:
 
 
 def _checked(obj: Any) -> bool:
-    return inspect.isfunction(obj) or inspect.isclass(obj) or inspect.ismodule(obj) or inspect.isbuiltin(obj)
+    return (
+        inspect.isfunction(obj)
+        or inspect.isclass(obj)
+        or inspect.ismodule(obj)
+        or inspect.isbuiltin(obj)
+    )
 
 
 class _Validator(numpydoc_validate.Validator):  # type: ignore[misc]
@@ -77,7 +84,9 @@ def failures() -> tuple[dict[str, dict[str, list[str]]], Counter[str]]:
     for space in _public_namespaces():
         for name in space.names:
             obj = getattr(space.module, name)
-            if not _checked(obj) or not getattr(obj, "__module__", "hockeystick").startswith("hockeystick"):
+            if not _checked(obj) or not getattr(obj, "__module__", "hockeystick").startswith(
+                "hockeystick"
+            ):
                 continue  # data has no docstring; another library's name re-exported keeps its own
             checked[space.name] += 1
             codes = sorted({code for code, _ in _errors(obj) if code in CHECKS})
@@ -88,7 +97,9 @@ def failures() -> tuple[dict[str, dict[str, list[str]]], Counter[str]]:
 
 def summary(failed: dict[str, dict[str, list[str]]], checked: Counter[str]) -> str:
     total = sum(len(names) for names in failed.values())
-    lines = [f"{total} of {sum(checked.values())} public names fail numpydoc's {', '.join(sorted(CHECKS))}:"]
+    lines = [
+        f"{total} of {sum(checked.values())} public names fail numpydoc's {', '.join(sorted(CHECKS))}:"
+    ]
     for space, count in checked.items():
         names = failed.get(space, {})
         by_code = Counter(code for codes in names.values() for code in codes)
@@ -97,7 +108,9 @@ def summary(failed: dict[str, dict[str, list[str]]], checked: Counter[str]) -> s
     return "\n".join(lines)
 
 
-@pytest.mark.filterwarnings("ignore:potentially wrong underline length:UserWarning")  # what PR01 and RT01 count
+@pytest.mark.filterwarnings(
+    "ignore:potentially wrong underline length:UserWarning"
+)  # what PR01 and RT01 count
 def test_every_public_name_passes_numpydoc_validation() -> None:
     """The counts per namespace are printed (``-s``, or ``--runxfail`` for the failure's message)."""
     failed, checked = failures()

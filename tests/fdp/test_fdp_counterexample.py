@@ -52,7 +52,9 @@ def linear_loss_attained_mu(
 
 def test_seeds_valid_mu_is_the_closed_form_and_is_attained() -> None:
     """SEEDS: mu = sqrt(m T) gamma / sigma, gamma = (2V/m) sum_k eta, and the linear loss leaks exactly that."""
-    m, sigma, V, a, K, T = (SEEDS[k] for k in ("clients", "sigma", "clip", "learning_rate", "local_steps", "rounds"))
+    m, sigma, V, a, K, T = (
+        SEEDS[k] for k in ("clients", "sigma", "clip", "learning_rate", "local_steps", "rounds")
+    )
     acct = NoisyFedAvg(**SEEDS)
     eta = eta_matrix("constant", a, K, T)
     gamma = 2 * V / m * eta[0].sum()
@@ -71,7 +73,14 @@ def test_valid_mu_is_never_below_the_linear_loss_and_tight_for_constant_rho(sche
     for a, L, K, T in [(0.01, 1.0, 5, 2), (0.05, 2.0, 3, 9), (0.2, 1.0, 1, 30), (0.1, 0.5, 7, 4)]:
         eta = eta_matrix(schedule, a, K, T)
         acct = NoisyFedAvg(
-            clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=T, schedule=schedule
+            clients=m,
+            sigma=sigma,
+            clip=V,
+            lipschitz=L,
+            learning_rate=a,
+            local_steps=K,
+            rounds=T,
+            schedule=schedule,
         )
         attained = linear_loss_attained_mu(eta, clients=m, sigma=sigma, clip=V)
         ctx = (a, L, K, T)
@@ -84,7 +93,9 @@ def test_valid_mu_is_never_below_the_linear_loss_and_tight_for_constant_rho(sche
 def test_fedprox_exact_constants_are_attained_and_eq21_is_false() -> None:
     m, sigma, V, L, alpha, a, K = 5, 1.1, 3.0, 1.0, 4.0, 0.2, 6
     for T in (2, 10, 100):
-        attained = linear_loss_attained_mu(np.full((T, K), a), clients=m, sigma=sigma, clip=V, proximal=alpha)
+        attained = linear_loss_attained_mu(
+            np.full((T, K), a), clients=m, sigma=sigma, clip=V, proximal=alpha
+        )
         exact = NoisyFedProx(
             clients=m,
             sigma=sigma,
@@ -96,7 +107,9 @@ def test_fedprox_exact_constants_are_attained_and_eq21_is_false() -> None:
             local_steps=K,
             constants="exact",
         )
-        theorem = NoisyFedProx(clients=m, sigma=sigma, clip=V, lipschitz=L, proximal=alpha, learning_rate=a, rounds=T)
+        theorem = NoisyFedProx(
+            clients=m, sigma=sigma, clip=V, lipschitz=L, proximal=alpha, learning_rate=a, rounds=T
+        )
         assert exact.mu == pytest.approx(attained, rel=1e-12), T
         assert theorem.mu > attained, T  # valid, loose: gamma <= 2V/(m alpha)
         assert theorem.mu_paper_h0 < attained and exact.mu_paper_h0 < attained, T
@@ -117,8 +130,12 @@ def test_valid_mu_is_nondecreasing_in_L_and_paper_h0_is_not() -> None:
             schedule=schedule,
         )
         assert (np.diff(acct.mu) >= -1e-13 * acct.mu[1:]).all(), schedule
-    constant = NoisyFedAvg(clients=20, sigma=1.0, clip=10.0, lipschitz=L, learning_rate=0.05, local_steps=5, rounds=40)
-    assert constant.mu_paper_h0[0] == pytest.approx(constant.mu[0], rel=1e-14)  # L = 0: H0 is composition
+    constant = NoisyFedAvg(
+        clients=20, sigma=1.0, clip=10.0, lipschitz=L, learning_rate=0.05, local_steps=5, rounds=40
+    )
+    assert constant.mu_paper_h0[0] == pytest.approx(
+        constant.mu[0], rel=1e-14
+    )  # L = 0: H0 is composition
     assert (np.diff(constant.mu_paper_h0) < 0).all()
 
 
@@ -127,7 +144,9 @@ def test_monte_carlo_nonconvex_loss_beats_paper_h0_at_T5() -> None:
     +-c w_1 + beta cos w_2: the estimated mu and the power of a threshold test on w_1 contradict
     mu_paper_h0 and agree with mu (times c/V)."""
     m, sigma, V, L, a, K, T, beta, n = 4, 1.0, 1.0, 1.0, 0.2, 5, 5, 0.1, 10_000
-    acct = NoisyFedAvg(clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=T)
+    acct = NoisyFedAvg(
+        clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=T
+    )
     c = math.sqrt(V**2 - beta**2)
     rng = np.random.default_rng(20261122)
 

@@ -25,7 +25,9 @@ from hockeystick.fdp import (
 )
 from hockeystick.numerics import certified_theta
 
-SEEDS = dict(clients=20, sigma=1.0, clip=10.0, lipschitz=1.0, learning_rate=0.01, local_steps=5, rounds=600)
+SEEDS = dict(
+    clients=20, sigma=1.0, clip=10.0, lipschitz=1.0, learning_rate=0.01, local_steps=5, rounds=600
+)
 
 
 def eta_matrix(schedule: str, a: float, K: int, T: int) -> np.ndarray:
@@ -42,7 +44,9 @@ def eta_matrix(schedule: str, a: float, K: int, T: int) -> np.ndarray:
 def test_seeds_regression_values() -> None:
     acct = NoisyFedAvg(**SEEDS)
     assert acct.mu_paper_h0 == pytest.approx(1.417885043, abs=5e-10)
-    assert acct.mu_paper == pytest.approx(1.417885043, abs=5e-10)  # eq. 17 is eq. 16 for constant rates
+    assert acct.mu_paper == pytest.approx(
+        1.417885043, abs=5e-10
+    )  # eq. 17 is eq. 16 for constant rates
     # Full-transcript composition: sqrt(T) * sqrt(m) * (2 a V K / m) / sigma = sqrt(30) = 5.477...
     assert acct.mu_composition == pytest.approx(math.sqrt(30.0), rel=1e-13)
     assert acct.mu_composition == pytest.approx(5.477, abs=5e-4)
@@ -51,8 +55,17 @@ def test_seeds_regression_values() -> None:
 def test_eq17_literal_formula() -> None:
     m, sigma, V, L, a, K, T = 20, 1.3, 4.0, 2.0, 0.02, 7, 40
     r = (1 + a * L) ** K
-    literal = 2 * a * V * K / (math.sqrt(m) * sigma) * math.sqrt((r + 1) / (r - 1) * (r**T - 1) / (r**T + 1))
-    acct = NoisyFedAvg(clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=T)
+    literal = (
+        2
+        * a
+        * V
+        * K
+        / (math.sqrt(m) * sigma)
+        * math.sqrt((r + 1) / (r - 1) * (r**T - 1) / (r**T + 1))
+    )
+    acct = NoisyFedAvg(
+        clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=T
+    )
     assert acct.mu_paper_h0 == pytest.approx(literal, rel=1e-13)
 
 
@@ -63,15 +76,26 @@ def test_closed_forms_equal_the_engine(schedule: str) -> None:
     m, sigma, V = 10.0, 0.9, 3.0
     for a, L, K, T in itertools.product((0.01, 0.3), (0.5, 2.0), (1, 3, 7), (1, 2, 13, 50)):
         acct = NoisyFedAvg(
-            clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=T, schedule=schedule
+            clients=m,
+            sigma=sigma,
+            clip=V,
+            lipschitz=L,
+            learning_rate=a,
+            local_steps=K,
+            rounds=T,
+            schedule=schedule,
         )
-        rho, gamma = rounds_from_learning_rates(eta_matrix(schedule, a, K, T), lipschitz=L, clip=V, clients=m)
+        rho, gamma = rounds_from_learning_rates(
+            eta_matrix(schedule, a, K, T), lipschitz=L, clip=V, clients=m
+        )
         h = interpolation_bound(rho, gamma)
         scale = math.sqrt(m) / sigma
         ctx = (schedule, a, L, K, T)
         assert acct.mu_paper_h0 == pytest.approx(scale * math.sqrt(h.h0), rel=1e-11), ctx
         assert acct.mu == pytest.approx(scale * math.sqrt(h.h_optimal), rel=1e-11), ctx
-        assert acct.mu_composition == pytest.approx(scale * math.sqrt(h.h_composition), rel=1e-11), ctx
+        assert acct.mu_composition == pytest.approx(
+            scale * math.sqrt(h.h_composition), rel=1e-11
+        ), ctx
         assert acct.h0_attained == bool(h.h0_attained), ctx
 
 
@@ -88,7 +112,14 @@ def test_stagewise_composition_trigamma_and_eq19() -> None:
     """Stage-wise: exact composition = (2aVK/(sqrt m sigma)) sqrt(sum 1/t^2); eq. 19 bounds it."""
     T = np.array([1, 2, 5, 100, 10_000])
     acct = NoisyFedAvg(
-        clients=8, sigma=2.0, clip=1.0, lipschitz=1.0, learning_rate=0.1, local_steps=4, rounds=T, schedule="stagewise"
+        clients=8,
+        sigma=2.0,
+        clip=1.0,
+        lipschitz=1.0,
+        learning_rate=0.1,
+        local_steps=4,
+        rounds=T,
+        schedule="stagewise",
     )
     base = 2 * 0.1 * 1.0 * 4 / (math.sqrt(8) * 2.0)
     direct = np.array([base * math.sqrt(sum(1 / t**2 for t in range(1, n + 1))) for n in T])
@@ -125,7 +156,10 @@ def qp_optimum(rho: np.ndarray, gamma: np.ndarray) -> float:
             out.append(d)
         return np.array(out)
 
-    cons = [{"type": "ineq", "fun": lambda x: gaps(x)[:-1]}, {"type": "eq", "fun": lambda x: gaps(x)[-1:]}]
+    cons = [
+        {"type": "ineq", "fun": lambda x: gaps(x)[:-1]},
+        {"type": "eq", "fun": lambda x: gaps(x)[-1:]},
+    ]
     best = np.inf
     for x0 in (gamma.copy(), np.full(T, gamma.mean())):
         res = optimize.minimize(
@@ -177,7 +211,14 @@ def test_paper_h0_monotone_in_T_and_below_its_limit(schedule: str) -> None:
     T = np.arange(1, 3001)
     for a, L, K in [(0.01, 1.0, 5), (0.3, 2.0, 10), (1e-4, 0.5, 2)]:
         acct = NoisyFedAvg(
-            clients=20, sigma=1.0, clip=10.0, lipschitz=L, learning_rate=a, local_steps=K, rounds=T, schedule=schedule
+            clients=20,
+            sigma=1.0,
+            clip=10.0,
+            lipschitz=L,
+            learning_rate=a,
+            local_steps=K,
+            rounds=T,
+            schedule=schedule,
         )
         assert (np.diff(acct.mu_paper_h0) >= 0).all()
         assert (acct.mu_paper_h0 <= acct.mu_paper_limit * (1 + 1e-13)).all()
@@ -188,7 +229,14 @@ def test_paper_h0_monotone_in_T_and_below_its_limit(schedule: str) -> None:
 def test_ordering_and_composition_monotone(schedule: str) -> None:
     T = np.arange(1, 400)
     acct = NoisyFedAvg(
-        clients=7, sigma=0.8, clip=1.0, lipschitz=1.0, learning_rate=0.05, local_steps=3, rounds=T, schedule=schedule
+        clients=7,
+        sigma=0.8,
+        clip=1.0,
+        lipschitz=1.0,
+        learning_rate=0.05,
+        local_steps=3,
+        rounds=T,
+        schedule=schedule,
     )
     assert (acct.mu_paper_h0 <= acct.mu * (1 + 1e-12)).all()
     assert (acct.mu <= acct.mu_composition * (1 + 1e-12)).all()
@@ -236,7 +284,9 @@ def test_delta_epsilon_use_the_selected_mu() -> None:
     # theta at the selected mu, rounded up (docs/howto-mechanism.md, "Outward rounding")
     assert acct.delta(1.0, interpolation="h0") == certified_theta.theta_upper(acct.mu_paper_h0, 1.0)
     assert acct.delta(1.0) == certified_theta.theta_upper(acct.mu, 1.0)
-    assert acct.delta(1.0, interpolation="composition") == certified_theta.theta_upper(acct.mu_composition, 1.0)
+    assert acct.delta(1.0, interpolation="composition") == certified_theta.theta_upper(
+        acct.mu_composition, 1.0
+    )
     e = acct.epsilon(1e-5, interpolation="h0")
     assert acct.delta(e, interpolation="h0") == pytest.approx(1e-5, rel=1e-9)
     # The valid bound is never below the paper's number.
@@ -275,7 +325,9 @@ def test_general_engine_accepts_any_schedule_shape() -> None:
     k = np.arange(5)[None, :]
     eta = 0.05 * 0.5 * (1 + np.cos(np.pi * ((t % 4) * 5 + k) / 20))
     eta = np.stack([eta, eta / 2])
-    rho, gamma = rounds_from_learning_rates(eta, lipschitz=np.array([1.0, 3.0]), clip=2.0, clients=10)
+    rho, gamma = rounds_from_learning_rates(
+        eta, lipschitz=np.array([1.0, 3.0]), clip=2.0, clients=10
+    )
     h = interpolation_bound(rho, gamma)
     assert h.h0.shape == (2,)
     for i in range(2):
@@ -289,7 +341,9 @@ def test_cyclic_harmonic_and_gamma_function_forms() -> None:
     log_rho, steps = schedule_round_factors("cyclic", a, L, K, 0)
     for kk, lr, s in zip(K, log_rho, steps):
         assert s == pytest.approx(a * sum(1 / (j + 1) for j in range(kk)), rel=1e-13)
-        assert lr == pytest.approx(math.fsum(math.log1p(a * L / (j + 1)) for j in range(kk)), rel=1e-12)
+        assert lr == pytest.approx(
+            math.fsum(math.log1p(a * L / (j + 1)) for j in range(kk)), rel=1e-12
+        )
     assert special.digamma(2) + np.euler_gamma == pytest.approx(1.0)
 
 
@@ -309,12 +363,18 @@ def test_engine_survives_products_far_beyond_double_range() -> None:
     h = interpolation_bound(np.full(10, 1e250), np.full(10, 0.5))
     assert h.h_optimal == pytest.approx(2.5, rel=1e-14)  # rho > 1 constant: optimum is composition
     h = interpolation_bound(np.full(10, 1e-250), np.full(10, 0.5))
-    assert h.h0_attained and h.h_optimal == pytest.approx(h.h0, rel=1e-14)  # contraction: H0 attained
+    assert h.h0_attained and h.h_optimal == pytest.approx(
+        h.h0, rel=1e-14
+    )  # contraction: H0 attained
 
 
 def first_round_step_sum(schedule: str, K: int) -> float:
     """s_0 = sum_k eta_{k,0} / a: K for constant and stage-wise rates, the harmonic number H_K otherwise."""
-    return float(K) if schedule in ("constant", "stagewise") else math.fsum(1 / (k + 1) for k in range(K))
+    return (
+        float(K)
+        if schedule in ("constant", "stagewise")
+        else math.fsum(1 / (k + 1) for k in range(K))
+    )
 
 
 @pytest.mark.parametrize("schedule", SCHEDULES)
@@ -329,10 +389,21 @@ def test_extreme_rates_and_clips_give_the_one_round_closed_form(schedule: str) -
         (2, 1e250, 1e200, 1.0, 1e-300, 5),
     ]:
         acct = NoisyFedAvg(
-            clients=m, sigma=sigma, clip=V, lipschitz=L, learning_rate=a, local_steps=K, rounds=1, schedule=schedule
+            clients=m,
+            sigma=sigma,
+            clip=V,
+            lipschitz=L,
+            learning_rate=a,
+            local_steps=K,
+            rounds=1,
+            schedule=schedule,
         )
         exact = float(
-            2 * mpmath.mpf(V) * mpmath.mpf(a) * first_round_step_sum(schedule, K) / (mpmath.sqrt(m) * mpmath.mpf(sigma))
+            2
+            * mpmath.mpf(V)
+            * mpmath.mpf(a)
+            * first_round_step_sum(schedule, K)
+            / (mpmath.sqrt(m) * mpmath.mpf(sigma))
         )
         ctx = (schedule, m, sigma, V, L, a, K)
         for mu in (acct.mu, acct.mu_composition, acct.mu_paper_h0):
@@ -345,7 +416,14 @@ def test_mu_depends_on_the_rate_through_a_L_and_a_V_only(schedule: str) -> None:
     """rho_t depends on (a, L) through a L only and gamma_t is proportional to a V: (V / c, a c, L / c) has the
     same mu for every c, also where (a c)^2 or a c K overflows a double."""
     reference = NoisyFedAvg(
-        clients=5, sigma=0.7, clip=2.0, lipschitz=0.3, learning_rate=0.2, local_steps=3, rounds=9, schedule=schedule
+        clients=5,
+        sigma=0.7,
+        clip=2.0,
+        lipschitz=0.3,
+        learning_rate=0.2,
+        local_steps=3,
+        rounds=9,
+        schedule=schedule,
     )
     for c in (1e-300, 1e154, 1e300, 4e307):
         scaled = NoisyFedAvg(
@@ -359,7 +437,11 @@ def test_mu_depends_on_the_rate_through_a_L_and_a_V_only(schedule: str) -> None:
             schedule=schedule,
         )
         for name in ("mu", "mu_composition", "mu_paper_h0", "mu_paper", "mu_paper_limit"):
-            assert getattr(scaled, name) == pytest.approx(getattr(reference, name), rel=1e-13), (schedule, c, name)
+            assert getattr(scaled, name) == pytest.approx(getattr(reference, name), rel=1e-13), (
+                schedule,
+                c,
+                name,
+            )
 
 
 @pytest.mark.parametrize("schedule", SCHEDULES)
@@ -383,8 +465,13 @@ def test_mu_past_the_largest_double_is_infinite_and_gives_the_trivial_bound(sche
 def test_counts_beyond_two_to_the_53_are_refused(schedule: str, name: str) -> None:
     """Counts past 2^53 are not consecutive doubles and overflow the engine's 64-bit loop counters (rounds = 1e308
     with the stage-wise rate would give mu = 0, local_steps = 1e308 a finite mu against a composition value of inf)."""
-    params = dict(clients=1, sigma=1.0, clip=1.0, lipschitz=0.0, learning_rate=0.1, local_steps=1, rounds=1)
-    if schedule in ("constant", "cyclic"):  # closed forms in the counts: the largest accepted count costs nothing
+    params = dict(
+        clients=1, sigma=1.0, clip=1.0, lipschitz=0.0, learning_rate=0.1, local_steps=1, rounds=1
+    )
+    if schedule in (
+        "constant",
+        "cyclic",
+    ):  # closed forms in the counts: the largest accepted count costs nothing
         assert NoisyFedAvg(**{**params, name: 2.0**53}, schedule=schedule).mu > 0
     for count in (2.0**53 + 2, 1e308):
         with pytest.raises(ValueError, match=name):
@@ -393,10 +480,16 @@ def test_counts_beyond_two_to_the_53_are_refused(schedule: str, name: str) -> No
 
 def test_a_negative_zero_log_rho_is_zero() -> None:
     """-0.0 passes ``>= 0``; the limit gamma^2 / tanh(l / 2) at l = -0.0 is +inf (2 gamma^2 / l gave -inf)."""
-    assert constant_rate_h0_limit(-0.0, 1.0) == math.inf and constant_rate_h0_limit(-0.0, 0.0) == 0.0
+    assert (
+        constant_rate_h0_limit(-0.0, 1.0) == math.inf and constant_rate_h0_limit(-0.0, 0.0) == 0.0
+    )
     assert constant_rate_h0(-0.0, 2.0, 5) == 20.0
-    acct = NoisyFedAvg(clients=1, sigma=1.0, clip=1.0, lipschitz=-0.0, learning_rate=0.5, local_steps=2, rounds=3)
-    assert acct.mu_paper_limit == math.inf and acct.mu == pytest.approx(2 * 0.5 * 2 * math.sqrt(3), rel=1e-15)
+    acct = NoisyFedAvg(
+        clients=1, sigma=1.0, clip=1.0, lipschitz=-0.0, learning_rate=0.5, local_steps=2, rounds=3
+    )
+    assert acct.mu_paper_limit == math.inf and acct.mu == pytest.approx(
+        2 * 0.5 * 2 * math.sqrt(3), rel=1e-15
+    )
 
 
 def test_round_factors_refuse_step_counts_they_cannot_sum() -> None:
@@ -416,6 +509,9 @@ def test_round_factors_at_small_and_extreme_arguments() -> None:
         for x, K in itertools.product((5e-324, 1e-300, 1e-12, 3e-6, 1e-3, 0.0099), (1, 2, 9, 1000)):
             log_rho, _ = schedule_round_factors("cyclic", 1.0, x, K, 0)
             exact = mpmath.fsum(mpmath.log1p(mpmath.mpf(x) / k) for k in range(1, K + 1))
-            assert log_rho >= 0 and log_rho == pytest.approx(float(exact), rel=1e-13, abs=1e-323), (x, K)
+            assert log_rho >= 0 and log_rho == pytest.approx(float(exact), rel=1e-13, abs=1e-323), (
+                x,
+                K,
+            )
     with pytest.raises(ValueError, match="round_index must be <= 2"):
         schedule_round_factors("continuous", 0.1, 1.0, 3, 1e308)

@@ -15,7 +15,8 @@ TINY = 5e-324  # the least positive double: 1 / TINY overflows
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"sigma": TINY}, {"sigma": 1e-300, "sensitivity": 1e10}, {"sigma": 1e-308, "rounds": 10**6}]
+    "kwargs",
+    [{"sigma": TINY}, {"sigma": 1e-300, "sensitivity": 1e10}, {"sigma": 1e-308, "rounds": 10**6}],
 )
 def test_delta_at_infinite_epsilon_is_zero(kwargs):
     mechanism = GaussianMechanism(**kwargs)

@@ -76,12 +76,18 @@ def test_gaussian_tradeoff_against_mpmath_and_symmetry() -> None:
     for mu in (0.0, 0.4, 2.0, 7.0):
         got = gaussian_tradeoff(mu, alphas)
         for a, g in zip(alphas, got):
-            ref = 1 - a if a in (0.0, 1.0) else mp.ncdf(mp.sqrt(2) * mp.erfinv(1 - 2 * mp.mpf(a)) - mu)
+            ref = (
+                1 - a
+                if a in (0.0, 1.0)
+                else mp.ncdf(mp.sqrt(2) * mp.erfinv(1 - 2 * mp.mpf(a)) - mu)
+            )
             assert g == pytest.approx(float(ref), rel=1e-11, abs=1e-300)
         # T_G(mu) is symmetric: it is its own inverse, f(f(alpha)) = alpha.
         inner = alphas[(alphas > 1e-6) & (alphas < 1 - 1e-6)]
         if mu < 5:
-            assert np.allclose(gaussian_tradeoff(mu, gaussian_tradeoff(mu, inner)), inner, rtol=1e-9)
+            assert np.allclose(
+                gaussian_tradeoff(mu, gaussian_tradeoff(mu, inner)), inner, rtol=1e-9
+            )
     assert np.allclose(gaussian_tradeoff(0.0, alphas), 1 - alphas, atol=1e-16)
 
 
@@ -104,7 +110,9 @@ def test_invalid_inputs_name_the_argument() -> None:
     with pytest.raises(ValueError, match="alpha"):
         gaussian_tradeoff(1.0, 1.2)
     with pytest.raises(ValueError, match="convex"):
-        TradeOffFunction(lambda a: (1 - a) * (1 - a**2))  # non-increasing, below 1 - a, concave near 0
+        TradeOffFunction(
+            lambda a: (1 - a) * (1 - a**2)
+        )  # non-increasing, below 1 - a, concave near 0
     with pytest.raises(ValueError, match="non-increasing|1 - alpha"):
         TradeOffFunction(lambda a: a)
 

@@ -12,7 +12,9 @@ import numpy as np
 from hockeystick import matrix, pld
 
 H = 1e-2  # the walk's coarse loss grid
-RESOLUTION = 0.02  # a coarse sum grid keeps each allocation call cheap; the resolution itself is walked too
+RESOLUTION = (
+    0.02  # a coarse sum grid keeps each allocation call cheap; the resolution itself is walked too
+)
 
 
 def both_sides(make: Callable[..., Any]) -> Callable[..., Any]:
@@ -34,9 +36,9 @@ def _epsilon_of(strategy: Callable[..., Any], rounds: int = 8) -> Callable[..., 
     """DP-FTRL over ``rounds`` rounds with the strategy built from the walked arguments."""
 
     def call(**kwargs: Any) -> Any:
-        return matrix.DPFTRL(rounds=rounds, noise_multiplier=1.0, strategy=strategy(**kwargs)).epsilon(
-            1e-5, bound="both"
-        )
+        return matrix.DPFTRL(
+            rounds=rounds, noise_multiplier=1.0, strategy=strategy(**kwargs)
+        ).epsilon(1e-5, bound="both")
 
     return call
 
@@ -66,7 +68,13 @@ ALLOCATION_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "pld.BallsInBinsGaussianPLD(k > 1)",
         both_sides(pld.BallsInBinsGaussianPLD),
-        dict(sigma=2.0, steps_per_epoch=4, rounds=6, steps_per_record=2, value_discretization_interval=H),
+        dict(
+            sigma=2.0,
+            steps_per_epoch=4,
+            rounds=6,
+            steps_per_record=2,
+            value_discretization_interval=H,
+        ),
     ),
     (
         "pld.ShuffledBatchGaussianPLD",
@@ -83,7 +91,9 @@ ALLOCATION_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ),
     (
         "pld.random_allocation_gaussian(absent)",
-        lambda **kwargs: pld.random_allocation_gaussian(**kwargs).self_compose(2).epsilon(1e-3, bound="both"),
+        lambda **kwargs: (
+            pld.random_allocation_gaussian(**kwargs).self_compose(2).epsilon(1e-3, bound="both")
+        ),
         dict(
             steps=4,
             noise_multiplier=2.0,
@@ -123,7 +133,12 @@ def _balls_in_bins_rdp(**kwargs: Any) -> Any:
 
 def _monte_carlo(**kwargs: Any) -> Any:
     reading = matrix.BallsInBinsMonteCarlo(**kwargs).delta(1.0)
-    return reading.estimate, reading.confidence_bound, reading.certified_lower, reading.unamplified_upper
+    return (
+        reading.estimate,
+        reading.confidence_bound,
+        reading.certified_lower,
+        reading.unamplified_upper,
+    )
 
 
 def _importance(**kwargs: Any) -> Any:
@@ -147,7 +162,11 @@ def _labelled_reading(
 ) -> tuple[float, float, float]:
     """matrix.labelled_reading of a balls-in-bins DPFTRL run built from the walked arguments."""
     reading = matrix.labelled_reading(
-        matrix.DPFTRL(**run), epsilon=epsilon, monte_carlo_draws=monte_carlo_draws, beta=beta, seed=seed
+        matrix.DPFTRL(**run),
+        epsilon=epsilon,
+        monte_carlo_draws=monte_carlo_draws,
+        beta=beta,
+        seed=seed,
     )
     mc = reading.monte_carlo
     return reading.certified_lower, reading.certified_upper, 0.0 if mc is None else mc.estimate
@@ -157,7 +176,11 @@ _LOWER_TRIANGULAR = np.tril(np.ones((4, 4)))
 
 MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ("matrix.BallsInBinsSampling", _law_of(matrix.BallsInBinsSampling), dict(cycle_length=2)),
-    ("matrix.RandomAllocationSampling", _law_of(matrix.RandomAllocationSampling), dict(participations=2)),
+    (
+        "matrix.RandomAllocationSampling",
+        _law_of(matrix.RandomAllocationSampling),
+        dict(participations=2),
+    ),
     (
         "matrix.BMinSepSampling",
         _law_of(matrix.BMinSepSampling),
@@ -180,7 +203,11 @@ MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
             value_discretization_interval=H,
         ),
     ),
-    ("matrix.PoissonSampling", _law_of(matrix.PoissonSampling), dict(sampling_prob=0.5, tail=1e-12)),
+    (
+        "matrix.PoissonSampling",
+        _law_of(matrix.PoissonSampling),
+        dict(sampling_prob=0.5, tail=1e-12),
+    ),
     (
         "matrix.MMCC",
         _mmcc,
@@ -199,7 +226,13 @@ MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "matrix.MMCC.delta",
         _mmcc_delta,
-        dict(strategy=_LOWER_TRIANGULAR, rounds=4, noise_multiplier=3.0, sampling_rate=0.2, epsilon=1.0),
+        dict(
+            strategy=_LOWER_TRIANGULAR,
+            rounds=4,
+            noise_multiplier=3.0,
+            sampling_rate=0.2,
+            epsilon=1.0,
+        ),
     ),
     (
         "matrix.BallsInBinsRDP",
@@ -224,13 +257,28 @@ MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         _monte_carlo,
         dict(strategy=_LOWER_TRIANGULAR, noise_multiplier=3.0, cycle_length=2, draws=200, seed=0),
     ),
-    ("matrix.kl_upper_confidence", matrix.kl_upper_confidence, dict(mean=0.1, draws=100, beta=1e-3)),
+    (
+        "matrix.kl_upper_confidence",
+        matrix.kl_upper_confidence,
+        dict(mean=0.1, draws=100, beta=1e-3),
+    ),
     (
         "matrix.ImportanceSampledMonteCarlo",
         _importance,
-        dict(strategy=_LOWER_TRIANGULAR, noise_multiplier=3.0, cycle_length=2, epsilon=1.0, draws=200, seed=0),
+        dict(
+            strategy=_LOWER_TRIANGULAR,
+            noise_multiplier=3.0,
+            cycle_length=2,
+            epsilon=1.0,
+            draws=200,
+            seed=0,
+        ),
     ),
-    ("matrix.pipeline_delta", matrix.pipeline_delta, dict(draws=1000, base_delta=1e-2, support_bound=1.0)),
+    (
+        "matrix.pipeline_delta",
+        matrix.pipeline_delta,
+        dict(draws=1000, base_delta=1e-2, support_bound=1.0),
+    ),
     (
         "matrix.verify_then_release",
         _verify,
@@ -287,7 +335,10 @@ MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "matrix.MatrixMechanism",
         _matrix_mechanism,
-        dict(sensitivity=matrix.l2_sensitivity(matrix.Tree(), 8, matrix.EveryRound()), noise_multiplier=1.0),
+        dict(
+            sensitivity=matrix.l2_sensitivity(matrix.Tree(), 8, matrix.EveryRound()),
+            noise_multiplier=1.0,
+        ),
     ),
     (
         "matrix.noise_multiplier_for_zcdp",
@@ -314,19 +365,37 @@ MATRIX_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
             value_discretization_interval=H,
         ),
     ),
-    ("matrix.l2_sensitivity", _sensitivity, dict(strategy=matrix.Tree(), rounds=8, schema=matrix.EveryRound())),
+    (
+        "matrix.l2_sensitivity",
+        _sensitivity,
+        dict(strategy=matrix.Tree(), rounds=8, schema=matrix.EveryRound()),
+    ),
     ("matrix.Tree", _schema_sensitivity(lambda **kw: matrix.MinSeparation(2)), dict()),
     ("matrix.Tree(restart_every)", _epsilon_of(matrix.Tree), dict(restart_every=4)),
     ("matrix.BLT", _epsilon_of(matrix.BLT), dict(buffer_decay=[0.5], output_scale=[0.3])),
     ("matrix.Banded", _epsilon_of(matrix.Banded), dict(coefficients=[1.0, 0.5])),
-    ("matrix.DenseStrategy", _epsilon_of(matrix.DenseStrategy, 3), dict(matrix=np.tril(np.ones((3, 3))))),
+    (
+        "matrix.DenseStrategy",
+        _epsilon_of(matrix.DenseStrategy, 3),
+        dict(matrix=np.tril(np.ones((3, 3)))),
+    ),
     ("matrix.EveryRound", _schema_sensitivity(matrix.EveryRound), dict()),
-    ("matrix.Participation", _schema_sensitivity(matrix.Participation), dict(separation=2, limit=2, fixed=False)),
+    (
+        "matrix.Participation",
+        _schema_sensitivity(matrix.Participation),
+        dict(separation=2, limit=2, fixed=False),
+    ),
     (
         "matrix.Sensitivity",
-        lambda **kwargs: _matrix_mechanism(sensitivity=matrix.Sensitivity(**kwargs), noise_multiplier=1.0),
+        lambda **kwargs: _matrix_mechanism(
+            sensitivity=matrix.Sensitivity(**kwargs), noise_multiplier=1.0
+        ),
         dict(upper=2.0, lower=1.0, kind="exact", method="given", pattern=(0, 2)),
     ),
     ("matrix.FixedEpochs", _schema_sensitivity(matrix.FixedEpochs), dict(separation=2, epochs=2)),
-    ("matrix.MinSeparation", _schema_sensitivity(matrix.MinSeparation), dict(separation=2, max_participations=2)),
+    (
+        "matrix.MinSeparation",
+        _schema_sensitivity(matrix.MinSeparation),
+        dict(separation=2, max_participations=2),
+    ),
 ]

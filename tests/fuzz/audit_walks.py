@@ -22,7 +22,9 @@ FOLDER = tempfile.mkdtemp(prefix="hockeystick-audit-walk-")
 CSV = os.path.join(FOLDER, "scores.csv")
 with open(CSV, "w", encoding="utf-8") as _handle:
     _handle.write(
-        "score,in\n" + "".join(f"{v!r},1\n" for v in IN.tolist()) + "".join(f"{v!r},0\n" for v in OUT.tolist())
+        "score,in\n"
+        + "".join(f"{v!r},1\n" for v in IN.tolist())
+        + "".join(f"{v!r},0\n" for v in OUT.tolist())
     )
 
 _CP = dict(scores=IN, out_scores=OUT, significance=0.05)
@@ -38,7 +40,11 @@ AUDIT_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ("audit.read_csv", audit.read_csv, dict(path=CSV, score_column="score", label_column="in")),
     ("audit.tpr_at_fpr", audit.tpr_at_fpr, dict(scores=IN, fpr=0.1, out_scores=OUT)),
     ("audit.auroc", audit.auroc, dict(scores=IN, out_scores=OUT)),
-    ("audit.max_accuracy", audit.max_accuracy, dict(scores=IN, out_scores=OUT, prevalence=0.3, significance=0.05)),
+    (
+        "audit.max_accuracy",
+        audit.max_accuracy,
+        dict(scores=IN, out_scores=OUT, prevalence=0.3, significance=0.05),
+    ),
     (
         "audit.epsilon_raw_counts",
         audit.epsilon_raw_counts,
@@ -63,7 +69,11 @@ AUDIT_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ("audit.Bonferroni", lambda **kw: _cp(audit.Bonferroni(**kw)), {}),
     ("audit.Simultaneous", lambda **kw: _cp(audit.Simultaneous(**kw)), {}),
     ("audit.Explicit", lambda **kw: _cp(audit.Explicit(**kw)), dict(threshold=1.0)),
-    ("audit.Split", lambda **kw: _cp(audit.Split(**kw)), dict(threshold_estimation_frac=0.5, seed=2)),
+    (
+        "audit.Split",
+        lambda **kw: _cp(audit.Split(**kw)),
+        dict(threshold_estimation_frac=0.5, seed=2),
+    ),
     (
         "audit.MultiSplit",
         lambda **kw: _cp(audit.MultiSplit(**kw)),
@@ -72,12 +82,23 @@ AUDIT_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "audit.BootstrapParams",
         lambda **kw: audit.bootstrap(SCORES, audit.auroc, audit.BootstrapParams(**kw)),
-        dict(num_samples=5, quantiles=(0.025, 0.975), bias_correction=True, acceleration=False, seed=1),
+        dict(
+            num_samples=5,
+            quantiles=(0.025, 0.975),
+            bias_correction=True,
+            acceleration=False,
+            seed=1,
+        ),
     ),
     (
         "audit.bootstrap",
         audit.bootstrap,
-        dict(scores=IN, statistic=audit.auroc, params=audit.BootstrapParams(num_samples=5, seed=1), out_scores=OUT),
+        dict(
+            scores=IN,
+            statistic=audit.auroc,
+            params=audit.BootstrapParams(num_samples=5, seed=1),
+            out_scores=OUT,
+        ),
     ),
     (
         "audit.Auditor",
@@ -87,7 +108,9 @@ AUDIT_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "audit.audit_curve",
         lambda **kw: audit.audit_curve(IN, OUT, **kw).refuted,
-        dict(accountant=GAUSSIAN, significance=0.05, direction="symmetric", method="clopper_pearson"),
+        dict(
+            accountant=GAUSSIAN, significance=0.05, direction="symmetric", method="clopper_pearson"
+        ),
     ),
     (
         "audit.CurveAudit",
@@ -97,7 +120,13 @@ AUDIT_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "audit.report",
         lambda **kw: audit.report(IN, OUT, **kw).gap,
-        dict(accountant=GAUSSIAN, delta=1e-5, significance=0.05, direction="symmetric", method="clopper_pearson"),
+        dict(
+            accountant=GAUSSIAN,
+            delta=1e-5,
+            significance=0.05,
+            direction="symmetric",
+            method="clopper_pearson",
+        ),
     ),
     (
         "audit.AuditReport",

@@ -68,7 +68,9 @@ def leaf(rng: np.random.Generator) -> tuple[Any, NR]:
     if kind == 1:
         return E.LaplaceDpEvent(_decade(rng, -3, 3)), ADD
     if kind == 2:
-        return E.DiscreteLaplaceDpEvent(_decade(rng, -4, 4), int(rng.choice([1, 2, 3, 10, 100, 1000]))), ADD
+        return E.DiscreteLaplaceDpEvent(
+            _decade(rng, -4, 4), int(rng.choice([1, 2, 3, 10, 100, 1000]))
+        ), ADD
     if kind == 3:
         k = int(rng.integers(1, 5))
         w = rng.dirichlet(np.ones(k))
@@ -76,7 +78,9 @@ def leaf(rng: np.random.Generator) -> tuple[Any, NR]:
             _decade(rng, -2, 2), [float(x) for x in rng.uniform(0, 3, k)], [float(x) for x in w]
         ), ADD
     if kind == 4:
-        return E.RandomizedResponseDpEvent(_probability(rng), int(rng.choice([2, 3, 10, 1000]))), REPLACE
+        return E.RandomizedResponseDpEvent(
+            _probability(rng), int(rng.choice([2, 3, 10, 1000]))
+        ), REPLACE
     if kind == 5:
         return E.RandomizedResponseDpEvent(_probability(rng), int(rng.choice([2, 3, 10]))), SPECIAL
     if kind in (6, 7):
@@ -87,7 +91,9 @@ def leaf(rng: np.random.Generator) -> tuple[Any, NR]:
     if kind == 8:
         n = int(10 ** rng.uniform(0, 7)) + 1
         m = int(rng.integers(1, n + 1)) if n < 100 else int(10 ** rng.uniform(0, math.log10(n)))
-        inner = rng.choice([E.GaussianDpEvent(_decade(rng, -1, 2)), E.LaplaceDpEvent(_decade(rng, -1, 2))])
+        inner = rng.choice(
+            [E.GaussianDpEvent(_decade(rng, -1, 2)), E.LaplaceDpEvent(_decade(rng, -1, 2))]
+        )
         return E.SampledWithoutReplacementDpEvent(n, m, inner), REPLACE
     if kind == 9:
         n = int(10 ** rng.uniform(0, 5)) + 1
@@ -111,26 +117,38 @@ def leaf(rng: np.random.Generator) -> tuple[Any, NR]:
 def own_leaf(rng: np.random.Generator) -> tuple[Any, NR]:
     """One of hockeystick's own events (allocation, catalogue, selection), Poisson sampling under replace-one, or
     nothing (a draw of its own, so the trees of the other kinds are the same for a seed)."""
-    from hockeystick.interop.allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
+    from hockeystick.interop.allocation_events import (
+        BallsInBinsGaussianDpEvent,
+        ShuffledBatchGaussianDpEvent,
+    )
     from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
-    from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
+    from hockeystick.interop.selection_events import (
+        ExponentialMechanismDpEvent,
+        PermuteAndFlipDpEvent,
+    )
 
     kind = int(rng.integers(8))
     if kind == 0:
         return BallsInBinsGaussianDpEvent(_decade(rng, -1, 2), int(10 ** rng.uniform(0, 3))), ADD
     if kind == 1:
         n = int(10 ** rng.uniform(0, 5)) + 1
-        return ShuffledBatchGaussianDpEvent(_decade(rng, -1, 2), n, int(rng.integers(1, n + 1))), REPLACE
+        return ShuffledBatchGaussianDpEvent(
+            _decade(rng, -1, 2), n, int(rng.integers(1, n + 1))
+        ), REPLACE
     if kind == 2:
         return DiscreteGaussianDpEvent(_decade(rng, -1, 3), int(rng.choice([1, 2, 10, 100]))), ADD
     if kind == 3:
         return EpsilonDeltaDpEvent(_decade(rng, -3, 1), _probability(rng)), ADD
     if kind == 4:
-        return ExponentialMechanismDpEvent(_decade(rng, -3, 4)), (ADD, REPLACE)[int(rng.integers(2))]
+        return ExponentialMechanismDpEvent(_decade(rng, -3, 4)), (ADD, REPLACE)[
+            int(rng.integers(2))
+        ]
     if kind == 5:
         return PermuteAndFlipDpEvent(_decade(rng, -3, 4)), (ADD, REPLACE)[int(rng.integers(2))]
     if kind == 6:
-        return E.PoissonSampledDpEvent(_probability(rng), E.GaussianDpEvent(_decade(rng, -1, 2))), REPLACE
+        return E.PoissonSampledDpEvent(
+            _probability(rng), E.GaussianDpEvent(_decade(rng, -1, 2))
+        ), REPLACE
     return E.NoOpDpEvent(), ADD
 
 
@@ -177,7 +195,13 @@ def _their_kind(event: Any) -> bool:
         return isinstance(event.event, (E.GaussianDpEvent, E.LaplaceDpEvent))
     return isinstance(
         event,
-        (E.NoOpDpEvent, E.GaussianDpEvent, E.LaplaceDpEvent, E.DiscreteLaplaceDpEvent, E.MixtureOfGaussiansDpEvent),
+        (
+            E.NoOpDpEvent,
+            E.GaussianDpEvent,
+            E.LaplaceDpEvent,
+            E.DiscreteLaplaceDpEvent,
+            E.MixtureOfGaussiansDpEvent,
+        ),
     )
 
 
@@ -194,7 +218,9 @@ def _theirs(event: Any) -> tuple[str, Any]:
 
 
 def _serve(conn: Any) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (int(6e9), int(6e9)))  # a runaway allocation fails here, not the machine
+    resource.setrlimit(
+        resource.RLIMIT_AS, (int(6e9), int(6e9))
+    )  # a runaway allocation fails here, not the machine
     warnings.simplefilter("ignore")
     while True:
         job = conn.recv()
@@ -242,7 +268,9 @@ class Worker:
             self.proc.kill()  # this worker only (its own pid)
         self.proc.join()
 
-    def ask(self, which: str, event: Any, relation: NR, limit: float) -> tuple[tuple[str, Any], float, float]:
+    def ask(
+        self, which: str, event: Any, relation: NR, limit: float
+    ) -> tuple[tuple[str, Any], float, float]:
         """(verdict, value), the worker's peak memory in GB, its CPU seconds on the query."""
         self.conn.send((which, event, relation))
         if not self.conn.poll(limit):
@@ -294,7 +322,11 @@ def check(worker: Worker, event: Any, relation: NR, limit: float) -> list[tuple[
         problems.append(("order", repr(value)))
     if relation == ADD:
         (t_verdict, theirs), _, _ = worker.ask("theirs", event, relation, limit)
-        if t_verdict == "answer" and math.isfinite(theirs) and e_up < theirs - 1e-9 * max(1.0, theirs):
+        if (
+            t_verdict == "answer"
+            and math.isfinite(theirs)
+            and e_up < theirs - 1e-9 * max(1.0, theirs)
+        ):
             problems.append(("unsafe", f"upper {e_up} < dp_accounting optimistic {theirs}"))
     return problems
 
@@ -326,7 +358,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--minutes", type=float, default=10.0)
-    ap.add_argument("--limit", type=float, default=20.0, help="seconds per query before it counts as a hang")
+    ap.add_argument(
+        "--limit", type=float, default=20.0, help="seconds per query before it counts as a hang"
+    )
     ap.add_argument("--log", default=None)
     args = ap.parse_args()
     search(args.seed, args.minutes, args.limit, args.log)

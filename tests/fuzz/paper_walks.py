@@ -15,7 +15,14 @@ from hockeystick import isrl, leakage
 
 H = 1e-2  # the PLD grids of the silo accountants: coarse, so that every call stays cheap
 
-_SILO = dict(sigma=1.0, lipschitz=1.0, batch_size=10, silo_size=1000, rounds=4, value_discretization_interval=H)
+_SILO = dict(
+    sigma=1.0,
+    lipschitz=1.0,
+    batch_size=10,
+    silo_size=1000,
+    rounds=4,
+    value_discretization_interval=H,
+)
 _CLASSES: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ("NoisyMBSGD", isrl.NoisyMBSGD, _SILO),
     ("OnePassNoisyMBSGD", isrl.OnePassNoisyMBSGD, dict(sigma=1.0, lipschitz=1.0, batch_size=10)),
@@ -23,7 +30,11 @@ _CLASSES: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     ("GroupNoisyMBSGD", isrl.GroupNoisyMBSGD, {**_SILO, "group_size": 5}),
     ("ShuffledNoisyMBSGD", isrl.ShuffledNoisyMBSGD, {**_SILO, "sigma": 2.0, "silos": 20}),
     ("ShuffledLDP", isrl.ShuffledLDP, dict(epsilon0=1.0, n=200, tail=1e-17, rtol=1e-3)),
-    ("ShuffledApproximateLDP", isrl.ShuffledApproximateLDP, dict(epsilon0=1.0, delta0=1e-9, n=200, rtol=1e-3)),
+    (
+        "ShuffledApproximateLDP",
+        isrl.ShuffledApproximateLDP,
+        dict(epsilon0=1.0, delta0=1e-9, n=200, rtol=1e-3),
+    ),
 ]
 
 
@@ -41,12 +52,26 @@ def _constructed(make: Callable[..., Any]) -> Callable[..., Any]:
     return lambda **kw: (make(**kw).delta(1.0), make(**kw).epsilon(1e-5))
 
 
-_D6 = dict(lipschitz=1.0, diameter=1.0, rounds=100, sigma=1.0, dimension=10, silos_per_round=5, smoothness=1.0)
+_D6 = dict(
+    lipschitz=1.0,
+    diameter=1.0,
+    rounds=100,
+    sigma=1.0,
+    dimension=10,
+    silos_per_round=5,
+    smoothness=1.0,
+)
 
 ISRL_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     *((f"isrl.{name}", _constructed(make), base) for name, make, base in _CLASSES),
-    *((f"isrl.{name}.delta", _built(make, base, "delta"), {"epsilon": 0.5}) for name, make, base in _CLASSES),
-    *((f"isrl.{name}.epsilon", _built(make, base, "epsilon"), {"delta": 1e-5}) for name, make, base in _CLASSES),
+    *(
+        (f"isrl.{name}.delta", _built(make, base, "delta"), {"epsilon": 0.5})
+        for name, make, base in _CLASSES
+    ),
+    *(
+        (f"isrl.{name}.epsilon", _built(make, base, "epsilon"), {"delta": 1e-5})
+        for name, make, base in _CLASSES
+    ),
     (
         "isrl.closed_form_shuffle_epsilon",
         lambda **kw: isrl.closed_form_shuffle_epsilon(**kw),
@@ -57,13 +82,21 @@ ISRL_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         lambda **kw: isrl.fmt_theorem_3_8_charge(**kw),
         dict(epsilon=0.2, epsilon0=1.0, delta0=1e-9, n=1000),
     ),
-    ("isrl.lemma_d6_excess_risk", lambda **kw: isrl.lemma_d6_excess_risk(**kw), {**_D6, "step_size": 0.01}),
+    (
+        "isrl.lemma_d6_excess_risk",
+        lambda **kw: isrl.lemma_d6_excess_risk(**kw),
+        {**_D6, "step_size": 0.01},
+    ),
     (
         "isrl.lemma_d6_excess_risk(silo_size)",
         lambda **kw: isrl.lemma_d6_excess_risk(**kw),
         {**_D6, "step_size": 0.01, "silo_size": 1000},
     ),
-    ("isrl.lemma_d6_best_step_size", lambda **kw: isrl.lemma_d6_best_step_size(**kw), {**_D6, "silo_size": 1000}),
+    (
+        "isrl.lemma_d6_best_step_size",
+        lambda **kw: isrl.lemma_d6_best_step_size(**kw),
+        {**_D6, "silo_size": 1000},
+    ),
     (
         "isrl.theorem_2_1_sigma",
         lambda **kw: isrl.theorem_2_1_sigma(**kw),
@@ -89,7 +122,11 @@ ISRL_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         lambda **kw: isrl.theorem_3_1_sigma(**kw),
         dict(lipschitz=1.0, batch_size=10, epsilon=1.0, delta=1e-6),
     ),
-    ("isrl.theorem_3_1_rounds", lambda **kw: isrl.theorem_3_1_rounds(**kw), dict(silo_size=1000, batch_size=10)),
+    (
+        "isrl.theorem_3_1_rounds",
+        lambda **kw: isrl.theorem_3_1_rounds(**kw),
+        dict(silo_size=1000, batch_size=10),
+    ),
     (
         "isrl.theorem_d5_round",
         lambda **kw: isrl.theorem_d5_round(**kw),
@@ -128,6 +165,16 @@ LEAKAGE_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
 # Arguments that count something (a whole number is meant: 2.5 is refused, not truncated), and the
 # arguments whose None is their documented default (Lemma D.6 without the silo size's term).
 COUNTS = frozenset(
-    {"n", "rounds", "batch_size", "silo_size", "silos", "group_size", "dimension", "local_steps", "silos_per_round"}
+    {
+        "n",
+        "rounds",
+        "batch_size",
+        "silo_size",
+        "silos",
+        "group_size",
+        "dimension",
+        "local_steps",
+        "silos_per_round",
+    }
 )
 NONE_DEFAULTS = frozenset({"isrl.lemma_d6_excess_risk(silo_size)", "isrl.lemma_d6_best_step_size"})

@@ -13,7 +13,11 @@ from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 
 GAUSSIAN = GaussianMechanism(sigma=1.0, rounds=4)
 RUN = training.DPSGD(
-    noise_multiplier=2.0, dataset_size=1000, batch_size=10, steps=3, value_discretization_interval=1e-2
+    noise_multiplier=2.0,
+    dataset_size=1000,
+    batch_size=10,
+    steps=3,
+    value_discretization_interval=1e-2,
 )
 
 RISK_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [

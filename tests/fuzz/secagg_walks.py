@@ -14,7 +14,14 @@ from hockeystick import secagg
 from .allocation_walks import both_sides
 
 H = 1e-2  # the walk's coarse loss grid
-ROUND = dict(clip_norm=1.0, granularity=0.05, dimension=100, local_sigma=0.5, min_surviving_clients=10, rounds=2)
+ROUND = dict(
+    clip_norm=1.0,
+    granularity=0.05,
+    dimension=100,
+    local_sigma=0.5,
+    min_surviving_clients=10,
+    rounds=2,
+)
 
 
 def _sensitivity(**kwargs: Any) -> Any:
@@ -87,17 +94,34 @@ SECAGG_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
     (
         "secagg.SecureAggregationCalibration",
         secagg.SecureAggregationCalibration,
-        dict(local_sigma=0.5, granularity=0.05, epsilon=1.0, wrap_probability=1e-6, mse=1.0, gaussian_mse=0.9),
+        dict(
+            local_sigma=0.5,
+            granularity=0.05,
+            epsilon=1.0,
+            wrap_probability=1e-6,
+            mse=1.0,
+            gaussian_mse=0.9,
+        ),
     ),
     (
         "secagg.bits_for",
         secagg.bits_for,
-        dict(beta=1e-4, clients=10, dimension=100, clip_norm=1.0, granularity=0.05, local_sigma=0.5),
+        dict(
+            beta=1e-4, clients=10, dimension=100, clip_norm=1.0, granularity=0.05, local_sigma=0.5
+        ),
     ),
     (
         "secagg.calibrate_secure_aggregation",
         _calibrated,
-        dict(epsilon=5.0, delta=1e-5, min_surviving_clients=10, dimension=100, clip_norm=1.0, bits=20, rounds=2),
+        dict(
+            epsilon=5.0,
+            delta=1e-5,
+            min_surviving_clients=10,
+            dimension=100,
+            clip_norm=1.0,
+            bits=20,
+            rounds=2,
+        ),
     ),
     (
         "secagg.calibrate_distributed_discrete_laplace",
@@ -139,8 +163,16 @@ SECAGG_WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         _sensitivity,
         dict(clip_norm=1.0, granularity=0.05, dimension=100, beta=0.1),
     ),
-    ("secagg.rounded_l2_norm_bound", secagg.rounded_l2_norm_bound, dict(norm=20.0, dimension=100, beta=0.1)),
-    ("secagg.skellam_rdp", secagg.skellam_rdp, dict(variance=50.0, l2=3.0, l1=9.0, orders=np.array([2.0, 8.0]))),
+    (
+        "secagg.rounded_l2_norm_bound",
+        secagg.rounded_l2_norm_bound,
+        dict(norm=20.0, dimension=100, beta=0.1),
+    ),
+    (
+        "secagg.skellam_rdp",
+        secagg.skellam_rdp,
+        dict(variance=50.0, l2=3.0, l1=9.0, orders=np.array([2.0, 8.0])),
+    ),
     (
         "secagg.wrap_probability",
         secagg.wrap_probability,

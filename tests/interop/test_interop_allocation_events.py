@@ -10,7 +10,10 @@ from dp_accounting import dp_event as ev  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation  # noqa: E402
 
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism  # noqa: E402
-from hockeystick.interop.allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent  # noqa: E402
+from hockeystick.interop.allocation_events import (
+    BallsInBinsGaussianDpEvent,
+    ShuffledBatchGaussianDpEvent,
+)  # noqa: E402
 from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
 from hockeystick.training import DPSGD  # noqa: E402
 
@@ -18,16 +21,24 @@ from hockeystick.training import DPSGD  # noqa: E402
 def test_epochs_of_balls_in_bins_match_the_facade() -> None:
     accountant = HockeystickAccountant()
     accountant.compose(BallsInBinsGaussianDpEvent(noise_multiplier=1.0, num_steps=94), count=5)
-    expected = DPSGD(dataset_size=6000, batch_size=64, epochs=5, noise_multiplier=1.0, sampling="balls_in_bins")
-    assert accountant.get_epsilon_bracket(1e-6) == pytest.approx(expected.epsilon(1e-6, bound="both"), rel=1e-12)
+    expected = DPSGD(
+        dataset_size=6000, batch_size=64, epochs=5, noise_multiplier=1.0, sampling="balls_in_bins"
+    )
+    assert accountant.get_epsilon_bracket(1e-6) == pytest.approx(
+        expected.epsilon(1e-6, bound="both"), rel=1e-12
+    )
 
 
 def test_shuffled_epochs_lie_between_the_realizable_pair_and_the_gaussian() -> None:
     accountant = HockeystickAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
-    accountant.compose(ShuffledBatchGaussianDpEvent(noise_multiplier=2.0, dataset_size=600, batch_size=64), count=3)
+    accountant.compose(
+        ShuffledBatchGaussianDpEvent(noise_multiplier=2.0, dataset_size=600, batch_size=64), count=3
+    )
     lower, upper = accountant.get_epsilon_bracket(1e-6)
     exact_gaussian = GaussianMechanism(sigma=2.0, sensitivity=2.0, rounds=3).epsilon(1e-6)
-    facade = DPSGD(dataset_size=600, batch_size=64, epochs=3, noise_multiplier=2.0, sampling="shuffle")
+    facade = DPSGD(
+        dataset_size=600, batch_size=64, epochs=3, noise_multiplier=2.0, sampling="shuffle"
+    )
     assert exact_gaussian <= upper <= exact_gaussian + 1e-3  # the grid Gaussian above the exact one
     assert lower == pytest.approx(facade.epsilon(1e-6, bound="lower"), rel=1e-12)
 
@@ -45,7 +56,11 @@ def test_the_events_compose_with_dp_accounting_events() -> None:
     ("event", "relation", "match"),
     [
         (BallsInBinsGaussianDpEvent(1.0, 10), NeighboringRelation.REPLACE_ONE, "ADD_OR_REMOVE_ONE"),
-        (ShuffledBatchGaussianDpEvent(1.0, 100, 10), NeighboringRelation.ADD_OR_REMOVE_ONE, "REPLACE_ONE"),
+        (
+            ShuffledBatchGaussianDpEvent(1.0, 100, 10),
+            NeighboringRelation.ADD_OR_REMOVE_ONE,
+            "REPLACE_ONE",
+        ),
     ],
 )
 def test_each_event_is_refused_under_a_relation_it_does_not_bound(

@@ -58,7 +58,9 @@ def _convolve(a: list, b: list) -> list:
     return out
 
 
-def _bracket(event, eps: float, count: int = 1, relation=NeighboringRelation.ADD_OR_REMOVE_ONE, **kw):
+def _bracket(
+    event, eps: float, count: int = 1, relation=NeighboringRelation.ADD_OR_REMOVE_ONE, **kw
+):
     acc = HockeystickAccountant(neighboring_relation=relation, **kw)
     acc.compose(event, count)
     return acc.get_delta_bracket(eps)
@@ -80,7 +82,9 @@ def test_closed_form_of_canonne_kamath_steinke_theorem_7():
     offset, _, q = _masses(sigma, s)
     xs = range(offset, offset + len(q))
     a, b = mp.mpf(eps) * sigma**2 / s - mp.mpf(s) / 2, mp.mpf(eps) * sigma**2 / s + mp.mpf(s) / 2
-    closed = mp.fsum(m for x, m in zip(xs, q) if x > a) - mp.e**eps * mp.fsum(m for x, m in zip(xs, q) if x > b)
+    closed = mp.fsum(m for x, m in zip(xs, q) if x > a) - mp.e**eps * mp.fsum(
+        m for x, m in zip(xs, q) if x > b
+    )
     lo, up = _bracket(DiscreteGaussianDpEvent(sigma, s), eps)
     assert lo <= closed <= up
 
@@ -101,7 +105,11 @@ def test_composition_brackets_the_convolved_pair(sigma, s, count):
 def test_epsilon_bracket_contains_the_exact_epsilon():
     sigma, s, target = 1.5, 1, 1e-5
     _, p, q = _masses(sigma, s)
-    lo, up = HockeystickAccountant().compose(DiscreteGaussianDpEvent(sigma, s)).get_epsilon_bracket(target)
+    lo, up = (
+        HockeystickAccountant()
+        .compose(DiscreteGaussianDpEvent(sigma, s))
+        .get_epsilon_bracket(target)
+    )
     assert _delta(p, q, lo) >= target >= _delta(p, q, up)
     assert up - lo < 1e-8
 
@@ -113,7 +121,12 @@ def test_large_sigma_approaches_the_continuous_gaussian():
         for eps in (0.01, 0.05):
             lo, up = _bracket(DiscreteGaussianDpEvent(sigma, 1), eps)
             g_lo, g_up = float(theta_lower(1.0 / sigma, eps)), float(theta_upper(1.0 / sigma, eps))
-            assert abs(up / g_up - 1.0) < 2.0 / sigma and abs(lo / g_lo - 1.0) < 2.0 / sigma, (sigma, eps, lo, g_lo)
+            assert abs(up / g_up - 1.0) < 2.0 / sigma and abs(lo / g_lo - 1.0) < 2.0 / sigma, (
+                sigma,
+                eps,
+                lo,
+                g_lo,
+            )
 
 
 def test_against_dp_accounting_discrete_gaussian_pld():
@@ -121,7 +134,9 @@ def test_against_dp_accounting_discrete_gaussian_pld():
     # delta differs by the cut mass, ~1e-30 here) and rounds losses pessimistically on its grid: its value lies above
     # our lower bound and within its grid error (1e-4 in eps) of our bracket
     for sigma, s in [(1.0, 1), (2.5, 2)]:
-        theirs = their_pld.from_discrete_gaussian_mechanism(sigma, sensitivity=s, value_discretization_interval=1e-4)
+        theirs = their_pld.from_discrete_gaussian_mechanism(
+            sigma, sensitivity=s, value_discretization_interval=1e-4
+        )
         for eps in (0.5, 1.5):
             lo, up = _bracket(DiscreteGaussianDpEvent(sigma, s), eps)
             value = theirs.get_delta_for_epsilon(eps)
@@ -136,7 +151,9 @@ def test_poisson_sampled_brackets_the_exact_mixture(q):
     mixed = [(1 - mp.mpf(q)) * b + mp.mpf(q) * a for a, b in zip(p, base)]
     for eps in (0.1, 0.6):
         exact = max(_delta(mixed, base, eps), _delta(base, mixed, eps))
-        lo, up = _bracket(E.PoissonSampledDpEvent(q, DiscreteGaussianDpEvent(sigma, s)), eps, accuracy=1e-4)
+        lo, up = _bracket(
+            E.PoissonSampledDpEvent(q, DiscreteGaussianDpEvent(sigma, s)), eps, accuracy=1e-4
+        )
         assert mp.mpf(lo) <= exact <= mp.mpf(up), (q, eps, lo, exact, up)
         assert up - lo <= 1e-3 * float(exact)
 
@@ -146,7 +163,9 @@ def _pair_composed_delta(p: list, q: list, eps: float) -> mp.mpf:
     (the sampled losses are no function of the outcomes' sum, so the pairs are composed loss by loss)."""
     atoms = [(a, mp.log(a / b)) for a, b in zip(p, q) if a > mp.mpf(10) ** -60]
     g = mp.mpf(eps)
-    return mp.fsum(a * b * (1 - mp.e ** (g - la - lb)) for a, la in atoms for b, lb in atoms if la + lb > g)
+    return mp.fsum(
+        a * b * (1 - mp.e ** (g - la - lb)) for a, la in atoms for b, lb in atoms if la + lb > g
+    )
 
 
 def test_poisson_sampled_composition_brackets_the_exact_mixture():
@@ -155,7 +174,9 @@ def test_poisson_sampled_composition_brackets_the_exact_mixture():
     mixed = [(1 - mp.mpf(q)) * b + mp.mpf(q) * a for a, b in zip(p, base)]
     for eps in (0.4, 1.0):
         exact = max(_pair_composed_delta(mixed, base, eps), _pair_composed_delta(base, mixed, eps))
-        lo, up = _bracket(E.PoissonSampledDpEvent(q, DiscreteGaussianDpEvent(sigma, s)), eps, 2, accuracy=1e-4)
+        lo, up = _bracket(
+            E.PoissonSampledDpEvent(q, DiscreteGaussianDpEvent(sigma, s)), eps, 2, accuracy=1e-4
+        )
         assert mp.mpf(lo) <= exact <= mp.mpf(up), (lo, exact, up)
         assert up - lo <= 1e-3 * float(exact)
 
@@ -165,7 +186,9 @@ def test_replace_one_doubles_the_shift_and_replace_special_keeps_it():
     assert _bracket(event, 0.7, relation=NeighboringRelation.REPLACE_ONE) == _bracket(
         DiscreteGaussianDpEvent(1.5, 2), 0.7
     )
-    assert _bracket(event, 0.7, relation=NeighboringRelation.REPLACE_SPECIAL) == _bracket(event, 0.7)
+    assert _bracket(event, 0.7, relation=NeighboringRelation.REPLACE_SPECIAL) == _bracket(
+        event, 0.7
+    )
 
 
 def test_composes_beside_other_mechanisms():
@@ -196,7 +219,11 @@ def test_upper_delta_never_zero_where_the_true_delta_is_positive():
         z = mp.fsum(mp.exp(-(mp.mpf(x) ** 2) / 2) for x in xs)
         true_delta = (
             mp.fsum(
-                max(mp.mpf(0), mp.exp(-(mp.mpf(x - 1) ** 2) / 2) - mp.exp(mp.mpf(eps)) * mp.exp(-(mp.mpf(x) ** 2) / 2))
+                max(
+                    mp.mpf(0),
+                    mp.exp(-(mp.mpf(x - 1) ** 2) / 2)
+                    - mp.exp(mp.mpf(eps)) * mp.exp(-(mp.mpf(x) ** 2) / 2),
+                )
                 for x in xs
             )
             / z

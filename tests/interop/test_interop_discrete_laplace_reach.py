@@ -14,8 +14,12 @@ from hockeystick.pld.compose import finite_atoms  # noqa: E402
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_atoms  # noqa: E402
 
 
-@pytest.mark.parametrize("a, s", [(1e10, 1), (3e9, 1), (1e100, 1), (1e308, 2), (8.9e307, 3), (2e6, 1)])
-@pytest.mark.parametrize("other", [ev.DiscreteLaplaceDpEvent(0.5, 1), ev.GaussianDpEvent(1.0), ev.LaplaceDpEvent(1.0)])
+@pytest.mark.parametrize(
+    "a, s", [(1e10, 1), (3e9, 1), (1e100, 1), (1e308, 2), (8.9e307, 3), (2e6, 1)]
+)
+@pytest.mark.parametrize(
+    "other", [ev.DiscreteLaplaceDpEvent(0.5, 1), ev.GaussianDpEvent(1.0), ev.LaplaceDpEvent(1.0)]
+)
 def test_huge_discrete_laplace_is_refused_naming_its_field(a, s, other):
     acc = HockeystickAccountant()
     event = ev.ComposedDpEvent([ev.DiscreteLaplaceDpEvent(a, s), other])
@@ -28,7 +32,9 @@ def test_large_discrete_laplace_beside_another_lattice_is_certified():
     # the truth: the loss a = 1e5 is taken with probability ~ P(x = 0)(1 - e^-a) ~ 1, so delta(1) ~ 1 and
     # eps(1e-5) is at least a - 0.5 (the second mechanism's loss is at least -0.5)
     acc = HockeystickAccountant()
-    acc.compose(ev.ComposedDpEvent([ev.DiscreteLaplaceDpEvent(1e5, 1), ev.DiscreteLaplaceDpEvent(0.5, 1)]))
+    acc.compose(
+        ev.ComposedDpEvent([ev.DiscreteLaplaceDpEvent(1e5, 1), ev.DiscreteLaplaceDpEvent(0.5, 1)])
+    )
     lo, up = acc.get_epsilon_bracket(1e-5)
     assert up >= 1e5 - 0.5 and lo <= up and math.isfinite(lo)
     dlo, dup = acc.get_delta_bracket(1.0)
@@ -47,7 +53,9 @@ def test_with_replacement_discrete_laplace_of_huge_sensitivity_is_refused(s):
 
     acc = HockeystickAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
     event = ev.SampledWithReplacementDpEvent(
-        100, 10, ev.ComposedDpEvent([ev.GaussianDpEvent(1.0), ev.DiscreteLaplaceDpEvent(0.5 / s, s)])
+        100,
+        10,
+        ev.ComposedDpEvent([ev.GaussianDpEvent(1.0), ev.DiscreteLaplaceDpEvent(0.5 / s, s)]),
     )
     with pytest.raises(ValueError, match=r"DiscreteLaplaceDpEvent\.sensitivity"):
         acc.compose(event, 10)

@@ -21,7 +21,11 @@ def _resolve(dotted: str) -> object:
     obj: object = hockeystick.pld
     module = "hockeystick.pld"
     for part in dotted.split(".")[1:]:
-        obj = getattr(obj, part) if hasattr(obj, part) else importlib.import_module(f"{module}.{part}")
+        obj = (
+            getattr(obj, part)
+            if hasattr(obj, part)
+            else importlib.import_module(f"{module}.{part}")
+        )
         module = f"{module}.{part}"
     return obj
 

@@ -49,7 +49,9 @@ def check_against_theirs(event, accuracy=ACCURACY):
 def test_import_hockeystick_does_not_import_dp_accounting():
     code = "import sys, hockeystick, hockeystick.pld, hockeystick.interop; print('dp_accounting' in sys.modules)"
     assert (
-        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.strip()
         == "False"
     )
 
@@ -84,17 +86,25 @@ def test_mixture_of_gaussians_against_dp_accounting_pld():
     # tens of seconds (tests/pld/test_pld_mechanisms.py checks the MoG against closed forms in the default run).
     event = E.MixtureOfGaussiansDpEvent(3.0, [0.0, 1.0, 2.0], [0.7, 0.2, 0.1])
     lo, up = HockeystickAccountant(accuracy=1e-4).compose(event, 3).get_epsilon_bracket(DELTA)
-    optimistic = their_pld(E.SelfComposedDpEvent(event, 3), 1, False, 1e-3).get_epsilon_for_delta(DELTA)
-    pessimistic = their_pld(E.SelfComposedDpEvent(event, 3), 1, True, 1e-3).get_epsilon_for_delta(DELTA)
+    optimistic = their_pld(E.SelfComposedDpEvent(event, 3), 1, False, 1e-3).get_epsilon_for_delta(
+        DELTA
+    )
+    pessimistic = their_pld(E.SelfComposedDpEvent(event, 3), 1, True, 1e-3).get_epsilon_for_delta(
+        DELTA
+    )
     assert optimistic <= up and lo <= pessimistic and up <= pessimistic + 1e-4
 
 
 def test_poisson_sampled_mixture_of_gaussians_is_the_mixture_with_a_zero_shift():
     inner = E.MixtureOfGaussiansDpEvent(1.5, [1.0, 2.0], [0.7, 0.3])
-    a = HockeystickAccountant(value_discretization_interval=1e-4).compose(E.PoissonSampledDpEvent(0.1, inner), 10)
+    a = HockeystickAccountant(value_discretization_interval=1e-4).compose(
+        E.PoissonSampledDpEvent(0.1, inner), 10
+    )
     direct = pld.mixture_of_gaussians(1.5, [0.0, 1.0, 2.0], [0.9, 0.07, 0.03]).self_compose(10)
     lo, up = direct.epsilon(DELTA, bound="both")
-    assert a.get_epsilon_bracket(DELTA) == pytest.approx((lo, up), rel=1e-9)  # 0.1 * 0.7 != 0.07 in binary
+    assert a.get_epsilon_bracket(DELTA) == pytest.approx(
+        (lo, up), rel=1e-9
+    )  # 0.1 * 0.7 != 0.07 in binary
 
 
 def _exact_rr_delta(p_out, q_out, count, eps):
@@ -115,18 +125,24 @@ def _exact_rr_delta(p_out, q_out, count, eps):
     return total
 
 
-@pytest.mark.parametrize("relation", [NeighboringRelation.REPLACE_ONE, NeighboringRelation.REPLACE_SPECIAL])
+@pytest.mark.parametrize(
+    "relation", [NeighboringRelation.REPLACE_ONE, NeighboringRelation.REPLACE_SPECIAL]
+)
 def test_randomized_response_against_exact_and_dp_accounting(relation):
     from dp_accounting.pld import privacy_loss_distribution as P
 
     from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
 
     count = 8
-    ours = HockeystickAccountant(relation, accuracy=1e-4).compose(E.RandomizedResponseDpEvent(0.4, 5), count)
+    ours = HockeystickAccountant(relation, accuracy=1e-4).compose(
+        E.RandomizedResponseDpEvent(0.4, 5), count
+    )
     name = "replace_one" if relation == NeighboringRelation.REPLACE_ONE else "replace_special"
     p_out, q_out = randomized_response_pair(0.4, 5, name)
     for eps in (0.5, 1.0, 2.0):
-        exact = max(_exact_rr_delta(p_out, q_out, count, eps), _exact_rr_delta(q_out, p_out, count, eps))
+        exact = max(
+            _exact_rr_delta(p_out, q_out, count, eps), _exact_rr_delta(q_out, p_out, count, eps)
+        )
         lo, up = ours.get_delta_bracket(eps)
         assert lo <= exact * (1 + 1e-12) and up >= exact * (1 - 1e-12) and up - lo <= 1e-4 * up
     lo, up = ours.get_epsilon_bracket(DELTA)
@@ -144,12 +160,18 @@ def test_truncated_subsampled_gaussian_against_dp_accounting():
     from dp_accounting.pld import privacy_loss_distribution as P
 
     event = E.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 40, 1.0)
-    lo, up = HockeystickAccountant(value_discretization_interval=1e-4).compose(event, 20).get_epsilon_bracket(DELTA)
+    lo, up = (
+        HockeystickAccountant(value_discretization_interval=1e-4)
+        .compose(event, 20)
+        .get_epsilon_bracket(DELTA)
+    )
     theirs = P.from_truncated_subsampled_gaussian_mechanism(1000, 0.05, 40, 1.0).self_compose(20)
     pessimistic = theirs.get_epsilon_for_delta(DELTA)
     # the conditioned pair is tighter than arXiv:2508.15089's, which the analysis="dp_accounting" option reproduces
     assert lo <= up <= pessimistic
-    again = pld.truncated_subsampled_gaussian(1000, 0.05, 40, 1.0, analysis="dp_accounting").self_compose(20)
+    again = pld.truncated_subsampled_gaussian(
+        1000, 0.05, 40, 1.0, analysis="dp_accounting"
+    ).self_compose(20)
     assert again.epsilon(DELTA) == pytest.approx(pessimistic, abs=1e-4)
     # No truncation possible (B >= n): the Poisson-subsampled Gaussian itself.
     lo2, up2 = (
@@ -157,7 +179,11 @@ def test_truncated_subsampled_gaussian_against_dp_accounting():
         .compose(E.TruncatedSubsampledGaussianDpEvent(100, 0.05, 100, 1.0), 20)
         .get_epsilon_bracket(DELTA)
     )
-    ref = pld.subsampled_gaussian(1.0, 0.05).self_compose(20).epsilon(DELTA, bound="both", composition_only=True)
+    ref = (
+        pld.subsampled_gaussian(1.0, 0.05)
+        .self_compose(20)
+        .epsilon(DELTA, bound="both", composition_only=True)
+    )
     assert (lo2, up2) == pytest.approx(ref, rel=1e-12)
 
 
@@ -189,7 +215,9 @@ def test_gaussian_only_is_exact_and_replace_one_doubles_the_shift():
     from hockeystick import theta_epsilon
 
     add_remove = HockeystickAccountant().compose(E.GaussianDpEvent(2.0), 100)
-    replace = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(E.GaussianDpEvent(4.0), 100)
+    replace = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(
+        E.GaussianDpEvent(4.0), 100
+    )
     exact = theta_epsilon(10.0 / 2.0, DELTA)
     for acc in (add_remove, replace):
         lo, up = acc.get_epsilon_bracket(DELTA)
@@ -201,9 +229,16 @@ def test_fixed_size_samples_under_replace_one_use_the_proved_pairs():
     wr = E.SampledWithReplacementDpEvent(1000, 10, E.GaussianDpEvent(1.0))
     for event, direct in (
         (wor, pld.FixedBatchGaussianPLD(1.0, 10, 1000, 100, value_discretization_interval=1e-3)),
-        (wr, pld.WithReplacementBatchGaussianPLD(1.0, 10, 1000, 100, value_discretization_interval=1e-3)),
+        (
+            wr,
+            pld.WithReplacementBatchGaussianPLD(
+                1.0, 10, 1000, 100, value_discretization_interval=1e-3
+            ),
+        ),
     ):
-        acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-3)
+        acc = HockeystickAccountant(
+            NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-3
+        )
         lo, up = acc.compose(event, 100).get_epsilon_bracket(DELTA)
         direct_lo, direct_up = direct.epsilon(DELTA, bound="both")
         assert lo == pytest.approx(direct_lo, rel=1e-9)
@@ -230,16 +265,31 @@ def test_non_private_and_no_op_events():
     "relation,event",
     [
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.1, E.ZCDpEvent(0.1))),
-        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 3.0, 1.0)),
+        (
+            NeighboringRelation.ADD_OR_REMOVE_ONE,
+            E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 3.0, 1.0),
+        ),
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.SingleEpochTreeAggregationDpEvent(1.0, 8)),
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.UnsupportedDpEvent()),
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.RandomizedResponseDpEvent(0.5, 3)),
-        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(1.0))),
+        (
+            NeighboringRelation.ADD_OR_REMOVE_ONE,
+            E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(1.0)),
+        ),
         (NeighboringRelation.REPLACE_ONE, E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5])),
         (NeighboringRelation.REPLACE_ONE, E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0))),
-        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.1, E.RandomizedResponseDpEvent(0.5, 3))),
-        (NeighboringRelation.REPLACE_ONE, E.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 40, 1.0)),
-        (NeighboringRelation.ADD_OR_REMOVE_ONE, E.ComposedDpEvent([E.LaplaceDpEvent(1.0), E.ZCDpEvent(0.1)])),
+        (
+            NeighboringRelation.ADD_OR_REMOVE_ONE,
+            E.PoissonSampledDpEvent(0.1, E.RandomizedResponseDpEvent(0.5, 3)),
+        ),
+        (
+            NeighboringRelation.REPLACE_ONE,
+            E.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 40, 1.0),
+        ),
+        (
+            NeighboringRelation.ADD_OR_REMOVE_ONE,
+            E.ComposedDpEvent([E.LaplaceDpEvent(1.0), E.ZCDpEvent(0.1)]),
+        ),
     ],
 )
 def test_unsupported_events_are_refused_with_dp_accountings_error(relation, event):
@@ -291,10 +341,17 @@ def test_calibrate_dp_mechanism_round_trip():
         tol=1e-4,
     )
     assert HockeystickAccountant(accuracy=1e-4).compose(event(sigma)).get_epsilon(DELTA) <= 1.0
-    assert HockeystickAccountant(accuracy=1e-4).compose(event(sigma - 2e-4)).get_epsilon_bracket(DELTA)[0] > 1.0 - 1e-3
+    assert (
+        HockeystickAccountant(accuracy=1e-4)
+        .compose(event(sigma - 2e-4))
+        .get_epsilon_bracket(DELTA)[0]
+        > 1.0 - 1e-3
+    )
     # dp_accounting's own accountant at its calibrated sigma (1.3 s, not run here) gives the same sigma to 1e-3:
     # the certified hockeystick epsilon there is within 1e-3 of 1.
-    assert HockeystickAccountant(accuracy=1e-4).compose(event(sigma)).get_epsilon(DELTA) > 1.0 - 2e-3
+    assert (
+        HockeystickAccountant(accuracy=1e-4).compose(event(sigma)).get_epsilon(DELTA) > 1.0 - 2e-3
+    )
 
 
 @pytest.mark.parametrize("seed", range(TREES))

@@ -64,9 +64,13 @@ def with_replacement_laplace_exact(b: float, k: int, n: int, eps: float):
     In closed form: between consecutive centres -k..k (and on the two tails) p - e^eps q = A e^{x/b} + B e^{-x/b},
     which changes sign at most once (at x = b log(-B/A) / 2); each positive piece integrates exactly."""
     w, g, b_ = copy_counts(k, n), mpmath.exp(eps), mpmath.mpf(b)
-    terms = [(w[c], c) for c in range(k + 1)] + [(-g * w[c], -c) for c in range(k + 1)]  # p - g q: weight, centre
+    terms = [(w[c], c) for c in range(k + 1)] + [
+        (-g * w[c], -c) for c in range(k + 1)
+    ]  # p - g q: weight, centre
 
-    def antiderivative(x, a_coef, b_coef):  # of A e^{x/b} + B e^{-x/b}; A = 0 on the right tail, B on the left
+    def antiderivative(
+        x, a_coef, b_coef
+    ):  # of A e^{x/b} + B e^{-x/b}; A = 0 on the right tail, B on the left
         return (a_coef * b_ * mpmath.exp(x / b_) if a_coef else 0) - (
             b_coef * b_ * mpmath.exp(-x / b_) if b_coef else 0
         )
@@ -74,8 +78,12 @@ def with_replacement_laplace_exact(b: float, k: int, n: int, eps: float):
     total = mpmath.mpf(0)
     ends = [-mpmath.inf, *range(-k, k + 1), mpmath.inf]
     for lo, hi in zip(ends, ends[1:]):
-        a_coef = mpmath.fsum(c * mpmath.exp(-m / b_) / (2 * b_) for c, m in terms if m >= hi)  # x < m
-        b_coef = mpmath.fsum(c * mpmath.exp(m / b_) / (2 * b_) for c, m in terms if m <= lo)  # x > m
+        a_coef = mpmath.fsum(
+            c * mpmath.exp(-m / b_) / (2 * b_) for c, m in terms if m >= hi
+        )  # x < m
+        b_coef = mpmath.fsum(
+            c * mpmath.exp(m / b_) / (2 * b_) for c, m in terms if m <= lo
+        )  # x > m
         cuts = [lo, hi]
         if a_coef * b_coef < 0:
             root = b_ * mpmath.log(-b_coef / a_coef) / 2
@@ -83,7 +91,9 @@ def with_replacement_laplace_exact(b: float, k: int, n: int, eps: float):
                 cuts = [lo, root, hi]
         for u, v in zip(cuts, cuts[1:]):
             inside = (
-                (u + v) / 2 if mpmath.isfinite(u) and mpmath.isfinite(v) else (v - 1 if mpmath.isfinite(v) else u + 1)
+                (u + v) / 2
+                if mpmath.isfinite(u) and mpmath.isfinite(v)
+                else (v - 1 if mpmath.isfinite(v) else u + 1)
             )
             if a_coef * mpmath.exp(inside / b_) + b_coef * mpmath.exp(-inside / b_) > 0:
                 total += antiderivative(v, a_coef, b_coef) - antiderivative(u, a_coef, b_coef)
@@ -105,7 +115,9 @@ def test_laplace_under_replace_one_is_the_shift_two_pair(b):
     assert lo <= exact * (1 + 1e-12) and exact <= up * (1 + 1e-12) and up - lo <= 1e-3 * exact
     # add/remove stays shift 1
     lo1, up1 = (
-        HockeystickAccountant(value_discretization_interval=1e-4).compose(E.LaplaceDpEvent(b)).get_delta_bracket(0.5)
+        HockeystickAccountant(value_discretization_interval=1e-4)
+        .compose(E.LaplaceDpEvent(b))
+        .get_delta_bracket(0.5)
     )
     exact1 = float(laplace_curve(1.0 / b, 0.5))
     assert lo1 <= exact1 * (1 + 1e-12) and exact1 <= up1 * (1 + 1e-12)
@@ -146,13 +158,19 @@ def test_with_replacement_discrete_laplace_covers_the_mechanism():
     def mix(x, sign):
         return sum(w[c] * t * mpmath.exp(-a * abs(x - sign * c * s)) for c in range(k + 1))
 
-    acc = accountant().compose(E.SampledWithReplacementDpEvent(n, k, E.DiscreteLaplaceDpEvent(a, s)))
+    acc = accountant().compose(
+        E.SampledWithReplacementDpEvent(n, k, E.DiscreteLaplaceDpEvent(a, s))
+    )
     for eps in EPS:
         g = mpmath.exp(eps)
         exact = sum(max(mix(x, 1) - g * mix(x, -1), 0) for x in range(-300, 301))  # tails < e^-170
         bound = with_replacement_bound(
             lambda c, x: sum(
-                max(t * mpmath.exp(-a * abs(y - 2 * c * s)) - mpmath.exp(x) * t * mpmath.exp(-a * abs(y)), 0)
+                max(
+                    t * mpmath.exp(-a * abs(y - 2 * c * s))
+                    - mpmath.exp(x) * t * mpmath.exp(-a * abs(y)),
+                    0,
+                )
                 for y in range(-300, 301)
             ),
             k,
@@ -170,7 +188,9 @@ def rr_worst_delta(p: float, buckets: int, n: int, k: int, eps: float) -> float:
     tuples = list(itertools.product(range(n), repeat=k))
     with_record = [t for t in tuples if 0 in t]
     without = len(tuples) - len(with_record)
-    rr = np.full((buckets, buckets), p / buckets) + np.eye(buckets) * (1 - p)  # rr[input] = output law
+    rr = np.full((buckets, buckets), p / buckets) + np.eye(buckets) * (
+        1 - p
+    )  # rr[input] = output law
     g, best = math.exp(eps), 0.0
     # the batches without the record answer the same in D and D': only their counts per bucket matter
     for shared in itertools.product(range(buckets), repeat=min(without, 1)):
@@ -185,12 +205,16 @@ def rr_worst_delta(p: float, buckets: int, n: int, k: int, eps: float) -> float:
 
 @pytest.mark.parametrize("p,buckets,n,k", [(0.4, 2, 3, 2), (0.5, 3, 2, 2)])
 def test_with_replacement_randomized_response_covers_brute_force(p, buckets, n, k):
-    acc = accountant().compose(E.SampledWithReplacementDpEvent(n, k, E.RandomizedResponseDpEvent(p, buckets)))
+    acc = accountant().compose(
+        E.SampledWithReplacementDpEvent(n, k, E.RandomizedResponseDpEvent(p, buckets))
+    )
     for eps in EPS:
         exact = rr_worst_delta(p, buckets, n, k, eps)
         lo, up = acc.get_delta_bracket(eps)
         assert exact <= up * (1 + 1e-12)
-        assert lo <= exact * (1 + 1e-9) + 1e-15  # RR's pair dominates any two inputs: the bound is attained
+        assert (
+            lo <= exact * (1 + 1e-9) + 1e-15
+        )  # RR's pair dominates any two inputs: the bound is attained
         assert up <= exact + 2e-3
 
 
@@ -200,7 +224,10 @@ def test_nested_sample_inner_covers_the_mechanism():
     b, k, n, m = 1.5, 3, 4, 2
     w = copy_counts(k, n)
     kept = [
-        [mpmath.binomial(c, j) * mpmath.binomial(k - c, m - j) / mpmath.binomial(k, m) for j in range(m + 1)]
+        [
+            mpmath.binomial(c, j) * mpmath.binomial(k - c, m - j) / mpmath.binomial(k, m)
+            for j in range(m + 1)
+        ]
         for c in range(k + 1)
     ]
 
@@ -211,15 +238,21 @@ def test_nested_sample_inner_covers_the_mechanism():
         return sum(shift_weight[j] * laplace_density(x, sign * j, b) for j in range(m + 1))
 
     acc = accountant(1e-3).compose(
-        E.SampledWithReplacementDpEvent(n, k, E.SampledWithoutReplacementDpEvent(k, m, E.LaplaceDpEvent(b))), 3
+        E.SampledWithReplacementDpEvent(
+            n, k, E.SampledWithoutReplacementDpEvent(k, m, E.LaplaceDpEvent(b))
+        ),
+        3,
     )
     one = accountant(1e-3).compose(
-        E.SampledWithReplacementDpEvent(n, k, E.SampledWithoutReplacementDpEvent(k, m, E.LaplaceDpEvent(b)))
+        E.SampledWithReplacementDpEvent(
+            n, k, E.SampledWithoutReplacementDpEvent(k, m, E.LaplaceDpEvent(b))
+        )
     )
     for eps in EPS:
         g = mpmath.exp(eps)
         exact = mpmath.quad(
-            lambda x: max(density(x, 1) - g * density(x, -1), 0), [-mpmath.inf, -2, -1, 0, 1, 2, mpmath.inf]
+            lambda x: max(density(x, 1) - g * density(x, -1), 0),
+            [-mpmath.inf, -2, -1, 0, 1, 2, mpmath.inf],
         )
         lo, up = one.get_delta_bracket(eps)
         assert float(exact) <= up * (1 + 1e-12) and lo <= up
@@ -246,10 +279,17 @@ def test_group_bound_is_above_the_gaussian_group_and_below_the_group_lemma(r):
         eps = np.arange(-2.0, 6.0, 0.37)
         got = groups[c - 1](eps)
         truth = np.array(
-            [float(theta(c * r, x)) if x >= 0 else 1 - math.exp(x) + math.exp(x) * float(theta(c * r, -x)) for x in eps]
+            [
+                float(theta(c * r, x))
+                if x >= 0
+                else 1 - math.exp(x) + math.exp(x) * float(theta(c * r, -x))
+                for x in eps
+            ]
         )
         assert np.all(got >= truth * (1 - 1e-12))
-        grid = np.arange(0, 40) * c * step  # eps / c on the table's grid: the equal split is one of the splits
+        grid = (
+            np.arange(0, 40) * c * step
+        )  # eps / c on the table's grid: the equal split is one of the splits
         lemma = sum(np.exp(i * grid / c) * curve(grid / c) for i in range(c))
         assert np.all(groups[c - 1](grid) <= np.minimum(lemma * (1 + 1e-9), 1.0))
 
@@ -266,7 +306,11 @@ def test_group_bound_refuses_bad_settings():
 def test_record_filling_every_slot_is_the_group_of_k():
     """n = 1: the record is every draw, so K Laplace slots: exactly the Laplace pair at shift 2K."""
     b, k = 3.0, 3
-    lo, up = accountant().compose(E.SampledWithReplacementDpEvent(1, k, E.LaplaceDpEvent(b))).get_delta_bracket(0.5)
+    lo, up = (
+        accountant()
+        .compose(E.SampledWithReplacementDpEvent(1, k, E.LaplaceDpEvent(b)))
+        .get_delta_bracket(0.5)
+    )
     exact = float(laplace_curve(2 * k / b, 0.5))
     assert lo <= exact * (1 + 1e-12) and exact <= up * (1 + 1e-12) and up - lo <= 1e-3 * exact
 
@@ -275,17 +319,27 @@ SUPPORTED = [
     E.SampledWithReplacementDpEvent(100, 5, E.LaplaceDpEvent(1.0)),
     E.SampledWithReplacementDpEvent(100, 5, E.DiscreteLaplaceDpEvent(0.5, 2)),
     E.SampledWithReplacementDpEvent(100, 5, E.RandomizedResponseDpEvent(0.5, 3)),
-    E.SampledWithReplacementDpEvent(100, 5, E.ComposedDpEvent([E.GaussianDpEvent(2.0), E.LaplaceDpEvent(1.0)])),
-    E.SampledWithReplacementDpEvent(100, 5, E.SelfComposedDpEvent(E.RandomizedResponseDpEvent(0.5, 2), 3)),
-    E.SampledWithReplacementDpEvent(100, 5, E.SampledWithoutReplacementDpEvent(5, 2, E.GaussianDpEvent(1.0))),
+    E.SampledWithReplacementDpEvent(
+        100, 5, E.ComposedDpEvent([E.GaussianDpEvent(2.0), E.LaplaceDpEvent(1.0)])
+    ),
+    E.SampledWithReplacementDpEvent(
+        100, 5, E.SelfComposedDpEvent(E.RandomizedResponseDpEvent(0.5, 2), 3)
+    ),
+    E.SampledWithReplacementDpEvent(
+        100, 5, E.SampledWithoutReplacementDpEvent(5, 2, E.GaussianDpEvent(1.0))
+    ),
     E.SampledWithReplacementDpEvent(100, 5, E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1.0))),
 ]
 REFUSED = [
-    E.SampledWithReplacementDpEvent(100, 5, E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5])),
+    E.SampledWithReplacementDpEvent(
+        100, 5, E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5])
+    ),
     # Poisson sampling under replace-one has a proved pair for Gaussians only (pld/sampling/poisson_replace_one.py)
     E.SampledWithReplacementDpEvent(100, 5, E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0))),
     E.SampledWithReplacementDpEvent(100, 5, E.ZCDpEvent(0.1)),
-    E.SampledWithReplacementDpEvent(100, 5, E.ComposedDpEvent([E.LaplaceDpEvent(1.0), E.ZCDpEvent(0.1)])),
+    E.SampledWithReplacementDpEvent(
+        100, 5, E.ComposedDpEvent([E.LaplaceDpEvent(1.0), E.ZCDpEvent(0.1)])
+    ),
     E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5]),
 ]
 
@@ -330,7 +384,9 @@ def test_dropped_copy_counts_keep_the_upper_side_above_the_full_bound():
         asked.append(c)
         return numpy_laplace_curve(2 * c / b, 1 + 1e-12), numpy_laplace_curve(2 * c / b, 1 - 1e-12)
 
-    d = with_replacement_curves(group, k, n, 2 * k / b + 1, value_discretization_interval=1e-3, cut=cut)
+    d = with_replacement_curves(
+        group, k, n, 2 * k / b + 1, value_discretization_interval=1e-3, cut=cut
+    )
     assert min(asked) > 1 and max(asked) < k  # both ends are dropped
     for eps in (0.0, 0.2, 1.0, 3.0):
         lo, up = d.delta(eps, bound="both")

@@ -39,7 +39,9 @@ def rdp_epsilon(event, delta=1e-5, count=1):
 
 @pytest.mark.parametrize("count", [1, 3])
 @pytest.mark.parametrize("epsilon", [1480.0, 1500.0, 3000.0])
-def test_exponential_mechanism_lower_side_below_the_upper_side_and_the_realizable_pair(epsilon, count):
+def test_exponential_mechanism_lower_side_below_the_upper_side_and_the_realizable_pair(
+    epsilon, count
+):
     """The lower side is the better of two realizable pairs (randomized response of eps/2, losses +-eps/2, and the
     many-candidate pair, losses ~eps - log 2 and -log 2): finite, above count eps / 2, and never above the
     certified upper side (at most count epsilon)."""

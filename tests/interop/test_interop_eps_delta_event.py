@@ -37,7 +37,10 @@ def _atoms(eps: float, delta: float) -> tuple[mp.mpf, list[tuple[mp.mpf, mp.mpf]
 def _composed(eps: float, delta: float, k: int) -> tuple[mp.mpf, list[tuple[mp.mpf, mp.mpf]]]:
     e, d = mp.mpf(eps), mp.mpf(delta)
     p = mp.e**e / (1 + mp.e**e)
-    finite = [((1 - d) ** k * mp.binomial(k, i) * p**i * (1 - p) ** (k - i), (2 * i - k) * e) for i in range(k + 1)]
+    finite = [
+        ((1 - d) ** k * mp.binomial(k, i) * p**i * (1 - p) ** (k - i), (2 * i - k) * e)
+        for i in range(k + 1)
+    ]
     return 1 - (1 - d) ** k, finite
 
 
@@ -53,7 +56,9 @@ def _bracket(events, target: float, relation=NeighboringRelation.ADD_OR_REMOVE_O
     return acc.get_delta_bracket(target)
 
 
-@pytest.mark.parametrize("eps,delta", [(0.0, 1e-3), (0.5, 1e-6), (1.0, 0.0), (3.0, 0.2), (30.0, 1e-9)])
+@pytest.mark.parametrize(
+    "eps,delta", [(0.0, 1e-3), (0.5, 1e-6), (1.0, 0.0), (3.0, 0.2), (30.0, 1e-9)]
+)
 @pytest.mark.parametrize("target", [0.0, 0.25, 0.9])
 def test_one_run_is_the_canonical_profile(eps, delta, target):
     exact = _delta(*_atoms(eps, delta), target)
@@ -74,7 +79,11 @@ def test_composition_is_the_optimal_composition(eps, delta, k):
 def test_epsilon_of_a_composition():
     eps, delta, k, target = 0.5, 1e-6, 8, 1e-4
     inf_mass, finite = _composed(eps, delta, k)
-    lo, up = HockeystickAccountant().compose(EpsilonDeltaDpEvent(eps, delta), k).get_epsilon_bracket(target)
+    lo, up = (
+        HockeystickAccountant()
+        .compose(EpsilonDeltaDpEvent(eps, delta), k)
+        .get_epsilon_bracket(target)
+    )
     assert _delta(inf_mass, finite, lo) >= target >= _delta(inf_mass, finite, up)
 
 
@@ -106,19 +115,25 @@ def test_poisson_sampled(q):
 
     for target in (0.0, 0.3):
         exact = max(hockey(mixed, base, target), hockey(base, mixed, target))
-        lo, up = _bracket([(E.PoissonSampledDpEvent(q, EpsilonDeltaDpEvent(eps, delta)), 1)], target)
+        lo, up = _bracket(
+            [(E.PoissonSampledDpEvent(q, EpsilonDeltaDpEvent(eps, delta)), 1)], target
+        )
         assert mp.mpf(lo) <= exact <= mp.mpf(up)
-        assert up - lo <= 1e-7 * float(exact)  # the sampled losses lie on no lattice: a 2^-32 sub-grid
+        assert up - lo <= 1e-7 * float(
+            exact
+        )  # the sampled losses lie on no lattice: a 2^-32 sub-grid
 
 
 def test_against_dp_accounting_pld_of_the_same_parameters():
     eps, delta = 0.8, 1e-6
-    theirs = their_pld.from_privacy_parameters(their_common.DifferentialPrivacyParameters(eps, delta))
+    theirs = their_pld.from_privacy_parameters(
+        their_common.DifferentialPrivacyParameters(eps, delta)
+    )
     for target in (0.1, 0.5):
         lo, up = _bracket([(EpsilonDeltaDpEvent(eps, delta), 1)], target)
-        assert lo <= theirs.get_delta_for_epsilon(target) * (1 + 1e-9) and theirs.get_delta_for_epsilon(
-            target
-        ) <= up * (1 + 1e-9)
+        assert lo <= theirs.get_delta_for_epsilon(target) * (
+            1 + 1e-9
+        ) and theirs.get_delta_for_epsilon(target) <= up * (1 + 1e-9)
 
 
 def test_any_relation_takes_the_guarantee_as_stated():
@@ -129,8 +144,12 @@ def test_any_relation_takes_the_guarantee_as_stated():
 
 
 def test_delta_one_is_non_private_and_zero_releases_nothing():
-    assert HockeystickAccountant().compose(EpsilonDeltaDpEvent(0.5, 1.0)).get_epsilon(1e-5) == math.inf
-    assert HockeystickAccountant().compose(EpsilonDeltaDpEvent(0.0, 0.0)).get_epsilon_bracket(1e-5) == (0.0, 0.0)
+    assert (
+        HockeystickAccountant().compose(EpsilonDeltaDpEvent(0.5, 1.0)).get_epsilon(1e-5) == math.inf
+    )
+    assert HockeystickAccountant().compose(EpsilonDeltaDpEvent(0.0, 0.0)).get_epsilon_bracket(
+        1e-5
+    ) == (0.0, 0.0)
 
 
 @pytest.mark.parametrize(
@@ -150,12 +169,15 @@ def test_refusals_name_the_field(event, kind, words):
 
 
 @pytest.mark.parametrize(
-    "eps,delta", [(0.5, 1e-5), (1.0, 1e-7), (0.1, 0.3), (5.0, 1e-10), (1e-3, 1e-6), (30.0, 1e-5), (800.0, 1e-5)]
+    "eps,delta",
+    [(0.5, 1e-5), (1.0, 1e-7), (0.1, 0.3), (5.0, 1e-10), (1e-3, 1e-6), (30.0, 1e-5), (800.0, 1e-5)],
 )
 def test_epsilon_at_the_events_own_delta_is_its_epsilon(eps, delta):
     """At target delta equal to the event's own delta (its mass at +infinity, exact as given) the answer is eps:
     the upper side is finite and at or above eps, the lower side at or below it, both within 1e-11 relative."""
-    lo, up = HockeystickAccountant().compose(EpsilonDeltaDpEvent(eps, delta)).get_epsilon_bracket(delta)
+    lo, up = (
+        HockeystickAccountant().compose(EpsilonDeltaDpEvent(eps, delta)).get_epsilon_bracket(delta)
+    )
     assert lo <= eps <= up, (lo, up)
     assert up - lo <= 1e-11 * max(eps, 1.0), (lo, up)
 
@@ -169,5 +191,7 @@ def test_a_target_one_ulp_below_the_events_delta_has_no_finite_epsilon(eps, delt
     target = 2.0 * delta
     lo, up = acc.get_epsilon_bracket(target)
     d, ((p_top, top), _) = _atoms(eps, delta)
-    ref = max(mp.mpf(0), top + mp.log1p(-(target - d) / p_top))  # d + p_top (1 - e^(x - eps)) = target, x >= 0
+    ref = max(
+        mp.mpf(0), top + mp.log1p(-(target - d) / p_top)
+    )  # d + p_top (1 - e^(x - eps)) = target, x >= 0
     assert lo <= ref <= up < math.inf, (lo, up, ref)

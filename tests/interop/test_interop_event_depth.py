@@ -28,24 +28,34 @@ def _nested(depth: int, leaf: E.DpEvent) -> E.DpEvent:
 def test_a_composition_nested_thousands_deep_is_the_flat_composition():
     leaf = E.GaussianDpEvent(10.0)
     nested = HockeystickAccountant().compose(_nested(DEPTH, leaf)).get_epsilon_bracket(1e-5)
-    flat = HockeystickAccountant().compose(E.ComposedDpEvent([leaf] * (DEPTH + 1))).get_epsilon_bracket(1e-5)
+    flat = (
+        HockeystickAccountant()
+        .compose(E.ComposedDpEvent([leaf] * (DEPTH + 1)))
+        .get_epsilon_bracket(1e-5)
+    )
     counted = HockeystickAccountant().compose(leaf, DEPTH + 1).get_epsilon_bracket(1e-5)
     assert nested == flat
-    assert nested == pytest.approx(counted, rel=1e-9)  # the same Gaussian composition, merged another way
+    assert nested == pytest.approx(
+        counted, rel=1e-9
+    )  # the same Gaussian composition, merged another way
     assert 0 < nested[0] <= nested[1] < math.inf
 
 
 @pytest.mark.parametrize(
     "build",
     [
-        lambda: HockeystickAccountant().compose(E.PoissonSampledDpEvent(0.1, _nested(DEPTH, E.GaussianDpEvent(10.0)))),
+        lambda: HockeystickAccountant().compose(
+            E.PoissonSampledDpEvent(0.1, _nested(DEPTH, E.GaussianDpEvent(10.0)))
+        ),
         lambda: HockeystickRdpAccountant().compose(_nested(DEPTH, E.GaussianDpEvent(10.0))),
         lambda: HockeystickAccountant().compose(_self_nested(DEPTH)),
     ],
     ids=["sampled-inner", "rdp-adapter", "self-composed"],
 )
 def test_where_an_analysis_walks_the_tree_recursively_the_depth_is_refused_by_name(build):
-    with pytest.raises(ValueError, match=r"the event nests \d+ events deep .* flatten it: one ComposedDpEvent"):
+    with pytest.raises(
+        ValueError, match=r"the event nests \d+ events deep .* flatten it: one ComposedDpEvent"
+    ):
         build()
 
 
@@ -70,7 +80,9 @@ def test_runs_past_the_pld_grid_answer_by_the_rdp_conversion_with_a_warning():
     event, runs = E.LaplaceDpEvent(1e9), 2**53
     acc = HockeystickAccountant().compose(event, runs)
     rdp = HockeystickRdpAccountant().compose(event, runs)
-    with pytest.warns(AccuracyNotMetWarning, match=r"cannot compose these 9007199254740992 runs .* RDP conversion"):
+    with pytest.warns(
+        AccuracyNotMetWarning, match=r"cannot compose these 9007199254740992 runs .* RDP conversion"
+    ):
         bracket = acc.get_epsilon_bracket(1e-5)
     assert bracket == (0.0, rdp.get_epsilon(1e-5)) and 0 < bracket[1] < 1
     with pytest.warns(AccuracyNotMetWarning, match="RDP conversion"):

@@ -31,7 +31,9 @@ from ..fuzz.event_tree_search import Worker, check, tree
 # Laplace, a mixture of Gaussians and compositions, and no with-replacement tree (seed 11 drew one, 17 CPU s alone)
 SEEDS = [23, pytest.param(13, marks=pytest.mark.slow)]
 TREES = 6  # per seed
-LIMIT = 120.0  # seconds per query, a hang guard for a loaded machine; each takes well under 2 s alone
+LIMIT = (
+    120.0  # seconds per query, a hang guard for a loaded machine; each takes well under 2 s alone
+)
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +63,9 @@ def test_seeded_event_trees_keep_the_contract(worker, seed):
 def test_a_gaussian_whose_squared_radius_overflows_is_refused_naming_its_field():
     """A Gaussian of noise 1e-300 beside a grid mechanism folds into radius^2 = inf: the refusal names the
     Gaussian's field (not the folded sigma 1/sqrt(inf) = 0)."""
-    event = E.ComposedDpEvent([E.GaussianDpEvent(1e-300), E.TruncatedSubsampledGaussianDpEvent(11, 1e-6, 11, 1.0)])
+    event = E.ComposedDpEvent(
+        [E.GaussianDpEvent(1e-300), E.TruncatedSubsampledGaussianDpEvent(11, 1e-6, 11, 1.0)]
+    )
     with pytest.raises(ParameterOutOfRange, match=r"GaussianDpEvent\.noise_multiplier"):
         HockeystickAccountant().compose(event).get_epsilon_bracket(1e-6)
     # a radius that does not overflow still answers, certified: theta's upper side, epsilon far out
@@ -76,7 +80,9 @@ def test_with_replacement_drawing_the_record_surely_is_refused_naming_its_field(
     with pytest.raises(ParameterOutOfRange, match=r"SampledWithReplacementDpEvent\.sample_size"):
         HockeystickAccountant(NR.REPLACE_ONE).compose(event).get_epsilon_bracket(1e-6)
     # a draw not certain in double precision (1 - 2^-50) is still planned as the copy-count mixture
-    plan = plan_for(E.SampledWithReplacementDpEvent(2, 50, E.LaplaceDpEvent(0.25)), 1, NR.REPLACE_ONE)
+    plan = plan_for(
+        E.SampledWithReplacementDpEvent(2, 50, E.LaplaceDpEvent(0.25)), 1, NR.REPLACE_ONE
+    )
     assert [m[0] for m in plan.counts] == ["with_replacement_generic"]
 
 
@@ -142,10 +148,17 @@ def _grid_epsilon(mechanisms, delta, h, side):
     best = 0.0
     for direction in ("remove", "add"):
         # one pmf per distinct mechanism (cached): the composition repeats the same mixture
-        parts = [_mixture_loss_pmf(sig, tuple(s), tuple(p), direction, side, h) for sig, s, p in mechanisms]
+        parts = [
+            _mixture_loss_pmf(sig, tuple(s), tuple(p), direction, side, h)
+            for sig, s, p in mechanisms
+        ]
         k0, pmf, finite = parts[0][0], parts[0][1], 1.0 - parts[0][2]
         for a0, a, a_inf in parts[1:]:
-            k0, pmf, finite = k0 + a0, np.clip(fftconvolve(pmf, a), 0.0, None), finite * (1.0 - a_inf)
+            k0, pmf, finite = (
+                k0 + a0,
+                np.clip(fftconvolve(pmf, a), 0.0, None),
+                finite * (1.0 - a_inf),
+            )
         losses = (k0 + np.arange(pmf.size)) * h
 
         def delta_at(eps):
@@ -168,9 +181,16 @@ def test_a_mixture_composition_past_the_exp_underflow_is_bracketed_by_an_indepen
         [1.2683540198103835, 1.8995531978223492, 2.9023078574810297, 2.049194466928876],
         [0.1539072877525225, 0.17506795427033517, 0.5624835161004226, 0.1085412418767198],
     )
-    m2 = (0.187320971918611, [2.7726506895204723, 1.4127296562472726], [0.2527305426004156, 0.7472694573995845])
+    m2 = (
+        0.187320971918611,
+        [2.7726506895204723, 1.4127296562472726],
+        [0.2527305426004156, 0.7472694573995845],
+    )
     event = E.ComposedDpEvent(
-        [E.MixtureOfGaussiansDpEvent(*m1), E.SelfComposedDpEvent(E.MixtureOfGaussiansDpEvent(*m2), 7)]
+        [
+            E.MixtureOfGaussiansDpEvent(*m1),
+            E.SelfComposedDpEvent(E.MixtureOfGaussiansDpEvent(*m2), 7),
+        ]
     )
     lo, up = HockeystickAccountant().compose(event).get_epsilon_bracket(1e-6)
     ref_lo = _grid_epsilon([m1] + [m2] * 7, 1e-6, 0.02, "lower")
@@ -196,5 +216,7 @@ def test_a_workers_peak_memory_is_its_own_not_its_parents(tmp_path):
         "    print(worker.ask('ours', E.GaussianDpEvent(1.0), NR.ADD_OR_REMOVE_ONE, 120)[1])\n"
         "    worker.stop()\n"
     )
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=True)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=True
+    )
     assert float(done.stdout.split()[-1]) < 1.0

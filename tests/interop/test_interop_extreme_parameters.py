@@ -77,25 +77,60 @@ def _events():
             True,
         )
         yield f"TSG(sigma={x})", E.TruncatedSubsampledGaussianDpEvent(100, 0.1, 5, x), ADD, True
-        yield f"WoR(10,5,L({x}))", E.SampledWithoutReplacementDpEvent(10, 5, E.LaplaceDpEvent(x)), REPLACE, True
+        yield (
+            f"WoR(10,5,L({x}))",
+            E.SampledWithoutReplacementDpEvent(10, 5, E.LaplaceDpEvent(x)),
+            REPLACE,
+            True,
+        )
         for inner in (E.GaussianDpEvent(x), E.LaplaceDpEvent(x), E.DiscreteLaplaceDpEvent(x, 1)):
             yield f"WR(10,5,{inner})", E.SampledWithReplacementDpEvent(10, 5, inner), REPLACE, True
     for p in PROBABILITY:
         yield f"P({p},G1)", E.PoissonSampledDpEvent(p, E.GaussianDpEvent(1.0)), ADD, True
         yield f"P({p},L1)", E.PoissonSampledDpEvent(p, E.LaplaceDpEvent(1.0)), ADD, True
-        yield f"P({p},RR)", E.PoissonSampledDpEvent(p, E.RandomizedResponseDpEvent(0.5, 3)), NR.REPLACE_SPECIAL, True
+        yield (
+            f"P({p},RR)",
+            E.PoissonSampledDpEvent(p, E.RandomizedResponseDpEvent(0.5, 3)),
+            NR.REPLACE_SPECIAL,
+            True,
+        )
         yield f"MoG(w={p})", E.MixtureOfGaussiansDpEvent(1.0, [0, 1], [1 - p, p]), ADD, True
         yield f"RR({p},3)", E.RandomizedResponseDpEvent(p, 3), REPLACE, True
         yield f"TSG(q={p})", E.TruncatedSubsampledGaussianDpEvent(100, p, 5, 1.0), ADD, True
         yield f"DL({p},1)", E.DiscreteLaplaceDpEvent(p, 1), ADD, True
-    for s in (0, -1, 1.5, 2**62):  # dp_accounting allocates a grid the size of a huge sensitivity: not run there
+    for s in (
+        0,
+        -1,
+        1.5,
+        2**62,
+    ):  # dp_accounting allocates a grid the size of a huge sensitivity: not run there
         yield f"DL(1,{s})", E.DiscreteLaplaceDpEvent(1.0, s), ADD, s != 2**62
     for k in (0, -1, 1.5, 10**9):
         yield f"RR(0.5,{k})", E.RandomizedResponseDpEvent(0.5, k), REPLACE, True
-    for n, k in [(1, 5), (10, 0), (10, -1), (0, 5), (-1, 5), (10**18, 5), (10, 10**12), (2, 1.5), (10.0, 5)]:
+    for n, k in [
+        (1, 5),
+        (10, 0),
+        (10, -1),
+        (0, 5),
+        (-1, 5),
+        (10**18, 5),
+        (10, 10**12),
+        (2, 1.5),
+        (10.0, 5),
+    ]:
         for inner in (E.GaussianDpEvent(1.0), E.LaplaceDpEvent(1.0)):
-            yield f"WR({n},{k},{inner})", E.SampledWithReplacementDpEvent(n, k, inner), REPLACE, True
-            yield f"WoR({n},{k},{inner})", E.SampledWithoutReplacementDpEvent(n, k, inner), REPLACE, True
+            yield (
+                f"WR({n},{k},{inner})",
+                E.SampledWithReplacementDpEvent(n, k, inner),
+                REPLACE,
+                True,
+            )
+            yield (
+                f"WoR({n},{k},{inner})",
+                E.SampledWithoutReplacementDpEvent(n, k, inner),
+                REPLACE,
+                True,
+            )
     for c in (0, -1, 1.5, 10**18):
         yield f"SC(G1,{c})", E.SelfComposedDpEvent(E.GaussianDpEvent(1.0), c), ADD, True
         yield f"SC(L1,{c})", E.SelfComposedDpEvent(E.LaplaceDpEvent(1.0), c), ADD, c != 10**18
@@ -137,9 +172,15 @@ def _outcome(run):
 def _theirs(kind: str, event, relation):
     if kind == "pld":
         return _outcome(
-            lambda: PLDAccountant(relation, value_discretization_interval=1e-2).compose(event).get_epsilon(DELTA)
+            lambda: (
+                PLDAccountant(relation, value_discretization_interval=1e-2)
+                .compose(event)
+                .get_epsilon(DELTA)
+            )
         )
-    return _outcome(lambda: RdpAccountant(neighboring_relation=relation).compose(event).get_epsilon(DELTA))
+    return _outcome(
+        lambda: RdpAccountant(neighboring_relation=relation).compose(event).get_epsilon(DELTA)
+    )
 
 
 def _their_optimistic(event) -> float | None:
@@ -153,9 +194,16 @@ def _their_optimistic(event) -> float | None:
 
 def _ours(kind: str, event, relation):
     if kind == "pld":
-        return _outcome(lambda: HockeystickAccountant(relation).compose(event).get_epsilon_bracket(DELTA))
+        return _outcome(
+            lambda: HockeystickAccountant(relation).compose(event).get_epsilon_bracket(DELTA)
+        )
     return _outcome(
-        lambda: (0.0, HockeystickRdpAccountant(neighboring_relation=relation).compose(event).get_epsilon(DELTA))
+        lambda: (
+            0.0,
+            HockeystickRdpAccountant(neighboring_relation=relation)
+            .compose(event)
+            .get_epsilon(DELTA),
+        )
     )
 
 
@@ -164,7 +212,11 @@ def _check_refusal(ours: Exception, theirs: tuple) -> None:
     if isinstance(ours, ValueError) and not isinstance(ours, UnsupportedEventError):
         assert FIELD.search(str(ours)), f"the message names no field of the event: {ours}"
         assert "max_cells" not in str(ours) and "scale must" not in str(ours), str(ours)
-    if theirs[0] == "error" and isinstance(theirs[1], OverflowError) and isinstance(ours, ValueError):
+    if (
+        theirs[0] == "error"
+        and isinstance(theirs[1], OverflowError)
+        and isinstance(ours, ValueError)
+    ):
         assert isinstance(ours, type(theirs[1])), (repr(ours), repr(theirs[1]))
 
 
@@ -182,7 +234,9 @@ def test_extreme_event(kind, name, event, relation, dp_runs):
         theirs = _theirs(kind, event, relation) if dp_runs else ("unknown", None)
         verdict, ours = _ours(kind, event, relation)
         optimistic = None
-        if relation == ADD and dp_runs and verdict == "answer":  # (their PLD answering first: no slow fallback)
+        if (
+            relation == ADD and dp_runs and verdict == "answer"
+        ):  # (their PLD answering first: no slow fallback)
             pessimistic = theirs if kind == "pld" else _theirs("pld", event, relation)
             optimistic = _their_optimistic(event) if pessimistic[0] == "answer" else None
     if (
@@ -215,8 +269,14 @@ def test_extreme_opacus_step(sigma, q):
 
         verdict, ours = _outcome(run)
         theirs = ("unknown", None)
-        if 0 <= q <= 1 and sigma >= 0:  # dp_accounting's verdict on the same Poisson-sampled Gaussian
-            theirs = _theirs("pld", E.SelfComposedDpEvent(E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma)), 3), ADD)
+        if (
+            0 <= q <= 1 and sigma >= 0
+        ):  # dp_accounting's verdict on the same Poisson-sampled Gaussian
+            theirs = _theirs(
+                "pld",
+                E.SelfComposedDpEvent(E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma)), 3),
+                ADD,
+            )
     if verdict == "error":
         _check_refusal(ours, theirs)
     else:

@@ -8,7 +8,10 @@ import pytest
 from dp_accounting import dp_event as E
 from dp_accounting.privacy_accountant import NeighboringRelation as NR
 
-from hockeystick.interop.allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
+from hockeystick.interop.allocation_events import (
+    BallsInBinsGaussianDpEvent,
+    ShuffledBatchGaussianDpEvent,
+)
 from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
 from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
@@ -31,7 +34,13 @@ EVENTS = [
 ]
 NOT_NUMBERS = [True, False, "1", None]
 CASES = [
-    pytest.param(event, relation, field.name, bad, id=f"{type(event).__name__}.{field.name}={bad!r}-{relation.name}")
+    pytest.param(
+        event,
+        relation,
+        field.name,
+        bad,
+        id=f"{type(event).__name__}.{field.name}={bad!r}-{relation.name}",
+    )
     for event, relation in EVENTS
     for field in attr.fields(type(event))
     if field.name != "event"

@@ -103,7 +103,9 @@ def test_unsampled_bracket_holds_the_exact_gaussian_and_sits_below_flowers_rdp()
     accountant.compose(Event(4.0, 10, 1000), 50)
     g = accountant.guarantee()
     mu = math.sqrt(50) / 4.0
-    assert theta(mu, g.epsilon) <= 1e-5 <= theta(mu, g.epsilon_lower)  # lower <= exact epsilon <= upper
+    assert (
+        theta(mu, g.epsilon) <= 1e-5 <= theta(mu, g.epsilon_lower)
+    )  # lower <= exact epsilon <= upper
     assert accountant.get_epsilon(1e-5) == g.epsilon
     assert g.epsilon < rdp_epsilon([(dp_accounting.GaussianDpEvent(4.0), 50)], 1e-5)
     assert float(theta(mu, 2.0)) <= accountant.get_delta(2.0) <= float(theta(mu, 2.0)) * 1.01
@@ -117,7 +119,9 @@ def test_poisson_bracket_against_dp_accounting_pld_and_below_flowers_rdp():
     assert accountant.round_of(Event(1.0, 10, 1000)).sampling_rate == 0.01
     g = accountant.guarantee(1e-6)
     event = dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0))
-    optimistic, pessimistic = their_epsilon(dp_accounting.SelfComposedDpEvent(event, 300), 1e-6, h=1e-3)
+    optimistic, pessimistic = their_epsilon(
+        dp_accounting.SelfComposedDpEvent(event, 300), 1e-6, h=1e-3
+    )
     assert optimistic <= g.epsilon and g.epsilon_lower <= pessimistic
     assert g.epsilon < rdp_epsilon([(event, 300)], 1e-6)
 
@@ -125,7 +129,11 @@ def test_poisson_bracket_against_dp_accounting_pld_and_below_flowers_rdp():
 @pytest.mark.parametrize(
     ("sampling", "relation", "named"),
     [
-        (SamplingMethod.WITHOUT_REPLACEMENT, NeighboringRelation.REPLACE_ONE, "without-replacement"),
+        (
+            SamplingMethod.WITHOUT_REPLACEMENT,
+            NeighboringRelation.REPLACE_ONE,
+            "without-replacement",
+        ),
         (SamplingMethod.POISSON, NeighboringRelation.REPLACE_ONE, "neighboring_relation"),
         ("uniform", ADD_REMOVE, "sampling_method"),
     ],
@@ -133,7 +141,9 @@ def test_poisson_bracket_against_dp_accounting_pld_and_below_flowers_rdp():
 def test_models_the_ledger_cannot_certify_are_refused_with_the_fix(sampling, relation, named):
     with pytest.raises(ValueError, match=named) as refused:
         HockeystickPrivacyAccountant(config(sampling, relation), adaptive=False)
-    assert any(fix in str(refused.value) for fix in ("NO_AMPLIFICATION", "ADD_OR_REMOVE_ONE", "one of"))
+    assert any(
+        fix in str(refused.value) for fix in ("NO_AMPLIFICATION", "ADD_OR_REMOVE_ONE", "one of")
+    )
 
 
 def test_bad_events_and_arguments_are_refused_by_name():
@@ -168,14 +178,23 @@ def test_would_exceed_admits_exactly_the_rounds_whose_certified_epsilon_fits():
     n = accountant.num_releases
     assert accountant.get_epsilon(1e-5) <= 2.0 < accountant.get_privacy_spent().epsilon + 0.2
     assert theta(math.sqrt(n) / 5.0, 2.0) <= 1e-5 < theta(math.sqrt(n + 1) / 5.0, 2.0 + 1e-3)
-    rdp_admits = max(t for t in range(1, n + 1) if rdp_epsilon([(dp_accounting.GaussianDpEvent(5.0), t)], 1e-5) <= 2)
+    rdp_admits = max(
+        t
+        for t in range(1, n + 1)
+        if rdp_epsilon([(dp_accounting.GaussianDpEvent(5.0), t)], 1e-5) <= 2
+    )
     assert rdp_admits < n
     assert accountant.would_exceed(event, max_epsilon=10.0, count=10**4)
     assert not accountant.would_exceed(event, max_epsilon=10.0, count=1)
 
 
 def test_a_restart_in_the_middle_loses_nothing_and_counts_nothing_twice():
-    schedule = [Event(1.0, 10, 1000), Event(1.2, 20, 1000), Event(1.0, 10, 1000), Event(0.9, 5, 1000)]
+    schedule = [
+        Event(1.0, 10, 1000),
+        Event(1.2, 20, 1000),
+        Event(1.0, 10, 1000),
+        Event(0.9, 5, 1000),
+    ]
     straight = HockeystickPrivacyAccountant(config(SamplingMethod.POISSON), adaptive=False)
     for count, event in enumerate(schedule, start=1):
         straight.compose(event, count)
@@ -194,13 +213,19 @@ def test_a_restart_in_the_middle_loses_nothing_and_counts_nothing_twice():
     assert resumed.state_dict() == straight.state_dict()
     assert resumed.get_epsilon(1e-5) == straight.get_epsilon(1e-5)
     with pytest.raises(ValueError, match="PrivacyConfig"):
-        HockeystickPrivacyAccountant(config(SamplingMethod.POISSON, max_epsilon=3.0), adaptive=False).load_state_dict(
+        HockeystickPrivacyAccountant(
+            config(SamplingMethod.POISSON, max_epsilon=3.0), adaptive=False
+        ).load_state_dict(saved)
+    with pytest.raises(
+        ValueError, match="configuration"
+    ):  # the ledger's own check: adaptivity differs
+        HockeystickPrivacyAccountant(config(SamplingMethod.POISSON), adaptive=True).load_state_dict(
             saved
         )
-    with pytest.raises(ValueError, match="configuration"):  # the ledger's own check: adaptivity differs
-        HockeystickPrivacyAccountant(config(SamplingMethod.POISSON), adaptive=True).load_state_dict(saved)
     with pytest.raises(ValueError, match="schema"):
-        resumed.load_state_dict({"schema_version": 1, "backend": "rdp"})  # Flower's RdpAccountant's state
+        resumed.load_state_dict(
+            {"schema_version": 1, "backend": "rdp"}
+        )  # Flower's RdpAccountant's state
 
 
 def test_adaptive_runs_answer_the_filter_and_the_odometer_never_a_composition():
@@ -223,8 +248,13 @@ def test_adaptive_runs_answer_the_filter_and_the_odometer_never_a_composition():
         fixed.record(one)
         t += 1
     assert t > 0 and accountant.guarantee().kind == "odometer"
-    assert accountant.ledger.guarantee().kind == "filter" and accountant.ledger.guarantee().epsilon == 3.0
-    assert fixed.composition(1e-5).epsilon < 3.0 < accountant.get_epsilon(1e-5)  # the odometer pays for its union
+    assert (
+        accountant.ledger.guarantee().kind == "filter"
+        and accountant.ledger.guarantee().epsilon == 3.0
+    )
+    assert (
+        fixed.composition(1e-5).epsilon < 3.0 < accountant.get_epsilon(1e-5)
+    )  # the odometer pays for its union
     with pytest.raises(BudgetExceeded):
         accountant.compose(event)
     assert accountant.num_releases == t
@@ -253,7 +283,9 @@ class StartWithShouldStop:
     def __init__(self, accountant: HockeystickPrivacyAccountant, event: Event):
         self.accountant, self.event = accountant, event
 
-    def start(self, grid=None, initial_arrays=None, num_rounds=3, timeout=3600.0, *, should_stop=None):
+    def start(
+        self, grid=None, initial_arrays=None, num_rounds=3, timeout=3600.0, *, should_stop=None
+    ):
         result: dict[str, int] = {}
         for server_round in range(1, num_rounds + 1):
             if self.accountant.would_exceed(self.event):
@@ -272,13 +304,17 @@ def test_should_stop_ends_the_run_after_the_last_round_the_budget_admits(adaptiv
     where without it the strategy's own check raises at the next round; one more round would pass the budget."""
     event = Event(2.0, 50, 1000)
     accountant = HockeystickPrivacyAccountant(config(max_epsilon=8.0), adaptive=adaptive)
-    result = StartWithShouldStop(accountant, event).start(num_rounds=100, should_stop=accountant.should_stop)
+    result = StartWithShouldStop(accountant, event).start(
+        num_rounds=100, should_stop=accountant.should_stop
+    )
     expected = 7 if adaptive else 11
     assert result["rounds"] == accountant.num_releases == expected
     assert accountant.would_exceed(event)
     if not adaptive:
         assert accountant.get_epsilon(1e-5) <= 8.0
-        assert theta(math.sqrt(expected) / 2.0, accountant.get_epsilon(1e-5)) <= 1e-5  # at or above the truth
+        assert (
+            theta(math.sqrt(expected) / 2.0, accountant.get_epsilon(1e-5)) <= 1e-5
+        )  # at or above the truth
     unguarded = HockeystickPrivacyAccountant(config(max_epsilon=8.0), adaptive=adaptive)
     with pytest.raises(RuntimeError, match=f"round {expected + 1}"):
         StartWithShouldStop(unguarded, event).start(num_rounds=100)
@@ -288,7 +324,13 @@ def test_should_stop_is_false_before_any_release_and_without_a_budget():
     accountant = HockeystickPrivacyAccountant(config(max_epsilon=8.0), adaptive=False)
     assert accountant.should_stop(0, None) is False
     unbounded = HockeystickPrivacyAccountant(config(), adaptive=False)
-    unbounded.compose(Event(0.5, 50, 1000), 1000)  # far past any budget: none was set, so none stops it
+    unbounded.compose(
+        Event(0.5, 50, 1000), 1000
+    )  # far past any budget: none was set, so none stops it
     assert unbounded.should_stop(1000, None) is False
     parameters = list(inspect.signature(HockeystickPrivacyAccountant.should_stop).parameters)
-    assert parameters == ["self", "server_round", "result"]  # Flower calls should_stop(server_round, result)
+    assert parameters == [
+        "self",
+        "server_round",
+        "result",
+    ]  # Flower calls should_stop(server_round, result)

@@ -17,7 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-flwr = pytest.importorskip("flwr", reason="flwr is not installed: CI's Flower step installs it beside the suite")
+flwr = pytest.importorskip(
+    "flwr", reason="flwr is not installed: CI's Flower step installs it beside the suite"
+)
 
 from flwr.app import Array, ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDict  # noqa: E402
 from flwr.serverapp import (  # noqa: E402
@@ -67,13 +69,19 @@ def config(sampling=SamplingMethod.NO_AMPLIFICATION, relation=ADD_REMOVE, max_ep
 
 def docs_example() -> dict:
     """docs/flower.md's Flower block, run: its namespace (config, accountant, strategy)."""
-    (block,) = [b for b in read_blocks(DOCS) if b.marker == "skip" and "test_interop_flower_real" in b.argument]
+    (block,) = [
+        b
+        for b in read_blocks(DOCS)
+        if b.marker == "skip" and "test_interop_flower_real" in b.argument
+    ]
     namespace: dict = {"__name__": "__main__"}
     exec(compile(block.source, str(DOCS), "exec"), namespace)  # noqa: S102  (the page's own example)
     return namespace
 
 
-def run_until_halt(strategy, rounds: int = 40, start: int = 1, stop_after: int | None = None) -> int:
+def run_until_halt(
+    strategy, rounds: int = 40, start: int = 1, stop_after: int | None = None
+) -> int:
     """Drive ``strategy`` as a ServerApp does (configure_train, replies, aggregate_train) until Flower stops it
     with PrivacyBudgetExhausted, or after ``stop_after`` rounds; the last round started."""
     rng = np.random.default_rng(0)
@@ -103,15 +111,26 @@ def run_until_halt(strategy, rounds: int = 40, start: int = 1, stop_after: int |
 
 def test_every_member_of_flowers_protocol_with_its_signature():
     members = typing._get_protocol_attrs(PrivacyAccountant)  # the protocol is not runtime-checkable
-    assert members >= {"config", "num_releases", "compose", "would_exceed", "state_dict", "load_state_dict"}
+    assert members >= {
+        "config",
+        "num_releases",
+        "compose",
+        "would_exceed",
+        "state_dict",
+        "load_state_dict",
+    }
     for name in members:
         theirs = inspect.getattr_static(PrivacyAccountant, name)
         ours = inspect.getattr_static(HockeystickPrivacyAccountant, name)
         if isinstance(theirs, property):
             assert isinstance(ours, property), name
             continue
-        expected = [(p.name, p.kind, p.default) for p in inspect.signature(theirs).parameters.values()]
-        assert [(p.name, p.kind, p.default) for p in inspect.signature(ours).parameters.values()] == expected, name
+        expected = [
+            (p.name, p.kind, p.default) for p in inspect.signature(theirs).parameters.values()
+        ]
+        assert [
+            (p.name, p.kind, p.default) for p in inspect.signature(ours).parameters.values()
+        ] == expected, name
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +144,9 @@ def uninterrupted() -> dict:
     return ran
 
 
-def test_the_docs_dp_fedavg_strategy_halts_later_than_with_flowers_rdp_and_never_past_the_truth(uninterrupted):
+def test_the_docs_dp_fedavg_strategy_halts_later_than_with_flowers_rdp_and_never_past_the_truth(
+    uninterrupted,
+):
     """docs/flower.md's strategy: our accountant lets 11 rounds run in eps 8 where Flower's RdpAccountant lets
     9; after the same 9 rounds our epsilon is below Flower's and above the exact eps of sqrt(9)/2-GDP."""
     ours = uninterrupted
@@ -135,7 +156,9 @@ def test_the_docs_dp_fedavg_strategy_halts_later_than_with_flowers_rdp_and_never
     assert theta(math.sqrt(11) / 2.0, spent.epsilon) <= 1e-5  # at or above the exact epsilon
 
     rdp = RdpAccountant(ours["config"])
-    strategy = DifferentialPrivacyServerSideFixedClipping(FedAvg(fraction_train=0.05), 2.0, 1.0, 50, accountant=rdp)
+    strategy = DifferentialPrivacyServerSideFixedClipping(
+        FedAvg(fraction_train=0.05), 2.0, 1.0, 50, accountant=rdp
+    )
     assert run_until_halt(strategy) == 10 and rdp.num_releases == 9
 
     nine = HockeystickPrivacyAccountant(ours["config"], adaptive=False)
@@ -150,9 +173,14 @@ def test_the_client_side_strategy_accounts_each_round_and_both_refuse_a_sampled_
         FedAvg(fraction_train=0.05), 2.0, 1.0, 50, accountant=accountant
     )
     assert run_until_halt(strategy, stop_after=3) == 3 and accountant.num_releases == 3
-    assert accountant.get_privacy_spent().accounting_method == "hockeystick pld certified composition"
+    assert (
+        accountant.get_privacy_spent().accounting_method == "hockeystick pld certified composition"
+    )
     sampled = HockeystickPrivacyAccountant(config(SamplingMethod.POISSON), adaptive=False)
-    for wrapper in (DifferentialPrivacyServerSideFixedClipping, DifferentialPrivacyClientSideFixedClipping):
+    for wrapper in (
+        DifferentialPrivacyServerSideFixedClipping,
+        DifferentialPrivacyClientSideFixedClipping,
+    ):
         with pytest.raises(ValueError, match="no-amplification"):
             wrapper(FedAvg(), 2.0, 1.0, 50, accountant=sampled)
 
@@ -163,7 +191,10 @@ def test_each_sampling_method_below_flowers_rdp_backend(sampling):
     would_exceed admits whatever Flower's admits."""
     ours = HockeystickPrivacyAccountant(config(sampling), adaptive=False)
     theirs = RdpAccountant(config(sampling))
-    for event, count in [(GaussianPrivacyEvent(1.5, 50, 1000), 20), (GaussianPrivacyEvent(1.2, 100, 1000), 10)]:
+    for event, count in [
+        (GaussianPrivacyEvent(1.5, 50, 1000), 20),
+        (GaussianPrivacyEvent(1.2, 100, 1000), 10),
+    ]:
         ours.compose(event, count)
         theirs.compose(event, count)
     assert ours.num_releases == theirs.num_releases == 30
@@ -173,10 +204,14 @@ def test_each_sampling_method_below_flowers_rdp_backend(sampling):
     projected = RdpAccountant(config(sampling))
     projected.load_state_dict(theirs.state_dict())
     projected.compose(event, 5)
-    limit = projected.get_epsilon(1e-5)  # Flower admits 5 more releases of the event at this limit, exactly
+    limit = projected.get_epsilon(
+        1e-5
+    )  # Flower admits 5 more releases of the event at this limit, exactly
     assert not theirs.would_exceed(event, max_epsilon=limit, count=5)
     assert not ours.would_exceed(event, max_epsilon=limit, count=5)
-    assert ours.would_exceed(event, max_epsilon=ours.get_epsilon(1e-5), count=5)  # and spends something
+    assert ours.would_exceed(
+        event, max_epsilon=ours.get_epsilon(1e-5), count=5
+    )  # and spends something
     assert ours.get_delta(ours.get_epsilon(1e-5)) <= 1e-5 * (1 + 1e-6)
 
 
@@ -187,7 +222,9 @@ def test_without_replacement_is_refused_with_the_fix_where_flower_accepts_it():
         HockeystickPrivacyAccountant(accepted, adaptive=False)
 
 
-def test_a_strategy_restarted_from_its_checkpoint_halts_where_an_uninterrupted_one_does(uninterrupted):
+def test_a_strategy_restarted_from_its_checkpoint_halts_where_an_uninterrupted_one_does(
+    uninterrupted,
+):
     """Five rounds, a checkpoint written as JSON, a new process's accountant and strategy loading it: the run
     halts after the same 11 releases, with the same epsilon, as the run that never stopped."""
     straight = uninterrupted
@@ -198,7 +235,9 @@ def test_a_strategy_restarted_from_its_checkpoint_halts_where_an_uninterrupted_o
 
     resumed = HockeystickPrivacyAccountant(config(max_epsilon=8.0), adaptive=False)
     resumed.load_state_dict(json.loads(checkpoint))
-    strategy = DifferentialPrivacyServerSideFixedClipping(FedAvg(fraction_train=0.05), 2.0, 1.0, 50, accountant=resumed)
+    strategy = DifferentialPrivacyServerSideFixedClipping(
+        FedAvg(fraction_train=0.05), 2.0, 1.0, 50, accountant=resumed
+    )
     assert run_until_halt(strategy, start=6) == 12
     assert resumed.num_releases == straight["accountant"].num_releases == 11
     assert resumed.state_dict() == straight["accountant"].state_dict()
@@ -216,7 +255,10 @@ def test_an_adaptive_accountant_halts_by_its_filter_inside_flower():
     halted = run_until_halt(strategy)
     assert 1 < halted <= 12 and accountant.num_releases == halted - 1
     assert accountant.get_privacy_spent().accounting_method == "hockeystick rdp odometer"
-    assert accountant.ledger.guarantee().kind == "filter" and accountant.ledger.guarantee().epsilon == 8.0
+    assert (
+        accountant.ledger.guarantee().kind == "filter"
+        and accountant.ledger.guarantee().epsilon == 8.0
+    )
 
 
 def test_the_examples_simulation_runs_in_flowers_engine_and_stops_at_the_budget():

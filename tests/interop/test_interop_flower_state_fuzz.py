@@ -109,7 +109,11 @@ def check(name: str, state: Any, path: tuple[Any, ...], kind: str) -> str:
     assert got["config"] == saved["config"] and target.num_releases == original.num_releases
     for key, terms in (("rdp_sum", "rdp_terms"), ("mu2_sum", "mu2_terms")):
         rtol = 4 * (got["ledger"][terms] + saved["ledger"][terms] + 1) * 2.0**-53
-        assert np.allclose(got["ledger"][key], saved["ledger"][key], rtol=rtol, atol=0), (name, path, kind)
+        assert np.allclose(got["ledger"][key], saved["ledger"][key], rtol=rtol, atol=0), (
+            name,
+            path,
+            kind,
+        )
     return "a round edited within the sums' round-off"
 
 
@@ -140,11 +144,17 @@ def test_the_flower_fuzz_saw_both_outcomes():
 def test_the_issue_reproducer_is_refused_through_flower():
     """Issue 91: zeroed sums of a halted adaptive run, and counts that are not whole numbers."""
     saved = STATES["rdp"]
-    zeroed = dict(saved, ledger=dict(saved["ledger"], rdp_sum=[0.0] * len(saved["ledger"]["rdp_sum"])))
-    with pytest.raises(ValueError, match="state's ledger is refused: state's rdp_sum disagrees with its rounds"):
+    zeroed = dict(
+        saved, ledger=dict(saved["ledger"], rdp_sum=[0.0] * len(saved["ledger"]["rdp_sum"]))
+    )
+    with pytest.raises(
+        ValueError, match="state's ledger is refused: state's rdp_sum disagrees with its rounds"
+    ):
         fresh("rdp").load_state_dict(zeroed)
     for count in (10.9, "1000", True, 1e300):
         rounds = [list(pair) for pair in saved["ledger"]["rounds"]]
         rounds[0][1] = count
-        with pytest.raises(ValueError, match=r"state's ledger is refused: state's rounds\[0\] count"):
+        with pytest.raises(
+            ValueError, match=r"state's ledger is refused: state's rounds\[0\] count"
+        ):
             fresh("rdp").load_state_dict(dict(saved, ledger=dict(saved["ledger"], rounds=rounds)))

@@ -37,12 +37,17 @@ def _laplace_delta(a: float, eps: float) -> float:
     [
         (E.SelfComposedDpEvent(E.LaplaceDpEvent(13.187), 11), lambda: [1 / 13.187]),
         (
-            E.ComposedDpEvent([E.LaplaceDpEvent(3.0), E.SelfComposedDpEvent(E.LaplaceDpEvent(7.5), 4)]),
+            E.ComposedDpEvent(
+                [E.LaplaceDpEvent(3.0), E.SelfComposedDpEvent(E.LaplaceDpEvent(7.5), 4)]
+            ),
             lambda: [1 / 7.5],
         ),
         (
             E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.27, E.LaplaceDpEvent(4.94)), 25),
-            lambda: sorted((abs(x) for x in laplace_mixture_atom_losses(4.94, [0.0, 1.0], [0.73, 0.27])), reverse=True),
+            lambda: sorted(
+                (abs(x) for x in laplace_mixture_atom_losses(4.94, [0.0, 1.0], [0.73, 0.27])),
+                reverse=True,
+            ),
         ),
     ],
 )
@@ -54,7 +59,9 @@ def test_aligned_grid_passes_through_the_atoms(event, atoms):
         assert 0.7 * h < g <= h
         n = losses[0] / g
         assert abs(n - round(n)) < 1e-9  # the atom of the most rounds is on the grid
-        if len(losses) > 1:  # the other end lands within 0.15 cells above a grid point at these spacings
+        if (
+            len(losses) > 1
+        ):  # the other end lands within 0.15 cells above a grid point at these spacings
             m = losses[1] / g
             assert m - math.floor(m + 1e-9) < 0.15
 
@@ -84,7 +91,9 @@ MIXED = E.ComposedDpEvent(
         E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(2.2)),
     ]
 )
-LONE_MIXTURE = E.PoissonSampledDpEvent(0.0728, E.LaplaceDpEvent(2.472))  # few candidates: the plain-float scan
+LONE_MIXTURE = E.PoissonSampledDpEvent(
+    0.0728, E.LaplaceDpEvent(2.472)
+)  # few candidates: the plain-float scan
 
 
 @pytest.mark.parametrize("event", [MIXED, LONE_MIXTURE])
@@ -99,7 +108,10 @@ def test_aligned_grid_is_the_best_n_of_the_rule(event, h):
     first = math.ceil(base / h * (1.0 - 1e-12))
     candidates = range(first, max(first, math.floor(base / (0.7 * h))) + 1)
     best = min(
-        candidates, key=lambda n: sum(r * max(x * n / base - math.floor(x * n / base + 1e-9), 0.0) for r, x in others)
+        candidates,
+        key=lambda n: sum(
+            r * max(x * n / base - math.floor(x * n / base + 1e-9), 0.0) for r, x in others
+        ),
     )
     g = profile._aligned(h)
     assert base / best <= g <= base / best * (1 + 1e-15) and base / g <= best
@@ -136,7 +148,10 @@ def test_other_atoms_just_above_a_grid_point_keep_the_optimistic_side_tight():
     rule picks the latter kind.  Every bracket is certified: each overlaps a fine
     grid's."""
     event = E.ComposedDpEvent(
-        [E.SelfComposedDpEvent(E.LaplaceDpEvent(12.252676336000437), 11), E.LaplaceDpEvent(17.304296881260683)]
+        [
+            E.SelfComposedDpEvent(E.LaplaceDpEvent(12.252676336000437), 11),
+            E.LaplaceDpEvent(17.304296881260683),
+        ]
     )
     profile = _profile(event, accuracy=1e-4)
     base, others = profile._alignment_atoms

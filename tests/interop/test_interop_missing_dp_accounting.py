@@ -40,7 +40,10 @@ except MissingExtraError as error:
 @pytest.mark.parametrize("module", MODULES)
 def test_import_without_dp_accounting_names_the_package_and_the_pip_command(module):
     out = subprocess.run(
-        [sys.executable, "-c", f"MODULE = {module!r}" + BLOCK], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", f"MODULE = {module!r}" + BLOCK],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert out.returncode == 0, out.stderr
     assert (

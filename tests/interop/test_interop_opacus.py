@@ -32,7 +32,10 @@ IACCOUNTANT_METHODS = {
 
 def test_class_has_every_iaccountant_method_with_its_signature():
     for name, params in IACCOUNTANT_METHODS.items():
-        assert list(inspect.signature(getattr(HockeystickAccountant, name)).parameters)[: len(params)] == params, name
+        assert (
+            list(inspect.signature(getattr(HockeystickAccountant, name)).parameters)[: len(params)]
+            == params
+        ), name
     step = inspect.signature(HockeystickAccountant.step).parameters
     assert step["noise_multiplier"].kind is inspect.Parameter.KEYWORD_ONLY
     assert isinstance(inspect.getattr_static(HockeystickAccountant, "mechanism"), classmethod)
@@ -90,7 +93,9 @@ def test_gaussian_steps_are_exact_and_edge_cases():
     lo, up = acc.get_epsilon_bracket(1e-5)
     assert lo <= theta_epsilon(1.0, 1e-5) <= up and up - lo < 1e-9
     with pytest.raises(ValueError, match=r"^noise_multiplier must be finite and > 0, got 0\.0$"):
-        acc.step(noise_multiplier=0.0, sample_rate=0.1)  # no finite epsilon: refused, as in history and DPSGD
+        acc.step(
+            noise_multiplier=0.0, sample_rate=0.1
+        )  # no finite epsilon: refused, as in history and DPSGD
     assert HockeystickAccountant().get_epsilon(1e-5) == 0.0
 
 
@@ -145,6 +150,10 @@ def test_register_with_opacus_names_what_it_needs():
     with pytest.raises(TypeError, match="force must be True or False"):
         hs_opacus.register_with_opacus(force=1)
     if hs_opacus.OPACUS:
-        pytest.skip("Opacus imports here: the registry itself is tested in test_interop_opacus_training.py")
-    with pytest.raises(ModuleNotFoundError, match="register_with_opacus needs Opacus.*HockeystickAccountant works"):
+        pytest.skip(
+            "Opacus imports here: the registry itself is tested in test_interop_opacus_training.py"
+        )
+    with pytest.raises(
+        ModuleNotFoundError, match="register_with_opacus needs Opacus.*HockeystickAccountant works"
+    ):
         hs_opacus.register_with_opacus()

@@ -90,7 +90,9 @@ def opacus_accountants() -> Iterator[types.SimpleNamespace]:
         name, directory / "__init__.py", submodule_search_locations=[str(directory)]
     )
     assert package_spec is not None
-    package = importlib.util.module_from_spec(package_spec)  # its __init__ (which imports torch) is not run
+    package = importlib.util.module_from_spec(
+        package_spec
+    )  # its __init__ (which imports torch) is not run
     base = types.ModuleType(f"{name}.accountant")
     base.IAccountant = _HistoryOnly
     sys.modules[name], sys.modules[base.__name__] = package, base
@@ -130,19 +132,27 @@ def test_opacus_rdp_epsilon_is_above_the_certified_bracket(opacus_accountants, h
 def test_hockeystick_rdp_equals_opacus_rdp(opacus_accountants, history, delta):
     orders = np.asarray(opacus_accountants.RDPAccountant.DEFAULT_ALPHAS, dtype=float)
     theirs = sum(
-        opacus_accountants.rdp_analysis.compute_rdp(q=q, noise_multiplier=sigma, steps=steps, orders=orders)
+        opacus_accountants.rdp_analysis.compute_rdp(
+            q=q, noise_multiplier=sigma, steps=steps, orders=orders
+        )
         for sigma, q, steps in history
     )
     ours = rdp.compose_rdp(
         *(
             rdp.SubsampledGaussianRDP(
-                sigma=sigma, sampling_rate=q, rounds=steps, orders=orders, fractional_series="signed"
+                sigma=sigma,
+                sampling_rate=q,
+                rounds=steps,
+                orders=orders,
+                fractional_series="signed",
             ).rdp
             for sigma, q, steps in history
         )
     )
     steps_total = sum(steps for _, _, steps in history)
-    per_step = np.where(orders == np.floor(orders), 0.0, _SERIES_TAIL) + (orders + 1.0) * _ULPS_PER_TERM
+    per_step = (
+        np.where(orders == np.floor(orders), 0.0, _SERIES_TAIL) + (orders + 1.0) * _ULPS_PER_TERM
+    )
     tolerance = steps_total * per_step / (orders - 1.0) + _ROUNDING * theirs
     np.testing.assert_array_less(np.abs(ours - theirs), tolerance)
 
@@ -160,9 +170,13 @@ def test_hockeystick_rdp_equals_opacus_rdp(opacus_accountants, history, delta):
     assert np.all(default >= theirs - tolerance)
 
 
-@pytest.mark.filterwarnings("ignore:Optimal order is the", "ignore:divide by zero:RuntimeWarning")  # q = 1: log(1 - q)
+@pytest.mark.filterwarnings(
+    "ignore:Optimal order is the", "ignore:divide by zero:RuntimeWarning"
+)  # q = 1: log(1 - q)
 @pytest.mark.parametrize("history, delta", CASES)
-def test_opacus_prv_estimate_lies_within_its_stated_error_of_the_bracket(opacus_accountants, history, delta):
+def test_opacus_prv_estimate_lies_within_its_stated_error_of_the_bracket(
+    opacus_accountants, history, delta
+):
     eps_error, delta_error = 0.01, delta / 1000  # PRVAccountant.get_epsilon's defaults
     prv = _opacus(opacus_accountants.PRVAccountant, history)
     composed = prv._get_dprv(eps_error=eps_error, delta_error=delta_error)

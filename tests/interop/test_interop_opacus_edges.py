@@ -17,7 +17,9 @@ RUN = dict(target_delta=1e-5, sample_rate=0.01, steps=1000)
 def _answer_within(call: str, seconds: float) -> float:
     """The value printed by ``call`` in a fresh interpreter, refused past ``seconds`` (a hang fails the test)."""
     code = f"from hockeystick.interop.opacus import get_noise_multiplier as g\nprint(repr({call}))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=seconds)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=seconds
+    )
     assert out.returncode == 0, out.stderr
     return float(out.stdout)
 
@@ -59,7 +61,9 @@ def test_a_zero_target_answers_with_the_least_sigma_bounding_the_total_variation
     slope for its secant), it meets the target and 1e-9 less does not.  120 s is a hang guard, not a timing."""
     from hockeystick.interop.opacus import HockeystickAccountant as Accountant
 
-    sigma = _answer_within("g(target_epsilon=0.0, target_delta=1e-5, sample_rate=0.01, steps=10)", 120)
+    sigma = _answer_within(
+        "g(target_epsilon=0.0, target_delta=1e-5, sample_rate=0.01, steps=10)", 120
+    )
     assert 1e2 < sigma < 1e5
 
     def epsilon(s: float) -> float:

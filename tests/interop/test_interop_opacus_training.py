@@ -52,7 +52,11 @@ def _train(accountant, epochs: int = 3, sigma: float = 1.1) -> PrivacyEngine:
     engine = PrivacyEngine()
     engine.accountant = accountant
     model, optimizer, loader = engine.make_private(
-        module=model, optimizer=optimizer, data_loader=loader, noise_multiplier=sigma, max_grad_norm=1.0
+        module=model,
+        optimizer=optimizer,
+        data_loader=loader,
+        noise_multiplier=sigma,
+        max_grad_norm=1.0,
     )
     _fit(model, optimizer, loader, epochs)
     return engine
@@ -62,7 +66,9 @@ def test_privacy_engine_takes_the_accountant_by_assignment():
     engine = _train(HockeystickAccountant(accuracy=1e-4))
     acc = engine.accountant
     assert isinstance(acc, HockeystickAccountant)
-    assert len(acc) == 3 * 8 and acc.history == [(1.1, 32 / 256, 24)]  # one grouped entry, every step
+    assert len(acc) == 3 * 8 and acc.history == [
+        (1.1, 32 / 256, 24)
+    ]  # one grouped entry, every step
     eps = engine.get_epsilon(DELTA)
     lo, up = acc.get_epsilon_bracket(DELTA)
     assert eps == up and up - lo <= 1e-4
@@ -85,7 +91,9 @@ def test_state_dict_survives_a_checkpoint_of_the_engine():
 
 @pytest.mark.parametrize("target, rate, epochs", [(1.0, 0.01, 10), (4.0, 256 / 60000, 60)])
 def test_get_noise_multiplier_against_opacus(target, rate, epochs):
-    ours = get_noise_multiplier(target_epsilon=target, target_delta=DELTA, sample_rate=rate, epochs=epochs)
+    ours = get_noise_multiplier(
+        target_epsilon=target, target_delta=DELTA, sample_rate=rate, epochs=epochs
+    )
     steps = int(epochs / rate)
     check = HockeystickAccountant()
     check.history = [(ours, rate, steps)]
@@ -103,7 +111,10 @@ def test_get_noise_multiplier_against_opacus(target, rate, epochs):
 @pytest.mark.parametrize("name", REGISTERED_NAMES)
 def test_privacy_engine_builds_the_accountant_by_name(name):
     engine = PrivacyEngine(accountant=name)
-    assert type(engine.accountant) is HockeystickAccountant and engine.accountant.mechanism() == "hockeystick_pld"
+    assert (
+        type(engine.accountant) is HockeystickAccountant
+        and engine.accountant.mechanism() == "hockeystick_pld"
+    )
 
 
 def test_make_private_with_epsilon_calibrates_with_the_registered_accountant():
@@ -125,9 +136,15 @@ def test_make_private_with_epsilon_calibrates_with_the_registered_accountant():
     acc = engine.accountant
     sigma = optimizer.noise_multiplier
     assert isinstance(acc, HockeystickAccountant) and acc.history == [(sigma, 1 / 8, 16)]
-    assert target - 0.01 <= engine.get_epsilon(DELTA) <= target  # certified, and as tight as Opacus searches
-    ours = get_noise_multiplier(target_epsilon=target, target_delta=DELTA, sample_rate=1 / 8, steps=16)
-    assert ours <= sigma <= ours * 1.01  # our search's least sigma, Opacus's bisection a little above it
+    assert (
+        target - 0.01 <= engine.get_epsilon(DELTA) <= target
+    )  # certified, and as tight as Opacus searches
+    ours = get_noise_multiplier(
+        target_epsilon=target, target_delta=DELTA, sample_rate=1 / 8, steps=16
+    )
+    assert (
+        ours <= sigma <= ours * 1.01
+    )  # our search's least sigma, Opacus's bisection a little above it
 
 
 def test_register_with_opacus_is_idempotent_and_refuses_to_displace_another_class():

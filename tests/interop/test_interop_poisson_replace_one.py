@@ -77,7 +77,8 @@ def realizable(sigma, q, eps):
 
     def excess_loss(z):  # log P/Q - eps, increasing in z
         return (
-            mp.log((1 - q) * phi(z, 0, s) + q * phi(z, 1, s)) - mp.log((1 - q) * phi(z, 0, s) + q * phi(z, -1, s))
+            mp.log((1 - q) * phi(z, 0, s) + q * phi(z, 1, s))
+            - mp.log((1 - q) * phi(z, 0, s) + q * phi(z, -1, s))
         ) - mp.log(g)
 
     c = mp.findroot(excess_loss, (mp.mpf(-3) - 20 * s, mp.mpf(3) + 20 * s), solver="illinois")
@@ -116,7 +117,9 @@ def placement(sigma, q, x, y, eps):
     if nt**2 * (1 - rho**2) < mp.mpf(10) ** -40:
 
         def edge(w):
-            return 1 - a * mp.e ** (-(ns**2) / 2 - ns * w) - b * mp.e ** (-(nt**2) / 2 - nt * rho * w)
+            return (
+                1 - a * mp.e ** (-(ns**2) / 2 - ns * w) - b * mp.e ** (-(nt**2) / 2 - nt * rho * w)
+            )
 
         lo, hi = mp.mpf(-40), mp.mpf(40)
         if edge(lo) < 0 < edge(hi):  # increasing in w: bisection to 50 digits
@@ -147,17 +150,27 @@ def test_every_placement_of_the_replaced_record_is_dominated_by_the_pair():
     sigma, q = 0.8, 0.2
     for eps in [0.2, 0.8]:
         top = realizable(sigma, q, eps)
-        line = [configuration(sigma, q, x, y, eps) for x in (-1, -0.5, 0, 0.5, 1) for y in (-1, -0.3, 0.4, 1)]
+        line = [
+            configuration(sigma, q, x, y, eps)
+            for x in (-1, -0.5, 0, 0.5, 1)
+            for y in (-1, -0.3, 0.4, 1)
+        ]
         assert max(line) <= top * (1 + mp.mpf(10) ** -30)
         assert abs(placement(sigma, q, [1, 0, 0], [-1, 0, 0], eps) - top) <= top * mp.mpf(10) ** -20
     rng = np.random.default_rng(17)
     for _ in range(12):
-        sigma, q, eps = float(rng.choice([0.3, 0.7, 1.5])), float(rng.uniform(0.01, 0.9)), float(rng.uniform(0, 2))
+        sigma, q, eps = (
+            float(rng.choice([0.3, 0.7, 1.5])),
+            float(rng.uniform(0.01, 0.9)),
+            float(rng.uniform(0, 2)),
+        )
         x, y = (v / np.linalg.norm(v) * rng.uniform(0.5, 1.0) for v in rng.normal(size=(2, 3)))
         # 30 digits (half the quadrature's cost of 50): its error stays ~1e-28 of the pair's value, below the
         # 1e-20 margin by 8 orders; these random placements sit at least 14% below the pair in any case
         with mp.workdps(30):
-            assert placement(sigma, q, x, y, eps) <= realizable(sigma, q, eps) * (1 + mp.mpf(10) ** -20)
+            assert placement(sigma, q, x, y, eps) <= realizable(sigma, q, eps) * (
+                1 + mp.mpf(10) ** -20
+            )
 
 
 def _monte_carlo(sigma, q, x, y, eps, runs, n, rng):
@@ -166,7 +179,9 @@ def _monte_carlo(sigma, q, x, y, eps, runs, n, rng):
     x, y = np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
     total = np.zeros(n)
     for _ in range(runs):
-        drawn = rng.random(n) < q  # the record's slot; the 20 others contribute 0 whether drawn or not
+        drawn = (
+            rng.random(n) < q
+        )  # the record's slot; the 20 others contribute 0 whether drawn or not
         out = np.where(drawn[:, None], x, 0.0) + sigma * rng.standard_normal((n, x.size))
 
         def log_density(m):
@@ -183,7 +198,9 @@ def _monte_carlo(sigma, q, x, y, eps, runs, n, rng):
 def test_monte_carlo_of_realizable_data_sets_lies_inside_the_bracket(runs):
     sigma, q, eps = 1.0, 0.3, 0.4
     rng = np.random.default_rng(2024 + runs)
-    acc = HockeystickAccountant(NR.REPLACE_ONE).compose(E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma)), runs)
+    acc = HockeystickAccountant(NR.REPLACE_ONE).compose(
+        E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma)), runs
+    )
     lo, up = acc.get_delta_bracket(eps)
     for x, y in [(1.0, -1.0), ((1.0, 0.0), (0.0, 1.0)), ((0.6, 0.8), (0.6, -0.8))]:
         mean, se = _monte_carlo(sigma, q, x, y, eps, runs, 200_000, rng)
@@ -199,25 +216,41 @@ def test_composition_agrees_with_dp_accountings_value_of_the_same_pair():
     event = E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma))
     lo, up = HockeystickAccountant(NR.REPLACE_ONE).compose(event, count).get_epsilon_bracket(1e-5)
     theirs = dp_accounting.pld.PLDAccountant(NR.REPLACE_ONE).compose(event, count).get_epsilon(1e-5)
-    assert lo <= theirs and abs(theirs - up) <= 2e-3, (lo, theirs, up)  # the same pair, each on its grid
+    assert lo <= theirs and abs(theirs - up) <= 2e-3, (
+        lo,
+        theirs,
+        up,
+    )  # the same pair, each on its grid
     # the add/remove accountant of the same run is no bound under replace-one: below the lower side
     add_remove = HockeystickAccountant().compose(event, count).get_epsilon(1e-5)
     assert add_remove < lo
 
 
 def test_edge_rates_folded_gaussians_and_refusals():
-    gauss = HockeystickAccountant(NR.REPLACE_ONE).compose(E.GaussianDpEvent(1.5), 4).get_epsilon_bracket(1e-6)
-    sampled = HockeystickAccountant(NR.REPLACE_ONE).compose(E.PoissonSampledDpEvent(1.0, E.GaussianDpEvent(1.5)), 4)
+    gauss = (
+        HockeystickAccountant(NR.REPLACE_ONE)
+        .compose(E.GaussianDpEvent(1.5), 4)
+        .get_epsilon_bracket(1e-6)
+    )
+    sampled = HockeystickAccountant(NR.REPLACE_ONE).compose(
+        E.PoissonSampledDpEvent(1.0, E.GaussianDpEvent(1.5)), 4
+    )
     assert sampled.get_epsilon_bracket(1e-6) == gauss  # q = 1: the Gaussian of shift 2
-    nothing = HockeystickAccountant(NR.REPLACE_ONE).compose(E.PoissonSampledDpEvent(0.0, E.GaussianDpEvent(1.0)), 3)
+    nothing = HockeystickAccountant(NR.REPLACE_ONE).compose(
+        E.PoissonSampledDpEvent(0.0, E.GaussianDpEvent(1.0)), 3
+    )
     assert nothing.get_epsilon_bracket(1e-6) == (0.0, 0.0)
     # a non-private inner: the record's slot drawn with probability q, then fully distinguishable: (0, q)-DP exactly
     q = 0.125
-    exact = HockeystickAccountant(NR.REPLACE_ONE).compose(E.PoissonSampledDpEvent(q, E.GaussianDpEvent(0.0)))
+    exact = HockeystickAccountant(NR.REPLACE_ONE).compose(
+        E.PoissonSampledDpEvent(q, E.GaussianDpEvent(0.0))
+    )
     lo, up = exact.get_delta_bracket(0.5)
     assert lo == pytest.approx(q, rel=1e-12) and up == pytest.approx(q, rel=1e-12)
     # two Gaussians in one sample fold into one of radius sqrt(sum r^2)
-    folded = E.PoissonSampledDpEvent(0.2, E.ComposedDpEvent([E.GaussianDpEvent(2.0), E.GaussianDpEvent(2.0)]))
+    folded = E.PoissonSampledDpEvent(
+        0.2, E.ComposedDpEvent([E.GaussianDpEvent(2.0), E.GaussianDpEvent(2.0)])
+    )
     single = E.PoissonSampledDpEvent(0.2, E.GaussianDpEvent(math.sqrt(2.0)))
     a = HockeystickAccountant(NR.REPLACE_ONE).compose(folded, 5).get_epsilon_bracket(1e-6)
     b = HockeystickAccountant(NR.REPLACE_ONE).compose(single, 5).get_epsilon_bracket(1e-6)
@@ -228,6 +261,10 @@ def test_edge_rates_folded_gaussians_and_refusals():
         with pytest.raises(UnsupportedEventError):
             acc.compose(E.PoissonSampledDpEvent(0.1, inner))
     with pytest.raises(ValueError, match="sampling_probability"):
-        HockeystickAccountant(NR.REPLACE_ONE).compose(E.PoissonSampledDpEvent(1.5, E.GaussianDpEvent(1.0)))
+        HockeystickAccountant(NR.REPLACE_ONE).compose(
+            E.PoissonSampledDpEvent(1.5, E.GaussianDpEvent(1.0))
+        )
     with pytest.raises(OverflowError, match="noise_multiplier"):
-        HockeystickAccountant(NR.REPLACE_ONE).compose(E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1e-4)))
+        HockeystickAccountant(NR.REPLACE_ONE).compose(
+            E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1e-4))
+        )

@@ -44,7 +44,10 @@ def _pair_delta(n: int, k: int, eps: mp.mpf, remove: bool) -> mp.mpf:
     e^{c/s}, B_j = sum_{c > j} b_c e^{-c/s}: non-decreasing in x, so (p - g q)_+ lives on x > x* (remove)
     and (q - g p)_+ on x < x* with p/q = 1/g (add)."""
     s = mp.mpf(1) / 2
-    b = [mp.binomial(k, c) * mp.mpf(1) / n**c * (1 - mp.mpf(1) / n) ** (k - c) for c in range(COPIES + 1)]
+    b = [
+        mp.binomial(k, c) * mp.mpf(1) / n**c * (1 - mp.mpf(1) / n) ** (k - c)
+        for c in range(COPIES + 1)
+    ]
     g = mp.exp(eps)
     ratio = g if remove else 1 / g
 
@@ -83,7 +86,9 @@ def _pair_epsilon(n: int, k: int) -> float:
 def test_probe_bracket_contains_the_realizable_pair_and_matches_the_jump(k, monkeypatch):
     grids = searched_grids(monkeypatch)
     lo, up = _profile(1000, k).epsilon(DELTA)
-    assert len(grids) == 2 and grids[1] == pytest.approx(grids[0] / tuning.PLAN_PROBE_SHRINK, rel=1e-9)
+    assert len(grids) == 2 and grids[1] == pytest.approx(
+        grids[0] / tuning.PLAN_PROBE_SHRINK, rel=1e-9
+    )
     pair = _pair_epsilon(1000, k)
     assert lo <= pair + 1e-12 <= up + 1e-12  # the pair is below the truth, the upper side above it
     assert pair - lo < ACCURACY  # the lower side is that pair's, up to the accuracy asked

@@ -26,7 +26,10 @@ from dp_accounting.privacy_accountant import UnsupportedEventError
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hockeystick.interop.allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
+from hockeystick.interop.allocation_events import (
+    BallsInBinsGaussianDpEvent,
+    ShuffledBatchGaussianDpEvent,
+)
 from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
 from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
@@ -39,14 +42,18 @@ def log_uniform(lo: float, hi: float, edges: list[float]) -> st.SearchStrategy[f
     return st.one_of(spread, st.sampled_from(edges))
 
 
-SELECTION_EPS = log_uniform(1e-6, 3e3, [5e-324, 1e-300, 700.0, 708.5, 745.0, 800.0, 1480.0, 1500.0, 2000.0])
+SELECTION_EPS = log_uniform(
+    1e-6, 3e3, [5e-324, 1e-300, 700.0, 708.5, 745.0, 800.0, 1480.0, 1500.0, 2000.0]
+)
 DELTAS = log_uniform(1e-12, 0.5, [1e-5, 1e-10])
 
 
 @st.composite
 def settings_drawn(draw: st.DrawFn) -> tuple[E.DpEvent, NR, int, float]:
     kind = draw(
-        st.sampled_from(["em", "pf", "epsdelta", "dgauss", "zcdp", "gauss", "laplace", "poisson", "bib", "shuf"])
+        st.sampled_from(
+            ["em", "pf", "epsdelta", "dgauss", "zcdp", "gauss", "laplace", "poisson", "bib", "shuf"]
+        )
     )
     relation = draw(st.sampled_from([NR.ADD_OR_REMOVE_ONE, NR.REPLACE_ONE]))
     count = draw(st.integers(1, 20))
@@ -58,12 +65,18 @@ def settings_drawn(draw: st.DrawFn) -> tuple[E.DpEvent, NR, int, float]:
         # (3 runs of 2000), and the ordering and count x epsilon checks do not depend on the count
         mechanism = ExponentialMechanismDpEvent if kind == "em" else PermuteAndFlipDpEvent
         epsilon = draw(SELECTION_EPS)
-        count = draw(st.integers(1, max(1, int(min(20.0, 1000.0 / epsilon)))))  # 1000 / 5e-324 is inf
+        count = draw(
+            st.integers(1, max(1, int(min(20.0, 1000.0 / epsilon))))
+        )  # 1000 / 5e-324 is inf
         event: E.DpEvent = mechanism(epsilon)
     elif kind == "epsdelta":
-        event = EpsilonDeltaDpEvent(draw(log_uniform(1e-6, 2e3, [745.0, 800.0])), draw(log_uniform(1e-12, 1e-3, [0.0])))
+        event = EpsilonDeltaDpEvent(
+            draw(log_uniform(1e-6, 2e3, [745.0, 800.0])), draw(log_uniform(1e-12, 1e-3, [0.0]))
+        )
     elif kind == "dgauss":
-        event = DiscreteGaussianDpEvent(draw(log_uniform(0.3, 300.0, [1.0])), draw(st.sampled_from([1, 2, 10])))
+        event = DiscreteGaussianDpEvent(
+            draw(log_uniform(0.3, 300.0, [1.0])), draw(st.sampled_from([1, 2, 10]))
+        )
     elif kind == "zcdp":
         event = E.ZCDpEvent(draw(log_uniform(1e-6, 1e308, [1e307, 1e308, 1.7e308])))
         count = 1
@@ -73,14 +86,19 @@ def settings_drawn(draw: st.DrawFn) -> tuple[E.DpEvent, NR, int, float]:
         event = E.LaplaceDpEvent(draw(log_uniform(1e-2, 1e3, [1.0])))
     elif kind == "poisson":
         event = E.PoissonSampledDpEvent(
-            draw(log_uniform(1e-6, 0.9, [0.5])), E.GaussianDpEvent(draw(log_uniform(0.3, 30.0, [1.0])))
+            draw(log_uniform(1e-6, 0.9, [0.5])),
+            E.GaussianDpEvent(draw(log_uniform(0.3, 30.0, [1.0]))),
         )
     elif kind == "bib":
-        event = BallsInBinsGaussianDpEvent(draw(log_uniform(0.5, 30.0, [1.0])), draw(st.integers(1, 16)))
+        event = BallsInBinsGaussianDpEvent(
+            draw(log_uniform(0.5, 30.0, [1.0])), draw(st.integers(1, 16))
+        )
         relation = NR.ADD_OR_REMOVE_ONE
     else:
         n = draw(st.integers(2, 200))
-        event = ShuffledBatchGaussianDpEvent(draw(log_uniform(0.5, 30.0, [1.0])), n, draw(st.integers(1, n)))
+        event = ShuffledBatchGaussianDpEvent(
+            draw(log_uniform(0.5, 30.0, [1.0])), n, draw(st.integers(1, n))
+        )
         relation = NR.REPLACE_ONE
     return event, relation, count, delta
 
@@ -88,7 +106,11 @@ def settings_drawn(draw: st.DrawFn) -> tuple[E.DpEvent, NR, int, float]:
 def _rdp_epsilon(event: E.DpEvent, relation: NR, count: int, delta: float) -> float | None:
     """The RDP adapter's epsilon, or None where it takes no such event."""
     try:
-        return HockeystickRdpAccountant(neighboring_relation=relation).compose(event, count).get_epsilon(delta)
+        return (
+            HockeystickRdpAccountant(neighboring_relation=relation)
+            .compose(event, count)
+            .get_epsilon(delta)
+        )
     except UnsupportedEventError:
         return None
 
@@ -116,12 +138,34 @@ def test_brackets_are_ordered_and_finite_where_an_independent_bound_is(drawn):
     assert 0.0 <= lo <= up, (event, count, delta, lo, up)
     rdp = _rdp_epsilon(event, relation, count, delta)
     if rdp is not None:
-        assert lo <= rdp * (1 + 1e-12), ("lower side above the RDP upper bound", event, count, delta, lo, rdp)
+        assert lo <= rdp * (1 + 1e-12), (
+            "lower side above the RDP upper bound",
+            event,
+            count,
+            delta,
+            lo,
+            rdp,
+        )
         if math.isfinite(rdp):
-            assert math.isfinite(up), ("upper side infinite where RDP is finite", event, count, delta, lo, up, rdp)
+            assert math.isfinite(up), (
+                "upper side infinite where RDP is finite",
+                event,
+                count,
+                delta,
+                lo,
+                up,
+                rdp,
+            )
     if isinstance(event, (ExponentialMechanismDpEvent, PermuteAndFlipDpEvent)):
         assert up <= count * event.epsilon * (1 + 1e-12) + count * GRID, (event, count, delta, up)
     if isinstance(event, EpsilonDeltaDpEvent) and delta > count * event.delta * (1 + 1e-9):
-        assert math.isfinite(up), ("upper side infinite above the delta floor", event, count, delta, lo, up)
+        assert math.isfinite(up), (
+            "upper side infinite above the delta floor",
+            event,
+            count,
+            delta,
+            lo,
+            up,
+        )
     if isinstance(event, (BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent)):
         assert math.isfinite(up), (event, count, delta, lo, up)

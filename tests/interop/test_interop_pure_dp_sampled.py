@@ -29,15 +29,21 @@ def amplified(q, eps0):
 def contains(bracket, exact):
     lo, up = bracket
     assert mpmath.mpf(lo) <= exact <= mpmath.mpf(up)
-    assert up - lo <= 1e-14 * max(1.0, float(exact))  # exact: the bracket is the closed form, rounded outward
+    assert up - lo <= 1e-14 * max(
+        1.0, float(exact)
+    )  # exact: the bracket is the closed form, rounded outward
 
 
-@pytest.mark.parametrize(("q", "b", "k"), [(0.1, 1.0, 1), (0.01, 0.2, 10), (0.5, 1e-3, 3), (1e-6, 2.0, 1000)])
+@pytest.mark.parametrize(
+    ("q", "b", "k"), [(0.1, 1.0, 1), (0.01, 0.2, 10), (0.5, 1e-3, 3), (1e-6, 2.0, 1000)]
+)
 def test_sampled_laplace_is_k_log_1_plus_q_expm1(q, b, k):
     # the first two were (0.1585, inf) and "certified only down to 1e-15"
     a = HockeystickAccountant().compose(E.PoissonSampledDpEvent(q, E.LaplaceDpEvent(b)), k)
     contains(a.get_epsilon_bracket(0.0), k * amplified(q, 1 / mpmath.mpf(b)))
-    if b >= 0.2:  # epsilon(delta) rises to epsilon(0) as delta falls: the lower side at 1e-12 is below it
+    if (
+        b >= 0.2
+    ):  # epsilon(delta) rises to epsilon(0) as delta falls: the lower side at 1e-12 is below it
         assert a.get_epsilon_bracket(1e-12)[0] <= a.get_epsilon_bracket(0.0)[1]
 
 
@@ -72,15 +78,19 @@ def test_other_sampled_pure_events_and_mixed_compositions_sum_their_remove_losse
 def test_unproven_settings_are_not_given_a_closed_form():
     # a delta floor inside the sample: refused, not summed
     with pytest.raises(ValueError, match="target_delta"):
-        HockeystickAccountant().compose(E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0))).compose(
-            E.PoissonSampledDpEvent(0.1, EpsilonDeltaDpEvent(1.0, 1e-5))
-        ).get_epsilon(0.0)
+        HockeystickAccountant().compose(
+            E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0))
+        ).compose(E.PoissonSampledDpEvent(0.1, EpsilonDeltaDpEvent(1.0, 1e-5))).get_epsilon(0.0)
     # Poisson sampling under replace-one is analysed for Gaussian inners only
     assert not HockeystickAccountant(NeighboringRelation.REPLACE_ONE).supports(
         E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0))
     )
     # a sample of a composition holding a Gaussian (r^2 = 1 in its plan): unbounded loss, no closed form
-    assert largest_losses(("poisson_generic", 0.1, (((("laplace", 1.0), 1),), 1.0, False, 1))) is None
+    assert (
+        largest_losses(("poisson_generic", 0.1, (((("laplace", 1.0), 1),), 1.0, False, 1))) is None
+    )
     assert not math.isinf(
-        HockeystickAccountant().compose(E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0))).get_epsilon(0.0)
+        HockeystickAccountant()
+        .compose(E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0)))
+        .get_epsilon(0.0)
     )

@@ -33,7 +33,9 @@ def test_exponential_mechanisms_compose_to_the_sum_of_their_epsilons():
     assert a.get_epsilon(0.0) == 3.0
     assert a.get_epsilon_bracket(0) == (3.0, 3.0)
     m = 10**4
-    largest = sum(e / 2 + math.log((1 + m * math.exp(e / 2)) / (math.exp(e / 2) + m)) for e in (1.0, 2.0))
+    largest = sum(
+        e / 2 + math.log((1 + m * math.exp(e / 2)) / (math.exp(e / 2) + m)) for e in (1.0, 2.0)
+    )
     assert 2.999 < largest < 3.0
 
 
@@ -67,7 +69,9 @@ def test_delta_zero_is_the_limit_of_small_deltas(events):
 
 
 def test_a_gaussian_has_infinite_epsilon_at_delta_zero():
-    assert accountant(E.GaussianDpEvent(1.0), PermuteAndFlipDpEvent(1.0)).get_epsilon_bracket(0.0) == (
+    assert accountant(E.GaussianDpEvent(1.0), PermuteAndFlipDpEvent(1.0)).get_epsilon_bracket(
+        0.0
+    ) == (
         math.inf,
         math.inf,
     )

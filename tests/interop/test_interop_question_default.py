@@ -14,7 +14,9 @@ def test_opacus_adapter_steps_get_the_dpsgd_bracket_at_small_delta():
     accountant = OpacusAccountant()
     for _ in range(14_100):
         accountant.step(noise_multiplier=1.1, sample_rate=256 / 60_000)
-    ours = DPSGD(noise_multiplier=1.1, sample_rate=256 / 60_000, steps=14_100).epsilon(1e-10, bound="both")
+    ours = DPSGD(noise_multiplier=1.1, sample_rate=256 / 60_000, steps=14_100).epsilon(
+        1e-10, bound="both"
+    )
     assert accountant.get_epsilon_bracket(1e-10) == ours
     assert accountant.get_epsilon(1e-10) == ours[1]
 
@@ -31,7 +33,9 @@ def test_dp_accounting_adapter_answers_a_mixed_composition_below_its_tail_finite
         [dp_accounting.SelfComposedDpEvent(sampled, 50), dp_accounting.LaplaceDpEvent(20.0)]
     )
     fixed_lower, fixed_upper = (
-        HockeystickAccountant(value_discretization_interval=1e-4).compose(event).get_epsilon_bracket(1e-14)
+        HockeystickAccountant(value_discretization_interval=1e-4)
+        .compose(event)
+        .get_epsilon_bracket(1e-14)
     )
     with pytest.warns(AccuracyNotMetWarning, match="accuracy="):
         lower, upper = HockeystickAccountant().compose(event).get_epsilon_bracket(1e-14)

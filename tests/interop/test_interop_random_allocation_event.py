@@ -46,7 +46,9 @@ def _gaussian_epsilon(mu: float, delta: float) -> float:
 
 
 def test_ten_of_a_hundred_steps_lies_below_the_peers_value_and_in_the_allocation_bracket():
-    lower, upper = _bracket(EVENT(dp_event.GaussianDpEvent(2.0), num_selected=10, num_steps=100), 1e-6)
+    lower, upper = _bracket(
+        EVENT(dp_event.GaussianDpEvent(2.0), num_selected=10, num_steps=100), 1e-6
+    )
     # the peer's value is an epsilon of the same pair: never below our certified lower side; ours is certified
     # above, and no looser than it
     assert lower <= upper <= PEER_EPSILON
@@ -63,9 +65,15 @@ def test_ten_of_a_hundred_steps_lies_below_the_peers_value_and_in_the_allocation
 
 
 def test_one_step_per_record_is_balls_in_bins_and_every_step_is_the_composed_gaussian():
-    one = _bracket(EVENT(dp_event.GaussianDpEvent(1.5), num_selected=1, num_steps=20), 1e-5, count=3)
-    assert one == _bracket(BallsInBinsGaussianDpEvent(noise_multiplier=1.5, num_steps=20), 1e-5, count=3)
-    lower, upper = _bracket(EVENT(dp_event.GaussianDpEvent(3.0), num_selected=5, num_steps=5), 1e-5, count=2)
+    one = _bracket(
+        EVENT(dp_event.GaussianDpEvent(1.5), num_selected=1, num_steps=20), 1e-5, count=3
+    )
+    assert one == _bracket(
+        BallsInBinsGaussianDpEvent(noise_multiplier=1.5, num_steps=20), 1e-5, count=3
+    )
+    lower, upper = _bracket(
+        EVENT(dp_event.GaussianDpEvent(3.0), num_selected=5, num_steps=5), 1e-5, count=2
+    )
     exact = _gaussian_epsilon(math.sqrt(10) / 3.0, 1e-5)  # ten Gaussians of radius 1/3
     assert lower <= exact * (1 + 1e-9) and exact <= upper * (1 + 1e-9) and upper - lower < 1e-6
 
@@ -104,7 +112,9 @@ def test_refusals_name_the_rule(event, relation, error, match):
         HockeystickAccountant(neighboring_relation=relation).compose(event)
 
 
-@pytest.mark.parametrize("name, bad", [("num_selected", True), ("num_steps", "10"), ("num_steps", None)])
+@pytest.mark.parametrize(
+    "name, bad", [("num_selected", True), ("num_steps", "10"), ("num_steps", None)]
+)
 def test_a_count_that_is_not_an_integer_is_refused_by_name(name, bad):
     event = attr.evolve(EVENT(dp_event.GaussianDpEvent(1.0), 2, 10), **{name: bad})
     with pytest.raises(ValueError, match=f"RandomAllocationDpEvent.{name} must be an integer"):

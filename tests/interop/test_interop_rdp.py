@@ -25,7 +25,10 @@ EVENTS = [
     E.LaplaceDpEvent(4.0),
     E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(1.0)), 1000),
     E.PoissonSampledDpEvent(
-        0.1, E.ComposedDpEvent([E.GaussianDpEvent(2.0), E.SelfComposedDpEvent(E.GaussianDpEvent(3.0), 2)])
+        0.1,
+        E.ComposedDpEvent(
+            [E.GaussianDpEvent(2.0), E.SelfComposedDpEvent(E.GaussianDpEvent(3.0), 2)]
+        ),
     ),
     E.ComposedDpEvent(
         [
@@ -57,7 +60,9 @@ def test_laplace_rdp_against_quadrature():
         a = mpmath.mpf(alpha)
         p = lambda x: mpmath.exp(-abs(x - 1) / b) / (2 * b)  # noqa: E731
         q = lambda x: mpmath.exp(-abs(x) / b) / (2 * b)  # noqa: E731
-        integral = mpmath.quad(lambda x: p(x) ** a * q(x) ** (1 - a), [-mpmath.inf, 0, 1, mpmath.inf])
+        integral = mpmath.quad(
+            lambda x: p(x) ** a * q(x) ** (1 - a), [-mpmath.inf, 0, 1, mpmath.inf]
+        )
         exact = float(mpmath.log(integral) / (a - 1))
         assert laplace_rdp(2.0, [alpha])[0] == pytest.approx(exact, rel=1e-13)
 
@@ -91,7 +96,9 @@ def test_bad_input_raises_like_dp_accounting(event):
 
 
 def _calibrated(make, event, eps):
-    return mc.calibrate_dp_mechanism(make, event, eps, 1e-5, mc.ExplicitBracketInterval(0.3, 100.0), tol=1e-7)
+    return mc.calibrate_dp_mechanism(
+        make, event, eps, 1e-5, mc.ExplicitBracketInterval(0.3, 100.0), tol=1e-7
+    )
 
 
 CASES = [
@@ -111,4 +118,6 @@ def test_default_orders_calibrate_within_1e_3_of_the_fine_order_optimum(event, e
     ours = _calibrated(HockeystickRdpAccountant, event, eps)
     theirs = _calibrated(RdpAccountant, event, eps)
     assert abs(ours / optimum - 1) < 1e-3
-    assert theirs / optimum - 1 > 1e-3  # dp_accounting's default orders jump 63 -> 128: sigma too large
+    assert (
+        theirs / optimum - 1 > 1e-3
+    )  # dp_accounting's default orders jump 63 -> 128: sigma too large

@@ -22,7 +22,10 @@ from dp_accounting.rdp import rdp_privacy_accountant as R  # noqa: E402
 
 from hockeystick.interop.dp_accounting import HockeystickRdpAccountant  # noqa: E402
 from hockeystick.rdp.randomized_response import randomized_response_rdp  # noqa: E402
-from hockeystick.rdp.repeat_and_select import truncated_negative_binomial_gamma, truncated_negative_binomial_mean  # noqa: E402
+from hockeystick.rdp.repeat_and_select import (
+    truncated_negative_binomial_gamma,
+    truncated_negative_binomial_mean,
+)  # noqa: E402
 from hockeystick.rdp.tree_aggregation import tree_depth  # noqa: E402
 
 ORDERS = np.array(R.DEFAULT_RDP_ORDERS, dtype=np.float64)
@@ -44,13 +47,17 @@ def _rr_mpmath(p: float, k: int, alpha: float, relation: str) -> float:
         if relation == "replace_one":
             return float(renyi([(hit, miss, 1), (miss, hit, 1), (miss, miss, k - 2)]))
         u = 1 / k_
-        return float(max(renyi([(hit, u, 1), (miss, u, k - 1)]), renyi([(u, hit, 1), (u, miss, k - 1)])))
+        return float(
+            max(renyi([(hit, u, 1), (miss, u, k - 1)]), renyi([(u, hit, 1), (u, miss, k - 1)]))
+        )
 
 
 def _random_rr_cases(n: int, seed: int):
     rng = np.random.default_rng(seed)
     for _ in range(n):
-        p = float(rng.choice([rng.uniform(), 1 - 10 ** rng.uniform(-12, -1), 10 ** rng.uniform(-8, -1)]))
+        p = float(
+            rng.choice([rng.uniform(), 1 - 10 ** rng.uniform(-12, -1), 10 ** rng.uniform(-8, -1)])
+        )
         k = int(rng.choice([2, 3, int(rng.integers(2, 50)), int(rng.integers(50, 10**6))]))
         yield p, k, rng.choice(ORDERS, size=6, replace=False)
 
@@ -76,12 +83,16 @@ def test_randomized_response_parity_with_dp_accounting(relation):
         theirs = R.RdpAccountant(ORDERS, relation).compose(event, count)
         ours = HockeystickRdpAccountant(ORDERS, relation).compose(event, count)
         close = np.isclose(ours.rdp, theirs.rdp, rtol=1e-9, atol=0)
-        for i in np.flatnonzero(~close):  # only where dp_accounting's own log-sum-exp is off the exact value
+        for i in np.flatnonzero(
+            ~close
+        ):  # only where dp_accounting's own log-sum-exp is off the exact value
             exact = count * _rr_mpmath(p, k, ORDERS[i], RELATION_NAMES[relation])
             assert abs(ours.rdp[i] - exact) <= 1e-12 * exact < abs(theirs.rdp[i] - exact)
         compared += close.sum()
         for delta in (1e-3, 1e-6, 1e-10):
-            assert ours.get_epsilon(delta) == pytest.approx(theirs.get_epsilon(delta), rel=1e-9, abs=1e-15)
+            assert ours.get_epsilon(delta) == pytest.approx(
+                theirs.get_epsilon(delta), rel=1e-9, abs=1e-15
+            )
         for eps in (0.1, 1.0, 5.0):
             assert ours.get_delta(eps) == pytest.approx(theirs.get_delta(eps), rel=1e-9, abs=1e-300)
     assert compared > 0.99 * draws * ORDERS.size
@@ -150,9 +161,15 @@ def _base_events(rng, relation):
             E.ZCDpEvent(float(rng.uniform(0, 0.1)), float(rng.uniform(0, 0.01))),
         ]
     if relation != N.ADD_OR_REMOVE_ONE:
-        choices.append(E.RandomizedResponseDpEvent(float(rng.uniform(0.05, 1)), int(rng.integers(2, 20))))
+        choices.append(
+            E.RandomizedResponseDpEvent(float(rng.uniform(0.05, 1)), int(rng.integers(2, 20)))
+        )
     if relation == N.REPLACE_SPECIAL:
-        choices.append(E.SingleEpochTreeAggregationDpEvent(float(rng.uniform(0.5, 10)), int(rng.integers(1, 5000))))
+        choices.append(
+            E.SingleEpochTreeAggregationDpEvent(
+                float(rng.uniform(0.5, 10)), int(rng.integers(1, 5000))
+            )
+        )
     return choices[int(rng.integers(len(choices)))]
 
 
@@ -166,7 +183,10 @@ def _agree(ours, theirs, shape, count=1):
     """Equal to 1e-9 relative, plus dp_accounting's gamma bisection error where it bisects."""
     finite = np.isfinite(theirs)
     assert np.array_equal(finite, np.isfinite(ours))
-    assert np.all(np.abs(ours[finite] - theirs[finite]) <= 1e-9 * theirs[finite] + _bisection_slack(shape, count)), (
+    assert np.all(
+        np.abs(ours[finite] - theirs[finite])
+        <= 1e-9 * theirs[finite] + _bisection_slack(shape, count)
+    ), (
         shape,
         np.max(np.abs(ours[finite] - theirs[finite]) / theirs[finite]),
     )
@@ -180,8 +200,14 @@ def test_repeat_and_select_parity_with_dp_accounting(relation):
         mean = float(rng.choice([1.0, 1 + 10 ** rng.uniform(-3, 4)]))
         event = E.RepeatAndSelectDpEvent(_base_events(rng, relation), mean, shape)
         count = int(rng.integers(1, 4))
-        theirs = R.RdpAccountant(ORDERS, relation).compose(E.GaussianDpEvent(7.0)).compose(event, count)
-        ours = HockeystickRdpAccountant(ORDERS, relation).compose(E.GaussianDpEvent(7.0)).compose(event, count)
+        theirs = (
+            R.RdpAccountant(ORDERS, relation).compose(E.GaussianDpEvent(7.0)).compose(event, count)
+        )
+        ours = (
+            HockeystickRdpAccountant(ORDERS, relation)
+            .compose(E.GaussianDpEvent(7.0))
+            .compose(event, count)
+        )
         _agree(ours.rdp, theirs.rdp, shape, count)
         for delta in (1e-5, 1e-9):
             e_ours, e_theirs = ours.get_epsilon(delta), theirs.get_epsilon(delta)
@@ -192,11 +218,20 @@ def test_repeat_and_select_geometric_is_thm_2_at_gamma_1_over_mean():
     """Papernot & Steinke Thm. 2, eta = 1: eps + 2 min(...(1 - 1/a^) eps(a^) + log(mean)/a^) + log(mean)/(a - 1)."""
     sigma, mean = 3.0, 20.0
     base = ORDERS / (2 * sigma**2)
-    acc = HockeystickRdpAccountant(ORDERS).compose(E.RepeatAndSelectDpEvent(E.GaussianDpEvent(sigma), mean, 1.0))
+    acc = HockeystickRdpAccountant(ORDERS).compose(
+        E.RepeatAndSelectDpEvent(E.GaussianDpEvent(sigma), mean, 1.0)
+    )
     with mp.workdps(30):
-        inner = min((1 - 1 / mp.mpf(a)) * mp.mpf(e) + mp.log(mean) / mp.mpf(a) for a, e in zip(ORDERS, base))
-        formula = [float(mp.mpf(e) + 2 * inner + mp.log(mean) / (mp.mpf(a) - 1)) for a, e in zip(ORDERS, base)]
-    closed = np.minimum.accumulate(np.array(formula)[::-1])[::-1]  # ORDERS ascend: RDP non-decreasing in alpha
+        inner = min(
+            (1 - 1 / mp.mpf(a)) * mp.mpf(e) + mp.log(mean) / mp.mpf(a) for a, e in zip(ORDERS, base)
+        )
+        formula = [
+            float(mp.mpf(e) + 2 * inner + mp.log(mean) / (mp.mpf(a) - 1))
+            for a, e in zip(ORDERS, base)
+        ]
+    closed = np.minimum.accumulate(np.array(formula)[::-1])[
+        ::-1
+    ]  # ORDERS ascend: RDP non-decreasing in alpha
     assert np.allclose(acc.rdp, closed, rtol=1e-13, atol=0)
 
 
@@ -210,14 +245,19 @@ def test_tree_depth_counts_the_released_dyadic_nodes():
         )
 
     for n in range(0, 130):
-        assert tree_depth(n if n else [0]) == max((nodes_holding(leaf, n) for leaf in range(1, n + 1)), default=0)
+        assert tree_depth(n if n else [0]) == max(
+            (nodes_holding(leaf, n) for leaf in range(1, n + 1)), default=0
+        )
     assert tree_depth([3, 2**53]) == 54  # exact, where a float log2 loses the last level
 
 
 def test_tree_aggregation_parity_with_dp_accounting():
     rng = np.random.default_rng(7)
     for _ in range(100):
-        steps = [int(s) for s in rng.integers(0, 10 ** int(rng.integers(1, 7)), size=int(rng.integers(1, 5)))]
+        steps = [
+            int(s)
+            for s in rng.integers(0, 10 ** int(rng.integers(1, 7)), size=int(rng.integers(1, 5)))
+        ]
         event = E.SingleEpochTreeAggregationDpEvent(
             float(rng.uniform(0.3, 30)), steps if len(steps) > 1 else max(steps[0], 1)
         )
@@ -235,7 +275,11 @@ def test_compositions_of_every_kind_match_dp_accounting():
     for relation in (N.REPLACE_SPECIAL, N.REPLACE_ONE):
         for _ in range(20):
             events = [_base_events(rng, relation) for _ in range(int(rng.integers(2, 5)))]
-            events.append(E.RepeatAndSelectDpEvent(_base_events(rng, relation), float(rng.uniform(1, 50)), 1.0))
+            events.append(
+                E.RepeatAndSelectDpEvent(
+                    _base_events(rng, relation), float(rng.uniform(1, 50)), 1.0
+                )
+            )
             event = E.SelfComposedDpEvent(E.ComposedDpEvent(events), int(rng.integers(1, 10)))
             # a Gaussian shifts by 2 sensitivities under REPLACE_ONE here (module docstring): compare against
             # dp_accounting on the same tree at half the noise multipliers
@@ -289,7 +333,10 @@ def test_bad_input_raises_value_error_like_dp_accounting(relation, event):
         (N.ADD_OR_REMOVE_ONE, E.RandomizedResponseDpEvent(0.5, 3)),
         (N.ADD_OR_REMOVE_ONE, E.SingleEpochTreeAggregationDpEvent(1.0, 8)),
         (N.REPLACE_ONE, E.SingleEpochTreeAggregationDpEvent(1.0, 8)),
-        (N.ADD_OR_REMOVE_ONE, E.RepeatAndSelectDpEvent(E.RandomizedResponseDpEvent(0.5, 3), 2.0, 1.0)),
+        (
+            N.ADD_OR_REMOVE_ONE,
+            E.RepeatAndSelectDpEvent(E.RandomizedResponseDpEvent(0.5, 3), 2.0, 1.0),
+        ),
     ],
 )
 def test_unsupported_relations_are_refused_like_dp_accounting(relation, event):

@@ -124,7 +124,9 @@ def test_one_sided_exponential_mechanism_on_two_candidates_reaches_the_curve(eps
     for alpha, g in zip(ORDERS, got):
 
         def d(s):
-            return renyi(exponential_law([s, 0], eps, 1), exponential_law([s - 1, 0], eps, 1), alpha)
+            return renyi(
+                exponential_law([s, 0], eps, 1), exponential_law([s - 1, 0], eps, 1), alpha
+            )
 
         best = golden_max(d, -60 / eps, 60 / eps)
         assert_tight_above(g, best, (eps, alpha))
@@ -155,7 +157,9 @@ def test_bounded_range_curve_lies_between_its_neighbours(eps):
     below the divergence of the continuous pair the PLD adapter composes (which is not bounded-range)."""
     orders = np.concatenate([ORDERS, [11.0, 4096.0]])
     br = bounded_range_rdp(eps, orders)
-    for alpha, g, rr_half, pure in zip(orders, br, pure_dp_rdp(eps / 2, orders), pure_dp_rdp(eps, orders)):
+    for alpha, g, rr_half, pure in zip(
+        orders, br, pure_dp_rdp(eps / 2, orders), pure_dp_rdp(eps, orders)
+    ):
         a, c = mp.mpf(alpha), mp.mpf(eps) / 2
         continuous = mp.log(mp.sinh((2 * a - 1) * c) / ((2 * a - 1) * mp.sinh(c))) / (a - 1)
         assert float(renyi(*randomized_response(eps / 2), alpha)) <= g <= pure
@@ -188,7 +192,10 @@ def test_permute_and_flip_pairs_and_laplace_stay_below_the_pure_dp_curve():
 
 @pytest.mark.parametrize("relation", RELATIONS)
 def test_composed_selection_events_lie_between_the_pld_brackets(relation):
-    for event, k, factor in [(ExponentialMechanismDpEvent(0.8), 10, 1.3), (PermuteAndFlipDpEvent(0.6), 10, 1.3)]:
+    for event, k, factor in [
+        (ExponentialMechanismDpEvent(0.8), 10, 1.3),
+        (PermuteAndFlipDpEvent(0.6), 10, 1.3),
+    ]:
         rdp = HockeystickRdpAccountant(neighboring_relation=relation).compose(event, k)
         lo, up = HockeystickAccountant(relation).compose(event, k).get_epsilon_bracket(1e-6)
         eps = rdp.get_epsilon(1e-6)
@@ -218,17 +225,27 @@ def test_mixed_composition_adds_curves_and_stays_above_the_pld_lower_bound():
 def test_pure_epsilon_delta_events_take_the_pure_dp_curve_and_positive_delta_is_refused(relation):
     """(epsilon, 0)-DP is epsilon-DP: the curve of binary randomized response, above the PLD adapter's certified
     lower bound of the same events (KOV's exact composition); a delta > 0 gives no Renyi bound and is refused."""
-    rdp = HockeystickRdpAccountant(neighboring_relation=relation).compose(EpsilonDeltaDpEvent(0.5, 0.0), 10)
+    rdp = HockeystickRdpAccountant(neighboring_relation=relation).compose(
+        EpsilonDeltaDpEvent(0.5, 0.0), 10
+    )
     np.testing.assert_array_equal(rdp.rdp, 10 * pure_dp_rdp(0.5, rdp.orders))
-    lo, _ = HockeystickAccountant(relation).compose(EpsilonDeltaDpEvent(0.5, 0.0), 10).get_epsilon_bracket(1e-6)
+    lo, _ = (
+        HockeystickAccountant(relation)
+        .compose(EpsilonDeltaDpEvent(0.5, 0.0), 10)
+        .get_epsilon_bracket(1e-6)
+    )
     assert lo <= rdp.get_epsilon(1e-6) <= 10 * 0.5
     with pytest.raises(UnsupportedEventError, match="EpsilonDeltaDpEvent.delta must be 0"):
-        HockeystickRdpAccountant(neighboring_relation=relation).compose(EpsilonDeltaDpEvent(0.5, 1e-7))
+        HockeystickRdpAccountant(neighboring_relation=relation).compose(
+            EpsilonDeltaDpEvent(0.5, 1e-7)
+        )
 
 
 @pytest.mark.parametrize("relation", RELATIONS)
 @pytest.mark.parametrize("sigma, sensitivity", [(0.7, 1), (3.0, 2)])
-def test_discrete_gaussian_curve_lies_above_its_exact_renyi_divergence(relation, sigma, sensitivity):
+def test_discrete_gaussian_curve_lies_above_its_exact_renyi_divergence(
+    relation, sigma, sensitivity
+):
     """The discrete Gaussian's curve is the continuous one, alpha Delta^2 / (2 sigma^2); the exact Renyi divergence
     of N_Z(Delta, sigma^2) from N_Z(0, sigma^2), summed over the integers at 50 digits, lies below it at every
     order; the composed epsilon lies above the PLD adapter's certified lower one."""
@@ -240,7 +257,9 @@ def test_discrete_gaussian_curve_lies_above_its_exact_renyi_divergence(relation,
         total = mp.fsum(weight)
         for alpha, got in zip(rdp.orders[::40], rdp.rdp[::40]):
             a = mp.mpf(alpha)
-            terms = [weight[i] ** a * weight[i + shift] ** (1 - a) for i in range(len(weight) - shift)]
+            terms = [
+                weight[i] ** a * weight[i + shift] ** (1 - a) for i in range(len(weight) - shift)
+            ]
             exact = 5 * mp.log(mp.fsum(terms) / total) / (a - 1)
             assert exact <= got * (1 + 1e-12), (alpha, exact, got)
     lo, _ = HockeystickAccountant(relation).compose(event, 5).get_epsilon_bracket(1e-6)
@@ -249,9 +268,16 @@ def test_discrete_gaussian_curve_lies_above_its_exact_renyi_divergence(relation,
 
 def test_zero_events_and_refusals_name_the_field():
     assert HockeystickRdpAccountant().get_epsilon(1e-6) == 0.0
-    acc = HockeystickRdpAccountant().compose(ExponentialMechanismDpEvent(0.0), 5).compose(PermuteAndFlipDpEvent(0.0))
+    acc = (
+        HockeystickRdpAccountant()
+        .compose(ExponentialMechanismDpEvent(0.0), 5)
+        .compose(PermuteAndFlipDpEvent(0.0))
+    )
     assert acc.get_epsilon(1e-6) == 0.0 and not acc.rdp.any()
-    assert HockeystickRdpAccountant().compose(PermuteAndFlipDpEvent(math.inf)).get_epsilon(1e-6) == math.inf
+    assert (
+        HockeystickRdpAccountant().compose(PermuteAndFlipDpEvent(math.inf)).get_epsilon(1e-6)
+        == math.inf
+    )
     for cls in [ExponentialMechanismDpEvent, PermuteAndFlipDpEvent]:
         for bad in [-1.0, -1e-300, float("nan"), "x", "1.0", None, True]:
             with pytest.raises(ValueError, match=rf"{cls.__name__}\.epsilon must be a real number"):
@@ -266,10 +292,16 @@ def test_zero_events_and_refusals_name_the_field():
 def test_dp_accounting_rdp_accountant_on_selection_events_when_it_has_them():
     native = getattr(E, "ExponentialMechanismDpEvent", None)
     if native is None:
-        pytest.skip("the installed dp_accounting has no exponential-mechanism event for its RdpAccountant")
+        pytest.skip(
+            "the installed dp_accounting has no exponential-mechanism event for its RdpAccountant"
+        )
     theirs = R.RdpAccountant(ORDERS)
     if not theirs.supports(native(1.0)):
-        pytest.skip("the installed dp_accounting's RdpAccountant does not take its exponential-mechanism event")
+        pytest.skip(
+            "the installed dp_accounting's RdpAccountant does not take its exponential-mechanism event"
+        )
     theirs.compose(native(1.0))
     ours = bounded_range_rdp(1.0, ORDERS)
-    assert np.all(ours <= theirs.rdp * (1 + 1e-9) + 1e-12)  # ours is the supremum over the event's pairs
+    assert np.all(
+        ours <= theirs.rdp * (1 + 1e-9) + 1e-12
+    )  # ours is the supremum over the event's pairs

@@ -19,17 +19,30 @@ from dp_accounting.privacy_accountant import UnsupportedEventError  # noqa: E402
 from dp_accounting.rdp import rdp_privacy_accountant as R  # noqa: E402
 
 from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant  # noqa: E402
-from hockeystick.rdp.sampled_without_replacement import log_even_differences, sampled_without_replacement_gaussian_rdp  # noqa: E402
+from hockeystick.rdp.sampled_without_replacement import (  # noqa: E402
+    log_even_differences,
+    sampled_without_replacement_gaussian_rdp,
+)
 
-ORDERS = np.array([1.25, 1.5, 2.0, 2.5, 3.0, 4.5, 8.0, 16.0, 32.0, 63.5, 200.0, 256.0, 300.0, 1000.0])
+ORDERS = np.array(
+    [1.25, 1.5, 2.0, 2.5, 3.0, 4.5, 8.0, 16.0, 32.0, 63.5, 200.0, 256.0, 300.0, 1000.0]
+)
 
 
-@pytest.mark.parametrize("n, m, sigma", [(1000, 10, 2.0), (100, 10, 8.0), (60000, 256, 1.4), (50, 50, 3.0)])
+@pytest.mark.parametrize(
+    "n, m, sigma", [(1000, 10, 2.0), (100, 10, 8.0), (60000, 256, 1.4), (50, 50, 3.0)]
+)
 def test_parity_with_dp_accounting_at_half_the_noise(n, m, sigma):
-    event = E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(n, m, E.GaussianDpEvent(sigma)), 7)
-    ours = HockeystickRdpAccountant(orders=ORDERS, neighboring_relation=N.REPLACE_ONE).compose(event)
+    event = E.SelfComposedDpEvent(
+        E.SampledWithoutReplacementDpEvent(n, m, E.GaussianDpEvent(sigma)), 7
+    )
+    ours = HockeystickRdpAccountant(orders=ORDERS, neighboring_relation=N.REPLACE_ONE).compose(
+        event
+    )
     theirs = R.RdpAccountant(orders=ORDERS, neighboring_relation=N.REPLACE_ONE).compose(
-        E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(n, m, E.GaussianDpEvent(sigma / 2)), 7)
+        E.SelfComposedDpEvent(
+            E.SampledWithoutReplacementDpEvent(n, m, E.GaussianDpEvent(sigma / 2)), 7
+        )
     )
     np.testing.assert_allclose(ours.rdp, theirs.rdp, rtol=1e-9)
     assert ours.get_epsilon(1e-5) == pytest.approx(theirs.get_epsilon(1e-5), rel=1e-9)
@@ -41,7 +54,10 @@ def test_forward_differences_are_exact_where_float_differences_cancel():
     for j in (2, 40, 128):
         with mp.workdps(600):
             exact = mp.log(
-                mp.fsum((-1) ** (j - k) * mp.binomial(j, k) * mp.e ** (mp.mpf(c) * k * (k - 1)) for k in range(j + 1))
+                mp.fsum(
+                    (-1) ** (j - k) * mp.binomial(j, k) * mp.e ** (mp.mpf(c) * k * (k - 1))
+                    for k in range(j + 1)
+                )
             )
         assert ours[j] == pytest.approx(float(exact), rel=1e-12)
     # dp_accounting's float differences overshoot there: its bound is larger (valid, looser)
@@ -54,12 +70,20 @@ def test_forward_differences_are_exact_where_float_differences_cancel():
     "event",
     [
         E.SelfComposedDpEvent(E.GaussianDpEvent(4.0), 10),
-        E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(1000, 50, E.GaussianDpEvent(1.5)), 40),
-        E.SelfComposedDpEvent(E.SampledWithoutReplacementDpEvent(200, 100, E.GaussianDpEvent(3.0)), 5),
+        E.SelfComposedDpEvent(
+            E.SampledWithoutReplacementDpEvent(1000, 50, E.GaussianDpEvent(1.5)), 40
+        ),
+        E.SelfComposedDpEvent(
+            E.SampledWithoutReplacementDpEvent(200, 100, E.GaussianDpEvent(3.0)), 5
+        ),
     ],
 )
 def test_rdp_is_never_below_the_certified_pld_lower_bound_under_replace_one(event):
-    rdp = HockeystickRdpAccountant(neighboring_relation=N.REPLACE_ONE).compose(event).get_epsilon(1e-5)
+    rdp = (
+        HockeystickRdpAccountant(neighboring_relation=N.REPLACE_ONE)
+        .compose(event)
+        .get_epsilon(1e-5)
+    )
     lo, up = HockeystickAccountant(N.REPLACE_ONE).compose(event).get_epsilon_bracket(1e-5)
     assert rdp >= lo
     # dp_accounting's RDP accountant reads the same event with half the shift and falls below it

@@ -79,9 +79,14 @@ def _exact_delta(q: float, eps: float) -> mp.mpf:
     with mp.workdps(50):
         a, qq, e = mp.mpf(A), mp.mpf(q), mp.mpf(eps)
         up = 1 / (1 + mp.exp(-a))
-        masses = [mp.binomial(ROUNDS, j) * up**j * (1 - up) ** (ROUNDS - j) for j in range(ROUNDS + 1)]
+        masses = [
+            mp.binomial(ROUNDS, j) * up**j * (1 - up) ** (ROUNDS - j) for j in range(ROUNDS + 1)
+        ]
         return max(
-            mp.fsum(m * _sampled_gaussian_delta(qq, e - (2 * j - ROUNDS) * a, remove) for j, m in enumerate(masses))
+            mp.fsum(
+                m * _sampled_gaussian_delta(qq, e - (2 * j - ROUNDS) * a, remove)
+                for j, m in enumerate(masses)
+            )
             for remove in (True, False)
         )
 
@@ -98,7 +103,9 @@ def _exact_epsilon(q: float, delta: float) -> float:
 @pytest.fixture(params=[True, False], ids=["resolving", "coarse-first"])
 def resolving(request, monkeypatch):
     if not request.param:
-        monkeypatch.setattr(tuning, "PLAN_RESOLVE_CELLS", 0.0)  # the rule never fires: the coarse grid first
+        monkeypatch.setattr(
+            tuning, "PLAN_RESOLVE_CELLS", 0.0
+        )  # the rule never fires: the coarse grid first
     return request.param
 
 
@@ -108,7 +115,9 @@ def test_loss_spread_is_the_weighted_standard_deviation():
     pmf = GridPMF(-20, 3e-3, p, 0.0)
     losses = (-20 + np.arange(50)) * 3e-3
     mean = np.average(losses, weights=p)
-    assert loss_spread(pmf) == pytest.approx(math.sqrt(np.average((losses - mean) ** 2, weights=p)), rel=1e-12)
+    assert loss_spread(pmf) == pytest.approx(
+        math.sqrt(np.average((losses - mean) ** 2, weights=p)), rel=1e-12
+    )
     assert loss_spread(GridPMF(0, 1e-3, np.zeros(3), 1.0)) == 0.0
 
 
@@ -117,11 +126,17 @@ def test_rule_fires_only_beside_atoms_on_a_narrow_grid_part():
     first = narrow._resolving(COARSEST_INTERVAL)
     assert first < COARSEST_INTERVAL / 2
     spread = min(loss_spread(p) for p in narrow._pld(first).composed(True))
-    assert spread >= 0.9 * tuning.PLAN_RESOLVE_CELLS * first  # resolved: about RESOLVE_CELLS cells per s.d.
-    alone = _profile(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(SIGMA)), accuracy=1e-3)  # no atoms
+    assert (
+        spread >= 0.9 * tuning.PLAN_RESOLVE_CELLS * first
+    )  # resolved: about RESOLVE_CELLS cells per s.d.
+    alone = _profile(
+        E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(SIGMA)), accuracy=1e-3
+    )  # no atoms
     assert alone._resolving(COARSEST_INTERVAL) == COARSEST_INTERVAL
     wide = _profile(
-        E.ComposedDpEvent([E.PoissonSampledDpEvent(0.5, E.GaussianDpEvent(1.0)), E.DiscreteLaplaceDpEvent(A, 1)]),
+        E.ComposedDpEvent(
+            [E.PoissonSampledDpEvent(0.5, E.GaussianDpEvent(1.0)), E.DiscreteLaplaceDpEvent(A, 1)]
+        ),
         accuracy=1e-3,
     )  # s.d. of many cells
     assert wide._resolving(COARSEST_INTERVAL) == COARSEST_INTERVAL
@@ -148,7 +163,9 @@ def test_delta_bracket_contains_the_exact_delta(resolving, q):
 
 TREE_169 = E.ComposedDpEvent(
     [  # tests.dp_accounting_pld.random_tree(np.random.default_rng(169))
-        E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.002948929414663147, E.GaussianDpEvent(2.5005578505673527)), 15),
+        E.SelfComposedDpEvent(
+            E.PoissonSampledDpEvent(0.002948929414663147, E.GaussianDpEvent(2.5005578505673527)), 15
+        ),
         E.SelfComposedDpEvent(E.DiscreteLaplaceDpEvent(0.45974725518000914, 1), 10),
     ]
 )
@@ -161,14 +178,20 @@ def test_tree_169_against_dp_accounting_on_a_fine_grid(resolving):
     optimistic = their_pld(TREE_169, 1, False, 1e-5)
     pessimistic = their_pld(TREE_169, 1, True, 1e-5)
     lo, up = _profile(TREE_169, accuracy=1e-4).epsilon(DELTA)
-    assert lo <= pessimistic.get_epsilon_for_delta(DELTA) and up >= optimistic.get_epsilon_for_delta(DELTA)
+    assert lo <= pessimistic.get_epsilon_for_delta(
+        DELTA
+    ) and up >= optimistic.get_epsilon_for_delta(DELTA)
     assert up - lo <= 1e-4
     for eps in (TOP_169 - 0.001, TOP_169 + 0.001, TOP_169 + 0.003):
         d_lo, d_up = _profile(TREE_169, accuracy=1e-4).delta(eps)
-        assert d_lo <= pessimistic.get_delta_for_epsilon(eps) and d_up >= optimistic.get_delta_for_epsilon(eps)
+        assert d_lo <= pessimistic.get_delta_for_epsilon(
+            eps
+        ) and d_up >= optimistic.get_delta_for_epsilon(eps)
 
 
 def test_tree_169_searches_one_grid_at_dp_accountings_width(monkeypatch):
     grids = searched_grids(monkeypatch)
-    lo, up = _profile(TREE_169, accuracy=1.75e-3).epsilon(DELTA)  # dp_accounting's certified width at 1e-4
+    lo, up = _profile(TREE_169, accuracy=1.75e-3).epsilon(
+        DELTA
+    )  # dp_accounting's certified width at 1e-4
     assert up - lo <= 1.75e-3 and len(grids) == 1

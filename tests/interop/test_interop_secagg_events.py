@@ -21,12 +21,17 @@ from dp_accounting.rdp import RdpAccountant
 from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon
 
 from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
-from hockeystick.interop.secagg_events import DistributedDiscreteGaussianDpEvent, DistributedSkellamDpEvent
+from hockeystick.interop.secagg_events import (
+    DistributedDiscreteGaussianDpEvent,
+    DistributedSkellamDpEvent,
+)
 from hockeystick.rdp import gaussian_rdp
 from hockeystick.secagg import DistributedDiscreteGaussian, DistributedSkellam
 
 SPECIAL = NeighboringRelation.REPLACE_SPECIAL
-PIPELINE = dict(clip_norm=1.0, granularity=0.1, dimension=16, local_sigma=0.5, min_surviving_clients=8, beta=0.1)
+PIPELINE = dict(
+    clip_norm=1.0, granularity=0.1, dimension=16, local_sigma=0.5, min_surviving_clients=8, beta=0.1
+)
 PAIRS = [
     (DistributedDiscreteGaussian, DistributedDiscreteGaussianDpEvent),
     (DistributedSkellam, DistributedSkellamDpEvent),
@@ -60,7 +65,9 @@ def test_the_upper_side_is_the_secagg_accountant_s_and_the_lower_side_realizes_a
     assert d_high == pytest.approx(direct.delta(2.0), rel=1e-9) and 0 < d_low <= d_high
 
 
-@pytest.mark.parametrize("event_class", [DistributedDiscreteGaussianDpEvent, DistributedSkellamDpEvent])
+@pytest.mark.parametrize(
+    "event_class", [DistributedDiscreteGaussianDpEvent, DistributedSkellamDpEvent]
+)
 def test_the_upper_side_is_the_papers_curve_converted_by_dp_accounting(event_class):
     s, n, l2, d, rounds = 4.0, 10, 9.0, 32, 50
     event = event_class(local_stddev=s, l2_norm_bound=l2, num_clients=n, dimension=d)
@@ -83,8 +90,12 @@ def test_the_upper_side_is_the_papers_curve_converted_by_dp_accounting(event_cla
         )
     reference, _ = compute_epsilon(orders, rounds * curve, 1e-6)
     upper = HockeystickAccountant(SPECIAL).compose(event, rounds).get_epsilon(1e-6)
-    assert upper >= reference * (1 - 1e-12)  # our orders hold theirs: never above their conversion ...
-    assert upper <= reference * (1 + 1e-9) + 1e-12  # ... and the same curve: never below the truth either
+    assert upper >= reference * (
+        1 - 1e-12
+    )  # our orders hold theirs: never above their conversion ...
+    assert (
+        upper <= reference * (1 + 1e-9) + 1e-12
+    )  # ... and the same curve: never below the truth either
 
 
 def _skellam_pmf(v, x):
@@ -96,11 +107,14 @@ def test_the_bracket_holds_the_exact_one_round_divergence_at_dimension_one():
     """d = 1: the integer shifts within Delta_2 = 3.5 are 0..3; the pair (Skellam(V) + 3, Skellam(V)) is the worst
     (the Skellam law is log-concave: a larger shift dominates), its delta(eps) summed exactly in mpmath."""
     v, shift = mpmath.mpf(6), 3
-    event = DistributedSkellamDpEvent(local_stddev=math.sqrt(2.0), l2_norm_bound=3.5, num_clients=3, dimension=1)
+    event = DistributedSkellamDpEvent(
+        local_stddev=math.sqrt(2.0), l2_norm_bound=3.5, num_clients=3, dimension=1
+    )
     accountant = HockeystickAccountant(SPECIAL, value_discretization_interval=1e-5).compose(event)
     for eps in (0.0, 0.5, 1.0, 2.0):
         exact = mpmath.fsum(
-            max(_skellam_pmf(v, x - shift) - mpmath.exp(eps) * _skellam_pmf(v, x), 0) for x in range(-80, 90)
+            max(_skellam_pmf(v, x - shift) - mpmath.exp(eps) * _skellam_pmf(v, x), 0)
+            for x in range(-80, 90)
         )
         lower, upper = accountant.get_delta_bracket(eps)
         assert lower <= float(exact) * (1 + 1e-9) and float(exact) <= upper
@@ -108,39 +122,79 @@ def test_the_bracket_holds_the_exact_one_round_divergence_at_dimension_one():
 
 
 def test_replace_one_is_replace_special_at_twice_the_norms():
-    one = DistributedDiscreteGaussianDpEvent(local_stddev=2.0, l2_norm_bound=5.0, num_clients=4, dimension=9)
-    twice = DistributedDiscreteGaussianDpEvent(
-        local_stddev=2.0, l2_norm_bound=10.0, l1_norm_bound=min(2 * 15.0, 30.0), num_clients=4, dimension=9
+    one = DistributedDiscreteGaussianDpEvent(
+        local_stddev=2.0, l2_norm_bound=5.0, num_clients=4, dimension=9
     )
-    replaced = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(one, 5).get_epsilon_bracket(1e-5)
+    twice = DistributedDiscreteGaussianDpEvent(
+        local_stddev=2.0,
+        l2_norm_bound=10.0,
+        l1_norm_bound=min(2 * 15.0, 30.0),
+        num_clients=4,
+        dimension=9,
+    )
+    replaced = (
+        HockeystickAccountant(NeighboringRelation.REPLACE_ONE)
+        .compose(one, 5)
+        .get_epsilon_bracket(1e-5)
+    )
     special = HockeystickAccountant(SPECIAL).compose(twice, 5).get_epsilon_bracket(1e-5)
     assert replaced == pytest.approx(special, rel=1e-12)
 
 
 def test_rounds_compose_with_each_other_and_the_rdp_accountant_composes_them_with_anything():
-    dg = DistributedDiscreteGaussianDpEvent(local_stddev=3.0, l2_norm_bound=12.0, num_clients=50, dimension=64)
-    sk = DistributedSkellamDpEvent(local_stddev=6.0, l2_norm_bound=12.0, num_clients=50, dimension=64)
-    both = HockeystickAccountant(SPECIAL).compose(ComposedDpEvent([dg, sk]), 10).get_epsilon_bracket(1e-5)
-    each = [HockeystickAccountant(SPECIAL).compose(e, 10).get_epsilon_bracket(1e-5) for e in (dg, sk)]
+    dg = DistributedDiscreteGaussianDpEvent(
+        local_stddev=3.0, l2_norm_bound=12.0, num_clients=50, dimension=64
+    )
+    sk = DistributedSkellamDpEvent(
+        local_stddev=6.0, l2_norm_bound=12.0, num_clients=50, dimension=64
+    )
+    both = (
+        HockeystickAccountant(SPECIAL)
+        .compose(ComposedDpEvent([dg, sk]), 10)
+        .get_epsilon_bracket(1e-5)
+    )
+    each = [
+        HockeystickAccountant(SPECIAL).compose(e, 10).get_epsilon_bracket(1e-5) for e in (dg, sk)
+    ]
     assert max(b[0] for b in each) <= both[0] <= both[1] <= sum(b[1] for b in each)
-    rdp = HockeystickRdpAccountant(neighboring_relation=SPECIAL).compose(sk, 3).compose(GaussianDpEvent(2.0))
+    rdp = (
+        HockeystickRdpAccountant(neighboring_relation=SPECIAL)
+        .compose(sk, 3)
+        .compose(GaussianDpEvent(2.0))
+    )
     v, l1 = 50 * 36.0, min(8 * 12.0, 144.0)
     alpha = np.maximum(np.ceil(rdp.orders), 2.0)
-    skellam = alpha * 144.0 / (2 * v) + np.minimum(((2 * alpha - 1) * 144.0 + 6 * l1) / (4 * v * v), 3 * l1 / (2 * v))
+    skellam = alpha * 144.0 / (2 * v) + np.minimum(
+        ((2 * alpha - 1) * 144.0 + 6 * l1) / (4 * v * v), 3 * l1 / (2 * v)
+    )
     assert rdp.rdp == pytest.approx(3 * skellam + gaussian_rdp(2.0, rdp.orders), rel=1e-12)
 
 
 @pytest.mark.parametrize(
     ("relation", "event", "words"),
     [
-        (NeighboringRelation.ADD_OR_REMOVE_ONE, "round", "removing a client removes its noise share"),
-        (SPECIAL, "without_replacement", "only a `PoissonSampledDpEvent` directly around one round"),
-        (SPECIAL, "sampled_composition", "only a `PoissonSampledDpEvent` directly around one round"),
+        (
+            NeighboringRelation.ADD_OR_REMOVE_ONE,
+            "round",
+            "removing a client removes its noise share",
+        ),
+        (
+            SPECIAL,
+            "without_replacement",
+            "only a `PoissonSampledDpEvent` directly around one round",
+        ),
+        (
+            SPECIAL,
+            "sampled_composition",
+            "only a `PoissonSampledDpEvent` directly around one round",
+        ),
         (SPECIAL, "beside_gaussian", "compose only with each other"),
     ],
 )
 def test_what_has_no_certified_analysis_is_refused_with_the_reason(relation, event, words):
-    round_ = DistributedSkellamDpEvent(local_stddev=6.0, l2_norm_bound=12.0, num_clients=50, dimension=64)
+    round_ = DistributedSkellamDpEvent(
+        local_stddev=6.0, l2_norm_bound=12.0, num_clients=50, dimension=64
+    )
     composed = {
         "round": round_,
         "without_replacement": SampledWithoutReplacementDpEvent(1000, 10, round_),
@@ -151,7 +205,9 @@ def test_what_has_no_certified_analysis_is_refused_with_the_reason(relation, eve
     assert not accountant.supports(composed)
     with pytest.raises(Exception, match=words):
         accountant.compose(composed)
-    assert not RdpAccountant().supports(round_)  # dp_accounting's own accountant knows no such event
+    assert not RdpAccountant().supports(
+        round_
+    )  # dp_accounting's own accountant knows no such event
 
 
 @pytest.mark.parametrize(
@@ -171,7 +227,9 @@ def test_fields_outside_their_rule_are_named(fields, words):
 
 
 def test_the_pure_dp_epsilon_is_infinite_above():
-    event = DistributedSkellamDpEvent(local_stddev=2.0, l2_norm_bound=5.0, num_clients=4, dimension=9)
+    event = DistributedSkellamDpEvent(
+        local_stddev=2.0, l2_norm_bound=5.0, num_clients=4, dimension=9
+    )
     lower, upper = HockeystickAccountant(SPECIAL).compose(event).get_epsilon_bracket(0.0)
     assert upper == math.inf and 0 < lower
 
@@ -181,7 +239,9 @@ def test_a_poisson_sample_of_a_round_counts_each_sampled_client_s_own_noise_shar
     """d = 1, Skellam of local variance 2, 3 survivors, Delta_2 = 3.5, q = 0.3: the round with the client holds 4
     shares, without it 3; delta(eps) of (q (Sk(8) + 3) + (1 - q) Sk(6), q Sk(8) + (1 - q) Sk(6)) summed exactly lies
     in the bracket, whose upper side is joint convexity over the round's curve, converted by dp_accounting."""
-    event = DistributedSkellamDpEvent(local_stddev=math.sqrt(2.0), l2_norm_bound=3.5, num_clients=3, dimension=1)
+    event = DistributedSkellamDpEvent(
+        local_stddev=math.sqrt(2.0), l2_norm_bound=3.5, num_clients=3, dimension=1
+    )
     sampled = PoissonSampledDpEvent(0.3, event)
     accountant = HockeystickAccountant(SPECIAL, value_discretization_interval=1e-5).compose(sampled)
     q = mpmath.mpf("0.3")
@@ -201,10 +261,13 @@ def test_a_poisson_sample_of_a_round_counts_each_sampled_client_s_own_noise_shar
         assert lower <= exact * (1 + 1e-9) and exact <= upper and lower >= exact - 1e-4
     orders = np.arange(2.0, 257.0)
     v, l1 = 6.0, min(3.5, 3.5**2)
-    curve = orders * 3.5**2 / (2 * v) + np.minimum(((2 * orders - 1) * 3.5**2 + 6 * l1) / (4 * v * v), 3 * l1 / (2 * v))
+    curve = orders * 3.5**2 / (2 * v) + np.minimum(
+        ((2 * orders - 1) * 3.5**2 + 6 * l1) / (4 * v * v), 3 * l1 / (2 * v)
+    )
     with mpmath.workdps(30):
         amplified = [
-            float(40 * mpmath.log1p(q * mpmath.expm1((a - 1) * mpmath.mpf(e))) / (a - 1)) for a, e in zip(orders, curve)
+            float(40 * mpmath.log1p(q * mpmath.expm1((a - 1) * mpmath.mpf(e))) / (a - 1))
+            for a, e in zip(orders, curve)
         ]
     reference, _ = compute_epsilon(orders, amplified, 1e-5)
     upper = HockeystickAccountant(SPECIAL).compose(sampled, 40).get_epsilon(1e-5)

@@ -58,7 +58,11 @@ def envelope(epsilon, eps):
             lo = a
         else:
             hi = b
-    return max(binary_br(epsilon, (lo + hi) / 2, eps), binary_br(epsilon, 0, eps), binary_br(epsilon, epsilon, eps))
+    return max(
+        binary_br(epsilon, (lo + hi) / 2, eps),
+        binary_br(epsilon, 0, eps),
+        binary_br(epsilon, epsilon, eps),
+    )
 
 
 def kov_pure(epsilon, k, eps):
@@ -131,10 +135,14 @@ def test_exponential_mechanism_brackets_hold_the_realizable_and_the_bounding_com
         # upper: the bounded-range pair composed twice, exactly: Y1 + Y2 = s has P-density e^s (2c - |s|) / z^2, loss 2s
         g = mp.e ** mp.mpf(eps)
         # (the integrand is positive exactly above s = eps / 2, which lies in [0, 2c] here)
-        bound = mp.quad(lambda s: (mp.e**s - g * mp.e**-s) * (2 * c - abs(s)) / z**2, [mp.mpf(eps) / 2, 2 * c])
+        bound = mp.quad(
+            lambda s: (mp.e**s - g * mp.e**-s) * (2 * c - abs(s)) / z**2, [mp.mpf(eps) / 2, 2 * c]
+        )
         assert lo <= float(realizable) <= float(bound) <= up, (eps, lo, realizable, bound, up)
         assert up <= float(bound) * (1 + 1e-3) + 1e-6  # tight: the grid's round-off only
-        assert up < float(kov_pure(epsilon, k, eps)) or eps >= 2 * epsilon  # below (epsilon, 0)-DP composed
+        assert (
+            up < float(kov_pure(epsilon, k, eps)) or eps >= 2 * epsilon
+        )  # below (epsilon, 0)-DP composed
 
 
 def test_exponential_mechanism_composed_many_times_is_bracketed_and_below_pure_dp():
@@ -153,7 +161,9 @@ def test_permute_and_flip_realizable_pair_is_the_mechanism_and_every_pair_is_bel
     epsilon = 1.1
     pf = permute_and_flip(epsilon)
     p, q = permute_and_flip_law([0, 0], epsilon), permute_and_flip_law([1, -1], epsilon)
-    assert float(q[1]) == pytest.approx(math.exp(-epsilon) / 2, rel=1e-14) and float(p[0]) == pytest.approx(0.5)
+    assert float(q[1]) == pytest.approx(math.exp(-epsilon) / 2, rel=1e-14) and float(
+        p[0]
+    ) == pytest.approx(0.5)
     for eps in [0.0, 0.4]:
         lo, up = pf.delta(eps, bound="both")
         exact = max(profile(p, q, eps), profile(q, p, eps))
@@ -195,16 +205,24 @@ def test_permute_and_flip_composed_is_bracketed(relation):
 
 
 def test_sampled_and_mixed_selection_events_answer_certified_brackets():
-    acc = HockeystickAccountant().compose(E.PoissonSampledDpEvent(0.05, ExponentialMechanismDpEvent(1.0)), 50)
+    acc = HockeystickAccountant().compose(
+        E.PoissonSampledDpEvent(0.05, ExponentialMechanismDpEvent(1.0)), 50
+    )
     acc.compose(E.GaussianDpEvent(5.0), 3).compose(PermuteAndFlipDpEvent(0.2), 2)
     lo, up = acc.get_epsilon_bracket(1e-6)
     assert 0 < lo <= up < math.inf
     with pytest.raises(UnsupportedEventError):  # Poisson under replace-one: Gaussians only
-        HockeystickAccountant(NR.REPLACE_ONE).compose(E.PoissonSampledDpEvent(0.05, PermuteAndFlipDpEvent(1.0)))
+        HockeystickAccountant(NR.REPLACE_ONE).compose(
+            E.PoissonSampledDpEvent(0.05, PermuteAndFlipDpEvent(1.0))
+        )
 
 
 def test_zero_epsilon_releases_nothing_and_bad_values_are_refused_naming_the_field():
-    acc = HockeystickAccountant().compose(ExponentialMechanismDpEvent(0.0), 5).compose(PermuteAndFlipDpEvent(0.0))
+    acc = (
+        HockeystickAccountant()
+        .compose(ExponentialMechanismDpEvent(0.0), 5)
+        .compose(PermuteAndFlipDpEvent(0.0))
+    )
     assert acc.get_epsilon_bracket(1e-6) == (0.0, 0.0)
     for bad in [-1.0, float("nan"), "x"]:
         with pytest.raises(ValueError, match=r"ExponentialMechanismDpEvent\.epsilon"):

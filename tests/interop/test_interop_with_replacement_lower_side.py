@@ -37,11 +37,19 @@ def realizable_delta(n: int, k: int, eps: float, scale: float = 1.0) -> float:
         g = mp.e**eps
         kinks = [mp.mpf(2 * c) for c in range(k + 1)]
 
-        def integral(f):  # the kink where f changes sign is a cut too (quad is inaccurate across it: 1.6e-7 here)
-            roots = [mp.findroot(f, (a, z), solver="anderson") for a, z in zip(kinks, kinks[1:]) if f(a) * f(z) < 0]
+        def integral(
+            f,
+        ):  # the kink where f changes sign is a cut too (quad is inaccurate across it: 1.6e-7 here)
+            roots = [
+                mp.findroot(f, (a, z), solver="anderson")
+                for a, z in zip(kinks, kinks[1:])
+                if f(a) * f(z) < 0
+            ]
             return mp.quad(lambda x: max(f(x), 0), [-mp.inf] + sorted(kinks + roots) + [mp.inf])
 
-        return float(max(integral(lambda x: p(x) - g * lap(x, 0)), integral(lambda x: lap(x, 0) - g * p(x))))
+        return float(
+            max(integral(lambda x: p(x) - g * lap(x, 0)), integral(lambda x: lap(x, 0) - g * p(x)))
+        )
 
 
 @pytest.mark.parametrize("n,k,eps", [(2, 2, 1.0), (3, 4, 1.0)])

@@ -27,7 +27,9 @@ SIZES = [(n, k) for n in (2, 3, 5) for k in (2, 3, 5)]
 
 def _weights(n: int, k: int) -> list:
     """b_c = Binom(c; K, 1/n), exact at the working precision."""
-    return [mp.binomial(k, c) * mp.mpf(1) / n**c * (1 - mp.mpf(1) / n) ** (k - c) for c in range(k + 1)]
+    return [
+        mp.binomial(k, c) * mp.mpf(1) / n**c * (1 - mp.mpf(1) / n) ** (k - c) for c in range(k + 1)
+    ]
 
 
 def _one_crossing(f, lo, hi):
@@ -56,7 +58,9 @@ def laplace_realizable(n: int, k: int, eps: float, scale: float) -> float:
             return mp.exp(-abs(x - m) / b_) / (2 * b_)
 
         p_cdf = lambda x: sum(bc * cdf(x, 2 * c) for c, bc in enumerate(b))
-        ratio = lambda x: sum(bc * pdf(x, 2 * c) for c, bc in enumerate(b)) / pdf(x, 0)  # non-decreasing
+        ratio = lambda x: (
+            sum(bc * pdf(x, 2 * c) for c, bc in enumerate(b)) / pdf(x, 0)
+        )  # non-decreasing
         # remove: P - g Q positive where ratio > g (x above the crossing); add: Q - g P where ratio < 1/g
         x1 = _one_crossing(lambda x: g - ratio(x), mp.mpf(-1), mp.mpf(2 * k + 1))
         # (the ratio is constant below 0 and above 2K, so the crossings lie in [-1, 2K + 1] or nowhere)
@@ -82,7 +86,10 @@ def discrete_laplace_realizable(n: int, k: int, eps: float, a: float) -> float:
             )
 
         q = masses(0)
-        p = [sum(bc * mc for bc, mc in zip(b, col)) for col in zip(*[masses(2 * c) for c in range(k + 1)])]
+        p = [
+            sum(bc * mc for bc, mc in zip(b, col))
+            for col in zip(*[masses(2 * c) for c in range(k + 1)])
+        ]
         assert abs(sum(p) - 1) < mp.mpf(10) ** -40 and abs(sum(q) - 1) < mp.mpf(10) ** -40
         remove = sum(max(x - g * y, 0) for x, y in zip(p, q))
         add = sum(max(y - g * x, 0) for x, y in zip(p, q))
@@ -95,7 +102,9 @@ def gaussian_realizable(n: int, k: int, eps: float, sigma: float) -> float:
     with mp.workdps(50):
         b, g, s = _weights(n, k), mp.e ** mp.mpf(eps), mp.mpf(sigma)
         cdf = lambda x, m: mp.ncdf((x - m) / s)
-        ratio = lambda x: sum(bc * mp.exp((4 * c * x - 4 * c * c) / (2 * s * s)) for c, bc in enumerate(b))
+        ratio = lambda x: sum(
+            bc * mp.exp((4 * c * x - 4 * c * c) / (2 * s * s)) for c, bc in enumerate(b)
+        )
         lo, hi = mp.mpf(-200) * s - 100, mp.mpf(200) * s + 2 * k + 100
         x1 = _one_crossing(lambda x: g - ratio(x), lo, hi)
         remove = sum(bc * (1 - cdf(x1, 2 * c)) for c, bc in enumerate(b)) - g * (1 - cdf(x1, 0))
@@ -105,7 +114,9 @@ def gaussian_realizable(n: int, k: int, eps: float, sigma: float) -> float:
 
 
 def _brackets(event) -> list[tuple[float, float]]:
-    accountant = HockeystickAccountant(NeighboringRelation.REPLACE_ONE, accuracy=1e-3).compose(event)
+    accountant = HockeystickAccountant(NeighboringRelation.REPLACE_ONE, accuracy=1e-3).compose(
+        event
+    )
     return [accountant.get_delta_bracket(eps) for eps in EPSILONS]
 
 
@@ -131,7 +142,12 @@ def test_discrete_laplace_bracket_holds_the_realizable_pair(n, k, a):
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 3.0])
 @pytest.mark.parametrize(
-    "n,k", [(2, 2), pytest.param(3, 5, marks=pytest.mark.slow), pytest.param(5, 3, marks=pytest.mark.slow)]
+    "n,k",
+    [
+        (2, 2),
+        pytest.param(3, 5, marks=pytest.mark.slow),
+        pytest.param(5, 3, marks=pytest.mark.slow),
+    ],
 )
 def test_gaussian_bracket_holds_the_realizable_pair(n, k, sigma):
     brackets = _brackets(E.SampledWithReplacementDpEvent(n, k, E.GaussianDpEvent(sigma)))

@@ -67,7 +67,9 @@ def test_delta_at_the_optimum_and_never_below_it(rho, eps):
     assert ours <= float(exact) * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("rho,delta", [(1e-4, 1e-5), (0.01, 1e-6), (0.5, 1e-5), (2.0, 1e-10), (10.0, 1e-3)])
+@pytest.mark.parametrize(
+    "rho,delta", [(1e-4, 1e-5), (0.01, 1e-6), (0.5, 1e-5), (2.0, 1e-10), (10.0, 1e-3)]
+)
 def test_epsilon_at_the_optimum_and_never_below_it(rho, delta):
     exact = _mp_epsilon(rho, delta)
     ours = zcdp_to_epsilon(rho, delta)
@@ -94,7 +96,9 @@ def test_never_zero_and_edges():
     assert zcdp_to_delta(0.0, 1.0) == 0.0 and zcdp_to_epsilon(0.0, 1e-5) == 0.0
     assert zcdp_to_delta(1.0, math.inf) == 0.0
     assert zcdp_to_delta(100.0, 0.0) == 1.0
-    assert zcdp_to_epsilon(0.01, 0.5) == 0.0  # delta above the total-variation bound sqrt(1 - e^-rho)
+    assert (
+        zcdp_to_epsilon(0.01, 0.5) == 0.0
+    )  # delta above the total-variation bound sqrt(1 - e^-rho)
 
 
 @pytest.mark.parametrize("bad", [-1.0, float("nan"), math.inf, "1", True, [0.1]])
@@ -117,14 +121,16 @@ def test_ours_not_above_dp_accounting_rdp():
 def test_pld_adapter_brackets_the_class():
     acc = HockeystickAccountant().compose(E.ZCDpEvent(0.05), 10)
     lo, up = acc.get_epsilon_bracket(1e-5)
-    assert zcdp_to_epsilon(0.5, 1e-5) <= up <= zcdp_to_epsilon(0.5, 1e-5) * (1 + 1e-12)  # rho's sum rounded up
+    assert (
+        zcdp_to_epsilon(0.5, 1e-5) <= up <= zcdp_to_epsilon(0.5, 1e-5) * (1 + 1e-12)
+    )  # rho's sum rounded up
     # the lower side: the Gaussian of radius 1 (exactly 0.5-zCDP), within the round-off of rho's sum
     g = HockeystickAccountant().compose(E.GaussianDpEvent(1.0)).get_epsilon_bracket(1e-5)
     assert g[0] - 1e-9 <= lo <= g[1]
     d_lo, d_up = acc.get_delta_bracket(1.0)
-    assert d_lo <= float(theta_lower(1.0, 1.0)) and zcdp_to_delta(0.5, 1.0) <= d_up <= zcdp_to_delta(0.5, 1.0) * (
-        1 + 1e-12
-    )
+    assert d_lo <= float(theta_lower(1.0, 1.0)) and zcdp_to_delta(
+        0.5, 1.0
+    ) <= d_up <= zcdp_to_delta(0.5, 1.0) * (1 + 1e-12)
 
 
 def test_gaussians_fold_into_rho():
@@ -133,7 +139,10 @@ def test_gaussians_fold_into_rho():
     acc.compose(E.GaussianDpEvent(2.0), 3)  # 3 / (2 * 4) = 0.375
     lo, up = acc.get_delta_bracket(1.5)
     assert up >= zcdp_to_delta(0.675, 1.5) and up <= zcdp_to_delta(0.675, 1.5) * (1 + 1e-12)
-    assert lo <= float(theta_lower(math.sqrt(1.35), 1.5)) and float(theta_upper(math.sqrt(1.35), 1.5)) <= up
+    assert (
+        lo <= float(theta_lower(math.sqrt(1.35), 1.5))
+        and float(theta_upper(math.sqrt(1.35), 1.5)) <= up
+    )
 
 
 def test_replace_one_gaussian_shift_two_folds_as_rho():

@@ -48,7 +48,9 @@ def _their_curve(dp: object, eps: np.ndarray) -> np.ndarray:
 @pytest.fixture(scope="module")
 def sampled() -> pld.PrivacyLossDistribution:
     """Two directions, FFT round-off charges and a loss shift: every charge the export folds."""
-    return pld.subsampled_gaussian(sigma=1.0, sampling_rate=0.1, value_discretization_interval=1e-3).self_compose(50)
+    return pld.subsampled_gaussian(
+        sigma=1.0, sampling_rate=0.1, value_discretization_interval=1e-3
+    ).self_compose(50)
 
 
 def test_the_composition_has_the_charges_the_export_folds(sampled):
@@ -57,7 +59,9 @@ def test_the_composition_has_the_charges_the_export_folds(sampled):
     assert all(g.total_error > 0 and g.loss_shift > 0 for g in upper)
 
 
-def test_the_pessimistic_pmf_is_at_or_above_the_certified_upper_bound_and_the_optimistic_below_the_lower(sampled):
+def test_the_pessimistic_pmf_is_at_or_above_the_certified_upper_bound_and_the_optimistic_below_the_lower(
+    sampled,
+):
     exchanged = export_pld(sampled, form="composed")
     upper = _their_curve(to_dp_accounting(exchanged), EPS)
     lower = _their_curve(to_dp_accounting(exchanged, "optimistic"), EPS)
@@ -86,7 +90,9 @@ def test_the_exported_sides_bracket_the_closed_form_gaussian():
 
 def test_dp_accounting_composes_an_exported_gaussian_with_its_own():
     h = 1e-3
-    ours = to_dp_accounting(export_pld(pld.gaussian(1.0, value_discretization_interval=h), form="composed"))
+    ours = to_dp_accounting(
+        export_pld(pld.gaussian(1.0, value_discretization_interval=h), form="composed")
+    )
     theirs = dp_pld.from_gaussian_mechanism(1.0, value_discretization_interval=h)
     composed = ours.compose(theirs)
     two_fold = theirs.self_compose(2)
@@ -96,7 +102,8 @@ def test_dp_accounting_composes_an_exported_gaussian_with_its_own():
     assert np.all(mixed >= truth)
     np.testing.assert_allclose(mixed, own, rtol=2e-3, atol=1e-12)
     low = to_dp_accounting(
-        export_pld(pld.gaussian(1.0, value_discretization_interval=h), form="composed"), "optimistic"
+        export_pld(pld.gaussian(1.0, value_discretization_interval=h), form="composed"),
+        "optimistic",
     )
     theirs_low = dp_pld.from_gaussian_mechanism(
         1.0, value_discretization_interval=h, pessimistic_estimate=False, use_connect_dots=False
@@ -130,7 +137,9 @@ def test_json_round_trip_is_bit_for_bit(sampled):
 def test_the_imported_pld_holds_the_fields_and_brackets_the_original(sampled):
     exchanged = ExchangedPLD.from_json(export_pld(sampled, form="composed").to_json())
     back = import_pld(exchanged)
-    for direction, upper in zip(back.directions, (exchanged.pessimistic_pmf, exchanged.pessimistic_pmf_add)):
+    for direction, upper in zip(
+        back.directions, (exchanged.pessimistic_pmf, exchanged.pessimistic_pmf_add)
+    ):
         factor = next(iter(direction))
         assert upper is not None and np.array_equal(factor.upper.p, upper.values)
     lower, upper = back.delta(EPS, bound="both")
@@ -145,9 +154,15 @@ def test_the_imported_pld_holds_the_fields_and_brackets_the_original(sampled):
 
 def test_hockeystick_reads_dp_accountings_pld_and_matches_its_delta():
     h = 1e-3
-    theirs = dp_pld.from_gaussian_mechanism(1.0, sampling_prob=0.2, value_discretization_interval=h).self_compose(5)
+    theirs = dp_pld.from_gaussian_mechanism(
+        1.0, sampling_prob=0.2, value_discretization_interval=h
+    ).self_compose(5)
     low = dp_pld.from_gaussian_mechanism(
-        1.0, sampling_prob=0.2, value_discretization_interval=h, pessimistic_estimate=False, use_connect_dots=False
+        1.0,
+        sampling_prob=0.2,
+        value_discretization_interval=h,
+        pessimistic_estimate=False,
+        use_connect_dots=False,
     ).self_compose(5)
     back = import_pld(from_dp_accounting(theirs, low))
     assert len(back.directions) == 2
@@ -160,7 +175,9 @@ def test_hockeystick_reads_dp_accountings_pld_and_matches_its_delta():
     np.testing.assert_allclose(ours_lower, _their_curve(low, grid), rtol=1e-6, atol=1e-13)
     assert back.epsilon(1e-5) == pytest.approx(theirs.get_epsilon_for_delta(1e-5), rel=1e-6)
     # an imported PLD composes with hockeystick's own on the same grid
-    both = back.compose(pld.subsampled_gaussian(sigma=1.0, sampling_rate=0.2, value_discretization_interval=h))
+    both = back.compose(
+        pld.subsampled_gaussian(sigma=1.0, sampling_rate=0.2, value_discretization_interval=h)
+    )
     assert both.delta(1.0) > back.delta(1.0)
 
 
@@ -213,7 +230,9 @@ def test_the_lower_minorant_is_below_the_curve_less_the_charge_and_equal_to_it_l
     values = rng.random(40) / 40
     charge = 0.02
     out = lower_minorant(values, -10, h, 0.0, charge)
-    source = ExchangedPMF(h, -10, values, 0.0, False)  # mass 0.48: read as a curve, not a pessimistic side
+    source = ExchangedPMF(
+        h, -10, values, 0.0, False
+    )  # mass 0.48: read as a curve, not a pessimistic side
     grid = np.linspace(-2.0, 4.0, 3001)
     theirs = np.array([out.delta(e) for e in grid])
     target = np.maximum(np.array([source.delta(e) for e in grid]) - charge, 0.0)
@@ -229,10 +248,15 @@ def test_a_pessimistic_pmf_above_mass_one_is_accepted_and_an_optimistic_one_refu
 
 
 def _document(**changes: object) -> str:
-    body = json.loads(export_pld(pld.laplace(1.0, value_discretization_interval=0.1), form="composed").to_json())
+    body = json.loads(
+        export_pld(pld.laplace(1.0, value_discretization_interval=0.1), form="composed").to_json()
+    )
     for key, value in changes.items():
         if key == "swap_sides":
-            body["pessimistic_pmf"], body["optimistic_pmf"] = body["optimistic_pmf"], body["pessimistic_pmf"]
+            body["pessimistic_pmf"], body["optimistic_pmf"] = (
+                body["optimistic_pmf"],
+                body["pessimistic_pmf"],
+            )
         elif key.startswith("pmf_"):
             body["pessimistic_pmf"][key[4:]] = value
         else:
@@ -246,7 +270,10 @@ def _document(**changes: object) -> str:
         ({"version": 2}, "version must be 1"),
         ({"schema": "other"}, "schema must be"),
         ({"extra": 1}, "unknown"),
-        ({"pmf_values": [0.5, -0.1, 0.1]}, "pessimistic_pmf.values must be finite masses in .0, 1."),
+        (
+            {"pmf_values": [0.5, -0.1, 0.1]},
+            "pessimistic_pmf.values must be finite masses in .0, 1.",
+        ),
         ({"pmf_infinity_mass": 1.5}, "pessimistic_pmf.infinity_mass must be a probability"),
         ({"pmf_discretization_interval": 0.0}, "pessimistic_pmf.discretization_interval must be"),
         ({"pmf_min_key": 0.5}, "pessimistic_pmf.min_key must be an integer"),
@@ -261,14 +288,18 @@ def test_malformed_files_are_refused_naming_the_field(changes, named):
 
 def test_nan_is_refused():
     with pytest.raises(ValueError, match="finite"):
-        ExchangedPLD.from_json(_document().replace('"infinity_mass": 0.0', '"infinity_mass": NaN', 1))
+        ExchangedPLD.from_json(
+            _document().replace('"infinity_mass": 0.0', '"infinity_mass": NaN', 1)
+        )
 
 
 def test_composing_on_different_grids_is_refused_naming_the_interval():
     imported = import_pld(export_pld(pld.laplace(1.0, value_discretization_interval=1e-2)))
     with pytest.raises(ValueError, match="value_discretization_interval"):
         imported.compose(pld.laplace(1.0, value_discretization_interval=1e-3))
-    ours = to_dp_accounting(export_pld(pld.laplace(1.0, value_discretization_interval=1e-2), form="composed"))
+    ours = to_dp_accounting(
+        export_pld(pld.laplace(1.0, value_discretization_interval=1e-2), form="composed")
+    )
     with pytest.raises(ValueError, match="Discretization intervals are different"):
         ours.compose(dp_pld.from_laplace_mechanism(1.0, value_discretization_interval=1e-3))
 
@@ -289,6 +320,8 @@ def test_the_private_attributes_read_from_dp_accounting_are_the_declared_ones():
     read = {
         node.attr
         for node in ast.walk(tree)
-        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+        if isinstance(node, ast.Attribute)
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
     }
     assert read == set(pld_exchange.DP_ACCOUNTING_FIELDS)

@@ -15,7 +15,12 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick.interop import ExchangedPLD, export_pld, import_pld, to_dp_accounting
-from hockeystick.interop.pld_curve import DEFAULT_DELTA_FLOOR, curve_pmfs, sample_keys, sample_spacing
+from hockeystick.interop.pld_curve import (
+    DEFAULT_DELTA_FLOOR,
+    curve_pmfs,
+    sample_keys,
+    sample_spacing,
+)
 from hockeystick.interop.pld_format import DeltaFloorWarning
 from hockeystick.ledger import PrivacyLedger, Round
 from hockeystick.pld import PLDAccountant, SubsampledGaussianPLD
@@ -49,17 +54,23 @@ def test_the_export_states_its_floor_and_keeps_the_mass_at_infinity_below_it(rea
     _, exported = readme
     assert exported.delta_floor == DEFAULT_DELTA_FLOOR
     assert exported.pessimistic_pmf.infinity_mass <= DEFAULT_DELTA_FLOOR
-    assert exported.pessimistic_pmf_add is None  # one direction: the curve bounds both orders of the neighbours
+    assert (
+        exported.pessimistic_pmf_add is None
+    )  # one direction: the curve bounds both orders of the neighbours
     assert ExchangedPLD.from_json(exported.to_json()).delta_floor == DEFAULT_DELTA_FLOOR
 
 
 @pytest.mark.parametrize("delta", DELTAS)
-def test_dp_accounting_reads_the_readme_run_within_the_tolerance_of_the_certified_bracket(readme, delta):
+def test_dp_accounting_reads_the_readme_run_within_the_tolerance_of_the_certified_bracket(
+    readme, delta
+):
     run, exported = readme
     lower, upper = run.epsilon(delta, bound="both")
     theirs = to_dp_accounting(exported).get_epsilon_for_delta(delta)
     assert lower <= theirs <= upper + _tolerance(upper), (delta, lower, upper, theirs)
-    assert exported.epsilon(delta) == pytest.approx(theirs, rel=1e-9)  # the fields' own reading agrees
+    assert exported.epsilon(delta) == pytest.approx(
+        theirs, rel=1e-9
+    )  # the fields' own reading agrees
     optimistic = to_dp_accounting(exported, "optimistic").get_epsilon_for_delta(delta)
     assert optimistic <= theirs
 
@@ -73,14 +84,18 @@ def fedavg() -> tuple[SubsampledGaussianPLD, ExchangedPLD]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("delta", (1e-5, 1e-10, 1e-12))
-def test_dp_accounting_reads_the_dp_fedavg_run_within_the_tolerance_of_the_certified_bracket(fedavg, delta):
+def test_dp_accounting_reads_the_dp_fedavg_run_within_the_tolerance_of_the_certified_bracket(
+    fedavg, delta
+):
     run, exported = fedavg
     lower, upper = run.epsilon(delta, bound="both")
     theirs = to_dp_accounting(exported).get_epsilon_for_delta(delta)
     assert lower <= theirs <= upper + _tolerance(upper), (delta, lower, upper, theirs)
 
 
-def test_the_pessimistic_curve_lies_above_the_certified_lower_delta_and_near_the_upper_and_the_optimistic_below(readme):
+def test_the_pessimistic_curve_lies_above_the_certified_lower_delta_and_near_the_upper_and_the_optimistic_below(
+    readme,
+):
     """The run's delta reads at these eps (another batch of eps than the export's, so another read of the same
     certified curve) bracket the truth: the pessimistic PMF's curve lies above their lower side and within 1e-3 of
     their upper side down to the floor, the optimistic one below their upper side."""
@@ -94,7 +109,9 @@ def test_the_pessimistic_curve_lies_above_the_certified_lower_delta_and_near_the
     assert np.all(pessimistic >= lower) and np.all(optimistic <= upper)
     read = upper >= DEFAULT_DELTA_FLOOR
     assert np.all(pessimistic[read] <= upper[read] * (1 + 1e-3))
-    assert np.all(pessimistic[~read] <= DEFAULT_DELTA_FLOOR)  # beyond the floor: the mass at +infinity
+    assert np.all(
+        pessimistic[~read] <= DEFAULT_DELTA_FLOOR
+    )  # beyond the floor: the mass at +infinity
 
 
 def test_below_the_floor_the_reading_is_an_upper_bound_and_warns(readme):
@@ -118,7 +135,9 @@ def test_the_imported_curve_brackets_the_run(readme):
     lower, upper = run.epsilon(1e-10, bound="both")
     back_lower, back_upper = back.epsilon(1e-10, bound="both")
     assert back_lower <= lower + 1e-12 and upper - 1e-3 <= back_upper
-    assert back_upper <= upper + _tolerance(upper) + 1e-3  # hockeystick's reads of the fields charge their round-off
+    assert (
+        back_upper <= upper + _tolerance(upper) + 1e-3
+    )  # hockeystick's reads of the fields charge their round-off
 
 
 @pytest.mark.parametrize(
@@ -126,7 +145,9 @@ def test_the_imported_curve_brackets_the_run(readme):
     [
         pytest.param(lambda: DPSGD(noise_multiplier=1.0, sample_rate=0.01, steps=1000), id="DPSGD"),
         pytest.param(
-            lambda: DPFedAvg(noise_multiplier=1.0, total_clients=10**5, clients_per_round=1000, rounds=1000),
+            lambda: DPFedAvg(
+                noise_multiplier=1.0, total_clients=10**5, clients_per_round=1000, rounds=1000
+            ),
             id="DPFedAvg",
             marks=pytest.mark.slow,
         ),
@@ -160,7 +181,11 @@ def test_a_fixed_schedule_ledger_exports_its_rounds():
     run = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=1000)
     for delta in (1e-5, 1e-10):
         lower, upper = run.epsilon(delta, bound="both")
-        assert lower <= to_dp_accounting(exported).get_epsilon_for_delta(delta) <= upper + _tolerance(upper)
+        assert (
+            lower
+            <= to_dp_accounting(exported).get_epsilon_for_delta(delta)
+            <= upper + _tolerance(upper)
+        )
         guaranteed = ledger.composition(delta)
         assert to_dp_accounting(exported).get_epsilon_for_delta(delta) >= guaranteed.epsilon_lower
 
@@ -174,7 +199,11 @@ def test_a_ledger_of_other_rounds_exports_its_own_composition():
     for delta in (1e-3, 1e-6):
         guaranteed = ledger.composition(delta)
         theirs = to_dp_accounting(exported).get_epsilon_for_delta(delta)
-        assert guaranteed.epsilon_lower <= theirs <= guaranteed.epsilon + _tolerance(guaranteed.epsilon)
+        assert (
+            guaranteed.epsilon_lower
+            <= theirs
+            <= guaranteed.epsilon + _tolerance(guaranteed.epsilon)
+        )
 
 
 def test_the_curve_brackets_the_closed_form_gaussian_at_every_eps_negative_ones_included():
@@ -183,7 +212,9 @@ def test_the_curve_brackets_the_closed_form_gaussian_at_every_eps_negative_ones_
     exported = export_pld(run, delta_floor=1e-6)
     pessimistic, optimistic = exported.pessimistic_pmf, exported.optimistic_pmf
     assert optimistic is not None
-    grid = np.concatenate([np.linspace(-6.0, 12.0, 61), [0.00025, 1.00013, 7.77777]])  # between the samples too
+    grid = np.concatenate(
+        [np.linspace(-6.0, 12.0, 61), [0.00025, 1.00013, 7.77777]]
+    )  # between the samples too
     for e in grid:
         truth = _gaussian_truth(mu, float(e))
         assert pessimistic.delta(float(e)) >= truth, e
@@ -196,7 +227,9 @@ def test_dp_accounting_composes_the_exported_curve_with_its_own_and_stays_above_
     ours = to_dp_accounting(export_pld(run, delta_floor=1e-8, value_discretization_interval=h))
     theirs = dp_pld.from_gaussian_mechanism(1.0, value_discretization_interval=h)
     composed = ours.compose(theirs)
-    low = to_dp_accounting(export_pld(run, delta_floor=1e-8, value_discretization_interval=h), "optimistic")
+    low = to_dp_accounting(
+        export_pld(run, delta_floor=1e-8, value_discretization_interval=h), "optimistic"
+    )
     theirs_low = dp_pld.from_gaussian_mechanism(
         1.0, value_discretization_interval=h, pessimistic_estimate=False, use_connect_dots=False
     )
@@ -210,18 +243,28 @@ def test_dp_accounting_composes_the_exported_curve_with_its_own_and_stays_above_
 
 
 def test_a_pld_exports_its_curve_on_its_grid_and_its_composed_pmfs_when_asked():
-    d = pld.subsampled_gaussian(sigma=1.0, sampling_rate=0.01, value_discretization_interval=1e-4).self_compose(1000)
+    d = pld.subsampled_gaussian(
+        sigma=1.0, sampling_rate=0.01, value_discretization_interval=1e-4
+    ).self_compose(1000)
     exported = export_pld(d)
     assert exported.delta_floor is not None and exported.discretization_interval == 1e-4
     for delta in (1e-5, max(exported.delta_floor, 1e-10)):
         lower, upper = d.epsilon(delta, bound="both")
-        assert lower <= to_dp_accounting(exported).get_epsilon_for_delta(delta) <= upper + _tolerance(upper)
+        assert (
+            lower
+            <= to_dp_accounting(exported).get_epsilon_for_delta(delta)
+            <= upper + _tolerance(upper)
+        )
     composed = export_pld(d, form="composed")
-    assert composed.delta_floor is None and composed.pessimistic_pmf_add is not None  # both directions, as composed
+    assert (
+        composed.delta_floor is None and composed.pessimistic_pmf_add is not None
+    )  # both directions, as composed
 
 
 def test_the_default_floor_is_the_first_the_source_certifies():
-    exported = export_pld(_Flat())  # certifies nothing below 1e-9: 1e-12, 1e-11, 1e-10 and 1e-9 are refused
+    exported = export_pld(
+        _Flat()
+    )  # certifies nothing below 1e-9: 1e-12, 1e-11, 1e-10 and 1e-9 are refused
     assert exported.delta_floor == 1e-8
     with pytest.raises(ValueError, match="delta_floor must be a delta the source certifies"):
         export_pld(_Flat(), delta_floor=1e-9)
@@ -230,8 +273,16 @@ def test_the_default_floor_is_the_first_the_source_certifies():
 @pytest.mark.parametrize(
     ("source", "keywords", "named"),
     [
-        (SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10), {"form": "other"}, "form must be"),
-        (SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10), {"form": "composed"}, "exports its curve"),
+        (
+            SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10),
+            {"form": "other"},
+            "form must be",
+        ),
+        (
+            SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10),
+            {"form": "composed"},
+            "exports its curve",
+        ),
         (pld.laplace(1.0), {"form": "composed", "delta_floor": 1e-6}, "are the curve's"),
     ],
     ids=["unknown", "accountant-composed", "composed-with-floor"],
@@ -262,7 +313,9 @@ def test_a_floor_below_what_the_source_certifies_is_refused_naming_delta_floor()
 @pytest.mark.parametrize("floor", [0.0, 1.0, -1e-5, math.nan, True, "1e-10"])
 def test_a_floor_outside_zero_one_is_refused(floor):
     with pytest.raises(ValueError, match="delta_floor must be a number in"):
-        export_pld(SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10), delta_floor=floor)
+        export_pld(
+            SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10), delta_floor=floor
+        )
 
 
 class _NoCurve:
@@ -329,7 +382,10 @@ class _JaggedGaussian:
         self.log_ndtr = pytest.importorskip("scipy.special").log_ndtr
 
     def _truth(self, eps: np.ndarray) -> np.ndarray:
-        a, b = self.log_ndtr(-eps / self.mu + self.mu / 2), self.log_ndtr(-eps / self.mu - self.mu / 2)
+        a, b = (
+            self.log_ndtr(-eps / self.mu + self.mu / 2),
+            self.log_ndtr(-eps / self.mu - self.mu / 2),
+        )
         return np.exp(a) * -np.expm1(eps + b - a)
 
     def delta(self, epsilon, *, bound="upper"):  # noqa: ANN001, ANN201
@@ -346,12 +402,16 @@ class _JaggedGaussian:
         return high
 
 
-@pytest.mark.parametrize("seed", [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(1, 6))])
+@pytest.mark.parametrize(
+    "seed", [0, *(pytest.param(seed, marks=pytest.mark.slow) for seed in range(1, 6))]
+)
 def test_jagged_certified_values_still_give_pmfs_on_either_side_of_the_truth(seed):
     mu = 0.3 + 4.7 * np.random.default_rng(100 + seed).random()
     upper, lower = curve_pmfs(_JaggedGaussian(mu, seed), 1e-8, 1e-3)
     assert lower is not None
-    grid = np.concatenate([np.linspace(-8.0, 25.0, 67), np.random.default_rng(seed).uniform(-3.0, 10.0, 20)])
+    grid = np.concatenate(
+        [np.linspace(-8.0, 25.0, 67), np.random.default_rng(seed).uniform(-3.0, 10.0, 20)]
+    )
     for e in grid:
         truth = _gaussian_truth(mu, float(e))
         assert upper.delta(float(e)) >= truth, (mu, e)

@@ -53,7 +53,9 @@ BAD_NUMBERS: list[Any] = [
 def _sources() -> dict[str, tuple[pld.PrivacyLossDistribution, str]]:
     """The PLDs the files are written from, and the form written: composed PMFs (one direction and two) and a
     certified curve."""
-    sampled = pld.subsampled_gaussian(sigma=1.0, sampling_rate=0.1, value_discretization_interval=1e-2).self_compose(5)
+    sampled = pld.subsampled_gaussian(
+        sigma=1.0, sampling_rate=0.1, value_discretization_interval=1e-2
+    ).self_compose(5)
     return {
         "laplace": (pld.laplace(1.0, value_discretization_interval=0.1), "composed"),
         "sampled": (sampled, "composed"),
@@ -68,19 +70,33 @@ def _edits(body: dict[str, Any]) -> Iterator[tuple[str, Any]]:
         pmf = body[name]
         values = pmf["values"]
         total = math.fsum(values) + pmf["infinity_mass"]
-        for field in ("discretization_interval", "min_key", "infinity_mass", "pessimistic_estimate"):
+        for field in (
+            "discretization_interval",
+            "min_key",
+            "infinity_mass",
+            "pessimistic_estimate",
+        ):
             for bad in [*BAD_NUMBERS, "true", 1e20]:
                 yield f"{name}.{field}={bad!r}", _with(body, name, field, bad)
             yield f"{name}.{field} missing", _without(body, name, field)
-        yield f"{name}.min_key loss beyond 700", _with(body, name, "min_key", int(800 / pmf["discretization_interval"]))
+        yield (
+            f"{name}.min_key loss beyond 700",
+            _with(body, name, "min_key", int(800 / pmf["discretization_interval"])),
+        )
         yield f"{name}.values zeroed", _with(body, name, "values", [0.0] * len(values))
         yield f"{name}.values first half", _with(body, name, "values", values[: len(values) // 2])
         yield f"{name}.values last half", _with(body, name, "values", values[len(values) // 2 :])
         yield f"{name}.values last dropped", _with(body, name, "values", values[:-1])
         yield f"{name}.values halved", _with(body, name, "values", [v / 2 for v in values])
         for scale in (1 - MASS_TOLERANCE / (10 * total), 1 - 10 * MASS_TOLERANCE):
-            yield f"{name}.values scaled {scale}", _with(body, name, "values", [v * scale for v in values])
-        yield f"{name}.values doubled", _with(body, name, "values", [min(2 * v, 1.0) for v in values])
+            yield (
+                f"{name}.values scaled {scale}",
+                _with(body, name, "values", [v * scale for v in values]),
+            )
+        yield (
+            f"{name}.values doubled",
+            _with(body, name, "values", [min(2 * v, 1.0) for v in values]),
+        )
         yield f"{name}.values empty", _with(body, name, "values", [])
         yield f"{name}.values a number", _with(body, name, "values", 0.5)
         yield f"{name}.values a string", _with(body, name, "values", "0.1,0.9")
@@ -102,7 +118,11 @@ def _edits(body: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     if "optimistic_pmf" in body:
         yield (
             "sides swapped",
-            {**body, "pessimistic_pmf": body["optimistic_pmf"], "optimistic_pmf": body["pessimistic_pmf"]},
+            {
+                **body,
+                "pessimistic_pmf": body["optimistic_pmf"],
+                "optimistic_pmf": body["pessimistic_pmf"],
+            },
         )
     text = json.dumps(body)
     yield "truncated text", text[: len(text) // 2]
@@ -133,7 +153,9 @@ def _random_edits(body: dict[str, Any], count: int, seed: int) -> Iterator[tuple
     for i in range(count):
         out = copy.deepcopy(body)
         name = rng.choice([n for n in out if n.endswith(("pmf", "pmf_add"))])
-        field = rng.choice(["discretization_interval", "min_key", "infinity_mass", "values", "values"])
+        field = rng.choice(
+            ["discretization_interval", "min_key", "infinity_mass", "values", "values"]
+        )
         value = rng.choice(pool)
         if field == "values":
             index = rng.randrange(len(out[name]["values"]))
@@ -219,27 +241,53 @@ def test_every_malformed_file_is_refused_by_name_or_read_correctly(capsys):
     ("edit", "named"),
     [
         (
-            lambda b: _with(b, "pessimistic_pmf", "values", [0.0] * len(b["pessimistic_pmf"]["values"])),
+            lambda b: _with(
+                b, "pessimistic_pmf", "values", [0.0] * len(b["pessimistic_pmf"]["values"])
+            ),
             "sum to at least",
         ),
-        (lambda b: _with(b, "pessimistic_pmf", "values", b["pessimistic_pmf"]["values"][:3]), "sum to at least"),
         (
-            lambda b: _with(b, "pessimistic_pmf", "values", [v / 2 for v in b["pessimistic_pmf"]["values"]]),
+            lambda b: _with(b, "pessimistic_pmf", "values", b["pessimistic_pmf"]["values"][:3]),
             "sum to at least",
         ),
-        (lambda b: _with(b, "pessimistic_pmf", "discretization_interval", 5e-324), "discretization_interval must be"),
-        (lambda b: _with(b, "pessimistic_pmf", "discretization_interval", 1e308), "discretization_interval must be"),
         (
-            lambda b: _with(b, "pessimistic_pmf", "values", ["0.1", *b["pessimistic_pmf"]["values"][1:]]),
+            lambda b: _with(
+                b, "pessimistic_pmf", "values", [v / 2 for v in b["pessimistic_pmf"]["values"]]
+            ),
+            "sum to at least",
+        ),
+        (
+            lambda b: _with(b, "pessimistic_pmf", "discretization_interval", 5e-324),
+            "discretization_interval must be",
+        ),
+        (
+            lambda b: _with(b, "pessimistic_pmf", "discretization_interval", 1e308),
+            "discretization_interval must be",
+        ),
+        (
+            lambda b: _with(
+                b, "pessimistic_pmf", "values", ["0.1", *b["pessimistic_pmf"]["values"][1:]]
+            ),
             "values must be",
         ),
         (
-            lambda b: _with(b, "pessimistic_pmf", "values", [True, *b["pessimistic_pmf"]["values"][1:]]),
+            lambda b: _with(
+                b, "pessimistic_pmf", "values", [True, *b["pessimistic_pmf"]["values"][1:]]
+            ),
             "values must be",
         ),
         (lambda b: _with(b, "pessimistic_pmf", "min_key", 10**6), "every loss"),
     ],
-    ids=["zeroed", "cut-short", "halved", "subnormal-spacing", "huge-spacing", "string-mass", "bool-mass", "far-loss"],
+    ids=[
+        "zeroed",
+        "cut-short",
+        "halved",
+        "subnormal-spacing",
+        "huge-spacing",
+        "string-mass",
+        "bool-mass",
+        "far-loss",
+    ],
 )
 def test_the_issue_reproducers_are_refused_naming_the_field_and_rule(edit, named):
     body = json.loads(export_pld(pld.laplace(1.0, value_discretization_interval=0.1)).to_json())
@@ -251,9 +299,13 @@ def test_a_small_deficit_is_charged_at_infinity_and_the_reading_stays_above():
     reference = pld.laplace(1.0, value_discretization_interval=0.1)
     body = json.loads(export_pld(reference).to_json())
     pmf = body["pessimistic_pmf"]
-    excess = math.fsum([*pmf["values"], pmf["infinity_mass"]]) - 1.0  # a pessimistic export carries a little more
+    excess = (
+        math.fsum([*pmf["values"], pmf["infinity_mass"]]) - 1.0
+    )  # a pessimistic export carries a little more
     lost = max(excess, 0.0) + MASS_TOLERANCE / 2
-    top = max(range(len(pmf["values"])), key=lambda i: pmf["values"][i])  # the largest mass loses it
+    top = max(
+        range(len(pmf["values"])), key=lambda i: pmf["values"][i]
+    )  # the largest mass loses it
     pmf["values"][top] -= lost
     imported = import_pld(ExchangedPLD.from_json(json.dumps(body)))
     eps = np.linspace(0.0, 1.2, 25)

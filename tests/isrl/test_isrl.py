@@ -21,9 +21,15 @@ def test_theorem_2_1_formulas_against_mpmath():
         delta = 10 ** rng.uniform(-12, -2)
         eps = rng.uniform(0.01, 2 * math.log(2 / delta))
         mp_sigma = mpmath.sqrt(
-            256 * mpmath.mpf(lip) ** 2 * r * mpmath.log(2.5 * r / mpmath.mpf(delta)) * mpmath.log(2 / mpmath.mpf(delta))
+            256
+            * mpmath.mpf(lip) ** 2
+            * r
+            * mpmath.log(2.5 * r / mpmath.mpf(delta))
+            * mpmath.log(2 / mpmath.mpf(delta))
         ) / (n * mpmath.mpf(eps))
-        sigma = isrl.theorem_2_1_sigma(lipschitz=lip, rounds=r, silo_size=n, epsilon=eps, delta=delta)
+        sigma = isrl.theorem_2_1_sigma(
+            lipschitz=lip, rounds=r, silo_size=n, epsilon=eps, delta=delta
+        )
         assert sigma == pytest.approx(float(mp_sigma), rel=1e-13)
         k = isrl.theorem_2_1_batch_size(rounds=r, silo_size=n, epsilon=eps, delta=delta)
         bound = eps * n / (4 * math.sqrt(2 * r * math.log(2 / delta)))
@@ -32,19 +38,26 @@ def test_theorem_2_1_formulas_against_mpmath():
 
 def test_appendix_i_and_theorem_3_1_formulas_against_mpmath():
     lip, r, n, eps, delta, k = 2.0, 35, 1238, 1.5, DELTA, 7
-    assert isrl.appendix_i_sigma(lipschitz=lip, rounds=r, silo_size=n, epsilon=eps, delta=delta) == pytest.approx(
-        float(mpmath.sqrt(8 * lip**2 * mpmath.log(1 / mpmath.mpf(delta)) * r) / (n * eps)), rel=1e-14
+    assert isrl.appendix_i_sigma(
+        lipschitz=lip, rounds=r, silo_size=n, epsilon=eps, delta=delta
+    ) == pytest.approx(
+        float(mpmath.sqrt(8 * lip**2 * mpmath.log(1 / mpmath.mpf(delta)) * r) / (n * eps)),
+        rel=1e-14,
     )
     assert isrl.appendix_i_sigma(
         lipschitz=lip, rounds=r, silo_size=n, epsilon=eps, delta=delta, local_steps=k
     ) == pytest.approx(
-        float(mpmath.sqrt(8 * lip**2 * mpmath.log(1 / mpmath.mpf(delta)) * r * k) / (n * eps)), rel=1e-14
+        float(mpmath.sqrt(8 * lip**2 * mpmath.log(1 / mpmath.mpf(delta)) * r * k) / (n * eps)),
+        rel=1e-14,
     )
     assert isrl.appendix_i_batch_size(rounds=r, silo_size=n, epsilon=eps) == round(
         n * math.sqrt(eps) / (2 * math.sqrt(r))
     )
-    assert isrl.theorem_3_1_sigma(lipschitz=lip, batch_size=k, epsilon=eps, delta=delta) == pytest.approx(
-        float(mpmath.sqrt(32 * lip**2 * mpmath.log(1.25 / mpmath.mpf(delta))) / (eps * k)), rel=1e-14
+    assert isrl.theorem_3_1_sigma(
+        lipschitz=lip, batch_size=k, epsilon=eps, delta=delta
+    ) == pytest.approx(
+        float(mpmath.sqrt(32 * lip**2 * mpmath.log(1.25 / mpmath.mpf(delta))) / (eps * k)),
+        rel=1e-14,
     )
     assert isrl.theorem_3_1_rounds(silo_size=n, batch_size=k) == n // k
 
@@ -52,7 +65,9 @@ def test_appendix_i_and_theorem_3_1_formulas_against_mpmath():
 def test_formulas_broadcast_per_silo():
     """Theorem H.1 is Theorem 2.1 per silo: arrays of silo sizes and targets give one sigma each."""
     sizes, eps = np.array([100, 1000, 5000]), np.array([0.5, 1.0, 2.0])
-    sigmas = isrl.theorem_2_1_sigma(lipschitz=1.0, rounds=50, silo_size=sizes, epsilon=eps, delta=1e-6)
+    sigmas = isrl.theorem_2_1_sigma(
+        lipschitz=1.0, rounds=50, silo_size=sizes, epsilon=eps, delta=1e-6
+    )
     assert sigmas.shape == (3,)
     for i in range(3):
         assert sigmas[i] == isrl.theorem_2_1_sigma(
@@ -64,7 +79,9 @@ def test_formulas_broadcast_per_silo():
     "call, message",
     [
         (
-            lambda: isrl.theorem_2_1_sigma(lipschitz=1, rounds=10, silo_size=100, epsilon=40.0, delta=1e-5),
+            lambda: isrl.theorem_2_1_sigma(
+                lipschitz=1, rounds=10, silo_size=100, epsilon=40.0, delta=1e-5
+            ),
             r"epsilon must be <= 2 ln\(2/delta\) for Theorem 2.1",
         ),
         (
@@ -72,15 +89,25 @@ def test_formulas_broadcast_per_silo():
             r"epsilon must be <= 8 ln\(1/delta\) for Theorem 3.1",
         ),
         (
-            lambda: isrl.theorem_2_1_sigma(lipschitz=1, rounds=10, silo_size=100, epsilon=1.0, delta=1.0),
+            lambda: isrl.theorem_2_1_sigma(
+                lipschitz=1, rounds=10, silo_size=100, epsilon=1.0, delta=1.0
+            ),
             "delta must lie strictly between 0 and 1",
         ),
         (
-            lambda: isrl.theorem_2_1_sigma(lipschitz=-1, rounds=10, silo_size=100, epsilon=1.0, delta=1e-5),
+            lambda: isrl.theorem_2_1_sigma(
+                lipschitz=-1, rounds=10, silo_size=100, epsilon=1.0, delta=1e-5
+            ),
             "lipschitz must be finite and > 0",
         ),
-        (lambda: isrl.appendix_i_batch_size(rounds=2.5, silo_size=100, epsilon=1.0), "rounds must be an integer >= 1"),
-        (lambda: isrl.theorem_3_1_rounds(silo_size=10, batch_size=11), "batch_size must be <= silo_size"),
+        (
+            lambda: isrl.appendix_i_batch_size(rounds=2.5, silo_size=100, epsilon=1.0),
+            "rounds must be an integer >= 1",
+        ),
+        (
+            lambda: isrl.theorem_3_1_rounds(silo_size=10, batch_size=11),
+            "batch_size must be <= silo_size",
+        ),
         (
             lambda: isrl.NoisyMBSGD(sigma=1, lipschitz=0, batch_size=5, silo_size=10, rounds=3),
             "lipschitz must be finite and > 0",
@@ -96,9 +123,16 @@ def test_validity_ranges_are_enforced(call, message):
 def test_theorem_2_1_is_valid_but_several_times_too_noisy():
     eps0, rounds = 1.0, 35
     k = int(isrl.theorem_2_1_batch_size(rounds=rounds, silo_size=N, epsilon=eps0, delta=DELTA))
-    paper = isrl.theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=N, epsilon=eps0, delta=DELTA)
+    paper = isrl.theorem_2_1_sigma(
+        lipschitz=1.0, rounds=rounds, silo_size=N, epsilon=eps0, delta=DELTA
+    )
     spent = isrl.NoisyMBSGD(
-        sigma=paper, lipschitz=1.0, batch_size=k, silo_size=N, rounds=rounds, value_discretization_interval=H
+        sigma=paper,
+        lipschitz=1.0,
+        batch_size=k,
+        silo_size=N,
+        rounds=rounds,
+        value_discretization_interval=H,
     ).epsilon(DELTA)
     assert spent <= eps0  # the theorem's claim holds (certified)
     needed = calibrate(
@@ -116,7 +150,12 @@ def test_theorem_2_1_is_valid_but_several_times_too_noisy():
     )
     assert (
         isrl.NoisyMBSGD(
-            sigma=needed, lipschitz=1.0, batch_size=k, silo_size=N, rounds=rounds, value_discretization_interval=H
+            sigma=needed,
+            lipschitz=1.0,
+            batch_size=k,
+            silo_size=N,
+            rounds=rounds,
+            value_discretization_interval=H,
         ).epsilon(DELTA)
         <= eps0
     )
@@ -127,9 +166,16 @@ def test_appendix_i_rule_is_false_at_eps_1_5():
     """The certified LOWER bound on what the prescribed noise spends exceeds the stated epsilon."""
     eps, rounds = 1.5, 35
     k = int(isrl.appendix_i_batch_size(rounds=rounds, silo_size=N, epsilon=eps))
-    sigma = isrl.appendix_i_sigma(lipschitz=1.0, rounds=rounds, silo_size=N, epsilon=eps, delta=DELTA)
+    sigma = isrl.appendix_i_sigma(
+        lipschitz=1.0, rounds=rounds, silo_size=N, epsilon=eps, delta=DELTA
+    )
     lower, upper = isrl.NoisyMBSGD(
-        sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=N, rounds=rounds, value_discretization_interval=H
+        sigma=sigma,
+        lipschitz=1.0,
+        batch_size=k,
+        silo_size=N,
+        rounds=rounds,
+        value_discretization_interval=H,
     ).epsilon(DELTA, bound="both")
     assert eps < lower <= upper
 
@@ -137,7 +183,11 @@ def test_appendix_i_rule_is_false_at_eps_1_5():
 def test_one_pass_is_one_gaussian_release():
     sigma, lip, k = 0.3, 1.5, 20
     acc = isrl.OnePassNoisyMBSGD(sigma=sigma, lipschitz=lip, batch_size=k)
-    for eps in (0.0, 0.5, 2.0):  # theta rounded outward (docs/howto-mechanism.md): within 1e-12 above it
+    for eps in (
+        0.0,
+        0.5,
+        2.0,
+    ):  # theta rounded outward (docs/howto-mechanism.md): within 1e-12 above it
         exact = hs.theta(2 * lip / (k * sigma), eps)
         assert exact <= acc.delta(eps) <= exact * (1 + 2e-12)
     # Theorem 3.1's sigma meets its target on the exact curve (a valid, looser, calibration)
@@ -162,16 +212,31 @@ def test_registered_for_calibration():
 
     for name in ("isrl_noisy_mb_sgd", "isrl_one_pass", "isrl_user_level"):
         assert "sigma" in registry.get(name).calibratable
-    sigma = calibrate("isrl_one_pass", "sigma", epsilon=1.0, delta=1e-6, lipschitz=1.0, batch_size=10)
+    sigma = calibrate(
+        "isrl_one_pass", "sigma", epsilon=1.0, delta=1e-6, lipschitz=1.0, batch_size=10
+    )
     assert isrl.OnePassNoisyMBSGD(sigma=sigma, lipschitz=1.0, batch_size=10).delta(1.0) <= 1e-6
-    assert isrl.OnePassNoisyMBSGD(sigma=sigma * (1 - 1e-6), lipschitz=1.0, batch_size=10).delta(1.0) > 1e-6
+    assert (
+        isrl.OnePassNoisyMBSGD(sigma=sigma * (1 - 1e-6), lipschitz=1.0, batch_size=10).delta(1.0)
+        > 1e-6
+    )
 
 
 def test_lemma_d6_bound_and_its_best_step():
-    args = dict(lipschitz=1.0, diameter=2.0, rounds=100, sigma=0.5, dimension=50, silos_per_round=25, smoothness=1.0)
+    args = dict(
+        lipschitz=1.0,
+        diameter=2.0,
+        rounds=100,
+        sigma=0.5,
+        dimension=50,
+        silos_per_round=25,
+        smoothness=1.0,
+    )
     eta = 0.05
     empirical = isrl.lemma_d6_excess_risk(step_size=eta, **args)
-    assert empirical == pytest.approx(4 / (2 * eta * 100) + eta / 2 * (50 * 0.25 / 25 + 1), rel=1e-15)
+    assert empirical == pytest.approx(
+        4 / (2 * eta * 100) + eta / 2 * (50 * 0.25 / 25 + 1), rel=1e-15
+    )
     population = isrl.lemma_d6_excess_risk(step_size=eta, silo_size=1238, **args)
     assert population == pytest.approx(empirical + 2 * 100 * eta / (1238 * 25), rel=1e-15)
     # the best step is a minimum of the convex function of eta (within the eta <= 1/beta cap)
@@ -194,7 +259,9 @@ def test_minibatch_sgd_average_output_is_the_mean_of_the_iterates():
     common = dict(rounds=12, batch=4, rate=0.3, sigma=0.2, clip=1.0, seed=1)
     last = sim.isrl_minibatch_sgd(data, trajectory=True, **common)
     average = sim.isrl_minibatch_sgd(data, output="average", **common)
-    np.testing.assert_allclose(average.weights, last.trajectory[:-1].mean(axis=0), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(
+        average.weights, last.trajectory[:-1].mean(axis=0), rtol=1e-13, atol=1e-15
+    )
     assert average.final_loss == sim.evaluate(data, average.weights)[0]
     assert average.loss[0] == last.loss[0] and average.epsilons(1e-5) == last.epsilons(1e-5)
     with pytest.raises(ValueError, match='output must be "last" or "average"'):
@@ -227,16 +294,28 @@ def test_figures_without_the_simulate_extra_skip_only_the_utility_figure(monkeyp
     from hockeystick.reproduce import errata_003
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "numba" else real(name, *a)
+    )
     monkeypatch.setattr(errata_003, "theory_rows", lambda: [])
     monkeypatch.setattr(errata_003, "experiment_rows", lambda: [])
-    monkeypatch.setattr(errata_003, "shuffle_rows", lambda: [])  # its rows: test_isrl_shuffle_approximate.py
-    monkeypatch.setattr(errata_003, "group_rows", lambda: [])  # the whole table: test_contraction_figures.py
+    monkeypatch.setattr(
+        errata_003, "shuffle_rows", lambda: []
+    )  # its rows: test_isrl_shuffle_approximate.py
+    monkeypatch.setattr(
+        errata_003, "group_rows", lambda: []
+    )  # the whole table: test_contraction_figures.py
     monkeypatch.setattr(
         errata_003,
         "sigma_curves",
-        lambda: {"epsilon": np.array([1.0, 2.0]), "paper": np.array([2.0, 1.0]), "certified": np.array([0.5, 0.2])},
+        lambda: {
+            "epsilon": np.array([1.0, 2.0]),
+            "paper": np.array([2.0, 1.0]),
+            "certified": np.array([0.5, 0.2]),
+        },
     )
-    monkeypatch.setattr(errata_003, "utility_rows", lambda: pytest.fail("the simulator ran without numba"))
+    monkeypatch.setattr(
+        errata_003, "utility_rows", lambda: pytest.fail("the simulator ran without numba")
+    )
     paths = errata_003.write_tables_and_figure(tmp_path)
     assert [p.name for p in paths] == ["paper-003-calibration.md", "paper-003-sigma.png"]

@@ -19,7 +19,9 @@ def shuffled_randomized_response_delta(eps0: float, n: int, eps: float) -> float
     shifted = np.concatenate([[0.0], rest[:-1]])
     p = (1 - q) * shifted + q * rest  # target holds 1
     r = q * shifted + (1 - q) * rest  # target holds 0
-    return max(np.maximum(p - math.exp(eps) * r, 0).sum(), np.maximum(r - math.exp(eps) * p, 0).sum())
+    return max(
+        np.maximum(p - math.exp(eps) * r, 0).sum(), np.maximum(r - math.exp(eps) * p, 0).sum()
+    )
 
 
 @pytest.mark.parametrize("eps0, n", [(0.5, 50), (1.0, 200), (2.0, 1000), (4.0, 3000), (0.1, 10)])

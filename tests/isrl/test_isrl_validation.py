@@ -23,7 +23,9 @@ CLOSED = dict(epsilon0=1.0, n=1e5, delta=1e-6)
 CHARGE = dict(epsilon=0.2, epsilon0=1.0, delta0=1e-9, n=1000)
 
 
-@pytest.mark.parametrize("n", [-1.0, -5.0, 0.0, -0.0, math.nan, -math.inf, math.inf, 1e5 + 0.5, [1e5, 2.5]])
+@pytest.mark.parametrize(
+    "n", [-1.0, -5.0, 0.0, -0.0, math.nan, -math.inf, math.inf, 1e5 + 0.5, [1e5, 2.5]]
+)
 def test_closed_form_refuses_an_n_that_is_not_a_whole_number(n):
     with pytest.raises(ValueError, match=r"^n must (be an integer >= 1|not be NaN), got"):
         closed_form_shuffle_epsilon(**{**CLOSED, "n": n})
@@ -37,7 +39,9 @@ def test_closed_form_refuses_non_numbers_by_name(name, value):
 
 
 def test_closed_form_names_the_validity_limit_and_the_value():
-    with pytest.raises(ValueError, match=r"^epsilon0 must be <= ln\(n / \(16 ln\(2/delta\)\)\) = .* got 7\.0"):
+    with pytest.raises(
+        ValueError, match=r"^epsilon0 must be <= ln\(n / \(16 ln\(2/delta\)\)\) = .* got 7\.0"
+    ):
         closed_form_shuffle_epsilon(**{**CLOSED, "epsilon0": 7.0})
     with pytest.raises(ValueError, match=r"^epsilon0 must not be NaN, got nan"):
         closed_form_shuffle_epsilon(**{**CLOSED, "epsilon0": math.nan})
@@ -70,7 +74,9 @@ def test_fmt_charge_refuses_out_of_range_arguments(name, value, rule):
 def test_fmt_charge_is_nonnegative_and_finite_where_it_answers():
     assert fmt_theorem_3_8_charge(**CHARGE) == pytest.approx(2.630006960804502e-06, rel=1e-15)
     assert fmt_theorem_3_8_charge(**{**CHARGE, "delta0": 0.0}) == 0.0
-    assert fmt_theorem_3_8_charge(**{**CHARGE, "delta0": 0.0, "epsilon": 1e308}) == 0.0  # not inf * 0
+    assert (
+        fmt_theorem_3_8_charge(**{**CHARGE, "delta0": 0.0, "epsilon": 1e308}) == 0.0
+    )  # not inf * 0
     assert fmt_theorem_3_8_charge(**{**CHARGE, "epsilon": 1e308}) == math.inf
     with pytest.raises(ParameterTypeError, match="^delta0 must be"):
         fmt_theorem_3_8_charge(**{**CHARGE, "delta0": True})
@@ -101,7 +107,9 @@ def _within(seconds: float, call: Any) -> Any:
         signal.signal(signal.SIGALRM, previous)
 
 
-@pytest.mark.parametrize("make", [ShuffledLDP, lambda **kw: ShuffledApproximateLDP(delta0=1e-9, **kw)])
+@pytest.mark.parametrize(
+    "make", [ShuffledLDP, lambda **kw: ShuffledApproximateLDP(delta0=1e-9, **kw)]
+)
 def test_shuffle_bisection_ends_at_the_doubles_resolution(make):
     """An rtol below the spacing of doubles stops where no double lies between the bracket's ends."""
     coarse = make(epsilon0=1.0, n=200, rtol=1e-3).epsilon(1e-3)

@@ -20,4 +20,6 @@ def test_errata_tables_are_generated():
     markers = re.findall(r"<!-- table: (\S+) -->", page)
     assert sorted(markers) == sorted(module.TABLES)
     for name, build in module.TABLES.items():
-        assert f"<!-- table: {name} -->\n{build()}\n" in page, f"table {name!r} is stale: rerun the script"
+        assert f"<!-- table: {name} -->\n{build()}\n" in page, (
+            f"table {name!r} is stale: rerun the script"
+        )

@@ -43,7 +43,10 @@ def radial_reference(rho, d):
         m = (a + b) / 2
         return (a * mp.log(a / m) + b * mp.log(b / m)) / 2
 
-    lo, hi = d * mp.log1p(rho) / rho, (1 + rho) * d * mp.log1p(rho) / rho  # where p = q (to split |p - q|)
+    lo, hi = (
+        d * mp.log1p(rho) / rho,
+        (1 + rho) * d * mp.log1p(rho) / rho,
+    )  # where p = q (to split |p - q|)
     pts = [0, lo, hi, mp.inf]
     tv = mp.quad(lambda u: abs(p(u) - q(u)), pts) / 2
     return tv, mp.quad(js, [0, d, (1 + rho) * d, mp.inf])
@@ -100,7 +103,8 @@ def shifted_tv_reference(rho, d, s):
 
     inside_p = mp.quad(lambda x: mp.npdf(x) * cdf(bound(x)), clipped(*ends))
     inside_q = mp.quad(
-        lambda z: mp.npdf(z) * cdf(bound(s + sd * z) / (1 + rho)), clipped((ends[0] - s) / sd, (ends[1] - s) / sd)
+        lambda z: mp.npdf(z) * cdf(bound(s + sd * z) / (1 + rho)),
+        clipped((ends[0] - s) / sd, (ends[1] - s) / sd),
     )
     return inside_p - inside_q
 
@@ -123,9 +127,13 @@ def test_shifted_line_matches_mpmath(rho, s):
     assert leakage.js_exact(1.0, rho, 1, s) == pytest.approx(float(js_ref), rel=1e-10, abs=1e-14)
 
 
-@pytest.mark.parametrize("rho, d, s", [(0.01, 2, 0.5), (0.2, 3, 1.0), (3.0, 40, 6.0), (1e-4, 2, 1e-2)])
+@pytest.mark.parametrize(
+    "rho, d, s", [(0.01, 2, 0.5), (0.2, 3, 1.0), (3.0, 40, 6.0), (1e-4, 2, 1e-2)]
+)
 def test_shifted_tv_matches_mpmath(rho, d, s):
-    assert leakage.tv_exact(1.0, rho, d, s) == pytest.approx(float(shifted_tv_reference(rho, d, s)), abs=1e-12)
+    assert leakage.tv_exact(1.0, rho, d, s) == pytest.approx(
+        float(shifted_tv_reference(rho, d, s)), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("rho, s", [(0.3, 0.7), pytest.param(2.0, 1.5, marks=pytest.mark.slow)])
@@ -160,7 +168,9 @@ def test_scale_invariance_and_broadcasting():
 def test_limits_and_known_values():
     assert leakage.tv_exact(2.0, 0.0, 5) == 0.0 and leakage.js_exact(2.0, 0.0, 5) == 0.0
     # pure mean shift: TV = 2 Phi(s/2) - 1
-    assert leakage.tv_exact(1.0, 0.0, 3, 1.3) == pytest.approx(2 * stats.norm.cdf(0.65) - 1, rel=1e-14)
+    assert leakage.tv_exact(1.0, 0.0, 3, 1.3) == pytest.approx(
+        2 * stats.norm.cdf(0.65) - 1, rel=1e-14
+    )
     # continuity at rho -> 0 with a shift (the smallest rho the noncentral evaluation accepts here)
     for f in (leakage.tv_exact, leakage.js_exact):
         near, at = f(1.0, [1.5e-4, 3e-4], 3, 1.3), f(1.0, 0.0, 3, 1.3)
@@ -188,12 +198,27 @@ def test_js_integrand_h_matches_mpmath():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(variance=0.0, distortion_variance=1.0, dimension=2), "variance must be finite and > 0"),
-        (dict(variance=1.0, distortion_variance=-1.0, dimension=2), "distortion_variance must be finite and >= 0"),
-        (dict(variance=1.0, distortion_variance=1.0, dimension=2.5), "dimension must be an integer >= 1"),
-        (dict(variance=1.0, distortion_variance=1.0, dimension=0), "dimension must be an integer >= 1"),
+        (
+            dict(variance=0.0, distortion_variance=1.0, dimension=2),
+            "variance must be finite and > 0",
+        ),
+        (
+            dict(variance=1.0, distortion_variance=-1.0, dimension=2),
+            "distortion_variance must be finite and >= 0",
+        ),
+        (
+            dict(variance=1.0, distortion_variance=1.0, dimension=2.5),
+            "dimension must be an integer >= 1",
+        ),
+        (
+            dict(variance=1.0, distortion_variance=1.0, dimension=0),
+            "dimension must be an integer >= 1",
+        ),
         (dict(variance=1.0, distortion_variance=np.nan, dimension=2), "must not be NaN"),
-        (dict(variance=1.0, distortion_variance=1.0, dimension=2, shift=-1.0), "shift must be finite and >= 0"),
+        (
+            dict(variance=1.0, distortion_variance=1.0, dimension=2, shift=-1.0),
+            "shift must be finite and >= 0",
+        ),
         (dict(variance=1.0, distortion_variance=1e-6, dimension=2, shift=1.0), "too large"),
         (dict(variance=[1.0, 2.0], distortion_variance=[1.0, 2.0, 3.0], dimension=2), "broadcast"),
     ],

@@ -14,7 +14,9 @@ MP_DPS = 30
 mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
-@pytest.mark.parametrize("var, eps, d", [(1.0, 1e-4, 1), (2.0, 0.3, 9), (0.5, 3.0, 100), (1.0, 0.0, 4)])
+@pytest.mark.parametrize(
+    "var, eps, d", [(1.0, 1e-4, 1), (2.0, 0.3, 9), (0.5, 3.0, 100), (1.0, 0.0, 4)]
+)
 def test_tv_bracket_is_lemma_5_7(var, eps, d):
     x = mp.mpf(eps) * mp.sqrt(d) / mp.mpf(var)
     lower, upper = leakage.tv_bracket(var, eps, d)
@@ -32,7 +34,9 @@ def test_tv_bracket_broadcasts():
 def test_c2_and_lemma_b3_bound(xi):
     c2 = (mp.exp(2 * mp.mpf(xi)) - 1) / 2
     assert leakage.c2_constant(xi) == pytest.approx(float(c2), rel=1e-15, abs=0)
-    assert leakage.js_bound_from_tv(xi, 0.3) == pytest.approx(float(c2 * mp.mpf(0.3)), rel=1e-15, abs=0)
+    assert leakage.js_bound_from_tv(xi, 0.3) == pytest.approx(
+        float(c2 * mp.mpf(0.3)), rel=1e-15, abs=0
+    )
     assert leakage.lemma_b1_lower_bound(0.9, xi, 0.01) == pytest.approx(
         float(mp.mpf(0.9) - c2 * mp.mpf(0.01)), rel=1e-14
     )
@@ -93,7 +97,9 @@ def test_thm_5_11_rates_are_the_solutions_of_eq_18():
 
 def test_eq_20_rates():
     low, high = leakage.eq_20_sampling_rates(0.5, 10.0)
-    assert low * (1 - low) * 10.0 == pytest.approx(0.5, rel=1e-13) and high == pytest.approx(1 - low, rel=1e-15)
+    assert low * (1 - low) * 10.0 == pytest.approx(0.5, rel=1e-13) and high == pytest.approx(
+        1 - low, rel=1e-15
+    )
     assert leakage.eq_20_sampling_rates(5.0, 10.0) == (0.5, 0.5)  # every p meets eq. 20
 
 
@@ -102,7 +108,9 @@ def test_tradeoff_formulas():
     c2 = (mp.exp(2 * mp.mpf(xi)) - 1) / 2
     cd = mp.mpf(gamma) * (mp.exp(2 * mp.mpf(xi)) - 1) / (4 * mp.mpf(delta))
     assert leakage.nfl_constant(gamma, delta, xi) == pytest.approx(float(cd), rel=1e-14)
-    assert leakage.nfl_privacy_floor(c1, float(cd), 0.01) == pytest.approx(float(c1 - cd * mp.mpf(0.01)), rel=1e-14)
+    assert leakage.nfl_privacy_floor(c1, float(cd), 0.01) == pytest.approx(
+        float(c1 - cd * mp.mpf(0.01)), rel=1e-14
+    )
     assert leakage.thm_5_12_upper_bound(c1, xi, c6, 0.05) == pytest.approx(
         float(2 * mp.mpf(c1) - c2 / mp.mpf(c6) * mp.mpf(0.05)), rel=1e-14
     )

@@ -15,14 +15,18 @@ from hockeystick import leakage, registry
 from hockeystick.sweep import Grid, run_sweep
 
 DIRECT = {
-    "leakage_tv": lambda p: leakage.tv_exact(p["variance"], p["distortion_variance"], p["dimension"]),
-    "leakage_js": lambda p: leakage.js_exact(p["variance"], p["distortion_variance"], p["dimension"]),
-    "leakage_tv_lemma_5_7_lower": lambda p: leakage.tv_bracket(p["variance"], p["distortion_variance"], p["dimension"])[
-        0
-    ],
-    "leakage_tv_lemma_5_7_upper": lambda p: leakage.tv_bracket(p["variance"], p["distortion_variance"], p["dimension"])[
-        1
-    ],
+    "leakage_tv": lambda p: leakage.tv_exact(
+        p["variance"], p["distortion_variance"], p["dimension"]
+    ),
+    "leakage_js": lambda p: leakage.js_exact(
+        p["variance"], p["distortion_variance"], p["dimension"]
+    ),
+    "leakage_tv_lemma_5_7_lower": lambda p: leakage.tv_bracket(
+        p["variance"], p["distortion_variance"], p["dimension"]
+    )[0],
+    "leakage_tv_lemma_5_7_upper": lambda p: leakage.tv_bracket(
+        p["variance"], p["distortion_variance"], p["dimension"]
+    )[1],
 }
 GRID = {"variance": [0.5, 2.0], "distortion_variance": "log:1e-3:10:7", "dimension": "1,10,1000"}
 
@@ -35,7 +39,9 @@ def _table(names: list[str], output: str, parameters: dict) -> object:
 def test_a_calculator_sweep_equals_the_function_called_directly(name):
     table = _table([name], registry.lookup(name).quantity, GRID)
     expected = DIRECT[name](table)
-    np.testing.assert_array_equal(table[registry.lookup(name).quantity].to_numpy(), np.asarray(expected))
+    np.testing.assert_array_equal(
+        table[registry.lookup(name).quantity].to_numpy(), np.asarray(expected)
+    )
 
 
 def test_several_calculators_give_one_column_each_and_no_best():
@@ -44,13 +50,17 @@ def test_several_calculators_give_one_column_each_and_no_best():
     assert [c for c in table.columns if c.startswith("tv")] == [f"tv_{n}" for n in names]
     assert "best" not in table.columns
     for name in names:
-        np.testing.assert_array_equal(table[f"tv_{name}"].to_numpy(), np.asarray(DIRECT[name](table)))
+        np.testing.assert_array_equal(
+            table[f"tv_{name}"].to_numpy(), np.asarray(DIRECT[name](table))
+        )
 
 
 def test_the_lemma_brackets_exact_tv_where_the_paper_says_so():
     """Lemma 5.7's bracket holds for zero-mean distortion (docs/paper-001-errata.md, table 1):
     the sweep shows it point by point beside the exact value."""
-    table = _table(["leakage_tv", "leakage_tv_lemma_5_7_lower", "leakage_tv_lemma_5_7_upper"], "tv", GRID)
+    table = _table(
+        ["leakage_tv", "leakage_tv_lemma_5_7_lower", "leakage_tv_lemma_5_7_upper"], "tv", GRID
+    )
     assert (table["tv_leakage_tv_lemma_5_7_lower"] <= table["tv_leakage_tv"]).all()
     assert (table["tv_leakage_tv"] <= table["tv_leakage_tv_lemma_5_7_upper"]).all()
 
@@ -76,7 +86,8 @@ def test_the_paper_calibration_is_a_sweep_too_with_its_validity_range_enforced()
         {"variance": 1.0, "dimension": "1,100", "c1": 0.5, "tau": "0.491,0.499"},
     )
     np.testing.assert_array_equal(
-        table["distortion_variance"], leakage.paper_distortion_variance(1.0, table["dimension"], 0.5, table["tau"])
+        table["distortion_variance"],
+        leakage.paper_distortion_variance(1.0, table["dimension"], 0.5, table["tau"]),
     )
     with pytest.raises(ValueError, match="0 < c1 - tau < 0.01"):
         run_sweep(
@@ -92,7 +103,12 @@ def test_the_paper_calibration_is_a_sweep_too_with_its_validity_range_enforced()
     "names, output, parameters, message",
     [
         (["leakage_tv", "gaussian"], "tv", {}, "accountants or calculators, not both"),
-        (["leakage_tv"], "delta", {"variance": 1, "distortion_variance": 1, "dimension": 1}, "output must be 'tv'"),
+        (
+            ["leakage_tv"],
+            "delta",
+            {"variance": 1, "distortion_variance": 1, "dimension": 1},
+            "output must be 'tv'",
+        ),
         (
             ["leakage_tv"],
             "distortion_variance",
@@ -100,14 +116,24 @@ def test_the_paper_calibration_is_a_sweep_too_with_its_validity_range_enforced()
             "unknown parameter",
         ),
         (["leakage_tv"], "tv", {"variance": 1, "dimension": 1}, "needs 'distortion_variance'"),
-        (["leakage_tv", "leakage_js"], "tv", {"variance": 1, "dimension": 1}, "different quantities"),
+        (
+            ["leakage_tv", "leakage_js"],
+            "tv",
+            {"variance": 1, "dimension": 1},
+            "different quantities",
+        ),
         (
             ["leakage_tv"],
             "tv",
             {"variance": 1, "distortion_variance": 1, "dimension": 1, "tv": 0.1},
             "what the sweep computes",
         ),
-        (["leakage_tv"], "tv", {"variance": 1, "distortion_variance": 1, "dimension": 1.5}, "integers"),
+        (
+            ["leakage_tv"],
+            "tv",
+            {"variance": 1, "distortion_variance": 1, "dimension": 1.5},
+            "integers",
+        ),
     ],
 )
 def test_misuse_is_refused_when_the_grid_is_built(names, output, parameters, message):
@@ -116,7 +142,9 @@ def test_misuse_is_refused_when_the_grid_is_built(names, output, parameters, mes
 
 
 def test_bad_values_are_refused_before_any_chunk_runs():
-    grid = Grid.from_parameters(["leakage_tv"], "tv", {"variance": "1,-1", "distortion_variance": 1.0, "dimension": 3})
+    grid = Grid.from_parameters(
+        ["leakage_tv"], "tv", {"variance": "1,-1", "distortion_variance": 1.0, "dimension": 3}
+    )
     with pytest.raises(ValueError, match="variance"):
         run_sweep(grid, progress=False)
 
@@ -162,16 +190,34 @@ def test_the_cli_sweeps_calculators_and_writes_the_same_values(tmp_path, capsys)
     import pandas as pd
 
     table = pd.read_csv(out)
-    np.testing.assert_array_equal(table["tv_leakage_tv"], leakage.tv_exact(1.0, table["distortion_variance"], 10))
     np.testing.assert_array_equal(
-        table["tv_leakage_tv_lemma_5_7_upper"], leakage.tv_bracket(1.0, table["distortion_variance"], 10)[1]
+        table["tv_leakage_tv"], leakage.tv_exact(1.0, table["distortion_variance"], 10)
+    )
+    np.testing.assert_array_equal(
+        table["tv_leakage_tv_lemma_5_7_upper"],
+        leakage.tv_bracket(1.0, table["distortion_variance"], 10)[1],
     )
 
 
 def test_the_cli_calibrates_the_distortion_for_a_target_tv(capsys):
     from hockeystick.cli import main
 
-    assert main(["calibrate", "-a", "leakage_tv", "-p", "tv=0.1", "-p", "variance=2", "-p", "dimension=10"]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "-a",
+                "leakage_tv",
+                "-p",
+                "tv=0.1",
+                "-p",
+                "variance=2",
+                "-p",
+                "dimension=10",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     expected = leakage.distortion_variance_for_tv(2.0, 10, 0.1)
     assert f"{expected:g}" in printed
@@ -180,12 +226,28 @@ def test_the_cli_calibrates_the_distortion_for_a_target_tv(capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["calibrate", "-a", "leakage_tv", "-p", "variance=1", "-p", "dimension=10"], "give -p tv=VALUE"),
         (
-            ["epsilon", "-a", "leakage_tv", "-p", "variance=1", "-p", "distortion_variance=1", "-p", "dimension=1"],
+            ["calibrate", "-a", "leakage_tv", "-p", "variance=1", "-p", "dimension=10"],
+            "give -p tv=VALUE",
+        ),
+        (
+            [
+                "epsilon",
+                "-a",
+                "leakage_tv",
+                "-p",
+                "variance=1",
+                "-p",
+                "distortion_variance=1",
+                "-p",
+                "dimension=1",
+            ],
             "output must be 'tv'",
         ),
-        (["sweep", "-a", "leakage_tvv", "-p", "variance=1", "-o", "x.csv"], "did you mean 'leakage_tv'"),
+        (
+            ["sweep", "-a", "leakage_tvv", "-p", "variance=1", "-o", "x.csv"],
+            "did you mean 'leakage_tv'",
+        ),
     ],
 )
 def test_cli_misuse_exits_2_with_one_line(argv, message, capsys, tmp_path, monkeypatch):
@@ -209,7 +271,9 @@ def test_the_accountants_listing_names_every_calculator_and_its_kind(capsys):
 
 def test_a_calculator_has_no_lower_side_to_ask_for():
     with pytest.raises(ValueError, match="calculators compute values, not brackets"):
-        Grid.from_parameters(["leakage_tv"], "tv", {"variance": 1, "distortion_variance": 1, "dimension": 1}, "lower")
+        Grid.from_parameters(
+            ["leakage_tv"], "tv", {"variance": 1, "distortion_variance": 1, "dimension": 1}, "lower"
+        )
 
 
 def test_a_calculator_sweep_is_a_labelled_dataset_too():

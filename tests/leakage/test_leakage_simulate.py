@@ -26,14 +26,28 @@ def test_poisson_sampled_gradients_match_numpy(data):
     uniforms = rng.random(data.offsets[-1])
     out = np.empty((data.n_clients, data.n_features))
     drawn = poisson_client_gradients(
-        LOGISTIC, 1, w, data.features, data.row_norms, data.labels, data.offsets, uniforms, 0.3, math.inf, out
+        LOGISTIC,
+        1,
+        w,
+        data.features,
+        data.row_norms,
+        data.labels,
+        data.offsets,
+        uniforms,
+        0.3,
+        math.inf,
+        out,
     )
     for k in range(data.n_clients):
         rows = np.arange(data.offsets[k], data.offsets[k + 1])
         rows = rows[uniforms[rows] < 0.3]
         assert drawn[k] == rows.size
         x, y = data.features[rows], data.labels[rows]
-        expected = ((expit(x @ w) - y)[:, None] * x).mean(axis=0) if rows.size else np.zeros(data.n_features)
+        expected = (
+            ((expit(x @ w) - y)[:, None] * x).mean(axis=0)
+            if rows.size
+            else np.zeros(data.n_features)
+        )
         np.testing.assert_allclose(out[k], expected, rtol=1e-12, atol=1e-15)
 
 
@@ -60,7 +74,9 @@ def test_uploads_carry_the_distortion_and_the_server_weights_them():
 
 def test_leakage_report_and_calibrations(data):
     p = data.n_features
-    run = parameter_distortion(data, rounds=3, rate=0.5, sampling_rate=0.4, parameter_variance=0.5, c1=0.3, tau=0.295)
+    run = parameter_distortion(
+        data, rounds=3, rate=0.5, sampling_rate=0.4, parameter_variance=0.5, c1=0.3, tau=0.295
+    )
     report = run.leakage
     assert report.distortion_variance == pytest.approx(100 * 0.5 * 0.005 / math.sqrt(p), rel=1e-13)
     assert report.tv == leakage.tv_exact(0.5, report.distortion_variance, p)
@@ -69,11 +85,20 @@ def test_leakage_report_and_calibrations(data):
     assert report.tv > report.tv_bracket[0] and run.privacy == []
     assert "exact TV(P, P~)" in run.summary() and "Lemma 5.7 bracket" in run.summary()
     exact = parameter_distortion(
-        data, rounds=3, rate=0.5, sampling_rate=0.4, parameter_variance=0.5, c1=0.3, tau=0.1, calibration="exact"
+        data,
+        rounds=3,
+        rate=0.5,
+        sampling_rate=0.4,
+        parameter_variance=0.5,
+        c1=0.3,
+        tau=0.1,
+        calibration="exact",
     )
     assert exact.leakage.tv == pytest.approx(0.2, rel=1e-12)
     with pytest.raises(ValueError, match=r"0 < c1 - tau < 0.01"):
-        parameter_distortion(data, rounds=1, rate=0.5, sampling_rate=0.4, parameter_variance=0.5, c1=0.3, tau=0.1)
+        parameter_distortion(
+            data, rounds=1, rate=0.5, sampling_rate=0.4, parameter_variance=0.5, c1=0.3, tau=0.1
+        )
     with pytest.raises(ValueError, match="either distortion_variance or"):
         parameter_distortion(
             data,
@@ -87,14 +112,25 @@ def test_leakage_report_and_calibrations(data):
         )
     with pytest.raises(ValueError, match="sampling_rate"):
         parameter_distortion(
-            data, rounds=1, rate=0.5, sampling_rate=0.0, parameter_variance=0.5, distortion_variance=0.1
+            data,
+            rounds=1,
+            rate=0.5,
+            sampling_rate=0.0,
+            parameter_variance=0.5,
+            distortion_variance=0.1,
         )
 
 
 def test_training_still_learns_and_utility_loss_has_definition_3_sign():
     data = synthetic("logistic", n_clients=8, samples_per_client=100, n_features=5, seed=4)
     clean = parameter_distortion(
-        data, rounds=300, rate=0.5, sampling_rate=0.5, parameter_variance=1.0, distortion_variance=0.0, seed=5
+        data,
+        rounds=300,
+        rate=0.5,
+        sampling_rate=0.5,
+        parameter_variance=1.0,
+        distortion_variance=0.0,
+        seed=5,
     )
     assert clean.final_loss < clean.loss[0]
     noisy = parameter_distortion(

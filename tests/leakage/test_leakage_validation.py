@@ -11,7 +11,8 @@ from hockeystick.base.validation import ParameterTypeError
 
 
 @pytest.mark.parametrize(
-    "value, rule", [(math.nan, "must not be NaN"), (math.inf, "must be finite"), (-math.inf, "must be finite")]
+    "value, rule",
+    [(math.nan, "must not be NaN"), (math.inf, "must be finite"), (-math.inf, "must be finite")],
 )
 def test_nfl_privacy_floor_refuses_a_nan_or_infinite_utility_loss(value, rule):
     with pytest.raises(ValueError, match=f"^utility_loss {rule}"):

@@ -86,11 +86,15 @@ def corrupted(draw: st.DrawFn, state: dict[str, Any]) -> tuple[Any, tuple[Any, .
     target = _at(out, path)
     kinds = ["replace"]
     if isinstance(target, (int, float)) and not isinstance(target, bool):
-        kinds += ["ulps", "half", "double", "negate", "zero"] + (["float"] if isinstance(target, int) else [])
+        kinds += ["ulps", "half", "double", "negate", "zero"] + (
+            ["float"] if isinstance(target, int) else []
+        )
     if isinstance(target, dict):
         kinds += ["add key"] + (["delete key"] if target else [])
     if isinstance(target, list) and target:
-        kinds += ["remove", "duplicate"] + (["swap"] if len(target) > 1 and path != ("rounds",) else [])
+        kinds += ["remove", "duplicate"] + (
+            ["swap"] if len(target) > 1 and path != ("rounds",) else []
+        )
     kind = draw(st.sampled_from(kinds))
     if kind == "replace":
         new = draw(st.sampled_from(ODD))

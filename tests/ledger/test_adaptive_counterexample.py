@@ -66,7 +66,9 @@ def test_the_natural_pld_filter_is_invalid_for_subsampled_rounds_and_the_ledger_
     truth = adaptive_delta(lambda x: max(gaussian_excess(x, 1.0), subsampled_excess(x, 0.2, 0.1)))
     assert truth > 0.15 > BUDGET_DELTA  # the natural filter's (2, 0.12) is false for this run
 
-    ledger = PrivacyLedger(adaptive=True, epsilon=EPSILON, delta=BUDGET_DELTA, orders=[2])  # one order: no union
+    ledger = PrivacyLedger(
+        adaptive=True, epsilon=EPSILON, delta=BUDGET_DELTA, orders=[2]
+    )  # one order: no union
     ledger.record(Round.gaussian(1.0))
     with pytest.raises(ValueError, match="not a valid guarantee"):
         ledger.composition(BUDGET_DELTA)
@@ -75,7 +77,9 @@ def test_the_natural_pld_filter_is_invalid_for_subsampled_rounds_and_the_ledger_
         ledger.record(heavy)
     assert ledger.guarantee().kind == "filter"
 
-    unbudgeted = PrivacyLedger(adaptive=True)  # no budget: it records, and answers only the odometer
+    unbudgeted = PrivacyLedger(
+        adaptive=True
+    )  # no budget: it records, and answers only the odometer
     unbudgeted.record(Round.gaussian(1.0))
     unbudgeted.record(heavy)
     odometer = unbudgeted.guarantee(BUDGET_DELTA)

@@ -52,7 +52,9 @@ def test_the_bracket_holds_the_exact_delta_of_the_composition(sigma, s, rounds):
         one = loss_pmf(sigma, s, 40)
         pmf = one if rounds == 1 else composed(one, one)
         assert exact_delta(pmf, sigma, g.epsilon) <= delta  # the upper epsilon is enough
-        assert exact_delta(pmf, sigma, g.epsilon_lower) >= delta  # the lower one is not more than enough
+        assert (
+            exact_delta(pmf, sigma, g.epsilon_lower) >= delta
+        )  # the lower one is not more than enough
     assert g.epsilon - g.epsilon_lower < 1e-3
 
 
@@ -60,9 +62,13 @@ def test_the_rdp_curve_is_zcdp_and_above_the_exact_renyi_divergence():
     sigma, s, orders = 1.5, 2, (2, 3, 8)
     curve = Round.discrete_gaussian(sigma, s).rdp_upper(orders)
     zcdp = [Fraction(a) * s * s / (2 * Fraction(sigma) ** 2) for a in orders]
-    assert all(Fraction(float(c)) >= z for c, z in zip(curve, zcdp))  # alpha s^2 / (2 sigma^2), never below
+    assert all(
+        Fraction(float(c)) >= z for c, z in zip(curve, zcdp)
+    )  # alpha s^2 / (2 sigma^2), never below
     assert np.allclose(curve, [float(z) for z in zcdp], rtol=1e-14, atol=0)
-    with mpmath.workdps(40):  # D_alpha(N_Z(s) || N_Z(0)) = log(sum_x p^alpha q^(1 - alpha)) / (alpha - 1)
+    with mpmath.workdps(
+        40
+    ):  # D_alpha(N_Z(s) || N_Z(0)) = log(sum_x p^alpha q^(1 - alpha)) / (alpha - 1)
         xs = range(-60, 61)
         z = mpmath.fsum(mpmath.exp(-mpmath.mpf(x * x) / (2 * sigma**2)) for x in xs)
         for a, c in zip(orders, curve):
@@ -100,4 +106,6 @@ def test_the_rdp_filter_and_odometer_read_it_and_a_saved_ledger_restores_it():
     gaussian = PrivacyLedger(adaptive=True)
     gaussian.record(Round.gaussian(3.0), 3)
     gaussian.record(Round.subsampled_gaussian(1.0, 0.01), 10)
-    assert restored.odometer(1e-5).epsilon == pytest.approx(gaussian.odometer(1e-5).epsilon, rel=1e-14)
+    assert restored.odometer(1e-5).epsilon == pytest.approx(
+        gaussian.odometer(1e-5).epsilon, rel=1e-14
+    )

@@ -30,16 +30,28 @@ def test_gdp_filter_halts_an_adaptive_gaussian_run_at_the_budgets_radius():
     with pytest.raises(BudgetExceeded) as stop:
         for _ in range(10_000):
             sigma = rng.choice([4.0, 8.0, 20.0]) if not sigmas or rng.random() < 0.5 else sigmas[-1]
-            ledger.record(Round.gaussian(sigma))  # raises before recording a round the filter refuses
+            ledger.record(
+                Round.gaussian(sigma)
+            )  # raises before recording a round the filter refuses
             sigmas.append(sigma)
     refused = stop.value.next_round.sigma
     spent = math.fsum(1 / s**2 for s in sigmas)
     with mpmath.workdps(50):
         mu = mpmath.findroot(lambda m: gaussian_delta(m, epsilon) - delta, 0.26)
-    assert spent <= mu**2 < spent + 1 / refused**2  # kept the budget, and the refused round would pass it
-    assert gaussian_delta(math.sqrt(spent), epsilon) <= delta  # the run is sqrt(sum mu^2)-GDP within budget
+    assert (
+        spent <= mu**2 < spent + 1 / refused**2
+    )  # kept the budget, and the refused round would pass it
+    assert (
+        gaussian_delta(math.sqrt(spent), epsilon) <= delta
+    )  # the run is sqrt(sum mu^2)-GDP within budget
     g = ledger.guarantee()
-    assert (g.kind, g.method, g.epsilon, g.delta, g.rounds) == ("filter", "gdp", epsilon, delta, len(sigmas))
+    assert (g.kind, g.method, g.epsilon, g.delta, g.rounds) == (
+        "filter",
+        "gdp",
+        epsilon,
+        delta,
+        len(sigmas),
+    )
     with pytest.raises(ValueError, match="unsampled Gaussian"):
         ledger.record(Round.subsampled_gaussian(1.0, 0.1))
 
@@ -47,7 +59,11 @@ def test_gdp_filter_halts_an_adaptive_gaussian_run_at_the_budgets_radius():
 def exact_budget(epsilon: float, delta: float, alpha: int, k: int) -> mpmath.mpf:
     with mpmath.workdps(50):
         a = mpmath.mpf(alpha)
-        return epsilon + (mpmath.log(mpmath.mpf(delta) / k) + mpmath.log(a)) / (a - 1) - mpmath.log(1 - 1 / a)
+        return (
+            epsilon
+            + (mpmath.log(mpmath.mpf(delta) / k) + mpmath.log(a)) / (a - 1)
+            - mpmath.log(1 - 1 / a)
+        )
 
 
 def test_rdp_filter_never_lets_the_spent_rdp_pass_every_budget():
@@ -69,13 +85,17 @@ def test_rdp_filter_never_lets_the_spent_rdp_pass_every_budget():
     step = subsampled_gaussian_rdp(nxt.sigma, nxt.sampling_rate, alpha)
     budgets = [exact_budget(epsilon, delta, a, len(orders)) for a in orders]
     assert any(spent[i] <= budgets[i] for i in range(len(orders)))  # within budget at some order
-    assert all(spent[i] + step[i] * (1 + 1e-9) > budgets[i] for i in range(len(orders)))  # halted in time
+    assert all(
+        spent[i] + step[i] * (1 + 1e-9) > budgets[i] for i in range(len(orders))
+    )  # halted in time
     # the budget at delta / K converts back to epsilon by the repository's tight conversion
     usable = [i for i in range(len(orders)) if budgets[i] > 0]
     at_budget = [rdp_to_epsilon(float(budgets[i]), orders[i], delta / len(orders)) for i in usable]
     assert at_budget == pytest.approx([epsilon] * len(usable), rel=1e-12)
     # the odometer: min_k R(alpha_k) + log(K / delta) / (alpha_k - 1), on the upper side
-    odometer = min(spent[i] + math.log(len(orders) / delta) / (orders[i] - 1) for i in range(len(orders)))
+    odometer = min(
+        spent[i] + math.log(len(orders) / delta) / (orders[i] - 1) for i in range(len(orders))
+    )
     assert odometer <= ledger.odometer(delta).epsilon <= odometer * (1 + 1e-9)
     assert len(recorded) > 50
 
@@ -92,7 +112,9 @@ def test_a_training_loop_stops_before_the_budget_and_says_so():
     with pytest.raises(BudgetExceeded, match=f"stopped before round {steps + 1}"):
         ledger.record(Round.subsampled_gaussian(sigma, 0.01))
     assert ledger.rounds == steps  # the refused round was not recorded
-    assert ledger.would_exceed(Round.subsampled_gaussian(50.0, 1e-4)) is False  # a smaller round still fits
+    assert (
+        ledger.would_exceed(Round.subsampled_gaussian(50.0, 1e-4)) is False
+    )  # a smaller round still fits
     with pytest.raises(ValueError, match="budget"):
         PrivacyLedger(adaptive=True).should_stop(Round.gaussian(1.0))
 

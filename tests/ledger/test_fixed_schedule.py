@@ -19,7 +19,11 @@ def gdp_epsilon(mu: float, delta: float) -> float:
     """eps at delta of mu-GDP, by root finding on the closed form (Dong, Roth & Su 2022) with scipy."""
 
     def excess(e: float) -> float:
-        return float(stats.norm.cdf(-e / mu + mu / 2) - math.exp(e) * stats.norm.cdf(-e / mu - mu / 2) - delta)
+        return float(
+            stats.norm.cdf(-e / mu + mu / 2)
+            - math.exp(e) * stats.norm.cdf(-e / mu - mu / 2)
+            - delta
+        )
 
     return float(optimize.brentq(excess, 0.0, 50.0, xtol=1e-13))
 
@@ -34,7 +38,9 @@ def test_fixed_schedule_bracket_is_the_batch_accountants_and_holds_the_exact_gau
     g = ledger.composition(1e-5)
     lower, upper = batch.epsilon(1e-5, bound="both")
     assert (g.kind, g.method, g.rounds) == ("certified composition", "pld", 100)
-    assert g.epsilon_lower == pytest.approx(lower, rel=1e-9) and g.epsilon == pytest.approx(upper, rel=1e-9)
+    assert g.epsilon_lower == pytest.approx(lower, rel=1e-9) and g.epsilon == pytest.approx(
+        upper, rel=1e-9
+    )
     assert g.epsilon_lower <= g.epsilon
 
     gaussians = PrivacyLedger(adaptive=False, value_discretization_interval=H)
@@ -48,14 +54,23 @@ def test_fixed_schedule_bracket_is_the_batch_accountants_and_holds_the_exact_gau
 
 def test_a_fixed_schedule_halts_where_the_certified_epsilon_would_pass_the_budget():
     epsilon, delta = 2.0, 1e-5
-    ledger = PrivacyLedger(adaptive=False, epsilon=epsilon, delta=delta, value_discretization_interval=H)
+    ledger = PrivacyLedger(
+        adaptive=False, epsilon=epsilon, delta=delta, value_discretization_interval=H
+    )
     with pytest.raises(BudgetExceeded, match="certified epsilon"):
         for _ in range(1000):
             ledger.record(Round.gaussian(3.0))
     t = ledger.rounds
-    exact_now, exact_next = gdp_epsilon(math.sqrt(t) / 3.0, delta), gdp_epsilon(math.sqrt(t + 1) / 3.0, delta)
-    assert exact_now <= ledger.composition().epsilon <= epsilon < exact_next  # kept it; the next round passes it
-    assert ledger.odometer(delta).epsilon >= exact_now  # the odometer holds for a fixed schedule too
+    exact_now, exact_next = (
+        gdp_epsilon(math.sqrt(t) / 3.0, delta),
+        gdp_epsilon(math.sqrt(t + 1) / 3.0, delta),
+    )
+    assert (
+        exact_now <= ledger.composition().epsilon <= epsilon < exact_next
+    )  # kept it; the next round passes it
+    assert (
+        ledger.odometer(delta).epsilon >= exact_now
+    )  # the odometer holds for a fixed schedule too
 
 
 def test_the_brackets_along_the_run_are_the_checkpoints_own():

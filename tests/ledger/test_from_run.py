@@ -34,21 +34,33 @@ def test_the_ledgers_composition_overlaps_the_runs_bracket(run):
 
 def test_the_rounds_are_the_runs_steps_in_order():
     staged = PrivacyLedger.from_run(DPSGD(dataset_size=10_000, batch_size=100, stages=STAGES))
-    assert staged.counts() == {Round.subsampled_gaussian(1.1, 0.01): 300, Round.subsampled_gaussian(0.9, 0.01): 200}
-    plain = PrivacyLedger.from_run(DPSGD(sample_rate=0.01, steps=40, noise_multiplier=2.0), adaptive=True)
+    assert staged.counts() == {
+        Round.subsampled_gaussian(1.1, 0.01): 300,
+        Round.subsampled_gaussian(0.9, 0.01): 200,
+    }
+    plain = PrivacyLedger.from_run(
+        DPSGD(sample_rate=0.01, steps=40, noise_multiplier=2.0), adaptive=True
+    )
     assert plain.adaptive and plain.counts() == {Round.subsampled_gaussian(2.0, 0.01): 40}
 
 
 def test_a_budget_the_run_passes_is_refused():
     with pytest.raises(BudgetExceeded):
-        PrivacyLedger.from_run(DPSGD(sample_rate=0.01, steps=500, noise_multiplier=0.8), epsilon=0.5, delta=1e-5)
+        PrivacyLedger.from_run(
+            DPSGD(sample_rate=0.01, steps=500, noise_multiplier=0.8), epsilon=0.5, delta=1e-5
+        )
 
 
 @pytest.mark.parametrize(
     "run, message",
     [
         (DPSGD(sample_rate=0.01, steps=[10, 20], noise_multiplier=1.0), "records one run, got 2"),
-        (DPSGD(dataset_size=1000, batch_size=10, steps=10, noise_multiplier=1.0, sampling="shuffle"), '"shuffle"'),
+        (
+            DPSGD(
+                dataset_size=1000, batch_size=10, steps=10, noise_multiplier=1.0, sampling="shuffle"
+            ),
+            '"shuffle"',
+        ),
         (Round.gaussian(1.0), "must be a training run"),
     ],
 )

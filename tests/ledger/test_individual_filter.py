@@ -27,7 +27,9 @@ def gaussian_delta(epsilon: float, mu: float) -> float:
     """The exact delta(eps) of the Gaussian mechanism of GDP parameter mu (Balle & Wang 2018, Thm. 8)."""
     if mu == 0:
         return 0.0  # a record that took part in no step
-    return float(norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(-epsilon / mu - mu / 2))
+    return float(
+        norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(-epsilon / mu - mu / 2)
+    )
 
 
 @pytest.mark.parametrize("sigma", [6.0, 10.0])
@@ -50,7 +52,9 @@ def test_each_record_takes_the_steps_its_clipped_norm_pays_for_and_no_more(sigma
 
 
 def test_a_step_with_more_noise_costs_less_and_adaptive_noise_keeps_the_budget():
-    f = IndividualRdpFilter(1, noise_multiplier=2.0, max_grad_norm=1.0, epsilon=2.0, delta=1e-6, orders=8)
+    f = IndividualRdpFilter(
+        1, noise_multiplier=2.0, max_grad_norm=1.0, epsilon=2.0, delta=1e-6, orders=8
+    )
     sigmas, admitted = [], []
     for step in range(400):
         sigma = 2.0 if step % 3 else 6.0  # chosen along the run
@@ -67,12 +71,16 @@ def test_a_step_with_more_noise_costs_less_and_adaptive_noise_keeps_the_budget()
 def test_a_restart_from_the_saved_state_loses_and_repeats_nothing():
     rng = np.random.default_rng(1)
     norms = rng.exponential(1.0, size=(120, 50))
-    whole = IndividualRdpFilter(50, noise_multiplier=4.0, max_grad_norm=1.0, epsilon=1.0, delta=1e-5)
+    whole = IndividualRdpFilter(
+        50, noise_multiplier=4.0, max_grad_norm=1.0, epsilon=1.0, delta=1e-5
+    )
     first = [whole.admit(n) for n in norms]
     half = IndividualRdpFilter(50, noise_multiplier=4.0, max_grad_norm=1.0, epsilon=1.0, delta=1e-5)
     masks = [half.admit(n) for n in norms[:60]]
     state = json.loads(json.dumps(half.state_dict()))
-    resumed = IndividualRdpFilter(50, noise_multiplier=4.0, max_grad_norm=1.0, epsilon=1.0, delta=1e-5)
+    resumed = IndividualRdpFilter(
+        50, noise_multiplier=4.0, max_grad_norm=1.0, epsilon=1.0, delta=1e-5
+    )
     resumed.load_state_dict(state)
     resumed.load_state_dict(state)  # loading twice is loading once
     masks += [resumed.admit(n) for n in norms[60:]]
@@ -100,7 +108,9 @@ def test_bad_settings_are_refused_by_name(call, words):
 
 
 def test_a_state_of_another_configuration_is_refused():
-    state = IndividualRdpFilter(2, noise_multiplier=1.0, max_grad_norm=1.0, epsilon=1.0, delta=1e-5).state_dict()
+    state = IndividualRdpFilter(
+        2, noise_multiplier=1.0, max_grad_norm=1.0, epsilon=1.0, delta=1e-5
+    ).state_dict()
     other = IndividualRdpFilter(2, noise_multiplier=2.0, max_grad_norm=1.0, epsilon=1.0, delta=1e-5)
     with pytest.raises(ValueError, match="another configuration"):
         other.load_state_dict(state)

@@ -23,7 +23,9 @@ def gaussian_delta(mu: float, epsilon: float) -> mpmath.mpf:
 
 
 H = 1e-3  # the PLD grid: coarse, so the tests stay cheap; the bracket's direction is what they check
-TREE = matrix.DPFTRL(rounds=16, noise_multiplier=2.0, min_separation=4)  # sensitivity 6 exactly: mu = 3
+TREE = matrix.DPFTRL(
+    rounds=16, noise_multiplier=2.0, min_separation=4
+)  # sensitivity 6 exactly: mu = 3
 
 
 def test_one_release_is_the_gaussian_of_its_sensitivity_and_the_accountants_epsilon():
@@ -44,7 +46,9 @@ def test_composed_with_a_gaussian_round_the_mu_squares_add_up():
     ledger.record(Round.gaussian(2.0))  # mu = 1/2
     ledger.record(Round.matrix_mechanism(TREE))  # mu = 3
     g = ledger.composition(delta)
-    mu = math.sqrt(9.25)  # Gaussians compose to the Gaussian of sqrt(sum mu^2) (Dong, Roth & Su 2022, Cor. 3.3)
+    mu = math.sqrt(
+        9.25
+    )  # Gaussians compose to the Gaussian of sqrt(sum mu^2) (Dong, Roth & Su 2022, Cor. 3.3)
     assert gaussian_delta(mu, g.epsilon) <= delta <= gaussian_delta(mu, g.epsilon_lower)
     curve = ledger.composition_curve(delta)
     assert curve.upper[-1] == pytest.approx(g.epsilon, rel=1e-9)
@@ -56,14 +60,23 @@ def test_a_sensitivity_only_bounded_keeps_the_accountants_bracket():
     bounded = matrix.DPFTRL(rounds=100, noise_multiplier=4.0, min_separation=10)
     assert bounded.sensitivity_kind == "upper bound"
     one = Round.matrix_mechanism(bounded)
-    assert (one.sensitivity, one.sensitivity_lower) == (bounded.sensitivity, bounded.sensitivity_lower)
+    assert (one.sensitivity, one.sensitivity_lower) == (
+        bounded.sensitivity,
+        bounded.sensitivity_lower,
+    )
     ledger = PrivacyLedger(adaptive=False, value_discretization_interval=H)
     ledger.record(one)
     g = ledger.composition(delta)
     lower, upper = bounded.epsilon(delta, bound="both")
-    assert gaussian_delta(bounded.sensitivity / 4.0, g.epsilon) <= delta  # the upper side at the upper sensitivity
-    assert gaussian_delta(bounded.sensitivity_lower / 4.0, g.epsilon_lower) >= delta  # the lower at the lower one
-    assert g.epsilon == pytest.approx(upper, rel=1e-3) and g.epsilon_lower == pytest.approx(lower, rel=1e-3)
+    assert (
+        gaussian_delta(bounded.sensitivity / 4.0, g.epsilon) <= delta
+    )  # the upper side at the upper sensitivity
+    assert (
+        gaussian_delta(bounded.sensitivity_lower / 4.0, g.epsilon_lower) >= delta
+    )  # the lower at the lower one
+    assert g.epsilon == pytest.approx(upper, rel=1e-3) and g.epsilon_lower == pytest.approx(
+        lower, rel=1e-3
+    )
 
 
 def test_rdp_is_the_accountants_and_the_gdp_filter_reads_mu():
@@ -90,7 +103,9 @@ def test_the_settings_outside_the_proof_are_refused_and_a_saved_ledger_restores_
         Round.matrix_mechanism(2.0)
     with pytest.raises(ValueError, match="sensitivity_lower must be <= sensitivity"):
         Round("matrix_mechanism", sigma=1.0, sensitivity=1.0, sensitivity_lower=2.0)
-    ledger = PrivacyLedger(adaptive=False, epsilon=30.0, delta=1e-6, value_discretization_interval=H)
+    ledger = PrivacyLedger(
+        adaptive=False, epsilon=30.0, delta=1e-6, value_discretization_interval=H
+    )
     ledger.record(Round.matrix_mechanism(TREE))
     restored = PrivacyLedger.from_json(ledger.to_json())
     assert restored.counts() == ledger.counts()

@@ -28,9 +28,9 @@ def test_few_rates_are_each_clients_own_and_many_are_rounded_up():
     expected = [direct(q, 1.2, 500, 1e-6) for q in rates]
     assert report.epsilons == pytest.approx(expected, rel=1e-8)
     assert all(e >= x for e, x in zip(report.epsilons, expected, strict=True))
-    assert report.worst == pytest.approx(max(expected), rel=1e-8) and report.median == pytest.approx(
-        np.median(expected), rel=1e-8
-    )
+    assert report.worst == pytest.approx(
+        max(expected), rel=1e-8
+    ) and report.median == pytest.approx(np.median(expected), rel=1e-8)
 
     many = np.random.default_rng(3).uniform(1e-3, 0.05, GRID_POINTS + 500)
     rounded = per_client_epsilon(many, sigma=1.2, rounds=500, delta=1e-6)
@@ -48,7 +48,11 @@ def test_a_realized_record_is_the_gaussian_mechanism_without_amplification():
         mu = math.sqrt(k) / sigma
 
         def excess(e: float, mu: float = mu) -> float:
-            return float(stats.norm.cdf(-e / mu + mu / 2) - math.exp(e) * stats.norm.cdf(-e / mu - mu / 2) - delta)
+            return float(
+                stats.norm.cdf(-e / mu + mu / 2)
+                - math.exp(e) * stats.norm.cdf(-e / mu - mu / 2)
+                - delta
+            )
 
         exact = optimize.brentq(excess, 0.0, 60.0, xtol=1e-14)
         assert exact <= eps <= exact * (1 + 1e-9)

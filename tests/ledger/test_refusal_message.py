@@ -24,8 +24,13 @@ def test_a_first_round_the_rdp_filter_cannot_admit_says_why_and_what_to_change(d
     with pytest.raises(BudgetExceeded) as refused:
         ledger.record(FIRST)
     text = str(refused.value)
-    assert text == f"stopped before round 1: {ledger.explain(FIRST)}; the run so far: {ledger.guarantee()}"
-    cost = re.search(r"at order (\d+), the closest of its 25, it costs (\S+) against a budget of (\S+);", text)
+    assert (
+        text
+        == f"stopped before round 1: {ledger.explain(FIRST)}; the run so far: {ledger.guarantee()}"
+    )
+    cost = re.search(
+        r"at order (\d+), the closest of its 25, it costs (\S+) against a budget of (\S+);", text
+    )
     assert cost, text
     order, spent, budget = int(cost[1]), float(cost[2]), float(cost[3])
     assert spent > budget
@@ -51,10 +56,15 @@ def test_a_first_round_the_rdp_filter_cannot_admit_says_why_and_what_to_change(d
 def test_a_gaussian_round_refused_by_the_rdp_filter_names_the_gdp_filter_that_admits_it():
     ledger = PrivacyLedger(adaptive=True, epsilon=1.0, delta=1e-5)
     one = Round.gaussian(4.0)
-    assert "the GDP filter (filter='gdp', exact for unsampled Gaussian rounds) admits it" in ledger.explain(one)
+    assert (
+        "the GDP filter (filter='gdp', exact for unsampled Gaussian rounds) admits it"
+        in ledger.explain(one)
+    )
     assert not PrivacyLedger(adaptive=True, epsilon=1.0, delta=1e-5, filter="gdp").should_stop(one)
     tight = PrivacyLedger(adaptive=True, epsilon=1.0, delta=1e-5, filter="gdp")
-    assert re.search(r"more noise \(sigma >= 3\.7\d* times the sensitivity\)", tight.explain(Round.gaussian(1.0)))
+    assert re.search(
+        r"more noise \(sigma >= 3\.7\d* times the sensitivity\)", tight.explain(Round.gaussian(1.0))
+    )
 
 
 def test_a_spent_budget_says_how_much_the_rounds_before_spent():
@@ -63,13 +73,19 @@ def test_a_spent_budget_says_how_much_the_rounds_before_spent():
     assert ledger.explain(one) is None
     ledger.record(one, 1483)
     text = ledger.explain(one)
-    assert text.startswith("after 1483 rounds the RDP filter of budget (3, 1e-05) has no room for one round")
-    spent, budget = (float(x) for x in re.search(r"have spent (\S+) against a budget of (\S+) ", text).groups())
+    assert text.startswith(
+        "after 1483 rounds the RDP filter of budget (3, 1e-05) has no room for one round"
+    )
+    spent, budget = (
+        float(x) for x in re.search(r"have spent (\S+) against a budget of (\S+) ", text).groups()
+    )
     assert spent > budget
     fixed = PrivacyLedger(adaptive=False, epsilon=1.0, delta=1e-5)
     fixed.record(one, 100)
     text = fixed.explain(one, 200)
-    assert re.match(r"after 100 rounds, with 200 rounds of .* at delta = 1e-05 would be \d\.\d+, over 1;", text), text
+    assert re.match(
+        r"after 100 rounds, with 200 rounds of .* at delta = 1e-05 would be \d\.\d+, over 1;", text
+    ), text
     with_them = float(re.search(r"would be (\S+), over", text)[1])
     composed = PrivacyLedger(adaptive=False)
     composed.record(one, 300)
@@ -81,14 +97,20 @@ def test_the_repr_says_what_the_ledger_holds():
     assert repr(ledger).endswith("rounds=0 (0 distinct), spent=nothing)")
     ledger.record(Round.subsampled_gaussian(1.0, 0.01), 1000)
     shown = repr(ledger)
-    assert shown.startswith("PrivacyLedger(adaptive=True, budget=(3, 1e-05), filter='rdp', orders=[7], rounds=1000")
+    assert shown.startswith(
+        "PrivacyLedger(adaptive=True, budget=(3, 1e-05), filter='rdp', orders=[7], rounds=1000"
+    )
     share = float(re.search(r"spent=(\S+) of the RDP budget at order 7", shown)[1])
     budget = rdp_budgets(3.0, 1e-5, (7,))[0]
-    assert share == pytest.approx(1000 * Round.subsampled_gaussian(1.0, 0.01).rdp_upper((7,))[0] / budget, rel=2e-4)
+    assert share == pytest.approx(
+        1000 * Round.subsampled_gaussian(1.0, 0.01).rdp_upper((7,))[0] / budget, rel=2e-4
+    )
 
 
 def test_arguments_are_refused_by_name_and_rule():
-    with pytest.raises(ValueError, match=r"sampling_rate q must satisfy 0 < q <= 1, got 1\.5 \(a probability"):
+    with pytest.raises(
+        ValueError, match=r"sampling_rate q must satisfy 0 < q <= 1, got 1\.5 \(a probability"
+    ):
         Round.subsampled_gaussian(1.0, 1.5)
     with pytest.raises(ValueError, match="nobody takes part"):
         Round.subsampled_gaussian(1.0, 0.0)
@@ -99,7 +121,9 @@ def test_arguments_are_refused_by_name_and_rule():
     assert built.steps == 0
     for records in (2**64, 2**41):
         with pytest.raises(ValueError, match=r"num_records must be a whole number in \[1, 2\^40\]"):
-            IndividualRdpFilter(records, noise_multiplier=1.0, max_grad_norm=1.0, epsilon=1.0, delta=1e-5)
+            IndividualRdpFilter(
+                records, noise_multiplier=1.0, max_grad_norm=1.0, epsilon=1.0, delta=1e-5
+            )
     assert PrivacyLedger(adaptive=True, orders=np.array(7)).orders == (7,)
     with pytest.raises(ValueError, match=r"orders must be one order or a flat sequence of orders"):
         PrivacyLedger(adaptive=True, orders=np.array([[7, 8]]))
@@ -108,7 +132,13 @@ def test_arguments_are_refused_by_name_and_rule():
 def test_an_individual_filter_state_is_refused_by_field():
     built = IndividualRdpFilter(2, noise_multiplier=1.0, max_grad_norm=1.0, epsilon=1.0, delta=1e-5)
     state = built.state_dict()
-    for spent in ([["0.1"], ["0.2"]], [[0.1], [0.2, 0.3]], [[True], [False]], [[-1.0], [0.0]], None):
+    for spent in (
+        [["0.1"], ["0.2"]],
+        [[0.1], [0.2, 0.3]],
+        [[True], [False]],
+        [[-1.0], [0.0]],
+        None,
+    ):
         with pytest.raises(ValueError, match="state's spent must hold numbers >= 0"):
             built.load_state_dict(dict(state, spent=spent))
     for steps in (1.0, "3", True, -1):

@@ -11,9 +11,28 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hockeystick.ledger import PrivacyLedger, Round, best_order, per_client_epsilon, realized_client_epsilon
+from hockeystick.ledger import (
+    PrivacyLedger,
+    Round,
+    best_order,
+    per_client_epsilon,
+    realized_client_epsilon,
+)
 
-EDGES: list[Any] = [math.nan, math.inf, -math.inf, 0.0, -0.0, -1.0, 5e-324, 1e308, True, "1.0", None, [0.5, 0.5]]
+EDGES: list[Any] = [
+    math.nan,
+    math.inf,
+    -math.inf,
+    0.0,
+    -0.0,
+    -1.0,
+    5e-324,
+    1e308,
+    True,
+    "1.0",
+    None,
+    [0.5, 0.5],
+]
 
 
 def _ledger_odometer(delta: Any) -> float:
@@ -50,7 +69,11 @@ CALLS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         per_client_epsilon,
         {"participation_rates": [0.01, 0.1], "sigma": 1.0, "rounds": 100, "delta": 1e-5},
     ),
-    ("realized_client_epsilon", realized_client_epsilon, {"participations": [0, 3], "sigma": 1.0, "delta": 1e-5}),
+    (
+        "realized_client_epsilon",
+        realized_client_epsilon,
+        {"participations": [0, 3], "sigma": 1.0, "delta": 1e-5},
+    ),
 ]
 
 

@@ -16,13 +16,18 @@ def exact_subsampled(sigma: float, q: float, alpha: int) -> mpmath.mpf:
     with mpmath.workdps(50):
         s, q_ = mpmath.mpf(sigma), mpmath.mpf(q)
         a = mpmath.fsum(
-            mpmath.binomial(alpha, i) * (1 - q_) ** (alpha - i) * q_**i * mpmath.exp((i * i - i) / (2 * s * s))
+            mpmath.binomial(alpha, i)
+            * (1 - q_) ** (alpha - i)
+            * q_**i
+            * mpmath.exp((i * i - i) / (2 * s * s))
             for i in range(alpha + 1)
         )
         return mpmath.log(a) / (alpha - 1)
 
 
-@pytest.mark.parametrize(("sigma", "q"), [(1.0, 0.01), (0.5, 0.2), (3.0, 1e-4), (0.3, 0.9), (1.1, 1e-7), (20.0, 0.5)])
+@pytest.mark.parametrize(
+    ("sigma", "q"), [(1.0, 0.01), (0.5, 0.2), (3.0, 1e-4), (0.3, 0.9), (1.1, 1e-7), (20.0, 0.5)]
+)
 def test_subsampled_curve_is_above_the_exact_sum_and_close(sigma, q):
     orders = (2, 3, 7, 32, 128)
     curve = Round.subsampled_gaussian(sigma, q).rdp_upper(orders)
@@ -41,7 +46,9 @@ def test_gaussian_and_laplace_curves_against_their_closed_forms():
         for scale in (0.5, 3.0, 1e4):  # 1e4: eps = 1e-4, where eps and the log term cancel to ~1e-8
             for alpha, value in zip(orders, Round.laplace(scale).rdp_upper(orders), strict=True):
                 e, a = 1 / mpmath.mpf(scale), mpmath.mpf(alpha)
-                exact = e + mpmath.log1p((a - 1) * mpmath.expm1(e * (1 - 2 * a)) / (2 * a - 1)) / (a - 1)
+                exact = e + mpmath.log1p((a - 1) * mpmath.expm1(e * (1 - 2 * a)) / (2 * a - 1)) / (
+                    a - 1
+                )
                 assert exact <= value <= exact * (1 + 1e-9)
 
 
@@ -57,5 +64,7 @@ def test_rounds_refuse_what_no_curve_is_computed_for():
         check_integer_orders([2.5])
     with pytest.raises(ValueError, match="orders"):
         check_integer_orders([1])
-    assert Round.from_dict(Round.subsampled_gaussian(1.0, 0.25).to_dict()) == Round.subsampled_gaussian(1.0, 0.25)
+    assert Round.from_dict(
+        Round.subsampled_gaussian(1.0, 0.25).to_dict()
+    ) == Round.subsampled_gaussian(1.0, 0.25)
     assert np.all(Round.subsampled_gaussian(1e-3, 0.5).rdp_upper((2, 64)) > 1e5)  # huge, never NaN

@@ -29,27 +29,48 @@ def test_a_compose_files_stages_give_the_compose_commands_bracket():
         Round.laplace(4.0): 1,
     }
     g = ledger.composition(delta)
-    lower, upper = compose_stages(STAGES, value_discretization_interval=h).epsilon(delta, bound="both")
-    assert g.epsilon_lower <= upper and lower <= g.epsilon  # two certified brackets of one composition
+    lower, upper = compose_stages(STAGES, value_discretization_interval=h).epsilon(
+        delta, bound="both"
+    )
+    assert (
+        g.epsilon_lower <= upper and lower <= g.epsilon
+    )  # two certified brackets of one composition
     assert g.epsilon == pytest.approx(upper, rel=1e-3)
 
 
 def test_an_inexact_sensitivity_is_folded_into_the_noise_rounded_down():
-    one, rounds = Round.from_stage({"mechanism": "gaussian", "noise_multiplier": 1.0, "sensitivity": 3, "rounds": 7})
-    assert rounds == 7 and Fraction(one.sigma) <= Fraction(1, 3) and one.sigma == pytest.approx(1 / 3, rel=1e-15)
-    full, _ = Round.from_stage({"mechanism": "subsampled_gaussian", "sigma": 2.0, "sampling_rate": 1.0})
+    one, rounds = Round.from_stage(
+        {"mechanism": "gaussian", "noise_multiplier": 1.0, "sensitivity": 3, "rounds": 7}
+    )
+    assert (
+        rounds == 7
+        and Fraction(one.sigma) <= Fraction(1, 3)
+        and one.sigma == pytest.approx(1 / 3, rel=1e-15)
+    )
+    full, _ = Round.from_stage(
+        {"mechanism": "subsampled_gaussian", "sigma": 2.0, "sampling_rate": 1.0}
+    )
     assert full == Round.gaussian(2.0)
 
 
 @pytest.mark.parametrize(
     ("stage", "match"),
     [
-        ({"mechanism": "randomized_response", "epsilon": 1.0}, "the ledger records stages of gaussian"),
+        (
+            {"mechanism": "randomized_response", "epsilon": 1.0},
+            "the ledger records stages of gaussian",
+        ),
         ({"mechanism": "gausian", "sigma": 1.0}, "did you mean"),
-        ({"mechanism": "gaussian", "sigma": 1.0, "sampling_rate": 0.1}, "a gaussian stage takes sigma"),
+        (
+            {"mechanism": "gaussian", "sigma": 1.0, "sampling_rate": 0.1},
+            "a gaussian stage takes sigma",
+        ),
         ({"mechanism": "laplace"}, "a laplace stage needs scale"),
         ({"mechanism": "gaussian", "sigma": 1.0, "rounds": 0}, "rounds must be an integer >= 1"),
-        ({"mechanism": "gaussian", "sigma": 1.0, "sensitivity": -1.0}, "sensitivity must be a finite number > 0"),
+        (
+            {"mechanism": "gaussian", "sigma": 1.0, "sensitivity": -1.0},
+            "sensitivity must be a finite number > 0",
+        ),
         ("gaussian", "a stage must be a table"),
     ],
 )

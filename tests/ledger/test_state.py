@@ -9,9 +9,9 @@ import pytest
 
 from hockeystick.ledger import BudgetExceeded, PrivacyLedger, Round
 
-SCHEDULE = [Round.subsampled_gaussian(1.0 + 0.01 * (t % 7), 0.01 + 0.001 * (t % 3)) for t in range(40)] + [
-    Round.gaussian(5.0)
-] * 5
+SCHEDULE = [
+    Round.subsampled_gaussian(1.0 + 0.01 * (t % 7), 0.01 + 0.001 * (t % 3)) for t in range(40)
+] + [Round.gaussian(5.0)] * 5
 
 
 def build() -> PrivacyLedger:

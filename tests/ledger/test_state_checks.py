@@ -60,7 +60,9 @@ def test_sums_within_the_round_off_tolerance_are_read_and_recomputed_beyond_it_r
     # 4 (n + m + 1) u is the stated tolerance: a relative change of (n + m) u is inside it, 8 (n + m + 1) u is not
     inside = dict(state, rdp_sum=[x * (1 + 2 * terms * 2.0**-53) for x in state["rdp_sum"]])
     assert PrivacyLedger.from_state_dict(inside).state_dict() == state
-    outside = dict(state, rdp_sum=[x * (1 + 8 * (2 * terms + 1) * 2.0**-53) for x in state["rdp_sum"]])
+    outside = dict(
+        state, rdp_sum=[x * (1 + 8 * (2 * terms + 1) * 2.0**-53) for x in state["rdp_sum"]]
+    )
     with pytest.raises(ValueError, match="rdp_sum disagrees with its rounds and orders at order 2"):
         PrivacyLedger.from_state_dict(outside)
 
@@ -68,7 +70,12 @@ def test_sums_within_the_round_off_tolerance_are_read_and_recomputed_beyond_it_r
 def test_a_state_summed_call_by_call_is_read():
     """The sums of a ledger that added each record call on its own (the running sum a state may carry): within
     the tolerance of the block-by-block recomputation, which the restored ledger holds."""
-    calls = [(ROUND, 1)] * 5 + [(ROUND, 7), (Round.gaussian(4.0), 1), (Round.gaussian(4.0), 3), (ROUND, 2)]
+    calls = [(ROUND, 1)] * 5 + [
+        (ROUND, 7),
+        (Round.gaussian(4.0), 1),
+        (Round.gaussian(4.0), 3),
+        (ROUND, 2),
+    ]
     ledger = PrivacyLedger(adaptive=True)
     rdp, mu2 = RunningSum(len(ledger.orders)), RunningSum(1)
     for one, times in calls:
@@ -79,7 +86,11 @@ def test_a_state_summed_call_by_call_is_read():
     state = ledger.state_dict()
     assert state["rounds"][0][1] == 12 and state["rdp_terms"] < rdp.terms
     call_by_call = dict(
-        state, rdp_sum=rdp.values.tolist(), rdp_terms=rdp.terms, mu2_sum=float(mu2.values[0]), mu2_terms=mu2.terms
+        state,
+        rdp_sum=rdp.values.tolist(),
+        rdp_terms=rdp.terms,
+        mu2_sum=float(mu2.values[0]),
+        mu2_terms=mu2.terms,
     )
     assert PrivacyLedger.from_state_dict(call_by_call).state_dict() == state
     with pytest.raises(ValueError, match="rdp_terms must be a whole number"):
@@ -120,5 +131,10 @@ def test_each_field_is_checked_and_named():
     gdp = dict(state, filter="gdp")
     with pytest.raises(ValueError, match=r"rounds\[0\] is a subsampled_gaussian round"):
         PrivacyLedger.from_state_dict(gdp)
-    with pytest.raises(ValueError, match=r"state's budget differ.*\[3\.0, 1e-05\] in the state, \[4\.0, 1e-05\] here"):
-        PrivacyLedger(adaptive=True, epsilon=4.0, delta=1e-5, orders=[4, 8, 16]).load_state_dict(state)
+    with pytest.raises(
+        ValueError,
+        match=r"state's budget differ.*\[3\.0, 1e-05\] in the state, \[4\.0, 1e-05\] here",
+    ):
+        PrivacyLedger(adaptive=True, epsilon=4.0, delta=1e-5, orders=[4, 8, 16]).load_state_dict(
+            state
+        )

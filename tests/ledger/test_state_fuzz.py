@@ -43,7 +43,9 @@ def _ledgers() -> dict[str, PrivacyLedger]:
     fixed.record(Round.laplace(4.0), 2)
     fixed.record(Round.discrete_gaussian(3.0, 2), 4)
     fixed.record(ONE, 10)
-    budgeted = PrivacyLedger(adaptive=False, epsilon=1.0, delta=1e-5, value_discretization_interval=1e-3)
+    budgeted = PrivacyLedger(
+        adaptive=False, epsilon=1.0, delta=1e-5, value_discretization_interval=1e-3
+    )
     budgeted.record(ONE, 50)
     infinite = PrivacyLedger(adaptive=True, orders=[3, 7, 64])
     infinite.record(Round.gaussian(4.0))
@@ -78,7 +80,9 @@ def check(name: str, state: Any, path: tuple[Any, ...], kind: str) -> str:
         outcome = "refused"
     else:
         got = restored.state_dict()
-        assert PrivacyLedger.from_state_dict(got).state_dict() == got  # a restored ledger saves what it reads
+        assert (
+            PrivacyLedger.from_state_dict(got).state_dict() == got
+        )  # a restored ledger saves what it reads
         if got == saved:
             assert answers(restored) == answers(original)
             outcome = "read as saved"

@@ -13,7 +13,15 @@ from dp_accounting.rdp import rdp_privacy_accountant as R
 
 from hockeystick.calibrate import calibrate
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
-from hockeystick.matrix import BLT, DPFTRL, Banded, MatrixMechanism, MinSeparation, Tree, l2_sensitivity
+from hockeystick.matrix import (
+    BLT,
+    DPFTRL,
+    Banded,
+    MatrixMechanism,
+    MinSeparation,
+    Tree,
+    l2_sensitivity,
+)
 from hockeystick.rdp.tree_aggregation import single_epoch_tree_aggregation_rdp, tree_depth
 
 ORDERS = [1.5, 2.0, 4.0, 8.0, 32.0, 256.0]
@@ -27,18 +35,26 @@ def test_single_epoch_tree_rdp_matches_dp_accounting(rounds, noise):
     and hockeystick's rdp.tree_aggregation; ours is certified, so at most a few ulps above."""
     acc = DPFTRL(rounds=rounds, noise_multiplier=noise, max_participations=1)
     event = dp_accounting.SingleEpochTreeAggregationDpEvent(noise, rounds)
-    theirs = R.RdpAccountant(ORDERS, dp_accounting.NeighboringRelation.REPLACE_SPECIAL).compose(event).rdp
+    theirs = (
+        R.RdpAccountant(ORDERS, dp_accounting.NeighboringRelation.REPLACE_SPECIAL)
+        .compose(event)
+        .rdp
+    )
     ours = acc.rdp(ORDERS)
     assert (ours >= theirs).all()
     np.testing.assert_allclose(ours, theirs, rtol=1e-13)
-    np.testing.assert_allclose(ours, single_epoch_tree_aggregation_rdp(noise, rounds, ORDERS), rtol=1e-13)
+    np.testing.assert_allclose(
+        ours, single_epoch_tree_aggregation_rdp(noise, rounds, ORDERS), rtol=1e-13
+    )
 
 
 @pytest.mark.parametrize("epoch, epochs", [(1, 5), (8, 3), (13, 4), (64, 2)])
 def test_restarted_tree_is_the_composition_of_its_epochs(epoch, epochs):
     """A tree restarted every epoch, each client once per epoch (min separation = the epoch): the trees see
     disjoint rounds, so rho = epochs * depth(epoch) / (2 z^2) (Kairouz et al. 2021, tree with restarts)."""
-    acc = DPFTRL(rounds=epoch * epochs, noise_multiplier=2.0, min_separation=epoch, strategy="tree_restart")
+    acc = DPFTRL(
+        rounds=epoch * epochs, noise_multiplier=2.0, min_separation=epoch, strategy="tree_restart"
+    )
     expected = epochs * tree_depth(epoch) / 8.0
     assert acc.sensitivity_kind == "exact"
     assert expected <= acc.zcdp_rho <= expected * (1 + 1e-13)
@@ -52,7 +68,9 @@ def test_gaussian_sides_against_50_digit_theta():
         acc = DPFTRL(rounds=rounds, noise_multiplier=z, max_participations=1)
         mu = mpmath.sqrt(tree_depth(rounds)) / mpmath.mpf(z)
         for eps in (0.1, 1.0, 4.0):
-            exact = mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+            exact = mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(
+                -eps / mu - mu / 2
+            )
             low, high = acc.delta(eps, bound="both")
             assert low <= exact <= high
             assert float(high) == pytest.approx(float(exact), rel=1e-9)
@@ -61,7 +79,9 @@ def test_gaussian_sides_against_50_digit_theta():
 
 
 def test_the_guarantee_is_the_gaussian_mechanism_at_the_certified_sensitivity():
-    acc = DPFTRL(rounds=50, noise_multiplier=1.5, min_separation=5, strategy=Banded([1.0, 0.5, 0.25]))
+    acc = DPFTRL(
+        rounds=50, noise_multiplier=1.5, min_separation=5, strategy=Banded([1.0, 0.5, 0.25])
+    )
     gm = GaussianMechanism(sigma=1.5, sensitivity=acc.sensitivity)
     assert acc.epsilon(1e-5) == gm.epsilon(1e-5)
     assert acc.delta(2.0) == gm.delta(2.0)
@@ -86,7 +106,9 @@ def test_an_upper_bound_sensitivity_gives_a_bracket_with_the_truth_inside():
 
 
 def test_noise_multiplier_and_structure_broadcast():
-    acc = DPFTRL(rounds=np.array([[16], [32]]), noise_multiplier=np.array([1.0, 2.0, 4.0]), min_separation=4)
+    acc = DPFTRL(
+        rounds=np.array([[16], [32]]), noise_multiplier=np.array([1.0, 2.0, 4.0]), min_separation=4
+    )
     assert np.shape(acc.zcdp_rho) == (2, 3)
     assert acc.epsilon(np.array([1e-5, 1e-6, 1e-7])).shape == (2, 3)
     assert acc.rdp(ORDERS).shape == (2, 3, len(ORDERS))
@@ -100,7 +122,9 @@ def test_noise_multiplier_and_structure_broadcast():
 
 
 def test_calibrated_noise_multiplier_is_certified_and_extremal():
-    z = calibrate("dp_ftrl_tree", "noise_multiplier", epsilon=2.0, delta=1e-6, rounds=64, min_separation=8)
+    z = calibrate(
+        "dp_ftrl_tree", "noise_multiplier", epsilon=2.0, delta=1e-6, rounds=64, min_separation=8
+    )
     assert DPFTRL(rounds=64, noise_multiplier=z, min_separation=8).delta(2.0) <= 1e-6
     assert DPFTRL(rounds=64, noise_multiplier=z * (1 - 1e-6), min_separation=8).delta(2.0) > 1e-6
 
@@ -108,12 +132,22 @@ def test_calibrated_noise_multiplier_is_certified_and_extremal():
 def test_min_separation_is_never_below_fixed_epochs_and_grows_with_participations():
     for strategy in ("tree", BLT([0.9, 0.3], [0.4, 0.2])):
         fixed = DPFTRL(
-            rounds=24, noise_multiplier=1.0, min_separation=4, participation="fixed_epochs", strategy=strategy
+            rounds=24,
+            noise_multiplier=1.0,
+            min_separation=4,
+            participation="fixed_epochs",
+            strategy=strategy,
         )
         free = DPFTRL(rounds=24, noise_multiplier=1.0, min_separation=4, strategy=strategy)
         assert fixed.sensitivity_lower <= free.sensitivity
         capped = [
-            DPFTRL(rounds=24, noise_multiplier=1.0, min_separation=4, max_participations=k, strategy=strategy)
+            DPFTRL(
+                rounds=24,
+                noise_multiplier=1.0,
+                min_separation=4,
+                max_participations=k,
+                strategy=strategy,
+            )
             for k in (1, 2, 3, 6)
         ]
         uppers = [a.sensitivity for a in capped]

@@ -28,19 +28,34 @@ def banded_matrix(coefficients: list[float], rounds: int) -> np.ndarray:
     return c
 
 
-@pytest.mark.parametrize("rounds, noise, rate", [(1, 1.0, 0.5), (100, 1.0, 0.1), (1000, 0.8, 0.01), (64, 2.5, 1.0)])
+@pytest.mark.parametrize(
+    "rounds, noise, rate", [(1, 1.0, 0.5), (100, 1.0, 0.1), (1000, 0.8, 0.01), (64, 2.5, 1.0)]
+)
 def test_one_band_is_dp_sgd(rounds, noise, rate):
     """b = 1, C = I: every record in every round with probability q is DP-SGD, and the accountant is DP-SGD's
     subsampled Gaussian PLD itself: both sides equal to the bit, for Banded([1]) and for the identity matrix."""
     dp_sgd = SubsampledGaussianPLD(sigma=noise, sampling_rate=rate, rounds=rounds)
     for strategy in (Banded([1.0]), np.eye(rounds)):
         acc = AmplifiedBandedMF(
-            rounds=rounds, noise_multiplier=noise, sampling_rate=rate, strategy=strategy, min_separation=1
+            rounds=rounds,
+            noise_multiplier=noise,
+            sampling_rate=rate,
+            strategy=strategy,
+            min_separation=1,
         )
-        assert (acc.participations, acc.column_norm, acc.column_norm_lower, acc.kind) == (rounds, 1.0, 1.0, "exact")
-        for ours, theirs in zip(acc.delta(EPSILONS, bound="both"), dp_sgd.delta(EPSILONS, bound="both")):
+        assert (acc.participations, acc.column_norm, acc.column_norm_lower, acc.kind) == (
+            rounds,
+            1.0,
+            1.0,
+            "exact",
+        )
+        for ours, theirs in zip(
+            acc.delta(EPSILONS, bound="both"), dp_sgd.delta(EPSILONS, bound="both")
+        ):
             np.testing.assert_array_equal(ours, theirs)
-        for ours, theirs in zip(acc.epsilon(DELTAS, bound="both"), dp_sgd.epsilon(DELTAS, bound="both")):
+        for ours, theirs in zip(
+            acc.epsilon(DELTAS, bound="both"), dp_sgd.epsilon(DELTAS, bound="both")
+        ):
             np.testing.assert_array_equal(ours, theirs)
 
 
@@ -64,12 +79,20 @@ def test_amplified_not_above_unamplified(bands, separation):
     uppers = []
     for rate in (0.01, 0.1, 0.5):
         acc = AmplifiedBandedMF(
-            rounds=rounds, noise_multiplier=noise, sampling_rate=rate, strategy=Banded(bands), min_separation=separation
+            rounds=rounds,
+            noise_multiplier=noise,
+            sampling_rate=rate,
+            strategy=Banded(bands),
+            min_separation=separation,
         )
         uppers.append(acc.epsilon(1e-6))
     assert uppers[0] < uppers[1] < uppers[2] < plain_low
     full = AmplifiedBandedMF(
-        rounds=rounds, noise_multiplier=noise, sampling_rate=1.0, strategy=Banded(bands), min_separation=separation
+        rounds=rounds,
+        noise_multiplier=noise,
+        sampling_rate=1.0,
+        strategy=Banded(bands),
+        min_separation=separation,
     )
     assert full.kind == "exact"
     low, high = full.epsilon(1e-6, bound="both")
@@ -85,7 +108,10 @@ def test_jax_privacy_published_epsilon():
     b-banded C of unit columns, b groups, give 3.77 for every b."""
     for b in (1, 2, 4, 16):
         acc = AmplifiedBandedMF(
-            rounds=512 * b, noise_multiplier=3.0, sampling_rate=0.1, strategy=Banded(np.full(b, 1.0 / math.sqrt(b)))
+            rounds=512 * b,
+            noise_multiplier=3.0,
+            sampling_rate=0.1,
+            strategy=Banded(np.full(b, 1.0 / math.sqrt(b))),
         )
         low, high = acc.epsilon(1e-6, bound="both")
         assert round(high, 2) == 3.77 and round(low, 2) == 3.77
@@ -93,22 +119,36 @@ def test_jax_privacy_published_epsilon():
 
 @pytest.mark.parametrize(
     "bands, rounds, separation, noise, rate",
-    [([1.0, 0.6, 0.3], 300, 3, 1.0, 0.05), ([0.8, 0.5], 1000, 10, 2.0, 0.2), ([1.0, 0.9, 0.8, 0.7], 97, 5, 0.9, 0.02)],
+    [
+        ([1.0, 0.6, 0.3], 300, 3, 1.0, 0.05),
+        ([0.8, 0.5], 1000, 10, 2.0, 0.2),
+        ([1.0, 0.9, 0.8, 0.7], 97, 5, 0.9, 0.02),
+    ],
 )
 def test_against_dp_accounting_pld_of_jax_privacy_event(bands, rounds, separation, noise, rate):
     """jax_privacy's ``amplified_bandmf_event`` (jax_privacy/accounting.py) is dpsgd_event(z, ceil(n / b), q) for a
     C of unit column norm: for any C that is the noise multiplier z / zeta.  dp_accounting 0.6.0's PLD of that
     event (a pessimistic estimate on its grid, not certified) lies in our bracket up to its grid's error."""
     acc = AmplifiedBandedMF(
-        rounds=rounds, noise_multiplier=noise, sampling_rate=rate, strategy=Banded(bands), min_separation=separation
+        rounds=rounds,
+        noise_multiplier=noise,
+        sampling_rate=rate,
+        strategy=Banded(bands),
+        min_separation=separation,
     )
     zeta = math.sqrt(sum(c * c for c in bands))
-    assert acc.column_norm == pytest.approx(zeta, rel=1e-15) and acc.column_norm >= zeta * (1 - 1e-16)
+    assert acc.column_norm == pytest.approx(zeta, rel=1e-15) and acc.column_norm >= zeta * (
+        1 - 1e-16
+    )
     event = dp_accounting.SelfComposedDpEvent(
         dp_accounting.PoissonSampledDpEvent(rate, dp_accounting.GaussianDpEvent(noise / zeta)),
         math.ceil(rounds / separation),
     )
-    theirs = dp_accounting.pld.PLDAccountant(value_discretization_interval=1e-4).compose(event).get_epsilon(1e-6)
+    theirs = (
+        dp_accounting.pld.PLDAccountant(value_discretization_interval=1e-4)
+        .compose(event)
+        .get_epsilon(1e-6)
+    )
     low, high = acc.epsilon(1e-6, bound="both")
     assert low <= theirs <= high + 1e-3
     assert theirs == pytest.approx(high, rel=2e-3)
@@ -137,7 +177,9 @@ def test_one_round_per_record_against_50_digit_closed_form(bands, noise, rate):
     closed form of both directions."""
     mpmath.mp.dps = 50
     b = len(bands)
-    acc = AmplifiedBandedMF(rounds=b, noise_multiplier=noise, sampling_rate=rate, strategy=Banded(bands))
+    acc = AmplifiedBandedMF(
+        rounds=b, noise_multiplier=noise, sampling_rate=rate, strategy=Banded(bands)
+    )
     assert acc.participations == 1 and acc.kind == "exact"
     mu = mpmath.sqrt(mpmath.fsum(mpmath.mpf(c) ** 2 for c in bands)) / mpmath.mpf(noise)
     for eps in (0.1, 0.5, 1.0, 3.0):
@@ -154,22 +196,36 @@ def test_truncated_last_column_bracket_holds_the_realizable_pair():
     here by PLDAccountant: our lower side lies below it, our upper side above it, and the kind says "upper
     bound"."""
     noise, rate = 0.8, 0.3
-    acc = AmplifiedBandedMF(rounds=3, noise_multiplier=noise, sampling_rate=rate, strategy=Banded([1.0, 0.5]))
+    acc = AmplifiedBandedMF(
+        rounds=3, noise_multiplier=noise, sampling_rate=rate, strategy=Banded([1.0, 0.5])
+    )
     assert acc.kind == "upper bound" and acc.participations == 2
     assert acc.lower_pairs == [(2, 1.0), (1, acc.column_norm_lower)]
     realized = PLDAccountant(value_discretization_interval=1e-4)
-    realized.compose_subsampled_gaussian(sigma=noise, sampling_rate=rate, rounds=1, sensitivity=math.sqrt(1.25))
+    realized.compose_subsampled_gaussian(
+        sigma=noise, sampling_rate=rate, rounds=1, sensitivity=math.sqrt(1.25)
+    )
     realized.compose_subsampled_gaussian(sigma=noise, sampling_rate=rate, rounds=1, sensitivity=1.0)
     for eps in (0.25, 1.0, 2.0):
         low, high = acc.delta(eps, bound="both")
         true_low, true_high = realized.delta(eps, bound="both")
         assert low <= true_high and true_low <= high
-        assert low < true_low and true_high < high  # the realizable sub-pairs and the bound are strictly apart
+        assert (
+            low < true_low and true_high < high
+        )  # the realizable sub-pairs and the bound are strictly apart
     dense = AmplifiedBandedMF(
-        rounds=3, noise_multiplier=noise, sampling_rate=rate, strategy=banded_matrix([1.0, 0.5], 3), min_separation=2
+        rounds=3,
+        noise_multiplier=noise,
+        sampling_rate=rate,
+        strategy=banded_matrix([1.0, 0.5], 3),
+        min_separation=2,
     )
-    assert dense.column_norm >= acc.column_norm and dense.column_norm == pytest.approx(acc.column_norm, rel=1e-15)
-    for ours, dense_side in zip(acc.delta([0.25, 1.0], bound="both"), dense.delta([0.25, 1.0], bound="both")):
+    assert dense.column_norm >= acc.column_norm and dense.column_norm == pytest.approx(
+        acc.column_norm, rel=1e-15
+    )
+    for ours, dense_side in zip(
+        acc.delta([0.25, 1.0], bound="both"), dense.delta([0.25, 1.0], bound="both")
+    ):
         np.testing.assert_allclose(dense_side, ours, rtol=1e-9)
 
 
@@ -181,7 +237,11 @@ def test_dense_banded_matrix_column_norms_and_group():
     c = np.tril(rng.uniform(-1.0, 1.0, (rounds, rounds)))
     c[np.subtract.outer(np.arange(rounds), np.arange(rounds)) >= 3] = 0.0
     acc = AmplifiedBandedMF(
-        rounds=rounds, noise_multiplier=1.0, sampling_rate=0.2, strategy=c, min_separation=separation
+        rounds=rounds,
+        noise_multiplier=1.0,
+        sampling_rate=0.2,
+        strategy=c,
+        min_separation=separation,
     )
     norms = np.linalg.norm(c, axis=0)
     assert acc.column_norm_lower <= norms.max() <= acc.column_norm
@@ -196,10 +256,16 @@ def test_integer_columns_are_exact():
     """An integer C is summed exactly: the column norm of bands (2, 1) is sqrt(5) to the nearest doubles on each
     side, and bands (3, 4) give 5 exactly."""
     acc = AmplifiedBandedMF(
-        rounds=6, noise_multiplier=4.0, sampling_rate=0.5, strategy=banded_matrix([3.0, 4.0], 6), min_separation=2
+        rounds=6,
+        noise_multiplier=4.0,
+        sampling_rate=0.5,
+        strategy=banded_matrix([3.0, 4.0], 6),
+        min_separation=2,
     )
     assert acc.column_norm == acc.column_norm_lower == 5.0
-    five = AmplifiedBandedMF(rounds=6, noise_multiplier=4.0, sampling_rate=0.5, strategy=Banded([2.0, 1.0]))
+    five = AmplifiedBandedMF(
+        rounds=6, noise_multiplier=4.0, sampling_rate=0.5, strategy=Banded([2.0, 1.0])
+    )
     assert Fraction(five.column_norm_lower) ** 2 < 5 < Fraction(five.column_norm) ** 2
     assert math.nextafter(five.column_norm_lower, math.inf) == five.column_norm
 
@@ -237,12 +303,17 @@ def test_refusals(kwargs, message):
 def test_bound_argument_and_broadcasting():
     """noise_multiplier and sampling_rate broadcast with the argument; an unknown bound is refused."""
     acc = AmplifiedBandedMF(
-        rounds=50, noise_multiplier=[1.0, 2.0], sampling_rate=[[0.1], [0.2]], strategy=Banded([1.0, 0.5])
+        rounds=50,
+        noise_multiplier=[1.0, 2.0],
+        sampling_rate=[[0.1], [0.2]],
+        strategy=Banded([1.0, 0.5]),
     )
     upper = acc.epsilon(1e-5)
     assert np.shape(upper) == (2, 2)
     assert upper[0, 0] > upper[0, 1] and upper[1, 0] > upper[0, 0]
-    single = AmplifiedBandedMF(rounds=50, noise_multiplier=2.0, sampling_rate=0.2, strategy=Banded([1.0, 0.5]))
+    single = AmplifiedBandedMF(
+        rounds=50, noise_multiplier=2.0, sampling_rate=0.2, strategy=Banded([1.0, 0.5])
+    )
     assert single.epsilon(1e-5) == upper[1, 1]
     with pytest.raises(ValueError, match="bound"):
         acc.delta(1.0, bound="middle")  # type: ignore[arg-type]

@@ -39,7 +39,9 @@ def log_moment_by_sequences(gram: np.ndarray, sigma: float, alpha: int) -> float
     return top + math.log(sum(math.exp(v - top) for v in values) / len(values))
 
 
-def quadrature_moments(gram: np.ndarray, sigma: float, alpha: float, nodes: int = 80) -> tuple[float, float]:
+def quadrature_moments(
+    gram: np.ndarray, sigma: float, alpha: float, nodes: int = 80
+) -> tuple[float, float]:
     """(E_Q[(P/Q)^alpha], E_Q[(Q/P)^(alpha - 1)]) for b = 2 by Gauss-Hermite quadrature on u = (<m_i, y>)_i,
     u ~ N(0, sigma^2 G) under Q (the likelihood ratio depends on y through u only)."""
     x, w = np.polynomial.hermite_e.hermegauss(nodes)
@@ -52,7 +54,9 @@ def quadrature_moments(gram: np.ndarray, sigma: float, alpha: float, nodes: int 
     return float((weight * ratio**alpha).sum()), float((weight * ratio ** (1.0 - alpha)).sum())
 
 
-def loss_samples(gram: np.ndarray, sigma: float, draws: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def loss_samples(
+    gram: np.ndarray, sigma: float, draws: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Privacy losses l = log P/Q of the dominating pair at y ~ P and at y ~ Q (exact sampling on u)."""
     rng = np.random.default_rng(seed)
     b = gram.shape[0]
@@ -87,7 +91,9 @@ def test_remove_moment_at_two_bins_is_the_quadrature() -> None:
     gram, sigma = random_gram(rng, 2), 1.1
     for alpha in (2, 3, 5):
         exact = float(remove_log_moments_exact(gram, sigma, np.array([alpha]))[0])
-        assert exact == pytest.approx(math.log(quadrature_moments(gram, sigma, alpha)[0]), rel=1e-7, abs=1e-9)
+        assert exact == pytest.approx(
+            math.log(quadrature_moments(gram, sigma, alpha)[0]), rel=1e-7, abs=1e-9
+        )
 
 
 def test_one_bin_is_the_gaussian_in_both_directions() -> None:
@@ -98,11 +104,15 @@ def test_one_bin_is_the_gaussian_in_both_directions() -> None:
     remove = remove_log_moments_exact(gram, sigma, orders) / (orders - 1)
     np.testing.assert_allclose(remove, gaussian, rtol=1e-8)
     np.testing.assert_allclose(add_rdp_bound(gram, sigma, orders), gaussian, rtol=1e-14)
-    np.testing.assert_allclose(remove_log_moments_banded(gram, sigma, 11, 1)[2:] / (orders - 1), gaussian, rtol=1e-8)
+    np.testing.assert_allclose(
+        remove_log_moments_banded(gram, sigma, 11, 1)[2:] / (orders - 1), gaussian, rtol=1e-8
+    )
 
 
 @pytest.mark.parametrize(("bins", "band"), [(5, 2), (6, 2), (7, 2), (7, 3), (9, 3), (8, 1)])
-def test_band_program_is_exact_on_a_cyclically_banded_gram_plus_a_constant(bins: int, band: int) -> None:
+def test_band_program_is_exact_on_a_cyclically_banded_gram_plus_a_constant(
+    bins: int, band: int
+) -> None:
     """G = (cyclically band-limited, >= 0) + tau 1 1^T: the program plus its tau term equals the exact sum."""
     rng = np.random.default_rng(bins * 10 + band)
     lag = np.abs(np.subtract.outer(np.arange(bins), np.arange(bins)))
@@ -129,7 +139,9 @@ def test_band_programs_bound_the_exact_moment_from_above(bins: int, band: int) -
 
 
 @pytest.mark.parametrize(("bins", "band"), [(5, 2), (7, 3), (9, 4)])
-def test_chain_program_is_exact_on_a_banded_gram_with_nothing_wrapping(bins: int, band: int) -> None:
+def test_chain_program_is_exact_on_a_banded_gram_with_nothing_wrapping(
+    bins: int, band: int
+) -> None:
     """G = (band-limited in |i - j|, no pair wrapping around, >= 0) + tau 1 1^T: the chain is exact."""
     rng = np.random.default_rng(bins + band)
     lag = np.abs(np.subtract.outer(np.arange(bins), np.arange(bins)))
@@ -181,7 +193,9 @@ def test_am_gm_bound_lies_above_a_monte_carlo_of_the_add_moment(bins: int) -> No
 # the accountant -------------------------------------------------------------------------------------------
 
 
-def monte_carlo_delta(gram: np.ndarray, sigma: float, eps: float, draws: int, seed: int) -> tuple[float, float]:
+def monte_carlo_delta(
+    gram: np.ndarray, sigma: float, eps: float, draws: int, seed: int
+) -> tuple[float, float]:
     """max over the directions of the Monte Carlo delta of the dominating pair, with its standard error."""
     loss_p, loss_q = loss_samples(gram, sigma, draws, seed)
     best = (0.0, 0.0)
@@ -192,7 +206,9 @@ def monte_carlo_delta(gram: np.ndarray, sigma: float, eps: float, draws: int, se
 
 
 @pytest.mark.parametrize(("bins", "eps"), [(2, 0.5), (4, 1.0), (4, 2.0)])
-def test_certified_delta_lies_above_the_monte_carlo_of_the_dominating_pair(bins: int, eps: float) -> None:
+def test_certified_delta_lies_above_the_monte_carlo_of_the_dominating_pair(
+    bins: int, eps: float
+) -> None:
     band = Banded([1.0, 0.6, 0.3])
     acc = BallsInBinsRDP(strategy=band, rounds=12, noise_multiplier=1.0, bins=bins)
     c, _ = band.matrix(12)
@@ -212,17 +228,23 @@ def test_one_bin_is_never_below_the_exact_gaussian() -> None:
 def test_epochs_redrawn_with_identity_lie_above_the_exact_random_allocation() -> None:
     """C = I, a bin drawn each epoch (DP-SGD's balls-in-bins): the Renyi epsilon is above the certified lower side
     of the exact random-allocation PLD, and the amplification is real (well below the unamplified Gaussian)."""
-    acc = BallsInBinsRDP(strategy=np.eye(64), rounds=64, noise_multiplier=1.0, bins=8, redraw="each_epoch")
+    acc = BallsInBinsRDP(
+        strategy=np.eye(64), rounds=64, noise_multiplier=1.0, bins=8, redraw="each_epoch"
+    )
     pld = BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=8, rounds=64)
     for delta in (1e-4, 1e-8):
         lower, upper = pld.epsilon(delta, bound="both")
         assert lower <= acc.epsilon(delta)
-        assert acc.epsilon(delta) < GaussianMechanism(sigma=1.0, sensitivity=math.sqrt(8)).epsilon(delta)
+        assert acc.epsilon(delta) < GaussianMechanism(sigma=1.0, sensitivity=math.sqrt(8)).epsilon(
+            delta
+        )
 
 
 def test_each_epoch_refuses_bands_across_epochs() -> None:
     with pytest.raises(ValueError, match="no band across epochs"):
-        BallsInBinsRDP(strategy=Banded([1.0, 0.5]), rounds=8, noise_multiplier=1.0, bins=4, redraw="each_epoch")
+        BallsInBinsRDP(
+            strategy=Banded([1.0, 0.5]), rounds=8, noise_multiplier=1.0, bins=4, redraw="each_epoch"
+        )
 
 
 @pytest.mark.parametrize(
@@ -243,9 +265,13 @@ def test_lower_side_and_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match='bound must be "upper"'):
         acc.delta(1.0, bound="lower")
     with pytest.raises(ValueError, match="redraw must be one of"):
-        BallsInBinsRDP(strategy=Banded([1.0]), rounds=4, noise_multiplier=1.0, bins=2, redraw="sometimes")  # type: ignore[arg-type]
+        BallsInBinsRDP(
+            strategy=Banded([1.0]), rounds=4, noise_multiplier=1.0, bins=2, redraw="sometimes"
+        )  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_order"):
-        BallsInBinsRDP(strategy=Banded([1.0]), rounds=4, noise_multiplier=1.0, bins=2, max_order=1000)
+        BallsInBinsRDP(
+            strategy=Banded([1.0]), rounds=4, noise_multiplier=1.0, bins=2, max_order=1000
+        )
     with pytest.raises(ValueError, match="noise_multiplier"):
         BallsInBinsRDP(strategy=Banded([1.0]), rounds=4, noise_multiplier=-1.0, bins=2)
 
@@ -254,10 +280,14 @@ def test_lower_side_and_bad_arguments_are_refused() -> None:
 def test_noise_whose_variance_underflows_gives_the_trivial_bound(redraw: str) -> None:
     """z = 5e-324: z^2 is 0 in floating point, so no finite RDP is certified; the answer is eps = inf, delta = 1
     (never NaN, never a division by zero), and a z just above the underflow gives a finite but huge eps."""
-    acc = BallsInBinsRDP(strategy=np.eye(4), rounds=4, noise_multiplier=5e-324, bins=2, redraw=redraw)  # type: ignore[arg-type]
+    acc = BallsInBinsRDP(
+        strategy=np.eye(4), rounds=4, noise_multiplier=5e-324, bins=2, redraw=redraw
+    )  # type: ignore[arg-type]
     assert acc.epsilon(1e-3) == math.inf and acc.delta(1.0) == 1.0
     assert np.all(acc.remove_rdp == math.inf) and np.all(acc.add_rdp == math.inf)
-    tiny = BallsInBinsRDP(strategy=np.eye(4), rounds=4, noise_multiplier=1e-100, bins=2, redraw=redraw)  # type: ignore[arg-type]
+    tiny = BallsInBinsRDP(
+        strategy=np.eye(4), rounds=4, noise_multiplier=1e-100, bins=2, redraw=redraw
+    )  # type: ignore[arg-type]
     assert 1e190 < tiny.epsilon(1e-3) < math.inf
 
 
@@ -312,7 +342,9 @@ def test_random_allocation_of_one_round_is_covered_and_of_two_is_not() -> None:
     assert "k > 1 rounds" in two.sampled.upper_method
     upper = float(one.epsilon(1e-8))
     assert upper < float(
-        DPFTRL(rounds=8, noise_multiplier=1.0, strategy=Banded([1.0, 0.5]), max_participations=1).epsilon(1e-8)
+        DPFTRL(
+            rounds=8, noise_multiplier=1.0, strategy=Banded([1.0, 0.5]), max_participations=1
+        ).epsilon(1e-8)
     )
     assert float(one.epsilon(1e-8, bound="lower")) <= upper
 

@@ -60,19 +60,33 @@ def every_pattern(n: int, b: int, p: float, warm: bool) -> tuple[np.ndarray, np.
     ("c", "warm", "expected"),
     [([1.0], False, 0.6070561), ([1.0, 0.5], False, 0.9239799), ([1.0, 0.5], True, 0.8329398)],
 )
-def test_loss_meets_dong_and_ganeshs_check_values(c: list[float], warm: bool, expected: float) -> None:
+def test_loss_meets_dong_and_ganeshs_check_values(
+    c: list[float], warm: bool, expected: float
+) -> None:
     """p = .5, b = 2, n = 3, sigma = 1, y = (1, 1, 1) (papers/matrix-amplification.md, Sec. 5)."""
     loss = b_min_sep_privacy_loss(
-        [1.0, 1.0, 1.0], coefficients=c, noise_multiplier=1.0, sampling_rate=0.5, min_separation=2, warm_start=warm
+        [1.0, 1.0, 1.0],
+        coefficients=c,
+        noise_multiplier=1.0,
+        sampling_rate=0.5,
+        min_separation=2,
+        warm_start=warm,
     )
     assert float(loss) == pytest.approx(expected, abs=5e-8)
 
 
 @pytest.mark.parametrize(
     ("c", "b", "p", "warm"),
-    [([1.0], 2, 0.3, False), ([1.0, 0.6], 2, 0.5, True), ([1.0, 0.7, 0.2], 3, 0.4, True), ([0.8], 1, 0.2, False)],
+    [
+        ([1.0], 2, 0.3, False),
+        ([1.0, 0.6], 2, 0.5, True),
+        ([1.0, 0.7, 0.2], 3, 0.4, True),
+        ([0.8], 1, 0.2, False),
+    ],
 )
-def test_loss_equals_the_sum_over_every_pattern(c: list[float], b: int, p: float, warm: bool) -> None:
+def test_loss_equals_the_sum_over_every_pattern(
+    c: list[float], b: int, p: float, warm: bool
+) -> None:
     n, sigma = 7, 1.3
     patterns, prior = every_pattern(n, b, p, warm)
     assert prior.sum() == pytest.approx(1.0, abs=1e-12)
@@ -82,7 +96,12 @@ def test_loss_equals_the_sum_over_every_pattern(c: list[float], b: int, p: float
     exponent = (y @ means.T - 0.5 * (means * means).sum(axis=1)) / sigma**2
     exact = np.log(np.exp(exponent) @ prior)
     loss = b_min_sep_privacy_loss(
-        y, coefficients=c, noise_multiplier=sigma, sampling_rate=p, min_separation=b, warm_start=warm
+        y,
+        coefficients=c,
+        noise_multiplier=sigma,
+        sampling_rate=p,
+        min_separation=b,
+        warm_start=warm,
     )
     assert loss == pytest.approx(exact, rel=1e-12, abs=1e-12)
 
@@ -90,9 +109,16 @@ def test_loss_equals_the_sum_over_every_pattern(c: list[float], b: int, p: float
 @pytest.mark.parametrize("alpha", [2, 3])
 @pytest.mark.parametrize(
     ("c", "b", "p", "warm"),
-    [([1.0], 2, 0.3, False), ([1.0, 0.6], 2, 0.5, True), ([1.0, 0.7, 0.2], 3, 0.4, True), ([1.0, 0.5], 3, 1.0, False)],
+    [
+        ([1.0], 2, 0.3, False),
+        ([1.0, 0.6], 2, 0.5, True),
+        ([1.0, 0.7, 0.2], 3, 0.4, True),
+        ([1.0, 0.5], 3, 1.0, False),
+    ],
 )
-def test_remove_moment_equals_every_tuple_of_patterns(alpha: int, c: list[float], b: int, p: float, warm: bool) -> None:
+def test_remove_moment_equals_every_tuple_of_patterns(
+    alpha: int, c: list[float], b: int, p: float, warm: bool
+) -> None:
     """E_Q[(P/Q)^alpha] = sum over alpha-tuples of patterns of their probabilities times
     exp(sum_{k != k'} s_k^T G s_k' / (2 sigma^2)); the dynamic program is at or above it, within 1e-9."""
     n, sigma = 6, 1.1
@@ -120,7 +146,11 @@ def test_fixed_pattern_is_the_gaussian_both_ways() -> None:
     add = add_rdp_bound(c, n, sigma, 1.0, 2, False, np.array([4.0]))
     # with b = 2 and p = 1 the pattern is rounds 0, 2, 4: pi = (1, 0, 1, 0, 1), exact again
     fixed = toeplitz([1.0, 0.5], n) @ np.array([1.0, 0, 1, 0, 1])
-    assert 4 * (fixed @ fixed) / (2 * sigma**2) <= add[0] <= 4 * (fixed @ fixed) / (2 * sigma**2) * (1 + 1e-9)
+    assert (
+        4 * (fixed @ fixed) / (2 * sigma**2)
+        <= add[0]
+        <= 4 * (fixed @ fixed) / (2 * sigma**2) * (1 + 1e-9)
+    )
     assert gaussian > 0
 
 
@@ -129,11 +159,17 @@ def monte_carlo_pair(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(losses under P, losses under Q) of the b-min-sep pair, from Dong & Ganesh's exact loss."""
     rng = np.random.default_rng(seed)
-    patterns = b_min_sep_patterns(rng, draws, rounds=n, sampling_rate=p, min_separation=b, warm_start=warm)
+    patterns = b_min_sep_patterns(
+        rng, draws, rounds=n, sampling_rate=p, min_separation=b, warm_start=warm
+    )
     matrix = toeplitz(c, n)
     noise = sigma * rng.standard_normal((2, draws, n))
-    args = dict(coefficients=c, noise_multiplier=sigma, sampling_rate=p, min_separation=b, warm_start=warm)
-    return b_min_sep_privacy_loss(patterns @ matrix.T + noise[0], **args), b_min_sep_privacy_loss(noise[1], **args)
+    args = dict(
+        coefficients=c, noise_multiplier=sigma, sampling_rate=p, min_separation=b, warm_start=warm
+    )
+    return b_min_sep_privacy_loss(patterns @ matrix.T + noise[0], **args), b_min_sep_privacy_loss(
+        noise[1], **args
+    )
 
 
 def test_patterns_follow_the_scheme() -> None:
@@ -141,10 +177,18 @@ def test_patterns_follow_the_scheme() -> None:
     n, b, p = 5, 2, 0.4
     patterns, prior = every_pattern(n, b, p, True)
     drawn = b_min_sep_patterns(
-        np.random.default_rng(3), 60_000, rounds=n, sampling_rate=p, min_separation=b, warm_start=True
+        np.random.default_rng(3),
+        60_000,
+        rounds=n,
+        sampling_rate=p,
+        min_separation=b,
+        warm_start=True,
     )
     keys = {tuple(row): i for i, row in enumerate(patterns.astype(int).tolist())}
-    counts = np.bincount([keys[tuple(row)] for row in drawn.astype(int).tolist()], minlength=len(prior)) / 60_000
+    counts = (
+        np.bincount([keys[tuple(row)] for row in drawn.astype(int).tolist()], minlength=len(prior))
+        / 60_000
+    )
     assert np.all(np.abs(counts - prior) <= 5 * np.sqrt(prior * (1 - prior) / 60_000) + 1e-4)
 
 
@@ -163,7 +207,9 @@ def test_add_bound_above_monte_carlo(alpha: float) -> None:
 
 def test_certified_epsilon_above_monte_carlo_and_amplified() -> None:
     c, n, sigma, p, b = [1.0, 0.5], 24, 1.0, 0.1, 4
-    run = BMinSepRDP(coefficients=c, rounds=n, noise_multiplier=sigma, sampling_rate=p, min_separation=b)
+    run = BMinSepRDP(
+        coefficients=c, rounds=n, noise_multiplier=sigma, sampling_rate=p, min_separation=b
+    )
     delta = 1e-3
     eps = run.epsilon(delta)
     under_p, under_q = monte_carlo_pair(c, n, sigma, p, b, True, 200_000, seed=9)
@@ -172,43 +218,91 @@ def test_certified_epsilon_above_monte_carlo_and_amplified() -> None:
     for sample in (remove, add):
         assert sample.mean() <= delta + 4 * sample.std(ddof=1) / np.sqrt(sample.size)
     assert run.delta(eps) <= delta * (1 + 1e-9)
-    unamplified = DPFTRL(rounds=n, noise_multiplier=sigma, min_separation=b, strategy=Banded(c)).epsilon(delta)
+    unamplified = DPFTRL(
+        rounds=n, noise_multiplier=sigma, min_separation=b, strategy=Banded(c)
+    ).epsilon(delta)
     assert eps < 0.5 * unamplified
 
 
 def test_contract_and_refusals() -> None:
-    run = BMinSepRDP(coefficients=[1.0], rounds=8, noise_multiplier=1.0, sampling_rate=0.2, min_separation=2)
+    run = BMinSepRDP(
+        coefficients=[1.0], rounds=8, noise_multiplier=1.0, sampling_rate=0.2, min_separation=2
+    )
     eps = run.epsilon(np.array([1e-3, 1e-6]))
     assert eps.shape == (2,) and eps[0] < eps[1]
     with pytest.raises(ValueError, match='bound must be "upper" for BMinSepRDP'):
         run.epsilon(1e-3, bound="both")
     with pytest.raises(ValueError, match="coefficients must have at most min_separation"):
-        BMinSepRDP(coefficients=[1.0, 0.5, 0.2], rounds=8, noise_multiplier=1.0, sampling_rate=0.2, min_separation=2)
+        BMinSepRDP(
+            coefficients=[1.0, 0.5, 0.2],
+            rounds=8,
+            noise_multiplier=1.0,
+            sampling_rate=0.2,
+            min_separation=2,
+        )
     with pytest.raises(ValueError, match="coefficients must be >= 0"):
-        BMinSepRDP(coefficients=[1.0, -0.5], rounds=8, noise_multiplier=1.0, sampling_rate=0.2, min_separation=2)
+        BMinSepRDP(
+            coefficients=[1.0, -0.5],
+            rounds=8,
+            noise_multiplier=1.0,
+            sampling_rate=0.2,
+            min_separation=2,
+        )
     with pytest.raises(ValueError, match="orders must be"):
         BMinSepRDP(
-            coefficients=[1.0], rounds=8, noise_multiplier=1.0, sampling_rate=0.2, min_separation=2, orders=[1.5]
+            coefficients=[1.0],
+            rounds=8,
+            noise_multiplier=1.0,
+            sampling_rate=0.2,
+            min_separation=2,
+            orders=[1.5],
         )
     with pytest.raises(ValueError, match="sampling_rate"):
-        b_min_sep_privacy_loss([0.0], coefficients=[1.0], noise_multiplier=1.0, sampling_rate=0.0, min_separation=1)
+        b_min_sep_privacy_loss(
+            [0.0], coefficients=[1.0], noise_multiplier=1.0, sampling_rate=0.0, min_separation=1
+        )
     huge = BMinSepRDP(
-        coefficients=[1.0], rounds=4000, noise_multiplier=1.0, sampling_rate=0.2, min_separation=8, orders=[64]
+        coefficients=[1.0],
+        rounds=4000,
+        noise_multiplier=1.0,
+        sampling_rate=0.2,
+        min_separation=8,
+        orders=[64],
     )
-    assert not huge.available and huge.epsilon(1e-6) == math.inf and "no order within MAX_WORK" in repr(huge)
+    assert (
+        not huge.available
+        and huge.epsilon(1e-6) == math.inf
+        and "no order within MAX_WORK" in repr(huge)
+    )
 
 
 def test_dpftrl_b_min_sep_takes_the_renyi_side_where_it_holds() -> None:
     """DPFTRL(participation="b_min_sep") with a banded C >= 0 of at most b bands: the upper side is the smaller of
     the unamplified Gaussian and BMinSepRDP's, labelled amplified, above the realizable lower side; with more
     bands than b it is the unamplified side alone, labelled so."""
-    args = dict(rounds=64, noise_multiplier=2.0, min_separation=4, participation="b_min_sep", sampling_rate=0.05)
+    args = dict(
+        rounds=64,
+        noise_multiplier=2.0,
+        min_separation=4,
+        participation="b_min_sep",
+        sampling_rate=0.05,
+    )
     run = DPFTRL(strategy=Banded([1.0, 0.5]), **args)  # type: ignore[arg-type]
     lower, upper = run.epsilon(1e-6, bound="both")
-    alone = BMinSepRDP(coefficients=[1.0, 0.5], rounds=64, noise_multiplier=2.0, sampling_rate=0.05, min_separation=4)
+    alone = BMinSepRDP(
+        coefficients=[1.0, 0.5],
+        rounds=64,
+        noise_multiplier=2.0,
+        sampling_rate=0.05,
+        min_separation=4,
+    )
     assert 0.0 < lower <= upper == alone.epsilon(1e-6)
     assert run.sampled is not None and run.sampled.upper_kind == "amplified"
     assert "BMinSepRDP" in run.sampled.upper_method
     wide = DPFTRL(strategy=Banded([1.0, 0.5, 0.4, 0.3, 0.2]), **args)  # type: ignore[arg-type]
-    assert wide.sampled is not None and wide.sampled.upper_kind == "unamplified" and wide.sampled.b_min_sep is None
+    assert (
+        wide.sampled is not None
+        and wide.sampled.upper_kind == "unamplified"
+        and wide.sampled.b_min_sep is None
+    )
     assert "the Renyi route needs a banded C >= 0 of at most b bands" in wide.sampled.upper_method

@@ -50,7 +50,9 @@ def within(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-@pytest.mark.parametrize("rho", [5e-324, 1e-300, 1e-6, 0.5, 3.0, 1e300, 1e308, 1.7976931348623157e308])
+@pytest.mark.parametrize(
+    "rho", [5e-324, 1e-300, 1e-6, 0.5, 3.0, 1e300, 1e308, 1.7976931348623157e308]
+)
 def test_noise_for_a_zcdp_target_is_the_smallest_double_meeting_it(rho: float) -> None:
     """At every rho, from the smallest subnormal to the largest double, the answer comes at once (64 bisection
     steps on the doubles), meets rho, and the next double below it does not; no warning."""
@@ -66,7 +68,13 @@ def test_noise_for_a_zcdp_target_is_the_smallest_double_meeting_it(rho: float) -
 
 
 @pytest.mark.parametrize(
-    ("rho", "kind"), [(np.array([1.0, 2.0]), TypeError), (True, TypeError), (0.0, ValueError), (math.inf, ValueError)]
+    ("rho", "kind"),
+    [
+        (np.array([1.0, 2.0]), TypeError),
+        (True, TypeError),
+        (0.0, ValueError),
+        (math.inf, ValueError),
+    ],
 )
 def test_a_bad_zcdp_target_is_refused_naming_rho(rho: Any, kind: type[Exception]) -> None:
     with pytest.raises(kind, match="rho"):
@@ -82,16 +90,30 @@ def test_a_bad_zcdp_target_is_refused_naming_rho(rho: Any, kind: type[Exception]
         (lambda: l2_sensitivity(Tree(), 2.5, EveryRound()), ValueError, "rounds"),
         (lambda: l2_sensitivity(Tree(), True, EveryRound()), TypeError, "rounds"),
         (lambda: l2_sensitivity(Tree(), 10**309, EveryRound()), ValueError, "rounds"),
-        (lambda: MatrixMechanism(sensitivity=np.array(-1.0), noise_multiplier=1.0), TypeError, "sensitivity"),
+        (
+            lambda: MatrixMechanism(sensitivity=np.array(-1.0), noise_multiplier=1.0),
+            TypeError,
+            "sensitivity",
+        ),
         (lambda: MatrixMechanism(sensitivity=1.5, noise_multiplier=1.0), TypeError, "sensitivity"),  # type: ignore[arg-type]
         (lambda: DPFTRL(rounds=10**309, noise_multiplier=1.0), ValueError, "rounds"),
-        (lambda: DPFTRL(rounds=8, noise_multiplier=1.0, min_separation=10**309), ValueError, "min_separation"),
-        (lambda: DPFTRL(rounds=8, noise_multiplier=1.0, max_participations=10**309), ValueError, "max_participations"),
+        (
+            lambda: DPFTRL(rounds=8, noise_multiplier=1.0, min_separation=10**309),
+            ValueError,
+            "min_separation",
+        ),
+        (
+            lambda: DPFTRL(rounds=8, noise_multiplier=1.0, max_participations=10**309),
+            ValueError,
+            "max_participations",
+        ),
         (lambda: MinSeparation(10**309), ValueError, "separation"),
         (lambda: Tree(restart_every=10**309), ValueError, "restart_every"),
     ],
 )
-def test_bad_arguments_are_refused_by_name(call: Callable[[], Any], kind: type[Exception], word: str) -> None:
+def test_bad_arguments_are_refused_by_name(
+    call: Callable[[], Any], kind: type[Exception], word: str
+) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(kind, match=word):
@@ -109,7 +131,9 @@ def test_bad_arguments_are_refused_by_name(call: Callable[[], Any], kind: type[E
     ],
     ids=["dense", "signed", "banded", "one_band", "blt"],
 )
-def test_a_strategy_whose_squared_sensitivity_overflows_is_refused_without_a_warning(strategy: Any) -> None:
+def test_a_strategy_whose_squared_sensitivity_overflows_is_refused_without_a_warning(
+    strategy: Any,
+) -> None:
     rounds = strategy.shape[1] if isinstance(strategy, np.ndarray) else 4
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -132,7 +156,9 @@ def test_an_upper_triangular_c_needs_fixed_inputs_said_explicitly() -> None:
     assert fixed.epsilon(1e-5) > 0.0 and lower.epsilon(1e-5) > 0.0
     with pytest.raises(TypeError, match="adaptive_inputs"):
         DPFTRL(rounds=4, noise_multiplier=1.0, adaptive_inputs="no")  # type: ignore[arg-type]
-    tall = np.vstack([np.tril(np.ones((4, 4))), np.ones((1, 4))])  # more rows than rounds: released once complete
+    tall = np.vstack(
+        [np.tril(np.ones((4, 4))), np.ones((1, 4))]
+    )  # more rows than rounds: released once complete
     assert DPFTRL(rounds=4, noise_multiplier=1.0, strategy=tall).epsilon(1e-5) > 0.0
 
 
@@ -151,7 +177,9 @@ def test_an_upper_triangular_c_needs_fixed_inputs_said_explicitly() -> None:
         (lambda: Sensitivity(1.0, 0.5, "exact", "given", 3), "pattern"),  # type: ignore[arg-type]
     ],
 )
-def test_strategies_schemas_and_brackets_are_checked_where_built(make: Callable[[], Any], word: str) -> None:
+def test_strategies_schemas_and_brackets_are_checked_where_built(
+    make: Callable[[], Any], word: str
+) -> None:
     """An all-zero C, a schema of separation 0 and a sensitivity bracket out of order are refused when built,
     naming the argument the caller gave."""
     with pytest.raises((ValueError, TypeError), match=word):

@@ -20,7 +20,9 @@ from hockeystick.matrix.importance_sampling import importance_weight_bound, opti
 
 def gaussian_delta(eps: float, mu: float) -> float:
     """delta(eps) of N(mu, 1) against N(0, 1) (Balle & Wang 2018, Thm 8)."""
-    return float(stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2))
+    return float(
+        stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2)
+    )
 
 
 def two_bin_delta(eps: float, mu1: float, mu2: float) -> float:
@@ -50,7 +52,9 @@ def two_bin_delta(eps: float, mu1: float, mu2: float) -> float:
 
     out = []
     for f in (remove, add):
-        value, _ = integrate.quad(f, -12, 12 + mu1, epsabs=0.0, epsrel=1e-10, limit=500, points=[eps / mu1])
+        value, _ = integrate.quad(
+            f, -12, 12 + mu1, epsabs=0.0, epsrel=1e-10, limit=500, points=[eps / mu1]
+        )
         out.append(value)
     return max(out)
 
@@ -61,7 +65,13 @@ def test_weight_bound_is_the_supremum_at_one_bin_and_holds_for_a_mixture():
     rng = np.random.default_rng(4)
     eps, alpha = 2.0, 2.5
     run = ImportanceSampledMonteCarlo(
-        strategy=np.eye(1) * 1.3, noise_multiplier=1.0, cycle_length=1, epsilon=eps, stretch=alpha, draws=10, seed=0
+        strategy=np.eye(1) * 1.3,
+        noise_multiplier=1.0,
+        cycle_length=1,
+        epsilon=eps,
+        stretch=alpha,
+        draws=10,
+        seed=0,
     )
     kappa = run.kappa
     y = np.linspace(-5, 15, 200001)  # output along the mean, sigma = 1, m = 1.3
@@ -78,7 +88,9 @@ def test_weight_bound_is_the_supremum_at_one_bin_and_holds_for_a_mixture():
         bound = mixture.support_bound(eps)
         remove, add = mixture.weighted_draws(eps)
         assert bound < 1.0 and remove.max() <= bound and add.max() <= bound
-        assert max(remove.max(), add.max()) > 1e-3 * bound  # the draws reach the bound's scale: not vacuous
+        assert (
+            max(remove.max(), add.max()) > 1e-3 * bound
+        )  # the draws reach the bound's scale: not vacuous
 
 
 def test_optimal_stretch_minimizes_the_bound():
@@ -104,7 +116,9 @@ def test_one_bin_small_delta_against_the_gaussian_closed_form(eps):
     z = 1.0
     mu = float(np.linalg.norm(c.sum(axis=1))) / z
     exact = gaussian_delta(eps, mu)
-    run = ImportanceSampledMonteCarlo(strategy=c, noise_multiplier=z, cycle_length=1, epsilon=eps, draws=20000, seed=3)
+    run = ImportanceSampledMonteCarlo(
+        strategy=c, noise_multiplier=z, cycle_length=1, epsilon=eps, draws=20000, seed=3
+    )
     reading = run.delta(eps, beta=1e-3, proved_sides=False)
     assert 1e-10 < exact < 1e-5, exact
     assert reading.standard_error <= 0.1 * reading.estimate
@@ -120,7 +134,12 @@ def test_two_orthogonal_bins_against_the_lognormal_quadrature(eps, mu1, mu2):
     directions) is the quadrature of ``two_bin_delta``; the estimate lies within 4 standard errors and the bound above."""
     exact = two_bin_delta(eps, mu1, mu2)
     run = ImportanceSampledMonteCarlo(
-        strategy=np.diag([mu1, mu2]), noise_multiplier=1.0, cycle_length=2, epsilon=eps, draws=40000, seed=7
+        strategy=np.diag([mu1, mu2]),
+        noise_multiplier=1.0,
+        cycle_length=2,
+        epsilon=eps,
+        draws=40000,
+        seed=7,
     )
     reading = run.delta(eps, proved_sides=False)
     assert abs(reading.estimate - exact) <= 4 * reading.standard_error + 1e-12 * exact
@@ -133,12 +152,25 @@ def test_stretch_one_is_plain_monte_carlo():
     standard errors, and B = 1."""
     c = np.tril(np.ones((6, 6))) * 0.5
     plain = ImportanceSampledMonteCarlo(
-        strategy=c, noise_multiplier=1.0, cycle_length=3, epsilon=1.0, stretch=1.0, draws=60000, seed=5
+        strategy=c,
+        noise_multiplier=1.0,
+        cycle_length=3,
+        epsilon=1.0,
+        stretch=1.0,
+        draws=60000,
+        seed=5,
     ).delta(1.0)
-    other = BallsInBinsMonteCarlo(strategy=c, noise_multiplier=1.0, cycle_length=3, draws=60000, seed=6).delta(1.0)
+    other = BallsInBinsMonteCarlo(
+        strategy=c, noise_multiplier=1.0, cycle_length=3, draws=60000, seed=6
+    ).delta(1.0)
     assert plain.support_bound == 1.0 and plain.stretch == 1.0
-    assert abs(plain.estimate - other.estimate) <= 4 * math.hypot(plain.standard_error, other.standard_error)
-    assert plain.certified_lower <= plain.confidence_bound and plain.estimate <= plain.unamplified_upper
+    assert abs(plain.estimate - other.estimate) <= 4 * math.hypot(
+        plain.standard_error, other.standard_error
+    )
+    assert (
+        plain.certified_lower <= plain.confidence_bound
+        and plain.estimate <= plain.unamplified_upper
+    )
 
 
 def test_confidence_bound_covers_over_seeds():
@@ -156,7 +188,9 @@ def test_confidence_bound_covers_over_seeds():
         below_bound += reading.confidence_bound < exact
         below_mean += reading.estimate < exact
     assert below_bound <= stats.binom.ppf(0.999, 200, 0.2)
-    assert below_mean >= 30  # the estimate alone is no bound (its law is skewed: below the truth on ~30 %)
+    assert (
+        below_mean >= 30
+    )  # the estimate alone is no bound (its law is skewed: below the truth on ~30 %)
 
 
 def test_reading_labels_and_repr():
@@ -166,7 +200,10 @@ def test_reading_labels_and_repr():
     reading = run.delta(3.0)
     assert reading.kind == "estimate with confidence bound"
     text = repr(reading)
-    assert "importance sampled (alpha" in text and "estimate with confidence bound, not certified;" in text
+    assert (
+        "importance sampled (alpha" in text
+        and "estimate with confidence bound, not certified;" in text
+    )
     assert "an estimate" in repr(run) and "stretch=" in repr(run)
 
 

@@ -28,10 +28,14 @@ def _opake_native() -> ModuleType:
     if spec is None or spec.submodule_search_locations is None:
         pytest.skip("opake-accounting is not installed")
     for location in spec.submodule_search_locations:
-        found = sorted((pathlib.Path(location) / "api" / "accounting" / "core").glob("opake_accounting*.so"))
+        found = sorted(
+            (pathlib.Path(location) / "api" / "accounting" / "core").glob("opake_accounting*.so")
+        )
         if found:
             loader = importlib.machinery.ExtensionFileLoader("opake_accounting", str(found[0]))
-            module_spec = importlib.util.spec_from_file_location("opake_accounting", found[0], loader=loader)
+            module_spec = importlib.util.spec_from_file_location(
+                "opake_accounting", found[0], loader=loader
+            )
             assert module_spec is not None
             module = importlib.util.module_from_spec(module_spec)
             try:
@@ -53,23 +57,49 @@ def _setting() -> tuple[np.ndarray, np.ndarray, int, float]:
 def test_opake_balls_in_bins_monte_carlo_pld_agrees_with_ours():
     opake = _opake_native()
     c, gram, b, z = _setting()
-    theirs = opake.bnb_mc_pld(list(gram.ravel()), b, z, opake.DiscretizationConfig(discretization=1e-3))
-    ours = BallsInBinsMonteCarlo(strategy=c, noise_multiplier=z, cycle_length=b, draws=200_000, seed=0)
+    theirs = opake.bnb_mc_pld(
+        list(gram.ravel()), b, z, opake.DiscretizationConfig(discretization=1e-3)
+    )
+    ours = BallsInBinsMonteCarlo(
+        strategy=c, noise_multiplier=z, cycle_length=b, draws=200_000, seed=0
+    )
     band = ours.pld().band([0.5, 1.0, 2.0], beta=1e-3)
-    for eps, estimate, error, upper in zip(band.epsilon, band.estimate, band.standard_error, band.upper):
+    for eps, estimate, error, upper in zip(
+        band.epsilon, band.estimate, band.standard_error, band.upper
+    ):
         value = theirs.delta_at(float(eps))
-        assert estimate - 4 * error <= value <= upper + theirs.mc_resolution, (eps, value, estimate, upper)
+        assert estimate - 4 * error <= value <= upper + theirs.mc_resolution, (
+            eps,
+            value,
+            estimate,
+            upper,
+        )
 
 
 def test_opake_composed_with_a_gaussian_agrees_with_ours():
     opake = _opake_native()
     c, gram, b, z = _setting()
     config = opake.DiscretizationConfig(discretization=1e-3)
-    theirs = opake.bnb_mc_pld(list(gram.ravel()), b, z, config).compose(opake.gaussian_pld(2.0, config))
+    theirs = opake.bnb_mc_pld(list(gram.ravel()), b, z, config).compose(
+        opake.gaussian_pld(2.0, config)
+    )
     ours = ImportanceSampledMonteCarlo(
-        strategy=c, noise_multiplier=z, cycle_length=b, epsilon=1.5, stretch=1.0, draws=100_000, seed=1
+        strategy=c,
+        noise_multiplier=z,
+        cycle_length=b,
+        epsilon=1.5,
+        stretch=1.0,
+        draws=100_000,
+        seed=1,
     )
     band = ours.pld().compose(pld.gaussian(2.0)).band([1.0, 2.0], beta=1e-3)
-    for eps, estimate, error, upper in zip(band.epsilon, band.estimate, band.standard_error, band.upper):
+    for eps, estimate, error, upper in zip(
+        band.epsilon, band.estimate, band.standard_error, band.upper
+    ):
         value = theirs.delta_at(float(eps))
-        assert estimate - 4 * error <= value <= upper + theirs.mc_resolution, (eps, value, estimate, upper)
+        assert estimate - 4 * error <= value <= upper + theirs.mc_resolution, (
+            eps,
+            value,
+            estimate,
+            upper,
+        )

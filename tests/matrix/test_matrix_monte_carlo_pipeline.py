@@ -15,7 +15,12 @@ import numpy as np
 import pytest
 from scipy import optimize, special, stats
 
-from hockeystick.matrix import BallsInBinsMonteCarlo, ImportanceSampledMonteCarlo, pipeline_delta, verify_then_release
+from hockeystick.matrix import (
+    BallsInBinsMonteCarlo,
+    ImportanceSampledMonteCarlo,
+    pipeline_delta,
+    verify_then_release,
+)
 from hockeystick.matrix.verified_release import pipeline_base_delta
 
 
@@ -31,13 +36,21 @@ def reference_overall(draws: int, base: float, bound: float = 1.0) -> float:
         return tau * base + q * (1 - tau * base)
 
     top = min(bound, 1.0) / base
-    tau = optimize.minimize_scalar(value, bounds=(1.0, top), method="bounded", options={"xatol": 1e-12}).x
+    tau = optimize.minimize_scalar(
+        value, bounds=(1.0, top), method="bounded", options={"xatol": 1e-12}
+    ).x
     return min(value(tau), value(1.0), 1.0)
 
 
 @pytest.mark.parametrize(
     "draws, base, bound",
-    [(10**7, 1e-5, 1.0), (10**5, 1e-3, 1.0), (10**6, 1e-6, 1.0), (10**5, 1e-8, 1e-5), (2000, 0.01, 0.2)],
+    [
+        (10**7, 1e-5, 1.0),
+        (10**5, 1e-3, 1.0),
+        (10**6, 1e-6, 1.0),
+        (10**5, 1e-8, 1e-5),
+        (2000, 0.01, 0.2),
+    ],
 )
 def test_pipeline_delta_is_the_formula_at_its_minimum(draws, base, bound):
     ours = pipeline_delta(draws, base, support_bound=bound)
@@ -90,7 +103,13 @@ def test_verify_then_release_states_a_pipeline_guarantee():
 
 def test_verify_then_release_refuses_a_target_beyond_its_draws():
     run = ImportanceSampledMonteCarlo(
-        strategy=np.eye(1), noise_multiplier=1.0, cycle_length=1, epsilon=1.0, stretch=1.0, draws=1000, seed=0
+        strategy=np.eye(1),
+        noise_multiplier=1.0,
+        cycle_length=1,
+        epsilon=1.0,
+        stretch=1.0,
+        draws=1000,
+        seed=0,
     )
     with pytest.raises(ValueError, match="target_delta .* cannot be reached"):
         verify_then_release(run, 1.0, 1e-6)
@@ -105,7 +124,12 @@ def test_verify_then_release_refuses_a_target_beyond_its_draws():
 def test_plain_draws_verify_too():
     """BallsInBinsMonteCarlo's plain draws (B = 1): C = I over 4 rounds, 2 bins, z = 1, 20 000 draws, target 0.05:
     eps 3 (estimate 0.011) passes at base 0.0437, eps 1 (estimate 0.18) does not."""
-    run = BallsInBinsMonteCarlo(strategy=np.eye(4), noise_multiplier=1.0, cycle_length=2, draws=20000, seed=0)
+    run = BallsInBinsMonteCarlo(
+        strategy=np.eye(4), noise_multiplier=1.0, cycle_length=2, draws=20000, seed=0
+    )
     passed, failed = verify_then_release(run, 3.0, 0.05), verify_then_release(run, 1.0, 0.05)
     assert passed.verified and not failed.verified and passed.support_bound == 1.0
-    assert passed.base_delta == pytest.approx(pipeline_base_delta(20000, 0.05)) and passed.delta <= 0.05
+    assert (
+        passed.base_delta == pytest.approx(pipeline_base_delta(20000, 0.05))
+        and passed.delta <= 0.05
+    )

@@ -21,7 +21,9 @@ from hockeystick.matrix.monte_carlo_pld import LossDraws
 
 
 def gaussian_delta(eps: float, mu: float) -> float:
-    return float(stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2))
+    return float(
+        stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2)
+    )
 
 
 def test_plain_draws_composed_with_a_gaussian_match_the_closed_form():
@@ -29,11 +31,17 @@ def test_plain_draws_composed_with_a_gaussian_match_the_closed_form():
     (plus the step function's 1e-3 in eps) of the Gaussian of mu = hypot(2/3, 1), and the band above it at every eps."""
     z, sigma = 1.5, 1.0
     mu = math.hypot(1.0 / z, 1.0 / sigma)
-    run = BallsInBinsMonteCarlo(strategy=np.eye(1), noise_multiplier=z, cycle_length=1, draws=50000, seed=3)
+    run = BallsInBinsMonteCarlo(
+        strategy=np.eye(1), noise_multiplier=z, cycle_length=1, draws=50000, seed=3
+    )
     band = run.pld().compose(pld.gaussian(sigma)).band([1.0, 2.0, 3.0, 4.0, 5.0], beta=1e-3)
-    for eps, estimate, error, upper in zip(band.epsilon, band.estimate, band.standard_error, band.upper):
+    for eps, estimate, error, upper in zip(
+        band.epsilon, band.estimate, band.standard_error, band.upper
+    ):
         exact = gaussian_delta(eps, mu)
-        slack = gaussian_delta(eps - 1e-3, mu) - exact  # the step function reads the curve 1e-3 lower at most
+        slack = (
+            gaussian_delta(eps - 1e-3, mu) - exact
+        )  # the step function reads the curve 1e-3 lower at most
         assert exact - 4 * error <= estimate <= exact + slack + 4 * error
         assert upper >= exact
     assert band.kind == "estimate with confidence bound" and "a certified PLD" in band.composed_with
@@ -58,7 +66,11 @@ def test_importance_sampled_draws_composed_at_small_delta(eps):
     band = run.pld().compose(pld.gaussian(sigma)).delta(eps)
     exact = gaussian_delta(eps, mu)
     slack = gaussian_delta(eps - 1e-3, mu) - exact
-    assert exact - 4 * band.standard_error[0] <= band.estimate[0] <= exact + slack + 4 * band.standard_error[0]
+    assert (
+        exact - 4 * band.standard_error[0]
+        <= band.estimate[0]
+        <= exact + slack + 4 * band.standard_error[0]
+    )
     assert band.standard_error[0] <= 0.01 * exact
     assert exact <= band.upper[0] <= 1.03 * exact
 
@@ -105,20 +117,36 @@ def test_two_direction_pld_pairs_by_direction_within_the_certified_bracket():
     standard errors and the step function's slack, and the band above its lower side."""
     sub = pld.subsampled_gaussian(1.0, 0.2).self_compose(20)
     draws = ImportanceSampledMonteCarlo(
-        strategy=np.eye(1), noise_multiplier=2.0, cycle_length=1, epsilon=1.0, stretch=1.0, draws=40000, seed=9
+        strategy=np.eye(1),
+        noise_multiplier=2.0,
+        cycle_length=1,
+        epsilon=1.0,
+        stretch=1.0,
+        draws=40000,
+        seed=9,
     ).pld()
     certified = pld.gaussian(2.0).compose(sub)
     for eps in (0.5, 1.5, 3.0):
         band = draws.compose(sub).delta(eps)
         lower, upper = certified.delta(eps, bound="both", composition_only=True)
         above = certified.delta(eps - 1e-3, composition_only=True) - upper
-        assert lower - 4 * band.standard_error[0] <= band.estimate[0] <= upper + above + 4 * band.standard_error[0]
+        assert (
+            lower - 4 * band.standard_error[0]
+            <= band.estimate[0]
+            <= upper + above + 4 * band.standard_error[0]
+        )
         assert band.upper[0] >= lower
 
 
 def test_band_reads():
     run = ImportanceSampledMonteCarlo(
-        strategy=np.eye(1), noise_multiplier=1.0, cycle_length=1, epsilon=3.0, stretch=1.0, draws=5000, seed=1
+        strategy=np.eye(1),
+        noise_multiplier=1.0,
+        cycle_length=1,
+        epsilon=3.0,
+        stretch=1.0,
+        draws=5000,
+        seed=1,
     )
     band = run.pld().band([2.0, 0.5, 1.0, 1.0], beta=1e-2)
     assert list(band.epsilon) == [0.5, 1.0, 2.0]  # sorted, de-duplicated

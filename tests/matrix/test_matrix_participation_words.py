@@ -41,11 +41,15 @@ def banded_matrix(coefficients: list[float], rounds: int) -> np.ndarray:
 
 def gaussian_delta(mu: float, eps: float) -> float:
     """Balle & Wang 2018, Theorem 8."""
-    return float(stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2))
+    return float(
+        stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2)
+    )
 
 
 def run(name: str, z: float = 1.5, rounds: int = 12) -> DPFTRL:
-    return DPFTRL(rounds=rounds, noise_multiplier=z, strategy=BAND, participation=name, **SCHEMES[name][0])  # type: ignore[arg-type]
+    return DPFTRL(
+        rounds=rounds, noise_multiplier=z, strategy=BAND, participation=name, **SCHEMES[name][0]
+    )  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMES))
@@ -53,7 +57,9 @@ def test_lower_side_is_the_realizable_pair_and_below_the_upper_side(name: str) -
     accountant = run(name)
     eps = np.array([0.0, 0.5, 1.0, 3.0])
     lower, upper = accountant.delta(eps, bound="both")
-    direct = RealizableLowerSide(strategy=BAND, rounds=12, noise_multiplier=1.5, sampling=SCHEMES[name][1])
+    direct = RealizableLowerSide(
+        strategy=BAND, rounds=12, noise_multiplier=1.5, sampling=SCHEMES[name][1]
+    )
     np.testing.assert_array_equal(lower, direct.delta(eps))
     assert (lower > 0).all() and (lower <= upper).all()
     e_low, e_up = accountant.epsilon(np.array([1e-3, 1e-6]), bound="both")
@@ -71,7 +77,9 @@ def test_worst_pattern_upper_side_is_the_closed_form_gaussian() -> None:
         truth = gaussian_delta(sens / 1.5, eps)
         upper = float(run("balls_in_bins").delta(eps))
         assert truth <= upper <= truth * (1 + 1e-9) + 1e-15
-    random_allocation = run("random_allocation")  # any 3 rounds: the sensitivity of MinSeparation(1, 3)
+    random_allocation = run(
+        "random_allocation"
+    )  # any 3 rounds: the sensitivity of MinSeparation(1, 3)
     assert random_allocation.delta(1.0) == DPFTRL(
         rounds=12, noise_multiplier=1.5, strategy=BAND, max_participations=3
     ).delta(1.0)
@@ -79,35 +87,63 @@ def test_worst_pattern_upper_side_is_the_closed_form_gaussian() -> None:
 
 def test_cyclic_poisson_on_a_banded_c_uses_the_amplified_side() -> None:
     accountant = run("cyclic_poisson")
-    amplified = AmplifiedBandedMF(rounds=12, noise_multiplier=1.5, sampling_rate=0.4, strategy=BAND, min_separation=4)
-    unamplified = DPFTRL(rounds=12, noise_multiplier=1.5, strategy=BAND, min_separation=4, participation="fixed_epochs")
+    amplified = AmplifiedBandedMF(
+        rounds=12, noise_multiplier=1.5, sampling_rate=0.4, strategy=BAND, min_separation=4
+    )
+    unamplified = DPFTRL(
+        rounds=12,
+        noise_multiplier=1.5,
+        strategy=BAND,
+        min_separation=4,
+        participation="fixed_epochs",
+    )
     assert accountant.delta(1.0) == pytest.approx(float(amplified.delta(1.0)), rel=0, abs=0)
     assert accountant.delta(1.0) < unamplified.delta(1.0) / 3
     reading = labelled_reading(accountant, epsilon=1.0)
     assert reading.upper_kind == "amplified" and reading.certified_lower <= reading.certified_upper
     # a tree is not banded: the upper side stays the unamplified one, labelled so
-    tree = DPFTRL(rounds=8, noise_multiplier=1.5, min_separation=4, sampling_rate=0.4, participation="cyclic_poisson")
+    tree = DPFTRL(
+        rounds=8,
+        noise_multiplier=1.5,
+        min_separation=4,
+        sampling_rate=0.4,
+        participation="cyclic_poisson",
+    )
     assert labelled_reading(tree, epsilon=1.0).upper_kind == "unamplified"
 
 
 def test_monte_carlo_of_the_dominating_pair_lies_between_the_certified_sides() -> None:
-    accountant = DPFTRL(rounds=8, noise_multiplier=1.0, strategy=BAND, min_separation=4, participation="balls_in_bins")
+    accountant = DPFTRL(
+        rounds=8,
+        noise_multiplier=1.0,
+        strategy=BAND,
+        min_separation=4,
+        participation="balls_in_bins",
+    )
     reading = labelled_reading(accountant, epsilon=1.0, monte_carlo_draws=40_000, beta=1e-3, seed=3)
     mc = reading.monte_carlo
     assert mc is not None
     assert reading.certified_lower - 4 * mc.standard_error <= mc.estimate <= reading.certified_upper
     assert mc.estimate <= mc.confidence_bound
-    again = labelled_reading(accountant, epsilon=1.0, monte_carlo_draws=40_000, beta=1e-3, seed=3).monte_carlo
+    again = labelled_reading(
+        accountant, epsilon=1.0, monte_carlo_draws=40_000, beta=1e-3, seed=3
+    ).monte_carlo
     assert again is not None and again.estimate == mc.estimate  # the seed reproduces the draws
 
 
 def test_every_reading_says_which_sides_are_certified_and_which_estimated() -> None:
-    rows = labelled_reading(run("balls_in_bins", rounds=8), epsilon=1.0, monte_carlo_draws=2000, seed=0).rows()
+    rows = labelled_reading(
+        run("balls_in_bins", rounds=8), epsilon=1.0, monte_carlo_draws=2000, seed=0
+    ).rows()
     labels = [label for label, _ in rows]
-    assert labels[0].startswith("certified lower") and labels[1].startswith("certified upper, unamplified")
+    assert labels[0].startswith("certified lower") and labels[1].startswith(
+        "certified upper, unamplified"
+    )
     assert all("not certified" in label for label in labels[2:]) and len(labels) == 5
     text = labelled_reading(run("b_min_sep"), delta=1e-5).statement()
-    assert "certified upper, amplified" in text and "BMinSepRDP" in text and "Monte Carlo" not in text
+    assert (
+        "certified upper, amplified" in text and "BMinSepRDP" in text and "Monte Carlo" not in text
+    )
     fixed = labelled_reading(DPFTRL(rounds=16, noise_multiplier=2.0, min_separation=4), delta=1e-5)
     assert fixed.upper_kind == "exact Gaussian" and fixed.monte_carlo is None
 
@@ -116,16 +152,28 @@ def test_every_reading_says_which_sides_are_certified_and_which_estimated() -> N
     ("kwargs", "words"),
     [
         ({"participation": "b_min_sep", "min_separation": 4}, "sampling_rate must be given"),
-        ({"participation": "balls_in_bins", "min_separation": 4, "sampling_rate": 0.5}, "sampling_rate must be None"),
-        ({"participation": "balls_in_bins", "min_separation": 4, "max_participations": 2}, "drop max_participations"),
+        (
+            {"participation": "balls_in_bins", "min_separation": 4, "sampling_rate": 0.5},
+            "sampling_rate must be None",
+        ),
+        (
+            {"participation": "balls_in_bins", "min_separation": 4, "max_participations": 2},
+            "drop max_participations",
+        ),
         ({"participation": "random_allocation"}, "pass max_participations=k"),
         (
             {"participation": "random_allocation", "max_participations": 2, "min_separation": 3},
             "min_separation must be 1",
         ),
         ({"participation": "min_separation", "sampling_rate": 0.5}, "sampling_rate must be None"),
-        ({"participation": "cyclic_poisson", "min_separation": [2, 4], "sampling_rate": 0.5}, "takes one point"),
-        ({"participation": "cyclic_poisson", "min_separation": 2, "sampling_rate": 1.5}, "sampling_rate must lie in"),
+        (
+            {"participation": "cyclic_poisson", "min_separation": [2, 4], "sampling_rate": 0.5},
+            "takes one point",
+        ),
+        (
+            {"participation": "cyclic_poisson", "min_separation": 2, "sampling_rate": 1.5},
+            "sampling_rate must lie in",
+        ),
         ({"participation": "poisson_everywhere"}, "participation must be one of"),
     ],
 )

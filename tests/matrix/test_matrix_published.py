@@ -25,7 +25,13 @@ from hockeystick.matrix import (
 # AccountingTest.test_min_sep_data_source_noise_multiplier: (noise_multiplier, total_steps, min_separation,
 # zcdp) for the tree without restarts.  Their data source puts a client in the rounds s, s + b, s + 2b, ...
 # (fixed epochs here); min-separation participation allows more patterns, and gives the same rho here.
-TREE_NO_RESTART = [(1.0, 4, 2, 4.0), (2.0, 4, 2, 1.0), (1.0, 5, 2, 4.5), (1.0, 7, 2, 5.5), (1.0, 7, 3, 4.5)]
+TREE_NO_RESTART = [
+    (1.0, 4, 2, 4.0),
+    (2.0, 4, 2, 1.0),
+    (1.0, 5, 2, 4.5),
+    (1.0, 7, 2, 5.5),
+    (1.0, 7, 3, 4.5),
+]
 
 # The same file, AccountingTest.test_zcdp_for_blt and test_noise_multiplier_for_blt: a 4-buffer BLT
 # (jax_privacy BufferedToeplitz.build(buf_decay=..., output_scale=...)), 100 steps, min separation 50,
@@ -38,7 +44,9 @@ BLT_ZCDP = 3.17226586
 @pytest.mark.parametrize("noise, steps, separation, rho", TREE_NO_RESTART)
 @pytest.mark.parametrize("participation", ["fixed_epochs", "min_separation"])
 def test_federated_compute_tree_no_restart_zcdp(noise, steps, separation, rho, participation):
-    acc = DPFTRL(rounds=steps, noise_multiplier=noise, min_separation=separation, participation=participation)
+    acc = DPFTRL(
+        rounds=steps, noise_multiplier=noise, min_separation=separation, participation=participation
+    )
     assert acc.sensitivity_kind == "exact"
     assert rho <= acc.zcdp_rho <= rho * (1 + 1e-13)
     assert acc.sensitivity_lower**2 / (2 * noise**2) <= rho
@@ -72,9 +80,15 @@ def test_federated_compute_blt_zcdp(max_participations):
 
 
 # google-deepmind/jax_privacy, jax_privacy/matrix_factorization/sensitivity_test.py.
-_C_TEST = np.array([[1.0, 0.0, 0.0, 0.0], [2.0, 1.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 3.0, -6.0]])
-_C_BANDED = np.array([[1.0, 0.0, 0.0, 0.0], [2.0, 1.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, -6.0]])
-_C_DENSE_X = np.array([[1.0, 0.0, 0.0, 0.0], [2.0, 1.0, 0.0, 0.0], [0.5, 1.0, 1.0, 0.0], [0.4, 0.0, 1.0, -6.0]])
+_C_TEST = np.array(
+    [[1.0, 0.0, 0.0, 0.0], [2.0, 1.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 3.0, -6.0]]
+)
+_C_BANDED = np.array(
+    [[1.0, 0.0, 0.0, 0.0], [2.0, 1.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, -6.0]]
+)
+_C_DENSE_X = np.array(
+    [[1.0, 0.0, 0.0, 0.0], [2.0, 1.0, 0.0, 0.0], [0.5, 1.0, 1.0, 0.0], [0.4, 0.0, 1.0, -6.0]]
+)
 
 
 def _sens(c, schema):
@@ -133,7 +147,9 @@ def test_jax_privacy_fixed_epoch_sensitivity():
 
 
 @pytest.mark.parametrize("noise, published", [(1.13, 19.74), (8.83, 2.04)])
-def test_kairouz_stackoverflow_single_tree_is_below_the_published_and_rdp_epsilons(noise, published):
+def test_kairouz_stackoverflow_single_tree_is_below_the_published_and_rdp_epsilons(
+    noise, published
+):
     """Kairouz et al. 2021's StackOverflow setting as TensorFlow Privacy's tree_aggregation_accountant_test.py
     and dp_accounting's test_compute_eps_tree state it: one binary tree over 1600 steps, each client once,
     delta 1e-6, epsilon below 19.74 (noise 1.13) and 2.04 (noise 8.83).  The tree's depth is
@@ -145,6 +161,8 @@ def test_kairouz_stackoverflow_single_tree_is_below_the_published_and_rdp_epsilo
     run = DPFTRL(rounds=1600, noise_multiplier=noise, min_separation=1600, strategy="tree")
     assert run.sensitivity_kind == "exact" and run.sensitivity**2 == pytest.approx(11.0, rel=1e-15)
     lower, upper = run.epsilon(1e-6, bound="both")
-    rdp = rdp_privacy_accountant.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_SPECIAL)
+    rdp = rdp_privacy_accountant.RdpAccountant(
+        neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_SPECIAL
+    )
     rdp.compose(dp_accounting.SingleEpochTreeAggregationDpEvent(noise, 1600))
     assert lower <= upper < rdp.get_epsilon(1e-6) < published

@@ -53,7 +53,9 @@ def test_cli_blt_epsilon_is_the_python_accountant_and_the_published_rho(capsys):
         "--delta",
         "1e-6",
     )
-    python = DPFTRL(rounds=100, noise_multiplier=1.0, min_separation=50, strategy=BLT(BLT_DECAY, BLT_SCALE))
+    python = DPFTRL(
+        rounds=100, noise_multiplier=1.0, min_separation=50, strategy=BLT(BLT_DECAY, BLT_SCALE)
+    )
     assert rows[0]["epsilon"] == python.epsilon(1e-6)
     published = fdp.GaussianDP(math.sqrt(2 * BLT_ZCDP)).epsilon(1e-6)
     assert published <= rows[0]["epsilon"] <= published * (1 + 1e-6)
@@ -83,13 +85,30 @@ def test_cli_blt_epsilon_is_the_python_accountant_and_the_published_rho(capsys):
 
 
 def test_cli_banded_is_the_python_accountant_and_several_strategies_compete(capsys):
-    argv = ["--rounds", "100", "--noise-multiplier", "1", "--min-separation", "50", "--delta", "1e-6"]
+    argv = [
+        "--rounds",
+        "100",
+        "--noise-multiplier",
+        "1",
+        "--min-separation",
+        "50",
+        "--delta",
+        "1e-6",
+    ]
     rows = _json(capsys, "epsilon", "-a", "dp_ftrl_banded", "--coefficients", "1,0.6,0.3", *argv)
     python = DPFTRL(rounds=100, noise_multiplier=1.0, min_separation=50, strategy=Banded(BANDS))
     assert rows[0]["epsilon"] == python.epsilon(1e-6)
     # a configured name given whole (its commas inside the brackets), beside a tree: one column each, the best
-    rows = _json(capsys, "epsilon", "-a", "dp_ftrl_banded[coefficients=1,0.6,0.3],dp_ftrl_tree_restart", *argv)
-    tree = DPFTRL(rounds=100, noise_multiplier=1.0, min_separation=50, strategy="tree_restart").epsilon(1e-6)
+    rows = _json(
+        capsys,
+        "epsilon",
+        "-a",
+        "dp_ftrl_banded[coefficients=1,0.6,0.3],dp_ftrl_tree_restart",
+        *argv,
+    )
+    tree = DPFTRL(
+        rounds=100, noise_multiplier=1.0, min_separation=50, strategy="tree_restart"
+    ).epsilon(1e-6)
     assert rows[0]["epsilon_dp_ftrl_banded[coefficients=1.0,0.6,0.3]"] == python.epsilon(1e-6)
     assert rows[0]["epsilon_dp_ftrl_tree_restart"] == tree
     assert rows[0]["epsilon"] == min(tree, python.epsilon(1e-6))
@@ -119,7 +138,11 @@ def test_cli_amplified_banded_mf_is_the_python_accountant_both_sides(capsys, rou
         "both",
     )
     acc = AmplifiedBandedMF(
-        rounds=rounds, noise_multiplier=1.0, sampling_rate=0.05, strategy=Banded(bands), min_separation=4
+        rounds=rounds,
+        noise_multiplier=1.0,
+        sampling_rate=0.05,
+        strategy=Banded(bands),
+        min_separation=4,
     )
     lower, upper = acc.epsilon(1e-6, bound="both")
     assert acc.kind == kind
@@ -162,7 +185,12 @@ def test_python_sweep_of_one_blt_over_noise_and_rounds():
     grid = Grid.from_parameters(
         name,
         "epsilon",
-        {"noise_multiplier": [1.0, 2.0, 4.0], "rounds": [50, 100, 200], "min_separation": 50, "delta": 1e-6},
+        {
+            "noise_multiplier": [1.0, 2.0, 4.0],
+            "rounds": [50, 100, 200],
+            "min_separation": 50,
+            "delta": 1e-6,
+        },
     )
     table = dataframe(grid, progress=False)
     assert len(table) == 9
@@ -180,8 +208,15 @@ def test_calibrated_noise_multiplier_meets_the_target_and_a_slightly_smaller_one
     name = registry.configure("dp_ftrl_blt", buffer_decay=BLT_DECAY, output_scale=BLT_SCALE)
     z = calibrate(name, "noise_multiplier", epsilon=8.0, delta=1e-6, rounds=100, min_separation=50)
     blt = BLT(BLT_DECAY, BLT_SCALE)
-    assert DPFTRL(rounds=100, noise_multiplier=z, min_separation=50, strategy=blt).epsilon(1e-6) <= 8.0
-    assert DPFTRL(rounds=100, noise_multiplier=z * (1 - 1e-8), min_separation=50, strategy=blt).epsilon(1e-6) > 8.0
+    assert (
+        DPFTRL(rounds=100, noise_multiplier=z, min_separation=50, strategy=blt).epsilon(1e-6) <= 8.0
+    )
+    assert (
+        DPFTRL(
+            rounds=100, noise_multiplier=z * (1 - 1e-8), min_separation=50, strategy=blt
+        ).epsilon(1e-6)
+        > 8.0
+    )
     rows = _json(
         capsys,
         "calibrate",
@@ -199,12 +234,29 @@ def test_calibrated_noise_multiplier_meets_the_target_and_a_slightly_smaller_one
     )
     assert rows[0]["noise_multiplier"] == z
     # without --parameter, calibrate solves for the accountant's noise (noise_multiplier here)
-    argv = ["calibrate", "-a", "dp_ftrl_blt", "--rounds", "100", *BLT_RUN, "--epsilon", "8", "--delta", "1e-6"]
+    argv = [
+        "calibrate",
+        "-a",
+        "dp_ftrl_blt",
+        "--rounds",
+        "100",
+        *BLT_RUN,
+        "--epsilon",
+        "8",
+        "--delta",
+        "1e-6",
+    ]
     assert _json(capsys, *argv)[0]["noise_multiplier"] == z
     # the amplified family: its certified upper side at z meets the target, below z it does not
     amplified = registry.configure("amplified_banded_mf", coefficients=[0.8, 0.5, 0.3])
     z = calibrate(
-        amplified, "noise_multiplier", epsilon=4.0, delta=1e-6, rounds=1000, min_separation=4, sampling_rate=0.05
+        amplified,
+        "noise_multiplier",
+        epsilon=4.0,
+        delta=1e-6,
+        rounds=1000,
+        min_separation=4,
+        sampling_rate=0.05,
     )
     at = dict(rounds=1000, sampling_rate=0.05, strategy=Banded([0.8, 0.5, 0.3]), min_separation=4)
     assert AmplifiedBandedMF(noise_multiplier=z, **at).epsilon(1e-6) <= 4.0
@@ -216,12 +268,27 @@ def test_calibrated_noise_multiplier_meets_the_target_and_a_slightly_smaller_one
     [
         (dict(buffer_decay=[], output_scale=[0.1]), "buffer_decay must be one non-empty list"),
         (dict(buffer_decay="", output_scale=[0.1]), "buffer_decay must be one non-empty list"),
-        (dict(buffer_decay=[0.9, math.nan], output_scale=[0.1, 0.2]), "buffer_decay must be one non-empty list"),
-        (dict(buffer_decay=[0.9], output_scale="0.1,inf"), "output_scale must be one non-empty list"),
-        (dict(buffer_decay=[[0.9, 0.5]], output_scale=[0.1, 0.2]), "buffer_decay must be one non-empty list"),
-        (dict(buffer_decay=[0.9, 0.5], output_scale=[0.1]), "buffer_decay and output_scale must have one entry"),
+        (
+            dict(buffer_decay=[0.9, math.nan], output_scale=[0.1, 0.2]),
+            "buffer_decay must be one non-empty list",
+        ),
+        (
+            dict(buffer_decay=[0.9], output_scale="0.1,inf"),
+            "output_scale must be one non-empty list",
+        ),
+        (
+            dict(buffer_decay=[[0.9, 0.5]], output_scale=[0.1, 0.2]),
+            "buffer_decay must be one non-empty list",
+        ),
+        (
+            dict(buffer_decay=[0.9, 0.5], output_scale=[0.1]),
+            "buffer_decay and output_scale must have one entry",
+        ),
         (dict(buffer_decay=[0.9]), "needs output_scale"),
-        (dict(buffer_decay=[0.9], output_scale=[0.1], coefficients=[1.0]), "no vector option 'coefficients'"),
+        (
+            dict(buffer_decay=[0.9], output_scale=[0.1], coefficients=[1.0]),
+            "no vector option 'coefficients'",
+        ),
     ],
 )
 def test_bad_vectors_are_refused_naming_the_option(vectors, message):
@@ -233,20 +300,39 @@ def test_bad_vectors_are_refused_naming_the_option(vectors, message):
     "flags, message",
     [
         (["--buffer-decay=", "--output-scale", "0.1"], "--buffer-decay must be one non-empty list"),
-        (["--buffer-decay", "0.9,nan", "--output-scale", "0.1,0.2"], "--buffer-decay must be one non-empty list"),
-        (["--buffer-decay", "0.9,,0.5", "--output-scale", "0.1,0.2"], "--buffer-decay must be one non-empty list"),
+        (
+            ["--buffer-decay", "0.9,nan", "--output-scale", "0.1,0.2"],
+            "--buffer-decay must be one non-empty list",
+        ),
+        (
+            ["--buffer-decay", "0.9,,0.5", "--output-scale", "0.1,0.2"],
+            "--buffer-decay must be one non-empty list",
+        ),
         (
             ["--buffer-decay", "0.9,0.5", "--output-scale", "0.1"],
             "--buffer-decay and --output-scale must have one entry",
         ),
         (["-p", "buffer_decay=0.9"], "needs --output-scale"),
-        ([], "needs --buffer-decay and --output-scale: one list of numbers each (such as --buffer-decay 0.9,0.5)"),
+        (
+            [],
+            "needs --buffer-decay and --output-scale: one list of numbers each (such as --buffer-decay 0.9,0.5)",
+        ),
     ],
 )
 def test_bad_vectors_on_the_command_line_exit_2_with_one_line(capsys, flags, message):
     """One line, exit 2, in the command line's words: the vector options as their flags."""
     err = _refused(
-        capsys, "epsilon", "-a", "dp_ftrl_blt", "--rounds", "100", "--noise-multiplier", "1", *flags, "--delta", "1e-6"
+        capsys,
+        "epsilon",
+        "-a",
+        "dp_ftrl_blt",
+        "--rounds",
+        "100",
+        "--noise-multiplier",
+        "1",
+        *flags,
+        "--delta",
+        "1e-6",
     )
     assert message in err
 
@@ -255,7 +341,12 @@ def test_configured_names_resolve_to_one_entry_and_families_need_their_vectors()
     name = registry.configure("dp_ftrl_banded", coefficients="1, 0.5")
     assert name == "dp_ftrl_banded[coefficients=1.0,0.5]"
     assert registry.get(name) is registry.lookup(" dp_ftrl_banded[ coefficients = 1,0.50 ] ")
-    assert registry.get(name).parameters == ("rounds", "noise_multiplier", "min_separation", "max_participations")
+    assert registry.get(name).parameters == (
+        "rounds",
+        "noise_multiplier",
+        "min_separation",
+        "max_participations",
+    )
     assert "dp_ftrl_blt" in registry.family_names() and "dp_ftrl_blt" not in registry.names()
     with pytest.raises(ValueError, match="is a family: its strategy's coefficients"):
         registry.get("dp_ftrl_banded").build(rounds=10, noise_multiplier=1.0)
@@ -267,7 +358,9 @@ def test_configured_names_resolve_to_one_entry_and_families_need_their_vectors()
         registry.get("no_such_family[coefficients=1]")
     # a configured entry is the class at the strategy; the family built with the vectors is too
     direct = DPFTRL(rounds=64, noise_multiplier=2.0, min_separation=8, strategy=Banded([1.0, 0.5]))
-    assert registry.get(name).build(rounds=64, noise_multiplier=2.0, min_separation=8).delta(1.0) == direct.delta(1.0)
+    assert registry.get(name).build(rounds=64, noise_multiplier=2.0, min_separation=8).delta(
+        1.0
+    ) == direct.delta(1.0)
     family = registry.get("dp_ftrl_banded").build(
         rounds=64, noise_multiplier=2.0, min_separation=8, coefficients=[1, 0.5]
     )
@@ -330,7 +423,9 @@ def _printed(capsys, *argv: str) -> str:
         ("sweep", ["-q", "epsilon", "--delta", "1e-6", "-o", "-", "--no-progress"]),
     ],
 )
-def test_a_family_named_after_the_subcommand_is_the_family_given_by_a(capsys, family, command, target):
+def test_a_family_named_after_the_subcommand_is_the_family_given_by_a(
+    capsys, family, command, target
+):
     """hockeystick COMMAND FAMILY --vector ... prints what hockeystick COMMAND -a FAMILY --vector ... prints,
     the name before the flags or after them."""
     run = FAMILY_RUNS[family]
@@ -340,11 +435,16 @@ def test_a_family_named_after_the_subcommand_is_the_family_given_by_a(capsys, fa
     by_a = _printed(capsys, command, "-a", family, *run, *target)
     assert _printed(capsys, command, family, *run, *target) == by_a
     assert _printed(capsys, command, *run, *target, family) == by_a
-    if command == "calibrate":  # the calibrated noise meets the target, a slightly smaller one does not
+    if (
+        command == "calibrate"
+    ):  # the calibrated noise meets the target, a slightly smaller one does not
         header, row = by_a.splitlines()[:2]
         z = float(row.split(",")[header.split(",").index("noise_multiplier")])
         entry = registry.get(registry.configure(family, **_vectors(family)))
-        fixed = {"rounds": int(run[1]), "min_separation": int(run[run.index("--min-separation") + 1])}
+        fixed = {
+            "rounds": int(run[1]),
+            "min_separation": int(run[run.index("--min-separation") + 1]),
+        }
         if family == "amplified_banded_mf":
             fixed["sampling_rate"] = 0.05
         assert entry.build(noise_multiplier=z, **fixed).epsilon(1e-6) <= 8.0
@@ -358,15 +458,41 @@ def _vectors(family: str) -> dict[str, list[float]]:
 
 
 def test_a_named_family_and_a_names_join_as_repeated_a(capsys):
-    argv = ["--rounds", "100", "--noise-multiplier", "1", "--min-separation", "50", "--delta", "1e-6"]
+    argv = [
+        "--rounds",
+        "100",
+        "--noise-multiplier",
+        "1",
+        "--min-separation",
+        "50",
+        "--delta",
+        "1e-6",
+    ]
     both = _json(
-        capsys, "epsilon", "dp_ftrl_banded", "-a", "dp_ftrl_tree_restart", "--coefficients", "1,0.6,0.3", *argv
+        capsys,
+        "epsilon",
+        "dp_ftrl_banded",
+        "-a",
+        "dp_ftrl_tree_restart",
+        "--coefficients",
+        "1,0.6,0.3",
+        *argv,
     )
     assert both == _json(
-        capsys, "epsilon", "-a", "dp_ftrl_banded,dp_ftrl_tree_restart", "--coefficients", "1,0.6,0.3", *argv
+        capsys,
+        "epsilon",
+        "-a",
+        "dp_ftrl_banded,dp_ftrl_tree_restart",
+        "--coefficients",
+        "1,0.6,0.3",
+        *argv,
     )
-    python = DPFTRL(rounds=100, noise_multiplier=1.0, min_separation=50, strategy=Banded(BANDS)).epsilon(1e-6)
-    tree = DPFTRL(rounds=100, noise_multiplier=1.0, min_separation=50, strategy="tree_restart").epsilon(1e-6)
+    python = DPFTRL(
+        rounds=100, noise_multiplier=1.0, min_separation=50, strategy=Banded(BANDS)
+    ).epsilon(1e-6)
+    tree = DPFTRL(
+        rounds=100, noise_multiplier=1.0, min_separation=50, strategy="tree_restart"
+    ).epsilon(1e-6)
     assert both[0]["epsilon_dp_ftrl_banded[coefficients=1.0,0.6,0.3]"] == python
     assert both[0]["epsilon"] == min(python, tree)
 
@@ -380,7 +506,9 @@ def _risk_python(accountant, fprs: list[float]) -> str:
         risk.tpr_at_fpr(accountant, fprs, bound="both"),
         risk.advantage(accountant, bound="both"),
     )
-    tprs = table(["fpr", "tpr_lower", "tpr_upper"], [[f, lo, hi] for f, lo, hi in zip(fprs, tpr_low, tpr_up)])
+    tprs = table(
+        ["fpr", "tpr_lower", "tpr_upper"], [[f, lo, hi] for f, lo, hi in zip(fprs, tpr_low, tpr_up)]
+    )
     return f"{tprs}\n\n{table(['advantage_lower', 'advantage_upper'], [[adv_low, adv_up]])}\n"
 
 
@@ -391,11 +519,20 @@ def test_risk_of_a_family_is_the_risk_of_the_python_class(capsys, family):
     assert _printed(capsys, "risk", "-a", family, *run, *fpr) == named
     configured = registry.configure(family, **_vectors(family))
     strategy_flags = {"--buffer-decay", "--output-scale", "--coefficients"}
-    rest = [w for flag, value in zip(run[::2], run[1::2]) if flag not in strategy_flags for w in (flag, value)]
+    rest = [
+        w
+        for flag, value in zip(run[::2], run[1::2])
+        if flag not in strategy_flags
+        for w in (flag, value)
+    ]
     assert _printed(capsys, "risk", "-a", configured, *rest, *fpr) == named
     if family == "amplified_banded_mf":
         python = AmplifiedBandedMF(
-            rounds=1000, noise_multiplier=1.0, sampling_rate=0.05, strategy=Banded([0.8, 0.5, 0.3]), min_separation=4
+            rounds=1000,
+            noise_multiplier=1.0,
+            sampling_rate=0.05,
+            strategy=Banded([0.8, 0.5, 0.3]),
+            min_separation=4,
         )
     else:
         strategy = BLT(BLT_DECAY, BLT_SCALE) if family == "dp_ftrl_blt" else Banded(BANDS)
@@ -409,22 +546,42 @@ def test_risk_of_a_family_is_the_risk_of_the_python_class(capsys, family):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["epsilon", "dp_ftrl_blt", "--delta", "1e-6"], "--buffer-decay must be one non-empty list"),
+        (
+            ["epsilon", "dp_ftrl_blt", "--delta", "1e-6"],
+            "--buffer-decay must be one non-empty list",
+        ),
         (["delta", "dp_ftrl_blt", "--epsilon", "1"], "--buffer-decay must be one non-empty list"),
         (
             ["calibrate", "dp_ftrl_blt", "--epsilon", "8", "--delta", "1e-6"],
             "--buffer-decay must be one non-empty list",
         ),
-        (["sweep", "dp_ftrl_blt", "--delta", "1e-6", "-o", "-"], "--buffer-decay must be one non-empty list"),
+        (
+            ["sweep", "dp_ftrl_blt", "--delta", "1e-6", "-o", "-"],
+            "--buffer-decay must be one non-empty list",
+        ),
         (["risk", "dp_ftrl_blt", "--fpr", "0.01"], "--buffer-decay must be one non-empty list"),
-        (["risk", "-a", "dp_ftrl_blt", "--fpr", "0.01"], "--buffer-decay must be one non-empty list"),
+        (
+            ["risk", "-a", "dp_ftrl_blt", "--fpr", "0.01"],
+            "--buffer-decay must be one non-empty list",
+        ),
     ],
 )
 def test_a_bad_vector_of_a_named_family_exits_2_naming_the_flag(capsys, argv, message):
-    run = ["--rounds", "100", "--noise-multiplier", "1", "--min-separation", "50", "--output-scale", "0.1,0.2"]
+    run = [
+        "--rounds",
+        "100",
+        "--noise-multiplier",
+        "1",
+        "--min-separation",
+        "50",
+        "--output-scale",
+        "0.1,0.2",
+    ]
     err = _refused(capsys, *argv, *run, "--buffer-decay", "0.9,nan")
     assert message in err and "buffer_decay" not in err
-    err = _refused(capsys, *argv, "--rounds", "100", "--noise-multiplier", "1", "--min-separation", "50")
+    err = _refused(
+        capsys, *argv, "--rounds", "100", "--noise-multiplier", "1", "--min-separation", "50"
+    )
     assert "needs --buffer-decay and --output-scale" in err
 
 
@@ -432,7 +589,16 @@ def test_a_bad_vector_of_a_named_family_exits_2_naming_the_flag(capsys, argv, me
     "argv, message",
     [
         (
-            ["risk", "dp_ftrl_banded", "--coefficients", "1,0.5", "--rounds", "100,200", "--noise-multiplier", "1"],
+            [
+                "risk",
+                "dp_ftrl_banded",
+                "--coefficients",
+                "1,0.5",
+                "--rounds",
+                "100,200",
+                "--noise-multiplier",
+                "1",
+            ],
             "--rounds 100,200: give one number per parameter",
         ),
         (
@@ -451,7 +617,19 @@ def test_a_bad_vector_of_a_named_family_exits_2_naming_the_flag(capsys, argv, me
             "risk evaluates one mechanism",
         ),
         (["risk", "--rounds", "10", "--noise-multiplier", "1"], "say which accountant"),
-        (["risk", "dp_ftrl_tree", "--coefficients", "1", "--rounds", "10", "--noise-multiplier", "1"], "coefficients"),
+        (
+            [
+                "risk",
+                "dp_ftrl_tree",
+                "--coefficients",
+                "1",
+                "--rounds",
+                "10",
+                "--noise-multiplier",
+                "1",
+            ],
+            "coefficients",
+        ),
     ],
 )
 def test_risk_refuses_more_than_one_mechanism(capsys, argv, message):
@@ -466,11 +644,24 @@ def test_a_sweep_word_naming_a_file_is_the_sweep_file(capsys, tmp_path, monkeypa
     )
     from_file = _printed(capsys, "sweep", "dp_ftrl_tree", "-o", "-", "--no-progress")
     assert from_file == _printed(
-        capsys, "sweep", "gaussian", "-p", "sigma=2", "-p", "rounds=10", "--epsilon", "1", "-o", "-", "--no-progress"
+        capsys,
+        "sweep",
+        "gaussian",
+        "-p",
+        "sigma=2",
+        "-p",
+        "rounds=10",
+        "--epsilon",
+        "1",
+        "-o",
+        "-",
+        "--no-progress",
     )
     from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 
-    assert float(from_file.splitlines()[1].split(",")[-1]) == GaussianMechanism(sigma=2.0, rounds=10).delta(1.0)
+    assert float(from_file.splitlines()[1].split(",")[-1]) == GaussianMechanism(
+        sigma=2.0, rounds=10
+    ).delta(1.0)
 
 
 @pytest.mark.parametrize("decay", ["-1", "-0.5", "1.5", "0.9,-0.1"])

@@ -15,15 +15,26 @@ def test_dpftrl_repr_gives_the_run_and_what_it_holds():
         "sensitivity 6 (exact), mu 3; no amplification claimed"
     )
     sampled = repr(
-        DPFTRL(rounds=16, noise_multiplier=2.0, sampling="poisson", sampling_rate=0.1, strategy=Banded([1, 0.5]))
+        DPFTRL(
+            rounds=16,
+            noise_multiplier=2.0,
+            sampling="poisson",
+            sampling_rate=0.1,
+            strategy=Banded([1, 0.5]),
+        )
     )
     assert "sampling_rate=0.1" in sampled and "Banded(coefficients=[1.0, 0.5])" in sampled
-    assert "participation='cyclic_poisson'" in sampled and "certified sides of the random participation" in sampled
+    assert (
+        "participation='cyclic_poisson'" in sampled
+        and "certified sides of the random participation" in sampled
+    )
 
 
 def test_a_dense_strategy_is_shown_by_its_shape_and_arrays_by_their_first_values():
     run = DPFTRL(rounds=[16, 32], noise_multiplier=2.0, min_separation=4, strategy="tree_restart")
-    assert repr(run).startswith("DPFTRL(rounds=array([16, 32], shape=(2,)), noise_multiplier=array([2, 2], shape=(2,))")
+    assert repr(run).startswith(
+        "DPFTRL(rounds=array([16, 32], shape=(2,)), noise_multiplier=array([2, 2], shape=(2,))"
+    )
     assert "sensitivity array([3.4641, 4.89898], shape=(2,)) ([exact, exact])" in repr(run)
     dense = DPFTRL(rounds=8, noise_multiplier=1.0, strategy=np.eye(8))
     assert "strategy=<matrix (8, 8)>" in repr(dense) and "sensitivity" in repr(dense)

@@ -36,7 +36,9 @@ def banded_matrix(coefficients: list[float], rounds: int) -> np.ndarray:
     return c
 
 
-def enumerated_law(patterns: list[tuple[tuple[int, ...], float]], units: np.ndarray) -> dict[int, float]:
+def enumerated_law(
+    patterns: list[tuple[tuple[int, ...], float]], units: np.ndarray
+) -> dict[int, float]:
     law: dict[int, float] = defaultdict(float)
     for rounds, probability in patterns:
         law[int(sum(units[list(rounds)]))] += probability
@@ -89,24 +91,32 @@ UNITS = [3, 1, 4, 1, 5, 9, 2]
 def test_balls_in_bins_law_is_the_bins(b):
     """Bin t takes rounds t, t + b, ...; bins past the last round take none (b = 9 > n = 7)."""
     patterns = [(tuple(range(t, len(UNITS), b)), 1 / b) for t in range(b)]
-    assert_same_law(law_dict(BallsInBinsSampling(b), UNITS), enumerated_law(patterns, np.array(UNITS)))
+    assert_same_law(
+        law_dict(BallsInBinsSampling(b), UNITS), enumerated_law(patterns, np.array(UNITS))
+    )
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 7])
 def test_random_allocation_law_is_uniform_over_k_sets(k):
     sets = list(itertools.combinations(range(len(UNITS)), k))
     patterns = [(s, 1 / len(sets)) for s in sets]
-    assert_same_law(law_dict(RandomAllocationSampling(k), UNITS), enumerated_law(patterns, np.array(UNITS)))
+    assert_same_law(
+        law_dict(RandomAllocationSampling(k), UNITS), enumerated_law(patterns, np.array(UNITS))
+    )
 
 
 @pytest.mark.parametrize(
-    "b, p, warm", [(1, 0.3, False), (2, 0.5, False), (3, 0.25, True), (2, 1.0, True), (4, 0.7, True)]
+    "b, p, warm",
+    [(1, 0.3, False), (2, 0.5, False), (3, 0.25, True), (2, 1.0, True), (4, 0.7, True)],
 )
 def test_b_min_sep_law_is_the_process(b, p, warm):
     """The backward recursion against every coin sequence of the forward process (Dong & Ganesh 2026, Alg. 1/2)."""
     patterns = b_min_sep_patterns(len(UNITS), b, p, warm)
     assert sum(w for _, w in patterns) == pytest.approx(1.0, rel=1e-12)
-    assert_same_law(law_dict(BMinSepSampling(b, p, warm_start=warm), UNITS), enumerated_law(patterns, np.array(UNITS)))
+    assert_same_law(
+        law_dict(BMinSepSampling(b, p, warm_start=warm), UNITS),
+        enumerated_law(patterns, np.array(UNITS)),
+    )
 
 
 @pytest.mark.parametrize("b, q, group", [(1, 0.2, 0), (2, 0.5, 1), (3, 0.9, 2)])
@@ -116,7 +126,10 @@ def test_cyclic_poisson_law_is_independent_rounds_of_the_group(b, q, group):
     for taken in itertools.product([0, 1], repeat=len(rounds)):
         chosen = tuple(r for r, t in zip(rounds, taken) if t)
         patterns.append((chosen, q ** len(chosen) * (1 - q) ** (len(rounds) - len(chosen))))
-    assert_same_law(law_dict(CyclicPoissonSampling(b, q, group), UNITS), enumerated_law(patterns, np.array(UNITS)))
+    assert_same_law(
+        law_dict(CyclicPoissonSampling(b, q, group), UNITS),
+        enumerated_law(patterns, np.array(UNITS)),
+    )
 
 
 def exact_balls_in_bins_delta(c: np.ndarray, z: float, b: int, eps: float) -> float:
@@ -136,7 +149,13 @@ def exact_balls_in_bins_delta(c: np.ndarray, z: float, b: int, eps: float) -> fl
 
     def densities(y: tuple[float, ...]) -> tuple[float, float]:
         q = norm * math.exp(-sum(v * v for v in y) / (2 * z * z))
-        p = sum(norm * math.exp(-sum((v - c) ** 2 for v, c in zip(y, mt)) / (2 * z * z)) for mt in points) / b
+        p = (
+            sum(
+                norm * math.exp(-sum((v - c) ** 2 for v, c in zip(y, mt)) / (2 * z * z))
+                for mt in points
+            )
+            / b
+        )
         return p, q
 
     def remove(*y: float) -> float:
@@ -152,7 +171,9 @@ def exact_balls_in_bins_delta(c: np.ndarray, z: float, b: int, eps: float) -> fl
         if r == 1:
             value = integrate.quad(f, -span, span, epsabs=1e-11, limit=400)[0]
         else:
-            value = integrate.dblquad(lambda y2, y1: f(y1, y2), -span, span, -span, span, epsabs=1e-8)[0]
+            value = integrate.dblquad(
+                lambda y2, y1: f(y1, y2), -span, span, -span, span, epsabs=1e-8
+            )[0]
         out.append(value)
     assert n >= 1
     return max(out)
@@ -161,7 +182,9 @@ def exact_balls_in_bins_delta(c: np.ndarray, z: float, b: int, eps: float) -> fl
 CASES_B2 = [
     (np.tril(np.ones((4, 4))) / 2.0, 1.0),
     pytest.param(banded_matrix([1.0, 0.5, 0.25], 6), 0.8, marks=pytest.mark.slow),
-    pytest.param(np.tril(np.random.default_rng(5).uniform(0.0, 1.0, (8, 8))), 2.0, marks=pytest.mark.slow),
+    pytest.param(
+        np.tril(np.random.default_rng(5).uniform(0.0, 1.0, (8, 8))), 2.0, marks=pytest.mark.slow
+    ),
 ]
 
 
@@ -170,7 +193,9 @@ def test_exact_delta_lies_between_certified_lower_and_monte_carlo_bound(c, z):
     """b = 2, n in {4, 6, 8}: the exact delta of the dominating pair (quadrature) lies in [certified lower side,
     Monte Carlo confidence bound at beta = 1e-6], and the lower side is below the upper side without
     amplification."""
-    run = BallsInBinsMonteCarlo(strategy=c, noise_multiplier=z, cycle_length=2, draws=40_000, seed=11)
+    run = BallsInBinsMonteCarlo(
+        strategy=c, noise_multiplier=z, cycle_length=2, draws=40_000, seed=11
+    )
     for eps in (0.0, 1.5):
         exact = exact_balls_in_bins_delta(c, z, 2, eps)
         reading = run.delta(eps, beta=1e-6)
@@ -186,9 +211,13 @@ def test_one_bin_is_the_gaussian_and_the_lower_side_is_tight(z):
     direction C 1 loses only the PLD grid (within 0.5%), the Monte Carlo bound is above the closed form."""
     c = banded_matrix([1.0, 0.6, 0.3], 5)
     mu = float(np.linalg.norm(c.sum(axis=1))) / z
-    run = BallsInBinsMonteCarlo(strategy=c, noise_multiplier=z, cycle_length=1, draws=20_000, seed=2)
+    run = BallsInBinsMonteCarlo(
+        strategy=c, noise_multiplier=z, cycle_length=1, draws=20_000, seed=2
+    )
     for eps in (0.0, 1.0, 3.0):
-        exact = stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2)
+        exact = stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(
+            -eps / mu - mu / 2
+        )
         reading = run.delta(eps, beta=1e-6)
         assert exact * 0.995 <= reading.certified_lower <= exact + 1e-12
         assert exact <= reading.confidence_bound
@@ -198,12 +227,16 @@ def test_one_bin_is_the_gaussian_and_the_lower_side_is_tight(z):
 def test_lower_side_is_below_a_large_monte_carlo_at_four_bins():
     """b = 4, n = 8: the certified lower side is below the upper confidence bound of a larger Monte Carlo."""
     c = banded_matrix([1.0, 0.7, 0.5, 0.2], 8)
-    run = BallsInBinsMonteCarlo(strategy=c, noise_multiplier=0.9, cycle_length=4, draws=200_000, seed=7)
+    run = BallsInBinsMonteCarlo(
+        strategy=c, noise_multiplier=0.9, cycle_length=4, draws=200_000, seed=7
+    )
     for eps in (0.0, 1.0, 2.0):
         reading = run.delta(eps, beta=1e-9)
         assert reading.certified_lower <= reading.confidence_bound
         assert reading.certified_lower <= reading.unamplified_upper
-        assert reading.certified_lower > 0.5 * reading.estimate  # the projection keeps most of the amplified delta
+        assert (
+            reading.certified_lower > 0.5 * reading.estimate
+        )  # the projection keeps most of the amplified delta
 
 
 EPS = np.array([0.0, 0.5, 1.0, 2.0, 4.0])
@@ -223,7 +256,9 @@ def test_lower_side_below_the_unamplified_upper_side(sampling, schema):
     fixed epochs), so the certified lower side is at most DPFTRL's upper side, at every eps."""
     c = np.tril(np.random.default_rng(3).uniform(0.1, 1.0, (9, 9)))
     for z in (0.5, 1.5):
-        lower = RealizableLowerSide(strategy=c, rounds=9, noise_multiplier=z, sampling=sampling).delta(EPS)
+        lower = RealizableLowerSide(
+            strategy=c, rounds=9, noise_multiplier=z, sampling=sampling
+        ).delta(EPS)
         upper = DPFTRL(rounds=9, noise_multiplier=z, strategy=c, **schema).delta(EPS)
         assert (lower <= upper).all()
         assert (lower > 0).all()
@@ -233,9 +268,15 @@ def test_cyclic_poisson_lower_side_below_the_amplified_upper_side():
     """A banded C under cyclic Poisson: the projected realizable pair is below AmplifiedBandedMF's certified upper
     side (the projection loses what AmplifiedBandedMF's round-by-round realizable pair keeps, so it is lower)."""
     c = banded_matrix([1.0, 0.5], 8)
-    amplified = AmplifiedBandedMF(rounds=8, noise_multiplier=1.0, sampling_rate=0.3, strategy=Banded([1.0, 0.5]))
+    amplified = AmplifiedBandedMF(
+        rounds=8, noise_multiplier=1.0, sampling_rate=0.3, strategy=Banded([1.0, 0.5])
+    )
     lower = RealizableLowerSide(
-        strategy=c, rounds=8, noise_multiplier=1.0, sampling=CyclicPoissonSampling(2, 0.3), shift_cells=1024
+        strategy=c,
+        rounds=8,
+        noise_multiplier=1.0,
+        sampling=CyclicPoissonSampling(2, 0.3),
+        shift_cells=1024,
     ).delta(EPS)
     upper = amplified.delta(EPS, bound="upper")
     assert (lower <= upper).all()
@@ -247,33 +288,53 @@ def test_direction_rules():
     direction; an explicit direction with every projection >= 0 is accepted, a wrong length refused."""
     c = np.array([[1.0, 0.0], [-2.0, 1.0]])
     with pytest.raises(ValueError, match="direction"):
-        RealizableLowerSide(strategy=c, rounds=2, noise_multiplier=1.0, sampling=BallsInBinsSampling(2))
+        RealizableLowerSide(
+            strategy=c, rounds=2, noise_multiplier=1.0, sampling=BallsInBinsSampling(2)
+        )
     side = RealizableLowerSide(
-        strategy=c, rounds=2, noise_multiplier=1.0, sampling=BallsInBinsSampling(2), direction=[1.0, 0.25]
+        strategy=c,
+        rounds=2,
+        noise_multiplier=1.0,
+        sampling=BallsInBinsSampling(2),
+        direction=[1.0, 0.25],
     )
     assert side.delta(0.0) > 0
     with pytest.raises(ValueError, match="direction"):
         RealizableLowerSide(
-            strategy=c, rounds=2, noise_multiplier=1.0, sampling=BallsInBinsSampling(2), direction=[1.0]
+            strategy=c,
+            rounds=2,
+            noise_multiplier=1.0,
+            sampling=BallsInBinsSampling(2),
+            direction=[1.0],
         )
     with pytest.raises(ValueError, match="sampling"):
         RealizableLowerSide(strategy=c, rounds=2, noise_multiplier=1.0, sampling="balls_in_bins")
     with pytest.raises(ValueError, match="participations"):
-        RealizableLowerSide(strategy=np.eye(2), rounds=2, noise_multiplier=1.0, sampling=RandomAllocationSampling(3))
+        RealizableLowerSide(
+            strategy=np.eye(2), rounds=2, noise_multiplier=1.0, sampling=RandomAllocationSampling(3)
+        )
 
 
 def test_monte_carlo_refuses_what_the_dominating_pair_does_not_cover():
     with pytest.raises(ValueError, match="non-negative"):
-        BallsInBinsMonteCarlo(strategy=[[1.0, 0.0], [-0.5, 1.0]], noise_multiplier=1.0, cycle_length=2)
+        BallsInBinsMonteCarlo(
+            strategy=[[1.0, 0.0], [-0.5, 1.0]], noise_multiplier=1.0, cycle_length=2
+        )
     with pytest.raises(ValueError, match="lower-triangular"):
-        BallsInBinsMonteCarlo(strategy=[[1.0, 0.5], [0.0, 1.0]], noise_multiplier=1.0, cycle_length=2)
-    run = BallsInBinsMonteCarlo(strategy=np.eye(2), noise_multiplier=1.0, cycle_length=2, draws=10, seed=0)
+        BallsInBinsMonteCarlo(
+            strategy=[[1.0, 0.5], [0.0, 1.0]], noise_multiplier=1.0, cycle_length=2
+        )
+    run = BallsInBinsMonteCarlo(
+        strategy=np.eye(2), noise_multiplier=1.0, cycle_length=2, draws=10, seed=0
+    )
     with pytest.raises(ValueError, match="beta"):
         run.delta(1.0, beta=1.5)
 
 
 def test_monte_carlo_seeds_reproduce_and_words_say_estimate():
-    kwargs = dict(strategy=np.tril(np.ones((4, 4))), noise_multiplier=2.0, cycle_length=2, draws=5000)
+    kwargs = dict(
+        strategy=np.tril(np.ones((4, 4))), noise_multiplier=2.0, cycle_length=2, draws=5000
+    )
     a = BallsInBinsMonteCarlo(seed=4, **kwargs).delta(0.5)
     b = BallsInBinsMonteCarlo(seed=4, **kwargs).delta(0.5)
     c = BallsInBinsMonteCarlo(seed=5, **kwargs).delta(0.5)
@@ -307,7 +368,9 @@ def test_confidence_bound_covers_the_truth_across_seeds():
     mu = math.sqrt(3) / z
     exact = stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2)
     bounds = [
-        BallsInBinsMonteCarlo(strategy=c, noise_multiplier=z, cycle_length=1, draws=draws, seed=seed)
+        BallsInBinsMonteCarlo(
+            strategy=c, noise_multiplier=z, cycle_length=1, draws=draws, seed=seed
+        )
         .delta(eps, beta=beta)
         .confidence_bound
         for seed in range(20)

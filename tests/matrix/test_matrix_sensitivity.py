@@ -15,7 +15,15 @@ import mpmath
 import numpy as np
 import pytest
 
-from hockeystick.matrix import BLT, Banded, DenseStrategy, FixedEpochs, MinSeparation, Tree, l2_sensitivity
+from hockeystick.matrix import (
+    BLT,
+    Banded,
+    DenseStrategy,
+    FixedEpochs,
+    MinSeparation,
+    Tree,
+    l2_sensitivity,
+)
 from hockeystick.matrix import sensitivity as sensitivity_module
 from hockeystick.matrix.participation import Participation
 from hockeystick.matrix.selection import count_patterns, patterns
@@ -146,7 +154,9 @@ def test_an_increasing_toeplitz_is_not_given_the_reference_pattern():
     strategy = Banded([1.0, 2.0])
     assert strategy.decreasing_toeplitz(5) is None
     got = l2_sensitivity(strategy, 5, MinSeparation(2, 2))
-    assert got.upper**2 == pytest.approx(brute_force(strategy.matrix(5)[0], MinSeparation(2, 2)), rel=1e-12)
+    assert got.upper**2 == pytest.approx(
+        brute_force(strategy.matrix(5)[0], MinSeparation(2, 2)), rel=1e-12
+    )
 
 
 def test_blt_sums_of_output_scales_just_above_one_are_not_certified_decreasing():
@@ -199,7 +209,8 @@ def test_blt_sensitivity_against_50_digit_arithmetic():
     omega = [0.0070314825502323835, 0.10613806907600574, 0.1898159060327625, 0.1966594748073734]
     mpmath.mp.dps = 50
     coef = [mpmath.mpf(1)] + [
-        mpmath.fsum(mpmath.mpf(w) * mpmath.mpf(t) ** (k - 1) for t, w in zip(theta, omega)) for k in range(1, 100)
+        mpmath.fsum(mpmath.mpf(w) * mpmath.mpf(t) ** (k - 1) for t, w in zip(theta, omega))
+        for k in range(1, 100)
     ]
     column_sum = [coef[m] + (coef[m - 50] if m >= 50 else 0) for m in range(100)]
     exact = mpmath.sqrt(mpmath.fsum(v * v for v in column_sum))
@@ -217,7 +228,9 @@ def test_refusals_name_the_argument():
         Banded([0.0, 0.0])
     late = np.zeros((3, 3))
     late[2, 2] = 1.0  # only round 2, which one fixed epoch of 2 rounds (rounds 0, 1) never reaches
-    with pytest.raises(ValueError, match="non-zero column among the rounds a user may take part in"):
+    with pytest.raises(
+        ValueError, match="non-zero column among the rounds a user may take part in"
+    ):
         l2_sensitivity(DenseStrategy(late), 3, FixedEpochs(2, 1))
     with pytest.raises(ValueError, match="buffer_decay and output_scale"):
         BLT([0.5], [0.1, 0.2])
@@ -259,7 +272,11 @@ def _subset_values(c: np.ndarray, schema: Participation) -> float:
         for j in range(i + 1, n):
             both = (subsets[:, i] == 1) & (subsets[:, j] == 1)
             if schema.fixed:
-                bad = (j - i) % schema.separation != 0 or j // schema.separation >= k or i // schema.separation >= k
+                bad = (
+                    (j - i) % schema.separation != 0
+                    or j // schema.separation >= k
+                    or i // schema.separation >= k
+                )
             else:
                 bad = j - i < schema.separation
             if bad:

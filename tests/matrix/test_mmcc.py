@@ -74,7 +74,9 @@ def test_monte_carlo_truth_between_the_sides(name: str) -> None:
     run = MMCC(strategy=c, rounds=c.shape[1], noise_multiplier=z, sampling_rate=q)
     answer = run.get_epsilon(delta)
     assert 0.0 < answer.lower <= answer.mmcc
-    (at_upper, at_lower, at_one), errors = monte_carlo_delta(c, z, q, [answer.mmcc, answer.lower, 1.0], 40_000, seed=1)
+    (at_upper, at_lower, at_one), errors = monte_carlo_delta(
+        c, z, q, [answer.mmcc, answer.lower, 1.0], 40_000, seed=1
+    )
     assert at_upper <= delta + 4.0 * errors[0]
     assert at_lower >= delta - 4.0 * errors[1]
     assert answer.tail_delta + answer.pld_delta <= delta
@@ -89,8 +91,12 @@ def test_identity_is_dp_sgd(rounds: int, z: float, q: float) -> None:
     Poisson-subsampled Gaussian, its two atoms (0 and 1) kept exactly on a loss grid of 1e-4: MMCC's upper side
     lies above DP-SGD's certified lower side and within 0.2 % of its upper side (T = 16, z = 1, q = 0.1,
     delta = 1e-6: 3.9812808 against DP-SGD's bracket (3.9812801, 3.9812805))."""
-    answer = MMCC(strategy=np.eye(rounds), rounds=rounds, noise_multiplier=z, sampling_rate=q).get_epsilon(1e-6)
-    lower, upper = SubsampledGaussianPLD(sigma=z, sampling_rate=q, rounds=rounds).epsilon(1e-6, bound="both")
+    answer = MMCC(
+        strategy=np.eye(rounds), rounds=rounds, noise_multiplier=z, sampling_rate=q
+    ).get_epsilon(1e-6)
+    lower, upper = SubsampledGaussianPLD(sigma=z, sampling_rate=q, rounds=rounds).epsilon(
+        1e-6, bound="both"
+    )
     assert answer.tail_delta == 0.0 and answer.pld_delta == 1e-6
     assert lower <= answer.mmcc <= upper * 1.002
     assert answer.lower <= lower
@@ -98,12 +104,18 @@ def test_identity_is_dp_sgd(rounds: int, z: float, q: float) -> None:
 
 @pytest.mark.parametrize(
     ("strategy", "rounds", "z", "q"),
-    [(Tree(), 32, 6.0, 0.02), (BLT([0.9], [0.3]), 48, 3.0, 0.02), (Banded([1.0, 0.5, 0.25]), 48, 2.0, 0.02)],
+    [
+        (Tree(), 32, 6.0, 0.02),
+        (BLT([0.9], [0.3]), 48, 3.0, 0.02),
+        (Banded([1.0, 0.5, 0.25]), 48, 2.0, 0.02),
+    ],
 )
-def test_amplification_below_the_bound_without_it(strategy: object, rounds: int, z: float, q: float) -> None:
-    answer = MMCC(strategy=strategy, rounds=rounds, noise_multiplier=z, sampling_rate=q, lower_side=False).get_epsilon(
-        1e-6
-    )
+def test_amplification_below_the_bound_without_it(
+    strategy: object, rounds: int, z: float, q: float
+) -> None:
+    answer = MMCC(
+        strategy=strategy, rounds=rounds, noise_multiplier=z, sampling_rate=q, lower_side=False
+    ).get_epsilon(1e-6)
     assert answer.upper == min(answer.mmcc, answer.unamplified)
     assert answer.mmcc < 0.5 * answer.unamplified
     assert answer.unamplified_rho > 0
@@ -113,12 +125,20 @@ def test_without_sampling_the_bound_without_amplification_stands() -> None:
     """q = 1: nothing to amplify; MMCC's charges make its own value larger, and the bracket's upper side is the
     bound without amplification."""
     c = np.tril(np.ones((4, 4)))
-    answer = MMCC(strategy=c, rounds=4, noise_multiplier=2.0, sampling_rate=1.0, lower_side=False).get_epsilon(1e-5)
+    answer = MMCC(
+        strategy=c, rounds=4, noise_multiplier=2.0, sampling_rate=1.0, lower_side=False
+    ).get_epsilon(1e-5)
     assert answer.mmcc >= answer.unamplified == answer.upper
 
 
 def test_split_reported_and_chosen() -> None:
-    run = MMCC(strategy=Banded([1.0, 0.5]), rounds=12, noise_multiplier=2.0, sampling_rate=0.1, lower_side=False)
+    run = MMCC(
+        strategy=Banded([1.0, 0.5]),
+        rounds=12,
+        noise_multiplier=2.0,
+        sampling_rate=0.1,
+        lower_side=False,
+    )
     best = run.get_epsilon(1e-6)
     for fraction in (0.5, 0.1, 0.01):
         alone = MMCC(
@@ -151,8 +171,14 @@ def test_not_a_pld() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"strategy": np.array([[1.0, 0.0], [-0.5, 1.0]])}, r"entries >= 0 for MMCC, got C\[1, 0\]"),
-        ({"strategy": np.array([[1.0, 0.5], [0.0, 1.0]])}, r"lower triangular for MMCC, got C\[0, 1\]"),
+        (
+            {"strategy": np.array([[1.0, 0.0], [-0.5, 1.0]])},
+            r"entries >= 0 for MMCC, got C\[1, 0\]",
+        ),
+        (
+            {"strategy": np.array([[1.0, 0.5], [0.0, 1.0]])},
+            r"lower triangular for MMCC, got C\[0, 1\]",
+        ),
         ({"strategy": np.zeros((2, 2))}, "non-zero entry"),
         ({"strategy": np.ones((1, 2))}, "at least as many rows"),
         ({"sampling_rate": 0.0}, "sampling_rate must be"),
@@ -164,7 +190,12 @@ def test_not_a_pld() -> None:
     ],
 )
 def test_refusals_name_the_argument(kwargs: dict[str, object], message: str) -> None:
-    args: dict[str, object] = {"strategy": np.eye(2), "rounds": 2, "noise_multiplier": 1.0, "sampling_rate": 0.1}
+    args: dict[str, object] = {
+        "strategy": np.eye(2),
+        "rounds": 2,
+        "noise_multiplier": 1.0,
+        "sampling_rate": 0.1,
+    }
     args.update(kwargs)
     with pytest.raises(ValueError, match=message):
         MMCC(**args)  # type: ignore[arg-type]
@@ -180,7 +211,9 @@ def test_dpftrl_poisson_words_use_mmcc() -> None:
     """DPFTRL(sampling="poisson") is cyclic Poisson with one group; its certified upper epsilon is the smaller of
     the Gaussian at every-round participation and MMCC's, labelled amplified; the refusals name the argument."""
     band = Banded([1.0, 0.5, 0.25])
-    run = DPFTRL(rounds=32, noise_multiplier=4.0, strategy=band, sampling="poisson", sampling_rate=0.02)
+    run = DPFTRL(
+        rounds=32, noise_multiplier=4.0, strategy=band, sampling="poisson", sampling_rate=0.02
+    )
     same = DPFTRL(
         rounds=32,
         noise_multiplier=4.0,
@@ -189,7 +222,9 @@ def test_dpftrl_poisson_words_use_mmcc() -> None:
         min_separation=1,
         sampling_rate=0.02,
     )
-    alone = MMCC(strategy=band, rounds=32, noise_multiplier=4.0, sampling_rate=0.02, lower_side=False)
+    alone = MMCC(
+        strategy=band, rounds=32, noise_multiplier=4.0, sampling_rate=0.02, lower_side=False
+    )
     answer = alone.get_epsilon(1e-6)
     assert run.epsilon(1e-6) == same.epsilon(1e-6) == answer.upper < answer.unamplified
     assert run.sampled is not None and run.sampled.upper_kind == "amplified"
@@ -197,7 +232,14 @@ def test_dpftrl_poisson_words_use_mmcc() -> None:
     assert 0.0 < lower <= upper
     assert run.delta(upper) <= 1e-6 * (1 + 1e-9) or run.delta(upper) <= alone.delta(upper)
     with pytest.raises(ValueError, match="sampling='poisson' sets the participation"):
-        DPFTRL(rounds=8, noise_multiplier=1.0, strategy=band, sampling="poisson", sampling_rate=0.1, min_separation=2)
+        DPFTRL(
+            rounds=8,
+            noise_multiplier=1.0,
+            strategy=band,
+            sampling="poisson",
+            sampling_rate=0.1,
+            min_separation=2,
+        )
     with pytest.raises(ValueError, match="sampling must be"):
         unknown: Any = "uniform"
         DPFTRL(rounds=8, noise_multiplier=1.0, strategy=band, sampling=unknown, sampling_rate=0.1)
@@ -208,21 +250,47 @@ def test_signed_c_keeps_the_unamplified_label() -> None:
     Gaussian at the schema, labelled unamplified."""
     c = np.tril(np.ones((6, 6))) - 1.5 * np.eye(6, k=-1)
     run = DPFTRL(rounds=6, noise_multiplier=2.0, strategy=c, sampling="poisson", sampling_rate=0.1)
-    assert run.sampled is not None and run.sampled.mmcc is None and run.sampled.upper_kind == "unamplified"
+    assert (
+        run.sampled is not None
+        and run.sampled.mmcc is None
+        and run.sampled.upper_kind == "unamplified"
+    )
 
 
 def test_calibrated_noise_meets_the_target_through_mmcc(capsys: pytest.CaptureFixture[str]) -> None:
     """The command line's calibration under i.i.d. Poisson (cyclic Poisson, one group) returns a noise multiplier
     whose certified upper epsilon, MMCC's there, meets the target, one 1% smaller does not, and it is below the
     multiplier the bound without amplification needs."""
-    argv = ["calibrate", "dp_ftrl_banded", "--coefficients", "1,0.5", "--rounds", "8", "--min-separation", "1"]
-    argv += ["--participation", "cyclic_poisson", "--sampling-rate", "0.05", "--epsilon", "1", "--delta", "1e-5"]
+    argv = [
+        "calibrate",
+        "dp_ftrl_banded",
+        "--coefficients",
+        "1,0.5",
+        "--rounds",
+        "8",
+        "--min-separation",
+        "1",
+    ]
+    argv += [
+        "--participation",
+        "cyclic_poisson",
+        "--sampling-rate",
+        "0.05",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-5",
+    ]
     assert main([*argv, "--format", "json"]) == 0
     z = float(json.loads(capsys.readouterr().out)["noise_multiplier"])
 
     def run(noise: float) -> DPFTRL:
         return DPFTRL(
-            rounds=8, noise_multiplier=noise, strategy=Banded([1.0, 0.5]), sampling="poisson", sampling_rate=0.05
+            rounds=8,
+            noise_multiplier=noise,
+            strategy=Banded([1.0, 0.5]),
+            sampling="poisson",
+            sampling_rate=0.05,
         )
 
     assert run(z).epsilon(1e-5) <= 1.0 < run(z * 0.99).epsilon(1e-5)

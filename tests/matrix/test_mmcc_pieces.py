@@ -25,7 +25,9 @@ def patterns(n: int) -> np.ndarray:
     return np.array(list(itertools.product((0, 1), repeat=n)), dtype=float)
 
 
-def exact_tail(c: np.ndarray, i: int, j: int, eps: float, z: float, q: float) -> tuple[float, float]:
+def exact_tail(
+    c: np.ndarray, i: int, j: int, eps: float, z: float, q: float
+) -> tuple[float, float]:
     """P(L_ij > eps) with and without the record: L_ij = (<a, y> - |a|^2/2) / z^2, a = C[:i, j], y = C S + z N
     (or z N), S over every pattern; each probability a Gaussian tail given S."""
     a = c[:i, j]
@@ -122,8 +124,12 @@ def test_dominating_law_exact_where_entries_are_whole_steps() -> None:
         assert w == pytest.approx(exact[totals == t].sum(), abs=1e-13)
 
 
-@pytest.mark.parametrize(("q", "tail", "truncates"), [(0.05, 1e-6, True), (0.3, 1e-9, False), (1.0, 1e-30, False)])
-def test_poisson_law_truncated_within_its_weight_error(q: float, tail: float, truncates: bool) -> None:
+@pytest.mark.parametrize(
+    ("q", "tail", "truncates"), [(0.05, 1e-6, True), (0.3, 1e-9, False), (1.0, 1e-30, False)]
+)
+def test_poisson_law_truncated_within_its_weight_error(
+    q: float, tail: float, truncates: bool
+) -> None:
     """PoissonSampling's law against every pattern of 12 rounds: each computed atom at most the exact one (the
     truncation only drops patterns), the L1 distance within ``weight_error``, and the mass above ``most`` at
     most ``tail`` (so the cap is a valid Chernoff bound, below the largest total where that has more mass)."""
@@ -151,7 +157,9 @@ def test_poisson_law_truncated_within_its_weight_error(q: float, tail: float, tr
         ({"sampling_prob": 0.5, "tail": 0.0}, "tail must lie in"),
     ],
 )
-def test_poisson_sampling_refusals_name_the_argument(kwargs: dict[str, float], message: str) -> None:
+def test_poisson_sampling_refusals_name_the_argument(
+    kwargs: dict[str, float], message: str
+) -> None:
     with pytest.raises(ValueError, match=message):
         PoissonSampling(**kwargs)
 
@@ -176,7 +184,9 @@ def test_dominating_law_cut_drops_at_most_cut_and_dominates_the_rest(seed: int, 
     assert dropped <= cut
     kept = 1.0 - dropped
     for t in np.unique(np.concatenate([totals, shifts])):
-        conditional = (exact[(totals >= t) & (np.ceil(totals / step) * step <= shifts[-1])].sum()) / kept
+        conditional = (
+            exact[(totals >= t) & (np.ceil(totals / step) * step <= shifts[-1])].sum()
+        ) / kept
         assert conditional <= weights[shifts >= t].sum() * (1 + 1e-12) + 1e-300
     if exact[totals >= totals.max()].sum() < cut / 2:
         assert shifts[-1] < np.ceil(totals.max() / step) * step

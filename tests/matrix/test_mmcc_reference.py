@@ -71,16 +71,26 @@ SUBSAMPLED_GAUSSIAN = (6.595085, 6.627098)
 
 
 def _answer(name: str, rounds: int, z: float, q: float) -> Any:
-    run = MMCC(strategy=STRATEGIES[name](), rounds=rounds, noise_multiplier=z, sampling_rate=q, lower_side=False)
+    run = MMCC(
+        strategy=STRATEGIES[name](),
+        rounds=rounds,
+        noise_multiplier=z,
+        sampling_rate=q,
+        lower_side=False,
+    )
     return run.get_epsilon(DELTA)
 
 
-@pytest.mark.parametrize(("name", "rounds", "z", "q", "tail", "optimistic", "pessimistic"), MIXTURES)
+@pytest.mark.parametrize(
+    ("name", "rounds", "z", "q", "tail", "optimistic", "pessimistic"), MIXTURES
+)
 def test_composed_mixtures_against_dp_accounting(
     name: str, rounds: int, z: float, q: float, tail: float, optimistic: float, pessimistic: float
 ) -> None:
     answer = _answer(name, rounds, z, q)
-    assert answer.tail_delta == tail, "the split changed: the reference was read at another delta_2, recompute it"
+    assert answer.tail_delta == tail, (
+        "the split changed: the reference was read at another delta_2, recompute it"
+    )
     assert optimistic <= answer.mmcc <= pessimistic * 1.05 + 0.02
     assert answer.upper <= answer.unamplified
 

@@ -50,7 +50,10 @@ def test_repr_says_what_the_upper_side_rests_on() -> None:
     assert amplified.upper_rests_on_citations and amplified.upper == amplified.mmcc
     text = repr(amplified)
     assert text.startswith(f"MMCCEpsilon(delta=1e-06: certified bracket [0, {amplified.upper:.6g}]")
-    assert "resting on cited steps: reduction (most likely Thm 4.8) (cited, number unconfirmed)" in text
+    assert (
+        "resting on cited steps: reduction (most likely Thm 4.8) (cited, number unconfirmed)"
+        in text
+    )
     assert "Cor. 4.7 (cited)" in text and "Thm 3.1 (cited)" in text
     # q = 1: nothing amplified, the upper side is the bound without amplification, which rests on no citation
     plain = _run(sampling_rate=1.0, lower_side=False).get_epsilon(1e-5)
@@ -96,6 +99,8 @@ def test_cut_tails_charged_in_both_reads(monkeypatch: pytest.MonkeyPatch) -> Non
     assert 0.0 < kappa <= 2.0**-20 * answer.tail_delta * (1 + 2.0**-9)
     assert answer.lower <= answer.mmcc
     monkeypatch.setattr(mmcc_module, "CUT_SHARE", 0.0)
-    uncut = MMCC(strategy=Tree(), rounds=64, noise_multiplier=6.0, sampling_rate=0.02, lower_side=False)
+    uncut = MMCC(
+        strategy=Tree(), rounds=64, noise_multiplier=6.0, sampling_rate=0.02, lower_side=False
+    )
     assert uncut.epsilon_charge(answer.tail_delta) == 0.0
     assert uncut.get_epsilon(1e-8).mmcc >= answer.mmcc * (1 - 1e-3)

@@ -83,7 +83,11 @@ def exact_delta(mu: mp.mpf, eps: float) -> tuple[mp.mpf, mp.mpf]:
 def _delta_misses(mu: mp.mpf, eps: float, bracket: Bracket) -> list[str]:
     lo, up = bracket
     below, above = exact_delta(mu, eps)
-    misses = [] if isinstance(lo, float) and isinstance(up, float) and lo <= up else ["not an ordered pair of floats"]
+    misses = (
+        []
+        if isinstance(lo, float) and isinstance(up, float) and lo <= up
+        else ["not an ordered pair of floats"]
+    )
     if not mp.mpf(up) >= above:
         misses.append(f"upper {up!r} below the exact {mp.nstr(above, 17)}")
     if not mp.mpf(lo) <= below:
@@ -93,11 +97,17 @@ def _delta_misses(mu: mp.mpf, eps: float, bracket: Bracket) -> list[str]:
 
 def _epsilon_misses(mu: mp.mpf, delta: float, bracket: Bracket) -> list[str]:
     lo, up = bracket
-    misses = [] if isinstance(lo, float) and isinstance(up, float) and 0 <= lo <= up else ["not an ordered pair >= 0"]
+    misses = (
+        []
+        if isinstance(lo, float) and isinstance(up, float) and 0 <= lo <= up
+        else ["not an ordered pair >= 0"]
+    )
     if not up < math.inf:
         misses.append(f"upper {up!r}: delta > 0 is always met at a finite eps")
     elif not exact_delta(mu, up)[1] <= delta:
-        misses.append(f"upper {up!r}: the exact delta there, {mp.nstr(exact_delta(mu, up)[1], 17)}, exceeds the target")
+        misses.append(
+            f"upper {up!r}: the exact delta there, {mp.nstr(exact_delta(mu, up)[1], 17)}, exceeds the target"
+        )
     if lo > 0 and not exact_delta(mu, lo)[0] >= delta:
         misses.append(
             f"lower {lo!r}: the exact delta there, {mp.nstr(exact_delta(mu, lo)[0], 17)}, is below the target"
@@ -106,7 +116,9 @@ def _epsilon_misses(mu: mp.mpf, delta: float, bracket: Bracket) -> list[str]:
 
 
 @cache
-def _dp_accounting(sigma: float, rounds: int, relation: NeighboringRelation) -> adapter.HockeystickAccountant:
+def _dp_accounting(
+    sigma: float, rounds: int, relation: NeighboringRelation
+) -> adapter.HockeystickAccountant:
     acc = adapter.HockeystickAccountant(relation)
     acc.compose(dp_event.GaussianDpEvent(sigma), rounds)
     return acc
@@ -127,16 +139,24 @@ def _floats(pair: tuple) -> Bracket:
 
 
 # name -> (shift, epsilon bracket at delta, delta bracket at eps or None)
-EntryPoint = tuple[int, Callable[[float, int, float], Bracket], Callable[[float, int, float], Bracket] | None]
+EntryPoint = tuple[
+    int, Callable[[float, int, float], Bracket], Callable[[float, int, float], Bracket] | None
+]
 ENTRY_POINTS: dict[str, EntryPoint] = {
     "dp_accounting add/remove": (
         1,
-        lambda s, t, d: _dp_accounting(s, t, NeighboringRelation.ADD_OR_REMOVE_ONE).get_epsilon_bracket(d),
-        lambda s, t, e: _dp_accounting(s, t, NeighboringRelation.ADD_OR_REMOVE_ONE).get_delta_bracket(e),
+        lambda s, t, d: _dp_accounting(
+            s, t, NeighboringRelation.ADD_OR_REMOVE_ONE
+        ).get_epsilon_bracket(d),
+        lambda s, t, e: _dp_accounting(
+            s, t, NeighboringRelation.ADD_OR_REMOVE_ONE
+        ).get_delta_bracket(e),
     ),
     "dp_accounting replace-one": (
         2,
-        lambda s, t, d: _dp_accounting(s, t, NeighboringRelation.REPLACE_ONE).get_epsilon_bracket(d),
+        lambda s, t, d: _dp_accounting(s, t, NeighboringRelation.REPLACE_ONE).get_epsilon_bracket(
+            d
+        ),
         lambda s, t, e: _dp_accounting(s, t, NeighboringRelation.REPLACE_ONE).get_delta_bracket(e),
     ),
     "opacus, sample rate 1": (1, lambda s, t, d: _opacus(s, t).get_epsilon_bracket(d), None),
@@ -158,7 +178,9 @@ def test_every_side_at_the_edges(name: str) -> None:
             mu = _mu(sigma, rounds, shift)
             for delta in DELTAS:
                 found = _epsilon_misses(mu, delta, _floats(epsilon_bracket(sigma, rounds, delta)))
-                misses += [f"sigma={sigma}, T={rounds}, epsilon at delta={delta!r}: {m}" for m in found]
+                misses += [
+                    f"sigma={sigma}, T={rounds}, epsilon at delta={delta!r}: {m}" for m in found
+                ]
             for eps in EPSILONS if delta_bracket is not None else ():
                 found = _delta_misses(mu, eps, _floats(delta_bracket(sigma, rounds, eps)))
                 misses += [f"sigma={sigma}, T={rounds}, delta at eps={eps!r}: {m}" for m in found]
@@ -174,9 +196,19 @@ def test_random_points_inside_the_edges() -> None:
     for _ in range(40):
         sigma = float(10 ** rng.uniform(-3, 3))
         rounds = int(2 ** rng.uniform(0, 53))
-        delta = float(10 ** rng.uniform(-323, 0)) if rng.random() < 0.7 else float(1 - 10 ** rng.uniform(-16, -1))
-        mu = float(_mu(sigma, rounds))  # eps where eps / mu - mu / 2 is in [-3, 40] (delta from ~1 to ~1e-350), or any
-        eps = max(mu * (rng.uniform(-3, 40) + mu / 2), 0.0) if rng.random() < 0.7 else float(10 ** rng.uniform(-3, 308))
+        delta = (
+            float(10 ** rng.uniform(-323, 0))
+            if rng.random() < 0.7
+            else float(1 - 10 ** rng.uniform(-16, -1))
+        )
+        mu = float(
+            _mu(sigma, rounds)
+        )  # eps where eps / mu - mu / 2 is in [-3, 40] (delta from ~1 to ~1e-350), or any
+        eps = (
+            max(mu * (rng.uniform(-3, 40) + mu / 2), 0.0)
+            if rng.random() < 0.7
+            else float(10 ** rng.uniform(-3, 308))
+        )
         acc = adapter.HockeystickAccountant()
         acc.compose(
             dp_event.ComposedDpEvent(
@@ -212,7 +244,10 @@ def test_random_points_inside_the_edges() -> None:
             ),
         ):
             x = delta if side is _epsilon_misses else eps
-            misses += [f"{where}: sigma={sigma!r}, T={rounds}, at {x!r}: {m}" for m in side(mu, x, _floats(bracket))]
+            misses += [
+                f"{where}: sigma={sigma!r}, T={rounds}, at {x!r}: {m}"
+                for m in side(mu, x, _floats(bracket))
+            ]
     assert not misses, f"{len(misses)} sides off:\n" + "\n".join(misses[:20])
 
 
@@ -223,10 +258,12 @@ def test_one_rule_for_a_delta_below_the_doubles(capsys: pytest.CaptureFixture[st
         mu = _mu(sigma, rounds)
         assert 0 < exact_delta(mu, eps)[1] < LEAST
         brackets = {
-            "dp_accounting": _dp_accounting(sigma, rounds, NeighboringRelation.ADD_OR_REMOVE_ONE).get_delta_bracket(
-                eps
+            "dp_accounting": _dp_accounting(
+                sigma, rounds, NeighboringRelation.ADD_OR_REMOVE_ONE
+            ).get_delta_bracket(eps),
+            "GaussianMechanism": _floats(
+                GaussianMechanism(sigma=sigma, rounds=rounds).delta(eps, bound="both")
             ),
-            "GaussianMechanism": _floats(GaussianMechanism(sigma=sigma, rounds=rounds).delta(eps, bound="both")),
         }
         assert (
             main(
@@ -303,18 +340,24 @@ def test_with_replacement_one_draw_against_the_exact_delta() -> None:
     sigmas = 10 ** rng.uniform(math.log10(2), math.log10(20), count)
     ns = np.round(10 ** rng.uniform(2, 7, count)).astype(int)
     epsilons = np.where(np.arange(count) % 3 == 2, rng.uniform(0, 2, count), 0.0)
-    points = [(3.2720628118229076, 859386, 0.0)] + list(zip(sigmas.tolist(), ns.tolist(), epsilons.tolist()))
+    points = [(3.2720628118229076, 859386, 0.0)] + list(
+        zip(sigmas.tolist(), ns.tolist(), epsilons.tolist())
+    )
     misses = []
     for sigma, n, eps in points:
         lo, up = pld.WithReplacementBatchGaussianPLD(sigma, 1, n, 1).delta(eps, bound="both")
         truth = _one_draw_delta(sigma, n, eps)
         if not lo <= truth <= up:
-            misses.append(f"pld sigma={sigma!r}, n={n}, eps={eps!r}: [{lo!r}, {up!r}] vs {mp.nstr(truth, 17)}")
+            misses.append(
+                f"pld sigma={sigma!r}, n={n}, eps={eps!r}: [{lo!r}, {up!r}] vs {mp.nstr(truth, 17)}"
+            )
     for sigma, n, eps in points[:3]:
         acc = adapter.HockeystickAccountant(NeighboringRelation.REPLACE_ONE)
         acc.compose(dp_event.SampledWithReplacementDpEvent(n, 1, dp_event.GaussianDpEvent(sigma)))
         lo, up = acc.get_delta_bracket(eps)
         truth = _one_draw_delta(sigma, n, eps)
         if not lo <= truth <= up:
-            misses.append(f"adapter sigma={sigma!r}, n={n}, eps={eps!r}: [{lo!r}, {up!r}] vs {mp.nstr(truth, 17)}")
+            misses.append(
+                f"adapter sigma={sigma!r}, n={n}, eps={eps!r}: [{lo!r}, {up!r}] vs {mp.nstr(truth, 17)}"
+            )
     assert not misses, f"{len(misses)} brackets miss the exact delta:\n" + "\n".join(misses)

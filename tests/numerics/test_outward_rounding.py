@@ -51,17 +51,25 @@ def _check_delta_bracket(lo: np.ndarray, up: np.ndarray, truths: list[mp.mpf]) -
         assert mp.mpf(float(low)) <= t, (low, t)
 
 
-def _check_epsilon_bracket(r: np.ndarray | list[mp.mpf], delta: np.ndarray, lo: np.ndarray, up: np.ndarray) -> None:
+def _check_epsilon_bracket(
+    r: np.ndarray | list[mp.mpf], delta: np.ndarray, lo: np.ndarray, up: np.ndarray
+) -> None:
     for ri, di, low, high in zip(r, delta, lo, up):
         assert low <= high
         assert _truth(ri, float(high)) <= di, (ri, di, high)  # delta is met at the upper eps
-        assert low == 0.0 or _truth(ri, float(low)) >= di, (ri, di, low)  # and not yet met below the lower
+        assert low == 0.0 or _truth(ri, float(low)) >= di, (
+            ri,
+            di,
+            low,
+        )  # and not yet met below the lower
 
 
 def test_theta_bounds_against_mpmath() -> None:
     r, eps = _points(1)
     truths = [_truth(a, b) for a, b in zip(r, eps)]
-    _check_delta_bracket(np.asarray(ct.theta_lower(r, eps)), np.asarray(ct.theta_upper(r, eps)), truths)
+    _check_delta_bracket(
+        np.asarray(ct.theta_lower(r, eps)), np.asarray(ct.theta_upper(r, eps)), truths
+    )
 
 
 def test_theta_bounds_far_below_the_relative_contract() -> None:
@@ -77,7 +85,10 @@ def test_theta_bounds_far_below_the_relative_contract() -> None:
     assert ct.theta_upper(math.inf, 3.0) == 1.0 and ct.theta_lower(math.inf, 3.0) <= 1.0
     # the inverses at delta below 1e-290 check the log form: finite, certified, and a bracket
     r, delta = np.array([0.5, 1.0, 3.0]), np.array([1e-295, 1e-310, 5e-320])
-    up, lo = np.asarray(ct.theta_epsilon_upper(r, delta)), np.asarray(ct.theta_epsilon_lower(r, delta))
+    up, lo = (
+        np.asarray(ct.theta_epsilon_upper(r, delta)),
+        np.asarray(ct.theta_epsilon_lower(r, delta)),
+    )
     assert np.all(np.isfinite(up)) and np.all(lo > 0)
     _check_epsilon_bracket(r, delta, lo, up)
 
@@ -85,7 +96,10 @@ def test_theta_bounds_far_below_the_relative_contract() -> None:
 def test_theta_inverses_against_mpmath() -> None:
     r, delta = _deltas(2)
     _check_epsilon_bracket(
-        r, delta, np.asarray(ct.theta_epsilon_lower(r, delta)), np.asarray(ct.theta_epsilon_upper(r, delta))
+        r,
+        delta,
+        np.asarray(ct.theta_epsilon_lower(r, delta)),
+        np.asarray(ct.theta_epsilon_upper(r, delta)),
     )
     eps = np.random.default_rng(3).uniform(0, 20, N)
     radius = np.asarray(ct.theta_radius_lower(eps, delta))
@@ -119,11 +133,18 @@ def test_gaussian_dp_and_mechanism_against_mpmath() -> None:
     mu_for = np.asarray(GaussianDP.mu_for(eps, delta))
     assert all(_truth(m, float(e)) <= d for m, e, d in zip(mu_for, eps, delta))
     # the mechanism: mu = sqrt(T) sensitivity / sigma is itself rounded (up) before theta
-    sigma, rounds, sens = 10.0 ** rng.uniform(-1, 2, N), rng.integers(1, 10**6, N), rng.uniform(0.1, 10, N)
+    sigma, rounds, sens = (
+        10.0 ** rng.uniform(-1, 2, N),
+        rng.integers(1, 10**6, N),
+        rng.uniform(0.1, 10, N),
+    )
     mech = GaussianMechanism(sigma=sigma, rounds=rounds, sensitivity=sens)
     up = np.asarray(mech.delta(eps))
     with mp.workdps(60):
-        exact = [mp.sqrt(int(t)) * mp.mpf(float(c)) / mp.mpf(float(s)) for s, t, c in zip(sigma, rounds, sens)]
+        exact = [
+            mp.sqrt(int(t)) * mp.mpf(float(c)) / mp.mpf(float(s))
+            for s, t, c in zip(sigma, rounds, sens)
+        ]
         for u, m, e in zip(up, exact, eps):
             assert mp.mpf(float(u)) >= reference.theta(m, float(e))
         for high, m, d in zip(np.asarray(mech.epsilon(delta)), exact, delta):
@@ -151,11 +172,16 @@ def test_calibrated_gaussian_and_gdp_never_miss_the_target() -> None:
     rng = np.random.default_rng(7)
     eps, delta = rng.uniform(0.01, 10, N), 10.0 ** rng.uniform(-100, -1, N)
     rounds, sens = rng.integers(1, 10**5, N), rng.uniform(0.1, 10, N)
-    sigma = calibrate("gaussian", "sigma", epsilon=eps, delta=delta, rounds=rounds, sensitivity=sens)
+    sigma = calibrate(
+        "gaussian", "sigma", epsilon=eps, delta=delta, rounds=rounds, sensitivity=sens
+    )
     mu = calibrate("gdp", "mu", epsilon=eps, delta=delta)
     with mp.workdps(60):
         for s, t, c, e, d, m in zip(sigma, rounds, sens, eps, delta, mu):
-            assert reference.theta(mp.sqrt(int(t)) * mp.mpf(float(c)) / mp.mpf(float(s)), float(e)) <= d
+            assert (
+                reference.theta(mp.sqrt(int(t)) * mp.mpf(float(c)) / mp.mpf(float(s)), float(e))
+                <= d
+            )
             assert reference.theta(mp.mpf(float(m)), float(e)) <= d
 
 
@@ -165,4 +191,8 @@ def test_inverses_validate_delta(r: float, delta: float) -> None:
         for f in (ct.theta_epsilon_upper, ct.theta_epsilon_lower):
             with pytest.raises(ValueError, match="delta"):
                 f(r, bad)
-    assert ct.theta_epsilon_lower(r, delta) <= hs.theta_epsilon(r, delta) <= ct.theta_epsilon_upper(r, delta)
+    assert (
+        ct.theta_epsilon_lower(r, delta)
+        <= hs.theta_epsilon(r, delta)
+        <= ct.theta_epsilon_upper(r, delta)
+    )

@@ -108,7 +108,9 @@ def test_limits():
     assert hs.log_theta(0.0, 1.0) == -np.inf
     # theta(r, 0) = 1 - 2 Q(r/2) = erf(r / (2 sqrt 2))
     r = np.geomspace(1e-8, 50, 50)
-    assert np.allclose(hs.theta(r, 0.0), [math.erf(x / (2 * math.sqrt(2))) for x in r], rtol=1e-14, atol=0)
+    assert np.allclose(
+        hs.theta(r, 0.0), [math.erf(x / (2 * math.sqrt(2))) for x in r], rtol=1e-14, atol=0
+    )
 
 
 def test_derivative_in_epsilon_matches_finite_difference():
@@ -201,7 +203,9 @@ def test_error_reports_offending_index():
         hs.theta([1.0, 2.0, -3.0], 1.0)
 
 
-@pytest.mark.parametrize("distance, scale, eps", [(1.0, 1.0, 0.0), (2.0, 0.5, 1.0), (3.0, 1.0, 2.9), (0.5, 2.0, 0.1)])
+@pytest.mark.parametrize(
+    "distance, scale, eps", [(1.0, 1.0, 0.0), (2.0, 0.5, 1.0), (3.0, 1.0, 2.9), (0.5, 2.0, 0.1)]
+)
 def test_laplace_matches_numerical_integral(distance, scale, eps):
     ref = reference.laplace_hockey_stick(distance, scale, eps)
     assert hs.laplace_hockey_stick(distance, scale, eps) == pytest.approx(float(ref), rel=1e-10)

@@ -50,7 +50,9 @@ def _regions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     parts = []
     r = 10.0 ** rng.uniform(-8, -0.5, k)  # quadrature: r <= 0.1 max(x1, 1)
     parts.append((r, r * (rng.uniform(0.6, 8.0, k) + r / 2)))
-    x1 = rng.uniform(5.7, 38.0, k)  # quadrature in Cody's tail (divided differences), r down to 1e-12 x1
+    x1 = rng.uniform(
+        5.7, 38.0, k
+    )  # quadrature in Cody's tail (divided differences), r down to 1e-12 x1
     r = x1 * 10.0 ** rng.uniform(-12, -1, k)
     parts.append((r, r * (x1 + r / 2)))
     r = rng.uniform(0.1, 5, k)
@@ -72,11 +74,15 @@ def _regions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _scalar_path(r: np.ndarray, eps: np.ndarray) -> np.ndarray:
-    return _core.hockey_stick._theta_scalar(np.asarray(r, dtype=float), np.asarray(eps, dtype=float), threads=1)
+    return _core.hockey_stick._theta_scalar(
+        np.asarray(r, dtype=float), np.asarray(eps, dtype=float), threads=1
+    )
 
 
 @pytest.mark.parametrize(
-    "points", [_typical(6000, 10), _wide(6000, 11), _regions(8000, 12)], ids=["typical", "wide", "regions"]
+    "points",
+    [_typical(6000, 10), _wide(6000, 11), _regions(8000, 12)],
+    ids=["typical", "wide", "regions"],
 )
 def test_batch_agrees_with_scalar_path(points):
     r, eps = points
@@ -139,7 +145,9 @@ def test_large_radius_with_small_x1_agrees_with_scalar_path_and_mpmath():
             radii.append(np.full(steps.size, big))
             epsilons.append((centre.view(np.int64) + steps).view(np.float64))  # eps one ulp apart
     r, eps = np.concatenate(radii), np.concatenate(epsilons)
-    np.testing.assert_allclose(hs.theta(r, eps, threads=1), _scalar_path(r, eps), rtol=PATHS_AGREE, atol=2 * 5e-324)
+    np.testing.assert_allclose(
+        hs.theta(r, eps, threads=1), _scalar_path(r, eps), rtol=PATHS_AGREE, atol=2 * 5e-324
+    )
 
 
 @pytest.mark.parametrize("log_density", [-700.0, -745.2])
@@ -161,7 +169,9 @@ def test_results_do_not_depend_on_position_length_or_neighbours():
     whole = hs.theta(r, eps)
     for start in range(5):
         for n in range(1, 14):
-            assert np.array_equal(hs.theta(r[start : start + n], eps[start : start + n]), whole[start : start + n])
+            assert np.array_equal(
+                hs.theta(r[start : start + n], eps[start : start + n]), whole[start : start + n]
+            )
     assert np.array_equal(hs.theta(r[::3], eps[::3]), whole[::3])  # strided: copied by the facade
     shuffle = np.random.default_rng(19).permutation(r.size)
     assert np.array_equal(hs.theta(r[shuffle], eps[shuffle]), whole[shuffle])
@@ -200,7 +210,9 @@ def test_special_inputs_match_scalar_path_and_limits():
     np.testing.assert_allclose(batch, scalar, rtol=PATHS_AGREE, atol=0)
     assert batch[0] == batch[1] == batch[2] == 0.0 and batch[3] == batch[4] == 1.0
     assert batch[6] == batch[11] == 0.0  # eps/r overflows
-    assert batch[5] == pytest.approx(math.erf(0.5 / math.sqrt(2)), rel=1e-15)  # theta(r, 0) = erf(r / 2 sqrt 2)
+    assert batch[5] == pytest.approx(
+        math.erf(0.5 / math.sqrt(2)), rel=1e-15
+    )  # theta(r, 0) = erf(r / 2 sqrt 2)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -276,7 +288,12 @@ def test_vector_exp_within_one_ulp_over_its_whole_range():
             worst = max(worst, _ulps(float(gi), ref))
     assert worst <= 1.0, worst
     special = _core.hockey_stick._exp_avx2(np.array([np.inf, -np.inf, np.nan, 0.0]))
-    assert special[0] == math.inf and special[1] == 0.0 and math.isnan(special[2]) and special[3] == 1.0
+    assert (
+        special[0] == math.inf
+        and special[1] == 0.0
+        and math.isnan(special[2])
+        and special[3] == 1.0
+    )
 
 
 def test_vector_expm1_within_two_ulp_over_its_whole_range():
@@ -315,7 +332,9 @@ def test_vector_expm1_within_two_ulp_over_its_whole_range():
                 pytest.skip("no AVX2 + FMA kernels on this machine")
             worst = max(_ulps(float(g), mp.expm1(mp.mpf(float(xi)))) for xi, g in zip(x[:n], got))
             assert worst <= 2.0, (n, worst)
-    special = _core.hockey_stick._expm1_avx2(np.array([np.inf, -np.inf, np.nan, 710.0, 1e308, -1e308]))
+    special = _core.hockey_stick._expm1_avx2(
+        np.array([np.inf, -np.inf, np.nan, 710.0, 1e308, -1e308])
+    )
     assert special[0] == math.inf and special[1] == -1.0 and math.isnan(special[2])
     assert special[3] == math.inf and special[4] == math.inf and special[5] == -1.0
 

@@ -27,7 +27,9 @@ from hockeystick.pld.compose.pmf import GridPMF
 from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 
 ROUNDOFF_CHARGE = 1e-10
-OUTSIDE_MARGIN = 1e-12  # a cut tail's relative error (scipy's ndtr of the tail side, a few ulp, and the sum)
+OUTSIDE_MARGIN = (
+    1e-12  # a cut tail's relative error (scipy's ndtr of the tail side, a few ulp, and the sum)
+)
 _COARSE_POINTS = 4097
 _NEWTON_STEPS = 100
 _LOSS_TOLERANCE = 1e-13
@@ -71,7 +73,10 @@ def log_sum_exp_rows(terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _converged(pair: MonotonePair, x: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Where L(x) is within round-off of the target (the cut's place in x does not matter beyond
     that: only its loss does)."""
-    return cast(np.ndarray, np.abs(pair.loss(x) - targets) <= _LOSS_TOLERANCE * np.maximum(np.abs(targets), 1.0))
+    return cast(
+        np.ndarray,
+        np.abs(pair.loss(x) - targets) <= _LOSS_TOLERANCE * np.maximum(np.abs(targets), 1.0),
+    )
 
 
 def _invert(pair: MonotonePair, targets: np.ndarray) -> np.ndarray:
@@ -101,7 +106,9 @@ def _newton(pair: MonotonePair, targets: np.ndarray) -> np.ndarray:
     j = np.clip(np.searchsorted(at, targets, side="left"), 1, coarse.size - 1)
     lo, hi = coarse[j - 1], coarse[j]
     f_lo, f_hi = at[j - 1], at[j]
-    x = lo + (hi - lo) * np.clip((targets - f_lo) / np.where(f_hi > f_lo, f_hi - f_lo, 1.0), 0.0, 1.0)
+    x = lo + (hi - lo) * np.clip(
+        (targets - f_lo) / np.where(f_hi > f_lo, f_hi - f_lo, 1.0), 0.0, 1.0
+    )
     active = np.arange(targets.size)
     for _ in range(_NEWTON_STEPS):
         xa, ta = x[active], targets[active]
@@ -157,16 +164,26 @@ def cell_atoms(pair: MonotonePair, h: float) -> tuple[np.ndarray, np.ndarray, np
 
 
 def factor_from_atoms(
-    name: str, loss: np.ndarray, p_mass: np.ndarray, h: float, loss_shift: float, outside: float = 0.0
+    name: str,
+    loss: np.ndarray,
+    p_mass: np.ndarray,
+    h: float,
+    loss_shift: float,
+    outside: float = 0.0,
 ) -> Factor:
     """Connect-the-dots PMFs (both sides) of the atoms, with the round-off charges above and the
     atoms' loss error ``loss_shift`` (``GridPMF.loss_shift``); ``outside``: mass the atoms leave out, at
     +infinity on the pessimistic side (and dropped on the optimistic one)."""
     live = p_mass > 0
     raw = _core.pld.atoms(
-        np.ascontiguousarray(loss[live]), np.ascontiguousarray(p_mass[live]), h=h, max_cells=MAX_CELLS
+        np.ascontiguousarray(loss[live]),
+        np.ascontiguousarray(p_mass[live]),
+        h=h,
+        max_cells=MAX_CELLS,
     )
-    cells_shift = float(raw["loss_shift"])  # the cells' own loss error (atoms snapped to grid points), added rounded up
+    cells_shift = float(
+        raw["loss_shift"]
+    )  # the cells' own loss error (atoms snapped to grid points), added rounded up
     shift = math.nextafter(loss_shift + cells_shift, math.inf) if cells_shift > 0.0 else loss_shift
     upper = GridPMF(
         int(raw["k_lo"]),
@@ -207,7 +224,11 @@ def monotone_factors(name: str, pair: MonotonePair, h: float) -> tuple[Factor, F
     loss, pm, qm = cell_atoms(pair, h)
     both = (pm > 0) & (qm > 0)
     # loss_round_off grows with |log P_k| + |log Q_k|, at most the largest of each (four logs, not two per cell)
-    shift = loss_round_off(_largest_abs_log(pm[both]), _largest_abs_log(qm[both])) if both.any() else 0.0
+    shift = (
+        loss_round_off(_largest_abs_log(pm[both]), _largest_abs_log(qm[both]))
+        if both.any()
+        else 0.0
+    )
     forward = factor_from_atoms(f"{name}, remove", loss, pm, h, shift, _outside(pair.p_mass, pair))
     backward = factor_from_atoms(f"{name}, add", -loss, qm, h, shift, _outside(pair.q_mass, pair))
     return forward, backward

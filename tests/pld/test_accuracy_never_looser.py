@@ -25,9 +25,13 @@ def _both(read):
 @pytest.mark.parametrize("run", sorted(RUNS))
 def test_a_finer_accuracy_is_no_looser_than_the_default(run, delta):
     sigma, q, rounds = RUNS[run]
-    d_lower, d_upper = _both(lambda: pld.SubsampledGaussianPLD(sigma, q, rounds).epsilon(delta, bound="both"))
+    d_lower, d_upper = _both(
+        lambda: pld.SubsampledGaussianPLD(sigma, q, rounds).epsilon(delta, bound="both")
+    )
     lower, upper = _both(
-        lambda: pld.SubsampledGaussianPLD(sigma, q, rounds, accuracy=1e-4).epsilon(delta, bound="both")
+        lambda: pld.SubsampledGaussianPLD(sigma, q, rounds, accuracy=1e-4).epsilon(
+            delta, bound="both"
+        )
     )
     assert math.isfinite(upper) and upper <= d_upper
     assert lower <= d_upper and d_lower <= upper  # both certified: they overlap
@@ -37,9 +41,13 @@ def test_a_coarser_accuracy_is_bounded_where_the_default_is():
     """accuracy=1e-3 at delta 1e-12 after 5000 rounds of q 1e-3: the plain refinement's charges leave its upper side
     infinite; the default's tilted reads bound it within the tolerance asked of the default's upper side."""
     sigma, q, rounds = RUNS["fedavg"]
-    _, d_upper = _both(lambda: pld.SubsampledGaussianPLD(sigma, q, rounds).epsilon(1e-12, bound="both"))
+    _, d_upper = _both(
+        lambda: pld.SubsampledGaussianPLD(sigma, q, rounds).epsilon(1e-12, bound="both")
+    )
     lower, upper = _both(
-        lambda: pld.SubsampledGaussianPLD(sigma, q, rounds, accuracy=1e-3).epsilon(1e-12, bound="both")
+        lambda: pld.SubsampledGaussianPLD(sigma, q, rounds, accuracy=1e-3).epsilon(
+            1e-12, bound="both"
+        )
     )
     assert math.isfinite(upper) and upper - d_upper <= 1e-3
     assert lower <= d_upper
@@ -50,8 +58,12 @@ def test_a_pld_on_any_grid_is_no_looser_than_the_default(grid):
     """A PLD object on a coarser or finer grid, or with a smaller tail, read at delta 1e-10: its upper side at most
     the default's (the question reader intersects its own bracket with the front door's)."""
     sigma, q, rounds = RUNS["readme"]
-    _, d_upper = _both(lambda: pld.SubsampledGaussianPLD(sigma, q, rounds).epsilon(1e-10, bound="both"))
+    _, d_upper = _both(
+        lambda: pld.SubsampledGaussianPLD(sigma, q, rounds).epsilon(1e-10, bound="both")
+    )
     for tail in (1e-15, 1e-25):
-        dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=grid, tail=tail).self_compose(rounds)
+        dist = pld.subsampled_gaussian(
+            sigma, q, value_discretization_interval=grid, tail=tail
+        ).self_compose(rounds)
         lower, upper = _both(lambda: dist.epsilon(1e-10, bound="both"))
         assert upper <= d_upper and lower <= upper

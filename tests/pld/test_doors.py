@@ -28,7 +28,11 @@ RUNS = {
     "readme": (1.1, 256, 60_000, 14_100),
     "fedavg": (1.0, 1000, 1_000_000, 5000),
 }
-DELTAS = [1e-10, pytest.param(1e-12, marks=pytest.mark.slow), pytest.param(1e-5, marks=pytest.mark.slow)]
+DELTAS = [
+    1e-10,
+    pytest.param(1e-12, marks=pytest.mark.slow),
+    pytest.param(1e-5, marks=pytest.mark.slow),
+]
 
 
 def tolerance(eps: float) -> float:
@@ -48,12 +52,18 @@ def pld_object(sigma, q, rounds, delta):
 
 def pld_object_coarse(sigma, q, rounds, delta):
     # a user's coarse grid: the question reads it on its own grids all the same
-    dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=1e-2).self_compose(rounds)
+    dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=1e-2).self_compose(
+        rounds
+    )
     return dist.epsilon(delta, bound="both")
 
 
 def accountant_default(sigma, q, rounds, delta):
-    return pld.PLDAccountant().compose_subsampled_gaussian(sigma, q, rounds).epsilon(delta, bound="both")
+    return (
+        pld.PLDAccountant()
+        .compose_subsampled_gaussian(sigma, q, rounds)
+        .epsilon(delta, bound="both")
+    )
 
 
 def accountant_on_grid(sigma, q, rounds, delta):
@@ -69,7 +79,9 @@ def ledger(sigma, q, rounds, delta):
 
 
 def ledger_from_run(sigma, q, rounds, delta):
-    guarantee = PrivacyLedger.from_run(DPSGD(noise_multiplier=sigma, sample_rate=q, steps=rounds)).composition(delta)
+    guarantee = PrivacyLedger.from_run(
+        DPSGD(noise_multiplier=sigma, sample_rate=q, steps=rounds)
+    ).composition(delta)
     return guarantee.epsilon_lower, guarantee.epsilon
 
 
@@ -85,14 +97,22 @@ def flower(sigma, q, rounds, delta, sample_size, population):
     )
     accountant = HockeystickPrivacyAccountant(config, adaptive=False)
     accountant.compose(
-        SimpleNamespace(noise_multiplier=sigma, sample_size=sample_size, population_size=population), rounds
+        SimpleNamespace(
+            noise_multiplier=sigma, sample_size=sample_size, population_size=population
+        ),
+        rounds,
     )
     guarantee = accountant.guarantee(delta)
     return guarantee.epsilon_lower, guarantee.epsilon
 
 
 def compose_file(sigma, q, rounds, delta):
-    stage = {"mechanism": "subsampled_gaussian", "sigma": sigma, "sampling_rate": q, "rounds": rounds}
+    stage = {
+        "mechanism": "subsampled_gaussian",
+        "sigma": sigma,
+        "sampling_rate": q,
+        "rounds": rounds,
+    }
     return compose_stages([stage]).epsilon(delta, bound="both")
 
 
@@ -138,7 +158,11 @@ DOORS = {
 
 
 def _front(sigma, q, rounds, delta):
-    return _quiet(lambda: DPSGD(noise_multiplier=sigma, sample_rate=q, steps=rounds).epsilon(delta, bound="both"))
+    return _quiet(
+        lambda: DPSGD(noise_multiplier=sigma, sample_rate=q, steps=rounds).epsilon(
+            delta, bound="both"
+        )
+    )
 
 
 def _rdp(sigma, q, rounds, delta):
@@ -155,7 +179,11 @@ def test_every_door_gives_the_front_doors_bracket(door, run, delta):
     extra = (sample_size, population) if door == "flower" else ()
     lower, upper = _quiet(lambda: read(sigma, q, rounds, delta, *extra))
     front_lower, front_upper = _front(sigma, q, rounds, delta)
-    assert lower <= front_upper and front_lower <= upper, (door, (lower, upper), (front_lower, front_upper))
+    assert lower <= front_upper and front_lower <= upper, (
+        door,
+        (lower, upper),
+        (front_lower, front_upper),
+    )
     assert math.isfinite(upper), (door, lower, upper)
     assert abs(upper - front_upper) <= tolerance(front_upper), (door, upper, front_upper)
     assert upper <= _rdp(sigma, q, rounds, delta) * (1 + 1e-9), (door, upper)
@@ -189,7 +217,9 @@ def test_two_stages_read_alike_through_every_door():
         adapter.compose(dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma)), rounds)
     front_lower, front_upper = _quiet(lambda: adapter.get_epsilon_bracket(delta))
     dist = (
-        pld.subsampled_gaussian(1.1, q).self_compose(7050).compose(pld.subsampled_gaussian(0.9, q).self_compose(7050))
+        pld.subsampled_gaussian(1.1, q)
+        .self_compose(7050)
+        .compose(pld.subsampled_gaussian(0.9, q).self_compose(7050))
     )
     book = PrivacyLedger(adaptive=False)
     accountant = pld.PLDAccountant(value_discretization_interval=1e-4)
@@ -197,7 +227,10 @@ def test_two_stages_read_alike_through_every_door():
         book.record(Round.subsampled_gaussian(sigma, q), rounds=rounds)
         accountant.compose_subsampled_gaussian(sigma, q, rounds)
     files = compose_stages(
-        [{"mechanism": "subsampled_gaussian", "sigma": s, "sampling_rate": q, "rounds": t} for s, t in stages]
+        [
+            {"mechanism": "subsampled_gaussian", "sigma": s, "sampling_rate": q, "rounds": t}
+            for s, t in stages
+        ]
     )
     found = {
         "pld_object": _quiet(lambda: dist.epsilon(delta, bound="both")),
@@ -206,7 +239,13 @@ def test_two_stages_read_alike_through_every_door():
         "compose": _quiet(lambda: files.epsilon(delta, bound="both")),
     }
     for door, (lower, upper) in found.items():
-        assert lower <= front_upper and front_lower <= upper, (door, lower, upper, front_lower, front_upper)
+        assert lower <= front_upper and front_lower <= upper, (
+            door,
+            lower,
+            upper,
+            front_lower,
+            front_upper,
+        )
         assert abs(upper - front_upper) <= tolerance(front_upper), (door, upper, front_upper)
 
 
@@ -216,7 +255,9 @@ def test_the_pld_objects_delta_is_the_front_doors():
     sigma, q, rounds = 1.1, 256 / 60_000, 14_100
     eps = np.array([1.0, 2.0, 4.0])
     lower, upper = pld.subsampled_gaussian(sigma, q).self_compose(rounds).delta(eps, bound="both")
-    front_lower, front_upper = DPSGD(noise_multiplier=sigma, sample_rate=q, steps=rounds).delta(eps, bound="both")
+    front_lower, front_upper = DPSGD(noise_multiplier=sigma, sample_rate=q, steps=rounds).delta(
+        eps, bound="both"
+    )
     assert np.all(lower <= front_upper) and np.all(front_lower <= upper)
     assert np.all(np.abs(upper - front_upper) <= 1e-2 * front_upper)
 
@@ -226,7 +267,11 @@ def test_a_gaussian_pld_reads_the_closed_form():
     holds mpmath's value at 50 digits and is a few ulps wide)."""
     mpmath = pytest.importorskip("mpmath")
     mpmath.mp.dps = 50
-    dist = pld.gaussian(2.0).self_compose(10).compose(pld.gaussian(1.0, value_discretization_interval=1e-4))
+    dist = (
+        pld.gaussian(2.0)
+        .self_compose(10)
+        .compose(pld.gaussian(1.0, value_discretization_interval=1e-4))
+    )
     r = mpmath.sqrt(mpmath.mpf(10) / 4 + 1)
     eps = mpmath.mpf(1)
     exact = mpmath.ncdf(-eps / r + r / 2) - mpmath.e**eps * mpmath.ncdf(-eps / r - r / 2)
@@ -251,7 +296,11 @@ def test_the_ledgers_curve_along_the_run_is_the_front_doors():
     book = PrivacyLedger(adaptive=False)
     book.record(Round.subsampled_gaussian(sigma, q), rounds=rounds)
     curve = _quiet(lambda: book.composition_curve(1e-10, every=4700))
-    front = _quiet(lambda: DPSGD(noise_multiplier=sigma, sample_rate=q, steps=rounds).epsilon_curve(1e-10, every=4700))
+    front = _quiet(
+        lambda: DPSGD(noise_multiplier=sigma, sample_rate=q, steps=rounds).epsilon_curve(
+            1e-10, every=4700
+        )
+    )
     assert np.array_equal(curve.steps, front.steps)
     assert np.all(curve.lower <= front.upper) and np.all(front.lower <= curve.upper)
     assert np.all(np.abs(curve.upper - front.upper) <= np.maximum(1e-3, 1e-3 * front.upper))

@@ -12,7 +12,12 @@ import numpy as np
 import pytest
 
 from hockeystick.numerics.certified_theta import theta_epsilon_lower, theta_epsilon_upper
-from hockeystick.pld.reads.max_of_outputs import best_threshold, log_bound, max_of_outputs_delta, max_of_outputs_epsilon
+from hockeystick.pld.reads.max_of_outputs import (
+    best_threshold,
+    log_bound,
+    max_of_outputs_delta,
+    max_of_outputs_epsilon,
+)
 
 mpmath.mp.dps = 50
 

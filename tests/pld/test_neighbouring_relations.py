@@ -58,13 +58,30 @@ def test_a_run_holds_under_the_relations_every_stage_bounds(stages):
 # one stage of each kind, with the relation its analysis holds for (None: its sensitivity's)
 STAGES = {
     "gaussian": (dict(mechanism="gaussian", sigma=2.0), None),
-    "subsampled_gaussian": (dict(mechanism="subsampled_gaussian", sigma=1.0, sampling_rate=0.1), AR),
+    "subsampled_gaussian": (
+        dict(mechanism="subsampled_gaussian", sigma=1.0, sampling_rate=0.1),
+        AR,
+    ),
     "subsampled_laplace": (dict(mechanism="subsampled_laplace", scale=2.0, sampling_rate=0.1), AR),
-    "fixed_size": (dict(mechanism="fixed_size_subsampled_gaussian", sigma=1.0, batch_size=10, n=100), RO),
-    "with_replacement": (dict(mechanism="with_replacement_subsampled_gaussian", sigma=1.0, batch_size=10, n=100), RO),
-    "rr_replace_one": (dict(mechanism="randomized_response", noise_parameter=0.5, num_buckets=4), RO),
+    "fixed_size": (
+        dict(mechanism="fixed_size_subsampled_gaussian", sigma=1.0, batch_size=10, n=100),
+        RO,
+    ),
+    "with_replacement": (
+        dict(mechanism="with_replacement_subsampled_gaussian", sigma=1.0, batch_size=10, n=100),
+        RO,
+    ),
+    "rr_replace_one": (
+        dict(mechanism="randomized_response", noise_parameter=0.5, num_buckets=4),
+        RO,
+    ),
     "rr_replace_special": (
-        dict(mechanism="randomized_response", noise_parameter=0.5, num_buckets=4, relation="replace_special"),
+        dict(
+            mechanism="randomized_response",
+            noise_parameter=0.5,
+            num_buckets=4,
+            relation="replace_special",
+        ),
         RS,
     ),
 }
@@ -86,7 +103,9 @@ def test_every_pair_of_stage_kinds(first, second):
     expected = PAIR_RELATIONS.get(kinds, RELATIONS)
     if expected:
         assert stage_relations([a, b]) == expected
-        lower, upper = compose_stages([a, b], value_discretization_interval=1e-3).epsilon(1e-5, bound="both")
+        lower, upper = compose_stages([a, b], value_discretization_interval=1e-3).epsilon(
+            1e-5, bound="both"
+        )
         assert 0 <= lower <= upper
     else:
         for call in (stage_relations, compose_stages):
@@ -118,7 +137,9 @@ def test_replace_special_randomized_response_with_a_poisson_stage_is_certified_u
     assert stage_relations([RR_SPECIAL, POISSON]) == (RS,)
     lower, upper = compose_stages([RR_SPECIAL, POISSON]).epsilon(1e-5, bound="both")
     theirs = dp_pld.PLDAccountant(N.REPLACE_SPECIAL, value_discretization_interval=1e-4)
-    theirs.compose(E.RandomizedResponseDpEvent(0.5, 4)).compose(E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1.0)))
+    theirs.compose(E.RandomizedResponseDpEvent(0.5, 4)).compose(
+        E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1.0))
+    )
     assert lower <= upper <= theirs.get_epsilon(1e-5) < upper + 1e-4
     assert upper == pytest.approx(2.49624, abs=1e-4)
 
@@ -147,8 +168,14 @@ def test_the_command_line(capsys, tmp_path):
 EVENTS = [
     (E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0)), {N.ADD_OR_REMOVE_ONE, N.REPLACE_SPECIAL}),
     # a Gaussian's Poisson sample has its own replace-one analysis (pld.poisson_replace_one)
-    (E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1.0)), {N.ADD_OR_REMOVE_ONE, N.REPLACE_SPECIAL, N.REPLACE_ONE}),
-    (E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5]), {N.ADD_OR_REMOVE_ONE, N.REPLACE_SPECIAL}),
+    (
+        E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1.0)),
+        {N.ADD_OR_REMOVE_ONE, N.REPLACE_SPECIAL, N.REPLACE_ONE},
+    ),
+    (
+        E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5]),
+        {N.ADD_OR_REMOVE_ONE, N.REPLACE_SPECIAL},
+    ),
     (E.RandomizedResponseDpEvent(0.5, 4), {N.REPLACE_ONE, N.REPLACE_SPECIAL}),
     (E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(2.0)), {N.REPLACE_ONE}),
     (E.SampledWithReplacementDpEvent(100, 10, E.GaussianDpEvent(2.0)), {N.REPLACE_ONE}),
@@ -157,7 +184,9 @@ EVENTS = [
 
 @pytest.mark.parametrize("event, accepted", EVENTS, ids=[type(e).__name__ for e, _ in EVENTS])
 @pytest.mark.parametrize("relation", list(N))
-def test_the_adapter_takes_each_event_under_the_relations_its_analysis_bounds(event, accepted, relation):
+def test_the_adapter_takes_each_event_under_the_relations_its_analysis_bounds(
+    event, accepted, relation
+):
     accountant = HockeystickAccountant(relation)
     if relation in accepted:
         assert 0 <= accountant.compose(event).get_epsilon(1e-5) < float("inf")

@@ -15,7 +15,10 @@ H = 5e-3
 
 def test_broadcasts_parameters_and_argument():
     acc = SubsampledGaussianPLD(
-        sigma=np.array([[1.0], [1.5]]), sampling_rate=0.05, rounds=[20, 40, 20], value_discretization_interval=H
+        sigma=np.array([[1.0], [1.5]]),
+        sampling_rate=0.05,
+        rounds=[20, 40, 20],
+        value_discretization_interval=H,
     )
     eps = acc.epsilon(1e-5)
     assert eps.shape == (2, 3)
@@ -28,7 +31,9 @@ def test_broadcasts_parameters_and_argument():
 
 
 def test_scalar_in_scalar_out_and_round_trip():
-    acc = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.05, rounds=30, value_discretization_interval=H)
+    acc = SubsampledGaussianPLD(
+        sigma=1.0, sampling_rate=0.05, rounds=30, value_discretization_interval=H
+    )
     e = acc.epsilon(1e-5)
     assert isinstance(e, float)
     assert acc.delta(e) <= 1e-5 * (1 + 1e-9)
@@ -46,8 +51,12 @@ def test_full_batch_is_exact_gaussian_composition():
 
 def test_upper_is_certified_against_finer_grid():
     """The upper bound at a coarse grid stays above the lower bound at a fine grid."""
-    coarse = SubsampledGaussianPLD(sigma=0.9, sampling_rate=0.1, rounds=50, value_discretization_interval=1e-2)
-    fine = SubsampledGaussianPLD(sigma=0.9, sampling_rate=0.1, rounds=50, value_discretization_interval=2e-3)
+    coarse = SubsampledGaussianPLD(
+        sigma=0.9, sampling_rate=0.1, rounds=50, value_discretization_interval=1e-2
+    )
+    fine = SubsampledGaussianPLD(
+        sigma=0.9, sampling_rate=0.1, rounds=50, value_discretization_interval=2e-3
+    )
     assert coarse.epsilon(1e-6) >= fine.epsilon(1e-6, bound="lower")
     assert coarse.epsilon(1e-6, bound="lower") <= fine.epsilon(1e-6)
 
@@ -67,7 +76,9 @@ def test_bad_parameters_raise(kwargs, match):
 
 
 def test_bad_arguments_raise():
-    acc = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.1, rounds=10, value_discretization_interval=H)
+    acc = SubsampledGaussianPLD(
+        sigma=1.0, sampling_rate=0.1, rounds=10, value_discretization_interval=H
+    )
     with pytest.raises(ValueError, match="delta"):
         acc.epsilon(1.5)
     with pytest.raises(ValueError, match="epsilon"):
@@ -87,7 +98,11 @@ def test_accuracy_picks_the_grid():
     assert lo <= fine_up and fine_lo <= up
     with pytest.raises(ValueError, match="either"):
         SubsampledGaussianPLD(
-            sigma=1.0, sampling_rate=0.05, rounds=10, accuracy=1e-3, value_discretization_interval=1e-3
+            sigma=1.0,
+            sampling_rate=0.05,
+            rounds=10,
+            accuracy=1e-3,
+            value_discretization_interval=1e-3,
         )
 
 

@@ -23,11 +23,13 @@ ROUNDS = np.array([10.0, 100.0, 1000.0, 10_000.0])
 EPS = np.array([0.5, 1.0, 2.0, 4.0])
 
 
-@pytest.mark.parametrize("sigma, q", [(1.0, 0.01), pytest.param(0.6, 0.1, marks=pytest.mark.slow), (3.0, 0.05)])
+@pytest.mark.parametrize(
+    "sigma, q", [(1.0, 0.01), pytest.param(0.6, 0.1, marks=pytest.mark.slow), (3.0, 0.05)]
+)
 def test_block_brackets_overlap_pointwise_fine_grid_and_meet_accuracy(sigma, q):
-    lo, up = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=ROUNDS[:, None], accuracy=1e-2).delta(
-        EPS[None, :], bound="both"
-    )
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=ROUNDS[:, None], accuracy=1e-2
+    ).delta(EPS[None, :], bound="both")
     for i, t in enumerate(ROUNDS):
         f_lo, f_up = pld.SubsampledGaussianPLD(
             sigma=sigma, sampling_rate=q, rounds=t, value_discretization_interval=5e-5
@@ -113,7 +115,9 @@ def test_sweep_bar_moves_within_a_chunk(monkeypatch):
     from hockeystick.sweep import run as sweep_run
 
     bars: list[_Bar] = []
-    monkeypatch.setattr(sweep_run, "progress_bar", lambda total, _: bars.append(_Bar(total)) or bars[-1])
+    monkeypatch.setattr(
+        sweep_run, "progress_bar", lambda total, _: bars.append(_Bar(total)) or bars[-1]
+    )
     grid = Grid.from_parameters(
         "pld_subsampled_gaussian",
         "delta",
@@ -149,9 +153,16 @@ def test_pld_sweep_on_dask_equals_in_process():
     )
     local = run_sweep(grid, progress=False)
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp", dashboard_address=":0"
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        host="127.0.0.1",
+        protocol="tcp",
+        dashboard_address=":0",
     ) as cluster:
-        remote = sweep_dask.run_on_dask(grid, scheduler=cluster.scheduler_address, chunk_size=6, progress=False)
+        remote = sweep_dask.run_on_dask(
+            grid, scheduler=cluster.scheduler_address, chunk_size=6, progress=False
+        )
     assert grid.n_chunks(6) == 4  # whole (sigma, q) blocks
     for name in local.columns:
         np.testing.assert_array_equal(local.columns[name], remote.columns[name])
@@ -171,24 +182,39 @@ def test_workers_as_a_process_pools_map_equal_threads_bit_for_bit():
     )
     eps = EPS[:, None, None, None]
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for grid in (dict(accuracy=1e-2, delta_accuracy="epsilon"), dict(value_discretization_interval=1e-3)):
+        for grid in (
+            dict(accuracy=1e-2, delta_accuracy="epsilon"),
+            dict(value_discretization_interval=1e-3),
+        ):
             threads = pld.SubsampledGaussianPLD(**kw, **grid, workers=2)
             mapped = pld.SubsampledGaussianPLD(**kw, **grid, workers=pool.map)
             got, want = mapped.delta(eps, bound="both"), threads.delta(eps, bound="both")
             assert all(np.array_equal(a, b) for a, b in zip(got, want))
-            assert np.array_equal(mapped.epsilon(1e-5, bound="both"), threads.epsilon(1e-5, bound="both"))
+            assert np.array_equal(
+                mapped.epsilon(1e-5, bound="both"), threads.epsilon(1e-5, bound="both")
+            )
             assert np.all(want[0] <= want[1]) and np.all(want[0] >= 0)
-        sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)[:, None]  # two units or more
+        sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)[
+            :, None
+        ]  # two units or more
         seen: list[int] = []
         with progress.reporting(seen.append):
             got = pld.SubsampledGaussianPLD(
-                sigma=sigma, sampling_rate=0.01, rounds=100, workers=pool.map, value_discretization_interval=1e-3
+                sigma=sigma,
+                sampling_rate=0.01,
+                rounds=100,
+                workers=pool.map,
+                value_discretization_interval=1e-3,
             ).delta(EPS[None, :])
         assert len(seen) >= 2 and sum(seen) == sigma.size * EPS.size
         assert np.array_equal(
             got,
             pld.SubsampledGaussianPLD(
-                sigma=sigma, sampling_rate=0.01, rounds=100, workers=1, value_discretization_interval=1e-3
+                sigma=sigma,
+                sampling_rate=0.01,
+                rounds=100,
+                workers=1,
+                value_discretization_interval=1e-3,
             ).delta(EPS[None, :]),
         )
 
@@ -211,7 +237,11 @@ def test_a_map_that_reorders_or_drops_results_is_refused(bad_map, message):
     sigma = np.linspace(1.0, 2.0, pld.SubsampledGaussianPLD.BATCH + 6)[:, None]  # two units
     with pytest.raises(RuntimeError, match=message):
         pld.SubsampledGaussianPLD(
-            sigma=sigma, sampling_rate=0.01, rounds=100, workers=bad_map, value_discretization_interval=1e-3
+            sigma=sigma,
+            sampling_rate=0.01,
+            rounds=100,
+            workers=bad_map,
+            value_discretization_interval=1e-3,
         ).delta(EPS[None, :])
 
 
@@ -219,14 +249,26 @@ def test_workers_as_a_dask_executors_map_equals_threads():
     pytest.importorskip("dask.distributed")
     from dask.distributed import Client, LocalCluster
 
-    kw = dict(sigma=np.array([0.9, 1.8])[:, None], sampling_rate=0.01, rounds=np.array([100.0, 2000.0]), accuracy=1e-2)
+    kw = dict(
+        sigma=np.array([0.9, 1.8])[:, None],
+        sampling_rate=0.01,
+        rounds=np.array([100.0, 2000.0]),
+        accuracy=1e-2,
+    )
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp", dashboard_address=":0"
+            n_workers=2,
+            threads_per_worker=1,
+            processes=False,
+            host="127.0.0.1",
+            protocol="tcp",
+            dashboard_address=":0",
         ) as cluster,
         Client(cluster) as client,
     ):
-        got = pld.SubsampledGaussianPLD(**kw, workers=client.get_executor().map).delta(1.0, bound="both")
+        got = pld.SubsampledGaussianPLD(**kw, workers=client.get_executor().map).delta(
+            1.0, bound="both"
+        )
     want = pld.SubsampledGaussianPLD(**kw, workers=1).delta(1.0, bound="both")
     assert all(np.array_equal(a, b) for a, b in zip(got, want))
 

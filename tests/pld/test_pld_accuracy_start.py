@@ -15,7 +15,9 @@ from hockeystick.pld.refine.step_brackets import StepBrackets
 DELTA = 1e-5
 
 
-@pytest.mark.parametrize("sigma, q, rounds", [(1.0, 0.01, 10_000), (0.8, 1e-3, 100_000), (2.0, 0.05, 1000)])
+@pytest.mark.parametrize(
+    "sigma, q, rounds", [(1.0, 0.01, 10_000), (0.8, 1e-3, 100_000), (2.0, 0.05, 1000)]
+)
 def test_one_grid_meets_the_accuracy(monkeypatch, sigma, q, rounds):
     """W2, W3 and a wider law: the first grid already gives a bracket <= 1e-3 (before the model, W3 needed a
     second, finer grid after a first at h = 2.5e-4, 1.4e-2 wide), and it is not needlessly fine (wider
@@ -38,9 +40,9 @@ def test_one_grid_meets_the_accuracy(monkeypatch, sigma, q, rounds):
 def test_accuracy_bracket_contains_a_fine_grid_answer():
     """W3's bracket through accuracy=1e-3 holds the bracket midpoint of a 4x finer grid's run (the truth lies
     within both brackets, so they must overlap)."""
-    lo, up = pld.SubsampledGaussianPLD(sigma=0.8, sampling_rate=1e-3, rounds=100_000, accuracy=1e-3).epsilon(
-        DELTA, bound="both"
-    )
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=0.8, sampling_rate=1e-3, rounds=100_000, accuracy=1e-3
+    ).epsilon(DELTA, bound="both")
     fine_lo, fine_up = pld.SubsampledGaussianPLD(
         sigma=0.8, sampling_rate=1e-3, rounds=100_000, value_discretization_interval=2.5e-5
     ).epsilon(DELTA, bound="both")

@@ -14,7 +14,11 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from hockeystick.pld.reads.affinity_ceiling import LAMBDAS, delta_lower_near_one, subsampled_gaussian_log_affinity
+from hockeystick.pld.reads.affinity_ceiling import (
+    LAMBDAS,
+    delta_lower_near_one,
+    subsampled_gaussian_log_affinity,
+)
 from hockeystick.pld.refine.step_brackets import StepBrackets
 
 MP_DPS = 50
@@ -56,10 +60,14 @@ def test_log_affinity_bounds_the_50_digit_affinity_from_above_and_closely(sigma,
                 )
             )
             assert table[row, k] >= exact  # an upper bound on log A
-            assert table[row, k] - exact <= 2e-6  # close: A^T off by at most e^0.2 at 10^5 rounds (h = 1e-2 cells)
+            assert (
+                table[row, k] - exact <= 2e-6
+            )  # close: A^T off by at most e^0.2 at 10^5 rounds (h = 1e-2 cells)
 
 
-@pytest.mark.parametrize("sigma, q, eps", [(0.3, 0.5, 0.5), (0.5, 0.9, 1.0), (0.2, 0.9, 0.5), (0.15, 0.99, 1.0)])
+@pytest.mark.parametrize(
+    "sigma, q, eps", [(0.3, 0.5, 0.5), (0.5, 0.9, 1.0), (0.2, 0.9, 0.5), (0.15, 0.99, 1.0)]
+)
 def test_one_round_lower_delta_is_below_the_50_digit_delta(sigma, q, eps):
     """T = 1: delta(eps) = max over directions of int (p - e^eps q)_+, by 50-digit quadrature (split where
     p = e^eps q); the affinity bound must not exceed it."""
@@ -79,7 +87,9 @@ def test_one_round_lower_delta_is_below_the_50_digit_delta(sigma, q, eps):
     assert 0.0 < lower <= exact  # (0.13, 0.05, 0.70, 0.94: the bound says something here)
 
 
-@pytest.mark.parametrize("sigma, q, rounds", [(0.55, 0.048, 6000), (0.5, 0.1, 2000), (0.73, 0.023, 80000)])
+@pytest.mark.parametrize(
+    "sigma, q, rounds", [(0.55, 0.048, 6000), (0.5, 0.1, 2000), (0.73, 0.023, 80000)]
+)
 def test_lower_delta_near_one_is_below_every_certified_upper_delta(sigma, q, rounds):
     """Many rounds: the affinity lower bound against our certified upper side on a fixed grid and
     dp_accounting's pessimistic PLD (their upper bound); both are >= the truth >= ours."""
@@ -92,7 +102,11 @@ def test_lower_delta_near_one_is_below_every_certified_upper_delta(sigma, q, rou
     ).delta(eps, bound="both")
     assert np.all(lower <= up)
     theirs = dp_accounting.pld.privacy_loss_distribution.from_gaussian_mechanism(
-        sigma, sampling_prob=q, value_discretization_interval=2e-2, pessimistic_estimate=True, use_connect_dots=True
+        sigma,
+        sampling_prob=q,
+        value_discretization_interval=2e-2,
+        pessimistic_estimate=True,
+        use_connect_dots=True,
     ).self_compose(rounds)
     assert all(lo <= theirs.get_delta_for_epsilon(e) for lo, e in zip(lower, eps))
 
@@ -102,7 +116,10 @@ def test_lower_delta_is_below_one_and_zero_where_the_bound_says_nothing():
     far = delta_lower_near_one(table, 10**5, np.array([0.5, 10.0]))
     assert np.all(far < 1.0) and np.all(far >= 1.0 - 1e-15)  # 1 - e^{-200}: the float below 1
     assert delta_lower_near_one(table, 1, np.array([50.0, math.inf]))[1] == 0.0
-    assert np.all(delta_lower_near_one(subsampled_gaussian_log_affinity(5.0, 1e-4), 100, np.array([0.5])) == 0.0)
+    assert np.all(
+        delta_lower_near_one(subsampled_gaussian_log_affinity(5.0, 1e-4), 100, np.array([0.5]))
+        == 0.0
+    )
 
 
 @pytest.mark.parametrize("rounds, eps", [(10481, 1.0), (15264, 7.0), (82864, 8.0)])
@@ -133,16 +150,29 @@ def test_fixed_grid_lower_side_near_one_is_raised_and_ordered():
     eps = np.array([1.0, 5.0, 10.0])
     lo, up = pld.SubsampledGaussianPLD(**kw).delta(eps, bound="both")
     only = pld.SubsampledGaussianPLD(**kw).delta(eps, bound="lower")
-    composed = pld.subsampled_gaussian(0.5494, 0.04833, value_discretization_interval=1e-2).self_compose(10481)
+    composed = pld.subsampled_gaussian(
+        0.5494, 0.04833, value_discretization_interval=1e-2
+    ).self_compose(10481)
     plain = composed.delta(eps, bound="lower", composition_only=True)
     assert np.all(plain < 1.0 - 5e-10)
-    assert np.all(lo >= SubsampledGaussianPLD.DELTA_CEILING) and np.all(lo <= up) and np.all(lo < 1.0)
+    assert (
+        np.all(lo >= SubsampledGaussianPLD.DELTA_CEILING) and np.all(lo <= up) and np.all(lo < 1.0)
+    )
     np.testing.assert_array_equal(only, lo)
 
 
 @pytest.mark.parametrize(
     "sigma, q",
-    [(1e-6, 0.5), (1e-300, 0.5), (1e300, 0.5), (0.5, 1e-300), (0.5, 1.0), (5e-324, 0.5), (1.7e308, 0.5), (0.5, 5e-324)],
+    [
+        (1e-6, 0.5),
+        (1e-300, 0.5),
+        (1e300, 0.5),
+        (0.5, 1e-300),
+        (0.5, 1.0),
+        (5e-324, 0.5),
+        (1.7e308, 0.5),
+        (0.5, 5e-324),
+    ],
 )
 def test_extreme_parameters_give_the_trivial_table_not_an_error(sigma, q):
     """Cells that cannot be built (sigma 1e-6: a loss span of 1e13) or carry nothing usable: log A <= 0,

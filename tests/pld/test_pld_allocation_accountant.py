@@ -19,35 +19,51 @@ def test_whole_epochs_compose_the_one_epoch_pair() -> None:
     run = pld.BallsInBinsGaussianPLD(sigma=1.3, steps_per_epoch=8, rounds=40)
     epoch = pld.random_allocation_gaussian(8, 1.3).self_compose(5)
     eps = np.array([0.5, 1.5])
-    assert np.array_equal(np.asarray(run.delta(eps, bound="both")), np.asarray(epoch.delta(eps, bound="both")))
+    assert np.array_equal(
+        np.asarray(run.delta(eps, bound="both")), np.asarray(epoch.delta(eps, bound="both"))
+    )
 
 
 def test_one_step_per_epoch_is_the_gaussian_mechanism() -> None:
-    lower, upper = pld.BallsInBinsGaussianPLD(sigma=4.0, steps_per_epoch=1, rounds=25).epsilon(1e-6, bound="both")
+    lower, upper = pld.BallsInBinsGaussianPLD(sigma=4.0, steps_per_epoch=1, rounds=25).epsilon(
+        1e-6, bound="both"
+    )
     exact = GaussianMechanism(sigma=4.0, rounds=25).epsilon(1e-6)
     assert lower <= exact <= upper
 
 
 def test_a_stopped_epoch_lies_between_fewer_and_more_whole_epochs() -> None:
     eps = 1.0
-    stopped = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=10, rounds=25).delta(eps, bound="both")
-    two = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=10, rounds=20).delta(eps, bound="both")
-    three = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=10, rounds=30).delta(eps, bound="both")
+    stopped = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=10, rounds=25).delta(
+        eps, bound="both"
+    )
+    two = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=10, rounds=20).delta(
+        eps, bound="both"
+    )
+    three = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=10, rounds=30).delta(
+        eps, bound="both"
+    )
     assert two[0] <= stopped[1] and stopped[0] <= three[1]
     assert two[1] < stopped[1] < three[1]
 
 
 def test_parameters_broadcast() -> None:
-    run = pld.BallsInBinsGaussianPLD(sigma=np.array([[0.9], [1.4]]), steps_per_epoch=16, rounds=np.array([32, 48]))
+    run = pld.BallsInBinsGaussianPLD(
+        sigma=np.array([[0.9], [1.4]]), steps_per_epoch=16, rounds=np.array([32, 48])
+    )
     values = run.epsilon(1e-5)
     assert values.shape == (2, 2)
     assert values[0, 0] > values[1, 0] and values[0, 1] > values[0, 0]
 
 
 def test_shuffled_upper_side_is_the_shift_two_gaussian_per_epoch_begun() -> None:
-    run = pld.ShuffledBatchGaussianPLD(sigma=3.0, batch_size=10, n=95, rounds=25)  # 10 steps per epoch: 3 begun
+    run = pld.ShuffledBatchGaussianPLD(
+        sigma=3.0, batch_size=10, n=95, rounds=25
+    )  # 10 steps per epoch: 3 begun
     eps = np.array([0.5, 2.0])
-    assert np.array_equal(run.delta(eps), GaussianMechanism(sigma=3.0, sensitivity=2.0, rounds=3).delta(eps))
+    assert np.array_equal(
+        run.delta(eps), GaussianMechanism(sigma=3.0, sensitivity=2.0, rounds=3).delta(eps)
+    )
     lower, upper = run.delta(eps, bound="both")
     assert np.all(lower <= upper)
 
@@ -64,13 +80,20 @@ def _enumerated_shuffle(values: list[float], batch: int) -> np.ndarray:
 
 
 def _monte_carlo_deltas(
-    first: np.ndarray, second: np.ndarray, sigma: float, epsilons: tuple[float, ...], samples: int, seed: int
+    first: np.ndarray,
+    second: np.ndarray,
+    sigma: float,
+    epsilons: tuple[float, ...],
+    samples: int,
+    seed: int,
 ) -> list[tuple[float, float]]:
     """(estimate, standard error) of E_first (1 - e^eps / L)_+ at each eps, L the likelihood ratio of the two
     uniform mixtures of N(row, sigma^2 I) over the rows of ``first`` and ``second`` (each row a permutation's
     batch sums, with multiplicity)."""
     rng = np.random.default_rng(seed)
-    x = first[rng.integers(len(first), size=samples)] + sigma * rng.standard_normal((samples, first.shape[1]))
+    x = first[rng.integers(len(first), size=samples)] + sigma * rng.standard_normal(
+        (samples, first.shape[1])
+    )
 
     def log_density(means: np.ndarray) -> np.ndarray:
         distinct, count = np.unique(means, axis=0, return_counts=True)
@@ -84,7 +107,12 @@ def _monte_carlo_deltas(
 
 @pytest.mark.parametrize(
     ("n", "batch", "sigma", "epsilons"),
-    [(4, 1, 0.9, (0.2, 1.0)), (6, 2, 1.2, (0.2, 1.0)), (5, 2, 1.2, (0.2, 1.0)), (5, 2, 0.09, (200.0, 250.0))],
+    [
+        (4, 1, 0.9, (0.2, 1.0)),
+        (6, 2, 1.2, (0.2, 1.0)),
+        (5, 2, 1.2, (0.2, 1.0)),
+        (5, 2, 0.09, (200.0, 250.0)),
+    ],
 )
 def test_shuffled_lower_side_is_the_realized_pair(
     n: int, batch: int, sigma: float, epsilons: tuple[float, ...]
@@ -94,9 +122,19 @@ def test_shuffled_lower_side_is_the_realized_pair(
     (n = 4 of 1, n = 6 of 2) the lower side is that pair itself, so the estimate also lies within its bracket;
     n = 5 of 2 leaves a short batch of 1, which the lower side does not read; sigma 0.09 takes the shift-1 pair."""
     others = [-1.0] * (n - 1)
-    plus, minus = _enumerated_shuffle([*others, 1.0], batch), _enumerated_shuffle([*others, -1.0], batch)
+    plus, minus = (
+        _enumerated_shuffle([*others, 1.0], batch),
+        _enumerated_shuffle([*others, -1.0], batch),
+    )
     if n % batch:  # the short batch is a step too
-        plus = np.hstack([plus, np.array([[sum(p[-(n % batch) :])] for p in itertools.permutations([*others, 1.0])])])
+        plus = np.hstack(
+            [
+                plus,
+                np.array(
+                    [[sum(p[-(n % batch) :])] for p in itertools.permutations([*others, 1.0])]
+                ),
+            ]
+        )
         minus = np.hstack([minus, np.full((len(minus), 1), -float(n % batch))])
     run = pld.ShuffledBatchGaussianPLD(sigma=sigma, batch_size=batch, n=n, rounds=-(-n // batch))
     estimates = [  # per direction, per eps: (mean, standard error)
@@ -108,21 +146,29 @@ def test_shuffled_lower_side_is_the_realized_pair(
         lower, upper = run.delta(eps, bound="both")  # the larger of the two directions
         error = max(remove_error, add_error)
         assert lower - 5 * error <= max(remove, add) <= upper + 5 * error
-        if n % batch == 0 and sigma / 2 >= 0.05:  # the lower side's pair is the enumerated one: each direction
+        if (
+            n % batch == 0 and sigma / 2 >= 0.05
+        ):  # the lower side's pair is the enumerated one: each direction
             pair = pld.random_allocation_gaussian(n // batch, sigma, sensitivity=2.0)
             for d, (mean, error) in enumerate((estimates[0][k], estimates[1][k])):
                 side = pld.PrivacyLossDistribution([pair.directions[d]])
-                assert side.delta(eps, bound="lower") - 5 * error <= mean <= side.delta(eps) + 5 * error
+                assert (
+                    side.delta(eps, bound="lower") - 5 * error
+                    <= mean
+                    <= side.delta(eps) + 5 * error
+                )
 
 
 def test_shuffled_lower_side_is_far_above_the_poisson_number() -> None:
     """README's run: the realizable shuffled pair (replace-one) costs far more than the Poisson accounting
     (add/remove) users report; the lower side is the shift-2 balls-in-bins pair over the full batches."""
-    lower, upper = pld.ShuffledBatchGaussianPLD(sigma=1.1, batch_size=256, n=60_000, rounds=14_100).epsilon(
-        1e-5, bound="both"
-    )
+    lower, upper = pld.ShuffledBatchGaussianPLD(
+        sigma=1.1, batch_size=256, n=60_000, rounds=14_100
+    ).epsilon(1e-5, bound="both")
     poisson = pld.SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100).epsilon(1e-5)
-    shift_two = pld.BallsInBinsGaussianPLD(sigma=0.55, steps_per_epoch=234, rounds=234 * 60).epsilon(1e-5)
+    shift_two = pld.BallsInBinsGaussianPLD(
+        sigma=0.55, steps_per_epoch=234, rounds=234 * 60
+    ).epsilon(1e-5)
     assert 4 * poisson < lower <= shift_two < upper
 
 
@@ -135,26 +181,35 @@ def test_refusals_name_the_argument() -> None:
         pld.ShuffledBatchGaussianPLD(sigma=-1.0, batch_size=2, n=5, rounds=3)
 
 
-@pytest.mark.parametrize(("others", "batch"), [([1.0, -1.0], 1), ([1.0, 1.0, -1.0], 1), ([1.0, -1.0, 1.0], 2)])
-def test_the_unproved_candidate_is_not_refuted_on_small_enumerations(others: list[float], batch: int) -> None:
+@pytest.mark.parametrize(
+    ("others", "batch"), [([1.0, -1.0], 1), ([1.0, 1.0, -1.0], 1), ([1.0, -1.0, 1.0], 2)]
+)
+def test_the_unproved_candidate_is_not_refuted_on_small_enumerations(
+    others: list[float], batch: int
+) -> None:
     """docs/batches.md: the balls-in-bins pair at the replace-one shift 2 is the shuffled lower side (realized with
     the others at -1) but not proved an upper side; on these other exactly enumerated epochs (the record at +1
     replaced by -1) it is not exceeded either."""
     sigma = 1.0
-    p_means, q_means = _enumerated_shuffle([*others, 1.0], batch), _enumerated_shuffle([*others, -1.0], batch)
+    p_means, q_means = (
+        _enumerated_shuffle([*others, 1.0], batch),
+        _enumerated_shuffle([*others, -1.0], batch),
+    )
     candidate = pld.random_allocation_gaussian(p_means.shape[1], sigma, sensitivity=2.0)
     for seed, (first, second) in enumerate(((p_means, q_means), (q_means, p_means)), start=11):
         epsilons = (0.0, 1.0, 2.0)
-        for eps, (mean, error) in zip(epsilons, _monte_carlo_deltas(first, second, sigma, epsilons, 200_000, seed)):
+        for eps, (mean, error) in zip(
+            epsilons, _monte_carlo_deltas(first, second, sigma, epsilons, 200_000, seed)
+        ):
             assert mean - 5 * error <= candidate.delta(eps)
 
 
 def test_every_step_per_record_is_the_composed_gaussian() -> None:
     """k = t: each record in every step, E epochs: the Gaussian mechanism of radius sqrt(t E) / sigma, exactly;
     both sides (the blocks' composition above, the sum of the steps below) hold it, and closely."""
-    lower, upper = pld.BallsInBinsGaussianPLD(sigma=3.0, steps_per_epoch=8, rounds=40, steps_per_record=8).epsilon(
-        1e-5, bound="both"
-    )
+    lower, upper = pld.BallsInBinsGaussianPLD(
+        sigma=3.0, steps_per_epoch=8, rounds=40, steps_per_record=8
+    ).epsilon(1e-5, bound="both")
     exact = GaussianMechanism(sigma=3.0, rounds=40).epsilon(1e-5)
     assert lower <= exact <= upper and upper - lower < 1e-3
 
@@ -164,10 +219,14 @@ def test_k_of_t_upper_side_is_k_compositions_of_one_of_t_over_k() -> None:
     of 2 of 470 steps have the upper side of 60 epochs of 1 of 235; blocks of unequal size (t = 7, k = 2: one of
     4 and one of 3) compose as such."""
     eps = np.array([0.5, 2.0])
-    two = pld.BallsInBinsGaussianPLD(sigma=1.1, steps_per_epoch=470, rounds=470 * 30, steps_per_record=2)
+    two = pld.BallsInBinsGaussianPLD(
+        sigma=1.1, steps_per_epoch=470, rounds=470 * 30, steps_per_record=2
+    )
     one = pld.BallsInBinsGaussianPLD(sigma=1.1, steps_per_epoch=235, rounds=235 * 60)
     assert np.array_equal(two.delta(eps), one.delta(eps))
-    uneven = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=7, rounds=14, steps_per_record=2).delta(eps)
+    uneven = pld.BallsInBinsGaussianPLD(
+        sigma=1.0, steps_per_epoch=7, rounds=14, steps_per_record=2
+    ).delta(eps)
     blocks = (
         pld.random_allocation_gaussian(4, 1.0)
         .self_compose(2)
@@ -182,7 +241,10 @@ def test_k_of_t_bracket_holds_the_exact_pair_by_monte_carlo(t: int, k: int, sigm
     epoch's dominating pair equals: Feldman & Shenfeld 2025, Thm. 3.1): every k-subset enumerated, its
     hockey-stick values estimated by Monte Carlo in both directions, lie inside the certified bracket."""
     subsets = np.array(
-        [[1.0 if j in chosen else 0.0 for j in range(t)] for chosen in itertools.combinations(range(t), k)]
+        [
+            [1.0 if j in chosen else 0.0 for j in range(t)]
+            for chosen in itertools.combinations(range(t), k)
+        ]
     )
     nothing = np.zeros((1, t))
     epsilons = (0.1, 0.5, 1.5)
@@ -200,8 +262,12 @@ def test_a_stopped_epoch_of_k_steps_counts_whole_above_and_not_below() -> None:
     is its post-processing), the lower side that of the 1 whole epoch (the stopped one dropped)."""
     eps = np.array([0.3, 1.0])
     stopped = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=6, rounds=9, steps_per_record=2)
-    whole_two = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=6, rounds=12, steps_per_record=2)
-    whole_one = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=6, rounds=6, steps_per_record=2)
+    whole_two = pld.BallsInBinsGaussianPLD(
+        sigma=1.0, steps_per_epoch=6, rounds=12, steps_per_record=2
+    )
+    whole_one = pld.BallsInBinsGaussianPLD(
+        sigma=1.0, steps_per_epoch=6, rounds=6, steps_per_record=2
+    )
     assert np.array_equal(stopped.delta(eps), whole_two.delta(eps))
     assert np.array_equal(stopped.delta(eps, bound="lower"), whole_one.delta(eps, bound="lower"))
 
@@ -210,7 +276,9 @@ def test_k_of_t_against_the_authors_package() -> None:
     """Feldman & Shenfeld's PLD_accounting 0.3.0 (commit 952e91a, loss grid 0.01, its DOMINATES and IS_DOMINATED
     bounds of the blocks' composition), sigma 1, 4 of 100 steps, one epoch, delta 1e-6: [2.7977, 2.8641].  Ours
     bounds the same composition from above, so it lies between their two sides."""
-    upper = pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=100, rounds=100, steps_per_record=4).epsilon(1e-6)
+    upper = pld.BallsInBinsGaussianPLD(
+        sigma=1.0, steps_per_epoch=100, rounds=100, steps_per_record=4
+    ).epsilon(1e-6)
     assert 2.7977 <= upper <= 2.8641
 
 
@@ -231,7 +299,9 @@ def test_allocation_edges_are_refused_or_on_the_safe_side(steps_per_record: int)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for sigma, sensitivity in [(5e-324, 1.0), (0.01, 1.0), (1.0, 1e308), (1.0, 5e-324)]:
-            with pytest.raises(ValueError, match="sigma / sensitivity .the noise_multiplier over it. must be"):
+            with pytest.raises(
+                ValueError, match="sigma / sensitivity .the noise_multiplier over it. must be"
+            ):
                 pld.BallsInBinsGaussianPLD(
                     sigma=sigma,
                     steps_per_epoch=10,
@@ -239,16 +309,20 @@ def test_allocation_edges_are_refused_or_on_the_safe_side(steps_per_record: int)
                     steps_per_record=steps_per_record,
                     sensitivity=sensitivity,
                 )
-            with pytest.raises(ValueError, match="sigma / sensitivity .the noise_multiplier over it. must be"):
-                pld.ShuffledBatchGaussianPLD(sigma=sigma, batch_size=2, n=6, rounds=3, sensitivity=sensitivity)
+            with pytest.raises(
+                ValueError, match="sigma / sensitivity .the noise_multiplier over it. must be"
+            ):
+                pld.ShuffledBatchGaussianPLD(
+                    sigma=sigma, batch_size=2, n=6, rounds=3, sensitivity=sensitivity
+                )
         lower, upper = pld.BallsInBinsGaussianPLD(
             sigma=1e308, steps_per_epoch=10, rounds=30, steps_per_record=steps_per_record
         ).epsilon(1e-6, bound="both")
         assert lower == 0.0 <= upper < 0.1
     eps = np.array([0.0, 1.0, 5.0])
-    lower, upper = pld.BallsInBinsGaussianPLD(sigma=3.0, steps_per_epoch=8, rounds=40, steps_per_record=8).delta(
-        eps, bound="both"
-    )
+    lower, upper = pld.BallsInBinsGaussianPLD(
+        sigma=3.0, steps_per_epoch=8, rounds=40, steps_per_record=8
+    ).delta(eps, bound="both")
     for e, lo, up in zip(eps, lower, upper):
         exact = reference.theta(math.sqrt(40.0) / 3.0, float(e))
         assert lo <= exact <= up

@@ -19,14 +19,19 @@ SETTINGS = settings(max_examples=12, deadline=None, derandomize=True, database=N
 
 
 @SETTINGS
-@given(sigma=NOISE, steps=st.sampled_from([1, 2, 4, 235]), epochs=st.integers(1, 3), rest=st.integers(0, 3))
+@given(
+    sigma=NOISE,
+    steps=st.sampled_from([1, 2, 4, 235]),
+    epochs=st.integers(1, 3),
+    rest=st.integers(0, 3),
+)
 def test_balls_in_bins_brackets_are_ordered_finite_and_below_the_per_epoch_gaussian(
     sigma: float, steps: int, epochs: int, rest: int
 ) -> None:
     rounds = epochs * steps + min(rest, steps - 1)
-    lower, upper = pld.BallsInBinsGaussianPLD(sigma=sigma, steps_per_epoch=steps, rounds=rounds).epsilon(
-        1e-5, bound="both"
-    )
+    lower, upper = pld.BallsInBinsGaussianPLD(
+        sigma=sigma, steps_per_epoch=steps, rounds=rounds
+    ).epsilon(1e-5, bound="both")
     assert 0.0 <= lower <= upper < math.inf, (lower, upper)
     begun = -(-rounds // steps)
     assert lower <= GaussianMechanism(sigma=sigma, rounds=begun).epsilon(1e-5)
@@ -42,10 +47,12 @@ def test_balls_in_bins_brackets_are_ordered_finite_and_below_the_per_epoch_gauss
 def test_shuffled_batch_brackets_are_ordered_finite_and_the_upper_side_is_the_shift_two_gaussian(
     sigma: float, batch_size: int, batches: int, rounds: int
 ) -> None:
-    n = batch_size * batches - (batch_size // 2 if batches > 1 else 0)  # a short last batch when there are two
-    lower, upper = pld.ShuffledBatchGaussianPLD(sigma=sigma, batch_size=batch_size, n=n, rounds=rounds).epsilon(
-        1e-5, bound="both"
-    )
+    n = batch_size * batches - (
+        batch_size // 2 if batches > 1 else 0
+    )  # a short last batch when there are two
+    lower, upper = pld.ShuffledBatchGaussianPLD(
+        sigma=sigma, batch_size=batch_size, n=n, rounds=rounds
+    ).epsilon(1e-5, bound="both")
     assert 0.0 <= lower <= upper < math.inf, (lower, upper)
     begun = -(-rounds // -(-n // batch_size))
     exact = GaussianMechanism(sigma=sigma, sensitivity=2.0, rounds=begun).epsilon(1e-5)

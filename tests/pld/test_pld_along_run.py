@@ -59,7 +59,9 @@ def test_subsampled_gaussian_points_are_one_off_brackets() -> None:
     curve = accountant.epsilon_curve(1e-5, every=235)
     assert curve.steps.tolist() == list(range(235, 2351, 235))
     for i in (0, 4, 9):
-        one_off = SubsampledGaussianPLD(1.1, 256 / 60000, int(curve.steps[i])).epsilon(1e-5, bound="both")
+        one_off = SubsampledGaussianPLD(1.1, 256 / 60000, int(curve.steps[i])).epsilon(
+            1e-5, bound="both"
+        )
         _one_off_bracket(curve, i, one_off)
     assert np.all(curve.lower <= curve.upper)
 
@@ -73,7 +75,9 @@ def test_delta_curve_points_are_one_off_brackets() -> None:
 
 def test_accuracy_refinement_points_equal_one_off_brackets() -> None:
     """With accuracy=, each checkpoint is refined on its own grids, as the one-off evaluation refines it."""
-    curve = SubsampledGaussianPLD(1.0, 0.02, 400, accuracy=0.05).epsilon_curve(1e-6, steps=[10, 400])
+    curve = SubsampledGaussianPLD(1.0, 0.02, 400, accuracy=0.05).epsilon_curve(
+        1e-6, steps=[10, 400]
+    )
     for i, t in enumerate((10, 400)):
         one_off = SubsampledGaussianPLD(1.0, 0.02, t, accuracy=0.05).epsilon(1e-6, bound="both")
         _same_bracket(curve, i, one_off)
@@ -83,36 +87,57 @@ def test_accuracy_refinement_points_equal_one_off_brackets() -> None:
 def test_dp_sgd_curve_every_epoch() -> None:
     run = DPSGD(dataset_size=60000, batch_size=256, epochs=3.5, noise_multiplier=1.1)
     curve = run.epsilon_curve(1e-5)
-    assert curve.steps.tolist() == [235, 470, 705, 823]  # ceil(3.5 x 235) = 823: the run's last step
+    assert curve.steps.tolist() == [
+        235,
+        470,
+        705,
+        823,
+    ]  # ceil(3.5 x 235) = 823: the run's last step
     assert curve.steps_per_epoch == 235
     np.testing.assert_array_equal(curve.epochs, curve.steps / 235)
     _one_off_bracket(curve, -1, run.epsilon(1e-5, bound="both"))
-    two = DPSGD(dataset_size=60000, batch_size=256, epochs=2, noise_multiplier=1.1).epsilon(1e-5, bound="both")
+    two = DPSGD(dataset_size=60000, batch_size=256, epochs=2, noise_multiplier=1.1).epsilon(
+        1e-5, bound="both"
+    )
     _one_off_bracket(curve, 1, two)
 
 
 def test_dp_sgd_curve_every_opacus_epoch() -> None:
     """Epochs of n / b = 234.375 steps (steps_per_epoch="opacus"): epoch k ends at step ceil(234.375 k), the steps
     a run of k epochs takes, not every 234 steps."""
-    run = DPSGD(dataset_size=60000, batch_size=256, epochs=4, noise_multiplier=1.1, steps_per_epoch="opacus")
+    run = DPSGD(
+        dataset_size=60000, batch_size=256, epochs=4, noise_multiplier=1.1, steps_per_epoch="opacus"
+    )
     curve = run.epsilon_curve(1e-5)
     assert curve.steps.tolist() == [235, 469, 704, 938]
     assert curve.steps_per_epoch == 234.375
     for k, t in zip(range(1, 5), curve.steps):
-        epochs_k = DPSGD(dataset_size=60000, batch_size=256, epochs=k, noise_multiplier=1.1, steps_per_epoch="opacus")
+        epochs_k = DPSGD(
+            dataset_size=60000,
+            batch_size=256,
+            epochs=k,
+            noise_multiplier=1.1,
+            steps_per_epoch="opacus",
+        )
         assert int(epochs_k.steps) == t
     _one_off_bracket(curve, -1, run.epsilon(1e-5, bound="both"))
     rate = DPSGD(sample_rate=0.01, steps=250, noise_multiplier=1.0)  # epochs of 1 / q = 100 steps
     assert rate.epsilon_curve(1e-5).steps.tolist() == [100, 200, 250]
-    seven = DPSGD(dataset_size=60000, batch_size=7, epochs=7, noise_multiplier=1.1, steps_per_epoch="opacus")
+    seven = DPSGD(
+        dataset_size=60000, batch_size=7, epochs=7, noise_multiplier=1.1, steps_per_epoch="opacus"
+    )
     assert seven.checkpoints()[-1] == 60000 == int(seven.steps)  # 7 x 60000 / 7, exactly
 
 
 def test_dp_sgd_fixed_size_and_fedavg_curves() -> None:
-    run = DPSGD(dataset_size=6000, batch_size=200, steps=90, noise_multiplier=1.5, sampling="fixed_size")
+    run = DPSGD(
+        dataset_size=6000, batch_size=200, steps=90, noise_multiplier=1.5, sampling="fixed_size"
+    )
     curve = run.epsilon_curve(1e-5, every=40)
     assert curve.steps.tolist() == [40, 80, 90]
-    fixed = FixedBatchGaussianPLD(sigma=1.5, batch_size=200, n=6000, rounds=40).epsilon(1e-5, bound="both")
+    fixed = FixedBatchGaussianPLD(sigma=1.5, batch_size=200, n=6000, rounds=40).epsilon(
+        1e-5, bound="both"
+    )
     _one_off_bracket(curve, 0, fixed)
     _one_off_bracket(curve, -1, run.epsilon(1e-5, bound="both"))
     fed = DPFedAvg(total_clients=3400, clients_per_round=100, rounds=100, noise_multiplier=1.0)
@@ -136,7 +161,9 @@ def test_pld_accountant_curve_along_changing_rounds() -> None:
         i = int(np.flatnonzero(curve.steps == t)[0])
         _one_off_bracket(curve, i, prefix.epsilon(1e-5, bound="both"))
     deltas = run.delta_curve(2.0, steps=[50, 51])
-    prefix = PLDAccountant(value_discretization_interval=1e-3).compose_subsampled_gaussian(1.0, 0.01, 50)
+    prefix = PLDAccountant(value_discretization_interval=1e-3).compose_subsampled_gaussian(
+        1.0, 0.01, 50
+    )
     _one_off_bracket(deltas, 0, prefix.delta(2.0, bound="both"))
 
 
@@ -180,11 +207,17 @@ def test_gaussian_curves_on_coarse_grids_hold_the_exact_values(h: float) -> None
     for delta in (1e-12, 1e-3):
         curve = run.epsilon_curve(delta, steps=steps)
         for t, lo, up in zip(curve.steps, curve.lower, curve.upper):
-            assert mpmath.mpf(lo) <= _gaussian_epsilon(math.sqrt(t) / 2.0, delta) <= mpmath.mpf(up), (h, delta, t)
+            assert (
+                mpmath.mpf(lo) <= _gaussian_epsilon(math.sqrt(t) / 2.0, delta) <= mpmath.mpf(up)
+            ), (h, delta, t)
     for eps in (0.0, 1.0, 30.0):
         curve = run.delta_curve(eps, steps=steps)
         for t, lo, up in zip(curve.steps, curve.lower, curve.upper):
-            assert mpmath.mpf(lo) <= _gaussian_delta(math.sqrt(t) / 2.0, eps) <= mpmath.mpf(up), (h, eps, t)
+            assert mpmath.mpf(lo) <= _gaussian_delta(math.sqrt(t) / 2.0, eps) <= mpmath.mpf(up), (
+                h,
+                eps,
+                t,
+            )
 
 
 # --- checkpoints and refusals ------------------------------------------------------------------------
@@ -232,12 +265,16 @@ def test_checkpoints_capped_before_any_is_built() -> None:
 
 
 def test_refusals() -> None:
-    with pytest.raises(ValueError, match="needs one run: sigma must each be a single value, got 2 points"):
+    with pytest.raises(
+        ValueError, match="needs one run: sigma must each be a single value, got 2 points"
+    ):
         SubsampledGaussianPLD([1.0, 2.0], 0.01, 100).epsilon_curve(1e-5)
     with pytest.raises(ValueError, match="needs one run: rounds must each be a single value"):
         SubsampledGaussianPLD(1.0, 0.01, [10, 100]).epsilon_curve(1e-5)
     with pytest.raises(ValueError, match="needs one run"):
-        DPSGD(dataset_size=60000, batch_size=[256, 512], epochs=1, noise_multiplier=1.1).epsilon_curve(1e-5)
+        DPSGD(
+            dataset_size=60000, batch_size=[256, 512], epochs=1, noise_multiplier=1.1
+        ).epsilon_curve(1e-5)
     with pytest.raises(ValueError, match="delta must lie strictly between 0 and 1"):
         SubsampledGaussianPLD(1.0, 0.01, 100).epsilon_curve(1.0)
     with pytest.raises(ValueError, match="delta must be a single number"):
@@ -253,12 +290,16 @@ def test_refusals() -> None:
 
 
 def test_curve_columns_and_epochs() -> None:
-    curve = CurveAlongRun(np.array([2, 4]), np.array([0.1, 0.2]), np.array([0.3, 0.4]), "epsilon", 1e-5)
+    curve = CurveAlongRun(
+        np.array([2, 4]), np.array([0.1, 0.2]), np.array([0.3, 0.4]), "epsilon", 1e-5
+    )
     assert len(curve) == 2
     assert list(curve.as_columns()) == ["steps", "epsilon_lower", "epsilon_upper"]
     with pytest.raises(ValueError, match="counts no epochs"):
         _ = curve.epochs
-    epochs = CurveAlongRun(np.array([2, 4]), np.array([0.1, 0.2]), np.array([0.3, 0.4]), "delta", 1.0, 2)
+    epochs = CurveAlongRun(
+        np.array([2, 4]), np.array([0.1, 0.2]), np.array([0.3, 0.4]), "delta", 1.0, 2
+    )
     assert list(epochs.as_columns()) == ["steps", "epochs", "delta_lower", "delta_upper"]
     np.testing.assert_array_equal(epochs.epochs, [1.0, 2.0])
 

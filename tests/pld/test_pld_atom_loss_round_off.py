@@ -34,7 +34,13 @@ GRIDS = [1.0, 1e-4]
 TARGETS = [1e-300, 1e-200, 1e-100, 1e-30, 1e-18, 1e-17, 1e-16, 1e-12, 1e-6, 1e-3, 0.05]
 COUNTS = [1, 2, 3, 5, 10]
 # (loss, h, count) with the composed window count * loss / h at most 2e6 points (a few seconds each)
-SETTINGS = [(loss, h, count) for loss in LOSSES for h in GRIDS for count in COUNTS if count * loss / h <= 2e6]
+SETTINGS = [
+    (loss, h, count)
+    for loss in LOSSES
+    for h in GRIDS
+    for count in COUNTS
+    if count * loss / h <= 2e6
+]
 
 
 def _pair(loss: float) -> tuple[list[float], list[float]]:
@@ -75,7 +81,9 @@ def _probe_points(loss: float, h: float, count: int) -> list[float]:
 @pytest.mark.parametrize("loss, h, count", SETTINGS)
 def test_both_epsilon_sides_contain_the_exact_crossing(loss, h, count):
     p, q = _pair(loss)
-    dist = pld.from_distributions(p, q, value_discretization_interval=h, symmetric=True).self_compose(count)
+    dist = pld.from_distributions(
+        p, q, value_discretization_interval=h, symmetric=True
+    ).self_compose(count)
     lo, up = dist.epsilon(np.array(TARGETS), bound="both")
     for target, a, b in zip(TARGETS, lo, up):
         assert a <= b
@@ -86,7 +94,9 @@ def test_both_epsilon_sides_contain_the_exact_crossing(loss, h, count):
 @pytest.mark.parametrize("loss, h, count", SETTINGS)
 def test_both_delta_sides_contain_the_exact_value(loss, h, count):
     p, q = _pair(loss)
-    dist = pld.from_distributions(p, q, value_discretization_interval=h, symmetric=True).self_compose(count)
+    dist = pld.from_distributions(
+        p, q, value_discretization_interval=h, symmetric=True
+    ).self_compose(count)
     eps = np.array(_probe_points(loss, h, count))
     lo, up = dist.delta(eps, bound="both")
     for x, a, b in zip(eps, lo, up):
@@ -100,20 +110,28 @@ def test_the_charge_is_count_times_the_atoms_round_off(count):
     two atoms' losses log(1/2) - log(1 - q) and log(1/2) - log q) and at most a few ulps above it,
     and the upper epsilon at a target below every atom's mass moves by it, not by a cell."""
     p, q = _pair(700.0)
-    dist = pld.from_distributions(p, q, value_discretization_interval=1.0, symmetric=True).self_compose(count)
+    dist = pld.from_distributions(
+        p, q, value_discretization_interval=1.0, symmetric=True
+    ).self_compose(count)
     each = max(loss_round_off(math.log(a), math.log(b)) for a, b in zip(p, q))
     (pmf,) = dist.composed(True)
     assert count * each <= pmf.loss_shift <= count * each * (1 + 1e-12)
     up = dist.epsilon(1e-300)
-    assert count * 700.0 < up <= count * 700.0 + pmf.loss_shift * (1 + 1e-12) + math.ulp(count * 700.0)
+    assert (
+        count * 700.0 < up <= count * 700.0 + pmf.loss_shift * (1 + 1e-12) + math.ulp(count * 700.0)
+    )
 
 
 def test_exact_losses_carry_no_charge():
     """Outcomes with p == q (loss exactly 0) and with q == 0 (loss +infinity) are exact: no shift."""
-    dist = pld.from_distributions([0.25, 0.5, 0.25], [0.25, 0.75, 0.0], value_discretization_interval=1e-2)
+    dist = pld.from_distributions(
+        [0.25, 0.5, 0.25], [0.25, 0.75, 0.0], value_discretization_interval=1e-2
+    )
     forward = next(iter(dist.directions[0]))
     assert forward.upper.loss_shift > 0.0  # the middle outcome's loss log(0.5 / 0.75) is computed
-    same = pld.from_distributions([0.5, 0.5], [0.5, 0.5], value_discretization_interval=1e-2, symmetric=True)
+    same = pld.from_distributions(
+        [0.5, 0.5], [0.5, 0.5], value_discretization_interval=1e-2, symmetric=True
+    )
     f = next(iter(same.directions[0]))
     assert f.upper.loss_shift == 0.0 and f.lower is not None and f.lower.loss_shift == 0.0
 
@@ -127,7 +145,9 @@ def test_an_atom_moved_onto_a_grid_point_charges_the_distance(ulps, h):
     loss = 700.0 + ulps * math.ulp(700.0)
     f = monotone.factor_from_atoms("one atom", np.array([loss]), np.array([1.0]), h, 0.0)
     assert f.upper.loss_shift >= abs(loss - 700.0) and f.upper.loss_shift == f.lower.loss_shift
-    eps = np.array([700.0, math.nextafter(700.0, -math.inf), loss, 700.0 - 2 * math.ulp(700.0), 699.9])
+    eps = np.array(
+        [700.0, math.nextafter(700.0, -math.inf), loss, 700.0 - 2 * math.ulp(700.0), 699.9]
+    )
     upper = f.upper.delta(eps)
     lower = f.lower.delta(eps)
     for x, a, b in zip(eps, lower, upper):
@@ -142,7 +162,9 @@ def test_an_atom_moved_onto_a_grid_point_charges_the_distance(ulps, h):
 
 def test_an_atom_far_from_the_grid_points_is_not_moved():
     """No atom moved, no exact loss: nothing charged (the values stay those of the atoms as placed)."""
-    f = monotone.factor_from_atoms("one atom", np.array([700.5, 3.25]), np.array([0.5, 0.5]), 1.0, 0.0)
+    f = monotone.factor_from_atoms(
+        "one atom", np.array([700.5, 3.25]), np.array([0.5, 0.5]), 1.0, 0.0
+    )
     assert f.upper.loss_shift == 0.0 and f.lower.loss_shift == 0.0
 
 
@@ -185,7 +207,13 @@ def test_laplace_atoms_charge_the_division_and_the_move(distance, scale, h):
     e_lo, e_up = dist.epsilon(targets, bound="both")
     for t, x_lo, x_up in zip(targets, e_lo, e_up):
         assert _laplace_delta(distance, scale, x_up) <= t, (distance, scale, h, t, x_up)
-        assert x_lo <= 0 or _laplace_delta(distance, scale, x_lo) >= t, (distance, scale, h, t, x_lo)
+        assert x_lo <= 0 or _laplace_delta(distance, scale, x_lo) >= t, (
+            distance,
+            scale,
+            h,
+            t,
+            x_lo,
+        )
 
 
 def test_masses_a_few_ulps_apart_are_charged_even_where_their_logs_are_equal():

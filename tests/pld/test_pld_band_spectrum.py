@@ -24,11 +24,15 @@ FULL_ONLY = (1.0, 0.01, 10_000, 3e-4)
 
 
 def _factor(sigma: float, q: float, h: float, pessimistic: bool):
-    (factor,) = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0]  # remove, one round
+    (factor,) = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[
+        0
+    ]  # remove, one round
     return factor.upper if pessimistic else factor.lower
 
 
-def _compose(pmf, rounds: int, pessimistic: bool, direct: bool, band: bool) -> _core.pld_compose.ComposedPMF:
+def _compose(
+    pmf, rounds: int, pessimistic: bool, direct: bool, band: bool
+) -> _core.pld_compose.ComposedPMF:
     return _core.pld_compose.compose_many(
         [pmf.p],
         k_lo=[pmf.k_lo],
@@ -48,7 +52,9 @@ def _compose(pmf, rounds: int, pessimistic: bool, direct: bool, band: bool) -> _
 @pytest.mark.parametrize("direct", [False, True])
 @pytest.mark.parametrize("pessimistic", [True, False])
 @pytest.mark.parametrize("sigma,q,rounds,h", CASES)
-def test_band_rows_match_the_full_transform_within_the_charge(sigma, q, rounds, h, pessimistic, direct):
+def test_band_rows_match_the_full_transform_within_the_charge(
+    sigma, q, rounds, h, pessimistic, direct
+):
     pmf = _factor(sigma, q, h, pessimistic)
     band, full = (_compose(pmf, rounds, pessimistic, direct, b) for b in (True, False))
     assert band.k_lo == full.k_lo and band.p.size == full.p.size
@@ -84,7 +90,9 @@ def test_bins_past_the_certified_band_are_below_the_dropped_power(sigma, q, roun
     coarse = np.fft.rfft(folded)
     j = np.arange(pmf.p.size)
     centre = round(float(np.sum(pmf.p * j) / np.sum(pmf.p)))
-    slack = 8 * 2.0**-53 * math.ceil(math.log2(m_f)) * 1.001 + math.pi / m_f * float(np.sum(pmf.p * np.abs(j - centre)))
+    slack = 8 * 2.0**-53 * math.ceil(math.log2(m_f)) * 1.001 + math.pi / m_f * float(
+        np.sum(pmf.p * np.abs(j - centre))
+    )
     threshold = math.exp((-64 * math.log(2) - 1.0) / rounds)
     failing = np.nonzero(np.abs(coarse) + slack > threshold)[0]
     end = min(m // 2 + 1, int(failing.max()) * split + split // 2 + 1)
@@ -124,7 +132,9 @@ def test_gaussian_rounds_bracket_the_closed_form_at_the_edges(sigma, rounds, h):
     lo, up = one.self_compose(rounds).delta(EDGE_EPS, bound="both")  # band rows wherever they apply
     r = math.sqrt(rounds) / sigma
     assert np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0))
-    assert np.all(up >= theta_lower(radius_down(r), EDGE_EPS)) and np.all(lo <= theta_upper(radius_up(r), EDGE_EPS))
+    assert np.all(up >= theta_lower(radius_down(r), EDGE_EPS)) and np.all(
+        lo <= theta_upper(radius_up(r), EDGE_EPS)
+    )
     factor = next(iter(one.directions[0]))
     for pessimistic, pmf in ((True, factor.upper), (False, factor.lower)):
         band, full = (_compose(pmf, rounds, pessimistic, True, b) for b in (True, False))
@@ -152,7 +162,10 @@ def _binomial_delta(a: float, rounds: int, h: float, eps: float) -> float:
     total = mpmath.mpf(0)
     for j in range(int(math.floor(eps / h)) + 1, rounds + 1):
         total += (
-            (1 - mpmath.exp(e_ - j * mpmath.mpf(h))) * mpmath.binomial(rounds, j) * a_**j * (1 - a_) ** (rounds - j)
+            (1 - mpmath.exp(e_ - j * mpmath.mpf(h)))
+            * mpmath.binomial(rounds, j)
+            * a_**j
+            * (1 - a_) ** (rounds - j)
         )
     return float(total)
 

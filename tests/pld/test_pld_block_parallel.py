@@ -29,15 +29,17 @@ def test_values_are_bit_identical_for_any_workers(kw):
     out = {}
     for workers in (1, 2, 3, None):
         round_cache.clear()
-        acc = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=ROUNDS, workers=workers, **kw)
+        acc = pld.SubsampledGaussianPLD(
+            sigma=SIGMA, sampling_rate=Q, rounds=ROUNDS, workers=workers, **kw
+        )
         out[workers] = acc.delta(EPS, bound="both")
     for workers in (2, 3, None):
         for a, b in zip(out[1], out[workers]):
             np.testing.assert_array_equal(a, b)
     eps_out = {
-        w: pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=ROUNDS, workers=w, **kw).epsilon(
-            1e-5, bound="both"
-        )
+        w: pld.SubsampledGaussianPLD(
+            sigma=SIGMA, sampling_rate=Q, rounds=ROUNDS, workers=w, **kw
+        ).epsilon(1e-5, bound="both")
         for w in (1, 2)
     }
     for a, b in zip(eps_out[1], eps_out[2]):
@@ -50,9 +52,15 @@ def test_epsilon_rule_meets_accuracy_in_epsilon_and_brackets_overlap_the_relativ
     lo_r, up_r = pld.SubsampledGaussianPLD(**kw).delta(EPS, bound="both")
     # both certified: each lower side is at most the other's upper side
     assert np.all(lo_e <= up_r) and np.all(lo_r <= up_e) and np.all(lo_e <= up_e)
-    shifted = pld.SubsampledGaussianPLD(**kw).delta(EPS + np.array(RIGHT_OFFSETS)[:, None, None, None, None])
+    shifted = pld.SubsampledGaussianPLD(**kw).delta(
+        EPS + np.array(RIGHT_OFFSETS)[:, None, None, None, None]
+    )
     width = np.min(
-        [certified_epsilon_width(EPS, lo_e, up_e, EPS + d, s) for d, s in zip(RIGHT_OFFSETS, shifted)], axis=0
+        [
+            certified_epsilon_width(EPS, lo_e, up_e, EPS + d, s)
+            for d, s in zip(RIGHT_OFFSETS, shifted)
+        ],
+        axis=0,
     )
     relevant = up_e >= pld.SubsampledGaussianPLD.DELTA_FLOOR
     assert relevant.sum() > 10
@@ -72,7 +80,10 @@ def test_epsilon_rule_brackets_contain_dp_accounting():
     ).delta(EPS, bound="both")
     for pessimistic, side in ((True, "upper"), (False, "lower")):
         ref = pld_lib.from_gaussian_mechanism(
-            sigma, sampling_prob=q, value_discretization_interval=1e-4, pessimistic_estimate=pessimistic
+            sigma,
+            sampling_prob=q,
+            value_discretization_interval=1e-4,
+            pessimistic_estimate=pessimistic,
         ).self_compose(rounds)
         theirs = np.array([ref.get_delta_for_epsilon(e) for e in EPS])
         if side == "upper":
@@ -92,7 +103,9 @@ def test_workers_is_checked_and_not_a_grid_parameter():
         with pytest.raises(TypeError, match="workers must be"):
             pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, workers=bad)
     with pytest.raises(ValueError, match="delta_accuracy must be one of"):
-        pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, delta_accuracy="absolute")
+        pld.SubsampledGaussianPLD(
+            sigma=1.0, sampling_rate=0.01, rounds=10, delta_accuracy="absolute"
+        )
     params = registry.get("pld_subsampled_gaussian").parameters
     assert "workers" not in params and "delta_accuracy" not in params
 
@@ -115,7 +128,9 @@ def test_sweep_chunks_hold_whole_blocks_and_equal_the_accountant():
         },
     )
     split, rows, row = big.chunk_layout(default_chunk_size(big))
-    assert split <= 1 and row % (50 * 20) == 0 and rows * row // (50 * 20) > 1  # several whole blocks per chunk
+    assert (
+        split <= 1 and row % (50 * 20) == 0 and rows * row // (50 * 20) > 1
+    )  # several whole blocks per chunk
     grid = Grid.from_parameters(
         "pld_subsampled_gaussian",
         "delta",
@@ -141,6 +156,8 @@ def test_sweep_chunks_hold_whole_blocks_and_equal_the_accountant():
 def test_an_infinite_epsilon_under_the_epsilon_rule_is_a_bracket_not_an_error():
     """eps = inf (accepted by every delta) has no right point for the epsilon width: the rule falls back
     to the relative one there instead of raising."""
-    acc = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-2, delta_accuracy="epsilon")
+    acc = pld.SubsampledGaussianPLD(
+        sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-2, delta_accuracy="epsilon"
+    )
     lo, up = acc.delta(np.array([1.0, np.inf]), bound="both")
     assert lo[1] <= up[1] and up[1] < 1e-12 and 0.0 <= lo[0] <= up[0] < 1.0

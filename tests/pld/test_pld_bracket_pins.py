@@ -24,7 +24,9 @@ import pytest
 from hockeystick.pld.compose.fft import DEFAULT_TAIL
 
 DATA = Path(__file__).parents[1] / "data"
-_spec = importlib.util.spec_from_file_location("make_pld_bracket_pins", DATA / "make_pld_bracket_pins.py")
+_spec = importlib.util.spec_from_file_location(
+    "make_pld_bracket_pins", DATA / "make_pld_bracket_pins.py"
+)
 assert _spec is not None and _spec.loader is not None
 pins = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(pins)
@@ -54,8 +56,12 @@ def test_bracket_no_wider_than_pinned_and_holds_the_exact_value(row):
         # the exact value at 50 digits, compared as a real number with the two doubles
         with mpmath.workdps(pins.DIGITS):
             exact = mpmath.mpf(row["exact"])
-            assert mpmath.mpf(lower) <= exact, f"{where}: lower {lower!r} above the exact {row['exact']}"
-            assert exact <= mpmath.mpf(upper), f"{where}: upper {upper!r} below the exact {row['exact']}"
+            assert mpmath.mpf(lower) <= exact, (
+                f"{where}: lower {lower!r} above the exact {row['exact']}"
+            )
+            assert exact <= mpmath.mpf(upper), (
+                f"{where}: upper {upper!r} below the exact {row['exact']}"
+            )
     low_limit, up_limit = loosest(row)
     assert upper <= up_limit, f"{where}: upper {upper!r} looser than the pinned {row['upper']!r}"
     assert lower >= low_limit, f"{where}: lower {lower!r} looser than the pinned {row['lower']!r}"
@@ -69,11 +75,20 @@ def test_pins_cover_every_front_end():
     import hockeystick.pld as pld
 
     families = {row["family"].split(".")[0] for row in ROWS}
-    constructors = {row["params"]["constructor"] for row in ROWS if row["family"] == "PrivacyLossDistribution"}
-    accountants = {"SubsampledGaussianPLD", "PLDAccountant", "FixedBatchGaussianPLD", "WithReplacementBatchGaussianPLD"}
+    constructors = {
+        row["params"]["constructor"] for row in ROWS if row["family"] == "PrivacyLossDistribution"
+    }
+    accountants = {
+        "SubsampledGaussianPLD",
+        "PLDAccountant",
+        "FixedBatchGaussianPLD",
+        "WithReplacementBatchGaussianPLD",
+    }
     accountants |= {"BallsInBinsGaussianPLD", "ShuffledBatchGaussianPLD", "HockeystickAccountant"}
     assert accountants <= families
     expected = {name for name in pld.__all__ if name[0].islower()}
     assert constructors == expected, sorted(expected ^ constructors)
-    assert {"SubsampledGaussianPLD.grid", "SubsampledGaussianPLD.accuracy"} <= {row["family"] for row in ROWS}
+    assert {"SubsampledGaussianPLD.grid", "SubsampledGaussianPLD.accuracy"} <= {
+        row["family"] for row in ROWS
+    }
     assert sum(row["exact"] is not None for row in ROWS) >= 50

@@ -26,18 +26,37 @@ DELTA = 1e-5
 def test_gaussian_rounds_give_the_exact_calibration():
     eps, rounds = np.array([0.5, 1.0, 4.0]), np.array([1.0, 100.0, 1e4])
     sigma = calibration_start(
-        "sigma", eps, np.full(3, DELTA), {"rounds": rounds, "sampling_rate": 1.0, "sensitivity": 2.0}
+        "sigma",
+        eps,
+        np.full(3, DELTA),
+        {"rounds": rounds, "sampling_rate": 1.0, "sensitivity": 2.0},
     )
-    np.testing.assert_allclose(sigma, 2.0 * np.sqrt(rounds) / hs.theta_radius(eps, DELTA), rtol=1e-12)
-    t = calibration_start("rounds", eps, np.full(3, DELTA), {"sigma": sigma, "sampling_rate": 1.0, "sensitivity": 2.0})
+    np.testing.assert_allclose(
+        sigma, 2.0 * np.sqrt(rounds) / hs.theta_radius(eps, DELTA), rtol=1e-12
+    )
+    t = calibration_start(
+        "rounds", eps, np.full(3, DELTA), {"sigma": sigma, "sampling_rate": 1.0, "sensitivity": 2.0}
+    )
     np.testing.assert_array_equal(t, rounds)
 
 
 def test_subsampled_estimate_is_near_and_optimistic():
-    q, rounds, eps = np.array([0.01, 0.003, 0.05]), np.array([1000.0, 3000.0, 500.0]), np.array([1.0, 2.0, 4.0])
-    start = calibration_start("sigma", eps, np.full(3, DELTA), {"rounds": rounds, "sampling_rate": q})
+    q, rounds, eps = (
+        np.array([0.01, 0.003, 0.05]),
+        np.array([1000.0, 3000.0, 500.0]),
+        np.array([1.0, 2.0, 4.0]),
+    )
+    start = calibration_start(
+        "sigma", eps, np.full(3, DELTA), {"rounds": rounds, "sampling_rate": q}
+    )
     got = calibrate(
-        "pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds, rtol=1e-6
+        "pld_subsampled_gaussian",
+        "sigma",
+        epsilon=eps,
+        delta=DELTA,
+        sampling_rate=q,
+        rounds=rounds,
+        rtol=1e-6,
     )
     assert np.all(start <= got) and np.all(start >= 0.7 * got), start / got
 
@@ -54,7 +73,9 @@ def test_unknown_parameter_and_unreachable_targets():
 @pytest.mark.parametrize("parameter", ["sigma", pytest.param("rounds", marks=pytest.mark.slow)])
 def test_same_answer_as_the_default_start_with_no_far_evaluation(parameter, monkeypatch):
     fixed = {"sigma": {"rounds": 2000.0}, "rounds": {"sigma": 0.9}}[parameter]
-    target = dict(epsilon=np.array([2.0, 1.0]), delta=DELTA, sampling_rate=np.array([0.002, 0.01]), **fixed)
+    target = dict(
+        epsilon=np.array([2.0, 1.0]), delta=DELTA, sampling_rate=np.array([0.002, 0.01]), **fixed
+    )
     plain = calibrate("pld_subsampled_gaussian", parameter, start=1.0, rtol=1e-8, **target)
     seen: list[float] = []
     original = pld.SubsampledGaussianPLD.__init__
@@ -65,7 +86,9 @@ def test_same_answer_as_the_default_start_with_no_far_evaluation(parameter, monk
         original(self, *args, **kwargs)
 
     monkeypatch.setattr(pld.SubsampledGaussianPLD, "__init__", record)
-    discretize = directional_delta.subsampled_gaussians  # the sigma search's trials, direction by direction
+    discretize = (
+        directional_delta.subsampled_gaussians
+    )  # the sigma search's trials, direction by direction
 
     def record_direction(sigma, *args, **kwargs):
         seen.append(float(np.max(sigma)))
@@ -79,7 +102,9 @@ def test_same_answer_as_the_default_start_with_no_far_evaluation(parameter, monk
     else:
         np.testing.assert_allclose(estimated, plain, rtol=1e-7)
         assert min(seen) >= 0.5 * np.min(estimated)
-    got = pld.SubsampledGaussianPLD(**{**fixed, parameter: estimated}, sampling_rate=target["sampling_rate"])
+    got = pld.SubsampledGaussianPLD(
+        **{**fixed, parameter: estimated}, sampling_rate=target["sampling_rate"]
+    )
     assert np.all(got.delta(target["epsilon"]) <= DELTA)
 
 
@@ -93,17 +118,27 @@ def test_calibration_grids_ladder_and_where_there_is_none():
         {"value_discretization_interval": pytest.approx(1e-3)},
         {},
     ]
-    assert calibration_grids("rounds", {"value_discretization_interval": 1e-3})[0][0] == pytest.approx(2e-2)
+    assert calibration_grids("rounds", {"value_discretization_interval": 1e-3})[0][
+        0
+    ] == pytest.approx(2e-2)
     assert calibration_grids("sigma", {"accuracy": 1e-2}) == []  # the grid is chosen per point
-    assert calibration_grids("sigma", {"value_discretization_interval": 5e-3}) == []  # 20 h > COARSEST_GRID
-    assert calibration_grids("sigma", {"value_discretization_interval": np.array([1e-4, 2e-4])}) == []
+    assert (
+        calibration_grids("sigma", {"value_discretization_interval": 5e-3}) == []
+    )  # 20 h > COARSEST_GRID
+    assert (
+        calibration_grids("sigma", {"value_discretization_interval": np.array([1e-4, 2e-4])}) == []
+    )
     assert calibration_grids("sensitivity", {}) == []
 
 
 def test_coarse_answers_extrapolate_towards_the_requested_grid():
     """The ladder's premise: on grid h the calibrated log sigma is about u_inf + c h^2, so the Richardson
     value from h = 2e-3 and 1e-3 lands much nearer the answer at 1e-4 than the 1e-3 answer does."""
-    q, rounds, eps = np.array([0.05, 0.002, 0.02]), np.array([300.0, 5000.0, 2000.0]), np.array([6.0, 1.0, 3.0])
+    q, rounds, eps = (
+        np.array([0.05, 0.002, 0.02]),
+        np.array([300.0, 5000.0, 2000.0]),
+        np.array([6.0, 1.0, 3.0]),
+    )
     u = {
         h: np.log(
             calibrate(
@@ -132,20 +167,35 @@ def test_random_targets_are_certified_minimal_and_equal_to_the_plain_search():
     grids meets the target on the requested grid's certified upper side, sigma (1 - 1e-6) does not,
     and the search started from sigma = 1 (no estimate, no coarse grids) finds the same value to rtol."""
     rng = np.random.default_rng(3)
-    q, rounds, eps = 10 ** rng.uniform(-3, -1, 6), np.round(10 ** rng.uniform(1, 3, 6)), rng.uniform(1, 8, 6)
+    q, rounds, eps = (
+        10 ** rng.uniform(-3, -1, 6),
+        np.round(10 ** rng.uniform(1, 3, 6)),
+        rng.uniform(1, 8, 6),
+    )
     grid = 1e-4  # the search's mechanics on a given grid (the default's delta adds a finer read per point)
     kwargs = dict(
-        epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds, rtol=1e-9, value_discretization_interval=grid
+        epsilon=eps,
+        delta=DELTA,
+        sampling_rate=q,
+        rounds=rounds,
+        rtol=1e-9,
+        value_discretization_interval=grid,
     )
     sigma = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
     on_grid = dict(sampling_rate=q, rounds=rounds, value_discretization_interval=grid)
     assert np.all(pld.SubsampledGaussianPLD(sigma=sigma, **on_grid).delta(eps) <= DELTA)
     assert np.all(pld.SubsampledGaussianPLD(sigma=sigma * (1 - 1e-6), **on_grid).delta(eps) > DELTA)
-    np.testing.assert_allclose(sigma, calibrate("pld_subsampled_gaussian", "sigma", start=1.0, **kwargs), rtol=1e-8)
+    np.testing.assert_allclose(
+        sigma, calibrate("pld_subsampled_gaussian", "sigma", start=1.0, **kwargs), rtol=1e-8
+    )
 
 
-@pytest.mark.parametrize("q, rounds, eps", [(0.0188, 106.0, 7.84), (0.00346, 4524.0, 1.42), (0.0423, 1598.0, 1.55)])
-def test_the_first_step_on_the_requested_grid_lands_just_past_the_answer(q, rounds, eps, monkeypatch):
+@pytest.mark.parametrize(
+    "q, rounds, eps", [(0.0188, 106.0, 7.84), (0.00346, 4524.0, 1.42), (0.0423, 1598.0, 1.55)]
+)
+def test_the_first_step_on_the_requested_grid_lands_just_past_the_answer(
+    q, rounds, eps, monkeypatch
+):
     """From the Richardson start, the step the coarser grid's slope predicts (``_newton_step``, 1.2 Newton
     steps) crosses the answer and lands past it by a fifth of the start's error, not a whole one: so the
     secant between those two ends lands within a few rtol of the answer, and few evaluations on the
@@ -162,7 +212,9 @@ def test_the_first_step_on_the_requested_grid_lands_just_past_the_answer(q, roun
         return f
 
     monkeypatch.setattr(calibrate_module._Problem, "log_excess", recording)
-    sigma = calibrate("pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds)
+    sigma = calibrate(
+        "pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds
+    )
     (x0, f0), (x1, f1) = fine[:2]
     assert f0 * f1 < 0  # the first step crosses
     start_error, past = abs(np.log(x0 / sigma)), abs(np.log(x1 / sigma))
@@ -170,7 +222,12 @@ def test_the_first_step_on_the_requested_grid_lands_just_past_the_answer(q, roun
 
 
 def test_a_coarse_grid_that_refuses_leaves_the_search_to_the_requested_grid(monkeypatch):
-    kwargs = dict(epsilon=np.array([1.0, 3.0]), delta=DELTA, sampling_rate=np.array([0.01, 0.03]), rounds=300.0)
+    kwargs = dict(
+        epsilon=np.array([1.0, 3.0]),
+        delta=DELTA,
+        sampling_rate=np.array([0.01, 0.03]),
+        rounds=300.0,
+    )
     plain = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
     refusing = [
         (200.0, {"value_discretization_interval": 200.0}),
@@ -178,14 +235,16 @@ def test_a_coarse_grid_that_refuses_leaves_the_search_to_the_requested_grid(monk
         (1e-4, {}),
     ]  # h > 100 is refused (ValueError) by the accountant
     monkeypatch.setattr(
-        pld.SubsampledGaussianPLD, "calibration_grids", staticmethod(lambda parameter, params: refusing)
+        pld.SubsampledGaussianPLD,
+        "calibration_grids",
+        staticmethod(lambda parameter, params: refusing),
     )
     again = calibrate("pld_subsampled_gaussian", "sigma", **kwargs)
     np.testing.assert_allclose(again, plain, rtol=1e-9)
     assert np.all(
-        pld.SubsampledGaussianPLD(sigma=again, sampling_rate=kwargs["sampling_rate"], rounds=300.0).delta(
-            kwargs["epsilon"]
-        )
+        pld.SubsampledGaussianPLD(
+            sigma=again, sampling_rate=kwargs["sampling_rate"], rounds=300.0
+        ).delta(kwargs["epsilon"])
         <= DELTA
     )
 
@@ -226,7 +285,13 @@ def test_same_sigma_and_rounds_as_dp_accounting_calibrate_dp_mechanism(monkeypat
         bracket_interval=mechanism_calibration.ExplicitBracketInterval(1.0, 4.0),
     )
     lo, up = calibrate(
-        "pld_subsampled_gaussian", "sigma", epsilon=eps, delta=DELTA, sampling_rate=q, rounds=rounds, bound="both"
+        "pld_subsampled_gaussian",
+        "sigma",
+        epsilon=eps,
+        delta=DELTA,
+        sampling_rate=q,
+        rounds=rounds,
+        bound="both",
     )
     assert abs(up / theirs - 1) < 1e-6 and lo * (1 - 1e-6) <= theirs, (lo, up, theirs)
     theirs_t = mechanism_calibration.calibrate_dp_mechanism(
@@ -238,5 +303,13 @@ def test_same_sigma_and_rounds_as_dp_accounting_calibrate_dp_mechanism(monkeypat
         discrete=True,
     )
     assert (
-        calibrate("pld_subsampled_gaussian", "rounds", epsilon=eps, delta=DELTA, sampling_rate=q, sigma=1.0) == theirs_t
+        calibrate(
+            "pld_subsampled_gaussian",
+            "rounds",
+            epsilon=eps,
+            delta=DELTA,
+            sampling_rate=q,
+            sigma=1.0,
+        )
+        == theirs_t
     )

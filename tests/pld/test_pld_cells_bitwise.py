@@ -28,7 +28,11 @@ GL5 = (
     (0.5384693101056831, 0.4786286704993665),
     (0.9061798459386640, 0.2369268850561891),
 )
-GL3 = ((-0.7745966692414834, 0.5555555555555556), (0.0, 0.8888888888888888), (0.7745966692414834, 0.5555555555555556))
+GL3 = (
+    (-0.7745966692414834, 0.5555555555555556),
+    (0.0, 0.8888888888888888),
+    (0.7745966692414834, 0.5555555555555556),
+)
 
 
 BATCH_NODES = 1024
@@ -93,7 +97,9 @@ class Mixture:
 
     def loss(self, x: float) -> float:
         v, q = self.t(x), self.q
-        return math.log1p(q * math.expm1(v)) if v < 0.0 else v + math.log(q + (1.0 - q) * math.exp(-v))
+        return (
+            math.log1p(q * math.expm1(v)) if v < 0.0 else v + math.log(q + (1.0 - q) * math.exp(-v))
+        )
 
     def x_of_loss(self, l: float) -> float:
         s, q = self.s, self.q
@@ -104,7 +110,11 @@ class Mixture:
 
     def shifted_weight(self, x: float) -> float:
         v, q = self.t(x), self.q
-        return q / (q + (1.0 - q) * math.exp(-v)) if v >= 0.0 else q * math.exp(v) / (1.0 - q + q * math.exp(v))
+        return (
+            q / (q + (1.0 - q) * math.exp(-v))
+            if v >= 0.0
+            else q * math.exp(v) / (1.0 - q + q * math.exp(v))
+        )
 
     def scale(self, x: float) -> float:
         s = self.s
@@ -159,7 +169,9 @@ class Added:
         return at
 
 
-def cell_integrals(mech, xa: float, xb: float, l: float, off: float, h: float) -> tuple[float, float]:
+def cell_integrals(
+    mech, xa: float, xb: float, l: float, off: float, h: float
+) -> tuple[float, float]:
     """5-point Gauss-Legendre on pieces of at most min(scale) in x, 3 points below 1/50 of one."""
     step = std_min(mech.scale(xa), mech.scale(xb))
     c = d = 0.0
@@ -169,7 +181,11 @@ def cell_integrals(mech, xa: float, xb: float, l: float, off: float, h: float) -
     else:
         pieces = max(min(math.ceil((xb - xa) / step), 1 << 16), 1)
         w = (xb - xa) / pieces
-        nodes = [((k + 0.5) * w + 0.5 * w * node, 0.5 * w * weight) for k in range(pieces) for node, weight in GL5]
+        nodes = [
+            ((k + 0.5) * w + 0.5 * w * node, 0.5 * w * weight)
+            for k in range(pieces)
+            for node, weight in GL5
+        ]
     batched = len(nodes) <= BATCH_NODES
     kernel = mech.kernel(xa, l, off, h, *((BATCH_EXP, BATCH_EXPM1) if batched else ()))
     cc = dd = 0.0  # the compensated sums' errors (pld/grid/cells.hpp's CompensatedSum)
@@ -182,14 +198,20 @@ def cell_integrals(mech, xa: float, xb: float, l: float, off: float, h: float) -
     return c + cc, d + dd
 
 
-def restated_cells(sigma: float, q: float, remove: bool, h: float, tail: float) -> dict[str, np.ndarray]:
+def restated_cells(
+    sigma: float, q: float, remove: bool, h: float, tail: float
+) -> dict[str, np.ndarray]:
     z = _core.hockey_stick.gaussian_tail_inverse(0.5 * tail)
     mech = Mixture(sigma, q) if remove else Added(sigma, q)
     x_lo, x_hi = (-z * sigma, 1.0 + z * sigma) if remove else (1.0 - z * sigma, 1.0 + z * sigma)
     l_lo = mech.loss(x_lo)
     k_lo = math.floor(l_lo / h)
     n = max(math.ceil(mech.loss(x_hi) / h) - k_lo, 1)
-    edge = [x_lo] + [std_min(x_hi, std_max(x_lo, mech.x_of_loss((k_lo + j) * h))) for j in range(1, n)] + [x_hi]
+    edge = (
+        [x_lo]
+        + [std_min(x_hi, std_max(x_lo, mech.x_of_loss((k_lo + j) * h))) for j in range(1, n)]
+        + [x_hi]
+    )
 
     def offset(x: float, l: float) -> float:
         return std_max(l_lo - l, 0.0) if x == x_lo else 0.0
@@ -198,7 +220,9 @@ def restated_cells(sigma: float, q: float, remove: bool, h: float, tail: float) 
     for j in range(n):
         l_j = (k_lo + j) * h
         if edge[j + 1] > edge[j]:
-            out["c"][j], out["d"][j] = cell_integrals(mech, edge[j], edge[j + 1], l_j, offset(edge[j], l_j), h)
+            out["c"][j], out["d"][j] = cell_integrals(
+                mech, edge[j], edge[j + 1], l_j, offset(edge[j], l_j), h
+            )
     light = 1e-6 * max(out["c"] + out["d"])
     for name in ("c_lo", "d_lo", "c_hi", "d_hi"):
         out[name] = np.full(n, -1.0)
@@ -211,27 +235,37 @@ def restated_cells(sigma: float, q: float, remove: bool, h: float, tail: float) 
         xa, xb = edge[j], edge[j + 1]
         xs = std_min(xb, std_max(xa, mech.x_of_loss(l_j + a)))
         lower = cell_integrals(mech, xa, xs, l_j, offset(xa, l_j), a) if xs > xa else (0.0, 0.0)
-        upper = cell_integrals(mech, xs, xb, l_j + a, offset(xs, l_j + a), a) if xb > xs else (0.0, 0.0)
+        upper = (
+            cell_integrals(mech, xs, xb, l_j + a, offset(xs, l_j + a), a) if xb > xs else (0.0, 0.0)
+        )
         (out["c_lo"][j], out["d_lo"][j]), (out["c_hi"][j], out["d_hi"][j]) = lower, upper
     out["k_lo"] = np.array(k_lo)
     return out
 
 
-@pytest.mark.parametrize("sigma, q, h", [(0.7, 0.08, 1e-2), (1.3, 0.004, 2e-3), (3.0, 0.03, 5e-3), (0.55, 0.3, 2e-2)])
+@pytest.mark.parametrize(
+    "sigma, q, h", [(0.7, 0.08, 1e-2), (1.3, 0.004, 2e-3), (3.0, 0.03, 5e-3), (0.55, 0.3, 2e-2)]
+)
 @pytest.mark.parametrize("remove", [True, False])
 def test_cells_are_their_formulas_bit_for_bit(sigma, q, h, remove):
-    core = _core.pld.subsampled_gaussian_cells(sigma, q, remove=remove, h=h, tail=1e-12, max_cells=1 << 22)
+    core = _core.pld.subsampled_gaussian_cells(
+        sigma, q, remove=remove, h=h, tail=1e-12, max_cells=1 << 22
+    )
     ours = restated_cells(sigma, q, remove, h, 1e-12)
     assert int(core["k_lo"]) == int(ours["k_lo"])
     for name in ("c", "d", "c_lo", "d_lo", "c_hi", "d_hi"):
         got, want = np.asarray(core[name]), ours[name]
         assert got.shape == want.shape, name
         differ = np.flatnonzero(got.view(np.int64) != want.view(np.int64))
-        assert differ.size == 0, f"{name}: {differ.size} of {got.size} cells differ, first {differ[:5]}"
+        assert differ.size == 0, (
+            f"{name}: {differ.size} of {got.size} cells differ, first {differ[:5]}"
+        )
         assert np.count_nonzero(got > 0) > 10  # the comparison covers cells that carry mass
 
 
-@pytest.mark.parametrize("shift, s", [(0.0, 0.8), (-1.0, 0.8), (0.0, 0.013), (-1.0, 3.7), (0.0, 1.0)])
+@pytest.mark.parametrize(
+    "shift, s", [(0.0, 0.8), (-1.0, 0.8), (0.0, 0.013), (-1.0, 3.7), (0.0, 1.0)]
+)
 def test_batched_gaussian_exponents_are_the_one_node_values_and_exact_to_first_order(shift, s):
     """numerics/gaussian_exponent.hpp: the batch (four nodes at a time with AVX2 + FMA where the CPU has them) gives
     the one-node path's bits at every position of the array, and e^argument * factor is e^{l - (v/s)^2/2}
@@ -249,5 +283,7 @@ def test_batched_gaussian_exponents_are_the_one_node_values_and_exact_to_first_o
         for i in range(0, n, 37):
             v = (mp.mpf(float(base[i])) + mp.mpf(float(dx[i]))) + shift
             exact = mp.exp(mp.mpf(float(l[i])) - (v / mp.mpf(s)) ** 2 / 2)
-            worst = max(worst, float(abs(mp.exp(mp.mpf(float(arg[i]))) * mp.mpf(float(fac[i])) / exact - 1)))
+            worst = max(
+                worst, float(abs(mp.exp(mp.mpf(float(arg[i]))) * mp.mpf(float(fac[i])) / exact - 1))
+            )
     assert worst <= 4 * 2.0**-53, worst  # exp itself is exact here: the exponent's own error alone

@@ -17,16 +17,27 @@ import pytest
 
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.grid.grid_start import ladder_rung
-from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
+from hockeystick.pld.reads.epsilon_width import (
+    RIGHT_OFFSETS,
+    certified_epsilon_width,
+    left_epsilon_width,
+)
 from hockeystick.pld.refine import tuning
 from hockeystick.pld.refine.grid_rules import NextGrid
 
 EPS = np.linspace(0.5, 10.0, 20)
 
 
-def _refined(sigma: float, q: float, rounds: int, eps: np.ndarray = EPS) -> tuple[np.ndarray, np.ndarray]:
+def _refined(
+    sigma: float, q: float, rounds: int, eps: np.ndarray = EPS
+) -> tuple[np.ndarray, np.ndarray]:
     return SubsampledGaussianPLD(
-        sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy="epsilon", workers=1
+        sigma=sigma,
+        sampling_rate=q,
+        rounds=rounds,
+        accuracy=1e-2,
+        delta_accuracy="epsilon",
+        workers=1,
     ).delta(eps, bound="both")
 
 
@@ -40,7 +51,9 @@ def _overlaps_fixed_grids(
         assert np.all(lo <= f_up) and np.all(f_lo <= up), h
 
 
-def _epsilon_width(sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.ndarray) -> np.ndarray:
+def _epsilon_width(
+    sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.ndarray
+) -> np.ndarray:
     """G1's certified epsilon width: the least over RIGHT_OFFSETS' chords and the lower side at eps - 0.0099
     (``left_epsilon_width``), the shifted arguments' sides refined too."""
     shifted = [_refined(sigma, q, rounds, EPS + d)[1] for d in RIGHT_OFFSETS]
@@ -71,7 +84,9 @@ def test_the_step_after_a_same_grid_recomposition_divides_by_nothing():
     """``NextGrid.next_interval`` after a recomposition of the same grid (before[0] == h) has no two grids to fit:
     it takes the first-step rule, with no division by zero, and stops where only charge-limited
     arguments remain."""
-    acc = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=1000, accuracy=1e-2, delta_accuracy="epsilon")
+    acc = SubsampledGaussianPLD(
+        sigma=1.0, sampling_rate=0.01, rounds=1000, accuracy=1e-2, delta_accuracy="epsilon"
+    )
     h = 6.4e-4
     width = np.array([0.005, 0.04, 0.3])
     cap = np.array([0.5, 1.0, 1.5])
@@ -80,21 +95,33 @@ def test_the_step_after_a_same_grid_recomposition_divides_by_nothing():
     with warnings.catch_warnings(), np.errstate(all="raise"):
         warnings.simplefilter("error")
         # eps 1.5 is charge-limited (its charges alone leave 0.3), eps 1.0 is not: the h^2 jump of 0.04
-        finer = NextGrid(acc.accuracy).next_interval(h, width, before, none, None, np.array([0.0, 0.0, 0.3]), cap)
+        finer = NextGrid(acc.accuracy).next_interval(
+            h, width, before, none, None, np.array([0.0, 0.0, 0.3]), cap
+        )
         assert finer is not None and finer < h
         assert finer == ladder_rung(h * 0.9 * np.sqrt(1e-2 / 0.04))
         # only charge-limited arguments left after the direct bins: nothing more to build
         assert (
-            NextGrid(acc.accuracy).next_interval(h, width, before, none, None, np.array([0.0, 0.05, 0.3]), cap) is None
+            NextGrid(acc.accuracy).next_interval(
+                h, width, before, none, None, np.array([0.0, 0.05, 0.3]), cap
+            )
+            is None
         )
         # on the first grid the same arguments ask for the same grid again (recomposed with direct bins)
-        assert NextGrid(acc.accuracy).next_interval(h, width, None, none, None, np.array([0.0, 0.05, 0.3]), cap) == h
+        assert (
+            NextGrid(acc.accuracy).next_interval(
+                h, width, None, none, None, np.array([0.0, 0.05, 0.3]), cap
+            )
+            == h
+        )
 
 
 def test_power_step_follows_a_width_that_falls_like_h():
     """Two grids 2x apart, the width falling 2x (like h, not h^2): the next grid is where c h reaches the
     tolerance, not a floor that stops it (a fit of c h^2 + f read 0.007 of floor from 0.022 -> 0.011)."""
-    acc = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=1000, accuracy=1e-2, delta_accuracy="epsilon")
+    acc = SubsampledGaussianPLD(
+        sigma=1.0, sampling_rate=0.01, rounds=1000, accuracy=1e-2, delta_accuracy="epsilon"
+    )
     h0, h = 3.62e-3, 1.81e-3
     width0, width = np.array([0.022]), np.array([0.011])
     wide = np.ones(1, dtype=bool)
@@ -105,7 +132,10 @@ def test_power_step_follows_a_width_that_falls_like_h():
     capped = NextGrid(acc.accuracy).power_step(h, h0, width, width0, np.zeros(1), wide, wide)
     assert capped == ladder_rung(h * np.sqrt(0.9e-2 / 0.011))
     # a cap far from the tolerance is not followed
-    assert NextGrid(acc.accuracy).power_step(h, h0, np.array([0.4]), width0, np.zeros(1), wide, wide) is None
+    assert (
+        NextGrid(acc.accuracy).power_step(h, h0, np.array([0.4]), width0, np.zeros(1), wide, wide)
+        is None
+    )
 
 
 @pytest.mark.parametrize("rounds", [15, 37])
@@ -132,7 +162,12 @@ def test_a_gap_near_one_set_by_the_cells_edge_factor_is_not_refined(visited_grid
     fixed grid's at 5964 rounds."""
     rounds = np.round(np.logspace(1, 5, 50))
     lo, up = SubsampledGaussianPLD(
-        sigma=0.5493, sampling_rate=0.04833, rounds=rounds[:, None], accuracy=1e-2, delta_accuracy="epsilon", workers=1
+        sigma=0.5493,
+        sampling_rate=0.04833,
+        rounds=rounds[:, None],
+        accuracy=1e-2,
+        delta_accuracy="epsilon",
+        workers=1,
     ).delta(EPS, bound="both")
     assert min(visited_grids) > 1e-4, min(visited_grids)
     assert np.all(lo <= up)
@@ -140,7 +175,9 @@ def test_a_gap_near_one_set_by_the_cells_edge_factor_is_not_refined(visited_grid
     _overlaps_fixed_grids(0.5493, 0.04833, 5964, lo[row], up[row], (1e-3, 2.5e-4))
 
 
-def test_a_charge_limited_argument_down_from_its_cap_takes_one_rung_more(visited_grids, monkeypatch):
+def test_a_charge_limited_argument_down_from_its_cap_takes_one_rung_more(
+    visited_grids, monkeypatch
+):
     """sigma 3.125, q 0.0162, 82864 rounds (one of G1's rows), eps 10: capped on the first grid (h = 2.56e-3), then
     at h = 2.26e-4 its charges alone are 0.0099 wide in epsilon ([9.96e-10, 1.036e-9]: charge-limited, which stopped
     it there short of G1), and 4x smaller one rung finer (1.6e-4: 0.0022 wide), where it meets G1.  With the rung the
@@ -154,7 +191,9 @@ def test_a_charge_limited_argument_down_from_its_cap_takes_one_rung_more(visited
     above_floor = up >= SubsampledGaussianPLD.DELTA_FLOOR
     assert above_floor[-1] and np.all(_epsilon_width(sigma, q, rounds, lo, up)[above_floor] <= 1e-2)
     _overlaps_fixed_grids(sigma, q, rounds, lo, up, (2.56e-3, 1.6e-4))
-    monkeypatch.setattr(tuning, "CAP_LEFT_WITHIN_TOLERANCES", 0.0)  # no argument is near its cap: it stops
+    monkeypatch.setattr(
+        tuning, "CAP_LEFT_WITHIN_TOLERANCES", 0.0
+    )  # no argument is near its cap: it stops
     stopped_lo, stopped_up = _refined(sigma, q, rounds)
     assert stopped_up[-1] >= SubsampledGaussianPLD.DELTA_FLOOR
     assert _epsilon_width(sigma, q, rounds, stopped_lo, stopped_up)[-1] > 1e-2

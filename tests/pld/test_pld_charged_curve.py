@@ -41,10 +41,18 @@ def _pair(loss: float) -> tuple[list[float], list[float]]:
 
 
 DISTRIBUTIONS = {
-    "laplace": lambda: pld.laplace(3.0, sensitivity=0.7, value_discretization_interval=1e-3).self_compose(5),
-    "laplace third": lambda: pld.laplace(1.0 / 3.0, value_discretization_interval=0.1).self_compose(3),
-    "discrete laplace": lambda: pld.discrete_laplace(0.7, 2, value_discretization_interval=1e-2).self_compose(4),
-    "randomized response": lambda: pld.randomized_response(0.3, 5, value_discretization_interval=1e-3).self_compose(3),
+    "laplace": lambda: pld.laplace(
+        3.0, sensitivity=0.7, value_discretization_interval=1e-3
+    ).self_compose(5),
+    "laplace third": lambda: pld.laplace(1.0 / 3.0, value_discretization_interval=0.1).self_compose(
+        3
+    ),
+    "discrete laplace": lambda: pld.discrete_laplace(
+        0.7, 2, value_discretization_interval=1e-2
+    ).self_compose(4),
+    "randomized response": lambda: pld.randomized_response(
+        0.3, 5, value_discretization_interval=1e-3
+    ).self_compose(3),
     "from_distributions 5": lambda: pld.from_distributions(
         *_pair(5.0), value_discretization_interval=1e-2, symmetric=True
     ).self_compose(4),
@@ -106,7 +114,9 @@ def _tabled_reference(pmf: GridPMF, epsilon: np.ndarray) -> np.ndarray:
     scaled = eps / pmf.h
     above = np.minimum(np.maximum(np.floor(scaled) - pmf.k_lo + 1, 0.0), n).astype(np.int64)
     charge = (
-        np.zeros(n + 1) if pmf.total_error == 0.0 else pmf.charge_of_masses(n - np.arange(n + 1, dtype=np.float64))
+        np.zeros(n + 1)
+        if pmf.total_error == 0.0
+        else pmf.charge_of_masses(n - np.arange(n + 1, dtype=np.float64))
     )[above]
     if pmf.pessimistic:
         return np.minimum(raw * (1.0 + slack) + pmf.shift + charge, 1.0)
@@ -119,7 +129,9 @@ def _tabled_reference(pmf: GridPMF, epsilon: np.ndarray) -> np.ndarray:
 
 def _suffix_maxima(pmf: GridPMF) -> np.ndarray:
     """The optimistic charged curve's suffix maxima over the grid points, 0 at n, in numpy (as main built them)."""
-    return np.append(np.maximum.accumulate(_side_reference(pmf, pmf.losses, False)[::-1])[::-1], 0.0)
+    return np.append(
+        np.maximum.accumulate(_side_reference(pmf, pmf.losses, False)[::-1])[::-1], 0.0
+    )
 
 
 def _charge_reference(pmf: GridPMF, at: np.ndarray) -> np.ndarray:
@@ -150,7 +162,11 @@ def test_delta_and_its_charge_are_the_numpy_forms_bit_for_bit(tag: str, pmf: Gri
     eps = _arguments(pmf)
     eps = eps[~np.isnan(eps)]
     low_floor = (pmf.k_lo + max(-pmf.k_lo, 0)) * pmf.h
-    for sample in (eps, eps[eps > low_floor + 2.0 * pmf.h], eps[eps > 0.5 * (low_floor + pmf.losses[-1])]):
+    for sample in (
+        eps,
+        eps[eps > low_floor + 2.0 * pmf.h],
+        eps[eps > 0.5 * (low_floor + pmf.losses[-1])],
+    ):
         at = _moved(sample, pmf.loss_shift, not pmf.pessimistic)
         got = _fresh(pmf).delta(sample, 1, envelope=False)
         want = _side_reference(pmf, at, pmf.pessimistic)
@@ -182,14 +198,20 @@ def test_delta_tabled_agrees_with_delta_many(tag: str, pmf: GridPMF) -> None:
     """The same certified side as ``delta_many`` once its suffix maxima are built (its docstring)."""
     eps = _arguments(pmf)
     many = _fresh(pmf)
-    many.delta_many(np.linspace(-1.0, 1.0, many.p.size))  # enough queries to build the suffix maxima
+    many.delta_many(
+        np.linspace(-1.0, 1.0, many.p.size)
+    )  # enough queries to build the suffix maxima
     np.testing.assert_array_equal(_fresh(pmf).delta_tabled(eps), many.delta_many(eps))
 
 
 @pytest.mark.parametrize("tag, pmf", PMFS, ids=[tag for tag, _ in PMFS])
 def test_epsilon_is_the_unshifted_scan_moved_outward(tag: str, pmf: GridPMF) -> None:
     targets = np.concatenate(
-        [10.0 ** -np.linspace(0.0, 320.0, 120), [0.0, 1.0, 1.5, 5e-324], _fresh(pmf).delta(_arguments(pmf)[:60])]
+        [
+            10.0 ** -np.linspace(0.0, 320.0, 120),
+            [0.0, 1.0, 1.5, 5e-324],
+            _fresh(pmf).delta(_arguments(pmf)[:60]),
+        ]
     )
     scan = _core.pld.charged_epsilon if pmf.pessimistic else _core.pld.charged_lower_epsilon
     unshifted = scan(
@@ -228,7 +250,10 @@ def test_the_cpp_suffix_maxima_are_numpys(tag: str, pmf: GridPMF) -> None:
     table = pmf_envelope.envelope_table(_fresh(pmf))
     assert table.tobytes() == _suffix_maxima(pmf).tobytes(), tag
     top = _fresh(pmf)
-    assert np.append(pmf_envelope.envelope_top(top, 1), 0.0).tobytes() == table[top.top_index :].tobytes(), tag
+    assert (
+        np.append(pmf_envelope.envelope_top(top, 1), 0.0).tobytes()
+        == table[top.top_index :].tobytes()
+    ), tag
 
 
 def test_loss_shifted_rounds_outward_and_keeps_infinities_and_nan() -> None:
@@ -262,11 +287,23 @@ def _exact_delta(count: int, eps: float) -> mpmath.mpf:
 def test_tabled_sides_bracket_the_exact_curve_at_a_shifted_atom(count: int) -> None:
     """The top loss count x 700 is a grid point as computed and lies above it in truth: without the
     shift the pessimistic side reads 0 there, below the true ~1e-17 (the shift is what certifies it)."""
-    dist = pld.from_distributions(*_pair(700.0), value_discretization_interval=1.0, symmetric=True).self_compose(count)
+    dist = pld.from_distributions(
+        *_pair(700.0), value_discretization_interval=1.0, symmetric=True
+    ).self_compose(count)
     (upper,), (lower,) = dist.composed(True), dist.composed(False)
     top = 700.0 * count
     eps = np.array(
-        [top, np.nextafter(top, -np.inf), np.nextafter(top, np.inf), top - 1.0, top - 0.5, top + 1.0, 0.0, -3.0, 350.0]
+        [
+            top,
+            np.nextafter(top, -np.inf),
+            np.nextafter(top, np.inf),
+            top - 1.0,
+            top - 0.5,
+            top + 1.0,
+            0.0,
+            -3.0,
+            350.0,
+        ]
     )
     up, low = _fresh(upper).delta_tabled(eps), _fresh(lower).delta_tabled(eps)
     for x, a, b in zip(eps, low, up):
@@ -278,7 +315,9 @@ def test_tabled_sides_bracket_the_exact_curve_at_a_shifted_atom(count: int) -> N
 @pytest.mark.parametrize("pessimistic", [True, False])
 def test_nan_raises_naming_the_argument_and_index(pessimistic: bool) -> None:
     (pmf,) = pld.discrete_laplace(0.7, 2, value_discretization_interval=1e-2).composed(pessimistic)
-    with pytest.raises(ValueError, match=r"^epsilon must not be NaN \(first offending element at flat index 2"):
+    with pytest.raises(
+        ValueError, match=r"^epsilon must not be NaN \(first offending element at flat index 2"
+    ):
         pmf.delta_tabled(np.array([0.5, 1.0, np.nan, np.nan]))
     with pytest.raises(ValueError, match="^delta must not be NaN"):
         pmf.epsilon(np.array([1e-3, np.nan]))
@@ -289,17 +328,35 @@ def test_a_charge_table_of_the_wrong_length_is_refused() -> None:
     for size in (0, 4, 6):
         with pytest.raises(ValueError, match="one entry per grid index"):
             _core.pld.ChargedCurve(
-                profile, np.zeros(size), shift=0.0, slack=0.0, loss_shift=0.0, pessimistic=False, with_envelope=True
+                profile,
+                np.zeros(size),
+                shift=0.0,
+                slack=0.0,
+                loss_shift=0.0,
+                pessimistic=False,
+                with_envelope=True,
             )
     assert (
         _core.pld.ChargedCurve(
-            profile, np.zeros(5), shift=0.0, slack=0.0, loss_shift=0.0, pessimistic=False, with_envelope=True
+            profile,
+            np.zeros(5),
+            shift=0.0,
+            slack=0.0,
+            loss_shift=0.0,
+            pessimistic=False,
+            with_envelope=True,
         ).envelope.size
         == 5
     )
     assert (
         _core.pld.ChargedCurve(
-            profile, np.zeros(5), shift=0.0, slack=0.0, loss_shift=0.0, pessimistic=True, with_envelope=True
+            profile,
+            np.zeros(5),
+            shift=0.0,
+            slack=0.0,
+            loss_shift=0.0,
+            pessimistic=True,
+            with_envelope=True,
         ).envelope.size
         == 0
     )
@@ -310,7 +367,19 @@ def test_a_loss_shift_that_is_nan_negative_or_infinite_is_refused(shift):
     """A NaN shift made the C++ evaluator read index 0 (its largest lower value) at every eps, above the truth;
     a negative one moves the argument the unsafe way."""
     with pytest.raises(ValueError, match="loss_shift"):
-        GridPMF(-50, 0.01, np.full(100, 0.01), 0.0, 0.0, False, 1e-15, 1e-12, 1e-13, 0.0, loss_shift=shift)
+        GridPMF(
+            -50,
+            0.01,
+            np.full(100, 0.01),
+            0.0,
+            0.0,
+            False,
+            1e-15,
+            1e-12,
+            1e-13,
+            0.0,
+            loss_shift=shift,
+        )
     with pytest.raises(ValueError, match="loss_shift"):
         _core.pld.loss_shifted(np.array([0.5]), shift, up=True)
 
@@ -354,7 +423,9 @@ def _assert_first_interval_met(pmf: GridPMF, targets: np.ndarray, got: np.ndarra
     # 1 - e^{eps - l} is 0 there), which the reference's count of the points above, floor(eps / h) in floats,
     # may not at eps = l itself
     assert np.all(_side_reference(pmf, np.nextafter(got, np.inf), True) <= targets)
-    below = (np.ceil(got / pmf.h - 1e-9) - 1.0) * pmf.h  # the grid point that closes the answer's interval below
+    below = (
+        np.ceil(got / pmf.h - 1e-9) - 1.0
+    ) * pmf.h  # the grid point that closes the answer's interval below
     inside = below >= pmf.k_lo * pmf.h
     assert np.all(_side_reference(pmf, below[inside], True) > targets[inside])
 
@@ -374,7 +445,9 @@ def test_charged_epsilon_is_the_first_grid_interval_the_charged_curve_meets(l2: 
     assert np.mean(charged > 0.2 * targets) > 0.3  # the charge decides many of them
 
 
-def test_charged_epsilon_with_a_charge_falling_in_the_count_still_stops_at_the_first_interval() -> None:
+def test_charged_epsilon_with_a_charge_falling_in_the_count_still_stops_at_the_first_interval() -> (
+    None
+):
     """A charge that falls as more points lie above (a negative entry term: no composition gives one, a caller
     might) breaks the short cut's order, so the scan computes every step's own charge there: the answer still
     meets the target and the grid point below it does not."""

@@ -30,7 +30,9 @@ def _gaussian_complement(sigma: float, rounds: int, eps: float) -> mpmath.mpf:
     return mpmath.ncdf(e / mu - mu / 2) + mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
 
 
-def _bracket(sigma: float, q: float, rounds: int, h: float, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _bracket(
+    sigma: float, q: float, rounds: int, h: float, eps: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     factors = [
         complement.subsampled_gaussian_factors(sigma, q, True, h),
         complement.subsampled_gaussian_factors(sigma, q, False, h),
@@ -49,7 +51,9 @@ def _bracket(sigma: float, q: float, rounds: int, h: float, eps: np.ndarray) -> 
         (26.0, 100000, 1e-3, 5e-3),
     ],
 )
-def test_gaussian_composition_is_bracketed_with_relative_accuracy_in_the_complement(sigma, rounds, h, width):
+def test_gaussian_composition_is_bracketed_with_relative_accuracy_in_the_complement(
+    sigma, rounds, h, width
+):
     """q = 1 (the cells of N(1, s^2) against N(0, s^2)): 1 - delta between 1e-13 and 1e-5, where delta's own
     bracket is absolute (about 1e-10 after many rounds); the complement's is relative, and stays so after 10^5
     rounds (the compositions tilted: untilted, their absolute round-off charges left 5 % of 1 - delta = 1.5e-9
@@ -71,7 +75,9 @@ def test_any_tilt_gives_a_valid_bracket_and_the_balancing_one_the_narrowest(monk
     eps = np.array([0.5, 4.0, 10.0])
     sigma, rounds, h = 8.0, 10000, 1e-3
     lo, up = _bracket(sigma, 1.0, rounds, h, eps)
-    assert complement.subsampled_gaussian_factors(sigma, 1.0, True, h).dominating.tilt == pytest.approx(0.5, abs=1e-2)
+    assert complement.subsampled_gaussian_factors(
+        sigma, 1.0, True, h
+    ).dominating.tilt == pytest.approx(0.5, abs=1e-2)
     monkeypatch.setattr(complement, "balancing_tilt", lambda *args: tilt)
     flo, fup = _bracket(sigma, 1.0, rounds, h, eps)
     for e, low, high in zip(eps, flo, fup):
@@ -80,7 +86,9 @@ def test_any_tilt_gives_a_valid_bracket_and_the_balancing_one_the_narrowest(monk
     assert np.all(fup - flo >= (up - lo) * (1 - 1e-6))
 
 
-@pytest.mark.parametrize("sigma, q, eps", [(0.3, 0.5, 0.5), (0.2, 0.9, 0.5), (0.15, 0.99, 1.0), (0.5, 0.9, 3.0)])
+@pytest.mark.parametrize(
+    "sigma, q, eps", [(0.3, 0.5, 0.5), (0.2, 0.9, 0.5), (0.15, 0.99, 1.0), (0.5, 0.9, 3.0)]
+)
 def test_one_round_bracket_holds_the_50_digit_delta(sigma, q, eps):
     """T = 1 (no composition: the factors themselves): delta(eps) = max over directions of int (p - e^eps q)_+
     in 50-digit quadrature, split where p = e^eps q."""
@@ -104,12 +112,16 @@ def test_one_round_bracket_holds_the_50_digit_delta(sigma, q, eps):
     assert ((1 - lo[0]) - (1 - up[0])) / (1 - exact) < 1e-3
 
 
-@pytest.mark.parametrize("sigma, q, rounds", [(1.0, 0.05, 200), (0.8, 0.034, 20000), (2.0, 0.1, 3000)])
+@pytest.mark.parametrize(
+    "sigma, q, rounds", [(1.0, 0.05, 200), (0.8, 0.034, 20000), (2.0, 0.1, 3000)]
+)
 def test_bracket_overlaps_the_composed_pmfs_certified_bracket(sigma, q, rounds):
     """Where delta is not near 1 both brackets are tight, and both are certified: they must overlap (a side
     that crossed the truth would show here), and the complement's is ordered."""
     eps = np.array([0.25, 1.0, 2.0, 4.0])
-    acc = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=1e-3)
+    acc = SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=1e-3
+    )
     lo, up = acc.delta(eps, bound="both")
     clo, cup = _bracket(sigma, q, rounds, 2e-3, eps)
     assert np.all(clo <= cup)
@@ -121,7 +133,9 @@ def test_g1_near_one_point_is_resolved_to_the_epsilon_tolerance():
     ~6 % of it ([8.457e-9, 9.215e-9] at eps 0.5); the accountant takes the complement's
     bracket there, within 1e-3 of 1 - delta, and still around a finer grid's complement bracket."""
     eps = np.array([0.5, 2.0, 6.0])
-    acc = SubsampledGaussianPLD(sigma=0.5, sampling_rate=0.1, rounds=1600, accuracy=1e-2, delta_accuracy="epsilon")
+    acc = SubsampledGaussianPLD(
+        sigma=0.5, sampling_rate=0.1, rounds=1600, accuracy=1e-2, delta_accuracy="epsilon"
+    )
     lo, up = acc.delta(eps, bound="both")
     assert np.all(((1 - lo) - (1 - up)) / (1 - up) < 2e-3)
     flo, fup = _bracket(0.5, 0.1, 1600, 5e-4, eps)
@@ -142,7 +156,9 @@ def test_g1_far_corner_keeps_a_relative_bracket_after_100000_rounds():
 def test_fixed_grid_bracket_near_one_takes_the_complement():
     """value_discretization_interval= (no refinement): bound="both" near 1 is the intersection as well."""
     eps = np.array([0.5, 4.0])
-    acc = SubsampledGaussianPLD(sigma=0.5, sampling_rate=0.1, rounds=1600, value_discretization_interval=1e-3)
+    acc = SubsampledGaussianPLD(
+        sigma=0.5, sampling_rate=0.1, rounds=1600, value_discretization_interval=1e-3
+    )
     lo, up = acc.delta(eps, bound="both")
     clo, cup = _bracket(0.5, 0.1, 1600, 1e-3, eps)
     assert np.all(lo >= clo) and np.all(up <= cup)
@@ -169,7 +185,10 @@ def test_edges_of_epsilon_and_grid_stay_on_the_safe_side(h):
     # a sampling rate far below the grid and a large sigma: nothing near 1, still certified (loose is fine):
     # ordered, and overlapping the composed PMFs' certified bracket on a fine grid
     small_lo, small_up = _bracket(5.0, 1e-4, 10, h, eps)
-    assert np.all((0.0 <= small_lo) & (small_lo <= small_up) & (small_up <= 1.0)) and small_lo[-1] == 0.0
+    assert (
+        np.all((0.0 <= small_lo) & (small_lo <= small_up) & (small_up <= 1.0))
+        and small_lo[-1] == 0.0
+    )
     f_lo, f_up = SubsampledGaussianPLD(
         sigma=5.0, sampling_rate=1e-4, rounds=10, value_discretization_interval=1e-4
     ).delta(eps, bound="both")
@@ -209,7 +228,9 @@ def _threshold_reference(
         am, bm = a[lo - a_lo : hi - a_lo], b[lo - b_lo : hi - b_lo]
         live = (am > 0.0) & (bm > 0.0)
         index = np.arange(lo, hi)[live]
-        ratio = np.maximum.accumulate(c_math.log(am[live]) - c_math.log(bm[live]) + index * h + offset)
+        ratio = np.maximum.accumulate(
+            c_math.log(am[live]) - c_math.log(bm[live]) + index * h + offset
+        )
     if index.size:
         return index[np.clip(np.searchsorted(ratio, eps) - 1, 0, index.size - 1)]
     return np.full(eps.shape, lo)
@@ -237,7 +258,9 @@ def test_the_scans_are_the_numpy_forms_bit_for_bit(seed):
         for rising in (True, False):
             full = _sums_reference(p, decay, rising)
             assert (
-                _core.pld.geometric_sums_at(p, decay=decay, at=np.arange(n + 1), rising=rising).tobytes()
+                _core.pld.geometric_sums_at(
+                    p, decay=decay, at=np.arange(n + 1), rising=rising
+                ).tobytes()
                 == full.tobytes()
             )
             got = _core.pld.geometric_sums_at(p, decay=decay, at=at, rising=rising)
@@ -260,7 +283,9 @@ def test_the_geometric_sums_are_within_their_stated_error():
     u = 2.0**-53
     for decay in (1e-6, 0.05, 1.7):
         r = mpmath.exp(-mpmath.mpf(decay))
-        before = _core.pld.geometric_sums_at(p, decay=decay, at=np.arange(n + 1), rising=True)  # rising: sum over j < i
+        before = _core.pld.geometric_sums_at(
+            p, decay=decay, at=np.arange(n + 1), rising=True
+        )  # rising: sum over j < i
         after = _core.pld.geometric_sums_at(
             p, decay=decay, at=np.arange(n + 1), rising=False
         )  # decayed: sum over j >= i

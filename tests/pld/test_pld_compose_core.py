@@ -33,7 +33,10 @@ def test_items_sharing_a_factor_compose_as_they_do_alone():
     dist = pld.subsampled_gaussian(1.0, 0.02, value_discretization_interval=1e-3)
     factor = next(iter(dist.directions[0])).upper
     counts = [300, 310, 320]  # one FFT length: one forward transform of the factor for all three
-    assert len({pc.fft_length(pc.compose([(factor, c)], pessimistic=True).p.size) for c in counts}) == 1
+    assert (
+        len({pc.fft_length(pc.compose([(factor, c)], pessimistic=True).p.size) for c in counts})
+        == 1
+    )
     together = pc.compose_many([[(factor, c)] for c in counts], pessimistic=True)
     for c, joint in zip(counts, together):
         alone = pc.compose([(factor, c)], pessimistic=True)
@@ -55,9 +58,16 @@ def test_shared_transform_reads_each_length_off_the_longest_transform(p1):
     from scipy.stats import binom
 
     factor = pmf_module.GridPMF(k_lo=0, h=0.5, p=np.array([1.0 - p1, p1]), p_inf=0.0)
-    counts = [2, 100, 300, 1000]  # lengths 3, 108, 320, 1024 alone; 4, 128, 512, 1024 as divisors of 1024
+    counts = [
+        2,
+        100,
+        300,
+        1000,
+    ]  # lengths 3, 108, 320, 1024 alone; 4, 128, 512, 1024 as divisors of 1024
     assert len({pc.fft_length(c + 1) for c in counts}) == 4
-    shared = pc.compose_many([[(factor, c)] for c in counts], pessimistic=True, shared_transform=True)
+    shared = pc.compose_many(
+        [[(factor, c)] for c in counts], pessimistic=True, shared_transform=True
+    )
     for c, got in zip(counts, shared):
         exact = binom.pmf(np.arange(c + 1), c, p1)
         alone = pc.compose([(factor, c)], pessimistic=True)
@@ -76,11 +86,23 @@ def test_shared_transform_keeps_each_items_window_and_charges(pessimistic):
     factor = next(iter(dist.directions[0]))
     side = factor.upper if pessimistic else factor.lower
     counts = [235, 1175, 4700, 14100]
-    assert len({pc.fft_length(pc.compose([(side, c)], pessimistic=pessimistic).p.size) for c in counts}) > 1
-    shared = pc.compose_many([[(side, c)] for c in counts], pessimistic=pessimistic, shared_transform=True)
+    assert (
+        len(
+            {pc.fft_length(pc.compose([(side, c)], pessimistic=pessimistic).p.size) for c in counts}
+        )
+        > 1
+    )
+    shared = pc.compose_many(
+        [[(side, c)] for c in counts], pessimistic=pessimistic, shared_transform=True
+    )
     for c, got in zip(counts, shared):
         alone = pc.compose([(side, c)], pessimistic=pessimistic)
-        assert (got.k_lo, got.p.size, got.p_inf, got.shift) == (alone.k_lo, alone.p.size, alone.p_inf, alone.shift)
+        assert (got.k_lo, got.p.size, got.p_inf, got.shift) == (
+            alone.k_lo,
+            alone.p.size,
+            alone.p_inf,
+            alone.shift,
+        )
         assert np.all(np.abs(got.p - alone.p) <= got.entry_error + alone.entry_error), c
         assert got.total_error >= 0.5 * alone.total_error, c
 
@@ -95,7 +117,9 @@ def test_composition_of_two_factors_matches_a_direct_convolution():
     assert got.k_lo == lo and got.p.size == direct.size  # small support: kept whole, no window
     assert np.max(np.abs(got.p - direct)) <= got.entry_error
     assert got.entry_error < 1e-12
-    exact_inf = -math.expm1(2 * math.log1p(-fa.p_inf) + 3 * math.log1p(-fb.p_inf))  # 1 - prod (1 - p_inf)^c
+    exact_inf = -math.expm1(
+        2 * math.log1p(-fa.p_inf) + 3 * math.log1p(-fb.p_inf)
+    )  # 1 - prod (1 - p_inf)^c
     assert fa.p_inf > 0 and got.p_inf == pytest.approx(exact_inf, rel=1e-12)
 
 
@@ -113,8 +137,12 @@ def test_compositions_call_scipys_pocketfft_directly_where_scipy_has_it():
 
 def test_default_cap_is_a_stated_fraction_of_physical_memory():
     physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    assert pc.DEFAULT_MAX_POINTS == max(1 << 20, int(pc.MEMORY_FRACTION * physical) // pc.BYTES_PER_POINT)
-    assert pc.DEFAULT_MAX_POINTS * pc.BYTES_PER_POINT <= max(physical // 2, 1 << 20 * pc.BYTES_PER_POINT)
+    assert pc.DEFAULT_MAX_POINTS == max(
+        1 << 20, int(pc.MEMORY_FRACTION * physical) // pc.BYTES_PER_POINT
+    )
+    assert pc.DEFAULT_MAX_POINTS * pc.BYTES_PER_POINT <= max(
+        physical // 2, 1 << 20 * pc.BYTES_PER_POINT
+    )
 
 
 @pytest.mark.slow
@@ -124,7 +152,9 @@ def test_a_window_above_the_cap_is_refused_before_allocating():
     start = time.perf_counter()
     with pytest.raises(ValueError, match=r"max_points=.*coarsen the grid.*raise max_points"):
         dist.epsilon(1e-5)
-    assert time.perf_counter() - start < 120  # refused, not attempted (a hang guard for a loaded machine)
+    assert (
+        time.perf_counter() - start < 120
+    )  # refused, not attempted (a hang guard for a loaded machine)
     small = pld.subsampled_gaussian(1.0, 0.01, value_discretization_interval=1e-4)
     factor = next(iter(small.directions[0])).upper
     with pytest.raises(ValueError, match=r"needs \d+ grid points \(max_points=1000\)"):
@@ -145,7 +175,9 @@ print((peak - base) * 1024 / width, width)
 
 @pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is in kilobytes on Linux only")
 def test_peak_memory_per_window_point_is_below_the_stated_figure():
-    out = subprocess.run([sys.executable, "-c", _PEAK], check=True, capture_output=True, text=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK], check=True, capture_output=True, text=True
+    ).stdout.split()
     per_point, width = float(out[0]), int(out[1])
     assert width > 500_000  # large enough that the window dominates the process's growth
     assert per_point <= pc.BYTES_PER_POINT
@@ -170,7 +202,12 @@ LADDER = [10.0 ** (-4.0 + 0.5 * i) for i in range(8)] + [0.5, 0.7, 1.0, 1.4, 2.0
 
 
 CASES = [
-    (1.0, 0.01, 2000, 1e-4),  # near-Gaussian composed loss: the best rungs sit by the Gaussian optimum
+    (
+        1.0,
+        0.01,
+        2000,
+        1e-4,
+    ),  # near-Gaussian composed loss: the best rungs sit by the Gaussian optimum
     (0.8, 0.05, 585, 1e-4),
     (0.5, 1e-3, 300, 1e-3),  # heavy right tail: the best top rung lies far below it
     (0.6, 0.2, 40, 1e-3),
@@ -193,15 +230,24 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
     tail = pc.DEFAULT_TAIL
     best_rungs = set()
     for sigma, q, rounds, h in CASES:
-        factor = next(iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])).upper
+        factor = next(
+            iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])
+        ).upper
         got = pc.compose([(factor, rounds)], pessimistic=True)
         var = rounds * float(_core.pld.loss_variance(factor.p, h=h))
-        lams = [_snapped(f * math.sqrt(2.0 * math.log(1.0 / tail)) / math.sqrt(max(var, 1e-300))) for f in LADDER]
+        lams = [
+            _snapped(f * math.sqrt(2.0 * math.log(1.0 / tail)) / math.sqrt(max(var, 1e-300)))
+            for f in LADDER
+        ]
         up = [
-            rounds * float(_core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([lam]))[0]) for lam in lams
+            rounds
+            * float(_core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([lam]))[0])
+            for lam in lams
         ]
         down = [
-            rounds * float(_core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([-lam]))[0]) for lam in lams
+            rounds
+            * float(_core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([-lam]))[0])
+            for lam in lams
         ]
         tops = [(k - math.log(tail)) / lam for k, lam in zip(up, lams)]
         bottoms = [(math.log(tail) - k) / lam for k, lam in zip(down, lams)]
@@ -210,11 +256,16 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
             int(np.argmax(bottoms)),
         )
         width = (min(tops) - max(bottoms)) / h
-        if not width < 2**20 or (overshot and not width < 4 * 4096):  # kFixedLadderWidth, kOvershotLadderWidth
+        if not width < 2**20 or (
+            overshot and not width < 4 * 4096
+        ):  # kFixedLadderWidth, kOvershotLadderWidth
             fixed = [10.0 ** (-3.0 + 0.5 * i) for i in range(19)]
             tops += [
                 (
-                    rounds * float(_core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([lam]))[0])
+                    rounds
+                    * float(
+                        _core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([lam]))[0]
+                    )
                     - math.log(tail)
                 )
                 / lam
@@ -223,7 +274,10 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
             bottoms += [
                 (
                     math.log(tail)
-                    - rounds * float(_core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([-lam]))[0])
+                    - rounds
+                    * float(
+                        _core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([-lam]))[0]
+                    )
                 )
                 / lam
                 for lam in fixed
@@ -242,13 +296,17 @@ def test_a_near_point_mass_is_cut_by_the_fixed_ladder():
     above the useful lam, and without the fixed rungs its composition keeps nearly the whole support (about 18
     of the 21 points per round below zero).  The fixed rungs cut it to the tail, and the cut is charged."""
     h = 0.000195
-    direction = pld.subsampled_gaussian(2.589737339615605, 0.00020691380811147902, value_discretization_interval=h)
+    direction = pld.subsampled_gaussian(
+        2.589737339615605, 0.00020691380811147902, value_discretization_interval=h
+    )
     factor = next(iter(direction.directions[1])).lower
     assert factor.k_lo <= -20 and np.max(factor.p) > 1 - 1e-12
     for rounds in (1326, 5964, 56899):  # 2.2e4, 8.6e4 and 3.5e5 points on the Gaussian rungs alone
         got = pc.compose([(factor, rounds)], pessimistic=False)
         assert got.p.size < 4 * 4096 and got.k_lo > 0.1 * rounds * factor.k_lo, rounds
-        assert -2 * pc.DEFAULT_TAIL <= got.shift < 0  # both cut ends subtracted on the optimistic side
+        assert (
+            -2 * pc.DEFAULT_TAIL <= got.shift < 0
+        )  # both cut ends subtracted on the optimistic side
 
 
 @pytest.mark.parametrize("p1, count", [(0.4, 400), (0.1, 1000), (0.5, 256)])
@@ -272,7 +330,9 @@ def test_dropped_bins_stay_within_the_charged_entry_error(p1, count):
 def test_items_sharing_a_factor_get_their_own_window_and_bits_when_batched(direct):
     """A call keeps each factor's K(lam) for its items (chernoff_edges' snapped ladder, so the rounds values of
     a grid block share rungs): every item's window and values are those it gets composed alone."""
-    factor = next(iter(pld.subsampled_gaussian(0.7, 3e-3, value_discretization_interval=2e-4).directions[0])).upper
+    factor = next(
+        iter(pld.subsampled_gaussian(0.7, 3e-3, value_discretization_interval=2e-4).directions[0])
+    ).upper
     counts = [int(c) for c in np.round(np.logspace(1, 4.5, 12))]
     batched = pc.compose_many([[(factor, c)] for c in counts], pessimistic=True, direct_bins=direct)
     for c, got in zip(counts, batched):

@@ -94,7 +94,11 @@ def test_monotone_in_epsilon_rounds_sigma_and_rate():
     base = dict(sigma=1.0, q=0.05, t=50)
 
     def eps_up(sigma, q, t):
-        return pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(t).epsilon(1e-5)
+        return (
+            pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
+            .self_compose(t)
+            .epsilon(1e-5)
+        )
 
     e0 = eps_up(**base)
     assert eps_up(1.0, 0.05, 100) > e0
@@ -133,7 +137,9 @@ def test_against_dp_accounting():
     their_up, their_low = theirs(True), theirs(False)
 
     def ours(interval: float) -> tuple[float, float]:
-        dist = pld.subsampled_gaussian(sigma, q, value_discretization_interval=interval).self_compose(rounds)
+        dist = pld.subsampled_gaussian(
+            sigma, q, value_discretization_interval=interval
+        ).self_compose(rounds)
         return dist.epsilon(delta, bound="both", composition_only=True)
 
     lo, up = ours(h)
@@ -188,7 +194,9 @@ def test_fixed_size_one_round_is_exact():
     for eps in (0.0, 0.5, 1.0, 2.0, 4.0):
         e2 = mpmath.log(1 + mpmath.expm1(eps) / q)
         r = 2 / mpmath.mpf(sigma)
-        exact = float(q * (mpmath.ncdf(-(e2 / r - r / 2)) - mpmath.exp(e2) * mpmath.ncdf(-(e2 / r + r / 2))))
+        exact = float(
+            q * (mpmath.ncdf(-(e2 / r - r / 2)) - mpmath.exp(e2) * mpmath.ncdf(-(e2 / r + r / 2)))
+        )
         lo, up = dist.delta(eps, bound="both")
         assert lo <= exact * (1 + 1e-12) and exact <= up * (1 + 1e-12)
         assert up - lo <= 1e-4 * exact + 2e-9  # grid and tail charges only
@@ -196,7 +204,9 @@ def test_fixed_size_one_round_is_exact():
 
 def test_fixed_size_full_batch_is_gaussian_with_double_shift():
     """m = n: the pair is N(1, s^2) vs N(-1, s^2), i.e. theta(2/s, eps) exactly."""
-    dist = pld.fixed_size_subsampled_gaussian(3.0, 10, 10, value_discretization_interval=5e-3).self_compose(20)
+    dist = pld.fixed_size_subsampled_gaussian(
+        3.0, 10, 10, value_discretization_interval=5e-3
+    ).self_compose(20)
     exact = hs.theta_epsilon(2 * math.sqrt(20) / 3.0, 1e-6)
     lo, up = dist.epsilon(1e-6, bound="both")
     assert lo <= exact <= up and up - lo < 1e-3
@@ -206,7 +216,9 @@ def test_small_rate_bracket_is_tight():
     """W3-like (q = 0.001, sigma = 0.8), 2000 rounds: the optimistic side stays close to the pessimistic."""
 
     def bracket(h: float) -> tuple[float, float]:
-        dist = pld.subsampled_gaussian(0.8, 0.001, value_discretization_interval=h).self_compose(2000)
+        dist = pld.subsampled_gaussian(0.8, 0.001, value_discretization_interval=h).self_compose(
+            2000
+        )
         return dist.epsilon(1e-5, bound="both")
 
     lo, up = bracket(2e-4)

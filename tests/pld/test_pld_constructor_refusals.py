@@ -9,12 +9,16 @@ from hockeystick.base.validation import ParameterTypeError
 
 CALLS = {
     "gaussian": lambda **kw: pld.gaussian(**{"sigma": 1.0, **kw}),
-    "subsampled_gaussian": lambda **kw: pld.subsampled_gaussian(**{"sigma": 1.0, "sampling_rate": 0.1, **kw}),
+    "subsampled_gaussian": lambda **kw: pld.subsampled_gaussian(
+        **{"sigma": 1.0, "sampling_rate": 0.1, **kw}
+    ),
 }
 
 
 @pytest.mark.parametrize("call", sorted(CALLS))
-@pytest.mark.parametrize(("value", "shown"), [("1", "'1' (str)"), (True, "True (bool)"), (None, "None (NoneType)")])
+@pytest.mark.parametrize(
+    ("value", "shown"), [("1", "'1' (str)"), (True, "True (bool)"), (None, "None (NoneType)")]
+)
 @pytest.mark.parametrize("name", ["sigma", "sensitivity"])
 def test_wrong_kind_names_argument_and_given_value(call, value, shown, name):
     with pytest.raises(ParameterTypeError) as err:
@@ -26,13 +30,17 @@ def test_wrong_kind_names_argument_and_given_value(call, value, shown, name):
 
 
 def test_sampling_rate_string_shown_as_given():
-    with pytest.raises(ParameterTypeError, match=r"^sampling_rate must be a real number .*got '0\.1' \(str\)"):
+    with pytest.raises(
+        ParameterTypeError, match=r"^sampling_rate must be a real number .*got '0\.1' \(str\)"
+    ):
         pld.subsampled_gaussian(1.0, "0.1")
 
 
 @pytest.mark.parametrize("call", sorted(CALLS))
 def test_array_is_one_number_refused_by_name(call):
-    with pytest.raises(ParameterTypeError, match=r"^sigma must be a single number, got \[1\.0, 2\.0\]"):
+    with pytest.raises(
+        ParameterTypeError, match=r"^sigma must be a single number, got \[1\.0, 2\.0\]"
+    ):
         CALLS[call](sigma=np.array([1.0, 2.0]))
 
 

@@ -30,12 +30,16 @@ CASES = [
 ]
 
 
-def _two_directions(sigma: float, q: float, rounds: int, h: float, direct: bool) -> tuple[np.ndarray, np.ndarray]:
+def _two_directions(
+    sigma: float, q: float, rounds: int, h: float, direct: bool
+) -> tuple[np.ndarray, np.ndarray]:
     """The two-direction PLD's upper values and charged lower values (no suffix maxima) at X."""
     two = subsampled_gaussians(sigma, q, value_discretization_interval=h)[0].self_compose(rounds)
     compose_all([two], True, direct_bins=direct)
     ups = [pmf.delta(X) for pmf in two.composed(True)]
-    sides = undominated_lower_sides([two], [ups], lambda pmf, i: pmf.delta(X, envelope=False), None, direct)[0]
+    sides = undominated_lower_sides(
+        [two], [ups], lambda pmf, i: pmf.delta(X, envelope=False), None, direct
+    )[0]
     return np.max([low for _, low in sides.values()], axis=0), np.max(ups, axis=0)
 
 
@@ -75,7 +79,9 @@ def test_screened_lower_side_is_below_dp_accountings_pessimistic_pld():
         [(sigma, q, float(rounds), 1.0)], [6.4e-4], [EPS], 1e-15, 1, True, FLOOR
     )
     lo = np.max([low for _, low in sides.values()], axis=0)
-    ref = pld_lib.from_gaussian_mechanism(sigma, sampling_prob=q, value_discretization_interval=1e-4)
+    ref = pld_lib.from_gaussian_mechanism(
+        sigma, sampling_prob=q, value_discretization_interval=1e-4
+    )
     ref = ref.self_compose(rounds)
     assert np.all(lo <= np.array([ref.get_delta_for_epsilon(float(e)) for e in EPS]))
 
@@ -102,7 +108,16 @@ EDGE_EPS = np.array([0.0, 0.5, 3.0, 10.0, 700.0, np.inf])
 
 
 @pytest.mark.parametrize(
-    "sigma,q", [(1.0, 5e-324), (1.0, 1e-300), (0.3, 0.01), (0.8, 1e-3), (2.0, 0.5), (1.0, 1.0 - 2.0**-53), (50.0, 0.2)]
+    "sigma,q",
+    [
+        (1.0, 5e-324),
+        (1.0, 1e-300),
+        (0.3, 0.01),
+        (0.8, 1e-3),
+        (2.0, 0.5),
+        (1.0, 1.0 - 2.0**-53),
+        (50.0, 0.2),
+    ],
 )
 def test_epsilon_rule_one_round_brackets_the_exact_delta(sigma, q):
     """One round (the screen on a 4x coarser grid, the below-rate start and the steps of the epsilon rule all

@@ -22,7 +22,8 @@ from hockeystick.pld.compose import fft as pc
 # The bounds' sizes below (about 1.1 u ||p||_1, charges 20x below the FFT's, a point below the floor) hold
 # where long double is x86-64's 80-bit format; elsewhere the direct bins stay valid but gain less or nothing.
 x87_long_double = pytest.mark.skipif(
-    np.finfo(np.longdouble).nmant != 63, reason="needs x86-64's 80-bit long double (64-bit significand)"
+    np.finfo(np.longdouble).nmant != 63,
+    reason="needs x86-64's 80-bit long double (64-bit significand)",
 )
 
 U = 2.0**-53
@@ -39,14 +40,19 @@ def _mpmath_dft(p: np.ndarray, m: int, k: int) -> mpmath.mpc:
 
 
 @pytest.mark.parametrize(
-    "m, n, seed", [(1, 5, 0), (7, 3, 1), (64, 64, 2), (96, 250, 3), (1000, 3000, 4), (1474560, 400, 5)]
+    "m, n, seed",
+    [(1, 5, 0), (7, 3, 1), (64, 64, 2), (96, 250, 3), (1000, 3000, 4), (1474560, 400, 5)],
 )
 @x87_long_double
 def test_direct_bins_match_a_50_digit_dft_within_their_bound(m, n, seed):
     rng = np.random.default_rng(seed)
     p = rng.random(n) ** 6  # uneven masses, some tiny
     p /= p.sum()
-    ks = list(range(m)) if m <= 96 else sorted({0, 1, m - 1, m // 2, m // 3, *rng.integers(0, m, 6).tolist()})
+    ks = (
+        list(range(m))
+        if m <= 96
+        else sorted({0, 1, m - 1, m // 2, m // 3, *rng.integers(0, m, 6).tolist()})
+    )
     values, bound = _core.pld_compose.direct_bins(p, m=m, bins=ks)
     l1 = float(np.sum(p))
     assert 0.0 < bound <= 1.5 * U * l1  # about 1.1 u ||p||_1 (x86-64 long double)
@@ -70,7 +76,9 @@ def test_direct_bins_beat_plain_summation_on_many_terms():
         naive = 0.0
         for x in p:
             naive += float(x)
-        assert abs(mpmath.mpf(naive) - exact0) > 10 * bound  # the blocked long double sum is what keeps the bound
+        assert (
+            abs(mpmath.mpf(naive) - exact0) > 10 * bound
+        )  # the blocked long double sum is what keeps the bound
     assert bound < 8 * U * 12 * np.sum(p) / 20  # 1/20 of the FFT's bound at M = 4096
 
 
@@ -89,11 +97,15 @@ def _composed(dist, rounds: int, pessimistic: bool, direct_bins: bool) -> list:
     for direction in dist.directions:
         ((factor, count),) = direction.items()
         side = factor.upper if pessimistic else factor.lower
-        out.append(pc.compose([(side, count * rounds)], pessimistic=pessimistic, direct_bins=direct_bins))
+        out.append(
+            pc.compose([(side, count * rounds)], pessimistic=pessimistic, direct_bins=direct_bins)
+        )
     return out
 
 
-def _bracket(dist, rounds: int, eps: np.ndarray, direct_bins: bool) -> tuple[np.ndarray, np.ndarray]:
+def _bracket(
+    dist, rounds: int, eps: np.ndarray, direct_bins: bool
+) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) delta(eps): the largest over directions of each side's charged curve."""
     lo = np.max([g.delta(eps) for g in _composed(dist, rounds, False, direct_bins)], axis=0)
     up = np.max([g.delta(eps) for g in _composed(dist, rounds, True, direct_bins)], axis=0)
@@ -133,11 +145,15 @@ def test_charge_limited_subsampled_gaussian_point_moves_below_the_floor():
     lo, up = _bracket(dist, rounds, eps, True)
     fft_lo, fft_up = _bracket(dist, rounds, eps, False)
     assert 0.0 <= lo[0] <= up[0] < 1e-10 < 1e-9 < fft_up[0]
-    for direct, fft_only in zip(_composed(dist, rounds, True, True), _composed(dist, rounds, True, False)):
+    for direct, fft_only in zip(
+        _composed(dist, rounds, True, True), _composed(dist, rounds, True, False)
+    ):
         assert direct.total_error * 20 <= fft_only.total_error
         assert fft_only.total_error > 1e-9 > 1e-10 > direct.total_error
     # A finer grid's certified lower side (the accountant's, FFT charges) never exceeds this upper side.
-    fine = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2.5e-4).self_compose(rounds)
+    fine = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2.5e-4).self_compose(
+        rounds
+    )
     assert fine.delta(10.0, bound="lower") <= up[0]
     assert fft_lo[0] <= up[0] and lo[0] <= fft_up[0]
 
@@ -148,7 +164,10 @@ def test_the_default_keeps_the_fft_charges():
     factor = next(iter(dist.directions[0]))
     default = pc.compose([(factor.upper, 47149)], pessimistic=True)
     fft_only = pc.compose([(factor.upper, 47149)], pessimistic=True, direct_bins=False)
-    assert (default.total_error, default.entry_error) == (fft_only.total_error, fft_only.entry_error)
+    assert (default.total_error, default.entry_error) == (
+        fft_only.total_error,
+        fft_only.entry_error,
+    )
     np.testing.assert_array_equal(default.p, fft_only.p)
 
 
@@ -158,7 +177,12 @@ def test_the_refinement_recomposes_with_direct_bins_where_the_round_off_charge_h
     round-off charge; the lower side is 0); the accountant's refinement recomposes with direct bins, so the
     bracket certifies delta well below G1's floor 1e-9 there (and stays ordered)."""
     acc = pld.SubsampledGaussianPLD(
-        sigma=0.5, sampling_rate=1e-4, rounds=47149, accuracy=1e-2, delta_accuracy="epsilon", workers=1
+        sigma=0.5,
+        sampling_rate=1e-4,
+        rounds=47149,
+        accuracy=1e-2,
+        delta_accuracy="epsilon",
+        workers=1,
     )
     lo, up = acc.delta(np.array([10.0]), bound="both")
     assert 0.0 <= lo[0] <= up[0] < 0.1 * pld.SubsampledGaussianPLD.DELTA_FLOOR
@@ -200,7 +224,9 @@ def test_a_row_below_the_default_charge_takes_direct_bins_from_a_lower_threshold
     factor = next(iter(dist.directions[0]))
     fft = pc.compose([(factor.upper, 168)], pessimistic=True)
     default = pc.compose([(factor.upper, 168)], pessimistic=True, direct_bins=True)
-    forced = pc.compose_many([[(factor.upper, 168)]], pessimistic=True, direct_bins=True, direct_min_charge=0.0)[0]
+    forced = pc.compose_many(
+        [[(factor.upper, 168)]], pessimistic=True, direct_bins=True, direct_min_charge=0.0
+    )[0]
     np.testing.assert_array_equal(fft.p, default.p)
     assert default.total_error == fft.total_error
     assert forced.total_error * 20 <= fft.total_error
@@ -211,12 +237,18 @@ def test_a_row_below_the_default_charge_takes_direct_bins_from_a_lower_threshold
             ((f, count),) = direction.items()
             ups.append(
                 pc.compose_many(
-                    [[(f.upper, count * 168)]], pessimistic=True, direct_bins=True, direct_min_charge=charge
+                    [[(f.upper, count * 168)]],
+                    pessimistic=True,
+                    direct_bins=True,
+                    direct_min_charge=charge,
                 )[0].delta(eps)
             )
             lows.append(
                 pc.compose_many(
-                    [[(f.lower, count * 168)]], pessimistic=False, direct_bins=True, direct_min_charge=charge
+                    [[(f.lower, count * 168)]],
+                    pessimistic=False,
+                    direct_bins=True,
+                    direct_min_charge=charge,
                 )[0].delta(eps)
             )
         sides[key] = (np.max(lows, axis=0), np.max(ups, axis=0))
@@ -229,7 +261,9 @@ def test_a_negative_direct_min_charge_is_refused():
     dist = pld.gaussian(30.0, value_discretization_interval=2e-3)
     ((f, c),) = dist.directions[0].items()
     with pytest.raises(ValueError, match="direct_min_charge"):
-        pc.compose_many([[(f.upper, 100)]], pessimistic=True, direct_bins=True, direct_min_charge=-1.0)
+        pc.compose_many(
+            [[(f.upper, 100)]], pessimistic=True, direct_bins=True, direct_min_charge=-1.0
+        )
 
 
 @x87_long_double
@@ -239,11 +273,13 @@ def test_the_refinement_takes_every_direct_bin_when_it_steps_to_the_same_grid():
     (direct bins from the default charge only) to within 1 %, overlapping a fixed fine grid's bracket."""
     eps = np.array([8.5])
     kw = dict(sigma=G1_SIGMA, sampling_rate=G1_Q, rounds=168)
-    lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon", workers=1).delta(
+    lo, up = pld.SubsampledGaussianPLD(
+        **kw, accuracy=1e-2, delta_accuracy="epsilon", workers=1
+    ).delta(eps, bound="both")
+    assert (up - lo)[0] < 1e-2 * up[0]
+    f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=5e-4).delta(
         eps, bound="both"
     )
-    assert (up - lo)[0] < 1e-2 * up[0]
-    f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=5e-4).delta(eps, bound="both")
     assert lo[0] <= f_up[0] and f_lo[0] <= up[0]
 
 
@@ -279,8 +315,12 @@ def test_a_wide_band_row_of_few_rounds_takes_its_power_in_double(count):
         side = factor.upper if pessimistic else factor.lower
         fft = pc.compose([(side, count)], pessimistic=pessimistic)
         double = pc.compose([(side, count)], pessimistic=pessimistic, direct_bins=True)
-        forced = pc.compose_many([[(side, count)]], pessimistic=pessimistic, direct_bins=True, direct_min_charge=0.0)[0]
-        spectral = [pmf.spectral_l2 * math.sqrt(pc.fft_length(pmf.p.size)) for pmf in (fft, double, forced)]
+        forced = pc.compose_many(
+            [[(side, count)]], pessimistic=pessimistic, direct_bins=True, direct_min_charge=0.0
+        )[0]
+        spectral = [
+            pmf.spectral_l2 * math.sqrt(pc.fft_length(pmf.p.size)) for pmf in (fft, double, forced)
+        ]
         assert spectral[0] > 1e-11 > 3 * spectral[1] and spectral[1] * 5 < spectral[0]
         assert spectral[2] < spectral[1]
         assert forced.entry_error < double.entry_error < fft.entry_error
@@ -291,7 +331,9 @@ def test_a_wide_band_row_of_few_rounds_takes_its_power_in_double(count):
             assert np.max(np.abs(pmf.p - forced.p)) <= pmf.entry_error + forced.entry_error
     side = factor.upper
     fifty = pc.compose([(side, 50)], pessimistic=True, direct_bins=True)
-    forced = pc.compose_many([[(side, 50)]], pessimistic=True, direct_bins=True, direct_min_charge=0.0)[0]
+    forced = pc.compose_many(
+        [[(side, 50)]], pessimistic=True, direct_bins=True, direct_min_charge=0.0
+    )[0]
     assert fifty.p.tobytes() == forced.p.tobytes() and fifty.total_error == forced.total_error
 
 
@@ -311,7 +353,10 @@ def test_the_double_power_holds_at_the_edges():
         double = pc.compose([(side, one * count)], pessimistic=pessimistic, direct_bins=True)
         fft = pc.compose([(side, one * count)], pessimistic=pessimistic)
         forced = pc.compose_many(
-            [[(side, one * count)]], pessimistic=pessimistic, direct_bins=True, direct_min_charge=0.0
+            [[(side, one * count)]],
+            pessimistic=pessimistic,
+            direct_bins=True,
+            direct_min_charge=0.0,
         )[0]
         assert not np.array_equal(double.p, fft.p) and not np.array_equal(double.p, forced.p)
         got = double.delta(eps)

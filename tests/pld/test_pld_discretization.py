@@ -20,7 +20,9 @@ def _factors(dist):
 def test_gaussian_cells_match_mpmath():
     """c_j = E_P[(1 - e^{l_j - L}); L in cell], L ~ N(1/(2 s^2), 1/s^2): 30-digit quadrature."""
     s, h = 0.8, 0.05
-    cells = _core.pld.subsampled_gaussian_cells(s, 1.0, remove=True, h=h, tail=1e-12, max_cells=1 << 20)
+    cells = _core.pld.subsampled_gaussian_cells(
+        s, 1.0, remove=True, h=h, tail=1e-12, max_cells=1 << 20
+    )
     mu, sd = 1 / (2 * s * s), 1 / s
     mpmath.mp.dps = 30
     dens = lambda l: mpmath.npdf(l, mu, sd)  # noqa: E731
@@ -38,14 +40,18 @@ def test_composed_pessimistic_mass_exceeds_one_by_about_the_loss_shift():
     1 + e + e^2 + 16u, and the cells' round-off adds <= 64u e^h: pld/grid/connect_dots.hpp), and the optimistic
     mass falls short of 1 by at least T e (its factor is 1 - e - 4u).  Factors of 1 +- 4e would make the
     excess 4 T e, 5.9e-9 of the bracket near delta = 1 instead of 2.4e-9."""
-    d = pld.subsampled_gaussian(0.5493, 0.04833, value_discretization_interval=1e-3).self_compose(5964)
+    d = pld.subsampled_gaussian(0.5493, 0.04833, value_discretization_interval=1e-3).self_compose(
+        5964
+    )
     for up, lo in zip(d.composed(True), d.composed(False)):
         excess = up.finite_mass + up.p_inf - 1.0
         assert up.loss_shift < excess <= 1.25 * up.loss_shift
         assert 1.0 - lo.finite_mass >= lo.loss_shift
 
 
-@pytest.mark.parametrize("s, rounds, h", [(1.0, 94, 1e-3), (1.0, 94, 1e-2), (0.5, 30, 1e-3), (2.0, 400, 1e-3)])
+@pytest.mark.parametrize(
+    "s, rounds, h", [(1.0, 94, 1e-3), (1.0, 94, 1e-2), (0.5, 30, 1e-3), (2.0, 400, 1e-3)]
+)
 def test_gaussian_compositions_near_delta_one_are_bracketed(s, rounds, h):
     """Near delta = 1 (1 - delta from 5e-8 to 1e-5), where the edge factors are an absolute part of the
     bracket: the T-fold Gaussian's exact delta, theta at mu = sqrt(T) / s (mpmath, 40 digits), lies
@@ -70,7 +76,9 @@ def test_gaussian_cell_masses_match_mpmath():
     """pld/grid/cells.hpp's cell_mass through the binding: a_j = P(L in cell j) and e^{l_j} b_j = e^{l_j} Q(L in cell j)
     for L ~ N(1/(2 s^2), 1/s^2) under P and N(-1/(2 s^2), 1/s^2) under Q, from the normal cdf at 30 digits."""
     s, h = 0.8, 0.05
-    cells = _core.pld.subsampled_gaussian_cells(s, 1.0, remove=True, h=h, tail=1e-12, max_cells=1 << 20)
+    cells = _core.pld.subsampled_gaussian_cells(
+        s, 1.0, remove=True, h=h, tail=1e-12, max_cells=1 << 20
+    )
     mu, sd = 1 / (2 * s * s), 1 / s
     mpmath.mp.dps = 30
     for j in (3, len(cells["c"]) // 2, len(cells["c"]) - 4):
@@ -79,7 +87,9 @@ def test_gaussian_cell_masses_match_mpmath():
         b = mpmath.ncdf(lj + h, -mu, sd) - mpmath.ncdf(lj, -mu, sd)
         assert cells["p_mass"][j] == pytest.approx(float(a), rel=1e-12)
         assert cells["q_mass_scaled"][j] == pytest.approx(float(mpmath.e**lj * b), rel=1e-12)
-    assert float(np.sum(cells["p_mass"])) + cells["tail_lo"] + cells["tail_hi"] == pytest.approx(1.0, abs=1e-13)
+    assert float(np.sum(cells["p_mass"])) + cells["tail_lo"] + cells["tail_hi"] == pytest.approx(
+        1.0, abs=1e-13
+    )
 
 
 @pytest.mark.parametrize("sigma, q", [(1.0, 1.0), (0.7, 0.05), (2.0, 0.3)])
@@ -90,7 +100,9 @@ def test_pmfs_are_valid_pairs(sigma, q):
     fail the bound below (e is 1e-14 or more here)."""
     for f in _factors(pld.subsampled_gaussian(sigma, q, value_discretization_interval=2e-3)):
         assert f.connect_dots
-        raise_ = f.upper.loss_shift * (1 + 1e-6) + 100 * 2.0**-53  # the loss shift here is the edges' bound, e
+        raise_ = (
+            f.upper.loss_shift * (1 + 1e-6) + 100 * 2.0**-53
+        )  # the loss shift here is the edges' bound, e
         assert 0.0 < f.upper.loss_shift < 1e-11
         for pmf in (f.upper, f.lower):
             assert np.all(pmf.p >= 0)
@@ -182,7 +194,9 @@ def _exact_subsampled_gaussian_delta(sigma: float, q: float, eps: float) -> floa
 
 
 @pytest.mark.parametrize("h", [0.3, 1.0, 4.0])
-@pytest.mark.parametrize("sigma, q", [(0.25, 1.0), (0.25, 1e-3), (1.0, 0.3), (4.0, 1.0), (0.6, 0.05)])
+@pytest.mark.parametrize(
+    "sigma, q", [(0.25, 1.0), (0.25, 1e-3), (1.0, 0.3), (4.0, 1.0), (0.6, 0.05)]
+)
 def test_one_round_bracket_holds_the_exact_delta_on_coarse_grids(sigma, q, h):
     """The cells' node exponentials come from the vector kernels (simd/exp_arrays.hpp) where the CPU has them; on a
     coarse grid with little noise their expm1 arguments lie far beyond 1 (the exp - 1 branch) and their exp
@@ -195,7 +209,9 @@ def test_one_round_bracket_holds_the_exact_delta_on_coarse_grids(sigma, q, h):
     # the 40-digit value rounded to a double is within half an ulp: one ulp of slack, no more
     assert np.all(lo <= np.nextafter(exact, np.inf)), (lo, exact)
     assert np.all(up >= np.nextafter(exact, -np.inf)), (up, exact)
-    assert np.all(up[exact < 0.5] < 1.0)  # not the trivial upper side (a coarse grid may leave the lower at 0)
+    assert np.all(
+        up[exact < 0.5] < 1.0
+    )  # not the trivial upper side (a coarse grid may leave the lower at 0)
 
 
 @pytest.mark.parametrize(
@@ -218,7 +234,9 @@ def test_cell_edges_lie_within_their_charged_loss_error(sigma, q, h, remove):
     """Every cell edge x^_j = x_of_loss(l_j) as the core computes it has a true loss L(x^_j) (mpmath, 50
     digits) within the cells' edge_error of the grid loss j h: the loss error the PMFs charge as their
     loss shift (pld/grid/cells.hpp, Cells::edge_error; ~1e-15 here)."""
-    cells = _core.pld.subsampled_gaussian_cells(sigma, q, remove=remove, h=h, tail=1e-15, max_cells=1 << 26)
+    cells = _core.pld.subsampled_gaussian_cells(
+        sigma, q, remove=remove, h=h, tail=1e-15, max_cells=1 << 26
+    )
     k = cells["k_lo"] + np.arange(len(cells["c"]) + 1)
     x, _ = _core.pld._subsampled_gaussian_edges(sigma, q, remove=remove, l=k * h)
     mp = mpmath
@@ -249,7 +267,9 @@ def test_a_grid_finer_than_its_edges_are_placed_is_refused():
         pld.subsampled_gaussian(0.25, 1 - 1e-12, value_discretization_interval=1e-3)
     d = pld.subsampled_gaussian(0.25, 1 - 1e-12, value_discretization_interval=0.05)
     assert all(1e-4 < f.upper.loss_shift < 0.05 / 4 for f in d.directions[0])
-    exact = hs.theta(1.0 / 0.25, 2.0)  # q -> 1: the Gaussian mechanism's delta, within ~1e-12 of this one's
+    exact = hs.theta(
+        1.0 / 0.25, 2.0
+    )  # q -> 1: the Gaussian mechanism's delta, within ~1e-12 of this one's
     assert (
         float(d.delta(2.0, bound="lower", composition_only=True)) <= exact + 1e-11
         and float(d.delta(2.0, composition_only=True)) >= exact - 1e-11
@@ -258,7 +278,12 @@ def test_a_grid_finer_than_its_edges_are_placed_is_refused():
 
 @pytest.mark.parametrize(
     "sigma, q, h, remove",
-    [(0.8, 1e-3, 1e-4, True), (2.0, 1e-2, 1e-2, False), (0.5, 0.3, 1e-2, False), (4.0, 0.5, 1e-3, True)],
+    [
+        (0.8, 1e-3, 1e-4, True),
+        (2.0, 1e-2, 1e-2, False),
+        (0.5, 0.3, 1e-2, False),
+        (4.0, 0.5, 1e-3, True),
+    ],
 )
 def test_cell_values_lie_within_the_stated_round_off(sigma, q, h, remove):
     """A cell's two numbers against 40-digit integrals over the core's own edges, with its kernel's convention
@@ -267,12 +292,18 @@ def test_cell_values_lie_within_the_stated_round_off(sigma, q, h, remove):
     far tails (x/s ~ 9), where fl(x/s)^2 had put up to 80u into c_j, and the add direction's longest cells
     (hundreds of nodes, 36u with a plain sum) are among them."""
     mp = mpmath
-    cells = _core.pld.subsampled_gaussian_cells(sigma, q, remove=remove, h=h, tail=1e-15, max_cells=1 << 26)
+    cells = _core.pld.subsampled_gaussian_cells(
+        sigma, q, remove=remove, h=h, tail=1e-15, max_cells=1 << 26
+    )
     c, d = np.asarray(cells["c"]), np.asarray(cells["d"])
     k = cells["k_lo"] + np.arange(c.size + 1)
     x, _ = _core.pld._subsampled_gaussian_edges(sigma, q, remove=remove, l=k * h)
     z = hs.gaussian_tail_inverse(0.5e-15)
-    x = np.clip(x, -z * sigma, 1 + z * sigma) if remove else np.clip(x, 1 - z * sigma, 1 + z * sigma)
+    x = (
+        np.clip(x, -z * sigma, 1 + z * sigma)
+        if remove
+        else np.clip(x, 1 - z * sigma, 1 + z * sigma)
+    )
     s, mq = mp.mpf(sigma), mp.mpf(q)
 
     def loss(v):
@@ -290,7 +321,13 @@ def test_cell_values_lie_within_the_stated_round_off(sigma, q, h, remove):
         for j in sorted(picks):
             xa, xb = mp.mpf(float(x[j])), mp.mpf(float(x[j + 1]))
             la, lj, hh = loss(xa), mp.mpf(float(k[j] * h)), mp.mpf(h)
-            exact_c = mp.quad(lambda v: density(v) * mp.exp(lj - la) * -mp.expm1(-(loss(v) - la)), [xa, xb])
-            exact_d = mp.quad(lambda v: density(v) * mp.exp(lj - la) * mp.expm1(hh - (loss(v) - la)), [xa, xb])
-            worst = max(worst, float((abs(c[j] - exact_c) + abs(d[j] - exact_d)) / (exact_c + exact_d)))
+            exact_c = mp.quad(
+                lambda v: density(v) * mp.exp(lj - la) * -mp.expm1(-(loss(v) - la)), [xa, xb]
+            )
+            exact_d = mp.quad(
+                lambda v: density(v) * mp.exp(lj - la) * mp.expm1(hh - (loss(v) - la)), [xa, xb]
+            )
+            worst = max(
+                worst, float((abs(c[j] - exact_c) + abs(d[j] - exact_d)) / (exact_c + exact_d))
+            )
     assert worst <= 32 * 2.0**-53, worst / 2.0**-53

@@ -31,7 +31,9 @@ def gaussian_delta(mu: float, eps: np.ndarray) -> np.ndarray:
 
 
 @settings(max_examples=80, deadline=None)
-@given(mu=st.floats(0.5, 3.0), g=st.floats(0.002, 1.5), spacing=st.sampled_from([0.01, 0.05, 0.2, 0.5]))
+@given(
+    mu=st.floats(0.5, 3.0), g=st.floats(0.002, 1.5), spacing=st.sampled_from([0.01, 0.05, 0.2, 0.5])
+)
 def test_gap_read_between_arguments_is_never_below_the_true_gap(mu, g, spacing):
     eps = np.array([0.3, 1.0, 2.0])
     x = np.arange(0.0, 6.0, spacing)
@@ -60,15 +62,21 @@ def test_no_gap_where_the_lower_side_is_zero_or_the_upper_side_is_flat():
     assert np.all(np.isinf(epsilon_gap(eps, np.full(2, 0.99), up, x, np.full(6, 0.995))))
     assert np.all(np.isinf(epsilon_gap(eps, np.full(2, 0.99), up, np.array([]), np.array([]))))
     with np.errstate(all="raise"):  # eps = inf: no argument lies beyond it, and no warning either
-        assert np.isinf(epsilon_gap(np.array([np.inf]), np.array([0.5]), np.array([0.6]), x, np.full(6, 0.1))[0])
+        assert np.isinf(
+            epsilon_gap(np.array([np.inf]), np.array([0.5]), np.array([0.6]), x, np.full(6, 0.1))[0]
+        )
 
 
 def _epsilon_widths(kw: dict, eps: np.ndarray, lo: np.ndarray, up: np.ndarray) -> np.ndarray:
     """G1's certified epsilon width at delta = up (the least over RIGHT_OFFSETS, upper sides by accuracy=)."""
     right = [
-        pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps + d) for d in RIGHT_OFFSETS
+        pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps + d)
+        for d in RIGHT_OFFSETS
     ]
-    return np.min([certified_epsilon_width(eps, lo, up, eps + d, r) for d, r in zip(RIGHT_OFFSETS, right)], axis=0)
+    return np.min(
+        [certified_epsilon_width(eps, lo, up, eps + d, r) for d, r in zip(RIGHT_OFFSETS, right)],
+        axis=0,
+    )
 
 
 def _pessimistic_dp_accounting(kw: dict, eps: np.ndarray, h: float) -> np.ndarray:
@@ -85,11 +93,15 @@ def test_a_capped_argument_with_a_gap_steps_by_it_not_by_capped_step(visited_gri
     (h = 1.02e-2: gaps 0.5-0.7), which is far finer than the flat h / 32 needs; one step by the gap meets G1."""
     kw = dict(sigma=2.047, sampling_rate=0.0483, rounds=56899)
     eps = np.array([1.0, 3.0, 8.0])
-    lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(
+        eps, bound="both"
+    )
     grids = list(visited_grids)
     assert len(grids) == 2 and grids[1] >= 2 * tuning.CAPPED_STEP * grids[0]
     assert np.all(_epsilon_widths(kw, eps, lo, up) <= 1e-2)
-    f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2.5e-4).delta(eps, bound="both")
+    f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2.5e-4).delta(
+        eps, bound="both"
+    )
     assert np.all(lo <= f_up) and np.all(f_lo <= up) and np.all((0 <= lo) & (lo <= up) & (up <= 1))
 
 
@@ -103,10 +115,15 @@ def test_a_blind_point_keeps_the_jump_of_its_cap_and_its_bracket_holds(visited_g
     acc = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon")
     lo, up = acc.delta(eps, bound="both")
     grids = list(visited_grids)
-    assert len(grids) == 2 and grids[1] == ladder_rung(grids[0] * 0.9 * math.sqrt(1e-2 / eps[-1])) < 1e-4
+    assert (
+        len(grids) == 2
+        and grids[1] == ladder_rung(grids[0] * 0.9 * math.sqrt(1e-2 / eps[-1])) < 1e-4
+    )
     assert np.all(_epsilon_widths(kw, eps, lo, up)[:4] <= 1e-2)
     assert np.all(lo <= _pessimistic_dp_accounting(kw, eps, 1e-4))
-    f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2e-5).delta(eps, bound="both")
+    f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=2e-5).delta(
+        eps, bound="both"
+    )
     assert np.all(lo <= f_up) and np.all(f_lo <= up)
 
 
@@ -117,16 +134,26 @@ def test_an_offset_limited_width_steps_by_its_gap_not_by_its_h2_law(visited_grid
     5.66e-5), where every eps still meets G1 and both brackets hold against a fine fixed grid of ours."""
     kw = dict(sigma=4.343, sampling_rate=0.0113, rounds=82864)
     eps = np.array([0.5, 2.0, 2.5, 3.0, 3.5, 4.0])
-    lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
+    lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(
+        eps, bound="both"
+    )
     by_gap = list(visited_grids)
     visited_grids.clear()
     with monkeypatch.context() as patched:
         patched.setattr(tuning, "OFFSET_LIMITED", math.inf)  # no argument is offset-limited
-        h2_lo, h2_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, delta_accuracy="epsilon").delta(eps, bound="both")
+        h2_lo, h2_up = pld.SubsampledGaussianPLD(
+            **kw, accuracy=1e-2, delta_accuracy="epsilon"
+        ).delta(eps, bound="both")
     by_width = list(visited_grids)
     assert len(by_gap) == len(by_width) == 2 and by_gap[0] == by_width[0]
     assert by_gap[1] >= 2.8 * by_width[1]
     assert np.all(_epsilon_widths(kw, eps, lo, up) <= 1e-2)
-    f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=5e-5).delta(eps, bound="both")
+    f_lo, f_up = pld.SubsampledGaussianPLD(**kw, value_discretization_interval=5e-5).delta(
+        eps, bound="both"
+    )
     for low, high in ((lo, up), (h2_lo, h2_up)):
-        assert np.all(low <= f_up) and np.all(f_lo <= high) and np.all((0 <= low) & (low <= high) & (high <= 1))
+        assert (
+            np.all(low <= f_up)
+            and np.all(f_lo <= high)
+            and np.all((0 <= low) & (low <= high) & (high <= 1))
+        )

@@ -43,7 +43,9 @@ FLAGGED = dict(sigma=0.5, sampling_rate=0.00020691380811147902, rounds=82864)
 
 
 @pytest.mark.parametrize("sigma, q, rounds", MET)
-def test_brackets_meet_accuracy_and_overlap_a_fine_fixed_grid(sigma: float, q: float, rounds: tuple[int, ...]) -> None:
+def test_brackets_meet_accuracy_and_overlap_a_fine_fixed_grid(
+    sigma: float, q: float, rounds: tuple[int, ...]
+) -> None:
     acc = pld.SubsampledGaussianPLD(
         sigma=sigma, sampling_rate=q, rounds=np.array(rounds)[:, None], accuracy=ACCURACY, workers=1
     )
@@ -55,16 +57,23 @@ def test_brackets_meet_accuracy_and_overlap_a_fine_fixed_grid(sigma: float, q: f
     assert np.all(up - lo <= ACCURACY)
     assert acc.unmet is not None and acc.unmet.shape == lo.shape and not acc.unmet.any()
     ref_lo, ref_up = pld.SubsampledGaussianPLD(
-        sigma=sigma, sampling_rate=q, rounds=np.array(rounds)[:, None], value_discretization_interval=1e-5
+        sigma=sigma,
+        sampling_rate=q,
+        rounds=np.array(rounds)[:, None],
+        value_discretization_interval=1e-5,
     ).epsilon(DELTAS[::4], bound="both")
-    assert np.all(lo[:, ::4] <= ref_up) and np.all(ref_lo <= up[:, ::4])  # both certified: they overlap
+    assert np.all(lo[:, ::4] <= ref_up) and np.all(
+        ref_lo <= up[:, ::4]
+    )  # both certified: they overlap
 
 
 def test_points_wider_than_accuracy_are_flagged_and_counted() -> None:
     """``FLAGGED`` with the tail 1e-15 given: its 82 864 rounds cut 8e-11 of mass, so its bracket at delta 1e-12 is
     unbounded and flagged (no read at that tail certifies it); the 1e-5 one is not."""
     acc = pld.SubsampledGaussianPLD(**FLAGGED, accuracy=ACCURACY, tail=1e-15)
-    with pytest.warns(AccuracyNotMetWarning, match=r"^1 of 2 epsilon brackets are wider than accuracy=0\.01"):
+    with pytest.warns(
+        AccuracyNotMetWarning, match=r"^1 of 2 epsilon brackets are wider than accuracy=0\.01"
+    ):
         lo, up = acc.epsilon(np.array([1e-12, 1e-5]), bound="both")
     assert acc.unmet is not None
     assert acc.unmet.tolist() == [True, False]
@@ -80,7 +89,9 @@ def test_no_warning_and_no_flags_without_accuracy() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", AccuracyNotMetWarning)
         acc.epsilon(1e-10, bound="both")
-    assert acc.unmet is not None and not np.any(acc.unmet)  # the default reads its own tolerance: flags, none raised
+    assert acc.unmet is not None and not np.any(
+        acc.unmet
+    )  # the default reads its own tolerance: flags, none raised
 
 
 def test_few_rounds_keep_their_own_tail_beside_many() -> None:
@@ -89,9 +100,15 @@ def test_few_rounds_keep_their_own_tail_beside_many() -> None:
     10^5 rounds need (1e-15 against 5.6e-12); beside 10^5 rounds in one call it must stay as it is alone."""
     sigma, q = 0.799929359803029, 0.0006158482110660267
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", AccuracyNotMetWarning)  # 10^5 rounds at 1e-10 may be flagged: not this test
+        warnings.simplefilter(
+            "ignore", AccuracyNotMetWarning
+        )  # 10^5 rounds at 1e-10 may be flagged: not this test
         both = pld.SubsampledGaussianPLD(
-            sigma=sigma, sampling_rate=q, rounds=np.array([15, 100_000])[:, None], accuracy=ACCURACY, workers=1
+            sigma=sigma,
+            sampling_rate=q,
+            rounds=np.array([15, 100_000])[:, None],
+            accuracy=ACCURACY,
+            workers=1,
         )
         lo, up = both.epsilon(DELTAS, bound="both")
     alone_lo, alone_up = pld.SubsampledGaussianPLD(
@@ -138,7 +155,9 @@ def _gaussian_epsilon(mu: float, delta: float) -> mpmath.mpf:
 @pytest.mark.parametrize("sigma", [0.7, 1e3])
 @pytest.mark.parametrize("q", [1e-7, 0.3, 1.0 - 1e-6])
 @pytest.mark.parametrize("rounds", [1, 1000])
-def test_small_delta_brackets_at_the_edges_stay_ordered_and_below_the_gaussian(sigma, q, rounds) -> None:
+def test_small_delta_brackets_at_the_edges_stay_ordered_and_below_the_gaussian(
+    sigma, q, rounds
+) -> None:
     """At deltas from the least subnormal to 1e-9 (the direct bins' charge share of 5e-324 underflows to 0, of
     1e-310 is subnormal), q from 1e-7 to 1 - 1e-6 and sigma 0.7 and 1e3: each bracket is ordered, not NaN, its
     lower side at or below the exact epsilon of the Gaussian without subsampling (mu = sqrt(T) / sigma, which
@@ -147,7 +166,9 @@ def test_small_delta_brackets_at_the_edges_stay_ordered_and_below_the_gaussian(s
     least = math.nextafter(0.0, 1.0)
     deltas = np.array([least, 1e-310, 1e-100, 1e-9])
     with mpmath.workdps(50), warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)  # no numpy overflow leaks from a subnormal delta
+        warnings.simplefilter(
+            "error", RuntimeWarning
+        )  # no numpy overflow leaks from a subnormal delta
         warnings.simplefilter("ignore", AccuracyNotMetWarning)
         lo, up = pld.SubsampledGaussianPLD(
             sigma, q, rounds, accuracy=ACCURACY, relative_accuracy=1e-3, workers=1

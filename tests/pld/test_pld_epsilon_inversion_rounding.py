@@ -37,7 +37,9 @@ def _true_delta(loss: float, eps: float) -> mpmath.mpf:
 @pytest.mark.parametrize("h", [1e-2, 1e-3, 3.7e-3])
 def test_epsilon_bracket_contains_the_exact_crossing(loss, h):
     q_top = math.exp(-loss) / 2
-    grid = pld.from_distributions([0.5, 0.5], [1.0 - q_top, q_top], value_discretization_interval=h, symmetric=True)
+    grid = pld.from_distributions(
+        [0.5, 0.5], [1.0 - q_top, q_top], value_discretization_interval=h, symmetric=True
+    )
     for target in TARGETS:
         lo, up = grid.epsilon(target, bound="both")
         assert lo <= up
@@ -54,7 +56,9 @@ def test_upper_epsilon_meets_its_own_upper_delta():
     """The answer is consistent with the certified delta side: delta_upper(epsilon_upper(t)) <= t."""
     for loss in LOSSES:
         q_top = math.exp(-loss) / 2
-        grid = pld.from_distributions([0.5, 0.5], [1.0 - q_top, q_top], value_discretization_interval=0.01)
+        grid = pld.from_distributions(
+            [0.5, 0.5], [1.0 - q_top, q_top], value_discretization_interval=0.01
+        )
         for target in TARGETS:
             eps = grid.epsilon(target)
             assert grid.delta(eps) <= target, (loss, target, eps)
@@ -84,8 +88,12 @@ def test_an_atom_loss_computed_onto_a_grid_point_keeps_its_round_off(h):
     round-off (``finite_atoms.loss_round_off``) as a shift of the curve (``GridPMF.loss_shift``), as the
     finite-atom path does (tests/pld/test_pld_atom_loss_round_off.py checks both sides, composed)."""
     q_top = math.exp(-700.0) / 2
-    grid = pld.from_distributions([0.5, 0.5], [1.0 - q_top, q_top], value_discretization_interval=h, symmetric=True)
+    grid = pld.from_distributions(
+        [0.5, 0.5], [1.0 - q_top, q_top], value_discretization_interval=h, symmetric=True
+    )
     up = grid.epsilon(1e-300)
     g = mpmath.exp(mpmath.mpf(up))
-    exact = max(mpmath.mpf(0.5) - g * (1 - mpmath.mpf(q_top)), 0) + max(mpmath.mpf(0.5) - g * mpmath.mpf(q_top), 0)
+    exact = max(mpmath.mpf(0.5) - g * (1 - mpmath.mpf(q_top)), 0) + max(
+        mpmath.mpf(0.5) - g * mpmath.mpf(q_top), 0
+    )
     assert exact <= 1e-300

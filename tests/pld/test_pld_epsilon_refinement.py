@@ -62,15 +62,21 @@ def fixed_grid_bracket(
 
     def bracket_at(h: float) -> tuple[float, float]:
         asked.append(h)
-        pld = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=h)
+        pld = SubsampledGaussianPLD(
+            sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=h
+        )
         lo, up = cast("tuple[float, float]", pld.epsilon(delta, bound="both"))
         return float(lo), float(up)
 
     return bracket_at
 
 
-@pytest.mark.parametrize(("sigma", "q", "delta"), [(1.0, 0.01, 1e-5), (0.7, 0.2, 1e-6), (2.0, 0.05, 1e-3)])
-def test_one_round_bracket_holds_the_exact_epsilon_and_meets_the_accuracy(sigma: float, q: float, delta: float) -> None:
+@pytest.mark.parametrize(
+    ("sigma", "q", "delta"), [(1.0, 0.01, 1e-5), (0.7, 0.2, 1e-6), (2.0, 0.05, 1e-3)]
+)
+def test_one_round_bracket_holds_the_exact_epsilon_and_meets_the_accuracy(
+    sigma: float, q: float, delta: float
+) -> None:
     asked: list[float] = []
     accuracy = 1e-3
     lo, up, h, grids, met = _core.pld_refine.refine_epsilon(
@@ -97,7 +103,9 @@ def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> N
     for c, f in ((40.0, 0.0), (3e4, 1e-4), (2e5, 4e-4), (5e5, 6e-4), (1e3, 2e-3)):
         asked: list[float] = []
 
-        def bracket_at(h: float, c: float = c, f: float = f, asked: list[float] = asked) -> tuple[float, float]:
+        def bracket_at(
+            h: float, c: float = c, f: float = f, asked: list[float] = asked
+        ) -> tuple[float, float]:
             asked.append(h)
             width = c * h * h + f
             return 1.0 - width / 2, 1.0 + width / 2
@@ -108,12 +116,16 @@ def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> N
         # the package's rules, replayed on the same widths
         rules, h = (
             NextGrid(accuracy),
-            within_window(point, StartGrid(accuracy, "relative").first(point, np.array([delta]), "epsilon")),
+            within_window(
+                point, StartGrid(accuracy, "relative").first(point, np.array([delta]), "epsilon")
+            ),
         )
         expected, before = [h], None
         while True:
             width = np.array([c * h * h + f])
-            nxt = rules.next_interval(h, width, before, np.zeros(1, bool), None, None, np.array([delta]), point[1])
+            nxt = rules.next_interval(
+                h, width, before, np.zeros(1, bool), None, None, np.array([delta]), point[1]
+            )
             if nxt is not None and nxt < h:
                 nxt = within_window(point, nxt)
             if nxt is None or nxt >= h:
@@ -134,7 +146,9 @@ def test_a_grid_with_a_lower_side_0_is_not_fitted_through() -> None:
         asked.append(h)
         return (0.0, 0.01) if len(asked) == 1 else (0.005 - 2e5 * h * h, 0.005 + 2e5 * h * h)
 
-    _core.pld_refine.refine_epsilon(1.0, 0.01, 1e4, 1.0, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy())
+    _core.pld_refine.refine_epsilon(
+        1.0, 0.01, 1e4, 1.0, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy()
+    )
     point, rules, none = (1.0, 0.01, 1e4, 1.0), NextGrid(1e-3), np.zeros(1, bool)
     width = np.array([4e5 * asked[1] ** 2])
     second = rules.next_interval(asked[1], width, None, none, None, None, np.array([1e-5]), 0.01)
@@ -164,7 +178,9 @@ def test_an_error_in_the_bracket_propagates() -> None:
         raise ValueError(f"no grid {h}")
 
     with pytest.raises(ValueError, match="no grid"):
-        _core.pld_refine.refine_epsilon(1.0, 0.01, 1e4, 1.0, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy())
+        _core.pld_refine.refine_epsilon(
+            1.0, 0.01, 1e4, 1.0, 1e-5, 1e-3, bracket_at=bracket_at, policy=grid_policy()
+        )
     assert math.isfinite(grid_policy().finest_interval)
 
 
@@ -173,9 +189,30 @@ def test_an_error_in_the_bracket_propagates() -> None:
     [
         (1.0, 0.01, 10_000, 1.0, 1e-5, 1e-3),  # one grid
         (0.9, 0.02, 3000, 1.0, 1e-6, 1e-4),  # a fitted step or more
-        (2.0, 0.05, 500, 2.0, 1e-10, 1e-3),  # sensitivity 2; delta below DIRECT_FIRST_DELTA: direct bins first
-        (1.2, 3e-4, 20_000, 1.0, 1e-5, 1e-3),  # q below the first grid: two-resolution blocks of rounds
-        (2.0, 0.2, 200, 1.0, 1e-12, 1e-4),  # charge-limited: the fit through two grids stops (unmet)
+        (
+            2.0,
+            0.05,
+            500,
+            2.0,
+            1e-10,
+            1e-3,
+        ),  # sensitivity 2; delta below DIRECT_FIRST_DELTA: direct bins first
+        (
+            1.2,
+            3e-4,
+            20_000,
+            1.0,
+            1e-5,
+            1e-3,
+        ),  # q below the first grid: two-resolution blocks of rounds
+        (
+            2.0,
+            0.2,
+            200,
+            1.0,
+            1e-12,
+            1e-4,
+        ),  # charge-limited: the fit through two grids stops (unmet)
     ],
 )
 def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_for_bit(
@@ -208,6 +245,8 @@ def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_fo
 
     monkeypatch.setattr(Refinement, "one_epsilon", recorded)
     core = bracket()
-    assert asked[0] is True  # the accuracy's refinement; at accuracy 1e-4 the default's, intersected, may follow
+    assert (
+        asked[0] is True
+    )  # the accuracy's refinement; at accuracy 1e-4 the default's, intersected, may follow
     monkeypatch.setattr(Refinement, "one_epsilon", lambda self, *args: False)
     assert core == bracket()

@@ -46,7 +46,9 @@ def test_closed_form_matches_direct_quadrature():
     sigma, q, eps = 0.4, 0.3, 0.7
     with mp.workdps(30):
         s, g = mp.mpf(sigma), mp.exp(mp.mpf(eps))
-        f = lambda x: max((1 - q) * mp.npdf(x, 0, s) + q * mp.npdf(x, 1, s) - g * mp.npdf(x, 0, s), 0)  # noqa: E731
+        f = lambda x: max(
+            (1 - q) * mp.npdf(x, 0, s) + q * mp.npdf(x, 1, s) - g * mp.npdf(x, 0, s), 0
+        )  # noqa: E731
         # The loss is increasing in x: one crossing, x* = 1/2 + s^2 log(1 + (e^eps - 1)/q).
         x_star = mp.mpf(0.5) + s**2 * mp.log(1 + (g - 1) / q)
         direct = mp.quad(f, [x_star, x_star + 1, mp.inf])
@@ -70,7 +72,8 @@ def _reads(cases: list[tuple], door_in_default: set[tuple]) -> list:
 
 
 @pytest.mark.parametrize(
-    "sigma, q, h, composition_only", _reads([(0.03, 0.5, 1e-3), (0.02, 0.9, 1e-2), (0.03, 1e-2, 1e-3)], set())
+    "sigma, q, h, composition_only",
+    _reads([(0.03, 0.5, 1e-3), (0.02, 0.9, 1e-2), (0.03, 1e-2, 1e-3)], set()),
 )
 def test_little_noise_large_rate_upper_bound_is_finite_and_certified(sigma, q, h, composition_only):
     """sigma = 0.03: the shifted component's weight underflows to 0 at the bottom of the x range
@@ -79,7 +82,9 @@ def test_little_noise_large_rate_upper_bound_is_finite_and_certified(sigma, q, h
     losing the mass there. The pessimistic cells must be finite and keep all the mass, and the
     upper bound must lie above the exact one-round curve and close to it, out to the far tail."""
     for remove in (True, False):
-        cells = _core.pld.subsampled_gaussian_cells(sigma, q, remove=remove, h=h, tail=1e-15, max_cells=1 << 26)
+        cells = _core.pld.subsampled_gaussian_cells(
+            sigma, q, remove=remove, h=h, tail=1e-15, max_cells=1 << 26
+        )
         assert np.all(np.isfinite(cells["c"])) and np.all(np.isfinite(cells["d"]))
         assert np.all(cells["c"] >= 0) and np.all(cells["d"] >= 0)
     d = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
@@ -88,7 +93,12 @@ def test_little_noise_large_rate_upper_bound_is_finite_and_certified(sigma, q, h
             assert factor.upper.p_inf < 1e-13  # the tail (1e-15) and round-off, nothing lost
     # Grid points (multiples of h) up to the top of the loss range (~ 1/(2 sigma^2) + 8.1/sigma).
     top = 0.5 / sigma**2 + 8.1 / sigma
-    eps = np.round(np.concatenate([[0.0, 0.3, 1.0, 5.0, 100.0], np.linspace(0.4, 0.95, 12) * top]) / h) * h
+    eps = (
+        np.round(
+            np.concatenate([[0.0, 0.3, 1.0, 5.0, 100.0], np.linspace(0.4, 0.95, 12) * top]) / h
+        )
+        * h
+    )
     upper = d.delta(eps, composition_only=composition_only)
     exact = np.array([exact_one_round(sigma, q, e) for e in eps])
     assert np.all(np.isfinite(upper))
@@ -112,7 +122,9 @@ def test_optimistic_side_is_finite_and_certified_on_grids_wider_than_709():
     d = pld.gaussian(0.02, value_discretization_interval=h)
     factor = next(iter(d.directions[0]))
     assert factor.upper.losses[0] < -709 and factor.upper.losses[-1] > 709
-    assert factor.connect_dots and np.all(np.isfinite(factor.lower.p)) and np.all(factor.lower.p >= 0)
+    assert (
+        factor.connect_dots and np.all(np.isfinite(factor.lower.p)) and np.all(factor.lower.p >= 0)
+    )
     assert factor.lower.finite_mass <= 1 + 1e-12
     live = factor.lower.p > 0
     q_mass = np.sum(np.exp(np.log(factor.lower.p[live]) - factor.lower.losses[live]))  # no overflow
@@ -160,7 +172,9 @@ def _exact_log_mgf(p: np.ndarray, k_lo: int, h: float, lam: float) -> mp.mpf:
     with mp.workdps(50):
         return mp.log(
             mp.fsum(
-                mp.mpf(float(pk)) * mp.exp(mp.mpf(lam) * (k_lo + k) * mp.mpf(h)) for k, pk in enumerate(p) if pk > 0
+                mp.mpf(float(pk)) * mp.exp(mp.mpf(lam) * (k_lo + k) * mp.mpf(h))
+                for k, pk in enumerate(p)
+                if pk > 0
             )
         )
 
@@ -203,7 +217,11 @@ def _sweep_points():
     sigmas = {1e-2: (0.02, 0.05, 0.2, 1.0, 5.0), 1e-3: (0.03, 0.2, 1.0, 5.0), 1e-4: (0.5, 2.0, 5.0)}
     rates = {1e-2: (1e-4, 1e-2, 0.3, 1.0), 1e-3: (1e-4, 0.05, 1.0), 1e-4: (1e-4, 0.3, 1.0)}
     return [
-        (s, q, h) for h in sigmas for s in sigmas[h] for q in rates[h] if not (h == 1e-3 and s == 0.03 and q != 0.05)
+        (s, q, h)
+        for h in sigmas
+        for s in sigmas[h]
+        for q in rates[h]
+        if not (h == 1e-3 and s == 0.03 and q != 0.05)
     ]
 
 
@@ -240,7 +258,9 @@ def test_little_noise_compositions_against_dp_accounting(sigma, q, rounds, h, co
         pytest.skip("dp_accounting is not installed (pip install hockeystick[test])")
     import logging
 
-    logging.getLogger().setLevel(logging.ERROR)  # their optimistic side warns that it is not connect-the-dots
+    logging.getLogger().setLevel(
+        logging.ERROR
+    )  # their optimistic side warns that it is not connect-the-dots
     eps = [0.5, 5.0, 30.0]
 
     def theirs(pessimistic: bool) -> np.ndarray:

@@ -20,7 +20,10 @@ from hockeystick.pld.compose import fft as pc
 scipy_fft = pytest.importorskip("scipy.fft")
 
 # every length family fft_length gives (2^a f, f in {1, 9/8, 5/4, 45/32, 3/2, 27/16, 15/8}) at a few scales
-LENGTHS = sorted({pc.fft_length(w) for w in (10, 77, 300, 1000, 4100, 20_000, 100_000, 300_000)} | {144, 160, 180})
+LENGTHS = sorted(
+    {pc.fft_length(w) for w in (10, 77, 300, 1000, 4100, 20_000, 100_000, 300_000)}
+    | {144, 160, 180}
+)
 
 
 def _numpy_has_out() -> bool:
@@ -31,7 +34,9 @@ def _numpy_has_out() -> bool:
     return True
 
 
-pytestmark = pytest.mark.skipif(not _numpy_has_out(), reason="numpy.fft takes no out= (numpy < 2): scipy.fft only")
+pytestmark = pytest.mark.skipif(
+    not _numpy_has_out(), reason="numpy.fft takes no out= (numpy < 2): scipy.fft only"
+)
 
 
 @pytest.mark.parametrize("n", LENGTHS)
@@ -39,7 +44,9 @@ def test_numpy_and_scipy_transform_bit_for_bit_in_double(n):
     x = np.random.default_rng(n).random((3, n))
     spectrum = np.fft.rfft(x, axis=-1)
     assert np.array_equal(spectrum, scipy_fft.rfft(x, axis=-1, workers=1))
-    assert np.array_equal(np.fft.irfft(spectrum, n=n, axis=-1), scipy_fft.irfft(spectrum, n=n, axis=-1, workers=1))
+    assert np.array_equal(
+        np.fft.irfft(spectrum, n=n, axis=-1), scipy_fft.irfft(spectrum, n=n, axis=-1, workers=1)
+    )
 
 
 @pytest.mark.parametrize("n", LENGTHS)

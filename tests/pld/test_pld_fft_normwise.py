@@ -24,7 +24,9 @@ from hockeystick.pld.compose.pmf import GridPMF
 U = 2.0**-53
 # a long double with a 64-bit significand (x86-64): its transforms are the reference, ~2000x below u
 FULL_LONG_DOUBLE = np.finfo(np.longdouble).nmant >= 63
-needs_long = pytest.mark.skipif(not FULL_LONG_DOUBLE, reason="numpy's longdouble is not x87's 80-bit format")
+needs_long = pytest.mark.skipif(
+    not FULL_LONG_DOUBLE, reason="numpy's longdouble is not x87's 80-bit format"
+)
 
 # one length of each fft_length family (2^a f, f in {1, 9/8, 5/4, 45/32, 3/2, 27/16, 15/8}) and small 5-smooth ones
 LENGTHS = [45, 64, 1 << 12, 9 << 10, 5 << 11, 45 << 8, 3 << 12, 27 << 9, 15 << 10, 1 << 16]
@@ -48,11 +50,17 @@ def test_pocketfft_holds_the_normwise_bound_forward_and_inverse(n):
         exact = scipy.fft.rfft(x.astype(np.longdouble))
         err = scipy.fft.rfft(x) - exact
         # half spectra: the full one's squared norm is the half's doubled, less bin 0 (and n / 2)
-        assert np.sqrt(2.0 * np.sum(np.abs(err) ** 2)) <= bound * np.sqrt(np.sum(np.abs(exact) ** 2))
-        spectrum = scipy.fft.rfft(x)  # an inverse's input as the composition hands it: a double spectrum
+        assert np.sqrt(2.0 * np.sum(np.abs(err) ** 2)) <= bound * np.sqrt(
+            np.sum(np.abs(exact) ** 2)
+        )
+        spectrum = scipy.fft.rfft(
+            x
+        )  # an inverse's input as the composition hands it: a double spectrum
         exact_back = scipy.fft.irfft(spectrum.astype(np.clongdouble), n=n)
         err_back = scipy.fft.irfft(spectrum, n=n) - exact_back
-        assert float(np.linalg.norm(err_back.astype(np.float64))) <= bound * float(np.linalg.norm(exact_back))
+        assert float(np.linalg.norm(err_back.astype(np.float64))) <= bound * float(
+            np.linalg.norm(exact_back)
+        )
 
 
 def _spiky_factor(h: float, rng: np.random.Generator) -> GridPMF:
@@ -78,7 +86,9 @@ def _long_double_power(p: np.ndarray, rounds: int, window: int) -> tuple[np.ndar
     t = 8.0 * u_long * math.log2(n)
     l2 = (1.01 * rounds * t + 4.0 * rounds * u_long + t) * float(np.linalg.norm(p))
     l1 = math.sqrt(window) * l2
-    return power, l1 + U * (1.0 + l1)  # the doubles' rounding of the window: <= u of its mass (<= 1)
+    return power, l1 + U * (
+        1.0 + l1
+    )  # the doubles' rounding of the window: <= u of its mass (<= 1)
 
 
 @needs_long
@@ -91,7 +101,9 @@ def test_composed_masses_stay_within_the_charge_the_normwise_bound_gives(rounds)
     # bound): a direct long-double convolution, exact to n u_L per entry, costs 100x more at 25 rounds
     exact, slack = _long_double_power(factor.p, rounds, got.p.size)
     window = exact[got.k_lo - rounds * factor.k_lo :][: got.p.size]
-    err = np.abs(got.p - window.astype(np.float64))  # the window's tail folded in: <= 2 tail, ~1e-15
+    err = np.abs(
+        got.p - window.astype(np.float64)
+    )  # the window's tail folded in: <= 2 tail, ~1e-15
     n = got.p.size
     normwise = got.charge_of_masses(np.arange(1, n + 1, dtype=np.float64))
     entrywise = np.minimum(
@@ -130,7 +142,9 @@ def test_charge_above_zero_points_is_zero_with_an_infinite_normwise_bound():
         inverse_error=1e-16,
     )
     assert pmf.inverse_l2 == math.inf  # not composed by FFT: the entrywise bound alone
-    np.testing.assert_array_equal(pmf.charge_of_masses(np.array([0.0, 4.0])), [0.0, min(4e-15, 1e-14, 2e-15 + 4e-16)])
+    np.testing.assert_array_equal(
+        pmf.charge_of_masses(np.array([0.0, 4.0])), [0.0, min(4e-15, 1e-14, 2e-15 + 4e-16)]
+    )
 
 
 def test_charge_with_no_normwise_bounds_is_finite_above_the_grid():
@@ -138,7 +152,16 @@ def test_charge_with_no_normwise_bounds_is_finite_above_the_grid():
     point above eps is no charge, not inf x 0 = NaN (which eps at or above the top grid point would give on
     both sides)."""
     for pessimistic in (True, False):
-        pmf = GridPMF(0, 0.1, np.array([0.5, 0.5]), 0.0, 0.0, pessimistic, entry_error=1e-12, total_error=1e-10)
+        pmf = GridPMF(
+            0,
+            0.1,
+            np.array([0.5, 0.5]),
+            0.0,
+            0.0,
+            pessimistic,
+            entry_error=1e-12,
+            total_error=1e-10,
+        )
         got = pmf.delta(np.array([0.0, 0.05, 0.1, 1.0, 5.0]))
         assert np.all(np.isfinite(got))
         # above the top grid point (loss 0.1) delta is exactly 0 for this PMF, and nothing is charged
@@ -194,7 +217,9 @@ def test_weighted_charge_is_the_least_of_the_three_bounds():
             least.add(min(terms, key=lambda k: terms[k]))
             assert abs(F(g) - exact) <= 4 * F(U) * exact  # three roundings of the double evaluation
         assert got[0] == 0.0 and got[1] == 0.0  # no weight: no charge, whatever the bounds
-        assert got[2] == min(3 * entry, total, l2 * math.sqrt(3.0) + min(3 * inverse, inverse_l2 * math.sqrt(3.0)))
+        assert got[2] == min(
+            3 * entry, total, l2 * math.sqrt(3.0) + min(3 * inverse, inverse_l2 * math.sqrt(3.0))
+        )
     assert least == {"entry", "total", "inverse", "inverse_l2"}
 
 
@@ -210,7 +235,9 @@ def _rr_exact_delta(noise: float, rounds: int, eps: float) -> float:
         for j in range(rounds + 1):
             loss = (2 * j - rounds) * l0
             if loss > e:
-                total += mp.binomial(rounds, j) * stay**j * move ** (rounds - j) * (1 - mp.exp(e - loss))
+                total += (
+                    mp.binomial(rounds, j) * stay**j * move ** (rounds - j) * (1 - mp.exp(e - loss))
+                )
         return float(total)
 
 
@@ -225,7 +252,9 @@ def test_spiky_composition_brackets_the_exact_curve_at_the_edges(h):
     dist = randomized_response(noise, 2, value_discretization_interval=h).self_compose(rounds)
     pmfs = dist.composed(True) + dist.composed(False)
     assert any(
-        math.isfinite(g.inverse_l2) and g.inverse_l2 * math.sqrt(g.p.size) < g.inverse_error * g.p.size for g in pmfs
+        math.isfinite(g.inverse_l2)
+        and g.inverse_l2 * math.sqrt(g.p.size) < g.inverse_error * g.p.size
+        for g in pmfs
     )
     eps = np.array([0.0, 5e-324, 1.0, 10.0, 25.0, 60.0, 1e308])
     lo, up = dist.delta(eps, bound="both")
@@ -239,4 +268,6 @@ def test_spiky_composition_brackets_the_exact_curve_at_the_edges(h):
         if math.isfinite(b):
             assert _rr_exact_delta(noise, rounds, float(b)) <= t  # epsilon(t) <= b
         if a > 0.0:
-            assert _rr_exact_delta(noise, rounds, float(np.nextafter(a, 0.0))) >= t  # epsilon(t) >= a
+            assert (
+                _rr_exact_delta(noise, rounds, float(np.nextafter(a, 0.0))) >= t
+            )  # epsilon(t) >= a

@@ -23,10 +23,16 @@ FEDAVG = (1.0, 1e-3, 5_000.0, 1.0)
 
 @pytest.mark.parametrize(
     ("n", "first", "theta", "log_scale", "magnitude"),
-    [(690_000, -27_167, 4.8e-4, 12.3, 15.1), (1000, 5, 0.3, -3.0, 7.0), (50_000, -100, 0.01, 300.0, 300.0)],
+    [
+        (690_000, -27_167, 4.8e-4, 12.3, 15.1),
+        (1000, 5, 0.3, -3.0, 7.0),
+        (50_000, -100, 0.01, 300.0, 300.0),
+    ],
 )
 def test_the_untilt_in_place_is_the_formula_bit_for_bit(n, first, theta, log_scale, magnitude):
-    tilted_masses = np.random.default_rng(n).random(n) * 1e-3 - 1e-5  # some entries negative (clipped to 0)
+    tilted_masses = (
+        np.random.default_rng(n).random(n) * 1e-3 - 1e-5
+    )  # some entries negative (clipped to 0)
     k = (first + np.arange(n)).astype(np.float64)
     formula = np.maximum(tilted_masses, 0.0) * np.exp(log_scale - theta * k)
     formula = formula * (1.0 + tilted.exp_margin(magnitude + np.abs(theta * k)))
@@ -38,27 +44,40 @@ def _fine_window(point, delta, centre):
     reader = tilted_question.TiltedReader(point, None, 1)
     _, _, factor = reader.direction("remove", question.FINE_INTERVAL, delta, optimistic=False)
     lam = tilted_question.exponent_tilt(factor.upper, int(point[2]), centre)
-    return reader.composition(question.FINE_INTERVAL, "remove", 0.0, [(factor.upper, int(point[2]))], lam, True)
+    return reader.composition(
+        question.FINE_INTERVAL, "remove", 0.0, [(factor.upper, int(point[2]))], lam, True
+    )
 
 
 @pytest.mark.parametrize(("point", "delta"), [(README, 1e-10), (FEDAVG, 1e-10)])
-def test_a_window_read_from_a_lower_epsilon_is_trivial_below_it_and_the_full_read_above(point, delta):
+def test_a_window_read_from_a_lower_epsilon_is_trivial_below_it_and_the_full_read_above(
+    point, delta
+):
     lower, upper = SubsampledGaussianPLD(*point[:3]).epsilon(delta, bound="both")
     full = _fine_window(point, delta, upper)
     view = full.read_from(lower - 8 * full.h)
-    assert view.floor_index > full.floor_index  # the read starts above the window's bottom: less to sum
+    assert (
+        view.floor_index > full.floor_index
+    )  # the read starts above the window's bottom: less to sum
     assert view.delta(view.floor - 2 * full.h) == 1.0  # below it: the trivial upper side
     _, slack, _ = full._untilted
     for eps in np.linspace(lower, upper + 0.05, 7):
         a, b = view.delta(float(eps)), full.delta(float(eps))
-        assert abs(a - b) <= 2.0 * slack * b + 1e-300  # the same sums, less the terms below the start
-    found, whole = tilted.upper_epsilon(view, delta, upper + 0.01), tilted.upper_epsilon(full, delta, upper + 0.01)
+        assert (
+            abs(a - b) <= 2.0 * slack * b + 1e-300
+        )  # the same sums, less the terms below the start
+    found, whole = (
+        tilted.upper_epsilon(view, delta, upper + 0.01),
+        tilted.upper_epsilon(full, delta, upper + 0.01),
+    )
     ulps = 8 * math.ulp(upper)  # the searches stop within 4 ulps of their crossing
     assert lower <= found <= upper + ulps
     # fewer terms summed carry a smaller slack: no looser than the whole window's read, and close to it
     assert found <= whole + ulps
     assert found == pytest.approx(whole, rel=1e-10)
-    assert full.delta(found) <= delta * (1.0 + 1e-9)  # within the whole window's slack of its own read
+    assert full.delta(found) <= delta * (
+        1.0 + 1e-9
+    )  # within the whole window's slack of its own read
 
 
 def test_a_read_from_below_the_windows_floor_changes_nothing():
@@ -70,7 +89,10 @@ def test_a_read_from_below_the_windows_floor_changes_nothing():
 
 def test_a_reader_kept_from_an_unsettled_read_gives_a_fresh_readers_numbers():
     point, delta = README, np.array([1e-10])
-    lower, upper = np.array([3.739]), np.array([3.7425])  # certified but wide: the fine read cannot settle it
+    lower, upper = (
+        np.array([3.739]),
+        np.array([3.7425]),
+    )  # certified but wide: the fine read cannot settle it
     settle = tilted_question.FineSettle([point], [delta], None, 1)
     assert settle(0, lower, upper, None) is None
     kept = settle.readers[0]
@@ -90,9 +112,14 @@ def test_the_fixed_grids_add_upper_side_is_certified_and_never_raises_the_fine_r
     assert add_upper is not None
     # above the add direction's own certified lower side on a finer grid: an upper side of that direction
     (add,) = subsampled_gaussians(
-        np.array([point[0]]), np.array([point[1]]), value_discretization_interval=2.5e-5, directions="add"
+        np.array([point[0]]),
+        np.array([point[1]]),
+        value_discretization_interval=2.5e-5,
+        directions="add",
     )
-    add_lower, _ = add.self_compose(int(point[2])).epsilon(1e-5, bound="both", composition_only=True)
+    add_lower, _ = add.self_compose(int(point[2])).epsilon(
+        1e-5, bound="both", composition_only=True
+    )
     assert add_upper[0] >= add_lower
     given = tilted_question.fine_brackets(point, delta, lo, up, None, add_upper, 1)
     screened = tilted_question.fine_brackets(point, delta, lo, up, None, None, 1)
@@ -113,6 +140,8 @@ def test_the_one_thread_rule_is_for_one_small_point_without_accuracy():
     assert _one_thread(SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100), small)
     assert not _one_thread(SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100, accuracy=1e-3), small)
     assert not _one_thread(SubsampledGaussianPLD(1.1, 256 / 60_000, 14_100), small * 2)
-    huge = [((0.3, 0.5, 1e7, 1.0), np.zeros(1, dtype=np.intp))]  # a window of far more than 2^20 points at 5e-5
+    huge = [
+        ((0.3, 0.5, 1e7, 1.0), np.zeros(1, dtype=np.intp))
+    ]  # a window of far more than 2^20 points at 5e-5
     assert _core.pld_refine.loss_span(*huge[0][0]) / question.FINE_INTERVAL > 2**20
     assert not _one_thread(SubsampledGaussianPLD(0.3, 0.5, 10**7), huge)

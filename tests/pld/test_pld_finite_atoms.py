@@ -26,7 +26,9 @@ MP_DPS = 50
 mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
 
-def exact_delta(pairs: list[tuple[np.ndarray, np.ndarray, int]], eps: float, gaussian_r: float = 0.0) -> mp.mpf:
+def exact_delta(
+    pairs: list[tuple[np.ndarray, np.ndarray, int]], eps: float, gaussian_r: float = 0.0
+) -> mp.mpf:
     """delta(eps) of the composition, by enumerating every outcome (and theta for a Gaussian beside it)."""
     atoms = {mp.mpf(0): mp.mpf(1)}  # loss -> P-mass; +inf under the key None
     for p, q, count in pairs:
@@ -57,7 +59,9 @@ def exact_delta(pairs: list[tuple[np.ndarray, np.ndarray, int]], eps: float, gau
 
 
 def composed(pairs, direction=0):
-    return fa.compose_all([(fa.pair_atoms(*(p, q) if direction == 0 else (q, p)), c) for p, q, c in pairs])
+    return fa.compose_all(
+        [(fa.pair_atoms(*(p, q) if direction == 0 else (q, p)), c) for p, q, c in pairs]
+    )
 
 
 @pytest.mark.parametrize("a, s, count", [(0.3, 1, 11), (0.11, 2, 60), (0.46, 3, 7)])
@@ -67,7 +71,10 @@ def test_self_composed_discrete_laplace_is_exact(a, s, count):
     assert atoms.index.size == count * s + 1  # stays on the lattice
     for eps in (0.0, 0.4, 1.7, 5.0):
         ex = exact_delta([(p, q, count)], eps)
-        lo, up = fa.delta(atoms, np.array([eps]), False)[0], fa.delta(atoms, np.array([eps]), True)[0]
+        lo, up = (
+            fa.delta(atoms, np.array([eps]), False)[0],
+            fa.delta(atoms, np.array([eps]), True)[0],
+        )
         assert lo <= ex <= up
         assert up - lo <= 1e-10 * float(ex)
 
@@ -106,7 +113,9 @@ def test_atoms_beside_a_gaussian_and_a_grid_pld():
 
         def gauss(e, widen):
             t = np.asarray(theta(r, np.abs(e))) * widen
-            return np.where(e >= 0, t, -np.expm1(np.minimum(e, 0)) * widen + np.exp(np.minimum(e, 0)) * t)
+            return np.where(
+                e >= 0, t, -np.expm1(np.minimum(e, 0)) * widen + np.exp(np.minimum(e, 0)) * t
+            )
 
         lo = fa.delta_with(atoms, lambda e: gauss(e, 1 - 4e-12), np.array([eps]), False)[0]
         up = fa.delta_with(atoms, lambda e: gauss(e, 1 + 4e-12), np.array([eps]), True)[0]

@@ -81,10 +81,14 @@ def _exact_delta_beside_a_gaussian(a: float, k: int, eps: float, sigma: float) -
 
 @pytest.mark.parametrize("a, k", CASES)
 def test_large_self_composition_brackets_exact_binomial(a: float, k: int) -> None:
-    acc = HockeystickAccountant().compose(dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(a, 1), k))
+    acc = HockeystickAccountant().compose(
+        dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(a, 1), k)
+    )
     lo, hi = acc.get_epsilon_bracket(TARGET)
     assert 0.0 < lo <= hi < float("inf")
-    assert hi - lo <= 5e-3 * hi  # narrow enough to be worth reporting (coarsened lattice of <= 2^13 points)
+    assert (
+        hi - lo <= 5e-3 * hi
+    )  # narrow enough to be worth reporting (coarsened lattice of <= 2^13 points)
     # the epsilon bracket holds the exact epsilon: delta at its upper end <= target <= delta at its lower end
     assert _exact_delta(a, k, hi) <= TARGET <= _exact_delta(a, k, lo)
     for eps in (lo, 0.5 * (lo + hi), hi):
@@ -97,7 +101,12 @@ def test_large_self_composition_brackets_exact_binomial(a: float, k: int) -> Non
 def test_large_self_composition_beside_a_gaussian() -> None:
     a, k, sigma = 0.1, 10**6, 0.05
     acc = HockeystickAccountant().compose(
-        dpa.ComposedDpEvent([dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(a, 1), k), dpa.GaussianDpEvent(sigma)])
+        dpa.ComposedDpEvent(
+            [
+                dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(a, 1), k),
+                dpa.GaussianDpEvent(sigma),
+            ]
+        )
     )
     lo, hi = acc.get_epsilon_bracket(TARGET)
     assert 0.0 < lo <= hi <= lo + 5e-3 * hi
@@ -117,8 +126,12 @@ def test_window_power_sides_differ_only_by_the_dropped_mass(count: int) -> None:
     assert lower is not None and atoms.p_inf == lower.p_inf == 0.0
     assert int(atoms.index[-1]) == count * int(one.index[-1]) > int(lower.index[-1])
     moved = float(atoms.mass[-1])
-    assert fa.INFINITY_FLOOR <= moved < 1e-280  # the floor's dropped mass, not probability worth reporting
-    assert np.array_equal(atoms.index[:-1], lower.index) and np.array_equal(atoms.mass[:-1], lower.mass)
+    assert (
+        fa.INFINITY_FLOOR <= moved < 1e-280
+    )  # the floor's dropped mass, not probability worth reporting
+    assert np.array_equal(atoms.index[:-1], lower.index) and np.array_equal(
+        atoms.mass[:-1], lower.mass
+    )
     assert atoms.index.size <= fa.WINDOW_POINTS + 2
     assert fa.pure_epsilon(atoms, 1e-300, True) < math.inf
 
@@ -145,7 +158,9 @@ def test_two_lattices_compose_on_a_window_against_enumeration(monkeypatch):
     monkeypatch.setattr(atoms_core, "WINDOW_POINTS", 256)
     one, two = discrete_laplace_pair(1.0, 1), discrete_laplace_pair(1.37, 2)
     k = 25
-    both = fa.compose(fa.self_compose(fa.pair_atoms(*one), k), fa.self_compose(fa.pair_atoms(*two), k))
+    both = fa.compose(
+        fa.self_compose(fa.pair_atoms(*one), k), fa.self_compose(fa.pair_atoms(*two), k)
+    )
     assert both.index.size <= 256 + 1
     for eps in (40.0, 60.0, 80.0):
         exact = exact_delta([(*one, k), (*two, k)], eps)
@@ -179,7 +194,10 @@ def test_two_discrete_laplace_lattices_many_times_against_dp_accounting(k: int) 
         .self_compose(k)
         .compose(
             P.from_discrete_laplace_mechanism(
-                1.37, sensitivity=2, value_discretization_interval=0.1, pessimistic_estimate=pessimistic
+                1.37,
+                sensitivity=2,
+                value_discretization_interval=0.1,
+                pessimistic_estimate=pessimistic,
             ).self_compose(k)
         )
         .get_epsilon_for_delta(TARGET)
@@ -195,7 +213,9 @@ def _two_atom_delta(p: tuple[float, float], q: tuple[float, float], k: int, eps:
     l0, l1, e = mp.log(p0 / q0), mp.log(p1 / q1), mp.mpf(eps)
     m_hi, l_hi, l_lo = (p1, l1, l0) if l1 > l0 else (p0, l0, l1)
     start = max(int(mp.floor((e - k * l_lo) / (l_hi - l_lo))) + 1, 0)  # j runs at the higher loss
-    return _tail_delta(k, float(m_hi), start, start * l_hi + (k - start) * l_lo - e, float(l_hi - l_lo))
+    return _tail_delta(
+        k, float(m_hi), start, start * l_hi + (k - start) * l_lo - e, float(l_hi - l_lo)
+    )
 
 
 @pytest.mark.slow
@@ -211,7 +231,11 @@ def test_a_billion_runs_off_any_lattice_are_rebased_not_refused():
     lo = fa.pure_epsilon(atoms, TARGET, False)
     hi = fa.pure_epsilon(atoms, TARGET, True)
     assert 0.0 < lo <= hi <= lo * (1 + 1e-3)
-    assert _two_atom_delta(tuple(p), tuple(q), k, hi) <= TARGET <= _two_atom_delta(tuple(p), tuple(q), k, lo)
+    assert (
+        _two_atom_delta(tuple(p), tuple(q), k, hi)
+        <= TARGET
+        <= _two_atom_delta(tuple(p), tuple(q), k, lo)
+    )
 
 
 def test_windowed_compositions_keep_the_lower_side_free_of_the_upper_sides_charges():

@@ -97,7 +97,9 @@ def _exact_epsilon(parts, target: float) -> mp.mpf:
         ("dlap(0.05, 5)", 2, 0.3),
     ],
 )
-def test_lean_pure_epsilon_brackets_the_exact_value_and_matches_numpy(name, count, target, monkeypatch):
+def test_lean_pure_epsilon_brackets_the_exact_value_and_matches_numpy(
+    name, count, target, monkeypatch
+):
     p, q = discrete_laplace_pair(0.48, 1) if name == "dlap(0.48, 1)" else PAIRS[name]
     atoms = fa.self_compose(fa.pair_atoms(p, q), count)
     assert atoms.mass.size <= fa.LEAN_ATOMS  # the lean path is the one under test
@@ -116,7 +118,9 @@ def test_lean_delta_equals_the_numpy_delta():
     for eps in (-1.0, 0.0, 0.3, 1.1, 4.0):
         for upper in (False, True):
             assert atoms_delta._lean_delta(atoms, eps, upper) == pytest.approx(
-                float(fa.delta(atoms, np.array([eps]), upper)[0]), rel=8 * U * atoms.mass.size, abs=1e-300
+                float(fa.delta(atoms, np.array([eps]), upper)[0]),
+                rel=8 * U * atoms.mass.size,
+                abs=1e-300,
             )
 
 
@@ -131,7 +135,10 @@ def test_a_wrong_crossing_estimate_falls_back_to_the_search(wrong, monkeypatch):
 def test_lone_pair_edges_zero_and_infinity():
     atoms = fa.pair_atoms(*canonical_pair(1.0, 0.1))  # p_inf = 0.1: epsilon is infinite below it
     # the lower side places that mass at log 0.1 - log(32 2^-1074) (a Q-mass computed 0 may be up to that)
-    assert fa.pure_epsilon(atoms, 0.05, True) == math.inf and 730.0 < fa.pure_epsilon(atoms, 0.05, False) < 745.0
+    assert (
+        fa.pure_epsilon(atoms, 0.05, True) == math.inf
+        and 730.0 < fa.pure_epsilon(atoms, 0.05, False) < 745.0
+    )
     lone = fa.pair_atoms(*discrete_laplace_pair(0.3, 1))
     assert fa.pure_epsilon(lone, 0.9, True) == 0.0 and fa.pure_epsilon(lone, 0.9, False) == 0.0
 
@@ -155,8 +162,12 @@ def test_clustered_epsilon_search_certifies_both_ends(hints):
     count = {}
     for cluster in (0, 10):
         calls.clear()
-        up = fa.epsilon_search(side(True), 1e-4, True, 20.0, 1e-9, hints=hints, first_pass=7, cluster=cluster)
-        lo = fa.epsilon_search(side(False), 1e-4, False, 20.0, 1e-9, hints=hints, first_pass=7, cluster=cluster)
+        up = fa.epsilon_search(
+            side(True), 1e-4, True, 20.0, 1e-9, hints=hints, first_pass=7, cluster=cluster
+        )
+        lo = fa.epsilon_search(
+            side(False), 1e-4, False, 20.0, 1e-9, hints=hints, first_pass=7, cluster=cluster
+        )
         assert lo <= exact <= up and up - lo <= 2e-9
         count[cluster] = len(calls)
     assert count[10] < count[0]  # fewer calls (each of more points)

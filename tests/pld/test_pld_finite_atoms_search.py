@@ -59,12 +59,16 @@ def _bisect(side, target: float, upper: bool, top: float, tolerance: float) -> f
         (0.13, 1, 3.0, 40, 5e-4, 1e-6),
     ],
 )
-def test_cluster_search_lands_within_tolerance_and_brackets_the_exact_epsilon(a, s, sigma, count, h, target):
+def test_cluster_search_lands_within_tolerance_and_brackets_the_exact_epsilon(
+    a, s, sigma, count, h, target
+):
     atoms, sides, top, r = _atoms_beside_gaussian(a, s, sigma, count, h)
     tolerance = 1e-6
     found = {}
     for upper in (True, False):
-        eps = fa.epsilon_search(sides[upper], target, upper, top, tolerance, first_pass=7, cluster=30)
+        eps = fa.epsilon_search(
+            sides[upper], target, upper, top, tolerance, first_pass=7, cluster=30
+        )
         value = float(sides[upper](np.array([eps]))[0])
         assert (value <= target) if upper else (value > target)  # the side's own certificate
         assert abs(eps - _bisect(sides[upper], target, upper, top, tolerance)) <= tolerance
@@ -104,10 +108,17 @@ def test_inverse_cubic_is_exact_on_a_cubic_and_falls_back():
     ) == pytest.approx(0.5, abs=1e-14)
     # not monotone: the fallback
     bumpy = np.array([1e-5 * math.e, 1e-5 * 0.5, 1e-5 * 2.0, 1e-5 * 0.1])
-    assert atoms_epsilon._inverse_cubic(np.array([0.0, 0.1, 0.2, 0.3]), bumpy, 0.0, 0.1, math.log(1e-5), 0.05) == 0.05
+    assert (
+        atoms_epsilon._inverse_cubic(
+            np.array([0.0, 0.1, 0.2, 0.3]), bumpy, 0.0, 0.1, math.log(1e-5), 0.05
+        )
+        == 0.05
+    )
     # nothing beyond one end: the fallback
     assert (
-        atoms_epsilon._inverse_cubic(np.array([0.1, 0.2]), np.array([2e-5, 5e-6]), 0.1, 0.2, math.log(1e-5), 0.15)
+        atoms_epsilon._inverse_cubic(
+            np.array([0.1, 0.2]), np.array([2e-5, 5e-6]), 0.1, 0.2, math.log(1e-5), 0.15
+        )
         == 0.15
     )
 

@@ -20,7 +20,14 @@ from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 MP_DPS = 50
 mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
 
-CASES = [(0.4839990325713871, 1, 8), (0.3, 3, 5), (0.2, 2, 7), (0.05, 5, 3), (1.3, 1, 15), (0.7, 4, 2)]
+CASES = [
+    (0.4839990325713871, 1, 8),
+    (0.3, 3, 5),
+    (0.2, 2, 7),
+    (0.05, 5, 3),
+    (1.3, 1, 15),
+    (0.7, 4, 2),
+]
 
 
 def _numpy_dense(a: fa.Atoms, count: int) -> fa.Atoms:
@@ -53,7 +60,10 @@ def _exact_epsilon(atoms: dict[int, mp.mpf], a: float, target: float) -> mp.mpf:
     a_mp = mp.mpf(a)
 
     def delta(eps: mp.mpf) -> mp.mpf:
-        return sum((m * (1 - mp.e ** (eps - j * a_mp)) for j, m in atoms.items() if j * a_mp > eps), mp.mpf(0))
+        return sum(
+            (m * (1 - mp.e ** (eps - j * a_mp)) for j, m in atoms.items() if j * a_mp > eps),
+            mp.mpf(0),
+        )
 
     lo, hi = mp.mpf(0), mp.mpf(max(atoms) * a_mp + 1)
     if delta(lo) <= target:
@@ -73,14 +83,18 @@ def test_lean_self_composition_matches_the_numpy_path_and_exact_masses(a, s, cou
     np.testing.assert_array_equal(lean.index, ref.index)
     np.testing.assert_allclose(lean.mass, ref.mass, rtol=4 * fa.UNIT_ROUNDOFF * count * 8, atol=0)
     assert lean.loss_list == ref.loss.tolist() and lean.mass_list == lean.mass.tolist()
-    assert lean.eta == ref.eta and lean.loss_error == ref.loss_error and lean.p_inf == ref.p_inf == 0.0
+    assert (
+        lean.eta == ref.eta and lean.loss_error == ref.loss_error and lean.p_inf == ref.p_inf == 0.0
+    )
     assert lean.rel_error <= ref.rel_error
     exact = _exact_atoms(a, s, count)
     # the eta lattice: index * eta is the loss; each exact loss j a must sit on index * eta
     for i, m in zip(lean.index.tolist(), lean.mass.tolist()):
         j = round(i * lean.eta / a)
         assert abs(i * lean.eta - j * a) <= lean.loss_error + 1e-15
-        assert abs(mp.mpf(m) / exact[j] - 1) <= lean.rel_error  # the charged relative round-off holds
+        assert (
+            abs(mp.mpf(m) / exact[j] - 1) <= lean.rel_error
+        )  # the charged relative round-off holds
     assert len(exact) == lean.index.size
 
 
@@ -100,15 +114,21 @@ def test_lean_self_composition_epsilon_brackets_the_exact_one(a, s, count, targe
 
 def test_a_long_self_composition_keeps_the_numpy_path():
     atoms = fa.pair_atoms(*discrete_laplace_pair(0.3, 1))
-    long = fa.self_compose(atoms, 40)  # spans 80 > LEAN_ATOMS lattice points: the windowed convolution
+    long = fa.self_compose(
+        atoms, 40
+    )  # spans 80 > LEAN_ATOMS lattice points: the windowed convolution
     reference = _numpy_dense(atoms, 40)
     np.testing.assert_array_equal(long.index, reference.index)
-    np.testing.assert_allclose(long.mass, reference.mass, rtol=long.rel_error, atol=0.0)  # within its charge
+    np.testing.assert_allclose(
+        long.mass, reference.mass, rtol=long.rel_error, atol=0.0
+    )  # within its charge
 
 
 @pytest.mark.parametrize("a, s", [(0.092, 1), (0.3, 2), (0.05, 5), (2.0, 3)])
 def test_a_lean_pairs_filled_lists_are_what_its_arrays_give(a, s):
     atoms = fa.pair_atoms(*discrete_laplace_pair(a, s))
-    assert "loss_list" in atoms.__dict__ and "mass_list" in atoms.__dict__  # filled in by the lean path
+    assert (
+        "loss_list" in atoms.__dict__ and "mass_list" in atoms.__dict__
+    )  # filled in by the lean path
     assert atoms.loss_list == (atoms.index * atoms.eta).tolist()
     assert atoms.mass_list == atoms.mass.tolist()

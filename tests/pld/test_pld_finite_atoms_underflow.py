@@ -41,7 +41,9 @@ def _true_dlap(a: float) -> tuple[list[mp.mpf], list[mp.mpf]]:
     return [e / (1 + e), 1 / (1 + e)], [1 / (1 + e), e / (1 + e)]
 
 
-def _true_poisson(p: list[mp.mpf], q: list[mp.mpf], rate: float) -> tuple[list[mp.mpf], list[mp.mpf]]:
+def _true_poisson(
+    p: list[mp.mpf], q: list[mp.mpf], rate: float
+) -> tuple[list[mp.mpf], list[mp.mpf]]:
     r = mp.mpf(rate)
     return [(1 - r) * qi + r * pi for pi, qi in zip(p, q)], q
 
@@ -74,13 +76,24 @@ def _cases() -> list[tuple[str, tuple[np.ndarray, np.ndarray], tuple[list[mp.mpf
             (
                 f"half e^-{loss}",
                 half,
-                ([mp.mpf(0.5), mp.mpf(0.5)], [1 - mp.exp(-mp.mpf(loss)) / 2, mp.exp(-mp.mpf(loss)) / 2]),
+                (
+                    [mp.mpf(0.5), mp.mpf(0.5)],
+                    [1 - mp.exp(-mp.mpf(loss)) / 2, mp.exp(-mp.mpf(loss)) / 2],
+                ),
             )
         )
-        out.append((f"canonical({loss}, 1e-6)", canonical_pair(loss, 1e-6), _true_canonical(loss, 1e-6)))
+        out.append(
+            (f"canonical({loss}, 1e-6)", canonical_pair(loss, 1e-6), _true_canonical(loss, 1e-6))
+        )
         noise = math.exp(-loss)
         if noise > 0.0:
-            out.append((f"rr(e^-{loss}, 3)", randomized_response_pair(noise, 3, "replace_one"), _true_rr(noise, 3)))
+            out.append(
+                (
+                    f"rr(e^-{loss}, 3)",
+                    randomized_response_pair(noise, 3, "replace_one"),
+                    _true_rr(noise, 3),
+                )
+            )
     return out
 
 
@@ -93,7 +106,9 @@ def _true_delta(pair: tuple[list[mp.mpf], list[mp.mpf]], count: int, eps: float)
 
 def _eps_points(atoms: fa.Atoms) -> list[float]:
     """eps where the sides are checked: around every loss either side can place an atom at, and beyond."""
-    losses = set(atoms.loss_list) | (set(atoms.lower.loss_list) if getattr(atoms, "lower", None) is not None else set())
+    losses = set(atoms.loss_list) | (
+        set(atoms.lower.loss_list) if getattr(atoms, "lower", None) is not None else set()
+    )
     points = {0.0, 0.5, 1.0, 2000.0}
     for x in losses:
         points |= {max(x - 1.0, 0.0), max(x, 0.0), x + 1.0}
@@ -104,7 +119,9 @@ def _eps_points(atoms: fa.Atoms) -> list[float]:
 @pytest.mark.parametrize("count", [1, 3])
 @pytest.mark.parametrize("name,computed,truth", CASES, ids=[c[0] for c in CASES])
 def test_delta_sides_bracket_the_truth(name, computed, truth, count, numpy_path, monkeypatch):
-    if numpy_path:  # the lean (plain float) and dense paths off: numpy's pair_atoms, outer products, merging
+    if (
+        numpy_path
+    ):  # the lean (plain float) and dense paths off: numpy's pair_atoms, outer products, merging
         monkeypatch.setattr(atoms_core, "LEAN_ATOMS", 0)
         monkeypatch.setattr(atoms_core, "DENSE_FILL", 0)
     atoms = fa.self_compose(fa.pair_atoms(*computed), count)
@@ -163,14 +180,26 @@ def test_a_truly_zero_q_mass_stays_exact_below_700():
     delta for every eps below ~700, composed or not."""
     atoms = fa.pair_atoms(np.array([0.9, 0.1]), np.array([1.0, 0.0]))
     for eps in [0.0, 1.0, 100.0, 690.0]:
-        lo, up = fa.delta(atoms, np.array([eps]), False)[0], fa.delta(atoms, np.array([eps]), True)[0]
-        assert lo == pytest.approx(0.1, rel=1e-14) and up == pytest.approx(0.1, rel=1e-14) and lo <= 0.1 <= up
-    both = fa.compose(fa.pair_atoms(*canonical_pair(1.0, 0.1)), fa.pair_atoms(*canonical_pair(2.0, 0.2)))
+        lo, up = (
+            fa.delta(atoms, np.array([eps]), False)[0],
+            fa.delta(atoms, np.array([eps]), True)[0],
+        )
+        assert (
+            lo == pytest.approx(0.1, rel=1e-14)
+            and up == pytest.approx(0.1, rel=1e-14)
+            and lo <= 0.1 <= up
+        )
+    both = fa.compose(
+        fa.pair_atoms(*canonical_pair(1.0, 0.1)), fa.pair_atoms(*canonical_pair(2.0, 0.2))
+    )
     exact = exact_delta([(*canonical_pair(1.0, 0.1), 1), (*canonical_pair(2.0, 0.2), 1)], 3.0)
     lo, up = fa.delta(both, np.array([3.0]), False)[0], fa.delta(both, np.array([3.0]), True)[0]
     assert lo <= exact <= up and up - lo < 1e-12 and exact == pytest.approx(0.28, rel=1e-15)
     # its lower epsilon below delta is finite (the true one is infinite): it is a lower bound
-    assert fa.pure_epsilon(atoms, 0.05, True) == math.inf and 700.0 < fa.pure_epsilon(atoms, 0.05, False) < math.inf
+    assert (
+        fa.pure_epsilon(atoms, 0.05, True) == math.inf
+        and 700.0 < fa.pure_epsilon(atoms, 0.05, False) < math.inf
+    )
 
 
 @pytest.mark.parametrize("ulps", [10.6, 100.6, 2.0**30 + 0.6])
@@ -195,7 +224,9 @@ def test_grid_from_distributions_lower_side_with_an_underflowed_q():
     """The grid path's reproducer: Q's mass e^-800 / (1 + e^-800) computes to 0, and its P-mass sat at
     +infinity on both sides (lower delta 0.5 at eps 1000, where the truth is 0)."""
     truth = _true_poisson(*_true_dlap(800.0), 0.5)
-    lo, up = pld.poisson_subsampled(*discrete_laplace_pair(800.0, 1), 0.5).delta(1000.0, bound="both")
+    lo, up = pld.poisson_subsampled(*discrete_laplace_pair(800.0, 1), 0.5).delta(
+        1000.0, bound="both"
+    )
     assert lo <= _true_delta(truth, 1, 1000.0) <= up
 
 
@@ -206,7 +237,9 @@ def test_grid_from_distributions_sides_bracket_the_truth(name, computed, truth):
     grid = pld.from_distributions(*computed, value_discretization_interval=0.01, exact_zeros=False)
     swapped = (truth[1], truth[0])
     losses = [float(mp.log(pi / qi)) for pi, qi in zip(*truth) if pi > 0 and qi > 0]
-    points = sorted({0.0, 0.5, 2000.0} | {max(x + d, 0.0) for x in losses for d in (-1.0, 0.0, 1.0)})
+    points = sorted(
+        {0.0, 0.5, 2000.0} | {max(x + d, 0.0) for x in losses for d in (-1.0, 0.0, 1.0)}
+    )
     lower, upper = grid.delta(np.array(points), bound="both")
     for eps, lo, up in zip(points, lower, upper):
         exact = max(_true_delta(truth, 1, eps), _true_delta(swapped, 1, eps))
@@ -221,8 +254,13 @@ def test_grid_from_distributions_epsilon_sides_bracket_the_truth(name, computed,
     for target in TARGETS:
         lo, up = grid.epsilon(target, bound="both")
         assert lo <= up
-        assert lo == 0.0 or max(_true_delta(truth, 1, lo), _true_delta(swapped, 1, lo)) >= target, (name, lo)
-        assert up == math.inf or max(_true_delta(truth, 1, up), _true_delta(swapped, 1, up)) <= target, (name, up)
+        assert lo == 0.0 or max(_true_delta(truth, 1, lo), _true_delta(swapped, 1, lo)) >= target, (
+            name,
+            lo,
+        )
+        assert (
+            up == math.inf or max(_true_delta(truth, 1, up), _true_delta(swapped, 1, up)) <= target
+        ), (name, up)
 
 
 def test_exact_zeros_stay_at_infinity_and_cost_nothing():
@@ -237,7 +275,10 @@ def test_exact_zeros_stay_at_infinity_and_cost_nothing():
     assert 0.5 - 1e-12 <= lower <= 0.5 <= upper <= 0.5 + 1e-12
     # declared possibly underflowed, the same zeros give a lower side finite near log p + 741
     data = pld.from_distributions(
-        *canonical_pair(1.0, 1e-6), symmetric=True, value_discretization_interval=0.01, exact_zeros=False
+        *canonical_pair(1.0, 1e-6),
+        symmetric=True,
+        value_discretization_interval=0.01,
+        exact_zeros=False,
     )
     lo_eps, up_eps = data.epsilon(1e-7, bound="both")
     assert up_eps == math.inf and 700.0 < lo_eps < math.inf
@@ -248,9 +289,16 @@ def test_many_rounds_of_a_zero_q_mass_stay_tight_and_certified():
     bounded), still exact up to round-off at eps well below 700 and below the truth everywhere."""
     pair = canonical_pair(0.5, 1e-7)
     atoms = fa.self_compose(fa.pair_atoms(*pair), 200)
-    assert atoms.lower is not None and atoms.lower.mass.size <= 2 * fa.FOLD_LOSS / atoms.lower.eta + 1
+    assert (
+        atoms.lower is not None and atoms.lower.mass.size <= 2 * fa.FOLD_LOSS / atoms.lower.eta + 1
+    )
     points = [0.0, 5.0, 20.0, 60.0, 100.0]
     lower, upper = fa.delta(atoms, np.array(points), False), fa.delta(atoms, np.array(points), True)
     for eps, lo, up in zip(points, lower, upper):
         exact = exact_delta([(*pair, 200)], eps)
-        assert lo <= exact <= up and up - lo <= 1e-11 * float(exact) + 1e-15, (eps, lo, float(exact), up)
+        assert lo <= exact <= up and up - lo <= 1e-11 * float(exact) + 1e-15, (
+            eps,
+            lo,
+            float(exact),
+            up,
+        )

@@ -45,7 +45,9 @@ MIXTURES = [  # (sigma, shifts, weights)
 ]
 
 
-def _numpy_gaussian_pair(sigma: float, s: np.ndarray, w: np.ndarray, tail: float) -> monotone.MonotonePair:
+def _numpy_gaussian_pair(
+    sigma: float, s: np.ndarray, w: np.ndarray, tail: float
+) -> monotone.MonotonePair:
     """The remove pair sum_i w_i N(s_i, sigma^2) vs N(0, sigma^2) in numpy, from its closed forms: the loss
     log sum_i w_i e^{(s_i x - s_i^2 / 2) / sigma^2}, its slope (the softmax-weighted shift over sigma^2), the interval
     masses from each end's tail, on [-z sigma, max s_i + z sigma] with z = Q^{-1}(tail / 4), tails cut."""
@@ -53,7 +55,9 @@ def _numpy_gaussian_pair(sigma: float, s: np.ndarray, w: np.ndarray, tail: float
     log_w = np.log(w)
 
     def terms(x: np.ndarray) -> np.ndarray:
-        return log_w + (s * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * s * s) / (sigma * sigma)
+        return log_w + (s * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * s * s) / (
+            sigma * sigma
+        )
 
     def loss(x: np.ndarray) -> np.ndarray:
         return monotone.log_sum_exp_rows(terms(x))[0]
@@ -67,7 +71,9 @@ def _numpy_gaussian_pair(sigma: float, s: np.ndarray, w: np.ndarray, tail: float
     def q_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return normal_interval(a / sigma, b / sigma)
 
-    return monotone.MonotonePair(loss, slope, p_mass, q_mass, -z * sigma, float(s.max()) + z * sigma, open_ends=True)
+    return monotone.MonotonePair(
+        loss, slope, p_mass, q_mass, -z * sigma, float(s.max()) + z * sigma, open_ends=True
+    )
 
 
 def _numpy_bounded_range_pair(epsilon: float) -> monotone.MonotonePair:
@@ -117,7 +123,9 @@ def _assert_same_brackets(core: PrivacyLossDistribution, ref: PrivacyLossDistrib
     for rounds in (1, 20):
         for eps in (0.0, 0.3, 1.0):
             got = core.self_compose(rounds).delta(eps, bound="both")
-            np.testing.assert_allclose(got, ref.self_compose(rounds).delta(eps, bound="both"), rtol=1e-9, atol=1e-15)
+            np.testing.assert_allclose(
+                got, ref.self_compose(rounds).delta(eps, bound="both"), rtol=1e-9, atol=1e-15
+            )
 
 
 @pytest.mark.parametrize("sigma, shifts, weights", MIXTURES)
@@ -159,7 +167,13 @@ def test_closed_form_cuts_give_the_newton_cells(sigma, q, h):
 
     def cells(closed_form: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return _core.pld._gaussian_mixture_cell_atoms(
-            sigma=sigma, shifts=s, weights=w, tail=TAIL, h=h, max_cells=MAX_CELLS, closed_form=closed_form
+            sigma=sigma,
+            shifts=s,
+            weights=w,
+            tail=TAIL,
+            h=h,
+            max_cells=MAX_CELLS,
+            closed_form=closed_form,
         )
 
     fast, slow = cells(True), cells(False)
@@ -169,7 +183,9 @@ def test_closed_form_cuts_give_the_newton_cells(sigma, q, h):
         np.testing.assert_allclose(a, b, rtol=4 * tau / h, atol=1e-300)
 
 
-def _exact_gaussian_mixture_delta(sigma: float, shifts: list[float], weights: list[float], eps: float) -> mp.mpf:
+def _exact_gaussian_mixture_delta(
+    sigma: float, shifts: list[float], weights: list[float], eps: float
+) -> mp.mpf:
     """max over the two directions of delta(eps), in mpmath: the loss L is increasing, so the remove pair's delta
     is P(X > x+) - e^eps Q(X > x+) at L(x+) = eps, the add pair's Q(X < x-) - e^eps P(X < x-) at L(x-) = -eps
     (0 where -eps lies below L's infimum, log of the weight at shift 0); the crossings by bisection."""
@@ -204,9 +220,9 @@ def _exact_gaussian_mixture_delta(sigma: float, shifts: list[float], weights: li
 def test_the_cores_gaussian_mixture_holds_the_exact_delta(sigma, shifts, weights):
     with mp.workdps(50):
         exact = [_exact_gaussian_mixture_delta(sigma, shifts, weights, e) for e in (0.0, 0.25, 1.0)]
-    lower, upper = mixture_of_gaussians(sigma, shifts, weights, value_discretization_interval=1e-3).delta(
-        [0.0, 0.25, 1.0], bound="both"
-    )
+    lower, upper = mixture_of_gaussians(
+        sigma, shifts, weights, value_discretization_interval=1e-3
+    ).delta([0.0, 0.25, 1.0], bound="both")
     for lo, ex, up in zip(lower, exact, upper):
         assert lo <= ex <= up
         assert up - lo < 1e-3  # grid 1e-3: the bracket narrows like h
@@ -225,7 +241,8 @@ def test_the_cores_bounded_range_pair_is_the_numpy_discretization(epsilon, h):
         _assert_same_pmf(after.upper, before.upper)
         _assert_same_pmf(after.lower, before.lower)
     _assert_same_brackets(
-        PrivacyLossDistribution([{core_side_factor("core", new[0]): 1}]), PrivacyLossDistribution([{old[0]: 1}])
+        PrivacyLossDistribution([{core_side_factor("core", new[0]): 1}]),
+        PrivacyLossDistribution([{old[0]: 1}]),
     )
 
 
@@ -233,7 +250,9 @@ def test_the_cores_bounded_range_pair_is_the_numpy_discretization(epsilon, h):
 def test_the_cores_bounded_range_pair_holds_its_profile(epsilon):
     """delta*(eps') = (e^{epsilon/2} - e^{eps'/2})^2 / (e^epsilon - 1) (``pld.mechanisms.selection``'s docstring),
     in mpmath, between the two sides of one round."""
-    side = core_side_factor("core", _core.pld.bounded_range(epsilon=epsilon, h=1e-3, max_cells=MAX_CELLS)[0])
+    side = core_side_factor(
+        "core", _core.pld.bounded_range(epsilon=epsilon, h=1e-3, max_cells=MAX_CELLS)[0]
+    )
     at = [0.0, epsilon / 3, 0.9 * epsilon]
     lower, upper = PrivacyLossDistribution([{side: 1}]).delta(at, bound="both")
     with mp.workdps(50):
@@ -247,15 +266,21 @@ def test_the_cores_bounded_range_pair_holds_its_profile(epsilon):
     "call, match",
     [
         (
-            lambda: _core.pld.gaussian_mixture(sigma=1.0, shifts=[0.0], weights=[1.0], tail=TAIL, h=1e-3, max_cells=9),
+            lambda: _core.pld.gaussian_mixture(
+                sigma=1.0, shifts=[0.0], weights=[1.0], tail=TAIL, h=1e-3, max_cells=9
+            ),
             "largest shift",
         ),
         (
-            lambda: _core.pld.gaussian_mixture(sigma=1.0, shifts=[1.0], weights=[1.0], tail=0.0, h=1e-3, max_cells=9),
+            lambda: _core.pld.gaussian_mixture(
+                sigma=1.0, shifts=[1.0], weights=[1.0], tail=0.0, h=1e-3, max_cells=9
+            ),
             "tail",
         ),
         (
-            lambda: _core.pld.gaussian_mixture(sigma=1.0, shifts=[9.0], weights=[1.0], tail=TAIL, h=1e-3, max_cells=9),
+            lambda: _core.pld.gaussian_mixture(
+                sigma=1.0, shifts=[9.0], weights=[1.0], tail=TAIL, h=1e-3, max_cells=9
+            ),
             "more than 9",
         ),
         (lambda: _core.pld.bounded_range(epsilon=math.inf, h=1e-3, max_cells=9), "epsilon"),

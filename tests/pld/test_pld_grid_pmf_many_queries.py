@@ -36,7 +36,9 @@ def _gaussian_exact(r: float, eps: float) -> mp.mpf:
 def test_delta_tabled_is_delta_many_and_certified(sigma, count, h):
     pld = gaussian(sigma, value_discretization_interval=h).self_compose(count)
     lower, upper = pld.composed(False)[0], pld.composed(True)[0]
-    assert lower.total_error > 0 and upper.total_error > 0  # the charge and envelope tables are exercised
+    assert (
+        lower.total_error > 0 and upper.total_error > 0
+    )  # the charge and envelope tables are exercised
     r = math.sqrt(count) / sigma
     rng = np.random.default_rng(7)
     eps = np.concatenate(
@@ -55,7 +57,9 @@ def test_delta_tabled_is_delta_many_and_certified(sigma, count, h):
     np.testing.assert_array_equal(tab_lo, lower.delta_many(eps))
     assert np.all((tab_lo >= 0) & (tab_lo <= tab_up) & (tab_up <= 1))
     finite = np.isfinite(eps) & (np.abs(eps) < 100)
-    for e, lo, hi in list(zip(eps[finite].tolist(), tab_lo[finite].tolist(), tab_up[finite].tolist()))[::25]:
+    for e, lo, hi in list(
+        zip(eps[finite].tolist(), tab_lo[finite].tolist(), tab_up[finite].tolist())
+    )[::25]:
         exact = _gaussian_exact(r, e)
         assert lo <= exact <= hi, (e, lo, float(exact), hi)
 

@@ -23,7 +23,10 @@ def test_log_mgf_never_below_the_exact_value(lam):
     got = float(_core.pld.log_mgf(p, k_lo=k_lo, h=h, lam=np.array([lam]))[0])
     with mp.workdps(50):
         exact = mp.log(
-            mp.fsum(mp.mpf(float(pk)) * mp.exp(mp.mpf(lam) * (k_lo + k) * mp.mpf(h)) for k, pk in enumerate(p))
+            mp.fsum(
+                mp.mpf(float(pk)) * mp.exp(mp.mpf(lam) * (k_lo + k) * mp.mpf(h))
+                for k, pk in enumerate(p)
+            )
         )
     assert got >= exact
     assert got - exact <= 1e-10 * max(1.0, abs(float(exact)))
@@ -32,27 +35,40 @@ def test_log_mgf_never_below_the_exact_value(lam):
 def _whole_delta(pmf: GridPMF, eps: np.ndarray) -> np.ndarray:
     """The uncharged curve from the whole grid's suffix sums, by the one-shot kernel (the kept profile's
     numbers: ``test_kept_profile_equals_the_one_shot_evaluation``)."""
-    return _core.pld.delta(pmf.p, k_lo=pmf.k_lo, h=pmf.h, p_inf=pmf.p_inf, epsilon=np.ascontiguousarray(eps), threads=1)
+    return _core.pld.delta(
+        pmf.p, k_lo=pmf.k_lo, h=pmf.h, p_inf=pmf.p_inf, epsilon=np.ascontiguousarray(eps), threads=1
+    )
 
 
 def _whole_epsilon(pmf: GridPMF, deltas: np.ndarray) -> np.ndarray:
     """The inverse of ``_whole_delta``'s curve, by the one-shot kernel."""
     return _core.pld.epsilon(
-        pmf.p, k_lo=pmf.k_lo, h=pmf.h, p_inf=pmf.p_inf, delta=np.ascontiguousarray(deltas), threads=1
+        pmf.p,
+        k_lo=pmf.k_lo,
+        h=pmf.h,
+        p_inf=pmf.p_inf,
+        delta=np.ascontiguousarray(deltas),
+        threads=1,
     )
 
 
 def test_kept_profile_equals_the_one_shot_evaluation():
     """GridPMF keeps its suffix sums; delta/epsilon through them equal the one-shot kernels exactly."""
-    composed = pld.subsampled_gaussian(1.0, 0.1, value_discretization_interval=5e-3).self_compose(30).composed(True)[0]
+    composed = (
+        pld.subsampled_gaussian(1.0, 0.1, value_discretization_interval=5e-3)
+        .self_compose(30)
+        .composed(True)[0]
+    )
     eps = np.linspace(-1, 8, 301)
     deltas = np.logspace(-12, -0.5, 50)
     grid = {"k_lo": composed.k_lo, "h": composed.h, "p_inf": composed.p_inf}
     np.testing.assert_array_equal(
-        composed._profile.delta(eps, threads=1), _core.pld.delta(composed.p, **grid, epsilon=eps, threads=1)
+        composed._profile.delta(eps, threads=1),
+        _core.pld.delta(composed.p, **grid, epsilon=eps, threads=1),
     )
     np.testing.assert_array_equal(
-        composed._profile.epsilon(deltas, threads=1), _core.pld.epsilon(composed.p, **grid, delta=deltas, threads=1)
+        composed._profile.epsilon(deltas, threads=1),
+        _core.pld.epsilon(composed.p, **grid, delta=deltas, threads=1),
     )
     assert composed._profile is composed._profile
 
@@ -90,7 +106,11 @@ def test_windowed_composition_matches_direct_convolution_within_its_charges():
 
 def test_top_profile_answers_exactly_as_the_whole_profile():
     """delta/epsilon through the suffix sums above loss 0 (with fallback below) equal the whole profile's."""
-    composed = pld.subsampled_gaussian(0.9, 0.2, value_discretization_interval=5e-3).self_compose(20).composed(True)[0]
+    composed = (
+        pld.subsampled_gaussian(0.9, 0.2, value_discretization_interval=5e-3)
+        .self_compose(20)
+        .composed(True)[0]
+    )
     assert composed.top_index > 0 and composed._top_profile is not composed._profile
     eps = np.linspace(-3, 9, 2001)
     deltas = np.concatenate([np.logspace(-14, -0.01, 300), composed.delta(eps[::20])])
@@ -111,21 +131,40 @@ def test_upper_part_of_the_profile_answers_exactly_as_the_whole_profile():
     (``GridPMF._upper_profile``); every answer, then and after lower queries, equals the whole profile's."""
 
     def fresh() -> GridPMF:
-        return pld.subsampled_gaussian(0.9, 0.2, value_discretization_interval=5e-3).self_compose(20).composed(True)[0]
+        return (
+            pld.subsampled_gaussian(0.9, 0.2, value_discretization_interval=5e-3)
+            .self_compose(20)
+            .composed(True)[0]
+        )
 
     rng = np.random.default_rng(3)
     for low in (4.0, 6.5, 8.999, 40.0):  # the last lies above the whole grid
         composed = fresh()
         # every eps a grid point (the ceiling's edge case), a point's neighbours in doubles, and points between
         grid = (composed.k_lo + np.arange(composed.p.size)) * composed.h
-        eps = np.concatenate([grid, np.nextafter(grid, np.inf), np.nextafter(grid, -np.inf), rng.uniform(-3, 45, 500)])
+        eps = np.concatenate(
+            [
+                grid,
+                np.nextafter(grid, np.inf),
+                np.nextafter(grid, -np.inf),
+                rng.uniform(-3, 45, 500),
+            ]
+        )
         first = eps[eps >= low]
         got = composed.raw_delta(first, 1)
         part = composed.__dict__.get("_upper_part")
-        assert part is not None and part[0] > composed.top_index and "_top_profile" not in composed.__dict__
+        assert (
+            part is not None
+            and part[0] > composed.top_index
+            and "_top_profile" not in composed.__dict__
+        )
         np.testing.assert_array_equal(got, _whole_delta(composed, first))
         np.testing.assert_array_equal(composed.raw_delta(eps, 1), _whole_delta(composed, eps))
         np.testing.assert_array_equal(composed.delta(eps), fresh().delta(eps))
-    for eps in (np.array([np.inf]), np.array([1e300, np.inf]), np.array([-np.inf, 7.0])):  # no grid index holds
+    for eps in (
+        np.array([np.inf]),
+        np.array([1e300, np.inf]),
+        np.array([-np.inf, 7.0]),
+    ):  # no grid index holds
         composed = fresh()
         np.testing.assert_array_equal(composed.raw_delta(eps, 1), _whole_delta(composed, eps))

@@ -39,7 +39,9 @@ class Reference:
     def loss_span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:
         z = 8.5
         s = min(max(sigma / sensitivity, 1e-100), 1e100)
-        one_round = float(np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q))
+        one_round = float(
+            np.logaddexp(math.log1p(-q), math.log(q) + (0.5 + z * s) / (s * s)) - math.log1p(-q)
+        )
         spread = 2 * z * math.sqrt(rounds * q * q * math.expm1(min(1.0 / (s * s), 700.0)))
         return min(spread + 2 * one_round, rounds * one_round)
 
@@ -52,7 +54,9 @@ class Reference:
 
     @classmethod
     def finest_interval(cls, q: float) -> float:
-        below = cls.ladder_rung(max(q / constants.BELOW_RATE_FINEST_DIVISOR, constants.LOWEST_INTERVAL))
+        below = cls.ladder_rung(
+            max(q / constants.BELOW_RATE_FINEST_DIVISOR, constants.LOWEST_INTERVAL)
+        )
         return min(constants.FINEST_INTERVAL, below)
 
     @classmethod
@@ -66,7 +70,8 @@ class Reference:
     @staticmethod
     def default(accuracy: float) -> float:
         return max(
-            constants.FINEST_INTERVAL, constants.COARSEST_INTERVAL * min(1.0, 0.8 * math.sqrt(accuracy / 4.2e-2))
+            constants.FINEST_INTERVAL,
+            constants.COARSEST_INTERVAL * min(1.0, 0.8 * math.sqrt(accuracy / 4.2e-2)),
         )
 
     @classmethod
@@ -83,7 +88,13 @@ class Reference:
 
     @classmethod
     def first(
-        cls, accuracy: float, delta_accuracy: str, relative: float, point: Point, x: np.ndarray, method: str
+        cls,
+        accuracy: float,
+        delta_accuracy: str,
+        relative: float,
+        point: Point,
+        x: np.ndarray,
+        method: str,
     ) -> float:
         default = cls.default(accuracy)
         if method == "delta":
@@ -100,7 +111,11 @@ class Reference:
             zs = np.sqrt(-2.0 * np.log(x))
             with np.errstate(over="ignore"):
                 tolerance = np.maximum(accuracy, relative * (spread * spread / 2.0 + zs * spread))
-                h = float(np.min(np.sqrt(7.0 * 0.9 * tolerance / (rounds * (1.0 + zs / max(spread, 1e-300))))))
+                h = float(
+                    np.min(
+                        np.sqrt(7.0 * 0.9 * tolerance / (rounds * (1.0 + zs / max(spread, 1e-300))))
+                    )
+                )
         return cls.below_rate_start(
             min(max(h, 0.25 * default, constants.FINEST_INTERVAL), constants.COARSEST_INTERVAL), q
         )
@@ -132,7 +147,9 @@ def test_loss_span_ladder_window_and_finest_grid_are_the_formulas_bit_for_bit() 
 
 def test_start_grids_are_the_formulas_bit_for_bit() -> None:
     """``StartGrid.first`` by both methods, every delta_accuracy and relative tolerance, and ``span_start``."""
-    for accuracy, relative, criterion in itertools.product(ACCURACIES, (0.0, 2.5e-4, 0.05), ("relative", "epsilon")):
+    for accuracy, relative, criterion in itertools.product(
+        ACCURACIES, (0.0, 2.5e-4, 0.05), ("relative", "epsilon")
+    ):
         start = StartGrid(accuracy, criterion, relative)
         assert start.first() == Reference.default(accuracy)
         for point in POINTS:
@@ -146,19 +163,36 @@ def test_start_grids_are_the_formulas_bit_for_bit() -> None:
 
 def test_below_rate_start_meets_each_limit_as_the_formula_does() -> None:
     start = StartGrid(1e-3, "epsilon")
-    for q in (*RATES, 3.9e-3, 4e-3, 4.1e-3, constants.LOWEST_INTERVAL, 2 * constants.LOWEST_INTERVAL):
+    for q in (
+        *RATES,
+        3.9e-3,
+        4e-3,
+        4.1e-3,
+        constants.LOWEST_INTERVAL,
+        2 * constants.LOWEST_INTERVAL,
+    ):
         for h in (1e-7, 1e-5, 1e-4, 6.4e-4, 2e-3, 1.0):
             assert start.below_rate_start(h, q) == Reference.below_rate_start(h, q), (h, q)
 
 
 def test_question_tail_in_the_core_is_the_package_formula_bit_for_bit() -> None:
     for rounds, delta, share in itertools.product(
-        (1.0, 3.0, 1e4, 1e7, 1e15), (1e-300, 1e-12, 1e-5, 0.5), (question.TAIL_SHARE, question.TILTED_TAIL_SHARE)
+        (1.0, 3.0, 1e4, 1e7, 1e15),
+        (1e-300, 1e-12, 1e-5, 0.5),
+        (question.TAIL_SHARE, question.TILTED_TAIL_SHARE),
     ):
         core = _core.pld_refine.question_tail(
-            rounds, delta, share=share, default_tail=DEFAULT_TAIL, smallest_tail=question.SMALLEST_TAIL
+            rounds,
+            delta,
+            share=share,
+            default_tail=DEFAULT_TAIL,
+            smallest_tail=question.SMALLEST_TAIL,
         )
-        assert core == Reference.question_tail(rounds, delta, share) == question.question_tail(rounds, delta, share)
+        assert (
+            core
+            == Reference.question_tail(rounds, delta, share)
+            == question.question_tail(rounds, delta, share)
+        )
 
 
 def test_a_patched_constant_is_followed(monkeypatch: pytest.MonkeyPatch) -> None:

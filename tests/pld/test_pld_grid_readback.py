@@ -32,9 +32,13 @@ def test_suffix_sums_are_within_their_bound_of_the_exact_sums(seed: int) -> None
     x = _random_masses(5000, seed)
     ours = suffix_sums_above(x)
     assert ours is not None
-    exact = np.array([math.fsum(x[j + 1 :].tolist()) for j in range(0, x.size, 97)])  # correctly rounded
+    exact = np.array(
+        [math.fsum(x[j + 1 :].tolist()) for j in range(0, x.size, 97)]
+    )  # correctly rounded
     n = x.size
-    bound = (UNIT_ROUNDOFF + (n * UNIT_ROUNDOFF) ** 2) * exact + UNIT_ROUNDOFF * exact  # fsum's own half ulp
+    bound = (
+        UNIT_ROUNDOFF + (n * UNIT_ROUNDOFF) ** 2
+    ) * exact + UNIT_ROUNDOFF * exact  # fsum's own half ulp
     assert np.all(np.abs(ours[::97] - exact) <= bound)
     # the plain recursive sums are further off than the compensated ones somewhere (the test can tell them apart)
     plain = np.concatenate([np.cumsum(x[::-1])[::-1][1:], [0.0]])
@@ -44,11 +48,15 @@ def test_suffix_sums_are_within_their_bound_of_the_exact_sums(seed: int) -> None
 def _exact_finite_curve(k_lo: int, h: float, p: np.ndarray, j: int) -> mpmath.mpf:
     """sum_{k > j} p_k (1 - e^{(j - k) h}) at 50 digits, h and the masses as the doubles given."""
     hh = mpmath.mpf(h)
-    return mpmath.fsum(mpmath.mpf(float(p[k])) * -mpmath.expm1((j - k) * hh) for k in range(j + 1, p.size))
+    return mpmath.fsum(
+        mpmath.mpf(float(p[k])) * -mpmath.expm1((j - k) * hh) for k in range(j + 1, p.size)
+    )
 
 
 @pytest.mark.parametrize(("k_lo", "h"), [(-40, 0.05), (1000, 1e-2)])
-def test_finite_curve_from_below_is_below_the_exact_curve_and_within_its_error(k_lo: int, h: float) -> None:
+def test_finite_curve_from_below_is_below_the_exact_curve_and_within_its_error(
+    k_lo: int, h: float
+) -> None:
     mpmath.mp.dps = 50
     p = _random_masses(300, 3)
     low = finite_curve_from_below(k_lo, h, p)
@@ -59,10 +67,15 @@ def test_finite_curve_from_below_is_below_the_exact_curve_and_within_its_error(k
         exact = _exact_finite_curve(k_lo, h, p, j)
         assert mpmath.mpf(float(low[j])) <= exact
         # tight: the stated error 2u (L + 20) S_j subtracted, plus at most that much of round-off
-        assert exact - mpmath.mpf(float(low[j])) <= 4.01 * UNIT_ROUNDOFF * (spread + 20.0) * above[j] + 1e-300
+        assert (
+            exact - mpmath.mpf(float(low[j]))
+            <= 4.01 * UNIT_ROUNDOFF * (spread + 20.0) * above[j] + 1e-300
+        )
 
 
-def _subsampled_gaussian_targets(q: float, k_lo: int, h: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+def _subsampled_gaussian_targets(
+    q: float, k_lo: int, h: float, n: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The polyline of H(g) = q H_G(1 + (g - 1) / q) (the remove curve of a Poisson-subsampled Gaussian of shift 1)
     at g_j = e^{(k_lo + j) h}: its grid points and values (convex, non-increasing, H(0) = 1)."""
     g = np.exp((k_lo + np.arange(n)) * h)
@@ -72,7 +85,9 @@ def _subsampled_gaussian_targets(q: float, k_lo: int, h: float, n: int) -> tuple
 
 
 def _polyline_masses(g: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
-    slopes = np.append(np.diff(np.concatenate([[1.0], w])) / np.diff(np.concatenate([[0.0], g])), 0.0)
+    slopes = np.append(
+        np.diff(np.concatenate([[1.0], w])) / np.diff(np.concatenate([[0.0], g])), 0.0
+    )
     return np.maximum(g * np.diff(slopes), 0.0), float(w[-1])
 
 

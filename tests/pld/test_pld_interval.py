@@ -75,7 +75,10 @@ def test_largest_accepted_spacing_gives_a_loose_valid_bound() -> None:
 
 CONSTRUCTORS: list[tuple[str, Callable[[float], Any]]] = [
     ("gaussian", lambda h: pld.gaussian(1.0, value_discretization_interval=h)),
-    ("subsampled_gaussian", lambda h: pld.subsampled_gaussian(1.0, 0.1, value_discretization_interval=h)),
+    (
+        "subsampled_gaussian",
+        lambda h: pld.subsampled_gaussian(1.0, 0.1, value_discretization_interval=h),
+    ),
     ("laplace", lambda h: pld.laplace(1.0, value_discretization_interval=h)),
     (
         "fixed_size_subsampled_gaussian",
@@ -83,15 +86,28 @@ CONSTRUCTORS: list[tuple[str, Callable[[float], Any]]] = [
     ),
     (
         "with_replacement_subsampled_gaussian",
-        lambda h: pld.with_replacement_subsampled_gaussian(1.0, 10, 100, value_discretization_interval=h),
+        lambda h: pld.with_replacement_subsampled_gaussian(
+            1.0, 10, 100, value_discretization_interval=h
+        ),
     ),
-    ("from_distributions", lambda h: pld.from_distributions([0.5, 0.5], [0.1, 0.9], value_discretization_interval=h)),
+    (
+        "from_distributions",
+        lambda h: pld.from_distributions([0.5, 0.5], [0.1, 0.9], value_discretization_interval=h),
+    ),
     ("PLDAccountant", lambda h: pld.PLDAccountant(value_discretization_interval=h)),
-    ("SubsampledGaussianPLD", lambda h: pld.SubsampledGaussianPLD(1.0, 0.1, 3, value_discretization_interval=h)),
-    ("SubsampledGaussianPLD q=1", lambda h: pld.SubsampledGaussianPLD(1.0, 1.0, 3, value_discretization_interval=h)),
+    (
+        "SubsampledGaussianPLD",
+        lambda h: pld.SubsampledGaussianPLD(1.0, 0.1, 3, value_discretization_interval=h),
+    ),
+    (
+        "SubsampledGaussianPLD q=1",
+        lambda h: pld.SubsampledGaussianPLD(1.0, 1.0, 3, value_discretization_interval=h),
+    ),
     (
         "FixedBatchGaussianPLD",
-        lambda h: pld.FixedBatchGaussianPLD(sigma=1.0, batch_size=10, n=100, rounds=3, value_discretization_interval=h),
+        lambda h: pld.FixedBatchGaussianPLD(
+            sigma=1.0, batch_size=10, n=100, rounds=3, value_discretization_interval=h
+        ),
     ),
     (
         "WithReplacementBatchGaussianPLD",
@@ -104,19 +120,28 @@ CONSTRUCTORS: list[tuple[str, Callable[[float], Any]]] = [
 
 @pytest.mark.parametrize("h", REFUSED)
 @pytest.mark.parametrize("name,make", CONSTRUCTORS, ids=[c[0] for c in CONSTRUCTORS])
-def test_every_entry_point_refuses_with_the_rule(name: str, make: Callable[[float], Any], h: float) -> None:
-    with pytest.raises(ValueError, match=r"value_discretization_interval must lie in \(0, 100\].*coarser|finer"):
+def test_every_entry_point_refuses_with_the_rule(
+    name: str, make: Callable[[float], Any], h: float
+) -> None:
+    with pytest.raises(
+        ValueError, match=r"value_discretization_interval must lie in \(0, 100\].*coarser|finer"
+    ):
         make(h)
 
 
 @pytest.mark.parametrize("name,make", CONSTRUCTORS, ids=[c[0] for c in CONSTRUCTORS])
-def test_every_entry_point_bounds_both_sides_at_the_largest_spacing(name: str, make: Callable[[float], Any]) -> None:
+def test_every_entry_point_bounds_both_sides_at_the_largest_spacing(
+    name: str, make: Callable[[float], Any]
+) -> None:
     """At h = MAX_INTERVAL each accountant brackets its own fine-grid (h = 1e-3) bracket."""
     coarse, fine = make(MAX_INTERVAL), make(1e-3)
     if isinstance(coarse, pld.PLDAccountant):
         coarse.compose_subsampled_gaussian(1.0, 0.1, rounds=3)
         fine.compose_subsampled_gaussian(1.0, 0.1, rounds=3)
-    for method, args in (("delta", np.array([0.0, 0.5, 2.0])), ("epsilon", np.array([0.3, 1e-3, 1e-6]))):
+    for method, args in (
+        ("delta", np.array([0.0, 0.5, 2.0])),
+        ("epsilon", np.array([0.3, 1e-3, 1e-6])),
+    ):
         c_lo, c_up = getattr(coarse, method)(args, bound="both")
         f_lo, f_up = getattr(fine, method)(args, bound="both")
         assert np.all(np.isfinite(c_up)) and np.all(np.isfinite(c_lo))

@@ -50,8 +50,12 @@ def _arrays(shifts: list[float], weights: list[float]) -> dict[str, np.ndarray]:
 def test_inverse_lands_within_the_loss_tolerance(b, shifts, weights):
     top = max(shifts)
     x = np.linspace(0.0, top, 2001)[1:-1]
-    loss, back = _core.pld._laplace_mixture_loss_and_inverse(scale=b, x=x, **_arrays(shifts, weights))
-    again, _ = _core.pld._laplace_mixture_loss_and_inverse(scale=b, x=back, **_arrays(shifts, weights))
+    loss, back = _core.pld._laplace_mixture_loss_and_inverse(
+        scale=b, x=x, **_arrays(shifts, weights)
+    )
+    again, _ = _core.pld._laplace_mixture_loss_and_inverse(
+        scale=b, x=back, **_arrays(shifts, weights)
+    )
     assert np.all(np.abs(again - loss) <= 1e-13 * np.maximum(np.abs(loss), 1.0))  # L(back) = loss
     # and the inverse really is L^{-1} (x recovered where L is not flat)
     assert np.allclose(back, x, rtol=0, atol=1e-9 * max(b, 1.0))
@@ -78,7 +82,12 @@ def _laplace_interval(a: np.ndarray, c: np.ndarray, m: float, b: float) -> np.nd
     u, v = (a - m) / b, (c - m) / b
     left = 0.5 * np.exp(np.minimum(v, 0.0)) * -np.expm1(np.minimum(u, 0.0) - np.minimum(v, 0.0))
     right = 0.5 * np.exp(-np.maximum(u, 0.0)) * -np.expm1(np.maximum(u, 0.0) - np.maximum(v, 0.0))
-    return np.maximum(np.where(v <= 0.0, left, np.where(u >= 0.0, right, 1.0 - 0.5 * np.exp(u) - 0.5 * np.exp(-v))), 0)
+    return np.maximum(
+        np.where(
+            v <= 0.0, left, np.where(u >= 0.0, right, 1.0 - 0.5 * np.exp(u) - 0.5 * np.exp(-v))
+        ),
+        0,
+    )
 
 
 def _numpy_pair(b: float, s: np.ndarray, w: np.ndarray) -> monotone.MonotonePair:
@@ -105,7 +114,11 @@ def _numpy_pair(b: float, s: np.ndarray, w: np.ndarray) -> monotone.MonotonePair
         past = s[None, :] <= ends[:, None]
         c = np.where(past, w * np.exp(s / b), 0.0).sum(axis=1)
         d = np.where(past, 0.0, w * np.exp(-s / b)).sum(axis=1)
-        j = np.clip(np.searchsorted(np.log(c + d * np.exp(2.0 * ends / b)), target, side="right") - 1, 0, ends.size - 2)
+        j = np.clip(
+            np.searchsorted(np.log(c + d * np.exp(2.0 * ends / b)), target, side="right") - 1,
+            0,
+            ends.size - 2,
+        )
         return 0.5 * b * np.log((np.exp(target) - c[j]) / d[j])
 
     def p_mass(a: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -114,7 +127,10 @@ def _numpy_pair(b: float, s: np.ndarray, w: np.ndarray) -> monotone.MonotonePair
     def q_mass(a: np.ndarray, c: np.ndarray) -> np.ndarray:
         return _laplace_interval(a, c, 0.0, b)
 
-    p_left, p_right = float(np.sum(w * 0.5 * np.exp(-s / b))), float(np.sum(w * 0.5 * np.exp((s - top) / b)))
+    p_left, p_right = (
+        float(np.sum(w * 0.5 * np.exp(-s / b))),
+        float(np.sum(w * 0.5 * np.exp((s - top) / b))),
+    )
     at_left, at_right = (float(v) for v in loss(np.array([0.0, top])))
     atoms = ((at_left, p_left, 0.5), (at_right, p_right, 0.5 * math.exp(-top / b)))
     return monotone.MonotonePair(loss, slope, p_mass, q_mass, 0.0, top, atoms, inverse)
@@ -173,7 +189,9 @@ def test_subsampled_laplace_still_brackets_the_exact_delta(b, q):
         up, lo = (float(side.delta(np.array([eps]))[0]) for side in remove)
         exact = _exact_remove_delta(b, q, eps)
         assert lo <= exact <= up
-        assert up - lo < 1e-3  # grid 1e-3, not aligned to the atoms: the bracket narrows only like h
+        assert (
+            up - lo < 1e-3
+        )  # grid 1e-3, not aligned to the atoms: the bracket narrows only like h
 
 
 def test_check_mixture_plain_path_is_the_array_path():
@@ -184,14 +202,19 @@ def test_check_mixture_plain_path_is_the_array_path():
         ((0.0, 1.0), (1.0, 0.0)),
         ((0.5, 2.0, 3.0), (0.2, 0.3, 0.5)),
     ]:
-        plain, arrays = check_mixture(shifts, weights), check_mixture(np.array(shifts), np.array(weights))
+        plain, arrays = (
+            check_mixture(shifts, weights),
+            check_mixture(np.array(shifts), np.array(weights)),
+        )
         for x, y in zip(check_mixture(list(shifts), list(weights)), arrays):
             np.testing.assert_array_equal(x, y)
         for x, y in zip(plain, arrays):
             np.testing.assert_array_equal(x, y)
             assert x.dtype == y.dtype == np.float64
         one = laplace_mixture(2.47, shifts, weights, value_discretization_interval=2e-3)
-        two = laplace_mixture(2.47, np.array(shifts), np.array(weights), value_discretization_interval=2e-3)
+        two = laplace_mixture(
+            2.47, np.array(shifts), np.array(weights), value_discretization_interval=2e-3
+        )
         for upper in (True, False):
             for a, b in zip(one.composed(upper), two.composed(upper)):
                 np.testing.assert_array_equal(a.p, b.p)

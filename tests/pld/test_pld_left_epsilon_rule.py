@@ -24,11 +24,17 @@ mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets i
 def subsampled_gaussian_delta(sigma: float, q: float, eps: float) -> float:
     s, q, eps = mpmath.mpf(sigma), mpmath.mpf(q), mpmath.mpf(eps)
     x = s**2 * mpmath.log((mpmath.exp(eps) - 1 + q) / q) + mpmath.mpf(1) / 2
-    remove = (1 - q) * mpmath.ncdf(-x / s) + q * mpmath.ncdf(-(x - 1) / s) - mpmath.exp(eps) * mpmath.ncdf(-x / s)
+    remove = (
+        (1 - q) * mpmath.ncdf(-x / s)
+        + q * mpmath.ncdf(-(x - 1) / s)
+        - mpmath.exp(eps) * mpmath.ncdf(-x / s)
+    )
     add = mpmath.mpf(0)
     if mpmath.exp(-eps) > 1 - q:
         y = s**2 * mpmath.log((mpmath.exp(-eps) - 1 + q) / q) + mpmath.mpf(1) / 2
-        add = mpmath.ncdf(y / s) - mpmath.exp(eps) * ((1 - q) * mpmath.ncdf(y / s) + q * mpmath.ncdf((y - 1) / s))
+        add = mpmath.ncdf(y / s) - mpmath.exp(eps) * (
+            (1 - q) * mpmath.ncdf(y / s) + q * mpmath.ncdf((y - 1) / s)
+        )
     return float(max(remove, add))
 
 
@@ -54,7 +60,13 @@ def test_a_steep_point_refines_until_its_left_lower_side_certifies_the_width():
     """sigma 3.13, q 8.9e-4, 10^5 rounds at eps 0.5 (delta ~ 6e-10, halving every ~0.01 of eps): the
     refinement goes on past h = 1.6e-4 (bracket [2.8e-10, 1.3e-9], chord widths 0.39 and more) until its
     lower side at eps - 0.0099 lies above its upper side at eps."""
-    kw = dict(sigma=3.1267, sampling_rate=8.8587e-4, rounds=100000, accuracy=1e-2, delta_accuracy="epsilon")
+    kw = dict(
+        sigma=3.1267,
+        sampling_rate=8.8587e-4,
+        rounds=100000,
+        accuracy=1e-2,
+        delta_accuracy="epsilon",
+    )
     eps = 0.5
     lo, up = pld.SubsampledGaussianPLD(**kw).delta(eps, bound="both")
     left = eps - 0.0099
@@ -73,7 +85,9 @@ def test_edge_arguments_keep_their_brackets_and_the_width_rule_certifies_nothing
         sigma=sigma, sampling_rate=q, rounds=1, accuracy=1e-2, delta_accuracy="epsilon"
     ).delta(eps, bound="both")
     # at 1e308 the closed form cancels beyond 50 digits; delta there is >= 0 and tiny, so the lower side must be 0
-    exact = np.array([[subsampled_gaussian_delta(sigma, qi, e) for e in eps[:-1]] for qi in (0.3, 1.0)])
+    exact = np.array(
+        [[subsampled_gaussian_delta(sigma, qi, e) for e in eps[:-1]] for qi in (0.3, 1.0)]
+    )
     assert np.all(lo[:, :-1] <= exact) and np.all(exact <= up[:, :-1]), (lo, exact, up)
     assert np.all(lo[:, -1] == 0.0) and np.all(up[:, -1] >= 0.0)
     assert left_epsilon_width(1e308, 1e-9, 1e308 - 0.0099, 1.0) == 1e308  # 1e308 - 0.0099 is 1e308

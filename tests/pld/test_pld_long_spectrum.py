@@ -25,7 +25,8 @@ from hockeystick.pld.compose import fft as pc
 from hockeystick.pld.compose.pmf import GridPMF
 
 pytestmark = pytest.mark.skipif(
-    np.finfo(np.longdouble).nmant != 63, reason="needs x86-64's 80-bit long double (64-bit significand)"
+    np.finfo(np.longdouble).nmant != 63,
+    reason="needs x86-64's 80-bit long double (64-bit significand)",
 )
 
 U = 2.0**-53
@@ -85,12 +86,18 @@ def test_long_fft_bins_match_a_50_digit_dft_within_their_bound(m, n, seed):
     p = rng.random(n) ** 6
     p /= p.sum()
     half = m // 2 + 1
-    ks = list(range(half)) if half <= 49 else sorted({0, 1, half - 1, m // 3, *rng.integers(0, half, 5).tolist()})
+    ks = (
+        list(range(half))
+        if half <= 49
+        else sorted({0, 1, half - 1, m // 3, *rng.integers(0, half, 5).tolist()})
+    )
     bound, bound_double = _check_bins(p, m, ks)
     l1 = float(np.sum(p))
     stages = max(1, math.ceil(math.log2(m)))
     gamma = (-(-n // m) - 1) * U_LONG * 1.01
-    assert bound <= (8 * U_LONG * stages + gamma) * l1 * 1.01 + 1e-300  # the stated formula, not more
+    assert (
+        bound <= (8 * U_LONG * stages + gamma) * l1 * 1.01 + 1e-300
+    )  # the stated formula, not more
     assert bound_double <= 1.01 * U * l1 + bound * 1.01  # once rounded: about u ||p||_1
     if m > 64:  # far below the blocked direct sums' ~1.1 u ||p||_1
         direct = _core.pld_compose.direct_bins(p, m=m, bins=[0])[1]
@@ -137,7 +144,10 @@ def _core_compose(
         for pmf, _ in item:
             if all(pmf is not q for q in pmfs):
                 pmfs.append(pmf)
-    terms = [[(next(i for i, q in enumerate(pmfs) if q is pmf), count) for pmf, count in item] for item in items]
+    terms = [
+        [(next(i for i, q in enumerate(pmfs) if q is pmf), count) for pmf, count in item]
+        for item in items
+    ]
     done = _core.pld_compose.compose_many(
         [q.p for q in pmfs],
         k_lo=[q.k_lo for q in pmfs],
@@ -172,8 +182,12 @@ def test_many_gaussian_rounds_bracket_the_closed_form_with_long_fft_bins(sigma, 
             assert np.all(long.delta(eps) >= exact)
         else:
             assert np.all(long.delta(eps) <= exact)
-        assert long.total_error * 5 <= short.total_error and long.entry_error * 5 <= short.entry_error
-        assert np.max(np.abs(long.p - short.p)) <= short.entry_error  # the values differ only by round-off
+        assert (
+            long.total_error * 5 <= short.total_error and long.entry_error * 5 <= short.entry_error
+        )
+        assert (
+            np.max(np.abs(long.p - short.p)) <= short.entry_error
+        )  # the values differ only by round-off
 
 
 def test_charge_limited_subsampled_gaussian_point_with_long_fft_bins():
@@ -190,7 +204,9 @@ def test_charge_limited_subsampled_gaussian_point_with_long_fft_bins():
         assert long.total_error * 5 <= short.total_error < 1e-10
         ups.append(long.delta(np.array([10.0]))[0])
     assert ups[0] < 1e-11
-    fine = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2.5e-4).self_compose(47149)
+    fine = pld.subsampled_gaussian(0.5, 1e-4, value_discretization_interval=2.5e-4).self_compose(
+        47149
+    )
     assert fine.delta(10.0, bound="lower") <= max(ups)
 
 
@@ -211,7 +227,9 @@ def test_the_facade_takes_the_long_fft_bins_where_direct_sums_cost_more():
     ((factor, count),) = gauss.directions[0].items()
     item = [(factor.upper, count * 10_000)]
     facade = pc.compose(item, pessimistic=True, direct_bins=True, workers=1)
-    (band,) = _core_compose([item], True, True, 0.35, band_rows=True)  # a band row: its band by direct sums
+    (band,) = _core_compose(
+        [item], True, True, 0.35, band_rows=True
+    )  # a band row: its band by direct sums
     (sums,) = _core_compose([item], True, False, 0.35)
     np.testing.assert_array_equal(facade.p, band.p)
     assert facade.total_error == band.total_error <= sums.total_error
@@ -228,7 +246,9 @@ def test_an_item_keeps_its_bits_alone_or_batched(long_fft, products):
     b = [(factors[0].upper, 22_000)]
     c = [(factors[1].upper, 20_000), (factors[0].upper, 3)]
     alone = _core_compose([a], True, long_fft, products)[0]
-    assert alone.total_error * 5 < pc.compose(a, pessimistic=True).total_error  # the direct bins were taken
+    assert (
+        alone.total_error * 5 < pc.compose(a, pessimistic=True).total_error
+    )  # the direct bins were taken
     for batched in (
         _core_compose([a, b], True, long_fft, products)[0],
         _core_compose([b, c, a], True, long_fft, products)[2],
@@ -242,7 +262,9 @@ def test_an_item_keeps_its_bits_alone_or_batched(long_fft, products):
         )
 
 
-def _x87_control(libm: ctypes.CDLL, lower: bool | None = None, saved: ctypes.Array | None = None) -> ctypes.Array:
+def _x87_control(
+    libm: ctypes.CDLL, lower: bool | None = None, saved: ctypes.Array | None = None
+) -> ctypes.Array:
     """This thread's floating-point environment (x86-64 glibc fenv_t: the x87 control word first); with
     lower=True, set the x87 precision control to 53 bits; with saved, restore it."""
     env = ctypes.create_string_buffer(64)
@@ -253,7 +275,9 @@ def _x87_control(libm: ctypes.CDLL, lower: bool | None = None, saved: ctypes.Arr
     if lower:
         lowered = ctypes.create_string_buffer(env.raw)
         control = int.from_bytes(env.raw[:2], "little")
-        lowered[:2] = ((control & ~0x300) | 0x200).to_bytes(2, "little")  # precision control: 53 bits
+        lowered[:2] = ((control & ~0x300) | 0x200).to_bytes(
+            2, "little"
+        )  # precision control: 53 bits
         assert libm.fesetenv(lowered) == 0
     return env
 
@@ -324,7 +348,9 @@ def test_an_openmp_pool_created_at_53_bits_does_not_take_the_long_double_powers(
     import sys
 
     env = dict(os.environ, OMP_NUM_THREADS="2")
-    done = subprocess.run([sys.executable, "-c", _POISONED_POOL], env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", _POISONED_POOL], env=env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
@@ -364,7 +390,13 @@ def test_a_user_installed_scipy_fft_backend_does_not_replace_the_long_double_tra
     item = [
         [
             (
-                next(iter(pld.subsampled_gaussian(0.8, 1e-3, value_discretization_interval=2e-3).directions[0])).upper,
+                next(
+                    iter(
+                        pld.subsampled_gaussian(
+                            0.8, 1e-3, value_discretization_interval=2e-3
+                        ).directions[0]
+                    )
+                ).upper,
                 20000,
             )
         ]

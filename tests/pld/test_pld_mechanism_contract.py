@@ -20,7 +20,9 @@ from hockeystick.pld.compose import finite_atoms
 from hockeystick.pld.mechanisms.mechanism import Mechanism
 from hockeystick.pld.refine.grid_alignment import aligned
 
-INNER = CompositionPlan({("laplace", 3.0): 1}, gaussian_r2=1.0 / 16.0, gaussian_r2_operations=5).key()
+INNER = CompositionPlan(
+    {("laplace", 3.0): 1}, gaussian_r2=1.0 / 16.0, gaussian_r2_operations=5
+).key()
 PARAMETERS: dict[str, tuple[object, ...]] = {
     "poisson_gaussian": (2.0, 0.1),
     "laplace": (2.0,),
@@ -75,9 +77,19 @@ def test_spec_reads_back(name):
 def test_a_computed_delta_reads_back_apart_from_a_given_one():
     """(eps, delta) with delta computed (a sampled non-private event's chance) keys apart from the same numbers
     given exactly, and each key builds its own mechanism back."""
-    given, computed = MECHANISM_CLASSES["eps_delta"](0.0, 0.049), MECHANISM_CLASSES["eps_delta"](0.0, 0.049, False)
-    assert given.spec() == ("eps_delta", 0.0, 0.049) and computed.spec() == ("eps_delta", 0.0, 0.049, False)
-    assert mechanism_of(given.spec()) == given and mechanism_of(computed.spec()) == computed != given
+    given, computed = (
+        MECHANISM_CLASSES["eps_delta"](0.0, 0.049),
+        MECHANISM_CLASSES["eps_delta"](0.0, 0.049, False),
+    )
+    assert given.spec() == ("eps_delta", 0.0, 0.049) and computed.spec() == (
+        "eps_delta",
+        0.0,
+        0.049,
+        False,
+    )
+    assert (
+        mechanism_of(given.spec()) == given and mechanism_of(computed.spec()) == computed != given
+    )
 
 
 def test_unknown_or_misnamed_specs_are_refused():
@@ -118,7 +130,9 @@ def hockey_stick(p: np.ndarray, q: np.ndarray, eps: float) -> float:
     return math.fsum(np.maximum(p - math.exp(eps) * q, 0.0).tolist())
 
 
-FINITE = sorted(name for name in set(PARAMETERS) - NO_PLD if mechanism(name).finite_pairs() is not None)
+FINITE = sorted(
+    name for name in set(PARAMETERS) - NO_PLD if mechanism(name).finite_pairs() is not None
+)
 
 
 def test_the_finite_mechanisms_are_the_expected_ones():
@@ -140,14 +154,18 @@ def test_finite_pair_delta_lies_in_the_grid_and_atom_brackets(name):
     exact = np.array([max(hockey_stick(p, q, e) for p, q in pairs) for e in EPS])
     for h in (COARSE, FINE):
         lo, up = bracket(m, h)
-        assert np.all(lo <= exact * (1 + SLACK) + SLACK) and np.all(exact <= up * (1 + SLACK) + SLACK), (h, lo, up)
+        assert np.all(lo <= exact * (1 + SLACK) + SLACK) and np.all(
+            exact <= up * (1 + SLACK) + SLACK
+        ), (h, lo, up)
     for atoms in ([finite_atoms.pair_atoms(p, q) for p, q in pairs], m.exact_atoms()):
         if atoms is None:
             continue
         assert len(atoms) == len(pairs)
         lower = np.max([finite_atoms.delta(a, EPS, upper=False) for a in atoms], axis=0)
         upper = np.max([finite_atoms.delta(a, EPS, upper=True) for a in atoms], axis=0)
-        assert np.all(lower <= exact * (1 + SLACK) + SLACK) and np.all(exact <= upper * (1 + SLACK) + SLACK)
+        assert np.all(lower <= exact * (1 + SLACK) + SLACK) and np.all(
+            exact <= upper * (1 + SLACK) + SLACK
+        )
         # the atoms' sides differ from the exact delta by their round-off charges only
         np.testing.assert_allclose(upper, exact, rtol=1e-7, atol=1e-12)
         np.testing.assert_allclose(lower, exact, rtol=1e-7, atol=1e-12)
@@ -180,9 +198,13 @@ def test_loss_atoms_lie_on_a_grid_that_divides_them(name):
         assert math.isfinite(atom) and atom > 0.0
         h = aligned(atom / 40.0, atom, [])
         assert atom / h == 40.0
-        pmfs = m.grid_pld(h).composed(False)  # the optimistic side keeps an atom on the grid exactly
+        pmfs = m.grid_pld(h).composed(
+            False
+        )  # the optimistic side keeps an atom on the grid exactly
         index = 40
-        held = [pmf.p[index - pmf.k_lo] for pmf in pmfs if pmf.k_lo <= index < pmf.k_lo + pmf.p.size]
+        held = [
+            pmf.p[index - pmf.k_lo] for pmf in pmfs if pmf.k_lo <= index < pmf.k_lo + pmf.p.size
+        ]
         assert held and max(held) > 0.0, (atom, h)
 
 

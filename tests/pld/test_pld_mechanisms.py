@@ -52,11 +52,15 @@ def assert_bracket(lo, up, exact, width=1e-6):
 
 
 def test_from_distributions_keeps_the_mass_at_infinity_on_the_lower_side():
-    lo, up = pld.from_distributions([0.9, 0.1], [1.0, 0.0]).delta(1.0, bound="both")  # zeros exact by default
+    lo, up = pld.from_distributions([0.9, 0.1], [1.0, 0.0]).delta(
+        1.0, bound="both"
+    )  # zeros exact by default
     assert 0.1 * (1 - 1e-12) <= up and lo <= 0.1 and lo > 0.1 - 1e-12
     # a zero declared possibly underflowed: the lower side puts it at a finite loss
     # (~log 0.1 + 741), as any far atom on the grid (q = 1e-20 gives the same lower side)
-    lo, up = pld.from_distributions([0.9, 0.1], [1.0, 0.0], exact_zeros=False).delta(1.0, bound="both")
+    lo, up = pld.from_distributions([0.9, 0.1], [1.0, 0.0], exact_zeros=False).delta(
+        1.0, bound="both"
+    )
     far, _ = pld.from_distributions([0.9, 0.1], [1.0 - 1e-20, 1e-20]).delta(1.0, bound="both")
     assert 0.1 * (1 - 1e-12) <= up and lo <= 0.1 and lo == pytest.approx(far, rel=1e-6)
 
@@ -66,7 +70,10 @@ def test_canonical_pairs_compose_to_the_exact_value():
     lo, up = d.delta(3.0, bound="both")
     assert lo <= 0.28 <= up and up - lo < 1e-9
     p1, q1 = canonical_pair(1.0, 0.1)
-    assert_bracket(*eps_delta_dp(1.0, 0.1).self_compose(3).delta(EPS, bound="both"), exact_finite(p1, q1, 3, EPS))
+    assert_bracket(
+        *eps_delta_dp(1.0, 0.1).self_compose(3).delta(EPS, bound="both"),
+        exact_finite(p1, q1, 3, EPS),
+    )
 
 
 def test_canonical_pair_profile_is_the_eps_delta_curve():
@@ -122,7 +129,9 @@ def exact_mixture_delta(cdf, shifts, weights, eps, lo, hi):
 
 
 def gauss_cdf(sigma):
-    return lambda x, density=False: mpmath.npdf(x, 0, sigma) if density else mpmath.ncdf(x, 0, sigma)
+    return lambda x, density=False: (
+        mpmath.npdf(x, 0, sigma) if density else mpmath.ncdf(x, 0, sigma)
+    )
 
 
 def laplace_cdf(b):
@@ -136,18 +145,28 @@ def laplace_cdf(b):
 
 @pytest.mark.parametrize(
     "sigma,shifts,weights",
-    [(1.0, [0.0, 1.0], [0.9, 0.1]), (0.8, [0.0, 1.0, 2.0], [0.81, 0.18, 0.01]), (2.0, [0.5, 3.0], [0.5, 0.5])],
+    [
+        (1.0, [0.0, 1.0], [0.9, 0.1]),
+        (0.8, [0.0, 1.0, 2.0], [0.81, 0.18, 0.01]),
+        (2.0, [0.5, 3.0], [0.5, 0.5]),
+    ],
 )
 def test_mixture_of_gaussians_against_closed_form(sigma, shifts, weights):
     lo, up = mixture_of_gaussians(sigma, shifts, weights).delta(EPS, bound="both")
-    exact = [exact_mixture_delta(gauss_cdf(sigma), shifts, weights, e, -40 * sigma, 40 * sigma + 3) for e in EPS]
+    exact = [
+        exact_mixture_delta(gauss_cdf(sigma), shifts, weights, e, -40 * sigma, 40 * sigma + 3)
+        for e in EPS
+    ]
     assert_bracket(lo, up, exact, width=1e-6)
 
 
 @pytest.mark.parametrize("b,q", [(1.0, 0.2), (0.5, 0.01)])
 def test_subsampled_laplace_against_closed_form(b, q):
     lo, up = subsampled_laplace(b, q).delta(EPS, bound="both")
-    exact = [exact_mixture_delta(laplace_cdf(b), [0.0, 1.0], [1 - q, q], e, -1e-30, 1 + 1e-30) for e in EPS]
+    exact = [
+        exact_mixture_delta(laplace_cdf(b), [0.0, 1.0], [1 - q, q], e, -1e-30, 1 + 1e-30)
+        for e in EPS
+    ]
     assert_bracket(lo, up, exact, width=1e-6)
 
 
@@ -158,8 +177,16 @@ def test_laplace_mixture_of_one_shift_is_the_laplace_mechanism():
 
 
 def test_gaussian_mixture_composed_matches_the_cpp_subsampled_gaussian():
-    mine = mixture_of_gaussians(1.0, [0.0, 1.0], [0.99, 0.01]).self_compose(1000).epsilon(1e-5, bound="both")
-    cpp = pld.subsampled_gaussian(1.0, 0.01).self_compose(1000).epsilon(1e-5, bound="both", composition_only=True)
+    mine = (
+        mixture_of_gaussians(1.0, [0.0, 1.0], [0.99, 0.01])
+        .self_compose(1000)
+        .epsilon(1e-5, bound="both")
+    )
+    cpp = (
+        pld.subsampled_gaussian(1.0, 0.01)
+        .self_compose(1000)
+        .epsilon(1e-5, bound="both", composition_only=True)
+    )
     assert mine[0] <= cpp[1] and cpp[0] <= mine[1]
     assert abs(mine[1] - cpp[1]) < 1e-6 and mine[1] - mine[0] < 1e-4
 

@@ -30,7 +30,9 @@ def mixture_delta(sigma: float, weights: tuple[float, float], shift: float, eps:
 def test_mixture_of_gaussians_upper_side_holds_where_only_the_tails_remain(eps: float) -> None:
     """0.98 N(0, 4) + 0.02 N(1, 4) vs N(0, 4): at eps = 0.45 the upper side read 5.04895e-14 below the
     exact 5.04923e-14 when the cut tails (about 2.5e-16) were left out of the +infinity mass."""
-    remove = pld.PrivacyLossDistribution([pld.mixture_of_gaussians(2.0, [0.0, 1.0], [0.98, 0.02]).directions[0]])
+    remove = pld.PrivacyLossDistribution(
+        [pld.mixture_of_gaussians(2.0, [0.0, 1.0], [0.98, 0.02]).directions[0]]
+    )
     lower, upper = remove.delta(eps, bound="both")
     exact = mixture_delta(2.0, (0.98, 0.02), 1.0, eps)
     assert lower <= exact <= upper

@@ -40,16 +40,31 @@ def _cases() -> dict[str, Callable[[], dict[str, Any]]]:
             for remove in (True, False):
                 for h in (1e-1, 1e-2):
                     cases[f"subsampled_gaussian({sigma}, {q}, remove={remove}, h={h})"] = partial(
-                        _core.pld.subsampled_gaussian, sigma, q, remove=remove, h=h, tail=TAIL, max_cells=MAX_CELLS
+                        _core.pld.subsampled_gaussian,
+                        sigma,
+                        q,
+                        remove=remove,
+                        h=h,
+                        tail=TAIL,
+                        max_cells=MAX_CELLS,
                     )
-    for distance, scale, h in ((1.0, 1.0, 0.1), (1.0, 0.3, 0.01), (2.0, 5.0, 0.05), (1.0, 1.0, 0.25)):
+    for distance, scale, h in (
+        (1.0, 1.0, 0.1),
+        (1.0, 0.3, 0.01),
+        (2.0, 5.0, 0.05),
+        (1.0, 1.0, 0.25),
+    ):
         cases[f"laplace({distance}, {scale}, h={h})"] = partial(
             _core.pld.laplace, distance, scale, h=h, max_cells=MAX_CELLS
         )
     atoms = {
         "on_grid": (np.array([-0.5, 0.0, 0.3, 0.5]), np.array([0.1, 0.2, 0.3, 0.4]), 0.1),
         "off_grid": (np.array([-1.23, 0.017, 0.77]), np.array([0.25, 0.5, 0.25]), 0.05),
-        "wide": (np.array([-800.0, -2.0, 3.0, 900.0]), np.array([1e-300, 0.4, 0.6 - 1e-12, 1e-12]), 0.5),
+        "wide": (
+            np.array([-800.0, -2.0, 3.0, 900.0]),
+            np.array([1e-300, 0.4, 0.6 - 1e-12, 1e-12]),
+            0.5,
+        ),
     }
     for name, (loss, mass, h) in atoms.items():
         cases[f"atoms_{name}"] = partial(_core.pld.atoms, loss, mass, h=h, max_cells=MAX_CELLS)
@@ -65,7 +80,12 @@ def _cases() -> dict[str, Callable[[], dict[str, Any]]]:
         )
     for sigma, q, h in ((1.0, 0.01, 0.05), (0.5, 0.3, 0.02)):
         cases[f"without_replacement({sigma}, {q}, h={h})"] = partial(
-            _core.pld.without_replacement_subsampled_gaussian, sigma, q, h=h, tail=TAIL, max_cells=MAX_CELLS
+            _core.pld.without_replacement_subsampled_gaussian,
+            sigma,
+            q,
+            h=h,
+            tail=TAIL,
+            max_cells=MAX_CELLS,
         )
     return cases
 
@@ -107,7 +127,9 @@ def test_every_pin_has_a_case() -> None:
 def main() -> None:
     """Write the pins (run only on a commit whose optimistic_pmf is the reference)."""
     cases = {name: _digest(make()) for name, make in sorted(_cases().items())}
-    PINS.write_text(json.dumps({"platform": _platform(), "cases": cases}, indent=1, sort_keys=True) + "\n")
+    PINS.write_text(
+        json.dumps({"platform": _platform(), "cases": cases}, indent=1, sort_keys=True) + "\n"
+    )
     print(f"wrote {len(cases)} pins to {PINS}", file=sys.stderr)
 
 

@@ -43,7 +43,11 @@ def _true_delta(p: list, q: list, eps: float) -> mp.mpf:
 def _discrete_laplace_pair(a: float, s: int) -> tuple[list, list]:
     a_ = mp.mpf(a)
     norm = 1 / (1 + mp.exp(-a_))
-    p = [mp.exp(-a_ * s) * norm] + [mp.tanh(a_ / 2) * mp.exp(-a_ * (s - x)) for x in range(1, s)] + [norm]
+    p = (
+        [mp.exp(-a_ * s) * norm]
+        + [mp.tanh(a_ / 2) * mp.exp(-a_ * (s - x)) for x in range(1, s)]
+        + [norm]
+    )
     return p, p[::-1]
 
 
@@ -53,9 +57,18 @@ def _eps_delta_pair(eps: float) -> tuple[list, list]:
 
 
 CONSTRUCTIONS = {
-    "discrete_laplace(700, 2)": (lambda: pld.discrete_laplace(700.0, 2), _discrete_laplace_pair(700.0, 2)),
-    "discrete_laplace(371, 2)": (lambda: pld.discrete_laplace(371.0, 2), _discrete_laplace_pair(371.0, 2)),
-    "randomized_response(0, 2)": (lambda: pld.randomized_response(0.0, 2), ([mp.mpf(1), 0, 0], [0, mp.mpf(1), 0])),
+    "discrete_laplace(700, 2)": (
+        lambda: pld.discrete_laplace(700.0, 2),
+        _discrete_laplace_pair(700.0, 2),
+    ),
+    "discrete_laplace(371, 2)": (
+        lambda: pld.discrete_laplace(371.0, 2),
+        _discrete_laplace_pair(371.0, 2),
+    ),
+    "randomized_response(0, 2)": (
+        lambda: pld.randomized_response(0.0, 2),
+        ([mp.mpf(1), 0, 0], [0, mp.mpf(1), 0]),
+    ),
     "eps_delta_dp(800)": (lambda: pld.eps_delta_dp(800.0), _eps_delta_pair(800.0)),
     "eps_delta_dp(740)": (lambda: pld.eps_delta_dp(740.0), _eps_delta_pair(740.0)),
     "from_distributions([1, 0], [0, 1])": (
@@ -94,7 +107,9 @@ def _profile(masses: np.ndarray, k_lo: int, h: float, eps: mp.mpf) -> mp.mpf:
 
 def _atom_curve(loss: np.ndarray, mass: np.ndarray, eps: mp.mpf) -> mp.mpf:
     g = mp.exp(eps)
-    return mp.fsum(mp.mpf(float(m)) * max(1 - g * mp.exp(-mp.mpf(float(l))), 0) for l, m in zip(loss, mass))
+    return mp.fsum(
+        mp.mpf(float(m)) * max(1 - g * mp.exp(-mp.mpf(float(l))), 0) for l, m in zip(loss, mass)
+    )
 
 
 def _random_atoms(seed: int) -> tuple[np.ndarray, np.ndarray, float]:
@@ -141,8 +156,16 @@ def test_atom_grid_lower_side_is_below_the_atoms_curve(seed: int) -> None:
 # two sets where tent heights and e_j without an allowance for their rounding (module docstring, the second edge)
 # put the lower profile at the heavy atom 2.9e-17 and 5.2e-17 above the curve
 APEX_CASES = [
-    ([22.030346007662473, 21.37424383347847], [4.9629636299176294e-05, 1 - 4.9629636299176294e-05], 1.0),
-    ([7.928750603483975, 6.7339908834066975], [2.891225496984414e-06, 1 - 2.891225496984414e-06], 1.0),
+    (
+        [22.030346007662473, 21.37424383347847],
+        [4.9629636299176294e-05, 1 - 4.9629636299176294e-05],
+        1.0,
+    ),
+    (
+        [7.928750603483975, 6.7339908834066975],
+        [2.891225496984414e-06, 1 - 2.891225496984414e-06],
+        1.0,
+    ),
 ]
 
 
@@ -169,7 +192,9 @@ def test_lower_chord_meeting_the_curve_stays_below_it(case: int | str) -> None:
     assert raw["connect_dots"]  # the chord itself, not the rounded-down fallback
     for eps in loss:  # the curve is met at the atoms
         e = mp.mpf(float(eps))
-        assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(loss, mass, e), (case, eps)
+        assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(
+            loss, mass, e
+        ), (case, eps)
 
 
 # Sets where the bottom-tangent pass must keep the raise the cell below needs when it returns a lower end to the
@@ -182,7 +207,11 @@ KINK_AND_TOP_ATOM_CASES = {
         [3.5880383263985497e-09, 9.036450963249139e-17],
         0.00010355147140020945,
     ),
-    "top atom": ([0.9467334995480572, 1.0], [1 - 1.0198288756365836e-12, 1.0198288756365836e-12], 0.5),
+    "top atom": (
+        [0.9467334995480572, 1.0],
+        [1 - 1.0198288756365836e-12, 1.0198288756365836e-12],
+        0.5,
+    ),
     "nine atoms": (
         [
             -2.9908771484522494,
@@ -219,7 +248,9 @@ def test_lower_side_of_kink_and_top_atom_sets_stays_below(name: str) -> None:
     lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))
     for eps in np.concatenate([np.linspace(loss.min() - h, loss.max(), 80), loss]):
         e = mp.mpf(float(eps))
-        assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(loss, mass, e), (name, eps)
+        assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(
+            loss, mass, e
+        ), (name, eps)
 
 
 @pytest.mark.parametrize("h", [24.0, 30.0, 35.0, 37.0])
@@ -231,4 +262,6 @@ def test_lower_side_at_coarse_grids_stays_below(h: float) -> None:
     lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))
     for eps in [0.5 * h, 0.25 * h, 1.5 * h, 2.0 * h]:
         e = mp.mpf(eps)
-        assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(loss, mass, e), (h, eps)
+        assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(
+            loss, mass, e
+        ), (h, eps)

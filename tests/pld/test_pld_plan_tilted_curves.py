@@ -23,13 +23,17 @@ EPS = np.array([5.0, 6.0, 7.0, 8.0, 9.0])
 def sides():
     profile = PlanProfile(CompositionPlan({PoissonGaussian(1.0, 0.1).spec(): 10}), H, None)
     plain = (profile.curves(H, True)[0], profile.curves(H, False)[0])
-    direction = PoissonGaussian(1.0, 0.1).grid_pld(H).self_compose(10).directions[0]  # the profile's composition
+    direction = (
+        PoissonGaussian(1.0, 0.1).grid_pld(H).self_compose(10).directions[0]
+    )  # the profile's composition
     return plain, tilted_sides(direction, plain, profile.top_loss(H))
 
 
 def test_tilted_sides_overlap_an_independent_bracket_and_are_never_looser(sides) -> None:
     (plain_up, plain_lo), (up, lo) = sides
-    ref_lo, ref_up = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.1, rounds=10).delta(EPS, bound="both")
+    ref_lo, ref_up = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.1, rounds=10).delta(
+        EPS, bound="both"
+    )
     upper, lower = up(EPS), lo(EPS)
     assert np.all(lower <= ref_up) and np.all(ref_lo <= upper) and np.all(lower <= upper)
     assert np.all(upper <= plain_up(EPS)) and np.all(lower >= plain_lo(EPS))

@@ -35,10 +35,14 @@ def test_pld_accountant_default_answers_one_subsampled_gaussian_as_the_question_
     acc = PLDAccountant()
     for rounds in (14_000, 100):  # two calls, one round type
         acc.compose_subsampled_gaussian(sigma=1.1, sampling_rate=256 / 60_000, rounds=rounds)
-    ours = SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60_000, rounds=14_100).epsilon(1e-10, bound="both")
+    ours = SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60_000, rounds=14_100).epsilon(
+        1e-10, bound="both"
+    )
     assert acc.epsilon(1e-10, bound="both") == ours
     mixed = PLDAccountant().compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=10)
-    mixed.compose_subsampled_gaussian(sigma=2.0, sampling_rate=0.01, rounds=10)  # two round types: the 1e-4 grid
+    mixed.compose_subsampled_gaussian(
+        sigma=2.0, sampling_rate=0.01, rounds=10
+    )  # two round types: the 1e-4 grid
     on_grid = (
         PLDAccountant(value_discretization_interval=1e-4)
         .compose_subsampled_gaussian(sigma=1.0, sampling_rate=0.01, rounds=10)
@@ -64,6 +68,8 @@ def test_a_given_tail_is_used_as_given_on_the_grid_the_question_chooses():
     assert lower <= default[1] and default[0] <= upper
     with pytest.warns(AccuracyNotMetWarning, match="tail="):
         assert SubsampledGaussianPLD(**readme, tail=1e-12).epsilon(1e-20) == math.inf
-    acc = PLDAccountant(tail=1e-25).compose_subsampled_gaussian(sigma=1.1, sampling_rate=256 / 60_000, rounds=14_100)
+    acc = PLDAccountant(tail=1e-25).compose_subsampled_gaussian(
+        sigma=1.1, sampling_rate=256 / 60_000, rounds=14_100
+    )
     ours = SubsampledGaussianPLD(**readme, tail=1e-25).epsilon(1e-10, bound="both")
     assert acc.epsilon(1e-10, bound="both") == ours

@@ -50,7 +50,9 @@ def two_step_delta(sigma: float, eps: float, remove: bool) -> float:
         return g * (c * ncdf(xc) - ncdf(xc - 1 / s)) / 2
 
     density = mpmath.npdf
-    return float(mpmath.quad(lambda x: inner(x) * density(x), [-mpmath.inf, -3, 0, 1 / s, 3, 6, mpmath.inf]))
+    return float(
+        mpmath.quad(lambda x: inner(x) * density(x), [-mpmath.inf, -3, 0, 1 / s, 3, 6, mpmath.inf])
+    )
 
 
 @pytest.mark.parametrize("sigma", [0.7, 1.0, 2.5])
@@ -84,7 +86,9 @@ def test_ten_steps_bracket_monte_carlo(steps: int, sigma: float, eps: list[float
     d = pld.random_allocation_gaussian(steps, sigma)
     for e in eps:
         g = math.exp(e)
-        for direction, terms in zip(directions(d), (np.maximum(r - g, 0.0), np.maximum(1.0 - g * r, 0.0))):
+        for direction, terms in zip(
+            directions(d), (np.maximum(r - g, 0.0), np.maximum(1.0 - g * r, 0.0))
+        ):
             mean, error = terms.mean(), terms.std() / math.sqrt(samples)
             lower, upper = direction.delta(e, bound="both")
             assert lower - 5 * error <= mean <= upper + 5 * error, (e, lower, mean, upper, error)
@@ -105,14 +109,24 @@ def test_an_absent_record_is_poisson_subsampling() -> None:
     sigma, q = 0.9, 0.3
     eps = np.array([0.2, 1.0, 2.0])
     lower, upper = pld.random_allocation_gaussian(1, sigma, absent=1.0 - q).delta(eps, bound="both")
-    p_lower, p_upper = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1).delta(eps, bound="both")
+    p_lower, p_upper = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1).delta(
+        eps, bound="both"
+    )
     assert np.all(lower <= p_upper) and np.all(p_lower <= upper)
     assert np.all(upper - lower <= 5e-3 * upper)
 
 
 def test_finer_sum_grid_nests_inside() -> None:
-    coarse = pld.random_allocation_gaussian(64, 1.2, sum_resolution=0.04).self_compose(10).epsilon(1e-6, bound="both")
-    fine = pld.random_allocation_gaussian(64, 1.2, sum_resolution=0.01).self_compose(10).epsilon(1e-6, bound="both")
+    coarse = (
+        pld.random_allocation_gaussian(64, 1.2, sum_resolution=0.04)
+        .self_compose(10)
+        .epsilon(1e-6, bound="both")
+    )
+    fine = (
+        pld.random_allocation_gaussian(64, 1.2, sum_resolution=0.01)
+        .self_compose(10)
+        .epsilon(1e-6, bound="both")
+    )
     assert coarse[0] <= fine[1] and fine[0] <= coarse[1]
     assert fine[1] - fine[0] < (coarse[1] - coarse[0]) / 4
 
@@ -126,9 +140,15 @@ def test_the_upper_side_alone_is_the_upper_side_of_both() -> None:
     upper = pld.random_allocation_gaussian(3, 1.0, bound="upper", **kwargs).self_compose(3)
     assert np.array_equal(upper.delta(eps, bound="upper"), both.delta(eps, bound="upper"))
     assert np.array_equal(upper.delta(eps, bound="lower"), np.zeros(3))
-    acc = {"sigma": 1.0, "steps_per_epoch": 3, "rounds": 5, "sum_resolution": 0.05}  # a stopped epoch too
+    acc = {
+        "sigma": 1.0,
+        "steps_per_epoch": 3,
+        "rounds": 5,
+        "sum_resolution": 0.05,
+    }  # a stopped epoch too
     assert np.array_equal(
-        pld.BallsInBinsGaussianPLD(**acc).delta(eps), pld.BallsInBinsGaussianPLD(**acc).delta(eps, bound="both")[1]
+        pld.BallsInBinsGaussianPLD(**acc).delta(eps),
+        pld.BallsInBinsGaussianPLD(**acc).delta(eps, bound="both")[1],
     )
 
 
@@ -192,7 +212,9 @@ def test_two_steps_at_large_noise_bracket_the_integrated_pair(sigma: float, eps:
         assert upper - lower <= 0.05 * exact
 
 
-@pytest.mark.parametrize(("steps", "sigma", "log2_samples"), [(4, 10.0, 21), (4, 20.0, 21), (235, 10.0, 17)])
+@pytest.mark.parametrize(
+    ("steps", "sigma", "log2_samples"), [(4, 10.0, 21), (4, 20.0, 21), (235, 10.0, 17)]
+)
 def test_large_noise_brackets_monte_carlo(steps: int, sigma: float, log2_samples: int) -> None:
     """At large noise (sigma where the lognormal's far tails reach the subnormal range) both directions of one
     epoch hold the Monte Carlo mean of the exact pair within 5 standard errors."""
@@ -205,7 +227,9 @@ def test_large_noise_brackets_monte_carlo(steps: int, sigma: float, log2_samples
     d = pld.random_allocation_gaussian(steps, sigma)
     for e in (0.0, 1.0 / (sigma * math.sqrt(steps))):
         g = math.exp(e)
-        for direction, terms in zip(directions(d), (np.maximum(r - g, 0.0), np.maximum(1.0 - g * r, 0.0))):
+        for direction, terms in zip(
+            directions(d), (np.maximum(r - g, 0.0), np.maximum(1.0 - g * r, 0.0))
+        ):
             mean, error = terms.mean(), terms.std() / math.sqrt(samples)
             lower, upper = direction.delta(e, bound="both")
             assert lower - 5 * error <= mean <= upper + 5 * error, (e, lower, mean, upper, error)
@@ -218,7 +242,9 @@ def test_noise_beyond_the_sum_grid_takes_the_per_epoch_gaussian_bracket(sigma: f
     (sigma = 1e3) both directions hold the Monte Carlo mean of the exact pair."""
     eps = np.array([0.0, 1.0 / sigma])
     for absent in (0.0, 0.3):
-        lower, upper = pld.random_allocation_gaussian(4, sigma, absent=absent).epsilon(1e-6, bound="both")
+        lower, upper = pld.random_allocation_gaussian(4, sigma, absent=absent).epsilon(
+            1e-6, bound="both"
+        )
         assert 0.0 <= lower <= upper < math.inf
     low, up = pld.random_allocation_gaussian(1, sigma).delta(eps, bound="both")
     assert np.all(low <= up)
@@ -233,7 +259,9 @@ def test_noise_beyond_the_sum_grid_takes_the_per_epoch_gaussian_bracket(sigma: f
             r += np.exp(rng.standard_normal(samples) / sigma - 0.5 / sigma**2)
         r /= steps
         d = pld.random_allocation_gaussian(steps, sigma)
-        for direction, terms in zip(directions(d), (np.maximum(r - 1.0, 0.0), np.maximum(1.0 - r, 0.0))):
+        for direction, terms in zip(
+            directions(d), (np.maximum(r - 1.0, 0.0), np.maximum(1.0 - r, 0.0))
+        ):
             mean, error = terms.mean(), terms.std() / math.sqrt(samples)
             lower, upper = direction.delta(0.0, bound="both")
             assert lower - 5 * error <= mean <= upper + 5 * error, (lower, mean, upper, error)

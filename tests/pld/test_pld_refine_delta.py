@@ -28,8 +28,12 @@ from hockeystick.pld.refine.points import PointsFront, Refinement
 from .test_pld_epsilon_refinement import subsampled_gaussian_delta
 
 
-def delta_bracket(sigma: float, q: float, rounds: int, sensitivity: float, eps: float, accuracy: float):
-    pld = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, sensitivity=sensitivity, accuracy=accuracy)
+def delta_bracket(
+    sigma: float, q: float, rounds: int, sensitivity: float, eps: float, accuracy: float
+):
+    pld = SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, sensitivity=sensitivity, accuracy=accuracy
+    )
     lo, up = cast("tuple[float, float]", pld.delta(eps, bound="both"))
     return float(lo), float(up)
 
@@ -41,7 +45,15 @@ def delta_bracket(sigma: float, q: float, rounds: int, sensitivity: float, eps: 
         (0.8, 0.05, 300, 1.0, 2.0, 1e-3, False),  # a second grid
         (1.2, 3e-4, 20_000, 1.0, 0.3, 1e-2, False),  # q below the grid; delta under DELTA_FLOOR
         (1.0, 0.02, 100, 1.0, 3.0, 1e-4, False),  # a small delta, a second grid
-        (0.8, 0.2, 2000, 1.0, 8.0, 1e-10, True),  # delta near 1: the complement alone on the second grid
+        (
+            0.8,
+            0.2,
+            2000,
+            1.0,
+            8.0,
+            1e-10,
+            True,
+        ),  # delta near 1: the complement alone on the second grid
     ],
 )
 def test_one_point_through_the_core_loop_is_the_python_front_ends_bracket_bit_for_bit(
@@ -84,7 +96,9 @@ def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> N
     for c, f in ((40.0, 0.0), (760.0, 4e-4), (3e3, 1e-4), (2e5, 4e-4), (1e3, 2e-3)):
         asked: list[float] = []
 
-        def bracket_at(h: float, c: float = c, f: float = f, asked: list[float] = asked) -> tuple[float, float]:
+        def bracket_at(
+            h: float, c: float = c, f: float = f, asked: list[float] = asked
+        ) -> tuple[float, float]:
             asked.append(h)
             return 1e-6, 1e-6 * (1.0 + c * h * h + f)
 
@@ -100,12 +114,16 @@ def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> N
             tuning=next_grid_tuning(),
         )
         rules = NextGrid(accuracy)
-        h = within_window(point, StartGrid(accuracy, "relative").first(point, np.array([1.0]), "delta"))
+        h = within_window(
+            point, StartGrid(accuracy, "relative").first(point, np.array([1.0]), "delta")
+        )
         expected, before = [h], None
         while True:
             up = 1e-6 * (1.0 + c * h * h + f)
             width = np.array([(up - 1e-6) / max(up, constants.DELTA_FLOOR)])
-            nxt = rules.next_interval(h, width, before, np.zeros(1, bool), None, None, np.array([1.0]), point[1])
+            nxt = rules.next_interval(
+                h, width, before, np.zeros(1, bool), None, None, np.array([1.0]), point[1]
+            )
             if nxt is not None and nxt < h:
                 nxt = within_window(point, nxt)
             if nxt is None or nxt >= h:
@@ -117,8 +135,12 @@ def test_the_grids_are_the_ones_the_package_rules_ask_for_the_same_widths() -> N
     assert max(counts) >= 3  # a fitted step asked a grid
 
 
-@pytest.mark.parametrize(("sigma", "q", "eps"), [(1.0, 0.01, 0.5), (0.6, 0.3, 2.0), (3.0, 0.02, 0.01)])
-def test_one_round_bracket_holds_the_exact_delta_and_meets_the_accuracy(sigma: float, q: float, eps: float) -> None:
+@pytest.mark.parametrize(
+    ("sigma", "q", "eps"), [(1.0, 0.01, 0.5), (0.6, 0.3, 2.0), (3.0, 0.02, 0.01)]
+)
+def test_one_round_bracket_holds_the_exact_delta_and_meets_the_accuracy(
+    sigma: float, q: float, eps: float
+) -> None:
     lo, up = delta_bracket(sigma, q, 1, 1.0, eps, 1e-3)
     with mp.workdps(50):
         truth = float(subsampled_gaussian_delta(sigma, q, mp.mpf(eps)))

@@ -54,7 +54,9 @@ def fitted_step(h, h0, width, width0, wide, finest, accuracy, stalled, on_ladder
     return rounded(max(min(least, 0.9 * h), finest), on_ladder)
 
 
-def power_step(h, h0, width, width0, alone, wide, was_capped, near_rate, finest, accuracy, t, on_ladder):
+def power_step(
+    h, h0, width, width0, alone, wide, was_capped, near_rate, finest, accuracy, t, on_ladder
+):
     """e = width - alone fitted as c h^p, p = log(e0 / e) / log(h0 / h) (2 where capped before and now within
     CAP_LEFT tolerances, else 0 where capped before); followed where wide, e < stalled e0, e* = 0.9 accuracy - alone
     > 0, and p >= slowest (or near_rate, not capped, p > 0 and (e* / e)^(1/p) >= slow_reach); each asks
@@ -66,7 +68,13 @@ def power_step(h, h0, width, width0, alone, wide, was_capped, near_rate, finest,
             p = 2.0 if wd and e > 0 and w < t.cap_left_within_tolerances * accuracy else 0.0
         else:
             p = math.log(e0 / e) / math.log(h0 / h) if wd and e > 0 and e0 > e else 0.0
-        close = near_rate and not cap and p > 0 and target > 0 and (target / e) ** (1 / max(p, 1e-300)) >= t.slow_reach
+        close = (
+            near_rate
+            and not cap
+            and p > 0
+            and target > 0
+            and (target / e) ** (1 / max(p, 1e-300)) >= t.slow_reach
+        )
         if wd and e < t.stalled * e0 and target > 0 and (p >= t.slowest_power or close):
             wanted.append(h * (target / e) ** (1.0 / min(max(p, 1.0), 2.0)))
     if not wanted:
@@ -74,13 +82,17 @@ def power_step(h, h0, width, width0, alone, wide, was_capped, near_rate, finest,
     return rounded(max(min(min(wanted), 0.9 * h), finest), on_ladder)
 
 
-def charged_step(h, h0, width, width0, alone, cap, wide, charged, q, finest, accuracy, t, on_ladder):
+def charged_step(
+    h, h0, width, width0, alone, cap, wide, charged, q, finest, accuracy, t, on_ladder
+):
     """power_step over the wide arguments not charged (capped before: width0 >= cap (1 - 1e-9); near_rate:
     h0 > q / 2), and 0.9 h (at least finest, on the ladder) where a charged wide argument capped before is now within
     CAP_LEFT tolerances; the finer."""
     was = [w0 >= c * (1.0 - 1e-9) for w0, c in zip(width0, cap)]
     followed = [wd and not ch for wd, ch in zip(wide, charged)]
-    finer = power_step(h, h0, width, width0, alone, followed, was, h0 > 0.5 * q, finest, accuracy, t, on_ladder)
+    finer = power_step(
+        h, h0, width, width0, alone, followed, was, h0 > 0.5 * q, finest, accuracy, t, on_ladder
+    )
     if any(wd and ch and c and w < t.cap_left_within_tolerances * accuracy
            for w, wd, ch, c in zip(width, wide, charged, was)):  # fmt: skip
         rung = rounded(max(0.9 * h, finest), on_ladder)
@@ -96,7 +108,13 @@ def same(a: float | None, b: float | None) -> bool:
 def grids(draw: st.DrawFn) -> tuple[float, float, float, float, bool]:
     """h, h0 > h, the accuracy, the finest grid, and whether the ladder rounds."""
     h = draw(st.floats(1e-6, 1e-1))
-    return h, h * draw(st.floats(1.01, 20.0)), draw(st.floats(1e-6, 0.5)), draw(st.floats(1e-7, 1e-4)), draw(MASK)
+    return (
+        h,
+        h * draw(st.floats(1.01, 20.0)),
+        draw(st.floats(1e-6, 0.5)),
+        draw(st.floats(1e-7, 1e-4)),
+        draw(MASK),
+    )
 
 
 def arrays(draw: st.DrawFn, n: int, element: st.SearchStrategy) -> list:
@@ -122,14 +140,20 @@ def test_first_step_is_its_formula(data, grid, n, capped_h, recompose):
         accuracy=accuracy,
         ladder=policy(on_ladder),
     )
-    assert same(got, first_step(h, width, scaling, capped_h, recompose, finest, accuracy, on_ladder))
+    assert same(
+        got, first_step(h, width, scaling, capped_h, recompose, finest, accuracy, on_ladder)
+    )
 
 
 @settings(max_examples=300)
 @given(st.data(), grids(), st.integers(1, 6))
 def test_fitted_step_is_its_formula(data, grid, n):
     h, h0, accuracy, finest, on_ladder = grid
-    width, width0, wide = arrays(data.draw, n, WIDTH), arrays(data.draw, n, WIDTH), arrays(data.draw, n, MASK)
+    width, width0, wide = (
+        arrays(data.draw, n, WIDTH),
+        arrays(data.draw, n, WIDTH),
+        arrays(data.draw, n, MASK),
+    )
     t = next_grid_tuning()
     got = _core.pld_refine.fitted_step(
         h=h,
@@ -142,14 +166,19 @@ def test_fitted_step_is_its_formula(data, grid, n):
         tuning=t,
         ladder=policy(on_ladder),
     )
-    assert same(got, fitted_step(h, h0, width, width0, wide, finest, accuracy, t.stalled, on_ladder))
+    assert same(
+        got, fitted_step(h, h0, width, width0, wide, finest, accuracy, t.stalled, on_ladder)
+    )
 
 
 @settings(max_examples=300)
 @given(st.data(), grids(), st.integers(1, 6), MASK)
 def test_power_step_is_its_formula(data, grid, n, near_rate):
     h, h0, accuracy, finest, on_ladder = grid
-    width, width0 = arrays(data.draw, n, st.floats(1e-7, 2.0)), arrays(data.draw, n, st.floats(1e-7, 2.0))
+    width, width0 = (
+        arrays(data.draw, n, st.floats(1e-7, 2.0)),
+        arrays(data.draw, n, st.floats(1e-7, 2.0)),
+    )
     alone = arrays(data.draw, n, st.one_of(st.just(0.0), st.floats(0.0, 0.5)))
     wide, was_capped = arrays(data.draw, n, MASK), arrays(data.draw, n, MASK)
     t = next_grid_tuning()
@@ -167,7 +196,9 @@ def test_power_step_is_its_formula(data, grid, n, near_rate):
         tuning=t,
         ladder=policy(on_ladder),
     )
-    expected = power_step(h, h0, width, width0, alone, wide, was_capped, near_rate, finest, accuracy, t, on_ladder)
+    expected = power_step(
+        h, h0, width, width0, alone, wide, was_capped, near_rate, finest, accuracy, t, on_ladder
+    )
     assert same(got, expected)
 
 
@@ -175,9 +206,14 @@ def test_power_step_is_its_formula(data, grid, n, near_rate):
 @given(st.data(), grids(), st.integers(1, 6), st.floats(1e-6, 0.9))
 def test_charged_step_is_its_formula(data, grid, n, q):
     h, h0, accuracy, finest, on_ladder = grid
-    width, width0 = arrays(data.draw, n, st.floats(1e-7, 2.0)), arrays(data.draw, n, st.floats(1e-7, 2.0))
+    width, width0 = (
+        arrays(data.draw, n, st.floats(1e-7, 2.0)),
+        arrays(data.draw, n, st.floats(1e-7, 2.0)),
+    )
     alone = arrays(data.draw, n, st.floats(0.0, 0.5))
-    cap = [w0 * data.draw(st.sampled_from([1.0, 1.0 - 1e-10, 1.5])) for w0 in width0]  # at, within, off its cap
+    cap = [
+        w0 * data.draw(st.sampled_from([1.0, 1.0 - 1e-10, 1.5])) for w0 in width0
+    ]  # at, within, off its cap
     wide, charged = arrays(data.draw, n, MASK), arrays(data.draw, n, MASK)
     t = next_grid_tuning()
     got = _core.pld_refine.charged_step(
@@ -195,7 +231,9 @@ def test_charged_step_is_its_formula(data, grid, n, q):
         tuning=t,
         ladder=policy(on_ladder),
     )
-    expected = charged_step(h, h0, width, width0, alone, cap, wide, charged, q, finest, accuracy, t, on_ladder)
+    expected = charged_step(
+        h, h0, width, width0, alone, cap, wide, charged, q, finest, accuracy, t, on_ladder
+    )
     assert same(got, expected)
 
 

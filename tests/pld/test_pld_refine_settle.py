@@ -83,9 +83,14 @@ def test_the_add_directions_upper_side_passed_on_is_certified(delta):
     """Each grid's add-direction upper epsilon is at least the add direction's own lower side on a finer grid (a
     certified bracket of the same curve): were the screen's reading not an upper side, it could fall below it."""
     h = 2e-4
-    ((_, _, add_upper),) = dominated_direction.epsilon_brackets([README], [h], [np.array([delta])], 1e-15)
+    ((_, _, add_upper),) = dominated_direction.epsilon_brackets(
+        [README], [h], [np.array([delta])], 1e-15
+    )
     (add,) = subsampled_gaussians(
-        np.array([1.1]), np.array([256 / 60_000]), value_discretization_interval=h / 4, directions="add"
+        np.array([1.1]),
+        np.array([256 / 60_000]),
+        value_discretization_interval=h / 4,
+        directions="add",
     )
     lower, _ = add.self_compose(14_100).epsilon(delta, bound="both", composition_only=True)
     assert lower > 0.0
@@ -96,5 +101,7 @@ def test_a_known_add_upper_side_below_the_remove_directions_leaves_the_fine_read
     reader = tilted_question.TiltedReader(README, None)
     centre = 3.7415
     screened = reader.upper_at_exponent(1e-10, question.FINE_INTERVAL, centre)
-    known = tilted_question.TiltedReader(README, None).upper_at_exponent(1e-10, question.FINE_INTERVAL, centre, 0.0)
+    known = tilted_question.TiltedReader(README, None).upper_at_exponent(
+        1e-10, question.FINE_INTERVAL, centre, 0.0
+    )
     assert known == screened

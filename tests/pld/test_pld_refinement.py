@@ -40,7 +40,9 @@ def test_refined_bracket_is_no_wider_than_its_start_grid_and_overlaps_fine_grids
     lo, up = acc.delta(EPS, bound="both")
     start = StartGrid(acc.accuracy, acc.delta_accuracy).first((SIGMA, Q, 7197.0, 1.0), EPS, "delta")
     s_lo, s_up = _windows(7197, start)
-    assert np.all(lo >= s_lo) and np.all(up <= s_up)  # the start grid's bracket, narrowed where others help
+    assert np.all(lo >= s_lo) and np.all(
+        up <= s_up
+    )  # the start grid's bracket, narrowed where others help
     assert np.all(lo <= _fixed(7197, start)[1])
     for h in (8e-5, 1e-5):
         f_lo, f_up = _fixed(7197, h)
@@ -60,9 +62,9 @@ def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
         return original(pairs, h, *args, **kwargs)
 
     monkeypatch.setattr(round_cache, "discretized", record)
-    lo, up = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=26827, accuracy=1e-2).delta(
-        EPS, bound="both"
-    )
+    lo, up = pld.SubsampledGaussianPLD(
+        sigma=SIGMA, sampling_rate=Q, rounds=26827, accuracy=1e-2
+    ).delta(EPS, bound="both")
     assert min(built) > 2e-5, built
     f_lo, f_up = _fixed(26827, 1e-5)
     assert np.all(lo <= f_up) and np.all(f_lo <= up)
@@ -73,8 +75,16 @@ def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
 def _optimistic_pmfs():
     from hockeystick.pld.grid import round_cache
 
-    for s, q, t, h in ((0.5, 1e-4, 1000, 2e-5), (SIGMA, Q, 8685, 4.53e-4), (0.6, 0.1, 10_000, 1e-3)):
-        yield from round_cache.discretized([(s, q, 1.0)], h, 1e-15, True)[0].self_compose(t).composed(False)
+    for s, q, t, h in (
+        (0.5, 1e-4, 1000, 2e-5),
+        (SIGMA, Q, 8685, 4.53e-4),
+        (0.6, 0.1, 10_000, 1e-3),
+    ):
+        yield from (
+            round_cache.discretized([(s, q, 1.0)], h, 1e-15, True)[0]
+            .self_compose(t)
+            .composed(False)
+        )
 
 
 def test_envelope_near_queries_equals_the_full_suffix_maxima():
@@ -86,7 +96,8 @@ def test_envelope_near_queries_equals_the_full_suffix_maxima():
         k = np.clip(np.ceil(eps / pmf.h) - pmf.k_lo, 0, pmf.p.size).astype(np.int64)
         low = pmf.charged_lower(eps, 0)
         np.testing.assert_array_equal(
-            pmf_envelope.envelope_near(pmf, k, low), np.maximum(low, pmf_envelope.envelope_at(pmf, k))
+            pmf_envelope.envelope_near(pmf, k, low),
+            np.maximum(low, pmf_envelope.envelope_at(pmf, k)),
         )
 
 

@@ -36,11 +36,15 @@ def _brackets(**kw: float) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
 def test_relative_tolerance_met_or_flagged_and_certified():
     lo, up, unmet = _brackets(accuracy=1e-2, relative_accuracy=1e-3)
     tight_lo, tight_up, _ = _brackets(accuracy=1e-3)
-    assert np.mean(up > 10.0) > 0.5  # mostly the regime where the relative tolerance is the larger one
+    assert (
+        np.mean(up > 10.0) > 0.5
+    )  # mostly the regime where the relative tolerance is the larger one
     tolerance = np.maximum(1e-2, 1e-3 * up)
     assert unmet is not None
     np.testing.assert_array_equal(unmet, ~(up - lo <= tolerance))
-    assert np.all((lo <= tight_up) & (tight_lo <= up))  # both certified: they share the true epsilon
+    assert np.all(
+        (lo <= tight_up) & (tight_lo <= up)
+    )  # both certified: they share the true epsilon
     assert np.all(lo <= up)
     # the looser tolerance is what it says: some brackets are wider than the absolute 1e-2 and within it
     assert np.any((up - lo > 1e-2) & (up - lo <= tolerance))
@@ -48,14 +52,17 @@ def test_relative_tolerance_met_or_flagged_and_certified():
 
 def test_zero_relative_accuracy_is_the_absolute_rule():
     np.testing.assert_array_equal(
-        np.stack(_brackets(accuracy=1e-2)[:2]), np.stack(_brackets(accuracy=1e-2, relative_accuracy=0.0)[:2])
+        np.stack(_brackets(accuracy=1e-2)[:2]),
+        np.stack(_brackets(accuracy=1e-2, relative_accuracy=0.0)[:2]),
     )
 
 
 @pytest.mark.parametrize("value", [-1e-3, float("nan"), float("inf")])
 def test_relative_accuracy_refused(value):
     with pytest.raises(ValueError, match="relative_accuracy"):
-        pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-2, relative_accuracy=value)
+        pld.SubsampledGaussianPLD(
+            sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-2, relative_accuracy=value
+        )
 
 
 def test_relative_accuracy_needs_accuracy():
@@ -73,7 +80,9 @@ def test_relative_tolerance_stops_the_refinement_sooner(visited_grids):
     assert len(visited_grids) < len(absolute) and min(visited_grids) > min(absolute)
 
 
-@pytest.mark.filterwarnings("error::RuntimeWarning")  # an overflowing tolerance is infinite, not a warning
+@pytest.mark.filterwarnings(
+    "error::RuntimeWarning"
+)  # an overflowing tolerance is infinite, not a warning
 @pytest.mark.parametrize("relative", [5e-324, 1e-300, 1.0, 1e308])
 @pytest.mark.parametrize("q", [1e-4, 1.0])
 def test_every_accepted_relative_accuracy_stays_certified(relative, q):
@@ -86,17 +95,24 @@ def test_every_accepted_relative_accuracy_stays_certified(relative, q):
         lo, up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-2, relative_accuracy=relative).epsilon(
             DELTAS, bound="both"
         )
-        tight_lo, tight_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-3).epsilon(DELTAS, bound="both")
+        tight_lo, tight_up = pld.SubsampledGaussianPLD(**kw, accuracy=1e-3).epsilon(
+            DELTAS, bound="both"
+        )
     assert np.all((0 <= lo) & (lo <= up) & np.isfinite(up))
     assert np.all((lo <= tight_up) & (tight_lo <= up))
     if q == 1.0:
         mu = mpmath.sqrt(50) / mpmath.mpf("0.8")
 
         def delta(eps):
-            return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+            return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(
+                -eps / mu - mu / 2
+            )
 
         for d, a, b in zip(DELTAS, lo, up):
-            left, right = mpmath.mpf(0), mpmath.mpf(200)  # delta falls in eps: bisect to 2^-200 of the range
+            left, right = (
+                mpmath.mpf(0),
+                mpmath.mpf(200),
+            )  # delta falls in eps: bisect to 2^-200 of the range
             for _ in range(200):
                 mid = (left + right) / 2
                 left, right = (mid, right) if delta(mid) > mpmath.mpf(float(d)) else (left, mid)

@@ -28,13 +28,19 @@ def _counting(monkeypatch, grid: float | None = None) -> list[int]:
 def test_rounds_values_of_one_pair_share_one_discretization(monkeypatch):
     calls = _counting(monkeypatch)
     rounds = np.array([10, 30, 100, 300])
-    acc = pld.SubsampledGaussianPLD(sigma=1.3, sampling_rate=0.05, rounds=rounds, value_discretization_interval=1e-3)
+    acc = pld.SubsampledGaussianPLD(
+        sigma=1.3, sampling_rate=0.05, rounds=rounds, value_discretization_interval=1e-3
+    )
     lo, up = acc.epsilon(1e-5, bound="both")
     assert calls == [1]
     assert np.all(np.diff(up) > 0) and np.all(lo <= up)
-    for t, u in zip(rounds, up):  # the same values as composing each point on its own (the upper side read as
+    for t, u in zip(
+        rounds, up
+    ):  # the same values as composing each point on its own (the upper side read as
         # the accountant reads it: from the spectra where few frequencies live, distribution.upper_values)
-        alone = pld.subsampled_gaussian(1.3, 0.05, value_discretization_interval=1e-3).self_compose(int(t))
+        alone = pld.subsampled_gaussian(1.3, 0.05, value_discretization_interval=1e-3).self_compose(
+            int(t)
+        )
         assert u == upper_values([alone], "epsilon", [np.array([1e-5])])[0][0]
 
 
@@ -52,7 +58,9 @@ def test_rounds_calibration_discretizes_each_pair_once(monkeypatch):
     # one (sigma, q) pair for both targets, discretized once per grid (calibrate's two coarse grids and
     # the requested one) over every trial; blocks in two threads may both miss the cache at once
     assert calls == [1, 1, 1]
-    for t, eps in zip(rounds, (2.0, 3.0)):  # extremal and certified: T meets the target, T + 1 does not
+    for t, eps in zip(
+        rounds, (2.0, 3.0)
+    ):  # extremal and certified: T meets the target, T + 1 does not
         acc = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=[t, t + 1])
         assert acc.delta(eps)[0] <= 1e-5 < acc.delta(eps)[1]
 
@@ -71,10 +79,18 @@ def test_the_cache_stays_within_its_budget(monkeypatch):
 def test_ledger_checkpoints_discretize_each_distinct_round_once(monkeypatch):
     from hockeystick.ledger import PrivacyLedger, Round
 
-    calls = _counting(monkeypatch, grid=1e-3)  # the ledger's grid (the question reads the run on grids of its own)
+    calls = _counting(
+        monkeypatch, grid=1e-3
+    )  # the ledger's grid (the question reads the run on grids of its own)
     ledger = PrivacyLedger(adaptive=False, value_discretization_interval=1e-3)
     brackets = []
-    for sigma in (1.0, 1.2, 1.0, 1.2, 1.0):  # two distinct rounds, five checkpoints, each a new accountant
+    for sigma in (
+        1.0,
+        1.2,
+        1.0,
+        1.2,
+        1.0,
+    ):  # two distinct rounds, five checkpoints, each a new accountant
         ledger.record(Round.subsampled_gaussian(sigma, 0.01))
         g = ledger.composition(1e-5)
         brackets.append((g.epsilon_lower, g.epsilon))

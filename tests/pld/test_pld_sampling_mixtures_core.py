@@ -24,7 +24,10 @@ from hockeystick.numerics.gaussian import gaussian_tail_inverse
 from hockeystick.pld.compose.distribution import PrivacyLossDistribution
 from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.mechanisms.gaussian_mixture import normal_interval
-from hockeystick.pld.sampling.examples_per_user import binomial_components, examples_per_user_gaussian
+from hockeystick.pld.sampling.examples_per_user import (
+    binomial_components,
+    examples_per_user_gaussian,
+)
 from hockeystick.pld.sampling.poisson_replace_one import poisson_replace_one_gaussian
 from hockeystick.pld.sampling.truncated_subsampling import truncated_subsampled_gaussian
 
@@ -46,26 +49,41 @@ def _numpy_replace_one_pair(sigma: float, q: float, tail: float) -> monotone.Mon
     s2 = sigma * sigma
 
     def terms(x: np.ndarray, sign: float) -> np.ndarray:
-        return log_w + np.array([0.0, 1.0]) * (sign * np.asarray(x, dtype=np.float64)[..., None] - 0.5) / s2
+        return (
+            log_w
+            + np.array([0.0, 1.0]) * (sign * np.asarray(x, dtype=np.float64)[..., None] - 0.5) / s2
+        )
 
     def loss(x: np.ndarray) -> np.ndarray:
-        return monotone.log_sum_exp_rows(terms(x, 1.0))[0] - monotone.log_sum_exp_rows(terms(x, -1.0))[0]
+        return (
+            monotone.log_sum_exp_rows(terms(x, 1.0))[0]
+            - monotone.log_sum_exp_rows(terms(x, -1.0))[0]
+        )
 
     def slope(x: np.ndarray) -> np.ndarray:
-        up, down = monotone.log_sum_exp_rows(terms(x, 1.0))[1], monotone.log_sum_exp_rows(terms(x, -1.0))[1]
+        up, down = (
+            monotone.log_sum_exp_rows(terms(x, 1.0))[1],
+            monotone.log_sum_exp_rows(terms(x, -1.0))[1],
+        )
         return (up[..., 1] + down[..., 1]) / s2
 
     def mass(shift: float) -> monotone.IntervalMass:
         def interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             centred = normal_interval(a / sigma, b / sigma)
-            return (1.0 - q) * centred + q * normal_interval((a - shift) / sigma, (b - shift) / sigma)
+            return (1.0 - q) * centred + q * normal_interval(
+                (a - shift) / sigma, (b - shift) / sigma
+            )
 
         return interval
 
-    return monotone.MonotonePair(loss, slope, mass(1.0), mass(-1.0), -1.0 - z * sigma, 1.0 + z * sigma, open_ends=True)
+    return monotone.MonotonePair(
+        loss, slope, mass(1.0), mass(-1.0), -1.0 - z * sigma, 1.0 + z * sigma, open_ends=True
+    )
 
 
-def _numpy_examples_pair(sigma: float, q: float, k: int, tail: float, *, upper: bool) -> monotone.MonotonePair:
+def _numpy_examples_pair(
+    sigma: float, q: float, k: int, tail: float, *, upper: bool
+) -> monotone.MonotonePair:
     """sum_j w_j N(j, sigma^2) vs N(0, sigma^2) in numpy over ``binomial_components``' counts and log-weights (the
     binomial's tails merged for the side ``upper``), on [-z sigma, top + z sigma], z = Q^{-1}(tail / 8), top the
     largest count below k on the upper side (at least 1), tails cut."""
@@ -76,10 +94,15 @@ def _numpy_examples_pair(sigma: float, q: float, k: int, tail: float, *, upper: 
     s2 = sigma * sigma
 
     def terms(x: np.ndarray) -> np.ndarray:
-        return log_w + (counts * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * counts * counts) / s2
+        return (
+            log_w
+            + (counts * np.asarray(x, dtype=np.float64)[..., None] - 0.5 * counts * counts) / s2
+        )
 
     def p_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return sum(w * normal_interval((a - c) / sigma, (b - c) / sigma) for w, c in zip(weights, counts))
+        return sum(
+            w * normal_interval((a - c) / sigma, (b - c) / sigma) for w, c in zip(weights, counts)
+        )
 
     return monotone.MonotonePair(
         lambda x: monotone.log_sum_exp_rows(terms(x))[0],
@@ -109,14 +132,18 @@ def _assert_same_brackets(core: PrivacyLossDistribution, ref: PrivacyLossDistrib
     for rounds in (1, 20):
         for eps in (0.0, 0.3, 1.0):
             got = core.self_compose(rounds).delta(eps, bound="both")
-            np.testing.assert_allclose(got, ref.self_compose(rounds).delta(eps, bound="both"), rtol=1e-9, atol=1e-14)
+            np.testing.assert_allclose(
+                got, ref.self_compose(rounds).delta(eps, bound="both"), rtol=1e-9, atol=1e-14
+            )
 
 
 def _reference(ref: list[tuple[Any, Any]], tail: float) -> PrivacyLossDistribution:
     """The numpy factors as one PLD (each direction's upper PMF from ``upper``, lower from ``lower``)."""
     from hockeystick.pld.compose.distribution import Factor
 
-    return PrivacyLossDistribution([{Factor(u.name, u.upper, lo.lower, u.connect_dots): 1} for u, lo in ref], tail)
+    return PrivacyLossDistribution(
+        [{Factor(u.name, u.upper, lo.lower, u.connect_dots): 1} for u, lo in ref], tail
+    )
 
 
 @pytest.mark.parametrize("sigma, q", REPLACE_ONE)
@@ -132,7 +159,9 @@ def test_the_cores_replace_one_mixture_is_the_numpy_discretization(sigma, q, h):
 @pytest.mark.parametrize("h", [1e-2, 1e-3])
 def test_the_cores_examples_per_user_mixture_is_the_numpy_discretization(sigma, q, k, h):
     up = monotone.monotone_factors("numpy", _numpy_examples_pair(sigma, q, k, TAIL, upper=True), h)
-    down = monotone.monotone_factors("numpy", _numpy_examples_pair(sigma, q, k, TAIL, upper=False), h)
+    down = monotone.monotone_factors(
+        "numpy", _numpy_examples_pair(sigma, q, k, TAIL, upper=False), h
+    )
     ref = list(zip(up, down))
     core = examples_per_user_gaussian(sigma, q, k, value_discretization_interval=h, tail=TAIL)
     _assert_same_directions(core, ref)
@@ -144,13 +173,21 @@ def test_the_truncated_mixtures_second_component_is_the_replace_one_mixture():
     rate q' with weights 1 - t and t, t = P(K >= B) (Ganesh 2025; truncated_subsampling's module docstring): at
     q = 1 every other record is sampled, t = 1 and q' = B / n, so its upper side is the replace-one mixture's."""
     n, b, sigma, h = 5, 2, 1.0, 1e-3  # q = 1: t = 1, q' = B / n
-    got = truncated_subsampled_gaussian(n, 1.0, b, sigma, analysis="dp_accounting", value_discretization_interval=h)
-    forward, _ = monotone.monotone_factors("numpy", _numpy_replace_one_pair(sigma / 2, b / n, TAIL), h)
+    got = truncated_subsampled_gaussian(
+        n, 1.0, b, sigma, analysis="dp_accounting", value_discretization_interval=h
+    )
+    forward, _ = monotone.monotone_factors(
+        "numpy", _numpy_replace_one_pair(sigma / 2, b / n, TAIL), h
+    )
     for eps in (0.0, 0.5, 2.0):
-        assert got.delta(eps) == pytest.approx(_reference([(forward, forward)], TAIL).delta(eps), rel=1e-9)
+        assert got.delta(eps) == pytest.approx(
+            _reference([(forward, forward)], TAIL).delta(eps), rel=1e-9
+        )
 
 
-def _exact_delta(p_tail: Any, q_tail: Any, loss: Any, eps: float, bracket: tuple[float, float]) -> mp.mpf:
+def _exact_delta(
+    p_tail: Any, q_tail: Any, loss: Any, eps: float, bracket: tuple[float, float]
+) -> mp.mpf:
     """delta(eps) of a pair on the line with monotone loss: P(A) - e^eps Q(A), A = {loss > eps} the side of the root
     x* of L(x*) = eps that ``p_tail``/``q_tail`` measure (50 digits; the root by bisection of ``bracket``),
     0 where L stays at most eps over the bracket (the loss's supremum on the line is at or below eps)."""
@@ -158,7 +195,9 @@ def _exact_delta(p_tail: Any, q_tail: Any, loss: Any, eps: float, bracket: tuple
     if max(loss(a), loss(b)) <= eps:
         return mp.mpf(0)
     rising = loss(b) > loss(a)
-    for _ in range(200):  # bisection: the bracket's width over 2^200, below the 50 digits' resolution
+    for _ in range(
+        200
+    ):  # bisection: the bracket's width over 2^200, below the 50 digits' resolution
         mid = (a + b) / 2
         if (loss(mid) > eps) == rising:
             b = mid
@@ -185,7 +224,9 @@ def test_both_sides_of_the_replace_one_mixture_hold_the_exact_delta(sigma, q, ep
             )
 
         exact = _exact_delta(p_up, q_up, loss, eps, (-40 * sigma, 40 * sigma))
-    lower, upper = poisson_replace_one_gaussian(sigma, q, value_discretization_interval=1e-3).delta(eps, bound="both")
+    lower, upper = poisson_replace_one_gaussian(sigma, q, value_discretization_interval=1e-3).delta(
+        eps, bound="both"
+    )
     assert lower <= exact <= upper
 
 
@@ -200,15 +241,28 @@ def test_both_sides_of_the_examples_per_user_mixture_hold_the_exact_delta(sigma,
         shifts = list(range(k + 1))
 
         def loss(x: Any) -> Any:
-            return mp.log(mp.fsum(wj * mp.exp((j * x - mp.mpf(j * j) / 2) / s**2) for wj, j in zip(w, shifts)))
+            return mp.log(
+                mp.fsum(wj * mp.exp((j * x - mp.mpf(j * j) / 2) / s**2) for wj, j in zip(w, shifts))
+            )
 
-        span = (-40 * sigma, k + 40 * sigma)  # L there is log w_0 + O(e^-40 / sigma) and far above 1
-        remove = _exact_delta(_mixture_tail(w, shifts, s, 1), _mixture_tail([1], [0], s, 1), loss, eps, span)
+        span = (
+            -40 * sigma,
+            k + 40 * sigma,
+        )  # L there is log w_0 + O(e^-40 / sigma) and far above 1
+        remove = _exact_delta(
+            _mixture_tail(w, shifts, s, 1), _mixture_tail([1], [0], s, 1), loss, eps, span
+        )
         add = _exact_delta(
-            _mixture_tail([1], [0], s, -1), _mixture_tail(w, shifts, s, -1), lambda x: -loss(x), eps, span
+            _mixture_tail([1], [0], s, -1),
+            _mixture_tail(w, shifts, s, -1),
+            lambda x: -loss(x),
+            eps,
+            span,
         )
         exact = max(remove, add)
-    lower, upper = examples_per_user_gaussian(sigma, q, k, value_discretization_interval=1e-3).delta(eps, bound="both")
+    lower, upper = examples_per_user_gaussian(
+        sigma, q, k, value_discretization_interval=1e-3
+    ).delta(eps, bound="both")
     assert lower <= exact <= upper
 
 
@@ -226,7 +280,13 @@ def test_both_sides_of_the_examples_per_user_mixture_hold_the_exact_delta(sigma,
     ],
 )
 def test_the_log_weight_mixture_refuses(kwargs, words):
-    args = {"sigma": 1.0, "shifts": np.array([0.0, 1.0]), "log_weights": np.log([0.9, 0.1]), "cut": 1e-16, "top": 1.0}
+    args = {
+        "sigma": 1.0,
+        "shifts": np.array([0.0, 1.0]),
+        "log_weights": np.log([0.9, 0.1]),
+        "cut": 1e-16,
+        "top": 1.0,
+    }
     with pytest.raises(ValueError, match=words):
         _core.pld.gaussian_mixture_log_weights(**(args | kwargs), h=1e-3, max_cells=MAX_CELLS)
 

@@ -24,7 +24,13 @@ X = np.concatenate([EPS] + [EPS + d for d in RIGHT_OFFSETS])
 FLOOR = SubsampledGaussianPLD.DELTA_FLOOR
 # (sigma, q, rounds): below the floor at every eps, the first two starting below their sampling rate
 # (the second settles on its below-rate grid: its span grid's upper side is above the floor at some eps)
-SETTLED = [(1.0, 5e-4, 8000), (3.0, 5e-4, 100_000), (1.0, 1e-3, 1000), (4.0, 1e-3, 100), (2.0, 3e-4, 10_000)]
+SETTLED = [
+    (1.0, 5e-4, 8000),
+    (3.0, 5e-4, 100_000),
+    (1.0, 1e-3, 1000),
+    (4.0, 1e-3, 100),
+    (2.0, 3e-4, 10_000),
+]
 
 
 def _accountant(sigma: float, q: float, rounds, rule: str = "epsilon") -> SubsampledGaussianPLD:
@@ -82,16 +88,23 @@ def test_unblinded_points_below_the_floor_settle_on_their_span_grid():
 
 
 @pytest.mark.parametrize(
-    "sigma,q,rounds,h", [(1.0, 1e-3, 1000, 6.4e-4), (2.047, 7.85e-3, 10481, 3.2e-4), (0.8, 8.86e-4, 5964, 6.4e-4)]
+    "sigma,q,rounds,h",
+    [(1.0, 1e-3, 1000, 6.4e-4), (2.047, 7.85e-3, 10481, 3.2e-4), (0.8, 8.86e-4, 5964, 6.4e-4)],
 )
 def test_delta_sides_settles_only_points_below_the_floor_everywhere(sigma, q, rounds, h):
     """``settled``: a point whose upper side is below it at every argument gets no lower side and the larger of the
     remove direction's and the screen's upper values; any other point gets what ``settled=0`` gives, bit for bit."""
     point = [(sigma, q, float(rounds), 1.0)]
-    ((pess, ups, sides),) = dominated_direction.delta_sides(point, [h], [X], 1e-15, 1, True, 0.1 * FLOOR, FLOOR)
-    ((pess0, ups0, sides0),) = dominated_direction.delta_sides(point, [h], [X], 1e-15, 1, True, 0.1 * FLOOR)
+    ((pess, ups, sides),) = dominated_direction.delta_sides(
+        point, [h], [X], 1e-15, 1, True, 0.1 * FLOOR, FLOOR
+    )
+    ((pess0, ups0, sides0),) = dominated_direction.delta_sides(
+        point, [h], [X], 1e-15, 1, True, 0.1 * FLOOR
+    )
     if np.all(np.max(ups, axis=0) < FLOOR):
-        assert sides == {} and len(ups) == 2 and pess[1].h > h  # the remove direction and the coarse screen
+        assert (
+            sides == {} and len(ups) == 2 and pess[1].h > h
+        )  # the remove direction and the coarse screen
         assert np.array_equal(ups[0], ups0[0])
     else:
         assert len(ups) == len(ups0) and all(np.array_equal(a, b) for a, b in zip(ups, ups0))

@@ -79,7 +79,9 @@ def _each(items: list, args: np.ndarray, method: str) -> tuple[np.ndarray, np.nd
     values = np.empty((len(items), args.size))
     spectral = np.empty((len(items), args.size), dtype=bool)
     for j, x in enumerate(args):
-        for i, (v, pmf) in enumerate(compose.lower_sides(items, [np.array([x])] * len(items), method)):
+        for i, (v, pmf) in enumerate(
+            compose.lower_sides(items, [np.array([x])] * len(items), method)
+        ):
             values[i, j], spectral[i, j] = v[0], pmf is None
     return values, spectral
 
@@ -96,10 +98,14 @@ def _each(items: list, args: np.ndarray, method: str) -> tuple[np.ndarray, np.nd
         (1.0, 30_000, 1.0),
     ],
 )
-def test_gaussian_lower_sides_stay_at_or_below_the_exact(sigma: float, rounds: int, h: float) -> None:
+def test_gaussian_lower_sides_stay_at_or_below_the_exact(
+    sigma: float, rounds: int, h: float
+) -> None:
     items, mu = _gaussian_items(sigma, rounds, h)
     deltas = np.array([5e-324, 1e-300, 1e-15, 1e-12, 1e-9, 1e-5, 1e-3, 0.5, 1 - 1e-12])
-    eps = np.array([-np.inf, -1e308, -1.0, 0.0, 1e-300, 0.37, 2.0, 4.5005, 9.0, 30.0, 1e308, np.inf])
+    eps = np.array(
+        [-np.inf, -1e308, -1.0, 0.0, 1e-300, 0.37, 2.0, 4.5005, 9.0, 30.0, 1e308, np.inf]
+    )
     eps[np.isfinite(eps) & (np.abs(eps) < 1e300)] *= max(mu, 1.0)
     (low_eps,), spectral_eps = _each(items, deltas, "epsilon")
     (low_delta,), spectral_delta = _each(items, eps, "delta")
@@ -114,7 +120,10 @@ def test_gaussian_lower_sides_stay_at_or_below_the_exact(sigma: float, rounds: i
     # finer grids, within the grid's own error of the exact values)
     sure = (deltas >= 1e-9) & (deltas <= 1e-3)
     if h <= 0.05:
-        assert np.all(exact_eps[sure] - low_eps[sure] <= 0.01 * exact_eps[sure] + 2 * h), (low_eps, exact_eps)
+        assert np.all(exact_eps[sure] - low_eps[sure] <= 0.01 * exact_eps[sure] + 2 * h), (
+            low_eps,
+            exact_eps,
+        )
     window = compose.compose_many(items, pessimistic=False)[0].epsilon(deltas[sure])
     assert np.all(np.abs(low_eps[sure] - window) <= 1e-6 * exact_eps[sure]), (low_eps[sure], window)
     assert np.any(low_eps[sure] != window)
@@ -123,33 +132,66 @@ def test_gaussian_lower_sides_stay_at_or_below_the_exact(sigma: float, rounds: i
 @pytest.mark.skipif(not SPECTRAL, reason="spectral reads need long double with 64 bits")
 @pytest.mark.parametrize(
     "sigma, q, rounds, h",
-    [(1.1, 256 / 60000, 14_100, 1e-4), (0.8, 0.01, 10_000, 1e-3), (2.0, 0.05, 3_000, 2e-3), (0.6, 0.2, 4000, 0.02)],
+    [
+        (1.1, 256 / 60000, 14_100, 1e-4),
+        (0.8, 0.01, 10_000, 1e-3),
+        (2.0, 0.05, 3_000, 2e-3),
+        (0.6, 0.2, 4000, 0.02),
+    ],
 )
-def test_subsampled_lower_sides_against_the_window_and_a_finer_upper(sigma: float, q: float, rounds: int, h: float):
-    dist = mechanisms.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(rounds)
+def test_subsampled_lower_sides_against_the_window_and_a_finer_upper(
+    sigma: float, q: float, rounds: int, h: float
+):
+    dist = mechanisms.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(
+        rounds
+    )
     items = [[(f.lower, c) for f, c in direction.items()] for direction in dist.directions]
     deltas = np.array([1e-300, 1e-12, 1e-9, 1e-6, 1e-4, 0.1, 1 - 1e-12])
     eps = np.array([-np.inf, 0.0, 0.3, 1.0, 2.0, 4.0, 8.0, np.inf])
     low_eps, spectral_eps = _each(items, deltas, "epsilon")
     low_delta, spectral_delta = _each(items, eps, "delta")
     assert spectral_eps.all() and spectral_delta.all()
-    fine = mechanisms.subsampled_gaussian(sigma, q, value_discretization_interval=h / 4).self_compose(rounds)
+    fine = mechanisms.subsampled_gaussian(
+        sigma, q, value_discretization_interval=h / 4
+    ).self_compose(rounds)
     up_eps, up_delta = (
         fine.epsilon(deltas, composition_only=True),
         fine.delta(eps, composition_only=True),
     )  # certified: at or above the truth
-    own_up_eps, own_up_delta = dist.epsilon(deltas, composition_only=True), dist.delta(eps, composition_only=True)
+    own_up_eps, own_up_delta = (
+        dist.epsilon(deltas, composition_only=True),
+        dist.delta(eps, composition_only=True),
+    )
     for d, item in enumerate(items):
         window = compose.compose_many([item], pessimistic=False)[0]
-        assert np.all(low_eps[d] <= up_eps) and np.all(low_eps[d] <= own_up_eps), (d, low_eps[d], up_eps)
-        assert np.all(low_delta[d] <= up_delta) and np.all(low_delta[d] <= own_up_delta), (d, low_delta[d], up_delta)
+        assert np.all(low_eps[d] <= up_eps) and np.all(low_eps[d] <= own_up_eps), (
+            d,
+            low_eps[d],
+            up_eps,
+        )
+        assert np.all(low_delta[d] <= up_delta) and np.all(low_delta[d] <= own_up_delta), (
+            d,
+            low_delta[d],
+            up_delta,
+        )
         # against the inverse-transform read of the same composition
         at = window.delta(eps)
         charge = window.charge_at(window.curve_argument(eps))
-        slack = window.suffix_sum_slack() * at + 1e-16  # the window's suffix sums' round-off, and the spectral one
-        assert np.all(np.abs(low_delta[d] - at) <= 3 * charge + slack), (d, low_delta[d], at, charge)
+        slack = (
+            window.suffix_sum_slack() * at + 1e-16
+        )  # the window's suffix sums' round-off, and the spectral one
+        assert np.all(np.abs(low_delta[d] - at) <= 3 * charge + slack), (
+            d,
+            low_delta[d],
+            at,
+            charge,
+        )
         sure = at > 1e6 * charge
-        assert sure.sum() >= 3 and np.all(np.abs(low_delta[d] - at)[sure] <= 1e-9 * at[sure]), (d, low_delta[d], at)
+        assert sure.sum() >= 3 and np.all(np.abs(low_delta[d] - at)[sure] <= 1e-9 * at[sure]), (
+            d,
+            low_delta[d],
+            at,
+        )
         assert np.any(low_delta[d][sure] != at[sure])
         at_eps = window.epsilon(deltas)
         middle = (deltas >= 1e-6) & (deltas <= 0.1)  # no charge decides
@@ -169,7 +211,16 @@ def test_spectral_switch_gives_the_optimistic_window() -> None:
     deltas = np.array([1e-4, 1e-7])
     windows = [compose.compose_many([item], pessimistic=False)[0] for item in items]
     off = compose.lower_sides(items, [deltas] * len(items), "epsilon", spectral=False)
-    fields = ("k_lo", "h", "p_inf", "shift", "pessimistic", "entry_error", "total_error", "spectral_l2")
+    fields = (
+        "k_lo",
+        "h",
+        "p_inf",
+        "shift",
+        "pessimistic",
+        "entry_error",
+        "total_error",
+        "spectral_l2",
+    )
     fields += ("inverse_error", "loss_shift", "inverse_l2")
     for (values, pmf), window in zip(off, windows):
         assert pmf is not None
@@ -196,21 +247,31 @@ def _lower_spectrum(sigma: float, q: float, rounds: int, h: float) -> tuple:
     m = compose.fft_length(window.p.size)
     spectrum = np.exp(rounds * np.log(scipy.fft.rfft(factor.p, m).astype(complex)))
     live = int(np.flatnonzero(np.abs(spectrum) > 2.0**-64).max()) + 1
-    start = (window.k_lo - rounds * factor.k_lo) % m  # the circular signal starts at the full support's first loss
+    start = (
+        window.k_lo - rounds * factor.k_lo
+    ) % m  # the circular signal starts at the full support's first loss
     return spectrum[:live], m, start, window.p.size, window.k_lo
 
 
-def _lower_curve(y: np.ndarray, k_lo: int, h: float, e: float, shift: float, charges: tuple) -> float:
+def _lower_curve(
+    y: np.ndarray, k_lo: int, h: float, e: float, shift: float, charges: tuple
+) -> float:
     """max(0, sum_j y_j (1 - e^(e - l_j))_+ + shift - 2 charge(points above e)) in long double, l_j = (k_lo + j) h,
     charge(c) = min(entry c, total, l2 sqrt(c)) (0 for c = 0)."""
     losses = (k_lo + np.arange(y.size)).astype(np.longdouble) * np.longdouble(h)
     above = losses > e
     with np.errstate(over="ignore"):
-        weights = -np.expm1(np.longdouble(e) - losses[above]) if e > -np.inf else np.ones(int(above.sum()))
+        weights = (
+            -np.expm1(np.longdouble(e) - losses[above])
+            if e > -np.inf
+            else np.ones(int(above.sum()))
+        )
     count = int(above.sum())
     entry, total, l2 = charges
     charge = min(entry * count, total, l2 * math.sqrt(count)) if count else 0.0
-    return max(0.0, float((y[above] * weights).sum() + np.longdouble(shift) - 2 * np.longdouble(charge)))
+    return max(
+        0.0, float((y[above] * weights).sum() + np.longdouble(shift) - 2 * np.longdouble(charge))
+    )
 
 
 def _probed(curve, e: float, k_lo: int, width: int, h: float, loss_shift: float) -> float:
@@ -220,15 +281,20 @@ def _probed(curve, e: float, k_lo: int, width: int, h: float, loss_shift: float)
         at = np.float64(e) / h  # +-inf far off the grid
     k = int(np.clip(np.ceil(at) - k_lo, 0, width)) if np.isfinite(at) else (0 if at < 0 else width)
     points = [k + (1 << i) - 1 for i in range(64) if k + (1 << i) - 1 < width]
-    return max([curve((k_lo + j) * h - loss_shift) for j in points if (k_lo + j) * h >= e], default=0.0)
+    return max(
+        [curve((k_lo + j) * h - loss_shift) for j in points if (k_lo + j) * h >= e], default=0.0
+    )
 
 
 @pytest.mark.skipif(not SPECTRAL, reason="spectral reads need long double with 64 bits")
 @pytest.mark.parametrize(
-    "sigma, q, rounds, h", [(0.8, 0.01, 10_000, 1e-3), (20.0, 1.0, 1000, 1e-3), (1.0, 1.0, 8000, 0.5)]
+    "sigma, q, rounds, h",
+    [(0.8, 0.01, 10_000, 1e-3), (20.0, 1.0, 1000, 1e-3), (1.0, 1.0, 8000, 0.5)],
 )
 @pytest.mark.parametrize("charges", [(0.0, 0.0, 0.0), (2e-17, 1e-13, 3e-16)])
-def test_lower_read_against_the_exact_inverse(sigma: float, q: float, rounds: int, h: float, charges: tuple) -> None:
+def test_lower_read_against_the_exact_inverse(
+    sigma: float, q: float, rounds: int, h: float, charges: tuple
+) -> None:
     """The header's lower read on a composition's live bins, against the exact inverse over the window (long-double
     direct sums, ``_window``): with a shift (-1e-14), a loss shift (1e-9) and charges, every lower delta is at
     most the exact charged lower curve at eps + loss shift and within 1e-15 of it, and at every lower epsilon
@@ -262,8 +328,12 @@ def test_lower_read_against_the_exact_inverse(sigma: float, q: float, rounds: in
         return _lower_curve(y, k_lo, h, e + loss_shift, shift, charges)
 
     top = (k_lo + width) * h
-    eps = np.concatenate([[-np.inf, -1e308, k_lo * h - 1.0], np.linspace(k_lo * h, top, 23), [top + 1.0, np.inf]])
-    eps = np.concatenate([eps, (k_lo + np.arange(0, width, width // 7)) * h])  # grid points themselves
+    eps = np.concatenate(
+        [[-np.inf, -1e308, k_lo * h - 1.0], np.linspace(k_lo * h, top, 23), [top + 1.0, np.inf]]
+    )
+    eps = np.concatenate(
+        [eps, (k_lo + np.arange(0, width, width // 7)) * h]
+    )  # grid points themselves
     low = read(eps, "delta")
     exact = np.array([curve(e) for e in eps])
     # the read may raise a value to the curve at grid points above (k, k + 1, k + 3, ...: a lower bound on delta
@@ -302,8 +372,12 @@ def test_random_settings_stay_certified() -> None:
     for _ in range(10):
         sigma, q = float(rng.uniform(0.5, 4.0)), float(10 ** rng.uniform(-3, -0.5))
         rounds, h = int(10 ** rng.uniform(0.5, 4.3)), float(10 ** rng.uniform(-3, -2.2))
-        dist = mechanisms.subsampled_gaussian(sigma, q, value_discretization_interval=h).self_compose(rounds)
-        fine = mechanisms.subsampled_gaussian(sigma, q, value_discretization_interval=h / 4).self_compose(rounds)
+        dist = mechanisms.subsampled_gaussian(
+            sigma, q, value_discretization_interval=h
+        ).self_compose(rounds)
+        fine = mechanisms.subsampled_gaussian(
+            sigma, q, value_discretization_interval=h / 4
+        ).self_compose(rounds)
         items = [[(f.lower, c) for f, c in direction.items()] for direction in dist.directions]
         deltas = np.sort(10 ** rng.uniform(-14, -1, 3))
         eps = np.sort(rng.uniform(0.0, 8.0, 3))
@@ -311,7 +385,11 @@ def test_random_settings_stay_certified() -> None:
         setting = (sigma, q, rounds, h)
         for method, x in (("epsilon", deltas), ("delta", eps)):
             lower, upper = getattr(dist, method)(x, bound="both")
-            assert np.all(lower <= upper) and np.all(lower <= getattr(fine, method)(x)), (setting, method, lower)
+            assert np.all(lower <= upper) and np.all(lower <= getattr(fine, method)(x)), (
+                setting,
+                method,
+                lower,
+            )
     assert spectral > 0
 
 
@@ -330,12 +408,19 @@ def test_curve_points_equal_one_off_brackets_below_the_exact() -> None:
     x = np.array([delta])
 
     def spectral_brackets(plds: list) -> list:
-        return brackets(plds, "epsilon", [x] * len(plds), uppers=direction_uppers(plds, "epsilon", [x] * len(plds)))
+        return brackets(
+            plds,
+            "epsilon",
+            [x] * len(plds),
+            uppers=direction_uppers(plds, "epsilon", [x] * len(plds)),
+        )
 
     together = spectral_brackets([one.self_compose(t) for t in steps])
     for t, (lower, upper) in zip(steps, together):
         ((alone_lower, alone_upper),) = spectral_brackets([one.self_compose(t)])
-        np.testing.assert_allclose([lower[0], upper[0]], [alone_lower[0], alone_upper[0]], rtol=1e-12, atol=0.0)
+        np.testing.assert_allclose(
+            [lower[0], upper[0]], [alone_lower[0], alone_upper[0]], rtol=1e-12, atol=0.0
+        )
         exact = _gaussian_epsilon(math.sqrt(t) / sigma, delta)
         assert lower[0] <= exact <= upper[0], (t, lower, exact, upper)
         window = max(one.self_compose(t).epsilon(x, bound="lower", composition_only=True)[0], 0.0)
@@ -369,8 +454,12 @@ def test_lower_values_are_the_spectral_brackets_lower_side() -> None:
 def test_bracket_keeps_windows_it_composes_and_no_spectral_item() -> None:
     """A spectral bracket keeps an optimistic window only where it read one: a spectral read keeps no PMF (a
     later ``bound="lower"`` composes the window), a window read is kept as ``compose_all`` keeps it."""
-    many = mechanisms.subsampled_gaussian(0.8, 0.01, value_discretization_interval=1e-3).self_compose(10_000)
-    few = mechanisms.subsampled_gaussian(0.8, 0.01, value_discretization_interval=1e-3).self_compose(3)
+    many = mechanisms.subsampled_gaussian(
+        0.8, 0.01, value_discretization_interval=1e-3
+    ).self_compose(10_000)
+    few = mechanisms.subsampled_gaussian(
+        0.8, 0.01, value_discretization_interval=1e-3
+    ).self_compose(3)
     x = [np.array([1e-6])]
     for dist, kept in ((many, not SPECTRAL), (few, True)):
         brackets([dist], "epsilon", x, uppers=direction_uppers([dist], "epsilon", x))
@@ -389,12 +478,16 @@ def test_bracket_keeps_windows_it_composes_and_no_spectral_item() -> None:
         (2.0, 5e-324, 100, 1e-3),  # a subnormal sampling rate
     ],
 )
-def test_accountant_lower_sides_at_the_edges_stay_below_the_truth(sigma: float, q: float, rounds: int, h: float):
+def test_accountant_lower_sides_at_the_edges_stay_below_the_truth(
+    sigma: float, q: float, rounds: int, h: float
+):
     """``bound="both"`` (lower sides read from the spectra where few bins live) at extreme settings: every lower
     epsilon and delta at or below its upper side and at or below the exact value of the same Gaussian composed
     without subsampling (mu = sqrt(T) / sigma, 50 digits), which is at or above the subsampled truth; deltas
     from the least subnormal to 1 / 2, epsilons from 0 to 1e308."""
-    acc = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=h)
+    acc = SubsampledGaussianPLD(
+        sigma=sigma, sampling_rate=q, rounds=rounds, value_discretization_interval=h
+    )
     mu = math.sqrt(rounds) / sigma
     deltas = np.array([5e-324, 1e-300, 1e-10, 1e-5, 0.5])
     eps = np.array([0.0, 1e-300, 1.0, 0.5 * mu * mu, 1e308])

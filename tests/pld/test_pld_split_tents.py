@@ -69,7 +69,9 @@ def test_half_cells_match_mpmath():
     the small-q remove pair: heavy cells near loss 0 (split into halves) and light tail cells (3-point
     Gauss-Legendre, no halves: -1)."""
     s, q, h = 0.8, 1e-3, 1e-4
-    cells = _core.pld.subsampled_gaussian_cells(s, q, remove=True, h=h, tail=1e-12, max_cells=1 << 22)
+    cells = _core.pld.subsampled_gaussian_cells(
+        s, q, remove=True, h=h, tail=1e-12, max_cells=1 << 22
+    )
     n = len(cells["c"])
     heavy = int(np.argmax(np.asarray(cells["c"]) + np.asarray(cells["d"])))
     with mp.workdps(30):
@@ -99,7 +101,8 @@ def test_half_cells_match_mpmath():
 
 
 @pytest.mark.parametrize(
-    "sigma, q, h", [(0.8, 1e-3, 1e-4), (0.8, 1e-3, 3e-4), (1.0, 0.01, 1e-3), (0.5, 0.2, 1e-2), (2.0, 1.0, 1e-2)]
+    "sigma, q, h",
+    [(0.8, 1e-3, 1e-4), (0.8, 1e-3, 3e-4), (1.0, 0.01, 1e-3), (0.5, 0.2, 1e-2), (2.0, 1.0, 1e-2)],
 )
 def test_one_round_lower_never_above_the_exact_delta(sigma, q, h):
     """Every direction's optimistic delta <= the exact one-round delta <= the pessimistic one, on a dense
@@ -110,7 +113,10 @@ def test_one_round_lower_never_above_the_exact_delta(sigma, q, h):
     eps = np.unique(np.concatenate([np.linspace(0.0, 20 * h, 41), np.linspace(0.0, 0.6 * top, 40)]))
     for remove, f in zip((True, False), directions):
         exact = np.array([one_round_delta(sigma, q, remove, float(e)) for e in eps])
-        assert np.all(f.lower.delta(eps) <= exact * (1 + 1e-12) + 1e-300), (remove, eps[f.lower.delta(eps) > exact])
+        assert np.all(f.lower.delta(eps) <= exact * (1 + 1e-12) + 1e-300), (
+            remove,
+            eps[f.lower.delta(eps) > exact],
+        )
         assert np.all(f.upper.delta(eps) >= exact * (1 - 1e-12)), remove
 
 

@@ -46,7 +46,9 @@ def _distributions(a: float, b: float, rest: tuple[float, float]) -> tuple[np.nd
 
 def _atom_sides(atoms: fa.Atoms, eps: float) -> tuple[float, float]:
     """(lower, upper) delta(eps) of the atoms."""
-    return float(fa.delta(atoms, np.array([eps]), False)[0]), float(fa.delta(atoms, np.array([eps]), True)[0])
+    return float(fa.delta(atoms, np.array([eps]), False)[0]), float(
+        fa.delta(atoms, np.array([eps]), True)[0]
+    )
 
 
 def _truth(p: np.ndarray, q: np.ndarray, eps: float, count: int = 1) -> mp.mpf:
@@ -70,12 +72,19 @@ def test_grid_sides_bracket_the_truth(a, b, h, rest):
 def test_grid_reported_reproducer():
     """Relative charges alone would give a lower delta(0) of 1.0000000466e-310 here; the truth is 9.999999995e-311."""
     p, q = _distributions(1e-310, 5e-320, (0.5, 0.5))
-    lo, up = pld.from_distributions(p, q, value_discretization_interval=1e-4).delta(0.0, bound="both")
+    lo, up = pld.from_distributions(p, q, value_discretization_interval=1e-4).delta(
+        0.0, bound="both"
+    )
     assert lo <= _truth(p, q, 0.0) <= up
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.floats(-323.5, -300.0), st.floats(-30.0, 30.0), st.sampled_from([1e-4, 1e-2]), st.floats(0.0, 1.0))
+@given(
+    st.floats(-323.5, -300.0),
+    st.floats(-30.0, 30.0),
+    st.sampled_from([1e-4, 1e-2]),
+    st.floats(0.0, 1.0),
+)
 def test_grid_random_tiny_masses(log10_a, log_ratio, h, where):
     """A tiny P-mass a and Q-mass a e^r (possibly subnormal), eps anywhere up to the loss."""
     a = 10.0**log10_a
@@ -93,17 +102,26 @@ def test_grid_random_tiny_masses(log10_a, log_ratio, h, where):
 @pytest.mark.parametrize("a,b", PAIRS)
 def test_atoms_sides_bracket_the_truth(a, b, count, numpy_path, monkeypatch):
     """Both orientations of the tiny outcome beside masses 1/3, 2/3 (products round), ``count`` runs."""
-    if numpy_path:  # the lean (plain float) and dense paths off: numpy's pair_atoms, outer products, merging
+    if (
+        numpy_path
+    ):  # the lean (plain float) and dense paths off: numpy's pair_atoms, outer products, merging
         monkeypatch.setattr(atoms_core, "LEAN_ATOMS", 0)
         monkeypatch.setattr(atoms_core, "DENSE_FILL", 0)
-    for p, q in [_distributions(a, b, (1.0 / 3.0, 2.0 / 3.0)), _distributions(b, a, (2.0 / 3.0, 1.0 / 3.0))]:
+    for p, q in [
+        _distributions(a, b, (1.0 / 3.0, 2.0 / 3.0)),
+        _distributions(b, a, (2.0 / 3.0, 1.0 / 3.0)),
+    ]:
         atoms = fa.self_compose(fa.pair_atoms(p, q), count)
         lower = fa.delta(atoms, np.array(ATOM_EPS), False)
         upper = fa.delta(atoms, np.array(ATOM_EPS), True)
         for eps, lo, up in zip(ATOM_EPS, lower, upper):
             exact = exact_delta([(p, q, count)], eps)
             assert lo <= exact <= up, (a, b, count, eps, lo, float(exact), up)
-            assert atoms_delta._lean_delta(atoms, eps, False) <= exact <= atoms_delta._lean_delta(atoms, eps, True)
+            assert (
+                atoms_delta._lean_delta(atoms, eps, False)
+                <= exact
+                <= atoms_delta._lean_delta(atoms, eps, True)
+            )
 
 
 @pytest.mark.parametrize("tiny", [1e-300, 1e-170, 1e-160])
@@ -111,7 +129,10 @@ def test_composed_products_that_underflow_keep_the_upper_side_above(tiny):
     """A pair with a P-mass ``tiny`` at loss 30, composed with itself and with a pair holding a P-mass
     1e-300: products of the tiny masses underflow (or are subnormal), yet the true delta at eps up to
     60 is made of them."""
-    p, q = np.array([tiny, 0.5, 0.5 - tiny]), np.array([tiny * math.exp(-30.0), 0.5, 0.5 - tiny * math.exp(-30.0)])
+    p, q = (
+        np.array([tiny, 0.5, 0.5 - tiny]),
+        np.array([tiny * math.exp(-30.0), 0.5, 0.5 - tiny * math.exp(-30.0)]),
+    )
     other = (np.array([1e-300, 0.4, 0.6 - 1e-300]), np.array([1e-310, 0.4, 0.6]))
     one = fa.pair_atoms(p, q)
     for atoms, parts in [
@@ -133,7 +154,13 @@ def test_grid_subnormal_p_mass_costs_at_most_its_size():
     for eps in [0.0, 3.0, 100.0]:
         lo, up = grid.delta(eps, bound="both")
         exact = float(_truth(p, q, eps))
-        assert exact - 2.0**-1022 <= lo <= exact <= up <= exact + mechanisms.grid_mass_floor(1e-4) * (1.0 + 1e-12)
+        assert (
+            exact - 2.0**-1022
+            <= lo
+            <= exact
+            <= up
+            <= exact + mechanisms.grid_mass_floor(1e-4) * (1.0 + 1e-12)
+        )
 
 
 def test_normal_masses_never_take_the_subnormal_paths(monkeypatch):
@@ -156,8 +183,12 @@ def test_normal_masses_never_take_the_subnormal_paths(monkeypatch):
         if count > 1:
             fa.delta(fa.compose(atoms, fa.pair_atoms(q, p)), np.array([0.0, 1.0]), True)
         if p.min() >= mechanisms.grid_mass_floor(1e-3):  # the grid's own floor (2^-1000 here)
-            pld.from_distributions(p, q, value_discretization_interval=1e-3).delta(0.5, bound="both")
-    pld.from_distributions(*_distributions(2.0**-999, 1e-300, (0.5, 0.5)), value_discretization_interval=1e-3)
+            pld.from_distributions(p, q, value_discretization_interval=1e-3).delta(
+                0.5, bound="both"
+            )
+    pld.from_distributions(
+        *_distributions(2.0**-999, 1e-300, (0.5, 0.5)), value_discretization_interval=1e-3
+    )
     # their two sides share one set of atoms, as before
     monkeypatch.undo()
     p, q = _distributions(1e-150, 1e-140, (0.3, 0.7))
@@ -202,7 +233,13 @@ def test_canonical_pair_with_a_subnormal_mass_brackets_the_truth(epsilon):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.floats(-323.5, -150.0), st.floats(-40.0, 40.0), st.integers(1, 3), st.floats(0.05, 0.95), st.floats(0.0, 2.0))
+@given(
+    st.floats(-323.5, -150.0),
+    st.floats(-40.0, 40.0),
+    st.integers(1, 3),
+    st.floats(0.05, 0.95),
+    st.floats(0.0, 2.0),
+)
 def test_atoms_random_tiny_masses(log10_a, log_ratio, count, share, where):
     """A tiny P-mass a and Q-mass a e^r beside two ordinary outcomes, ``count`` runs (products of the
     tiny masses underflow from count 2 on), eps from 0 to past the composed loss (below 0 the given
@@ -217,7 +254,14 @@ def test_atoms_random_tiny_masses(log10_a, log_ratio, count, share, where):
 
 
 @pytest.mark.parametrize(
-    "a,b", [(1e-310, 5e-320), (5e-320, 1e-310), (2.0**-1022, 1e-310), (1e-300, 5e-320), (2.0**-1074, 1e-300)]
+    "a,b",
+    [
+        (1e-310, 5e-320),
+        (5e-320, 1e-310),
+        (2.0**-1022, 1e-310),
+        (1e-300, 5e-320),
+        (2.0**-1074, 1e-300),
+    ],
 )
 def test_epsilon_sides_bracket_the_truth(a, b):
     """Both paths' epsilon for targets above, among and below the tiny masses: the lower epsilon's true
@@ -247,7 +291,9 @@ def test_grid_subnormal_p_mass_with_an_exact_zero_q_brackets_the_truth(rest, cou
     2^-1074 against the exact 5.99999999999999967 2^-1074 at two runs); both sides bracket it."""
     s = 3.0 * U
     p, q = np.array([s, rest[0], rest[1]]), np.array([0.0, rest[0], rest[1]])
-    lo, up = pld.from_distributions(p, q, symmetric=True).self_compose(count).delta(eps, bound="both")
+    lo, up = (
+        pld.from_distributions(p, q, symmetric=True).self_compose(count).delta(eps, bound="both")
+    )
     truth = exact_delta([(p, q, count)], eps)
     assert lo <= truth <= up, (rest, count, float(lo) / U, float(truth / U), float(up) / U)
 
@@ -264,7 +310,15 @@ def test_eps_delta_pair_with_a_subnormal_delta_brackets_the_truth(eps0, d0):
         for eps in [eps0 * count - 0.5 * eps0, eps0 * count + 0.1, eps0 * count + 0.5]:
             lo, up = composed.delta(eps, bound="both")
             truth = exact_delta([(p, q, count)], eps)
-            assert lo <= truth <= up, (eps0, d0, count, eps, float(lo) / U, float(truth / U), float(up) / U)
+            assert lo <= truth <= up, (
+                eps0,
+                d0,
+                count,
+                eps,
+                float(lo) / U,
+                float(truth / U),
+                float(up) / U,
+            )
 
 
 @pytest.mark.parametrize("h", [1e-4, 1e-2])
@@ -303,8 +357,18 @@ def test_discrete_laplace_with_a_subnormal_mass_keeps_a_finite_epsilon():
     assert 719.99 <= lo <= up <= 720.01
     atoms = fa.self_compose(discrete_laplace_atoms(720.0, 1), 2)
     # at delta 0 the search reports the point past the top loss (1440 + 1)
-    assert 1439.99 <= fa.pure_epsilon(atoms, 0.0, False) <= fa.pure_epsilon(atoms, 0.0, True) <= 1441.01
-    assert 1439.99 <= fa.pure_epsilon(atoms, 1e-305, False) <= fa.pure_epsilon(atoms, 1e-305, True) <= 1441.01
+    assert (
+        1439.99
+        <= fa.pure_epsilon(atoms, 0.0, False)
+        <= fa.pure_epsilon(atoms, 0.0, True)
+        <= 1441.01
+    )
+    assert (
+        1439.99
+        <= fa.pure_epsilon(atoms, 1e-305, False)
+        <= fa.pure_epsilon(atoms, 1e-305, True)
+        <= 1441.01
+    )
     for eps in [-1440.0, -1.0, 0.0, 1439.0]:
         lo, up = _atom_sides(atoms, eps)
         truth = exact_delta([(*discrete_laplace_pair_of(720.0), 2)], eps)
@@ -337,8 +401,12 @@ def test_many_subnormal_p_masses_cost_their_sum_not_one_floor_each(grid):
     n = 10_000
     tiny = 1e-310
     p = np.concatenate([np.full(n, tiny), [0.5, 0.5 - n * tiny]])
-    q = np.concatenate([np.full(n, 0.5 * tiny), [0.5, 0.5 - n * 0.5 * tiny]])  # the tiny outcomes at loss log 2
-    truth = exact_delta([(np.concatenate([[n * tiny], p[n:]]), np.concatenate([[n * 0.5 * tiny], q[n:]]), 1)], 0.0)
+    q = np.concatenate(
+        [np.full(n, 0.5 * tiny), [0.5, 0.5 - n * 0.5 * tiny]]
+    )  # the tiny outcomes at loss log 2
+    truth = exact_delta(
+        [(np.concatenate([[n * tiny], p[n:]]), np.concatenate([[n * 0.5 * tiny], q[n:]]), 1)], 0.0
+    )
     merged = np.concatenate([[n * tiny], p[n:]]), np.concatenate([[n * 0.5 * tiny], q[n:]])
 
     def sides(p: np.ndarray, q: np.ndarray) -> tuple[float, float]:
@@ -350,7 +418,11 @@ def test_many_subnormal_p_masses_cost_their_sum_not_one_floor_each(grid):
     lo, up = sides(p, q)
     merged_lo, merged_up = sides(*merged)
     assert lo <= truth <= up, (lo, float(truth), up)
-    assert lo >= 0.99 * merged_lo and (grid or lo > 0.0) and up <= merged_up * (1.0 + 1e-6) + 2.0**-1000 * 1.01, (
+    assert (
+        lo >= 0.99 * merged_lo
+        and (grid or lo > 0.0)
+        and up <= merged_up * (1.0 + 1e-6) + 2.0**-1000 * 1.01
+    ), (
         lo,
         merged_lo,
         up,
@@ -383,4 +455,6 @@ def test_the_canonical_grid_pld_refuses_an_epsilon_past_the_grids_exact_reach_by
     with pytest.raises(ValueError, match=r"^epsilon = 1e\+308 .*value_discretization_interval"):
         pld.eps_delta_dp(1e308, 1e-6, value_discretization_interval=1e-2)
     composed = pld.eps_delta_dp(1e13, 1e-6, value_discretization_interval=1e-2).self_compose(2)
-    assert composed.epsilon(1e-3) == pytest.approx(2e13, rel=1e-12)  # two eps-atoms: 2 eps, less a few e-3
+    assert composed.epsilon(1e-3) == pytest.approx(
+        2e13, rel=1e-12
+    )  # two eps-atoms: 2 eps, less a few e-3

@@ -46,11 +46,16 @@ def test_batched_constructor_matches_single_and_rejects_bad_points():
 
 def test_accuracy_mode_meets_accuracy_across_sigmas_and_brackets_the_gaussian():
     """Predicted grids: every bracket within accuracy; q = 1 stays the closed form (rounded outward)."""
-    acc = pld.SubsampledGaussianPLD(sigma=np.array([0.8, 1.5, 4.0]), sampling_rate=0.02, rounds=300, accuracy=2e-3)
+    acc = pld.SubsampledGaussianPLD(
+        sigma=np.array([0.8, 1.5, 4.0]), sampling_rate=0.02, rounds=300, accuracy=2e-3
+    )
     lo, up = acc.epsilon(1e-5, bound="both")
     assert np.all(up - lo <= 2e-3) and np.all(lo <= up)
     fine = pld.SubsampledGaussianPLD(
-        sigma=np.array([0.8, 1.5, 4.0]), sampling_rate=0.02, rounds=300, value_discretization_interval=2e-4
+        sigma=np.array([0.8, 1.5, 4.0]),
+        sampling_rate=0.02,
+        rounds=300,
+        value_discretization_interval=2e-4,
     ).epsilon(1e-5, bound="both")
     assert np.all(lo <= fine[1]) and np.all(fine[0] <= up)  # certified brackets must overlap
     gauss = pld.SubsampledGaussianPLD(sigma=2.0, sampling_rate=1.0, rounds=50, accuracy=1e-3)
@@ -71,13 +76,20 @@ def test_batched_sweep_equals_pointwise_evaluation():
 
 def test_upper_only_skips_the_optimistic_side_and_changes_nothing_else():
     """bound="upper" builds no optimistic PMF; its upper bound equals the two-sided run's bit for bit."""
-    kw = dict(sigma=np.array([0.9, 2.0]), sampling_rate=0.02, rounds=300, value_discretization_interval=2e-3)
+    kw = dict(
+        sigma=np.array([0.9, 2.0]),
+        sampling_rate=0.02,
+        rounds=300,
+        value_discretization_interval=2e-3,
+    )
     acc = pld.SubsampledGaussianPLD(**kw)
     up = acc.epsilon(1e-6)
     assert all(f.lower is None for dist in acc._plds.values() for d in dist.directions for f in d)
     lo, up_both = pld.SubsampledGaussianPLD(**kw).epsilon(1e-6, bound="both")
     np.testing.assert_array_equal(up, up_both)
-    assert np.all(acc.epsilon(1e-6, bound="lower") == lo)  # the same accountant rebuilds the lower side
+    assert np.all(
+        acc.epsilon(1e-6, bound="lower") == lo
+    )  # the same accountant rebuilds the lower side
     one_sided = subsampled_gaussians([1.0], [0.02], optimistic=False)[0].self_compose(10)
     with pytest.raises(ValueError, match="optimistic"):
         one_sided.delta(1.0, bound="lower", composition_only=True)

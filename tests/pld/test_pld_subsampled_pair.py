@@ -27,7 +27,10 @@ from hockeystick import pld  # noqa: E402
 from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
 from hockeystick.numerics.hockey_stick import theta  # noqa: E402
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair  # noqa: E402
-from hockeystick.pld.sampling.subsampled_pair import poisson_subsampled_curves, without_replacement_curves  # noqa: E402
+from hockeystick.pld.sampling.subsampled_pair import (
+    poisson_subsampled_curves,
+    without_replacement_curves,
+)  # noqa: E402
 
 MP_DPS = 50
 mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
@@ -50,7 +53,10 @@ def pld_curves(d: pld.PrivacyLossDistribution):
     """(upper, lower) curve per direction of a PLD's own certified sides."""
     ups, los = d.composed(True), d.composed(False)
     return [
-        (lambda e, p=u: p.delta(np.asarray(e, float)), lambda e, p=lo: p.delta(np.asarray(e, float)))
+        (
+            lambda e, p=u: p.delta(np.asarray(e, float)),
+            lambda e, p=lo: p.delta(np.asarray(e, float)),
+        )
         for u, lo in zip(ups, los)
     ]
 
@@ -81,10 +87,14 @@ def test_generic_poisson_transform_of_the_gaussian_brackets_the_gaussian_fast_pa
     sigma, q, h = 1.0, 0.01, 1e-3
     r = 1.0 / sigma
     up, lo = gaussian_curve(r, 1 + 1e-11), gaussian_curve(r, 1 - 1e-11)
-    generic = poisson_subsampled_curves((up, lo), (up, lo), q, r * r / 2 + 40 * r, 0.0, value_discretization_interval=h)
+    generic = poisson_subsampled_curves(
+        (up, lo), (up, lo), q, r * r / 2 + 40 * r, 0.0, value_discretization_interval=h
+    )
     fast = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
     for rounds in (1, 1000):
-        g_lo, g_up = generic.self_compose(rounds).epsilon(DELTA, bound="both", composition_only=True)
+        g_lo, g_up = generic.self_compose(rounds).epsilon(
+            DELTA, bound="both", composition_only=True
+        )
         f_lo, f_up = fast.self_compose(rounds).epsilon(DELTA, bound="both", composition_only=True)
         assert g_lo <= f_up and f_lo <= g_up  # both brackets hold the truth, so they meet
         assert abs(g_up - f_up) <= 1e-4 * f_up  # the upper sides agree to the grid's error
@@ -102,7 +112,9 @@ def test_generic_without_replacement_of_the_gaussian_matches_the_fixed_size_path
     sigma, m, n, h = 2.0, 10, 1000, 1e-3
     r = 2.0 / sigma
     up, lo = gaussian_curve(r, 1 + 1e-11), gaussian_curve(r, 1 - 1e-11)
-    generic = without_replacement_curves((up, lo), m / n, r * r / 2 + 40 * r, 0.0, value_discretization_interval=h)
+    generic = without_replacement_curves(
+        (up, lo), m / n, r * r / 2 + 40 * r, 0.0, value_discretization_interval=h
+    )
     fast = pld.fixed_size_subsampled_gaussian(sigma, m, n, value_discretization_interval=h)
     for rounds in (1, 300):
         g_lo, g_up = generic.self_compose(rounds).epsilon(DELTA, bound="both")
@@ -138,7 +150,9 @@ def test_poisson_sampled_randomized_response_against_exact_enumeration(q, noise,
 def test_nested_poisson_samples_multiply_their_rates():
     inner = E.PoissonSampledDpEvent(0.5, E.GaussianDpEvent(1.0))
     nested = HockeystickAccountant().compose(E.PoissonSampledDpEvent(0.1, inner), 20)
-    direct = HockeystickAccountant().compose(E.PoissonSampledDpEvent(0.05, E.GaussianDpEvent(1.0)), 20)
+    direct = HockeystickAccountant().compose(
+        E.PoissonSampledDpEvent(0.05, E.GaussianDpEvent(1.0)), 20
+    )
     n_lo, n_up = nested.get_epsilon_bracket(DELTA)
     d_lo, d_up = direct.get_epsilon_bracket(DELTA)
     assert n_lo <= d_up and d_lo <= n_up
@@ -167,7 +181,11 @@ def _sampled_gaussian_laplace_delta(sigma, scale, q, eps):
 
     def add(y):
         a = -math.expm1(eps + math.log1p(-q))
-        return 0.0 if a <= 0 else _gaussian_hockey_stick(a * lap(y, 0.0), 0.0, math.exp(eps) * q * lap(y, 1.0), mu)
+        return (
+            0.0
+            if a <= 0
+            else _gaussian_hockey_stick(a * lap(y, 0.0), 0.0, math.exp(eps) * q * lap(y, 1.0), mu)
+        )
 
     out = []
     for f in (remove, add):
@@ -182,12 +200,20 @@ def _sampled_gaussian_laplace_delta(sigma, scale, q, eps):
 
 def test_poisson_around_a_composition_against_quadrature_and_its_folded_gaussian():
     two = E.ComposedDpEvent([E.GaussianDpEvent(2.0), E.GaussianDpEvent(2.0)])
-    folded = HockeystickAccountant().compose(E.PoissonSampledDpEvent(0.1, two), 50).get_epsilon_bracket(DELTA)
-    one = HockeystickAccountant().compose(E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(math.sqrt(2.0))), 50)
+    folded = (
+        HockeystickAccountant()
+        .compose(E.PoissonSampledDpEvent(0.1, two), 50)
+        .get_epsilon_bracket(DELTA)
+    )
+    one = HockeystickAccountant().compose(
+        E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(math.sqrt(2.0))), 50
+    )
     assert folded == pytest.approx(one.get_epsilon_bracket(DELTA), rel=1e-6)
     # Gaussian then Laplace inside one sample (no specialised path): the generic transform
     sigma, scale, q = 1.5, 2.0, 0.2
-    mixed = E.PoissonSampledDpEvent(q, E.ComposedDpEvent([E.GaussianDpEvent(sigma), E.LaplaceDpEvent(scale)]))
+    mixed = E.PoissonSampledDpEvent(
+        q, E.ComposedDpEvent([E.GaussianDpEvent(sigma), E.LaplaceDpEvent(scale)])
+    )
     acc = HockeystickAccountant().compose(mixed)
     for eps in (0.05, 0.3, 1.0):
         exact = _sampled_gaussian_laplace_delta(sigma, scale, q, eps)
@@ -203,9 +229,9 @@ def test_generic_transform_of_laplace_against_dp_accountings_sampled_laplace():
     both of its estimates (our upper >= its optimistic, our lower <= its pessimistic)."""
     b, q, h, rounds = 2.0, 0.2, 1e-3, 20
     (rem, add) = pld_curves(pld.laplace(b, value_discretization_interval=h)) * 2
-    ours = poisson_subsampled_curves(rem, add, q, 1.0 / b + 1.0, 0.0, value_discretization_interval=h).self_compose(
-        rounds
-    )
+    ours = poisson_subsampled_curves(
+        rem, add, q, 1.0 / b + 1.0, 0.0, value_discretization_interval=h
+    ).self_compose(rounds)
     lo, up = ours.epsilon(DELTA, bound="both")
     opt = their.from_laplace_mechanism(
         b, sampling_prob=q, pessimistic_estimate=False, value_discretization_interval=1e-4
@@ -258,13 +284,20 @@ def test_sampled_non_private_events_release_exactly_the_sampling_probability():
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.1, E.ZCDpEvent(0.1))),
         (
             NeighboringRelation.ADD_OR_REMOVE_ONE,
-            E.PoissonSampledDpEvent(0.1, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 3.0, 1.0)),
+            E.PoissonSampledDpEvent(
+                0.1, E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 3.0, 1.0)
+            ),
         ),
         (NeighboringRelation.ADD_OR_REMOVE_ONE, E.PoissonSampledDpEvent(0.0, E.ZCDpEvent(0.1))),
-        (NeighboringRelation.REPLACE_ONE, E.SampledWithReplacementDpEvent(100, 5, E.ZCDpEvent(0.1))),
         (
             NeighboringRelation.REPLACE_ONE,
-            E.SampledWithoutReplacementDpEvent(100, 5, E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5])),
+            E.SampledWithReplacementDpEvent(100, 5, E.ZCDpEvent(0.1)),
+        ),
+        (
+            NeighboringRelation.REPLACE_ONE,
+            E.SampledWithoutReplacementDpEvent(
+                100, 5, E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5])
+            ),
         ),
     ],
 )
@@ -282,17 +315,23 @@ def test_with_replacement_adapter_reports_the_accountants_tighter_bound():
 
     n, rounds, eps = 1238, 35, 1.5
     k = int(appendix_i_batch_size(rounds=rounds, silo_size=n, epsilon=eps))
-    sigma = float(appendix_i_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps, delta=1.0 / n**2))
+    sigma = float(
+        appendix_i_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps, delta=1.0 / n**2)
+    )
     assert k == 128
     h, delta = 2e-3, 1.0 / n**2
     noise = sigma * k  # sensitivity L / K = 1 / K: the event's noise multiplier is sigma K
     event = E.SampledWithReplacementDpEvent(n, k, E.GaussianDpEvent(noise))
     acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE, value_discretization_interval=h)
     lo, up = acc.compose(event, rounds).get_epsilon_bracket(delta)
-    direct = pld.WithReplacementBatchGaussianPLD(noise, k, n, rounds, value_discretization_interval=h)
+    direct = pld.WithReplacementBatchGaussianPLD(
+        noise, k, n, rounds, value_discretization_interval=h
+    )
     d_lo, d_up = direct.epsilon(delta, bound="both")
     assert up == pytest.approx(d_up, rel=1e-12) and lo == pytest.approx(d_lo, rel=1e-12)
-    labelled_only = pld.with_replacement_subsampled_gaussian(noise, k, n, value_discretization_interval=h)
+    labelled_only = pld.with_replacement_subsampled_gaussian(
+        noise, k, n, value_discretization_interval=h
+    )
     before = labelled_only.self_compose(rounds).epsilon(delta)
     assert lo <= up < 0.5 * before and up - lo <= 0.1 * lo
 
@@ -301,7 +340,11 @@ def test_sampled_curves_keep_their_sides_near_the_singular_ends():
     """The remove curve near eps = log(1 - q) and the add curve near -log(1 - q), where the
     formulas' arguments lose accuracy, against the exact curves of the sampled pair (mpmath)."""
     from hockeystick.pld.compose import finite_atoms
-    from hockeystick.pld.sampling.subsampled_pair import mirrored_curve, poisson_add_curve, poisson_remove_curve
+    from hockeystick.pld.sampling.subsampled_pair import (
+        mirrored_curve,
+        poisson_add_curve,
+        poisson_remove_curve,
+    )
 
     p, qq = randomized_response_pair(0.3, 3, "replace_special")
     atoms = {True: finite_atoms.pair_atoms(p, qq), False: finite_atoms.pair_atoms(qq, p)}
@@ -311,7 +354,10 @@ def test_sampled_curves_keep_their_sides_near_the_singular_ends():
         return lambda e: finite_atoms.delta(a, np.atleast_1d(np.asarray(e, float)), upper)
 
     for q in (0.01, 0.5, 0.999):
-        mixed = [mpmath.mpf(q) * mpmath.mpf(a) + (1 - mpmath.mpf(q)) * mpmath.mpf(b) for a, b in zip(p, qq)]
+        mixed = [
+            mpmath.mpf(q) * mpmath.mpf(a) + (1 - mpmath.mpf(q)) * mpmath.mpf(b)
+            for a, b in zip(p, qq)
+        ]
         floor, ceiling = math.log1p(-q), -math.log1p(-q)
         eps = np.array(
             sorted(
@@ -323,7 +369,8 @@ def test_sampled_curves_keep_their_sides_near_the_singular_ends():
         remove = [poisson_remove_curve(inner(False, side), q, side)(eps) for side in (False, True)]
         add = [poisson_add_curve(inner(True, side), q, side)(eps) for side in (False, True)]
         mirror = [
-            mirrored_curve(poisson_remove_curve(inner(False, side), q, side), side)(eps) for side in (False, True)
+            mirrored_curve(poisson_remove_curve(inner(False, side), q, side), side)(eps)
+            for side in (False, True)
         ]
         for i, e in enumerate(eps):
             ex_r = exact_delta(mixed, qq, 1, float(e))
@@ -331,7 +378,9 @@ def test_sampled_curves_keep_their_sides_near_the_singular_ends():
             assert remove[0][i] <= ex_r <= remove[1][i]
             assert add[0][i] <= ex_a <= add[1][i]
             assert remove[1][i] - remove[0][i] <= 1e-6 and add[1][i] - add[0][i] <= 1e-6
-            if e < 0:  # the mirror of the remove bound is the add pair's curve here (both orders bounded)
+            if (
+                e < 0
+            ):  # the mirror of the remove bound is the add pair's curve here (both orders bounded)
                 assert mirror[0][i] <= ex_a <= mirror[1][i]
 
 
@@ -343,7 +392,9 @@ def test_composed_without_replacement_brackets_the_realizable_pair_composed():
     p, qq = randomized_response_pair(noise, k, "replace_one")
     event = E.SampledWithoutReplacementDpEvent(n, m, E.RandomizedResponseDpEvent(noise, k))
     acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(event, rounds)
-    mixed = [mpmath.mpf(q) * mpmath.mpf(a) + (1 - mpmath.mpf(q)) * mpmath.mpf(b) for a, b in zip(p, qq)]
+    mixed = [
+        mpmath.mpf(q) * mpmath.mpf(a) + (1 - mpmath.mpf(q)) * mpmath.mpf(b) for a, b in zip(p, qq)
+    ]
     for eps in (0.5, 1.0, 2.0):
         realizable = exact_delta(mixed, qq, rounds, eps)
         lo, up = acc.get_delta_bracket(eps)
@@ -357,7 +408,9 @@ def _random_inner(rng: np.random.Generator):
         E.GaussianDpEvent(float(rng.uniform(1.0, 4.0))),
         E.LaplaceDpEvent(float(rng.uniform(2.0, 8.0))),
         E.DiscreteLaplaceDpEvent(float(rng.uniform(0.2, 0.8)), 1),
-        E.PoissonSampledDpEvent(float(rng.uniform(0.2, 0.6)), E.LaplaceDpEvent(float(rng.uniform(1.0, 4.0)))),
+        E.PoissonSampledDpEvent(
+            float(rng.uniform(0.2, 0.6)), E.LaplaceDpEvent(float(rng.uniform(1.0, 4.0)))
+        ),
     ]
     pick = rng.choice(len(parts), size=2, replace=False)
     return E.ComposedDpEvent([parts[int(i)] for i in pick])
@@ -383,7 +436,9 @@ def test_random_inner_compositions_nested_samples_multiply_and_sampling_amplifie
         a_lo, a_up = alone.get_delta_bracket(eps)
         assert n_lo <= d_up and d_lo <= n_up
         assert max(n_lo, d_lo) <= a_up
-        assert n_up - n_lo <= 2e-3 * n_up + 1e-10  # bounded losses: delta may be exactly 0 (round-off above)
+        assert (
+            n_up - n_lo <= 2e-3 * n_up + 1e-10
+        )  # bounded losses: delta may be exactly 0 (round-off above)
 
 
 def test_generic_with_replacement_transform_is_the_gaussian_labelled_pair():
@@ -392,7 +447,10 @@ def test_generic_with_replacement_transform_is_the_gaussian_labelled_pair():
     from hockeystick.pld.sampling.subsampled_pair import with_replacement_curves
 
     s, k, n, h = 4.0, 8, 50, 2e-3
-    group = {c: (gaussian_curve(2 * c / s, 1 + 1e-11), gaussian_curve(2 * c / s, 1 - 1e-11)) for c in range(1, k + 1)}
+    group = {
+        c: (gaussian_curve(2 * c / s, 1 + 1e-11), gaussian_curve(2 * c / s, 1 - 1e-11))
+        for c in range(1, k + 1)
+    }
     r_top = 2 * k / s  # theta(r, eps) < 1e-33 beyond r^2/2 + 12 r: the cut costs nothing visible
     generic = with_replacement_curves(
         lambda c: group[c], k, n, r_top * r_top / 2 + 12 * r_top, value_discretization_interval=h

@@ -37,5 +37,8 @@ def test_tail_out_of_range_is_refused_when_built_with_the_rule(build):
 
 def test_tail_at_the_ends_of_its_range_is_taken_as_given():
     for tail in (1e-300, math.nextafter(1e-3, 0.0)):
-        assert pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, tail=tail).tail == tail
+        assert (
+            pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, tail=tail).tail
+            == tail
+        )
         assert pld.PLDAccountant(tail=tail).tail == tail

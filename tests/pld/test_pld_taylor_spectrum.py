@@ -26,13 +26,19 @@ def _exact_bin(p: np.ndarray, m: int, k: int) -> complex:
     ],
 )
 def test_taylor_bins_hold_their_bound(sigma, q, h, m, keep):
-    p = next(iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])).upper.p
-    values, (block, length, terms, reach), bound, bound_double = _core.pld_compose.taylor_bins(p, m=m, keep=keep)
+    p = next(
+        iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])
+    ).upper.p
+    values, (block, length, terms, reach), bound, bound_double = _core.pld_compose.taylor_bins(
+        p, m=m, keep=keep
+    )
     assert block * length == m and block >= 16 and keep <= length // 2 + 1 and reach <= 0.25
     assert bound <= bound_double < 1e-15 * p.sum()
     for k in sorted({0, 1, keep // 2, keep - 1}):
         exact = _exact_bin(p, m, k)
-        got = mpmath.mpc(float(values[k].real), float(values[k].imag))  # within u of the long-double value
+        got = mpmath.mpc(
+            float(values[k].real), float(values[k].imag)
+        )  # within u of the long-double value
         assert abs(got - exact) <= bound_double, (k, abs(got - exact), bound_double)
     long_values, long_bound, _ = _core.pld_compose.long_fft_bins(p, m=m)
     assert np.all(np.abs((values - long_values[:keep]).astype(np.complex128)) <= bound + long_bound)
@@ -41,7 +47,9 @@ def test_taylor_bins_hold_their_bound(sigma, q, h, m, keep):
 def test_taylor_bins_refuse_a_band_no_block_fits():
     p = np.full(100, 0.01)
     with pytest.raises(ValueError, match="no block"):
-        _core.pld_compose.taylor_bins(p, m=1000, keep=400)  # a wide band: no block of 16 within reach
+        _core.pld_compose.taylor_bins(
+            p, m=1000, keep=400
+        )  # a wide band: no block of 16 within reach
     with pytest.raises(ValueError, match="keep"):
         _core.pld_compose.taylor_bins(p, m=1024, keep=0)
 

@@ -53,7 +53,10 @@ def exact_curve(factors: list[tuple[int, list[int], int]]):
     k_lo, numerators, bits = exact_composition(factors)
     mpmath.mp.dps = 50
     scale = mpmath.mpf(2) ** (-bits)
-    masses = [(mpmath.mpf(k_lo + i) * mpmath.mpf(H), mpmath.mpf(c) * scale) for i, c in enumerate(numerators)]
+    masses = [
+        (mpmath.mpf(k_lo + i) * mpmath.mpf(H), mpmath.mpf(c) * scale)
+        for i, c in enumerate(numerators)
+    ]
 
     def delta(eps: float) -> mpmath.mpf:
         e = mpmath.mpf(eps)
@@ -68,7 +71,9 @@ def exact_delta():
 
 
 def grid_pmf(pessimistic: bool, k_lo: int = K_LO, numerators: list[int] = NUMERATORS) -> GridPMF:
-    return GridPMF(k_lo, H, np.array(numerators, dtype=np.float64) / 2.0**BITS, 0.0, pessimistic=pessimistic)
+    return GridPMF(
+        k_lo, H, np.array(numerators, dtype=np.float64) / 2.0**BITS, 0.0, pessimistic=pessimistic
+    )
 
 
 @pytest.mark.parametrize("target", [1e-20, 1e-30, 1e-40])
@@ -78,7 +83,9 @@ def test_tilted_sides_bound_the_exact_curve(exact_delta, target):
     up = tilted.compose_tilted([(upper_pmf, ROUNDS)], lam * H, pessimistic=True)
     eps_up = tilted.upper_epsilon(up, target, 0.25 * ROUNDS)
     lo = tilted.compose_tilted(
-        [(lower_pmf, ROUNDS)], tilted_question.exponent_tilt(lower_pmf, ROUNDS, eps_up) * H, pessimistic=False
+        [(lower_pmf, ROUNDS)],
+        tilted_question.exponent_tilt(lower_pmf, ROUNDS, eps_up) * H,
+        pessimistic=False,
     )
     eps_lo = tilted.lower_epsilon(lo, target, eps_up)
     # certified: the exact curve is at most the target at the upper epsilon, above it at the lower one
@@ -103,7 +110,9 @@ def test_tilted_composition_of_two_kinds_of_rounds_bounds_the_exact_curve():
     sides = {}
     for pessimistic in (True, False):
         factors = [(grid_pmf(pessimistic), 40), (grid_pmf(pessimistic, K_LO_2, NUMERATORS_2), 60)]
-        sides[pessimistic] = tilted.compose_tilted(factors, 14.0 * H, pessimistic=pessimistic)  # lam 14: eps ~ 8
+        sides[pessimistic] = tilted.compose_tilted(
+            factors, 14.0 * H, pessimistic=pessimistic
+        )  # lam 14: eps ~ 8
     for eps in (6.0, 7.33, 8.0, 9.0):
         value = exact(eps)
         assert 1e-45 < value < 1e-15
@@ -179,7 +188,9 @@ def test_add_direction_is_pure_dp_past_t_log_one_over_one_minus_q(q):
         e = mpmath.mpf(eps)
         if mpmath.exp(-e) <= 1 - q:  # no x has a loss above eps
             return mpmath.mpf(0)
-        edge = (1 + 2 * s**2 * mpmath.log((mpmath.exp(-e) - (1 - q)) / q)) / 2  # loss > eps exactly for x < edge
+        edge = (
+            1 + 2 * s**2 * mpmath.log((mpmath.exp(-e) - (1 - q)) / q)
+        ) / 2  # loss > eps exactly for x < edge
 
         def integrand(x):
             loss = -mpmath.log(1 - q + q * mpmath.exp((2 * x - 1) / (2 * s**2)))
@@ -199,7 +210,11 @@ def test_add_direction_is_pure_dp_past_t_log_one_over_one_minus_q(q):
 
 @pytest.mark.parametrize(
     "point, delta",
-    [((0.6, 0.5, 5.0, 1.0), 1e-10), ((1.0, 0.01, 1000.0, 1.0), 1e-5), ((0.8, 0.3, 20.0, 1.0), 1e-8)],
+    [
+        ((0.6, 0.5, 5.0, 1.0), 1e-10),
+        ((1.0, 0.01, 1000.0, 1.0), 1e-5),
+        ((0.8, 0.3, 20.0, 1.0), 1e-8),
+    ],
 )
 def test_screened_reads_equal_both_directions_read(point, delta):
     """The fine reads with the add direction screened give what the maximum over both directions read on the fine
@@ -269,7 +284,9 @@ def test_binomial_split_refuses_what_it_does_not_read():
     with pytest.raises(ValueError, match="no charges"):
         BinomialSplit([(charged, ROUNDS_RARE)], 0.3, 1e-40, 1e-40)
     with pytest.raises(ValueError, match="at or below"):
-        BinomialSplit([(grid_pmf(True, 3, NUMERATORS_RARE), ROUNDS_RARE)], 0.3, 1e-40, 1e-40)  # losses from 0.15
+        BinomialSplit(
+            [(grid_pmf(True, 3, NUMERATORS_RARE), ROUNDS_RARE)], 0.3, 1e-40, 1e-40
+        )  # losses from 0.15
     for floor in (-2.0, 0.0, math.inf, math.nan):
         with pytest.raises(ValueError, match="floor"):
             BinomialSplit([(pmf, ROUNDS_RARE)], floor, 1e-40, 1e-40)
@@ -298,7 +315,10 @@ def test_binomial_split_of_two_kinds_of_rounds_bounds_the_exact_curve(pessimisti
 
     other = [600, 400, 15, 6, 3]  # sum 1024: losses -0.1 .. 0.1
     exact = exact_curve([(K_LO_RARE, NUMERATORS_RARE, 4), (K_LO_RARE, other, 4)])
-    segments = [(grid_pmf(pessimistic, K_LO_RARE, NUMERATORS_RARE), 4), (grid_pmf(pessimistic, K_LO_RARE, other), 4)]
+    segments = [
+        (grid_pmf(pessimistic, K_LO_RARE, NUMERATORS_RARE), 4),
+        (grid_pmf(pessimistic, K_LO_RARE, other), 4),
+    ]
     split = BinomialSplit(segments, 0.3, 1e-40, 1e-40)
     for eps in (0.3, 0.4, 0.5):
         truth, found = exact(eps), split.delta(eps)

@@ -39,9 +39,13 @@ def dp_accounting_epsilons() -> dict[float, float]:
 
 
 @pytest.mark.parametrize("delta", [1e-10, 1e-7])
-def test_staged_run_is_as_tight_as_dp_accounting(delta: float, dp_accounting_epsilons: dict[float, float]) -> None:
+def test_staged_run_is_as_tight_as_dp_accounting(
+    delta: float, dp_accounting_epsilons: dict[float, float]
+) -> None:
     theirs = dp_accounting_epsilons[delta]
-    lower, upper = DPSGD(dataset_size=60_000, batch_size=256, stages=STAGES).epsilon(delta, bound="both")
+    lower, upper = DPSGD(dataset_size=60_000, batch_size=256, stages=STAGES).epsilon(
+        delta, bound="both"
+    )
     assert upper <= theirs + max(1e-3, 2.5e-4 * theirs)
     # dp_accounting's pessimistic estimate is not certified: below our certified lower side it is no bound
     if theirs < lower:
@@ -64,14 +68,18 @@ def test_tilted_bracket_overlaps_the_plain_one_and_rdp() -> None:
     dp_accounting = pytest.importorskip("dp_accounting")
     rdp = dp_accounting.rdp.RdpAccountant()
     for sigma in (1.1, 0.9):
-        rdp.compose(dp_accounting.PoissonSampledDpEvent(Q, dp_accounting.GaussianDpEvent(sigma)), ROUNDS)
+        rdp.compose(
+            dp_accounting.PoissonSampledDpEvent(Q, dp_accounting.GaussianDpEvent(sigma)), ROUNDS
+        )
     assert lower <= rdp.get_epsilon(delta)
 
 
 def test_one_factor_answers_as_before() -> None:
     one = PLDAccountant()
     one.compose_subsampled_gaussian(1.1, Q, 2 * ROUNDS)
-    assert one.epsilon(1e-10, bound="both") == SubsampledGaussianPLD(1.1, Q, 2 * ROUNDS).epsilon(1e-10, bound="both")
+    assert one.epsilon(1e-10, bound="both") == SubsampledGaussianPLD(1.1, Q, 2 * ROUNDS).epsilon(
+        1e-10, bound="both"
+    )
     gridded = PLDAccountant(value_discretization_interval=1e-4)
     gridded.compose_subsampled_gaussian(1.1, Q, 2 * ROUNDS)
     assert gridded.composed_pld is not None

@@ -29,7 +29,9 @@ def outputs(contributions: list[float], q: Fraction, b: int) -> dict[Fraction, F
     for pattern in itertools.product((0, 1), repeat=n):
         sample = [v for v, s in zip(values, pattern) if s]
         weight = q ** len(sample) * (1 - q) ** (n - len(sample))
-        kept = [sample] if len(sample) <= b else [list(c) for c in itertools.combinations(sample, b)]
+        kept = (
+            [sample] if len(sample) <= b else [list(c) for c in itertools.combinations(sample, b)]
+        )
         for batch in kept:
             atom = sum(batch, Fraction(0))
             law[atom] = law.get(atom, Fraction(0)) + weight / len(kept)
@@ -50,7 +52,10 @@ class MixturePair:
 
     def _log_density(self, y, atoms: list) -> np.ndarray:
         s = self.sigma
-        terms = [np.log(w) - 0.5 * ((np.asarray(y) - a) / s) ** 2 - np.log(s * np.sqrt(2 * np.pi)) for a, w in atoms]
+        terms = [
+            np.log(w) - 0.5 * ((np.asarray(y) - a) / s) ** 2 - np.log(s * np.sqrt(2 * np.pi))
+            for a, w in atoms
+        ]
         return np.logaddexp.reduce(terms, axis=0)
 
     def log_p(self, y):
@@ -65,7 +70,9 @@ class MixturePair:
     def _mass(self, lo: float, hi: float, atoms: list) -> float:
         from scipy.special import ndtr
 
-        return sum(w * (ndtr((hi - a) / self.sigma) - ndtr((lo - a) / self.sigma)) for a, w in atoms)
+        return sum(
+            w * (ndtr((hi - a) / self.sigma) - ndtr((lo - a) / self.sigma)) for a, w in atoms
+        )
 
     def divergence(self, t: float) -> float:
         """E_{e^t}(P || Q): P - e^t Q summed from normal CDFs over the intervals where the loss exceeds t,
@@ -128,7 +135,9 @@ def exact() -> dict:
 @pytest.mark.parametrize("analysis", ["conditioned", "dp_accounting"])
 def test_one_round_brackets_the_worst_dataset(exact, setting, analysis):
     n, q, b, sigma = setting
-    dist = T.truncated_subsampled_gaussian(n, float(q), b, sigma, analysis=analysis, value_discretization_interval=1e-4)
+    dist = T.truncated_subsampled_gaussian(
+        n, float(q), b, sigma, analysis=analysis, value_discretization_interval=1e-4
+    )
     lower, upper = dist.delta(np.array(EPSILONS), bound="both")
     assert np.all(upper >= exact[setting]), (upper, exact[setting])
     assert np.all(lower <= exact[setting]), (lower, exact[setting])
@@ -138,9 +147,9 @@ def test_conditioned_pair_is_exact_at_q_one(exact):
     """q = 1: K = n - 1 always, the conditioned pair is one realizable pair (others at -1): the bracket
     closes on the exact worst case, to the grid's width."""
     setting = SETTINGS[0]
-    lower, upper = T.truncated_subsampled_gaussian(5, 1.0, 2, 1.0, value_discretization_interval=1e-4).delta(
-        np.array(EPSILONS), bound="both"
-    )
+    lower, upper = T.truncated_subsampled_gaussian(
+        5, 1.0, 2, 1.0, value_discretization_interval=1e-4
+    ).delta(np.array(EPSILONS), bound="both")
     assert np.all(upper - lower <= 1e-3 * upper + 1e-12)
     assert np.all((lower <= exact[setting]) & (exact[setting] <= upper))
 
@@ -174,11 +183,18 @@ def test_two_rounds_realizable_pairs_below_their_dataset(others):
     data = [1.0] + [others] * (n - 1)
     with_x, without_x = outputs(data, Fraction(1, 2), b), outputs(data[1:], Fraction(1, 2), b)
     truth = max(
-        float(_composed_exact(with_x, without_x, sigma, eps)), float(_composed_exact(without_x, with_x, sigma, eps))
+        float(_composed_exact(with_x, without_x, sigma, eps)),
+        float(_composed_exact(without_x, with_x, sigma, eps)),
     )
-    pair = T.others_at_zero(n, q, b, sigma, 1e-3) if others == 0.0 else T.others_opposite(n, q, b, sigma, 1e-3)
+    pair = (
+        T.others_at_zero(n, q, b, sigma, 1e-3)
+        if others == 0.0
+        else T.others_opposite(n, q, b, sigma, 1e-3)
+    )
     assert pair.self_compose(2).delta(eps, bound="lower") <= truth
-    upper = T.truncated_subsampled_gaussian(n, q, b, sigma, value_discretization_interval=1e-3).self_compose(2)
+    upper = T.truncated_subsampled_gaussian(
+        n, q, b, sigma, value_discretization_interval=1e-3
+    ).self_compose(2)
     assert upper.delta(eps) >= truth
 
 
@@ -186,7 +202,9 @@ def test_old_lower_side_was_above_the_truth(exact):
     """The optimistic side of arXiv:2508.15089's mixture is no lower bound: at q = 1 it exceeds the
     worst dataset's exact delta (the realizable lower side does not)."""
     sigma = 1.0  # n = 5 records, q = 1, B = 2: the record kept with probability 2 / 5
-    raw, _ = _core.pld.replace_one_mixture(sigma=sigma / 2, sampling_rate=2 / 5, tail=1e-15, h=1e-4, max_cells=1 << 26)
+    raw, _ = _core.pld.replace_one_mixture(
+        sigma=sigma / 2, sampling_rate=2 / 5, tail=1e-15, h=1e-4, max_cells=1 << 26
+    )
     forward = core_side_factor("replace", raw)
     old_lower = pld.PrivacyLossDistribution([{forward: 1}]).delta(np.array(EPSILONS), bound="lower")
     assert np.any(old_lower > exact[SETTINGS[0]] * (1 + 1e-6))
@@ -196,9 +214,13 @@ def test_published_jax_privacy_value_bracketed():
     """n = 50 000, q = 1, B = 1 024, sigma = 8, 10 000 steps, delta = 1e-5: the exact value is Poisson
     sampling at q = B / n with the sensitivity doubled, 2.09245 as published (jax_privacy's tests)."""
     lower, upper = (
-        T.truncated_subsampled_gaussian(50_000, 1.0, 1024, 8.0).self_compose(10_000).epsilon(1e-5, bound="both")
+        T.truncated_subsampled_gaussian(50_000, 1.0, 1024, 8.0)
+        .self_compose(10_000)
+        .epsilon(1e-5, bound="both")
     )
-    exact = pld.subsampled_gaussian(4.0, 1024 / 50_000).self_compose(10_000).epsilon(1e-5, bound="both")
+    exact = (
+        pld.subsampled_gaussian(4.0, 1024 / 50_000).self_compose(10_000).epsilon(1e-5, bound="both")
+    )
     assert lower <= exact[1] and upper >= exact[0]
     assert lower <= 2.09246 and upper >= 2.09245 and upper - lower < 1e-3
 
@@ -207,7 +229,11 @@ def test_conditioned_upper_tighter_than_dp_accounting_where_the_count_is_known()
     """Where the others' count is (nearly) fixed, the conditioned pair is far tighter (and both valid)."""
     args = (50_000, 0.05, 1024, 8.0)
     ours = T.truncated_subsampled_gaussian(*args).self_compose(1000).epsilon(1e-5)
-    theirs = T.truncated_subsampled_gaussian(*args, analysis="dp_accounting").self_compose(1000).epsilon(1e-5)
+    theirs = (
+        T.truncated_subsampled_gaussian(*args, analysis="dp_accounting")
+        .self_compose(1000)
+        .epsilon(1e-5)
+    )
     assert ours < 0.75 * theirs
 
 

@@ -33,22 +33,37 @@ from .test_pld_extreme_parameters import exact_one_round
 @pytest.mark.parametrize("tail", [1e-15, 1e-12, 1e-11])
 def test_mass_above_is_the_discretizations_mass_at_infinity(sigma, q, sensitivity, tail):
     dist = mechanisms.subsampled_gaussians(
-        [sigma], [q], sensitivity=[sensitivity], value_discretization_interval=1e-3, tail=tail, directions="remove"
+        [sigma],
+        [q],
+        sensitivity=[sensitivity],
+        value_discretization_interval=1e-3,
+        tail=tail,
+        directions="remove",
     )[0]
     (factor,) = dist.directions[0]
-    assert truncation.remove_mass_above(tail, sigma, q, sensitivity) == pytest.approx(factor.upper.p_inf, rel=1e-12)
+    assert truncation.remove_mass_above(tail, sigma, q, sensitivity) == pytest.approx(
+        factor.upper.p_inf, rel=1e-12
+    )
 
 
 @pytest.mark.parametrize(
     "point",
-    [(0.8, 1e-3, 1e5, 1.0), (1.0, 0.01, 1e4, 1.0), (0.5, 0.1, 1e5, 1.0), (5.0, 1e-4, 100.0, 1.0), (1.0, 0.5, 1.0, 3.0)],
+    [
+        (0.8, 1e-3, 1e5, 1.0),
+        (1.0, 0.01, 1e4, 1.0),
+        (0.5, 0.1, 1e5, 1.0),
+        (5.0, 1e-4, 100.0, 1.0),
+        (1.0, 0.5, 1.0, 3.0),
+    ],
 )
 @pytest.mark.parametrize("delta, accuracy", [(1e-5, 1e-3), (1e-10, 1e-2), (0.3, 1e-4)])
 def test_each_tail_is_the_coarsest_rung_within_its_budget(point, delta, accuracy):
     sigma, q, rounds, sensitivity = point
     budget = 0.5 * truncation.SHARE_OF_ACCURACY * accuracy * delta
     t_round, t_window = truncation.tails(point, delta, 1e-15, accuracy)
-    assert t_window == max(1e-15, max((t for t in truncation.LADDER if 2 * t <= budget), default=1e-15))
+    assert t_window == max(
+        1e-15, max((t for t in truncation.LADDER if 2 * t <= budget), default=1e-15)
+    )
     assert 2 * t_window <= budget or t_window == 1e-15
     charge = rounds * truncation.remove_mass_above(t_round, sigma, q, sensitivity)
     assert charge <= budget or t_round == 1e-15
@@ -82,7 +97,9 @@ def test_the_accountant_truncates_at_those_tails(monkeypatch):
         return compose(plds, *args, **kwargs)
 
     monkeypatch.setattr(dominated_direction, "compose_all", recording_compose)
-    acc = pld.SubsampledGaussianPLD(sigma=point[0], sampling_rate=point[1], rounds=point[2], accuracy=1e-3)
+    acc = pld.SubsampledGaussianPLD(
+        sigma=point[0], sampling_rate=point[1], rounds=point[2], accuracy=1e-3
+    )
     acc.epsilon(1e-5, bound="both")
     t_round, t_window = truncation.tails(point, 1e-5, 1e-15, 1e-3)
     assert t_round > 1e-15 and t_window > 1e-15
@@ -90,7 +107,9 @@ def test_the_accountant_truncates_at_those_tails(monkeypatch):
     assert windows and set(windows) == {t_window}
 
 
-def _exact_epsilon(sigma: float, q: float, delta: float, hi: float = 30.0, steps: int = 80) -> float:
+def _exact_epsilon(
+    sigma: float, q: float, delta: float, hi: float = 30.0, steps: int = 80
+) -> float:
     """One round's epsilon at delta (the larger direction), bisection on exact_one_round in [0, hi]."""
     lo = 0.0
     for _ in range(steps):
@@ -112,7 +131,9 @@ def test_one_round_bracket_holds_the_exact_epsilon(sigma, q, delta):
     assert up - lo <= 1e-3
 
 
-@pytest.mark.parametrize("sigma, q, rounds", [(0.8, 1e-3, 20_000), (1.0, 0.01, 10_000), (0.6, 0.05, 3000)])
+@pytest.mark.parametrize(
+    "sigma, q, rounds", [(0.8, 1e-3, 20_000), (1.0, 0.01, 10_000), (0.6, 0.05, 3000)]
+)
 def test_many_rounds_bracket_holds_dp_accountings_estimates_and_the_default_tails(sigma, q, rounds):
     """After many rounds: between dp_accounting's optimistic and pessimistic epsilon (h = 1e-4), and overlapping
     the bracket of the same grids truncated at the default 1e-15 (both certified)."""
@@ -159,7 +180,11 @@ def test_the_epsilon_rules_delta_sizes_its_truncations_to_the_floor(monkeypatch)
     monkeypatch.setattr(dominated_direction, "compose_all", recording_compose)
     eps = np.array([0.5, 1.0, 2.0, 4.0])
     acc = pld.SubsampledGaussianPLD(
-        sigma=0.8, sampling_rate=[1e-3, 0.05], rounds=[[1], [3000]], accuracy=1e-2, delta_accuracy="epsilon"
+        sigma=0.8,
+        sampling_rate=[1e-3, 0.05],
+        rounds=[[1], [3000]],
+        accuracy=1e-2,
+        delta_accuracy="epsilon",
     )
     lo, up = acc.delta(eps[:, None, None], bound="both")
     t_window = truncation.tails((0.8, 1e-3, 1.0, 1.0), floor, 1e-15, 1e-2)[1]
@@ -169,14 +194,19 @@ def test_the_epsilon_rules_delta_sizes_its_truncations_to_the_floor(monkeypatch)
     assert removes and any(t > 1e-15 for t, _ in removes)
     for t, qs in removes:
         for q in qs:
-            most, fewest = (truncation.tails((0.8, q, rounds, 1.0), floor, 1e-15, 1e-2)[0] for rounds in (3000.0, 1.0))
+            most, fewest = (
+                truncation.tails((0.8, q, rounds, 1.0), floor, 1e-15, 1e-2)[0]
+                for rounds in (3000.0, 1.0)
+            )
             assert most <= t <= fewest
     assert np.all(lo <= up)
     for k, e in enumerate(eps):  # one round: the exact delta (the larger direction)
         for j, q in enumerate((1e-3, 0.05)):
             exact = exact_one_round(0.8, q, float(e))
             assert lo[k, 0, j] <= exact * (1 + 1e-12) and exact <= up[k, 0, j] * (1 + 1e-12)
-    for j, q in enumerate((1e-3, 0.05)):  # 3000 rounds: around dp_accounting's optimistic and pessimistic estimates
+    for j, q in enumerate(
+        (1e-3, 0.05)
+    ):  # 3000 rounds: around dp_accounting's optimistic and pessimistic estimates
         event = E.SelfComposedDpEvent(E.PoissonSampledDpEvent(q, E.GaussianDpEvent(0.8)), 3000)
         optimistic, pessimistic = (their_pld(event, 1, side) for side in (False, True))
         for k, e in enumerate(eps):
@@ -197,7 +227,9 @@ def test_the_rounds_values_of_a_pair_share_one_discretization(monkeypatch):
     monkeypatch.setattr(dominated_direction, "subsampled_gaussians", recording)
     points = [(0.8, 1e-3, 10.0, 1.0), (0.8, 1e-3, 3000.0, 1.0)]
     x = np.array([0.5, 2.0])
-    dominated_direction.delta_sides(points, [2e-4, 2e-4], [x, x], 1e-15, 1, False, 1e-10, 1e-9, 1e-2)
+    dominated_direction.delta_sides(
+        points, [2e-4, 2e-4], [x, x], 1e-15, 1, False, 1e-10, 1e-9, 1e-2
+    )
     few, many = (truncation.tails(p, 1e-9, 1e-15, 1e-2)[0] for p in points)
     assert many < few  # the budget would allow a coarser tail for 10 rounds alone
     assert [t for d, t in calls if d == "remove"] == [many]
@@ -248,7 +280,9 @@ def test_tails_stay_within_their_budget_at_the_edges(point, smallest, accuracy):
     if t_window > 1e-15:
         assert 2 * t_window <= budget
     if t_round > 1e-15:
-        assert point[2] * truncation.remove_mass_above(t_round, point[0], point[1], point[3]) <= budget
+        assert (
+            point[2] * truncation.remove_mass_above(t_round, point[0], point[1], point[3]) <= budget
+        )
     if not math.isfinite(budget) or budget < 1e-300:  # nothing to size from: the user's tail
         assert (t_round, t_window) == (1e-15, 1e-15)
 
@@ -259,7 +293,9 @@ def test_coarse_one_round_brackets_hold_the_exact_value_at_the_edges(sigma, q):
     one round's exact value (mpmath), whose truncations reach MAX_TAIL."""
     deltas = np.array([1e-300, 1e-5, 0.5])
     acc = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1, accuracy=0.5)
-    with warnings.catch_warnings():  # no grid's tail reaches 1e-300: the tilted reads bound it, or it is flagged
+    with (
+        warnings.catch_warnings()
+    ):  # no grid's tail reaches 1e-300: the tilted reads bound it, or it is flagged
         warnings.simplefilter("ignore", AccuracyNotMetWarning)
         lo, up = acc.epsilon(deltas, bound="both")
     assert acc.unmet.tolist()[1:] == [False, False]
@@ -272,4 +308,9 @@ def test_coarse_one_round_brackets_hold_the_exact_value_at_the_edges(sigma, q):
     ).delta(eps, bound="both")
     for e, a, b in zip(eps, lo, up):
         exact = exact_one_round(sigma, q, float(e))
-        assert a <= exact * (1 + 1e-12) + 1e-300 and exact <= b * (1 + 1e-12) + 1e-300, (e, a, exact, b)
+        assert a <= exact * (1 + 1e-12) + 1e-300 and exact <= b * (1 + 1e-12) + 1e-300, (
+            e,
+            a,
+            exact,
+            b,
+        )

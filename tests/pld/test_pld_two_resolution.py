@@ -29,7 +29,9 @@ def _raw_delta(k_lo: int, h: float, p: np.ndarray, p_inf: float, eps: np.ndarray
     zero mass add exact zeros (each term is finite), so only the others are summed."""
     atoms = np.flatnonzero(p)
     losses, p = (k_lo + atoms) * h, p[atoms]
-    return np.array([np.sum(p * np.maximum(-np.expm1(np.minimum(e - losses, 700.0)), 0.0)) + p_inf for e in eps])
+    return np.array(
+        [np.sum(p * np.maximum(-np.expm1(np.minimum(e - losses, 700.0)), 0.0)) + p_inf for e in eps]
+    )
 
 
 def _random_fine(rng: np.random.Generator, n: int) -> tuple[int, np.ndarray]:
@@ -70,7 +72,9 @@ def test_merge_of_a_pair_straddling_a_grid_point_lands_on_it_whole():
     """Two atoms around the coarse point 0 whose mean of e^{-l} is exactly 1: one atom at 0, nothing lost;
     a rule that rounds each atom down (or to the nearest point) would not keep E_P[Y]."""
     h_fine, ratio = 1e-3, 4
-    a = -math.expm1(-h_fine) / (math.expm1(h_fine) - math.expm1(-h_fine))  # a e^{h} + (1 - a) e^{-h} = 1
+    a = -math.expm1(-h_fine) / (
+        math.expm1(h_fine) - math.expm1(-h_fine)
+    )  # a e^{h} + (1 - a) e^{-h} = 1
     p = np.array([a, 0.0, 1.0 - a])  # losses -h, 0, h
     r = _core.pld_contraction.mean_contraction(
         p, k_lo=-1, h_fine=h_fine, ratio=ratio, p_inf=0.0, entry_error=0.0, alias=0.0
@@ -82,12 +86,20 @@ def test_merge_of_a_pair_straddling_a_grid_point_lands_on_it_whole():
 
 def test_merge_takes_the_charges_off_and_refuses_bad_arguments():
     p = np.array([0.25, 0.25, 0.5])
-    r = _core.pld_contraction.mean_contraction(p, k_lo=0, h_fine=1e-3, ratio=2, p_inf=0.0, entry_error=0.1, alias=0.2)
+    r = _core.pld_contraction.mean_contraction(
+        p, k_lo=0, h_fine=1e-3, ratio=2, p_inf=0.0, entry_error=0.1, alias=0.2
+    )
     assert math.fsum(r["p"]) <= 1.0 - 3 * 0.1 - 0.2 + 1e-12
     with pytest.raises(ValueError, match="ratio"):
-        _core.pld_contraction.mean_contraction(p, k_lo=0, h_fine=1e-3, ratio=0, p_inf=0.0, entry_error=0.0, alias=0.0)
-    with pytest.raises(ValueError, match="power of two"):  # 3 x 0.3 rounds to 0.8999999999999999: atoms would rise
-        _core.pld_contraction.mean_contraction(p, k_lo=0, h_fine=0.3, ratio=3, p_inf=0.0, entry_error=0.0, alias=0.0)
+        _core.pld_contraction.mean_contraction(
+            p, k_lo=0, h_fine=1e-3, ratio=0, p_inf=0.0, entry_error=0.0, alias=0.0
+        )
+    with pytest.raises(
+        ValueError, match="power of two"
+    ):  # 3 x 0.3 rounds to 0.8999999999999999: atoms would rise
+        _core.pld_contraction.mean_contraction(
+            p, k_lo=0, h_fine=0.3, ratio=3, p_inf=0.0, entry_error=0.0, alias=0.0
+        )
     with pytest.raises(ValueError, match="h_fine"):
         _core.pld_contraction.mean_contraction(
             p, k_lo=0, h_fine=math.nan, ratio=2, p_inf=0.0, entry_error=0.0, alias=0.0
@@ -104,7 +116,9 @@ def test_merge_of_a_composed_block_loses_little_of_its_mean():
     """A 512-round block at sigma 0.5, q 1e-4 on h / 32 merged onto h = 1e-3: E_P[Y] moves by < 1e-8
     (a grid-step rounding would move it by ~h/2 = 5e-4); its delta stays below the fine block's."""
     h = 1e-3
-    fine = subsampled_gaussians(np.array([0.5]), np.array([1e-4]), value_discretization_interval=h / 32)[0]
+    fine = subsampled_gaussians(
+        np.array([0.5]), np.array([1e-4]), value_discretization_interval=h / 32
+    )[0]
     (factor,) = fine.directions[0]
     block = compose_many([[(factor.lower, 512)]], pessimistic=False)[0]
     merged = two_resolution.merged(block, 32)
@@ -112,7 +126,10 @@ def test_merge_of_a_composed_block_loses_little_of_its_mean():
     y_merged = math.fsum(merged.p * np.exp(-merged.losses))
     assert abs(y_merged - y_fine) < 1e-8
     eps = np.geomspace(1e-3, 1.0, 200)
-    assert np.all(_raw_delta(merged.k_lo, h, merged.p, 0.0, eps) <= _raw_delta(block.k_lo, block.h, block.p, 0.0, eps))
+    assert np.all(
+        _raw_delta(merged.k_lo, h, merged.p, 0.0, eps)
+        <= _raw_delta(block.k_lo, block.h, block.p, 0.0, eps)
+    )
 
 
 # ---- exact deltas (50 digits; two rounds by QUADPACK) of the Poisson-subsampled Gaussian, s = sigma / sensitivity ----
@@ -134,7 +151,9 @@ def _one_round_add(e, q, s):
     if ee <= 1 - q:
         return mpmath.mpf(0)
     x = s * s * mpmath.log((ee - 1 + q) / q) + mpmath.mpf(1) / 2
-    return mpmath.ncdf(x / s) - mpmath.exp(e) * ((1 - q) * mpmath.ncdf(x / s) + q * mpmath.ncdf((x - 1) / s))
+    return mpmath.ncdf(x / s) - mpmath.exp(e) * (
+        (1 - q) * mpmath.ncdf(x / s) + q * mpmath.ncdf((x - 1) / s)
+    )
 
 
 def _two_rounds_remove(e, q, s) -> float:
@@ -153,7 +172,13 @@ def _two_rounds_remove(e, q, s) -> float:
     kink = float((2 * s * s * mpmath.log((mpmath.exp(e) / (1 - q) - 1 + q) / q) + 1) / 2)
     ends = [float(v) for v in (-12 * s, -2 * s, 0, 0.5, 1, 1 + 2 * s, 1 + 12 * s)]
     value, error = integrate.quad(
-        integrand, ends[0], ends[-1], points=sorted([*ends[1:-1], kink]), epsabs=0.0, epsrel=1e-12, limit=500
+        integrand,
+        ends[0],
+        ends[-1],
+        points=sorted([*ends[1:-1], kink]),
+        epsabs=0.0,
+        epsrel=1e-12,
+        limit=500,
     )
     assert error < 1e-9 * value, (value, error)
     return value
@@ -183,7 +208,9 @@ def test_one_round_lower_is_below_the_exact_delta_both_directions(blocks, eps):
     for name, blocks_d in zip(("remove", "add"), blocks):
         lower = float(_lower_of(blocks_d, 1).delta(np.array([eps]))[0])
         assert lower <= exact[name], name
-    up = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=1, value_discretization_interval=H)
+    up = pld.SubsampledGaussianPLD(
+        sigma=SIGMA, sampling_rate=Q, rounds=1, value_discretization_interval=H
+    )
     assert float(up.delta(eps)) >= max(exact.values())
 
 
@@ -193,7 +220,9 @@ def test_two_round_lower_is_below_the_exact_delta(blocks, eps):
     exact = _two_rounds_remove(mpmath.mpf(eps), mpmath.mpf(Q), mpmath.mpf(SIGMA))
     lower = float(_lower_of(blocks[0], 2).delta(np.array([eps]))[0])
     assert 0.0 <= lower <= exact
-    up = pld.SubsampledGaussianPLD(sigma=SIGMA, sampling_rate=Q, rounds=2, value_discretization_interval=H)
+    up = pld.SubsampledGaussianPLD(
+        sigma=SIGMA, sampling_rate=Q, rounds=2, value_discretization_interval=H
+    )
     assert float(up.delta(eps)) >= exact
 
 
@@ -202,12 +231,18 @@ def theirs_one_round():
     """dp_accounting's pessimistic (certified upper) PLD of one round at h = 5e-5."""
     dp_accounting = pytest.importorskip("dp_accounting")
     return dp_accounting.pld.privacy_loss_distribution.from_gaussian_mechanism(
-        SIGMA, sampling_prob=Q, value_discretization_interval=5e-5, pessimistic_estimate=True, use_connect_dots=True
+        SIGMA,
+        sampling_prob=Q,
+        value_discretization_interval=5e-5,
+        pessimistic_estimate=True,
+        use_connect_dots=True,
     )
 
 
 @pytest.mark.parametrize("rounds", [1000, 12345, 100000])
-def test_accountant_lower_side_at_q_below_h_is_tight_and_below_dp_accountings_pessimistic(theirs_one_round, rounds):
+def test_accountant_lower_side_at_q_below_h_is_tight_and_below_dp_accountings_pessimistic(
+    theirs_one_round, rounds
+):
     """The accountant on a fixed grid h = 1e-3 > q: its lower side (0 at every eps here on the one-round grid
     alone) is within 10 % of dp_accounting's pessimistic delta at h = 5e-5 and never above it."""
     round_cache.clear()
@@ -225,10 +260,19 @@ def test_block_sizes_and_where_it_applies():
     assert two_resolution.fine_ratio(1e-4, 1e-3) == 32 and two_resolution.fine_ratio(0.1, 1e-3) == 1
     j = two_resolution.block_log2(0.5, 1e-4, 1.0, 1e-3)
     variance = 1e-8 * math.expm1(4.0)
-    assert j is not None and (1 << j) * variance >= two_resolution.BLOCK_CELLS * 1e-6 > (1 << (j - 1)) * variance
-    assert two_resolution.applies(0.5, 1e-4, 1.0, 1e-3, 1000) and not two_resolution.applies(0.5, 1e-2, 1.0, 1e-3, 1000)
-    assert not two_resolution.applies(5.0, 1e-4, 1.0, 1e-2, 1000)  # no block of <= 4096 rounds spans 200 cells
-    assert not two_resolution.applies(0.5, 1e-4, 1.0, 1e-3, two_resolution.FINE_CELLS)  # the fine grid too large
+    assert (
+        j is not None
+        and (1 << j) * variance >= two_resolution.BLOCK_CELLS * 1e-6 > (1 << (j - 1)) * variance
+    )
+    assert two_resolution.applies(0.5, 1e-4, 1.0, 1e-3, 1000) and not two_resolution.applies(
+        0.5, 1e-2, 1.0, 1e-3, 1000
+    )
+    assert not two_resolution.applies(
+        5.0, 1e-4, 1.0, 1e-2, 1000
+    )  # no block of <= 4096 rounds spans 200 cells
+    assert not two_resolution.applies(
+        0.5, 1e-4, 1.0, 1e-3, two_resolution.FINE_CELLS
+    )  # the fine grid too large
     with pytest.raises(ValueError, match="sampling_rate"):
         two_resolution.block_lowers(5.0, 1e-4, 1.0, 1e-2, 1e-15)
 
@@ -256,7 +300,11 @@ def test_merge_of_far_apart_atoms_never_raises_delta(gap):
     r = _core.pld_contraction.mean_contraction(
         p, k_lo=-gap, h_fine=h_fine, ratio=8, p_inf=0.0, entry_error=0.0, alias=0.0
     )
-    assert np.all(np.isfinite(r["p"])) and math.fsum(r["p"]) <= 1.0 and math.fsum(r["p"]) >= 1.0 - 1e-12
+    assert (
+        np.all(np.isfinite(r["p"]))
+        and math.fsum(r["p"]) <= 1.0
+        and math.fsum(r["p"]) >= 1.0 - 1e-12
+    )
     eps = np.linspace(-gap * h_fine - 1.0, 2 * gap * h_fine + 1.0, 200)
     before = _raw_delta(-gap, h_fine, p, 0.0, eps)
     after = _raw_delta(r["k_lo"], 8 * h_fine, r["p"], 0.0, eps)

@@ -15,7 +15,11 @@ import pytest
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.grid import constants
 from hockeystick.pld.grid.grid_start import StartGrid, ladder_rung
-from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, left_epsilon_width
+from hockeystick.pld.reads.epsilon_width import (
+    RIGHT_OFFSETS,
+    certified_epsilon_width,
+    left_epsilon_width,
+)
 from hockeystick.pld.refine import tuning
 from hockeystick.pld.refine.grid_rules import NextGrid
 
@@ -24,11 +28,18 @@ EPS = np.linspace(0.5, 10.0, 20)
 
 def _accountant(sigma: float, q: float, rounds) -> SubsampledGaussianPLD:
     return SubsampledGaussianPLD(
-        sigma=sigma, sampling_rate=q, rounds=rounds, accuracy=1e-2, delta_accuracy="epsilon", workers=1
+        sigma=sigma,
+        sampling_rate=q,
+        rounds=rounds,
+        accuracy=1e-2,
+        delta_accuracy="epsilon",
+        workers=1,
     )
 
 
-def _epsilon_width(sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.ndarray) -> np.ndarray:
+def _epsilon_width(
+    sigma: float, q: float, rounds: int, lo: np.ndarray, up: np.ndarray
+) -> np.ndarray:
     """G1's certified epsilon width: the least over RIGHT_OFFSETS' chords and the lower side at eps - 0.0099."""
     shifted = [_accountant(sigma, q, rounds).delta(EPS + d) for d in RIGHT_OFFSETS]
     left = _accountant(sigma, q, rounds).delta(EPS - 0.0099, bound="lower")
@@ -43,7 +54,9 @@ def test_start_is_the_rung_below_the_rate_only_where_it_is_small_and_near():
     acc = _accountant(0.8, 8.86e-4, 1000)
     span_start = StartGrid(acc.accuracy, acc.delta_accuracy).span_start((0.8, 8.86e-4, 1e5, 1.0))
     assert span_start > 8.86e-4  # the span start is blind there
-    below = StartGrid(acc.accuracy, acc.delta_accuracy).first((0.8, 8.86e-4, 1e5, 1.0), EPS, "delta")
+    below = StartGrid(acc.accuracy, acc.delta_accuracy).first(
+        (0.8, 8.86e-4, 1e5, 1.0), EPS, "delta"
+    )
     assert below == ladder_rung(8.86e-4 / constants.BELOW_RATE_MARGIN) == pytest.approx(6.4e-4)
     assert below <= 8.86e-4 / constants.BELOW_RATE_MARGIN
     # a large rate keeps the span start (blind rounds values there have deltas near 1)
@@ -64,7 +77,9 @@ def test_start_is_the_rung_below_the_rate_only_where_it_is_small_and_near():
     # the relative rule is unchanged
     relative = SubsampledGaussianPLD(sigma=0.8, sampling_rate=8.86e-4, rounds=1000, accuracy=1e-2)
     assert (
-        StartGrid(relative.accuracy, relative.delta_accuracy).first((0.8, 8.86e-4, 1e5, 1.0), EPS, "delta")
+        StartGrid(relative.accuracy, relative.delta_accuracy).first(
+            (0.8, 8.86e-4, 1e5, 1.0), EPS, "delta"
+        )
         == span_start
     )
 
@@ -91,9 +106,9 @@ def test_a_point_started_below_the_rate_meets_g1_and_its_bracket_holds(rounds, v
 def test_lower_side_is_below_dp_accountings_pessimistic_pld():
     pld_lib = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     lo, _ = _accountant(0.8, 8.86e-4, 5964).delta(EPS, bound="both")
-    ref = pld_lib.from_gaussian_mechanism(0.8, sampling_prob=8.86e-4, value_discretization_interval=1e-4).self_compose(
-        5964
-    )
+    ref = pld_lib.from_gaussian_mechanism(
+        0.8, sampling_prob=8.86e-4, value_discretization_interval=1e-4
+    ).self_compose(5964)
     assert np.all(lo <= np.array([ref.get_delta_for_epsilon(float(e)) for e in EPS]))
 
 
@@ -107,7 +122,9 @@ def test_a_capped_argument_with_no_lower_side_steps_by_a_quarter():
     capped = np.ones(2, dtype=bool)
     blind = np.zeros(2, dtype=bool)
     width = EPS[:2].copy()
-    no_lower = NextGrid(acc.accuracy).capped_interval(h, x, np.zeros(x.size), up, width, 2, capped, blind, 7.85e-3)
+    no_lower = NextGrid(acc.accuracy).capped_interval(
+        h, x, np.zeros(x.size), up, width, 2, capped, blind, 7.85e-3
+    )
     assert no_lower == pytest.approx(h * tuning.NO_LOWER_STEP)
     flat = NextGrid(acc.accuracy).capped_interval(
         h, x, np.full(x.size, 1 - 2e-7), np.full(x.size, 1 - 1e-7), width, 2, capped, blind, 7.85e-3
@@ -122,12 +139,21 @@ def test_a_slow_width_is_followed_only_near_the_rate():
     h0, h = 2.56e-3, 1.28e-3
     width0, width = np.array([0.030]), np.array([0.022])
     wide, none = np.ones(1, dtype=bool), np.zeros(1, dtype=bool)
-    near = NextGrid(acc.accuracy).power_step(h, h0, width, width0, np.zeros(1), wide, none, near_rate=True)
+    near = NextGrid(acc.accuracy).power_step(
+        h, h0, width, width0, np.zeros(1), wide, none, near_rate=True
+    )
     assert near is not None and near <= ladder_rung(0.9 * h)
-    assert NextGrid(acc.accuracy).power_step(h, h0, width, width0, np.zeros(1), wide, none, near_rate=False) is None
+    assert (
+        NextGrid(acc.accuracy).power_step(
+            h, h0, width, width0, np.zeros(1), wide, none, near_rate=False
+        )
+        is None
+    )
     # a width whose own law asks more than 8x finer is not followed even near the rate
     assert (
-        NextGrid(acc.accuracy).power_step(h, h0, np.array([0.029]), width0, np.zeros(1), wide, none, near_rate=True)
+        NextGrid(acc.accuracy).power_step(
+            h, h0, np.array([0.029]), width0, np.zeros(1), wide, none, near_rate=True
+        )
         is None
     )
 
@@ -142,4 +168,6 @@ def test_a_grid_started_below_the_rate_is_composed_once_with_direct_bins(visited
     f_lo, f_up = SubsampledGaussianPLD(
         sigma=0.5, sampling_rate=2.07e-4, rounds=100, value_discretization_interval=4e-5
     ).delta(EPS, bound="both")
-    assert np.all(lo <= f_up) and np.all(f_lo <= up) and np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0))
+    assert (
+        np.all(lo <= f_up) and np.all(f_lo <= up) and np.all((0.0 <= lo) & (lo <= up) & (up <= 1.0))
+    )

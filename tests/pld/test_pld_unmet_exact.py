@@ -20,7 +20,11 @@ INF = np.inf
 def test_exact_brackets_are_never_flagged_and_wide_ones_are(check):
     def flags(lower, upper):
         lo, up = np.array(lower), np.array(upper)
-        return unmet_flags(lo, up, 1e-3, 0.0) if check == "unmet_flags" else question.warn_unreadable(lo, up)
+        return (
+            unmet_flags(lo, up, 1e-3, 0.0)
+            if check == "unmet_flags"
+            else question.warn_unreadable(lo, up)
+        )
 
     with warnings.catch_warnings():
         warnings.simplefilter("error", AccuracyNotMetWarning)
@@ -39,9 +43,15 @@ def test_the_warning_names_the_users_line_on_every_path():
     # the default's asks at q 0.5 (T q > 1: one read of the rounds, under a second; at q 0.01 the split read of T q
     # <= 1 takes 7 s): the warning is issued by one function on every numeric path, its frame counted at the call
     asks = [
-        lambda: SubsampledGaussianPLD(sigma=2.0, sampling_rate=0.5, rounds=10).epsilon(5e-324, bound="both"),
-        lambda: DPFedAvg(noise_multiplier=2.0, sample_rate=0.5, rounds=10).epsilon(5e-324, bound="both"),
-        lambda: SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-9).epsilon(1e-5),
+        lambda: SubsampledGaussianPLD(sigma=2.0, sampling_rate=0.5, rounds=10).epsilon(
+            5e-324, bound="both"
+        ),
+        lambda: DPFedAvg(noise_multiplier=2.0, sample_rate=0.5, rounds=10).epsilon(
+            5e-324, bound="both"
+        ),
+        lambda: SubsampledGaussianPLD(
+            sigma=1.0, sampling_rate=0.01, rounds=10, accuracy=1e-9
+        ).epsilon(1e-5),
     ]
     for ask in asks:
         with pytest.warns(AccuracyNotMetWarning) as caught:

@@ -39,7 +39,8 @@ def realizable_delta(s: float, K: int, n: int, eps: float, shift: float = 2.0) -
     """E_gamma(sum_c b_c N(shift c, s^2) || N(0, s^2)): the loss is increasing in x, one crossing."""
     b, g, s = binomial(K, n), mp.e ** mp.mpf(eps), mp.mpf(s)
     log_ratio = lambda x: (
-        mp.log(sum(b[c] * mp.npdf(x, shift * c, s) for c in range(K + 1))) - mp.log(g * mp.npdf(x, 0, s))
+        mp.log(sum(b[c] * mp.npdf(x, shift * c, s) for c in range(K + 1)))
+        - mp.log(g * mp.npdf(x, 0, s))
     )
     lo, hi = mp.mpf(-60), mp.mpf(shift * K + 60)
     if log_ratio(hi) < 0:
@@ -79,13 +80,19 @@ def test_batch_of_one_is_the_fixed_size_remove_pair():
     """K = 1: both sides are the pair (1-q) N(0) + q N(2 Delta) vs N(0), q = 1/n, and (*) is exact."""
     sigma, n, h = 1.5, 20, 1e-3
     d = pld.with_replacement_subsampled_gaussian(sigma, 1, n, value_discretization_interval=h)
-    remove = pld.subsampled_gaussian(sigma, 1.0 / n, sensitivity=2.0, value_discretization_interval=h)
-    (remove_factor,) = remove.directions[0]  # one round of the remove direction, before any composition
+    remove = pld.subsampled_gaussian(
+        sigma, 1.0 / n, sensitivity=2.0, value_discretization_interval=h
+    )
+    (remove_factor,) = remove.directions[
+        0
+    ]  # one round of the remove direction, before any composition
     assert remove_factor.name.endswith(", remove)") and remove_factor.lower is not None
     remove_lower = remove_factor.lower
     for eps in (0.0, 0.3, 1.0, 2.5):
         up = d.delta(eps)
-        assert up == pytest.approx(remove.delta(eps), rel=1e-7, abs=1e-9)  # same cells; FFT charges differ
+        assert up == pytest.approx(
+            remove.delta(eps), rel=1e-7, abs=1e-9
+        )  # same cells; FFT charges differ
         assert d.delta(eps, bound="lower") == pytest.approx(
             float(remove_lower.delta(np.float64(eps))), rel=1e-6, abs=1e-10
         )
@@ -102,10 +109,12 @@ def test_the_symmetric_replace_pair_is_not_an_upper_bound():
     p = lambda x: sum(b[c] * mp.npdf(x, c, s) for c in range(K + 1))
     q = lambda x: sum(b[c] * mp.npdf(x, -c, s) for c in range(K + 1))
     x0 = crossing(lambda x: mp.log(p(x)) - mp.log(g * q(x)), -20, 20)
-    symmetric = sum(b[c] * (mp.ncdf((c - x0) / s) - g * mp.ncdf((-c - x0) / s)) for c in range(K + 1))
-    certified_lower = pld.with_replacement_subsampled_gaussian(s, K, n, value_discretization_interval=1e-3).delta(
-        eps, bound="lower"
+    symmetric = sum(
+        b[c] * (mp.ncdf((c - x0) / s) - g * mp.ncdf((-c - x0) / s)) for c in range(K + 1)
     )
+    certified_lower = pld.with_replacement_subsampled_gaussian(
+        s, K, n, value_discretization_interval=1e-3
+    ).delta(eps, bound="lower")
     assert certified_lower > 3 * float(symmetric)
 
 
@@ -117,7 +126,9 @@ def test_paper_003_unamplified_gaussian_with_sensitivity_2L_over_K_is_violated()
     sigma = 2 * L / K
     s = sigma / (L / K)
     eps = 3.0
-    theta = mp.ncdf(-eps / (2 / s) + (2 / s) / 2) - mp.e**eps * mp.ncdf(-eps / (2 / s) - (2 / s) / 2)
+    theta = mp.ncdf(-eps / (2 / s) + (2 / s) / 2) - mp.e**eps * mp.ncdf(
+        -eps / (2 / s) - (2 / s) / 2
+    )
     lower = pld.with_replacement_subsampled_gaussian(
         sigma, K, n, sensitivity=L / K, value_discretization_interval=1e-3
     ).delta(eps, bound="lower")
@@ -134,7 +145,9 @@ def _mechanism_components(grads: np.ndarray, K: int) -> list:
     return [(w, np.array(m)) for m, w in out.items()]
 
 
-def _densities_2d(P: list, Q: list, sigma: float, N: int = 601) -> tuple[np.ndarray, np.ndarray, float]:
+def _densities_2d(
+    P: list, Q: list, sigma: float, N: int = 601
+) -> tuple[np.ndarray, np.ndarray, float]:
     """Two 2-D Gaussian mixtures on a grid over +-9 sigma, and the cell area (trapezoid rule)."""
     means = np.array([m for _, m in P + Q])
     lo, hi = means.min(axis=0) - 9 * sigma, means.max(axis=0) + 9 * sigma
@@ -142,9 +155,9 @@ def _densities_2d(P: list, Q: list, sigma: float, N: int = 601) -> tuple[np.ndar
     X, Y = np.meshgrid(x, y, indexing="ij")
 
     def density(C):
-        return sum(w * np.exp(-((X - m[0]) ** 2 + (Y - m[1]) ** 2) / (2 * sigma**2)) for w, m in C) / (
-            2 * np.pi * sigma**2
-        )
+        return sum(
+            w * np.exp(-((X - m[0]) ** 2 + (Y - m[1]) ** 2) / (2 * sigma**2)) for w, m in C
+        ) / (2 * np.pi * sigma**2)
 
     return density(P), density(Q), (x[1] - x[0]) * (y[1] - y[0])
 
@@ -153,7 +166,9 @@ def _hockey_stick(p: np.ndarray, q: np.ndarray, area: float, eps: float) -> floa
     return float(np.sum(np.maximum(p - np.exp(eps) * q, 0.0)) * area)
 
 
-def random_two_dimensional_pairs(rng: np.random.Generator, count: int, n: int, K: int, sigma: float):
+def random_two_dimensional_pairs(
+    rng: np.random.Generator, count: int, n: int, K: int, sigma: float
+):
     """``count`` random neighbouring pairs in 2-D: n records of norm <= 1 (the replaced one and its
     replacement on the unit circle), every index sequence enumerated; yields (p, q, cell area)."""
     for _ in range(count):
@@ -163,7 +178,9 @@ def random_two_dimensional_pairs(rng: np.random.Generator, count: int, n: int, K
         g = np.c_[r * np.cos(ang), r * np.sin(ang)]
         neighbour = g[:n].copy()
         neighbour[0] = g[n]
-        yield _densities_2d(_mechanism_components(g[:n], K), _mechanism_components(neighbour, K), sigma)
+        yield _densities_2d(
+            _mechanism_components(g[:n], K), _mechanism_components(neighbour, K), sigma
+        )
 
 
 def test_two_dimensional_non_collinear_gradients_stay_below_the_upper_bound():
@@ -172,7 +189,9 @@ def test_two_dimensional_non_collinear_gradients_stay_below_the_upper_bound():
     The collinear configuration reproduces the lower pair, and some non-collinear ones exceed it at
     eps = 0: the realizable pair is a lower bound only, which is why the upper side is the proved (*)."""
     n, K, sigma = 3, 3, 1.0
-    d = pld.with_replacement_subsampled_gaussian(sigma, K, n, sensitivity=1.0 / K, value_discretization_interval=1e-3)
+    d = pld.with_replacement_subsampled_gaussian(
+        sigma, K, n, sensitivity=1.0 / K, value_discretization_interval=1e-3
+    )
     above_lower = 0.0
     for p, q, area in random_two_dimensional_pairs(np.random.default_rng(7), 12, n, K, sigma):
         for eps in (0.0, 0.5, 1.5):
@@ -185,22 +204,32 @@ def test_two_dimensional_non_collinear_gradients_stay_below_the_upper_bound():
     collinear = np.array([[1.0, 0.0], [-1.0, 0.0], [-1.0, 0.0]])
     swapped = collinear.copy()
     swapped[0] = [-1.0, 0.0]
-    p, q, area = _densities_2d(_mechanism_components(collinear, K), _mechanism_components(swapped, K), sigma)
+    p, q, area = _densities_2d(
+        _mechanism_components(collinear, K), _mechanism_components(swapped, K), sigma
+    )
     for eps in (0.5, 1.0):
-        assert _hockey_stick(p, q, area, eps) == pytest.approx(float(realizable_delta(sigma * K, K, n, eps)), rel=5e-4)
+        assert _hockey_stick(p, q, area, eps) == pytest.approx(
+            float(realizable_delta(sigma * K, K, n, eps)), rel=5e-4
+        )
 
 
 def test_two_rounds_bracket_the_composed_realizable_pair():
     """T = 2: the composed lower pair's delta by 2-D quadrature lies in [lower, upper]."""
     s, K, n = 2.0, 3, 4
-    d = pld.with_replacement_subsampled_gaussian(s, K, n, value_discretization_interval=5e-4).self_compose(2)
+    d = pld.with_replacement_subsampled_gaussian(
+        s, K, n, value_discretization_interval=5e-4
+    ).self_compose(2)
     b = np.array([float(v) for v in binomial(K, n)])
     x = np.linspace(-12 * s, 2 * K + 12 * s, 2401)
     dx = x[1] - x[0]
-    p = sum(b[c] * np.exp(-((x - 2 * c) ** 2) / (2 * s * s)) for c in range(K + 1)) / np.sqrt(2 * np.pi * s * s)
+    p = sum(b[c] * np.exp(-((x - 2 * c) ** 2) / (2 * s * s)) for c in range(K + 1)) / np.sqrt(
+        2 * np.pi * s * s
+    )
     q = np.exp(-(x**2) / (2 * s * s)) / np.sqrt(2 * np.pi * s * s)
     for eps in (0.5, 1.5):
-        exact = float(np.sum(np.maximum(np.outer(p, p) - np.exp(eps) * np.outer(q, q), 0.0)) * dx * dx)
+        exact = float(
+            np.sum(np.maximum(np.outer(p, p) - np.exp(eps) * np.outer(q, q), 0.0)) * dx * dx
+        )
         lower, upper = d.delta(eps, bound="both")
         assert lower <= exact * (1 + 1e-5)
         assert exact <= upper
@@ -224,7 +253,9 @@ def test_monotone_in_sigma_batch_and_rounds():
 
     def both(sigma, K, n, T=1):
         return np.array(
-            pld.with_replacement_subsampled_gaussian(sigma, K, n, value_discretization_interval=4e-3)
+            pld.with_replacement_subsampled_gaussian(
+                sigma, K, n, value_discretization_interval=4e-3
+            )
             .self_compose(T)
             .delta(eps, bound="both")
         )
@@ -254,7 +285,9 @@ def test_bad_arguments_name_the_argument():
         f(1.0, 2, 10, tail=0.5)
     with pytest.raises(ValueError, match="value_discretization_interval"):
         f(1.0, 2, 10, value_discretization_interval=0.0)
-    with pytest.raises(ValueError, match="coarser value_discretization_interval"):  # checked before the work
+    with pytest.raises(
+        ValueError, match="coarser value_discretization_interval"
+    ):  # checked before the work
         f(1.0, 200, 20, value_discretization_interval=1e-3)
 
 
@@ -266,7 +299,9 @@ def test_upper_pair_is_symmetric_and_carries_all_the_mass():
     upper = next(iter(d.directions[0])).upper
     assert 1.0 - 1e-12 <= upper.finite_mass + upper.p_inf <= 1.0 + 4.0 * upper.loss_shift + 1e-12
     for eps in (0.3, 1.0, 2.0):
-        assert d.delta(-eps) == pytest.approx(1 - np.exp(-eps) + np.exp(-eps) * d.delta(eps), abs=1e-8)
+        assert d.delta(-eps) == pytest.approx(
+            1 - np.exp(-eps) + np.exp(-eps) * d.delta(eps), abs=1e-8
+        )
 
 
 def test_loss_range_beyond_700_keeps_finite_bounds():

@@ -20,7 +20,12 @@ import pytest
 import hockeystick.pld as pld
 from hockeystick.pld.sampling.with_replacement_shift_bound import with_replacement_shift_bound
 
-from .test_pld_with_replacement import _hockey_stick, binomial, random_two_dimensional_pairs, realizable_delta
+from .test_pld_with_replacement import (
+    _hockey_stick,
+    binomial,
+    random_two_dimensional_pairs,
+    realizable_delta,
+)
 
 MP_DPS = 30
 mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test
@@ -37,7 +42,9 @@ def mirrored_delta(s: float, K: int, n: int, eps: float) -> float:
     c = np.arange(K + 1)
     b = binom.pmf(c, K, 1.0 / n)
     log_ratio = lambda x: (
-        logsumexp(np.log(b) - 0.5 * ((x - 2 * c) / s) ** 2) - logsumexp(np.log(b) - 0.5 * ((x + 2 * c) / s) ** 2) - eps
+        logsumexp(np.log(b) - 0.5 * ((x - 2 * c) / s) ** 2)
+        - logsumexp(np.log(b) - 0.5 * ((x + 2 * c) / s) ** 2)
+        - eps
     )
     x0 = brentq(log_ratio, -2 * K - 60 * s, 2 * K + 60 * s, xtol=1e-14, rtol=1e-15)
     return float(np.sum(b * (ndtr((2 * c - x0) / s) - np.exp(eps) * ndtr((-2 * c - x0) / s))))
@@ -96,7 +103,9 @@ def test_shift_constrained_pmf_is_symmetric_so_it_bounds_both_orders():
     upper = next(iter(d.directions[0])).upper
     assert upper.finite_mass + upper.p_inf == pytest.approx(1.0, abs=1e-12)
     for eps in (0.3, 1.0, 2.0):
-        assert d.delta(-eps) == pytest.approx(1 - np.exp(-eps) + np.exp(-eps) * d.delta(eps), abs=1e-8)
+        assert d.delta(-eps) == pytest.approx(
+            1 - np.exp(-eps) + np.exp(-eps) * d.delta(eps), abs=1e-8
+        )
 
 
 def _mixture_densities_1d(P: list, Q: list, sigma: float) -> tuple[np.ndarray, np.ndarray, float]:
@@ -104,7 +113,10 @@ def _mixture_densities_1d(P: list, Q: list, sigma: float) -> tuple[np.ndarray, n
     (12 sigma past every mean of both), and its step: computed once per pair, read at every eps, both orders."""
     means = np.array([m for m, _ in P + Q])
     x = np.linspace(means.min() - 12 * sigma, means.max() + 12 * sigma, 200_001)
-    dens = lambda C: sum(w * np.exp(-((x - m) ** 2) / (2 * sigma**2)) for m, w in C) / np.sqrt(2 * np.pi * sigma**2)
+    dens = lambda C: (
+        sum(w * np.exp(-((x - m) ** 2) / (2 * sigma**2)) for m, w in C)
+        / np.sqrt(2 * np.pi * sigma**2)
+    )
     return dens(P), dens(Q), float(x[1] - x[0])
 
 
@@ -141,7 +153,9 @@ def test_exhaustive_one_dimensional_configurations_stay_below_the_shift_constrai
             Q = _components_1d(np.array([a2, *others]), K)
             dp, dq, dx = _mixture_densities_1d(P, Q, s)
             for e in eps_values:
-                both = max(_mixture_hockey_stick_1d(dp, dq, dx, e), _mixture_hockey_stick_1d(dq, dp, dx, e))
+                both = max(
+                    _mixture_hockey_stick_1d(dp, dq, dx, e), _mixture_hockey_stick_1d(dq, dp, dx, e)
+                )
                 assert both <= bounds[e] * (1 + 1e-6) + 1e-9
                 worst = max(worst, both / bounds[e])
     assert worst > 0.3  # the bound is not vacuous on this lattice (the realizable corner attains D)
@@ -151,7 +165,9 @@ def test_exhaustive_two_dimensional_configurations_stay_below_the_shift_constrai
     """2-D, n = 3, K = 3 (27 sequences), random non-collinear gradients of norm <= L = 1 (the
     existing brute-force test's setting), both orders, eps from -0.5 to 1.5."""
     n, K, sigma = 3, 3, 1.0
-    d = with_replacement_shift_bound(sigma, K, n, sensitivity=1.0 / K, value_discretization_interval=1e-3)
+    d = with_replacement_shift_bound(
+        sigma, K, n, sensitivity=1.0 / K, value_discretization_interval=1e-3
+    )
     for p, q, area in random_two_dimensional_pairs(np.random.default_rng(11), 8, n, K, sigma):
         for eps in (-0.5, 0.0, 0.5, 1.5):
             both = max(_hockey_stick(p, q, area, eps), _hockey_stick(q, p, area, eps))
@@ -163,8 +179,12 @@ def test_accountant_reports_the_smaller_of_the_two_proved_upper_sides():
     the lower side (the realizable pair) stays below both."""
     sigma, K, n, T, h = 2.0, 8, 40, 6, 4e-3
     acc = pld.WithReplacementBatchGaussianPLD(sigma, K, n, T, value_discretization_interval=h)
-    labelled = pld.with_replacement_subsampled_gaussian(sigma, K, n, value_discretization_interval=h).self_compose(T)
-    shifted = with_replacement_shift_bound(sigma, K, n, value_discretization_interval=h).self_compose(T)
+    labelled = pld.with_replacement_subsampled_gaussian(
+        sigma, K, n, value_discretization_interval=h
+    ).self_compose(T)
+    shifted = with_replacement_shift_bound(
+        sigma, K, n, value_discretization_interval=h
+    ).self_compose(T)
     eps = np.array([0.0, 0.5, 1.0, 2.0])
     lower, upper = acc.delta(eps, bound="both")
     expected = np.minimum(labelled.delta(eps), shifted.delta(eps))
@@ -184,7 +204,9 @@ def test_paper_003_appendix_i_bracket_closes_to_ten_percent():
 
     n, R, eps = 1238, 35, 1.5
     K = int(appendix_i_batch_size(rounds=R, silo_size=n, epsilon=eps))
-    sigma = float(appendix_i_sigma(lipschitz=1.0, rounds=R, silo_size=n, epsilon=eps, delta=1.0 / n**2))
+    sigma = float(
+        appendix_i_sigma(lipschitz=1.0, rounds=R, silo_size=n, epsilon=eps, delta=1.0 / n**2)
+    )
     h, delta = 2e-3, 1.0 / n**2
     build = dict(sensitivity=1.0 / K, value_discretization_interval=h)
     labelled = pld.with_replacement_subsampled_gaussian(sigma, K, n, **build).self_compose(R)
@@ -206,14 +228,19 @@ def test_bad_arguments_name_the_argument():
     ):
         args = dict(sigma=1.0, batch_size=2, n=10) | kwargs
         with pytest.raises(ValueError, match=match):
-            with_replacement_shift_bound(args.pop("sigma"), args.pop("batch_size"), args.pop("n"), **args)
+            with_replacement_shift_bound(
+                args.pop("sigma"), args.pop("batch_size"), args.pop("n"), **args
+            )
 
 
 def test_losses_near_the_top_of_the_grid_keep_the_curve_above_the_realizable_one():
     """Little noise (s = 0.05): losses reach 700, where e^loss nearly overflows.  The bisection works
     on logs, so D stays above the realizable curve there (it once collapsed to 1e-149), and the
     PMF carries mass 1 and stays between the two sides of the labelled accountant."""
-    from hockeystick.pld.sampling.with_replacement_shift_bound import copy_count_weights, shift_constrained_curve
+    from hockeystick.pld.sampling.with_replacement_shift_bound import (
+        copy_count_weights,
+        shift_constrained_curve,
+    )
 
     s, K, n = 0.05, 3, 4
     weights, _ = copy_count_weights(K, n, 1e-16)

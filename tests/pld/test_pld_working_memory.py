@@ -17,7 +17,9 @@ from hockeystick.pld.grid.grid_start import loss_span
 
 
 def _factor(sigma: float, q: float, h: float):
-    return next(iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])).upper
+    return next(
+        iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])
+    ).upper
 
 
 def _admitted(run) -> int:
@@ -102,9 +104,14 @@ def test_points_no_argument_asks_for_are_not_composed(monkeypatch):
     calls: list[float] = []
     for name in ("compose_many", "compose_upper_many", "compose_lower_many"):  # every composition
         binding = getattr(_core.pld_compose, name)
-        monkeypatch.setattr(_core.pld_compose, name, lambda *a, _f=binding, **k: calls.append(k["h"]) or _f(*a, **k))
+        monkeypatch.setattr(
+            _core.pld_compose, name, lambda *a, _f=binding, **k: calls.append(k["h"]) or _f(*a, **k)
+        )
     acc = SubsampledGaussianPLD(
-        sigma=[1.0, 2.0], sampling_rate=0.01, rounds=[[10], [100]], value_discretization_interval=1e-3
+        sigma=[1.0, 2.0],
+        sampling_rate=0.01,
+        rounds=[[10], [100]],
+        value_discretization_interval=1e-3,
     )
     lo, up = acc.delta(np.empty((0, 1, 1)), bound="both")
     assert lo.shape == up.shape == (0, 2, 2) and not calls

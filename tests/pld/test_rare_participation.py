@@ -28,7 +28,9 @@ def test_the_issue_run_at_delta_1e_10_is_finite_and_brackets_dp_accounting():
     assert math.isfinite(upper) and 0.0 < lower <= upper
     assert lower >= max_of_outputs_epsilon(segments, delta)
     theirs = P.from_gaussian_mechanism(0.6, sampling_prob=1e-5, value_discretization_interval=1e-4)
-    estimate = theirs.self_compose(10**6).get_epsilon_for_delta(delta)  # pessimistic estimate on the 1e-4 grid
+    estimate = theirs.self_compose(10**6).get_epsilon_for_delta(
+        delta
+    )  # pessimistic estimate on the 1e-4 grid
     assert lower <= estimate  # a certified lower side below a pessimistic estimate
     assert upper <= max(estimate, lower) + max(1e-3, 5e-3 * estimate)
     assert upper <= float(question.rdp_upper((0.6, 1e-5, 1e6, 1.0), np.array([delta]))[0])
@@ -56,12 +58,18 @@ def test_tail_span_bounds_one_rounds_loss_at_its_tail():
     x = 1.0 + sigma * gaussian_tail_inverse(tail / q)
     loss = math.log1p(-q + q * math.exp((2.0 * x - 1.0) / (2.0 * sigma**2)))
     assert tail_span((sigma, q, 79.0, 1.0), tail) == pytest.approx(loss - math.log1p(-q), rel=1e-9)
-    assert coarsest_fit((sigma, q, 79.0, 1.0), tail) > 4e-6  # the grids the refinement took there were finer
-    assert tail_span((5e-324, 0.1, 10.0, 1.0), 1e-15) == 0.0  # out of range: left to the discretization
+    assert (
+        coarsest_fit((sigma, q, 79.0, 1.0), tail) > 4e-6
+    )  # the grids the refinement took there were finer
+    assert (
+        tail_span((5e-324, 0.1, 10.0, 1.0), 1e-15) == 0.0
+    )  # out of range: left to the discretization
 
 
 def test_window_refused_reads_the_composition_refusal():
-    assert window_refused(ValueError("the composed loss window needs 68264640 grid points (max_points=49367304)"))
+    assert window_refused(
+        ValueError("the composed loss window needs 68264640 grid points (max_points=49367304)")
+    )
     assert not window_refused(ValueError("sigma / sensitivity is out of range"))
 
 
@@ -73,12 +81,16 @@ def test_issue_91_reproducer_answers_with_a_warning():
     start = time.process_time()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        lower, upper = SubsampledGaussianPLD(sigma=1.2038, sampling_rate=1.148e-6, rounds=79).epsilon(
-            8.4e-289, bound="both"
-        )
+        lower, upper = SubsampledGaussianPLD(
+            sigma=1.2038, sampling_rate=1.148e-6, rounds=79
+        ).epsilon(8.4e-289, bound="both")
     spent = time.process_time() - start
     assert math.isfinite(upper) and lower <= upper
     assert lower >= max_of_outputs_epsilon([((1.2038, 1.148e-6, 1.0), 79)], 8.4e-289) > 16.5
     assert upper - lower < 0.2
-    assert spent < 120.0  # a hang guard only (it took 49 CPU s, then raised, before the refinement could give up)
-    assert all(issubclass(w.category, AccuracyNotMetWarning) for w in caught if "epsilon" in str(w.message))
+    assert (
+        spent < 120.0
+    )  # a hang guard only (it took 49 CPU s, then raised, before the refinement could give up)
+    assert all(
+        issubclass(w.category, AccuracyNotMetWarning) for w in caught if "epsilon" in str(w.message)
+    )

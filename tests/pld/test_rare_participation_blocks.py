@@ -38,27 +38,42 @@ def test_split_keeps_both_masses_and_dominates_the_fine_curve(ratio, shift):
     fine = GridPMF(-9, 0.01, p, 1e-6, 0.0, True, loss_shift=shift, entry_error=1e-12)
     coarse = dilated(fine, ratio)
     assert coarse.h == pytest.approx(ratio * 0.01, rel=1e-15)
-    raised = [mpmath.mpf(float(m)) + mpmath.mpf(1e-12) for m in p]  # each fine mass plus its round-off bound
-    fine_losses = [(mpmath.mpf(-9 + i) * mpmath.mpf(0.01) + mpmath.mpf(shift)) for i in range(p.size)]
+    raised = [
+        mpmath.mpf(float(m)) + mpmath.mpf(1e-12) for m in p
+    ]  # each fine mass plus its round-off bound
+    fine_losses = [
+        (mpmath.mpf(-9 + i) * mpmath.mpf(0.01) + mpmath.mpf(shift)) for i in range(p.size)
+    ]
     p_mass = mpmath.fsum(raised)
     q_mass = mpmath.fsum(m * mpmath.exp(-loss) for m, loss in zip(raised, fine_losses))
     c_losses = [mpmath.mpf(coarse.k_lo + i) * mpmath.mpf(coarse.h) for i in range(coarse.p.size)]
     c_p = mpmath.fsum(mpmath.mpf(float(m)) for m in coarse.p)
-    c_q = mpmath.fsum(mpmath.mpf(float(m)) * mpmath.exp(-loss) for m, loss in zip(coarse.p, c_losses))
+    c_q = mpmath.fsum(
+        mpmath.mpf(float(m)) * mpmath.exp(-loss) for m, loss in zip(coarse.p, c_losses)
+    )
     assert c_p >= p_mass and c_p - p_mass <= 1e-13 * p_mass  # rounded up, by a few ulps
     assert c_q >= q_mass * (1 - mpmath.mpf(1e-15)) and c_q - q_mass <= 1e-13 * q_mass
     assert coarse.p_inf >= fine.p_inf
     for eps in np.linspace(-0.2, 0.35, 23):
         fine_curve = mpmath.fsum(
-            m * (1 - mpmath.exp(mpmath.mpf(eps) - loss)) for m, loss in zip(raised, fine_losses) if loss > eps
+            m * (1 - mpmath.exp(mpmath.mpf(eps) - loss))
+            for m, loss in zip(raised, fine_losses)
+            if loss > eps
         )
         assert curve(coarse.k_lo, coarse.h, coarse.p, eps) >= fine_curve * (1 - mpmath.mpf(1e-14))
-    for i in range(coarse.p.size):  # at the coarse points the split is exact (up to its rounding up)
+    for i in range(
+        coarse.p.size
+    ):  # at the coarse points the split is exact (up to its rounding up)
         eps = (coarse.k_lo + i) * coarse.h
         fine_curve = mpmath.fsum(
-            m * (1 - mpmath.exp(mpmath.mpf(eps) - loss)) for m, loss in zip(raised, fine_losses) if loss > eps
+            m * (1 - mpmath.exp(mpmath.mpf(eps) - loss))
+            for m, loss in zip(raised, fine_losses)
+            if loss > eps
         )
-        assert curve(coarse.k_lo, coarse.h, coarse.p, eps) <= fine_curve * (1 + mpmath.mpf(1e-12)) + 1e-30
+        assert (
+            curve(coarse.k_lo, coarse.h, coarse.p, eps)
+            <= fine_curve * (1 + mpmath.mpf(1e-12)) + 1e-30
+        )
 
 
 def test_split_refuses_an_optimistic_pmf():

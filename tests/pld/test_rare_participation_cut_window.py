@@ -30,7 +30,11 @@ def sides():
     pmf = grid_pmf(True)
     full = tilted.compose_tilted([(pmf, ROUNDS)], THETA, pessimistic=True)
     cut = tilted.compose_tilted(
-        [(pmf, ROUNDS)], THETA, pessimistic=True, max_points=full.window.p.size - 1, window_tail=1e-6
+        [(pmf, ROUNDS)],
+        THETA,
+        pessimistic=True,
+        max_points=full.window.p.size - 1,
+        window_tail=1e-6,
     )
     return full, cut
 
@@ -49,7 +53,9 @@ def test_cut_window_bounds_the_exact_curve_inside_and_past_its_top(sides, exact_
     for eps in inside + past:
         exact = float(exact_delta(eps))
         assert exact <= cut.delta(eps), eps
-    for eps in inside[:2]:  # well inside the window the cut read is the full one's up to the charges
+    for eps in inside[
+        :2
+    ]:  # well inside the window the cut read is the full one's up to the charges
         assert cut.delta(eps) <= 1.01 * full.delta(eps), eps
     # near the cut the mass above it is charged by its Chernoff bound: looser than the full window's, still certified
     assert cut.delta(cut.top - 1.0) <= 100.0 * full.delta(cut.top - 1.0)

@@ -38,18 +38,25 @@ def _refusal(tmp_path, rows=ROWS, **kwargs) -> str:
 
 
 def test_drawn_with_a_column_of_the_rows(tmp_path):
-    assert frontier_plot(ROWS, tmp_path / "f.png", algorithm_column="algo", parameters=["lr"]).endswith("f.png")
+    assert frontier_plot(
+        ROWS, tmp_path / "f.png", algorithm_column="algo", parameters=["lr"]
+    ).endswith("f.png")
 
 
 def test_algorithm_column_not_a_column(tmp_path):
     message = _refusal(tmp_path, algorithm_column="algorithm")
-    assert message == f"algorithm_column must be a column of the rows (one of {LISTED}), got 'algorithm'"
+    assert (
+        message
+        == f"algorithm_column must be a column of the rows (one of {LISTED}), got 'algorithm'"
+    )
     with pytest.raises(ValueError, match="algorithm_column 'algorithm' is not a column"):
         frontier(ROWS, algorithm_column="algorithm")  # the same mistake, refused alike
 
 
 def test_algorithm_column_given_as_a_list(tmp_path):
-    assert _refusal(tmp_path, algorithm_column=["algo"]).startswith("algorithm_column must be a column of the rows")
+    assert _refusal(tmp_path, algorithm_column=["algo"]).startswith(
+        "algorithm_column must be a column of the rows"
+    )
 
 
 def test_metric_not_a_column(tmp_path):
@@ -59,17 +66,23 @@ def test_metric_not_a_column(tmp_path):
 
 def test_rows_without_the_metric(tmp_path):
     rows = [{k: v for k, v in row.items() if k != "test_accuracy"} for row in ROWS]
-    assert _refusal(tmp_path, rows).startswith("metric must be a column of the rows (one of 'lr', 'algo'")
+    assert _refusal(tmp_path, rows).startswith(
+        "metric must be a column of the rows (one of 'lr', 'algo'"
+    )
 
 
 def test_parameters_not_columns(tmp_path):
     message = _refusal(tmp_path, parameters=["lr", "rate"])
-    assert message.startswith(f"parameters must be columns of the rows (one of {LISTED}), got ['lr', 'rate']")
+    assert message.startswith(
+        f"parameters must be columns of the rows (one of {LISTED}), got ['lr', 'rate']"
+    )
     assert "'rate' is not among them" in message
 
 
 def test_parameters_as_one_string(tmp_path):
-    with pytest.raises(ParameterTypeError, match=r"^parameters must be a sequence of column names, got 'lr'"):
+    with pytest.raises(
+        ParameterTypeError, match=r"^parameters must be a sequence of column names, got 'lr'"
+    ):
         frontier_plot(ROWS, tmp_path / "f.png", parameters="lr")
 
 
@@ -80,7 +93,9 @@ def test_parameters_holding_the_algorithm_column(tmp_path):
 
 def test_rows_without_epsilon(tmp_path):
     rows = [{k: v for k, v in row.items() if k != "epsilon"} for row in ROWS]
-    assert _refusal(tmp_path, rows).startswith("rows must have an 'epsilon' column, got the columns 'lr'")
+    assert _refusal(tmp_path, rows).startswith(
+        "rows must have an 'epsilon' column, got the columns 'lr'"
+    )
 
 
 def test_no_rows(tmp_path):
@@ -89,8 +104,13 @@ def test_no_rows(tmp_path):
 
 @pytest.mark.parametrize(
     ("bound", "columns"),
-    [([{"eps": 1.0, "value": 0.5}], "'eps', 'value'"), ([{"epsilon": 1.0, "v": 0.5}], "'epsilon', 'v'")],
+    [
+        ([{"eps": 1.0, "value": 0.5}], "'eps', 'value'"),
+        ([{"epsilon": 1.0, "v": 0.5}], "'epsilon', 'v'"),
+    ],
 )
 def test_bound_without_epsilon_or_value(tmp_path, bound, columns):
     message = _refusal(tmp_path, bound=bound)
-    assert message == f"bound must have the columns 'epsilon' and 'value', got the columns {columns}"
+    assert (
+        message == f"bound must have the columns 'epsilon' and 'value', got the columns {columns}"
+    )

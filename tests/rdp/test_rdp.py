@@ -36,7 +36,11 @@ SHARED = [
 
 def reference(sigma: float, q: float, rounds: int) -> dpa.rdp.RdpAccountant:
     acct = dpa.rdp.RdpAccountant()
-    event = dpa.GaussianDpEvent(sigma) if q == 1 else dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma))
+    event = (
+        dpa.GaussianDpEvent(sigma)
+        if q == 1
+        else dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma))
+    )
     acct.compose(event, rounds)
     return acct
 
@@ -56,7 +60,9 @@ def test_matches_dp_accounting(sigma: float, q: float, rounds: int) -> None:
 
 def test_vectorized_grid_matches_pointwise() -> None:
     sigma = np.linspace(0.6, 3.0, 7)
-    acct = SubsampledGaussianRDP(sigma=sigma[:, None], sampling_rate=0.02, rounds=np.array([100, 1000])[None, :])
+    acct = SubsampledGaussianRDP(
+        sigma=sigma[:, None], sampling_rate=0.02, rounds=np.array([100, 1000])[None, :]
+    )
     eps = acct.epsilon(1e-6)
     assert eps.shape == (7, 2)
     for i, s in enumerate(sigma):
@@ -94,13 +100,17 @@ def test_integer_orders_against_mpmath(q: float, sigma: float, alpha: float) -> 
 
 
 @pytest.mark.parametrize("q,sigma,alpha", [(0.1, 1.0, 2.5), (0.01, 0.7, 6.3), (0.2, 2.0, 1.5)])
-def test_fractional_orders_signed_exact_absolute_upper(q: float, sigma: float, alpha: float) -> None:
+def test_fractional_orders_signed_exact_absolute_upper(
+    q: float, sigma: float, alpha: float
+) -> None:
     ref = float(mp_log_a_integral(q, sigma, alpha)) / (alpha - 1)
     signed = subsampled_gaussian_rdp(sigma, q, [alpha], fractional_series="signed")[0]
     assert signed == pytest.approx(ref, rel=1e-9)
     absolute = subsampled_gaussian_rdp(sigma, q, [alpha])[0]  # dp_accounting's |binomial| series
     assert absolute >= ref * (1 - 1e-12)  # an upper bound: never below the truth
-    eps_signed = SubsampledGaussianRDP(sigma=sigma, sampling_rate=q, rounds=10, fractional_series="signed")
+    eps_signed = SubsampledGaussianRDP(
+        sigma=sigma, sampling_rate=q, rounds=10, fractional_series="signed"
+    )
     eps_absolute = SubsampledGaussianRDP(sigma=sigma, sampling_rate=q, rounds=10)
     assert eps_signed.epsilon(1e-5) <= eps_absolute.epsilon(1e-5)
 
@@ -108,7 +118,9 @@ def test_fractional_orders_signed_exact_absolute_upper(q: float, sigma: float, a
 def test_integer_and_fractional_paths_meet() -> None:
     for alpha in (2.0, 5.0, 12.0):
         near = subsampled_gaussian_rdp(1.1, 0.05, [alpha - 1e-7, alpha, alpha + 1e-7])
-        assert near[1] == pytest.approx(near[0], rel=1e-5) and near[1] == pytest.approx(near[2], rel=1e-5)
+        assert near[1] == pytest.approx(near[0], rel=1e-5) and near[1] == pytest.approx(
+            near[2], rel=1e-5
+        )
 
 
 def test_conversions_follow_their_formulas() -> None:
@@ -116,7 +128,9 @@ def test_conversions_follow_their_formulas() -> None:
     rdp = SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.01, rounds=5000).rdp
     delta = 1e-6
     classic = rdp_to_epsilon(rdp, orders, delta, conversion="classic")
-    assert classic == pytest.approx(float(np.min(rdp + math.log(1 / delta) / (orders - 1))), rel=1e-14)
+    assert classic == pytest.approx(
+        float(np.min(rdp + math.log(1 / delta) / (orders - 1))), rel=1e-14
+    )
     tight = rdp_to_epsilon(rdp, orders, delta)
     assert tight < classic
     eps = 2.0
@@ -190,5 +204,7 @@ def test_orders_must_be_non_empty_and_bounded() -> None:
         SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.1, orders=[])
     with pytest.raises(ValueError, match="orders must be <= 10000"):
         SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.1, orders=[1e6])
-    top = SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.1, orders=[MAX_ORDER])  # the cap itself is allowed
+    top = SubsampledGaussianRDP(
+        sigma=1.0, sampling_rate=0.1, orders=[MAX_ORDER]
+    )  # the cap itself is allowed
     assert np.isfinite(top.rdp).all() and top.rdp[0] > 0

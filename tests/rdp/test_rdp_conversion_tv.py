@@ -39,8 +39,16 @@ def test_module_docstring_states_the_strict_rule_the_code_applies():
 @pytest.mark.parametrize(
     ("r", "d", "sign"),
     [
-        (0.005140139183153161, 0.07160273230341811, -1),  # computed tie, truly below: 0 would not be certified
-        (0.00028756220908444615, 0.016956440281948863, +1),  # computed tie, truly above: 0 valid, not returned
+        (
+            0.005140139183153161,
+            0.07160273230341811,
+            -1,
+        ),  # computed tie, truly below: 0 would not be certified
+        (
+            0.00028756220908444615,
+            0.016956440281948863,
+            +1,
+        ),  # computed tie, truly above: 0 valid, not returned
     ],
 )
 def test_a_computed_tie_keeps_the_order_formula(r, d, sign):
@@ -56,7 +64,9 @@ def test_around_equality(r):
     above, below = tie, tie
     for _ in range(2):
         above, below = float(np.nextafter(above, 1.0)), float(np.nextafter(below, 0.0))
-    assert _exact_sign(r, above) > 0 and rdp_to_epsilon(r, ORDER, above) == 0.0  # certified by the TV bound
+    assert (
+        _exact_sign(r, above) > 0 and rdp_to_epsilon(r, ORDER, above) == 0.0
+    )  # certified by the TV bound
     assert _exact_sign(r, below) < 0 and rdp_to_epsilon(r, ORDER, below) == _order_formula(r, below)
 
 

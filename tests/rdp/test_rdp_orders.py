@@ -13,7 +13,13 @@ import numpy as np
 import pytest
 
 from hockeystick.fdp import GaussianDP
-from hockeystick.rdp import SubsampledGaussianRDP, gaussian_rdp, rdp_to_delta, rdp_to_epsilon, subsampled_gaussian_rdp
+from hockeystick.rdp import (
+    SubsampledGaussianRDP,
+    gaussian_rdp,
+    rdp_to_delta,
+    rdp_to_epsilon,
+    subsampled_gaussian_rdp,
+)
 from hockeystick.rdp.mechanisms import check_orders
 
 BAD_ORDERS = [0.5, 1.0, -2.0, 0.0, math.nan, math.inf, -math.inf]
@@ -42,12 +48,16 @@ def test_scalar_order_is_one_order(conversion: str) -> None:
     assert rdp_to_epsilon(r, 3.0, 1e-5, conversion=conversion) == rdp_to_epsilon(
         [r], [3.0], 1e-5, conversion=conversion
     )
-    assert rdp_to_delta(r, 3.0, 1.0, conversion=conversion) == rdp_to_delta([r], [3.0], 1.0, conversion=conversion)
+    assert rdp_to_delta(r, 3.0, 1.0, conversion=conversion) == rdp_to_delta(
+        [r], [3.0], 1.0, conversion=conversion
+    )
     # with a scalar order, rdp may be an array of curves' values at it: one result per value
     eps = rdp_to_epsilon([r, 2 * r], 3.0, 1e-5, conversion=conversion)
     assert np.shape(eps) == (2,) and eps[0] < eps[1]
     # the classic conversion at one order is its formula exactly
-    assert rdp_to_epsilon(r, 3.0, 1e-5, conversion="classic") == pytest.approx(r + math.log(1e5) / 2, rel=1e-15)
+    assert rdp_to_epsilon(r, 3.0, 1e-5, conversion="classic") == pytest.approx(
+        r + math.log(1e5) / 2, rel=1e-15
+    )
 
 
 def test_mismatched_orders_still_refused() -> None:
@@ -79,7 +89,9 @@ def test_default_orders_are_documented_immutable_and_dp_accountings() -> None:
     import hockeystick.rdp
 
     text = pydoc.render_doc(hockeystick.rdp, renderer=pydoc.plaintext)
-    assert "An array object represents a multidimensional" not in text and "ndarray(shape" not in text
+    assert (
+        "An array object represents a multidimensional" not in text and "ndarray(shape" not in text
+    )
     assert "DEFAULT_ORDERS``: the orders used when ``orders=None``" in text
     orders = hockeystick.rdp.DEFAULT_ORDERS
     assert isinstance(orders, tuple) and all(isinstance(o, float) for o in orders)

@@ -8,7 +8,12 @@ import mpmath
 import numpy as np
 import pytest
 
-from hockeystick.rdp import gaussian_rdp, poisson_subsampled_rdp, poisson_subsampled_remove_rdp, subsampled_gaussian_rdp
+from hockeystick.rdp import (
+    gaussian_rdp,
+    poisson_subsampled_rdp,
+    poisson_subsampled_remove_rdp,
+    subsampled_gaussian_rdp,
+)
 
 ORDERS = np.arange(2.0, 65.0)
 
@@ -21,9 +26,9 @@ def _reference(curve: np.ndarray, orders: np.ndarray, q: float) -> list[mpmath.m
         eps = {int(a): mpmath.mpf(float(e)) for a, e in zip(orders, curve, strict=True)}
         for a in (int(x) for x in orders):
             convex = mpmath.log(1 - q_ + q_ * mpmath.exp((a - 1) * eps[a])) / (a - 1)
-            total = (1 - q_) ** (a - 1) * (a * q_ - q_ + 1) + mpmath.binomial(a, 2) * q_**2 * (1 - q_) ** (
-                a - 2
-            ) * mpmath.exp(eps[2])
+            total = (1 - q_) ** (a - 1) * (a * q_ - q_ + 1) + mpmath.binomial(a, 2) * q_**2 * (
+                1 - q_
+            ) ** (a - 2) * mpmath.exp(eps[2])
             total += 3 * mpmath.fsum(
                 mpmath.binomial(a, k) * (1 - q_) ** (a - k) * q_**k * mpmath.exp((k - 1) * eps[k])
                 for k in range(3, a + 1)

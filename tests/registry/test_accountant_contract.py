@@ -17,7 +17,9 @@ NAMES = registry.names()
 
 def _noise_parameter(entry: registry.AccountantEntry) -> str:
     return next(
-        p for p in ("sigma", "noise_multiplier", "scale", "mu", "local_sigma", "theta") if p in entry.parameters
+        p
+        for p in ("sigma", "noise_multiplier", "scale", "mu", "local_sigma", "theta")
+        if p in entry.parameters
     )
 
 
@@ -72,7 +74,9 @@ def test_the_same_bad_input_gives_the_same_message_from_every_accountant(name):
         entry.build(**{**params, noise: -1.0})
     with pytest.raises(ValueError, match=rf"^{noise} must not be NaN, got nan$"):
         entry.build(**{**params, noise: np.nan})
-    with pytest.raises(TypeError, match=rf"^{noise} must be a real number or an array of real numbers, got '1'"):
+    with pytest.raises(
+        TypeError, match=rf"^{noise} must be a real number or an array of real numbers, got '1'"
+    ):
         entry.build(**{**params, noise: "1"})
     accountant = entry.build(**params)
     with pytest.raises(ValueError, match=r"^epsilon must be >= 0, got -1(\.0)?$"):
@@ -81,5 +85,7 @@ def test_the_same_bad_input_gives_the_same_message_from_every_accountant(name):
         accountant.delta(np.nan)
     with pytest.raises(ValueError, match=r"^delta must lie strictly between 0 and 1, got 2(\.0)?$"):
         accountant.epsilon(2.0)
-    with pytest.raises(ValueError, match=r"^bound must be one of 'upper', 'lower', 'both', got 'middle'$"):
+    with pytest.raises(
+        ValueError, match=r"^bound must be one of 'upper', 'lower', 'both', got 'middle'$"
+    ):
         accountant.delta(1.0, bound="middle")

@@ -6,14 +6,20 @@ from __future__ import annotations
 import numpy as np
 
 from hockeystick import pld, registry
-from hockeystick.registry.calibration_hooks import CalibrationDirections, CalibrationGrids, CalibrationStart
+from hockeystick.registry.calibration_hooks import (
+    CalibrationDirections,
+    CalibrationGrids,
+    CalibrationStart,
+)
 
 
 def test_the_subsampled_gaussian_pld_offers_all_three_hooks():
     cls = pld.SubsampledGaussianPLD
     assert isinstance(cls, CalibrationStart) and isinstance(cls, CalibrationGrids)
     assert isinstance(cls, CalibrationDirections)
-    sigma = cls.calibration_start("sigma", np.array([1.0]), np.array([1e-5]), {"sampling_rate": 0.01, "rounds": 100})
+    sigma = cls.calibration_start(
+        "sigma", np.array([1.0]), np.array([1e-5]), {"sampling_rate": 0.01, "rounds": 100}
+    )
     assert sigma is not None and np.all(np.isfinite(sigma) & (sigma > 0))
 
 

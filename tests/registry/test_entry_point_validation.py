@@ -25,9 +25,23 @@ from hockeystick.interop import opacus
 from hockeystick.interop.dp_accounting import HockeystickAccountant as DpAccountant
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
-BAD_DELTAS: list[Any] = [math.nan, math.inf, -math.inf, 0, -0.0, 1, 2, -1, True, "0.1", np.array([0.5, 2.0])]
+BAD_DELTAS: list[Any] = [
+    math.nan,
+    math.inf,
+    -math.inf,
+    0,
+    -0.0,
+    1,
+    2,
+    -1,
+    True,
+    "0.1",
+    np.array([0.5, 2.0]),
+]
 BAD_EPSILONS: list[Any] = [math.nan, -math.inf, -1, -5e-324, True, "0.1", np.array([0.5, -1.0])]
-ARRAY_OF_GOOD = np.array([0.1, 0.2])  # fine where arrays broadcast, refused where one number is meant
+ARRAY_OF_GOOD = np.array(
+    [0.1, 0.2]
+)  # fine where arrays broadcast, refused where one number is meant
 
 
 def _refusal(call: Callable[[], Any]) -> tuple[type, str]:
@@ -45,7 +59,11 @@ def _rule(check: Callable[[Any, str], Any], value: Any, name: str) -> tuple[type
 
 def _dpsgd() -> training.DPSGD:
     return training.DPSGD(
-        noise_multiplier=2.0, dataset_size=1000, batch_size=10, steps=3, value_discretization_interval=1e-2
+        noise_multiplier=2.0,
+        dataset_size=1000,
+        batch_size=10,
+        steps=3,
+        value_discretization_interval=1e-2,
     )
 
 
@@ -104,28 +122,49 @@ BASE = dict(
 def _registered(name: str) -> Any:
     entry = registry.get(name)
     kwargs = {k: BASE[k] for k in entry.required}
-    if name.startswith("dp_sgd"):  # the run by its data set and batch (or by its rate: neither is required)
+    if name.startswith(
+        "dp_sgd"
+    ):  # the run by its data set and batch (or by its rate: neither is required)
         kwargs.update(dataset_size=BASE["dataset_size"], batch_size=BASE["batch_size"], steps=3)
     if name.startswith("dp_fedavg"):
-        kwargs.update(total_clients=BASE["total_clients"], clients_per_round=BASE["clients_per_round"], rounds=3)
+        kwargs.update(
+            total_clients=BASE["total_clients"],
+            clients_per_round=BASE["clients_per_round"],
+            rounds=3,
+        )
     return entry.build(**kwargs)
 
 
 # (label, call taking the bad value, the argument's name, whether it takes arrays)
 DELTA_ENTRIES: list[tuple[str, Callable[[Any], Any], str, bool]] = [
     ("DPSGD.epsilon", lambda d: _dpsgd().epsilon(d), "delta", True),
-    ("calibrate", lambda d: calibrate("gaussian", "sigma", epsilon=1.0, delta=d, rounds=3), "delta", True),
+    (
+        "calibrate",
+        lambda d: calibrate("gaussian", "sigma", epsilon=1.0, delta=d, rounds=3),
+        "delta",
+        True,
+    ),
     ("opacus.get_epsilon", lambda d: _opacus().get_epsilon(d), "delta", False),
     ("opacus.get_epsilon_bracket", lambda d: _opacus().get_epsilon_bracket(d), "delta", False),
     (
         "opacus.get_noise_multiplier",
-        lambda d: opacus.get_noise_multiplier(target_epsilon=1.0, target_delta=d, sample_rate=0.01, steps=3),
+        lambda d: opacus.get_noise_multiplier(
+            target_epsilon=1.0, target_delta=d, sample_rate=0.01, steps=3
+        ),
         "target_delta",
         False,
     ),
     ("dp_accounting.get_epsilon", lambda d: _dp_accounting().get_epsilon(d), "target_delta", False),
-    ("dp_accounting.get_epsilon_bracket", lambda d: _dp_accounting().get_epsilon_bracket(d), "target_delta", False),
-] + [(f"registry {n}.epsilon", lambda d, n=n: _registered(n).epsilon(d), "delta", True) for n in registry.names()]
+    (
+        "dp_accounting.get_epsilon_bracket",
+        lambda d: _dp_accounting().get_epsilon_bracket(d),
+        "target_delta",
+        False,
+    ),
+] + [
+    (f"registry {n}.epsilon", lambda d, n=n: _registered(n).epsilon(d), "delta", True)
+    for n in registry.names()
+]
 
 
 # dp_accounting's get_epsilon answers delta = 0 where the composition has no delta floor (pure-DP events):
@@ -133,45 +172,77 @@ DELTA_ENTRIES: list[tuple[str, Callable[[Any], Any], str, bool]] = [
 ZERO_IS_A_QUESTION = {"dp_accounting.get_epsilon", "dp_accounting.get_epsilon_bracket"}
 
 
-@pytest.mark.parametrize("label, call, name, arrays", DELTA_ENTRIES, ids=[e[0] for e in DELTA_ENTRIES])
+@pytest.mark.parametrize(
+    "label, call, name, arrays", DELTA_ENTRIES, ids=[e[0] for e in DELTA_ENTRIES]
+)
 def test_every_entry_point_refuses_bad_deltas_with_the_shared_message(label, call, name, arrays):
     for value in BAD_DELTAS:
-        if label in ZERO_IS_A_QUESTION and isinstance(value, (int, float)) and value == 0 and value is not False:
-            kind, text = _refusal(lambda: call(value))  # a Gaussian's delta has a positive floor: refused so
-            assert kind is ValueError and text.startswith(f"{name} = 0 has no certified epsilon here"), (label, text)
+        if (
+            label in ZERO_IS_A_QUESTION
+            and isinstance(value, (int, float))
+            and value == 0
+            and value is not False
+        ):
+            kind, text = _refusal(
+                lambda: call(value)
+            )  # a Gaussian's delta has a positive floor: refused so
+            assert kind is ValueError and text.startswith(
+                f"{name} = 0 has no certified epsilon here"
+            ), (label, text)
             continue
         rule = _validation.delta_values if arrays else _validation.delta_target
         assert _refusal(lambda: call(value)) == _rule(rule, value, name), (label, value)
         assert _rule(rule, value, name)[1].startswith(name + " must")
     if not arrays:
         kind, text = _refusal(lambda: call(ARRAY_OF_GOOD))
-        assert kind is _validation.ParameterTypeError and text.startswith(f"{name} must be a single number"), text
+        assert kind is _validation.ParameterTypeError and text.startswith(
+            f"{name} must be a single number"
+        ), text
 
 
 # --- epsilon ----------------------------------------------------------------------------------------
 
 EPSILON_ENTRIES: list[tuple[str, Callable[[Any], Any], str, bool]] = [
     ("DPSGD.delta", lambda e: _dpsgd().delta(e), "epsilon", True),
-    ("calibrate", lambda e: calibrate("gaussian", "sigma", epsilon=e, delta=1e-5, rounds=3), "epsilon", True),
+    (
+        "calibrate",
+        lambda e: calibrate("gaussian", "sigma", epsilon=e, delta=1e-5, rounds=3),
+        "epsilon",
+        True,
+    ),
     (
         "opacus.get_noise_multiplier",
-        lambda e: opacus.get_noise_multiplier(target_epsilon=e, target_delta=1e-5, sample_rate=0.01, steps=3),
+        lambda e: opacus.get_noise_multiplier(
+            target_epsilon=e, target_delta=1e-5, sample_rate=0.01, steps=3
+        ),
         "target_epsilon",
         False,
     ),
     ("dp_accounting.get_delta", lambda e: _dp_accounting().get_delta(e), "target_epsilon", False),
-    ("dp_accounting.get_delta_bracket", lambda e: _dp_accounting().get_delta_bracket(e), "target_epsilon", False),
-] + [(f"registry {n}.delta", lambda e, n=n: _registered(n).delta(e), "epsilon", True) for n in registry.names()]
+    (
+        "dp_accounting.get_delta_bracket",
+        lambda e: _dp_accounting().get_delta_bracket(e),
+        "target_epsilon",
+        False,
+    ),
+] + [
+    (f"registry {n}.delta", lambda e, n=n: _registered(n).delta(e), "epsilon", True)
+    for n in registry.names()
+]
 
 
-@pytest.mark.parametrize("label, call, name, arrays", EPSILON_ENTRIES, ids=[e[0] for e in EPSILON_ENTRIES])
+@pytest.mark.parametrize(
+    "label, call, name, arrays", EPSILON_ENTRIES, ids=[e[0] for e in EPSILON_ENTRIES]
+)
 def test_every_entry_point_refuses_bad_epsilons_with_the_shared_message(label, call, name, arrays):
     for value in BAD_EPSILONS:
         rule = _validation.epsilon_values if arrays else _validation.epsilon_target
         assert _refusal(lambda: call(value)) == _rule(rule, value, name), (label, value)
     if not arrays:
         kind, text = _refusal(lambda: call(ARRAY_OF_GOOD))
-        assert kind is _validation.ParameterTypeError and text.startswith(f"{name} must be a single number"), text
+        assert kind is _validation.ParameterTypeError and text.startswith(
+            f"{name} must be a single number"
+        ), text
 
 
 # --- the command line ---------------------------------------------------------------------------------
@@ -187,10 +258,14 @@ def _cli_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return capsys.readouterr().err.strip().splitlines()[-1]
 
 
-@pytest.mark.parametrize("value", [v for v in BAD_DELTAS if isinstance(v, (int, float)) and not isinstance(v, bool)])
+@pytest.mark.parametrize(
+    "value", [v for v in BAD_DELTAS if isinstance(v, (int, float)) and not isinstance(v, bool)]
+)
 def test_the_command_line_refuses_bad_deltas_with_the_shared_message(value, capsys):
     # the shared rule under the flag's name, quoting the value as typed
-    expected = _rule(_validation.delta_target, value, "--delta")[1].rsplit("got ", 1)[0] + f"got {value!r}"
+    expected = (
+        _rule(_validation.delta_target, value, "--delta")[1].rsplit("got ", 1)[0] + f"got {value!r}"
+    )
     for argv in (
         ["epsilon", "-a", "gaussian", "-p", "sigma=1", f"--delta={value!r}"],
         ["calibrate", "-a", "gaussian", "--epsilon", "1", f"--delta={value!r}"],
@@ -200,14 +275,19 @@ def test_the_command_line_refuses_bad_deltas_with_the_shared_message(value, caps
 
 @pytest.mark.parametrize("value", [math.nan, -math.inf, -1.0])
 def test_the_command_line_refuses_bad_epsilons_with_the_shared_message(value, capsys):
-    expected = _rule(_validation.epsilon_target, value, "--epsilon")[1].rsplit("got ", 1)[0] + f"got {value!r}"
+    expected = (
+        _rule(_validation.epsilon_target, value, "--epsilon")[1].rsplit("got ", 1)[0]
+        + f"got {value!r}"
+    )
     argv = ["delta", "-a", "gaussian", "-p", "sigma=1", f"--epsilon={value!r}"]
     assert _cli_error(argv, capsys).endswith(": error: " + expected), argv
 
 
 def test_an_infinite_epsilon_is_answered_alike_in_python_and_on_the_command_line(capsys):
     assert registry.get("gaussian").build(sigma=1.0).delta(math.inf) == 0.0
-    assert 0.0 <= _dp_accounting().get_delta(math.inf) <= 1e-14  # the grid's tail mass at +inf, certified
+    assert (
+        0.0 <= _dp_accounting().get_delta(math.inf) <= 1e-14
+    )  # the grid's tail mass at +inf, certified
     assert not main(["delta", "-a", "gaussian", "-p", "sigma=1", "--epsilon", "inf"])
     assert capsys.readouterr().out.split()[-1] == "0"
 
@@ -237,10 +317,19 @@ def _history_set(entry: tuple[Any, Any, Any]) -> Callable[[], Any]:
 @pytest.mark.parametrize(
     "entry, message",
     [
-        ((1.0, 0.01, math.inf), r"^history\[0\] steps must be an integer >= 0, got inf$"),  # OverflowError
-        ((1.0, 0.01, 2.9), r"^history\[0\] steps must be an integer >= 0, got 2\.9; counts are not rounded$"),  # 2
+        (
+            (1.0, 0.01, math.inf),
+            r"^history\[0\] steps must be an integer >= 0, got inf$",
+        ),  # OverflowError
+        (
+            (1.0, 0.01, 2.9),
+            r"^history\[0\] steps must be an integer >= 0, got 2\.9; counts are not rounded$",
+        ),  # 2
         ((1.0, 0.01, True), r"^history\[0\] steps must be a real number"),  # 1
-        ((0.0, 0.01, 3), r"^history\[0\] noise_multiplier must be finite and > 0, got 0\.0$"),  # epsilon inf
+        (
+            (0.0, 0.01, 3),
+            r"^history\[0\] noise_multiplier must be finite and > 0, got 0\.0$",
+        ),  # epsilon inf
         ((1.0, np.array([0.1, 0.2]), 3), r"^history\[0\] sample_rate must be a single number"),
         ((1.0, 0.01, -1), r"^history\[0\] steps must be an integer >= 0, got -1$"),
     ],
@@ -252,7 +341,9 @@ def test_opacus_history_entries_are_checked_as_counts_and_noise(restore, entry, 
 
 def test_opacus_history_keeps_whole_float_counts_as_integers():
     acc = opacus.HockeystickAccountant()
-    acc.load_state_dict({"history": [(1.0, 0.01, 3.0), (2.0, 0.02, np.int64(4))], "mechanism": acc.mechanism()})
+    acc.load_state_dict(
+        {"history": [(1.0, 0.01, 3.0), (2.0, 0.02, np.int64(4))], "mechanism": acc.mechanism()}
+    )
     assert acc.history == [(1.0, 0.01, 3), (2.0, 0.02, 4)] and len(acc) == 7
 
 
@@ -264,15 +355,35 @@ def test_opacus_history_keeps_whole_float_counts_as_integers():
             ValueError,
             r"^sigma_tolerance must lie in \[2\.22045e-16, 1\), got 0\.0$",
         ),
-        (dict(steps=10, sigma_tolerance=5e-324), ValueError, r"^sigma_tolerance must lie in"),  # hung
+        (
+            dict(steps=10, sigma_tolerance=5e-324),
+            ValueError,
+            r"^sigma_tolerance must lie in",
+        ),  # hung
         (dict(steps=10, sigma_tolerance=-1.0), ValueError, r"^sigma_tolerance must lie in"),  # hung
-        (dict(epochs=1, sample_rate=0.0), ValueError, r"^sample_rate must lie in \(0, 1\], got 0\.0$"),  # ZeroDivision
+        (
+            dict(epochs=1, sample_rate=0.0),
+            ValueError,
+            r"^sample_rate must lie in \(0, 1\], got 0\.0$",
+        ),  # ZeroDivision
         (dict(steps=math.inf), ValueError, r"^steps must be an integer >= 1, got inf$"),  # Overflow
-        (dict(epochs=math.inf), ValueError, r"^epochs must be finite and > 0, got inf$"),  # Overflow
-        (dict(steps=2.5), ValueError, r"^steps must be an integer >= 1, got 2\.5; counts are not rounded$"),
+        (
+            dict(epochs=math.inf),
+            ValueError,
+            r"^epochs must be finite and > 0, got inf$",
+        ),  # Overflow
+        (
+            dict(steps=2.5),
+            ValueError,
+            r"^steps must be an integer >= 1, got 2\.5; counts are not rounded$",
+        ),
         (dict(epochs=1e300), ValueError, r"^epochs / sample_rate must be at most 2\^53 steps"),
         (dict(steps=10, sample_rate="0.01"), TypeError, r"^sample_rate must be a real number"),
-        (dict(steps=10, accuracy=np.array([0.1, 0.2])), TypeError, r"^accuracy must be a single number"),
+        (
+            dict(steps=10, accuracy=np.array([0.1, 0.2])),
+            TypeError,
+            r"^accuracy must be a single number",
+        ),
     ],
 )
 def test_get_noise_multiplier_refuses_bad_arguments_by_name(kwargs, kind, message):
@@ -293,7 +404,9 @@ def test_get_noise_multiplier_rounds_epochs_up_from_the_exact_quotient():
 def test_get_noise_multiplier_where_every_sigma_meets_the_target_returns_the_smallest_searched():
     # a finite target every searched sigma meets: the search's floor at q = 1 (an infinite target needs none:
     # tests/interop/test_interop_opacus_edges.py)
-    sigma = opacus.get_noise_multiplier(target_epsilon=1e308, target_delta=1e-5, sample_rate=1.0, steps=3)
+    sigma = opacus.get_noise_multiplier(
+        target_epsilon=1e308, target_delta=1e-5, sample_rate=1.0, steps=3
+    )
     assert sigma == np.finfo(float).tiny ** 0.25
 
 
@@ -302,20 +415,36 @@ def test_get_noise_multiplier_where_every_sigma_meets_the_target_returns_the_sma
 
 def test_steps_from_epochs_round_up_from_the_exact_product():
     # 100 steps per epoch: (1 + 2^-52) * 100 = 100.0000000000000222 exactly, so 101 steps (100 before)
-    assert training.DPSGD(noise_multiplier=1.0, dataset_size=1000, batch_size=10, epochs=1 + 2.0**-52).steps == 101
+    assert (
+        training.DPSGD(
+            noise_multiplier=1.0, dataset_size=1000, batch_size=10, epochs=1 + 2.0**-52
+        ).steps
+        == 101
+    )
     # 0.3 is 0.29999999999999998889...: 30 steps, though the rounded product 0.3 * 100 is 30.000000000000004
     steps = training.DPSGD(
         noise_multiplier=1.0, dataset_size=1000, batch_size=10, epochs=np.array([1.0, 0.3, 2.5])
     ).steps
     assert steps.tolist() == [100.0, 30.0, 250.0]
-    assert training.DPFedAvg(noise_multiplier=1.0, total_clients=1001, clients_per_round=10, epochs=1).steps == 101
+    assert (
+        training.DPFedAvg(
+            noise_multiplier=1.0, total_clients=1001, clients_per_round=10, epochs=1
+        ).steps
+        == 101
+    )
     with pytest.raises(ValueError, match=r"^epochs must give at most 2\^53 steps"):
         training.DPSGD(noise_multiplier=1.0, dataset_size=1000, batch_size=10, epochs=1e308)
 
 
 @pytest.mark.parametrize(
     "value, kind",
-    [(2.9, ValueError), (True, TypeError), ("3", TypeError), (math.inf, ValueError), (np.array([3]), TypeError)],
+    [
+        (2.9, ValueError),
+        (True, TypeError),
+        ("3", TypeError),
+        (math.inf, ValueError),
+        (np.array([3]), TypeError),
+    ],
 )
 def test_counts_are_integers_given_as_one(value, kind):
     with pytest.raises(kind, match="^count must"):
@@ -335,7 +464,9 @@ def test_counts_are_integers_given_as_one(value, kind):
         ("gaussian", math.nan, r"^parameter must be the name of a calibratable parameter"),
     ],
 )
-def test_calibrate_refuses_an_accountant_or_parameter_of_the_wrong_kind(accountant, parameter, message):
+def test_calibrate_refuses_an_accountant_or_parameter_of_the_wrong_kind(
+    accountant, parameter, message
+):
     with pytest.raises(TypeError, match=message):
         calibrate(accountant, parameter, epsilon=1.0, delta=1e-5, rounds=1)
 
@@ -373,20 +504,35 @@ def test_calibrate_where_every_sigma_meets_the_target_answers_with_a_certified_s
             lambda: pld.randomized_response(noise_parameter="0.5", num_buckets=2),
             r"^noise_parameter must be a real number",
         ),
-        (lambda: pld.randomized_response(0.5, num_buckets=True), r"^num_buckets must be a real number"),
-        (lambda: pld.randomized_response(np.array([0.1, 0.2]), 2), r"^noise_parameter must be a single number"),
+        (
+            lambda: pld.randomized_response(0.5, num_buckets=True),
+            r"^num_buckets must be a real number",
+        ),
+        (
+            lambda: pld.randomized_response(np.array([0.1, 0.2]), 2),
+            r"^noise_parameter must be a single number",
+        ),
         (
             lambda: pld.gaussian(1.0, value_discretization_interval=np.array([1e-2, 1e-3])),
             r"^value_discretization_interval must be a single number",
         ),
         (lambda: pld.discrete_laplace(np.array([1.0, 2.0])), r"^parameter must be a single number"),
         (lambda: pld.eps_delta_dp(True), r"^epsilon must be a real number"),
-        (lambda: pld.subsampled_laplace(5e-324, 0.01, value_discretization_interval=1e-2), r"scale"),
+        (
+            lambda: pld.subsampled_laplace(5e-324, 0.01, value_discretization_interval=1e-2),
+            r"scale",
+        ),
         (lambda: pld.mixture_of_gaussians(5e-324, [0.0, 1.0], [0.5, 0.5]), r"sigma"),
-        (lambda: pld.mixture_of_gaussians(1.0, [math.nan], [1.0]), r"^sensitivities must be finite"),
+        (
+            lambda: pld.mixture_of_gaussians(1.0, [math.nan], [1.0]),
+            r"^sensitivities must be finite",
+        ),
         (lambda: pld.laplace(5e-324), r"larger scale$"),
         (lambda: pld.fixed_size_subsampled_gaussian(5e-324, 10, 1000), r"sigma / sensitivity"),
-        (lambda: pld.gaussian(1.0, tail=5e-324), r"^tail must lie in \[1e-300, 1e-3\), got 5e-324$"),
+        (
+            lambda: pld.gaussian(1.0, tail=5e-324),
+            r"^tail must lie in \[1e-300, 1e-3\), got 5e-324$",
+        ),
     ],
 )
 def test_pld_constructors_refuse_by_name(call, message):

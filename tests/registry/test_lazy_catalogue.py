@@ -147,7 +147,9 @@ def test_a_name_registered_outside_the_catalogue_lists_after_it_and_can_be_remov
     assert refused is True
     assert last == "outside_test"
     assert still_there is False
-    accountants = [n for names in catalogue.MODULES.values() for n in names if not n.startswith("leakage_")]
+    accountants = [
+        n for names in catalogue.MODULES.values() for n in names if not n.startswith("leakage_")
+    ]
     assert count == len(accountants)
 
 

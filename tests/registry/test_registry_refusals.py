@@ -12,7 +12,9 @@ from hockeystick.registry import PerPoint
 
 def test_a_calculators_name_asked_of_get_says_it_is_a_calculator():
     name = registry.calculator_names()[0]
-    with pytest.raises(ValueError, match=rf"'{name}' is a calculator .*not an accountant: registry.lookup"):
+    with pytest.raises(
+        ValueError, match=rf"'{name}' is a calculator .*not an accountant: registry.lookup"
+    ):
         registry.get(name)
     assert registry.lookup(name) is registry.CALCULATORS[name]
 

@@ -18,7 +18,12 @@ from hockeystick.sweep.plan import plan_sweep
 
 # 800 points: the pilot's cap is 800 // 50 = 16 points, so it evaluates its warm-up chunk and one timed
 # chunk of 16 points, whatever the machine's speed; its bar counts the timed points, the plan's count
-PLD_GRID = {"sigma": "linear:0.8:2:40", "rounds": "linear:10:200:20", "sampling_rate": 0.01, "epsilon": 1.0}
+PLD_GRID = {
+    "sigma": "linear:0.8:2:40",
+    "rounds": "linear:10:200:20",
+    "sampling_rate": 0.01,
+    "epsilon": 1.0,
+}
 FAST_GRID = {"sigma": "log:0.5:20:100", "epsilon": "linear:0.1:8:100"}
 
 
@@ -44,7 +49,9 @@ def test_the_pilot_counts_its_points_as_the_accountants_finish_blocks(monkeypatc
     grid = Grid.from_parameters("pld_subsampled_gaussian", "delta", PLD_GRID)
     estimate = plan_sweep(grid, None, 1 << 17, progress=True)
     assert opened == [True] and estimate.pilot_points == 16 and estimate.timed_points == 16
-    assert sum(moves) == estimate.pilot_points  # the timed chunk, each point once (the warm-up is not shown)
+    assert (
+        sum(moves) == estimate.pilot_points
+    )  # the timed chunk, each point once (the warm-up is not shown)
     assert len(moves) >= 2  # within the chunk, as blocks finish, not once per chunk
 
 
@@ -151,7 +158,9 @@ def _totals(with_utility: bool) -> dict[str, int]:
 
 def test_the_tables_step_reports_each_table_to_its_end(quick_rows, tmp_path, capsys):
     pytest.importorskip("matplotlib")
-    with_utility = quick_rows and all(importlib.util.find_spec(m) is not None for m in ("numba", "sklearn"))
+    with_utility = quick_rows and all(
+        importlib.util.find_spec(m) is not None for m in ("numba", "sklearn")
+    )
     calls: list[int] = []
     with progress.reporting(calls.append):  # no bars: the rows reach the caller's listener
         paths = errata_003.write_tables_and_figure(tmp_path / "listened")

@@ -125,7 +125,10 @@ def test_readme_run_lower_side_against_dp_accounting(readme_run):
     ).self_compose(README_RUN["steps"])
     g = certified_gdp(readme_run, delta0=1e-8)
     below = g.mu_lower * (1 - 1e-3)
-    worst = max(pld.get_delta_for_epsilon(e) - float(theta_mp(below, e)) - g.delta0 for e in np.arange(2.5, 3.3, 0.02))
+    worst = max(
+        pld.get_delta_for_epsilon(e) - float(theta_mp(below, e)) - g.delta0
+        for e in np.arange(2.5, 3.3, 0.02)
+    )
     assert worst > 0
 
 
@@ -180,7 +183,9 @@ def test_gdpnum_estimates_against_the_bracket(noise_multiplier, sample_rate, ste
     mu, regret = gdpnum.dpsgd.get_mu_and_regret_for_dpsgd(
         noise_multiplier=noise_multiplier, sample_rate=sample_rate, num_steps=steps
     )
-    g = certified_gdp(DPSGD(noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=steps))
+    g = certified_gdp(
+        DPSGD(noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=steps)
+    )
     assert mu <= g.mu_upper
     assert g.mu_upper - mu < 0.03
     assert regret < 0.01 and g.regret_upper < 0.01
@@ -245,7 +250,9 @@ def test_gaussian_dp_is_its_own_mu(mu):
 
 
 def test_a_slack_above_delta_at_zero_needs_no_mu():
-    g = certified_gdp(GaussianMechanism(sigma=1.0), delta0=0.9)  # delta(0) = 2 Phi(1/2) - 1 = 0.38 < 0.9
+    g = certified_gdp(
+        GaussianMechanism(sigma=1.0), delta0=0.9
+    )  # delta(0) = 2 Phi(1/2) - 1 = 0.38 < 0.9
     assert g.mu_lower == g.mu_upper == 0.0
 
 
@@ -268,7 +275,9 @@ def laplace_tradeoff(m: float, alpha: np.ndarray) -> np.ndarray:
     a = np.asarray(alpha, dtype=float)
     with np.errstate(divide="ignore"):
         middle = np.exp(-m) / (4 * a)
-    return np.where(a < np.exp(-m) / 2, 1 - np.exp(m) * a, np.where(a <= 0.5, middle, np.exp(-m) * (1 - a)))
+    return np.where(
+        a < np.exp(-m) / 2, 1 - np.exp(m) * a, np.where(a <= 0.5, middle, np.exp(-m) * (1 - a))
+    )
 
 
 def regret_by_definition(f, mu: float) -> float:

@@ -84,7 +84,12 @@ def test_one_subsampled_round_brackets_each_direction(sigma: float, q: float) ->
     symmetric_upper = risk.tpr_at_fpr(acc, alphas, bound="upper")
     for i, a in enumerate(alphas):
         exact_remove, exact_add = one_round_powers(sigma, q, a)
-        assert remove[0][i] <= exact_remove <= remove[1][i], (a, remove[0][i], exact_remove, remove[1][i])
+        assert remove[0][i] <= exact_remove <= remove[1][i], (
+            a,
+            remove[0][i],
+            exact_remove,
+            remove[1][i],
+        )
         assert add[0][i] <= exact_add <= add[1][i], (a, add[0][i], exact_add, add[1][i])
         # the symmetric curve bounds either direction's attacker
         assert symmetric_upper[i] >= max(exact_remove, exact_add)
@@ -101,7 +106,9 @@ def test_a_dp_sgd_run_gives_its_poisson_directions(sigma: float, q: float) -> No
     same = pld.SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=1)
     for k, direction in enumerate(("remove", "add")):
         low, up = risk.tpr_at_fpr(run, alphas, bound="both", direction=direction)
-        np.testing.assert_array_equal((low, up), risk.tpr_at_fpr(same, alphas, bound="both", direction=direction))
+        np.testing.assert_array_equal(
+            (low, up), risk.tpr_at_fpr(same, alphas, bound="both", direction=direction)
+        )
         for i, a in enumerate(alphas):
             exact = one_round_powers(sigma, q, a)[k]
             assert low[i] <= exact <= up[i], (direction, a, low[i], exact, up[i])
@@ -111,27 +118,37 @@ def test_a_balls_in_bins_run_gives_its_directions() -> None:
     """Balls-in-bins keeps its remove and add pairs: one step per epoch is the Gaussian mechanism (both
     directions its mu-GDP curve); with ten steps per epoch the directions differ beyond their brackets and each
     lies under the symmetric profile's upper side."""
-    whole = DPSGD(noise_multiplier=2.0, dataset_size=100, batch_size=100, epochs=4, sampling="balls_in_bins")
+    whole = DPSGD(
+        noise_multiplier=2.0, dataset_size=100, batch_size=100, epochs=4, sampling="balls_in_bins"
+    )
     alphas = np.array([1e-4, 1e-2, 0.3])
     for direction in ("remove", "add"):
         low, up = risk.tpr_at_fpr(whole, alphas, bound="both", direction=direction)
         for i, a in enumerate(alphas):
             assert low[i] <= gaussian_power(1.0, a) <= up[i], (direction, a)  # mu = sqrt(4) / 2
-    run = DPSGD(noise_multiplier=1.0, dataset_size=1000, batch_size=100, epochs=2, sampling="balls_in_bins")
+    run = DPSGD(
+        noise_multiplier=1.0, dataset_size=1000, batch_size=100, epochs=2, sampling="balls_in_bins"
+    )
     remove = risk.tpr_at_fpr(run, 1e-3, bound="both", direction="remove")
     add = risk.tpr_at_fpr(run, 1e-3, bound="both", direction="add")
     symmetric = risk.tpr_at_fpr(run, 1e-3)
     assert 1e-3 <= add[0] <= add[1] < remove[0] <= remove[1] <= symmetric * (1 + 1e-6)
-    with pytest.raises(ValueError, match='direction must be "symmetric" for BallsInBinsGaussianPLD'):
+    with pytest.raises(
+        ValueError, match='direction must be "symmetric" for BallsInBinsGaussianPLD'
+    ):
         risk.tpr_at_fpr(
-            pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=4, rounds=4, steps_per_record=2), 0.1, direction="add"
+            pld.BallsInBinsGaussianPLD(sigma=1.0, steps_per_epoch=4, rounds=4, steps_per_record=2),
+            0.1,
+            direction="add",
         )
 
 
 def test_a_replace_one_run_answers_each_direction_with_its_symmetric_profile() -> None:
     """Fixed-size batches (replace-one): each order of a neighbouring pair is neighbouring, so every direction
     is the symmetric curve."""
-    run = DPSGD(noise_multiplier=1.0, dataset_size=1000, batch_size=100, epochs=2, sampling="fixed_size")
+    run = DPSGD(
+        noise_multiplier=1.0, dataset_size=1000, batch_size=100, epochs=2, sampling="fixed_size"
+    )
     symmetric = risk.tpr_at_fpr(run, 1e-3, bound="both")
     for direction in ("remove", "add"):
         assert risk.tpr_at_fpr(run, 1e-3, bound="both", direction=direction) == symmetric
@@ -156,15 +173,21 @@ def test_a_wide_accountant_bracket_stops_the_refinement_early() -> None:
     accountant = _Counting(pld.ShuffledBatchGaussianPLD(sigma=1.0, batch_size=10, n=40, rounds=8))
     low, up = risk.tpr_at_fpr(accountant, 0.01, bound="both")
     assert accountant.evaluated <= 20_000
-    gaussian = GaussianMechanism(sigma=1.0, sensitivity=2.0, rounds=2)  # shift 2 per epoch begun, 2 epochs
+    gaussian = GaussianMechanism(
+        sigma=1.0, sensitivity=2.0, rounds=2
+    )  # shift 2 per epoch begun, 2 epochs
     g_low, g_up = risk.tpr_at_fpr(gaussian, 0.01, bound="both")
     assert low <= up and up <= g_up * (1 + 1e-5) and up >= g_low * (1 - 1e-5)
 
 
 def test_composed_subsampled_gaussian_against_a_finer_grid() -> None:
     alphas = np.array([1e-8, 1e-5, 1e-3, 0.05, 0.3])
-    coarse = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.05, rounds=100, value_discretization_interval=1e-3)
-    fine = pld.SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.05, rounds=100, value_discretization_interval=2e-5)
+    coarse = pld.SubsampledGaussianPLD(
+        sigma=1.0, sampling_rate=0.05, rounds=100, value_discretization_interval=1e-3
+    )
+    fine = pld.SubsampledGaussianPLD(
+        sigma=1.0, sampling_rate=0.05, rounds=100, value_discretization_interval=2e-5
+    )
     for direction in ("remove", "add", "symmetric"):
         lo, up = risk.tpr_at_fpr(coarse, alphas, bound="both", direction=direction)
         ref_lo, ref_up = risk.tpr_at_fpr(fine, alphas, bound="both", direction=direction, rtol=1e-8)
@@ -209,11 +232,17 @@ def test_sides_one_at_a_time_and_their_directions() -> None:
     assert np.all(low <= up)
     # one side alone refines its own grid: the same value within rtol, certified either way
     np.testing.assert_allclose(risk.tpr_at_fpr(acc, alphas, direction="remove"), up, rtol=2e-6)
-    np.testing.assert_array_equal(risk.tpr_at_fpr(acc, alphas, bound="lower", direction="remove"), low)
+    np.testing.assert_array_equal(
+        risk.tpr_at_fpr(acc, alphas, bound="lower", direction="remove"), low
+    )
     beta_low, beta_up = risk.tradeoff_curve(acc, alphas, direction="remove")
     # beta's lower side is 1 - the upper TPR, rounded down, and its upper side 1 - the lower TPR, rounded up
-    assert np.all(beta_low == np.nextafter(1 - up, 0)) and np.all(beta_up == np.nextafter(1 - low, 1))
-    np.testing.assert_array_equal(risk.tradeoff_curve(acc, alphas, bound="upper", direction="remove"), beta_up)
+    assert np.all(beta_low == np.nextafter(1 - up, 0)) and np.all(
+        beta_up == np.nextafter(1 - low, 1)
+    )
+    np.testing.assert_array_equal(
+        risk.tradeoff_curve(acc, alphas, bound="upper", direction="remove"), beta_up
+    )
     # an accountant certifying only the upper side refuses the lower one
     upper_only = rdp.SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.1, rounds=5)
     assert risk.tpr_at_fpr(upper_only, 0.1) >= risk.tpr_at_fpr(
@@ -276,7 +305,9 @@ def test_calibrate_tpr_subsampled_gaussian_meets_the_target() -> None:
     assert risk.tpr_at_fpr(smaller, fpr, bound="lower") > tpr * 0.98  # close to the extreme
 
 
-def test_calibrate_tpr_locates_the_line_by_the_estimate_and_calibrates_few(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_calibrate_tpr_locates_the_line_by_the_estimate_and_calibrates_few(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """An accountant with its own estimate of the noise (the subsampled Gaussian's central-limit value): the
     estimate chooses the eps of the line, then ten targets are calibrated coarsely around it and one at rtol
     (not levels x points at rtol); the answer keeps the certified TPR within the target and is within 1% of the
@@ -293,7 +324,10 @@ def test_calibrate_tpr_locates_the_line_by_the_estimate_and_calibrates_few(monke
     sigma = risk.calibrate_tpr("pld_subsampled_gaussian", "sigma", fpr=1e-3, tpr=0.05, **run)
     assert sum(n for n, _ in calls) <= 11 and sum(n for n, r in calls if r <= 1e-10) == 1
     assert risk.tpr_at_fpr(pld.SubsampledGaussianPLD(sigma=sigma, **run), 1e-3) <= 0.05
-    assert risk.tpr_at_fpr(pld.SubsampledGaussianPLD(sigma=0.99 * sigma, **run), 1e-3, bound="lower") > 0.05
+    assert (
+        risk.tpr_at_fpr(pld.SubsampledGaussianPLD(sigma=0.99 * sigma, **run), 1e-3, bound="lower")
+        > 0.05
+    )
 
 
 @pytest.mark.slow
@@ -302,7 +336,13 @@ def test_calibrate_tpr_of_balls_in_bins_meets_the_target_tightly() -> None:
     exceeds it on the lower side (the calibration is tight)."""
     run = dict(dataset_size=1000, batch_size=100, epochs=2, sampling="balls_in_bins")
     z = risk.calibrate_tpr(
-        "dp_sgd_balls_in_bins", "noise_multiplier", fpr=1e-3, tpr=0.05, dataset_size=1000, batch_size=100, epochs=2
+        "dp_sgd_balls_in_bins",
+        "noise_multiplier",
+        fpr=1e-3,
+        tpr=0.05,
+        dataset_size=1000,
+        batch_size=100,
+        epochs=2,
     )
     assert risk.tpr_at_fpr(DPSGD(noise_multiplier=z, **run), 1e-3) <= 0.05
     assert risk.tpr_at_fpr(DPSGD(noise_multiplier=0.99 * z, **run), 1e-3, bound="lower") > 0.05
@@ -332,7 +372,9 @@ def test_bad_options_are_refused_naming_them() -> None:
         risk.tpr_at_fpr(GaussianMechanism(sigma=np.array([1.0, 2.0])), 0.1)
     with pytest.raises(ValueError, match="accountant must describe one mechanism"):
         risk.tpr_at_fpr(
-            pld.SubsampledGaussianPLD(sigma=[1.0, 2.0], sampling_rate=0.1, rounds=1), 0.1, direction="remove"
+            pld.SubsampledGaussianPLD(sigma=[1.0, 2.0], sampling_rate=0.1, rounds=1),
+            0.1,
+            direction="remove",
         )
     with pytest.raises(ValueError, match="tpr must exceed fpr"):
         risk.calibrate_tpr("gaussian", "sigma", fpr=0.1, tpr=0.1)
@@ -354,13 +396,21 @@ def test_a_non_accountant_is_refused_naming_the_argument(accountant: object) -> 
 
 
 def test_calibrate_tpr_refuses_a_value_for_the_calibrated_parameter() -> None:
-    for parameter, given in (("rounds", {"sigma": 1.0, "rounds": 10}), ("sigma", {"sigma": 1.0, "rounds": 10})):
-        with pytest.raises(ValueError, match=rf"'{parameter}' is the calibrated parameter: do not also give it"):
+    for parameter, given in (
+        ("rounds", {"sigma": 1.0, "rounds": 10}),
+        ("sigma", {"sigma": 1.0, "rounds": 10}),
+    ):
+        with pytest.raises(
+            ValueError, match=rf"'{parameter}' is the calibrated parameter: do not also give it"
+        ):
             risk.calibrate_tpr("gaussian", parameter, fpr=0.01, tpr=0.5, **given)
 
 
 def test_command_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["risk", "-a", "gaussian", "-p", "sigma=1", "-p", "rounds=10", "--fpr", "0.01,0.001"]) == 0
+    assert (
+        main(["risk", "-a", "gaussian", "-p", "sigma=1", "-p", "rounds=10", "--fpr", "0.01,0.001"])
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["fpr", "tpr_lower", "tpr_upper"]
     low, up = risk.tpr_at_fpr(GaussianMechanism(sigma=1.0, rounds=10), [0.01, 0.001], bound="both")

@@ -16,11 +16,17 @@ def test_an_empty_parameter_is_refused_by_name(rounds):
 
 
 def test_parameters_that_do_not_broadcast_are_refused_naming_their_shapes():
-    with pytest.raises(ValueError, match=r"do not broadcast together: rounds \(2,\), sensitivity \(3,\)"):
-        calibrate_tpr("gaussian", "sigma", fpr=1e-3, tpr=0.05, rounds=[1, 2], sensitivity=[1.0, 2.0, 3.0])
+    with pytest.raises(
+        ValueError, match=r"do not broadcast together: rounds \(2,\), sensitivity \(3,\)"
+    ):
+        calibrate_tpr(
+            "gaussian", "sigma", fpr=1e-3, tpr=0.05, rounds=[1, 2], sensitivity=[1.0, 2.0, 3.0]
+        )
 
 
 def test_an_array_of_rounds_is_calibrated_point_by_point():
     both = calibrate_tpr("gaussian", "sigma", fpr=1e-3, tpr=0.05, rounds=[1, 10])
     assert both.shape == (2,)
-    assert both[1] == pytest.approx(calibrate_tpr("gaussian", "sigma", fpr=1e-3, tpr=0.05, rounds=10), rel=1e-9)
+    assert both[1] == pytest.approx(
+        calibrate_tpr("gaussian", "sigma", fpr=1e-3, tpr=0.05, rounds=10), rel=1e-9
+    )

@@ -30,14 +30,22 @@ def _power(v: np.ndarray, m: int) -> np.ndarray:
 
 
 def post_processed_pair_epsilon(
-    sigma: float, half_width: int, shift: int, rate: float, rounds: int, dimension: int, delta: float
+    sigma: float,
+    half_width: int,
+    shift: int,
+    rate: float,
+    rounds: int,
+    dimension: int,
+    delta: float,
 ) -> float:
     """The pair's epsilon(delta) on its optimistic side (module docstring): a lower bound on the observer's."""
     r = one_share(sigma, half_width)
     a = np.convolve(r, r)  # two shares, on -2 half_width .. 2 half_width
     r_wide = np.zeros(a.size)
     r_wide[half_width : half_width + r.size] = r
-    inside = r_wide > 0  # A's mass where R has none: those outcomes are dropped (only lowers the loss)
+    inside = (
+        r_wide > 0
+    )  # A's mass where R has none: those outcomes are dropped (only lowers the loss)
     g = np.round(np.log(a[inside] / r_wide[inside]) / 0.5).astype(int)
     a_g = _power(np.bincount(g - g.min(), weights=a[inside]), dimension - 1)
     r_g = _power(np.bincount(g - g.min(), weights=r_wide[inside]), dimension - 1)

@@ -21,7 +21,9 @@ import pytest
 
 from hockeystick.secagg import DistributedSkellam
 
-REFERENCE = json.loads((pathlib.Path(__file__).parents[1] / "data" / "agarwal21_skellam_reference.json").read_text())
+REFERENCE = json.loads(
+    (pathlib.Path(__file__).parents[1] / "data" / "agarwal21_skellam_reference.json").read_text()
+)
 BETA = math.exp(-0.5)
 
 
@@ -46,7 +48,9 @@ def test_dme_upper_side_is_at_most_the_script_s_epsilon(clients, bits):
         ours = float(acc.epsilon(1e-5))
         assert ours <= script_epsilon * (1 + 1e-12)
         assert ours >= script_epsilon * 0.99
-        assert abs(script_epsilon - target) <= 1e-7 * target  # the script's calibration hit its target
+        assert (
+            abs(script_epsilon - target) <= 1e-7 * target
+        )  # the script's calibration hit its target
 
 
 @pytest.mark.parametrize("row", REFERENCE["fl"], ids=lambda row: f"eps{row[1]:g}")

@@ -31,7 +31,9 @@ from hockeystick.secagg import DistributedDiscreteGaussian, DistributedSkellam
 SAMPLES = 40_000
 EPSILONS = np.array([0.25, 0.5, 1.0, 2.0])
 GAMMA = 0.125  # c / gamma = 8 exactly (a double): the realizable shift k = 8 on one coordinate
-BETA = math.exp(-0.5)  # conditional rounding: Delta_2 = 8.55 at d = 2, 8.58 at d = 3 (KLS21, Thm. 1)
+BETA = math.exp(
+    -0.5
+)  # conditional rounding: Delta_2 = 8.55 at d = 2, 8.58 at d = 3 (KLS21, Thm. 1)
 SPREAD = {2: (5, 6), 3: (5, 4, 4)}  # integer shifts of L2 norm <= 8 over every coordinate
 LOCAL_SIGMA = 1.0  # s = 8 in integer units: delta of the order of 0.1 over a few rounds, each upper side below 1
 
@@ -114,7 +116,9 @@ def test_server_monte_carlo_inside_the_bracket(cls, d, n, rounds):
     lower, upper = acc.delta(EPSILONS, bound="both")
     estimate, se = _estimate(_server_loss(acc, (8,), rng))
     assert (lower - 4 * se <= estimate).all() and (estimate <= upper + 4 * se).all()
-    assert (np.abs(estimate - lower) <= 4 * se + 1e-3 * lower).all()  # the lower side is this pair's divergence
+    assert (
+        np.abs(estimate - lower) <= 4 * se + 1e-3 * lower
+    ).all()  # the lower side is this pair's divergence
     assert (estimate[:2] > 0.05).all()  # a bracket of nothing checks nothing
     spread, spread_se = _estimate(_server_loss(acc, SPREAD[d], rng))
     assert (spread <= upper + 4 * spread_se).all()

@@ -13,7 +13,11 @@ import numpy as np
 import pytest
 
 from hockeystick.secagg import DistributedDiscreteLaplace, calibrate_distributed_discrete_laplace
-from hockeystick.secagg.distributed_discrete_laplace import gdl_masses, harrison_epsilon, pure_epsilon
+from hockeystick.secagg.distributed_discrete_laplace import (
+    gdl_masses,
+    harrison_epsilon,
+    pure_epsilon,
+)
 
 mpmath.mp.dps = 50
 
@@ -56,7 +60,9 @@ def test_clients_negative_binomial_shares_sum_to_the_gdl():
     p = -math.expm1(-a)
     total = np.zeros(draws, dtype=np.int64)
     for _ in range(survivors):
-        total += rng.negative_binomial(1.0 / expected, p, draws) - rng.negative_binomial(1.0 / expected, p, draws)
+        total += rng.negative_binomial(1.0 / expected, p, draws) - rng.negative_binomial(
+            1.0 / expected, p, draws
+        )
     x0, masses, _, _ = gdl_masses(survivors / expected, a)
     counts = np.bincount(total - x0, minlength=masses.size)[: masses.size]
     want = masses * draws
@@ -66,12 +72,15 @@ def test_clients_negative_binomial_shares_sum_to_the_gdl():
 
 
 @pytest.mark.parametrize(
-    ("beta", "a", "shift"), [(0.5, 0.5, 1), (0.3, 0.2, 3), (0.8, 1.0, 2), (0.1, 0.05, 5), (0.95, 0.02, 4)]
+    ("beta", "a", "shift"),
+    [(0.5, 0.5, 1), (0.3, 0.2, 3), (0.8, 1.0, 2), (0.1, 0.05, 5), (0.95, 0.02, 4)],
 )
 def test_theorem_1_is_the_largest_privacy_loss(beta, a, shift):
     # the exact loss log P(X = y - Delta) / P(X = y) over y in a window wide enough for its maximum, by mpmath
     masses = {y: _gdl_exact(beta, a, y) for y in range(-3 * shift - 5, 3 * shift + 6)}
-    largest = max(mpmath.log(masses[y - shift] / masses[y]) for y in range(-2 * shift - 5, 3 * shift + 6))
+    largest = max(
+        mpmath.log(masses[y - shift] / masses[y]) for y in range(-2 * shift - 5, 3 * shift + 6)
+    )
     value = harrison_epsilon(beta, a, shift)
     assert largest <= value <= largest * (1 + 1e-12) + 1e-15
     # the bound without its 2F1 factor (at most 1 for beta <= 1) is above it
@@ -80,7 +89,8 @@ def test_theorem_1_is_the_largest_privacy_loss(beta, a, shift):
 
 
 @pytest.mark.parametrize(
-    ("beta", "a", "l1", "l2", "d"), [(0.4, 0.3, 3.0, 2.0, 3), (0.2, 0.1, 4.0, 2.5, 2), (0.7, 0.5, 2.0, 2.0, 1)]
+    ("beta", "a", "l1", "l2", "d"),
+    [(0.4, 0.3, 3.0, 2.0, 3), (0.2, 0.1, 4.0, 2.5, 2), (0.7, 0.5, 2.0, 2.0, 1)],
 )
 def test_many_coordinates_bound_every_integer_shift_within_the_norms(beta, a, l1, l2, d):
     bound = pure_epsilon(beta, a, l1, l2, d)
@@ -97,7 +107,9 @@ def test_many_coordinates_bound_every_integer_shift_within_the_norms(beta, a, l1
         if sum(map(abs, shift)) <= l1 and sum(s * s for s in shift) <= l2 * l2:
             worst = max(worst, mpmath.fsum(largest_loss(s) for s in shift))
     assert worst <= bound
-    assert bound <= 1.5 * float(worst)  # not far above: the steps' sum is Theorem 1's bound without its 2F1
+    assert bound <= 1.5 * float(
+        worst
+    )  # not far above: the steps' sum is Theorem 1's bound without its 2F1
 
 
 @pytest.mark.parametrize("sensitivity", [1, 2, 5, 10])
@@ -105,18 +117,29 @@ def test_many_coordinates_bound_every_integer_shift_within_the_norms(beta, a, l1
 def test_harrison_manurangsi_parametrization_is_private(sensitivity, margin):
     # Harrison & Manurangsi 2025, Sec. 3: beta = Delta e^{2 - eps}, a = 2 / Delta is eps-DP for eps > 2 + log Delta
     eps = 2.0 + math.log(sensitivity) + margin
-    assert harrison_epsilon(sensitivity * math.exp(2.0 - eps), 2.0 / sensitivity, sensitivity) <= eps
+    assert (
+        harrison_epsilon(sensitivity * math.exp(2.0 - eps), 2.0 / sensitivity, sensitivity) <= eps
+    )
 
 
 def _accountant(**extra) -> DistributedDiscreteLaplace:
-    run = dict(clip_norm=1.0, granularity=0.25, dimension=1, scale=2.0, expected_clients=10, min_surviving_clients=6)
+    run = dict(
+        clip_norm=1.0,
+        granularity=0.25,
+        dimension=1,
+        scale=2.0,
+        expected_clients=10,
+        min_surviving_clients=6,
+    )
     return DistributedDiscreteLaplace(**{**run, **extra})
 
 
 def test_one_round_is_randomized_response_above_and_the_exact_shift_below():
     acc = _accountant()
     eps0 = acc.round_epsilon  # shift <= 4 + 1 on one coordinate: Theorem 1
-    assert eps0 == pytest.approx(max(harrison_epsilon(0.6, 0.125, k) for k in range(1, 6)), rel=1e-14)
+    assert eps0 == pytest.approx(
+        max(harrison_epsilon(0.6, 0.125, k) for k in range(1, 6)), rel=1e-14
+    )
     x0, masses, _, _ = gdl_masses(0.6, 0.125)
     shift = acc.sensitivity.realizable_shift
     assert shift == 4
@@ -124,7 +147,10 @@ def test_one_round_is_randomized_response_above_and_the_exact_shift_below():
         rr = (math.exp(eps0) - math.exp(e)) / (1 + math.exp(eps0))
         low, high = acc.delta(e, bound="both")
         assert rr <= high <= rr + 1e-3
-        exact = math.fsum(max(masses[i] - math.exp(e) * masses[i + shift], 0.0) for i in range(masses.size - shift))
+        exact = math.fsum(
+            max(masses[i] - math.exp(e) * masses[i + shift], 0.0)
+            for i in range(masses.size - shift)
+        )
         assert low <= exact + 1e-12 and exact <= low + 1e-3
 
 
@@ -153,7 +179,9 @@ def _rr_composed(eps0: float, rounds: int, e: float) -> float:
     total = 0.0
     for i in range(rounds + 1):  # i rounds of loss -eps0, rounds - i of +eps0
         loss = (rounds - 2 * i) * eps0
-        weight = math.comb(rounds, i) * math.exp((rounds - i) * eps0) / (1 + math.exp(eps0)) ** rounds
+        weight = (
+            math.comb(rounds, i) * math.exp((rounds - i) * eps0) / (1 + math.exp(eps0)) ** rounds
+        )
         total += weight * max(0.0, 1 - math.exp(e - loss))
     return total
 
@@ -165,18 +193,30 @@ def test_the_bracket_over_rounds_is_ordered_and_falls_with_the_scale():
         assert 0.0 < low <= high < previous
         previous = high
     # fewer survivors: less noise, a larger eps
-    assert _accountant(min_surviving_clients=3, rounds=20).epsilon(1e-6) > _accountant(rounds=20).epsilon(1e-6)
+    assert _accountant(min_surviving_clients=3, rounds=20).epsilon(1e-6) > _accountant(
+        rounds=20
+    ).epsilon(1e-6)
 
 
 def test_against_an_observer():
     acc = _accountant(rounds=10, sampling_rate=0.1)
-    server, observer = acc.epsilon(1e-6, bound="both"), acc.epsilon(1e-6, bound="both", against="observer")
+    server, observer = (
+        acc.epsilon(1e-6, bound="both"),
+        acc.epsilon(1e-6, bound="both", against="observer"),
+    )
     assert observer[0] <= observer[1] < server[1]
     assert server == _accountant(rounds=10).epsilon(1e-6, bound="both")
 
 
 def test_calibration_meets_the_target():
-    run = dict(clip_norm=1.0, granularity=0.25, dimension=1, expected_clients=10, min_surviving_clients=6, rounds=5)
+    run = dict(
+        clip_norm=1.0,
+        granularity=0.25,
+        dimension=1,
+        expected_clients=10,
+        min_surviving_clients=6,
+        rounds=5,
+    )
     cal = calibrate_distributed_discrete_laplace(epsilon=3.0, delta=1e-6, **run)
     assert cal.epsilon <= 3.0
     assert DistributedDiscreteLaplace(scale=cal.scale * 0.99, **run).epsilon(1e-6) > 3.0

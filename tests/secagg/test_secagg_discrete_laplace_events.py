@@ -15,13 +15,24 @@ from hockeystick.secagg import DistributedDiscreteLaplace  # noqa: E402
 from hockeystick.secagg.distributed_discrete_laplace import pure_epsilon  # noqa: E402
 
 # c / gamma = 4 on one coordinate: the accountant's Delta_2 = 5 (rounding's allowance), its realized shift 4
-RUN = dict(clip_norm=1.0, granularity=0.25, dimension=1, scale=2.0, expected_clients=10, min_surviving_clients=6)
+RUN = dict(
+    clip_norm=1.0,
+    granularity=0.25,
+    dimension=1,
+    scale=2.0,
+    expected_clients=10,
+    min_surviving_clients=6,
+)
 
 
 def _event(acc: DistributedDiscreteLaplace) -> DistributedDiscreteLaplaceDpEvent:
     s = acc.sensitivity
     return DistributedDiscreteLaplaceDpEvent(
-        scale=acc.scale / acc.granularity, l2_norm_bound=s.l2, num_clients=6, expected_clients=10, dimension=1
+        scale=acc.scale / acc.granularity,
+        l2_norm_bound=s.l2,
+        num_clients=6,
+        expected_clients=10,
+        dimension=1,
     )
 
 
@@ -32,7 +43,9 @@ def test_the_events_upper_side_is_the_accountants_and_its_lower_side_its_larger_
     low, high = accountant.get_epsilon_bracket(1e-6)
     direct = acc.epsilon(1e-6, bound="both")
     assert high == direct[1]
-    assert direct[0] <= low <= high  # the event's realized shift is floor(Delta_2) = 5, the accountant's 4
+    assert (
+        direct[0] <= low <= high
+    )  # the event's realized shift is floor(Delta_2) = 5, the accountant's 4
     assert accountant.get_epsilon(0.0) >= 5 * acc.round_epsilon
 
 
@@ -47,7 +60,9 @@ def test_replace_one_doubles_the_norms():
 def test_a_poisson_sampled_round_is_the_observers():
     acc = DistributedDiscreteLaplace(rounds=5, sampling_rate=0.1, **RUN)
     sampled = PoissonSampledDpEvent(0.1, _event(acc))
-    accountant = HockeystickAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(SelfComposedDpEvent(sampled, 5))
+    accountant = HockeystickAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(
+        SelfComposedDpEvent(sampled, 5)
+    )
     low, high = accountant.get_epsilon_bracket(1e-6)
     assert high == acc.epsilon(1e-6, against="observer")
     assert 0.0 < low <= high

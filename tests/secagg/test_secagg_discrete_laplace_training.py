@@ -55,12 +55,23 @@ def test_the_wrap_bound_is_above_a_simulated_modular_sum():
     n, d, c, gamma, scale, bits, rounds = 12, 16, 0.001, 0.05, 0.4, 7, 20_000
     p = -math.expm1(-gamma / scale)
     shares = sum(
-        rng.negative_binomial(1.0 / n, p, (rounds, d)) - rng.negative_binomial(1.0 / n, p, (rounds, d))
+        rng.negative_binomial(1.0 / n, p, (rounds, d))
+        - rng.negative_binomial(1.0 / n, p, (rounds, d))
         for _ in range(n)
     )
     wrapped = float(np.mean(np.any(np.abs(shares) >= 2 ** (bits - 1) - n, axis=1)))
     bound = discrete_laplace_wrap_probability(
-        bits=bits, clients=n, expected_clients=n, dimension=d, clip_norm=c, granularity=gamma, scale=scale
+        bits=bits,
+        clients=n,
+        expected_clients=n,
+        dimension=d,
+        clip_norm=c,
+        granularity=gamma,
+        scale=scale,
     )
-    assert 0.005 < wrapped <= bound  # the simulation wraps often enough to be read, and below the bound
-    assert bound < 25 * wrapped  # Chernoff on an exponential tail: within its polynomial factor (18x here)
+    assert (
+        0.005 < wrapped <= bound
+    )  # the simulation wraps often enough to be read, and below the bound
+    assert (
+        bound < 25 * wrapped
+    )  # Chernoff on an exponential tail: within its polynomial factor (18x here)

@@ -12,7 +12,14 @@ from hockeystick.pld.compose import fft
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 from hockeystick.secagg import DistributedDiscreteGaussian, DistributedSkellam
 
-RUN = dict(clip_norm=1.0, granularity=0.1, dimension=8, local_sigma=0.5, min_surviving_clients=5, rounds=200)
+RUN = dict(
+    clip_norm=1.0,
+    granularity=0.1,
+    dimension=8,
+    local_sigma=0.5,
+    min_surviving_clients=5,
+    rounds=200,
+)
 CAP = 1 << 13  # grid points: below the composed window at 1e-4, above it at some coarser grid
 
 
@@ -24,7 +31,9 @@ def _read(cls, interval: float, against: str) -> tuple[tuple[float, float], floa
         bracket = acc.epsilon(1e-5, bound="both", against=against)
     named = [re.search(r"finest grid that fits, ([0-9.e-]+)", str(w.message)) for w in caught]
     grids = [float(m.group(1)) for m in named if m]
-    assert len(grids) == len(caught) <= 1 and all(w.category is AccuracyNotMetWarning for w in caught)
+    assert len(grids) == len(caught) <= 1 and all(
+        w.category is AccuracyNotMetWarning for w in caught
+    )
     return bracket, (grids[0] if grids else None)
 
 

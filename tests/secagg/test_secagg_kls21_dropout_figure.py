@@ -46,7 +46,9 @@ def _ours(survivors: int, gamma: float, local_stddev: float) -> float:
 
 
 @pytest.mark.parametrize(("initial", "survivors", "gamma", "local_stddev", "plotted"), FIGURE)
-def test_our_upper_side_is_at_most_the_plotted_epsilon(initial, survivors, gamma, local_stddev, plotted):
+def test_our_upper_side_is_at_most_the_plotted_epsilon(
+    initial, survivors, gamma, local_stddev, plotted
+):
     """Both are Prop. 14's curve converted the same way; ours adds its third (L1) term, minimises over n' <= n and
     reads every integer order to 256 where the script reads 2 .. 20, 22, 24, 28, 32, 64, 128 and 256, so it is
     never above theirs beyond its own outward rounding (a few ulps; theirs is rounded to nearest), and it stays
@@ -60,5 +62,9 @@ def test_our_upper_side_is_at_most_the_plotted_epsilon(initial, survivors, gamma
 def test_the_figure_s_shape_epsilon_grows_as_clients_drop_out(initial):
     rows = [row for row in FIGURE if row[0] == initial]
     ours = [_ours(n, g, s) for _, n, g, s, _ in rows]
-    assert initial * 0.99 <= ours[0] <= initial * (1 + 1e-9)  # calibrated at 100 clients (ours: finer orders)
-    assert all(a < b for a, b in zip(ours, ours[1:]))  # 100, 80, 60, 40 survivors: less noise, more loss
+    assert (
+        initial * 0.99 <= ours[0] <= initial * (1 + 1e-9)
+    )  # calibrated at 100 clients (ours: finer orders)
+    assert all(
+        a < b for a, b in zip(ours, ours[1:])
+    )  # 100, 80, 60, 40 survivors: less noise, more loss

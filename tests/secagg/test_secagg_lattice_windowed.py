@@ -25,18 +25,26 @@ def _exact_mass(sigma: float, clients: int, x: int) -> mpmath.mpf:
     z = 1 + 2 * mpmath.fsum(weights)
 
     def phi(t):
-        return (1 + 2 * mpmath.fsum(w * mpmath.cos(t * y) for w, y in zip(weights, ys, strict=True))) / z
+        return (
+            1 + 2 * mpmath.fsum(w * mpmath.cos(t * y) for w, y in zip(weights, ys, strict=True))
+        ) / z
 
-    reach = min(mpmath.pi, 14 / (sigma * math.sqrt(clients)))  # phi^n below 1e-40 past it (and at pi: checked)
+    reach = min(
+        mpmath.pi, 14 / (sigma * math.sqrt(clients))
+    )  # phi^n below 1e-40 past it (and at pi: checked)
     assert phi(mpmath.pi) ** clients < mpmath.mpf(10) ** -40
-    body = mpmath.quad(lambda t: phi(t) ** clients * mpmath.cos(t * x), mpmath.linspace(0, reach, 12))
+    body = mpmath.quad(
+        lambda t: phi(t) ** clients * mpmath.cos(t * x), mpmath.linspace(0, reach, 12)
+    )
     return body / mpmath.pi
 
 
 @pytest.mark.parametrize(("sigma", "clients"), [(0.6, 2500), (0.89, 10000)])
 def test_windowed_masses_bracket_the_exact_pmf(sigma, clients):
     x0, m, r, outside = ddg_sum_masses(sigma, clients, 3)
-    assert outside is not None and outside < 1e-25  # the windowed path: a deficit, far below any mass read
+    assert (
+        outside is not None and outside < 1e-25
+    )  # the windowed path: a deficit, far below any mass read
     sd = sigma * math.sqrt(clients)
     for x in (0, int(sd), int(3 * sd), int(7 * sd)):
         exact = float(_exact_mass(sigma, clients, x))

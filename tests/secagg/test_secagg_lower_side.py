@@ -14,7 +14,10 @@ from hockeystick.secagg.lattice_pld import SKELLAM_RELATIVE_ERROR, ddg_sum_masse
 
 def _dg(s, half=12):
     with mpmath.workdps(50):
-        w = [mpmath.exp(-(mpmath.mpf(y) ** 2) / (2 * mpmath.mpf(s) ** 2)) for y in range(-half, half + 1)]
+        w = [
+            mpmath.exp(-(mpmath.mpf(y) ** 2) / (2 * mpmath.mpf(s) ** 2))
+            for y in range(-half, half + 1)
+        ]
         z = mpmath.fsum(w)
         return {y: wi / z for y, wi in zip(range(-half, half + 1), w, strict=True)}
 
@@ -37,7 +40,10 @@ def _ddg_sum(s, n):
 
 def _skellam(v, half=40):
     with mpmath.workdps(50):
-        return {x: mpmath.besseli(abs(x), v) * mpmath.exp(-mpmath.mpf(v)) for x in range(-half, half + 1)}
+        return {
+            x: mpmath.besseli(abs(x), v) * mpmath.exp(-mpmath.mpf(v))
+            for x in range(-half, half + 1)
+        }
 
 
 def test_direct_masses_within_their_bounds_of_the_exact_convolution():
@@ -69,7 +75,9 @@ def test_fourier_masses_within_their_bounds_of_the_inverse_transform():
     assert float(r.max()) <= 1e-11
 
 
-@pytest.mark.parametrize(("v", "xs"), [(5.0, [0, 3, 17]), (1000.0, [0, 31, 250, 260]), (7.1e7, [67000])])
+@pytest.mark.parametrize(
+    ("v", "xs"), [(5.0, [0, 3, 17]), (1000.0, [0, 31, 250, 260]), (7.1e7, [67000])]
+)
 def test_skellam_masses_within_the_allowance_of_mpmath(v, xs):
     x0, m, r, _ = skellam_masses(v)
     with mpmath.workdps(50):
@@ -91,7 +99,9 @@ def _hockey_stick(noise, shift, eps, rounds):
         total = {mpmath.mpf(0): mpmath.mpf(1)}
         for _ in range(rounds):
             total = _convolve_losses(total, loss)
-        return float(mpmath.fsum(p * (1 - mpmath.exp(eps - x)) for x, p in total.items() if x > eps))
+        return float(
+            mpmath.fsum(p * (1 - mpmath.exp(eps - x)) for x, p in total.items() if x > eps)
+        )
 
 
 def _convolve_losses(a, b):
@@ -113,7 +123,14 @@ CASES = [
 @pytest.mark.parametrize("rounds", [1, 2])
 def test_the_exact_divergence_lies_in_the_bracket(cls, noise, rounds):
     # c / gamma = 4 on one coordinate (d = 1): the realizable shift 4; Delta_2 = 4 + 1 allows shift 5 too
-    acc = cls(clip_norm=1.0, granularity=0.25, dimension=1, local_sigma=0.2, min_surviving_clients=2, rounds=rounds)
+    acc = cls(
+        clip_norm=1.0,
+        granularity=0.25,
+        dimension=1,
+        local_sigma=0.2,
+        min_surviving_clients=2,
+        rounds=rounds,
+    )
     assert acc.sensitivity.realizable_shift == 4 and 5.0 <= acc.sensitivity.l2
     law = noise()
     for eps in (0.5, 1.0, 2.0, 4.0):
@@ -121,13 +138,24 @@ def test_the_exact_divergence_lies_in_the_bracket(cls, noise, rounds):
         realized = _hockey_stick(law, 4, eps, rounds)
         assert lower <= realized * (1 + 1e-9) <= upper
         assert realized > 0.8 * lower  # the lower side is the realized pair's, up to the grid
-        assert _hockey_stick(law, 5, eps, rounds) <= upper  # every shift within Delta_2 stays below the upper side
+        assert (
+            _hockey_stick(law, 5, eps, rounds) <= upper
+        )  # every shift within Delta_2 stays below the upper side
 
 
 @pytest.mark.parametrize("cls", [DistributedDiscreteGaussian, DistributedSkellam])
-@pytest.mark.parametrize(("gamma", "sigma", "n", "d", "rounds"), [(0.1, 0.3, 5, 10, 3), (0.02, 0.05, 50, 1000, 20)])
+@pytest.mark.parametrize(
+    ("gamma", "sigma", "n", "d", "rounds"), [(0.1, 0.3, 5, 10, 3), (0.02, 0.05, 50, 1000, 20)]
+)
 def test_lower_never_above_upper(cls, gamma, sigma, n, d, rounds):
-    acc = cls(clip_norm=1.0, granularity=gamma, dimension=d, local_sigma=sigma, min_surviving_clients=n, rounds=rounds)
+    acc = cls(
+        clip_norm=1.0,
+        granularity=gamma,
+        dimension=d,
+        local_sigma=sigma,
+        min_surviving_clients=n,
+        rounds=rounds,
+    )
     eps = np.array([0.0, 0.5, 1.0, 3.0, 10.0])
     lower, upper = acc.delta(eps, bound="both")
     assert (lower <= upper).all() and (lower >= 0).all()

@@ -12,14 +12,19 @@ import pytest
 
 from hockeystick.rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from hockeystick.secagg import DistributedSkellam
-from hockeystick.secagg.observer_participations import participation_count_delta, participation_count_epsilon
+from hockeystick.secagg.observer_participations import (
+    participation_count_delta,
+    participation_count_epsilon,
+)
 
 ORDERS = np.concatenate([np.linspace(1.05, 1.95, 19), np.arange(2.0, 257.0)])
 
 
 def _gaussian_delta(mu: float, eps: float) -> float:
     """delta(eps) of N(mu, 1) against N(0, 1) (Balle & Wang 2018, Thm. 8)."""
-    return float(mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2))
+    return float(
+        mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+    )
 
 
 @pytest.mark.parametrize(("mu", "rate", "rounds"), [(1.0, 0.3, 6), (2.5, 0.01, 50), (0.5, 0.1, 40)])
@@ -27,7 +32,10 @@ def test_the_bound_is_above_the_revealed_gaussian_run(mu, rate, rounds):
     curve = ORDERS * mu * mu / 2  # the Gaussian pair's Renyi divergence, exact
     for eps in (0.2, 1.0, 3.0):
         exact = sum(
-            math.comb(rounds, m) * rate**m * (1 - rate) ** (rounds - m) * _gaussian_delta(math.sqrt(m) * mu, eps)
+            math.comb(rounds, m)
+            * rate**m
+            * (1 - rate) ** (rounds - m)
+            * _gaussian_delta(math.sqrt(m) * mu, eps)
             for m in range(1, rounds + 1)
         )
         bound = float(participation_count_delta(curve, ORDERS, rate, rounds, np.array([eps]))[0])
@@ -40,7 +48,11 @@ def test_the_sum_over_counts_is_mpmath_s():
     curve, rate, rounds, eps = ORDERS * 0.02, 0.002, 3000, 1.0
     total = mpmath.mpf(0)
     for m in range(1, 60):
-        mass = mpmath.binomial(rounds, m) * mpmath.mpf(rate) ** m * (1 - mpmath.mpf(rate)) ** (rounds - m)
+        mass = (
+            mpmath.binomial(rounds, m)
+            * mpmath.mpf(rate) ** m
+            * (1 - mpmath.mpf(rate)) ** (rounds - m)
+        )
         total += mass * min(1.0, float(rdp_to_delta(m * curve, ORDERS, eps)))
     ours = float(participation_count_delta(curve, ORDERS, rate, rounds, np.array([eps]))[0])
     assert float(total) <= ours <= float(total) * (1 + 1e-8)

@@ -62,7 +62,11 @@ def test_the_observer_sides_are_distributed_dp_fedavg_s(noise):
         total_clients=2000,
         noise_multiplier=1.0,
     )
-    cls = DistributedDiscreteGaussian if noise == "distributed_discrete_gaussian" else DistributedSkellam
+    cls = (
+        DistributedDiscreteGaussian
+        if noise == "distributed_discrete_gaussian"
+        else DistributedSkellam
+    )
     acc = cls(
         clip_norm=1.0,
         granularity=run.granularity,
@@ -81,12 +85,18 @@ def test_the_observer_sides_are_distributed_dp_fedavg_s(noise):
     orders = np.asarray(acc.orders)
     with mpmath.workdps(40):
         curve = [
-            float(30 * mpmath.log1p(mpmath.mpf("0.025") * mpmath.expm1((a - 1) * mpmath.mpf(e))) / (a - 1))
+            float(
+                30
+                * mpmath.log1p(mpmath.mpf("0.025") * mpmath.expm1((a - 1) * mpmath.mpf(e)))
+                / (a - 1)
+            )
             for a, e in zip(orders, acc.round_rdp(orders), strict=True)
         ]
     reference = float(rdp_to_epsilon(np.array(curve), orders, 1e-5))
     # the least of joint convexity's conversion and the participation count's reading (observer_participations)
-    by_count = participation_count_epsilon(acc.round_rdp(orders), orders, 0.025, 30, np.array([1e-5]), np.inf)
+    by_count = participation_count_epsilon(
+        acc.round_rdp(orders), orders, 0.025, 30, np.array([1e-5]), np.inf
+    )
     assert ours[1][1] <= reference * (1 + 1e-9)
     assert ours[1][1] == pytest.approx(min(reference, float(by_count[0])), rel=1e-9)
 
@@ -98,7 +108,10 @@ def test_the_per_share_analysis_has_one_home():
 
 
 def _dg(s: float, half: int = 12) -> dict[int, mpmath.mpf]:
-    w = {y: mpmath.exp(-(mpmath.mpf(y) ** 2) / (2 * mpmath.mpf(s) ** 2)) for y in range(-half, half + 1)}
+    w = {
+        y: mpmath.exp(-(mpmath.mpf(y) ** 2) / (2 * mpmath.mpf(s) ** 2))
+        for y in range(-half, half + 1)
+    }
     z = mpmath.fsum(w.values())
     return {y: v / z for y, v in w.items()}
 
@@ -117,7 +130,12 @@ def test_a_cut_window_still_gives_a_certified_lower_side():
     ~1.2e-8) out of the pair, so its masses sum below 1; both sides still bracket the exact divergence, against
     the server (N + 3 against N) and the observer (q (N_2 + 3) + (1 - q) N_1 against q N_2 + (1 - q) N_1)."""
     acc = DistributedDiscreteGaussian(
-        clip_norm=3, granularity=1, dimension=2, local_sigma=0.5, min_surviving_clients=1, sampling_rate=0.3
+        clip_norm=3,
+        granularity=1,
+        dimension=2,
+        local_sigma=0.5,
+        min_surviving_clients=1,
+        sampling_rate=0.3,
     )
     q = mpmath.mpf("0.3")
     one = _dg(0.5)

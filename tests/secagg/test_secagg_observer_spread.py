@@ -15,14 +15,21 @@ from hockeystick.pld.mechanisms.constructors import from_distributions
 from hockeystick.secagg import DistributedDiscreteGaussian, DistributedSkellam
 from hockeystick.secagg.lattice_pld import ddg_sum_masses, skellam_masses
 from hockeystick.secagg.observer_shares import shares_pair_pld
-from hockeystick.secagg.observer_spread import binomial_bin_masses, exceedance_interval, spread_pair_pld
+from hockeystick.secagg.observer_spread import (
+    binomial_bin_masses,
+    exceedance_interval,
+    spread_pair_pld,
+)
 
 
 def _exact_delta(fewer, more, shift: int, rate: float, dimension: int, epsilon: float) -> float:
     """sum (P - e^eps Q)_+ of the round on Z^d, every outcome of the windows enumerated (d small)."""
     x0, m0, _, _ = fewer
     x1, m1, _, _ = more
-    lo, hi = x0, x0 + m0.size  # outcomes where N_n has a mass; N_{n+1} read there (0 outside its window)
+    lo, hi = (
+        x0,
+        x0 + m0.size,
+    )  # outcomes where N_n has a mass; N_{n+1} read there (0 outside its window)
 
     def at(x, m, y):
         i = y - x
@@ -44,8 +51,12 @@ def _exact_delta(fewer, more, shift: int, rate: float, dimension: int, epsilon: 
     return total
 
 
-@pytest.mark.parametrize(("variance", "shift", "rate", "dimension"), [(3.0, 2, 0.5, 3), (2.0, 1, 0.3, 4)])
-def test_the_lower_side_is_below_the_exact_pair_on_small_dimensions(variance, shift, rate, dimension):
+@pytest.mark.parametrize(
+    ("variance", "shift", "rate", "dimension"), [(3.0, 2, 0.5, 3), (2.0, 1, 0.3, 4)]
+)
+def test_the_lower_side_is_below_the_exact_pair_on_small_dimensions(
+    variance, shift, rate, dimension
+):
     # Skellam shares of variance mu each, n = 1 survivor besides the client: N_1 = Sk(mu), N_2 = Sk(2 mu)
     fewer, more = skellam_masses(variance, shift), skellam_masses(2 * variance, shift)
     pair = spread_pair_pld(fewer, more, shift, rate, dimension, 1e-4)
@@ -54,7 +65,9 @@ def test_the_lower_side_is_below_the_exact_pair_on_small_dimensions(variance, sh
         exact = _exact_delta(fewer, more, shift, rate, dimension, eps)
         low = float(pair.delta(eps, bound="lower"))
         assert low <= exact * (1 + 1e-9) + 1e-12
-        assert low >= 0.5 * exact  # the count of wide coordinates reads much of what d coordinates tell
+        assert (
+            low >= 0.5 * exact
+        )  # the count of wide coordinates reads much of what d coordinates tell
         # the statistic refines y_1 alone: never below the shifted coordinate's lower side
         assert low >= float(one_coordinate.delta(eps, bound="lower")) - 1e-6
 
@@ -67,7 +80,9 @@ def test_the_lower_side_nears_the_pair_that_reveals_participation_at_large_dimen
     pair = spread_pair_pld(fewer, more, shift, rate, 4 * 10**6, 1e-4)
     x0, m, _, _ = more
     revealed = from_distributions(
-        np.concatenate([m, np.zeros(shift)]), np.concatenate([np.zeros(shift), m]), value_discretization_interval=1e-4
+        np.concatenate([m, np.zeros(shift)]),
+        np.concatenate([np.zeros(shift), m]),
+        value_discretization_interval=1e-4,
     )
     for eps in (0.1, 0.5, 1.0):
         bound = rate * float(revealed.delta(eps, bound="upper"))
@@ -120,7 +135,9 @@ def test_exceedance_interval_holds_the_exact_tail():
     mpmath.mp.dps = 50
     variance, c = 7.5, 3
     lo, hi = exceedance_interval(skellam_masses(variance), c)
-    inside = mpmath.fsum(mpmath.exp(-variance) * mpmath.besseli(abs(y), variance) for y in range(-c, c + 1))
+    inside = mpmath.fsum(
+        mpmath.exp(-variance) * mpmath.besseli(abs(y), variance) for y in range(-c, c + 1)
+    )
     assert lo <= 1 - inside <= hi and hi - lo < 1e-8
     with pytest.raises(ValueError, match="threshold"):
         exceedance_interval(skellam_masses(variance), 10**6)

@@ -33,7 +33,8 @@ def _bernoulli_sum(probabilities: list[mpmath.mpf]) -> list[mpmath.mpf]:
     law = [mpmath.mpf(1)]
     for p in probabilities:
         law = [
-            (law[k] if k < len(law) else 0) * (1 - p) + (law[k - 1] * p if k > 0 else 0) for k in range(len(law) + 1)
+            (law[k] if k < len(law) else 0) * (1 - p) + (law[k - 1] * p if k > 0 else 0)
+            for k in range(len(law) + 1)
         ]
     return law
 
@@ -46,10 +47,14 @@ def _hockey_stick(p: list[mpmath.mpf], q: list[mpmath.mpf], epsilon: float) -> m
 def _cohort(others: list[float], client: float, trials: int, theta: float) -> list[mpmath.mpf]:
     """The exact law of the sum: each client at x / c in [-1, 1] draws ``trials`` Bernoulli(1/2 + theta x / c)."""
     half, t = mpmath.mpf(1) / 2, mpmath.mpf(theta)
-    return _bernoulli_sum([half + t * mpmath.mpf(x) for x in [*others, client] for _ in range(trials)])
+    return _bernoulli_sum(
+        [half + t * mpmath.mpf(x) for x in [*others, client] for _ in range(trials)]
+    )
 
 
-@pytest.mark.parametrize(("trials", "x0"), [(1000, 0.5), (10**6, 0.5), (300, 0.02), (2000, 0.96), (99900, 0.96)])
+@pytest.mark.parametrize(
+    ("trials", "x0"), [(1000, 0.5), (10**6, 0.5), (300, 0.02), (2000, 0.96), (99900, 0.96)]
+)
 def test_binomial_masses_are_within_their_allowance_of_mpmath(trials, x0):
     lo, masses, error, outside = binomial_masses(trials, x0)
     assert error >= BINOMIAL_RELATIVE_ERROR
@@ -135,7 +140,9 @@ def test_the_realized_pair_is_the_law_of_the_clients_draws():
     # the others at -c, the client at +c: 40 clients of 8 draws, theta = 0.1, simulated
     n, m, theta = 40, 8, 0.1
     rng = np.random.default_rng(96)
-    draws = rng.binomial(m * (n - 1), 0.5 - theta, size=400_000) + rng.binomial(m, 0.5 + theta, size=400_000)
+    draws = rng.binomial(m * (n - 1), 0.5 - theta, size=400_000) + rng.binomial(
+        m, 0.5 + theta, size=400_000
+    )
     others = binomial_masses((n - 1) * m, 0.5 - theta)
     client = binomial_masses(m, 0.5 + theta)
     law = np.convolve(others[1], client[1])
@@ -163,7 +170,9 @@ def test_both_sides_ordered_and_growing_with_theta_and_rounds():
 
 def test_many_coordinates_compose_the_coordinates_pairs():
     one = PoissonBinomialMechanism(trials=8, theta=0.1, min_surviving_clients=10, rounds=6)
-    three = PoissonBinomialMechanism(trials=8, theta=0.1, min_surviving_clients=10, rounds=2, dimension=3)
+    three = PoissonBinomialMechanism(
+        trials=8, theta=0.1, min_surviving_clients=10, rounds=2, dimension=3
+    )
     assert three.delta(1.0, bound="both") == pytest.approx(one.delta(1.0, bound="both"), rel=1e-12)
 
 

@@ -23,7 +23,9 @@ from hockeystick.secagg import PoissonBinomialMechanism  # noqa: E402
 ROUND = PoissonBinomialDpEvent(trials=8, theta=0.1, num_clients=20)
 
 
-@pytest.mark.parametrize("relation", [NeighboringRelation.REPLACE_SPECIAL, NeighboringRelation.REPLACE_ONE])
+@pytest.mark.parametrize(
+    "relation", [NeighboringRelation.REPLACE_SPECIAL, NeighboringRelation.REPLACE_ONE]
+)
 def test_the_events_bracket_is_the_accountants(relation):
     accountant = HockeystickAccountant(relation).compose(SelfComposedDpEvent(ROUND, 6))
     direct = PoissonBinomialMechanism(trials=8, theta=0.1, min_surviving_clients=20, rounds=6)
@@ -35,17 +37,31 @@ def test_the_events_bracket_is_the_accountants(relation):
 
 def test_a_poisson_sampled_round_is_the_observers():
     sampled = PoissonSampledDpEvent(0.05, ROUND)
-    accountant = HockeystickAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(SelfComposedDpEvent(sampled, 6))
-    direct = PoissonBinomialMechanism(trials=8, theta=0.1, min_surviving_clients=20, rounds=6, sampling_rate=0.05)
-    assert accountant.get_epsilon_bracket(1e-5) == direct.epsilon(1e-5, bound="both", against="observer")
+    accountant = HockeystickAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(
+        SelfComposedDpEvent(sampled, 6)
+    )
+    direct = PoissonBinomialMechanism(
+        trials=8, theta=0.1, min_surviving_clients=20, rounds=6, sampling_rate=0.05
+    )
+    assert accountant.get_epsilon_bracket(1e-5) == direct.epsilon(
+        1e-5, bound="both", against="observer"
+    )
 
 
 @pytest.mark.parametrize(
     ("relation", "events", "reason"),
     [
         (NeighboringRelation.ADD_OR_REMOVE_ONE, [ROUND], "REPLACE_SPECIAL"),
-        (NeighboringRelation.REPLACE_SPECIAL, [ROUND, GaussianDpEvent(1.0)], "compose only with each other"),
-        (NeighboringRelation.REPLACE_ONE, [SampledWithoutReplacementDpEvent(100, 10, ROUND)], "PoissonSampledDpEvent"),
+        (
+            NeighboringRelation.REPLACE_SPECIAL,
+            [ROUND, GaussianDpEvent(1.0)],
+            "compose only with each other",
+        ),
+        (
+            NeighboringRelation.REPLACE_ONE,
+            [SampledWithoutReplacementDpEvent(100, 10, ROUND)],
+            "PoissonSampledDpEvent",
+        ),
     ],
 )
 def test_what_is_not_certified_is_refused_with_the_reason(relation, events, reason):

@@ -11,16 +11,26 @@ import pytest
 from hockeystick.secagg import PoissonBinomialMechanism
 from hockeystick.training import DistributedDPFedAvg
 
-RUN = dict(noise="poisson_binomial", clip_norm=1.0, dimension=1, clients_per_round=20, min_surviving_clients=20)
+RUN = dict(
+    noise="poisson_binomial",
+    clip_norm=1.0,
+    dimension=1,
+    clients_per_round=20,
+    min_surviving_clients=20,
+)
 
 
 def test_the_run_in_fedavg_words_is_the_accountants():
     run = DistributedDPFedAvg(bits=12, total_clients=400, rounds=6, trials=8, theta=0.1, **RUN)
-    direct = PoissonBinomialMechanism(trials=8, theta=0.1, min_surviving_clients=20, rounds=6, sampling_rate=0.05)
+    direct = PoissonBinomialMechanism(
+        trials=8, theta=0.1, min_surviving_clients=20, rounds=6, sampling_rate=0.05
+    )
     assert run.guarantees(1e-5) == {
         who: direct.epsilon(1e-5, bound="both", against=who) for who in ("server", "observer")
     }
-    assert run.granularity == pytest.approx(1.0 / 0.8) and run.local_stddev == pytest.approx(1.0 / (0.2 * math.sqrt(8)))
+    assert run.granularity == pytest.approx(1.0 / 0.8) and run.local_stddev == pytest.approx(
+        1.0 / (0.2 * math.sqrt(8))
+    )
 
 
 def test_the_wrap_bound_is_above_a_simulated_cohort():

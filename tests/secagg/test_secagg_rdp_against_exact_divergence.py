@@ -20,7 +20,9 @@ from hockeystick.secagg import distributed_discrete_gaussian_rdp, skellam_rdp
 
 def _divergence(law: dict[int, mpmath.mpf], shift: int, alpha: int) -> mpmath.mpf:
     """D_alpha(N + shift || N) of a law on the integers, given as x -> mass."""
-    total = mpmath.fsum(law[x - shift] ** alpha * law[x] ** (1 - alpha) for x in law if x - shift in law)
+    total = mpmath.fsum(
+        law[x - shift] ** alpha * law[x] ** (1 - alpha) for x in law if x - shift in law
+    )
     return mpmath.log(total) / (alpha - 1)
 
 
@@ -30,9 +32,14 @@ def _skellam(variance: float, half: int) -> dict[int, mpmath.mpf]:
 
 
 def _ddg_sum(s: float, clients: int, half: int) -> dict[int, mpmath.mpf]:
-    one = {y: mpmath.exp(-(mpmath.mpf(y) ** 2) / (2 * mpmath.mpf(s) ** 2)) for y in range(-half, half + 1)}
+    one = {
+        y: mpmath.exp(-(mpmath.mpf(y) ** 2) / (2 * mpmath.mpf(s) ** 2))
+        for y in range(-half, half + 1)
+    }
     z = mpmath.fsum(one.values())
-    one = {y: w / z for y, w in one.items()}  # all kept: a truncated tail would inflate Q^(1 - alpha)
+    one = {
+        y: w / z for y, w in one.items()
+    }  # all kept: a truncated tail would inflate Q^(1 - alpha)
     total = dict(one)
     for _ in range(clients - 1):
         merged: dict[int, mpmath.mpf] = {}
@@ -66,7 +73,9 @@ def test_ddg_bound_above_the_exact_divergence(s, clients):
         for shift in SHIFTS:
             k = np.array(shift, dtype=float)
             d = len(shift)
-            bound = distributed_discrete_gaussian_rdp(s, clients, float(np.linalg.norm(k)), float(k.sum()), d, ORDERS)
+            bound = distributed_discrete_gaussian_rdp(
+                s, clients, float(np.linalg.norm(k)), float(k.sum()), d, ORDERS
+            )
             for i, alpha in enumerate(ORDERS):
                 exact = mpmath.fsum(_divergence(law, kj, alpha) for kj in shift)
                 assert float(exact) <= bound[i], (shift, alpha)

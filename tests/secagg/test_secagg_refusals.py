@@ -17,7 +17,9 @@ from hockeystick.secagg import (
     wrap_probability,
 )
 
-RUN = dict(clip_norm=1.0, granularity=0.1, dimension=4, local_sigma=0.5, min_surviving_clients=4, rounds=3)
+RUN = dict(
+    clip_norm=1.0, granularity=0.1, dimension=4, local_sigma=0.5, min_surviving_clients=4, rounds=3
+)
 ACCOUNTANT_BAD = [
     ("clip_norm", 0.0, "clip_norm must be finite and > 0"),
     ("clip_norm", math.inf, "clip_norm must be finite and > 0"),
@@ -46,7 +48,9 @@ def test_accountants_refuse_each_argument_by_name(cls, name, value, match):
 
 
 def test_ddg_refuses_a_noise_below_half_an_integer_step_and_names_the_fix():
-    with pytest.raises(ValueError, match="local_sigma / granularity must be >= 0.5.*finer granularity"):
+    with pytest.raises(
+        ValueError, match="local_sigma / granularity must be >= 0.5.*finer granularity"
+    ):
         DistributedDiscreteGaussian(**{**RUN, "local_sigma": 0.01})
 
 
@@ -59,7 +63,10 @@ def test_ddg_refuses_a_granularity_past_the_exact_integers():
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda acc: acc.epsilon(1e-5, against="attacker"), "against must be one of 'server', 'observer'"),
+        (
+            lambda acc: acc.epsilon(1e-5, against="attacker"),
+            "against must be one of 'server', 'observer'",
+        ),
         (lambda acc: acc.delta(1.0, against=None), "against must be one of"),
         (lambda acc: acc.epsilon(0.0), "delta must lie strictly between 0 and 1"),
         (lambda acc: acc.delta(-1.0), "epsilon must be >= 0"),
@@ -105,7 +112,9 @@ def test_wrap_probability_refuses_each_argument_by_name(name, value, match):
         wrap_probability(**{**WRAP, name: value})
 
 
-@pytest.mark.parametrize(("beta", "match"), [(0.0, "beta must be finite and > 0"), (1.0, r"beta must lie in \(0, 1\)")])
+@pytest.mark.parametrize(
+    ("beta", "match"), [(0.0, "beta must be finite and > 0"), (1.0, r"beta must lie in \(0, 1\)")]
+)
 def test_bits_for_refuses_beta_outside_the_open_interval(beta, match):
     with pytest.raises(ValueError, match=match):
         bits_for(beta, **{k: v for k, v in WRAP.items() if k != "bits"})
@@ -113,10 +122,20 @@ def test_bits_for_refuses_beta_outside_the_open_interval(beta, match):
 
 def test_bits_for_refuses_when_no_bits_fit_and_names_the_fix():
     with pytest.raises(ValueError, match="no bits <= 62 .* use a coarser granularity"):
-        bits_for(1e-300, clients=10, dimension=100, clip_norm=1.0, granularity=1e-20, local_sigma=1.0)
+        bits_for(
+            1e-300, clients=10, dimension=100, clip_norm=1.0, granularity=1e-20, local_sigma=1.0
+        )
 
 
-CAL = dict(epsilon=5.0, delta=1e-5, min_surviving_clients=10, dimension=100, clip_norm=1.0, bits=16, rounds=2)
+CAL = dict(
+    epsilon=5.0,
+    delta=1e-5,
+    min_surviving_clients=10,
+    dimension=100,
+    clip_norm=1.0,
+    bits=16,
+    rounds=2,
+)
 
 
 @pytest.mark.parametrize(
@@ -144,14 +163,19 @@ def test_calibration_refuses_each_argument_by_name(name, value, match):
 
 
 def test_calibration_refuses_too_few_bits_and_names_the_fix():
-    with pytest.raises(ValueError, match="bits = 4 cannot hold the aggregate of 10 clients.*use more bits"):
+    with pytest.raises(
+        ValueError, match="bits = 4 cannot hold the aggregate of 10 clients.*use more bits"
+    ):
         calibrate_secure_aggregation(**{**CAL, "bits": 4})
 
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        (dict(clip_norm=1.0, granularity=0.1, dimension=4, rounding="sometimes"), "rounding must be one of"),
+        (
+            dict(clip_norm=1.0, granularity=0.1, dimension=4, rounding="sometimes"),
+            "rounding must be one of",
+        ),
         (dict(clip_norm=1.0, granularity=0.1, dimension=4, beta=2.0), r"beta must lie in \[0, 1\)"),
     ],
 )
@@ -163,13 +187,31 @@ def test_integer_sensitivity_refuses_by_name(kwargs, match):
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: distributed_discrete_gaussian_rdp(1.0, 0, 2.0, 4.0, 4), "min_surviving_clients must be an integer"),
-        (lambda: distributed_discrete_gaussian_rdp(1.0, 10**8, 2.0, 4.0, 4), "min_surviving_clients must be <="),
-        (lambda: distributed_discrete_gaussian_rdp(1.0, 3, 0.0, 4.0, 4), "l2 must be finite and > 0"),
-        (lambda: distributed_discrete_gaussian_rdp(1.0, 3, 2.0, -4.0, 4), "l1 must be finite and > 0"),
-        (lambda: distributed_discrete_gaussian_rdp(1.0, 3, 2.0, 4.0, 4, [0.5]), "orders must be > 1"),
+        (
+            lambda: distributed_discrete_gaussian_rdp(1.0, 0, 2.0, 4.0, 4),
+            "min_surviving_clients must be an integer",
+        ),
+        (
+            lambda: distributed_discrete_gaussian_rdp(1.0, 10**8, 2.0, 4.0, 4),
+            "min_surviving_clients must be <=",
+        ),
+        (
+            lambda: distributed_discrete_gaussian_rdp(1.0, 3, 0.0, 4.0, 4),
+            "l2 must be finite and > 0",
+        ),
+        (
+            lambda: distributed_discrete_gaussian_rdp(1.0, 3, 2.0, -4.0, 4),
+            "l1 must be finite and > 0",
+        ),
+        (
+            lambda: distributed_discrete_gaussian_rdp(1.0, 3, 2.0, 4.0, 4, [0.5]),
+            "orders must be > 1",
+        ),
         (lambda: skellam_rdp(0.0, 2.0, 4.0), "variance must be finite and > 0"),
-        (lambda: skellam_rdp(10.0, 2.0, 4.0, [2.5]), "orders must be integers for the Skellam bound"),
+        (
+            lambda: skellam_rdp(10.0, 2.0, 4.0, [2.5]),
+            "orders must be integers for the Skellam bound",
+        ),
     ],
 )
 def test_rdp_curves_refuse_by_name(call, match):
@@ -177,9 +219,15 @@ def test_rdp_curves_refuse_by_name(call, match):
         call()
 
 
-@pytest.mark.parametrize(("local_sigma", "granularity"), [(5e-324, 0.1), (1e308, 0.1), (0.5, 1e308)])
-def test_skellam_refuses_a_variance_past_the_doubles_naming_both_arguments(local_sigma, granularity):
-    with pytest.raises(ValueError, match="local_sigma / granularity = .* outside the finite positive doubles"):
+@pytest.mark.parametrize(
+    ("local_sigma", "granularity"), [(5e-324, 0.1), (1e308, 0.1), (0.5, 1e308)]
+)
+def test_skellam_refuses_a_variance_past_the_doubles_naming_both_arguments(
+    local_sigma, granularity
+):
+    with pytest.raises(
+        ValueError, match="local_sigma / granularity = .* outside the finite positive doubles"
+    ):
         DistributedSkellam(**{**RUN, "local_sigma": local_sigma, "granularity": granularity})
 
 
@@ -188,23 +236,32 @@ def test_calibration_takes_min_surviving_clients_as_the_accountants_do_and_clien
     answer with a DeprecationWarning naming the new one; both at once are refused."""
     new = calibrate_secure_aggregation(**CAL)
     old_call = {k: v for k, v in CAL.items() if k != "min_surviving_clients"}
-    with pytest.warns(DeprecationWarning, match="'clients' is deprecated.*use 'min_surviving_clients'"):
+    with pytest.warns(
+        DeprecationWarning, match="'clients' is deprecated.*use 'min_surviving_clients'"
+    ):
         old = calibrate_secure_aggregation(**old_call, clients=CAL["min_surviving_clients"])
     assert old == new
-    with pytest.raises(TypeError, match="both 'min_surviving_clients' and its deprecated name 'clients'"):
+    with pytest.raises(
+        TypeError, match="both 'min_surviving_clients' and its deprecated name 'clients'"
+    ):
         calibrate_secure_aggregation(**CAL, clients=10)
 
 
 @pytest.mark.parametrize("cls", [DistributedDiscreteGaussian, DistributedSkellam])
 @pytest.mark.parametrize("local_sigma", [1e12, 2**64, 1e300])
-def test_a_noise_past_the_lattice_answers_the_upper_side_and_refuses_the_lower_by_name(cls, local_sigma):
+def test_a_noise_past_the_lattice_answers_the_upper_side_and_refuses_the_lower_by_name(
+    cls, local_sigma
+):
     """A local noise so large that the lower side's lattice would hold 1e14 integers or more (a MemoryError, an
     OverflowError or numpy's size limit before): the RDP upper side answers (epsilon 0 at delta 1e-5: such noise
     hides everything), and bound="both" is refused naming local_sigma / granularity, the rule and the fix; where
     the summed Skellam variance is past the doubles, both are refused naming it."""
     acc_args = {**RUN, "local_sigma": local_sigma}
     if cls is DistributedSkellam and local_sigma == 1e300:
-        with pytest.raises(ValueError, match=r"local_sigma / granularity = 1e\+301 gives the summed Skellam variance"):
+        with pytest.raises(
+            ValueError,
+            match=r"local_sigma / granularity = 1e\+301 gives the summed Skellam variance",
+        ):
             cls(**acc_args)
         return
     acc = cls(**acc_args)

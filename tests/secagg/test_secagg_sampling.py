@@ -13,7 +13,10 @@ from hockeystick.secagg import DistributedDiscreteGaussian, DistributedSkellam
 
 
 def _one_client_dg(s: float, half: int = 12) -> dict[int, mpmath.mpf]:
-    w = {y: mpmath.exp(-(mpmath.mpf(y) ** 2) / (2 * mpmath.mpf(s) ** 2)) for y in range(-half, half + 1)}
+    w = {
+        y: mpmath.exp(-(mpmath.mpf(y) ** 2) / (2 * mpmath.mpf(s) ** 2))
+        for y in range(-half, half + 1)
+    }
     z = mpmath.fsum(w.values())
     return {y: v / z for y, v in w.items()}
 
@@ -59,7 +62,9 @@ def _hockey_stick(law: dict, eps: float, rounds: int) -> float:
     return float(mpmath.fsum(p * (1 - mpmath.exp(eps - x)) for x, p in total.items() if x > eps))
 
 
-@pytest.mark.parametrize(("cls", "kind"), [(DistributedDiscreteGaussian, "ddg"), (DistributedSkellam, "skellam")])
+@pytest.mark.parametrize(
+    ("cls", "kind"), [(DistributedDiscreteGaussian, "ddg"), (DistributedSkellam, "skellam")]
+)
 @pytest.mark.parametrize("rounds", [1, 2])
 def test_the_exact_sampled_pair_lies_in_the_observer_bracket(cls, kind, rounds):
     # d = 1, c / gamma = 4: the shift 4 is realized; two other clients survive, each sampled client adds its own
@@ -86,14 +91,23 @@ def test_the_exact_sampled_pair_lies_in_the_observer_bracket(cls, kind, rounds):
             realized = _hockey_stick(forward, eps, rounds)
             assert lower <= realized * (1 + 1e-9) <= upper
             assert realized > 0.8 * lower  # the lower side is that pair's, up to the grid
-            assert _hockey_stick(backward, eps, rounds) <= upper  # the other direction is covered too
+            assert (
+                _hockey_stick(backward, eps, rounds) <= upper
+            )  # the other direction is covered too
             server_lower, server_upper = acc.delta(eps, bound="both")
             assert upper <= server_upper and lower <= server_lower
 
 
 @pytest.mark.parametrize("cls", [DistributedDiscreteGaussian, DistributedSkellam])
 def test_sampling_changes_only_the_observer_number(cls):
-    run = dict(clip_norm=1.0, granularity=0.02, dimension=1000, local_sigma=0.5, min_surviving_clients=50, rounds=20)
+    run = dict(
+        clip_norm=1.0,
+        granularity=0.02,
+        dimension=1000,
+        local_sigma=0.5,
+        min_surviving_clients=50,
+        rounds=20,
+    )
     full, sampled = cls(**run), cls(**run, sampling_rate=0.05)
     deltas = np.array([1e-9, 1e-5])
     np.testing.assert_array_equal(sampled.epsilon(deltas), full.epsilon(deltas))
@@ -107,7 +121,14 @@ def test_sampling_changes_only_the_observer_number(cls):
 @pytest.mark.parametrize("cls", [DistributedDiscreteGaussian, DistributedSkellam])
 @pytest.mark.parametrize("q", [0.01, 0.2, 0.7])
 def test_the_observer_bound_falls_with_the_rate(cls, q):
-    run = dict(clip_norm=1.0, granularity=0.1, dimension=16, local_sigma=0.3, min_surviving_clients=8, rounds=5)
+    run = dict(
+        clip_norm=1.0,
+        granularity=0.1,
+        dimension=16,
+        local_sigma=0.3,
+        min_surviving_clients=8,
+        rounds=5,
+    )
     at_q = cls(**run, sampling_rate=q).epsilon(1e-6, against="observer")
     at_more = cls(**run, sampling_rate=min(1.0, 1.5 * q)).epsilon(1e-6, against="observer")
     assert at_q <= at_more <= cls(**run).epsilon(1e-6)
@@ -133,7 +154,9 @@ def test_the_cross_device_example_against_accounting_utils():
         **CROSS_DEVICE,
     )
     server, observer = acc.epsilon(1e-6), acc.epsilon(1e-6, against="observer")
-    assert ACCOUNTING_UTILS[1.0] * 0.99 <= server <= ACCOUNTING_UTILS[1.0]  # the same bound, the tight conversion
+    assert (
+        ACCOUNTING_UTILS[1.0] * 0.99 <= server <= ACCOUNTING_UTILS[1.0]
+    )  # the same bound, the tight conversion
     # accounting_utils amplifies as if every round's sum held a fixed number of shares; with each sampled client
     # adding its own, the convexity bound is linear in q and lies well above that quadratic amplification
     assert observer > 4 * ACCOUNTING_UTILS[1e-3]

@@ -32,14 +32,18 @@ def _exact_log_tail(m: float, v: float, big_v: float) -> mpmath.mpf:
 def test_the_log_bound_is_mpmaths_minimum_within_1e_12_and_never_below_it(bits, v, big_v):
     m = 2.0 ** (bits - 1) - 100
     ours, exact = log_chernoff_tail(m, v, big_v), _exact_log_tail(m, v, big_v)
-    assert ours >= exact * (1 + 1e-13) - 1e-300  # a valid bound: at or above the true minimum (both <= 0)
+    assert (
+        ours >= exact * (1 + 1e-13) - 1e-300
+    )  # a valid bound: at or above the true minimum (both <= 0)
     assert ours <= exact * (1 - 1e-12) + 1e-12  # and that minimum, not a grid point's or 0
 
 
 def test_the_skellam_bound_falls_with_the_bits_and_is_never_zero_or_one_past_its_reach():
     skellam = [wrap_probability(bits=b, **RUN, noise="skellam") for b in range(12, 63)]
     assert all(a >= b for a, b in zip(skellam, skellam[1:]))
-    assert all(p > 0.0 for p in skellam) and max(skellam[8:]) < 1e-100  # 20 bits and up: astronomically small
+    assert (
+        all(p > 0.0 for p in skellam) and max(skellam[8:]) < 1e-100
+    )  # 20 bits and up: astronomically small
     ddg = [wrap_probability(bits=b, **RUN) for b in range(12, 63)]
     assert all(p > 0.0 for p in ddg)
     assert bits_for(1e-9, **RUN, noise="skellam") == bits_for(1e-9, **RUN) == 15
@@ -47,7 +51,9 @@ def test_the_skellam_bound_falls_with_the_bits_and_is_never_zero_or_one_past_its
 
 def test_the_skellam_bound_at_16_bits_is_the_exact_minimum():
     """At 16 bits the bound is representable: 2 d e^{min}, widened by 1e-9, against mpmath's minimum."""
-    v = (100 * 1.0 / 1e-3) ** 2 / 10**4  # the signal's proxy; conditional rounding lowers m by n instead
+    v = (
+        100 * 1.0 / 1e-3
+    ) ** 2 / 10**4  # the signal's proxy; conditional rounding lowers m by n instead
     big_v = 100 * (0.05 / 1e-3) ** 2
     exact = float(2 * 10**4 * mpmath.exp(_exact_log_tail(2.0**15 - 100, v, big_v)))
     got = wrap_probability(bits=16, **RUN, noise="skellam")
@@ -77,6 +83,8 @@ def test_the_noise_tail_bound_holds_a_gaussian_signal_s_exact_tail():
             p * (mpmath.ncdf((-m - y) / mpmath.sqrt(v)) + 1 - mpmath.ncdf((m - y) / mpmath.sqrt(v)))
             for y, p in law.items()
         )
-        bound = math.exp(log_noise_tail_bound(m, v, "distributed_discrete_gaussian", sigma, clients))
+        bound = math.exp(
+            log_noise_tail_bound(m, v, "distributed_discrete_gaussian", sigma, clients)
+        )
         assert exact <= bound <= 20 * exact
         assert bound < 2 * math.exp(log_chernoff_tail(m, v + clients * sigma**2, 0.0))

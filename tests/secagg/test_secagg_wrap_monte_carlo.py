@@ -30,7 +30,9 @@ def _hadamard(d: int) -> np.ndarray:
     return h / math.sqrt(d)
 
 
-def _rounded(y: np.ndarray, clients: int, conditional: bool, rng: np.random.Generator) -> np.ndarray:
+def _rounded(
+    y: np.ndarray, clients: int, conditional: bool, rng: np.random.Generator
+) -> np.ndarray:
     """TRIALS x clients randomized roundings of y, re-drawn until KLS21's bound holds when conditional."""
     d = y.size
     norm = float(np.linalg.norm(y))
@@ -55,7 +57,9 @@ def _noise(kind: str, s: float, clients: int, d: int, rng: np.random.Generator) 
     return rng.choice(support, (TRIALS, clients, d), p=weights / weights.sum()).sum(axis=1)
 
 
-def _wrap_frequency(kind, rounding, *, bits, clients, dimension, clip_norm, granularity, local_sigma, seed):
+def _wrap_frequency(
+    kind, rounding, *, bits, clients, dimension, clip_norm, granularity, local_sigma, seed
+):
     rng = np.random.default_rng(seed)
     update = np.zeros(dimension)
     update[0] = clip_norm
@@ -68,10 +72,21 @@ def _wrap_frequency(kind, rounding, *, bits, clients, dimension, clip_norm, gran
 @pytest.mark.parametrize("kind", ["distributed_discrete_gaussian", "skellam"])
 @pytest.mark.parametrize(
     ("rounding", "granularity", "local_sigma", "seed"),
-    [("conditional", 0.08, 0.5, 11), ("conditional", 0.1, 0.6, 12), ("unconditional", 0.08, 0.45, 13)],
+    [
+        ("conditional", 0.08, 0.5, 11),
+        ("conditional", 0.1, 0.6, 12),
+        ("unconditional", 0.08, 0.45, 13),
+    ],
 )
 def test_the_wrap_frequency_stays_below_the_bound(kind, rounding, granularity, local_sigma, seed):
-    run = dict(bits=7, clients=5, dimension=16, clip_norm=1.0, granularity=granularity, local_sigma=local_sigma)
+    run = dict(
+        bits=7,
+        clients=5,
+        dimension=16,
+        clip_norm=1.0,
+        granularity=granularity,
+        local_sigma=local_sigma,
+    )
     bound = wrap_probability(**run, noise=kind, rounding=rounding)
     assert 0.01 < bound < 1.0  # an informative case: the bound is neither vacuous nor negligible
     frequency = _wrap_frequency(kind, rounding, **run, seed=seed)
@@ -108,7 +123,9 @@ def test_the_per_coordinate_bound_holds_the_wrapped_fraction(kind):
     assert 1e-3 < bound < 0.2
     fraction = _wrapped_fraction(kind, **run, seed=21)
     assert 0.0 < fraction <= bound + math.sqrt(math.log(1 / ETA) / (2 * TRIALS))
-    assert bound < wrap_probability(**run, noise=kind) / 4  # well below the round's union over 16 coordinates
+    assert (
+        bound < wrap_probability(**run, noise=kind) / 4
+    )  # well below the round's union over 16 coordinates
 
 
 @pytest.mark.parametrize("kind", ["distributed_discrete_gaussian", "skellam"])
@@ -116,7 +133,9 @@ def test_the_noise_tail_is_tighter_than_the_joint_chernoff_bound(kind):
     """The round's bound reads the noise's masses (log_noise_tail_bound) where they are tighter than the Chernoff
     bound alone: at the cross-device example's discrete Gaussian noise and 20 bits, about 10 times; Skellam's summed
     variance (5.8e9) is past scipy's Bessel function there, and the Chernoff bound stands."""
-    run = dict(bits=20, clients=1000, dimension=10**6, clip_norm=1.0, granularity=3.4073954964729036e-4)
+    run = dict(
+        bits=20, clients=1000, dimension=10**6, clip_norm=1.0, granularity=3.4073954964729036e-4
+    )
     sigma = 0.8178681542682358
     ours = wrap_probability(**run, local_sigma=sigma, noise=kind)
     s = sigma / run["granularity"]
@@ -135,5 +154,13 @@ def test_bits_for_picks_bits_the_simulation_confirms():
     run = dict(clients=5, dimension=16, clip_norm=1.0, granularity=0.1, local_sigma=0.3)
     bits = bits_for(0.02, **run)
     margin = math.sqrt(math.log(1 / ETA) / (2 * TRIALS))
-    assert _wrap_frequency("distributed_discrete_gaussian", "conditional", bits=bits, **run, seed=31) <= 0.02 + margin
-    assert _wrap_frequency("distributed_discrete_gaussian", "conditional", bits=bits - 1, **run, seed=32) > 0.002
+    assert (
+        _wrap_frequency("distributed_discrete_gaussian", "conditional", bits=bits, **run, seed=31)
+        <= 0.02 + margin
+    )
+    assert (
+        _wrap_frequency(
+            "distributed_discrete_gaussian", "conditional", bits=bits - 1, **run, seed=32
+        )
+        > 0.002
+    )

@@ -26,7 +26,8 @@ def gradient_and_loss(model, w, x, y, n_classes, clip=np.inf):
 
 
 @pytest.mark.parametrize(
-    "model, y, classes", [("logistic", 1.0, 2), ("logistic", 0.0, 2), ("linear", 0.7, 1), ("softmax", 2.0, 4)]
+    "model, y, classes",
+    [("logistic", 1.0, 2), ("logistic", 0.0, 2), ("linear", 0.7, 1), ("softmax", 2.0, 4)],
 )
 def test_gradient_matches_finite_differences(model, y, classes):
     rng = np.random.default_rng(1)
@@ -87,7 +88,9 @@ def test_dirichlet_label_skew_and_feature_shift():
     skewed = sim.synthetic("softmax", 40, 50, 6, n_classes=4, label_concentration=0.1, seed=0)
 
     def top_share(data):
-        return np.mean([np.bincount(data.client(i)[1].astype(int), minlength=4).max() / 50 for i in range(40)])
+        return np.mean(
+            [np.bincount(data.client(i)[1].astype(int), minlength=4).max() / 50 for i in range(40)]
+        )
 
     assert top_share(balanced) < 0.45 < 0.8 < top_share(skewed)
     shifted = sim.synthetic("logistic", 40, 50, 6, feature_shift=3.0, seed=0)
@@ -130,7 +133,9 @@ def test_schedules_of_paper_004():
         learning_rates("cosine", 0.5, 3, 4)
 
 
-@pytest.mark.parametrize("model, classes", [("logistic", 2), ("linear", 1), ("softmax", 2), ("softmax", 5)])
+@pytest.mark.parametrize(
+    "model, classes", [("logistic", 2), ("linear", 1), ("softmax", 2), ("softmax", 5)]
+)
 def test_evaluate_matches_numpy(model, classes):
     data = sim.synthetic(model, 6, 7, 3, n_classes=classes, seed=3)
     w = np.random.default_rng(0).standard_normal(parameter_size(model, 3, data.n_classes))
@@ -145,7 +150,9 @@ def test_evaluate_matches_numpy(model, classes):
         assert np.isnan(accuracy)
     else:
         logits = x @ w.reshape(classes, 3).T
-        expected = np.mean(np.log(np.exp(logits).sum(axis=1)) - logits[np.arange(len(y)), y.astype(int)])
+        expected = np.mean(
+            np.log(np.exp(logits).sum(axis=1)) - logits[np.arange(len(y)), y.astype(int)]
+        )
         assert loss == pytest.approx(expected, rel=1e-12)
         assert accuracy == np.mean(logits.argmax(axis=1) == y)
 
@@ -194,11 +201,21 @@ def test_full_batch_gradient_is_the_rows_added_one_by_one_bit_for_bit(model, cla
     w = np.random.default_rng(1).standard_normal(p)
     coef = np.empty(coefficient_count(code, data.n_classes))
     fast = np.empty(p)
-    add_range_gradient(code, w, data.features, data.row_norms, data.labels, 0, rows, clip, coef, fast)
+    add_range_gradient(
+        code, w, data.features, data.row_norms, data.labels, 0, rows, clip, coef, fast
+    )
     one_by_one = np.zeros(p)
     for r in range(rows):
         add_clipped_gradient(
-            code, w, data.features[r], data.row_norms[r], data.labels[r], clip, 1.0 / rows, coef, one_by_one
+            code,
+            w,
+            data.features[r],
+            data.row_norms[r],
+            data.labels[r],
+            clip,
+            1.0 / rows,
+            coef,
+            one_by_one,
         )
     assert np.array_equal(fast, one_by_one)
 

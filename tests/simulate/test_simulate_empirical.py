@@ -7,13 +7,18 @@ import pytest
 
 import hockeystick.simulate as sim
 from hockeystick.simulate import privacy
-from hockeystick.simulate.empirical import hockey_stick_lower_bound, sensitivity_bound, sensitivity_trajectory
+from hockeystick.simulate.empirical import (
+    hockey_stick_lower_bound,
+    sensitivity_bound,
+    sensitivity_trajectory,
+)
 from hockeystick.simulate.models import smoothness_constants
 from hockeystick.simulate.schedules import learning_rates
 
 
 @pytest.mark.parametrize(
-    "proximal, schedule", [(0.0, "constant"), (0.0, "cyclic"), (2.0, "constant"), (0.5, "continuous")]
+    "proximal, schedule",
+    [(0.0, "constant"), (0.0, "cyclic"), (2.0, "constant"), (0.5, "continuous")],
 )
 def test_empirical_sensitivity_below_the_recursion_bound(proximal, schedule):
     """Paper 004 Figure 2's experiment: ||w_t - w'_t|| under shared randomness <= Delta_t."""
@@ -34,7 +39,9 @@ def test_empirical_sensitivity_below_the_recursion_bound(proximal, schedule):
         seed=8,
     )
     measured = sensitivity_trajectory(sim.noisy_fedavg, data, neighbour, **options)
-    beta = max(smoothness_constants("logistic", d.features, d.labels, 0.0)[1] for d in (data, neighbour))
+    beta = max(
+        smoothness_constants("logistic", d.features, d.labels, 0.0)[1] for d in (data, neighbour)
+    )
     rho, gamma = privacy.fedprox_sensitivities(
         learning_rates(schedule, 0.3, 30, 4), beta, proximal, 0.5, data.n_clients
     )
@@ -66,7 +73,9 @@ def pnsgd_data(n: int, i: int, label: float) -> sim.FederatedData:
 def test_monte_carlo_divergence_below_paper_002_bounds(noise, scale, record, random_stop):
     n, replicas, eta = 6, 100_000, 0.5
     d, d_prime = pnsgd_data(n, record, 1.0), pnsgd_data(n, record, -1.0)
-    options = dict(rate=eta, noise=noise, scale=scale, diameter=1.0, replicas=replicas, random_stop=random_stop)
+    options = dict(
+        rate=eta, noise=noise, scale=scale, diameter=1.0, replicas=replicas, random_stop=random_stop
+    )
     p = sim.pnsgd_final_iterates(d, seed=1, **options)
     q = sim.pnsgd_final_iterates(d_prime, seed=2, **options)
     bound = sim.pnsgd_guarantee(

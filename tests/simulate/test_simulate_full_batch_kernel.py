@@ -53,7 +53,9 @@ def test_lane_dot_error_within_the_recursive_summation_bound():
     for n in (1, 7, 8, 9, 100, 1001):
         a = rng.standard_normal(n)
         b = rng.standard_normal(n)
-        b[-1] = -float(np.dot(a[:-1], b[:-1])) / a[-1]  # a.b close to 0: relative error would be meaningless
+        b[-1] = (
+            -float(np.dot(a[:-1], b[:-1])) / a[-1]
+        )  # a.b close to 0: relative error would be meaningless
         exact = mpmath.fsum(mpmath.mpf(float(x)) * mpmath.mpf(float(y)) for x, y in zip(a, b))
         k = math.ceil(n / LANES) + 3 + 1
         bound = k * u / (1 - k * u) * float(np.sum(np.abs(a * b)))
@@ -84,7 +86,9 @@ def test_exp_nonpositive_within_two_ulp_of_mpmath_and_its_edges():
     tiny = np.finfo(np.float64).tiny
     for xi, yi in zip(x, out):
         exact = mpmath.exp(mpmath.mpf(float(xi)))
-        ulp = math.ulp(float(exact)) if float(exact) >= tiny else math.ulp(0.0)  # subnormals: absolute
+        ulp = (
+            math.ulp(float(exact)) if float(exact) >= tiny else math.ulp(0.0)
+        )  # subnormals: absolute
         assert abs(mpmath.mpf(float(yi)) - exact) <= 2 * ulp, xi
     edges = np.array([-746.0, -800.0, -np.inf, np.nan, 3.0])  # e^-746 < 2^-1075: rounds to 0
     _exp_nonpositive_all(edges, out[:5])
@@ -130,13 +134,19 @@ def _generic_round(model: str, data, w_global, etas, proximal, clip) -> np.ndarr
 @pytest.mark.parametrize("model", ["logistic", "linear"])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("proximal, clip", [(0.0, 0.3), (0.7, np.inf)])
-def test_full_batch_kernel_equals_the_generic_gradient_kernel_bit_for_bit(model, dtype, proximal, clip):
+def test_full_batch_kernel_equals_the_generic_gradient_kernel_bit_for_bit(
+    model, dtype, proximal, clip
+):
     """Unequal clients (1 to 9 rows: odd counts exercise the unpaired last row), more than one client block."""
     sizes = np.random.default_rng(5).integers(1, 10, 150)
     base = sim.synthetic(model, 150, 9, 13, label_concentration=0.5, seed=6)
-    keep = np.concatenate([np.arange(base.offsets[i], base.offsets[i] + s) for i, s in enumerate(sizes)])
+    keep = np.concatenate(
+        [np.arange(base.offsets[i], base.offsets[i] + s) for i, s in enumerate(sizes)]
+    )
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    data = sim.FederatedData(base.features[keep], base.labels[keep], offsets, model, base.n_classes).astype(dtype)
+    data = sim.FederatedData(
+        base.features[keep], base.labels[keep], offsets, model, base.n_classes
+    ).astype(dtype)
     w_global = np.random.default_rng(7).standard_normal(13) * 0.3
     etas = np.array([0.4, 0.25, 0.1])
     code = model_code(model)
@@ -162,7 +172,15 @@ def test_full_batch_logistic_fedavg_is_bit_identical_across_thread_counts():
     try:
         runs = [
             sim.noisy_fedavg(
-                data, rounds=3, local_steps=2, rate=0.5, clip=1.0, sigma=0.2, batch_size=None, seed=9, threads=threads
+                data,
+                rounds=3,
+                local_steps=2,
+                rate=0.5,
+                clip=1.0,
+                sigma=0.2,
+                batch_size=None,
+                seed=9,
+                threads=threads,
             )
             for threads in (1, numba.config.NUMBA_NUM_THREADS)
         ]

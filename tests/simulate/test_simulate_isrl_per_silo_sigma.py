@@ -29,7 +29,9 @@ def test_scalar_and_all_equal_array_are_bit_identical(data, kind):
     scalar = RUNS[kind](data, sigma=1.3, **kw)
     array = RUNS[kind](data, sigma=np.full(data.n_clients, 1.3), **kw)
     assert np.array_equal(scalar.weights, array.weights)
-    assert np.array_equal(scalar.loss, array.loss) and np.array_equal(scalar.accuracy, array.accuracy)
+    assert np.array_equal(scalar.loss, array.loss) and np.array_equal(
+        scalar.accuracy, array.accuracy
+    )
     assert scalar.epsilons(1e-5) == array.epsilons(1e-5)
     assert "silo_privacy" not in array.config
 
@@ -54,9 +56,9 @@ def test_each_silo_gets_its_own_guarantee_and_the_run_the_worst(data, kind):
     assert worst.epsilon(1e-5) == max(eps)
     assert worst.delta(1.0) == max(g.delta(1.0) for g in per_silo)
     assert run.best_epsilon(1e-5) == min(worst.epsilon(1e-5), composed.epsilon(1e-5))
-    assert composed.epsilon(1e-5) == privacy.isrl_composition(1.0, 0.8, 10 * (3 if kind == "local" else 1)).epsilon(
-        1e-5
-    )
+    assert composed.epsilon(1e-5) == privacy.isrl_composition(
+        1.0, 0.8, 10 * (3 if kind == "local" else 1)
+    ).epsilon(1e-5)
 
 
 def test_minibatch_noise_is_the_mean_of_the_selected_silos_noise(data):
@@ -74,4 +76,6 @@ def test_refusals(data):
     with pytest.raises(ValueError, match="one value per silo"):
         sim.isrl_minibatch_sgd(data, batch=4, sigma=np.ones(3), rounds=2, rate=0.1)
     with pytest.raises(ValueError, match="sigma >= 0"):
-        sim.isrl_local_sgd(data, local_steps=2, sigma=np.array([1.0, -1.0, 1.0, 1.0]), rounds=2, rate=0.1)
+        sim.isrl_local_sgd(
+            data, local_steps=2, sigma=np.array([1.0, -1.0, 1.0, 1.0]), rounds=2, rate=0.1
+        )

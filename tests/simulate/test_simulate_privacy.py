@@ -31,7 +31,9 @@ def test_fedavg_sensitivities_equal_lemmas_20_21(schedule):
 
 def test_fedprox_per_round_constants_match_lemmas_22_23():
     a, alpha, beta, k, v, m = 0.01, 5.0, 1.0, 5, 10.0, 20
-    rho, gamma = privacy.fedprox_sensitivities(learning_rates("constant", a, 600, k), beta, alpha, v, m)
+    rho, gamma = privacy.fedprox_sensitivities(
+        learning_rates("constant", a, 600, k), beta, alpha, v, m
+    )
     assert rho[0] == pytest.approx(
         alpha / (alpha - beta) - beta * (1 - a * (alpha - beta)) ** k / (alpha - beta), rel=1e-14
     )
@@ -44,14 +46,22 @@ def test_seeds_values_valid_not_the_papers_h0():
     The valid, tight values: sqrt(30) and 4.956211 (exact FedProx constants)."""
     data = dict(n_clients=20, sigma=1.0)
     etas = learning_rates("constant", 0.01, 600, 5)
-    final, composed = privacy.last_iterate(*privacy.fedprox_sensitivities(etas, 1.0, 0.0, 10.0, 20), **data)
+    final, composed = privacy.last_iterate(
+        *privacy.fedprox_sensitivities(etas, 1.0, 0.0, 10.0, 20), **data
+    )
     assert mu_of(final) == pytest.approx(math.sqrt(30.0), rel=1e-9)
     assert mu_of(composed) == pytest.approx(math.sqrt(30.0), rel=1e-9)
-    final, _ = privacy.last_iterate(*privacy.fedprox_sensitivities(etas, 1.0, 5.0, 10.0, 20), **data)
+    final, _ = privacy.last_iterate(
+        *privacy.fedprox_sensitivities(etas, 1.0, 5.0, 10.0, 20), **data
+    )
     assert mu_of(final) == pytest.approx(4.956211, rel=1e-6)
     stagewise = learning_rates("stagewise", 0.01, 600, 5)
-    final, composed = privacy.last_iterate(*privacy.fedprox_sensitivities(stagewise, 1.0, 0.0, 10.0, 20), **data)
-    assert mu_of(final) == pytest.approx(0.0719, abs=5e-5)  # decaying rates: the interpolation helps
+    final, composed = privacy.last_iterate(
+        *privacy.fedprox_sensitivities(stagewise, 1.0, 0.0, 10.0, 20), **data
+    )
+    assert mu_of(final) == pytest.approx(
+        0.0719, abs=5e-5
+    )  # decaying rates: the interpolation helps
     assert mu_of(final) < mu_of(composed)
 
 
@@ -66,7 +76,9 @@ def test_trusted_aggregator_run_reports_theorem_2_closed_form():
         a = hs.theta(2 * lip / (math.sqrt(m) * sigma), eps)
         b = hs.theta(2 * rho * math.sqrt(m) / (eta * sigma), eps)
         assert g.delta(eps) == pytest.approx(m / n * a * (1 - b**10) / (1 - b), rel=1e-11)
-    clipped = sim.trusted_aggregator(data, batch=m, rate=eta, sigma=sigma, radius=rho, clip=0.5 * lip)
+    clipped = sim.trusted_aggregator(
+        data, batch=m, rate=eta, sigma=sigma, radius=rho, clip=0.5 * lip
+    )
     assert "2(rho + eta L)" in clipped.privacy[0].name  # clipping active: no non-expansive step
 
 
@@ -101,11 +113,21 @@ def test_trusted_aggregator_random_stop_reports_corollary_3_double_sum(suffix):
         assert g.delta(eps) <= full.privacy[0].delta(eps)
     stops = {
         sim.trusted_aggregator(
-            data, batch=m, rate=etas, sigma=sigma, radius=rho, random_stop=True, suffix=suffix, seed=s, trajectory=True
+            data,
+            batch=m,
+            rate=etas,
+            sigma=sigma,
+            radius=rho,
+            random_stop=True,
+            suffix=suffix,
+            seed=s,
+            trajectory=True,
         ).config["stopped_at"]
         for s in range(60)
     }
-    assert stops == set(range(first, rounds + 1))  # uniform on {tau0, ..., T}: all reached, none outside
+    assert stops == set(
+        range(first, rounds + 1)
+    )  # uniform on {tau0, ..., T}: all reached, none outside
 
 
 def test_trusted_aggregator_random_stop_releases_w_tau():
@@ -137,10 +159,14 @@ def test_pnsgd_theorem4_against_mpmath():
         return q(eps / r - r / 2) - mpmath.e**eps * q(eps / r + r / 2)
 
     n, i, eta, sigma = 40, 37, 0.7, 1.0
-    g = sim.pnsgd_guarantee(pnsgd_line(n), rate=eta, noise="gaussian", scale=sigma, diameter=1.0, record=i)
+    g = sim.pnsgd_guarantee(
+        pnsgd_line(n), rate=eta, noise="gaussian", scale=sigma, diameter=1.0, record=i
+    )
     m = math.sqrt(1 - eta)
     for eps in (0.05, 0.5, 2.0):
-        expected = theta(mpmath.mpf(3.0 / sigma), eps) * theta(mpmath.mpf(m / (eta * sigma)), eps) ** (n - i)
+        expected = theta(mpmath.mpf(3.0 / sigma), eps) * theta(
+            mpmath.mpf(m / (eta * sigma)), eps
+        ) ** (n - i)
         assert g.delta(eps) == pytest.approx(float(expected), rel=1e-10)
         assert g.delta(eps) >= float(expected)  # an upper bound never below the formula
     worst = sim.pnsgd(pnsgd_line(n), rate=eta, scale=sigma, diameter=1.0).privacy[0]
@@ -149,21 +175,27 @@ def test_pnsgd_theorem4_against_mpmath():
 
 def test_pnsgd_rejects_steps_too_large_for_a_contraction():
     with pytest.raises(ValueError):
-        sim.pnsgd_guarantee(pnsgd_line(5, x=2.0), rate=0.9, noise="gaussian", scale=1.0, diameter=1.0)
+        sim.pnsgd_guarantee(
+            pnsgd_line(5, x=2.0), rate=0.9, noise="gaussian", scale=1.0, diameter=1.0
+        )
 
 
 def test_laplace_theorem3_closed_form_and_zero_beyond_threshold():
     n, i, eta, v = 10, 8, 0.5, 0.5
-    g = sim.pnsgd_guarantee(pnsgd_line(n), rate=eta, noise="laplace", scale=v, diameter=1.0, record=i)
+    g = sim.pnsgd_guarantee(
+        pnsgd_line(n), rate=eta, noise="laplace", scale=v, diameter=1.0, record=i
+    )
     lip, m = 1.5, math.sqrt(1 - eta)
     eps = 1.0
-    expected = max(0.0, 1 - math.exp(eps / 2 - lip / v)) * max(0.0, 1 - math.exp(eps / 2 - m / (2 * eta * v))) ** (
-        n - i
-    )
+    expected = max(0.0, 1 - math.exp(eps / 2 - lip / v)) * max(
+        0.0, 1 - math.exp(eps / 2 - m / (2 * eta * v))
+    ) ** (n - i)
     assert g.delta(eps) == pytest.approx(expected, rel=1e-12)
     assert g.delta(min(2 * lip / v, m / (eta * v)) + 1e-9) == 0.0
     assert (
-        sim.pnsgd_guarantee(sim.synthetic("linear", 1, 5, 2), rate=0.1, noise="laplace", scale=1.0, diameter=1.0)
+        sim.pnsgd_guarantee(
+            sim.synthetic("linear", 1, 5, 2), rate=0.1, noise="laplace", scale=1.0, diameter=1.0
+        )
         is None
     )  # Theorem 3 is one-dimensional
 
@@ -173,11 +205,15 @@ def test_runs_report_their_guarantees_with_epsilon_on_the_safe_side():
     run = sim.noisy_fedavg(data, rounds=3, local_steps=2, rate=0.1, clip=1.0, sigma=2.0)
     assert len(run.privacy) == 2 and all(g.proven for g in run.privacy)
     eps = run.best_epsilon(1e-5)
-    assert math.isfinite(eps) and min(float(g.delta(eps)) for g in run.privacy) <= 1e-5 * (1 + 1e-12)
+    assert math.isfinite(eps) and min(float(g.delta(eps)) for g in run.privacy) <= 1e-5 * (
+        1 + 1e-12
+    )
     assert "DP" in run.summary(1e-5)
     grid = np.linspace(0, 5, 1001)
     assert np.all(np.diff(run.privacy[0].delta(grid)) <= 0)
-    assert sim.noisy_fedavg(data, rounds=2, local_steps=1, rate=0.1).privacy == []  # sigma = 0: none
+    assert (
+        sim.noisy_fedavg(data, rounds=2, local_steps=1, rate=0.1).privacy == []
+    )  # sigma = 0: none
     with pytest.raises(ValueError, match="delta"):
         run.privacy[0].epsilon(0.0)
     with pytest.raises(ValueError, match="epsilon"):

@@ -16,7 +16,9 @@ TOL = 1e-12
 # ---- pre-drawn random numbers, read from the same streams so the *updates* are compared)
 
 
-def per_sample_gradients(model: str, w: np.ndarray, x: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
+def per_sample_gradients(
+    model: str, w: np.ndarray, x: np.ndarray, y: np.ndarray, n_classes: int
+) -> np.ndarray:
     """Rows = gradients of the per-sample losses at w."""
     if model == "logistic":
         return (1.0 / (1.0 + np.exp(-(x @ w))) - y)[:, None] * x
@@ -52,7 +54,9 @@ def fedavg_round(data, w, uniforms, etas, proximal, clip):
         x, y = data.client(i)
         v = w.copy()
         for k in range(len(etas)):
-            rows = minibatch_rows(len(y), uniforms[i, k]) if uniforms.shape[2] else np.arange(len(y))
+            rows = (
+                minibatch_rows(len(y), uniforms[i, k]) if uniforms.shape[2] else np.arange(len(y))
+            )
             g = clipped_mean_gradient(data.model, v, x[rows], y[rows], data.n_classes, clip)
             v = v - etas[k] * (g + proximal * (v - w))
         uploads.append(v)
@@ -60,7 +64,9 @@ def fedavg_round(data, w, uniforms, etas, proximal, clip):
 
 
 def trusted_aggregator_round(data, w, users, eta, radius, clip):
-    grads = [clipped_mean_gradient(data.model, w, *data.client(j), data.n_classes, clip) for j in users]
+    grads = [
+        clipped_mean_gradient(data.model, w, *data.client(j), data.n_classes, clip) for j in users
+    ]
     return project(w - eta * np.mean(grads, axis=0), radius)
 
 
@@ -94,13 +100,20 @@ def pnsgd_chain(model, x, y, n_classes, w, eta, noise, radius, steps):
 
 
 def small(model: str, seed: int = 0) -> sim.FederatedData:
-    return sim.synthetic(model, 7, 5, 4, n_classes=3, label_concentration=0.7, feature_shift=0.5, seed=seed)
+    return sim.synthetic(
+        model, 7, 5, 4, n_classes=3, label_concentration=0.7, feature_shift=0.5, seed=seed
+    )
 
 
 @pytest.mark.parametrize("model", ["logistic", "linear", "softmax"])
 @pytest.mark.parametrize(
     "proximal, batch, clip, schedule",
-    [(0.0, 2, 0.3, "constant"), (0.7, 3, np.inf, "continuous"), (0.0, None, 0.5, "cyclic"), (1.5, 1, 0.2, "stagewise")],
+    [
+        (0.0, 2, 0.3, "constant"),
+        (0.7, 3, np.inf, "continuous"),
+        (0.0, None, 0.5, "cyclic"),
+        (1.5, 1, 0.2, "stagewise"),
+    ],
 )
 def test_fedavg_and_fedprox_match_numpy(model, proximal, batch, clip, schedule):
     data = small(model)
@@ -131,7 +144,14 @@ def test_fedavg_and_fedprox_match_numpy(model, proximal, batch, clip, schedule):
 def test_trusted_aggregator_matches_numpy(model):
     data = small(model)
     run = sim.trusted_aggregator(
-        data, batch=2, rate=np.array([0.9, 0.5, 0.4]), sigma=0.0, radius=0.05, clip=0.4, seed=5, trajectory=True
+        data,
+        batch=2,
+        rate=np.array([0.9, 0.5, 0.4]),
+        sigma=0.0,
+        radius=0.05,
+        clip=0.4,
+        seed=5,
+        trajectory=True,
     )
     order = generator(5, SERVER).permutation(data.n_clients)
     w = np.zeros(run.weights.shape)
@@ -145,7 +165,9 @@ def test_trusted_aggregator_matches_numpy(model):
 def test_isrl_matches_numpy(local):
     data = small("logistic")
     rounds, k, m = 5, 3, 4
-    kw = dict(rounds=rounds, rate=0.4, sigma=0.0, clip=0.5, silos_per_round=m, seed=2, trajectory=True)
+    kw = dict(
+        rounds=rounds, rate=0.4, sigma=0.0, clip=0.5, silos_per_round=m, seed=2, trajectory=True
+    )
     run = (
         sim.isrl_local_sgd(data, local_steps=k, **kw)
         if local
@@ -169,17 +191,23 @@ def test_pnsgd_matches_numpy(model, d):
     data = sim.synthetic(model, 1, 30, d, seed=4)
     x, y = data.features, data.labels
     run = sim.pnsgd(data, rate=0.3, scale=0.0, diameter=1.0)
-    expected = pnsgd_chain(model, x, y, data.n_classes, np.zeros(d), 0.3, np.zeros((30, d)), 0.5, 30)
+    expected = pnsgd_chain(
+        model, x, y, data.n_classes, np.zeros(d), 0.3, np.zeros((30, d)), 0.5, 30
+    )
     np.testing.assert_allclose(run.weights, expected, rtol=TOL, atol=TOL)
 
 
 def test_pnsgd_noise_and_random_stop_match_numpy():
     data = sim.synthetic("linear", 1, 20, 2, seed=4)
     replicas = 6
-    out = sim.pnsgd_final_iterates(data, rate=0.2, scale=0.7, diameter=1.4, replicas=replicas, seed=9, random_stop=True)
+    out = sim.pnsgd_final_iterates(
+        data, rate=0.2, scale=0.7, diameter=1.4, replicas=replicas, seed=9, random_stop=True
+    )
     stops = generator(9, SERVER).integers(1, 21, size=replicas)
     noise = ClientStreams(9, NOISE, replicas).standard_normal((20, 2))
     for r in range(replicas):
-        expected = pnsgd_chain("linear", data.features, data.labels, 1, np.zeros(2), 0.2, 0.7 * noise[r], 0.7, stops[r])
+        expected = pnsgd_chain(
+            "linear", data.features, data.labels, 1, np.zeros(2), 0.2, 0.7 * noise[r], 0.7, stops[r]
+        )
         np.testing.assert_allclose(out[r], expected, rtol=TOL, atol=TOL)
     assert len(set(stops)) > 1

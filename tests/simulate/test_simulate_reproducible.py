@@ -9,20 +9,38 @@ import pytest
 import hockeystick.simulate as sim
 from hockeystick.simulate.randomness import NOISE, ClientStreams
 
-DATA = sim.synthetic("softmax", 600, 3, 4, n_classes=3, label_concentration=0.5, seed=0)  # > 2 noise blocks
+DATA = sim.synthetic(
+    "softmax", 600, 3, 4, n_classes=3, label_concentration=0.5, seed=0
+)  # > 2 noise blocks
 
 RUNS = {
     "fedavg": lambda threads, seed: sim.noisy_fedavg(
         DATA, rounds=4, local_steps=2, rate=0.2, clip=1.0, sigma=0.3, seed=seed, threads=threads
     ),
     "fedprox": lambda threads, seed: sim.noisy_fedprox(
-        DATA, proximal=1.0, rounds=3, local_steps=2, rate=0.2, sigma=0.3, batch_size=None, seed=seed, threads=threads
+        DATA,
+        proximal=1.0,
+        rounds=3,
+        local_steps=2,
+        rate=0.2,
+        sigma=0.3,
+        batch_size=None,
+        seed=seed,
+        threads=threads,
     ),
     "trusted": lambda threads, seed: sim.trusted_aggregator(
         DATA, batch=100, rate=0.5, sigma=1.0, radius=1.0, seed=seed, threads=threads
     ),
     "isrl": lambda threads, seed: sim.isrl_local_sgd(
-        DATA, rounds=3, local_steps=2, rate=0.2, sigma=0.5, clip=1.0, silos_per_round=300, seed=seed, threads=threads
+        DATA,
+        rounds=3,
+        local_steps=2,
+        rate=0.2,
+        sigma=0.5,
+        clip=1.0,
+        silos_per_round=300,
+        seed=seed,
+        threads=threads,
     ),
 }
 

@@ -27,7 +27,9 @@ def wine():
 @pytest.fixture(scope="module")
 def rows(wine):
     train, test = wine
-    return simulate_sweep("noisy_fedavg", train, grid=GRID, fixed=FIXED, seeds=2, test=test, delta=1e-5)
+    return simulate_sweep(
+        "noisy_fedavg", train, grid=GRID, fixed=FIXED, seeds=2, test=test, delta=1e-5
+    )
 
 
 def test_rows_equal_runs_one_by_one(wine, rows):
@@ -41,7 +43,9 @@ def test_rows_equal_runs_one_by_one(wine, rows):
         assert row["loss_curve"] == run.loss.tolist()
         # epsilon is the best proven guarantee, each computed by its accountant on this configuration
         assert row["epsilon"] == run.best_epsilon(1e-5)
-        assert row["epsilon"] == min(float(g.accountant.epsilon(1e-5)) for g in run.privacy if g.proven)
+        assert row["epsilon"] == min(
+            float(g.accountant.epsilon(1e-5)) for g in run.privacy if g.proven
+        )
 
 
 def test_epsilon_depends_on_configuration_not_seed(rows):
@@ -58,7 +62,15 @@ def test_processes_equal_in_process_and_on_row_streams_rows_in_frame_order(wine,
     train, test = wine
     seen: list[dict] = []
     again = simulate_sweep(
-        "noisy_fedavg", train, grid=GRID, fixed=FIXED, seeds=2, test=test, delta=1e-5, processes=2, on_row=seen.append
+        "noisy_fedavg",
+        train,
+        grid=GRID,
+        fixed=FIXED,
+        seeds=2,
+        test=test,
+        delta=1e-5,
+        processes=2,
+        on_row=seen.append,
     )
     pd.testing.assert_frame_equal(again, rows)
     assert [r["final_loss"] for r in seen] == again["final_loss"].tolist()
@@ -75,7 +87,14 @@ def test_dask_equals_in_process(wine, rows):
     train, test = wine
     with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
         again = simulate_sweep(
-            "noisy_fedavg", train, grid=GRID, fixed=FIXED, seeds=2, test=test, delta=1e-5, dask_workers=2
+            "noisy_fedavg",
+            train,
+            grid=GRID,
+            fixed=FIXED,
+            seeds=2,
+            test=test,
+            delta=1e-5,
+            dask_workers=2,
         )
     pd.testing.assert_frame_equal(again, rows)
 
@@ -101,8 +120,16 @@ BASE = FIXED | {"rate": 1.0}
     "grid, fixed, message",
     [
         ({"sigma": [0.5, -1.0]}, BASE, "sigma must be a finite number >= 0, got -1.0"),
-        ({"clip": [1.0, 0.0]}, {k: v for k, v in BASE.items() if k != "clip"}, "clip must be a number > 0"),
-        ({"rounds": [2, 2.5]}, {k: v for k, v in BASE.items() if k != "rounds"}, "rounds must be an integer >= 1"),
+        (
+            {"clip": [1.0, 0.0]},
+            {k: v for k, v in BASE.items() if k != "clip"},
+            "clip must be a number > 0",
+        ),
+        (
+            {"rounds": [2, 2.5]},
+            {k: v for k, v in BASE.items() if k != "rounds"},
+            "rounds must be an integer >= 1",
+        ),
         ({"sigma": [0.5]}, BASE | {"learning_rate": 0.1}, "takes no parameter 'learning_rate'"),
         ({"sigma": [0.5]}, FIXED, "noisy_fedavg needs 'rate'"),
         ({"sigma": [0.5]}, BASE, None),
@@ -110,7 +137,9 @@ BASE = FIXED | {"rate": 1.0}
         ({"sigma": [0.5]}, BASE | {"sigma": 1.0}, "given both in grid and in fixed"),
     ],
 )
-def test_bad_configurations_are_refused_before_any_training(wine, monkeypatch, grid, fixed, message):
+def test_bad_configurations_are_refused_before_any_training(
+    wine, monkeypatch, grid, fixed, message
+):
     train, _ = wine
     calls = []
     monkeypatch.setattr(simulate_sweep_module, "_run_batch", lambda *args: calls.append(args) or [])
@@ -153,12 +182,21 @@ def test_frontier_is_the_upper_staircase():
             assert on_front.empty
         else:
             assert on_front["test_accuracy_mean"].max() == feasible["test_accuracy_mean"].max()
-    assert np.all(np.diff(front["epsilon"]) >= 0) and np.all(np.diff(front["test_accuracy_mean"]) > 0)
+    assert np.all(np.diff(front["epsilon"]) >= 0) and np.all(
+        np.diff(front["test_accuracy_mean"]) > 0
+    )
 
 
 def test_frontier_per_algorithm_and_loss_metric(rows):
-    both = pd.concat([rows.assign(algorithm="fedavg"), rows.assign(algorithm="copy", epsilon=rows["epsilon"] * 2)])
-    front = frontier(both, algorithm_column="algorithm", metric="test_loss", parameters=["sigma", "rate"])
+    both = pd.concat(
+        [
+            rows.assign(algorithm="fedavg"),
+            rows.assign(algorithm="copy", epsilon=rows["epsilon"] * 2),
+        ]
+    )
+    front = frontier(
+        both, algorithm_column="algorithm", metric="test_loss", parameters=["sigma", "rate"]
+    )
     assert set(front["algorithm"]) == {"fedavg", "copy"}
     for _, part in front.groupby("algorithm"):
         assert np.all(np.diff(part["test_loss_mean"]) < 0)
@@ -184,7 +222,8 @@ def test_dirichlet_split_skews_labels():
     def spread(data):  # mean over clients of the largest class share
         return np.mean(
             [
-                np.bincount(data.client(i)[1].astype(int), minlength=10).max() / data.client(i)[1].size
+                np.bincount(data.client(i)[1].astype(int), minlength=10).max()
+                / data.client(i)[1].size
                 for i in range(data.n_clients)
             ]
         )

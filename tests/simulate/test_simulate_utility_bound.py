@@ -12,7 +12,10 @@ mpmath = pytest.importorskip("mpmath")
 
 import hockeystick.simulate as sim  # noqa: E402
 from hockeystick.simulate.data import from_client_arrays  # noqa: E402
-from hockeystick.simulate.utility_bound import least_squares_constants, strongly_convex_excess_loss_bound  # noqa: E402
+from hockeystick.simulate.utility_bound import (  # noqa: E402
+    least_squares_constants,
+    strongly_convex_excess_loss_bound,
+)
 
 RADIUS = 3.0
 
@@ -42,12 +45,16 @@ def test_formula_equals_the_printed_form_at_d_1_in_50_digits():
             dimension=1,
         )
         B, L, D, G, S = (mpmath.mpf(v) for v in (beta, lam, d_norm, g2, sigma))
-        printed = 2 * B * (m * D**2 + G + S**2) / (L**2 * n)  # 2 beta (m D^2 + G^2 + sigma^2) / (lambda^2 n)
+        printed = (
+            2 * B * (m * D**2 + G + S**2) / (L**2 * n)
+        )  # 2 beta (m D^2 + G^2 + sigma^2) / (lambda^2 n)
         assert abs(ours - printed) <= 1e-14 * printed
 
 
 def test_dimension_and_partial_rounds():
-    common = dict(smoothness=1.0, strong_convexity=0.5, gradient_norm=1.0, gradient_variance=2.0, sigma=3.0)
+    common = dict(
+        smoothness=1.0, strong_convexity=0.5, gradient_norm=1.0, gradient_variance=2.0, sigma=3.0
+    )
     d5 = strongly_convex_excess_loss_bound(**common, batch_size=4, n=40, dimension=5)
     assert d5 == pytest.approx(2 * 1.0 * (1.0 + (2.0 + 5 * 9.0) / 4) / (0.25 * 10), rel=1e-15)
     # 41 users in batches of 4 still run 10 rounds: the bound is T = 10's, not n/m = 10.25's
@@ -74,7 +81,9 @@ def test_printed_sigma_squared_understates_the_step_moment_for_d_above_1(populat
     m, d = 4, x.shape[1]
     rng = np.random.default_rng(0)
     points = rng.standard_normal((200, d))
-    points *= RADIUS * rng.random((200, 1)) ** (1 / d) / np.linalg.norm(points, axis=1, keepdims=True)
+    points *= (
+        RADIUS * rng.random((200, 1)) ** (1 / d) / np.linalg.norm(points, axis=1, keepdims=True)
+    )
     for sigma in (0.1, 30.0):
         for w in [*points, c.minimizer]:
             g = x * (x @ w - y)[:, None]
@@ -96,7 +105,9 @@ def test_constants_against_direct_evaluation(population):
     u = np.random.default_rng(2).standard_normal((500, x.shape[1]))
     u /= np.linalg.norm(u, axis=1, keepdims=True)
     curvature = np.mean((x @ u.T) ** 2, axis=0)
-    assert c.strong_convexity <= curvature.min() * (1 + 1e-12) and curvature.max() <= c.smoothness * (1 + 1e-12)
+    assert c.strong_convexity <= curvature.min() * (
+        1 + 1e-12
+    ) and curvature.max() <= c.smoothness * (1 + 1e-12)
     with pytest.raises(ValueError, match="minimizer inside the ball"):
         least_squares_constants(x, y, 0.5)
     with pytest.raises(ValueError, match="not strongly convex"):
@@ -113,9 +124,17 @@ def test_bound_is_above_the_measured_excess_loss(population):
     excess = []
     for seed in range(40):
         rows = np.random.default_rng(100 + seed).integers(0, x.shape[0], n)
-        users = from_client_arrays([x[r : r + 1] for r in rows], [y[r : r + 1] for r in rows], "linear")
+        users = from_client_arrays(
+            [x[r : r + 1] for r in rows], [y[r : r + 1] for r in rows], "linear"
+        )
         run = sim.trusted_aggregator(
-            users, batch=m, rate=1.0 / c.strong_convexity, schedule="inverse_t", sigma=sigma, radius=RADIUS, seed=seed
+            users,
+            batch=m,
+            rate=1.0 / c.strong_convexity,
+            schedule="inverse_t",
+            sigma=sigma,
+            radius=RADIUS,
+            seed=seed,
         )
         v = run.weights - c.minimizer
         excess.append(0.5 * v @ (x.T @ x / x.shape[0]) @ v)  # F(W_T) - min F on the population
@@ -131,4 +150,6 @@ def test_bound_is_above_the_measured_excess_loss(population):
     )
     measured = float(np.mean(excess))
     assert 0 < measured < bound
-    print(f"Corollary 1: bound {bound:.4g}, measured excess {measured:.4g} (ratio {bound / measured:.3g})")
+    print(
+        f"Corollary 1: bound {bound:.4g}, measured excess {measured:.4g} (ratio {bound / measured:.3g})"
+    )

@@ -38,7 +38,9 @@ def _same_result(a, b) -> bool:
 def test_an_existing_output_is_refused_unless_overwrite(tmp_path, suffix):
     path = tmp_path / f"out{suffix}"
     path.write_bytes(b"precious")
-    with pytest.raises(ValueError, match=r"already exists .* pass overwrite=True, or choose another name"):
+    with pytest.raises(
+        ValueError, match=r"already exists .* pass overwrite=True, or choose another name"
+    ):
         run_sweep(_grid(), path, progress=False)
     assert path.read_bytes() == b"precious" and os.listdir(tmp_path) == [path.name]
     run_sweep(_grid(), path, progress=False, overwrite=True)
@@ -79,12 +81,20 @@ run_sweep(grid, sys.argv[1], chunk_size=40, progress=False)
 def _kill_mid_run(tmp_path, path, sig) -> None:
     ready = tmp_path / "ready"
     proc = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(_KILLED_RUN.format(params=PARAMS)), str(path), str(ready)]
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(_KILLED_RUN.format(params=PARAMS)),
+            str(path),
+            str(ready),
+        ]
     )
     try:
         deadline = time.monotonic() + 120
         while not ready.exists():
-            assert proc.poll() is None and time.monotonic() < deadline, "the sweep process ended early"
+            assert proc.poll() is None and time.monotonic() < deadline, (
+                "the sweep process ended early"
+            )
             time.sleep(0.05)
         proc.send_signal(sig)
         proc.wait(timeout=60)
@@ -100,11 +110,17 @@ def test_a_killed_run_resumes_from_its_finished_chunks(tmp_path, monkeypatch, si
     _kill_mid_run(tmp_path, path, sig)
     parts = parts_directory(path)
     assert not path.exists() and parts.is_dir()
-    assert {p.name for p in parts.glob("chunk-*.npz")} == {part_path(parts, i).name for i in range(3)}
+    assert {p.name for p in parts.glob("chunk-*.npz")} == {
+        part_path(parts, i).name for i in range(3)
+    }
     real, computed = run_module.evaluate_chunk, []
-    monkeypatch.setattr(run_module, "evaluate_chunk", lambda g, c: computed.append(c.index) or real(g, c))
+    monkeypatch.setattr(
+        run_module, "evaluate_chunk", lambda g, c: computed.append(c.index) or real(g, c)
+    )
     run_sweep(_grid(), path, chunk_size=40, progress=False, resume=True)
-    assert min(computed) == 3 and len(computed) == _grid().n_chunks(40) - 3  # the finished three are reused
+    assert (
+        min(computed) == 3 and len(computed) == _grid().n_chunks(40) - 3
+    )  # the finished three are reused
     run_sweep(_grid(), tmp_path / f"clean{suffix}", chunk_size=40, progress=False)
     assert _same_result(path, tmp_path / f"clean{suffix}")
     assert sorted(os.listdir(tmp_path)) == sorted(["ready", path.name, f"clean{suffix}"])
@@ -134,8 +150,14 @@ def test_resume_refuses_the_chunks_of_another_grid(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError):
         run_sweep(_grid(), path, chunk_size=40, progress=False)
     monkeypatch.setattr(run_module, "evaluate_chunk", real)
-    for other, chunk_size in ((_grid(sensitivity=2.0), 40), (_grid(sigma="log:0.5:20.000001:30"), 40), (_grid(), 41)):
-        with pytest.raises(ValueError, match="cannot resume: the finished chunks .* belong to a different grid"):
+    for other, chunk_size in (
+        (_grid(sensitivity=2.0), 40),
+        (_grid(sigma="log:0.5:20.000001:30"), 40),
+        (_grid(), 41),
+    ):
+        with pytest.raises(
+            ValueError, match="cannot resume: the finished chunks .* belong to a different grid"
+        ):
             run_sweep(other, path, chunk_size=chunk_size, progress=False, resume=True)
     assert len(list(parts_directory(path).glob("chunk-*.npz"))) == 4  # refusing keeps them
 
@@ -155,7 +177,9 @@ def test_a_damaged_chunk_file_is_computed_again(tmp_path, monkeypatch):
     part_path(parts_directory(path), 1).write_bytes(b"PK\x03\x04 not a zip")
     np.savez(part_path(parts_directory(path), 2), delta=np.zeros(3))  # wrong length
     computed = []
-    monkeypatch.setattr(run_module, "evaluate_chunk", lambda g, c: computed.append(c.index) or real(g, c))
+    monkeypatch.setattr(
+        run_module, "evaluate_chunk", lambda g, c: computed.append(c.index) or real(g, c)
+    )
     run_sweep(_grid(), path, chunk_size=40, progress=False, resume=True)
     assert computed[:2] == [1, 2] and 0 not in computed and 3 not in computed
     run_sweep(_grid(), tmp_path / "clean.parquet", chunk_size=40, progress=False)

@@ -20,7 +20,12 @@ def cluster():
     from dask.distributed import LocalCluster
 
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, host="127.0.0.1", protocol="tcp", dashboard_address=":0"
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        host="127.0.0.1",
+        protocol="tcp",
+        dashboard_address=":0",
     ) as c:
         assert c.scheduler_address.startswith("tcp://127.0.0.1:")
         yield c
@@ -36,7 +41,11 @@ def test_dask_writes_the_in_process_file(tmp_path, cluster, suffix):
     grid = Grid.from_parameters("gaussian", "delta", GRID)
     local = run_sweep(grid, tmp_path / f"local{suffix}", chunk_size=500, progress=False)
     remote = sweep_dask.run_on_dask(
-        grid, tmp_path / f"dask{suffix}", scheduler=cluster.scheduler_address, chunk_size=500, progress=False
+        grid,
+        tmp_path / f"dask{suffix}",
+        scheduler=cluster.scheduler_address,
+        chunk_size=500,
+        progress=False,
     )
     assert grid.n_chunks(500) > 4 and remote.points == local.points == grid.size
     if suffix == ".npz":
@@ -44,7 +53,9 @@ def test_dask_writes_the_in_process_file(tmp_path, cluster, suffix):
             assert a.files == b.files and all(np.array_equal(a[k], b[k]) for k in a.files)
     else:
         assert _same_file(tmp_path / f"local{suffix}", tmp_path / f"dask{suffix}")
-    assert sorted(os.listdir(tmp_path)) == sorted([f"local{suffix}", f"dask{suffix}"])  # parts cleaned up
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        [f"local{suffix}", f"dask{suffix}"]
+    )  # parts cleaned up
 
 
 def test_calibration_in_memory_on_dask(cluster):
@@ -52,7 +63,9 @@ def test_calibration_in_memory_on_dask(cluster):
         "gaussian", "sigma", {"rounds": [1, 10, 100, 1000], "epsilon": [0.5, 1, 2], "delta": 1e-6}
     )
     local = run_sweep(grid, chunk_size=2, progress=False)
-    remote = sweep_dask.run_on_dask(grid, scheduler=cluster.scheduler_address, chunk_size=2, progress=False)
+    remote = sweep_dask.run_on_dask(
+        grid, scheduler=cluster.scheduler_address, chunk_size=2, progress=False
+    )
     for name in local.columns:
         np.testing.assert_array_equal(local.columns[name], remote.columns[name])
 
@@ -76,7 +89,12 @@ def test_a_retried_chunk_is_written_once(tmp_path, cluster, monkeypatch):
     monkeypatch.setattr(sweep_dask, "compute_part", dies_after_writing)
     run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
     sweep_dask.run_on_dask(
-        grid, tmp_path / "dask.parquet", scheduler=cluster.scheduler_address, chunk_size=500, progress=False, retries=2
+        grid,
+        tmp_path / "dask.parquet",
+        scheduler=cluster.scheduler_address,
+        chunk_size=500,
+        progress=False,
+        retries=2,
     )
     assert len(os.listdir(markers)) == grid.n_chunks(500)
     assert _same_file(tmp_path / "local.parquet", tmp_path / "dask.parquet")
@@ -84,7 +102,9 @@ def test_a_retried_chunk_is_written_once(tmp_path, cluster, monkeypatch):
 
 def test_own_local_cluster_and_failures(tmp_path):
     grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2], "epsilon": [0.5, 1]})
-    result = sweep_dask.run_on_dask(grid, tmp_path / "own.csv", workers=2, processes=False, progress=False)
+    result = sweep_dask.run_on_dask(
+        grid, tmp_path / "own.csv", workers=2, processes=False, progress=False
+    )
     assert result.points == 4 and (tmp_path / "own.csv").exists()
     with pytest.raises(ValueError, match="workers must be a positive integer"):
         sweep_dask.run_on_dask(grid, tmp_path / "x.csv", workers=0)
@@ -141,9 +161,17 @@ def test_killed_workers_lose_nothing(tmp_path, monkeypatch, workers, kill_at):
         sweep_dask.local_cluster(workers) as cluster,
     ):
         remote = sweep_dask.run_on_dask(
-            grid, tmp_path / "dask.parquet", scheduler=cluster.scheduler_address, chunk_size=500, progress=False
+            grid,
+            tmp_path / "dask.parquet",
+            scheduler=cluster.scheduler_address,
+            chunk_size=500,
+            progress=False,
         )
-    expected = {"worker-0", "worker-1"} if kill_at == "every worker once" else {f"killed-{i}" for i in kill_at}
+    expected = (
+        {"worker-0", "worker-1"}
+        if kill_at == "every worker once"
+        else {f"killed-{i}" for i in kill_at}
+    )
     assert {p.name for p in markers.iterdir()} == expected
     assert remote.points == local.points == grid.size
     assert _same_file(tmp_path / "local.parquet", tmp_path / "dask.parquet")
@@ -165,20 +193,34 @@ def test_dask_refuses_to_overwrite_and_resumes_a_failed_run(tmp_path, cluster, m
     path = tmp_path / "dask.parquet"
     with pytest.raises(RuntimeError, match="chunk 5"):
         sweep_dask.run_on_dask(
-            grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False, retries=0
+            grid,
+            path,
+            scheduler=cluster.scheduler_address,
+            chunk_size=500,
+            progress=False,
+            retries=0,
         )
     assert not path.exists() and (tmp_path / ".dask.parquet.parts" / "chunk-000000000.npz").exists()
     (markers / "healed").touch()
     before = set(os.listdir(markers))
-    sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False, resume=True)
+    sweep_dask.run_on_dask(
+        grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False, resume=True
+    )
     again = {name.split("-")[0] for name in set(os.listdir(markers)) - before}
     assert "5" in again and "0" not in again  # finished chunks are not sent again
     run_sweep(grid, tmp_path / "local.parquet", chunk_size=500, progress=False)
     assert _same_file(tmp_path / "local.parquet", path)
     with pytest.raises(ValueError, match="already exists"):
-        sweep_dask.run_on_dask(grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False)
+        sweep_dask.run_on_dask(
+            grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False
+        )
     sweep_dask.run_on_dask(
-        grid, path, scheduler=cluster.scheduler_address, chunk_size=500, progress=False, overwrite=True
+        grid,
+        path,
+        scheduler=cluster.scheduler_address,
+        chunk_size=500,
+        progress=False,
+        overwrite=True,
     )
     assert _same_file(tmp_path / "local.parquet", path)
     assert sorted(os.listdir(tmp_path)) == ["attempts", "dask.parquet", "local.parquet"]
@@ -197,7 +239,10 @@ def test_own_local_cluster_workers_start_with_malloc_tuned(monkeypatch):
     before = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
     keys = tuple(dict.fromkeys([*before, *sweep_dask.MALLOC_ENVIRON]))
     assert "OMP_NUM_THREADS" in keys
-    for key in (*keys, "PYTHONHASHSEED"):  # unset here, as in a fresh shell: each must be unset again afterwards
+    for key in (
+        *keys,
+        "PYTHONHASHSEED",
+    ):  # unset here, as in a fresh shell: each must be unset again afterwards
         monkeypatch.delenv(key, raising=False)
     environ = dict(os.environ)
     with sweep_dask.local_cluster(1) as c, Client(c) as client:

@@ -58,29 +58,47 @@ def _gaussian(**params):
 @pytest.mark.parametrize(
     "make, message",
     [
-        (lambda: Grid.from_parameters("nope", "delta", {"sigma": 1, "epsilon": 1}), "unknown accountant 'nope'"),
+        (
+            lambda: Grid.from_parameters("nope", "delta", {"sigma": 1, "epsilon": 1}),
+            "unknown accountant 'nope'",
+        ),
         (lambda: _gaussian(sigma=1, epsilon=1, foo=[1, 2]), "unknown parameter.*'foo'"),
         (lambda: _gaussian(sigma=1), "needs epsilon"),
         (lambda: _gaussian(epsilon=1), "needs 'sigma'"),
         (lambda: _gaussian(sigma=1, epsilon=1, delta=1e-5), "'delta' is what the sweep computes"),
         (
-            lambda: Grid.from_parameters("gaussian", "sigma", {"epsilon": 1, "delta": 1e-5, "sigma": 2}),
+            lambda: Grid.from_parameters(
+                "gaussian", "sigma", {"epsilon": 1, "delta": 1e-5, "sigma": 2}
+            ),
             "'sigma' is what the sweep computes",
         ),
         (
-            lambda: Grid.from_parameters("gaussian", "sensitivity", {"epsilon": 1, "delta": 1e-5, "sigma": 2}),
+            lambda: Grid.from_parameters(
+                "gaussian", "sensitivity", {"epsilon": 1, "delta": 1e-5, "sigma": 2}
+            ),
             "output must be delta, epsilon or a parameter to calibrate",
         ),
         (lambda: Grid.from_parameters("gaussian", "sigma", {"epsilon": 1}), "needs delta"),
         (lambda: _gaussian(sigma=1, epsilon=1, rounds=[1.5, 2]), "rounds takes integers"),
-        (lambda: Grid.from_parameters(["gaussian", "gaussian"], "delta", {"sigma": 1, "epsilon": 1}), "twice"),
-        (lambda: Grid.from_parameters([], "delta", {"sigma": 1, "epsilon": 1}), "at least one accountant"),
+        (
+            lambda: Grid.from_parameters(
+                ["gaussian", "gaussian"], "delta", {"sigma": 1, "epsilon": 1}
+            ),
+            "twice",
+        ),
+        (
+            lambda: Grid.from_parameters([], "delta", {"sigma": 1, "epsilon": 1}),
+            "at least one accountant",
+        ),
         # 4 axes of 2^16 values: each one fits, the product (2^64 points) cannot be indexed in int64
         (
             lambda: Grid(
                 "gaussian",
                 "delta",
-                tuple(Axis(n, np.arange(1.0, 2.0**16 + 1)) for n in ("sigma", "rounds", "sensitivity", "epsilon")),
+                tuple(
+                    Axis(n, np.arange(1.0, 2.0**16 + 1))
+                    for n in ("sigma", "rounds", "sensitivity", "epsilon")
+                ),
             ),
             "more than a sweep can index",
         ),
@@ -122,11 +140,16 @@ def test_toml_file(tmp_path):
 @given(shape=st.lists(st.integers(1, 7), min_size=1, max_size=4), chunk_size=st.integers(1, 400))
 def test_chunks_tile_the_grid_in_order_and_carry_the_right_parameters(shape, chunk_size):
     names = ["sigma", "rounds", "epsilon", "sensitivity"][: len(shape)]
-    axes = tuple(Axis(name, np.arange(n, dtype=float) * 10**k + 1) for k, (name, n) in enumerate(zip(names, shape)))
+    axes = tuple(
+        Axis(name, np.arange(n, dtype=float) * 10**k + 1)
+        for k, (name, n) in enumerate(zip(names, shape))
+    )
     fixed = {name: 1.0 for name in ("sigma", "epsilon") if name not in names}
     grid = Grid(accountants=("gaussian",), output="delta", axes=axes, fixed=fixed)
     axes = grid.axes
-    expected = np.stack(np.meshgrid(*(a.values for a in axes), indexing="ij"), -1).reshape(-1, len(axes))
+    expected = np.stack(np.meshgrid(*(a.values for a in axes), indexing="ij"), -1).reshape(
+        -1, len(axes)
+    )
     position = 0
     for i, chunk in enumerate(grid.chunks(chunk_size)):
         assert chunk.index == i and chunk.start == position and 0 < chunk.size <= max(chunk_size, 1)
@@ -153,7 +176,10 @@ def test_a_grid_beyond_2_53_points_still_tiles_exactly():
     grid = Grid(
         "gaussian",
         "delta",
-        tuple(Axis(n, np.arange(1.0, 2.0**14 + 1)) for n in ("sigma", "rounds", "sensitivity", "epsilon")),
+        tuple(
+            Axis(n, np.arange(1.0, 2.0**14 + 1))
+            for n in ("sigma", "rounds", "sensitivity", "epsilon")
+        ),
     )
     assert grid.size == 2**56
     chunk_size = 1 << 20

@@ -20,7 +20,13 @@ def _grid(**kwargs) -> Grid:
     return Grid.from_parameters(
         ["gaussian", "rdp_subsampled_gaussian"],
         "delta",
-        {"sigma": "log:0.5:8:7", "rounds": [1, 10, 100], "epsilon": 1.0, "sampling_rate": 1.0, **kwargs},
+        {
+            "sigma": "log:0.5:8:7",
+            "rounds": [1, 10, 100],
+            "epsilon": 1.0,
+            "sampling_rate": 1.0,
+            **kwargs,
+        },
     )
 
 
@@ -29,8 +35,13 @@ def test_to_xarray_labels_every_axis_and_fixed_parameter():
     ds = result.to_xarray()
     assert dict(ds.sizes) == {"sigma": 7, "rounds": 3}
     assert ds["sigma"].attrs["spacing"] == "log" and ds["rounds"].attrs["spacing"] == "list"
-    assert float(ds["epsilon"]) == 1.0 and float(ds["sampling_rate"]) == 1.0  # fixed: scalar coordinates
-    assert ds.attrs["accountants"] == "gaussian,rdp_subsampled_gaussian" and ds.attrs["output"] == "delta"
+    assert (
+        float(ds["epsilon"]) == 1.0 and float(ds["sampling_rate"]) == 1.0
+    )  # fixed: scalar coordinates
+    assert (
+        ds.attrs["accountants"] == "gaussian,rdp_subsampled_gaussian"
+        and ds.attrs["output"] == "delta"
+    )
     assert set(ds.data_vars) == {"delta", "delta_gaussian", "delta_rdp_subsampled_gaussian", "best"}
     # the exact Gaussian composition, by label: theta(sqrt(T) / sigma, eps), an upper bound rounded outward
     exact = hs.theta((np.sqrt(ds["rounds"]) / ds["sigma"]).transpose("sigma", "rounds").values, 1.0)
@@ -51,7 +62,9 @@ def test_every_saved_format_reads_back_as_the_same_dataset(tmp_path, suffix):
     assert result.to_xarray().sizes == memory.sizes  # written and not kept: read back from the file
     assert dict(got.sizes) == {"sigma": 7, "rounds": 3}
     for name in ("delta", "delta_gaussian", "delta_rdp_subsampled_gaussian"):
-        np.testing.assert_array_equal(got[name].transpose("sigma", "rounds").values, memory[name].values)
+        np.testing.assert_array_equal(
+            got[name].transpose("sigma", "rounds").values, memory[name].values
+        )
     np.testing.assert_array_equal(got["sigma"].values, memory["sigma"].values)
     assert float(got["epsilon"]) == 1.0 and float(got["sampling_rate"]) == 1.0
     assert sorted(os.listdir(tmp_path)) == [path.name]  # no temporary files left
@@ -75,12 +88,18 @@ def test_a_one_axis_sweep_reads_back(tmp_path, suffix, accountants):
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_fixed_parameters_are_columns_of_every_row(tmp_path, suffix):
-    grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1.0, 2.0], "rounds": 100, "epsilon": 1.0})
+    grid = Grid.from_parameters(
+        "gaussian", "delta", {"sigma": [1.0, 2.0], "rounds": 100, "epsilon": 1.0}
+    )
     path = tmp_path / f"sweep{suffix}"
     run_sweep(grid, path, progress=False)
     table = pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
     assert list(table.columns) == ["sigma", "rounds", "epsilon", "delta"]
-    assert table["rounds"].dtype.kind == "i" and (table["rounds"] == 100).all() and (table["epsilon"] == 1.0).all()
+    assert (
+        table["rounds"].dtype.kind == "i"
+        and (table["rounds"] == 100).all()
+        and (table["epsilon"] == 1.0).all()
+    )
     np.testing.assert_allclose(table["delta"], hs.theta(10 / table["sigma"], 1.0), rtol=1e-11)
 
 

@@ -40,28 +40,40 @@ def _is_png(path) -> bool:
 
 def test_delta_epsilon_curves_one_per_sigma(tmp_path, drawn):
     grid = Grid.from_parameters(
-        "gaussian", "delta", {"sigma": "log:0.5:8:30", "rounds": [1, 10, 100], "epsilon": "linear:0.1:6:400"}
+        "gaussian",
+        "delta",
+        {"sigma": "log:0.5:8:30", "rounds": [1, 10, 100], "epsilon": "linear:0.1:6:400"},
     )
     path = plots.plot_grid(grid, tmp_path / "curves.png")
     assert _is_png(path)
     ((name, (eps, curves, _), _kw),) = drawn
     assert name == "delta_epsilon_curves" and len(eps) == 200 and eps[0] == 0.1 and eps[-1] == 6
-    assert len(curves) == 8  # sigma thinned to 8 curves, both ends kept; rounds held at its middle value
+    assert (
+        len(curves) == 8
+    )  # sigma thinned to 8 curves, both ends kept; rounds held at its middle value
     assert "sigma=0.5" in curves and "sigma=8" in curves
-    np.testing.assert_array_equal(curves["sigma=8"], GaussianMechanism(sigma=8.0, rounds=10).delta(eps))
+    np.testing.assert_array_equal(
+        curves["sigma=8"], GaussianMechanism(sigma=8.0, rounds=10).delta(eps)
+    )
 
 
 def test_sigma_needed_against_rounds(tmp_path, drawn):
-    grid = Grid.from_parameters("gaussian", "sigma", {"rounds": "log:1:1000:20", "epsilon": [0.5, 1, 2], "delta": 1e-5})
+    grid = Grid.from_parameters(
+        "gaussian", "sigma", {"rounds": "log:1:1000:20", "epsilon": [0.5, 1, 2], "delta": 1e-5}
+    )
     plots.plot_grid(grid, tmp_path / "sigma.png")
     ((name, (rounds, curves, _), kwargs),) = drawn
     assert name == "parameter_curves" and kwargs["xlabel"] == "rounds" and len(curves) == 3
-    np.testing.assert_allclose(curves["epsilon=1"], np.sqrt(rounds) / hs.theta_radius(1.0, 1e-5), rtol=1e-9)
+    np.testing.assert_allclose(
+        curves["epsilon=1"], np.sqrt(rounds) / hs.theta_radius(1.0, 1e-5), rtol=1e-9
+    )
 
 
 def test_heatmap_over_the_two_longest_axes(tmp_path, drawn):
     grid = Grid.from_parameters(
-        "gaussian", "epsilon", {"sigma": "log:1:20:50", "rounds": "log:1:1000:40", "sensitivity": [1, 2], "delta": 1e-6}
+        "gaussian",
+        "epsilon",
+        {"sigma": "log:1:20:50", "rounds": "log:1:1000:40", "sensitivity": [1, 2], "delta": 1e-6},
     )
     plots.plot_grid(grid, tmp_path / "heat.png")
     ((name, (x, y, z, _), kwargs),) = drawn
@@ -107,7 +119,9 @@ def test_a_saved_sweep_is_drawn_from_the_file_alone(tmp_path, drawn, monkeypatch
     assert _is_png(tmp_path / "heat.png")
     ((name, (x, y, z, _), kwargs),) = drawn
     assert name == "heatmap" and (kwargs["xlabel"], kwargs["ylabel"]) == ("rounds", "sigma")
-    assert kwargs["log_x"] is True and kwargs["log_y"] is True and kwargs["levels"] == [1.0, 2.0, 4.0]
+    assert (
+        kwargs["log_x"] is True and kwargs["log_y"] is True and kwargs["levels"] == [1.0, 2.0, 4.0]
+    )
     assert set(kwargs["contours"]) == {"gaussian", "rdp_subsampled_gaussian"}
     saved = read_sweep(path)
     np.testing.assert_array_equal(z, saved["epsilon"].transpose("sigma", "rounds").values)
@@ -119,7 +133,9 @@ def test_a_saved_sweep_is_drawn_from_the_file_alone(tmp_path, drawn, monkeypatch
 def test_a_sweep_file_draws_the_same_curves_as_its_grid(tmp_path, drawn):
     from hockeystick.sweep import read_sweep, run_sweep
 
-    grid = Grid.from_parameters("gaussian", "delta", {"sigma": [1, 2, 4], "epsilon": "linear:0.1:5:60"})
+    grid = Grid.from_parameters(
+        "gaussian", "delta", {"sigma": [1, 2, 4], "epsilon": "linear:0.1:5:60"}
+    )
     run_sweep(grid, tmp_path / "s.csv", progress=False)
     plots.plot_grid(grid, tmp_path / "a.png")
     plots.plot_dataset(read_sweep(tmp_path / "s.csv"), tmp_path / "b.png")
@@ -136,7 +152,9 @@ def test_a_listed_log_spaced_axis_is_drawn_on_a_log_scale_in_every_picture(tmp_p
     from hockeystick.sweep import read_sweep, run_sweep
 
     grid = Grid.from_parameters(
-        "gaussian", "epsilon", {"rounds": [1, 10, 100, 1000], "sigma": [0.5, 1, 2, 4], "delta": [1e-5, 1e-6]}
+        "gaussian",
+        "epsilon",
+        {"rounds": [1, 10, 100, 1000], "sigma": [0.5, 1, 2, 4], "delta": [1e-5, 1e-6]},
     )
     run_sweep(grid, tmp_path / "eps.csv", progress=False)
     ds = read_sweep(tmp_path / "eps.csv")
@@ -144,7 +162,9 @@ def test_a_listed_log_spaced_axis_is_drawn_on_a_log_scale_in_every_picture(tmp_p
     plots.plot_dataset(ds, tmp_path / "curves.png", x="rounds", hue="sigma", facet="delta")
     plots.plot_dataset(ds, tmp_path / "one.png", x="rounds", hue="sigma", slices={"delta": 1e-5})
     panels, curves, one = saved_figures
-    heat_axes = [ax for ax in panels.axes if ax.get_title().startswith("delta=")]  # not the colour bar
+    heat_axes = [
+        ax for ax in panels.axes if ax.get_title().startswith("delta=")
+    ]  # not the colour bar
     assert len(heat_axes) == 2
     for ax in heat_axes:
         assert ax.get_xscale() == "log" and ax.get_yscale() == "linear"  # sigma spans 8x: linear

@@ -22,7 +22,11 @@ def _grid(output: str = "delta", **extra) -> Grid:
     params = {"sigma": "log:0.5:20:13", "rounds": [1, 3, 10, 100], "epsilon": "linear:0.1:6:7"}
     if output != "delta":
         params.pop("epsilon")
-        params.update({"delta": [1e-3, 1e-6, 1e-10]} if output == "epsilon" else {"epsilon": [0.5, 2], "delta": 1e-6})
+        params.update(
+            {"delta": [1e-3, 1e-6, 1e-10]}
+            if output == "epsilon"
+            else {"epsilon": [0.5, 2], "delta": 1e-6}
+        )
     if output not in ("delta", "epsilon"):
         params.pop("sigma")
     params.update(extra)
@@ -33,16 +37,24 @@ def test_gaussian_mechanism_matches_the_definition_at_50_digits():
     # 004 eq. 8 check value: delta(eps = 1) of 1-GDP
     assert GaussianMechanism(sigma=1.0).delta(1.0) == pytest.approx(0.126937, abs=5e-7)
     rng = np.random.default_rng(3)
-    sigma, rounds, sens = 10 ** rng.uniform(-1, 2, 40), rng.integers(1, 10_000, 40), 10 ** rng.uniform(-1, 1, 40)
+    sigma, rounds, sens = (
+        10 ** rng.uniform(-1, 2, 40),
+        rng.integers(1, 10_000, 40),
+        10 ** rng.uniform(-1, 1, 40),
+    )
     eps = 10 ** rng.uniform(-2, 1.3, 40)
     got = GaussianMechanism(sigma=sigma, rounds=rounds, sensitivity=sens).delta(eps)
     for g, s, t, d, e in zip(got, sigma, rounds, sens, eps):
         mu = mp.sqrt(t) * mp.mpf(d) / mp.mpf(s)
         ref = reference.theta(float(mu), float(e))
-        assert g >= ref  # a certified upper bound (outward rounding), within theta's 1e-12 of the truth
+        assert (
+            g >= ref
+        )  # a certified upper bound (outward rounding), within theta's 1e-12 of the truth
         if ref > 1e-300:
             assert g - ref <= 2e-12 * ref
-    back = GaussianMechanism(sigma=sigma, rounds=rounds, sensitivity=sens).epsilon(np.clip(got, 1e-300, 0.5))
+    back = GaussianMechanism(sigma=sigma, rounds=rounds, sensitivity=sens).epsilon(
+        np.clip(got, 1e-300, 0.5)
+    )
     keep = (got > 1e-200) & (got < 0.5)
     np.testing.assert_allclose(back[keep], eps[keep], rtol=1e-9)
 
@@ -78,7 +90,8 @@ def test_epsilon_and_calibration_outputs():
     grid = _grid("epsilon")
     df = dataframe(grid)
     np.testing.assert_array_equal(
-        df["epsilon"], GaussianMechanism(sigma=df["sigma"], rounds=df["rounds"]).epsilon(df["delta"])
+        df["epsilon"],
+        GaussianMechanism(sigma=df["sigma"], rounds=df["rounds"]).epsilon(df["delta"]),
     )
     cal = dataframe(_grid("sigma"))
     expected = np.sqrt(cal["rounds"]) / hs.theta_radius(cal["epsilon"], 1e-6)
@@ -101,14 +114,20 @@ def test_every_format_holds_the_in_memory_result_exactly(tmp_path, suffix):
 
         assert pq.read_schema(path).metadata[b"hockeystick.fixed"] == b'{"sensitivity": 2.0}'
     if suffix in (".csv", ".parquet"):  # the fixed parameter is a column too, after the axes
-        assert list(got.columns) == [*grid.inputs, "sensitivity", "delta"] and (got["sensitivity"] == 2.0).all()
+        assert (
+            list(got.columns) == [*grid.inputs, "sensitivity", "delta"]
+            and (got["sensitivity"] == 2.0).all()
+        )
         got = got.drop(columns="sensitivity")
     else:
         with np.load(path) as npz:
             assert float(npz["sensitivity"]) == 2.0
             assert npz["delta"].shape == grid.shape
             mesh = np.meshgrid(*(npz[a.name] for a in grid.axes), indexing="ij")
-            got = pd.DataFrame({a.name: m.ravel() for a, m in zip(grid.axes, mesh)} | {"delta": npz["delta"].ravel()})
+            got = pd.DataFrame(
+                {a.name: m.ravel() for a, m in zip(grid.axes, mesh)}
+                | {"delta": npz["delta"].ravel()}
+            )
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
     assert sorted(os.listdir(tmp_path)) == [path.name]  # no temporary files left
 
@@ -128,7 +147,9 @@ def test_csv_without_pyarrow_is_the_same_table(tmp_path, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_pyarrow)
     run_sweep(grid, tmp_path / "b.csv", progress=False)
     monkeypatch.undo()
-    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "a.csv"), pd.read_csv(tmp_path / "b.csv"), check_exact=True)
+    pd.testing.assert_frame_equal(
+        pd.read_csv(tmp_path / "a.csv"), pd.read_csv(tmp_path / "b.csv"), check_exact=True
+    )
 
 
 class _LaplaceTest:
@@ -150,7 +171,10 @@ class _LaplaceTest:
 def laplace_registered():
     entry = registry.register(
         AccountantEntry(
-            "laplace_test", _LaplaceTest, "test double", calibratable={"sigma": Calibratable("decreasing", 0.0, np.inf)}
+            "laplace_test",
+            _LaplaceTest,
+            "test double",
+            calibratable={"sigma": Calibratable("decreasing", 0.0, np.inf)},
         )
     )
     yield entry
@@ -162,7 +186,10 @@ def test_best_of_several_accountants_and_which_one(laplace_registered, tmp_path)
     both = Grid.from_parameters(["gaussian", "laplace_test"], "delta", params)
     result = run_sweep(both, tmp_path / "best.parquet", progress=False, keep=True)
     df = pd.read_parquet(tmp_path / "best.parquet")
-    alone = {name: dataframe(Grid.from_parameters(name, "delta", params))["delta"] for name in both.accountants}
+    alone = {
+        name: dataframe(Grid.from_parameters(name, "delta", params))["delta"]
+        for name in both.accountants
+    }
     np.testing.assert_array_equal(df["delta_gaussian"], alone["gaussian"])
     np.testing.assert_array_equal(df["delta_laplace_test"], alone["laplace_test"])
     np.testing.assert_array_equal(df["delta"], np.minimum(alone["gaussian"], alone["laplace_test"]))
@@ -172,9 +199,13 @@ def test_best_of_several_accountants_and_which_one(laplace_registered, tmp_path)
     counts = result.summary.best_counts
     assert counts.sum() == both.size and counts[1] == (winner == "laplace_test").sum()
     # calibration: the smallest sigma of the two
-    cal = Grid.from_parameters(["gaussian", "laplace_test"], "sigma", {"epsilon": [0.5, 1, 3], "delta": 1e-3})
+    cal = Grid.from_parameters(
+        ["gaussian", "laplace_test"], "sigma", {"epsilon": [0.5, 1, 3], "delta": 1e-3}
+    )
     out = dataframe(cal)
-    np.testing.assert_array_equal(out["sigma"], np.minimum(out["sigma_gaussian"], out["sigma_laplace_test"]))
+    np.testing.assert_array_equal(
+        out["sigma"], np.minimum(out["sigma_gaussian"], out["sigma_laplace_test"])
+    )
 
 
 @pytest.mark.parametrize(
@@ -185,7 +216,9 @@ def test_best_of_several_accountants_and_which_one(laplace_registered, tmp_path)
         (lambda: _grid(), ".", "is a directory"),
         (lambda: _grid(sigma=[-1.0, 1.0]), "out.npz", "sigma must be finite and > 0"),
         (
-            lambda: Grid.from_parameters("gaussian", "rounds", {"sigma": [0.5, 50], "epsilon": 0.5, "delta": 1e-9}),
+            lambda: Grid.from_parameters(
+                "gaussian", "rounds", {"sigma": [0.5, 50], "epsilon": 0.5, "delta": 1e-9}
+            ),
             "out.csv",
             "unreachable",
         ),
@@ -225,11 +258,17 @@ def test_a_failure_mid_sweep_leaves_no_result_and_resumes(tmp_path, monkeypatch)
     for suffix in (".csv", ".npz", ".parquet"):
         with pytest.raises(RuntimeError, match="exploded"):
             run_sweep(_grid(), tmp_path / f"out{suffix}", chunk_size=20, progress=False)
-    assert sorted(os.listdir(tmp_path)) == [".out.csv.parts", ".out.npz.parts", ".out.parquet.parts"]
+    assert sorted(os.listdir(tmp_path)) == [
+        ".out.csv.parts",
+        ".out.npz.parts",
+        ".out.parquet.parts",
+    ]
     monkeypatch.setattr(run_module, "evaluate_chunk", real)
     for suffix in (".csv", ".npz", ".parquet"):
         run_sweep(_grid(), tmp_path / f"clean{suffix}", chunk_size=20, progress=False)
-        monkeypatch.setattr(run_module, "evaluate_chunk", lambda g, c: computed.append(c.index) or real(g, c))
+        monkeypatch.setattr(
+            run_module, "evaluate_chunk", lambda g, c: computed.append(c.index) or real(g, c)
+        )
         computed.clear()
         run_sweep(_grid(), tmp_path / f"out{suffix}", chunk_size=20, progress=False, resume=True)
         monkeypatch.setattr(run_module, "evaluate_chunk", real)
@@ -238,7 +277,9 @@ def test_a_failure_mid_sweep_leaves_no_result_and_resumes(tmp_path, monkeypatch)
             with np.load(tmp_path / "out.npz") as a, np.load(tmp_path / "clean.npz") as b:
                 assert a.files == b.files and all(np.array_equal(a[k], b[k]) for k in a.files)
         else:
-            assert (tmp_path / f"out{suffix}").read_bytes() == (tmp_path / f"clean{suffix}").read_bytes()
+            assert (tmp_path / f"out{suffix}").read_bytes() == (
+                tmp_path / f"clean{suffix}"
+            ).read_bytes()
     assert sorted(os.listdir(tmp_path)) == sorted(
         f"{n}{s}" for n in ("out", "clean") for s in (".csv", ".npz", ".parquet")
     )
@@ -261,28 +302,47 @@ def test_trusted_aggregator_sweep_and_calibration():
     grid = Grid.from_parameters(
         "trusted_aggregator",
         "delta",
-        {"sigma": "log:0.1:5:9", "batch_size": [10, 100, 1000], "epsilon": "log:0.01:10:11", **fixed},
+        {
+            "sigma": "log:0.1:5:9",
+            "batch_size": [10, 100, 1000],
+            "epsilon": "log:0.01:10:11",
+            **fixed,
+        },
     )
     df = dataframe(grid, chunk_size=50)
-    direct = TrustedAggregator(sigma=df["sigma"].to_numpy(), batch_size=df["batch_size"].to_numpy(), **fixed)
+    direct = TrustedAggregator(
+        sigma=df["sigma"].to_numpy(), batch_size=df["batch_size"].to_numpy(), **fixed
+    )
     np.testing.assert_array_equal(df["delta"], direct.delta(df["epsilon"].to_numpy()))
     cal = dataframe(
         Grid.from_parameters(
-            "trusted_aggregator", "sigma", {"batch_size": [10, 100, 1000], "epsilon": [0.5, 2], "delta": 1e-6, **fixed}
+            "trusted_aggregator",
+            "sigma",
+            {"batch_size": [10, 100, 1000], "epsilon": [0.5, 2], "delta": 1e-6, **fixed},
         )
     )
     m, eps, sigma = (cal[k].to_numpy() for k in ("batch_size", "epsilon", "sigma"))
     assert np.all(TrustedAggregator(sigma=sigma, batch_size=m, **fixed).delta(eps) <= 1e-6)
-    assert np.all(TrustedAggregator(sigma=sigma * (1 - 1e-8), batch_size=m, **fixed).delta(eps) > 1e-6)
+    assert np.all(
+        TrustedAggregator(sigma=sigma * (1 - 1e-8), batch_size=m, **fixed).delta(eps) > 1e-6
+    )
     rounds = dataframe(
         Grid.from_parameters(
             "trusted_aggregator",
             "rounds",
-            {"batch_size": [10, 100, 1000], "epsilon": [1.0, 2.0], "sigma": 2.0, "delta": 1e-5, **fixed},
+            {
+                "batch_size": [10, 100, 1000],
+                "epsilon": [1.0, 2.0],
+                "sigma": 2.0,
+                "delta": 1e-5,
+                **fixed,
+            },
         )
     )
     cap = 6000 // rounds["batch_size"]
-    assert np.all(rounds["rounds"] <= cap) and np.any(rounds["rounds"] < cap)  # the cap binds, and not always
+    assert np.all(rounds["rounds"] <= cap) and np.any(
+        rounds["rounds"] < cap
+    )  # the cap binds, and not always
     for m, e, t in rounds[["batch_size", "epsilon", "rounds"]].itertuples(index=False):
         assert TrustedAggregator(sigma=2.0, batch_size=m, rounds=t, **fixed).delta(e) <= 1e-5
         if t < 6000 // m:
@@ -304,7 +364,12 @@ def test_sweep_result_repr_is_short_and_says_what_it_holds(tmp_path):
     grid = Grid.from_parameters(
         "gaussian",
         "delta",
-        {"sigma": "log:0.5:20:1000", "rounds": [1, 10], "epsilon": "linear:0.1:8:50", "sensitivity": 2.0},
+        {
+            "sigma": "log:0.5:20:1000",
+            "rounds": [1, 10],
+            "epsilon": "linear:0.1:8:50",
+            "sensitivity": 2.0,
+        },
     )
     for path in (None, tmp_path / "out.csv"):
         text = repr(run_sweep(grid, path, progress=False))

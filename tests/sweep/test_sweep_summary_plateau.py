@@ -24,6 +24,10 @@ def test_the_zero_plateau_is_counted_and_its_first_point_named(capsys, tmp_path)
     zeros = np.flatnonzero(delta == delta.min())
     assert delta.min() == 0 and 1 < zeros.size < delta.size  # a plateau, not the whole grid
     first = table[zeros[0]]  # the file's rows are in grid order
-    point = ", ".join(f"{a}={first[names.index(a)]:.6g}" for a in ("sigma", "batch_size", "epsilon"))
+    point = ", ".join(
+        f"{a}={first[names.index(a)]:.6g}" for a in ("sigma", "batch_size", "epsilon")
+    )
     row = next(line for line in printed.splitlines() if line.lstrip().startswith("delta"))
-    assert f"{zeros.size:,} points ({100 * zeros.size / delta.size:.3g}%), first: {point}" in row, row
+    assert f"{zeros.size:,} points ({100 * zeros.size / delta.size:.3g}%), first: {point}" in row, (
+        row
+    )

@@ -32,26 +32,46 @@ def test_a_tail_reaches_the_subsampled_gaussian_pld_and_is_refused_where_it_has_
     runs = [
         DPSGD(sample_rate=256 / 60_000, steps=2000, noise_multiplier=1.1, tail=1e-25),
         DPSGD(dataset_size=60_000, batch_size=256, steps=2000, noise_multiplier=1.1, tail=1e-25),
-        DPFedAvg(total_clients=60_000, clients_per_round=256, rounds=2000, noise_multiplier=1.1, tail=1e-25),
+        DPFedAvg(
+            total_clients=60_000,
+            clients_per_round=256,
+            rounds=2000,
+            noise_multiplier=1.1,
+            tail=1e-25,
+        ),
     ]
     expected = direct.epsilon(1e-8, bound="both")
-    assert expected != SubsampledGaussianPLD(sigma=1.1, sampling_rate=256 / 60_000, rounds=2000).epsilon(
-        1e-8, bound="both"
-    )
+    assert expected != SubsampledGaussianPLD(
+        sigma=1.1, sampling_rate=256 / 60_000, rounds=2000
+    ).epsilon(1e-8, bound="both")
     for run in runs:
         assert run.epsilon(1e-8, bound="both") == expected
     # a tail of 1e-12 a step over 2000 steps is a delta floor of about 2e-9 (times q): 1e-20 is out of reach
     with pytest.warns(AccuracyNotMetWarning, match="tail="):
-        assert DPSGD(sample_rate=256 / 60_000, steps=2000, noise_multiplier=1.1, tail=1e-12).epsilon(1e-20) == math.inf
+        assert (
+            DPSGD(sample_rate=256 / 60_000, steps=2000, noise_multiplier=1.1, tail=1e-12).epsilon(
+                1e-20
+            )
+            == math.inf
+        )
     for bad in (0.0, 1e-3, float("nan"), -1e-20):
         with pytest.raises(ValueError, match="tail"):
             DPSGD(sample_rate=0.01, steps=10, noise_multiplier=1.0, tail=bad)
     with pytest.raises(ValueError, match='tail is available with sampling="poisson"'):
-        DPSGD(dataset_size=1000, batch_size=10, steps=10, noise_multiplier=1.0, sampling="balls_in_bins", tail=1e-20)
+        DPSGD(
+            dataset_size=1000,
+            batch_size=10,
+            steps=10,
+            noise_multiplier=1.0,
+            sampling="balls_in_bins",
+            tail=1e-20,
+        )
 
 
 def test_fixed_size_dp_sgd_is_the_replace_one_pld():
-    run = DPSGD(dataset_size=1000, batch_size=100, steps=50, noise_multiplier=2.0, sampling="fixed_size")
+    run = DPSGD(
+        dataset_size=1000, batch_size=100, steps=50, noise_multiplier=2.0, sampling="fixed_size"
+    )
     direct = FixedBatchGaussianPLD(sigma=2.0, batch_size=100, n=1000, rounds=50)
     assert run.epsilon(1e-5, bound="both") == direct.epsilon(1e-5, bound="both")
 
@@ -63,9 +83,9 @@ def test_fedavg_rounds_are_steps_over_clients():
 
 
 def test_broadcasting_over_noise_multiplier():
-    eps = DPSGD(dataset_size=60_000, batch_size=256, epochs=10, noise_multiplier=np.array([0.8, 1.1, 2.0])).epsilon(
-        1e-5
-    )
+    eps = DPSGD(
+        dataset_size=60_000, batch_size=256, epochs=10, noise_multiplier=np.array([0.8, 1.1, 2.0])
+    ).epsilon(1e-5)
     assert eps.shape == (3,) and np.all(np.diff(eps) < 0)
 
 
@@ -74,15 +94,18 @@ def test_bracket_contains_dp_accounting_estimate():
     q, z, steps = 256 / 60_000, 1.1, 2000
     theirs = [
         dpl.from_gaussian_mechanism(
-            standard_deviation=z, sampling_prob=q, value_discretization_interval=1e-4, pessimistic_estimate=pessimistic
+            standard_deviation=z,
+            sampling_prob=q,
+            value_discretization_interval=1e-4,
+            pessimistic_estimate=pessimistic,
         )
         .self_compose(steps)
         .get_epsilon_for_delta(1e-5)
         for pessimistic in (True, False)
     ]
-    lower, upper = DPSGD(dataset_size=60_000, batch_size=256, steps=steps, noise_multiplier=z).epsilon(
-        1e-5, bound="both"
-    )
+    lower, upper = DPSGD(
+        dataset_size=60_000, batch_size=256, steps=steps, noise_multiplier=z
+    ).epsilon(1e-5, bound="both")
     assert lower <= theirs[0] and upper >= theirs[1]
     assert abs(upper - theirs[0]) < 1e-2
 
@@ -130,10 +153,21 @@ def test_refusals_name_the_argument(kwargs, message):
 def test_cli_training_flags(capsys):
     from hockeystick.cli import main
 
-    flags = ["--dataset-size", "60000", "--batch-size", "256", "--epochs", "60", "--noise-multiplier", "1.1"]
+    flags = [
+        "--dataset-size",
+        "60000",
+        "--batch-size",
+        "256",
+        "--epochs",
+        "60",
+        "--noise-multiplier",
+        "1.1",
+    ]
     assert main(["epsilon", *flags, "--delta", "1e-5"]) == 0
     printed = capsys.readouterr().out
-    expected = DPSGD(dataset_size=60_000, batch_size=256, epochs=60, noise_multiplier=1.1).epsilon(1e-5)
+    expected = DPSGD(dataset_size=60_000, batch_size=256, epochs=60, noise_multiplier=1.1).epsilon(
+        1e-5
+    )
     assert f"{expected:.6g}"[:6] in printed
     # calibration defaults to the noise multiplier; epochs come back whole
     assert main(["calibrate", *flags[:6], "--epsilon", "3", "--delta", "1e-5"]) == 0
@@ -174,16 +208,31 @@ def test_cli_training_flags(capsys):
         )
         == 0
     )
-    fl = DPFedAvg(total_clients=3400, clients_per_round=100, rounds=100, noise_multiplier=1.0).epsilon(1e-5)
+    fl = DPFedAvg(
+        total_clients=3400, clients_per_round=100, rounds=100, noise_multiplier=1.0
+    ).epsilon(1e-5)
     assert f"{fl:.6g}"[:6] in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["epsilon", "--dataset-size", "100", "--total-clients", "10", "--delta", "1e-5"], "not both"),
         (
-            ["epsilon", "--sampling", "fixed_size", "-a", "gaussian", "-p", "sigma=1", "--delta", "1e-5"],
+            ["epsilon", "--dataset-size", "100", "--total-clients", "10", "--delta", "1e-5"],
+            "not both",
+        ),
+        (
+            [
+                "epsilon",
+                "--sampling",
+                "fixed_size",
+                "-a",
+                "gaussian",
+                "-p",
+                "sigma=1",
+                "--delta",
+                "1e-5",
+            ],
             "--sampling goes with",
         ),
         (
@@ -205,7 +254,17 @@ def test_cli_training_flags(capsys):
             "drop -a gaussian",
         ),
         (
-            ["epsilon", "--dataset-size", "100", "--batch-size", "10", "--noise-multiplier", "1", "--delta", "1e-5"],
+            [
+                "epsilon",
+                "--dataset-size",
+                "100",
+                "--batch-size",
+                "10",
+                "--noise-multiplier",
+                "1",
+                "--delta",
+                "1e-5",
+            ],
             "exactly one of --epochs and --steps",
         ),
     ],

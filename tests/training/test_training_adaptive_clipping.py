@@ -10,7 +10,11 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from hockeystick.training import DPFedAvg, adaptive_clipping_noise_multiplier, round_noise_multiplier
+from hockeystick.training import (
+    DPFedAvg,
+    adaptive_clipping_noise_multiplier,
+    round_noise_multiplier,
+)
 
 
 def _gaussian_delta(mu, eps):
@@ -31,7 +35,9 @@ def _joint_delta(mu_update, mu_count, eps):
     return mpmath.quad(integrand, [-mpmath.inf, -5, 0, 5, mpmath.inf])
 
 
-@pytest.mark.parametrize(("relation", "count_shift"), [("add_or_remove_one", 0.5), ("replace_one", 1.0)])
+@pytest.mark.parametrize(
+    ("relation", "count_shift"), [("add_or_remove_one", 0.5), ("replace_one", 1.0)]
+)
 @mpmath.workdps(30)
 def test_a_round_with_the_count_is_the_gaussian_of_the_target_multiplier(relation, count_shift):
     # the update's sum moves by one sensitivity (C, or 2C under replace-one), i.e. by 1 / z_update in units of
@@ -55,7 +61,11 @@ def test_the_multipliers_match_the_closed_forms_and_round_outward():
         joint = (mpmath.mpf(update) ** -2 + (2 * mpmath.mpf(sigma_b)) ** -2) ** mpmath.mpf(-0.5)
         assert joint * (1 - 1e-14) <= round_noise_multiplier(update, sigma_b) <= joint
     exact = (mpmath.mpf(0.8) ** -2 - mpmath.mpf(1.5) ** -2) ** mpmath.mpf(-0.5)
-    assert exact <= adaptive_clipping_noise_multiplier(0.8, 1.5, relation="replace_one") <= exact * (1 + 1e-14)
+    assert (
+        exact
+        <= adaptive_clipping_noise_multiplier(0.8, 1.5, relation="replace_one")
+        <= exact * (1 + 1e-14)
+    )
     # the replace-one multipliers are relative to 2C: the same noise as the add-or-remove ones relative to C
     assert adaptive_clipping_noise_multiplier(0.4, 1.5, relation="replace_one") == pytest.approx(
         adaptive_clipping_noise_multiplier(0.8, 1.5) / 2, rel=1e-14
@@ -63,12 +73,16 @@ def test_the_multipliers_match_the_closed_forms_and_round_outward():
 
 
 def test_a_target_the_count_alone_exceeds_is_refused_by_name():
-    with pytest.raises(ValueError, match=r"target_noise_multiplier must be < 2 \* clipped_count_stddev") as error:
+    with pytest.raises(
+        ValueError, match=r"target_noise_multiplier must be < 2 \* clipped_count_stddev"
+    ) as error:
         adaptive_clipping_noise_multiplier(2.0, 1.0)
     assert "raise clipped_count_stddev above half the target" in str(error.value)
     with pytest.raises(ValueError, match="target_noise_multiplier = 3"):
         adaptive_clipping_noise_multiplier([1.0, 3.0], 1.0)
-    with pytest.raises(ValueError, match=r"target_noise_multiplier must be < clipped_count_stddev \(replace_one\)"):
+    with pytest.raises(
+        ValueError, match=r"target_noise_multiplier must be < clipped_count_stddev \(replace_one\)"
+    ):
         adaptive_clipping_noise_multiplier(1.0, 1.0, relation="replace_one")
     assert adaptive_clipping_noise_multiplier(1.999, 1.0) > 1.999
     with pytest.raises(ValueError, match="clipped_count_stddev must be finite and > 0"):
@@ -82,7 +96,9 @@ def test_a_target_the_count_alone_exceeds_is_refused_by_name():
 def test_dpfedavg_with_the_count_is_dpfedavg_at_the_round_multiplier(sampling):
     run = {"total_clients": 1000, "clients_per_round": 100, "rounds": 50, "sampling": sampling}
     z_update, sigma_b = 1.0, 2.0
-    joint = float((mpmath.mpf(z_update) ** -2 + (2 * mpmath.mpf(sigma_b)) ** -2) ** mpmath.mpf(-0.5))
+    joint = float(
+        (mpmath.mpf(z_update) ** -2 + (2 * mpmath.mpf(sigma_b)) ** -2) ** mpmath.mpf(-0.5)
+    )
     adaptive = DPFedAvg(noise_multiplier=z_update, clipped_count_stddev=sigma_b, **run)
     assert float(adaptive.noise_multiplier) == pytest.approx(joint, rel=1e-14)
     plain_at_joint = DPFedAvg(noise_multiplier=joint, **run).epsilon(1e-5)
@@ -92,9 +108,13 @@ def test_dpfedavg_with_the_count_is_dpfedavg_at_the_round_multiplier(sampling):
     # the update's multiplier for a target z gives the run of multiplier z
     target = 0.9
     tuned = DPFedAvg(
-        noise_multiplier=adaptive_clipping_noise_multiplier(target, sigma_b), clipped_count_stddev=sigma_b, **run
+        noise_multiplier=adaptive_clipping_noise_multiplier(target, sigma_b),
+        clipped_count_stddev=sigma_b,
+        **run,
     )
-    assert tuned.epsilon(1e-5) == pytest.approx(DPFedAvg(noise_multiplier=target, **run).epsilon(1e-5), rel=1e-9)
+    assert tuned.epsilon(1e-5) == pytest.approx(
+        DPFedAvg(noise_multiplier=target, **run).epsilon(1e-5), rel=1e-9
+    )
 
 
 def test_dpfedavg_refuses_a_count_noise_that_is_not_positive():
@@ -105,11 +125,15 @@ def test_dpfedavg_refuses_a_count_noise_that_is_not_positive():
 def test_the_command_line_flag(capsys):
     from hockeystick.cli import main
 
-    words = "--total-clients 1000 --clients-per-round 100 --rounds 50 --delta 1e-5 --format csv".split()
+    words = (
+        "--total-clients 1000 --clients-per-round 100 --rounds 50 --delta 1e-5 --format csv".split()
+    )
     assert main(["epsilon", *words, "--noise-multiplier", "1", "--clipped-count-stddev", "2"]) == 0
     flagged = float(capsys.readouterr().out.strip().splitlines()[-1].split(",")[-1])
     z_round = round_noise_multiplier(1.0, 2.0)
     assert flagged == pytest.approx(
-        DPFedAvg(noise_multiplier=z_round, total_clients=1000, clients_per_round=100, rounds=50).epsilon(1e-5),
+        DPFedAvg(
+            noise_multiplier=z_round, total_clients=1000, clients_per_round=100, rounds=50
+        ).epsilon(1e-5),
         rel=1e-9,
     )

@@ -13,11 +13,16 @@ FEDAVG = dict(noise_multiplier=1.0, total_clients=10_000, clients_per_round=100,
 
 @pytest.mark.parametrize("cls, base", [(DPSGD, SGD), (DPFedAvg, FEDAVG)])
 @pytest.mark.parametrize(
-    "read, argument", [("epsilon", 1e-10), ("delta", 1.0), ("epsilon_curve", 1e-5), ("delta_curve", 1.0)]
+    "read, argument",
+    [("epsilon", 1e-10), ("delta", 1.0), ("epsilon_curve", 1e-5), ("delta_curve", 1.0)],
 )
-def test_a_constructor_keyword_given_to_a_read_is_pointed_to_the_constructor(cls, base, read, argument):
+def test_a_constructor_keyword_given_to_a_read_is_pointed_to_the_constructor(
+    cls, base, read, argument
+):
     run = cls(**base)
-    with pytest.raises(TypeError, match=rf"{cls.__name__}\.{read}\(\).*'accuracy'.*belongs to the constructor") as e:
+    with pytest.raises(
+        TypeError, match=rf"{cls.__name__}\.{read}\(\).*'accuracy'.*belongs to the constructor"
+    ) as e:
         getattr(run, read)(argument, accuracy=1e-4)
     assert f"{cls.__name__}(..., accuracy=0.0001)" in str(e.value)
 

@@ -39,13 +39,17 @@ def test_the_noise_is_the_smallest_that_makes_a_round_epsilon_delta_dp():
 def test_the_classical_formula_beside_it_and_refused_where_it_is_not_proved():
     local = LocalDP(epsilon_per_round=[0.1, 0.9], delta_per_round=1e-5, sensitivity=2.0)
     for eps, classical, exact in zip((0.1, 0.9), local.classical_sigma, local.sigma, strict=True):
-        assert classical == pytest.approx(float(2 * mpmath.sqrt(2 * mpmath.log(1.25 / mpmath.mpf(1e-5))) / eps))
+        assert classical == pytest.approx(
+            float(2 * mpmath.sqrt(2 * mpmath.log(1.25 / mpmath.mpf(1e-5))) / eps)
+        )
         assert classical > exact  # valid there, and looser than the exact calibration
     # at eps = 10 the classical sigma is below what (10, 1e-5)-DP needs: it is not a calibration there
     classical_at_10 = math.sqrt(2 * math.log(1.25 / 1e-5)) / 10
     assert _gaussian_delta(1 / mpmath.mpf(classical_at_10), 10) > 1e-5
     for eps in (1.0, 10.0, 0.0):
-        with pytest.raises(ValueError, match=r"proved for 0 < epsilon_per_round < 1 only .* Read sigma"):
+        with pytest.raises(
+            ValueError, match=r"proved for 0 < epsilon_per_round < 1 only .* Read sigma"
+        ):
             _ = LocalDP(epsilon_per_round=eps, delta_per_round=1e-5).classical_sigma
     assert LocalDP(epsilon_per_round=10.0, delta_per_round=1e-5).sigma > classical_at_10
 
@@ -74,7 +78,9 @@ def test_the_client_epsilon_over_its_rounds_is_an_upper_bound_below_basic_compos
     assert local.epsilon(rounds * delta) < rounds * eps  # basic composition's (R eps, R delta)
     lower, upper = local.epsilon(1e-5, bound="both")
     assert lower <= float(_epsilon(mu, mpmath.mpf(1e-5))) <= upper
-    growing = LocalDP(epsilon_per_round=eps, delta_per_round=delta, rounds=[1, 10, 100]).epsilon(1e-5)
+    growing = LocalDP(epsilon_per_round=eps, delta_per_round=delta, rounds=[1, 10, 100]).epsilon(
+        1e-5
+    )
     assert list(growing) == sorted(growing)
 
 

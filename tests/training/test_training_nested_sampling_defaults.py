@@ -24,7 +24,12 @@ from hockeystick.pld.accountants.plan_rdp import plan_rdp_delta, plan_rdp_epsilo
 from hockeystick.pld.mechanisms.constructors import PoissonGaussian
 from hockeystick.pld.refine import question
 from hockeystick.pld.refine.question import default_tolerance
-from hockeystick.rdp import DEFAULT_ORDERS, poisson_subsampled_rdp, rdp_to_epsilon, subsampled_gaussian_rdp
+from hockeystick.rdp import (
+    DEFAULT_ORDERS,
+    poisson_subsampled_rdp,
+    rdp_to_epsilon,
+    subsampled_gaussian_rdp,
+)
 from hockeystick.training import RecordLevelFedAvg
 from hockeystick.training.random_checkins import RandomCheckIns
 
@@ -36,9 +41,16 @@ from dp_accounting.rdp import rdp_privacy_accountant  # noqa: E402
 RECORD_LEVEL_RUNS = [(1.0, 0.01, 10, 100, 0.1), (1.0, 0.05, 5, 20, 0.2)]
 
 
-def _record_level(z: float, q_c: float, tau: int, rounds: int, q_l: float, **words: float) -> RecordLevelFedAvg:
+def _record_level(
+    z: float, q_c: float, tau: int, rounds: int, q_l: float, **words: float
+) -> RecordLevelFedAvg:
     return RecordLevelFedAvg(
-        noise_multiplier=z, client_sample_rate=q_c, local_steps=tau, rounds=rounds, local_sample_rate=q_l, **words
+        noise_multiplier=z,
+        client_sample_rate=q_c,
+        local_steps=tau,
+        rounds=rounds,
+        local_sample_rate=q_l,
+        **words,
     )
 
 
@@ -57,7 +69,9 @@ def _theirs(z: float, q: float, steps: int, delta: float) -> tuple[float, float]
     """dp_accounting's default PLD and RDP epsilons of steps Poisson-subsampled Gaussians."""
     event = _event(z, q, steps)
     pld = pld_privacy_accountant.PLDAccountant().compose(event).get_epsilon(delta)
-    return float(pld), float(rdp_privacy_accountant.RdpAccountant().compose(event).get_epsilon(delta))
+    return float(pld), float(
+        rdp_privacy_accountant.RdpAccountant().compose(event).get_epsilon(delta)
+    )
 
 
 def _no_looser(lower: float, upper: float, peer: float) -> bool:
@@ -66,7 +80,9 @@ def _no_looser(lower: float, upper: float, peer: float) -> bool:
     return peer < lower or upper <= peer * (1.0 + question.EXACT_RELATIVE)
 
 
-def _independent_rdp_epsilon(z: float, q_c: float, tau: int, rounds: int, q_l: float, delta: float) -> float:
+def _independent_rdp_epsilon(
+    z: float, q_c: float, tau: int, rounds: int, q_l: float, delta: float
+) -> float:
     """The nested run's RDP conversion from the rdp module's functions, composed here by hand."""
     orders = np.asarray(DEFAULT_ORDERS)
     inner = tau * subsampled_gaussian_rdp(z, q_l, orders)
@@ -95,7 +111,9 @@ def test_record_level_default_is_finite_ordered_and_at_most_the_rdp_side(run, de
     assert 0.0 < lower <= upper < math.inf
     assert upper <= _independent_rdp_epsilon(*run, delta) * (1.0 + 1e-9)
     # a bracket on another grid (explicit, plain PLD): neither side crosses the other's
-    lo_h, up_h = _record_level(*run, value_discretization_interval=1e-3).epsilon(delta, bound="both")
+    lo_h, up_h = _record_level(*run, value_discretization_interval=1e-3).epsilon(
+        delta, bound="both"
+    )
     assert lo_h <= upper and lower <= up_h
 
 
@@ -103,9 +121,9 @@ def test_record_level_default_is_finite_ordered_and_at_most_the_rdp_side(run, de
 def test_random_check_ins_default_is_finite_and_narrow_through_the_add_bound(delta: float) -> None:
     """Ten slots, p = 0.5, five passes: the add direction's grid leaves delta at +infinity, its true delta is 0 past
     five times -log(1 - p); the remove direction alone reads the bracket, within 2 % of epsilon."""
-    lower, upper = RandomCheckIns(noise_multiplier=1.0, checkin_probability=0.5, slots=10, passes=5).epsilon(
-        delta, bound="both"
-    )
+    lower, upper = RandomCheckIns(
+        noise_multiplier=1.0, checkin_probability=0.5, slots=10, passes=5
+    ).epsilon(delta, bound="both")
     assert 0.0 < lower <= upper <= lower * 1.02
 
 
@@ -118,7 +136,9 @@ def test_random_check_ins_default_is_finite_and_narrow_through_the_add_bound(del
         ("every_client", 1e-12),
     ],
 )
-def test_one_slot_and_every_client_runs_are_no_looser_than_dp_accounting(run: str, delta: float) -> None:
+def test_one_slot_and_every_client_runs_are_no_looser_than_dp_accounting(
+    run: str, delta: float
+) -> None:
     """Where dp_accounting expresses the run (one slot: 5 passes at p = 0.5; q_c = 1: 100 local steps at q_l = 0.2),
     the default is SubsampledGaussianPLD's: no looser than dp_accounting's PLD and below its RDP conversion."""
     if run == "one_slot":
@@ -134,7 +154,9 @@ def test_one_slot_and_every_client_runs_are_no_looser_than_dp_accounting(run: st
 def test_plan_rdp_of_subsampled_gaussians_is_dp_accounting_rdp() -> None:
     plan = CompositionPlan({PoissonGaussian(1.1, 0.01).spec(): 300})
     ours = plan_rdp_epsilon(plan, 1e-8)
-    theirs = float(rdp_privacy_accountant.RdpAccountant().compose(_event(1.1, 0.01, 300)).get_epsilon(1e-8))
+    theirs = float(
+        rdp_privacy_accountant.RdpAccountant().compose(_event(1.1, 0.01, 300)).get_epsilon(1e-8)
+    )
     assert theirs <= ours <= theirs * (1.0 + 1e-8)
     assert plan_rdp_delta(plan, ours) <= 1e-8 * (1.0 + 1e-6)
 
@@ -179,11 +201,13 @@ def test_folded_gaussian_inner_lower_side_meets_the_subsampled_gaussian() -> Non
     loss and the lower side fell to the trivial one, 0.90 against 23.31)."""
     inner = CompositionPlan()
     inner.add_gaussian(1.0, 10)
-    generic = PlanProfile(CompositionPlan({PoissonGeneric(0.01, inner.key()).spec(): 100}), 1e-4, None)
-    g_lower, g_upper = generic.epsilon(1e-5)
-    lower, upper = SubsampledGaussianPLD(sigma=1.0 / math.sqrt(10.0), sampling_rate=0.01, rounds=100).epsilon(
-        1e-5, bound="both"
+    generic = PlanProfile(
+        CompositionPlan({PoissonGeneric(0.01, inner.key()).spec(): 100}), 1e-4, None
     )
+    g_lower, g_upper = generic.epsilon(1e-5)
+    lower, upper = SubsampledGaussianPLD(
+        sigma=1.0 / math.sqrt(10.0), sampling_rate=0.01, rounds=100
+    ).epsilon(1e-5, bound="both")
     assert g_lower <= upper and lower <= g_upper
     assert g_lower >= lower - default_tolerance(lower)
 
@@ -191,11 +215,15 @@ def test_folded_gaussian_inner_lower_side_meets_the_subsampled_gaussian() -> Non
 def test_sampled_local_batches_meet_full_batch_steps_as_q_l_goes_to_1() -> None:
     """q_l = 1 - 1e-9 through the nested sampling map against q_l = 1 (the subsampled Gaussian of z / sqrt(tau)):
     the brackets overlap and the nested lower side is within the default tolerance of the full-batch one."""
-    full = RecordLevelFedAvg(noise_multiplier=1.5, client_sample_rate=0.05, local_steps=4, rounds=20)
+    full = RecordLevelFedAvg(
+        noise_multiplier=1.5, client_sample_rate=0.05, local_steps=4, rounds=20
+    )
     f_lower, f_upper = full.epsilon(1e-5, bound="both")
     lower, upper = _record_level(1.5, 0.05, 4, 20, 1.0 - 1e-9).epsilon(1e-5, bound="both")
     assert lower <= f_upper and f_lower <= upper
-    assert lower >= f_lower - default_tolerance(f_lower) and upper - lower <= default_tolerance(lower)
+    assert lower >= f_lower - default_tolerance(f_lower) and upper - lower <= default_tolerance(
+        lower
+    )
 
 
 def test_dp_accounting_adapter_reads_the_nested_event_as_the_class_does() -> None:
@@ -208,8 +236,12 @@ def test_dp_accounting_adapter_reads_the_nested_event_as_the_class_does() -> Non
         dp_accounting.PoissonSampledDpEvent(q_l, dp_accounting.GaussianDpEvent(z)), tau
     )
     adapter = HockeystickAccountant()
-    adapter.compose(dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(q_c, local), rounds))
-    assert adapter.get_epsilon_bracket(1e-10) == _record_level(*RECORD_LEVEL_RUNS[0]).epsilon(1e-10, bound="both")
+    adapter.compose(
+        dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(q_c, local), rounds)
+    )
+    assert adapter.get_epsilon_bracket(1e-10) == _record_level(*RECORD_LEVEL_RUNS[0]).epsilon(
+        1e-10, bound="both"
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         lower, upper = adapter.get_epsilon_bracket(1e-12)
@@ -219,14 +251,18 @@ def test_dp_accounting_adapter_reads_the_nested_event_as_the_class_does() -> Non
 
 
 @pytest.mark.parametrize("delta", [1e-5, 1e-10])
-def test_remove_side_of_one_local_step_is_the_product_rate_subsampled_gaussian(delta: float) -> None:
+def test_remove_side_of_one_local_step_is_the_product_rate_subsampled_gaussian(
+    delta: float,
+) -> None:
     """A Poisson(q_c) sample of one Poisson(q_l) step is one Poisson(q_c q_l) step: the remove direction's exact
     integer-order sum over the inner's RDP equals the subsampled Gaussian's RDP at rate q_c q_l (orders 2 .. 63),
     so the plan's RDP epsilon is max(that conversion, the add bound)."""
     z, q_c, q_l, rounds = 0.6, 0.1, 0.3, 5
     plan = _nested_plan(z, q_c, 1, rounds, q_l)
     orders = np.arange(2.0, 64.0)
-    reference = float(rdp_to_epsilon(rounds * subsampled_gaussian_rdp(z, q_c * q_l, orders), orders, delta))
+    reference = float(
+        rdp_to_epsilon(rounds * subsampled_gaussian_rdp(z, q_c * q_l, orders), orders, delta)
+    )
     bound = add_loss_bound(plan.counts)
     assert bound is not None
     expected = max(reference, bound)

@@ -12,7 +12,10 @@ from hockeystick.training import DPSGD, DPFedAvg
 RUNS = {
     "dp_sgd": (DPSGD, dict(dataset_size=100, batch_size=10, epochs=1)),
     "dp_fedavg": (DPFedAvg, dict(total_clients=100, clients_per_round=10, rounds=3)),
-    "dp_fedavg_adaptive": (DPFedAvg, dict(total_clients=100, clients_per_round=10, rounds=3, clipped_count_stddev=5.0)),
+    "dp_fedavg_adaptive": (
+        DPFedAvg,
+        dict(total_clients=100, clients_per_round=10, rounds=3, clipped_count_stddev=5.0),
+    ),
 }
 
 

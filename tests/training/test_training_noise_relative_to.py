@@ -39,7 +39,13 @@ def test_every_client_each_round_is_the_gaussian_of_twice_the_noise():
     assert lower - 1e-3 <= pld <= upper + 1e-3
     assert upper <= _peer(dpa.GaussianDpEvent(z), rounds, RdpAccountant)
     # the default reading (over C) is dp_accounting's PLD of the same z: a run with half the noise
-    default = DPFedAvg(total_clients=50, clients_per_round=50, rounds=rounds, noise_multiplier=z, sampling="fixed_size")
+    default = DPFedAvg(
+        total_clients=50,
+        clients_per_round=50,
+        rounds=rounds,
+        noise_multiplier=z,
+        sampling="fixed_size",
+    )
     low_c, up_c = default.epsilon(DELTA, bound="both")
     assert low_c - 1e-3 <= _peer(dpa.GaussianDpEvent(z), rounds, PLDAccountant) <= up_c + 1e-3
     assert low_c > 2 * upper
@@ -47,12 +53,16 @@ def test_every_client_each_round_is_the_gaussian_of_twice_the_noise():
 
 def test_fixed_size_sampling_read_over_2c_is_the_default_with_z_doubled_and_below_the_peers_rdp():
     words = {"total_clients": 1000, "clients_per_round": 50, "rounds": 50, "sampling": "fixed_size"}
-    peer_reading = DPFedAvg(noise_multiplier=0.8, noise_relative_to="replace_one_sensitivity", **words)
+    peer_reading = DPFedAvg(
+        noise_multiplier=0.8, noise_relative_to="replace_one_sensitivity", **words
+    )
     doubled = DPFedAvg(noise_multiplier=1.6, **words)
     assert float(peer_reading.noise_multiplier) == 1.6
     assert peer_reading.epsilon(DELTA, bound="both") == doubled.epsilon(DELTA, bound="both")
     # dp_accounting's RDP of the same event, z over 2C (FL4Health's fixed-size client accountant): an upper bound
-    rdp = _peer(dpa.SampledWithoutReplacementDpEvent(1000, 50, dpa.GaussianDpEvent(0.8)), 50, RdpAccountant)
+    rdp = _peer(
+        dpa.SampledWithoutReplacementDpEvent(1000, 50, dpa.GaussianDpEvent(0.8)), 50, RdpAccountant
+    )
     assert peer_reading.epsilon(DELTA) <= rdp
 
 
@@ -66,8 +76,9 @@ def test_the_repr_names_the_unit_and_the_peers_z():
         noise_relative_to="replace_one_sensitivity",
     )
     assert run.noise_relative_to == "replace_one_sensitivity" and float(run.noise_multiplier) == 1.6
-    assert "z per clip norm C; replace-one sensitivity 2C: dp_accounting's REPLACE_ONE GaussianDpEvent(0.8)" in repr(
-        run
+    assert (
+        "z per clip norm C; replace-one sensitivity 2C: dp_accounting's REPLACE_ONE GaussianDpEvent(0.8)"
+        in repr(run)
     )
     poisson = DPFedAvg(total_clients=1000, clients_per_round=50, rounds=10, noise_multiplier=1.0)
     assert poisson.noise_relative_to == "clip_norm" and "add-or-remove sensitivity" in repr(poisson)
@@ -78,16 +89,32 @@ def test_the_repr_names_the_unit_and_the_peers_z():
 @pytest.mark.parametrize(
     "words, match",
     [
-        ({"sampling": "poisson", "noise_relative_to": "replace_one_sensitivity"}, "add-or-remove neighbours"),
-        ({"sampling": "balls_in_bins", "noise_relative_to": "replace_one_sensitivity"}, "add-or-remove neighbours"),
+        (
+            {"sampling": "poisson", "noise_relative_to": "replace_one_sensitivity"},
+            "add-or-remove neighbours",
+        ),
+        (
+            {"sampling": "balls_in_bins", "noise_relative_to": "replace_one_sensitivity"},
+            "add-or-remove neighbours",
+        ),
         ({"sampling": "fixed_size", "noise_relative_to": "sensitivity"}, "noise_relative_to"),
         (
-            {"sampling": "fixed_size", "noise_relative_to": "replace_one_sensitivity", "noise_multiplier": 1e308},
+            {
+                "sampling": "fixed_size",
+                "noise_relative_to": "replace_one_sensitivity",
+                "noise_multiplier": 1e308,
+            },
             "overflows",
         ),
     ],
 )
 def test_refusals_name_the_rule(words, match):
-    kwargs = {"total_clients": 100, "clients_per_round": 10, "rounds": 5, "noise_multiplier": 1.0, **words}
+    kwargs = {
+        "total_clients": 100,
+        "clients_per_round": 10,
+        "rounds": 5,
+        "noise_multiplier": 1.0,
+        **words,
+    }
     with pytest.raises(ValueError, match=match):
         DPFedAvg(**kwargs)

@@ -19,8 +19,12 @@ RUN = {"dataset_size": 1000, "batch_size": 10, "steps": 50, "noise_multiplier": 
         ("shuffle", "realized_batch_size"),
     ],
 )
-def test_a_divisor_equal_on_neighbours_is_post_processing(sampling: str, normalization: str) -> None:
-    divided = DPSGD(**RUN, sampling=sampling, normalization=normalization, value_discretization_interval=1e-3)
+def test_a_divisor_equal_on_neighbours_is_post_processing(
+    sampling: str, normalization: str
+) -> None:
+    divided = DPSGD(
+        **RUN, sampling=sampling, normalization=normalization, value_discretization_interval=1e-3
+    )
     plain = DPSGD(**RUN, sampling=sampling, value_discretization_interval=1e-3)
     assert divided.epsilon(1e-5, bound="both") == plain.epsilon(1e-5, bound="both")
     assert divided.normalization == normalization
@@ -28,8 +32,12 @@ def test_a_divisor_equal_on_neighbours_is_post_processing(sampling: str, normali
 
 @pytest.mark.parametrize("sampling", ["poisson", "balls_in_bins"])
 @pytest.mark.parametrize("normalization", ["expected_batch_size", "realized_batch_size"])
-def test_a_divisor_that_moves_with_the_data_is_refused_naming_the_relation(sampling: str, normalization: str) -> None:
-    with pytest.raises(ValueError, match=f'normalization="{normalization}".*add-or-remove.*dimension d'):
+def test_a_divisor_that_moves_with_the_data_is_refused_naming_the_relation(
+    sampling: str, normalization: str
+) -> None:
+    with pytest.raises(
+        ValueError, match=f'normalization="{normalization}".*add-or-remove.*dimension d'
+    ):
         DPSGD(**RUN, sampling=sampling, normalization=normalization)
     with pytest.raises(ValueError, match="normalization must be one of"):
         DPSGD(**RUN, normalization="mean")

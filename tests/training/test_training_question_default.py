@@ -33,12 +33,16 @@ def _event(sigma: float, q: float, rounds: int):
 
 def their_pld(sigma: float, q: float, rounds: int, delta: float) -> float:
     """dp_accounting's default PLD epsilon (its 1e-4 grid, pessimistic estimate)."""
-    return pld_privacy_accountant.PLDAccountant().compose(_event(sigma, q, rounds)).get_epsilon(delta)
+    return (
+        pld_privacy_accountant.PLDAccountant().compose(_event(sigma, q, rounds)).get_epsilon(delta)
+    )
 
 
 def their_rdp(sigma: float, q: float, rounds: int, delta: float) -> float:
     """dp_accounting's RDP conversion at its default orders."""
-    return rdp_privacy_accountant.RdpAccountant().compose(_event(sigma, q, rounds)).get_epsilon(delta)
+    return (
+        rdp_privacy_accountant.RdpAccountant().compose(_event(sigma, q, rounds)).get_epsilon(delta)
+    )
 
 
 def readable(lower: float, upper: float) -> bool:
@@ -49,7 +53,9 @@ def no_looser(lower: float, upper: float, peer: float) -> bool:
     """The default's upper side at most a peer's finite epsilon to seven significant digits
     (``question.EXACT_RELATIVE``), unless the peer's estimate (uncertified) is below our certified lower side, so
     below the truth."""
-    return not math.isfinite(peer) or peer < lower or upper <= peer * (1.0 + question.EXACT_RELATIVE)
+    return (
+        not math.isfinite(peer) or peer < lower or upper <= peer * (1.0 + question.EXACT_RELATIVE)
+    )
 
 
 def finer_lower(sigma: float, q: float, rounds: int, delta: float) -> float:
@@ -97,7 +103,9 @@ def test_dp_accounting_adapter_chooses_its_grid_at_the_question():
     assert accountant.get_epsilon_bracket(1e-10) == DPSGD(**README_RUN).epsilon(1e-10, bound="both")
     # the 1e-4 grid on request: that grid's bracket intersected with the run's reads (pld.question), so no looser
     # than the default, and overlapping it (both certified)
-    fixed = HockeystickAccountant(value_discretization_interval=1e-4).compose(_event(1.1, 256 / 60_000, 14_100))
+    fixed = HockeystickAccountant(value_discretization_interval=1e-4).compose(
+        _event(1.1, 256 / 60_000, 14_100)
+    )
     fixed_lower, fixed_upper = fixed.get_epsilon_bracket(1e-10)
     lower, upper = accountant.get_epsilon_bracket(1e-10)
     assert fixed_upper <= upper and fixed_lower <= upper and lower <= fixed_upper
@@ -111,7 +119,11 @@ def test_fedavg_billion_clients_at_gboard_delta_is_finite_readable_and_positive(
     assert no_looser(lower, upper, their_pld(1.0, 1e-6, 10**6, 1.26e-10))
     # the grid q / 4 with the same tail, on a fixed grid of the caller's: a certified bracket that must overlap
     fixed = SubsampledGaussianPLD(
-        sigma=1.0, sampling_rate=1e-6, rounds=10**6, value_discretization_interval=2.5e-7, tail=1e-19
+        sigma=1.0,
+        sampling_rate=1e-6,
+        rounds=10**6,
+        value_discretization_interval=2.5e-7,
+        tail=1e-19,
     ).epsilon(1.26e-10, bound="both")
     assert lower <= fixed[1] and fixed[0] <= upper
 
@@ -140,7 +152,9 @@ def test_default_never_looser_than_dp_accounting_live(sigma, log_q, rounds, log_
     the split read's upper side still falls with the grid (0.2104314 at h 1.25e-5), and no certified lower side
     here reaches their estimate; never above the RDP conversion."""
     q, delta = 10.0**log_q, 10.0**log_delta
-    lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(delta, bound="both")
+    lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(
+        delta, bound="both"
+    )
     theirs = their_pld(sigma, q, rounds, delta)
     assert lower <= upper
     assert (
@@ -155,23 +169,30 @@ def test_default_never_looser_than_dp_accounting_live(sigma, log_q, rounds, log_
     ("sigma", "q", "rounds", "delta"),
     [(1.0, 1e-3, 10, 1e-8), (1.0, 1e-3, 10, 1e-9), (0.8, 1e-3, 5, 1e-9), (1.0, 1e-2, 10, 1e-9)],
 )
-def test_few_rounds_of_a_small_rate_at_a_small_delta_no_looser_than_dp_accounting(sigma, q, rounds, delta):
+def test_few_rounds_of_a_small_rate_at_a_small_delta_no_looser_than_dp_accounting(
+    sigma, q, rounds, delta
+):
     """Few rounds, a small sampling rate, a small delta: the tilt's Chernoff bound is far above delta, so its read
     keeps a charge of ~1e-3 of delta and the upper side was up to 4e-5 (relative) above dp_accounting's estimate;
     the split read (``compose.binomial_split``: a sum over how many rounds pass lower / T, each term's charges
     relative to its own mass) takes it to at most the estimate, and the bracket within 1e-5 relative."""
-    lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(delta, bound="both")
+    lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(
+        delta, bound="both"
+    )
     assert no_looser(lower, upper, their_pld(sigma, q, rounds, delta))
     assert upper - lower <= 1e-5 * upper
 
 
 @pytest.mark.parametrize(
-    ("sigma", "q", "rounds", "eps"), [(1.0, 1e-3, 10, 0.19), (1.0, 1e-3, 10, 0.124), (0.8, 1e-3, 5, 0.6)]
+    ("sigma", "q", "rounds", "eps"),
+    [(1.0, 1e-3, 10, 0.19), (1.0, 1e-3, 10, 0.124), (0.8, 1e-3, 5, 0.6)],
 )
 def test_few_rounds_of_a_small_rate_delta_no_looser_than_dp_accounting(sigma, q, rounds, eps):
     """The same runs asked delta at the epsilon where it is about 1e-9: the default upper delta at most
     dp_accounting's (to seven digits) through the same split read, the bracket within 1e-4 relative."""
-    lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).delta(eps, bound="both")
+    lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).delta(
+        eps, bound="both"
+    )
     theirs = pld_privacy_accountant.PLDAccountant().compose(_event(sigma, q, rounds)).get_delta(eps)
     assert upper <= theirs * (1.0 + question.EXACT_RELATIVE)
     assert 0.0 < upper - lower <= 1e-4 * upper
@@ -186,7 +207,9 @@ def test_few_rounds_of_a_small_rate_delta_no_looser_than_dp_accounting(sigma, q,
 def test_default_upper_side_at_most_dp_accounting_default(sigma, q, rounds, delta):
     """The runs of the README and the docs: the upper side no looser than dp_accounting's default PLD (on the same
     grid a certified upper side carries charges above its uncharged estimate; the default reads half that grid)."""
-    lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(delta, bound="both")
+    lower, upper = SubsampledGaussianPLD(sigma=sigma, sampling_rate=q, rounds=rounds).epsilon(
+        delta, bound="both"
+    )
     assert no_looser(lower, upper, their_pld(sigma, q, rounds, delta))
 
 
@@ -215,12 +238,16 @@ def test_few_rounds_of_two_stages_no_looser_than_dp_accounting(stages, delta):
     side from up to 8.5e-5 (relative) above dp_accounting's estimate to at most it."""
     event = dp_accounting.ComposedDpEvent([_event(*stage) for stage in stages])
     lower, upper = HockeystickAccountant().compose(event).get_epsilon_bracket(delta)
-    assert no_looser(lower, upper, pld_privacy_accountant.PLDAccountant().compose(event).get_epsilon(delta))
+    assert no_looser(
+        lower, upper, pld_privacy_accountant.PLDAccountant().compose(event).get_epsilon(delta)
+    )
 
 
 def test_fedavg_local_steps_are_refused_with_the_reason():
     with pytest.raises(TypeError, match="does not depend on the local steps") as refused:
-        DPFedAvg(total_clients=1000, clients_per_round=10, rounds=10, noise_multiplier=1.0, local_steps=5)
+        DPFedAvg(
+            total_clients=1000, clients_per_round=10, rounds=10, noise_multiplier=1.0, local_steps=5
+        )
     assert "did you mean" not in str(refused.value)
 
 

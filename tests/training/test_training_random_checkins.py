@@ -26,9 +26,9 @@ def test_one_slot_is_the_poisson_subsampled_gaussian_of_dp_accounting() -> None:
     accountant = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-3)
     accountant.compose(dpa.PoissonSampledDpEvent(0.5, dpa.GaussianDpEvent(1.0)), 5)
     theirs = accountant.get_epsilon(1e-5)  # pessimistic, on a coarser grid
-    lower, upper = RandomCheckIns(noise_multiplier=1.0, checkin_probability=0.5, slots=1, passes=5).epsilon(
-        1e-5, bound="both"
-    )
+    lower, upper = RandomCheckIns(
+        noise_multiplier=1.0, checkin_probability=0.5, slots=1, passes=5
+    ).epsilon(1e-5, bound="both")
     assert lower <= theirs and abs(theirs - upper) < 1e-3
 
 
@@ -43,12 +43,16 @@ def test_certain_check_ins_are_balls_in_bins_and_a_smaller_p_spends_less() -> No
 
 def test_one_client_per_slot_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match='protocol="one_per_slot".*displace another client'):
-        RandomCheckIns(noise_multiplier=1.0, checkin_probability=0.5, slots=10, protocol="one_per_slot")
+        RandomCheckIns(
+            noise_multiplier=1.0, checkin_probability=0.5, slots=10, protocol="one_per_slot"
+        )
     with pytest.raises(ValueError, match="slots"):
         RandomCheckIns(noise_multiplier=1.0, checkin_probability=0.5, slots=2.5)
 
 
-def _compositions(monkeypatch: pytest.MonkeyPatch, call: Callable[[], Any]) -> tuple[int, list[int]]:
+def _compositions(
+    monkeypatch: pytest.MonkeyPatch, call: Callable[[], Any]
+) -> tuple[int, list[int]]:
     """The compositions ``call`` asks the PLD layer for (every item of ``compose_many``, ``upper_sides`` and
     ``lower_sides``) and the grid points of each composed window they return (a side read through its spectrum
     returns none)."""
@@ -80,7 +84,9 @@ def _compositions(monkeypatch: pytest.MonkeyPatch, call: Callable[[], Any]) -> t
     [(1, 0.5), (4, 0.5), (4, 1.0)],
     ids=["one slot", "Poisson-sampled allocation", "every client checks in"],
 )
-def test_a_coarser_fixed_grid_composes_no_more_than_a_finer_one(monkeypatch, visited_grids, slots, checkin_probability):
+def test_a_coarser_fixed_grid_composes_no_more_than_a_finer_one(
+    monkeypatch, visited_grids, slots, checkin_probability
+):
     """On a fixed grid nothing is refined (no grid visited), a coarser grid asks for no more compositions, and its
     windows hold no more points than the finer grid's, but where a window is its whole support of at most
     WHOLE_SUPPORT_POINTS (uncut, where the finer grid's Chernoff cut shortens it: 5 passes of 4 slots at h = 0.02
@@ -96,11 +102,17 @@ def test_a_coarser_fixed_grid_composes_no_more_than_a_finer_one(monkeypatch, vis
             value_discretization_interval=h,
         )
         work[h] = _compositions(
-            monkeypatch, lambda run=run: (run.epsilon(1e-5, bound="both"), run.delta(1.0, bound="both"))
+            monkeypatch,
+            lambda run=run: (run.epsilon(1e-5, bound="both"), run.delta(1.0, bound="both")),
         )
     assert visited_grids == []
     for fine, coarse in ((1e-2, 2e-2), (2e-2, 4e-2)):
         (fine_items, fine_windows), (coarse_items, coarse_windows) = work[fine], work[coarse]
         assert 0 < coarse_items <= fine_items
-        assert sum(coarse_windows) <= max(sum(fine_windows), WHOLE_SUPPORT_POINTS * len(coarse_windows))
-        assert all(points <= max(max(fine_windows, default=0), WHOLE_SUPPORT_POINTS) for points in coarse_windows)
+        assert sum(coarse_windows) <= max(
+            sum(fine_windows), WHOLE_SUPPORT_POINTS * len(coarse_windows)
+        )
+        assert all(
+            points <= max(max(fine_windows, default=0), WHOLE_SUPPORT_POINTS)
+            for points in coarse_windows
+        )

@@ -31,7 +31,11 @@ def accountants() -> dict[str, RecordLevelFedAvg]:
     """One accountant a run, shared: each composes its plan once."""
     return {
         name: RecordLevelFedAvg(
-            noise_multiplier=z, client_sample_rate=q_c, local_steps=tau, rounds=rounds, local_sample_rate=q_l
+            noise_multiplier=z,
+            client_sample_rate=q_c,
+            local_steps=tau,
+            rounds=rounds,
+            local_sample_rate=q_l,
         )
         for name, (z, q_c, tau, rounds, q_l) in RUNS.items()
     }
@@ -42,12 +46,15 @@ def _plan(z: float, q_c: float, tau: int, rounds: int, q_l: float) -> Compositio
     return CompositionPlan({PoissonGeneric(q_c, inner.key()).spec(): rounds})
 
 
-def _largest_round_sum_delta(eps: float, z: float, q_c: float, tau: int, rounds: int, q_l: float) -> mpmath.mpf:
+def _largest_round_sum_delta(
+    eps: float, z: float, q_c: float, tau: int, rounds: int, q_l: float
+) -> mpmath.mpf:
     """max over thresholds t in [0, 20) of P_A(max_r T_r > t) - e^eps P_Q(max_r T_r > t) (module docstring)."""
     mpmath.mp.dps = 50
     s = mpmath.sqrt(tau) * z
     weights = [
-        mpmath.binomial(tau, x) * mpmath.mpf(q_l) ** x * (1 - mpmath.mpf(q_l)) ** (tau - x) for x in range(tau + 1)
+        mpmath.binomial(tau, x) * mpmath.mpf(q_l) ** x * (1 - mpmath.mpf(q_l)) ** (tau - x)
+        for x in range(tau + 1)
     ]
     best = mpmath.mpf(0)
     for i in range(80):
@@ -79,7 +86,9 @@ def test_independent_bound_is_sharp_enough_to_tell_a_wrong_upper_side() -> None:
     assert _largest_round_sum_delta(4.0, *RUNS["20 rounds"]) > 1e-10
 
 
-def test_hundred_rounds_at_1e_10_is_within_the_default_width(accountants: dict[str, RecordLevelFedAvg]) -> None:
+def test_hundred_rounds_at_1e_10_is_within_the_default_width(
+    accountants: dict[str, RecordLevelFedAvg],
+) -> None:
     """The default's readable width max(1e-2, 1e-2 eps) (``refine.question``), where the upper PMF's mass at +infinity
     once read to n ulps of the curve a round left only the RDP side (4.07 against a lower side of 1.43)."""
     lower, upper = accountants["100 rounds"].epsilon(1e-10, bound="both")
@@ -87,7 +96,9 @@ def test_hundred_rounds_at_1e_10_is_within_the_default_width(accountants: dict[s
 
 
 @pytest.mark.parametrize("name", list(RUNS))
-def test_at_1e_12_within_the_default_width(accountants: dict[str, RecordLevelFedAvg], name: str) -> None:
+def test_at_1e_12_within_the_default_width(
+    accountants: dict[str, RecordLevelFedAvg], name: str
+) -> None:
     """At 1e-12 the inner composition's own round-off (its plain curve's floor near 5e-13, carried q_c R times) would
     keep the upper side some 8 % wide; the inner's tail read under tilts (``plan_tilted_curves``) brings the bracket
     within the default width (the RDP side is about twice the lower side at 100 rounds)."""
@@ -96,7 +107,9 @@ def test_at_1e_12_within_the_default_width(accountants: dict[str, RecordLevelFed
 
 
 @pytest.mark.parametrize("eps", [1.5, 2.0])
-def test_delta_bracket_below_round_off(accountants: dict[str, RecordLevelFedAvg], eps: float) -> None:
+def test_delta_bracket_below_round_off(
+    accountants: dict[str, RecordLevelFedAvg], eps: float
+) -> None:
     """delta near 1e-10 and 1e-11 at 100 rounds: ordered, within 5 % (relative), at least the independent lower
     bound and at most the RDP conversion's delta."""
     lower, upper = accountants["100 rounds"].delta(eps, bound="both")
@@ -106,7 +119,9 @@ def test_delta_bracket_below_round_off(accountants: dict[str, RecordLevelFedAvg]
     assert math.isfinite(upper)
 
 
-def test_a_bracket_wide_for_its_grid_is_not_read_under_tilts(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bracket_wide_for_its_grid_is_not_read_under_tilts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """On a coarse grid (h = 1e-2) the bracket at 1e-5 is wide for the grid's spacing, far above the composition's
     round-off: the sharp factors (dear to build, no narrower there) are not built."""
 

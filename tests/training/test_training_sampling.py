@@ -12,7 +12,12 @@ from hockeystick.cli import main
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 from hockeystick.training import DPSGD, DPFedAvg
 
-RUN = {"dataset_size": 6000, "batch_size": 64, "epochs": 5, "noise_multiplier": 1.0}  # 94 steps per epoch
+RUN = {
+    "dataset_size": 6000,
+    "batch_size": 64,
+    "epochs": 5,
+    "noise_multiplier": 1.0,
+}  # 94 steps per epoch
 
 
 def test_balls_in_bins_is_the_allocation_accountant_over_the_run() -> None:
@@ -25,7 +30,9 @@ def test_balls_in_bins_is_close_to_poisson_and_both_sides_hold() -> None:
     lower, upper = DPSGD(**RUN, sampling="balls_in_bins").epsilon(1e-6, bound="both")
     poisson = DPSGD(**RUN).epsilon(1e-6)
     assert lower <= upper <= 1.01 * upper
-    assert abs(upper - poisson) < 0.1 * poisson  # random allocation amplifies about as Poisson sampling does
+    assert (
+        abs(upper - poisson) < 0.1 * poisson
+    )  # random allocation amplifies about as Poisson sampling does
 
 
 def test_shuffle_bracket_has_the_gaussian_per_epoch_above() -> None:
@@ -36,7 +43,11 @@ def test_shuffle_bracket_has_the_gaussian_per_epoch_above() -> None:
 
 def test_dp_fedavg_draws_clients_the_same_ways() -> None:
     fedavg = DPFedAvg(
-        total_clients=6000, clients_per_round=64, epochs=5, noise_multiplier=1.0, sampling="balls_in_bins"
+        total_clients=6000,
+        clients_per_round=64,
+        epochs=5,
+        noise_multiplier=1.0,
+        sampling="balls_in_bins",
     )
     assert fedavg.epsilon(1e-6) == DPSGD(**RUN, sampling="balls_in_bins").epsilon(1e-6)
 
@@ -60,9 +71,23 @@ def test_a_rate_does_not_describe_balls_in_bins() -> None:
 
 
 @pytest.mark.parametrize("sampling", ["balls_in_bins", "shuffle"])
-def test_command_line_sampling_prints_the_python_values(sampling: str, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["epsilon", "--dataset-size", "6000", "--batch-size", "64", "--epochs", "5", "--noise-multiplier", "1.0"]
-    code = main([*argv, "--delta", "1e-6", "--sampling", sampling, "--bound", "both", "--format", "json"])
+def test_command_line_sampling_prints_the_python_values(
+    sampling: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [
+        "epsilon",
+        "--dataset-size",
+        "6000",
+        "--batch-size",
+        "64",
+        "--epochs",
+        "5",
+        "--noise-multiplier",
+        "1.0",
+    ]
+    code = main(
+        [*argv, "--delta", "1e-6", "--sampling", sampling, "--bound", "both", "--format", "json"]
+    )
     assert code == 0
     row = json.loads(capsys.readouterr().out)
     row = row[0] if isinstance(row, list) else row
@@ -74,7 +99,9 @@ def test_epsilon_after_every_epoch() -> None:
     curve = DPSGD(**RUN, sampling="balls_in_bins").epsilon_curve(1e-6)
     assert list(curve.steps) == [94, 188, 282, 376, 470]
     one_off = DPSGD(**{**RUN, "epochs": 2}, sampling="balls_in_bins").epsilon(1e-6, bound="both")
-    assert np.isclose(curve.lower[1], one_off[0], rtol=1e-12) and np.isclose(curve.upper[1], one_off[1], rtol=1e-12)
+    assert np.isclose(curve.lower[1], one_off[0], rtol=1e-12) and np.isclose(
+        curve.upper[1], one_off[1], rtol=1e-12
+    )
 
 
 def test_noise_calibration_meets_the_target_from_a_start_near_the_answer() -> None:
@@ -86,7 +113,9 @@ def test_noise_calibration_meets_the_target_from_a_start_near_the_answer() -> No
     for sampling in ("balls_in_bins", "shuffle"):
         z = calibrate(f"dp_sgd_{sampling}", "noise_multiplier", epsilon=2.0, delta=1e-6, **params)
         assert DPSGD(noise_multiplier=z, **params, sampling=sampling).epsilon(1e-6) <= 2.0
-        start = epoch_noise_start(sampling, words)("noise_multiplier", np.array([2.0]), np.array([1e-6]), params)
+        start = epoch_noise_start(sampling, words)(
+            "noise_multiplier", np.array([2.0]), np.array([1e-6]), params
+        )
         assert abs(float(start[0]) / z - 1.0) < (
             0.25 if sampling == "balls_in_bins" else 1e-9
         )  # central limit: optimistic
@@ -94,7 +123,9 @@ def test_noise_calibration_meets_the_target_from_a_start_near_the_answer() -> No
 
 @pytest.mark.parametrize("sampling", ["balls_in_bins", "shuffle"])
 @pytest.mark.parametrize("noise_multiplier", [5.0, 10.0, 20.0, 40.0])
-def test_large_noise_gets_a_bracket_without_a_grid_option(sampling: str, noise_multiplier: float) -> None:
+def test_large_noise_gets_a_bracket_without_a_grid_option(
+    sampling: str, noise_multiplier: float
+) -> None:
     """Strong privacy (large noise) is bracketed with the allocation's sum grid chosen internally: finite, ordered,
     and falling as the noise grows past the run's smaller noise."""
     run = {"dataset_size": 1000, "batch_size": 100, "epochs": 2, "sampling": sampling}

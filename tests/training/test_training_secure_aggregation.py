@@ -14,8 +14,18 @@ from hockeystick.secagg import DistributedDiscreteGaussian, DistributedSkellam, 
 from hockeystick.secagg.observer_participations import participation_count_epsilon
 from hockeystick.training import DistributedDPFedAvg
 
-RUN = dict(clip_norm=1.0, bits=16, dimension=1000, clients_per_round=100, min_surviving_clients=80, rounds=50)
-SECAGG = {"distributed_discrete_gaussian": DistributedDiscreteGaussian, "distributed_skellam": DistributedSkellam}
+RUN = dict(
+    clip_norm=1.0,
+    bits=16,
+    dimension=1000,
+    clients_per_round=100,
+    min_surviving_clients=80,
+    rounds=50,
+)
+SECAGG = {
+    "distributed_discrete_gaussian": DistributedDiscreteGaussian,
+    "distributed_skellam": DistributedSkellam,
+}
 
 
 def _direct(noise, run, rate):
@@ -38,7 +48,9 @@ def test_the_server_s_answers_are_the_secagg_accountant_s_at_the_translated_para
     direct = _direct(noise, run, 0.01)
     assert run.epsilon(1e-5, bound="both") == direct.epsilon(1e-5, bound="both")
     assert run.delta(3.0) == direct.delta(3.0)
-    assert run.guarantees(1e-5) == {w: run.epsilon(1e-5, bound="both", against=w) for w in ("server", "observer")}
+    assert run.guarantees(1e-5) == {
+        w: run.epsilon(1e-5, bound="both", against=w) for w in ("server", "observer")
+    }
 
 
 @pytest.mark.parametrize("noise", sorted(SECAGG))
@@ -46,9 +58,15 @@ def test_the_observer_s_upper_side_is_at_most_the_convexity_bound_converted_by_d
     run = DistributedDPFedAvg(noise=noise, total_clients=10_000, noise_multiplier=1.0, **RUN)
     orders = np.asarray(run.accountant.orders)
     curve = run.accountant.round_rdp(orders)
-    with mpmath.workdps(40):  # log(1 - q + q e^{(alpha - 1) eps}) / (alpha - 1), each round, times T
+    with mpmath.workdps(
+        40
+    ):  # log(1 - q + q e^{(alpha - 1) eps}) / (alpha - 1), each round, times T
         amplified = [
-            float(50 * mpmath.log1p(mpmath.mpf("0.01") * mpmath.expm1((a - 1) * mpmath.mpf(e))) / (a - 1))
+            float(
+                50
+                * mpmath.log1p(mpmath.mpf("0.01") * mpmath.expm1((a - 1) * mpmath.mpf(e)))
+                / (a - 1)
+            )
             for a, e in zip(orders, curve)
         ]
     reference, _ = compute_epsilon(orders, amplified, 1e-5)
@@ -58,7 +76,9 @@ def test_the_observer_s_upper_side_is_at_most_the_convexity_bound_converted_by_d
     assert upper <= reference * (1 + 1e-9)
     assert upper == pytest.approx(min(reference, by_count), rel=1e-9)
     low, high = run.epsilon(1e-5, bound="both", against="observer")
-    assert 0 < low <= high == upper < run.epsilon(1e-5, bound="lower")  # sampling helps against the observer
+    assert (
+        0 < low <= high == upper < run.epsilon(1e-5, bound="lower")
+    )  # sampling helps against the observer
 
 
 def _skellam(v, x):
@@ -107,7 +127,9 @@ def test_the_local_noise_is_tff_s_central_noise_shared_by_the_expected_cohort():
         **{k: v for k, v in RUN.items() if k != "clip_norm"},
     )
     exact = 1.3 * 0.5 / math.sqrt(100)
-    assert exact <= run.local_stddev <= exact * (1 + 1e-15)  # rounded up: never less noise than claimed
+    assert (
+        exact <= run.local_stddev <= exact * (1 + 1e-15)
+    )  # rounded up: never less noise than claimed
     given = DistributedDPFedAvg(noise="distributed_skellam", local_stddev=0.07, **RUN)
     assert given.local_stddev == 0.07
 
@@ -129,19 +151,30 @@ def test_the_granularity_is_the_finest_within_the_wrap_around_target(noise):
 
     assert wraps(run.granularity) <= 1e-6 and run.wrap_probability == wraps(run.granularity)
     assert wraps(run.granularity * (1 - 1e-9)) > 1e-6  # finer wraps too often: it is the finest
-    coarser = DistributedDPFedAvg(noise=noise, noise_multiplier=1.0, granularity=4 * run.granularity, **RUN)
+    coarser = DistributedDPFedAvg(
+        noise=noise, noise_multiplier=1.0, granularity=4 * run.granularity, **RUN
+    )
     assert coarser.epsilon(1e-5) > run.epsilon(1e-5)  # a coarser grid rounds more: the bound grows
 
 
 def test_the_server_gets_no_amplification_and_the_observer_does():
-    sampled = DistributedDPFedAvg(noise="distributed_discrete_gaussian", sample_rate=0.01, noise_multiplier=1.0, **RUN)
-    everyone = DistributedDPFedAvg(
-        noise="distributed_discrete_gaussian", noise_multiplier=1.0, granularity=sampled.granularity, **RUN
+    sampled = DistributedDPFedAvg(
+        noise="distributed_discrete_gaussian", sample_rate=0.01, noise_multiplier=1.0, **RUN
     )
-    assert sampled.epsilon(1e-5) == everyone.epsilon(1e-5)  # the server picks the cohort: q changes nothing
+    everyone = DistributedDPFedAvg(
+        noise="distributed_discrete_gaussian",
+        noise_multiplier=1.0,
+        granularity=sampled.granularity,
+        **RUN,
+    )
+    assert sampled.epsilon(1e-5) == everyone.epsilon(
+        1e-5
+    )  # the server picks the cohort: q changes nothing
     low, high = sampled.epsilon(1e-5, bound="both", against="observer")
     assert 0 < low <= high < everyone.epsilon(1e-5, bound="lower")
-    assert everyone.epsilon(1e-5, against="observer") == everyone.epsilon(1e-5)  # q = 1: nothing to hide
+    assert everyone.epsilon(1e-5, against="observer") == everyone.epsilon(
+        1e-5
+    )  # q = 1: nothing to hide
 
 
 @pytest.mark.parametrize(
@@ -149,9 +182,18 @@ def test_the_server_gets_no_amplification_and_the_observer_does():
     [
         (dict(noise_multiplier=1.0, local_stddev=0.1), "exactly one of noise_multiplier"),
         (dict(), "exactly one of noise_multiplier"),
-        (dict(noise_multiplier=1.0, min_surviving_clients=101), "min_surviving_clients must be <= clients_per_round"),
-        (dict(noise_multiplier=1.0, total_clients=10, sample_rate=0.1), "at most one of total_clients"),
-        (dict(noise_multiplier=1.0, total_clients=99), "total_clients must be >= clients_per_round"),
+        (
+            dict(noise_multiplier=1.0, min_surviving_clients=101),
+            "min_surviving_clients must be <= clients_per_round",
+        ),
+        (
+            dict(noise_multiplier=1.0, total_clients=10, sample_rate=0.1),
+            "at most one of total_clients",
+        ),
+        (
+            dict(noise_multiplier=1.0, total_clients=99),
+            "total_clients must be >= clients_per_round",
+        ),
         (dict(noise_multiplier=1.0, bits=6), "bits = 6 cannot keep the aggregate"),
         (dict(noise_multiplier=1.0, noise="gaussian"), "noise"),
         (dict(noise_multiplier=1e-6, bits=12), "use more bits, or a larger noise_multiplier"),

@@ -60,4 +60,6 @@ def test_the_observer_s_true_loss_lies_in_our_bracket_and_above_a_fixed_share_am
     orders = np.asarray(secagg.orders)
     fixed_shares = poisson_subsampled_rdp(secagg.round_rdp(orders), orders, RATE) * ROUNDS
     assert float(rdp_to_epsilon(fixed_shares, orders, 1e-5)) < truth_at_least / 1.2
-    assert math.isfinite(truth_at_least) and truth_at_least < secagg.epsilon(1e-5)  # below the server's
+    assert math.isfinite(truth_at_least) and truth_at_least < secagg.epsilon(
+        1e-5
+    )  # below the server's

@@ -24,9 +24,16 @@ def staged(**extra):
 def test_two_stages_are_the_pld_accountant_composing_them():
     run = staged()
     assert float(run.steps) == 1000 and list(run.noise_multiplier) == [1.1, 0.9]
-    accountant = PLDAccountant().compose_subsampled_gaussian(1.1, Q, 500).compose_subsampled_gaussian(0.9, Q, 500)
+    accountant = (
+        PLDAccountant()
+        .compose_subsampled_gaussian(1.1, Q, 500)
+        .compose_subsampled_gaussian(0.9, Q, 500)
+    )
     table = compose_stages(
-        [{"mechanism": "subsampled_gaussian", "sigma": z, "sampling_rate": Q, "rounds": 500} for z in (1.1, 0.9)]
+        [
+            {"mechanism": "subsampled_gaussian", "sigma": z, "sampling_rate": Q, "rounds": 500}
+            for z in (1.1, 0.9)
+        ]
     )
     bracket = run.epsilon(1e-5, bound="both")
     assert bracket == accountant.epsilon(1e-5, bound="both")
@@ -37,7 +44,11 @@ def test_two_stages_are_the_pld_accountant_composing_them():
     on_grid.compose_subsampled_gaussian(1.1, Q, 500).compose_subsampled_gaussian(0.9, Q, 500)
     given = table.epsilon(1e-5, bound="both")
     assert given == on_grid.epsilon(1e-5, bound="both")
-    assert given[0] <= bracket[1] and bracket[0] <= given[1] and bracket[1] - bracket[0] <= given[1] - given[0]
+    assert (
+        given[0] <= bracket[1]
+        and bracket[0] <= given[1]
+        and bracket[1] - bracket[0] <= given[1] - given[0]
+    )
 
 
 def _their_two_stages():
@@ -62,7 +73,9 @@ def test_two_stages_overlap_dp_accounting_pld_and_stay_below_its_rdp():
     lower, upper = staged().epsilon(1e-5, bound="both")
     # its pessimistic estimate (at or above the true epsilon) on a 1e-3 grid, ten times cheaper than its default
     pessimistic = their_pld(value_discretization_interval=1e-3).compose(event).get_epsilon(1e-5)
-    assert lower <= pessimistic <= upper + 1e-3  # within the default tolerance of the certified upper side
+    assert (
+        lower <= pessimistic <= upper + 1e-3
+    )  # within the default tolerance of the certified upper side
     assert upper <= their_rdp().compose(event).get_epsilon(1e-5)
 
 
@@ -70,7 +83,9 @@ def test_small_delta_is_never_looser_than_the_default_accountant_and_at_most_rdp
     event, _, their_rdp = _their_two_stages()
     lower, upper = staged().epsilon(1e-12, bound="both")
     plain_lower, plain_upper = (
-        PLDAccountant().compose_subsampled_gaussian(1.1, Q, 500).compose_subsampled_gaussian(0.9, Q, 500)
+        PLDAccountant()
+        .compose_subsampled_gaussian(1.1, Q, 500)
+        .compose_subsampled_gaussian(0.9, Q, 500)
     ).epsilon(1e-12, bound="both")
     assert plain_lower <= lower <= upper <= plain_upper
     # the wide PLD bracket's upper side lowered to the stages' RDP conversion (rounded up by 1e-9 relative)
@@ -88,7 +103,11 @@ def test_one_stage_is_the_plain_run():
         stages=[{"noise_multiplier": 1.1, "rounds": 300}],
     )
     fed_plain = DPFedAvg(
-        total_clients=N, clients_per_round=M, clipped_count_stddev=5.0, noise_multiplier=1.1, rounds=300
+        total_clients=N,
+        clients_per_round=M,
+        clipped_count_stddev=5.0,
+        noise_multiplier=1.1,
+        rounds=300,
     )
     assert fed.epsilon(1e-5, bound="both") == fed_plain.epsilon(1e-5, bound="both")
     assert float(fed.steps) == 300
@@ -106,7 +125,9 @@ def test_curve_has_each_stages_epochs_and_ends_at_the_run():
     assert np.all(np.diff(curve.upper) > 0) and np.all(curve.lower <= curve.upper)
     lower, upper = run.epsilon(1e-5, bound="both")
     assert curve.lower[-1] <= upper and lower <= curve.upper[-1]
-    first = DPSGD(dataset_size=N, batch_size=M, noise_multiplier=1.1, epochs=2).epsilon(1e-5, bound="both")
+    first = DPSGD(dataset_size=N, batch_size=M, noise_multiplier=1.1, epochs=2).epsilon(
+        1e-5, bound="both"
+    )
     assert curve.lower[1] <= first[1] and first[0] <= curve.upper[1]
 
 
@@ -121,13 +142,25 @@ def test_lists_in_the_ordinary_arguments_are_separate_runs():
     [
         (dict(stages=TWO_STAGES, noise_multiplier=1.0), "noise_multiplier is given per stage"),
         (dict(stages=TWO_STAGES, epochs=3), "epochs is given per stage"),
-        (dict(stages=[{"noise_multiplier": [1.1, 0.9], "epochs": 5}]), "stage 1: noise_multiplier must be one number"),
-        (dict(stages=[{"noise_multiplier": 1.1, "batch_size": 50, "epochs": 5}]), "stage 1: unknown word 'batch_size'"),
-        (dict(stages=[{"noise_multiplier": 1.1, "epochs": 5}, {"noise_multiplier": 0.9}]), "stage 2: give exactly one"),
+        (
+            dict(stages=[{"noise_multiplier": [1.1, 0.9], "epochs": 5}]),
+            "stage 1: noise_multiplier must be one number",
+        ),
+        (
+            dict(stages=[{"noise_multiplier": 1.1, "batch_size": 50, "epochs": 5}]),
+            "stage 1: unknown word 'batch_size'",
+        ),
+        (
+            dict(stages=[{"noise_multiplier": 1.1, "epochs": 5}, {"noise_multiplier": 0.9}]),
+            "stage 2: give exactly one",
+        ),
         (dict(stages=[{"epochs": 5}]), "stage 1: give its noise_multiplier"),
         (dict(stages=[]), "non-empty list"),
         (dict(stages={"noise_multiplier": 1.1, "epochs": 5}), "non-empty list"),
-        (dict(stages=TWO_STAGES, sampling="shuffle"), 'sampling="shuffle" is not available with stages'),
+        (
+            dict(stages=TWO_STAGES, sampling="shuffle"),
+            'sampling="shuffle" is not available with stages',
+        ),
         (dict(stages=TWO_STAGES, accuracy=1e-3), "accuracy is not available with stages"),
     ],
 )
@@ -140,4 +173,9 @@ def test_shared_lists_and_fedavg_steps_are_refused():
     with pytest.raises(ValueError, match="stages= describes one run"):
         DPSGD(dataset_size=N, batch_size=[100, 200], stages=TWO_STAGES)
     with pytest.raises(ValueError, match="steps is given per stage"):
-        DPFedAvg(total_clients=N, clients_per_round=M, steps=10, stages=[{"noise_multiplier": 1.0, "rounds": 5}])
+        DPFedAvg(
+            total_clients=N,
+            clients_per_round=M,
+            steps=10,
+            stages=[{"noise_multiplier": 1.0, "rounds": 5}],
+        )

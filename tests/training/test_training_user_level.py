@@ -19,13 +19,20 @@ def _hockey_stick(sigma: float, q: float, k: int, epsilon: float, remove: bool) 
     L(x) = +-eps, in closed form from the normal tails (mpmath at 40 digits)."""
     mpmath.mp.dps = 40
     s, g = mpmath.mpf(sigma), mpmath.e ** mpmath.mpf(epsilon)
-    w = [mpmath.binomial(k, j) * mpmath.mpf(q) ** j * (1 - mpmath.mpf(q)) ** (k - j) for j in range(k + 1)]
+    w = [
+        mpmath.binomial(k, j) * mpmath.mpf(q) ** j * (1 - mpmath.mpf(q)) ** (k - j)
+        for j in range(k + 1)
+    ]
 
     def loss(x: mpmath.mpf) -> mpmath.mpf:
-        return mpmath.log(sum(w[j] * mpmath.e ** ((j * x - j * j / mpmath.mpf(2)) / s**2) for j in range(k + 1)))
+        return mpmath.log(
+            sum(w[j] * mpmath.e ** ((j * x - j * j / mpmath.mpf(2)) / s**2) for j in range(k + 1))
+        )
 
     target = mpmath.mpf(epsilon) if remove else -mpmath.mpf(epsilon)
-    if target <= mpmath.log(w[0]):  # L >= log w_0 everywhere: dQ - e^eps dP <= 0 (add), or only x -> -inf
+    if target <= mpmath.log(
+        w[0]
+    ):  # L >= log w_0 everywhere: dQ - e^eps dP <= 0 (add), or only x -> -inf
         return mpmath.mpf(0) if not remove else 1 - g
     lo, hi = mpmath.mpf(-60), mpmath.mpf(60)
     for _ in range(200):  # bisection on the increasing loss
@@ -52,9 +59,13 @@ def test_one_step_brackets_the_exact_hockey_stick_in_both_orders() -> None:
 
 def test_k_one_is_dp_sgd_exactly_and_the_mixture_agrees_with_it() -> None:
     words = {"dataset_size": 1000, "batch_size": 10, "steps": 300, "noise_multiplier": 1.0}
-    assert DPSGD(**words, examples_per_user=1).epsilon(1e-5, bound="both") == DPSGD(**words).epsilon(1e-5, bound="both")
+    assert DPSGD(**words, examples_per_user=1).epsilon(1e-5, bound="both") == DPSGD(
+        **words
+    ).epsilon(1e-5, bound="both")
     # the mixture's own pair at k = 1 (not DP-SGD's accountant) brackets the same value
-    lower, upper = examples_per_user_gaussian(1.0, 0.01, 1).self_compose(300).epsilon(1e-5, bound="both")
+    lower, upper = (
+        examples_per_user_gaussian(1.0, 0.01, 1).self_compose(300).epsilon(1e-5, bound="both")
+    )
     reference_lower, reference_upper = DPSGD(**words).epsilon(1e-5, bound="both")
     assert lower <= reference_upper and reference_lower <= upper
 
@@ -68,9 +79,9 @@ def test_against_dp_accounting_mixture_of_gaussians_pld() -> None:
     theirs = dpa.from_mixture_gaussian_mechanism(
         z, list(range(k + 1)), weights, value_discretization_interval=1e-2
     ).self_compose(steps)
-    lower, upper = UserLevelDPSGD(noise_multiplier=z, sample_rate=q, steps=steps, examples_per_user=k).epsilon(
-        1e-5, bound="both"
-    )
+    lower, upper = UserLevelDPSGD(
+        noise_multiplier=z, sample_rate=q, steps=steps, examples_per_user=k
+    ).epsilon(1e-5, bound="both")
     pessimistic = theirs.get_epsilon_for_delta(1e-5)  # an upper estimate on a coarser grid
     assert lower <= pessimistic and pessimistic - upper < 2e-3
 
@@ -104,11 +115,24 @@ def test_refusals_name_the_argument(words: dict[str, object], message: str) -> N
 
 @pytest.mark.parametrize(
     ("sampling", "reason"),
-    [("fixed_size", "hypergeometric"), ("balls_in_bins", "random allocation"), ("shuffle", "a permutation")],
+    [
+        ("fixed_size", "hypergeometric"),
+        ("balls_in_bins", "random allocation"),
+        ("shuffle", "a permutation"),
+    ],
 )
-def test_other_samplings_are_refused_naming_the_reason_and_the_two_ways_that_hold(sampling: str, reason: str) -> None:
+def test_other_samplings_are_refused_naming_the_reason_and_the_two_ways_that_hold(
+    sampling: str, reason: str
+) -> None:
     with pytest.raises(ValueError, match=f'sampling="{sampling}"') as refusal:
-        DPSGD(dataset_size=1000, batch_size=10, steps=10, noise_multiplier=1.0, sampling=sampling, examples_per_user=4)
+        DPSGD(
+            dataset_size=1000,
+            batch_size=10,
+            steps=10,
+            noise_multiplier=1.0,
+            sampling=sampling,
+            examples_per_user=4,
+        )
     message = str(refusal.value)
     assert reason in message and 'Use sampling="poisson"' in message
     assert "group privacy" in message and "(k eps0, k exp((k - 1) eps0) delta0)" in message
@@ -116,8 +140,15 @@ def test_other_samplings_are_refused_naming_the_reason_and_the_two_ways_that_hol
 
 def test_stages_and_curves_are_refused() -> None:
     with pytest.raises(ValueError, match="stages"):
-        DPSGD(dataset_size=1000, batch_size=10, examples_per_user=2, stages=[{"noise_multiplier": 1.0, "steps": 5}])
-    run = DPSGD(dataset_size=1000, batch_size=10, steps=10, noise_multiplier=1.0, examples_per_user=2)
+        DPSGD(
+            dataset_size=1000,
+            batch_size=10,
+            examples_per_user=2,
+            stages=[{"noise_multiplier": 1.0, "steps": 5}],
+        )
+    run = DPSGD(
+        dataset_size=1000, batch_size=10, steps=10, noise_multiplier=1.0, examples_per_user=2
+    )
     with pytest.raises(ValueError, match="curve along the run"):
         run.epsilon_curve(1e-5)
 
@@ -129,7 +160,9 @@ def test_the_command_line_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["epsilon", *words.split(), "--format", "json"]) == 0
     printed = capsys.readouterr().out
     assert (
-        f"{DPSGD(sample_rate=0.01, steps=20, noise_multiplier=1.0, examples_per_user=4).epsilon(1e-5):.5g}"[:5]
+        f"{DPSGD(sample_rate=0.01, steps=20, noise_multiplier=1.0, examples_per_user=4).epsilon(1e-5):.5g}"[
+            :5
+        ]
         in printed
     )
     assert main(["epsilon", *words.split(), "--sampling", "fixed_size"]) == 2

@@ -31,28 +31,36 @@ def test_a_run_given_by_its_rate_is_the_run_given_by_its_batch(word):
 
 
 def test_epochs_count_ceil_n_over_b_or_one_over_q_steps():
-    assert DPSGD(dataset_size=N, batch_size=B, epochs=EPOCHS, noise_multiplier=Z).steps == CEIL_STEPS
-    assert DPSGD(dataset_size=N, batch_size=B, epochs=EPOCHS, noise_multiplier=Z, steps_per_epoch="ceil").steps == (
-        CEIL_STEPS
+    assert (
+        DPSGD(dataset_size=N, batch_size=B, epochs=EPOCHS, noise_multiplier=Z).steps == CEIL_STEPS
     )
-    assert DPSGD(dataset_size=N, batch_size=B, epochs=EPOCHS, noise_multiplier=Z, steps_per_epoch="opacus").steps == (
-        OPACUS_STEPS
-    )
+    assert DPSGD(
+        dataset_size=N, batch_size=B, epochs=EPOCHS, noise_multiplier=Z, steps_per_epoch="ceil"
+    ).steps == (CEIL_STEPS)
+    assert DPSGD(
+        dataset_size=N, batch_size=B, epochs=EPOCHS, noise_multiplier=Z, steps_per_epoch="opacus"
+    ).steps == (OPACUS_STEPS)
     # a rate alone has one meaning of an epoch: 1 / q steps of the exact quotient, as the Opacus adapter counts them
     assert DPSGD(sample_rate=Q, epochs=EPOCHS, noise_multiplier=Z).steps == OPACUS_STEPS
     assert OPACUS_STEPS == math.ceil(Fraction(EPOCHS) / Fraction(Q))
 
 
-@pytest.mark.parametrize("epochs, rate", [(1.0, 0.1), (1.0 + 2.0**-52, 0.1), (3.0, 0.3), (0.7, 1 / 3), (5.0, 0.01)])
+@pytest.mark.parametrize(
+    "epochs, rate", [(1.0, 0.1), (1.0 + 2.0**-52, 0.1), (3.0, 0.3), (0.7, 1 / 3), (5.0, 0.01)]
+)
 def test_opacus_epochs_are_the_exact_quotient_rounded_up_on_every_path(epochs, rate):
     # 1 / 0.1 is 9.99999999999999944...: 10 steps; (1 + 2^-52) / 0.1 lies just above 10: 11
     steps = DPSGD(sample_rate=rate, epochs=epochs, noise_multiplier=1.0).steps
-    assert steps == math.ceil(Fraction(epochs) / Fraction(rate))  # the exact quotient of the two doubles
+    assert steps == math.ceil(
+        Fraction(epochs) / Fraction(rate)
+    )  # the exact quotient of the two doubles
 
 
 def test_opacus_epochs_of_whole_batches_are_exact():
     # 1000 / 10 steps per epoch: 0.3 epochs are 30 steps (0.3 is 0.29999999999999998889...), 2.5 are 250
-    run = DPSGD(dataset_size=1000, batch_size=10, epochs=np.array([1.0, 0.3, 2.5]), noise_multiplier=1.0)
+    run = DPSGD(
+        dataset_size=1000, batch_size=10, epochs=np.array([1.0, 0.3, 2.5]), noise_multiplier=1.0
+    )
     opacus_run = DPSGD(
         dataset_size=1000,
         batch_size=10,
@@ -63,9 +71,9 @@ def test_opacus_epochs_of_whole_batches_are_exact():
     assert run.steps.tolist() == opacus_run.steps.tolist() == [100.0, 30.0, 250.0]
     # 1001 / 10: ceil(1001 / 10) = 101 steps per epoch, or 100.1
     assert DPSGD(dataset_size=1001, batch_size=10, epochs=10, noise_multiplier=1.0).steps == 1010
-    assert DPSGD(dataset_size=1001, batch_size=10, epochs=10, noise_multiplier=1.0, steps_per_epoch="opacus").steps == (
-        1001
-    )
+    assert DPSGD(
+        dataset_size=1001, batch_size=10, epochs=10, noise_multiplier=1.0, steps_per_epoch="opacus"
+    ).steps == (1001)
 
 
 @pytest.mark.parametrize(
@@ -76,12 +84,36 @@ def test_opacus_epochs_of_whole_batches_are_exact():
             TypeError,
             r"unexpected keyword argument 'sample_rat' \(did you mean 'sample_rate'\?\)",
         ),
-        (dict(nosie_multiplier=1.0, sample_rate=Q, steps=10), TypeError, r"did you mean 'noise_multiplier'\?"),
-        (dict(sample_rate=Q, sampling_probability=Q, steps=10), TypeError, r"got sample_rate twice"),
-        (dict(sample_rate=Q, dataset_size=N, steps=10), ValueError, r"give sample_rate or dataset_size and batch_size"),
-        (dict(sample_rate=Q, steps=10, sampling="fixed_size"), ValueError, r"give those, not sample_rate"),
-        (dict(sample_rate=Q, epochs=1, steps_per_epoch="ceil"), ValueError, r"give dataset_size and batch_size, or"),
-        (dict(dataset_size=N, batch_size=B, epochs=1, steps_per_epoch="1/q"), ValueError, r"steps_per_epoch must be"),
+        (
+            dict(nosie_multiplier=1.0, sample_rate=Q, steps=10),
+            TypeError,
+            r"did you mean 'noise_multiplier'\?",
+        ),
+        (
+            dict(sample_rate=Q, sampling_probability=Q, steps=10),
+            TypeError,
+            r"got sample_rate twice",
+        ),
+        (
+            dict(sample_rate=Q, dataset_size=N, steps=10),
+            ValueError,
+            r"give sample_rate or dataset_size and batch_size",
+        ),
+        (
+            dict(sample_rate=Q, steps=10, sampling="fixed_size"),
+            ValueError,
+            r"give those, not sample_rate",
+        ),
+        (
+            dict(sample_rate=Q, epochs=1, steps_per_epoch="ceil"),
+            ValueError,
+            r"give dataset_size and batch_size, or",
+        ),
+        (
+            dict(dataset_size=N, batch_size=B, epochs=1, steps_per_epoch="1/q"),
+            ValueError,
+            r"steps_per_epoch must be",
+        ),
         (dict(dataset_size=N, steps=10), ValueError, r"missing: batch_size"),
         (dict(sample_rate=0.0, steps=10), ValueError, r"sample_rate must lie in \(0, 1\]"),
     ],
@@ -96,7 +128,9 @@ def test_refusals_name_the_words(kwargs, kind, message):
 
 
 def test_fedavg_takes_steps_for_rounds_and_refuses_both():
-    assert DPFedAvg(total_clients=100, clients_per_round=10, steps=7, noise_multiplier=1.0).steps == 7
+    assert (
+        DPFedAvg(total_clients=100, clients_per_round=10, steps=7, noise_multiplier=1.0).steps == 7
+    )
     with pytest.raises(TypeError, match="got rounds twice"):
         DPFedAvg(total_clients=100, clients_per_round=10, steps=7, rounds=7, noise_multiplier=1.0)
 
@@ -115,7 +149,12 @@ def test_the_adapters_and_the_facade_give_one_epsilon():
     pld = PLDAccountant().compose(event, CEIL_STEPS)
     assert accountant.get_epsilon(1e-5) == pytest.approx(facade, abs=2e-9)
     assert pld.get_epsilon(1e-5) == pytest.approx(facade, abs=2e-9)
-    assert f"{facade:.6g}" == f"{accountant.get_epsilon(1e-5):.6g}" == f"{pld.get_epsilon(1e-5):.6g}" == "2.38514"
+    assert (
+        f"{facade:.6g}"
+        == f"{accountant.get_epsilon(1e-5):.6g}"
+        == f"{pld.get_epsilon(1e-5):.6g}"
+        == "2.38514"
+    )
 
 
 def test_what_noise_gives_epsilon_3_has_one_answer_per_steps_convention():
@@ -124,8 +163,12 @@ def test_what_noise_gives_epsilon_3_has_one_answer_per_steps_convention():
     conventions differ only through their steps (14100 against 14063)."""
     target = dict(target_epsilon=3.0, target_delta=1e-5)
     ceil_paths = [
-        calibrate("dp_sgd", "noise_multiplier", dataset_size=N, batch_size=B, epochs=EPOCHS, **target),
-        calibrate("dp_sgd", "noise_multiplier", dataset_size=N, batch_size=B, steps=CEIL_STEPS, **target),
+        calibrate(
+            "dp_sgd", "noise_multiplier", dataset_size=N, batch_size=B, epochs=EPOCHS, **target
+        ),
+        calibrate(
+            "dp_sgd", "noise_multiplier", dataset_size=N, batch_size=B, steps=CEIL_STEPS, **target
+        ),
         calibrate("dp_sgd", "noise_multiplier", sampling_probability=Q, steps=CEIL_STEPS, **target),
         opacus.get_noise_multiplier(sample_rate=Q, steps=CEIL_STEPS, **target),
     ]
@@ -140,7 +183,14 @@ def test_what_noise_gives_epsilon_3_has_one_answer_per_steps_convention():
             **target,
         ),
         calibrate("dp_sgd", "noise_multiplier", sample_rate=Q, epochs=EPOCHS, **target),
-        calibrate("pld_subsampled_gaussian", "sigma", sampling_rate=Q, rounds=OPACUS_STEPS, epsilon=3.0, delta=1e-5),
+        calibrate(
+            "pld_subsampled_gaussian",
+            "sigma",
+            sampling_rate=Q,
+            rounds=OPACUS_STEPS,
+            epsilon=3.0,
+            delta=1e-5,
+        ),
         opacus.get_noise_multiplier(sample_rate=Q, epochs=EPOCHS, **target),
     ]
     for paths in (ceil_paths, opacus_paths):
@@ -154,13 +204,19 @@ def test_what_noise_gives_epsilon_3_has_one_answer_per_steps_convention():
         accountant = opacus.HockeystickAccountant()
         accountant.history = [(paths[-1], Q, steps)]
         assert accountant.get_epsilon(1e-5) <= 3.0
-        assert DPSGD(sample_rate=Q, steps=steps, noise_multiplier=min(paths) * (1 - 1e-6)).delta(3.0) > 1e-5
+        assert (
+            DPSGD(sample_rate=Q, steps=steps, noise_multiplier=min(paths) * (1 - 1e-6)).delta(3.0)
+            > 1e-5
+        )
 
 
 def test_calibrate_targets_under_their_other_names():
     run = dict(dataset_size=1000, batch_size=10, steps=100, value_discretization_interval=1e-3)
     plain = calibrate("dp_sgd", "noise_multiplier", epsilon=2.0, delta=1e-5, **run)
-    assert calibrate("dp_sgd", "noise_multiplier", target_epsilon=2.0, target_delta=1e-5, **run) == plain
+    assert (
+        calibrate("dp_sgd", "noise_multiplier", target_epsilon=2.0, target_delta=1e-5, **run)
+        == plain
+    )
     with pytest.raises(TypeError, match="got epsilon twice"):
         calibrate("dp_sgd", "noise_multiplier", epsilon=2.0, target_epsilon=2.0, delta=1e-5, **run)
     with pytest.raises(TypeError, match="needs the target delta"):
@@ -177,20 +233,57 @@ def _cli(capsys, argv):
 
 def test_cli_takes_opacus_words(capsys):
     expected = DPSGD(sample_rate=0.0042667, steps=14100, noise_multiplier=1.1).epsilon(1e-5)
-    for rate_flag, delta_flag in (("--sample-rate", "--delta"), ("--sampling-probability", "--target-delta")):
-        argv = ["epsilon", "--noise-multiplier", "1.1", rate_flag, "0.0042667", "--steps", "14100", delta_flag, "1e-5"]
+    for rate_flag, delta_flag in (
+        ("--sample-rate", "--delta"),
+        ("--sampling-probability", "--target-delta"),
+    ):
+        argv = [
+            "epsilon",
+            "--noise-multiplier",
+            "1.1",
+            rate_flag,
+            "0.0042667",
+            "--steps",
+            "14100",
+            delta_flag,
+            "1e-5",
+        ]
         code, out, err = _cli(capsys, argv)
         assert code == 0, err
         assert f"{expected:.6g}" in out
     code, out, err = _cli(
         capsys,
-        ["epsilon", "--noise-multiplier", "1.1", "--sample-rate", "0.0042667", "--epochs", "60", "--delta", "1e-5"],
+        [
+            "epsilon",
+            "--noise-multiplier",
+            "1.1",
+            "--sample-rate",
+            "0.0042667",
+            "--epochs",
+            "60",
+            "--delta",
+            "1e-5",
+        ],
     )
-    assert code == 0 and f"{DPSGD(sample_rate=0.0042667, epochs=60, noise_multiplier=1.1).epsilon(1e-5):.6g}" in out
+    assert (
+        code == 0
+        and f"{DPSGD(sample_rate=0.0042667, epochs=60, noise_multiplier=1.1).epsilon(1e-5):.6g}"
+        in out
+    )
 
 
 def test_cli_refusals_in_its_words(capsys):
-    argv = ["epsilon", "--noise-multiplier", "1", "--sample-rate", "0.01", "--steps", "10", "--delta", "1e-5"]
+    argv = [
+        "epsilon",
+        "--noise-multiplier",
+        "1",
+        "--sample-rate",
+        "0.01",
+        "--steps",
+        "10",
+        "--delta",
+        "1e-5",
+    ]
     code, _, err = _cli(capsys, [*argv, "--dataset-size", "100"])
     assert code == 2 and "give --sample-rate or --dataset-size and --batch-size, not both" in err
     code, _, err = _cli(capsys, [*argv, "--sampling", "fixed_size"])
@@ -198,7 +291,9 @@ def test_cli_refusals_in_its_words(capsys):
 
 
 def test_calibrate_names_the_closest_parameter():
-    with pytest.raises(ValueError, match=r"takes no parameter 'sample_rat' \(did you mean 'sample_rate'\?\)"):
+    with pytest.raises(
+        ValueError, match=r"takes no parameter 'sample_rat' \(did you mean 'sample_rate'\?\)"
+    ):
         calibrate("dp_sgd", "noise_multiplier", epsilon=1.0, delta=1e-5, sample_rat=0.1, steps=10)
 
 
@@ -211,18 +306,32 @@ def test_calibrate_names_the_closest_parameter():
             "noise_multipler",
             "noise_multiplier",
         ),
-        (DPSGD, dict(noise_multiplier=1.1, dataset_size=N, batch_sise=B, epochs=1), "batch_sise", "batch_size"),
+        (
+            DPSGD,
+            dict(noise_multiplier=1.1, dataset_size=N, batch_sise=B, epochs=1),
+            "batch_sise",
+            "batch_size",
+        ),
         (
             DPFedAvg,
             dict(noise_multipler=1.0, total_clients=100, clients_per_round=10, rounds=3),
             "noise_multipler",
             "noise_multiplier",
         ),
-        (DPFedAvg, dict(noise_multiplier=1.0, total_clients=100, clients_per_round=10, round=3), "round", "rounds"),
+        (
+            DPFedAvg,
+            dict(noise_multiplier=1.0, total_clients=100, clients_per_round=10, round=3),
+            "round",
+            "rounds",
+        ),
     ],
 )
-def test_a_misspelled_keyword_is_named_with_its_spelling_even_when_it_was_required(cls, kwargs, typo, meant):
-    with pytest.raises(TypeError, match=rf"unexpected keyword argument '{typo}' \(did you mean '{meant}'\?\)"):
+def test_a_misspelled_keyword_is_named_with_its_spelling_even_when_it_was_required(
+    cls, kwargs, typo, meant
+):
+    with pytest.raises(
+        TypeError, match=rf"unexpected keyword argument '{typo}' \(did you mean '{meant}'\?\)"
+    ):
         cls(**kwargs)
 
 
@@ -243,5 +352,7 @@ def test_dp_sgd_noise_is_calibrated_as_its_accountant_sigma_is(monkeypatch):
     fine = min(grids)
     assert sum(h == fine for h in grids) <= 6
     steps = DPSGD(noise_multiplier=1.0, **run).steps
-    assert z == calibrate("pld_subsampled_gaussian", "sigma", epsilon=3, delta=1e-5, sampling_rate=B / N, rounds=steps)
+    assert z == calibrate(
+        "pld_subsampled_gaussian", "sigma", epsilon=3, delta=1e-5, sampling_rate=B / N, rounds=steps
+    )
     assert DPSGD(noise_multiplier=z, **run).delta(3.0) <= 1e-5

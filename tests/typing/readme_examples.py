@@ -22,17 +22,42 @@ from hockeystick.training import DPSGD, DPFedAvg
 run = DPSGD(dataset_size=60_000, batch_size=256, epochs=60, noise_multiplier=1.1)
 upper = run.epsilon(1e-5)
 sgd_bracket = run.epsilon(1e-5, bound="both")
-noise = calibrate("dp_sgd", "noise_multiplier", epsilon=3, delta=1e-5, dataset_size=60_000, batch_size=256, epochs=60)
-epochs = calibrate("dp_sgd", "epochs", epsilon=3, delta=1e-5, dataset_size=60_000, batch_size=256, noise_multiplier=1.1)
+noise = calibrate(
+    "dp_sgd",
+    "noise_multiplier",
+    epsilon=3,
+    delta=1e-5,
+    dataset_size=60_000,
+    batch_size=256,
+    epochs=60,
+)
+epochs = calibrate(
+    "dp_sgd",
+    "epochs",
+    epsilon=3,
+    delta=1e-5,
+    dataset_size=60_000,
+    batch_size=256,
+    noise_multiplier=1.1,
+)
 
 # README: DP-FedAvg
-fedavg = DPFedAvg(total_clients=3400, clients_per_round=100, rounds=1000, noise_multiplier=1.0).epsilon(1e-5)
+fedavg = DPFedAvg(
+    total_clients=3400, clients_per_round=100, rounds=1000, noise_multiplier=1.0
+).epsilon(1e-5)
 
 # README: a sweep (arrays in, arrays out)
-grid = SubsampledGaussianPLD(sigma=np.array([0.8, 1.0, 1.5])[:, None], sampling_rate=0.01, rounds=[100, 1000, 10_000])
+grid = SubsampledGaussianPLD(
+    sigma=np.array([0.8, 1.0, 1.5])[:, None], sampling_rate=0.01, rounds=[100, 1000, 10_000]
+)
 grid_epsilon = grid.epsilon(1e-5)
 sigma_needed = calibrate(
-    "pld_subsampled_gaussian", "sigma", epsilon=1, delta=1e-5, sampling_rate=0.01, rounds=[100, 1000, 10_000]
+    "pld_subsampled_gaussian",
+    "sigma",
+    epsilon=1,
+    delta=1e-5,
+    sampling_rate=0.01,
+    rounds=[100, 1000, 10_000],
 )
 
 # README: coming from dp_accounting
@@ -61,17 +86,36 @@ curve: np.ndarray = hs.theta(np.linspace(0.1, 3.0, 30), 1.0)
 
 # docs/accountants.md: the accountants, each satisfying the contract statically too
 trusted = TrustedAggregator(
-    n=60000, batch_size=np.array([100, 1000]), sigma=1.0, learning_rate=0.5, lipschitz=1.0, radius=1.0
+    n=60000,
+    batch_size=np.array([100, 1000]),
+    sigma=1.0,
+    learning_rate=0.5,
+    lipschitz=1.0,
+    radius=1.0,
 ).epsilon(1e-5)
-bracket = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=100).epsilon(1e-5, bound="both")
-mu = NoisyFedAvg(clients=20, sigma=1.0, clip=10.0, lipschitz=1.0, learning_rate=0.01, local_steps=5, rounds=600).mu
+bracket = SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=100).epsilon(
+    1e-5, bound="both"
+)
+mu = NoisyFedAvg(
+    clients=20, sigma=1.0, clip=10.0, lipschitz=1.0, learning_rate=0.01, local_steps=5, rounds=600
+).mu
 rdp_epsilon = SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.01, rounds=100).epsilon(1e-5)
 gdp_delta = GaussianDP(1.0).delta(1.0, bound="upper")
 accountants: list[Accountant] = [
-    TrustedAggregator(n=60000, batch_size=100, sigma=1.0, learning_rate=0.5, lipschitz=1.0, radius=1.0),
+    TrustedAggregator(
+        n=60000, batch_size=100, sigma=1.0, learning_rate=0.5, lipschitz=1.0, radius=1.0
+    ),
     SubsampledGaussianPLD(sigma=1.0, sampling_rate=0.01, rounds=100),
     SubsampledGaussianRDP(sigma=1.0, sampling_rate=0.01, rounds=100),
-    NoisyFedAvg(clients=20, sigma=1.0, clip=10.0, lipschitz=1.0, learning_rate=0.01, local_steps=5, rounds=600),
+    NoisyFedAvg(
+        clients=20,
+        sigma=1.0,
+        clip=10.0,
+        lipschitz=1.0,
+        learning_rate=0.01,
+        local_steps=5,
+        rounds=600,
+    ),
     GaussianDP(1.0),
 ]
 best = min(float(a.epsilon(1e-5)) for a in accountants)

@@ -9,7 +9,13 @@ from conan.tools.build import can_run
 from conan.tools.cmake import CMake, cmake_layout
 
 CONSUMER = os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "cpp", "examples", "cmake_consumer"
+    os.path.dirname(os.path.abspath(__file__)),
+    "..",
+    "..",
+    "..",
+    "cpp",
+    "examples",
+    "cmake_consumer",
 )
 
 

@@ -58,11 +58,15 @@ def _gaussian_exponents(
 def _subsampled_gaussian_edges(
     sigma: float, sampling_rate: float, *, remove: bool, l: npt.ArrayLike
 ) -> tuple[npt.NDArray[np.float64], float]: ...
-def atoms(loss: npt.ArrayLike, mass: npt.ArrayLike, *, h: float, max_cells: int) -> dict[str, Any]: ...
+def atoms(
+    loss: npt.ArrayLike, mass: npt.ArrayLike, *, h: float, max_cells: int
+) -> dict[str, Any]: ...
 
 cell_round_off: float
 
-def bounded_range(*, epsilon: float, h: float, max_cells: int) -> tuple[dict[str, Any], dict[str, Any]]: ...
+def bounded_range(
+    *, epsilon: float, h: float, max_cells: int
+) -> tuple[dict[str, Any], dict[str, Any]]: ...
 def charged_delta(
     profile: GridProfile,
     epsilon: npt.ArrayLike,
@@ -98,7 +102,13 @@ def geometric_sums_at(
     p: npt.ArrayLike, *, decay: float, at: npt.ArrayLike, rising: bool
 ) -> npt.NDArray[np.float64]: ...
 def gaussian_mixture(
-    *, sigma: float, shifts: npt.ArrayLike, weights: npt.ArrayLike, tail: float, h: float, max_cells: int
+    *,
+    sigma: float,
+    shifts: npt.ArrayLike,
+    weights: npt.ArrayLike,
+    tail: float,
+    h: float,
+    max_cells: int,
 ) -> tuple[dict[str, Any], dict[str, Any]]: ...
 def gaussian_mixture_log_weights(
     *,
@@ -131,7 +141,13 @@ def laplace_mixture_atom_losses(
     scale: float, *, shifts: npt.ArrayLike, weights: npt.ArrayLike
 ) -> tuple[float, float]: ...
 def _laplace_mixture_cell_atoms(
-    scale: float, *, shifts: npt.ArrayLike, weights: npt.ArrayLike, h: float, max_cells: int, closed_form: bool = True
+    scale: float,
+    *,
+    shifts: npt.ArrayLike,
+    weights: npt.ArrayLike,
+    h: float,
+    max_cells: int,
+    closed_form: bool = True,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def _laplace_mixture_loss_and_inverse(
     scale: float, *, shifts: npt.ArrayLike, weights: npt.ArrayLike, x: npt.ArrayLike
@@ -140,18 +156,35 @@ def least_epsilon_width(
     x: npt.ArrayLike, *, own: int, lower: npt.ArrayLike, upper: npt.ArrayLike, right_rows: int
 ) -> npt.NDArray[np.float64]: ...
 def left_epsilon_width(
-    epsilon: npt.ArrayLike, *, upper: npt.ArrayLike, left_epsilon: npt.ArrayLike, left_lower: npt.ArrayLike
+    epsilon: npt.ArrayLike,
+    *,
+    upper: npt.ArrayLike,
+    left_epsilon: npt.ArrayLike,
+    left_lower: npt.ArrayLike,
 ) -> npt.NDArray[np.float64]: ...
-def log_mgf(p: npt.ArrayLike, *, k_lo: int, h: float, lam: npt.ArrayLike) -> npt.NDArray[np.float64]: ...
-def loss_shifted(values: npt.ArrayLike, loss_shift: float, *, up: bool) -> npt.NDArray[np.float64]: ...
+def log_mgf(
+    p: npt.ArrayLike, *, k_lo: int, h: float, lam: npt.ArrayLike
+) -> npt.NDArray[np.float64]: ...
+def loss_shifted(
+    values: npt.ArrayLike, loss_shift: float, *, up: bool
+) -> npt.NDArray[np.float64]: ...
 def loss_variance(p: npt.ArrayLike, *, h: float) -> float: ...
 
 max_interval: float
 
 def ratio_threshold(
-    a: npt.ArrayLike, *, a_lo: int, b: npt.ArrayLike, b_lo: int, h: float, offset: float, epsilon: npt.ArrayLike
+    a: npt.ArrayLike,
+    *,
+    a_lo: int,
+    b: npt.ArrayLike,
+    b_lo: int,
+    h: float,
+    offset: float,
+    epsilon: npt.ArrayLike,
 ) -> npt.NDArray[np.int64]: ...
-def round_off_charge(sum: npt.ArrayLike, norm: npt.ArrayLike, *, charges: Charges) -> npt.NDArray[np.float64]: ...
+def round_off_charge(
+    sum: npt.ArrayLike, norm: npt.ArrayLike, *, charges: Charges
+) -> npt.NDArray[np.float64]: ...
 def round_off_charge_at(
     epsilon: npt.ArrayLike, *, k_lo: int, n: int, h: float, charges: Charges
 ) -> npt.NDArray[np.float64]: ...
@@ -159,7 +192,14 @@ def subsampled_gaussian(
     sigma: float, sampling_rate: float, *, remove: bool, h: float, tail: float, max_cells: int
 ) -> dict[str, Any]: ...
 def subsampled_gaussian_cells(
-    sigma: float, sampling_rate: float, *, remove: bool, h: float, tail: float, max_cells: int, halves: bool = True
+    sigma: float,
+    sampling_rate: float,
+    *,
+    remove: bool,
+    h: float,
+    tail: float,
+    max_cells: int,
+    halves: bool = True,
 ) -> dict[str, Any]: ...
 def subsampled_gaussian_many(
     sigma: npt.ArrayLike,

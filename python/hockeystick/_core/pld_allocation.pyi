@@ -14,5 +14,11 @@ def merged_sum(
     negligible: float,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
 def spread_sum(
-    grid: npt.ArrayLike, a: npt.ArrayLike, b: npt.ArrayLike, *, square: bool, exact_ratio: float, negligible: float
+    grid: npt.ArrayLike,
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    *,
+    square: bool,
+    exact_ratio: float,
+    negligible: float,
 ) -> tuple[npt.NDArray[np.float64], float, int]: ...

@@ -112,7 +112,9 @@ def direct_bins(
 direct_min_charge: float
 
 def fft_length(width: int) -> int: ...
-def long_fft_bins(masses: npt.NDArray[np.float64], *, m: int) -> tuple[npt.NDArray[np.clongdouble], float, float]: ...
+def long_fft_bins(
+    masses: npt.NDArray[np.float64], *, m: int
+) -> tuple[npt.NDArray[np.clongdouble], float, float]: ...
 def spectral_lower(
     bins: npt.ArrayLike,
     *,
@@ -127,7 +129,14 @@ def spectral_lower(
     method: str,
 ) -> npt.NDArray[np.float64]: ...
 def spectral_sums(
-    bins: npt.ArrayLike, *, m: int, start: int, width: int, h: float, J: int, long_double: bool = True
+    bins: npt.ArrayLike,
+    *,
+    m: int,
+    start: int,
+    width: int,
+    h: float,
+    J: int,
+    long_double: bool = True,
 ) -> tuple[float, float, float, float, float]: ...
 def taylor_bins(
     masses: npt.NDArray[np.float64], *, m: int, keep: int

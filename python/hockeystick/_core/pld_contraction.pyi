@@ -5,5 +5,12 @@ from typing import Any
 import numpy.typing as npt
 
 def mean_contraction(
-    p: npt.ArrayLike, *, k_lo: int, h_fine: float, ratio: int, p_inf: float, entry_error: float, alias: float
+    p: npt.ArrayLike,
+    *,
+    k_lo: int,
+    h_fine: float,
+    ratio: int,
+    p_inf: float,
+    entry_error: float,
+    alias: float,
 ) -> dict[str, Any]: ...

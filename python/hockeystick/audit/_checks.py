@@ -33,7 +33,12 @@ def significance_level(value: Any) -> float:
     """
     return float(
         _validation.in_interval(
-            _validation.single(value, "significance"), "significance", 0.0, 1.0, open_low=True, open_high=True
+            _validation.single(value, "significance"),
+            "significance",
+            0.0,
+            1.0,
+            open_low=True,
+            open_high=True,
         )
     )
 

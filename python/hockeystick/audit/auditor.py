@@ -183,13 +183,22 @@ class Auditor:
         if bootstrap_params is not None:
             return bootstrap(
                 self.scores,
-                lambda s: epsilon_raw_counts(s, min_count=min_count, delta=delta, one_sided=one_sided),
+                lambda s: epsilon_raw_counts(
+                    s, min_count=min_count, delta=delta, one_sided=one_sided
+                ),
                 bootstrap_params,
             )
-        return epsilon_raw_counts(self.scores, min_count=min_count, delta=delta, one_sided=one_sided)
+        return epsilon_raw_counts(
+            self.scores, min_count=min_count, delta=delta, one_sided=one_sided
+        )
 
     def epsilon_clopper_pearson(
-        self, significance: Any, delta: Any = 0.0, one_sided: Any = True, *, threshold_strategy: Any = BONFERRONI
+        self,
+        significance: Any,
+        delta: Any = 0.0,
+        one_sided: Any = True,
+        *,
+        threshold_strategy: Any = BONFERRONI,
     ) -> float:
         """The Clopper-Pearson lower bound on epsilon (``epsilon.epsilon_clopper_pearson``).
 
@@ -246,7 +255,12 @@ class Auditor:
         return epsilon_gdp(self.scores, significance=significance, delta=delta)
 
     def epsilon_one_run(
-        self, significance: Any, delta: Any, one_sided: Any = True, *, threshold_strategy: Any = BONFERRONI
+        self,
+        significance: Any,
+        delta: Any,
+        one_sided: Any = True,
+        *,
+        threshold_strategy: Any = BONFERRONI,
     ) -> float:
         """Steinke, Nasr and Jagielski's one-run bound (``one_run.epsilon_one_run``).
 
@@ -281,7 +295,12 @@ class Auditor:
         )
 
     def epsilon_one_run_fdp(
-        self, significance: Any, delta: Any, one_sided: Any = True, *, threshold_strategy: Any = BONFERRONI
+        self,
+        significance: Any,
+        delta: Any,
+        one_sided: Any = True,
+        *,
+        threshold_strategy: Any = BONFERRONI,
     ) -> float:
         """Mahloujifar et al.'s one-run f-DP bound (``one_run.epsilon_one_run_fdp``).
 
@@ -342,7 +361,9 @@ class Auditor:
         """
         return audit_curve(self.scores, accountant=accountant, significance=significance, **options)
 
-    def report(self, accountant: Any, delta: Any, significance: Any = 0.05, **options: Any) -> AuditReport:
+    def report(
+        self, accountant: Any, delta: Any, significance: Any = 0.05, **options: Any
+    ) -> AuditReport:
         """The audit beside the accountant's bracket (``verdict.report``).
 
         Parameters
@@ -368,4 +389,6 @@ class Auditor:
         ParameterTypeError
             If ``accountant`` is not an accountant.
         """
-        return report(self.scores, accountant=accountant, delta=delta, significance=significance, **options)
+        return report(
+            self.scores, accountant=accountant, delta=delta, significance=significance, **options
+        )

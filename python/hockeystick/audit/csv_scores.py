@@ -77,7 +77,10 @@ def read_csv(path: Any, *, score_column: Any = "score", label_column: Any = "in"
     ([0.4, 0.9], [0.2])
     """
     name = _file_name(path)
-    columns = [_column_name(score_column, "score_column"), _column_name(label_column, "label_column")]
+    columns = [
+        _column_name(score_column, "score_column"),
+        _column_name(label_column, "label_column"),
+    ]
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
             rows = csv.reader(handle, strict=True)
@@ -95,7 +98,10 @@ def read_csv(path: Any, *, score_column: Any = "score", label_column: Any = "in"
         raise ValueError(f"the scores file {name!r} is not valid CSV: {err}") from None
     held = np.asarray(labels, dtype=bool)
     value = np.asarray(scores, dtype=np.float64)
-    for side, wanted in (("held-in (label 1 or true)", True), ("held-out (label 0 or false)", False)):
+    for side, wanted in (
+        ("held-in (label 1 or true)", True),
+        ("held-out (label 0 or false)", False),
+    ):
         if not np.any(held == wanted):
             raise ValueError(
                 f"the scores file {name!r} must hold at least one {side} canary, got {held.size} data rows "
@@ -138,7 +144,9 @@ def _columns(name: str, header: list[str] | None, columns: list[str]) -> list[in
     return where
 
 
-def _rows(name: str, rows: Any, where: list[int], columns: list[str]) -> tuple[list[float], list[bool]]:
+def _rows(
+    name: str, rows: Any, where: list[int], columns: list[str]
+) -> tuple[list[float], list[bool]]:
     """Every data row's score and label (blank rows skipped), refusing a bad one by its line."""
     scores: list[float] = []
     labels: list[bool] = []
@@ -163,7 +171,9 @@ def _score(name: str, line: int, text: str, column: str) -> float:
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or "_" in text:
-        raise ValueError(f"the scores file {name!r}, line {line}: {column!r} must be a finite number, got {text!r}")
+        raise ValueError(
+            f"the scores file {name!r}, line {line}: {column!r} must be a finite number, got {text!r}"
+        )
     return value
 
 

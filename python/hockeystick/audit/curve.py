@@ -220,17 +220,28 @@ def _clopper_pearson(
     data: Scores, significance: float, accountant: Any, direction: str, strategy: Strategy
 ) -> CurveAudit:
     if isinstance(strategy, Explicit):
-        return _cp_test(data, significance / 2, accountant, direction, np.array([float(strategy.threshold)]))
+        return _cp_test(
+            data, significance / 2, accountant, direction, np.array([float(strategy.threshold)])
+        )
     if isinstance(strategy, Split):
         first, second = split_parts(data, strategy)
         chosen = _cp_test(first, significance / 2, accountant, direction, first.hull.thresholds)
-        return _cp_test(second, significance / 2, accountant, direction, np.array([chosen.threshold]))
+        return _cp_test(
+            second, significance / 2, accountant, direction, np.array([chosen.threshold])
+        )
     hull = data.hull
     if isinstance(strategy, Simultaneous):
         at_in = hull.thresholds[np.isin(hull.thresholds, data.held_in)]
-        return _cp_test(data, significance / (2 * data.n_in), accountant, direction, at_in, significance)
+        return _cp_test(
+            data, significance / (2 * data.n_in), accountant, direction, at_in, significance
+        )
     return _cp_test(
-        data, significance / (2 * hull.thresholds.size), accountant, direction, hull.thresholds, significance
+        data,
+        significance / (2 * hull.thresholds.size),
+        accountant,
+        direction,
+        hull.thresholds,
+        significance,
     )
 
 
@@ -250,7 +261,10 @@ def _cp_test(
     tpr_low = clopper_pearson_lower(tp, np.int64(data.n_in), per_limit)
     fpr_up = clopper_pearson_upper(fp, np.int64(data.n_out), per_limit)
     certified = np.asarray(
-        risk.tpr_at_fpr(accountant, fpr_up, bound="upper", direction=cast(risk.Direction, direction)), dtype=np.float64
+        risk.tpr_at_fpr(
+            accountant, fpr_up, bound="upper", direction=cast(risk.Direction, direction)
+        ),
+        dtype=np.float64,
     )
     k = int(np.argmax(tpr_low - certified))
     return CurveAudit(
@@ -275,7 +289,9 @@ def _one_run(data: Scores, significance: float, f: Tradeoff, strategy: Strategy)
     return _fdp_test(data, significance / hull.thresholds.size, f, hull.thresholds, significance)
 
 
-def _fdp_test(data: Scores, per_test: float, f: Tradeoff, thresholds: np.ndarray, significance: float) -> CurveAudit:
+def _fdp_test(
+    data: Scores, per_test: float, f: Tradeoff, thresholds: np.ndarray, significance: float
+) -> CurveAudit:
     """The one-run test at each threshold at ``per_test``: the first refuting one, by precision."""
     m = data.n_in + data.n_out
     tp, fp = data.counts(thresholds)
@@ -286,4 +302,6 @@ def _fdp_test(data: Scores, per_test: float, f: Tradeoff, thresholds: np.ndarray
         if fdp_refutes(m, int(guesses[k]), int(tp[k]), per_test, f):
             return CurveAudit(True, significance, "one_run_fdp", float(thresholds[k]))
     best = int(np.argmax(precision)) if thresholds.size else 0
-    return CurveAudit(False, significance, "one_run_fdp", float(thresholds[best]) if thresholds.size else math.inf)
+    return CurveAudit(
+        False, significance, "one_run_fdp", float(thresholds[best]) if thresholds.size else math.inf
+    )

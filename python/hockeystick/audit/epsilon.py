@@ -46,7 +46,13 @@ from .strategies import (
 )
 from .tails import clopper_pearson_lower, clopper_pearson_upper
 
-__all__ = ["epsilon_clopper_pearson", "epsilon_gdp", "epsilon_raw_counts", "log_ratio_lower", "split_parts"]
+__all__ = [
+    "epsilon_clopper_pearson",
+    "epsilon_gdp",
+    "epsilon_raw_counts",
+    "log_ratio_lower",
+    "split_parts",
+]
 
 _U = 2.0**-53
 
@@ -77,7 +83,12 @@ def log_ratio_lower(high: np.ndarray, delta: float, low: np.ndarray) -> np.ndarr
 
 
 def epsilon_raw_counts(
-    scores: Any, out_scores: Any = None, *, min_count: Any = 50, delta: Any = 0.0, one_sided: Any = True
+    scores: Any,
+    out_scores: Any = None,
+    *,
+    min_count: Any = 50,
+    delta: Any = 0.0,
+    one_sided: Any = True,
 ) -> float:
     r"""Estimate epsilon as log((TPR - delta) / FPR) at the best threshold with ``min_count`` false positives.
 
@@ -245,9 +256,13 @@ def epsilon_clopper_pearson(
     s = significance_level(significance)
     d = delta_value(delta, zero=True)
     single = _validation.flag(one_sided, "one_sided")
-    strategy = check_strategy(threshold_strategy, (Bonferroni, Simultaneous, Explicit, Split, MultiSplit))
+    strategy = check_strategy(
+        threshold_strategy, (Bonferroni, Simultaneous, Explicit, Split, MultiSplit)
+    )
     if isinstance(strategy, Simultaneous) and not single:
-        raise ValueError("one_sided must be True with Simultaneous(): its family is the in-canaries' scores")
+        raise ValueError(
+            "one_sided must be True with Simultaneous(): its family is the in-canaries' scores"
+        )
     return clopper_pearson_search(data, s, d, single, strategy)[0]
 
 
@@ -284,7 +299,9 @@ def clopper_pearson_search(
         for seed in split_seeds(strategy):
             first, second = split_parts(data, strategy, seed)
             _, threshold = _cp_at(first, significance / 2, delta, one_sided, None)
-            values.append(_cp_at(second, significance / 2, delta, one_sided, np.array([threshold]))[0])
+            values.append(
+                _cp_at(second, significance / 2, delta, one_sided, np.array([threshold]))[0]
+            )
         return float(np.median(values)), math.nan
     hull = data.hull
     if isinstance(strategy, Simultaneous):
@@ -307,11 +324,15 @@ def _cp_at(
         return 0.0, math.inf
     half = significance / 2
     n_in, n_out = np.int64(data.n_in), np.int64(data.n_out)
-    forward = log_ratio_lower(clopper_pearson_lower(tp, n_in, half), delta, clopper_pearson_upper(fp, n_out, half))
+    forward = log_ratio_lower(
+        clopper_pearson_lower(tp, n_in, half), delta, clopper_pearson_upper(fp, n_out, half)
+    )
     eps, best = _best_index(forward)
     if not one_sided:
         reverse = log_ratio_lower(
-            clopper_pearson_lower(n_out - fp, n_out, half), delta, clopper_pearson_upper(n_in - tp, n_in, half)
+            clopper_pearson_lower(n_out - fp, n_out, half),
+            delta,
+            clopper_pearson_upper(n_in - tp, n_in, half),
         )
         eps_reverse, best_reverse = _best_index(reverse)
         if eps_reverse > eps:
@@ -332,7 +353,9 @@ def _best_index(values: np.ndarray) -> tuple[float, int | None]:
     return max(0.0, float(values[best])), best
 
 
-def split_parts(data: Scores, strategy: Split | MultiSplit, seed: Any = None) -> tuple[Scores, Scores]:
+def split_parts(
+    data: Scores, strategy: Split | MultiSplit, seed: Any = None
+) -> tuple[Scores, Scores]:
     """The two parts of a ``Split``: each side permuted by numpy's default generator seeded with
     ``seed`` (default ``strategy.seed``; in-canaries first), its first ``int(size x threshold_estimation_frac)``
     scores in the first part.

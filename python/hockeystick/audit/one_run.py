@@ -39,7 +39,16 @@ from ._checks import delta_value, significance_level
 from .epsilon import split_parts
 from .one_run_windows import delta_term_within
 from .scores import Scores, as_scores
-from .strategies import BONFERRONI, Bonferroni, Explicit, MultiSplit, Split, Strategy, check_strategy, split_seeds
+from .strategies import (
+    BONFERRONI,
+    Bonferroni,
+    Explicit,
+    MultiSplit,
+    Split,
+    Strategy,
+    check_strategy,
+    split_seeds,
+)
 from .tails import binomial_sf_upper, clopper_pearson_upper, tail_margin
 
 __all__ = [
@@ -89,7 +98,9 @@ def one_run_p_value(m: int, guesses: int, correct: int, epsilon: float, delta: f
     return min(beta + alpha * delta * 2 * m, 1.0)
 
 
-def one_run_refutes(m: int, guesses: int, correct: int, epsilon: float, delta: float, significance: float) -> bool:
+def one_run_refutes(
+    m: int, guesses: int, correct: int, epsilon: float, delta: float, significance: float
+) -> bool:
     """Whether ``one_run_p_value(m, guesses, correct, epsilon, delta) <= significance``, the same boolean
     read from as few binomial masses as it needs (what the epsilon search asks; the p-value's max over up
     to 10^7 window sums is rarely needed in full).
@@ -252,7 +263,9 @@ def epsilon_one_run(
     >>> round(audit.epsilon_one_run(held_in, held_out, significance=0.05, delta=0.0), 4)
     3.2425
     """
-    data, s, d, strategy = _arguments(scores, out_scores, significance, delta, one_sided, threshold_strategy, True)
+    data, s, d, strategy = _arguments(
+        scores, out_scores, significance, delta, one_sided, threshold_strategy, True
+    )
 
     def search(m: int, g: int, c: int, sig: float, floor: float) -> float:
         return _largest_refuted(floor, lambda e: one_run_refutes(m, g, c, e, d, sig))
@@ -330,7 +343,9 @@ def epsilon_one_run_fdp(
     >>> round(audit.epsilon_one_run_fdp(held_in, held_out, significance=0.05, delta=1e-5), 4)
     4.6234
     """
-    data, s, d, strategy = _arguments(scores, out_scores, significance, delta, one_sided, threshold_strategy, False)
+    data, s, d, strategy = _arguments(
+        scores, out_scores, significance, delta, one_sided, threshold_strategy, False
+    )
 
     def search(m: int, g: int, c: int, sig: float, floor: float) -> float:
         return _largest_refuted(floor, lambda e: fdp_refutes(m, g, c, sig, gaussian_blow_up(e, d)))
@@ -339,20 +354,32 @@ def epsilon_one_run_fdp(
 
 
 def _arguments(
-    scores: Any, out_scores: Any, significance: Any, delta: Any, one_sided: Any, strategy: Any, zero: bool
+    scores: Any,
+    out_scores: Any,
+    significance: Any,
+    delta: Any,
+    one_sided: Any,
+    strategy: Any,
+    zero: bool,
 ) -> tuple[Scores, float, float, Strategy]:
     data = as_scores(scores, out_scores)
     s = significance_level(significance)
     d = delta_value(delta, zero=zero)
     if not _validation.flag(one_sided, "one_sided"):
-        raise ValueError("one_sided must be True: the one-run audits take only 'in' guesses (k_- = 0)")
+        raise ValueError(
+            "one_sided must be True: the one-run audits take only 'in' guesses (k_- = 0)"
+        )
     return data, s, d, check_strategy(strategy, (Bonferroni, Explicit, Split, MultiSplit))
 
 
-Search = Callable[[int, int, int, float, float], float]  # (m, guesses, correct, significance, floor) -> eps
+Search = Callable[
+    [int, int, int, float, float], float
+]  # (m, guesses, correct, significance, floor) -> eps
 
 
-def _over_thresholds(data: Scores, significance: float, strategy: Strategy, search: Search) -> float:
+def _over_thresholds(
+    data: Scores, significance: float, strategy: Strategy, search: Search
+) -> float:
     if isinstance(strategy, Explicit):
         return _at(data, float(strategy.threshold), significance, search)
     if isinstance(strategy, Split):
@@ -362,7 +389,9 @@ def _over_thresholds(data: Scores, significance: float, strategy: Strategy, sear
         values = []
         for seed in split_seeds(strategy):
             first, second = split_parts(data, strategy, seed)
-            values.append(_at(second, _best(first, significance / 2, search)[1], significance / 2, search))
+            values.append(
+                _at(second, _best(first, significance / 2, search)[1], significance / 2, search)
+            )
         return float(np.median(values))
     return _best(data, significance / data.hull.thresholds.size, search)[0]
 
@@ -404,7 +433,9 @@ def _largest_refuted(floor: float, refuted: Callable[[float], bool]) -> float:
     low, high = floor, max(1.0, 2.0 * floor)
     while refuted(high):
         low, high = high, 2.0 * high
-        if high > 1e6:  # a guard against a hang: neither test refutes past eps ~ 40 (q rounds to 1, f to 0)
+        if (
+            high > 1e6
+        ):  # a guard against a hang: neither test refutes past eps ~ 40 (q rounds to 1, f to 0)
             return low
     while high - low > 1e-9 * max(1.0, low):
         middle = 0.5 * (low + high)

@@ -49,7 +49,9 @@ def _growth(n: float) -> float:
     return 1.0 + 2.0**-50 * (n + 16.0)
 
 
-def delta_term_within(m: int, guesses: int, correct: int, q: float, beta: float, delta: float, sig: float) -> bool:
+def delta_term_within(
+    m: int, guesses: int, correct: int, q: float, beta: float, delta: float, sig: float
+) -> bool:
     """Whether min(beta + alpha delta 2 m, 1) <= sig, alpha the max of the window ratios at q (module
     docstring); ``correct`` >= 1 and delta > 0.
 
@@ -105,7 +107,10 @@ def _read(
     if skip:
         tail = float(binomial_sf_upper(np.int64(correct - skip), np.int64(guesses), np.float64(q)))
         bound_head = (_PMF_SLACK * tail + skip * _PMF_FLOOR) * _growth(skip)
-    low, high = 0.0, bound_head * factor  # alpha's bracket; every ratio at i <= skip is below S_skip f / 1
+    low, high = (
+        0.0,
+        bound_head * factor,
+    )  # alpha's bracket; every ratio at i <= skip is below S_skip f / 1
     carry, start, size, step = 0.0, skip, _FIRST_CHUNK, _FIRST_CHUNK
     if skip:  # the first chunk reaches 2 sd below the mean, the next ones step by 2 sd, doubling
         sd = math.sqrt(guesses * q * (1.0 - q))
@@ -122,7 +127,11 @@ def _read(
             return False
         later = 0.0  # above every ratio at i > stop
         if stop < correct:
-            later = min(_later(guesses, correct, q, float(upper[-1]), stop), _PMF_SLACK) * factor / (stop + 1)
+            later = (
+                min(_later(guesses, correct, q, float(upper[-1]), stop), _PMF_SLACK)
+                * factor
+                / (stop + 1)
+            )
         if p_value(max(high, later)) <= sig:
             return True
         if later <= high:  # reading on cannot lower the upper end
@@ -144,5 +153,7 @@ def _bracket(sums: np.ndarray, n: np.ndarray, bound_head: float) -> tuple[np.nda
 def _later(guesses: int, correct: int, q: float, last: float, stop: int) -> float:
     """Above every computed S_i for i > ``stop``: (S_stop + 1.01 P(X <= c - 1 - stop) + c 1e-300) grown by
     the additions' rounding."""
-    below = float(binomial_cdf_upper(np.int64(correct - 1 - stop), np.int64(guesses), np.float64(q)))
+    below = float(
+        binomial_cdf_upper(np.int64(correct - 1 - stop), np.int64(guesses), np.float64(q))
+    )
     return (last + _PMF_SLACK * below + (correct - stop) * _PMF_FLOOR) * _growth(correct - stop)

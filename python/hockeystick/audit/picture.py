@@ -28,7 +28,9 @@ from .tails import clopper_pearson_lower, clopper_pearson_upper
 
 __all__ = ["plot_audit"]
 
-_BAND_POINTS = 400  # thresholds of the confidence band (the hull's vertices and a spread of in-scores)
+_BAND_POINTS = (
+    400  # thresholds of the confidence band (the hull's vertices and a spread of in-scores)
+)
 
 
 def plot_audit(
@@ -112,10 +114,15 @@ def plot_audit(
 
     floor = 0.5 / data.n_out
     fprs = np.geomspace(floor, 1.0, 200)
-    low, up = (np.asarray(v, dtype=np.float64) for v in risk.tpr_at_fpr(accountant, fprs, bound="both", direction=side))
+    low, up = (
+        np.asarray(v, dtype=np.float64)
+        for v in risk.tpr_at_fpr(accountant, fprs, bound="both", direction=side)
+    )
     hull = data.hull
     spread = data.held_in[np.unique(np.linspace(0, data.n_in - 1, _BAND_POINTS).astype(np.int64))]
-    thresholds = np.unique(np.concatenate([hull.thresholds[np.isin(hull.thresholds, data.held_in)], spread]))
+    thresholds = np.unique(
+        np.concatenate([hull.thresholds[np.isin(hull.thresholds, data.held_in)], spread])
+    )
     tp, fp = data.counts(thresholds)
     per = s / (2 * data.n_in)
     n_in, n_out = np.int64(data.n_in), np.int64(data.n_out)
@@ -130,7 +137,9 @@ def plot_audit(
     # the bracket is often narrower than a line: its edges are drawn as lines, each with its own legend entry,
     # and the band between them is shaded without one
     ax.fill_between(fprs, np.maximum(low, floor), up, color="tab:blue", alpha=0.25, linewidth=0)
-    ax.plot(fprs, up, color="tab:blue", linewidth=1.2, label="certified TPR, upper (no attack above)")
+    ax.plot(
+        fprs, up, color="tab:blue", linewidth=1.2, label="certified TPR, upper (no attack above)"
+    )
     ax.plot(
         fprs,
         np.maximum(low, floor),
@@ -140,7 +149,11 @@ def plot_audit(
         label="certified TPR, lower (under the upper where they meet)",
     )
     ax.plot(
-        np.maximum(hull.fp / n_out, floor), hull.tp / n_in, color="black", linewidth=1.2, label="empirical ROC (hull)"
+        np.maximum(hull.fp / n_out, floor),
+        hull.tp / n_in,
+        color="black",
+        linewidth=1.2,
+        label="empirical ROC (hull)",
     )
     # the edges as envelopes: the TPR at FPR x is at least every lower limit at an FPR upper limit <= x, at
     # most every upper limit at an FPR lower limit >= x (the true ROC does not decrease)

@@ -29,7 +29,13 @@ MAX_CANARIES = 10**12
 
 
 def canaries_needed(
-    epsilon: Any, factor: Any, *, fpr: Any, delta: Any = 0.0, significance: Any = 0.05, power: Any = 0.5
+    epsilon: Any,
+    factor: Any,
+    *,
+    fpr: Any,
+    delta: Any = 0.0,
+    significance: Any = 0.05,
+    power: Any = 0.5,
 ) -> int:
     r"""Compute the canaries per side an audit needs to refute a claimed ``epsilon`` that understates the leakage.
 
@@ -90,14 +96,20 @@ def canaries_needed(
     eps = float(_validation.positive(_validation.single(epsilon, "epsilon"), "epsilon"))
     gap = float(_validation.single(factor, "factor"))
     if not gap > 1.0 or not math.isfinite(gap):
-        raise ValueError(f"factor must be finite and > 1 (the true leakage over the claim), got {factor!r}")
+        raise ValueError(
+            f"factor must be finite and > 1 (the true leakage over the claim), got {factor!r}"
+        )
     rate = float(
-        _validation.in_interval(_validation.single(fpr, "fpr"), "fpr", 0.0, 1.0, open_low=True, open_high=True)
+        _validation.in_interval(
+            _validation.single(fpr, "fpr"), "fpr", 0.0, 1.0, open_low=True, open_high=True
+        )
     )
     d = delta_value(delta, zero=True)
     s = significance_level(significance)
     want = float(
-        _validation.in_interval(_validation.single(power, "power"), "power", 0.0, 1.0, open_low=True, open_high=True)
+        _validation.in_interval(
+            _validation.single(power, "power"), "power", 0.0, 1.0, open_low=True, open_high=True
+        )
     )
     # e^(factor eps) fpr + delta, in logarithms first: factor eps can be past exp's range (the TPR then is not < 1)
     tpr = math.exp(gap * eps + math.log(rate)) + d if gap * eps + math.log(rate) < 1.0 else math.inf

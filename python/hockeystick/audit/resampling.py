@@ -91,7 +91,9 @@ class BootstrapParams:
 
     def __post_init__(self) -> None:
         _validation.count(self.num_samples, "num_samples", minimum=1)
-        q = _validation.in_interval(self.quantiles, "quantiles", 0.0, 1.0, open_low=True, open_high=True)
+        q = _validation.in_interval(
+            self.quantiles, "quantiles", 0.0, 1.0, open_low=True, open_high=True
+        )
         if q.size == 0:
             raise ValueError("quantiles must hold at least one quantile, e.g. (0.025, 0.975)")
         seed_value(self.seed)
@@ -123,14 +125,22 @@ class BootstrapParams:
         """
         c = float(
             _validation.in_interval(
-                _validation.single(confidence, "confidence"), "confidence", 0.0, 1.0, open_low=True, open_high=True
+                _validation.single(confidence, "confidence"),
+                "confidence",
+                0.0,
+                1.0,
+                open_low=True,
+                open_high=True,
             )
         )
         return cls(num_samples=num_samples, quantiles=((1 - c) / 2, 1 - (1 - c) / 2), seed=seed)
 
 
 def bootstrap(
-    scores: Any, statistic: Callable[[Scores], float], params: BootstrapParams, out_scores: Any = None
+    scores: Any,
+    statistic: Callable[[Scores], float],
+    params: BootstrapParams,
+    out_scores: Any = None,
 ) -> np.ndarray:
     """Compute bootstrap quantiles of ``statistic`` over resamples of the canary scores.
 
@@ -199,15 +209,21 @@ def bootstrap(
     z0 = special.ndtri((np.sum(values < full) + 1) / (params.num_samples + 2))
     accel = _acceleration(data, statistic) if params.acceleration else 0.0
     z = z0 + special.ndtri(asked)
-    return np.asarray(np.quantile(values, special.ndtr(z0 + z / (1.0 - accel * z)), method="linear"))
+    return np.asarray(
+        np.quantile(values, special.ndtr(z0 + z / (1.0 - accel * z)), method="linear")
+    )
 
 
 def _acceleration(data: Scores, statistic: Callable[[Scores], float]) -> float:
     """The jackknife's acceleration: sum (mean - e_i)^3 / (6 (sum (mean - e_i)^2)^1.5) over the estimates
     e_i with one canary left out (0 where they all agree)."""
     held_in, held_out = data.order_given
-    estimates = [statistic(data.subset(np.delete(held_in, i), held_out)) for i in range(held_in.size)]
-    estimates += [statistic(data.subset(held_in, np.delete(held_out, i))) for i in range(held_out.size)]
+    estimates = [
+        statistic(data.subset(np.delete(held_in, i), held_out)) for i in range(held_in.size)
+    ]
+    estimates += [
+        statistic(data.subset(held_in, np.delete(held_out, i))) for i in range(held_out.size)
+    ]
     e = np.asarray(estimates)
     spread = np.mean(e) - e
     denominator = 6.0 * float(np.sum(spread**2)) ** 1.5

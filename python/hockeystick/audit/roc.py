@@ -132,7 +132,9 @@ def auroc(scores: Any, out_scores: Any = None) -> float:
     return float(0.5 * np.dot(tpr[1:] + tpr[:-1], np.diff(fpr)))
 
 
-def max_accuracy(scores: Any, out_scores: Any = None, *, prevalence: Any = None, significance: Any = None) -> float:
+def max_accuracy(
+    scores: Any, out_scores: Any = None, *, prevalence: Any = None, significance: Any = None
+) -> float:
     r"""Compute the largest accuracy of a threshold test, prevalence TPR + (1 - prevalence) TNR.
 
     The maximum over the ROC hull's vertices of :math:`p\,\mathrm{TPR} + (1 - p)\,\mathrm{TNR}`,
@@ -181,7 +183,12 @@ def max_accuracy(scores: Any, out_scores: Any = None, *, prevalence: Any = None,
         if prevalence is None
         else float(
             _validation.in_interval(
-                _validation.single(prevalence, "prevalence"), "prevalence", 0.0, 1.0, open_low=False, open_high=False
+                _validation.single(prevalence, "prevalence"),
+                "prevalence",
+                0.0,
+                1.0,
+                open_low=False,
+                open_high=False,
             )
         )
     )

@@ -103,12 +103,16 @@ class Scores:
             given = sides
         else:
             if not isinstance(self.given, tuple) or len(self.given) != 2:
-                raise ValueError("given must be a tuple of two arrays: the held-in and held-out scores")
+                raise ValueError(
+                    "given must be a tuple of two arrays: the held-in and held-out scores"
+                )
             given = (_side(self.given[0], "given[0]"), _side(self.given[1], "given[1]"))
         ordered = (np.sort(sides[0]), np.sort(sides[1]))
         for k, name in ((0, "given[0]"), (1, "given[1]")):
             if given[k] is not sides[k] and not np.array_equal(np.sort(given[k]), ordered[k]):
-                raise ValueError(f"{name} must hold the same scores as its side, in any order; leave given unset")
+                raise ValueError(
+                    f"{name} must hold the same scores as its side, in any order; leave given unset"
+                )
         object.__setattr__(self, "held_in", ordered[0])
         object.__setattr__(self, "held_out", ordered[1])
         object.__setattr__(self, "given", given)
@@ -218,7 +222,9 @@ def as_scores(in_scores: Any, out_scores: Any | None = None) -> Scores:
     """
     if isinstance(in_scores, Scores):
         if out_scores is not None:
-            raise ValueError("out_scores must be None when in_scores is a Scores object (it holds both)")
+            raise ValueError(
+                "out_scores must be None when in_scores is a Scores object (it holds both)"
+            )
         return in_scores
     if out_scores is None:
         raise ValueError("out_scores must be given: the held-out canaries' scores beside in_scores")

@@ -193,7 +193,9 @@ def check_strategy(strategy: Any, allowed: tuple[type, ...]) -> Strategy:
     """
     if not isinstance(strategy, allowed):
         names = ", ".join(f"{c.__name__}()" for c in allowed)
-        raise ValueError(f"threshold_strategy must be one of {names} (hockeystick.audit), got {strategy!r}")
+        raise ValueError(
+            f"threshold_strategy must be one of {names} (hockeystick.audit), got {strategy!r}"
+        )
     if isinstance(strategy, Explicit):
         value = _validation.single(strategy.threshold, "threshold")
         if not math.isfinite(value):
@@ -201,7 +203,12 @@ def check_strategy(strategy: Any, allowed: tuple[type, ...]) -> Strategy:
     if isinstance(strategy, (Split, MultiSplit)):
         name = "threshold_estimation_frac"
         _validation.in_interval(
-            _validation.single(strategy.threshold_estimation_frac, name), name, 0.0, 1.0, open_low=True, open_high=True
+            _validation.single(strategy.threshold_estimation_frac, name),
+            name,
+            0.0,
+            1.0,
+            open_low=True,
+            open_high=True,
         )
         if isinstance(strategy, MultiSplit):
             _validation.count(strategy.num_samples, "num_samples", minimum=1)

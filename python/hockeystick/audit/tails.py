@@ -74,7 +74,9 @@ def binomial_cdf_upper(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> 
     """
     from scipy import special  # lazy: scipy loads at its first use, not with the package
 
-    k, n, p = np.broadcast_arrays(np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(p))
+    k, n, p = np.broadcast_arrays(
+        np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(p)
+    )
     inside = k < n
     out = np.ones(k.shape)
     value = special.bdtr(k[inside], n[inside], p[inside]) * (1.0 + tail_margin(n[inside]))
@@ -100,7 +102,9 @@ def binomial_sf_upper(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> n
     """
     from scipy import special  # lazy: scipy loads at its first use, not with the package
 
-    k, n, p = np.broadcast_arrays(np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(p))
+    k, n, p = np.broadcast_arrays(
+        np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(p)
+    )
     out = np.where(k <= 0, 1.0, 0.0)
     inside = (k > 0) & (k <= n)
     value = special.bdtrc(k[inside] - 1, n[inside], p[inside]) * (1.0 + tail_margin(n[inside]))
@@ -108,7 +112,9 @@ def binomial_sf_upper(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> n
     return np.minimum(out, 1.0)
 
 
-def clopper_pearson_upper(k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.ArrayLike) -> np.ndarray:
+def clopper_pearson_upper(
+    k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.ArrayLike
+) -> np.ndarray:
     """The Clopper-Pearson upper limit for k successes of n at ``significance``, never below the exact one.
 
     Parameters
@@ -126,7 +132,9 @@ def clopper_pearson_upper(k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.
     from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     k, n, s = np.broadcast_arrays(
-        np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(significance, dtype=np.float64)
+        np.asarray(k, dtype=np.int64),
+        np.asarray(n, dtype=np.int64),
+        np.asarray(significance, dtype=np.float64),
     )
     out = np.ones(k.shape)
     inside = k < n
@@ -144,7 +152,9 @@ def clopper_pearson_upper(k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.
     return out
 
 
-def clopper_pearson_lower(k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.ArrayLike) -> np.ndarray:
+def clopper_pearson_lower(
+    k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.ArrayLike
+) -> np.ndarray:
     """The Clopper-Pearson lower limit for k successes of n at ``significance``, never above the exact one.
 
     Parameters
@@ -162,12 +172,16 @@ def clopper_pearson_lower(k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.
     from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     k, n, s = np.broadcast_arrays(
-        np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64), np.asarray(significance, dtype=np.float64)
+        np.asarray(k, dtype=np.int64),
+        np.asarray(n, dtype=np.int64),
+        np.asarray(significance, dtype=np.float64),
     )
     out = np.zeros(k.shape)
     inside = k > 0
     ki, ni, si = k[inside], n[inside], s[inside]
-    start = special.betaincinv(ki.astype(np.float64), ni - ki + 1.0, si / (1.0 + 4.0 * tail_margin(ni)))
+    start = special.betaincinv(
+        ki.astype(np.float64), ni - ki + 1.0, si / (1.0 + 4.0 * tail_margin(ni))
+    )
 
     def ok(p: np.ndarray, i: np.ndarray) -> np.ndarray:
         return cast(np.ndarray, binomial_sf_upper(ki[i], ni[i], p) <= si[i])
@@ -176,7 +190,9 @@ def clopper_pearson_lower(k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.
     return out
 
 
-def _step_until(start: np.ndarray, ok: Callable[[np.ndarray, np.ndarray], np.ndarray], *, up: bool) -> np.ndarray:
+def _step_until(
+    start: np.ndarray, ok: Callable[[np.ndarray, np.ndarray], np.ndarray], *, up: bool
+) -> np.ndarray:
     """``start`` moved towards 1 (``up``) or 0 by doubling multiples of its ulp until ``ok`` holds; 1 and
     0 are always valid limits (P(X <= k) = 0 at p = 1 for k < n; P(X >= k) = 0 at p = 0 for k > 0)."""
     x: np.ndarray = np.clip(start, 0.0, 1.0)

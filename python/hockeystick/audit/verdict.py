@@ -108,7 +108,9 @@ class AuditReport:
         ]
         c = self.curve
         verdict = "REFUTED" if c.refuted else "not refuted"
-        lines.append(f"certified trade-off curve ({self.direction}, {c.method}, {confidence})\t{verdict}")
+        lines.append(
+            f"certified trade-off curve ({self.direction}, {c.method}, {confidence})\t{verdict}"
+        )
         if c.tpr_lower is not None and c.fpr_upper is not None and c.tpr_certified is not None:
             # the witness where the curve is refuted; else the threshold nearest to refuting it
             name = "witness threshold" if c.refuted else "closest threshold (not refuting)"
@@ -127,7 +129,11 @@ class AuditReport:
             lines.append(
                 f"*\tthe empirical TPR, a point estimate with sampling error, is above the certified TPR; the curve "
                 f"test, which allows for that error at confidence {confidence}, "
-                + ("refutes the accountant" if c.refuted else "does not refute it: more canaries can decide")
+                + (
+                    "refutes the accountant"
+                    if c.refuted
+                    else "does not refute it: more canaries can decide"
+                )
             )
         lines.append(
             f"verdict\t{'the scores refute the accountant' if self.refuted else 'consistent with the accountant'}"
@@ -204,12 +210,16 @@ def report(
     d = delta_value(delta, zero=False)
     side = _validation.choice(direction, "direction", risk.DIRECTIONS)
     accountant = accountant_value(accountant, ("delta", "epsilon"))
-    verdict = audit_curve(data, accountant=accountant, significance=s, direction=side, method=method)
+    verdict = audit_curve(
+        data, accountant=accountant, significance=s, direction=side, method=method
+    )
     eps_audit, _ = clopper_pearson_search(data, s, d, True, Simultaneous())
     lower, upper = _accountant_epsilon(accountant, d)
     fprs = np.array(REPORT_FPRS)
     empirical = np.asarray(tpr_at_fpr(data, fprs), dtype=np.float64)
-    certified = np.asarray(risk.tpr_at_fpr(accountant, fprs, bound="upper", direction=side), dtype=np.float64)
+    certified = np.asarray(
+        risk.tpr_at_fpr(accountant, fprs, bound="upper", direction=side), dtype=np.float64
+    )
     return AuditReport(
         significance=s,
         delta=d,

@@ -63,7 +63,10 @@ delta : array_like
     Target delta, strictly between 0 and 1; broadcasts with the accountant's array parameters, if any.""",
 }
 
-_VALUE = {"delta": "delta in [0, 1]", "epsilon": "The smallest epsilon >= 0 with delta(epsilon) <= ``delta``,"}
+_VALUE = {
+    "delta": "delta in [0, 1]",
+    "epsilon": "The smallest epsilon >= 0 with delta(epsilon) <= ``delta``,",
+}
 
 _BOUND_TEXT = {
     BOUND_SIDES: (
@@ -83,7 +86,9 @@ _MERGED = ("Parameters", "Returns", "Raises")
 
 _WIDTH = 100  # the contract's descriptions are filled to this width (indent excluded)
 
-_Entries = list[tuple[str, list[str]]]  # (the entry's first line, its description lines, unindented)
+_Entries = list[
+    tuple[str, list[str]]
+]  # (the entry's first line, its description lines, unindented)
 
 
 def contract_sections(method: str, sides: tuple[Bound, ...] = BOUND_SIDES) -> str:
@@ -119,7 +124,9 @@ def contract_sections(method: str, sides: tuple[Bound, ...] = BOUND_SIDES) -> st
         bound_text=_BOUND_TEXT[sides],
         returns_type=_RETURNS_TYPE[sides],
         value=_VALUE[method],
-        both='; with ``bound="both"`` the tuple ``(lower, upper)`` of them' if sides == BOUND_SIDES else "",
+        both='; with ``bound="both"`` the tuple ``(lower, upper)`` of them'
+        if sides == BOUND_SIDES
+        else "",
     )
     _, sections = _split(text)
     out: list[str] = []
@@ -162,7 +169,9 @@ def accountant_docs(*, sides: tuple[Bound, ...] = BOUND_SIDES) -> Callable[[_C],
                 continue
             where = f"{cls.__qualname__}.{method}"
             if not function.__doc__:
-                raise TypeError(f"{where} has no docstring to complete with the accountant contract")
+                raise TypeError(
+                    f"{where} has no docstring to complete with the accountant contract"
+                )
             function.__doc__ = _assemble(where, function.__doc__, contract_sections(method, sides))
             _check_parameters(where, function)
         return cls
@@ -186,7 +195,9 @@ def _assemble(where: str, own: str, contract: str) -> str:
 
 
 def _merge(where: str, title: str, contract: _Entries, own: _Entries) -> _Entries:
-    if title == "Parameters":  # a method's entry of the same name replaces the contract's, in its place
+    if (
+        title == "Parameters"
+    ):  # a method's entry of the same name replaces the contract's, in its place
         replacing = {_name(head): (head, lines) for head, lines in own}
         merged = [replacing.get(_name(head), (head, lines)) for head, lines in contract]
         return merged + [entry for entry in own if entry not in merged]
@@ -196,7 +207,9 @@ def _merge(where: str, title: str, contract: _Entries, own: _Entries) -> _Entrie
         if head in heads:
             merged[heads.index(head)][1].extend(lines)
         elif title == "Returns":
-            raise TypeError(f"{where}: its Returns entry {head!r} is not the contract's {heads[0]!r}")
+            raise TypeError(
+                f"{where}: its Returns entry {head!r} is not the contract's {heads[0]!r}"
+            )
         else:
             merged.append((head, lines))
     return merged
@@ -214,7 +227,12 @@ def _split(doc: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
     i = 0
     while i < len(lines):
         underline = lines[i + 1].strip() if i + 1 < len(lines) else ""
-        if lines[i].strip() and not lines[i][0].isspace() and len(underline) >= 3 and set(underline) == {"-"}:
+        if (
+            lines[i].strip()
+            and not lines[i][0].isspace()
+            and len(underline) >= 3
+            and set(underline) == {"-"}
+        ):
             sections.append((lines[i].strip(), []))
             i += 2
             continue
@@ -240,7 +258,11 @@ def _entries(body: list[str]) -> _Entries:
 
 
 def _render(entries: _Entries) -> list[str]:
-    return [text for head, lines in entries for text in (head, *(f"    {line}" if line else "" for line in lines))]
+    return [
+        text
+        for head, lines in entries
+        for text in (head, *(f"    {line}" if line else "" for line in lines))
+    ]
 
 
 def _check_parameters(where: str, function: Any) -> None:
@@ -251,4 +273,6 @@ def _check_parameters(where: str, function: Any) -> None:
             documented = [_name(head) for head, _ in _entries(body)]
     signature = [name for name in inspect.signature(function).parameters if name != "self"]
     if sorted(documented) != sorted(signature):
-        raise TypeError(f"{where}: documented parameters {documented} are not the signature's {signature}")
+        raise TypeError(
+            f"{where}: documented parameters {documented} are not the signature's {signature}"
+        )

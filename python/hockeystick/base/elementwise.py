@@ -49,7 +49,9 @@ def broadcast_float_arrays(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[
     arrays, shape, scalar = broadcast_shape(**named)
     # np.ascontiguousarray would turn 0-d into 1-d; copy only what is not already C-contiguous.
     out = [
-        a if a.shape == shape and a.flags.c_contiguous else np.array(np.broadcast_to(a, shape), order="C")
+        a
+        if a.shape == shape and a.flags.c_contiguous
+        else np.array(np.broadcast_to(a, shape), order="C")
         for a in arrays
     ]
     return out, shape, scalar
@@ -60,7 +62,9 @@ def check_threads(threads: int | None) -> int:
     return _validation.threads(threads)
 
 
-def apply(kernel: Callable[..., np.ndarray], threads: int | None, **named: ArrayLike) -> FloatOrArray:
+def apply(
+    kernel: Callable[..., np.ndarray], threads: int | None, **named: ArrayLike
+) -> FloatOrArray:
     """Evaluate a compiled element-wise kernel with numpy broadcasting over ``named``, given in the order of the
     kernel's array parameters (passed by position; ``threads``, keyword-only in every kernel, by name)."""
     nthreads = check_threads(threads)

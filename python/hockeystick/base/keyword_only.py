@@ -51,8 +51,13 @@ def positional_deprecated(*names: str) -> Callable[[_F], _F]:
     def decorate(function: _F) -> _F:
         parameters = inspect.signature(function).parameters
         for name in names:
-            if name not in parameters or parameters[name].kind is not inspect.Parameter.KEYWORD_ONLY:
-                raise TypeError(f"{function.__qualname__}: {name!r} is not a keyword-only parameter")
+            if (
+                name not in parameters
+                or parameters[name].kind is not inspect.Parameter.KEYWORD_ONLY
+            ):
+                raise TypeError(
+                    f"{function.__qualname__}: {name!r} is not a keyword-only parameter"
+                )
         positional = sum(p.kind in _POSITIONAL for p in parameters.values())
 
         @functools.wraps(function)
@@ -67,12 +72,18 @@ def positional_deprecated(*names: str) -> Callable[[_F], _F]:
 
 
 def _as_keywords(
-    function: Callable[..., Any], positional: int, names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
+    function: Callable[..., Any],
+    positional: int,
+    names: tuple[str, ...],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """The call with the extra positional arguments moved to their keywords, warned about once."""
     extra = args[positional:]
     if len(extra) > len(names):
-        raise TypeError(f"{function.__qualname__}() takes {positional} positional arguments but {len(args)} were given")
+        raise TypeError(
+            f"{function.__qualname__}() takes {positional} positional arguments but {len(args)} were given"
+        )
     moved = dict(zip(names, extra))
     for name in moved:
         if name in kwargs:

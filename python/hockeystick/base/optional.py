@@ -41,7 +41,9 @@ class MissingExtraError(ModuleNotFoundError):
     it and, with ``otherwise``, what works without it."""
 
     def __init__(self, name: str, purpose: str, extra: str, otherwise: str | None = None) -> None:
-        message = f"{purpose} needs {name}: {install_command(extra)}" + (f", or {otherwise}" if otherwise else "")
+        message = f"{purpose} needs {name}: {install_command(extra)}" + (
+            f", or {otherwise}" if otherwise else ""
+        )
         super().__init__(message, name=name)
         self.extra = extra
 
@@ -51,7 +53,9 @@ def extra_of(error: ModuleNotFoundError) -> str | None:
     return EXTRAS.get((error.name or "").split(".")[0])
 
 
-def require_extra(purpose: str, *modules: str, extra: str | None = None, otherwise: str | None = None) -> None:
+def require_extra(
+    purpose: str, *modules: str, extra: str | None = None, otherwise: str | None = None
+) -> None:
     """Import each of ``modules`` (dotted names: each package on the path too), or raise MissingExtraError
     for the first one missing, naming ``extra`` (by default the one EXTRAS lists for its top-level package).
 
@@ -66,4 +70,6 @@ def require_extra(purpose: str, *modules: str, extra: str | None = None, otherwi
             except ModuleNotFoundError as exc:
                 if exc.name != name:
                     raise
-                raise MissingExtraError(name, purpose, extra or EXTRAS[parts[0]], otherwise) from None
+                raise MissingExtraError(
+                    name, purpose, extra or EXTRAS[parts[0]], otherwise
+                ) from None

@@ -28,7 +28,9 @@ from contextvars import ContextVar
 
 __all__ = ["advance", "counted", "reporting", "shared", "showing", "stage"]
 
-_callback: ContextVar[Callable[[int], None] | None] = ContextVar("hockeystick_progress", default=None)
+_callback: ContextVar[Callable[[int], None] | None] = ContextVar(
+    "hockeystick_progress", default=None
+)
 _shown: ContextVar[bool] = ContextVar("hockeystick_progress_shown", default=False)
 
 
@@ -113,5 +115,8 @@ def stage(description: str, total: int | None = None, unit: str = "it") -> Itera
         return
     from tqdm.auto import tqdm
 
-    with tqdm(total=total, desc=description, unit=unit, file=sys.stderr) as bar, reporting(bar.update):
+    with (
+        tqdm(total=total, desc=description, unit=unit, file=sys.stderr) as bar,
+        reporting(bar.update),
+    ):
         yield

@@ -154,7 +154,9 @@ def as_real_array(value: npt.ArrayLike, name: str) -> np.ndarray:
         return raw.astype(np.float64, copy=False)
     if raw.dtype.kind == "O":
         for v in raw.ravel():
-            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(
+                v, (int, float, np.integer, np.floating)
+            ):
                 raise _kind_error(v, name, what)
             if isinstance(v, int):
                 _int_as_float(v, name)
@@ -192,13 +194,17 @@ def _require(arr: np.ndarray, name: str, ok: np.ndarray, rule: str) -> np.ndarra
     return arr
 
 
-def _checked(arr: np.ndarray, name: str, passes: np.ndarray, full_check: Callable[[np.ndarray], None]) -> np.ndarray:
+def _checked(
+    arr: np.ndarray, name: str, passes: np.ndarray, full_check: Callable[[np.ndarray], None]
+) -> np.ndarray:
     """``arr`` when ``passes`` holds everywhere (one combined comparison, which NaN fails); otherwise
     ``full_check`` runs the rules one by one, so that the error names the first rule broken (NaN first)."""
     if passes.all():
         return arr
     full_check(arr)
-    raise AssertionError(f"hockeystick internal error: {name} failed a combined check its rules accept")
+    raise AssertionError(
+        f"hockeystick internal error: {name} failed a combined check its rules accept"
+    )
 
 
 def positive(value: npt.ArrayLike, name: str, *, finite: bool = True) -> np.ndarray:
@@ -227,7 +233,9 @@ def nonnegative(value: npt.ArrayLike, name: str, *, finite: bool = True) -> np.n
     return _checked(arr, name, (arr >= 0) & (arr < np.inf) if finite else arr >= 0, full_check)
 
 
-def positive_integer(value: npt.ArrayLike, name: str, *, maximum: float | None = None) -> np.ndarray:
+def positive_integer(
+    value: npt.ArrayLike, name: str, *, maximum: float | None = None
+) -> np.ndarray:
     """Whole numbers >= 1 (finite, and <= ``maximum`` when given), returned as float64 (they feed float kernels)."""
     arr = as_real_array(value, name)
 
@@ -347,7 +355,9 @@ def flag(value: Any, name: str) -> bool:
     """A boolean option: True or False (numpy booleans too), never a string or a number read as one."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise ParameterTypeError(f"{name} must be True or False, got {describe(value)} ({type(value).__name__})")
+    raise ParameterTypeError(
+        f"{name} must be True or False, got {describe(value)} ({type(value).__name__})"
+    )
 
 
 def threads(value: Any) -> int:
@@ -370,7 +380,9 @@ def workers(value: Any) -> int:
     -k counts back from the cores this process may use (-1 every core, -2 all but one); None, the
     default, every such core but at most ``OMP_NUM_THREADS`` where that is set to a positive integer
     (as Dask's nannies set it to 1, so that a worker process does not oversubscribe its machine)."""
-    if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))):
+    if value is not None and (
+        isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+    ):
         raise ParameterTypeError(
             f"workers must be a nonzero integer or None, got {describe(value)} ({type(value).__name__})"
         )
@@ -394,7 +406,9 @@ _S = TypeVar("_S", bound=str)
 def choice(value: _S, name: str, allowed: tuple[str, ...]) -> _S:
     """One of ``allowed`` (exact string match)."""
     if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(repr(a) for a in allowed)}, got {describe(value)}")
+        raise ValueError(
+            f"{name} must be one of {', '.join(repr(a) for a in allowed)}, got {describe(value)}"
+        )
     return value
 
 
@@ -416,7 +430,9 @@ def upper_only(bound: Any, owner: str) -> None:
 _V = TypeVar("_V")
 
 
-def certified_sides(bound: Any, lower: Callable[[], _V], upper: Callable[[], _V]) -> _V | tuple[_V, _V]:
+def certified_sides(
+    bound: Any, lower: Callable[[], _V], upper: Callable[[], _V]
+) -> _V | tuple[_V, _V]:
     """The side(s) asked for of a bracket whose sides are computed on demand (closed forms rounded
     outward: ``lower()`` and ``upper()`` are only evaluated when asked for)."""
     side = bound_side(bound)
@@ -464,7 +480,9 @@ def did_you_mean(word: str, options: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def synonyms(owner: str, given: dict[str, Any], words: Mapping[str, str], known: Iterable[str]) -> dict[str, Any]:
+def synonyms(
+    owner: str, given: dict[str, Any], words: Mapping[str, str], known: Iterable[str]
+) -> dict[str, Any]:
     """The keywords ``given`` beyond a signature's own, each a synonym (``words``: synonym -> its name in
     ``known``) moved onto its name; a keyword that is neither is refused (``ParameterTypeError``, with the
     closest name), and so is a value given under a name and one of its synonyms at once."""
@@ -476,7 +494,9 @@ def synonyms(owner: str, given: dict[str, Any], words: Mapping[str, str], known:
             )
         name = words[word]
         if name in out:
-            raise ParameterTypeError(f"{owner}() got {name} twice (as {out[name][0]!r} and {word!r}); give it once")
+            raise ParameterTypeError(
+                f"{owner}() got {name} twice (as {out[name][0]!r} and {word!r}); give it once"
+            )
         out[name] = (word, value)
     return {name: value for name, (_, value) in out.items()}
 
@@ -504,7 +524,11 @@ def known_keywords(owner: str, *extra: str) -> Callable[[_F], _F]:
     """
 
     def decorate(function: _F) -> _F:
-        own = [n for n, p in inspect.signature(function).parameters.items() if p.kind is not p.VAR_KEYWORD]
+        own = [
+            n
+            for n, p in inspect.signature(function).parameters.items()
+            if p.kind is not p.VAR_KEYWORD
+        ]
         known = {*own, *extra}
         options = [n for n in (*own, *extra) if n != "self"]
 

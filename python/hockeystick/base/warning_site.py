@@ -29,9 +29,15 @@ def outside_stacklevel() -> int:
         package directory.
     """
     frame = inspect.currentframe()
-    frame = None if frame is None else frame.f_back  # the caller, which calls warnings.warn: level 1
+    frame = (
+        None if frame is None else frame.f_back
+    )  # the caller, which calls warnings.warn: level 1
     level = 1
-    while frame is not None and frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+    while (
+        frame is not None
+        and frame.f_back is not None
+        and frame.f_code.co_filename.startswith(_PACKAGE)
+    ):
         frame = frame.f_back
         level += 1
     return level

@@ -52,9 +52,16 @@ from .individualized import (
     individualized_sample_rates,
 )
 from .problem import Problem
-from .training_runs import FixedComputeTable, calibrate_batch_size, calibrate_fixed_compute, default_batch_sizes
+from .training_runs import (
+    FixedComputeTable,
+    calibrate_batch_size,
+    calibrate_fixed_compute,
+    default_batch_sizes,
+)
 
-_Problem = Problem  # the search a test counts the evaluations of (tests/pld/test_pld_calibration_start.py)
+_Problem = (
+    Problem  # the search a test counts the evaluations of (tests/pld/test_pld_calibration_start.py)
+)
 
 __all__ = [
     "calibrate",

@@ -13,7 +13,9 @@ _COARSE_RTOL = 1e-5  # how closely a coarse grid is solved (relative; calibratio
 
 
 def from_coarse_grids(
-    problem: Callable[[dict[str, float]], Problem], ladder: list[tuple[float, dict[str, float]]], start: np.ndarray
+    problem: Callable[[dict[str, float]], Problem],
+    ladder: list[tuple[float, dict[str, float]]],
+    start: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Where the search on the requested grid starts, and the slope of its log excess there.
 
@@ -34,7 +36,9 @@ def from_coarse_grids(
             level = problem(overrides)
             level.slope, level.integer_rtol = slope, _COARSE_RTOL
             x = level.solve(x, _COARSE_RTOL)
-            with np.errstate(divide="ignore"):  # a lower side of 0 (no sigma certain): not extrapolated
+            with np.errstate(
+                divide="ignore"
+            ):  # a lower side of 0 (no sigma certain): not extrapolated
                 logs.append(np.log(x))
             slope = level.measured_slope
     except ValueError:

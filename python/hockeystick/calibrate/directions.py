@@ -74,7 +74,9 @@ class Directions:
             short = x[fresh] * np.exp(-self.margin[j] if pb.up else self.margin[j])
             at = np.where(inside, bad, short)
             self.at[j] = at
-            self.bound[j] = self.evaluator.others(self._params(at, j), pb.eps[j], threads, screen=True)
+            self.bound[j] = self.evaluator.others(
+                self._params(at, j), pb.eps[j], threads, screen=True
+            )
             self.made[j] += 1
             covered = self._covered(x[need], idx[need])
         cov = need[covered]
@@ -82,12 +84,15 @@ class Directions:
         rest = need[~covered]
         if rest.size:
             out[rest] = np.maximum(
-                lead[rest], self.evaluator.others(self._params(x[rest], idx[rest]), pb.eps[idx[rest]], threads)
+                lead[rest],
+                self.evaluator.others(self._params(x[rest], idx[rest]), pb.eps[idx[rest]], threads),
             )
         return out
 
     def _params(self, x: np.ndarray, idx: np.ndarray) -> dict[str, Any]:
-        sub = {k: v[idx] if isinstance(v, np.ndarray) else v for k, v in self.problem.params.items()}
+        sub = {
+            k: v[idx] if isinstance(v, np.ndarray) else v for k, v in self.problem.params.items()
+        }
         sub[self.problem.parameter] = x
         return sub
 

@@ -15,7 +15,9 @@ from ..registry import AccountantEntry, Calibratable
 from .problem import Problem
 from .search_range import search_range
 
-_RDP_MARGIN = 0.5  # an RDP epsilon at most this fraction of the target settles it (far beyond its rounding)
+_RDP_MARGIN = (
+    0.5  # an RDP epsilon at most this fraction of the target settles it (far beyond its rounding)
+)
 
 
 def every_noise_meets(
@@ -53,12 +55,21 @@ def every_noise_meets(
     """
     settled = np.zeros(eps.size, dtype=bool)
     unsettled = (settled, first)
-    factory: Any = entry.factory  # a training entry: the class, its sampling (and steps_per_epoch) bound
+    factory: Any = (
+        entry.factory
+    )  # a training entry: the class, its sampling (and steps_per_epoch) bound
     bound: dict[str, Any] = {}
     while isinstance(factory, functools.partial):
         bound, factory = {**factory.keywords, **bound}, factory.func
-    poisson_run = factory in (training.DPSGD, training.DPFedAvg) and bound.get("sampling") == "poisson"
-    if not poisson_run or side not in ("upper", "lower") or parameter != "noise_multiplier" or not eps.size:
+    poisson_run = (
+        factory in (training.DPSGD, training.DPFedAvg) and bound.get("sampling") == "poisson"
+    )
+    if (
+        not poisson_run
+        or side not in ("upper", "lower")
+        or parameter != "noise_multiplier"
+        or not eps.size
+    ):
         return unsettled
     try:
         run = entry.build(**{**params, parameter: np.ones(eps.size)})
@@ -70,7 +81,9 @@ def every_noise_meets(
     floor = float(np.finfo(float).tiny) ** 0.25
     rate = np.broadcast_to(np.asarray(pld.sampling_rate, dtype=float), eps.shape)
     steps = np.broadcast_to(np.asarray(run.steps, dtype=float), eps.shape)
-    rates, which = np.unique(rate, return_inverse=True)  # one curve per distinct rate (a sweep repeats them)
+    rates, which = np.unique(
+        rate, return_inverse=True
+    )  # one curve per distinct rate (a sweep repeats them)
     with np.errstate(over="ignore", invalid="ignore"):
         per_step = subsampled_gaussian_rdp(np.full(rates.size, floor), rates, DEFAULT_ORDERS)
         curves = steps[:, None] * per_step[which]
@@ -85,6 +98,8 @@ def every_noise_meets(
     lower, upper = search_range(spec, params, eps.size)
     start = np.clip(first, lower, upper)
     problem = Problem(entry, parameter, spec, eps, dlt, params, side)
-    excess, refused = problem.hard_side_excess(start[candidates], candidates)  # a refused start: the search moves it
+    excess, refused = problem.hard_side_excess(
+        start[candidates], candidates
+    )  # a refused start: the search moves it
     settled[candidates[~refused & (excess <= 0)]] = True
     return settled, start

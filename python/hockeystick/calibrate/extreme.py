@@ -153,7 +153,9 @@ def calibrate(
     7
     """
     entry = _entry(accountant)
-    entry, parameter, epsilon, delta, params = one_vocabulary(entry, parameter, epsilon, delta, params)
+    entry, parameter, epsilon, delta, params = one_vocabulary(
+        entry, parameter, epsilon, delta, params
+    )
     spec = calibrated_spec(entry, parameter, params)
     if start is not None:
         start = float(_validation.positive(_validation.single(start, "start"), "start"))
@@ -183,11 +185,15 @@ def calibrate(
     first, estimated = _first(entry, parameter, start, targets)
     flat_result = np.empty(targets.eps.size)
     # targets every noise multiplier meets (a run's RDP bound at the search floor within them): the start, evaluated
-    settled, settled_at = every_noise_meets(entry, parameter, spec, side, targets.eps, targets.dlt, targets.flat, first)
+    settled, settled_at = every_noise_meets(
+        entry, parameter, spec, side, targets.eps, targets.dlt, targets.flat, first
+    )
     flat_result[settled] = settled_at[settled]
     progress_hook.advance(int(settled.sum()))
     blocks = _blocks(entry, np.flatnonzero(~settled))
-    search = _BlockSearch.of(entry, parameter, spec, side, targets, first, estimated, start, threads, len(blocks))
+    search = _BlockSearch.of(
+        entry, parameter, spec, side, targets, first, estimated, start, threads, len(blocks)
+    )
     # the caller's progress listener (a sweep's bar) counts targets: each block solved moves it by its size,
     # from this thread (the accountant's own reports inside a block go to ``ProgressBar`` or nowhere)
     with ProgressBar(progress, entry.name, parameter) as bar:
@@ -221,7 +227,9 @@ class _Targets:
 
 def _targets(epsilon: ArrayLike, delta: ArrayLike, params: dict[str, Any]) -> _Targets:
     """The targets (epsilon, delta) and ``params`` checked and broadcast (a ValueError names the shapes)."""
-    named = {k: as_real_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()}
+    named = {
+        k: as_real_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()
+    }
     epsilon_values(named["epsilon"])
     delta_values(named["delta"])
     try:
@@ -238,11 +246,19 @@ def _targets(epsilon: ArrayLike, delta: ArrayLike, params: dict[str, Any]) -> _T
     return _Targets(eps, dlt, flat, shape, scalar)
 
 
-def _first(entry: AccountantEntry, parameter: str, start: float | None, targets: _Targets) -> tuple[np.ndarray, bool]:
+def _first(
+    entry: AccountantEntry, parameter: str, start: float | None, targets: _Targets
+) -> tuple[np.ndarray, bool]:
     """Per target, where bracketing starts, and whether that is the accountant's own estimate (its
     ``calibration_start``, unless a ``start`` is given); otherwise ``start``, or 1."""
-    estimate = entry.factory if start is None and isinstance(entry.factory, CalibrationStart) else None
-    first = None if estimate is None else estimate.calibration_start(parameter, targets.eps, targets.dlt, targets.flat)
+    estimate = (
+        entry.factory if start is None and isinstance(entry.factory, CalibrationStart) else None
+    )
+    first = (
+        None
+        if estimate is None
+        else estimate.calibration_start(parameter, targets.eps, targets.dlt, targets.flat)
+    )
     if first is None:
         return np.full(targets.eps.size, 1.0 if start is None else float(start)), False
     return first, True
@@ -289,9 +305,17 @@ class _BlockSearch:
     ) -> _BlockSearch:
         # coarse grids move the search's start from an estimate's neighbourhood: not without an estimate (a target
         # every value meets, epsilon ~1e308, would walk each coarse grid down to where it refuses)
-        grids = entry.factory if start is None and estimated and isinstance(entry.factory, CalibrationGrids) else None
+        grids = (
+            entry.factory
+            if start is None and estimated and isinstance(entry.factory, CalibrationGrids)
+            else None
+        )
         # the upper side of an accountant whose directions can be evaluated apart (the PLD's remove and add)
-        split = entry.factory if side == "upper" and isinstance(entry.factory, CalibrationDirections) else None
+        split = (
+            entry.factory
+            if side == "upper" and isinstance(entry.factory, CalibrationDirections)
+            else None
+        )
         takes_workers = "workers" in inspect.signature(entry.factory).parameters
         inner = (1 if threads == 1 or blocks > 1 else threads) if takes_workers else None
         ladder: list[tuple[float, dict[str, float]]] = (
@@ -302,13 +326,25 @@ class _BlockSearch:
 
     def problem(self, bar: ProgressBar, block: np.ndarray, overrides: dict[str, float]) -> Problem:
         """The search of the targets ``block`` on the grid ``overrides`` sets (none: the requested grid)."""
-        sub = {k: v[block] if isinstance(v, np.ndarray) else v for k, v in self.targets.flat.items()}
+        sub = {
+            k: v[block] if isinstance(v, np.ndarray) else v for k, v in self.targets.flat.items()
+        }
         t = self.targets
         made = Problem(
-            self.entry, self.parameter, self.spec, t.eps[block], t.dlt[block], {**sub, **overrides}, self.side
+            self.entry,
+            self.parameter,
+            self.spec,
+            t.eps[block],
+            t.dlt[block],
+            {**sub, **overrides},
+            self.side,
         )
         made.step, made.bar, made.inner_workers = self.step, bar, self.inner
-        evaluator = None if self.split is None else self.split.calibration_directions(self.parameter, made.params)
+        evaluator = (
+            None
+            if self.split is None
+            else self.split.calibration_directions(self.parameter, made.params)
+        )
         if evaluator is not None:
             made.directions = Directions(evaluator, made, np.log(self.step))
         return made
@@ -321,13 +357,18 @@ class _BlockSearch:
         )
         fine = self.problem(bar, block, {})
         fine.slope = slope
-        if slope is not None and fine.directions is not None:  # started from an extrapolation: its error is small
+        if (
+            slope is not None and fine.directions is not None
+        ):  # started from an extrapolation: its error is small
             fine.directions.margin = np.full(block.size, SCREEN_MARGIN)
         return fine.solve(x, rtol)
 
 
 def _solve_blocks(
-    solve: Callable[[np.ndarray], np.ndarray], blocks: list[np.ndarray], threads: int, flat_result: np.ndarray
+    solve: Callable[[np.ndarray], np.ndarray],
+    blocks: list[np.ndarray],
+    threads: int,
+    flat_result: np.ndarray,
 ) -> None:
     """``solve`` of each block into ``flat_result``, in ``threads`` threads, the caller's listener moved per block."""
     if threads == 1 or len(blocks) <= 1:

@@ -33,7 +33,12 @@ import numpy as np
 from ..base.validation import delta_target, describe
 from .extreme import calibrate
 
-__all__ = ["IndividualizedNoise", "IndividualizedSampling", "individualized_noise", "individualized_sample_rates"]
+__all__ = [
+    "IndividualizedNoise",
+    "IndividualizedSampling",
+    "individualized_noise",
+    "individualized_sample_rates",
+]
 
 
 def _groups(target_epsilons: Any, group_sizes: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -192,7 +197,9 @@ def individualized_sample_rates(
         **calibration,
     )
     rates = np.asarray(rates, dtype=np.float64)
-    return IndividualizedSampling(eps, fractions, float(noise_multiplier), rates, float(rates[np.argmin(eps)]))
+    return IndividualizedSampling(
+        eps, fractions, float(noise_multiplier), rates, float(rates[np.argmin(eps)])
+    )
 
 
 def individualized_noise(
@@ -247,7 +254,11 @@ def individualized_noise(
     """
     eps, fractions = _groups(target_epsilons, group_sizes)
     delta = delta_target(target_delta, "target_delta")
-    q = float(sample_rate) if isinstance(sample_rate, (int, float, np.integer, np.floating)) else math.nan
+    q = (
+        float(sample_rate)
+        if isinstance(sample_rate, (int, float, np.integer, np.floating))
+        else math.nan
+    )
     if isinstance(sample_rate, (bool, np.bool_)) or not (0.0 < q <= 1.0):
         raise ValueError(f"sample_rate must be a number in (0, 1], got {describe(sample_rate)}")
     sigmas = calibrate(

@@ -24,11 +24,19 @@ class Problem:
 
     bar: ProgressBar = ProgressBar(False, "", "")
     step: float | np.ndarray = STEP  # the first bracketing factor (one, or one per target)
-    slope: np.ndarray | None = None  # per target, d log excess / d log x near the start (a coarser grid's)
+    slope: np.ndarray | None = (
+        None  # per target, d log excess / d log x near the start (a coarser grid's)
+    )
     measured_slope: np.ndarray  # ... and as this search's bracket measured it
-    integer_rtol: float = 0.0  # an integer search stops at this relative width (0: adjacent integers)
-    inner_workers: int | None = None  # the accountant's own ``workers`` (where it takes them; None: its default)
-    directions: Directions | None = None  # the upper side direction by direction (calibration_directions)
+    integer_rtol: float = (
+        0.0  # an integer search stops at this relative width (0: adjacent integers)
+    )
+    inner_workers: int | None = (
+        None  # the accountant's own ``workers`` (where it takes them; None: its default)
+    )
+    directions: Directions | None = (
+        None  # the upper side direction by direction (calibration_directions)
+    )
 
     def __init__(
         self,
@@ -47,7 +55,9 @@ class Problem:
 
     def log_excess(self, x: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """log delta(eps; x) - log target at the points ``idx`` (< 0: feasible, > 0: not; never 0)."""
-        sub: dict[str, Any] = {k: v[idx] if isinstance(v, np.ndarray) else v for k, v in self.params.items()}
+        sub: dict[str, Any] = {
+            k: v[idx] if isinstance(v, np.ndarray) else v for k, v in self.params.items()
+        }
         sub[self.parameter] = x
         if self.directions is not None:
             split = self.directions
@@ -59,10 +69,15 @@ class Problem:
                 self.entry.build(**sub)
                 if self.inner_workers is None
                 else self.entry.factory(
-                    **{k: v for k, v in sub.items() if k in self.entry.parameters}, workers=self.inner_workers
+                    **{k: v for k, v in sub.items() if k in self.entry.parameters},
+                    workers=self.inner_workers,
                 )
             )
-            return built.delta(self.eps[idx]) if self.side == "upper" else built.delta(self.eps[idx], bound=self.side)
+            return (
+                built.delta(self.eps[idx])
+                if self.side == "upper"
+                else built.delta(self.eps[idx], bound=self.side)
+            )
 
         return self._excess(self.bar.evaluate(bound_at, idx.size), idx)
 
@@ -74,7 +89,9 @@ class Problem:
         # the sign of f must say exactly whether d <= target (log can round across it), and f is never 0:
         # the root finder stops at an exact zero, which would end the refinement with a bracket
         # whose two ends both meet the target, however far the boundary still is
-        return cast(np.ndarray, np.where(d <= target, np.minimum(f, -_SMALLEST), np.maximum(f, _SMALLEST)))
+        return cast(
+            np.ndarray, np.where(d <= target, np.minimum(f, -_SMALLEST), np.maximum(f, _SMALLEST))
+        )
 
     def solve(self, start: np.ndarray, rtol: float) -> np.ndarray:
         """The calibrated value per target, bracketing from ``start`` (one value per target)."""
@@ -129,7 +146,14 @@ class Problem:
         known = np.isfinite(jump) & ((self.slope < 0) == self.up)  # delta falls along "up"
         return np.where(known, np.exp(np.minimum(np.where(known, jump, 0.0), np.log(usual))), usual)
 
-    def _bracket(self, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, result: np.ndarray, x0: np.ndarray) -> None:
+    def _bracket(
+        self,
+        good: np.ndarray,
+        bad: np.ndarray,
+        fbad: np.ndarray,
+        result: np.ndarray,
+        x0: np.ndarray,
+    ) -> None:
         """Step geometrically until every point has a feasible and an infeasible value.
 
         A point infeasible even at the easy limit is unreachable (ValueError); a point
@@ -161,7 +185,12 @@ class Problem:
                     if missing is good:
                         self._unreachable(idx[at_limit], x[at_limit], fbad[idx[at_limit]])
                     result[idx[at_limit]] = hard_end[idx[at_limit]]
-                    idx, x, limit, factor = idx[~at_limit], x[~at_limit], limit[~at_limit], factor[~at_limit]
+                    idx, x, limit, factor = (
+                        idx[~at_limit],
+                        x[~at_limit],
+                        limit[~at_limit],
+                        factor[~at_limit],
+                    )
                     if not idx.size:
                         break
                 moved = np.round(x * factor) if spec.integer else x * factor
@@ -169,7 +198,9 @@ class Problem:
                 if spec.integer:  # a small factor must still move an integer (1.2 x 1 rounds to 1)
                     moved = np.where(grow, np.maximum(moved, x + 1), np.minimum(moved, x - 1))
                 x = np.where(grow, np.minimum(moved, limit), np.maximum(moved, limit))
-                with np.errstate(over="ignore", under="ignore"):  # inf / 0: the limit clips the next step
+                with np.errstate(
+                    over="ignore", under="ignore"
+                ):  # inf / 0: the limit clips the next step
                     factor = factor * factor
                 if missing is good:
                     f = self.log_excess(x, idx)
@@ -177,7 +208,12 @@ class Problem:
                     f, refused = self.hard_side_excess(x, idx)
                     if refused.any():  # the range ends where the accountant stops computing bounds
                         result[idx[refused]] = good[idx[refused]]
-                        idx, x, factor, f = idx[~refused], x[~refused], factor[~refused], f[~refused]
+                        idx, x, factor, f = (
+                            idx[~refused],
+                            x[~refused],
+                            factor[~refused],
+                            f[~refused],
+                        )
                 ok = f <= 0
                 good[idx[ok]], self.fgood[idx[ok]] = x[ok], f[ok]
                 bad[idx[~ok]], fbad[idx[~ok]] = x[~ok], f[~ok]
@@ -224,7 +260,11 @@ class Problem:
         xs, fs = x0.copy(), np.empty(idx.size)
         for j in range(idx.size):
             i = idx[j : j + 1]
-            limit = min(float(self.upper[i[0]]), float(x0[j]) * SPAN) if self.up else float(self.lower[i[0]])
+            limit = (
+                min(float(self.upper[i[0]]), float(x0[j]) * SPAN)
+                if self.up
+                else float(self.lower[i[0]])
+            )
             x, factor = float(x0[j]), 2.0
             while True:
                 x = min(x * factor, limit) if self.up else max(x / factor, limit)
@@ -242,7 +282,9 @@ class Problem:
 
     def _unreachable(self, idx: np.ndarray, x: np.ndarray, f: np.ndarray) -> None:
         i = int(idx[0])
-        where = ", ".join(f"{k}={v[i] if isinstance(v, np.ndarray) else v:g}" for k, v in self.params.items())
+        where = ", ".join(
+            f"{k}={v[i] if isinstance(v, np.ndarray) else v:g}" for k, v in self.params.items()
+        )
         reached = float(np.exp(f[0]) * self.dlt[i])
         raise ValueError(
             f"target (epsilon={self.eps[i]:g}, delta={self.dlt[i]:g}) is unreachable for {self.entry.name!r}"

@@ -24,9 +24,13 @@ class ProgressBar:
 
     def __enter__(self) -> ProgressBar:
         if self.enabled:
-            from tqdm.auto import tqdm  # lazy: start-up time (only a calibration showing a bar loads tqdm)
+            from tqdm.auto import (
+                tqdm,
+            )  # lazy: start-up time (only a calibration showing a bar loads tqdm)
 
-            self.bar = tqdm(unit="pt", unit_scale=True, file=sys.stderr, desc=self.desc, smoothing=0.1)
+            self.bar = tqdm(
+                unit="pt", unit_scale=True, file=sys.stderr, desc=self.desc, smoothing=0.1
+            )
         return self
 
     def __exit__(self, *exc: Any) -> None:

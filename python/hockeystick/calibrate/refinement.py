@@ -25,7 +25,9 @@ class Bracketed(Protocol):
     def log_excess(self, x: np.ndarray, idx: np.ndarray) -> np.ndarray: ...
 
 
-def bisect_integers(pb: Bracketed, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray) -> None:
+def bisect_integers(
+    pb: Bracketed, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray
+) -> None:
     """Adjacent integers good / bad.  While the two are far apart, each step interpolates the root
     of log delta - log target linearly in log x (nearly linear for rounds) and probes two integers
     strictly inside the bracket, 1 % of its log width either side of the estimate, so both ends
@@ -69,13 +71,18 @@ def bisect_integers(pb: Bracketed, good: np.ndarray, bad: np.ndarray, fbad: np.n
             # far apart: 1 % of the log width either side; near: the two integers around the root
             below = np.where(far, np.round(np.exp(root - half)), np.floor(np.exp(root)))
             above = np.where(far, np.round(np.exp(root + half)), np.floor(np.exp(root)) + 1)
-            below, above = np.clip(below, inside_lo, inside_hi), np.clip(above, inside_lo, inside_hi)
+            below, above = (
+                np.clip(below, inside_lo, inside_hi),
+                np.clip(above, inside_lo, inside_hi),
+            )
             two = above != below
             probes_x += [below, above[two]]
             probes_i += [idx[guided], idx[guided][two]]
         x, where = np.concatenate(probes_x), np.concatenate(probes_i)
         f = pb.log_excess(x, where)
-        for xi, i, fi in zip(x, where, f):  # probes are strictly inside: a feasible one is nearer bad
+        for xi, i, fi in zip(
+            x, where, f
+        ):  # probes are strictly inside: a feasible one is nearer bad
             if fi <= 0:
                 if abs(bad[i] - xi) < abs(bad[i] - good[i]):
                     good[i], pb.fgood[i] = xi, fi
@@ -83,7 +90,9 @@ def bisect_integers(pb: Bracketed, good: np.ndarray, bad: np.ndarray, fbad: np.n
                 bad[i], fbad[i] = xi, fi
 
 
-def settle(pb: Bracketed, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray, rtol: float) -> None:
+def settle(
+    pb: Bracketed, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray, rtol: float
+) -> None:
     """The refinement from a start near the answer (a coarser grid's extrapolation): secant steps on
     log delta - log target against log x, then steps of ``rtol`` across.
 
@@ -119,9 +128,13 @@ def settle(pb: Bracketed, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, i
         across = np.abs(secant - start) <= max(rtol, _NOISE_BAND)
         stalled = width > 0.5 * last_width[idx]
         walk = tries[idx] % (_WALK + 1) < _WALK
-        step = np.where(walk, 0.99 * rtol, np.maximum(0.99 * rtol, np.abs(secant - start) + 0.45 * rtol))
+        step = np.where(
+            walk, 0.99 * rtol, np.maximum(0.99 * rtol, np.abs(secant - start) + 0.45 * rtol)
+        )
         probe = np.where(
-            across, start + np.sign(other - start) * step, np.where(stalled & ~across, 0.5 * (ug + ub), secant)
+            across,
+            start + np.sign(other - start) * step,
+            np.where(stalled & ~across, 0.5 * (ug + ub), secant),
         )
         lo, hi = np.minimum(ug, ub), np.maximum(ug, ub)
         margin = np.minimum(0.49 * rtol, 0.25 * width)
@@ -142,7 +155,9 @@ def settle(pb: Bracketed, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, i
         latest[idx] = x
 
 
-def refine(pb: Bracketed, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray, rtol: float) -> None:
+def refine(
+    pb: Bracketed, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, idx: np.ndarray, rtol: float
+) -> None:
     """Chandrupatla's bracketing root finder (scipy) on log delta - log target vs log x.
 
     Its first two calls ask for f at the bracket's ends, which the bracketing evaluated already
@@ -150,7 +165,9 @@ def refine(pb: Bracketed, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, i
     saved).  An end the finder never moved is returned as the
     value evaluated there, not exp(log x) (which may differ in the last bit).
     """
-    from scipy.optimize.elementwise import find_root  # lazy: start-up time (scipy.optimize is heavy)
+    from scipy.optimize.elementwise import (
+        find_root,
+    )  # lazy: start-up time (scipy.optimize is heavy)
 
     if not idx.size:
         return
@@ -169,7 +186,12 @@ def refine(pb: Bracketed, good: np.ndarray, bad: np.ndarray, fbad: np.ndarray, i
                 return values
         return pb.log_excess(np.exp(u), where.astype(np.intp))
 
-    res = find_root(f, init, args=(idx.astype(float),), tolerances=dict(xatol=rtol, xrtol=0.0, fatol=0.0, frtol=0.0))
+    res = find_root(
+        f,
+        init,
+        args=(idx.astype(float),),
+        tolerances=dict(xatol=rtol, xrtol=0.0, fatol=0.0, frtol=0.0),
+    )
     # the final bracket has one feasible end (f < 0) and one infeasible end: keep the feasible one
     (ul, ur), (fl, _) = res.bracket, res.f_bracket
     feasible, infeasible = np.where(fl < 0, ul, ur), np.where(fl < 0, ur, ul)

@@ -11,7 +11,9 @@ SPAN = 1e300  # how far (as a ratio) the bracket may move from the start before 
 INTEGER_SPAN = 2.0**52  # ... for integer parameters (exact in double precision)
 
 
-def search_range(spec: Calibratable, params: dict[str, float | np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
+def search_range(
+    spec: Calibratable, params: dict[str, float | np.ndarray], n: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Per point, the smallest and largest value the search may evaluate (open ends nudged inside)."""
     lower = spec.lower
     bound = spec.upper(params) if callable(spec.upper) else spec.upper  # type: ignore[arg-type]

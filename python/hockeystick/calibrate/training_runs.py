@@ -108,7 +108,9 @@ def calibrate_batch_size(
     """
     entry = _training_entry(sampling, steps_per_epoch)
     if "batch_size" not in entry.calibratable:
-        can = [s for s in training.SAMPLINGS if "batch_size" in _training_entry(s, None).calibratable]
+        can = [
+            s for s in training.SAMPLINGS if "batch_size" in _training_entry(s, None).calibratable
+        ]
         raise ValueError(
             f"sampling must be one whose batch size can be calibrated ({', '.join(map(repr, can))}), got "
             f"{sampling!r}: its certified upper epsilon does not depend on the batch size (for shuffled batches, "
@@ -126,7 +128,11 @@ def calibrate_batch_size(
     )
     return call.calibrate(
         "batch_size",
-        {"noise_multiplier": noise_multiplier, "dataset_size": dataset_size, **_given(epochs=epochs, steps=steps)},
+        {
+            "noise_multiplier": noise_multiplier,
+            "dataset_size": dataset_size,
+            **_given(epochs=epochs, steps=steps),
+        },
     )
 
 
@@ -162,7 +168,9 @@ class _TrainingCall:
 
     def target(self) -> tuple[float, float]:
         """The target (epsilon, delta), each validated, from its name or its synonym."""
-        d = _validation.delta_target(self.delta if self.delta is not None else self.targets["target_delta"], "delta")
+        d = _validation.delta_target(
+            self.delta if self.delta is not None else self.targets["target_delta"], "delta"
+        )
         e = _validation.epsilon_target(
             self.epsilon if self.epsilon is not None else self.targets["target_epsilon"], "epsilon"
         )
@@ -176,7 +184,9 @@ def _training_entry(sampling: Any, steps_per_epoch: Any) -> AccountantEntry:
     if steps_per_epoch is None:
         return entry
     _validation.choice(steps_per_epoch, "steps_per_epoch", training.STEPS_PER_EPOCH)
-    return dataclasses.replace(entry, factory=functools.partial(entry.factory, steps_per_epoch=steps_per_epoch))
+    return dataclasses.replace(
+        entry, factory=functools.partial(entry.factory, steps_per_epoch=steps_per_epoch)
+    )
 
 
 def _given(**values: Any) -> dict[str, Any]:
@@ -229,7 +239,12 @@ class FixedComputeTable:
             Per batch size, ``batch_size`` and ``steps`` as int, ``noise_multiplier`` and ``epsilon`` as float.
         """
         return [
-            {"batch_size": int(b), "steps": int(t), "noise_multiplier": float(z), "epsilon": float(e)}
+            {
+                "batch_size": int(b),
+                "steps": int(t),
+                "noise_multiplier": float(z),
+                "epsilon": float(e),
+            }
             for b, t, z, e in zip(self.batch_size, self.steps, self.noise_multiplier, self.epsilon)
         ]
 
@@ -380,10 +395,14 @@ def calibrate_fixed_compute(
     sizes = (
         default_batch_sizes(n)
         if batch_sizes is None
-        else np.atleast_1d(_validation.positive_integer(batch_sizes, "batch_sizes", maximum=n)).astype(np.int64)
+        else np.atleast_1d(
+            _validation.positive_integer(batch_sizes, "batch_sizes", maximum=n)
+        ).astype(np.int64)
     )
     if sizes.ndim != 1:
-        raise ValueError(f"batch_sizes must be a list of batch sizes, got an array of shape {sizes.shape}")
+        raise ValueError(
+            f"batch_sizes must be a list of batch sizes, got an array of shape {sizes.shape}"
+        )
     if (epochs is None) == (examples is None):
         raise ValueError("give exactly one compute budget: epochs or examples (steps x batch_size)")
     if examples is not None:
@@ -408,7 +427,9 @@ def calibrate_fixed_compute(
     )
     sigma = call.calibrate("noise_multiplier", {"dataset_size": n, "batch_size": sizes, **run})
     e, d = call.target()
-    built = call.entry.factory(noise_multiplier=sigma, dataset_size=n, batch_size=sizes, **run, **call.grid)
+    built = call.entry.factory(
+        noise_multiplier=sigma, dataset_size=n, batch_size=sizes, **run, **call.grid
+    )
     # two certified upper bounds on the run's epsilon at d: its epsilon(d), and the target, which the
     # calibration certified (delta(target) <= d was evaluated at this sigma); epsilon(d) may exceed the
     # target by its scan's resolution (~1e-9)

@@ -24,20 +24,33 @@ def one_vocabulary(
     carry (the training classes' ``steps_per_epoch``) bound to its factory."""
     targets = _targets(entry, epsilon, delta, params)
     parameter, params = _sample_rate_words(entry, parameter, params)
-    options = {k: params.pop(k) for k in [k for k in params if k in entry.hidden and isinstance(params[k], str)]}
+    options = {
+        k: params.pop(k)
+        for k in [k for k in params if k in entry.hidden and isinstance(params[k], str)]
+    }
     if options:
         entry = dataclasses.replace(entry, factory=functools.partial(entry.factory, **options))
-    return entry, parameter, cast(ArrayLike, targets["epsilon"]), cast(ArrayLike, targets["delta"]), params
+    return (
+        entry,
+        parameter,
+        cast(ArrayLike, targets["epsilon"]),
+        cast(ArrayLike, targets["delta"]),
+        params,
+    )
 
 
-def _targets(entry: AccountantEntry, epsilon: Any, delta: Any, params: dict[str, Any]) -> dict[str, Any]:
+def _targets(
+    entry: AccountantEntry, epsilon: Any, delta: Any, params: dict[str, Any]
+) -> dict[str, Any]:
     """The targets, each given once under its name or its synonym (moved out of ``params``); a missing one is
     refused, naming a misspelled target among the parameters."""
     targets = {"epsilon": epsilon, "delta": delta}
     for word, name in TARGET_SYNONYMS.items():
         if word in params:
             if targets[name] is not None:
-                raise _validation.ParameterTypeError(f"calibrate() got {name} twice (as {name!r} and {word!r})")
+                raise _validation.ParameterTypeError(
+                    f"calibrate() got {name} twice (as {name!r} and {word!r})"
+                )
             targets[name] = params.pop(word)
     missing = [name for name, value in targets.items() if value is None]
     if missing:
@@ -58,17 +71,23 @@ def _targets(entry: AccountantEntry, epsilon: Any, delta: Any, params: dict[str,
     return targets
 
 
-def _sample_rate_words(entry: AccountantEntry, parameter: Any, params: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def _sample_rate_words(
+    entry: AccountantEntry, parameter: Any, params: dict[str, Any]
+) -> tuple[Any, dict[str, Any]]:
     """The parameter and ``params`` with the sampling rate's synonyms moved onto ``sample_rate`` where the
     accountant takes it (a rate given twice is refused)."""
     words = {w: n for w, n in training.SAMPLE_RATE_SYNONYMS.items() if n in entry.parameters}
     if not words:
         return parameter, params
     parameter = words.get(parameter, parameter) if isinstance(parameter, str) else parameter
-    moved = _validation.synonyms("calibrate", {k: v for k, v in params.items() if k in words}, words, [])
+    moved = _validation.synonyms(
+        "calibrate", {k: v for k, v in params.items() if k in words}, words, []
+    )
     twice = sorted(set(moved) & set(params))
     if twice:
-        raise _validation.ParameterTypeError(f"calibrate() got {twice[0]} twice (under a synonym); give it once")
+        raise _validation.ParameterTypeError(
+            f"calibrate() got {twice[0]} twice (under a synonym); give it once"
+        )
     return parameter, {**{k: v for k, v in params.items() if k not in words}, **moved}
 
 

@@ -39,7 +39,19 @@ from typing import Any
 
 from .. import __version__
 from ..base.optional import MissingExtraError, extra_of
-from . import accountants, audit, calibrate, compose, demo, evaluate, figures, plot, risk, simulate, sweep
+from . import (
+    accountants,
+    audit,
+    calibrate,
+    compose,
+    demo,
+    evaluate,
+    figures,
+    plot,
+    risk,
+    simulate,
+    sweep,
+)
 from .arguments import command_line_words, given_words
 from .common import (
     EXIT_FAILURE,
@@ -56,7 +68,19 @@ from .common import (
 __all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_FAILURE"]
 
 # One module per subcommand, each exposing register(subparsers); the order is the order of --help.
-SUBCOMMANDS = (sweep, evaluate, calibrate, risk, audit, compose, plot, simulate, figures, accountants, demo)
+SUBCOMMANDS = (
+    sweep,
+    evaluate,
+    calibrate,
+    risk,
+    audit,
+    compose,
+    plot,
+    simulate,
+    figures,
+    accountants,
+    demo,
+)
 
 
 class _Terminated(BaseException):
@@ -66,15 +90,23 @@ class _Terminated(BaseException):
 def build_parser() -> argparse.ArgumentParser:
     # the module's docstring is the help, read on a terminal: its literals without their reST quotes
     description = (__doc__ or "").replace("``", "")
-    parser = Parser(prog=PROG, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(
+        prog=PROG, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error"
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="show the traceback of an error",
     )
     subparsers = _Subcommands(
-        parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser), common
+        parser.add_subparsers(
+            dest="command", required=True, metavar="COMMAND", parser_class=Parser
+        ),
+        common,
     )
     for module in SUBCOMMANDS:
         module.register(subparsers)
@@ -88,7 +120,9 @@ class _Subcommands:
         self.action, self.common = action, common
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = self.action.add_parser(name, parents=[self.common], **kwargs)
+        parser: argparse.ArgumentParser = self.action.add_parser(
+            name, parents=[self.common], **kwargs
+        )
         return parser
 
 
@@ -98,7 +132,8 @@ def _one_line(exc: BaseException, args: argparse.Namespace) -> str:
     if isinstance(exc, LiteralUsageError):
         return " ".join(str(exc).split()) or type(exc).__name__
     training = any(
-        getattr(args, f"run_{name}", None) is not None for name in ("dataset_size", "total_clients", "sample_rate")
+        getattr(args, f"run_{name}", None) is not None
+        for name in ("dataset_size", "total_clients", "sample_rate")
     )
     library = not isinstance(exc, UsageError)  # a UsageError is in the command line's words already
     vectors = (
@@ -153,7 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     prog = f"{PROG} {args.command}"
-    handler = _stderr_log(prog, args.command, verbose=args.command == "sweep" or bool(getattr(args, "out", None)))
+    handler = _stderr_log(
+        prog, args.command, verbose=args.command == "sweep" or bool(getattr(args, "out", None))
+    )
     previous = signal.getsignal(signal.SIGTERM)
     catch_term = previous is not None and _is_main_thread()
     if catch_term:
@@ -223,7 +260,9 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
 def _warning_printer(args: argparse.Namespace, prog: str) -> Any:
     """``warnings.showwarning`` for a command: 'prog: warning: message' on one line of stderr."""
 
-    def show(message: Any, category: Any, filename: Any, lineno: Any, file: Any = None, line: Any = None) -> None:
+    def show(
+        message: Any, category: Any, filename: Any, lineno: Any, file: Any = None, line: Any = None
+    ) -> None:
         print(f"{prog}: warning: {_one_line(Exception(str(message)), args)}", file=sys.stderr)
 
     return show

@@ -27,7 +27,9 @@ def run(args: argparse.Namespace) -> int:
 
     for name in sorted(registry.names() + registry.family_names()):
         _print_accountant(name, registry.get(name))
-    print("\ncalculators (not (epsilon, delta) bounds: each computes one quantity; sweep -a NAME outputs it)")
+    print(
+        "\ncalculators (not (epsilon, delta) bounds: each computes one quantity; sweep -a NAME outputs it)"
+    )
     for name in registry.calculator_names():
         calc = registry.lookup(name)
         assert isinstance(calc, registry.CalculatorEntry)
@@ -73,7 +75,9 @@ def _print_calculator(name: str, calc: Any) -> None:
     print(f"{name} -> {calc.quantity} ({calc.kind}): {calc.summary}")
     print(f"    needs: {_needs(calc.required, optional)}")
     for p in calc.inverses:
-        print(f"    calibrate: {p} from -p {calc.quantity}=TARGET (needs {', '.join(calc.inverse_parameters(p))})")
+        print(
+            f"    calibrate: {p} from -p {calc.quantity}=TARGET (needs {', '.join(calc.inverse_parameters(p))})"
+        )
 
 
 def _mechanism_parameters() -> list[tuple[str, list[str], list[str]]]:
@@ -84,7 +88,9 @@ def _mechanism_parameters() -> list[tuple[str, list[str], list[str]]]:
     listed = []
     for name, (constructor, _) in MECHANISM_CONSTRUCTORS.items():
         keywords = {
-            n: p for n, p in inspect.signature(constructor).parameters.items() if n != "value_discretization_interval"
+            n: p
+            for n, p in inspect.signature(constructor).parameters.items()
+            if n != "value_discretization_interval"
         }
         listed.append(
             (

@@ -49,7 +49,9 @@ def along_run_parameters(
     numbers = _one_value_each(params, flags or {})
     stride = _stride(every)
     try:
-        if training is not None:  # the run counts its steps and epochs (ceil(n / b), or 1 / q) itself
+        if (
+            training is not None
+        ):  # the run counts its steps and epochs (ceil(n / b), or 1 / q) itself
             steps, epochs = _training_checkpoints(entry, numbers, stride)
         else:
             steps, epochs = _rounds_checkpoints(numbers, length, stride), None
@@ -69,11 +71,20 @@ def _run_accountant(names: list[str]) -> tuple[Any, str | None, str]:
         raise UsageError(f"--every follows one run of one accountant, got {', '.join(names)}")
     name = names[0]
     entry = registry.get(name)
-    base = next((name.removesuffix(s) for s in ("_fixed_size", "_balls_in_bins", "_shuffle") if name.endswith(s)), name)
+    base = next(
+        (
+            name.removesuffix(s)
+            for s in ("_fixed_size", "_balls_in_bins", "_shuffle")
+            if name.endswith(s)
+        ),
+        name,
+    )
     training = TRAINING_RUNS.get(base)
     length = training if training is not None else "rounds"
     if length not in entry.parameters:
-        raise UsageError(f"--every needs an accountant whose run has rounds; {name} takes no {length}")
+        raise UsageError(
+            f"--every needs an accountant whose run has rounds; {name} takes no {length}"
+        )
     return entry, training, length
 
 
@@ -110,7 +121,9 @@ def _training_checkpoints(
     ceil(k a / b)."""
     import numpy as np  # lazy: start-up time
 
-    run = entry.build(**{key: value for key, value in numbers.items() if key not in ("epsilon", "delta")})
+    run = entry.build(
+        **{key: value for key, value in numbers.items() if key not in ("epsilon", "delta")}
+    )
     steps = run.checkpoints(every=stride)
     if stride is not None:
         return steps, None
@@ -119,7 +132,9 @@ def _training_checkpoints(
     return steps, np.where(np.ceil(whole * a / b - 1e-9) == steps, whole, steps * b / a)
 
 
-def _rounds_checkpoints(numbers: dict[str, float], length: str, stride: int | float | None) -> np.ndarray:
+def _rounds_checkpoints(
+    numbers: dict[str, float], length: str, stride: int | float | None
+) -> np.ndarray:
     """Another accountant's checkpoints: every ``stride`` rounds of its run and its last round."""
     from ..pld.reads.along_run import checkpoints  # lazy: start-up time
 

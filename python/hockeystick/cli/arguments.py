@@ -86,9 +86,15 @@ PASSED = ("epsilon", "delta", "fpr", "examples", "sensitivity", "parameter")
 # Library phrases about a value given by a flag under another name: phrase -> (the command line's words,
 # {flags} standing for the flags as typed, and the destinations of the flags that give it).
 RENAMED: dict[str, tuple[str, tuple[str, ...]]] = {
-    "batch_sizes": ("{flags}", ("run_batch_size",)),  # calibrate_fixed_compute's list of --batch-size
+    "batch_sizes": (
+        "{flags}",
+        ("run_batch_size",),
+    ),  # calibrate_fixed_compute's list of --batch-size
     "fprs": ("{flags}", ("fpr",)),
-    "strategy must": ("{flags} must", ("matrix_coefficients", "matrix_buffer_decay", "matrix_output_scale")),
+    "strategy must": (
+        "{flags} must",
+        ("matrix_coefficients", "matrix_buffer_decay", "matrix_output_scale"),
+    ),
     "sensitivity must": (
         "the strategy's sensitivity (from {flags}) must",
         ("matrix_coefficients", "matrix_buffer_decay", "matrix_output_scale"),
@@ -97,7 +103,10 @@ RENAMED: dict[str, tuple[str, tuple[str, ...]]] = {
     "output must": ("{flags} must", ("quantity",)),  # the sweep's output column (-q)
     "output must end": ("{flags} must end", ("out",)),  # simulate's rows file
     "direction must": ("{flags} must", ("direction",)),  # risk's and audit's --direction
-    "score_column must": ("{flags} must", ("score_column",)),  # audit's --score-column (read_csv's argument)
+    "score_column must": (
+        "{flags} must",
+        ("score_column",),
+    ),  # audit's --score-column (read_csv's argument)
     "label_column must": ("{flags} must", ("label_column",)),  # audit's --label-column
 }
 
@@ -157,18 +166,24 @@ def command_line_words(
     families the run names (``--buffer-decay``), and ``flags``' Python names (``given_words``: the flags the
     command line gave), each ``NAME=`` too (``delta='abc'`` reads ``--delta 'abc'``)."""
     words = _phrase_table(command, training, vectors, flags or {})
-    for phrase in sorted(words, key=len, reverse=True):  # the longest first: a phrase may contain a shorter one
+    for phrase in sorted(
+        words, key=len, reverse=True
+    ):  # the longest first: a phrase may contain a shorter one
         message = _replace_phrase(message, phrase, words[phrase])
     return message
 
 
-def _phrase_table(command: str, training: bool, vectors: tuple[str, ...], flags: dict[str, str]) -> dict[str, str]:
+def _phrase_table(
+    command: str, training: bool, vectors: tuple[str, ...], flags: dict[str, str]
+) -> dict[str, str]:
     """Python phrase -> the command line's words for ``command``: the table, the training flags (with
     ``training``), the vector options and the flags given, each ``NAME=`` too (``command_line_words``)."""
     words = dict(COMPOSE_WORDS if command == "compose" else COMMAND_LINE_WORDS)
     flagged = (TRAINING_ARGUMENTS if training else ()) + vectors
     words.update({name: "--" + name.replace("_", "-") for name in flagged})
-    words.update({name + "=": "--" + name.replace("_", "-") + " " for name in vectors})  # "such as buffer_decay=0.9"
+    words.update(
+        {name + "=": "--" + name.replace("_", "-") + " " for name in vectors}
+    )  # "such as buffer_decay=0.9"
     if training:  # "pass accuracy= (e.g. accuracy=1e-3)": the run's grid keywords as its flags
         words.update({name + "=": "--" + name + " " for name in TRAINING_GRID_ARGUMENTS})
     for name, flag in flags.items():

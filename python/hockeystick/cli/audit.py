@@ -8,7 +8,14 @@ import math
 import os
 from typing import Any
 
-from .common import Once, UsageError, accountant_argument, matrix_options, one_point, training_options
+from .common import (
+    Once,
+    UsageError,
+    accountant_argument,
+    matrix_options,
+    one_point,
+    training_options,
+)
 from .picture import check_plot_path
 
 __all__ = ["register"]
@@ -33,7 +40,9 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "scores", metavar="SCORES.csv", help="the canary scores: a score column and a label column (1/0 or true/false)"
+        "scores",
+        metavar="SCORES.csv",
+        help="the canary scores: a score column and a label column (1/0 or true/false)",
     )
     columns = p.add_argument_group("the scores file")
     columns.add_argument(
@@ -62,7 +71,12 @@ def register(subparsers: Any) -> None:
     training_options(p)
     matrix_options(p)
     test = p.add_argument_group("the audit")
-    test.add_argument("--delta", required=True, metavar="VALUE", help="the delta of the epsilons compared, in (0, 1)")
+    test.add_argument(
+        "--delta",
+        required=True,
+        metavar="VALUE",
+        help="the delta of the epsilons compared, in (0, 1)",
+    )
     test.add_argument(
         "--significance",
         default="0.05",
@@ -85,8 +99,12 @@ def register(subparsers: Any) -> None:
         help="the curve test: clopper_pearson (default; canaries scored independently) or one_run_fdp "
         "(Mahloujifar et al.'s one-run test; canaries in one training run, each in with probability 1/2)",
     )
-    test.add_argument("--plot", metavar="PNG", help="draw the empirical ROC and its band over the certified band")
-    test.add_argument("--force", action="store_true", help="replace an existing --plot PNG (refused otherwise)")
+    test.add_argument(
+        "--plot", metavar="PNG", help="draw the empirical ROC and its band over the certified band"
+    )
+    test.add_argument(
+        "--force", action="store_true", help="replace an existing --plot PNG (refused otherwise)"
+    )
     p.set_defaults(func=run)
 
 
@@ -97,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
     delta = _number(args.delta, "--delta")
     significance = _number(args.significance, "--significance")
     if not 0.0 < significance < 1.0:
-        raise UsageError(f"--significance must lie strictly between 0 and 1, got {args.significance}")
+        raise UsageError(
+            f"--significance must lie strictly between 0 and 1, got {args.significance}"
+        )
     if not 0.0 < delta < 1.0:
         raise UsageError(f"--delta must lie strictly between 0 and 1, got {args.delta}")
     if args.method == "one_run_fdp" and args.direction != "symmetric":
@@ -105,12 +125,16 @@ def run(args: argparse.Namespace) -> int:
             f"--direction must be symmetric with --method one_run_fdp, got --direction {args.direction}: the one-run "
             "test reads a symmetric trade-off function; --method clopper_pearson takes the directions"
         )
-    if args.plot:  # a *.png in a writable directory, not replaced unless --force, matplotlib installed
+    if (
+        args.plot
+    ):  # a *.png in a writable directory, not replaced unless --force, matplotlib installed
         check_plot_path(args.plot, args.force)
     if not os.path.isfile(args.scores):
         raise UsageError(f"SCORES.csv {args.scores!r}: no such file")
     accountant = entry.build(**values)
-    scores = audit.read_csv(args.scores, score_column=args.score_column, label_column=args.label_column)
+    scores = audit.read_csv(
+        args.scores, score_column=args.score_column, label_column=args.label_column
+    )
     result = audit.report(
         scores,
         accountant=accountant,
@@ -122,7 +146,11 @@ def run(args: argparse.Namespace) -> int:
     print(result.table())
     if args.plot:
         audit.plot_audit(
-            scores, accountant=accountant, significance=significance, direction=args.direction, path=args.plot
+            scores,
+            accountant=accountant,
+            significance=significance,
+            direction=args.direction,
+            path=args.plot,
         )
     return 0
 

@@ -74,7 +74,11 @@ def register(subparsers: Any) -> None:
         "noise multiplier within --epsilon, --delta and its certified epsilon; which row to train with is yours",
     )
     cal.add_argument(
-        "--examples", type=positive_int, default=None, metavar="N", help="with --fixed-compute: examples processed"
+        "--examples",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="with --fixed-compute: examples processed",
     )
     accountant_options(cal, "calibrate")
     participation_options(cal)
@@ -93,7 +97,9 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..sweep.grid import Grid  # lazy: start-up time
 
-    if args.participation is not None:  # one DP-FTRL point under a random scheme, each side labelled
+    if (
+        args.participation is not None
+    ):  # one DP-FTRL point under a random scheme, each side labelled
         return participation_calibrate(args)
     params = parameters(args)
     if args.fixed_compute or args.examples is not None:
@@ -115,11 +121,17 @@ def _calibrated(names: list[str], params: dict[str, str], asked: str | None) -> 
 
     entries = [lookup(name) for name in names]
     first = entries[0]
-    if isinstance(first, CalculatorEntry):  # a calculator solves for a parameter from its quantity's target
+    if isinstance(
+        first, CalculatorEntry
+    ):  # a calculator solves for a parameter from its quantity's target
         if first.quantity not in params:
             raise UsageError(f"calibration needs a target: give -p {first.quantity}=VALUE")
         options = [first.quantity, *first.inverses]
-        return _parameter_word(asked, options, names) if asked else next(iter(first.inverses), first.quantity)
+        return (
+            _parameter_word(asked, options, names)
+            if asked
+            else next(iter(first.inverses), first.quantity)
+        )
     for target in ("epsilon", "delta"):
         if target not in params:
             raise UsageError(f"calibration needs a target: give --{target} VALUE")
@@ -141,7 +153,8 @@ def _parameter_word(asked: str, options: list[str], names: list[str]) -> str:
     close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
     raise LiteralUsageError(
         f"--parameter names a parameter {' and '.join(names)} can calibrate, as -p writes it: "
-        f"{', '.join(options) or 'none'}; got {asked!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+        f"{', '.join(options) or 'none'}; got {asked!r}"
+        + (f" (did you mean {close[0]!r}?)" if close else "")
     )
 
 
@@ -203,7 +216,9 @@ def _single_values(params: dict[str, str]) -> dict[str, float]:
         if name in params:
             value = parse_value(name, params[name])
             if isinstance(value, Axis):
-                raise UsageError(f"--fixed-compute takes one --{name.replace('_', '-')}, got {params[name]}")
+                raise UsageError(
+                    f"--fixed-compute takes one --{name.replace('_', '-')}, got {params[name]}"
+                )
             single[name] = value
     return single
 
@@ -236,4 +251,8 @@ def _print_csv(table: Any) -> None:
 
 
 # --format -> how the fixed-compute table is printed
-_FIXED_COMPUTE_FORMATS: dict[str, Callable[[Any], None]] = {"json": _print_json, "csv": _print_csv, "table": print}
+_FIXED_COMPUTE_FORMATS: dict[str, Callable[[Any], None]] = {
+    "json": _print_json,
+    "csv": _print_csv,
+    "table": print,
+}

@@ -73,7 +73,10 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # type: ignore[override]
         # the one line that says what to change, and where the options are: the usage (30 lines for the
         # subcommands that take a training run) would bury it
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\nrun '{self.prog} --help' for the options and examples\n")
+        self.exit(
+            EXIT_USAGE,
+            f"{self.prog}: error: {message}\nrun '{self.prog} --help' for the options and examples\n",
+        )
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
         name = self.name_action
@@ -127,12 +130,20 @@ class Once(argparse.Action):
     'the last one wins'.  The flag as typed is kept (``args.given_flags``) so a refusal can name it."""
 
     def __call__(
-        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: Any = None
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: Any = None,
     ) -> None:
         given = namespace.__dict__.setdefault(GIVEN, {})
         if option_string is not None and self.dest in given and given[self.dest][1] != values:
             first, value = given[self.dest]
-            synonym = f" ({option_string} is another spelling of {first})" if first != option_string else ""
+            synonym = (
+                f" ({option_string} is another spelling of {first})"
+                if first != option_string
+                else ""
+            )
             parser.error(
                 f"{first} {value} and {option_string} {values} are two values of one setting{synonym}: give one"
             )
@@ -148,9 +159,13 @@ def check_domains(args: argparse.Namespace) -> None:
         refused = _outside_domain(dest, value)
         if refused is not None:
             raise UsageError(f"{flag} {refused}")
-    for item in getattr(args, "param", None) or []:  # -p epsilon=... and -p delta=..., named as written
+    for item in (
+        getattr(args, "param", None) or []
+    ):  # -p epsilon=... and -p delta=..., named as written
         name, _, value = item.partition("=")
-        refused = _outside_domain(name.strip(), value) if name.strip() in ("epsilon", "delta") else None
+        refused = (
+            _outside_domain(name.strip(), value) if name.strip() in ("epsilon", "delta") else None
+        )
         if refused is not None:
             raise UsageError(f"{name.strip()} {refused}")
 
@@ -211,15 +226,26 @@ NAME_HELP = (
 
 
 def accountant_argument(
-    parser: argparse.ArgumentParser, group: Any, command: str, *, positional: bool = True, several: bool = True
+    parser: argparse.ArgumentParser,
+    group: Any,
+    command: str,
+    *,
+    positional: bool = True,
+    several: bool = True,
 ) -> None:
     """The accountant, into ``args.accountant`` (a list of the names given, or None): -a NAME and, unless
     ``positional`` is false, the positional NAME before them (``Parser`` reads it)."""
     if positional:
         if not isinstance(parser, Parser):
-            raise TypeError(f"the positional NAME needs a {Parser.__name__}, got {type(parser).__name__}")
+            raise TypeError(
+                f"the positional NAME needs a {Parser.__name__}, got {type(parser).__name__}"
+            )
         parser.name_action = group.add_argument(
-            "accountant", nargs="?", default=None, metavar="NAME", help=NAME_HELP.format(command=command)
+            "accountant",
+            nargs="?",
+            default=None,
+            metavar="NAME",
+            help=NAME_HELP.format(command=command),
         )
     group.add_argument(
         "-a",
@@ -237,7 +263,9 @@ def accountant_argument(
     )
 
 
-def accountant_options(parser: argparse.ArgumentParser, command: str, *, positional: bool = True) -> None:
+def accountant_options(
+    parser: argparse.ArgumentParser, command: str, *, positional: bool = True
+) -> None:
     # The help names no accountant: listing them would build the registry (every family, scipy) on each
     # --help; 'hockeystick accountants' lists them, and an unknown name is refused with the list.
     group = parser.add_argument_group("what to evaluate")
@@ -252,10 +280,18 @@ def accountant_options(parser: argparse.ArgumentParser, command: str, *, positio
         "NAME=linear:1:1000:50 (range); repeat for each parameter",
     )
     group.add_argument(
-        "--epsilon", "--target-epsilon", dest="epsilon", metavar="VALUE", help="epsilon (same VALUE forms as --param)"
+        "--epsilon",
+        "--target-epsilon",
+        dest="epsilon",
+        metavar="VALUE",
+        help="epsilon (same VALUE forms as --param)",
     )
     group.add_argument(
-        "--delta", "--target-delta", dest="delta", metavar="VALUE", help="delta (same VALUE forms as --param)"
+        "--delta",
+        "--target-delta",
+        dest="delta",
+        metavar="VALUE",
+        help="delta (same VALUE forms as --param)",
     )
     group.add_argument(
         "--bound",
@@ -300,7 +336,9 @@ def matrix_options(parser: argparse.ArgumentParser) -> None:
         "--buffer-decay, --output-scale and --coefficients are ONE list each, the strategy's, never a grid axis)"
     )
     for flag, help_text in MATRIX_FLAGS.items():
-        strategy.add_argument(f"--{flag}", dest=f"matrix_{flag.replace('-', '_')}", metavar="VALUE", help=help_text)
+        strategy.add_argument(
+            f"--{flag}", dest=f"matrix_{flag.replace('-', '_')}", metavar="VALUE", help=help_text
+        )
 
 
 TRAINING_FLAGS = {
@@ -370,8 +408,14 @@ def training_accountant(args: argparse.Namespace) -> str | None:
     fedavg = getattr(args, "run_total_clients", None) is not None
     if sgd and fedavg:
         raise UsageError("give --dataset-size (DP-SGD) or --total-clients (DP-FedAvg), not both")
-    if not (sgd or fedavg) and getattr(args, "run_sample_rate", None) is not None and not args.accountant:
-        fedavg = any(getattr(args, f"run_{w}", None) is not None for w in ("clients_per_round", "rounds"))
+    if (
+        not (sgd or fedavg)
+        and getattr(args, "run_sample_rate", None) is not None
+        and not args.accountant
+    ):
+        fedavg = any(
+            getattr(args, f"run_{w}", None) is not None for w in ("clients_per_round", "rounds")
+        )
         sgd = not fedavg
     if not (sgd or fedavg):
         if getattr(args, "sampling", None) is not None:
@@ -397,7 +441,9 @@ def progress_options(group: Any, shown: str = "the progress bar", them: str = "i
         default=None,
         help=f"always show {shown} (default: when stderr is a terminal)",
     )
-    group.add_argument("--no-progress", dest="progress", action="store_false", help=f"never show {them}")
+    group.add_argument(
+        "--no-progress", dest="progress", action="store_false", help=f"never show {them}"
+    )
 
 
 def output_options(parser: argparse.ArgumentParser, *, required_out: bool = False) -> None:
@@ -412,10 +458,14 @@ def output_options(parser: argparse.ArgumentParser, *, required_out: bool = Fals
         "(the [xarray] extra), or to stdout with -o -" + (" (required)" if required_out else ""),
     )
     group.add_argument("--plot", metavar="PNG", help="draw the sweep's natural picture to PNG")
-    group.add_argument("--chunk-size", type=positive_int, metavar="N", help="points per chunk (default ~1M)")
+    group.add_argument(
+        "--chunk-size", type=positive_int, metavar="N", help="points per chunk (default ~1M)"
+    )
     progress_options(group)
     group.add_argument(
-        "--force", action="store_true", help="replace an existing -o FILE or --plot PNG (refused otherwise)"
+        "--force",
+        action="store_true",
+        help="replace an existing -o FILE or --plot PNG (refused otherwise)",
     )
     group.add_argument(
         "--resume",
@@ -454,7 +504,9 @@ def _given(args: argparse.Namespace) -> dict[str, str]:
     for item in args.param:
         name, sep, value = item.partition("=")
         if not sep or not name.strip() or not value.strip():
-            raise UsageError(f"--param {item!r}: write NAME=VALUE, e.g. -p sigma=2 or -p rounds=1,10,100")
+            raise UsageError(
+                f"--param {item!r}: write NAME=VALUE, e.g. -p sigma=2 or -p rounds=1,10,100"
+            )
         add_once(params, name.strip(), value.strip(), f"-p {name.strip()}=...")
     for name in ("epsilon", "delta"):
         if getattr(args, name, None) is not None:
@@ -498,7 +550,9 @@ def add_once(params: dict[str, str], name: str, value: str, flag: str) -> None:
     params[name] = value
 
 
-def one_point(args: argparse.Namespace, what: str, own: Sequence[str] = ()) -> tuple[Any, dict[str, float | int]]:
+def one_point(
+    args: argparse.Namespace, what: str, own: Sequence[str] = ()
+) -> tuple[Any, dict[str, float | int]]:
     """The one accountant -a names and its parameters at one point, for a subcommand that evaluates a single run
     (``what`` completes its refusals: "risk evaluates one mechanism"); ``own`` lists the subcommand's own settings
     that ``parameters`` also collects (audit's --delta), left out of the accountant's."""
@@ -520,7 +574,9 @@ def one_point(args: argparse.Namespace, what: str, own: Sequence[str] = ()) -> t
         try:
             number = float(text)
         except ValueError:
-            raise UsageError(f"{written(args, name, text)}: give one number per parameter ({what})") from None
+            raise UsageError(
+                f"{written(args, name, text)}: give one number per parameter ({what})"
+            ) from None
         values[name] = int(number) if name in entry.integers and number.is_integer() else number
     return entry, values
 
@@ -547,7 +603,9 @@ def _check_training_names(args: argparse.Namespace, names: list[str], training: 
     """-a (or the NAME) beside the training flags names the accountant they describe, or nothing."""
     if names and names != [training]:
         flags = [
-            f"--{flag}" for flag in TRAINING_FLAGS if getattr(args, f"run_{flag.replace('-', '_')}", None) is not None
+            f"--{flag}"
+            for flag in TRAINING_FLAGS
+            if getattr(args, f"run_{flag.replace('-', '_')}", None) is not None
         ]
         raise UsageError(
             f"the training flags ({' '.join(flags)}) describe accountant {training!r}; drop -a "
@@ -588,9 +646,13 @@ def _check_known(names: list[str], training: str | None) -> None:
 
     for name in names:
         base = name.split("[", 1)[0].strip()
-        if base in REGISTRY or base in CALCULATORS:  # imports the module registering it, and no other
+        if (
+            base in REGISTRY or base in CALCULATORS
+        ):  # imports the module registering it, and no other
             continue
-        known = sorted({*REGISTRY, *CALCULATORS})  # listing them imports every module of the catalogue
+        known = sorted(
+            {*REGISTRY, *CALCULATORS}
+        )  # listing them imports every module of the catalogue
         close = difflib.get_close_matches(base, [training] if training else known, n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         if training is not None:

@@ -70,20 +70,30 @@ def register(subparsers: Any) -> None:
         epilog=_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("stages", metavar="FILE", help="the run: a TOML file with one [[stage]] table per stage")
+    p.add_argument(
+        "stages", metavar="FILE", help="the run: a TOML file with one [[stage]] table per stage"
+    )
     target = p.add_mutually_exclusive_group(required=True)
-    target.add_argument("--delta", metavar="VALUES", help="print epsilon at these deltas (1e-5 or 1e-5,1e-6)")
-    target.add_argument("--epsilon", metavar="VALUES", help="print delta at these epsilons (1 or 0.5,1,2)")
+    target.add_argument(
+        "--delta", metavar="VALUES", help="print epsilon at these deltas (1e-5 or 1e-5,1e-6)"
+    )
+    target.add_argument(
+        "--epsilon", metavar="VALUES", help="print delta at these epsilons (1 or 0.5,1,2)"
+    )
     p.add_argument(
         "--bound",
         choices=("upper", "lower", "both"),
         default="both",
         help="which side of the certified bracket to print (default both)",
     )
-    p.add_argument("--format", choices=FORMATS, default="table", help="table (default), json or csv")
+    p.add_argument(
+        "--format", choices=FORMATS, default="table", help="table (default), json or csv"
+    )
     along = p.add_argument_group("along the run (with one --delta)")
     along.add_argument(
-        "--every", metavar="N", help="the bracket of epsilon after every N rounds of the schedule and at its end"
+        "--every",
+        metavar="N",
+        help="the bracket of epsilon after every N rounds of the schedule and at its end",
     )
     along.add_argument(
         "--budget",
@@ -97,7 +107,9 @@ def _values(text: str, flag: str) -> list[float]:
     try:
         values = [float(v) for v in text.split(",")]
     except ValueError:
-        raise UsageError(f"{flag} {text!r}: give numbers separated by commas, e.g. {flag} 1e-5,1e-6") from None
+        raise UsageError(
+            f"{flag} {text!r}: give numbers separated by commas, e.g. {flag} 1e-5,1e-6"
+        ) from None
     return values
 
 
@@ -117,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
     if args.every is not None or args.budget is not None:
         from .compose_along import along_the_run  # lazy: start-up time
 
-        total = sum(int(stage.get("rounds", 1)) for stage in stages)  # compose_stages checked each count
+        total = sum(
+            int(stage.get("rounds", 1)) for stage in stages
+        )  # compose_stages checked each count
         return along_the_run(accountant, args, xs, relations, len(stages), total)
     # the run's refusals are the compose file's; the values asked about are the flag's (--delta, --epsilon)
     answer = getattr(accountant, asked)(xs, bound=args.bound)
@@ -126,7 +140,10 @@ def run(args: argparse.Namespace) -> int:
     values = answer if args.bound == "both" else (answer,)
     rows = [[x] + [float(v[i]) for v in values] for i, x in enumerate(xs)]
     _PRINTERS[args.format](
-        columns, rows, f"{len(spec['stage'])} stages, {given} -> certified {asked} ({args.bound})", relations
+        columns,
+        rows,
+        f"{len(spec['stage'])} stages, {given} -> certified {asked} ({args.bound})",
+        relations,
     )
     return 0
 
@@ -143,12 +160,16 @@ def _read(path: str) -> dict[str, Any]:
             "tables and optionally value_discretization_interval"
         )
     if "stage" not in spec:
-        raise UsageError(f"compose file {path!r} has no [[stage]] table; see 'hockeystick compose --help'")
+        raise UsageError(
+            f"compose file {path!r} has no [[stage]] table; see 'hockeystick compose --help'"
+        )
     return spec
 
 
 def _print_json(columns: list[str], rows: list[list[float]], heading: str, relations: Any) -> None:
-    json.dump([{k: json_value(v) for k, v in zip(columns, row)} for row in rows], sys.stdout, indent=1)
+    json.dump(
+        [{k: json_value(v) for k, v in zip(columns, row)} for row in rows], sys.stdout, indent=1
+    )
     print()
 
 

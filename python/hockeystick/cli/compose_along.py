@@ -67,11 +67,18 @@ def last_round_within(accountant: Any, delta: float, budget: float, total: int) 
 
 
 def along_the_run(
-    accountant: Any, args: argparse.Namespace, deltas: list[float], relations: Any, stages: int, total: int
+    accountant: Any,
+    args: argparse.Namespace,
+    deltas: list[float],
+    relations: Any,
+    stages: int,
+    total: int,
 ) -> int:
     """Print the checkpoints' brackets (``--every``) and the budget's round (``--budget``) in ``args.format``."""
     if args.delta is None or len(deltas) != 1:
-        raise UsageError("--every and --budget follow epsilon at one delta along the run: give one --delta value")
+        raise UsageError(
+            "--every and --budget follow epsilon at one delta along the run: give one --delta value"
+        )
     if args.bound != "both":
         raise UsageError("--every and --budget print both sides of the bracket: drop --bound")
     delta = deltas[0]
@@ -86,7 +93,12 @@ def along_the_run(
         _print_rows(args.format, columns, rows)
         return 0
     print(_heading(stages, total, delta, relations))
-    print(table(columns, [[f"{v:.10g}" if isinstance(v, float) else str(v) for v in row] for row in rows]))
+    print(
+        table(
+            columns,
+            [[f"{v:.10g}" if isinstance(v, float) else str(v) for v in row] for row in rows],
+        )
+    )
     if budget is not None and crossing is not None:
         print(_budget_line(budget, delta, crossing, total))
     return 0
@@ -94,7 +106,9 @@ def along_the_run(
 
 def _rows(curve: Any, budget: float | None) -> tuple[list[str], list[list[Any]]]:
     """The curve's rows (rounds, both sides), each marked within the budget or not when there is one."""
-    columns = ["rounds", "epsilon_lower", "epsilon_upper"] + ([] if budget is None else ["within_budget"])
+    columns = ["rounds", "epsilon_lower", "epsilon_upper"] + (
+        [] if budget is None else ["within_budget"]
+    )
     rows: list[list[Any]] = [
         [int(r), float(lo), float(up)] + ([] if budget is None else [bool(up <= budget)])
         for r, lo, up in zip(curve.steps, curve.lower, curve.upper)
@@ -112,7 +126,9 @@ def _every(text: str | None, total: int) -> set[int]:
 
 def _print_rows(form: str, columns: list[str], rows: list[list[Any]]) -> None:
     if form == "json":
-        json.dump([{k: json_value(v) for k, v in zip(columns, row)} for row in rows], sys.stdout, indent=1)
+        json.dump(
+            [{k: json_value(v) for k, v in zip(columns, row)} for row in rows], sys.stdout, indent=1
+        )
         print()
         return
     print(",".join(columns))
@@ -131,7 +147,9 @@ def _budget_line(budget: float, delta: float, crossing: int, total: int) -> str:
     if crossing == total:
         return f"budget epsilon = {budget:g} at delta = {delta:g}: the whole run ({total} rounds) is within it"
     if crossing == 0:
-        return f"budget epsilon = {budget:g} at delta = {delta:g}: the first round already passes it"
+        return (
+            f"budget epsilon = {budget:g} at delta = {delta:g}: the first round already passes it"
+        )
     return (
         f"budget epsilon = {budget:g} at delta = {delta:g}: within it through round {crossing}; "
         f"round {crossing + 1} passes it (certified upper side)"

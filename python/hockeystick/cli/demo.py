@@ -23,13 +23,20 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..numerics.certified_theta import theta_epsilon_upper, theta_radius_lower  # lazy: start-up time
+    from ..numerics.certified_theta import (
+        theta_epsilon_upper,
+        theta_radius_lower,
+    )  # lazy: start-up time
     from ..numerics.hockey_stick import theta  # lazy: start-up time
 
     # validate (and compute) before printing anything: bad input gets a message, no half output
     if not (0 < args.sensitivity < float("inf")):
-        raise UsageError(f"--sensitivity must be a positive finite number, got {args.sensitivity:g}")
-    r = theta_radius_lower(args.epsilon, args.delta)  # rounded to the safe side: sigma = sensitivity / r
+        raise UsageError(
+            f"--sensitivity must be a positive finite number, got {args.sensitivity:g}"
+        )
+    r = theta_radius_lower(
+        args.epsilon, args.delta
+    )  # rounded to the safe side: sigma = sensitivity / r
     print("theta(r, epsilon) = delta of the Gaussian mechanism with sensitivity/sigma = r")
     for radius in (0.1, 1.0, 4.0):
         for eps in (0.5, 1.0, 8.0):

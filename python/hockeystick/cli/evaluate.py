@@ -10,7 +10,14 @@ from typing import Any
 
 from .along_run import along_run_options, along_run_parameters
 from .arguments import given_words
-from .common import GIVEN, accountant_names, accountant_options, output_options, parameters, positive_int
+from .common import (
+    GIVEN,
+    accountant_names,
+    accountant_options,
+    output_options,
+    parameters,
+    positive_int,
+)
 from .execute import execute
 from .participation import participation_options, participation_reading
 from .report import STDOUT, check_format, format_options, report
@@ -58,7 +65,9 @@ def _command(output: str) -> Callable[[argparse.Namespace], int]:
     def command(args: argparse.Namespace) -> int:
         from ..sweep.grid import Grid  # lazy: start-up time
 
-        if args.participation is not None:  # one DP-FTRL point under a random scheme, each side labelled
+        if (
+            args.participation is not None
+        ):  # one DP-FTRL point under a random scheme, each side labelled
             return participation_reading(args, output)
         names, params, max_rows = accountant_names(args), parameters(args), args.max_rows
         epochs = None
@@ -71,7 +80,9 @@ def _command(output: str) -> Callable[[argparse.Namespace], int]:
         check_format(args, grid.size, max_rows)
         along = args.every is not None and bool(args.plot)
         result = execute(grid, args, out=args.out, keep=grid.size <= max_rows or along)
-        png, args.plot = (args.plot, None) if along else (None, args.plot)  # the run's picture, drawn below
+        png, args.plot = (
+            (args.plot, None) if along else (None, args.plot)
+        )  # the run's picture, drawn below
         if epochs is not None and result.columns is not None:
             # the printed table's epochs beside the steps (a file, CSV and JSON hold the grid's columns)
             columns = list(result.columns.items())

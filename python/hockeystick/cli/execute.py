@@ -21,7 +21,9 @@ def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool 
     if getattr(args, "plot", None):
         check_plot_path(args.plot, args.force)
     if args.resume and (not out or out == STDOUT):
-        raise UsageError("--resume continues a sweep written to a file: give the same -o FILE as the killed run")
+        raise UsageError(
+            "--resume continues a sweep written to a file: give the same -o FILE as the killed run"
+        )
     if out == STDOUT:  # -o -: the points are printed, from memory
         out, keep = None, True
     kwargs = dict(
@@ -45,7 +47,9 @@ def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool 
 def check_address(address: str, flag: str) -> None:
     """A Dask scheduler's address, given by ``flag``, has a host and a port (tcp://host:8786): refused before
     connecting."""
-    from distributed.comm import get_address_host_port  # lazy: the dask extra, checked by the caller
+    from distributed.comm import (
+        get_address_host_port,
+    )  # lazy: the dask extra, checked by the caller
 
     try:
         get_address_host_port(address)

@@ -27,7 +27,12 @@ def register(subparsers: Any) -> None:
         epilog="example:\n  hockeystick figures --out-dir figures/",
         formatter_class=raw,
     )
-    fig.add_argument("--out-dir", default="figures", metavar="DIR", help="directory for the PNGs (default ./figures)")
+    fig.add_argument(
+        "--out-dir",
+        default="figures",
+        metavar="DIR",
+        help="directory for the PNGs (default ./figures)",
+    )
     fig.add_argument(
         "--force",
         action="store_true",

@@ -17,11 +17,18 @@ from typing import Any
 
 from .common import UsageError, one_point, parameters
 
-__all__ = ["PARTICIPATION_CHOICES", "participation_calibrate", "participation_options", "participation_reading"]
+__all__ = [
+    "PARTICIPATION_CHOICES",
+    "participation_calibrate",
+    "participation_options",
+    "participation_reading",
+]
 
 PARTICIPATION_CHOICES = ("balls_in_bins", "random_allocation", "b_min_sep", "cyclic_poisson")
 
-_BISECTION_STEPS = 30  # the bracket [z / 2, z] halved in log scale: a ratio of 2^(2^-30), 1 + 6.5e-10, left
+_BISECTION_STEPS = (
+    30  # the bracket [z / 2, z] halved in log scale: a ratio of 2^(2^-30), 1 + 6.5e-10, left
+)
 
 
 def participation_options(parser: argparse.ArgumentParser) -> None:
@@ -47,16 +54,28 @@ def participation_options(parser: argparse.ArgumentParser) -> None:
         "direction beside the certified sides (not certified; default 0: none)",
     )
     group.add_argument(
-        "--beta", type=float, default=1e-3, metavar="P", help="the Monte Carlo bound's failure probability (1e-3)"
+        "--beta",
+        type=float,
+        default=1e-3,
+        metavar="P",
+        help="the Monte Carlo bound's failure probability (1e-3)",
     )
-    group.add_argument("--seed", type=int, default=None, metavar="N", help="the Monte Carlo draws' seed")
+    group.add_argument(
+        "--seed", type=int, default=None, metavar="N", help="the Monte Carlo draws' seed"
+    )
 
 
-def _run(args: argparse.Namespace, what: str, drop: tuple[str, ...]) -> tuple[Callable[..., Any], dict[str, Any]]:
+def _run(
+    args: argparse.Namespace, what: str, drop: tuple[str, ...]
+) -> tuple[Callable[..., Any], dict[str, Any]]:
     """(build, values): DPFTRL of the one dp_ftrl_* accountant named, at its parameters but ``drop``."""
-    entry, values = one_point(args, what, own=(*drop, "sampling_rate"))  # a hidden grid parameter: read here
+    entry, values = one_point(
+        args, what, own=(*drop, "sampling_rate")
+    )  # a hidden grid parameter: read here
     rate = parameters(args).get("sampling_rate")
-    needed = {"b_min_sep": "--sampling-rate p", "cyclic_poisson": "--sampling-rate q"}.get(args.participation)
+    needed = {"b_min_sep": "--sampling-rate p", "cyclic_poisson": "--sampling-rate q"}.get(
+        args.participation
+    )
     if (rate is None) != (needed is None):
         raise UsageError(
             f"--participation {args.participation} needs {needed}"
@@ -65,7 +84,9 @@ def _run(args: argparse.Namespace, what: str, drop: tuple[str, ...]) -> tuple[Ca
             f"{args.participation} takes no --sampling-rate (it draws a uniform bin or k uniform rounds): drop it"
         )
     if args.participation == "random_allocation" and "max_participations" not in values:
-        raise UsageError("--participation random_allocation needs --max-participations k (each record's rounds)")
+        raise UsageError(
+            "--participation random_allocation needs --max-participations k (each record's rounds)"
+        )
     if rate is not None:
         values["sampling_rate"] = _number(rate, "--sampling-rate")
     if not entry.name.startswith("dp_ftrl_"):
@@ -74,7 +95,9 @@ def _run(args: argparse.Namespace, what: str, drop: tuple[str, ...]) -> tuple[Ca
             f"dp_ftrl_banded), got {entry.name}"
         )
     if args.monte_carlo_draws < 0:
-        raise UsageError(f"--monte-carlo-draws must be a whole number >= 0, got {args.monte_carlo_draws}")
+        raise UsageError(
+            f"--monte-carlo-draws must be a whole number >= 0, got {args.monte_carlo_draws}"
+        )
 
     def build(**point: Any) -> Any:
         return entry.factory(**{**values, **point}, participation=args.participation)
@@ -86,7 +109,9 @@ def _number(text: Any, flag: str) -> float:
     try:
         return float(text)
     except (TypeError, ValueError):
-        raise UsageError(f"{flag} must be one number with --participation (one point), got {text!r}") from None
+        raise UsageError(
+            f"{flag} must be one number with --participation (one point), got {text!r}"
+        ) from None
 
 
 def _target(args: argparse.Namespace, name: str) -> float:
@@ -134,10 +159,16 @@ def participation_calibrate(args: argparse.Namespace) -> int:
     meets the target and one that does not returns one that meets it, evaluated.
     """
     if args.parameter not in (None, "noise_multiplier", "noise-multiplier", "--noise-multiplier"):
-        raise UsageError("calibrate with --participation solves for the noise multiplier: drop --parameter")
-    build, values = _run(args, "calibrate with --participation solves one point", ("epsilon", "delta"))
+        raise UsageError(
+            "calibrate with --participation solves for the noise multiplier: drop --parameter"
+        )
+    build, values = _run(
+        args, "calibrate with --participation solves one point", ("epsilon", "delta")
+    )
     if "noise_multiplier" in values:
-        raise UsageError("calibrate with --participation solves for the noise multiplier: drop --noise-multiplier")
+        raise UsageError(
+            "calibrate with --participation solves for the noise multiplier: drop --noise-multiplier"
+        )
     epsilon, delta = _target(args, "epsilon"), _target(args, "delta")
 
     def meets(z: float) -> bool:
@@ -147,12 +178,16 @@ def participation_calibrate(args: argparse.Namespace) -> int:
     while not meets(high):
         high *= 2.0
         if high > 1e150:
-            raise UsageError(f"no noise multiplier up to 1e150 meets --epsilon {epsilon:g} at --delta {delta:g}")
+            raise UsageError(
+                f"no noise multiplier up to 1e150 meets --epsilon {epsilon:g} at --delta {delta:g}"
+            )
     low = high / 2.0
     while meets(low):
         high, low = low, low / 2.0
         if low < 1e-150:
-            raise UsageError("the target is met at every noise multiplier down to 1e-150: check --epsilon")
+            raise UsageError(
+                "the target is met at every noise multiplier down to 1e-150: check --epsilon"
+            )
     for _ in range(_BISECTION_STEPS):
         mid = math.sqrt(low * high)
         if meets(mid):

@@ -24,10 +24,15 @@ _FLAGS = {role: f"--{role}" for role in ("x", "y", "hue", "facet", "slice", "kin
 
 def picture_options(parser: argparse.ArgumentParser) -> None:
     """The flags choosing a picture (``plots.choose_picture``): what is not given follows the natural picture."""
-    group = parser.add_argument_group("the picture (each optional; default: the sweep's natural picture)")
+    group = parser.add_argument_group(
+        "the picture (each optional; default: the sweep's natural picture)"
+    )
     group.add_argument("--x", dest="picture_x", metavar="AXIS", help="the horizontal axis")
     group.add_argument(
-        "--y", dest="picture_y", metavar="AXIS", help="a heat map's vertical axis (implies --kind heatmap)"
+        "--y",
+        dest="picture_y",
+        metavar="AXIS",
+        help="a heat map's vertical axis (implies --kind heatmap)",
     )
     group.add_argument(
         "--hue",
@@ -35,7 +40,12 @@ def picture_options(parser: argparse.ArgumentParser) -> None:
         metavar="AXIS",
         help="one curve per value of AXIS, at most 8 (implies --kind curves)",
     )
-    group.add_argument("--facet", dest="picture_facet", metavar="AXIS", help="one panel per value of AXIS, at most 6")
+    group.add_argument(
+        "--facet",
+        dest="picture_facet",
+        metavar="AXIS",
+        help="one panel per value of AXIS, at most 6",
+    )
     group.add_argument(
         "--slice",
         dest="picture_slice",
@@ -46,7 +56,10 @@ def picture_options(parser: argparse.ArgumentParser) -> None:
         "are held at their middle value; the title names each",
     )
     group.add_argument(
-        "--kind", dest="picture_kind", choices=("curves", "heatmap"), help="curves (lines) or a heat map"
+        "--kind",
+        dest="picture_kind",
+        choices=("curves", "heatmap"),
+        help="curves (lines) or a heat map",
     )
     group.add_argument(
         "--levels",
@@ -59,7 +72,9 @@ def picture_options(parser: argparse.ArgumentParser) -> None:
 def picture_choices(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments of ``plots.plot_grid`` / ``plot_dataset`` the picture flags give (none: {})."""
     choices: dict[str, Any] = {
-        role: getattr(args, f"picture_{role}") for role in _ROLES if getattr(args, f"picture_{role}", None) is not None
+        role: getattr(args, f"picture_{role}")
+        for role in _ROLES
+        if getattr(args, f"picture_{role}", None) is not None
     }
     slices = _slices(getattr(args, "picture_slice", None) or [])
     if slices:
@@ -88,7 +103,9 @@ def _slice(item: str) -> tuple[str, float]:
     except ValueError:
         number = float("nan")
     if not sep or not name.strip() or not math.isfinite(number):
-        raise UsageError(f"--slice {item!r}: write AXIS=VALUE with a number, e.g. --slice delta=1e-5")
+        raise UsageError(
+            f"--slice {item!r}: write AXIS=VALUE with a number, e.g. --slice delta=1e-5"
+        )
     return name.strip(), number
 
 
@@ -97,7 +114,9 @@ def _levels(text: str) -> list[float]:
     try:
         levels = [float(v) for v in text.split(",")]
     except ValueError:
-        raise UsageError(f"--levels {text!r}: give numbers separated by commas, e.g. --levels 1,2,4") from None
+        raise UsageError(
+            f"--levels {text!r}: give numbers separated by commas, e.g. --levels 1,2,4"
+        ) from None
     if not all(math.isfinite(v) for v in levels):
         raise UsageError(f"--levels {text!r}: give finite numbers, e.g. --levels 1,2,4")
     return levels
@@ -111,7 +130,9 @@ def check_picture(grid: Any, args: argparse.Namespace) -> None:
         return
     if not getattr(args, "plot", None):
         given = ", ".join("--slice" if name == "slices" else f"--{name}" for name in choices)
-        raise UsageError(f"the picture flags ({given}) go with --plot PNG: give it too, or drop them")
+        raise UsageError(
+            f"the picture flags ({given}) go with --plot PNG: give it too, or drop them"
+        )
     from ..plots import choose_picture  # lazy: start-up time
 
     choices.pop("levels", None)
@@ -134,16 +155,22 @@ def check_plot_path(path: str, force: bool, flag: str = "--plot") -> None:
     """The picture's path, given by ``flag``: a *.png in an existing, writable directory, not replaced unless
     ``force``, with the plot extra installed; refused before any work."""
     p = Path(path)
-    require_extra(flag, "matplotlib", "xarray", "pandas", extra="plot")  # drawn from the labelled arrays
+    require_extra(
+        flag, "matplotlib", "xarray", "pandas", extra="plot"
+    )  # drawn from the labelled arrays
     if p.suffix.lower() != ".png":
         raise UsageError(f"{flag} {path!r}: name the picture *.png")
     if p.is_dir():
-        raise UsageError(f"{flag} {path!r} is a directory; give a file name such as {str(p / 'sweep.png')!r}")
+        raise UsageError(
+            f"{flag} {path!r} is a directory; give a file name such as {str(p / 'sweep.png')!r}"
+        )
     if p.exists() and not force:
         raise UsageError(
             f"{flag} {path!r} already exists and is not replaced unless you ask: pass --force, or choose another name"
         )
     if not (p.parent if str(p.parent) else Path(".")).is_dir():
-        raise UsageError(f"{flag} {path!r}: directory {str(p.parent)!r} does not exist; create it first")
+        raise UsageError(
+            f"{flag} {path!r}: directory {str(p.parent)!r} does not exist; create it first"
+        )
     if not os.access(p.parent if str(p.parent) else ".", os.W_OK):
         raise UsageError(f"{flag} {path!r}: directory {str(p.parent)!r} is not writable")

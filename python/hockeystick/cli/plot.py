@@ -50,7 +50,9 @@ def register(subparsers: Any) -> None:
         metavar="PNG",
         help=f"deprecated spelling of --plot PNG (-o is the data on every other subcommand); removed in {REMOVED_IN}",
     )
-    p.add_argument("--force", action="store_true", help="replace an existing PNG (refused otherwise)")
+    p.add_argument(
+        "--force", action="store_true", help="replace an existing PNG (refused otherwise)"
+    )
     picture_options(p)
     p.set_defaults(func=run)
 
@@ -91,7 +93,9 @@ def _picture_path(args: argparse.Namespace) -> tuple[str, str]:
     the same with a warning on stderr."""
     old = getattr(args, GIVEN, {}).get("old_plot", ("-o",))[0]
     if args.plot is not None and args.old_plot is not None:
-        raise UsageError(f"--plot {args.plot} and {old} {args.old_plot} both name the picture: give --plot alone")
+        raise UsageError(
+            f"--plot {args.plot} and {old} {args.old_plot} both name the picture: give --plot alone"
+        )
     if args.old_plot is not None:
         logging.getLogger("hockeystick").warning(
             f"warning: {old} PNG is deprecated for the picture and is removed in {REMOVED_IN}: write --plot {args.old_plot} "
@@ -99,5 +103,7 @@ def _picture_path(args: argparse.Namespace) -> tuple[str, str]:
         )
         return args.old_plot, old
     if args.plot is None:
-        raise UsageError(f"say where to draw the picture: --plot PNG (hockeystick plot {args.file} --plot sweep.png)")
+        raise UsageError(
+            f"say where to draw the picture: --plot PNG (hockeystick plot {args.file} --plot sweep.png)"
+        )
     return args.plot, "--plot"

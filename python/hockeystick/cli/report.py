@@ -20,7 +20,16 @@ from .common import UsageError
 from .picture import picture_choices
 from .tables import print_points, print_summary
 
-__all__ = ["FORMATS", "STDOUT", "check_format", "format_options", "json_value", "records", "report", "report_files"]
+__all__ = [
+    "FORMATS",
+    "STDOUT",
+    "check_format",
+    "format_options",
+    "json_value",
+    "records",
+    "report",
+    "report_files",
+]
 
 FORMATS = ("table", "json", "csv")
 STDOUT = "-"

@@ -10,7 +10,14 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from .common import Once, UsageError, accountant_argument, matrix_options, one_point, training_options
+from .common import (
+    Once,
+    UsageError,
+    accountant_argument,
+    matrix_options,
+    one_point,
+    training_options,
+)
 from .report import FORMATS, json_value
 from .tables import table
 
@@ -94,7 +101,9 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="write the rows to FILE.csv or FILE.json (the suffix chooses the format) instead of stdout",
     )
-    p.add_argument("--force", action="store_true", help="replace an existing -o FILE (refused otherwise)")
+    p.add_argument(
+        "--force", action="store_true", help="replace an existing -o FILE (refused otherwise)"
+    )
     p.set_defaults(func=run)
 
 
@@ -107,9 +116,13 @@ def run(args: argparse.Namespace) -> int:
 
     entry, values = one_point(args, "risk evaluates one mechanism")
     if args.gdp and args.fpr is not None:
-        raise UsageError("--gdp prints the mu-GDP bracket instead of the TPR: give --gdp or --fpr, not both")
+        raise UsageError(
+            "--gdp prints the mu-GDP bracket instead of the TPR: give --gdp or --fpr, not both"
+        )
     if not args.gdp and args.fpr is None:
-        raise UsageError("give --fpr VALUES (the TPR at those false-positive rates) or --gdp (the mu-GDP bracket)")
+        raise UsageError(
+            "give --fpr VALUES (the TPR at those false-positive rates) or --gdp (the mu-GDP bracket)"
+        )
     if args.delta0 is not None and not args.gdp:
         raise UsageError("--delta0 is the slack of --gdp: add --gdp")
     form = args.format if args.out is None else _file_format(args.out, args.force)
@@ -133,7 +146,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _emit(
-    args: argparse.Namespace, form: str, content: tuple[Any, ...], printers: dict[str, Callable[..., None]]
+    args: argparse.Namespace,
+    form: str,
+    content: tuple[Any, ...],
+    printers: dict[str, Callable[..., None]],
 ) -> int:
     """Prints the rows in ``form``, to stdout or to -o FILE."""
     if args.out is None:
@@ -149,7 +165,9 @@ def _emit(
 _GDP_HEADS = ("mu_lower", "mu_upper", "delta0", "regret_lower", "regret_upper")
 
 
-def _gdp_rows(risk: Any, accountant: Any, args: argparse.Namespace) -> tuple[list[dict[str, float]]]:
+def _gdp_rows(
+    risk: Any, accountant: Any, args: argparse.Namespace
+) -> tuple[list[dict[str, float]]]:
     """One row: the certified mu-GDP bracket, its slack and the regret bracket of mu_upper."""
     try:
         result = risk.certified_gdp(accountant, delta0=args.delta0)
@@ -178,7 +196,9 @@ def _fprs(text: str) -> list[float]:
     try:
         return [float(v) for v in text.split(",")]
     except ValueError:
-        raise UsageError(f"--fpr {text!r}: give numbers in [0, 1], comma-separated, e.g. --fpr 1e-3,0.01") from None
+        raise UsageError(
+            f"--fpr {text!r}: give numbers in [0, 1], comma-separated, e.g. --fpr 1e-3,0.01"
+        ) from None
 
 
 def _print_json(rows: list[dict[str, float]], heads: tuple[str, ...]) -> None:

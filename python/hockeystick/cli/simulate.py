@@ -96,18 +96,28 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         required=True,
         help="write every run's row to FILE.parquet or FILE.csv (curves as JSON text in CSV)",
     )
-    parser.add_argument("--plot", metavar="PNG", help="draw the frontier (metric against epsilon) to PNG")
-    parser.add_argument("--force", action="store_true", help="replace an existing -o FILE or --plot PNG")
+    parser.add_argument(
+        "--plot", metavar="PNG", help="draw the frontier (metric against epsilon) to PNG"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="replace an existing -o FILE or --plot PNG"
+    )
     progress_options(parser)
-    where = parser.add_argument_group("where the runs go (default: one after the other, in-process)")
-    where.add_argument("--processes", type=int, metavar="N", help="N spawned worker processes on this machine")
+    where = parser.add_argument_group(
+        "where the runs go (default: one after the other, in-process)"
+    )
+    where.add_argument(
+        "--processes", type=int, metavar="N", help="N spawned worker processes on this machine"
+    )
     where.add_argument(
         "--dask",
         metavar="ADDRESS",
         help="'local' (a LocalCluster of --workers workers) or the "
         "address of a running Dask scheduler (tcp://host:8786)",
     )
-    where.add_argument("--workers", type=int, default=2, metavar="N", help="workers of --dask local (default 2)")
+    where.add_argument(
+        "--workers", type=int, default=2, metavar="N", help="workers of --dask local (default 2)"
+    )
     parser.set_defaults(func=run)
     return parser
 
@@ -129,7 +139,9 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     with _scheduler(args) as scheduler:
-        frames = _simulate(args, plan, (train, test), seeds, columns, scheduler=scheduler, progress=progress)
+        frames = _simulate(
+            args, plan, (train, test), seeds, columns, scheduler=scheduler, progress=progress
+        )
     print(f"rows written to {os.path.abspath(args.out)}")
     everything = pd.concat(frames, ignore_index=True)
     _print_frontiers(everything, plan, seeds)
@@ -148,10 +160,16 @@ def _check_where(args: argparse.Namespace) -> None:
             check_address(args.dask, "--dask")
 
 
-def _read(config: str) -> tuple[dict[str, Any], Any, Any, list[int], dict[str, list[dict[str, Any]]]]:
+def _read(
+    config: str,
+) -> tuple[dict[str, Any], Any, Any, list[int], dict[str, list[dict[str, Any]]]]:
     """The file's plan, the (train, test) data, the seeds and each algorithm's configurations, checked against
     the data; a refusal names the file."""
-    from ..simulate.sweep import check_configurations, configurations, seed_list  # lazy: start-up time
+    from ..simulate.sweep import (
+        check_configurations,
+        configurations,
+        seed_list,
+    )  # lazy: start-up time
     from ..sweep.grid import read_toml  # lazy: start-up time
 
     spec = read_toml(config)
@@ -159,7 +177,10 @@ def _read(config: str) -> tuple[dict[str, Any], Any, Any, list[int], dict[str, l
         plan = _plan(spec)
         train, test = _load(plan["data"])
         seeds = seed_list(plan["seeds"])
-        algorithms = {name: configurations(table["grid"], table["fixed"]) for name, table in plan["algorithms"].items()}
+        algorithms = {
+            name: configurations(table["grid"], table["fixed"])
+            for name, table in plan["algorithms"].items()
+        }
         for name, configs in algorithms.items():
             check_configurations(name, configs, train)
     except (ValueError, TypeError) as exc:
@@ -199,7 +220,9 @@ def _scheduler(args: argparse.Namespace) -> Iterator[str | None]:
         return
     from dask.distributed import LocalCluster  # lazy: the dask extra, checked by _check_where
 
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None)
+    cluster = LocalCluster(
+        n_workers=args.workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+    )
     try:
         yield cluster.scheduler_address
     finally:
@@ -248,11 +271,19 @@ def _print_frontiers(everything: Any, plan: Mapping[str, Any], seeds: list[int])
 
     metric = plan["metric"]
     for name, table in plan["algorithms"].items():
-        part = everything[everything["algorithm"] == name].drop(columns=["algorithm"]).dropna(axis=1, how="all")
-        front = frontier(
-            part, metric=metric, parameters=[p for p in [*table["grid"], *table["fixed"]] if p in part.columns]
+        part = (
+            everything[everything["algorithm"] == name]
+            .drop(columns=["algorithm"])
+            .dropna(axis=1, how="all")
         )
-        print(f"\n{name}: frontier of {metric} (mean over {len(seeds)} seeds) at delta = {plan['delta']:g}")
+        front = frontier(
+            part,
+            metric=metric,
+            parameters=[p for p in [*table["grid"], *table["fixed"]] if p in part.columns],
+        )
+        print(
+            f"\n{name}: frontier of {metric} (mean over {len(seeds)} seeds) at delta = {plan['delta']:g}"
+        )
         print(_frontier_table(front, metric, list(table["grid"])))
 
 
@@ -267,7 +298,9 @@ def _corollary_1(everything: Any, plan: Mapping[str, Any], train: Any, test: Any
     table = corollary_1_table(part.dropna(axis=1, how="all"), test, n=train.n_clients)
     if not len(table):
         return None
-    print("\ntrusted_aggregator: paper 000 Corollary 1 (excess test loss; the test rows standing in for P_X)")
+    print(
+        "\ntrusted_aggregator: paper 000 Corollary 1 (excess test loss; the test rows standing in for P_X)"
+    )
     print(_bound_table(table))
     return table.rename(columns={"bound_loss": "value"})[["epsilon", "value"]]
 
@@ -370,20 +403,28 @@ def _data(data: Any) -> dict[str, Any]:
 def _algorithms(tables: Any) -> dict[str, dict[str, dict[str, Any]]]:
     """[algorithms.NAME] tables, at least one: each its grid (lists of values) and fixed values."""
     if not isinstance(tables, dict) or not tables:
-        raise ValueError("give at least one [algorithms.NAME] table with grid = {...} and fixed = {...}")
+        raise ValueError(
+            "give at least one [algorithms.NAME] table with grid = {...} and fixed = {...}"
+        )
     return {name: _algorithm(name, table) for name, table in tables.items()}
 
 
 def _algorithm(name: str, table: Any) -> dict[str, dict[str, Any]]:
     """One [algorithms.NAME] table: grid = {name = [values]} (at least one) and fixed = {name = value}."""
     if not isinstance(table, dict) or set(table) - {"grid", "fixed"}:
-        raise ValueError(f"[algorithms.{name}] takes grid = {{name = [values]}} and fixed = {{name = value}}")
+        raise ValueError(
+            f"[algorithms.{name}] takes grid = {{name = [values]}} and fixed = {{name = value}}"
+        )
     grid = dict(table.get("grid", {}))
     for key, values in grid.items():
         if not isinstance(values, list):
-            raise ValueError(f"[algorithms.{name}] grid.{key} must be a list of values, got {values!r}")
+            raise ValueError(
+                f"[algorithms.{name}] grid.{key} must be a list of values, got {values!r}"
+            )
     if not grid:
-        raise ValueError(f"[algorithms.{name}] needs a grid: at least one parameter with a list of values")
+        raise ValueError(
+            f"[algorithms.{name}] needs a grid: at least one parameter with a list of values"
+        )
     return {
         "grid": {k: [_value(k, v) for v in vs] for k, vs in grid.items()},
         "fixed": {k: _value(k, v) for k, v in dict(table.get("fixed", {})).items()},
@@ -404,7 +445,9 @@ def _delta(delta: Any) -> float:
 
 def _every(every: Any) -> int | None:
     if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
-        raise ValueError(f"every must be an integer >= 1 (rounds between metric points), got {every!r}")
+        raise ValueError(
+            f"every must be an integer >= 1 (rounds between metric points), got {every!r}"
+        )
     return every
 
 
@@ -437,7 +480,9 @@ def _show(value: Any) -> str:
 
 
 def _columns(headers: Sequence[str], body: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(headers)
+    ]
     lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
     lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body]
     return "\n".join(lines)

@@ -9,7 +9,15 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from .common import GIVEN, UsageError, accountant_names, accountant_options, output_options, parameters, positive_int
+from .common import (
+    GIVEN,
+    UsageError,
+    accountant_names,
+    accountant_options,
+    output_options,
+    parameters,
+    positive_int,
+)
 from .execute import execute
 from .picture import check_picture, picture_choices, picture_options
 from .report import STDOUT, check_format, format_options, report, report_files
@@ -62,21 +70,35 @@ def register(subparsers: Any) -> None:
         "vector flags): a word that is no file's path and reads as accountant names is the accountant",
     )
     sweep.add_argument(
-        "--example", action="store_true", help="run the built-in example end to end (sweep + calibration + plots)"
+        "--example",
+        action="store_true",
+        help="run the built-in example end to end (sweep + calibration + plots)",
     )
     sweep.add_argument(
-        "--out-dir", default="hockeystick-out", metavar="DIR", help="where --example writes (default ./hockeystick-out)"
+        "--out-dir",
+        default="hockeystick-out",
+        metavar="DIR",
+        help="where --example writes (default ./hockeystick-out)",
     )
     sweep.add_argument(
-        "-q", "--quantity", metavar="OUTPUT", help="delta (default), epsilon, or a parameter to calibrate such as sigma"
+        "-q",
+        "--quantity",
+        metavar="OUTPUT",
+        help="delta (default), epsilon, or a parameter to calibrate such as sigma",
     )
     accountant_options(sweep, "sweep", positional=False)
     output_options(sweep, required_out=True)
     format_options(sweep)
     picture_options(sweep)
     dask = sweep.add_argument_group("Dask (default: in-process)")
-    dask.add_argument("--workers", type=positive_int, metavar="N", help="run on a LocalCluster with N workers")
-    dask.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (shared filesystem)")
+    dask.add_argument(
+        "--workers", type=positive_int, metavar="N", help="run on a LocalCluster with N workers"
+    )
+    dask.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on the Dask cluster at ADDRESS (shared filesystem)",
+    )
     sweep.set_defaults(func=run)
 
 
@@ -98,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
     _accountant_word(args)
     if args.example:
         if picture_choices(args):
-            raise UsageError("--example draws its own pictures: the picture flags go with --plot PNG on a sweep")
+            raise UsageError(
+                "--example draws its own pictures: the picture flags go with --plot PNG on a sweep"
+            )
         return _example(args)
     grid, chunk_size = _grid(args)
     if args.chunk_size is None:
@@ -150,7 +174,9 @@ def _with_flags(spec: dict[str, Any], args: argparse.Namespace) -> None:
         spec["bound"] = args.bound
     if args.quantity or "output" not in spec:
         names = spec.get("accountants", spec.get("accountant", ()))
-        spec["output"] = args.quantity or default_output([names] if isinstance(names, str) else list(names))
+        spec["output"] = args.quantity or default_output(
+            [names] if isinstance(names, str) else list(names)
+        )
         how = f"-q {args.quantity}" if args.quantity else f"the default, -q {spec['output']}"
     else:
         how = f"output = {spec['output']!r} in the sweep file"
@@ -163,7 +189,9 @@ def _with_flags(spec: dict[str, Any], args: argparse.Namespace) -> None:
 _OTHER_TARGET = {"delta": "epsilon", "epsilon": "delta"}
 
 
-def _check_target_given(args: argparse.Namespace, output: Any, params: dict[str, Any], how: str) -> None:
+def _check_target_given(
+    args: argparse.Namespace, output: Any, params: dict[str, Any], how: str
+) -> None:
     """A sweep computing delta (the default) or epsilon is not given a value of it: the refusal names the fix,
     ``-q`` with the other target (``--delta 1e-5`` asks for epsilon at that delta: ``-q epsilon``), or a
     parameter to calibrate where both targets are given; ``how`` says what set the output."""
@@ -204,7 +232,9 @@ def _example(args: argparse.Namespace) -> int:
     print(f"result written to {os.path.abspath(str(report.sweep.path))}")
     print_plot(report.sweep_plot)
     grid = report.calibration.grid
-    print(f"\nsigma needed for (epsilon, delta) = ({grid.fixed['epsilon']:g}, {grid.fixed['delta']:g}):")
+    print(
+        f"\nsigma needed for (epsilon, delta) = ({grid.fixed['epsilon']:g}, {grid.fixed['delta']:g}):"
+    )
     print_points(report.calibration, max_rows=100)
     print(f"calibration written to {os.path.abspath(str(report.calibration.path))}")
     print_plot(report.calibration_plot)

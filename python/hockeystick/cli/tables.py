@@ -14,7 +14,10 @@ __all__ = ["table", "cell", "describe", "rate", "print_summary", "print_points",
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     cells = [[cell(v) for v in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)), "  ".join("-" * w for w in widths)]
+    lines = [
+        "  ".join(h.ljust(w) for h, w in zip(headers, widths)),
+        "  ".join("-" * w for w in widths),
+    ]
     lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
     return "\n".join(lines)
 
@@ -22,7 +25,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 def cell(value: Any) -> str:
     if isinstance(value, str):
         return value
-    if isinstance(value, (int,)) or (isinstance(value, float) and value.is_integer() and abs(value) < 1e15):
+    if isinstance(value, (int,)) or (
+        isinstance(value, float) and value.is_integer() and abs(value) < 1e15
+    ):
         return f"{int(value)}"
     return f"{value:.6g}"
 
@@ -65,7 +70,9 @@ def print_summary(result: Any) -> None:
         total = max(int(summary.best_counts.sum()), 1)
         print(
             "best bound from: "
-            + ", ".join(f"{a} {100 * c / total:.1f}%" for a, c in zip(grid.accountants, summary.best_counts))
+            + ", ".join(
+                f"{a} {100 * c / total:.1f}%" for a, c in zip(grid.accountants, summary.best_counts)
+            )
         )
 
 

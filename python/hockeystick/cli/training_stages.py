@@ -19,7 +19,10 @@ from typing import Any
 __all__ = ["TRAINING_MECHANISMS", "in_mechanism_words"]
 
 # a stage's training mechanism -> its population and batch words (hockeystick.training.DPSGD's, DPFedAvg's)
-TRAINING_MECHANISMS = {"dp_sgd": ("dataset_size", "batch_size"), "dp_fedavg": ("total_clients", "clients_per_round")}
+TRAINING_MECHANISMS = {
+    "dp_sgd": ("dataset_size", "batch_size"),
+    "dp_fedavg": ("total_clients", "clients_per_round"),
+}
 
 # the Gaussian stages whose sigma is the noise multiplier at sensitivity 1
 _GAUSSIAN = (
@@ -86,7 +89,9 @@ def _training_stage(number: int, name: str, stage: Mapping[str, Any]) -> dict[st
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{where}: {exc}") from None
     if any(value.size != 1 for value in (run.steps, run.noise_multiplier)):
-        raise ValueError(f"{where}: a stage is one run: give one value of each parameter, not a list")
+        raise ValueError(
+            f"{where}: a stage is one run: give one value of each parameter, not a list"
+        )
     step: dict[str, Any] = {
         "mechanism": _STEP_MECHANISM[run.sampling],
         "sigma": float(run.noise_multiplier.ravel()[0]),
@@ -95,10 +100,15 @@ def _training_stage(number: int, name: str, stage: Mapping[str, Any]) -> dict[st
     population, batch = TRAINING_MECHANISMS[name]
     if run.sampling == "fixed_size":
         return {**step, "batch_size": int(words[batch]), "n": int(words[population])}
-    rate = next((words[key] for key in ("sample_rate", *training.SAMPLE_RATE_SYNONYMS) if key in words), None)
+    rate = next(
+        (words[key] for key in ("sample_rate", *training.SAMPLE_RATE_SYNONYMS) if key in words),
+        None,
+    )
     return {
         **step,
-        "sampling_rate": float(rate) if rate is not None else float(words[batch]) / float(words[population]),
+        "sampling_rate": float(rate)
+        if rate is not None
+        else float(words[batch]) / float(words[population]),
     }
 
 
@@ -109,9 +119,13 @@ def _check_words(where: str, name: str, words: Mapping[str, Any]) -> None:
 
     grid = [key for key in _GRID_WORDS if key in words]
     if grid:
-        raise ValueError(f"{where}: {grid[0]} is the compose file's, for every stage: set it at the file's top")
+        raise ValueError(
+            f"{where}: {grid[0]} is the compose file's, for every stage: set it at the file's top"
+        )
     if name == "dp_sgd" and "rounds" in words:
-        raise ValueError(f"{where}: a DP-SGD run is counted in steps or epochs: give steps (not rounds)")
+        raise ValueError(
+            f"{where}: a DP-SGD run is counted in steps or epochs: give steps (not rounds)"
+        )
     sampling = words.get("sampling", "poisson")
     if sampling not in _STEP_MECHANISM and sampling in SAMPLINGS:
         raise ValueError(

@@ -27,7 +27,11 @@ from .baseline import PNSGDRenyiBaseline
 from .pnsgd import PNSGDGaussian, PNSGDLaplace, PNSGDRandomStop
 from .random_stop import RandomStopTrustedAggregator, RandomStopTrustedAggregatorSchedule
 from .schedule import InverseTimeRateTrustedAggregator, TrustedAggregatorSchedule
-from .trusted_aggregator import NonconvexTrustedAggregator, StronglyConvexTrustedAggregator, TrustedAggregator
+from .trusted_aggregator import (
+    NonconvexTrustedAggregator,
+    StronglyConvexTrustedAggregator,
+    TrustedAggregator,
+)
 
 __all__ = [
     "InverseTimeRateTrustedAggregator",

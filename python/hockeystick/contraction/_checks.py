@@ -44,7 +44,9 @@ def at_most(small: np.ndarray, large: np.ndarray, message: str) -> None:
 
 
 def smoothness_rate(
-    learning_rate: np.ndarray, smoothness: npt.ArrayLike | None, strong_convexity: npt.ArrayLike | np.ndarray = 0.0
+    learning_rate: np.ndarray,
+    smoothness: npt.ArrayLike | None,
+    strong_convexity: npt.ArrayLike | np.ndarray = 0.0,
 ) -> None:
     """eta <= 2 / (beta + lambda): the gradient step is then non-expansive (lambda = 0)
     or an M-contraction (lambda > 0), the fact both papers' diameters rest on."""
@@ -53,7 +55,9 @@ def smoothness_rate(
     beta = positive(smoothness, "smoothness")
     lam = nonnegative(strong_convexity, "strong_convexity")
     at_most(
-        lam, beta, "strong_convexity must be <= smoothness (a beta-smooth function is at most beta-strongly convex)"
+        lam,
+        beta,
+        "strong_convexity must be <= smoothness (a beta-smooth function is at most beta-strongly convex)",
     )
     at_most(
         learning_rate,
@@ -69,7 +73,9 @@ def contraction_modulus(
     beta = positive(smoothness, "smoothness")
     lam = nonnegative(strong_convexity, "strong_convexity")
     smoothness_rate(learning_rate, beta, lam)
-    return cast(np.ndarray, np.sqrt(np.maximum(0.0, 1.0 - 2.0 * learning_rate * beta * lam / (beta + lam))))
+    return cast(
+        np.ndarray, np.sqrt(np.maximum(0.0, 1.0 - 2.0 * learning_rate * beta * lam / (beta + lam)))
+    )
 
 
 def finite_radii(**radii: tuple[np.ndarray, str]) -> None:

@@ -26,7 +26,11 @@ def _size(shape: tuple[int, ...]) -> int:
 
 
 def _factor_table(
-    epsilon: np.ndarray, r_first: np.ndarray, r_product: np.ndarray, threads: int, full: tuple[int, ...]
+    epsilon: np.ndarray,
+    r_first: np.ndarray,
+    r_product: np.ndarray,
+    threads: int,
+    full: tuple[int, ...],
 ) -> list[np.ndarray] | None:
     """The factors on the (epsilon, r_first, r_product) grid, shaped to broadcast with
     ``full``; None when that grid is not at least 4x smaller than the full one."""
@@ -34,7 +38,9 @@ def _factor_table(
     if _size(small) * 4 > _size(full):
         return None
     lead = (1,) * (len(full) - len(small))
-    e, a, b = (np.ascontiguousarray(np.broadcast_to(x, small)) for x in (epsilon, r_first, r_product))
+    e, a, b = (
+        np.ascontiguousarray(np.broadcast_to(x, small)) for x in (epsilon, r_first, r_product)
+    )
     table = _core.contraction.gaussian_factor_pairs(e, a, b, threads=threads)
     return [t.reshape(lead + small) for t in table]
 
@@ -49,16 +55,26 @@ def geometric_delta(
 ) -> FloatOrArray:
     """w theta_eps(r1) sum_{k<T} theta_eps(r2)^k, broadcast."""
     nthreads = check_threads(threads)
-    full = np.broadcast_shapes(epsilon.shape, weight.shape, terms.shape, r_first.shape, r_product.shape)
+    full = np.broadcast_shapes(
+        epsilon.shape, weight.shape, terms.shape, r_first.shape, r_product.shape
+    )
     table = _factor_table(epsilon, r_first, r_product, nthreads, full)
     if table is not None:
         w, t, a1, a2, b1, b2 = np.broadcast_arrays(weight, terms, *table)
         out = _core.contraction.geometric_bound_from_factors(
-            w, t, first_value=a1, first_log=a2, product_complement=b1, product_log=b2, threads=nthreads
+            w,
+            t,
+            first_value=a1,
+            first_log=a2,
+            product_complement=b1,
+            product_log=b2,
+            threads=nthreads,
         )
     else:
         e, w, t, r1, r2 = np.broadcast_arrays(epsilon, weight, terms, r_first, r_product)
-        out = _core.contraction.geometric_bound_delta(e, weight=w, terms=t, r_first=r1, r_product=r2, threads=nthreads)
+        out = _core.contraction.geometric_bound_delta(
+            e, weight=w, terms=t, r_first=r1, r_product=r2, threads=nthreads
+        )
     return _finish(out, full == ())
 
 
@@ -97,10 +113,19 @@ def random_stop_delta(
     if table is not None:
         w, t, f, a1, a2, b1, b2 = np.broadcast_arrays(weight, terms, first_stop, *table)
         out = _core.contraction.random_stop_bound_from_factors(
-            w, t, first_stop=f, first_value=a1, first_log=a2, product_complement=b1, product_log=b2, threads=nthreads
+            w,
+            t,
+            first_stop=f,
+            first_value=a1,
+            first_log=a2,
+            product_complement=b1,
+            product_log=b2,
+            threads=nthreads,
         )
     else:
-        e, w, t, f, r1, r2 = np.broadcast_arrays(epsilon, weight, terms, first_stop, r_first, r_product)
+        e, w, t, f, r1, r2 = np.broadcast_arrays(
+            epsilon, weight, terms, first_stop, r_first, r_product
+        )
         out = _core.contraction.random_stop_bound_delta(
             e, weight=w, terms=t, first_stop=f, r_first=r1, r_product=r2, threads=nthreads
         )
@@ -119,7 +144,13 @@ def random_stop_epsilon(
     d, w, t, f, r1, r2 = np.broadcast_arrays(delta, weight, terms, first_stop, r_first, r_product)
     return _finish(
         _core.contraction.random_stop_bound_epsilon(
-            d, weight=w, terms=t, first_stop=f, r_first=r1, r_product=r2, threads=check_threads(threads)
+            d,
+            weight=w,
+            terms=t,
+            first_stop=f,
+            r_first=r1,
+            r_product=r2,
+            threads=check_threads(threads),
         ),
         d.shape == (),
     )
@@ -144,7 +175,12 @@ def power_delta(
 
 
 def power_epsilon(
-    noise: str, delta: np.ndarray, exponent: np.ndarray, g_first: np.ndarray, g_product: np.ndarray, threads: int | None
+    noise: str,
+    delta: np.ndarray,
+    exponent: np.ndarray,
+    g_first: np.ndarray,
+    g_product: np.ndarray,
+    threads: int | None,
 ) -> FloatOrArray:
     d, k, g1, g2 = np.broadcast_arrays(delta, exponent, g_first, g_product)
     return _finish(
@@ -156,7 +192,12 @@ def power_epsilon(
 
 
 def schedule_delta(
-    epsilon: np.ndarray, weight: float, first_stop: int, r_first: np.ndarray, r_product: np.ndarray, threads: int | None
+    epsilon: np.ndarray,
+    weight: float,
+    first_stop: int,
+    r_first: np.ndarray,
+    r_product: np.ndarray,
+    threads: int | None,
 ) -> FloatOrArray:
     """w sum_t theta(r1_t) prod_{j>t} theta(r2_j) (first_stop = 0) or its random-stop sum."""
     out = _core.contraction.schedule_bound_delta(
@@ -171,7 +212,12 @@ def schedule_delta(
 
 
 def schedule_epsilon(
-    delta: np.ndarray, weight: float, first_stop: int, r_first: np.ndarray, r_product: np.ndarray, threads: int | None
+    delta: np.ndarray,
+    weight: float,
+    first_stop: int,
+    r_first: np.ndarray,
+    r_product: np.ndarray,
+    threads: int | None,
 ) -> FloatOrArray:
     out = _core.contraction.schedule_bound_epsilon(
         np.ascontiguousarray(delta),

@@ -28,7 +28,9 @@ from .pnsgd import record_index
 _SAFE_SIDE = 1.0 + 2.0**-42
 
 
-@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
+@accountant_docs(
+    sides=UPPER_ONLY
+)  # completes delta / epsilon docstrings with the contract's sections
 class PNSGDRenyiBaseline:
     r"""Delta(epsilon) of the Renyi-DP baseline for Gaussian projected noisy SGD, i-th record (paper 002, Prop. 1).
 
@@ -122,12 +124,16 @@ class PNSGDRenyiBaseline:
         self.lipschitz = _checks.positive(lipschitz, "lipschitz")
         self.modulus = _checks.contraction_modulus(self.learning_rate, smoothness, strong_convexity)
         later = self.n - self.index
-        base = 2.0 * np.square(self.lipschitz / self.sigma)  # the ratio first: 5e-324^2 / 5e-324^2 was 0 / 0
+        base = 2.0 * np.square(
+            self.lipschitz / self.sigma
+        )  # the ratio first: 5e-324^2 / 5e-324^2 was 0 / 0
         with np.errstate(divide="ignore", invalid="ignore"):
             amplified = base * self.modulus ** (later + 1.0) / later
         self.kappa = np.where(later > 0, amplified, base)
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
+    def delta(
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> FloatOrArray:
         """Baseline's delta(eps) = exp(-(eps - kappa)^2 / (4 kappa)) for eps > kappa, else 1 (paper 002 eq. 15).
 
         Parameters
@@ -151,10 +157,16 @@ class PNSGDRenyiBaseline:
         with np.errstate(invalid="ignore"):
             gap = eps - self.kappa
             # rounded up by 2^-42 relative like every reported delta (see contraction/bounds.hpp)
-            out = np.where(gap > 0, np.minimum(1.0, np.exp(-np.square(gap) / (4.0 * self.kappa)) * _SAFE_SIDE), 1.0)
+            out = np.where(
+                gap > 0,
+                np.minimum(1.0, np.exp(-np.square(gap) / (4.0 * self.kappa)) * _SAFE_SIDE),
+                1.0,
+            )
         return float(out) if out.ndim == 0 else out
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
+    def epsilon(
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> FloatOrArray:
         """Baseline's epsilon(delta) = kappa + 2 sqrt(kappa log(1/delta)), in closed form.
 
         Parameters

@@ -36,7 +36,9 @@ def record_index(n: np.ndarray, index: npt.ArrayLike) -> np.ndarray:
     return i
 
 
-@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
+@accountant_docs(
+    sides=UPPER_ONLY
+)  # completes delta / epsilon docstrings with the contract's sections
 class _PNSGDPower:
     """F(g1) F(g2)^{n-i}: the shape of 002 Theorems 3 and 4."""
 
@@ -70,7 +72,9 @@ class _PNSGDPower:
             g2=(self._g_product, "modulus diameter / (learning_rate noise)"),
         )
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
+    def delta(
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> FloatOrArray:
         """Theorem's delta(eps) for the i-th record, F(g1) F(g2)^(n-i), rounded up by 2^-42 relative.
 
         F is theta_eps (Theorem 4) or the Laplace factor (Theorem 3); see the class docstring.  Upper side only:
@@ -93,10 +97,17 @@ class _PNSGDPower:
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.power_delta(
-            self._noise, _checks.epsilon_values(epsilon), self._exponent, self._g_first, self._g_product, threads
+            self._noise,
+            _checks.epsilon_values(epsilon),
+            self._exponent,
+            self._g_first,
+            self._g_product,
+            threads,
         )
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
+    def epsilon(
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> FloatOrArray:
         """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
 
         Parameters
@@ -116,7 +127,12 @@ class _PNSGDPower:
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.power_epsilon(
-            self._noise, _checks.delta_values(delta), self._exponent, self._g_first, self._g_product, threads
+            self._noise,
+            _checks.delta_values(delta),
+            self._exponent,
+            self._g_first,
+            self._g_product,
+            threads,
         )
 
 
@@ -209,7 +225,9 @@ class PNSGDGaussian(_PNSGDPower):
             strong_convexity=strong_convexity,
         )
         self.sigma = _checks.positive(sigma, "sigma")
-        self._setup(n, index, self.sigma, learning_rate, lipschitz, smoothness, diameter, strong_convexity)
+        self._setup(
+            n, index, self.sigma, learning_rate, lipschitz, smoothness, diameter, strong_convexity
+        )
 
 
 class PNSGDLaplace(_PNSGDPower):
@@ -301,10 +319,14 @@ class PNSGDLaplace(_PNSGDPower):
             strong_convexity=strong_convexity,
         )
         self.scale = _checks.positive(scale, "scale")
-        self._setup(n, index, self.scale, learning_rate, lipschitz, smoothness, diameter, strong_convexity)
+        self._setup(
+            n, index, self.scale, learning_rate, lipschitz, smoothness, diameter, strong_convexity
+        )
 
 
-@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
+@accountant_docs(
+    sides=UPPER_ONLY
+)  # completes delta / epsilon docstrings with the contract's sections
 class PNSGDRandomStop:
     r"""Delta(epsilon) of projected noisy SGD stopped at a uniformly random iteration (paper 002, Theorem 5).
 
@@ -403,10 +425,13 @@ class PNSGDRandomStop:
             self._r_first = 2.0 * self.lipschitz / self.sigma
             self._r_product = self.modulus * self.diameter / (self.learning_rate * self.sigma)
         _checks.finite_radii(
-            r1=(self._r_first, "2 lipschitz / sigma"), r2=(self._r_product, "modulus diameter / (learning_rate sigma)")
+            r1=(self._r_first, "2 lipschitz / sigma"),
+            r2=(self._r_product, "modulus diameter / (learning_rate sigma)"),
         )
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
+    def delta(
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> FloatOrArray:
         """Theorem's delta(eps) = (1/n) theta(2L/sigma) sum_{k=0}^{n-i} theta(M D/(eta sigma))^k, rounded up.
 
         With ``paper_form`` the sum runs to infinity (eq. 16).  Upper side only: the theorem gives no lower bound.
@@ -428,10 +453,17 @@ class PNSGDRandomStop:
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_delta(
-            _checks.epsilon_values(epsilon), self._weight, self._terms, self._r_first, self._r_product, threads
+            _checks.epsilon_values(epsilon),
+            self._weight,
+            self._terms,
+            self._r_first,
+            self._r_product,
+            threads,
         )
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
+    def epsilon(
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> FloatOrArray:
         """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
 
         Parameters
@@ -451,5 +483,10 @@ class PNSGDRandomStop:
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_epsilon(
-            _checks.delta_values(delta), self._weight, self._terms, self._r_first, self._r_product, threads
+            _checks.delta_values(delta),
+            self._weight,
+            self._terms,
+            self._r_first,
+            self._r_product,
+            threads,
         )

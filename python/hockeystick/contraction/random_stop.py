@@ -39,11 +39,15 @@ def first_stop(rounds: np.ndarray | float, suffix: float) -> np.ndarray:
 def _check_suffix(suffix: float) -> float:
     alpha = _checks.real(suffix, "suffix")
     if alpha.ndim != 0 or not 0.0 <= float(alpha) < 1.0:
-        raise ValueError(f"suffix (alpha) must be a scalar with 0 <= alpha < 1, got {describe(suffix)}")
+        raise ValueError(
+            f"suffix (alpha) must be a scalar with 0 <= alpha < 1, got {describe(suffix)}"
+        )
     return float(alpha)
 
 
-@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
+@accountant_docs(
+    sides=UPPER_ONLY
+)  # completes delta / epsilon docstrings with the contract's sections
 class RandomStopTrustedAggregator(TrustedAggregator):
     r"""Delta(epsilon) of paper 000's Corollary 3, Algorithm 1 stopped at a uniformly random round.
 
@@ -134,7 +138,9 @@ class RandomStopTrustedAggregator(TrustedAggregator):
         self._first_stop = first_stop(self.rounds, self.suffix)
         self._stop_weight = self._weight / (self.rounds - self._first_stop + 1.0)
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
+    def delta(
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> FloatOrArray:
         """Corollary's delta(eps) = (m/n)(1/N) theta(r1) sum_{tau=tau0..T} (1 - theta(r2)^tau)/(1 - theta(r2)).
 
         Paper 000, eq. 12 (with tau0 from ``suffix``); the value is rounded up by 2^-42 relative and
@@ -166,7 +172,9 @@ class RandomStopTrustedAggregator(TrustedAggregator):
             threads,
         )
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
+    def epsilon(
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> FloatOrArray:
         """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
 
         Parameters

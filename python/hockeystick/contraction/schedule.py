@@ -31,10 +31,14 @@ from . import _checks, _kernels
 from .trusted_aggregator import TrustedAggregator
 
 
-def _scalar(value: npt.ArrayLike, name: str, check: Callable[[npt.ArrayLike, str], np.ndarray]) -> float:
+def _scalar(
+    value: npt.ArrayLike, name: str, check: Callable[[npt.ArrayLike, str], np.ndarray]
+) -> float:
     arr = check(value, name)
     if arr.ndim != 0:
-        raise ValueError(f"{name} must be a scalar for a per-round schedule (only epsilon / delta broadcast)")
+        raise ValueError(
+            f"{name} must be a scalar for a per-round schedule (only epsilon / delta broadcast)"
+        )
     return float(arr)
 
 
@@ -45,7 +49,9 @@ def _per_round(value: npt.ArrayLike, name: str) -> np.ndarray:
     return arr
 
 
-@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
+@accountant_docs(
+    sides=UPPER_ONLY
+)  # completes delta / epsilon docstrings with the contract's sections
 class TrustedAggregatorSchedule:
     r"""Delta(epsilon) of paper 000's Theorem 2 with per-round learning rates eta_t and noise sigma_t.
 
@@ -128,14 +134,20 @@ class TrustedAggregatorSchedule:
         eta_t = _per_round(learning_rate, "learning_rate")
         lengths = {a.shape[0] for a in (sigma_t, eta_t) if a.ndim == 1}
         if len(lengths) > 1:
-            raise ValueError(f"sigma and learning_rate must have the same length (got {sorted(lengths)})")
+            raise ValueError(
+                f"sigma and learning_rate must have the same length (got {sorted(lengths)})"
+            )
         max_rounds = math.floor(self.n / self.batch_size)
         if lengths:
             count = lengths.pop()
             if rounds is not None and rounds != count:
                 raise ValueError(f"rounds ({rounds}) must equal the schedule length ({count})")
         else:
-            count = max_rounds if rounds is None else int(_scalar(rounds, "rounds", _checks.positive_integer))
+            count = (
+                max_rounds
+                if rounds is None
+                else int(_scalar(rounds, "rounds", _checks.positive_integer))
+            )
         if not 1 <= count <= max_rounds:
             raise ValueError(
                 f"the number of rounds ({count}) must be between 1 and floor(n / batch_size) = {max_rounds}"
@@ -148,7 +160,11 @@ class TrustedAggregatorSchedule:
         nonconvex = _checks.flag(nonconvex, "nonconvex")
         if not nonconvex:
             _checks.smoothness_rate(self.learning_rate, smoothness)
-        diameter = 2.0 * (self.radius + self.learning_rate * self.lipschitz) if nonconvex else 2.0 * self.radius
+        diameter = (
+            2.0 * (self.radius + self.learning_rate * self.lipschitz)
+            if nonconvex
+            else 2.0 * self.radius
+        )
         root_m = math.sqrt(self.batch_size)
         self._weight = self.batch_size / self.n
         with np.errstate(over="ignore"):
@@ -156,12 +172,17 @@ class TrustedAggregatorSchedule:
             self._r_product = diameter * root_m / (self.learning_rate * self.sigma)
         _checks.finite_radii(
             r1=(self._r_first, "2 lipschitz / (sqrt(batch_size) sigma)"),
-            r2=(self._r_product, "diameter sqrt(batch_size) / (learning_rate sigma), diameter from radius"),
+            r2=(
+                self._r_product,
+                "diameter sqrt(batch_size) / (learning_rate sigma), diameter from radius",
+            ),
         )
 
     _first_stop = 0  # 0: the last iterate (a random-stop subclass sets tau0 >= 1)
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
+    def delta(
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> FloatOrArray:
         """Theorem's delta(eps) = (m/n) sum_t theta(r1_t) prod_{j>t} theta(r2_j), O(T) per epsilon, rounded up.
 
         Parameters
@@ -183,10 +204,17 @@ class TrustedAggregatorSchedule:
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.schedule_delta(
-            _checks.epsilon_values(epsilon), self._weight, self._first_stop, self._r_first, self._r_product, threads
+            _checks.epsilon_values(epsilon),
+            self._weight,
+            self._first_stop,
+            self._r_first,
+            self._r_product,
+            threads,
         )
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
+    def epsilon(
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> FloatOrArray:
         """Smallest epsilon >= 0 whose reported delta(eps) is <= delta.
 
         Parameters
@@ -208,7 +236,12 @@ class TrustedAggregatorSchedule:
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.schedule_epsilon(
-            _checks.delta_values(delta), self._weight, self._first_stop, self._r_first, self._r_product, threads
+            _checks.delta_values(delta),
+            self._weight,
+            self._first_stop,
+            self._r_first,
+            self._r_product,
+            threads,
         )
 
 

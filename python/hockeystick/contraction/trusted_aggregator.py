@@ -43,7 +43,9 @@ from ..base.elementwise import FloatOrArray
 from . import _checks, _kernels
 
 
-@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
+@accountant_docs(
+    sides=UPPER_ONLY
+)  # completes delta / epsilon docstrings with the contract's sections
 class TrustedAggregator:
     r"""Delta(epsilon) of the last model of federated learning with a trusted aggregator (paper 000, Theorem 2).
 
@@ -165,7 +167,10 @@ class TrustedAggregator:
             self._r_product = self.diameter() * root_m / (self.learning_rate * self.sigma)
         _checks.finite_radii(
             r1=(self._r_first, "2 lipschitz / (sqrt(batch_size) sigma)"),
-            r2=(self._r_product, "diameter sqrt(batch_size) / (learning_rate sigma), diameter from radius"),
+            r2=(
+                self._r_product,
+                "diameter sqrt(batch_size) / (learning_rate sigma), diameter from radius",
+            ),
         )
 
     def _check_loss(self, smoothness: npt.ArrayLike | None) -> None:
@@ -181,7 +186,9 @@ class TrustedAggregator:
         """
         return 2.0 * self.radius
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
+    def delta(
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> FloatOrArray:
         """Theorem's delta(eps) = (m/n) theta_eps(r1) (1 - theta_eps(r2)^T) / (1 - theta_eps(r2)), rounded up.
 
         Paper 000, Theorem 2 (constant schedule), with this class's diameter D in r2; the formula's
@@ -204,10 +211,17 @@ class TrustedAggregator:
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_delta(
-            _checks.epsilon_values(epsilon), self._weight, self.rounds, self._r_first, self._r_product, threads
+            _checks.epsilon_values(epsilon),
+            self._weight,
+            self.rounds,
+            self._r_first,
+            self._r_product,
+            threads,
         )
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> FloatOrArray:
+    def epsilon(
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> FloatOrArray:
         """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
 
         Parameters
@@ -227,7 +241,12 @@ class TrustedAggregator:
         """
         _checks.upper_only(bound, type(self).__name__)
         return _kernels.geometric_epsilon(
-            _checks.delta_values(delta), self._weight, self.rounds, self._r_first, self._r_product, threads
+            _checks.delta_values(delta),
+            self._weight,
+            self.rounds,
+            self._r_first,
+            self._r_product,
+            threads,
         )
 
 
@@ -395,7 +414,9 @@ class StronglyConvexTrustedAggregator(TrustedAggregator):
         )
 
     def _check_loss(self, smoothness: npt.ArrayLike | None) -> None:
-        self.modulus = _checks.contraction_modulus(self.learning_rate, self.smoothness, self.strong_convexity)
+        self.modulus = _checks.contraction_modulus(
+            self.learning_rate, self.smoothness, self.strong_convexity
+        )
 
     def diameter(self) -> np.ndarray:
         """Diameter D = 2 rho M of the contracted ball.

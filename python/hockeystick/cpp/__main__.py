@@ -65,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     if asked:  # one path a line, in the order asked, for a build script to read
         print("\n".join(lines))
     else:  # a person asking what there is: every path, named by the flag that prints it alone
-        print("hockeystick's C++ package, as installed (each flag prints its path alone; --help says more):")
+        print(
+            "hockeystick's C++ package, as installed (each flag prints its path alone; --help says more):"
+        )
         print("\n".join(f"  {flag:<14} {line}" for flag, line in zip(_PRINTS, lines)))
     return 0
 

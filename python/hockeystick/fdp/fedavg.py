@@ -59,7 +59,9 @@ from .interpolation import (
 __all__ = ["NoisyFedAvg", "SCHEDULES", "schedule_round_factors"]
 
 SCHEDULES = ("constant", "cyclic", "stagewise", "continuous")
-CONTINUOUS_MAX_STEPS = 2**24  # schedule_round_factors sums the continuous schedule over its steps, in numpy
+CONTINUOUS_MAX_STEPS = (
+    2**24
+)  # schedule_round_factors sums the continuous schedule over its steps, in numpy
 
 
 def schedule_round_factors(
@@ -127,7 +129,9 @@ def schedule_round_factors(
     L = nonnegative(lipschitz, "lipschitz")
     # the continuous schedule's product is summed step by step (one pass over the K steps)
     K = positive_integer(
-        local_steps, "local_steps", maximum=CONTINUOUS_MAX_STEPS if schedule == "continuous" else MAX_EXACT_INTEGER
+        local_steps,
+        "local_steps",
+        maximum=CONTINUOUS_MAX_STEPS if schedule == "continuous" else MAX_EXACT_INTEGER,
     )
     t = nonnegative_integer(round_index, "round_index")
     if (t > MAX_EXACT_INTEGER).any():
@@ -138,7 +142,10 @@ def schedule_round_factors(
 
 
 def unit_rate_factors(
-    schedule: str, rate_times_lipschitz: np.ndarray, local_steps: np.ndarray, round_index: np.ndarray | int
+    schedule: str,
+    rate_times_lipschitz: np.ndarray,
+    local_steps: np.ndarray,
+    round_index: np.ndarray | int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(log rho_t, sum_k eta_{k,t} / a) of a FedAvg schedule with rate a at round t, from x = a L.
 
@@ -156,10 +163,15 @@ def unit_rate_factors(
         # its digits, and sum_k log1p(x/k) = sum_n (-1)^(n+1) x^n H_n / n, H_n = sum_k k^-n = zeta(n) - zeta(n, K + 1),
         # is used below x = 0.01 to eight terms (the rest below x^9 / 9 < 1e-18 of the first).
         harmonic = special.digamma(K + 1) + np.euler_gamma
-        with np.errstate(over="ignore", invalid="ignore"):  # each form is kept only where it is accurate
+        with np.errstate(
+            over="ignore", invalid="ignore"
+        ):  # each form is kept only where it is accurate
             series = x * harmonic
             for n in range(2, 9):
-                series = series + (-1) ** (n + 1) * x**n * (special.zeta(n, 1) - special.zeta(n, K + 1)) / n
+                series = (
+                    series
+                    + (-1) ** (n + 1) * x**n * (special.zeta(n, 1) - special.zeta(n, K + 1)) / n
+                )
             gamma_form = np.maximum(-np.log(K) - special.betaln(1.0 + x, K), 0.0)
         return np.where(x < 0.01, series, gamma_form) + 0 * t, harmonic + 0 * t
     if schedule == "stagewise":
@@ -279,7 +291,13 @@ class NoisyFedAvg(LastIterateAccountant):
             rounds=positive_integer(rounds, "rounds", maximum=MAX_EXACT_INTEGER),
         )
         self.parameters = p
-        m, a, L, K, T = p["clients"], p["learning_rate"], p["lipschitz"], p["local_steps"], p["rounds"]
+        m, a, L, K, T = (
+            p["clients"],
+            p["learning_rate"],
+            p["lipschitz"],
+            p["local_steps"],
+            p["rounds"],
+        )
         # gamma_t = (2V/m) a s_t, s_t the step sum at a = 1, so H = ((2V/m) a)^2 H_s with H_s the bound
         # of the s_t, and mu = sqrt(m H) / sigma = 2 V a / (sqrt(m) sigma) sqrt(H_s): sqrt(H_s) is kept.
         self._coefficient = mu_coefficient((2.0, p["clip"], a), (np.sqrt(m), p["sigma"]))
@@ -291,7 +309,9 @@ class NoisyFedAvg(LastIterateAccountant):
             root_h0, self._root_paper_h_limit = constant_rate_root_h0(log_rho, steps, T)
             root_comp = steps * np.sqrt(T)
             # Constant rho >= 1: the cumulative-sum diagram is convex, so lambda == 1 is optimal.
-            self._root_h = InterpolationBound(root_h0, root_comp, root_comp, (T == 1) | (log_rho == 0))
+            self._root_h = InterpolationBound(
+                root_h0, root_comp, root_comp, (T == 1) | (log_rho == 0)
+            )
             self._root_paper_h = root_h0
             return
         # Round 0 has the largest factor, rho_0 <= (1 + aL)^K; it must stay a finite double.
@@ -308,20 +328,31 @@ class NoisyFedAvg(LastIterateAccountant):
         unit_rate = np.ones(x.size)
         fx, fk, ft = (np.ascontiguousarray(v.ravel()) for v in (x, K, T))
         raw = _core.fdp.fedavg_interpolation(
-            code, learning_rate=unit_rate, lipschitz=fx, local_steps=fk, rounds=ft, threads=check_threads(threads)
+            code,
+            learning_rate=unit_rate,
+            lipschitz=fx,
+            local_steps=fk,
+            rounds=ft,
+            threads=check_threads(threads),
         )
         h0, h_opt, h_comp, attained = (np.asarray(r).reshape(m.shape) for r in raw)
         if not (np.isfinite(h0).all() and np.isfinite(h_opt).all()):
-            raise RuntimeError("hockeystick internal error: non-finite interpolation bound; please report it")
+            raise RuntimeError(
+                "hockeystick internal error: non-finite interpolation bound; please report it"
+            )
         if schedule == "stagewise":
             # s_t = K / (t + 1): sum_t s_t^2 = K^2 (zeta(2) - psi'(T + 1)), and eq. 19's K^2 (2 - 1/T).
             root_comp_closed = K * np.sqrt(np.pi**2 / 6 - special.polygamma(1, T + 1))
-            self._root_h = InterpolationBound(np.sqrt(h0), np.sqrt(h_opt), root_comp_closed, attained.astype(bool))
+            self._root_h = InterpolationBound(
+                np.sqrt(h0), np.sqrt(h_opt), root_comp_closed, attained.astype(bool)
+            )
             self._root_paper_h = K * np.sqrt(2.0 - 1.0 / T)
             self._root_paper_h_limit = K * np.sqrt(2.0)
             return
         harmonic = special.digamma(K + 1) + np.euler_gamma
-        self._root_h = InterpolationBound(np.sqrt(h0), np.sqrt(h_opt), np.sqrt(h_comp), attained.astype(bool))
+        self._root_h = InterpolationBound(
+            np.sqrt(h0), np.sqrt(h_opt), np.sqrt(h_comp), attained.astype(bool)
+        )
         self._root_paper_h = np.sqrt(harmonic**2 + np.pi**2 / 6 - special.polygamma(1, T))
         self._root_paper_h_limit = np.sqrt(harmonic**2 + np.pi**2 / 6)
 

@@ -145,7 +145,9 @@ class NoisyFedProx(LastIterateAccountant):
             named["local_steps"] = positive_integer(local_steps, "local_steps")
         p = broadcast(**named)
         self.parameters = p
-        m, V, L, alpha, a, T = (p[k] for k in ("clients", "clip", "lipschitz", "proximal", "learning_rate", "rounds"))
+        m, V, L, alpha, a, T = (
+            p[k] for k in ("clients", "clip", "lipschitz", "proximal", "learning_rate", "rounds")
+        )
         if (alpha <= L).any():
             bad = np.argwhere(alpha <= L)[0]
             raise ValueError(

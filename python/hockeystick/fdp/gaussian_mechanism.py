@@ -94,7 +94,9 @@ class GaussianMechanism(GaussianDP):
     0.126937
     """
 
-    def __init__(self, *, sigma: ArrayLike, sensitivity: ArrayLike = 1.0, rounds: ArrayLike = 1) -> None:
+    def __init__(
+        self, *, sigma: ArrayLike, sensitivity: ArrayLike = 1.0, rounds: ArrayLike = 1
+    ) -> None:
         p = broadcast(
             sigma=positive(sigma, "sigma"),
             sensitivity=positive(sensitivity, "sensitivity"),
@@ -108,7 +110,9 @@ class GaussianMechanism(GaussianDP):
         self.mu_lower = scalar_or_array(np.asarray(radius_down(below)))
         self._lower = GaussianDP(self.mu_lower)
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
+    def delta(
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> Any:
         """Privacy profile delta(eps) = theta(mu, eps) (paper 004 eq. 8), each side rounded outward.
 
         The upper side is theta at ``mu`` (rounded up), the lower side theta at ``mu_lower`` (rounded
@@ -137,7 +141,9 @@ class GaussianMechanism(GaussianDP):
             return tuple(scalar_or_array(np.where(at_inf, 0.0, side)) for side in sides)
         return scalar_or_array(np.where(at_inf, 0.0, sides))
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
+    def epsilon(
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> Any:
         """Smallest eps >= 0 with theta(mu, eps) <= delta, each side rounded outward.
 
         The upper side is computed at ``mu`` (rounded up), the lower side at ``mu_lower`` (rounded

@@ -74,7 +74,9 @@ def compose_gdp(*mu: npt.ArrayLike) -> float | np.ndarray:
     if not mu:
         raise ValueError("give at least one mu")
     arrays = [nonnegative(m, f"mu[{i}]", finite=False) for i, m in enumerate(mu)]
-    total = np.sqrt(sum(np.square(a) for a in broadcast(**{f"mu{i}": a for i, a in enumerate(arrays)}).values()))
+    total = np.sqrt(
+        sum(np.square(a) for a in broadcast(**{f"mu{i}": a for i, a in enumerate(arrays)}).values())
+    )
     return scalar_or_array(np.asarray(total))
 
 
@@ -166,7 +168,9 @@ class GaussianDP:
     def __init__(self, mu: npt.ArrayLike) -> None:
         self.mu = scalar_or_array(nonnegative(mu, "mu", finite=False))
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
+    def delta(
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> Any:
         """Privacy profile delta(eps) = theta(mu, eps) (paper 004 Lemma 7, eq. 8), rounded outward.
 
         The upper side is theta rounded up, the lower side theta rounded down.
@@ -189,7 +193,9 @@ class GaussianDP:
             lambda: _ct.theta_upper(self.mu, eps, threads=threads),
         )
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None) -> Any:
+    def epsilon(
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
+    ) -> Any:
         """Smallest eps >= 0 with theta(mu, eps) <= delta, rounded outward on each side.
 
         The upper side is an epsilon certainly at or above the exact one, the lower side one at or below it.
@@ -258,7 +264,9 @@ class GaussianDP:
         return GaussianDP(compose_gdp(self.mu, other.mu))
 
     @staticmethod
-    def mu_for(epsilon: npt.ArrayLike, delta: npt.ArrayLike, *, threads: int | None = None) -> float | np.ndarray:
+    def mu_for(
+        epsilon: npt.ArrayLike, delta: npt.ArrayLike, *, threads: int | None = None
+    ) -> float | np.ndarray:
         """Largest mu whose GDP guarantee is (eps, delta)-DP, the root of theta(mu, eps) = delta, rounded down.
 
         Parameters
@@ -280,7 +288,9 @@ class GaussianDP:
         ValueError
             ``epsilon`` negative, infinite or NaN; ``delta`` outside (0, 1).
         """
-        return _ct.theta_radius_lower(nonnegative(epsilon, "epsilon"), delta_values(delta), threads=threads)
+        return _ct.theta_radius_lower(
+            nonnegative(epsilon, "epsilon"), delta_values(delta), threads=threads
+        )
 
     def __repr__(self) -> str:
         return f"GaussianDP(mu={self.mu!r})"

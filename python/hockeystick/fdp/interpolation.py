@@ -108,7 +108,9 @@ def _bound_from_core(result: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> 
     return InterpolationBound(h0, h_opt, h_comp, attained.astype(bool))
 
 
-def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *, threads: int | None = None) -> InterpolationBound:
+def interpolation_bound(
+    rho: npt.ArrayLike, gamma: npt.ArrayLike, *, threads: int | None = None
+) -> InterpolationBound:
     r"""Shifted-interpolation H of the released last iterate for per-round factors rho_t, gamma_t.
 
     Each round satisfies :math:`\|\phi(w) - \phi'(\tilde w)\| \le \rho_t \|w - \tilde w\| + \gamma_t`
@@ -164,17 +166,22 @@ def interpolation_bound(rho: npt.ArrayLike, gamma: npt.ArrayLike, *, threads: in
     rho_arr = positive(rho, "rho")
     gamma_arr = nonnegative(gamma, "gamma")
     if rho_arr.ndim == 0 and gamma_arr.ndim == 0:
-        raise ValueError("rho and gamma need a rounds axis (the last axis): give arrays of length T")
+        raise ValueError(
+            "rho and gamma need a rounds axis (the last axis): give arrays of length T"
+        )
     try:
         rho_b, gamma_b = np.broadcast_arrays(np.atleast_1d(rho_arr), np.atleast_1d(gamma_arr))
     except ValueError:
-        raise ValueError(f"rho {rho_arr.shape} and gamma {gamma_arr.shape} do not broadcast together") from None
+        raise ValueError(
+            f"rho {rho_arr.shape} and gamma {gamma_arr.shape} do not broadcast together"
+        ) from None
     lead, rounds = rho_b.shape[:-1], rho_b.shape[-1]
     rho_rows = np.ascontiguousarray(rho_b.reshape(-1, rounds))
     gam = np.ascontiguousarray(gamma_b.reshape(-1, rounds))
     lengths = np.full(rho_rows.shape[0], float(rounds))
     return _bound_from_core(
-        _core.fdp.interpolation_from_rounds(rho_rows, gam, lengths, threads=check_threads(threads)), lead
+        _core.fdp.interpolation_from_rounds(rho_rows, gam, lengths, threads=check_threads(threads)),
+        lead,
     )
 
 
@@ -241,7 +248,9 @@ def rounds_from_learning_rates(
     return rho, gamma
 
 
-def constant_rate_h0(log_rho: npt.ArrayLike, gamma: npt.ArrayLike, rounds: npt.ArrayLike) -> np.ndarray:
+def constant_rate_h0(
+    log_rho: npt.ArrayLike, gamma: npt.ArrayLike, rounds: npt.ArrayLike
+) -> np.ndarray:
     r"""The paper's H0 (eq. 16) for constant per-round factors rho and gamma over T rounds.
 
     .. math::
@@ -338,14 +347,18 @@ def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.n
     g2 = np.square(nonnegative(gamma, "gamma", finite=False))
     tiny, _, tanh_one = _tanh_halves(ell, None)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        limit = np.where(tiny, 2.0 * g2 / np.abs(ell), g2 / tanh_one)  # -0.0 is 0: the limit is +inf, not -inf
+        limit = np.where(
+            tiny, 2.0 * g2 / np.abs(ell), g2 / tanh_one
+        )  # -0.0 is 0: the limit is +inf, not -inf
     return np.where(g2 == 0, 0.0, limit)
 
 
 _SERIES_LOG_RHO = 1e-150
 
 
-def _tanh_halves(ell: np.ndarray, rounds: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _tanh_halves(
+    ell: np.ndarray, rounds: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(flat, tanh(T l/2), tanh(l/2)) for validated l >= 0 and T, the two factors of eq. 16's H0 / gamma^2
     and of its limit.  Where ``flat`` (l < 1e-150) both tanh are taken at l = 1 and the caller uses the
     series instead: tanh(T l/2) / tanh(l/2) = T (1 + O(T^2 l^2)) and 1 / tanh(l/2) = 2 / l, exact in double
@@ -364,8 +377,12 @@ def constant_rate_root_h0(
     ``unit_gamma``, bit for bit, with tanh(l/2) computed once for both)."""
     flat, tanh_rounds, tanh_one = _tanh_halves(log_rho, rounds)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        limit = np.where(flat, 2.0 / np.abs(log_rho), 1.0 / tanh_one)  # -0.0 is 0: the limit is +inf
-    return unit_gamma * np.sqrt(np.where(flat, rounds, tanh_rounds / tanh_one)), unit_gamma * np.sqrt(limit)
+        limit = np.where(
+            flat, 2.0 / np.abs(log_rho), 1.0 / tanh_one
+        )  # -0.0 is 0: the limit is +inf
+    return unit_gamma * np.sqrt(
+        np.where(flat, rounds, tanh_rounds / tanh_one)
+    ), unit_gamma * np.sqrt(limit)
 
 
 def mu_coefficient(
@@ -392,7 +409,9 @@ def mu_coefficient(
     for factor, divide in zip(factors, divides):
         fraction, power = np.frexp(factor)
         mantissa = mantissa / fraction if divide else mantissa * fraction
-        exponent = exponent - power.astype(np.int64) if divide else exponent + power.astype(np.int64)
+        exponent = (
+            exponent - power.astype(np.int64) if divide else exponent + power.astype(np.int64)
+        )
     return mantissa, exponent
 
 
@@ -406,7 +425,9 @@ def mu_from_root_h(coefficient: tuple[np.ndarray, np.ndarray], root_h: np.ndarra
     return np.where(mantissa == 0.0, 0.0, scaled)
 
 
-@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
+@accountant_docs(
+    sides=UPPER_ONLY
+)  # completes delta / epsilon docstrings with the contract's sections
 class LastIterateAccountant:
     """A released-last-iterate mu-GDP accountant holding the shifted-interpolation mu values.
 
@@ -454,11 +475,15 @@ class LastIterateAccountant:
     def mu_for_interpolation(self, interpolation: Interpolation = "optimal") -> float | np.ndarray:
         """The mu that ``interpolation`` selects: "optimal" (``mu``), "h0" or "composition"."""
         choice(interpolation, "interpolation", INTERPOLATIONS)
-        return {"optimal": self.mu, "h0": self.mu_paper_h0, "composition": self.mu_composition}[interpolation]
+        return {"optimal": self.mu, "h0": self.mu_paper_h0, "composition": self.mu_composition}[
+            interpolation
+        ]
 
     def mu_for_bound(self, bound: str = "optimal") -> float | np.ndarray:
         """Deprecated name of ``mu_for_interpolation`` (``bound`` now means the side of a bracket)."""
-        warnings.warn("mu_for_bound is deprecated; use mu_for_interpolation", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "mu_for_bound is deprecated; use mu_for_interpolation", DeprecationWarning, stacklevel=2
+        )
         return self.mu_for_interpolation(bound)  # type: ignore[arg-type]
 
     def _mu(self, bound: str, interpolation: Interpolation) -> float | np.ndarray:
@@ -500,7 +525,9 @@ class LastIterateAccountant:
         ValueError
             An unknown ``interpolation``.
         """
-        return _ct.theta_upper(self._mu(bound, interpolation), epsilon_values(epsilon), threads=threads)
+        return _ct.theta_upper(
+            self._mu(bound, interpolation), epsilon_values(epsilon), threads=threads
+        )
 
     def epsilon(
         self,
@@ -526,4 +553,6 @@ class LastIterateAccountant:
         ValueError
             An unknown ``interpolation``.
         """
-        return _ct.theta_epsilon_upper(self._mu(bound, interpolation), delta_values(delta), threads=threads)
+        return _ct.theta_epsilon_upper(
+            self._mu(bound, interpolation), delta_values(delta), threads=threads
+        )

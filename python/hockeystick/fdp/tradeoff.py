@@ -83,10 +83,15 @@ def gaussian_tradeoff(mu: npt.ArrayLike, alpha: npt.ArrayLike) -> float | np.nda
     """
     mu_arr = nonnegative(mu, "mu", finite=False)
     alpha_arr = in_interval(alpha, "alpha", 0.0, 1.0, open_low=False, open_high=False)
-    return cast("float | np.ndarray", _gaussian.gaussian_tail(mu_arr - _gaussian.gaussian_tail_inverse(alpha_arr)))
+    return cast(
+        "float | np.ndarray",
+        _gaussian.gaussian_tail(mu_arr - _gaussian.gaussian_tail_inverse(alpha_arr)),
+    )
 
 
-@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
+@accountant_docs(
+    sides=UPPER_ONLY
+)  # completes delta / epsilon docstrings with the contract's sections
 class TradeOffFunction:
     r"""A trade-off function given as a callable alpha -> type II error, with its privacy profile.
 
@@ -140,7 +145,9 @@ class TradeOffFunction:
         values = np.asarray(self._curve(alpha), dtype=np.float64)
         tol = 1e-12
         if values.shape != alpha.shape or np.isnan(values).any():
-            raise ValueError("curve must map an array of alpha to an array of the same shape, without NaN")
+            raise ValueError(
+                "curve must map an array of alpha to an array of the same shape, without NaN"
+            )
         if (values < -tol).any() or (values > 1 - alpha + tol).any():
             raise ValueError("curve must satisfy 0 <= f(alpha) <= 1 - alpha")
         if (np.diff(values) > tol).any():
@@ -178,7 +185,9 @@ class TradeOffFunction:
         gains = 1.0 - np.asarray(self._curve(np.exp(grid)), dtype=np.float64) - gamma * np.exp(grid)
         i = int(np.argmax(gains))
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-        best = optimize.minimize_scalar(negative_gain, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13})
+        best = optimize.minimize_scalar(
+            negative_gain, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13}
+        )
         at_zero = 1.0 - float(self._curve(np.array([0.0]))[0])
         return max(0.0, at_zero, float(gains[i]), -float(best.fun))
 
@@ -222,7 +231,10 @@ class TradeOffFunction:
                 hi *= 2.0
                 if hi > 1e4:
                     return float("inf")
-            return cast(float, optimize.brentq(lambda e: self._delta_one(e) - d, 0.0, hi, xtol=1e-13, rtol=1e-13))
+            return cast(
+                float,
+                optimize.brentq(lambda e: self._delta_one(e) - d, 0.0, hi, xtol=1e-13, rtol=1e-13),
+            )
 
         return scalar_or_array(np.vectorize(one, otypes=[np.float64])(target))
 
@@ -278,13 +290,17 @@ class GaussianTradeOff(TradeOffFunction):
         Paper 004, Lemma 7 (eq. 8): exact, reported with the upper side rounded up and the lower down.
         """
         eps = epsilon_values(epsilon)
-        return certified_sides(bound, lambda: _ct.theta_lower(self.mu, eps), lambda: _ct.theta_upper(self.mu, eps))
+        return certified_sides(
+            bound, lambda: _ct.theta_lower(self.mu, eps), lambda: _ct.theta_upper(self.mu, eps)
+        )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
         """Epsilon solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded outward on each side."""
         dlt = delta_values(delta)
         return certified_sides(
-            bound, lambda: _ct.theta_epsilon_lower(self.mu, dlt), lambda: _ct.theta_epsilon_upper(self.mu, dlt)
+            bound,
+            lambda: _ct.theta_epsilon_lower(self.mu, dlt),
+            lambda: _ct.theta_epsilon_upper(self.mu, dlt),
         )
 
     def compose(self, other: GaussianTradeOff) -> GaussianTradeOff:

@@ -22,4 +22,11 @@ to and from dp_accounting's ``PrivacyLossDistribution``.
 from .pld_exchange import export_pld, from_dp_accounting, import_pld, to_dp_accounting
 from .pld_format import ExchangedPLD, ExchangedPMF
 
-__all__ = ["ExchangedPLD", "ExchangedPMF", "export_pld", "from_dp_accounting", "import_pld", "to_dp_accounting"]
+__all__ = [
+    "ExchangedPLD",
+    "ExchangedPMF",
+    "export_pld",
+    "from_dp_accounting",
+    "import_pld",
+    "to_dp_accounting",
+]

@@ -71,7 +71,9 @@ def _delta_floor(spec: tuple[object, ...]) -> float:
     return 0.0
 
 
-def pure_epsilon_bracket(plan: CompositionPlan, profile: Callable[[], PlanProfile]) -> tuple[float, float]:
+def pure_epsilon_bracket(
+    plan: CompositionPlan, profile: Callable[[], PlanProfile]
+) -> tuple[float, float]:
     """Certified (lower, upper) on epsilon(0) of ``plan``: the essential supremum of the composed privacy loss.
 
         The loss of a composition is the sum of its runs' independent losses, so its largest value is the sum of
@@ -107,7 +109,10 @@ def pure_epsilon_bracket(plan: CompositionPlan, profile: Callable[[], PlanProfil
     _check_no_delta_floor(plan)
     zcdp = zcdp_total(plan)
     if plan.gaussian_r2 > 0 or (zcdp is not None and zcdp.rho_lower > 0):
-        return math.inf, math.inf  # a Gaussian's loss is unbounded (and rho-zCDP allows one): epsilon(0) = +inf
+        return (
+            math.inf,
+            math.inf,
+        )  # a Gaussian's loss is unbounded (and rho-zCDP allows one): epsilon(0) = +inf
     closed = pure_epsilon_sum(plan.counts)
     return closed if closed is not None else _profile_epsilon_zero(profile())
 
@@ -131,7 +136,11 @@ def pure_epsilon_upper(plan: CompositionPlan) -> float:
 def _check_no_delta_floor(plan: CompositionPlan) -> None:
     """Refuse a plan whose delta(epsilon) is at least 1 - prod (1 - floor)^count > 0 at every epsilon."""
     survive = math.prod((1.0 - _delta_floor(m)) ** c for m, c in plan.counts.items())
-    floor = -math.expm1(sum(c * math.log1p(-_delta_floor(m)) for m, c in plan.counts.items())) if survive < 1 else 0.0
+    floor = (
+        -math.expm1(sum(c * math.log1p(-_delta_floor(m)) for m, c in plan.counts.items()))
+        if survive < 1
+        else 0.0
+    )
     if floor > 0.0:
         raise ValueError(
             f"target_delta = 0 has no finite epsilon here: the composition's delta(epsilon) is at least {floor:.6g} at "
@@ -225,7 +234,9 @@ class HockeystickAccountant(PrivacyAccountant):
         elif value_discretization_interval is not None:
             value_discretization_interval = float(
                 _validation.positive(
-                    _validation.single(value_discretization_interval, "value_discretization_interval"),
+                    _validation.single(
+                        value_discretization_interval, "value_discretization_interval"
+                    ),
                     "value_discretization_interval",
                 )
             )
@@ -262,7 +273,9 @@ class HockeystickAccountant(PrivacyAccountant):
         """
         check_count(count)
         with nesting_refused(event):
-            return cast("HockeystickAccountant", super().compose(event, count))  # dp_accounting's returns self
+            return cast(
+                "HockeystickAccountant", super().compose(event, count)
+            )  # dp_accounting's returns self
 
     def _maybe_compose(
         self, event: dp_event.DpEvent, count: int, do_compose: bool
@@ -271,11 +284,15 @@ class HockeystickAccountant(PrivacyAccountant):
             plan = plan_for(event, max(int(count), 1), self.neighboring_relation)
             merged = CompositionPlan.from_key(self._plan.key())
             merged.merge(plan)
-            check_zcdp_alone(merged, event)  # over several compose calls too (pld.accountants.zcdp_plan)
+            check_zcdp_alone(
+                merged, event
+            )  # over several compose calls too (pld.accountants.zcdp_plan)
             check_secure_aggregation_alone(merged, event)  # likewise (secagg_events)
             check_pair_rounds_alone(merged, event)  # likewise (secagg_pair_events)
         except Unsupported as u:
-            return PrivacyAccountant.CompositionErrorDetails(invalid_event=u.event, error_message=u.message)
+            return PrivacyAccountant.CompositionErrorDetails(
+                invalid_event=u.event, error_message=u.message
+            )
         if do_compose:
             self._plan.merge(plan)
             self._profile = None
@@ -367,28 +384,45 @@ class HockeystickAccountant(PrivacyAccountant):
         zero = _validation.single(target_delta, "target_delta") == 0.0
         rounds = secure_aggregation_profile(self._plan, self.value_discretization_interval)
         if rounds is not None:  # secure-aggregation rounds alone (secagg_events)
-            return rounds.epsilon(0.0 if zero else _validation.delta_target(target_delta, "target_delta"))
+            return rounds.epsilon(
+                0.0 if zero else _validation.delta_target(target_delta, "target_delta")
+            )
         pairs = pair_rounds_profile(self._plan, self.value_discretization_interval)
-        if pairs is not None:  # Poisson-binomial or discrete Laplace rounds alone (secagg_pair_events)
-            return pairs.epsilon(0.0 if zero else _validation.delta_target(target_delta, "target_delta"))
+        if (
+            pairs is not None
+        ):  # Poisson-binomial or discrete Laplace rounds alone (secagg_pair_events)
+            return pairs.epsilon(
+                0.0 if zero else _validation.delta_target(target_delta, "target_delta")
+            )
         if zero:
             return pure_epsilon_bracket(self._plan, self._current)
         target = _validation.delta_target(target_delta, "target_delta")
         try:
-            lower, upper = self._current().epsilon(target) if not self._default_grid else self._question_epsilon(target)
+            lower, upper = (
+                self._current().epsilon(target)
+                if not self._default_grid
+                else self._question_epsilon(target)
+            )
         except ValueError as error:
             if _GRID_OVERFLOW not in str(error):
                 raise
-            lower, upper = 0.0, self._rdp_past_the_grid(lambda rdp: float(rdp.get_epsilon(target)), error)
+            lower, upper = (
+                0.0,
+                self._rdp_past_the_grid(lambda rdp: float(rdp.get_epsilon(target)), error),
+            )
         return lower, min(upper, pure_epsilon_upper(self._plan))
 
-    def _rdp_past_the_grid(self, read: Callable[[HockeystickRdpAccountant], float], error: ValueError) -> float:
+    def _rdp_past_the_grid(
+        self, read: Callable[[HockeystickRdpAccountant], float], error: ValueError
+    ) -> float:
         """``read`` of the RDP accountant of every event composed, with an ``AccuracyNotMetWarning`` saying why:
         the PLD refused because its composed loss grid would pass 9e15 points (so many runs, 2^53 of a mechanism
         whose one-run loss reaches past a grid step, that no grid of doubles holds them).  The bracket is then
         (0, the RDP conversion's), certified but wide; the question is refused as the PLD refused it where an
         event has no Renyi analysis."""
-        rdp = HockeystickRdpAccountant(orders=DEFAULT_ORDERS, neighboring_relation=self.neighboring_relation)
+        rdp = HockeystickRdpAccountant(
+            orders=DEFAULT_ORDERS, neighboring_relation=self.neighboring_relation
+        )
         for event, count in self._events:
             if not rdp.supports(event):
                 raise error
@@ -419,7 +453,9 @@ class HockeystickAccountant(PrivacyAccountant):
     def _rdp_epsilon(self, target: float) -> float:
         """The RDP conversion's epsilon at ``target`` of every event composed (``HockeystickRdpAccountant`` at
         dp_accounting's orders), +inf where it takes one of them under no Renyi analysis."""
-        rdp = HockeystickRdpAccountant(orders=DEFAULT_ORDERS, neighboring_relation=self.neighboring_relation)
+        rdp = HockeystickRdpAccountant(
+            orders=DEFAULT_ORDERS, neighboring_relation=self.neighboring_relation
+        )
         for event, count in self._events:
             if not rdp.supports(event):
                 return math.inf
@@ -451,7 +487,9 @@ class HockeystickAccountant(PrivacyAccountant):
         if rounds is not None:  # secure-aggregation rounds alone (secagg_events)
             return rounds.delta(target)
         pairs = pair_rounds_profile(self._plan, self.value_discretization_interval)
-        if pairs is not None:  # Poisson-binomial or discrete Laplace rounds alone (secagg_pair_events)
+        if (
+            pairs is not None
+        ):  # Poisson-binomial or discrete Laplace rounds alone (secagg_pair_events)
             return pairs.delta(target)
         if target >= pure_epsilon_upper(self._plan):
             return 0.0, 0.0  # at or past the pure-DP epsilon delta is 0 (pure_epsilon_upper)

@@ -139,7 +139,9 @@ def plan_for(event: ev.DpEvent, count: int, relation: NeighboringRelation) -> Co
     return plan_with(_visit, event, count, relation)
 
 
-def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
+def _visit(
+    event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
     """Add ``count`` runs of ``event`` under ``relation`` to ``plan``: compositions unwrapped by an explicit stack
     (a run built one ``compose`` at a time nests a ``ComposedDpEvent`` per step: thousands deep, past Python's
     recursion limit), each other event by its case in ``_VISITS``, or a random allocation matched by name
@@ -155,7 +157,9 @@ def _visit(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: C
             _visit_one(event, count, relation, plan)
 
 
-def _visit_one(event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
+def _visit_one(
+    event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
     """``count`` runs of one event that is not a composition (``_visit``)."""
     if _is_random_allocation(event):
         _visit_random_allocation(event, count, relation, plan)
@@ -188,7 +192,8 @@ def _visit_random_allocation(
     inner = event.event  # type: ignore[attr-defined]
     if not isinstance(inner, ev.GaussianDpEvent):
         raise Unsupported(
-            event, f"RandomAllocationDpEvent is taken around a GaussianDpEvent only, got {type(inner).__name__}."
+            event,
+            f"RandomAllocationDpEvent is taken around a GaussianDpEvent only, got {type(inner).__name__}.",
         )
     steps = integer(event, "num_steps", 1)
     selected = integer(event, "num_selected", 1)
@@ -211,7 +216,9 @@ def _visit_random_allocation(
     add_runs(plan, spec, count, sigma == 0)
 
 
-def _visit_noop(event: ev.NoOpDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
+def _visit_noop(
+    event: ev.NoOpDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
     """Nothing released."""
 
 
@@ -229,7 +236,9 @@ def _visit_gaussian(
         plan.non_private = True
         return
     plan.add_gaussian(additive_shift(relation) / sigma, count)
-    if not math.isfinite(plan.gaussian_r2):  # count (shift / sigma)^2 summed past the largest double
+    if not math.isfinite(
+        plan.gaussian_r2
+    ):  # count (shift / sigma)^2 summed past the largest double
         raise ParameterOutOfRange(
             f"GaussianDpEvent.noise_multiplier = {event.noise_multiplier!r} (with {count} runs) makes the "
             f"composed Gaussian's squared radius overflow (sum of count (shift / noise_multiplier)^2 past "
@@ -237,23 +246,38 @@ def _visit_gaussian(
         )
 
 
-def _visit_laplace(event: ev.LaplaceDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
+def _visit_laplace(
+    event: ev.LaplaceDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
     b = noise(event, "noise_multiplier")
     if b > 0:
         check_reach(event, "noise_multiplier", additive_shift(relation) / b)
     # replace-one: shift 2 (module docstring), i.e. the scale halved (exact in binary)
-    add_runs(plan, ("laplace", b / 2.0 if relation == NeighboringRelation.REPLACE_ONE else b), count, b == 0)
+    add_runs(
+        plan,
+        ("laplace", b / 2.0 if relation == NeighboringRelation.REPLACE_ONE else b),
+        count,
+        b == 0,
+    )
 
 
 def _visit_discrete_laplace(
-    event: ev.DiscreteLaplaceDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+    event: ev.DiscreteLaplaceDpEvent,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
 ) -> None:
-    a, shift = discrete_laplace_shift(event, 2 if relation == NeighboringRelation.REPLACE_ONE else 1)
+    a, shift = discrete_laplace_shift(
+        event, 2 if relation == NeighboringRelation.REPLACE_ONE else 1
+    )
     add_runs(plan, ("discrete_laplace", a, shift), count, a == 0)
 
 
 def _visit_mixture(
-    event: ev.MixtureOfGaussiansDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+    event: ev.MixtureOfGaussiansDpEvent,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
 ) -> None:
     require_relation(
         event,
@@ -272,14 +296,22 @@ def _visit_mixture(
 
 
 def _visit_randomized_response(
-    event: ev.RandomizedResponseDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+    event: ev.RandomizedResponseDpEvent,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
 ) -> None:
     require_relation(
-        event, relation, bounded_by("replace_one") + bounded_by("replace_special"), "`RandomizedResponseDpEvent`"
+        event,
+        relation,
+        bounded_by("replace_one") + bounded_by("replace_special"),
+        "`RandomizedResponseDpEvent`",
     )
     p = probability(event, "noise_parameter")
     if p == 1.0:  # dp_accounting's rule (its PLD): strictly below 1 (p = 1 releases nothing)
-        raise ValueError(f"RandomizedResponseDpEvent.noise_parameter must be below 1, got {event.noise_parameter!r}")
+        raise ValueError(
+            f"RandomizedResponseDpEvent.noise_parameter must be below 1, got {event.noise_parameter!r}"
+        )
     k = integer(event, "num_buckets", 1)
     if k > 1 and p < 1:
         name = "replace_one" if relation == NeighboringRelation.REPLACE_ONE else "replace_special"
@@ -287,7 +319,10 @@ def _visit_randomized_response(
 
 
 def _visit_truncated_gaussian(
-    event: ev.TruncatedSubsampledGaussianDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+    event: ev.TruncatedSubsampledGaussianDpEvent,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
 ) -> None:
     require_relation(event, relation, ADD_REMOVE, "`TruncatedSubsampledGaussianDpEvent`")
     q = probability(event, "sampling_probability")
@@ -301,7 +336,10 @@ def _visit_truncated_gaussian(
 
 
 def _visit_balls_in_bins(
-    event: BallsInBinsGaussianDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+    event: BallsInBinsGaussianDpEvent,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
 ) -> None:
     require_relation(event, relation, ADD_REMOVE, "`BallsInBinsGaussianDpEvent`")
     steps = integer(event, "num_steps", 1)
@@ -311,7 +349,9 @@ def _visit_balls_in_bins(
     add_runs(plan, ("random_allocation_gaussian", steps, sigma), count, sigma == 0)
 
 
-def _visit_zcdp(event: ev.ZCDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
+def _visit_zcdp(
+    event: ev.ZCDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
     rho, xi = nonnegative(event, "rho"), nonnegative(event, "xi")
     if rho > 0 or xi > 0:
         add_runs(plan, Zcdp(rho, xi).spec(), count, False)
@@ -320,7 +360,9 @@ def _visit_zcdp(event: ev.ZCDpEvent, count: int, relation: NeighboringRelation, 
 def _visit_discrete_gaussian(
     event: DiscreteGaussianDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    sigma, shift = discrete_gaussian_shift(event, 2 if relation == NeighboringRelation.REPLACE_ONE else 1)
+    sigma, shift = discrete_gaussian_shift(
+        event, 2 if relation == NeighboringRelation.REPLACE_ONE else 1
+    )
     add_runs(plan, ("discrete_gaussian", sigma, shift), count, sigma == 0)
 
 
@@ -328,19 +370,30 @@ def _visit_eps_delta(
     event: EpsilonDeltaDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
     eps, delta = nonnegative(event, "epsilon"), probability(event, "delta")
-    check_reach(event, "epsilon", eps, MAX_FINITE_REACH, "its exact atoms would leave the common loss lattice")
+    check_reach(
+        event,
+        "epsilon",
+        eps,
+        MAX_FINITE_REACH,
+        "its exact atoms would leave the common loss lattice",
+    )
     add_runs(plan, ("eps_delta", eps, delta), count, delta == 1.0)  # (eps, 1)-DP: no guarantee
 
 
 def _visit_shuffled(
-    event: ShuffledBatchGaussianDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+    event: ShuffledBatchGaussianDpEvent,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
 ) -> None:
     require_relation(event, relation, REPLACE_ONE, "`ShuffledBatchGaussianDpEvent`")
     sigma = noise(event, "noise_multiplier")
     n = integer(event, "dataset_size", 1)
     b = integer(event, "batch_size", 1)
     if b > n:
-        raise ValueError(f"ShuffledBatchGaussianDpEvent.batch_size must be <= dataset_size, got {b} > {n}")
+        raise ValueError(
+            f"ShuffledBatchGaussianDpEvent.batch_size must be <= dataset_size, got {b} > {n}"
+        )
     if sigma > 0:
         check_reach(event, "noise_multiplier", gaussian_reach(2.0 / sigma))
     add_runs(plan, ("shuffled_gaussian", sigma, b, n), count, sigma == 0)
@@ -356,7 +409,11 @@ def _visit_selection(
     eps = nonnegative(event, "epsilon")
     check_reach(event, "epsilon", eps)
     if eps > 0:  # epsilon = 0 selects uniformly: nothing released
-        name = "exponential_mechanism" if isinstance(event, ExponentialMechanismDpEvent) else "permute_and_flip"
+        name = (
+            "exponential_mechanism"
+            if isinstance(event, ExponentialMechanismDpEvent)
+            else "permute_and_flip"
+        )
         add_runs(plan, (name, eps), count, False)
 
 

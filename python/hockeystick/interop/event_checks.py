@@ -53,9 +53,15 @@ NON_PRIVATE = ("eps_delta", 0.0, 1.0)
 MAX_RUNS = 1 << 53  # the most runs of one grid or finite mechanism composed (PLD self-composition)
 MAX_SENSITIVITY = 1_000_000  # discrete Laplace: the largest (integer) sensitivity taken
 MAX_COPIES = 100_000  # with replacement: the most copies of a record (group analyses) computed
-MAX_FINITE_REACH = 1e6  # discrete Laplace: the largest loss a * shift of one run taken (exact atoms)
-MAX_GROUP_ATOMS = 10_000  # with replacement: copies x discrete Laplace sensitivity of one group pair
-OVERFLOW_REACH = 1e300  # with replacement: a group's loss (inner reach x copies) kept finite in doubles
+MAX_FINITE_REACH = (
+    1e6  # discrete Laplace: the largest loss a * shift of one run taken (exact atoms)
+)
+MAX_GROUP_ATOMS = (
+    10_000  # with replacement: copies x discrete Laplace sensitivity of one group pair
+)
+OVERFLOW_REACH = (
+    1e300  # with replacement: a group's loss (inner reach x copies) kept finite in doubles
+)
 # adds ``count`` runs of an event under a relation to a plan (``dp_events._visit``: passed to the sampled
 # events' cases, which plan their inner event with it)
 Visit = Callable[[ev.DpEvent, int, NeighboringRelation, CompositionPlan], None]
@@ -117,7 +123,9 @@ def check_reach(
 def probability(event: ev.DpEvent, name: str) -> float:
     x = nonnegative(event, name)
     if x > 1:
-        raise ValueError(f"{type(event).__name__}.{name} must lie in [0, 1], got {getattr(event, name)!r}")
+        raise ValueError(
+            f"{type(event).__name__}.{name} must lie in [0, 1], got {getattr(event, name)!r}"
+        )
     return x
 
 
@@ -125,9 +133,13 @@ def integer(event: ev.DpEvent, name: str, minimum: int) -> int:
     """An event's integer field, minimum <= v <= 2^53 (the mechanisms' counts are exact doubles)."""
     v = getattr(event, name)
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
-        raise ValueError(f"{type(event).__name__}.{name} must be an integer >= {minimum}, got {v!r}")
+        raise ValueError(
+            f"{type(event).__name__}.{name} must be an integer >= {minimum}, got {v!r}"
+        )
     if v > _validation.MAX_EXACT_INTEGER:
-        raise ValueError(f"{type(event).__name__}.{name} must be at most 2^53 = 9007199254740992, got {v!r}")
+        raise ValueError(
+            f"{type(event).__name__}.{name} must be at most 2^53 = 9007199254740992, got {v!r}"
+        )
     return int(v)
 
 
@@ -149,7 +161,11 @@ def discrete_laplace_shift(event: ev.DiscreteLaplaceDpEvent, copies: int) -> tup
     a = nonnegative(event, "noise_parameter")
     shift = copies * _sensitivity(event)
     check_reach(
-        event, "noise_parameter", a * shift, MAX_FINITE_REACH, "its exact atoms would leave the common loss lattice"
+        event,
+        "noise_parameter",
+        a * shift,
+        MAX_FINITE_REACH,
+        "its exact atoms would leave the common loss lattice",
     )
     return a, shift
 
@@ -169,7 +185,9 @@ def discrete_gaussian_shift(event: DiscreteGaussianDpEvent, copies: int) -> tupl
         return sigma, shift
     why = "its exact atoms would leave the common loss lattice"
     ratio = shift / sigma
-    if not ratio <= math.sqrt(2.0 * MAX_FINITE_REACH):  # the mode's loss s^2 / (2 sigma^2) alone passes the limit
+    if not ratio <= math.sqrt(
+        2.0 * MAX_FINITE_REACH
+    ):  # the mode's loss s^2 / (2 sigma^2) alone passes the limit
         check_reach(event, "sigma", ratio * ratio / 2.0, MAX_FINITE_REACH, why)
     if sigma > dg.MAX_SIGMA or dg.outcomes(sigma, shift) > dg.MAX_OUTCOMES:
         raise ParameterOutOfRange(
@@ -195,11 +213,16 @@ def check_count(count: int) -> int:
 
 
 def require_relation(
-    event: ev.DpEvent, relation: NeighboringRelation, allowed: tuple[NeighboringRelation, ...], what: str
+    event: ev.DpEvent,
+    relation: NeighboringRelation,
+    allowed: tuple[NeighboringRelation, ...],
+    what: str,
 ) -> None:
     if relation not in allowed:
         names = " or ".join(f"`{r.name}`" for r in allowed)
-        raise Unsupported(event, f"neighboring_relation must be {names} for {what}. Found {relation}.")
+        raise Unsupported(
+            event, f"neighboring_relation must be {names} for {what}. Found {relation}."
+        )
 
 
 ZCDP_MIXED = (
@@ -215,7 +238,9 @@ def check_zcdp_alone(plan: CompositionPlan, event: ev.DpEvent) -> None:
         raise Unsupported(event, ZCDP_MIXED)
 
 
-def plan_with(visit: Visit, event: ev.DpEvent, count: int, relation: NeighboringRelation) -> CompositionPlan:
+def plan_with(
+    visit: Visit, event: ev.DpEvent, count: int, relation: NeighboringRelation
+) -> CompositionPlan:
     """The plan of ``count`` runs of ``event`` built by ``visit`` (a new plan; nothing is modified)."""
     plan = CompositionPlan()
     visit(event, count, relation, plan)
@@ -258,16 +283,24 @@ def add_runs(plan: CompositionPlan, mechanism: Spec, count: int, non_private: bo
 
 
 def mixture_of(event: ev.MixtureOfGaussiansDpEvent) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    s = _validation.as_real_array(event.sensitivities, "MixtureOfGaussiansDpEvent.sensitivities").ravel()
-    w = _validation.as_real_array(event.sampling_probs, "MixtureOfGaussiansDpEvent.sampling_probs").ravel()
+    s = _validation.as_real_array(
+        event.sensitivities, "MixtureOfGaussiansDpEvent.sensitivities"
+    ).ravel()
+    w = _validation.as_real_array(
+        event.sampling_probs, "MixtureOfGaussiansDpEvent.sampling_probs"
+    ).ravel()
     if s.size == 0 or s.shape != w.shape:
         raise ValueError(
             "MixtureOfGaussiansDpEvent.sensitivities and sampling_probs must be non-empty and of one length"
         )
     if not np.all(np.isfinite(s) & (s >= 0)):
-        raise ValueError(f"MixtureOfGaussiansDpEvent.sensitivities must be finite and >= 0, got {s.tolist()}")
+        raise ValueError(
+            f"MixtureOfGaussiansDpEvent.sensitivities must be finite and >= 0, got {s.tolist()}"
+        )
     if not np.all(np.isfinite(w) & (w >= 0)) or abs(w.sum() - 1.0) > 1e-9:
-        raise ValueError(f"MixtureOfGaussiansDpEvent.sampling_probs must be >= 0 and sum to 1, got {w.tolist()}")
+        raise ValueError(
+            f"MixtureOfGaussiansDpEvent.sampling_probs must be >= 0 and sum to 1, got {w.tolist()}"
+        )
     if not np.any((s > 0) & (w > 0)):  # dp_accounting's rule, with its error type
         raise ValueError(
             "MixtureOfGaussiansDpEvent.sensitivities must have at least one positive value with a "

@@ -52,24 +52,42 @@ _Reach = tuple[float, "ev.DpEvent | None", str]
 _NO_REACH: _Reach = (0.0, None, "")
 
 
-def _gaussian_reach(event: ev.GaussianDpEvent, relation: NeighboringRelation, group: float) -> _Reach:
+def _gaussian_reach(
+    event: ev.GaussianDpEvent, relation: NeighboringRelation, group: float
+) -> _Reach:
     if not event.noise_multiplier > 0:
         return _NO_REACH
-    return gaussian_reach(group * additive_shift(relation) / float(event.noise_multiplier)), event, "noise_multiplier"
+    return (
+        gaussian_reach(group * additive_shift(relation) / float(event.noise_multiplier)),
+        event,
+        "noise_multiplier",
+    )
 
 
 def _laplace_reach(event: ev.LaplaceDpEvent, relation: NeighboringRelation, group: float) -> _Reach:
     if not event.noise_multiplier > 0:
         return _NO_REACH
-    return group * additive_shift(relation) / float(event.noise_multiplier), event, "noise_multiplier"
+    return (
+        group * additive_shift(relation) / float(event.noise_multiplier),
+        event,
+        "noise_multiplier",
+    )
 
 
-def _discrete_laplace_reach(event: ev.DiscreteLaplaceDpEvent, relation: NeighboringRelation, group: float) -> _Reach:
+def _discrete_laplace_reach(
+    event: ev.DiscreteLaplaceDpEvent, relation: NeighboringRelation, group: float
+) -> _Reach:
     copies = 2 if relation == NeighboringRelation.REPLACE_ONE else 1
-    return group * float(event.noise_parameter) * event.sensitivity * copies, event, "noise_parameter"
+    return (
+        group * float(event.noise_parameter) * event.sensitivity * copies,
+        event,
+        "noise_parameter",
+    )
 
 
-def _mixture_reach(event: ev.MixtureOfGaussiansDpEvent, relation: NeighboringRelation, group: float) -> _Reach:
+def _mixture_reach(
+    event: ev.MixtureOfGaussiansDpEvent, relation: NeighboringRelation, group: float
+) -> _Reach:
     if not event.standard_deviation > 0:
         return _NO_REACH
     return (
@@ -87,7 +105,9 @@ def _truncated_gaussian_reach(
     return gaussian_reach(group / float(event.noise_multiplier)), event, "noise_multiplier"
 
 
-def _discrete_gaussian_reach(event: DiscreteGaussianDpEvent, relation: NeighboringRelation, group: float) -> _Reach:
+def _discrete_gaussian_reach(
+    event: DiscreteGaussianDpEvent, relation: NeighboringRelation, group: float
+) -> _Reach:
     if not event.sigma > 0:
         return _NO_REACH
     shift = event.sensitivity * (2 if relation == NeighboringRelation.REPLACE_ONE else 1)
@@ -112,7 +132,9 @@ def _randomized_response_reach(
 
 
 def _sampled_reach(
-    event: ev.PoissonSampledDpEvent | ev.SampledWithoutReplacementDpEvent, relation: NeighboringRelation, group: float
+    event: ev.PoissonSampledDpEvent | ev.SampledWithoutReplacementDpEvent,
+    relation: NeighboringRelation,
+    group: float,
 ) -> _Reach:
     return event_reach(event.event, relation, group)
 
@@ -123,12 +145,16 @@ def _with_replacement_reach(
     return event_reach(event.event, relation, group * copies_of(event))
 
 
-def _self_composed_reach(event: ev.SelfComposedDpEvent, relation: NeighboringRelation, group: float) -> _Reach:
+def _self_composed_reach(
+    event: ev.SelfComposedDpEvent, relation: NeighboringRelation, group: float
+) -> _Reach:
     reach, leaf, name = event_reach(event.event, relation, group)
     return reach * event.count, leaf, name
 
 
-def _composed_reach(event: ev.ComposedDpEvent, relation: NeighboringRelation, group: float) -> _Reach:
+def _composed_reach(
+    event: ev.ComposedDpEvent, relation: NeighboringRelation, group: float
+) -> _Reach:
     parts = [event_reach(e, relation, group) for e in event.events]
     top = max(parts, key=lambda part: part[0], default=_NO_REACH)
     return sum(part[0] for part in parts), top[1], top[2]
@@ -138,7 +164,9 @@ def copies_of(event: SampledEvent) -> int:
     """c_max: the most copies of the record a batch of K draws from n holds, short of the binomial
     tail (``COPY_COUNT_CUT``) whose mass the with-replacement analysis adds to delta (at most 2
     above ``copy_count_weights``'s); more than ``MAX_COPIES`` is refused (one group plan per count)."""
-    from scipy import stats  # lazy: scipy.stats costs ~0.3 s of import, off the way to a first answer
+    from scipy import (
+        stats,
+    )  # lazy: scipy.stats costs ~0.3 s of import, off the way to a first answer
 
     n, k = int(event.source_dataset_size), int(event.sample_size)
     copies = k if n == 1 else min(k, int(stats.binom.isf(COPY_COUNT_CUT, k, 1.0 / n)) + 2)
@@ -157,7 +185,13 @@ def _largest_sensitivity(event: ev.DpEvent) -> tuple[int, ev.DpEvent | None]:
     if isinstance(event, ev.DiscreteLaplaceDpEvent):
         return int(event.sensitivity), event
     inner = getattr(event, "event", None)
-    parts = list(event.events) if isinstance(event, ev.ComposedDpEvent) else [] if inner is None else [inner]
+    parts = (
+        list(event.events)
+        if isinstance(event, ev.ComposedDpEvent)
+        else []
+        if inner is None
+        else [inner]
+    )
     return max((_largest_sensitivity(e) for e in parts), key=lambda t: t[0], default=(0, None))
 
 
@@ -187,7 +221,11 @@ def check_inner_reach(
     reach, leaf, name = event_reach(event.event, relation, copies)
     if leaf is not None:
         check_reach(
-            leaf, name, reach, limit, f"{copies} cop{'y' if copies == 1 else 'ies'} of the record in one batch: {why}"
+            leaf,
+            name,
+            reach,
+            limit,
+            f"{copies} cop{'y' if copies == 1 else 'ies'} of the record in one batch: {why}",
         )
 
 

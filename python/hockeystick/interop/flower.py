@@ -95,7 +95,9 @@ def _word(value: Any, name: str, allowed: tuple[str, ...]) -> str:
     """Flower's enum member (a ``str`` enum) or its value, as the value."""
     word = getattr(value, "value", value)
     if not isinstance(word, str) or word not in allowed:
-        raise ValueError(f"config.{name} must be one of {', '.join(allowed)}, got {describe(value)}")
+        raise ValueError(
+            f"config.{name} must be one of {', '.join(allowed)}, got {describe(value)}"
+        )
     return word
 
 
@@ -109,12 +111,18 @@ def _releases(value: Any) -> int:
     """A count of releases: an int in [1, 2^53] (the ledger's largest block of rounds)."""
     count = _whole(value, "count")
     if count > 2**53:
-        raise ValueError(f"count must be at most 2^53 (the ledger's largest block of rounds), got {describe(value)}")
+        raise ValueError(
+            f"count must be at most 2^53 (the ledger's largest block of rounds), got {describe(value)}"
+        )
     return count
 
 
 def _positive_epsilon(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not (math.isfinite(value) and value > 0)
+    ):
         raise ValueError(f"{name} must be a finite number > 0, got {describe(value)}")
     return float(value)
 
@@ -122,7 +130,9 @@ def _positive_epsilon(value: Any, name: str) -> float:
 def _sampling(config: Any) -> str:
     """How a round samples (``ACCOUNTED``'s value) for the config's sampling method and relation, or refused."""
     method = _word(getattr(config, "sampling_method", None), "sampling_method", _SAMPLING_METHODS)
-    relation = _word(getattr(config, "neighboring_relation", None), "neighboring_relation", _RELATIONS)
+    relation = _word(
+        getattr(config, "neighboring_relation", None), "neighboring_relation", _RELATIONS
+    )
     if method == "without-replacement":
         raise ValueError(_WITHOUT_REPLACEMENT)
     if (method, relation) not in ACCOUNTED:
@@ -194,10 +204,16 @@ class HockeystickPrivacyAccountant:
         value_discretization_interval: float = DEFAULT_INTERVAL,
     ):
         self._sampling = _sampling(config)
-        self._target_delta = delta_target(getattr(config, "target_delta", None), "config.target_delta")
-        self._population_size = _whole(getattr(config, "population_size", None), "config.population_size")
+        self._target_delta = delta_target(
+            getattr(config, "target_delta", None), "config.target_delta"
+        )
+        self._population_size = _whole(
+            getattr(config, "population_size", None), "config.population_size"
+        )
         max_epsilon = getattr(config, "max_epsilon", None)
-        self._max_epsilon = None if max_epsilon is None else _positive_epsilon(max_epsilon, "config.max_epsilon")
+        self._max_epsilon = (
+            None if max_epsilon is None else _positive_epsilon(max_epsilon, "config.max_epsilon")
+        )
         self._config = config
         budget = self._max_epsilon is not None and flag(adaptive, "adaptive")
         self._ledger = PrivacyLedger(
@@ -270,7 +286,9 @@ class HockeystickPrivacyAccountant:
                 f"event.population_size ({population}) must be the configuration's ({self._population_size})"
             )
         if sample_size > population:
-            raise ValueError(f"event.sample_size ({sample_size}) must not exceed population_size ({population})")
+            raise ValueError(
+                f"event.sample_size ({sample_size}) must not exceed population_size ({population})"
+            )
         if self._sampling == "poisson":
             return Round.subsampled_gaussian(z, sample_size / population)
         return Round.gaussian(z)
@@ -363,7 +381,11 @@ class HockeystickPrivacyAccountant:
             If ``epsilon`` is negative or not finite, or the run is adaptive (its guarantees hold at a delta
             fixed before the run: ask ``get_epsilon(config.target_delta)``).
         """
-        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not (0 <= epsilon < math.inf):
+        if (
+            isinstance(epsilon, bool)
+            or not isinstance(epsilon, (int, float))
+            or not (0 <= epsilon < math.inf)
+        ):
             raise ValueError(f"epsilon must be a finite number >= 0, got {describe(epsilon)}")
         if self._ledger.adaptive:
             raise ValueError(
@@ -373,7 +395,11 @@ class HockeystickPrivacyAccountant:
         counts = self._ledger.counts()
         if not counts:
             return 0.0
-        return float(pld_accountant(counts.items(), self._ledger.value_discretization_interval).delta(epsilon))  # type: ignore[arg-type]
+        return float(
+            pld_accountant(counts.items(), self._ledger.value_discretization_interval).delta(
+                epsilon
+            )
+        )  # type: ignore[arg-type]
 
     def get_privacy_spent(self, delta: float | None = None) -> Any:
         """Flower's ``PrivacySpent`` of ``guarantee(delta)``.
@@ -429,10 +455,18 @@ class HockeystickPrivacyAccountant:
         ValueError
             If no limit is given here or in the configuration, or an argument is invalid.
         """
-        limit = self._max_epsilon if max_epsilon is None else _positive_epsilon(max_epsilon, "max_epsilon")
+        limit = (
+            self._max_epsilon
+            if max_epsilon is None
+            else _positive_epsilon(max_epsilon, "max_epsilon")
+        )
         if limit is None:
-            raise ValueError("would_exceed needs a limit: give max_epsilon, or set it in the PrivacyConfig")
-        return self._ledger.would_exceed(self.round_of(event), limit, self._target_delta, rounds=_releases(count))
+            raise ValueError(
+                "would_exceed needs a limit: give max_epsilon, or set it in the PrivacyConfig"
+            )
+        return self._ledger.would_exceed(
+            self.round_of(event), limit, self._target_delta, rounds=_releases(count)
+        )
 
     def should_stop(self, server_round: int, result: Any = None) -> bool:
         """Whether a run should end after ``server_round``: one more release of the last round recorded would pass
@@ -466,8 +500,12 @@ class HockeystickPrivacyAccountant:
         return {
             "target_delta": self._target_delta,
             "population_size": self._population_size,
-            "neighboring_relation": _word(self._config.neighboring_relation, "neighboring_relation", _RELATIONS),
-            "sampling_method": _word(self._config.sampling_method, "sampling_method", _SAMPLING_METHODS),
+            "neighboring_relation": _word(
+                self._config.neighboring_relation, "neighboring_relation", _RELATIONS
+            ),
+            "sampling_method": _word(
+                self._config.sampling_method, "sampling_method", _SAMPLING_METHODS
+            ),
             "max_epsilon": self._max_epsilon,
         }
 
@@ -553,7 +591,9 @@ def _check_config(theirs: Any, ours: dict[str, Any]) -> None:
         raise ValueError(f"state's config must hold {', '.join(ours)}, got {describe(theirs)}")
     differ = [key for key in ours if not _same(theirs[key], ours[key])]
     if differ:
-        shown = "; ".join(f"{key}: {theirs[key]!r} in the state, {ours[key]!r} here" for key in differ)
+        shown = "; ".join(
+            f"{key}: {theirs[key]!r} in the state, {ours[key]!r} here" for key in differ
+        )
         raise ValueError(
             f"state's config differs from this accountant's PrivacyConfig in {', '.join(differ)} ({shown}): "
             "the state was saved under another configuration"

@@ -60,7 +60,9 @@ from ..pld.refine.calibration_start import calibration_start
 from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_epsilon, subsampled_gaussian_rdp
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, TAIL_RADII, ParameterOutOfRange, gaussian_reach
 
-if TYPE_CHECKING:  # checked as the plain class, with or without Opacus installed: every method is its own
+if (
+    TYPE_CHECKING
+):  # checked as the plain class, with or without Opacus installed: every method is its own
     _Base = object
     OPACUS: bool
 else:
@@ -78,10 +80,17 @@ _SIGMA_TOLERANCE = 1e-10  # get_noise_multiplier's default: calibrate's rtol, so
 
 REGISTERED_NAMES = (MECHANISM, "hockeystick")
 
-__all__ = ["REGISTERED_NAMES", "HockeystickAccountant", "get_noise_multiplier", "register_with_opacus"]
+__all__ = [
+    "REGISTERED_NAMES",
+    "HockeystickAccountant",
+    "get_noise_multiplier",
+    "register_with_opacus",
+]
 
 
-def _step_parameters(noise_multiplier: Any, sample_rate: Any, where: str = "") -> tuple[float, float]:
+def _step_parameters(
+    noise_multiplier: Any, sample_rate: Any, where: str = ""
+) -> tuple[float, float]:
     """(sigma, q) of one step, or a refusal naming the argument (``where`` prefixes the name: a history entry).
 
     sigma must be finite and > 0: a step without noise has no finite epsilon, so no bound is certified;
@@ -185,8 +194,12 @@ class HockeystickAccountant(_Base):
     (1, 'hockeystick_pld')
     """
 
-    def __init__(self, accuracy: float | None = None, value_discretization_interval: float | None = None):
-        self.accuracy, self.value_discretization_interval = _grid(accuracy, value_discretization_interval)
+    def __init__(
+        self, accuracy: float | None = None, value_discretization_interval: float | None = None
+    ):
+        self.accuracy, self.value_discretization_interval = _grid(
+            accuracy, value_discretization_interval
+        )
         self._from_question = accuracy is None and value_discretization_interval is None
         self._question = QuestionEpsilon()
         self._history: list[tuple[float, float, int]] = []
@@ -248,7 +261,9 @@ class HockeystickAccountant(_Base):
 
     def _current(self) -> PlanProfile:
         if self._profile is None or self._profile_of != self.history:
-            self._profile = PlanProfile(_plan(self.history), self.value_discretization_interval, self.accuracy)
+            self._profile = PlanProfile(
+                _plan(self.history), self.value_discretization_interval, self.accuracy
+            )
             self._profile_of = list(self.history)
         return self._profile
 
@@ -318,7 +333,10 @@ class HockeystickAccountant(_Base):
         """Opacus's hook: one ``step`` per optimizer step, at the rate times the accumulated iterations."""
 
         def hook_fn(optim: Any) -> None:
-            self.step(noise_multiplier=optim.noise_multiplier, sample_rate=sample_rate * optim.accumulated_iterations)
+            self.step(
+                noise_multiplier=optim.noise_multiplier,
+                sample_rate=sample_rate * optim.accumulated_iterations,
+            )
 
         return hook_fn
 
@@ -375,7 +393,9 @@ def register_with_opacus(*, force: bool = False) -> tuple[str, ...]:
         When ``force`` is not a bool.
     """
     if not isinstance(force, bool):
-        raise _validation.ParameterTypeError(f"force must be True or False, got {_validation.describe(force)}")
+        raise _validation.ParameterTypeError(
+            f"force must be True or False, got {_validation.describe(force)}"
+        )
     if not OPACUS:
         raise ModuleNotFoundError(
             "register_with_opacus needs Opacus, which does not import here (it needs torch): "
@@ -436,7 +456,9 @@ def _rdp_meets(sigma: float, q: float, steps: int, epsilon: float, delta: float)
     of 1e-9 relative: an upper bound on the run's epsilon, so sigma then meets the target."""
     with np.errstate(over="ignore"):
         curve = steps * (
-            gaussian_rdp(sigma, DEFAULT_ORDERS) if q == 1.0 else subsampled_gaussian_rdp(sigma, q, DEFAULT_ORDERS)
+            gaussian_rdp(sigma, DEFAULT_ORDERS)
+            if q == 1.0
+            else subsampled_gaussian_rdp(sigma, q, DEFAULT_ORDERS)
         )
     bound = float(rdp_to_epsilon(np.where(np.isnan(curve), np.inf, curve), DEFAULT_ORDERS, delta))
     return bound * (1.0 + 1e-9) <= epsilon
@@ -447,7 +469,9 @@ def _grid(accuracy: Any, value_discretization_interval: Any) -> tuple[float | No
     if accuracy is not None and value_discretization_interval is not None:
         raise ValueError("give either value_discretization_interval or accuracy, not both")
     if accuracy is not None:
-        return float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy")), None
+        return float(
+            _validation.positive(_validation.single(accuracy, "accuracy"), "accuracy")
+        ), None
     if value_discretization_interval is None:
         return None, DEFAULT_INTERVAL
     h = _validation.single(value_discretization_interval, "value_discretization_interval")
@@ -541,12 +565,19 @@ def get_noise_multiplier(
         When a numeric argument is a string, a bool or an array.
     """
     if (steps is None) == (epochs is None):
-        raise ValueError("get_noise_multiplier takes as input EITHER a number of steps or a number of epochs")
+        raise ValueError(
+            "get_noise_multiplier takes as input EITHER a number of steps or a number of epochs"
+        )
     eps_target = _validation.epsilon_target(target_epsilon, "target_epsilon")
     delta = _validation.delta_target(target_delta, "target_delta")
     q = float(
         _validation.in_interval(
-            _validation.single(sample_rate, "sample_rate"), "sample_rate", 0.0, 1.0, open_low=True, open_high=False
+            _validation.single(sample_rate, "sample_rate"),
+            "sample_rate",
+            0.0,
+            1.0,
+            open_low=True,
+            open_high=False,
         )
     )
     if steps is None:
@@ -564,7 +595,9 @@ def get_noise_multiplier(
             open_high=True,
         )
     )
-    _validation.positive(_validation.single(epsilon_tolerance, "epsilon_tolerance"), "epsilon_tolerance")
+    _validation.positive(
+        _validation.single(epsilon_tolerance, "epsilon_tolerance"), "epsilon_tolerance"
+    )
     acc_width, _ = _grid(accuracy, None)
     if eps_target == math.inf:  # every run meets it, one without noise included
         return 0.0
@@ -575,7 +608,12 @@ def get_noise_multiplier(
     # the central-limit value where its solve is defined (epsilon <= 1e307; 1 where it has none); beyond,
     # every sigma all but meets the target, and the search starts at the floor
     estimate = (
-        calibration_start("sigma", np.array([eps_target]), np.array([delta]), {"sampling_rate": q, "rounds": count})
+        calibration_start(
+            "sigma",
+            np.array([eps_target]),
+            np.array([delta]),
+            {"sampling_rate": q, "rounds": count},
+        )
         if eps_target <= 1e307
         else np.array([floor])
     )
@@ -590,7 +628,13 @@ class _SigmaSearch:
     """The smallest sigma whose certified epsilon at the target delta meets the target epsilon, for one run."""
 
     def __init__(self, q: float, steps: int, epsilon: float, delta: float, accuracy: float | None):
-        self.q, self.steps, self.epsilon, self.delta, self.accuracy = q, steps, epsilon, delta, accuracy
+        self.q, self.steps, self.epsilon, self.delta, self.accuracy = (
+            q,
+            steps,
+            epsilon,
+            delta,
+            accuracy,
+        )
 
     def excess(self, sigma: float) -> float:
         """Certified epsilon at the target delta minus the target at sigma, as ``HockeystickAccountant``

@@ -163,7 +163,9 @@ def _one_run(values: Any, size: int, what: str, source: Any) -> np.ndarray:
             f"{size} arguments (its parameters are arrays); build it with one value of each parameter"
         )
     if not np.all(np.isfinite(out) & (out >= 0.0)):
-        raise ValueError(f"source's {what} gave a value outside [0, 1]: not a certified delta curve")
+        raise ValueError(
+            f"source's {what} gave a value outside [0, 1]: not a certified delta curve"
+        )
     return np.minimum(out, 1.0)
 
 
@@ -177,7 +179,9 @@ def _sides(source: Any, eps: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]
             if "bound" not in str(error):
                 raise
         else:
-            return _one_run(lower, eps.size, "delta", source), _one_run(upper, eps.size, "delta", source)
+            return _one_run(lower, eps.size, "delta", source), _one_run(
+                upper, eps.size, "delta", source
+            )
     return None, _one_run(source.delta(eps, bound="upper"), eps.size, "delta", source)
 
 
@@ -212,7 +216,9 @@ def _lower_hull(alpha: np.ndarray, value: np.ndarray) -> np.ndarray:
         while len(hull) >= 2:
             a, b = hull[-2], hull[-1]
             # b is dropped when it lies on or above the chord from a to i
-            if (value[b] - value[a]) * (alpha[i] - alpha[a]) >= (value[i] - value[a]) * (alpha[b] - alpha[a]):
+            if (value[b] - value[a]) * (alpha[i] - alpha[a]) >= (value[i] - value[a]) * (
+                alpha[b] - alpha[a]
+            ):
                 hull.pop()
             else:
                 break
@@ -224,7 +230,9 @@ def _masses(alpha: np.ndarray, value: np.ndarray) -> np.ndarray:
     """The masses at the vertices alpha[1:] (alpha[0] = 0, the total mass's point) of the convex piecewise-linear
     curve through (alpha, value), flat after the last: e^{l} times the slope's increase, >= 0."""
     slopes = np.diff(value) / np.diff(alpha)
-    after = np.append(slopes[1:], np.zeros(1, dtype=slopes.dtype))  # the curve is flat after the last vertex
+    after = np.append(
+        slopes[1:], np.zeros(1, dtype=slopes.dtype)
+    )  # the curve is flat after the last vertex
     return np.maximum(alpha[1:] * (after - slopes), 0)
 
 
@@ -240,7 +248,9 @@ def _curve(values: np.ndarray, alpha: np.ndarray, infinity: float) -> np.ndarray
     return out
 
 
-def _hull_values(points_alpha: np.ndarray, hull: np.ndarray, points_value: np.ndarray) -> np.ndarray:
+def _hull_values(
+    points_alpha: np.ndarray, hull: np.ndarray, points_value: np.ndarray
+) -> np.ndarray:
     """The lower hull's piecewise-linear curve (through the vertices ``hull`` of the points, the first at alpha 0)
     at each point but the first, flat after the last vertex (long double)."""
     index = np.arange(1, points_alpha.size)
@@ -250,11 +260,18 @@ def _hull_values(points_alpha: np.ndarray, hull: np.ndarray, points_value: np.nd
     a0, a1 = points_alpha[hull[right - 1]], points_alpha[hull[right]]
     v0, v1 = points_value[hull[right - 1]], points_value[hull[right]]
     inside = (points_alpha[index] - a0) / (a1 - a0)
-    return np.asarray(np.where(after, points_value[hull[-1]], v0 + (v1 - v0) * inside), dtype=np.float64)
+    return np.asarray(
+        np.where(after, points_value[hull[-1]], v0 + (v1 - v0) * inside), dtype=np.float64
+    )
 
 
 def _hull_pmf(
-    keys: np.ndarray, h: float, at_zero: float, corners: np.ndarray, pessimistic: bool, margin: float
+    keys: np.ndarray,
+    h: float,
+    at_zero: float,
+    corners: np.ndarray,
+    pessimistic: bool,
+    margin: float,
 ) -> ExchangedPMF | None:
     """The PMF over the samples' keys whose curve is the lower convex hull of (0, ``at_zero``) and
     (alpha_k, ``corners[k]``), moved out by ``margin`` (up for the pessimistic side, down for the optimistic one),
@@ -280,12 +297,16 @@ def _hull_pmf(
     curve = _curve(written, np.exp(keys * h), infinity)
     moved = _hull_values(points_alpha, hull, points_value)
     slack = 4.0 * (keys.size + 4) * _UNIT  # the curve's summation error, relative
-    half = np.asarray(moved * (1 - ld(margin) / 2 if pessimistic else 1 + ld(margin) / 2), dtype=np.float64)
+    half = np.asarray(
+        moved * (1 - ld(margin) / 2 if pessimistic else 1 + ld(margin) / 2), dtype=np.float64
+    )
     if pessimistic and not np.all(curve * (1 - slack) >= half):
         return None
     if not pessimistic and not np.all(curve * (1 + slack) <= half):
         return None
-    total = math.fsum([*written.tolist(), infinity])  # f(0): at least (at most) the moved hull's value there
+    total = math.fsum(
+        [*written.tolist(), infinity]
+    )  # f(0): at least (at most) the moved hull's value there
     if pessimistic and not total >= at_zero:
         written[0] = float(np.nextafter(written[0] + (at_zero - total), math.inf))
     if not pessimistic and not total <= at_zero:
@@ -293,7 +314,9 @@ def _hull_pmf(
     return _fields(keys, h, written, infinity, pessimistic)
 
 
-def _fields(keys: np.ndarray, h: float, masses: np.ndarray, infinity: float, pessimistic: bool) -> ExchangedPMF:
+def _fields(
+    keys: np.ndarray, h: float, masses: np.ndarray, infinity: float, pessimistic: bool
+) -> ExchangedPMF:
     """Google's fields of ``masses`` at the grid indices ``keys`` (zeros between them)."""
     values = np.zeros(int(keys[-1] - keys[0]) + 2)
     values[keys - keys[0]] = masses
@@ -307,10 +330,14 @@ def _fields(keys: np.ndarray, h: float, masses: np.ndarray, infinity: float, pes
     live = np.flatnonzero(values > 0.0)
     if live.size == 0:
         return ExchangedPMF(h, 0, np.zeros(1), infinity, pessimistic)
-    return ExchangedPMF(h, int(keys[0] + live[0]), values[live[0] : live[-1] + 1], infinity, pessimistic)
+    return ExchangedPMF(
+        h, int(keys[0] + live[0]), values[live[0] : live[-1] + 1], infinity, pessimistic
+    )
 
 
-def curve_pmfs(source: Any, delta_floor: float, h: float) -> tuple[ExchangedPMF, ExchangedPMF | None]:
+def curve_pmfs(
+    source: Any, delta_floor: float, h: float
+) -> tuple[ExchangedPMF, ExchangedPMF | None]:
     """The pessimistic and optimistic PMFs on grid ``h`` of ``source``'s certified curve (module docstring).
 
     Parameters
@@ -341,10 +368,14 @@ def curve_pmfs(source: Any, delta_floor: float, h: float) -> tuple[ExchangedPMF,
     # the last sample lies at or above the eps certified at delta_floor / 2, where delta is at most delta_floor / 2
     # (delta is non-increasing): the mass at +infinity, that sample's value moved out, stays below delta_floor
     upper[-1] = min(upper[-1], delta_floor / 2.0)
-    upper = np.minimum.accumulate(upper)  # delta is non-increasing: a later sample's bound holds earlier
+    upper = np.minimum.accumulate(
+        upper
+    )  # delta is non-increasing: a later sample's bound holds earlier
     e = positive[1:] * h  # the samples below eps = 0 mirror those above it (keys -k)
     keys = np.concatenate([-positive[:0:-1], positive])
-    below = (-np.expm1(-e) + np.exp(-e) * upper[1:]) * (1.0 + 4.0 * _UNIT)  # the reversed pair's formula, rounded up
+    below = (-np.expm1(-e) + np.exp(-e) * upper[1:]) * (
+        1.0 + 4.0 * _UNIT
+    )  # the reversed pair's formula, rounded up
     target = np.minimum(np.concatenate([below[::-1], upper]), 1.0)
     target = np.minimum.accumulate(target)
     tries = (_hull_pmf(keys, h, 1.0, target, True, m) for m in _MARGINS)
@@ -353,10 +384,14 @@ def curve_pmfs(source: Any, delta_floor: float, h: float) -> tuple[ExchangedPMF,
         raise RuntimeError("the pessimistic PMF's curve failed its check at every margin")
     optimistic = None
     if lower is not None:
-        floor_below = np.maximum(-np.expm1(-e) * (1.0 - 4.0 * _UNIT), 0.0)  # 1 - e^{-e}, rounded down
+        floor_below = np.maximum(
+            -np.expm1(-e) * (1.0 - 4.0 * _UNIT), 0.0
+        )  # 1 - e^{-e}, rounded down
         low = np.concatenate([floor_below[::-1], lower])
         low = np.maximum.accumulate(low[::-1])[::-1]  # a later sample's lower bound holds earlier
-        corners = np.append(low[1:], 0.0)  # delta >= low[k + 1] on (alpha_k, alpha_{k+1}], >= 0 beyond the last
+        corners = np.append(
+            low[1:], 0.0
+        )  # delta >= low[k + 1] on (alpha_k, alpha_{k+1}], >= 0 beyond the last
         tries = (_hull_pmf(keys, h, float(low[0]), corners, False, m) for m in _MARGINS)
         optimistic = next((p for p in tries if p is not None), None)
     return pessimistic, optimistic
@@ -384,13 +419,16 @@ class FixedSchedule:
             accountant = PLDAccountant()
             for one, count in runs:
                 rate = 1.0 if one.sampling_rate is None else float(one.sampling_rate)
-                accountant.compose_subsampled_gaussian(float(cast(float, one.sigma)), rate, int(count))
+                accountant.compose_subsampled_gaussian(
+                    float(cast(float, one.sigma)), rate, int(count)
+                )
             self._upper = self._lower = accountant
         else:
             h = ledger.value_discretization_interval
             self._upper = pld_accountant(runs, h)
             bracketed = any(
-                one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity for one, _ in runs
+                one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity
+                for one, _ in runs
             )
             self._lower = pld_accountant(runs, h, "lower") if bracketed else self._upper
 
@@ -455,5 +493,7 @@ def fixed_schedule(ledger: PrivacyLedger) -> FixedSchedule:
             "to export"
         )
     if not ledger.rounds:
-        raise ValueError("source is a PrivacyLedger with no round recorded: nothing released, no PLD to export")
+        raise ValueError(
+            "source is a PrivacyLedger with no round recorded: nothing released, no PLD to export"
+        )
     return FixedSchedule(ledger)

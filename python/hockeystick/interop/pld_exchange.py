@@ -62,7 +62,13 @@ from .pld_curve import (
 from .pld_folding import lower_minorant, optimistic_fields, pessimistic_fields, pessimistic_pmf
 from .pld_format import ExchangedPLD, ExchangedPMF, charged_infinity
 
-__all__ = ["DP_ACCOUNTING_FIELDS", "export_pld", "from_dp_accounting", "import_pld", "to_dp_accounting"]
+__all__ = [
+    "DP_ACCOUNTING_FIELDS",
+    "export_pld",
+    "from_dp_accounting",
+    "import_pld",
+    "to_dp_accounting",
+]
 
 # The private attributes of dp_accounting 0.6 read by ``from_dp_accounting`` (no public accessor exists):
 # PrivacyLossDistribution's PMFs and whether it is symmetric, and a DensePLDPmf's fields.
@@ -171,7 +177,8 @@ def export_pld(
         raise ValueError(
             "source must be an accountant of one run with delta(epsilon, *, bound=...) and epsilon(delta, *, "
             "bound=...) (SubsampledGaussianPLD, DPSGD, DPFedAvg, PLDAccountant, ...), a fixed-schedule "
-            f"PrivacyLedger or a hockeystick PrivacyLossDistribution, got {type(source).__name__}" + _hint(source)
+            f"PrivacyLedger or a hockeystick PrivacyLossDistribution, got {type(source).__name__}"
+            + _hint(source)
         )
     if floor is not None:
         upper, lower = curve_pmfs(curve, floor, h)
@@ -199,7 +206,11 @@ def _hint(source: Any) -> str:
 
 def _delta_floor(value: Any) -> float:
     """``delta_floor`` as a float, refused unless a number in (0, 1)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0.0 < value < 1.0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.floating))
+        or not 0.0 < value < 1.0
+    ):
         raise ValueError(
             f"delta_floor must be a number in (0, 1) (the smallest delta read within tolerance), got {value!r}"
         )
@@ -265,7 +276,9 @@ def import_pld(exchanged: ExchangedPLD, name: str = "imported") -> PrivacyLossDi
     return PrivacyLossDistribution(directions)
 
 
-def to_dp_accounting(exchanged: ExchangedPLD, side: Literal["pessimistic", "optimistic"] = "pessimistic") -> Any:
+def to_dp_accounting(
+    exchanged: ExchangedPLD, side: Literal["pessimistic", "optimistic"] = "pessimistic"
+) -> Any:
     """dp_accounting's ``PrivacyLossDistribution`` of one side, built through its public constructors.
 
     The constructors are ``pld_pmf.DensePLDPmf`` and ``PrivacyLossDistribution(pmf_remove, pmf_add)``.
@@ -299,7 +312,9 @@ def to_dp_accounting(exchanged: ExchangedPLD, side: Literal["pessimistic", "opti
         raise ValueError(f"side must be 'pessimistic' or 'optimistic', got {side!r}")
     remove, add = getattr(exchanged, f"{side}_pmf"), getattr(exchanged, f"{side}_pmf_add")
     if remove is None:
-        raise ValueError("side='optimistic' needs the optimistic PMFs, which these fields do not have")
+        raise ValueError(
+            "side='optimistic' needs the optimistic PMFs, which these fields do not have"
+        )
 
     def dense(pmf: ExchangedPMF) -> Any:
         return pld_pmf.DensePLDPmf(
@@ -331,7 +346,10 @@ def _dp_fields(pmf: Any) -> tuple[float, int, np.ndarray, float, bool]:
     rebuilt = pld_pmf.DensePLDPmf(h, key, probs, infinity, pessimistic)
     for fraction in _CHECK_FRACTIONS:
         eps = (key + round(fraction * probs.size)) * h
-        theirs, ours = float(pmf.get_delta_for_epsilon(eps)), float(rebuilt.get_delta_for_epsilon(eps))
+        theirs, ours = (
+            float(pmf.get_delta_for_epsilon(eps)),
+            float(rebuilt.get_delta_for_epsilon(eps)),
+        )
         if not abs(theirs - ours) <= _CHECK_TOLERANCE * abs(theirs) + 1e-300:
             raise ValueError(
                 f"the dp_accounting PMF's fields ({', '.join(DP_ACCOUNTING_FIELDS[3:])}) do not reproduce its "
@@ -356,15 +374,23 @@ def _dp_pmfs(pld: Any, where: str) -> tuple[Any, Any]:
 def _pessimistic_of(pmf: Any) -> ExchangedPMF:
     h, key, probs, infinity, pessimistic = _dp_fields(pmf)
     if not pessimistic:
-        raise ValueError("pessimistic must be a dp_accounting PLD built with pessimistic_estimate=True")
+        raise ValueError(
+            "pessimistic must be a dp_accounting PLD built with pessimistic_estimate=True"
+        )
     return pessimistic_pmf(probs, key, h, infinity)
 
 
 def _optimistic_of(pmf: Any) -> ExchangedPMF:
     h, key, probs, infinity, pessimistic = _dp_fields(pmf)
     if pessimistic:
-        raise ValueError("optimistic must be a dp_accounting PLD built with pessimistic_estimate=False")
-    below_zero = float(np.nextafter(math.fsum((-probs[probs < 0.0]).tolist()), math.inf)) if (probs < 0).any() else 0.0
+        raise ValueError(
+            "optimistic must be a dp_accounting PLD built with pessimistic_estimate=False"
+        )
+    below_zero = (
+        float(np.nextafter(math.fsum((-probs[probs < 0.0]).tolist()), math.inf))
+        if (probs < 0).any()
+        else 0.0
+    )
     return lower_minorant(np.maximum(probs, 0.0), key, h, max(infinity, 0.0), below_zero)
 
 
@@ -403,6 +429,10 @@ def from_dp_accounting(pessimistic: Any, optimistic: Any = None) -> ExchangedPLD
     if optimistic is not None:
         low_remove, low_add = _dp_pmfs(optimistic, "optimistic")
         if (low_add is None) != (add is None):
-            raise ValueError("optimistic must have the directions of pessimistic (both symmetric, or neither)")
+            raise ValueError(
+                "optimistic must have the directions of pessimistic (both symmetric, or neither)"
+            )
         lower = [_optimistic_of(low_remove), None if low_add is None else _optimistic_of(low_add)]
-    return ExchangedPLD(_pessimistic_of(remove), None if add is None else _pessimistic_of(add), lower[0], lower[1])
+    return ExchangedPLD(
+        _pessimistic_of(remove), None if add is None else _pessimistic_of(add), lower[0], lower[1]
+    )

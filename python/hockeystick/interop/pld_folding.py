@@ -83,7 +83,9 @@ def _trimmed(min_key: int, values: np.ndarray) -> tuple[int, np.ndarray]:
     return min_key + int(live[0]), values[live[0] : live[-1] + 1]
 
 
-def pessimistic_pmf(values: np.ndarray, min_key: int, h: float, infinity_mass: float) -> ExchangedPMF:
+def pessimistic_pmf(
+    values: np.ndarray, min_key: int, h: float, infinity_mass: float
+) -> ExchangedPMF:
     """A pessimistic PMF of Google's fields whose curve is at or above that of the masses given, at every eps.
 
     Parameters
@@ -106,7 +108,11 @@ def pessimistic_pmf(values: np.ndarray, min_key: int, h: float, infinity_mass: f
     """
     positive = np.maximum(np.asarray(values, dtype=np.float64), 0.0)
     over = positive[positive > 1.0]
-    infinity = _up(math.fsum([infinity_mass, *(over - 1.0).tolist()])) if over.size else float(infinity_mass)
+    infinity = (
+        _up(math.fsum([infinity_mass, *(over - 1.0).tolist()]))
+        if over.size
+        else float(infinity_mass)
+    )
     if infinity >= 1.0:
         return ExchangedPMF(h, 0, np.zeros(1), 1.0, True)
     key, kept = _trimmed(min_key, np.minimum(positive, 1.0))
@@ -137,7 +143,9 @@ def pessimistic_fields(pmf: GridPMF) -> ExchangedPMF:
     total = np.zeros(max(cells + moved.size, offset + charges.size))
     total[cells : cells + moved.size] = moved
     summed = total[offset : offset + charges.size] + charges
-    total[offset : offset + charges.size] = np.where(summed > 0.0, np.nextafter(summed, math.inf), 0.0)
+    total[offset : offset + charges.size] = np.where(
+        summed > 0.0, np.nextafter(summed, math.inf), 0.0
+    )
     return pessimistic_pmf(total, pmf.k_lo, pmf.h, infinity)
 
 
@@ -148,7 +156,9 @@ def _charge_masses(pmf: GridPMF, span: float) -> tuple[np.ndarray, int]:
     passes l_i (C = ``charge_of_masses``), and step_i / (1 - e^{s - K h}) at l_i + K h, with K h >= s + ``span``,
     covers that step at every eps < l_i + s (module docstring), every operation rounded up."""
     n = pmf.p.size
-    charge = pmf.charge_of_masses(np.arange(n, -1, -1, dtype=np.float64))  # charge of n - i masses, i = 0..n
+    charge = pmf.charge_of_masses(
+        np.arange(n, -1, -1, dtype=np.float64)
+    )  # charge of n - i masses, i = 0..n
     steps = np.maximum(charge[:-1] - charge[1:], 0.0)
     steps = np.where(steps > 0.0, np.nextafter(steps, math.inf), 0.0)
     k = math.ceil((span + pmf.loss_shift) / pmf.h)
@@ -165,7 +175,9 @@ def _moved_up(values: np.ndarray, remainder: float, cells: int, h: float) -> np.
     top.  The whole mass goes a cell up when w reaches 1."""
     if remainder <= 0.0:
         return values
-    r = _up(_up(remainder + math.ulp(cells * h)))  # the remainder and the product cells h each rounded
+    r = _up(
+        _up(remainder + math.ulp(cells * h))
+    )  # the remainder and the product cells h each rounded
     w = min(_up(_up(-math.expm1(-r)) / float(np.nextafter(-math.expm1(-h), -math.inf))), 1.0)
     b = np.where(values > 0.0, np.nextafter(values * w, math.inf), 0.0)
     a = np.where(values > b, np.nextafter(values - b, math.inf), 0.0)
@@ -195,10 +207,14 @@ def optimistic_fields(pmf: GridPMF) -> ExchangedPMF:
     charge = 2.0 * float(pmf.charge_of_masses(np.array(float(pmf.p.size))))
     constant = _up(math.fsum([charge, max(-pmf.shift, 0.0), _up(below_zero)]))
     infinity = _down(max(pmf.p_inf, 0.0) * scale)
-    return lower_minorant(values, pmf.k_lo - loss_shift_cells(pmf.loss_shift, pmf.h), pmf.h, infinity, constant)
+    return lower_minorant(
+        values, pmf.k_lo - loss_shift_cells(pmf.loss_shift, pmf.h), pmf.h, infinity, constant
+    )
 
 
-def lower_minorant(values: np.ndarray, min_key: int, h: float, infinity_mass: float, charge: float) -> ExchangedPMF:
+def lower_minorant(
+    values: np.ndarray, min_key: int, h: float, infinity_mass: float, charge: float
+) -> ExchangedPMF:
     """An optimistic PMF whose curve is at or below max(delta(eps) - ``charge``, 0) at every eps, delta the curve of
     the masses given (module docstring), and whose total mass is at most 1.
 
@@ -226,7 +242,9 @@ def lower_minorant(values: np.ndarray, min_key: int, h: float, infinity_mass: fl
     charge = _up(charge + _up(excess)) if excess > 0.0 else charge
     if charge <= infinity_mass:
         key, kept = _trimmed(min_key, values)
-        return ExchangedPMF(h, key, kept, _down(infinity_mass - charge) if charge else infinity_mass, False)
+        return ExchangedPMF(
+            h, key, kept, _down(infinity_mass - charge) if charge else infinity_mass, False
+        )
     grid = GridPMF(k_lo=min_key, h=h, p=values, p_inf=infinity_mass, pessimistic=False)
     low = grid.delta(grid.losses)  # certified lower bounds of the masses' curve at each grid loss
     reached = np.flatnonzero(low >= charge)

@@ -72,7 +72,13 @@ class DeltaFloorWarning(UserWarning):
 
 SCHEMA = "hockeystick.pld"
 VERSION = 1
-PMF_FIELDS = ("discretization_interval", "min_key", "values", "infinity_mass", "pessimistic_estimate")
+PMF_FIELDS = (
+    "discretization_interval",
+    "min_key",
+    "values",
+    "infinity_mass",
+    "pessimistic_estimate",
+)
 PLD_FIELDS = ("pessimistic_pmf", "pessimistic_pmf_add", "optimistic_pmf", "optimistic_pmf_add")
 # a loss index times h is read as a float: |index| below 2^53 keeps every index exact
 MAX_KEY = 2**53
@@ -129,10 +135,14 @@ class ExchangedPMF:
         object.__setattr__(self, "values", _masses(self.values))
         object.__setattr__(self, "infinity_mass", _probability(self.infinity_mass))
         if not isinstance(self.pessimistic_estimate, (bool, np.bool_)):
-            raise ValueError(f"pessimistic_estimate must be true or false, got {self.pessimistic_estimate!r}")
+            raise ValueError(
+                f"pessimistic_estimate must be true or false, got {self.pessimistic_estimate!r}"
+            )
         object.__setattr__(self, "pessimistic_estimate", bool(self.pessimistic_estimate))
         _check_losses(self.min_key, self.values.size, self.discretization_interval)
-        _check_mass(math.fsum([*self.values.tolist(), self.infinity_mass]), self.pessimistic_estimate)
+        _check_mass(
+            math.fsum([*self.values.tolist(), self.infinity_mass]), self.pessimistic_estimate
+        )
 
     def delta(self, epsilon: float) -> float:
         """The PMF's hockey-stick curve at one eps, summed in numpy (a reading of the fields, not a certified bound).
@@ -150,7 +160,9 @@ class ExchangedPMF:
         """
         losses = (self.min_key + np.arange(self.values.size)) * self.discretization_interval
         above = losses > epsilon
-        return float(self.infinity_mass + np.dot(-np.expm1(epsilon - losses[above]), self.values[above]))
+        return float(
+            self.infinity_mass + np.dot(-np.expm1(epsilon - losses[above]), self.values[above])
+        )
 
     def epsilon(self, delta: float) -> float:
         """The least eps >= 0 with this PMF's delta(eps) <= ``delta``, read as dp_accounting's
@@ -175,11 +187,17 @@ class ExchangedPMF:
         losses = (self.min_key + np.arange(self.values.size)) * self.discretization_interval
         mass = np.cumsum(self.values[::-1])[::-1]  # S: the mass at and above each loss
         weight = np.cumsum((self.values * np.exp(-losses))[::-1])[::-1]  # W: the same, times e^{-l}
-        curve = np.append(mass[1:] - np.exp(losses[:-1]) * weight[1:], 0.0) + self.infinity_mass  # delta at each loss
+        curve = (
+            np.append(mass[1:] - np.exp(losses[:-1]) * weight[1:], 0.0) + self.infinity_mass
+        )  # delta at each loss
         above = np.flatnonzero(curve > delta)
-        k = int(above[-1]) + 1 if above.size else 0  # the crossing lies in (l_{k-1}, l_k]: the losses >= l_k count
+        k = (
+            int(above[-1]) + 1 if above.size else 0
+        )  # the crossing lies in (l_{k-1}, l_k]: the losses >= l_k count
         numerator = float(mass[k]) + self.infinity_mass - delta
-        value = math.log(numerator / weight[k]) if numerator > 0.0 and weight[k] > 0.0 else -math.inf
+        value = (
+            math.log(numerator / weight[k]) if numerator > 0.0 and weight[k] > 0.0 else -math.inf
+        )
         below = float(losses[k - 1]) if k > 0 else -math.inf
         return max(min(value, float(losses[k])), below, 0.0)
 
@@ -221,11 +239,15 @@ class ExchangedPMF:
             Naming ``where`` and the field, if a field is missing, unknown or refused by ``ExchangedPMF``.
         """
         if not isinstance(fields, dict):
-            raise ValueError(f"{where} must be a JSON object with the fields {', '.join(PMF_FIELDS)}")
+            raise ValueError(
+                f"{where} must be a JSON object with the fields {', '.join(PMF_FIELDS)}"
+            )
         missing = [name for name in PMF_FIELDS if name not in fields]
         unknown = sorted(set(fields) - set(PMF_FIELDS))
         if missing or unknown:
-            raise ValueError(f"{where}: missing fields {missing}, unknown fields {unknown} (schema version {VERSION})")
+            raise ValueError(
+                f"{where}: missing fields {missing}, unknown fields {unknown} (schema version {VERSION})"
+            )
         try:
             return cls(**{name: fields[name] for name in PMF_FIELDS})
         except ValueError as error:
@@ -265,7 +287,11 @@ def _check_mass(total: float, pessimistic: bool) -> None:
 
 def _interval(h: Any) -> float:
     """h as a float, refused unless a number in [MIN_INTERVAL, MAX_INTERVAL]."""
-    if isinstance(h, bool) or not isinstance(h, (int, float)) or not MIN_INTERVAL <= h <= MAX_INTERVAL:
+    if (
+        isinstance(h, bool)
+        or not isinstance(h, (int, float))
+        or not MIN_INTERVAL <= h <= MAX_INTERVAL
+    ):
         raise ValueError(
             f"discretization_interval must be a number in [{MIN_INTERVAL:g}, {MAX_INTERVAL:g}] (the loss grid's "
             f"spacing), got {h!r}"
@@ -275,8 +301,14 @@ def _interval(h: Any) -> float:
 
 def _key(key: Any) -> int:
     """``min_key`` as an int, refused unless an integer of size below 2^53."""
-    if isinstance(key, bool) or not isinstance(key, (int, np.integer)) or not abs(int(key)) < MAX_KEY:
-        raise ValueError(f"min_key must be an integer of size below 2^53 (a loss index), got {key!r}")
+    if (
+        isinstance(key, bool)
+        or not isinstance(key, (int, np.integer))
+        or not abs(int(key)) < MAX_KEY
+    ):
+        raise ValueError(
+            f"min_key must be an integer of size below 2^53 (a loss index), got {key!r}"
+        )
     return int(key)
 
 
@@ -293,13 +325,22 @@ def _masses(values: Any) -> np.ndarray:
     if isinstance(values, np.ndarray):
         numbers = values.dtype.kind in "fiu"
     elif isinstance(values, (list, tuple)):
-        numbers = all(type(v) in (int, float) or isinstance(v, (np.floating, np.integer)) for v in values)
+        numbers = all(
+            type(v) in (int, float) or isinstance(v, (np.floating, np.integer)) for v in values
+        )
     else:
         numbers = False
     if not numbers:
         kind = values.dtype if isinstance(values, np.ndarray) else type(values).__name__
         bad = (
-            next((v for v in values if not (type(v) in (int, float) or isinstance(v, (np.floating, np.integer)))), None)
+            next(
+                (
+                    v
+                    for v in values
+                    if not (type(v) in (int, float) or isinstance(v, (np.floating, np.integer)))
+                ),
+                None,
+            )
             if isinstance(values, (list, tuple))
             else kind
         )
@@ -367,7 +408,10 @@ class ExchangedPLD:
         if self.delta_floor is not None:
             object.__setattr__(self, "delta_floor", _floor(self.delta_floor))
         self._check_directions()
-        pairs = (("pessimistic_pmf", "optimistic_pmf"), ("pessimistic_pmf_add", "optimistic_pmf_add"))
+        pairs = (
+            ("pessimistic_pmf", "optimistic_pmf"),
+            ("pessimistic_pmf_add", "optimistic_pmf_add"),
+        )
         for upper_name, lower_name in pairs:
             upper, lower = getattr(self, upper_name), getattr(self, lower_name)
             if upper is not None and lower is not None:
@@ -379,16 +423,24 @@ class ExchangedPLD:
         for name in PLD_FIELDS:
             pmf = getattr(self, name)
             if pmf is not None and pmf.pessimistic_estimate != name.startswith("pessimistic"):
-                raise ValueError(f"{name} holds a PMF with pessimistic_estimate={pmf.pessimistic_estimate}")
+                raise ValueError(
+                    f"{name} holds a PMF with pessimistic_estimate={pmf.pessimistic_estimate}"
+                )
         if self.optimistic_pmf is None and self.optimistic_pmf_add is not None:
-            raise ValueError("optimistic_pmf_add given without optimistic_pmf (the remove direction)")
-        if self.optimistic_pmf is not None and (self.optimistic_pmf_add is None) != (self.pessimistic_pmf_add is None):
+            raise ValueError(
+                "optimistic_pmf_add given without optimistic_pmf (the remove direction)"
+            )
+        if self.optimistic_pmf is not None and (self.optimistic_pmf_add is None) != (
+            self.pessimistic_pmf_add is None
+        ):
             raise ValueError(
                 "optimistic_pmf_add must be given exactly when pessimistic_pmf_add is (the same directions)"
             )
         spacings = {pmf.discretization_interval for pmf in self.pmfs()}
         if len(spacings) != 1:
-            raise ValueError(f"every PMF must have one discretization_interval, got {sorted(spacings)}")
+            raise ValueError(
+                f"every PMF must have one discretization_interval, got {sorted(spacings)}"
+            )
 
     @property
     def discretization_interval(self) -> float:
@@ -484,9 +536,13 @@ class ExchangedPLD:
         except json.JSONDecodeError as error:
             raise ValueError(f"not a JSON document: {error}") from None
         except RecursionError:
-            raise ValueError("not a PLD document: its JSON nests deeper than Python's parser reads") from None
+            raise ValueError(
+                "not a PLD document: its JSON nests deeper than Python's parser reads"
+            ) from None
         except UnicodeDecodeError as error:
-            raise ValueError(f"not a JSON document: its bytes are not UTF-8, -16 or -32 ({error.reason})") from None
+            raise ValueError(
+                f"not a JSON document: its bytes are not UTF-8, -16 or -32 ({error.reason})"
+            ) from None
         if not isinstance(body, dict) or body.get("schema") != SCHEMA:
             raise ValueError(f'schema must be "{SCHEMA}" (a PLD written by ExchangedPLD.to_json)')
         if body.get("version") != VERSION or isinstance(body.get("version"), bool):
@@ -500,7 +556,9 @@ class ExchangedPLD:
                 f"the fields are {', '.join(PLD_FIELDS)} and delta_floor (pessimistic_pmf required), got unknown "
                 f"{unknown}"
             )
-        pmfs = {name: ExchangedPMF.from_dict(body[name], name) for name in PLD_FIELDS if name in body}
+        pmfs = {
+            name: ExchangedPMF.from_dict(body[name], name) for name in PLD_FIELDS if name in body
+        }
         return cls(**pmfs, delta_floor=body.get("delta_floor"))
 
 
@@ -510,7 +568,9 @@ class ExchangedPLD:
 SIDES_SLACK = 1e-9
 
 
-def _suffix_curve(pmf: ExchangedPMF, at: np.ndarray, infinity: float) -> tuple[np.ndarray, np.ndarray]:
+def _suffix_curve(
+    pmf: ExchangedPMF, at: np.ndarray, infinity: float
+) -> tuple[np.ndarray, np.ndarray]:
     """The PMF's curve at the sorted eps ``at`` with mass ``infinity`` at +infinity, and the mass above each eps
     (suffix sums of the masses above it)."""
     losses = (pmf.min_key + np.arange(pmf.values.size)) * pmf.discretization_interval
@@ -520,15 +580,20 @@ def _suffix_curve(pmf: ExchangedPMF, at: np.ndarray, infinity: float) -> tuple[n
     return mass[first] - np.exp(at) * weight[first] + infinity, mass[first] + infinity
 
 
-def _check_sides(upper: ExchangedPMF, lower: ExchangedPMF, upper_name: str, lower_name: str) -> None:
+def _check_sides(
+    upper: ExchangedPMF, lower: ExchangedPMF, upper_name: str, lower_name: str
+) -> None:
     """Refuses an optimistic curve above the pessimistic one of its direction: both are piecewise linear in e^eps
     with kinks at their losses, so comparing them at every loss of either, at -infinity (the total masses) and at
     +infinity compares them everywhere."""
     h = upper.discretization_interval
     at = np.union1d(
-        (upper.min_key + np.arange(upper.values.size)) * h, (lower.min_key + np.arange(lower.values.size)) * h
+        (upper.min_key + np.arange(upper.values.size)) * h,
+        (lower.min_key + np.arange(lower.values.size)) * h,
     )
-    charged = charged_infinity(upper)  # the pessimistic side as its readers take it: a deficit at +infinity
+    charged = charged_infinity(
+        upper
+    )  # the pessimistic side as its readers take it: a deficit at +infinity
     high, high_mass = _suffix_curve(upper, at, charged)
     low, low_mass = _suffix_curve(lower, at, lower.infinity_mass)
     above = low > high + SIDES_SLACK * (high_mass + low_mass)
@@ -565,7 +630,12 @@ def charged_infinity(pmf: ExchangedPMF) -> float:
     total = math.fsum([*pmf.values.tolist(), pmf.infinity_mass])
     if total >= 1.0:
         return pmf.infinity_mass
-    return min(float(np.nextafter(pmf.infinity_mass + float(np.nextafter(1.0 - total, math.inf)), math.inf)), 1.0)
+    return min(
+        float(
+            np.nextafter(pmf.infinity_mass + float(np.nextafter(1.0 - total, math.inf)), math.inf)
+        ),
+        1.0,
+    )
 
 
 def _refuse_constant(name: str) -> float:

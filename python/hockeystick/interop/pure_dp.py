@@ -116,9 +116,13 @@ def _sampled(spec: tuple[object, ...]) -> Directions | None:
     elif name == "poisson_pair":
         q = cast(float, spec[1])
         inner = largest_losses(cast(tuple[object, ...], spec[2]))
-    elif name == "poisson_generic":  # the inner plan's key: (counts, Gaussian r^2, non-private, operations)
+    elif (
+        name == "poisson_generic"
+    ):  # the inner plan's key: (counts, Gaussian r^2, non-private, operations)
         q = cast(float, spec[1])
-        counts, r2, non_private, _ = cast(tuple[tuple[tuple[tuple[object, ...], int], ...], float, bool, int], spec[2])
+        counts, r2, non_private, _ = cast(
+            tuple[tuple[tuple[tuple[object, ...], int], ...], float, bool, int], spec[2]
+        )
         inner = None if r2 != 0 or non_private else _summed(dict(counts))
     else:
         return None
@@ -133,7 +137,9 @@ def _sampled(spec: tuple[object, ...]) -> Directions | None:
 def _remove_loss(q: float, r: Fraction, up: bool) -> Fraction:
     """log(1 + q (e^r - 1)), increasing in r, rounded outward from r's outward double."""
     x = round_outward(r, up)
-    if x < 700.0:  # e^r in range: each step within u relative, log1p's condition y / ((1 + y) log1p(y)) <= 1
+    if (
+        x < 700.0
+    ):  # e^r in range: each step within u relative, log1p's condition y / ((1 + y) log1p(y)) <= 1
         value = math.log1p(q * math.expm1(x))
         pad = 8 * _U * value
     else:  # r + log q + log1p((1 - q) / q e^{-r}): no overflow of e^r; each term within u of its magnitude
@@ -146,7 +152,9 @@ def _remove_loss(q: float, r: Fraction, up: bool) -> Fraction:
 def _add_loss(q: float, a: Fraction, up: bool) -> Fraction:
     """-log(1 - q (1 - e^{-a})), increasing in a, rounded outward from a's outward double."""
     x = round_outward(a, up)
-    if q <= 0.5:  # y = q (1 - e^{-a}) <= 1/2: log1p(-y)'s condition y / ((1 - y) |log1p(-y)|) <= 1 / ln 2
+    if (
+        q <= 0.5
+    ):  # y = q (1 - e^{-a}) <= 1/2: log1p(-y)'s condition y / ((1 - y) |log1p(-y)|) <= 1 / ln 2
         value = -math.log1p(-q * -math.expm1(-x))
         pad = 16 * _U * value
     else:  # (1 - q) + q e^{-a}, 1 - q exact (Sterbenz), a sum of positives
@@ -195,4 +203,6 @@ def pure_epsilon_sum(counts: Mapping[tuple[object, ...], int]) -> tuple[float, f
     if summed is None:
         return None
     (remove_low, remove_up), (add_low, add_up) = summed
-    return round_outward(max(remove_low, add_low), False), round_outward(max(remove_up, add_up), True)
+    return round_outward(max(remove_low, add_low), False), round_outward(
+        max(remove_up, add_up), True
+    )

@@ -67,7 +67,13 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     raise
 
 from ..base import validation as _validation
-from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_delta, rdp_to_epsilon, subsampled_gaussian_rdp
+from ..rdp import (
+    DEFAULT_ORDERS,
+    gaussian_rdp,
+    rdp_to_delta,
+    rdp_to_epsilon,
+    subsampled_gaussian_rdp,
+)
 from ..rdp.bounded_range import bounded_range_rdp
 from ..rdp.laplace import laplace_rdp
 from ..rdp.pure_dp import pure_dp_rdp
@@ -76,9 +82,21 @@ from ..rdp.repeat_and_select import repeat_and_select_rdp
 from ..rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
 from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
-from .event_checks import ADD_REMOVE, Unsupported, case_of, check_count, integer, nesting_refused, real_field
+from .event_checks import (
+    ADD_REMOVE,
+    Unsupported,
+    case_of,
+    check_count,
+    integer,
+    nesting_refused,
+    real_field,
+)
 from .loss_reach import MAX_NOISE
-from .secagg_events import DistributedDiscreteGaussianDpEvent, DistributedSkellamDpEvent, secure_aggregation_rdp_case
+from .secagg_events import (
+    DistributedDiscreteGaussianDpEvent,
+    DistributedSkellamDpEvent,
+    secure_aggregation_rdp_case,
+)
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
 FINE_ORDERS = np.unique(
@@ -119,7 +137,9 @@ def _at_least_zero(event: ev.DpEvent, name: str) -> float:
     return x
 
 
-def _selection_epsilon(event: ExponentialMechanismDpEvent | PermuteAndFlipDpEvent | EpsilonDeltaDpEvent) -> float:
+def _selection_epsilon(
+    event: ExponentialMechanismDpEvent | PermuteAndFlipDpEvent | EpsilonDeltaDpEvent,
+) -> float:
     """The event's epsilon: a real number >= 0 (inf allowed: an infinite curve)."""
     return _at_least_zero(event, "epsilon")
 
@@ -177,16 +197,22 @@ class HockeystickRdpAccountant(PrivacyAccountant):
     def compose(self, event: ev.DpEvent, count: int = 1) -> HockeystickRdpAccountant:
         check_count(count)
         with nesting_refused(event):
-            return cast("HockeystickRdpAccountant", super().compose(event, count))  # dp_accounting's returns self
+            return cast(
+                "HockeystickRdpAccountant", super().compose(event, count)
+            )  # dp_accounting's returns self
 
     def _maybe_compose(
         self, event: ev.DpEvent, count: int, do_compose: bool
     ) -> PrivacyAccountant.CompositionErrorDetails | None:
         try:
-            with np.errstate(over="ignore"):  # a curve summed or scaled past the doubles is +inf: still an upper bound
+            with np.errstate(
+                over="ignore"
+            ):  # a curve summed or scaled past the doubles is +inf: still an upper bound
                 rdp = self._rdp_of(event, max(int(count), 1))
         except Unsupported as u:
-            return PrivacyAccountant.CompositionErrorDetails(invalid_event=u.event, error_message=u.message)
+            return PrivacyAccountant.CompositionErrorDetails(
+                invalid_event=u.event, error_message=u.message
+            )
         if do_compose:
             with np.errstate(over="ignore"):
                 self._rdp = self._rdp + rdp
@@ -227,7 +253,9 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         n, m = event.source_dataset_size, event.sample_size
         for name, v, low in (("source_dataset_size", n, 1), ("sample_size", m, 0)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-                raise ValueError(f"SampledWithoutReplacementDpEvent.{name} must be an integer >= {low}, got {v!r}")
+                raise ValueError(
+                    f"SampledWithoutReplacementDpEvent.{name} must be an integer >= {low}, got {v!r}"
+                )
         if m > n:
             raise ValueError(
                 f"SampledWithoutReplacementDpEvent.sample_size must be <= source_dataset_size, got {m} > {n}"
@@ -263,7 +291,9 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         d = _validation.delta_target(target_delta, "target_delta")  # the rule of every entry point
         if not self._rdp.any():
             return 0.0
-        return float(rdp_to_epsilon(np.where(np.isnan(self._rdp), np.inf, self._rdp), self._orders, d))
+        return float(
+            rdp_to_epsilon(np.where(np.isnan(self._rdp), np.inf, self._rdp), self._orders, d)
+        )
 
     def get_delta(self, target_epsilon: float) -> float:
         """Smallest delta the RDP curve certifies at ``target_epsilon``.
@@ -312,19 +342,27 @@ def _noop_rdp(acc: HockeystickRdpAccountant, event: ev.NoOpDpEvent, count: int) 
     return _zero(acc)
 
 
-def _non_private_rdp(acc: HockeystickRdpAccountant, event: ev.NonPrivateDpEvent, count: int) -> np.ndarray:
+def _non_private_rdp(
+    acc: HockeystickRdpAccountant, event: ev.NonPrivateDpEvent, count: int
+) -> np.ndarray:
     return _infinite(acc)
 
 
-def _self_composed_rdp(acc: HockeystickRdpAccountant, event: ev.SelfComposedDpEvent, count: int) -> np.ndarray:
+def _self_composed_rdp(
+    acc: HockeystickRdpAccountant, event: ev.SelfComposedDpEvent, count: int
+) -> np.ndarray:
     return acc._rdp_of(event.event, count * check_count(event.count))
 
 
-def _composed_rdp(acc: HockeystickRdpAccountant, event: ev.ComposedDpEvent, count: int) -> np.ndarray:
+def _composed_rdp(
+    acc: HockeystickRdpAccountant, event: ev.ComposedDpEvent, count: int
+) -> np.ndarray:
     return sum((acc._rdp_of(e, count) for e in event.events), _zero(acc))
 
 
-def _gaussian_rdp(acc: HockeystickRdpAccountant, event: ev.GaussianDpEvent, count: int) -> np.ndarray:
+def _gaussian_rdp(
+    acc: HockeystickRdpAccountant, event: ev.GaussianDpEvent, count: int
+) -> np.ndarray:
     s = _sigma(event)
     if s == 0:
         return _infinite(acc)
@@ -350,7 +388,9 @@ def _laplace_rdp(acc: HockeystickRdpAccountant, event: ev.LaplaceDpEvent, count:
     return count * laplace_rdp(b, acc.orders)
 
 
-def _poisson_rdp(acc: HockeystickRdpAccountant, event: ev.PoissonSampledDpEvent, count: int) -> np.ndarray:
+def _poisson_rdp(
+    acc: HockeystickRdpAccountant, event: ev.PoissonSampledDpEvent, count: int
+) -> np.ndarray:
     _require_add_remove(acc, event, "PoissonSampledDpEvent")
     q = _at_least_zero(event, "sampling_probability")
     if not q <= 1:
@@ -363,7 +403,9 @@ def _poisson_rdp(acc: HockeystickRdpAccountant, event: ev.PoissonSampledDpEvent,
         return _zero(acc)
     if s == 0:
         return _infinite(acc)
-    if q == 1 or s > MAX_NOISE:  # sampling only lowers the curve: the Gaussian's bounds it (~0 past 1e150)
+    if (
+        q == 1 or s > MAX_NOISE
+    ):  # sampling only lowers the curve: the Gaussian's bounds it (~0 past 1e150)
         return count * gaussian_rdp(s, o)
     if s < 1.0 / MAX_NOISE:  # the subsampled series' terms overflow: no finite bound is computed
         return _infinite(acc)
@@ -376,8 +418,12 @@ def _without_replacement_rdp(
     return count * acc._without_replacement(event)
 
 
-def _repeat_and_select_rdp(acc: HockeystickRdpAccountant, event: ev.RepeatAndSelectDpEvent, count: int) -> np.ndarray:
-    return count * repeat_and_select_rdp(acc._rdp_of(event.event, 1), acc.orders, event.mean, event.shape)
+def _repeat_and_select_rdp(
+    acc: HockeystickRdpAccountant, event: ev.RepeatAndSelectDpEvent, count: int
+) -> np.ndarray:
+    return count * repeat_and_select_rdp(
+        acc._rdp_of(event.event, 1), acc.orders, event.mean, event.shape
+    )
 
 
 # randomized response's relations, as ``rdp.randomized_response`` names them
@@ -401,7 +447,9 @@ def _randomized_response_rdp(
     if not p <= 1:
         raise ValueError(f"RandomizedResponseDpEvent.noise_parameter must lie in [0, 1], got {p!r}")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"RandomizedResponseDpEvent.num_buckets must be an integer >= 1, got {k!r}")
+        raise ValueError(
+            f"RandomizedResponseDpEvent.num_buckets must be an integer >= 1, got {k!r}"
+        )
     return count * randomized_response_rdp(p, k, acc.orders, relation=relation)
 
 
@@ -414,7 +462,9 @@ def _tree_aggregation_rdp(
             "neighboring_relation must be `REPLACE_SPECIAL` for "
             f"`SingleEpochTreeAggregationDpEvent`. Found {acc.neighboring_relation}.",
         )
-    return count * single_epoch_tree_aggregation_rdp(event.noise_multiplier, event.step_counts, acc.orders)
+    return count * single_epoch_tree_aggregation_rdp(
+        event.noise_multiplier, event.step_counts, acc.orders
+    )
 
 
 def _exponential_mechanism_rdp(
@@ -424,11 +474,15 @@ def _exponential_mechanism_rdp(
     return count * bounded_range_rdp(_selection_epsilon(event), acc.orders)
 
 
-def _permute_and_flip_rdp(acc: HockeystickRdpAccountant, event: PermuteAndFlipDpEvent, count: int) -> np.ndarray:
+def _permute_and_flip_rdp(
+    acc: HockeystickRdpAccountant, event: PermuteAndFlipDpEvent, count: int
+) -> np.ndarray:
     return count * pure_dp_rdp(_selection_epsilon(event), acc.orders)
 
 
-def _discrete_gaussian_rdp(acc: HockeystickRdpAccountant, event: DiscreteGaussianDpEvent, count: int) -> np.ndarray:
+def _discrete_gaussian_rdp(
+    acc: HockeystickRdpAccountant, event: DiscreteGaussianDpEvent, count: int
+) -> np.ndarray:
     """At most the Gaussian's curve (module docstring)."""
     sigma = _at_least_zero(event, "sigma")
     shift = acc._replace_factor() * integer(event, "sensitivity", 1)
@@ -437,7 +491,9 @@ def _discrete_gaussian_rdp(acc: HockeystickRdpAccountant, event: DiscreteGaussia
     return count * gaussian_rdp(sigma / shift, acc.orders)
 
 
-def _eps_delta_rdp(acc: HockeystickRdpAccountant, event: EpsilonDeltaDpEvent, count: int) -> np.ndarray:
+def _eps_delta_rdp(
+    acc: HockeystickRdpAccountant, event: EpsilonDeltaDpEvent, count: int
+) -> np.ndarray:
     """Pure DP: that of epsilon-DP; no RDP bound holds for delta > 0."""
     delta = _at_least_zero(event, "delta")
     if delta > 1:

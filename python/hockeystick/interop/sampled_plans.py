@@ -55,7 +55,9 @@ def _refuse_sampled_zcdp(
 ) -> None:
     """A sample of an event tree holding a ``ZCDpEvent``: zCDP is not amplified by sampling here (``zcdp_plan``)."""
     if has_zcdp(plan_with(visit, event.event, 1, relation)):
-        raise Unsupported(event, "A sample of a `ZCDpEvent` has no analysis in the PLD accountant. " + ZCDP_MIXED)
+        raise Unsupported(
+            event, "A sample of a `ZCDpEvent` has no analysis in the PLD accountant. " + ZCDP_MIXED
+        )
 
 
 def _inner_plan(event: ev.DpEvent, relation: NeighboringRelation, visit: Visit) -> CompositionPlan:
@@ -76,7 +78,12 @@ def _single_finite(plan: CompositionPlan) -> Spec | None:
 
 
 def poisson(
-    event: ev.PoissonSampledDpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan, *, visit: Visit
+    event: ev.PoissonSampledDpEvent,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
+    *,
+    visit: Visit,
 ) -> None:
     """Add ``count`` runs of a Poisson sample of ``event.event`` (rate ``sampling_probability``) to ``plan``."""
     q = probability(event, "sampling_probability")
@@ -91,7 +98,9 @@ def poisson(
     if q == 1:
         visit(inner, count, relation, plan)
         return
-    if plan_with(visit, inner, 1, relation).non_private:  # released with probability q: delta = q, exactly
+    if plan_with(
+        visit, inner, 1, relation
+    ).non_private:  # released with probability q: delta = q, exactly
         plan.add(("poisson_pair", q, NON_PRIVATE), count)
         return
     case = nearest_case(_POISSON_SAMPLED, inner)
@@ -102,7 +111,11 @@ def poisson(
 
 
 def _poisson_gaussian(
-    event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
+    event: ev.PoissonSampledDpEvent,
+    q: float,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
 ) -> None:
     inner = event.event
     sigma = noise(inner, "noise_multiplier")
@@ -112,7 +125,11 @@ def _poisson_gaussian(
 
 
 def _poisson_laplace(
-    event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
+    event: ev.PoissonSampledDpEvent,
+    q: float,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
 ) -> None:
     inner = event.event
     b = noise(inner, "noise_multiplier")
@@ -122,14 +139,22 @@ def _poisson_laplace(
 
 
 def _poisson_discrete_laplace(
-    event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
+    event: ev.PoissonSampledDpEvent,
+    q: float,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
 ) -> None:
     a, s = discrete_laplace_shift(cast(ev.DiscreteLaplaceDpEvent, event.event), 1)
     add_runs(plan, ("poisson_discrete_laplace", a, s, q), count, a == 0)
 
 
 def _poisson_discrete_gaussian(
-    event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
+    event: ev.PoissonSampledDpEvent,
+    q: float,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
 ) -> None:
     inner = cast(DiscreteGaussianDpEvent, event.event)
     sigma, shift = discrete_gaussian_shift(inner, 1)
@@ -139,7 +164,11 @@ def _poisson_discrete_gaussian(
 
 
 def _poisson_mixture(
-    event: ev.PoissonSampledDpEvent, q: float, count: int, relation: NeighboringRelation, plan: CompositionPlan
+    event: ev.PoissonSampledDpEvent,
+    q: float,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
 ) -> None:
     inner = cast(ev.MixtureOfGaussiansDpEvent, event.event)
     sigma = noise(inner, "standard_deviation")
@@ -184,7 +213,11 @@ def _poisson_replace_one(
         )
     check_inner_reach(event, relation, 1)
     leaf = event.event  # a lone Gaussian keeps its own sigma, exactly; else the folded radius
-    sigma = float(leaf.noise_multiplier) if isinstance(leaf, ev.GaussianDpEvent) else 2.0 / math.sqrt(inner.gaussian_r2)
+    sigma = (
+        float(leaf.noise_multiplier)
+        if isinstance(leaf, ev.GaussianDpEvent)
+        else 2.0 / math.sqrt(inner.gaussian_r2)
+    )
     add_runs(plan, ("poisson_replace_one_gaussian", sigma, q), count, False)
 
 
@@ -204,7 +237,9 @@ def _poisson_generic(
     finite = _single_finite(inner)
     if finite is not None:
         plan.add(("poisson_pair", q, finite), count)
-    elif not inner.counts:  # Gaussians only: one Gaussian of the folded radius (add/remove: shift 1)
+    elif (
+        not inner.counts
+    ):  # Gaussians only: one Gaussian of the folded radius (add/remove: shift 1)
         check_inner_reach(event, relation, 1)
         plan.add(("poisson_gaussian", 1.0 / math.sqrt(inner.gaussian_r2), q), count)
     else:
@@ -212,7 +247,12 @@ def _poisson_generic(
 
 
 def fixed_size(
-    event: SampledEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan, *, visit: Visit
+    event: SampledEvent,
+    count: int,
+    relation: NeighboringRelation,
+    plan: CompositionPlan,
+    *,
+    visit: Visit,
 ) -> None:
     """Add ``count`` runs of a fixed-size sample (with or without replacement) of ``event.event`` to ``plan``."""
     without = isinstance(event, ev.SampledWithoutReplacementDpEvent)
@@ -236,7 +276,9 @@ def fixed_size(
     elif without:
         _without_replacement_generic(m, n, inner, count, plan)
     else:
-        _with_replacement_generic(cast(ev.SampledWithReplacementDpEvent, event), m, n, inner, count, relation, plan)
+        _with_replacement_generic(
+            cast(ev.SampledWithReplacementDpEvent, event), m, n, inner, count, relation, plan
+        )
 
 
 def _check_fixed_size(
@@ -256,7 +298,12 @@ def _check_fixed_size(
 def _check_drawn_below_one(n: int, m: int, inner: CompositionPlan) -> None:
     """With replacement around a mechanism other than a Gaussian (``pld.sampling.subsampled_pair``), the copy-count
     mixture needs the chance the record is drawn below 1 (b_0 = (1 - 1/n)^m >= 2^-53)."""
-    if n > 1 and inner.counts and not inner.non_private and -math.expm1(m * math.log1p(-1.0 / n)) >= 1.0:
+    if (
+        n > 1
+        and inner.counts
+        and not inner.non_private
+        and -math.expm1(m * math.log1p(-1.0 / n)) >= 1.0
+    ):
         raise ParameterOutOfRange(
             f"SampledWithReplacementDpEvent.sample_size = {m} draws one of source_dataset_size = {n} records "
             f"with probability 1 - (1 - 1/n)^m, which rounds to 1: no certified bound is computed; use a larger "
@@ -264,7 +311,9 @@ def _check_drawn_below_one(n: int, m: int, inner: CompositionPlan) -> None:
         )
 
 
-def _without_replacement_generic(m: int, n: int, inner: CompositionPlan, count: int, plan: CompositionPlan) -> None:
+def _without_replacement_generic(
+    m: int, n: int, inner: CompositionPlan, count: int, plan: CompositionPlan
+) -> None:
     """m of n drawn without replacement around any inner plan: all of them is the inner plan itself."""
     if m == n:
         plan.merge(inner.scaled(count))
@@ -290,7 +339,9 @@ def _with_replacement_generic(
     # the record is drawn c ~ Binom(m, 1/n) times: the group-c plans (``group_of_records``) mixed
     copies = copies_of(event)  # refuses more than MAX_COPIES group analyses
     check_group_atoms(event.event, copies)
-    check_inner_reach(event, relation, copies, OVERFLOW_REACH, "the group's losses overflow double precision")
+    check_inner_reach(
+        event, relation, copies, OVERFLOW_REACH, "the group's losses overflow double precision"
+    )
     plan.add(("with_replacement_generic", m, n, inner.key()), count)
 
 

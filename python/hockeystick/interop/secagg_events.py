@@ -87,7 +87,11 @@ from ..pld.compose.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ..secagg.accountants import DDG_ORDERS
-from ..secagg.distributed_discrete_gaussian import MAX_CLIENTS, MIN_SIGMA, distributed_discrete_gaussian_rdp
+from ..secagg.distributed_discrete_gaussian import (
+    MAX_CLIENTS,
+    MIN_SIGMA,
+    distributed_discrete_gaussian_rdp,
+)
 from ..secagg.lattice_pld import Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
 from ..secagg.observer_shares import shares_pair_pld, shares_sampled_rdp
 from ..secagg.sensitivity import integer_l1_bound
@@ -108,7 +112,9 @@ __all__ = [
 
 SPEC_NAME = "secure_aggregation"
 UNIT_ROUNDOFF = 2.0**-53
-_SMALL_DELTA = 1e-300  # epsilon(0) is at least epsilon at any positive delta: the lower side read here
+_SMALL_DELTA = (
+    1e-300  # epsilon(0) is at least epsilon at any positive delta: the lower side read here
+)
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -192,21 +198,32 @@ class DistributedSkellamDpEvent(ev.DpEvent):
 
 
 SecureAggregationEvent = DistributedDiscreteGaussianDpEvent | DistributedSkellamDpEvent
-_KINDS: dict[type, str] = {DistributedDiscreteGaussianDpEvent: "ddg", DistributedSkellamDpEvent: "skellam"}
+_KINDS: dict[type, str] = {
+    DistributedDiscreteGaussianDpEvent: "ddg",
+    DistributedSkellamDpEvent: "skellam",
+}
 
 
 def _positive_field(event: ev.DpEvent, name: str) -> float:
     x = real_field(event, name)
     if not (x > 0 and math.isfinite(x)):
-        raise ValueError(f"{type(event).__name__}.{name} must be finite and > 0, got {getattr(event, name)!r}")
+        raise ValueError(
+            f"{type(event).__name__}.{name} must be finite and > 0, got {getattr(event, name)!r}"
+        )
     return _validation.moderate(x, f"{type(event).__name__}.{name}")
 
 
-def _count_field(event: ev.DpEvent, name: str, maximum: float = _validation.MAX_EXACT_INTEGER) -> int:
-    return _validation.count(getattr(event, name), f"{type(event).__name__}.{name}", maximum=maximum)
+def _count_field(
+    event: ev.DpEvent, name: str, maximum: float = _validation.MAX_EXACT_INTEGER
+) -> int:
+    return _validation.count(
+        getattr(event, name), f"{type(event).__name__}.{name}", maximum=maximum
+    )
 
 
-def _spec(event: SecureAggregationEvent, relation: NeighboringRelation, rate: float = 1.0) -> tuple[Any, ...]:
+def _spec(
+    event: SecureAggregationEvent, relation: NeighboringRelation, rate: float = 1.0
+) -> tuple[Any, ...]:
     """The plan's spec (name, kind, s, n, Delta_2, Delta_1, d, realizable shift, sampling rate) under ``relation``:
     the shift 2k under REPLACE_ONE (k e_1 against -k e_1) unsampled, k (k e_1 against the zero vector, also a
     client's vector) sampled, where the pair's noise-share mixture is not a translate."""
@@ -218,14 +235,24 @@ def _spec(event: SecureAggregationEvent, relation: NeighboringRelation, rate: fl
             f"{name}.local_stddev must be >= {MIN_SIGMA} (KLS21's bound holds for a discrete Gaussian sigma of at "
             f"least 1/2 in integer units), got {event.local_stddev!r}: use a finer granularity or more noise"
         )
-    n = _count_field(event, "num_clients", MAX_CLIENTS if kind == "ddg" else _validation.MAX_EXACT_INTEGER)
+    n = _count_field(
+        event, "num_clients", MAX_CLIENTS if kind == "ddg" else _validation.MAX_EXACT_INTEGER
+    )
     if kind == "skellam" and not n * s * s < math.inf:
-        raise ValueError(f"{name}: num_clients local_stddev^2 must be a finite variance, got {n} x {s!r}^2")
+        raise ValueError(
+            f"{name}: num_clients local_stddev^2 must be a finite variance, got {n} x {s!r}^2"
+        )
     l2 = _positive_field(event, "l2_norm_bound")
     d = _count_field(event, "dimension")
-    l1 = integer_l1_bound(l2, d) if event.l1_norm_bound is None else _positive_field(event, "l1_norm_bound")
+    l1 = (
+        integer_l1_bound(l2, d)
+        if event.l1_norm_bound is None
+        else _positive_field(event, "l1_norm_bound")
+    )
     shift = int(math.floor(min(l2, l1)))
-    if relation == NeighboringRelation.REPLACE_ONE:  # the difference of two vectors (module docstring)
+    if (
+        relation == NeighboringRelation.REPLACE_ONE
+    ):  # the difference of two vectors (module docstring)
         l1 = min(2.0 * l1, integer_l1_bound(2.0 * l2, d))
         l2, shift = 2.0 * l2, shift if rate < 1.0 else 2 * shift
     return (SPEC_NAME, kind, s, n, l2, l1, d, shift, rate)
@@ -324,7 +351,11 @@ def _round_pld(spec: tuple[Any, ...], interval: float) -> PrivacyLossDistributio
         return None
 
     def masses(count: int) -> Masses:
-        return ddg_sum_masses(s, count, shift) if kind == "ddg" else skellam_masses(count * s * s, shift)
+        return (
+            ddg_sum_masses(s, count, shift)
+            if kind == "ddg"
+            else skellam_masses(count * s * s, shift)
+        )
 
     try:
         if rate == 1.0:
@@ -378,7 +409,11 @@ class SecureAggregationProfile:
             return math.inf, math.inf
         upper = math.inf if delta == 0.0 else float(rdp_to_epsilon(self.rdp, self.orders, delta))
         pld = self._lower_pld()
-        lower = 0.0 if pld is None else float(cast(float, pld.epsilon(max(delta, _SMALL_DELTA), bound="lower")))
+        lower = (
+            0.0
+            if pld is None
+            else float(cast(float, pld.epsilon(max(delta, _SMALL_DELTA), bound="lower")))
+        )
         return min(lower, upper), upper
 
     def delta(self, epsilon: float) -> tuple[float, float]:
@@ -391,7 +426,9 @@ class SecureAggregationProfile:
         return min(lower, upper), upper
 
 
-def secure_aggregation_profile(plan: CompositionPlan, interval: float | None) -> SecureAggregationProfile | None:
+def secure_aggregation_profile(
+    plan: CompositionPlan, interval: float | None
+) -> SecureAggregationProfile | None:
     """The profile of a plan of secure-aggregation rounds (None for a plan without them).
 
     Parameters

@@ -50,7 +50,9 @@ try:
 except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
     from ..base.optional import require_extra
 
-    require_extra("hockeystick.interop.secagg_pair_events (dp_accounting's events)", "dp_accounting")
+    require_extra(
+        "hockeystick.interop.secagg_pair_events (dp_accounting's events)", "dp_accounting"
+    )
     raise
 
 from ..base import validation as _validation
@@ -78,7 +80,9 @@ __all__ = [
 ]
 
 SPEC_NAME = "secure_aggregation_pair"
-_SMALL_DELTA = 1e-300  # epsilon(0) is at least epsilon at any positive delta: the lower side read here
+_SMALL_DELTA = (
+    1e-300  # epsilon(0) is at least epsilon at any positive delta: the lower side read here
+)
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -157,7 +161,9 @@ _KINDS = (PoissonBinomialDpEvent, DistributedDiscreteLaplaceDpEvent)
 def _positive_field(event: ev.DpEvent, name: str) -> float:
     x = real_field(event, name)
     if not (x > 0 and math.isfinite(x)):
-        raise ValueError(f"{type(event).__name__}.{name} must be finite and > 0, got {getattr(event, name)!r}")
+        raise ValueError(
+            f"{type(event).__name__}.{name} must be finite and > 0, got {getattr(event, name)!r}"
+        )
     return x
 
 
@@ -181,7 +187,11 @@ def _spec(event: PairEvent, rate: float, relation: NeighboringRelation) -> tuple
     scale = _positive_field(event, "scale")
     l2 = _positive_field(event, "l2_norm_bound")
     d = _count_field(event, "dimension")
-    l1 = integer_l1_bound(l2, d) if event.l1_norm_bound is None else _positive_field(event, "l1_norm_bound")
+    l1 = (
+        integer_l1_bound(l2, d)
+        if event.l1_norm_bound is None
+        else _positive_field(event, "l1_norm_bound")
+    )
     n, e = _count_field(event, "num_clients"), _count_field(event, "expected_clients")
     shift = int(math.floor(min(l1, l2)))
     if relation == NeighboringRelation.REPLACE_ONE:
@@ -200,7 +210,9 @@ def _require_replace(event: ev.DpEvent, relation: NeighboringRelation) -> None:
         )
 
 
-def visit_pair_round(event: PairEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan) -> None:
+def visit_pair_round(
+    event: PairEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
+) -> None:
     """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module docstring)."""
     _require_replace(event, relation)
     add_runs(plan, _spec(event, 1.0, relation), count, False)
@@ -247,16 +259,22 @@ PAIR_ROUNDS_MIXED = (
 def check_pair_rounds_alone(plan: CompositionPlan, event: ev.DpEvent) -> None:
     """Refuse a plan holding these rounds beside any other mechanism (a Gaussian included)."""
     specs = list(plan.counts)
-    if any(map(_is_pair_round, specs)) and (plan.gaussian_r2 > 0 or not all(map(_is_pair_round, specs))):
+    if any(map(_is_pair_round, specs)) and (
+        plan.gaussian_r2 > 0 or not all(map(_is_pair_round, specs))
+    ):
         raise Unsupported(event, PAIR_ROUNDS_MIXED)
 
 
-def _round_plds(spec: tuple[Any, ...], side: str, interval: float) -> list[tuple[PrivacyLossDistribution | None, int]]:
+def _round_plds(
+    spec: tuple[Any, ...], side: str, interval: float
+) -> list[tuple[PrivacyLossDistribution | None, int]]:
     if spec[1] == "pbm":
         _, _, n, m, t, d, rate = spec
         return poisson_binomial_round_plds(n, m, t, d, side, rate, interval)
     _, _, n, e, decay, l1, l2, d, shift, rate = spec
-    return discrete_laplace_round_plds(n / e, (n + 1) / e, decay, (l1, l2, d, shift), side, rate, interval)
+    return discrete_laplace_round_plds(
+        n / e, (n + 1) / e, decay, (l1, l2, d, shift), side, rate, interval
+    )
 
 
 def _product(parts: list[PrivacyLossDistribution]) -> PrivacyLossDistribution:

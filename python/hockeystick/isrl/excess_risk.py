@@ -33,7 +33,9 @@ def _check(named: dict[str, np.ndarray], integers: tuple[str, ...]) -> None:
             ok &= values == np.floor(values)
         if not np.all(ok):
             rule = (
-                "an integer >= 1" if name in integers else ("finite and >= 0" if name == "sigma" else "finite and > 0")
+                "an integer >= 1"
+                if name in integers
+                else ("finite and >= 0" if name == "sigma" else "finite and > 0")
             )
             raise ValueError(f"{name} must be {rule}, got {values[~ok].ravel()[0]:g}")
 

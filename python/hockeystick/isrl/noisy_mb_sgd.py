@@ -36,7 +36,9 @@ from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 __all__ = ["NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD"]
 
 
-MAX_DATASET_SIZE = 2.0**62  # the with-replacement PLD's bound on n (its lattice indices stay exact int64)
+MAX_DATASET_SIZE = (
+    2.0**62
+)  # the with-replacement PLD's bound on n (its lattice indices stay exact int64)
 
 
 def _lipschitz(value: ArrayLike) -> np.ndarray:
@@ -124,7 +126,9 @@ class NoisyMBSGD:
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on the silo's delta(epsilon) (upper unless ``bound`` says otherwise)."""
-        targets = _validation.epsilon_values(epsilon)  # refused in the shared words, before the grid is built
+        targets = _validation.epsilon_values(
+            epsilon
+        )  # refused in the shared words, before the grid is built
         with _validation.derived("lipschitz / batch_size", "sensitivity"):
             return self._pld.delta(targets if np.ndim(epsilon) else float(targets), bound=bound)
 

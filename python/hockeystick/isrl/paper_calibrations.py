@@ -54,7 +54,12 @@ def _out(values: np.ndarray, scalar: bool) -> FloatOrArray:
 
 
 def theorem_2_1_sigma(
-    *, lipschitz: ArrayLike, rounds: ArrayLike, silo_size: ArrayLike, epsilon: ArrayLike, delta: ArrayLike
+    *,
+    lipschitz: ArrayLike,
+    rounds: ArrayLike,
+    silo_size: ArrayLike,
+    epsilon: ArrayLike,
+    delta: ArrayLike,
 ) -> FloatOrArray:
     r"""Noisy MB-SGD's noise standard deviation by Theorem 2.1 / D.1 (paper formula, not a guarantee).
 
@@ -117,7 +122,9 @@ def theorem_2_1_sigma(
             f"epsilon must be <= 2 ln(2/delta) for Theorem 2.1, got {eps[over].ravel()[0]:g} "
             f"(limit {2 * np.log(2 / dlt[over].ravel()[0]):g})"
         )
-    return _out(np.sqrt(256 * lip**2 * r * np.log(2.5 * r / dlt) * np.log(2 / dlt)) / (n * eps), scalar)
+    return _out(
+        np.sqrt(256 * lip**2 * r * np.log(2.5 * r / dlt) * np.log(2 / dlt)) / (n * eps), scalar
+    )
 
 
 def theorem_2_1_batch_size(
@@ -233,7 +240,12 @@ def appendix_i_sigma(
     0.10513
     """
     (lip, r, n, eps, dlt, k), _, scalar = broadcast_float_arrays(
-        lipschitz=lipschitz, rounds=rounds, silo_size=silo_size, epsilon=epsilon, delta=delta, local_steps=local_steps
+        lipschitz=lipschitz,
+        rounds=rounds,
+        silo_size=silo_size,
+        epsilon=epsilon,
+        delta=delta,
+        local_steps=local_steps,
     )
     _finite_positive(lipschitz=lip, epsilon=eps)
     _integers(rounds=r, silo_size=n, local_steps=k)
@@ -241,7 +253,9 @@ def appendix_i_sigma(
     return _out(np.sqrt(8 * lip**2 * np.log(1 / dlt) * r * k) / (n * eps), scalar)
 
 
-def appendix_i_batch_size(*, rounds: ArrayLike, silo_size: ArrayLike, epsilon: ArrayLike) -> FloatOrArray:
+def appendix_i_batch_size(
+    *, rounds: ArrayLike, silo_size: ArrayLike, epsilon: ArrayLike
+) -> FloatOrArray:
     r"""The batch size of paper 003's experiments (App. I), rounded to the nearest integer (paper formula, not a guarantee).
 
     .. math::
@@ -279,7 +293,9 @@ def appendix_i_batch_size(*, rounds: ArrayLike, silo_size: ArrayLike, epsilon: A
     >>> appendix_i_batch_size(rounds=100, silo_size=1000, epsilon=1)
     50.0
     """
-    (r, n, eps), _, scalar = broadcast_float_arrays(rounds=rounds, silo_size=silo_size, epsilon=epsilon)
+    (r, n, eps), _, scalar = broadcast_float_arrays(
+        rounds=rounds, silo_size=silo_size, epsilon=epsilon
+    )
     _finite_positive(epsilon=eps)
     _integers(rounds=r, silo_size=n)
     return _out(np.maximum(1.0, np.floor(n * np.sqrt(eps) / (2 * np.sqrt(r)) + 0.5)), scalar)
@@ -342,7 +358,9 @@ def theorem_3_1_sigma(
     _delta(dlt)
     over = eps > 8 * np.log(1 / dlt)
     if np.any(over):
-        raise ValueError(f"epsilon must be <= 8 ln(1/delta) for Theorem 3.1, got {eps[over].ravel()[0]:g}")
+        raise ValueError(
+            f"epsilon must be <= 8 ln(1/delta) for Theorem 3.1, got {eps[over].ravel()[0]:g}"
+        )
     return _out(np.sqrt(32 * lip**2 * np.log(1.25 / dlt)) / (eps * k), scalar)
 
 
@@ -435,9 +453,13 @@ def user_level_group_privacy(
     >>> round(eps, 6), round(delta, 12)
     (1.0, 2.691234e-06)
     """
-    (eps, dlt, n), _, scalar = broadcast_float_arrays(epsilon=epsilon, delta=delta, silo_size=silo_size)
+    (eps, dlt, n), _, scalar = broadcast_float_arrays(
+        epsilon=epsilon, delta=delta, silo_size=silo_size
+    )
     if np.any(~(np.isfinite(eps) & (eps >= 0))):
-        raise ValueError(f"epsilon must be finite and >= 0, got {eps[~(np.isfinite(eps) & (eps >= 0))].ravel()[0]:g}")
+        raise ValueError(
+            f"epsilon must be finite and >= 0, got {eps[~(np.isfinite(eps) & (eps >= 0))].ravel()[0]:g}"
+        )
     _delta(dlt)
     _integers(silo_size=n)
     with np.errstate(over="ignore"):
@@ -446,7 +468,12 @@ def user_level_group_privacy(
 
 
 def theorem_d5_round(
-    *, epsilon0: ArrayLike, delta0: ArrayLike, silo_size: ArrayLike, silos: ArrayLike, delta: ArrayLike
+    *,
+    epsilon0: ArrayLike,
+    delta0: ArrayLike,
+    silo_size: ArrayLike,
+    silos: ArrayLike,
+    delta: ArrayLike,
 ) -> tuple[FloatOrArray, FloatOrArray]:
     r"""One shuffled round's (eps_r, delta~_r) by Theorem D.5, eq. (21) (paper formula, not a guarantee).
 
@@ -517,6 +544,8 @@ def theorem_d5_round(
             f"{e0[~(e0 <= limit)].ravel()[0]:g} (limit {limit[~(e0 <= limit)].ravel()[0]:g})"
         )
     grow = np.exp(n * e0)
-    eps_r = np.log1p(np.tanh(e0 / 2) * (8 * np.sqrt(grow * np.log(4 / dlt)) / np.sqrt(big_n) + 8 * grow / big_n))
+    eps_r = np.log1p(
+        np.tanh(e0 / 2) * (8 * np.sqrt(grow * np.log(4 / dlt)) / np.sqrt(big_n) + 8 * grow / big_n)
+    )
     delta_r = dlt + 2 * big_n * n * np.exp((n - 1) * e0) * d0
     return _out(eps_r, scalar), _out(delta_r, scalar)

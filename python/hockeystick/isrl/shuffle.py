@@ -31,7 +31,14 @@ from typing import Any
 import numpy as np
 
 from ..base.elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
-from ..base.validation import delta_values, describe, in_interval, positive, positive_integer, single
+from ..base.validation import (
+    delta_values,
+    describe,
+    in_interval,
+    positive,
+    positive_integer,
+    single,
+)
 
 __all__ = [
     "ShuffledLDP",
@@ -64,7 +71,9 @@ def clone_delta_curve(
     # past eps0 = 700 the margin alone exceeds 1 (the bound is vacuous there); exp(eps0) would overflow past 709
     margin = 64 * _U * (1 + math.exp(min(eps0, 700.0)))
     below = eps < eps0
-    with np.errstate(over="ignore", invalid="ignore"):  # e = inf only past eps0 = 709: the fallback (1) there
+    with np.errstate(
+        over="ignore", invalid="ignore"
+    ):  # e = inf only past eps0 = 709: the fallback (1) there
         e = np.exp(np.minimum(eps, eps0))
         # eps0 so small that alpha rounds to 1/2: bound by the local pair's own TV, tanh(eps0 / 2),
         # which the shuffled output (a post-processing) cannot exceed
@@ -113,12 +122,16 @@ def _half_binomial_cdfs(m: np.ndarray, c: np.ndarray, stats: Any) -> tuple[np.nd
     return values[: m.shape[0]], values[m.shape[0] :]
 
 
-def clone_delta(eps0: float, n: int, eps: float, tail: float, clone_probability: float | None = None) -> float:
+def clone_delta(
+    eps0: float, n: int, eps: float, tail: float, clone_probability: float | None = None
+) -> float:
     """``clone_delta_curve`` at one eps."""
     return float(clone_delta_curve(eps0, n, np.array([eps]), tail, clone_probability)[0])
 
 
-def check_shuffle_parameters(epsilon0: np.ndarray, n: np.ndarray, tail: Any, rtol: Any) -> tuple[float, float]:
+def check_shuffle_parameters(
+    epsilon0: np.ndarray, n: np.ndarray, tail: Any, rtol: Any
+) -> tuple[float, float]:
     """The shuffle accountants' shared domain: eps0 finite and > 0, n an integer >= 2, tail in (0, 1e-3),
     rtol in (0, 1) (ValueError naming the first that breaks its rule; tail and rtol one real number
     each, else ParameterTypeError); returns (tail, rtol) as floats."""
@@ -127,8 +140,12 @@ def check_shuffle_parameters(epsilon0: np.ndarray, n: np.ndarray, tail: Any, rto
         raise ValueError(f"epsilon0 must be finite and > 0, got {epsilon0[bad].ravel()[0]:g}")
     bad = ~(np.isfinite(n) & (n >= 2) & (n == np.floor(n)))
     if np.any(bad):
-        raise ValueError(f"n must be an integer >= 2 (users shuffled together), got {n[bad].ravel()[0]:g}")
-    tail = float(in_interval(single(tail, "tail"), "tail", 0.0, 1e-3, open_low=True, open_high=True))
+        raise ValueError(
+            f"n must be an integer >= 2 (users shuffled together), got {n[bad].ravel()[0]:g}"
+        )
+    tail = float(
+        in_interval(single(tail, "tail"), "tail", 0.0, 1e-3, open_low=True, open_high=True)
+    )
     rtol = float(in_interval(single(rtol, "rtol"), "rtol", 0.0, 1.0, open_low=True, open_high=True))
     return tail, rtol
 
@@ -197,14 +214,18 @@ class ShuffledLDP:
     2.059...e-07
     """
 
-    def __init__(self, *, epsilon0: ArrayLike, n: ArrayLike, tail: float = _TAIL, rtol: float = 1e-6) -> None:
+    def __init__(
+        self, *, epsilon0: ArrayLike, n: ArrayLike, tail: float = _TAIL, rtol: float = 1e-6
+    ) -> None:
         (e0, users), _, _ = broadcast_float_arrays(epsilon0=epsilon0, n=n)
         tail, rtol = check_shuffle_parameters(e0, users, tail, rtol)
         self.epsilon0, self.n, self.tail, self.rtol = e0, users, tail, rtol
 
     def delta(self, epsilon: ArrayLike) -> FloatOrArray:
         """Certified upper bound on delta(epsilon) of the shuffled output."""
-        (eps, e0, users), shape, scalar = broadcast_float_arrays(epsilon=epsilon, epsilon0=self.epsilon0, n=self.n)
+        (eps, e0, users), shape, scalar = broadcast_float_arrays(
+            epsilon=epsilon, epsilon0=self.epsilon0, n=self.n
+        )
         if np.any(~(eps >= 0)):
             raise ValueError(f"epsilon must be >= 0, got {eps[~(eps >= 0)].ravel()[0]:g}")
         out = np.array(
@@ -217,7 +238,9 @@ class ShuffledLDP:
 
     def epsilon(self, delta: ArrayLike) -> FloatOrArray:
         """Smallest epsilon in [0, eps0] whose certified delta is <= delta (upper end of the bisection)."""
-        (dlt, e0, users), shape, scalar = broadcast_float_arrays(delta=delta, epsilon0=self.epsilon0, n=self.n)
+        (dlt, e0, users), shape, scalar = broadcast_float_arrays(
+            delta=delta, epsilon0=self.epsilon0, n=self.n
+        )
         if np.any(~((dlt > 0) & (dlt < 1))):
             raise ValueError(
                 f"delta must lie strictly between 0 and 1, got {dlt[~((dlt > 0) & (dlt < 1))].ravel()[0]:g}"
@@ -239,7 +262,9 @@ class ShuffledLDP:
         return float(out) if scalar else out
 
 
-def closed_form_shuffle_epsilon(*, epsilon0: ArrayLike, n: ArrayLike, delta: ArrayLike) -> FloatOrArray:
+def closed_form_shuffle_epsilon(
+    *, epsilon0: ArrayLike, n: ArrayLike, delta: ArrayLike
+) -> FloatOrArray:
     r"""Feldman, McMillan & Talwar's closed-form epsilon for n shuffled eps0-DP reports (paper formula).
 
     .. math::
@@ -286,7 +311,9 @@ def closed_form_shuffle_epsilon(*, epsilon0: ArrayLike, n: ArrayLike, delta: Arr
     0.072555
     """
     (e0, users, dlt), _, scalar = broadcast_float_arrays(
-        epsilon0=positive(epsilon0, "epsilon0"), n=positive_integer(n, "n"), delta=delta_values(delta, "delta")
+        epsilon0=positive(epsilon0, "epsilon0"),
+        n=positive_integer(n, "n"),
+        delta=delta_values(delta, "delta"),
     )
     limit = np.log(users / (16 * np.log(2 / dlt)))
     above = e0 > limit
@@ -297,5 +324,7 @@ def closed_form_shuffle_epsilon(*, epsilon0: ArrayLike, n: ArrayLike, delta: Arr
             f"(n = {describe(users.ravel()[i])}, delta = {describe(dlt.ravel()[i])}), got {describe(e0.ravel()[i])}"
         )
     a = np.exp(e0)
-    out = np.log1p((a - 1) / (a + 1) * (8 * np.sqrt(a * np.log(4 / dlt)) / np.sqrt(users) + 8 * a / users))
+    out = np.log1p(
+        (a - 1) / (a + 1) * (8 * np.sqrt(a * np.log(4 / dlt)) / np.sqrt(users) + 8 * a / users)
+    )
     return float(out) if scalar else out

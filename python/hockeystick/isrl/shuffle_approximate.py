@@ -45,7 +45,12 @@ from ..base.elementwise import ArrayLike, FloatOrArray, broadcast_float_arrays
 from ..base.validation import in_interval, nonnegative, positive, positive_integer
 from .shuffle import bisection_done, check_shuffle_parameters, clone_delta
 
-__all__ = ["ShuffledApproximateLDP", "shuffled_approximate_delta", "fmt_theorem_3_8_charge", "tv_charge"]
+__all__ = [
+    "ShuffledApproximateLDP",
+    "shuffled_approximate_delta",
+    "fmt_theorem_3_8_charge",
+    "tv_charge",
+]
 
 _U = 2.0**-53
 _TAIL = 1e-17
@@ -83,11 +88,18 @@ def _bound(
 ) -> float:
     """(*) of the module docstring at one eps (at most 1)."""
     clone = clone_delta(eps0, n, eps, tail, clone_probability=math.exp(-reference_epsilon))
-    return min(1.0, clone + tv_charge(eps, n, delta0, reference_epsilon, reference_delta, mixture_weight))
+    return min(
+        1.0, clone + tv_charge(eps, n, delta0, reference_epsilon, reference_delta, mixture_weight)
+    )
 
 
 def _lowest_minimizer(
-    eps0: float, delta0: float, n: int, reference_epsilon: float, reference_delta: float, tail: float
+    eps0: float,
+    delta0: float,
+    n: int,
+    reference_epsilon: float,
+    reference_delta: float,
+    tail: float,
 ) -> float:
     """A point at or below the minimizer of (*) over [0, eps0] (inf when there is no charge): bisection
     that moves its lower end only where (*) is seen to decrease, so by convexity in e^eps the true
@@ -129,14 +141,23 @@ def shuffled_approximate_delta(
     non-increasing, and at most delta0 from eps0 on); ``lowest_minimizer`` from ``_lowest_minimizer``
     (inf: (*) at eps itself); ``mixture_weight`` as in ``tv_charge``."""
     value = _bound(
-        min(eps, lowest_minimizer), epsilon0, delta0, n, reference_epsilon, reference_delta, tail, mixture_weight
+        min(eps, lowest_minimizer),
+        epsilon0,
+        delta0,
+        n,
+        reference_epsilon,
+        reference_delta,
+        tail,
+        mixture_weight,
     )
     if eps >= epsilon0:
         value = min(value, delta0)
     return value
 
 
-def fmt_theorem_3_8_charge(*, epsilon: ArrayLike, epsilon0: ArrayLike, delta0: ArrayLike, n: ArrayLike) -> FloatOrArray:
+def fmt_theorem_3_8_charge(
+    *, epsilon: ArrayLike, epsilon0: ArrayLike, delta0: ArrayLike, n: ArrayLike
+) -> FloatOrArray:
     r"""Feldman, McMillan & Talwar's Theorem 3.8 additive delta charge for (eps0, delta0)-DP reports, as stated (paper formula).
 
     .. math::
@@ -188,7 +209,9 @@ def fmt_theorem_3_8_charge(*, epsilon: ArrayLike, epsilon0: ArrayLike, delta0: A
         delta0=in_interval(delta0, "delta0", 0.0, 1.0, open_low=False, open_high=True),
         n=positive_integer(n, "n"),
     )
-    with np.errstate(over="ignore", invalid="ignore"):  # e^epsilon past 709: inf where delta0 > 0, else 0 below
+    with np.errstate(
+        over="ignore", invalid="ignore"
+    ):  # e^epsilon past 709: inf where delta0 > 0, else 0 below
         charge = (np.exp(eps) + 1) * (1 + np.exp(-e0) / 2) * users * d0
     out = np.where(d0 > 0, charge, 0.0)
     return float(out) if scalar else out
@@ -257,7 +280,13 @@ class ShuffledApproximateLDP:
     """
 
     def __init__(
-        self, *, epsilon0: ArrayLike, delta0: ArrayLike, n: ArrayLike, tail: float = _TAIL, rtol: float = 1e-6
+        self,
+        *,
+        epsilon0: ArrayLike,
+        delta0: ArrayLike,
+        n: ArrayLike,
+        tail: float = _TAIL,
+        rtol: float = 1e-6,
     ) -> None:
         (e0, d0, users), _, _ = broadcast_float_arrays(epsilon0=epsilon0, delta0=delta0, n=n)
         tail, rtol = check_shuffle_parameters(e0, users, tail, rtol)

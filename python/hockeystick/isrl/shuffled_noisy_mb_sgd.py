@@ -45,7 +45,9 @@ from .shuffle import clone_delta_curve
 __all__ = ["ShuffledNoisyMBSGD"]
 
 _DELTA_GRID = 10.0 ** np.arange(-15.0, -1.0, 1.5)  # delta0 and delta_ref tried per round
-_ROUND_GRID = np.geomspace(1e-3, 30.0, 241)  # eps_r tried (ratio 1.044): fixed, so monotone in sigma
+_ROUND_GRID = np.geomspace(
+    1e-3, 30.0, 241
+)  # eps_r tried (ratio 1.044): fixed, so monotone in sigma
 _TAIL = 1e-17
 _U = 2.0**-53
 _TOLERANCE = 1e-6
@@ -61,7 +63,9 @@ def _scalar(value: ArrayLike, name: str) -> float:
     return float(arr)
 
 
-@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
+@accountant_docs(
+    sides=UPPER_ONLY
+)  # completes delta / epsilon docstrings with the contract's sections
 class ShuffledNoisyMBSGD:
     r"""Certified central (eps, delta) of paper 003's shuffled Noisy MB-SGD, one record of one silo replaced.
 
@@ -144,7 +148,12 @@ class ShuffledNoisyMBSGD:
         s = _scalar(_validation.positive(sigma, "sigma"), "sigma")
         lip = _scalar(_validation.positive(lipschitz, "lipschitz"), "lipschitz")
         k = int(_scalar(_validation.positive_integer(batch_size, "batch_size"), "batch_size"))
-        n = int(_scalar(_validation.positive_integer(silo_size, "silo_size", maximum=MAX_DATASET_SIZE), "silo_size"))
+        n = int(
+            _scalar(
+                _validation.positive_integer(silo_size, "silo_size", maximum=MAX_DATASET_SIZE),
+                "silo_size",
+            )
+        )
         m = _scalar(_validation.positive_integer(silos, "silos"), "silos")
         if not 2 <= m <= _MAX_SILOS:
             raise ValueError(
@@ -170,7 +179,9 @@ class ShuffledNoisyMBSGD:
                 value_discretization_interval=value_discretization_interval,
             )
             eps0 = np.asarray(one_round.epsilon(_DELTA_GRID, bound="upper"), dtype=np.float64)
-        eps_ref = np.asarray(theta_epsilon_upper(radius_up(2 * lip / s), _DELTA_GRID), dtype=np.float64)
+        eps_ref = np.asarray(
+            theta_epsilon_upper(radius_up(2 * lip / s), _DELTA_GRID), dtype=np.float64
+        )
         self.round_guarantees = self._round_guarantees(eps0, eps_ref, int(m))
         self._atoms = [
             atoms_compose.self_compose(atoms_from_pairs.pair_atoms(*canonical_pair(e, d)), r)
@@ -179,7 +190,9 @@ class ShuffledNoisyMBSGD:
         self._top = r * max((e for e, _ in self.round_guarantees), default=0.0) + 1.0
 
     @staticmethod
-    def _round_guarantees(eps0: np.ndarray, eps_ref: np.ndarray, silos: int) -> list[tuple[float, float]]:
+    def _round_guarantees(
+        eps0: np.ndarray, eps_ref: np.ndarray, silos: int
+    ) -> list[tuple[float, float]]:
         """(eps_r, delta_r) pairs one shuffled round satisfies (delta_r < 1), on a fixed geometric grid of eps_r.
         rho's weight e^{-eps_ref} in the charge is bounded by 1, so every term moves one way with sigma."""
         grid = _ROUND_GRID
@@ -196,7 +209,9 @@ class ShuffledNoisyMBSGD:
                 useful = np.flatnonzero(charge < best)  # elsewhere the clone term only adds to it
                 if useful.size == 0:
                     continue
-                curve = clone_delta_curve(float(e0), silos, grid[useful], _TAIL, clone_probability=math.exp(-e_ref))
+                curve = clone_delta_curve(
+                    float(e0), silos, grid[useful], _TAIL, clone_probability=math.exp(-e_ref)
+                )
                 best[useful] = np.minimum(best[useful], np.minimum(1.0, curve + charge[useful]))
         return [(float(e), float(d)) for e, d in zip(grid, best) if d < 1.0]
 
@@ -211,7 +226,9 @@ class ShuffledNoisyMBSGD:
         _validation.upper_only(bound, "ShuffledNoisyMBSGD")
         eps = _validation.epsilon_values(epsilon)
         flat = np.asarray(eps, dtype=np.float64).reshape(-1)
-        out = np.minimum(self._shuffled_delta(flat), np.asarray(self._unshuffled.delta(flat), dtype=np.float64))
+        out = np.minimum(
+            self._shuffled_delta(flat), np.asarray(self._unshuffled.delta(flat), dtype=np.float64)
+        )
         out = out.reshape(np.shape(eps))
         return float(out) if out.shape == () else out
 
@@ -223,7 +240,9 @@ class ShuffledNoisyMBSGD:
         unshuffled = np.asarray(self._unshuffled.epsilon(flat), dtype=np.float64).reshape(-1)
         shuffled = np.array(
             [
-                atoms_epsilon.epsilon_search(self._shuffled_delta, float(d), True, self._top, _TOLERANCE)
+                atoms_epsilon.epsilon_search(
+                    self._shuffled_delta, float(d), True, self._top, _TOLERANCE
+                )
                 if self._atoms
                 else math.inf
                 for d in flat

@@ -113,7 +113,9 @@ class GroupNoisyMBSGD:
         (lip, k, n, g), _, _ = broadcast_float_arrays(
             lipschitz=_validation.positive(lipschitz, "lipschitz"),
             batch_size=_validation.positive_integer(batch_size, "batch_size"),
-            silo_size=_validation.positive_integer(silo_size, "silo_size", maximum=MAX_DATASET_SIZE),
+            silo_size=_validation.positive_integer(
+                silo_size, "silo_size", maximum=MAX_DATASET_SIZE
+            ),
             group_size=_validation.positive_integer(group_size, "group_size"),
         )
         bad = ~((g <= n) & (np.mod(n, g) == 0))
@@ -135,7 +137,9 @@ class GroupNoisyMBSGD:
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on the user's delta(epsilon) (upper unless ``bound`` says otherwise)."""
-        targets = _validation.epsilon_values(epsilon)  # refused in the shared words, before the grid is built
+        targets = _validation.epsilon_values(
+            epsilon
+        )  # refused in the shared words, before the grid is built
         with _validation.derived("lipschitz / batch_size", "sensitivity"):
             return self._pld.delta(targets if np.ndim(epsilon) else float(targets), bound=bound)
 

@@ -29,9 +29,19 @@ docs/paper-001-errata.md lists where the statements and the exact values disagre
 from .calibration import distortion_variance_for_tv
 from .js import js_exact
 from .paper_calibration import paper_distortion_variance, paper_required_tv
-from .paper_leakage import c2_constant, js_bound_from_tv, lemma_5_5_upper_bound, lemma_b1_lower_bound
+from .paper_leakage import (
+    c2_constant,
+    js_bound_from_tv,
+    lemma_5_5_upper_bound,
+    lemma_b1_lower_bound,
+)
 from .paper_sampling import eq_20_sampling_rates, sampling_variance, thm_5_11_sampling_rates
-from .paper_tradeoff import nfl_constant, nfl_privacy_floor, thm_5_12_upper_bound, thm_5_14_optimal_variance
+from .paper_tradeoff import (
+    nfl_constant,
+    nfl_privacy_floor,
+    thm_5_12_upper_bound,
+    thm_5_14_optimal_variance,
+)
 from .paper_tv_bracket import tv_bracket
 from .tv import tv_exact
 

@@ -78,7 +78,10 @@ def _noncentrality(s: np.ndarray, rho: np.ndarray) -> np.ndarray:
 
 
 def gaussian_pair(
-    variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike, shift: npt.ArrayLike = 0.0
+    variance: npt.ArrayLike,
+    distortion_variance: npt.ArrayLike,
+    dimension: npt.ArrayLike,
+    shift: npt.ArrayLike = 0.0,
 ) -> GaussianPair:
     """Check and standardize the arguments every exact calculator takes.
 

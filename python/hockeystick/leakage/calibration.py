@@ -31,7 +31,9 @@ MIN_TARGET_TV = 1e-290
 
 def _centred_tv(log_rho: np.ndarray, d: np.ndarray) -> np.ndarray:
     rho = np.exp(log_rho)
-    pair = GaussianPair(rho.ravel(), np.broadcast_to(d, rho.shape).ravel(), np.zeros(rho.size), rho.shape, False)
+    pair = GaussianPair(
+        rho.ravel(), np.broadcast_to(d, rho.shape).ravel(), np.zeros(rho.size), rho.shape, False
+    )
     return _tv(pair).reshape(rho.shape)
 
 
@@ -88,11 +90,15 @@ def distortion_variance_for_tv(
     >>> round(v, 6), round(tv_exact(1.0, v, 100), 6)
     (0.017925, 0.05)
     """
-    from scipy.optimize import elementwise  # lazy: scipy start-up time (import hockeystick loads no scipy)
+    from scipy.optimize import (
+        elementwise,
+    )  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     v = positive(variance, "variance")
     d = positive_integer(dimension, "dimension", maximum=MAX_DIMENSION)
-    t = in_interval(target_tv, "target_tv", 0.0, 1.0, open_low=True, open_high=True)  # TV = 1: infinite noise
+    t = in_interval(
+        target_tv, "target_tv", 0.0, 1.0, open_low=True, open_high=True
+    )  # TV = 1: infinite noise
     if np.any(t < MIN_TARGET_TV):
         raise ValueError(
             f"target_tv must be >= {MIN_TARGET_TV:g} (the distortion variance underflows below), "
@@ -106,7 +112,9 @@ def distortion_variance_for_tv(
     def gap(x: np.ndarray, dd: np.ndarray, tt: np.ndarray) -> np.ndarray:
         return cast(np.ndarray, _centred_tv(x, dd) - tt)
 
-    bracket = elementwise.bracket_root(gap, guess - 3.0, guess + 3.0, xmin=-700.0, xmax=700.0, args=(d_flat, t_flat))
+    bracket = elementwise.bracket_root(
+        gap, guess - 3.0, guess + 3.0, xmin=-700.0, xmax=700.0, args=(d_flat, t_flat)
+    )
     if not np.all(bracket.success):
         raise RuntimeError("could not bracket the TV target (a bug: please report the arguments)")
     root = elementwise.find_root(

@@ -45,14 +45,19 @@ def js_integrand_h(y: np.ndarray | float) -> np.ndarray:
 
     a = np.abs(np.asarray(y, dtype=float))
     b = np.minimum(a, 1.0)
-    small = b * np.tanh(b) - np.log1p(2.0 * np.sinh(0.5 * b) ** 2)  # log cosh b without cancellation
+    small = b * np.tanh(b) - np.log1p(
+        2.0 * np.sinh(0.5 * b) ** 2
+    )  # log cosh b without cancellation
     # |y| > 1: y tanh y - log cosh y = log 2 - 2|y| expit(-2|y|) - log1p(e^{-2|y|})
     large = _LOG2 - 2.0 * a * special.expit(-2.0 * a) - np.log1p(np.exp(-2.0 * a))
     return cast(np.ndarray, np.where(a <= 1.0, small, large))
 
 
 def js_exact(
-    variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike, shift: npt.ArrayLike = 0.0
+    variance: npt.ArrayLike,
+    distortion_variance: npt.ArrayLike,
+    dimension: npt.ArrayLike,
+    shift: npt.ArrayLike = 0.0,
 ) -> float | np.ndarray:
     r"""Exact Jensen-Shannon divergence, in nats, between the undistorted and the distorted parameter distribution.
 
@@ -119,7 +124,10 @@ def _js(pair: GaussianPair) -> np.ndarray:
     radial = (pair.rho > 0) & (pair.rho <= _RHO_DISJOINT)
     if np.any(radial):
         out[radial] = _js_radial(
-            pair.rho[radial], pair.dimension[radial], pair.shift[radial], pair.noncentrality_p[radial]
+            pair.rho[radial],
+            pair.dimension[radial],
+            pair.shift[radial],
+            pair.noncentrality_p[radial],
         )
     pure = (pair.rho == 0) & (pair.shift > 0)
     if np.any(pure):
@@ -127,7 +135,9 @@ def _js(pair: GaussianPair) -> np.ndarray:
     return cast(np.ndarray, np.clip(out, 0.0, _LOG2))
 
 
-def _integrate(f: Callable[..., np.ndarray], edges: np.ndarray, args: tuple[np.ndarray, ...]) -> np.ndarray:
+def _integrate(
+    f: Callable[..., np.ndarray], edges: np.ndarray, args: tuple[np.ndarray, ...]
+) -> np.ndarray:
     """Sum over consecutive edges (one row per point, sorted) of tanh-sinh integrals of f; the
     summed error estimate must be below 1e-10 of the total (pieces far smaller than the total
     may stop at the finest level with a tiny absolute error)."""
@@ -172,18 +182,28 @@ def _expectation_integrand(
     v = (base - lam) + t
     u = u0 + stretch * v
     # 0.5 * (rho / (1 + rho)), the same double as rho / (2 (1 + rho)) without 2 (1 + rho) overflowing near 1e308
-    log_ratio = -0.5 * d * np.log1p(rho) - s * s / (2.0 * (1.0 + rho)) + 0.5 * (rho / (1.0 + rho)) * u
+    log_ratio = (
+        -0.5 * d * np.log1p(rho) - s * s / (2.0 * (1.0 + rho)) + 0.5 * (rho / (1.0 + rho)) * u
+    )
     return cast(np.ndarray, _density(base + t, d, lam) * js_integrand_h(0.5 * log_ratio))
 
 
 def _expectation(
-    d: np.ndarray, lam: np.ndarray, rho: np.ndarray, s: np.ndarray, u0: np.ndarray, stretch: np.ndarray
+    d: np.ndarray,
+    lam: np.ndarray,
+    rho: np.ndarray,
+    s: np.ndarray,
+    u0: np.ndarray,
+    stretch: np.ndarray,
 ) -> np.ndarray:
     """E[h(l / 2)] over W ~ ncx2(d, lam) (chi-square when lam = 0), between its quantiles 1e-18 and
     1 - 1e-18, split at its mean.  The integration variable is t = W - lam (so l has no cancellation
     when lam is large), except when the lower quantile is below 1: then the range starts at W = 0
     and t = W, so the d = 1 density's endpoint singularity is resolved in full precision."""
-    from scipy.stats import chi2, ncx2  # lazy: scipy start-up time (import hockeystick loads no scipy)
+    from scipy.stats import (
+        chi2,
+        ncx2,
+    )  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     central = lam == 0
     nc = np.where(central, 1.0, lam)
@@ -213,5 +233,7 @@ def _shift_integrand(x: np.ndarray, s: np.ndarray) -> np.ndarray:
 
 
 def _js_pure_shift(s: np.ndarray) -> np.ndarray:
-    edges = np.stack([np.full_like(s, -39.0), np.zeros_like(s), 0.5 * s, np.full_like(s, 39.0)], axis=1)
+    edges = np.stack(
+        [np.full_like(s, -39.0), np.zeros_like(s), 0.5 * s, np.full_like(s, 39.0)], axis=1
+    )
     return _integrate(_shift_integrand, np.sort(edges, axis=1), (s,))

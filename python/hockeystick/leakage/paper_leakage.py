@@ -121,7 +121,9 @@ def js_bound_from_tv(xi: npt.ArrayLike, tv: npt.ArrayLike) -> float | np.ndarray
 
 
 @broadcasting
-def lemma_b1_lower_bound(c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike) -> float | np.ndarray:
+def lemma_b1_lower_bound(
+    c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike
+) -> float | np.ndarray:
     r"""Lemma B.1's lower bound C_1 - C_2 TV on the leakage of one client (paper formula, not a guarantee).
 
     .. math::
@@ -166,7 +168,9 @@ def lemma_b1_lower_bound(c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike
 
 
 @broadcasting
-def lemma_5_5_upper_bound(c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike) -> float | np.ndarray:
+def lemma_5_5_upper_bound(
+    c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike
+) -> float | np.ndarray:
     r"""Lemma 5.5's upper bound 2 C_1 - C_2 TV on the leakage of one client (paper formula, not a guarantee).
 
     .. math::

@@ -42,7 +42,9 @@ def _pair(a: np.ndarray, b: np.ndarray) -> tuple[float | np.ndarray, float | np.
 
 
 @broadcasting
-def sampling_variance(sampling_rate: npt.ArrayLike, gradient_square_sum: npt.ArrayLike) -> float | np.ndarray:
+def sampling_variance(
+    sampling_rate: npt.ArrayLike, gradient_square_sum: npt.ArrayLike
+) -> float | np.ndarray:
     r"""Theorem 5.10's variance p (1 - p) G of the sampled gradient sum (paper formula, not a guarantee).
 
     .. math::
@@ -193,5 +195,7 @@ def eq_20_sampling_rates(
     >>> [round(p, 6) for p in eq_20_sampling_rates(0.2, 4)]
     [0.052786, 0.947214]
     """
-    r = np.minimum(nonnegative(tau, "tau") / positive(gradient_square_sum, "gradient_square_sum"), 0.25)
+    r = np.minimum(
+        nonnegative(tau, "tau") / positive(gradient_square_sum, "gradient_square_sum"), 0.25
+    )
     return _pair(*_roots(r))

@@ -28,7 +28,9 @@ def _out(x: np.ndarray) -> float | np.ndarray:
 
 
 @broadcasting
-def nfl_constant(gamma: npt.ArrayLike, delta: npt.ArrayLike, xi: npt.ArrayLike) -> float | np.ndarray:
+def nfl_constant(
+    gamma: npt.ArrayLike, delta: npt.ArrayLike, xi: npt.ArrayLike
+) -> float | np.ndarray:
     r"""The no-free-lunch constant C_d of Theorem 5.13 (eq. 19) (paper formula, not a guarantee).
 
     .. math::
@@ -78,7 +80,9 @@ def nfl_constant(gamma: npt.ArrayLike, delta: npt.ArrayLike, xi: npt.ArrayLike) 
 
 
 @broadcasting
-def nfl_privacy_floor(c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.ArrayLike) -> float | np.ndarray:
+def nfl_privacy_floor(
+    c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.ArrayLike
+) -> float | np.ndarray:
     r"""The least leakage eq. 19 allows at a utility loss, C_1 - C_d eps_u (paper formula, not a guarantee).
 
     .. math::
@@ -119,7 +123,10 @@ def nfl_privacy_floor(c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.Ar
     >>> round(nfl_privacy_floor(0.3, 0.5, 0.2), 6)
     0.2
     """
-    return _out(nonnegative(c1, "c1") - nonnegative(cd, "cd") * real(utility_loss, "utility_loss", finite=True))
+    return _out(
+        nonnegative(c1, "c1")
+        - nonnegative(cd, "cd") * real(utility_loss, "utility_loss", finite=True)
+    )
 
 
 @broadcasting
@@ -173,11 +180,15 @@ def thm_5_12_upper_bound(
     0.514086
     """
     ratio = np.asarray(c2_constant(xi)) / positive(c6, "c6")
-    return _out(2.0 * nonnegative(c1, "c1") - ratio * nonnegative(expected_variance, "expected_variance"))
+    return _out(
+        2.0 * nonnegative(c1, "c1") - ratio * nonnegative(expected_variance, "expected_variance")
+    )
 
 
 @broadcasting
-def thm_5_14_optimal_variance(c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.ArrayLike) -> float | np.ndarray:
+def thm_5_14_optimal_variance(
+    c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.ArrayLike
+) -> float | np.ndarray:
     r"""The expected variance C_1 C_6 / C_2 at which Theorem 5.14 declares the trade-off optimal (paper formula, not a guarantee).
 
     .. math::

@@ -36,7 +36,10 @@ _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(32)
 
 
 def tv_exact(
-    variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike, shift: npt.ArrayLike = 0.0
+    variance: npt.ArrayLike,
+    distortion_variance: npt.ArrayLike,
+    dimension: npt.ArrayLike,
+    shift: npt.ArrayLike = 0.0,
 ) -> float | np.ndarray:
     r"""Exact total variation between the undistorted and the distorted parameter distribution.
 
@@ -131,7 +134,9 @@ def _tv_centred(rho: np.ndarray, d: np.ndarray) -> np.ndarray:
     wide = ~narrow
     upper = wide & (a > d)
     lower = wide & ~upper
-    out[upper] = special.gammaincc(k[upper], a[upper] / 2) - special.gammaincc(k[upper], b[upper] / 2)
+    out[upper] = special.gammaincc(k[upper], a[upper] / 2) - special.gammaincc(
+        k[upper], b[upper] / 2
+    )
     out[lower] = special.gammainc(k[lower], b[lower] / 2) - special.gammainc(k[lower], a[lower] / 2)
     if np.any(narrow):
         an, wn, kn = a[narrow, None], width[narrow, None], k[narrow, None]

@@ -58,15 +58,21 @@ def pld_accountant(
     for one, rounds in runs:
         if one.mechanism == "laplace":
             accountant.compose(
-                laplace(float(one.scale), value_discretization_interval=value_discretization_interval),  # type: ignore[arg-type]
+                laplace(
+                    float(one.scale), value_discretization_interval=value_discretization_interval
+                ),  # type: ignore[arg-type]
                 rounds,
             )
         elif one.mechanism == "discrete_gaussian":
-            pld = discrete_gaussian_pld(float(one.sigma), int(one.sensitivity), value_discretization_interval)  # type: ignore[arg-type]
+            pld = discrete_gaussian_pld(
+                float(one.sigma), int(one.sensitivity), value_discretization_interval
+            )  # type: ignore[arg-type]
             accountant.compose(pld, rounds)
         elif one.mechanism == "matrix_mechanism":
             sensitivity = one.sensitivity if side == "upper" else one.sensitivity_lower
-            accountant.compose_subsampled_gaussian(float(one.sigma), 1.0, rounds, sensitivity=float(sensitivity))  # type: ignore[arg-type]
+            accountant.compose_subsampled_gaussian(
+                float(one.sigma), 1.0, rounds, sensitivity=float(sensitivity)
+            )  # type: ignore[arg-type]
         else:
             rate = 1.0 if one.sampling_rate is None else one.sampling_rate
             accountant.compose_subsampled_gaussian(float(one.sigma), rate, rounds)  # type: ignore[arg-type]
@@ -75,7 +81,10 @@ def pld_accountant(
 
 def _bracketed(runs: Sequence[tuple[Round, int]]) -> bool:
     """Whether a round's mechanism is known only within a bracket (a matrix mechanism's sensitivity)."""
-    return any(one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity for one, _ in runs)
+    return any(
+        one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity
+        for one, _ in runs
+    )
 
 
 def pld_bracket(
@@ -104,12 +113,18 @@ def pld_bracket(
     if not _bracketed(runs):
         lower, upper = upper_side.epsilon(delta, bound="both")  # type: ignore[misc]
         return float(lower), float(upper)
-    lower = pld_accountant(runs, value_discretization_interval, "lower").epsilon(delta, bound="lower")
+    lower = pld_accountant(runs, value_discretization_interval, "lower").epsilon(
+        delta, bound="lower"
+    )
     return float(lower), float(upper_side.epsilon(delta, bound="upper"))  # type: ignore[arg-type]
 
 
 def pld_curve(
-    runs: Sequence[tuple[Round, int]], value_discretization_interval: float, delta: float, every: Any, steps: Any
+    runs: Sequence[tuple[Round, int]],
+    value_discretization_interval: float,
+    delta: float,
+    every: Any,
+    steps: Any,
 ) -> CurveAlongRun:
     """The certified bracket of epsilon at ``delta`` after each checkpoint of ``runs`` in order (each side as
     ``pld_bracket`` composes it).
@@ -130,8 +145,12 @@ def pld_curve(
     CurveAlongRun
         ``steps``, ``lower``, ``upper``.
     """
-    curve = pld_accountant(runs, value_discretization_interval).epsilon_curve(delta, every=every, steps=steps)
+    curve = pld_accountant(runs, value_discretization_interval).epsilon_curve(
+        delta, every=every, steps=steps
+    )
     if not _bracketed(runs):
         return curve
-    lower = pld_accountant(runs, value_discretization_interval, "lower").epsilon_curve(delta, steps=curve.steps)
+    lower = pld_accountant(runs, value_discretization_interval, "lower").epsilon_curve(
+        delta, steps=curve.steps
+    )
     return dataclasses.replace(curve, lower=lower.lower)

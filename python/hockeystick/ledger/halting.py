@@ -32,4 +32,6 @@ class BudgetExceeded(RuntimeError):
     def __init__(self, next_round: Round, guarantee: PrivacyGuarantee, reason: str):
         self.next_round = next_round
         self.guarantee = guarantee
-        super().__init__(f"stopped before round {guarantee.rounds + 1}: {reason}; the run so far: {guarantee}")
+        super().__init__(
+            f"stopped before round {guarantee.rounds + 1}: {reason}; the run so far: {guarantee}"
+        )

@@ -46,7 +46,9 @@ __all__ = ["IndividualRdpFilter"]
 
 _U = 2.0**-53
 STATE_FORMAT = "hockeystick.individual_rdp_filter/1"
-MAX_RECORDS = 2**40  # one spent sum per record and order: 8 TiB at one order, more than any machine holds
+MAX_RECORDS = (
+    2**40
+)  # one spent sum per record and order: 8 TiB at one order, more than any machine holds
 
 
 class IndividualRdpFilter:
@@ -103,10 +105,16 @@ class IndividualRdpFilter:
         delta: float,
         orders: int | tuple[int, ...] | list[int] | None = None,
     ) -> None:
-        if isinstance(num_records, (bool, np.bool_)) or not isinstance(num_records, (int, np.integer)):
-            raise ValueError(f"num_records must be a whole number >= 1, got {describe(num_records)}")
+        if isinstance(num_records, (bool, np.bool_)) or not isinstance(
+            num_records, (int, np.integer)
+        ):
+            raise ValueError(
+                f"num_records must be a whole number >= 1, got {describe(num_records)}"
+            )
         if not 1 <= num_records <= MAX_RECORDS:
-            raise ValueError(f"num_records must be a whole number in [1, 2^40], got {describe(num_records)}")
+            raise ValueError(
+                f"num_records must be a whole number in [1, 2^40], got {describe(num_records)}"
+            )
         self.num_records = int(num_records)
         self.noise_multiplier = positive_number(noise_multiplier, "noise_multiplier")
         self.max_grad_norm = positive_number(max_grad_norm, "max_grad_norm")
@@ -115,7 +123,9 @@ class IndividualRdpFilter:
             raise ValueError(f"epsilon must be a finite number >= 0, got {describe(epsilon)}")
         self.epsilon, self.delta = eps, delta_target(delta)
         if orders is None:
-            orders = most_rounds_order(Round.gaussian(self.noise_multiplier), self.epsilon, self.delta)
+            orders = most_rounds_order(
+                Round.gaussian(self.noise_multiplier), self.epsilon, self.delta
+            )
         self.orders = check_integer_orders(orders)
         self._budgets = rdp_budgets(self.epsilon, self.delta, self.orders)
         try:
@@ -166,9 +176,13 @@ class IndividualRdpFilter:
                 f"grad_norms must hold one norm per record, shape ({self.num_records},), got shape {norms.shape}"
             )
         if not (norms >= 0).all():
-            raise ValueError("grad_norms must be numbers >= 0 (a gradient's L2 norm); NaN or a negative value found")
+            raise ValueError(
+                "grad_norms must be numbers >= 0 (a gradient's L2 norm); NaN or a negative value found"
+            )
         sigma = (
-            self.noise_multiplier if noise_multiplier is None else positive_number(noise_multiplier, "noise_multiplier")
+            self.noise_multiplier
+            if noise_multiplier is None
+            else positive_number(noise_multiplier, "noise_multiplier")
         )
         ratio = np.minimum(norms / self.max_grad_norm, 1.0)
         curve = gaussian_rdp_upper(sigma, self.orders)
@@ -200,7 +214,9 @@ class IndividualRdpFilter:
                 "(no subsampling), and no other use of the data; each record's budget, fixed before the run, holds "
                 "for adding or removing that record however the steps were chosen (Feldman & Zrnic 2021)"
             ),
-            cost=union_cost(k) if k > 1 else f"{union_cost(1)}; records whose budget is spent leave the training",
+            cost=union_cost(k)
+            if k > 1
+            else f"{union_cost(1)}; records whose budget is spent leave the training",
         )
 
     def state_dict(self) -> dict[str, Any]:
@@ -243,7 +259,9 @@ class IndividualRdpFilter:
             If ``state`` is not such a state, or was saved by a filter of another configuration.
         """
         if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-            raise ValueError(f"state must be an IndividualRdpFilter.state_dict() (format {STATE_FORMAT!r})")
+            raise ValueError(
+                f"state must be an IndividualRdpFilter.state_dict() (format {STATE_FORMAT!r})"
+            )
         if state.get("configuration") != self._configuration():
             raise ValueError(
                 f"the state was saved by a filter of another configuration ({state.get('configuration')}; this one "
@@ -253,12 +271,18 @@ class IndividualRdpFilter:
             given = np.asarray(state.get("spent"))
         except (ValueError, TypeError):  # ragged lists
             given = np.asarray(None)
-        if given.dtype.kind not in "iuf" or given.shape != self._spent.shape or not (given >= 0).all():
+        if (
+            given.dtype.kind not in "iuf"
+            or given.shape != self._spent.shape
+            or not (given >= 0).all()
+        ):
             raise ValueError(
                 f"state's spent must hold numbers >= 0, {self._spent.shape[1]} per record for {self.num_records} "
                 "records (no filter of this configuration writes anything else)"
             )
         steps = state.get("steps")
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-            raise ValueError(f"state's steps must be a whole number (an int) >= 0, got {describe(steps)}")
+            raise ValueError(
+                f"state's steps must be a whole number (an int) >= 0, got {describe(steps)}"
+            )
         self._spent, self.steps = given.astype(np.float64), steps

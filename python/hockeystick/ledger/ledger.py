@@ -73,7 +73,11 @@ _COMPOSITION_REFUSED = (
 def _orders_text(orders: tuple[int, ...]) -> str:
     if orders == DEFAULT_ORDERS:
         return f"default ({len(orders)})"
-    return repr(list(orders)) if len(orders) <= 6 else f"{len(orders)} orders in [{orders[0]}, {orders[-1]}]"
+    return (
+        repr(list(orders))
+        if len(orders) <= 6
+        else f"{len(orders)} orders in [{orders[0]}, {orders[-1]}]"
+    )
 
 
 def _rounds_count(value: Any, name: str = "rounds") -> int:
@@ -92,7 +96,9 @@ def _budget(epsilon: Any, delta: Any) -> tuple[float, float] | None:
     if epsilon is None and delta is None:
         return None
     if epsilon is None or delta is None:
-        raise ValueError("give the budget as both epsilon and delta, or neither (a ledger without a budget)")
+        raise ValueError(
+            "give the budget as both epsilon and delta, or neither (a ledger without a budget)"
+        )
     eps = single(epsilon, "epsilon")
     if not (math.isfinite(eps) and eps >= 0):
         raise ValueError(f"epsilon must be a finite number >= 0, got {describe(epsilon)}")
@@ -152,7 +158,9 @@ class PrivacyLedger:
         self.filter = choice(filter, "filter", FILTERS)
         self.orders = check_integer_orders(orders)
         self.value_discretization_interval = checked_interval(value_discretization_interval)
-        self._runs: list[list[Any]] = []  # [Round, count] in the order recorded, equal neighbours merged
+        self._runs: list[
+            list[Any]
+        ] = []  # [Round, count] in the order recorded, equal neighbours merged
         # The spent sums are a function of the run-length list alone: each block adds its curve times its count
         # (``_sums_after``), so a restored state recomputes them bit for bit.  _base holds the sums over every
         # block but the last, from which the last block's term is recomputed when a round extends it.
@@ -228,7 +236,11 @@ class PrivacyLedger:
         if made is None:
             if len(self._filters) > 64:
                 self._filters.clear()
-            made = GdpFilter(epsilon, delta) if self.filter == "gdp" else RdpFilter(epsilon, delta, self.orders)
+            made = (
+                GdpFilter(epsilon, delta)
+                if self.filter == "gdp"
+                else RdpFilter(epsilon, delta, self.orders)
+            )
             self._filters[(epsilon, delta)] = made
         return made
 
@@ -293,10 +305,17 @@ class PrivacyLedger:
         """The certified upper epsilon at ``delta`` of the rounds recorded and ``times`` rounds of ``one``."""
         counts = self.counts()
         counts[one] = counts.get(one, 0) + times
-        return float(pld_accountant(list(counts.items()), self.value_discretization_interval).epsilon(delta))  # type: ignore[arg-type]
+        return float(
+            pld_accountant(list(counts.items()), self.value_discretization_interval).epsilon(delta)
+        )  # type: ignore[arg-type]
 
     def would_exceed(
-        self, next_round: Round, epsilon: float | None = None, delta: float | None = None, *, rounds: int = 1
+        self,
+        next_round: Round,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        *,
+        rounds: int = 1,
     ) -> bool:
         """Whether ``rounds`` more rounds of ``next_round`` would pass the budget (epsilon, delta).
 
@@ -326,10 +345,16 @@ class PrivacyLedger:
             ``Round``, or the GDP filter is asked about a round that is not an unsampled Gaussian.
         """
         if not isinstance(next_round, Round):
-            raise ValueError(f"next_round must be a Round (Round.subsampled_gaussian(...)), got {describe(next_round)}")
-        budget = _budget(epsilon, delta) if (epsilon is not None or delta is not None) else self.budget
+            raise ValueError(
+                f"next_round must be a Round (Round.subsampled_gaussian(...)), got {describe(next_round)}"
+            )
+        budget = (
+            _budget(epsilon, delta) if (epsilon is not None or delta is not None) else self.budget
+        )
         if budget is None:
-            raise ValueError("would_exceed needs a budget: give epsilon and delta, or build the ledger with one")
+            raise ValueError(
+                "would_exceed needs a budget: give epsilon and delta, or build the ledger with one"
+            )
         _rounds_count(rounds)
         admits = self._adaptive_admits if self.adaptive else self._fixed_admits
         return not admits(next_round, rounds, *budget)
@@ -405,7 +430,9 @@ class PrivacyLedger:
             If the ledger has no budget, or as ``would_exceed``.
         """
         if self.budget is None:
-            raise ValueError("explain needs the ledger's budget: build the ledger with epsilon and delta")
+            raise ValueError(
+                "explain needs the ledger's budget: build the ledger with epsilon and delta"
+            )
         if not self.would_exceed(next_round, rounds=rounds):
             return None
         return refusal(self, next_round, rounds)
@@ -449,7 +476,9 @@ class PrivacyLedger:
     def _delta(self, delta: float | None) -> float:
         if delta is None:
             if self.budget is None:
-                raise ValueError("give delta (0 < delta < 1): the ledger has no budget to take it from")
+                raise ValueError(
+                    "give delta (0 < delta < 1): the ledger has no budget to take it from"
+                )
             return self.budget[1]
         return delta_target(delta)
 
@@ -477,7 +506,9 @@ class PrivacyLedger:
         d = self._delta(delta)
         lower, upper = 0.0, 0.0
         if self._runs:
-            lower, upper = pld_bracket(list(self.counts().items()), self.value_discretization_interval, d)
+            lower, upper = pld_bracket(
+                list(self.counts().items()), self.value_discretization_interval, d
+            )
         return PrivacyGuarantee(
             kind="certified composition",
             method="pld",
@@ -491,7 +522,9 @@ class PrivacyLedger:
             epsilon_lower=float(lower),
         )
 
-    def composition_curve(self, delta: float, *, every: int | None = None, steps: Any = None) -> CurveAlongRun:
+    def composition_curve(
+        self, delta: float, *, every: int | None = None, steps: Any = None
+    ) -> CurveAlongRun:
         """The certified PLD bracket of epsilon at ``delta`` after each checkpoint of the run (fixed schedules only).
 
         The rounds in the order recorded; every ``every``-th round and the last, or each of ``steps``; all
@@ -520,7 +553,9 @@ class PrivacyLedger:
         if self.adaptive:
             raise ValueError(_COMPOSITION_REFUSED)
         runs = [(one, count) for one, count in self._runs]
-        return pld_curve(runs, self.value_discretization_interval, delta_target(delta), every, steps)
+        return pld_curve(
+            runs, self.value_discretization_interval, delta_target(delta), every, steps
+        )
 
     def odometer(self, delta: float) -> PrivacyGuarantee:
         """The Rényi odometer's epsilon after the rounds recorded, valid at every round at once (``rdp_odometer``).
@@ -589,7 +624,10 @@ class PrivacyLedger:
 
     def _configuration(self) -> dict[str, Any]:
         state = self.state_dict()
-        return {k: state[k] for k in ("adaptive", "budget", "filter", "orders", "value_discretization_interval")}
+        return {
+            k: state[k]
+            for k in ("adaptive", "budget", "filter", "orders", "value_discretization_interval")
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Replace what the ledger holds by ``state`` (a ``state_dict`` of a ledger of the same configuration).
@@ -612,12 +650,19 @@ class PrivacyLedger:
         theirs, ours = fresh._configuration(), self._configuration()
         differ = [key for key in ours if theirs[key] != ours[key]]
         if differ:
-            shown = "; ".join(f"{key}: {theirs[key]!r} in the state, {ours[key]!r} here" for key in differ)
+            shown = "; ".join(
+                f"{key}: {theirs[key]!r} in the state, {ours[key]!r} here" for key in differ
+            )
             raise ValueError(
                 f"state's {', '.join(differ)} differ from this ledger's configuration ({shown}): the state was saved "
                 "by a ledger of another configuration; restore it with PrivacyLedger.from_state_dict"
             )
-        self._runs, self._rdp, self._mu2, self._base = fresh._runs, fresh._rdp, fresh._mu2, fresh._base
+        self._runs, self._rdp, self._mu2, self._base = (
+            fresh._runs,
+            fresh._rdp,
+            fresh._mu2,
+            fresh._base,
+        )
 
     @classmethod
     def from_state_dict(cls, state: dict[str, Any]) -> PrivacyLedger:
@@ -661,10 +706,14 @@ class PrivacyLedger:
             )
         missing = [key for key in STATE_KEYS if key not in state]
         if missing:
-            raise ValueError(f"state lacks {', '.join(missing)}: it is not a complete PrivacyLedger.state_dict()")
+            raise ValueError(
+                f"state lacks {', '.join(missing)}: it is not a complete PrivacyLedger.state_dict()"
+            )
         unknown = [repr(key) for key in state if key not in STATE_KEYS]
         if unknown:
-            raise ValueError(f"state has unknown fields {', '.join(unknown)}: a ledger's state holds {STATE_KEYS}")
+            raise ValueError(
+                f"state has unknown fields {', '.join(unknown)}: a ledger's state holds {STATE_KEYS}"
+            )
         ledger = cls(**_state_configuration(state))
         for one, count in _state_rounds(state["rounds"], ledger.filter):
             ledger._append(one, count)
@@ -754,7 +803,8 @@ def _run_rounds(accountant: Any) -> list[tuple[float, float, int]]:
     if stages is not None:
         return [(float(s.noise_multiplier), float(s.sample_rate), int(s.steps)) for s in stages]
     sigma, rate, steps, sensitivity = (
-        np.ravel(getattr(accountant, name)) for name in ("sigma", "sampling_rate", "rounds", "sensitivity")
+        np.ravel(getattr(accountant, name))
+        for name in ("sigma", "sampling_rate", "rounds", "sensitivity")
     )
     runs = max(sigma.size, rate.size, steps.size, sensitivity.size)
     if runs != 1:
@@ -780,7 +830,9 @@ def _real(value: Any, name: str) -> float:
     try:
         return float(value)
     except OverflowError:
-        raise ValueError(f"{name} must be a number within the doubles, got {describe(value)}") from None
+        raise ValueError(
+            f"{name} must be a number within the doubles, got {describe(value)}"
+        ) from None
 
 
 def _state_budget(value: Any) -> dict[str, Any]:
@@ -798,7 +850,9 @@ def _state_orders(value: Any) -> tuple[int, ...]:
         raise ValueError(f"orders must be a list of whole numbers, got {describe(value)}")
     orders = check_integer_orders(list(value))
     if len(orders) != len(value) or any(a != b for a, b in zip(orders, value)):
-        raise ValueError(f"orders must be distinct and increasing, as state_dict writes them, got {describe(value)}")
+        raise ValueError(
+            f"orders must be distinct and increasing, as state_dict writes them, got {describe(value)}"
+        )
     return orders
 
 
@@ -820,11 +874,15 @@ def _state_configuration(state: dict[str, Any]) -> dict[str, Any]:
 def _state_rounds(value: Any, filter_kind: str) -> list[tuple[Round, int]]:
     """The state's blocks of rounds: [round, count] pairs, whole counts, no two neighbours equal."""
     if not isinstance(value, list):
-        raise ValueError(f"state's rounds must be a list of [round, count] pairs, got {type(value).__name__}")
+        raise ValueError(
+            f"state's rounds must be a list of [round, count] pairs, got {type(value).__name__}"
+        )
     out: list[tuple[Round, int]] = []
     for i, entry in enumerate(value):
         if not isinstance(entry, (list, tuple)) or len(entry) != 2:
-            raise ValueError(f"state's rounds[{i}] must be a [round, count] pair, got {describe(entry)}")
+            raise ValueError(
+                f"state's rounds[{i}] must be a [round, count] pair, got {describe(entry)}"
+            )
         try:
             one = Round.from_dict(entry[0])
             hash(one)
@@ -846,14 +904,18 @@ def _state_rounds(value: Any, filter_kind: str) -> list[tuple[Round, int]]:
     return out
 
 
-def _disagreeing(stored: np.ndarray, recomputed: np.ndarray, terms: int, own_terms: int) -> int | None:
+def _disagreeing(
+    stored: np.ndarray, recomputed: np.ndarray, terms: int, own_terms: int
+) -> int | None:
     """The first index where a state's sums disagree with the sums recomputed from its rounds, beyond twice the
     round-off bound of two sums of the same terms with ``terms`` and ``own_terms`` additions (``from_state_dict``);
     None if they agree everywhere."""
     tolerance = 4.0 * (terms + own_terms + 1)
     with np.errstate(invalid="ignore", over="ignore"):
         close = np.abs(stored - recomputed) <= tolerance * (_U * recomputed + 5e-324)
-    close = np.where(np.isinf(recomputed), stored == recomputed, close)  # an infinite sum agrees only with itself
+    close = np.where(
+        np.isinf(recomputed), stored == recomputed, close
+    )  # an infinite sum agrees only with itself
     bad = ~(close | (stored == recomputed))
     return int(np.argmax(bad)) if bad.any() else None
 
@@ -872,18 +934,31 @@ def _state_sum(state: dict[str, Any], key: str, size: int) -> np.ndarray:
     except ValueError as err:
         raise ValueError(f"state's {key} is refused: {err}") from None
     if np.isnan(out).any() or (out < 0).any():
-        raise ValueError(f"state's {key} must hold numbers >= 0 (inf allowed), got {describe(state[key])}")
+        raise ValueError(
+            f"state's {key} must hold numbers >= 0 (inf allowed), got {describe(state[key])}"
+        )
     return out
 
 
 def _check_sums(state: dict[str, Any], ledger: PrivacyLedger) -> None:
     """The state's spent sums and counts of additions agree with those recomputed from its rounds."""
     blocks = [(ledger._rdp, "rdp_sum", "rdp_terms", ledger.rounds)]
-    blocks.append((ledger._mu2, "mu2_sum", "mu2_terms", sum(c for one, c in ledger._runs if one.gdp_mu is not None)))
+    blocks.append(
+        (
+            ledger._mu2,
+            "mu2_sum",
+            "mu2_terms",
+            sum(c for one, c in ledger._runs if one.gdp_mu is not None),
+        )
+    )
     for own, key, terms_key, most in blocks:
         stored = _state_sum(state, key, own.size)
         terms = state[terms_key]
-        if isinstance(terms, bool) or not isinstance(terms, int) or not own.terms <= terms <= max(most, own.terms):
+        if (
+            isinstance(terms, bool)
+            or not isinstance(terms, int)
+            or not own.terms <= terms <= max(most, own.terms)
+        ):
             raise ValueError(
                 f"state's {terms_key} must be a whole number (an int) from {own.terms} to {max(most, own.terms)} "
                 f"(the additions its rounds take, block by block to one by one), got {describe(terms)}"
@@ -905,7 +980,9 @@ def _spent_text(ledger: PrivacyLedger) -> str:
         return "see composition(delta)" if not ledger.adaptive else "see odometer(delta)"
     chosen = ledger._filter_of(*ledger.budget)
     if isinstance(chosen, GdpFilter):
-        used = float(ledger._mu2.upper()[0]) / chosen.mu_squared if chosen.mu_squared > 0 else math.inf
+        used = (
+            float(ledger._mu2.upper()[0]) / chosen.mu_squared if chosen.mu_squared > 0 else math.inf
+        )
         return f"{used:.4g} of the GDP budget mu^2 = {chosen.mu_squared:.4g}"
     budgets, spent = chosen.budgets, ledger._rdp.upper()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

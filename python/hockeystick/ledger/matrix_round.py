@@ -59,7 +59,9 @@ def matrix_parameters(sensitivity: Any, sensitivity_lower: Any) -> tuple[float, 
     upper = positive_number(sensitivity, "sensitivity")
     lower = positive_number(sensitivity_lower, "sensitivity_lower")
     if lower > upper:
-        raise ValueError(f"sensitivity_lower must be <= sensitivity (a bracket), got {lower!r} above {upper!r}")
+        raise ValueError(
+            f"sensitivity_lower must be <= sensitivity (a bracket), got {lower!r} above {upper!r}"
+        )
     return upper, lower
 
 

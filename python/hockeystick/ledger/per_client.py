@@ -85,7 +85,10 @@ class ClientEpsilons:
             Level -> epsilon (numpy's linear interpolation between clients).
         """
         lv = in_interval(levels, "levels", 0.0, 1.0, open_low=False, open_high=False)
-        return {float(p): float(v) for p, v in zip(np.atleast_1d(lv), np.quantile(self.epsilons, lv), strict=True)}
+        return {
+            float(p): float(v)
+            for p, v in zip(np.atleast_1d(lv), np.quantile(self.epsilons, lv), strict=True)
+        }
 
 
 def _grid(rates: np.ndarray) -> np.ndarray:
@@ -136,9 +139,13 @@ def per_client_epsilon(
     >>> report.worst > report.median
     True
     """
-    rates = in_interval(participation_rates, "participation_rates", 0.0, 1.0, open_low=True, open_high=False)
+    rates = in_interval(
+        participation_rates, "participation_rates", 0.0, 1.0, open_low=True, open_high=False
+    )
     if rates.ndim != 1 or rates.size == 0:
-        raise ValueError("participation_rates must be a non-empty 1-d sequence of rates, one per client")
+        raise ValueError(
+            "participation_rates must be a non-empty 1-d sequence of rates, one per client"
+        )
     s = positive_number(sigma, "sigma")
     t = count(rounds, "rounds")
     d = delta_target(delta)
@@ -147,8 +154,12 @@ def per_client_epsilon(
     curves = np.stack([subsampled_gaussian_rdp_upper(s, float(q), chosen) for q in grid])
     with np.errstate(over="ignore"):
         total = np.nextafter(curves * float(t) * (1.0 + 2.0**-52), np.inf)
-    at_grid = np.asarray(rdp_to_epsilon(total, np.asarray(chosen, dtype=np.float64), d), dtype=np.float64)
-    at_grid = np.maximum.accumulate(at_grid)  # the conversion's own rounding never lets a larger rate look safer
+    at_grid = np.asarray(
+        rdp_to_epsilon(total, np.asarray(chosen, dtype=np.float64), d), dtype=np.float64
+    )
+    at_grid = np.maximum.accumulate(
+        at_grid
+    )  # the conversion's own rounding never lets a larger rate look safer
     index = np.minimum(np.searchsorted(grid, rates, side="left"), grid.size - 1)
     return ClientEpsilons(
         epsilons=at_grid[index],
@@ -196,6 +207,8 @@ def realized_client_epsilon(participations: Any, sigma: float, delta: float) -> 
     k = nonnegative_integer(participations, "participations")
     s = positive_number(sigma, "sigma")
     d = delta_target(delta)
-    with np.errstate(over="ignore"):  # a sigma near the least double: an infinite radius, epsilon inf
+    with np.errstate(
+        over="ignore"
+    ):  # a sigma near the least double: an infinite radius, epsilon inf
         radius = np.nextafter(np.sqrt(k) / s * (1.0 + 1e-15), np.inf)
     return np.where(k == 0, 0.0, np.asarray(theta_epsilon_upper(radius, d), dtype=np.float64))

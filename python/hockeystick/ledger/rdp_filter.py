@@ -65,7 +65,9 @@ def union_cost(orders: int) -> str:
         The cost in words: delta / K at each of K > 1 orders, or none beyond fixing the one order in advance.
     """
     return (
-        f"a union over {orders} orders (delta / {orders} at each)" if orders > 1 else "one Rényi order fixed in advance"
+        f"a union over {orders} orders (delta / {orders} at each)"
+        if orders > 1
+        else "one Rényi order fixed in advance"
     )
 
 
@@ -172,7 +174,9 @@ class RdpFilter:
         )
 
 
-def best_order(planned: Round, epsilon: float, delta: float, orders: tuple[int, ...] | None = None) -> int:
+def best_order(
+    planned: Round, epsilon: float, delta: float, orders: tuple[int, ...] | None = None
+) -> int:
     """The order at which most rounds of ``planned`` fit the single-order budget (epsilon, delta).
 
     Parameters
@@ -220,7 +224,9 @@ def best_order(planned: Round, epsilon: float, delta: float, orders: tuple[int, 
     return int(candidates[k])
 
 
-def most_rounds_order(planned: Round, epsilon: float, delta: float, orders: tuple[int, ...] | None = None) -> int:
+def most_rounds_order(
+    planned: Round, epsilon: float, delta: float, orders: tuple[int, ...] | None = None
+) -> int:
     """``best_order``'s rule without its refusal: the order maximizing floor(B(alpha) / rho(alpha)), the smallest
     on ties, which is the smallest order with a budget >= 0 when no order admits one round.
 
@@ -261,6 +267,8 @@ def _fits(
     d = delta_target(delta)
     alpha_budgets = np.array([rdp_budgets(eps, d, (a,))[0] for a in candidates])
     step = planned.rdp_upper(candidates)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # huge budgets: inf rounds fit
+    with np.errstate(
+        divide="ignore", invalid="ignore", over="ignore"
+    ):  # huge budgets: inf rounds fit
         fits = np.where(alpha_budgets >= 0, np.floor(alpha_budgets / step), -1.0)
     return candidates, fits, alpha_budgets, step

@@ -58,7 +58,9 @@ def odometer_epsilon(spent_upper: np.ndarray, delta: float, orders: tuple[int, .
     return math.nextafter(best, math.inf) if math.isfinite(best) else math.inf
 
 
-def odometer_guarantee(spent_upper: np.ndarray, delta: float, orders: tuple[int, ...], rounds: int) -> PrivacyGuarantee:
+def odometer_guarantee(
+    spent_upper: np.ndarray, delta: float, orders: tuple[int, ...], rounds: int
+) -> PrivacyGuarantee:
     """The odometer's answer after ``rounds`` rounds.
 
     Parameters

@@ -50,7 +50,11 @@ def _delta_needed(cost: np.ndarray, epsilon: float, orders: tuple[int, ...]) -> 
     delta, K the number of orders), and that order."""
     alpha = np.asarray(orders, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        log_delta = (alpha - 1.0) * (cost - epsilon + np.log1p(-1.0 / alpha)) - np.log(alpha) + math.log(len(orders))
+        log_delta = (
+            (alpha - 1.0) * (cost - epsilon + np.log1p(-1.0 / alpha))
+            - np.log(alpha)
+            + math.log(len(orders))
+        )
     log_delta = np.where(np.isnan(log_delta), np.inf, log_delta)
     k = int(np.argmin(log_delta))
     if not log_delta[k] < 0:
@@ -81,10 +85,14 @@ def _one_order(one: Round, times: int, epsilon: float, delta: float) -> str:
 
 
 def _fixed_schedule(ledger: Any, one: Round, times: int, delta: float) -> str:
-    from .fixed_schedule import pld_accountant  # lazy: a refusal is rare, and the PLD is not on the filter's way
+    from .fixed_schedule import (
+        pld_accountant,
+    )  # lazy: a refusal is rare, and the PLD is not on the filter's way
 
     try:
-        upper = float(pld_accountant([(one, times)], ledger.value_discretization_interval).epsilon(delta))  # type: ignore[arg-type]
+        upper = float(
+            pld_accountant([(one, times)], ledger.value_discretization_interval).epsilon(delta)
+        )  # type: ignore[arg-type]
     except ValueError:
         upper = math.nan
     alone = "it alone costs" if times == 1 else "they alone cost"
@@ -127,13 +135,18 @@ def _rdp_refusal(ledger: Any, one: Round, times: int, epsilon: float, delta: flo
         fits = float(RunningSum(1).plus(np.array([one.mu_squared_upper()]), times).upper()[0])
         gdp = GdpFilter(epsilon, delta)
         verdict = "admits it" if gdp.admits(fits) else "does not admit it either"
-        fixes.append(f"the GDP filter (filter='gdp', exact for unsampled Gaussian rounds) {verdict}")
+        fixes.append(
+            f"the GDP filter (filter='gdp', exact for unsampled Gaussian rounds) {verdict}"
+        )
     else:
-        fixes.append(f"the GDP filter (filter='gdp') takes unsampled Gaussian rounds only, not a {one.mechanism} round")
+        fixes.append(
+            f"the GDP filter (filter='gdp') takes unsampled Gaussian rounds only, not a {one.mechanism} round"
+        )
     fixes.append(_fixed_schedule(ledger, one, times, delta))
     fixes.append("or more noise, a lower sampling rate, a larger epsilon")
-    return f"{_what(one, times)} alone costs more than {name} allows at any of its orders: {where}; " + (
-        "to admit it: " + "; ".join(fixes)
+    return (
+        f"{_what(one, times)} alone costs more than {name} allows at any of its orders: {where}; "
+        + ("to admit it: " + "; ".join(fixes))
     )
 
 
@@ -182,4 +195,6 @@ def refusal(ledger: Any, one: Round, times: int) -> str:
     head = f"with {_what(one, times)} the certified epsilon at delta = {delta:g} would be {upper:.6g}, over {epsilon:g}"
     if not ledger.rounds:
         return f"{head}: these rounds alone pass the budget; more noise, a lower sampling rate or a larger budget"
-    return f"after {ledger.rounds} rounds, {head}; stop the run here, or run a smaller round that fits"
+    return (
+        f"after {ledger.rounds} rounds, {head}; stop the run here, or run a smaller round that fits"
+    )

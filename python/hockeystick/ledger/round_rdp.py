@@ -47,7 +47,9 @@ DEFAULT_ORDERS: tuple[int, ...] = (
 )  # fmt: skip
 
 _U = 2.0**-53
-MAX_LEDGER_ORDER = 1024  # the rows are alpha_max long: a larger order costs its length in every round
+MAX_LEDGER_ORDER = (
+    1024  # the rows are alpha_max long: a larger order costs its length in every round
+)
 
 
 def check_integer_orders(orders: object) -> tuple[int, ...]:
@@ -72,17 +74,25 @@ def check_integer_orders(orders: object) -> tuple[int, ...]:
     if orders is None:
         return DEFAULT_ORDERS
     if isinstance(orders, np.ndarray) and orders.ndim > 1:
-        raise ValueError(f"orders must be one order or a flat sequence of orders, got an array of shape {orders.shape}")
+        raise ValueError(
+            f"orders must be one order or a flat sequence of orders, got an array of shape {orders.shape}"
+        )
     if isinstance(orders, np.ndarray):
         values = orders.reshape(-1).tolist()  # a 0-d array is one order
     else:
         values = list(orders) if isinstance(orders, (list, tuple)) else [orders]
     if not values:
-        raise ValueError("orders must not be empty: give integer Rényi orders in [2, 1024], or None for the defaults")
+        raise ValueError(
+            "orders must not be empty: give integer Rényi orders in [2, 1024], or None for the defaults"
+        )
     out = set()
     for value in values:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise ValueError(f"orders must be whole numbers in [2, {MAX_LEDGER_ORDER}], got {value!r}")
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)
+        ):
+            raise ValueError(
+                f"orders must be whole numbers in [2, {MAX_LEDGER_ORDER}], got {value!r}"
+            )
         x = float(value)
         if not (math.isfinite(x) and x == math.floor(x) and 2 <= x <= MAX_LEDGER_ORDER):
             raise ValueError(
@@ -94,7 +104,9 @@ def check_integer_orders(orders: object) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=8)
-def _log_binomials(orders: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _log_binomials(
+    orders: tuple[int, ...],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each order's terms laid end to end: (log C(alpha_k, i) for i = 2..alpha_k, order after order; the index
     i - 2 of each entry; the offset where each order's entries start; the orders as floats)."""
     from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
@@ -103,7 +115,12 @@ def _log_binomials(orders: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.
     alpha = np.concatenate([np.full(a - 1, float(a)) for a in orders])
     table = special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1)
     starts = np.cumsum([0] + [a - 1 for a in orders[:-1]])
-    out = (table, (i - 2).astype(np.intp), starts.astype(np.intp), np.asarray(orders, dtype=np.float64))
+    out = (
+        table,
+        (i - 2).astype(np.intp),
+        starts.astype(np.intp),
+        np.asarray(orders, dtype=np.float64),
+    )
     for array in out:
         array.setflags(write=False)
     return out
@@ -173,7 +190,9 @@ def zcdp_rdp_upper(mu_squared: float, orders: tuple[int, ...]) -> np.ndarray:
     """
     alpha = np.asarray(orders, dtype=np.float64)
     with np.errstate(over="ignore"):
-        return np.nextafter(np.nextafter(alpha * mu_squared * (1.0 + 2.0 * _U), np.inf) * 0.5, np.inf)
+        return np.nextafter(
+            np.nextafter(alpha * mu_squared * (1.0 + 2.0 * _U), np.inf) * 0.5, np.inf
+        )
 
 
 def _magnitude(log_q: float, log_1mq: float, inv2s2: float, top: int, lg_top: float) -> float:
@@ -181,7 +200,9 @@ def _magnitude(log_q: float, log_1mq: float, inv2s2: float, top: int, lg_top: fl
     return 3.0 * lg_top + top * (abs(log_q) + abs(log_1mq)) + (top * top) * inv2s2 + 1.0
 
 
-def subsampled_gaussian_rdp_upper(sigma: float, sampling_rate: float, orders: tuple[int, ...]) -> np.ndarray:
+def subsampled_gaussian_rdp_upper(
+    sigma: float, sampling_rate: float, orders: tuple[int, ...]
+) -> np.ndarray:
     r"""One round of the Poisson-subsampled Gaussian: its RDP curve at integer orders, rounded up.
 
     :math:`\varepsilon_R(\alpha) = \log\bigl(1 + \sum_{i=2}^{\alpha} \binom{\alpha}{i} (1-q)^{\alpha-i} q^i
@@ -221,7 +242,9 @@ def subsampled_gaussian_rdp_upper(sigma: float, sampling_rate: float, orders: tu
         log_sum = (
             peak
             + alpha * log_1mq
-            + np.log(np.add.reduceat(np.exp(terms - np.repeat(scale, alpha.astype(np.intp) - 1)), starts))
+            + np.log(
+                np.add.reduceat(np.exp(terms - np.repeat(scale, alpha.astype(np.intp) - 1)), starts)
+            )
         )
         log_sum = np.where(np.isposinf(peak), np.inf, log_sum)
         log_a = np.logaddexp(0.0, log_sum)

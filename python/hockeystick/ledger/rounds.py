@@ -30,7 +30,12 @@ import numpy as np
 from ..base.validation import describe, positive_number
 from .discrete_noise import discrete_gaussian_sensitivity
 from .matrix_round import accountant_parameters, matrix_parameters
-from .round_rdp import gaussian_rdp_upper, mu_squared_upper, subsampled_gaussian_rdp_upper, zcdp_rdp_upper
+from .round_rdp import (
+    gaussian_rdp_upper,
+    mu_squared_upper,
+    subsampled_gaussian_rdp_upper,
+    zcdp_rdp_upper,
+)
 from .stage_round import stage_parameters
 
 __all__ = ["MECHANISMS", "Round"]
@@ -48,7 +53,9 @@ _U = 2.0**-53
 
 
 def _rate(value: Any) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
         raise ValueError(f"sampling_rate must be a number in (0, 1], got {describe(value)}")
     x = float(value)
     if not (0.0 < x <= 1.0):
@@ -110,14 +117,18 @@ class Round:
 
     def __post_init__(self) -> None:
         if self.mechanism not in MECHANISMS:
-            raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {describe(self.mechanism)}")
+            raise ValueError(
+                f"mechanism must be one of {', '.join(MECHANISMS)}, got {describe(self.mechanism)}"
+            )
         needs = _NEEDS[self.mechanism]
         for name in PARAMETERS:
             value = getattr(self, name)
             if name in needs and value is None:
                 raise ValueError(f"a {self.mechanism} round needs {name}")
             if name not in needs and value is not None:
-                raise ValueError(f"a {self.mechanism} round takes no {name} (it takes {', '.join(needs)})")
+                raise ValueError(
+                    f"a {self.mechanism} round takes no {name} (it takes {', '.join(needs)})"
+                )
         if self.sigma is not None:
             object.__setattr__(self, "sigma", positive_number(self.sigma, "sigma"))
         if self.scale is not None:
@@ -125,7 +136,9 @@ class Round:
         if self.sampling_rate is not None:
             rate = _rate(self.sampling_rate)
             if rate == 1.0:
-                raise ValueError("a subsampled_gaussian round at sampling_rate 1 is Round.gaussian(sigma)")
+                raise ValueError(
+                    "a subsampled_gaussian round at sampling_rate 1 is Round.gaussian(sigma)"
+                )
             object.__setattr__(self, "sampling_rate", rate)
         if self.mechanism == "discrete_gaussian":
             object.__setattr__(self, "sensitivity", discrete_gaussian_sensitivity(self.sensitivity))
@@ -136,7 +149,11 @@ class Round:
 
     def __repr__(self) -> str:
         """The mechanism and the parameters it takes (the ones left None are not shown)."""
-        given = [f"{name}={getattr(self, name)!r}" for name in PARAMETERS if getattr(self, name) is not None]
+        given = [
+            f"{name}={getattr(self, name)!r}"
+            for name in PARAMETERS
+            if getattr(self, name) is not None
+        ]
         return f"Round({', '.join([f'mechanism={self.mechanism!r}', *given])})"
 
     @classmethod
@@ -335,9 +352,13 @@ class Round:
         if self.mechanism == "gaussian":
             return gaussian_rdp_upper(float(self.sigma), orders)  # type: ignore[arg-type]
         if self.mechanism == "subsampled_gaussian":
-            return subsampled_gaussian_rdp_upper(float(self.sigma), float(self.sampling_rate), orders)  # type: ignore[arg-type]
+            return subsampled_gaussian_rdp_upper(
+                float(self.sigma), float(self.sampling_rate), orders
+            )  # type: ignore[arg-type]
         if self.mechanism in ("discrete_gaussian", "matrix_mechanism"):
-            return zcdp_rdp_upper(mu_squared_upper(float(self.sensitivity), float(self.sigma)), orders)  # type: ignore[arg-type]
+            return zcdp_rdp_upper(
+                mu_squared_upper(float(self.sensitivity), float(self.sigma)), orders
+            )  # type: ignore[arg-type]
         return _laplace_rdp_upper(float(self.scale), orders)  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, Any]:
@@ -374,10 +395,14 @@ class Round:
             If ``data`` is not a mapping with a known mechanism and its parameters (see ``Round``).
         """
         if not isinstance(data, dict) or "mechanism" not in data:
-            raise ValueError(f"a round must be a mapping with a 'mechanism' key, got {describe(data)}")
+            raise ValueError(
+                f"a round must be a mapping with a 'mechanism' key, got {describe(data)}"
+            )
         unknown = set(data) - {"mechanism", *PARAMETERS}
         if unknown:
-            raise ValueError(f"a round takes mechanism and {', '.join(PARAMETERS)}, got {sorted(unknown)}")
+            raise ValueError(
+                f"a round takes mechanism and {', '.join(PARAMETERS)}, got {sorted(unknown)}"
+            )
         return cls(**data)
 
 

@@ -57,12 +57,23 @@ from .strategies import DenseStrategy, Strategy, strategy_from
 __all__ = ["MatrixMechanism", "DPFTRL", "noise_multiplier_for_zcdp"]
 
 ParticipationName = Literal[
-    "min_separation", "fixed_epochs", "balls_in_bins", "random_allocation", "b_min_sep", "cyclic_poisson"
+    "min_separation",
+    "fixed_epochs",
+    "balls_in_bins",
+    "random_allocation",
+    "b_min_sep",
+    "cyclic_poisson",
 ]
-PARTICIPATIONS: tuple[ParticipationName, ...] = ("min_separation", "fixed_epochs", *SAMPLED_PARTICIPATIONS)
+PARTICIPATIONS: tuple[ParticipationName, ...] = (
+    "min_separation",
+    "fixed_epochs",
+    *SAMPLED_PARTICIPATIONS,
+)
 
 _CACHE: dict[Hashable, Sensitivity] = {}
-_CACHE_SIZE = 256  # distinct (strategy, rounds, schema) sensitivities kept for repeated builds (calibration)
+_CACHE_SIZE = (
+    256  # distinct (strategy, rounds, schema) sensitivities kept for repeated builds (calibration)
+)
 
 
 def _cached_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Sensitivity:
@@ -132,7 +143,9 @@ class MatrixMechanism:
     (3.0, 4.5)
     """
 
-    def __init__(self, *, sensitivity: Sensitivity | np.ndarray, noise_multiplier: npt.ArrayLike) -> None:
+    def __init__(
+        self, *, sensitivity: Sensitivity | np.ndarray, noise_multiplier: npt.ArrayLike
+    ) -> None:
         z = positive(noise_multiplier, "noise_multiplier")
         cells = np.asarray(sensitivity, dtype=object)
         for cell in cells.ravel():
@@ -194,7 +207,9 @@ class MatrixMechanism:
         rounded outward on each side.
         """
         if bound == "both":
-            return self._lower.delta(epsilon, bound="lower"), self._upper.delta(epsilon, bound="upper")
+            return self._lower.delta(epsilon, bound="lower"), self._upper.delta(
+                epsilon, bound="upper"
+            )
         if bound == "lower":
             return self._lower.delta(epsilon, bound="lower")
         return self._upper.delta(epsilon, bound=bound)
@@ -202,14 +217,19 @@ class MatrixMechanism:
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
         """Smallest epsilon >= 0 with delta(eps) <= delta, each side as ``delta`` takes it."""
         if bound == "both":
-            return self._lower.epsilon(delta, bound="lower"), self._upper.epsilon(delta, bound="upper")
+            return self._lower.epsilon(delta, bound="lower"), self._upper.epsilon(
+                delta, bound="upper"
+            )
         if bound == "lower":
             return self._lower.epsilon(delta, bound="lower")
         return self._upper.epsilon(delta, bound=bound)
 
 
 def _schemas(
-    rounds: np.ndarray, min_separation: np.ndarray, max_participations: np.ndarray | None, participation: str
+    rounds: np.ndarray,
+    min_separation: np.ndarray,
+    max_participations: np.ndarray | None,
+    participation: str,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Broadcast rounds / separation / cap into (rounds as int array, Participation per point)."""
     arrays = {"rounds": rounds, "min_separation": min_separation}
@@ -224,7 +244,9 @@ def _schemas(
         if participation in SAMPLED_PARTICIPATIONS:
             schemas[index] = sampled_schema(participation, b, k)
         else:
-            schemas[index] = FixedEpochs(b, k) if participation == "fixed_epochs" else MinSeparation(b, k)
+            schemas[index] = (
+                FixedEpochs(b, k) if participation == "fixed_epochs" else MinSeparation(b, k)
+            )
     return p["rounds"].astype(np.int64), schemas
 
 
@@ -250,7 +272,11 @@ def _shown(value: Any) -> str:
     array = np.asarray(value)
     if array.dtype == object or array.dtype.kind in "US":
         flat = [str(v) for v in array.ravel()]
-        return repr(flat[0]) if array.ndim == 0 else f"[{', '.join(flat[:4])}{', ...' if len(flat) > 4 else ''}]"
+        return (
+            repr(flat[0])
+            if array.ndim == 0
+            else f"[{', '.join(flat[:4])}{', ...' if len(flat) > 4 else ''}]"
+        )
     if array.ndim == 0:
         return f"{float(array):g}"
     flat = [f"{float(v):g}" for v in array.ravel()[:4]]
@@ -373,13 +399,19 @@ class DPFTRL(MatrixMechanism):
         sampling_rate: float | None = None,
         sampling: Literal["poisson"] | None = None,
     ) -> None:
-        if sampling is not None:  # i.i.d. Poisson: cyclic Poisson with one group, MMCC its amplified upper side
+        if (
+            sampling is not None
+        ):  # i.i.d. Poisson: cyclic Poisson with one group, MMCC its amplified upper side
             participation, min_separation = _poisson_words(sampling, participation, min_separation)
         participation = choice(participation, "participation", PARTICIPATIONS)
         adaptive = flag(adaptive_inputs, "adaptive_inputs")
         n = positive_integer(rounds, "rounds", maximum=2.0**31)
         b = positive_integer(min_separation, "min_separation", maximum=2.0**31)
-        k = None if max_participations is None else positive_integer(max_participations, "max_participations")
+        k = (
+            None
+            if max_participations is None
+            else positive_integer(max_participations, "max_participations")
+        )
         n_int, schemas = _schemas(n, b, k, participation)
         cells = np.empty(n_int.shape, dtype=object)
         for index in np.ndindex(n_int.shape):
@@ -407,12 +439,24 @@ class DPFTRL(MatrixMechanism):
     def __repr__(self) -> str:
         """The run as given (rounds, noise, separation, cap, strategy, participation, rate where one applies) and
         what it holds: the L2 sensitivity and its kind, mu, and whether amplification is claimed."""
-        words = [f"rounds={_shown(self.rounds)}", f"noise_multiplier={_shown(self.noise_multiplier)}"]
-        words += [f"{name}={_shown(value)}" for name, value in self._given.items() if value is not None]
-        words += [f"strategy={_shown_strategy(self.strategy)}", f"participation={self.participation!r}"]
+        words = [
+            f"rounds={_shown(self.rounds)}",
+            f"noise_multiplier={_shown(self.noise_multiplier)}",
+        ]
+        words += [
+            f"{name}={_shown(value)}" for name, value in self._given.items() if value is not None
+        ]
+        words += [
+            f"strategy={_shown_strategy(self.strategy)}",
+            f"participation={self.participation!r}",
+        ]
         if not self.adaptive_inputs:
             words.append("adaptive_inputs=False")
-        kind = self.sensitivity_kind if isinstance(self.sensitivity_kind, str) else _shown(self.sensitivity_kind)
+        kind = (
+            self.sensitivity_kind
+            if isinstance(self.sensitivity_kind, str)
+            else _shown(self.sensitivity_kind)
+        )
         held = f"sensitivity {_shown(self.sensitivity)} ({kind}), mu {_shown(self.mu)}; " + (
             "certified sides of the random participation (SampledSides)"
             if self.sampled is not None
@@ -421,7 +465,12 @@ class DPFTRL(MatrixMechanism):
         return f"DPFTRL({', '.join(words)}): {held}"
 
     def _sampled_sides(
-        self, strategy: Any, n: np.ndarray, b: np.ndarray, k: np.ndarray | None, sampling_rate: float | None
+        self,
+        strategy: Any,
+        n: np.ndarray,
+        b: np.ndarray,
+        k: np.ndarray | None,
+        sampling_rate: float | None,
     ) -> SampledSides:
         """The certified sides under a random participation scheme, at the run's one point."""
         arrays = [a for a in (n, b, k, self.noise_multiplier, sampling_rate) if a is not None]
@@ -449,7 +498,9 @@ class DPFTRL(MatrixMechanism):
         sides = self.sampled
         eps = epsilon_values(epsilon)
         return certified_sides(
-            bound, lambda: sides.lower_delta(eps), lambda: scalar_or_array(sides.upper("delta", eps))
+            bound,
+            lambda: sides.lower_delta(eps),
+            lambda: scalar_or_array(sides.upper("delta", eps)),
         )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
@@ -459,15 +510,21 @@ class DPFTRL(MatrixMechanism):
         sides = self.sampled
         d = delta_values(delta)
         return certified_sides(
-            bound, lambda: sides.lower_epsilon(d), lambda: scalar_or_array(sides.upper("epsilon", d))
+            bound,
+            lambda: sides.lower_epsilon(d),
+            lambda: scalar_or_array(sides.upper("epsilon", d)),
         )
 
 
-def _poisson_words(sampling: str, participation: str, min_separation: Any) -> tuple[ParticipationName, int]:
+def _poisson_words(
+    sampling: str, participation: str, min_separation: Any
+) -> tuple[ParticipationName, int]:
     """``sampling="poisson"``: every round takes each record with probability ``sampling_rate`` (cyclic Poisson
     with one group), refused beside a participation schema or a separation of its own."""
     choice(sampling, "sampling", ("poisson",))
-    if participation != "min_separation" or not (np.ndim(min_separation) == 0 and float(min_separation) == 1.0):
+    if participation != "min_separation" or not (
+        np.ndim(min_separation) == 0 and float(min_separation) == 1.0
+    ):
         raise ValueError(
             f"sampling='poisson' sets the participation (every round, each record taken with probability "
             f"sampling_rate), got participation={participation!r} and min_separation={describe(min_separation)}: "
@@ -544,7 +601,9 @@ def noise_multiplier_for_zcdp(
     sensitivity = unit.sensitivities
 
     def meets(z: float) -> bool:
-        return float(MatrixMechanism(sensitivity=sensitivity, noise_multiplier=z).zcdp_rho) <= target
+        return (
+            float(MatrixMechanism(sensitivity=sensitivity, noise_multiplier=z).zcdp_rho) <= target
+        )
 
     largest = float(np.finfo(np.float64).max)
     with np.errstate(over="ignore", under="ignore"):

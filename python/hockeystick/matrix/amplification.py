@@ -111,7 +111,9 @@ def _zero_strategy() -> ValueError:
 Rounds = list[tuple[tuple[float, float], int]]
 
 
-def _toeplitz_norms(bands: np.ndarray, rounds: int, separation: int) -> tuple[tuple[float, float], Rounds]:
+def _toeplitz_norms(
+    bands: np.ndarray, rounds: int, separation: int
+) -> tuple[tuple[float, float], Rounds]:
     """A banded Toeplitz C: (the bracket of its largest column norm, group 0's rounds by column norm).
 
     Column j holds the first min(b', n - j) coefficients, so its norm is non-decreasing in that length: column 0
@@ -132,7 +134,9 @@ def _toeplitz_norms(bands: np.ndarray, rounds: int, separation: int) -> tuple[tu
     return full, ([(full, k)] if last == full else [(full, k - 1), (last, 1)])
 
 
-def _dense_norms(strategy: Strategy, rounds: int, separation: int) -> tuple[tuple[float, float], Rounds]:
+def _dense_norms(
+    strategy: Strategy, rounds: int, separation: int
+) -> tuple[tuple[float, float], Rounds]:
     """A square lower-triangular b-banded C given as a matrix: (the bracket of its largest column norm, the
     rounds of the group of a largest column by column norm)."""
     c, error = strategy.matrix(rounds)
@@ -158,7 +162,10 @@ def _dense_norms(strategy: Strategy, rounds: int, separation: int) -> tuple[tupl
     exact = bool((c == np.round(c)).all()) and float(squares.max()) < 2.0**52
     rel = 0.0 if exact else gamma(separation + 1)
     sides = [
-        (_sqrt_sides(Fraction(widen_down(float(s), rel)))[0], _sqrt_sides(Fraction(widen_up(float(s), rel)))[1])
+        (
+            _sqrt_sides(Fraction(widen_down(float(s), rel)))[0],
+            _sqrt_sides(Fraction(widen_up(float(s), rel)))[1],
+        )
         for s in squares
     ]
     widest = int(np.argmax(squares))
@@ -301,7 +308,9 @@ class AmplifiedBandedMF:
         # (rounds, column norm) of each realizable lower pair, most rounds first
         self.lower_pairs: list[tuple[int, float]] = sorted(pairs, reverse=True)
         self.kind: Kind = "exact" if (k, zeta_low) in pairs else "upper bound"
-        self._lowers = [self._upper if (m, s) == (k, zeta) else accountant(m, s) for m, s in self.lower_pairs]
+        self._lowers = [
+            self._upper if (m, s) == (k, zeta) else accountant(m, s) for m, s in self.lower_pairs
+        ]
 
     def _sides(self, method: str, argument: npt.ArrayLike, bound: Bound) -> Any:
         if bound not in ("upper", "lower", "both"):
@@ -312,7 +321,10 @@ class AmplifiedBandedMF:
     def _computed_sides(self, method: str, argument: npt.ArrayLike, bound: Bound) -> Any:
         if self._lowers == [self._upper] or bound == "upper":  # one accountant holds both sides
             return getattr(self._upper, method)(argument, bound=bound)
-        sides = [np.asarray(getattr(acc, method)(argument, bound="lower"), dtype=float) for acc in self._lowers]
+        sides = [
+            np.asarray(getattr(acc, method)(argument, bound="lower"), dtype=float)
+            for acc in self._lowers
+        ]
         lower = scalar_or_array(np.maximum.reduce(sides))
         if bound == "lower":
             return lower

@@ -78,11 +78,19 @@ from ..base.validation import (
     upper_only,
 )
 
-__all__ = ["BMinSepRDP", "DEFAULT_ORDERS", "MAX_WORK", "b_min_sep_patterns", "b_min_sep_privacy_loss"]
+__all__ = [
+    "BMinSepRDP",
+    "DEFAULT_ORDERS",
+    "MAX_WORK",
+    "b_min_sep_patterns",
+    "b_min_sep_privacy_loss",
+]
 
 DEFAULT_ORDERS = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 96, 128)
 MAX_WORK = 4e7  # (state, m) pairs times rounds: about a few CPU seconds of the dynamic program
-_MARGIN = 2.0**-40  # relative margin on each log moment: far above the round-off of its log-sum-exps
+_MARGIN = (
+    2.0**-40
+)  # relative margin on each log moment: far above the round-off of its log-sum-exps
 
 
 def _column(coefficients: Any, separation: int) -> np.ndarray:
@@ -180,7 +188,9 @@ def b_min_sep_privacy_loss(
     warm = flag(warm_start, "warm_start")
     y = as_real_array(outputs, "outputs")
     if y.ndim == 0 or y.shape[-1] == 0 or not np.isfinite(y).all():
-        raise ValueError(f"outputs must be finite with the rounds on a non-empty last axis, got {describe(outputs)}")
+        raise ValueError(
+            f"outputs must be finite with the rounds on a non-empty last axis, got {describe(outputs)}"
+        )
     n = y.shape[-1]
     a = _row_terms(y, c, sigma)
     skip = math.log1p(-p) if p < 1.0 else -math.inf
@@ -195,7 +205,13 @@ def b_min_sep_privacy_loss(
 
 
 def b_min_sep_patterns(
-    rng: np.random.Generator, draws: int, *, rounds: int, sampling_rate: float, min_separation: int, warm_start: bool
+    rng: np.random.Generator,
+    draws: int,
+    *,
+    rounds: int,
+    sampling_rate: float,
+    min_separation: int,
+    warm_start: bool,
 ) -> np.ndarray:
     """``draws`` independent participation patterns of b-min-sep sampling (``BMinSepSampling``), as 0/1 rows.
 
@@ -282,7 +298,10 @@ def _transitions(states: np.ndarray, alpha: int, b: int, p: float) -> tuple[np.n
     lp = math.log(p)
     lq = math.log1p(-p) if p < 1.0 else -math.inf
     log_binom = np.array(
-        [math.lgamma(f + 1) - math.lgamma(k + 1) - math.lgamma(f - k + 1) for f, k in zip(free_a, m_a)]
+        [
+            math.lgamma(f + 1) - math.lgamma(k + 1) - math.lgamma(f - k + 1)
+            for f, k in zip(free_a, m_a)
+        ]
     )
     with np.errstate(invalid="ignore"):
         base = log_binom + m_a * lp + np.where(free_a - m_a > 0, (free_a - m_a) * lq, 0.0)
@@ -309,7 +328,9 @@ def _initial_log_law(states: np.ndarray, alpha: int, b: int, p: float, warm: boo
     return current
 
 
-def remove_log_moment(c: np.ndarray, rounds: int, sigma: float, p: float, b: int, warm: bool, alpha: int) -> float:
+def remove_log_moment(
+    c: np.ndarray, rounds: int, sigma: float, p: float, b: int, warm: bool, alpha: int
+) -> float:
     """log E_Q[(P/Q)^alpha] (module docstring, remove direction), rounded up by a margin over its round-off."""
     states = _states(alpha, b)
     src_a, m_a, base, older, starts, targets = _transitions(states, alpha, b, p)
@@ -325,7 +346,9 @@ def remove_log_moment(c: np.ndarray, rounds: int, sigma: float, p: float, b: int
         values = current[src_a] + base + cross * scale
         top = np.maximum.reduceat(values, starts)
         safe = np.where(np.isfinite(top), top, 0.0)
-        sums = np.add.reduceat(np.exp(values - np.repeat(safe, np.diff(np.r_[starts, values.size]))), starts)
+        sums = np.add.reduceat(
+            np.exp(values - np.repeat(safe, np.diff(np.r_[starts, values.size]))), starts
+        )
         with np.errstate(divide="ignore"):
             current = np.full(states.shape[0], -math.inf)
             current[targets] = safe + np.log(sums)
@@ -431,14 +454,23 @@ class BMinSepRDP:
         self.min_separation = count(min_separation, "min_separation")
         self.coefficients = _column(coefficients, self.min_separation)
         self.rounds = count(rounds, "rounds")
-        self.noise_multiplier = moderate(positive_number(noise_multiplier, "noise_multiplier"), "noise_multiplier")
+        self.noise_multiplier = moderate(
+            positive_number(noise_multiplier, "noise_multiplier"), "noise_multiplier"
+        )
         self.sampling_rate = float(
             in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False)
         )
         self.warm_start = flag(warm_start, "warm_start")
         asked = as_real_array(DEFAULT_ORDERS if orders is None else orders, "orders")
-        if asked.ndim != 1 or asked.size == 0 or (asked < 2).any() or (asked != np.round(asked)).any():
-            raise ValueError(f"orders must be a non-empty sequence of whole numbers >= 2, got {describe(orders)}")
+        if (
+            asked.ndim != 1
+            or asked.size == 0
+            or (asked < 2).any()
+            or (asked != np.round(asked)).any()
+        ):
+            raise ValueError(
+                f"orders must be a non-empty sequence of whole numbers >= 2, got {describe(orders)}"
+            )
         b = self.min_separation
         kept = [int(a) for a in asked if _work(int(a), b) * self.rounds <= MAX_WORK]
         self.orders = np.array(sorted(set(kept)), dtype=float)
@@ -461,7 +493,9 @@ class BMinSepRDP:
             self.min_separation,
             self.warm_start,
         )
-        remove = np.array([remove_log_moment(c, n, z, p, b, w, int(a)) / (a - 1.0) for a in self.orders])
+        remove = np.array(
+            [remove_log_moment(c, n, z, p, b, w, int(a)) / (a - 1.0) for a in self.orders]
+        )
         add = add_rdp_bound(c, n, z, p, b, w, self.orders)
         return self.orders, np.maximum(remove, 0.0), add
 
@@ -518,5 +552,9 @@ class BMinSepRDP:
             f"BMinSepRDP(coefficients={self.coefficients.tolist()}, rounds={self.rounds}, "
             f"noise_multiplier={self.noise_multiplier:g}, sampling_rate={self.sampling_rate:g}, "
             f"min_separation={self.min_separation}, warm_start={self.warm_start}): certified upper side by RDP, "
-            + (f"orders {self.orders.astype(int).tolist()}" if self.available else "no order within MAX_WORK")
+            + (
+                f"orders {self.orders.astype(int).tolist()}"
+                if self.available
+                else "no order within MAX_WORK"
+            )
         )

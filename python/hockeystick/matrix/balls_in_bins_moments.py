@@ -124,7 +124,9 @@ def gaussian_rdp_of_bins(gram: np.ndarray, sigma: float, orders: np.ndarray) -> 
         The Gaussian's RDP at each order, rounded up (joint convexity: module docstring).
     """
     top = float(np.max(np.diag(gram)))
-    return np.asarray(np.nextafter(orders * top / (2.0 * sigma * sigma) * (1.0 + 4 * UNIT_ROUNDOFF), np.inf))
+    return np.asarray(
+        np.nextafter(orders * top / (2.0 * sigma * sigma) * (1.0 + 4 * UNIT_ROUNDOFF), np.inf)
+    )
 
 
 def add_rdp_bound(gram: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndarray:
@@ -217,7 +219,9 @@ def remove_log_moments_exact(gram: np.ndarray, sigma: float, orders: np.ndarray)
         counts = whole.astype(float)
         quad = np.einsum("ki,ij,kj->k", counts, gram, counts) - counts @ np.diag(gram)
         log_fact = np.array([math.lgamma(v + 1.0) for v in range(int(alpha) + 1)])
-        log_terms = math.lgamma(alpha + 1.0) - log_fact[whole].sum(axis=1) + quad / (2.0 * sigma * sigma)
+        log_terms = (
+            math.lgamma(alpha + 1.0) - log_fact[whole].sum(axis=1) + quad / (2.0 * sigma * sigma)
+        )
         out.append(float(_logsumexp(log_terms)) - alpha * math.log(b))
     return _padded(np.array(out))
 
@@ -301,20 +305,27 @@ def remove_log_moments_banded(
     b = gram.shape[0]
     w = band - 1
     if band < 1 or b < 2 * w + 1:
-        raise ValueError(f"band must be in [1, (b + 1) / 2] = [1, {(b + 1) // 2}] for b = {b} bins, got {band}")
+        raise ValueError(
+            f"band must be in [1, (b + 1) / 2] = [1, {(b + 1) // 2}] for b = {b} bins, got {band}"
+        )
     banded, tau = banded_split(gram, band)
     a = int(top_order)
     two_s2 = 2.0 * sigma * sigma
     counts = np.arange(a + 1, dtype=float)
     log_fact = np.array([math.lgamma(v + 1.0) for v in counts])
-    squares = np.zeros(b)  # the AM-GM share of each wrapping pair, on each of its two bins (cyclic=False)
+    squares = np.zeros(
+        b
+    )  # the AM-GM share of each wrapping pair, on each of its two bins (cyclic=False)
     if not cyclic and w:
         for j in range(b - w, b):
             for k in range(w):
                 if 1 <= b + k - j <= w and banded[j, k] > 0:
                     squares[j] += banded[j, k] / two_s2
                     squares[k] += banded[j, k] / two_s2
-    self_term = [counts * (counts - 1.0) * banded[i, i] / two_s2 + squares[i] * counts**2 - log_fact for i in range(b)]
+    self_term = [
+        counts * (counts - 1.0) * banded[i, i] / two_s2 + squares[i] * counts**2 - log_fact
+        for i in range(b)
+    ]
     shift = np.arange(a + 1)
     if w == 0:  # a product of b polynomials in the total, in the log domain
         v = np.full(a + 1, -np.inf)
@@ -338,7 +349,9 @@ def remove_log_moments_banded(
     return _padded(log_moment)
 
 
-def _banded_program(banded: np.ndarray, two_s2: float, a: int, w: int, self_term: list[np.ndarray]) -> np.ndarray:
+def _banded_program(
+    banded: np.ndarray, two_s2: float, a: int, w: int, self_term: list[np.ndarray]
+) -> np.ndarray:
     """The cyclic dynamic program of ``remove_log_moments_banded`` for w >= 1 neighbours (log domain).
 
     Axes of the state: w axes of the first counts (c_0..c_{w-1}), w of the last (oldest first), one of the total.
@@ -356,7 +369,9 @@ def _banded_program(banded: np.ndarray, two_s2: float, a: int, w: int, self_term
             continue
         weight = sum(float(self_term[i][row[i]]) for i in range(w))
         weight += sum(
-            float(row[i] * row[i + d] * banded[i, i + d] / (two_s2 / 2.0)) for i in range(w) for d in range(1, w - i)
+            float(row[i] * row[i + d] * banded[i, i + d] / (two_s2 / 2.0))
+            for i in range(w)
+            for d in range(1, w - i)
         )
         v[(*row, *row, total)] = weight
     for i in range(w, b):
@@ -392,7 +407,9 @@ def _banded_program(banded: np.ndarray, two_s2: float, a: int, w: int, self_term
     return _logsumexp(v + closing[..., None], axis=tuple(range(2 * w)))
 
 
-def _chain_program(banded: np.ndarray, two_s2: float, a: int, w: int, self_term: list[np.ndarray]) -> np.ndarray:
+def _chain_program(
+    banded: np.ndarray, two_s2: float, a: int, w: int, self_term: list[np.ndarray]
+) -> np.ndarray:
     """The chain program of ``remove_log_moments_banded(cyclic=False)``: axes of the state are the last w counts
     (oldest first) and the total; bins before 0 count 0."""
     b = banded.shape[0]
@@ -410,7 +427,9 @@ def _chain_program(banded: np.ndarray, two_s2: float, a: int, w: int, self_term:
         pair_rate = pair_rate[..., None]
         new = np.full(shape, -np.inf)
         for c in range(size):
-            reduced = _logsumexp(v[..., : size - c] + c * pair_rate[..., :1] + self_term[i][c], axis=0)
+            reduced = _logsumexp(
+                v[..., : size - c] + c * pair_rate[..., :1] + self_term[i][c], axis=0
+            )
             new[(slice(None),) * (w - 1) + (c, slice(c, size))] = reduced
         v = new
     return _logsumexp(v, axis=tuple(range(w)))

@@ -32,7 +32,14 @@ import numpy.typing as npt
 
 from ..base.accountant import UPPER_ONLY, Bound
 from ..base.accountant_docs import accountant_docs
-from ..base.validation import ParameterTypeError, choice, count, describe, positive_number, upper_only
+from ..base.validation import (
+    ParameterTypeError,
+    choice,
+    count,
+    describe,
+    positive_number,
+    upper_only,
+)
 from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from .balls_in_bins_moments import (
     add_rdp_bound,
@@ -51,9 +58,15 @@ REDRAWS: tuple[Redraw, ...] = ("never", "each_epoch")
 
 MAX_ROUNDS = 2048  # C is held as an n x n matrix
 _EXACT_TERMS = 300_000  # count vectors summed exactly at most (over all the orders summed)
-_PROGRAM_WORK = 1.5e8  # b (A + 1)^(2p) (cyclic) or b (A + 1)^(p + 1) (chain) at most for one band's program
-_CHAIN_REACH = 24  # the chain programs (p >= 3) stop at this order: past it the cyclic ones are as small
-_SHORTEST_REACH = 12  # a band whose program reaches no higher order is skipped (the orders that matter reach it)
+_PROGRAM_WORK = (
+    1.5e8  # b (A + 1)^(2p) (cyclic) or b (A + 1)^(p + 1) (chain) at most for one band's program
+)
+_CHAIN_REACH = (
+    24  # the chain programs (p >= 3) stop at this order: past it the cyclic ones are as small
+)
+_SHORTEST_REACH = (
+    12  # a band whose program reaches no higher order is skipped (the orders that matter reach it)
+)
 
 # every step the upper side rests on: cited (with its hypotheses) or certified here
 STEPS = (
@@ -72,8 +85,14 @@ STEPS = (
     ),
     ("certified here", "the add direction's AM-GM bound (balls_in_bins_moments, proved there)"),
     ("certified here", "the cap by the worst bin's Gaussian (joint convexity)"),
-    ("cited", "Renyi DP composition over epochs (Mironov 2017, Prop. 1), for redraw='each_epoch' only"),
-    ("cited", "the tight RDP to (eps, delta) conversion (Balle et al. 2020, Thm 21; rdp.conversion)"),
+    (
+        "cited",
+        "Renyi DP composition over epochs (Mironov 2017, Prop. 1), for redraw='each_epoch' only",
+    ),
+    (
+        "cited",
+        "the tight RDP to (eps, delta) conversion (Balle et al. 2020, Thm 21; rdp.conversion)",
+    ),
 )
 
 SCHEME_TEXT = {
@@ -106,7 +125,9 @@ def _checked_matrix(c: np.ndarray, rounds: int) -> None:
             "is released at round i and may use rounds up to i only; transpose C if it was given transposed"
         )
     if not (c != 0).any():
-        raise ValueError("strategy must have a non-zero entry: with C = 0 nothing about a record is released")
+        raise ValueError(
+            "strategy must have a non-zero entry: with C = 0 nothing about a record is released"
+        )
 
 
 def _epoch_blocks(c: np.ndarray, bins: int) -> list[np.ndarray]:
@@ -151,7 +172,9 @@ def balls_in_bins_rdp_holds(strategy: Any, rounds: int) -> bool:
     return True
 
 
-def _remove_rdp(gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: int) -> tuple[np.ndarray, str]:
+def _remove_rdp(
+    gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: int
+) -> tuple[np.ndarray, str]:
     """The remove direction's D_alpha at ``orders`` (whole, 2..A) and how it was computed.
 
     Few count vectors: the exact sum.  Otherwise the smallest, order by order, of the band programs p = 1 (the
@@ -162,7 +185,9 @@ def _remove_rdp(gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: in
     b = gram.shape[0]
     top = int(orders[-1])
     if sum(math.comb(a + b - 1, b - 1) for a in range(2, top + 1)) <= _EXACT_TERMS:
-        return remove_rdp_from_log_moments(remove_log_moments_exact(gram, sigma, orders), orders), "exact count sum"
+        return remove_rdp_from_log_moments(
+            remove_log_moments_exact(gram, sigma, orders), orders
+        ), "exact count sum"
     best = np.full(orders.shape, np.inf)
     used = []
     for band in range(1, max_band + 1):
@@ -170,13 +195,17 @@ def _remove_rdp(gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: in
             break
         cyclic = band <= 2
         power = 2 * band if cyclic else band + 1
-        reach = min(top if cyclic else min(top, _CHAIN_REACH), int((_PROGRAM_WORK / b) ** (1.0 / power)) - 1)
+        reach = min(
+            top if cyclic else min(top, _CHAIN_REACH), int((_PROGRAM_WORK / b) ** (1.0 / power)) - 1
+        )
         if band > 1 and reach < _SHORTEST_REACH:
             continue
         log_moments = remove_log_moments_banded(gram, sigma, reach, band, cyclic=cyclic)
         kept = orders <= reach
         values = np.full(orders.shape, np.inf)
-        values[kept] = remove_rdp_from_log_moments(log_moments[orders[kept].astype(np.int64)], orders[kept])
+        values[kept] = remove_rdp_from_log_moments(
+            log_moments[orders[kept].astype(np.int64)], orders[kept]
+        )
         best = np.minimum(best, values)
         used.append(f"{band} up to order {reach}" + ("" if cyclic else " (chain)"))
     method = "band dynamic program with the tau term, bands " + ", ".join(used)
@@ -187,7 +216,9 @@ def _remove_rdp(gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: in
         rows += math.comb(exact_reach + b - 1, b - 1)
     if exact_reach >= _SHORTEST_REACH:
         kept = orders <= exact_reach
-        exact = remove_rdp_from_log_moments(remove_log_moments_exact(gram, sigma, orders[kept]), orders[kept])
+        exact = remove_rdp_from_log_moments(
+            remove_log_moments_exact(gram, sigma, orders[kept]), orders[kept]
+        )
         best[kept] = np.minimum(best[kept], exact)
         method = f"exact count sum up to order {exact_reach}; " + method
     return best, method
@@ -197,7 +228,9 @@ def _bin_grams(strategy: Any, rounds: int, bins: int, redraw: Redraw) -> list[np
     """The bins' Gram matrices G of C (``bin_gram``, rounded up): one for ``redraw="never"``, one per epoch of
     ``bins`` rounds for ``redraw="each_epoch"`` (after checking that no band of C crosses an epoch)."""
     if isinstance(strategy, (str, bool)) or strategy is None:
-        raise ParameterTypeError(f"strategy must be a Strategy or a matrix, got {describe(strategy)}")
+        raise ParameterTypeError(
+            f"strategy must be a Strategy or a matrix, got {describe(strategy)}"
+        )
     chosen: Strategy = strategy_from(strategy, bins)
     c, error = chosen.matrix(rounds)
     _checked_matrix(c, rounds)
@@ -234,14 +267,26 @@ def _epoch_rdp(
     bin's Gaussian; an epoch C leaves untouched (G = 0) costs nothing and keeps ``method``."""
     if not gram.any():
         return np.zeros_like(orders), np.zeros_like(orders), method
-    if 2.0 * sigma * sigma == 0.0:  # z^2 underflows to 0 (z below about 1e-162): no finite bound in either direction
-        return np.full(orders.shape, np.inf), np.full(orders.shape, np.inf), "none finite: z^2 underflows to 0"
+    if (
+        2.0 * sigma * sigma == 0.0
+    ):  # z^2 underflows to 0 (z below about 1e-162): no finite bound in either direction
+        return (
+            np.full(orders.shape, np.inf),
+            np.full(orders.shape, np.inf),
+            "none finite: z^2 underflows to 0",
+        )
     gaussian = gaussian_rdp_of_bins(gram, sigma, orders)
     remove, method = _remove_rdp(gram, sigma, orders, max_band)
-    return np.minimum(remove, gaussian), np.minimum(add_rdp_bound(gram, sigma, orders), gaussian), method
+    return (
+        np.minimum(remove, gaussian),
+        np.minimum(add_rdp_bound(gram, sigma, orders), gaussian),
+        method,
+    )
 
 
-@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
+@accountant_docs(
+    sides=UPPER_ONLY
+)  # completes delta / epsilon docstrings with the contract's sections
 class BallsInBinsRDP:
     r"""Certified amplified upper side of C x + z N(0, I) under balls-in-bins, C >= 0 lower triangular, by RDP.
 
@@ -336,13 +381,17 @@ class BallsInBinsRDP:
     ) -> None:
         n = count(rounds, "rounds")
         if n > MAX_ROUNDS:
-            raise ValueError(f"rounds must be at most {MAX_ROUNDS} (C is held as a dense matrix), got {n}")
+            raise ValueError(
+                f"rounds must be at most {MAX_ROUNDS} (C is held as a dense matrix), got {n}"
+            )
         self.redraw: Redraw = choice(redraw, "redraw", REDRAWS)
         b = count(bins, "bins")
         self.noise_multiplier = float(positive_number(noise_multiplier, "noise_multiplier"))
         top = count(max_order, "max_order", minimum=2)
         if top > 256:
-            raise ValueError(f"max_order must be in [2, 256], got {top}: higher orders only help at delta below e^-200")
+            raise ValueError(
+                f"max_order must be in [2, 256], got {top}: higher orders only help at delta below e^-200"
+            )
         band = count(max_band, "max_band")
         grams = _bin_grams(strategy, n, b, self.redraw)
         self.rounds, self.bins, self.scheme = n, b, SCHEME_TEXT[self.redraw]
@@ -352,7 +401,9 @@ class BallsInBinsRDP:
             grams, self.noise_multiplier, self.orders, band
         )
         self.steps = (
-            STEPS if self.redraw == "each_epoch" else tuple(step for step in STEPS if "each_epoch" not in step[1])
+            STEPS
+            if self.redraw == "each_epoch"
+            else tuple(step for step in STEPS if "each_epoch" not in step[1])
         )
 
     def __repr__(self) -> str:

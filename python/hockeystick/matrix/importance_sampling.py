@@ -52,7 +52,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from ..base.validation import count, describe, epsilon_target, in_interval, moderate, nonnegative, positive_number
+from ..base.validation import (
+    count,
+    describe,
+    epsilon_target,
+    in_interval,
+    moderate,
+    nonnegative,
+    positive_number,
+)
 from .accountant import MatrixMechanism
 from .monte_carlo import MonteCarloDelta, _bins_means, dominated_strategy
 from .monte_carlo_bounds import log_importance_bound, mean_with_confidence_bound
@@ -121,7 +129,11 @@ def importance_weight_bound(alpha: float, epsilon: float, kappa: float) -> float
     0.033834
     """
     a = _stretch(alpha)
-    eps = float(np.asarray(in_interval(epsilon, "epsilon", -math.inf, math.inf, open_low=True, open_high=True)))
+    eps = float(
+        np.asarray(
+            in_interval(epsilon, "epsilon", -math.inf, math.inf, open_low=True, open_high=True)
+        )
+    )
     k = float(np.asarray(nonnegative(kappa, "kappa")))
     with np.errstate(over="ignore"):
         return float(np.exp(log_importance_bound(a, eps, k)))
@@ -268,7 +280,9 @@ class ImportanceSampledMonteCarlo:
     ) -> None:
         chosen = dominated_strategy(strategy)
         self.strategy = chosen.c
-        self.noise_multiplier = moderate(positive_number(noise_multiplier, "noise_multiplier"), "noise_multiplier")
+        self.noise_multiplier = moderate(
+            positive_number(noise_multiplier, "noise_multiplier"), "noise_multiplier"
+        )
         self.cycle_length = count(cycle_length, "cycle_length")
         self.draws = count(draws, "draws")
         design = epsilon_target(epsilon)
@@ -282,26 +296,38 @@ class ImportanceSampledMonteCarlo:
         z2 = self.noise_multiplier**2
         means = _bins_means(self.strategy, self.cycle_length)
         gram = np.zeros((self.cycle_length, self.cycle_length))
-        gram[: means.shape[0], : means.shape[0]] = means @ means.T  # bins past round n: no round, m_i = 0
+        gram[: means.shape[0], : means.shape[0]] = (
+            means @ means.T
+        )  # bins past round n: no round, m_i = 0
         self.gram = gram
         self._half_norms = np.diag(gram) / (2.0 * z2)  # g_i / 2
         self.kappa = float(np.diag(gram).max() / z2)
-        self.stretch = optimal_stretch(design, self.kappa) if stretch is None else _stretch(stretch, "stretch")
+        self.stretch = (
+            optimal_stretch(design, self.kappa) if stretch is None else _stretch(stretch, "stretch")
+        )
         self.design_epsilon = design
         values, vectors = np.linalg.eigh(gram)
-        self._root = vectors * np.sqrt(np.clip(values, 0.0, None))  # R with R R' = G (round-off eigenvalues at 0)
+        self._root = vectors * np.sqrt(
+            np.clip(values, 0.0, None)
+        )  # R with R R' = G (round-off eigenvalues at 0)
         rng = np.random.default_rng(self.seed)
         a = self.stretch
         self._remove = self._draw(rng, a, remove=True)  # (L, log P/P_alpha) of draws from P_alpha
-        self._add = self._draw(rng, 1.0 - a, remove=False)  # (L, log Q/P_{1-alpha}) of draws from P_{1-alpha}
+        self._add = self._draw(
+            rng, 1.0 - a, remove=False
+        )  # (L, log Q/P_{1-alpha}) of draws from P_{1-alpha}
 
     def _log_mixture(self, u: np.ndarray, w: float) -> np.ndarray:
         """log (P_w / Q) at projections u (rows): logsumexp_i(w u_i - w^2 g_i / 2) - log b."""
         from scipy.special import logsumexp  # lazy: scipy loads at its first use
 
-        return np.asarray(logsumexp(w * u - (w * w) * self._half_norms, axis=1) - math.log(self.cycle_length))
+        return np.asarray(
+            logsumexp(w * u - (w * w) * self._half_norms, axis=1) - math.log(self.cycle_length)
+        )
 
-    def _draw(self, rng: np.random.Generator, w: float, *, remove: bool) -> tuple[np.ndarray, np.ndarray]:
+    def _draw(
+        self, rng: np.random.Generator, w: float, *, remove: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
         """For ``draws`` draws y ~ P_w: L(y) = log P/Q and the log weight of the direction they serve (remove:
         log P/P_w; add: log Q/P_w)."""
         z2 = self.noise_multiplier**2
@@ -311,9 +337,14 @@ class ImportanceSampledMonteCarlo:
         for start in range(0, self.draws, _CHUNK):
             size = min(_CHUNK, self.draws - start)
             bins = rng.integers(0, b, size)
-            u = (self.noise_multiplier * rng.standard_normal((size, b)) @ self._root.T + w * self.gram[bins]) / z2
+            u = (
+                self.noise_multiplier * rng.standard_normal((size, b)) @ self._root.T
+                + w * self.gram[bins]
+            ) / z2
             loss = self._log_mixture(u, 1.0)
-            proposal = loss if w == 1.0 else (np.zeros(size) if w == 0.0 else self._log_mixture(u, w))
+            proposal = (
+                loss if w == 1.0 else (np.zeros(size) if w == 0.0 else self._log_mixture(u, w))
+            )
             losses[start : start + size] = loss
             weights[start : start + size] = (loss - proposal) if remove else -proposal
         return losses, weights
@@ -340,7 +371,9 @@ class ImportanceSampledMonteCarlo:
         eps = epsilon_target(epsilon)
         if not math.isfinite(eps):
             raise ValueError(f"epsilon must be finite, got {describe(epsilon)}")
-        with np.errstate(over="ignore"):  # at least the least double: B underflows only where every draw is 0
+        with np.errstate(
+            over="ignore"
+        ):  # at least the least double: B underflows only where every draw is 0
             return max(float(np.exp(log_importance_bound(self.stretch, eps, self.kappa))), 5e-324)
 
     def weighted_draws(self, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
@@ -367,7 +400,11 @@ class ImportanceSampledMonteCarlo:
         for (losses, log_weights), sign in ((self._remove, 1.0), (self._add, -1.0)):
             gap = epsilon - sign * losses  # the draw counts where gap < 0
             with np.errstate(divide="ignore", over="ignore"):
-                values = np.where(gap < 0.0, np.exp(log_weights + np.log(-np.expm1(np.minimum(gap, -1e-300)))), 0.0)
+                values = np.where(
+                    gap < 0.0,
+                    np.exp(log_weights + np.log(-np.expm1(np.minimum(gap, -1e-300)))),
+                    0.0,
+                )
             out.append(np.clip(values, 0.0, bound))
         return out[0], out[1]
 
@@ -381,12 +418,16 @@ class ImportanceSampledMonteCarlo:
             sampling=BallsInBinsSampling(self.cycle_length),
         )
         unamplified = MatrixMechanism(
-            sensitivity=l2_sensitivity(dominated_strategy(self.strategy), n, FixedEpochs(self.cycle_length)),
+            sensitivity=l2_sensitivity(
+                dominated_strategy(self.strategy), n, FixedEpochs(self.cycle_length)
+            ),
             noise_multiplier=self.noise_multiplier,
         )
         return lower, unamplified
 
-    def delta(self, epsilon: float, *, beta: float = 1e-3, proved_sides: bool = True) -> MonteCarloDelta:
+    def delta(
+        self, epsilon: float, *, beta: float = 1e-3, proved_sides: bool = True
+    ) -> MonteCarloDelta:
         """The importance-sampled estimate of delta(eps), its standard error and its confidence bound.
 
         Parameters
@@ -440,8 +481,18 @@ class ImportanceSampledMonteCarlo:
         from .monte_carlo_pld import LossDraws
 
         return (
-            LossDraws(losses=self._remove[0], log_weights=self._remove[1], stretch=self.stretch, kappa=self.kappa),
-            LossDraws(losses=-self._add[0], log_weights=self._add[1], stretch=self.stretch, kappa=self.kappa),
+            LossDraws(
+                losses=self._remove[0],
+                log_weights=self._remove[1],
+                stretch=self.stretch,
+                kappa=self.kappa,
+            ),
+            LossDraws(
+                losses=-self._add[0],
+                log_weights=self._add[1],
+                stretch=self.stretch,
+                kappa=self.kappa,
+            ),
         )
 
     def pld(self) -> MonteCarloPLD:

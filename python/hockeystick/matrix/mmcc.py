@@ -120,10 +120,18 @@ __all__ = ["MMCC", "MMCCEpsilon", "mmcc_holds"]
 
 TAIL_FRACTIONS = (0.5, 0.1, 0.01)
 MAX_ROUNDS = 2048  # C is held as an n x n matrix, its prefix sums too
-TAIL_DELTAS = (1e-4, 1e-7, 1e-10)  # the tail probabilities ``delta`` tries (an epsilon is given, no delta to split)
+TAIL_DELTAS = (
+    1e-4,
+    1e-7,
+    1e-10,
+)  # the tail probabilities ``delta`` tries (an epsilon is given, no delta to split)
 _LOWER_STEPS = 40  # bisection steps of the lower epsilon
-_LOWER_CELLS = 1024  # the realizable pair's shifts on about this many lattice steps up to its truncation
-_DIAGONAL_INTERVAL = 1e-4  # the loss grid of a diagonal C's rows (at most value_discretization_interval)
+_LOWER_CELLS = (
+    1024  # the realizable pair's shifts on about this many lattice steps up to its truncation
+)
+_DIAGONAL_INTERVAL = (
+    1e-4  # the loss grid of a diagonal C's rows (at most value_discretization_interval)
+)
 # the share of delta_1 charged to the rows' cut tails (step 1b, at most CUT_SHARE delta_1 over all rows), the rest to
 # the tail events; 0 would charge no cut (the rows' laws then keep their whole tails)
 CUT_SHARE = 2.0**-20
@@ -187,7 +195,11 @@ class MMCCEpsilon:
 
     def __repr__(self) -> str:
         cited = "; ".join(f"{step.label} ({step.status})" for step in self.cited)
-        rests = f"MMCC's, resting on cited steps: {cited}" if self.upper_rests_on_citations else "the unamplified bound"
+        rests = (
+            f"MMCC's, resting on cited steps: {cited}"
+            if self.upper_rests_on_citations
+            else "the unamplified bound"
+        )
         return (
             f"MMCCEpsilon(delta={self.delta:g}: certified bracket [{self.lower:.6g}, {self.upper:.6g}], upper side "
             f"{rests}; mmcc {self.mmcc:.6g} at tail_delta {self.tail_delta:.3g} + pld_delta {self.pld_delta:.3g}; "
@@ -216,7 +228,9 @@ def _probabilities(values: Any, name: str) -> tuple[float, ...]:
     """A non-empty sequence of numbers each strictly between 0 and 1, refused by ``name`` otherwise."""
     arr = as_real_array(values, name)
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty sequence of numbers in (0, 1), got {describe(values)}")
+        raise ValueError(
+            f"{name} must be a non-empty sequence of numbers in (0, 1), got {describe(values)}"
+        )
     in_interval(arr, name, 0.0, 1.0, open_low=True, open_high=True)
     return tuple(float(v) for v in arr)
 
@@ -261,7 +275,9 @@ def _checked_matrix(c: np.ndarray, rounds: int) -> None:
                 "i only; transpose C if it was given transposed"
             )
     if not (c != 0).any():
-        raise ValueError("strategy must have a non-zero entry: with C = 0 nothing about a record is released")
+        raise ValueError(
+            "strategy must have a non-zero entry: with C = 0 nothing about a record is released"
+        )
 
 
 def mmcc_holds(strategy: Any, rounds: int) -> bool:
@@ -402,7 +418,9 @@ class MMCC:
                 open_high=False,
             )
         )
-        fractions = _probabilities(TAIL_FRACTIONS if tail_fractions is None else tail_fractions, "tail_fractions")
+        fractions = _probabilities(
+            TAIL_FRACTIONS if tail_fractions is None else tail_fractions, "tail_fractions"
+        )
         tails = _probabilities(TAIL_DELTAS if tail_deltas is None else tail_deltas, "tail_deltas")
         self.strategy = strategy_from(strategy, 1)
         c, error = self.strategy.matrix(n)
@@ -431,7 +449,9 @@ class MMCC:
             else min(self.value_discretization_interval, _DIAGONAL_INTERVAL)
         )
         # without amplification: every pattern Poisson sampling draws is one with every round allowed
-        self._unamplified = GaussianMechanism(sigma=z, sensitivity=_every_round_sensitivity(self._c))
+        self._unamplified = GaussianMechanism(
+            sigma=z, sensitivity=_every_round_sensitivity(self._c)
+        )
         mu = float(self._unamplified.mu)
         self.unamplified_rho = _up(_up(mu * mu) / 2.0)
         self._lower: RealizableLowerSide | None = None
@@ -552,7 +572,9 @@ class MMCC:
         eps, tail, rest, plain = self._upper_at(d)
         upper = min(eps, plain)
         lower = self._lower_epsilon(d, upper) if self.lower_side else 0.0
-        return MMCCEpsilon(lower, upper, d, eps, tail, rest, plain, self.unamplified_rho, self.rests_on)
+        return MMCCEpsilon(
+            lower, upper, d, eps, tail, rest, plain, self.unamplified_rho, self.rests_on
+        )
 
     def _upper_at(self, delta: float) -> tuple[float, float, float, float]:
         """(MMCC's epsilon, delta_1, delta_2, the unamplified epsilon) at ``delta``, the best split kept."""

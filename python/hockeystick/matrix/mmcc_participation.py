@@ -52,7 +52,9 @@ __all__ = ["ParticipationBounds", "ParticipationSums", "participation_bounds", "
 
 # lam / lam_0 for the Chernoff grid, lam_0 = sqrt(log(1 / tau) / v) the optimum without the record's own shifts
 _LAM_FACTORS = 2.0 ** np.arange(-6.0, 2.01, 0.5)
-_MARGIN = 1e-9  # relative margin on each eps_ij: far above the round-off of the few operations forming it
+_MARGIN = (
+    1e-9  # relative margin on each eps_ij: far above the round-off of the few operations forming it
+)
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,11 @@ def participation_sums(c: np.ndarray) -> ParticipationSums:
 
 
 def participation_bounds(
-    c: np.ndarray, noise_multiplier: float, sampling_rate: float, tail: float, sums: ParticipationSums | None = None
+    c: np.ndarray,
+    noise_multiplier: float,
+    sampling_rate: float,
+    tail: float,
+    sums: ParticipationSums | None = None,
 ) -> ParticipationBounds:
     """q~_ij (module docstring) for C's rows in release order, the charged tail events sharing ``tail``.
 

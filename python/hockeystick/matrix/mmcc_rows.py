@@ -52,7 +52,9 @@ __all__ = ["MAX_CUT", "RowFactor", "dominating_law", "row_factors"]
 _FINE = 64  # whole steps kept exactly before the coarse grid grows geometrically, by 1 / _FINE
 _TAIL_UNIT = 2.0**52
 _LEAST_STEP = 5e-324  # 2^-1074, the least subnormal: the finest lattice step
-_UNDERFLOW = 1e-300  # above the recursion's total absolute underflow error (at most size * terms * 2^-1074)
+_UNDERFLOW = (
+    1e-300  # above the recursion's total absolute underflow error (at most size * terms * 2^-1074)
+)
 MAX_CUT = 2.0**-10  # the largest mass a law may drop (step 4 needs 1 / (1 - cut) <= 1 + 2 cut)
 
 
@@ -79,7 +81,9 @@ def _coarse_points(size: int) -> np.ndarray:
 def _upper_tails(law: np.ndarray, terms: int, cut: float) -> np.ndarray:
     """Tails T(t) >= P(X >= t) of the exact law (its conditional law below the first point whose tail is at most
     ``cut``), multiples of 2^-52 non-increasing from T(0) = 1 (steps 3 and 4)."""
-    tails = np.cumsum(law[::-1])[::-1]  # non-increasing: sums of non-negative numbers, rounded monotonically
+    tails = np.cumsum(law[::-1])[
+        ::-1
+    ]  # non-increasing: sums of non-negative numbers, rounded monotonically
     factor = 1.0 + compose(gamma(4 * terms + 4), gamma(law.size + 2))
     raised = np.nextafter(tails * factor, np.inf)
     if cut > 0.0:
@@ -146,7 +150,9 @@ def dominating_law(
     if atoms.size <= points.size:  # few atoms: the law's own, no coarser than the grid would give
         return atoms * step, weights[atoms]
     where = np.searchsorted(points, np.arange(size), side="left")
-    merged = np.bincount(where, weights=weights, minlength=points.size)  # exact sums of multiples of 2^-52
+    merged = np.bincount(
+        where, weights=weights, minlength=points.size
+    )  # exact sums of multiples of 2^-52
     keep = merged > 0
     return points[keep] * step, merged[keep]
 
@@ -161,7 +167,9 @@ def _groups(c: np.ndarray, release: np.ndarray) -> list[np.ndarray]:
     return [live[keys == key] for key in np.unique(keys)]
 
 
-def _by_lag(c: np.ndarray, bounds: np.ndarray, rows: np.ndarray, release: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _by_lag(
+    c: np.ndarray, bounds: np.ndarray, rows: np.ndarray, release: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Lag by lag, the largest C and the largest q~ (where C > 0) over ``rows`` (step 1)."""
     width = int(release[rows].max()) + 1
     entries = np.zeros(width)
@@ -170,7 +178,11 @@ def _by_lag(c: np.ndarray, bounds: np.ndarray, rows: np.ndarray, release: np.nda
         t = int(release[i])
         row = c[i, : t + 1][::-1]
         np.maximum(entries[: t + 1], row, out=entries[: t + 1])
-        np.maximum(probabilities[: t + 1], np.where(row > 0, bounds[i, : t + 1][::-1], 0.0), out=probabilities[: t + 1])
+        np.maximum(
+            probabilities[: t + 1],
+            np.where(row > 0, bounds[i, : t + 1][::-1], 0.0),
+            out=probabilities[: t + 1],
+        )
     return entries, probabilities
 
 

@@ -81,7 +81,10 @@ MMCC_STEPS: tuple[MMCCStep, ...] = (
         f"{_PAPER}, Thm 3.1 (numbered by an ICLR 2024 review); Zhu, Dong & Wang 2022, Thm 10 (dominating pairs "
         "compose adaptively)",
         CITED,
-        ("each row's conditional pair dominated outside the tail events", "add/remove one record, each direction"),
+        (
+            "each row's conditional pair dominated outside the tail events",
+            "add/remove one record, each direction",
+        ),
     ),
     MMCCStep(
         "Lemma B.4",

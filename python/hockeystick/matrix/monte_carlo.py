@@ -39,7 +39,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from ..base.validation import count, describe, epsilon_target, in_interval, moderate, positive_number
+from ..base.validation import (
+    count,
+    describe,
+    epsilon_target,
+    in_interval,
+    moderate,
+    positive_number,
+)
 from .accountant import MatrixMechanism
 from .monte_carlo_bounds import MonteCarloKind, kl_upper_confidence, mean_with_confidence_bound
 from .participation import FixedEpochs
@@ -215,7 +222,9 @@ class BallsInBinsMonteCarlo:
         chosen = dominated_strategy(strategy)
         c = chosen.c
         n = c.shape[1]
-        self.noise_multiplier = moderate(positive_number(noise_multiplier, "noise_multiplier"), "noise_multiplier")
+        self.noise_multiplier = moderate(
+            positive_number(noise_multiplier, "noise_multiplier"), "noise_multiplier"
+        )
         self.cycle_length = count(cycle_length, "cycle_length")
         self.draws = count(draws, "draws")
         if seed is not None and not isinstance(seed, (int, np.integer)):
@@ -360,7 +369,9 @@ class BallsInBinsMonteCarlo:
         from .monte_carlo_pld import LossDraws, MonteCarloPLD
 
         return MonteCarloPLD(
-            remove=LossDraws(losses=self._remove_losses), add=LossDraws(losses=-self._add_losses), seed=self.seed
+            remove=LossDraws(losses=self._remove_losses),
+            add=LossDraws(losses=-self._add_losses),
+            seed=self.seed,
         )
 
     def __repr__(self) -> str:

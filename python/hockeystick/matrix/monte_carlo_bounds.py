@@ -32,7 +32,9 @@ probability is over its draws and its noise together ("pipeline guarantee", ``ma
 
 def bernoulli_kl(p: float, m: float) -> float:
     """kl(p || m) of Bernoulli laws, 0 <= p <= m < 1."""
-    left = p * (math.log(p) - math.log(m)) if p > 0.0 else 0.0  # not log(p / m): p / m may underflow
+    left = (
+        p * (math.log(p) - math.log(m)) if p > 0.0 else 0.0
+    )  # not log(p / m): p / m may underflow
     right = (1.0 - p) * (math.log1p(-p) - math.log1p(-m)) if p < 1.0 else 0.0
     return left + right
 
@@ -90,7 +92,9 @@ def kl_upper_confidence(mean: float, draws: int, beta: float) -> float:
     return high
 
 
-def mean_with_confidence_bound(values: np.ndarray, support_bound: float, beta: float) -> tuple[float, float, float]:
+def mean_with_confidence_bound(
+    values: np.ndarray, support_bound: float, beta: float
+) -> tuple[float, float, float]:
     """The mean of i.i.d. draws in [0, B], its standard error, and an upper bound on their expectation that holds
     with probability >= 1 - beta over the draws.
 
@@ -139,4 +143,9 @@ def log_importance_bound(alpha: float, epsilon: float, kappa: float) -> float:
     log of the bound on every importance-weighted draw (``matrix.importance_sampling``), for checked arguments
     (alpha >= 1 finite, eps finite, kappa >= 0 finite)."""
     head = (alpha - 1.0) * math.log(alpha - 1.0) if alpha > 1.0 else 0.0
-    return head - alpha * math.log(alpha) + kappa * (alpha * alpha - alpha) / 2.0 - (alpha - 1.0) * epsilon
+    return (
+        head
+        - alpha * math.log(alpha)
+        + kappa * (alpha * alpha - alpha) / 2.0
+        - (alpha - 1.0) * epsilon
+    )

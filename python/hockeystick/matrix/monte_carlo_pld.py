@@ -88,7 +88,9 @@ class LossDraws:
     def __post_init__(self) -> None:
         losses = np.asarray(self.losses, dtype=np.float64)
         if losses.ndim != 1 or losses.size == 0 or not np.isfinite(losses).all():
-            raise ValueError(f"losses must be a non-empty 1-D array of finite privacy losses, got shape {losses.shape}")
+            raise ValueError(
+                f"losses must be a non-empty 1-D array of finite privacy losses, got shape {losses.shape}"
+            )
         object.__setattr__(self, "losses", losses)
         if self.log_weights is not None:
             weights = np.asarray(self.log_weights, dtype=np.float64)
@@ -112,7 +114,9 @@ class LossDraws:
         if self.log_weights is None:
             return values
         with np.errstate(divide="ignore", over="ignore"):
-            return np.where(values > 0.0, np.exp(self.log_weights + np.log(np.maximum(values, 1e-300))), 0.0)
+            return np.where(
+                values > 0.0, np.exp(self.log_weights + np.log(np.maximum(values, 1e-300))), 0.0
+            )
 
 
 @dataclass(frozen=True)
@@ -303,7 +307,9 @@ class MonteCarloPLD:
         from ..pld.compose.distribution import PrivacyLossDistribution
 
         if not isinstance(other, PrivacyLossDistribution):
-            raise ValueError(f"other must be a hockeystick.pld PrivacyLossDistribution, got {type(other).__name__}")
+            raise ValueError(
+                f"other must be a hockeystick.pld PrivacyLossDistribution, got {type(other).__name__}"
+            )
         merged = other if self.other is None else self.other.compose(other)
         return MonteCarloPLD(self.remove, self.add, self.seed, merged, self.grid)
 
@@ -325,7 +331,9 @@ class MonteCarloPLD:
         # max_{k<K} e^{(alpha-1) x_{k+1}} U_k) (U_k - c <= U_k: a valid, slightly larger S)
         log_b = draws.log_weight_scale + (1.0 - alpha) * eps + log_terms
         with np.errstate(over="ignore"):
-            cost = curve + np.exp(np.minimum(log_b, 700.0)) * math.log(1.0 / level) / draws.losses.size
+            cost = (
+                curve + np.exp(np.minimum(log_b, 700.0)) * math.log(1.0 / level) / draws.losses.size
+            )
         top = int(np.argmin(cost))
         c, bound = float(curve[top]), math.exp(min(float(log_b[top]), 700.0))
         k = np.floor((eps - draws.losses - x0) / self.grid).astype(np.int64)
@@ -348,7 +356,9 @@ class MonteCarloPLD:
         curve = np.minimum(np.asarray(pmf.delta(points), dtype=np.float64), 1.0)  # type: ignore[attr-defined]
         with np.errstate(divide="ignore"):
             terms = (draws.stretch - 1.0) * points[1:] + np.log(curve[:-1])
-        log_terms = np.maximum(np.concatenate([[-math.inf], np.maximum.accumulate(terms)]), (draws.stretch - 1.0) * x0)
+        log_terms = np.maximum(
+            np.concatenate([[-math.inf], np.maximum.accumulate(terms)]), (draws.stretch - 1.0) * x0
+        )
         out = (x0, curve, log_terms)
         self._cache[key] = out
         return out
@@ -383,7 +393,11 @@ class MonteCarloPLD:
         for draws, pmf in zip((self.remove, self.add), pmfs):
             for i, eps in enumerate(grid):
                 values, c, bound = self._direction_values(draws, pmf, float(eps), level)
-                mean, se, high = mean_with_confidence_bound(values, bound, level) if bound > 0 else (0.0, 0.0, 0.0)
+                mean, se, high = (
+                    mean_with_confidence_bound(values, bound, level)
+                    if bound > 0
+                    else (0.0, 0.0, 0.0)
+                )
                 if c + mean >= estimate[i]:
                     estimate[i], error[i] = min(c + mean, 1.0), se
                 upper[i] = max(upper[i], min(c + high, 1.0))
@@ -397,7 +411,9 @@ class MonteCarloPLD:
             beta=b,
             draws=self.draws,
             seed=self.seed,
-            composed_with="nothing" if self.other is None else f"a certified PLD ({self._other_words()})",
+            composed_with="nothing"
+            if self.other is None
+            else f"a certified PLD ({self._other_words()})",
         )
 
     def _other_words(self) -> str:

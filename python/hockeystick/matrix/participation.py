@@ -155,7 +155,9 @@ def FixedEpochs(separation: int, epochs: int | None = None) -> Participation:  #
     >>> FixedEpochs(4, epochs=2).fixed_patterns(10)
     [array([0, 4]), array([1, 5]), array([2, 6]), array([3, 7])]
     """
-    return Participation(count(separation, "separation"), None if epochs is None else count(epochs, "epochs"), True)
+    return Participation(
+        count(separation, "separation"), None if epochs is None else count(epochs, "epochs"), True
+    )
 
 
 def MinSeparation(separation: int, max_participations: int | None = None) -> Participation:  # noqa: N802

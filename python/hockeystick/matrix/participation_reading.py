@@ -15,7 +15,14 @@ from typing import Literal
 
 import numpy as np
 
-from ..base.validation import ParameterTypeError, count, delta_target, describe, epsilon_target, in_interval
+from ..base.validation import (
+    ParameterTypeError,
+    count,
+    delta_target,
+    describe,
+    epsilon_target,
+    in_interval,
+)
 from .accountant import DPFTRL
 from .monte_carlo import BallsInBinsMonteCarlo, MonteCarloDelta
 
@@ -73,7 +80,10 @@ class ParticipationReading:
         mc = self.monte_carlo
         if mc is not None:
             out += [
-                (f"Monte Carlo estimate, not certified ({mc.draws} draws per direction, seed {mc.seed})", mc.estimate),
+                (
+                    f"Monte Carlo estimate, not certified ({mc.draws} draws per direction, seed {mc.seed})",
+                    mc.estimate,
+                ),
                 ("Monte Carlo standard error, not certified", mc.standard_error),
                 (
                     f"Monte Carlo bound: delta <= this with probability >= {1.0 - mc.beta:g} over the draws, "
@@ -91,7 +101,9 @@ class ParticipationReading:
         return "\n".join(lines)
 
 
-def _monte_carlo(run: DPFTRL, quantity: str, at: float, draws: int, beta: float, seed: int | None) -> MonteCarloDelta:
+def _monte_carlo(
+    run: DPFTRL, quantity: str, at: float, draws: int, beta: float, seed: int | None
+) -> MonteCarloDelta:
     """``BallsInBinsMonteCarlo``'s reading of delta at ``at`` for the run (balls-in-bins, delta at epsilon only)."""
     sides = run.sampled
     if sides is None or run.participation != "balls_in_bins" or quantity != "delta":
@@ -160,7 +172,9 @@ def labelled_reading(
     ('unamplified', True)
     """
     if not isinstance(run, DPFTRL):
-        raise ParameterTypeError(f"run must be a DPFTRL (one point), got {describe(run)} ({type(run).__name__})")
+        raise ParameterTypeError(
+            f"run must be a DPFTRL (one point), got {describe(run)} ({type(run).__name__})"
+        )
     if (epsilon is None) == (delta is None) or np.ndim(run.noise_multiplier) or np.ndim(run.rounds):
         raise ValueError(
             "labelled_reading takes exactly one of epsilon= and delta=, on a run of one point (scalar arguments)"
@@ -174,8 +188,12 @@ def labelled_reading(
     sides = run.sampled
     kind, method = "exact Gaussian", "at the certified L2 sensitivity"
     computed: tuple[tuple[str, str, float], ...] = ()
-    if sides is not None:  # every certified upper side, and the one that holds the smallest value here
-        computed = tuple((k, m, float(v)) for k, m, v in sides.upper_sides(quantity, np.asarray(at)))
+    if (
+        sides is not None
+    ):  # every certified upper side, and the one that holds the smallest value here
+        computed = tuple(
+            (k, m, float(v)) for k, m, v in sides.upper_sides(quantity, np.asarray(at))
+        )
         kind, method, _ = min(computed, key=lambda side: side[2])
     return ParticipationReading(
         participation=run.participation,
@@ -185,7 +203,9 @@ def labelled_reading(
         certified_upper=float(upper),
         upper_kind=kind,
         upper_method=method,
-        lower_method="the Gaussian at the realizable L2 sensitivity" if sides is None else sides.lower_method,
+        lower_method="the Gaussian at the realizable L2 sensitivity"
+        if sides is None
+        else sides.lower_method,
         monte_carlo=mc,
         upper_sides=computed,
     )

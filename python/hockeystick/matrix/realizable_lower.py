@@ -43,7 +43,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..base.validation import count, describe, epsilon_values, moderate, positive_number, scalar_or_array
+from ..base.validation import (
+    count,
+    describe,
+    epsilon_values,
+    moderate,
+    positive_number,
+    scalar_or_array,
+)
 from ..pld.compose.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.gaussian_mixture import mixture_of_gaussians
 from .round_off import gamma, widen_up
@@ -78,7 +85,9 @@ def _lattice(contributions: np.ndarray, sampling: Sampling, cells: int) -> tuple
     # lower side (the divergences are non-decreasing in each shift, so a lowered shift keeps the side certified)
     if not largest >= 2.0**-1000:
         return np.zeros(contributions.size, dtype=np.int64), 1.0
-    fine = 2.0 ** (20 - math.ceil(math.log2(largest)))  # a_j in about 2^20 steps: the largest total, from above
+    fine = 2.0 ** (
+        20 - math.ceil(math.log2(largest))
+    )  # a_j in about 2^20 steps: the largest total, from above
     peak = float(sampling.most(np.ceil(contributions * fine).astype(np.int64))) / fine
     step = 2.0 ** math.ceil(math.log2(peak / cells))
     return np.floor(contributions / step).astype(np.int64), step
@@ -178,10 +187,15 @@ class RealizableLowerSide:
             if contributions is None:
                 continue
             # a law formed pattern by pattern carries no array: a lattice of 2^40 steps is as cheap
-            units, step = _lattice(contributions, sampling, 2**40 if sampling.few_patterns else cells)
+            units, step = _lattice(
+                contributions, sampling, 2**40 if sampling.few_patterns else cells
+            )
             totals, weights = sampling.law(units)
             pld = mixture_of_gaussians(
-                z, totals * step, weights / weights.sum(), value_discretization_interval=value_discretization_interval
+                z,
+                totals * step,
+                weights / weights.sum(),
+                value_discretization_interval=value_discretization_interval,
             )
             self.projections.append((u, pld))
         if not self.projections:
@@ -223,7 +237,9 @@ class RealizableLowerSide:
             ``epsilon`` NaN.
         """
         eps = epsilon_values(epsilon)
-        sides = [np.asarray(pld.delta(eps, bound="lower"), dtype=float) for _, pld in self.projections]
+        sides = [
+            np.asarray(pld.delta(eps, bound="lower"), dtype=float) for _, pld in self.projections
+        ]
         best = np.maximum.reduce(sides)
         # the computed law is off by at most W in L1 and its renormalization by at most W again (its exact sum
         # is 1): H(P||Q) moves by at most 2W, H(Q||P) by e^eps 2W; 3W and the factor cover their round-off

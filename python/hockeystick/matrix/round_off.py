@@ -22,7 +22,9 @@ def gamma(p: float) -> float:
     """gamma_p = p u / (1 - p u) rounded up (Higham Lemma 3.1); refused where p u >= 1/2 (no useful bound)."""
     pu = float(p) * UNIT_ROUNDOFF
     if not pu < 0.5:
-        raise ValueError(f"a sum of {p:g} terms is too long for a round-off bound in binary64 (p u must be < 1/2)")
+        raise ValueError(
+            f"a sum of {p:g} terms is too long for a round-off bound in binary64 (p u must be < 1/2)"
+        )
     return math.nextafter(pu / (1.0 - pu) * (1.0 + 4.0 * UNIT_ROUNDOFF), math.inf)
 
 

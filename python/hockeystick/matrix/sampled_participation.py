@@ -62,12 +62,19 @@ from .strategies import Banded, Strategy
 __all__ = ["SAMPLED_PARTICIPATIONS", "SampledSides", "sampled_schema"]
 
 SampledName = Literal["balls_in_bins", "random_allocation", "b_min_sep", "cyclic_poisson"]
-SAMPLED_PARTICIPATIONS: tuple[SampledName, ...] = ("balls_in_bins", "random_allocation", "b_min_sep", "cyclic_poisson")
+SAMPLED_PARTICIPATIONS: tuple[SampledName, ...] = (
+    "balls_in_bins",
+    "random_allocation",
+    "b_min_sep",
+    "cyclic_poisson",
+)
 
 _BISECTION_STEPS = 64  # the lower epsilon's bracket halves this often (a relative width of 2^-64 of the upper side)
 
 
-def sampled_schema(participation: str, separation: int, participations: int | None) -> Participation:
+def sampled_schema(
+    participation: str, separation: int, participations: int | None
+) -> Participation:
     """The deterministic schema holding every pattern the scheme draws (the unamplified upper side's).
 
     Parameters
@@ -131,18 +138,31 @@ def _checked_sampling(
         return BallsInBinsSampling(separation)
     if participation == "random_allocation":
         return RandomAllocationSampling(int(participations or 0))
-    rate = float(in_interval(cast(Any, sampling_rate), "sampling_rate", 0.0, 1.0, open_low=True, open_high=False))
+    rate = float(
+        in_interval(
+            cast(Any, sampling_rate), "sampling_rate", 0.0, 1.0, open_low=True, open_high=False
+        )
+    )
     if participation == "b_min_sep":
         return BMinSepSampling(separation, rate)
     return CyclicPoissonSampling(separation, rate)
 
 
 def _cyclic_poisson_banded(
-    participation: str, strategy: Strategy, rounds: int, noise_multiplier: float, separation: int, rate: float
+    participation: str,
+    strategy: Strategy,
+    rounds: int,
+    noise_multiplier: float,
+    separation: int,
+    rate: float,
 ) -> AmplifiedBandedMF | None:
     """Cyclic Poisson amplification of a banded C of at most b bands (Choquette-Choo et al. 2023b, Theorem 4);
     None where the scheme or C is not covered."""
-    if participation != "cyclic_poisson" or not isinstance(strategy, Banded) or len(strategy.bands) > separation:
+    if (
+        participation != "cyclic_poisson"
+        or not isinstance(strategy, Banded)
+        or len(strategy.bands) > separation
+    ):
         return None
     return AmplifiedBandedMF(
         rounds=rounds,
@@ -153,12 +173,18 @@ def _cyclic_poisson_banded(
     )
 
 
-def _poisson_mmcc(strategy: Strategy, rounds: int, noise_multiplier: float, rate: float) -> MMCC | None:
+def _poisson_mmcc(
+    strategy: Strategy, rounds: int, noise_multiplier: float, rate: float
+) -> MMCC | None:
     """MMCC under i.i.d. Poisson sampling at ``rate`` for C >= 0 lower triangular; None for any other C."""
     if not mmcc_holds(strategy, rounds):
         return None
     return MMCC(
-        strategy=strategy, rounds=rounds, noise_multiplier=noise_multiplier, sampling_rate=rate, lower_side=False
+        strategy=strategy,
+        rounds=rounds,
+        noise_multiplier=noise_multiplier,
+        sampling_rate=rate,
+        lower_side=False,
     )
 
 
@@ -177,11 +203,18 @@ def _renyi_bins(
 
 
 def _b_min_sep_rdp(
-    strategy: Strategy, rounds: int, noise_multiplier: float, separation: int, rate: float, warm_start: bool
+    strategy: Strategy,
+    rounds: int,
+    noise_multiplier: float,
+    separation: int,
+    rate: float,
+    warm_start: bool,
 ) -> BMinSepRDP | None:
     """``BMinSepRDP`` for a banded C >= 0 of at most b bands under b-min-sep, where it has an order within its
     work limit; None elsewhere."""
-    if not (isinstance(strategy, Banded) and strategy.nonnegative and len(strategy.bands) <= separation):
+    if not (
+        isinstance(strategy, Banded) and strategy.nonnegative and len(strategy.bands) <= separation
+    ):
         return None
     found = BMinSepRDP(
         coefficients=strategy.bands,
@@ -245,7 +278,9 @@ class SampledSides:
         self.noise_multiplier = noise_multiplier
         self._unamplified = unamplified
         rate = float(sampling_rate or 0.0)
-        self.amplified = _cyclic_poisson_banded(participation, strategy, rounds, noise_multiplier, separation, rate)
+        self.amplified = _cyclic_poisson_banded(
+            participation, strategy, rounds, noise_multiplier, separation, rate
+        )
         # i.i.d. Poisson (one group): the law truncated at its tail (a long run's lattice keeps its shifts), and
         # for C >= 0 lower triangular MMCC, an amplified upper side for any such C (``mmcc``)
         self.mmcc: MMCC | None = None
@@ -260,13 +295,17 @@ class SampledSides:
         self.b_min_sep: BMinSepRDP | None = None
         if participation == "b_min_sep":
             warm = cast(BMinSepSampling, self.sampling).warm_start
-            self.b_min_sep = _b_min_sep_rdp(strategy, rounds, noise_multiplier, separation, rate, warm)
+            self.b_min_sep = _b_min_sep_rdp(
+                strategy, rounds, noise_multiplier, separation, rate, warm
+            )
         self._lower: RealizableLowerSide | None = None
 
     @property
     def upper_kind(self) -> str:
         """ "amplified" where a proved amplification is used (beside the unamplified side), else "unamplified"."""
-        amplified = self.amplified is not None or self.mmcc is not None or self._renyi_bins is not None
+        amplified = (
+            self.amplified is not None or self.mmcc is not None or self._renyi_bins is not None
+        )
         amplified = amplified or self.b_min_sep is not None
         return "amplified" if amplified else "unamplified"
 
@@ -324,7 +363,13 @@ class SampledSides:
                 one = mmcc.delta if method == "delta" else (lambda d: mmcc.get_epsilon(d).mmcc)
                 return np.asarray(np.vectorize(one, otypes=[float])(np.asarray(x, dtype=float)))
 
-            reads.append(("amplified", "MMCC for i.i.d. Poisson sampling (an epsilon at a split of delta)", read_mmcc))
+            reads.append(
+                (
+                    "amplified",
+                    "MMCC for i.i.d. Poisson sampling (an epsilon at a split of delta)",
+                    read_mmcc,
+                )
+            )
         if self._renyi_bins is not None:
             scheme = (
                 "one bin per record for the whole run"
@@ -369,7 +414,8 @@ class SampledSides:
             ``(kind, method, values)``, "unamplified" first; the certified upper side is their minimum.
         """
         return [
-            (kind, text, np.asarray(read(method, argument), dtype=float)) for kind, text, read in self._upper_reads()
+            (kind, text, np.asarray(read(method, argument), dtype=float))
+            for kind, text, read in self._upper_reads()
         ]
 
     lower_method = "a realizable pair projected on one direction, RealizableLowerSide"
@@ -415,4 +461,6 @@ class SampledSides:
             above = np.asarray(side.delta(mid), dtype=float) > target
             low = np.where(above, mid, low)
             high = np.where(above, high, mid)
-        return scalar_or_array(np.where(np.asarray(side.delta(low), dtype=float) > target, low, 0.0))
+        return scalar_or_array(
+            np.where(np.asarray(side.delta(low), dtype=float) > target, low, 0.0)
+        )

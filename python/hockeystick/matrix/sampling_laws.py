@@ -46,7 +46,9 @@ __all__ = [
     "Sampling",
 ]
 
-Law = tuple[np.ndarray, np.ndarray]  # (totals in lattice units, int64; their probabilities), one per atom
+Law = tuple[
+    np.ndarray, np.ndarray
+]  # (totals in lattice units, int64; their probabilities), one per atom
 
 
 def _shifted(law: np.ndarray, units: int) -> np.ndarray:
@@ -67,7 +69,9 @@ def _atoms(law: np.ndarray) -> Law:
 def _checked_units(units: np.ndarray) -> np.ndarray:
     arr = np.asarray(units)
     if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu" or (arr < 0).any():
-        raise ValueError("units must be a non-empty 1-D array of non-negative whole numbers, one per round")
+        raise ValueError(
+            "units must be a non-empty 1-D array of non-negative whole numbers, one per round"
+        )
     return arr.astype(np.int64)
 
 
@@ -146,7 +150,9 @@ class BallsInBinsSampling(Sampling):
 
     def _totals(self, units: np.ndarray) -> np.ndarray:
         b = self.cycle_length
-        return np.array([int(units[t::b].sum()) if t < units.size else 0 for t in range(b)], dtype=np.int64)
+        return np.array(
+            [int(units[t::b].sum()) if t < units.size else 0 for t in range(b)], dtype=np.int64
+        )
 
     def law(self, units: np.ndarray) -> Law:
         totals, counts = np.unique(self._totals(_checked_units(units)), return_counts=True)
@@ -266,7 +272,9 @@ class BMinSepSampling(Sampling):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "min_sep", count(self.min_sep, "min_sep"))
-        p = in_interval(self.sampling_prob, "sampling_prob", 0.0, 1.0, open_low=True, open_high=False)
+        p = in_interval(
+            self.sampling_prob, "sampling_prob", 0.0, 1.0, open_low=True, open_high=False
+        )
         object.__setattr__(self, "sampling_prob", float(p))
         object.__setattr__(self, "warm_start", flag(self.warm_start, "warm_start"))
 
@@ -295,11 +303,17 @@ class BMinSepSampling(Sampling):
         n, b = u.size, self.min_sep
         best = [0] * (n + b + 1)  # best[i]: the largest total from round i on, available there
         for i in range(n - 1, -1, -1):
-            best[i] = max(best[i + 1], int(u[i]) + best[i + b]) if self.sampling_prob < 1.0 else int(u[i]) + best[i + b]
+            best[i] = (
+                max(best[i + 1], int(u[i]) + best[i + b])
+                if self.sampling_prob < 1.0
+                else int(u[i]) + best[i + b]
+            )
         return max(best[min(i, n)] for i, _ in self._starts(n))
 
     def weight_error(self, rounds: int) -> float:
-        return gamma(3 * rounds + 3 * self.min_sep + 6)  # per round two products and a sum; the start's mix
+        return gamma(
+            3 * rounds + 3 * self.min_sep + 6
+        )  # per round two products and a sum; the start's mix
 
 
 @dataclass(frozen=True)
@@ -341,7 +355,9 @@ class CyclicPoissonSampling(Sampling):
     def __post_init__(self) -> None:
         b = count(self.cycle_length, "cycle_length")
         object.__setattr__(self, "cycle_length", b)
-        q = in_interval(self.sampling_prob, "sampling_prob", 0.0, 1.0, open_low=True, open_high=False)
+        q = in_interval(
+            self.sampling_prob, "sampling_prob", 0.0, 1.0, open_low=True, open_high=False
+        )
         object.__setattr__(self, "sampling_prob", float(q))
         group = count(self.group, "group", minimum=0)
         if group >= b:
@@ -404,7 +420,9 @@ class PoissonSampling(Sampling):
     tail: float = 1e-30
 
     def __post_init__(self) -> None:
-        q = in_interval(self.sampling_prob, "sampling_prob", 0.0, 1.0, open_low=True, open_high=False)
+        q = in_interval(
+            self.sampling_prob, "sampling_prob", 0.0, 1.0, open_low=True, open_high=False
+        )
         object.__setattr__(self, "sampling_prob", float(q))
         t = in_interval(self.tail, "tail", 1e-300, 1e-3, open_low=False, open_high=False)
         object.__setattr__(self, "tail", float(t))
@@ -435,4 +453,6 @@ class PoissonSampling(Sampling):
         return min(whole, int(np.ceil(best)))
 
     def weight_error(self, rounds: int) -> float:
-        return gamma(3 * rounds + 3) + self.tail  # the recursion's round-off, and the mass left out above ``most``
+        return (
+            gamma(3 * rounds + 3) + self.tail
+        )  # the recursion's round-off, and the mass left out above ``most``

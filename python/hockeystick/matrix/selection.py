@@ -44,7 +44,9 @@ def max_separated_sum(weights: np.ndarray, separation: int, picks: int) -> np.nd
     return best
 
 
-def best_separated_pattern(weights: np.ndarray, separation: int, picks: int) -> tuple[float, tuple[int, ...]]:
+def best_separated_pattern(
+    weights: np.ndarray, separation: int, picks: int
+) -> tuple[float, tuple[int, ...]]:
     """The maximum of ``max_separated_sum`` for one weight vector, with a pattern attaining it (backtracked)."""
     tables = _tables(weights, separation, picks)
     chosen: list[int] = []

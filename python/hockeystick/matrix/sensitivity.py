@@ -77,7 +77,9 @@ __all__ = ["Sensitivity", "l2_sensitivity", "MAX_ENUMERATED"]
 
 # Exact search over min-separation patterns while there are at most this many (each costs k'^2 additions).
 MAX_ENUMERATED = 50_000
-MAX_ROUNDS = 2**31  # the rounds DPFTRL takes: the Toeplitz and dense paths have smaller limits of their own
+MAX_ROUNDS = (
+    2**31
+)  # the rounds DPFTRL takes: the Toeplitz and dense paths have smaller limits of their own
 
 Kind = Literal["exact", "upper bound"]
 
@@ -121,7 +123,9 @@ class Sensitivity:
         upper = positive_number(self.upper, "upper")
         lower = float(nonnegative(single(self.lower, "lower"), "lower"))
         if lower > upper:
-            raise ValueError(f"lower must be <= upper (a bracket), got lower {lower!r} above upper {upper!r}")
+            raise ValueError(
+                f"lower must be <= upper (a bracket), got lower {lower!r} above upper {upper!r}"
+            )
         object.__setattr__(self, "upper", upper)
         object.__setattr__(self, "lower", lower)
         object.__setattr__(self, "kind", choice(self.kind, "kind", ("exact", "upper bound")))
@@ -131,7 +135,9 @@ class Sensitivity:
             raise ParameterTypeError(
                 f"pattern must be a tuple of round indices, got {describe(self.pattern)} ({type(self.pattern).__name__})"
             )
-        object.__setattr__(self, "pattern", tuple(count(i, "pattern", minimum=0) for i in self.pattern))
+        object.__setattr__(
+            self, "pattern", tuple(count(i, "pattern", minimum=0) for i in self.pattern)
+        )
 
 
 def _sqrt_up(x: float) -> float:
@@ -151,7 +157,9 @@ def _nonzero(entries: np.ndarray) -> None:
         )
 
 
-def _result(square_up: float, square_down: float, kind: Kind, method: str, pattern: tuple[int, ...]) -> Sensitivity:
+def _result(
+    square_up: float, square_down: float, kind: Kind, method: str, pattern: tuple[int, ...]
+) -> Sensitivity:
     upper = _sqrt_up(square_up)
     if not upper > 0:
         raise ValueError(
@@ -165,7 +173,9 @@ def _result(square_up: float, square_down: float, kind: Kind, method: str, patte
 MAX_TOEPLITZ_ROUNDS = 1 << 24
 
 
-def _strided_window_sums(values: np.ndarray, separation: int, window: int) -> tuple[np.ndarray, float]:
+def _strided_window_sums(
+    values: np.ndarray, separation: int, window: int
+) -> tuple[np.ndarray, float]:
     """w[m] = sum over j < window with j b <= m of values[m - j b], for non-negative ``values``, and the relative
     error bound of the computed w.
 
@@ -177,7 +187,9 @@ def _strided_window_sums(values: np.ndarray, separation: int, window: int) -> tu
     n = values.size
     rows = -(-n // separation)
     grid = np.zeros((window - 1 + rows, separation))
-    grid[window - 1 :].reshape(-1)[:n] = values  # window - 1 zero rows on top: every window has full length
+    grid[window - 1 :].reshape(-1)[:n] = (
+        values  # window - 1 zero rows on top: every window has full length
+    )
     total = np.zeros((rows, separation))
     blocks, offset, level = grid, 0, 0
     while (1 << level) <= window:
@@ -230,7 +242,9 @@ class _Gram:
     low: np.ndarray
     absolute: np.ndarray
     nonnegative: bool
-    overlap: np.ndarray  # overlap[i, j] > 0 iff columns i and j share a row where either may be non-zero
+    overlap: (
+        np.ndarray
+    )  # overlap[i, j] > 0 iff columns i and j share a row where either may be non-zero
     exact: bool  # every sum of X entries is computed without rounding (integer C, sums below 2^53)
 
     def gamma(self, terms: int) -> float:
@@ -246,16 +260,24 @@ def _gram(strategy: Strategy, rounds: int) -> _Gram:
     y = a.T @ a
     # integers whose every partial sum stays below 2^53 are added and multiplied exactly in binary64, in any
     # order: then X, and every sum of its entries (at most 1^T |C|^T |C| 1), carry no round-off at all
-    exact = e is None and bool((c == np.round(c)).all()) and float(a.sum(axis=1) @ a.sum(axis=1)) < 2.0**52
+    exact = (
+        e is None
+        and bool((c == np.round(c)).all())
+        and float(a.sum(axis=1) @ a.sum(axis=1)) < 2.0**52
+    )
     if exact:
         support = (a > 0).astype(np.float64)
         _nonzero(support)
-        return _Gram(x, x, np.abs(x), strategy.nonnegative or bool((x >= 0).all()), support.T @ support, True)
+        return _Gram(
+            x, x, np.abs(x), strategy.nonnegative or bool((x >= 0).all()), support.T @ support, True
+        )
     slack = gamma(m) * y
     if e is not None:
         cross = a.T @ e
         slack = slack + cross + cross.T + e.T @ e
-    slack = 2.0 * slack  # covers the round-off of forming the slack itself (its terms are ~ m u relative)
+    slack = (
+        2.0 * slack
+    )  # covers the round-off of forming the slack itself (its terms are ~ m u relative)
     support = ((a > 0) | (e > 0 if e is not None else False)).astype(np.float64)
     _nonzero(support)
     low = x - slack
@@ -386,17 +408,29 @@ def _l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> S
     if gram.nonnegative and not schema.fixed and b == 1 and k == rounds:
         return _every_round(gram, rounds, schema, k)
     # within a fixed-epoch pattern of orthogonal columns the cross terms vanish: the diagonal alone, exactly
-    bound = np.diag(np.diag(gram.high)) if orthogonal else gram.high if gram.nonnegative else gram.absolute
+    bound = (
+        np.diag(np.diag(gram.high))
+        if orthogonal
+        else gram.high
+        if gram.nonnegative
+        else gram.absolute
+    )
     candidates = _candidate_patterns(rounds, schema, b, k)
     if candidates is not None:
-        return _best_enumerated(gram, bound, candidates, orthogonal or gram.nonnegative, rounds, schema, k)
+        return _best_enumerated(
+            gram, bound, candidates, orthogonal or gram.nonnegative, rounds, schema, k
+        )
     return _row_bound(strategy, gram, bound, rounds, schema, k)
 
 
 def _orthogonal_diagonal(gram: _Gram, b: int, k: int) -> Sensitivity:
     """Columns >= b apart orthogonal: the best separated selection of the diagonal of X, exactly."""
     value, pattern = best_separated_pattern(np.diag(gram.high), b, k)
-    low = widen_down(float(np.diag(gram.low)[list(pattern)].sum()), gram.gamma(k + 2)) if pattern else 0.0
+    low = (
+        widen_down(float(np.diag(gram.low)[list(pattern)].sum()), gram.gamma(k + 2))
+        if pattern
+        else 0.0
+    )
     return _result(
         widen_up(value, gram.gamma(k + 2)),
         low,
@@ -424,7 +458,9 @@ def _terms(k: int) -> int:
     return k * k + 2
 
 
-def _candidate_patterns(rounds: int, schema: Participation, b: int, k: int) -> list[tuple[int, ...]] | None:
+def _candidate_patterns(
+    rounds: int, schema: Participation, b: int, k: int
+) -> list[tuple[int, ...]] | None:
     """Every participation pattern of the schema, or None if there are more than ``MAX_ENUMERATED``."""
     if schema.fixed:
         return [tuple(int(i) for i in p) for p in schema.fixed_patterns(rounds)]
@@ -470,7 +506,10 @@ def _row_bound(
     if isinstance(strategy, Tree):
         levels = float(tree_level_bound(rounds, strategy.restart_every, schema))
         if levels < square_up:
-            square_up, method = levels, "sum over the tree's levels of each level's largest squared counts"
+            square_up, method = (
+                levels,
+                "sum over the tree's levels of each level's largest squared counts",
+            )
     square_down, pattern = _lower_side(gram, pattern, _terms(k), rounds, schema)
     if gram.exact and square_down == square_up:  # a realizable pattern attains the proved bound
         return _result(square_up, square_down, "exact", method + ", attained by a pattern", pattern)

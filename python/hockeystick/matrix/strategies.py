@@ -52,7 +52,15 @@ import numpy.typing as npt
 from ..base.validation import ParameterTypeError, count, describe, real
 from .round_off import gamma
 
-__all__ = ["Strategy", "Tree", "BLT", "Banded", "DenseStrategy", "ToeplitzCoefficients", "strategy_from"]
+__all__ = [
+    "Strategy",
+    "Tree",
+    "BLT",
+    "Banded",
+    "DenseStrategy",
+    "ToeplitzCoefficients",
+    "strategy_from",
+]
 
 # The dense paths hold C^T C (rounds x rounds doubles) and run an O(k rounds^2) search on it.
 MAX_DENSE_ROUNDS = 2048
@@ -144,7 +152,9 @@ class Tree(Strategy):
     nonnegative = True
 
     def __init__(self, restart_every: int | None = None) -> None:
-        self.restart_every = None if restart_every is None else count(restart_every, "restart_every")
+        self.restart_every = (
+            None if restart_every is None else count(restart_every, "restart_every")
+        )
 
     def __repr__(self) -> str:
         return f"Tree(restart_every={self.restart_every})"
@@ -160,7 +170,9 @@ class Tree(Strategy):
             size = min(block, rounds - start)
             for level in range(size.bit_length()):
                 width = 1 << level
-                for j in range(size >> level):  # the nodes whose interval has ended by the block's end
+                for j in range(
+                    size >> level
+                ):  # the nodes whose interval has ended by the block's end
                     row = np.zeros(rounds)
                     row[start + j * width : start + (j + 1) * width] = 1.0
                     rows.append(row)
@@ -203,7 +215,9 @@ def _some_nonzero(entries: np.ndarray, name: str) -> None:
 def _finite_vector(value: npt.ArrayLike, name: str) -> np.ndarray:
     arr = np.atleast_1d(real(value, name, finite=True))
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D sequence of numbers, got shape {np.shape(value)}")
+        raise ValueError(
+            f"{name} must be a non-empty 1-D sequence of numbers, got shape {np.shape(value)}"
+        )
     return arr
 
 
@@ -365,7 +379,9 @@ def _dense_matrix(value: npt.ArrayLike, name: str) -> np.ndarray:
     """A non-empty 2-D matrix of finite numbers with a non-zero entry, refusals naming ``name``."""
     c = real(value, name, finite=True)
     if c.ndim != 2 or c.size == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D matrix (one column per round), got shape {c.shape}")
+        raise ValueError(
+            f"{name} must be a non-empty 2-D matrix (one column per round), got shape {c.shape}"
+        )
     _some_nonzero(c, name)
     return c
 
@@ -413,11 +429,17 @@ class DenseStrategy(Strategy):
         return f"DenseStrategy(shape={self.c.shape})"
 
     def key(self) -> tuple[Any, ...]:
-        return ("dense", self.c.shape, hashlib.sha256(np.ascontiguousarray(self.c).tobytes()).hexdigest())
+        return (
+            "dense",
+            self.c.shape,
+            hashlib.sha256(np.ascontiguousarray(self.c).tobytes()).hexdigest(),
+        )
 
     def matrix(self, rounds: int) -> tuple[np.ndarray, None]:
         if rounds != self.c.shape[1]:
-            raise ValueError(f"rounds must equal the strategy matrix's column count {self.c.shape[1]}, got {rounds}")
+            raise ValueError(
+                f"rounds must equal the strategy matrix's column count {self.c.shape[1]}, got {rounds}"
+            )
         _dense_rounds(rounds)
         return self.c, None
 

@@ -38,7 +38,9 @@ from .monte_carlo_bounds import MonteCarloKind, bernoulli_kl
 
 __all__ = ["PipelineGuarantee", "pipeline_base_delta", "pipeline_delta", "verify_then_release"]
 
-_ROUND_OFF = 1e-12  # relative margin on the computed delta_overall (a few hundred rounded operations)
+_ROUND_OFF = (
+    1e-12  # relative margin on the computed delta_overall (a few hundred rounded operations)
+)
 _TAUS = 2000  # grid of tau per call (log-spaced); any tau gives a valid bound, the grid only tightens it
 
 
@@ -47,7 +49,9 @@ def _overall(draws: int, base: float, bound: float) -> float:
     then golden-section steps between the best point's neighbours (any tau gives a valid bound)."""
     # tau delta_b < B (beyond it no mean of draws in [0, B] exceeds tau delta_b) and tau delta_b <= 1 (beyond it the
     # formula exceeds 1): tau < min(B, 1) / delta_b
-    log_top = math.log(min(bound, 1.0)) - math.log(base)  # in logs: min(B, 1) / delta_b may overflow
+    log_top = math.log(min(bound, 1.0)) - math.log(
+        base
+    )  # in logs: min(B, 1) / delta_b may overflow
     if log_top <= 0.0:
         return min(bound, 1.0)
     scaled_base = math.exp(math.log(base) - math.log(bound))  # delta_b / B
@@ -57,7 +61,9 @@ def _overall(draws: int, base: float, bound: float) -> float:
         m = math.exp(log_tau + math.log(base) - math.log(bound))
         if m >= 1.0:  # no mean of draws in [0, B] exceeds B
             return tau_base
-        return tau_base + math.exp(-draws * bernoulli_kl(scaled_base, max(m, scaled_base))) * (1.0 - tau_base)
+        return tau_base + math.exp(-draws * bernoulli_kl(scaled_base, max(m, scaled_base))) * (
+            1.0 - tau_base
+        )
 
     grid = np.linspace(0.0, log_top, _TAUS, endpoint=False)
     values = [value(float(t)) for t in grid]
@@ -153,14 +159,18 @@ def pipeline_base_delta(draws: int, target_delta: float, *, support_bound: float
     True
     """
     n = count(draws, "draws")
-    target = float(in_interval(target_delta, "target_delta", 0.0, 1.0, open_low=True, open_high=True))
+    target = float(
+        in_interval(target_delta, "target_delta", 0.0, 1.0, open_low=True, open_high=True)
+    )
     bound = float(positive_number(support_bound, "support_bound"))
 
     def passes(base: float) -> bool:
         return min(_overall(n, base, bound) * (1.0 + _ROUND_OFF), 1.0) <= target
 
     bases = target * np.exp(np.linspace(0.0, -40.0, 401))[1:]
-    found = next((float(b) for b in bases if b > 0.0 and passes(float(b))), 0.0)  # subnormal targets underflow
+    found = next(
+        (float(b) for b in bases if b > 0.0 and passes(float(b))), 0.0
+    )  # subnormal targets underflow
     if found == 0.0:
         return 0.0
     low, high = found, found * math.exp(0.1)
@@ -234,7 +244,9 @@ class PipelineGuarantee:
         )
 
 
-def verify_then_release(run: _WeightedDraws, epsilon: float, target_delta: float) -> PipelineGuarantee:
+def verify_then_release(
+    run: _WeightedDraws, epsilon: float, target_delta: float
+) -> PipelineGuarantee:
     """Verify eps with a run's draws at the base delta that meets target_delta, and state the pipeline's guarantee.
 
     Parameters
@@ -260,7 +272,9 @@ def verify_then_release(run: _WeightedDraws, epsilon: float, target_delta: float
     eps = epsilon_target(epsilon)
     if not math.isfinite(eps):
         raise ValueError(f"epsilon must be finite, got {describe(epsilon)}")
-    target = float(in_interval(target_delta, "target_delta", 0.0, 1.0, open_low=True, open_high=True))
+    target = float(
+        in_interval(target_delta, "target_delta", 0.0, 1.0, open_low=True, open_high=True)
+    )
     bound = run.support_bound(eps)
     base = pipeline_base_delta(run.draws, target, support_bound=bound)
     if base == 0.0:

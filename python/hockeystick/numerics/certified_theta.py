@@ -102,11 +102,15 @@ def _rounded(r: np.ndarray, eps: np.ndarray, t: np.ndarray, up: bool) -> np.ndar
     return out
 
 
-def _theta_pair(r: ArrayLike, epsilon: ArrayLike, threads: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _theta_pair(
+    r: ArrayLike, epsilon: ArrayLike, threads: int | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     t = np.asarray(
         _hs.theta(cast(Any, r), cast(Any, epsilon), threads=threads), dtype=np.float64
     )  # validates, broadcasts
-    rb, eb = np.broadcast_arrays(np.asarray(r, dtype=np.float64), np.asarray(epsilon, dtype=np.float64))
+    rb, eb = np.broadcast_arrays(
+        np.asarray(r, dtype=np.float64), np.asarray(epsilon, dtype=np.float64)
+    )
     return rb, eb, t
 
 
@@ -134,9 +138,13 @@ def _at_most(r: np.ndarray, eps: np.ndarray, delta: np.ndarray) -> np.ndarray:
     ok = np.empty(r.shape, dtype=bool)
     small = delta < TINY
     big = ~small
-    ok[big] = _rounded(r[big], eps[big], np.asarray(_hs.theta(r[big], eps[big])), up=True) <= delta[big]
+    ok[big] = (
+        _rounded(r[big], eps[big], np.asarray(_hs.theta(r[big], eps[big])), up=True) <= delta[big]
+    )
     if small.any():
-        ok[small] = np.asarray(_hs.log_theta(r[small], eps[small])) + _LOG_MARGIN <= np.log(delta[small])
+        ok[small] = np.asarray(_hs.log_theta(r[small], eps[small])) + _LOG_MARGIN <= np.log(
+            delta[small]
+        )
     return ok
 
 
@@ -145,14 +153,21 @@ def _at_least(r: np.ndarray, eps: np.ndarray, delta: np.ndarray) -> np.ndarray:
     ok = np.empty(r.shape, dtype=bool)
     small = delta < TINY
     big = ~small
-    ok[big] = _rounded(r[big], eps[big], np.asarray(_hs.theta(r[big], eps[big])), up=False) >= delta[big]
+    ok[big] = (
+        _rounded(r[big], eps[big], np.asarray(_hs.theta(r[big], eps[big])), up=False) >= delta[big]
+    )
     if small.any():
-        ok[small] = np.asarray(_hs.log_theta(r[small], eps[small])) - _LOG_MARGIN >= np.log(delta[small])
+        ok[small] = np.asarray(_hs.log_theta(r[small], eps[small])) - _LOG_MARGIN >= np.log(
+            delta[small]
+        )
     return ok
 
 
 def _step_until(
-    x: np.ndarray, ok: Callable[[np.ndarray, np.ndarray], np.ndarray], direction: float, floor: float
+    x: np.ndarray,
+    ok: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    direction: float,
+    floor: float,
 ) -> np.ndarray:
     """Move each finite x failing ``ok`` by 1, 2, 4, ... ulps in ``direction`` until ``ok`` holds (or to inf / floor).
 
@@ -172,13 +187,17 @@ def _step_until(
     return x
 
 
-def theta_epsilon_upper(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+def theta_epsilon_upper(
+    r: ArrayLike, delta: ArrayLike, *, threads: int | None = None
+) -> FloatOrArray:
     """An eps >= 0 with theta(r, eps) <= delta certified (theta_upper <= delta): an upper bound on epsilon(delta).
 
     Starts from the core's inverse at delta (1 - 4 RHO) and steps up until theta(r, eps) <= delta is certified.
     """
     d = _probability(delta)
-    start = np.asarray(_hs.theta_epsilon(r, d * (1.0 - 4.0 * RHO), threads=threads), dtype=np.float64)
+    start = np.asarray(
+        _hs.theta_epsilon(r, d * (1.0 - 4.0 * RHO), threads=threads), dtype=np.float64
+    )
     rb, db = np.broadcast_arrays(np.asarray(r, dtype=np.float64), d)
     rf, df, x = rb.ravel(), db.ravel(), start.ravel()
 
@@ -188,7 +207,9 @@ def theta_epsilon_upper(r: ArrayLike, delta: ArrayLike, *, threads: int | None =
     return _scalar_or(_step_until(x, ok, 1.0, 0.0).reshape(start.shape))
 
 
-def theta_epsilon_lower(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+def theta_epsilon_lower(
+    r: ArrayLike, delta: ArrayLike, *, threads: int | None = None
+) -> FloatOrArray:
     """An eps >= 0 at or below the true epsilon(delta) = min{eps >= 0 : theta(r, eps) <= delta}.
 
     eps = 0, or an eps where theta(r, eps) >= delta is certified (then the
@@ -215,14 +236,18 @@ def theta_epsilon_lower(r: ArrayLike, delta: ArrayLike, *, threads: int | None =
     return _scalar_or(out.reshape(start.shape))
 
 
-def theta_radius_lower(epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+def theta_radius_lower(
+    epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = None
+) -> FloatOrArray:
     """An r > 0 with theta(r, eps) <= delta certified: a lower bound on the largest (eps, delta)-DP radius.
 
     Noise calibration: sigma = sensitivity / r is then never below the true minimum.  Starts
     from the core's solve at delta (1 - 4 RHO) and steps down until theta(r, eps) <= delta is certified.
     """
     d = _probability(delta)
-    start = np.asarray(_hs.theta_radius(epsilon, d * (1.0 - 4.0 * RHO), threads=threads), dtype=np.float64)
+    start = np.asarray(
+        _hs.theta_radius(epsilon, d * (1.0 - 4.0 * RHO), threads=threads), dtype=np.float64
+    )
     eb, db = np.broadcast_arrays(np.asarray(epsilon, dtype=np.float64), d)
     ef, df, x = eb.ravel(), db.ravel(), start.ravel()
 

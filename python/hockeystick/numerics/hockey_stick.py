@@ -161,9 +161,13 @@ def log_theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -
 @overload
 def theta_depsilon(r: float, epsilon: float, *, threads: int | None = None) -> float: ...
 @overload
-def theta_depsilon(r: NonScalar, epsilon: ArrayLike, *, threads: int | None = None) -> np.ndarray: ...
+def theta_depsilon(
+    r: NonScalar, epsilon: ArrayLike, *, threads: int | None = None
+) -> np.ndarray: ...
 @overload
-def theta_depsilon(r: ArrayLike, epsilon: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
+def theta_depsilon(
+    r: ArrayLike, epsilon: NonScalar, *, threads: int | None = None
+) -> np.ndarray: ...
 def theta_depsilon(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     r"""Derivative of theta_eps(r) in epsilon, never positive.
 
@@ -264,10 +268,16 @@ def theta_epsilon(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None)
 @overload
 def theta_radius(epsilon: float, delta: float, *, threads: int | None = None) -> float: ...
 @overload
-def theta_radius(epsilon: NonScalar, delta: ArrayLike, *, threads: int | None = None) -> np.ndarray: ...
+def theta_radius(
+    epsilon: NonScalar, delta: ArrayLike, *, threads: int | None = None
+) -> np.ndarray: ...
 @overload
-def theta_radius(epsilon: ArrayLike, delta: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
-def theta_radius(epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
+def theta_radius(
+    epsilon: ArrayLike, delta: NonScalar, *, threads: int | None = None
+) -> np.ndarray: ...
+def theta_radius(
+    epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = None
+) -> FloatOrArray:
     r"""The r > 0 at which theta_eps(r) equals delta: the largest sensitivity / sigma that is (epsilon, delta)-DP.
 
     Noise calibration of the Gaussian mechanism: sigma = sensitivity / r.  Started at
@@ -324,7 +334,9 @@ def theta_radius(epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = 
 
 
 @overload
-def laplace_hockey_stick(distance: float, scale: float, epsilon: float, *, threads: int | None = None) -> float: ...
+def laplace_hockey_stick(
+    distance: float, scale: float, epsilon: float, *, threads: int | None = None
+) -> float: ...
 @overload
 def laplace_hockey_stick(
     distance: NonScalar, scale: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None
@@ -381,4 +393,10 @@ def laplace_hockey_stick(
     >>> round(laplace_hockey_stick(1.0, 1.0, 0.5), 6)
     0.221199
     """
-    return apply(_core.hockey_stick.laplace_hockey_stick, threads, distance=distance, scale=scale, epsilon=epsilon)
+    return apply(
+        _core.hockey_stick.laplace_hockey_stick,
+        threads,
+        distance=distance,
+        scale=scale,
+        epsilon=epsilon,
+    )

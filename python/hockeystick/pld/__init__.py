@@ -20,7 +20,9 @@ import importlib
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
-from . import question as question  # installs the question reader every PrivacyLossDistribution consults
+from . import (
+    question as question,
+)  # installs the question reader every PrivacyLossDistribution consults
 
 if TYPE_CHECKING:
     from .accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD

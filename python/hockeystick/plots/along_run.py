@@ -142,7 +142,13 @@ def bracket_along_run(
     for name, values in drawn.items():
         style = "-" if name == "upper" else "--"
         line = ax.plot(
-            x, values, linestyle=style, color=colour, marker=marker, markersize=3, label=f"{name} (certified)"
+            x,
+            values,
+            linestyle=style,
+            color=colour,
+            marker=marker,
+            markersize=3,
+            label=f"{name} (certified)",
         )
         colour = line[0].get_color()
     if len(drawn) == 2:

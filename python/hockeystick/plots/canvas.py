@@ -17,7 +17,9 @@ MAX_CURVES = 8  # a picture draws at most this many curves, and names them in a 
 def figure() -> tuple[Any, Any]:
     """A figure of one axes (matplotlib imported here, on the first picture drawn)."""
     require_extra("drawing a plot", "matplotlib")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: matplotlib is an optional extra
+    from matplotlib.backends.backend_agg import (
+        FigureCanvasAgg,
+    )  # lazy: matplotlib is an optional extra
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(6.4, 4.4), dpi=120, layout="constrained")
@@ -28,7 +30,9 @@ def figure() -> tuple[Any, Any]:
 def panels(count: int) -> tuple[Any, list[Any]]:
     """A figure of ``count`` panels sharing their axes, at most 3 a row; the unused cells left out."""
     require_extra("drawing a plot", "matplotlib")
-    from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: matplotlib is an optional extra
+    from matplotlib.backends.backend_agg import (
+        FigureCanvasAgg,
+    )  # lazy: matplotlib is an optional extra
     from matplotlib.figure import Figure
 
     columns = min(3, count)
@@ -59,7 +63,9 @@ def finish(ax: Any, title: str, n_curves: int, *, levels: bool = False) -> None:
     ax.grid(True, which="both", alpha=0.3)
 
 
-def finish_panels(fig: Any, axes: list[Any], title: str, xlabel: str, ylabel: str, path: str | os.PathLike[str]) -> str:
+def finish_panels(
+    fig: Any, axes: list[Any], title: str, xlabel: str, ylabel: str, path: str | os.PathLike[str]
+) -> str:
     """A figure of panels titled, each panel's labels on its outer edges only, saved to ``path``."""
     fig.suptitle(title, fontsize=9)
     for ax in axes:

@@ -217,7 +217,12 @@ def parameter_curves_on(
 
 
 def bracket(
-    ax: Any, x: np.ndarray | npt.ArrayLike, upper: np.ndarray, label: str, lower: np.ndarray | None, marker: Any = None
+    ax: Any,
+    x: np.ndarray | npt.ArrayLike,
+    upper: np.ndarray,
+    label: str,
+    lower: np.ndarray | None,
+    marker: Any = None,
 ) -> None:
     """One curve on ``ax``: ``upper`` as a line labelled ``label``; where ``lower`` is given (the certified lower
     side), it dashed in the same colour, named once in the legend, and the bracket between them shaded."""
@@ -225,7 +230,13 @@ def bracket(
     if lower is None:
         return
     named = "lower side (dashed)" not in ax.get_legend_handles_labels()[1]
-    ax.plot(x, lower, linestyle="--", color=line.get_color(), label="lower side (dashed)" if named else None)
+    ax.plot(
+        x,
+        lower,
+        linestyle="--",
+        color=line.get_color(),
+        label="lower side (dashed)" if named else None,
+    )
     ax.fill_between(x, lower, upper, color=line.get_color(), alpha=0.15, linewidth=0)
 
 
@@ -235,7 +246,9 @@ def level_lines(ax: Any, levels: Sequence[float] | None, name: str = "levels") -
     if not levels:
         return
     if ax.get_yscale() == "log" and min(levels) <= 0:
-        raise ValueError(f"levels must be positive on a log scale, got {', '.join(f'{v:g}' for v in levels)}")
+        raise ValueError(
+            f"levels must be positive on a log scale, got {', '.join(f'{v:g}' for v in levels)}"
+        )
     for i, level in enumerate(sorted(levels)):
         label = f"{name} " + ", ".join(f"{v:g}" for v in sorted(levels)) if i == 0 else None
         ax.axhline(level, color="0.3", linestyle=":", linewidth=1.0, label=label)

@@ -105,9 +105,17 @@ def plot_grid(
     """
     axes = {a.name: a for a in grid.axes}
     choice = Choice(x, y, hue, facet, slices, kind, max_points)
-    picture, counts = choice.picture(grid.output, {n: a.values for n, a in axes.items()}, grid.fixed)
+    picture, counts = choice.picture(
+        grid.output, {n: a.values for n, a in axes.items()}, grid.fixed
+    )
     sub_axes = tuple(
-        Axis(n, a.values[[picture.held[n]]] if n in picture.held else a.values[thin_index(len(a), counts[n])], a.kind)
+        Axis(
+            n,
+            a.values[[picture.held[n]]]
+            if n in picture.held
+            else a.values[thin_index(len(a), counts[n])],
+            a.kind,
+        )
         for n, a in axes.items()
     )
     sub = Grid(
@@ -213,7 +221,9 @@ def plot_dataset(
     main, _, _ = _main_variable(ds)
     dims = [str(d) for d in ds[main].dims]
     if not dims:
-        raise ValueError("nothing to plot: the sweep has no axis (give a list or range for a parameter)")
+        raise ValueError(
+            "nothing to plot: the sweep has no axis (give a list or range for a parameter)"
+        )
     axes = {d: ds[d].values for d in dims}
     fixed = {str(k): ds[k].item() for k in ds.coords if ds[k].ndim == 0}
     choice = Choice(x, y, hue, facet, slices, kind, max_points)
@@ -232,7 +242,9 @@ def _main_variable(ds: Any) -> tuple[str, str, list[str]]:
         main = next((n for n in names if n.endswith("_upper")), names[0])
     output = main.rsplit("_", 1)[0] if main.endswith(("_lower", "_upper")) else main
     accountants = [
-        n[len(output) + 1 :] for n in names if n.startswith(output + "_") and not n.endswith(("_lower", "_upper"))
+        n[len(output) + 1 :]
+        for n in names
+        if n.startswith(output + "_") and not n.endswith(("_lower", "_upper"))
     ]
     return main, output, accountants
 
@@ -244,7 +256,11 @@ _DEFAULT_LEVELS = {"epsilon": [0.5, 1.0, 2.0, 4.0, 8.0], "delta": [1e-10, 1e-8, 
 def _default_levels(output: str, values: np.ndarray) -> list[float]:
     """Target epsilons (0.5 ... 8) or deltas (1e-10 ... 1e-3) that the values cross."""
     finite = values[np.isfinite(values)]
-    return [c for c in _DEFAULT_LEVELS.get(output, []) if finite.size and finite.min() < c < finite.max()]
+    return [
+        c
+        for c in _DEFAULT_LEVELS.get(output, [])
+        if finite.size and finite.min() < c < finite.max()
+    ]
 
 
 def _draw(
@@ -262,12 +278,18 @@ def _draw(
     names = ds.attrs.get("accountants", "") or " / ".join(accountants)
     lines = [heading or (names.replace(",", " / ") + _side_words(ds, main, picture.kind)).strip()]
     fixed_text = ", ".join(
-        f"{k}={v:g}" for k, v in sorted(fixed.items()) if k not in axes and isinstance(v, (int, float))
+        f"{k}={v:g}"
+        for k, v in sorted(fixed.items())
+        if k not in axes and isinstance(v, (int, float))
     )
     if fixed_text:
         lines.append(textwrap.fill("fixed: " + fixed_text, 90))
     if picture.held:
-        lines.append(textwrap.fill("sliced: " + "; ".join(picture.describe_held(n, axes[n]) for n in picture.held), 90))
+        lines.append(
+            textwrap.fill(
+                "sliced: " + "; ".join(picture.describe_held(n, axes[n]) for n in picture.held), 90
+            )
+        )
     title = "\n".join(line for line in lines if line)
     facet = picture.facet
     panels = [ds] if facet is None else [ds.isel({facet: i}) for i in range(ds.sizes[facet])]
@@ -305,10 +327,16 @@ def _draw_heatmap(
     tables: list[np.ndarray] = [p[main].transpose(y, x).values for p in panels]
     finite = np.concatenate([t[np.isfinite(t)] for t in tables])
     levels = _heatmap_levels(panels, tables, output, accountants, levels, finite)
-    low = _lower_side(ds, main)  # both sides swept: contour lines of each, the colours the upper side's
+    low = _lower_side(
+        ds, main
+    )  # both sides swept: contour lines of each, the colours the upper side's
     columns = [
         {a: p[f"{output}_{a}"].transpose(y, x).values for a in accountants}
-        or ({output: t} if low is None else {"upper side": t, "lower side": p[low].transpose(y, x).values})
+        or (
+            {output: t}
+            if low is None
+            else {"upper side": t, "lower side": p[low].transpose(y, x).values}
+        )
         for p, t in zip(panels, tables)
     ]
     log_x, log_y = (axis_scale(ds[d].values, ds[d].attrs.get("spacing")) == "log" for d in (x, y))
@@ -330,7 +358,9 @@ def _draw_heatmap(
     fig, grid_axes = canvas.panels(len(panels))
     norm = _panels_norm(tables, finite)
     for ax, panel, table, column in zip(grid_axes, panels, tables, columns):
-        mesh = heatmaps.heatmap_on(ax, ds[x].values, ds[y].values, table, norm, log_x, log_y, column, levels, output)
+        mesh = heatmaps.heatmap_on(
+            ax, ds[x].values, ds[y].values, table, norm, log_x, log_y, column, levels, output
+        )
         ax.set_title(f"{picture.facet}={panel[picture.facet].item():g}", fontsize=8)
     fig.colorbar(mesh, ax=grid_axes, label=output)
     return canvas.finish_panels(fig, grid_axes, title, x, y, path)
@@ -390,14 +420,22 @@ def _draw_curves(
     low = _lower_side(ds, main)  # both sides swept: each curve's lower side dashed beside it
     label = None if low is None else "upper side"
     curves_of = [_panel_curves(p, main, x, picture.second, label) for p in panels]
-    lowers = [None if low is None else _panel_curves(p, low, x, picture.second, label) for p in panels]
+    lowers = [
+        None if low is None else _panel_curves(p, low, x, picture.second, label) for p in panels
+    ]
     along_epsilon = output == "delta" and x == "epsilon"
     ylabel = _CURVES_YLABEL.get(output, f"{output} needed for (epsilon, delta)")
     spacing = ds[x].attrs.get("spacing")
     if facet is None:
         if along_epsilon:
             return curves.delta_epsilon_curves(
-                ds[x].values, curves_of[0], path, title=title, levels=levels, x_spacing=spacing, lower=lowers[0]
+                ds[x].values,
+                curves_of[0],
+                path,
+                title=title,
+                levels=levels,
+                x_spacing=spacing,
+                lower=lowers[0],
             )
         return curves.parameter_curves(
             ds[x].values,
@@ -415,7 +453,9 @@ def _draw_curves(
         if along_epsilon:
             curves.delta_epsilon_on(ax, ds[x].values, drawn, levels, x_spacing=spacing, lower=below)
         else:
-            curves.parameter_curves_on(ax, ds[x].values, drawn, x, ylabel, levels, x_spacing=spacing, lower=below)
+            curves.parameter_curves_on(
+                ax, ds[x].values, drawn, x, ylabel, levels, x_spacing=spacing, lower=below
+            )
         ax.set_title(f"{facet}={panel[facet].item():g}", fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
     if 1 < len(curves_of[0]) + bool(levels) and len(curves_of[0]) <= canvas.MAX_CURVES:
@@ -445,6 +485,9 @@ def _short_labels(values: np.ndarray) -> list[str]:
     those digits: 0.0973 and 0.186 for a log axis's 0.0973031 and 0.185888, 1.0001 beside 1.0002."""
     labels = []
     for v in values:
-        digits = next((d for d in range(3, 7) if all(f"{v:.{d}g}" != f"{w:.{d}g}" for w in values if w != v)), None)
+        digits = next(
+            (d for d in range(3, 7) if all(f"{v:.{d}g}" != f"{w:.{d}g}" for w in values if w != v)),
+            None,
+        )
         labels.append(f"{v:g}" if digits is None else f"{v:.{digits}g}")
     return labels if len(set(labels)) == len(labels) else [f"{v:g}" for v in values]

@@ -86,7 +86,10 @@ def frontier_plot(
     require_extra("frontier_plot", "pandas", extra="plot")
     import pandas as pd  # lazy: pandas is an optional extra
 
-    from ..simulate.frontier import frontier, mean_over_seeds  # lazy: hockeystick.simulate imports numba
+    from ..simulate.frontier import (
+        frontier,
+        mean_over_seeds,
+    )  # lazy: hockeystick.simulate imports numba
 
     frame = pd.DataFrame(rows)
     marks = pd.DataFrame(bound) if bound is not None and len(bound) else None
@@ -117,16 +120,26 @@ def frontier_plot(
         marks = marks.sort_values("epsilon")
         ax.plot(marks["epsilon"], marks["value"], "x", color="black", label=bound_label)
         measured = frame[metric][np.isfinite(frame[metric])]
-        scale_axes(ax, y=np.concatenate([np.asarray(measured, float), np.asarray(marks["value"], float)]))
+        scale_axes(
+            ax, y=np.concatenate([np.asarray(measured, float), np.asarray(marks["value"], float)])
+        )
     scale_axes(ax, x=frame["epsilon"])
-    ax.set_xlabel(f"epsilon at delta = {frame['delta'].iloc[0]:g}" if "delta" in frame else "epsilon")
+    ax.set_xlabel(
+        f"epsilon at delta = {frame['delta'].iloc[0]:g}" if "delta" in frame else "epsilon"
+    )
     ax.set_ylabel(metric.replace("_", " ") + " (mean over seeds)")
-    canvas.finish(ax, title, (len(groups) if algorithm_column else 1) + (1 if marks is not None else 0))
+    canvas.finish(
+        ax, title, (len(groups) if algorithm_column else 1) + (1 if marks is not None else 0)
+    )
     return canvas.save(fig, path)
 
 
 def _check_columns(
-    frame: Any, marks: Any, metric: str, parameters: Sequence[str] | None, algorithm_column: str | None
+    frame: Any,
+    marks: Any,
+    metric: str,
+    parameters: Sequence[str] | None,
+    algorithm_column: str | None,
 ) -> None:
     """Refuse, before anything is drawn, a column argument that names no column of the rows (a ValueError
     naming the argument and listing the columns, not pandas' KeyError), and ``bound`` rows without
@@ -139,7 +152,9 @@ def _check_columns(
         raise ValueError(f"rows must have an 'epsilon' column, got the columns {listed}")
     for name, value in (("algorithm_column", algorithm_column), ("metric", metric)):
         if value is not None and value not in columns:
-            raise ValueError(f"{name} must be a column of the rows (one of {listed}), got {value!r}")
+            raise ValueError(
+                f"{name} must be a column of the rows (one of {listed}), got {value!r}"
+            )
     if parameters is not None:
         _check_parameters(parameters, columns, listed, algorithm_column)
     if marks is not None and not {"epsilon", "value"} <= set(marks.columns):
@@ -149,7 +164,9 @@ def _check_columns(
         )
 
 
-def _check_parameters(parameters: Sequence[str], columns: list[Any], listed: str, algorithm_column: str | None) -> None:
+def _check_parameters(
+    parameters: Sequence[str], columns: list[Any], listed: str, algorithm_column: str | None
+) -> None:
     """``parameters``: a sequence of columns of the rows, without ``algorithm_column`` (drawn apart)."""
     if isinstance(parameters, str):
         raise ParameterTypeError(

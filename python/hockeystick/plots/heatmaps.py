@@ -15,7 +15,12 @@ from .scales import axis_scale
 
 __all__ = ["heatmap", "colour_norm", "heatmap_on", "levels_inside", "cell_edges"]
 
-_CONTOUR_STYLES: tuple[Any, ...] = ("solid", "dashed", "dotted", "dashdot")  # one per array of contours
+_CONTOUR_STYLES: tuple[Any, ...] = (
+    "solid",
+    "dashed",
+    "dotted",
+    "dashdot",
+)  # one per array of contours
 
 
 def heatmap(
@@ -111,7 +116,11 @@ def colour_norm(panels: Sequence[np.ndarray]) -> Any:
     from matplotlib.colors import LogNorm  # lazy: matplotlib is an optional extra
 
     finite = np.concatenate([z[np.isfinite(z) & (z > 0)] for z in panels])
-    return LogNorm(finite.min(), finite.max()) if finite.size and finite.max() / finite.min() > 100 else None
+    return (
+        LogNorm(finite.min(), finite.max())
+        if finite.size and finite.max() / finite.min() > 100
+        else None
+    )
 
 
 def heatmap_on(
@@ -140,14 +149,23 @@ def heatmap_on(
 
 
 def _mesh(
-    ax: Any, x: npt.ArrayLike, y: npt.ArrayLike, z: np.ndarray, norm: Any, log_x: bool | None, log_y: bool | None
+    ax: Any,
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    z: np.ndarray,
+    norm: Any,
+    log_x: bool | None,
+    log_y: bool | None,
 ) -> Any:
     """The coloured cells (linear colours between the finite extremes where ``norm`` is None; a log norm
     leaves non-positive values blank), the axes' scales set (None: ``axis_scale`` of the values)."""
     from matplotlib.colors import LogNorm  # lazy: matplotlib is an optional extra
 
     finite = z[np.isfinite(z)]
-    declared = {a: None if log is None else "log" if log else "linear" for a, log in (("x", log_x), ("y", log_y))}
+    declared = {
+        a: None if log is None else "log" if log else "linear"
+        for a, log in (("x", log_x), ("y", log_y))
+    }
     scales = {a: axis_scale(v, declared[a]) for a, v in (("x", x), ("y", y))}
     mesh = ax.pcolormesh(
         cell_edges(x, scales["x"]),

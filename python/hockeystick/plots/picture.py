@@ -24,7 +24,10 @@ __all__ = ["Picture", "choose_picture", "Choice", "thin_index", "KINDS"]
 HEATMAP_POINTS = 200  # a heat map's axis keeps at most this many values
 MAX_FACETS = 6
 KINDS = ("curves", "heatmap")
-_PARTNER = {"delta": "epsilon", "epsilon": "delta"}  # an output's natural x: the target it is a function of
+_PARTNER = {
+    "delta": "epsilon",
+    "epsilon": "delta",
+}  # an output's natural x: the target it is a function of
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,9 @@ class Picture:
         """How many values each drawn axis keeps (thinned evenly, both ends kept)."""
         counts = {self.x: min(max_points, HEATMAP_POINTS)}
         if self.second is not None:
-            counts[self.second] = MAX_CURVES if self.kind == "curves" else min(max_points, HEATMAP_POINTS)
+            counts[self.second] = (
+                MAX_CURVES if self.kind == "curves" else min(max_points, HEATMAP_POINTS)
+            )
         if self.facet is not None:
             counts[self.facet] = MAX_FACETS
         return counts
@@ -130,7 +135,9 @@ class _Request:
     def held(self, drawn: set[str | None]) -> dict[str, int]:
         """Every axis not drawn at its position: nearest the slice's value, or the middle."""
         return {
-            n: _slice_index(n, self.axes[n], self.slices[n]) if n in self.slices else len(self.axes[n]) // 2
+            n: _slice_index(n, self.axes[n], self.slices[n])
+            if n in self.slices
+            else len(self.axes[n]) // 2
             for n in self.names
             if n not in drawn
         }
@@ -144,7 +151,9 @@ _CONFLICTS: tuple[tuple[Callable[[_Request], bool], Callable[[_Request], str]], 
     ),
     (
         lambda r: r.kind == "curves" and r.y is not None,
-        lambda r: f"y={r.y!r} is a heat map's vertical axis; curves draw the output on y: use hue={r.y!r}",
+        lambda r: (
+            f"y={r.y!r} is a heat map's vertical axis; curves draw the output on y: use hue={r.y!r}"
+        ),
     ),
     (
         lambda r: r.kind == "heatmap" and r.hue is not None,
@@ -182,7 +191,11 @@ def _heatmap_axes(r: _Request) -> tuple[str, str | None]:
     longest = r.longest
     across = r.x
     if across is None:
-        across = next((n for n in longest if n != r.y), None) if r.y is not None else next(iter(longest[1:2]), None)
+        across = (
+            next((n for n in longest if n != r.y), None)
+            if r.y is not None
+            else next(iter(longest[1:2]), None)
+        )
     second = r.y if r.y is not None else next((n for n in longest if n != across), None)
     if across is None or second is None:
         raise ValueError(
@@ -200,7 +213,9 @@ def _curves_across(r: _Request) -> str:
         raise ValueError(
             f"nothing left for the x axis: every axis of the sweep ({', '.join(r.names)}) has another role"
         )
-    preferred = next((n for n in (_PARTNER.get(r.output), "rounds") if n is not None and n in others), None)
+    preferred = next(
+        (n for n in (_PARTNER.get(r.output), "rounds") if n is not None and n in others), None
+    )
     return preferred if preferred is not None else max(others, key=r.length)
 
 
@@ -212,7 +227,10 @@ def _curve_axes(r: _Request) -> tuple[str, str | None]:
 
 
 # the picture of each kind: the rule naming its two axes
-_AXES_OF: dict[str, Callable[[_Request], tuple[str, str | None]]] = {"heatmap": _heatmap_axes, "curves": _curve_axes}
+_AXES_OF: dict[str, Callable[[_Request], tuple[str, str | None]]] = {
+    "heatmap": _heatmap_axes,
+    "curves": _curve_axes,
+}
 
 
 def choose_picture(
@@ -298,11 +316,15 @@ def choose_picture(
     ...
     ValueError: x 'sigmaa' is not an axis of this sweep (did you mean 'sigma'?); its axes: sigma, rounds, epsilon
     """
-    request = _checked_request(output, axes, dict(fixed or {}), x, y, hue, facet, dict(slices or {}), kind)
+    request = _checked_request(
+        output, axes, dict(fixed or {}), x, y, hue, facet, dict(slices or {}), kind
+    )
     chosen = request.kind if request.kind is not None else _natural_kind(request)
     across, second = _AXES_OF[chosen](request)
     held = request.held({across, second, facet})
-    return Picture(chosen, across, second, facet, held, {n: float(v) for n, v in request.slices.items()})
+    return Picture(
+        chosen, across, second, facet, held, {n: float(v) for n, v in request.slices.items()}
+    )
 
 
 def _checked_request(
@@ -319,11 +341,17 @@ def _checked_request(
     """The request, refused where it names no axis, gives an axis two roles or contradicts itself."""
     names = [str(n) for n in axes]
     if not names:
-        raise ValueError("nothing to plot: the sweep has no axis (give a list or range for a parameter)")
+        raise ValueError(
+            "nothing to plot: the sweep has no axis (give a list or range for a parameter)"
+        )
     if kind is not None and kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     slices = _slices_of_axes(slices, axes, fixed, names)
-    _check_roles([("x", x), ("y", y), ("hue", hue), ("facet", facet)] + [("slice", n) for n in slices], names, fixed)
+    _check_roles(
+        [("x", x), ("y", y), ("hue", hue), ("facet", facet)] + [("slice", n) for n in slices],
+        names,
+        fixed,
+    )
     request = _Request(output, axes, fixed, x, y, hue, facet, slices, kind)
     for contradicts, message in _CONFLICTS:
         if contradicts(request):
@@ -332,7 +360,10 @@ def _checked_request(
 
 
 def _slices_of_axes(
-    slices: dict[str, float], axes: Mapping[str, np.ndarray], fixed: Mapping[str, Any], names: list[str]
+    slices: dict[str, float],
+    axes: Mapping[str, np.ndarray],
+    fixed: Mapping[str, Any],
+    names: list[str],
 ) -> dict[str, float]:
     """The slices without those of fixed parameters at their own value (the sweep holds them there already);
     a fixed parameter sliced at another value is refused."""
@@ -347,7 +378,9 @@ def _slices_of_axes(
     return slices
 
 
-def _check_roles(roles: list[tuple[str, str | None]], names: list[str], fixed: Mapping[str, Any]) -> None:
+def _check_roles(
+    roles: list[tuple[str, str | None]], names: list[str], fixed: Mapping[str, Any]
+) -> None:
     """Each role given names an axis of the sweep, and no axis has two roles."""
     taken: dict[str, str] = {}
     for role, given in roles:
@@ -355,13 +388,17 @@ def _check_roles(roles: list[tuple[str, str | None]], names: list[str], fixed: M
             continue
         _check_axis(role, given, names, fixed)
         if given in taken:
-            raise ValueError(f"{given!r} is both the {taken[given]} and the {role}: give each axis one role")
+            raise ValueError(
+                f"{given!r} is both the {taken[given]} and the {role}: give each axis one role"
+            )
         taken[given] = role
 
 
 def _check_axis(role: str, name: str, names: list[str], fixed: Mapping[str, Any]) -> None:
     if not isinstance(name, str):
-        raise TypeError(f"{role} must be the name of an axis of the sweep ({', '.join(names)}), got {name!r}")
+        raise TypeError(
+            f"{role} must be the name of an axis of the sweep ({', '.join(names)}), got {name!r}"
+        )
     if name in names:
         return
     if name in fixed:
@@ -372,7 +409,9 @@ def _check_axis(role: str, name: str, names: list[str], fixed: Mapping[str, Any]
         )
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise ValueError(f"{role} {name!r} is not an axis of this sweep{hint}; its axes: {', '.join(names)}")
+    raise ValueError(
+        f"{role} {name!r} is not an axis of this sweep{hint}; its axes: {', '.join(names)}"
+    )
 
 
 def _slice_index(name: str, values: np.ndarray, value: float) -> int:
@@ -386,7 +425,9 @@ def _slice_index(name: str, values: np.ndarray, value: float) -> int:
 
 def thin_index(n: int, count: int) -> np.ndarray:
     """The positions of at most ``count`` of ``n`` values, evenly spread, always keeping both ends."""
-    return np.arange(n) if n <= count else np.unique(np.linspace(0, n - 1, count).round().astype(int))
+    return (
+        np.arange(n) if n <= count else np.unique(np.linspace(0, n - 1, count).round().astype(int))
+    )
 
 
 @dataclass(frozen=True)

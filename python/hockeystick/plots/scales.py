@@ -51,7 +51,10 @@ def axis_scale(values: npt.ArrayLike, spacing: str | None = None) -> str:
 
 
 def scale_axes(
-    ax: Any, x: npt.ArrayLike | None = None, y: npt.ArrayLike | None = None, x_spacing: str | None = None
+    ax: Any,
+    x: npt.ArrayLike | None = None,
+    y: npt.ArrayLike | None = None,
+    x_spacing: str | None = None,
 ) -> None:
     """Each axis given values set to ``axis_scale`` of them (``x_spacing``: a sweep's spacing of x)."""
     if x is not None:

@@ -15,7 +15,15 @@ import numpy.typing as npt
 
 from ..base.accountant import UPPER_ONLY, Bound
 from ..base.accountant_docs import accountant_docs
-from ..base.validation import broadcast, choice, in_interval, nonnegative, positive, positive_integer, upper_only
+from ..base.validation import (
+    broadcast,
+    choice,
+    in_interval,
+    nonnegative,
+    positive,
+    positive_integer,
+    upper_only,
+)
 from .conversion import CONVERSIONS, rdp_to_delta, rdp_to_epsilon
 from .mechanisms import check_orders, subsampled_gaussian_rdp
 
@@ -66,7 +74,9 @@ def compose_rdp(*rdp: npt.ArrayLike) -> np.ndarray:
         raise ValueError("RDP curves must share their orders axis and broadcast together") from None
 
 
-@accountant_docs(sides=UPPER_ONLY)  # completes delta / epsilon docstrings with the contract's sections
+@accountant_docs(
+    sides=UPPER_ONLY
+)  # completes delta / epsilon docstrings with the contract's sections
 class SubsampledGaussianRDP:
     r"""RDP accountant of ``rounds`` steps of the Poisson-subsampled Gaussian with noise multiplier ``sigma``.
 
@@ -152,14 +162,18 @@ class SubsampledGaussianRDP:
         self.conversion = choice(conversion, "conversion", CONVERSIONS)
         p = broadcast(
             sigma=positive(sigma, "sigma"),
-            sampling_rate=in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False),
+            sampling_rate=in_interval(
+                sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False
+            ),
             rounds=positive_integer(rounds, "rounds"),
         )
         self.parameters = p
         self.orders = check_orders(orders)
         pairs = np.stack([p["sigma"].ravel(), p["sampling_rate"].ravel()], axis=-1)
         unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
-        step = subsampled_gaussian_rdp(unique[:, 0], unique[:, 1], self.orders, fractional_series=fractional_series)
+        step = subsampled_gaussian_rdp(
+            unique[:, 0], unique[:, 1], self.orders, fractional_series=fractional_series
+        )
         shape = p["sigma"].shape
         self.rdp = step[inverse.ravel()].reshape(shape + self.orders.shape) * p["rounds"][..., None]
 
@@ -181,7 +195,9 @@ class SubsampledGaussianRDP:
             ``conversion`` not one of the two.
         """
         upper_only(bound, type(self).__name__)
-        return rdp_to_epsilon(self.rdp, self.orders, delta, conversion=conversion or self.conversion)
+        return rdp_to_epsilon(
+            self.rdp, self.orders, delta, conversion=conversion or self.conversion
+        )
 
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", conversion: str | None = None
@@ -206,7 +222,9 @@ class SubsampledGaussianRDP:
             ``conversion`` not one of the two.
         """
         upper_only(bound, type(self).__name__)
-        return rdp_to_delta(self.rdp, self.orders, epsilon, conversion=conversion or self.conversion)
+        return rdp_to_delta(
+            self.rdp, self.orders, epsilon, conversion=conversion or self.conversion
+        )
 
     def __repr__(self) -> str:
         return f"SubsampledGaussianRDP(shape={self.rdp.shape[:-1]}, orders={self.orders.size}, conversion={self.conversion!r})"

@@ -69,7 +69,14 @@ def _closed_form(eps: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     a = -np.expm1(-lam * eps)
     c = a / np.expm1(eps)
     log_alpha = np.log1p(lam)
-    rdp = eps + np.log1p(-np.exp(-eps)) - log_alpha - np.log(a / lam) + np.log1p(c) * (alpha / lam) - log_alpha / lam
+    rdp = (
+        eps
+        + np.log1p(-np.exp(-eps))
+        - log_alpha
+        - np.log(a / lam)
+        + np.log1p(c) * (alpha / lam)
+        - log_alpha / lam
+    )
     return np.asarray(rdp)
 
 
@@ -80,7 +87,9 @@ def _two_point(eps: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     growth = np.expm1(eps)
     w_minus_1 = (lam * _exp_remainder(eps) + _exp_remainder(-lam * eps)) / (alpha * a)
     t = np.log1p(w_minus_1)
-    g = lam * np.exp(-lam * eps) * _entropy_remainder(growth) + np.exp(eps) * _entropy_remainder(np.expm1(-lam * eps))
+    g = lam * np.exp(-lam * eps) * _entropy_remainder(growth) + np.exp(eps) * _entropy_remainder(
+        np.expm1(-lam * eps)
+    )
     r = np.log1p(g / (alpha * a * (1.0 + w_minus_1)))  # epsilon - t*
     q_high = np.expm1(r) / growth  # Q-mass at ratio e^t
     q_low = np.expm1(t) * np.exp(r) / growth  # Q-mass at ratio e^-r

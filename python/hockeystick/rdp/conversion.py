@@ -46,13 +46,17 @@ def _prepare(
     if np.ndim(orders) == 0:  # one order: every entry of rdp is a value at it
         r = r[..., None]
     if r.ndim == 0 or r.shape[-1] != alpha.shape[-1] or alpha.ndim != 1:
-        raise ValueError(f"rdp must have the orders on its last axis (rdp {r.shape}, orders {alpha.shape})")
+        raise ValueError(
+            f"rdp must have the orders on its last axis (rdp {r.shape}, orders {alpha.shape})"
+        )
     if np.isnan(r).any() or (r < 0).any():
         raise ValueError("rdp values must be >= 0 and not NaN")
     try:
         lead = np.broadcast_shapes(r.shape[:-1], target.shape)
     except ValueError:
-        raise ValueError(f"rdp {r.shape[:-1]} and the target {target.shape} do not broadcast together") from None
+        raise ValueError(
+            f"rdp {r.shape[:-1]} and the target {target.shape} do not broadcast together"
+        ) from None
     return np.broadcast_to(r, lead + alpha.shape), alpha, np.broadcast_to(target, lead)[..., None]
 
 
@@ -120,7 +124,11 @@ def rdp_to_epsilon(
         if conversion == "classic":
             eps = r - log_d / (alpha - 1)
         else:
-            eps = np.where(alpha > 1.01, r + np.log1p(-1.0 / alpha) - (log_d + np.log(alpha)) / (alpha - 1), np.inf)
+            eps = np.where(
+                alpha > 1.01,
+                r + np.log1p(-1.0 / alpha) - (log_d + np.log(alpha)) / (alpha - 1),
+                np.inf,
+            )
             eps = np.where(np.square(d) + np.expm1(-r) > 0, 0.0, eps)
     eps = np.where(np.isnan(eps), np.inf, eps)
     return cast("float | np.ndarray", scalar_or_array(np.maximum(0.0, eps.min(axis=-1))))
@@ -190,7 +198,11 @@ def rdp_to_delta(
         else:
             # log(1 - e^-r) as log(-expm1(-r)): 1 - e^-r by log1p(-exp(-r)) is 0 for r < 1.1e-16.
             log_tv = np.where(r > 0, 0.5 * np.log(-np.expm1(-r)), -np.inf)
-            log_rdp = np.where(alpha > 1.01, (alpha - 1) * (r - e + np.log1p(-1.0 / alpha)) - np.log(alpha), np.inf)
+            log_rdp = np.where(
+                alpha > 1.01, (alpha - 1) * (r - e + np.log1p(-1.0 / alpha)) - np.log(alpha), np.inf
+            )
             log_delta = np.minimum(log_tv, log_rdp)
     log_delta = np.where(np.isnan(log_delta), np.inf, log_delta)
-    return cast("float | np.ndarray", scalar_or_array(np.minimum(1.0, np.exp(log_delta.min(axis=-1)))))
+    return cast(
+        "float | np.ndarray", scalar_or_array(np.minimum(1.0, np.exp(log_delta.min(axis=-1))))
+    )

@@ -22,7 +22,9 @@ def laplace_rdp(noise_multiplier: npt.ArrayLike, orders: npt.ArrayLike | None = 
     """eps_R(alpha) of the Laplace mechanism: shape noise_multiplier.shape + (len(orders),)."""
     b = np.asarray(noise_multiplier, dtype=np.float64)
     if np.isnan(b).any() or np.any(b <= 0) or np.any(~np.isfinite(b)):
-        raise ValueError("noise_multiplier must be positive and finite (Laplace scale / L1 sensitivity)")
+        raise ValueError(
+            "noise_multiplier must be positive and finite (Laplace scale / L1 sensitivity)"
+        )
     alpha = check_orders(orders)
     with np.errstate(over="ignore"):  # b below 1 / 1.8e308: eps = inf, an infinite curve
         eps = (1.0 / b)[..., None]

@@ -60,13 +60,17 @@ __all__ = [
 #: one to one.  A tuple, so that no caller can change the library's default in place; take
 #: ``np.asarray(DEFAULT_ORDERS)`` for array arithmetic.
 DEFAULT_ORDERS: tuple[float, ...] = tuple(
-    [1 + x / 10.0 for x in range(1, 100)] + [float(x) for x in range(11, 64)] + [128.0, 256.0, 512.0, 1024.0]
+    [1 + x / 10.0 for x in range(1, 100)]
+    + [float(x) for x in range(11, 64)]
+    + [128.0, 256.0, 512.0, 1024.0]
 )
 
 FRACTIONAL_SERIES = ("absolute", "signed")
 
 MAX_ORDER = 1e4  # the integer series costs alpha terms; see the module docstring
-_INTEGER_TERMS_PER_BLOCK = 1 << 18  # terms of the integer series held at once (a few MB per temporary)
+_INTEGER_TERMS_PER_BLOCK = (
+    1 << 18
+)  # terms of the integer series held at once (a few MB per temporary)
 
 _MAX_SERIES_TERMS = 1000
 _SERIES_MARGIN = 30.0
@@ -87,7 +91,9 @@ def check_orders(orders: npt.ArrayLike | None, *, max_order: float = MAX_ORDER) 
     if arr.ndim != 1:
         raise ValueError("orders must be a 1-D sequence")
     if arr.size == 0:
-        raise ValueError("orders must not be empty (give at least one order > 1, or None for the defaults)")
+        raise ValueError(
+            "orders must not be empty (give at least one order > 1, or None for the defaults)"
+        )
     if (arr <= 1).any():
         raise ValueError(
             f"orders must be > 1: Renyi DP and its conversions hold for orders above 1 only (got {arr[arr <= 1][0]!r})"
@@ -140,7 +146,9 @@ def gaussian_rdp(sigma: npt.ArrayLike, orders: npt.ArrayLike | None = None) -> n
     """
     s = positive(sigma, "sigma")
     alpha = check_orders(orders)
-    with np.errstate(over="ignore", divide="ignore", under="ignore"):  # sigma^2 past the doubles: 0 or inf, exactly
+    with np.errstate(
+        over="ignore", divide="ignore", under="ignore"
+    ):  # sigma^2 past the doubles: 0 or inf, exactly
         return cast(np.ndarray, alpha / (2.0 * np.square(s)[..., None]))
 
 
@@ -148,10 +156,15 @@ def _log_binomial(alpha: np.ndarray, i: np.ndarray | float) -> np.ndarray:
     """log |C(alpha, i)| (gammaln is log |Gamma|, so this holds for the generalised binomial too)."""
     from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
-    return cast(np.ndarray, special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1))
+    return cast(
+        np.ndarray,
+        special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1),
+    )
 
 
-def _log_a_minus_1_block(log_q: np.ndarray, log_1mq: np.ndarray, inv2s2: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+def _log_a_minus_1_block(
+    log_q: np.ndarray, log_1mq: np.ndarray, inv2s2: np.ndarray, alpha: np.ndarray
+) -> np.ndarray:
     """log(A - 1) for integer alpha >= 2 (element-wise): the terms i = 2..alpha of each element laid out as one
     flat run, log-summed run by run in the order of i (``logaddexp.reduceat`` folds each run left to right)."""
     counts = alpha.astype(np.int64) - 1
@@ -165,7 +178,9 @@ def _log_a_minus_1_block(log_q: np.ndarray, log_1mq: np.ndarray, inv2s2: np.ndar
     return np.logaddexp.reduceat(term, starts)
 
 
-def _log_a_integer(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+def _log_a_integer(
+    log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, alpha: np.ndarray
+) -> np.ndarray:
     """log A for integer alpha (element-wise over the flat inputs), as log1p(A - 1).
 
     The binomial weights sum to 1, so A - 1 = sum_{i>=2} C(alpha, i) (1-q)^{alpha-i} q^i (e^{(i^2-i)/(2 sigma^2)} - 1):
@@ -173,15 +188,21 @@ def _log_a_integer(log_q: np.ndarray, log_1mq: np.ndarray, sigma: np.ndarray, al
     The terms are computed in blocks of elements holding about ``_INTEGER_TERMS_PER_BLOCK`` terms in all, so
     that memory stays bounded however many elements come in.
     """
-    with np.errstate(over="ignore", divide="ignore", under="ignore"):  # 0 or inf past the doubles: 0 or inf RDP
+    with np.errstate(
+        over="ignore", divide="ignore", under="ignore"
+    ):  # 0 or inf past the doubles: 0 or inf RDP
         inv2s2 = 0.5 / np.square(sigma)
     log_a_minus_1 = np.empty(alpha.shape)
     ends = np.cumsum(alpha - 1)
     total = ends[-1] if ends.size else 0.0
-    cuts = np.searchsorted(ends, np.arange(_INTEGER_TERMS_PER_BLOCK, total, _INTEGER_TERMS_PER_BLOCK), side="right")
+    cuts = np.searchsorted(
+        ends, np.arange(_INTEGER_TERMS_PER_BLOCK, total, _INTEGER_TERMS_PER_BLOCK), side="right"
+    )
     for part in np.split(np.arange(alpha.size), cuts):
         if part.size:
-            log_a_minus_1[part] = _log_a_minus_1_block(log_q[part], log_1mq[part], inv2s2[part], alpha[part])
+            log_a_minus_1[part] = _log_a_minus_1_block(
+                log_q[part], log_1mq[part], inv2s2[part], alpha[part]
+            )
     return np.logaddexp(0.0, log_a_minus_1)
 
 
@@ -215,7 +236,9 @@ def _log_a_fractional(
         add0, add1 = s0, s1
         if signed:  # route the terms with a negative binomial to their own sum; stop on magnitudes
             neg = special.gammasgn(j + 1) < 0
-            log_negative[idx[neg]] = np.logaddexp(log_negative[idx[neg]], np.logaddexp(s0[neg], s1[neg]))
+            log_negative[idx[neg]] = np.logaddexp(
+                log_negative[idx[neg]], np.logaddexp(s0[neg], s1[neg])
+            )
             add0, add1 = np.where(neg, -np.inf, s0), np.where(neg, -np.inf, s1)
         log_a0[idx] = np.logaddexp(log_a0[idx], add0)
         log_a1[idx] = np.logaddexp(log_a1[idx], add1)
@@ -227,7 +250,9 @@ def _log_a_fractional(
     if signed:
         result = result + np.log1p(-np.exp(log_negative - result))
     result[active] = np.inf  # did not settle: exclude the order (eps = inf is always safe)
-    result[result < _FRACTIONAL_FLOOR] = np.inf  # rounding-level log A: exclude (integer orders stay exact)
+    result[result < _FRACTIONAL_FLOOR] = (
+        np.inf
+    )  # rounding-level log A: exclude (integer orders stay exact)
     return result
 
 
@@ -292,7 +317,9 @@ def subsampled_gaussian_rdp(
     signed = choice(fractional_series, "fractional_series", FRACTIONAL_SERIES) == "signed"
     p = broadcast(
         sigma=positive(sigma, "sigma"),
-        sampling_rate=in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False),
+        sampling_rate=in_interval(
+            sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False
+        ),
     )
     s, q = p["sigma"], p["sampling_rate"]
     alpha = check_orders(orders)
@@ -302,7 +329,9 @@ def subsampled_gaussian_rdp(
     a_b = np.broadcast_to(alpha, shape).ravel()
     out = np.zeros(a_b.shape)
     full = q_b == 1
-    with np.errstate(over="ignore", divide="ignore", under="ignore"):  # sigma^2 past the doubles: 0 or inf
+    with np.errstate(
+        over="ignore", divide="ignore", under="ignore"
+    ):  # sigma^2 past the doubles: 0 or inf
         out[full] = a_b[full] / (2.0 * np.square(s_b[full]))
     mid = (q_b > 0) & ~full
     integer = mid & (a_b == np.floor(a_b))
@@ -313,10 +342,12 @@ def subsampled_gaussian_rdp(
     # sigma near the ends of the doubles: 1 / sigma^2 is 0 or inf, and so are the series' terms (RDP 0 or inf)
     with np.errstate(over="ignore", divide="ignore", under="ignore"):
         if integer.any():
-            out[integer] = _log_a_integer(log_q[integer], log_1mq[integer], s_b[integer], a_b[integer]) / (
-                a_b[integer] - 1
-            )
+            out[integer] = _log_a_integer(
+                log_q[integer], log_1mq[integer], s_b[integer], a_b[integer]
+            ) / (a_b[integer] - 1)
         if fractional.any():
             f = fractional
             out[f] = _log_a_fractional(log_q[f], log_1mq[f], s_b[f], a_b[f], signed) / (a_b[f] - 1)
-    return np.maximum(out, 0.0).reshape(shape)  # A >= 1: a log A rounded below 0 goes up to 0 (safe side)
+    return np.maximum(out, 0.0).reshape(
+        shape
+    )  # A >= 1: a log A rounded below 0 goes up to 0 (safe side)

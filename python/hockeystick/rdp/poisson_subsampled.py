@@ -93,11 +93,15 @@ def _log1p_of_sum_up(terms: np.ndarray, magnitudes: np.ndarray) -> np.ndarray:
 def _log_expm1(x: np.ndarray) -> np.ndarray:
     """log(e^x - 1) for x >= 0 (-inf at 0), within a few ulp absolute plus 4u |x|."""
     with np.errstate(divide="ignore"):
-        value: np.ndarray = np.where(x > 30.0, x + np.log1p(-np.exp(-x)), np.log(np.expm1(np.minimum(x, 30.0))))
+        value: np.ndarray = np.where(
+            x > 30.0, x + np.log1p(-np.exp(-x)), np.log(np.expm1(np.minimum(x, 30.0)))
+        )
     return value
 
 
-def _general_bound(chained: np.ndarray, alpha: int, q: float, log_weight: float = _LOG3) -> np.ndarray:
+def _general_bound(
+    chained: np.ndarray, alpha: int, q: float, log_weight: float = _LOG3
+) -> np.ndarray:
     """Zhu & Wang 2019's general upper bound at the integer order alpha (module docstring), rounded up.
 
     ``chained[..., j]`` is eps(2 + j), at least up to eps(alpha).  The binomial theorem takes the first
@@ -141,7 +145,9 @@ def _integer_chain(alpha: np.ndarray) -> dict[int, int]:
     return chain
 
 
-def poisson_subsampled_rdp(rdp: npt.ArrayLike, orders: npt.ArrayLike, sampling_rate: float) -> np.ndarray:
+def poisson_subsampled_rdp(
+    rdp: npt.ArrayLike, orders: npt.ArrayLike, sampling_rate: float
+) -> np.ndarray:
     r"""An upper bound on the RDP curve of a mechanism run on a Poisson subsample at rate q (module docstring).
 
     The smaller, order by order, of Zhu & Wang 2019's general upper bound (integer orders alpha >= 2 whose integers
@@ -186,10 +192,16 @@ def poisson_subsampled_rdp(rdp: npt.ArrayLike, orders: npt.ArrayLike, sampling_r
     alpha = check_orders(orders)
     eps = np.asarray(rdp, dtype=np.float64)
     if eps.ndim == 0 or eps.shape[-1] != alpha.size:
-        raise ValueError(f"rdp must have the orders on its last axis (rdp {eps.shape}, orders {alpha.shape})")
+        raise ValueError(
+            f"rdp must have the orders on its last axis (rdp {eps.shape}, orders {alpha.shape})"
+        )
     if not (np.isfinite(eps).all() and (eps >= 0).all()):
-        raise ValueError("rdp values must be finite and >= 0 (an RDP curve of the mechanism run on the full data)")
-    q = float(in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False))
+        raise ValueError(
+            "rdp values must be finite and >= 0 (an RDP curve of the mechanism run on the full data)"
+        )
+    q = float(
+        in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=False, open_high=False)
+    )
     if q == 0.0:
         return np.zeros_like(eps)
     result = _convexity(eps, alpha, q)
@@ -237,7 +249,9 @@ def poisson_subsampled_remove_rdp(inner: npt.ArrayLike, sampling_rate: float) ->
     """
     eps = np.asarray(inner, dtype=np.float64)
     if eps.ndim == 0 or eps.shape[-1] == 0 or not (np.isfinite(eps).all() and (eps >= 0).all()):
-        raise ValueError("inner must be finite values >= 0 at the orders 2, 3, ... on its last axis")
+        raise ValueError(
+            "inner must be finite values >= 0 at the orders 2, 3, ... on its last axis"
+        )
     q = float(in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False))
     if q == 1.0:  # the pair itself (the expansion's terms with (1 - q)^0 = 1 are the inner's alone)
         return round_up(eps.copy())

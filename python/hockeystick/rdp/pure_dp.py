@@ -45,7 +45,9 @@ from .mechanisms import check_orders
 
 __all__ = ["RELATIVE_MARGIN", "TINY_EPSILON", "pure_dp_rdp", "round_up"]
 
-RELATIVE_MARGIN = 2.0**-44  # 256 ulp: the evaluations here and in ``bounded_range`` measured within 8 ulp of 50 digits
+RELATIVE_MARGIN = (
+    2.0**-44
+)  # 256 ulp: the evaluations here and in ``bounded_range`` measured within 8 ulp of 50 digits
 TINY_EPSILON = 1e-100  # below it, the small-epsilon zCDP bound (its intermediates stay in the normal range above)
 _LOG_BRANCH = 350.0  # b at or above it: X in log space (e^b sinh(b) would overflow near b = 355)
 

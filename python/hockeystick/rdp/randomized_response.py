@@ -49,7 +49,9 @@ __all__ = ["RELATIONS", "randomized_response_rdp"]
 
 RELATIONS = ("replace_one", "replace_special")
 
-_SERIES_RADIUS = 0.5  # each remainder's Taylor series is used for |argument| < 0.5, its closed form beyond
+_SERIES_RADIUS = (
+    0.5  # each remainder's Taylor series is used for |argument| < 0.5, its closed form beyond
+)
 _J = np.arange(2, 64, dtype=np.float64)  # series terms j = 2 .. 63: 0.5^63 / 63 < 1e-20
 
 
@@ -63,7 +65,9 @@ def _exp_remainder(u: np.ndarray) -> np.ndarray:
     """e^u - 1 - u >= 0 (series sum_{j>=2} u^j / j! near 0)."""
     with np.errstate(over="ignore"):
         direct = np.expm1(u) - u
-    return np.where(np.abs(u) < _SERIES_RADIUS, _series(u, 1.0 / np.cumprod(np.arange(1.0, 64.0))[1:]), direct)
+    return np.where(
+        np.abs(u) < _SERIES_RADIUS, _series(u, 1.0 / np.cumprod(np.arange(1.0, 64.0))[1:]), direct
+    )
 
 
 def _log_remainder(d: np.ndarray) -> np.ndarray:
@@ -77,7 +81,9 @@ def _entropy_remainder(d: np.ndarray) -> np.ndarray:
     """(1 + d) log(1 + d) - d >= 0 (series sum_{j>=2} (-1)^j d^j / (j (j - 1)) near 0)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         direct = np.where(d > -1.0, (1.0 + d) * np.log1p(d) - d, 1.0)  # x log x -> 0 as x -> 0
-    return np.where(np.abs(d) < _SERIES_RADIUS, _series(d, (-1.0) ** _J / (_J * (_J - 1.0))), direct)
+    return np.where(
+        np.abs(d) < _SERIES_RADIUS, _series(d, (-1.0) ** _J / (_J * (_J - 1.0))), direct
+    )
 
 
 def _log_moment(
@@ -92,7 +98,9 @@ def _log_moment(
     S - 1 = sum_i w_i f_t(x_i) summed over non-negative parts (module docstring) where S < e; log-sum-exp
     of the positive terms w_i x_i^t beyond.
     """
-    from scipy.special import logsumexp  # lazy: scipy start-up time (import hockeystick loads no scipy)
+    from scipy.special import (
+        logsumexp,
+    )  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     s = alpha - 1.0
     excess = np.zeros(np.broadcast_shapes(alpha.shape, *(w.shape for w in weights)))
@@ -104,7 +112,9 @@ def _log_moment(
             else:
                 f = _exp_remainder(-s * log_x) + s * _log_remainder(d)
             excess = excess + np.where(w > 0, w * f, 0.0)
-            terms.append(np.where(w > 0, np.log(w) + (alpha if upper else 1.0 - alpha) * log_x, -np.inf))
+            terms.append(
+                np.where(w > 0, np.log(w) + (alpha if upper else 1.0 - alpha) * log_x, -np.inf)
+            )
         log_sum = logsumexp(np.stack(np.broadcast_arrays(*terms)), axis=0)
         return np.where(log_sum > 1.0, log_sum, np.log1p(excess))
 
@@ -135,15 +145,22 @@ def randomized_response_rdp(
             log_r = np.log1p(d)
             zero = np.zeros_like(d)
             log_s = _log_moment(
-                [b, a, (k - 2.0) * b], [d, -d / (1.0 + d), zero], [log_r, -log_r, zero], alpha, upper=True
+                [b, a, (k - 2.0) * b],
+                [d, -d / (1.0 + d), zero],
+                [log_r, -log_r, zero],
+                alpha,
+                upper=True,
             )
         else:
             weights = [1.0 / k, (k - 1.0) / k]
             d = [(k - 1.0) * q, -q]  # A - 1, p - 1
             logs = [np.log1p(d[0]), np.log(p)]
             log_s = np.maximum(
-                _log_moment(weights, d, logs, alpha, upper=True), _log_moment(weights, d, logs, alpha, upper=False)
+                _log_moment(weights, d, logs, alpha, upper=True),
+                _log_moment(weights, d, logs, alpha, upper=False),
             )
         rdp = np.maximum(log_s, 0.0) / (alpha - 1.0)
     rdp = np.where((k == 1) | (p == 1), 0.0, np.where(p == 0, math.inf, rdp))
-    return np.broadcast_to(rdp, np.broadcast_shapes(p.shape[:-1], k.shape[:-1]) + alpha.shape).copy()
+    return np.broadcast_to(
+        rdp, np.broadcast_shapes(p.shape[:-1], k.shape[:-1]) + alpha.shape
+    ).copy()

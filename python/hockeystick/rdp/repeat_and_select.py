@@ -35,7 +35,11 @@ import numpy.typing as npt
 from .conversion import rdp_to_delta
 from .mechanisms import check_orders
 
-__all__ = ["truncated_negative_binomial_gamma", "truncated_negative_binomial_mean", "repeat_and_select_rdp"]
+__all__ = [
+    "truncated_negative_binomial_gamma",
+    "truncated_negative_binomial_mean",
+    "repeat_and_select_rdp",
+]
 
 _OUTWARD = 2.0**-40  # relative step that rounds gamma down past the root's and the mean's rounding
 
@@ -54,19 +58,27 @@ def truncated_negative_binomial_mean(gamma: float, shape: float) -> float:
 
 def truncated_negative_binomial_gamma(shape: float, mean: float) -> float:
     """gamma with mu(gamma) = mean, rounded down (never above the root): the law's halting probability."""
-    from scipy.optimize import brentq  # lazy: scipy start-up time (import hockeystick loads no scipy)
+    from scipy.optimize import (
+        brentq,
+    )  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     if mean == 1:
         return 1.0
     if shape == 1:
         return float(np.nextafter(1.0 / mean, 0.0))  # geometric: gamma = 1 / mu, rounded down
-    high = min(1.0, 2.0 * (shape + 1.0) / mean)  # mu(gamma) <= 2 (eta + 1) / gamma (dp_accounting's bracket)
+    high = min(
+        1.0, 2.0 * (shape + 1.0) / mean
+    )  # mu(gamma) <= 2 (eta + 1) / gamma (dp_accounting's bracket)
     low = high / 2.0
     while truncated_negative_binomial_mean(low, shape) < mean:
         low /= 2.0
     log_mean = math.log(mean)
     gamma: float = brentq(
-        lambda g: math.log(truncated_negative_binomial_mean(g, shape)) - log_mean, low, high, xtol=1e-300, rtol=1e-15
+        lambda g: math.log(truncated_negative_binomial_mean(g, shape)) - log_mean,
+        low,
+        high,
+        xtol=1e-300,
+        rtol=1e-15,
     )
     gamma *= 1.0 - _OUTWARD
     while truncated_negative_binomial_mean(gamma, shape) < mean:
@@ -74,7 +86,9 @@ def truncated_negative_binomial_gamma(shape: float, mean: float) -> float:
     return gamma
 
 
-def repeat_and_select_rdp(rdp: npt.ArrayLike, orders: npt.ArrayLike, mean: float, shape: float) -> np.ndarray:
+def repeat_and_select_rdp(
+    rdp: npt.ArrayLike, orders: npt.ArrayLike, mean: float, shape: float
+) -> np.ndarray:
     """eps'(alpha) of the best of K runs (module docstring) from the base curve ``rdp`` (orders last axis)."""
     shape, mean = float(shape), float(mean)
     if math.isnan(shape) or shape < 0:
@@ -84,7 +98,9 @@ def repeat_and_select_rdp(rdp: npt.ArrayLike, orders: npt.ArrayLike, mean: float
     alpha = check_orders(orders)
     eps = np.asarray(rdp, dtype=np.float64)
     if eps.ndim == 0 or eps.shape[-1] != alpha.size:
-        raise ValueError(f"rdp must have the orders on its last axis (rdp {eps.shape}, orders {alpha.shape})")
+        raise ValueError(
+            f"rdp must have the orders on its last axis (rdp {eps.shape}, orders {alpha.shape})"
+        )
     if np.isnan(eps).any() or (eps < 0).any():
         raise ValueError("rdp values must be >= 0 and not NaN")
     if mean == math.inf:

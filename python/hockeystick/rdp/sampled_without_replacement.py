@@ -35,7 +35,9 @@ REFINED_ORDERS = 256
 
 
 def _log_binomial(n: int, k: np.ndarray) -> np.ndarray:
-    from scipy.special import gammaln  # lazy: scipy start-up time (import hockeystick loads no scipy)
+    from scipy.special import (
+        gammaln,
+    )  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     return cast(np.ndarray, gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1))
 
@@ -56,7 +58,9 @@ def log_even_differences(c: float, top: int) -> np.ndarray:
         binom = [mpmath.mpf(1)]
         for j in range(top + 1):
             if j > 0:
-                binom = [binom[0]] + [binom[i - 1] + binom[i] for i in range(1, j)] + [mpmath.mpf(1)]
+                binom = (
+                    [binom[0]] + [binom[i - 1] + binom[i] for i in range(1, j)] + [mpmath.mpf(1)]
+                )
             if j % 2 == 0:
                 total = mpmath.fsum((-1) ** (j - k) * binom[k] * values[k] for k in range(j + 1))
                 out[j] = float(mpmath.log(total)) if total > 0 else -np.inf
@@ -83,7 +87,9 @@ def _log_a_integer(q: float, c: float, alpha: int, diffs: np.ndarray | None) -> 
     return float(np.logaddexp.reduce(terms))
 
 
-def sampled_without_replacement_gaussian_rdp(radius: float, sampling_rate: float, orders: npt.ArrayLike) -> np.ndarray:
+def sampled_without_replacement_gaussian_rdp(
+    radius: float, sampling_rate: float, orders: npt.ArrayLike
+) -> np.ndarray:
     """RDP at ``orders`` (each > 1) of the Gaussian of ``radius`` on a sample of rate q = m / n, replace-one."""
     r, q = float(radius), float(sampling_rate)
     if not (r >= 0 and math.isfinite(r)):

@@ -36,7 +36,9 @@ def tree_depth(step_counts: int | Sequence[int]) -> int:
     """
     counts = list(step_counts) if isinstance(step_counts, Sequence) else [step_counts]
     if not counts or (not isinstance(step_counts, Sequence) and step_counts == 0):
-        raise ValueError(f"step_counts must be a non-empty list, or a non-zero scalar. Got {step_counts}.")
+        raise ValueError(
+            f"step_counts must be a non-empty list, or a non-zero scalar. Got {step_counts}."
+        )
     for n in counts:
         if (
             isinstance(n, bool)
@@ -51,7 +53,9 @@ def tree_depth(step_counts: int | Sequence[int]) -> int:
 
 
 def single_epoch_tree_aggregation_rdp(
-    noise_multiplier: npt.ArrayLike, step_counts: int | Sequence[int], orders: npt.ArrayLike | None = None
+    noise_multiplier: npt.ArrayLike,
+    step_counts: int | Sequence[int],
+    orders: npt.ArrayLike | None = None,
 ) -> np.ndarray:
     """alpha depth / (2 sigma^2) (module docstring): shape noise_multiplier.shape + (len(orders),).
 

@@ -59,7 +59,9 @@ def _log_delta_terms(log_gap: float, rho: float, xi: float, eps: float) -> tuple
     log_alpha = math.log1p(gap)
     shrink = math.log(gap) - log_alpha
     value = gap * line + gap * shrink - log_alpha
-    magnitude = gap * (xi + rho * alpha + abs(eps)) + gap * (abs(math.log(gap)) + log_alpha) + log_alpha
+    magnitude = (
+        gap * (xi + rho * alpha + abs(eps)) + gap * (abs(math.log(gap)) + log_alpha) + log_alpha
+    )
     return value, WIDEN * magnitude + 1e-300
 
 
@@ -70,7 +72,9 @@ def _epsilon_terms(log_gap: float, rho: float, xi: float, log_delta: float) -> t
     shrink = math.log(gap) - log_alpha
     tail = (log_delta + log_alpha) / gap
     value = xi + rho * alpha + shrink - tail
-    magnitude = xi + rho * alpha + abs(math.log(gap)) + log_alpha + (abs(log_delta) + log_alpha) / gap
+    magnitude = (
+        xi + rho * alpha + abs(math.log(gap)) + log_alpha + (abs(log_delta) + log_alpha) / gap
+    )
     return value, WIDEN * magnitude + 1e-300
 
 
@@ -82,8 +86,12 @@ def _best_log_gap(objective: np.ndarray, fine: Callable[[float], float]) -> floa
     values = np.where(np.isfinite(objective), objective, np.inf)
     i = int(np.argmin(values))
     lo, hi = float(LOG_GAP[max(i - 1, 0)]), float(LOG_GAP[min(i + 1, LOG_GAP.size - 1)])
-    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf in its parabola step where ``fine`` is inf
-        found = optimize.minimize_scalar(fine, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
+    with np.errstate(
+        invalid="ignore", over="ignore"
+    ):  # inf - inf in its parabola step where ``fine`` is inf
+        found = optimize.minimize_scalar(
+            fine, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10}
+        )
     x = float(found.x)
     return x if fine(x) <= fine(float(LOG_GAP[i])) else float(LOG_GAP[i])
 
@@ -104,7 +112,9 @@ def _safe(f: Callable[[float], float]) -> Callable[[float], float]:
 def _tv_upper(rho: float, xi: float) -> float:
     """sqrt(1 - e^{-(xi + rho)}) rounded up: the sum and the square root one rounding each, expm1 two ulps."""
     kl = (xi + rho) * (1.0 + 2.0 * UNIT_ROUNDOFF)
-    return min(math.nextafter(math.sqrt(-math.expm1(-kl) * (1.0 + 6.0 * UNIT_ROUNDOFF)), math.inf), 1.0)
+    return min(
+        math.nextafter(math.sqrt(-math.expm1(-kl) * (1.0 + 6.0 * UNIT_ROUNDOFF)), math.inf), 1.0
+    )
 
 
 def zcdp_to_delta(rho: float, epsilon: float, *, xi: float = 0.0) -> float:
@@ -168,7 +178,9 @@ def zcdp_to_delta(rho: float, epsilon: float, *, xi: float = 0.0) -> float:
     value, error = _log_delta_terms(best, r, x, eps)
     if not math.isfinite(value):
         return tv
-    bound = math.nextafter(math.exp(min(value + error, 0.0)) * (1.0 + 4.0 * UNIT_ROUNDOFF), math.inf)
+    bound = math.nextafter(
+        math.exp(min(value + error, 0.0)) * (1.0 + 4.0 * UNIT_ROUNDOFF), math.inf
+    )
     return min(bound, tv, 1.0)
 
 

@@ -25,7 +25,15 @@ from .by_name import default_output, get, lookup
 from .entries import AccountantEntry, CalculatorEntry, Calibratable, Inverse
 from .families import configure, vector
 from .per_point import PerPoint
-from .store import CALCULATORS, REGISTRY, calculator_names, family_names, names, register, register_calculator
+from .store import (
+    CALCULATORS,
+    REGISTRY,
+    calculator_names,
+    family_names,
+    names,
+    register,
+    register_calculator,
+)
 
 __all__ = [
     "Calibratable",

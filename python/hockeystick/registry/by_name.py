@@ -39,7 +39,9 @@ def get(name: str) -> AccountantEntry:
     >>> get("dp_sgd").calibratable["noise_multiplier"].direction
     'decreasing'
     """
-    if isinstance(name, str) and "[" in name:  # a configured family (no registered name has a bracket)
+    if (
+        isinstance(name, str) and "[" in name
+    ):  # a configured family (no registered name has a bracket)
         return configured(name)
     entry = REGISTRY.get(name)
     if entry is None and name in CALCULATORS:
@@ -109,7 +111,9 @@ def lookup(name: str) -> AccountantEntry | CalculatorEntry:
     >>> lookup("leakage_tv").kind
     'exact'
     """
-    if isinstance(name, str) and "[" in name:  # a configured family (no registered name has a bracket)
+    if (
+        isinstance(name, str) and "[" in name
+    ):  # a configured family (no registered name has a bracket)
         return configured(name)
     entry = REGISTRY.get(name) or CALCULATORS.get(name)
     if entry is None:

@@ -27,7 +27,11 @@ class CalibrationStart(Protocol):
     """A factory that estimates, per target, the value of a parameter meeting it (where a search starts)."""
 
     def calibration_start(
-        self, parameter: str, epsilon: np.ndarray, delta: np.ndarray, params: Mapping[str, float | np.ndarray]
+        self,
+        parameter: str,
+        epsilon: np.ndarray,
+        delta: np.ndarray,
+        params: Mapping[str, float | np.ndarray],
     ) -> np.ndarray | None:
         """Per target (epsilon, delta), an estimate of ``parameter`` given the other ``params``; None for a
         parameter it does not estimate."""
@@ -49,6 +53,8 @@ class CalibrationGrids(Protocol):
 class CalibrationDirections(Protocol):
     """A factory whose upper delta can be evaluated direction by direction during a search."""
 
-    def calibration_directions(self, parameter: str, params: Mapping[str, float | np.ndarray]) -> Any:
+    def calibration_directions(
+        self, parameter: str, params: Mapping[str, float | np.ndarray]
+    ) -> Any:
         """The evaluator of the directions for ``parameter`` at ``params`` (one block of targets), or None."""
         ...

@@ -120,12 +120,18 @@ class AccountantEntry:
     @property
     def required(self) -> tuple[str, ...]:
         """The keywords without a default."""
-        return tuple(n for n, p in self._signature().parameters.items() if p.default is inspect.Parameter.empty)
+        return tuple(
+            n
+            for n, p in self._signature().parameters.items()
+            if p.default is inspect.Parameter.empty
+        )
 
     @property
     def defaults(self) -> dict[str, Any]:
         return {
-            n: p.default for n, p in self._signature().parameters.items() if p.default is not inspect.Parameter.empty
+            n: p.default
+            for n, p in self._signature().parameters.items()
+            if p.default is not inspect.Parameter.empty
         }
 
     def _signature(self) -> inspect.Signature:
@@ -144,10 +150,14 @@ class AccountantEntry:
         object
             ``factory(**params)`` of the parameters it takes.
         """
-        return self.factory(**{k: v for k, v in params.items() if k in self.parameters or k in self.vectors})
+        return self.factory(
+            **{k: v for k, v in params.items() if k in self.parameters or k in self.vectors}
+        )
 
 
-def keyword_signature(function: Callable[..., Any], hidden: frozenset[str] = frozenset()) -> inspect.Signature:
+def keyword_signature(
+    function: Callable[..., Any], hidden: frozenset[str] = frozenset()
+) -> inspect.Signature:
     """The keyword parameters of ``function`` a grid can set (not ``hidden`` options, not ``threads`` or
     ``workers``: how many cores evaluate is not a point of the grid)."""
     sig = inspect.signature(function)
@@ -240,7 +250,9 @@ class CalculatorEntry:
     @property
     def required(self) -> tuple[str, ...]:
         return tuple(
-            n for n, p in keyword_signature(self.factory).parameters.items() if p.default is inspect.Parameter.empty
+            n
+            for n, p in keyword_signature(self.factory).parameters.items()
+            if p.default is inspect.Parameter.empty
         )
 
     def inverse_parameters(self, parameter: str) -> tuple[str, ...]:
@@ -263,7 +275,8 @@ class CalculatorEntry:
         """
         inverse = self.inverses[parameter]
         return tuple(
-            self.quantity if p == inverse.target else p for p in keyword_signature(inverse.function).parameters
+            self.quantity if p == inverse.target else p
+            for p in keyword_signature(inverse.function).parameters
         )
 
     def evaluate(self, **params: Any) -> np.ndarray:
@@ -279,7 +292,9 @@ class CalculatorEntry:
         numpy.ndarray
             The quantity as a float array.
         """
-        return np.asarray(self.factory(**{k: v for k, v in params.items() if k in self.parameters}), dtype=float)
+        return np.asarray(
+            self.factory(**{k: v for k, v in params.items() if k in self.parameters}), dtype=float
+        )
 
     def solve(self, parameter: str, **params: Any) -> np.ndarray:
         """The value of ``parameter`` at which the quantity equals ``params[quantity]`` (the target).

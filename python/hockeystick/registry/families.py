@@ -119,7 +119,11 @@ def configure(name: str, **vectors: Any) -> str:
         bind = getattr(entry.factory, "bind", None)
         factory = bind(**values) if callable(bind) else functools.partial(entry.factory, **values)
         _CONFIGURED[spelled] = dataclasses.replace(
-            entry, name=spelled, factory=factory, vectors=frozenset(), hidden=entry.hidden | entry.vectors
+            entry,
+            name=spelled,
+            factory=factory,
+            vectors=frozenset(),
+            hidden=entry.hidden | entry.vectors,
         )
     return spelled
 
@@ -136,7 +140,9 @@ def _family(name: str) -> AccountantEntry:
     return entry
 
 
-def _check_options(name: str, entry: AccountantEntry, vectors: dict[str, Any], order: list[str]) -> None:
+def _check_options(
+    name: str, entry: AccountantEntry, vectors: dict[str, Any], order: list[str]
+) -> None:
     """Every vector option of the family given, and no other (a ValueError names the first missing or unknown)."""
     unknown_options = sorted(set(vectors) - entry.vectors)
     if unknown_options:

@@ -47,7 +47,10 @@ class PerPoint:
         self._points: dict[tuple[Any, ...], Any] = {}
         # .item() of a numeric element; an object array's element (a Python int beyond the doubles) as it is,
         # for the accountant's own check to refuse by name
-        self._keys = [tuple(np.asarray(a.ravel()[i]).item() for a in arrays) for i in range(int(np.prod(self._shape)))]
+        self._keys = [
+            tuple(np.asarray(a.ravel()[i]).item() for a in arrays)
+            for i in range(int(np.prod(self._shape)))
+        ]
         self._names, self._fixed = names, {k: v for k, v in params.items() if v is None}
         for key in dict.fromkeys(self._keys):
             self._points[key] = cls(**dict(zip(names, key)), **self._fixed)
@@ -76,13 +79,20 @@ class PerPoint:
         return build
 
     def _each(self, method: str, arg: np.ndarray, bound: str) -> Any:
-        if _validation.bound_side(bound) == "both":  # the contract's (lower, upper) pair, each side point by point
+        if (
+            _validation.bound_side(bound) == "both"
+        ):  # the contract's (lower, upper) pair, each side point by point
             return self._each(method, arg, "lower"), self._each(method, arg, "upper")
         shape = np.broadcast_shapes(arg.shape, self._shape)
         flat_x = np.broadcast_to(arg, shape).reshape(-1)
-        flat_keys = np.broadcast_to(np.arange(len(self._keys)).reshape(self._shape), shape).reshape(-1)
+        flat_keys = np.broadcast_to(np.arange(len(self._keys)).reshape(self._shape), shape).reshape(
+            -1
+        )
         out = np.array(
-            [getattr(self._points[self._keys[k]], method)(float(v), bound=bound) for v, k in zip(flat_x, flat_keys)],
+            [
+                getattr(self._points[self._keys[k]], method)(float(v), bound=bound)
+                for v, k in zip(flat_x, flat_keys)
+            ],
             dtype=np.float64,
         ).reshape(shape)
         return float(out) if shape == () else out

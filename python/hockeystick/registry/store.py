@@ -47,7 +47,9 @@ class Catalogued(MutableMapping[str, Entry]):
 
     def __init__(self) -> None:
         self._entries: dict[str, Entry] = {}
-        self._in_order = True  # the entries are in the listing's order (a module imported early breaks it)
+        self._in_order = (
+            True  # the entries are in the listing's order (a module imported early breaks it)
+        )
 
     def __getitem__(self, name: str) -> Entry:
         if name not in self._entries:
@@ -67,7 +69,9 @@ class Catalogued(MutableMapping[str, Entry]):
         self._entries[name] = entry
 
     def __delitem__(self, name: str) -> None:
-        if name not in self:  # imports its module first, so that the entry is not registered again later
+        if (
+            name not in self
+        ):  # imports its module first, so that the entry is not registered again later
             raise KeyError(name)
         del self._entries[name]
 
@@ -83,7 +87,9 @@ class Catalogued(MutableMapping[str, Entry]):
     def _listed(self) -> dict[str, Entry]:
         """Every entry, the catalogue's imported, in the listing's order."""
         catalogue.load_all()
-        if not self._in_order:  # a stable sort: each module's entries stay in the order it registers them
+        if (
+            not self._in_order
+        ):  # a stable sort: each module's entries stay in the order it registers them
             self._entries = dict(sorted(self._entries.items(), key=lambda item: _rank(item[0])))
             self._in_order = True
         return self._entries
@@ -126,7 +132,9 @@ def register(entry: AccountantEntry) -> AccountantEntry:
     takes = inspect.signature(entry.factory).parameters
     for name in entry.vectors:
         if name not in takes or name in entry.hidden:
-            raise ValueError(f"{entry.name}: vector option {name!r} is not a keyword of {entry.factory!r}")
+            raise ValueError(
+                f"{entry.name}: vector option {name!r} is not a keyword of {entry.factory!r}"
+            )
     REGISTRY[entry.name] = entry
     return entry
 

@@ -87,12 +87,19 @@ def _needed_sigma(n: int, rounds: int, k: int, eps0: float, delta0: float, start
     )
 
 
-def _epsilon_bracket(sigma: float, k: int, n: int, rounds: int, delta: float) -> tuple[float, float]:
+def _epsilon_bracket(
+    sigma: float, k: int, n: int, rounds: int, delta: float
+) -> tuple[float, float]:
     """The certified epsilon bracket at delta of one silo's Noisy MB-SGD (L = 1) on the tables' grid."""
     return cast(
         tuple[float, float],
         NoisyMBSGD(
-            sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=n, rounds=rounds, value_discretization_interval=INTERVAL
+            sigma=sigma,
+            lipschitz=1.0,
+            batch_size=k,
+            silo_size=n,
+            rounds=rounds,
+            value_discretization_interval=INTERVAL,
         ).epsilon(delta, bound="both"),
     )
 
@@ -104,7 +111,11 @@ def theory_rows(rows: tuple[tuple[int, int, float], ...] = THEORY) -> list[dict[
         for n, rounds, eps0 in rows:
             delta0 = 1.0 / n**2
             k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
-            paper = float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+            paper = float(
+                theorem_2_1_sigma(
+                    lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0
+                )
+            )
             lower, upper = _epsilon_bracket(paper, k, n, rounds, delta0)
             needed = _needed_sigma(n, rounds, k, eps0, delta0, paper / 5)
             out.append(
@@ -131,7 +142,11 @@ def experiment_rows(rows: tuple[tuple[int, int, float], ...] = EXPERIMENTS) -> l
         for n, rounds, eps in rows:
             delta = 1.0 / n**2
             k = int(appendix_i_batch_size(rounds=rounds, silo_size=n, epsilon=eps))
-            sigma = float(appendix_i_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps, delta=delta))
+            sigma = float(
+                appendix_i_sigma(
+                    lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps, delta=delta
+                )
+            )
             lower, upper = _epsilon_bracket(sigma, k, n, rounds, delta)
             out.append(
                 dict(
@@ -153,7 +168,9 @@ SIGMA_CURVE_EPSILONS = (0.25, 0.5, 1.0, 2.0, 4.0)
 UTILITY_EPSILONS = (0.75, 1.5, 3.0, 6.0)
 
 
-def sigma_curves(n: int = 1238, rounds: int = 35, epsilons: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def sigma_curves(
+    n: int = 1238, rounds: int = 35, epsilons: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
     """sigma over eps0 (L = 1, Theorem 2.1's K at each eps0): Theorem 2.1's prescription and the
     smallest sigma certified accounting accepts."""
     delta0 = 1.0 / n**2
@@ -163,7 +180,11 @@ def sigma_curves(n: int = 1238, rounds: int = 35, epsilons: np.ndarray | None = 
         for eps0 in epsilons:
             k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
             paper.append(
-                float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+                float(
+                    theorem_2_1_sigma(
+                        lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0
+                    )
+                )
             )
             needed.append(_needed_sigma(n, rounds, k, float(eps0), delta0, paper[-1] / 5))
             done(1)
@@ -184,7 +205,9 @@ def utility_rows(
 ) -> list[dict[str, Any]]:
     """Test error of ISRL-DP Noisy MB-SGD (averaged iterate, clip L = 1) at Theorem 2.1's sigma and at
     the certified sigma, per eps0 (delta0 = 1/n^2, n the smallest silo, K of Theorem 2.1), mean over seeds."""
-    from .. import simulate  # lazy: hockeystick.simulate imports numba, which the tables do not need
+    from .. import (
+        simulate,
+    )  # lazy: hockeystick.simulate imports numba, which the tables do not need
 
     train, test = simulate.bundled("breast_cancer", silos, seed=0)
     n = int(np.min(np.diff(train.offsets)))
@@ -193,7 +216,11 @@ def utility_rows(
     with progress.counted() as done:
         for eps0 in epsilons:
             k = int(theorem_2_1_batch_size(rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
-            paper = float(theorem_2_1_sigma(lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0))
+            paper = float(
+                theorem_2_1_sigma(
+                    lipschitz=1.0, rounds=rounds, silo_size=n, epsilon=eps0, delta=delta0
+                )
+            )
             needed = _needed_sigma(n, rounds, k, eps0, delta0, paper / 5)
             errors = {}
             for label, sigma in (("paper", paper), ("certified", needed)):
@@ -213,7 +240,9 @@ def utility_rows(
                     for seed in range(seeds)
                 ]
                 errors[label] = 1.0 - float(
-                    np.mean([run.test_accuracy[-1] for run in runs if run.test_accuracy is not None])
+                    np.mean(
+                        [run.test_accuracy[-1] for run in runs if run.test_accuracy is not None]
+                    )
                 )
             out.append(
                 dict(
@@ -238,7 +267,12 @@ def shuffle_rows(rows: tuple[tuple[int, int, int, float], ...] = SHUFFLE) -> lis
     with progress.counted() as done:
         for silos, n, k, sigma in rows:
             kw = dict(
-                sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=n, rounds=1, value_discretization_interval=INTERVAL
+                sigma=sigma,
+                lipschitz=1.0,
+                batch_size=k,
+                silo_size=n,
+                rounds=1,
+                value_discretization_interval=INTERVAL,
             )
             unshuffled = NoisyMBSGD(**kw)
             eps0 = cast(float, unshuffled.epsilon(SHUFFLE_DELTA0))
@@ -246,7 +280,11 @@ def shuffle_rows(rows: tuple[tuple[int, int, int, float], ...] = SHUFFLE) -> lis
                 paper_eps, paper_delta = (
                     float(v)
                     for v in theorem_d5_round(
-                        epsilon0=eps0, delta0=SHUFFLE_DELTA0, silo_size=n, silos=silos, delta=SHUFFLE_DELTA
+                        epsilon0=eps0,
+                        delta0=SHUFFLE_DELTA0,
+                        silo_size=n,
+                        silos=silos,
+                        delta=SHUFFLE_DELTA,
                     )
                 )
             except ValueError:
@@ -286,24 +324,38 @@ def shuffle_markdown(rows: list[dict[str, Any]]) -> str:
 
 
 def group_rows(
-    groups: tuple[int, ...] = GROUPS, *, n: int = 1000, k: int = 64, rounds: int = 35, sigma: float = 1.0
+    groups: tuple[int, ...] = GROUPS,
+    *,
+    n: int = 1000,
+    k: int = 64,
+    rounds: int = 35,
+    sigma: float = 1.0,
 ) -> list[dict[str, Any]]:
     """User-level privacy of a user holding ``group`` records (L = 1): App. C.2's group privacy applied to the
     silo's certified (eps0, delta0 = 1/n^2), against the certified bracket of GroupNoisyMBSGD at its delta."""
     delta0 = 1.0 / n**2
     base = dict(
-        sigma=sigma, lipschitz=1.0, batch_size=k, silo_size=n, rounds=rounds, value_discretization_interval=INTERVAL
+        sigma=sigma,
+        lipschitz=1.0,
+        batch_size=k,
+        silo_size=n,
+        rounds=rounds,
+        value_discretization_interval=INTERVAL,
     )
     out = []
     with progress.counted() as done:  # the silo's eps0 too: its accountant's reports are no row
         eps0 = cast(float, NoisyMBSGD(**base).epsilon(delta0))
         for group in groups:
             group_eps, group_delta = (
-                float(v) for v in user_level_group_privacy(epsilon=eps0, delta=delta0, silo_size=group)
+                float(v)
+                for v in user_level_group_privacy(epsilon=eps0, delta=delta0, silo_size=group)
             )
-            at = group_delta if group_delta < 1 else delta0  # group privacy void: the certified bracket at delta0
+            at = (
+                group_delta if group_delta < 1 else delta0
+            )  # group privacy void: the certified bracket at delta0
             lower, upper = cast(
-                tuple[float, float], GroupNoisyMBSGD(group_size=group, **base).epsilon(at, bound="both")
+                tuple[float, float],
+                GroupNoisyMBSGD(group_size=group, **base).epsilon(at, bound="both"),
             )
             out.append(
                 dict(
@@ -350,7 +402,11 @@ def markdown(theory: list[dict[str, Any]], experiments: list[dict[str, Any]]) ->
         f"[{r['eps_lower']:.4g}, {r['eps_upper']:.4g}] | {r['sigma_needed']:.4g} | {r['ratio']:.3g} |"
         for r in theory
     ]
-    lines += ["", "| silo size n, R (App. I) | stated eps | K | certified eps |", "|---|---|---|---|"]
+    lines += [
+        "",
+        "| silo size n, R (App. I) | stated eps | K | certified eps |",
+        "|---|---|---|---|",
+    ]
     lines += [
         f"| {r['n']}, {r['R']} | {r['eps']:g} | {r['K']} | "
         + (
@@ -369,7 +425,9 @@ def _stage(name: str, total: int, unit: str) -> AbstractContextManager[None]:
     return progress.stage(f"paper 003 {name:<14}", total, unit)
 
 
-def write_tables_and_figure(out_dir: str | Path, *, written: Callable[[Path], None] | None = None) -> list[Path]:
+def write_tables_and_figure(
+    out_dir: str | Path, *, written: Callable[[Path], None] | None = None
+) -> list[Path]:
     """Write ``paper-003-calibration.md`` (the calibration tables and the shuffled round's), ``paper-003-sigma.png`` (sigma prescribed vs
     needed over eps0) and, when the simulator's extra is installed (numba, scikit-learn),
     ``paper-003-utility.png`` (test error at each) into ``out_dir``; return their paths.
@@ -412,7 +470,10 @@ def write_tables_and_figure(out_dir: str | Path, *, written: Callable[[Path], No
     )
     report(figure)
     if importlib.util.find_spec("numba") is None or importlib.util.find_spec("sklearn") is None:
-        return [table, figure]  # the simulator's figure needs the simulate extra: pip install 'hockeystick[simulate]'
+        return [
+            table,
+            figure,
+        ]  # the simulator's figure needs the simulate extra: pip install 'hockeystick[simulate]'
     with _stage("utility figure", len(UTILITY_EPSILONS), "eps0"):
         rows = utility_rows()
     utility = Path(

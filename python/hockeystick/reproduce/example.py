@@ -79,7 +79,9 @@ def _calibration_grid(grid: Grid) -> Grid:
     return Grid.from_parameters(grid.accountants, "sigma", params)
 
 
-def run_example(out_dir: Path, *, progress: bool | None = None, overwrite: bool = False) -> ExampleReport:
+def run_example(
+    out_dir: Path, *, progress: bool | None = None, overwrite: bool = False
+) -> ExampleReport:
     """Write the example file, run the sweep and the calibration, draw them; all under ``out_dir``.
 
     Files the example already wrote there (an edited ``example.toml`` too) are replaced only
@@ -118,7 +120,9 @@ def run_example(out_dir: Path, *, progress: bool | None = None, overwrite: bool 
         ) from None
     grid, settings = load_toml(toml_path)
     sweep = run_sweep(grid, result_path, progress=progress, overwrite=overwrite, **settings)
-    calibration = run_sweep(calibration_grid, calibration_path, progress=False, keep=True, overwrite=overwrite)
+    calibration = run_sweep(
+        calibration_grid, calibration_path, progress=False, keep=True, overwrite=overwrite
+    )
     if importlib.util.find_spec("matplotlib") is None:
         return ExampleReport(toml_path, sweep, calibration, None, None)
     # the delta-eps curves with a line at the target delta: where a curve crosses it is the epsilon that sigma gives

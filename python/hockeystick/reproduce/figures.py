@@ -33,11 +33,15 @@ FL_FIGURE = dict(n=100, sigma=1.5, learning_rate=0.5, lipschitz=1.0, radius=1.0)
 FL_RATES = (0.1, 0.2, 0.3)
 PNSGD_FIGURES = {
     "002_fig2": (
-        dict(n=40, sigma=2.0, learning_rate=0.5, lipschitz=1.0, smoothness=0.5, strong_convexity=0.0),
+        dict(
+            n=40, sigma=2.0, learning_rate=0.5, lipschitz=1.0, smoothness=0.5, strong_convexity=0.0
+        ),
         (1, 20, 39),
     ),
     "002_fig3": (
-        dict(n=40, sigma=1.0, learning_rate=0.7, lipschitz=1.0, smoothness=0.5, strong_convexity=0.2),
+        dict(
+            n=40, sigma=1.0, learning_rate=0.7, lipschitz=1.0, smoothness=0.5, strong_convexity=0.2
+        ),
         (20, 30, 39),
     ),
 }
@@ -53,12 +57,16 @@ def federated_figure_curves(epsilon: np.ndarray = FIGURE_EPSILONS) -> dict[str, 
     return curves
 
 
-def pnsgd_figure_curves(name: str, epsilon: np.ndarray = FIGURE_EPSILONS) -> dict[str, FloatOrArray]:
+def pnsgd_figure_curves(
+    name: str, epsilon: np.ndarray = FIGURE_EPSILONS
+) -> dict[str, FloatOrArray]:
     """002 Fig. 2 or 3 (``name`` '002_fig2' / '002_fig3'): Theorem 4 and Proposition 1 per record i."""
     params, indices = PNSGD_FIGURES[name]
     curves = {}
     for i in indices:
-        curves[f"Thm 4, i = {i}"] = PNSGDGaussian(index=i, diameter=PNSGD_DIAMETER, **params).delta(epsilon)
+        curves[f"Thm 4, i = {i}"] = PNSGDGaussian(index=i, diameter=PNSGD_DIAMETER, **params).delta(
+            epsilon
+        )
         curves[f"Prop 1, i = {i}"] = PNSGDRenyiBaseline(index=i, **params).delta(epsilon)
     return curves
 
@@ -81,7 +89,9 @@ _TITLES = {
 }
 
 
-def write_figures(out_dir: str | Path, *, written: Callable[[Path], None] | None = None) -> list[Path]:
+def write_figures(
+    out_dir: str | Path, *, written: Callable[[Path], None] | None = None
+) -> list[Path]:
     """Draw the three figures as PNG files in ``out_dir`` (created if needed), then paper 003's tables and
     figures (``errata_003.write_tables_and_figure``); return their paths.  ``written``: called with each
     path as soon as that file is written (``hockeystick figures`` lists them as they come).  Paper 003's tables
@@ -104,7 +114,13 @@ def write_figures(out_dir: str | Path, *, written: Callable[[Path], None] | None
             if group not in groups:
                 groups.append(group)
             style = "--" if label.startswith("Prop") else "-"
-            ax.semilogy(FIGURE_EPSILONS, np.maximum(delta, 1e-300), style, color=f"C{groups.index(group)}", label=label)
+            ax.semilogy(
+                FIGURE_EPSILONS,
+                np.maximum(delta, 1e-300),
+                style,
+                color=f"C{groups.index(group)}",
+                label=label,
+            )
         ax.set_ylim(bottom=max(ax.get_ylim()[0], 1e-40), top=2.0)
         ax.set_xlabel(r"$\varepsilon$")
         ax.set_ylabel(r"$\delta$")

@@ -20,7 +20,9 @@ Direction = Literal["symmetric", "remove", "add"]
 DIRECTIONS: tuple[Direction, ...] = ("symmetric", "remove", "add")
 
 
-def direction_profiles(accountant: Any, direction: Any, side: str) -> tuple[DeltaSides, DeltaSides | None]:
+def direction_profiles(
+    accountant: Any, direction: Any, side: str
+) -> tuple[DeltaSides, DeltaSides | None]:
     """(delta_{H1||H0}, delta_{H0||H1}) as functions of eps >= 0 on the sides the power's ``side`` needs
     (the upper power: upper deltas; the lower power: lower deltas); the second is None where it is the
     first (the symmetric profile)."""
@@ -95,7 +97,13 @@ def _balls_in_bins_pair(accountant: BallsInBinsGaussianPLD) -> tuple[Any, Any] |
 
 def _subsampled_gaussian_pair(accountant: pld.SubsampledGaussianPLD) -> tuple[Any, Any]:
     values = [
-        np.ravel(v) for v in (accountant.sigma, accountant.sampling_rate, accountant.rounds, accountant.sensitivity)
+        np.ravel(v)
+        for v in (
+            accountant.sigma,
+            accountant.sampling_rate,
+            accountant.rounds,
+            accountant.sensitivity,
+        )
     ]
     if any(v.size != 1 for v in values):
         raise ValueError(

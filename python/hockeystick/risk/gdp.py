@@ -68,7 +68,9 @@ __all__ = ["DEFAULT_DELTA0", "CertifiedGDP", "certified_gdp"]
 DEFAULT_DELTA0 = 1e-10  # the default slack's least value: the trade-off points gdpnum leaves out (alpha, beta < 1e-10)
 COARSE_SPACING = 2.0**-3
 FINE_SPACING = 2.0**-9
-FLOOR_REACH = 64.0  # the coarse grid's first reach: the curve's floor is its least upper delta out to here
+FLOOR_REACH = (
+    64.0  # the coarse grid's first reach: the curve's floor is its least upper delta out to here
+)
 MAX_REACH = 704.0  # e^704 ~ 1.9e305: the largest reach whose e^eps is a double
 REFINEMENTS = 3  # rounds of refinement, each splitting the chosen intervals into 8
 REFINED_INTERVALS = 2048  # at most this many intervals refined per side and round
@@ -195,7 +197,9 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
     nodes.cut(reach)
     mu, lows, regret_terms = _refined(nodes, slack, closed_form, exact)
     mu_lower = float(lows.max(initial=0.0))
-    if exact:  # with no slack the least mu is the mechanism's own, at least its certified lower side
+    if (
+        exact
+    ):  # with no slack the least mu is the mechanism's own, at least its certified lower side
         mu_lower = max(mu_lower, closed_form[0])  # type: ignore[index]
     regret_upper = float(regret_terms.max(initial=0.0))
     regret_lower = float(_regret_lower_terms(nodes, mu).max(initial=0.0))
@@ -209,7 +213,9 @@ def _reach(nodes: _Nodes, slack: float, exact: bool) -> float:
     stop = 1e-300 if exact else slack
     while not (nodes.upper_run() <= stop).any() and nodes.reach < MAX_REACH:
         more = min(2.0 * nodes.reach, MAX_REACH)
-        nodes.add(np.arange(nodes.reach + COARSE_SPACING, more + COARSE_SPACING / 2, COARSE_SPACING))
+        nodes.add(
+            np.arange(nodes.reach + COARSE_SPACING, more + COARSE_SPACING / 2, COARSE_SPACING)
+        )
     reached = np.flatnonzero(nodes.upper_run() <= stop)
     if reached.size:
         return float(nodes.eps[reached[0]])
@@ -245,7 +251,9 @@ def _refined(
         chosen.append(np.array([best - 1, best]))
         picked = np.unique(np.clip(np.concatenate(chosen), 0, nodes.eps.size - 2))
         left, width = nodes.eps[picked], np.diff(nodes.eps)[picked]
-        nodes.add(np.unique((left[:, None] + width[:, None] * np.arange(1, 8)[None, :] / 8.0).ravel()))
+        nodes.add(
+            np.unique((left[:, None] + width[:, None] * np.arange(1, 8)[None, :] / 8.0).ravel())
+        )
     return mu, lows, regret_terms
 
 
@@ -293,7 +301,9 @@ def _upper_radii(nodes: _Nodes, slack: float) -> np.ndarray:
     """Per interval [e_k, e_k+1], the least radius r_k with theta(r_k, e_k+1) >= U~(e_k) - slack certified (0
     where that target is not positive)."""
     with np.errstate(invalid="ignore"):
-        target = np.nextafter(nodes.upper_run()[:-1] - slack, np.inf)  # rounded up past the exact difference
+        target = np.nextafter(
+            nodes.upper_run()[:-1] - slack, np.inf
+        )  # rounded up past the exact difference
     eps = nodes.eps[1:]
     radii = np.zeros(target.size)
     live = np.flatnonzero(target > 0)
@@ -301,7 +311,9 @@ def _upper_radii(nodes: _Nodes, slack: float) -> np.ndarray:
         return radii
     goal = np.maximum(target[live], SMALLEST_TARGET)  # a larger target only strengthens the check
     at = eps[live]
-    start = np.asarray(_hs.theta_radius(at, np.minimum(goal * (1.0 + 4e-12), np.nextafter(1.0, 0.0))), dtype=float)
+    start = np.asarray(
+        _hs.theta_radius(at, np.minimum(goal * (1.0 + 4e-12), np.nextafter(1.0, 0.0))), dtype=float
+    )
     radii[live] = _step_up(start, at, goal)
     return radii
 
@@ -323,7 +335,9 @@ def _step_up(r: np.ndarray, eps: np.ndarray, goal: np.ndarray) -> np.ndarray:
 
 def _lower_radii(nodes: _Nodes, slack: float) -> np.ndarray:
     """Per node, a radius r with theta(r, e_k) <= L^(e_k) - slack certified (0 where that is not positive)."""
-    target = np.nextafter(nodes.lower_run() - slack, -np.inf)  # rounded down past the exact difference
+    target = np.nextafter(
+        nodes.lower_run() - slack, -np.inf
+    )  # rounded down past the exact difference
     radii = np.zeros(target.size)
     live = np.flatnonzero(target > 0)
     if live.size:
@@ -372,7 +386,9 @@ def _radius_at_nodes(nodes: _Nodes, slack: float) -> float:
 def _regret_at_nodes(nodes: _Nodes, mu: float) -> np.ndarray:
     """(theta(mu, e_k) - L^(e_k)) / (1 + e^e_k) at each node (unrounded)."""
     with np.errstate(over="ignore"):
-        return np.asarray((np.asarray(_hs.theta(mu, nodes.eps)) - nodes.lower_run()) / (1.0 + np.exp(nodes.eps)))
+        return np.asarray(
+            (np.asarray(_hs.theta(mu, nodes.eps)) - nodes.lower_run()) / (1.0 + np.exp(nodes.eps))
+        )
 
 
 def _closed_form_mu(accountant: Any) -> tuple[float, float] | None:
@@ -397,7 +413,9 @@ def _certified_sides(accountant: Any) -> Any:
 
 def _slack(value: Any) -> float:
     number = _validation.single(value, "delta0")
-    return float(_validation.in_interval(number, "delta0", 0.0, 1.0, open_low=False, open_high=True))
+    return float(
+        _validation.in_interval(number, "delta0", 0.0, 1.0, open_low=False, open_high=True)
+    )
 
 
 class _LedgerProfile:
@@ -410,7 +428,8 @@ class _LedgerProfile:
         self.upper_side = pld_accountant(runs, h)
         # a matrix-mechanism round known within a sensitivity bracket: the lower side composes its lower end
         bracketed = any(
-            one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity for one, _ in runs
+            one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity
+            for one, _ in runs
         )
         self.lower_side = pld_accountant(runs, h, "lower") if bracketed else self.upper_side
 
@@ -422,7 +441,9 @@ class _LedgerProfile:
             return self.lower_side.delta(epsilon, bound="lower")
         if self.lower_side is self.upper_side:
             return self.upper_side.delta(epsilon, bound="both")
-        return self.lower_side.delta(epsilon, bound="lower"), self.upper_side.delta(epsilon, bound="upper")
+        return self.lower_side.delta(epsilon, bound="lower"), self.upper_side.delta(
+            epsilon, bound="upper"
+        )
 
 
 def _from_ledger(accountant: Any) -> Any:

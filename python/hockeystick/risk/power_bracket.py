@@ -15,8 +15,12 @@ COARSE_SPACING = 2.0**-3  # the first grid's spacing in eps
 DEFAULT_SPACING = 2.0**-9  # every alpha's intervals are refined to this spacing at least ...
 FINEST_SPACING = 2.0**-24  # ... and halved further until settled (rtol), down to this
 DEFAULT_RTOL = 1e-6  # the power bracket's relative width asked for
-WIDTH_SHARE = 2.0**-6  # a refinement moving each side by at most this share of the power's bracket is quiet
-FIRST_REACH = 4.0  # the first grid's largest eps; doubled while an end interval can hold the minimum
+WIDTH_SHARE = (
+    2.0**-6
+)  # a refinement moving each side by at most this share of the power's bracket is quiet
+FIRST_REACH = (
+    4.0  # the first grid's largest eps; doubled while an end interval can hold the minimum
+)
 MAX_REACH = 704.0  # e^704 ~ 1.9e305: the largest reach whose t is a double
 UNIT_ROUNDOFF = 2.0**-53  # unit round-off
 _U = UNIT_ROUNDOFF
@@ -45,7 +49,12 @@ class _Nodes:
         self.eps = merged[order]
         self.f_low, self.f_up, self.b_low, self.b_up = (
             np.concatenate([old, fresh])[order]
-            for old, fresh in ((self.f_low, f_low), (self.f_up, f_up), (self.b_low, b_low), (self.b_up, b_up))
+            for old, fresh in (
+                (self.f_low, f_low),
+                (self.f_up, f_up),
+                (self.b_low, b_low),
+                (self.b_up, b_up),
+            )
         )
 
     @property
@@ -75,7 +84,9 @@ def power_bracket(
     """(lower, upper) power at every ``alpha`` (its shape), a side not asked trivial (alpha below, 1 above)."""
     profiled(accountant)
     tolerance = float(
-        _validation.in_interval(_validation.single(rtol, "rtol"), "rtol", 0.0, 1.0, open_low=True, open_high=True)
+        _validation.in_interval(
+            _validation.single(rtol, "rtol"), "rtol", 0.0, 1.0, open_low=True, open_high=True
+        )
     )
     # the lower side's minorants need upper deltas too (the chords' slopes): an accountant giving a lower
     # side gives both, so the lower side is computed with its upper one
@@ -103,14 +114,17 @@ def power_bracket(
         s = bounds.s
         wide = np.diff(s) > step * 1.5
         fine = [
-            np.arange(s[k] + step, s[k + 1] - step / 2, step) for k in np.flatnonzero(bounds.may_hold_minimum() & wide)
+            np.arange(s[k] + step, s[k + 1] - step / 2, step)
+            for k in np.flatnonzero(bounds.may_hold_minimum() & wide)
         ]
         if not fine:
             continue
         nodes.add(np.unique(np.abs(np.concatenate(fine))))
         bounds = _Bounds(nodes, flat[open_], want_lower, want_upper)
         new_lower, new_upper = lower.copy(), upper.copy()
-        new_lower[open_] = np.maximum(lower[open_], bounds.lower)  # every grid's sides are certified: keep the best
+        new_lower[open_] = np.maximum(
+            lower[open_], bounds.lower
+        )  # every grid's sides are certified: keep the best
         new_upper[open_] = np.minimum(upper[open_], bounds.upper)
         # settled: the bracket within rtol, or two refinements in a row moving neither side by rtol (the
         # accountant's own bracket, or a kink of the curve, limits it; one quiet refinement may only mean the
@@ -143,7 +157,9 @@ class _Bounds:
     lower side where only that is asked (an estimate of the minimum, to choose where to refine, never a
     bound), and ``best_node`` the node attaining it."""
 
-    def __init__(self, nodes: _Nodes, alpha: np.ndarray, want_lower: bool, want_upper: bool) -> None:
+    def __init__(
+        self, nodes: _Nodes, alpha: np.ndarray, want_lower: bool, want_upper: bool
+    ) -> None:
         self.s, low, up = nodes.signed()
         self.alpha, self.want_lower = alpha, want_lower
         t = np.exp(self.s)
@@ -155,9 +171,13 @@ class _Bounds:
         for a in range(0, alpha.size, rows):
             terms = (guide[None, :] + alpha[a : a + rows, None] * t[None, :]) * (1.0 + 4 * _U)
             self.best_node[a : a + rows] = np.argmin(terms, axis=1)
-            self.reference[a : a + rows] = terms[np.arange(terms.shape[0]), self.best_node[a : a + rows]]
+            self.reference[a : a + rows] = terms[
+                np.arange(terms.shape[0]), self.best_node[a : a + rows]
+            ]
         if want_upper:
-            at_inf = np.where(alpha == 0.0, nodes.inf_up, np.inf)  # t -> inf: the mass at +infinity, alpha = 0 only
+            at_inf = np.where(
+                alpha == 0.0, nodes.inf_up, np.inf
+            )  # t -> inf: the mass at +infinity, alpha = 0 only
             # the power is at least alpha: an upper side below it is round-off, raised to it
             self.upper = np.maximum(np.minimum(np.minimum(self.reference, at_inf), 1.0), alpha)
         else:
@@ -184,7 +204,8 @@ class _Bounds:
         open_ = self.reference < 1.0
         by_node = (self.best_node == 0) | ((self.best_node == last) & (self.alpha > 0.0))
         by_interval = self.want_lower & (
-            (self.intervals[:, 0] < self.reference) | ((self.intervals[:, -1] < self.reference) & (self.alpha > 0.0))
+            (self.intervals[:, 0] < self.reference)
+            | ((self.intervals[:, -1] < self.reference) & (self.alpha > 0.0))
         )
         return cast(np.ndarray, open_ & (by_node | by_interval))
 
@@ -242,11 +263,14 @@ def _interval_bounds(
                 with np.errstate(invalid="ignore", divide="ignore"):
                     lam = np.where(crossing, rise / (fall + rise), 0.0)
                     mean = np.minimum(
-                        lam * at_start[i] + (1.0 - lam) * at_start[j], lam * at_end[i] + (1.0 - lam) * at_end[j]
+                        lam * at_start[i] + (1.0 - lam) * at_start[j],
+                        lam * at_end[i] + (1.0 - lam) * at_end[j],
                     )
                 best = np.where(crossing, np.maximum(best, mean), best)
         scale = magnitude[None, :] + al * t[None, 1:]
         out[a : a + rows, 1:n] = best - 32 * _U * scale
     out[:, 0] = low[0] * (1.0 - 4 * _U)  # [0, t_0]: D >= D(t_0), alpha t >= 0
-    out[:, n] = (inf_low + alpha * t[-1]) * (1.0 - 4 * _U)  # [t_last, inf): D >= D(inf), alpha t >= alpha t_last
+    out[:, n] = (inf_low + alpha * t[-1]) * (
+        1.0 - 4 * _U
+    )  # [t_last, inf): D >= D(inf), alpha t >= alpha t_last
     return out

@@ -136,9 +136,15 @@ def calibrate_tpr(
 def _rates(fpr: Any, tpr: Any) -> tuple[float, float]:
     """The false-positive rate alpha and the largest TPR tau, each in (0, 1), tau above alpha."""
     alpha = float(
-        _validation.in_interval(_validation.single(fpr, "fpr"), "fpr", 0.0, 1.0, open_low=True, open_high=True)
+        _validation.in_interval(
+            _validation.single(fpr, "fpr"), "fpr", 0.0, 1.0, open_low=True, open_high=True
+        )
     )
-    tau = float(_validation.in_interval(_validation.single(tpr, "tpr"), "tpr", 0.0, 1.0, open_low=True, open_high=True))
+    tau = float(
+        _validation.in_interval(
+            _validation.single(tpr, "tpr"), "tpr", 0.0, 1.0, open_low=True, open_high=True
+        )
+    )
     if tau <= alpha:
         raise ValueError(
             f"tpr must exceed fpr, got tpr = {tau!r} and fpr = {alpha!r}: a TPR at or below the FPR "
@@ -147,7 +153,9 @@ def _rates(fpr: Any, tpr: Any) -> tuple[float, float]:
     return alpha, tau
 
 
-def _calibratable(accountant: Any, parameter: Any, params: dict[str, Any]) -> tuple[AccountantEntry, Calibratable]:
+def _calibratable(
+    accountant: Any, parameter: Any, params: dict[str, Any]
+) -> tuple[AccountantEntry, Calibratable]:
     """The accountant's entry and the calibrated parameter's search (a ValueError names what is wrong)."""
     entry = registry.get(accountant) if isinstance(accountant, str) else accountant
     if not isinstance(entry, AccountantEntry):
@@ -183,7 +191,13 @@ class _TprLines:
         rtol: float,
         workers: int | None,
     ) -> None:
-        self.entry, self.parameter, self.spec, self.alpha, self.tau = entry, parameter, spec, alpha, tau
+        self.entry, self.parameter, self.spec, self.alpha, self.tau = (
+            entry,
+            parameter,
+            spec,
+            alpha,
+            tau,
+        )
         self.rtol, self.workers = rtol, workers
         self.arrays = {k: _validation.as_real_array(v, k) for k, v in params.items()}
         for name, array in self.arrays.items():
@@ -193,20 +207,29 @@ class _TprLines:
                     "is calibrated)"
                 )
         try:
-            self.shape = np.broadcast_shapes(*(a.shape for a in self.arrays.values())) if self.arrays else ()
+            self.shape = (
+                np.broadcast_shapes(*(a.shape for a in self.arrays.values())) if self.arrays else ()
+            )
         except ValueError:
             given = ", ".join(f"{k} {a.shape}" for k, a in self.arrays.items())
             raise ValueError(f"the parameters' shapes do not broadcast together: {given}") from None
         # each parameter gains a trailing axis, the eps values of a target
         self.column: dict[str, Any] = {
-            k: float(a) if a.ndim == 0 else np.broadcast_to(a, self.shape)[..., None] for k, a in self.arrays.items()
+            k: float(a) if a.ndim == 0 else np.broadcast_to(a, self.shape)[..., None]
+            for k, a in self.arrays.items()
         }
         self.best_of = np.min if spec.direction == "decreasing" else np.max
         self.arg_best = np.argmin if spec.direction == "decreasing" else np.argmax
-        self.top = max(math.log(tau / alpha), math.log1p(-alpha) - math.log1p(-tau))  # d(eps) > 0 exactly below it
+        self.top = max(
+            math.log(tau / alpha), math.log1p(-alpha) - math.log1p(-tau)
+        )  # d(eps) > 0 exactly below it
         decreasing = spec.direction == "decreasing"
-        self.estimate = entry.factory if decreasing and isinstance(entry.factory, CalibrationStart) else None
-        self.solved: dict[tuple[int, float, float, float], Any] = {}  # (point, eps, d(eps), rtol) -> calibrated
+        self.estimate = (
+            entry.factory if decreasing and isinstance(entry.factory, CalibrationStart) else None
+        )
+        self.solved: dict[
+            tuple[int, float, float, float], Any
+        ] = {}  # (point, eps, d(eps), rtol) -> calibrated
 
     def lines(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(eps, d(eps)), an eps whose target is out of reach replaced by the point's first usable one (the
@@ -215,7 +238,14 @@ class _TprLines:
         usable = targets > 0.0
         if self.spec.direction == "increasing":
             usable &= _met_at_least_value(
-                self.entry, self.parameter, self.spec, eps, targets, self.column, self.arrays, self.shape
+                self.entry,
+                self.parameter,
+                self.spec,
+                eps,
+                targets,
+                self.column,
+                self.arrays,
+                self.shape,
             )
         if not usable.any(axis=-1).all():
             raise ValueError(
@@ -234,12 +264,19 @@ class _TprLines:
         are the previous level's) is taken from ``self.solved`` (``calibrate`` solves each target on its own,
         so its answer does not depend on the targets beside it)."""
         eps, targets = np.broadcast_arrays(eps, targets)
-        point = np.broadcast_to(np.arange(max(1, math.prod(self.shape))).reshape(self.shape + (1,)), eps.shape)
-        keys = [(int(p), float(e), float(d), tolerance) for p, e, d in zip(point.ravel(), eps.ravel(), targets.ravel())]
+        point = np.broadcast_to(
+            np.arange(max(1, math.prod(self.shape))).reshape(self.shape + (1,)), eps.shape
+        )
+        keys = [
+            (int(p), float(e), float(d), tolerance)
+            for p, e, d in zip(point.ravel(), eps.ravel(), targets.ravel())
+        ]
         missing = [i for i, key in enumerate(keys) if key not in self.solved]
         if missing:
             flat: dict[str, Any] = {
-                k: np.broadcast_to(v, eps.shape).ravel()[missing] if isinstance(v, np.ndarray) else v
+                k: np.broadcast_to(v, eps.shape).ravel()[missing]
+                if isinstance(v, np.ndarray)
+                else v
                 for k, v in self.column.items()
             }
             found = np.asarray(
@@ -262,7 +299,8 @@ class _TprLines:
         if self.estimate is None:
             return None
         flat = {
-            k: np.broadcast_to(v, eps.shape).ravel() if isinstance(v, np.ndarray) else v for k, v in self.column.items()
+            k: np.broadcast_to(v, eps.shape).ravel() if isinstance(v, np.ndarray) else v
+            for k, v in self.column.items()
         }
         guess = self.estimate.calibration_start(self.parameter, eps.ravel(), targets.ravel(), flat)
         if guess is None:
@@ -283,9 +321,13 @@ class _TprLines:
 
     def kept(self, best: np.ndarray | None, new: np.ndarray) -> np.ndarray:
         """The better of the best so far and ``new``, per point."""
-        return new if best is None else cast(np.ndarray, self.best_of(np.stack([best, new]), axis=0))
+        return (
+            new if best is None else cast(np.ndarray, self.best_of(np.stack([best, new]), axis=0))
+        )
 
-    def by_levels(self, levels: int, points: int) -> tuple[np.ndarray | None, bool, np.ndarray, np.ndarray]:
+    def by_levels(
+        self, levels: int, points: int
+    ) -> tuple[np.ndarray | None, bool, np.ndarray, np.ndarray]:
         """``points`` eps values over [0, top), then ``levels`` - 1 times as many between the best one's
         neighbours: the best calibrated value (None where the estimates located every level), whether the
         estimates did, and the last level's eps and values."""
@@ -305,13 +347,17 @@ class _TprLines:
         assert values is not None  # at least one level
         return best, located, eps, values
 
-    def around_estimate(self, best: np.ndarray | None, eps: np.ndarray, values: np.ndarray, points: int) -> np.ndarray:
+    def around_estimate(
+        self, best: np.ndarray | None, eps: np.ndarray, values: np.ndarray, points: int
+    ) -> np.ndarray:
         """The estimate only locates the best line: calibrated (coarsely) at ``LOCAL_POINTS`` eps around its best
         over two of the first level's spacings, then between the best one's neighbours, and the best of those at
         rtol."""
         k = self.arg_best(values, axis=-1)[..., None]
         centre = np.take_along_axis(eps, k, axis=-1)
-        eps = np.clip(centre + (self.top / points) * np.linspace(-2.0, 2.0, LOCAL_POINTS), 0.0, self.top)
+        eps = np.clip(
+            centre + (self.top / points) * np.linspace(-2.0, 2.0, LOCAL_POINTS), 0.0, self.top
+        )
         coarse = max(self.rtol, LOCATING_RTOL)
         for _ in range(2):
             eps, targets = self.lines(eps)
@@ -351,7 +397,9 @@ def _met_at_least_value(
     n = max(1, math.prod(shape))
     flat = {k: np.broadcast_to(a, shape).ravel() for k, a in arrays.items()}
     least, _ = search_range(spec, cast("dict[str, float | np.ndarray]", flat), n)
-    built = entry.build(**column, **{parameter: least.reshape(shape)[..., None] if shape else float(least[0])})
+    built = entry.build(
+        **column, **{parameter: least.reshape(shape)[..., None] if shape else float(least[0])}
+    )
     delta = np.asarray(built.delta(np.maximum(eps, 0.0)), dtype=float)
     return cast(np.ndarray, (targets > 0.0) & (delta <= targets))
 
@@ -362,4 +410,6 @@ def _where(arrays: dict[str, np.ndarray], usable: np.ndarray) -> str:
         return ""
     i = int(np.argmin(usable.any(axis=-1).ravel()))
     shape = usable.shape[:-1]
-    return " at " + ", ".join(f"{k}={float(np.broadcast_to(a, shape).ravel()[i]):g}" for k, a in arrays.items())
+    return " at " + ", ".join(
+        f"{k}={float(np.broadcast_to(a, shape).ravel()[i]):g}" for k, a in arrays.items()
+    )

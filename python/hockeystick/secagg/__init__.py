@@ -31,7 +31,12 @@ from .pair_calibration import (
     calibrate_distributed_discrete_laplace,
     calibrate_poisson_binomial,
 )
-from .sensitivity import IntegerSensitivity, integer_l1_bound, integer_sensitivity, rounded_l2_norm_bound
+from .sensitivity import (
+    IntegerSensitivity,
+    integer_l1_bound,
+    integer_sensitivity,
+    rounded_l2_norm_bound,
+)
 from .skellam import skellam_rdp
 
 __all__ = [

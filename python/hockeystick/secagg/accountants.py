@@ -74,7 +74,13 @@ from ..pld.refine.unmet import AccuracyNotMetWarning
 from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ..rdp.mechanisms import DEFAULT_ORDERS
 from .distributed_discrete_gaussian import distributed_discrete_gaussian_rdp
-from .lattice_pld import WINDOW_STDDEVS, Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
+from .lattice_pld import (
+    WINDOW_STDDEVS,
+    Masses,
+    ddg_sum_masses,
+    realizable_shift_pld,
+    skellam_masses,
+)
 from .observer_participations import participation_count_delta, participation_count_epsilon
 from .observer_shares import shares_pair_pld, shares_sampled_rdp
 from .observer_spread import spread_pair_pld
@@ -90,7 +96,9 @@ ADVERSARIES: tuple[str, ...] = ("server", "observer")
 #: The distributed discrete Gaussian's orders: the library's defaults with every integer up to 256 (the orders
 #: of google-research/federated's accounting_utils, 2 .. 128 and 256, among them, so that no optimum of theirs
 #: is missed).
-DDG_ORDERS: tuple[float, ...] = tuple(sorted(set(DEFAULT_ORDERS) | {float(a) for a in range(2, 257)}))
+DDG_ORDERS: tuple[float, ...] = tuple(
+    sorted(set(DEFAULT_ORDERS) | {float(a) for a in range(2, 257)})
+)
 
 #: The most integers the lower side's lattice window may hold (32 MiB a mass array): a larger noise is answered
 #: on the upper side only, and the lower side refused naming local_sigma / granularity.
@@ -122,16 +130,29 @@ class _SecureAggregation(ABC):
         value_discretization_interval: float = DEFAULT_INTERVAL,
     ) -> None:
         self.sensitivity: IntegerSensitivity = integer_sensitivity(
-            clip_norm=clip_norm, granularity=granularity, dimension=dimension, beta=beta, rounding=rounding
+            clip_norm=clip_norm,
+            granularity=granularity,
+            dimension=dimension,
+            beta=beta,
+            rounding=rounding,
         )
-        self.clip_norm, self.granularity, self.dimension = float(clip_norm), float(granularity), int(dimension)
+        self.clip_norm, self.granularity, self.dimension = (
+            float(clip_norm),
+            float(granularity),
+            int(dimension),
+        )
         self.local_sigma = positive_number(local_sigma, "local_sigma")
         self.min_surviving_clients = count(min_surviving_clients, "min_surviving_clients")
         self.rounds = count(rounds, "rounds")
         self.beta, self.rounding = float(beta), rounding
         self.sampling_rate = float(
             in_interval(
-                single(sampling_rate, "sampling_rate"), "sampling_rate", 0.0, 1.0, open_low=True, open_high=False
+                single(sampling_rate, "sampling_rate"),
+                "sampling_rate",
+                0.0,
+                1.0,
+                open_low=True,
+                open_high=False,
             )
         )
         self.value_discretization_interval = checked_interval(value_discretization_interval)
@@ -139,7 +160,9 @@ class _SecureAggregation(ABC):
         self._round_rdp = self.round_rdp(np.asarray(self.orders))
         self._sampled_rdp: np.ndarray | None = None
         self._lower_pld: dict[tuple[float, float], PrivacyLossDistribution] = {}
-        self._lower_interval: dict[float, float] = {}  # the grid each rate's lower side was last answered on
+        self._lower_interval: dict[
+            float, float
+        ] = {}  # the grid each rate's lower side was last answered on
 
     @abstractmethod
     def round_rdp(self, orders: np.ndarray) -> np.ndarray:
@@ -160,14 +183,19 @@ class _SecureAggregation(ABC):
         curve = self._round_rdp
         if self._rate(against) < 1.0:
             if self._sampled_rdp is None:
-                self._sampled_rdp = shares_sampled_rdp(curve, np.asarray(self.orders), self.sampling_rate)
+                self._sampled_rdp = shares_sampled_rdp(
+                    curve, np.asarray(self.orders), self.sampling_rate
+                )
             curve = self._sampled_rdp
         return np.nextafter(curve * self.rounds * (1.0 + 2.0**-52), np.inf)
 
     @property
     def delta_cost(self) -> float:
         """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for conditional."""
-        return min(1.0, math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf))
+        return min(
+            1.0,
+            math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf),
+        )
 
     def _lower(self, rate: float, interval: float) -> PrivacyLossDistribution | None:
         """The realizable pair's PLD on the grid ``interval``, composed over the rounds: n noise shares shifted
@@ -182,11 +210,19 @@ class _SecureAggregation(ABC):
             if rate == 1.0:
                 pair = realizable_shift_pld(self.noise_masses(), shift, h)
             elif self.dimension == 1:
-                pair = shares_pair_pld(self.noise_masses(n), self.noise_masses(n + 1), shift, rate, h)
+                pair = shares_pair_pld(
+                    self.noise_masses(n), self.noise_masses(n + 1), shift, rate, h
+                )
             else:
-                pair = spread_pair_pld(self.noise_masses(n), self.noise_masses(n + 1), shift, rate, self.dimension, h)
-            self._lower_pld = {key: pld for key, pld in self._lower_pld.items() if key[0] != rate}  # one grid a rate
-            self._lower_pld[rate, interval] = pair.self_compose(self.rounds) if self.rounds > 1 else pair
+                pair = spread_pair_pld(
+                    self.noise_masses(n), self.noise_masses(n + 1), shift, rate, self.dimension, h
+                )
+            self._lower_pld = {
+                key: pld for key, pld in self._lower_pld.items() if key[0] != rate
+            }  # one grid a rate
+            self._lower_pld[rate, interval] = (
+                pair.self_compose(self.rounds) if self.rounds > 1 else pair
+            )
         return self._lower_pld[rate, interval]
 
     def _lower_read(self, x: np.ndarray, method: str, rate: float) -> np.ndarray:
@@ -236,9 +272,17 @@ class _SecureAggregation(ABC):
         orders = np.asarray(self.orders)
         value = np.asarray(rdp_to_delta(self.rdp(against=against), orders, eps), dtype=float)
         rate = self._rate(against)
-        if rate < 1.0:  # the least of joint convexity's and the participation count's (module docstring)
-            value = np.minimum(value, participation_count_delta(self._round_rdp, orders, rate, self.rounds, eps))
-        return np.minimum(1.0, np.nextafter(value + self.delta_cost, np.inf)) if self.delta_cost else value
+        if (
+            rate < 1.0
+        ):  # the least of joint convexity's and the participation count's (module docstring)
+            value = np.minimum(
+                value, participation_count_delta(self._round_rdp, orders, rate, self.rounds, eps)
+            )
+        return (
+            np.minimum(1.0, np.nextafter(value + self.delta_cost, np.inf))
+            if self.delta_cost
+            else value
+        )
 
     def _epsilon_upper(self, delta: np.ndarray, against: str) -> np.ndarray:
         rest = np.nextafter(delta - self.delta_cost, -np.inf) if self.delta_cost else delta
@@ -247,23 +291,34 @@ class _SecureAggregation(ABC):
         value = np.asarray(rdp_to_epsilon(self.rdp(against=against), orders, safe), dtype=float)
         rate = self._rate(against)
         if rate < 1.0:
-            value = participation_count_epsilon(self._round_rdp, orders, rate, self.rounds, safe, value)
+            value = participation_count_epsilon(
+                self._round_rdp, orders, rate, self.rounds, safe, value
+            )
         return np.where(rest > 0.0, value, np.inf)
 
     def _side(self, x: np.ndarray, method: str, side: str, against: str) -> Any:
         if side == "upper":
-            return self._delta_upper(x, against) if method == "delta" else self._epsilon_upper(x, against)
+            return (
+                self._delta_upper(x, against)
+                if method == "delta"
+                else self._epsilon_upper(x, against)
+            )
         return self._lower_read(x, method, self._rate(against))
 
     def _answer(self, x: np.ndarray, method: str, bound: Bound, against: str) -> Any:
         side = bound_side(bound)
         self._rate(against)  # checked before any work
         if side == "both":
-            lower, upper = self._side(x, method, "lower", against), self._side(x, method, "upper", against)
+            lower, upper = (
+                self._side(x, method, "lower", against),
+                self._side(x, method, "upper", against),
+            )
             return scalar_or_array(np.minimum(lower, upper)), scalar_or_array(upper)
         return scalar_or_array(np.asarray(self._side(x, method, side, against), dtype=float))
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server") -> Any:
+    def delta(
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server"
+    ) -> Any:
         """delta(eps) of the T-round run: the RDP curve's conversion (upper), the realizable pair's PLD (lower).
 
         Parameters
@@ -281,7 +336,9 @@ class _SecureAggregation(ABC):
         """
         return self._answer(epsilon_values(epsilon), "delta", bound, against)
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server") -> Any:
+    def epsilon(
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server"
+    ) -> Any:
         """eps(delta) of the T-round run, each side and each ``against`` as ``delta`` takes them.
 
         Parameters
@@ -464,4 +521,6 @@ class DistributedSkellam(_SecureAggregation):
             If the summed variance is past scipy's Bessel function (``lattice_pld.skellam_masses``).
         """
         n = self.min_surviving_clients if clients is None else clients
-        return skellam_masses(n * self.integer_sigma * self.integer_sigma, self.sensitivity.realizable_shift)
+        return skellam_masses(
+            n * self.integer_sigma * self.integer_sigma, self.sensitivity.realizable_shift
+        )

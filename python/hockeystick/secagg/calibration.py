@@ -88,13 +88,21 @@ def _bisect(predicate: Any, low: float, high: float, steps: int = _STEPS) -> flo
     return high
 
 
-def _noise_for(epsilon: float, delta: float, granularity: float, kind: str, run: dict[str, Any]) -> float:
+def _noise_for(
+    epsilon: float, delta: float, granularity: float, kind: str, run: dict[str, Any]
+) -> float:
     """The smallest local_sigma (to the bisection's resolution, rounded up) with eps(delta) <= epsilon."""
-    cls = DistributedDiscreteGaussian if kind == "distributed_discrete_gaussian" else DistributedSkellam
+    cls = (
+        DistributedDiscreteGaussian
+        if kind == "distributed_discrete_gaussian"
+        else DistributedSkellam
+    )
     floor = 0.5 * granularity if cls is DistributedDiscreteGaussian else 1e-6 * granularity
 
     def private(sigma: float) -> bool:
-        return bool(cls(local_sigma=sigma, granularity=granularity, **run).epsilon(delta) <= epsilon)
+        return bool(
+            cls(local_sigma=sigma, granularity=granularity, **run).epsilon(delta) <= epsilon
+        )
 
     if private(floor):
         return floor
@@ -182,7 +190,9 @@ def calibrate_secure_aggregation(
         dimension=count(dimension, "dimension"),
         min_surviving_clients=count(min_surviving_clients, "min_surviving_clients"),
         rounds=count(rounds, "rounds"),
-        beta=float(in_interval(single(beta, "beta"), "beta", 0.0, 1.0, open_low=False, open_high=True)),
+        beta=float(
+            in_interval(single(beta, "beta"), "beta", 0.0, 1.0, open_low=False, open_high=True)
+        ),
     )
     b = count(bits, "bits", maximum=62)
     target = float(in_interval(wrap_beta, "wrap_beta", 0.0, 1.0, open_low=True, open_high=True))
@@ -191,7 +201,13 @@ def calibrate_secure_aggregation(
     def wraps(granularity: float) -> float:
         sigma = _noise_for(eps, dlt, granularity, kind, run)
         return wrap_probability(
-            bits=b, clients=n, dimension=d, clip_norm=c, granularity=granularity, local_sigma=sigma, noise=kind
+            bits=b,
+            clients=n,
+            dimension=d,
+            clip_norm=c,
+            granularity=granularity,
+            local_sigma=sigma,
+            noise=kind,
         )
 
     # the finest feasible granularity on the grid c 2^-k, k = 0, 2, ..., 40 (the wrap bound need not be monotone
@@ -204,12 +220,22 @@ def calibrate_secure_aggregation(
             f"delta = {dlt!r} needs: use more bits, or a larger epsilon"
         )
     finest = c * 2.0 ** -max(feasible)
-    gamma = _bisect(lambda g: wraps(g) <= target, finest / 4.0, finest, 12) if max(feasible) < 40 else finest
+    gamma = (
+        _bisect(lambda g: wraps(g) <= target, finest / 4.0, finest, 12)
+        if max(feasible) < 40
+        else finest
+    )
     sigma = _noise_for(eps, dlt, gamma, kind, run)
-    cls = DistributedDiscreteGaussian if kind == "distributed_discrete_gaussian" else DistributedSkellam
+    cls = (
+        DistributedDiscreteGaussian
+        if kind == "distributed_discrete_gaussian"
+        else DistributedSkellam
+    )
     achieved = float(cls(local_sigma=sigma, granularity=gamma, **run).epsilon(dlt))
     gaussian_sigma = _bisect(
-        lambda s: GaussianMechanism(sigma=s, sensitivity=c, rounds=run["rounds"]).epsilon(dlt) <= eps,
+        lambda s: (
+            GaussianMechanism(sigma=s, sensitivity=c, rounds=run["rounds"]).epsilon(dlt) <= eps
+        ),
         c * 1e-6,
         c * 1e6,
     )
@@ -218,7 +244,13 @@ def calibrate_secure_aggregation(
         granularity=gamma,
         epsilon=achieved,
         wrap_probability=wrap_probability(
-            bits=b, clients=n, dimension=d, clip_norm=c, granularity=gamma, local_sigma=sigma, noise=kind
+            bits=b,
+            clients=n,
+            dimension=d,
+            clip_norm=c,
+            granularity=gamma,
+            local_sigma=sigma,
+            noise=kind,
         ),
         mse=d * n * (sigma * sigma + gamma * gamma / 4.0),
         gaussian_mse=d * gaussian_sigma * gaussian_sigma,

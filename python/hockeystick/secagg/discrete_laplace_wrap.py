@@ -28,7 +28,11 @@ _SMALLEST = 5e-324
 
 
 def _exponent(t: float, v: float, beta: float, a: float, m: float) -> float:
-    cumulant = beta * (2.0 * math.log(-math.expm1(-a)) - math.log(-math.expm1(t - a)) - math.log(-math.expm1(-t - a)))
+    cumulant = beta * (
+        2.0 * math.log(-math.expm1(-a))
+        - math.log(-math.expm1(t - a))
+        - math.log(-math.expm1(-t - a))
+    )
     return t * t * v / 2.0 + cumulant - t * m
 
 
@@ -86,11 +90,17 @@ def discrete_laplace_wrap_probability(
     True
     """
     b = count(bits, "bits", maximum=62)
-    n, e, d = count(clients, "clients"), count(expected_clients, "expected_clients"), count(dimension, "dimension")
+    n, e, d = (
+        count(clients, "clients"),
+        count(expected_clients, "expected_clients"),
+        count(dimension, "dimension"),
+    )
     c, g = positive_number(clip_norm, "clip_norm"), positive_number(granularity, "granularity")
     a = g / positive_number(scale, "scale")
     conditional = choice(rounding, "rounding", ROUNDINGS) == "conditional"
-    v = positive_number(flatness, "flatness") * (n * c / g) ** 2 / d + (0.0 if conditional else n / 4.0)
+    v = positive_number(flatness, "flatness") * (n * c / g) ** 2 / d + (
+        0.0 if conditional else n / 4.0
+    )
     m = 2.0 ** (b - 1) - (n if conditional else 0)
     if m <= 0.0 or not a > 0.0:
         return 1.0

@@ -97,7 +97,9 @@ def tau(sigma: float, clients: int) -> np.ndarray:
     sums = np.concatenate([[0.0], np.cumsum(terms)])
     underflowed = np.concatenate([[0], np.cumsum(exponent < -745.0)])
     widened = sums * (1.0 + (n + 4) * UNIT_ROUNDOFF) + underflowed * math.ulp(0.0)
-    return np.where(widened > 0.0, np.nextafter(10.0 * widened * (1.0 + 2.0 * UNIT_ROUNDOFF), np.inf), 0.0)
+    return np.where(
+        widened > 0.0, np.nextafter(10.0 * widened * (1.0 + 2.0 * UNIT_ROUNDOFF), np.inf), 0.0
+    )
 
 
 def _sigma(sigma: float) -> float:
@@ -125,7 +127,12 @@ def _prop14(
 
 
 def distributed_discrete_gaussian_rdp(
-    sigma: float, clients: int, l2: float, l1: float, dimension: int, orders: npt.ArrayLike | None = None
+    sigma: float,
+    clients: int,
+    l2: float,
+    l1: float,
+    dimension: int,
+    orders: npt.ArrayLike | None = None,
 ) -> np.ndarray:
     r"""The RDP curve of one round of the distributed discrete Gaussian, minimised over n' <= n, rounded up.
 

@@ -82,7 +82,9 @@ UNIT_ROUNDOFF = 2.0**-53
 NEGATIVE_BINOMIAL_RELATIVE_ERROR = 1e-9
 MAX_SUPPORT = 1 << 15  # the NB law's cut: its correlation costs the square
 _TAIL_LOG = math.log(1e-30)
-_THEOREM_SHIFTS = 256  # Theorem 1 evaluated at each shift up to this; beyond, the bound without its 2F1 factor
+_THEOREM_SHIFTS = (
+    256  # Theorem 1 evaluated at each shift up to this; beyond, the bound without its 2F1 factor
+)
 
 
 def _shape_decay(shape: float, decay: float) -> tuple[float, float]:
@@ -136,7 +138,13 @@ def harrison_epsilon(shape: float, decay: float, shift: int) -> float:
     with mpmath.workdps(40):
         b, z = mpmath.mpf(beta), mpmath.exp(-2 * mpmath.mpf(a))
         ratio = mpmath.hyp2f1(b, b, 1, z) / mpmath.hyp2f1(b, b + k, 1 + k, z)
-        value = a * k + mpmath.log(ratio) + mpmath.loggamma(k + 1) + mpmath.loggamma(b) - mpmath.loggamma(b + k)
+        value = (
+            a * k
+            + mpmath.log(ratio)
+            + mpmath.loggamma(k + 1)
+            + mpmath.loggamma(b)
+            - mpmath.loggamma(b + k)
+        )
         return math.nextafter(float(value) + 1e-30 + abs(float(value)) * 1e-14, math.inf)
 
 
@@ -182,7 +190,9 @@ def pure_epsilon(shape: float, decay: float, l1: float, l2: float, dimension: in
     """
     beta, a = _shape_decay(shape, decay)
     total = int(math.floor(positive_number(l1, "l1")))
-    coords = min(count(dimension, "dimension"), int(math.floor(positive_number(l2, "l2") ** 2)), total)
+    coords = min(
+        count(dimension, "dimension"), int(math.floor(positive_number(l2, "l2") ** 2)), total
+    )
     if total == 0 or coords == 0:
         return 0.0
     linear = a * total
@@ -190,7 +200,9 @@ def pure_epsilon(shape: float, decay: float, l1: float, l2: float, dimension: in
         return math.nextafter(linear * (1.0 + 2.0 * UNIT_ROUNDOFF), math.inf)
     if coords == 1:  # one coordinate: its shift is at most min(Delta_1, Delta_2)
         total = min(total, int(math.floor(l2)))
-    full, rest = divmod(total, coords)  # each coordinate takes `full` steps, `rest` of them one more
+    full, rest = divmod(
+        total, coords
+    )  # each coordinate takes `full` steps, `rest` of them one more
     steps = _steps(beta, full + 1)
     relaxed = linear + coords * math.fsum(steps[:full].tolist()) + rest * float(steps[full])
     relaxed = math.nextafter(relaxed * (1.0 + (full + 8) * UNIT_ROUNDOFF), math.inf)
@@ -208,7 +220,9 @@ def _nb_cut(beta: float, a: float) -> int:
         return beta * (log_p + math.log((k + beta) / beta)) + k * (-a + math.log((k + beta) / k))
 
     mean = beta * math.exp(-a) / -math.expm1(-a)
-    if not mean <= MAX_SUPPORT:  # J >= the mean > MAX_SUPPORT (the mean infinite where 1 - e^-a underflows)
+    if (
+        not mean <= MAX_SUPPORT
+    ):  # J >= the mean > MAX_SUPPORT (the mean infinite where 1 - e^-a underflows)
         return MAX_SUPPORT + 1
     hi = max(2.0, 2.0 * mean)
     while log_tail(hi) > _TAIL_LOG:
@@ -266,12 +280,16 @@ def gdl_masses(shape: float, decay: float, reach: int = 0) -> Masses:
     nb = np.asarray(stats.nbinom.pmf(np.arange(cut + 1), beta, -math.expm1(-a)), dtype=float)
     right = np.correlate(nb, nb, mode="full")[cut:]  # lag x >= 0: sum_j nb[j + x] nb[j]
     masses = np.concatenate([right[:0:-1], right])
-    error = np.full(masses.size, (2.0 * NEGATIVE_BINOMIAL_RELATIVE_ERROR + (cut + 2) * UNIT_ROUNDOFF) * 1.01)
+    error = np.full(
+        masses.size, (2.0 * NEGATIVE_BINOMIAL_RELATIVE_ERROR + (cut + 2) * UNIT_ROUNDOFF) * 1.01
+    )
     # a cut term nb[j + x] nb[j] has j + x > J (mass <= 1e-30 in all) or j > J: at most 2e-30 per outcome
     return -cut, masses, np.minimum(error, 1.0), 2.0e-30 * 1.01
 
 
-def dominating_shift_pld(masses: Masses, shift: int, value_discretization_interval: float) -> PrivacyLossDistribution:
+def dominating_shift_pld(
+    masses: Masses, shift: int, value_discretization_interval: float
+) -> PrivacyLossDistribution:
     """The grid PLD of (N + shift, N) with both laws' masses lowered: its pessimistic side is an upper bound.
 
     Lowering both laws' masses (by their relative errors) gives a pair that dominates the exact one for every
@@ -311,5 +329,7 @@ def dominating_shift_pld(masses: Masses, shift: int, value_discretization_interv
         raise ValueError(f"shift must be an integer in [1, {m.size}), got {shift!r}")
     p = np.maximum(m * (1.0 - r), 0.0)
     q = np.concatenate([np.maximum(m[shift:] * (1.0 - r[shift:]), 0.0), np.zeros(shift)])
-    factor = pair_factor(p, q, "gdl_shift_upper", checked_interval(value_discretization_interval), exact_zeros=False)
+    factor = pair_factor(
+        p, q, "gdl_shift_upper", checked_interval(value_discretization_interval), exact_zeros=False
+    )
     return PrivacyLossDistribution([{factor: 1}])

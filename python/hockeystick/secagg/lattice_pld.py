@@ -67,13 +67,23 @@ __all__ = [
 ]
 
 UNIT_ROUNDOFF = 2.0**-53
-DIRECT_SUPPORT = 1 << 15  # the direct convolution's largest support (its last squaring costs its square)
+DIRECT_SUPPORT = (
+    1 << 15
+)  # the direct convolution's largest support (its last squaring costs its square)
 FOURIER_RELATIVE_ERROR = 1e-11
 SKELLAM_RELATIVE_ERROR = 1e-10
-DIRECT_WINDOW = 1 << 16  # the windowed convolution's widest window (its last squaring costs its square)
-WINDOWED_STDDEVS = 12.0  # each partial sum cut at +-12 standard deviations: the mass cut below 4e-33 a cut
-WINDOW_STDDEVS = 8.0  # the window +-8 standard deviations: the mass outside is below 2 Q(8) ~ 1.3e-15
-_TAIL_LOG = math.log(1e-30)  # one client's truncated mass, relative to its normaliser, at most 1e-30
+DIRECT_WINDOW = (
+    1 << 16
+)  # the windowed convolution's widest window (its last squaring costs its square)
+WINDOWED_STDDEVS = (
+    12.0  # each partial sum cut at +-12 standard deviations: the mass cut below 4e-33 a cut
+)
+WINDOW_STDDEVS = (
+    8.0  # the window +-8 standard deviations: the mass outside is below 2 Q(8) ~ 1.3e-15
+)
+_TAIL_LOG = math.log(
+    1e-30
+)  # one client's truncated mass, relative to its normaliser, at most 1e-30
 
 
 # (first outcome, masses, their relative error bounds, a bound on any one outcome's mass beyond the window or
@@ -87,7 +97,9 @@ def _one_client(sigma: float) -> tuple[np.ndarray, float, float]:
     """The truncated one-client PMF on -D..D, its relative error and the truncated mass (relative)."""
     two_var = 2.0 * sigma * sigma
     d = max(1, int(sigma * math.sqrt(-2.0 * _TAIL_LOG)))
-    while -((d + 1.0) ** 2) / two_var - math.log(-math.expm1(-(2.0 * d + 3.0) / two_var)) > _TAIL_LOG:
+    while (
+        -((d + 1.0) ** 2) / two_var - math.log(-math.expm1(-(2.0 * d + 3.0) / two_var)) > _TAIL_LOG
+    ):
         d += 1
     y = np.arange(-d, d + 1, dtype=np.float64)
     exponent = np.square(y) / two_var  # y^2 exact; two roundings
@@ -133,7 +145,9 @@ def _convolved(a: _Partial, b: _Partial, reach: int) -> _Partial:
     """The convolution of two partial sums, cut (``_trimmed``): relative errors add, plus (length + 1) u for the
     sums of nonnegative products (Higham 2002, Sec. 4.2); the deficits add (module docstring)."""
     error = a[2] + b[2] + (min(a[0].size, b[0].size) + 1) * UNIT_ROUNDOFF
-    return _trimmed((np.convolve(a[0], b[0]), a[1] + b[1], error, a[3] + b[3], a[4] + b[4], a[5]), reach)
+    return _trimmed(
+        (np.convolve(a[0], b[0]), a[1] + b[1], error, a[3] + b[3], a[4] + b[4], a[5]), reach
+    )
 
 
 def _direct_windowed(sigma: float, clients: int, reach: int) -> Masses:
@@ -210,7 +224,10 @@ def ddg_sum_masses(sigma: float, clients: int, reach: int = 0) -> Masses:
     if clients * one_support <= DIRECT_SUPPORT:
         return _direct(sigma, clients)
     found = _fourier(sigma, clients, reach)
-    if found is None and 2.0 * (WINDOWED_STDDEVS * math.sqrt(clients) * sigma + reach) + 3.0 <= DIRECT_WINDOW:
+    if (
+        found is None
+        and 2.0 * (WINDOWED_STDDEVS * math.sqrt(clients) * sigma + reach) + 3.0 <= DIRECT_WINDOW
+    ):
         found = _direct_windowed(sigma, clients, reach)
     if found is None:
         raise ValueError(
@@ -254,10 +271,17 @@ def skellam_masses(variance: float, reach: int = 0) -> Masses:
             f"the summed Skellam variance {variance:.6g} (min_surviving_clients (local_sigma / granularity)^2) is past "
             'scipy\'s Bessel function: no certified lower side is computed; ask bound="upper"'
         )
-    return -half - reach, masses, SKELLAM_RELATIVE_ERROR * (1.0 + np.square(x) / (2.0 * variance)), None
+    return (
+        -half - reach,
+        masses,
+        SKELLAM_RELATIVE_ERROR * (1.0 + np.square(x) / (2.0 * variance)),
+        None,
+    )
 
 
-def realizable_shift_pld(masses: Masses, shift: int, value_discretization_interval: float) -> PrivacyLossDistribution:
+def realizable_shift_pld(
+    masses: Masses, shift: int, value_discretization_interval: float
+) -> PrivacyLossDistribution:
     """The grid PLD of (N + shift, N), masses lowered (first law) and raised (second law).
 
     The pair is the same in both directions (N symmetric).  The masses are not renormalised: the lowered first
@@ -287,7 +311,9 @@ def realizable_shift_pld(masses: Masses, shift: int, value_discretization_interv
     _, m, r, outside = masses
     if not 1 <= shift < m.size:
         raise ValueError(f"shift must be an integer in [1, {m.size}), got {shift!r}")
-    if outside is None:  # outcomes x0 + k .. x0 + L - 1, where both laws have computed masses; the rest dropped
+    if (
+        outside is None
+    ):  # outcomes x0 + k .. x0 + L - 1, where both laws have computed masses; the rest dropped
         p = np.maximum(m[: m.size - shift] * (1.0 - r[: m.size - shift]), 0.0)
         q = m[shift:] * (1.0 + r[shift:])
     else:  # outcomes x0 + k .. x0 + L - 1 + k; N beyond its window is charged ``outside`` each

@@ -43,12 +43,24 @@ import numpy as np
 from ..base.validation import choice, count, moderate, positive_number
 from .sensitivity import ROUNDINGS
 
-__all__ = ["NOISES", "WRAP_EVENTS", "bits_for", "log_chernoff_tail", "log_noise_tail_bound", "wrap_probability"]
+__all__ = [
+    "NOISES",
+    "WRAP_EVENTS",
+    "bits_for",
+    "log_chernoff_tail",
+    "log_noise_tail_bound",
+    "wrap_probability",
+]
 
 NOISES = ("distributed_discrete_gaussian", "skellam")
-WRAP_EVENTS = ("round", "coordinate")  # some coordinate of the round wraps; one given coordinate wraps
+WRAP_EVENTS = (
+    "round",
+    "coordinate",
+)  # some coordinate of the round wraps; one given coordinate wraps
 MAX_TAIL_OUTCOMES = 1 << 22  # the noise masses' widest window for the exact-tail bound (32 MiB)
-WINDOW_REACH = 16.0  # the masses' window spans about +-8 standard deviations: 16 sqrt(n) sigma outcomes
+WINDOW_REACH = (
+    16.0  # the masses' window spans about +-8 standard deviations: 16 sqrt(n) sigma outcomes
+)
 UNIT_ROUNDOFF = 2.0**-53
 MAX_BITS = 62
 _LOG_2 = math.log(2.0)
@@ -107,7 +119,9 @@ def log_chernoff_tail(m: float, proxy: float, skellam_variance: float) -> float:
     reach = math.asinh(ratio) if ratio < 1e150 else _LOG_2 + math.log(m) - math.log(big_v)
     hi = min(m / v, reach) if v > 0.0 else reach
     lo = 0.0
-    for _ in range(200):  # the bracket halves each step: at most ~1100 steps span the doubles; 200 reach 2^-200
+    for _ in range(
+        200
+    ):  # the bracket halves each step: at most ~1100 steps span the doubles; 200 reach 2^-200
         mid = 0.5 * (lo + hi)
         if mid in (lo, hi):
             break
@@ -126,7 +140,9 @@ def log_chernoff_tail(m: float, proxy: float, skellam_variance: float) -> float:
     return best
 
 
-def log_noise_tail_bound(m: float, signal_proxy: float, noise: str, sigma: float, clients: int) -> float:
+def log_noise_tail_bound(
+    m: float, signal_proxy: float, noise: str, sigma: float, clients: int
+) -> float:
     r"""The log of a bound on P(|X + N| >= m) for one coordinate, from the noise's own masses (module docstring).
 
     X (signal and rounding) is v-subgaussian and independent of N, the n shares' sum, so
@@ -160,7 +176,11 @@ def log_noise_tail_bound(m: float, signal_proxy: float, noise: str, sigma: float
     """
     from .lattice_pld import ddg_sum_masses, skellam_masses
 
-    if m <= 0.0 or signal_proxy <= 0.0 or WINDOW_REACH * math.sqrt(clients) * sigma > MAX_TAIL_OUTCOMES:
+    if (
+        m <= 0.0
+        or signal_proxy <= 0.0
+        or WINDOW_REACH * math.sqrt(clients) * sigma > MAX_TAIL_OUTCOMES
+    ):
         return 0.0
     try:
         x0, masses, errors, _ = (
@@ -174,11 +194,15 @@ def log_noise_tail_bound(m: float, signal_proxy: float, noise: str, sigma: float
     gap = np.maximum(m - y, 0.0)
     log_signal = np.minimum(0.0, _LOG_2 - gap * gap / (2.0 * signal_proxy))
     # exp's argument within a few u relative; the sum of positive terms within (size + 2) u
-    inside = float(np.sum(masses * (1.0 + errors) * np.exp(log_signal * (1.0 - 4.0 * UNIT_ROUNDOFF))))
+    inside = float(
+        np.sum(masses * (1.0 + errors) * np.exp(log_signal * (1.0 - 4.0 * UNIT_ROUNDOFF)))
+    )
     inside *= 1.0 + (masses.size + 8) * UNIT_ROUNDOFF
     edge = min(-x0, x0 + masses.size - 1) + 1.0  # N beyond the window: |N| >= edge
     proxy, variance = (
-        (clients * sigma * sigma, 0.0) if noise == "distributed_discrete_gaussian" else (0.0, clients * sigma * sigma)
+        (clients * sigma * sigma, 0.0)
+        if noise == "distributed_discrete_gaussian"
+        else (0.0, clients * sigma * sigma)
     )
     beyond = 2.0 * math.exp(log_chernoff_tail(edge, proxy, variance))
     # never below the doubles' least positive value (terms past it underflow to 0; the tail itself is positive)

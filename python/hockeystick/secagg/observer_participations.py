@@ -51,7 +51,11 @@ def _count_masses(rate: float, rounds: int, tail: float) -> tuple[np.ndarray, np
         last -= 1
     counts = np.arange(1, last + 1)
     masses = stats.binom.pmf(counts, rounds, rate) * (1.0 + BINOMIAL_RELATIVE_ERROR)
-    beyond = float(special.bdtrc(last, rounds, rate)) * (1.0 + BINOMIAL_RELATIVE_ERROR) if last < rounds else 0.0
+    beyond = (
+        float(special.bdtrc(last, rounds, rate)) * (1.0 + BINOMIAL_RELATIVE_ERROR)
+        if last < rounds
+        else 0.0
+    )
     return counts, masses, beyond
 
 
@@ -94,14 +98,23 @@ def participation_count_delta(
     """
     eps = np.asarray(epsilon, dtype=float)
     counts, masses, beyond = _count_masses(rate, rounds, _TAIL_FLOOR)
-    curves = np.nextafter(np.multiply.outer(counts.astype(float), round_curve) * (1.0 + 2.0**-52), np.inf)
+    curves = np.nextafter(
+        np.multiply.outer(counts.astype(float), round_curve) * (1.0 + 2.0**-52), np.inf
+    )
     per_count = np.asarray(rdp_to_delta(curves, orders, eps.reshape(eps.shape + (1,))), dtype=float)
-    total = np.sum(np.minimum(per_count, 1.0) * masses, axis=-1) * (1.0 + (counts.size + 2) * 2.0**-53)
+    total = np.sum(np.minimum(per_count, 1.0) * masses, axis=-1) * (
+        1.0 + (counts.size + 2) * 2.0**-53
+    )
     return np.asarray(np.minimum(1.0, np.nextafter(total + beyond, np.inf)), dtype=float)
 
 
 def participation_count_epsilon(
-    round_curve: np.ndarray, orders: np.ndarray, rate: float, rounds: int, delta: np.ndarray, high: np.ndarray
+    round_curve: np.ndarray,
+    orders: np.ndarray,
+    rate: float,
+    rounds: int,
+    delta: np.ndarray,
+    high: np.ndarray,
 ) -> np.ndarray:
     """The least eps (to the bisection's resolution, rounded up) whose ``participation_count_delta`` is at most
     delta, searched below ``high``, a certified eps(delta) already known (returned where none below it does).

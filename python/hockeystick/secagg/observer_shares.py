@@ -129,7 +129,9 @@ def window_masses(masses: Masses, start: int, stop: int, raised: bool) -> np.nda
     return part * (1.0 + error) + (outside or 0.0)
 
 
-def shares_pair_pld(fewer: Masses, more: Masses, shift: int, rate: float, interval: float) -> PrivacyLossDistribution:
+def shares_pair_pld(
+    fewer: Masses, more: Masses, shift: int, rate: float, interval: float
+) -> PrivacyLossDistribution:
     """A realizable round on one coordinate when each sampled client adds its own noise share (module docstring).
 
     P = q (N_{n+1} + k) + (1 - q) N_n against Q = q N_{n+1} + (1 - q) N_n, on the outcomes where the three masses
@@ -173,11 +175,17 @@ def shares_pair_pld(fewer: Masses, more: Masses, shift: int, rate: float, interv
     start = max(fewer[0], more[0] + shift, more[0])
     stop = min(fewer[0] + fewer[1].size, more[0] + more[1].size)
     if stop - start < 2:
-        raise ValueError("the noise's window holds too few outcomes for the shift: no certified lower side")
-    p = rate * window_masses(more, start - shift, stop - shift, False) + (1.0 - rate) * window_masses(
-        fewer, start, stop, False
+        raise ValueError(
+            "the noise's window holds too few outcomes for the shift: no certified lower side"
+        )
+    p = rate * window_masses(more, start - shift, stop - shift, False) + (
+        1.0 - rate
+    ) * window_masses(fewer, start, stop, False)
+    q = rate * window_masses(more, start, stop, True) + (1.0 - rate) * window_masses(
+        fewer, start, stop, True
     )
-    q = rate * window_masses(more, start, stop, True) + (1.0 - rate) * window_masses(fewer, start, stop, True)
     h = checked_interval(interval)
-    factor = pair_factor(p * (1.0 - 4.0 * UNIT_ROUNDOFF), q * (1.0 + 4.0 * UNIT_ROUNDOFF), "shares_pair", h, False)
+    factor = pair_factor(
+        p * (1.0 - 4.0 * UNIT_ROUNDOFF), q * (1.0 + 4.0 * UNIT_ROUNDOFF), "shares_pair", h, False
+    )
     return PrivacyLossDistribution([{factor: 1}])

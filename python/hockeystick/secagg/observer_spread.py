@@ -56,12 +56,19 @@ from ..pld.mechanisms.constructors import checked_interval, pair_factor
 from .lattice_pld import Masses
 from .observer_shares import window_masses
 
-__all__ = ["BINOMIAL_RELATIVE_ERROR", "binomial_bin_masses", "exceedance_interval", "spread_pair_pld"]
+__all__ = [
+    "BINOMIAL_RELATIVE_ERROR",
+    "binomial_bin_masses",
+    "exceedance_interval",
+    "spread_pair_pld",
+]
 
 UNIT_ROUNDOFF = 2.0**-53
 #: scipy's binomial pmf and tails (boost's incomplete beta and its derivative) charged this relative error each.
 BINOMIAL_RELATIVE_ERROR = 1e-9
-_COUNT_STDDEVS = 12.0  # the count's bins span +-12 standard deviations of both binomials; two tail bins beyond
+_COUNT_STDDEVS = (
+    12.0  # the count's bins span +-12 standard deviations of both binomials; two tail bins beyond
+)
 _THRESHOLDS = (1.0, 1.2, 1.4, 1.6, 1.8, 2.0, 2.3)  # candidate c, in standard deviations of N_n
 
 
@@ -91,7 +98,9 @@ def exceedance_interval(masses: Masses, threshold: int) -> tuple[float, float]:
     x0, m, r, _ = masses
     start, stop = -threshold - x0, threshold - x0 + 1
     if start < 0 or stop > m.size:
-        raise ValueError(f"threshold {threshold} reaches past the noise's window [{x0}, {x0 + m.size - 1}]")
+        raise ValueError(
+            f"threshold {threshold} reaches past the noise's window [{x0}, {x0 + m.size - 1}]"
+        )
     part, error = m[start:stop], r[start:stop]
     slack = (part.size + 2) * UNIT_ROUNDOFF
     inside_lo = float(np.sum(np.maximum(part * (1.0 - error), 0.0))) * (1.0 - slack)
@@ -99,7 +108,9 @@ def exceedance_interval(masses: Masses, threshold: int) -> tuple[float, float]:
     return max(0.0, 1.0 - inside_hi - UNIT_ROUNDOFF), min(1.0, 1.0 - inside_lo + UNIT_ROUNDOFF)
 
 
-def binomial_bin_masses(trials: int, rate: tuple[float, float], edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def binomial_bin_masses(
+    trials: int, rate: tuple[float, float], edges: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Bounds on the masses of Bin(trials, pi) on the bins K < e_0, [e_0, e_1), ..., [e_{B-1}, e_B], K > e_B,
     for every pi in the interval ``rate``.
 
@@ -136,9 +147,15 @@ def binomial_bin_masses(trials: int, rate: tuple[float, float], edges: np.ndarra
     inner_hi = np.add.reduceat(most, starts) * (1.0 + slack)
     below, above = (0.0, 0.0), (0.0, 0.0)  # no outcome beyond an edge at 0 or at trials
     if edges[0] > 0:  # P(K <= e_0 - 1) falls as pi grows
-        below = (float(special.bdtr(edges[0] - 1, trials, hi)), float(special.bdtr(edges[0] - 1, trials, lo)))
+        below = (
+            float(special.bdtr(edges[0] - 1, trials, hi)),
+            float(special.bdtr(edges[0] - 1, trials, lo)),
+        )
     if edges[-1] < trials:  # P(K > e_B) rises with pi
-        above = (float(special.bdtrc(edges[-1], trials, lo)), float(special.bdtrc(edges[-1], trials, hi)))
+        above = (
+            float(special.bdtrc(edges[-1], trials, lo)),
+            float(special.bdtrc(edges[-1], trials, hi)),
+        )
     tail = 1.0 + BINOMIAL_RELATIVE_ERROR
     lower = np.concatenate([[below[0] / tail], np.maximum(inner_lo, 0.0), [above[0] / tail]])
     upper = np.concatenate([[below[1] * tail], inner_hi, [above[1] * tail]])
@@ -171,7 +188,9 @@ def _count_edges(trials: int, rates: list[tuple[float, float]], bins: int) -> np
         sd = math.sqrt(trials * mid * (1.0 - mid)) + 1.0
         ends += [trials * lo - _COUNT_STDDEVS * sd, trials * hi + _COUNT_STDDEVS * sd]
     first, last = max(0, int(math.floor(min(ends)))), min(trials, int(math.ceil(max(ends))))
-    edges = np.unique(np.linspace(first, last, min(bins, last - first) + 1).round().astype(np.int64))
+    edges = np.unique(
+        np.linspace(first, last, min(bins, last - first) + 1).round().astype(np.int64)
+    )
     return edges if edges.size >= 2 else np.array([first, last if last > first else first + 1])
 
 
@@ -235,12 +254,16 @@ def spread_pair_pld(
     True
     """
     if dimension < 2:
-        raise ValueError(f"dimension must be >= 2 for the spread of the other coordinates, got {dimension!r}")
+        raise ValueError(
+            f"dimension must be >= 2 for the spread of the other coordinates, got {dimension!r}"
+        )
     h = checked_interval(interval)
     start = max(fewer[0], more[0] + shift, more[0])
     stop = min(fewer[0] + fewer[1].size, more[0] + more[1].size)
     if stop - start < 2:
-        raise ValueError("the noise's window holds too few outcomes for the shift: no certified lower side")
+        raise ValueError(
+            "the noise's window holds too few outcomes for the shift: no certified lower side"
+        )
     width = max(1, -(-(stop - start) // cells))
     shifted_lo = _cells(window_masses(more, start - shift, stop - shift, False), width, False)
     fewer_lo = _cells(window_masses(fewer, start, stop, False), width, False)

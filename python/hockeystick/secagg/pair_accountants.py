@@ -126,7 +126,9 @@ def randomized_response_pld(
     p = np.array([q * big, q * small, 1.0 - q]) * low
     qq = np.array([q * small, q * big, 1.0 - q]) * low
     keep = p > 0.0
-    factor = pair_factor(p[keep], qq[keep], "randomized_response", checked_interval(value_discretization_interval))
+    factor = pair_factor(
+        p[keep], qq[keep], "randomized_response", checked_interval(value_discretization_interval)
+    )
     return PrivacyLossDistribution([{factor: 1}])
 
 
@@ -188,9 +190,19 @@ def poisson_binomial_round_plds(
     """
     if side == "upper":
         mixed = rate if dimension == 1 else 1.0  # d > 1: the server's pair (module docstring)
-        pure = randomized_response_pld(poisson_binomial_pure_epsilon(trials, theta, dimension), rate, interval)
-        return [(dominating_pair_pld(clients, trials, theta, interval, mixed), dimension), (pure, 1)]
-    return [(realizable_pair_pld(clients, trials, theta, interval, rate), dimension if rate == 1.0 else 1)]
+        pure = randomized_response_pld(
+            poisson_binomial_pure_epsilon(trials, theta, dimension), rate, interval
+        )
+        return [
+            (dominating_pair_pld(clients, trials, theta, interval, mixed), dimension),
+            (pure, 1),
+        ]
+    return [
+        (
+            realizable_pair_pld(clients, trials, theta, interval, rate),
+            dimension if rate == 1.0 else 1,
+        )
+    ]
 
 
 def discrete_laplace_round_plds(
@@ -233,9 +245,18 @@ def discrete_laplace_round_plds(
     """
     l1, l2, dimension, shift = norms
     if side == "upper":
-        upper: Pairs = [(randomized_response_pld(pure_epsilon(shape, decay, l1, l2, dimension), rate, interval), 1)]
+        upper: Pairs = [
+            (
+                randomized_response_pld(
+                    pure_epsilon(shape, decay, l1, l2, dimension), rate, interval
+                ),
+                1,
+            )
+        ]
         one_coordinate = min(dimension, math.floor(l2 * l2), math.floor(l1)) == 1
-        if shape >= 1.0 and one_coordinate and rate == 1.0:  # log-concave: the largest shift dominates
+        if (
+            shape >= 1.0 and one_coordinate and rate == 1.0
+        ):  # log-concave: the largest shift dominates
             worst = int(math.floor(min(l1, l2)))
             upper.append((dominating_shift_pld(gdl_masses(shape, decay), worst, interval), 1))
         return upper
@@ -245,7 +266,9 @@ def discrete_laplace_round_plds(
         return [(realizable_shift_pld(gdl_masses(shape, decay), shift, interval), 1)]
     from .observer_shares import shares_pair_pld  # the pair of n and n + 1 shares on one coordinate
 
-    pair = shares_pair_pld(gdl_masses(shape, decay), gdl_masses(shape_with_client, decay), shift, rate, interval)
+    pair = shares_pair_pld(
+        gdl_masses(shape, decay), gdl_masses(shape_with_client, decay), shift, rate, interval
+    )
     return [(pair, 1)]
 
 
@@ -255,11 +278,18 @@ class _PairAccountant(ABC):
 
     bound_sides: tuple[Bound, ...] = BOUND_SIDES
 
-    def __init__(self, *, rounds: int, sampling_rate: float, value_discretization_interval: float) -> None:
+    def __init__(
+        self, *, rounds: int, sampling_rate: float, value_discretization_interval: float
+    ) -> None:
         self.rounds = count(rounds, "rounds")
         self.sampling_rate = float(
             in_interval(
-                single(sampling_rate, "sampling_rate"), "sampling_rate", 0.0, 1.0, open_low=True, open_high=False
+                single(sampling_rate, "sampling_rate"),
+                "sampling_rate",
+                0.0,
+                1.0,
+                open_low=True,
+                open_high=False,
             )
         )
         self.value_discretization_interval = checked_interval(value_discretization_interval)
@@ -284,11 +314,15 @@ class _PairAccountant(ABC):
             composed: list[PrivacyLossDistribution | None] = []
             for pair, per_round in self._round(side, rate):
                 total = per_round * self.rounds
-                composed.append(None if pair is None else pair.self_compose(total) if total > 1 else pair)
+                composed.append(
+                    None if pair is None else pair.self_compose(total) if total > 1 else pair
+                )
             self._sides[side, rate] = composed
         return self._sides[side, rate]
 
-    def _read(self, pld: PrivacyLossDistribution | None, x: np.ndarray, method: str, side: str) -> np.ndarray:
+    def _read(
+        self, pld: PrivacyLossDistribution | None, x: np.ndarray, method: str, side: str
+    ) -> np.ndarray:
         if pld is None:
             return np.zeros(x.shape)  # no realized shift: the trivial lower side
         cost = self.delta_cost if side == "upper" else 0.0
@@ -309,11 +343,16 @@ class _PairAccountant(ABC):
         side = bound_side(bound)
         rate = self._rate(against)
         if side == "both":
-            lower, upper = self._side(x, method, "lower", rate), self._side(x, method, "upper", rate)
+            lower, upper = (
+                self._side(x, method, "lower", rate),
+                self._side(x, method, "upper", rate),
+            )
             return scalar_or_array(np.minimum(lower, upper)), scalar_or_array(upper)
         return scalar_or_array(self._side(x, method, side, rate))
 
-    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server") -> Any:
+    def delta(
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server"
+    ) -> Any:
         """delta(eps) of the T-round run: the dominating pair's composition (upper), the realized pair's (lower).
 
         Parameters
@@ -329,7 +368,9 @@ class _PairAccountant(ABC):
         """
         return self._answer(epsilon_values(epsilon), "delta", bound, against)
 
-    def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server") -> Any:
+    def epsilon(
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server"
+    ) -> Any:
         """eps(delta) of the T-round run, each side and each ``against`` as ``delta`` takes them.
 
         Parameters
@@ -405,7 +446,9 @@ class PoissonBinomialMechanism(_PairAccountant):
         value_discretization_interval: float = DEFAULT_INTERVAL,
     ) -> None:
         super().__init__(
-            rounds=rounds, sampling_rate=sampling_rate, value_discretization_interval=value_discretization_interval
+            rounds=rounds,
+            sampling_rate=sampling_rate,
+            value_discretization_interval=value_discretization_interval,
         )
         self.trials, self.theta, self.min_surviving_clients = poisson_binomial_parameters(
             trials, theta, min_surviving_clients
@@ -457,7 +500,13 @@ class PoissonBinomialMechanism(_PairAccountant):
             ``clip_norm`` not a finite positive number.
         """
         c = positive_number(clip_norm, "clip_norm")
-        return self.dimension * self.min_surviving_clients * c * c / (4.0 * self.trials * self.theta * self.theta)
+        return (
+            self.dimension
+            * self.min_surviving_clients
+            * c
+            * c
+            / (4.0 * self.trials * self.theta * self.theta)
+        )
 
 
 @accountant_docs()
@@ -539,12 +588,22 @@ class DistributedDiscreteLaplace(_PairAccountant):
         value_discretization_interval: float = DEFAULT_INTERVAL,
     ) -> None:
         super().__init__(
-            rounds=rounds, sampling_rate=sampling_rate, value_discretization_interval=value_discretization_interval
+            rounds=rounds,
+            sampling_rate=sampling_rate,
+            value_discretization_interval=value_discretization_interval,
         )
         self.sensitivity: IntegerSensitivity = integer_sensitivity(
-            clip_norm=clip_norm, granularity=granularity, dimension=dimension, beta=beta, rounding=rounding
+            clip_norm=clip_norm,
+            granularity=granularity,
+            dimension=dimension,
+            beta=beta,
+            rounding=rounding,
         )
-        self.clip_norm, self.granularity, self.dimension = float(clip_norm), float(granularity), int(dimension)
+        self.clip_norm, self.granularity, self.dimension = (
+            float(clip_norm),
+            float(granularity),
+            int(dimension),
+        )
         self.scale = positive_number(scale, "scale")
         self.expected_clients = count(expected_clients, "expected_clients")
         self.min_surviving_clients = count(min_surviving_clients, "min_surviving_clients")
@@ -562,7 +621,10 @@ class DistributedDiscreteLaplace(_PairAccountant):
     @property
     def delta_cost(self) -> float:
         """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for conditional."""
-        return min(1.0, math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf))
+        return min(
+            1.0,
+            math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf),
+        )
 
     def _round(self, side: str, rate: float) -> list[tuple[PrivacyLossDistribution | None, int]]:
         s = self.sensitivity

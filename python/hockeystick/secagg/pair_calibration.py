@@ -32,7 +32,9 @@ __all__ = [
     "calibrate_poisson_binomial",
 ]
 
-_STEPS = 12  # bisection steps on a log scale, from a bracket of ratio 4: 4^(2^-12) - 1 = 3.4e-4 relative
+_STEPS = (
+    12  # bisection steps on a log scale, from a bracket of ratio 4: 4^(2^-12) - 1 = 3.4e-4 relative
+)
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,9 @@ def calibrate_poisson_binomial(
             middle = math.sqrt(low * high)
             low, high = (middle, high) if achieved(middle) <= eps else (low, middle)
     acc = PoissonBinomialMechanism(theta=low, **run)
-    return PoissonBinomialCalibration(low, float(acc.epsilon(dlt)), acc.mse(positive_number(clip_norm, "clip_norm")))
+    return PoissonBinomialCalibration(
+        low, float(acc.epsilon(dlt)), acc.mse(positive_number(clip_norm, "clip_norm"))
+    )
 
 
 def calibrate_distributed_discrete_laplace(
@@ -217,7 +221,9 @@ def calibrate_distributed_discrete_laplace(
     eps, dlt = _targets(epsilon, delta)
     c = positive_number(clip_norm, "clip_norm")
     gamma = positive_number(granularity, "granularity")
-    if gamma / c > _MAX_DECAY:  # the search starts at one clip norm: its decay gamma / c must stay at most 700
+    if (
+        gamma / c > _MAX_DECAY
+    ):  # the search starts at one clip norm: its decay gamma / c must stay at most 700
         raise ValueError(
             f"clip_norm must be at least granularity / {_MAX_DECAY:g} = {gamma / _MAX_DECAY:.6g}, got clip_norm={c!r} "
             f"with granularity={gamma!r}: the scale search starts at one clip norm, where a discrete Laplace of decay "
@@ -240,7 +246,9 @@ def calibrate_distributed_discrete_laplace(
     while achieved(high) > eps:
         low, high = high, high * 4.0
         if high > 1e12 * c:
-            raise ValueError(f"epsilon = {eps!r} at delta = {dlt!r} is not met at any scale up to 1e12 clip norms")
+            raise ValueError(
+                f"epsilon = {eps!r} at delta = {dlt!r} is not met at any scale up to 1e12 clip norms"
+            )
     while low == high or achieved(low) <= eps:
         low /= 4.0
         if low < 1e-12 * c:
@@ -251,4 +259,6 @@ def calibrate_distributed_discrete_laplace(
     acc = DistributedDiscreteLaplace(scale=high, **run)
     a, shape = acc.decay, acc.shape
     variance = 2.0 * shape * math.exp(-a) / (-math.expm1(-a)) ** 2 + acc.min_surviving_clients / 4.0
-    return DiscreteLaplaceCalibration(high, float(acc.epsilon(dlt)), acc.dimension * variance * acc.granularity**2)
+    return DiscreteLaplaceCalibration(
+        high, float(acc.epsilon(dlt)), acc.dimension * variance * acc.granularity**2
+    )

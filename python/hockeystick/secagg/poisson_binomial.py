@@ -108,9 +108,13 @@ def poisson_binomial_parameters(trials: int, theta: float, clients: int) -> tupl
     m = count(trials, "trials")
     t = positive_number(theta, "theta")
     if not t >= MIN_THETA:
-        raise ValueError(f"theta must be at least {MIN_THETA:g} (a smaller one carries no data), got {theta!r}")
+        raise ValueError(
+            f"theta must be at least {MIN_THETA:g} (a smaller one carries no data), got {theta!r}"
+        )
     if not t < 0.5:
-        raise ValueError(f"theta must be below 1/2 (p = 1/2 + theta x / c must stay a probability), got {theta!r}")
+        raise ValueError(
+            f"theta must be below 1/2 (p = 1/2 + theta x / c must stay a probability), got {theta!r}"
+        )
     n = count(clients, "min_surviving_clients")
     if n * m > 2**40:
         raise ValueError(
@@ -155,10 +159,17 @@ def binomial_masses(trials: int, p: float) -> tuple[int, np.ndarray, float, floa
 
     lo, hi = _chernoff_end(trials, p, -1), _chernoff_end(trials, p, 1)
     if hi - lo + 1 > MAX_OUTCOMES:
-        raise ValueError(f"Binom({trials}, {p:.6g}) spans {hi - lo + 1} outcomes, above {MAX_OUTCOMES}: fewer trials")
+        raise ValueError(
+            f"Binom({trials}, {p:.6g}) spans {hi - lo + 1} outcomes, above {MAX_OUTCOMES}: fewer trials"
+        )
     x = np.arange(lo, hi + 1)
     outside = (lo > 0) * _TAIL + (hi < trials) * _TAIL
-    return lo, np.asarray(stats.binom.pmf(x, trials, p), dtype=float), _binomial_error(trials), outside
+    return (
+        lo,
+        np.asarray(stats.binom.pmf(x, trials, p), dtype=float),
+        _binomial_error(trials),
+        outside,
+    )
 
 
 def _chernoff_end(trials: int, p: float, side: int) -> int:
@@ -170,7 +181,9 @@ def _chernoff_end(trials: int, p: float, side: int) -> int:
 
     def far(k: int) -> bool:
         x = k / trials
-        kl = (x * math.log(x / p) if x > 0 else 0.0) + ((1 - x) * math.log((1 - x) / (1 - p)) if x < 1 else 0.0)
+        kl = (x * math.log(x / p) if x > 0 else 0.0) + (
+            (1 - x) * math.log((1 - x) / (1 - p)) if x < 1 else 0.0
+        )
         return trials * kl >= target
 
     end = trials if side > 0 else 0
@@ -236,7 +249,9 @@ def dominating_pair_pld(
     q = float(in_interval(rate, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False))
     free = 2.0 * t  # exact
     j0, j_masses, j_error, _ = binomial_masses(m, free)
-    starts, block_weights, l_error = _blocks((n - 1) * m, 1.0 - free) if n > 1 else (np.array([0]), np.ones(1), 0.0)
+    starts, block_weights, l_error = (
+        _blocks((n - 1) * m, 1.0 - free) if n > 1 else (np.array([0]), np.ones(1), 0.0)
+    )
     coin_error = _binomial_error(n * m)
     lowered = 1.0 - j_error - l_error - coin_error - 8.0 * UNIT_ROUNDOFF
     p_parts, q_parts = [], []
@@ -340,5 +355,7 @@ def realizable_pair_pld(
     p_low = np.maximum(p * (1.0 - error), 0.0)
     q_high = qq * (1.0 + error) + outside
     keep = q_high > 0.0  # Q = 0 exactly (beyond the n m draws): P is 0 there too
-    factor = pair_factor(p_low[keep], q_high[keep], "poisson_binomial_realizable_pair", h, exact_zeros=False)
+    factor = pair_factor(
+        p_low[keep], q_high[keep], "poisson_binomial_realizable_pair", h, exact_zeros=False
+    )
     return PrivacyLossDistribution([{factor: 1}])

@@ -47,7 +47,13 @@ from typing import Literal
 
 from ..base.validation import choice, count, in_interval, positive_number, single
 
-__all__ = ["ROUNDINGS", "IntegerSensitivity", "integer_l1_bound", "integer_sensitivity", "rounded_l2_norm_bound"]
+__all__ = [
+    "ROUNDINGS",
+    "IntegerSensitivity",
+    "integer_l1_bound",
+    "integer_sensitivity",
+    "rounded_l2_norm_bound",
+]
 
 Rounding = Literal["conditional", "unconditional"]
 ROUNDINGS: tuple[Rounding, ...] = ("conditional", "unconditional")
@@ -173,7 +179,12 @@ class IntegerSensitivity:
 
 
 def integer_sensitivity(
-    *, clip_norm: float, granularity: float, dimension: int, beta: float = 0.0, rounding: str = "conditional"
+    *,
+    clip_norm: float,
+    granularity: float,
+    dimension: int,
+    beta: float = 0.0,
+    rounding: str = "conditional",
 ) -> IntegerSensitivity:
     r"""Delta_2 and Delta_1 of the clipped, scaled, rotated and rounded client vector (module docstring).
 
@@ -227,7 +238,9 @@ def integer_sensitivity(
         )
     l2 = rounded_l2_norm_bound(_up(scaled), d, b)
     realizable = int(math.floor(scaled))
-    while realizable > 0 and Fraction(realizable) * Fraction(g) > Fraction(c):  # exactly: k gamma <= c
+    while realizable > 0 and Fraction(realizable) * Fraction(g) > Fraction(
+        c
+    ):  # exactly: k gamma <= c
         realizable -= 1
     return IntegerSensitivity(
         l2=l2,

@@ -36,7 +36,9 @@ UNIT_ROUNDOFF = 2.0**-53
 SKELLAM_ORDERS: tuple[float, ...] = tuple(float(a) for a in [*range(2, 257), 512, 1024])
 
 
-def skellam_rdp(variance: float, l2: float, l1: float, orders: npt.ArrayLike | None = None) -> np.ndarray:
+def skellam_rdp(
+    variance: float, l2: float, l1: float, orders: npt.ArrayLike | None = None
+) -> np.ndarray:
     r"""The RDP curve of one round of the Skellam mechanism of summed variance V (module docstring), rounded up.
 
     Parameters
@@ -81,5 +83,7 @@ def skellam_rdp(variance: float, l2: float, l1: float, orders: npt.ArrayLike | N
             f"integer orders), got {alpha[alpha != np.floor(alpha)][0]!r}"
         )
     base = alpha * d2 * d2 / (2.0 * v)
-    extra = np.minimum(((2.0 * alpha - 1.0) * d2 * d2 + 6.0 * d1) / (4.0 * v * v), 3.0 * d1 / (2.0 * v))
+    extra = np.minimum(
+        ((2.0 * alpha - 1.0) * d2 * d2 + 6.0 * d1) / (4.0 * v * v), 3.0 * d1 / (2.0 * v)
+    )
     return np.nextafter((base + extra) * (1.0 + 32.0 * UNIT_ROUNDOFF), np.inf)

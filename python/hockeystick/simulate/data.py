@@ -80,7 +80,11 @@ class FederatedData:
         if kind not in (np.float64, np.float32):
             raise ValueError(f"dtype must be float64 or float32, got {kind}")
         return FederatedData(
-            np.ascontiguousarray(self.features, dtype=kind), self.labels, self.offsets, self.model, self.n_classes
+            np.ascontiguousarray(self.features, dtype=kind),
+            self.labels,
+            self.offsets,
+            self.model,
+            self.n_classes,
         )
 
     def client(self, i: int) -> tuple[np.ndarray, np.ndarray]:
@@ -102,7 +106,11 @@ class FederatedData:
         def part(mask: np.ndarray, counts: np.ndarray) -> FederatedData:
             offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
             return FederatedData(
-                np.ascontiguousarray(self.features[mask]), self.labels[mask].copy(), offsets, self.model, self.n_classes
+                np.ascontiguousarray(self.features[mask]),
+                self.labels[mask].copy(),
+                offsets,
+                self.model,
+                self.n_classes,
             )
 
         return part(~is_test, sizes - n_test), part(is_test, n_test)
@@ -117,7 +125,10 @@ class FederatedData:
 
 
 def from_client_arrays(
-    features: Sequence[np.ndarray], labels: Sequence[np.ndarray], model: str, n_classes: int | None = None
+    features: Sequence[np.ndarray],
+    labels: Sequence[np.ndarray],
+    model: str,
+    n_classes: int | None = None,
 ) -> FederatedData:
     """Stack per-client (features_i, labels_i) arrays into one :class:`FederatedData`.
 
@@ -152,7 +163,9 @@ def from_client_arrays(
     """
     if len(features) != len(labels) or len(features) == 0:
         raise ValueError("features and labels must be non-empty lists of the same length")
-    f = np.ascontiguousarray(np.concatenate([np.atleast_2d(np.asarray(a, float)) for a in features]))
+    f = np.ascontiguousarray(
+        np.concatenate([np.atleast_2d(np.asarray(a, float)) for a in features])
+    )
     y = np.concatenate([np.asarray(a, float).ravel() for a in labels])
     sizes = np.array([len(np.asarray(a).ravel()) for a in labels], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -268,7 +281,9 @@ def _check_arrays(f: np.ndarray, y: np.ndarray, o: np.ndarray) -> None:
     """Features (n_samples, d) float64 or float32 C-contiguous, labels float64 per row, offsets int64 from 0 to
     n_samples with at least one sample per client; features and labels finite."""
     if f.ndim != 2 or f.dtype not in (np.float64, np.float32) or not f.flags.c_contiguous:
-        raise ValueError("features must be a C-contiguous float64 (or float32) array of shape (n_samples, d)")
+        raise ValueError(
+            "features must be a C-contiguous float64 (or float32) array of shape (n_samples, d)"
+        )
     if y.shape != (f.shape[0],) or y.dtype != np.float64:
         raise ValueError("labels must be float64 with one entry per row of features")
     if o.ndim != 1 or o.dtype != np.int64 or o[0] != 0 or o[-1] != f.shape[0]:

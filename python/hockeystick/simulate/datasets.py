@@ -46,7 +46,11 @@ def _load(name: str) -> tuple[np.ndarray, np.ndarray, str]:
 
 
 def _shares(
-    labels: np.ndarray, n_clients: int, partition: str, concentration: float, rng: np.random.Generator
+    labels: np.ndarray,
+    n_clients: int,
+    partition: str,
+    concentration: float,
+    rng: np.random.Generator,
 ) -> list[np.ndarray]:
     """Row indices of each client: equal i.i.d. shares, or Dirichlet shares of every class."""
     if partition == "iid":
@@ -54,7 +58,9 @@ def _shares(
     owned: list[list[int]] = [[] for _ in range(n_clients)]
     for label in np.unique(labels):
         rows = rng.permutation(np.flatnonzero(labels == label))
-        cuts = (np.cumsum(rng.dirichlet(np.full(n_clients, concentration))) * rows.size).astype(int)[:-1]
+        cuts = (np.cumsum(rng.dirichlet(np.full(n_clients, concentration))) * rows.size).astype(
+            int
+        )[:-1]
         for client, part in enumerate(np.split(rows, cuts)):
             owned[client].extend(part.tolist())
     return [np.array(sorted(rows), dtype=np.int64) for rows in owned]
@@ -142,15 +148,26 @@ def bundled(
         shares = _nonempty_shares(grouping[rows], n_clients, partition, concentration, rng)
         n_classes = None if model == "linear" else int(np.unique(labels).size)
         parts.append(
-            from_client_arrays([features[rows[s]] for s in shares], [labels[rows[s]] for s in shares], model, n_classes)
+            from_client_arrays(
+                [features[rows[s]] for s in shares],
+                [labels[rows[s]] for s in shares],
+                model,
+                n_classes,
+            )
         )
     return parts[0].astype(dtype), parts[1].astype(dtype)
 
 
-def _check_split(n_clients: int, partition: str, concentration: float, test_fraction: float) -> None:
+def _check_split(
+    n_clients: int, partition: str, concentration: float, test_fraction: float
+) -> None:
     """``bundled``'s split arguments: n_clients an integer >= 1, a known partition, concentration finite
     and > 0, test_fraction in (0, 1)."""
-    if not (isinstance(n_clients, (int, np.integer)) and not isinstance(n_clients, bool) and n_clients >= 1):
+    if not (
+        isinstance(n_clients, (int, np.integer))
+        and not isinstance(n_clients, bool)
+        and n_clients >= 1
+    ):
         raise ValueError(f"n_clients must be an integer >= 1, got {n_clients!r}")
     if partition not in ("iid", "dirichlet"):
         raise ValueError(f'partition must be "iid" or "dirichlet", got {partition!r}')
@@ -166,12 +183,18 @@ def _unit_rows(features: np.ndarray, train_rows: np.ndarray) -> np.ndarray:
     mean, scale = features[train_rows].mean(axis=0), features[train_rows].std(axis=0)
     features = (features - mean) / np.where(scale > 0, scale, 1.0)
     features /= max(float(np.max(np.linalg.norm(features[train_rows], axis=1))), 1e-300)
-    features /= np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1.0)  # test rows too: norm <= 1
+    features /= np.maximum(
+        np.linalg.norm(features, axis=1, keepdims=True), 1.0
+    )  # test rows too: norm <= 1
     return features
 
 
 def _nonempty_shares(
-    grouping: np.ndarray, n_clients: int, partition: str, concentration: float, rng: np.random.Generator
+    grouping: np.ndarray,
+    n_clients: int,
+    partition: str,
+    concentration: float,
+    rng: np.random.Generator,
 ) -> list[np.ndarray]:
     """``_shares`` redrawn until every client holds a row (at most 1000 draws)."""
     for _ in range(1000):

@@ -38,7 +38,9 @@ from .rounds import run_rounds
 
 
 @njit(parallel=True, cache=True)
-def poisson_client_gradients(model, n_coef, w, features, norms, labels, offsets, uniforms, rate, clip, out):
+def poisson_client_gradients(
+    model, n_coef, w, features, norms, labels, offsets, uniforms, rate, clip, out
+):
     """out[k] = mean clipped gradient at w over client k's records i with uniforms[i] < rate (Alg. 2's
     Poisson sample); out[k] = 0 and drawn[k] = 0 when it draws none.  Returns drawn (records per client)."""
     n_clients = offsets.shape[0] - 1
@@ -55,7 +57,9 @@ def poisson_client_gradients(model, n_coef, w, features, norms, labels, offsets,
         if count == 0:
             out[k, :] = 0.0
         else:
-            add_batch_gradient(model, w, features, norms, labels, rows[:count], clip, np.empty(n_coef), out[k])
+            add_batch_gradient(
+                model, w, features, norms, labels, rows[:count], clip, np.empty(n_coef), out[k]
+            )
     return drawn
 
 
@@ -160,14 +164,20 @@ def _distortion_variance(
     if c1 is None or tau is None:
         raise ValueError("give distortion_variance, or c1 and tau to calibrate it (Algorithm 1)")
     if calibration == "paper":
-        return float(leakage.paper_distortion_variance(parameter_variance, dimension, c1, tau)), c1 - tau
+        return float(
+            leakage.paper_distortion_variance(parameter_variance, dimension, c1, tau)
+        ), c1 - tau
     if calibration == "exact":
         target = float(leakage.paper_required_tv(c1, tau))
-        return float(leakage.distortion_variance_for_tv(parameter_variance, dimension, target)), target
+        return float(
+            leakage.distortion_variance_for_tv(parameter_variance, dimension, target)
+        ), target
     raise ValueError(f"calibration must be 'paper' or 'exact', got {calibration!r}")
 
 
-def _check_distortion(rounds: int, rate: float, sampling_rate: float, clip: float, parameter_variance: float) -> None:
+def _check_distortion(
+    rounds: int, rate: float, sampling_rate: float, clip: float, parameter_variance: float
+) -> None:
     """``parameter_distortion``'s scalar arguments: rounds >= 1, rate > 0, 0 < sampling_rate <= 1, clip > 0,
     parameter_variance finite and > 0."""
     if rounds < 1:
@@ -299,7 +309,9 @@ def parameter_distortion(
     _check_distortion(rounds, rate, sampling_rate, clip, parameter_variance)
     code = model_code(data.model)
     p = parameter_size(data.model, data.n_features, data.n_classes)
-    variance, target = _distortion_variance(parameter_variance, p, distortion_variance, c1, tau, calibration)
+    variance, target = _distortion_variance(
+        parameter_variance, p, distortion_variance, c1, tau, calibration
+    )
     w0, w_star = _start_and_optimum(initial, optimum, p)
     if threads is not None:
         numba.set_num_threads(threads)
@@ -332,7 +344,11 @@ def parameter_distortion(
         local = w_global[None, :] - rate * grads  # W_t^(k)
         uploads = local + math.sqrt(variance) * noising.standard_normal((m, p))  # W~_{t+1}^(k)
         if w_star is not None:
-            gap_sum += float(np.mean(np.sum((local - w_star) ** 2, axis=1) - np.sum((uploads - w_star) ** 2, axis=1)))
+            gap_sum += float(
+                np.mean(
+                    np.sum((local - w_star) ** 2, axis=1) - np.sum((uploads - w_star) ** 2, axis=1)
+                )
+            )
         w_global = weights @ uploads
         return w_global
 

@@ -43,7 +43,11 @@ def sensitivity_bound(rho: np.ndarray, gamma: np.ndarray) -> np.ndarray:
 
 
 def hockey_stick_lower_bound(
-    samples: np.ndarray, neighbour_samples: np.ndarray, epsilon: float, thresholds: np.ndarray, alpha: float = 1e-3
+    samples: np.ndarray,
+    neighbour_samples: np.ndarray,
+    epsilon: float,
+    thresholds: np.ndarray,
+    alpha: float = 1e-3,
 ) -> tuple[float, float]:
     """(lower confidence bound, point estimate) of E_{e^eps}(P || P') from 1-D samples of P and P'.
 

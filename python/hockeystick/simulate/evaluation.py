@@ -26,7 +26,9 @@ def _rows_sums(model, w, features, labels, lo, hi, coef):
 @njit(parallel=True, cache=True)
 def _client_sums(model, n_coef, w, features, labels, offsets, loss_sums, correct_sums):
     for i in prange(offsets.shape[0] - 1):
-        loss, correct = _rows_sums(model, w, features, labels, offsets[i], offsets[i + 1], np.empty(n_coef))
+        loss, correct = _rows_sums(
+            model, w, features, labels, offsets[i], offsets[i + 1], np.empty(n_coef)
+        )
         loss_sums[i] = loss
         correct_sums[i] = correct
 

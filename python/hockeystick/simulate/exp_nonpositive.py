@@ -23,7 +23,9 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 _LOG2E = 1.4426950408889634
-_SHIFTER = 6755399441055744.0  # 1.5 * 2^52: adding it rounds to an integer held in the low mantissa bits
+_SHIFTER = (
+    6755399441055744.0  # 1.5 * 2^52: adding it rounds to an integer held in the low mantissa bits
+)
 _SHIFTER_BITS = 0x4338000000000000
 _LN2_HI = 6.93147180369123816490e-01  # fdlibm's ln2HI (0x3fe62e42fee00000)
 _LN2_LO = 1.90821492927058770002e-10  # fdlibm's ln2LO (ln 2 - ln2HI)

@@ -48,7 +48,9 @@ PREFETCH_AHEAD = 2  # clients whose sample rows are requested before they train
 
 
 @njit(cache=True, error_model="numpy")
-def train_client_full_batch(model, w_global, features, norms, labels, lo, hi, etas, proximal, clip, w, grad, scales):
+def train_client_full_batch(
+    model, w_global, features, norms, labels, lo, hi, etas, proximal, clip, w, grad, scales
+):
     """One client's round on its full local batch, logistic or linear regression (scalar coefficients):
     w = its model after K steps w <- w - eta_k (g(w) + alpha (w - w_global)), g the mean clipped gradient.
 
@@ -70,7 +72,23 @@ def train_client_full_batch(model, w_global, features, norms, labels, lo, hi, et
 
 
 @njit(cache=True)
-def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, etas, proximal, clip, w, coef, grad, rows):
+def train_client(
+    model,
+    w_global,
+    features,
+    norms,
+    labels,
+    lo,
+    hi,
+    uniforms,
+    etas,
+    proximal,
+    clip,
+    w,
+    coef,
+    grad,
+    rows,
+):
     """One client's round: w = its model after K local steps from w_global (before upload noise)."""
     p = w_global.shape[0]
     for j in range(p):
@@ -92,7 +110,9 @@ def train_client(model, w_global, features, norms, labels, lo, hi, uniforms, eta
                     w[j] -= eta * (s * x[j] + proximal * (w[j] - w_global[j]))
     else:
         for k in range(etas.shape[0]):
-            local_gradient(model, w, features, norms, labels, lo, hi, uniforms[k], rows, clip, coef, grad)
+            local_gradient(
+                model, w, features, norms, labels, lo, hi, uniforms[k], rows, clip, coef, grad
+            )
             eta = etas[k]
             for j in range(p):
                 w[j] -= eta * (grad[j] + proximal * (w[j] - w_global[j]))
@@ -107,7 +127,9 @@ def prefetch_minibatch(features, lo, hi, uniforms):
 
 
 @njit(parallel=True, cache=True)
-def average_local_models(model, n_coef, w_global, features, norms, labels, offsets, uniforms, etas, proximal, clip):
+def average_local_models(
+    model, n_coef, w_global, features, norms, labels, offsets, uniforms, etas, proximal, clip
+):
     """The mean over clients of their models after K local steps (no upload noise).
 
     Each block of CLIENT_BLOCK clients sums its clients in order, then the block sums are added
@@ -129,7 +151,9 @@ def average_local_models(model, n_coef, w_global, features, norms, labels, offse
         total = block_sums[block]
         total[:] = 0.0
         first, last = block * CLIENT_BLOCK, min((block + 1) * CLIENT_BLOCK, n_clients)
-        if full_batch_scalar:  # the hardware prefetcher follows the clients' consecutive rows on its own
+        if (
+            full_batch_scalar
+        ):  # the hardware prefetcher follows the clients' consecutive rows on its own
             for i in range(first, last):
                 train_client_full_batch(
                     model,
@@ -359,7 +383,12 @@ def noisy_fedavg(
 
 
 def _check_fedavg(
-    rounds: int, local_steps: int, sigma: float, clip: float, proximal: float, batch_size: int | None
+    rounds: int,
+    local_steps: int,
+    sigma: float,
+    clip: float,
+    proximal: float,
+    batch_size: int | None,
 ) -> None:
     """``noisy_fedavg``'s scalar arguments: rounds, local_steps >= 1; sigma >= 0, clip > 0, proximal >= 0;
     batch_size >= 1 or None."""
@@ -380,13 +409,20 @@ def _initial_model(initial: np.ndarray | None, p: int) -> np.ndarray:
 
 
 def _guarantees(
-    data: FederatedData, etas: np.ndarray, sigma: float, clip: float, proximal: float, smoothness: float | None
+    data: FederatedData,
+    etas: np.ndarray,
+    sigma: float,
+    clip: float,
+    proximal: float,
+    smoothness: float | None,
 ) -> list[Guarantee]:
     """Paper 004's last-iterate guarantees when the uploads are clipped and noised; none otherwise."""
     if not (sigma > 0 and math.isfinite(clip)):
         return []
     beta = (
-        smoothness if smoothness is not None else smoothness_constants(data.model, data.features, data.labels, 0.0)[1]
+        smoothness
+        if smoothness is not None
+        else smoothness_constants(data.model, data.features, data.labels, 0.0)[1]
     )
     rho, gamma = privacy.fedprox_sensitivities(etas, beta, proximal, clip, data.n_clients)
     return privacy.last_iterate(rho, gamma, data.n_clients, sigma)

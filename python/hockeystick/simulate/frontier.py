@@ -57,10 +57,16 @@ def mean_over_seeds(rows: Any, parameters: Sequence[str] | None = None) -> Any:
     if missing:
         raise ValueError(f"parameters {missing} are not columns of the rows")
     metrics = [m for m in _METRICS if m in frame.columns]
-    grouped = frame.groupby(keys, dropna=False, sort=False) if keys else frame.groupby(np.zeros(len(frame)))
+    grouped = (
+        frame.groupby(keys, dropna=False, sort=False)
+        if keys
+        else frame.groupby(np.zeros(len(frame)))
+    )
     out = grouped[metrics].agg(["mean", "std"])
     out.columns = [f"{metric}_{stat}" for metric, stat in out.columns]
-    out["epsilon"] = grouped["epsilon"].max()  # equal across seeds; max keeps the safe side regardless
+    out["epsilon"] = grouped[
+        "epsilon"
+    ].max()  # equal across seeds; max keeps the safe side regardless
     out["seeds"] = grouped.size()
     return out.reset_index() if keys else out.reset_index(drop=True)
 
@@ -108,9 +114,9 @@ def frontier(
         if algorithm_column not in frame.columns:
             raise ValueError(f"algorithm_column {algorithm_column!r} is not a column of the rows")
         parts = [
-            frontier(part.drop(columns=[algorithm_column]), metric=metric, parameters=parameters).assign(
-                **{algorithm_column: name}
-            )
+            frontier(
+                part.drop(columns=[algorithm_column]), metric=metric, parameters=parameters
+            ).assign(**{algorithm_column: name})
             for name, part in frame.groupby(algorithm_column, sort=True)
         ]
         return pd.concat(parts, ignore_index=True)

@@ -15,7 +15,9 @@ from .models import local_gradient
 
 
 @njit(parallel=True, cache=True)
-def client_gradients(model, n_coef, w, features, norms, labels, offsets, clients, uniforms, clip, out):
+def client_gradients(
+    model, n_coef, w, features, norms, labels, offsets, clients, uniforms, clip, out
+):
     """out[j] = clipped minibatch gradient of client clients[j] at w; uniforms[j] picks its
     minibatch (an empty row = its full local batch). The clients' Gaussian noise is added by the
     caller through its mean (sigma/sqrt(m) times one standard normal vector, the same distribution)."""

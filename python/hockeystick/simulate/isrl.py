@@ -41,14 +41,31 @@ from .trusted_aggregator import per_round
 
 @njit(cache=True)
 def noisy_local_steps(
-    model, w_global, features, norms, labels, lo, hi, uniforms, eta, clip, noise, sigma, w, coef, grad, rows
+    model,
+    w_global,
+    features,
+    norms,
+    labels,
+    lo,
+    hi,
+    uniforms,
+    eta,
+    clip,
+    noise,
+    sigma,
+    w,
+    coef,
+    grad,
+    rows,
 ):
     """w = one silo's iterate after len(uniforms) noisy one-sample SGD steps from w_global."""
     p = w_global.shape[0]
     for q in range(p):
         w[q] = w_global[q]
     for k in range(uniforms.shape[0]):
-        local_gradient(model, w, features, norms, labels, lo, hi, uniforms[k : k + 1], rows, clip, coef, grad)
+        local_gradient(
+            model, w, features, norms, labels, lo, hi, uniforms[k : k + 1], rows, clip, coef, grad
+        )
         for q in range(p):
             g = grad[q] + sigma * noise[k, q] if sigma > 0.0 else grad[q]
             w[q] -= eta * g
@@ -56,7 +73,20 @@ def noisy_local_steps(
 
 @njit(parallel=True, cache=True)
 def noisy_local_sgd(
-    model, n_coef, w_global, features, norms, labels, offsets, silos, uniforms, eta, clip, noise, sigma, out
+    model,
+    n_coef,
+    w_global,
+    features,
+    norms,
+    labels,
+    offsets,
+    silos,
+    uniforms,
+    eta,
+    clip,
+    noise,
+    sigma,
+    out,
 ):
     """out[j] = silo silos[j]'s iterate after K noisy one-sample SGD steps from w_global."""
     for j in prange(silos.shape[0]):
@@ -89,11 +119,15 @@ class _WorstSilo:
         self._guarantees = guarantees
 
     def delta(self, epsilon: ArrayLike) -> float | np.ndarray:
-        values = np.max([np.asarray(g.delta(epsilon), dtype=float) for g in self._guarantees], axis=0)
+        values = np.max(
+            [np.asarray(g.delta(epsilon), dtype=float) for g in self._guarantees], axis=0
+        )
         return float(values) if values.ndim == 0 else values
 
     def epsilon(self, delta: ArrayLike) -> float | np.ndarray:
-        values = np.max([np.asarray(g.epsilon(delta), dtype=float) for g in self._guarantees], axis=0)
+        values = np.max(
+            [np.asarray(g.epsilon(delta), dtype=float) for g in self._guarantees], axis=0
+        )
         return float(values) if values.ndim == 0 else values
 
 
@@ -156,7 +190,11 @@ def _isrl(
     w0 = np.zeros(p) if initial is None else project_to_ball(np.array(initial, dtype=float), radius)
     if threads is not None:
         numba.set_num_threads(threads)
-    server, sampling, noising = generator(seed, SERVER), generator(seed, SAMPLING), generator(seed, NOISE)
+    server, sampling, noising = (
+        generator(seed, SERVER),
+        generator(seed, SAMPLING),
+        generator(seed, NOISE),
+    )
     norms = data.row_norms
     everyone = np.arange(n, dtype=np.int64)
     out = np.empty((m, p))
@@ -262,7 +300,9 @@ def _check_isrl(output: str, rounds: int, steps: int, m: int, n: int) -> None:
         raise ValueError(f"silos_per_round must be in [1, {n}]")
 
 
-def _split_sigma(sigma: float | np.ndarray, n: int, clip: float, radius: float) -> tuple[np.ndarray | None, float]:
+def _split_sigma(
+    sigma: float | np.ndarray, n: int, clip: float, radius: float
+) -> tuple[np.ndarray | None, float]:
     """(sigmas, sigma): one sigma per silo and 0.0, or None and the one sigma of every silo; clip, radius > 0."""
     given = _per_silo_sigma(sigma, n)
     sigmas = given if isinstance(given, np.ndarray) else None  # one per silo, or None: one for all
@@ -287,16 +327,22 @@ def _local_noise(
     return (noising.standard_normal(shape) if sigma > 0 else np.empty((m, steps, 0))), float(sigma)
 
 
-def _mean_noise_scale(sigmas: np.ndarray | None, silos: np.ndarray, sigma: float, m: int) -> float | None:
+def _mean_noise_scale(
+    sigmas: np.ndarray | None, silos: np.ndarray, sigma: float, m: int
+) -> float | None:
     """The standard deviation of the mean of the m selected silos' noise (None: no noise drawn)."""
-    if sigmas is not None:  # the mean of the selected silos' N(0, sigma_i^2 I): N(0, sum sigma_i^2 / m^2 I)
+    if (
+        sigmas is not None
+    ):  # the mean of the selected silos' N(0, sigma_i^2 I): N(0, sum sigma_i^2 / m^2 I)
         return math.sqrt(float(np.sum(sigmas[silos] ** 2))) / m
     if sigma > 0:  # the mean of the m silos' N(0, sigma^2 I) is N(0, sigma^2 I / m)
         return sigma / math.sqrt(m)
     return None
 
 
-def _release_average(res: RoundsOutput, weights: np.ndarray, data: FederatedData, test: FederatedData | None) -> None:
+def _release_average(
+    res: RoundsOutput, weights: np.ndarray, data: FederatedData, test: FederatedData | None
+) -> None:
     """Release w_hat_R: its weights, and its own loss and accuracy at round R."""
     res["weights"] = weights
     for split, loss, accuracy in (

@@ -54,7 +54,9 @@ def lane_dot(typingctx, a, offset, b):
         b_element = ir.FloatType() if b_type.dtype == types.float32 else f64
         quad = ir.VectorType(f64, 4)
         n = builder.extract_value(b_array.shape, 0)
-        a_base = builder.gep(a_array.data, [context.cast(builder, args[1], offset_type, types.int64)])
+        a_base = builder.gep(
+            a_array.data, [context.cast(builder, args[1], offset_type, types.int64)]
+        )
         b_base = b_array.data
         zero = ir.Constant(quad, [0.0] * 4)
         blocks = builder.udiv(n, ir.Constant(i64, LANES))
@@ -71,7 +73,9 @@ def lane_dot(typingctx, a, offset, b):
         next_sums = []
         for q, total in enumerate(sums):
             at = builder.add(start, ir.Constant(i64, 4 * q))
-            product = builder.fmul(_load_quad(builder, a_base, at, f64), _load_quad(builder, b_base, at, b_element))
+            product = builder.fmul(
+                _load_quad(builder, a_base, at, f64), _load_quad(builder, b_base, at, b_element)
+            )
             next_sums.append(builder.fadd(total, product))
         next_block = builder.add(block, ir.Constant(i64, 1))
         block.add_incoming(ir.Constant(i64, 0), entry)
@@ -88,7 +92,9 @@ def lane_dot(typingctx, a, offset, b):
             lanes.add_incoming(zero, entry)
             lanes.add_incoming(following, loop)
             slots += [
-                cgutils.alloca_once_value(builder, builder.extract_element(lanes, ir.Constant(i64, l)))
+                cgutils.alloca_once_value(
+                    builder, builder.extract_element(lanes, ir.Constant(i64, l))
+                )
                 for l in range(4)
             ]
         # the last len(b) mod LANES products go to lanes 0, 1, ... (j = l mod LANES)
@@ -97,7 +103,8 @@ def lane_dot(typingctx, a, offset, b):
             j = builder.add(done, ir.Constant(i64, l))
             with builder.if_then(builder.icmp_unsigned("<", j, n)):
                 product = builder.fmul(
-                    builder.load(builder.gep(a_base, [j])), _widen(builder, builder.load(builder.gep(b_base, [j])))
+                    builder.load(builder.gep(a_base, [j])),
+                    _widen(builder, builder.load(builder.gep(b_base, [j]))),
                 )
                 builder.store(builder.fadd(builder.load(slots[l]), product), slots[l])
         lanes = [builder.load(slot) for slot in slots]

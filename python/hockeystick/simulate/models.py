@@ -175,7 +175,9 @@ def smoothness_constants(
     strongly convex only in one dimension (min_i x_i^2).
     """
     code = model_code(model)
-    features = features.astype(np.float64, copy=False)  # float32 data: its norms computed in float64
+    features = features.astype(
+        np.float64, copy=False
+    )  # float32 data: its norms computed in float64
     x_max = float(np.sqrt(np.max(np.einsum("ij,ij->i", features, features))))
     if code == LOGISTIC:
         return x_max, x_max**2 / 4.0, 0.0
@@ -204,7 +206,9 @@ def clipped_scalar_coefficients(model, w, features, norms, labels, lo, hi, clip,
     n = hi - lo
     for r in range(n):
         scales[r] = lane_dot(w, 0, features[lo + r])
-    row_labels = labels[lo:hi]  # views: indices from 0 carry no wrap-around check, so the loop vectorizes
+    row_labels = labels[
+        lo:hi
+    ]  # views: indices from 0 carry no wrap-around check, so the loop vectorizes
     row_norms = norms[lo:hi]
     for r in range(n):
         c = scalar_coefficient(model, scales[r], row_labels[r])

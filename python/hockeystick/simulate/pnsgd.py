@@ -18,7 +18,13 @@ from numba import njit, prange
 
 from . import privacy
 from .data import FederatedData
-from .models import add_clipped_gradient, coefficient_count, model_code, parameter_size, smoothness_constants
+from .models import (
+    add_clipped_gradient,
+    coefficient_count,
+    model_code,
+    parameter_size,
+    smoothness_constants,
+)
 from .randomness import NOISE, SERVER, ClientStreams, generator
 from .result import RunResult
 from .rounds import run_rounds
@@ -27,7 +33,9 @@ STEP_CHUNK = 256  # steps whose noise is drawn at once: memory O(replicas x chun
 
 
 @njit(cache=True)
-def advance_chain(model, y, features, norms, labels, first, noise, scale, eta, radius, stop, stopped, coef, grad):
+def advance_chain(
+    model, y, features, norms, labels, first, noise, scale, eta, radius, stop, stopped, coef, grad
+):
     """Advance one chain y by noise.shape[0] steps from sample ``first``; copy y into stopped at step stop."""
     p = y.shape[0]
     for s in range(noise.shape[0]):
@@ -49,7 +57,9 @@ def advance_chain(model, y, features, norms, labels, first, noise, scale, eta, r
 
 
 @njit(parallel=True, cache=True)
-def advance_chains(model, n_coef, chains, features, norms, labels, first, noise, scale, eta, radius, stop, stopped):
+def advance_chains(
+    model, n_coef, chains, features, norms, labels, first, noise, scale, eta, radius, stop, stopped
+):
     """Advance every chain by noise.shape[1] steps using samples first, first+1, ...; a chain whose
     stopping time stop[r] is reached copies its state into stopped[r]."""
     for r in prange(chains.shape[0]):
@@ -152,8 +162,12 @@ def pnsgd_guarantee(
     if scale == 0:
         return None
     n = data.features.shape[0]
-    lipschitz, beta, strong = smoothness_constants(data.model, data.features, data.labels, diameter / 2)
-    if noise == "laplace" and (parameter_size(data.model, data.n_features, data.n_classes) > 1 or random_stop):
+    lipschitz, beta, strong = smoothness_constants(
+        data.model, data.features, data.labels, diameter / 2
+    )
+    if noise == "laplace" and (
+        parameter_size(data.model, data.n_features, data.n_classes) > 1 or random_stop
+    ):
         return None
     return privacy.pnsgd(
         noise=noise,
@@ -169,8 +183,12 @@ def pnsgd_guarantee(
     )
 
 
-def _draw(streams: ClientStreams, noise: str, shape: tuple[int, ...], out: np.ndarray) -> np.ndarray:
-    return streams.standard_normal(shape, out) if noise == "gaussian" else streams.laplace(shape, out)
+def _draw(
+    streams: ClientStreams, noise: str, shape: tuple[int, ...], out: np.ndarray
+) -> np.ndarray:
+    return (
+        streams.standard_normal(shape, out) if noise == "gaussian" else streams.laplace(shape, out)
+    )
 
 
 def _stops(seed: int, replicas: int, n: int, random_stop: bool) -> np.ndarray:
@@ -252,7 +270,11 @@ def pnsgd_final_iterates(
     code = model_code(data.model)
     p = parameter_size(data.model, data.n_features, data.n_classes)
     n = data.features.shape[0]
-    chains = np.zeros((replicas, p)) if initial is None else np.tile(np.asarray(initial, float), (replicas, 1))
+    chains = (
+        np.zeros((replicas, p))
+        if initial is None
+        else np.tile(np.asarray(initial, float), (replicas, 1))
+    )
     stop = _stops(seed, replicas, n, random_stop)
     stopped = chains.copy()
     streams = ClientStreams(seed, NOISE, replicas, numba.get_num_threads())
@@ -355,7 +377,9 @@ def pnsgd(
     ----------
     Paper 002, Algorithm 1 (eq. 12), Theorems 3, 4 and 5.
     """
-    guarantee = pnsgd_guarantee(data, rate=rate, noise=noise, scale=scale, diameter=diameter, random_stop=random_stop)
+    guarantee = pnsgd_guarantee(
+        data, rate=rate, noise=noise, scale=scale, diameter=diameter, random_stop=random_stop
+    )
     code = model_code(data.model)
     p = parameter_size(data.model, data.n_features, data.n_classes)
     n = data.features.shape[0]

@@ -21,7 +21,10 @@ CACHE_LINE = 64  # bytes
 def prefetch_row(typingctx, array, row):
     """Hint the caches to fetch ``array[row, :]`` (a C-contiguous 2-D array) for reading."""
     if not (
-        isinstance(array, types.Array) and array.ndim == 2 and array.layout == "C" and isinstance(row, types.Integer)
+        isinstance(array, types.Array)
+        and array.ndim == 2
+        and array.layout == "C"
+        and isinstance(row, types.Integer)
     ):
         return None
 
@@ -35,9 +38,13 @@ def prefetch_row(typingctx, array, row):
         start = builder.mul(context.cast(builder, args[1], row_type, types.int64), row_bytes)
         base = builder.bitcast(arr.data, byte_ptr)
         prefetch = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32]), "llvm.prefetch.p0i8"
+            builder.module,
+            ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32]),
+            "llvm.prefetch.p0i8",
         )
-        with cgutils.for_range_slice(builder, ir.Constant(i64, 0), row_bytes, ir.Constant(i64, CACHE_LINE)) as (
+        with cgutils.for_range_slice(
+            builder, ir.Constant(i64, 0), row_bytes, ir.Constant(i64, CACHE_LINE)
+        ) as (
             offset,
             _,
         ):

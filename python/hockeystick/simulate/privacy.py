@@ -118,7 +118,10 @@ def trusted_aggregator(
     kind = "" if nonexpansive else ", diameter 2(rho + eta L)"
     if suffix is None:
         return Guarantee(
-            f"trusted aggregator{kind}", "paper 000 Theorem 2", True, contraction.TrustedAggregatorSchedule(**common)
+            f"trusted aggregator{kind}",
+            "paper 000 Theorem 2",
+            True,
+            contraction.TrustedAggregatorSchedule(**common),
         )
     stop = "random stop" if suffix == 0 else f"random stop in the last {1 - suffix:g} of the rounds"
     return Guarantee(
@@ -150,7 +153,9 @@ def fedprox_sensitivities(
     return rho, 2.0 * clip / n_clients * gamma
 
 
-def last_iterate(rho: np.ndarray, gamma: np.ndarray, n_clients: int, sigma: float) -> list[Guarantee]:
+def last_iterate(
+    rho: np.ndarray, gamma: np.ndarray, n_clients: int, sigma: float
+) -> list[Guarantee]:
     """Paper 004's shifted interpolation via fdp.interpolation_bound: the final model's mu-GDP with
     the optimal admissible weights (valid; the paper's H_0 is not, see docs/paper-004-errata.md),
     and the GDP composition over every round (lambda = 1)."""
@@ -163,7 +168,11 @@ def last_iterate(rho: np.ndarray, gamma: np.ndarray, n_clients: int, sigma: floa
             f"final model, shifted interpolation (mu = {mu_final:.6g})",
             "paper 004 eq. 15, optimal admissible lambda (fdp.interpolation_bound)",
         ),
-        gaussian_dp(mu_all, f"all rounds, GDP composition (mu = {mu_all:.6g})", "paper 004 eq. 16, lambda = 1"),
+        gaussian_dp(
+            mu_all,
+            f"all rounds, GDP composition (mu = {mu_all:.6g})",
+            "paper 004 eq. 16, lambda = 1",
+        ),
     ]
 
 
@@ -185,7 +194,9 @@ def isrl_composition(clip: float, sigma: float, releases: int) -> Guarantee:
 PLD_INTERVAL = 1e-3
 
 
-def isrl_minibatch_rounds(clip: float, sigma: float, batch: int, rounds: int, silo_size: int) -> Guarantee:
+def isrl_minibatch_rounds(
+    clip: float, sigma: float, batch: int, rounds: int, silo_size: int
+) -> Guarantee:
     """ISRL-DP of one silo's minibatch-SGD transcript (paper 003, Algorithm 2): each round the
     silo draws K = ``batch`` of its n records with replacement and releases the mean of their
     gradients clipped to V plus N(0, sigma^2 I); one record's contribution is V/K. Composed over
@@ -193,7 +204,12 @@ def isrl_minibatch_rounds(clip: float, sigma: float, batch: int, rounds: int, si
     bound; the paper's own accounting, sensitivity 2V/K, ignores repeated draws and is not a
     bound: docs/paper-003-errata.md)."""
     accountant = pld.WithReplacementBatchGaussianPLD(
-        sigma, batch, silo_size, rounds, sensitivity=clip / batch, value_discretization_interval=PLD_INTERVAL
+        sigma,
+        batch,
+        silo_size,
+        rounds,
+        sensitivity=clip / batch,
+        value_discretization_interval=PLD_INTERVAL,
     )
     return Guarantee(
         f"silo transcript, with-replacement subsampled-Gaussian PLD over {rounds} rounds",

@@ -28,7 +28,9 @@ BLOCK = 256  # clients per generator; part of the definition of a seed's numbers
 
 def generator(seed: int, purpose: int, index: int = 0) -> np.random.Generator:
     """The generator for (seed, purpose, index)."""
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(purpose, index))))
+    return np.random.Generator(
+        np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(purpose, index)))
+    )
 
 
 class ClientStreams:

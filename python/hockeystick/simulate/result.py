@@ -105,9 +105,13 @@ class RunResult:
             One line for the training metrics, one for the test metrics when present, one per guarantee
             (tagged "proven" or "paper claim").
         """
-        lines = [f"{self.algorithm}: loss {self.final_loss:.6g}, accuracy {self.final_accuracy:.4g}"]
+        lines = [
+            f"{self.algorithm}: loss {self.final_loss:.6g}, accuracy {self.final_accuracy:.4g}"
+        ]
         if self.test_loss is not None and self.test_accuracy is not None:
-            lines.append(f"  test: loss {float(self.test_loss[-1]):.6g}, accuracy {float(self.test_accuracy[-1]):.4g}")
+            lines.append(
+                f"  test: loss {float(self.test_loss[-1]):.6g}, accuracy {float(self.test_accuracy[-1]):.4g}"
+            )
         for g in self.privacy:
             tag = "proven" if g.proven else "paper claim"
             lines.append(f"  ({g.epsilon(delta):.6g}, {delta:g})-DP  [{tag}] {g.name}; {g.source}")

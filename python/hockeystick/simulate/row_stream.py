@@ -107,7 +107,8 @@ class RowStream:
                 for name in RUN_COLUMNS[1:]
             ]
             self._schema = pa.schema(
-                _parameter_types({k: v for k, v in parameters.items() if k not in RUN_COLUMNS}) + run_fields
+                _parameter_types({k: v for k, v in parameters.items() if k not in RUN_COLUMNS})
+                + run_fields
             )
             self._writer = pq.ParquetWriter(self.partial, self._schema)
         else:
@@ -130,7 +131,9 @@ class RowStream:
             import pyarrow as pa  # lazy: optional extra (pyarrow)
 
             self._writer.write_table(
-                pa.Table.from_pylist([{c: r.get(c) for c in self.columns} for r in rows], schema=self._schema)
+                pa.Table.from_pylist(
+                    [{c: r.get(c) for c in self.columns} for r in rows], schema=self._schema
+                )
             )
         else:
             for row in rows:

@@ -42,7 +42,14 @@ from .pnsgd import pnsgd
 from .row_stream import RowStream
 from .trusted_aggregator import trusted_aggregator
 
-__all__ = ["ALGORITHMS", "check_configurations", "configurations", "run_configuration", "seed_list", "simulate_sweep"]
+__all__ = [
+    "ALGORITHMS",
+    "check_configurations",
+    "configurations",
+    "run_configuration",
+    "seed_list",
+    "simulate_sweep",
+]
 
 ALGORITHMS: dict[str, Callable[..., Any]] = {
     "trusted_aggregator": trusted_aggregator,
@@ -54,7 +61,9 @@ ALGORITHMS: dict[str, Callable[..., Any]] = {
 }
 
 # Options of the training functions that are not configuration parameters of a sweep.
-_RESERVED = frozenset({"data", "seed", "test", "every", "trajectory", "progress", "threads", "initial"})
+_RESERVED = frozenset(
+    {"data", "seed", "test", "every", "trajectory", "progress", "threads", "initial"}
+)
 
 # parameter -> (rule, check); checked on every configuration before any training starts.
 _RULES: dict[str, tuple[str, Callable[[Any], bool]]] = {
@@ -76,18 +85,29 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
 
 
-def configurations(grid: Mapping[str, Sequence[Any]], fixed: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def configurations(
+    grid: Mapping[str, Sequence[Any]], fixed: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """The Cartesian product of ``grid``'s value lists (last name fastest), each merged with ``fixed``."""
     fixed = dict(fixed or {})
     overlap = sorted(set(grid) & set(fixed))
     if overlap:
-        raise ValueError(f"{', '.join(overlap)} given both in grid and in fixed: give each parameter once")
+        raise ValueError(
+            f"{', '.join(overlap)} given both in grid and in fixed: give each parameter once"
+        )
     names = list(grid)
     for name in names:
         values = grid[name]
-        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable) or len(list(values)) == 0:
+        if (
+            isinstance(values, (str, bytes))
+            or not isinstance(values, Iterable)
+            or len(list(values)) == 0
+        ):
             raise ValueError(f"grid[{name!r}] must be a non-empty list of values, got {values!r}")
-    return [{**dict(zip(names, combo)), **fixed} for combo in itertools.product(*(list(grid[n]) for n in names))]
+    return [
+        {**dict(zip(names, combo)), **fixed}
+        for combo in itertools.product(*(list(grid[n]) for n in names))
+    ]
 
 
 def _signature(algorithm: str) -> dict[str, inspect.Parameter]:
@@ -98,12 +118,16 @@ def _signature(algorithm: str) -> dict[str, inspect.Parameter]:
     return {name: p for name, p in params.items() if name not in _RESERVED}
 
 
-def check_configurations(algorithm: str, configs: Sequence[Mapping[str, Any]], data: FederatedData) -> None:
+def check_configurations(
+    algorithm: str, configs: Sequence[Mapping[str, Any]], data: FederatedData
+) -> None:
     """Refuse (ValueError naming the parameter and its rule) an unknown algorithm or any configuration
     it cannot run on ``data``: unknown or missing parameters, negative sigma, a clip of 0, more clients
     per round than clients, ...  Called on every configuration before any training starts."""
     if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; simulated algorithms: {', '.join(ALGORITHMS)}")
+        raise ValueError(
+            f"unknown algorithm {algorithm!r}; simulated algorithms: {', '.join(ALGORITHMS)}"
+        )
     for config in configs:
         _check(algorithm, config, data)
 
@@ -115,7 +139,9 @@ def seed_list(seeds: int | Sequence[int]) -> list[int]:
         if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool)
         else list(cast(Sequence[int], seeds))
     )
-    if not listed or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in listed):
+    if not listed or not all(
+        isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in listed
+    ):
         raise ValueError(f"seeds must be a count >= 1 or a list of integers >= 0, got {seeds!r}")
     return [int(s) for s in listed]
 
@@ -127,17 +153,27 @@ def _check(algorithm: str, config: Mapping[str, Any], data: FederatedData) -> No
         raise ValueError(
             f"{algorithm} takes no parameter {', '.join(map(repr, unknown))}; its parameters: {', '.join(params)}"
         )
-    missing = [name for name, p in params.items() if p.default is inspect.Parameter.empty and name not in config]
+    missing = [
+        name
+        for name, p in params.items()
+        if p.default is inspect.Parameter.empty and name not in config
+    ]
     if missing:
-        raise ValueError(f"{algorithm} needs {', '.join(map(repr, missing))}: give it in grid or fixed")
+        raise ValueError(
+            f"{algorithm} needs {', '.join(map(repr, missing))}: give it in grid or fixed"
+        )
     for name, value in config.items():
         if name in _RULES:
             rule, ok = _RULES[name]
             if not _is_number(value) or not ok(float(value)):
-                raise ValueError(f"{name} must be {rule}, got {value!r} (configuration {dict(config)})")
+                raise ValueError(
+                    f"{name} must be {rule}, got {value!r} (configuration {dict(config)})"
+                )
     for name in _CLIENT_COUNTS:
         if name in config and config[name] is not None and config[name] > data.n_clients:
-            raise ValueError(f"{name} must be <= the number of clients ({data.n_clients}), got {config[name]!r}")
+            raise ValueError(
+                f"{name} must be <= the number of clients ({data.n_clients}), got {config[name]!r}"
+            )
 
 
 def run_configuration(
@@ -156,7 +192,9 @@ def run_configuration(
     if (
         threads is not None
         and "threads"
-        in inspect.signature(noisy_fedavg if algorithm == "noisy_fedprox" else ALGORITHMS[algorithm]).parameters
+        in inspect.signature(
+            noisy_fedavg if algorithm == "noisy_fedprox" else ALGORITHMS[algorithm]
+        ).parameters
     ):
         options["threads"] = threads
     result = ALGORITHMS[algorithm](data, **options)
@@ -166,7 +204,9 @@ def run_configuration(
         "final_loss": result.final_loss,
         "final_accuracy": result.final_accuracy,
         "test_loss": float(result.test_loss[-1]) if result.test_loss is not None else math.nan,
-        "test_accuracy": (float(result.test_accuracy[-1]) if result.test_accuracy is not None else math.nan),
+        "test_accuracy": (
+            float(result.test_accuracy[-1]) if result.test_accuracy is not None else math.nan
+        ),
         "metric_rounds": result.metric_rounds.tolist(),
         "loss_curve": result.loss.tolist(),
         "accuracy_curve": result.accuracy.tolist(),
@@ -188,7 +228,12 @@ def _run_batch(
     threads: int | None,
 ) -> list[tuple[int, dict[str, Any]]]:
     return [
-        (index, run_configuration(algorithm, data, config, seed, delta=delta, test=test, every=every, threads=threads))
+        (
+            index,
+            run_configuration(
+                algorithm, data, config, seed, delta=delta, test=test, every=every, threads=threads
+            ),
+        )
         for index, config, seed in jobs
     ]
 
@@ -300,9 +345,15 @@ def simulate_sweep(
     seeds_run = seed_list(seeds)
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise ValueError(f"threads must be an integer >= 1, got {threads!r}")
-    jobs = [(i, config, seed) for i, (config, seed) in enumerate(itertools.product(configs, seeds_run))]
+    jobs = [
+        (i, config, seed) for i, (config, seed) in enumerate(itertools.product(configs, seeds_run))
+    ]
     stream = (
-        RowStream(output, {name: [c.get(name) for c in configs] for name in configs[0]}, overwrite=overwrite)
+        RowStream(
+            output,
+            {name: [c.get(name) for c in configs] for name in configs[0]},
+            overwrite=overwrite,
+        )
         if output is not None
         else None
     )
@@ -381,11 +432,28 @@ def _dispatch(
 
     try:
         if scheduler is not None or dask_workers is not None:
-            _on_dask(algorithm, data, test, jobs, delta, every, scheduler, dask_workers, retries, threads, done)
+            _on_dask(
+                algorithm,
+                data,
+                test,
+                jobs,
+                delta,
+                every,
+                scheduler,
+                dask_workers,
+                retries,
+                threads,
+                done,
+            )
         elif processes is not None and processes > 1:
             # spawn, not fork: the parent already runs OpenMP (libgomp) threads, which fork cannot copy
-            with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = [pool.submit(_run_batch, algorithm, data, test, [job], delta, every, threads) for job in jobs]
+            with ProcessPoolExecutor(
+                processes, mp_context=multiprocessing.get_context("spawn")
+            ) as pool:
+                futures = [
+                    pool.submit(_run_batch, algorithm, data, test, [job], delta, every, threads)
+                    for job in jobs
+                ]
                 for future in futures:
                     done(future.result())
         else:
@@ -413,13 +481,24 @@ def _on_dask(
 
     cluster = None
     if scheduler is None:
-        cluster = LocalCluster(n_workers=dask_workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None)
+        cluster = LocalCluster(
+            n_workers=dask_workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+        )
     try:
         with Client(cluster if cluster is not None else scheduler) as client:
             # data travels inside every task (by value): any worker can recompute a lost task
             futures = [
                 client.submit(
-                    _run_batch, algorithm, data, test, [job], delta, every, threads, retries=retries, pure=False
+                    _run_batch,
+                    algorithm,
+                    data,
+                    test,
+                    [job],
+                    delta,
+                    every,
+                    threads,
+                    retries=retries,
+                    pure=False,
                 )
                 for job in jobs
             ]

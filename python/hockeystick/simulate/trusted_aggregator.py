@@ -198,7 +198,9 @@ def trusted_aggregator(
         progress=progress,
         description="trusted aggregator",
     )
-    guarantees = _guarantees(data, sigmas, etas, radius, clip, batch, suffix if random_stop else None)
+    guarantees = _guarantees(
+        data, sigmas, etas, radius, clip, batch, suffix if random_stop else None
+    )
     config = dict(
         batch=batch,
         rounds=rounds,
@@ -241,7 +243,9 @@ def _check_trusted(
     if suffix > 0 and not random_stop:
         raise ValueError("suffix only applies with random_stop=True")
     if schedule not in ("constant", "inverse_t"):
-        raise ValueError(f'schedule must be "constant" or "inverse_t" (eta_t = rate / t), got {schedule!r}')
+        raise ValueError(
+            f'schedule must be "constant" or "inverse_t" (eta_t = rate / t), got {schedule!r}'
+        )
 
 
 def _step_sizes(rate: float | np.ndarray, rounds: int, schedule: str) -> np.ndarray:

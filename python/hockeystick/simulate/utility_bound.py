@@ -37,7 +37,12 @@ from ..base.validation import nonnegative, positive, positive_integer, scalar_or
 from .data import FederatedData
 from .frontier import mean_over_seeds
 
-__all__ = ["LeastSquaresConstants", "corollary_1_table", "least_squares_constants", "strongly_convex_excess_loss_bound"]
+__all__ = [
+    "LeastSquaresConstants",
+    "corollary_1_table",
+    "least_squares_constants",
+    "strongly_convex_excess_loss_bound",
+]
 
 
 def strongly_convex_excess_loss_bound(
@@ -117,9 +122,13 @@ def strongly_convex_excess_loss_bound(
     users = positive_integer(n, "n")
     d = positive_integer(dimension, "dimension")
     if np.any(m > users):
-        raise ValueError("batch_size must be <= n (Algorithm 1 runs floor(n / batch_size) >= 1 rounds)")
+        raise ValueError(
+            "batch_size must be <= n (Algorithm 1 runs floor(n / batch_size) >= 1 rounds)"
+        )
     if np.any(lam > beta):
-        raise ValueError("strong_convexity must be <= smoothness (a function cannot curve more than it curves)")
+        raise ValueError(
+            "strong_convexity must be <= smoothness (a function cannot curve more than it curves)"
+        )
     rounds = np.floor_divide(users, m)
     moment = d_norm**2 + (variance + d * noise**2) / m
     return scalar_or_array(2.0 * beta * moment / (lam**2 * rounds))
@@ -142,7 +151,9 @@ class LeastSquaresConstants:
         return np.asarray(value, dtype=float) - self.minimum
 
 
-def least_squares_constants(features: npt.ArrayLike, labels: npt.ArrayLike, radius: float) -> LeastSquaresConstants:
+def least_squares_constants(
+    features: npt.ArrayLike, labels: npt.ArrayLike, radius: float
+) -> LeastSquaresConstants:
     r"""Corollary 1's constants β, λ, D, G² and min F for linear least squares on ball(radius).
 
     F(w) = E (w·x − y)²/2 under the rows' empirical distribution. With :math:`\Sigma = E\,x x^T`,
@@ -204,9 +215,15 @@ def least_squares_constants(features: npt.ArrayLike, labels: npt.ArrayLike, radi
     centred = x[:, :, None] * x[:, None, :] - sigma  # x xᵀ − Σ per row
     shift = x * y[:, None] - b  # x y − b per row
     m_matrix = np.einsum("rij,rjk->ik", centred, centred) / rows
-    c_vector = np.einsum("rij,ri->j", centred, shift) / rows  # E (x xᵀ − Σ)ᵀ (x y − b); symmetric x xᵀ − Σ
+    c_vector = (
+        np.einsum("rij,ri->j", centred, shift) / rows
+    )  # E (x xᵀ − Σ)ᵀ (x y − b); symmetric x xᵀ − Σ
     e_value = float(np.mean(np.einsum("ri,ri->r", shift, shift)))
-    variance = float(np.linalg.eigvalsh(m_matrix)[-1]) * rho**2 + 2.0 * float(np.linalg.norm(c_vector)) * rho + e_value
+    variance = (
+        float(np.linalg.eigvalsh(m_matrix)[-1]) * rho**2
+        + 2.0 * float(np.linalg.norm(c_vector)) * rho
+        + e_value
+    )
     residual = x @ minimizer - y
     return LeastSquaresConstants(
         smoothness=beta,
@@ -243,7 +260,9 @@ def corollary_1_table(rows: Any, population: FederatedData, *, n: int) -> Any:
     summary = mean_over_seeds(chosen)
     out = []
     for record in summary.to_dict("records"):
-        constants = least_squares_constants(population.features, population.labels, float(record["radius"]))
+        constants = least_squares_constants(
+            population.features, population.labels, float(record["radius"])
+        )
         lam = 1.0 / float(record["rate"])
         if lam > constants.strong_convexity:
             continue

@@ -82,7 +82,13 @@ class BlockProgress:
     of slow points does not sit at 0 %; ``finish`` moves it to the chunk's end."""
 
     def __init__(self, bar: Any, size: int, accountants: int) -> None:
-        self.bar, self.size, self.accountants, self.moved, self.reported = bar, size, accountants, 0, 0
+        self.bar, self.size, self.accountants, self.moved, self.reported = (
+            bar,
+            size,
+            accountants,
+            0,
+            0,
+        )
 
     def advance(self, done: int) -> None:
         """``done`` more output elements of one accountant (each accountant covers the chunk once)."""

@@ -100,7 +100,9 @@ def part_path(parts_dir: str | os.PathLike[str], index: int) -> Path:
     return Path(parts_dir) / f"chunk-{index:09d}.npz"
 
 
-def save_part(parts_dir: str | os.PathLike[str], index: int, outputs: dict[str, np.ndarray]) -> None:
+def save_part(
+    parts_dir: str | os.PathLike[str], index: int, outputs: dict[str, np.ndarray]
+) -> None:
     """Write chunk ``index``'s outputs atomically (a unique temporary name per attempt, then os.replace).
 
     Two attempts at the same chunk (a retried Dask task whose first worker still runs)
@@ -119,14 +121,21 @@ def save_part(parts_dir: str | os.PathLike[str], index: int, outputs: dict[str, 
 class Workspace:
     """The working directory of one run (see the module docstring); ``open_for`` builds it."""
 
-    def __init__(self, path: Path, grid: Grid, chunk_size: int, lock_fd: int | None, temporary: bool) -> None:
+    def __init__(
+        self, path: Path, grid: Grid, chunk_size: int, lock_fd: int | None, temporary: bool
+    ) -> None:
         self.path, self.grid, self.chunk_size = path, grid, chunk_size
         self._lock_fd, self._temporary = lock_fd, temporary
         self.columns = grid.outputs + (("best",) if grid.has_best else ())
 
     @classmethod
     def open_for(
-        cls, destination: str | os.PathLike[str], grid: Grid, chunk_size: int, *, resume: bool = False
+        cls,
+        destination: str | os.PathLike[str],
+        grid: Grid,
+        chunk_size: int,
+        *,
+        resume: bool = False,
     ) -> Workspace:
         """Lock ``destination``'s parts directory, clear what a dead run left (unless resuming a run
         of this very grid) and record the grid's fingerprint.
@@ -161,7 +170,13 @@ class Workspace:
     @classmethod
     def temporary(cls, grid: Grid, chunk_size: int) -> Workspace:
         """A private directory for a run without an output file (a Dask sweep kept in memory)."""
-        return cls(Path(tempfile.mkdtemp(prefix=".hockeystick-parts-")), grid, chunk_size, None, temporary=True)
+        return cls(
+            Path(tempfile.mkdtemp(prefix=".hockeystick-parts-")),
+            grid,
+            chunk_size,
+            None,
+            temporary=True,
+        )
 
     def _prepare(self, resume: bool) -> None:
         mine = fingerprint(self.grid, self.chunk_size)

@@ -173,7 +173,9 @@ def run_on_dask(
     check_run_flags(path, overwrite=overwrite, resume=resume)
     preflight(grid, path, overwrite=overwrite)
     if scheduler is None:
-        check_plan(plan_sweep(grid, path, chunk_size, workers=workers, progress=progress), allow_large)
+        check_plan(
+            plan_sweep(grid, path, chunk_size, workers=workers, progress=progress), allow_large
+        )
     started = time.perf_counter()
     cluster = None
     try:
@@ -182,13 +184,18 @@ def run_on_dask(
         with Client(scheduler if cluster is None else cluster) as client:
             if scheduler is not None:
                 threads = sum(client.nthreads().values())
-                check_plan(plan_sweep(grid, path, chunk_size, workers=threads, progress=progress), allow_large)
+                check_plan(
+                    plan_sweep(grid, path, chunk_size, workers=threads, progress=progress),
+                    allow_large,
+                )
             workspace = (
                 Workspace.temporary(grid, chunk_size)
                 if path is None
                 else Workspace.open_for(path, grid, chunk_size, resume=resume)
             )
-            result = _run(client, grid, path, chunk_size, workspace, progress, retries, overwrite, resume)
+            result = _run(
+                client, grid, path, chunk_size, workspace, progress, retries, overwrite, resume
+            )
     finally:
         if cluster is not None:
             cluster.close()
@@ -198,7 +205,9 @@ def run_on_dask(
 
 def _check_counts(scheduler: str | None, workers: Any, retries: Any) -> None:
     """``workers`` (for a cluster started here) a positive integer, ``retries`` an integer >= 0."""
-    if scheduler is None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+    if scheduler is None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise ValueError(f"retries must be an integer >= 0, got {retries!r}")
@@ -271,5 +280,10 @@ def _run(
         raise
     workspace.remove()
     return SweepResult(
-        grid, None if path is None else os.fspath(path), grid.size, 0.0, summary, getattr(writer, "columns", None)
+        grid,
+        None if path is None else os.fspath(path),
+        grid.size,
+        0.0,
+        summary,
+        getattr(writer, "columns", None),
     )

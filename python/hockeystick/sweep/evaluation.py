@@ -109,17 +109,28 @@ def _sides(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict[s
         sides = entry.build(**mine).epsilon(params["delta"], bound=grid.bound)
     else:
         sides = calibrate(
-            entry, grid.output, epsilon=params["epsilon"], delta=params["delta"], bound=grid.bound, **mine
+            entry,
+            grid.output,
+            epsilon=params["epsilon"],
+            delta=params["delta"],
+            bound=grid.bound,
+            **mine,
         )
     sides = sides if grid.bound == "both" else (sides,)
     return {name: _flat(side, shape) for name, side in zip(grid.outputs, sides)}
 
 
-def _upper_value(grid: Grid, entry: AccountantEntry | CalculatorEntry, params: dict[str, Any]) -> Any:
+def _upper_value(
+    grid: Grid, entry: AccountantEntry | CalculatorEntry, params: dict[str, Any]
+) -> Any:
     """One entry's output: a calculator's quantity or solved parameter; an accountant's upper delta or
     epsilon, or the parameter calibrated to the targets."""
     if isinstance(entry, CalculatorEntry):
-        return entry.evaluate(**params) if grid.output == entry.quantity else entry.solve(grid.output, **params)
+        return (
+            entry.evaluate(**params)
+            if grid.output == entry.quantity
+            else entry.solve(grid.output, **params)
+        )
     mine = _own(entry, params)
     if grid.output == "delta":
         return entry.build(**mine).delta(params["epsilon"])

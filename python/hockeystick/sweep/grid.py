@@ -107,7 +107,9 @@ class Axis:
         if values.dtype.kind not in "iuf" or values.ndim != 1:
             raise ValueError(f"axis {self.name!r}: values must be a 1-D list of real numbers")
         if values.size == 0:
-            raise ValueError(f"axis {self.name!r} is empty: give at least one value (num >= 1 for a range)")
+            raise ValueError(
+                f"axis {self.name!r} is empty: give at least one value (num >= 1 for a range)"
+            )
         if not np.all(np.isfinite(values)):
             raise ValueError(f"axis {self.name!r}: values must be finite")
         steps = np.diff(values)
@@ -127,7 +129,9 @@ class Axis:
     def log(cls, name: str, start: float, stop: float, num: float) -> Axis:
         """``num`` log-spaced values from start to stop inclusive (both > 0)."""
         if not (float(start) > 0 and float(stop) > 0):
-            raise ValueError(f"axis {name!r}: a log range needs start > 0 and stop > 0, got {start}, {stop}")
+            raise ValueError(
+                f"axis {name!r}: a log range needs start > 0 and stop > 0, got {start}, {stop}"
+            )
         values = np.geomspace(float(start), float(stop), _count(name, num))
         values[0], values[-1] = float(start), float(stop)
         return cls(name, values, "log")
@@ -138,7 +142,9 @@ class Axis:
 
 def _count(name: str, num: Any) -> int:
     if isinstance(num, bool) or not float(num).is_integer() or int(num) < 1:
-        raise ValueError(f"axis {name!r}: the number of values must be an integer >= 1, got {num:g}")
+        raise ValueError(
+            f"axis {name!r}: the number of values must be an integer >= 1, got {num:g}"
+        )
     if int(num) > MAX_AXIS_VALUES:
         raise ValueError(
             f"axis {name!r}: {int(num):,} values is more than one axis can hold "
@@ -156,7 +162,11 @@ def _exact(name: str, value: Any) -> Any:
     """``value``, after checking that an integer (TOML's, Python's) is exactly a double: a larger one
     would be rounded silently (99999999999999999999 -> 1e20), and integer parameters are written as the
     64-bit integers of those doubles."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and float(value) != value:
+    if (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, (bool, np.bool_))
+        and float(value) != value
+    ):
         raise ValueError(
             f"{name} = {value} does not fit in a double (every integer up to 2^53 = {MAX_INTEGER:,} "
             f"does); write {float(value):g} if that rounded value is meant"
@@ -236,7 +246,9 @@ def _parse_string(name: str, text: str) -> Axis | float:
         parts = rest.split(":")
         return _range(name, "linear" if head == "lin" else head, parts)
     if not text:
-        raise ValueError(f"{name}: the value is empty; give a number (1.5), a list (1,2,4) or a range (log:0.5:20:100)")
+        raise ValueError(
+            f"{name}: the value is empty; give a number (1.5), a list (1,2,4) or a range (log:0.5:20:100)"
+        )
     items = text.split(",")
     if not all(item.strip() for item in items):
         raise ValueError(
@@ -259,8 +271,12 @@ def _range(name: str, kind: str, args: Any) -> Axis:
     try:
         start, stop, num = (float(a) for a in args)
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: a {kind} range is [start, stop, num] with three numbers, got {args!r}") from None
-    return Axis.log(name, start, stop, num) if kind == "log" else Axis.linear(name, start, stop, num)
+        raise ValueError(
+            f"{name}: a {kind} range is [start, stop, num] with three numbers, got {args!r}"
+        ) from None
+    return (
+        Axis.log(name, start, stop, num) if kind == "log" else Axis.linear(name, start, stop, num)
+    )
 
 
 @dataclass(frozen=True)
@@ -421,7 +437,11 @@ class Grid:
 
     @classmethod
     def from_parameters(
-        cls, accountants: str | Sequence[str], output: str, parameters: Mapping[str, Any], bound: Bound = "upper"
+        cls,
+        accountants: str | Sequence[str],
+        output: str,
+        parameters: Mapping[str, Any],
+        bound: Bound = "upper",
     ) -> Grid:
         """Build from {name: value specification}; numbers are fixed, the rest are axes (in order)."""
         axes, fixed = [], {}
@@ -445,7 +465,9 @@ class Grid:
         known = {"accountant", "accountants", "output", "parameters", "chunk_size", "bound"}
         extra = sorted(set(spec) - known)
         if extra:
-            raise ValueError(f"unknown key(s) {', '.join(extra)}; a sweep file has {', '.join(sorted(known))}")
+            raise ValueError(
+                f"unknown key(s) {', '.join(extra)}; a sweep file has {', '.join(sorted(known))}"
+            )
         accountants = spec.get("accountants", spec.get("accountant"))
         if accountants is None:
             raise ValueError('say which accountant(s): accountants = ["gaussian"]')
@@ -453,16 +475,24 @@ class Grid:
             isinstance(accountants, str)
             or (isinstance(accountants, Sequence) and all(isinstance(a, str) for a in accountants))
         ):
-            raise TypeError(f'accountants must be a name or a list of names such as ["gaussian"], got {accountants!r}')
+            raise TypeError(
+                f'accountants must be a name or a list of names such as ["gaussian"], got {accountants!r}'
+            )
         if "output" not in spec:
-            raise ValueError('say what to compute: output = "delta" (or "epsilon", or "sigma" to calibrate)')
+            raise ValueError(
+                'say what to compute: output = "delta" (or "epsilon", or "sigma" to calibrate)'
+            )
         if not isinstance(spec["output"], str):
-            raise TypeError(f'output must be a string such as "delta", "epsilon" or "sigma", got {spec["output"]!r}')
+            raise TypeError(
+                f'output must be a string such as "delta", "epsilon" or "sigma", got {spec["output"]!r}'
+            )
         parameters = spec.get("parameters", {})
         if not isinstance(parameters, Mapping):
             raise TypeError(f"[parameters] must be a table of name = value, got {parameters!r}")
         chunk_size_setting(spec)
-        return cls.from_parameters(accountants, spec["output"], parameters, spec.get("bound", "upper"))
+        return cls.from_parameters(
+            accountants, spec["output"], parameters, spec.get("bound", "upper")
+        )
 
     # --- shape ----------------------------------------------------------------------------
 
@@ -493,7 +523,9 @@ class Grid:
         """Output column names: one per accountant, plus best-of and its source for several; the lower
         side ``<output>_lower`` and, for both sides, ``<output>_upper``."""
         if self.bound != "upper":
-            return (f"{self.output}_lower",) + ((f"{self.output}_upper",) if self.bound == "both" else ())
+            return (f"{self.output}_lower",) + (
+                (f"{self.output}_upper",) if self.bound == "both" else ()
+            )
         if len(self.accountants) == 1:
             return (self.output,)
         per_entry = tuple(f"{self.output}_{a}" for a in self.accountants)
@@ -543,7 +575,9 @@ class Grid:
         n = self.shape[split]
         per_outer = -(-n // rows)
         outer_flat, block = divmod(index, per_outer)
-        outer = tuple(int(i) for i in np.unravel_index(outer_flat, self.shape[:split])) if split else ()
+        outer = (
+            tuple(int(i) for i in np.unravel_index(outer_flat, self.shape[:split])) if split else ()
+        )
         s, e = block * rows, min(block * rows + rows, n)
         start = (outer_flat * n + s) * row
         return Chunk(index, start, start + (e - s) * row, split, outer, s, e)
@@ -569,7 +603,11 @@ class Grid:
             else:
                 shape = [1] * tail
                 shape[k - chunk.split] = -1
-                values = axis.values[chunk.row_start : chunk.row_stop] if k == chunk.split else axis.values
+                values = (
+                    axis.values[chunk.row_start : chunk.row_stop]
+                    if k == chunk.split
+                    else axis.values
+                )
                 params[axis.name] = values.reshape(shape)
         return params
 
@@ -586,12 +624,20 @@ class Grid:
         if not self.axes:
             return self
         fixed = dict(self.fixed)
-        fixed.update({a.name: float(a.values[i]) for a, i in zip(self.axes[: chunk.split], chunk.outer)})
+        fixed.update(
+            {a.name: float(a.values[i]) for a, i in zip(self.axes[: chunk.split], chunk.outer)}
+        )
         split = self.axes[chunk.split]
-        axes = (Axis(split.name, split.values[chunk.row_start : chunk.row_stop], split.kind),) + self.axes[
-            chunk.split + 1 :
-        ]
-        return Grid(accountants=self.accountants, output=self.output, axes=axes, fixed=fixed, bound=self.bound)
+        axes = (
+            Axis(split.name, split.values[chunk.row_start : chunk.row_stop], split.kind),
+        ) + self.axes[chunk.split + 1 :]
+        return Grid(
+            accountants=self.accountants,
+            output=self.output,
+            axes=axes,
+            fixed=fixed,
+            bound=self.bound,
+        )
 
     def probe_parameters(self) -> dict[str, np.ndarray]:
         """A few hundred points that exercise every value's extremes: each axis's whole list at
@@ -599,12 +645,16 @@ class Grid:
         columns: dict[str, list[np.ndarray]] = {a.name: [] for a in self.axes}
         for k, axis in enumerate(self.axes):
             for j, other in enumerate(self.axes):
-                columns[other.name].append(axis.values if j == k else np.full(len(axis), other.values[0]))
+                columns[other.name].append(
+                    axis.values if j == k else np.full(len(axis), other.values[0])
+                )
         ends = [np.array([a.values[0], a.values[-1]]) for a in self.axes[:12]]
         if ends:
             corners = np.stack(np.meshgrid(*ends, indexing="ij"), -1).reshape(-1, len(ends))
             for k, axis in enumerate(self.axes):
-                columns[axis.name].append(corners[:, k] if k < len(ends) else np.full(len(corners), axis.values[0]))
+                columns[axis.name].append(
+                    corners[:, k] if k < len(ends) else np.full(len(corners), axis.values[0])
+                )
         probe: dict[str, Any] = {name: np.concatenate(parts) for name, parts in columns.items()}
         probe.update(self.fixed)
         return probe
@@ -616,7 +666,9 @@ def _accountant_names(accountants: Any, output: Any) -> tuple[str, ...]:
     if not isinstance(names, Sequence) or not all(isinstance(a, str) for a in names):
         raise TypeError(f"accountants must be a name or a sequence of names, got {accountants!r}")
     if not isinstance(output, str):
-        raise TypeError(f"output must be a string (delta, epsilon or a parameter to calibrate), got {output!r}")
+        raise TypeError(
+            f"output must be a string (delta, epsilon or a parameter to calibrate), got {output!r}"
+        )
     names = tuple(names)
     if not names:
         raise ValueError("give at least one accountant; registered: " + ", ".join(registry.names()))
@@ -625,7 +677,9 @@ def _accountant_names(accountants: Any, output: Any) -> tuple[str, ...]:
     return names
 
 
-def _check_fixed_integers(fixed: Mapping[str, float], entries: list[AccountantEntry | CalculatorEntry]) -> None:
+def _check_fixed_integers(
+    fixed: Mapping[str, float], entries: list[AccountantEntry | CalculatorEntry]
+) -> None:
     """A fixed value of an integer parameter is an integer an int64 and a double both hold exactly."""
     for name, value in fixed.items():
         if any(name in e.integers for e in entries):
@@ -641,14 +695,18 @@ def _finite(name: str, value: Any) -> float:
         return _validation.delta_target(value, name)
     if name == "epsilon":
         return _validation.epsilon_target(value, name)
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
         raise TypeError(f"{name} must be a real number, got {value!r}")
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value!r}; give a finite number")
     return float(value)
 
 
-def _check_output(output: str, entries: list[AccountantEntry | CalculatorEntry], given: set[str]) -> None:
+def _check_output(
+    output: str, entries: list[AccountantEntry | CalculatorEntry], given: set[str]
+) -> None:
     names = ", ".join(e.name for e in entries)
     calculators = [e for e in entries if isinstance(e, CalculatorEntry)]
     if calculators:
@@ -659,18 +717,26 @@ def _check_output(output: str, entries: list[AccountantEntry | CalculatorEntry],
         return _check_calculator_output(output, calculators, given)
     forbidden, targets = _output_targets(output, cast(list[AccountantEntry], entries), names)
     if forbidden in given:
-        raise ValueError(f"{forbidden!r} is what the sweep computes (output = {output!r}); do not give it a value")
+        raise ValueError(
+            f"{forbidden!r} is what the sweep computes (output = {output!r}); do not give it a value"
+        )
     missing = sorted(targets - given)
     if missing:
-        raise ValueError(f"output {output!r} needs {' and '.join(missing)}: give a value or an axis for it")
-    _check_known_parameters(given, set().union(*(e.parameters for e in entries)) | targets, output, names)
+        raise ValueError(
+            f"output {output!r} needs {' and '.join(missing)}: give a value or an axis for it"
+        )
+    _check_known_parameters(
+        given, set().union(*(e.parameters for e in entries)) | targets, output, names
+    )
     for e in entries:
         lacking = sorted(set(e.required) - given - {output})
         if lacking:
             raise ValueError(f"accountant {e.name!r} needs {', '.join(map(repr, lacking))}")
 
 
-def _output_targets(output: str, accountants: list[AccountantEntry], names: str) -> tuple[str, set[str]]:
+def _output_targets(
+    output: str, accountants: list[AccountantEntry], names: str
+) -> tuple[str, set[str]]:
     """(the parameter the sweep computes and must not be given, the targets it needs): delta needs epsilon,
     epsilon needs delta, a parameter every accountant calibrates needs both."""
     if output in ("delta", "epsilon"):
@@ -692,7 +758,10 @@ def _check_known_parameters(given: set[str], allowed: set[str], output: str, nam
     """Every parameter given is one an accountant takes (or a target), a misspelt one named with the closest."""
     unknown = sorted(given - allowed)
     if unknown:
-        nearest = {u: difflib.get_close_matches(u, sorted(allowed - {output}), n=1, cutoff=0.6) for u in unknown}
+        nearest = {
+            u: difflib.get_close_matches(u, sorted(allowed - {output}), n=1, cutoff=0.6)
+            for u in unknown
+        }
         hints = "".join(f" (did you mean {c[0]!r} for {u!r}?)" for u, c in nearest.items() if c)
         raise ValueError(
             f"unknown parameter(s) {', '.join(map(repr, unknown))} for {names}{hints}; "
@@ -705,7 +774,9 @@ def _check_calculator_output(output: str, entries: list[CalculatorEntry], given:
     names = ", ".join(e.name for e in entries)
     takes, needs = _calculator_parameters(output, entries, names)
     if output in given:
-        raise ValueError(f"{output!r} is what the sweep computes (output = {output!r}); do not give it a value")
+        raise ValueError(
+            f"{output!r} is what the sweep computes (output = {output!r}); do not give it a value"
+        )
     allowed = set().union(*takes)
     unknown = sorted(given - allowed)
     if unknown:
@@ -716,7 +787,9 @@ def _check_calculator_output(output: str, entries: list[CalculatorEntry], given:
     for e, required in needs:
         lacking = sorted(required - given)
         if lacking:
-            raise ValueError(f"calculator {e.name!r} needs {', '.join(map(repr, lacking))} for output {output!r}")
+            raise ValueError(
+                f"calculator {e.name!r} needs {', '.join(map(repr, lacking))} for output {output!r}"
+            )
 
 
 def _calculator_parameters(
@@ -803,7 +876,9 @@ def chunk_size_setting(spec: Mapping[str, Any]) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"chunk_size must be an integer number of points such as 100000, got {value!r}")
+        raise TypeError(
+            f"chunk_size must be an integer number of points such as 100000, got {value!r}"
+        )
     if value < 1:
         raise ValueError(f"chunk_size must be >= 1, got {value}")
     return value

@@ -191,7 +191,9 @@ def _from_table(path: Path) -> Any:
     frame = pd.read_parquet(path) if parquet else pd.read_csv(path)
     attrs = _parquet_attributes(path) if parquet else {}
     if frame.empty:
-        raise ValueError(f"sweep file {str(path)!r} holds no points (a sweep table has a header and a row per point)")
+        raise ValueError(
+            f"sweep file {str(path)!r} holds no points (a sweep table has a header and a row per point)"
+        )
     dataset = _table_dataset(frame, _output_columns(frame, attrs.get("output")))
     dataset.attrs.update(attrs)
     return dataset
@@ -221,7 +223,9 @@ def _table_dataset(frame: Any, outputs: list[str]) -> Any:
     if "best" in frame:
         frame = frame.assign(best=frame["best"].astype(str))
     if varying:
-        dataset = frame.set_index(varying).to_xarray().drop_vars([c for c in fixed if c in frame.columns])
+        dataset = (
+            frame.set_index(varying).to_xarray().drop_vars([c for c in fixed if c in frame.columns])
+        )
     else:
         dataset = xr.Dataset({c: ((), frame[c].iloc[0]) for c in outputs})
     return dataset.assign_coords({c: ((), np.asarray(v)) for c, v in fixed.items()})
@@ -234,4 +238,6 @@ def _output_columns(frame: Any, output: str | None) -> list[str]:
     if output is None:
         last = names[-1]
         output = last.rsplit("_", 1)[0] if last.endswith(("_lower", "_upper")) else last
-    return [c for c in names if c == output or c.startswith(f"{output}_")] + (["best"] if "best" in frame else [])
+    return [c for c in names if c == output or c.startswith(f"{output}_")] + (
+        ["best"] if "best" in frame else []
+    )

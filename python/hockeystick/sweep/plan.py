@@ -85,7 +85,9 @@ class SweepPlan:
             where = "memory available" if self.destination is None else "free where the output goes"
             out.append(f"~{size_text(needed)} needed, {size_text(self.free_bytes)} {where}")
         if self.seconds is not None and self.seconds > MAX_SECONDS:
-            out.append(f"~{duration_text(self.seconds)} estimated (limit {duration_text(MAX_SECONDS)})")
+            out.append(
+                f"~{duration_text(self.seconds)} estimated (limit {duration_text(MAX_SECONDS)})"
+            )
         return out
 
     def check(self, allow_large: bool) -> None:
@@ -110,7 +112,11 @@ class SweepPlan:
         if self.seconds is not None:
             text += (
                 f", ~{duration_text(self.seconds)} estimated ({self.measured_by}: {self.pilot_points:,} points"
-                + (f", the last {self.timed_points:,}" if self.timed_points not in (0, self.pilot_points) else "")
+                + (
+                    f", the last {self.timed_points:,}"
+                    if self.timed_points not in (0, self.pilot_points)
+                    else ""
+                )
                 + f" in {self.pilot_seconds:.2g} s"
                 + (f", {self.workers} workers" if self.workers > 1 else "")
                 + ")"
@@ -151,7 +157,10 @@ def plan_sweep(
     several = grid.has_best
     suffix = Path(path).suffix.lower() if path is not None else None
     if suffix == ".csv":
-        per_point = _CSV_BYTES_PER_NUMBER * (n_inputs + n_outputs) + (max(map(len, grid.accountants)) + 3) * several
+        per_point = (
+            _CSV_BYTES_PER_NUMBER * (n_inputs + n_outputs)
+            + (max(map(len, grid.accountants)) + 3) * several
+        )
     elif suffix == ".npz":
         per_point = 2 * _DOUBLE * n_outputs + 2 * several  # staged columns, then the archive
     else:  # parquet and memory: 8 bytes a double (axes compress in Parquet; memory holds them flat)
@@ -163,7 +172,9 @@ def plan_sweep(
         seconds: float | None = grid.size * pilot_seconds / pilot_points
         measured_by = "the check"
     else:
-        shown = progress if _pilot_cap(grid, chunk_size) >= 1 else False  # a grid without a pilot has no bar
+        shown = (
+            progress if _pilot_cap(grid, chunk_size) >= 1 else False
+        )  # a grid without a pilot has no bar
         with pilot_bar(shown) as bar, progress_hook.reporting(bar.update):
             seconds, pilot_points, timed_points, pilot_seconds = _pilot(grid, chunk_size, suffix)
     if seconds is not None:
@@ -192,7 +203,10 @@ def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | Non
         return None, 0, 0, 0.0
     n = min(16, cap)
     points = 0
-    with tempfile.TemporaryDirectory(prefix="hockeystick-pilot-") as scratch, progress_hook.counted() as done:
+    with (
+        tempfile.TemporaryDirectory(prefix="hockeystick-pilot-") as scratch,
+        progress_hook.counted() as done,
+    ):
 
         def timed(chunk: Chunk, listener: Callable[[int], None]) -> float:
             moved = BlockProgress(SimpleNamespace(update=listener), chunk.size, len(grid.entries))
@@ -200,7 +214,9 @@ def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | Non
             moved.finish()
             return elapsed
 
-        timed(grid.chunk(0, n), lambda k: None)  # warm: imports, first-use set-up (not counted, not timed)
+        timed(
+            grid.chunk(0, n), lambda k: None
+        )  # warm: imports, first-use set-up (not counted, not timed)
         while True:
             chunk = grid.chunk(0, n)
             elapsed = timed(chunk, done)
@@ -217,7 +233,11 @@ def _pilot_cap(grid: Grid, chunk_size: int) -> int:
 
 
 def _pipeline_seconds(
-    grid: Grid, chunk: Chunk, suffix: str | None, scratch: Path, advance: Callable[[int], None] | None = None
+    grid: Grid,
+    chunk: Chunk,
+    suffix: str | None,
+    scratch: Path,
+    advance: Callable[[int], None] | None = None,
 ) -> float:
     """Wall seconds for one chunk as a run handles it: evaluate, summarize, save, write (the threads the
     accountants use and the machine's load are in it, as in the run).  ``advance``: the listener of the
@@ -227,7 +247,10 @@ def _pipeline_seconds(
         outputs = evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))
     Summary(grid).update(chunk, outputs)
     np.savez(io.BytesIO(), **outputs)  # type: ignore[arg-type]  # the chunk file
-    if suffix in (".csv", ".parquet"):  # NPZ's writer is a copy into a memory map, like the chunk file
+    if suffix in (
+        ".csv",
+        ".parquet",
+    ):  # NPZ's writer is a copy into a memory map, like the chunk file
         writer = open_writer(grid, scratch / f"pilot{suffix}", scratch, overwrite=True)
         try:
             writer.write(chunk, outputs)

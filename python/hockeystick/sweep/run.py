@@ -53,7 +53,11 @@ log = logging.getLogger("hockeystick.sweep")
 
 
 def preflight(
-    grid: Grid, path: str | os.PathLike[str] | None, *, overwrite: bool = False, progress: bool | None = False
+    grid: Grid,
+    path: str | os.PathLike[str] | None,
+    *,
+    overwrite: bool = False,
+    progress: bool | None = False,
 ) -> dict[str, np.ndarray] | None:
     """Check a sweep before it runs: its output path, and every accountant on each axis value and corner.
 
@@ -114,7 +118,11 @@ def preflight(
     whole = grid.size <= n
     if whole:
         everything = grid.chunk(0, grid.size)
-        points, params, shape = grid.size, grid.chunk_parameters(everything), grid.block_shape(everything)
+        points, params, shape = (
+            grid.size,
+            grid.chunk_parameters(everything),
+            grid.block_shape(everything),
+        )
         shown = progress_bar(points, progress)
     else:
         points, params, shape = n, probe, (n,)
@@ -228,7 +236,9 @@ class SweepResult:
             )
         data: dict[str, Any] = dict(self.columns)
         if "best" in data:
-            data["best"] = pd.Categorical.from_codes(data["best"], categories=list(self.grid.accountants))
+            data["best"] = pd.Categorical.from_codes(
+                data["best"], categories=list(self.grid.accountants)
+            )
         return pd.DataFrame(data)
 
 
@@ -251,7 +261,9 @@ class Pace:
         if self.done <= 0 or self.done >= self.total or elapsed < self.MIN_SECONDS:
             return
         projected = elapsed * self.total / self.done
-        if self.stated is None or not (self.stated / self.FACTOR <= projected <= self.stated * self.FACTOR):
+        if self.stated is None or not (
+            self.stated / self.FACTOR <= projected <= self.stated * self.FACTOR
+        ):
             log.info(
                 "estimate corrected by the run's pace (%s points in %s): ~%s in all, ~%s left",
                 f"{self.done:,}",
@@ -344,10 +356,16 @@ def run_sweep(
     grid.chunk_layout(chunk_size)
     check_run_flags(path, keep=keep, overwrite=overwrite, resume=resume)
     checking = time.perf_counter()
-    evaluated = preflight(grid, path, overwrite=overwrite, progress=progress)  # the whole grid, when small
-    plan = plan_sweep(grid, path, chunk_size, progress=progress, measured=_measured(grid, evaluated, checking))
+    evaluated = preflight(
+        grid, path, overwrite=overwrite, progress=progress
+    )  # the whole grid, when small
+    plan = plan_sweep(
+        grid, path, chunk_size, progress=progress, measured=_measured(grid, evaluated, checking)
+    )
     check_plan(plan, allow_large)
-    started = time.perf_counter() if evaluated is None else checking  # the run's seconds count its evaluation
+    started = (
+        time.perf_counter() if evaluated is None else checking
+    )  # the run's seconds count its evaluation
     pace = Pace(grid.size, plan.seconds)
     workspace = None if path is None else Workspace.open_for(path, grid, chunk_size, resume=resume)
     writers = _open_writers(grid, path, workspace, keep=keep, overwrite=overwrite)
@@ -379,7 +397,9 @@ def run_sweep(
     )
 
 
-def _measured(grid: Grid, evaluated: dict[str, np.ndarray] | None, checking: float) -> tuple[int, float]:
+def _measured(
+    grid: Grid, evaluated: dict[str, np.ndarray] | None, checking: float
+) -> tuple[int, float]:
     """(points, wall seconds) of the preflight's check begun at ``checking``: points of this grid, timed on the
     wall clock like the pilot's (the whole grid where the check evaluated it, else the probe)."""
     checked = grid.size if evaluated is not None else _probe_points(grid.probe_parameters())
@@ -387,12 +407,21 @@ def _measured(grid: Grid, evaluated: dict[str, np.ndarray] | None, checking: flo
 
 
 def _open_writers(
-    grid: Grid, path: str | os.PathLike[str] | None, workspace: Workspace | None, *, keep: bool, overwrite: bool
+    grid: Grid,
+    path: str | os.PathLike[str] | None,
+    workspace: Workspace | None,
+    *,
+    keep: bool,
+    overwrite: bool,
 ) -> list[Any]:
     """The run's writers: the file's (or memory's), and memory's beside a file with ``keep``; a writer that cannot
     open releases the workspace."""
     try:
-        writers = [open_writer(grid, path, None if workspace is None else workspace.path, overwrite=overwrite)]
+        writers = [
+            open_writer(
+                grid, path, None if workspace is None else workspace.path, overwrite=overwrite
+            )
+        ]
     except BaseException:
         if workspace is not None:
             workspace.release()
@@ -418,7 +447,9 @@ class _ChunkOutputs:
         if outputs is not None:
             return outputs
         if self.evaluated is not None:
-            outputs = {name: column[chunk.start : chunk.stop] for name, column in self.evaluated.items()}
+            outputs = {
+                name: column[chunk.start : chunk.stop] for name, column in self.evaluated.items()
+            }
         else:
             with progress_hook.reporting(None if moved is None else moved.advance):
                 outputs = evaluate_chunk(self.grid, chunk)
@@ -447,7 +478,9 @@ def check_run_flags(path: str | os.PathLike[str] | None, **flags: Any) -> None:
         if not isinstance(value, bool):
             raise TypeError(f"{name} must be True or False, got {value!r}")
     if flags.get("resume") and path is None:
-        raise ValueError("resume=True continues a sweep written to a file: give the killed run's path")
+        raise ValueError(
+            "resume=True continues a sweep written to a file: give the killed run's path"
+        )
 
 
 def check_plan(plan: SweepPlan, allow_large: bool) -> None:

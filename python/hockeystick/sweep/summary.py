@@ -33,7 +33,10 @@ class Summary:
             col = outputs[name]
             if not col.size:
                 continue
-            i, j = int(np.argmin(col)), int(np.argmax(col))  # one pass each; NaN (never expected) wins
+            i, j = (
+                int(np.argmin(col)),
+                int(np.argmax(col)),
+            )  # one pass each; NaN (never expected) wins
             if np.isnan(col[i]):
                 if np.all(np.isnan(col)):
                     continue

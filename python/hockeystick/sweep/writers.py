@@ -38,7 +38,15 @@ from .checkpoint import new_file_mode, publish
 from .grid import Chunk, Grid
 from .labelled import to_dataset
 
-__all__ = ["FORMATS", "check_destination", "csv_text", "integer_columns", "open_writer", "MemoryWriter", "table_rows"]
+__all__ = [
+    "FORMATS",
+    "check_destination",
+    "csv_text",
+    "integer_columns",
+    "open_writer",
+    "MemoryWriter",
+    "table_rows",
+]
 
 FORMATS = {".csv": "csv", ".npz": "npz", ".parquet": "parquet", ".nc": "netcdf", ".zarr": "zarr"}
 
@@ -47,9 +55,13 @@ def check_destination(path: str | os.PathLike[str], *, overwrite: bool = False) 
     """The format of ``path`` by its suffix, after checking a file can be created beside it and
     that no existing file would be replaced (unless ``overwrite``)."""
     path = Path(path)
-    zarr_store = path.suffix.lower() == ".zarr" and ((path / ".zgroup").exists() or (path / "zarr.json").exists())
+    zarr_store = path.suffix.lower() == ".zarr" and (
+        (path / ".zgroup").exists() or (path / "zarr.json").exists()
+    )
     if path.is_dir() and not zarr_store:
-        raise ValueError(f"output {str(path)!r} is a directory; give a file name such as {path / 'sweep.npz'}")
+        raise ValueError(
+            f"output {str(path)!r} is a directory; give a file name such as {path / 'sweep.npz'}"
+        )
     if not isinstance(overwrite, bool):
         raise TypeError(f"overwrite must be True or False, got {overwrite!r}")
     if path.exists() and not overwrite:
@@ -59,10 +71,14 @@ def check_destination(path: str | os.PathLike[str], *, overwrite: bool = False) 
         )
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise ValueError(f"output {str(path)!r}: unknown format; name it *.csv, *.npz, *.parquet, *.nc or *.zarr")
+        raise ValueError(
+            f"output {str(path)!r}: unknown format; name it *.csv, *.npz, *.parquet, *.nc or *.zarr"
+        )
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
-        raise ValueError(f"output {str(path)!r}: directory {str(parent)!r} does not exist; create it first")
+        raise ValueError(
+            f"output {str(path)!r}: directory {str(parent)!r} does not exist; create it first"
+        )
     try:
         with tempfile.NamedTemporaryFile(dir=parent, prefix=".hockeystick-check-"):
             pass
@@ -123,7 +139,10 @@ def _table_columns(
     columns = grid.chunk_inputs(chunk)
     if fixed:
         columns.update(
-            {name: np.full(chunk.size, value, dtype=_fixed_dtype(grid, name)) for name, value in grid.fixed.items()}
+            {
+                name: np.full(chunk.size, value, dtype=_fixed_dtype(grid, name))
+                for name, value in grid.fixed.items()
+            }
         )
     columns.update(outputs)
     return columns
@@ -153,7 +172,12 @@ def _fixed_dtype(grid: Grid, name: str) -> type:
 
 def csv_header(grid: Grid) -> str:
     """The header line of a sweep's CSV: the column names, unquoted (each is a parameter or output name)."""
-    return ",".join(grid.inputs + tuple(grid.fixed) + grid.outputs + (("best",) if grid.has_best else ())) + "\n"
+    return (
+        ",".join(
+            grid.inputs + tuple(grid.fixed) + grid.outputs + (("best",) if grid.has_best else ())
+        )
+        + "\n"
+    )
 
 
 def csv_text(grid: Grid, columns: dict[str, np.ndarray]) -> str:
@@ -170,10 +194,14 @@ def csv_text(grid: Grid, columns: dict[str, np.ndarray]) -> str:
         import pyarrow as pa  # lazy: pyarrow is an optional extra
         import pyarrow.csv as pacsv
     except ImportError:
-        return _csv_lines(list(columns.values()), [name in integer_columns(grid) for name in columns])
+        return _csv_lines(
+            list(columns.values()), [name in integer_columns(grid) for name in columns]
+        )
     sink = pa.BufferOutputStream()
     pacsv.write_csv(
-        pa.table({k: pa.array(v) for k, v in columns.items()}), sink, pacsv.WriteOptions(include_header=False)
+        pa.table({k: pa.array(v) for k, v in columns.items()}),
+        sink,
+        pacsv.WriteOptions(include_header=False),
     )
     return bytes(sink.getvalue()).decode()
 
@@ -187,7 +215,9 @@ class _CsvWriter(_FileWriter):
         self.fh.write(csv_header(grid).encode())
 
     def _write(self, chunk: Chunk, outputs: dict[str, np.ndarray]) -> None:
-        self.fh.write(csv_text(self.grid, _table_columns(self.grid, chunk, outputs, fixed=True)).encode())
+        self.fh.write(
+            csv_text(self.grid, _table_columns(self.grid, chunk, outputs, fixed=True)).encode()
+        )
 
     def _finish(self) -> None:
         if not self.fh.closed:
@@ -202,10 +232,15 @@ def _csv_lines(columns: list[np.ndarray], integral: list[bool]) -> str:
         if col.dtype == object:
             return [f'"{v}"' for v in col.tolist()]
         if integer and col.dtype.kind == "f":
-            return [str(int(v)) if math.isfinite(v) and v.is_integer() else repr(v) for v in col.tolist()]
+            return [
+                str(int(v)) if math.isfinite(v) and v.is_integer() else repr(v)
+                for v in col.tolist()
+            ]
         return [repr(v) for v in col.tolist()]
 
-    return "".join(",".join(row) + "\n" for row in zip(*(text(c, i) for c, i in zip(columns, integral))))
+    return "".join(
+        ",".join(row) + "\n" for row in zip(*(text(c, i) for c, i in zip(columns, integral)))
+    )
 
 
 class _ParquetWriter(_FileWriter):
@@ -217,8 +252,13 @@ class _ParquetWriter(_FileWriter):
         import pyarrow.parquet as pq
 
         self.pa = pa
-        fields = [pa.field(a.name, pa.int64() if a.values.dtype.kind in "iu" else pa.float64()) for a in grid.axes]
-        fields += [pa.field(name, pa.from_numpy_dtype(_fixed_dtype(grid, name))) for name in grid.fixed]
+        fields = [
+            pa.field(a.name, pa.int64() if a.values.dtype.kind in "iu" else pa.float64())
+            for a in grid.axes
+        ]
+        fields += [
+            pa.field(name, pa.from_numpy_dtype(_fixed_dtype(grid, name))) for name in grid.fixed
+        ]
         fields += [pa.field(name, pa.float64()) for name in grid.outputs]
         if grid.has_best:
             fields.append(pa.field("best", pa.dictionary(pa.int8(), pa.string())))
@@ -230,7 +270,9 @@ class _ParquetWriter(_FileWriter):
         pa = self.pa
         columns = _table_columns(self.grid, chunk, outputs, fixed=True)
         arrays = [
-            pa.DictionaryArray.from_arrays(pa.array(col, pa.int8()), self.names) if name == "best" else pa.array(col)
+            pa.DictionaryArray.from_arrays(pa.array(col, pa.int8()), self.names)
+            if name == "best"
+            else pa.array(col)
             for name, col in columns.items()
         ]
         self.writer.write_table(pa.Table.from_arrays(arrays, schema=self.schema))
@@ -330,7 +372,9 @@ class MemoryWriter:
     def __init__(self, grid: Grid) -> None:
         self.grid = grid
         n = grid.size
-        self.columns: dict[str, np.ndarray] = {a.name: np.empty(n, a.values.dtype) for a in grid.axes}
+        self.columns: dict[str, np.ndarray] = {
+            a.name: np.empty(n, a.values.dtype) for a in grid.axes
+        }
         self.columns.update({name: np.empty(n) for name in grid.outputs})
         if grid.has_best:
             self.columns["best"] = np.empty(n, np.int8)
@@ -347,7 +391,11 @@ class MemoryWriter:
 
 
 def open_writer(
-    grid: Grid, path: str | os.PathLike[str] | None, scratch: Path | None = None, *, overwrite: bool = False
+    grid: Grid,
+    path: str | os.PathLike[str] | None,
+    scratch: Path | None = None,
+    *,
+    overwrite: bool = False,
 ) -> Any:
     """A writer for ``path`` (format from its suffix) staging in the directory ``scratch``, or a
     MemoryWriter for None."""

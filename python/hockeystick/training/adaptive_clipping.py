@@ -60,7 +60,10 @@ _SUBNORMAL_SLACK = 8 * float(np.nextafter(0.0, 1.0))
 
 
 def adaptive_clipping_noise_multiplier(
-    target_noise_multiplier: ArrayLike, clipped_count_stddev: ArrayLike, *, relation: Relation = "add_or_remove_one"
+    target_noise_multiplier: ArrayLike,
+    clipped_count_stddev: ArrayLike,
+    *,
+    relation: Relation = "add_or_remove_one",
 ) -> Any:
     r"""The update's noise multiplier z_Δ that makes a round of adaptive clipping the Gaussian of multiplier z.
 
@@ -128,7 +131,9 @@ def adaptive_clipping_noise_multiplier(
     if too_little.any():
         i = int(np.argmax(too_little.ravel()))
         rule, half = (
-            ("clipped_count_stddev", "") if relation == "replace_one" else ("2 * clipped_count_stddev", "half ")
+            ("clipped_count_stddev", "")
+            if relation == "replace_one"
+            else ("2 * clipped_count_stddev", "half ")
         )
         raise ValueError(
             f"target_noise_multiplier must be < {rule} ({relation}): the noised count alone is the Gaussian "
@@ -142,7 +147,10 @@ def adaptive_clipping_noise_multiplier(
 
 
 def round_noise_multiplier(
-    noise_multiplier: ArrayLike, clipped_count_stddev: ArrayLike, *, relation: Relation = "add_or_remove_one"
+    noise_multiplier: ArrayLike,
+    clipped_count_stddev: ArrayLike,
+    *,
+    relation: Relation = "add_or_remove_one",
 ) -> Any:
     r"""The noise multiplier of a round of adaptive clipping, from the update's noise multiplier and the count's noise.
 
@@ -195,7 +203,9 @@ def round_noise_multiplier(
     >>> round(round_noise_multiplier(1.0, clipped_count_stddev=5.0), 6)  # (1 + 1/100)^(-1/2)
     0.995037
     """
-    z, term = _multiplier_and_count_term(noise_multiplier, clipped_count_stddev, relation, "noise_multiplier")
+    z, term = _multiplier_and_count_term(
+        noise_multiplier, clipped_count_stddev, relation, "noise_multiplier"
+    )
     # a multiplier within the slack of 0 rounds down to 0, which the accountants refuse
     with np.errstate(under="ignore"):
         down = np.maximum(z / np.hypot(1.0, z / term) * (1.0 - _MARGIN) - _SUBNORMAL_SLACK, 0.0)
@@ -214,7 +224,9 @@ def _multiplier_and_count_term(
     p = _validation.broadcast(
         **{
             name: _validation.positive(multiplier, name),
-            "clipped_count_stddev": _validation.positive(clipped_count_stddev, "clipped_count_stddev"),
+            "clipped_count_stddev": _validation.positive(
+                clipped_count_stddev, "clipped_count_stddev"
+            ),
         }
     )
     sigma_b = p["clipped_count_stddev"]

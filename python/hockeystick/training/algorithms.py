@@ -51,7 +51,9 @@ def _without_local_work(function: _F) -> _F:
     return cast(_F, wrapper)
 
 
-def _per_clip_norm(noise_multiplier: ArrayLike, noise_relative_to: Any, sampling: Any) -> np.ndarray:
+def _per_clip_norm(
+    noise_multiplier: ArrayLike, noise_relative_to: Any, sampling: Any
+) -> np.ndarray:
     """The noise multiplier over the clip norm C, from z read as ``noise_relative_to`` says: z itself
     ("clip_norm"), or 2 z ("replace_one_sensitivity": the noise is z times the replace-one sensitivity 2C of a sum
     of contributions clipped to C, the reading of dp_accounting's ``GaussianDpEvent`` under REPLACE_ONE), which
@@ -244,7 +246,9 @@ class DPSGD(_SubsampledTraining):
     """
 
     noise_relative_to: NoiseRelativeTo = "clip_norm"  # a staged run's (Poisson sampling: C)
-    normalization: Normalization = "sum"  # a staged run's (each stage's is checked when it is built)
+    normalization: Normalization = (
+        "sum"  # a staged run's (each stage's is checked when it is built)
+    )
 
     @user_level_without_stages
     @with_stages(("epochs", "steps"))
@@ -272,7 +276,9 @@ class DPSGD(_SubsampledTraining):
         if examples_per_user is not None:
             refuse_user_level_sampling(sampling, accuracy, tail)
         if synonyms:
-            sample_rate = _synonyms("DPSGD", synonyms, SAMPLE_RATE_SYNONYMS, sample_rate=sample_rate)["sample_rate"]
+            sample_rate = _synonyms(
+                "DPSGD", synonyms, SAMPLE_RATE_SYNONYMS, sample_rate=sample_rate
+            )["sample_rate"]
         self.noise_relative_to = noise_relative_to
         super().__init__(
             _per_clip_norm(noise_multiplier, noise_relative_to, sampling),
@@ -289,7 +295,9 @@ class DPSGD(_SubsampledTraining):
             tail,
         )
         if examples_per_user is not None:
-            assert isinstance(self._accountant, SubsampledGaussianPLD)  # Poisson sampling (refused otherwise)
+            assert isinstance(
+                self._accountant, SubsampledGaussianPLD
+            )  # Poisson sampling (refused otherwise)
             self._accountant = UserLevelDPSGD(
                 noise_multiplier=self.noise_multiplier,
                 sample_rate=self._accountant.sampling_rate,
@@ -509,7 +517,9 @@ class DPFedAvg(_SubsampledTraining):
         return _run_repr(self, "DPFedAvg", "rounds")
 
 
-def _synonyms(owner: str, given: dict[str, Any], words: dict[str, str], **named: Any) -> dict[str, Any]:
+def _synonyms(
+    owner: str, given: dict[str, Any], words: dict[str, str], **named: Any
+) -> dict[str, Any]:
     """``named`` (the signature's own values of the names ``words`` maps onto) with the synonyms ``given``
     moved onto them; a name given twice, or an unknown keyword (with the closest name), is refused."""
     known = [*inspect.signature(DPSGD if owner == "DPSGD" else DPFedAvg).parameters]

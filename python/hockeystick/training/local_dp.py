@@ -154,7 +154,9 @@ class LocalDP(GaussianMechanism):
                 "beyond it the formula can give less noise than (epsilon, delta)-DP needs. Read sigma, the exact "
                 "calibration, which holds for every epsilon_per_round"
             )
-        return _validation.scalar_or_array(self.sensitivity * np.sqrt(2.0 * np.log(1.25 / delta)) / epsilon)
+        return _validation.scalar_or_array(
+            self.sensitivity * np.sqrt(2.0 * np.log(1.25 / delta)) / epsilon
+        )
 
     def __repr__(self) -> str:
         epsilon, delta = (_validation.scalar_or_array(x) for x in self._per_round)

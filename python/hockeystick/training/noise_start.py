@@ -18,7 +18,9 @@ from .vocabulary import Sampling
 _LARGEST_EPSILON = 1e307  # theta_radius's largest epsilon
 
 
-def _poisson_start(epsilon: np.ndarray, delta: np.ndarray, rate: np.ndarray, steps: np.ndarray) -> np.ndarray | None:
+def _poisson_start(
+    epsilon: np.ndarray, delta: np.ndarray, rate: np.ndarray, steps: np.ndarray
+) -> np.ndarray | None:
     """The subsampled Gaussian's central-limit noise 1 / sqrt(log(1 + mu^2 / (q^2 T))) per target, or None where
     some target has none (mu^2 / (q^2 T) not a finite double: a target all but every noise meets, epsilon near
     1e307), so that calibrate starts at 1 on the run's grid without coarse grids."""
@@ -30,7 +32,9 @@ def _poisson_start(epsilon: np.ndarray, delta: np.ndarray, rate: np.ndarray, ste
     return pld_calibration_start("sigma", epsilon, delta, {"sampling_rate": rate, "rounds": steps})
 
 
-def epoch_noise_start(sampling: Sampling, names: tuple[str, str, str, str]) -> Callable[..., np.ndarray | None]:
+def epoch_noise_start(
+    sampling: Sampling, names: tuple[str, str, str, str]
+) -> Callable[..., np.ndarray | None]:
     """``calibrate``'s start for the noise multiplier of a Poisson, balls-in-bins or shuffled run (``names``: the
     population, batch, epochs and steps words).  Poisson sampling at the central-limit value of its subsampled
     Gaussian (``pld.refine.calibration_start``: rate batch / population, or the ``sample_rate`` given, over the
@@ -53,7 +57,9 @@ def epoch_noise_start(sampling: Sampling, names: tuple[str, str, str, str]) -> C
         a run it cannot read (no population and batch, nor a sample_rate for Poisson sampling).
     """
 
-    def start(parameter: str, epsilon: np.ndarray, delta: np.ndarray, params: dict[str, Any]) -> np.ndarray | None:
+    def start(
+        parameter: str, epsilon: np.ndarray, delta: np.ndarray, params: dict[str, Any]
+    ) -> np.ndarray | None:
         if parameter != "noise_multiplier":
             return None
         # the radius solve forms 2 epsilon: a target past 1e307 starts where 1e307 would (all but no noise)
@@ -69,7 +75,9 @@ def epoch_noise_start(sampling: Sampling, names: tuple[str, str, str, str]) -> C
             return _poisson_start(epsilon, delta, rate, taken)
         if names[0] not in params or names[1] not in params:
             return None
-        per_epoch = np.ceil(np.asarray(params[names[0]], float) / np.asarray(params[names[1]], float))
+        per_epoch = np.ceil(
+            np.asarray(params[names[0]], float) / np.asarray(params[names[1]], float)
+        )
         if params.get(names[3]) is not None:
             steps = np.asarray(params[names[3]], float)
         else:
@@ -78,11 +86,15 @@ def epoch_noise_start(sampling: Sampling, names: tuple[str, str, str, str]) -> C
             rate = np.asarray(params[names[1]], float) / np.asarray(params[names[0]], float)
             return _poisson_start(epsilon, delta, rate, steps)
         if sampling == "shuffle":
-            mu = np.asarray(theta_radius(np.asarray(epsilon, float), np.asarray(delta, float)), float)
+            mu = np.asarray(
+                theta_radius(np.asarray(epsilon, float), np.asarray(delta, float)), float
+            )
             with np.errstate(divide="ignore", invalid="ignore"):
                 guess = shuffled_radius(np.ceil(steps / per_epoch), mu)
             return np.where(np.isfinite(guess) & (guess > 0), guess, 1.0)
-        return pld_calibration_start("sigma", epsilon, delta, {"sampling_rate": 1.0 / per_epoch, "rounds": steps})
+        return pld_calibration_start(
+            "sigma", epsilon, delta, {"sampling_rate": 1.0 / per_epoch, "rounds": steps}
+        )
 
     return start
 

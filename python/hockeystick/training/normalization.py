@@ -27,7 +27,12 @@ from ..base import validation as _validation
 __all__ = ["NORMALIZATIONS", "Normalization", "checked_normalization"]
 
 Normalization = Literal["sum", "public_constant", "expected_batch_size", "realized_batch_size"]
-NORMALIZATIONS: tuple[Normalization, ...] = ("sum", "public_constant", "expected_batch_size", "realized_batch_size")
+NORMALIZATIONS: tuple[Normalization, ...] = (
+    "sum",
+    "public_constant",
+    "expected_batch_size",
+    "realized_batch_size",
+)
 # the samplings whose neighbours hold as many records (replace-one), so floor(q |D|) and the batch size are public
 _SAME_SIZE = ("fixed_size", "shuffle")
 

@@ -136,25 +136,36 @@ class RandomCheckIns:
                 checkin_probability, "checkin_probability", 0.0, 1.0, open_low=True, open_high=False
             ),
             slots=_validation.positive_integer(slots, "slots", maximum=MAX_SLOTS),
-            passes=_validation.positive_integer(passes, "passes", maximum=_validation.MAX_EXACT_INTEGER),
+            passes=_validation.positive_integer(
+                passes, "passes", maximum=_validation.MAX_EXACT_INTEGER
+            ),
         )
         self.noise_multiplier, self.checkin_probability, self.slots, self.passes = z, p, m, r
         self.protocol = protocol
-        self._h = None if value_discretization_interval is None else checked_interval(value_discretization_interval)
+        self._h = (
+            None
+            if value_discretization_interval is None
+            else checked_interval(value_discretization_interval)
+        )
         self._profiles: dict[int, PlanProfile] = {}
         self._one_slots: dict[int, SubsampledGaussianPLD] = {}
 
     def _profile(self, i: int) -> PlanProfile:
         if i not in self._profiles:
             z, p, m, r = (
-                float(a.flat[i]) for a in (self.noise_multiplier, self.checkin_probability, self.slots, self.passes)
+                float(a.flat[i])
+                for a in (self.noise_multiplier, self.checkin_probability, self.slots, self.passes)
             )
             allocation = RandomAllocationGaussian(int(m), z).spec()
             if p == 1.0:  # every client checks in: the random allocation itself, pass after pass
                 plan = CompositionPlan({allocation: int(r)})
             else:
-                plan = CompositionPlan({PoissonGeneric(p, CompositionPlan({allocation: 1}).key()).spec(): int(r)})
-            self._profiles[i] = default_grid_profile(plan) if self._h is None else PlanProfile(plan, self._h, None)
+                plan = CompositionPlan(
+                    {PoissonGeneric(p, CompositionPlan({allocation: 1}).key()).spec(): int(r)}
+                )
+            self._profiles[i] = (
+                default_grid_profile(plan) if self._h is None else PlanProfile(plan, self._h, None)
+            )
         return self._profiles[i]
 
     def _one_slot(self, i: int) -> SubsampledGaussianPLD | None:
@@ -197,7 +208,11 @@ class RandomCheckIns:
         """
         _validation.bound_side(bound)
         return answer_pointwise(
-            self._shape, self._scalar, self._bracket("delta"), _validation.epsilon_values(epsilon), bound
+            self._shape,
+            self._scalar,
+            self._bracket("delta"),
+            _validation.epsilon_values(epsilon),
+            bound,
         )
 
     @positional_deprecated("bound")
@@ -208,7 +223,11 @@ class RandomCheckIns:
         """
         _validation.bound_side(bound)
         return answer_pointwise(
-            self._shape, self._scalar, self._bracket("epsilon"), _validation.delta_values(delta), bound
+            self._shape,
+            self._scalar,
+            self._bracket("epsilon"),
+            _validation.delta_values(delta),
+            bound,
         )
 
     def __repr__(self) -> str:

@@ -80,11 +80,23 @@ class _FullBatchRounds:
     """R rounds with full-batch local steps: Poisson(q_c) subsampled Gaussians of multiplier z / sqrt(tau), the
     upper side at the noise rounded down, the lower at the noise rounded up."""
 
-    def __init__(self, z: float, q_c: float, tau: float, rounds: float, h: float | None, accuracy: float | None):
+    def __init__(
+        self,
+        z: float,
+        q_c: float,
+        tau: float,
+        rounds: float,
+        h: float | None,
+        accuracy: float | None,
+    ):
         down, up = _full_batch_sigmas(z, tau)
         self._upper, self._lower = (
             SubsampledGaussianPLD(
-                sigma=sigma, sampling_rate=q_c, rounds=rounds, value_discretization_interval=h, accuracy=accuracy
+                sigma=sigma,
+                sampling_rate=q_c,
+                rounds=rounds,
+                value_discretization_interval=h,
+                accuracy=accuracy,
             )
             for sigma in (down, up)
         )
@@ -100,9 +112,21 @@ class _EveryClientRounds:
     """Every client in every round (q_c = 1) with sampled local batches: R tau Poisson(q_l) subsampled Gaussians of
     multiplier z, on ``pld.SubsampledGaussianPLD``."""
 
-    def __init__(self, z: float, q_l: float, tau: float, rounds: float, h: float | None, accuracy: float | None):
+    def __init__(
+        self,
+        z: float,
+        q_l: float,
+        tau: float,
+        rounds: float,
+        h: float | None,
+        accuracy: float | None,
+    ):
         self._steps = SubsampledGaussianPLD(
-            sigma=z, sampling_rate=q_l, rounds=tau * rounds, value_discretization_interval=h, accuracy=accuracy
+            sigma=z,
+            sampling_rate=q_l,
+            rounds=tau * rounds,
+            value_discretization_interval=h,
+            accuracy=accuracy,
         )
 
     def bracket(self, method: str, x: float) -> tuple[float, float]:
@@ -116,7 +140,14 @@ class _SampledLocalRounds:
     is still wide (``plan_rdp.rdp_lowered_upper``)."""
 
     def __init__(
-        self, z: float, q_c: float, q_l: float, tau: float, rounds: float, h: float | None, accuracy: float | None
+        self,
+        z: float,
+        q_c: float,
+        q_l: float,
+        tau: float,
+        rounds: float,
+        h: float | None,
+        accuracy: float | None,
     ):
         inner = CompositionPlan({PoissonGaussian(z, q_l).spec(): int(tau)})
         plan = CompositionPlan({PoissonGeneric(q_c, inner.key()).spec(): int(rounds)})
@@ -218,15 +249,27 @@ class RecordLevelFedAvg:
         rate = {"open_low": True, "open_high": False}
         (z, q_c, tau, r, q_l), self._shape, self._scalar = broadcast_float_arrays(
             noise_multiplier=_validation.positive(noise_multiplier, "noise_multiplier"),
-            client_sample_rate=_validation.in_interval(client_sample_rate, "client_sample_rate", 0.0, 1.0, **rate),
+            client_sample_rate=_validation.in_interval(
+                client_sample_rate, "client_sample_rate", 0.0, 1.0, **rate
+            ),
             local_steps=_validation.positive_integer(local_steps, "local_steps", maximum=10**6),
-            rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
-            local_sample_rate=_validation.in_interval(local_sample_rate, "local_sample_rate", 0.0, 1.0, **rate),
+            rounds=_validation.positive_integer(
+                rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER
+            ),
+            local_sample_rate=_validation.in_interval(
+                local_sample_rate, "local_sample_rate", 0.0, 1.0, **rate
+            ),
         )
         self.noise_multiplier, self.client_sample_rate, self.local_steps = z, q_c, tau
         self.rounds, self.local_sample_rate = r, q_l
-        self._h = None if value_discretization_interval is None else checked_interval(value_discretization_interval)
-        self._accuracy = None if accuracy is None else _validation.positive_number(accuracy, "accuracy")
+        self._h = (
+            None
+            if value_discretization_interval is None
+            else checked_interval(value_discretization_interval)
+        )
+        self._accuracy = (
+            None if accuracy is None else _validation.positive_number(accuracy, "accuracy")
+        )
         self._runs: dict[int, _FullBatchRounds | _EveryClientRounds | _SampledLocalRounds] = {}
 
     def _run(self, i: int) -> _FullBatchRounds | _EveryClientRounds | _SampledLocalRounds:
@@ -267,7 +310,11 @@ class RecordLevelFedAvg:
         """
         _validation.bound_side(bound)
         return answer_pointwise(
-            self._shape, self._scalar, self._bracket("delta"), _validation.epsilon_values(epsilon), bound
+            self._shape,
+            self._scalar,
+            self._bracket("delta"),
+            _validation.epsilon_values(epsilon),
+            bound,
         )
 
     @positional_deprecated("bound")
@@ -278,7 +325,11 @@ class RecordLevelFedAvg:
         """
         _validation.bound_side(bound)
         return answer_pointwise(
-            self._shape, self._scalar, self._bracket("epsilon"), _validation.delta_values(delta), bound
+            self._shape,
+            self._scalar,
+            self._bracket("epsilon"),
+            _validation.delta_values(delta),
+            bound,
         )
 
     def instance_level_rule_epsilon(self, delta: ArrayLike) -> Any:
@@ -316,6 +367,12 @@ class RecordLevelFedAvg:
             return rule.epsilon(d)
 
     def __repr__(self) -> str:
-        words = ("noise_multiplier", "client_sample_rate", "local_steps", "rounds", "local_sample_rate")
+        words = (
+            "noise_multiplier",
+            "client_sample_rate",
+            "local_steps",
+            "rounds",
+            "local_sample_rate",
+        )
         values = (_validation.scalar_or_array(getattr(self, w)) for w in words)
         return f"RecordLevelFedAvg({', '.join(f'{w}={v!r}' for w, v in zip(words, values))})"

@@ -43,13 +43,17 @@ if TYPE_CHECKING:
 # The accountant of batches drawn otherwise than by Poisson sampling, from the noise z, batch m, population n,
 # steps t, the steps per epoch as the ratio (a, b) and the grid keywords given; each imports its accountant
 # when a run asks for it (a Poisson run never does).
-def _fixed_size(z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]) -> _Accountant:
+def _fixed_size(
+    z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]
+) -> _Accountant:
     from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
 
     return FixedBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **grid)
 
 
-def _balls_in_bins(z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]) -> _Accountant:
+def _balls_in_bins(
+    z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]
+) -> _Accountant:
     from ..pld.accountants.allocation import BallsInBinsGaussianPLD
 
     return BallsInBinsGaussianPLD(sigma=z, steps_per_epoch=per_epoch[0], rounds=t, **grid)
@@ -117,10 +121,14 @@ class _SubsampledTraining:
         _validation.choice(sampling, "sampling", SAMPLINGS)
         if tail is not None:  # refused before the sampling's own checks, for every sampling
             tail = checked_tail(tail)
-        z = np.asarray(noise_multiplier, dtype=np.float64)  # checked by DPSGD / DPFedAvg: finite, > 0
+        z = np.asarray(
+            noise_multiplier, dtype=np.float64
+        )  # checked by DPSGD / DPFedAvg: finite, > 0
         if sample_rate is not None:
             self._by_rate(sample_rate, population, batch, steps_per_epoch, names, sampling)
-            self._from_rate(z, sample_rate, epochs, steps, names, value_discretization_interval, accuracy, tail)
+            self._from_rate(
+                z, sample_rate, epochs, steps, names, value_discretization_interval, accuracy, tail
+            )
         else:
             self._from_batches(
                 z,
@@ -149,7 +157,9 @@ class _SubsampledTraining:
         tail: float | None,
     ) -> None:
         """A Poisson run given by its rate q: 1 / q steps per epoch (the "opacus" count, as the ratio (1, q))."""
-        q = _validation.in_interval(sample_rate, "sample_rate", 0.0, 1.0, open_low=True, open_high=False)
+        q = _validation.in_interval(
+            sample_rate, "sample_rate", 0.0, 1.0, open_low=True, open_high=False
+        )
         (z, q), _, _ = broadcast_float_arrays(noise_multiplier=z, sample_rate=q)
         one = np.ones_like(q)
         t = steps_taken(epochs, steps, (one, q), names[2:], "a larger sample_rate")
@@ -188,8 +198,12 @@ class _SubsampledTraining:
         (z, n, m), _, _ = broadcast_float_arrays(
             noise_multiplier=z,
             **{
-                names[0]: _validation.positive_integer(population, names[0], maximum=_validation.MAX_EXACT_INTEGER),
-                names[1]: _validation.positive_integer(batch, names[1], maximum=_validation.MAX_EXACT_INTEGER),
+                names[0]: _validation.positive_integer(
+                    population, names[0], maximum=_validation.MAX_EXACT_INTEGER
+                ),
+                names[1]: _validation.positive_integer(
+                    batch, names[1], maximum=_validation.MAX_EXACT_INTEGER
+                ),
             },
         )
         if np.any(m > n):
@@ -197,7 +211,9 @@ class _SubsampledTraining:
                 f"{names[1]} must be <= {names[0]}, got {names[1]} {m[m > n].ravel()[0]:g} > {n[m > n].ravel()[0]:g}"
             )
         # steps per epoch as the exact ratio a / b: ceil(n / m) / 1, or n / m
-        per_epoch = (-np.floor_divide(-n, m), np.ones_like(n)) if steps_per_epoch != "opacus" else (n, m)
+        per_epoch = (
+            (-np.floor_divide(-n, m), np.ones_like(n)) if steps_per_epoch != "opacus" else (n, m)
+        )
         t = steps_taken(epochs, steps, per_epoch, names[2:])
         if sampling == "poisson":
             self._accountant = SubsampledGaussianPLD(
@@ -251,7 +267,9 @@ class _SubsampledTraining:
     ) -> None:
         """The rules of a run given by its sampling rate: Poisson sampling, 1 / q steps per epoch, no batch words."""
         if population is not None or batch is not None:
-            raise ValueError(f"give sample_rate or {names[0]} and {names[1]}, not both (q = {names[1]} / {names[0]})")
+            raise ValueError(
+                f"give sample_rate or {names[0]} and {names[1]}, not both (q = {names[1]} / {names[0]})"
+            )
         if sampling != "poisson":
             raise ValueError(
                 f'sampling="{sampling}" is described by {names[0]} and {names[1]}: give those, '
@@ -268,7 +286,10 @@ class _SubsampledTraining:
         self._accountant = run
         self.noise_multiplier = np.array([s.noise_multiplier for s in run.stages])
         self.steps = np.array(float(run.steps))
-        self._epoch_ratio = (np.asarray(run.steps_per_epoch_ratio[0]), np.asarray(run.steps_per_epoch_ratio[1]))
+        self._epoch_ratio = (
+            np.asarray(run.steps_per_epoch_ratio[0]),
+            np.asarray(run.steps_per_epoch_ratio[1]),
+        )
         self.sampling = "poisson"
 
     @_constructor_keywords
@@ -306,7 +327,9 @@ class _SubsampledTraining:
             return self._accountant.epsilon(delta, bound=bound)
 
     @_constructor_keywords
-    def epsilon_curve(self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
+    def epsilon_curve(
+        self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
+    ) -> CurveAlongRun:
         """Certified bracket of epsilon at ``delta`` after each checkpoint of the run (by default each epoch).
 
         Each point is ``epsilon(delta, bound="both")`` of this run stopped at that step (to the round-off of
@@ -351,11 +374,15 @@ class _SubsampledTraining:
         array([2.855, 3.591, 4.178])
         """
         with _in_training_words():
-            curve = self._accountant.epsilon_curve(delta, steps=self.checkpoints(every=every, steps=steps))
+            curve = self._accountant.epsilon_curve(
+                delta, steps=self.checkpoints(every=every, steps=steps)
+            )
         return dataclasses.replace(curve, steps_per_epoch=self._epoch_length())
 
     @_constructor_keywords
-    def delta_curve(self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
+    def delta_curve(
+        self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
+    ) -> CurveAlongRun:
         """Certified bracket of delta at ``epsilon`` after each checkpoint of the run (``epsilon_curve``'s twin).
 
         Parameters
@@ -380,7 +407,9 @@ class _SubsampledTraining:
             ``epsilon`` not a single number.
         """
         with _in_training_words():
-            curve = self._accountant.delta_curve(epsilon, steps=self.checkpoints(every=every, steps=steps))
+            curve = self._accountant.delta_curve(
+                epsilon, steps=self.checkpoints(every=every, steps=steps)
+            )
         return dataclasses.replace(curve, steps_per_epoch=self._epoch_length())
 
     def _epoch_length(self) -> float:
@@ -412,7 +441,9 @@ class _SubsampledTraining:
         """
         return self._epoch_ratio
 
-    def checkpoints(self, *, every: int | None = None, steps: ArrayLike | None = None) -> np.ndarray:
+    def checkpoints(
+        self, *, every: int | None = None, steps: ArrayLike | None = None
+    ) -> np.ndarray:
         """The steps at which ``epsilon_curve`` and ``delta_curve`` evaluate the run.
 
         Every ``every`` steps, or ``steps``, or else the last step of each whole epoch k, ceil(k a / b) of the
@@ -456,7 +487,9 @@ class _SubsampledTraining:
         if every is not None or steps is not None:
             return along_run.checkpoints(total, every, steps)
         a, b = (float(np.ravel(x)[0]) for x in self._epoch_ratio)
-        count = math.floor(total * b / a) + 1  # at least the whole epochs in the run (the rounding: one more)
+        count = (
+            math.floor(total * b / a) + 1
+        )  # at least the whole epochs in the run (the rounding: one more)
         if count > along_run.MAX_CHECKPOINTS:
             raise ValueError(
                 f"one checkpoint per epoch gives {count - 1} or more, above {along_run.MAX_CHECKPOINTS}: give every="

@@ -106,7 +106,9 @@ def with_stages(words: tuple[str, str]) -> Callable[[_F], _F]:
             sampling = _validation.choice(kwargs.get("sampling", "poisson"), "sampling", SAMPLINGS)
 
             def plain_run(z: Any, epochs: Any, steps: Any) -> Any:
-                return type(self)(**kwargs, noise_multiplier=z, **{words[0]: epochs, words[1]: steps})
+                return type(self)(
+                    **kwargs, noise_multiplier=z, **{words[0]: epochs, words[1]: steps}
+                )
 
             self._staged(StagedRun(stages, plain_run, words, sampling, **grid))
             return None
@@ -166,9 +168,17 @@ class StagedRun:
                 "accuracy is not available with stages=: give value_discretization_interval (a finer grid, a "
                 "narrower bracket), or leave both unset for the default grid"
             )
-        runs = [_stage_run(k, stage, plain_run, words) for k, stage in enumerate(_stage_list(stages), start=1)]
+        runs = [
+            _stage_run(k, stage, plain_run, words)
+            for k, stage in enumerate(_stage_list(stages), start=1)
+        ]
         self.stages = tuple(
-            Stage(float(r.noise_multiplier), float(np.ravel(r.accountant.sampling_rate)[0]), int(r.steps)) for r in runs
+            Stage(
+                float(r.noise_multiplier),
+                float(np.ravel(r.accountant.sampling_rate)[0]),
+                int(r.steps),
+            )
+            for r in runs
         )
         a, b = runs[0].steps_per_epoch_ratio
         self.steps_per_epoch_ratio = (float(np.ravel(a)[0]), float(np.ravel(b)[0]))
@@ -215,7 +225,11 @@ class StagedRun:
         """The RDP conversion's epsilon of the stages (their RDP curves add up: Mironov 2017, Prop. 1; each the
         subsampled Gaussian's at dp_accounting's orders, Mironov, Talwar & Zhang 2019; the conversion: Balle et
         al. 2020, Thm. 21), rounded up by ``RDP_MARGIN`` relative as the single run's default rounds it."""
-        from ..rdp import DEFAULT_ORDERS, SubsampledGaussianRDP, rdp_to_epsilon  # lazy: only wide brackets read it
+        from ..rdp import (
+            DEFAULT_ORDERS,
+            SubsampledGaussianRDP,
+            rdp_to_epsilon,
+        )  # lazy: only wide brackets read it
 
         rdp = SubsampledGaussianRDP(
             sigma=[s.noise_multiplier for s in self.stages],
@@ -224,7 +238,9 @@ class StagedRun:
             orders=DEFAULT_ORDERS,
         )
         total = rdp.rdp.sum(axis=0)
-        return np.asarray(rdp_to_epsilon(total, rdp.orders, deltas), dtype=np.float64) * (1.0 + question.RDP_MARGIN)
+        return np.asarray(rdp_to_epsilon(total, rdp.orders, deltas), dtype=np.float64) * (
+            1.0 + question.RDP_MARGIN
+        )
 
     def epsilon_curve(self, delta: float, *, steps: np.ndarray) -> CurveAlongRun:
         """The certified bracket of epsilon at ``delta`` after each of ``steps`` (``PLDAccountant.epsilon_curve``)."""
@@ -245,13 +261,17 @@ class StagedRun:
         a, b = (float(x) for x in self.steps_per_epoch_ratio)
         ends, start = [], 0
         for s in self.stages:
-            count = math.floor(s.steps * b / a) + 1  # the stage's whole epochs, and one more for the rounding
+            count = (
+                math.floor(s.steps * b / a) + 1
+            )  # the stage's whole epochs, and one more for the rounding
             if count > along_run.MAX_CHECKPOINTS:
                 raise ValueError(
                     f"one checkpoint per epoch gives {count - 1} or more, above {along_run.MAX_CHECKPOINTS}: give "
                     "every= (a checkpoint every so many steps) or steps="
                 )
-            epoch_ends = ceil_ratio(np.arange(1.0, count + 1.0), np.full(count, a), np.full(count, b))
+            epoch_ends = ceil_ratio(
+                np.arange(1.0, count + 1.0), np.full(count, a), np.full(count, b)
+            )
             ends.append(start + epoch_ends[epoch_ends <= s.steps])
             start += s.steps
             ends.append(np.array([start]))
@@ -264,7 +284,12 @@ class StagedRun:
 
 
 def _stage_list(stages: Any) -> list[Mapping[str, Any]]:
-    if isinstance(stages, Mapping) or not isinstance(stages, Sequence) or isinstance(stages, str) or not stages:
+    if (
+        isinstance(stages, Mapping)
+        or not isinstance(stages, Sequence)
+        or isinstance(stages, str)
+        or not stages
+    ):
         raise ValueError(
             'stages must be a non-empty list of mappings such as [{"noise_multiplier": 1.1, "epochs": 30}, '
             f'{{"noise_multiplier": 0.9, "epochs": 30}}], got {_validation.describe(stages)}'
@@ -279,7 +304,10 @@ def _stage_list(stages: Any) -> list[Mapping[str, Any]]:
 
 
 def _stage_run(
-    k: int, stage: Mapping[str, Any], plain_run: Callable[[Any, Any, Any], _PlainRun], words: tuple[str, str]
+    k: int,
+    stage: Mapping[str, Any],
+    plain_run: Callable[[Any, Any, Any], _PlainRun],
+    words: tuple[str, str],
 ) -> _PlainRun:
     """The plain run of stage ``k`` (its words checked by name, single numbers only)."""
     allowed = ("noise_multiplier", *words)
@@ -300,7 +328,9 @@ def _stage_run(
         run = plain_run(stage["noise_multiplier"], stage.get(words[0]), stage.get(words[1]))
     except ValueError as error:
         raise ValueError(f"stage {k}: {error}") from None
-    if any(np.size(x) != 1 for x in (run.noise_multiplier, run.steps, run.accountant.sampling_rate)):
+    if any(
+        np.size(x) != 1 for x in (run.noise_multiplier, run.steps, run.accountant.sampling_rate)
+    ):
         raise ValueError(
             "stages= describes one run: give single values of the shared words (data set or clients, batch, "
             "sample_rate); lists in them broadcast into separate runs, which take no stages"

@@ -50,7 +50,10 @@ from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..secagg.accountants import DistributedDiscreteGaussian, DistributedSkellam
 from ..secagg.discrete_laplace_wrap import discrete_laplace_wrap_probability
 from ..secagg.modular_wrap import wrap_probability
-from ..secagg.observer_shares import shares_pair_pld, shares_sampled_rdp  # re-exported: public names here too
+from ..secagg.observer_shares import (
+    shares_pair_pld,
+    shares_sampled_rdp,
+)  # re-exported: public names here too
 from ..secagg.pair_accountants import DistributedDiscreteLaplace, PoissonBinomialMechanism
 from ..secagg.poisson_binomial import poisson_binomial_parameters
 
@@ -63,7 +66,10 @@ DISTRIBUTED_NOISES: tuple[str, ...] = (
     "distributed_discrete_laplace",
     "poisson_binomial",
 )
-_WRAP_NOISE = {"distributed_discrete_gaussian": "distributed_discrete_gaussian", "distributed_skellam": "skellam"}
+_WRAP_NOISE = {
+    "distributed_discrete_gaussian": "distributed_discrete_gaussian",
+    "distributed_skellam": "skellam",
+}
 _BISECTION_STEPS = 40  # on log gamma: the bracket's ratio 4 shrinks to 4^(2^-40)
 _SEARCH_RANGE = 80  # gamma searched over C 4^-80 .. C 4^80
 
@@ -244,7 +250,9 @@ class DistributedDPFedAvg:
             )
         if self.noise == "poisson_binomial":
             self.sampling_rate = self._rate(total_clients, sample_rate)
-            self._poisson_binomial(c, n, rounds, (trials, theta), (noise_multiplier, local_stddev, granularity))
+            self._poisson_binomial(
+                c, n, rounds, (trials, theta), (noise_multiplier, local_stddev, granularity)
+            )
             self.accountant: Any = PoissonBinomialMechanism(
                 trials=self.trials,
                 theta=self.theta,
@@ -261,7 +269,9 @@ class DistributedDPFedAvg:
             )
         self.local_stddev = self._local_stddev(noise_multiplier, local_stddev, c)
         self.sampling_rate = self._rate(total_clients, sample_rate)
-        self.wrap_beta = float(_validation.in_interval(wrap_beta, "wrap_beta", 0.0, 1.0, open_low=True, open_high=True))
+        self.wrap_beta = float(
+            _validation.in_interval(wrap_beta, "wrap_beta", 0.0, 1.0, open_low=True, open_high=True)
+        )
         self.granularity = (
             self._finest(c, rounding)
             if granularity is None
@@ -283,7 +293,11 @@ class DistributedDPFedAvg:
             )
             self.wrap_probability = self._wraps(self.granularity, c, rounding)
             return
-        cls = DistributedDiscreteGaussian if self.noise == "distributed_discrete_gaussian" else DistributedSkellam
+        cls = (
+            DistributedDiscreteGaussian
+            if self.noise == "distributed_discrete_gaussian"
+            else DistributedSkellam
+        )
         self.accountant = cls(
             clip_norm=c,
             granularity=self.granularity,
@@ -298,7 +312,9 @@ class DistributedDPFedAvg:
         )
         self.wrap_probability = self._wraps(self.granularity, c, rounding)
 
-    def _local_stddev(self, noise_multiplier: float | None, local_stddev: float | None, clip_norm: float) -> float:
+    def _local_stddev(
+        self, noise_multiplier: float | None, local_stddev: float | None, clip_norm: float
+    ) -> float:
         """sigma_local from exactly one of z (z C / sqrt(m), rounded up) and sigma_local."""
         if (noise_multiplier is None) == (local_stddev is None):
             raise ValueError(
@@ -309,7 +325,9 @@ class DistributedDPFedAvg:
             return _validation.positive_number(local_stddev, "local_stddev")
         z = _validation.positive_number(noise_multiplier, "noise_multiplier")
         value = z * clip_norm / math.sqrt(self.clients_per_round)
-        return _validation.moderate(math.nextafter(value * (1.0 + 2.0**-51), math.inf), "noise_multiplier")
+        return _validation.moderate(
+            math.nextafter(value * (1.0 + 2.0**-51), math.inf), "noise_multiplier"
+        )
 
     def _rate(self, total_clients: int | None, sample_rate: float | None) -> float:
         """q from N (m / N) or from ``sample_rate``; 1 with neither."""
@@ -318,16 +336,27 @@ class DistributedDPFedAvg:
                 "give at most one of total_clients and sample_rate (q = clients_per_round / total_clients)"
             )
         if sample_rate is not None:
-            return float(_validation.in_interval(sample_rate, "sample_rate", 0.0, 1.0, open_low=True, open_high=False))
+            return float(
+                _validation.in_interval(
+                    sample_rate, "sample_rate", 0.0, 1.0, open_low=True, open_high=False
+                )
+            )
         if total_clients is None:
             return 1.0
         total = _validation.count(total_clients, "total_clients")
         if total < self.clients_per_round:
-            raise ValueError(f"total_clients must be >= clients_per_round, got {total} < {self.clients_per_round}")
+            raise ValueError(
+                f"total_clients must be >= clients_per_round, got {total} < {self.clients_per_round}"
+            )
         return self.clients_per_round / total
 
     def _poisson_binomial(
-        self, clip_norm: float, clients: int, rounds: int, words: tuple[Any, Any], additive: tuple[Any, Any, Any]
+        self,
+        clip_norm: float,
+        clients: int,
+        rounds: int,
+        words: tuple[Any, Any],
+        additive: tuple[Any, Any, Any],
     ) -> None:
         """The Poisson-binomial run's words: m and theta given, no additive noise's; its granularity (one draw's
         decoded value, c / (m theta)), each client's decoded noise (c / (2 theta sqrt(m)) at most) and its wrap
@@ -353,12 +382,19 @@ class DistributedDPFedAvg:
         else:
             k = limit + 1.0
             log_tail = -mu + k - k * math.log(k / mu) if k > mu else 0.0
-            self.wrap_probability = min(1.0, max(math.exp(log_tail * (1.0 - 1e-12)), 5e-324))  # never below it
+            self.wrap_probability = min(
+                1.0, max(math.exp(log_tail * (1.0 - 1e-12)), 5e-324)
+            )  # never below it
 
     def _laplace_scale(self, granularity: float) -> float:
         """The full discrete Laplace's scale gamma / a whose variance, 2 e^{-a} / (1 - e^{-a})^2 in integer units,
         is the central noise's (local_stddev^2 m / gamma^2): e^{-a} = (v + 1 - sqrt(2 v + 1)) / v."""
-        v = self.local_stddev * self.local_stddev * self.clients_per_round / (granularity * granularity)
+        v = (
+            self.local_stddev
+            * self.local_stddev
+            * self.clients_per_round
+            / (granularity * granularity)
+        )
         # e^{-a} = (v + 1 - sqrt(2v + 1)) / v = v / (v + 1 + sqrt(2v + 1)), the second without cancellation
         decay = -math.log(v / (v + 1.0 + math.sqrt(2.0 * v + 1.0)))
         return granularity / decay
@@ -389,7 +425,9 @@ class DistributedDPFedAvg:
     def _finest(self, clip_norm: float, rounding: str) -> float:
         """The finest granularity within the wrap-around target (module docstring), checked against the discrete
         Gaussian's s >= 1/2."""
-        gamma = _finest_granularity(lambda g: self._wraps(g, clip_norm, rounding), clip_norm, self.wrap_beta, self.bits)
+        gamma = _finest_granularity(
+            lambda g: self._wraps(g, clip_norm, rounding), clip_norm, self.wrap_beta, self.bits
+        )
         if self.noise == "distributed_discrete_gaussian" and self.local_stddev / gamma < 0.5:
             raise ValueError(
                 f"bits = {self.bits} force a granularity of at least {gamma:.6g} to keep the wrap-around probability "
@@ -450,7 +488,9 @@ class DistributedDPFedAvg:
         ValueError
             ``delta`` outside (0, 1).
         """
-        return {who: self.epsilon(delta, bound="both", against=who) for who in ("server", "observer")}
+        return {
+            who: self.epsilon(delta, bound="both", against=who) for who in ("server", "observer")
+        }
 
     def __repr__(self) -> str:
         return (

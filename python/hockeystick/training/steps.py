@@ -55,9 +55,13 @@ def ceil_ratio(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     only there is the exact value formed (as fractions)."""
     with np.errstate(over="ignore", under="ignore"):
         p = x * a / b
-    out = np.array(np.ceil(p), dtype=float)  # an array even for 0-d input (its .flat is written below)
+    out = np.array(
+        np.ceil(p), dtype=float
+    )  # an array even for 0-d input (its .flat is written below)
     finite = np.isfinite(p)
-    r = np.where(finite, p, 0.0)  # an infinite p is not near a whole number (inf - inf would be nan)
+    r = np.where(
+        finite, p, 0.0
+    )  # an infinite p is not near a whole number (inf - inf would be nan)
     near = finite & (np.abs(r - np.round(r)) <= _NEAR_WHOLE * np.maximum(r, 1.0))
     for i in np.flatnonzero(near):
         exact = Fraction(float(x.flat[i])) * Fraction(float(a.flat[i])) / Fraction(float(b.flat[i]))

@@ -64,7 +64,9 @@ def user_level_without_stages(init: _F) -> _F:
     return cast(_F, wrapper)
 
 
-def refuse_user_level_sampling(sampling: object, accuracy: object = None, tail: object = None) -> None:
+def refuse_user_level_sampling(
+    sampling: object, accuracy: object = None, tail: object = None
+) -> None:
     """Refuse a sampling other than Poisson with ``examples_per_user``, naming the rule (module docstring), and
     the Poisson accountant's ``accuracy`` and ``tail``, which the user-level run does not take."""
     for word, value in (("accuracy", accuracy), ("tail", tail)):
@@ -167,29 +169,45 @@ class UserLevelDPSGD:
     ) -> None:
         (z, q, t, k), self._shape, self._scalar = broadcast_float_arrays(
             noise_multiplier=_validation.positive(noise_multiplier, "noise_multiplier"),
-            sample_rate=_validation.in_interval(sample_rate, "sample_rate", 0.0, 1.0, open_low=True, open_high=False),
-            steps=_validation.positive_integer(steps, "steps", maximum=_validation.MAX_EXACT_INTEGER),
+            sample_rate=_validation.in_interval(
+                sample_rate, "sample_rate", 0.0, 1.0, open_low=True, open_high=False
+            ),
+            steps=_validation.positive_integer(
+                steps, "steps", maximum=_validation.MAX_EXACT_INTEGER
+            ),
             examples_per_user=_validation.positive_integer(examples_per_user, "examples_per_user"),
         )
         for value in np.unique(k):
             checked_examples_per_user(value)
         self.noise_multiplier, self.sample_rate, self.steps, self.examples_per_user = z, q, t, k
         self._given_h = value_discretization_interval
-        self._h = DEFAULT_INTERVAL if value_discretization_interval is None else value_discretization_interval
+        self._h = (
+            DEFAULT_INTERVAL
+            if value_discretization_interval is None
+            else value_discretization_interval
+        )
         self._runs: dict[int, SubsampledGaussianPLD | PrivacyLossDistribution] = {}
 
     def _run(self, i: int) -> SubsampledGaussianPLD | PrivacyLossDistribution:
         """Point i's composed run: DP-SGD's accountant at k = 1, the binomial mixture composed T times else."""
         if i not in self._runs:
             z, q, t, k = (
-                float(a.flat[i]) for a in (self.noise_multiplier, self.sample_rate, self.steps, self.examples_per_user)
+                float(a.flat[i])
+                for a in (
+                    self.noise_multiplier,
+                    self.sample_rate,
+                    self.steps,
+                    self.examples_per_user,
+                )
             )
             if k == 1:
                 self._runs[i] = SubsampledGaussianPLD(
                     sigma=z, sampling_rate=q, rounds=t, value_discretization_interval=self._given_h
                 )
             else:
-                step = examples_per_user_gaussian(z, q, int(k), value_discretization_interval=self._h)
+                step = examples_per_user_gaussian(
+                    z, q, int(k), value_discretization_interval=self._h
+                )
                 self._runs[i] = step.self_compose(int(t))
         return self._runs[i]
 
@@ -206,7 +224,11 @@ class UserLevelDPSGD:
         """
         _validation.bound_side(bound)
         return answer_pointwise(
-            self._shape, self._scalar, self._bracket("delta"), _validation.epsilon_values(epsilon), bound
+            self._shape,
+            self._scalar,
+            self._bracket("delta"),
+            _validation.epsilon_values(epsilon),
+            bound,
         )
 
     @positional_deprecated("bound")
@@ -217,7 +239,11 @@ class UserLevelDPSGD:
         """
         _validation.bound_side(bound)
         return answer_pointwise(
-            self._shape, self._scalar, self._bracket("epsilon"), _validation.delta_values(delta), bound
+            self._shape,
+            self._scalar,
+            self._bracket("epsilon"),
+            _validation.delta_values(delta),
+            bound,
         )
 
     def epsilon_curve(self, delta: float, *, steps: ArrayLike | None = None) -> Any:

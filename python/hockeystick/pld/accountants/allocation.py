@@ -71,7 +71,12 @@ from ..compose.distribution import Bound, Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian, pair_factor
 from ..mechanisms.mechanism import Mechanism
-from ..sampling.random_allocation import DEFAULT_RESOLUTION, LARGEST_GAUSSIAN, MIN_NOISE, random_allocation_gaussian
+from ..sampling.random_allocation import (
+    DEFAULT_RESOLUTION,
+    LARGEST_GAUSSIAN,
+    MIN_NOISE,
+    random_allocation_gaussian,
+)
 from .fixed_batch import DistinctPoints, PointwiseCurves
 
 
@@ -98,7 +103,9 @@ def shuffled_lower_shift(noise: float) -> float:
 def shuffled_lower_parts(batch_size: int, n: int, rounds: int) -> list[tuple[int, float, int]]:
     """(steps, absent, epochs) of the realizable lower pair of ``rounds`` steps of shuffled batches (module
     docstring): balls-in-bins over the full batches released, the record absent from them with the rest."""
-    full = n // batch_size  # full batches per epoch; the record is in one with probability full b / n
+    full = (
+        n // batch_size
+    )  # full batches per epoch; the record is in one with probability full b / n
     epochs, rest = divmod(rounds, -(-n // batch_size))
     seen = min(rest, full)  # full batches released in the stopped epoch
     parts = [(full, 1.0 - full * batch_size / n, epochs)]
@@ -118,7 +125,9 @@ def shuffled_epoch(
     """One whole epoch of shuffled batches as one PLD: the shift-2 Gaussian's upper side, the realizable pair's
     lower side (the dp_accounting adapter's ``ShuffledBatchGaussianDpEvent``)."""
     h = checked_interval(value_discretization_interval)
-    upper = next(iter(gaussian(sigma, sensitivity=2.0, value_discretization_interval=h).directions[0]))
+    upper = next(
+        iter(gaussian(sigma, sensitivity=2.0, value_discretization_interval=h).directions[0])
+    )
     (steps, absent, _), *_ = shuffled_lower_parts(batch_size, n, -(-n // batch_size))
     lower = random_allocation_gaussian(
         steps,
@@ -130,7 +139,10 @@ def shuffled_epoch(
     )
     label = f"shuffled_epoch(sigma={sigma}, batch_size={batch_size}, n={n})"
     return PrivacyLossDistribution(
-        [{Factor(label, upper.upper, next(iter(d)).lower, upper.connect_dots): 1} for d in lower.directions]
+        [
+            {Factor(label, upper.upper, next(iter(d)).lower, upper.connect_dots): 1}
+            for d in lower.directions
+        ]
     )
 
 
@@ -138,9 +150,15 @@ class _EpochsOfAllocation(PointwiseCurves):
     """Shared: one composed PLD per distinct (sigma, steps per epoch, steps, ...) point, evaluated per point."""
 
     def __init__(
-        self, value_discretization_interval: float, sum_resolution: float, sigma: np.ndarray, sensitivity: np.ndarray
+        self,
+        value_discretization_interval: float,
+        sum_resolution: float,
+        sigma: np.ndarray,
+        sensitivity: np.ndarray,
     ) -> None:
-        with np.errstate(over="ignore"):  # a subnormal sensitivity overflows the ratio: refused below as infinite
+        with np.errstate(
+            over="ignore"
+        ):  # a subnormal sensitivity overflows the ratio: refused below as infinite
             noise = sigma / sensitivity
         if np.any(noise < MIN_NOISE):
             raise ValueError(
@@ -155,7 +173,9 @@ class _EpochsOfAllocation(PointwiseCurves):
             )
         self.value_discretization_interval = checked_interval(value_discretization_interval)
         self.sum_resolution = float(
-            _validation.positive(_validation.single(sum_resolution, "sum_resolution"), "sum_resolution")
+            _validation.positive(
+                _validation.single(sum_resolution, "sum_resolution"), "sum_resolution"
+            )
         )
         self._cache: dict[tuple[float | str, ...], PrivacyLossDistribution] = {}
 
@@ -163,7 +183,9 @@ class _EpochsOfAllocation(PointwiseCurves):
         """The shift of the balls-in-bins pair of the lower parts at noise sigma (over the sensitivity)."""
         return 1.0
 
-    def _epoch(self, sigma: float, steps: int, absent: float, bound: str = "both") -> PrivacyLossDistribution:
+    def _epoch(
+        self, sigma: float, steps: int, absent: float, bound: str = "both"
+    ) -> PrivacyLossDistribution:
         """One epoch's PLD; with ``bound`` "upper" its upper side alone (a PLD of both sides serves it too: the
         upper side is the same)."""
         key: tuple[float | str, ...] = (sigma, float(steps), absent)
@@ -181,7 +203,9 @@ class _EpochsOfAllocation(PointwiseCurves):
             )
         return self._cache[key]
 
-    def _run(self, sigma: float, parts: list[tuple[int, float, int]], bound: str = "both") -> PrivacyLossDistribution:
+    def _run(
+        self, sigma: float, parts: list[tuple[int, float, int]], bound: str = "both"
+    ) -> PrivacyLossDistribution:
         """The composition of ``count`` epochs of (steps, absent) for each part (``bound`` "upper": their upper
         sides alone)."""
         composed: PrivacyLossDistribution | None = None
@@ -240,10 +264,24 @@ class _EpochsOfAllocation(PointwiseCurves):
         for i, point in enumerate(grouped.points):
             where, key = grouped.at(i), tuple(point)
             upper = self._upper(key, method, flat_x[where])
-            lower = self._lower(key, method, flat_x[where]) if bound != "upper" else np.zeros(where.size)
-            if upper is None or lower is None:  # the parts' PLD carries the sides without a closed form
-                side = "both" if upper is None and lower is None else "upper" if upper is None else "lower"
-                composed = self._run(float(point[0]), self._parts(key), "upper" if side == "upper" else "both")
+            lower = (
+                self._lower(key, method, flat_x[where])
+                if bound != "upper"
+                else np.zeros(where.size)
+            )
+            if (
+                upper is None or lower is None
+            ):  # the parts' PLD carries the sides without a closed form
+                side = (
+                    "both"
+                    if upper is None and lower is None
+                    else "upper"
+                    if upper is None
+                    else "lower"
+                )
+                composed = self._run(
+                    float(point[0]), self._parts(key), "upper" if side == "upper" else "both"
+                )
                 found = getattr(composed, method)(flat_x[where], bound=side)
                 if side == "both":
                     lower, upper = found
@@ -349,7 +387,9 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
             steps_per_epoch=_validation.positive_integer(
                 steps_per_epoch, "steps_per_epoch", maximum=_validation.MAX_EXACT_INTEGER
             ),
-            rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
+            rounds=_validation.positive_integer(
+                rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER
+            ),
             steps_per_record=_validation.positive_integer(
                 steps_per_record, "steps_per_record", maximum=_validation.MAX_EXACT_INTEGER
             ),
@@ -362,7 +402,13 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
                 f"{_validation.describe(np.min(t))}"
             )
         super().__init__(value_discretization_interval, sum_resolution, s, c)
-        self.sigma, self.steps_per_epoch, self.rounds, self.steps_per_record, self.sensitivity = s, t, r, k, c
+        self.sigma, self.steps_per_epoch, self.rounds, self.steps_per_record, self.sensitivity = (
+            s,
+            t,
+            r,
+            k,
+            c,
+        )
 
     def _points(self) -> dict[str, np.ndarray]:
         return {
@@ -377,7 +423,9 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
         epochs, rest = divmod(rounds, t)
         if k == 1:
             return [(t, 0.0, epochs), (rest, 1.0 - rest / t, 1 if rest else 0)]
-        blocks, longer = divmod(t, k)  # longer blocks of m + 1 steps, k - longer of m (module docstring)
+        blocks, longer = divmod(
+            t, k
+        )  # longer blocks of m + 1 steps, k - longer of m (module docstring)
         begun = epochs + (1 if rest else 0)
         return [(blocks, 0.0, (k - longer) * begun), (blocks + 1, 0.0, longer * begun)]
 
@@ -385,7 +433,9 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
         noise, t, rounds, k = point[0], int(point[1]), int(point[2]), int(point[3])
         if k == 1:
             return None  # the realizable allocation pair itself (the parts' PLD)
-        mu = radius_down(k * np.sqrt(float(rounds // t) / t) / noise)  # four roundings (radius_down's contract)
+        mu = radius_down(
+            k * np.sqrt(float(rounds // t) / t) / noise
+        )  # four roundings (radius_down's contract)
         return np.asarray(theta_lower(mu, x) if method == "delta" else theta_epsilon_lower(mu, x))
 
 
@@ -476,13 +526,19 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
     ) -> None:
         (s, b, n_, r, c), _, _ = broadcast_float_arrays(
             sigma=_validation.positive(sigma, "sigma"),
-            batch_size=_validation.positive_integer(batch_size, "batch_size", maximum=_validation.MAX_EXACT_INTEGER),
+            batch_size=_validation.positive_integer(
+                batch_size, "batch_size", maximum=_validation.MAX_EXACT_INTEGER
+            ),
             n=_validation.positive_integer(n, "n", maximum=_validation.MAX_EXACT_INTEGER),
-            rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
+            rounds=_validation.positive_integer(
+                rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER
+            ),
             sensitivity=_validation.positive(sensitivity, "sensitivity"),
         )
         if np.any(b > n_):
-            raise ValueError("batch_size must be <= n (an epoch cuts the n records into batches of batch_size)")
+            raise ValueError(
+                "batch_size must be <= n (an epoch cuts the n records into batches of batch_size)"
+            )
         super().__init__(value_discretization_interval, sum_resolution, s, c)
         self.sigma, self.batch_size, self.n, self.rounds, self.sensitivity = s, b, n_, r, c
 
@@ -539,17 +595,30 @@ class SelectedStepsGaussian(Mechanism):
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         label = f"{self.name}({self.steps}, {self.selected}, {self.sigma!r})"
-        blocks, longer = divmod(self.steps, self.selected)  # longer blocks of m + 1 steps, k - longer of m
+        blocks, longer = divmod(
+            self.steps, self.selected
+        )  # longer blocks of m + 1 steps, k - longer of m
         # sigma sqrt(t / k) within 3 roundings (a few u): the factor 1 + 2^-49 (16 u) rounds it up
         noise = self.sigma * math.sqrt(self.steps / self.selected) * (1.0 + 2.0**-49)
         lower = (
             next(iter(gaussian(noise, value_discretization_interval=h).directions[0])).lower
             if noise <= LARGEST_GAUSSIAN
-            else pair_factor(np.ones(1), np.ones(1), label, h).lower  # the identity pair: delta 0, below any pair
+            else pair_factor(
+                np.ones(1), np.ones(1), label, h
+            ).lower  # the identity pair: delta 0, below any pair
         )
-        parts = [(size, count) for size, count in ((blocks, self.selected - longer), (blocks + 1, longer)) if count]
+        parts = [
+            (size, count)
+            for size, count in ((blocks, self.selected - longer), (blocks + 1, longer))
+            if count
+        ]
         uppers = [
-            (random_allocation_gaussian(size, self.sigma, value_discretization_interval=h, bound="upper"), count)
+            (
+                random_allocation_gaussian(
+                    size, self.sigma, value_discretization_interval=h, bound="upper"
+                ),
+                count,
+            )
             for size, count in parts
         ]
         directions = []

@@ -56,9 +56,13 @@ class CompositionPlan:
         """(r_lo, r_hi) around the exact folded radius sqrt(r^2): r^2 (1 -+ (2k + 2) u) contains the exact
         r^2 (k = ``gaussian_r2_operations``, (2k + 2) u >= gamma_k + u covers the widening's own
         product while k u <= 1/2), and each square root is stepped one ulp outward."""
-        widen = (2 * self.gaussian_r2_operations + 2) * UNIT_ROUNDOFF  # k is a count of calls: k u << 1/2
+        widen = (
+            2 * self.gaussian_r2_operations + 2
+        ) * UNIT_ROUNDOFF  # k is a count of calls: k u << 1/2
         with np.errstate(over="ignore"):
-            high = float(np.float64(self.gaussian_r2) * (1.0 + widen))  # inf past the largest double: r_hi = inf
+            high = float(
+                np.float64(self.gaussian_r2) * (1.0 + widen)
+            )  # inf past the largest double: r_hi = inf
         return (
             math.nextafter(math.sqrt(self.gaussian_r2 * (1.0 - widen)), 0.0),
             math.nextafter(math.sqrt(high), math.inf),

@@ -54,7 +54,11 @@ class DistinctPoints:
     def __init__(self, x: ArrayLike, name: str, parameters: dict[str, np.ndarray]) -> None:
         arrays, shape, self.scalar = broadcast_float_arrays(**{name: x}, **parameters)
         self._lower, self._upper = np.empty(shape), np.empty(shape)
-        self.x, self.lower, self.upper = arrays[0].ravel(), self._lower.reshape(-1), self._upper.reshape(-1)
+        self.x, self.lower, self.upper = (
+            arrays[0].ravel(),
+            self._lower.reshape(-1),
+            self._upper.reshape(-1),
+        )
         # distinct rows of the parameters alone (x's length does not enter the sort), then broadcast to x's shape
         own = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in parameters.values()))
         rows = np.stack([a.ravel() for a in own], axis=1)
@@ -207,7 +211,9 @@ class FixedBatchGaussianPLD(PointwiseCurves):
 
     CURVE_PARAMETERS = ("sigma", "batch_size", "n", "sensitivity")
 
-    _mechanism: Callable[..., PrivacyLossDistribution] = staticmethod(fixed_size_subsampled_gaussian)
+    _mechanism: Callable[..., PrivacyLossDistribution] = staticmethod(
+        fixed_size_subsampled_gaussian
+    )
     _with_replacement = False
 
     @_validation.renamed_keywords(dataset_size="n")
@@ -226,7 +232,9 @@ class FixedBatchGaussianPLD(PointwiseCurves):
             sigma=_validation.positive(sigma, "sigma"),
             batch_size=_validation.positive_integer(batch_size, "batch_size"),
             n=_validation.positive_integer(n, "n"),
-            rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
+            rounds=_validation.positive_integer(
+                rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER
+            ),
             sensitivity=_validation.positive(sensitivity, "sensitivity"),
         )
         if not self._with_replacement and np.any(m > n):
@@ -250,7 +258,9 @@ class FixedBatchGaussianPLD(PointwiseCurves):
         warnings.warn("dataset_size is deprecated; use n", DeprecationWarning, stacklevel=2)
         return self.n
 
-    def _round_pairs(self, sigma: float, m: int, n: int, sensitivity: float) -> list[PrivacyLossDistribution]:
+    def _round_pairs(
+        self, sigma: float, m: int, n: int, sensitivity: float
+    ) -> list[PrivacyLossDistribution]:
         """One round's PLDs: the first carries both sides, any further one a second upper side."""
         return [
             self._mechanism(
@@ -263,7 +273,9 @@ class FixedBatchGaussianPLD(PointwiseCurves):
             )
         ]
 
-    def _composed(self, sigma: float, m: int, n: int, rounds: int, sensitivity: float) -> list[PrivacyLossDistribution]:
+    def _composed(
+        self, sigma: float, m: int, n: int, rounds: int, sensitivity: float
+    ) -> list[PrivacyLossDistribution]:
         point = (sigma, m, n, sensitivity)
         if point not in self._rounds:
             self._rounds[point] = self._round_pairs(sigma, m, n, sensitivity)
@@ -386,7 +398,9 @@ class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
     _mechanism = staticmethod(with_replacement_subsampled_gaussian)
     _with_replacement = True
 
-    def _round_pairs(self, sigma: float, m: int, n: int, sensitivity: float) -> list[PrivacyLossDistribution]:
+    def _round_pairs(
+        self, sigma: float, m: int, n: int, sensitivity: float
+    ) -> list[PrivacyLossDistribution]:
         return [
             *super()._round_pairs(sigma, m, n, sensitivity),
             with_replacement_shift_bound(

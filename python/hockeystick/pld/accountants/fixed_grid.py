@@ -9,7 +9,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..compose.distribution import Bound, PrivacyLossDistribution, brackets, direction_uppers, lower_values
+from ..compose.distribution import (
+    Bound,
+    PrivacyLossDistribution,
+    brackets,
+    direction_uppers,
+    lower_values,
+)
 from ..grid import constants
 from ..grid.near_one import NearOne, Point
 

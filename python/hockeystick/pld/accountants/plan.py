@@ -122,7 +122,12 @@ class PlanProfile:
     to eps < 0 by the symmetry of its pair: delta(eps) = 1 - e^eps + e^eps theta(r, -eps)).
     """
 
-    def __init__(self, plan: CompositionPlan, value_discretization_interval: float | None, accuracy: float | None):
+    def __init__(
+        self,
+        plan: CompositionPlan,
+        value_discretization_interval: float | None,
+        accuracy: float | None,
+    ):
         self.plan = plan
         self.fixed_interval = value_discretization_interval
         self.accuracy = accuracy
@@ -146,7 +151,14 @@ class PlanProfile:
             total: PrivacyLossDistribution | None = None
             parts = [(self._factor(m, h, variant), c) for m, c in self._grid.items()]
             if self.plan.gaussian_r2 > 0:
-                parts.append((gaussian(1.0 / math.sqrt(self.plan.gaussian_r2), value_discretization_interval=h), 1))
+                parts.append(
+                    (
+                        gaussian(
+                            1.0 / math.sqrt(self.plan.gaussian_r2), value_discretization_interval=h
+                        ),
+                        1,
+                    )
+                )
             for pld, count in parts:
                 step = pld.self_compose(count) if count > 1 else pld
                 total = step if total is None else total.compose(step)
@@ -173,7 +185,12 @@ class PlanProfile:
         this profile's own (coarser) grid: a window spans a loss range, so its points scale as 1 / h.  0 for a
         plan without a grid part, a plan of Gaussians alone (``delta`` and ``epsilon`` read their folded radius in
         closed form) or a zCDP plan (read in closed form)."""
-        if not self._grid and self.plan.gaussian_r2 == 0 or self.fixed_interval is None or not self.plan.counts:
+        if (
+            not self._grid
+            and self.plan.gaussian_r2 == 0
+            or self.fixed_interval is None
+            or not self.plan.counts
+        ):
             return 0.0
         if zcdp_total(self.plan) is not None:  # zCDP runs beside Gaussians: read without a grid
             return 0.0
@@ -200,7 +217,10 @@ class PlanProfile:
         if self._atoms is None:
             parts = [(self._exact_atoms(m), c) for m, c in self._finite.items()]
             directions = max(len(a) for a, _ in parts)
-            self._atoms = [atoms_compose.compose_all([(a[d % len(a)], c) for a, c in parts]) for d in range(directions)]
+            self._atoms = [
+                atoms_compose.compose_all([(a[d % len(a)], c) for a, c in parts])
+                for d in range(directions)
+            ]
         return self._atoms
 
     def _exact_atoms(self, mechanism: Spec) -> list[Atoms]:
@@ -212,9 +232,13 @@ class PlanProfile:
 
     def _gaussian_side(self, upper: bool) -> Callable[[np.ndarray], np.ndarray]:
         """The folded Gaussian's certified side at any real eps (``gaussian_side``)."""
-        return partial(gaussian_side, self.plan.gaussian_radius_bounds()[1 if upper else 0], upper=upper)
+        return partial(
+            gaussian_side, self.plan.gaussian_radius_bounds()[1 if upper else 0], upper=upper
+        )
 
-    def _sides(self, h: float | None, upper: bool, variant: int = 0) -> list[Callable[[np.ndarray], np.ndarray]]:
+    def _sides(
+        self, h: float | None, upper: bool, variant: int = 0
+    ) -> list[Callable[[np.ndarray], np.ndarray]]:
         """delta(eps) per direction on one side: the atoms combined with the rest (grid h, or closed form)."""
         atoms = self._atom_directions()
         if not self._grid and self.plan.gaussian_r2 == 0:
@@ -227,7 +251,10 @@ class PlanProfile:
         n = max(len(pmfs), len(atoms))
         return [
             partial(
-                atoms_delta.delta_with, atoms[d % len(atoms)], atoms_delta.grid_side(pmfs[d % len(pmfs)]), upper=upper
+                atoms_delta.delta_with,
+                atoms[d % len(atoms)],
+                atoms_delta.grid_side(pmfs[d % len(pmfs)]),
+                upper=upper,
             )
             for d in range(n)
         ]
@@ -264,7 +291,9 @@ class PlanProfile:
             top += r * r / 2 + 40.0 * r  # theta(r, eps) < 1e-300 beyond
         return max(top, 0.0) + 1.0
 
-    def _evaluate(self, method: str, x: float, h: float | None, hints: tuple[float, ...] = ()) -> tuple[float, float]:
+    def _evaluate(
+        self, method: str, x: float, h: float | None, hints: tuple[float, ...] = ()
+    ) -> tuple[float, float]:
         """(lower, upper) of ``method`` at x on grid h (h unused when nothing is on the grid).
 
         ``hints``: a coarser grid's bracket, where an epsilon search starts looking (with the lower
@@ -275,26 +304,46 @@ class PlanProfile:
             # the grid's own compositions: the plan's question logic (question_plan) reads the run on top of them;
             # on a grid the caller fixed there is none, so the PLD reads the run it describes as every door does
             # (``pld.question``), its own bracket intersected with the run's
-            lo, up = getattr(self._pld(h), method)(x, bound="both", composition_only=self.fixed_interval is None)
-            for variant in self._upper_variants[1:]:  # a further proved upper side: the smaller is certified
-                up = min(up, getattr(self._pld(h, variant), method)(x, bound="upper", composition_only=True))
+            lo, up = getattr(self._pld(h), method)(
+                x, bound="both", composition_only=self.fixed_interval is None
+            )
+            for variant in self._upper_variants[
+                1:
+            ]:  # a further proved upper side: the smaller is certified
+                up = min(
+                    up,
+                    getattr(self._pld(h, variant), method)(x, bound="upper", composition_only=True),
+                )
             bound = add_loss_bound(self._grid) if self.plan.gaussian_r2 == 0 else None
             if bound is not None:
                 up = min(up, bounded_add_upper(self._pld(h).composed(True), method, x, bound))
-                if self.fixed_interval is not None:  # near the composition's round-off: the tilted read
+                if (
+                    self.fixed_interval is not None
+                ):  # near the composition's round-off: the tilted read
                     composed = self._pld(h).composed(True)
                     round_off = max(p.total_error + p.p_inf for p in composed)
                     sharp = partial(self._sharp_directions, h)
                     return tilted_bracket(sharp, method, x, float(lo), float(up), bound, round_off)
             return float(lo), float(up)
-        if method == "epsilon" and not self._grid and self.plan.gaussian_r2 == 0:  # atoms alone: exact roots
+        if (
+            method == "epsilon" and not self._grid and self.plan.gaussian_r2 == 0
+        ):  # atoms alone: exact roots
             brackets = [atoms_epsilon.pure_epsilon_bracket(a, x) for a in self._atom_directions()]
             return max(lo for lo, _ in brackets), max(up for _, up in brackets)
         lower = self._evaluate_side(method, x, h, False, 0, hints)
-        return lower, min(self._evaluate_side(method, x, h, True, v, hints + (lower,)) for v in self._upper_variants)
+        return lower, min(
+            self._evaluate_side(method, x, h, True, v, hints + (lower,))
+            for v in self._upper_variants
+        )
 
     def _evaluate_side(
-        self, method: str, x: float, h: float | None, upper: bool, variant: int, hints: tuple[float, ...] = ()
+        self,
+        method: str,
+        x: float,
+        h: float | None,
+        upper: bool,
+        variant: int,
+        hints: tuple[float, ...] = (),
     ) -> float:
         """One side of ``method`` at x with the atoms beside a grid h (``variant`` of the grid part) or the
         folded Gaussian, or (delta only) alone; ``hints``: where an epsilon search starts looking."""
@@ -327,7 +376,9 @@ class PlanProfile:
     @property
     def _refinement(self) -> GridRefinement:
         """The grid part as ``plan_refinement`` refines it: composed and aligned here, beside the atoms if any."""
-        return GridRefinement(self._composed_upper, self._aligned, self._discard, bool(self._finite))
+        return GridRefinement(
+            self._composed_upper, self._aligned, self._discard, bool(self._finite)
+        )
 
     def _composed_upper(self, h: float) -> Sequence[GridPMF]:
         return self._pld(h).composed(True)
@@ -360,7 +411,9 @@ class PlanProfile:
             return zcdp.delta(epsilon)
         if not self.plan.counts:
             eps = np.array([epsilon], dtype=np.float64)
-            return float(self._gaussian_side(False)(eps)[0]), float(self._gaussian_side(True)(eps)[0])
+            return float(self._gaussian_side(False)(eps)[0]), float(
+                self._gaussian_side(True)(eps)[0]
+            )
         return self._bracket("delta", epsilon)
 
     def epsilon(self, delta: float) -> tuple[float, float]:
@@ -372,11 +425,15 @@ class PlanProfile:
         zcdp = zcdp_total(self.plan)
         if zcdp is not None:
             return zcdp.epsilon(delta) if delta > 0 else (zcdp.epsilon(SMALLEST_DELTA)[0], math.inf)
-        if not self.plan.counts:  # epsilon(delta) is non-increasing: a lower bound at SMALLEST_DELTA holds at 0
+        if (
+            not self.plan.counts
+        ):  # epsilon(delta) is non-increasing: a lower bound at SMALLEST_DELTA holds at 0
             r_lo, r_hi = self.plan.gaussian_radius_bounds()
             upper = math.inf if delta <= 0 else float(theta_epsilon_upper(r_hi, delta))
             return float(theta_epsilon_lower(r_lo, max(delta, SMALLEST_DELTA))), upper
-        if delta <= 0:  # epsilon(delta) is non-increasing: any lower bound at a delta' > 0 holds at 0
+        if (
+            delta <= 0
+        ):  # epsilon(delta) is non-increasing: any lower bound at a delta' > 0 holds at 0
             return self._bracket("epsilon", SMALLEST_DELTA)[0], math.inf
         return self._bracket("epsilon", delta)
 
@@ -490,14 +547,27 @@ def _generic_subsample(
     inner = PlanProfile(CompositionPlan.from_key(key), h, None)
     upper, lower = inner.curves(h, True), inner.curves(h, False)
     top = flat_from(worst(upper), inner.top_loss(h))
-    if sharp and not inner._finite and inner.plan.gaussian_r2 == 0:  # the first direction's tail read under tilts
-        upper[0], lower[0] = tilted_sides(inner._pld(h).directions[0], (upper[0], lower[0]), inner.top_loss(h))
-    inf_lower = float(lower[0](np.array([1e4]))[0])  # delta at eps -> infinity, from below (losses < 1e4)
+    if (
+        sharp and not inner._finite and inner.plan.gaussian_r2 == 0
+    ):  # the first direction's tail read under tilts
+        upper[0], lower[0] = tilted_sides(
+            inner._pld(h).directions[0], (upper[0], lower[0]), inner.top_loss(h)
+        )
+    inf_lower = float(
+        lower[0](np.array([1e4]))[0]
+    )  # delta at eps -> infinity, from below (losses < 1e4)
     if scheme == "poisson":
         return poisson_subsampled_curves(
-            (upper[0], lower[0]), (upper[-1], lower[-1]), rate, top, inf_lower, value_discretization_interval=h
+            (upper[0], lower[0]),
+            (upper[-1], lower[-1]),
+            rate,
+            top,
+            inf_lower,
+            value_discretization_interval=h,
         )
-    return without_replacement_curves((upper[0], lower[0]), rate, top, inf_lower, value_discretization_interval=h)
+    return without_replacement_curves(
+        (upper[0], lower[0]), rate, top, inf_lower, value_discretization_interval=h
+    )
 
 
 def group_plan(inner: CompositionPlan, c: int, groups: int) -> CompositionPlan:
@@ -530,7 +600,9 @@ def _group_bound(c: int, groups: int, mechanism: Spec, h: float) -> PrivacyLossD
     (one direction: the bound holds for every ordered pair).  Lower side: the mechanism's own."""
     curves, lower, top = _group_tables(mechanism, h, groups)
     reach = min(flat_from(curves[c - 1], c * top) + h, 0.5 * GROUP_GRID_POINTS * h)
-    factor = grid_factor(f"group_bound(c={c}, {mechanism[0]})", curves[c - 1], lower, -reach, reach, h, 0.0)
+    factor = grid_factor(
+        f"group_bound(c={c}, {mechanism[0]})", curves[c - 1], lower, -reach, reach, h, 0.0
+    )
     return PrivacyLossDistribution([{factor: 1}])
 
 
@@ -549,7 +621,9 @@ def _with_replacement_generic(k: int, n: int, key: PlanKey, h: float) -> Privacy
             profiles[c] = PlanProfile(group_plan(inner, c, groups), h, None)
         return profiles[c]
 
-    def group(c: int) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+    def group(
+        c: int,
+    ) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
         return worst(profile(c).curves(h, True)), worst(profile(c).curves(h, False))
 
     # the largest group changes over the longest range (its shift is the largest)
@@ -561,7 +635,9 @@ def _with_replacement_generic(k: int, n: int, key: PlanKey, h: float) -> Privacy
         top,
         value_discretization_interval=h,
         cut=COPY_COUNT_CUT,
-        realizable=realizable_lower_sides(inner, {spec: mechanism_of(spec) for spec in inner.counts}, weights, tail, h),
+        realizable=realizable_lower_sides(
+            inner, {spec: mechanism_of(spec) for spec in inner.counts}, weights, tail, h
+        ),
     )
 
 

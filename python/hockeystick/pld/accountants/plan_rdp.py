@@ -142,7 +142,9 @@ def plan_rdp(plan: CompositionPlan, orders: np.ndarray) -> np.ndarray | None:
             return None
         total = total + count * curve
     if plan.gaussian_r2 > 0:
-        total = total + np.asarray(gaussian_rdp(1.0 / plan.gaussian_radius_bounds()[1], orders), dtype=np.float64)
+        total = total + np.asarray(
+            gaussian_rdp(1.0 / plan.gaussian_radius_bounds()[1], orders), dtype=np.float64
+        )
     return total
 
 
@@ -189,7 +191,11 @@ def plan_rdp_epsilon(plan: CompositionPlan, delta: float) -> float:
     from ...rdp import rdp_to_epsilon  # lazy: read past the PLD only
 
     found = _finite_curve(plan)
-    both = math.inf if found is None else float(rdp_to_epsilon(found[0], found[1], delta)) * (1.0 + RDP_MARGIN)
+    both = (
+        math.inf
+        if found is None
+        else float(rdp_to_epsilon(found[0], found[1], delta)) * (1.0 + RDP_MARGIN)
+    )
     bound = add_loss_bound(plan.counts) if plan.gaussian_r2 == 0 and not plan.non_private else None
     return both if bound is None else min(both, _remove_side_epsilon(plan, bound, delta))
 
@@ -223,7 +229,9 @@ def plan_rdp_delta(plan: CompositionPlan, epsilon: float) -> float:
     return min(float(rdp_to_delta(found[0], found[1], epsilon)) * (1.0 + RDP_MARGIN), 1.0)
 
 
-def rdp_lowered_upper(plan: CompositionPlan, method: str, x: float, lower: float, upper: float) -> float:
+def rdp_lowered_upper(
+    plan: CompositionPlan, method: str, x: float, lower: float, upper: float
+) -> float:
     """The upper side of ``method`` ("epsilon" at delta x, or "delta" at epsilon x) of a certified bracket
     [lower, upper] of ``plan``, lowered to the RDP conversion's (``plan_rdp_epsilon`` / ``plan_rdp_delta``) where
     that is smaller and the bracket is wider than the default tolerance (``refine.question``: epsilon within

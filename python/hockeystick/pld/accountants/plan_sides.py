@@ -12,7 +12,12 @@ from ...numerics.certified_theta import theta_lower, theta_upper
 from ..mechanisms.constructors import Laplace
 from ..mechanisms.discrete_laplace import DiscreteLaplace
 from ..mechanisms.mechanism import Mechanism, Spec
-from ..sampling.with_replacement_realizable import Sides, discrete_laplace_sides, laplace_sides, pointwise_max
+from ..sampling.with_replacement_realizable import (
+    Sides,
+    discrete_laplace_sides,
+    laplace_sides,
+    pointwise_max,
+)
 from .composition_plan import UNIT_ROUNDOFF, CompositionPlan
 
 # A curve within this of its value at the top loss is taken as flat (the grid stops there): a delta error of
@@ -54,8 +59,15 @@ def flat_from(curve: Callable[[np.ndarray], np.ndarray], top: float) -> float:
 
 
 def realizable_lower_sides(
-    inner: CompositionPlan, mechanisms: dict[Spec, Mechanism], weights: np.ndarray, tail: float, h: float
-) -> list[tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray] | None]] | None:
+    inner: CompositionPlan,
+    mechanisms: dict[Spec, Mechanism],
+    weights: np.ndarray,
+    tail: float,
+    h: float,
+) -> (
+    list[tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray] | None]]
+    | None
+):
     """The certified lower side of sampling with replacement of ``inner``, per order (remove, add), from
     a realizable pair (``pld.with_replacement_realizable``; ``mechanisms``: the plan's, by spec), with the upper side of the same curve
     for the secants (None: the sampled bound's), or None when the bound's own lower side is one.
@@ -70,18 +82,27 @@ def realizable_lower_sides(
     - Otherwise (nested samples, (eps, delta) pairs, a folded Gaussian beside other specs): no
       realizable pair is built and the lower side is the trivial (1 - e^eps)_+ (every curve's floor).
     """
-    components = [spec for spec, m in mechanisms.items() if isinstance(m, (Laplace, DiscreteLaplace))]
+    components = [
+        spec for spec, m in mechanisms.items() if isinstance(m, (Laplace, DiscreteLaplace))
+    ]
     if not components:
         if inner.gaussian_r2 == 0 and all(m.input_oblivious() for m in mechanisms.values()):
             return None
-        floor: Callable[[np.ndarray], np.ndarray] = lambda eps: np.maximum(-np.expm1(np.minimum(eps, 0.0)), 0.0)
+        floor: Callable[[np.ndarray], np.ndarray] = lambda eps: np.maximum(
+            -np.expm1(np.minimum(eps, 0.0)), 0.0
+        )
         return [(floor, None)]
     sides = [_realizable_sides(mechanisms[spec], weights, tail, h) for spec in components]
     alone = len(components) == 1 and inner.counts[components[0]] == 1 and inner.gaussian_r2 == 0
-    return [(pointwise_max([s[order][0] for s in sides]), sides[0][order][1] if alone else None) for order in (0, 1)]
+    return [
+        (pointwise_max([s[order][0] for s in sides]), sides[0][order][1] if alone else None)
+        for order in (0, 1)
+    ]
 
 
-def _realizable_sides(mechanism: Mechanism, weights: np.ndarray, tail: float, h: float) -> list[Sides]:
+def _realizable_sides(
+    mechanism: Mechanism, weights: np.ndarray, tail: float, h: float
+) -> list[Sides]:
     """The realizable with-replacement pair sum_c b_c N_c vs N_0 of one Laplace or discrete Laplace mechanism,
     per order (``pld.with_replacement_realizable``)."""
     if isinstance(mechanism, Laplace):

@@ -57,7 +57,9 @@ def _composed(terms: Terms, lam: float, pessimistic: bool) -> tilted.TiltedCompo
     """``terms`` composed under the tilt lam (theta = lam h), or None where the window passes ``MAX_POINTS`` or the
     tilt overflows a factor's moment (no read there)."""
     try:
-        return tilted.compose_tilted(terms, lam * terms[0][0].h, pessimistic=pessimistic, max_points=MAX_POINTS)
+        return tilted.compose_tilted(
+            terms, lam * terms[0][0].h, pessimistic=pessimistic, max_points=MAX_POINTS
+        )
     except ValueError:
         return None
 
@@ -69,7 +71,9 @@ def _upper_epsilon(ups: Terms, lam: float, delta: float, start: float) -> float:
     return math.inf if side is None else tilted.upper_epsilon(side, delta, min(start, side.top))
 
 
-def direction_epsilon(direction: dict[Factor, int], delta: float, upper: float) -> tuple[float, float]:
+def direction_epsilon(
+    direction: dict[Factor, int], delta: float, upper: float
+) -> tuple[float, float]:
     """The certified (lower, upper) epsilon at ``delta`` of one direction's composition read under the tilts of the
     module docstring; ``upper`` a certified upper side already known (where the searches start).
 
@@ -200,7 +204,9 @@ def tilted_bracket(
         if not 0.0 < x < 1.0:
             return lower, upper
         r_lo, r_up = direction_epsilon(remove, x, upper)
-        a_lo, a_up = direction_epsilon(add, x, min(upper, add_bound)) if add_bound > r_up else (0.0, 0.0)
+        a_lo, a_up = (
+            direction_epsilon(add, x, min(upper, add_bound)) if add_bound > r_up else (0.0, 0.0)
+        )
         new_lower, new_upper = max(r_lo, a_lo), max(r_up, min(a_up, add_bound))
     else:
         r_lo, r_up = direction_delta(remove, x)

@@ -69,7 +69,9 @@ def _reads(terms: Terms, xs: np.ndarray, upper: bool) -> np.ndarray:
     h = terms[0][0].h
     for t in np.unique(choice):
         try:
-            side = tilted.compose_tilted(terms, float(TILTS[t]) * h, pessimistic=upper, max_points=MAX_POINTS)
+            side = tilted.compose_tilted(
+                terms, float(TILTS[t]) * h, pessimistic=upper, max_points=MAX_POINTS
+            )
         except ValueError:
             continue
         for i in np.flatnonzero(choice == t):
@@ -77,7 +79,9 @@ def _reads(terms: Terms, xs: np.ndarray, upper: bool) -> np.ndarray:
     return out
 
 
-def tilted_sides(direction: dict[Factor, int], plain: tuple[Curve, Curve], top: float) -> tuple[Curve, Curve]:
+def tilted_sides(
+    direction: dict[Factor, int], plain: tuple[Curve, Curve], top: float
+) -> tuple[Curve, Curve]:
     """The (upper, lower) curves of one inner direction: the plain sides ``plain`` combined with the tilted reads of
     the module docstring on [x_0, ``top``], x_0 the first point of the ``SPACING`` grid where the plain upper is
     below ``PLAIN_ABOVE``; the plain sides as given where it is nowhere below it.
@@ -122,7 +126,9 @@ def tilted_sides(direction: dict[Factor, int], plain: tuple[Curve, Curve], top: 
         e = np.asarray(eps, dtype=np.float64)
         with np.errstate(over="ignore"):
             chord = np.interp(np.exp(e), knots, upper_reads) * (1.0 + CHORD_MARGIN)
-        return np.asarray(np.where(e >= xs[0], np.minimum(plain[0](e), chord), plain[0](e)), dtype=np.float64)
+        return np.asarray(
+            np.where(e >= xs[0], np.minimum(plain[0](e), chord), plain[0](e)), dtype=np.float64
+        )
 
     def lower(eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=np.float64)

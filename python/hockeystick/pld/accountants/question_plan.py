@@ -45,7 +45,11 @@ def subsampled_gaussian_segments(plan: CompositionPlan) -> list[tilted_factors.S
         return None
     segments = []
     for spec, count in plan.counts.items():
-        if spec[0] != "poisson_gaussian" or not cast(float, spec[1]) > 0.0 or not 0.0 < cast(float, spec[2]) < 1.0:
+        if (
+            spec[0] != "poisson_gaussian"
+            or not cast(float, spec[1]) > 0.0
+            or not 0.0 < cast(float, spec[2]) < 1.0
+        ):
             return None
         segments.append(((cast(float, spec[1]), cast(float, spec[2]), 1.0), int(count)))
     return segments
@@ -61,7 +65,10 @@ class QuestionEpsilon:
     def _accountant(self, run: Run) -> SubsampledGaussianPLD:
         """``SubsampledGaussianPLD``'s default for ``run``, kept while the run is the same."""
         if self._run is None or self._run[0] != run:
-            self._run = (run, SubsampledGaussianPLD(sigma=run[0], sampling_rate=run[1], rounds=run[2]))
+            self._run = (
+                run,
+                SubsampledGaussianPLD(sigma=run[0], sampling_rate=run[1], rounds=run[2]),
+            )
         return self._run[1]
 
     def delta(
@@ -78,12 +85,16 @@ class QuestionEpsilon:
         Gaussians is intersected with the tilted composition's reads (``refine.tilted_factors_delta``): on the
         peers' own grid a certified upper delta is their uncharged estimate plus the round-off charges."""
         if run is not None:
-            lower, upper = cast("tuple[float, float]", self._accountant(run).delta(epsilon, bound="both"))
+            lower, upper = cast(
+                "tuple[float, float]", self._accountant(run).delta(epsilon, bound="both")
+            )
             return lower, upper
         lower, upper = profile().delta(epsilon)
         segments = subsampled_gaussian_segments(plan) if add_or_remove else None
         if segments is not None:
-            lower, upper = tilted_factors_delta.tilted_factors_delta(segments, epsilon, lower, upper)
+            lower, upper = tilted_factors_delta.tilted_factors_delta(
+                segments, epsilon, lower, upper
+            )
         return lower, upper
 
     def epsilon(
@@ -105,14 +116,20 @@ class QuestionEpsilon:
         Poisson-subsampled Gaussians has its bracket intersected with the tilted composition's (``refine.tilted_factors``:
         on coarser grids where wide, on half the peers' default grid where not exact)."""
         if run is not None:
-            lower, upper = cast("tuple[float, float]", self._accountant(run).epsilon(delta, bound="both"))
+            lower, upper = cast(
+                "tuple[float, float]", self._accountant(run).epsilon(delta, bound="both")
+            )
             return lower, upper
         lower, upper = profile().epsilon(delta)
         segments = subsampled_gaussian_segments(plan) if add_or_remove else None
         if segments is not None:
             lower, upper = tilted_factors.tilted_factors_bracket(segments, delta, lower, upper)
-        if math.isfinite(upper):  # a wide bracket's upper side at most the plan's own RDP side (add-or-remove)
-            return lower, rdp_lowered_upper(plan, "epsilon", delta, lower, upper) if add_or_remove else upper
+        if math.isfinite(
+            upper
+        ):  # a wide bracket's upper side at most the plan's own RDP side (add-or-remove)
+            return lower, rdp_lowered_upper(
+                plan, "epsilon", delta, lower, upper
+            ) if add_or_remove else upper
         # the grid's tails put more than delta at +infinity: the RDP conversion's side where finite, and a warning;
         # where the caller has none (a nested Poisson sample no RDP accountant takes), the plan's own (``plan_rdp``)
         renyi = math.inf if rdp is None else rdp()

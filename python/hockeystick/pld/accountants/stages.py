@@ -71,11 +71,17 @@ _ALIASES = {"sampling_probability": "sampling_rate"}
 
 
 def _parameters(constructor: Callable[..., Any]) -> list[str]:
-    return [p for p in inspect.signature(constructor).parameters if p != "value_discretization_interval"]
+    return [
+        p for p in inspect.signature(constructor).parameters if p != "value_discretization_interval"
+    ]
 
 
 def _required(constructor: Callable[..., Any]) -> list[str]:
-    return [n for n, p in inspect.signature(constructor).parameters.items() if p.default is inspect.Parameter.empty]
+    return [
+        n
+        for n, p in inspect.signature(constructor).parameters.items()
+        if p.default is inspect.Parameter.empty
+    ]
 
 
 def compose_stages(
@@ -131,13 +137,18 @@ def _analysed_under(number: int, name: str, params: Mapping[str, Any]) -> str | 
 def _common_relations(parsed: Sequence[tuple[str, dict[str, Any], int]]) -> tuple[str, ...]:
     """``run_relations`` of the stages, or ValueError naming the first stage that leaves none in common
     with those before it and an earlier stage it shares none with."""
-    analysed = [_analysed_under(number, name, params) for number, (name, params, _) in enumerate(parsed, start=1)]
+    analysed = [
+        _analysed_under(number, name, params)
+        for number, (name, params, _) in enumerate(parsed, start=1)
+    ]
     for j in range(len(analysed)):
         if run_relations(analysed[: j + 1]):
             continue
         i = next(i for i in range(j) if not run_relations([analysed[i], analysed[j]]))
         first, second = analysed[i], analysed[j]
-        assert first is not None and second is not None  # a stage bounding every relation conflicts with none
+        assert (
+            first is not None and second is not None
+        )  # a stage bounding every relation conflicts with none
         raise ValueError(
             f"stage {i + 1} ({parsed[i][0]}) is analysed under {RELATION_WORDS[first]} neighbours and "
             f"stage {j + 1} ({parsed[j][0]}) under {RELATION_WORDS[second]}: no neighbouring relation "

@@ -119,13 +119,17 @@ class PLDAccountant:
     [4.8421, 4.8421]
     """
 
-    def __init__(self, value_discretization_interval: float | None = None, tail: float | None = None):
+    def __init__(
+        self, value_discretization_interval: float | None = None, tail: float | None = None
+    ):
         # no grid given: rounds of one subsampled Gaussian are answered by SubsampledGaussianPLD's default, its grid
         # chosen when the delta is asked (refine.question), at the tail given if one is
         self._from_question = value_discretization_interval is None
         self._tail_given = tail is not None
         self.value_discretization_interval = checked_interval(
-            DEFAULT_INTERVAL if value_discretization_interval is None else value_discretization_interval
+            DEFAULT_INTERVAL
+            if value_discretization_interval is None
+            else value_discretization_interval
         )
         self.tail = DEFAULT_TAIL if tail is None else checked_tail(tail)
         self._pld: PrivacyLossDistribution | None = None
@@ -171,7 +175,9 @@ class PLDAccountant:
             _validation.single(sensitivity, "sensitivity"),
         )
         if key not in self._cache:
-            self._cache[key] = round_cache.discretized([key], self.value_discretization_interval, self.tail, True)[0]
+            self._cache[key] = round_cache.discretized(
+                [key], self.value_discretization_interval, self.tail, True
+            )[0]
         return self.compose(self._cache[key], rounds)
 
     def _one_subsampled_gaussian(self) -> tuple[tuple[float, float, float], int] | None:
@@ -219,13 +225,15 @@ class PLDAccountant:
             (sigma, q, sensitivity), rounds = run
             if q < 1.0:  # (a Gaussian's rounds stay on the grid they were composed on)
                 tail = self.tail if self._tail_given else None
-                return SubsampledGaussianPLD(sigma, q, rounds, sensitivity=sensitivity, tail=tail).epsilon(
-                    delta, bound=bound
-                )
+                return SubsampledGaussianPLD(
+                    sigma, q, rounds, sensitivity=sensitivity, tail=tail
+                ).epsilon(delta, bound=bound)
         if self._pld is None:
             dlt = delta_values(delta)
             return _validation.exact_sides(bound, 0.0 if dlt.ndim == 0 else np.zeros(dlt.shape))
-        return self._pld.epsilon(delta, bound=bound)  # read per question (pld/question) where its rounds are described
+        return self._pld.epsilon(
+            delta, bound=bound
+        )  # read per question (pld/question) where its rounds are described
 
     def epsilon_curve(
         self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
@@ -234,13 +242,17 @@ class PLDAccountant:
         last), or after each of ``steps`` (strictly increasing, at most the rounds so far); every round by
         default.  Each point is ``epsilon(delta, bound="both")`` of an accountant given the same rounds up to
         that checkpoint, all checkpoints composed in shared batches (``along_run.prefix_curve``)."""
-        return along_run.prefix_curve(self._segments, "epsilon", delta, self._checkpoints(every, steps))
+        return along_run.prefix_curve(
+            self._segments, "epsilon", delta, self._checkpoints(every, steps)
+        )
 
     def delta_curve(
         self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
     ) -> along_run.CurveAlongRun:
         """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
-        return along_run.prefix_curve(self._segments, "delta", epsilon, self._checkpoints(every, steps))
+        return along_run.prefix_curve(
+            self._segments, "delta", epsilon, self._checkpoints(every, steps)
+        )
 
     def _checkpoints(self, every: int | None, steps: ArrayLike | None) -> np.ndarray:
         total = sum(rounds for _, rounds in self._segments)
@@ -386,7 +398,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             sampling_rate=_validation.in_interval(
                 sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False
             ),
-            rounds=_validation.positive_integer(rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER),
+            rounds=_validation.positive_integer(
+                rounds, "rounds", maximum=_validation.MAX_EXACT_INTEGER
+            ),
             sensitivity=_validation.positive(sensitivity, "sensitivity"),
         )
         self.sigma, self.sampling_rate, self.rounds, self.sensitivity = s, q, t, c
@@ -398,19 +412,27 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             else float(_validation.positive(_validation.single(accuracy, "accuracy"), "accuracy"))
         )
         self.value_discretization_interval = checked_interval(
-            DEFAULT_INTERVAL if value_discretization_interval is None else value_discretization_interval
+            DEFAULT_INTERVAL
+            if value_discretization_interval is None
+            else value_discretization_interval
         )
         # neither a grid nor an accuracy given: ``.epsilon`` takes them from the question (refine.question), and the
         # tail too unless one is given
         self._from_question = value_discretization_interval is None and accuracy is None
         self._tail_given = tail is not None
         self.tail = DEFAULT_TAIL if tail is None else checked_tail(tail)
-        self.delta_accuracy = _validation.choice(delta_accuracy, "delta_accuracy", ("relative", "epsilon"))
+        self.delta_accuracy = _validation.choice(
+            delta_accuracy, "delta_accuracy", ("relative", "epsilon")
+        )
         self.relative_accuracy = float(
-            _validation.nonnegative(_validation.single(relative_accuracy, "relative_accuracy"), "relative_accuracy")
+            _validation.nonnegative(
+                _validation.single(relative_accuracy, "relative_accuracy"), "relative_accuracy"
+            )
         )
         if self.relative_accuracy > 0 and self.accuracy is None:
-            raise ValueError("relative_accuracy widens the tolerance of accuracy=: give accuracy too")
+            raise ValueError(
+                "relative_accuracy widens the tolerance of accuracy=: give accuracy too"
+            )
         if not callable(workers) and callable(getattr(workers, "map", None)):
             raise _validation.ParameterTypeError(
                 f"workers must be a count, None or a map-like callable; got a "
@@ -457,7 +479,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         dists = dict(zip(pairs, round_cache.discretized(pairs, h, self.tail, optimistic, threads)))
         # q < h: the lower side from blocks of rounds composed on a grid finer than q (two_resolution)
         for pair in pairs if optimistic and blocks else ():
-            cells = max(factor.upper.p.size for direction in dists[pair].directions for factor in direction)
+            cells = max(
+                factor.upper.p.size for direction in dists[pair].directions for factor in direction
+            )
             if two_resolution.applies(*pair, h, cells):
                 dists[pair] = two_resolution.with_block_lowers(
                     dists[pair], round_cache.block_lowers(pair, h, self.tail, threads)
@@ -466,7 +490,13 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             store[(*p, h, optimistic)] = dists[(p[0], p[1], p[3])].self_compose(int(p[2]))
 
     def _unit_brackets(
-        self, pts: list[Point], xs: list[np.ndarray], bound: Bound, method: str, threads: int, keep: bool
+        self,
+        pts: list[Point],
+        xs: list[np.ndarray],
+        bound: Bound,
+        method: str,
+        threads: int,
+        keep: bool,
     ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
         """The (lower, upper) of each point of a unit at its arguments ``xs`` (only the sides ``bound`` asks
         for are meaningful), and, if ``keep``, the PLDs it composed (fixed grid only; with ``accuracy``
@@ -474,14 +504,23 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         ahead of their turn hold no PLDs).  Reads shared state only, so units run in parallel threads."""
         if self.accuracy is not None:
             refinement = Refinement(
-                self.accuracy, self.delta_accuracy, self.tail, self._build, self._near_one, self.relative_accuracy
+                self.accuracy,
+                self.delta_accuracy,
+                self.tail,
+                self._build,
+                self._near_one,
+                self.relative_accuracy,
             )
             refined = refinement.refined(pts, xs, method, threads)
-            return (accuracy_sides(self, pts, xs, refined, threads) if method == "epsilon" else refined), {}
+            return (
+                accuracy_sides(self, pts, xs, refined, threads) if method == "epsilon" else refined
+            ), {}
         if self._from_question and method == "epsilon":
             return self._question_brackets(pts, xs, threads, keep)
         found, store = self._fixed_brackets(pts, xs, bound, method, threads, keep)
-        if self._from_question and bound != "lower":  # delta's upper side read finer than the peers' default grid
+        if (
+            self._from_question and bound != "lower"
+        ):  # delta's upper side read finer than the peers' default grid
             tail = self.tail if self._tail_given else None
             found = [  # without a lower side (bound "upper") no bracket is known exact: each is read
                 tilted_question.fine_delta_brackets(
@@ -510,10 +549,16 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         self._build(store, pts, h, optimistic, threads, blocks=True)
         dists = [store[(*p, h, optimistic)] for p in pts]
         sides: Sequence[tuple[np.ndarray | None, np.ndarray | None]]
-        if bound == "both" and add_uppers is not None:  # fixed_sides' bracket, each direction's upper side kept
+        if (
+            bound == "both" and add_uppers is not None
+        ):  # fixed_sides' bracket, each direction's upper side kept
             uppers = direction_uppers(dists, method, xs, threads or None, self._along_run)
-            add_uppers.extend(u[1] if len(u) == 2 else None for u in uppers)  # directions: (remove, add)
-            sides = brackets(dists, method, xs, threads or None, uppers=uppers, shared_transform=self._along_run)
+            add_uppers.extend(
+                u[1] if len(u) == 2 else None for u in uppers
+            )  # directions: (remove, add)
+            sides = brackets(
+                dists, method, xs, threads or None, uppers=uppers, shared_transform=self._along_run
+            )
         else:
             sides = fixed_sides(dists, xs, bound, method, threads, self._along_run)
         out = [
@@ -531,7 +576,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         that was built; then, where not yet exact, with the tilted read on a grid finer than the peers' default
         (``tilted_question.fine_brackets``; all certified)."""
         found: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(pts)
-        tried = [i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x, self.tail)]
+        tried = [
+            i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x, self.tail)
+        ]
         store: dict[PLDKey, PrivacyLossDistribution] = {}
         # the fixed grid's upper side of the add direction alone: the fine read need not screen that direction
         # where it is below the remove direction's (``tilted_question.fine_brackets``' add_upper)
@@ -539,11 +586,19 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         if tried:
             tried_adds: list[np.ndarray | None] = []
             fixed, store = self._fixed_brackets(
-                [pts[i] for i in tried], [xs[i] for i in tried], "both", "epsilon", threads, keep, tried_adds
+                [pts[i] for i in tried],
+                [xs[i] for i in tried],
+                "both",
+                "epsilon",
+                threads,
+                keep,
+                tried_adds,
             )
             for i, bracket, add in zip(tried, fixed, tried_adds):
                 found[i], adds[i] = bracket, add
-        todo = [i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))]
+        todo = [
+            i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))
+        ]
         fine_read: set[int] = set()
         readers: dict[int, tilted_question.TiltedReader] = {}
         if todo:
@@ -579,7 +634,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             question.REFINED_RELATIVE_ACCURACY,
         )
         points, deltas = [pts[i] for i in todo], [xs[i] for i in todo]
-        settle = tilted_question.FineSettle(points, deltas, self.tail if self._tail_given else None, threads)
+        settle = tilted_question.FineSettle(
+            points, deltas, self.tail if self._tail_given else None, threads
+        )
         refined = refinement.refined(points, deltas, "epsilon", threads, settle)
         fine_read.update(todo[j] for j in settle.read)
         if readers is not None:
@@ -588,8 +645,12 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             before = found[i]
             if before is not None:
                 lo, up = np.maximum(lo, before[0]), np.minimum(up, before[1])
-            if not np.all(question.within_tolerance(lo, up)):  # past the PLD's charges: tilted, then the RDP side
-                lo, up = _tilted_sides(pts[i], xs[i], lo, up, self.tail if self._tail_given else None, threads)
+            if not np.all(
+                question.within_tolerance(lo, up)
+            ):  # past the PLD's charges: tilted, then the RDP side
+                lo, up = _tilted_sides(
+                    pts[i], xs[i], lo, up, self.tail if self._tail_given else None, threads
+                )
                 if not self._tail_given:
                     up = np.maximum(lo, np.minimum(up, question.rdp_upper(pts[i], xs[i])))
             found[i] = (lo, up)
@@ -612,12 +673,20 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         _validation.bound_side(bound)
         lower = np.empty(shape)
         upper = np.empty(shape)
-        flat_x, flat_lo, flat_up = np.broadcast_to(xa, shape).ravel(), lower.reshape(-1), upper.reshape(-1)
+        flat_x, flat_lo, flat_up = (
+            np.broadcast_to(xa, shape).ravel(),
+            lower.reshape(-1),
+            upper.reshape(-1),
+        )
         pending: list[tuple[Point, np.ndarray]] = []
         closed = 0
-        for point, sel in point_rows((self.sigma, self.sampling_rate, self.rounds, self.sensitivity), shape):
+        for point, sel in point_rows(
+            (self.sigma, self.sampling_rate, self.rounds, self.sensitivity), shape
+        ):
             if point[1] == 1.0:  # q = 1: the Gaussian mechanism, in closed form
-                flat_lo[sel], flat_up[sel] = gaussian(math.sqrt(point[2]) * point[3] / point[0], flat_x[sel])
+                flat_lo[sel], flat_up[sel] = gaussian(
+                    math.sqrt(point[2]) * point[3] / point[0], flat_x[sel]
+                )
                 closed += sel.size
                 continue
             pending.append((point, sel))
@@ -646,7 +715,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             lambda point: (
                 self.value_discretization_interval
                 if self.accuracy is None
-                else StartGrid(self.accuracy, self.delta_accuracy, self.relative_accuracy).first(point, None, method)
+                else StartGrid(self.accuracy, self.delta_accuracy, self.relative_accuracy).first(
+                    point, None, method
+                )
             ),
             constants.CURVE_BUDGET if self._along_run and self.accuracy is None else None,
         )
@@ -656,13 +727,17 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         pool = min(self.workers, len(units))
         threads = 1 if pool > 1 or _one_thread(self, pending) else self.workers
 
-        def points_and_arguments(unit: list[tuple[Point, np.ndarray]]) -> tuple[list[Point], list[np.ndarray]]:
+        def points_and_arguments(
+            unit: list[tuple[Point, np.ndarray]],
+        ) -> tuple[list[Point], list[np.ndarray]]:
             return [p for p, _ in unit], [flat_x[sel] for _, sel in unit]
 
         def run(
             unit: list[tuple[Point, np.ndarray]],
         ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
-            return self._unit_brackets(*points_and_arguments(unit), bound, method, threads, unit is units[-1])
+            return self._unit_brackets(
+                *points_and_arguments(unit), bound, method, threads, unit is units[-1]
+            )
 
         executor = ThreadPoolExecutor(pool) if pool > 1 else None
         try:
@@ -670,11 +745,16 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
                 settings = _pool_copy(self)
                 results = _in_order(
                     units,
-                    self._map(_pool_task, [(settings, *points_and_arguments(unit), bound, method) for unit in units]),
+                    self._map(
+                        _pool_task,
+                        [(settings, *points_and_arguments(unit), bound, method) for unit in units],
+                    ),
                 )
             else:
                 results = executor.map(run, units) if executor is not None else map(run, units)
-            self._plds = _write_units(units, results, flat_lo, flat_up, self._plds)  # in order, in this thread
+            self._plds = _write_units(
+                units, results, flat_lo, flat_up, self._plds
+            )  # in order, in this thread
         finally:
             if executor is not None:
                 executor.shutdown(wait=True, cancel_futures=True)
@@ -682,7 +762,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     @positional_deprecated("bound")
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on delta(epsilon), the larger over the add and remove directions."""
-        return self._evaluate(epsilon_values(epsilon), "epsilon", bound, _gaussian_delta_bracket, "delta")
+        return self._evaluate(
+            epsilon_values(epsilon), "epsilon", bound, _gaussian_delta_bracket, "delta"
+        )
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
@@ -694,7 +776,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             The upper side is ``inf`` where ``delta`` is below the mass the upper side puts at infinite loss.
             With ``accuracy``, ``unmet`` then flags the brackets left wider than the tolerance.
         """
-        return self._evaluate(delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon")
+        return self._evaluate(
+            delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon"
+        )
 
 
 def _one_thread(accountant: SubsampledGaussianPLD, pending: list[tuple[Point, np.ndarray]]) -> bool:
@@ -721,7 +805,9 @@ def _pool_copy(accountant: SubsampledGaussianPLD) -> SubsampledGaussianPLD:
 
 def _write_units(
     units: list[list[tuple[Point, np.ndarray]]],
-    results: Iterable[tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]],
+    results: Iterable[
+        tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]
+    ],
     flat_lo: np.ndarray,
     flat_up: np.ndarray,
     kept: dict[PLDKey, PrivacyLossDistribution],
@@ -757,7 +843,9 @@ def _last_reads(
     adds = add_uppers if add_uppers is not None else [None] * len(pts)
     kept = readers if readers is not None else {}
     read = [
-        b if i in fine_read else tilted_question.fine_brackets(p, x, *b, tail, adds[i], threads, kept.get(i))
+        b
+        if i in fine_read
+        else tilted_question.fine_brackets(p, x, *b, tail, adds[i], threads, kept.get(i))
         for i, (p, x, b) in enumerate(zip(pts, xs, found))
         if b is not None
     ]
@@ -780,7 +868,10 @@ def accuracy_sides(
     bracket is unbounded or wider than the tolerance asked (the plain composition's charges past delta), with the
     tilted reads and, unless a tail was given, the RDP conversion's upper side, as the default reads them."""
     accuracy = cast(float, accountant.accuracy)
-    if accuracy < question.DEFAULT_ACCURACY and accountant.relative_accuracy <= question.DEFAULT_RELATIVE_ACCURACY:
+    if (
+        accuracy < question.DEFAULT_ACCURACY
+        and accountant.relative_accuracy <= question.DEFAULT_RELATIVE_ACCURACY
+    ):
         default = copy.copy(accountant)
         default.accuracy, default._from_question, default.relative_accuracy = None, True, 0.0
         found, _ = default._question_brackets(pts, xs, threads, False)
@@ -799,7 +890,9 @@ def accuracy_sides(
     return out
 
 
-def point_rows(parameters: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> Iterator[tuple[Point, np.ndarray]]:
+def point_rows(
+    parameters: tuple[np.ndarray, ...], shape: tuple[int, ...]
+) -> Iterator[tuple[Point, np.ndarray]]:
     """Each distinct point (sigma, q, rounds, sensitivity) of the broadcast ``parameters`` with the flat positions
     of the result of ``shape`` that ask for it (a point no argument asks for, as with an empty argument array, left
     out).  The points are found among the parameters' own broadcast, not over the full shape with the arguments'
@@ -832,7 +925,9 @@ def _tilted_sides(
     lower, upper = np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
     wide = ~question.within_tolerance(lower, upper)
     at = np.broadcast_to(delta, lower.shape)
-    lower[wide], upper[wide] = tilted_question.tilted_brackets(point, at[wide], lower[wide], upper[wide], tail, threads)
+    lower[wide], upper[wide] = tilted_question.tilted_brackets(
+        point, at[wide], lower[wide], upper[wide], tail, threads
+    )
     return lower, upper
 
 
@@ -866,7 +961,10 @@ def _in_order(
 
 def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """theta(r, eps) rounded outward, r = sqrt(T) sensitivity / sigma rounded outward first (certified_theta)."""
-    return (np.asarray(theta_lower(radius_down(r), epsilon)), np.asarray(theta_upper(radius_up(r), epsilon)))
+    return (
+        np.asarray(theta_lower(radius_down(r), epsilon)),
+        np.asarray(theta_upper(radius_up(r), epsilon)),
+    )
 
 
 def _gaussian_epsilon_bracket(r: float, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -73,7 +73,8 @@ class ZcdpTotal:
         # two lower bounds, the larger kept: theta's certified inverse, and the mean loss's, which still holds
         # where the core's epsilon overflows past radius ~1e154 (rho ~ 1e308)
         lower = max(
-            float(theta_epsilon_lower(self._radius_lower(), max(delta, SMALLEST_DELTA))), self._mean_loss_lower(delta)
+            float(theta_epsilon_lower(self._radius_lower(), max(delta, SMALLEST_DELTA))),
+            self._mean_loss_lower(delta),
         )
         if not self.rho_upper + self.xi_upper < math.inf:
             return lower, math.inf
@@ -98,7 +99,11 @@ def _outward_sum(terms: list[float], up: bool) -> float:
     """The exact sum of the products count x value (each one rounding), bounded on one side."""
     total = math.fsum(terms)
     widen = (len(terms) + 2) * UNIT_ROUNDOFF
-    return math.nextafter(total * (1.0 + widen if up else 1.0 - widen), math.inf if up else 0.0) if total else 0.0
+    return (
+        math.nextafter(total * (1.0 + widen if up else 1.0 - widen), math.inf if up else 0.0)
+        if total
+        else 0.0
+    )
 
 
 def has_zcdp(plan: CompositionPlan) -> bool:

@@ -14,7 +14,9 @@ from typing import TypeVar, cast
 
 import numpy as np
 
-UNIT_ROUNDOFF = float(np.finfo(np.float64).eps) / 2  # a Python float: scalar arithmetic stays in floats
+UNIT_ROUNDOFF = (
+    float(np.finfo(np.float64).eps) / 2
+)  # a Python float: scalar arithmetic stays in floats
 ETA = 2.0**-32  # sub-grid of losses that lie on no lattice (~2.3e-10)
 MAX_ATOMS = 1 << 14
 LATTICE_TOLERANCE = 1e-9
@@ -22,15 +24,23 @@ MAX_LATTICE_INDEX = 1 << 20
 INDEX_LIMIT = 2.0**62  # lattice indices (and a composition's sums of two) stay exact int64
 T = TypeVar("T")
 DENSE_FILL = 4  # compose on dense lattice arrays (one convolution) while the indices fill >= 1/4 of their span
-LEAN_ATOMS = 32  # up to this many atoms (or outcomes of a pair), plain Python floats instead of numpy
-SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)  # below it a mass has no relative round-off bound
-SUBNORMAL_SLACK = 16.0 * math.ulp(0.0)  # absolute error allowed to a mass computed below SMALLEST_NORMAL
-WINDOW_POINTS = 1 << 13  # ``_window_power``'s entries per window (two are convolved directly)
-WINDOW_PRODUCTS = 1 << 22  # ``_compose_shared`` of more products of atoms composes on a window instead
-WINDOW_FLOOR = 2.0**-1000  # ``_window_power`` drops masses below it (charged): no subnormal mass is kept
-INFINITY_FLOOR = (
-    WINDOW_FLOOR  # least mass the upper side puts where it pools masses near underflow: products stay normal
+LEAN_ATOMS = (
+    32  # up to this many atoms (or outcomes of a pair), plain Python floats instead of numpy
 )
+SMALLEST_NORMAL = float(
+    np.finfo(np.float64).tiny
+)  # below it a mass has no relative round-off bound
+SUBNORMAL_SLACK = 16.0 * math.ulp(
+    0.0
+)  # absolute error allowed to a mass computed below SMALLEST_NORMAL
+WINDOW_POINTS = 1 << 13  # ``_window_power``'s entries per window (two are convolved directly)
+WINDOW_PRODUCTS = (
+    1 << 22
+)  # ``_compose_shared`` of more products of atoms composes on a window instead
+WINDOW_FLOOR = (
+    2.0**-1000
+)  # ``_window_power`` drops masses below it (charged): no subnormal mass is kept
+INFINITY_FLOOR = WINDOW_FLOOR  # least mass the upper side puts where it pools masses near underflow: products stay normal
 FOLD_LOSS = 745.0  # ~ -log 2^-1074: lower-side atoms beyond +-FOLD_LOSS are folded (``_folded``)
 
 
@@ -52,8 +62,12 @@ class Atoms:
     eta: float
     loss_error: float
     rel_error: float
-    lower_of: Callable[[], Atoms] | None = None  # builds ``lower`` (lazily: upper-only users never pay for it)
-    inf_exact: bool = False  # p_inf is exact (a mechanism's own delta, nothing summed): rel_error spares it
+    lower_of: Callable[[], Atoms] | None = (
+        None  # builds ``lower`` (lazily: upper-only users never pay for it)
+    )
+    inf_exact: bool = (
+        False  # p_inf is exact (a mechanism's own delta, nothing summed): rel_error spares it
+    )
 
     @cached_property
     def lower(self) -> Atoms | None:
@@ -101,7 +115,9 @@ def _folded(a: Atoms, reach: float = 0.0) -> Atoms:
     if a.index.size == 0 or (int(a.index[0]) >= -top and int(a.index[-1]) <= top):
         return a
     keep = a.index >= -top
-    return _merged(np.minimum(a.index[keep], top), a.mass[keep], a.p_inf, a.eta, a.loss_error, a.rel_error)
+    return _merged(
+        np.minimum(a.index[keep], top), a.mass[keep], a.p_inf, a.eta, a.loss_error, a.rel_error
+    )
 
 
 def _top_loss(a: Atoms) -> float:
@@ -109,7 +125,9 @@ def _top_loss(a: Atoms) -> float:
     return float(a.index[-1]) * a.eta + a.loss_error if a.index.size else 0.0
 
 
-def _lean_merged(index: list[int], mass: list[float], p_inf: float, eta: float, loss_error: float, rel: float) -> Atoms:
+def _lean_merged(
+    index: list[int], mass: list[float], p_inf: float, eta: float, loss_error: float, rel: float
+) -> Atoms:
     """``_merged`` for a handful of atoms (never past ``MAX_ATOMS``), in plain floats: equal indices
     summed (the same (count - 1)u charge), sorted, the lean paths' lists filled in."""
     merged: dict[int, list[float]] = {}
@@ -118,7 +136,14 @@ def _lean_merged(index: list[int], mass: list[float], p_inf: float, eta: float, 
     keys = sorted(merged)
     masses = [math.fsum(merged[i]) for i in keys]
     grow = (max(len(v) for v in merged.values()) - 1) * UNIT_ROUNDOFF if merged else 0.0
-    out = Atoms(np.array(keys, dtype=np.int64), np.array(masses, dtype=np.float64), p_inf, eta, loss_error, rel + grow)
+    out = Atoms(
+        np.array(keys, dtype=np.int64),
+        np.array(masses, dtype=np.float64),
+        p_inf,
+        eta,
+        loss_error,
+        rel + grow,
+    )
     out.__dict__["loss_list"] = [i * eta for i in keys]  # what the cached properties would compute
     out.__dict__["mass_list"] = masses
     return out
@@ -129,16 +154,22 @@ def _side(a: Atoms, upper: bool) -> Atoms:
     return a.lower if not upper and a.lower is not None else a
 
 
-def _merged(index: np.ndarray, mass: np.ndarray, p_inf: float, eta: float, loss_error: float, rel: float) -> Atoms:
+def _merged(
+    index: np.ndarray, mass: np.ndarray, p_inf: float, eta: float, loss_error: float, rel: float
+) -> Atoms:
     """Atoms with equal indices summed (their round-off added to ``rel``), coarsened past ``MAX_ATOMS``."""
     if index.size <= MAX_ATOMS and bool(np.all(index[1:] > index[:-1])):
-        return Atoms(index, mass, p_inf, eta, loss_error, rel)  # already distinct and sorted (a pair's atoms)
+        return Atoms(
+            index, mass, p_inf, eta, loss_error, rel
+        )  # already distinct and sorted (a pair's atoms)
     while True:
         uniq, inverse, counts = np.unique(index, return_inverse=True, return_counts=True)
         if uniq.size <= MAX_ATOMS:
             break
         index = np.floor_divide(index + 1, 2)  # nearest point of the grid 2 eta (ties up)
-        loss_error += eta + UNIT_ROUNDOFF * float(np.abs(uniq).max()) * eta  # an odd index moves by eta
+        loss_error += (
+            eta + UNIT_ROUNDOFF * float(np.abs(uniq).max()) * eta
+        )  # an odd index moves by eta
         eta *= 2.0
     summed = np.bincount(inverse, weights=mass, minlength=uniq.size)
     grow = (int(counts.max()) - 1) * UNIT_ROUNDOFF if counts.size else 0.0
@@ -152,7 +183,9 @@ def _on_eta(a: Atoms, eta: float) -> tuple[np.ndarray, float]:
     loss = a.index * a.eta
     index = np.round(loss / eta)
     _check_span(float(np.abs(index).max(initial=0.0)), eta)
-    return index.astype(np.int64), float((np.abs(loss - index * eta) + 2.0 * UNIT_ROUNDOFF * np.abs(loss)).max())
+    return index.astype(np.int64), float(
+        (np.abs(loss - index * eta) + 2.0 * UNIT_ROUNDOFF * np.abs(loss)).max()
+    )
 
 
 def _check_span(reach: float, eta: float) -> None:

@@ -49,7 +49,9 @@ def compose(a: Atoms, b: Atoms) -> Atoms:
     out = _compose_shared(a, b)
     if a.lower_of is None and b.lower_of is None:
         return out
-    return replace(out, lower_of=lambda: _compose_folded(_side(a, False), _side(b, False), _top_loss(out)))
+    return replace(
+        out, lower_of=lambda: _compose_folded(_side(a, False), _side(b, False), _top_loss(out))
+    )
 
 
 def _compose_shared(a: Atoms, b: Atoms) -> Atoms:
@@ -80,8 +82,12 @@ def _compose_shared(a: Atoms, b: Atoms) -> Atoms:
     if not _may_underflow(a, b):
         return out
     top = int(ia[-1]) + int(ib[-1]) if ia.size and ib.size else 0
-    top = -(-top // round(out.eta / eta))  # on out's lattice (``_merged`` may have coarsened it 2^j times): rounded up
-    return _underflow_charged(out, a.mass.size * b.mass.size, top, _infinity_may_underflow(a.total_mass, b.p_inf))
+    top = -(
+        -top // round(out.eta / eta)
+    )  # on out's lattice (``_merged`` may have coarsened it 2^j times): rounded up
+    return _underflow_charged(
+        out, a.mass.size * b.mass.size, top, _infinity_may_underflow(a.total_mass, b.p_inf)
+    )
 
 
 def _underflow_charged(out: Atoms, products: int, top: int, infinity_product: bool) -> Atoms:
@@ -104,7 +110,10 @@ def _underflow_charged(out: Atoms, products: int, top: int, infinity_product: bo
     if products == 0:
         upper = replace(out, p_inf=p_inf)
     else:
-        moved = max(math.nextafter(products * math.ulp(0.0) + float(out.mass[small].sum()), math.inf), INFINITY_FLOOR)
+        moved = max(
+            math.nextafter(products * math.ulp(0.0) + float(out.mass[small].sum()), math.inf),
+            INFINITY_FLOOR,
+        )
         upper = _merged(
             np.append(out.index[~small], top),
             np.append(out.mass[~small], moved),
@@ -215,7 +224,9 @@ def _self_compose_shared(a: Atoms, count: int) -> Atoms:
         return _lean_self_compose(a, int(count))
     if int(count) > 1 and _windowed(a, int(count)):
         return _window_power(a, int(count))
-    return _power(a, count, compose)  # compose: each side from its own atoms (``_underflow_charged``)
+    return _power(
+        a, count, compose
+    )  # compose: each side from its own atoms (``_underflow_charged``)
 
 
 def _lean_convolve(x: list[float], y: list[float]) -> list[float]:
@@ -269,9 +280,16 @@ def _lean_self_compose(a: Atoms, count: int) -> Atoms:
     index = [count * first + stride * k for k, m in enumerate(d.mass) if m > 0.0]
     mass = [m for m in d.mass if m > 0.0]
     out = Atoms(
-        np.array(index, dtype=np.int64), np.array(mass, dtype=np.float64), d.p_inf, a.eta, d.loss_error, d.rel_error
+        np.array(index, dtype=np.int64),
+        np.array(mass, dtype=np.float64),
+        d.p_inf,
+        a.eta,
+        d.loss_error,
+        d.rel_error,
     )
-    out.__dict__["loss_list"] = [i * a.eta for i in index]  # what the cached properties would compute
+    out.__dict__["loss_list"] = [
+        i * a.eta for i in index
+    ]  # what the cached properties would compute
     out.__dict__["mass_list"] = mass
     return out
 
@@ -302,7 +320,9 @@ def _binomial_self_compose(a: Atoms, count: int) -> Atoms | None:
         count * a.loss_error,
         kr * (1.0 + kr) + 8.0 * UNIT_ROUNDOFF,
     )
-    out.__dict__["loss_list"] = [i * a.eta for i in index]  # what the cached properties would compute
+    out.__dict__["loss_list"] = [
+        i * a.eta for i in index
+    ]  # what the cached properties would compute
     out.__dict__["mass_list"] = mass
     return out
 

@@ -69,7 +69,9 @@ def _lean_delta(a: Atoms, epsilon: float, upper: bool) -> float:
     return min(value * (1.0 + rel), 1.0) if upper else max(value * (1.0 - rel), 0.0)
 
 
-def delta_with(a: Atoms, other: Callable[[np.ndarray], np.ndarray], epsilon: np.ndarray, upper: bool) -> np.ndarray:
+def delta_with(
+    a: Atoms, other: Callable[[np.ndarray], np.ndarray], epsilon: np.ndarray, upper: bool
+) -> np.ndarray:
     """(*) with delta_G = ``other`` (the same certified side of G's profile, at any real eps)."""
     a = _side(a, upper)
     shifted = _shifted(a, epsilon, upper)

@@ -14,7 +14,9 @@ from . import atoms
 from .atoms import Atoms, _side
 from .atoms_delta import _lean_delta, delta
 
-_ONE_PASS_POINTS = 64  # pure_epsilon evaluates up to this many loss points at once instead of bisecting
+_ONE_PASS_POINTS = (
+    64  # pure_epsilon evaluates up to this many loss points at once instead of bisecting
+)
 INNER = 0.45  # a search's cluster puts points at x +- INNER tolerance r^i, r >= 2: neighbours < tolerance apart
 
 
@@ -50,14 +52,22 @@ def epsilon_search(
     # the distinct points in increasing order (a sorted set: numpy's unique imports numpy.ma, which a first answer
     # need not load)
     points = np.array(
-        sorted({0.0, float(top), *(x for x in _guesses(hints, first_pass, cluster, top, tolerance) if 0.0 < x < top)}),
+        sorted(
+            {
+                0.0,
+                float(top),
+                *(x for x in _guesses(hints, first_pass, cluster, top, tolerance) if 0.0 < x < top),
+            }
+        ),
         dtype=np.float64,
     )
     values = np.asarray(delta_of(points), dtype=np.float64)
     settled = _settled_end(points, values, target, upper)
     if settled is not None:
         return settled
-    first = int(np.argmax(values <= target))  # >= 1: the first evaluated point at or below the target
+    first = int(
+        np.argmax(values <= target)
+    )  # >= 1: the first evaluated point at or below the target
     log_target = math.log(target)
     b = _Bracket(
         float(points[first - 1]),
@@ -69,7 +79,9 @@ def epsilon_search(
     steps = 0
     # cluster mode: the evaluated points beside the bracket, for the inverse cubic interpolation
     seen_x, seen_v = (points, values) if cluster > 0 else (np.empty(0), np.empty(0))
-    while b.hi - b.lo > max(tolerance, 4.0 * math.ulp(b.hi)):  # an answer near 1e10 has a spacing above tolerance
+    while b.hi - b.lo > max(
+        tolerance, 4.0 * math.ulp(b.hi)
+    ):  # an answer near 1e10 has a spacing above tolerance
         steps += 1
         x = b.false_position()
         if cluster > 0 and steps % 3 != 0:
@@ -88,7 +100,9 @@ def epsilon_search(
             continue
         value = float(delta_of(np.array([x]))[0])
         gx = _log_gap(value, log_target)
-        if value > target:  # the side from the value itself: the gap is floored (a target below 1e-300)
+        if (
+            value > target
+        ):  # the side from the value itself: the gap is floored (a target below 1e-300)
             b.move((x, gx), None)
         else:
             b.move(None, (x, gx))
@@ -106,7 +120,9 @@ def _spread(half: int, reach: float, tolerance: float) -> np.ndarray:
     return cast(np.ndarray, INNER * tolerance * ratio ** np.arange(half))
 
 
-def _guesses(hints: Sequence[float], first_pass: int, cluster: int, top: float, tolerance: float) -> list[float]:
+def _guesses(
+    hints: Sequence[float], first_pass: int, cluster: int, top: float, tolerance: float
+) -> list[float]:
     """The points ``epsilon_search`` evaluates with the two ends: the hints, each with a cluster around it
     reaching the others (the answer is near one) where ``cluster`` > 0; without hints, ``first_pass`` evenly
     spaced points."""
@@ -120,7 +136,9 @@ def _guesses(hints: Sequence[float], first_pass: int, cluster: int, top: float, 
     return around.ravel().tolist()
 
 
-def _settled_end(points: np.ndarray, values: np.ndarray, target: float, upper: bool) -> float | None:
+def _settled_end(
+    points: np.ndarray, values: np.ndarray, target: float, upper: bool
+) -> float | None:
     """The answer where the evaluated ends settle it: inf (upper side above the target even at ``top``), 0
     (at or below the target at eps = 0), ``top`` (lower side above the target there); None otherwise."""
     if upper and values[-1] > target:
@@ -170,13 +188,19 @@ class _Bracket:
         else:
             self.g_lo, self.kept = (0.5 * self.g_lo if self.kept == 1 else self.g_lo), 1
 
-    def narrow_to(self, trial: np.ndarray, tried: list[float], target: float, log_target: float) -> None:
+    def narrow_to(
+        self, trial: np.ndarray, tried: list[float], target: float, log_target: float
+    ) -> None:
         """Moves the ends to the sorted trial points either side of the first one at or below the target."""
         at_or_below = [i for i, v in enumerate(tried) if v <= target]
         first = at_or_below[0] if at_or_below else trial.size  # the first trial point at or below
         self.move(
-            (float(trial[first - 1]), _log_gap(tried[first - 1], log_target)) if first > 0 else None,
-            (float(trial[first]), _log_gap(tried[first], log_target)) if first < trial.size else None,
+            (float(trial[first - 1]), _log_gap(tried[first - 1], log_target))
+            if first > 0
+            else None,
+            (float(trial[first]), _log_gap(tried[first], log_target))
+            if first < trial.size
+            else None,
         )
 
 
@@ -212,7 +236,10 @@ def _crossing_guess(a: Atoms, points: list[float], target: float, shift: float) 
     eps = 0), from suffix sums (S - e^eps T at every point + ``shift`` in one pass: an estimate, not
     certified); None if delta(0) <= target or delta(points[-1]) > target by the estimate."""
     loss, mass = a.loss_list, a.mass_list
-    s, t = a.p_inf, 0.0  # t = e^eps sum_{l_j > eps} p_j e^{-l_j}, rescaled as eps falls (no e^eps: no overflow)
+    s, t = (
+        a.p_inf,
+        0.0,
+    )  # t = e^eps sum_{l_j > eps} p_j e^{-l_j}, rescaled as eps falls (no e^eps: no overflow)
     j = len(loss)
     values = []
     previous = math.inf
@@ -232,7 +259,9 @@ def _crossing_guess(a: Atoms, points: list[float], target: float, shift: float) 
     return next(i for i in range(len(points)) if values[i + 1] <= target)
 
 
-def _interval_root(a: Atoms, left: float, right: float, target: float, upper: bool, lean: bool) -> float:
+def _interval_root(
+    a: Atoms, left: float, right: float, target: float, upper: bool, lean: bool
+) -> float:
     """On [left, right] (no loss strictly between), delta(eps) = S - e^eps T with S = p_inf +
     sum_{l_j >= right} p_j and T = sum_{l_j >= right} p_j e^{-l_j}: its root log((S - target) / T)
     (at the side's shifted eps; the shifted left end where S <= target, as where the target is the mass at
@@ -272,7 +301,11 @@ def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
     a = _side(a, upper)
     lean = a.mass.size <= atoms.LEAN_ATOMS
     points = _positive_losses(a)
-    crossing = _crossing_guess(a, points, target, -a.loss_error if upper else a.loss_error) if lean else None
+    crossing = (
+        _crossing_guess(a, points, target, -a.loss_error if upper else a.loss_error)
+        if lean
+        else None
+    )
     return _pure_side(a, target, upper, points, crossing)
 
 
@@ -285,7 +318,9 @@ def pure_epsilon_bracket(a: Atoms, target: float) -> tuple[float, float]:
         return pure_epsilon(a, target, False), pure_epsilon(a, target, True)
     points = _positive_losses(a)
     crossing = _crossing_guess(a, points, target, 0.0) if a.mass.size <= atoms.LEAN_ATOMS else None
-    return _pure_side(a, target, False, points, crossing), _pure_side(a, target, True, points, crossing)
+    return _pure_side(a, target, False, points, crossing), _pure_side(
+        a, target, True, points, crossing
+    )
 
 
 def _positive_losses(a: Atoms) -> list[float]:
@@ -294,7 +329,9 @@ def _positive_losses(a: Atoms) -> list[float]:
     return [x for x in loss if x > 0.0] + [(loss[-1] if loss else 0.0) + 2.0 * a.loss_error + 1.0]
 
 
-def _pure_side(a: Atoms, target: float, upper: bool, points: list[float], crossing: int | None) -> float:
+def _pure_side(
+    a: Atoms, target: float, upper: bool, points: list[float], crossing: int | None
+) -> float:
     """``pure_epsilon``'s search on one side, from the points and (if any) the estimated crossing."""
     lean = a.mass.size <= atoms.LEAN_ATOMS
 
@@ -305,7 +342,9 @@ def _pure_side(a: Atoms, target: float, upper: bool, points: list[float], crossi
         root = _confirmed_crossing(a, target, upper, points, crossing, at, lean)
         if root is not None:
             return root
-    if not lean and len(points) <= _ONE_PASS_POINTS:  # few points (a lone pair): all in one evaluation
+    if (
+        not lean and len(points) <= _ONE_PASS_POINTS
+    ):  # few points (a lone pair): all in one evaluation
         found = _crossing_in_one_pass(a, target, upper, points)
     else:
         found = _crossing_by_bisection(at, target, points)
@@ -321,7 +360,13 @@ def _pure_side(a: Atoms, target: float, upper: bool, points: list[float], crossi
 
 
 def _confirmed_crossing(
-    a: Atoms, target: float, upper: bool, points: list[float], crossing: int, at: Callable[[float], float], lean: bool
+    a: Atoms,
+    target: float,
+    upper: bool,
+    points: list[float],
+    crossing: int,
+    at: Callable[[float], float],
+    lean: bool,
 ) -> float | None:
     """The root on the estimated crossing's interval where the certified side confirms it (upper: delta above
     the target at the interval's left end and at most the target at the root; lower: at most the target at the
@@ -334,7 +379,9 @@ def _confirmed_crossing(
     return None
 
 
-def _crossing_in_one_pass(a: Atoms, target: float, upper: bool, points: list[float]) -> float | tuple[int, int]:
+def _crossing_in_one_pass(
+    a: Atoms, target: float, upper: bool, points: list[float]
+) -> float | tuple[int, int]:
     """(lo, hi), consecutive point indices (lo = -1: eps = 0) with delta(points[lo]) > target >=
     delta(points[hi]), from one evaluation at every point; the answer itself (0 or inf) where the ends settle it."""
     values = delta(a, np.array([0.0] + points), upper)
@@ -342,17 +389,24 @@ def _crossing_in_one_pass(a: Atoms, target: float, upper: bool, points: list[flo
         return 0.0
     if values[-1] > target:  # delta >= p_inf > target for every eps
         return math.inf
-    hi = int(np.argmax(values[1:] <= target))  # the first crossing: values[hi] > target >= values[hi + 1]
+    hi = int(
+        np.argmax(values[1:] <= target)
+    )  # the first crossing: values[hi] > target >= values[hi + 1]
     return hi - 1, hi
 
 
-def _crossing_by_bisection(at: Callable[[float], float], target: float, points: list[float]) -> float | tuple[int, int]:
+def _crossing_by_bisection(
+    at: Callable[[float], float], target: float, points: list[float]
+) -> float | tuple[int, int]:
     """``_crossing_in_one_pass``'s answer by bisection over the points, one evaluation at a time."""
     if at(0.0) <= target:
         return 0.0
     if at(points[-1]) > target:  # delta >= p_inf > target for every eps
         return math.inf
-    lo, hi = -1, len(points) - 1  # delta(points[lo]) > target (lo = -1: eps = 0), delta(points[hi]) <= target
+    lo, hi = (
+        -1,
+        len(points) - 1,
+    )  # delta(points[lo]) > target (lo = -1: eps = 0), delta(points[hi]) <= target
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if at(points[mid]) > target:

@@ -49,7 +49,8 @@ def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
     index = np.round(loss / eta)
     miss = np.abs(loss - index * eta)
     if not (
-        np.all(miss <= LATTICE_TOLERANCE * np.maximum(np.abs(loss), eta)) and np.all(np.abs(index) <= MAX_LATTICE_INDEX)
+        np.all(miss <= LATTICE_TOLERANCE * np.maximum(np.abs(loss), eta))
+        and np.all(np.abs(index) <= MAX_LATTICE_INDEX)
     ):
         eta = ETA
         index = np.round(loss / eta)
@@ -57,7 +58,11 @@ def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
     # |index * eta - computed| <= miss + u|index * eta| (the product's rounding), plus the loss's own error.
     bound = err + float((miss + UNIT_ROUNDOFF * np.abs(index * eta)).max(initial=0.0))
     out = _merged(index.astype(np.int64), pk, 0.0, eta, bound, 16.0 * UNIT_ROUNDOFF)
-    return _with_near_underflow(out, list(zip(pa[near].tolist(), qa[near].tolist()))) if near.any() else out
+    return (
+        _with_near_underflow(out, list(zip(pa[near].tolist(), qa[near].tolist())))
+        if near.any()
+        else out
+    )
 
 
 def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
@@ -69,7 +74,9 @@ def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
     return _with_near_underflow(out, near) if near else out
 
 
-def _lean_losses(p: list[float], q: list[float]) -> tuple[list[float], list[float], list[tuple[float, float]], float]:
+def _lean_losses(
+    p: list[float], q: list[float]
+) -> tuple[list[float], list[float], list[tuple[float, float]], float]:
     """The losses log p - log q and P-masses of the outcomes with P > 0 and both masses at least 2^-1022, the
     outcomes with a mass below it (near underflow), and the largest round-off of the losses."""
     losses: list[float] = []
@@ -112,15 +119,29 @@ def _lean_lattice(losses: list[float]) -> tuple[float, list[int], list[float]]:
 
 def _lean_atoms(index: list[int], masses: list[float], eta: float, bound: float) -> Atoms:
     """The atoms at the lattice indices with the masses (16u relative each), merged where indices repeat."""
-    if all(i < j for i, j in zip(index, index[1:])):  # distinct and sorted (the pairs here): nothing to merge
+    if all(
+        i < j for i, j in zip(index, index[1:])
+    ):  # distinct and sorted (the pairs here): nothing to merge
         out = Atoms(
-            np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta, bound, 16.0 * UNIT_ROUNDOFF
+            np.array(index, dtype=np.int64),
+            np.array(masses, dtype=np.float64),
+            0.0,
+            eta,
+            bound,
+            16.0 * UNIT_ROUNDOFF,
         )
-        out.__dict__["loss_list"] = [i * eta for i in index]  # what the cached properties would compute
+        out.__dict__["loss_list"] = [
+            i * eta for i in index
+        ]  # what the cached properties would compute
         out.__dict__["mass_list"] = masses
         return out
     return _merged(
-        np.array(index, dtype=np.int64), np.array(masses, dtype=np.float64), 0.0, eta, bound, 16.0 * UNIT_ROUNDOFF
+        np.array(index, dtype=np.int64),
+        np.array(masses, dtype=np.float64),
+        0.0,
+        eta,
+        bound,
+        16.0 * UNIT_ROUNDOFF,
     )
 
 
@@ -135,7 +156,9 @@ def mass_range(mass: float) -> tuple[float, float]:
     """A computed mass's range of true values (module docstring: 16u relative, and ``SUBNORMAL_SLACK``
     absolute below 2^-1022), widened to 32u and twice the slack so that its own rounding stays inside."""
     slack = 2.0 * SUBNORMAL_SLACK if mass < SMALLEST_NORMAL else 0.0
-    return max(mass * (1.0 - 32.0 * UNIT_ROUNDOFF) - slack, 0.0), mass * (1.0 + 32.0 * UNIT_ROUNDOFF) + slack
+    return max(mass * (1.0 - 32.0 * UNIT_ROUNDOFF) - slack, 0.0), mass * (
+        1.0 + 32.0 * UNIT_ROUNDOFF
+    ) + slack
 
 
 def _outward_index(p: float, q: float, eta: float, up: bool) -> int:
@@ -156,11 +179,17 @@ class NearUnderflowSplit(NamedTuple):
     ranges [p_lo, p_hi], [q_lo, q_hi] (``mass_range``) sorted into atoms kept one per outcome and
     atoms pooled into one.  A loss is then log p - log q of each (p, q), moved outward by the caller."""
 
-    up_kept: list[tuple[float, float]]  # (p_hi, q_lo): P-mass p_hi at log p_hi - log q_lo, per outcome
-    up_pool: float  # P-mass at the top loss of ``up_pooled`` (+infinity where ``up_infinite``); 0: none
+    up_kept: list[
+        tuple[float, float]
+    ]  # (p_hi, q_lo): P-mass p_hi at log p_hi - log q_lo, per outcome
+    up_pool: (
+        float  # P-mass at the top loss of ``up_pooled`` (+infinity where ``up_infinite``); 0: none
+    )
     up_pooled: list[tuple[float, float]]  # (p_hi, q_lo) of the pooled outcomes with q_lo > 0
     up_infinite: bool  # some pooled outcome has q_lo = 0: the pool sits at +infinity
-    low_kept: list[tuple[float, float]]  # (p_lo, q_hi): P-mass p_lo at log p_lo - log q_hi, per outcome
+    low_kept: list[
+        tuple[float, float]
+    ]  # (p_lo, q_hi): P-mass p_lo at log p_lo - log q_hi, per outcome
     low_pool: float  # P-mass at the least loss of ``low_pooled``; 0: none (dropped)
     low_pooled: list[tuple[float, float]]  # (p_lo, q_hi) of the pooled outcomes
 
@@ -171,7 +200,9 @@ def _outward_sum(masses: list[float], toward: float) -> float:
     return masses[0] if len(masses) == 1 else math.nextafter(math.fsum(masses), toward)
 
 
-def split_near_underflow(near: Sequence[tuple[float, float]], floor: float, raised: float) -> NearUnderflowSplit:
+def split_near_underflow(
+    near: Sequence[tuple[float, float]], floor: float, raised: float
+) -> NearUnderflowSplit:
     """The one rule for outcomes (p, q) of a pair with a mass near underflow (module docstring).
 
     An outcome keeps its own atom on a side where its P-mass there is at least ``floor`` (upper:
@@ -233,7 +264,9 @@ def _with_near_underflow(a: Atoms, near: list[tuple[float, float]]) -> Atoms:
         low_index.append(min(_outward_index(p, q, a.eta, False) for p, q in split.low_pooled))
         low_mass.append(split.low_pool)
     rel = a.rel_error + 2.0 * UNIT_ROUNDOFF  # p_inf's sum: a few terms
-    if a.mass.size + len(near) <= atoms.LEAN_ATOMS:  # a handful: merged in plain floats (numpy's calls cost more)
+    if (
+        a.mass.size + len(near) <= atoms.LEAN_ATOMS
+    ):  # a handful: merged in plain floats (numpy's calls cost more)
         sides = [
             _lean_merged(a.index.tolist() + i, a.mass_list + m, inf, a.eta, a.loss_error, rel)
             for i, m, inf in [(up_index, up_mass, p_inf), (low_index, low_mass, 0.0)]

@@ -87,12 +87,20 @@ def _trimmed(w: _Window, eta: float, limit: int) -> _Window:
     """w with the masses below ``WINDOW_FLOOR`` dropped (their true mass, at most computed (1 + rel), added
     to ``missing``), zero ends cut, and coarsened until at most ``limit`` entries remain."""
     small = w.mass < WINDOW_FLOOR
-    dropped = float(w.mass[small].sum()) * (1.0 + w.rel_error + w.mass.size * UNIT_ROUNDOFF) if small.any() else 0.0
+    dropped = (
+        float(w.mass[small].sum()) * (1.0 + w.rel_error + w.mass.size * UNIT_ROUNDOFF)
+        if small.any()
+        else 0.0
+    )
     mass = np.where(small, 0.0, w.mass)
     on = np.flatnonzero(mass)
     if on.size == 0:
         return w._replace(mass=np.zeros(1), missing=w.missing + dropped)
-    w = w._replace(first=w.first + w.step * int(on[0]), mass=mass[on[0] : on[-1] + 1], missing=w.missing + dropped)
+    w = w._replace(
+        first=w.first + w.step * int(on[0]),
+        mass=mass[on[0] : on[-1] + 1],
+        missing=w.missing + dropped,
+    )
     while w.mass.size > limit:
         w = _coarsened(w, eta)
     return w
@@ -110,9 +118,20 @@ def _window_compose(a: _Window, b: _Window, eta: float) -> _Window:
     while b.step < a.step:
         b = _coarsened(b, eta)
     na, nb = a.mass.size, b.mass.size
-    rel = a.rel_error + b.rel_error + (na + 4) * UNIT_ROUNDOFF + min(na, nb) * UNIT_ROUNDOFF + UNIT_ROUNDOFF
-    least_a, least_b = float(a.mass[a.mass > 0.0].min(initial=1.0)), float(b.mass[b.mass > 0.0].min(initial=1.0))
-    underflow = na * nb * math.ulp(0.0) if _underflows(least_a, least_b, 1.0, 0.0) else 0.0  # no product below 2^-1022
+    rel = (
+        a.rel_error
+        + b.rel_error
+        + (na + 4) * UNIT_ROUNDOFF
+        + min(na, nb) * UNIT_ROUNDOFF
+        + UNIT_ROUNDOFF
+    )
+    least_a, least_b = (
+        float(a.mass[a.mass > 0.0].min(initial=1.0)),
+        float(b.mass[b.mass > 0.0].min(initial=1.0)),
+    )
+    underflow = (
+        na * nb * math.ulp(0.0) if _underflows(least_a, least_b, 1.0, 0.0) else 0.0
+    )  # no product below 2^-1022
     total = float(a.mass.sum())
     p_inf = a.p_inf + b.p_inf * total
     if _infinity_may_underflow(total, b.p_inf):  # that product's own 2^-1075, at +infinity
@@ -196,12 +215,19 @@ def _window_atoms(w: _Window, eta: float) -> Atoms:
         return lower
     moved = max(math.nextafter(w.missing, math.inf), INFINITY_FLOOR)
     upper = _merged(
-        np.append(index, reach), np.append(w.mass[on], moved), w.p_inf, eta, w.loss_error, w.rel_error + UNIT_ROUNDOFF
+        np.append(index, reach),
+        np.append(w.mass[on], moved),
+        w.p_inf,
+        eta,
+        w.loss_error,
+        w.rel_error + UNIT_ROUNDOFF,
     )  # a sum of two where reach is the top entry: _merged charges it
     return replace(upper, lower_of=lambda: lower)
 
 
-def _aligned_window(a: Atoms, index: np.ndarray, extra_error: float, step: int, eta: float) -> _Window:
+def _aligned_window(
+    a: Atoms, index: np.ndarray, extra_error: float, step: int, eta: float
+) -> _Window:
     """a's atoms (at ``index`` on the lattice eta, within ``extra_error`` more of their losses) on the
     lattice step eta aligned at 0: index rounded to the nearest multiple of step (ties up), each loss
     moving by at most step eta / 2 plus the product's round-off; masses sharing a point summed."""
@@ -210,10 +236,19 @@ def _aligned_window(a: Atoms, index: np.ndarray, extra_error: float, step: int, 
     counts = np.bincount(position - first)
     loss_error = a.loss_error + extra_error
     if step > 1:
-        loss_error += step // 2 * eta + 2.0 * UNIT_ROUNDOFF * (float(np.abs(index).max()) + step) * eta
+        loss_error += (
+            step // 2 * eta + 2.0 * UNIT_ROUNDOFF * (float(np.abs(index).max()) + step) * eta
+        )
     rel = a.rel_error + (int(counts.max()) - 1) * UNIT_ROUNDOFF
     return _Window(
-        first * step, step, np.bincount(position - first, weights=a.mass), a.p_inf, 0.0, loss_error, rel, int(index[-1])
+        first * step,
+        step,
+        np.bincount(position - first, weights=a.mass),
+        a.p_inf,
+        0.0,
+        loss_error,
+        rel,
+        int(index[-1]),
     )
 
 
@@ -228,5 +263,8 @@ def _compose_windowed(a: Atoms, b: Atoms) -> Atoms:
     span = int(ia[-1] - ia[0]) + int(ib[-1] - ib[0])
     step = 1 << max(span // atoms.WINDOW_POINTS, 0).bit_length()
     return _window_atoms(
-        _window_compose(_aligned_window(a, ia, ea, step, eta), _aligned_window(b, ib, eb, step, eta), eta), eta
+        _window_compose(
+            _aligned_window(a, ia, ea, step, eta), _aligned_window(b, ib, eb, step, eta), eta
+        ),
+        eta,
     )

@@ -67,12 +67,16 @@ class Part:
         self.bulk = max(1.0, math.fsum(pmf.p[:cut]))  # c = max(1, m_b)
         self.p_inf = pmf.p_inf
         side, h, shift = pmf.pessimistic, pmf.h, pmf.loss_shift
-        self.below = GridPMF(pmf.k_lo, h, pmf.p[:cut].copy(), 0.0, pessimistic=side, loss_shift=shift)
+        self.below = GridPMF(
+            pmf.k_lo, h, pmf.p[:cut].copy(), 0.0, pessimistic=side, loss_shift=shift
+        )
         scaled = pmf.p[cut:] / self.mass if self.mass > 0.0 else pmf.p[cut:].copy()
         self.above = GridPMF(split + 1, h, scaled, 0.0, pessimistic=side, loss_shift=shift)
         j, tipping = 1, 2.0 * rounds * self.mass
         if tipping > MAX_TERMS:  # every term up to 2 T m is kept: more than MAX_TERMS of them
-            raise ValueError(f"more than {MAX_TERMS} terms of the split: T m = {rounds * self.mass!r}")
+            raise ValueError(
+                f"more than {MAX_TERMS} terms of the split: T m = {rounds * self.mass!r}"
+            )
         self.weights: list[tuple[int, float]] = [(0, self.bulk**rounds)]
         while j <= rounds and self.mass > 0.0:
             weight = math.comb(rounds, j) * self.mass**j * self.bulk ** (rounds - j)
@@ -81,12 +85,18 @@ class Part:
             self.weights.append((j, weight))
             j += 1
         self.omitted = 0.0
-        if j <= rounds and self.mass > 0.0:  # past 2 T m the terms at least halve: at most twice the first left out
+        if (
+            j <= rounds and self.mass > 0.0
+        ):  # past 2 T m the terms at least halve: at most twice the first left out
             self.omitted = 2.0 * math.comb(rounds, j) * self.mass**j * self.bulk ** (rounds - j)
 
     def factors(self, j: int) -> list[tuple[GridPMF, int]]:
         """The factors of b^{*(T - j)} * (r / m)^{*j}."""
-        return [(pmf, count) for pmf, count in ((self.below, self.rounds - j), (self.above, j)) if count > 0]
+        return [
+            (pmf, count)
+            for pmf, count in ((self.below, self.rounds - j), (self.above, j))
+            if count > 0
+        ]
 
     def scale(self, j: int) -> float:
         """C(T, j) m^j, unrounded."""
@@ -121,11 +131,20 @@ class BinomialSplit:
         ``MAX_TERMS`` terms are above ``negligible``, or the terms span more than ``MAX_SPAN_POINTS`` grid points.
     """
 
-    def __init__(self, segments: Sequence[tuple[GridPMF, int]], floor: float, negligible: float, tail: float):
+    def __init__(
+        self, segments: Sequence[tuple[GridPMF, int]], floor: float, negligible: float, tail: float
+    ):
         first = segments[0][0]
         for pmf, rounds in segments:
-            if pmf.shift != 0.0 or pmf.entry_error != 0.0 or pmf.total_error != 0.0 or pmf.inverse_error != 0.0:
-                raise ValueError("every pmf must be one round as discretized (no charges, no shift) to be split")
+            if (
+                pmf.shift != 0.0
+                or pmf.entry_error != 0.0
+                or pmf.total_error != 0.0
+                or pmf.inverse_error != 0.0
+            ):
+                raise ValueError(
+                    "every pmf must be one round as discretized (no charges, no shift) to be split"
+                )
             if pmf.h != first.h or pmf.pessimistic != first.pessimistic:
                 raise ValueError("every pmf of a split must be on one grid and one side")
             if rounds < 1:
@@ -153,7 +172,9 @@ class BinomialSplit:
                 continue
             kept.append(tuple(j for j, _ in combination))
             if len(kept) > MAX_TERMS:
-                raise ValueError(f"more than {MAX_TERMS} terms of the split are above {negligible!r}")
+                raise ValueError(
+                    f"more than {MAX_TERMS} terms of the split are above {negligible!r}"
+                )
         return kept, pruned
 
     def _composed(
@@ -162,20 +183,32 @@ class BinomialSplit:
         """Each term's scale prod_i C(T_i, j_i) m_i^{j_i}, rounded outward, and its composition."""
         if not terms:
             return [], []
-        span = sum(sum(f.p.size * count for f, count in part.factors(ji)) for j in terms for part, ji in zip(parts, j))
+        span = sum(
+            sum(f.p.size * count for f, count in part.factors(ji))
+            for j in terms
+            for part, ji in zip(parts, j)
+        )
         if span > MAX_SPAN_POINTS:
-            raise ValueError(f"the split's terms span {span} grid points, more than {MAX_SPAN_POINTS}")
+            raise ValueError(
+                f"the split's terms span {span} grid points, more than {MAX_SPAN_POINTS}"
+            )
         outward = 1.0 if self.pessimistic else -1.0
         scales = []
         for j in terms:
             rounding = sum(3 * ji + 4 for ji in j) * UNIT_ROUNDOFF
-            scales.append(math.prod(part.scale(ji) for part, ji in zip(parts, j)) * (1.0 + outward * rounding))
+            scales.append(
+                math.prod(part.scale(ji) for part, ji in zip(parts, j)) * (1.0 + outward * rounding)
+            )
         items = [[f for part, ji in zip(parts, j) for f in part.factors(ji)] for j in terms]
         window = max(SMALLEST_TAIL, min(DEFAULT_TAIL, tail / max(scales)))
         # every row with the long-double low-frequency bins (``fft.compose_many``'s direct bins, from a charge of 0):
         # a term's charge is then ~2000x below the double transform's, which the split is read for
         return scales, compose_many(
-            items, pessimistic=self.pessimistic, tail=window, direct_bins=True, direct_min_charge=0.0
+            items,
+            pessimistic=self.pessimistic,
+            tail=window,
+            direct_bins=True,
+            direct_min_charge=0.0,
         )
 
     @staticmethod
@@ -184,9 +217,12 @@ class BinomialSplit:
         rounding of their float products and sums."""
         totals = [part.total() for part in parts]
         omitted = math.fsum(
-            part.omitted * math.prod(t for k, t in enumerate(totals) if k != i) for i, part in enumerate(parts)
+            part.omitted * math.prod(t for k, t in enumerate(totals) if k != i)
+            for i, part in enumerate(parts)
         )
-        whole = math.prod(max(1.0, part.bulk + part.mass + part.p_inf) ** part.rounds for part in parts)
+        whole = math.prod(
+            max(1.0, part.bulk + part.mass + part.p_inf) ** part.rounds for part in parts
+        )
         infinity = math.fsum(part.rounds * part.p_inf for part in parts) * whole
         return 2.0 * (omitted + pruned * negligible + infinity)
 
@@ -212,4 +248,6 @@ class BinomialSplit:
 
         if self.pessimistic and not self.delta(top) <= delta:
             return math.inf
-        return epsilon_search(curve, delta, upper=self.pessimistic, top=top, tolerance=4.0 * math.ulp(top))
+        return epsilon_search(
+            curve, delta, upper=self.pessimistic, top=top, tolerance=4.0 * math.ulp(top)
+        )

@@ -56,7 +56,10 @@ class ChargedGrid:
     def _profile(self) -> _core.pld.GridProfile:
         """The suffix sums behind delta/epsilon, built once per PMF (an epsilon() call evaluates several times)."""
         return _core.pld.GridProfile(
-            np.ascontiguousarray(self.p, dtype=np.float64), k_lo=self.k_lo, h=self.h, p_inf=self.p_inf
+            np.ascontiguousarray(self.p, dtype=np.float64),
+            k_lo=self.k_lo,
+            h=self.h,
+            p_inf=self.p_inf,
         )
 
     @cached_property

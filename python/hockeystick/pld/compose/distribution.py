@@ -102,7 +102,9 @@ class Factor:
         if self.lower_blocks is None:
             return [(self.lower, count)]
         top = len(self.lower_blocks) - 1
-        terms: list[tuple[GridPMF | None, int]] = [(self.lower_blocks[top], count >> top)] if count >> top else []
+        terms: list[tuple[GridPMF | None, int]] = (
+            [(self.lower_blocks[top], count >> top)] if count >> top else []
+        )
         return terms + [(self.lower_blocks[j], 1) for j in range(top) if count >> j & 1]
 
 
@@ -238,17 +240,29 @@ class PrivacyLossDistribution:
         ValueError
             If ``count`` is not an integer (a float, a bool) or lies outside [1, 2**53].
         """
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= 2**53:
-            raise ValueError(f"count must be an integer with 1 <= count <= 2^53, got {_validation.describe(count)}")
-        return PrivacyLossDistribution([{f: c * int(count) for f, c in d.items()} for d in self.directions], self.tail)
+        if (
+            isinstance(count, bool)
+            or not isinstance(count, (int, np.integer))
+            or not 1 <= count <= 2**53
+        ):
+            raise ValueError(
+                f"count must be an integer with 1 <= count <= 2^53, got {_validation.describe(count)}"
+            )
+        return PrivacyLossDistribution(
+            [{f: c * int(count) for f, c in d.items()} for d in self.directions], self.tail
+        )
 
     def composed(self, pessimistic: bool) -> list[GridPMF]:
         """The composed PMF of each direction (computed once)."""
         compose_all([self], pessimistic)
-        return cast("list[GridPMF]", self._composed[bool(pessimistic)])  # every direction composed just above
+        return cast(
+            "list[GridPMF]", self._composed[bool(pessimistic)]
+        )  # every direction composed just above
 
     @positional_deprecated("bound")
-    def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper", composition_only: bool = False) -> Result:
+    def delta(
+        self, epsilon: ArrayLike, *, bound: Bound = "upper", composition_only: bool = False
+    ) -> Result:
         r"""Certified bound(s) on delta(eps), the hockey-stick divergence of the composed pair at e^eps.
 
         .. math::
@@ -267,10 +281,18 @@ class PrivacyLossDistribution:
             with the run read where the question puts it (pld/question: the front door's bracket).
         """
         eps = _validation.real(epsilon, "epsilon")
-        return self._answer(eps, "delta", eps.ndim == 0, bound, _validation.flag(composition_only, "composition_only"))
+        return self._answer(
+            eps,
+            "delta",
+            eps.ndim == 0,
+            bound,
+            _validation.flag(composition_only, "composition_only"),
+        )
 
     @positional_deprecated("bound")
-    def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper", composition_only: bool = False) -> Result:
+    def epsilon(
+        self, delta: ArrayLike, *, bound: Bound = "upper", composition_only: bool = False
+    ) -> Result:
         """Certified bound(s) on the smallest eps >= 0 with delta(eps) <= delta.
 
         Parameters
@@ -290,9 +312,13 @@ class PrivacyLossDistribution:
             lies below the mass at +infinity of the optimistic side.
         """
         d = delta_values(delta)
-        return self._answer(d, "epsilon", d.ndim == 0, bound, _validation.flag(composition_only, "composition_only"))
+        return self._answer(
+            d, "epsilon", d.ndim == 0, bound, _validation.flag(composition_only, "composition_only")
+        )
 
-    def _answer(self, x: np.ndarray, method: str, scalar: bool, bound: Bound, composition_only: bool) -> Result:
+    def _answer(
+        self, x: np.ndarray, method: str, scalar: bool, bound: Bound, composition_only: bool
+    ) -> Result:
         """The public reads' answer: the sides of this PLD's own composition (``_sides``), intersected, where the
         installed question reader knows the run its factors describe (``QuestionReader.reads``), with that reader's
         bracket, each certified."""
@@ -305,7 +331,9 @@ class PrivacyLossDistribution:
         else:  # the reader brackets from 0: the optimistic composition is left out where one side is asked
             upper = np.asarray(self._sides(x, method, False, "upper"), dtype=np.float64)
             lower = np.zeros_like(upper)
-        ((lower, upper),) = read_per_question([self], method, [x], [(np.asarray(lower), np.asarray(upper))])
+        ((lower, upper),) = read_per_question(
+            [self], method, [x], [(np.asarray(lower), np.asarray(upper))]
+        )
         return bound_result(lower, upper, bound, scalar)
 
     def _sides(self, x: np.ndarray, method: str, scalar: bool, bound: Bound) -> Result:
@@ -398,8 +426,12 @@ def read_per_question(
         return out
     _reading.active = True
     try:
-        found = reader.read_many([plds[i] for i in read], method, [xs[i] for i in read], [out[i] for i in read])
-    except ValueError:  # the run's reads refused (a window past the memory allowed): the PLDs' own brackets stand
+        found = reader.read_many(
+            [plds[i] for i in read], method, [xs[i] for i in read], [out[i] for i in read]
+        )
+    except (
+        ValueError
+    ):  # the run's reads refused (a window past the memory allowed): the PLDs' own brackets stand
         return out
     finally:
         _reading.active = False
@@ -450,7 +482,11 @@ def brackets(
             for pld, x in zip(plds, xs)
         ]
         sides = undominated_lower_sides(
-            plds, uppers, lambda pmf, i: _evaluate(pmf, method, xs[i]), workers, shared_transform=shared_transform
+            plds,
+            uppers,
+            lambda pmf, i: _evaluate(pmf, method, xs[i]),
+            workers,
+            shared_transform=shared_transform,
         )
         lows = [{d: low for d, (_, low) in side.items()} for side in sides]
     else:
@@ -477,10 +513,21 @@ def direction_uppers(
     for i, pld in enumerate(plds):
         by_tail.setdefault(pld.tail, []).append(i)
     for tail, group in by_tail.items():
-        items = [[(f.upper, c) for f, c in direction.items()] for i in group for direction in plds[i].directions]
+        items = [
+            [(f.upper, c) for f, c in direction.items()]
+            for i in group
+            for direction in plds[i].directions
+        ]
         arguments = [xs[i] for i in group for _ in plds[i].directions]
         values = iter(
-            upper_sides(items, arguments, method, tail=tail, workers=workers, shared_transform=shared_transform)
+            upper_sides(
+                items,
+                arguments,
+                method,
+                tail=tail,
+                workers=workers,
+                shared_transform=shared_transform,
+            )
         )
         for i in group:
             sides = [next(values) for _ in plds[i].directions]
@@ -489,7 +536,10 @@ def direction_uppers(
 
 
 def upper_values(
-    plds: Sequence[PrivacyLossDistribution], method: str, xs: Sequence[np.ndarray], workers: int | None = None
+    plds: Sequence[PrivacyLossDistribution],
+    method: str,
+    xs: Sequence[np.ndarray],
+    workers: int | None = None,
 ) -> list[np.ndarray]:
     """Per PLD, the largest of ``direction_uppers`` over its directions: its certified upper ``method`` at
     ``xs[i]`` (Zhu, Dong, Wang, AISTATS 2022, Sec. 5)."""
@@ -538,7 +588,15 @@ def undominated_lower_sides(
     """
     plds = list(plds)
     leads = _leading_directions(uppers)
-    compose_all(plds, False, [[lead] for lead in leads], workers, direct_bins, direct_min_charge, shared_transform)
+    compose_all(
+        plds,
+        False,
+        [[lead] for lead in leads],
+        workers,
+        direct_bins,
+        direct_min_charge,
+        shared_transform,
+    )
     sides = []
     for i, (pld, lead) in enumerate(zip(plds, leads)):
         pmf = cast(GridPMF, pld._composed[False][lead])  # composed just above
@@ -617,7 +675,12 @@ def _lower_values(
         items = [_side_terms(plds[i].directions[d], False) for i, d in group]
         checked = _with_every_side(items)
         sides = lower_sides(
-            checked, [xs[i] for i, _ in group], method, tail=tail, workers=workers, shared_transform=shared_transform
+            checked,
+            [xs[i] for i, _ in group],
+            method,
+            tail=tail,
+            workers=workers,
+            shared_transform=shared_transform,
         )
         for (i, d), (values, pmf) in zip(group, sides):
             lows[i][d] = np.maximum(values, 0.0) if method == "epsilon" else values
@@ -625,7 +688,9 @@ def _lower_values(
                 plds[i]._composed.setdefault(False, [None] * len(plds[i].directions))[d] = pmf
 
 
-def _with_every_side(items: list[list[tuple[GridPMF | None, int]]]) -> list[list[tuple[GridPMF, int]]]:
+def _with_every_side(
+    items: list[list[tuple[GridPMF | None, int]]],
+) -> list[list[tuple[GridPMF, int]]]:
     """The (PMF, count) terms, refused if some PMF is None (a PLD built without its optimistic side)."""
     if any(pmf is None for item in items for pmf, _ in item):
         raise ValueError(
@@ -649,7 +714,9 @@ def _uncomposed_by_tail(
     return todo
 
 
-def _side_terms(direction: dict[Factor, int], pessimistic: bool) -> list[tuple[GridPMF | None, int]]:
+def _side_terms(
+    direction: dict[Factor, int], pessimistic: bool
+) -> list[tuple[GridPMF | None, int]]:
     """A direction's (PMF, count) terms on one side: each factor's upper PMF, or its lower terms."""
     if pessimistic:
         return [(f.upper, c) for f, c in direction.items()]

@@ -78,7 +78,12 @@ def compose(
 ) -> GridPMF:
     """The PMF of the sum of ``count`` independent copies of each factor (all on one grid)."""
     return compose_many(
-        [factors], pessimistic=pessimistic, tail=tail, max_points=max_points, workers=workers, direct_bins=direct_bins
+        [factors],
+        pessimistic=pessimistic,
+        tail=tail,
+        max_points=max_points,
+        workers=workers,
+        direct_bins=direct_bins,
     )[0]
 
 
@@ -136,7 +141,9 @@ def compose_many(
             options=_core.pld_compose.ComposeOptions(
                 direct_bins=bool(direct_bins),
                 direct_min_charge=float(
-                    _core.pld_compose.direct_min_charge if direct_min_charge is None else direct_min_charge
+                    _core.pld_compose.direct_min_charge
+                    if direct_min_charge is None
+                    else direct_min_charge
                 ),
                 shared_transform=bool(shared_transform),
             ),
@@ -324,7 +331,9 @@ def _live(item: Factors) -> list[tuple[GridPMF, int]]:
 
 def _split(
     items: Sequence[Factors], pessimistic: bool
-) -> tuple[dict[int, GridPMF], list[tuple[float, list[int], list[GridPMF], list[list[tuple[int, int]]]]]]:
+) -> tuple[
+    dict[int, GridPMF], list[tuple[float, list[int], list[GridPMF], list[list[tuple[int, int]]]]]
+]:
     """The items that are one factor once on the side asked for (their composition is that factor as it is), and
     the others grouped by grid: (h, their indices, the distinct factors, each item's terms as (factor index,
     count)); a factor (the same ``GridPMF`` object) used by several items is listed once."""

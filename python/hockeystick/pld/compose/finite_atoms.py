@@ -104,7 +104,13 @@ from .atoms import (
 from .atoms_compose import compose, compose_all, self_compose
 from .atoms_delta import delta, delta_with, grid_side
 from .atoms_epsilon import epsilon_search, pure_epsilon, pure_epsilon_bracket
-from .atoms_from_pairs import NearUnderflowSplit, loss_round_off, mass_range, pair_atoms, split_near_underflow
+from .atoms_from_pairs import (
+    NearUnderflowSplit,
+    loss_round_off,
+    mass_range,
+    pair_atoms,
+    split_near_underflow,
+)
 
 __all__ = [
     "ETA",

@@ -58,7 +58,9 @@ class GridPMF(ChargedGrid):
         a lower bound too (looser where the round-off charge falls faster than the curve), in
         O(1) per eps.
         """
-        eps = self.curve_argument(np.asarray(epsilon, dtype=np.float64))  # not ascontiguousarray: 0-d stays 0-d
+        eps = self.curve_argument(
+            np.asarray(epsilon, dtype=np.float64)
+        )  # not ascontiguousarray: 0-d stays 0-d
         if self.pessimistic:
             return self._charged_side(eps, True, threads)
         low = self.charged_lower(eps, threads)
@@ -81,13 +83,17 @@ class GridPMF(ChargedGrid):
         ``pmf_envelope.envelope_near``'s.  Pessimistic: ``delta``.
         """
         eps = np.ascontiguousarray(epsilon, dtype=np.float64)
-        built = "_lower_envelope_top" in self.__dict__ or "tabled_curve" in self.__dict__  # a previous call paid
+        built = (
+            "_lower_envelope_top" in self.__dict__ or "tabled_curve" in self.__dict__
+        )  # a previous call paid
         probes = eps.size * self.p.size.bit_length()
         if self.pessimistic or self.total_error == 0.0 or not (built or probes >= self.p.size):
             return self.delta(eps)
         eps = self.curve_argument(eps)
         k = np.clip(np.ceil(eps / self.h) - self.k_lo, 0, self.p.size).astype(np.int64)
-        return cast(np.ndarray, np.maximum(self.charged_lower(eps, 0), pmf_envelope.envelope_at(self, k)))
+        return cast(
+            np.ndarray, np.maximum(self.charged_lower(eps, 0), pmf_envelope.envelope_at(self, k))
+        )
 
     def delta_tabled(self, epsilon: np.ndarray) -> np.ndarray:
         """``delta_many`` at a flat array of eps, each per-eps term read from tables built once per PMF.

@@ -21,7 +21,9 @@ def envelope_top(pmf: ChargedGrid, threads: int) -> np.ndarray:
     built on ``threads`` threads at its first use, then cached."""
     top = pmf.__dict__.get("_lower_envelope_top")
     if top is None:
-        top = np.maximum.accumulate(pmf.charged_lower(pmf.losses[pmf.top_index :], threads)[::-1])[::-1]
+        top = np.maximum.accumulate(pmf.charged_lower(pmf.losses[pmf.top_index :], threads)[::-1])[
+            ::-1
+        ]
         pmf.__dict__["_lower_envelope_top"] = top
     return cast(np.ndarray, top)
 
@@ -39,7 +41,9 @@ def envelope_table(pmf: ChargedGrid) -> np.ndarray:
 def envelope_at(pmf: ChargedGrid, k: np.ndarray, threads: int = 0) -> np.ndarray:
     """Suffix maxima at grid indices k in [0, n] (0 at n), from the top part when it suffices and
     the full table is not built (``tabled_curve`` builds it on a charged optimistic PMF)."""
-    built = "_envelope_table" in pmf.__dict__ or ("tabled_curve" in pmf.__dict__ and pmf.tabled_envelope)
+    built = "_envelope_table" in pmf.__dict__ or (
+        "tabled_curve" in pmf.__dict__ and pmf.tabled_envelope
+    )
     if not built and np.all(k >= pmf.top_index):
         return cast(np.ndarray, np.append(envelope_top(pmf, threads), 0.0)[k - pmf.top_index])
     return cast(np.ndarray, envelope_table(pmf)[k])
@@ -75,7 +79,11 @@ def envelope_near(pmf: ChargedGrid, k: np.ndarray, low: np.ndarray, threads: int
         return cast(np.ndarray, np.maximum(best, envelope_at(pmf, k, threads)))
     if length.any():
         owner = np.repeat(np.arange(k.size), length)
-        j = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length) + np.repeat(k, length)
+        j = (
+            np.arange(int(length.sum()))
+            - np.repeat(np.cumsum(length) - length, length)
+            + np.repeat(k, length)
+        )
         values = pmf.charged_lower((pmf.k_lo + j) * pmf.h, threads)
         np.maximum.at(best, owner, values)
     return best

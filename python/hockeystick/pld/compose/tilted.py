@@ -85,7 +85,9 @@ def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
     k = (pmf.k_lo + np.arange(pmf.p.size)).astype(np.float64)
     log_m = float(pmf.log_mgf(np.array([theta / pmf.h]))[0])
     if not math.isfinite(log_m):
-        raise ValueError(f"the tilt theta = {theta!r} overflows the factor's moment: take a smaller tilt")
+        raise ValueError(
+            f"the tilt theta = {theta!r} overflows the factor's moment: take a smaller tilt"
+        )
     scaled = theta * k
     live = pmf.p > 0.0
     with np.errstate(divide="ignore"):
@@ -94,10 +96,14 @@ def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
     exponent = np.where(live, log_p + scaled - log_m, -np.inf)
     margin = exp_margin(np.abs(np.where(live, log_p, 0.0)) + np.abs(scaled) + abs(log_m))
     tilted = np.exp(exponent) * ((1.0 + margin) if pmf.pessimistic else (1.0 - margin))
-    if pmf.pessimistic:  # a mass that underflows is raised to twice the least normal double (above its true value)
+    if (
+        pmf.pessimistic
+    ):  # a mass that underflows is raised to twice the least normal double (above its true value)
         least = 2.0 * np.finfo(np.float64).tiny
         tilted = np.where(live & (tilted < least), least, tilted)
-    return GridPMF(pmf.k_lo, pmf.h, tilted, 0.0, 0.0, pmf.pessimistic, loss_shift=pmf.loss_shift), log_m
+    return GridPMF(
+        pmf.k_lo, pmf.h, tilted, 0.0, 0.0, pmf.pessimistic, loss_shift=pmf.loss_shift
+    ), log_m
 
 
 def raised_untilted(
@@ -107,7 +113,9 @@ def raised_untilted(
     ``scale_magnitude`` + |theta K|)) of the tilted entries ``tilted`` at K = ``first``, ``first`` + 1, ...
     (module docstring), the same operations in the same order as the formula, on three arrays reused in place
     rather than a temporary each (a window after many rounds holds ~1e6 entries)."""
-    scaled = np.arange(first, first + tilted.size, dtype=np.float64)  # K, exact (integers below 2^53)
+    scaled = np.arange(
+        first, first + tilted.size, dtype=np.float64
+    )  # K, exact (integers below 2^53)
     np.multiply(theta, scaled, out=scaled)  # theta K
     factor = np.subtract(log_scale, scaled)
     np.exp(factor, out=factor)
@@ -195,21 +203,28 @@ class TiltedComposition:
         start = self.floor_index - int(w.k_lo)
         tilted = w.p[start:]
         if self.pessimistic:
-            masses = raised_untilted(tilted, self.floor_index, self.theta, self.log_scale, self.scale_magnitude)
+            masses = raised_untilted(
+                tilted, self.floor_index, self.theta, self.log_scale, self.scale_magnitude
+            )
         else:
             k = (self.floor_index + np.arange(tilted.size)).astype(np.float64)
             factor = np.exp(self.log_scale - self.theta * k)
             margin = exp_margin(self.scale_magnitude + np.abs(self.theta * k))
             masses = tilted * factor * np.where(tilted >= 0.0, 1.0 - margin, 1.0 + margin)
         profile = _core.pld.GridProfile(
-            np.ascontiguousarray(masses, dtype=np.float64), k_lo=self.floor_index, h=self.h, p_inf=0.0
+            np.ascontiguousarray(masses, dtype=np.float64),
+            k_lo=self.floor_index,
+            h=self.h,
+            p_inf=0.0,
         )
         return profile, float(_core.pld.suffix_sum_slack(masses.size)), int(masses.size)
 
     def untilt_factor(self, x: float) -> float:
         """An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= ``floor``)."""
         exponent = self.log_scale - self.theta * (x / self.h)
-        return math.exp(exponent) * (1.0 + float(exp_margin(self.scale_magnitude + abs(self.theta * (x / self.h)))))
+        return math.exp(exponent) * (
+            1.0 + float(exp_margin(self.scale_magnitude + abs(self.theta * (x / self.h))))
+        )
 
     def side_at(self, x: float) -> float:
         """The certified delta on this side at the curve argument ``x`` (already moved by the loss shift): the
@@ -227,11 +242,24 @@ class TiltedComposition:
         tiny = (n + 8) * TINY
         up = 1.0 + 8.0 * UNIT_ROUNDOFF
         if self.pessimistic:
-            if self.above is not None:  # the window's cut mass: above it, bounded untilted; below it, none at x
+            if (
+                self.above is not None
+            ):  # the window's cut mass: above it, bounded untilted; below it, none at x
                 cut = chernoff_above(*self.above, max(x, self.cut))
-                value = raw * (1.0 + slack) + factor * (charge + abs(w.shift)) * up + cut + self.p_inf + tiny
+                value = (
+                    raw * (1.0 + slack)
+                    + factor * (charge + abs(w.shift)) * up
+                    + cut
+                    + self.p_inf
+                    + tiny
+                )
             else:
-                value = raw * (1.0 + slack) + factor * (charge + w.p_inf + abs(w.shift)) * up + self.p_inf + tiny
+                value = (
+                    raw * (1.0 + slack)
+                    + factor * (charge + w.p_inf + abs(w.shift)) * up
+                    + self.p_inf
+                    + tiny
+                )
             return min(1.0, value * up)
         subtracted = factor * (2.0 * charge + abs(w.shift)) * up + tiny
         value = raw * (1.0 - slack) * (1.0 - 8.0 * UNIT_ROUNDOFF) - subtracted
@@ -274,7 +302,9 @@ def compose_tilted(
         the window would pass ``max_points``.
     """
     if not (math.isfinite(theta) and theta > 0.0):
-        raise ValueError(f"theta must be a finite number > 0 (the tilt per grid step), got {theta!r}")
+        raise ValueError(
+            f"theta must be a finite number > 0 (the tilt per grid step), got {theta!r}"
+        )
     if any(pmf.pessimistic != pessimistic for pmf, _ in factors):
         raise ValueError("every factor of a tilted composition must be on the side asked for")
     tilted, log_scale, magnitude = [], 0.0, 0.0
@@ -285,19 +315,42 @@ def compose_tilted(
         magnitude += abs(int(count) * log_m)
     try:
         window = compose(
-            tilted, pessimistic=pessimistic, tail=tail, max_points=max_points, workers=workers, direct_bins=direct_bins
+            tilted,
+            pessimistic=pessimistic,
+            tail=tail,
+            max_points=max_points,
+            workers=workers,
+            direct_bins=direct_bins,
         )
-    except ValueError:  # a window past max_points: the pessimistic side cut at window_tail, where given
+    except (
+        ValueError
+    ):  # a window past max_points: the pessimistic side cut at window_tail, where given
         if window_tail is None or not pessimistic:
             raise
         window = compose(
-            tilted, pessimistic=True, tail=window_tail, max_points=max_points, workers=workers, direct_bins=direct_bins
+            tilted,
+            pessimistic=True,
+            tail=window_tail,
+            max_points=max_points,
+            workers=workers,
+            direct_bins=direct_bins,
         )
         return TiltedComposition(
-            window, float(theta), log_scale, magnitude, composed_infinity(factors, True), True, summed_moments(factors)
+            window,
+            float(theta),
+            log_scale,
+            magnitude,
+            composed_infinity(factors, True),
+            True,
+            summed_moments(factors),
         )
     return TiltedComposition(
-        window, float(theta), log_scale, magnitude, composed_infinity(factors, pessimistic), pessimistic
+        window,
+        float(theta),
+        log_scale,
+        magnitude,
+        composed_infinity(factors, pessimistic),
+        pessimistic,
     )
 
 
@@ -308,7 +361,9 @@ def summed_moments(factors: Sequence[tuple[GridPMF, int]]) -> tuple[np.ndarray, 
     lams = ABOVE_LAMBDAS / factors[0][0].h
     with np.errstate(over="ignore", invalid="ignore"):
         terms = np.array([int(count) * pmf.log_mgf(lams) for pmf, count in factors])
-        k = np.sum(terms, axis=0) + (len(factors) + 4) * UNIT_ROUNDOFF * np.sum(np.abs(terms), axis=0)
+        k = np.sum(terms, axis=0) + (len(factors) + 4) * UNIT_ROUNDOFF * np.sum(
+            np.abs(terms), axis=0
+        )
     return lams, np.where(np.isfinite(k), k, np.inf)
 
 
@@ -350,7 +405,12 @@ def upper_epsilon(composition: TiltedComposition, delta: float, start: float) ->
 
 
 def lower_epsilon(
-    composition: TiltedComposition, delta: float, near: float, start: float = 0.0, points: int = 64, steps: int = 60
+    composition: TiltedComposition,
+    delta: float,
+    near: float,
+    start: float = 0.0,
+    points: int = 64,
+    steps: int = 60,
 ) -> float:
     """A certified lower bound on epsilon(delta), at least ``start``: the largest eps found whose certified lower
     delta exceeds ``delta`` (delta falls with eps, so delta(e) > delta for every e below it), ``start`` where none

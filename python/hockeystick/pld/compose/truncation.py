@@ -37,13 +37,17 @@ from ... import _core
 
 SHARE_OF_ACCURACY = 0.1  # the truncations' share of delta, per unit of the epsilon accuracy asked
 MAX_TAIL = 1e-11  # no coarser: the truncations stay below the round-off charge, which sets a bracket's width
-LADDER = tuple(10.0 ** (-k / 4) for k in range(44, 61))  # MAX_TAIL down to 1e-15, coarsest first, 4 per decade
+LADDER = tuple(
+    10.0 ** (-k / 4) for k in range(44, 61)
+)  # MAX_TAIL down to 1e-15, coarsest first, 4 per decade
 
 
 def remove_mass_above(tail: float, sigma: float, sampling_rate: float, sensitivity: float) -> float:
     """above(tail) of the module docstring: the remove direction's P-mass above its integration range, the mass
     its pessimistic PMF puts at +infinity (pld/grid/cells.hpp's ``subsampled_gaussian_mass_above``)."""
-    return float(_core.pld.subsampled_gaussian_mass_above(sigma / sensitivity, sampling_rate, tail=tail))
+    return float(
+        _core.pld.subsampled_gaussian_mass_above(sigma / sensitivity, sampling_rate, tail=tail)
+    )
 
 
 def tails(
@@ -62,6 +66,8 @@ def tails(
 def _tails(point: tuple[float, ...], budget: float, tail: float) -> tuple[float, float]:
     """``tails`` once its budget is known (each refinement step of a point asks again)."""
     sigma, q, rounds, sensitivity = point
-    t_round = next((t for t in LADDER if rounds * remove_mass_above(t, sigma, q, sensitivity) <= budget), tail)
+    t_round = next(
+        (t for t in LADDER if rounds * remove_mass_above(t, sigma, q, sensitivity) <= budget), tail
+    )
     t_window = next((t for t in LADDER if 2.0 * t <= budget), tail)
     return max(tail, t_round), max(tail, t_window)

@@ -95,7 +95,9 @@ def within_window(point: Point, h: float) -> float:
     )
 
 
-def windows_within_budget(sizes: list[tuple[int, float]], budget: float | None = None) -> list[list[int]]:
+def windows_within_budget(
+    sizes: list[tuple[int, float]], budget: float | None = None
+) -> list[list[int]]:
     """Consecutive runs of at most BATCH items (index, estimated window points) whose window points fit ``budget``
     (None: BUDGET)."""
     budget = constants.BUDGET if budget is None else budget
@@ -111,7 +113,9 @@ def windows_within_budget(sizes: list[tuple[int, float]], budget: float | None =
 
 
 def work_units(
-    pending: list[tuple[Point, np.ndarray]], first_grid: Callable[[Point], float], budget: float | None = None
+    pending: list[tuple[Point, np.ndarray]],
+    first_grid: Callable[[Point], float],
+    budget: float | None = None,
 ) -> list[list[tuple[Point, np.ndarray]]]:
     """The work units a thread evaluates: whole blocks (the points sharing sigma, sampling rate and sensitivity,
     in the order they first appear) packed into runs of at most BATCH points whose estimated composed grids
@@ -146,14 +150,18 @@ class StartGrid:
     def __init__(self, accuracy: float, delta_accuracy: str, relative_accuracy: float = 0.0):
         self.accuracy = accuracy
         self.delta_accuracy = delta_accuracy
-        self.relative_accuracy = relative_accuracy  # .epsilon: the tolerance max(accuracy, relative_accuracy eps)
+        self.relative_accuracy = (
+            relative_accuracy  # .epsilon: the tolerance max(accuracy, relative_accuracy eps)
+        )
 
     def default(self) -> float:
         """The h at which the bracket's h^2 scaling predicts 0.64 ``accuracy`` (between FINEST_INTERVAL and
         COARSEST_INTERVAL), from a reference bracket 4.2e-2 wide at h = 2e-3."""
         return float(_core.pld_refine.start_default(self.accuracy, grid_policy()))
 
-    def first(self, point: Point | None = None, x: np.ndarray | None = None, method: str = "delta") -> float:
+    def first(
+        self, point: Point | None = None, x: np.ndarray | None = None, method: str = "delta"
+    ) -> float:
         """The grid ``accuracy`` starts from at ``point`` (sigma, q, rounds, sensitivity), evaluated at
         ``x`` by ``method``; one refinement step corrects a start that misses.  Without a point: ``default``.
 
@@ -213,7 +221,12 @@ class StartGrid:
         sigma, q, rounds, sensitivity = point
         return float(
             _core.pld_refine.span_start(
-                sigma=sigma, q=q, rounds=rounds, sensitivity=sensitivity, accuracy=self.accuracy, policy=grid_policy()
+                sigma=sigma,
+                q=q,
+                rounds=rounds,
+                sensitivity=sensitivity,
+                accuracy=self.accuracy,
+                policy=grid_policy(),
             )
         )
 

@@ -26,11 +26,13 @@ class NearOne:
 
     def __init__(self) -> None:
         self.log_affinities: dict[tuple[float, float, float], np.ndarray] = {}
-        self.complement_factors: OrderedDict[tuple[float, float, float], list[complement.DirectionFactors]] = (
-            OrderedDict()
-        )
+        self.complement_factors: OrderedDict[
+            tuple[float, float, float], list[complement.DirectionFactors]
+        ] = OrderedDict()
 
-    def raised(self, point: Point, eps: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    def raised(
+        self, point: Point, eps: np.ndarray, lower: np.ndarray, upper: np.ndarray
+    ) -> np.ndarray:
         """``lower`` (certified lower deltas of ``point`` = (sigma, q, rounds, sensitivity) at ``eps``) raised,
         where the upper side is above ``NEAR_ONE``, to the affinity bound 1 - min_lam e^{lam eps} A(lam)^T
         (``affinity_ceiling``: the composed lower side is charged the FFT's round-off, far above 1 - delta
@@ -44,7 +46,9 @@ class NearOne:
         if key not in self.log_affinities:
             self.log_affinities[key] = subsampled_gaussian_log_affinity(sigma / sensitivity, q)
         raised = np.array(lower, dtype=np.float64)
-        raised[near] = np.maximum(raised[near], delta_lower_near_one(self.log_affinities[key], rounds, eps[near]))
+        raised[near] = np.maximum(
+            raised[near], delta_lower_near_one(self.log_affinities[key], rounds, eps[near])
+        )
         return raised
 
     def complement_brackets(
@@ -77,7 +81,9 @@ class NearOne:
                 continue
             near = [brackets[i][1] > above for i in members]
             try:
-                known = [None if (add := given[i]) is None else add[n] for i, n in zip(members, near)]
+                known = [
+                    None if (add := given[i]) is None else add[n] for i, n in zip(members, near)
+                ]
                 found = complement.delta_brackets(
                     factors,
                     [int(points[i][2]) for i in members],
@@ -117,7 +123,10 @@ class NearOne:
 
 
 def groups_above(
-    points: list[Point], hs: list[float], brackets: list[tuple[np.ndarray, np.ndarray]], above: float
+    points: list[Point],
+    hs: list[float],
+    brackets: list[tuple[np.ndarray, np.ndarray]],
+    above: float,
 ) -> dict[tuple[float, float, float], list[int]]:
     """The brackets whose upper side is above ``above`` somewhere, on a grid the complement reads
     (``complement.MAX_INTERVAL``), grouped by (sigma / sensitivity, q, h): the points that share complement

@@ -49,7 +49,11 @@ def held() -> tuple[int, int]:
 def _size(dist: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> int:
     if isinstance(dist, list):
         return sum(b.p.size for blocks in dist for b in blocks)
-    return sum(f.upper.p.size + (0 if f.lower is None else f.lower.p.size) for d in dist.directions for f in d)
+    return sum(
+        f.upper.p.size + (0 if f.lower is None else f.lower.p.size)
+        for d in dist.directions
+        for f in d
+    )
 
 
 def _keep(key: Key, value: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> None:
@@ -64,7 +68,11 @@ def _keep(key: Key, value: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) 
 
 
 def discretized(
-    pairs: list[tuple[float, float, float]], h: float, tail: float, optimistic: bool, threads: int = 0
+    pairs: list[tuple[float, float, float]],
+    h: float,
+    tail: float,
+    optimistic: bool,
+    threads: int = 0,
 ) -> list[PrivacyLossDistribution]:
     """One-round PLDs of the Poisson-subsampled Gaussian for each (sigma, q, sensitivity), on grid h.
 
@@ -86,7 +94,13 @@ def discretized(
     if missing:
         s, q, c = (np.array(v) for v in zip(*missing))
         built = subsampled_gaussians(
-            s, q, sensitivity=c, value_discretization_interval=h, tail=tail, optimistic=optimistic, threads=threads
+            s,
+            q,
+            sensitivity=c,
+            value_discretization_interval=h,
+            tail=tail,
+            optimistic=optimistic,
+            threads=threads,
         )
         with _lock:
             for pair, dist in zip(missing, built):

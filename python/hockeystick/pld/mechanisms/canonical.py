@@ -37,10 +37,14 @@ def canonical_pair(epsilon: float, delta: float = 0.0) -> tuple[np.ndarray, np.n
     """(P, Q) above, after checking eps >= 0 and 0 <= delta <= 1 (finite, not NaN)."""
     eps = float(_validation.nonnegative(_validation.single(epsilon, "epsilon"), "epsilon"))
     d = float(
-        _validation.in_interval(_validation.single(delta, "delta"), "delta", 0.0, 1.0, open_low=False, open_high=False)
+        _validation.in_interval(
+            _validation.single(delta, "delta"), "delta", 0.0, 1.0, open_low=False, open_high=False
+        )
     )
     hi = (1.0 - d) / (1.0 + math.exp(-eps))  # (1 - delta) e^eps / (1 + e^eps), without overflow
-    lo = (1.0 - d) * (math.exp(-eps) / (1.0 + math.exp(-eps)))  # not (1 - delta) - hi: that cancels to 0 past eps ~ 37
+    lo = (1.0 - d) * (
+        math.exp(-eps) / (1.0 + math.exp(-eps))
+    )  # not (1 - delta) - hi: that cancels to 0 past eps ~ 37
     return np.array([d, hi, lo, 0.0]), np.array([0.0, lo, hi, d])
 
 
@@ -99,7 +103,11 @@ def eps_delta_dp(
     # have underflowed, and from_distributions then treats every small mass as uncertain.
     structural = bool(p[1:3].min() >= SMALLEST_NORMAL)
     pld = from_distributions(
-        p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=structural
+        p,
+        q,
+        value_discretization_interval=value_discretization_interval,
+        symmetric=True,
+        exact_zeros=structural,
     )
     if structural:
         return pld
@@ -119,10 +127,15 @@ def eps_delta_dp(
     rest = 1.0 - d
     rest = rest if Fraction(rest) + Fraction(d) >= 1 else math.nextafter(rest, math.inf)
     atoms = _core.pld.atoms(
-        np.array([float(epsilon), math.inf]), np.array([rest, d]), h=factor.upper.h, max_cells=MAX_CELLS
+        np.array([float(epsilon), math.inf]),
+        np.array([rest, d]),
+        h=factor.upper.h,
+        max_cells=MAX_CELLS,
     )
     upper = _factor(f"eps_delta_dp(epsilon={float(epsilon)}, delta={d})", atoms).upper
-    return PrivacyLossDistribution([{Factor(factor.name, upper, factor.lower, factor.connect_dots): 1}])
+    return PrivacyLossDistribution(
+        [{Factor(factor.name, upper, factor.lower, factor.connect_dots): 1}]
+    )
 
 
 @dataclass(frozen=True)
@@ -141,7 +154,11 @@ class EpsDelta(Mechanism):
     def spec(self) -> Spec:
         """(name, eps, delta), with ``False`` appended where delta was computed: an exact delta keeps the key
         every plan has given it."""
-        return ("eps_delta", self.eps, self.delta) if self.delta_exact else ("eps_delta", self.eps, self.delta, False)
+        return (
+            ("eps_delta", self.eps, self.delta)
+            if self.delta_exact
+            else ("eps_delta", self.eps, self.delta, False)
+        )
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return eps_delta_dp(self.eps, self.delta, value_discretization_interval=h)
@@ -165,26 +182,52 @@ class EpsDelta(Mechanism):
         if p[2] >= SMALLEST_NORMAL:
             if not self.delta > 0.0:
                 return None
-            if self.eps == 0.0:  # both finite outcomes at loss 0: one atom of their P-mass 1 - delta (rounded up)
+            if (
+                self.eps == 0.0
+            ):  # both finite outcomes at loss 0: one atom of their P-mass 1 - delta (rounded up)
                 rest = 1.0 - self.delta
-                rest = rest if Fraction(rest) + Fraction(self.delta) >= 1 else math.nextafter(rest, math.inf)
+                rest = (
+                    rest
+                    if Fraction(rest) + Fraction(self.delta) >= 1
+                    else math.nextafter(rest, math.inf)
+                )
                 zero = np.array([0], dtype=np.int64)
                 return [
                     Atoms(
-                        zero, np.array([rest]), self.delta, 1.0, 0.0, 16.0 * UNIT_ROUNDOFF, inf_exact=self.delta_exact
+                        zero,
+                        np.array([rest]),
+                        self.delta,
+                        1.0,
+                        0.0,
+                        16.0 * UNIT_ROUNDOFF,
+                        inf_exact=self.delta_exact,
                     )
                 ]
             # The pair's own atoms at its exact losses -eps, +eps, and its delta at +infinity as given (inf_exact: no
             # round-off charged on it, so delta(eps') = delta past eps and the epsilon at delta itself is finite).
-            rel = 16.0 * UNIT_ROUNDOFF  # the two masses' few roundings (1 - delta, e^-eps, the sum and the quotient)
+            rel = (
+                16.0 * UNIT_ROUNDOFF
+            )  # the two masses' few roundings (1 - delta, e^-eps, the sum and the quotient)
             index = np.array([-1, 1], dtype=np.int64)
             masses = np.array([float(p[2]), float(p[1])])
             return [
-                Atoms(index, masses, self.delta, self.eps, UNIT_ROUNDOFF * self.eps, rel, inf_exact=self.delta_exact)
+                Atoms(
+                    index,
+                    masses,
+                    self.delta,
+                    self.eps,
+                    UNIT_ROUNDOFF * self.eps,
+                    rel,
+                    inf_exact=self.delta_exact,
+                )
             ]
         rest = 1.0 - self.delta
-        rest = rest if Fraction(rest) + Fraction(self.delta) >= 1 else math.nextafter(rest, math.inf)
-        rel = 16.0 * UNIT_ROUNDOFF  # the masses' few roundings (1 - delta, e^-eps, the sum and the quotient)
+        rest = (
+            rest if Fraction(rest) + Fraction(self.delta) >= 1 else math.nextafter(rest, math.inf)
+        )
+        rel = (
+            16.0 * UNIT_ROUNDOFF
+        )  # the masses' few roundings (1 - delta, e^-eps, the sum and the quotient)
         one = np.array([1], dtype=np.int64)
         lower = Atoms(
             one,

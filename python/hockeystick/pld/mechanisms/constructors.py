@@ -51,7 +51,9 @@ def checked_interval(value: float) -> float:
     steps of 100, so nothing useful lies beyond.  The C++ core refuses the same range
     (``pld::max_interval`` in pld/grid/cells.hpp).
     """
-    h = _validation.single(value, "value_discretization_interval")  # strings, bools, None, arrays: TypeError
+    h = _validation.single(
+        value, "value_discretization_interval"
+    )  # strings, bools, None, arrays: TypeError
     if 0 < h <= MAX_INTERVAL:
         return h
     hint = (
@@ -61,10 +63,14 @@ def checked_interval(value: float) -> float:
         else "the PLD grid spacing must be a positive number; use e.g. the default 1e-4 (smaller is finer, "
         "tighter and slower)"
     )
-    raise ValueError(f"value_discretization_interval must lie in (0, {MAX_INTERVAL:g}], got {value!r}: {hint}")
+    raise ValueError(
+        f"value_discretization_interval must lie in (0, {MAX_INTERVAL:g}], got {value!r}: {hint}"
+    )
 
 
-def _factor(name: str, raw: dict[str, Any], loss_shift: float = 0.0, source: Source | None = None) -> Factor:
+def _factor(
+    name: str, raw: dict[str, Any], loss_shift: float = 0.0, source: Source | None = None
+) -> Factor:
     """The factor of a C++ discretization (its pessimistic ``upper_inf`` already carries any
     round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld/compose/compose.hpp);
     ``loss_shift``: a bound on the error of the losses it was built from (``GridPMF.loss_shift``), to
@@ -76,12 +82,20 @@ def _factor(name: str, raw: dict[str, Any], loss_shift: float = 0.0, source: Sou
     if cells_shift > 0.0:
         loss_shift = math.nextafter(loss_shift + cells_shift, math.inf)
     h = float(raw["h"])
-    upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=loss_shift)
+    upper = GridPMF(
+        int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=loss_shift
+    )
     lower = (
         None
         if raw["lower"] is None  # the two sides may come from two pairs, on two grids
         else GridPMF(
-            int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False, loss_shift=loss_shift
+            int(raw["lower_k_lo"]),
+            h,
+            raw["lower"],
+            float(raw["lower_inf"]),
+            0.0,
+            False,
+            loss_shift=loss_shift,
         )
     )
     return Factor(name, upper, lower, bool(raw["connect_dots"]), source=source)
@@ -380,11 +394,15 @@ def fixed_size_subsampled_gaussian(
     s = _positive("sigma", sigma) / _positive("sensitivity", sensitivity)
     m, size = _validation.count(batch_size, "batch_size"), _validation.count(n, "n")
     if m > size:
-        raise ValueError(f"batch_size must be <= n (batches are drawn without replacement), got {m} > {size}")
+        raise ValueError(
+            f"batch_size must be <= n (batches are drawn without replacement), got {m} > {size}"
+        )
     h = checked_interval(value_discretization_interval)
     t = checked_tail(tail)
     try:
-        raw = _core.pld.without_replacement_subsampled_gaussian(s, m / size, h=h, tail=t, max_cells=MAX_CELLS)
+        raw = _core.pld.without_replacement_subsampled_gaussian(
+            s, m / size, h=h, tail=t, max_cells=MAX_CELLS
+        )
     except ValueError as error:
         raise _grid_cells_refused(error, s, h) from None
     f = _factor(f"fixed_size_subsampled_gaussian(sigma={s}, q={m}/{n}, replace-one)", raw)
@@ -562,12 +580,19 @@ def gaussian(
     0.126937
     """
     return subsampled_gaussian(
-        sigma, 1.0, sensitivity=sensitivity, value_discretization_interval=value_discretization_interval, tail=tail
+        sigma,
+        1.0,
+        sensitivity=sensitivity,
+        value_discretization_interval=value_discretization_interval,
+        tail=tail,
     )
 
 
 def laplace(
-    scale: float, *, sensitivity: float = 1.0, value_discretization_interval: float = DEFAULT_INTERVAL
+    scale: float,
+    *,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
 ) -> PrivacyLossDistribution:
     r"""Discretized PLD of the Laplace mechanism, P = Lap(sensitivity, scale) vs Q = Lap(0, scale).
 
@@ -714,17 +739,23 @@ def from_distributions(
     forward = pair_factor(pa, qa, "from_distributions(p, q)", h, exact_zeros)
     if symmetric:
         return PrivacyLossDistribution([{forward: 1}])
-    return PrivacyLossDistribution([{forward: 1}, {pair_factor(qa, pa, "from_distributions(q, p)", h, exact_zeros): 1}])
+    return PrivacyLossDistribution(
+        [{forward: 1}, {pair_factor(qa, pa, "from_distributions(q, p)", h, exact_zeros): 1}]
+    )
 
 
-def pair_factor(a: np.ndarray, b: np.ndarray, label: str, h: float, exact_zeros: bool = True) -> Factor:
+def pair_factor(
+    a: np.ndarray, b: np.ndarray, label: str, h: float, exact_zeros: bool = True
+) -> Factor:
     """Both sides of the pair (a, b) of masses on one finite outcome set (``from_distributions`` without its
     checks that each sums to 1: callers pass masses moved outward by their error bound)."""
 
     def atoms(loss: np.ndarray, mass: np.ndarray, loss_shift: float) -> Factor:
         f = _factor(
             label,
-            _core.pld.atoms(np.ascontiguousarray(loss), np.ascontiguousarray(mass), h=h, max_cells=MAX_CELLS),
+            _core.pld.atoms(
+                np.ascontiguousarray(loss), np.ascontiguousarray(mass), h=h, max_cells=MAX_CELLS
+            ),
             loss_shift,
         )
         # The C++ optimistic side drops all mass above the grid (for continuous laws, a cut tail); here
@@ -736,7 +767,15 @@ def pair_factor(a: np.ndarray, b: np.ndarray, label: str, h: float, exact_zeros:
         return Factor(
             label,
             f.upper,
-            GridPMF(lower.k_lo, h, lower.p, max(lower.p_inf, inf_mass), 0.0, False, loss_shift=lower.loss_shift),
+            GridPMF(
+                lower.k_lo,
+                h,
+                lower.p,
+                max(lower.p_inf, inf_mass),
+                0.0,
+                False,
+                loss_shift=lower.loss_shift,
+            ),
             f.connect_dots,
         )
 
@@ -748,7 +787,9 @@ def pair_factor(a: np.ndarray, b: np.ndarray, label: str, h: float, exact_zeros:
     with np.errstate(divide="ignore"):  # exact zeros of b: loss +infinity
         log_a, log_b = np.log(a[plain]), np.log(b[plain])
     loss = log_a - log_b
-    shift = atom_loss_shift(log_a, log_b, a[plain] == b[plain])  # near-underflow atoms: moved outward below
+    shift = atom_loss_shift(
+        log_a, log_b, a[plain] == b[plain]
+    )  # near-underflow atoms: moved outward below
     if not near.any():
         return atoms(loss, a[plain], shift)
     up_loss, up_mass, low_loss, low_mass = _near_underflow_atoms(a[near], b[near], floor)
@@ -796,7 +837,9 @@ def _near_underflow_atoms(
     up_mass = [pi for pi, _ in split.up_kept]
     if split.up_pool > 0.0:
         up_loss.append(
-            math.inf if split.up_infinite else max(_loss_outward(pi, qi, up=True) for pi, qi in split.up_pooled)
+            math.inf
+            if split.up_infinite
+            else max(_loss_outward(pi, qi, up=True) for pi, qi in split.up_pooled)
         )
         up_mass.append(split.up_pool)
     low_loss = [_loss_outward(pi, qi, up=False) for pi, qi in split.low_kept]
@@ -817,7 +860,9 @@ def _loss_outward(p: float, q: float, up: bool) -> float:
     an ulp for the final addition)."""
     lp, lq = math.log(p), math.log(q)
     err = loss_round_off(lp, lq)
-    return math.nextafter(lp - lq + err, math.inf) if up else math.nextafter(lp - lq - err, -math.inf)
+    return (
+        math.nextafter(lp - lq + err, math.inf) if up else math.nextafter(lp - lq - err, -math.inf)
+    )
 
 
 @dataclass(frozen=True)
@@ -865,4 +910,6 @@ class WithoutReplacementGaussian(Mechanism):
     n: int
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
-        return fixed_size_subsampled_gaussian(self.sigma, self.m, self.n, value_discretization_interval=h)
+        return fixed_size_subsampled_gaussian(
+            self.sigma, self.m, self.n, value_discretization_interval=h
+        )

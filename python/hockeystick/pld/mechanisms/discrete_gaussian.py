@@ -69,7 +69,9 @@ TAIL_MASS = 2.0**-1040  # bound on the P-mass (and the Q-mass) outside the windo
 LOG_TAIL_MASS = -1040.0 * math.log(2.0)
 MAX_OUTCOMES = 1 << 20
 SPLIT = 134217729.0  # 2^27 + 1: Dekker's splitting constant
-MAX_SIGMA = MAX_OUTCOMES / 76.0  # the window holds ~ s + 76 sigma outcomes (checked exactly by ``_window``)
+MAX_SIGMA = (
+    MAX_OUTCOMES / 76.0
+)  # the window holds ~ s + 76 sigma outcomes (checked exactly by ``_window``)
 MAX_RATIO = 1e150  # the largest sensitivity / sigma taken
 
 
@@ -146,7 +148,9 @@ def _weights(sigma: float, top: int) -> np.ndarray:
     two_var_hi, two_var_lo = 2.0 * var_hi, 2.0 * var_lo
     c_hi = 1.0 / two_var_hi
     residual_hi, residual_lo = _two_prod(c_hi, two_var_hi)  # c_hi (2 sigma^2) exactly, as a pair
-    c_lo = ((1.0 - residual_hi) - residual_lo - c_hi * two_var_lo) / two_var_hi  # 1 / (2 sigma^2) = c_hi + c_lo
+    c_lo = (
+        (1.0 - residual_hi) - residual_lo - c_hi * two_var_lo
+    ) / two_var_hi  # 1 / (2 sigma^2) = c_hi + c_lo
     k2 = np.arange(top + 1, dtype=np.float64) ** 2  # exact: k < 2^26
     t_hi, t_err = _two_prod(k2, np.full_like(k2, c_hi[0]))
     t_lo = t_err + k2 * c_lo[0]
@@ -198,10 +202,14 @@ def discrete_gaussian_atoms(sigma: float, sensitivity: int = 1) -> Atoms:
     normal = p >= SMALLEST_NORMAL
     index, mass = index[normal], p[normal]
     # the P-mass left out: the window's subnormal masses (each within 16 2^-1074 of its computed value) and the tail
-    left_out = math.fsum(p[~normal].tolist()) + 16.0 * math.ulp(0.0) * int((~normal).sum()) + TAIL_MASS
+    left_out = (
+        math.fsum(p[~normal].tolist()) + 16.0 * math.ulp(0.0) * int((~normal).sum()) + TAIL_MASS
+    )
     p_inf = max(math.nextafter(left_out * (1.0 + 4.0 * UNIT_ROUNDOFF), math.inf), INFINITY_FLOOR)
     loss_error = 4.0 * UNIT_ROUNDOFF * float(np.abs(index).max()) * eta
-    rel = 16.0 * UNIT_ROUNDOFF  # the masses are within 10u (module docstring); finite_atoms' charge for a pair's
+    rel = (
+        16.0 * UNIT_ROUNDOFF
+    )  # the masses are within 10u (module docstring); finite_atoms' charge for a pair's
     lower = Atoms(index, mass, 0.0, eta, loss_error, rel)
     return Atoms(index, mass, p_inf, eta, loss_error, rel, lower_of=lambda: lower)
 
@@ -219,7 +227,9 @@ class DiscreteGaussian(Mechanism):
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         p, q = discrete_gaussian_pair(self.sigma, self.s)
-        return from_distributions(p, q, value_discretization_interval=h, symmetric=True, exact_zeros=False)
+        return from_distributions(
+            p, q, value_discretization_interval=h, symmetric=True, exact_zeros=False
+        )
 
     def finite_pairs(self) -> list[Pair] | None:
         return [discrete_gaussian_pair(self.sigma, self.s)]

@@ -24,13 +24,19 @@ from ..compose.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, _positive, from_distributions
 from .mechanism import Mechanism, Pair
 
-SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)  # below it a mass's relative round-off is unbounded by u
+SMALLEST_NORMAL = float(
+    np.finfo(np.float64).tiny
+)  # below it a mass's relative round-off is unbounded by u
 
 
 def _checked(parameter: float, sensitivity: int) -> tuple[float, int]:
     """(a, s) as a float > 0 and an int >= 1, or a ValueError naming the argument."""
     # a valid float skips the array validation (its cost would be a third of a lone pair's accounting)
-    a = parameter if type(parameter) is float and 0.0 < parameter < math.inf else _positive("parameter", parameter)
+    a = (
+        parameter
+        if type(parameter) is float and 0.0 < parameter < math.inf
+        else _positive("parameter", parameter)
+    )
     return float(a), _validation.count(sensitivity, "sensitivity")
 
 
@@ -78,7 +84,9 @@ def discrete_laplace_atoms(parameter: float, sensitivity: int) -> Atoms:
     index, masses = [i for i, _ in kept], [m for _, m in kept]
     losses = [i * eta for i in index]
     rel = (16.0 + a * s) * UNIT_ROUNDOFF
-    if min(masses) < SMALLEST_NORMAL:  # a subnormal mass errs by up to a few 2^-1074 absolute, each step
+    if (
+        min(masses) < SMALLEST_NORMAL
+    ):  # a subnormal mass errs by up to a few 2^-1074 absolute, each step
         rel += 4.0 * math.ulp(0.0) / min(masses)
     out = Atoms(
         np.array(index, dtype=np.int64),
@@ -94,7 +102,10 @@ def discrete_laplace_atoms(parameter: float, sensitivity: int) -> Atoms:
 
 
 def discrete_laplace(
-    parameter: float, sensitivity: int = 1, *, value_discretization_interval: float = DEFAULT_INTERVAL
+    parameter: float,
+    sensitivity: int = 1,
+    *,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
 ) -> PrivacyLossDistribution:
     r"""Discretized PLD of the discrete Laplace mechanism, P = DLap(a) + s vs Q = DLap(a) on the integers.
 
@@ -143,7 +154,11 @@ def discrete_laplace(
     """
     p, q = discrete_laplace_pair(parameter, sensitivity)
     return from_distributions(
-        p, q, value_discretization_interval=value_discretization_interval, symmetric=True, exact_zeros=False
+        p,
+        q,
+        value_discretization_interval=value_discretization_interval,
+        symmetric=True,
+        exact_zeros=False,
     )  # computed masses: a 0 may be an underflow
 
 

@@ -26,7 +26,14 @@ from ... import _core
 from ...base.elementwise import ArrayLike
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
-from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _positive, checked_interval, checked_tail, from_distributions
+from .constructors import (
+    DEFAULT_INTERVAL,
+    MAX_CELLS,
+    _positive,
+    checked_interval,
+    checked_tail,
+    from_distributions,
+)
 from .mechanism import Mechanism
 from .monotone import check_mixture, core_side_factor
 
@@ -37,7 +44,10 @@ def normal_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     lower = special.ndtr(np.minimum(b, 0.0)) - special.ndtr(np.minimum(a, 0.0))
     upper = special.ndtr(-np.maximum(a, 0.0)) - special.ndtr(-np.maximum(b, 0.0))
-    return cast(np.ndarray, np.maximum(np.where(b <= 0.0, lower, np.where(a >= 0.0, upper, lower + upper)), 0.0))
+    return cast(
+        np.ndarray,
+        np.maximum(np.where(b <= 0.0, lower, np.where(a >= 0.0, upper, lower + upper)), 0.0),
+    )
 
 
 def mixture_of_gaussians(
@@ -109,9 +119,15 @@ def mixture_of_gaussians(
     if s.max() == 0.0:
         return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
     name = f"mixture_of_gaussians(sigma={sd}, s={s.tolist()}, w={w.tolist()})"
-    remove, add = _core.pld.gaussian_mixture(sigma=sd, shifts=s, weights=w, tail=t, h=h, max_cells=MAX_CELLS)
+    remove, add = _core.pld.gaussian_mixture(
+        sigma=sd, shifts=s, weights=w, tail=t, h=h, max_cells=MAX_CELLS
+    )
     return PrivacyLossDistribution(
-        [{core_side_factor(f"{name}, remove", remove): 1}, {core_side_factor(f"{name}, add", add): 1}], t
+        [
+            {core_side_factor(f"{name}, remove", remove): 1},
+            {core_side_factor(f"{name}, add", add): 1},
+        ],
+        t,
     )
 
 
@@ -127,4 +143,6 @@ class GaussianMixture(Mechanism):
     weights: tuple[float, ...]
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
-        return mixture_of_gaussians(self.sigma, list(self.shifts), list(self.weights), value_discretization_interval=h)
+        return mixture_of_gaussians(
+            self.sigma, list(self.shifts), list(self.weights), value_discretization_interval=h
+        )

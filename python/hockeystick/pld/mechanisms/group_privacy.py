@@ -39,9 +39,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-Curve = Callable[[np.ndarray], np.ndarray]  # a certified side of delta(eps), at a flat array of real eps
+Curve = Callable[
+    [np.ndarray], np.ndarray
+]  # a certified side of delta(eps), at a flat array of real eps
 
-ROUNDING = 1e-12  # relative raise of each tabulated value: covers the few-ulp error of exp and a sum
+ROUNDING = (
+    1e-12  # relative raise of each tabulated value: covers the few-ulp error of exp and a sum
+)
 MAX_POINTS = 4096  # tabulated points per group (the step s is chosen to keep within it)
 ROWS = 256  # output points per block of the (min, +) table (memory: ROWS x band floats)
 
@@ -72,7 +76,9 @@ def group_upper_curves(curve: Curve, groups: int, span: float, step: float) -> l
     if groups * band >= 2**40:
         raise ValueError(f"span / step = {span / s:.3g} is too many grid steps for {groups} groups")
     offsets = np.arange(-band, band + 1)
-    h_band = np.clip(np.asarray(curve(offsets * s), dtype=np.float64), 0.0, 1.0)  # H at the exact differences
+    h_band = np.clip(
+        np.asarray(curve(offsets * s), dtype=np.float64), 0.0, 1.0
+    )  # H at the exact differences
     curves: list[Curve] = [curve]
     k_prev = offsets  # G_1 tabulated at k s for k in [-band, band] (H itself)
     g_prev = h_band
@@ -85,15 +91,24 @@ def group_upper_curves(curve: Curve, groups: int, span: float, step: float) -> l
 
 
 def _min_plus(
-    k_prev: np.ndarray, g_prev: np.ndarray, h_band: np.ndarray, band: int, k_new: np.ndarray, s: float
+    k_prev: np.ndarray,
+    g_prev: np.ndarray,
+    h_band: np.ndarray,
+    band: int,
+    k_new: np.ndarray,
+    s: float,
 ) -> np.ndarray:
     """min over splits a = k_i s of G_{j-1}(a) + e^a H(eps_k - a), |k - k_i| <= band, raised; capped at 1."""
     with np.errstate(over="ignore"):
-        weight = np.exp(k_prev * s) * (1.0 + ROUNDING)  # inf beyond e^709: only where H is 0 does it count
+        weight = np.exp(k_prev * s) * (
+            1.0 + ROUNDING
+        )  # inf beyond e^709: only where H is 0 does it count
     offsets = np.arange(-band, band + 1)
     out = np.ones(k_new.size)
     for start in range(0, k_new.size, ROWS):
-        i = k_new[start : start + ROWS, None] - k_prev[0] - offsets[None, :]  # split a = k_i s, b = offsets s
+        i = (
+            k_new[start : start + ROWS, None] - k_prev[0] - offsets[None, :]
+        )  # split a = k_i s, b = offsets s
         valid = (i >= 0) & (i < k_prev.size)
         ii = np.clip(i, 0, k_prev.size - 1)
         h = np.broadcast_to(h_band[None, :], i.shape)

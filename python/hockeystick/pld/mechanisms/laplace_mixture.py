@@ -22,7 +22,14 @@ from ... import _core
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
 from ..compose.distribution import PrivacyLossDistribution
-from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _positive, checked_interval, from_distributions, laplace
+from .constructors import (
+    DEFAULT_INTERVAL,
+    MAX_CELLS,
+    _positive,
+    checked_interval,
+    from_distributions,
+    laplace,
+)
 from .mechanism import Mechanism
 from .monotone import check_mixture, core_side_factor
 
@@ -32,7 +39,9 @@ def _scale(scale: float) -> float:
     return scale if type(scale) is float and 0.0 < scale < math.inf else _positive("scale", scale)
 
 
-def laplace_mixture_atom_losses(scale: float, shifts: ArrayLike, weights: ArrayLike) -> tuple[float, float]:
+def laplace_mixture_atom_losses(
+    scale: float, shifts: ArrayLike, weights: ArrayLike
+) -> tuple[float, float]:
     """The losses of the remove pair's two atoms, L(x <= 0) <= 0 <= L(x >= max s_i) (the add pair's are
     their negatives): a grid through both keeps them exact (``interop.plan`` picks such grids)."""
     s, w = check_mixture(shifts, weights)
@@ -43,7 +52,11 @@ def laplace_mixture_atom_losses(scale: float, shifts: ArrayLike, weights: ArrayL
 
 
 def laplace_mixture(
-    scale: float, shifts: ArrayLike, weights: ArrayLike, *, value_discretization_interval: float = DEFAULT_INTERVAL
+    scale: float,
+    shifts: ArrayLike,
+    weights: ArrayLike,
+    *,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
 ) -> PrivacyLossDistribution:
     r"""Discretized remove and add PLDs of a Laplace location mixture against Lap(0, scale).
 
@@ -103,7 +116,10 @@ def laplace_mixture(
     name = f"laplace_mixture(scale={b}, shifts={s.tolist()}, weights={w.tolist()})"
     remove, add = _core.pld.laplace_mixture(scale=b, shifts=s, weights=w, h=h, max_cells=MAX_CELLS)
     return PrivacyLossDistribution(
-        [{core_side_factor(f"{name}, remove", remove): 1}, {core_side_factor(f"{name}, add", add): 1}]
+        [
+            {core_side_factor(f"{name}, remove", remove): 1},
+            {core_side_factor(f"{name}, add", add): 1},
+        ]
     )
 
 
@@ -170,7 +186,11 @@ def subsampled_laplace(
         )
     )
     if q == 1.0:
-        return laplace(scale, sensitivity=sensitivity, value_discretization_interval=value_discretization_interval)
+        return laplace(
+            scale,
+            sensitivity=sensitivity,
+            value_discretization_interval=value_discretization_interval,
+        )
     return laplace_mixture(
         scale,
         [0.0, _positive("sensitivity", sensitivity)],
@@ -191,7 +211,13 @@ class LaplaceMixture(Mechanism):
     weights: tuple[float, ...]
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
-        return laplace_mixture(self.scale, list(self.shifts), list(self.weights), value_discretization_interval=h)
+        return laplace_mixture(
+            self.scale, list(self.shifts), list(self.weights), value_discretization_interval=h
+        )
 
     def loss_atoms(self) -> list[float]:
-        return [abs(x) for x in laplace_mixture_atom_losses(self.scale, self.shifts, self.weights) if x != 0.0]
+        return [
+            abs(x)
+            for x in laplace_mixture_atom_losses(self.scale, self.shifts, self.weights)
+            if x != 0.0
+        ]

@@ -34,7 +34,9 @@ from ...base import validation as _validation
 from ..compose.distribution import Factor
 from ..compose.pmf import GridPMF
 
-_PLAIN_COMPONENTS = 8  # check_mixture validates up to this many components given as lists of floats in plain Python
+_PLAIN_COMPONENTS = (
+    8  # check_mixture validates up to this many components given as lists of floats in plain Python
+)
 
 
 def check_mixture(
@@ -42,7 +44,9 @@ def check_mixture(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Shifts >= 0 and finite, weights >= 0 summing to 1 (one length), zero-weight entries dropped; a refusal
     names the arguments as the caller calls them (``names``)."""
-    if _plain_mixture(shifts, weights):  # a few valid Python floats (the plans' specs): no array checks
+    if _plain_mixture(
+        shifts, weights
+    ):  # a few valid Python floats (the plans' specs): no array checks
         kept = [(x, y) for x, y in zip(shifts, weights) if y > 0.0]
         return np.array([x for x, _ in kept]), np.array([y for _, y in kept])
     s = np.atleast_1d(_validation.as_real_array(shifts, names[0]))
@@ -83,6 +87,16 @@ def core_side_factor(name: str, raw: dict[str, Any]) -> Factor:
     +infinity and loss shift as the core made them (the round-off charges and any cut tail applied there)."""
     h = float(raw["h"])
     shift = float(raw["loss_shift"])
-    upper = GridPMF(int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=shift)
-    lower = GridPMF(int(raw["lower_k_lo"]), h, raw["lower"], float(raw["lower_inf"]), 0.0, False, loss_shift=shift)
+    upper = GridPMF(
+        int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=shift
+    )
+    lower = GridPMF(
+        int(raw["lower_k_lo"]),
+        h,
+        raw["lower"],
+        float(raw["lower_inf"]),
+        0.0,
+        False,
+        loss_shift=shift,
+    )
     return Factor(name, upper, lower, bool(raw["connect_dots"]))

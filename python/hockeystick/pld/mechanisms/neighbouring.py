@@ -44,7 +44,10 @@ def bounds(analysed_under: str, run_relation: str) -> bool:
     for name, value in (("analysed_under", analysed_under), ("run_relation", run_relation)):
         if value not in RELATIONS:
             raise ValueError(f"{name} must be one of {', '.join(RELATIONS)}, got {value!r}")
-    return run_relation == analysed_under or (analysed_under, run_relation) == ("add_or_remove_one", "replace_special")
+    return run_relation == analysed_under or (analysed_under, run_relation) == (
+        "add_or_remove_one",
+        "replace_special",
+    )
 
 
 def relations_bounded(analysed_under: str) -> tuple[str, ...]:

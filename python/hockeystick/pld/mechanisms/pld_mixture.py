@@ -83,7 +83,9 @@ def mixture(
     n_dir = max(len(f) for f in factors)
     if any(len(f) not in (1, n_dir) for f in factors):
         raise ValueError("cannot pair the neighbouring directions of the components")
-    directions = [{_mixed_factor([f[j] if len(f) > 1 else f[0] for f in factors], w): 1} for j in range(n_dir)]
+    directions = [
+        {_mixed_factor([f[j] if len(f) > 1 else f[0] for f in factors], w): 1} for j in range(n_dir)
+    ]
     return PrivacyLossDistribution(directions, min(c.tail for c in components))
 
 
@@ -107,6 +109,10 @@ def _single_round(component: PrivacyLossDistribution) -> list[Factor]:
 def _mixed_factor(parts: list[Factor], w: np.ndarray) -> Factor:
     """The factors mixed with weights w: both sides mixed (no lower side where some part has none)."""
     upper = _mix([f.upper for f in parts], w)
-    lower = None if any(f.lower is None for f in parts) else _mix([f.lower for f in parts if f.lower is not None], w)
+    lower = (
+        None
+        if any(f.lower is None for f in parts)
+        else _mix([f.lower for f in parts if f.lower is not None], w)
+    )
     name = "mixture(" + ", ".join(f"{wi:g} {f.name}" for wi, f in zip(w, parts)) + ")"
     return Factor(name, upper, lower, all(f.connect_dots for f in parts))

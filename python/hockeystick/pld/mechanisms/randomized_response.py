@@ -131,7 +131,9 @@ class RandomizedResponse(Mechanism):
     relation: str
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
-        return randomized_response(self.p, self.k, relation=self.relation, value_discretization_interval=h)
+        return randomized_response(
+            self.p, self.k, relation=self.relation, value_discretization_interval=h
+        )
 
     def finite_pairs(self) -> list[Pair] | None:
         pair = randomized_response_pair(self.p, self.k, self.relation)

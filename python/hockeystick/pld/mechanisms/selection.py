@@ -98,7 +98,9 @@ def exponential_mechanism(
     h = checked_interval(value_discretization_interval)
     if eps == 0.0:
         return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
-    if 0.5 * eps == 0.0:  # eps = 5e-324: the pair's half-width underflows; eps-DP, so the (eps, 0) pair dominates
+    if (
+        0.5 * eps == 0.0
+    ):  # eps = 5e-324: the pair's half-width underflows; eps-DP, so the (eps, 0) pair dominates
         (upper,) = eps_delta_dp(eps, value_discretization_interval=h).directions[0]
     else:
         remove, _ = _core.pld.bounded_range(epsilon=eps, h=h, max_cells=MAX_CELLS)
@@ -135,14 +137,19 @@ def _many_candidates_lower(eps: float, h: float) -> GridPMF | None:
             return None
         p = np.array([big / (big + m), m / (big + m)])
         q = np.array([1.0 / (1.0 + m * big), m * big / (1.0 + m * big)])
-        (factor,) = from_distributions(p, q, value_discretization_interval=h, symmetric=True).directions[0]
+        (factor,) = from_distributions(
+            p, q, value_discretization_interval=h, symmetric=True
+        ).directions[0]
         return factor.lower
     log2 = math.log(2.0)
     margin = 4.0 * UNIT_ROUNDOFF * eps + 1e-150
-    loss = np.array([math.nextafter(eps - log2 - margin, -math.inf), math.nextafter(-log2 - 1e-150, -math.inf)])
+    loss = np.array(
+        [math.nextafter(eps - log2 - margin, -math.inf), math.nextafter(-log2 - 1e-150, -math.inf)]
+    )
     mass = np.full(2, 0.5 * (1.0 - 2.0**-52))
     return _factor(
-        "exponential_mechanism(many candidates)", _core.pld.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
+        "exponential_mechanism(many candidates)",
+        _core.pld.atoms(loss, mass, h=h, max_cells=MAX_CELLS),
     ).lower
 
 

@@ -24,7 +24,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...numerics.certified_theta import theta_epsilon_lower, theta_epsilon_upper, theta_lower, theta_upper
+from ...numerics.certified_theta import (
+    theta_epsilon_lower,
+    theta_epsilon_upper,
+    theta_lower,
+    theta_upper,
+)
 from ..accountants.subsampled_gaussian import SubsampledGaussianPLD
 from ..compose.distribution import PrivacyLossDistribution
 from ..refine import tilted_factors, tilted_factors_delta
@@ -93,11 +98,18 @@ class RunReader:
         together: dict[tuple[float, float, float], list[tuple[int, int]]] = {}
         for i, (pld, x) in enumerate(zip(plds, xs)):
             segments = subsampled_segments(pld)
-            if segments is not None and len(segments) == 1 and np.ndim(x) == 0 and _readable(method, x).all():
+            if (
+                segments is not None
+                and len(segments) == 1
+                and np.ndim(x) == 0
+                and _readable(method, x).all()
+            ):
                 (noise, q, _), rounds = segments[0]
                 together.setdefault((noise, q, float(x)), []).append((i, rounds))
                 continue
-            out[i] = _intersected(out[i], _read_one(pld, method, np.asarray(x), *out[i]), method, np.asarray(x))
+            out[i] = _intersected(
+                out[i], _read_one(pld, method, np.asarray(x), *out[i]), method, np.asarray(x)
+            )
         for (noise, q, at), members in together.items():
             counts = np.array([count for _, count in members], dtype=np.float64)
             low, up = _front_door(noise, q, counts, method, np.full(counts.shape, at))
@@ -112,7 +124,10 @@ def _readable(method: str, x: np.ndarray) -> np.ndarray:
 
 
 def _intersected(
-    given: tuple[np.ndarray, np.ndarray], found: tuple[np.ndarray, np.ndarray], method: str, x: np.ndarray
+    given: tuple[np.ndarray, np.ndarray],
+    found: tuple[np.ndarray, np.ndarray],
+    method: str,
+    x: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``given`` intersected with ``found`` where the run's reads take the argument (``_readable``)."""
     live = _readable(method, x)
@@ -145,7 +160,11 @@ def _front_door(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``SubsampledGaussianPLD``'s default bracket of ``rounds`` rounds of one subsampled Gaussian at ``x``."""
     accountant = SubsampledGaussianPLD(sigma=noise, sampling_rate=q, rounds=rounds)
-    found = accountant.epsilon(x, bound="both") if method == "epsilon" else accountant.delta(x, bound="both")
+    found = (
+        accountant.epsilon(x, bound="both")
+        if method == "epsilon"
+        else accountant.delta(x, bound="both")
+    )
     low, up = found  # type: ignore[misc]
     return np.asarray(low, dtype=np.float64), np.asarray(up, dtype=np.float64)
 
@@ -167,7 +186,9 @@ def _subsampled(
     return lows, ups
 
 
-def _gaussian(rounds: list[tuple[float, int]], method: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _gaussian(
+    rounds: list[tuple[float, int]], method: str, x: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The closed-form bracket of rounds of Gaussians at ``x``: r^2 = sum_i c_i / s_i^2 summed by ``math.fsum`` (each
     term within 2 u, the sum within u more), widened by (2 k + 4) u on each side before its root, each root stepped
     one ulp outward; theta and its inverse rounded outward there (``numerics.certified_theta``)."""
@@ -179,4 +200,6 @@ def _gaussian(rounds: list[tuple[float, int]], method: str, x: np.ndarray) -> tu
         return np.asarray(theta_epsilon_lower(r_low, x), dtype=np.float64), np.asarray(
             theta_epsilon_upper(r_high, x), dtype=np.float64
         )
-    return np.asarray(theta_lower(r_low, x), dtype=np.float64), np.asarray(theta_upper(r_high, x), dtype=np.float64)
+    return np.asarray(theta_lower(r_low, x), dtype=np.float64), np.asarray(
+        theta_upper(r_high, x), dtype=np.float64
+    )

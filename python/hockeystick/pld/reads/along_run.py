@@ -45,7 +45,14 @@ Quantity = Literal["epsilon", "delta"]
 # for at most this many, where every step of a 2^53-step run would never end.
 MAX_CHECKPOINTS = 100_000
 
-__all__ = ["MAX_CHECKPOINTS", "CurveAlongRun", "RoundsAccountant", "checkpoints", "prefix_curve", "rounds_curve"]
+__all__ = [
+    "MAX_CHECKPOINTS",
+    "CurveAlongRun",
+    "RoundsAccountant",
+    "checkpoints",
+    "prefix_curve",
+    "rounds_curve",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,7 +80,9 @@ class CurveAlongRun:
     def epochs(self) -> np.ndarray:
         """The checkpoints in epochs, ``steps / steps_per_epoch`` (a ValueError where the run counts no epochs)."""
         if self.steps_per_epoch is None:
-            raise ValueError("this curve's run counts no epochs (steps_per_epoch is None): read its steps")
+            raise ValueError(
+                "this curve's run counts no epochs (steps_per_epoch is None): read its steps"
+            )
         return self.steps / self.steps_per_epoch
 
     def as_columns(self) -> dict[str, np.ndarray]:
@@ -86,7 +95,9 @@ class CurveAlongRun:
         return columns
 
 
-def checkpoints(total: int, every: ArrayLike | None = None, steps: ArrayLike | None = None) -> np.ndarray:
+def checkpoints(
+    total: int, every: ArrayLike | None = None, steps: ArrayLike | None = None
+) -> np.ndarray:
     """The steps of a run of ``total`` steps a curve is evaluated at (int64, strictly increasing).
 
     ``every`` (a whole number >= 1): every ``every``-th step, and the last step ``total`` (a run whose
@@ -94,9 +105,15 @@ def checkpoints(total: int, every: ArrayLike | None = None, steps: ArrayLike | N
     numbers in [1, total], strictly increasing.  At most one of the two; neither: every step.
     """
     if every is not None and steps is not None:
-        raise ValueError("give one of every (a checkpoint every so many steps) and steps (the checkpoints), not both")
+        raise ValueError(
+            "give one of every (a checkpoint every so many steps) and steps (the checkpoints), not both"
+        )
     if steps is None:
-        stride = 1 if every is None else int(_validation.positive_integer(_validation.single(every, "every"), "every"))
+        stride = (
+            1
+            if every is None
+            else int(_validation.positive_integer(_validation.single(every, "every"), "every"))
+        )
         count = -(-total // stride)
         if count > MAX_CHECKPOINTS:
             raise ValueError(
@@ -148,13 +165,17 @@ def prefix_curve(
     method = "epsilon" if quantity == "epsilon" else "delta"
     x = np.array(given)
     xs = [x] * len(plds)
-    sides = read_per_question(plds, method, xs, brackets(plds, method, xs, workers, shared_transform=True))
+    sides = read_per_question(
+        plds, method, xs, brackets(plds, method, xs, workers, shared_transform=True)
+    )
     lower = np.array([float(lo) for lo, _ in sides])
     upper = np.array([float(up) for _, up in sides])
     return CurveAlongRun(np.asarray(steps, dtype=np.int64), lower, upper, quantity, given)
 
 
-def _prefix(segments: Sequence[tuple[PrivacyLossDistribution, int]], count: int) -> PrivacyLossDistribution:
+def _prefix(
+    segments: Sequence[tuple[PrivacyLossDistribution, int]], count: int
+) -> PrivacyLossDistribution:
     """The PLD of the first ``count`` rounds of ``segments`` (1 <= count <= their total)."""
     out: PrivacyLossDistribution | None = None
     for pld, rounds in segments:
@@ -200,7 +221,9 @@ def rounds_curve(
     discretization of the shared one-round mechanism done once (and those the original kept, shared)."""
     arrays = {**parameters, "rounds": accountant.rounds}
     if any(np.size(array) != 1 for array in arrays.values()):
-        varying = [name for name, array in arrays.items() if np.unique(array).size > 1] or list(arrays)
+        varying = [name for name, array in arrays.items() if np.unique(array).size > 1] or list(
+            arrays
+        )
         raise ValueError(
             f"a curve along the run needs one run: {', '.join(varying)} must each be a single value, got "
             f"{len(np.ravel(accountant.rounds))} points; build the accountant for one run (or loop over the runs)"
@@ -208,7 +231,10 @@ def rounds_curve(
     given = _given(quantity, value)
     at = checkpoints(int(np.ravel(accountant.rounds)[0]), every, steps)
     along = copy.copy(accountant)
-    for name, array in parameters.items():  # the accountant keeps its parameters broadcast to one shape
+    for (
+        name,
+        array,
+    ) in parameters.items():  # the accountant keeps its parameters broadcast to one shape
         setattr(along, name, np.full(at.shape, np.ravel(array)[0]))
     along.rounds = at.astype(np.float64)
     along._along_run = True
@@ -237,17 +263,25 @@ class RoundsCurves:
     # may compose on divisors of one FFT length (compose_many's shared_transform) in one work unit
     _along_run: bool = False
 
-    def epsilon_curve(self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
+    def epsilon_curve(
+        self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
+    ) -> CurveAlongRun:
         """The certified bracket of epsilon at ``delta`` after every ``every``-th round (and the last), or after
         each of ``steps`` (strictly increasing, at most ``rounds``); every round by default.  One run: every
         parameter a single value.  Each point is ``epsilon(delta, bound="both")`` at that many rounds (to the
         round-off of shared transforms, each certified), all of them in one evaluation (``rounds_curve``:
         one discretization, batched compositions)."""
-        return rounds_curve(cast(RoundsAccountant, self), self._curve_parameters(), "epsilon", delta, every, steps)
+        return rounds_curve(
+            cast(RoundsAccountant, self), self._curve_parameters(), "epsilon", delta, every, steps
+        )
 
-    def delta_curve(self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None) -> CurveAlongRun:
+    def delta_curve(
+        self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
+    ) -> CurveAlongRun:
         """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
-        return rounds_curve(cast(RoundsAccountant, self), self._curve_parameters(), "delta", epsilon, every, steps)
+        return rounds_curve(
+            cast(RoundsAccountant, self), self._curve_parameters(), "delta", epsilon, every, steps
+        )
 
     def _curve_parameters(self) -> dict[str, np.ndarray]:
         return {name: getattr(self, name) for name in self.CURVE_PARAMETERS}

@@ -119,8 +119,12 @@ class Tilted:
 class TestFactors:
     """One direction's one-round PMFs for (3) (the module docstring), on one grid."""
 
-    p_masses: Tilted  # the cells' P-masses a_j bounded above, tilted by e^{-lam l}; composed pessimistic
-    q_masses: Tilted  # their Q-masses b_j bounded above, tilted by e^{(1 - lam) l}; composed pessimistic
+    p_masses: (
+        Tilted  # the cells' P-masses a_j bounded above, tilted by e^{-lam l}; composed pessimistic
+    )
+    q_masses: (
+        Tilted  # their Q-masses b_j bounded above, tilted by e^{(1 - lam) l}; composed pessimistic
+    )
     p_below: float  # the P-mass below the cells, bounded above (label -infinity)
     q_above: float  # the Q-mass above the cells, bounded above (label +infinity)
 
@@ -129,7 +133,9 @@ class TestFactors:
 class DirectionFactors:
     """One direction's one-round PMFs on one grid: (2)'s, and (3)'s where that direction's lower side is asked."""
 
-    dominating: Tilted  # connect-the-dots masses bounded below, tilted by e^{-lam l}; composed optimistic
+    dominating: (
+        Tilted  # connect-the-dots masses bounded below, tilted by e^{-lam l}; composed optimistic
+    )
     test: TestFactors | None
 
 
@@ -188,7 +194,11 @@ def _tilted(
         quotient = np.where(live, quotient + TINY, 0.0)
     log_norm = c + math.log(total)
     log_norm += sign * 2.0 * _U * (abs(c) + abs(log_norm) + 1.0)
-    return Tilted(GridPMF(k_lo, h, quotient, 0.0, pessimistic=pessimistic, loss_shift=loss_shift), tilt, log_norm)
+    return Tilted(
+        GridPMF(k_lo, h, quotient, 0.0, pessimistic=pessimistic, loss_shift=loss_shift),
+        tilt,
+        log_norm,
+    )
 
 
 def subsampled_gaussian_factors(
@@ -246,7 +256,15 @@ def subsampled_gaussian_factors(
         dominating,
         TestFactors(
             _tilted(p_mass, k_lo, h, lam, lam, upward=True, pessimistic=True),
-            _tilted(cells["q_mass_scaled"] * grow, k_lo, h, lam - 1.0, lam, upward=True, pessimistic=True),
+            _tilted(
+                cells["q_mass_scaled"] * grow,
+                k_lo,
+                h,
+                lam - 1.0,
+                lam,
+                upward=True,
+                pessimistic=True,
+            ),
             float(cells["tail_lo"]) * grow,
             float(q_above),
         ),
@@ -269,9 +287,9 @@ def _weights(decay: float, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _charge(pmf: GridPMF, total: np.ndarray, norm: np.ndarray) -> np.ndarray:
     """The round-off charge of composed masses under weights in [0, 1] of sum at most ``total`` and Euclidean norm
     at most ``norm`` (``GridPMF.charge_of_weighted_sum``, rounded up; 0 for an uncomposed PMF)."""
-    return pmf.charge_of_weighted_sum(np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64)) * (
-        1.0 + 4.0 * _U
-    )
+    return pmf.charge_of_weighted_sum(
+        np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64)
+    ) * (1.0 + 4.0 * _U)
 
 
 def _decayed_sums(p: np.ndarray, decay: float, at: np.ndarray) -> np.ndarray:
@@ -303,9 +321,16 @@ def _lower_complement(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray
     k = np.where(np.isnan(k), n, k).astype(np.int64)
     before, after = _rising_sums(p, lam * h, k), _decayed_sums(p, (1.0 - lam) * h, k)
     grid = (pmf.k_lo + k) * h
-    below, above = _weights(lam * h, np.array(float(n))), _weights((1.0 - lam) * h, np.array(float(n)))
+    below, above = (
+        _weights(lam * h, np.array(float(n))),
+        _weights((1.0 - lam) * h, np.array(float(n))),
+    )
     charge = float(
-        _charge(pmf, np.minimum(below[0] + above[0], n), np.minimum(np.hypot(below[1], above[1]), math.sqrt(n)))
+        _charge(
+            pmf,
+            np.minimum(below[0] + above[0], n),
+            np.minimum(np.hypot(below[1], above[1]), math.sqrt(n)),
+        )
     )
     norm = rounds * factor.log_norm
     with np.errstate(over="ignore", invalid="ignore"):
@@ -318,7 +343,9 @@ def _lower_complement(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray
     return np.where(np.isfinite(at) & np.isfinite(value), np.maximum(value, 0.0), 0.0)
 
 
-def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int, eps: np.ndarray) -> np.ndarray:
+def _upper_complement(
+    p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int, eps: np.ndarray
+) -> np.ndarray:
     """(3) from the T-fold pessimistic compositions ``p`` and ``q`` of the tilted P- and Q-masses (tilts lam and
     lam - 1, norms N_a and N_b), through (4), at the threshold m where their log-likelihood ratio crosses eps
     and its neighbours: with l' = l_{m+1} the first loss in A,
@@ -338,7 +365,9 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
     # the threshold (absolute grid index m: A^c = {sum <= m h}) where log A_m - log B_m crosses eps: over the
     # indices where both carry mass, the last whose running maximum of log A - log B + (norm_a - norm_b) is
     # below eps (pld/reads/complement_scans.hpp)
-    m0 = _core.pld.ratio_threshold(a, a_lo=p.k_lo, b=b, b_lo=q.k_lo, h=h, offset=norm_a - norm_b, epsilon=eps)
+    m0 = _core.pld.ratio_threshold(
+        a, a_lo=p.k_lo, b=b, b_lo=q.k_lo, h=h, offset=norm_a - norm_b, epsilon=eps
+    )
     m = m0[..., None] + np.arange(-3, 4)
     ia = np.clip(m - p.k_lo + 1, 0, na)
     ib = np.clip(m - q.k_lo + 1, 0, nb)
@@ -351,15 +380,20 @@ def _upper_complement(p: GridPMF, q: GridPMF, factors: TestFactors, rounds: int,
     fixed = TRUNCATED
     with np.errstate(over="ignore", invalid="ignore"):
         x = eps[..., None]
-        scale_a = np.exp(norm_a + lam * first) * (1.0 + 4.0 * _U * (abs(norm_a) + np.abs(first) + 2.0))
+        scale_a = np.exp(norm_a + lam * first) * (
+            1.0 + 4.0 * _U * (abs(norm_a) + np.abs(first) + 2.0)
+        )
         scale_b = np.exp(norm_b + x + (lam - 1.0) * first) * (
             1.0 + 4.0 * _U * (abs(norm_b) + np.abs(x) + np.abs(first) + 2.0)
         )
         tail_a = (
-            scale_a * (sum_a * (1.0 + 8.0 * (na + 8) * _U) + charge_a + p.p_inf + abs(p.shift) + fixed)
+            scale_a
+            * (sum_a * (1.0 + 8.0 * (na + 8) * _U) + charge_a + p.p_inf + abs(p.shift) + fixed)
             + rounds * factors.p_below
         )
-        tail_b = scale_b * (sum_b * (1.0 + 8.0 * (nb + 8) * _U) + charge_b + q.p_inf + abs(q.shift) + fixed)
+        tail_b = scale_b * (
+            sum_b * (1.0 + 8.0 * (nb + 8) * _U) + charge_b + q.p_inf + abs(q.shift) + fixed
+        )
         plus = np.exp(eps) * (1.0 + 4.0 * _U) * rounds * factors.q_above
         # + TINY: the scales' exponentials may underflow (a subnormal is off by up to 2^-1074 absolute)
         value = (tail_a + tail_b + plus[..., None]) * (1.0 + 4.0 * _U) + TINY
@@ -395,18 +429,31 @@ def delta_brackets(
     lead, rest = directions[0], directions[1:]
     tests = [f.test for f in directions if f.test is not None]
     leads = compose_many(
-        [[(lead.dominating.pmf, t)] for t in counts], pessimistic=False, workers=workers, direct_bins=True
+        [[(lead.dominating.pmf, t)] for t in counts],
+        pessimistic=False,
+        workers=workers,
+        direct_bins=True,
     )
     masses = _test_compositions(tests, counts, workers)
     upper = [_upper_delta(lead.dominating, pmf, t, x) for pmf, t, x in zip(leads, counts, eps)]
     if rest:
         _with_other_directions(
-            upper, rest, counts, eps, others if others is not None else [None] * len(counts), workers
+            upper,
+            rest,
+            counts,
+            eps,
+            others if others is not None else [None] * len(counts),
+            workers,
         )
-    return [(_lower_delta(tests, masses, i, t, x), upper[i]) for i, (t, x) in enumerate(zip(counts, eps))]
+    return [
+        (_lower_delta(tests, masses, i, t, x), upper[i])
+        for i, (t, x) in enumerate(zip(counts, eps))
+    ]
 
 
-def _test_compositions(tests: list[TestFactors], counts: list[int], workers: int | None) -> list[GridPMF]:
+def _test_compositions(
+    tests: list[TestFactors], counts: list[int], workers: int | None
+) -> list[GridPMF]:
     """The pessimistic T-fold compositions of every test's tilted P- and Q-masses, for every count in turn:
     index 2 (i len(tests) + j) is count i's of test j's P-masses, the next its Q-masses'."""
     if not tests:
@@ -430,7 +477,11 @@ def _with_other_directions(
     """Raises each upper[i] to the other directions' upper delta: their (2), the least of it and ``given[i]``
     where that is known, composed only where ``given[i]`` is not at most upper[i] at every argument (there
     ``given[i]`` itself)."""
-    wanted = [i for i, (known, up) in enumerate(zip(given, upper)) if not np.all(known is not None and known <= up)]
+    wanted = [
+        i
+        for i, (known, up) in enumerate(zip(given, upper))
+        if not np.all(known is not None and known <= up)
+    ]
     if wanted:
         composed = compose_many(
             [[(f.dominating.pmf, counts[i])] for i in wanted for f in rest],
@@ -442,7 +493,9 @@ def _with_other_directions(
             for direction, pmf in zip(rest, composed[k * len(rest) : (k + 1) * len(rest)]):
                 other = _upper_delta(direction.dominating, pmf, counts[i], eps[i])
                 known = given[i]
-                upper[i] = np.maximum(upper[i], other if known is None else np.minimum(other, known))
+                upper[i] = np.maximum(
+                    upper[i], other if known is None else np.minimum(other, known)
+                )
     for i in range(len(counts)):
         if i not in wanted:
             known = given[i]
@@ -450,7 +503,9 @@ def _with_other_directions(
             upper[i] = np.maximum(upper[i], known)
 
 
-def _lower_delta(tests: list[TestFactors], masses: list[GridPMF], i: int, rounds: int, eps: np.ndarray) -> np.ndarray:
+def _lower_delta(
+    tests: list[TestFactors], masses: list[GridPMF], i: int, rounds: int, eps: np.ndarray
+) -> np.ndarray:
     """1 - (3) rounded down, the largest over the tests (0 where there is none), for count i of
     ``_test_compositions``."""
     lower = np.zeros(eps.shape)

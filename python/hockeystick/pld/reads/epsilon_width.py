@@ -60,7 +60,11 @@ LEFT_FRACTIONS = (0.99, 2.0, 3.0)
 
 
 def certified_epsilon_width(
-    epsilon: np.ndarray, lower: np.ndarray, upper: np.ndarray, right_epsilon: np.ndarray, right_upper: np.ndarray
+    epsilon: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    right_epsilon: np.ndarray,
+    right_upper: np.ndarray,
 ) -> np.ndarray:
     """Width of the certified epsilon bracket at delta* = ``upper`` implied by a delta bracket
     [``lower``, ``upper``] at ``epsilon`` and a certified upper bound ``right_upper`` on delta at
@@ -71,7 +75,10 @@ def certified_epsilon_width(
     derivation (convexity of delta in e^eps) is in the module docstring.
     """
     epsilon, lower, upper, right_epsilon, right_upper = np.broadcast_arrays(
-        *(np.asarray(v, dtype=np.float64) for v in (epsilon, lower, upper, right_epsilon, right_upper))
+        *(
+            np.asarray(v, dtype=np.float64)
+            for v in (epsilon, lower, upper, right_epsilon, right_upper)
+        )
     )
     return _core.pld.chord_epsilon_width(
         epsilon, lower=lower, upper=upper, right_epsilon=right_epsilon, right_upper=right_upper
@@ -95,7 +102,9 @@ def left_epsilon_width(
     epsilon, upper, left_epsilon, left_lower = np.broadcast_arrays(
         *(np.asarray(v, dtype=np.float64) for v in (epsilon, upper, left_epsilon, left_lower))
     )
-    return _core.pld.left_epsilon_width(epsilon, upper=upper, left_epsilon=left_epsilon, left_lower=left_lower)[()]
+    return _core.pld.left_epsilon_width(
+        epsilon, upper=upper, left_epsilon=left_epsilon, left_lower=left_lower
+    )[()]
 
 
 def epsilon_gap(

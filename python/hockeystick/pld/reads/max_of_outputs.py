@@ -65,11 +65,15 @@ def _log_one_minus_exp(y_log: np.ndarray, up: bool) -> np.ndarray:
         y = np.exp(np.minimum(y_log, 700.0))
         small = y_log < math.log(1e-5)
         y_small = np.where(small, y, 0.0)
-        tiny = y_log + (np.log1p(-y_small / 2.0 + y_small * y_small / 6.0) if up else np.log1p(-y_small / 2.0))
+        tiny = y_log + (
+            np.log1p(-y_small / 2.0 + y_small * y_small / 6.0) if up else np.log1p(-y_small / 2.0)
+        )
         big = np.log(-np.expm1(-y))
     margin = SUM_MARGIN * (1.0 + np.abs(np.where(np.isfinite(big), big, 0.0))) + 4.0 * UNIT_ROUNDOFF
     if up:
-        return np.asarray(np.minimum(np.where(small, tiny + SUM_MARGIN * (1.0 + np.abs(tiny)), big + margin), 0.0))
+        return np.asarray(
+            np.minimum(np.where(small, tiny + SUM_MARGIN * (1.0 + np.abs(tiny)), big + margin), 0.0)
+        )
     return np.asarray(np.where(small, tiny - SUM_MARGIN * (1.0 + np.abs(tiny)), big - margin))
 
 
@@ -81,7 +85,9 @@ def _log_hazard_ratio(log_x: np.ndarray, up: bool) -> np.ndarray:
         live = log_x > math.log(1e-200)
         ratio = np.where(live, -np.log1p(-np.where(live, x, 0.0)) / np.where(live, x, 1.0), 1.0)
         value = np.log(ratio)
-    return np.asarray(np.maximum(value + 8.0 * UNIT_ROUNDOFF if up else value - 8.0 * UNIT_ROUNDOFF, 0.0))
+    return np.asarray(
+        np.maximum(value + 8.0 * UNIT_ROUNDOFF if up else value - 8.0 * UNIT_ROUNDOFF, 0.0)
+    )
 
 
 def _log_sum(terms: list[np.ndarray], up: bool) -> np.ndarray:
@@ -102,7 +108,11 @@ def log_sides(segments: Sequence[Segment], z: np.ndarray) -> tuple[np.ndarray, n
         r_low = (sensitivity / sigma) * (1.0 - 2.0 * UNIT_ROUNDOFF)
         shifted = (z - r_low) + 4.0 * UNIT_ROUNDOFF * (np.abs(z) + r_low)  # at least z - c / sigma
         log_rounds = math.log(rounds)
-        sampled = _log_tail(shifted, low=True) + math.log(q) * (1.0 + 4.0 * UNIT_ROUNDOFF) - 4.0 * UNIT_ROUNDOFF
+        sampled = (
+            _log_tail(shifted, low=True)
+            + math.log(q) * (1.0 + 4.0 * UNIT_ROUNDOFF)
+            - 4.0 * UNIT_ROUNDOFF
+        )
         if q < 1.0:  # (q = 1: every round samples the record)
             unsampled = _log_tail(z, low=True) + math.log1p(-q) * (1.0 + 4.0 * UNIT_ROUNDOFF)
             sampled = _log_sum([unsampled, sampled], up=False)
@@ -120,9 +130,13 @@ def log_bound(segments: Sequence[Segment], z: np.ndarray, delta: float) -> np.nd
     log_delta = math.log(delta)
     with np.errstate(invalid="ignore", divide="ignore"):
         above = log_p > log_delta + 1e-9
-        gap = np.where(above, log_p + np.log1p(-np.exp(np.minimum(log_delta - log_p, 0.0))), -np.inf)
+        gap = np.where(
+            above, log_p + np.log1p(-np.exp(np.minimum(log_delta - log_p, 0.0))), -np.inf
+        )
         bound = gap - log_q
-    margin = SUM_MARGIN * (2.0 + np.abs(log_p) + np.abs(log_q)) + 8.0 * UNIT_ROUNDOFF * (1.0 + np.abs(bound))
+    margin = SUM_MARGIN * (2.0 + np.abs(log_p) + np.abs(log_q)) + 8.0 * UNIT_ROUNDOFF * (
+        1.0 + np.abs(bound)
+    )
     return np.where(above & np.isfinite(bound), bound - margin, -np.inf)
 
 
@@ -152,7 +166,9 @@ def max_of_outputs_epsilon(segments: Sequence[Segment], delta: float) -> float:
         raise ValueError(f"delta must be in (0, 1), got {delta!r}")
     for (sigma, q, sensitivity), rounds in segments:
         if not (sigma > 0.0 and sensitivity > 0.0 and 0.0 < q <= 1.0 and rounds >= 1):
-            raise ValueError(f"a segment needs sigma > 0, sensitivity > 0, 0 < q <= 1 and rounds >= 1: {segments!r}")
+            raise ValueError(
+                f"a segment needs sigma > 0, sensitivity > 0, 0 < q <= 1 and rounds >= 1: {segments!r}"
+            )
     if not segments:
         return 0.0
     value = best_threshold(segments, delta)[1]
@@ -169,7 +185,9 @@ def best_threshold(segments: Sequence[Segment], delta: float) -> tuple[float, fl
     fine = log_bound(segments, fine_z, delta)
     j = int(np.argmax(fine))
     return (
-        (float(fine_z[j]), float(fine[j])) if fine[j] > coarse[best] else (float(COARSE_Z[best]), float(coarse[best]))
+        (float(fine_z[j]), float(fine[j]))
+        if fine[j] > coarse[best]
+        else (float(COARSE_Z[best]), float(coarse[best]))
     )
 
 
@@ -200,7 +218,9 @@ def max_of_outputs_delta(segments: Sequence[Segment], epsilon: float) -> float:
         raise ValueError(f"epsilon must be finite, got {epsilon!r}")
     for (sigma, q, sensitivity), rounds in segments:
         if not (sigma > 0.0 and sensitivity > 0.0 and 0.0 < q <= 1.0 and rounds >= 1):
-            raise ValueError(f"a segment needs sigma > 0, sensitivity > 0, 0 < q <= 1 and rounds >= 1: {segments!r}")
+            raise ValueError(
+                f"a segment needs sigma > 0, sensitivity > 0, 0 < q <= 1 and rounds >= 1: {segments!r}"
+            )
     if not segments:
         return 0.0
 
@@ -208,14 +228,20 @@ def max_of_outputs_delta(segments: Sequence[Segment], epsilon: float) -> float:
         log_p, log_q = log_sides(segments, z)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             ratio = epsilon + log_q - log_p
-            value = np.where(ratio < 0.0, log_p + np.log1p(-np.exp(np.minimum(ratio, 0.0))), -np.inf)
+            value = np.where(
+                ratio < 0.0, log_p + np.log1p(-np.exp(np.minimum(ratio, 0.0))), -np.inf
+            )
         margin = SUM_MARGIN * (2.0 + np.abs(log_p) + np.abs(log_q) + abs(epsilon))
-        return np.where(np.isfinite(value), value - margin - 8.0 * UNIT_ROUNDOFF * np.abs(value), -np.inf)
+        return np.where(
+            np.isfinite(value), value - margin - 8.0 * UNIT_ROUNDOFF * np.abs(value), -np.inf
+        )
 
     coarse = log_delta(COARSE_Z)
     best = int(np.argmax(coarse))
     step = float(COARSE_Z[1] - COARSE_Z[0])
-    fine = log_delta(np.linspace(float(COARSE_Z[best]) - step, float(COARSE_Z[best]) + step, FINE_STEPS))
+    fine = log_delta(
+        np.linspace(float(COARSE_Z[best]) - step, float(COARSE_Z[best]) + step, FINE_STEPS)
+    )
     value = max(float(coarse[best]), float(np.max(fine)))
     return math.exp(value) * (1.0 - 4.0 * UNIT_ROUNDOFF) if math.isfinite(value) else 0.0
 
@@ -248,7 +274,9 @@ def max_of_outputs_deltas(segments: Sequence[Segment], epsilon: np.ndarray) -> n
         raise ValueError("every epsilon must be finite")
     for (sigma, q, sensitivity), rounds in segments:
         if not (sigma > 0.0 and sensitivity > 0.0 and 0.0 < q <= 1.0 and rounds >= 1):
-            raise ValueError(f"a segment needs sigma > 0, sensitivity > 0, 0 < q <= 1 and rounds >= 1: {segments!r}")
+            raise ValueError(
+                f"a segment needs sigma > 0, sensitivity > 0, 0 < q <= 1 and rounds >= 1: {segments!r}"
+            )
     out = np.zeros(eps.size)
     if not segments or not eps.size:
         return out
@@ -257,15 +285,23 @@ def max_of_outputs_deltas(segments: Sequence[Segment], epsilon: np.ndarray) -> n
     log_p, log_q = log_p[keep], log_q[keep]
     if not log_p.size:
         return out
-    chunk = max(1, (1 << 21) // log_p.size)  # a block of epsilons against the whole ladder in bounded memory
+    chunk = max(
+        1, (1 << 21) // log_p.size
+    )  # a block of epsilons against the whole ladder in bounded memory
     for start in range(0, eps.size, chunk):
         e = eps[start : start + chunk, None]
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             ratio = e + log_q[None, :] - log_p[None, :]
-            value = np.where(ratio < 0.0, log_p[None, :] + np.log1p(-np.exp(np.minimum(ratio, 0.0))), -np.inf)
+            value = np.where(
+                ratio < 0.0, log_p[None, :] + np.log1p(-np.exp(np.minimum(ratio, 0.0))), -np.inf
+            )
         margin = SUM_MARGIN * (2.0 + np.abs(log_p)[None, :] + np.abs(log_q)[None, :] + np.abs(e))
-        value = np.where(np.isfinite(value), value - margin - 8.0 * UNIT_ROUNDOFF * np.abs(value), -np.inf)
+        value = np.where(
+            np.isfinite(value), value - margin - 8.0 * UNIT_ROUNDOFF * np.abs(value), -np.inf
+        )
         best = np.max(value, axis=1)
         with np.errstate(under="ignore"):
-            out[start : start + chunk] = np.where(np.isfinite(best), np.exp(best) * (1.0 - 4.0 * UNIT_ROUNDOFF), 0.0)
+            out[start : start + chunk] = np.where(
+                np.isfinite(best), np.exp(best) * (1.0 - 4.0 * UNIT_ROUNDOFF), 0.0
+            )
     return out

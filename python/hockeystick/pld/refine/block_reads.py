@@ -79,7 +79,9 @@ def dilated(fine: GridPMF, ratio: int) -> GridPMF:
         If ``fine`` is optimistic, carries a shift, or its loss shift is negative or not finite.
     """
     if not fine.pessimistic or fine.shift != 0.0:
-        raise ValueError("dilated: the fine PMF must be pessimistic (an upper side) without a constant shift")
+        raise ValueError(
+            "dilated: the fine PMF must be pessimistic (an upper side) without a constant shift"
+        )
     h_c = ratio * fine.h
     if not 0.0 <= fine.loss_shift < math.inf:
         raise ValueError(f"dilated: a loss shift must be finite and >= 0, got {fine.loss_shift!r}")
@@ -93,11 +95,17 @@ def dilated(fine: GridPMF, ratio: int) -> GridPMF:
     k = fine.k_lo + cells + np.arange(fine.p.size, dtype=np.int64)
     m = np.floor_divide(k, ratio)  # the coarse point a = m h_c at or below the atom
     j = (k - m * ratio).astype(np.float64)
-    t = j * fine.h + shift  # the atom's loss above a, in [0, h_c): exact index arithmetic, then one product and sum
-    t = t * (1.0 + 2.0 * UNIT_ROUNDOFF)  # rounded up: the split moves mass to b as t grows, the true t at most this
+    t = (
+        j * fine.h + shift
+    )  # the atom's loss above a, in [0, h_c): exact index arithmetic, then one product and sum
+    t = t * (
+        1.0 + 2.0 * UNIT_ROUNDOFF
+    )  # rounded up: the split moves mass to b as t grows, the true t at most this
     t = np.minimum(t, h_c)
     denominator = -math.expm1(-h_c)
-    up = 1.0 + 32.0 * UNIT_ROUNDOFF  # expm1, exp, the products and the quotient, each a few ulps, rounded up
+    up = (
+        1.0 + 32.0 * UNIT_ROUNDOFF
+    )  # expm1, exp, the products and the quotient, each a few ulps, rounded up
     to_b = mass * (-np.expm1(-t)) / denominator * up
     to_a = mass * math.exp(-h_c) * np.expm1(np.maximum(h_c - t, 0.0)) / denominator * up
     lo = int(m[0])
@@ -105,7 +113,9 @@ def dilated(fine: GridPMF, ratio: int) -> GridPMF:
     out = np.zeros(size)
     np.add.at(out, m - lo, to_a)
     np.add.at(out, m - lo + 1, to_b)
-    out *= 1.0 + (fine.p.size + 4) * UNIT_ROUNDOFF  # the sums of the split masses (nonnegative), rounded up
+    out *= (
+        1.0 + (fine.p.size + 4) * UNIT_ROUNDOFF
+    )  # the sums of the split masses (nonnegative), rounded up
     p_inf = min(1.0, fine.p_inf * (1.0 + 4.0 * UNIT_ROUNDOFF))
     return GridPMF(lo, h_c, out, p_inf, 0.0, True)
 
@@ -124,7 +134,9 @@ def grids(point: tuple[float, float, float, float], tail: float) -> tuple[float,
         fine = 2.0 ** math.floor(math.log2(point[1] / rate))
         if span / fine <= FINE_CELLS:
             return fine, RATIO * fine
-    raise ValueError(f"one round spans {span!r} in loss: more than {FINE_CELLS} cells of q / {FINE_PER_RATE[-1]}")
+    raise ValueError(
+        f"one round spans {span!r} in loss: more than {FINE_CELLS} cells of q / {FINE_PER_RATE[-1]}"
+    )
 
 
 def block_rounds(mechanism: tuple[float, float, float], h: float, rounds: int) -> int:
@@ -151,7 +163,12 @@ def tilted_block(pmf: GridPMF, count: int, lam: float, tail: float) -> GridPMF:
     A fresh pessimistic GridPMF on ``pmf``'s grid with the composition's loss shift."""
     theta = lam * pmf.h
     side = tilted.compose_tilted(
-        [(pmf, count)], theta, pessimistic=True, tail=tail, max_points=MAX_POINTS, window_tail=WINDOW_TAIL
+        [(pmf, count)],
+        theta,
+        pessimistic=True,
+        tail=tail,
+        max_points=MAX_POINTS,
+        window_tail=WINDOW_TAIL,
     )
     w = side.window
     if w.shift != 0.0:
@@ -163,15 +180,23 @@ def tilted_block(pmf: GridPMF, count: int, lam: float, tail: float) -> GridPMF:
         raise ValueError("no entry of the tilted block untilts within e^MAX_UNTILT")
     first = int(keep[0])
     margin = tilted.exp_margin(side.scale_magnitude + np.abs(theta * k[first:]))
-    masses = (np.maximum(w.p[first:], 0.0) + w.entry_error) * np.exp(exponent[first:]) * (1.0 + margin)
+    masses = (
+        (np.maximum(w.p[first:], 0.0) + w.entry_error) * np.exp(exponent[first:]) * (1.0 + margin)
+    )
     bottom = (w.k_lo + first) * w.h
     lams = tilted.ABOVE_LAMBDAS / pmf.h
     with np.errstate(over="ignore", invalid="ignore"):
         lower_tail = count * pmf.log_mgf(-lams)
-        below_exponent = lower_tail + lams * bottom + 4.0 * UNIT_ROUNDOFF * (np.abs(lower_tail) + np.abs(lams * bottom))
+        below_exponent = (
+            lower_tail
+            + lams * bottom
+            + 4.0 * UNIT_ROUNDOFF * (np.abs(lower_tail) + np.abs(lams * bottom))
+        )
     below_exponent = np.where(np.isfinite(below_exponent), below_exponent, np.inf)
     best = float(np.min(below_exponent))
-    below = 1.0 if not best < 0.0 else math.exp(best) * (1.0 + 16.0 * UNIT_ROUNDOFF * (abs(best) + 1.0))
+    below = (
+        1.0 if not best < 0.0 else math.exp(best) * (1.0 + 16.0 * UNIT_ROUNDOFF * (abs(best) + 1.0))
+    )
     masses[0] += below
     above = tilted.chernoff_above(*tilted.summed_moments([(pmf, count)]), (w.k_lo + w.p.size) * w.h)
     p_inf = min(1.0, (side.p_inf + above) * (1.0 + 4.0 * UNIT_ROUNDOFF))
@@ -193,19 +218,34 @@ def block_terms(
         Where the fine one-round PMF passes four times ``FINE_CELLS`` or a block's fine window ``MAX_POINTS``.
     """
     sigma, q, sensitivity = mechanism
-    h_f, h = grids((sigma, q, float(rounds), sensitivity), tail)  # checked before discretizing (seconds otherwise)
+    h_f, h = grids(
+        (sigma, q, float(rounds), sensitivity), tail
+    )  # checked before discretizing (seconds otherwise)
     one = one_direction(mechanism, direction, h_f, tail, True)
     if one.upper.p.size > 4 * FINE_CELLS or one.lower is None:
-        raise ValueError(f"one round spans {one.upper.p.size} fine cells of {h_f!r}, more than {FINE_CELLS}")
-    lam = one_exponent_tilt(one.upper, rounds, near)  # the whole run's exponent tilt at near, from one round
-    for ratio in (RATIO, RATIO // 4, RATIO // 16):  # a block's window past MAX_POINTS: blocks 16 times shorter
+        raise ValueError(
+            f"one round spans {one.upper.p.size} fine cells of {h_f!r}, more than {FINE_CELLS}"
+        )
+    lam = one_exponent_tilt(
+        one.upper, rounds, near
+    )  # the whole run's exponent tilt at near, from one round
+    for ratio in (
+        RATIO,
+        RATIO // 4,
+        RATIO // 16,
+    ):  # a block's window past MAX_POINTS: blocks 16 times shorter
         h = ratio * h_f
         block = block_rounds(mechanism, h, rounds)
         count, rest = divmod(rounds, block)
         sizes = [block] + ([rest] if rest else [])
         try:
             ups = [tilted_block(one.upper, b, lam, tail) for b in sizes]
-            lows = compose_many([[(one.lower, b)] for b in sizes], pessimistic=False, tail=tail, max_points=MAX_POINTS)
+            lows = compose_many(
+                [[(one.lower, b)] for b in sizes],
+                pessimistic=False,
+                tail=tail,
+                max_points=MAX_POINTS,
+            )
         except ValueError:
             if ratio == RATIO // 16:
                 raise
@@ -231,7 +271,12 @@ def summed_exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> fl
 
 
 def direction_block_bracket(
-    mechanism: tuple[float, float, float], rounds: int, direction: str, tail: float, delta: float, near: float
+    mechanism: tuple[float, float, float],
+    rounds: int,
+    direction: str,
+    tail: float,
+    delta: float,
+    near: float,
 ) -> tuple[float, float]:
     """One direction's certified (lower, upper) epsilon at ``delta`` from its blocks (``block_terms``): the upper side
     under the exponent's tilt at ``near`` (an epsilon near the answer), then again at the upper side found while it
@@ -239,9 +284,13 @@ def direction_block_bracket(
     delta 1e-12 from near 1e-9: 0.0414, then 0.03185), the lower side under the tilt at the upper side."""
     h, ups, lows = block_terms(mechanism, rounds, direction, tail, near)
     up = math.inf
-    for _ in range(RETILTS):  # each pass under the exponent's tilt at the best upper side so far (first: ``near``)
+    for _ in range(
+        RETILTS
+    ):  # each pass under the exponent's tilt at the best upper side so far (first: ``near``)
         lam = summed_exponent_tilt(ups, near if not math.isfinite(up) else up)
-        side = tilted.compose_tilted(ups, lam * h, pessimistic=True, max_points=MAX_POINTS, window_tail=WINDOW_TAIL)
+        side = tilted.compose_tilted(
+            ups, lam * h, pessimistic=True, max_points=MAX_POINTS, window_tail=WINDOW_TAIL
+        )
         found = tilted.upper_epsilon(side, delta, min(up, side.top))
         if not found < up:
             break
@@ -251,7 +300,9 @@ def direction_block_bracket(
             break
     if not (math.isfinite(up) and up > 0.0):
         return 0.0, up
-    low_side = tilted.compose_tilted(lows, summed_exponent_tilt(lows, up) * h, pessimistic=False, max_points=MAX_POINTS)
+    low_side = tilted.compose_tilted(
+        lows, summed_exponent_tilt(lows, up) * h, pessimistic=False, max_points=MAX_POINTS
+    )
     return tilted.lower_epsilon(low_side, delta, up), up
 
 
@@ -286,7 +337,10 @@ def block_bracket(
         return lower, upper
     near = 0.5 * (lower + upper) if math.isfinite(upper) else lower
     try:
-        sides = [direction_block_bracket(mechanism, int(rounds), d, tail, delta, near) for d in ("remove", "add")]
+        sides = [
+            direction_block_bracket(mechanism, int(rounds), d, tail, delta, near)
+            for d in ("remove", "add")
+        ]
     except ValueError:
         return lower, upper
     lower, upper = max(lower, max(s[0] for s in sides)), min(upper, max(s[1] for s in sides))

@@ -22,18 +22,24 @@ def offset_rows(size: int, own: int) -> tuple[slice, slice]:
     return slice(own, end), slice(end, own * (1 + rows))
 
 
-def least_epsilon_width(x: np.ndarray, own: int, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+def least_epsilon_width(
+    x: np.ndarray, own: int, lower: np.ndarray, upper: np.ndarray
+) -> np.ndarray:
     """The certified epsilon width at each of a point's ``own`` arguments, the least of the chords to the right
     rows' upper sides (``certified_epsilon_width``) and of the left rows' lower sides (``left_epsilon_width``);
     ``lower`` and ``upper`` give both sides at every argument of ``x`` (layout: ``offset_rows``).  One call of
     the core's ``least_epsilon_width`` (pld/reads/epsilon_width.hpp), which a refinement makes per step and point."""
-    return _core.pld.least_epsilon_width(x, own=own, lower=lower, upper=upper, right_rows=len(RIGHT_OFFSETS))
+    return _core.pld.least_epsilon_width(
+        x, own=own, lower=lower, upper=upper, right_rows=len(RIGHT_OFFSETS)
+    )
 
 
 def epsilon_tolerance(accuracy: float, relative_accuracy: float, eps: np.ndarray) -> np.ndarray:
     """How wide an epsilon bracket at ``eps`` may be: max(accuracy, relative_accuracy eps), eps read as 0 where it
     is infinite (an unbounded bracket is never within tolerance)."""
-    with np.errstate(over="ignore"):  # a product past the doubles is an infinite tolerance: every width meets it
+    with np.errstate(
+        over="ignore"
+    ):  # a product past the doubles is an infinite tolerance: every width meets it
         return np.maximum(accuracy, relative_accuracy * np.where(np.isfinite(eps), eps, 0.0))
 
 
@@ -51,7 +57,9 @@ def within_epsilon_tolerance(
     """True where the epsilon bracket [lower, upper] is no wider (``epsilon_gap``) than
     max(accuracy, relative_accuracy eps) (``epsilon_tolerance``): an exact bracket always is, one with an infinite
     upper side over a finite lower side never."""
-    return np.asarray(epsilon_gap(lower, upper) <= epsilon_tolerance(accuracy, relative_accuracy, upper))
+    return np.asarray(
+        epsilon_gap(lower, upper) <= epsilon_tolerance(accuracy, relative_accuracy, upper)
+    )
 
 
 def bracket_width(

@@ -49,16 +49,23 @@ def calibration_start(
             if parameter == "rounds":
                 estimate = np.round(np.where(q == 1.0, (mu * s) ** 2, mu * mu / (q * q * gain)))
             else:
-                estimate = np.minimum(mu / np.sqrt(np.asarray(params["rounds"], dtype=float) * gain), 1.0)
+                estimate = np.minimum(
+                    mu / np.sqrt(np.asarray(params["rounds"], dtype=float) * gain), 1.0
+                )
     estimate = np.broadcast_to(estimate, np.shape(epsilon))
     return np.where(np.isfinite(estimate) & (estimate > 0), estimate, 1.0)
 
 
-COARSE_FACTORS = (20.0, 10.0)  # the coarse grids, as multiples of the requested one (coarsest first)
+COARSE_FACTORS = (
+    20.0,
+    10.0,
+)  # the coarse grids, as multiples of the requested one (coarsest first)
 COARSEST_GRID = 0.02  # ... never coarser than this (the h^2 law of the shift holds below it)
 
 
-def calibration_grids(parameter: str, params: Mapping[str, float | np.ndarray]) -> list[tuple[float, dict[str, float]]]:
+def calibration_grids(
+    parameter: str, params: Mapping[str, float | np.ndarray]
+) -> list[tuple[float, dict[str, float]]]:
     """Coarser grids on which ``calibrate`` solves first, then the requested grid h: [(h_k, overrides_k)],
     coarsest first, the requested grid last (overrides {}); [] where there are none to use.
 

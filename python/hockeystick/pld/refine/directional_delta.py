@@ -30,13 +30,20 @@ import numpy as np
 from ...base import validation as _validation
 from ..compose.distribution import upper_values
 from ..compose.fft import DEFAULT_TAIL
-from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL, checked_interval, subsampled_gaussians
+from ..mechanisms.constructors import (
+    DEFAULT_INTERVAL,
+    MAX_INTERVAL,
+    checked_interval,
+    subsampled_gaussians,
+)
 from .dominated_direction import COARSENING
 
 Direction = Literal["remove", "add"]
 
 # what a split evaluation understands; any other parameter (accuracy=, a schedule) keeps calibrate's plain search
-_KNOWN = frozenset({"sampling_rate", "rounds", "sensitivity", "value_discretization_interval", "tail"})
+_KNOWN = frozenset(
+    {"sampling_rate", "rounds", "sensitivity", "value_discretization_interval", "tail"}
+)
 
 
 class SubsampledGaussianDirections:
@@ -51,17 +58,27 @@ class SubsampledGaussianDirections:
     def __init__(self, h: float, tail: float) -> None:
         self.h, self.tail = h, tail
 
-    def leading(self, params: Mapping[str, float | np.ndarray], epsilon: np.ndarray, threads: int) -> np.ndarray:
+    def leading(
+        self, params: Mapping[str, float | np.ndarray], epsilon: np.ndarray, threads: int
+    ) -> np.ndarray:
         """The remove direction's certified upper delta at ``epsilon`` (one per point) on the requested grid."""
         return self._delta(params, epsilon, "remove", self.h, threads)
 
     def others(
-        self, params: Mapping[str, float | np.ndarray], epsilon: np.ndarray, threads: int, screen: bool = False
+        self,
+        params: Mapping[str, float | np.ndarray],
+        epsilon: np.ndarray,
+        threads: int,
+        screen: bool = False,
     ) -> np.ndarray:
         """The add direction's certified upper delta at ``epsilon``, on the requested grid or (``screen``)
         on one ``COARSENING`` times coarser (at most ``MAX_INTERVAL``)."""
         return self._delta(
-            params, epsilon, "add", min(self.h * COARSENING, MAX_INTERVAL) if screen else self.h, threads
+            params,
+            epsilon,
+            "add",
+            min(self.h * COARSENING, MAX_INTERVAL) if screen else self.h,
+            threads,
         )
 
     def _delta(
@@ -91,7 +108,9 @@ class SubsampledGaussianDirections:
         eps = np.broadcast_to(np.asarray(epsilon, dtype=float), (n,))
         # the accountant's own reading of the upper side (distribution.upper_values: from the spectra where few
         # frequencies live), so that the maximum over directions is its delta bit for bit
-        return np.array([v[0] for v in upper_values(composed, "delta", [e[None] for e in eps], threads or None)])
+        return np.array(
+            [v[0] for v in upper_values(composed, "delta", [e[None] for e in eps], threads or None)]
+        )
 
 
 def calibration_directions(
@@ -102,7 +121,11 @@ def calibration_directions(
     side on a finer grid besides, ``refine.question.FINE_INTERVAL``, so the split would not be the accountant's
     delta), and only where every sampling rate is below 1 (rate 1 is the plain Gaussian: one direction, in
     closed form)."""
-    if parameter != "sigma" or not set(params) <= _KNOWN or params.get("value_discretization_interval") is None:
+    if (
+        parameter != "sigma"
+        or not set(params) <= _KNOWN
+        or params.get("value_discretization_interval") is None
+    ):
         return None
     if np.any(np.asarray(params.get("sampling_rate", 1.0), dtype=float) >= 1.0):
         return None

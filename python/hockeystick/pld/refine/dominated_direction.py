@@ -36,7 +36,12 @@ from typing import cast
 import numpy as np
 
 from ..compose import truncation
-from ..compose.distribution import PrivacyLossDistribution, brackets, compose_all, undominated_lower_sides
+from ..compose.distribution import (
+    PrivacyLossDistribution,
+    brackets,
+    compose_all,
+    undominated_lower_sides,
+)
 from ..compose.pmf import GridPMF
 from ..mechanisms.constructors import MAX_INTERVAL, Directions, subsampled_gaussians
 
@@ -59,7 +64,10 @@ def _one_round(
     tail); ``tail`` is one for all points or one per point, ``windows`` the composed windows' tails (default: the
     discretization's)."""
     tails = [float(t) for t in tail] if isinstance(tail, Sequence) else [float(tail)] * len(points)
-    keys = [(p[0], p[1], p[3], min(h * coarsening, MAX_INTERVAL), t) for p, h, t in zip(points, hs, tails)]
+    keys = [
+        (p[0], p[1], p[3], min(h * coarsening, MAX_INTERVAL), t)
+        for p, h, t in zip(points, hs, tails)
+    ]
     built: dict[tuple[float, float, float, float, float], PrivacyLossDistribution] = {}
     for h, t in dict.fromkeys(k[3:] for k in keys):
         pairs = list(dict.fromkeys(k for k in keys if k[3:] == (h, t)))
@@ -137,24 +145,37 @@ def epsilon_brackets(
     wide after many rounds, whatever the grid.
     """
     workers = threads or None
-    rounds_tails, windows = _tails(points, [float(np.min(d)) if d.size else 0.0 for d in deltas], tail, accuracy)
+    rounds_tails, windows = _tails(
+        points, [float(np.min(d)) if d.size else 0.0 for d in deltas], tail, accuracy
+    )
 
-    def bracket_of(plds: list[PrivacyLossDistribution], xs: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def bracket_of(
+        plds: list[PrivacyLossDistribution], xs: list[np.ndarray]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         # one direction each; with the direct bins both sides are composed here, which ``brackets`` then reads,
         # and without them ``brackets`` composes an optimistic side only where it can set the maximum
         if direct_bins:
             for pessimistic in (True, False):
                 compose_all(
-                    plds, pessimistic, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
+                    plds,
+                    pessimistic,
+                    workers=workers,
+                    direct_bins=direct_bins,
+                    direct_min_charge=direct_min_charge,
                 )
         return brackets(plds, "epsilon", xs, workers)
 
     remove = bracket_of(
-        _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows), list(deltas)
+        _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows),
+        list(deltas),
     )
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
-    compose_all(screens, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
-    screened = [np.asarray(screen.epsilon(d), dtype=np.float64) for screen, d in zip(screens, deltas)]
+    compose_all(
+        screens, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
+    )
+    screened = [
+        np.asarray(screen.epsilon(d), dtype=np.float64) for screen, d in zip(screens, deltas)
+    ]
     cleared = [bool(np.all(up_a <= lo)) for up_a, (lo, _) in zip(screened, remove)]
     rest = [i for i, ok in enumerate(cleared) if not ok]
     add = (
@@ -175,7 +196,11 @@ def epsilon_brackets(
     )
     out = [(lo, up, up_a) for (lo, up), up_a in zip(remove, screened)]
     for i, (lo, up) in zip(rest, add):
-        out[i] = (np.maximum(remove[i][0], lo), np.maximum(remove[i][1], up), np.minimum(up, screened[i]))
+        out[i] = (
+            np.maximum(remove[i][0], lo),
+            np.maximum(remove[i][1], up),
+            np.minimum(up, screened[i]),
+        )
     return out
 
 
@@ -217,12 +242,18 @@ def delta_sides(
     rounds_tails, windows = _shared_tails(points, settled, tail, accuracy)
     workers = threads or None
     removes = _one_round(points, hs, rounds_tails, "remove", True, threads=threads, windows=windows)
-    compose_all(removes, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
+    compose_all(
+        removes, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
+    )
     ups = [removes[i].composed(True)[0].delta(xs[i], threads) for i in range(len(points))]
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
-    compose_all(screens, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
+    compose_all(
+        screens, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
+    )
     bounds = [screen.composed(True)[0].delta(x, threads) for screen, x in zip(screens, xs)]
-    lows = _remove_lower_sides(removes, ups, bounds, xs, settled, threads, direct_bins, direct_min_charge)
+    lows = _remove_lower_sides(
+        removes, ups, bounds, xs, settled, threads, direct_bins, direct_min_charge
+    )
     out: list[DeltaSides] = []
     rest = []
     for i, (screen, bound) in enumerate(zip(screens, bounds)):
@@ -237,7 +268,9 @@ def delta_sides(
         if not cleared:
             rest.append(i)
     if rest:
-        _add_direction(out, rest, points, hs, xs, tail, windows, lows, threads, direct_bins, direct_min_charge)
+        _add_direction(
+            out, rest, points, hs, xs, tail, windows, lows, threads, direct_bins, direct_min_charge
+        )
     return out
 
 
@@ -254,7 +287,11 @@ def _remove_lower_sides(
     """``delta_sides``: per point, the remove direction's optimistic sides that can raise the lower bound
     (``undominated_lower_sides``, charged lower values at ``xs[i]``), none where the upper side (the larger of
     ``ups[i]`` and the screen's ``bounds[i]``) is below ``settled`` at every argument."""
-    open_ = [i for i, (up, bound) in enumerate(zip(ups, bounds)) if not np.all(np.maximum(up, bound) < settled)]
+    open_ = [
+        i
+        for i, (up, bound) in enumerate(zip(ups, bounds))
+        if not np.all(np.maximum(up, bound) < settled)
+    ]
     lows: list[dict[int, tuple[GridPMF, np.ndarray]]] = [{} for _ in removes]
     for i, side in zip(
         open_,
@@ -297,7 +334,9 @@ def _add_direction(
         windows=[windows[i] for i in rest],
     )
     workers = threads or None
-    compose_all(adds, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge)
+    compose_all(
+        adds, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
+    )
     add_ups = [add.composed(True)[0].delta(xs[i], threads) for add, i in zip(adds, rest)]
     needed = [[0] if not np.all(up <= lows[i][0][1]) else [] for up, i in zip(add_ups, rest)]
     compose_all(adds, False, needed, workers, direct_bins, direct_min_charge)
@@ -324,10 +363,14 @@ def delta_uppers(
     windows sized to ``settled`` given ``accuracy``, as in ``delta_sides``)."""
     workers = threads or None
     rounds_tails, windows = _shared_tails(points, settled, tail, accuracy)
-    removes = _one_round(points, hs, rounds_tails, "remove", False, threads=threads, windows=windows)
+    removes = _one_round(
+        points, hs, rounds_tails, "remove", False, threads=threads, windows=windows
+    )
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
     compose_all(removes + screens, True, workers=workers)
     return [
-        np.maximum(remove.composed(True)[0].delta(x, threads), screen.composed(True)[0].delta(x, threads))
+        np.maximum(
+            remove.composed(True)[0].delta(x, threads), screen.composed(True)[0].delta(x, threads)
+        )
         for remove, screen, x in zip(removes, screens, xs)
     ]

@@ -29,13 +29,20 @@ def alignment_atoms(grid: Mapping[Mechanism, int]) -> tuple[float, list[tuple[in
     """The largest atom |loss| (``Mechanism.loss_atoms``) of the mechanism with atoms run the most rounds in
     ``grid`` (mechanism -> rounds; 0 if there is none), and (rounds, |loss|) of every other such atom: the
     grid ``aligned`` aims at."""
-    atoms = [(count, losses) for count, losses in ((count, m.loss_atoms()) for m, count in grid.items()) if losses]
+    atoms = [
+        (count, losses)
+        for count, losses in ((count, m.loss_atoms()) for m, count in grid.items())
+        if losses
+    ]
     if not atoms:
         return 0.0, []
     lead = max(range(len(atoms)), key=lambda i: atoms[i][0])
     base = max(atoms[lead][1])
     others = [
-        (count, loss) for i, (count, losses) in enumerate(atoms) for loss in losses if not (i == lead and loss == base)
+        (count, loss)
+        for i, (count, losses) in enumerate(atoms)
+        for loss in losses
+        if not (i == lead and loss == base)
     ]
     return base, others
 
@@ -57,7 +64,9 @@ def aligned(h: float, base: float, others: list[tuple[int, float]]) -> float:
         return _dividing(base, first)
 
     last = max(first, math.floor(base / (0.7 * h)))
-    if (last - first + 1) * len(others) <= PLAIN_ALIGNMENT_TERMS:  # plain floats, the same sums as below
+    if (last - first + 1) * len(
+        others
+    ) <= PLAIN_ALIGNMENT_TERMS:  # plain floats, the same sums as below
 
         def cost(n: int) -> float:
             return sum(r * _above_grid(loss * n / base) for r, loss in others)

@@ -23,10 +23,18 @@ _TUNING: dict[tuple[float, ...], _core.pld_refine.NextGridTuning] = {}
 
 def next_grid_tuning() -> _core.pld_refine.NextGridTuning:
     """The core's NextGridTuning holding ``tuning``'s values now (one object per set of values)."""
-    key = (tuning.STALLED, tuning.SLOWEST_POWER, tuning.SLOW_REACH, tuning.CAP_LEFT_WITHIN_TOLERANCES)
+    key = (
+        tuning.STALLED,
+        tuning.SLOWEST_POWER,
+        tuning.SLOW_REACH,
+        tuning.CAP_LEFT_WITHIN_TOLERANCES,
+    )
     if key not in _TUNING:
         _TUNING[key] = _core.pld_refine.NextGridTuning(
-            stalled=key[0], slowest_power=key[1], slow_reach=key[2], cap_left_within_tolerances=key[3]
+            stalled=key[0],
+            slowest_power=key[1],
+            slow_reach=key[2],
+            cap_left_within_tolerances=key[3],
         )
     return _TUNING[key]
 
@@ -87,12 +95,16 @@ class NextGrid:
         top = up[:own]
         near = top > constants.NEAR_ONE
         excess = fixed[1, :own]
-        fixed_part = fixed[0] + np.where(up > constants.NEAR_ONE, fixed[1], 0.0)  # at every argument
+        fixed_part = fixed[0] + np.where(
+            up > constants.NEAR_ONE, fixed[1], 0.0
+        )  # at every argument
         total = fixed_part[:own]
         # the lower side at every argument as close to the upper one as the fixed part lets it be
         alone = least_epsilon_width(x, own, up - fixed_part, up)
         grid_led = (
-            (top - lo[:own] >= 2.0 * total) | (near & (top - lo[:own] >= 2.0 * excess)) | ((lo[:own] == 0.0) & (q < h))
+            (top - lo[:own] >= 2.0 * total)
+            | (near & (top - lo[:own] >= 2.0 * excess))
+            | ((lo[:own] == 0.0) & (q < h))
         )
         return np.where(grid_led, 0.0, alone)
 
@@ -153,7 +165,9 @@ class NextGrid:
         if blind.any():
             jump = h * 0.9 * math.sqrt(self.accuracy / float(np.max(width[blind])))
             # the rung below q, where there is one (below LOWEST_INTERVAL no grid unblinds: the jump alone)
-            wanted.append(min(jump, ladder_rung(q * (1.0 - 1e-6))) if q > constants.LOWEST_INTERVAL else jump)
+            wanted.append(
+                min(jump, ladder_rung(q * (1.0 - 1e-6))) if q > constants.LOWEST_INTERVAL else jump
+            )
         seen = capped & ~blind
         if seen.any():
             gap = epsilon_gap(x[:own][seen], lo[:own][seen], up[:own][seen], x[own:], up[own:])
@@ -168,7 +182,14 @@ class NextGrid:
         return min(wanted)
 
     def offset_limited(
-        self, h: float, x: np.ndarray, lo: np.ndarray, up: np.ndarray, width: np.ndarray, own: int, skip: np.ndarray
+        self,
+        h: float,
+        x: np.ndarray,
+        lo: np.ndarray,
+        up: np.ndarray,
+        width: np.ndarray,
+        own: int,
+        skip: np.ndarray,
     ) -> tuple[np.ndarray, float | None]:
         """``delta_accuracy="epsilon"``: the own arguments still too wide (not ``skip``: capped or charge-limited)
         whose certified epsilon width says little of the grid they need, being more than ``OFFSET_LIMITED``
@@ -232,11 +253,15 @@ class NextGrid:
         charged = self.charged(width, alone)
         finest = finest_interval(q)
         if before is None or before[0] <= h:
-            return self.first_step(h, width, wide, capped, capped_h, charged, before is None, finest)
+            return self.first_step(
+                h, width, wide, capped, capped_h, charged, before is None, finest
+            )
         if h <= finest:
             return None
         if alone is not None:
-            return self.charged_step(h, width, before, wide, charged, alone, cap, 0.0 if q is None else q)
+            return self.charged_step(
+                h, width, before, wide, charged, alone, cap, 0.0 if q is None else q
+            )
         return self.fitted_step(h, width, before, wide, finest)
 
     def first_step(
@@ -302,7 +327,9 @@ class NextGrid:
             ladder=self.ladder(),
         )
 
-    def fitted_step(self, h: float, width: np.ndarray, before: Before, wide: np.ndarray, finest: float) -> float | None:
+    def fitted_step(
+        self, h: float, width: np.ndarray, before: Before, wide: np.ndarray, finest: float
+    ) -> float | None:
         """``next_interval`` from a fit of width = c h^2 + f through the two grids h0 > h, per argument still too
         wide and narrowing (below ``STALLED`` of the last): slope c = (w0 - w) / (h0^2 - h^2), floor
         f = w - c h^2; those whose floor is below half the tolerance ask h = sqrt((0.9 accuracy - f) / c); the finest

@@ -37,7 +37,9 @@ _NO_CAP = np.full(1, np.inf)
 def loss_spread(pmf: GridPMF) -> float:
     """The standard deviation of a grid PMF's finite losses (masses normalised; 0 for no mass): the core's
     grid_loss_variance (pld/reads/hockey_stick.hpp), which the composition's Chernoff windows take too."""
-    return math.sqrt(max(_core.pld.loss_variance(np.ascontiguousarray(pmf.p, dtype=np.float64), h=pmf.h), 0.0))
+    return math.sqrt(
+        max(_core.pld.loss_variance(np.ascontiguousarray(pmf.p, dtype=np.float64), h=pmf.h), 0.0)
+    )
 
 
 @dataclass
@@ -73,7 +75,11 @@ class GridRefinement:
         spread = min(loss_spread(pmf) for pmf in self.composed(h))
         if not spread < tuning.PLAN_RESOLVE_CELLS * h:
             return h
-        finer = max(spread / tuning.PLAN_RESOLVE_CELLS, h / tuning.PLAN_RESOLVE_SHRINK, tuning.PLAN_FINEST_INTERVAL)
+        finer = max(
+            spread / tuning.PLAN_RESOLVE_CELLS,
+            h / tuning.PLAN_RESOLVE_SHRINK,
+            tuning.PLAN_FINEST_INTERVAL,
+        )
         self.discard(h)  # not searched: only its spread was read
         return self.aligned(finer)
 
@@ -109,8 +115,12 @@ class PlanFront:
         self.evaluate = evaluate
         self.relative = relative
         self.target = target
-        self.rules = NextGrid(target, on_ladder=False)  # the grids are aligned here, after the budget's floor
-        self.hints: tuple[float, ...] = ()  # the next, finer grid's epsilon searches start from this bracket
+        self.rules = NextGrid(
+            target, on_ladder=False
+        )  # the grids are aligned here, after the budget's floor
+        self.hints: tuple[
+            float, ...
+        ] = ()  # the next, finer grid's epsilon searches start from this bracket
         self.result: tuple[float, float] = (0.0, 0.0)
 
     def first(self) -> dict[int, float]:
@@ -146,7 +156,9 @@ class PlanFront:
         if width <= self.target or h <= tuning.PLAN_FINEST_INTERVAL:
             return None
         # a width narrowing slower than the law is followed where its own law reaches the target soon
-        nxt = self.rules.next_interval(h, np.array([width]), before, _NONE, None, _NO_CHARGE, _NO_CAP)
+        nxt = self.rules.next_interval(
+            h, np.array([width]), before, _NONE, None, _NO_CHARGE, _NO_CAP
+        )
         if nxt is None:
             return None  # no finer grid narrows it: the rest of the width is no discretization
         # Budget: the composed grid grows like 1/h; stop where the next one would exceed PLAN_MAX_POINTS.

@@ -34,7 +34,9 @@ Found = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
 # far (the intersection over its grids) and the least certified upper side of its add direction over its grids (None
 # where no grid gave one), a bracket that settles the point (each side certified; the point then asks no finer
 # grid), or None where the ladder goes on
-Settle = Callable[[int, np.ndarray, np.ndarray, "np.ndarray | None"], "tuple[np.ndarray, np.ndarray] | None"]
+Settle = Callable[
+    [int, np.ndarray, np.ndarray, "np.ndarray | None"], "tuple[np.ndarray, np.ndarray] | None"
+]
 
 
 class Refinement:
@@ -52,7 +54,9 @@ class Refinement:
         relative_accuracy: float = 0.0,
     ):
         self.accuracy = accuracy
-        self.relative_accuracy = relative_accuracy  # .epsilon: the tolerance max(accuracy, relative_accuracy eps)
+        self.relative_accuracy = (
+            relative_accuracy  # .epsilon: the tolerance max(accuracy, relative_accuracy eps)
+        )
         self.delta_accuracy = delta_accuracy
         self.start = StartGrid(accuracy, delta_accuracy, relative_accuracy)
         self.rules = NextGrid(accuracy)
@@ -60,7 +64,12 @@ class Refinement:
         self.near_one = near_one
 
     def refined(
-        self, points: list[Point], xs: list[np.ndarray], method: str, threads: int = 0, settle: Settle | None = None
+        self,
+        points: list[Point],
+        xs: list[np.ndarray],
+        method: str,
+        threads: int = 0,
+        settle: Settle | None = None,
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per point, the certified (lower, upper) at its arguments on a grid that meets ``accuracy``
         (or on which the bracket stopped narrowing).
@@ -105,7 +114,9 @@ class Refinement:
         one = method == "epsilon" and len(points) == 1 and xs[0].size == 1
         return one and self.relative_accuracy == 0.0 and 0.0 < points[0][1] < 1.0
 
-    def core_refined(self, point: Point, delta: float, threads: int) -> tuple[np.ndarray, np.ndarray]:
+    def core_refined(
+        self, point: Point, delta: float, threads: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``refined`` of one point at one delta through the core's loop (``one_epsilon``), each grid's bracket
         ``StepBrackets.brackets``' as the front end asks it: with direct DFT bins on every grid after the first, and
         on the first too where the delta is below ``DIRECT_FIRST_DELTA`` (``StepBrackets.round_off_charges``, from
@@ -140,7 +151,9 @@ class Refinement:
 
         try:
             lower, upper = refine_epsilon(point, delta, self.accuracy, held_bracket_at)
-        except GaveUp:  # a grid whose window no memory holds: the brackets of the grids before, intersected
+        except (
+            GaveUp
+        ):  # a grid whose window no memory holds: the brackets of the grids before, intersected
             warn_gave_up(1)
             lower, upper = held
         return np.array([lower]), np.array([upper])
@@ -150,10 +163,17 @@ class Refinement:
         epsilon to a relative accuracy (``delta_accuracy="relative"``), 0 < q < 1.  There the front end's rules are
         ``NextGrid``'s first and fitted steps alone (no charged, capped or offset-limited arguments, and every grid
         fitted through), which the core's loop runs."""
-        one = method == "delta" and self.delta_accuracy == "relative" and len(points) == 1 and xs[0].size == 1
+        one = (
+            method == "delta"
+            and self.delta_accuracy == "relative"
+            and len(points) == 1
+            and xs[0].size == 1
+        )
         return one and 0.0 < points[0][1] < 1.0
 
-    def core_delta(self, point: Point, x: np.ndarray, threads: int) -> tuple[np.ndarray, np.ndarray]:
+    def core_delta(
+        self, point: Point, x: np.ndarray, threads: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``refined`` of one point at one epsilon through the core's loop (``one_delta``), each grid's bracket the
         front end's (``PointsFront.brackets``: direct DFT bins after the first grid, delta near 1 raised to the
         affinity bound and intersected with the complement's), given the record of the grid before as the front
@@ -188,7 +208,9 @@ class Refinement:
             lower, upper = refine_delta(point, self.accuracy, held_bracket_at)
         except GaveUp as stop:  # a grid whose window no memory holds: the brackets of the grids before, intersected
             held = best.get(0)
-            if held is None and isinstance(stop.__cause__, ValueError):  # no grid held a bracket: the refusal stands
+            if held is None and isinstance(
+                stop.__cause__, ValueError
+            ):  # no grid held a bracket: the refusal stands
                 raise stop.__cause__ from None
             warn_gave_up(1)
             return (np.zeros(1), np.ones(1)) if held is None else (held[1], held[2])
@@ -204,11 +226,21 @@ def tail_span(point: Point, tail: float) -> float:
     number (sigma / sensitivity out of the discretization's range, which refuses it by name)."""
     sigma, q, _, c = point
     try:
-        cut = max(sigma * gaussian_tail_inverse(tail), c + sigma * gaussian_tail_inverse(min(0.5, tail / q)))
+        cut = max(
+            sigma * gaussian_tail_inverse(tail),
+            c + sigma * gaussian_tail_inverse(min(0.5, tail / q)),
+        )
         exponent = (2.0 * cut * c - c * c) / (2.0 * sigma * sigma)
-        top = math.log(q) + exponent + math.log1p(math.exp(-exponent) * (1.0 - q) / q) if exponent > 0.0 else 0.0
+        top = (
+            math.log(q) + exponent + math.log1p(math.exp(-exponent) * (1.0 - q) / q)
+            if exponent > 0.0
+            else 0.0
+        )
         span = float(max(top, 0.0) - math.log1p(-q))
-    except (ArithmeticError, ValueError):  # sigma / sensitivity out of range: left to the discretization's refusal
+    except (
+        ArithmeticError,
+        ValueError,
+    ):  # sigma / sensitivity out of range: left to the discretization's refusal
         return 0.0
     return span if math.isfinite(span) else 0.0
 
@@ -251,7 +283,12 @@ def with_offsets(xs: list[np.ndarray], accuracy: float) -> list[np.ndarray]:
     """Each point's arguments followed by the same shifted by each of ``RIGHT_OFFSETS``, then by minus each of
     ``LEFT_FRACTIONS`` times ``accuracy`` (floored at 0): ``delta_accuracy="epsilon"``'s rows (``offset_rows``)."""
     lefts = [f * accuracy for f in LEFT_FRACTIONS]
-    return [np.concatenate([x] + [x + d for d in RIGHT_OFFSETS] + [np.maximum(x - d, 0.0) for d in lefts]) for x in xs]
+    return [
+        np.concatenate(
+            [x] + [x + d for d in RIGHT_OFFSETS] + [np.maximum(x - d, 0.0) for d in lefts]
+        )
+        for x in xs
+    ]
 
 
 class PointsFront:
@@ -296,13 +333,20 @@ class PointsFront:
         """Each point's first grid (``StartGrid.first``, within ``MAX_WINDOW``), less the points that would start
         below their sampling rate and settle on their span grid (``StepBrackets.settled_uppers``: done there)."""
         points, xs, own, start = self.points, self.xs, self.own, self.r.start
-        step = {i: within_window(points[i], start.first(points[i], xs[i], self.method)) for i in range(len(points))}
+        step = {
+            i: within_window(points[i], start.first(points[i], xs[i], self.method))
+            for i in range(len(points))
+        }
         # no grid finer than one round's span at the tail allows (``coarsest_fit``): a coarser one is certified too
         step = {i: max(h, coarsest_fit(points[i], self.r.steps.tail)) for i, h in step.items()}
-        self.below_rate = {i for i, h in step.items() if self.by_epsilon and h < start.span_start(points[i])}
+        self.below_rate = {
+            i for i, h in step.items() if self.by_epsilon and h < start.span_start(points[i])
+        }
         # settled by their own arguments (delta is larger at the left ones, smaller at the right ones)
         right_xs = [x[: offset_rows(x.size, n)[0].stop] for x, n in zip(xs, own)]
-        for i, up in self.r.steps.settled_uppers(sorted(self.below_rate), points, right_xs, self.threads).items():
+        for i, up in self.r.steps.settled_uppers(
+            sorted(self.below_rate), points, right_xs, self.threads
+        ).items():
             self.chosen[i] = (np.zeros(own[i]), up[: own[i]])
             del step[i]
         return step
@@ -317,7 +361,11 @@ class PointsFront:
         units: list[Unit] = [
             (batch, direct, charge, False)
             for batch, direct, charge in steps.batches(
-                {i: h for i, h in step.items() if i not in only}, self.points, best, self.below_rate, charges
+                {i: h for i, h in step.items() if i not in only},
+                self.points,
+                best,
+                self.below_rate,
+                charges,
             )
         ]
         spans = [(i, loss_span(*self.points[i]) / step[i]) for i in sorted(only)]
@@ -330,10 +378,15 @@ class PointsFront:
         self.only, self.next_only = self.next_only, set()
         for batch, direct, charge, complement_only in self.units(grids, best):
             found = self.found(batch, grids, best, direct, charge, complement_only)
-            sides = [(np.asarray(lo, dtype=np.float64), np.asarray(up, dtype=np.float64)) for lo, up, _, _ in found]
+            sides = [
+                (np.asarray(lo, dtype=np.float64), np.asarray(up, dtype=np.float64))
+                for lo, up, _, _ in found
+            ]
             taken: list[np.ndarray | None] = [None] * len(batch)
             if self.method == "delta":
-                sides, taken, found = self.near_one_sides(batch, grids, found, sides, complement_only)
+                sides, taken, found = self.near_one_sides(
+                    batch, grids, found, sides, complement_only
+                )
             for i, (lo, up), (_, _, fixed, _), near in zip(batch, sides, found, taken):
                 if self.settle is not None:
                     lo, up = self.settled_sides(i, lo, up, best.get(i))
@@ -363,16 +416,26 @@ class PointsFront:
         """One unit's brackets (``StepBrackets.brackets``; a unit recomposing the complement alone: the brackets
         recorded on its points' last grids), each grid's add-direction upper side folded into ``add_upper``."""
         if complement_only:
-            found = [(best[i][1], best[i][2], np.zeros((2, self.xs[i].size)), self.add_upper.get(i)) for i in batch]
+            found = [
+                (best[i][1], best[i][2], np.zeros((2, self.xs[i].size)), self.add_upper.get(i))
+                for i in batch
+            ]
         else:
             found = self.step_found(batch, step, best, direct, charge)
         for i, (_, _, _, add) in zip(batch, found):  # every grid's add-direction upper side holds
             if add is not None:
-                self.add_upper[i] = add if i not in self.add_upper else np.minimum(add, self.add_upper[i])
+                self.add_upper[i] = (
+                    add if i not in self.add_upper else np.minimum(add, self.add_upper[i])
+                )
         return found
 
     def step_found(
-        self, batch: list[int], step: dict[int, float], best: dict[int, Before], direct: bool, charge: float | None
+        self,
+        batch: list[int],
+        step: dict[int, float],
+        best: dict[int, Before],
+        direct: bool,
+        charge: float | None,
     ) -> list[Found]:
         """``StepBrackets.brackets`` of a unit; where a window passes what memory holds (``window_refused``), each
         point of the unit alone, and a point refused alone gives up (``gave_up``): its bracket the record of its
@@ -381,7 +444,16 @@ class PointsFront:
         steps = self.r.steps
         try:
             return steps.brackets(
-                batch, self.points, step, self.xs, self.method, best, self.own, self.threads, direct, charge
+                batch,
+                self.points,
+                step,
+                self.xs,
+                self.method,
+                best,
+                self.own,
+                self.threads,
+                direct,
+                charge,
             )
         except ValueError as error:
             if not window_refused(error):
@@ -390,9 +462,20 @@ class PointsFront:
         for i in batch:
             try:
                 if len(batch) == 1:
-                    raise ValueError("the composed loss window needs more grid points than memory holds")
+                    raise ValueError(
+                        "the composed loss window needs more grid points than memory holds"
+                    )
                 (one,) = steps.brackets(
-                    [i], self.points, step, self.xs, self.method, best, self.own, self.threads, direct, charge
+                    [i],
+                    self.points,
+                    step,
+                    self.xs,
+                    self.method,
+                    best,
+                    self.own,
+                    self.threads,
+                    direct,
+                    charge,
                 )
             except ValueError as error:
                 if not window_refused(error):
@@ -421,7 +504,9 @@ class PointsFront:
         (``NearOne.complement_brackets``), and, where that was taken, the fixed part cleared."""
         points, xs, near_one = self.points, self.xs, self.r.near_one
         if not complement_only:
-            sides = [(near_one.raised(points[i], xs[i], lo, up), up) for i, (lo, up) in zip(batch, sides)]
+            sides = [
+                (near_one.raised(points[i], xs[i], lo, up), up) for i, (lo, up) in zip(batch, sides)
+            ]
         sides, taken = near_one.complement_brackets(
             [points[i] for i in batch],
             [step[i] for i in batch],
@@ -447,7 +532,14 @@ class PointsFront:
     def width(self, i: int, lo: np.ndarray, up: np.ndarray) -> np.ndarray:
         r = self.r
         return bracket_width(
-            r.delta_accuracy, self.method, self.xs[i], lo, up, self.own[i], r.accuracy, r.relative_accuracy
+            r.delta_accuracy,
+            self.method,
+            self.xs[i],
+            lo,
+            up,
+            self.own[i],
+            r.accuracy,
+            r.relative_accuracy,
         )
 
     @staticmethod
@@ -467,12 +559,19 @@ class PointsFront:
             return None
         finer = self.asked(step, width, before)
         if finer is not None and finer < h:
-            fit, window = coarsest_fit(self.points[i], self.r.steps.tail), within_window(self.points[i], finer)
+            fit, window = (
+                coarsest_fit(self.points[i], self.r.steps.tail),
+                within_window(self.points[i], finer),
+            )
             finer = max(window, fit)
-            if finer >= h and fit >= window and i not in self.gave_up:  # stopped by one round's span at its tail
+            if (
+                finer >= h and fit >= window and i not in self.gave_up
+            ):  # stopped by one round's span at its tail
                 self.gave_up.add(i)
                 warn_gave_up(1)
-            finer = finer if finer < h else None  # no finer grid fits MAX_WINDOW: this bracket stands
+            finer = (
+                finer if finer < h else None
+            )  # no finer grid fits MAX_WINDOW: this bracket stands
         if finer == h and direct:
             finer = None  # the same grid again only adds the direct bins this one had
         accuracy = self.r.accuracy
@@ -493,7 +592,11 @@ class PointsFront:
         if by_epsilon and (before is None or before[0] <= h):  # a first step: the widths' rule
             limited, limited_h = rules.offset_limited(h, x, lo, up, width, own, capped | charged)
             capped, capped_h = capped | limited, least(capped_h, limited_h)
-        if self.method == "epsilon" and before is not None and np.any(before[1][before[3] > self.r.accuracy] == 0):
+        if (
+            self.method == "epsilon"
+            and before is not None
+            and np.any(before[1][before[3] > self.r.accuracy] == 0)
+        ):
             # the grid before left a lower epsilon 0 where too wide (blind: its width was the upper side's alone),
             # so no law is fitted through it: the next grid is asked as a first one's
             before = None

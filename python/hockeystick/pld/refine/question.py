@@ -98,7 +98,9 @@ def fixed_grid_fits(point: Point, delta: np.ndarray, tail: float = DEFAULT_TAIL)
     q, rounds = point[1], point[2]
     if least < constants.DELTA_FLOOR or rounds * tail > TAIL_SHARE * least or q < DEFAULT_INTERVAL:
         return False
-    model = StartGrid(DEFAULT_ACCURACY, "relative", DEFAULT_RELATIVE_ACCURACY).first(point, delta, "epsilon")
+    model = StartGrid(DEFAULT_ACCURACY, "relative", DEFAULT_RELATIVE_ACCURACY).first(
+        point, delta, "epsilon"
+    )
     return model >= DEFAULT_INTERVAL
 
 
@@ -150,7 +152,9 @@ def rdp_upper(point: Point, delta: np.ndarray) -> np.ndarray:
     from ...rdp import DEFAULT_ORDERS, SubsampledGaussianRDP  # lazy: only points left wide read it
 
     sigma, q, rounds, sensitivity = point
-    accountant = SubsampledGaussianRDP(sigma=sigma / sensitivity, sampling_rate=q, rounds=rounds, orders=DEFAULT_ORDERS)
+    accountant = SubsampledGaussianRDP(
+        sigma=sigma / sensitivity, sampling_rate=q, rounds=rounds, orders=DEFAULT_ORDERS
+    )
     return np.asarray(accountant.epsilon(delta), dtype=np.float64) * (1.0 + RDP_MARGIN)
 
 

@@ -45,7 +45,9 @@ def fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
         excess = max(pmf.finite_mass + pmf.p_inf - 1.0, pmf.loss_shift) * values
         return np.stack([pmf.charge_at(at) + pmf.suffix_sum_slack() * values + pmf.p_inf, excess])
     excess = pmf.loss_shift * values
-    return np.stack([2.0 * pmf.charge_at(at) + pmf.suffix_sum_slack() * values + abs(pmf.shift), excess])
+    return np.stack(
+        [2.0 * pmf.charge_at(at) + pmf.suffix_sum_slack() * values + abs(pmf.shift), excess]
+    )
 
 
 def of_largest(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray:
@@ -98,7 +100,9 @@ class StepBrackets:
             return out
 
         def settles(i: int) -> bool:
-            return bool(np.all((tried[i] if i in tried else uppers([i])[0]) < constants.DELTA_FLOOR))
+            return bool(
+                np.all((tried[i] if i in tried else uppers([i])[0]) < constants.DELTA_FLOOR)
+            )
 
         pairs: dict[tuple[float, float, float], list[int]] = {}
         for i in pending:
@@ -108,17 +112,24 @@ class StepBrackets:
             group.sort(key=lambda i: points[i][2])
             if not settles(group[0]):
                 continue
-            low, high = 1, len(group)  # group[:low] ends with a point that settles; group[high:] with none
+            low, high = (
+                1,
+                len(group),
+            )  # group[:low] ends with a point that settles; group[high:] with none
             while low < high:
                 mid = (low + high) // 2
                 low, high = (mid + 1, high) if settles(group[mid]) else (low, mid)
             candidates.extend(i for i in group[:low] if i not in tried)
-        for batch in windows_within_budget([(i, loss_span(*points[i]) / hs[i]) for i in candidates]):
+        for batch in windows_within_budget(
+            [(i, loss_span(*points[i]) / hs[i]) for i in candidates]
+        ):
             uppers(batch)
         return {i: up for i, up in tried.items() if np.all(up < constants.DELTA_FLOOR)}
 
     @staticmethod
-    def round_off_charges(step: dict[int, float], xs: list[np.ndarray], own: list[int]) -> dict[int, float]:
+    def round_off_charges(
+        step: dict[int, float], xs: list[np.ndarray], own: list[int]
+    ) -> dict[int, float]:
         """The ``.epsilon`` points whose least delta asked is below ``DIRECT_FIRST_DELTA``, each with the estimated
         charge from which its compositions recompute a row's low-frequency bins directly: ``DIRECT_CHARGE_SHARE``
         of that delta, at most the core's kDirectMinCharge, rounded down to a power of ten (points of one decade
@@ -128,13 +139,19 @@ class StepBrackets:
         for i in step:
             least = float(np.min(xs[i][: own[i]]))
             if least < tuning.DIRECT_FIRST_DELTA:
-                charge = min(float(_core.pld_compose.direct_min_charge), tuning.DIRECT_CHARGE_SHARE * least)
+                charge = min(
+                    float(_core.pld_compose.direct_min_charge), tuning.DIRECT_CHARGE_SHARE * least
+                )
                 charges[i] = 10.0 ** math.floor(math.log10(charge)) if charge > 0.0 else 0.0
         return charges
 
     @staticmethod
     def batches(
-        step: dict[int, float], points: list[Point], best: Best, below_rate: set[int], charges: dict[int, float]
+        step: dict[int, float],
+        points: list[Point],
+        best: Best,
+        below_rate: set[int],
+        charges: dict[int, float],
     ) -> list[tuple[list[int], bool, float | None]]:
         """The batches of one refinement step (``windows_within_budget``), each with whether it recomposes the
         low-frequency bins directly (``compose_all``'s direct_bins) and from what estimated charge
@@ -275,8 +292,13 @@ class StepBrackets:
         for h in sorted({step[i] for i in batch}, reverse=True):
             self.build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
         dists = [store[(*points[i], step[i], True)] for i in batch]
-        compose_all(dists, True, workers=threads or None, direct_bins=direct, direct_min_charge=charge)
-        uppers = [[pmf.delta(xs[i], threads) for pmf in dist.composed(True)] for i, dist in zip(batch, dists)]
+        compose_all(
+            dists, True, workers=threads or None, direct_bins=direct, direct_min_charge=charge
+        )
+        uppers = [
+            [pmf.delta(xs[i], threads) for pmf in dist.composed(True)]
+            for i, dist in zip(batch, dists)
+        ]
         sides = undominated_lower_sides(
             dists,
             uppers,
@@ -285,7 +307,9 @@ class StepBrackets:
             direct,
             charge,
         )
-        return [(list(dist.composed(True)), ups, side) for dist, ups, side in zip(dists, uppers, sides)]
+        return [
+            (list(dist.composed(True)), ups, side) for dist, ups, side in zip(dists, uppers, sides)
+        ]
 
     def delta_bracket(
         self,
@@ -312,10 +336,13 @@ class StepBrackets:
         with the lower side's added (the third array, two rows: the part of up - lo no grid removes and the
         cells' edge factor, ``NextGrid.charge_width``)."""
         upper = np.max(uppers, axis=0)
-        if not sides:  # no lower side composed (``delta_sides``' settled points): 0 bounds delta below
+        if (
+            not sides
+        ):  # no lower side composed (``delta_sides``' settled points): 0 bounds delta below
             return np.zeros(eps.shape), upper, charges
         charges = charges + of_largest(
-            [fixed_part(pmf, eps, low) for pmf, low in sides.values()], [low for _, low in sides.values()]
+            [fixed_part(pmf, eps, low) for pmf, low in sides.values()],
+            [low for _, low in sides.values()],
         )
         optimistic = [sides[d][0] for d in sorted(sides)]
         lower = np.max([sides[d][1] for d in sorted(sides)], axis=0)
@@ -326,8 +353,14 @@ class StepBrackets:
         best_lo = lower if before is None else np.maximum(lower, before[1])
         best_up = upper if before is None else np.minimum(upper, before[2])
         wide = np.zeros(eps.shape, dtype=bool)
-        wide[:own] = bracket_width(self.delta_accuracy, "delta", eps, best_lo, best_up, own) > self.accuracy
-        wide[left] = np.tile(wide[:own], (left.stop - left.start) // own)  # their lower sides certify the width
+        wide[:own] = (
+            bracket_width(self.delta_accuracy, "delta", eps, best_lo, best_up, own) > self.accuracy
+        )
+        wide[left] = np.tile(
+            wide[:own], (left.stop - left.start) // own
+        )  # their lower sides certify the width
         if wide.any():
-            lower[wide] = np.maximum(lower[wide], np.max([pmf.delta(eps[wide], threads) for pmf in optimistic], axis=0))
+            lower[wide] = np.maximum(
+                lower[wide], np.max([pmf.delta(eps[wide], threads) for pmf in optimistic], axis=0)
+            )
         return lower, upper, charges

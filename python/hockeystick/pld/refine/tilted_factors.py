@@ -60,7 +60,9 @@ def total_rounds(segments: Sequence[Segment]) -> int:
 def summed_log_mgf(terms: Sequence[tuple[GridPMF, int]], lams: np.ndarray) -> np.ndarray:
     """K(lam) = sum_i c_i log sum_k p_ik e^{lam l_k} at each lam of ``lams``."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return np.asarray(np.sum([count * pmf.log_mgf(lams) for pmf, count in terms], axis=0), dtype=np.float64)
+        return np.asarray(
+            np.sum([count * pmf.log_mgf(lams) for pmf, count in terms], axis=0), dtype=np.float64
+        )
 
 
 def chernoff_tilt(terms: Sequence[tuple[GridPMF, int]], delta: float) -> float:
@@ -74,10 +76,14 @@ def exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
     return best_tilt(lambda lam: lam * eps - summed_log_mgf(terms, lam))
 
 
-def _upper_side(ups: Sequence[tuple[GridPMF, int]], lam: float, h: float, delta: float, upper: float) -> float:
+def _upper_side(
+    ups: Sequence[tuple[GridPMF, int]], lam: float, h: float, delta: float, upper: float
+) -> float:
     """The certified upper epsilon at ``delta`` of the pessimistic PMFs ``ups`` composed under the tilt ``lam``,
     searched from ``upper`` or the window's top."""
-    up_side = tilted.compose_tilted(ups, lam * h, pessimistic=True, max_points=MAX_POINTS, window_tail=WINDOW_TAIL)
+    up_side = tilted.compose_tilted(
+        ups, lam * h, pessimistic=True, max_points=MAX_POINTS, window_tail=WINDOW_TAIL
+    )
     return tilted.upper_epsilon(up_side, delta, min(upper, up_side.top))
 
 
@@ -86,7 +92,10 @@ def pessimistic_terms(
 ) -> list[tuple[Factor, int]]:
     """Each factor of one direction discretized on grid ``h`` (with its optimistic side where ``optimistic``) and
     its rounds."""
-    return [(one_direction(mechanism, direction, h, tail, optimistic), int(count)) for mechanism, count in segments]
+    return [
+        (one_direction(mechanism, direction, h, tail, optimistic), int(count))
+        for mechanism, count in segments
+    ]
 
 
 def direction_bracket(
@@ -96,14 +105,24 @@ def direction_bracket(
     factors = pessimistic_terms(segments, direction, h, tail, True)
     ups = [(f.upper, c) for f, c in factors]
     up = _upper_side(ups, chernoff_tilt(ups, delta), h, delta, upper)
-    if math.isfinite(min(up, upper)):  # re-tilted at the Chernoff exponent of the best upper side so far
+    if math.isfinite(
+        min(up, upper)
+    ):  # re-tilted at the Chernoff exponent of the best upper side so far
         up = min(up, _upper_side(ups, exponent_tilt(ups, min(up, upper)), h, delta, up))
-    terms = [(p, c) for f, count in factors for p, c in f.lower_terms(count) if p is not None and c > 0]
-    if any(f.lower is None and f.lower_blocks is None for f, _ in factors) or not (math.isfinite(up) and up > 0.0):
+    terms = [
+        (p, c) for f, count in factors for p, c in f.lower_terms(count) if p is not None and c > 0
+    ]
+    if any(f.lower is None and f.lower_blocks is None for f, _ in factors) or not (
+        math.isfinite(up) and up > 0.0
+    ):
         return 0.0, up  # a factor without an optimistic side: no lower side here
     try:
-        low_side = tilted.compose_tilted(terms, exponent_tilt(terms, up) * h, pessimistic=False, max_points=MAX_POINTS)
-    except ValueError:  # a window past MAX_POINTS (or blocks of rounds, not tilted): no lower side here
+        low_side = tilted.compose_tilted(
+            terms, exponent_tilt(terms, up) * h, pessimistic=False, max_points=MAX_POINTS
+        )
+    except (
+        ValueError
+    ):  # a window past MAX_POINTS (or blocks of rounds, not tilted): no lower side here
         return 0.0, up
     return tilted.lower_epsilon(low_side, delta, up), up
 
@@ -118,13 +137,23 @@ def add_below(segments: Sequence[Segment], eps: float, h: float, tail: float, de
     coarse = min(h * COARSENING, MAX_INTERVAL)
     ups = [(f.upper, c) for f, c in pessimistic_terms(segments, "add", coarse, tail, False)]
     side = tilted.compose_tilted(
-        ups, exponent_tilt(ups, eps) * coarse, pessimistic=True, max_points=MAX_POINTS, window_tail=WINDOW_TAIL
+        ups,
+        exponent_tilt(ups, eps) * coarse,
+        pessimistic=True,
+        max_points=MAX_POINTS,
+        window_tail=WINDOW_TAIL,
     )
     return side.delta(eps) <= delta
 
 
 def screened_bracket(
-    segments: Sequence[Segment], delta: float, lower: float, upper: float, h: float, tail: float, strict: bool = False
+    segments: Sequence[Segment],
+    delta: float,
+    lower: float,
+    upper: float,
+    h: float,
+    tail: float,
+    strict: bool = False,
 ) -> tuple[float, float]:
     """(``lower``, ``upper``) intersected with the tilted bracket on grid ``h`` (``direction_bracket``: the maximum
     over the directions on each side), the add direction's bracket composed only where ``add_below`` does not show
@@ -173,16 +202,20 @@ def tilted_factors_bracket(
         return lower, upper
     rounds = total_rounds(segments)
     tail = question.question_tail(rounds, delta, question.TILTED_TAIL_SHARE)
-    if not (math.isfinite(upper) and question.exact(np.array(lower), np.array(upper))):  # max-of-outputs test
+    if not (
+        math.isfinite(upper) and question.exact(np.array(lower), np.array(upper))
+    ):  # max-of-outputs test
         lower = max(lower, max_of_outputs_epsilon(segments, delta))
         upper = max(lower, upper)
     if not question.within_tolerance(np.array(lower), np.array(upper)):
         (sigma, q, sensitivity), _ = max(segments, key=lambda s: s[1])
-        h = StartGrid(question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY).first(
-            (sigma, q, float(rounds), sensitivity), np.array([delta]), "epsilon"
-        )
+        h = StartGrid(
+            question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY
+        ).first((sigma, q, float(rounds), sensitivity), np.array([delta]), "epsilon")
         lower, upper = _coarse_to_fine(segments, delta, lower, upper, h, tail)
-    if not question.within_tolerance(np.array(lower), np.array(upper)):  # one segment of a small rate: blocks
+    if not question.within_tolerance(
+        np.array(lower), np.array(upper)
+    ):  # one segment of a small rate: blocks
         lower, upper = block_bracket(segments, delta, lower, upper, tail)
     if fine and not question.exact(np.array(lower), np.array(upper)):
         lower, upper = screened_bracket(segments, delta, lower, upper, question.FINE_INTERVAL, tail)
@@ -196,7 +229,9 @@ def tilted_factors_bracket(
     ):
         h = question.FINE_INTERVAL
         factors = pessimistic_terms(segments, "remove", h, tail, True)
-        lower, upper = split_bracket(factors, delta, lower, upper, lambda eps: add_below(segments, eps, h, tail, delta))
+        lower, upper = split_bracket(
+            factors, delta, lower, upper, lambda eps: add_below(segments, eps, h, tail, delta)
+        )
     return lower, max(lower, upper)
 
 
@@ -229,7 +264,9 @@ def _finer_brackets(
     own_before = math.inf
     for step in range(GRIDS):
         try:
-            own_lower, own_upper = screened_bracket(segments, delta, 0.0, math.inf, h, tail, strict=True)
+            own_lower, own_upper = screened_bracket(
+                segments, delta, 0.0, math.inf, h, tail, strict=True
+            )
         except ValueError:
             if step == 0:
                 raise
@@ -245,7 +282,11 @@ def _finer_brackets(
 
 
 def tilted_factors_brackets(
-    segments: Sequence[Segment], delta: np.ndarray, lower: np.ndarray, upper: np.ndarray, fine: bool = True
+    segments: Sequence[Segment],
+    delta: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    fine: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``tilted_factors_bracket`` at each delta of ``delta`` (of the brackets' shape after broadcasting).
 
@@ -267,12 +308,17 @@ def tilted_factors_brackets(
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
     for j in range(flat.size):
-        lows[j], ups[j] = tilted_factors_bracket(segments, float(flat[j]), float(lows[j]), float(ups[j]), fine)
+        lows[j], ups[j] = tilted_factors_bracket(
+            segments, float(flat[j]), float(lows[j]), float(ups[j]), fine
+        )
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
 
 def wide_brackets(
-    point: tuple[float, float, float, float], delta: np.ndarray, lower: np.ndarray, upper: np.ndarray
+    point: tuple[float, float, float, float],
+    delta: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each bracket of ``point`` (sigma, q, rounds, sensitivity) at ``delta`` still wider than the default tolerance
     (``question.within_tolerance``) intersected with ``tilted_factors_bracket``'s of its one segment (without the fine
@@ -298,5 +344,7 @@ def wide_brackets(
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
     segments: list[Segment] = [((sigma, q, sensitivity), int(rounds))]
     for j in np.flatnonzero(~question.within_tolerance(lows, ups)) if q < 1.0 else ():
-        lows[j], ups[j] = tilted_factors_bracket(segments, float(flat[j]), float(lows[j]), float(ups[j]), fine=False)
+        lows[j], ups[j] = tilted_factors_bracket(
+            segments, float(flat[j]), float(lows[j]), float(ups[j]), fine=False
+        )
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))

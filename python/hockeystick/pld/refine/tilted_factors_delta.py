@@ -26,17 +26,29 @@ from ..compose.binomial_split import BinomialSplit
 from ..reads.max_of_outputs import max_of_outputs_delta
 from . import question
 from .tilted_factors import Segment, exponent_tilt, pessimistic_terms, total_rounds
-from .tilted_question import MAX_POINTS, SPLIT_SAMPLED_ROUNDS, WINDOW_TAIL, add_pure_epsilon, optimistic_segments
+from .tilted_question import (
+    MAX_POINTS,
+    SPLIT_SAMPLED_ROUNDS,
+    WINDOW_TAIL,
+    add_pure_epsilon,
+    optimistic_segments,
+)
 
 
-def direction_delta(segments: Sequence[Segment], direction: str, h: float, tail: float, eps: float) -> float:
+def direction_delta(
+    segments: Sequence[Segment], direction: str, h: float, tail: float, eps: float
+) -> float:
     """One direction's certified upper delta at ``eps``: its pessimistic PMFs on grid ``h`` composed under the
     exponent's tilt at ``eps`` and read there; the add direction's 0 at or past ``add_pure_epsilon``."""
     if direction == "add" and eps >= add_pure_epsilon([(q, float(c)) for (_, q, _), c in segments]):
         return 0.0
     ups = [(f.upper, c) for f, c in pessimistic_terms(segments, direction, h, tail, False)]
     side = tilted.compose_tilted(
-        ups, exponent_tilt(ups, eps) * h, pessimistic=True, max_points=MAX_POINTS, window_tail=WINDOW_TAIL
+        ups,
+        exponent_tilt(ups, eps) * h,
+        pessimistic=True,
+        max_points=MAX_POINTS,
+        window_tail=WINDOW_TAIL,
     )
     return float(side.delta(eps))
 
@@ -50,7 +62,12 @@ def split_delta(
     optimistic side is in blocks of rounds."""
     try:
         factors = pessimistic_terms(segments, "remove", h, tail, True)
-        upper = max(BinomialSplit([(f.upper, c) for f, c in factors], eps, negligible, negligible).delta(eps), add)
+        upper = max(
+            BinomialSplit([(f.upper, c) for f, c in factors], eps, negligible, negligible).delta(
+                eps
+            ),
+            add,
+        )
         optimistic = optimistic_segments(factors)
         if optimistic is None:
             return 0.0, upper
@@ -59,7 +76,9 @@ def split_delta(
         return 0.0, 1.0
 
 
-def tilted_factors_delta(segments: Sequence[Segment], eps: float, lower: float, upper: float) -> tuple[float, float]:
+def tilted_factors_delta(
+    segments: Sequence[Segment], eps: float, lower: float, upper: float
+) -> tuple[float, float]:
     """(``lower``, ``upper``), a certified delta bracket at ``eps`` of the composition of ``segments``, intersected
     with the reads of the module docstring where not yet exact (``question.exact``) and positive; as given where a
     factor's sampling rate is 1 or a window passes ``MAX_POINTS``.
@@ -78,11 +97,17 @@ def tilted_factors_delta(segments: Sequence[Segment], eps: float, lower: float, 
     tuple of float
         The certified (lower, upper) bracket.
     """
-    if not segments or any(k[1] >= 1.0 for k, _ in segments) or not (upper > 0.0 and math.isfinite(eps)):
+    if (
+        not segments
+        or any(k[1] >= 1.0 for k, _ in segments)
+        or not (upper > 0.0 and math.isfinite(eps))
+    ):
         return lower, upper
     if question.exact(np.array(lower), np.array(upper)):
         return lower, upper
-    lower = max(lower, max_of_outputs_delta(segments, eps))  # the max-of-outputs test's bound where higher
+    lower = max(
+        lower, max_of_outputs_delta(segments, eps)
+    )  # the max-of-outputs test's bound where higher
     h = question.FINE_INTERVAL
     tail = question.question_tail(total_rounds(segments), upper, question.TILTED_TAIL_SHARE)
     try:
@@ -91,7 +116,11 @@ def tilted_factors_delta(segments: Sequence[Segment], eps: float, lower: float, 
     except ValueError:  # a window past MAX_POINTS: the bracket as given
         return lower, upper
     sampled = sum(q * c for (_, q, _), c in segments)
-    if eps > 0.0 and sampled <= SPLIT_SAMPLED_ROUNDS and not question.exact(np.array(lower), np.array(upper)):
+    if (
+        eps > 0.0
+        and sampled <= SPLIT_SAMPLED_ROUNDS
+        and not question.exact(np.array(lower), np.array(upper))
+    ):
         low, up = split_delta(segments, eps, h, tail, add, question.TILTED_TAIL_SHARE * upper)
         lower, upper = max(lower, low), min(upper, up)
     return lower, max(lower, upper)

@@ -33,8 +33,17 @@ from ..compose.binomial_split import BinomialSplit
 from ..compose.distribution import Factor
 from ..compose.pmf import GridPMF
 from ..grid.grid_start import Point, StartGrid
-from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL, Directions, subsampled_gaussians
-from ..reads.max_of_outputs import max_of_outputs_delta, max_of_outputs_deltas, max_of_outputs_epsilon
+from ..mechanisms.constructors import (
+    DEFAULT_INTERVAL,
+    MAX_INTERVAL,
+    Directions,
+    subsampled_gaussians,
+)
+from ..reads.max_of_outputs import (
+    max_of_outputs_delta,
+    max_of_outputs_deltas,
+    max_of_outputs_epsilon,
+)
 from . import question
 from .bracket_width import within_epsilon_tolerance
 from .dominated_direction import COARSENING
@@ -100,7 +109,12 @@ def add_pure_epsilon(rates: Sequence[tuple[float, float]]) -> float:
 
 
 def one_direction(
-    mechanism: tuple[float, float, float], direction: str, h: float, tail: float, optimistic: bool, threads: int = 0
+    mechanism: tuple[float, float, float],
+    direction: str,
+    h: float,
+    tail: float,
+    optimistic: bool,
+    threads: int = 0,
 ) -> Factor:
     """One round of the Poisson-subsampled Gaussian (sigma, q, sensitivity), one neighbouring direction, discretized
     on grid ``h`` with ``tail`` (with its optimistic side where ``optimistic``), on ``threads`` OpenMP threads (0: all
@@ -129,9 +143,15 @@ def remove_tail(point: Point, delta: float) -> float:
     budget = question.TILTED_TAIL_SHARE * delta
 
     def fits(k: int) -> bool:
-        return rounds * truncation.remove_mass_above(10.0 ** (-k / 4.0), sigma, q, sensitivity) <= budget
+        return (
+            rounds * truncation.remove_mass_above(10.0 ** (-k / 4.0), sigma, q, sensitivity)
+            <= budget
+        )
 
-    low, high = 13, max(13, math.ceil(-4.0 * math.log10(floor)))  # 10^(-13/4) < 1e-3; high: at most floor
+    low, high = (
+        13,
+        max(13, math.ceil(-4.0 * math.log10(floor))),
+    )  # 10^(-13/4) < 1e-3; high: at most floor
     if fits(low):
         return float(10.0 ** (-low / 4.0))
     while high - low > 1:  # fits(high) or high is the floor's rung; not fits(low)
@@ -156,19 +176,25 @@ class TiltedReader:
         self.tail = tail
         self.threads = threads
         self._factors: dict[tuple[float, str, float, bool], Factor] = {}
-        self._compositions: dict[tuple[float, str, float, bool, float], tilted.TiltedComposition] = {}
+        self._compositions: dict[
+            tuple[float, str, float, bool, float], tilted.TiltedComposition
+        ] = {}
 
     def drop_compositions(self) -> None:
         """Forgets the tilted compositions made so far (the discretized rounds stay): a reader kept for a later read
         then holds one round's PMFs, not the composed windows."""
         self._compositions.clear()
 
-    def directions(self, h: float, delta: float, optimistic: bool = True) -> list[tuple[str, float, Factor]]:
+    def directions(
+        self, h: float, delta: float, optimistic: bool = True
+    ) -> list[tuple[str, float, Factor]]:
         """Per neighbouring direction, its name, tail and the factor of one round on grid ``h`` (with its optimistic
         side where ``optimistic``: an upper read alone skips it, about half the discretization)."""
         return [self.direction(name, h, delta, optimistic) for name in ("remove", "add")]
 
-    def direction(self, name: str, h: float, delta: float, optimistic: bool = True) -> tuple[str, float, Factor]:
+    def direction(
+        self, name: str, h: float, delta: float, optimistic: bool = True
+    ) -> tuple[str, float, Factor]:
         """One neighbouring direction's name, tail and factor of one round on grid ``h`` (``directions``),
         discretized once per (grid, direction, tail, side)."""
         sigma, q, rounds, sensitivity = self.point
@@ -187,7 +213,13 @@ class TiltedReader:
         return name, tail, found
 
     def composition(
-        self, h: float, direction: str, tail: float, terms: list[tuple[GridPMF, int]], lam: float, pessimistic: bool
+        self,
+        h: float,
+        direction: str,
+        tail: float,
+        terms: list[tuple[GridPMF, int]],
+        lam: float,
+        pessimistic: bool,
     ) -> tilted.TiltedComposition:
         """``terms`` composed under the tilt ``lam``, made once per (grid, tail, direction, side, tilt)."""
         key = (h, direction, tail, pessimistic, lam)
@@ -239,15 +271,26 @@ class TiltedReader:
         for d, tail, factor in self.directions(h, delta):
             pmf = factor.upper
             up = self.upper_side(h, d, tail, pmf, delta, chernoff_tilt(pmf, rounds, delta), upper)
-            if math.isfinite(min(up, upper)):  # re-tilted at the Chernoff exponent of the best upper side so far
-                up = min(up, self.upper_side(h, d, tail, pmf, delta, exponent_tilt(pmf, rounds, min(up, upper)), up))
+            if math.isfinite(
+                min(up, upper)
+            ):  # re-tilted at the Chernoff exponent of the best upper side so far
+                up = min(
+                    up,
+                    self.upper_side(
+                        h, d, tail, pmf, delta, exponent_tilt(pmf, rounds, min(up, upper)), up
+                    ),
+                )
             ups.append(up)
             terms = [(p, c) for p, c in factor.lower_terms(rounds) if p is not None and c > 0]
             if terms and math.isfinite(up) and up > 0.0:
                 main = max(terms, key=lambda term: term[1])[0]
                 try:
-                    low_side = self.composition(h, d, tail, terms, exponent_tilt(main, rounds, up), False)
-                except ValueError:  # a window past MAX_POINTS (or blocks of rounds, not tilted): no lower side here
+                    low_side = self.composition(
+                        h, d, tail, terms, exponent_tilt(main, rounds, up), False
+                    )
+                except (
+                    ValueError
+                ):  # a window past MAX_POINTS (or blocks of rounds, not tilted): no lower side here
                     continue
                 lows.append(tilted.lower_epsilon(low_side, delta, up))
         return max(lows), max(ups)
@@ -264,7 +307,14 @@ class TiltedReader:
         rounds = int(self.point[2])
         _, tail, factor = self.direction("remove", h, delta, optimistic=False)
         remove = self.upper_side(
-            h, "remove", tail, factor.upper, delta, exponent_tilt(factor.upper, rounds, upper), upper, least
+            h,
+            "remove",
+            tail,
+            factor.upper,
+            delta,
+            exponent_tilt(factor.upper, rounds, upper),
+            upper,
+            least,
         )
         if math.isfinite(remove) and (
             add_upper <= remove or self.add_screen(np.array([remove]), h, delta, remove)[0] <= delta
@@ -275,7 +325,9 @@ class TiltedReader:
         add = self.upper_side(h, "add", tail, factor.upper, delta, lam, upper, least)
         return max(remove, add)
 
-    def pessimistic_delta(self, name: str, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
+    def pessimistic_delta(
+        self, name: str, eps: np.ndarray, h: float, centre: float, delta: float
+    ) -> np.ndarray:
         """One direction's certified upper deltas at each of ``eps`` on grid ``h``: its pessimistic PMF composed once
         under the tilt of the Chernoff exponent at ``centre`` (``exponent_tilt``), discretized with the tails
         ``delta`` allows."""
@@ -306,10 +358,14 @@ class TiltedReader:
         add = self.add_screen(eps, h, delta, centre)
         above = add > remove
         if above.any():
-            add[above] = np.minimum(add[above], self.pessimistic_delta("add", eps[above], h, centre, delta))
+            add[above] = np.minimum(
+                add[above], self.pessimistic_delta("add", eps[above], h, centre, delta)
+            )
         return np.asarray(np.maximum(remove, add), dtype=np.float64)
 
-    def split_bracket(self, delta: float, h: float, lower: float, upper: float) -> tuple[float, float]:
+    def split_bracket(
+        self, delta: float, h: float, lower: float, upper: float
+    ) -> tuple[float, float]:
         """(``lower``, ``upper``) at ``delta`` intersected with ``split_bracket``'s (the module function) of the remove
         direction's rounds on grid ``h``, the add direction cleared by ``add_screen``."""
         _, _, factor = self.direction("remove", h, delta)
@@ -339,7 +395,9 @@ class TiltedReader:
             if optimistic is not None:
                 split = BinomialSplit(optimistic, floor, negligible, negligible)
                 lower = np.maximum(lower, [split.delta(float(x)) for x in eps])
-        except ValueError:  # the split does not apply here (or the lower side has blocks): the brackets so far
+        except (
+            ValueError
+        ):  # the split does not apply here (or the lower side has blocks): the brackets so far
             pass
         return lower, np.maximum(lower, upper)
 
@@ -348,13 +406,15 @@ class TiltedReader:
         docstring; as given at q = 1 (the Gaussian mechanism, which the accountant answers in closed form)."""
         if self.point[1] >= 1.0:
             return lower, upper
-        h = StartGrid(question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY).first(
-            self.point, np.array([delta]), "epsilon"
-        )
+        h = StartGrid(
+            question.DEFAULT_ACCURACY, "relative", question.DEFAULT_RELATIVE_ACCURACY
+        ).first(self.point, np.array([delta]), "epsilon")
         for _ in range(GRIDS):
             try:
                 low, up = self.grid_bracket(delta, h, upper)
-            except ValueError:  # a window past MAX_POINTS (or a grid past the discretization's cells): stop here
+            except (
+                ValueError
+            ):  # a window past MAX_POINTS (or a grid past the discretization's cells): stop here
                 break
             before = upper
             lower, upper = max(lower, low), min(upper, up)
@@ -414,12 +474,17 @@ def split_bracket(
     past the composition's cap) or, for the lower side, where a factor's optimistic side is in blocks of rounds."""
     negligible = question.TILTED_TAIL_SHARE * delta
     try:
-        up = BinomialSplit([(f.upper, c) for f, c in factors], lower, negligible, negligible).epsilon(delta, upper)
+        up = BinomialSplit(
+            [(f.upper, c) for f, c in factors], lower, negligible, negligible
+        ).epsilon(delta, upper)
         if math.isfinite(up) and add_clear(up):
             upper = min(upper, up)
         optimistic = optimistic_segments(factors)
         if optimistic is not None:
-            lower = max(lower, BinomialSplit(optimistic, lower, negligible, negligible).epsilon(delta, upper))
+            lower = max(
+                lower,
+                BinomialSplit(optimistic, lower, negligible, negligible).epsilon(delta, upper),
+            )
     except ValueError:  # the split does not apply here: the bracket so far
         pass
     return lower, max(lower, upper)
@@ -457,7 +522,9 @@ def fine_brackets(
     reader = TiltedReader(point, tail, threads) if reader is None else reader
     sigma, q, rounds, sensitivity = point
     for j in range(flat.size) if q < 1.0 else ():
-        if not (math.isfinite(ups[j]) and question.exact(lows[j], ups[j])):  # the max-of-outputs bound where higher
+        if not (
+            math.isfinite(ups[j]) and question.exact(lows[j], ups[j])
+        ):  # the max-of-outputs bound where higher
             test = max_of_outputs_epsilon([((sigma, q, sensitivity), int(rounds))], float(flat[j]))
             lows[j] = max(lows[j], test)
             ups[j] = max(lows[j], ups[j])
@@ -465,13 +532,23 @@ def fine_brackets(
             continue
         for h in (question.FINE_INTERVAL, DEFAULT_INTERVAL):
             try:
-                up = reader.upper_at_exponent(float(flat[j]), h, float(ups[j]), float(adds[j]), float(lows[j]))
-            except ValueError:  # a window past MAX_POINTS: the peers' grid, still free of the plain round-off
+                up = reader.upper_at_exponent(
+                    float(flat[j]), h, float(ups[j]), float(adds[j]), float(lows[j])
+                )
+            except (
+                ValueError
+            ):  # a window past MAX_POINTS: the peers' grid, still free of the plain round-off
                 continue
             ups[j] = max(lows[j], min(ups[j], up))
             break
-        if not question.exact(lows[j], ups[j]) and lows[j] > 0.0 and point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS:
-            lows[j], ups[j] = reader.split_bracket(float(flat[j]), question.FINE_INTERVAL, lows[j], ups[j])
+        if (
+            not question.exact(lows[j], ups[j])
+            and lows[j] > 0.0
+            and point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS
+        ):
+            lows[j], ups[j] = reader.split_bracket(
+                float(flat[j]), question.FINE_INTERVAL, lows[j], ups[j]
+            )
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
 
@@ -485,7 +562,13 @@ class FineSettle:
     discretized rounds kept (not their compositions: a tilted window after many rounds holds millions of points)
     for the default's last read of the same point (``fine_brackets``' ``reader``)."""
 
-    def __init__(self, points: Sequence[Point], xs: Sequence[np.ndarray], tail: float | None, threads: int = 0):
+    def __init__(
+        self,
+        points: Sequence[Point],
+        xs: Sequence[np.ndarray],
+        tail: float | None,
+        threads: int = 0,
+    ):
         self.points, self.xs, self.tail, self.threads = points, xs, tail, threads
         self.tried: set[int] = set()
         self.read: set[int] = set()
@@ -497,12 +580,17 @@ class FineSettle:
         if i in self.tried or not np.all(np.isfinite(upper)):
             return None
         widths = question.FINE_SETTLE_WIDTHS
-        accuracy, relative = widths * question.DEFAULT_ACCURACY, widths * question.DEFAULT_RELATIVE_ACCURACY
+        accuracy, relative = (
+            widths * question.DEFAULT_ACCURACY,
+            widths * question.DEFAULT_RELATIVE_ACCURACY,
+        )
         if not np.all(within_epsilon_tolerance(lower, upper, accuracy, relative)):
             return None
         self.tried.add(i)
         reader = TiltedReader(self.points[i], self.tail, self.threads)
-        lo, up = fine_brackets(self.points[i], self.xs[i], lower, upper, self.tail, add_upper, self.threads, reader)
+        lo, up = fine_brackets(
+            self.points[i], self.xs[i], lower, upper, self.tail, add_upper, self.threads, reader
+        )
         if not np.all(question.within_tolerance(lo, up)):
             reader.drop_compositions()
             self.readers[i] = reader
@@ -546,11 +634,15 @@ def fine_delta_brackets(
         reader = TiltedReader(point, tail, threads)
         least = float(np.min(ups[todo]))
         try:
-            found = reader.delta_upper(flat[todo], question.FINE_INTERVAL, float(np.median(flat[todo])), least)
+            found = reader.delta_upper(
+                flat[todo], question.FINE_INTERVAL, float(np.median(flat[todo])), least
+            )
         except ValueError:  # a window past MAX_POINTS: the brackets as given
             found = ups[todo]
         ups[todo] = np.maximum(lows[todo], np.minimum(ups[todo], found))
         todo = todo[(flat[todo] > 0.0) & ~question.exact(lows[todo], ups[todo])]
         if todo.size and point[1] * point[2] <= SPLIT_SAMPLED_ROUNDS:
-            lows[todo], ups[todo] = reader.split_delta(flat[todo], question.FINE_INTERVAL, least, lows[todo], ups[todo])
+            lows[todo], ups[todo] = reader.split_delta(
+                flat[todo], question.FINE_INTERVAL, least, lows[todo], ups[todo]
+            )
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))

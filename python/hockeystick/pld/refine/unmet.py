@@ -15,7 +15,9 @@ class AccuracyNotMetWarning(UserWarning):
     count is in the message, their positions in the accountant's ``unmet``."""
 
 
-def unmet_flags(lower: np.ndarray, upper: np.ndarray, accuracy: float, relative_accuracy: float) -> np.ndarray:
+def unmet_flags(
+    lower: np.ndarray, upper: np.ndarray, accuracy: float, relative_accuracy: float
+) -> np.ndarray:
     """True where the certified epsilon bracket [lower, upper] of an ``accuracy=`` call is wider than its tolerance,
     max(accuracy, relative_accuracy upper) (an infinite upper side over a finite lower one included; an exact
     bracket, both sides infinite included, never is); where any is, one

@@ -48,7 +48,9 @@ __all__ = ["examples_per_user_gaussian"]
 MAX_EXAMPLES_PER_USER = 100_000
 
 
-def binomial_components(k: int, q: float, cut: float, *, upper: bool) -> tuple[np.ndarray, np.ndarray]:
+def binomial_components(
+    k: int, q: float, cut: float, *, upper: bool
+) -> tuple[np.ndarray, np.ndarray]:
     """The shifts and log-weights of the mixture with the binomial's tails beyond [J_lo, J_hi] merged (each tail
     at most ``cut``): upward for the pessimistic side (the lower tail onto J_lo, the upper onto k: larger shifts
     dominate), downward for the optimistic side (the lower tail onto 0, the upper onto J_hi: dominated)."""
@@ -79,9 +81,13 @@ def examples_per_user_sides(
     (weight at most tail / 8), whose mass beyond it goes to +infinity with the cut tails."""
     cut = tail / 8.0
     counts, log_w = binomial_components(k, q, cut, upper=upper)
-    if not counts.max() > 0.0:  # the optimistic side of a rate below the cut keeps count 0 alone: one law, loss 0
+    if (
+        not counts.max() > 0.0
+    ):  # the optimistic side of a rate below the cut keeps count 0 alone: one law, loss 0
         ((same, _),) = (
-            from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True).directions[0].items()
+            from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
+            .directions[0]
+            .items()
         )
         return same, same
     inner = counts[counts < k] if upper and counts.size > 1 else counts
@@ -165,13 +171,19 @@ def examples_per_user_gaussian(
     name = f"examples_per_user_gaussian(sigma={sd}, q={q}, k={k})"
     pessimistic = examples_per_user_sides(sd, q, k, t, h, name, upper=True)
     optimistic = examples_per_user_sides(sd, q, k, t, h, name, upper=False)
-    remove, add = (Factor(f.name, f.upper, g.lower, f.connect_dots) for f, g in zip(pessimistic, optimistic))
+    remove, add = (
+        Factor(f.name, f.upper, g.lower, f.connect_dots) for f, g in zip(pessimistic, optimistic)
+    )
     return PrivacyLossDistribution([{remove: 1}, {add: 1}], t)
 
 
 def checked_examples_per_user(value: object) -> int:
     """k, a whole number in [1, ``MAX_EXAMPLES_PER_USER``], refused naming ``examples_per_user``."""
-    k = float(_validation.positive_integer(_validation.single(value, "examples_per_user"), "examples_per_user"))
+    k = float(
+        _validation.positive_integer(
+            _validation.single(value, "examples_per_user"), "examples_per_user"
+        )
+    )
     if k > MAX_EXAMPLES_PER_USER:
         raise ValueError(
             f"examples_per_user must be at most {MAX_EXAMPLES_PER_USER} (each loss evaluation sums one term per "

@@ -68,7 +68,9 @@ def suffix_sums_above(x: np.ndarray) -> np.ndarray | None:
     if not np.array_equal(rounded, partial[1:]):
         return None
     back = rounded - previous
-    error = (previous - (rounded - back)) + (term - back)  # previous + term = rounded + error, exactly
+    error = (previous - (rounded - back)) + (
+        term - back
+    )  # previous + term = rounded + error, exactly
     compensated = partial + np.concatenate([[0.0], np.cumsum(error)])
     return np.concatenate([compensated[::-1][1:], [0.0]])
 
@@ -108,13 +110,18 @@ def finite_curve_from_below(k_lo: int, h: float, p: np.ndarray) -> np.ndarray | 
             return None
         kinks = np.exp(losses)  # past a loss of ~709 this overflows: no certified curve then
         value = above - kinks * weighted
-        error = 2.0 * UNIT_ROUNDOFF * (spread + 20.0) * above + 2.0 * kinks * (p.size + 1) * LEAST_SUBNORMAL
+        error = (
+            2.0 * UNIT_ROUNDOFF * (spread + 20.0) * above
+            + 2.0 * kinks * (p.size + 1) * LEAST_SUBNORMAL
+        )
     if not (np.all(np.isfinite(value)) and np.all(np.isfinite(error))):
         return None
     return np.asarray(value - error, dtype=np.float64)
 
 
-def covering_upper_pmf(k_lo: int, h: float, p: np.ndarray, p_inf: float, targets: np.ndarray) -> GridPMF:
+def covering_upper_pmf(
+    k_lo: int, h: float, p: np.ndarray, p_inf: float, targets: np.ndarray
+) -> GridPMF:
     r"""The pessimistic PMF of masses ``p`` (scaled by 1 + c) and ``p_inf`` (raised by the remaining shortfall)
     whose curve is at least ``targets`` at every grid loss and whose total mass is at least 1 (module docstring).
 
@@ -145,7 +152,9 @@ def covering_upper_pmf(k_lo: int, h: float, p: np.ndarray, p_inf: float, targets
         raise ValueError(f"one target per grid point: got {targets.size} for {p.size} masses")
     losses = (k_lo + np.arange(p.size)) * h
     plain = GridPMF(k_lo, h, p, p_inf, 0.0, False)  # the optimistic read (slack on the unsafe side)
-    low = plain.delta(np.nextafter(losses, math.inf)) - p_inf  # at or above each exact loss: D no larger there
+    low = (
+        plain.delta(np.nextafter(losses, math.inf)) - p_inf
+    )  # at or above each exact loss: D no larger there
     compensated = finite_curve_from_below(k_lo, h, p)
     if compensated is not None:
         low = np.maximum(low, compensated)
@@ -156,7 +165,11 @@ def covering_upper_pmf(k_lo: int, h: float, p: np.ndarray, p_inf: float, targets
     c = float(np.max(ratio[scaled], initial=0.0)) * (1.0 + 1e-6) + 8.0 * UNIT_ROUNDOFF
     masses = p * (1.0 + c)  # each product rounded by at most u: the 8 u above covers it
     rest = float(np.max(short[~scaled], initial=0.0))
-    total = math.fsum(masses.tolist()) + p_inf  # at g = 0 the curve is the total mass: within u, widened to 4 u
+    total = (
+        math.fsum(masses.tolist()) + p_inf
+    )  # at g = 0 the curve is the total mass: within u, widened to 4 u
     deficit = max(rest, 1.0 - total * (1.0 - 4.0 * UNIT_ROUNDOFF), 0.0)
-    raised = math.nextafter(p_inf + deficit, math.inf) if deficit > 0.0 else p_inf  # the sum rounded up
+    raised = (
+        math.nextafter(p_inf + deficit, math.inf) if deficit > 0.0 else p_inf
+    )  # the sum rounded up
     return GridPMF(k_lo, h, masses, min(raised, 1.0), 0.0, True)

@@ -46,7 +46,13 @@ from typing import ClassVar
 from ... import _core
 from ..compose.distribution import PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
-from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_CELLS, _positive, checked_interval, checked_tail
+from ..mechanisms.constructors import (
+    DEFAULT_INTERVAL,
+    MAX_CELLS,
+    _positive,
+    checked_interval,
+    checked_tail,
+)
 from ..mechanisms.mechanism import Mechanism
 from ..mechanisms.monotone import core_side_factor
 
@@ -68,7 +74,9 @@ def poisson_replace_one_gaussian(
         )
     h = checked_interval(value_discretization_interval)
     t = checked_tail(tail)
-    remove, _ = _core.pld.replace_one_mixture(sigma=sd, sampling_rate=q, tail=t, h=h, max_cells=MAX_CELLS)
+    remove, _ = _core.pld.replace_one_mixture(
+        sigma=sd, sampling_rate=q, tail=t, h=h, max_cells=MAX_CELLS
+    )
     name = f"poisson_replace_one_gaussian(sigma={sd}, q={q}), remove"
     return PrivacyLossDistribution([{core_side_factor(name, remove): 1}], t)
 

@@ -60,13 +60,23 @@ from ...base import validation as _validation
 from ...numerics.gaussian import gaussian_tail_inverse
 from ..compose.distribution import Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
-from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian, pair_factor, subsampled_gaussian
+from ..mechanisms.constructors import (
+    DEFAULT_INTERVAL,
+    checked_interval,
+    gaussian,
+    pair_factor,
+    subsampled_gaussian,
+)
 from ..mechanisms.gaussian_mixture import normal_interval
 from ..mechanisms.mechanism import Mechanism
 
 UNIT_ROUNDOFF = 2.0**-53
-NDTR_ULPS = 8.0  # scipy.special.ndtr's relative error (a few ulps) plus the subtraction of two tails
-SIGNIFICAND_BITS = 16  # grid values' significands: a sum of two grid values needs at most 16 + 36 + 1 <= 53 bits
+NDTR_ULPS = (
+    8.0  # scipy.special.ndtr's relative error (a few ulps) plus the subtraction of two tails
+)
+SIGNIFICAND_BITS = (
+    16  # grid values' significands: a sum of two grid values needs at most 16 + 36 + 1 <= 53 bits
+)
 EXACT_RATIO = 2.0**35  # up to this ratio of its terms a sum of two grid values is exact
 MIN_NOISE = 0.05  # below it the tilted Y's 1e-18 quantile exceeds e^300 (z / s + 1 / (2 s^2) > 300)
 # grid points at most: the sums cost their square; at the smallest noise (log range about 800) the spacing is
@@ -74,7 +84,9 @@ MIN_NOISE = 0.05  # below it the tilted Y's 1e-18 quantile exceeds e^300 (z / s 
 MAX_POINTS = 8_000
 DEFAULT_RESOLUTION = 0.005  # spacing of the sum grid in log(s)
 TAIL_QUANTILE = 1e-18  # the tilted Y above the grid's top has at most this probability
-MAX_RELATIVE_ERROR = 1e-4  # beyond it the grid is too fine for double precision (the sides move by twice it)
+MAX_RELATIVE_ERROR = (
+    1e-4  # beyond it the grid is too fine for double precision (the sides move by twice it)
+)
 BOTTOM_MASS = 1e-30  # Q(every step's Y below the grid's first positive point)
 NEGLIGIBLE = 1e-30  # atoms of less mass and weight: spread to {0, +inf} (upper) or dropped (lower)
 # Fewer cells of Y inside that band (sigma above about 300 at the default resolution): the spread of each step to
@@ -126,7 +138,9 @@ def sum_grid(sigma: float, steps: int, resolution: float) -> np.ndarray:
     z = float(gaussian_tail_inverse(TAIL_QUANTILE))
     log_top = max(z / sigma + 0.5 / (sigma * sigma), math.log(16.0 * steps))
     below = float(special.ndtri(BOTTOM_MASS ** (1.0 / steps)))  # Phi(below)^steps = BOTTOM_MASS
-    log_bottom = min(math.log(0.1 * resolution * math.sqrt(steps)), below / sigma - 0.5 / (sigma * sigma))
+    log_bottom = min(
+        math.log(0.1 * resolution * math.sqrt(steps)), below / sigma - 0.5 / (sigma * sigma)
+    )
     # no lower than the band of ``cell_ends``: Y's cell below it has Q-mass Phi(-NORMAL_TAIL_Z) = 5.7e-300 at most
     log_bottom = max(log_bottom, (0.5 / sigma - NORMAL_TAIL_Z) / sigma)
     resolution = max(resolution, (log_top - log_bottom) / (MAX_POINTS - 1))
@@ -142,7 +156,9 @@ def cell_ends(sigma: float, grid: np.ndarray) -> np.ndarray | None:
     so the cells' two tails (of the mass, at z, and of the weight, at z - 1 / sigma) are normal numbers.  The
     first cell is [0, first such point), the last [last such point, inf).  None: no grid point is in that band
     (sigma so large that Y's whole law sits inside one grid cell)."""
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # log 0 = -inf, a huge sigma's z = +-inf
+    with np.errstate(
+        divide="ignore", over="ignore", invalid="ignore"
+    ):  # log 0 = -inf, a huge sigma's z = +-inf
         z = sigma * np.log(grid) + 0.5 / sigma
         inside = np.flatnonzero((z - 1.0 / sigma >= -NORMAL_TAIL_Z) & (z <= NORMAL_TAIL_Z))
     if inside.size == 0:
@@ -150,7 +166,9 @@ def cell_ends(sigma: float, grid: np.ndarray) -> np.ndarray | None:
     return np.concatenate([[0], inside])
 
 
-def _lognormal_cells(sigma: float, grid: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+def _lognormal_cells(
+    sigma: float, grid: np.ndarray, ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, float]:
     """Q-mass and E_Q[Y; cell] of Y on each cell [g_ends[i], g_ends[i+1]) (the last cell [g_ends[-1], inf)), and
     the largest relative error of those masses (NDTR_ULPS units of each end's tail value, over the cell's mass;
     every tail value is a normal number, ``cell_ends``)."""
@@ -167,10 +185,16 @@ def _lognormal_cells(sigma: float, grid: np.ndarray, ends: np.ndarray) -> tuple[
     def bound(a: np.ndarray, b: np.ndarray, mass: np.ndarray) -> float:
         ndtr = special.ndtr
         tails = np.where(  # the two tail values normal_interval subtracts
-            b <= 0.0, ndtr(b) + ndtr(a), np.where(a >= 0.0, ndtr(-a) + ndtr(-b), 1.0 + ndtr(a) + ndtr(-b))
+            b <= 0.0,
+            ndtr(b) + ndtr(a),
+            np.where(a >= 0.0, ndtr(-a) + ndtr(-b), 1.0 + ndtr(a) + ndtr(-b)),
         )
         live = mass > 0.0
-        return float(np.max(NDTR_ULPS * UNIT_ROUNDOFF * tails[live] / mass[live])) if live.any() else 0.0
+        return (
+            float(np.max(NDTR_ULPS * UNIT_ROUNDOFF * tails[live] / mass[live]))
+            if live.any()
+            else 0.0
+        )
 
     return q, weight, max(bound(lo, hi, q), bound(lo - 1.0 / sigma, hi - 1.0 / sigma, weight))
 
@@ -194,7 +218,9 @@ def spread_lognormal(sigma: float, grid: np.ndarray, ends: np.ndarray) -> SumLaw
         raise SumGridUnfit("a cell's conditional mean is not resolved inside the cell")
     # the subtraction magnifies the cells' relative error by (q g_hi + weight) / (its result)
     size = q[:-1] * g_hi + weight[:-1]
-    magnified = np.max(size[live] / np.minimum(low_num[live], high_num[live])) if live.any() else 1.0
+    magnified = (
+        np.max(size[live] / np.minimum(low_num[live], high_num[live])) if live.any() else 1.0
+    )
     out = np.zeros_like(grid)
     np.add.at(out, ends[:-1], np.where(live, low_num / gap, 0.0))
     np.add.at(out, ends[1:], np.where(live, high_num / gap, 0.0))
@@ -222,7 +248,9 @@ def spread_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
         grid, a.q, b.q, square=a is b, exact_ratio=EXACT_RATIO, negligible=NEGLIGIBLE
     )
     error = a.error + b.error + (float(terms) + 6.0) * UNIT_ROUNDOFF
-    return SumLaw(out, a.infinite + b.infinite + infinite * (1.0 + 4.0 * UNIT_ROUNDOFF), error, grid=grid)
+    return SumLaw(
+        out, a.infinite + b.infinite + infinite * (1.0 + 4.0 * UNIT_ROUNDOFF), error, grid=grid
+    )
 
 
 def merged_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
@@ -235,7 +263,10 @@ def merged_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
 
 
 def _power(
-    one: SumLaw, count: int, combine: Callable[[SumLaw, SumLaw, np.ndarray], SumLaw], grid: np.ndarray
+    one: SumLaw,
+    count: int,
+    combine: Callable[[SumLaw, SumLaw, np.ndarray], SumLaw],
+    grid: np.ndarray,
 ) -> SumLaw:
     """The law of ``count`` independent copies summed, by binary powers (``combine`` spreads or merges each sum)."""
     result: SumLaw | None = None
@@ -343,8 +374,14 @@ def random_allocation_gaussian(
     True
     """
     t = _validation.count(steps, "steps")
-    sigma = float(_validation.positive(_validation.single(noise_multiplier, "noise_multiplier"), "noise_multiplier"))
-    sens = float(_validation.positive(_validation.single(sensitivity, "sensitivity"), "sensitivity"))
+    sigma = float(
+        _validation.positive(
+            _validation.single(noise_multiplier, "noise_multiplier"), "noise_multiplier"
+        )
+    )
+    sens = float(
+        _validation.positive(_validation.single(sensitivity, "sensitivity"), "sensitivity")
+    )
     alpha = float(
         _validation.in_interval(
             _validation.single(absent, "absent"), "absent", 0.0, 1.0, open_low=False, open_high=True
@@ -363,7 +400,9 @@ def random_allocation_gaussian(
     h = checked_interval(value_discretization_interval)
     if bound not in ("both", "upper"):
         raise ValueError(f'bound must be "both" or "upper", got {_validation.describe(bound)}')
-    with np.errstate(over="ignore"):  # a subnormal sensitivity overflows the ratio: refused below as infinite
+    with np.errstate(
+        over="ignore"
+    ):  # a subnormal sensitivity overflows the ratio: refused below as infinite
         s = sigma / sens
     if not math.isfinite(s):
         raise ValueError(
@@ -376,7 +415,9 @@ def random_allocation_gaussian(
             "ratio spans more than e^600 and the sum grid leaves double precision; at that little noise each "
             "epoch is about the Gaussian mechanism of one step (GaussianMechanism(sigma=..., rounds=epochs))"
         )
-    label = f"random_allocation_gaussian(steps={t}, sigma={sigma}, sensitivity={sens}, absent={alpha})"
+    label = (
+        f"random_allocation_gaussian(steps={t}, sigma={sigma}, sensitivity={sens}, absent={alpha})"
+    )
     try:
         return _on_sum_grid(s, t, alpha, h, resolution, label, bound == "both")
     except SumGridUnfit:
@@ -388,7 +429,10 @@ def _merged_error_at_most(one: SumLaw, count: int, size: int) -> float:
     the same sums of errors with each cell's count of terms replaced by the count of pairs formed, size^2 (the
     floating-point sums and products are monotone, so the bound holds as computed)."""
     error = _power(
-        SumLaw(np.zeros(1), 0.0, one.error, weight=np.zeros(1)), count, _error_of_merged_sum(size), np.zeros(1)
+        SumLaw(np.zeros(1), 0.0, one.error, weight=np.zeros(1)),
+        count,
+        _error_of_merged_sum(size),
+        np.zeros(1),
     )
     return error.error
 
@@ -437,12 +481,17 @@ def _on_sum_grid(
         return Factor(label, upper_side.upper, lower_side.lower, upper_side.connect_dots)
 
     # remove: (P, Q); add: (Q, P); the first distribution raised and the second lowered on the upper side
-    remove = side((np.append(up_p, up_inf) * up, np.append(up_q, 0.0) * down), (lo_p * low_down, lo_q * low_up))
+    remove = side(
+        (np.append(up_p, up_inf) * up, np.append(up_q, 0.0) * down),
+        (lo_p * low_down, lo_q * low_up),
+    )
     add = side((up_q * up, up_p * down), (lo_q * low_down, lo_p * low_up))
     return PrivacyLossDistribution([{remove: 1}, {add: 1}], DEFAULT_TAIL)
 
 
-def _upper_only(upper: SumLaw, t: int, alpha: float, h: float, label: str) -> PrivacyLossDistribution:
+def _upper_only(
+    upper: SumLaw, t: int, alpha: float, h: float, label: str
+) -> PrivacyLossDistribution:
     """The upper side of ``_on_sum_grid`` (the same arrays), beside the identity pair's lower side."""
     up_q, up_p, up_inf = _pair(upper, t, alpha * (1.0 - 4.0 * UNIT_ROUNDOFF))
     up, down = 1.0 + 2.0 * upper.error, 1.0 - 2.0 * upper.error
@@ -457,7 +506,9 @@ def _upper_only(upper: SumLaw, t: int, alpha: float, h: float, label: str) -> Pr
     return PrivacyLossDistribution([{remove: 1}, {add: 1}], DEFAULT_TAIL)
 
 
-def per_epoch_gaussian(s: float, t: int, alpha: float, h: float, label: str) -> PrivacyLossDistribution:
+def per_epoch_gaussian(
+    s: float, t: int, alpha: float, h: float, label: str
+) -> PrivacyLossDistribution:
     """A bracket of one epoch without the sum grid, for noise s (over the sensitivity) too large for it.
 
     Upper side, both directions: the Gaussian pair N(1, s^2) vs N(0, s^2).  Given the step the record joins (or
@@ -469,7 +520,9 @@ def per_epoch_gaussian(s: float, t: int, alpha: float, h: float, label: str) -> 
     above LARGEST_GAUSSIAN of noise, or at rate 0, the identity pair's.
     """
     # delta falls as the noise grows, so the Gaussian's upper side at the largest noise it discretizes holds above it
-    upper = next(iter(gaussian(min(s, LARGEST_GAUSSIAN), value_discretization_interval=h).directions[0]))
+    upper = next(
+        iter(gaussian(min(s, LARGEST_GAUSSIAN), value_discretization_interval=h).directions[0])
+    )
     rate = 1.0 - min(alpha * (1.0 + 4.0 * UNIT_ROUNDOFF), 1.0)
     noise = float(np.nextafter(np.nextafter(s * math.sqrt(t), np.inf), np.inf))
     if rate > 0.0 and noise <= LARGEST_GAUSSIAN:
@@ -480,7 +533,8 @@ def per_epoch_gaussian(s: float, t: int, alpha: float, h: float, label: str) -> 
     else:  # the identity pair: every hockey-stick divergence is at least its own
         lowers = [pair_factor(np.ones(1), np.ones(1), label, h).lower] * 2
     return PrivacyLossDistribution(
-        [{Factor(label, upper.upper, lower, upper.connect_dots): 1} for lower in lowers], DEFAULT_TAIL
+        [{Factor(label, upper.upper, lower, upper.connect_dots): 1} for lower in lowers],
+        DEFAULT_TAIL,
     )
 
 

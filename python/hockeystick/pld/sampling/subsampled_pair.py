@@ -78,7 +78,9 @@ from ..mechanisms.constructors import MAX_CELLS, checked_interval
 from .grid_readback import covering_upper_pmf
 from .with_replacement_shift_bound import copy_count_weights
 
-Curve = Callable[[np.ndarray], np.ndarray]  # a certified side of delta(eps), at a flat array of real eps
+Curve = Callable[
+    [np.ndarray], np.ndarray
+]  # a certified side of delta(eps), at a flat array of real eps
 
 UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
 ARGUMENT_MARGIN = 1e-12
@@ -105,7 +107,9 @@ def _at(curve: Curve, x: np.ndarray, error: np.ndarray, upper: bool) -> np.ndarr
     # at x = +-inf the curve's limit is read as is (inf - inf would be NaN; no round-off moves it)
     with np.errstate(invalid="ignore"):
         margin = np.where(np.isfinite(x), ARGUMENT_MARGIN * (1.0 + np.abs(x)) + error, 0.0)
-    value = np.asarray(curve(np.ascontiguousarray(x - margin if upper else x + margin)), dtype=np.float64)
+    value = np.asarray(
+        curve(np.ascontiguousarray(x - margin if upper else x + margin)), dtype=np.float64
+    )
     return value * (1.0 + VALUE_MARGIN) if upper else value * (1.0 - VALUE_MARGIN)
 
 
@@ -132,11 +136,16 @@ def poisson_remove_curve(remove: Curve, rate: float, upper: bool) -> Curve:
             d = gap[above]
             # log(expm1(d)) as d + log1p(-e^-d) where expm1 would overflow (d > 700: e^d is inf)
             with np.errstate(divide="ignore"):
-                log_expm1 = np.where(d > 30.0, d + np.log1p(-np.exp(-d)), np.log(np.expm1(np.minimum(d, 30.0))))
+                log_expm1 = np.where(
+                    d > 30.0, d + np.log1p(-np.exp(-d)), np.log(np.expm1(np.minimum(d, 30.0)))
+                )
             inner = floor + log_expm1 - math.log(q)
-            with np.errstate(invalid="ignore"):  # eps = inf: inf / inf, a margin _at does not use there
+            with np.errstate(
+                invalid="ignore"
+            ):  # eps = inf: inf / inf, a margin _at does not use there
                 error = (
-                    8.0 * UNIT_ROUNDOFF * (1.0 + np.abs(inner)) + 4.0 * UNIT_ROUNDOFF * (np.abs(e[above]) - floor) / d
+                    8.0 * UNIT_ROUNDOFF * (1.0 + np.abs(inner))
+                    + 4.0 * UNIT_ROUNDOFF * (np.abs(e[above]) - floor) / d
                 )
             out[above] = np.minimum(q * _at(remove, inner, error, upper), 1.0)
         return np.clip(out, 0.0, 1.0)
@@ -160,13 +169,19 @@ def poisson_add_curve(add: Curve, rate: float, upper: bool) -> Curve:
         y = e + log_keep
         near = (y < 0) & (y >= -NEAR)
         if upper:
-            out[near] = -np.expm1(y[near] - 4.0 * UNIT_ROUNDOFF * (np.abs(e[near]) + 1.0)) * (1.0 + VALUE_MARGIN)
+            out[near] = -np.expm1(y[near] - 4.0 * UNIT_ROUNDOFF * (np.abs(e[near]) + 1.0)) * (
+                1.0 + VALUE_MARGIN
+            )
         live = y < -NEAR
         if np.any(live):
             a = -np.expm1(y[live])
             with np.errstate(invalid="ignore"):  # eps = -inf: a = 1 exactly
                 rel = (
-                    np.where(np.isfinite(y[live]), 4.0 * UNIT_ROUNDOFF * (np.abs(e[live]) + 1.0) / np.abs(y[live]), 0.0)
+                    np.where(
+                        np.isfinite(y[live]),
+                        4.0 * UNIT_ROUNDOFF * (np.abs(e[live]) + 1.0) / np.abs(y[live]),
+                        0.0,
+                    )
                     + 2.0 * UNIT_ROUNDOFF
                 )
             inner = e[live] + math.log(q) - np.log(a)
@@ -188,7 +203,9 @@ def mirrored_curve(curve: Curve, upper: bool) -> Curve:
         out[high] = curve(e[high])
         x = e[~high]
         value = -np.expm1(x) + np.exp(x) * curve(-x)
-        error = 4.0 * UNIT_ROUNDOFF * (1.0 + value)  # a sum of two terms in [0, 1], each a few ulp off
+        error = (
+            4.0 * UNIT_ROUNDOFF * (1.0 + value)
+        )  # a sum of two terms in [0, 1], each a few ulp off
         out[~high] = value + error if upper else value - error
         return np.clip(out, 0.0, 1.0)
 
@@ -242,7 +259,9 @@ def _upper_pmf(k_lo: int, h: float, upper: np.ndarray) -> GridPMF:
     u = np.clip(np.maximum.accumulate(upper[::-1])[::-1], 0.0, 1.0)
     w = convex_minorant(np.concatenate([[0.0], g]), np.concatenate([[1.0], u]))[1:]
     p, p_inf = _masses(g, w, 1.0)
-    return covering_upper_pmf(k_lo, h, p, p_inf, w)  # the masses' round-off covered (``grid_readback``)
+    return covering_upper_pmf(
+        k_lo, h, p, p_inf, w
+    )  # the masses' round-off covered (``grid_readback``)
 
 
 def _cell_gaps(g: np.ndarray, lower: np.ndarray, upper: np.ndarray, top: float) -> np.ndarray:
@@ -359,7 +378,9 @@ def grid_factor(
     up = _in_chunks(upper, eps)
     secant_up = up if lower_pair_upper is None else _in_chunks(lower_pair_upper, eps)
     lo = np.minimum(_in_chunks(lower, eps), secant_up)
-    return Factor(name, _upper_pmf(k_lo, h, up), _lower_pmf(k_lo, h, lo, secant_up, top_lower), True)
+    return Factor(
+        name, _upper_pmf(k_lo, h, up), _lower_pmf(k_lo, h, lo, secant_up, top_lower), True
+    )
 
 
 def _sampled_top(top_loss: float, q: float) -> float:
@@ -387,10 +408,19 @@ def poisson_subsampled_curves(
     h = checked_interval(value_discretization_interval)
     top = _sampled_top(float(top_loss), q) + h
     bottom = math.log1p(-q) - h
-    up_r, lo_r = (poisson_remove_curve(remove[0], q, True), poisson_remove_curve(remove[1], q, False))
+    up_r, lo_r = (
+        poisson_remove_curve(remove[0], q, True),
+        poisson_remove_curve(remove[1], q, False),
+    )
     up_a, lo_a = (poisson_add_curve(add[0], q, True), poisson_add_curve(add[1], q, False))
     remove_factor = grid_factor(
-        f"poisson_subsampled(q={q}, remove)", up_r, lo_r, bottom, top, h, q * max(inner_inf_lower, 0.0)
+        f"poisson_subsampled(q={q}, remove)",
+        up_r,
+        lo_r,
+        bottom,
+        top,
+        h,
+        q * max(inner_inf_lower, 0.0),
     )
     add_factor = grid_factor(f"poisson_subsampled(q={q}, add)", up_a, lo_a, -top, -bottom, h, 0.0)
     return PrivacyLossDistribution([{remove_factor: 1}, {add_factor: 1}])
@@ -469,13 +499,19 @@ def with_replacement_curves(
     counts, tail = _kept_counts(weights, tail, cut)
     floor = math.log1p(-eta)
     ups = [poisson_remove_curve(group(c)[0], eta, True) for c in counts]
-    los = [poisson_remove_curve(group(c)[1], eta, False) for c in counts] if realizable is None else []
+    los = (
+        [poisson_remove_curve(group(c)[1], eta, False) for c in counts]
+        if realizable is None
+        else []
+    )
     mix = _CountMixture(counts, weights, eta, tail, floor)
     one_order = mix.curve(ups, True)
     top = _sampled_top(float(top_loss), eta) + h
     bottom = min(math.log1p(-eta), -top) - h
     name = f"with_replacement_subsampled(K={k}, n={n}, replace-one)"
-    upper = _remembered(mirrored_curve(one_order, True))  # both orders' factors ask for it on one grid
+    upper = _remembered(
+        mirrored_curve(one_order, True)
+    )  # both orders' factors ask for it on one grid
     if realizable is None:
         return PrivacyLossDistribution(
             [{grid_factor(name, upper, mix.curve(los, False), bottom, top, h, 0.0, one_order): 1}]
@@ -510,14 +546,18 @@ def _check_batches(k: Any, size: Any) -> None:
         or k < 1
         or size < 2
     ):
-        raise ValueError(f"batch_size must be a positive integer and n an integer >= 2, got {k!r}, {size!r}")
+        raise ValueError(
+            f"batch_size must be a positive integer and n an integer >= 2, got {k!r}, {size!r}"
+        )
 
 
 def _drawn_chance(k: int, size: int) -> float:
     """eta = 1 - (1 - 1/n)^K, the chance that the record is drawn at least once, refused outside (0, 1)."""
     eta = -math.expm1(k * math.log1p(-1.0 / size))
     if not 0.0 < eta < 1.0:
-        raise ValueError(f"the chance {eta!r} that the record is drawn must lie in (0, 1) (batch_size and n)")
+        raise ValueError(
+            f"the chance {eta!r} that the record is drawn must lie in (0, 1) (batch_size and n)"
+        )
     return eta
 
 
@@ -533,15 +573,31 @@ class _CountMixture:
     """sum over the kept counts c of (b_c / eta) H_c, each side's H_c given, with the missing counts' mass
     added on the upper side."""
 
-    def __init__(self, counts: list[int], weights: np.ndarray, eta: float, tail: float, floor: float):
-        self.counts, self.weights, self.eta, self.tail, self.floor = counts, weights, eta, tail, floor
+    def __init__(
+        self, counts: list[int], weights: np.ndarray, eta: float, tail: float, floor: float
+    ):
+        self.counts, self.weights, self.eta, self.tail, self.floor = (
+            counts,
+            weights,
+            eta,
+            tail,
+            floor,
+        )
 
     def curve(self, curves: list[Curve], upper: bool) -> Curve:
         """The mixture of ``curves`` (one per kept count) on one side."""
-        counts, weights, eta, tail, floor = self.counts, self.weights, self.eta, self.tail, self.floor
+        counts, weights, eta, tail, floor = (
+            self.counts,
+            self.weights,
+            self.eta,
+            self.tail,
+            self.floor,
+        )
 
         def mixed(eps: np.ndarray) -> np.ndarray:
-            total = np.zeros(np.shape(eps))  # stays 0 when every count is rare (n huge: only the tail)
+            total = np.zeros(
+                np.shape(eps)
+            )  # stays 0 when every count is rare (n huge: only the tail)
             for c, f in zip(counts, curves):
                 total += weights[c] / eta * f(eps)
             if not upper:

@@ -27,7 +27,9 @@ from ..mechanisms.discrete_laplace import discrete_laplace_pair
 from ..mechanisms.mechanism import Mechanism, Pair, two_directions
 
 
-def poisson_subsampled_pair(p: ArrayLike, q: ArrayLike, sampling_rate: float) -> tuple[np.ndarray, np.ndarray]:
+def poisson_subsampled_pair(
+    p: ArrayLike, q: ArrayLike, sampling_rate: float
+) -> tuple[np.ndarray, np.ndarray]:
     """((1 - rate) Q + rate P, Q), after checking the rate lies in [0, 1]."""
     rate = float(
         _validation.in_interval(
@@ -55,7 +57,11 @@ def _distribution(masses: ArrayLike, name: str) -> np.ndarray:
 
 
 def poisson_subsampled(
-    p: ArrayLike, q: ArrayLike, sampling_rate: float, *, value_discretization_interval: float = DEFAULT_INTERVAL
+    p: ArrayLike,
+    q: ArrayLike,
+    sampling_rate: float,
+    *,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
 ) -> PrivacyLossDistribution:
     r"""Discretized remove and add PLDs of a mechanism given by a finite dominating pair, Poisson-sampled.
 
@@ -121,10 +127,14 @@ class PoissonDiscreteLaplace(Mechanism):
     q: float
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
-        return poisson_subsampled(*discrete_laplace_pair(self.a, self.s), self.q, value_discretization_interval=h)
+        return poisson_subsampled(
+            *discrete_laplace_pair(self.a, self.s), self.q, value_discretization_interval=h
+        )
 
     def finite_pairs(self) -> list[Pair] | None:
-        return two_directions(poisson_subsampled_pair(*discrete_laplace_pair(self.a, self.s), self.q))
+        return two_directions(
+            poisson_subsampled_pair(*discrete_laplace_pair(self.a, self.s), self.q)
+        )
 
 
 @dataclass(frozen=True)
@@ -140,4 +150,6 @@ class PoissonDiscreteGaussian(Mechanism):
     q: float
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
-        return poisson_subsampled(*discrete_gaussian_pair(self.sigma, self.s), self.q, value_discretization_interval=h)
+        return poisson_subsampled(
+            *discrete_gaussian_pair(self.sigma, self.s), self.q, value_discretization_interval=h
+        )

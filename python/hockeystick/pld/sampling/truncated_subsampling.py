@@ -88,7 +88,9 @@ BULK_TAIL = 1e-30
 WEIGHT_MARGIN = 1e-13  # relative: above the incomplete beta function's error (few 1e-15)
 OPPOSITE_BINS_PER_SIGMA = 16  # cells per sigma of the binned opposite-records pair
 OPPOSITE_HALF_WIDTH = 10.0  # sigmas of cells either side of the outputs -B .. -B + 2
-OPPOSITE_MAX_CELLS = 1 << 16  # cells widened past sigma / 16 where sigma is small (atoms far apart in sigmas)
+OPPOSITE_MAX_CELLS = (
+    1 << 16
+)  # cells widened past sigma / 16 where sigma is small (atoms far apart in sigmas)
 FAR_ATOMS = 40.0  # sigmas past the cells beyond which an atom's mass is all in the outer cell
 
 
@@ -138,7 +140,11 @@ def conditioned_components(n: int, q: float, b: int) -> tuple[np.ndarray, np.nda
     for tail, count in ((BULK_TAIL, OUTER_BUCKETS), (CENTRAL_TAIL, CENTRAL_BUCKETS)):
         lo = max(b, _quantile_below(m, q, tail))
         hi = max(lo, _quantile_above(m, q, tail))
-        edges += [lo, hi + 1, *np.ceil(np.exp(np.linspace(np.log(lo + 1.0), np.log(hi + 1.0), count + 1)) - 1.0)]
+        edges += [
+            lo,
+            hi + 1,
+            *np.ceil(np.exp(np.linspace(np.log(lo + 1.0), np.log(hi + 1.0), count + 1)) - 1.0),
+        ]
     starts = np.unique(np.asarray(edges, dtype=np.int64))
     starts = starts[(starts >= b) & (starts <= m)]
     ends = np.append(starts[1:] - 1, m)
@@ -157,11 +163,15 @@ def conditioned_components(n: int, q: float, b: int) -> tuple[np.ndarray, np.nda
     return weights[keep], rates[keep], sensitivities[keep]
 
 
-def _dp_accounting_upper(n: int, q: float, b: int, sigma: float, h: float, tail: float) -> PrivacyLossDistribution:
+def _dp_accounting_upper(
+    n: int, q: float, b: int, sigma: float, h: float, tail: float
+) -> PrivacyLossDistribution:
     """The dominating mixture of Ganesh 2025, arXiv:2508.15089 (module docstring)."""
     from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
-    poisson = subsampled_gaussians([sigma], [q], value_discretization_interval=h, tail=tail, optimistic=False)[0]
+    poisson = subsampled_gaussians(
+        [sigma], [q], value_discretization_interval=h, tail=tail, optimistic=False
+    )[0]
     t = float(stats.binom.sf(b - 1, n - 1, q))
     if t == 0.0:
         return poisson
@@ -169,12 +179,16 @@ def _dp_accounting_upper(n: int, q: float, b: int, sigma: float, h: float, tail:
     # (1 - q') N(0, s^2) + q' N(1, s^2) vs (1 - q') N(0, s^2) + q' N(-1, s^2), s = sigma / 2, in the core
     # (pld/mechanisms/replace_one_mixture.hpp); its add direction is its remove direction
     s = sigma / 2.0
-    remove, _ = _core.pld.replace_one_mixture(sigma=s, sampling_rate=q_kept, tail=tail, h=h, max_cells=MAX_CELLS)
+    remove, _ = _core.pld.replace_one_mixture(
+        sigma=s, sampling_rate=q_kept, tail=tail, h=h, max_cells=MAX_CELLS
+    )
     forward = core_side_factor(f"replace_pair(s={s}, q={q_kept}), remove", remove)
     return mixture([poisson, PrivacyLossDistribution([{forward: 1}], tail)], [1.0 - t, t])
 
 
-def _conditioned_upper(n: int, q: float, b: int, sigma: float, h: float, tail: float) -> PrivacyLossDistribution:
+def _conditioned_upper(
+    n: int, q: float, b: int, sigma: float, h: float, tail: float
+) -> PrivacyLossDistribution:
     weights, rates, sens = conditioned_components(n, q, b)
     parts = subsampled_gaussians(
         np.full(rates.size, sigma),
@@ -235,7 +249,9 @@ def opposite_records_pair(n: int, q: float, b: int, sigma: float) -> tuple[np.nd
     atoms_r[0] = max(atoms_q[0] - kept_after_cut, 0.0)
     atoms_r[2] += kept_after_cut
     atoms_r[2:] += atoms_q[1:]
-    lump = float(_binomial_cdf(b - far - 1, m, q))  # counts k < B - far: Q's atoms past ``far``, R's past far + 1
+    lump = float(
+        _binomial_cdf(b - far - 1, m, q)
+    )  # counts k < B - far: Q's atoms past ``far``, R's past far + 1
 
     cq, cr = _binned(atoms_q, edges, sigma), _binned(atoms_r, edges, sigma)
     cq[-1] += lump
@@ -254,7 +270,9 @@ def others_at_zero(
     n: int, q: float, b: int, sigma: float, h: float, tail: float = DEFAULT_TAIL
 ) -> PrivacyLossDistribution:
     """The realizable pair with the others at 0 and x at 1 (module docstring), both directions."""
-    return subsampled_gaussians([sigma], [kept_probability(n, q, b)], value_discretization_interval=h, tail=tail)[0]
+    return subsampled_gaussians(
+        [sigma], [kept_probability(n, q, b)], value_discretization_interval=h, tail=tail
+    )[0]
 
 
 def others_opposite(n: int, q: float, b: int, sigma: float, h: float) -> PrivacyLossDistribution:
@@ -263,10 +281,18 @@ def others_opposite(n: int, q: float, b: int, sigma: float, h: float) -> Privacy
     p_cells, q_cells = opposite_records_pair(n, q, b, sigma)
     low, high = 1.0 - WEIGHT_MARGIN, 1.0 + WEIGHT_MARGIN
     forward = from_distributions(
-        p_cells * low, q_cells * high, value_discretization_interval=h, symmetric=True, exact_zeros=False
+        p_cells * low,
+        q_cells * high,
+        value_discretization_interval=h,
+        symmetric=True,
+        exact_zeros=False,
     )
     backward = from_distributions(
-        q_cells * low, p_cells * high, value_discretization_interval=h, symmetric=True, exact_zeros=False
+        q_cells * low,
+        p_cells * high,
+        value_discretization_interval=h,
+        symmetric=True,
+        exact_zeros=False,
     )
     return PrivacyLossDistribution([forward.directions[0], backward.directions[0]])
 
@@ -377,7 +403,11 @@ def truncated_subsampled_gaussian(
             open_high=False,
         )
     )
-    sigma = float(_validation.positive(_validation.single(noise_multiplier, "noise_multiplier"), "noise_multiplier"))
+    sigma = float(
+        _validation.positive(
+            _validation.single(noise_multiplier, "noise_multiplier"), "noise_multiplier"
+        )
+    )
     if analysis not in ("conditioned", "dp_accounting"):
         raise ValueError(f"analysis must be 'conditioned' or 'dp_accounting', got {analysis!r}")
     h = checked_interval(value_discretization_interval)
@@ -385,7 +415,9 @@ def truncated_subsampled_gaussian(
     try:
         upper = build(n, q, b, sigma, h, tail)
     except ValueError as err:  # the grid's cell cap, stated for the Gaussian's sigma
-        raise ValueError(f"noise_multiplier={sigma!r} with truncated_batch_size={b}: {err}") from None
+        raise ValueError(
+            f"noise_multiplier={sigma!r} with truncated_batch_size={b}: {err}"
+        ) from None
     lower = _lower_factors(n, q, b, sigma, h, tail)
     up = [next(iter(d)) for d in upper.directions]
     if len(up) == 1:
@@ -393,7 +425,10 @@ def truncated_subsampled_gaussian(
     directions = [
         {
             Factor(
-                f"truncated_subsampled_gaussian(n={n}, q={q}, B={b}, sigma={sigma})", u.upper, lo.lower, u.connect_dots
+                f"truncated_subsampled_gaussian(n={n}, q={q}, B={b}, sigma={sigma})",
+                u.upper,
+                lo.lower,
+                u.connect_dots,
             ): 1
         }
         for u, lo in zip(up, lower)
@@ -417,4 +452,6 @@ class TruncatedGaussian(Mechanism):
     sigma: float
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
-        return truncated_subsampled_gaussian(self.n, self.q, self.b, self.sigma, value_discretization_interval=h)
+        return truncated_subsampled_gaussian(
+            self.n, self.q, self.b, self.sigma, value_discretization_interval=h
+        )

@@ -34,11 +34,15 @@ from ..compose.fft import compose_many
 from ..compose.pmf import GridPMF
 from ..mechanisms.constructors import subsampled_gaussians
 
-FINE_PER_RATE = 1.0 / 3.0  # the fine grid is at most q / 3, so one round's loss bulk spans fine cells
+FINE_PER_RATE = (
+    1.0 / 3.0
+)  # the fine grid is at most q / 3, so one round's loss bulk spans fine cells
 BLOCK_CELLS = 200.0  # the top block's loss variance, in coarse cells squared
 MAX_BLOCK_LOG2 = 12  # blocks of at most 4096 rounds
 MAX_FINE_RATIO = 1 << 10
-FINE_CELLS = 1 << 20  # the fine one-round PMF at most this many cells (its discretization is the cost)
+FINE_CELLS = (
+    1 << 20
+)  # the fine one-round PMF at most this many cells (its discretization is the cost)
 
 
 def fine_ratio(sampling_rate: float, h: float) -> int:
@@ -74,7 +78,9 @@ def merged(fine: GridPMF, ratio: int) -> GridPMF:
     """An optimistic fine PMF merged onto the grid ratio * fine.h (``_core.pld_contraction.mean_contraction``), its
     round-off (``entry_error``) and its window's alias charge (a negative ``shift``) taken off first."""
     if fine.pessimistic:
-        raise ValueError("merged: the fine PMF is pessimistic; it must be an optimistic (lower-side) PMF")
+        raise ValueError(
+            "merged: the fine PMF is pessimistic; it must be an optimistic (lower-side) PMF"
+        )
     r = _core.pld_contraction.mean_contraction(
         np.ascontiguousarray(fine.p, dtype=np.float64),
         k_lo=fine.k_lo,
@@ -85,7 +91,15 @@ def merged(fine: GridPMF, ratio: int) -> GridPMF:
         alias=max(-fine.shift, 0.0),
     )
     # a mean of Y's each within a factor e^{+-s} of the truth is too: the fine PMF's loss shift s carries over
-    return GridPMF(int(r["k_lo"]), float(r["h"]), r["p"], float(r["p_inf"]), 0.0, False, loss_shift=fine.loss_shift)
+    return GridPMF(
+        int(r["k_lo"]),
+        float(r["h"]),
+        r["p"],
+        float(r["p_inf"]),
+        0.0,
+        False,
+        loss_shift=fine.loss_shift,
+    )
 
 
 def block_lowers(
@@ -113,13 +127,18 @@ def block_lowers(
         (factor,) = direction
         assert factor.lower is not None  # built with optimistic=True
         composed = compose_many(
-            [[(factor.lower, 1 << j)] for j in range(top + 1)], pessimistic=False, tail=tail, workers=threads or None
+            [[(factor.lower, 1 << j)] for j in range(top + 1)],
+            pessimistic=False,
+            tail=tail,
+            workers=threads or None,
         )
         out.append(tuple(merged(c, ratio) for c in composed))
     return out
 
 
-def with_block_lowers(dist: PrivacyLossDistribution, blocks: list[tuple[GridPMF, ...]]) -> PrivacyLossDistribution:
+def with_block_lowers(
+    dist: PrivacyLossDistribution, blocks: list[tuple[GridPMF, ...]]
+) -> PrivacyLossDistribution:
     """``dist`` (one round, one factor per direction) whose factors compose their lower side from ``blocks``."""
     directions = []
     for direction, lowers in zip(dist.directions, blocks):

@@ -42,8 +42,12 @@ from .subsampled_pair import Curve
 SLACK = 1e-10  # covers the floating-point error of the tabulated b_c, in total variation
 UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
 CHUNK = 256  # eps values per block of the finite pair's (eps, outcome) table
-SUBNORMAL_ERROR = 2.0**-1000  # absolute error of a mass near or below the subnormal range (each op errs 2^-1074)
-LOSS_CAP = 500.0  # beyond this largest loss the mixture's e^loss nears overflow: threshold tests instead
+SUBNORMAL_ERROR = (
+    2.0**-1000
+)  # absolute error of a mass near or below the subnormal range (each op errs 2^-1074)
+LOSS_CAP = (
+    500.0  # beyond this largest loss the mixture's e^loss nears overflow: threshold tests instead
+)
 
 Sides = tuple[Curve, Curve | None]  # (lower, upper or None) of one direction's curve delta(eps)
 
@@ -110,7 +114,9 @@ def laplace_sides(scale: float, weights: np.ndarray, tail: float, h: float) -> l
     return sides
 
 
-def _discrete_laplace_masses(a: float, s: int, weights: list[float]) -> tuple[np.ndarray, np.ndarray]:
+def _discrete_laplace_masses(
+    a: float, s: int, weights: list[float]
+) -> tuple[np.ndarray, np.ndarray]:
     """P' and Q on the merged outcomes x <= 0, 1 .. S - 1, x >= S (S = c_max s) (module docstring)."""
     big = (len(weights) - 1) * s
     x = np.arange(1, big)
@@ -119,7 +125,11 @@ def _discrete_laplace_masses(a: float, s: int, weights: list[float]) -> tuple[np
 
     def component(m: int) -> np.ndarray:
         return np.concatenate(
-            [[math.exp(-a * m) * norm], t * np.exp(-a * np.abs(x - m)), [math.exp(-a * (big - m)) * norm]]
+            [
+                [math.exp(-a * m) * norm],
+                t * np.exp(-a * np.abs(x - m)),
+                [math.exp(-a * (big - m)) * norm],
+            ]
         )
 
     p = sum(wc * component(c * s) for c, wc in enumerate(weights))
@@ -146,7 +156,9 @@ def _finite_curve(p: np.ndarray, q: np.ndarray, rel: float, upper: bool) -> Curv
     return curve
 
 
-def discrete_laplace_sides(parameter: float, sensitivity: int, weights: np.ndarray, tail: float) -> list[Sides]:
+def discrete_laplace_sides(
+    parameter: float, sensitivity: int, weights: np.ndarray, tail: float
+) -> list[Sides]:
     """(lower, upper) per order (remove, add) of sum_c b_c DLap(c s) vs DLap(0), parameter a, shift s per
     copy, charged for the dropped copy counts (module docstring), at any real eps; exact up to round-off."""
     a, s = float(parameter), int(sensitivity)

@@ -54,7 +54,9 @@ from ..mechanisms.constructors import (
 from ..mechanisms.mechanism import Mechanism
 
 _BISECTIONS = 64
-_EVALUATION_STEP = 2e-3  # D is evaluated this far apart in log gamma (at least every grid point); chords between
+_EVALUATION_STEP = (
+    2e-3  # D is evaluated this far apart in log gamma (at least every grid point); chords between
+)
 _EVALUATIONS = 4096  # ... or this many times over its range, if that is farther apart
 _TOP_LOSS = 700.0  # e^loss stays finite; D beyond it (at most D(e^700)) goes to +infinity
 _ULPS = 64 * np.finfo(float).eps
@@ -75,7 +77,11 @@ def copy_count_weights(batch_size: int, n: int, cut: float) -> tuple[np.ndarray,
 
     # only the counts up to the binomial's (1 - cut)-quantile (plus a margin) are tabulated: O(c_max),
     # not O(K), so a batch of 10^12 draws costs what its few likely counts cost
-    top = batch_size if cut <= 0 else min(batch_size, int(stats.binom.isf(cut, batch_size, 1.0 / n)) + 2)
+    top = (
+        batch_size
+        if cut <= 0
+        else min(batch_size, int(stats.binom.isf(cut, batch_size, 1.0 / n)) + 2)
+    )
     while True:
         c = np.arange(top + 1)
         b = stats.binom.pmf(c, batch_size, 1.0 / n)
@@ -117,13 +123,17 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
         positive = np.logaddexp(log_b0 - lg, np.logaddexp.reduce(log_rise, axis=0))
         negative = np.logaddexp(log_b0, np.logaddexp.reduce(log_fall, axis=0))
         with np.errstate(invalid="ignore"):
-            return cast(np.ndarray, np.nan_to_num(positive - negative, nan=0.0))  # both parts empty: F = 0
+            return cast(
+                np.ndarray, np.nan_to_num(positive - negative, nan=0.0)
+            )  # both parts empty: F = 0
 
     lo = np.min(peak, axis=0) - 40.0
     hi = np.max(peak + r, axis=0) + 40.0
     lo = np.where(slope_sign(lo) >= 0, lo, -np.inf)  # F(-inf) = +inf: the peak is above lo
     finite_lo = np.where(np.isfinite(lo), lo, np.min(peak, axis=0) - 80.0)
-    for _ in range(_BISECTIONS):  # until the bracket is a thousandth of its widening below (or 64 halvings)
+    for _ in range(
+        _BISECTIONS
+    ):  # until the bracket is a thousandth of its widening below (or 64 halvings)
         mid = 0.5 * (finite_lo + hi)
         up = slope_sign(mid) >= 0
         finite_lo, hi = np.where(up, mid, finite_lo), np.where(up, hi, mid)
@@ -227,7 +237,17 @@ def with_replacement_shift_bound(
     masses = np.concatenate([q[::-1], [at_zero], p])
     pmf = GridPMF(-count, h, masses, p_inf, 0.0, True)
     return PrivacyLossDistribution(
-        [{Factor(f"with_replacement_shift_bound(sigma={s}, K={batch_size}, n={n})", pmf, None, True): 1}], t
+        [
+            {
+                Factor(
+                    f"with_replacement_shift_bound(sigma={s}, K={batch_size}, n={n})",
+                    pmf,
+                    None,
+                    True,
+                ): 1
+            }
+        ],
+        t,
     )
 
 
@@ -244,7 +264,11 @@ class WithReplacementGaussian(Mechanism):
     n: int
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
-        return with_replacement_subsampled_gaussian(self.sigma, self.k, self.n, value_discretization_interval=h)
+        return with_replacement_subsampled_gaussian(
+            self.sigma, self.k, self.n, value_discretization_interval=h
+        )
 
     def upper_alternative(self, h: float) -> PrivacyLossDistribution | None:
-        return with_replacement_shift_bound(self.sigma, self.k, self.n, value_discretization_interval=h)
+        return with_replacement_shift_bound(
+            self.sigma, self.k, self.n, value_discretization_interval=h
+        )

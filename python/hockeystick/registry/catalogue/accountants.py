@@ -19,7 +19,10 @@ from .calibratables import ROUNDS, SIGMA
 
 def _rounds_per_pass(params: Mapping[str, np.ndarray]) -> np.ndarray:
     """000 Algorithm 1 samples without replacement: at most floor(n / batch_size) rounds."""
-    return cast(np.ndarray, np.floor(np.asarray(params["n"], float) / np.asarray(params["batch_size"], float)))
+    return cast(
+        np.ndarray,
+        np.floor(np.asarray(params["n"], float) / np.asarray(params["batch_size"], float)),
+    )
 
 
 _ONE_PASS_ROUNDS = Calibratable("increasing", 1.0, _rounds_per_pass, integer=True)
@@ -186,13 +189,21 @@ register(
         max_chunk=1 << 14,
         summary="Poisson-subsampled Gaussian over rounds, RDP with the tight conversion (baseline)",
         integers=frozenset({"rounds"}),
-        calibratable={"sigma": SIGMA, "rounds": ROUNDS, "sampling_rate": Calibratable("increasing", 0.0, 1.0)},
+        calibratable={
+            "sigma": SIGMA,
+            "rounds": ROUNDS,
+            "sampling_rate": Calibratable("increasing", 0.0, 1.0),
+        },
     )
 )
 
 _replace_one: tuple[tuple[str, Any, str], ...] = (
     ("pld_fixed_batch_gaussian", pld.FixedBatchGaussianPLD, "without replacement"),
-    ("pld_with_replacement_gaussian", pld.WithReplacementBatchGaussianPLD, "with replacement (003 ISRL-DP silo)"),
+    (
+        "pld_with_replacement_gaussian",
+        pld.WithReplacementBatchGaussianPLD,
+        "with replacement (003 ISRL-DP silo)",
+    ),
 )
 for _name, _cls, _what in _replace_one:
     register(
@@ -214,6 +225,10 @@ register(
         hidden=frozenset({"delta_accuracy"}),
         summary="Poisson-subsampled Gaussian over rounds, every round released: PLD composition, certified upper bound",
         integers=frozenset({"rounds"}),
-        calibratable={"sigma": SIGMA, "rounds": ROUNDS, "sampling_rate": Calibratable("increasing", 0.0, 1.0)},
+        calibratable={
+            "sigma": SIGMA,
+            "rounds": ROUNDS,
+            "sampling_rate": Calibratable("increasing", 0.0, 1.0),
+        },
     )
 )

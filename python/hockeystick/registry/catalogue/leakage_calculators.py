@@ -22,7 +22,9 @@ def _tv_bracket_upper(variance: Any, distortion_variance: Any, dimension: Any) -
 
 
 _DIMENSION = frozenset({"dimension"})
-_EXACT_TV_INVERSE = {"distortion_variance": Inverse(leakage.distortion_variance_for_tv, target="target_tv")}
+_EXACT_TV_INVERSE = {
+    "distortion_variance": Inverse(leakage.distortion_variance_for_tv, target="target_tv")
+}
 for _calc in (
     CalculatorEntry(
         "leakage_tv",

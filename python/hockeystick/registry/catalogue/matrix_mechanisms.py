@@ -19,14 +19,19 @@ from ..families import vector
 from ..store import register
 from .calibratables import SIGMA
 
-for _strategy, _what in (("tree", "one binary tree"), ("tree_restart", "a tree restarted every min_separation rounds")):
+for _strategy, _what in (
+    ("tree", "one binary tree"),
+    ("tree_restart", "a tree restarted every min_separation rounds"),
+):
     register(
         AccountantEntry(
             name=f"dp_ftrl_{_strategy}",
             factory=functools.partial(matrix.DPFTRL, strategy=_strategy),
             # a named strategy is lower triangular; a random participation scheme (and its sampling_rate) is one
             # point, answered with labelled sides by the command line's --participation, not a grid's axis
-            hidden=frozenset({"strategy", "participation", "adaptive_inputs", "sampling_rate", "sampling"}),
+            hidden=frozenset(
+                {"strategy", "participation", "adaptive_inputs", "sampling_rate", "sampling"}
+            ),
             max_chunk=1 << 12,
             summary=f"DP-FTRL, {_what}, clients at least min_separation rounds apart (at most max_participations "
             "times): exact Gaussian at the certified L2 sensitivity (exact or a proved upper bound)",
@@ -41,12 +46,16 @@ class _StrategyFamily:
     ``strategy``, plus ``make``'s arguments (the family's vector options); ``bind(**vectors)`` is the factory of
     one configured accountant, its strategy built (and checked) once."""
 
-    def __init__(self, family: str, cls: Callable[..., Any], make: Callable[..., Any], strategy: Any = None) -> None:
+    def __init__(
+        self, family: str, cls: Callable[..., Any], make: Callable[..., Any], strategy: Any = None
+    ) -> None:
         self.family, self.cls, self.make, self.strategy = family, cls, make, strategy
         self.vectors = tuple(inspect.signature(make).parameters)
         kept = [p for p in inspect.signature(cls).parameters.values() if p.name != "strategy"]
         added = (
-            [] if strategy is not None else [inspect.Parameter(v, inspect.Parameter.KEYWORD_ONLY) for v in self.vectors]
+            []
+            if strategy is not None
+            else [inspect.Parameter(v, inspect.Parameter.KEYWORD_ONLY) for v in self.vectors]
         )
         self.__signature__ = inspect.Signature(kept + added)
 
@@ -86,10 +95,14 @@ class _AmplifiedPerRun:
         fixed = {k: v for k, v in self._params.items() if k not in arrays}
         for index, key in enumerate(keys):
             at = np.flatnonzero(which.reshape(-1) == index)
-            run: dict[str, Any] = {k: float(v) for k, v in zip(self._RUN, key) if k in flat}  # count() refuses 2.5
+            run: dict[str, Any] = {
+                k: float(v) for k, v in zip(self._RUN, key) if k in flat
+            }  # count() refuses 2.5
             points: dict[str, Any] = {k: flat[k][at] for k in self._BROADCAST if k in flat}
             acc = matrix.AmplifiedBandedMF(**fixed, **run, **points)
-            sides[:, at] = np.asarray(getattr(acc, method)(x[at], bound=bound), dtype=float).reshape(-1, at.size)
+            sides[:, at] = np.asarray(
+                getattr(acc, method)(x[at], bound=bound), dtype=float
+            ).reshape(-1, at.size)
         out = [scalar_or_array(side.reshape(shape)) for side in sides]
         return tuple(out) if bound == "both" else out[0]
 
@@ -98,7 +111,9 @@ class _AmplifiedPerRun:
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray, tuple[int, ...]]:
         """The array parameters given, each and ``argument`` broadcast together and flattened, and their shape."""
         arrays = {
-            k: np.asarray(self._params[k]) for k in self._RUN + self._BROADCAST if self._params.get(k) is not None
+            k: np.asarray(self._params[k])
+            for k in self._RUN + self._BROADCAST
+            if self._params.get(k) is not None
         }
         shape = np.broadcast_shapes(argument.shape, *(a.shape for a in arrays.values()))
         flat = {k: np.broadcast_to(a, shape).reshape(-1) for k, a in arrays.items()}
@@ -126,8 +141,16 @@ _DPFTRL_CERTIFIED = (
     "certified L2 sensitivity (exact or a proved upper bound)"
 )
 for _family, _make, _what in (
-    ("dp_ftrl_blt", matrix.BLT, "a BLT strategy (buffer_decay theta, output_scale omega; Dvijotham et al. 2024)"),
-    ("dp_ftrl_banded", matrix.Banded, "a banded Toeplitz strategy (coefficients: C's first column; McKenna 2025)"),
+    (
+        "dp_ftrl_blt",
+        matrix.BLT,
+        "a BLT strategy (buffer_decay theta, output_scale omega; Dvijotham et al. 2024)",
+    ),
+    (
+        "dp_ftrl_banded",
+        matrix.Banded,
+        "a banded Toeplitz strategy (coefficients: C's first column; McKenna 2025)",
+    ),
 ):
     register(
         AccountantEntry(
@@ -153,6 +176,9 @@ register(
         "ceil(rounds / min_separation) subsampled Gaussian rounds at the largest column norm, PLD, certified upper "
         "bound; the lower side from a realizable pair",
         integers=frozenset({"rounds", "min_separation"}),
-        calibratable={"noise_multiplier": SIGMA, "sampling_rate": Calibratable("increasing", 0.0, 1.0)},
+        calibratable={
+            "noise_multiplier": SIGMA,
+            "sampling_rate": Calibratable("increasing", 0.0, 1.0),
+        },
     )
 )

@@ -33,7 +33,9 @@ register(
     AccountantEntry(
         name="random_checkins",
         factory=training.RandomCheckIns,
-        hidden=frozenset({"protocol"}),  # a word: Balle et al.'s one client per slot is refused by the class
+        hidden=frozenset(
+            {"protocol"}
+        ),  # a word: Balle et al.'s one client per slot is refused by the class
         max_chunk=1 << 8,
         summary="random check-ins with central noise on every slot's sum (noise multiplier, check-in probability, "
         "slots, passes; Balle et al. 2020): each pass Poisson sampling of a 1-of-m random allocation, PLD, "

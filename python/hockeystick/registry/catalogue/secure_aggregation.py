@@ -65,7 +65,9 @@ def _parameters(cls: type) -> frozenset[str]:
     return frozenset(inspect.signature(cls).parameters)
 
 
-_INTEGERS = frozenset({"dimension", "min_surviving_clients", "rounds", "trials", "expected_clients"})
+_INTEGERS = frozenset(
+    {"dimension", "min_surviving_clients", "rounds", "trials", "expected_clients"}
+)
 _SAMPLING = Calibratable("increasing", 0.0, 1.0)
 _THETA = Calibratable("increasing", 0.0, 0.5)
 

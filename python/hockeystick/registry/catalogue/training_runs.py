@@ -20,14 +20,22 @@ from .calibratables import ROUNDS, SIGMA
 def _population(name: str) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
     """A batch size's largest value: the population it is drawn from (a run given without it is refused by
     the class, which names what is missing)."""
-    return lambda p: np.asarray(np.inf) if name not in p else _validation.positive_integer(p[name], name).astype(float)
+    return lambda p: (
+        np.asarray(np.inf)
+        if name not in p
+        else _validation.positive_integer(p[name], name).astype(float)
+    )
 
 
-def _noise_start(sampling: training.Sampling, words: tuple[str, str, str, str]) -> Callable[..., Any]:
+def _noise_start(
+    sampling: training.Sampling, words: tuple[str, str, str, str]
+) -> Callable[..., Any]:
     """``calibrate``'s start for a run's noise multiplier (``training.epoch_noise_start``), its module imported at the
     first call: it reads the shuffled batches' radius, which looking the run up does not need."""
 
-    def calibration_start(parameter: str, epsilon: np.ndarray, delta: np.ndarray, params: dict[str, Any]) -> Any:
+    def calibration_start(
+        parameter: str, epsilon: np.ndarray, delta: np.ndarray, params: dict[str, Any]
+    ) -> Any:
         return training.epoch_noise_start(sampling, words)(parameter, epsilon, delta, params)
 
     return calibration_start
@@ -49,8 +57,16 @@ _TRAINING_SUMMARY = (
 for _sampling, _suffix, _how in (
     ("poisson", "", "Poisson-subsampled Gaussian PLD"),
     ("fixed_size", "_fixed_size", "fixed-size batches, replace-one PLD"),
-    ("balls_in_bins", "_balls_in_bins", "balls-in-bins batches (random allocation), add/remove PLD"),
-    ("shuffle", "_shuffle", "shuffled batches, replace-one: Gaussian per epoch above, shift-2 balls-in-bins PLD below"),
+    (
+        "balls_in_bins",
+        "_balls_in_bins",
+        "balls-in-bins batches (random allocation), add/remove PLD",
+    ),
+    (
+        "shuffle",
+        "_shuffle",
+        "shuffled batches, replace-one: Gaussian per epoch above, shift-2 balls-in-bins PLD below",
+    ),
 ):
     # a tail is the Poisson accountant's: the other samplings refuse it, so their grids do not offer it; a
     # schedule of stages is one run, never a grid axis; a grid's noise multiplier is read over the clip norm C
@@ -61,7 +77,11 @@ for _sampling, _suffix, _how in (
     )
     _sgd = functools.partial(training.DPSGD, sampling=cast(training.Sampling, _sampling))
     _fedavg = functools.partial(training.DPFedAvg, sampling=cast(training.Sampling, _sampling))
-    if _sampling in ("poisson", "balls_in_bins", "shuffle"):  # calibrate's start (a partial takes attributes)
+    if _sampling in (
+        "poisson",
+        "balls_in_bins",
+        "shuffle",
+    ):  # calibrate's start (a partial takes attributes)
         _how_drawn = cast(training.Sampling, _sampling)
         _sgd_words = ("dataset_size", "batch_size", "epochs", "steps")
         _fedavg_words = ("total_clients", "clients_per_round", "epochs", "rounds")
@@ -77,7 +97,11 @@ for _sampling, _suffix, _how in (
             hidden=_hidden,
             max_chunk=1 << 10,
             summary=_TRAINING_SUMMARY.format(
-                what="DP-SGD", population="dataset size", batch="batch size", steps="steps", how=_how
+                what="DP-SGD",
+                population="dataset size",
+                batch="batch size",
+                steps="steps",
+                how=_how,
             ),
             integers=frozenset({"dataset_size", "batch_size", "steps"}),
             calibratable={
@@ -86,7 +110,11 @@ for _sampling, _suffix, _how in (
                 **(
                     {}  # the shuffled upper side does not depend on the batch size
                     if _sampling == "shuffle"
-                    else {"batch_size": Calibratable("increasing", 1.0, _population("dataset_size"), integer=True)}
+                    else {
+                        "batch_size": Calibratable(
+                            "increasing", 1.0, _population("dataset_size"), integer=True
+                        )
+                    }
                 ),
                 **(_SAMPLE_RATE if _sampling == "poisson" else {}),
             },
@@ -99,7 +127,11 @@ for _sampling, _suffix, _how in (
             hidden=_hidden,
             max_chunk=1 << 10,
             summary=_TRAINING_SUMMARY.format(
-                what="DP-FedAvg", population="total clients", batch="clients per round", steps="rounds", how=_how
+                what="DP-FedAvg",
+                population="total clients",
+                batch="clients per round",
+                steps="rounds",
+                how=_how,
             ),
             integers=frozenset({"total_clients", "clients_per_round", "rounds"}),
             calibratable={
@@ -109,7 +141,9 @@ for _sampling, _suffix, _how in (
                     {}
                     if _sampling == "shuffle"
                     else {
-                        "clients_per_round": Calibratable("increasing", 1.0, _population("total_clients"), integer=True)
+                        "clients_per_round": Calibratable(
+                            "increasing", 1.0, _population("total_clients"), integer=True
+                        )
                     }
                 ),
                 **(_SAMPLE_RATE if _sampling == "poisson" else {}),
