@@ -247,8 +247,8 @@ def tail_span(point: Point, tail: float) -> float:
 
 def coarsest_fit(point: Point, tail: float) -> float:
     """The least grid on which one round's loss span at ``tail`` (``tail_span``) fits ``TAIL_WINDOW`` points: a
-    composed window holds at least that span, and windows near the memory cap take minutes to compose (issue 91's
-    sigma 1.2038, q 1.148e-6, 79 rounds at delta 8.4e-289: 49 CPU s on grids of 6.8e7 points, then a refusal)."""
+    composed window holds at least that span, and windows near the memory cap take minutes to compose (sigma
+    1.2038, q 1.148e-6, 79 rounds at delta 8.4e-289 reach grids of 6.8e7 points before the cap refuses them)."""
     return tail_span(point, tail) / TAIL_WINDOW
 
 
