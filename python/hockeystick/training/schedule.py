@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
 from ..pld.accountants.subsampled_gaussian import PLDAccountant
 from ..pld.compose.distribution import Bound, Result
@@ -124,6 +125,7 @@ def with_stages(words: tuple[str, str]) -> Callable[[_F], _F]:
     return decorate
 
 
+@accountant_docs()
 class StagedRun:
     """The accountant of a staged run (the module docstring): ``delta``, ``epsilon`` and the curves along it.
 

@@ -19,12 +19,15 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import secagg
+from ...base.accountant import Bound
+from ...base.accountant_docs import accountant_docs
 from ..entries import AccountantEntry, Calibratable
 from ..per_point import PerPoint
 from ..store import register
 from .calibratables import ROUNDS, SIGMA
 
 
+@accountant_docs()
 class AgainstOne:
     """A secure-aggregation accountant answering against one adversary (module docstring).
 
@@ -39,12 +42,12 @@ class AgainstOne:
     def __init__(self, accountant: Any, against: str) -> None:
         self.accountant, self.against = accountant, against
 
-    def delta(self, epsilon: Any, *, bound: Any = "upper") -> Any:
-        """The accountant's ``delta(epsilon, bound=bound, against=...)``."""
+    def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
+        """The accountant's ``delta(epsilon, bound=bound, against=...)`` against the one adversary."""
         return self.accountant.delta(epsilon, bound=bound, against=self.against)
 
-    def epsilon(self, delta: Any, *, bound: Any = "upper") -> Any:
-        """The accountant's ``epsilon(delta, bound=bound, against=...)``."""
+    def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
+        """The accountant's ``epsilon(delta, bound=bound, against=...)`` against the one adversary."""
         return self.accountant.epsilon(delta, bound=bound, against=self.against)
 
 
