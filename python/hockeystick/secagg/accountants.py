@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..base.accountant import BOUND_SIDES, Bound
+from ..base.accountant import BOUND_SIDES, Bound, Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.validation import (
     bound_side,
@@ -225,7 +225,7 @@ class _SecureAggregation(ABC):
             )
         return self._lower_pld[rate, interval]
 
-    def _lower_read(self, x: np.ndarray, method: str, rate: float) -> np.ndarray:
+    def _lower_read(self, x: np.ndarray, method: Quantity, rate: float) -> np.ndarray:
         """The lower side's read on the finest grid whose composed window fits the composition's memory cap: the
         grid asked, else twice as coarse, and so on (a coarser grid's optimistic side is certified too, only
         lower), with an ``AccuracyNotMetWarning`` naming the grid used."""
@@ -296,7 +296,7 @@ class _SecureAggregation(ABC):
             )
         return np.where(rest > 0.0, value, np.inf)
 
-    def _side(self, x: np.ndarray, method: str, side: str, against: str) -> Any:
+    def _side(self, x: np.ndarray, method: Quantity, side: str, against: str) -> Any:
         if side == "upper":
             return (
                 self._delta_upper(x, against)
@@ -305,7 +305,7 @@ class _SecureAggregation(ABC):
             )
         return self._lower_read(x, method, self._rate(against))
 
-    def _answer(self, x: np.ndarray, method: str, bound: Bound, against: str) -> Any:
+    def _answer(self, x: np.ndarray, method: Quantity, bound: Bound, against: str) -> Any:
         side = bound_side(bound)
         self._rate(against)  # checked before any work
         if side == "both":

@@ -45,7 +45,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from ..base.accountant import BOUND_SIDES, Bound
+from ..base.accountant import BOUND_SIDES, Bound, Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.validation import (
     bound_side,
@@ -321,7 +321,7 @@ class _PairAccountant(ABC):
         return self._sides[side, rate]
 
     def _read(
-        self, pld: PrivacyLossDistribution | None, x: np.ndarray, method: str, side: str
+        self, pld: PrivacyLossDistribution | None, x: np.ndarray, method: Quantity, side: str
     ) -> np.ndarray:
         if pld is None:
             return np.zeros(x.shape)  # no realized shift: the trivial lower side
@@ -335,11 +335,11 @@ class _PairAccountant(ABC):
         value = np.asarray(pld.epsilon(safe, bound=read), dtype=float)
         return np.where(rest > 0.0, value, np.inf)
 
-    def _side(self, x: np.ndarray, method: str, side: str, rate: float) -> np.ndarray:
+    def _side(self, x: np.ndarray, method: Quantity, side: str, rate: float) -> np.ndarray:
         reads = [self._read(pld, x, method, side) for pld in self._plds(side, rate)]
         return reads[0] if len(reads) == 1 else np.minimum.reduce(reads)
 
-    def _answer(self, x: np.ndarray, method: str, bound: Bound, against: str) -> Any:
+    def _answer(self, x: np.ndarray, method: Quantity, bound: Bound, against: str) -> Any:
         side = bound_side(bound)
         rate = self._rate(against)
         if side == "both":

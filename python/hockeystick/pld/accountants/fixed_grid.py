@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...base.accountant import Quantity
 from ..compose.distribution import (
     Bound,
     PrivacyLossDistribution,
@@ -24,7 +25,7 @@ def fixed_sides(
     dists: list[PrivacyLossDistribution],
     xs: list[np.ndarray],
     bound: Bound,
-    method: str,
+    method: Quantity,
     threads: int,
     shared: bool,
 ) -> Sequence[tuple[np.ndarray | None, np.ndarray | None]]:
@@ -49,7 +50,7 @@ def fixed_bracket(
     side_low: np.ndarray | None,
     side_high: np.ndarray | None,
     bound: Bound,
-    method: str,
+    method: Quantity,
     h: float,
     threads: int,
 ) -> tuple[np.ndarray, np.ndarray]:

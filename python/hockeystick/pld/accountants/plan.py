@@ -35,6 +35,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...base.accountant import Quantity
 from ...numerics.certified_theta import theta_epsilon_lower, theta_epsilon_upper
 from ..compose import atoms_compose, atoms_delta, atoms_epsilon, atoms_from_pairs
 from ..compose.atoms import Atoms
@@ -292,7 +293,7 @@ class PlanProfile:
         return max(top, 0.0) + 1.0
 
     def _evaluate(
-        self, method: str, x: float, h: float | None, hints: tuple[float, ...] = ()
+        self, method: Quantity, x: float, h: float | None, hints: tuple[float, ...] = ()
     ) -> tuple[float, float]:
         """(lower, upper) of ``method`` at x on grid h (h unused when nothing is on the grid).
 
@@ -338,7 +339,7 @@ class PlanProfile:
 
     def _evaluate_side(
         self,
-        method: str,
+        method: Quantity,
         x: float,
         h: float | None,
         upper: bool,
@@ -363,7 +364,7 @@ class PlanProfile:
             cluster=SEARCH_CLUSTER if few else 0,
         )
 
-    def _bracket(self, method: str, x: float) -> tuple[float, float]:
+    def _bracket(self, method: Quantity, x: float) -> tuple[float, float]:
         """(lower, upper) of ``method`` ("delta" or "epsilon") at x, refining the grid for ``accuracy``."""
         if not self._grid and (self._finite or self.plan.gaussian_r2 == 0):
             return self._evaluate(method, x, None)  # nothing on the grid: exact up to round-off
@@ -474,7 +475,7 @@ def add_loss_bound(counts: dict[Spec, int]) -> float | None:
     return total * (1.0 + ADD_BOUND_MARGIN)
 
 
-def bounded_add_upper(pmfs: Sequence[GridPMF], method: str, x: float, bound: float) -> float:
+def bounded_add_upper(pmfs: Sequence[GridPMF], method: Quantity, x: float, bound: float) -> float:
     """The upper side of ``method`` at x over the (remove, add) composed pessimistic PMFs, the add direction's read
     at most ``bound`` in epsilon and 0 in delta at eps >= ``bound`` (``add_loss_bound``).
 

@@ -37,6 +37,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ...base.accountant import Quantity
 from ..mechanisms.constructors import PoissonGaussian
 from ..mechanisms.mechanism import Spec
 from ..refine.question import DEFAULT_RELATIVE_ACCURACY, RDP_MARGIN, within_tolerance
@@ -230,7 +231,7 @@ def plan_rdp_delta(plan: CompositionPlan, epsilon: float) -> float:
 
 
 def rdp_lowered_upper(
-    plan: CompositionPlan, method: str, x: float, lower: float, upper: float
+    plan: CompositionPlan, method: Quantity, x: float, lower: float, upper: float
 ) -> float:
     """The upper side of ``method`` ("epsilon" at delta x, or "delta" at epsilon x) of a certified bracket
     [lower, upper] of ``plan``, lowered to the RDP conversion's (``plan_rdp_epsilon`` / ``plan_rdp_delta``) where

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ...base.accountant import Quantity
 from ..compose import tilted
 from ..compose.distribution import Factor
 from ..compose.pmf import GridPMF
@@ -142,7 +143,7 @@ def direction_delta(direction: dict[Factor, int], epsilon: float) -> tuple[float
     return (0.0 if low_side is None else low_side.delta(epsilon)), upper
 
 
-def _wide(method: str, lower: float, upper: float) -> bool:
+def _wide(method: Quantity, lower: float, upper: float) -> bool:
     """Whether the bracket is wider than the default tolerance (epsilon: ``question.within_tolerance``; delta:
     relative ``DEFAULT_RELATIVE_ACCURACY``)."""
     if method == "epsilon":
@@ -152,7 +153,7 @@ def _wide(method: str, lower: float, upper: float) -> bool:
 
 def tilted_bracket(
     directions: Callable[[], Sequence[dict[Factor, int]]],
-    method: str,
+    method: Quantity,
     x: float,
     lower: float,
     upper: float,

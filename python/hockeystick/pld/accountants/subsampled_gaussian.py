@@ -20,6 +20,7 @@ import numpy as np
 
 from ...base import progress
 from ...base import validation as _validation
+from ...base.accountant import Quantity
 from ...base.accountant_docs import accountant_docs
 from ...base.elementwise import ArrayLike, broadcast_float_arrays, broadcast_shape
 from ...base.keyword_only import positional_deprecated
@@ -494,7 +495,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         pts: list[Point],
         xs: list[np.ndarray],
         bound: Bound,
-        method: str,
+        method: Quantity,
         threads: int,
         keep: bool,
     ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
@@ -535,7 +536,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         pts: list[Point],
         xs: list[np.ndarray],
         bound: Bound,
-        method: str,
+        method: Quantity,
         threads: int,
         keep: bool,
         add_uppers: list[np.ndarray | None] | None = None,
@@ -661,7 +662,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         name: str,
         bound: Bound,
         gaussian: Callable[[float, np.ndarray], tuple[np.ndarray, np.ndarray]],
-        method: str,
+        method: Quantity,
     ) -> Result:
         (xa, _, _, _, _), shape, scalar = broadcast_shape(
             **{name: x},
@@ -705,7 +706,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         flat_lo: np.ndarray,
         flat_up: np.ndarray,
         bound: Bound,
-        method: str,
+        method: Quantity,
     ) -> None:
         """The brackets of the ``pending`` points (each with the flat positions asking for it) into ``flat_lo`` and
         ``flat_up``, unit by unit (``work_units``: the points sharing a discretization), in this accountant's
@@ -932,7 +933,7 @@ def _tilted_sides(
 
 
 def _pool_task(
-    task: tuple[SubsampledGaussianPLD, list[Point], list[np.ndarray], Bound, str],
+    task: tuple[SubsampledGaussianPLD, list[Point], list[np.ndarray], Bound, Quantity],
 ) -> tuple[list[Point], list[tuple[np.ndarray, np.ndarray]]]:
     """One unit of ``SubsampledGaussianPLD._evaluate`` in a caller's pool (a module-level function, so
     that it pickles by name): its points and their brackets, on one thread."""

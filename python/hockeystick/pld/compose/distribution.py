@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol, cast
 import numpy as np
 
 from ...base import validation as _validation
+from ...base.accountant import Quantity
 from ...base.accountant_docs import accountant_docs
 from ...base.elementwise import ArrayLike
 from ...base.keyword_only import positional_deprecated
@@ -41,7 +42,7 @@ def epsilon_values(epsilon: ArrayLike) -> np.ndarray:
 
 def evaluate_into(
     dist: PrivacyLossDistribution,
-    method: str,
+    method: Quantity,
     x: np.ndarray,
     bound: Bound,
     lower: np.ndarray,
@@ -317,7 +318,7 @@ class PrivacyLossDistribution:
         )
 
     def _answer(
-        self, x: np.ndarray, method: str, scalar: bool, bound: Bound, composition_only: bool
+        self, x: np.ndarray, method: Quantity, scalar: bool, bound: Bound, composition_only: bool
     ) -> Result:
         """The public reads' answer: the sides of this PLD's own composition (``_sides``), intersected, where the
         installed question reader knows the run its factors describe (``QuestionReader.reads``), with that reader's
@@ -336,7 +337,7 @@ class PrivacyLossDistribution:
         )
         return bound_result(lower, upper, bound, scalar)
 
-    def _sides(self, x: np.ndarray, method: str, scalar: bool, bound: Bound) -> Result:
+    def _sides(self, x: np.ndarray, method: Quantity, scalar: bool, bound: Bound) -> Result:
         _validation.bound_side(bound)
         if bound == "both":
             lo, up = brackets([self], method, [x])[0]
@@ -356,7 +357,7 @@ class QuestionReader(Protocol):
     def read_many(
         self,
         plds: Sequence[PrivacyLossDistribution],
-        method: str,
+        method: Quantity,
         xs: Sequence[np.ndarray],
         sides: Sequence[tuple[np.ndarray, np.ndarray]],
     ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -393,7 +394,7 @@ def install_question_reader(reader: QuestionReader) -> None:
 
 def read_per_question(
     plds: Sequence[PrivacyLossDistribution],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     sides: Sequence[tuple[np.ndarray, np.ndarray]],
 ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -440,7 +441,7 @@ def read_per_question(
     return out
 
 
-def _evaluate(pmf: GridPMF, method: str, x: np.ndarray) -> np.ndarray:
+def _evaluate(pmf: GridPMF, method: Quantity, x: np.ndarray) -> np.ndarray:
     """delta(x) (method "delta") or epsilon(x) clipped at 0 (method "epsilon") of one composed PMF."""
     return pmf.delta(x) if method == "delta" else np.maximum(pmf.epsilon(x), 0.0)
 
@@ -454,7 +455,7 @@ def _maximum(values: Sequence[np.ndarray]) -> np.ndarray:
 
 def brackets(
     plds: Sequence[PrivacyLossDistribution],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     workers: int | None = None,
     uppers: Sequence[Sequence[np.ndarray]] | None = None,
@@ -496,7 +497,7 @@ def brackets(
 
 def direction_uppers(
     plds: Sequence[PrivacyLossDistribution],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     workers: int | None = None,
     shared_transform: bool = False,
@@ -537,7 +538,7 @@ def direction_uppers(
 
 def upper_values(
     plds: Sequence[PrivacyLossDistribution],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     workers: int | None = None,
 ) -> list[np.ndarray]:
@@ -548,7 +549,7 @@ def upper_values(
 
 def lower_values(
     plds: Sequence[PrivacyLossDistribution],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     workers: int | None = None,
     shared_transform: bool = False,
@@ -613,7 +614,7 @@ def undominated_lower_sides(
 def undominated_lower_values(
     plds: Sequence[PrivacyLossDistribution],
     uppers: Sequence[Sequence[np.ndarray]],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     workers: int | None = None,
     shared_transform: bool = False,
@@ -658,7 +659,7 @@ def _undominated(
 def _lower_values(
     plds: Sequence[PrivacyLossDistribution],
     directions: Sequence[Sequence[int]],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     workers: int | None,
     lows: list[dict[int, np.ndarray]],

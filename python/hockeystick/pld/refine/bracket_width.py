@@ -8,6 +8,7 @@ from typing import cast
 import numpy as np
 
 from ... import _core
+from ...base.accountant import Quantity
 from ..grid import constants
 from ..reads.epsilon_width import RIGHT_OFFSETS
 
@@ -64,7 +65,7 @@ def within_epsilon_tolerance(
 
 def bracket_width(
     delta_accuracy: str,
-    method: str,
+    method: Quantity,
     x: np.ndarray,
     lo: np.ndarray,
     up: np.ndarray,

@@ -13,6 +13,7 @@ from typing import cast
 
 import numpy as np
 
+from ...base.accountant import Quantity
 from ...base.warning_site import outside_stacklevel
 from ...numerics.gaussian import gaussian_tail_inverse
 from ..grid import constants
@@ -67,7 +68,7 @@ class Refinement:
         self,
         points: list[Point],
         xs: list[np.ndarray],
-        method: str,
+        method: Quantity,
         threads: int = 0,
         settle: Settle | None = None,
     ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -106,7 +107,7 @@ class Refinement:
         refine(front)
         return [c for c in front.chosen if c is not None]  # every point ends with a bracket
 
-    def one_epsilon(self, points: list[Point], xs: list[np.ndarray], method: str) -> bool:
+    def one_epsilon(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
         """Whether the core's loop refines the call (``controller.refine_epsilon``): one point's ``.epsilon`` at one
         delta to an absolute accuracy (no ``relative_accuracy``), 0 < q < 1.  There the front end's rules are
         ``NextGrid``'s first and fitted steps alone (no charged, capped or offset-limited arguments), which the
@@ -158,7 +159,7 @@ class Refinement:
             lower, upper = held
         return np.array([lower]), np.array([upper])
 
-    def one_delta(self, points: list[Point], xs: list[np.ndarray], method: str) -> bool:
+    def one_delta(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
         """Whether the core's loop refines the call (``controller.refine_delta``): one point's ``.delta`` at one
         epsilon to a relative accuracy (``delta_accuracy="relative"``), 0 < q < 1.  There the front end's rules are
         ``NextGrid``'s first and fitted steps alone (no charged, capped or offset-limited arguments, and every grid
@@ -300,7 +301,7 @@ class PointsFront:
         refinement: Refinement,
         points: list[Point],
         xs: list[np.ndarray],
-        method: str,
+        method: Quantity,
         threads: int,
         settle: Settle | None = None,
     ):

@@ -11,6 +11,7 @@ from typing import cast
 import numpy as np
 
 from ... import _core
+from ...base.accountant import Quantity
 from ..compose.distribution import PrivacyLossDistribution, compose_all, undominated_lower_sides
 from ..compose.pmf import GridPMF
 from ..grid import constants
@@ -180,7 +181,7 @@ class StepBrackets:
         points: list[Point],
         step: dict[int, float],
         xs: list[np.ndarray],
-        method: str,
+        method: Quantity,
         best: Best,
         own: list[int],
         threads: int,

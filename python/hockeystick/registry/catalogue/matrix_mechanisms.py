@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import matrix
 from ...base import validation as _validation
-from ...base.accountant import Bound
+from ...base.accountant import Bound, Quantity
 from ...base.accountant_docs import accountant_docs
 from ...base.validation import scalar_or_array
 from ..entries import AccountantEntry, Calibratable
@@ -89,7 +89,7 @@ class _AmplifiedPerRun:
     def __init__(self, params: dict[str, Any]) -> None:
         self._params = params
 
-    def _sides(self, method: str, argument: np.ndarray, bound: Bound) -> Any:
+    def _sides(self, method: Quantity, argument: np.ndarray, bound: Bound) -> Any:
         arrays, flat, x, shape = self._flat_points(argument)
         runs = np.stack([flat[k] if k in flat else np.zeros(x.size) for k in self._RUN], axis=1)
         keys, which = np.unique(runs, axis=0, return_inverse=True)
