@@ -92,17 +92,19 @@ def test_the_old_registry_path_is_the_same_registry():
     assert old.REGISTRY is registry.REGISTRY and old.get is registry.get
 
 
-# hockeystick.pld laid out as its pipeline (docs/howto-mechanism.md): the composition's data types at the bottom,
-# mechanisms and reads on them, sampling on mechanisms, what every grid needs, the refinement, then the front ends.
+# hockeystick.pld laid out as its pipeline (docs/architecture.md), the C++ core's cpp/include/hockeystick/pld/ under
+# the same names in the same order: the types every stage passes on (grid) at the bottom, the discretizers
+# (mechanisms, then sampling on mechanisms), the composition, its reads, the grid-and-tail policy and the refinement
+# loop, then the Python front ends (accountants) and the question a composed PLD is asked, which reads through them.
 PLD_STAGES = {
-    "compose": 0,
+    "grid": 0,
     "mechanisms": 1,
-    "reads": 1,
     "sampling": 2,
-    "grid": 3,
-    "refine": 4,
-    "accountants": 5,
-    "question": 6,
+    "compose": 3,
+    "reads": 4,
+    "refine": 5,
+    "accountants": 6,
+    "question": 7,
 }
 
 

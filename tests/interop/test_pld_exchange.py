@@ -25,7 +25,7 @@ from hockeystick.interop import (
     to_dp_accounting,
 )
 from hockeystick.interop.pld_folding import lower_minorant, pessimistic_fields
-from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 
 dp_pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")

@@ -20,8 +20,8 @@ import pytest
 from dp_accounting import dp_event as dpa
 
 from hockeystick.interop.dp_accounting import HockeystickAccountant
-from hockeystick.pld.compose import atoms as atoms_core
 from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.grid import atoms as atoms_core
 from hockeystick.pld.mechanisms.discrete_laplace import (
     discrete_laplace_atoms,
     discrete_laplace_pair,

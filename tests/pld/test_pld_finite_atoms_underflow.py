@@ -20,8 +20,8 @@ from dp_accounting import dp_event as dpa
 
 from hockeystick import pld
 from hockeystick.interop.dp_accounting import HockeystickAccountant
-from hockeystick.pld.compose import atoms as atoms_core
 from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.grid import atoms as atoms_core
 from hockeystick.pld.mechanisms.canonical import canonical_pair
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair

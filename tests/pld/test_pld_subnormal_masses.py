@@ -20,9 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hockeystick import pld
-from hockeystick.pld.compose import atoms as atoms_core
-from hockeystick.pld.compose import atoms_compose, atoms_delta, atoms_from_pairs
+from hockeystick.pld.compose import atoms_compose, atoms_delta
 from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.grid import atoms as atoms_core
+from hockeystick.pld.mechanisms import atoms_from_pairs
 from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.mechanisms.canonical import canonical_pair
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair

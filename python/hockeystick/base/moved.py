@@ -2,10 +2,10 @@
 
 The package is laid out as its layers (docs/architecture.md): ``base`` (the Protocol, progress, validation,
 broadcasting), ``numerics`` (Q and theta), the families, ``reproduce`` (figures, tables, the README example);
-``hockeystick.pld`` as its pipeline: ``mechanisms`` (one round's pair and its discretization on each side),
-``sampling`` (how a record enters a round), ``compose`` (the composition and its charges), ``reads`` (what a
-composed PLD answers), ``grid`` (what every grid needs), ``refine`` (grids chosen for an accuracy) and
-``accountants`` (the front ends, which say what is composed).  An import of a module's old path returns the
+``hockeystick.pld`` as its pipeline: ``grid`` (the types every stage passes on), ``mechanisms`` (one round's
+pair and its discretization on each side), ``sampling`` (how a record enters a round), ``compose`` (the
+composition and its charges), ``reads`` (what a composed PLD answers), ``refine`` (the grid-and-tail policy and
+grids chosen for an accuracy), ``accountants`` (the front ends, which say what is composed) and ``question``.  An import of a module's old path returns the
 module at its new path, with a ``DeprecationWarning`` naming it and the release that removes the old path; the
 names ``hockeystick`` and its subpackages export did not move.  ``hockeystick.pld.compose`` and
 ``hockeystick.pld.mechanisms`` are packages now: the names of the modules they were (``compose.fft``,
@@ -48,12 +48,12 @@ MOVED = {
     "hockeystick.pld.with_replacement_shift_bound": "hockeystick.pld.sampling.with_replacement_shift_bound",
     "hockeystick.pld.poisson_replace_one": "hockeystick.pld.sampling.poisson_replace_one",
     "hockeystick.pld.random_allocation": "hockeystick.pld.sampling.random_allocation",
-    "hockeystick.pld.pmf": "hockeystick.pld.compose.pmf",
+    "hockeystick.pld.pmf": "hockeystick.pld.grid.pmf",
     "hockeystick.pld.compose": "hockeystick.pld.compose.fft",
-    "hockeystick.pld.distribution": "hockeystick.pld.compose.distribution",
+    "hockeystick.pld.distribution": "hockeystick.pld.grid.distribution",
     "hockeystick.pld.finite_atoms": "hockeystick.pld.compose.finite_atoms",
-    "hockeystick.pld.two_resolution": "hockeystick.pld.sampling.two_resolution",
-    "hockeystick.pld.round_cache": "hockeystick.pld.grid.round_cache",
+    "hockeystick.pld.two_resolution": "hockeystick.pld.compose.two_resolution",
+    "hockeystick.pld.round_cache": "hockeystick.pld.refine.round_cache",
     "hockeystick.pld.truncation": "hockeystick.pld.compose.truncation",
     "hockeystick.interop.plan": "hockeystick.pld.accountants.plan",
     "hockeystick.interop.zcdp_plan": "hockeystick.pld.accountants.zcdp_plan",
@@ -68,10 +68,17 @@ MOVED = {
     "hockeystick.pld.fixed_batch": "hockeystick.pld.accountants.fixed_batch",
     "hockeystick.pld.allocation_accountant": "hockeystick.pld.accountants.allocation",
     "hockeystick.pld.stages": "hockeystick.pld.accountants.stages",
-    "hockeystick.pld.refine.round_cache": "hockeystick.pld.grid.round_cache",
-    "hockeystick.pld.refine.grid_start": "hockeystick.pld.grid.grid_start",
-    "hockeystick.pld.refine.near_one": "hockeystick.pld.grid.near_one",
-    "hockeystick.pld.refine.constants": "hockeystick.pld.grid.constants",
+    "hockeystick.pld.grid.round_cache": "hockeystick.pld.refine.round_cache",
+    "hockeystick.pld.grid.grid_start": "hockeystick.pld.refine.grid_start",
+    "hockeystick.pld.grid.near_one": "hockeystick.pld.refine.near_one",
+    "hockeystick.pld.grid.constants": "hockeystick.pld.refine.constants",
+    "hockeystick.pld.compose.pmf": "hockeystick.pld.grid.pmf",
+    "hockeystick.pld.compose.charged_grid": "hockeystick.pld.grid.charged_grid",
+    "hockeystick.pld.compose.pmf_envelope": "hockeystick.pld.grid.pmf_envelope",
+    "hockeystick.pld.compose.atoms": "hockeystick.pld.grid.atoms",
+    "hockeystick.pld.compose.distribution": "hockeystick.pld.grid.distribution",
+    "hockeystick.pld.compose.atoms_from_pairs": "hockeystick.pld.mechanisms.atoms_from_pairs",
+    "hockeystick.pld.sampling.two_resolution": "hockeystick.pld.compose.two_resolution",
     "hockeystick.accountant": "hockeystick.base.accountant",
     "hockeystick.progress": "hockeystick.base.progress",
     "hockeystick._optional": "hockeystick.base.optional",

@@ -83,7 +83,7 @@ except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra tha
 
 from ..base import validation as _validation
 from ..pld.accountants.composition_plan import CompositionPlan, PlanKey
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ..secagg.accountants import DDG_ORDERS

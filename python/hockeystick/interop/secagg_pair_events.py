@@ -57,7 +57,7 @@ except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra tha
 
 from ..base import validation as _validation
 from ..pld.accountants.composition_plan import CompositionPlan, PlanKey
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..secagg.distributed_discrete_laplace import pure_epsilon
 from ..secagg.pair_accountants import (

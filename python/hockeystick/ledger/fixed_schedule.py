@@ -4,7 +4,7 @@ Composition commutes, so the rounds are kept as counts per distinct round (``Rou
 composes each distinct round's PLD to its count (``pld.PLDAccountant``: certified upper and lower sides,
 Doroshenko et al. 2022; the composition of the realized PLDs of a fixed sequence: Koskela, Jälkö & Honkela
 2020; the Poisson-subsampled Gaussian's dominating pairs: Zhu, Dong & Wang 2022).  Each distinct subsampled
-Gaussian round is discretized once per process (``pld.grid.round_cache``, kept between checkpoints in bounded
+Gaussian round is discretized once per process (``pld.refine.round_cache``, kept between checkpoints in bounded
 memory) and composed to its count; the composition is recomputed at each checkpoint asked for, not carried from
 the last one: a composed PMF used as a factor would drop its round-off and truncation charges
 (``pld/reads/along_run.py`` says why).  A checkpoint so costs one composition per distinct round: a few stages

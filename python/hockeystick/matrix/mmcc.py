@@ -106,7 +106,7 @@ from ..base.validation import (
     scalar_or_array,
 )
 from ..fdp.gaussian_mechanism import GaussianMechanism
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.gaussian_mixture import mixture_of_gaussians
 from .mmcc_participation import ParticipationSums, participation_bounds, participation_sums
 from .mmcc_rows import MAX_CUT, row_factors

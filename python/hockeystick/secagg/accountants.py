@@ -68,7 +68,7 @@ from ..base.validation import (
     single,
 )
 from ..base.warning_site import outside_stacklevel
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
 from ..pld.refine.unmet import AccuracyNotMetWarning
 from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon

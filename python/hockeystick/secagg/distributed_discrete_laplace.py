@@ -65,7 +65,7 @@ import math
 import numpy as np
 
 from ..base.validation import count, positive_number
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import checked_interval, pair_factor
 from .lattice_pld import Masses
 

@@ -58,7 +58,7 @@ from ..base.validation import (
     scalar_or_array,
     single,
 )
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, pair_factor
 from .distributed_discrete_laplace import dominating_shift_pld, gdl_masses, pure_epsilon
 from .lattice_pld import realizable_shift_pld

@@ -62,7 +62,7 @@ import math
 import numpy as np
 
 from ..base.validation import count, in_interval, positive_number
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import checked_interval, pair_factor
 
 __all__ = [

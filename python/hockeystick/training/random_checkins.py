@@ -34,7 +34,7 @@ from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile, PoissonGeneric, default_grid_profile
 from ..pld.accountants.plan_rdp import rdp_lowered_upper
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..pld.compose.distribution import Bound, Result
+from ..pld.grid.distribution import Bound, Result
 from ..pld.mechanisms.constructors import checked_interval
 from ..pld.sampling.random_allocation import RandomAllocationGaussian
 from .pointwise import answer_pointwise

@@ -42,8 +42,8 @@ from ..base import validation as _validation
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
 from ..pld.accountants.subsampled_gaussian import PLDAccountant
-from ..pld.compose.distribution import Bound, Result
 from ..pld.compose.fft import DEFAULT_TAIL
+from ..pld.grid.distribution import Bound, Result
 from ..pld.refine import question
 from ..pld.refine.question import question_tail
 from .steps import ceil_ratio

@@ -38,7 +38,7 @@ from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..pld.compose.distribution import Bound, PrivacyLossDistribution, Result
+from ..pld.grid.distribution import Bound, PrivacyLossDistribution, Result
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..pld.sampling.examples_per_user import checked_examples_per_user, examples_per_user_gaussian
 from .pointwise import answer_pointwise

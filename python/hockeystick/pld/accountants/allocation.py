@@ -68,8 +68,8 @@ from ...numerics.certified_theta import (
     theta_lower,
     theta_upper,
 )
-from ..compose.distribution import Bound, Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
+from ..grid.distribution import Bound, Factor, PrivacyLossDistribution
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian, pair_factor
 from ..mechanisms.mechanism import Mechanism
 from ..sampling.random_allocation import (

@@ -24,7 +24,8 @@ from ...base.accountant import Quantity
 from ...base.accountant_docs import accountant_docs
 from ...base.elementwise import ArrayLike, broadcast_float_arrays
 from ...base.keyword_only import positional_deprecated
-from ..compose.distribution import (
+from ..compose.fft import DEFAULT_TAIL
+from ..grid.distribution import (
     Bound,
     PrivacyLossDistribution,
     Result,
@@ -34,7 +35,6 @@ from ..compose.distribution import (
     epsilon_values,
     evaluate_into,
 )
-from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     checked_interval,

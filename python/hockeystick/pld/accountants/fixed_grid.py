@@ -1,6 +1,6 @@
 """The brackets of ``SubsampledGaussianPLD``'s points on a fixed grid h (no ``accuracy=``): the sides ``bound``
 asks of each composed PLD, and, for delta, the lower side raised near 1 and the bracket intersected with the
-complement's (``grid.near_one``)."""
+complement's (``refine.near_one``)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...base.accountant import Quantity
-from ..compose.distribution import (
+from ..grid.distribution import (
     Bound,
     PrivacyLossDistribution,
     brackets,
     direction_uppers,
     lower_values,
 )
-from ..grid import constants
-from ..grid.near_one import NearOne, Point
+from ..refine import constants
+from ..refine.near_one import NearOne, Point
 
 
 def fixed_sides(

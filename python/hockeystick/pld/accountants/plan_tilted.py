@@ -29,8 +29,8 @@ import numpy as np
 
 from ...base.accountant import Quantity
 from ..compose import tilted
-from ..compose.distribution import Factor
-from ..compose.pmf import GridPMF
+from ..grid.distribution import Factor
+from ..grid.pmf import GridPMF
 from ..refine.question import DEFAULT_RELATIVE_ACCURACY, within_tolerance
 from ..refine.tilted_factors import chernoff_tilt, exponent_tilt
 from ..refine.tilted_question import MAX_POINTS

@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...base.validation import did_you_mean
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     fixed_size_subsampled_gaussian,

@@ -33,9 +33,9 @@ import numpy as np
 
 from ... import _core
 from ...base.accountant import Quantity
-from .pmf import GridPMF
+from ..grid.pmf import GridPMF
+from ..grid.tail import DEFAULT_TAIL
 
-DEFAULT_TAIL = 1e-15
 # Peak resident bytes per point of the largest window, for epsilon(bound="both") of a two-direction PLD
 # (both sides composed, profiles built); tests/pld/test_pld_compose_core.py checks a large composition stays
 # below it.

@@ -41,8 +41,8 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from ..compose.atoms import Atoms
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.atoms import Atoms
+from ..grid.distribution import PrivacyLossDistribution
 
 Spec = tuple[Any, ...]  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]  # (P, Q) masses on one finite outcome set

@@ -32,7 +32,7 @@ from ...numerics.certified_theta import (
     theta_upper,
 )
 from ..accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution
 from ..refine import tilted_factors, tilted_factors_delta
 from .described_run import Segment, gaussian_rounds, subsampled_segments
 

@@ -38,7 +38,7 @@ import numpy as np
 from ...base import validation as _validation
 from ...base.accountant import Quantity
 from ...base.elementwise import ArrayLike
-from ..compose.distribution import PrivacyLossDistribution, brackets, read_per_question
+from ..grid.distribution import PrivacyLossDistribution, brackets, read_per_question
 
 # Every checkpoint keeps a power of the spectrum and reads (or an inverse transform) of its own, so a curve asks
 # for at most this many, where every step of a 2^53-step run would never end.

@@ -37,8 +37,8 @@ import numpy as np
 
 from ..compose import tilted
 from ..compose.fft import compose_many
-from ..compose.pmf import GridPMF
-from ..sampling.two_resolution import merged
+from ..compose.two_resolution import merged
+from ..grid.pmf import GridPMF
 from . import question
 from .points import tail_span
 from .tilted_question import MAX_POINTS, WINDOW_TAIL, best_tilt, one_direction

@@ -9,8 +9,8 @@ import numpy as np
 
 from ... import _core
 from ...base.accountant import Quantity
-from ..grid import constants
 from ..reads.epsilon_width import RIGHT_OFFSETS
+from . import constants
 
 
 def offset_rows(size: int, own: int) -> tuple[slice, slice]:

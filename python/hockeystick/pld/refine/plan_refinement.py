@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import _core
-from ..compose.pmf import GridPMF
+from ..grid.pmf import GridPMF
 from . import tuning
 from .controller import Step, refine
 from .grid_rules import Before, NextGrid

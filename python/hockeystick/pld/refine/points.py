@@ -16,13 +16,13 @@ import numpy as np
 from ...base.accountant import Quantity
 from ...base.warning_site import outside_stacklevel
 from ...numerics.gaussian import gaussian_tail_inverse
-from ..grid import constants
-from ..grid.grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
-from ..grid.near_one import NearOne
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
+from . import constants
 from .bracket_width import bracket_width, offset_rows
 from .controller import Step, refine, refine_delta, refine_epsilon
 from .grid_rules import Before, NextGrid, least
+from .grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
+from .near_one import NearOne
 from .step_brackets import Build, StepBrackets
 from .unmet import AccuracyNotMetWarning
 

@@ -27,14 +27,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..compose import tilted
-from ..compose.distribution import Factor
-from ..compose.pmf import GridPMF
-from ..grid.grid_start import StartGrid
+from ..grid.distribution import Factor
+from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL
 from ..reads.max_of_outputs import max_of_outputs_epsilon
 from . import question
 from .block_reads import block_bracket
 from .dominated_direction import COARSENING
+from .grid_start import StartGrid
 from .tilted_question import (
     GRID_STEP,
     GRIDS,

@@ -30,9 +30,8 @@ import numpy as np
 
 from ..compose import tilted, truncation
 from ..compose.binomial_split import BinomialSplit
-from ..compose.distribution import Factor
-from ..compose.pmf import GridPMF
-from ..grid.grid_start import Point, StartGrid
+from ..grid.distribution import Factor
+from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     MAX_INTERVAL,
@@ -47,6 +46,7 @@ from ..reads.max_of_outputs import (
 from . import question
 from .bracket_width import within_epsilon_tolerance
 from .dominated_direction import COARSENING
+from .grid_start import Point, StartGrid
 
 # the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model, not a bound)
 ROUND_OFF_PER_ROUND = 1e-16

@@ -59,8 +59,8 @@ from ... import _core
 from ...base import validation as _validation
 from ...base.accountant import Bound
 from ...numerics.gaussian import gaussian_tail_inverse
-from ..compose.distribution import Factor, PrivacyLossDistribution
-from ..compose.fft import DEFAULT_TAIL
+from ..grid.distribution import Factor, PrivacyLossDistribution
+from ..grid.tail import DEFAULT_TAIL
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     checked_interval,

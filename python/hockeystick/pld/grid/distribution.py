@@ -28,8 +28,8 @@ from ...base.accountant import Quantity
 from ...base.accountant_docs import accountant_docs
 from ...base.elementwise import ArrayLike
 from ...base.keyword_only import positional_deprecated
-from .fft import DEFAULT_TAIL, compose_many, lower_sides, upper_sides
 from .pmf import GridPMF
+from .tail import DEFAULT_TAIL
 
 Bound = Literal["upper", "lower", "both"]
 Result = float | np.ndarray | tuple[Any, Any]
@@ -90,7 +90,7 @@ class Factor:
     lower: GridPMF | None
     connect_dots: bool
     # Optional lower sides of blocks of rounds: lower_blocks[j] bounds 2^j rounds from below
-    # (pld/sampling/two_resolution.py); when set, a count c composes them by the binary digits of c
+    # (pld/compose/two_resolution.py); when set, a count c composes them by the binary digits of c
     # (``lower_terms``) instead of c copies of ``lower``.
     lower_blocks: tuple[GridPMF, ...] | None = None
     # The mechanism discretized, where a constructor knows it (None: the PMFs are all there is).
@@ -366,6 +366,77 @@ class QuestionReader(Protocol):
         ...
 
 
+class Composition(Protocol):
+    """What a ``PrivacyLossDistribution`` composes with: the FFT composition of the stage above this one
+    (``hockeystick.pld.compose.fft``), which installs itself (``install_composition``) when imported."""
+
+    def compose_many(
+        self,
+        items: Sequence[Any],
+        *,
+        pessimistic: bool,
+        tail: float = ...,
+        max_points: int | None = ...,
+        workers: int | None = ...,
+        direct_bins: bool = ...,
+        direct_min_charge: float | None = ...,
+        shared_transform: bool = ...,
+    ) -> list[GridPMF]:
+        """Each item's composed grid PMF on the side asked for."""
+        ...
+
+    def upper_sides(
+        self,
+        items: Sequence[Any],
+        arguments: Sequence[np.ndarray],
+        method: str,
+        *,
+        tail: float = ...,
+        max_points: int | None = ...,
+        workers: int | None = ...,
+        shared_transform: bool = ...,
+    ) -> list[np.ndarray]:
+        """Each item's certified upper values of ``method`` at its arguments."""
+        ...
+
+    def lower_sides(
+        self,
+        items: Sequence[Any],
+        arguments: Sequence[np.ndarray],
+        method: str,
+        *,
+        tail: float = ...,
+        max_points: int | None = ...,
+        workers: int | None = ...,
+        spectral: bool = ...,
+        shared_transform: bool = ...,
+    ) -> list[tuple[np.ndarray, GridPMF | None]]:
+        """Each item's certified lower values of ``method`` at its arguments, and its composed PMF if made."""
+        ...
+
+
+# The installed composition (``install_composition``): one per process, set when hockeystick.pld.compose is
+# imported (hockeystick.pld imports it), since the types of this stage cannot import the stage above them.
+_composition: dict[str, Composition] = {}
+
+
+def install_composition(composition: Composition) -> None:
+    """Make ``composition`` the one every ``PrivacyLossDistribution`` composes its factors with (the compose stage
+    above this one installs its FFT composition; this stage cannot import it).
+
+    Parameters
+    ----------
+    composition : Composition
+        Its ``compose_many``, ``upper_sides`` and ``lower_sides`` compose lists of (factor, count) terms.
+    """
+    _composition["fft"] = composition
+
+
+def _composer() -> Composition:
+    """The installed composition (``install_composition``)."""
+    return _composition["fft"]  # installed on import of hockeystick.pld (its compose stage)
+
+
 # The installed question reader (``install_question_reader``): one per process, set when hockeystick.pld is imported.
 _question_reader: dict[str, QuestionReader] = {}
 
@@ -521,7 +592,7 @@ def direction_uppers(
         ]
         arguments = [xs[i] for i in group for _ in plds[i].directions]
         values = iter(
-            upper_sides(
+            _composer().upper_sides(
                 items,
                 arguments,
                 method,
@@ -675,7 +746,7 @@ def _lower_values(
     for tail, group in by_tail.items():
         items = [_side_terms(plds[i].directions[d], False) for i, d in group]
         checked = _with_every_side(items)
-        sides = lower_sides(
+        sides = _composer().lower_sides(
             checked,
             [xs[i] for i, _ in group],
             method,
@@ -749,7 +820,7 @@ def compose_all(
         items = [_side_terms(pld.directions[d], key) for pld, missing in group for d in missing]
         checked = _with_every_side(items)
         composed = iter(
-            compose_many(
+            _composer().compose_many(
                 checked,
                 pessimistic=key,
                 tail=tail,
