@@ -8,7 +8,7 @@ agree within twice the round-off bound of two sums of the same terms (``outward_
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -18,8 +18,8 @@ from .ledger_arguments import FILTERS, budget_pair, rounds_count
 from .round_rdp import check_integer_orders
 from .rounds import Round
 
-if TYPE_CHECKING:
-    from .ledger import PrivacyLedger
+# the ledger (ledger.py imports this module, so it is not named here)
+AnyLedger = Any
 
 __all__ = ["STATE_FORMAT", "STATE_KEYS", "check_sums", "checked_state", "state_of"]
 
@@ -40,7 +40,7 @@ STATE_KEYS = (
 _U = 2.0**-53
 
 
-def state_of(ledger: PrivacyLedger) -> dict[str, Any]:
+def state_of(ledger: AnyLedger) -> dict[str, Any]:
     """Everything ``ledger`` holds, as JSON-ready data (``PrivacyLedger.state_dict``).
 
     Parameters
@@ -236,7 +236,7 @@ def _state_sum(state: dict[str, Any], key: str, size: int) -> np.ndarray:
     return out
 
 
-def check_sums(state: dict[str, Any], ledger: PrivacyLedger) -> None:
+def check_sums(state: dict[str, Any], ledger: AnyLedger) -> None:
     """The state's spent sums and counts of additions agree with those ``ledger`` recomputed from its rounds.
 
     Parameters

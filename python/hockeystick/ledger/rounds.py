@@ -286,7 +286,7 @@ class Round:
             does), has an unknown or missing parameter, or a value out of range.
         """
         mechanism, parameters, rounds = stage_parameters(stage)
-        return cls(mechanism, **parameters), rounds
+        return getattr(cls, mechanism)(**parameters), rounds
 
     @property
     def gdp_mu(self) -> float | None:

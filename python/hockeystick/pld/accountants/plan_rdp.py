@@ -40,10 +40,11 @@ import numpy as np
 from ...base.accountant import Quantity
 from ..mechanisms.constructors import PoissonGaussian
 from ..mechanisms.mechanism import Spec
+from ..mechanisms.registry import mechanism_of
 from ..refine.question import DEFAULT_RELATIVE_ACCURACY, RDP_MARGIN, within_tolerance
 from ..sampling.random_allocation import RandomAllocationGaussian
 from .composition_plan import CompositionPlan, PlanKey
-from .plan import PoissonGeneric, add_loss_bound, mechanism_of
+from .plan import PoissonGeneric, add_loss_bound
 
 # the integer orders 2 .. this of the remove direction's exact sum (the subsampled Gaussian's integer series costs
 # alpha terms an order; the orders a delta >= 1e-300 picks lie below it)

@@ -2,8 +2,9 @@
 
 A ``Mechanism`` is a frozen dataclass of its parameters.  ``spec()`` is the hashable tuple
 (``name``, *fields) a ``CompositionPlan`` counts runs by (``from_spec`` reads it back), so plans, their
-keys and the dp_accounting adapter's events stay plain tuples; the catalogue of every class by name is
-``pld.accountants.plan.MECHANISM_CLASSES`` (``mechanism_of(spec)``).
+keys and the dp_accounting adapter's events stay plain tuples.  A class with its own ``name`` registers
+itself when it is defined (``registry.register_class``), and ``registry.mechanism_of(spec)`` builds the
+mechanism a spec names: the class is the one place its name lives.
 
 The contract a mechanism keeps, for the plan's brackets to be certified:
 
@@ -29,8 +30,8 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
   of c is the mechanism itself).
 
 Each class's docstring names its pair and the proof or citation of its domination.  Adding a mechanism
-is one class in the file of its construction (its stage: ``tests/test_layers.py``), one entry in the
-catalogue, and its parameters in ``tests/pld/test_pld_mechanism_contract.py``.
+is one class in the file of its construction (its stage: ``tests/test_layers.py``) and its parameters in
+``tests/pld/test_pld_mechanism_contract.py`` (docs/howto-mechanism.md).
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from ..grid.atoms import Atoms
-from ..grid.distribution import PrivacyLossDistribution
+from ..compose.atoms import Atoms
+from ..compose.distribution import PrivacyLossDistribution
+from .registry import register_class
 
 Spec = tuple[Any, ...]  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]  # (P, Q) masses on one finite outcome set
@@ -60,6 +62,12 @@ class Mechanism(ABC):
     """A mechanism's parameters and its certified PLD on any grid (the contract: module docstring)."""
 
     name: ClassVar[str]  # the spec's first field
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Register a subclass that names itself (its own ``name``) in ``registry``."""
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__:
+            register_class(cls)
 
     def spec(self) -> Spec:
         """The hashable (name, *fields) a plan keys this mechanism by."""
