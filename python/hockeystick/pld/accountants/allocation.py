@@ -58,7 +58,7 @@ import numpy as np
 
 from ...base import progress
 from ...base import validation as _validation
-from ...base.accountant import Bound, Quantity
+from ...base.accountant import Quantity
 from ...base.elementwise import ArrayLike, broadcast_float_arrays
 from ...numerics.certified_theta import (
     radius_down,
