@@ -254,8 +254,8 @@ class PrivacyLedger:
         counts = self.counts()
         counts[one] = counts.get(one, 0) + times
         return float(
-            pld_accountant(list(counts.items()), self.value_discretization_interval).epsilon(delta)
-        )  # type: ignore[arg-type]
+            pld_accountant(list(counts.items()), self.value_discretization_interval).epsilon(delta)  # type: ignore[arg-type]
+        )
 
     def would_exceed(
         self,

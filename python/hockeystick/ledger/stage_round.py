@@ -25,14 +25,19 @@ _DISCRETIZATION = ("tail",)  # the compose file's PLD settings, not the mechanis
 
 
 def recorded_stages() -> tuple[str, ...]:
-    """The compose stage mechanisms the ledger records (those registered with a round of their name).
+    """The compose stage mechanisms the ledger records: those registered with a round of their name or with
+    their Rényi curve (``StageEntry.round_noise``, ``StageEntry.rdp``).
 
     Returns
     -------
     tuple of str
         Their names, sorted.
     """
-    return tuple(n for n in stage_names() if stage_entry(n).round_noise is not None)
+    return tuple(
+        n
+        for n in stage_names()
+        if stage_entry(n).round_noise is not None or stage_entry(n).rdp is not None
+    )
 
 
 def _noise_over_sensitivity(noise: Any, sensitivity: Any, name: str) -> Any:
@@ -87,7 +92,10 @@ def stage_parameters(stage: Any) -> tuple[str, dict[str, Any], int]:
     """
     parsed = parse_stage(stage, "a stage", aliases=_ALIASES, admit=_admit)
     name, params, noise = parsed.entry.name, dict(parsed.parameters), parsed.entry.round_noise
-    assert noise is not None  # _admit let through only the mechanisms with a round
+    if (
+        noise is None
+    ):  # a mechanism registered with its Rényi curve: the round holds the stage's parameters
+        return name, params, parsed.rounds
     for key in _DISCRETIZATION:
         params.pop(key, None)
     sensitivity = params.pop("sensitivity", None)

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ...base.validation import did_you_mean
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ..grid.distribution import PrivacyLossDistribution
 
 # a ``mechanism.Mechanism`` and its spec (mechanism.py imports this module, so neither is imported here)
@@ -76,7 +78,11 @@ class StageEntry:
         default is ``relation``.
     round_noise : str or None
         For a mechanism the ledger records as a ``Round`` of the same name (with its Rényi curve): the
-        parameter a ``sensitivity`` is folded into; None when the ledger does not record it.
+        parameter a ``sensitivity`` is folded into; None when the ledger does not record it so.
+    rdp : callable or None
+        Its Rényi curve where it has one: ``rdp(orders, **parameters)``, one value per integer order, never
+        below the mechanism's exact Rényi divergence (both directions); the ledger records a stage of a
+        mechanism with one (and no ``round_noise``) as a round holding the stage's parameters.
     """
 
     name: str
@@ -84,6 +90,7 @@ class StageEntry:
     relation: str | None = None
     relations: tuple[str, ...] = ()
     round_noise: str | None = None
+    rdp: Callable[..., np.ndarray] | None = None
 
     def parameters(self) -> list[str]:
         """The keywords a stage of this mechanism takes (the constructor's, but the grid).
@@ -140,13 +147,14 @@ def stage(
     relation: str | None = None,
     relations: tuple[str, ...] = (),
     round_noise: str | None = None,
+    rdp: Callable[..., np.ndarray] | None = None,
     name: str | None = None,
 ) -> Callable[[C], C]:
     """Register a PLD constructor as the mechanism compose stages name (by default its function's name).
 
     Parameters
     ----------
-    relation, relations, round_noise : optional
+    relation, relations, round_noise, rdp : optional
         The facets of ``StageEntry``.
     name : str, optional
         The stage's ``mechanism`` word (default the function's name).
@@ -170,7 +178,7 @@ def stage(
                 f"stage mechanism {word!r} is registered already (by {_origin(known.build)}): choose "
                 "another name"
             )
-        _STAGES[word] = StageEntry(word, build, relation, relations, round_noise)
+        _STAGES[word] = StageEntry(word, build, relation, relations, round_noise, rdp)
         return build
 
     return register
