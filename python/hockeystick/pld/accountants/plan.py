@@ -37,11 +37,12 @@ import numpy as np
 
 from ...base.accountant import Quantity
 from ...numerics.certified_theta import theta_epsilon_lower, theta_epsilon_upper
-from ..compose import atoms_compose, atoms_delta, atoms_epsilon, atoms_from_pairs
-from ..compose.atoms import Atoms
-from ..compose.distribution import Factor, PrivacyLossDistribution
+from ..compose import atoms_compose, atoms_delta, atoms_epsilon
 from ..compose.fft import BYTES_PER_POINT
-from ..compose.pmf import GridPMF
+from ..grid.atoms import Atoms
+from ..grid.distribution import Factor, PrivacyLossDistribution
+from ..grid.pmf import GridPMF
+from ..mechanisms import atoms_from_pairs
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     gaussian,

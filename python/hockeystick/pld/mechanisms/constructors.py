@@ -21,11 +21,11 @@ import numpy as np
 from ... import _core
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
-from ..compose.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, WINDOW_FLOOR
-from ..compose.atoms_from_pairs import loss_round_off, split_near_underflow
-from ..compose.distribution import Factor, PrivacyLossDistribution, Source
-from ..compose.fft import DEFAULT_TAIL
-from ..compose.pmf import GridPMF
+from ..grid.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, WINDOW_FLOOR
+from ..grid.distribution import Factor, PrivacyLossDistribution, Source
+from ..grid.pmf import GridPMF
+from ..grid.tail import DEFAULT_TAIL
+from .atoms_from_pairs import loss_round_off, split_near_underflow
 from .mechanism import Mechanism
 from .registry import stage
 

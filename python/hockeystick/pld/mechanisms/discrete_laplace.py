@@ -19,8 +19,8 @@ from typing import ClassVar
 import numpy as np
 
 from ...base import validation as _validation
-from ..compose.atoms import UNIT_ROUNDOFF, Atoms
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.atoms import UNIT_ROUNDOFF, Atoms
+from ..grid.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, _positive, from_distributions
 from .mechanism import Mechanism, Pair
 from .registry import stage

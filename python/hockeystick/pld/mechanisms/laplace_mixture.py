@@ -21,7 +21,7 @@ from typing import ClassVar
 from ... import _core
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution
 from .constructors import (
     DEFAULT_INTERVAL,
     MAX_CELLS,

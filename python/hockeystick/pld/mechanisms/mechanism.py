@@ -42,8 +42,8 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from ..compose.atoms import Atoms
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.atoms import Atoms
+from ..grid.distribution import PrivacyLossDistribution
 from .registry import register_class
 
 Spec = tuple[Any, ...]  # ("name", *parameters): hashable, one per distinct mechanism

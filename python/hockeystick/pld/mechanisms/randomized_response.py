@@ -22,7 +22,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...base import validation as _validation
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, from_distributions
 from .mechanism import Mechanism, Pair, two_directions
 from .registry import stage
