@@ -24,6 +24,10 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
 - ``loss_atoms()``: the |loss| values where the pair's loss has an atom of positive mass off a
   lattice (a Laplace-like mechanism): a grid through them keeps them exact on both sides
   (``refine.grid_alignment``).  Empty by default; every bound is certified on any grid.
+- ``dp_event`` and ``from_dp_event(event, relation)``: the dp_accounting event class that describes the
+  mechanism, if any, and the mechanism of one such event under a relation (``neighbouring.RELATIONS``
+  name); the dp_accounting adapter reads an event of a class it has no case for through them
+  (``registry.dp_event_class``).
 - ``group(c)``: a mechanism dominating this one on inputs c replace-one steps apart
   (``group_of_records``), or None (then the weak-triangle group bound of ``group_privacy``);
   ``input_oblivious()``: whether the replace-one pair already dominates any two inputs (then the group
@@ -62,6 +66,7 @@ class Mechanism(ABC):
     """A mechanism's parameters and its certified PLD on any grid (the contract: module docstring)."""
 
     name: ClassVar[str]  # the spec's first field
+    dp_event: ClassVar[type | None] = None  # the dp_accounting event class describing it, if any
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Register a subclass that names itself (its own ``name``) in ``registry``."""
@@ -79,6 +84,11 @@ class Mechanism(ABC):
         if not spec or spec[0] != cls.name:
             raise ValueError(f"spec must start with {cls.name!r}, got {spec!r}")
         return cls(*spec[1:])
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> Mechanism:
+        """The mechanism of one ``dp_event`` event under ``relation`` (a ``neighbouring.RELATIONS`` name)."""
+        raise ValueError(f"{cls.name} reads no dp_accounting event (its dp_event is None)")
 
     @abstractmethod
     def grid_pld(self, h: float) -> PrivacyLossDistribution:

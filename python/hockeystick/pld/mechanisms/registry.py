@@ -37,6 +37,7 @@ Spec = tuple[Any, ...]
 
 __all__ = [
     "StageEntry",
+    "dp_event_class",
     "mechanism_class",
     "mechanism_names",
     "mechanism_of",
@@ -271,6 +272,27 @@ def mechanism_of(spec: Spec) -> AnyMechanism:
     if cls is None:
         raise ValueError(f"spec must name a mechanism of the catalogue, got {spec!r}")
     return cls.from_spec(spec)
+
+
+def dp_event_class(event: Any) -> type[AnyMechanism] | None:
+    """The registered class that reads ``event``: the one whose ``dp_event`` is nearest in the event's MRO.
+
+    Parameters
+    ----------
+    event : object
+        A dp_accounting event (any object: its class is looked up).
+
+    Returns
+    -------
+    type or None
+        The ``Mechanism`` class, or None when no registered class reads events of its class.
+    """
+    _load()
+    readers = {cls.dp_event: cls for cls in _CLASSES.values() if cls.dp_event is not None}
+    for kind in type(event).__mro__:
+        if kind in readers:
+            return readers[kind]
+    return None
 
 
 def mechanism_names() -> tuple[str, ...]:
