@@ -36,7 +36,7 @@ _NO_CAP = np.full(1, np.inf)
 
 def loss_spread(pmf: GridPMF) -> float:
     """The standard deviation of a grid PMF's finite losses (masses normalised; 0 for no mass): the core's
-    grid_loss_variance (pld/reads/hockey_stick.hpp), which the composition's Chernoff windows take too."""
+    grid_loss_variance (pld/grid/moments.hpp), which the composition's Chernoff windows take too."""
     return math.sqrt(
         max(_core.pld.loss_variance(np.ascontiguousarray(pmf.p, dtype=np.float64), h=pmf.h), 0.0)
     )
