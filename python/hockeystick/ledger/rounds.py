@@ -30,15 +30,16 @@ from typing import Any
 import numpy as np
 
 from ..base.validation import describe, positive_number
-from .discrete_noise import discrete_gaussian_sensitivity
-from .matrix_round import accountant_parameters, matrix_parameters
-from .registered_round import registered_parameters, registered_rdp_upper
-from .round_rdp import (
+from ..rdp.integer_orders import (
     gaussian_rdp_upper,
+    laplace_rdp_upper,
     mu_squared_upper,
     subsampled_gaussian_rdp_upper,
     zcdp_rdp_upper,
 )
+from .discrete_noise import discrete_gaussian_sensitivity
+from .matrix_round import accountant_parameters, matrix_parameters
+from .registered_round import registered_parameters, registered_rdp_upper
 from .stage_round import stage_parameters
 
 __all__ = ["MECHANISMS", "Round"]
@@ -52,7 +53,6 @@ _NEEDS = {
     "discrete_gaussian": ("sigma", "sensitivity"),
     "matrix_mechanism": ("sigma", "sensitivity", "sensitivity_lower"),
 }
-_U = 2.0**-53
 
 
 def _check_fields(mechanism: str, fields: dict[str, Any]) -> None:
@@ -350,7 +350,7 @@ class Round:
         return None
 
     def mu_squared_upper(self) -> float:
-        """mu^2 of a round with a GDP parameter, rounded up (``round_rdp.mu_squared_upper``).
+        """mu^2 of a round with a GDP parameter, rounded up (``rdp.integer_orders.mu_squared_upper``).
 
         Returns
         -------
@@ -375,7 +375,7 @@ class Round:
         r"""The round's Rényi-DP curve at integer ``orders``, never below the exact curve.
 
         Gaussian: alpha / (2 sigma^2) (Mironov 2017, Prop. 7); subsampled Gaussian: the integer-order sum of
-        Mironov, Talwar & Zhang 2019, Sec. 3.3 (``round_rdp``); Laplace with eps = 1 / scale:
+        Mironov, Talwar & Zhang 2019, Sec. 3.3 (``rdp.integer_orders``); Laplace with eps = 1 / scale:
         :math:`\varepsilon + \log\bigl(1 + (\alpha - 1) (e^{\varepsilon(1 - 2\alpha)} - 1)/(2\alpha - 1)\bigr)
         / (\alpha - 1)` (Mironov 2017, Prop. 6), widened by its cancellation's error; discrete Gaussian:
         alpha s^2 / (2 sigma^2) (Canonne, Kamath & Steinke 2020, Sec. 2); matrix mechanism:
@@ -406,7 +406,7 @@ class Round:
                 mu_squared_upper(given(self.sensitivity), given(self.sigma)),
                 orders,
             )
-        return _laplace_rdp_upper(given(self.scale), orders)
+        return laplace_rdp_upper(given(self.scale), orders)
 
     def to_dict(self) -> dict[str, Any]:
         """The round as JSON-ready data: ``{"mechanism": ..., <its parameters>}``.
@@ -460,17 +460,3 @@ class Round:
                 )
             data = {**data, "parameters": tuple(sorted(given.items()))}
         return cls(**data)
-
-
-def _laplace_rdp_upper(scale: float, orders: tuple[int, ...]) -> np.ndarray:
-    """Mironov 2017, Prop. 6 at integer orders, widened by 16 u (eps + |its log term|) / value (the cancellation
-    of eps against the log term is the only place where rounding grows), one ulp up."""
-    alpha = np.asarray(orders, dtype=np.float64)
-    eps = 1.0 / scale
-    am1 = alpha - 1.0
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        log_term = np.log1p(am1 * np.expm1(eps * (1.0 - 2.0 * alpha)) / (2.0 * alpha - 1.0)) / am1
-        value = eps + log_term
-        margin = 16.0 * _U * (eps + np.abs(log_term)) + 8.0 * _U * value
-        out = np.where(np.isfinite(value), value + margin, np.inf)
-    return np.nextafter(np.maximum(out, 0.0), np.inf)
