@@ -60,10 +60,11 @@ from ..base.validation import (
 )
 from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, pair_factor
+from .accountants import Adversary
 from .distributed_discrete_laplace import dominating_shift_pld, gdl_masses, pure_epsilon
 from .lattice_pld import realizable_shift_pld
 from .poisson_binomial import dominating_pair_pld, poisson_binomial_parameters, realizable_pair_pld
-from .sensitivity import IntegerSensitivity, integer_sensitivity
+from .sensitivity import IntegerSensitivity, Rounding, integer_sensitivity
 
 __all__ = [
     "DistributedDiscreteLaplace",
@@ -74,7 +75,7 @@ __all__ = [
     "randomized_response_pld",
 ]
 
-ADVERSARIES: tuple[str, ...] = ("server", "observer")
+ADVERSARIES: tuple[Adversary, ...] = ("server", "observer")
 _MAX_DECAY = 700.0  # the discrete Laplace's decay a per integer step: e^-a stays a normal double
 UNIT_ROUNDOFF = 2.0**-53
 
@@ -295,7 +296,7 @@ class _PairAccountant(ABC):
         self.value_discretization_interval = checked_interval(value_discretization_interval)
         self._sides: dict[tuple[str, float], list[PrivacyLossDistribution | None]] = {}
 
-    def _rate(self, against: str) -> float:
+    def _rate(self, against: Adversary) -> float:
         return self.sampling_rate if choice(against, "against", ADVERSARIES) == "observer" else 1.0
 
     @abstractmethod
@@ -339,7 +340,7 @@ class _PairAccountant(ABC):
         reads = [self._read(pld, x, method, side) for pld in self._plds(side, rate)]
         return reads[0] if len(reads) == 1 else np.minimum.reduce(reads)
 
-    def _answer(self, x: np.ndarray, method: Quantity, bound: Bound, against: str) -> Any:
+    def _answer(self, x: np.ndarray, method: Quantity, bound: Bound, against: Adversary) -> Any:
         side = bound_side(bound)
         rate = self._rate(against)
         if side == "both":
@@ -351,7 +352,7 @@ class _PairAccountant(ABC):
         return scalar_or_array(self._side(x, method, side, rate))
 
     def delta(
-        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server"
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: Adversary = "server"
     ) -> Any:
         """delta(eps) of the T-round run: the dominating pair's composition (upper), the realized pair's (lower).
 
@@ -369,7 +370,7 @@ class _PairAccountant(ABC):
         return self._answer(epsilon_values(epsilon), "delta", bound, against)
 
     def epsilon(
-        self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server"
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: Adversary = "server"
     ) -> Any:
         """eps(delta) of the T-round run, each side and each ``against`` as ``delta`` takes them.
 
@@ -583,7 +584,7 @@ class DistributedDiscreteLaplace(_PairAccountant):
         min_surviving_clients: int,
         rounds: int = 1,
         beta: float = 0.0,
-        rounding: str = "conditional",
+        rounding: Rounding = "conditional",
         sampling_rate: float = 1.0,
         value_discretization_interval: float = DEFAULT_INTERVAL,
     ) -> None:

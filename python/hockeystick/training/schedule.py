@@ -47,7 +47,7 @@ from ..pld.grid.distribution import Bound, Result
 from ..pld.refine import question
 from ..pld.refine.question import question_tail
 from .steps import ceil_ratio
-from .vocabulary import SAMPLINGS
+from .vocabulary import SAMPLINGS, Sampling
 
 if TYPE_CHECKING:
     from ..pld.reads.along_run import CurveAlongRun
@@ -155,7 +155,7 @@ class StagedRun:
         stages: Any,
         plain_run: Callable[[Any, Any, Any], _PlainRun],
         words: tuple[str, str],
-        sampling: str,
+        sampling: Sampling,
         value_discretization_interval: float | None,
         accuracy: float | None,
         tail: float | None,

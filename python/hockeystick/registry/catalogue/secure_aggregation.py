@@ -21,6 +21,7 @@ from typing import Any
 from ... import secagg
 from ...base.accountant import Bound
 from ...base.accountant_docs import accountant_docs
+from ...secagg.accountants import Adversary
 from ..entries import AccountantEntry, Calibratable
 from ..per_point import PerPoint
 from ..store import register
@@ -39,7 +40,7 @@ class AgainstOne:
         Whom every answer protects against.
     """
 
-    def __init__(self, accountant: Any, against: str) -> None:
+    def __init__(self, accountant: Any, against: Adversary) -> None:
         self.accountant, self.against = accountant, against
 
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
@@ -51,7 +52,7 @@ class AgainstOne:
         return self.accountant.epsilon(delta, bound=bound, against=self.against)
 
 
-def _against(cls: type, against: str) -> Callable[..., AgainstOne]:
+def _against(cls: type, against: Adversary) -> Callable[..., AgainstOne]:
     """``cls``'s keyword signature, building an ``AgainstOne`` over it (what ``PerPoint.of`` drives point by point)."""
 
     def build(**params: Any) -> AgainstOne:
