@@ -9,8 +9,9 @@ grids chosen for an accuracy), ``accountants`` (the front ends, which say what i
 module at its new path, with a ``DeprecationWarning`` naming it and the release that removes the old path; the
 names ``hockeystick`` and its subpackages export did not move.  ``hockeystick.pld.compose`` and
 ``hockeystick.pld.mechanisms`` are packages now: the names of the modules they were (``compose.fft``,
-``mechanisms.constructors``) are forwarded from them the same way.  Nothing inside the package imports an old
-path (tests/test_layers.py).
+``mechanisms.constructors``) are forwarded from them the same way.  A name renamed in its module (``RENAMED``)
+is served at its old name by the module's ``__getattr__`` (``renamed``), with the same warning.  Nothing inside
+the package imports an old path (tests/test_layers.py).
 """
 
 from __future__ import annotations
@@ -57,6 +58,21 @@ MOVED = {
     "hockeystick.pld.truncation": "hockeystick.pld.compose.truncation",
     "hockeystick.interop.plan": "hockeystick.pld.accountants.plan",
     "hockeystick.interop.zcdp_plan": "hockeystick.pld.accountants.zcdp_plan",
+    "hockeystick.interop.allocation_events": "hockeystick.interop.dp_accounting.allocation_events",
+    "hockeystick.interop.catalogue_events": "hockeystick.interop.dp_accounting.catalogue_events",
+    "hockeystick.interop.dp_events": "hockeystick.interop.dp_accounting.dp_events",
+    "hockeystick.interop.event_checks": "hockeystick.interop.dp_accounting.event_checks",
+    "hockeystick.interop.event_reach": "hockeystick.interop.dp_accounting.event_reach",
+    "hockeystick.interop.pure_dp": "hockeystick.interop.dp_accounting.pure_dp",
+    "hockeystick.interop.rdp_accountant": "hockeystick.interop.dp_accounting.rdp_accountant",
+    "hockeystick.interop.sampled_plans": "hockeystick.interop.dp_accounting.sampled_plans",
+    "hockeystick.interop.secagg_events": "hockeystick.interop.dp_accounting.secagg_events",
+    "hockeystick.interop.secagg_pair_events": "hockeystick.interop.dp_accounting.secagg_pair_events",
+    "hockeystick.interop.selection_events": "hockeystick.interop.dp_accounting.selection_events",
+    "hockeystick.interop.pld_curve": "hockeystick.interop.exchange.pld_curve",
+    "hockeystick.interop.pld_exchange": "hockeystick.interop.exchange.pld_exchange",
+    "hockeystick.interop.pld_folding": "hockeystick.interop.exchange.pld_folding",
+    "hockeystick.interop.pld_format": "hockeystick.interop.exchange.pld_format",
     "hockeystick.pld.epsilon_width": "hockeystick.pld.reads.epsilon_width",
     "hockeystick.pld.complement": "hockeystick.pld.reads.complement",
     "hockeystick.pld.affinity_ceiling": "hockeystick.pld.reads.affinity_ceiling",
@@ -92,6 +108,31 @@ MOVED = {
     "hockeystick.figures": "hockeystick.reproduce.figures",
     "hockeystick.errata_003": "hockeystick.reproduce.errata_003",
     "hockeystick.example": "hockeystick.reproduce.example",
+}
+
+
+# Names that moved or were renamed, per module: old name -> the new path of the object (the module's
+# ``__getattr__`` is ``renamed``).  The two adapters' accountants were both ``HockeystickAccountant``: each is
+# named after its interface now; the PLD file's names live in ``interop.exchange``.
+_EXCHANGE = "hockeystick.interop.exchange"
+RENAMED = {
+    "hockeystick.interop": {
+        name: f"{_EXCHANGE}.{name}"
+        for name in (
+            "ExchangedPLD",
+            "ExchangedPMF",
+            "export_pld",
+            "from_dp_accounting",
+            "import_pld",
+            "to_dp_accounting",
+        )
+    },
+    "hockeystick.interop.dp_accounting": {
+        "HockeystickAccountant": "hockeystick.interop.dp_accounting.HockeystickPLDAccountant"
+    },
+    "hockeystick.interop.opacus": {
+        "HockeystickAccountant": "hockeystick.interop.opacus.HockeystickOpacusAccountant"
+    },
 }
 
 
@@ -147,5 +188,21 @@ def forwarding(package: str, namespace: dict[str, Any]) -> Callable[[str], Any]:
                 namespace[name] = getattr(module, name)
                 return namespace[name]
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
+def renamed(module: str) -> Callable[[str], Any]:
+    """A module's ``__getattr__`` (PEP 562) serving the old names of its moved or renamed objects
+    (``RENAMED[module]``), with a ``DeprecationWarning`` naming the new path at each use; old names stay out of
+    ``__all__``, and other names (a package's submodules among them) raise ``AttributeError`` as before."""
+    names = RENAMED[module]
+
+    def __getattr__(name: str) -> Any:
+        if name in names:
+            home, _, new_name = names[name].rpartition(".")
+            _warn(f"{module}.{name}", names[name])
+            return getattr(importlib.import_module(home), new_name)
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
     return __getattr__

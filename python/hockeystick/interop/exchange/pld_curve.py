@@ -50,11 +50,11 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..base.accountant import Bound, Quantity
-from ..base.accountant_docs import accountant_docs
-from ..ledger.fixed_schedule import pld_accountant
-from ..ledger.ledger import PrivacyLedger
-from ..pld.accountants.subsampled_gaussian import PLDAccountant
+from ...base.accountant import Bound, Quantity
+from ...base.accountant_docs import accountant_docs
+from ...ledger.fixed_schedule import pld_accountant
+from ...ledger.ledger import PrivacyLedger
+from ...pld.accountants.subsampled_gaussian import PLDAccountant
 from .pld_format import ExchangedPMF
 
 __all__ = [
