@@ -61,10 +61,17 @@ from ..base.validation import (
 from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, pair_factor
 from .accountants import Adversary
-from .distributed_discrete_laplace import dominating_shift_pld, gdl_masses, pure_epsilon
+from .distributed_discrete_laplace import (
+    MAX_SUPPORT,
+    _nb_cut,
+    dominating_shift_pld,
+    gdl_masses,
+    pure_epsilon,
+)
 from .lattice_pld import realizable_shift_pld
 from .poisson_binomial import dominating_pair_pld, poisson_binomial_parameters, realizable_pair_pld
 from .sensitivity import IntegerSensitivity, Rounding, integer_sensitivity
+from .shift_envelope import MAX_ENVELOPE_SHIFTS, shift_envelope_pld
 
 __all__ = [
     "DistributedDiscreteLaplace",
@@ -246,25 +253,28 @@ def discrete_laplace_round_plds(
     """
     l1, l2, dimension, shift = norms
     if side == "upper":
-        upper: Pairs = [
-            (
-                randomized_response_pld(
-                    pure_epsilon(shape, decay, l1, l2, dimension), rate, interval
-                ),
-                1,
-            )
-        ]
+        pure = pure_epsilon(shape, decay, l1, l2, dimension)
+        upper: Pairs = [(randomized_response_pld(pure, rate, interval), 1)]
         one_coordinate = min(dimension, math.floor(l2 * l2), math.floor(l1)) == 1
+        worst = int(math.floor(min(l1, l2)))
+        if not (one_coordinate and rate == 1.0 and _nb_cut(shape, decay) <= MAX_SUPPORT):
+            return upper
+        noise = gdl_masses(shape, decay)
         if (
-            shape >= 1.0 and one_coordinate and rate == 1.0
-        ):  # log-concave: the largest shift dominates
-            worst = int(math.floor(min(l1, l2)))
-            upper.append((dominating_shift_pld(gdl_masses(shape, decay), worst, interval), 1))
+            worst >= noise[1].size
+        ):  # the shift passes the noise's window: randomized response's alone
+            return upper
+        if shape >= 1.0:  # log-concave: the largest shift dominates
+            upper.append((dominating_shift_pld(noise, worst, interval), 1))
+        elif worst <= MAX_ENVELOPE_SHIFTS:  # no shift proved the worst: one pair above them all
+            upper.append((shift_envelope_pld(noise, worst, pure, interval), 1))
         return upper
     if shift == 0:
         return [(None, 1)]
     if rate == 1.0:
-        return [(realizable_shift_pld(gdl_masses(shape, decay), shift, interval), 1)]
+        noise = gdl_masses(shape, decay)
+        # any smaller shift is realizable too (inputs closer together): within the noise's window
+        return [(realizable_shift_pld(noise, min(shift, noise[1].size - 1), interval), 1)]
     from .observer_shares import shares_pair_pld  # the pair of n and n + 1 shares on one coordinate
 
     pair = shares_pair_pld(
