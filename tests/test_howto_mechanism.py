@@ -16,12 +16,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
+import attr
 import mpmath
 import numpy as np
 import pytest
+from dp_accounting import dp_event as ev
 
 from hockeystick import pld
 from hockeystick.cli import main
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 from hockeystick.ledger import PrivacyLedger, Round
 from hockeystick.pld.accountants.stages import compose_stages, stage_relations
 from hockeystick.pld.grid.distribution import PrivacyLossDistribution
@@ -53,6 +56,13 @@ def toy_laplace(
     )
 
 
+@attr.define(frozen=True)
+class ToyLaplaceDpEvent(ev.DpEvent):
+    """A dp_accounting event no case of the adapter reads: the toy's, read by its class."""
+
+    scale: float
+
+
 @pytest.fixture(scope="module")
 def toy() -> Iterator[type[Mechanism]]:
     """The how-to's two steps: the stage constructor registered with its facets, and the plan's class
@@ -64,7 +74,13 @@ def toy() -> Iterator[type[Mechanism]]:
         """The Laplace pair (Lap(1, b), Lap(0, b)) on the grid (``pld.laplace``)."""
 
         name: ClassVar[str] = NAME
+        dp_event: ClassVar[type | None] = ToyLaplaceDpEvent
         scale: float
+
+        @classmethod
+        def from_dp_event(cls, event: ToyLaplaceDpEvent, relation: str) -> ToyLaplace:
+            """Shift 1 under add/remove, 2 under replace-one: the scale halved (as the adapter's Laplace)."""
+            return cls(event.scale / 2.0 if relation == "replace_one" else event.scale)
 
         def grid_pld(self, h: float) -> PrivacyLossDistribution:
             return laplace(self.scale, value_discretization_interval=h)
@@ -171,3 +187,26 @@ def test_the_plan_reaches_the_class(toy):
         .epsilon(DELTA, bound="both")
     )
     assert (lower, upper) == (ref_lower, ref_upper)
+
+
+@pytest.mark.parametrize("relation", ["ADD_OR_REMOVE_ONE", "REPLACE_ONE"])
+def test_the_dp_accounting_adapter_reaches_it(toy, relation):
+    """The toy's event, alone and self-composed, gives the adapter's answer for dp_accounting's own Laplace event
+    to the same doubles (the same pair composed the same way); Poisson sampled, a bracket overlapping it."""
+    from dp_accounting import NeighboringRelation
+
+    def bracket(event: ev.DpEvent) -> tuple[float, float]:
+        accountant = HockeystickPLDAccountant(
+            neighboring_relation=getattr(NeighboringRelation, relation)
+        )
+        return accountant.compose(event).get_epsilon_bracket(DELTA)
+
+    for wrap in (lambda e: e, lambda e: ev.SelfComposedDpEvent(e, 7)):
+        assert bracket(wrap(ToyLaplaceDpEvent(2.0))) == bracket(wrap(ev.LaplaceDpEvent(2.0)))
+    if relation == "ADD_OR_REMOVE_ONE":
+        # a Poisson sample of it: the adapter samples the toy's certified curves (its inner has no finite pair)
+        # where it samples Laplace's own pair; both brackets certified, so each lower side is below the other's
+        # upper side
+        lower, upper = bracket(ev.PoissonSampledDpEvent(0.1, ToyLaplaceDpEvent(2.0)))
+        ref_lower, ref_upper = bracket(ev.PoissonSampledDpEvent(0.1, ev.LaplaceDpEvent(2.0)))
+        assert 0.0 < lower <= ref_upper and ref_lower <= upper
