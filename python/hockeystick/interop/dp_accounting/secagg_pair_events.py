@@ -108,7 +108,7 @@ class PoissonBinomialDpEvent(ev.DpEvent):
 
     References
     ----------
-    Chen, Özgür & Kairouz 2022 (ICML; arXiv:2111.09981).
+    Chen, Özgür & Kairouz 2022 (ICML; arXiv:2207.09916).
     """
 
     trials: int
