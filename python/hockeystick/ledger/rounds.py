@@ -44,8 +44,9 @@ from .stage_round import stage_parameters
 
 __all__ = ["MECHANISMS", "Round"]
 
-MECHANISMS = ("gaussian", "subsampled_gaussian", "laplace", "discrete_gaussian", "matrix_mechanism")
 PARAMETERS = ("sigma", "sampling_rate", "scale", "sensitivity", "sensitivity_lower")
+# the ledger's own rounds -> the fields each needs (and takes); any other mechanism reaches the ledger through its
+# registry entry (``registered_round``)
 _NEEDS = {
     "gaussian": ("sigma",),
     "subsampled_gaussian": ("sigma", "sampling_rate"),
@@ -53,6 +54,7 @@ _NEEDS = {
     "discrete_gaussian": ("sigma", "sensitivity"),
     "matrix_mechanism": ("sigma", "sensitivity", "sensitivity_lower"),
 }
+MECHANISMS = tuple(_NEEDS)
 
 
 def _check_fields(mechanism: str, fields: dict[str, Any]) -> None:
