@@ -210,3 +210,22 @@ def test_the_dp_accounting_adapter_reaches_it(toy, relation):
         lower, upper = bracket(ev.PoissonSampledDpEvent(0.1, ToyLaplaceDpEvent(2.0)))
         ref_lower, ref_upper = bracket(ev.PoissonSampledDpEvent(0.1, ev.LaplaceDpEvent(2.0)))
         assert 0.0 < lower <= ref_upper and ref_lower <= upper
+
+
+def test_the_registry_refuses_a_second_class_of_the_name_and_names_the_closest_stage(toy):
+    with pytest.raises(ValueError, match="mechanism name 'toy_laplace' is registered already"):
+
+        @dataclass(frozen=True)
+        class Impostor(Mechanism):
+            name: ClassVar[str] = NAME
+
+            def grid_pld(self, h: float) -> PrivacyLossDistribution:
+                return laplace(1.0, value_discretization_interval=h)
+
+    assert registry.mechanism_class(NAME) is toy
+    with pytest.raises(ValueError, match="did you mean 'toy_laplace'"):
+        registry.stage_entry("toy_laplase")
+    assert (
+        registry.dp_event_class(ev.LaplaceDpEvent(1.0)) is None
+    )  # the adapter's own case reads it
+    assert registry.dp_event_class(ToyLaplaceDpEvent(1.0)) is toy
