@@ -5,6 +5,7 @@ subpackage."""
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from pathlib import Path
 
@@ -142,6 +143,64 @@ def test_pld_stages_import_downwards():
                     f"pld/{rel} imports pld.{stage} (stage {PLD_STAGES[stage]} >= {PLD_STAGES[own]})"
                 )
     assert not wrong, "\n".join(wrong)
+
+
+def _pld_stage_imports(path: Path) -> list[tuple[int, list[str], str]]:
+    """(line, the pld path imported, the name) of every import of ``path`` into ``hockeystick.pld``, at any depth of
+    the module (imports inside functions and ``TYPE_CHECKING`` blocks included); ``from stage import name`` names a
+    module when the stage has a module ``name``."""
+    rel = path.relative_to(PACKAGE)
+    package = ["hockeystick", *rel.parts[:-1]]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = base + [t for t in (node.module or "").split(".") if t]
+            if target[:2] == ["hockeystick", "pld"]:
+                found += [(node.lineno, target[2:], alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[:2] == ["hockeystick", "pld"]:
+                    found.append((node.lineno, parts[2:-1], parts[-1]))
+    return found
+
+
+def test_other_packages_import_pld_through_its_stages_front_doors():
+    """Outside pld/, a stage's modules are not imported: a name comes from its stage's ``__init__`` (the door's
+    ``__all__``), or from ``hockeystick.pld`` itself."""
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] == "pld":
+            continue
+        for line, inside, name in _pld_stage_imports(path):
+            if not inside:  # hockeystick.pld itself: its public names, or a stage as a package
+                continue
+            stage = inside[0]
+            door = importlib.import_module(f"hockeystick.pld.{stage}")
+            if len(inside) > 1:
+                wrong.append(
+                    f"{rel}:{line} imports hockeystick.pld.{'.'.join(inside)}: import from pld.{stage}"
+                )
+            elif (PACKAGE / "pld" / stage / f"{name}.py").exists():
+                wrong.append(
+                    f"{rel}:{line} imports the module pld.{stage}.{name}: import its names from the door"
+                )
+            elif name not in door.__all__:
+                wrong.append(
+                    f"{rel}:{line} imports {name} from pld.{stage}, which does not export it (__all__)"
+                )
+    assert not wrong, "\n".join(wrong)
+
+
+def test_each_door_serves_every_name_it_exports():
+    """Every name of a stage's ``__all__`` resolves: its module imports and holds it."""
+    missing = []
+    for stage in PLD_STAGES:
+        door = importlib.import_module(f"hockeystick.pld.{stage}")
+        missing += [f"pld.{stage}.{name}" for name in door.__all__ if not hasattr(door, name)]
+    assert not missing, missing
 
 
 # The stages only the Python package has: the front ends and the question asked of a composed PLD.

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..base.validation import describe
-from ..pld.mechanisms.registry import StageEntry, stage_entry, stage_names
+from ..pld.mechanisms import StageEntry, stage_entry, stage_names
 
 if TYPE_CHECKING:
-    from ..pld.grid.distribution import PrivacyLossDistribution
+    from ..pld.grid import PrivacyLossDistribution
 
 __all__ = ["registered_parameters", "registered_pld", "registered_rdp_upper"]
 

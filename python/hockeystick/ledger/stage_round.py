@@ -15,8 +15,8 @@ from fractions import Fraction
 from typing import Any
 
 from ..base.validation import describe, did_you_mean
-from ..pld.accountants.stages import STAGE_ALIASES, parse_stage
-from ..pld.mechanisms.registry import stage_entry, stage_names
+from ..pld.accountants import STAGE_ALIASES, parse_stage
+from ..pld.mechanisms import stage_entry, stage_names
 
 __all__ = ["recorded_stages", "stage_parameters"]
 

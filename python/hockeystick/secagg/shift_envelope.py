@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import checked_interval, pair_factor
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import checked_interval, pair_factor
 from .distributed_discrete_laplace import dominating_shift_pld
 from .lattice_pld import Masses
 

@@ -91,9 +91,8 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.dp_events", "dp_accounting")
     raise
 
-from ...pld.accountants.composition_plan import CompositionPlan
-from ...pld.accountants.zcdp_plan import Zcdp
-from ...pld.mechanisms.registry import dp_event_class
+from ...pld.accountants import CompositionPlan, Zcdp
+from ...pld.mechanisms import dp_event_class
 from ..loss_reach import ParameterOutOfRange, gaussian_reach
 from . import sampled_plans
 from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent

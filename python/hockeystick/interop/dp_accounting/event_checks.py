@@ -26,11 +26,15 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     raise
 
 from ...base import validation as _validation
-from ...pld.accountants.composition_plan import CompositionPlan
-from ...pld.accountants.zcdp_plan import zcdp_alone
-from ...pld.mechanisms import discrete_gaussian as dg
-from ...pld.mechanisms.mechanism import Spec
-from ...pld.mechanisms.neighbouring import relations_bounded
+from ...pld.accountants import CompositionPlan, zcdp_alone
+from ...pld.mechanisms import (
+    DISCRETE_GAUSSIAN_MAX_OUTCOMES,
+    DISCRETE_GAUSSIAN_MAX_SIGMA,
+    Spec,
+    discrete_gaussian_outcomes,
+    discrete_gaussian_top_loss,
+    relations_bounded,
+)
 from ..loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange
 from .catalogue_events import DiscreteGaussianDpEvent
 
@@ -189,13 +193,16 @@ def discrete_gaussian_shift(event: DiscreteGaussianDpEvent, copies: int) -> tupl
         2.0 * MAX_FINITE_REACH
     ):  # the mode's loss s^2 / (2 sigma^2) alone passes the limit
         check_reach(event, "sigma", ratio * ratio / 2.0, MAX_FINITE_REACH, why)
-    if sigma > dg.MAX_SIGMA or dg.outcomes(sigma, shift) > dg.MAX_OUTCOMES:
+    if (
+        sigma > DISCRETE_GAUSSIAN_MAX_SIGMA
+        or discrete_gaussian_outcomes(sigma, shift) > DISCRETE_GAUSSIAN_MAX_OUTCOMES
+    ):
         raise ParameterOutOfRange(
             f"DiscreteGaussianDpEvent.sigma = {event.sigma!r} with a shift of {shift} needs more than "
-            f"{dg.MAX_OUTCOMES} outcomes for its exact pair: no certified bound is computed; rescale the query "
+            f"{DISCRETE_GAUSSIAN_MAX_OUTCOMES} outcomes for its exact pair: no certified bound is computed; rescale the query "
             f"(a smaller sigma and sensitivity)"
         )
-    check_reach(event, "sigma", dg.discrete_gaussian_top_loss(sigma, shift), MAX_FINITE_REACH, why)
+    check_reach(event, "sigma", discrete_gaussian_top_loss(sigma, shift), MAX_FINITE_REACH, why)
     return sigma, shift
 
 

@@ -19,8 +19,10 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.event_reach", "dp_accounting")
     raise
 
-from ...pld.accountants.plan import COPY_COUNT_CUT
-from ...pld.mechanisms import discrete_gaussian as dg
+from ...pld.accountants import COPY_COUNT_CUT
+from ...pld.mechanisms import (
+    discrete_gaussian_top_loss,
+)
 from ..loss_reach import MAX_LOSS_REACH, ParameterOutOfRange, gaussian_reach
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .event_checks import (
@@ -111,7 +113,7 @@ def _discrete_gaussian_reach(
     if not event.sigma > 0:
         return _NO_REACH
     shift = event.sensitivity * (2 if relation == NeighboringRelation.REPLACE_ONE else 1)
-    return group * dg.discrete_gaussian_top_loss(event.sigma, shift), event, "sigma"
+    return group * discrete_gaussian_top_loss(event.sigma, shift), event, "sigma"
 
 
 def _epsilon_reach(

@@ -18,11 +18,12 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.sampled_plans", "dp_accounting")
     raise
 
-from ...pld.accountants.composition_plan import CompositionPlan
-from ...pld.accountants.plan import group_plan, mechanism_of
-from ...pld.accountants.zcdp_plan import has_zcdp
-from ...pld.mechanisms import discrete_gaussian as dg
-from ...pld.mechanisms.mechanism import Spec
+from ...pld.accountants import CompositionPlan, group_plan, has_zcdp
+from ...pld.mechanisms import (
+    Spec,
+    discrete_gaussian_top_loss,
+    mechanism_of,
+)
 from ..loss_reach import ParameterOutOfRange, gaussian_reach
 from .catalogue_events import DiscreteGaussianDpEvent
 from .event_checks import (
@@ -159,7 +160,7 @@ def _poisson_discrete_gaussian(
     inner = cast(DiscreteGaussianDpEvent, event.event)
     sigma, shift = discrete_gaussian_shift(inner, 1)
     if sigma > 0:
-        check_reach(inner, "sigma", dg.discrete_gaussian_top_loss(sigma, shift))  # on the loss grid
+        check_reach(inner, "sigma", discrete_gaussian_top_loss(sigma, shift))  # on the loss grid
     add_runs(plan, ("poisson_discrete_gaussian", sigma, shift, q), count, sigma == 0)
 
 

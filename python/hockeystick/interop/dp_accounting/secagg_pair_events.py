@@ -57,9 +57,9 @@ except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra tha
     raise
 
 from ...base import validation as _validation
-from ...pld.accountants.composition_plan import CompositionPlan, PlanKey
-from ...pld.grid.distribution import PrivacyLossDistribution
-from ...pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ...pld.accountants import CompositionPlan, PlanKey
+from ...pld.grid import PrivacyLossDistribution
+from ...pld.mechanisms import DEFAULT_INTERVAL
 from ...secagg.distributed_discrete_laplace import pure_epsilon
 from ...secagg.pair_accountants import (
     discrete_laplace_round_plds,

@@ -5,3 +5,34 @@ optimistic suffix maxima), ``atoms`` (``Atoms``, a finite pair's losses and mass
 stage installs) and ``tail`` (the composition's default tail).  The C++ core's ``pld/grid`` holds the same
 types (the grid PMF, its cells, its connect-the-dots sides).
 """
+
+from typing import TYPE_CHECKING
+
+from ...base.front_door import front_door
+
+if TYPE_CHECKING:
+    from .distribution import Factor, PrivacyLossDistribution, Result, bound_result
+    from .pmf import GridPMF
+    from .tail import DEFAULT_TAIL
+
+# What other packages import from this stage, and the module each comes from: its modules' paths are the
+# stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on first use.
+_DOOR = {
+    "DEFAULT_TAIL": "tail",
+    "Factor": "distribution",
+    "GridPMF": "pmf",
+    "PrivacyLossDistribution": "distribution",
+    "Result": "distribution",
+    "bound_result": "distribution",
+}
+
+__all__ = [
+    "DEFAULT_TAIL",
+    "Factor",
+    "GridPMF",
+    "PrivacyLossDistribution",
+    "Result",
+    "bound_result",
+]
+
+__getattr__ = front_door(__name__, _DOOR, globals())

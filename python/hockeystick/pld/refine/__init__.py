@@ -12,3 +12,35 @@ needs, fixed or refined: ``grid_start`` (a point's first grid, the grid ladder, 
 (one-round PLDs kept between the calls of a calibration or a sweep), ``near_one`` (delta near 1) and
 ``constants`` (the grids' tuning constants, read at call time).
 """
+
+from typing import TYPE_CHECKING
+
+from ...base.front_door import front_door
+
+if TYPE_CHECKING:
+    from .calibration_start import calibration_grids
+    from .calibration_start import calibration_start as central_limit_start
+    from .question import RDP_MARGIN, question_tail, within_tolerance
+    from .unmet import AccuracyNotMetWarning
+
+# What other packages import from this stage, and the module each comes from: its modules' paths are the
+# stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on first use.
+_DOOR = {
+    "AccuracyNotMetWarning": "unmet",
+    "RDP_MARGIN": "question",
+    "calibration_grids": "calibration_start",
+    "central_limit_start": "calibration_start:calibration_start",
+    "question_tail": "question",
+    "within_tolerance": "question",
+}
+
+__all__ = [
+    "AccuracyNotMetWarning",
+    "RDP_MARGIN",
+    "calibration_grids",
+    "central_limit_start",
+    "question_tail",
+    "within_tolerance",
+]
+
+__getattr__ = front_door(__name__, _DOOR, globals())

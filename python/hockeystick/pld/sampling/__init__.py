@@ -6,3 +6,27 @@ mechanism given by certified curves), ``truncated_subsampling``, ``with_replacem
 under replace-one), ``random_allocation`` (balls-in-bins: one step of an epoch per record) and
 ``grid_readback`` (an upper PMF made to cover its targets at its grid points).
 """
+
+from typing import TYPE_CHECKING
+
+from ...base.front_door import front_door
+
+if TYPE_CHECKING:
+    from .examples_per_user import checked_examples_per_user, examples_per_user_gaussian
+    from .random_allocation import RandomAllocationGaussian
+
+# What other packages import from this stage, and the module each comes from: its modules' paths are the
+# stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on first use.
+_DOOR = {
+    "RandomAllocationGaussian": "random_allocation",
+    "checked_examples_per_user": "examples_per_user",
+    "examples_per_user_gaussian": "examples_per_user",
+}
+
+__all__ = [
+    "RandomAllocationGaussian",
+    "checked_examples_per_user",
+    "examples_per_user_gaussian",
+]
+
+__getattr__ = front_door(__name__, _DOOR, globals())
