@@ -12,19 +12,36 @@ from typing import TYPE_CHECKING
 from ...base.front_door import front_door
 
 if TYPE_CHECKING:
-    from .allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD, shuffled_radius
-    from .composition_plan import CompositionPlan, PlanKey
-    from .fixed_batch import FixedBatchGaussianPLD, WithReplacementBatchGaussianPLD
-    from .plan import COPY_COUNT_CUT, PlanProfile, PoissonGeneric, default_grid_profile, group_plan
-    from .plan_rdp import rdp_lowered_upper
-    from .question_plan import QuestionEpsilon, single_subsampled_gaussian
-    from .stages import STAGE_ALIASES, compose_stages, parse_stage, stage_relations
-    from .subsampled_gaussian import PLDAccountant, SubsampledGaussianPLD
-    from .zcdp_plan import Zcdp, has_zcdp, zcdp_alone, zcdp_total
+    from .allocation import BallsInBinsGaussianPLD as BallsInBinsGaussianPLD
+    from .allocation import ShuffledBatchGaussianPLD as ShuffledBatchGaussianPLD
+    from .allocation import shuffled_radius as shuffled_radius
+    from .composition_plan import CompositionPlan as CompositionPlan
+    from .composition_plan import PlanKey as PlanKey
+    from .fixed_batch import FixedBatchGaussianPLD as FixedBatchGaussianPLD
+    from .fixed_batch import WithReplacementBatchGaussianPLD as WithReplacementBatchGaussianPLD
+    from .plan import COPY_COUNT_CUT as COPY_COUNT_CUT
+    from .plan import PlanProfile as PlanProfile
+    from .plan import PoissonGeneric as PoissonGeneric
+    from .plan import default_grid_profile as default_grid_profile
+    from .plan import group_plan as group_plan
+    from .plan_rdp import rdp_lowered_upper as rdp_lowered_upper
+    from .question_plan import QuestionEpsilon as QuestionEpsilon
+    from .question_plan import single_subsampled_gaussian as single_subsampled_gaussian
+    from .stages import STAGE_ALIASES as STAGE_ALIASES
+    from .stages import compose_stages as compose_stages
+    from .stages import parse_stage as parse_stage
+    from .stages import stage_relations as stage_relations
+    from .subsampled_gaussian import PLDAccountant as PLDAccountant
+    from .subsampled_gaussian import SubsampledGaussianPLD as SubsampledGaussianPLD
+    from .zcdp_plan import Zcdp as Zcdp
+    from .zcdp_plan import has_zcdp as has_zcdp
+    from .zcdp_plan import zcdp_alone as zcdp_alone
+    from .zcdp_plan import zcdp_total as zcdp_total
 
-# What other packages import from this stage, and the module each comes from: its modules' paths are the
-# stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on first use.
-_DOOR = {
+# What other packages of hockeystick import from this stage, and the module each comes from: its modules'
+# paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on
+# first use.  These names are the packages' seam, not the library's public names (``hockeystick.pld``'s).
+FRONT_DOOR = {
     "BallsInBinsGaussianPLD": "allocation",
     "COPY_COUNT_CUT": "plan",
     "CompositionPlan": "composition_plan",
@@ -52,32 +69,4 @@ _DOOR = {
     "zcdp_total": "zcdp_plan",
 }
 
-__all__ = [
-    "BallsInBinsGaussianPLD",
-    "COPY_COUNT_CUT",
-    "CompositionPlan",
-    "FixedBatchGaussianPLD",
-    "PLDAccountant",
-    "PlanKey",
-    "PlanProfile",
-    "PoissonGeneric",
-    "QuestionEpsilon",
-    "STAGE_ALIASES",
-    "ShuffledBatchGaussianPLD",
-    "SubsampledGaussianPLD",
-    "WithReplacementBatchGaussianPLD",
-    "Zcdp",
-    "compose_stages",
-    "default_grid_profile",
-    "group_plan",
-    "has_zcdp",
-    "parse_stage",
-    "rdp_lowered_upper",
-    "shuffled_radius",
-    "single_subsampled_gaussian",
-    "stage_relations",
-    "zcdp_alone",
-    "zcdp_total",
-]
-
-__getattr__ = front_door(__name__, _DOOR, globals())
+__getattr__ = front_door(__name__, FRONT_DOOR, globals())

@@ -19,22 +19,20 @@ install_composition(fft)
 
 
 if TYPE_CHECKING:
-    from .atoms_compose import self_compose as self_compose_atoms
-    from .atoms_delta import delta as delta_of_atoms
-    from .atoms_epsilon import epsilon_search
+    from . import atoms_compose, atoms_delta
+    from .atoms_epsilon import epsilon_search as epsilon_search
 
-# What other packages import from this stage, and the module each comes from: its modules' paths are the
-# stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on first use.
-_DOOR = {
+    # the door's names for attributes whose own names are generic
+    delta_of_atoms = atoms_delta.delta
+    self_compose_atoms = atoms_compose.self_compose
+
+# What other packages of hockeystick import from this stage, and the module each comes from: its modules'
+# paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on
+# first use.  These names are the packages' seam, not the library's public names (``hockeystick.pld``'s).
+FRONT_DOOR = {
     "delta_of_atoms": "atoms_delta:delta",
     "epsilon_search": "atoms_epsilon",
     "self_compose_atoms": "atoms_compose:self_compose",
 }
 
-__all__ = [
-    "delta_of_atoms",
-    "epsilon_search",
-    "self_compose_atoms",
-]
-
-__getattr__ = front_door(__name__, _DOOR, globals(), forwarding(__name__, globals()))
+__getattr__ = front_door(__name__, FRONT_DOOR, globals(), forwarding(__name__, globals()))

@@ -11,13 +11,17 @@ from typing import TYPE_CHECKING
 from ...base.front_door import front_door
 
 if TYPE_CHECKING:
-    from .distribution import Factor, PrivacyLossDistribution, Result, bound_result
-    from .pmf import GridPMF
-    from .tail import DEFAULT_TAIL
+    from .distribution import Factor as Factor
+    from .distribution import PrivacyLossDistribution as PrivacyLossDistribution
+    from .distribution import Result as Result
+    from .distribution import bound_result as bound_result
+    from .pmf import GridPMF as GridPMF
+    from .tail import DEFAULT_TAIL as DEFAULT_TAIL
 
-# What other packages import from this stage, and the module each comes from: its modules' paths are the
-# stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on first use.
-_DOOR = {
+# What other packages of hockeystick import from this stage, and the module each comes from: its modules'
+# paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on
+# first use.  These names are the packages' seam, not the library's public names (``hockeystick.pld``'s).
+FRONT_DOOR = {
     "DEFAULT_TAIL": "tail",
     "Factor": "distribution",
     "GridPMF": "pmf",
@@ -26,13 +30,4 @@ _DOOR = {
     "bound_result": "distribution",
 }
 
-__all__ = [
-    "DEFAULT_TAIL",
-    "Factor",
-    "GridPMF",
-    "PrivacyLossDistribution",
-    "Result",
-    "bound_result",
-]
-
-__getattr__ = front_door(__name__, _DOOR, globals())
+__getattr__ = front_door(__name__, FRONT_DOOR, globals())

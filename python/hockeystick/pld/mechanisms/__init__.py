@@ -15,29 +15,37 @@ from ...base.front_door import front_door
 from ...base.moved import forwarding
 
 if TYPE_CHECKING:
-    from .atoms_from_pairs import pair_atoms
-    from .canonical import canonical_pair
-    from .constructors import (
-        DEFAULT_INTERVAL,
-        PoissonGaussian,
-        checked_interval,
-        checked_tail,
-        laplace,
-        pair_factor,
-        subsampled_gaussians,
-    )
-    from .discrete_gaussian import MAX_OUTCOMES as DISCRETE_GAUSSIAN_MAX_OUTCOMES
-    from .discrete_gaussian import MAX_SIGMA as DISCRETE_GAUSSIAN_MAX_SIGMA
-    from .discrete_gaussian import DiscreteGaussian, discrete_gaussian_top_loss
-    from .discrete_gaussian import outcomes as discrete_gaussian_outcomes
-    from .gaussian_mixture import mixture_of_gaussians
-    from .mechanism import Spec
-    from .neighbouring import RELATION_WORDS, relations_bounded
-    from .registry import StageEntry, dp_event_class, mechanism_of, stage_entry, stage_names
+    from . import discrete_gaussian
+    from .atoms_from_pairs import pair_atoms as pair_atoms
+    from .canonical import canonical_pair as canonical_pair
+    from .constructors import DEFAULT_INTERVAL as DEFAULT_INTERVAL
+    from .constructors import PoissonGaussian as PoissonGaussian
+    from .constructors import checked_interval as checked_interval
+    from .constructors import checked_tail as checked_tail
+    from .constructors import laplace as laplace
+    from .constructors import pair_factor as pair_factor
+    from .constructors import subsampled_gaussians as subsampled_gaussians
+    from .discrete_gaussian import DiscreteGaussian as DiscreteGaussian
+    from .discrete_gaussian import discrete_gaussian_top_loss as discrete_gaussian_top_loss
+    from .gaussian_mixture import mixture_of_gaussians as mixture_of_gaussians
+    from .mechanism import Spec as Spec
+    from .neighbouring import RELATION_WORDS as RELATION_WORDS
+    from .neighbouring import relations_bounded as relations_bounded
+    from .registry import StageEntry as StageEntry
+    from .registry import dp_event_class as dp_event_class
+    from .registry import mechanism_of as mechanism_of
+    from .registry import stage_entry as stage_entry
+    from .registry import stage_names as stage_names
 
-# What other packages import from this stage, and the module each comes from: its modules' paths are the
-# stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on first use.
-_DOOR = {
+    # the door's names for attributes whose own names are generic
+    DISCRETE_GAUSSIAN_MAX_OUTCOMES = discrete_gaussian.MAX_OUTCOMES
+    DISCRETE_GAUSSIAN_MAX_SIGMA = discrete_gaussian.MAX_SIGMA
+    discrete_gaussian_outcomes = discrete_gaussian.outcomes
+
+# What other packages of hockeystick import from this stage, and the module each comes from: its modules'
+# paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on
+# first use.  These names are the packages' seam, not the library's public names (``hockeystick.pld``'s).
+FRONT_DOOR = {
     "DEFAULT_INTERVAL": "constructors",
     "DISCRETE_GAUSSIAN_MAX_OUTCOMES": "discrete_gaussian:MAX_OUTCOMES",
     "DISCRETE_GAUSSIAN_MAX_SIGMA": "discrete_gaussian:MAX_SIGMA",
@@ -63,30 +71,4 @@ _DOOR = {
     "subsampled_gaussians": "constructors",
 }
 
-__all__ = [
-    "DEFAULT_INTERVAL",
-    "DISCRETE_GAUSSIAN_MAX_OUTCOMES",
-    "DISCRETE_GAUSSIAN_MAX_SIGMA",
-    "DiscreteGaussian",
-    "PoissonGaussian",
-    "RELATION_WORDS",
-    "Spec",
-    "StageEntry",
-    "canonical_pair",
-    "checked_interval",
-    "checked_tail",
-    "discrete_gaussian_outcomes",
-    "discrete_gaussian_top_loss",
-    "dp_event_class",
-    "laplace",
-    "mechanism_of",
-    "mixture_of_gaussians",
-    "pair_atoms",
-    "pair_factor",
-    "relations_bounded",
-    "stage_entry",
-    "stage_names",
-    "subsampled_gaussians",
-]
-
-__getattr__ = front_door(__name__, _DOOR, globals(), forwarding(__name__, globals()))
+__getattr__ = front_door(__name__, FRONT_DOOR, globals(), forwarding(__name__, globals()))

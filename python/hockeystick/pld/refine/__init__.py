@@ -18,14 +18,20 @@ from typing import TYPE_CHECKING
 from ...base.front_door import front_door
 
 if TYPE_CHECKING:
-    from .calibration_start import calibration_grids
-    from .calibration_start import calibration_start as central_limit_start
-    from .question import RDP_MARGIN, question_tail, within_tolerance
-    from .unmet import AccuracyNotMetWarning
+    from . import calibration_start
+    from .calibration_start import calibration_grids as calibration_grids
+    from .question import RDP_MARGIN as RDP_MARGIN
+    from .question import question_tail as question_tail
+    from .question import within_tolerance as within_tolerance
+    from .unmet import AccuracyNotMetWarning as AccuracyNotMetWarning
 
-# What other packages import from this stage, and the module each comes from: its modules' paths are the
-# stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on first use.
-_DOOR = {
+    # the door's names for attributes whose own names are generic
+    central_limit_start = calibration_start.calibration_start
+
+# What other packages of hockeystick import from this stage, and the module each comes from: its modules'
+# paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on
+# first use.  These names are the packages' seam, not the library's public names (``hockeystick.pld``'s).
+FRONT_DOOR = {
     "AccuracyNotMetWarning": "unmet",
     "RDP_MARGIN": "question",
     "calibration_grids": "calibration_start",
@@ -34,13 +40,4 @@ _DOOR = {
     "within_tolerance": "question",
 }
 
-__all__ = [
-    "AccuracyNotMetWarning",
-    "RDP_MARGIN",
-    "calibration_grids",
-    "central_limit_start",
-    "question_tail",
-    "within_tolerance",
-]
-
-__getattr__ = front_door(__name__, _DOOR, globals())
+__getattr__ = front_door(__name__, FRONT_DOOR, globals())
