@@ -62,7 +62,8 @@ from .rdp_accountant import HockeystickRdpAccountant
 from .secagg_events import check_secure_aggregation_alone, secure_aggregation_profile
 from .secagg_pair_events import check_pair_rounds_alone, pair_rounds_profile
 
-__all__ = ["HockeystickPLDAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
+# the wing (interop.dp_accounting) exports it beside the RDP accountant and the neighbouring relation
+__all__ = ["HockeystickPLDAccountant"]
 
 
 def _delta_floor(spec: tuple[object, ...]) -> float:
