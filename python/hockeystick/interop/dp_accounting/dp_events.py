@@ -108,6 +108,7 @@ from .event_checks import (
     case_of,
     check_count,
     check_reach,
+    check_registered_reach,
     discrete_gaussian_shift,
     discrete_laplace_shift,
     integer,
@@ -175,6 +176,7 @@ def _visit_one(
     # an event no case here reads: read by the registered mechanism whose event it is
     if reader is not None:
         mechanism = reader.from_dp_event(event, relation.name.lower())
+        check_registered_reach(event, mechanism)
         add_runs(plan, mechanism.spec(), count, False)
         return
     case_of(_VISITS, event)(event, count, relation, plan)

@@ -264,6 +264,33 @@ def case_of(cases: Mapping[type, Case], event: ev.DpEvent) -> Case:
     return case
 
 
+def registered_mechanism(event: ev.DpEvent, relation: NeighboringRelation) -> Any:
+    """The registered mechanism (a ``pld`` ``Mechanism``) of one ``event`` under ``relation``, or None.
+
+    It is ``from_dp_event`` of the registered class whose ``dp_event`` is nearest in the event's MRO
+    (``pld.mechanisms.registry.dp_event_class``); None when no registered class reads events of its class.
+    The adapter's doors read an event none of their own cases reads through it (docs/howto-mechanism.md).
+    """
+    from ...pld.mechanisms import dp_event_class  # at the first event no case reads
+
+    reader = dp_event_class(event)
+    return None if reader is None else reader.from_dp_event(event, relation.name.lower())
+
+
+def check_registered_reach(event: ev.DpEvent, mechanism: Any) -> None:
+    """Refuse one run of ``event`` whose registered mechanism's loss reaches past the grid's range
+    (``Mechanism.loss_reach`` against ``MAX_LOSS_REACH``, as ``check_reach``), naming its ``dp_event_field``."""
+    reach = float(mechanism.loss_reach())
+    if not reach > 0:
+        return
+    if not mechanism.dp_event_field:
+        raise ValueError(
+            f"{type(mechanism).__name__}.dp_event_field must name the {type(event).__name__} field its "
+            "loss_reach grows with: set it beside loss_reach"
+        )
+    check_reach(event, mechanism.dp_event_field, reach)
+
+
 def nearest_case(cases: Mapping[type, Case], event: ev.DpEvent) -> Case | None:
     for cls in type(event).__mro__:
         case = cases.get(cls)

@@ -38,6 +38,7 @@ from .event_checks import (
     add_runs,
     bounded_by,
     check_reach,
+    check_registered_reach,
     discrete_gaussian_shift,
     discrete_laplace_shift,
     integer,
@@ -46,6 +47,7 @@ from .event_checks import (
     noise,
     plan_with,
     probability,
+    registered_mechanism,
     require_relation,
 )
 from .event_reach import check_group_atoms, check_inner_reach, copies_of
@@ -105,10 +107,16 @@ def poisson(
         plan.add(("poisson_pair", q, NON_PRIVATE), count)
         return
     case = nearest_case(_POISSON_SAMPLED, inner)
-    if case is None:
-        _poisson_generic(event, q, count, relation, plan, visit)
-    else:
+    if case is not None:
         case(event, q, count, relation, plan)
+        return
+    registered = registered_mechanism(inner, relation)
+    sampled = None if registered is None else registered.poisson_sampled(q)
+    if sampled is None:
+        _poisson_generic(event, q, count, relation, plan, visit)
+    else:  # the registered mechanism's own sampled pair (``Mechanism.poisson_sampled``)
+        check_registered_reach(inner, registered)
+        add_runs(plan, sampled.spec(), count, False)
 
 
 def _poisson_gaussian(
@@ -346,7 +354,8 @@ def _with_replacement_generic(
     plan.add(("with_replacement_generic", m, n, inner.key()), count)
 
 
-# Poisson sampling (add/remove) of these inner events: a specialised pair; any other inner, ``_poisson_generic``.
+# Poisson sampling (add/remove) of these inner events: a specialised pair; any other inner, its registered
+# mechanism's ``poisson_sampled`` pair where it has one, else ``_poisson_generic``.
 _POISSON_SAMPLED: dict[type, Case] = {
     ev.GaussianDpEvent: _poisson_gaussian,
     ev.LaplaceDpEvent: _poisson_laplace,
