@@ -205,6 +205,48 @@ def test_each_door_serves_every_name_it_lists():
     assert not wrong, wrong
 
 
+# hockeystick.interop, one wing a library (docs/architecture.md): no wing imports another; ``loss_reach`` (the
+# reach of a Gaussian's privacy loss both the dp_accounting and the Opacus adapters check) is their one shared module.
+INTEROP_WINGS = {"dp_accounting", "opacus", "flower", "exchange"}
+INTEROP_SHARED = {"loss_reach"}
+
+
+def test_interop_wings_import_no_other_wing():
+    root = PACKAGE / "interop"
+    wrong = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        own = rel.parts[0].removesuffix(".py")
+        if own == "__init__":
+            continue
+        assert own in INTEROP_WINGS | INTEROP_SHARED, (
+            f"interop/{rel}: a wing (INTEROP_WINGS) or shared"
+        )
+        package = ["hockeystick", "interop", *rel.parts[:-1]]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                target = base + [t for t in (node.module or "").split(".") if t]
+                names = [target[2]] if len(target) > 2 else [a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [
+                    a.name.split(".")[2]
+                    for a in node.names
+                    if a.name.startswith("hockeystick.interop.")
+                ]
+                target = ["hockeystick", "interop"]
+            else:
+                continue
+            if target[:2] != ["hockeystick", "interop"]:
+                continue
+            wrong += [
+                f"interop/{rel} imports interop.{n}"
+                for n in names
+                if n not in (own, *INTEROP_SHARED)
+            ]
+    assert not wrong, "\n".join(wrong)
+
+
 # The stages only the Python package has: the front ends and the question asked of a composed PLD.
 PYTHON_ONLY_STAGES = {"accountants", "question"}
 CPP_INCLUDE = Path(__file__).resolve().parents[1] / "cpp" / "include" / "hockeystick"
