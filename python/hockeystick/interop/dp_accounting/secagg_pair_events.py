@@ -156,7 +156,6 @@ class DistributedDiscreteLaplaceDpEvent(ev.DpEvent):
 
 
 PairEvent = PoissonBinomialDpEvent | DistributedDiscreteLaplaceDpEvent
-_KINDS = (PoissonBinomialDpEvent, DistributedDiscreteLaplaceDpEvent)
 
 
 def _positive_field(event: ev.DpEvent, name: str) -> float:
@@ -227,7 +226,7 @@ def visit_sampled_pair_round(
     inner = getattr(event, "event", None)
     if not _holds_pair_round(inner):
         return False
-    if not (isinstance(event, ev.PoissonSampledDpEvent) and isinstance(inner, _KINDS)):
+    if not (isinstance(event, ev.PoissonSampledDpEvent) and isinstance(inner, PairEvent)):
         raise Unsupported(
             event,
             f"`{type(event).__name__}` around Poisson-binomial or distributed discrete Laplace rounds is not "
@@ -241,7 +240,7 @@ def visit_sampled_pair_round(
 
 
 def _holds_pair_round(event: Any) -> bool:
-    if isinstance(event, _KINDS):
+    if isinstance(event, PairEvent):
         return True
     inner = [getattr(event, "event", None), *(getattr(event, "events", None) or [])]
     return any(e is not None and _holds_pair_round(e) for e in inner)
