@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .constructors import checked_interval as checked_interval
     from .constructors import checked_tail as checked_tail
     from .constructors import laplace as laplace
+    from .constructors import noise_over_sensitivity as noise_over_sensitivity
     from .constructors import pair_factor as pair_factor
     from .constructors import subsampled_gaussians as subsampled_gaussians
     from .discrete_gaussian import DiscreteGaussian as DiscreteGaussian
@@ -63,6 +64,7 @@ FRONT_DOOR = {
     "laplace": "constructors",
     "mechanism_of": "registry",
     "mixture_of_gaussians": "gaussian_mixture",
+    "noise_over_sensitivity": "constructors",
     "pair_atoms": "atoms_from_pairs",
     "pair_factor": "constructors",
     "relations_bounded": "neighbouring",

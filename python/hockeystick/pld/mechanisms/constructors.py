@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -139,7 +140,127 @@ def _grid_cells_refused(error: ValueError, s: float, h: float) -> ValueError:
     return ValueError(_too_many_cells(np.array([s]), h)) if "max_cells" in str(error) else error
 
 
-@stage(relation="add_or_remove_one", round_noise="sigma")
+# The Rényi curves of the Gaussian, Poisson-subsampled Gaussian and Laplace stages: their ``rdp`` facets
+# (``registry.stage``, ``StageEntry.rdp``), rdp(orders, **parameters) at integer orders, never below the exact
+# curve of either direction, which the ledger reads for a round of the stage's name.  They are those of
+# ``rdp.integer_orders``, rounded up there: the Gaussian's alpha / (2 sigma^2) (Mironov 2017, Prop. 7), the
+# Poisson-subsampled Gaussian's integer-order sum (Mironov, Talwar & Zhang 2019, Sec. 3.3) and the Laplace
+# mechanism's (Mironov 2017, Prop. 6).  A sensitivity s other than 1 is folded into the noise as noise / s
+# rounded down (the curve at least the stage's); ``tail`` is the compose file's setting and is not read.
+
+
+def noise_over_sensitivity(noise: float, sensitivity: float) -> float:
+    """noise / sensitivity, rounded down (checked in exact rational arithmetic); noise itself at sensitivity 1.
+
+    Parameters
+    ----------
+    noise : float
+        A noise scale or multiplier, finite and > 0.
+    sensitivity : float
+        The sensitivity it is relative to, finite and > 0.
+
+    Returns
+    -------
+    float
+        The largest double at most noise / sensitivity (exactly noise when sensitivity is 1), so that a curve
+        read at it is at least the curve at the exact quotient.
+    """
+    if sensitivity == 1:
+        return float(noise)
+    quotient = float(noise) / float(sensitivity)
+    if math.isinf(quotient):  # past the doubles: the largest one is below the quotient
+        return math.nextafter(math.inf, 0.0)
+    if Fraction(quotient) * Fraction(float(sensitivity)) <= Fraction(float(noise)):
+        return quotient  # at or below the exact quotient already
+    return math.nextafter(quotient, 0.0)
+
+
+def gaussian_stage_rdp(
+    orders: tuple[int, ...], sigma: float, *, sensitivity: float = 1.0, tail: float | None = None
+) -> np.ndarray:
+    """The Gaussian stage's Rényi curve: ``rdp.integer_orders.gaussian_rdp_upper`` at sigma / sensitivity.
+
+    Parameters
+    ----------
+    orders : tuple of int
+        Integer Rényi orders >= 2.
+    sigma : float
+        Noise standard deviation, finite and > 0 (over ``sensitivity``).
+    sensitivity : float, optional
+        The query's L2 sensitivity (default 1).
+    tail : float, optional
+        The compose file's tail: not read.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per order, never below alpha s^2 / (2 sigma^2).
+    """
+    from ...rdp.integer_orders import gaussian_rdp_upper  # lazy: the rdp package at the first curve
+
+    return gaussian_rdp_upper(noise_over_sensitivity(sigma, sensitivity), orders)
+
+
+def subsampled_gaussian_stage_rdp(
+    orders: tuple[int, ...],
+    sigma: float,
+    sampling_rate: float,
+    *,
+    sensitivity: float = 1.0,
+    tail: float | None = None,
+) -> np.ndarray:
+    """The Poisson-subsampled Gaussian stage's Rényi curve (``rdp.integer_orders``, add/remove neighbours).
+
+    Parameters
+    ----------
+    orders : tuple of int
+        Integer Rényi orders >= 2.
+    sigma : float
+        Noise standard deviation, finite and > 0 (over ``sensitivity``).
+    sampling_rate : float
+        Poisson sampling probability q, 0 <= q <= 1.
+    sensitivity : float, optional
+        The query's L2 sensitivity (default 1).
+    tail : float, optional
+        The compose file's tail: not read.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per order, never below the exact curve (Mironov, Talwar & Zhang 2019, Sec. 3.3).
+    """
+    from ...rdp.integer_orders import subsampled_gaussian_rdp_upper
+
+    return subsampled_gaussian_rdp_upper(
+        noise_over_sensitivity(sigma, sensitivity), float(sampling_rate), orders
+    )
+
+
+def laplace_stage_rdp(
+    orders: tuple[int, ...], scale: float, *, sensitivity: float = 1.0
+) -> np.ndarray:
+    """The Laplace stage's Rényi curve: ``rdp.integer_orders.laplace_rdp_upper`` at scale / sensitivity.
+
+    Parameters
+    ----------
+    orders : tuple of int
+        Integer Rényi orders >= 2.
+    scale : float
+        Laplace scale, finite and > 0 (over ``sensitivity``).
+    sensitivity : float, optional
+        The query's L1 sensitivity (default 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per order, never below the exact curve (Mironov 2017, Prop. 6).
+    """
+    from ...rdp.integer_orders import laplace_rdp_upper
+
+    return laplace_rdp_upper(noise_over_sensitivity(scale, sensitivity), orders)
+
+
+@stage(relation="add_or_remove_one", round_noise="sigma", rdp=subsampled_gaussian_stage_rdp)
 def subsampled_gaussian(
     sigma: float,
     sampling_rate: float,
@@ -525,7 +646,7 @@ def with_replacement_subsampled_gaussian(
     return PrivacyLossDistribution([{f: 1}], t)
 
 
-@stage(round_noise="sigma")
+@stage(round_noise="sigma", rdp=gaussian_stage_rdp)
 def gaussian(
     sigma: float,
     *,
@@ -593,7 +714,7 @@ def gaussian(
     )
 
 
-@stage(round_noise="scale")
+@stage(round_noise="scale", rdp=laplace_stage_rdp)
 def laplace(
     scale: float,
     *,
