@@ -301,3 +301,69 @@ def test_the_registry_refuses_a_second_class_of_the_name_and_names_the_closest_s
         registry.dp_event_class(ev.LaplaceDpEvent(1.0)) is None
     )  # the adapter's own case reads it
     assert registry.dp_event_class(ToyLaplaceDpEvent(1.0)) is toy
+
+
+@attr.define(frozen=True)
+class BareLaplaceDpEvent(ev.DpEvent):
+    """The event of a mechanism registered with its event alone (no reach, no curve, no sampled pair)."""
+
+    scale: float
+
+
+@pytest.fixture
+def bare() -> Iterator[type[Mechanism]]:
+    """The how-to's step 3 without its optional facets: the adapter's defaults for each."""
+
+    @dataclass(frozen=True)
+    class BareLaplace(Mechanism):
+        """The Laplace pair on the grid (``pld.laplace``), read from its event alone."""
+
+        name: ClassVar[str] = "bare_laplace"
+        dp_event: ClassVar[type | None] = BareLaplaceDpEvent
+        scale: float
+
+        @classmethod
+        def from_dp_event(cls, event: BareLaplaceDpEvent, relation: str) -> BareLaplace:
+            return cls(event.scale)
+
+        def grid_pld(self, h: float) -> PrivacyLossDistribution:
+            return laplace(self.scale, value_discretization_interval=h)
+
+    yield BareLaplace
+    registry.unregister("bare_laplace")
+
+
+def test_without_its_facets_the_adapter_samples_its_curves_and_the_rdp_accountant_refuses_it(bare):
+    """No ``poisson_sampled``: the adapter samples the mechanism's certified curves (its inner has no finite
+    pair) where it samples Laplace's own pair; both brackets certified, so each lower side is below the other's
+    upper side.  No ``rdp``: the RDP accountant refuses the event.  No ``loss_reach``: nothing refused by it."""
+    from dp_accounting import UnsupportedEventError
+
+    from hockeystick.interop.dp_accounting import HockeystickRdpAccountant
+
+    def bracket(event: ev.DpEvent) -> tuple[float, float]:
+        return HockeystickPLDAccountant().compose(event).get_epsilon_bracket(DELTA)
+
+    lower, upper = bracket(ev.PoissonSampledDpEvent(0.1, BareLaplaceDpEvent(2.0)))
+    ref_lower, ref_upper = bracket(ev.PoissonSampledDpEvent(0.1, ev.LaplaceDpEvent(2.0)))
+    assert 0.0 < lower <= ref_upper and ref_lower <= upper
+    assert (lower, upper) != (
+        ref_lower,
+        ref_upper,
+    )  # not the mixture's pair: the generic sampled curves
+    with pytest.raises(UnsupportedEventError):
+        HockeystickRdpAccountant().compose(BareLaplaceDpEvent(2.0))
+
+
+def test_a_reach_that_is_not_a_number_is_refused_naming_the_facet(bare, monkeypatch):
+    monkeypatch.setattr(bare, "loss_reach", lambda self: math.nan)
+    with pytest.raises(ValueError, match=r"BareLaplace\.loss_reach\(\) must be a number >= 0"):
+        HockeystickPLDAccountant().compose(BareLaplaceDpEvent(2.0))
+
+
+def test_a_stated_reach_without_its_field_is_refused_naming_the_facet(bare, monkeypatch):
+    monkeypatch.setattr(bare, "loss_reach", lambda self: 1.0 / self.scale)
+    with pytest.raises(
+        ValueError, match=r"BareLaplace\.dp_event_field must name the BareLaplaceDpEvent"
+    ):
+        HockeystickPLDAccountant().compose(BareLaplaceDpEvent(2.0))

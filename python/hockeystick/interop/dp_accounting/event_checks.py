@@ -281,7 +281,12 @@ def check_registered_reach(event: ev.DpEvent, mechanism: Any) -> None:
     """Refuse one run of ``event`` whose registered mechanism's loss reaches past the grid's range
     (``Mechanism.loss_reach`` against ``MAX_LOSS_REACH``, as ``check_reach``), naming its ``dp_event_field``."""
     reach = float(mechanism.loss_reach())
-    if not reach > 0:
+    if math.isnan(reach) or reach < 0:
+        raise ValueError(
+            f"{type(mechanism).__name__}.loss_reach() must be a number >= 0 (0: not stated), got {reach!r}: "
+            "return how far one run's privacy loss can reach"
+        )
+    if reach == 0:
         return
     if not mechanism.dp_event_field:
         raise ValueError(
