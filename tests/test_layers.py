@@ -400,3 +400,15 @@ def test_no_import_cycle_anywhere():
     """No two modules of hockeystick import each other, directly or through others."""
     cycles = _cycles(_import_graph())
     assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_core_pld_submodules_are_named_by_stage():
+    """The compiled core has one submodule per C++ stage of the pipeline, ``pld_<stage>`` (cpp/bindings/module.cpp),
+    and no other ``pld`` submodule."""
+    from hockeystick import _core
+
+    submodules = {name for name in dir(_core) if name.startswith("pld")}
+    stages = {f"pld_{stage}" for stage in PLD_STAGES if stage not in PYTHON_ONLY_STAGES}
+    assert submodules == stages, (
+        f"_core's pld submodules {sorted(submodules)}; the stages {sorted(stages)}"
+    )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 
@@ -32,7 +32,9 @@ from .registry import stage
 
 DEFAULT_INTERVAL = 1e-4
 MAX_CELLS = 1 << 26
-MAX_INTERVAL = float(_core.pld.max_interval)  # the coarsest grid accepted; see checked_interval
+MAX_INTERVAL = float(
+    _core.pld_grid.max_interval
+)  # the coarsest grid accepted; see checked_interval
 Directions = Literal["both", "remove", "add"]
 
 
@@ -71,7 +73,10 @@ def checked_interval(value: float) -> float:
 
 
 def _factor(
-    name: str, raw: dict[str, Any], loss_shift: float = 0.0, source: Source | None = None
+    name: str,
+    raw: _core.pld_grid.DiscretizedSides,
+    loss_shift: float = 0.0,
+    source: Source | None = None,
 ) -> Factor:
     """The factor of a C++ discretization (its pessimistic ``upper_inf`` already carries any
     round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld/compose/compose.hpp);
@@ -80,27 +85,27 @@ def _factor(
     a grid point (within 4 ulps of the loss) and the rounding of the continuous cells' edges
     (``Cells::edge_error``, a few hundred ulps at most for the subsampled Gaussian; pld/grid/cells.hpp),
     which the core returns as the PMFs' ``loss_shift``; ``source``: the mechanism discretized, where known."""
-    cells_shift = float(raw["loss_shift"])
+    cells_shift = float(raw.loss_shift)
     if cells_shift > 0.0:
         loss_shift = math.nextafter(loss_shift + cells_shift, math.inf)
-    h = float(raw["h"])
+    h = float(raw.h)
     upper = GridPMF(
-        int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=loss_shift
+        int(raw.k_lo), h, raw.upper, float(raw.upper_inf), 0.0, True, loss_shift=loss_shift
     )
     lower = (
         None
-        if raw["lower"] is None  # the two sides may come from two pairs, on two grids
+        if raw.lower is None  # the two sides may come from two pairs, on two grids
         else GridPMF(
-            int(raw["lower_k_lo"]),
+            int(raw.lower_k_lo),
             h,
-            raw["lower"],
-            float(raw["lower_inf"]),
+            raw.lower,
+            float(raw.lower_inf),
             0.0,
             False,
             loss_shift=loss_shift,
         )
     )
-    return Factor(name, upper, lower, bool(raw["connect_dots"]), source=source)
+    return Factor(name, upper, lower, bool(raw.connect_dots), source=source)
 
 
 def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray, equal: np.ndarray) -> float:
@@ -389,7 +394,7 @@ def subsampled_gaussians(
     item_q = np.concatenate([q[kept], q[added]])
     item_remove = np.concatenate([np.ones(kept.size, bool), np.zeros(added.size, bool)])
     try:
-        raw = _core.pld.subsampled_gaussian_many(
+        raw = _core.pld_mechanisms.subsampled_gaussian_many(
             item_s,
             item_q,
             item_remove,
@@ -524,7 +529,7 @@ def fixed_size_subsampled_gaussian(
     h = checked_interval(value_discretization_interval)
     t = checked_tail(tail)
     try:
-        raw = _core.pld.without_replacement_subsampled_gaussian(
+        raw = _core.pld_sampling.without_replacement_subsampled_gaussian(
             s, m / size, h=h, tail=t, max_cells=MAX_CELLS
         )
     except ValueError as error:
@@ -637,7 +642,7 @@ def with_replacement_subsampled_gaussian(
     h = checked_interval(value_discretization_interval)
     t = checked_tail(tail)
     try:
-        raw = _core.pld.with_replacement_subsampled_gaussian(
+        raw = _core.pld_sampling.with_replacement_subsampled_gaussian(
             s, batch_size=k, dataset_size=size, h=h, tail=t, max_cells=MAX_CELLS
         )
     except ValueError as error:
@@ -774,7 +779,7 @@ def laplace(
     h = checked_interval(value_discretization_interval)
     division = math.nextafter(UNIT_ROUNDOFF * (dist / b), math.inf)
     try:
-        raw = _core.pld.laplace(dist, b, h=h, max_cells=MAX_CELLS)
+        raw = _core.pld_mechanisms.laplace(dist, b, h=h, max_cells=MAX_CELLS)
     except ValueError as error:
         if "max_cells" not in str(error):
             raise
@@ -880,7 +885,7 @@ def pair_factor(
     def atoms(loss: np.ndarray, mass: np.ndarray, loss_shift: float) -> Factor:
         f = _factor(
             label,
-            _core.pld.atoms(
+            _core.pld_mechanisms.atoms(
                 np.ascontiguousarray(loss), np.ascontiguousarray(mass), h=h, max_cells=MAX_CELLS
             ),
             loss_shift,
