@@ -395,11 +395,10 @@ class HockeystickPrivacyAccountant:
         counts = self._ledger.counts()
         if not counts:
             return 0.0
-        return float(
-            pld_accountant(counts.items(), self._ledger.value_discretization_interval).delta(
-                epsilon
-            )
-        )  # type: ignore[arg-type]
+        accountant = pld_accountant(
+            list(counts.items()), self._ledger.value_discretization_interval
+        )
+        return float(accountant.delta(epsilon))  # type: ignore[arg-type]
 
     def get_privacy_spent(self, delta: float | None = None) -> Any:
         """Flower's ``PrivacySpent`` of ``guarantee(delta)``.

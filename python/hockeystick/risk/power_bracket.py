@@ -66,7 +66,8 @@ class _Nodes:
         neither side of the power: past a certified curve's round-off floor (its upper delta one constant, its
         lower delta 0, out to eps ~ 700 where alpha is tiny) it would ask for ~3e5 epsilons to no effect."""
         _, low, up = self.signed()
-        return (low[:-1] == low[1:]) & (up[:-1] == up[1:])
+        flat: np.ndarray = (low[:-1] == low[1:]) & (up[:-1] == up[1:])
+        return flat
 
     @property
     def reach(self) -> float:

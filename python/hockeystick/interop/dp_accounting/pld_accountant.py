@@ -36,7 +36,10 @@ from typing import cast
 
 try:
     from dp_accounting import dp_event
-    from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
+    from dp_accounting.privacy_accountant import (
+        NeighboringRelation as NeighboringRelation,  # re-exported
+    )
+    from dp_accounting.privacy_accountant import PrivacyAccountant
 except ModuleNotFoundError:  # name the extra that installs dp_accounting
     from ...base.optional import require_extra
 
