@@ -170,9 +170,9 @@ class ScipyFft final : public pld::RealFftBackend {
           workers_one_(!workers_.is_none() && py::isinstance<py::int_>(workers_) && workers_.cast<long>() == 1),
           numpy_(&NumpyFft::found()),
           loops_(&hockeystick_bindings::NumpyFftLoops::found()) {
-        if (long_fft && numpy_long_double_is_full()) {
-            long_numpy_ = numpy_->has_value() && transforms_long((*numpy_)->rfft);
-            if (!long_numpy_) {
+        if (long_fft) {
+            long_numpy_ = numpy_transforms_long(*numpy_);
+            if (!long_numpy_ && numpy_long_double_is_full()) {
                 load_scipy();
                 const ScipyOwnFft own(set_backend_);
                 long_fft_ = transforms_long(rfft_);
@@ -279,6 +279,15 @@ class ScipyFft final : public pld::RealFftBackend {
         irfft_ = fft.attr("irfft");
         set_backend_ = fft.attr("set_backend");
         pocket_ = &PocketFft::found(rfft_, irfft_);
+    }
+    // Whether numpy's longdouble is a full long double and numpy.fft transforms it in long double (transforms_long):
+    // probed once per process, not per composition (both are numpy's, fixed once it is imported).
+    static bool numpy_transforms_long(const std::optional<NumpyFft>& numpy) {
+        PYBIND11_CONSTINIT static py::gil_safe_call_once_and_store<bool> once;
+        return once
+            .call_once_and_store_result(
+                [&] { return numpy_long_double_is_full() && numpy.has_value() && transforms_long(numpy->rfft); })
+            .get_stored();
     }
     // Whether `rfft` of a longdouble input returns clongdouble (else forward_long would throw).
     static bool transforms_long(const py::object& rfft) {
