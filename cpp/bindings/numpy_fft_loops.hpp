@@ -4,7 +4,8 @@
 // Python call and no GIL (a thread composing never waits for another thread's Python).
 //
 // The loops are read from the ufunc objects' public C struct (numpy/ufuncobject.h's PyUFuncObject, whose head,
-// nin .. types, is numpy's stable C API since 1.0), and taken only after a probe (once, GIL held) finds
+// nin .. types, is numpy's stable C API since 1.0), and taken only under numpy 2 (the release series whose loops
+// this reads; another major version is not read at all) after a probe (once, GIL held) finds
 //   - each ufunc with 2 inputs, 1 output, 3 loops, its name, and its loops' type numbers (double, float, long
 //     double, in that order: numpy's registration);
 //   - the double loops' transforms equal numpy.fft.rfft / irfft's, bit for bit, at even and odd lengths and on one
@@ -29,6 +30,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <string>
 
 namespace hockeystick_bindings {
 
@@ -104,6 +106,8 @@ class NumpyFftLoops {
     static std::optional<NumpyFftLoops> probe() {
         try {
             const py::module_ np = py::module_::import("numpy");
+            const std::string version = py::str(np.attr("__version__"));
+            if (version.rfind("2.", 0) != 0) return std::nullopt;  // numpy 2 only (the header's comment)
             const py::module_ umath = py::module_::import("numpy.fft._pocketfft_umath");
             const auto num = [&](const char* dtype) { return np.attr("dtype")(dtype).attr("num").cast<int>(); };
             const int d = num("float64"), f = num("float32"), g = num("longdouble");
