@@ -8,6 +8,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant import Bound
 from .directions import direction_profiles
 from .profile import DeltaSides, profiled
 
@@ -79,7 +80,7 @@ class _Nodes:
 
 
 def power_bracket(
-    accountant: Any, alpha: np.ndarray, side: str, direction: Any, rtol: Any
+    accountant: Any, alpha: np.ndarray, side: Bound, direction: Any, rtol: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) power at every ``alpha`` (its shape), a side not asked trivial (alpha below, 1 above)."""
     profiled(accountant)

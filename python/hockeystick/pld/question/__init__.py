@@ -9,7 +9,7 @@ same run.  The reader is installed here, once, when ``hockeystick.pld`` is impor
 compose stage, below every stage whose reads it needs.
 """
 
-from ..compose.distribution import install_question_reader
+from ..grid.distribution import install_question_reader
 from .reader import RunReader
 
 install_question_reader(RunReader())

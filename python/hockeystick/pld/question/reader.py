@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...base.accountant import Quantity
 from ...numerics.certified_theta import (
     theta_epsilon_lower,
     theta_epsilon_upper,
@@ -31,7 +32,7 @@ from ...numerics.certified_theta import (
     theta_upper,
 )
 from ..accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution
 from ..refine import tilted_factors, tilted_factors_delta
 from .described_run import Segment, gaussian_rounds, subsampled_segments
 
@@ -59,7 +60,7 @@ class RunReader:
     def read_many(
         self,
         plds: Sequence[PrivacyLossDistribution],
-        method: str,
+        method: Quantity,
         xs: Sequence[np.ndarray],
         sides: Sequence[tuple[np.ndarray, np.ndarray]],
     ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -118,7 +119,7 @@ class RunReader:
         return out
 
 
-def _readable(method: str, x: np.ndarray) -> np.ndarray:
+def _readable(method: Quantity, x: np.ndarray) -> np.ndarray:
     """Where a run's reads take the argument: every delta in (0, 1), every finite epsilon >= 0."""
     return np.isfinite(x) & (x >= 0.0) if method == "delta" else np.ones(np.shape(x), dtype=bool)
 
@@ -126,7 +127,7 @@ def _readable(method: str, x: np.ndarray) -> np.ndarray:
 def _intersected(
     given: tuple[np.ndarray, np.ndarray],
     found: tuple[np.ndarray, np.ndarray],
-    method: str,
+    method: Quantity,
     x: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``given`` intersected with ``found`` where the run's reads take the argument (``_readable``)."""
@@ -137,7 +138,11 @@ def _intersected(
 
 
 def _read_one(
-    pld: PrivacyLossDistribution, method: str, x: np.ndarray, lower: np.ndarray, upper: np.ndarray
+    pld: PrivacyLossDistribution,
+    method: Quantity,
+    x: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The run's bracket at ``x`` (the PLD's own where the run's reads do not take the argument)."""
     live = _readable(method, x)
@@ -156,7 +161,7 @@ def _read_one(
 
 
 def _front_door(
-    noise: float, q: float, rounds: np.ndarray | int, method: str, x: np.ndarray
+    noise: float, q: float, rounds: np.ndarray | int, method: Quantity, x: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """``SubsampledGaussianPLD``'s default bracket of ``rounds`` rounds of one subsampled Gaussian at ``x``."""
     accountant = SubsampledGaussianPLD(sigma=noise, sampling_rate=q, rounds=rounds)
@@ -170,7 +175,7 @@ def _front_door(
 
 
 def _subsampled(
-    segments: list[Segment], method: str, x: np.ndarray, lower: np.ndarray, upper: np.ndarray
+    segments: list[Segment], method: Quantity, x: np.ndarray, lower: np.ndarray, upper: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The bracket of rounds of Poisson-subsampled Gaussians at ``x`` (module docstring)."""
     if len(segments) == 1:
@@ -187,7 +192,7 @@ def _subsampled(
 
 
 def _gaussian(
-    rounds: list[tuple[float, int]], method: str, x: np.ndarray
+    rounds: list[tuple[float, int]], method: Quantity, x: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The closed-form bracket of rounds of Gaussians at ``x``: r^2 = sum_i c_i / s_i^2 summed by ``math.fsum`` (each
     term within 2 u, the sum within u more), widened by (2 k + 4) u on each side before its root, each root stepped

@@ -30,9 +30,8 @@ import numpy as np
 
 from ..compose import tilted, truncation
 from ..compose.binomial_split import BinomialSplit
-from ..compose.distribution import Factor
-from ..compose.pmf import GridPMF
-from ..grid.grid_start import Point, StartGrid
+from ..grid.distribution import Factor
+from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     MAX_INTERVAL,
@@ -46,7 +45,9 @@ from ..reads.max_of_outputs import (
 )
 from . import question
 from .bracket_width import within_epsilon_tolerance
+from .directional_delta import Direction
 from .dominated_direction import COARSENING
+from .grid_start import Point, StartGrid
 
 # the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model, not a bound)
 ROUND_OFF_PER_ROUND = 1e-16
@@ -110,7 +111,7 @@ def add_pure_epsilon(rates: Sequence[tuple[float, float]]) -> float:
 
 def one_direction(
     mechanism: tuple[float, float, float],
-    direction: str,
+    direction: Direction,
     h: float,
     tail: float,
     optimistic: bool,
@@ -187,14 +188,15 @@ class TiltedReader:
 
     def directions(
         self, h: float, delta: float, optimistic: bool = True
-    ) -> list[tuple[str, float, Factor]]:
+    ) -> list[tuple[Direction, float, Factor]]:
         """Per neighbouring direction, its name, tail and the factor of one round on grid ``h`` (with its optimistic
         side where ``optimistic``: an upper read alone skips it, about half the discretization)."""
-        return [self.direction(name, h, delta, optimistic) for name in ("remove", "add")]
+        names: tuple[Direction, ...] = ("remove", "add")
+        return [self.direction(name, h, delta, optimistic) for name in names]
 
     def direction(
-        self, name: str, h: float, delta: float, optimistic: bool = True
-    ) -> tuple[str, float, Factor]:
+        self, name: Direction, h: float, delta: float, optimistic: bool = True
+    ) -> tuple[Direction, float, Factor]:
         """One neighbouring direction's name, tail and factor of one round on grid ``h`` (``directions``),
         discretized once per (grid, direction, tail, side)."""
         sigma, q, rounds, sensitivity = self.point
@@ -215,7 +217,7 @@ class TiltedReader:
     def composition(
         self,
         h: float,
-        direction: str,
+        direction: Direction,
         tail: float,
         terms: list[tuple[GridPMF, int]],
         lam: float,
@@ -237,7 +239,7 @@ class TiltedReader:
     def upper_side(
         self,
         h: float,
-        direction: str,
+        direction: Direction,
         tail: float,
         pmf: GridPMF,
         delta: float,
@@ -326,7 +328,7 @@ class TiltedReader:
         return max(remove, add)
 
     def pessimistic_delta(
-        self, name: str, eps: np.ndarray, h: float, centre: float, delta: float
+        self, name: Direction, eps: np.ndarray, h: float, centre: float, delta: float
     ) -> np.ndarray:
         """One direction's certified upper deltas at each of ``eps`` on grid ``h``: its pessimistic PMF composed once
         under the tilt of the Chernoff exponent at ``centre`` (``exponent_tilt``), discretized with the tails

@@ -86,13 +86,14 @@ try:
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation
 except ModuleNotFoundError:  # name the extra that installs dp_accounting
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
-    require_extra("hockeystick.interop.dp_events", "dp_accounting")
+    require_extra("hockeystick.interop.dp_accounting.dp_events", "dp_accounting")
     raise
 
-from ..pld.accountants.composition_plan import CompositionPlan
-from ..pld.accountants.zcdp_plan import Zcdp
+from ...pld.accountants.composition_plan import CompositionPlan
+from ...pld.accountants.zcdp_plan import Zcdp
+from ..loss_reach import ParameterOutOfRange, gaussian_reach
 from . import sampled_plans
 from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
@@ -118,7 +119,6 @@ from .event_checks import (
     require_relation,
 )
 from .event_checks import Unsupported as Unsupported  # re-exported: the adapters' refusal
-from .loss_reach import ParameterOutOfRange, gaussian_reach
 from .secagg_events import (
     DistributedDiscreteGaussianDpEvent,
     DistributedSkellamDpEvent,
