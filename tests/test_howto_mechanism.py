@@ -16,12 +16,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
+import attr
 import mpmath
 import numpy as np
 import pytest
+from dp_accounting import dp_event as ev
 
 from hockeystick import pld
 from hockeystick.cli import main
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 from hockeystick.ledger import PrivacyLedger, Round
 from hockeystick.pld.accountants.stages import compose_stages, stage_relations
 from hockeystick.pld.grid.distribution import PrivacyLossDistribution
@@ -53,6 +56,13 @@ def toy_laplace(
     )
 
 
+@attr.define(frozen=True)
+class ToyLaplaceDpEvent(ev.DpEvent):
+    """A dp_accounting event no case of the adapter reads: the toy's, read by its class."""
+
+    scale: float
+
+
 @pytest.fixture(scope="module")
 def toy() -> Iterator[type[Mechanism]]:
     """The how-to's two steps: the stage constructor registered with its facets, and the plan's class
@@ -64,10 +74,28 @@ def toy() -> Iterator[type[Mechanism]]:
         """The Laplace pair (Lap(1, b), Lap(0, b)) on the grid (``pld.laplace``)."""
 
         name: ClassVar[str] = NAME
+        dp_event: ClassVar[type | None] = ToyLaplaceDpEvent
+        dp_event_field: ClassVar[str] = "scale"
         scale: float
+
+        @classmethod
+        def from_dp_event(cls, event: ToyLaplaceDpEvent, relation: str) -> ToyLaplace:
+            """Shift 1 under add/remove, 2 under replace-one: the scale halved (as the adapter's Laplace)."""
+            return cls(event.scale / 2.0 if relation == "replace_one" else event.scale)
 
         def grid_pld(self, h: float) -> PrivacyLossDistribution:
             return laplace(self.scale, value_discretization_interval=h)
+
+        def loss_reach(self) -> float:
+            """The Laplace loss is at most |shift| / scale = 1 / scale."""
+            return 1.0 / self.scale
+
+        def rdp(self, orders: np.ndarray) -> np.ndarray:
+            return toy_rdp(orders, self.scale)
+
+        def poisson_sampled(self, q: float) -> Mechanism:
+            """The Poisson-sampled Laplace's location mixture (Zhu, Dong & Wang 2022, Thm 11)."""
+            return registry.mechanism_of(("laplace_mixture", self.scale, (0.0, 1.0), (1.0 - q, q)))
 
     yield ToyLaplace
     registry.unregister(NAME)
@@ -171,3 +199,171 @@ def test_the_plan_reaches_the_class(toy):
         .epsilon(DELTA, bound="both")
     )
     assert (lower, upper) == (ref_lower, ref_upper)
+
+
+@pytest.mark.parametrize("relation", ["ADD_OR_REMOVE_ONE", "REPLACE_ONE"])
+def test_the_dp_accounting_adapter_reaches_it(toy, relation):
+    """The toy's event, alone and self-composed, gives the adapter's answer for dp_accounting's own Laplace event
+    to the same doubles (the same pair composed the same way); Poisson sampled, a bracket overlapping it."""
+    from dp_accounting import NeighboringRelation
+
+    def bracket(event: ev.DpEvent) -> tuple[float, float]:
+        accountant = HockeystickPLDAccountant(
+            neighboring_relation=getattr(NeighboringRelation, relation)
+        )
+        return accountant.compose(event).get_epsilon_bracket(DELTA)
+
+    for wrap in (lambda e: e, lambda e: ev.SelfComposedDpEvent(e, 7)):
+        assert bracket(wrap(ToyLaplaceDpEvent(2.0))) == bracket(wrap(ev.LaplaceDpEvent(2.0)))
+    if relation == "ADD_OR_REMOVE_ONE":
+        # a Poisson sample of it: its own sampled pair (``poisson_sampled``), the one the adapter builds for
+        # Laplace's event, so the same doubles
+        lower, upper = bracket(ev.PoissonSampledDpEvent(0.1, ToyLaplaceDpEvent(2.0)))
+        ref_lower, ref_upper = bracket(ev.PoissonSampledDpEvent(0.1, ev.LaplaceDpEvent(2.0)))
+        assert 0.0 < lower < upper and (lower, upper) == (ref_lower, ref_upper)
+
+
+ALONE, POISSON = (lambda e: e), (lambda e: ev.PoissonSampledDpEvent(0.1, e))
+WITH_REPLACEMENT = lambda e: ev.SampledWithReplacementDpEvent(1000, 10, e)  # noqa: E731
+
+
+@pytest.mark.parametrize(
+    ("relation", "wrap"),
+    [
+        ("ADD_OR_REMOVE_ONE", ALONE),
+        ("REPLACE_ONE", ALONE),
+        ("ADD_OR_REMOVE_ONE", POISSON),
+        ("REPLACE_ONE", WITH_REPLACEMENT),
+    ],
+    ids=["alone-add_remove", "alone-replace_one", "poisson", "with_replacement"],
+)
+def test_the_adapter_refuses_its_reach_as_laplaces(toy, relation, wrap):
+    """A scale whose loss reaches past the grid's range is refused at every door that reads reach, naming the
+    toy's field, where the adapter refuses Laplace's event of the same scale naming its own."""
+    from dp_accounting import NeighboringRelation
+
+    from hockeystick.interop.loss_reach import ParameterOutOfRange
+
+    accountant = HockeystickPLDAccountant(
+        neighboring_relation=getattr(NeighboringRelation, relation)
+    )
+    with pytest.raises(ParameterOutOfRange, match=r"LaplaceDpEvent\.noise_multiplier = 1e-05"):
+        accountant.compose(wrap(ev.LaplaceDpEvent(1e-5)))
+    with pytest.raises(ParameterOutOfRange, match=r"ToyLaplaceDpEvent\.scale = 1e-05"):
+        accountant.compose(wrap(ToyLaplaceDpEvent(1e-5)))
+    # a scale the grid holds is composed (a finite bracket)
+    assert math.isfinite(accountant.compose(wrap(ToyLaplaceDpEvent(1.0))).get_epsilon(DELTA))
+
+
+def test_the_rdp_accountant_reaches_it(toy):
+    """The toy's curve, summed over its runs at the accountant's orders, and never below the exact Laplace
+    curve the accountant composes for Laplace's event (Mironov 2017, Prop. 6), so neither is its epsilon."""
+    from hockeystick.interop.dp_accounting import HockeystickRdpAccountant
+
+    ours = HockeystickRdpAccountant().compose(ev.SelfComposedDpEvent(ToyLaplaceDpEvent(2.0), 7))
+    theirs = HockeystickRdpAccountant().compose(ev.SelfComposedDpEvent(ev.LaplaceDpEvent(2.0), 7))
+    assert np.array_equal(ours.rdp, 7 * toy_rdp(ours.orders, 2.0))
+    assert np.all(ours.rdp >= theirs.rdp) and np.any(ours.rdp > theirs.rdp)
+    assert ours.get_epsilon(DELTA) >= theirs.get_epsilon(DELTA)
+
+
+def test_the_rdp_accountant_refuses_an_event_no_registered_class_reads(toy):
+    from dp_accounting import UnsupportedEventError
+
+    from hockeystick.interop.dp_accounting import HockeystickRdpAccountant
+
+    @attr.define(frozen=True)
+    class UnreadDpEvent(ev.DpEvent):
+        scale: float
+
+    accountant = HockeystickRdpAccountant()
+    assert not accountant.supports(UnreadDpEvent(1.0)) and accountant.supports(
+        ToyLaplaceDpEvent(1.0)
+    )
+    with pytest.raises(UnsupportedEventError):
+        accountant.compose(UnreadDpEvent(1.0))
+
+
+def test_the_registry_refuses_a_second_class_of_the_name_and_names_the_closest_stage(toy):
+    with pytest.raises(ValueError, match="mechanism name 'toy_laplace' is registered already"):
+
+        @dataclass(frozen=True)
+        class Impostor(Mechanism):
+            name: ClassVar[str] = NAME
+
+            def grid_pld(self, h: float) -> PrivacyLossDistribution:
+                return laplace(1.0, value_discretization_interval=h)
+
+    assert registry.mechanism_class(NAME) is toy
+    with pytest.raises(ValueError, match="did you mean 'toy_laplace'"):
+        registry.stage_entry("toy_laplase")
+    assert (
+        registry.dp_event_class(ev.LaplaceDpEvent(1.0)) is None
+    )  # the adapter's own case reads it
+    assert registry.dp_event_class(ToyLaplaceDpEvent(1.0)) is toy
+
+
+@attr.define(frozen=True)
+class BareLaplaceDpEvent(ev.DpEvent):
+    """The event of a mechanism registered with its event alone (no reach, no curve, no sampled pair)."""
+
+    scale: float
+
+
+@pytest.fixture
+def bare() -> Iterator[type[Mechanism]]:
+    """The how-to's step 3 without its optional facets: the adapter's defaults for each."""
+
+    @dataclass(frozen=True)
+    class BareLaplace(Mechanism):
+        """The Laplace pair on the grid (``pld.laplace``), read from its event alone."""
+
+        name: ClassVar[str] = "bare_laplace"
+        dp_event: ClassVar[type | None] = BareLaplaceDpEvent
+        scale: float
+
+        @classmethod
+        def from_dp_event(cls, event: BareLaplaceDpEvent, relation: str) -> BareLaplace:
+            return cls(event.scale)
+
+        def grid_pld(self, h: float) -> PrivacyLossDistribution:
+            return laplace(self.scale, value_discretization_interval=h)
+
+    yield BareLaplace
+    registry.unregister("bare_laplace")
+
+
+def test_without_its_facets_the_adapter_samples_its_curves_and_the_rdp_accountant_refuses_it(bare):
+    """No ``poisson_sampled``: the adapter samples the mechanism's certified curves (its inner has no finite
+    pair) where it samples Laplace's own pair; both brackets certified, so each lower side is below the other's
+    upper side.  No ``rdp``: the RDP accountant refuses the event.  No ``loss_reach``: nothing refused by it."""
+    from dp_accounting import UnsupportedEventError
+
+    from hockeystick.interop.dp_accounting import HockeystickRdpAccountant
+
+    def bracket(event: ev.DpEvent) -> tuple[float, float]:
+        return HockeystickPLDAccountant().compose(event).get_epsilon_bracket(DELTA)
+
+    lower, upper = bracket(ev.PoissonSampledDpEvent(0.1, BareLaplaceDpEvent(2.0)))
+    ref_lower, ref_upper = bracket(ev.PoissonSampledDpEvent(0.1, ev.LaplaceDpEvent(2.0)))
+    assert 0.0 < lower <= ref_upper and ref_lower <= upper
+    assert (lower, upper) != (
+        ref_lower,
+        ref_upper,
+    )  # not the mixture's pair: the generic sampled curves
+    with pytest.raises(UnsupportedEventError):
+        HockeystickRdpAccountant().compose(BareLaplaceDpEvent(2.0))
+
+
+def test_a_reach_that_is_not_a_number_is_refused_naming_the_facet(bare, monkeypatch):
+    monkeypatch.setattr(bare, "loss_reach", lambda self: math.nan)
+    with pytest.raises(ValueError, match=r"BareLaplace\.loss_reach\(\) must be a number >= 0"):
+        HockeystickPLDAccountant().compose(BareLaplaceDpEvent(2.0))
+
+
+def test_a_stated_reach_without_its_field_is_refused_naming_the_facet(bare, monkeypatch):
+    monkeypatch.setattr(bare, "loss_reach", lambda self: 1.0 / self.scale)
+    with pytest.raises(
+        ValueError, match=r"BareLaplace\.dp_event_field must name the BareLaplaceDpEvent"
+    ):
+        HockeystickPLDAccountant().compose(BareLaplaceDpEvent(2.0))

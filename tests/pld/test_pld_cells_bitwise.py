@@ -248,13 +248,13 @@ def restated_cells(
 )
 @pytest.mark.parametrize("remove", [True, False])
 def test_cells_are_their_formulas_bit_for_bit(sigma, q, h, remove):
-    core = _core.pld.subsampled_gaussian_cells(
+    core = _core.pld_grid.subsampled_gaussian_cells(
         sigma, q, remove=remove, h=h, tail=1e-12, max_cells=1 << 22
     )
     ours = restated_cells(sigma, q, remove, h, 1e-12)
-    assert int(core["k_lo"]) == int(ours["k_lo"])
+    assert int(core.k_lo) == int(ours["k_lo"])
     for name in ("c", "d", "c_lo", "d_lo", "c_hi", "d_hi"):
-        got, want = np.asarray(core[name]), ours[name]
+        got, want = np.asarray(getattr(core, name)), ours[name]
         assert got.shape == want.shape, name
         differ = np.flatnonzero(got.view(np.int64) != want.view(np.int64))
         assert differ.size == 0, (
@@ -275,7 +275,7 @@ def test_batched_gaussian_exponents_are_the_one_node_values_and_exact_to_first_o
     base = rng.uniform(-10.0, 11.0, n) * s
     dx = rng.uniform(0.0, 0.3, n) * s
     l = rng.uniform(-3.0, 20.0, n)
-    arg, fac, arg1, fac1 = _core.pld._gaussian_exponents(base, dx, l, shift=shift, s=s)
+    arg, fac, arg1, fac1 = _core.pld_grid._gaussian_exponents(base, dx, l, shift=shift, s=s)
     assert np.array_equal(arg, arg1) and np.array_equal(fac, fac1)
     mp = pytest.importorskip("mpmath")
     worst = 0.0

@@ -1,4 +1,4 @@
-"""The loss shift inside the C++ evaluations (``GridPMF.delta_tabled``'s ``_core.pld.ChargedCurve``,
+"""The loss shift inside the C++ evaluations (``GridPMF.delta_tabled``'s ``_core.pld_reads.ChargedCurve``,
 cpp/include/hockeystick/pld/reads/charged_curve.hpp, and the epsilon scans' ``loss_shift``).
 
 On PMFs with a nonzero ``loss_shift`` from pld.laplace, discrete_laplace, randomized_response and
@@ -110,7 +110,7 @@ def _tabled_reference(pmf: GridPMF, epsilon: np.ndarray) -> np.ndarray:
     """``delta_tabled`` in numpy (the C++ evaluator's operations in the same order)."""
     eps = _moved(epsilon, pmf.loss_shift, not pmf.pessimistic)
     n, slack = pmf.p.size, pmf.suffix_sum_slack()
-    raw = _core.pld.GridProfile(pmf.p, k_lo=pmf.k_lo, h=pmf.h, p_inf=pmf.p_inf).delta(eps, 1)
+    raw = _core.pld_reads.GridProfile(pmf.p, k_lo=pmf.k_lo, h=pmf.h, p_inf=pmf.p_inf).delta(eps, 1)
     scaled = eps / pmf.h
     above = np.minimum(np.maximum(np.floor(scaled) - pmf.k_lo + 1, 0.0), n).astype(np.int64)
     charge = (
@@ -146,7 +146,7 @@ def _charge_reference(pmf: GridPMF, at: np.ndarray) -> np.ndarray:
 def _side_reference(pmf: GridPMF, at: np.ndarray, pessimistic: bool) -> np.ndarray:
     """The charged side at arguments already moved, in numpy (``GridPMF.delta`` pessimistic, ``charged_lower``
     optimistic): the core's ``charged_side``'s operations in the same order."""
-    raw = _core.pld.GridProfile(pmf.p, k_lo=pmf.k_lo, h=pmf.h, p_inf=pmf.p_inf).delta(at, 1)
+    raw = _core.pld_reads.GridProfile(pmf.p, k_lo=pmf.k_lo, h=pmf.h, p_inf=pmf.p_inf).delta(at, 1)
     charge, slack = _charge_reference(pmf, at), pmf.suffix_sum_slack()
     if pessimistic:
         return np.minimum(raw * (1.0 + slack) + pmf.shift + charge, 1.0)
@@ -213,13 +213,17 @@ def test_epsilon_is_the_unshifted_scan_moved_outward(tag: str, pmf: GridPMF) -> 
             _fresh(pmf).delta(_arguments(pmf)[:60]),
         ]
     )
-    scan = _core.pld.charged_epsilon if pmf.pessimistic else _core.pld.charged_lower_epsilon
+    scan = (
+        _core.pld_reads.charged_epsilon
+        if pmf.pessimistic
+        else _core.pld_reads.charged_lower_epsilon
+    )
     unshifted = scan(
         pmf.p,
         k_lo=pmf.k_lo,
         h=pmf.h,
         p_inf=pmf.p_inf,
-        charges=_core.pld.Charges(
+        charges=_core.pld_reads.Charges(
             shift=pmf.shift,
             slack=pmf.suffix_sum_slack(),
             entry_error=pmf.entry_error,
@@ -260,7 +264,7 @@ def test_loss_shifted_rounds_outward_and_keeps_infinities_and_nan() -> None:
     values = np.array([[0.0, -0.0, 1.0, -700.0], [700.0, np.inf, -np.inf, np.nan]])
     for s in (0.0, 5e-324, 1e-16, 3.5e-13, 2.0):
         for up in (True, False):
-            got = _core.pld.loss_shifted(values, s, up=up)
+            got = _core.pld_reads.loss_shifted(values, s, up=up)
             assert got.shape == values.shape
             want = values if s == 0.0 else _moved(values, s, up)
             assert got.tobytes() == want.tobytes(), (s, up)
@@ -268,7 +272,7 @@ def test_loss_shifted_rounds_outward_and_keeps_infinities_and_nan() -> None:
             if s > 0.0:  # strictly beyond the exact sum, on the safe side
                 exact = [mpmath.mpf(float(v)) + (s if up else -s) for v in values[finite]]
                 assert all((g > e) if up else (g < e) for g, e in zip(got[finite], exact))
-    assert _core.pld.loss_shifted(np.float64(1.0), 1e-16, up=True).shape == ()
+    assert _core.pld_reads.loss_shifted(np.float64(1.0), 1e-16, up=True).shape == ()
 
 
 def _exact_delta(count: int, eps: float) -> mpmath.mpf:
@@ -324,10 +328,10 @@ def test_nan_raises_naming_the_argument_and_index(pessimistic: bool) -> None:
 
 
 def test_a_charge_table_of_the_wrong_length_is_refused() -> None:
-    profile = _core.pld.GridProfile(np.full(4, 0.25), k_lo=-2, h=0.5, p_inf=0.0)
+    profile = _core.pld_reads.GridProfile(np.full(4, 0.25), k_lo=-2, h=0.5, p_inf=0.0)
     for size in (0, 4, 6):
         with pytest.raises(ValueError, match="one entry per grid index"):
-            _core.pld.ChargedCurve(
+            _core.pld_reads.ChargedCurve(
                 profile,
                 np.zeros(size),
                 shift=0.0,
@@ -337,7 +341,7 @@ def test_a_charge_table_of_the_wrong_length_is_refused() -> None:
                 with_envelope=True,
             )
     assert (
-        _core.pld.ChargedCurve(
+        _core.pld_reads.ChargedCurve(
             profile,
             np.zeros(5),
             shift=0.0,
@@ -349,7 +353,7 @@ def test_a_charge_table_of_the_wrong_length_is_refused() -> None:
         == 5
     )
     assert (
-        _core.pld.ChargedCurve(
+        _core.pld_reads.ChargedCurve(
             profile,
             np.zeros(5),
             shift=0.0,
@@ -381,7 +385,7 @@ def test_a_loss_shift_that_is_nan_negative_or_infinite_is_refused(shift):
             loss_shift=shift,
         )
     with pytest.raises(ValueError, match="loss_shift"):
-        _core.pld.loss_shifted(np.array([0.5]), shift, up=True)
+        _core.pld_reads.loss_shifted(np.array([0.5]), shift, up=True)
 
 
 def test_the_tabled_envelope_is_reused_by_later_queries():

@@ -258,18 +258,20 @@ def test_the_scans_are_the_numpy_forms_bit_for_bit(seed):
         for rising in (True, False):
             full = _sums_reference(p, decay, rising)
             assert (
-                _core.pld.geometric_sums_at(
+                _core.pld_reads.geometric_sums_at(
                     p, decay=decay, at=np.arange(n + 1), rising=rising
                 ).tobytes()
                 == full.tobytes()
             )
-            got = _core.pld.geometric_sums_at(p, decay=decay, at=at, rising=rising)
+            got = _core.pld_reads.geometric_sums_at(p, decay=decay, at=at, rising=rising)
             assert got.shape == at.shape and got.tobytes() == full[at].tobytes()
     b = _masses(rng, int(rng.integers(0, 400)))
     a_lo, b_lo = (int(v) for v in rng.integers(-300, 300, 2))
     h, offset = float(10.0 ** rng.uniform(-4, 0)), float(rng.uniform(-50.0, 50.0))
     eps = np.concatenate([rng.uniform(-100.0, 100.0, 40), [-np.inf, np.inf, np.nan, 0.0, -0.0]])
-    got = _core.pld.ratio_threshold(p, a_lo=a_lo, b=b, b_lo=b_lo, h=h, offset=offset, epsilon=eps)
+    got = _core.pld_reads.ratio_threshold(
+        p, a_lo=a_lo, b=b, b_lo=b_lo, h=h, offset=offset, epsilon=eps
+    )
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, _threshold_reference(p, a_lo, b, b_lo, h, offset, eps))
 
@@ -283,10 +285,10 @@ def test_the_geometric_sums_are_within_their_stated_error():
     u = 2.0**-53
     for decay in (1e-6, 0.05, 1.7):
         r = mpmath.exp(-mpmath.mpf(decay))
-        before = _core.pld.geometric_sums_at(
+        before = _core.pld_reads.geometric_sums_at(
             p, decay=decay, at=np.arange(n + 1), rising=True
         )  # rising: sum over j < i
-        after = _core.pld.geometric_sums_at(
+        after = _core.pld_reads.geometric_sums_at(
             p, decay=decay, at=np.arange(n + 1), rising=False
         )  # decayed: sum over j >= i
         for i in range(n + 1):

@@ -234,19 +234,21 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
             iter(pld.subsampled_gaussian(sigma, q, value_discretization_interval=h).directions[0])
         ).upper
         got = pc.compose([(factor, rounds)], pessimistic=True)
-        var = rounds * float(_core.pld.loss_variance(factor.p, h=h))
+        var = rounds * float(_core.pld_grid.loss_variance(factor.p, h=h))
         lams = [
             _snapped(f * math.sqrt(2.0 * math.log(1.0 / tail)) / math.sqrt(max(var, 1e-300)))
             for f in LADDER
         ]
         up = [
             rounds
-            * float(_core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([lam]))[0])
+            * float(_core.pld_grid.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([lam]))[0])
             for lam in lams
         ]
         down = [
             rounds
-            * float(_core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([-lam]))[0])
+            * float(
+                _core.pld_grid.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([-lam]))[0]
+            )
             for lam in lams
         ]
         tops = [(k - math.log(tail)) / lam for k, lam in zip(up, lams)]
@@ -264,7 +266,9 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
                 (
                     rounds
                     * float(
-                        _core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([lam]))[0]
+                        _core.pld_grid.log_mgf(
+                            factor.p, k_lo=factor.k_lo, h=h, lam=np.array([lam])
+                        )[0]
                     )
                     - math.log(tail)
                 )
@@ -276,7 +280,9 @@ def test_window_edges_are_the_best_rungs_of_the_whole_ladder():
                     math.log(tail)
                     - rounds
                     * float(
-                        _core.pld.log_mgf(factor.p, k_lo=factor.k_lo, h=h, lam=np.array([-lam]))[0]
+                        _core.pld_grid.log_mgf(
+                            factor.p, k_lo=factor.k_lo, h=h, lam=np.array([-lam])
+                        )[0]
                     )
                 )
                 / lam

@@ -20,18 +20,18 @@ def _factors(dist):
 def test_gaussian_cells_match_mpmath():
     """c_j = E_P[(1 - e^{l_j - L}); L in cell], L ~ N(1/(2 s^2), 1/s^2): 30-digit quadrature."""
     s, h = 0.8, 0.05
-    cells = _core.pld.subsampled_gaussian_cells(
+    cells = _core.pld_grid.subsampled_gaussian_cells(
         s, 1.0, remove=True, h=h, tail=1e-12, max_cells=1 << 20
     )
     mu, sd = 1 / (2 * s * s), 1 / s
     mpmath.mp.dps = 30
     dens = lambda l: mpmath.npdf(l, mu, sd)  # noqa: E731
-    for j in (3, len(cells["c"]) // 2, len(cells["c"]) - 4):
-        lj = (cells["k_lo"] + j) * h
+    for j in (3, len(cells.c) // 2, len(cells.c) - 4):
+        lj = (cells.k_lo + j) * h
         c = mpmath.quad(lambda l: (1 - mpmath.e ** (lj - l)) * dens(l), [lj, lj + h])
         d = mpmath.quad(lambda l: (mpmath.e ** (lj + h - l) - 1) * dens(l), [lj, lj + h])
-        assert cells["c"][j] == pytest.approx(float(c), rel=1e-12)
-        assert cells["d"][j] == pytest.approx(float(d), rel=1e-12)
+        assert cells.c[j] == pytest.approx(float(c), rel=1e-12)
+        assert cells.d[j] == pytest.approx(float(d), rel=1e-12)
 
 
 def test_composed_pessimistic_mass_exceeds_one_by_about_the_loss_shift():
@@ -76,18 +76,18 @@ def test_gaussian_cell_masses_match_mpmath():
     """pld/grid/cells.hpp's cell_mass through the binding: a_j = P(L in cell j) and e^{l_j} b_j = e^{l_j} Q(L in cell j)
     for L ~ N(1/(2 s^2), 1/s^2) under P and N(-1/(2 s^2), 1/s^2) under Q, from the normal cdf at 30 digits."""
     s, h = 0.8, 0.05
-    cells = _core.pld.subsampled_gaussian_cells(
+    cells = _core.pld_grid.subsampled_gaussian_cells(
         s, 1.0, remove=True, h=h, tail=1e-12, max_cells=1 << 20
     )
     mu, sd = 1 / (2 * s * s), 1 / s
     mpmath.mp.dps = 30
-    for j in (3, len(cells["c"]) // 2, len(cells["c"]) - 4):
-        lj = mpmath.mpf(int(cells["k_lo"]) + j) * h
+    for j in (3, len(cells.c) // 2, len(cells.c) - 4):
+        lj = mpmath.mpf(int(cells.k_lo) + j) * h
         a = mpmath.ncdf(lj + h, mu, sd) - mpmath.ncdf(lj, mu, sd)
         b = mpmath.ncdf(lj + h, -mu, sd) - mpmath.ncdf(lj, -mu, sd)
-        assert cells["p_mass"][j] == pytest.approx(float(a), rel=1e-12)
-        assert cells["q_mass_scaled"][j] == pytest.approx(float(mpmath.e**lj * b), rel=1e-12)
-    assert float(np.sum(cells["p_mass"])) + cells["tail_lo"] + cells["tail_hi"] == pytest.approx(
+        assert cells.p_mass[j] == pytest.approx(float(a), rel=1e-12)
+        assert cells.q_mass_scaled[j] == pytest.approx(float(mpmath.e**lj * b), rel=1e-12)
+    assert float(np.sum(cells.p_mass)) + cells.tail_lo + cells.tail_hi == pytest.approx(
         1.0, abs=1e-13
     )
 
@@ -162,7 +162,9 @@ def test_bad_inputs_raise():
     with pytest.raises(ValueError, match="value_discretization_interval"):
         pld.gaussian(1.0, value_discretization_interval=0.0)
     with pytest.raises(ValueError, match="max_cells"):
-        _core.pld.subsampled_gaussian(1.0, 1.0, remove=True, h=1e-9, tail=1e-15, max_cells=1000)
+        _core.pld_mechanisms.subsampled_gaussian(
+            1.0, 1.0, remove=True, h=1e-9, tail=1e-15, max_cells=1000
+        )
     with pytest.raises(ValueError, match="sum to 1"):
         pld.from_distributions([0.5, 0.6], [0.5, 0.5])
 
@@ -234,11 +236,11 @@ def test_cell_edges_lie_within_their_charged_loss_error(sigma, q, h, remove):
     """Every cell edge x^_j = x_of_loss(l_j) as the core computes it has a true loss L(x^_j) (mpmath, 50
     digits) within the cells' edge_error of the grid loss j h: the loss error the PMFs charge as their
     loss shift (pld/grid/cells.hpp, Cells::edge_error; ~1e-15 here)."""
-    cells = _core.pld.subsampled_gaussian_cells(
+    cells = _core.pld_grid.subsampled_gaussian_cells(
         sigma, q, remove=remove, h=h, tail=1e-15, max_cells=1 << 26
     )
-    k = cells["k_lo"] + np.arange(len(cells["c"]) + 1)
-    x, _ = _core.pld._subsampled_gaussian_edges(sigma, q, remove=remove, l=k * h)
+    k = cells.k_lo + np.arange(len(cells.c) + 1)
+    x, _ = _core.pld_grid._subsampled_gaussian_edges(sigma, q, remove=remove, l=k * h)
     mp = mpmath
     s2, mq = mp.mpf(sigma) ** 2, mp.mpf(q)
 
@@ -254,8 +256,8 @@ def test_cell_edges_lie_within_their_charged_loss_error(sigma, q, h, remove):
             for i in np.linspace(0, k.size - 1, 300).astype(int)
             if np.isfinite(x[i])
         ]
-    assert errors and float(max(errors)) <= cells["edge_error"]
-    assert 0.0 < cells["edge_error"] < 1e-11  # charged, and small enough to cost nothing in epsilon
+    assert errors and float(max(errors)) <= cells.edge_error
+    assert 0.0 < cells.edge_error < 1e-11  # charged, and small enough to cost nothing in epsilon
 
 
 def test_a_grid_finer_than_its_edges_are_placed_is_refused():
@@ -292,12 +294,12 @@ def test_cell_values_lie_within_the_stated_round_off(sigma, q, h, remove):
     far tails (x/s ~ 9), where fl(x/s)^2 had put up to 80u into c_j, and the add direction's longest cells
     (hundreds of nodes, 36u with a plain sum) are among them."""
     mp = mpmath
-    cells = _core.pld.subsampled_gaussian_cells(
+    cells = _core.pld_grid.subsampled_gaussian_cells(
         sigma, q, remove=remove, h=h, tail=1e-15, max_cells=1 << 26
     )
-    c, d = np.asarray(cells["c"]), np.asarray(cells["d"])
-    k = cells["k_lo"] + np.arange(c.size + 1)
-    x, _ = _core.pld._subsampled_gaussian_edges(sigma, q, remove=remove, l=k * h)
+    c, d = np.asarray(cells.c), np.asarray(cells.d)
+    k = cells.k_lo + np.arange(c.size + 1)
+    x, _ = _core.pld_grid._subsampled_gaussian_edges(sigma, q, remove=remove, l=k * h)
     z = hs.gaussian_tail_inverse(0.5e-15)
     x = (
         np.clip(x, -z * sigma, 1 + z * sigma)

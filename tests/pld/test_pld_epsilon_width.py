@@ -266,7 +266,7 @@ def test_the_widths_are_the_numpy_forms_bit_for_bit(seed):
     seed=st.integers(0, 2**32 - 1),
 )
 def test_a_points_least_width_is_the_least_over_its_shifted_rows(own, right_rows, left_rows, seed):
-    """The accountant's one call (``_core.pld.least_epsilon_width``, its layout: own arguments, right rows,
+    """The accountant's one call (``_core.pld_reads.least_epsilon_width``, its layout: own arguments, right rows,
     left rows) gives, per own argument, the least of the chord widths over the right rows and of the left
     widths over the left rows, each by numpy's formula (``_chord_reference``, ``_left_reference``), bit for bit;
     a short layout (fewer right rows than asked for) has no left rows."""
@@ -284,7 +284,9 @@ def test_a_points_least_width_is_the_least_over_its_shifted_rows(own, right_rows
     asked = (
         right_rows if rows == right_rows or rng.random() < 0.5 else right_rows + 1
     )  # + 1: a short layout
-    got = _core.pld.least_epsilon_width(x, own=own, lower=lower, upper=upper, right_rows=asked)
+    got = _core.pld_reads.least_epsilon_width(
+        x, own=own, lower=lower, upper=upper, right_rows=asked
+    )
     expected = np.full(own, np.inf)
     for r in range(1, rows + 1):
         row = slice(r * own, (r + 1) * own)

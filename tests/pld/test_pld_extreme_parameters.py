@@ -82,11 +82,11 @@ def test_little_noise_large_rate_upper_bound_is_finite_and_certified(sigma, q, h
     losing the mass there. The pessimistic cells must be finite and keep all the mass, and the
     upper bound must lie above the exact one-round curve and close to it, out to the far tail."""
     for remove in (True, False):
-        cells = _core.pld.subsampled_gaussian_cells(
+        cells = _core.pld_grid.subsampled_gaussian_cells(
             sigma, q, remove=remove, h=h, tail=1e-15, max_cells=1 << 26
         )
-        assert np.all(np.isfinite(cells["c"])) and np.all(np.isfinite(cells["d"]))
-        assert np.all(cells["c"] >= 0) and np.all(cells["d"] >= 0)
+        assert np.all(np.isfinite(cells.c)) and np.all(np.isfinite(cells.d))
+        assert np.all(cells.c >= 0) and np.all(cells.d >= 0)
     d = pld.subsampled_gaussian(sigma, q, value_discretization_interval=h)
     for direction in d.directions:
         for factor in direction:
@@ -190,7 +190,7 @@ def test_log_mgf_keeps_blocks_whose_first_term_underflows(lam):
         p[31], p[32] = 1.0, 1e-20  # the top term is tiny, the one just below the block edge is not
     else:
         p[0], p[1] = 1e-20, 1.0  # mirrored: the bottom term is tiny
-    got = float(_core.pld.log_mgf(p, k_lo=k_lo, h=h, lam=np.array([lam]))[0])
+    got = float(_core.pld_grid.log_mgf(p, k_lo=k_lo, h=h, lam=np.array([lam]))[0])
     exact = _exact_log_mgf(p, k_lo, h, lam)
     assert got >= exact
     assert got - exact <= 1e-10 * max(1.0, abs(float(exact)))
@@ -204,7 +204,7 @@ def test_log_mgf_matches_log_sum_exp_over_a_wide_range():
     p[rng.random(5000) < 0.3] = 0.0
     k_lo, h = -2500, 1e-2
     lams = np.array([-500.0, -90.0, -3.0, 0.5, 7.0, 60.0, 300.0, 2000.0])
-    got = _core.pld.log_mgf(p, k_lo=k_lo, h=h, lam=lams)
+    got = _core.pld_grid.log_mgf(p, k_lo=k_lo, h=h, lam=lams)
     for lam, g in zip(lams, got):
         exact = _exact_log_mgf(p, k_lo, h, float(lam))
         assert g >= exact

@@ -149,7 +149,7 @@ def test_the_cores_newton_cells_are_the_numpy_cells(sigma, shifts, weights):
     h = 1e-3
     s, w = check_mixture(shifts, weights)
     ref = monotone.cell_atoms(_numpy_gaussian_pair(sigma, s, w, TAIL), h)
-    got = _core.pld._gaussian_mixture_cell_atoms(
+    got = _core.pld_mechanisms._gaussian_mixture_cell_atoms(
         sigma=sigma, shifts=s, weights=w, tail=TAIL, h=h, max_cells=MAX_CELLS, closed_form=False
     )
     tau = 1e-13 * max(float(np.abs(ref[0]).max()), 1.0)
@@ -166,7 +166,7 @@ def test_closed_form_cuts_give_the_newton_cells(sigma, q, h):
     s, w = check_mixture([0.0, 1.0], [1.0 - q, q])
 
     def cells(closed_form: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return _core.pld._gaussian_mixture_cell_atoms(
+        return _core.pld_mechanisms._gaussian_mixture_cell_atoms(
             sigma=sigma,
             shifts=s,
             weights=w,
@@ -234,7 +234,7 @@ def test_the_cores_bounded_range_pair_is_the_numpy_discretization(epsilon, h):
     """Both cut at l / 2 exactly (the loss is linear), so only the masses' last bits differ (exp and expm1 of
     numpy against libm's): well inside the cut-based tolerance."""
     old = monotone.monotone_factors("numpy", _numpy_bounded_range_pair(epsilon), h)
-    new = _core.pld.bounded_range(epsilon=epsilon, h=h, max_cells=MAX_CELLS)
+    new = _core.pld_mechanisms.bounded_range(epsilon=epsilon, h=h, max_cells=MAX_CELLS)
     for before, raw in zip(old, new):
         after = core_side_factor("core", raw)
         assert after.lower is not None and before.lower is not None
@@ -251,7 +251,7 @@ def test_the_cores_bounded_range_pair_holds_its_profile(epsilon):
     """delta*(eps') = (e^{epsilon/2} - e^{eps'/2})^2 / (e^epsilon - 1) (``pld.mechanisms.selection``'s docstring),
     in mpmath, between the two sides of one round."""
     side = core_side_factor(
-        "core", _core.pld.bounded_range(epsilon=epsilon, h=1e-3, max_cells=MAX_CELLS)[0]
+        "core", _core.pld_mechanisms.bounded_range(epsilon=epsilon, h=1e-3, max_cells=MAX_CELLS)[0]
     )
     at = [0.0, epsilon / 3, 0.9 * epsilon]
     lower, upper = PrivacyLossDistribution([{side: 1}]).delta(at, bound="both")
@@ -266,24 +266,27 @@ def test_the_cores_bounded_range_pair_holds_its_profile(epsilon):
     "call, match",
     [
         (
-            lambda: _core.pld.gaussian_mixture(
+            lambda: _core.pld_mechanisms.gaussian_mixture(
                 sigma=1.0, shifts=[0.0], weights=[1.0], tail=TAIL, h=1e-3, max_cells=9
             ),
             "largest shift",
         ),
         (
-            lambda: _core.pld.gaussian_mixture(
+            lambda: _core.pld_mechanisms.gaussian_mixture(
                 sigma=1.0, shifts=[1.0], weights=[1.0], tail=0.0, h=1e-3, max_cells=9
             ),
             "tail",
         ),
         (
-            lambda: _core.pld.gaussian_mixture(
+            lambda: _core.pld_mechanisms.gaussian_mixture(
                 sigma=1.0, shifts=[9.0], weights=[1.0], tail=TAIL, h=1e-3, max_cells=9
             ),
             "more than 9",
         ),
-        (lambda: _core.pld.bounded_range(epsilon=math.inf, h=1e-3, max_cells=9), "epsilon"),
+        (
+            lambda: _core.pld_mechanisms.bounded_range(epsilon=math.inf, h=1e-3, max_cells=9),
+            "epsilon",
+        ),
     ],
 )
 def test_the_core_refuses_what_it_cannot_discretize(call, match):

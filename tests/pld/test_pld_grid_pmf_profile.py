@@ -20,7 +20,7 @@ def test_log_mgf_never_below_the_exact_value(lam):
     rng = np.random.default_rng(7)
     p = rng.random(3001) * np.exp(-rng.random(3001) * 30)
     k_lo, h = -1700, 1e-3
-    got = float(_core.pld.log_mgf(p, k_lo=k_lo, h=h, lam=np.array([lam]))[0])
+    got = float(_core.pld_grid.log_mgf(p, k_lo=k_lo, h=h, lam=np.array([lam]))[0])
     with mp.workdps(50):
         exact = mp.log(
             mp.fsum(
@@ -35,14 +35,14 @@ def test_log_mgf_never_below_the_exact_value(lam):
 def _whole_delta(pmf: GridPMF, eps: np.ndarray) -> np.ndarray:
     """The uncharged curve from the whole grid's suffix sums, by the one-shot kernel (the kept profile's
     numbers: ``test_kept_profile_equals_the_one_shot_evaluation``)."""
-    return _core.pld.delta(
+    return _core.pld_reads.delta(
         pmf.p, k_lo=pmf.k_lo, h=pmf.h, p_inf=pmf.p_inf, epsilon=np.ascontiguousarray(eps), threads=1
     )
 
 
 def _whole_epsilon(pmf: GridPMF, deltas: np.ndarray) -> np.ndarray:
     """The inverse of ``_whole_delta``'s curve, by the one-shot kernel."""
-    return _core.pld.epsilon(
+    return _core.pld_reads.epsilon(
         pmf.p,
         k_lo=pmf.k_lo,
         h=pmf.h,
@@ -64,11 +64,11 @@ def test_kept_profile_equals_the_one_shot_evaluation():
     grid = {"k_lo": composed.k_lo, "h": composed.h, "p_inf": composed.p_inf}
     np.testing.assert_array_equal(
         composed._profile.delta(eps, threads=1),
-        _core.pld.delta(composed.p, **grid, epsilon=eps, threads=1),
+        _core.pld_reads.delta(composed.p, **grid, epsilon=eps, threads=1),
     )
     np.testing.assert_array_equal(
         composed._profile.epsilon(deltas, threads=1),
-        _core.pld.epsilon(composed.p, **grid, delta=deltas, threads=1),
+        _core.pld_reads.epsilon(composed.p, **grid, delta=deltas, threads=1),
     )
     assert composed._profile is composed._profile
 

@@ -50,10 +50,10 @@ def _arrays(shifts: list[float], weights: list[float]) -> dict[str, np.ndarray]:
 def test_inverse_lands_within_the_loss_tolerance(b, shifts, weights):
     top = max(shifts)
     x = np.linspace(0.0, top, 2001)[1:-1]
-    loss, back = _core.pld._laplace_mixture_loss_and_inverse(
+    loss, back = _core.pld_mechanisms._laplace_mixture_loss_and_inverse(
         scale=b, x=x, **_arrays(shifts, weights)
     )
-    again, _ = _core.pld._laplace_mixture_loss_and_inverse(
+    again, _ = _core.pld_mechanisms._laplace_mixture_loss_and_inverse(
         scale=b, x=back, **_arrays(shifts, weights)
     )
     assert np.all(np.abs(again - loss) <= 1e-13 * np.maximum(np.abs(loss), 1.0))  # L(back) = loss
@@ -65,7 +65,7 @@ def test_inverse_lands_within_the_loss_tolerance(b, shifts, weights):
 @pytest.mark.parametrize("h", [1e-2, 3e-4])
 def test_cells_equal_the_newton_only_cells(b, shifts, weights, h):
     def cells(closed_form: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return _core.pld._laplace_mixture_cell_atoms(
+        return _core.pld_mechanisms._laplace_mixture_cell_atoms(
             scale=b, h=h, max_cells=MAX_CELLS, closed_form=closed_form, **_arrays(shifts, weights)
         )
 

@@ -40,7 +40,7 @@ def _cases() -> dict[str, Callable[[], dict[str, Any]]]:
             for remove in (True, False):
                 for h in (1e-1, 1e-2):
                     cases[f"subsampled_gaussian({sigma}, {q}, remove={remove}, h={h})"] = partial(
-                        _core.pld.subsampled_gaussian,
+                        _core.pld_mechanisms.subsampled_gaussian,
                         sigma,
                         q,
                         remove=remove,
@@ -55,7 +55,7 @@ def _cases() -> dict[str, Callable[[], dict[str, Any]]]:
         (1.0, 1.0, 0.25),
     ):
         cases[f"laplace({distance}, {scale}, h={h})"] = partial(
-            _core.pld.laplace, distance, scale, h=h, max_cells=MAX_CELLS
+            _core.pld_mechanisms.laplace, distance, scale, h=h, max_cells=MAX_CELLS
         )
     atoms = {
         "on_grid": (np.array([-0.5, 0.0, 0.3, 0.5]), np.array([0.1, 0.2, 0.3, 0.4]), 0.1),
@@ -67,10 +67,12 @@ def _cases() -> dict[str, Callable[[], dict[str, Any]]]:
         ),
     }
     for name, (loss, mass, h) in atoms.items():
-        cases[f"atoms_{name}"] = partial(_core.pld.atoms, loss, mass, h=h, max_cells=MAX_CELLS)
+        cases[f"atoms_{name}"] = partial(
+            _core.pld_mechanisms.atoms, loss, mass, h=h, max_cells=MAX_CELLS
+        )
     for sigma, m, n, h in ((1.0, 10, 100, 0.05), (0.8, 1, 1000, 0.02), (2.0, 50, 60, 0.1)):
         cases[f"with_replacement({sigma}, {m}, {n}, h={h})"] = partial(
-            _core.pld.with_replacement_subsampled_gaussian,
+            _core.pld_sampling.with_replacement_subsampled_gaussian,
             sigma,
             batch_size=m,
             dataset_size=n,
@@ -80,7 +82,7 @@ def _cases() -> dict[str, Callable[[], dict[str, Any]]]:
         )
     for sigma, q, h in ((1.0, 0.01, 0.05), (0.5, 0.3, 0.02)):
         cases[f"without_replacement({sigma}, {q}, h={h})"] = partial(
-            _core.pld.without_replacement_subsampled_gaussian,
+            _core.pld_sampling.without_replacement_subsampled_gaussian,
             sigma,
             q,
             h=h,
@@ -91,13 +93,13 @@ def _cases() -> dict[str, Callable[[], dict[str, Any]]]:
 
 
 def _digest(raw: dict[str, Any]) -> dict[str, Any]:
-    lower = np.ascontiguousarray(raw["lower"], dtype=np.float64)
+    lower = np.ascontiguousarray(raw.lower, dtype=np.float64)
     return {
-        "k_lo": int(raw["lower_k_lo"]),
+        "k_lo": int(raw.lower_k_lo),
         "size": int(lower.size),
         "sha256": hashlib.sha256(lower.tobytes()).hexdigest(),
-        "inf": float(raw["lower_inf"]).hex(),
-        "connect_dots": bool(raw["connect_dots"]),
+        "inf": float(raw.lower_inf).hex(),
+        "connect_dots": bool(raw.connect_dots),
     }
 
 

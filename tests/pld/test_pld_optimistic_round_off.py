@@ -128,11 +128,11 @@ def _random_atoms(seed: int) -> tuple[np.ndarray, np.ndarray, float]:
 @pytest.mark.parametrize("seed", range(40))
 def test_atom_grid_lower_side_is_below_the_atoms_curve(seed: int) -> None:
     loss, mass, h = _random_atoms(seed)
-    raw = _core.pld.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
-    snapped = mp.mpf(float(raw["loss_shift"]))
-    lower = np.asarray(raw["lower"])
+    raw = _core.pld_mechanisms.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
+    snapped = mp.mpf(float(raw.loss_shift))
+    lower = np.asarray(raw.lower)
     assert mp.fsum(mp.mpf(float(x)) for x in lower) <= mp.fsum(mp.mpf(float(m)) for m in mass)
-    lo_k = int(raw["lower_k_lo"])
+    lo_k = int(raw.lower_k_lo)
     rng = np.random.default_rng(10_000 + seed)
     # at every atom, at the grid points next to each, and at random points across their span
     probes = np.concatenate(
@@ -187,14 +187,15 @@ def test_lower_chord_meeting_the_curve_stays_below_it(case: int | str) -> None:
         loss, mass = np.array(losses), np.array(masses)
     else:
         loss, mass, h = _apex_atoms(int(case.split()[1]))
-    raw = _core.pld.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
-    lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))
-    assert raw["connect_dots"]  # the chord itself, not the rounded-down fallback
+    raw = _core.pld_mechanisms.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
+    lower, snapped = np.asarray(raw.lower), mp.mpf(float(raw.loss_shift))
+    assert raw.connect_dots  # the chord itself, not the rounded-down fallback
     for eps in loss:  # the curve is met at the atoms
         e = mp.mpf(float(eps))
-        assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(
-            loss, mass, e
-        ), (case, eps)
+        assert _profile(lower, int(raw.lower_k_lo), h, e + snapped) <= _atom_curve(loss, mass, e), (
+            case,
+            eps,
+        )
 
 
 # Sets where the bottom-tangent pass must keep the raise the cell below needs when it returns a lower end to the
@@ -244,13 +245,14 @@ KINK_AND_TOP_ATOM_CASES = {
 def test_lower_side_of_kink_and_top_atom_sets_stays_below(name: str) -> None:
     losses, masses, h = KINK_AND_TOP_ATOM_CASES[name]
     loss, mass = np.array(losses), np.array(masses)
-    raw = _core.pld.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
-    lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))
+    raw = _core.pld_mechanisms.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
+    lower, snapped = np.asarray(raw.lower), mp.mpf(float(raw.loss_shift))
     for eps in np.concatenate([np.linspace(loss.min() - h, loss.max(), 80), loss]):
         e = mp.mpf(float(eps))
-        assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(
-            loss, mass, e
-        ), (name, eps)
+        assert _profile(lower, int(raw.lower_k_lo), h, e + snapped) <= _atom_curve(loss, mass, e), (
+            name,
+            eps,
+        )
 
 
 @pytest.mark.parametrize("h", [24.0, 30.0, 35.0, 37.0])
@@ -258,10 +260,11 @@ def test_lower_side_at_coarse_grids_stays_below(h: float) -> None:
     """At h >= 24 the lower side stays below the atoms' curve: the pinned point's anchoring holds where a
     double-double rho with e^{-h} as 1 + expm1(-h) would lose up to 21 %."""
     loss, mass = np.array([0.5 * h, 2.01 * h]), np.array([0.5, 0.1])
-    raw = _core.pld.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
-    lower, snapped = np.asarray(raw["lower"]), mp.mpf(float(raw["loss_shift"]))
+    raw = _core.pld_mechanisms.atoms(loss, mass, h=h, max_cells=MAX_CELLS)
+    lower, snapped = np.asarray(raw.lower), mp.mpf(float(raw.loss_shift))
     for eps in [0.5 * h, 0.25 * h, 1.5 * h, 2.0 * h]:
         e = mp.mpf(eps)
-        assert _profile(lower, int(raw["lower_k_lo"]), h, e + snapped) <= _atom_curve(
-            loss, mass, e
-        ), (h, eps)
+        assert _profile(lower, int(raw.lower_k_lo), h, e + snapped) <= _atom_curve(loss, mass, e), (
+            h,
+            eps,
+        )

@@ -288,7 +288,9 @@ def test_the_log_weight_mixture_refuses(kwargs, words):
         "top": 1.0,
     }
     with pytest.raises(ValueError, match=words):
-        _core.pld.gaussian_mixture_log_weights(**(args | kwargs), h=1e-3, max_cells=MAX_CELLS)
+        _core.pld_sampling.gaussian_mixture_log_weights(
+            **(args | kwargs), h=1e-3, max_cells=MAX_CELLS
+        )
 
 
 @pytest.mark.parametrize(
@@ -303,7 +305,7 @@ def test_the_log_weight_mixture_refuses(kwargs, words):
 def test_the_replace_one_mixture_refuses(kwargs, words):
     args = {"sigma": 1.0, "sampling_rate": 0.1, "tail": TAIL}
     with pytest.raises(ValueError, match=words):
-        _core.pld.replace_one_mixture(**(args | kwargs), h=1e-3, max_cells=MAX_CELLS)
+        _core.pld_sampling.replace_one_mixture(**(args | kwargs), h=1e-3, max_cells=MAX_CELLS)
 
 
 def test_a_rate_below_the_cut_leaves_the_optimistic_side_one_law():

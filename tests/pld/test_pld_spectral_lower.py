@@ -313,7 +313,7 @@ def test_lower_read_against_the_exact_inverse(
             k_lo=k_lo,
             h=h,
             p_inf=0.0,
-            charges=_core.pld.Charges(
+            charges=_core.pld_reads.Charges(
                 shift=shift,
                 entry_error=entry_error,
                 total_error=total_error,

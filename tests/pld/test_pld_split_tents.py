@@ -69,14 +69,14 @@ def test_half_cells_match_mpmath():
     the small-q remove pair: heavy cells near loss 0 (split into halves) and light tail cells (3-point
     Gauss-Legendre, no halves: -1)."""
     s, q, h = 0.8, 1e-3, 1e-4
-    cells = _core.pld.subsampled_gaussian_cells(
+    cells = _core.pld_grid.subsampled_gaussian_cells(
         s, q, remove=True, h=h, tail=1e-12, max_cells=1 << 22
     )
-    n = len(cells["c"])
-    heavy = int(np.argmax(np.asarray(cells["c"]) + np.asarray(cells["d"])))
+    n = len(cells.c)
+    heavy = int(np.argmax(np.asarray(cells.c) + np.asarray(cells.d)))
     with mp.workdps(30):
         for j in (heavy, heavy + 5, heavy + 15):
-            lj = (cells["k_lo"] + j) * h
+            lj = (cells.k_lo + j) * h
             lower, upper, whole = (
                 _mixture_cell(s, q, lj, lj + h / 2),
                 _mixture_cell(s, q, lj + h / 2, lj + h),
@@ -91,13 +91,13 @@ def test_half_cells_match_mpmath():
                 "d": whole["d"],
             }
             for name, value in want.items():
-                assert cells[name][j] == pytest.approx(float(value), rel=1e-12), (name, j)
+                assert getattr(cells, name)[j] == pytest.approx(float(value), rel=1e-12), (name, j)
         for j in (n // 2, n - 5):
-            assert cells["c_lo"][j] == -1.0
-            lj = (cells["k_lo"] + j) * h
+            assert cells.c_lo[j] == -1.0
+            lj = (cells.k_lo + j) * h
             whole = _mixture_cell(s, q, lj, lj + h)
-            assert cells["c"][j] == pytest.approx(float(whole["c"]), rel=1e-12), j
-            assert cells["d"][j] == pytest.approx(float(whole["d"]), rel=1e-12), j
+            assert cells.c[j] == pytest.approx(float(whole["c"]), rel=1e-12), j
+            assert cells.d[j] == pytest.approx(float(whole["d"]), rel=1e-12), j
 
 
 @pytest.mark.parametrize(

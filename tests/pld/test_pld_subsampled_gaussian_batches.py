@@ -20,16 +20,16 @@ def test_batched_discretization_equals_one_at_a_time():
     sigma, q, h, tail = np.array([0.7, 2.0, 0.7]), np.array([0.02, 0.3, 1.0]), 2e-3, 1e-12
     remove = np.array([True, False, True])
     for threads in (1, 2):
-        many = _core.pld.subsampled_gaussian_many(
+        many = _core.pld_mechanisms.subsampled_gaussian_many(
             sigma, q, remove, h=h, tail=tail, max_cells=MAX_CELLS, threads=threads
         )
         for i, got in enumerate(many):
-            one = _core.pld.subsampled_gaussian(
+            one = _core.pld_mechanisms.subsampled_gaussian(
                 sigma[i], q[i], remove=bool(remove[i]), h=h, tail=tail, max_cells=MAX_CELLS
             )
-            assert got["k_lo"] == one["k_lo"] and got["upper_inf"] == one["upper_inf"]
-            np.testing.assert_array_equal(got["upper"], one["upper"])
-            np.testing.assert_array_equal(got["lower"], one["lower"])
+            assert got.k_lo == one.k_lo and got.upper_inf == one.upper_inf
+            np.testing.assert_array_equal(got.upper, one.upper)
+            np.testing.assert_array_equal(got.lower, one.lower)
 
 
 def test_batched_constructor_matches_single_and_rejects_bad_points():

@@ -202,7 +202,7 @@ def test_old_lower_side_was_above_the_truth(exact):
     """The optimistic side of arXiv:2508.15089's mixture is no lower bound: at q = 1 it exceeds the
     worst dataset's exact delta (the realizable lower side does not)."""
     sigma = 1.0  # n = 5 records, q = 1, B = 2: the record kept with probability 2 / 5
-    raw, _ = _core.pld.replace_one_mixture(
+    raw, _ = _core.pld_sampling.replace_one_mixture(
         sigma=sigma / 2, sampling_rate=2 / 5, tail=1e-15, h=1e-4, max_cells=1 << 26
     )
     forward = core_side_factor("replace", raw)

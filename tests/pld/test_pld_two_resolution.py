@@ -49,22 +49,22 @@ def test_merge_keeps_both_masses_safely_and_never_raises_delta(seed, ratio):
     rng = np.random.default_rng(seed)
     k_lo, p = _random_fine(rng, int(rng.integers(50, 3000)))
     h_fine = float(rng.choice([1e-5, 3e-4, 1e-2]))
-    r = _core.pld_contraction.mean_contraction(
+    r = _core.pld_sampling.mean_contraction(
         p, k_lo=k_lo, h_fine=h_fine, ratio=ratio, p_inf=0.0, entry_error=0.0, alias=0.0
     )
-    q = r["p"]
-    assert r["h"] == ratio * h_fine and isinstance(r["k_lo"], int)  # every atom on the coarse grid
+    q = r.p
+    assert r.h == ratio * h_fine and isinstance(r.k_lo, int)  # every atom on the coarse grid
     assert np.all(q >= 0.0)
     u = 2.0**-53
     mass_in, mass_out = math.fsum(p), math.fsum(q)
     assert mass_out <= mass_in and mass_out >= mass_in * (1.0 - 1e-9)  # P-mass kept, never raised
     y_in = math.fsum(p * np.exp(-(k_lo + np.arange(p.size)) * h_fine))
-    y_out = math.fsum(q * np.exp(-(r["k_lo"] + np.arange(q.size)) * ratio * h_fine))
+    y_out = math.fsum(q * np.exp(-(r.k_lo + np.arange(q.size)) * ratio * h_fine))
     # E_P[Y] is kept but for the last pool's rounding down in loss (Y up by at most e^h - 1) and round-off
     assert y_out >= y_in * (1.0 - 1e-9)
     assert y_out - y_in <= math.expm1(ratio * h_fine) * y_in + 1e3 * u
     before = _raw_delta(k_lo, h_fine, p, 0.0, EPS_200)
-    after = _raw_delta(r["k_lo"], ratio * h_fine, q, 0.0, EPS_200)
+    after = _raw_delta(r.k_lo, ratio * h_fine, q, 0.0, EPS_200)
     assert np.all(after <= before * (1.0 + 1e-12) + 1e-300)
 
 
@@ -76,40 +76,40 @@ def test_merge_of_a_pair_straddling_a_grid_point_lands_on_it_whole():
         math.expm1(h_fine) - math.expm1(-h_fine)
     )  # a e^{h} + (1 - a) e^{-h} = 1
     p = np.array([a, 0.0, 1.0 - a])  # losses -h, 0, h
-    r = _core.pld_contraction.mean_contraction(
+    r = _core.pld_sampling.mean_contraction(
         p, k_lo=-1, h_fine=h_fine, ratio=ratio, p_inf=0.0, entry_error=0.0, alias=0.0
     )
-    losses = (r["k_lo"] + np.arange(r["p"].size)) * ratio * h_fine
-    assert r["p"][losses == 0.0][0] == pytest.approx(1.0, abs=1e-12)
-    assert math.fsum(r["p"][losses != 0.0]) <= 1e-12
+    losses = (r.k_lo + np.arange(r.p.size)) * ratio * h_fine
+    assert r.p[losses == 0.0][0] == pytest.approx(1.0, abs=1e-12)
+    assert math.fsum(r.p[losses != 0.0]) <= 1e-12
 
 
 def test_merge_takes_the_charges_off_and_refuses_bad_arguments():
     p = np.array([0.25, 0.25, 0.5])
-    r = _core.pld_contraction.mean_contraction(
+    r = _core.pld_sampling.mean_contraction(
         p, k_lo=0, h_fine=1e-3, ratio=2, p_inf=0.0, entry_error=0.1, alias=0.2
     )
-    assert math.fsum(r["p"]) <= 1.0 - 3 * 0.1 - 0.2 + 1e-12
+    assert math.fsum(r.p) <= 1.0 - 3 * 0.1 - 0.2 + 1e-12
     with pytest.raises(ValueError, match="ratio"):
-        _core.pld_contraction.mean_contraction(
+        _core.pld_sampling.mean_contraction(
             p, k_lo=0, h_fine=1e-3, ratio=0, p_inf=0.0, entry_error=0.0, alias=0.0
         )
     with pytest.raises(
         ValueError, match="power of two"
     ):  # 3 x 0.3 rounds to 0.8999999999999999: atoms would rise
-        _core.pld_contraction.mean_contraction(
+        _core.pld_sampling.mean_contraction(
             p, k_lo=0, h_fine=0.3, ratio=3, p_inf=0.0, entry_error=0.0, alias=0.0
         )
     with pytest.raises(ValueError, match="h_fine"):
-        _core.pld_contraction.mean_contraction(
+        _core.pld_sampling.mean_contraction(
             p, k_lo=0, h_fine=math.nan, ratio=2, p_inf=0.0, entry_error=0.0, alias=0.0
         )
     with pytest.raises(ValueError, match="pessimistic"):
         two_resolution.merged(GridPMF(0, 1e-3, p, 0.0), 2)
-    empty = _core.pld_contraction.mean_contraction(
+    empty = _core.pld_sampling.mean_contraction(
         np.zeros(4), k_lo=5, h_fine=1e-3, ratio=2, p_inf=0.0, entry_error=0.0, alias=0.0
     )
-    assert empty["p"].size == 1 and empty["p"][0] == 0.0
+    assert empty.p.size == 1 and empty.p[0] == 0.0
 
 
 def test_merge_of_a_composed_block_loses_little_of_its_mean():
@@ -281,13 +281,13 @@ def test_merge_onto_the_same_grid_keeps_every_atom():
     """ratio 1: every atom is its own pool, so the PMF comes back (masses scaled by 1 - 5u at most)."""
     rng = np.random.default_rng(7)
     p = rng.uniform(0.0, 1.0, 400) * (rng.uniform(size=400) < 0.7)
-    r = _core.pld_contraction.mean_contraction(
+    r = _core.pld_sampling.mean_contraction(
         p, k_lo=-123, h_fine=1e-3, ratio=1, p_inf=0.25, entry_error=0.0, alias=0.0
     )
-    assert r["k_lo"] >= -123 and r["p_inf"] == 0.25
+    assert r.k_lo >= -123 and r.p_inf == 0.25
     first = np.flatnonzero(p)[0]
-    np.testing.assert_allclose(r["p"], p[first : first + r["p"].size], rtol=1e-15, atol=0.0)
-    assert np.all(r["p"] <= p[first : first + r["p"].size])
+    np.testing.assert_allclose(r.p, p[first : first + r.p.size], rtol=1e-15, atol=0.0)
+    assert np.all(r.p <= p[first : first + r.p.size])
 
 
 @pytest.mark.parametrize("gap", [1, 10**3, 10**6])
@@ -297,17 +297,13 @@ def test_merge_of_far_apart_atoms_never_raises_delta(gap):
     p = np.zeros(3 * gap + 1)
     p[[0, gap, 3 * gap]] = [0.5, 0.3, 0.2]
     h_fine = 1e-3
-    r = _core.pld_contraction.mean_contraction(
+    r = _core.pld_sampling.mean_contraction(
         p, k_lo=-gap, h_fine=h_fine, ratio=8, p_inf=0.0, entry_error=0.0, alias=0.0
     )
-    assert (
-        np.all(np.isfinite(r["p"]))
-        and math.fsum(r["p"]) <= 1.0
-        and math.fsum(r["p"]) >= 1.0 - 1e-12
-    )
+    assert np.all(np.isfinite(r.p)) and math.fsum(r.p) <= 1.0 and math.fsum(r.p) >= 1.0 - 1e-12
     eps = np.linspace(-gap * h_fine - 1.0, 2 * gap * h_fine + 1.0, 200)
     before = _raw_delta(-gap, h_fine, p, 0.0, eps)
-    after = _raw_delta(r["k_lo"], 8 * h_fine, r["p"], 0.0, eps)
+    after = _raw_delta(r.k_lo, 8 * h_fine, r.p, 0.0, eps)
     assert np.all(after <= before * (1.0 + 1e-12) + 1e-300)
 
 

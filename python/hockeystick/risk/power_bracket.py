@@ -58,6 +58,16 @@ class _Nodes:
             )
         )
 
+    def flat(self) -> np.ndarray:
+        """Per finite interval of the signed nodes (``signed``), whether D's bracket is the same at both of its
+        ends.  D is non-increasing in t, so inside such an interval it lies in that same bracket: a node there
+        only repeats it (its term D + alpha t at least the left end's), and the interval's lower bound, the
+        monotone minorant lo + alpha t_k, rises by no more than its rounding allowance.  Refining it moves
+        neither side of the power: past a certified curve's round-off floor (its upper delta one constant, its
+        lower delta 0, out to eps ~ 700 where alpha is tiny) it would ask for ~3e5 epsilons to no effect."""
+        _, low, up = self.signed()
+        return (low[:-1] == low[1:]) & (up[:-1] == up[1:])
+
     @property
     def reach(self) -> float:
         return float(self.eps[-1])
@@ -116,7 +126,7 @@ def power_bracket(
         wide = np.diff(s) > step * 1.5
         fine = [
             np.arange(s[k] + step, s[k + 1] - step / 2, step)
-            for k in np.flatnonzero(bounds.may_hold_minimum() & wide)
+            for k in np.flatnonzero(bounds.may_hold_minimum() & wide & ~nodes.flat())
         ]
         if not fine:
             continue

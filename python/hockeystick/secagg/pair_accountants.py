@@ -58,8 +58,8 @@ from ..base.validation import (
     scalar_or_array,
     single,
 )
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, pair_factor
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import DEFAULT_INTERVAL, checked_interval, pair_factor
 from .accountants import Adversary
 from .distributed_discrete_laplace import (
     MAX_SUPPORT,
@@ -433,7 +433,7 @@ class PoissonBinomialMechanism(_PairAccountant):
 
     References
     ----------
-    Chen, Özgür & Kairouz 2022 (ICML; arXiv:2111.09981); Zhu, Dong & Wang 2022, Thm. 10; Lehmann & Romano
+    Chen, Özgür & Kairouz 2022 (ICML; arXiv:2207.09916); Zhu, Dong & Wang 2022, Thm. 10; Lehmann & Romano
     2005, Thm. 3.4.1.
 
     Examples

@@ -1,7 +1,7 @@
 r"""The Poisson-binomial mechanism: a dominating pair (upper side) and a realizable pair (lower side) of one coordinate.
 
 Chen, Özgür & Kairouz 2022 ("The Poisson binomial mechanism for unbiased federated learning with secure
-aggregation", ICML; arXiv:2111.09981): each client i holds x_i in [-c, c] on a coordinate, encodes it in a
+aggregation", ICML; arXiv:2207.09916): each client i holds x_i in [-c, c] on a coordinate, encodes it in a
 binomial's parameter, p_i = 1/2 + theta x_i / c (0 < theta < 1/2), and sends Binom(m, p_i); secure aggregation gives the server
 Z = sum_i Binom(m, p_i), a Poisson-binomial law that depends on every client's data.  No noise is added: the
 privacy comes from the draws.  Neighbouring inputs replace one client's value by any other in [-c, c], so its
@@ -62,8 +62,8 @@ import math
 import numpy as np
 
 from ..base.validation import count, in_interval, positive_number
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import checked_interval, pair_factor
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import checked_interval, pair_factor
 
 __all__ = [
     "BINOMIAL_RELATIVE_ERROR",

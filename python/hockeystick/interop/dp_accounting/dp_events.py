@@ -91,8 +91,8 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.dp_events", "dp_accounting")
     raise
 
-from ...pld.accountants.composition_plan import CompositionPlan
-from ...pld.accountants.zcdp_plan import Zcdp
+from ...pld.accountants import CompositionPlan, Zcdp
+from ...pld.mechanisms import dp_event_class
 from ..loss_reach import ParameterOutOfRange, gaussian_reach
 from . import sampled_plans
 from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
@@ -108,10 +108,12 @@ from .event_checks import (
     case_of,
     check_count,
     check_reach,
+    check_registered_reach,
     discrete_gaussian_shift,
     discrete_laplace_shift,
     integer,
     mixture_of,
+    nearest_case,
     noise,
     nonnegative,
     plan_with,
@@ -160,7 +162,9 @@ def _visit(
 def _visit_one(
     event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    """``count`` runs of one event that is not a composition (``_visit``)."""
+    """``count`` runs of one event that is not a composition (``_visit``): by its case, or, for an event of a
+    class no case reads, by the registered mechanism whose ``dp_event`` it is (``Mechanism.from_dp_event``,
+    ``pld.mechanisms.registry.dp_event_class``; docs/howto-mechanism.md)."""
     if _is_random_allocation(event):
         _visit_random_allocation(event, count, relation, plan)
         return
@@ -168,6 +172,13 @@ def _visit_one(
         return  # a Poisson sample of a secure-aggregation round (secagg_events); other samples of one refused there
     if visit_sampled_pair_round(event, count, relation, plan):
         return  # a Poisson sample of a Poisson-binomial or discrete Laplace round (secagg_pair_events)
+    reader = None if nearest_case(_VISITS, event) is not None else dp_event_class(event)
+    # an event no case here reads: read by the registered mechanism whose event it is
+    if reader is not None:
+        mechanism = reader.from_dp_event(event, relation.name.lower())
+        check_registered_reach(event, mechanism)
+        add_runs(plan, mechanism.spec(), count, False)
+        return
     case_of(_VISITS, event)(event, count, relation, plan)
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from ... import _core
 from ...base.accountant import Quantity
 from ..grid.pmf import GridPMF
-from ..grid.tail import DEFAULT_TAIL
+from ..grid.tail import DEFAULT_TAIL as DEFAULT_TAIL  # re-exported: the composition's default
 
 # Peak resident bytes per point of the largest window, for epsilon(bound="both") of a two-direction PLD
 # (both sides composed, profiles built); tests/pld/test_pld_compose_core.py checks a large composition stays

@@ -1,0 +1,116 @@
+"""The PLD pipeline's reads stage (cpp/bindings/register_pld.cpp): a grid PMF's hockey-stick curves, charged
+sides and scans; its charges as one ``Charges`` object."""
+
+import numpy as np
+import numpy.typing as npt
+
+class Charges:
+    """What a grid PMF's curve is charged (pld/reads/hockey_stick.hpp's GridCharges): its shift, the suffix sums' slack,
+    the round-off bounds of its entries and its loss shift; the defaults charge nothing."""
+
+    shift: float
+    slack: float
+    entry_error: float
+    total_error: float
+    spectral_l2: float
+    inverse_error: float
+    loss_shift: float
+    inverse_l2: float
+    def __init__(
+        self,
+        *,
+        shift: float = 0.0,
+        slack: float = 0.0,
+        entry_error: float = 0.0,
+        total_error: float = 0.0,
+        spectral_l2: float = 0.0,
+        inverse_error: float = 0.0,
+        loss_shift: float = 0.0,
+        inverse_l2: float = ...,
+    ) -> None: ...
+
+class ChargedCurve:
+    def __init__(
+        self,
+        profile: GridProfile,
+        charge: npt.ArrayLike,
+        *,
+        shift: float,
+        slack: float,
+        loss_shift: float,
+        pessimistic: bool,
+        with_envelope: bool,
+    ) -> None: ...
+    @property
+    def envelope(self) -> npt.NDArray[np.float64]: ...
+    def delta(self, epsilon: npt.ArrayLike, threads: int = 0) -> npt.NDArray[np.float64]: ...
+
+class GridProfile:
+    def __init__(self, p: npt.ArrayLike, *, k_lo: int, h: float, p_inf: float) -> None: ...
+    def delta(self, epsilon: npt.ArrayLike, threads: int = 0) -> npt.NDArray[np.float64]: ...
+    def epsilon(self, delta: npt.ArrayLike, threads: int = 0) -> npt.NDArray[np.float64]: ...
+
+def charged_delta(
+    profile: GridProfile,
+    epsilon: npt.ArrayLike,
+    *,
+    k_lo: int,
+    n: int,
+    h: float,
+    charges: Charges,
+    pessimistic: bool,
+    threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
+def charged_epsilon(
+    p: npt.ArrayLike, *, k_lo: int, h: float, p_inf: float, charges: Charges, delta: npt.ArrayLike
+) -> npt.NDArray[np.float64]: ...
+def charged_lower_epsilon(
+    p: npt.ArrayLike, *, k_lo: int, h: float, p_inf: float, charges: Charges, delta: npt.ArrayLike
+) -> npt.NDArray[np.float64]: ...
+def chord_epsilon_width(
+    epsilon: npt.ArrayLike,
+    *,
+    lower: npt.ArrayLike,
+    upper: npt.ArrayLike,
+    right_epsilon: npt.ArrayLike,
+    right_upper: npt.ArrayLike,
+) -> npt.NDArray[np.float64]: ...
+def delta(
+    p: npt.ArrayLike, *, k_lo: int, h: float, p_inf: float, epsilon: npt.ArrayLike, threads: int = 0
+) -> npt.NDArray[np.float64]: ...
+def epsilon(
+    p: npt.ArrayLike, *, k_lo: int, h: float, p_inf: float, delta: npt.ArrayLike, threads: int = 0
+) -> npt.NDArray[np.float64]: ...
+def geometric_sums_at(
+    p: npt.ArrayLike, *, decay: float, at: npt.ArrayLike, rising: bool
+) -> npt.NDArray[np.float64]: ...
+def least_epsilon_width(
+    x: npt.ArrayLike, *, own: int, lower: npt.ArrayLike, upper: npt.ArrayLike, right_rows: int
+) -> npt.NDArray[np.float64]: ...
+def left_epsilon_width(
+    epsilon: npt.ArrayLike,
+    *,
+    upper: npt.ArrayLike,
+    left_epsilon: npt.ArrayLike,
+    left_lower: npt.ArrayLike,
+) -> npt.NDArray[np.float64]: ...
+def loss_shifted(
+    values: npt.ArrayLike, loss_shift: float, *, up: bool
+) -> npt.NDArray[np.float64]: ...
+def ratio_threshold(
+    a: npt.ArrayLike,
+    *,
+    a_lo: int,
+    b: npt.ArrayLike,
+    b_lo: int,
+    h: float,
+    offset: float,
+    epsilon: npt.ArrayLike,
+) -> npt.NDArray[np.int64]: ...
+def round_off_charge(
+    sum: npt.ArrayLike, norm: npt.ArrayLike, *, charges: Charges
+) -> npt.NDArray[np.float64]: ...
+def round_off_charge_at(
+    epsilon: npt.ArrayLike, *, k_lo: int, n: int, h: float, charges: Charges
+) -> npt.NDArray[np.float64]: ...
+def suffix_sum_slack(n: int) -> float: ...
