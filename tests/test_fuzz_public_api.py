@@ -671,7 +671,7 @@ def test_registered_accountants_refuse_or_answer_in_range(name, data):
         # the largest here (13 copies at a shift of 4 sigma on 1e-3: 27 CPU s for one draw); the range and NaN
         # checks hold by construction at any spacing, so it is fuzzed at a spacing of at least 1e-2. The
         # spacing's own edges are fuzzed by test_grid_spacing_and_rdp_order_edges_refuse_or_answer_in_range and
-        # its fine grids are held against references in tests/pld/test_pld_with_replacement*.py.
+        # its fine grids are held against references in tests/pld/sampling/test_pld_with_replacement*.py.
         kwargs["value_discretization_interval"] = max(kwargs["value_discretization_interval"], 1e-2)
     accountant = outcome(lambda: entry.build(**kwargs))
     if accountant is None:

@@ -44,8 +44,10 @@ NOT_READ = (
 )
 
 # The README answer's hockeystick modules (79 when written, the compiled core's submodules included): a ceiling
-# that a new eager import on the path trips, so that it is made lazy or the ceiling raised on purpose.
-MODULE_CEILING = 90
+# that a new eager import on the path trips, so that it is made lazy or the ceiling raised on purpose.  Raised to
+# 92 when the compiled core's PLD submodules became one per stage of the pipeline (six, one more than before) and
+# the grid stage's default tail its own module.
+MODULE_CEILING = 92
 
 
 def _loaded_after(code: str) -> list[str]:
@@ -102,7 +104,7 @@ def test_the_question_reader_is_installed_by_importing_any_pld_module():
     ``hockeystick.pld`` runs the package's ``__init__``, which installs the reader before anything composes."""
     code = (
         "from hockeystick.pld.mechanisms.constructors import subsampled_gaussian\n"
-        "from hockeystick.pld.compose import distribution\n"
+        "from hockeystick.pld.grid import distribution\n"
         "assert distribution._question_reader.get('reader') is not None\n"
     )
     _loaded_after(code)

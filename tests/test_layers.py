@@ -412,3 +412,13 @@ def test_core_pld_submodules_are_named_by_stage():
     assert submodules == stages, (
         f"_core's pld submodules {sorted(submodules)}; the stages {sorted(stages)}"
     )
+
+
+def test_pld_tests_mirror_the_stages():
+    """tests/pld/ holds one folder per stage of PLD_STAGES, each test in the folder of the stage it tests; only
+    shared helpers (no test_*.py) stay at its top."""
+    root = Path(__file__).resolve().parent / "pld"
+    loose = sorted(p.name for p in root.glob("test_*.py"))
+    assert not loose, f"tests/pld/{loose}: move each into tests/pld/<stage>/, the stage it tests"
+    folders = {p.name for p in root.iterdir() if (p / "__init__.py").exists()}
+    assert folders == set(PLD_STAGES), f"tests/pld's folders {sorted(folders)} are not PLD_STAGES"

@@ -586,7 +586,7 @@ def with_replacement_subsampled_gaussian(
 
     NOT valid here: the "replace" pair sum_c b_c N(c) vs sum_c b_c N(-c) (each record moving
     the output by Delta on either side of the others' mean): when the other records sit at
-    -L, the batch mean moves by 2 c Delta, not c Delta (tests/pld/test_pld_with_replacement.py).
+    -L, the batch mean moves by 2 c Delta, not c Delta (tests/pld/sampling/test_pld_with_replacement.py).
 
     Paper 003 (ISRL-DP): each silo's transcript is R such messages (its own noise, the other
     silos' messages independent of its data), so its (eps0, delta0) is

@@ -39,7 +39,7 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
 
 Each class's docstring names its pair and the proof or citation of its domination.  Adding a mechanism
 is one class in the file of its construction (its stage: ``tests/test_layers.py``) and its parameters in
-``tests/pld/test_pld_mechanism_contract.py`` (docs/howto-mechanism.md).
+``tests/pld/mechanisms/test_pld_mechanism_contract.py`` (docs/howto-mechanism.md).
 """
 
 from __future__ import annotations

@@ -31,8 +31,8 @@ from hockeystick.pld.sampling.examples_per_user import (
 from hockeystick.pld.sampling.poisson_replace_one import poisson_replace_one_gaussian
 from hockeystick.pld.sampling.truncated_subsampling import truncated_subsampled_gaussian
 
-from . import monotone_reference as monotone
-from .test_pld_gaussian_mixture_core import _assert_same_pmf
+from .. import monotone_reference as monotone
+from ..mechanisms.test_pld_gaussian_mixture_core import _assert_same_pmf
 
 TAIL = 1e-15
 MP_DPS = 50

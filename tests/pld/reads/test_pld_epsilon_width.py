@@ -20,7 +20,7 @@ from scipy.stats import norm
 from hockeystick import _core
 from hockeystick.pld.reads.epsilon_width import certified_epsilon_width, left_epsilon_width
 
-from .. import c_math
+from ... import c_math
 
 
 def gaussian_delta(mu: float, eps: float) -> float:

@@ -3,7 +3,7 @@ against the numpy paths they replace and against 50-digit enumeration, both side
 
 Each fast path is forced off with monkeypatch (``LEAN_ATOMS = 0``: numpy everywhere; ``DENSE_FILL = 0``:
 outer products and merging) so the two answers can be compared on the same pairs; the exact values come
-from ``exact_delta`` of tests/pld/test_pld_finite_atoms.py (every outcome enumerated in mpmath).
+from ``exact_delta`` of tests/pld/compose/test_pld_finite_atoms.py (every outcome enumerated in mpmath).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import pytest
 
 from hockeystick.pld.compose.fft import DEFAULT_TAIL
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parents[2] / "data"
 _spec = importlib.util.spec_from_file_location(
     "make_pld_bracket_pins", DATA / "make_pld_bracket_pins.py"
 )

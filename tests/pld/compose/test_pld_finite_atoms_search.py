@@ -21,7 +21,7 @@ from hockeystick.pld.compose import atoms_epsilon
 from hockeystick.pld.compose import finite_atoms as fa
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 
-from .test_pld_grid_pmf_many_queries import _gaussian_exact
+from ..grid.test_pld_grid_pmf_many_queries import _gaussian_exact
 
 MP_DPS = 50
 mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test

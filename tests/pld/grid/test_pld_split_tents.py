@@ -19,7 +19,7 @@ import hockeystick as hs
 import hockeystick.pld as pld
 from hockeystick import _core
 
-from ..dp_accounting_pld import their_epsilon
+from ...dp_accounting_pld import their_epsilon
 
 
 def _q(x: mp.mpf) -> mp.mpf:

@@ -2,7 +2,7 @@
 (cpp/include/hockeystick/pld/grid/connect_dots.hpp) cannot change a single bit of its output.
 
 The pinned digests (SHA-256 of the float64 masses, plus k_lo, the mass at infinity and the
-connect-the-dots flag) are computed by this module's ``main`` (``python tests/pld/test_pld_optimistic_pins.py``).
+connect-the-dots flag) are computed by this module's ``main`` (``python tests/pld/grid/test_pld_optimistic_pins.py``).
 A change meant to move the optimistic masses (a new round-off allowance, another quadrature) recomputes
 them, and its commit message says which cases moved and by how much; a refactoring must leave every
 digest as it is.  The cases reach every phase: pins below the top, tangent-following at the bottom,
@@ -28,7 +28,7 @@ import pytest
 
 from hockeystick import _core
 
-PINS = Path(__file__).parents[1] / "data" / "optimistic_pmf_pins.json"
+PINS = Path(__file__).parents[2] / "data" / "optimistic_pmf_pins.json"
 TAIL = 1e-10
 MAX_CELLS = 1 << 26
 

@@ -86,7 +86,7 @@ def test_an_atom_loss_computed_onto_a_grid_point_keeps_its_round_off(h):
     so its epsilon at a target below the 4.3e-18 the atom leaves there is 700.0, where the true delta
     (the pair as given, in 50 digits) is 4.3e-18 > target.  The grid builders charge the loss's
     round-off (``finite_atoms.loss_round_off``) as a shift of the curve (``GridPMF.loss_shift``), as the
-    finite-atom path does (tests/pld/test_pld_atom_loss_round_off.py checks both sides, composed)."""
+    finite-atom path does (tests/pld/mechanisms/test_pld_atom_loss_round_off.py checks both sides, composed)."""
     q_top = math.exp(-700.0) / 2
     grid = pld.from_distributions(
         [0.5, 0.5], [1.0 - q_top, q_top], value_discretization_interval=h, symmetric=True

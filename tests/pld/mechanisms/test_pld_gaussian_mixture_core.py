@@ -34,7 +34,7 @@ from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.mechanisms.gaussian_mixture import mixture_of_gaussians, normal_interval
 from hockeystick.pld.mechanisms.monotone import check_mixture, core_side_factor
 
-from . import monotone_reference as monotone
+from .. import monotone_reference as monotone
 
 TAIL = 1e-15
 MIXTURES = [  # (sigma, shifts, weights)

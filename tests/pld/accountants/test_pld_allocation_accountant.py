@@ -12,7 +12,7 @@ from scipy.special import logsumexp
 import hockeystick.pld as pld
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
 
-from .. import reference
+from ... import reference
 
 
 def test_whole_epochs_compose_the_one_epoch_pair() -> None:

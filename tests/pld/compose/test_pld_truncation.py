@@ -23,8 +23,8 @@ from hockeystick.pld.refine import dominated_direction
 from hockeystick.pld.refine.grid_start import StartGrid
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
-from ..dp_accounting_pld import their_epsilon, their_pld
-from .test_pld_extreme_parameters import exact_one_round
+from ...dp_accounting_pld import their_epsilon, their_pld
+from ..mechanisms.test_pld_extreme_parameters import exact_one_round
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ import pytest
 from hockeystick import pld
 from hockeystick.pld.compose.finite_atoms import loss_round_off
 
-from . import monotone_reference as monotone
+from .. import monotone_reference as monotone
 
 MP_DPS = 50
 mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test

@@ -19,7 +19,7 @@ from hockeystick.pld.grid.distribution import brackets, compose_all
 from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.refine import dominated_direction
 
-from ..dp_accounting_pld import their_epsilon
+from ...dp_accounting_pld import their_epsilon
 
 DELTAS = np.array([1e-1, 1e-5, 1e-10])
 # (sigma, q, rounds, grid h): the screen clears (small q, remove far ahead) and fails (q ~ h: the lower

@@ -17,7 +17,7 @@ from hockeystick import _core
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.reads import complement
 
-from .. import c_math
+from ... import c_math
 
 MP_DPS = 50
 mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test

@@ -28,7 +28,7 @@ from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.mechanisms.canonical import canonical_pair
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
 
-from .test_pld_finite_atoms import exact_delta
+from ..compose.test_pld_finite_atoms import exact_delta
 
 MP_DPS = 50
 mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test

@@ -27,7 +27,7 @@ from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.mechanisms.laplace_mixture import laplace_mixture, subsampled_laplace
 from hockeystick.pld.mechanisms.monotone import check_mixture
 
-from . import monotone_reference as monotone
+from .. import monotone_reference as monotone
 
 MP_DPS = 50
 mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test

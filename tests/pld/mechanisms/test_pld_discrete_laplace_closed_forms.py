@@ -29,7 +29,7 @@ from hockeystick.pld.mechanisms.discrete_laplace import (
     discrete_laplace_pair,
 )
 
-from .test_pld_finite_atoms_self_compose import (
+from ..compose.test_pld_finite_atoms_self_compose import (
     _exact_epsilon,
 )  # the exact epsilon of a law on the a-lattice
 
