@@ -6,7 +6,7 @@
 // around its rfft / irfft call, made on numpy views of the core's own buffers
 // (batched along axis 1, threads with `workers`), so every formula of the composition
 // lives in the header and the FFT in pocketfft.  numpy (>= 2.0) and scipy wrap the same C++ pocketfft
-// (the same transform bit for bit: tests/pld/test_pld_fft_backends.py); scipy.fft is imported only when a
+// (the same transform bit for bit: tests/pld/compose/test_pld_fft_backends.py); scipy.fft is imported only when a
 // transform needs its threads or its long double, since its import (scipy.special with it) costs a process
 // several times numpy's, more than a first answer's composition.
 #include <hockeystick/pld/compose/compose.hpp>

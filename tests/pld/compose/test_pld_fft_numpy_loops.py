@@ -1,7 +1,7 @@
 """The compositions' transforms on one thread through numpy.fft's pocketfft loops, called without the GIL
 (cpp/bindings/numpy_fft_loops.hpp): the probe takes them where numpy >= 2 offers them, and threads composing at once
 get the masses and charges each composition gets alone, bit for bit (the loops share pocketfft's plan cache).  That
-the loops transform as numpy.fft does is the probe's own check; tests/pld/test_pld_fft_backends.py compares the
+the loops transform as numpy.fft does is the probe's own check; tests/pld/compose/test_pld_fft_backends.py compares the
 one-thread compositions they make with scipy.fft's several-thread ones."""
 
 from __future__ import annotations
