@@ -84,10 +84,10 @@ def bracket(row: dict[str, Any]) -> tuple[float, float]:
     """The certified (lower, upper) the code answers for one row's setting and query."""
     family, params = row["family"], row["params"]
     method, argument = row["query"]["method"], row["query"]["argument"]
-    if family == "HockeystickAccountant":
-        from hockeystick.interop.dp_accounting import HockeystickAccountant, NeighboringRelation
+    if family == "HockeystickPLDAccountant":
+        from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, NeighboringRelation
 
-        acc = HockeystickAccountant(NeighboringRelation[params["relation"]], **params["grid"])
+        acc = HockeystickPLDAccountant(NeighboringRelation[params["relation"]], **params["grid"])
         for event, count in params["compose"]:
             acc.compose(build_event(event), count)
         read = acc.get_delta_bracket if method == "delta" else acc.get_epsilon_bracket
@@ -212,7 +212,7 @@ def exact_delta_of(row):
         r2 = mpmath.fsum(
             s["rounds"] * (mp(s["sensitivity"]) / mp(s["sigma"])) ** 2 for s in params["segments"]
         )
-    elif family == "HockeystickAccountant":
+    elif family == "HockeystickPLDAccountant":
         shift = 2 if params["relation"] == "REPLACE_ONE" else 1
         terms = []
         for event, count in params["compose"]:
@@ -524,7 +524,7 @@ def rows_spec() -> list[dict[str, Any]]:
         }
         spec = {"op": "self_compose", "of": spec, "count": d.log_int(1, 300)}
         add("PrivacyLossDistribution", {"constructor": "mixture", "pld": spec}, d.query())
-    # dp_accounting's events through HockeystickAccountant (Gaussian only: exact)
+    # dp_accounting's events through HockeystickPLDAccountant (Gaussian only: exact)
     for i in range(30):
         nm = d.uniform(0.7, 3.0)
         kind = i % 5
@@ -579,7 +579,7 @@ def rows_spec() -> list[dict[str, Any]]:
             else {"accuracy": d.choice([2e-2, 1e-2, 5e-3])}
         )
         add(
-            "HockeystickAccountant",
+            "HockeystickPLDAccountant",
             {"relation": relation, "grid": grid, "compose": compose},
             d.query(),
         )
@@ -596,7 +596,7 @@ def main() -> None:
         import dp_accounting  # noqa: F401
     except ImportError as err:
         raise SystemExit(
-            "dp_accounting is needed for the HockeystickAccountant rows: pip install dp-accounting"
+            "dp_accounting is needed for the HockeystickPLDAccountant rows: pip install dp-accounting"
         ) from err
     mpmath.mp.dps = DIGITS
     rows = []
