@@ -1,11 +1,12 @@
 // Binding of the PLD composition (pld/compose/compose.hpp) with pocketfft as its FFT backend: numpy.fft's for
 // the transforms that run on one thread, scipy.fft's for those that use several and for long double.
 //
-// The composition runs in C++ with the GIL released; the backend re-acquires the GIL only
+// The composition runs in C++ with the GIL released.  A transform on one thread calls numpy.fft's pocketfft loops
+// directly, without the GIL (numpy_fft_loops.hpp: the same transform bit for bit); any other re-acquires the GIL
 // around its rfft / irfft call, made on numpy views of the core's own buffers
 // (batched along axis 1, threads with `workers`), so every formula of the composition
 // lives in the header and the FFT in pocketfft.  numpy (>= 2.0) and scipy wrap the same C++ pocketfft
-// (the same transform bit for bit: tests/pld/test_pld_fft_backends.py); scipy.fft is imported only when a
+// (the same transform bit for bit: tests/pld/compose/test_pld_fft_backends.py); scipy.fft is imported only when a
 // transform needs its threads or its long double, since its import (scipy.special with it) costs a process
 // several times numpy's, more than a first answer's composition.
 #include <hockeystick/pld/compose/compose.hpp>
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "elementwise.hpp"
+#include "numpy_fft_loops.hpp"
 
 namespace py = pybind11;
 using hockeystick_bindings::input_array;
@@ -163,10 +165,14 @@ class ScipyFft final : public pld::RealFftBackend {
     // long_fft = false: the backend offers no long-double transform (compose_batch's direct-sum fallback);
     // nor does it where numpy's longdouble is not a full 64-bit long double or neither numpy.fft nor scipy.fft
     // returns clongdouble for a longdouble input (a probe of length 8: numpy's first, scipy's where it fails).
-    ScipyFft(py::object workers, bool long_fft) : workers_(std::move(workers)), numpy_(&NumpyFft::found()) {
-        if (long_fft && numpy_long_double_is_full()) {
-            long_numpy_ = numpy_->has_value() && transforms_long((*numpy_)->rfft);
-            if (!long_numpy_) {
+    ScipyFft(py::object workers, bool long_fft)
+        : workers_(std::move(workers)),
+          workers_one_(!workers_.is_none() && py::isinstance<py::int_>(workers_) && workers_.cast<long>() == 1),
+          numpy_(&NumpyFft::found()),
+          loops_(&hockeystick_bindings::NumpyFftLoops::found()) {
+        if (long_fft) {
+            long_numpy_ = numpy_transforms_long(*numpy_);
+            if (!long_numpy_ && numpy_long_double_is_full()) {
                 load_scipy();
                 const ScipyOwnFft own(set_backend_);
                 long_fft_ = transforms_long(rfft_);
@@ -176,6 +182,7 @@ class ScipyFft final : public pld::RealFftBackend {
     }
 
     void forward(std::int64_t rows, std::int64_t n, const double* in, std::complex<double>* out) override {
+        if (one_thread(rows) && *loops_) return (*loops_)->forward(rows, n, in, out);  // without the GIL
         py::gil_scoped_acquire acquire;
         const py::array_t<double> view({rows, n}, {n * 8, std::int64_t(8)}, in, py::capsule(in, [](void*) {}));
         if (one_thread(rows) && *numpy_) {
@@ -200,6 +207,7 @@ class ScipyFft final : public pld::RealFftBackend {
     }
 
     void inverse(std::int64_t rows, std::int64_t n, std::complex<double>* in, double* out) override {
+        if (one_thread(rows) && *loops_) return (*loops_)->inverse(rows, n, in, out);  // without the GIL
         py::gil_scoped_acquire acquire;
         const std::int64_t bins = n / 2 + 1;
         const py::array_t<std::complex<double>> view({rows, bins}, {bins * 16, std::int64_t(16)}, in,
@@ -237,6 +245,13 @@ class ScipyFft final : public pld::RealFftBackend {
                       std::complex<long double>* out) override {
         constexpr std::int64_t size = sizeof(long double);
         if (keep < 1 || keep > n / 2 + 1) throw std::invalid_argument("forward_long: keep must lie in [1, n / 2 + 1]");
+        if (long_numpy_ && *loops_ && (*loops_)->offers_long()) {  // numpy's long-double loop, without the GIL
+            std::vector<std::complex<long double>> spec(static_cast<std::size_t>(rows * (n / 2 + 1)));
+            (*loops_)->forward_long(rows, n, in, spec.data());
+            for (std::int64_t r = 0; r < rows; ++r)
+                std::memcpy(out + r * keep, spec.data() + r * (n / 2 + 1), sizeof(std::complex<long double>) * keep);
+            return;
+        }
         py::gil_scoped_acquire acquire;
         const py::array_t<long double> view({rows, n}, {n * size, size}, in, py::capsule(in, [](void*) {}));
         // on this thread: numpy.fft has no threads, and scipy.fft is asked for one (workers = 1)
@@ -255,9 +270,7 @@ class ScipyFft final : public pld::RealFftBackend {
   private:
     py::object workers(std::int64_t rows) const { return workers_.is_none() && rows > 1 ? py::int_(-1) : workers_; }
     // Whether a transform of `rows` rows runs on one thread (pocketfft threads over rows only).
-    bool one_thread(std::int64_t rows) const {
-        return rows == 1 || (!workers_.is_none() && py::isinstance<py::int_>(workers_) && workers_.cast<long>() == 1);
-    }
+    bool one_thread(std::int64_t rows) const { return rows == 1 || workers_one_; }
     // scipy.fft's functions and the PocketFft probe, on first use.  The GIL must be held.
     void load_scipy() {
         if (pocket_) return;
@@ -266,6 +279,15 @@ class ScipyFft final : public pld::RealFftBackend {
         irfft_ = fft.attr("irfft");
         set_backend_ = fft.attr("set_backend");
         pocket_ = &PocketFft::found(rfft_, irfft_);
+    }
+    // Whether numpy's longdouble is a full long double and numpy.fft transforms it in long double (transforms_long):
+    // probed once per process, not per composition (both are numpy's, fixed once it is imported).
+    static bool numpy_transforms_long(const std::optional<NumpyFft>& numpy) {
+        PYBIND11_CONSTINIT static py::gil_safe_call_once_and_store<bool> once;
+        return once
+            .call_once_and_store_result(
+                [&] { return numpy_long_double_is_full() && numpy.has_value() && transforms_long(numpy->rfft); })
+            .get_stored();
     }
     // Whether `rfft` of a longdouble input returns clongdouble (else forward_long would throw).
     static bool transforms_long(const py::object& rfft) {
@@ -277,9 +299,12 @@ class ScipyFft final : public pld::RealFftBackend {
         const ScipyOwnFft own(set_backend_);
         return rfft_(view, py::arg("axis") = -1, py::arg("workers") = 1);
     }
-    py::object workers_, rfft_, irfft_, set_backend_;
+    py::object workers_;
+    bool workers_one_;  // workers = 1: every transform on one thread
+    py::object rfft_, irfft_, set_backend_;
     bool long_fft_ = false, long_numpy_ = false;
     const std::optional<NumpyFft>* numpy_ = nullptr;
+    const std::optional<hockeystick_bindings::NumpyFftLoops>* loops_ = nullptr;
     const std::optional<PocketFft>* pocket_ = nullptr;
 };
 
@@ -731,6 +756,14 @@ void register_pld_compose(py::module_ m) {
         py::kw_only(), py::arg("reset") = false,
         "The most composition bytes admitted at once (reset: start again from now).");
     m.def("fft_length", &pld::fft_length, py::arg("width"));
+    m.def(
+        "numpy_fft_loops",
+        [] {
+            const auto& loops = hockeystick_bindings::NumpyFftLoops::found();
+            return std::make_pair(loops.has_value(), loops.has_value() && loops->offers_long());
+        },
+        "Whether the transforms on one thread call numpy.fft's pocketfft loops without the GIL (numpy_fft_loops.hpp), "
+        "in double and in long double.");
     m.def("taylor_bins", &taylor_bins, py::arg("masses"), py::kw_only(), py::arg("m"), py::arg("keep"));
     m.def("direct_bins", &direct_bins, py::arg("masses"), py::kw_only(), py::arg("m"), py::arg("bins"),
           "Bins of the length-m DFT of masses (folded mod m) by a blocked long-double direct sum, and their error "

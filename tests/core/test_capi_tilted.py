@@ -112,6 +112,23 @@ def test_a_delta_bracket_wider_than_asked_says_so_and_is_written_certified(lib):
     assert max(lower, py_lower) <= min(upper, py_upper)
 
 
+def test_rare_participation_the_c_bracket_says_when_it_is_wider_than_asked_and_holds_the_front_door(
+    lib,
+):
+    """sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10: where the C bracket is wider than the accuracy (the front door
+    reads this run through its binomial split, which the C library does not run) the status says so, and either way
+    the C bracket overlaps the front door's (both certified)."""
+    status, lower, upper = asked(lib, "epsilon", 0.6, 1e-5, 10**6, 1e-10, 1e-3)
+    py_lower, py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).epsilon(
+        1e-10, bound="both"
+    )
+    assert 0.0 <= lower <= upper and max(lower, py_lower) <= min(upper, py_upper)
+    if upper - lower > 1e-3:
+        assert status == HS_ACCURACY_NOT_MET and "wider than accuracy=0.001" in lib.last_error()
+    else:
+        assert status == HS_OK
+
+
 def test_a_bracket_within_the_accuracy_is_ok_and_a_refusal_writes_nothing(lib):
     status, lower, upper = asked(lib, "epsilon", 1.0, 0.01, 100, 1e-5, 1e-3)
     assert status == HS_OK and 0.0 < upper - lower <= 1e-3

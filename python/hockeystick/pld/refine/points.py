@@ -13,9 +13,9 @@ from typing import cast
 
 import numpy as np
 
+from ... import _core
 from ...base.accountant import Quantity
 from ...base.warning_site import outside_stacklevel
-from ...numerics.gaussian import gaussian_tail_inverse
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
 from . import constants
 from .bracket_width import bracket_width, offset_rows
@@ -227,10 +227,11 @@ def tail_span(point: Point, tail: float) -> float:
     number (sigma / sensitivity out of the discretization's range, which refuses it by name)."""
     sigma, q, _, c = point
     try:
-        cut = max(
-            sigma * gaussian_tail_inverse(tail),
-            c + sigma * gaussian_tail_inverse(min(0.5, tail / q)),
+        # both quantiles in one core call (numerics.gaussian_tail_inverse's kernel, one thread: two values)
+        unsampled, sampled = _core.hockey_stick.gaussian_tail_inverse(
+            np.array([tail, min(0.5, tail / q)], dtype=np.float64), threads=1
         )
+        cut = max(sigma * float(unsampled), c + sigma * float(sampled))
         exponent = (2.0 * cut * c - c * c) / (2.0 * sigma * sigma)
         top = (
             math.log(q) + exponent + math.log1p(math.exp(-exponent) * (1.0 - q) / q)
