@@ -82,7 +82,7 @@ PMF_FIELDS = (
 PLD_FIELDS = ("pessimistic_pmf", "pessimistic_pmf_add", "optimistic_pmf", "optimistic_pmf_add")
 # a loss index times h is read as a float: |index| below 2^53 keeps every index exact
 MAX_KEY = 2**53
-# The spacing's sane range: hockeystick's grids are at least 2^-10 1e-5 ~ 1e-8 (pld.grid.constants.LOWEST_INTERVAL)
+# The spacing's sane range: hockeystick's grids are at least 2^-10 1e-5 ~ 1e-8 (pld.refine.constants.LOWEST_INTERVAL)
 # and at most 100 (``checked_interval``); below MIN_INTERVAL every loss of a file is within 2^53 1e-10 ~ 9e5 of 0,
 # a grid no producer writes (a subnormal spacing reads every curve as 0).
 MIN_INTERVAL = 1e-10
