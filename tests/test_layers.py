@@ -101,8 +101,8 @@ PLD_STAGES = {
     "sampling": 2,
     "grid": 3,
     "refine": 4,
-    "accountants": 5,
-    "question": 6,
+    "question": 5,
+    "accountants": 6,
 }
 
 
