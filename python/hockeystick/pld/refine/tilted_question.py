@@ -16,7 +16,7 @@ directions on each side (delta is the larger of the two directions' curves), on 
 tolerance's first grid (``StartGrid.first``) down by ``GRID_STEP`` while the upper side still falls by a
 quarter of the tolerance, at most ``GRIDS`` grids, each window within ``MAX_POINTS``; every bracket found is
 certified and the answer is their intersection with the one given.  It is read for every bracket the refinement
-left wider than the tolerance (``SubsampledGaussianPLD``'s ``_tilted_sides``), whatever limited it, and, on
+left wider than the tolerance (pld/question/default_reads.py's ``past_the_charges``), whatever limited it, and, on
 ``question.FINE_INTERVAL``, for every default bracket not yet exact (``fine_brackets``).
 """
 
