@@ -7,7 +7,7 @@
 
 Trees: the seeded random event trees of tests/dp_accounting_pld.py (depth <= 3, composition,
 self-composition, Poisson sampling, Gaussian / Laplace / discrete Laplace).  Per tree, interleaved
-and warm (one tree of each library runs first, untimed): hockeystick's ``HockeystickAccountant``
+and warm (one tree of each library runs first, untimed): hockeystick's ``HockeystickPLDAccountant``
 (accuracy 1e-4, both sides of the certified bracket; then again asking for dp_accounting's own certified
 width, "equal accuracy") and dp_accounting's ``PLDAccountant`` (grid 1e-4, its pessimistic estimate, as
 its users call it), wall and CPU time of compose + get_epsilon(1e-5) (``--repeats``: medians of that many
@@ -65,7 +65,7 @@ def run_tree(seed: int, repeats: int = 1) -> dict:
     times; times are medians."""
     from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
 
-    from hockeystick.interop.dp_accounting import HockeystickAccountant
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
     from tests.dp_accounting_pld import random_tree, their_pld
 
     tree = random_tree(np.random.default_rng(seed))
@@ -77,8 +77,8 @@ def run_tree(seed: int, repeats: int = 1) -> dict:
         pess = runs["their"][-1][0]
         # Equal certified accuracy: ask for dp_accounting's own certified width (pessimistic - optimistic).
         width = max(pess - opt, 1e-6)
-        runs["ours"].append(_split(lambda: HockeystickAccountant(accuracy=1e-4), tree))
-        runs["eq"].append(_split(lambda: HockeystickAccountant(accuracy=width), tree))
+        runs["ours"].append(_split(lambda: HockeystickPLDAccountant(accuracy=1e-4), tree))
+        runs["eq"].append(_split(lambda: HockeystickPLDAccountant(accuracy=width), tree))
 
     def med(name: str, i: int) -> float:
         return statistics.median(r[i] for r in runs[name])
@@ -185,10 +185,10 @@ def tracking(repeats: int = 3) -> None:
     from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
     from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
 
-    from hockeystick.interop.opacus import HockeystickAccountant
+    from hockeystick.interop.opacus import HockeystickOpacusAccountant
 
     def ours():
-        acc = HockeystickAccountant()
+        acc = HockeystickOpacusAccountant()
         for _ in range(STEPS):
             acc.step(noise_multiplier=SIGMA, sample_rate=SAMPLE_RATE)
         return acc.get_epsilon_bracket(DELTA)
@@ -317,9 +317,9 @@ def test_trees_smoke():
 
 
 def test_tracking_smoke():
-    from hockeystick.interop.opacus import HockeystickAccountant
+    from hockeystick.interop.opacus import HockeystickOpacusAccountant
 
-    acc = HockeystickAccountant()
+    acc = HockeystickOpacusAccountant()
     for _ in range(100):
         acc.step(noise_multiplier=SIGMA, sample_rate=SAMPLE_RATE)
     assert len(acc) == 100 and acc.get_epsilon(DELTA) > 0

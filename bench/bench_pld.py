@@ -17,7 +17,7 @@ from ratio import Pair, Size, ratio
 
 import hockeystick.pld as pld
 from hockeystick import _core
-from hockeystick.pld.grid import round_cache
+from hockeystick.pld.refine import round_cache
 
 
 def test_discretize_subsampled_gaussian(benchmark, size):

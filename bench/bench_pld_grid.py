@@ -30,12 +30,12 @@ import numpy as np
 import hockeystick.pld as pld
 from hockeystick.calibrate import calibrate
 from hockeystick.pld.accountants.subsampled_gaussian import AccuracyNotMetWarning
-from hockeystick.pld.grid import round_cache
 from hockeystick.pld.reads.epsilon_width import (
     RIGHT_OFFSETS,
     certified_epsilon_width,
     left_epsilon_width,
 )
+from hockeystick.pld.refine import round_cache
 
 DELTA = 1e-5
 W2 = dict(sigma=1.0, sampling_rate=0.01, rounds=10_000)

@@ -8,7 +8,7 @@ Per setting, the same question asked three ways: through ctypes, ``hs_subsampled
 delta, accuracy, &lower, &upper)`` (or ``hs_subsampled_gaussian_delta(sigma, q, rounds, eps, accuracy, ...)``, the
 accuracy then relative to the upper delta: the core's refinement loop over the library's brackets, Eigen's FFT by
 default); in Python, ``SubsampledGaussianPLD(..., accuracy=a).epsilon(delta, bound="both")`` (or ``.delta(eps,
-bound="both")``) on a fresh accountant, cold (the process's one-round cache, ``pld.grid.round_cache``, cleared first,
+bound="both")``) on a fresh accountant, cold (the process's one-round cache, ``pld.refine.round_cache``, cleared first,
 as the C call keeps nothing between calls) and warm (the cache kept: what a calibration's repeated calls see).  Both
 drive the same loop, start grid and next-grid rules (pld/refine/point_refinement.hpp, next_grid.hpp); the brackets
 differ within their charges (scipy's pocketfft against Eigen's FFT, and the package's screening of the add
@@ -44,7 +44,7 @@ from pathlib import Path
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.pld.grid import round_cache
+from hockeystick.pld.refine import round_cache
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # bench/ itself
 

@@ -22,7 +22,7 @@ from dp_accounting import dp_event as E
 from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
 from dp_accounting.privacy_accountant import NeighboringRelation
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 
 RATIOS = (0.01, 0.1, 0.5, 1.0, 4.0)
 INNER = {"gaussian(1)": E.GaussianDpEvent(1.0), "laplace(1)": E.LaplaceDpEvent(1.0)}
@@ -39,7 +39,7 @@ def ours(n: int, ratio: float, inner) -> tuple[float, object]:
     event = E.SampledWithReplacementDpEvent(n, max(1, round(ratio * n)), inner)
     return _cpu(
         lambda: (
-            HockeystickAccountant(NeighboringRelation.REPLACE_ONE)
+            HockeystickPLDAccountant(NeighboringRelation.REPLACE_ONE)
             .compose(event)
             .get_epsilon_bracket(DELTA)
         )

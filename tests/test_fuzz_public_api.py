@@ -855,23 +855,23 @@ def _registered_method(name: str, method: str) -> Callable[..., Any]:
 
 
 def _opacus_step(noise_multiplier: Any, sample_rate: Any) -> float:
-    acc = opacus.HockeystickAccountant()
+    acc = opacus.HockeystickOpacusAccountant()
     acc.step(noise_multiplier=noise_multiplier, sample_rate=sample_rate)
     return acc.get_epsilon(1e-5)
 
 
 def _opacus_epsilon(delta: Any) -> tuple[float, tuple[float, float]]:
-    acc = opacus.HockeystickAccountant()
+    acc = opacus.HockeystickOpacusAccountant()
     acc.step(noise_multiplier=2.0, sample_rate=0.01)
     return acc.get_epsilon(delta), acc.get_epsilon_bracket(delta)
 
 
 def _opacus_history(noise_multiplier: Any, sample_rate: Any, steps: Any) -> tuple[float, float]:
-    restored = opacus.HockeystickAccountant()
+    restored = opacus.HockeystickOpacusAccountant()
     restored.load_state_dict(
         {"history": [(noise_multiplier, sample_rate, steps)], "mechanism": restored.mechanism()}
     )
-    assigned = opacus.HockeystickAccountant()
+    assigned = opacus.HockeystickOpacusAccountant()
     assigned.history = [(noise_multiplier, sample_rate, steps)]
     return restored.get_epsilon(1e-5), assigned.get_epsilon(1e-5)
 
@@ -879,9 +879,9 @@ def _opacus_history(noise_multiplier: Any, sample_rate: Any, steps: Any) -> tupl
 def _dp_accountant(**kwargs: Any) -> Any:
     from dp_accounting import dp_event
 
-    from hockeystick.interop.dp_accounting import HockeystickAccountant
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 
-    acc = HockeystickAccountant(**kwargs)
+    acc = HockeystickPLDAccountant(**kwargs)
     return acc.compose(dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(2.0)), 3)
 
 
@@ -978,8 +978,8 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         ),
     ),
     (
-        "opacus.HockeystickAccountant",
-        lambda accuracy: opacus.HockeystickAccountant(accuracy).get_epsilon(1e-5),
+        "opacus.HockeystickOpacusAccountant",
+        lambda accuracy: opacus.HockeystickOpacusAccountant(accuracy).get_epsilon(1e-5),
         dict(accuracy=0.1),
     ),
     ("opacus.step", _opacus_step, dict(noise_multiplier=2.0, sample_rate=0.01)),
@@ -1006,7 +1006,7 @@ WALKS: list[tuple[str, Callable[..., Any], dict[str, Any]]] = [
         dict(sample_rate=0.01, epochs=0.03),
     ),
     (
-        "dp_accounting.HockeystickAccountant",
+        "dp_accounting.HockeystickPLDAccountant",
         lambda **kw: _dp_accountant(**kw).get_epsilon(1e-5),
         dict(accuracy=0.1, value_discretization_interval=H),
     ),

@@ -102,7 +102,7 @@ def test_the_question_reader_is_installed_by_importing_any_pld_module():
     ``hockeystick.pld`` runs the package's ``__init__``, which installs the reader before anything composes."""
     code = (
         "from hockeystick.pld.mechanisms.constructors import subsampled_gaussian\n"
-        "from hockeystick.pld.compose import distribution\n"
+        "from hockeystick.pld.grid import distribution\n"
         "assert distribution._question_reader.get('reader') is not None\n"
     )
     _loaded_after(code)

@@ -5,6 +5,7 @@ subpackage."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import hockeystick
@@ -92,17 +93,20 @@ def test_the_old_registry_path_is_the_same_registry():
     assert old.REGISTRY is registry.REGISTRY and old.get is registry.get
 
 
-# hockeystick.pld laid out as its pipeline (docs/howto-mechanism.md): the composition's data types at the bottom,
-# mechanisms and reads on them, sampling on mechanisms, what every grid needs, the refinement, then the front ends.
+# hockeystick.pld laid out as its pipeline (docs/architecture.md), the C++ core's cpp/include/hockeystick/pld/ under
+# the same names in the same order: the types every stage passes on (grid) at the bottom, the discretizers
+# (mechanisms, then sampling on mechanisms), the composition, its reads, the grid-and-tail policy and the refinement
+# loop, then the question (the default's chain of reads and the reader a composed PLD consults) and the Python front
+# ends over it (accountants), which install the reader with themselves as its front door.
 PLD_STAGES = {
-    "compose": 0,
+    "grid": 0,
     "mechanisms": 1,
-    "reads": 1,
     "sampling": 2,
-    "grid": 3,
-    "refine": 4,
-    "question": 5,
-    "accountants": 6,
+    "compose": 3,
+    "reads": 4,
+    "refine": 5,
+    "question": 6,
+    "accountants": 7,
 }
 
 
@@ -139,6 +143,78 @@ def test_pld_stages_import_downwards():
                     f"pld/{rel} imports pld.{stage} (stage {PLD_STAGES[stage]} >= {PLD_STAGES[own]})"
                 )
     assert not wrong, "\n".join(wrong)
+
+
+# The stages only the Python package has: the front ends and the question asked of a composed PLD.
+PYTHON_ONLY_STAGES = {"accountants", "question"}
+CPP_INCLUDE = Path(__file__).resolve().parents[1] / "cpp" / "include" / "hockeystick"
+# The C++ core's folders below every family that the Python package has no folder for: the AVX2 kernels and the
+# allocator; the headers of pld/ may include them and numerics/ (LAYERS), nothing of another family.
+CPP_ONLY_BELOW_FAMILIES = {"simd", "support"}
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]hockeystick/([^>"]+)[>"]', re.MULTILINE)
+
+
+def _cpp_includes(path: Path) -> list[str]:
+    """The hockeystick headers ``path`` includes, as paths under cpp/include/hockeystick."""
+    return _INCLUDE.findall(path.read_text())
+
+
+def test_pld_stages_are_one_table_for_both_languages():
+    """The Python stages are PLD_STAGES, and the C++ folders of pld/ are the same stages (but the Python-only
+    front ends and question): docs/architecture.md's mirror, held here."""
+    python = {p.name for p in (PACKAGE / "pld").iterdir() if (p / "__init__.py").exists()}
+    cpp = {p.name for p in (CPP_INCLUDE / "pld").iterdir() if p.is_dir()}
+    assert python == set(PLD_STAGES), f"Python pld stages {sorted(python)} != PLD_STAGES"
+    assert cpp == set(PLD_STAGES) - PYTHON_ONLY_STAGES, (
+        f"C++ pld folders {sorted(cpp)}: each is a stage of PLD_STAGES, and every stage but "
+        f"{sorted(PYTHON_ONLY_STAGES)} has its folder"
+    )
+
+
+def test_the_architecture_page_draws_the_cpp_stages_in_their_order():
+    """docs/architecture.md's C++ picture lists cpp/include/hockeystick/pld's folders bottom up, in PLD_STAGES order."""
+    page = (CPP_INCLUDE.parents[2] / "docs" / "architecture.md").read_text()
+    drawn = re.findall(r"^  pld/([a-z_]+)/", page, re.MULTILINE)
+    expected = [
+        s for s in sorted(PLD_STAGES, key=PLD_STAGES.__getitem__) if s not in PYTHON_ONLY_STAGES
+    ]
+    assert drawn == expected, (
+        f"docs/architecture.md draws {drawn}; the stages bottom up are {expected}"
+    )
+
+
+def test_cpp_pld_headers_include_downwards():
+    """Every #include of a header of cpp/include/hockeystick/pld/<stage>/ points to its own stage or a lower one
+    (PLD_STAGES), and outside pld/ only to the layers below the families (numerics, simd, support)."""
+    wrong = []
+    for path in sorted((CPP_INCLUDE / "pld").rglob("*.hpp")):
+        rel = path.relative_to(CPP_INCLUDE)
+        own = rel.parts[1]
+        for target in _cpp_includes(path):
+            parts = target.split("/")
+            if parts[0] == "pld":
+                stage = parts[1]
+                if stage not in PLD_STAGES or stage in PYTHON_ONLY_STAGES:
+                    wrong.append(f"{rel} includes {target}: no such C++ stage")
+                elif stage != own and PLD_STAGES[stage] >= PLD_STAGES[own]:
+                    wrong.append(
+                        f"{rel} includes {target} (stage {PLD_STAGES[stage]} >= {PLD_STAGES[own]})"
+                    )
+            elif parts[0] not in CPP_ONLY_BELOW_FAMILIES and not (
+                parts[0] in LAYERS and LAYERS[parts[0]] < LAYERS["pld"]
+            ):
+                wrong.append(f"{rel} includes {target}: not a layer below pld")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_include_cycle_among_cpp_headers():
+    """No two headers of cpp/include/hockeystick include each other, directly or through others."""
+    graph = {
+        path.relative_to(CPP_INCLUDE).as_posix(): set(_cpp_includes(path))
+        for path in CPP_INCLUDE.rglob("*.hpp")
+    }
+    cycles = _cycles(graph)
+    assert not cycles, "include cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
 
 
 def _module_of(path: Path) -> str:

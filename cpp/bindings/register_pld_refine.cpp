@@ -2,7 +2,7 @@
 // grid, the question tail), its next-grid rules (pld/refine/next_grid.hpp) and the loops of one point's epsilon and
 // delta refinements (pld/refine/epsilon_refinement.hpp, delta_refinement.hpp), their brackets from a Python callable,
 // and the refinement loop itself (pld/refine/refinement_loop.hpp) over a Python front end's methods.
-// python/hockeystick/pld/grid/grid_start.py and pld/refine/grid_rules.py call the policy and the rules with their
+// python/hockeystick/pld/refine/grid_start.py and pld/refine/grid_rules.py call the policy and the rules with their
 // constants at call time (a GridPolicy, a NextGridTuning), so a test that patches a constant is followed.
 #include <hockeystick/pld/refine/delta_refinement.hpp>
 #include <hockeystick/pld/refine/epsilon_refinement.hpp>

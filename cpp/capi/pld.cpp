@@ -3,7 +3,7 @@
 // and the certified epsilon and delta brackets read from the composed PMFs of any handle (pld/reads/), the maximum
 // over the neighbouring directions (Zhu, Dong & Wang, AISTATS 2022, Sec. 5).
 //
-// What a bracket composes, as the Python package's pld.compose.distribution.brackets: every direction's
+// What a bracket composes, as the Python package's pld.grid.distribution.brackets: every direction's
 // pessimistic side (composed when the handle is made: every read needs them all), then the optimistic side of
 // the leading direction (the first whose upper value is the largest) and of each other direction whose upper value
 // exceeds the leading one's lower value.  A direction whose upper value lies at or below that lower value cannot

@@ -1,6 +1,6 @@
 // The C interface's PLD handle (hs_pld), shared by the mechanisms' calls (pld.cpp, pld_mechanisms.cpp): per
 // neighbouring direction a multiset of factors (one mechanism's pessimistic and optimistic grid PMFs each, with its
-// count of rounds), as the Python package's pld.compose.distribution.PrivacyLossDistribution holds it, composed
+// count of rounds), as the Python package's pld.grid.distribution.PrivacyLossDistribution holds it, composed
 // through the core's FFT composition (pld/compose/compose.hpp) with the backend of cpp/backends/ chosen at configure
 // time (Eigen's FFT module by default, FFTW with HOCKEYSTICK_C_FFT_FFTW).
 //

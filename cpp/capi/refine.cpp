@@ -6,7 +6,7 @@
 //
 // Small delta: where the refined bracket is still wider than the accuracy (at a delta near or below the plain
 // composition's round-off charge, about T u of the total mass, and its tail cut), the epsilon and delta calls
-// intersect it with the tilted reads of the core (pld/refine/tilted_question.hpp over pld/compose/tilted.hpp: each
+// intersect it with the tilted reads of the core (pld/refine/tilted_question.hpp over pld/reads/tilted.hpp: each
 // direction composed under an exponential tilt, its charge relative to the Chernoff bound), on grids from the
 // accuracy's start grid down by kTiltGridStep while the bracket is wider than asked and the upper side still falls;
 // the Python package's front door reads the same way (pld/refine/tilted_question.py).  Every bracket intersected is

@@ -4,15 +4,17 @@ accountant's ``delta`` / ``epsilon`` reads them whole: ``help()`` and the refere
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
+import typing
 from pathlib import Path
 
 import pytest
 
 import hockeystick
 from hockeystick import registry
-from hockeystick.base.accountant import BOUND_SIDES, UPPER_ONLY
+from hockeystick.base.accountant import BOUND_SIDES, LOWER_ONLY, UPPER_ONLY
 from hockeystick.base.accountant_docs import accountant_docs, contract_sections
 
 docscrape = pytest.importorskip(
@@ -21,6 +23,7 @@ docscrape = pytest.importorskip(
 
 PACKAGE = Path(hockeystick.__file__).parent
 CONTRACT_MODULE = PACKAGE / "base" / "accountant_docs.py"
+SIDES = (BOUND_SIDES, UPPER_ONLY, LOWER_ONLY)
 NAMESPACES = (
     "fdp",
     "rdp",
@@ -56,6 +59,12 @@ def _methods_with_bound() -> list[tuple[str, str, object]]:
     return found
 
 
+def _bound_type(sides: tuple[str, ...]) -> str:
+    """The type line of the contract's ``bound`` entry for ``sides`` (``{"upper"}, default "upper"``)."""
+    parsed = docscrape.NumpyDocString(contract_sections("delta", sides))
+    return next(item.type for item in parsed["Parameters"] if item.name == "bound")
+
+
 def _description(section: str, key: str, sides: tuple[str, ...], method: str) -> list[str]:
     """The contract's description lines of one entry (``key``: a parameter's name or an exception)."""
     parsed = docscrape.NumpyDocString(contract_sections(method, sides))
@@ -72,10 +81,9 @@ def test_every_accountant_delta_and_epsilon_reads_the_contract_sections_whole():
         parsed = docscrape.NumpyDocString(inspect.getdoc(function))
         params = {p.name: p for p in parsed["Parameters"]}
         signature = [p for p in inspect.signature(function).parameters if p != "self"]
-        sides = (
-            UPPER_ONLY
-            if params.get("bound") and params["bound"].type.startswith('{"upper"}')
-            else BOUND_SIDES
+        sides = next(
+            (s for s in SIDES if params.get("bound") and params["bound"].type == _bound_type(s)),
+            BOUND_SIDES,
         )
         raises = {r.type: r.desc for r in parsed["Raises"]}
         argument = "epsilon" if method == "delta" else "delta"
@@ -129,7 +137,7 @@ def test_the_contract_is_written_once_in_the_source():
     contract_lines = {
         line.strip()
         for method in ("delta", "epsilon")
-        for sides in (BOUND_SIDES, UPPER_ONLY)
+        for sides in SIDES
         for line in contract_sections(method, sides).splitlines()
         if line.startswith("    ")
         and len(line.strip()) > 40  # the entries' descriptions, not their names
@@ -204,3 +212,100 @@ def test_the_assembly_replaces_a_parameter_extends_raises_and_refuses_a_mismatch
     ):
         with pytest.raises(TypeError, match=message):
             accountant_docs()(type("Bad", (), {"delta": function}))
+
+
+def _is_protocol(cls: ast.ClassDef) -> bool:
+    return any(ast.unparse(base) in ("Protocol", "typing.Protocol") for base in cls.bases)
+
+
+def test_every_class_answering_with_bound_is_decorated():
+    """Every class of the package whose ``delta`` / ``epsilon`` takes the contract's keyword-only ``bound``
+    takes its docstring sections from ``@accountant_docs`` (a Protocol states the contract, and is exempt)."""
+    undecorated = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for cls in (
+            n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.ClassDef)
+        ):
+            answers = [
+                node.name
+                for node in cls.body
+                if isinstance(node, ast.FunctionDef)
+                and node.name in ("delta", "epsilon")
+                and "bound" in [a.arg for a in node.args.kwonlyargs]
+            ]
+            decorated = any(
+                ast.unparse(d).startswith("accountant_docs(") for d in cls.decorator_list
+            )
+            if answers and not decorated and not _is_protocol(cls):
+                undecorated.append(
+                    f"{path.relative_to(PACKAGE)}: {cls.name} ({', '.join(answers)})"
+                )
+    assert not undecorated, "decorate with @accountant_docs(sides=...):\n" + "\n".join(undecorated)
+
+
+def _built_classes(factory: object) -> set[type]:
+    """The classes a registry factory builds: the class itself, a partial's class, a family's class, or a
+    function's wrapped class and the classes its return annotation names."""
+    if inspect.isclass(factory):
+        return {factory}
+    if isinstance(factory, functools.partial):
+        return _built_classes(factory.func)
+    if callable(getattr(factory, "cls", None)):
+        return _built_classes(factory.cls)  # type: ignore[attr-defined]
+    built = _built_classes(factory.__wrapped__) if hasattr(factory, "__wrapped__") else set()
+    returned = typing.get_type_hints(factory).get("return")
+    return built | {c for c in (returned, *typing.get_args(returned)) if inspect.isclass(c)}
+
+
+def _reads_the_contract(cls: type, method: str) -> bool:
+    """``cls.method``'s docstring holds one of the contract's ``bound`` entries whole."""
+    doc = inspect.getdoc(getattr(cls, method)) or ""
+    return any(
+        "\n".join(
+            contract_sections(method, sides)
+            .split("Parameters\n----------\n")[1]
+            .split("\nReturns")[0]
+            .splitlines()[2:]
+        )
+        in doc
+        for sides in SIDES
+    )
+
+
+def test_every_registered_accountant_class_is_decorated():
+    """Every class a registry entry builds (families and per-point wrappers included) reads the contract:
+    its ``delta`` and ``epsilon`` carry a ``bound`` entry of ``@accountant_docs``."""
+    names = [*registry.names(), *registry.family_names()]
+    assert len(names) >= 40
+    unresolved, undecorated = [], []
+    for name in names:
+        classes = _built_classes(registry.get(name).factory)
+        if not classes:
+            unresolved.append(name)
+        undecorated += [
+            f"{name}: {cls.__module__}.{cls.__qualname__}.{method}"
+            for cls in classes
+            for method in ("delta", "epsilon")
+            if hasattr(cls, method) and not _reads_the_contract(cls, method)
+        ]
+    assert not unresolved, f"entries whose built class is not known: {unresolved}"
+    assert not undecorated, "\n".join(undecorated)
+
+
+def test_lower_only_contract_refuses_the_upper_side():
+    """The lower-only variant states the one side and its default, and a class decorated with it reads so."""
+    text = contract_sections("delta", LOWER_ONLY)
+    assert 'bound : {"lower"}, default "lower"' in text
+    assert "certifies no upper side" in text and '``bound`` not "lower"' in text
+
+    @accountant_docs(sides=LOWER_ONLY)
+    class Toy:
+        def delta(self, epsilon: float, *, bound: str = "lower") -> float:
+            """Toy delta."""
+            return 0.0
+
+    parsed = docscrape.NumpyDocString(inspect.getdoc(Toy.delta))
+    assert parsed["Parameters"][1].type == '{"lower"}, default "lower"'
+    assert [r.type for r in parsed["Raises"]] == ["ValueError", "ParameterTypeError"]
+    with pytest.raises(ValueError, match="sides must be BOUND_SIDES, UPPER_ONLY or LOWER_ONLY"):
+        accountant_docs(sides=("both",))

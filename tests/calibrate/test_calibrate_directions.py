@@ -20,7 +20,7 @@ import hockeystick.pld as pld
 from hockeystick import registry
 from hockeystick.calibrate import calibrate
 from hockeystick.numerics.hockey_stick import theta, theta_radius
-from hockeystick.pld.compose.distribution import compose_all
+from hockeystick.pld.grid.distribution import compose_all
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.refine import directional_delta
 from hockeystick.registry import AccountantEntry, Calibratable

@@ -12,7 +12,7 @@ import pytest
 
 from hockeystick import registry
 from hockeystick.calibrate import calibrate, calibrate_fixed_compute
-from hockeystick.pld.grid import round_cache
+from hockeystick.pld.refine import round_cache
 from hockeystick.training import DPSGD, DPFedAvg
 
 START = 1.0  # the search's start where the run has no central-limit estimate (a target past epsilon 1e307)

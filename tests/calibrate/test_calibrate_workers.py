@@ -15,8 +15,7 @@ from hockeystick.base import progress
 from hockeystick.base.validation import workers as resolved_workers
 from hockeystick.calibrate import calibrate
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism
-from hockeystick.pld.grid import round_cache
-from hockeystick.pld.refine import directional_delta
+from hockeystick.pld.refine import directional_delta, round_cache
 
 DELTA = 1e-5
 RNG = np.random.default_rng(7)

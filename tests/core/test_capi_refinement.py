@@ -30,9 +30,9 @@ import pytest
 from hockeystick import _core
 from hockeystick.calibrate.extreme import calibrate
 from hockeystick.pld import SubsampledGaussianPLD
-from hockeystick.pld.grid import constants
-from hockeystick.pld.grid.grid_start import grid_policy
+from hockeystick.pld.refine import constants
 from hockeystick.pld.refine.grid_rules import next_grid_tuning
+from hockeystick.pld.refine.grid_start import grid_policy
 
 from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_delta, subsampled_gaussian_epsilon
 from .test_capi import (

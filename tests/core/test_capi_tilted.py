@@ -1,6 +1,6 @@
 """The C library's calls to an accuracy at small delta (cpp/capi/refine.cpp): their status says whether the bracket
 meets the accuracy, and where the plain composition's round-off leaves it wide they read the bracket under an
-exponential tilt (cpp/include/hockeystick/pld/compose/tilted.hpp, pld/refine/tilted_question.hpp), as the Python
+exponential tilt (cpp/include/hockeystick/pld/reads/tilted.hpp, pld/refine/tilted_question.hpp), as the Python
 package's front door does (pld/compose/tilted.py, pld/refine/tilted_question.py).
 
 - Status: HS_OK only with a bracket within the accuracy; a bracket no grid narrows to it is written, certified, with

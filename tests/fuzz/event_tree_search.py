@@ -4,7 +4,7 @@ Not run by the test suite (pytest collects ``test_*.py`` only); run it by hand, 
 
     nice python -m tests.fuzz.event_tree_search --seed 1 --minutes 30 [--limit 20] [--log failures.jsonl]
 
-Each tree (every event type ``interop.dp_events`` takes, depth <= 3, counts up to 10^8, parameters
+Each tree (every event type ``interop.dp_accounting.dp_events`` takes, depth <= 3, counts up to 10^8, parameters
 across decades and at the extremes the library accepts) is evaluated in a worker process under a
 wall-clock limit (a hang kills the worker; a new one is started), and must:
 
@@ -117,12 +117,15 @@ def leaf(rng: np.random.Generator) -> tuple[Any, NR]:
 def own_leaf(rng: np.random.Generator) -> tuple[Any, NR]:
     """One of hockeystick's own events (allocation, catalogue, selection), Poisson sampling under replace-one, or
     nothing (a draw of its own, so the trees of the other kinds are the same for a seed)."""
-    from hockeystick.interop.allocation_events import (
+    from hockeystick.interop.dp_accounting.allocation_events import (
         BallsInBinsGaussianDpEvent,
         ShuffledBatchGaussianDpEvent,
     )
-    from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
-    from hockeystick.interop.selection_events import (
+    from hockeystick.interop.dp_accounting.catalogue_events import (
+        DiscreteGaussianDpEvent,
+        EpsilonDeltaDpEvent,
+    )
+    from hockeystick.interop.dp_accounting.selection_events import (
         ExponentialMechanismDpEvent,
         PermuteAndFlipDpEvent,
     )
@@ -174,10 +177,10 @@ def tree(rng: np.random.Generator, depth: int = 3) -> tuple[Any, NR]:
 def _ours(event: Any, relation: NR) -> tuple[str, Any]:
     from dp_accounting.privacy_accountant import UnsupportedEventError
 
-    from hockeystick.interop.dp_accounting import HockeystickAccountant
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 
     try:
-        acc = HockeystickAccountant(relation).compose(event)
+        acc = HockeystickPLDAccountant(relation).compose(event)
         eps = acc.get_epsilon_bracket(DELTA)
         dlt = acc.get_delta_bracket(1.0)
         return "answer", (float(eps[0]), float(eps[1]), float(dlt[0]), float(dlt[1]))

@@ -9,13 +9,19 @@ from typing import Any
 from dp_accounting import dp_event as E
 from dp_accounting.privacy_accountant import NeighboringRelation as NR
 
-from hockeystick.interop.allocation_events import (
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, HockeystickRdpAccountant
+from hockeystick.interop.dp_accounting.allocation_events import (
     BallsInBinsGaussianDpEvent,
     ShuffledBatchGaussianDpEvent,
 )
-from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
-from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
-from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
+from hockeystick.interop.dp_accounting.catalogue_events import (
+    DiscreteGaussianDpEvent,
+    EpsilonDeltaDpEvent,
+)
+from hockeystick.interop.dp_accounting.selection_events import (
+    ExponentialMechanismDpEvent,
+    PermuteAndFlipDpEvent,
+)
 
 H = 1e-2  # the walk's coarse loss grid
 
@@ -24,7 +30,7 @@ def _pld(make: Callable[..., Any], relation: NR) -> Callable[..., Any]:
     """Two runs of the event built from the walked fields, in the PLD adapter: (epsilon bracket, delta bracket)."""
 
     def call(**fields: Any) -> Any:
-        acc = HockeystickAccountant(relation, value_discretization_interval=H).compose(
+        acc = HockeystickPLDAccountant(relation, value_discretization_interval=H).compose(
             make(**fields), 2
         )
         return (*acc.get_epsilon_bracket(1e-3), *acc.get_delta_bracket(1.0))

@@ -10,16 +10,16 @@ from dp_accounting import dp_event as ev  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation  # noqa: E402
 
 from hockeystick.fdp.gaussian_mechanism import GaussianMechanism  # noqa: E402
-from hockeystick.interop.allocation_events import (
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting.allocation_events import (
     BallsInBinsGaussianDpEvent,
     ShuffledBatchGaussianDpEvent,
 )  # noqa: E402
-from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
 from hockeystick.training import DPSGD  # noqa: E402
 
 
 def test_epochs_of_balls_in_bins_match_the_facade() -> None:
-    accountant = HockeystickAccountant()
+    accountant = HockeystickPLDAccountant()
     accountant.compose(BallsInBinsGaussianDpEvent(noise_multiplier=1.0, num_steps=94), count=5)
     expected = DPSGD(
         dataset_size=6000, batch_size=64, epochs=5, noise_multiplier=1.0, sampling="balls_in_bins"
@@ -30,7 +30,7 @@ def test_epochs_of_balls_in_bins_match_the_facade() -> None:
 
 
 def test_shuffled_epochs_lie_between_the_realizable_pair_and_the_gaussian() -> None:
-    accountant = HockeystickAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    accountant = HockeystickPLDAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
     accountant.compose(
         ShuffledBatchGaussianDpEvent(noise_multiplier=2.0, dataset_size=600, batch_size=64), count=3
     )
@@ -44,10 +44,10 @@ def test_shuffled_epochs_lie_between_the_realizable_pair_and_the_gaussian() -> N
 
 
 def test_the_events_compose_with_dp_accounting_events() -> None:
-    accountant = HockeystickAccountant()
+    accountant = HockeystickPLDAccountant()
     one_epoch = BallsInBinsGaussianDpEvent(noise_multiplier=1.5, num_steps=10)
     accountant.compose(ev.ComposedDpEvent([one_epoch, ev.GaussianDpEvent(3.0)]), count=2)
-    alone = HockeystickAccountant()
+    alone = HockeystickPLDAccountant()
     alone.compose(one_epoch, count=2)
     assert accountant.get_epsilon(1e-6) > alone.get_epsilon(1e-6)
 
@@ -66,7 +66,7 @@ def test_the_events_compose_with_dp_accounting_events() -> None:
 def test_each_event_is_refused_under_a_relation_it_does_not_bound(
     event: ev.DpEvent, relation: NeighboringRelation, match: str
 ) -> None:
-    accountant = HockeystickAccountant(neighboring_relation=relation)
+    accountant = HockeystickPLDAccountant(neighboring_relation=relation)
     assert not accountant.supports(event)
     with pytest.raises(Exception, match=match):
         accountant.compose(event)
@@ -87,4 +87,4 @@ def test_bad_fields_are_named(event: ev.DpEvent, match: str) -> None:
         else NeighboringRelation.ADD_OR_REMOVE_ONE
     )
     with pytest.raises(ValueError, match=match):
-        HockeystickAccountant(neighboring_relation=relation).compose(event)
+        HockeystickPLDAccountant(neighboring_relation=relation).compose(event)

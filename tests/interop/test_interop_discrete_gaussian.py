@@ -21,8 +21,8 @@ from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.pld import privacy_loss_distribution as their_pld  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEventError  # noqa: E402
 
-from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent  # noqa: E402
-from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting.catalogue_events import DiscreteGaussianDpEvent  # noqa: E402
 from hockeystick.interop.loss_reach import ParameterOutOfRange  # noqa: E402
 from hockeystick.numerics.certified_theta import theta_lower, theta_upper  # noqa: E402
 from hockeystick.pld.compose import finite_atoms  # noqa: E402
@@ -61,7 +61,7 @@ def _convolve(a: list, b: list) -> list:
 def _bracket(
     event, eps: float, count: int = 1, relation=NeighboringRelation.ADD_OR_REMOVE_ONE, **kw
 ):
-    acc = HockeystickAccountant(neighboring_relation=relation, **kw)
+    acc = HockeystickPLDAccountant(neighboring_relation=relation, **kw)
     acc.compose(event, count)
     return acc.get_delta_bracket(eps)
 
@@ -106,7 +106,7 @@ def test_epsilon_bracket_contains_the_exact_epsilon():
     sigma, s, target = 1.5, 1, 1e-5
     _, p, q = _masses(sigma, s)
     lo, up = (
-        HockeystickAccountant()
+        HockeystickPLDAccountant()
         .compose(DiscreteGaussianDpEvent(sigma, s))
         .get_epsilon_bracket(target)
     )
@@ -195,7 +195,7 @@ def test_composes_beside_other_mechanisms():
     sigma, s = 1.0, 1
     _, p, q = _masses(sigma, s)
     exact = _delta(p, q, 0.5)
-    acc = HockeystickAccountant()
+    acc = HockeystickPLDAccountant()
     acc.compose(E.ComposedDpEvent([DiscreteGaussianDpEvent(sigma, s), E.NoOpDpEvent()]))
     lo, up = acc.get_delta_bracket(0.5)
     assert lo <= exact <= up
@@ -212,7 +212,9 @@ def test_upper_delta_never_zero_where_the_true_delta_is_positive():
     # conversion's (the discrete Gaussian is exactly 1/2-zCDP, Canonne, Kamath, Steinke 2020), finite, and
     # the true delta there, summed at 60 digits, is at most 1e-310
     with pytest.warns(AccuracyNotMetWarning, match="accuracy="):
-        eps = HockeystickAccountant().compose(DiscreteGaussianDpEvent(1.0, 1)).get_epsilon(1e-310)
+        eps = (
+            HockeystickPLDAccountant().compose(DiscreteGaussianDpEvent(1.0, 1)).get_epsilon(1e-310)
+        )
     assert math.isfinite(eps) and eps <= 0.5 + 2 * math.sqrt(0.5 * math.log(1e310))
     with mp.workdps(60):
         xs = range(-80, 120)
@@ -253,7 +255,7 @@ def test_masses_to_ten_ulps():
 
 
 def test_zero_sigma_is_non_private():
-    acc = HockeystickAccountant().compose(DiscreteGaussianDpEvent(0.0, 1))
+    acc = HockeystickPLDAccountant().compose(DiscreteGaussianDpEvent(0.0, 1))
     assert acc.get_epsilon(1e-5) == math.inf
 
 
@@ -273,7 +275,7 @@ def test_zero_sigma_is_non_private():
 )
 def test_refusals_name_the_field(event, kind, words):
     with pytest.raises(kind, match=words):
-        HockeystickAccountant().compose(event)
+        HockeystickPLDAccountant().compose(event)
 
 
 @pytest.mark.parametrize("sigma", [2e4, 1e-200, math.inf])
@@ -283,7 +285,7 @@ def test_pld_module_refuses_what_it_cannot_hold(sigma):
 
 
 def test_poisson_under_replace_one_stays_unsupported():
-    acc = HockeystickAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    acc = HockeystickPLDAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
     assert not acc.supports(E.PoissonSampledDpEvent(0.1, DiscreteGaussianDpEvent(1.0, 1)))
     with pytest.raises(UnsupportedEventError):
         acc.compose(E.PoissonSampledDpEvent(0.1, DiscreteGaussianDpEvent(1.0, 1)))

@@ -9,7 +9,7 @@ import pytest
 dpa = pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as ev  # noqa: E402
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant  # noqa: E402
 from hockeystick.pld.compose import finite_atoms  # noqa: E402
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_atoms  # noqa: E402
 
@@ -21,7 +21,7 @@ from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_atoms  
     "other", [ev.DiscreteLaplaceDpEvent(0.5, 1), ev.GaussianDpEvent(1.0), ev.LaplaceDpEvent(1.0)]
 )
 def test_huge_discrete_laplace_is_refused_naming_its_field(a, s, other):
-    acc = HockeystickAccountant()
+    acc = HockeystickPLDAccountant()
     event = ev.ComposedDpEvent([ev.DiscreteLaplaceDpEvent(a, s), other])
     with pytest.raises(ValueError, match=r"DiscreteLaplaceDpEvent\.noise_parameter"):
         acc.compose(event)
@@ -31,7 +31,7 @@ def test_huge_discrete_laplace_is_refused_naming_its_field(a, s, other):
 def test_large_discrete_laplace_beside_another_lattice_is_certified():
     # the truth: the loss a = 1e5 is taken with probability ~ P(x = 0)(1 - e^-a) ~ 1, so delta(1) ~ 1 and
     # eps(1e-5) is at least a - 0.5 (the second mechanism's loss is at least -0.5)
-    acc = HockeystickAccountant()
+    acc = HockeystickPLDAccountant()
     acc.compose(
         ev.ComposedDpEvent([ev.DiscreteLaplaceDpEvent(1e5, 1), ev.DiscreteLaplaceDpEvent(0.5, 1)])
     )
@@ -51,7 +51,7 @@ def test_composed_losses_past_the_lattice_raise_not_wrap():
 def test_with_replacement_discrete_laplace_of_huge_sensitivity_is_refused(s):
     from dp_accounting.privacy_accountant import NeighboringRelation
 
-    acc = HockeystickAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    acc = HockeystickPLDAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
     event = ev.SampledWithReplacementDpEvent(
         100,
         10,
@@ -64,7 +64,7 @@ def test_with_replacement_discrete_laplace_of_huge_sensitivity_is_refused(s):
 def test_with_replacement_discrete_laplace_of_small_sensitivity_still_brackets():
     from dp_accounting.privacy_accountant import NeighboringRelation
 
-    acc = HockeystickAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    acc = HockeystickPLDAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
     acc.compose(ev.SampledWithReplacementDpEvent(100, 10, ev.DiscreteLaplaceDpEvent(0.05, 10)), 10)
     lo, up = acc.get_epsilon_bracket(1e-5)
     assert 0.0 < lo <= up < math.inf

@@ -1,4 +1,4 @@
-"""hockeystick.interop.dp_accounting.HockeystickAccountant against dp_accounting's own PLD accountant.
+"""hockeystick.interop.dp_accounting.HockeystickPLDAccountant against dp_accounting's own PLD accountant.
 
 For every event type and for seeded random event trees: our certified upper bound is never below
 dp_accounting's optimistic estimate, our lower bound never above its pessimistic one, and our upper
@@ -23,7 +23,7 @@ from dp_accounting.pld.pld_privacy_accountant import PLDAccountant  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEventError  # noqa: E402
 
 from hockeystick import pld  # noqa: E402
-from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant  # noqa: E402
 
 from ..dp_accounting_pld import random_tree, their_epsilon, their_pld  # noqa: E402
 
@@ -33,7 +33,7 @@ TREES = 200 if os.environ.get("HOCKEYSTICK_FULL_TREES") else 12
 
 
 def check_against_theirs(event, accuracy=ACCURACY):
-    ours = HockeystickAccountant(accuracy=accuracy).compose(event)
+    ours = HockeystickPLDAccountant(accuracy=accuracy).compose(event)
     lo, up = ours.get_epsilon_bracket(DELTA)
     optimistic, pessimistic = their_epsilon(event, DELTA)
     assert up >= optimistic - 1e-12, (event, up, optimistic)
@@ -85,7 +85,7 @@ def test_mixture_of_gaussians_against_dp_accounting_pld():
     # dp_accounting's MoG PLD takes minutes at grid 1e-4 (a Python loop per grid point); 1e-3 here, still
     # tens of seconds (tests/pld/test_pld_mechanisms.py checks the MoG against closed forms in the default run).
     event = E.MixtureOfGaussiansDpEvent(3.0, [0.0, 1.0, 2.0], [0.7, 0.2, 0.1])
-    lo, up = HockeystickAccountant(accuracy=1e-4).compose(event, 3).get_epsilon_bracket(DELTA)
+    lo, up = HockeystickPLDAccountant(accuracy=1e-4).compose(event, 3).get_epsilon_bracket(DELTA)
     optimistic = their_pld(E.SelfComposedDpEvent(event, 3), 1, False, 1e-3).get_epsilon_for_delta(
         DELTA
     )
@@ -97,7 +97,7 @@ def test_mixture_of_gaussians_against_dp_accounting_pld():
 
 def test_poisson_sampled_mixture_of_gaussians_is_the_mixture_with_a_zero_shift():
     inner = E.MixtureOfGaussiansDpEvent(1.5, [1.0, 2.0], [0.7, 0.3])
-    a = HockeystickAccountant(value_discretization_interval=1e-4).compose(
+    a = HockeystickPLDAccountant(value_discretization_interval=1e-4).compose(
         E.PoissonSampledDpEvent(0.1, inner), 10
     )
     direct = pld.mixture_of_gaussians(1.5, [0.0, 1.0, 2.0], [0.9, 0.07, 0.03]).self_compose(10)
@@ -134,7 +134,7 @@ def test_randomized_response_against_exact_and_dp_accounting(relation):
     from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
 
     count = 8
-    ours = HockeystickAccountant(relation, accuracy=1e-4).compose(
+    ours = HockeystickPLDAccountant(relation, accuracy=1e-4).compose(
         E.RandomizedResponseDpEvent(0.4, 5), count
     )
     name = "replace_one" if relation == NeighboringRelation.REPLACE_ONE else "replace_special"
@@ -161,7 +161,7 @@ def test_truncated_subsampled_gaussian_against_dp_accounting():
 
     event = E.TruncatedSubsampledGaussianDpEvent(1000, 0.05, 40, 1.0)
     lo, up = (
-        HockeystickAccountant(value_discretization_interval=1e-4)
+        HockeystickPLDAccountant(value_discretization_interval=1e-4)
         .compose(event, 20)
         .get_epsilon_bracket(DELTA)
     )
@@ -175,7 +175,7 @@ def test_truncated_subsampled_gaussian_against_dp_accounting():
     assert again.epsilon(DELTA) == pytest.approx(pessimistic, abs=1e-4)
     # No truncation possible (B >= n): the Poisson-subsampled Gaussian itself.
     lo2, up2 = (
-        HockeystickAccountant(value_discretization_interval=1e-4)
+        HockeystickPLDAccountant(value_discretization_interval=1e-4)
         .compose(E.TruncatedSubsampledGaussianDpEvent(100, 0.05, 100, 1.0), 20)
         .get_epsilon_bracket(DELTA)
     )
@@ -193,7 +193,7 @@ def test_poisson_sampled_discrete_laplace_against_enumeration():
     p, q = discrete_laplace_pair(0.7, 2)
     rate, count = 0.3, 3
     mixed = (1 - rate) * q + rate * p
-    acc = HockeystickAccountant(accuracy=1e-5).compose(
+    acc = HockeystickPLDAccountant(accuracy=1e-5).compose(
         E.PoissonSampledDpEvent(rate, E.DiscreteLaplaceDpEvent(0.7, 2)), count
     )
     from itertools import product
@@ -214,8 +214,8 @@ def test_poisson_sampled_discrete_laplace_against_enumeration():
 def test_gaussian_only_is_exact_and_replace_one_doubles_the_shift():
     from hockeystick import theta_epsilon
 
-    add_remove = HockeystickAccountant().compose(E.GaussianDpEvent(2.0), 100)
-    replace = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(
+    add_remove = HockeystickPLDAccountant().compose(E.GaussianDpEvent(2.0), 100)
+    replace = HockeystickPLDAccountant(NeighboringRelation.REPLACE_ONE).compose(
         E.GaussianDpEvent(4.0), 100
     )
     exact = theta_epsilon(10.0 / 2.0, DELTA)
@@ -236,7 +236,7 @@ def test_fixed_size_samples_under_replace_one_use_the_proved_pairs():
             ),
         ),
     ):
-        acc = HockeystickAccountant(
+        acc = HockeystickPLDAccountant(
             NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-3
         )
         lo, up = acc.compose(event, 100).get_epsilon_bracket(DELTA)
@@ -248,17 +248,17 @@ def test_fixed_size_samples_under_replace_one_use_the_proved_pairs():
 
 
 def test_non_private_and_no_op_events():
-    acc = HockeystickAccountant().compose(E.NonPrivateDpEvent())
+    acc = HockeystickPLDAccountant().compose(E.NonPrivateDpEvent())
     assert acc.get_epsilon(DELTA) == math.inf and acc.get_delta(1.0) == 1.0
-    acc = HockeystickAccountant().compose(E.GaussianDpEvent(0.0))
+    acc = HockeystickPLDAccountant().compose(E.GaussianDpEvent(0.0))
     assert acc.get_epsilon(DELTA) == math.inf
     acc = (
-        HockeystickAccountant()
+        HockeystickPLDAccountant()
         .compose(E.NoOpDpEvent(), 5)
         .compose(E.PoissonSampledDpEvent(0.0, E.GaussianDpEvent(1.0)))
     )
     assert acc.get_epsilon_bracket(DELTA) == (0.0, 0.0) and acc.get_delta(0.5) == 0.0
-    assert HockeystickAccountant().get_epsilon(DELTA) == 0.0
+    assert HockeystickPLDAccountant().get_epsilon(DELTA) == 0.0
 
 
 @pytest.mark.parametrize(
@@ -293,7 +293,7 @@ def test_non_private_and_no_op_events():
     ],
 )
 def test_unsupported_events_are_refused_with_dp_accountings_error(relation, event):
-    acc = HockeystickAccountant(relation)
+    acc = HockeystickPLDAccountant(relation)
     assert not acc.supports(event)
     with pytest.raises(UnsupportedEventError):
         acc.compose(event)
@@ -319,13 +319,13 @@ def test_bad_input_raises_what_dp_accounting_raises(name, event, count):
     with pytest.raises(Exception) as theirs:
         PLDAccountant().compose(event, count).get_epsilon(DELTA)
     with pytest.raises(theirs.type):
-        HockeystickAccountant().compose(event, count).get_epsilon(DELTA)
+        HockeystickPLDAccountant().compose(event, count).get_epsilon(DELTA)
 
 
 @pytest.mark.parametrize("delta", [float("nan"), -1.0])
 def test_bad_delta_is_refused(delta):
     with pytest.raises(ValueError, match="target_delta"):
-        HockeystickAccountant().compose(E.GaussianDpEvent(1.0)).get_epsilon(delta)
+        HockeystickPLDAccountant().compose(E.GaussianDpEvent(1.0)).get_epsilon(delta)
 
 
 def test_calibrate_dp_mechanism_round_trip():
@@ -333,16 +333,16 @@ def test_calibrate_dp_mechanism_round_trip():
         return E.SelfComposedDpEvent(E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(sigma)), 1000)
 
     sigma = mechanism_calibration.calibrate_dp_mechanism(
-        lambda: HockeystickAccountant(accuracy=1e-4),
+        lambda: HockeystickPLDAccountant(accuracy=1e-4),
         event,
         target_epsilon=1.0,
         target_delta=DELTA,
         bracket_interval=mechanism_calibration.ExplicitBracketInterval(0.5, 5.0),
         tol=1e-4,
     )
-    assert HockeystickAccountant(accuracy=1e-4).compose(event(sigma)).get_epsilon(DELTA) <= 1.0
+    assert HockeystickPLDAccountant(accuracy=1e-4).compose(event(sigma)).get_epsilon(DELTA) <= 1.0
     assert (
-        HockeystickAccountant(accuracy=1e-4)
+        HockeystickPLDAccountant(accuracy=1e-4)
         .compose(event(sigma - 2e-4))
         .get_epsilon_bracket(DELTA)[0]
         > 1.0 - 1e-3
@@ -350,7 +350,8 @@ def test_calibrate_dp_mechanism_round_trip():
     # dp_accounting's own accountant at its calibrated sigma (1.3 s, not run here) gives the same sigma to 1e-3:
     # the certified hockeystick epsilon there is within 1e-3 of 1.
     assert (
-        HockeystickAccountant(accuracy=1e-4).compose(event(sigma)).get_epsilon(DELTA) > 1.0 - 2e-3
+        HockeystickPLDAccountant(accuracy=1e-4).compose(event(sigma)).get_epsilon(DELTA)
+        > 1.0 - 2e-3
     )
 
 
@@ -364,12 +365,12 @@ def test_a_composition_too_long_for_the_default_grid_is_read_on_the_accuracy_gri
     """61 254 Laplace runs at scale 0.0149 need 7e7 points on the default grid (1e-4): the default answers on the
     accuracy-driven grid, the same value as asked for it; a grid the caller chose is still refused."""
     event = E.SelfComposedDpEvent(E.LaplaceDpEvent(0.014925090722283811), 61254)
-    default = HockeystickAccountant()
+    default = HockeystickPLDAccountant()
     default.compose(event)
-    refined = HockeystickAccountant(accuracy=1e-4)
+    refined = HockeystickPLDAccountant(accuracy=1e-4)
     refined.compose(event)
     assert default.get_epsilon_bracket(1e-5) == refined.get_epsilon_bracket(1e-5)
-    chosen = HockeystickAccountant(value_discretization_interval=1e-4)
+    chosen = HockeystickPLDAccountant(value_discretization_interval=1e-4)
     chosen.compose(event)
     with pytest.raises(ValueError, match="max_points"):
         chosen.get_epsilon(1e-5)

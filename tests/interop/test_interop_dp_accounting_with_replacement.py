@@ -24,7 +24,7 @@ pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEventError  # noqa: E402
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant  # noqa: E402
 from hockeystick.numerics.hockey_stick import theta  # noqa: E402
 from hockeystick.pld.mechanisms.group_privacy import dyadic_step, group_upper_curves  # noqa: E402
 
@@ -34,8 +34,8 @@ mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets i
 EPS = (0.0, 0.3, 1.0, 2.0)
 
 
-def accountant(h: float = 1e-4) -> HockeystickAccountant:
-    return HockeystickAccountant(REPLACE, value_discretization_interval=h)
+def accountant(h: float = 1e-4) -> HockeystickPLDAccountant:
+    return HockeystickPLDAccountant(REPLACE, value_discretization_interval=h)
 
 
 def copy_counts(k: int, n: int) -> list:
@@ -115,7 +115,7 @@ def test_laplace_under_replace_one_is_the_shift_two_pair(b):
     assert lo <= exact * (1 + 1e-12) and exact <= up * (1 + 1e-12) and up - lo <= 1e-3 * exact
     # add/remove stays shift 1
     lo1, up1 = (
-        HockeystickAccountant(value_discretization_interval=1e-4)
+        HockeystickPLDAccountant(value_discretization_interval=1e-4)
         .compose(E.LaplaceDpEvent(b))
         .get_delta_bracket(0.5)
     )

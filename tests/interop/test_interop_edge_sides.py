@@ -13,16 +13,22 @@ import mpmath as mp
 import pytest
 from dp_accounting import dp_event as E
 
-from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
-from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
-from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, HockeystickRdpAccountant
+from hockeystick.interop.dp_accounting.catalogue_events import (
+    DiscreteGaussianDpEvent,
+    EpsilonDeltaDpEvent,
+)
+from hockeystick.interop.dp_accounting.selection_events import (
+    ExponentialMechanismDpEvent,
+    PermuteAndFlipDpEvent,
+)
 from hockeystick.rdp.zcdp import zcdp_to_delta
 
 MP_DPS = 50
 
 
 def bracket(event, delta=1e-5, count=1):
-    a = HockeystickAccountant()
+    a = HockeystickPLDAccountant()
     a.compose(event, count)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -52,7 +58,7 @@ def test_exponential_mechanism_lower_side_below_the_upper_side_and_the_realizabl
 def test_exponential_mechanism_of_the_least_double_has_a_finite_upper_side():
     """EM(5e-324) is 5e-324-DP: delta(0) <= tanh(eps / 2) < 1e-300, so epsilon(1e-5) = 0 on both sides."""
     assert bracket(ExponentialMechanismDpEvent(5e-324)) == (0.0, 0.0)
-    a = HockeystickAccountant()
+    a = HockeystickPLDAccountant()
     a.compose(ExponentialMechanismDpEvent(5e-324), 1000)
     lo, up = a.get_delta_bracket(0.0)
     assert lo == 0.0 and up <= 1e-300

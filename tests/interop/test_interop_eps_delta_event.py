@@ -20,8 +20,8 @@ from dp_accounting.pld import common as their_common  # noqa: E402
 from dp_accounting.pld import privacy_loss_distribution as their_pld  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation  # noqa: E402
 
-from hockeystick.interop.catalogue_events import EpsilonDeltaDpEvent  # noqa: E402
-from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting.catalogue_events import EpsilonDeltaDpEvent  # noqa: E402
 from hockeystick.interop.loss_reach import ParameterOutOfRange  # noqa: E402
 
 MP_DPS = 50
@@ -50,7 +50,7 @@ def _delta(inf_mass, finite, target: float) -> mp.mpf:
 
 
 def _bracket(events, target: float, relation=NeighboringRelation.ADD_OR_REMOVE_ONE, **kw):
-    acc = HockeystickAccountant(neighboring_relation=relation, **kw)
+    acc = HockeystickPLDAccountant(neighboring_relation=relation, **kw)
     for event, count in events:
         acc.compose(event, count)
     return acc.get_delta_bracket(target)
@@ -80,7 +80,7 @@ def test_epsilon_of_a_composition():
     eps, delta, k, target = 0.5, 1e-6, 8, 1e-4
     inf_mass, finite = _composed(eps, delta, k)
     lo, up = (
-        HockeystickAccountant()
+        HockeystickPLDAccountant()
         .compose(EpsilonDeltaDpEvent(eps, delta), k)
         .get_epsilon_bracket(target)
     )
@@ -145,9 +145,10 @@ def test_any_relation_takes_the_guarantee_as_stated():
 
 def test_delta_one_is_non_private_and_zero_releases_nothing():
     assert (
-        HockeystickAccountant().compose(EpsilonDeltaDpEvent(0.5, 1.0)).get_epsilon(1e-5) == math.inf
+        HockeystickPLDAccountant().compose(EpsilonDeltaDpEvent(0.5, 1.0)).get_epsilon(1e-5)
+        == math.inf
     )
-    assert HockeystickAccountant().compose(EpsilonDeltaDpEvent(0.0, 0.0)).get_epsilon_bracket(
+    assert HockeystickPLDAccountant().compose(EpsilonDeltaDpEvent(0.0, 0.0)).get_epsilon_bracket(
         1e-5
     ) == (0.0, 0.0)
 
@@ -165,7 +166,7 @@ def test_delta_one_is_non_private_and_zero_releases_nothing():
 )
 def test_refusals_name_the_field(event, kind, words):
     with pytest.raises(kind, match=words):
-        HockeystickAccountant().compose(event)
+        HockeystickPLDAccountant().compose(event)
 
 
 @pytest.mark.parametrize(
@@ -176,7 +177,9 @@ def test_epsilon_at_the_events_own_delta_is_its_epsilon(eps, delta):
     """At target delta equal to the event's own delta (its mass at +infinity, exact as given) the answer is eps:
     the upper side is finite and at or above eps, the lower side at or below it, both within 1e-11 relative."""
     lo, up = (
-        HockeystickAccountant().compose(EpsilonDeltaDpEvent(eps, delta)).get_epsilon_bracket(delta)
+        HockeystickPLDAccountant()
+        .compose(EpsilonDeltaDpEvent(eps, delta))
+        .get_epsilon_bracket(delta)
     )
     assert lo <= eps <= up, (lo, up)
     assert up - lo <= 1e-11 * max(eps, 1.0), (lo, up)
@@ -186,7 +189,7 @@ def test_epsilon_at_the_events_own_delta_is_its_epsilon(eps, delta):
 def test_a_target_one_ulp_below_the_events_delta_has_no_finite_epsilon(eps, delta):
     """delta(eps') >= delta at every eps' (the mass at +infinity): at a target one ulp below it both sides are
     +inf, and at a target above it the bracket is finite and holds the canonical profile's root."""
-    acc = HockeystickAccountant().compose(EpsilonDeltaDpEvent(eps, delta))
+    acc = HockeystickPLDAccountant().compose(EpsilonDeltaDpEvent(eps, delta))
     assert acc.get_epsilon_bracket(math.nextafter(delta, 0.0)) == (math.inf, math.inf)
     target = 2.0 * delta
     lo, up = acc.get_epsilon_bracket(target)

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, HockeystickRdpAccountant  # noqa: E402
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning  # noqa: E402
 
 DEPTH = 3000  # past Python's default recursion limit (1000) thrice over
@@ -27,13 +27,13 @@ def _nested(depth: int, leaf: E.DpEvent) -> E.DpEvent:
 
 def test_a_composition_nested_thousands_deep_is_the_flat_composition():
     leaf = E.GaussianDpEvent(10.0)
-    nested = HockeystickAccountant().compose(_nested(DEPTH, leaf)).get_epsilon_bracket(1e-5)
+    nested = HockeystickPLDAccountant().compose(_nested(DEPTH, leaf)).get_epsilon_bracket(1e-5)
     flat = (
-        HockeystickAccountant()
+        HockeystickPLDAccountant()
         .compose(E.ComposedDpEvent([leaf] * (DEPTH + 1)))
         .get_epsilon_bracket(1e-5)
     )
-    counted = HockeystickAccountant().compose(leaf, DEPTH + 1).get_epsilon_bracket(1e-5)
+    counted = HockeystickPLDAccountant().compose(leaf, DEPTH + 1).get_epsilon_bracket(1e-5)
     assert nested == flat
     assert nested == pytest.approx(
         counted, rel=1e-9
@@ -44,11 +44,11 @@ def test_a_composition_nested_thousands_deep_is_the_flat_composition():
 @pytest.mark.parametrize(
     "build",
     [
-        lambda: HockeystickAccountant().compose(
+        lambda: HockeystickPLDAccountant().compose(
             E.PoissonSampledDpEvent(0.1, _nested(DEPTH, E.GaussianDpEvent(10.0)))
         ),
         lambda: HockeystickRdpAccountant().compose(_nested(DEPTH, E.GaussianDpEvent(10.0))),
-        lambda: HockeystickAccountant().compose(_self_nested(DEPTH)),
+        lambda: HockeystickPLDAccountant().compose(_self_nested(DEPTH)),
     ],
     ids=["sampled-inner", "rdp-adapter", "self-composed"],
 )
@@ -67,7 +67,7 @@ def _self_nested(depth: int) -> E.DpEvent:
 
 
 def test_a_refused_nesting_leaves_the_accountant_as_it_was():
-    acc = HockeystickAccountant().compose(E.GaussianDpEvent(2.0), 3)
+    acc = HockeystickPLDAccountant().compose(E.GaussianDpEvent(2.0), 3)
     before = acc.get_epsilon(1e-5)
     with pytest.raises(ValueError, match="nests"):
         acc.compose(E.PoissonSampledDpEvent(0.1, _nested(DEPTH, E.GaussianDpEvent(10.0))))
@@ -78,7 +78,7 @@ def test_runs_past_the_pld_grid_answer_by_the_rdp_conversion_with_a_warning():
     """2^53 runs of a Laplace of scale 1e9: each run's loss (1e-9) is past a grid step, so the composed window
     passes 9e15 points; the answer is (0, the RDP adapter's epsilon), warned about, where it was a refusal."""
     event, runs = E.LaplaceDpEvent(1e9), 2**53
-    acc = HockeystickAccountant().compose(event, runs)
+    acc = HockeystickPLDAccountant().compose(event, runs)
     rdp = HockeystickRdpAccountant().compose(event, runs)
     with pytest.warns(
         AccuracyNotMetWarning, match=r"cannot compose these 9007199254740992 runs .* RDP conversion"

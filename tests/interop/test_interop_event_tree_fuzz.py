@@ -21,8 +21,8 @@ import pytest
 from dp_accounting import dp_event as E
 from dp_accounting.privacy_accountant import NeighboringRelation as NR
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant
-from hockeystick.interop.dp_events import plan_for
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+from hockeystick.interop.dp_accounting.dp_events import plan_for
 from hockeystick.interop.loss_reach import ParameterOutOfRange
 
 from ..fuzz.event_tree_search import Worker, check, tree
@@ -67,9 +67,9 @@ def test_a_gaussian_whose_squared_radius_overflows_is_refused_naming_its_field()
         [E.GaussianDpEvent(1e-300), E.TruncatedSubsampledGaussianDpEvent(11, 1e-6, 11, 1.0)]
     )
     with pytest.raises(ParameterOutOfRange, match=r"GaussianDpEvent\.noise_multiplier"):
-        HockeystickAccountant().compose(event).get_epsilon_bracket(1e-6)
+        HockeystickPLDAccountant().compose(event).get_epsilon_bracket(1e-6)
     # a radius that does not overflow still answers, certified: theta's upper side, epsilon far out
-    lo, up = HockeystickAccountant().compose(E.GaussianDpEvent(1e-100)).get_epsilon_bracket(1e-6)
+    lo, up = HockeystickPLDAccountant().compose(E.GaussianDpEvent(1e-100)).get_epsilon_bracket(1e-6)
     assert 0.0 <= lo <= up and (up == math.inf or up > 1e150)
 
 
@@ -78,7 +78,7 @@ def test_with_replacement_drawing_the_record_surely_is_refused_naming_its_field(
     is refused naming the event's fields (sample_size, source_dataset_size), not internal names."""
     event = E.SampledWithReplacementDpEvent(2, 81, E.LaplaceDpEvent(0.25))
     with pytest.raises(ParameterOutOfRange, match=r"SampledWithReplacementDpEvent\.sample_size"):
-        HockeystickAccountant(NR.REPLACE_ONE).compose(event).get_epsilon_bracket(1e-6)
+        HockeystickPLDAccountant(NR.REPLACE_ONE).compose(event).get_epsilon_bracket(1e-6)
     # a draw not certain in double precision (1 - 2^-50) is still planned as the copy-count mixture
     plan = plan_for(
         E.SampledWithReplacementDpEvent(2, 50, E.LaplaceDpEvent(0.25)), 1, NR.REPLACE_ONE
@@ -94,7 +94,7 @@ def test_a_group_of_gaussian_copies_is_refused_by_its_quadratic_reach(n, k, sigm
     ``max_cells`` (an argument a dp_accounting user never passes)."""
     event = E.SampledWithReplacementDpEvent(n, k, E.GaussianDpEvent(sigma))
     with pytest.raises(ParameterOutOfRange, match=r"GaussianDpEvent\.noise_multiplier"):
-        HockeystickAccountant(NR.REPLACE_ONE).compose(event).get_epsilon_bracket(1e-5)
+        HockeystickPLDAccountant(NR.REPLACE_ONE).compose(event).get_epsilon_bracket(1e-5)
 
 
 @pytest.mark.slow
@@ -102,7 +102,7 @@ def test_a_group_of_gaussian_copies_within_reach_still_answers():
     """The quadratic reach refuses only what the grid cannot hold: K = 10 draws from n = 2 at sigma 1
     (a group of up to 10 copies, loss reach 200 + 800) still gives a certified bracket."""
     lo, up = (
-        HockeystickAccountant(NR.REPLACE_ONE)
+        HockeystickPLDAccountant(NR.REPLACE_ONE)
         .compose(E.SampledWithReplacementDpEvent(2, 10, E.GaussianDpEvent(1.0)))
         .get_epsilon_bracket(1e-5)
     )
@@ -192,7 +192,7 @@ def test_a_mixture_composition_past_the_exp_underflow_is_bracketed_by_an_indepen
             E.SelfComposedDpEvent(E.MixtureOfGaussiansDpEvent(*m2), 7),
         ]
     )
-    lo, up = HockeystickAccountant().compose(event).get_epsilon_bracket(1e-6)
+    lo, up = HockeystickPLDAccountant().compose(event).get_epsilon_bracket(1e-6)
     ref_lo = _grid_epsilon([m1] + [m2] * 7, 1e-6, 0.02, "lower")
     ref_up = _grid_epsilon([m1] + [m2] * 7, 1e-6, 0.02, "upper")
     assert 841.0 < ref_lo <= up and lo <= ref_up < 841.5, (lo, up, ref_lo, ref_up)

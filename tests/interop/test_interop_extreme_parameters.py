@@ -1,8 +1,8 @@
 """Every event type of the dp_accounting adapter at extreme parameter values, against dp_accounting.
 
-A table of events (every mechanism and wrapper ``interop.dp_events`` takes) x extreme values (0,
+A table of events (every mechanism and wrapper ``interop.dp_accounting.dp_events`` takes) x extreme values (0,
 subnormal, 1e-300, 1e-12, 1e300, the largest double, inf, NaN, -1; probabilities 0, 1, 1 - 1e-16,
-5e-324, outside [0, 1]; counts 0, -1, huge, non-integer), run through ``HockeystickAccountant`` and
+5e-324, outside [0, 1]; counts 0, -1, huge, non-integer), run through ``HockeystickPLDAccountant`` and
 ``HockeystickRdpAccountant`` beside dp_accounting's ``PLDAccountant`` and ``RdpAccountant``, and the
 Opacus adapter's ``step`` / ``get_epsilon`` (its module imports without torch) beside both.  Each
 cell must:
@@ -37,8 +37,8 @@ from dp_accounting.privacy_accountant import NeighboringRelation as NR
 from dp_accounting.privacy_accountant import UnsupportedEventError
 from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
-from hockeystick.interop.opacus import HockeystickAccountant as OpacusAccountant
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, HockeystickRdpAccountant
+from hockeystick.interop.opacus import HockeystickOpacusAccountant as OpacusAccountant
 
 from ..dp_accounting_pld import their_pld
 
@@ -195,7 +195,7 @@ def _their_optimistic(event) -> float | None:
 def _ours(kind: str, event, relation):
     if kind == "pld":
         return _outcome(
-            lambda: HockeystickAccountant(relation).compose(event).get_epsilon_bracket(DELTA)
+            lambda: HockeystickPLDAccountant(relation).compose(event).get_epsilon_bracket(DELTA)
         )
     return _outcome(
         lambda: (
@@ -288,5 +288,5 @@ def test_subnormal_laplace_inside_a_sample_with_replacement_names_its_field():
     sampling with replacement is refused naming LaplaceDpEvent.noise_multiplier, not ``scale``."""
     event = E.SampledWithReplacementDpEvent(10, 5, E.LaplaceDpEvent(5e-324))
     with pytest.raises(OverflowError, match=r"LaplaceDpEvent\.noise_multiplier") as caught:
-        HockeystickAccountant(REPLACE).compose(event).get_epsilon(DELTA)
+        HockeystickPLDAccountant(REPLACE).compose(event).get_epsilon(DELTA)
     assert isinstance(caught.value, ValueError)

@@ -8,13 +8,19 @@ import pytest
 from dp_accounting import dp_event as E
 from dp_accounting.privacy_accountant import NeighboringRelation as NR
 
-from hockeystick.interop.allocation_events import (
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, HockeystickRdpAccountant
+from hockeystick.interop.dp_accounting.allocation_events import (
     BallsInBinsGaussianDpEvent,
     ShuffledBatchGaussianDpEvent,
 )
-from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
-from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
-from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
+from hockeystick.interop.dp_accounting.catalogue_events import (
+    DiscreteGaussianDpEvent,
+    EpsilonDeltaDpEvent,
+)
+from hockeystick.interop.dp_accounting.selection_events import (
+    ExponentialMechanismDpEvent,
+    PermuteAndFlipDpEvent,
+)
 
 ADD, REPLACE = NR.ADD_OR_REMOVE_ONE, NR.REPLACE_ONE
 # (a valid event, the relation it is valid under)
@@ -52,7 +58,7 @@ CASES = [
 def test_pld_adapter_refuses_a_field_that_is_not_a_number(event, relation, name, bad):
     bad_event = attr.evolve(event, **{name: bad})
     with pytest.raises((TypeError, ValueError), match=name):
-        HockeystickAccountant(relation).compose(bad_event)
+        HockeystickPLDAccountant(relation).compose(bad_event)
 
 
 RDP_EVENTS = [
@@ -96,7 +102,7 @@ def test_rdp_adapter_zcdp_message_names_the_field(rho, xi):
 HUGE = 10**400  # past the largest double: float() of it raises OverflowError
 
 
-@pytest.mark.parametrize("accountant", [HockeystickAccountant, HockeystickRdpAccountant])
+@pytest.mark.parametrize("accountant", [HockeystickPLDAccountant, HockeystickRdpAccountant])
 @pytest.mark.parametrize(
     ("make", "name"),
     [
@@ -111,7 +117,7 @@ def test_an_integer_past_the_doubles_is_refused_naming_its_field(accountant, mak
         accountant().compose(make())
 
 
-@pytest.mark.parametrize("accountant", [HockeystickAccountant, HockeystickRdpAccountant])
+@pytest.mark.parametrize("accountant", [HockeystickPLDAccountant, HockeystickRdpAccountant])
 def test_a_compose_count_past_2_to_the_53_is_refused_naming_count(accountant):
     with pytest.raises(ValueError, match="`count` must be at most 2"):
         accountant().compose(E.GaussianDpEvent(1.0), HUGE)

@@ -17,7 +17,7 @@ pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E402
 
-from hockeystick.interop.dp_events import plan_for  # noqa: E402
+from hockeystick.interop.dp_accounting.dp_events import plan_for  # noqa: E402
 from hockeystick.pld.accountants.plan import PlanProfile  # noqa: E402
 from hockeystick.pld.mechanisms.laplace_mixture import laplace_mixture_atom_losses  # noqa: E402
 

@@ -14,7 +14,7 @@ import pytest
 
 from hockeystick import pld
 from hockeystick.interop import opacus as hs_opacus
-from hockeystick.interop.opacus import HockeystickAccountant, get_noise_multiplier
+from hockeystick.interop.opacus import HockeystickOpacusAccountant, get_noise_multiplier
 
 # IAccountant (Opacus 1.4-1.6): abstract __init__, step(*, noise_multiplier, sample_rate),
 # get_epsilon(delta, *args, **kwargs), __len__, classmethod mechanism(); concrete
@@ -33,14 +33,16 @@ IACCOUNTANT_METHODS = {
 def test_class_has_every_iaccountant_method_with_its_signature():
     for name, params in IACCOUNTANT_METHODS.items():
         assert (
-            list(inspect.signature(getattr(HockeystickAccountant, name)).parameters)[: len(params)]
+            list(inspect.signature(getattr(HockeystickOpacusAccountant, name)).parameters)[
+                : len(params)
+            ]
             == params
         ), name
-    step = inspect.signature(HockeystickAccountant.step).parameters
+    step = inspect.signature(HockeystickOpacusAccountant.step).parameters
     assert step["noise_multiplier"].kind is inspect.Parameter.KEYWORD_ONLY
-    assert isinstance(inspect.getattr_static(HockeystickAccountant, "mechanism"), classmethod)
-    assert isinstance(HockeystickAccountant.mechanism(), str)
-    assert HockeystickAccountant().history == []
+    assert isinstance(inspect.getattr_static(HockeystickOpacusAccountant, "mechanism"), classmethod)
+    assert isinstance(HockeystickOpacusAccountant.mechanism(), str)
+    assert HockeystickOpacusAccountant().history == []
 
 
 def test_opacus_subclass_when_installed():
@@ -51,7 +53,7 @@ def test_opacus_subclass_when_installed():
     )
     from opacus.accountants.accountant import IAccountant
 
-    acc = HockeystickAccountant()
+    acc = HockeystickOpacusAccountant()
     assert isinstance(acc, IAccountant) and hs_opacus.OPACUS
     from opacus.accountants import RDPAccountant
 
@@ -67,7 +69,7 @@ def test_opacus_subclass_when_installed():
 
 
 def test_steps_are_grouped_and_epsilon_is_certified():
-    acc = HockeystickAccountant(accuracy=1e-4)
+    acc = HockeystickOpacusAccountant(accuracy=1e-4)
     for _ in range(500):
         acc.step(noise_multiplier=1.0, sample_rate=0.01)
     for _ in range(300):
@@ -87,7 +89,7 @@ def test_steps_are_grouped_and_epsilon_is_certified():
 def test_gaussian_steps_are_exact_and_edge_cases():
     from hockeystick import theta_epsilon
 
-    acc = HockeystickAccountant()
+    acc = HockeystickOpacusAccountant()
     for _ in range(4):
         acc.step(noise_multiplier=2.0, sample_rate=1.0)
     lo, up = acc.get_epsilon_bracket(1e-5)
@@ -96,7 +98,7 @@ def test_gaussian_steps_are_exact_and_edge_cases():
         acc.step(
             noise_multiplier=0.0, sample_rate=0.1
         )  # no finite epsilon: refused, as in history and DPSGD
-    assert HockeystickAccountant().get_epsilon(1e-5) == 0.0
+    assert HockeystickOpacusAccountant().get_epsilon(1e-5) == 0.0
 
 
 @pytest.mark.parametrize(
@@ -110,14 +112,14 @@ def test_gaussian_steps_are_exact_and_edge_cases():
 )
 def test_bad_steps_are_refused(kwargs):
     with pytest.raises(ValueError):
-        HockeystickAccountant().step(**kwargs)
+        HockeystickOpacusAccountant().step(**kwargs)
 
 
 def test_state_dict_round_trip_and_refusals():
-    acc = HockeystickAccountant()
+    acc = HockeystickOpacusAccountant()
     for _ in range(10):
         acc.step(noise_multiplier=1.0, sample_rate=0.01)
-    other = HockeystickAccountant()
+    other = HockeystickOpacusAccountant()
     other.load_state_dict(acc.state_dict())
     assert other.history == acc.history and other.get_epsilon(1e-5) == acc.get_epsilon(1e-5)
     for bad in ({}, {"history": []}, {"history": [], "mechanism": "rdp"}):
@@ -130,14 +132,14 @@ def test_optimizer_hook_steps_at_the_accumulated_rate():
         noise_multiplier = 1.2
         accumulated_iterations = 2
 
-    acc = HockeystickAccountant()
+    acc = HockeystickOpacusAccountant()
     acc.get_optimizer_hook_fn(0.01)(Optim())
     assert acc.history == [(1.2, 0.02, 1)]
 
 
 def test_get_noise_multiplier_meets_the_target_and_is_tight():
     sigma = get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, epochs=5)
-    acc = HockeystickAccountant()
+    acc = HockeystickOpacusAccountant()
     acc.history = [(sigma, 0.01, 500)]
     assert acc.get_epsilon(1e-5) <= 2.0
     acc.history = [(sigma * (1 - 2e-3), 0.01, 500)]
@@ -154,6 +156,7 @@ def test_register_with_opacus_names_what_it_needs():
             "Opacus imports here: the registry itself is tested in test_interop_opacus_training.py"
         )
     with pytest.raises(
-        ModuleNotFoundError, match="register_with_opacus needs Opacus.*HockeystickAccountant works"
+        ModuleNotFoundError,
+        match="register_with_opacus needs Opacus.*HockeystickOpacusAccountant works",
     ):
         hs_opacus.register_with_opacus()

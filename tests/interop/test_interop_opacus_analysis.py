@@ -40,7 +40,7 @@ import numpy as np
 import pytest
 
 from hockeystick import rdp
-from hockeystick.interop.opacus import HockeystickAccountant
+from hockeystick.interop.opacus import HockeystickOpacusAccountant
 
 History = list[tuple[float, float, int]]
 
@@ -108,7 +108,7 @@ def opacus_accountants() -> Iterator[types.SimpleNamespace]:
 
 
 def _bracket(history: History, delta: float) -> tuple[float, float]:
-    accountant = HockeystickAccountant()
+    accountant = HockeystickOpacusAccountant()
     accountant.history = list(history)
     return accountant.get_epsilon_bracket(delta)
 

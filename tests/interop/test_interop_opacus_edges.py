@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from hockeystick.interop.opacus import _SMALLEST_SIGMA, HockeystickAccountant
+from hockeystick.interop.opacus import _SMALLEST_SIGMA, HockeystickOpacusAccountant
 
 RUN = dict(target_delta=1e-5, sample_rate=0.01, steps=1000)
 
@@ -40,7 +40,7 @@ def test_a_record_all_but_never_drawn_has_epsilon_zero_at_any_noise():
     sigma, so the floor is the answer, and the accountant's bracket is (0, 0) without composing."""
     call = "g(target_epsilon=1.0, target_delta=1e-5, sample_rate=5e-324, steps=1000)"
     assert _answer_within(call, 120) == _SMALLEST_SIGMA
-    a = HockeystickAccountant()
+    a = HockeystickOpacusAccountant()
     a.history = [(_SMALLEST_SIGMA, 5e-324, 1000)]
     assert a.get_epsilon_bracket(1e-5) == (0.0, 0.0)
 
@@ -48,7 +48,7 @@ def test_a_record_all_but_never_drawn_has_epsilon_zero_at_any_noise():
 def test_rarely_sampled_agrees_with_the_composed_bracket():
     """Where steps x rate <= delta the composition itself certifies epsilon 0 (here 100 steps at 1e-8, delta
     1e-5): the shortcut gives what the PLD gives."""
-    a = HockeystickAccountant()
+    a = HockeystickOpacusAccountant()
     a.history = [(1.0, 1e-8, 100)]
     assert a.get_epsilon_bracket(1e-5) == (0.0, 0.0)
     assert a._current().epsilon(1e-5)[1] == 0.0
@@ -59,7 +59,7 @@ def test_a_zero_target_answers_with_the_least_sigma_bounding_the_total_variation
     """target_epsilon 0 bounds delta(0), the total variation distance, which falls to 0 as sigma grows: a finite
     sigma answers (the search bisects where the certified epsilon, exactly 0 on the meeting side, carries no
     slope for its secant), it meets the target and 1e-9 less does not.  120 s is a hang guard, not a timing."""
-    from hockeystick.interop.opacus import HockeystickAccountant as Accountant
+    from hockeystick.interop.opacus import HockeystickOpacusAccountant as Accountant
 
     sigma = _answer_within(
         "g(target_epsilon=0.0, target_delta=1e-5, sample_rate=0.01, steps=10)", 120

@@ -22,7 +22,7 @@ from opacus.accountants.utils import get_noise_multiplier as opacus_noise_multip
 
 from hockeystick.interop.opacus import (  # noqa: E402
     REGISTERED_NAMES,
-    HockeystickAccountant,
+    HockeystickOpacusAccountant,
     get_noise_multiplier,
     register_with_opacus,
 )
@@ -63,9 +63,9 @@ def _train(accountant, epochs: int = 3, sigma: float = 1.1) -> PrivacyEngine:
 
 
 def test_privacy_engine_takes_the_accountant_by_assignment():
-    engine = _train(HockeystickAccountant(accuracy=1e-4))
+    engine = _train(HockeystickOpacusAccountant(accuracy=1e-4))
     acc = engine.accountant
-    assert isinstance(acc, HockeystickAccountant)
+    assert isinstance(acc, HockeystickOpacusAccountant)
     assert len(acc) == 3 * 8 and acc.history == [
         (1.1, 32 / 256, 24)
     ]  # one grouped entry, every step
@@ -82,8 +82,8 @@ def test_privacy_engine_takes_the_accountant_by_assignment():
 
 
 def test_state_dict_survives_a_checkpoint_of_the_engine():
-    engine = _train(HockeystickAccountant(), epochs=1)
-    other = HockeystickAccountant()
+    engine = _train(HockeystickOpacusAccountant(), epochs=1)
+    other = HockeystickOpacusAccountant()
     other.load_state_dict(engine.accountant.state_dict())
     assert other.history == engine.accountant.history
     assert other.get_epsilon(DELTA) == engine.accountant.get_epsilon(DELTA)
@@ -95,7 +95,7 @@ def test_get_noise_multiplier_against_opacus(target, rate, epochs):
         target_epsilon=target, target_delta=DELTA, sample_rate=rate, epochs=epochs
     )
     steps = int(epochs / rate)
-    check = HockeystickAccountant()
+    check = HockeystickOpacusAccountant()
     check.history = [(ours, rate, steps)]
     assert check.get_epsilon(DELTA) <= target  # certified
     rdp_sigma = opacus_noise_multiplier(
@@ -112,7 +112,7 @@ def test_get_noise_multiplier_against_opacus(target, rate, epochs):
 def test_privacy_engine_builds_the_accountant_by_name(name):
     engine = PrivacyEngine(accountant=name)
     assert (
-        type(engine.accountant) is HockeystickAccountant
+        type(engine.accountant) is HockeystickOpacusAccountant
         and engine.accountant.mechanism() == "hockeystick_pld"
     )
 
@@ -135,7 +135,7 @@ def test_make_private_with_epsilon_calibrates_with_the_registered_accountant():
     _fit(model, optimizer, loader, epochs=2)
     acc = engine.accountant
     sigma = optimizer.noise_multiplier
-    assert isinstance(acc, HockeystickAccountant) and acc.history == [(sigma, 1 / 8, 16)]
+    assert isinstance(acc, HockeystickOpacusAccountant) and acc.history == [(sigma, 1 / 8, 16)]
     assert (
         target - 0.01 <= engine.get_epsilon(DELTA) <= target
     )  # certified, and as tight as Opacus searches
@@ -156,5 +156,7 @@ def test_register_with_opacus_is_idempotent_and_refuses_to_displace_another_clas
         assert type(create_accountant("hockeystick")) is RDPAccountant  # nothing was registered
         assert register_with_opacus(force=True) == REGISTERED_NAMES
     finally:
-        register_accountant("hockeystick", HockeystickAccountant, force=True)
-    assert all(type(create_accountant(name)) is HockeystickAccountant for name in REGISTERED_NAMES)
+        register_accountant("hockeystick", HockeystickOpacusAccountant, force=True)
+    assert all(
+        type(create_accountant(name)) is HockeystickOpacusAccountant for name in REGISTERED_NAMES
+    )

@@ -19,7 +19,7 @@ from dp_accounting import dp_event as E
 from dp_accounting.privacy_accountant import NeighboringRelation as NR
 from dp_accounting.privacy_accountant import UnsupportedEventError
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 from hockeystick.pld.sampling.poisson_replace_one import poisson_replace_one_gaussian
 
 MP_DPS = 50
@@ -198,7 +198,7 @@ def _monte_carlo(sigma, q, x, y, eps, runs, n, rng):
 def test_monte_carlo_of_realizable_data_sets_lies_inside_the_bracket(runs):
     sigma, q, eps = 1.0, 0.3, 0.4
     rng = np.random.default_rng(2024 + runs)
-    acc = HockeystickAccountant(NR.REPLACE_ONE).compose(
+    acc = HockeystickPLDAccountant(NR.REPLACE_ONE).compose(
         E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma)), runs
     )
     lo, up = acc.get_delta_bracket(eps)
@@ -214,7 +214,9 @@ def test_monte_carlo_of_realizable_data_sets_lies_inside_the_bracket(runs):
 def test_composition_agrees_with_dp_accountings_value_of_the_same_pair():
     sigma, q, count = 1.0, 0.05, 200
     event = E.PoissonSampledDpEvent(q, E.GaussianDpEvent(sigma))
-    lo, up = HockeystickAccountant(NR.REPLACE_ONE).compose(event, count).get_epsilon_bracket(1e-5)
+    lo, up = (
+        HockeystickPLDAccountant(NR.REPLACE_ONE).compose(event, count).get_epsilon_bracket(1e-5)
+    )
     theirs = dp_accounting.pld.PLDAccountant(NR.REPLACE_ONE).compose(event, count).get_epsilon(1e-5)
     assert lo <= theirs and abs(theirs - up) <= 2e-3, (
         lo,
@@ -222,27 +224,27 @@ def test_composition_agrees_with_dp_accountings_value_of_the_same_pair():
         up,
     )  # the same pair, each on its grid
     # the add/remove accountant of the same run is no bound under replace-one: below the lower side
-    add_remove = HockeystickAccountant().compose(event, count).get_epsilon(1e-5)
+    add_remove = HockeystickPLDAccountant().compose(event, count).get_epsilon(1e-5)
     assert add_remove < lo
 
 
 def test_edge_rates_folded_gaussians_and_refusals():
     gauss = (
-        HockeystickAccountant(NR.REPLACE_ONE)
+        HockeystickPLDAccountant(NR.REPLACE_ONE)
         .compose(E.GaussianDpEvent(1.5), 4)
         .get_epsilon_bracket(1e-6)
     )
-    sampled = HockeystickAccountant(NR.REPLACE_ONE).compose(
+    sampled = HockeystickPLDAccountant(NR.REPLACE_ONE).compose(
         E.PoissonSampledDpEvent(1.0, E.GaussianDpEvent(1.5)), 4
     )
     assert sampled.get_epsilon_bracket(1e-6) == gauss  # q = 1: the Gaussian of shift 2
-    nothing = HockeystickAccountant(NR.REPLACE_ONE).compose(
+    nothing = HockeystickPLDAccountant(NR.REPLACE_ONE).compose(
         E.PoissonSampledDpEvent(0.0, E.GaussianDpEvent(1.0)), 3
     )
     assert nothing.get_epsilon_bracket(1e-6) == (0.0, 0.0)
     # a non-private inner: the record's slot drawn with probability q, then fully distinguishable: (0, q)-DP exactly
     q = 0.125
-    exact = HockeystickAccountant(NR.REPLACE_ONE).compose(
+    exact = HockeystickPLDAccountant(NR.REPLACE_ONE).compose(
         E.PoissonSampledDpEvent(q, E.GaussianDpEvent(0.0))
     )
     lo, up = exact.get_delta_bracket(0.5)
@@ -252,19 +254,19 @@ def test_edge_rates_folded_gaussians_and_refusals():
         0.2, E.ComposedDpEvent([E.GaussianDpEvent(2.0), E.GaussianDpEvent(2.0)])
     )
     single = E.PoissonSampledDpEvent(0.2, E.GaussianDpEvent(math.sqrt(2.0)))
-    a = HockeystickAccountant(NR.REPLACE_ONE).compose(folded, 5).get_epsilon_bracket(1e-6)
-    b = HockeystickAccountant(NR.REPLACE_ONE).compose(single, 5).get_epsilon_bracket(1e-6)
+    a = HockeystickPLDAccountant(NR.REPLACE_ONE).compose(folded, 5).get_epsilon_bracket(1e-6)
+    b = HockeystickPLDAccountant(NR.REPLACE_ONE).compose(single, 5).get_epsilon_bracket(1e-6)
     assert a == pytest.approx(b, rel=1e-9)
     for inner in [E.LaplaceDpEvent(1.0), E.RandomizedResponseDpEvent(0.5, 4)]:
-        acc = HockeystickAccountant(NR.REPLACE_ONE)
+        acc = HockeystickPLDAccountant(NR.REPLACE_ONE)
         assert not acc.supports(E.PoissonSampledDpEvent(0.1, inner))
         with pytest.raises(UnsupportedEventError):
             acc.compose(E.PoissonSampledDpEvent(0.1, inner))
     with pytest.raises(ValueError, match="sampling_probability"):
-        HockeystickAccountant(NR.REPLACE_ONE).compose(
+        HockeystickPLDAccountant(NR.REPLACE_ONE).compose(
             E.PoissonSampledDpEvent(1.5, E.GaussianDpEvent(1.0))
         )
     with pytest.raises(OverflowError, match="noise_multiplier"):
-        HockeystickAccountant(NR.REPLACE_ONE).compose(
+        HockeystickPLDAccountant(NR.REPLACE_ONE).compose(
             E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(1e-4))
         )

@@ -23,7 +23,7 @@ pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E402
 
-from hockeystick.interop.dp_events import plan_for  # noqa: E402
+from hockeystick.interop.dp_accounting.dp_events import plan_for  # noqa: E402
 from hockeystick.pld.accountants.plan import PlanProfile  # noqa: E402
 from hockeystick.pld.refine import tuning  # noqa: E402
 from tests.plan_grids import searched_grids  # noqa: E402

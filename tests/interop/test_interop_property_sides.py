@@ -26,13 +26,19 @@ from dp_accounting.privacy_accountant import UnsupportedEventError
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hockeystick.interop.allocation_events import (
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, HockeystickRdpAccountant
+from hockeystick.interop.dp_accounting.allocation_events import (
     BallsInBinsGaussianDpEvent,
     ShuffledBatchGaussianDpEvent,
 )
-from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
-from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
-from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
+from hockeystick.interop.dp_accounting.catalogue_events import (
+    DiscreteGaussianDpEvent,
+    EpsilonDeltaDpEvent,
+)
+from hockeystick.interop.dp_accounting.selection_events import (
+    ExponentialMechanismDpEvent,
+    PermuteAndFlipDpEvent,
+)
 
 GRID = 1e-4  # the adapter's default loss spacing: an upper side may sit this far above a closed form per run
 
@@ -129,7 +135,7 @@ ADD = NR.ADD_OR_REMOVE_ONE
 def test_brackets_are_ordered_and_finite_where_an_independent_bound_is(drawn):
     event, relation, count, delta = drawn
     try:
-        lo, up = HockeystickAccountant(relation).compose(event, count).get_epsilon_bracket(delta)
+        lo, up = HockeystickPLDAccountant(relation).compose(event, count).get_epsilon_bracket(delta)
     except UnsupportedEventError:
         return  # an event the relation does not take (the mixture-free ones here all take both but sampling)
     except ValueError:

@@ -1,4 +1,4 @@
-"""epsilon at delta = 0 of Poisson-sampled pure-DP events under add-or-remove (``interop.pure_dp``).
+"""epsilon at delta = 0 of Poisson-sampled pure-DP events under add-or-remove (``interop.dp_accounting.pure_dp``).
 
 References: mpmath at 50 digits, for the closed form k log(1 + q (e^{eps0} - 1)) (Balle, Barthe & Gaboardi
 2018, Thm 8) and for the sampled pair's privacy loss evaluated directly from the Laplace densities where it
@@ -14,10 +14,10 @@ import pytest
 from dp_accounting import dp_event as E
 from dp_accounting.privacy_accountant import NeighboringRelation
 
-from hockeystick.interop.catalogue_events import EpsilonDeltaDpEvent
-from hockeystick.interop.dp_accounting import HockeystickAccountant
-from hockeystick.interop.pure_dp import largest_losses
-from hockeystick.interop.selection_events import ExponentialMechanismDpEvent
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+from hockeystick.interop.dp_accounting.catalogue_events import EpsilonDeltaDpEvent
+from hockeystick.interop.dp_accounting.pure_dp import largest_losses
+from hockeystick.interop.dp_accounting.selection_events import ExponentialMechanismDpEvent
 
 mpmath.mp.dps = 50
 
@@ -39,7 +39,7 @@ def contains(bracket, exact):
 )
 def test_sampled_laplace_is_k_log_1_plus_q_expm1(q, b, k):
     # the first two were (0.1585, inf) and "certified only down to 1e-15"
-    a = HockeystickAccountant().compose(E.PoissonSampledDpEvent(q, E.LaplaceDpEvent(b)), k)
+    a = HockeystickPLDAccountant().compose(E.PoissonSampledDpEvent(q, E.LaplaceDpEvent(b)), k)
     contains(a.get_epsilon_bracket(0.0), k * amplified(q, 1 / mpmath.mpf(b)))
     if (
         b >= 0.2
@@ -68,7 +68,7 @@ def test_other_sampled_pure_events_and_mixed_compositions_sum_their_remove_losse
         (E.PoissonSampledDpEvent(0.05, E.DiscreteLaplaceDpEvent(0.4, 3)), 1),
         (E.LaplaceDpEvent(4.0), 1),
     ]
-    a = HockeystickAccountant()
+    a = HockeystickPLDAccountant()
     for event, count in events:
         a.compose(event, count)
     exact = 2 * amplified(0.2, 1.5) + amplified(0.05, mpmath.mpf(0.4) * 3) + 1 / mpmath.mpf(4)
@@ -78,11 +78,11 @@ def test_other_sampled_pure_events_and_mixed_compositions_sum_their_remove_losse
 def test_unproven_settings_are_not_given_a_closed_form():
     # a delta floor inside the sample: refused, not summed
     with pytest.raises(ValueError, match="target_delta"):
-        HockeystickAccountant().compose(
+        HockeystickPLDAccountant().compose(
             E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0))
         ).compose(E.PoissonSampledDpEvent(0.1, EpsilonDeltaDpEvent(1.0, 1e-5))).get_epsilon(0.0)
     # Poisson sampling under replace-one is analysed for Gaussian inners only
-    assert not HockeystickAccountant(NeighboringRelation.REPLACE_ONE).supports(
+    assert not HockeystickPLDAccountant(NeighboringRelation.REPLACE_ONE).supports(
         E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0))
     )
     # a sample of a composition holding a Gaussian (r^2 = 1 in its plan): unbounded loss, no closed form
@@ -90,7 +90,7 @@ def test_unproven_settings_are_not_given_a_closed_form():
         largest_losses(("poisson_generic", 0.1, (((("laplace", 1.0), 1),), 1.0, False, 1))) is None
     )
     assert not math.isinf(
-        HockeystickAccountant()
+        HockeystickPLDAccountant()
         .compose(E.PoissonSampledDpEvent(0.1, E.LaplaceDpEvent(1.0)))
         .get_epsilon(0.0)
     )

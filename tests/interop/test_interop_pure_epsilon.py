@@ -13,13 +13,16 @@ from fractions import Fraction
 import pytest
 from dp_accounting import dp_event as E
 
-from hockeystick.interop.catalogue_events import EpsilonDeltaDpEvent
-from hockeystick.interop.dp_accounting import HockeystickAccountant
-from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+from hockeystick.interop.dp_accounting.catalogue_events import EpsilonDeltaDpEvent
+from hockeystick.interop.dp_accounting.selection_events import (
+    ExponentialMechanismDpEvent,
+    PermuteAndFlipDpEvent,
+)
 
 
 def accountant(*events):
-    a = HockeystickAccountant()
+    a = HockeystickPLDAccountant()
     for e in events:
         a.compose(e)
     return a

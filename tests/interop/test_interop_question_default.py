@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hockeystick.interop.opacus import HockeystickAccountant as OpacusAccountant
+from hockeystick.interop.opacus import HockeystickOpacusAccountant as OpacusAccountant
 from hockeystick.training import DPSGD
 
 
@@ -25,7 +25,7 @@ def test_dp_accounting_adapter_answers_a_mixed_composition_below_its_tail_finite
     """50 subsampled Gaussians and a Laplace at delta 1e-14: the 1e-4 grid's tails leave the upper side inf; the
     default is finite, at most the RDP conversion, inside the fixed grid's lower side, and warns."""
     dp_accounting = pytest.importorskip("dp_accounting")
-    from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, HockeystickRdpAccountant
     from hockeystick.pld.accountants.subsampled_gaussian import AccuracyNotMetWarning
 
     sampled = dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0))
@@ -33,11 +33,11 @@ def test_dp_accounting_adapter_answers_a_mixed_composition_below_its_tail_finite
         [dp_accounting.SelfComposedDpEvent(sampled, 50), dp_accounting.LaplaceDpEvent(20.0)]
     )
     fixed_lower, fixed_upper = (
-        HockeystickAccountant(value_discretization_interval=1e-4)
+        HockeystickPLDAccountant(value_discretization_interval=1e-4)
         .compose(event)
         .get_epsilon_bracket(1e-14)
     )
     with pytest.warns(AccuracyNotMetWarning, match="accuracy="):
-        lower, upper = HockeystickAccountant().compose(event).get_epsilon_bracket(1e-14)
+        lower, upper = HockeystickPLDAccountant().compose(event).get_epsilon_bracket(1e-14)
     rdp = HockeystickRdpAccountant().compose(event).get_epsilon(1e-14)
     assert fixed_upper == float("inf") and fixed_lower <= lower <= upper <= rdp * (1 + 1e-6)

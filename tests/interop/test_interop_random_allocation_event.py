@@ -13,8 +13,8 @@ from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEve
 from scipy.optimize import brentq
 from scipy.stats import norm
 
-from hockeystick.interop.allocation_events import BallsInBinsGaussianDpEvent
-from hockeystick.interop.dp_accounting import HockeystickAccountant
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+from hockeystick.interop.dp_accounting.allocation_events import BallsInBinsGaussianDpEvent
 from hockeystick.pld import BallsInBinsGaussianPLD
 
 
@@ -33,7 +33,7 @@ PEER_EPSILON = 2.4265
 
 
 def _bracket(event: dp_event.DpEvent, delta: float, count: int = 1) -> tuple[float, float]:
-    return HockeystickAccountant().compose(event, count).get_epsilon_bracket(delta)
+    return HockeystickPLDAccountant().compose(event, count).get_epsilon_bracket(delta)
 
 
 def _gaussian_epsilon(mu: float, delta: float) -> float:
@@ -109,7 +109,7 @@ def test_one_step_per_record_is_balls_in_bins_and_every_step_is_the_composed_gau
 )
 def test_refusals_name_the_rule(event, relation, error, match):
     with pytest.raises(error, match=match):
-        HockeystickAccountant(neighboring_relation=relation).compose(event)
+        HockeystickPLDAccountant(neighboring_relation=relation).compose(event)
 
 
 @pytest.mark.parametrize(
@@ -118,4 +118,4 @@ def test_refusals_name_the_rule(event, relation, error, match):
 def test_a_count_that_is_not_an_integer_is_refused_by_name(name, bad):
     event = attr.evolve(EVENT(dp_event.GaussianDpEvent(1.0), 2, 10), **{name: bad})
     with pytest.raises(ValueError, match=f"RandomAllocationDpEvent.{name} must be an integer"):
-        HockeystickAccountant().compose(event)
+        HockeystickPLDAccountant().compose(event)

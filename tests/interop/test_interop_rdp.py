@@ -16,7 +16,7 @@ from dp_accounting.privacy_accountant import UnsupportedEventError  # noqa: E402
 from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant  # noqa: E402
 
 from hockeystick.interop.dp_accounting import HockeystickRdpAccountant  # noqa: E402
-from hockeystick.interop.rdp_accountant import FINE_ORDERS  # noqa: E402
+from hockeystick.interop.dp_accounting.rdp_accountant import FINE_ORDERS  # noqa: E402
 from hockeystick.rdp.laplace import laplace_rdp  # noqa: E402
 
 EVENTS = [

@@ -22,9 +22,15 @@ from dp_accounting.privacy_accountant import NeighboringRelation as NR
 from dp_accounting.privacy_accountant import UnsupportedEventError
 from dp_accounting.rdp import rdp_privacy_accountant as R
 
-from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
-from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
-from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, HockeystickRdpAccountant
+from hockeystick.interop.dp_accounting.catalogue_events import (
+    DiscreteGaussianDpEvent,
+    EpsilonDeltaDpEvent,
+)
+from hockeystick.interop.dp_accounting.selection_events import (
+    ExponentialMechanismDpEvent,
+    PermuteAndFlipDpEvent,
+)
 from hockeystick.rdp.bounded_range import bounded_range_rdp
 from hockeystick.rdp.pure_dp import pure_dp_rdp
 
@@ -197,7 +203,7 @@ def test_composed_selection_events_lie_between_the_pld_brackets(relation):
         (PermuteAndFlipDpEvent(0.6), 10, 1.3),
     ]:
         rdp = HockeystickRdpAccountant(neighboring_relation=relation).compose(event, k)
-        lo, up = HockeystickAccountant(relation).compose(event, k).get_epsilon_bracket(1e-6)
+        lo, up = HockeystickPLDAccountant(relation).compose(event, k).get_epsilon_bracket(1e-6)
         eps = rdp.get_epsilon(1e-6)
         assert lo <= eps <= factor * up, (event, lo, eps, up)
         curve = bounded_range_rdp if isinstance(event, ExponentialMechanismDpEvent) else pure_dp_rdp
@@ -213,7 +219,7 @@ def test_mixed_composition_adds_curves_and_stays_above_the_pld_lower_bound():
     rdp = HockeystickRdpAccountant().compose(E.ComposedDpEvent(events))
     parts = sum(HockeystickRdpAccountant().compose(e).rdp for e in events)
     np.testing.assert_allclose(rdp.rdp, parts, rtol=1e-15)
-    lo, up = HockeystickAccountant().compose(E.ComposedDpEvent(events)).get_epsilon_bracket(1e-6)
+    lo, up = HockeystickPLDAccountant().compose(E.ComposedDpEvent(events)).get_epsilon_bracket(1e-6)
     assert lo <= rdp.get_epsilon(1e-6) <= 1.5 * up
     # one exponential mechanism of 0.5 forty times: RDP below the epsilon-DP accounting of the same events
     em = HockeystickRdpAccountant().compose(ExponentialMechanismDpEvent(0.5), 40).get_epsilon(1e-6)
@@ -230,7 +236,7 @@ def test_pure_epsilon_delta_events_take_the_pure_dp_curve_and_positive_delta_is_
     )
     np.testing.assert_array_equal(rdp.rdp, 10 * pure_dp_rdp(0.5, rdp.orders))
     lo, _ = (
-        HockeystickAccountant(relation)
+        HockeystickPLDAccountant(relation)
         .compose(EpsilonDeltaDpEvent(0.5, 0.0), 10)
         .get_epsilon_bracket(1e-6)
     )
@@ -262,7 +268,7 @@ def test_discrete_gaussian_curve_lies_above_its_exact_renyi_divergence(
             ]
             exact = 5 * mp.log(mp.fsum(terms) / total) / (a - 1)
             assert exact <= got * (1 + 1e-12), (alpha, exact, got)
-    lo, _ = HockeystickAccountant(relation).compose(event, 5).get_epsilon_bracket(1e-6)
+    lo, _ = HockeystickPLDAccountant(relation).compose(event, 5).get_epsilon_bracket(1e-6)
     assert lo <= rdp.get_epsilon(1e-6)
 
 

@@ -18,7 +18,7 @@ from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E
 from dp_accounting.privacy_accountant import UnsupportedEventError  # noqa: E402
 from dp_accounting.rdp import rdp_privacy_accountant as R  # noqa: E402
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, HockeystickRdpAccountant  # noqa: E402
 from hockeystick.rdp.sampled_without_replacement import (  # noqa: E402
     log_even_differences,
     sampled_without_replacement_gaussian_rdp,
@@ -84,7 +84,7 @@ def test_rdp_is_never_below_the_certified_pld_lower_bound_under_replace_one(even
         .compose(event)
         .get_epsilon(1e-5)
     )
-    lo, up = HockeystickAccountant(N.REPLACE_ONE).compose(event).get_epsilon_bracket(1e-5)
+    lo, up = HockeystickPLDAccountant(N.REPLACE_ONE).compose(event).get_epsilon_bracket(1e-5)
     assert rdp >= lo
     # dp_accounting's RDP accountant reads the same event with half the shift and falls below it
     theirs = R.RdpAccountant(neighboring_relation=N.REPLACE_ONE).compose(event).get_epsilon(1e-5)

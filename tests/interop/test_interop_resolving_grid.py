@@ -26,9 +26,9 @@ pytest.importorskip("dp_accounting")
 from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation as N  # noqa: E402
 
-from hockeystick.interop.dp_events import plan_for  # noqa: E402
+from hockeystick.interop.dp_accounting.dp_events import plan_for  # noqa: E402
 from hockeystick.pld.accountants.plan import PlanProfile  # noqa: E402
-from hockeystick.pld.compose.pmf import GridPMF  # noqa: E402
+from hockeystick.pld.grid.pmf import GridPMF  # noqa: E402
 from hockeystick.pld.refine import tuning  # noqa: E402
 from hockeystick.pld.refine.plan_refinement import loss_spread  # noqa: E402
 from hockeystick.pld.refine.tuning import PLAN_COARSEST_INTERVAL as COARSEST_INTERVAL  # noqa: E402

@@ -20,8 +20,8 @@ from dp_accounting import (
 from dp_accounting.rdp import RdpAccountant
 from dp_accounting.rdp.rdp_privacy_accountant import compute_epsilon
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant
-from hockeystick.interop.secagg_events import (
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, HockeystickRdpAccountant
+from hockeystick.interop.dp_accounting.secagg_events import (
     DistributedDiscreteGaussianDpEvent,
     DistributedSkellamDpEvent,
 )
@@ -55,7 +55,7 @@ def test_the_upper_side_is_the_secagg_accountant_s_and_the_lower_side_realizes_a
 ):
     direct = secagg_class(rounds=20, **PIPELINE)
     event = _event_of(direct, event_class)
-    ours = HockeystickAccountant(SPECIAL).compose(SelfComposedDpEvent(event, 20))
+    ours = HockeystickPLDAccountant(SPECIAL).compose(SelfComposedDpEvent(event, 20))
     lower, upper = ours.get_epsilon_bracket(1e-5)
     low, high = direct.epsilon(1e-5, bound="both")
     assert upper == pytest.approx(high, rel=1e-12)
@@ -89,7 +89,7 @@ def test_the_upper_side_is_the_papers_curve_converted_by_dp_accounting(event_cla
             ]
         )
     reference, _ = compute_epsilon(orders, rounds * curve, 1e-6)
-    upper = HockeystickAccountant(SPECIAL).compose(event, rounds).get_epsilon(1e-6)
+    upper = HockeystickPLDAccountant(SPECIAL).compose(event, rounds).get_epsilon(1e-6)
     assert upper >= reference * (
         1 - 1e-12
     )  # our orders hold theirs: never above their conversion ...
@@ -110,7 +110,9 @@ def test_the_bracket_holds_the_exact_one_round_divergence_at_dimension_one():
     event = DistributedSkellamDpEvent(
         local_stddev=math.sqrt(2.0), l2_norm_bound=3.5, num_clients=3, dimension=1
     )
-    accountant = HockeystickAccountant(SPECIAL, value_discretization_interval=1e-5).compose(event)
+    accountant = HockeystickPLDAccountant(SPECIAL, value_discretization_interval=1e-5).compose(
+        event
+    )
     for eps in (0.0, 0.5, 1.0, 2.0):
         exact = mpmath.fsum(
             max(_skellam_pmf(v, x - shift) - mpmath.exp(eps) * _skellam_pmf(v, x), 0)
@@ -133,11 +135,11 @@ def test_replace_one_is_replace_special_at_twice_the_norms():
         dimension=9,
     )
     replaced = (
-        HockeystickAccountant(NeighboringRelation.REPLACE_ONE)
+        HockeystickPLDAccountant(NeighboringRelation.REPLACE_ONE)
         .compose(one, 5)
         .get_epsilon_bracket(1e-5)
     )
-    special = HockeystickAccountant(SPECIAL).compose(twice, 5).get_epsilon_bracket(1e-5)
+    special = HockeystickPLDAccountant(SPECIAL).compose(twice, 5).get_epsilon_bracket(1e-5)
     assert replaced == pytest.approx(special, rel=1e-12)
 
 
@@ -149,12 +151,12 @@ def test_rounds_compose_with_each_other_and_the_rdp_accountant_composes_them_wit
         local_stddev=6.0, l2_norm_bound=12.0, num_clients=50, dimension=64
     )
     both = (
-        HockeystickAccountant(SPECIAL)
+        HockeystickPLDAccountant(SPECIAL)
         .compose(ComposedDpEvent([dg, sk]), 10)
         .get_epsilon_bracket(1e-5)
     )
     each = [
-        HockeystickAccountant(SPECIAL).compose(e, 10).get_epsilon_bracket(1e-5) for e in (dg, sk)
+        HockeystickPLDAccountant(SPECIAL).compose(e, 10).get_epsilon_bracket(1e-5) for e in (dg, sk)
     ]
     assert max(b[0] for b in each) <= both[0] <= both[1] <= sum(b[1] for b in each)
     rdp = (
@@ -201,7 +203,7 @@ def test_what_has_no_certified_analysis_is_refused_with_the_reason(relation, eve
         "sampled_composition": PoissonSampledDpEvent(0.01, ComposedDpEvent([round_, round_])),
         "beside_gaussian": ComposedDpEvent([round_, GaussianDpEvent(1.0)]),
     }[event]
-    accountant = HockeystickAccountant(relation)
+    accountant = HockeystickPLDAccountant(relation)
     assert not accountant.supports(composed)
     with pytest.raises(Exception, match=words):
         accountant.compose(composed)
@@ -223,14 +225,14 @@ def test_what_has_no_certified_analysis_is_refused_with_the_reason(relation, eve
 def test_fields_outside_their_rule_are_named(fields, words):
     arguments = {**dict(local_stddev=2.0, l2_norm_bound=5.0, num_clients=4, dimension=9), **fields}
     with pytest.raises(ValueError, match=words):
-        HockeystickAccountant(SPECIAL).compose(DistributedDiscreteGaussianDpEvent(**arguments))
+        HockeystickPLDAccountant(SPECIAL).compose(DistributedDiscreteGaussianDpEvent(**arguments))
 
 
 def test_the_pure_dp_epsilon_is_infinite_above():
     event = DistributedSkellamDpEvent(
         local_stddev=2.0, l2_norm_bound=5.0, num_clients=4, dimension=9
     )
-    lower, upper = HockeystickAccountant(SPECIAL).compose(event).get_epsilon_bracket(0.0)
+    lower, upper = HockeystickPLDAccountant(SPECIAL).compose(event).get_epsilon_bracket(0.0)
     assert upper == math.inf and 0 < lower
 
 
@@ -243,7 +245,9 @@ def test_a_poisson_sample_of_a_round_counts_each_sampled_client_s_own_noise_shar
         local_stddev=math.sqrt(2.0), l2_norm_bound=3.5, num_clients=3, dimension=1
     )
     sampled = PoissonSampledDpEvent(0.3, event)
-    accountant = HockeystickAccountant(SPECIAL, value_discretization_interval=1e-5).compose(sampled)
+    accountant = HockeystickPLDAccountant(SPECIAL, value_discretization_interval=1e-5).compose(
+        sampled
+    )
     q = mpmath.mpf("0.3")
     for eps in (0.0, 0.5, 1.0):
         exact = float(
@@ -270,7 +274,7 @@ def test_a_poisson_sample_of_a_round_counts_each_sampled_client_s_own_noise_shar
             for a, e in zip(orders, curve)
         ]
     reference, _ = compute_epsilon(orders, amplified, 1e-5)
-    upper = HockeystickAccountant(SPECIAL).compose(sampled, 40).get_epsilon(1e-5)
+    upper = HockeystickPLDAccountant(SPECIAL).compose(sampled, 40).get_epsilon(1e-5)
     assert reference * (1 - 1e-12) <= upper <= reference * (1 + 1e-9)
-    never = HockeystickAccountant(SPECIAL).compose(PoissonSampledDpEvent(0.0, event), 40)
+    never = HockeystickPLDAccountant(SPECIAL).compose(PoissonSampledDpEvent(0.0, event), 40)
     assert never.get_epsilon(1e-5) == 0.0  # the client never sampled: nothing of it released

@@ -18,9 +18,12 @@ from dp_accounting import dp_event as E
 from dp_accounting.privacy_accountant import NeighboringRelation as NR
 from dp_accounting.privacy_accountant import UnsupportedEventError
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+from hockeystick.interop.dp_accounting.selection_events import (
+    ExponentialMechanismDpEvent,
+    PermuteAndFlipDpEvent,
+)
 from hockeystick.interop.loss_reach import ParameterOutOfRange
-from hockeystick.interop.selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 from hockeystick.pld.mechanisms.selection import (
     bounded_range_profile,
     exponential_mechanism,
@@ -124,7 +127,7 @@ def test_random_bounded_range_pairs_and_exponential_mechanisms_lie_below_the_upp
 @pytest.mark.parametrize("relation", RELATIONS)
 def test_exponential_mechanism_brackets_hold_the_realizable_and_the_bounding_compositions(relation):
     epsilon, k = 0.8, 2
-    acc = HockeystickAccountant(relation).compose(ExponentialMechanismDpEvent(epsilon), k)
+    acc = HockeystickPLDAccountant(relation).compose(ExponentialMechanismDpEvent(epsilon), k)
     c = mp.mpf(epsilon) / 2
     z = 2 * mp.sinh(c)
     for eps in [0.0, 0.3, 0.9]:
@@ -147,7 +150,7 @@ def test_exponential_mechanism_brackets_hold_the_realizable_and_the_bounding_com
 
 def test_exponential_mechanism_composed_many_times_is_bracketed_and_below_pure_dp():
     epsilon, k = 0.5, 40
-    acc = HockeystickAccountant().compose(ExponentialMechanismDpEvent(epsilon), k)
+    acc = HockeystickPLDAccountant().compose(ExponentialMechanismDpEvent(epsilon), k)
     p = exponential_law([1, 0], epsilon)
     for eps in [1.0, 3.0]:
         lo, up = acc.get_delta_bracket(eps)
@@ -184,7 +187,7 @@ def test_permute_and_flip_realizable_pair_is_the_mechanism_and_every_pair_is_bel
 def test_selection_upper_sides_never_exceed_the_pure_dp_epsilon(mechanism, epsilon, k):
     """k selections of epsilon are (k epsilon, 0)-DP: epsilon(delta) <= k epsilon at every delta and delta(eps) = 0
     from k epsilon on, whatever the composed grid leaves (the profile alone gave 100.00045 for one EM(100))."""
-    acc = HockeystickAccountant().compose(mechanism(epsilon), k)
+    acc = HockeystickPLDAccountant().compose(mechanism(epsilon), k)
     for delta in [1e-9, 1e-3, 0.5]:
         lo, up = acc.get_epsilon_bracket(delta)
         assert lo <= up <= k * epsilon
@@ -195,7 +198,7 @@ def test_selection_upper_sides_never_exceed_the_pure_dp_epsilon(mechanism, epsil
 @pytest.mark.parametrize("relation", RELATIONS)
 def test_permute_and_flip_composed_is_bracketed(relation):
     epsilon, k = 0.6, 10
-    acc = HockeystickAccountant(relation).compose(PermuteAndFlipDpEvent(epsilon), k)
+    acc = HockeystickPLDAccountant(relation).compose(PermuteAndFlipDpEvent(epsilon), k)
     p, q = permute_and_flip_law([0, 0], epsilon), permute_and_flip_law([1, -1], epsilon)
     for eps in [0.5, 2.0]:
         lo, up = acc.get_delta_bracket(eps)
@@ -205,28 +208,28 @@ def test_permute_and_flip_composed_is_bracketed(relation):
 
 
 def test_sampled_and_mixed_selection_events_answer_certified_brackets():
-    acc = HockeystickAccountant().compose(
+    acc = HockeystickPLDAccountant().compose(
         E.PoissonSampledDpEvent(0.05, ExponentialMechanismDpEvent(1.0)), 50
     )
     acc.compose(E.GaussianDpEvent(5.0), 3).compose(PermuteAndFlipDpEvent(0.2), 2)
     lo, up = acc.get_epsilon_bracket(1e-6)
     assert 0 < lo <= up < math.inf
     with pytest.raises(UnsupportedEventError):  # Poisson under replace-one: Gaussians only
-        HockeystickAccountant(NR.REPLACE_ONE).compose(
+        HockeystickPLDAccountant(NR.REPLACE_ONE).compose(
             E.PoissonSampledDpEvent(0.05, PermuteAndFlipDpEvent(1.0))
         )
 
 
 def test_zero_epsilon_releases_nothing_and_bad_values_are_refused_naming_the_field():
     acc = (
-        HockeystickAccountant()
+        HockeystickPLDAccountant()
         .compose(ExponentialMechanismDpEvent(0.0), 5)
         .compose(PermuteAndFlipDpEvent(0.0))
     )
     assert acc.get_epsilon_bracket(1e-6) == (0.0, 0.0)
     for bad in [-1.0, float("nan"), "x"]:
         with pytest.raises(ValueError, match=r"ExponentialMechanismDpEvent\.epsilon"):
-            HockeystickAccountant().compose(ExponentialMechanismDpEvent(bad))
+            HockeystickPLDAccountant().compose(ExponentialMechanismDpEvent(bad))
     for big in [math.inf, 1e5]:
         with pytest.raises(ParameterOutOfRange, match=r"PermuteAndFlipDpEvent\.epsilon"):
-            HockeystickAccountant().compose(PermuteAndFlipDpEvent(big))
+            HockeystickPLDAccountant().compose(PermuteAndFlipDpEvent(big))

@@ -20,7 +20,7 @@ from dp_accounting import dp_event as E
 from dp_accounting.privacy_accountant import NeighboringRelation
 from scipy import stats
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 
 
 def realizable_delta(n: int, k: int, eps: float, scale: float = 1.0) -> float:
@@ -55,7 +55,7 @@ def realizable_delta(n: int, k: int, eps: float, scale: float = 1.0) -> float:
 @pytest.mark.parametrize("n,k,eps", [(2, 2, 1.0), (3, 4, 1.0)])
 def test_lower_side_is_at_most_the_realizable_pairs_delta(n, k, eps):
     lo, up = (
-        HockeystickAccountant(NeighboringRelation.REPLACE_ONE, accuracy=1e-4)
+        HockeystickPLDAccountant(NeighboringRelation.REPLACE_ONE, accuracy=1e-4)
         .compose(E.SampledWithReplacementDpEvent(n, k, E.LaplaceDpEvent(1.0)))
         .get_delta_bracket(eps)
     )
@@ -67,7 +67,7 @@ def test_lower_side_is_at_most_the_realizable_pairs_delta(n, k, eps):
 @pytest.mark.parametrize("n,k,eps", [(2, 2, 1.0), (3, 4, 1.0), (10, 5, 0.5)])
 def test_upper_side_is_above_the_realizable_pairs_delta(n, k, eps):
     up = (
-        HockeystickAccountant(NeighboringRelation.REPLACE_ONE, accuracy=1e-4)
+        HockeystickPLDAccountant(NeighboringRelation.REPLACE_ONE, accuracy=1e-4)
         .compose(E.SampledWithReplacementDpEvent(n, k, E.LaplaceDpEvent(1.0)))
         .get_delta_bracket(eps)[1]
     )

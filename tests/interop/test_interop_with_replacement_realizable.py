@@ -19,7 +19,7 @@ import pytest
 from dp_accounting import dp_event as E
 from dp_accounting.privacy_accountant import NeighboringRelation
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 
 EPSILONS = (0.1, 1.0, 3.0)
 SIZES = [(n, k) for n in (2, 3, 5) for k in (2, 3, 5)]
@@ -114,7 +114,7 @@ def gaussian_realizable(n: int, k: int, eps: float, sigma: float) -> float:
 
 
 def _brackets(event) -> list[tuple[float, float]]:
-    accountant = HockeystickAccountant(NeighboringRelation.REPLACE_ONE, accuracy=1e-3).compose(
+    accountant = HockeystickPLDAccountant(NeighboringRelation.REPLACE_ONE, accuracy=1e-3).compose(
         event
     )
     return [accountant.get_delta_bracket(eps) for eps in EPSILONS]

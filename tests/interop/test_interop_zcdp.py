@@ -18,7 +18,7 @@ from dp_accounting import dp_event as E  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEventError  # noqa: E402
 from dp_accounting.rdp import RdpAccountant  # noqa: E402
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant, HockeystickRdpAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant, HockeystickRdpAccountant  # noqa: E402
 from hockeystick.numerics.certified_theta import theta_lower, theta_upper  # noqa: E402
 from hockeystick.rdp import zcdp_to_delta, zcdp_to_epsilon  # noqa: E402
 
@@ -119,13 +119,13 @@ def test_ours_not_above_dp_accounting_rdp():
 
 
 def test_pld_adapter_brackets_the_class():
-    acc = HockeystickAccountant().compose(E.ZCDpEvent(0.05), 10)
+    acc = HockeystickPLDAccountant().compose(E.ZCDpEvent(0.05), 10)
     lo, up = acc.get_epsilon_bracket(1e-5)
     assert (
         zcdp_to_epsilon(0.5, 1e-5) <= up <= zcdp_to_epsilon(0.5, 1e-5) * (1 + 1e-12)
     )  # rho's sum rounded up
     # the lower side: the Gaussian of radius 1 (exactly 0.5-zCDP), within the round-off of rho's sum
-    g = HockeystickAccountant().compose(E.GaussianDpEvent(1.0)).get_epsilon_bracket(1e-5)
+    g = HockeystickPLDAccountant().compose(E.GaussianDpEvent(1.0)).get_epsilon_bracket(1e-5)
     assert g[0] - 1e-9 <= lo <= g[1]
     d_lo, d_up = acc.get_delta_bracket(1.0)
     assert d_lo <= float(theta_lower(1.0, 1.0)) and zcdp_to_delta(
@@ -134,7 +134,7 @@ def test_pld_adapter_brackets_the_class():
 
 
 def test_gaussians_fold_into_rho():
-    acc = HockeystickAccountant()
+    acc = HockeystickPLDAccountant()
     acc.compose(E.ZCDpEvent(0.3))
     acc.compose(E.GaussianDpEvent(2.0), 3)  # 3 / (2 * 4) = 0.375
     lo, up = acc.get_delta_bracket(1.5)
@@ -146,7 +146,7 @@ def test_gaussians_fold_into_rho():
 
 
 def test_replace_one_gaussian_shift_two_folds_as_rho():
-    acc = HockeystickAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    acc = HockeystickPLDAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
     acc.compose(E.ZCDpEvent(0.1))
     acc.compose(E.GaussianDpEvent(4.0))  # shift 2: radius 0.5, rho 0.125
     assert acc.get_epsilon(1e-5) >= zcdp_to_epsilon(0.225, 1e-5)
@@ -163,7 +163,7 @@ def test_replace_one_gaussian_shift_two_folds_as_rho():
     ],
 )
 def test_mixing_with_a_pld_is_refused(events):
-    acc = HockeystickAccountant()
+    acc = HockeystickPLDAccountant()
     *first, last = events
     for e in first:
         acc.compose(e)
@@ -173,13 +173,13 @@ def test_mixing_with_a_pld_is_refused(events):
 
 
 def test_sampling_without_replacement_of_zcdp_is_refused():
-    acc = HockeystickAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    acc = HockeystickPLDAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
     with pytest.raises(UnsupportedEventError, match="ZCDpEvent"):
         acc.compose(E.SampledWithoutReplacementDpEvent(100, 10, E.ZCDpEvent(0.1)))
 
 
 def test_refused_compose_leaves_the_accountant_unchanged():
-    acc = HockeystickAccountant().compose(E.ZCDpEvent(0.1))
+    acc = HockeystickPLDAccountant().compose(E.ZCDpEvent(0.1))
     before = acc.get_epsilon(1e-5)
     with pytest.raises(UnsupportedEventError):
         acc.compose(E.LaplaceDpEvent(1.0))
@@ -196,8 +196,11 @@ def test_rdp_accountant_composes_zcdp_with_anything():
 @pytest.mark.parametrize("rho,xi", [(-0.1, 0.0), (0.1, -1.0), (float("nan"), 0.0)])
 def test_adapter_refuses_bad_parameters(rho, xi):
     with pytest.raises(ValueError, match="rho|xi"):
-        HockeystickAccountant().compose(E.ZCDpEvent(rho, xi))
+        HockeystickPLDAccountant().compose(E.ZCDpEvent(rho, xi))
 
 
 def test_zero_rho_releases_nothing():
-    assert HockeystickAccountant().compose(E.ZCDpEvent(0.0)).get_epsilon_bracket(1e-5) == (0.0, 0.0)
+    assert HockeystickPLDAccountant().compose(E.ZCDpEvent(0.0)).get_epsilon_bracket(1e-5) == (
+        0.0,
+        0.0,
+    )

@@ -1,4 +1,4 @@
-"""Google's PLD fields (interop.pld_exchange): the exported pessimistic PMF's curve at or above hockeystick's certified
+"""Google's PLD fields (interop.exchange.pld_exchange): the exported pessimistic PMF's curve at or above hockeystick's certified
 upper bound and the optimistic one's at or below its lower bound, at every eps (read by dp_accounting's own
 get_delta_for_epsilon); both around the closed-form truth of the Gaussian, also after dp_accounting composes an
 exported PLD with its own; JSON read back bit for bit; dp_accounting's PLDs read; refusals naming the field."""
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.interop import (
+from hockeystick.interop.exchange import (
     ExchangedPLD,
     ExchangedPMF,
     export_pld,
@@ -24,8 +24,8 @@ from hockeystick.interop import (
     pld_exchange,
     to_dp_accounting,
 )
-from hockeystick.interop.pld_folding import lower_minorant, pessimistic_fields
-from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.interop.exchange.pld_folding import lower_minorant, pessimistic_fields
+from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 
 dp_pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")

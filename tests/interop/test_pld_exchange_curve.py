@@ -1,4 +1,4 @@
-"""An accountant's certified curve exported in Google's PLD fields (interop.pld_curve): dp_accounting 0.6, reading the
+"""An accountant's certified curve exported in Google's PLD fields (interop.exchange.pld_curve): dp_accounting 0.6, reading the
 pessimistic PMF live, gets an eps within the default tolerance max(1e-3, 2.5e-4 eps) of the certified upper eps at
 every delta down to the stated delta_floor, and never below the certified lower eps; the PMFs bracket the closed-form
 Gaussian (mpmath) at every eps, negative ones included, also after dp_accounting composes them with its own PLDs;
@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.interop import ExchangedPLD, export_pld, import_pld, to_dp_accounting
-from hockeystick.interop.pld_curve import (
+from hockeystick.interop.exchange import ExchangedPLD, export_pld, import_pld, to_dp_accounting
+from hockeystick.interop.exchange.pld_curve import (
     DEFAULT_DELTA_FLOOR,
     curve_pmfs,
     sample_keys,
     sample_spacing,
 )
-from hockeystick.interop.pld_format import DeltaFloorWarning
+from hockeystick.interop.exchange.pld_format import DeltaFloorWarning
 from hockeystick.ledger import PrivacyLedger, Round
 from hockeystick.pld import PLDAccountant, SubsampledGaussianPLD
 from hockeystick.training import DPSGD, DPFedAvg

@@ -1,4 +1,4 @@
-"""Malformed PLD files (interop.pld_format): a generated corpus of edits of valid exports, each refused with a ValueError
+"""Malformed PLD files (interop.exchange.pld_format): a generated corpus of edits of valid exports, each refused with a ValueError
 naming the field or accepted and read correctly: never another exception, a NaN, or a reading on the wrong side of the
 certified bracket of the PLD the file was written from (hockeystick's own reads of it, and dp_accounting's).
 
@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.interop import ExchangedPLD, export_pld, import_pld, to_dp_accounting
-from hockeystick.interop.pld_format import MASS_TOLERANCE
+from hockeystick.interop.exchange import ExchangedPLD, export_pld, import_pld, to_dp_accounting
+from hockeystick.interop.exchange.pld_format import MASS_TOLERANCE
 
 pytest.importorskip("dp_accounting")
 

@@ -15,7 +15,7 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick.cli import main
-from hockeystick.interop.pld_exchange import export_pld
+from hockeystick.interop.exchange.pld_exchange import export_pld
 from hockeystick.matrix import BLT, DPFTRL, MMCC, Banded, Tree
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 

@@ -118,14 +118,14 @@ def _epsilon_misses(mu: mp.mpf, delta: float, bracket: Bracket) -> list[str]:
 @cache
 def _dp_accounting(
     sigma: float, rounds: int, relation: NeighboringRelation
-) -> adapter.HockeystickAccountant:
-    acc = adapter.HockeystickAccountant(relation)
+) -> adapter.HockeystickPLDAccountant:
+    acc = adapter.HockeystickPLDAccountant(relation)
     acc.compose(dp_event.GaussianDpEvent(sigma), rounds)
     return acc
 
 
-def _opacus(sigma: float, rounds: int) -> opacus.HockeystickAccountant:
-    acc = opacus.HockeystickAccountant()
+def _opacus(sigma: float, rounds: int) -> opacus.HockeystickOpacusAccountant:
+    acc = opacus.HockeystickOpacusAccountant()
     acc.history = [(sigma, 1.0, rounds)]
     return acc
 
@@ -209,7 +209,7 @@ def test_random_points_inside_the_edges() -> None:
             if rng.random() < 0.7
             else float(10 ** rng.uniform(-3, 308))
         )
-        acc = adapter.HockeystickAccountant()
+        acc = adapter.HockeystickPLDAccountant()
         acc.compose(
             dp_event.ComposedDpEvent(
                 [
@@ -352,7 +352,7 @@ def test_with_replacement_one_draw_against_the_exact_delta() -> None:
                 f"pld sigma={sigma!r}, n={n}, eps={eps!r}: [{lo!r}, {up!r}] vs {mp.nstr(truth, 17)}"
             )
     for sigma, n, eps in points[:3]:
-        acc = adapter.HockeystickAccountant(NeighboringRelation.REPLACE_ONE)
+        acc = adapter.HockeystickPLDAccountant(NeighboringRelation.REPLACE_ONE)
         acc.compose(dp_event.SampledWithReplacementDpEvent(n, 1, dp_event.GaussianDpEvent(sigma)))
         lo, up = acc.get_delta_bracket(eps)
         truth = _one_draw_delta(sigma, n, eps)

@@ -21,9 +21,9 @@ from typing import cast
 import numpy as np
 
 from hockeystick import _core
-from hockeystick.pld.compose.atoms_from_pairs import loss_round_off
-from hockeystick.pld.compose.distribution import Factor
-from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.pld.grid.distribution import Factor
+from hockeystick.pld.grid.pmf import GridPMF
+from hockeystick.pld.mechanisms.atoms_from_pairs import loss_round_off
 from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 
 ROUNDOFF_CHARGE = 1e-10

@@ -118,26 +118,26 @@ def compose_file(sigma, q, rounds, delta):
 
 def dp_accounting_adapter(sigma, q, rounds, delta):
     dp_event = pytest.importorskip("dp_accounting.dp_event")
-    from hockeystick.interop.dp_accounting import HockeystickAccountant
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 
     event = dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma))
-    return HockeystickAccountant().compose(event, rounds).get_epsilon_bracket(delta)
+    return HockeystickPLDAccountant().compose(event, rounds).get_epsilon_bracket(delta)
 
 
 def dp_accounting_adapter_on_grid(sigma, q, rounds, delta):
     # a grid the caller fixed: the plan reads the run it composed, as the PLD objects do
     dp_event = pytest.importorskip("dp_accounting.dp_event")
-    from hockeystick.interop.dp_accounting import HockeystickAccountant
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 
     event = dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma))
-    adapter = HockeystickAccountant(value_discretization_interval=1e-4)
+    adapter = HockeystickPLDAccountant(value_discretization_interval=1e-4)
     return adapter.compose(event, rounds).get_epsilon_bracket(delta)
 
 
 def opacus_adapter(sigma, q, rounds, delta):
-    from hockeystick.interop.opacus import HockeystickAccountant
+    from hockeystick.interop.opacus import HockeystickOpacusAccountant
 
-    accountant = HockeystickAccountant()
+    accountant = HockeystickOpacusAccountant()
     accountant.history = [(sigma, q, rounds)]
     return accountant.get_epsilon_bracket(delta)
 
@@ -208,11 +208,11 @@ def test_two_stages_read_alike_through_every_door():
     """Two stages of different noise: the PLD object, the accountant, the ledger and the compose stages give the
     dp_accounting adapter's bracket (the tilted composition of the factors)."""
     dp_event = pytest.importorskip("dp_accounting.dp_event")
-    from hockeystick.interop.dp_accounting import HockeystickAccountant
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 
     q, delta = 256 / 60_000, 1e-10
     stages = [(1.1, 7050), (0.9, 7050)]
-    adapter = HockeystickAccountant()
+    adapter = HockeystickPLDAccountant()
     for sigma, rounds in stages:
         adapter.compose(dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma)), rounds)
     front_lower, front_upper = _quiet(lambda: adapter.get_epsilon_bracket(delta))

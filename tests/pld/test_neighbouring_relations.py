@@ -18,7 +18,7 @@ from dp_accounting.privacy_accountant import NeighboringRelation as N
 from dp_accounting.privacy_accountant import UnsupportedEventError
 
 from hockeystick.cli import main
-from hockeystick.interop.dp_accounting import HockeystickAccountant
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 from hockeystick.pld.accountants.stages import compose_stages, stage_relations
 from hockeystick.pld.mechanisms.neighbouring import (
     RELATIONS,
@@ -187,7 +187,7 @@ EVENTS = [
 def test_the_adapter_takes_each_event_under_the_relations_its_analysis_bounds(
     event, accepted, relation
 ):
-    accountant = HockeystickAccountant(relation)
+    accountant = HockeystickPLDAccountant(relation)
     if relation in accepted:
         assert 0 <= accountant.compose(event).get_epsilon(1e-5) < float("inf")
     else:

@@ -15,8 +15,8 @@ import pytest
 import hockeystick.pld as pld
 from hockeystick.base import progress
 from hockeystick.pld.compose import fft as compose
-from hockeystick.pld.grid.grid_start import StartGrid, ladder_rung
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
+from hockeystick.pld.refine.grid_start import StartGrid, ladder_rung
 from hockeystick.sweep import Grid, run_sweep
 
 ROUNDS = np.array([10.0, 100.0, 1000.0, 10_000.0])

@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.pld.grid import round_cache
+from hockeystick.pld.refine import round_cache
 from hockeystick.pld.refine.step_brackets import StepBrackets
 
 DELTA = 1e-5

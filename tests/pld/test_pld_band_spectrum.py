@@ -176,7 +176,7 @@ def test_two_point_factor_brackets_its_exact_binomial_composition(a):
     lower one) against the 40-digit binomial sum; band rows where the spectrum decays (a = 0.5), the full transform
     where it cannot (a subnormal-scale a leaves |X| = 1 - O(a) at every bin)."""
     from hockeystick.pld.compose.fft import compose
-    from hockeystick.pld.compose.pmf import GridPMF
+    from hockeystick.pld.grid.pmf import GridPMF
 
     h, rounds = 0.01, 2000
     factor = GridPMF(0, h, np.array([1.0 - a, a]), 0.0, 0.0, True)
@@ -194,7 +194,7 @@ def test_lattice_and_infinite_mass_factors_keep_the_full_transform_bits():
     """Mass on every 50th cell: the samples' moduli return to 1, the band is found wide and the full transform taken
     (the same bits as without band rows); a factor with 1 - 1e-12 of its mass at +inf: its finite part's power
     drops every bin, all certified."""
-    from hockeystick.pld.compose.pmf import GridPMF
+    from hockeystick.pld.grid.pmf import GridPMF
 
     lattice = np.zeros(501)
     lattice[::50] = 1.0 / 11.0

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import hockeystick.pld as pld
-from hockeystick.pld.grid import round_cache
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
+from hockeystick.pld.refine import round_cache
 
 SIGMA = np.array([0.7, 1.3, 3.0])[:, None, None, None]
 Q = np.array([3e-4, 0.02])[None, :, None, None]

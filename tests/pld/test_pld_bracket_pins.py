@@ -2,7 +2,7 @@
 
 ``data/pld_bracket_pins.json`` (written by ``data/make_pld_bracket_pins.py``, which states how to regenerate
 it) holds a few hundred seeded settings across the accountants and constructors of ``hockeystick.pld`` and
-dp_accounting's events through ``HockeystickAccountant``, each with the (lower, upper) the code answered when
+dp_accounting's events through ``HockeystickPLDAccountant``, each with the (lower, upper) the code answered when
 it was recorded and, where one exists, the exact value computed at 50 digits independently of hockeystick.
 Each row is recomputed and must
 (1) hold the exact value: lower <= exact <= upper;
@@ -47,7 +47,7 @@ def loosest(row: dict) -> tuple[float, float]:
 
 @pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])
 def test_bracket_no_wider_than_pinned_and_holds_the_exact_value(row):
-    if row["family"] == "HockeystickAccountant":
+    if row["family"] == "HockeystickPLDAccountant":
         pytest.importorskip("dp_accounting")
     lower, upper = pins.bracket(row)
     where = f"{row['id']} {row['family']} {json.dumps(row['params'])} {row['query']}"
@@ -84,7 +84,11 @@ def test_pins_cover_every_front_end():
         "FixedBatchGaussianPLD",
         "WithReplacementBatchGaussianPLD",
     }
-    accountants |= {"BallsInBinsGaussianPLD", "ShuffledBatchGaussianPLD", "HockeystickAccountant"}
+    accountants |= {
+        "BallsInBinsGaussianPLD",
+        "ShuffledBatchGaussianPLD",
+        "HockeystickPLDAccountant",
+    }
     assert accountants <= families
     expected = {name for name in pld.__all__ if name[0].islower()}
     assert constructors == expected, sorted(expected ^ constructors)

@@ -26,8 +26,8 @@ import numpy as np
 import pytest
 
 from hockeystick import _core, pld
-from hockeystick.pld.compose import pmf_envelope
-from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.pld.grid import pmf_envelope
+from hockeystick.pld.grid.pmf import GridPMF
 
 MP_DPS = 50
 mpmath.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test

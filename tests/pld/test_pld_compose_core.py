@@ -15,7 +15,7 @@ import scipy.fft
 import hockeystick.pld as pld
 from hockeystick import _core
 from hockeystick.pld.compose import fft as pc
-from hockeystick.pld.compose import pmf as pmf_module
+from hockeystick.pld.grid import pmf as pmf_module
 
 
 def test_fft_length_is_a_fast_size_at_most_an_eighth_above_the_window():
@@ -186,7 +186,7 @@ def test_peak_memory_per_window_point_is_below_the_stated_figure():
 def test_factors_without_finite_mass_keep_a_valid_window():
     """All mass at +infinity (or an underflowing remainder): the Chernoff edges are infinite; the window
     stays inside the full support, delta is 1 and epsilon is refused (inf) rather than garbage."""
-    from hockeystick.pld.compose.pmf import GridPMF
+    from hockeystick.pld.grid.pmf import GridPMF
 
     empty = GridPMF(0, 1e-3, np.zeros(5000), 1.0)
     got = pc.compose([(empty, 10)], pessimistic=True)

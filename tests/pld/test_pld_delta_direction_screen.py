@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from hockeystick.pld.compose.distribution import compose_all, undominated_lower_sides
+from hockeystick.pld.grid.distribution import compose_all, undominated_lower_sides
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS
 from hockeystick.pld.refine import dominated_direction

@@ -15,7 +15,7 @@ import pytest
 from dp_accounting import dp_event as E
 
 import hockeystick.pld as pld
-from hockeystick.pld.compose.distribution import brackets, compose_all
+from hockeystick.pld.grid.distribution import brackets, compose_all
 from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.refine import dominated_direction
 
@@ -168,7 +168,7 @@ def test_the_accountants_delta_bracket_equals_the_every_direction_one(
 ):
     """``SubsampledGaussianPLD(accuracy=...)``'s delta bracket, built through ``undominated_lower_sides``, is
     the bracket of composing every direction's optimistic side, bit for bit, and the skip happens."""
-    from hockeystick.pld.compose import distribution
+    from hockeystick.pld.grid import distribution
     from hockeystick.pld.refine import step_brackets as accountant
 
     eps = np.array([0.5, 1.0])  # where the add direction is dominated on some grid at two of POINTS

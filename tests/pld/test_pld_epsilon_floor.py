@@ -9,9 +9,8 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from hockeystick.pld.grid import constants
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width
-from hockeystick.pld.refine import tuning
+from hockeystick.pld.refine import constants, tuning
 from hockeystick.pld.refine.bracket_width import bracket_width
 
 FLOOR = SubsampledGaussianPLD.DELTA_FLOOR

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 import hockeystick.pld as pld
-from hockeystick.pld.grid.grid_start import ladder_rung
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS, certified_epsilon_width, epsilon_gap
 from hockeystick.pld.refine import tuning
+from hockeystick.pld.refine.grid_start import ladder_rung
 
 
 def gaussian_delta(mu: float, eps: np.ndarray) -> np.ndarray:

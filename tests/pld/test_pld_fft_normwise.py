@@ -19,7 +19,7 @@ import scipy.fft
 
 import hockeystick.pld as pld
 from hockeystick.pld.compose import fft as pc
-from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.pld.grid.pmf import GridPMF
 
 U = 2.0**-53
 # a long double with a 64-bit significand (x86-64): its transforms are the reference, ~2000x below u

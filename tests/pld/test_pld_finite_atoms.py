@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from hockeystick.numerics.hockey_stick import theta
-from hockeystick.pld.compose import atoms as atoms_core
 from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.grid import atoms as atoms_core
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
 from hockeystick.pld.sampling.subsampling import poisson_subsampled_pair

@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 from dp_accounting import dp_event as dpa
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant
-from hockeystick.pld.compose import atoms as atoms_core
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.grid import atoms as atoms_core
 from hockeystick.pld.mechanisms.discrete_laplace import (
     discrete_laplace_atoms,
     discrete_laplace_pair,
@@ -81,7 +81,7 @@ def _exact_delta_beside_a_gaussian(a: float, k: int, eps: float, sigma: float) -
 
 @pytest.mark.parametrize("a, k", CASES)
 def test_large_self_composition_brackets_exact_binomial(a: float, k: int) -> None:
-    acc = HockeystickAccountant().compose(
+    acc = HockeystickPLDAccountant().compose(
         dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(a, 1), k)
     )
     lo, hi = acc.get_epsilon_bracket(TARGET)
@@ -100,7 +100,7 @@ def test_large_self_composition_brackets_exact_binomial(a: float, k: int) -> Non
 @pytest.mark.slow
 def test_large_self_composition_beside_a_gaussian() -> None:
     a, k, sigma = 0.1, 10**6, 0.05
-    acc = HockeystickAccountant().compose(
+    acc = HockeystickPLDAccountant().compose(
         dpa.ComposedDpEvent(
             [
                 dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(a, 1), k),
@@ -175,7 +175,7 @@ def test_two_discrete_laplace_lattices_many_times_against_dp_accounting(k: int) 
     lower <= their pessimistic, upper >= their optimistic (connect-the-dots at h = 0.1; 10^4 only)."""
     from dp_accounting.pld import privacy_loss_distribution as P
 
-    acc = HockeystickAccountant().compose(
+    acc = HockeystickPLDAccountant().compose(
         dpa.ComposedDpEvent(
             [
                 dpa.SelfComposedDpEvent(dpa.DiscreteLaplaceDpEvent(1.0, 1), k),

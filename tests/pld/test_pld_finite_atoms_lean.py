@@ -14,9 +14,9 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from hockeystick.pld.compose import atoms as atoms_core
 from hockeystick.pld.compose import atoms_delta, atoms_epsilon
 from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.grid import atoms as atoms_core
 from hockeystick.pld.mechanisms.canonical import canonical_pair
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair

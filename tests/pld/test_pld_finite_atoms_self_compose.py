@@ -13,8 +13,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from hockeystick.pld.compose import atoms as atoms_core
 from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.grid import atoms as atoms_core
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 
 MP_DPS = 50

@@ -19,9 +19,9 @@ import pytest
 from dp_accounting import dp_event as dpa
 
 from hockeystick import pld
-from hockeystick.interop.dp_accounting import HockeystickAccountant
-from hockeystick.pld.compose import atoms as atoms_core
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.grid import atoms as atoms_core
 from hockeystick.pld.mechanisms.canonical import canonical_pair
 from hockeystick.pld.mechanisms.discrete_laplace import discrete_laplace_pair
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
@@ -150,7 +150,7 @@ def test_epsilon_sides_bracket_the_truth(name, computed, truth):
 
 def test_poisson_discrete_laplace_800_lower_side_below_the_truth():
     """The reported reproducer: the true loss is at most log(1 - q + q e^800) ~ 799.3."""
-    acc = HockeystickAccountant()
+    acc = HockeystickPLDAccountant()
     acc.compose(dpa.PoissonSampledDpEvent(0.5, dpa.DiscreteLaplaceDpEvent(800.0, 1)))
     eps_lo, eps_up = acc.get_epsilon_bracket(1e-5)
     delta_lo, delta_up = acc.get_delta_bracket(1000.0)
@@ -163,7 +163,7 @@ def test_poisson_discrete_laplace_800_lower_side_below_the_truth():
 
 @pytest.mark.parametrize("a", LOSSES)
 def test_poisson_discrete_laplace_through_the_accountant(a):
-    acc = HockeystickAccountant()
+    acc = HockeystickPLDAccountant()
     acc.compose(dpa.PoissonSampledDpEvent(0.5, dpa.DiscreteLaplaceDpEvent(a, 1)), 2)
     truth = _true_poisson(*_true_dlap(a), 0.5)
     for eps in [1.0, a - 1.0, a + 1.0, 2.0 * a]:

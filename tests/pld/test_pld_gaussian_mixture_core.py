@@ -28,8 +28,8 @@ import pytest
 
 from hockeystick import _core
 from hockeystick.numerics.gaussian import gaussian_tail_inverse
-from hockeystick.pld.compose.distribution import PrivacyLossDistribution
-from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.pld.grid.distribution import PrivacyLossDistribution
+from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.mechanisms.gaussian_mixture import mixture_of_gaussians, normal_interval
 from hockeystick.pld.mechanisms.monotone import check_mixture, core_side_factor

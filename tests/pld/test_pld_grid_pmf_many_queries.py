@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from hockeystick.pld import gaussian
-from hockeystick.pld.compose import pmf_envelope
+from hockeystick.pld.grid import pmf_envelope
 
 MP_DPS = 50
 mp.mp.dps = MP_DPS  # for the references computed at import; conftest sets it for each test

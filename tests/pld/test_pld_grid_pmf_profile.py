@@ -11,7 +11,7 @@ import pytest
 
 import hockeystick.pld as pld
 from hockeystick import _core
-from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.pld.grid.pmf import GridPMF
 
 
 @pytest.mark.parametrize("lam", [-40.0, -0.3, 0.0, 0.05, 2.0, 35.0])

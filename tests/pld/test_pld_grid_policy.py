@@ -18,8 +18,8 @@ import pytest
 
 from hockeystick import _core
 from hockeystick.pld.compose.fft import DEFAULT_TAIL
-from hockeystick.pld.grid import constants
-from hockeystick.pld.grid.grid_start import (
+from hockeystick.pld.refine import constants, question
+from hockeystick.pld.refine.grid_start import (
     StartGrid,
     finest_interval,
     grid_policy,
@@ -27,7 +27,6 @@ from hockeystick.pld.grid.grid_start import (
     loss_span,
     within_window,
 )
-from hockeystick.pld.refine import question
 
 Point = tuple[float, float, float, float]
 

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from hockeystick import _core
-from hockeystick.pld.compose.distribution import PrivacyLossDistribution
+from hockeystick.pld.grid.distribution import PrivacyLossDistribution
 from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.mechanisms.laplace_mixture import laplace_mixture, subsampled_laplace
 from hockeystick.pld.mechanisms.monotone import check_mixture

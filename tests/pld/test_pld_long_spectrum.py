@@ -22,7 +22,7 @@ import hockeystick as hs
 import hockeystick.pld as pld
 from hockeystick import _core
 from hockeystick.pld.compose import fft as pc
-from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.pld.grid.pmf import GridPMF
 
 pytestmark = pytest.mark.skipif(
     np.finfo(np.longdouble).nmant != 63,

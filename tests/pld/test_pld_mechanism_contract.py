@@ -1,4 +1,4 @@
-"""Every mechanism of the plan catalogue (``pld.accountants.plan.MECHANISM_CLASSES``) keeps the contract of
+"""Every mechanism registered (``pld.mechanisms.registry``: each class registers itself) keeps the contract of
 ``pld.mechanisms.mechanism``: its spec reads back to it; its grid PLD brackets delta (lower <= upper, a finer
 grid's bracket meeting a coarser one's); a finite pair's exact delta, summed here outcome by outcome, lies in
 the grid bracket and in its atoms' bracket (closed-form atoms agreeing with the pair's); a second upper side
@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from hockeystick.pld.accountants.composition_plan import CompositionPlan
-from hockeystick.pld.accountants.plan import MECHANISM_CLASSES, mechanism_of
 from hockeystick.pld.compose import finite_atoms
 from hockeystick.pld.mechanisms.mechanism import Mechanism
+from hockeystick.pld.mechanisms.registry import mechanism_class, mechanism_names, mechanism_of
 from hockeystick.pld.refine.grid_alignment import aligned
 
 INNER = CompositionPlan(
@@ -57,12 +57,12 @@ SLACK = 1e-12  # round-off allowed between two certified computations of one exa
 
 
 def mechanism(name: str) -> Mechanism:
-    return MECHANISM_CLASSES[name](*PARAMETERS[name])
+    return mechanism_class(name)(*PARAMETERS[name])
 
 
 def test_every_registered_mechanism_has_parameters():
-    assert sorted(MECHANISM_CLASSES) == sorted(PARAMETERS)
-    assert all(cls.name == name for name, cls in MECHANISM_CLASSES.items())
+    assert sorted(mechanism_names()) == sorted(PARAMETERS)
+    assert all(mechanism_class(name).name == name for name in mechanism_names())
 
 
 @pytest.mark.parametrize("name", sorted(PARAMETERS))
@@ -78,8 +78,8 @@ def test_a_computed_delta_reads_back_apart_from_a_given_one():
     """(eps, delta) with delta computed (a sampled non-private event's chance) keys apart from the same numbers
     given exactly, and each key builds its own mechanism back."""
     given, computed = (
-        MECHANISM_CLASSES["eps_delta"](0.0, 0.049),
-        MECHANISM_CLASSES["eps_delta"](0.0, 0.049, False),
+        mechanism_class("eps_delta")(0.0, 0.049),
+        mechanism_class("eps_delta")(0.0, 0.049, False),
     )
     assert given.spec() == ("eps_delta", 0.0, 0.049) and computed.spec() == (
         "eps_delta",
@@ -96,12 +96,12 @@ def test_unknown_or_misnamed_specs_are_refused():
     with pytest.raises(ValueError, match="spec"):
         mechanism_of(("no_such_mechanism", 1.0))
     with pytest.raises(ValueError, match="spec"):
-        MECHANISM_CLASSES["laplace"].from_spec(("gaussian", 1.0))
+        mechanism_class("laplace").from_spec(("gaussian", 1.0))
 
 
 @pytest.mark.parametrize("name", sorted(PARAMETERS))
 def test_docstring_names_its_pair_or_citation(name):
-    doc = MECHANISM_CLASSES[name].__doc__ or ""
+    doc = mechanism_class(name).__doc__ or ""
     assert re.search(r"\b(19|20)\d\d\b|\bpair\b|Lemma|Thm", doc), doc
 
 

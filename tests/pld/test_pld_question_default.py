@@ -8,8 +8,8 @@ import math
 import pytest
 
 from hockeystick.pld import PLDAccountant, SubsampledGaussianPLD
-from hockeystick.pld.grid import constants
-from hockeystick.pld.grid.grid_start import finest_interval, ladder_rung
+from hockeystick.pld.refine import constants
+from hockeystick.pld.refine.grid_start import finest_interval, ladder_rung
 from hockeystick.pld.refine.question import question_tail
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 

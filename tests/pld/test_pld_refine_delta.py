@@ -20,9 +20,9 @@ import pytest
 
 from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
-from hockeystick.pld.grid import constants
-from hockeystick.pld.grid.grid_start import StartGrid, grid_policy, within_window
+from hockeystick.pld.refine import constants
 from hockeystick.pld.refine.grid_rules import NextGrid, next_grid_tuning
+from hockeystick.pld.refine.grid_start import StartGrid, grid_policy, within_window
 from hockeystick.pld.refine.points import PointsFront, Refinement
 
 from .test_pld_epsilon_refinement import subsampled_gaussian_delta

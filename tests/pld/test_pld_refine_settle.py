@@ -13,9 +13,9 @@ import pytest
 
 from hockeystick.pld import subsampled_gaussian
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from hockeystick.pld.grid.near_one import NearOne
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.refine import dominated_direction, question, tilted_question
+from hockeystick.pld.refine.near_one import NearOne
 from hockeystick.pld.refine.points import Refinement
 
 README = (1.1, 256 / 60_000, 14_100.0, 1.0)

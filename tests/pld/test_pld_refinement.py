@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 import hockeystick.pld as pld
-from hockeystick.pld.compose import pmf_envelope
-from hockeystick.pld.grid import round_cache
-from hockeystick.pld.grid.grid_start import StartGrid
+from hockeystick.pld.grid import pmf_envelope
+from hockeystick.pld.refine import round_cache
+from hockeystick.pld.refine.grid_start import StartGrid
 
 EPS = np.linspace(0.5, 10.0, 20)
 SIGMA, Q = 1.012, 1.27e-3
@@ -73,7 +73,7 @@ def test_refinement_stops_where_the_width_is_set_by_charges(monkeypatch):
 
 
 def _optimistic_pmfs():
-    from hockeystick.pld.grid import round_cache
+    from hockeystick.pld.refine import round_cache
 
     for s, q, t, h in (
         (0.5, 1e-4, 1000, 2e-5),

@@ -6,8 +6,8 @@ import numpy as np
 
 import hockeystick.pld as pld
 from hockeystick.calibrate import calibrate
-from hockeystick.pld.compose.distribution import upper_values
-from hockeystick.pld.grid import round_cache
+from hockeystick.pld.grid.distribution import upper_values
+from hockeystick.pld.refine import round_cache
 
 
 def _counting(monkeypatch, grid: float | None = None) -> list[int]:

@@ -21,7 +21,7 @@ import pytest
 
 from hockeystick import _core
 from hockeystick.numerics.gaussian import gaussian_tail_inverse
-from hockeystick.pld.compose.distribution import PrivacyLossDistribution
+from hockeystick.pld.grid.distribution import PrivacyLossDistribution
 from hockeystick.pld.mechanisms.constructors import MAX_CELLS
 from hockeystick.pld.mechanisms.gaussian_mixture import normal_interval
 from hockeystick.pld.sampling.examples_per_user import (
@@ -139,7 +139,7 @@ def _assert_same_brackets(core: PrivacyLossDistribution, ref: PrivacyLossDistrib
 
 def _reference(ref: list[tuple[Any, Any]], tail: float) -> PrivacyLossDistribution:
     """The numpy factors as one PLD (each direction's upper PMF from ``upper``, lower from ``lower``)."""
-    from hockeystick.pld.compose.distribution import Factor
+    from hockeystick.pld.grid.distribution import Factor
 
     return PrivacyLossDistribution(
         [{Factor(u.name, u.upper, lo.lower, u.connect_dots): 1} for u, lo in ref], tail

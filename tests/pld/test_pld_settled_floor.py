@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from hockeystick.pld.compose.distribution import compose_all, undominated_lower_sides
-from hockeystick.pld.grid.grid_start import StartGrid
+from hockeystick.pld.grid.distribution import compose_all, undominated_lower_sides
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.reads.epsilon_width import RIGHT_OFFSETS
 from hockeystick.pld.refine import dominated_direction
+from hockeystick.pld.refine.grid_start import StartGrid
 from hockeystick.pld.refine.step_brackets import StepBrackets
 
 EPS = np.linspace(0.5, 10.0, 20)

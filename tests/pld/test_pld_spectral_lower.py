@@ -28,7 +28,7 @@ import scipy.fft
 from hockeystick import _core
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.compose import fft as compose
-from hockeystick.pld.compose.distribution import brackets, direction_uppers, lower_values
+from hockeystick.pld.grid.distribution import brackets, direction_uppers, lower_values
 from hockeystick.pld.mechanisms import constructors as mechanisms
 
 from .test_pld_spectral_profile import _window

@@ -20,9 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hockeystick import pld
-from hockeystick.pld.compose import atoms as atoms_core
-from hockeystick.pld.compose import atoms_compose, atoms_delta, atoms_from_pairs
+from hockeystick.pld.compose import atoms_compose, atoms_delta
 from hockeystick.pld.compose import finite_atoms as fa
+from hockeystick.pld.grid import atoms as atoms_core
+from hockeystick.pld.mechanisms import atoms_from_pairs
 from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.mechanisms.canonical import canonical_pair
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair
@@ -385,9 +386,9 @@ def test_interop_discrete_laplace_with_a_subnormal_mass_keeps_a_finite_epsilon()
     """dp_accounting's DiscreteLaplaceDpEvent(720, 1) three times has a finite epsilon at delta 1e-320: within
     the point past the top loss (2161) of the pure epsilon 3 720 = 2160."""
     dp_event = pytest.importorskip("dp_accounting.dp_event")
-    from hockeystick.interop.dp_accounting import HockeystickAccountant
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 
-    accountant = HockeystickAccountant()
+    accountant = HockeystickPLDAccountant()
     accountant.compose(dp_event.DiscreteLaplaceDpEvent(720.0, 1), 3)
     assert 2159.99 <= accountant.get_epsilon(1e-320) <= 2161.01
 

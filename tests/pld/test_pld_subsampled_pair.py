@@ -24,7 +24,7 @@ from dp_accounting.pld import privacy_loss_distribution as their  # noqa: E402
 from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEventError  # noqa: E402
 
 from hockeystick import pld  # noqa: E402
-from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant  # noqa: E402
 from hockeystick.numerics.hockey_stick import theta  # noqa: E402
 from hockeystick.pld.mechanisms.randomized_response import randomized_response_pair  # noqa: E402
 from hockeystick.pld.sampling.subsampled_pair import (
@@ -129,7 +129,7 @@ def test_poisson_sampled_randomized_response_against_exact_enumeration(q, noise,
     p, qq = randomized_response_pair(noise, buckets, "replace_special")
     mixed = q * p + (1 - q) * qq
     event = E.PoissonSampledDpEvent(q, E.RandomizedResponseDpEvent(noise, buckets))
-    acc = HockeystickAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(event, rounds)
+    acc = HockeystickPLDAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(event, rounds)
     for eps in (0.0, 0.3, 1.0, 2.0):
         exact = max(exact_delta(mixed, qq, rounds, eps), exact_delta(qq, mixed, rounds, eps))
         lo, up = acc.get_delta_bracket(eps)
@@ -149,8 +149,8 @@ def test_poisson_sampled_randomized_response_against_exact_enumeration(q, noise,
 
 def test_nested_poisson_samples_multiply_their_rates():
     inner = E.PoissonSampledDpEvent(0.5, E.GaussianDpEvent(1.0))
-    nested = HockeystickAccountant().compose(E.PoissonSampledDpEvent(0.1, inner), 20)
-    direct = HockeystickAccountant().compose(
+    nested = HockeystickPLDAccountant().compose(E.PoissonSampledDpEvent(0.1, inner), 20)
+    direct = HockeystickPLDAccountant().compose(
         E.PoissonSampledDpEvent(0.05, E.GaussianDpEvent(1.0)), 20
     )
     n_lo, n_up = nested.get_epsilon_bracket(DELTA)
@@ -201,11 +201,11 @@ def _sampled_gaussian_laplace_delta(sigma, scale, q, eps):
 def test_poisson_around_a_composition_against_quadrature_and_its_folded_gaussian():
     two = E.ComposedDpEvent([E.GaussianDpEvent(2.0), E.GaussianDpEvent(2.0)])
     folded = (
-        HockeystickAccountant()
+        HockeystickPLDAccountant()
         .compose(E.PoissonSampledDpEvent(0.1, two), 50)
         .get_epsilon_bracket(DELTA)
     )
-    one = HockeystickAccountant().compose(
+    one = HockeystickPLDAccountant().compose(
         E.PoissonSampledDpEvent(0.1, E.GaussianDpEvent(math.sqrt(2.0))), 50
     )
     assert folded == pytest.approx(one.get_epsilon_bracket(DELTA), rel=1e-6)
@@ -214,13 +214,13 @@ def test_poisson_around_a_composition_against_quadrature_and_its_folded_gaussian
     mixed = E.PoissonSampledDpEvent(
         q, E.ComposedDpEvent([E.GaussianDpEvent(sigma), E.LaplaceDpEvent(scale)])
     )
-    acc = HockeystickAccountant().compose(mixed)
+    acc = HockeystickPLDAccountant().compose(mixed)
     for eps in (0.05, 0.3, 1.0):
         exact = _sampled_gaussian_laplace_delta(sigma, scale, q, eps)
         lo, up = acc.get_delta_bracket(eps)
         assert lo <= exact * (1 + 1e-9) and exact <= up * (1 + 1e-9)
         assert up - lo <= 1e-3 * exact
-    lo, up = HockeystickAccountant().compose(mixed, 10).get_epsilon_bracket(DELTA)
+    lo, up = HockeystickPLDAccountant().compose(mixed, 10).get_epsilon_bracket(DELTA)
     assert 0 < lo <= up and up - lo <= 2e-4
 
 
@@ -250,7 +250,9 @@ def test_without_replacement_of_randomized_response_is_the_proved_bound_and_its_
     noise, k, m, n = 0.5, 4, 100, 1000
     q = m / n
     p, qq = randomized_response_pair(noise, k, "replace_one")
-    acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-4)
+    acc = HockeystickPLDAccountant(
+        NeighboringRelation.REPLACE_ONE, value_discretization_interval=1e-4
+    )
     acc.compose(E.SampledWithoutReplacementDpEvent(n, m, E.RandomizedResponseDpEvent(noise, k)))
     for eps in (0.0, 0.1, 0.5, 1.0):
         inner_eps = math.log1p(math.expm1(eps) / q)
@@ -265,7 +267,7 @@ def test_sampled_non_private_events_release_exactly_the_sampling_probability():
     """delta(eps) is the chance that the record is drawn, exactly (rationals): q as given, m / n without
     replacement, 1 - (1 - 1/n)^m with replacement; the last two are computed in doubles, so the bracket holds the
     exact rational on both sides (a computed chance taken as exact put the lower side one ulp above it)."""
-    acc = HockeystickAccountant().compose(E.PoissonSampledDpEvent(0.25, E.NonPrivateDpEvent()))
+    acc = HockeystickPLDAccountant().compose(E.PoissonSampledDpEvent(0.25, E.NonPrivateDpEvent()))
     for eps in (0.0, 1.0, 10.0):
         lo, up = acc.get_delta_bracket(eps)
         assert lo <= 0.25 <= up and up - lo < 1e-12
@@ -273,7 +275,7 @@ def test_sampled_non_private_events_release_exactly_the_sampling_probability():
         wor = E.SampledWithoutReplacementDpEvent(n, m, E.GaussianDpEvent(0.0))
         wr = E.SampledWithReplacementDpEvent(n, m, E.NonPrivateDpEvent())
         for event, exact in ((wor, Fraction(m, n)), (wr, 1 - (1 - Fraction(1, n)) ** m)):
-            acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(event)
+            acc = HockeystickPLDAccountant(NeighboringRelation.REPLACE_ONE).compose(event)
             lo, up = acc.get_delta_bracket(3.0)
             assert Fraction(lo) <= exact <= Fraction(up) and up - lo < 1e-12, (event, lo, up)
 
@@ -302,7 +304,7 @@ def test_sampled_non_private_events_release_exactly_the_sampling_probability():
     ],
 )
 def test_inner_events_without_a_known_pair_are_still_refused(relation, event):
-    acc = HockeystickAccountant(relation)
+    acc = HockeystickPLDAccountant(relation)
     assert not acc.supports(event)
     with pytest.raises(UnsupportedEventError):
         acc.compose(event)
@@ -322,7 +324,7 @@ def test_with_replacement_adapter_reports_the_accountants_tighter_bound():
     h, delta = 2e-3, 1.0 / n**2
     noise = sigma * k  # sensitivity L / K = 1 / K: the event's noise multiplier is sigma K
     event = E.SampledWithReplacementDpEvent(n, k, E.GaussianDpEvent(noise))
-    acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE, value_discretization_interval=h)
+    acc = HockeystickPLDAccountant(NeighboringRelation.REPLACE_ONE, value_discretization_interval=h)
     lo, up = acc.compose(event, rounds).get_epsilon_bracket(delta)
     direct = pld.WithReplacementBatchGaussianPLD(
         noise, k, n, rounds, value_discretization_interval=h
@@ -391,7 +393,7 @@ def test_composed_without_replacement_brackets_the_realizable_pair_composed():
     q = m / n
     p, qq = randomized_response_pair(noise, k, "replace_one")
     event = E.SampledWithoutReplacementDpEvent(n, m, E.RandomizedResponseDpEvent(noise, k))
-    acc = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(event, rounds)
+    acc = HockeystickPLDAccountant(NeighboringRelation.REPLACE_ONE).compose(event, rounds)
     mixed = [
         mpmath.mpf(q) * mpmath.mpf(a) + (1 - mpmath.mpf(q)) * mpmath.mpf(b) for a, b in zip(p, qq)
     ]
@@ -425,11 +427,13 @@ def test_random_inner_compositions_nested_samples_multiply_and_sampling_amplifie
     q1, q2 = float(rng.uniform(0.2, 0.7)), float(rng.uniform(0.2, 0.7))
     rounds = int(rng.integers(2, 6))
     make = dict(accuracy=1e-3)
-    nested = HockeystickAccountant(**make).compose(
+    nested = HockeystickPLDAccountant(**make).compose(
         E.PoissonSampledDpEvent(q1, E.PoissonSampledDpEvent(q2, inner)), rounds
     )
-    direct = HockeystickAccountant(**make).compose(E.PoissonSampledDpEvent(q1 * q2, inner), rounds)
-    alone = HockeystickAccountant(**make).compose(inner, rounds)
+    direct = HockeystickPLDAccountant(**make).compose(
+        E.PoissonSampledDpEvent(q1 * q2, inner), rounds
+    )
+    alone = HockeystickPLDAccountant(**make).compose(inner, rounds)
     for eps in (0.1, 0.5):
         n_lo, n_up = nested.get_delta_bracket(eps)
         d_lo, d_up = direct.get_delta_bracket(eps)

@@ -69,12 +69,14 @@ def test_with_replacement_laplace_whose_losses_pass_700_gives_a_bracket(monkeypa
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation
 
-    from hockeystick.interop.dp_accounting import HockeystickAccountant
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
     from hockeystick.pld.refine import tuning
 
     monkeypatch.setattr(tuning, "PLAN_COARSEST_INTERVAL", 3e-2)
 
-    acc = HockeystickAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE, accuracy=1e-2)
+    acc = HockeystickPLDAccountant(
+        neighboring_relation=NeighboringRelation.REPLACE_ONE, accuracy=1e-2
+    )
     acc.compose(ev.SampledWithReplacementDpEvent(1000, 64, ev.LaplaceDpEvent(2.5e-3)))
     drawn = -math.expm1(64 * math.log1p(-1e-3))
     lo, up = acc.get_delta_bracket(10.0)

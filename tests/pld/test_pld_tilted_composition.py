@@ -19,7 +19,7 @@ import pytest
 
 from hockeystick import pld
 from hockeystick.pld.compose import fft, tilted
-from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.refine import question, tilted_question
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 

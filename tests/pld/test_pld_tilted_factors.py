@@ -89,7 +89,7 @@ def test_one_factor_answers_as_before() -> None:
 
 def test_dp_accounting_adapter_reads_the_composed_event_the_same() -> None:
     dp_accounting = pytest.importorskip("dp_accounting")
-    from hockeystick.interop.dp_accounting import HockeystickAccountant
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 
     event = dp_accounting.ComposedDpEvent(
         [
@@ -99,6 +99,6 @@ def test_dp_accounting_adapter_reads_the_composed_event_the_same() -> None:
             for sigma in (1.1, 0.9)
         ]
     )
-    adapter = HockeystickAccountant()
+    adapter = HockeystickPLDAccountant()
     adapter.compose(event)
     assert adapter.get_epsilon_bracket(1e-10) == _staged().epsilon(1e-10, bound="both")

@@ -18,9 +18,9 @@ from dp_accounting import dp_event as E
 
 import hockeystick.pld as pld
 from hockeystick.pld.compose import truncation
-from hockeystick.pld.grid.grid_start import StartGrid
 from hockeystick.pld.mechanisms import constructors as mechanisms
 from hockeystick.pld.refine import dominated_direction
+from hockeystick.pld.refine.grid_start import StartGrid
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 from ..dp_accounting_pld import their_epsilon, their_pld

@@ -1,4 +1,4 @@
-"""The two-resolution lower side for q < h (pld/sampling/two_resolution.py, pld/sampling/mean_contraction.hpp).
+"""The two-resolution lower side for q < h (pld/compose/two_resolution.py, pld/sampling/mean_contraction.hpp).
 
 The merge onto the coarse grid must keep P-mass and E_P[e^{-L}] up to round-off that goes the safe
 way, put every atom on the grid, and never raise delta; the composed lower side must stay below the
@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from hockeystick import _core, pld
+from hockeystick.pld.compose import two_resolution
 from hockeystick.pld.compose.fft import compose_many
-from hockeystick.pld.compose.pmf import GridPMF
-from hockeystick.pld.grid import round_cache
+from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
-from hockeystick.pld.sampling import two_resolution
+from hockeystick.pld.refine import round_cache
 
 EPS_200 = np.concatenate([np.linspace(-0.2, 0.2, 100), np.geomspace(0.2, 12.0, 100)])
 

@@ -13,15 +13,14 @@ import numpy as np
 import pytest
 
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from hockeystick.pld.grid import constants
-from hockeystick.pld.grid.grid_start import StartGrid, ladder_rung
 from hockeystick.pld.reads.epsilon_width import (
     RIGHT_OFFSETS,
     certified_epsilon_width,
     left_epsilon_width,
 )
-from hockeystick.pld.refine import tuning
+from hockeystick.pld.refine import constants, tuning
 from hockeystick.pld.refine.grid_rules import NextGrid
+from hockeystick.pld.refine.grid_start import StartGrid, ladder_rung
 
 EPS = np.linspace(0.5, 10.0, 20)
 

@@ -1,5 +1,5 @@
 """Memory of the PLD compositions: the process-wide gate on their buffers (pld/compose/working_memory_gate.hpp) and the
-largest window ``accuracy=`` builds (``grid.constants.MAX_WINDOW``)."""
+largest window ``accuracy=`` builds (``refine.constants.MAX_WINDOW``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import hockeystick.pld as pld
 from hockeystick import _core
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from hockeystick.pld.compose import fft as pc
-from hockeystick.pld.grid import constants
-from hockeystick.pld.grid.grid_start import loss_span
+from hockeystick.pld.refine import constants
+from hockeystick.pld.refine.grid_start import loss_span
 
 
 def _factor(sigma: float, q: float, h: float):

@@ -12,7 +12,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.pld.reads.max_of_outputs import max_of_outputs_epsilon
 from hockeystick.pld.refine import question
 from hockeystick.pld.refine.block_reads import block_bracket, dilated, grids

@@ -22,7 +22,7 @@ from hockeystick.base import validation as _validation
 from hockeystick.calibrate import calibrate
 from hockeystick.cli import main
 from hockeystick.interop import opacus
-from hockeystick.interop.dp_accounting import HockeystickAccountant as DpAccountant
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant as DpAccountant
 from hockeystick.pld.refine.unmet import AccuracyNotMetWarning
 
 BAD_DELTAS: list[Any] = [
@@ -67,8 +67,8 @@ def _dpsgd() -> training.DPSGD:
     )
 
 
-def _opacus() -> opacus.HockeystickAccountant:
-    acc = opacus.HockeystickAccountant()
+def _opacus() -> opacus.HockeystickOpacusAccountant:
+    acc = opacus.HockeystickOpacusAccountant()
     acc.step(noise_multiplier=2.0, sample_rate=0.01)
     return acc
 
@@ -297,7 +297,7 @@ def test_an_infinite_epsilon_is_answered_alike_in_python_and_on_the_command_line
 
 def _history(entry: tuple[Any, Any, Any]) -> Callable[[], Any]:
     def load() -> Any:
-        acc = opacus.HockeystickAccountant()
+        acc = opacus.HockeystickOpacusAccountant()
         acc.load_state_dict({"history": [entry], "mechanism": acc.mechanism()})
         return acc.get_epsilon(1e-5)
 
@@ -306,7 +306,7 @@ def _history(entry: tuple[Any, Any, Any]) -> Callable[[], Any]:
 
 def _history_set(entry: tuple[Any, Any, Any]) -> Callable[[], Any]:
     def assign() -> Any:
-        acc = opacus.HockeystickAccountant()
+        acc = opacus.HockeystickOpacusAccountant()
         acc.history = [entry]
         return acc.get_epsilon(1e-5)
 
@@ -340,7 +340,7 @@ def test_opacus_history_entries_are_checked_as_counts_and_noise(restore, entry, 
 
 
 def test_opacus_history_keeps_whole_float_counts_as_integers():
-    acc = opacus.HockeystickAccountant()
+    acc = opacus.HockeystickOpacusAccountant()
     acc.load_state_dict(
         {"history": [(1.0, 0.01, 3.0), (2.0, 0.02, np.int64(4))], "mechanism": acc.mechanism()}
     )

@@ -9,8 +9,8 @@ pytest.importorskip("dp_accounting")
 
 from dp_accounting import NeighboringRelation, PoissonSampledDpEvent, SelfComposedDpEvent  # noqa: E402
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
-from hockeystick.interop.secagg_pair_events import DistributedDiscreteLaplaceDpEvent  # noqa: E402
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting.secagg_pair_events import DistributedDiscreteLaplaceDpEvent  # noqa: E402
 from hockeystick.secagg import DistributedDiscreteLaplace  # noqa: E402
 from hockeystick.secagg.distributed_discrete_laplace import pure_epsilon  # noqa: E402
 
@@ -38,7 +38,7 @@ def _event(acc: DistributedDiscreteLaplace) -> DistributedDiscreteLaplaceDpEvent
 
 def test_the_events_upper_side_is_the_accountants_and_its_lower_side_its_larger_shift():
     acc = DistributedDiscreteLaplace(rounds=5, **RUN)
-    accountant = HockeystickAccountant(NeighboringRelation.REPLACE_SPECIAL)
+    accountant = HockeystickPLDAccountant(NeighboringRelation.REPLACE_SPECIAL)
     accountant = accountant.compose(SelfComposedDpEvent(_event(acc), 5))
     low, high = accountant.get_epsilon_bracket(1e-6)
     direct = acc.epsilon(1e-6, bound="both")
@@ -51,8 +51,8 @@ def test_the_events_upper_side_is_the_accountants_and_its_lower_side_its_larger_
 
 def test_replace_one_doubles_the_norms():
     acc = DistributedDiscreteLaplace(rounds=1, **RUN)
-    one = HockeystickAccountant(NeighboringRelation.REPLACE_ONE).compose(_event(acc))
-    special = HockeystickAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(_event(acc))
+    one = HockeystickPLDAccountant(NeighboringRelation.REPLACE_ONE).compose(_event(acc))
+    special = HockeystickPLDAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(_event(acc))
     assert one.get_epsilon(0.0) >= pure_epsilon(0.6, 0.125, 10.0, 10.0, 1)
     assert one.get_epsilon(0.0) > special.get_epsilon(0.0)
 
@@ -60,7 +60,7 @@ def test_replace_one_doubles_the_norms():
 def test_a_poisson_sampled_round_is_the_observers():
     acc = DistributedDiscreteLaplace(rounds=5, sampling_rate=0.1, **RUN)
     sampled = PoissonSampledDpEvent(0.1, _event(acc))
-    accountant = HockeystickAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(
+    accountant = HockeystickPLDAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(
         SelfComposedDpEvent(sampled, 5)
     )
     low, high = accountant.get_epsilon_bracket(1e-6)

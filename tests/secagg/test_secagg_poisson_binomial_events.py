@@ -16,8 +16,8 @@ from dp_accounting import (  # noqa: E402
     UnsupportedEventError,
 )
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant  # noqa: E402
-from hockeystick.interop.secagg_pair_events import PoissonBinomialDpEvent  # noqa: E402
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant  # noqa: E402
+from hockeystick.interop.dp_accounting.secagg_pair_events import PoissonBinomialDpEvent  # noqa: E402
 from hockeystick.secagg import PoissonBinomialMechanism  # noqa: E402
 
 ROUND = PoissonBinomialDpEvent(trials=8, theta=0.1, num_clients=20)
@@ -27,7 +27,7 @@ ROUND = PoissonBinomialDpEvent(trials=8, theta=0.1, num_clients=20)
     "relation", [NeighboringRelation.REPLACE_SPECIAL, NeighboringRelation.REPLACE_ONE]
 )
 def test_the_events_bracket_is_the_accountants(relation):
-    accountant = HockeystickAccountant(relation).compose(SelfComposedDpEvent(ROUND, 6))
+    accountant = HockeystickPLDAccountant(relation).compose(SelfComposedDpEvent(ROUND, 6))
     direct = PoissonBinomialMechanism(trials=8, theta=0.1, min_surviving_clients=20, rounds=6)
     assert accountant.get_epsilon_bracket(1e-5) == direct.epsilon(1e-5, bound="both")
     assert accountant.get_delta_bracket(1.0) == direct.delta(1.0, bound="both")
@@ -37,7 +37,7 @@ def test_the_events_bracket_is_the_accountants(relation):
 
 def test_a_poisson_sampled_round_is_the_observers():
     sampled = PoissonSampledDpEvent(0.05, ROUND)
-    accountant = HockeystickAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(
+    accountant = HockeystickPLDAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(
         SelfComposedDpEvent(sampled, 6)
     )
     direct = PoissonBinomialMechanism(
@@ -65,7 +65,7 @@ def test_a_poisson_sampled_round_is_the_observers():
     ],
 )
 def test_what_is_not_certified_is_refused_with_the_reason(relation, events, reason):
-    accountant = HockeystickAccountant(relation)
+    accountant = HockeystickPLDAccountant(relation)
     with pytest.raises(UnsupportedEventError, match=reason):
         for event in events:
             accountant = accountant.compose(event)
@@ -73,6 +73,6 @@ def test_what_is_not_certified_is_refused_with_the_reason(relation, events, reas
 
 def test_a_field_outside_its_rule_is_named():
     with pytest.raises(ValueError, match="theta"):
-        HockeystickAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(
+        HockeystickPLDAccountant(NeighboringRelation.REPLACE_SPECIAL).compose(
             PoissonBinomialDpEvent(trials=8, theta=0.7, num_clients=20)
         )

@@ -229,13 +229,13 @@ def test_sampled_local_batches_meet_full_batch_steps_as_q_l_goes_to_1() -> None:
 def test_dp_accounting_adapter_reads_the_nested_event_as_the_class_does() -> None:
     """The adapter composes the nested event into the same plan: its default bracket is the class's at 1e-10 and at
     1e-12 (the plan's tilted read keeps the upper side finite there: no fall back to the RDP side, no warning)."""
-    from hockeystick.interop.dp_accounting import HockeystickAccountant
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 
     z, q_c, tau, rounds, q_l = RECORD_LEVEL_RUNS[0]
     local = dp_accounting.SelfComposedDpEvent(
         dp_accounting.PoissonSampledDpEvent(q_l, dp_accounting.GaussianDpEvent(z)), tau
     )
-    adapter = HockeystickAccountant()
+    adapter = HockeystickPLDAccountant()
     adapter.compose(
         dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(q_c, local), rounds)
     )

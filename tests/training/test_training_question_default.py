@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hockeystick.interop.dp_accounting import HockeystickAccountant
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.accountants.subsampled_gaussian import AccuracyNotMetWarning
 from hockeystick.pld.refine import question
@@ -99,11 +99,11 @@ def test_readme_run_below_every_tail_is_finite_below_rdp_and_warns():
 
 
 def test_dp_accounting_adapter_chooses_its_grid_at_the_question():
-    accountant = HockeystickAccountant().compose(_event(1.1, 256 / 60_000, 14_100))
+    accountant = HockeystickPLDAccountant().compose(_event(1.1, 256 / 60_000, 14_100))
     assert accountant.get_epsilon_bracket(1e-10) == DPSGD(**README_RUN).epsilon(1e-10, bound="both")
     # the 1e-4 grid on request: that grid's bracket intersected with the run's reads (pld.question), so no looser
     # than the default, and overlapping it (both certified)
-    fixed = HockeystickAccountant(value_discretization_interval=1e-4).compose(
+    fixed = HockeystickPLDAccountant(value_discretization_interval=1e-4).compose(
         _event(1.1, 256 / 60_000, 14_100)
     )
     fixed_lower, fixed_upper = fixed.get_epsilon_bracket(1e-10)
@@ -219,7 +219,7 @@ def test_two_stage_default_at_most_dp_accounting_default(delta):
     its default bracket's upper side no looser than dp_accounting's own default PLD."""
     stages = [(1.1, 256 / 60_000, 7050), (0.9, 256 / 60_000, 7050)]
     event = dp_accounting.ComposedDpEvent([_event(*stage) for stage in stages])
-    lower, upper = HockeystickAccountant().compose(event).get_epsilon_bracket(delta)
+    lower, upper = HockeystickPLDAccountant().compose(event).get_epsilon_bracket(delta)
     theirs = pld_privacy_accountant.PLDAccountant().compose(event).get_epsilon(delta)
     assert no_looser(lower, upper, theirs)
 
@@ -237,7 +237,7 @@ def test_few_rounds_of_two_stages_no_looser_than_dp_accounting(stages, delta):
     split read of the tilted factors (products over the stages of how many rounds pass lower / T) takes the upper
     side from up to 8.5e-5 (relative) above dp_accounting's estimate to at most it."""
     event = dp_accounting.ComposedDpEvent([_event(*stage) for stage in stages])
-    lower, upper = HockeystickAccountant().compose(event).get_epsilon_bracket(delta)
+    lower, upper = HockeystickPLDAccountant().compose(event).get_epsilon_bracket(delta)
     assert no_looser(
         lower, upper, pld_privacy_accountant.PLDAccountant().compose(event).get_epsilon(delta)
     )
@@ -266,6 +266,6 @@ def test_adapter_default_delta_no_looser_than_dp_accounting(stages, eps):
     upper delta is their estimate plus the round-off charges: 6.1e-10 against 9.6e-11 at sigma 0.8, q 1e-3, 10^4
     rounds, eps 2.2), and the split read at T q <= 0.1: at most dp_accounting's own to seven digits."""
     event = dp_accounting.ComposedDpEvent([_event(*stage) for stage in stages])
-    lower, upper = HockeystickAccountant().compose(event).get_delta_bracket(eps)
+    lower, upper = HockeystickPLDAccountant().compose(event).get_delta_bracket(eps)
     theirs = pld_privacy_accountant.PLDAccountant().compose(event).get_delta(eps)
     assert 0.0 <= lower <= upper <= theirs * (1.0 + question.EXACT_RELATIVE)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from hockeystick.pld import BallsInBinsGaussianPLD
-from hockeystick.pld.compose import distribution
-from hockeystick.pld.compose.pmf import GridPMF
+from hockeystick.pld.grid import distribution
+from hockeystick.pld.grid.pmf import GridPMF
 from hockeystick.training.random_checkins import RandomCheckIns
 
 # cpp/include/hockeystick/pld/compose/options.hpp's kWholeSupportWidth: a composed support of at most this many

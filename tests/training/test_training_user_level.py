@@ -7,7 +7,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from hockeystick.pld.compose.distribution import PrivacyLossDistribution
+from hockeystick.pld.grid.distribution import PrivacyLossDistribution
 from hockeystick.pld.sampling.examples_per_user import examples_per_user_gaussian
 from hockeystick.training import DPSGD
 from hockeystick.training.user_level import UserLevelDPSGD

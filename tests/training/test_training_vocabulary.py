@@ -139,11 +139,11 @@ def test_the_adapters_and_the_facade_give_one_epsilon():
     """Opacus's README run (noise 1.1, sample rate 256 / 60000, 60 epochs of 235 batches): the adapters
     compute on the facade's grid, so the three agree (to the 1e-9 of the adapters' epsilon search)."""
     dp_accounting = pytest.importorskip("dp_accounting")
-    from hockeystick.interop.dp_accounting import HockeystickAccountant as PLDAccountant
+    from hockeystick.interop.dp_accounting import HockeystickPLDAccountant as PLDAccountant
 
     facade = DPSGD(dataset_size=N, batch_size=B, epochs=EPOCHS, noise_multiplier=Z).epsilon(1e-5)
     assert facade == DPSGD(sample_rate=Q, steps=CEIL_STEPS, noise_multiplier=Z).epsilon(1e-5)
-    accountant = opacus.HockeystickAccountant()
+    accountant = opacus.HockeystickOpacusAccountant()
     accountant.history = [(Z, Q, CEIL_STEPS)]
     event = dp_accounting.PoissonSampledDpEvent(Q, dp_accounting.GaussianDpEvent(Z))
     pld = PLDAccountant().compose(event, CEIL_STEPS)
@@ -201,7 +201,7 @@ def test_what_noise_gives_epsilon_3_has_one_answer_per_steps_convention():
     for paths, steps in ((ceil_paths, CEIL_STEPS), (opacus_paths, OPACUS_STEPS)):
         for sigma in paths[:-1]:
             assert DPSGD(sample_rate=Q, steps=steps, noise_multiplier=sigma).delta(3.0) <= 1e-5
-        accountant = opacus.HockeystickAccountant()
+        accountant = opacus.HockeystickOpacusAccountant()
         accountant.history = [(paths[-1], Q, steps)]
         assert accountant.get_epsilon(1e-5) <= 3.0
         assert (

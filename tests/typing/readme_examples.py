@@ -12,8 +12,8 @@ from hockeystick.base.accountant import Accountant
 from hockeystick.calibrate import calibrate
 from hockeystick.contraction import TrustedAggregator
 from hockeystick.fdp import GaussianDP, NoisyFedAvg
-from hockeystick.interop.dp_accounting import HockeystickAccountant as PLDAccountant
-from hockeystick.interop.opacus import HockeystickAccountant
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant as PLDAccountant
+from hockeystick.interop.opacus import HockeystickOpacusAccountant
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.rdp import SubsampledGaussianRDP
 from hockeystick.training import DPSGD, DPFedAvg
@@ -71,7 +71,7 @@ adapter_upper: float = acc.get_epsilon(1e-5)
 adapter_bracket: tuple[float, float] = acc.get_epsilon_bracket(1e-5)
 
 # README: coming from Opacus (without Opacus installed the class works on its own)
-accountant = HockeystickAccountant()
+accountant = HockeystickOpacusAccountant()
 for _ in range(100):
     accountant.step(noise_multiplier=1.1, sample_rate=256 / 60_000)
 opacus_epsilon: float = accountant.get_epsilon(delta=1e-5)

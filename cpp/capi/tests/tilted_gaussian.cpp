@@ -1,4 +1,4 @@
-// The tilted composition of the core (hockeystick/pld/compose/tilted.hpp, the tilts of pld/refine/tilted_question.hpp)
+// The tilted composition of the core (hockeystick/pld/reads/tilted.hpp, the tilts of pld/refine/tilted_question.hpp)
 // on the Gaussian mechanism, whose T-fold composition is the Gaussian mechanism of radius r = sqrt(T) / sigma with
 // delta(eps) = theta(r, eps) in closed form (paper 000, eq. 6), with Eigen's FFT (cpp/backends/).  Prints, one line
 // a read, for tests/core/test_capi_tilted.py to check against theta:
@@ -8,7 +8,7 @@
 //   "refused what message"                           a refusal of the tilted composition's domain
 //   c++ -std=c++17 -O2 -ffp-contract=off -I cpp/include -I cpp/backends -I /usr/include/eigen3 tilted_gaussian.cpp
 #include <hockeystick/pld/compose/compose.hpp>
-#include <hockeystick/pld/compose/tilted.hpp>
+#include <hockeystick/pld/reads/tilted.hpp>
 #include <hockeystick/pld/grid/cells.hpp>
 #include <hockeystick/pld/grid/connect_dots.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>

@@ -27,6 +27,8 @@
 #include "hockeystick/pld/grid/grid_pmf.hpp"
 #include "hockeystick/pld/grid/cells.hpp"
 #include "hockeystick/pld/grid/connect_dots.hpp"
+#include "hockeystick/pld/grid/moments.hpp"
+#include "hockeystick/pld/grid/pmf_view.hpp"
 #include "hockeystick/pld/sampling/allocation_sums.hpp"
 #include "hockeystick/pld/sampling/replace_one.hpp"
 #include "hockeystick/pld/reads/hockey_stick.hpp"

@@ -31,11 +31,24 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, Union, runtime_checkab
 if TYPE_CHECKING:  # the command line's parser reads BOUND_SIDES without importing numpy
     import numpy as np
 
-__all__ = ["Accountant", "Bound", "BOUND_SIDES", "BoundResult", "UPPER_ONLY"]
+__all__ = [
+    "Accountant",
+    "Bound",
+    "BOUND_SIDES",
+    "BoundResult",
+    "LOWER_ONLY",
+    "Quantity",
+    "UPPER_ONLY",
+]
+
+# the quantity a read gives: "delta" (delta at epsilon, ``acc.delta``) or "epsilon" (``acc.epsilon``)
+Quantity = Literal["delta", "epsilon"]
 
 Bound = Literal["upper", "lower", "both"]
 BOUND_SIDES: tuple[Bound, ...] = ("upper", "lower", "both")
 UPPER_ONLY: tuple[Bound, ...] = ("upper",)
+# an accountant certifying only the lower side (a realizable pair's divergence, by data processing)
+LOWER_ONLY: tuple[Bound, ...] = ("lower",)
 
 # float or ndarray for one side; (lower, upper) for bound="both"
 BoundResult = Union[float, "np.ndarray", tuple[Any, Any]]

@@ -3,7 +3,8 @@
 ``accountant`` states the contract as code; this module states it as the numpydoc sections every
 ``delta`` / ``epsilon`` shares: the argument and ``bound`` under Parameters, the broadcast result under
 Returns, the refusals under Raises.  A class decorated ``@accountant_docs()`` (or
-``@accountant_docs(sides=UPPER_ONLY)``, for an accountant that certifies the upper side only) writes in its
+``@accountant_docs(sides=UPPER_ONLY)``, for an accountant that certifies the upper side only, or
+``sides=LOWER_ONLY``, for one that certifies the lower side only) writes in its
 methods' docstrings only what is its own: the summary, the formula and its source, its further parameters,
 its further results and refusals.  When the class is created the decorator assembles each method's
 docstring, so that ``help()``, ``inspect.getdoc`` and the rendered reference read complete sections:
@@ -25,7 +26,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .accountant import BOUND_SIDES, UPPER_ONLY, Bound
+from .accountant import BOUND_SIDES, LOWER_ONLY, UPPER_ONLY, Bound, Quantity
 
 __all__ = ["accountant_docs", "contract_sections"]
 
@@ -36,7 +37,7 @@ _CONTRACT = """\
 Parameters
 ----------
 {argument}
-bound : {sides}, default "upper"
+bound : {sides}, default "{default}"
     {bound_text}
 
 Returns
@@ -77,9 +78,17 @@ _BOUND_TEXT = {
         'Keyword-only.  Only "upper" (never below the true value): this accountant certifies no lower side, '
         'and "lower" or "both" raise ValueError.'
     ),
+    LOWER_ONLY: (
+        'Keyword-only.  Only "lower" (never above the true value): this accountant certifies no upper side, '
+        'and "upper" or "both" raise ValueError.'
+    ),
 }
 
-_RETURNS_TYPE = {BOUND_SIDES: "float, numpy.ndarray or tuple", UPPER_ONLY: "float or numpy.ndarray"}
+_RETURNS_TYPE = {
+    BOUND_SIDES: "float, numpy.ndarray or tuple",
+    UPPER_ONLY: "float or numpy.ndarray",
+    LOWER_ONLY: "float or numpy.ndarray",
+}
 
 # sections whose entries merge by key; the others are the method's alone
 _MERGED = ("Parameters", "Returns", "Raises")
@@ -91,7 +100,7 @@ _Entries = list[
 ]  # (the entry's first line, its description lines, unindented)
 
 
-def contract_sections(method: str, sides: tuple[Bound, ...] = BOUND_SIDES) -> str:
+def contract_sections(method: Quantity, sides: tuple[Bound, ...] = BOUND_SIDES) -> str:
     """The contract's Parameters, Returns and Raises sections for ``method``, as numpydoc text.
 
     Parameters
@@ -99,7 +108,8 @@ def contract_sections(method: str, sides: tuple[Bound, ...] = BOUND_SIDES) -> st
     method : {"delta", "epsilon"}
         The accountant's method.
     sides : tuple of str, default BOUND_SIDES
-        The sides of ``bound`` the accountant gives: ``BOUND_SIDES`` or ``UPPER_ONLY``.
+        The sides of ``bound`` the accountant gives: ``BOUND_SIDES``, ``UPPER_ONLY`` or ``LOWER_ONLY``.
+        A single side is also ``bound``'s default; with every side the default is "upper".
 
     Returns
     -------
@@ -109,18 +119,19 @@ def contract_sections(method: str, sides: tuple[Bound, ...] = BOUND_SIDES) -> st
     Raises
     ------
     ValueError
-        An unknown ``method``, or ``sides`` neither ``BOUND_SIDES`` nor ``UPPER_ONLY``.
+        An unknown ``method``, or ``sides`` not one of ``BOUND_SIDES``, ``UPPER_ONLY`` and ``LOWER_ONLY``.
     """
     if method not in _ARGUMENT:
         raise ValueError(f"method must be one of 'delta', 'epsilon', got {method!r}")
     if sides not in _BOUND_TEXT:
-        raise ValueError(f"sides must be BOUND_SIDES or UPPER_ONLY, got {sides!r}")
+        raise ValueError(f"sides must be BOUND_SIDES, UPPER_ONLY or LOWER_ONLY, got {sides!r}")
     arg = "epsilon" if method == "delta" else "delta"
     text = _CONTRACT.format(
         argument=_ARGUMENT[method],
         arg=arg,
         sides="{" + ", ".join(f'"{side}"' for side in sides) + "}",
-        sides_words='"upper"' if sides == UPPER_ONLY else "one of the three",
+        default=sides[0],
+        sides_words=f'"{sides[0]}"' if len(sides) == 1 else "one of the three",
         bound_text=_BOUND_TEXT[sides],
         returns_type=_RETURNS_TYPE[sides],
         value=_VALUE[method],
@@ -142,8 +153,8 @@ def accountant_docs(*, sides: tuple[Bound, ...] = BOUND_SIDES) -> Callable[[_C],
     Parameters
     ----------
     sides : tuple of str, default BOUND_SIDES
-        The sides of ``bound`` the class gives: ``BOUND_SIDES``, or ``UPPER_ONLY`` for an accountant that
-        certifies the upper side only.
+        The sides of ``bound`` the class gives: ``BOUND_SIDES``, ``UPPER_ONLY`` for an accountant that
+        certifies the upper side only, or ``LOWER_ONLY`` for one that certifies the lower side only.
 
     Returns
     -------
@@ -157,13 +168,14 @@ def accountant_docs(*, sides: tuple[Bound, ...] = BOUND_SIDES) -> Callable[[_C],
         At class creation: a method without a docstring, a Returns entry whose type line is not the
         contract's, or documented parameters that are not the signature's.
     ValueError
-        ``sides`` neither ``BOUND_SIDES`` nor ``UPPER_ONLY``.
+        ``sides`` not one of ``BOUND_SIDES``, ``UPPER_ONLY`` and ``LOWER_ONLY``.
     """
     if sides not in _BOUND_TEXT:
-        raise ValueError(f"sides must be BOUND_SIDES or UPPER_ONLY, got {sides!r}")
+        raise ValueError(f"sides must be BOUND_SIDES, UPPER_ONLY or LOWER_ONLY, got {sides!r}")
 
     def decorate(cls: _C) -> _C:
-        for method in ("delta", "epsilon"):
+        methods: tuple[Quantity, ...] = ("delta", "epsilon")
+        for method in methods:
             function = cls.__dict__.get(method)
             if function is None:
                 continue

@@ -2,15 +2,16 @@
 
 The package is laid out as its layers (docs/architecture.md): ``base`` (the Protocol, progress, validation,
 broadcasting), ``numerics`` (Q and theta), the families, ``reproduce`` (figures, tables, the README example);
-``hockeystick.pld`` as its pipeline: ``mechanisms`` (one round's pair and its discretization on each side),
-``sampling`` (how a record enters a round), ``compose`` (the composition and its charges), ``reads`` (what a
-composed PLD answers), ``grid`` (what every grid needs), ``refine`` (grids chosen for an accuracy) and
-``accountants`` (the front ends, which say what is composed).  An import of a module's old path returns the
+``hockeystick.pld`` as its pipeline: ``grid`` (the types every stage passes on), ``mechanisms`` (one round's
+pair and its discretization on each side), ``sampling`` (how a record enters a round), ``compose`` (the
+composition and its charges), ``reads`` (what a composed PLD answers), ``refine`` (the grid-and-tail policy and
+grids chosen for an accuracy), ``accountants`` (the front ends, which say what is composed) and ``question``.  An import of a module's old path returns the
 module at its new path, with a ``DeprecationWarning`` naming it and the release that removes the old path; the
 names ``hockeystick`` and its subpackages export did not move.  ``hockeystick.pld.compose`` and
 ``hockeystick.pld.mechanisms`` are packages now: the names of the modules they were (``compose.fft``,
-``mechanisms.constructors``) are forwarded from them the same way.  Nothing inside the package imports an old
-path (tests/test_layers.py).
+``mechanisms.constructors``) are forwarded from them the same way.  A name renamed in its module (``RENAMED``)
+is served at its old name by the module's ``__getattr__`` (``renamed``), with the same warning.  Nothing inside
+the package imports an old path (tests/test_layers.py).
 """
 
 from __future__ import annotations
@@ -48,15 +49,30 @@ MOVED = {
     "hockeystick.pld.with_replacement_shift_bound": "hockeystick.pld.sampling.with_replacement_shift_bound",
     "hockeystick.pld.poisson_replace_one": "hockeystick.pld.sampling.poisson_replace_one",
     "hockeystick.pld.random_allocation": "hockeystick.pld.sampling.random_allocation",
-    "hockeystick.pld.pmf": "hockeystick.pld.compose.pmf",
+    "hockeystick.pld.pmf": "hockeystick.pld.grid.pmf",
     "hockeystick.pld.compose": "hockeystick.pld.compose.fft",
-    "hockeystick.pld.distribution": "hockeystick.pld.compose.distribution",
+    "hockeystick.pld.distribution": "hockeystick.pld.grid.distribution",
     "hockeystick.pld.finite_atoms": "hockeystick.pld.compose.finite_atoms",
-    "hockeystick.pld.two_resolution": "hockeystick.pld.sampling.two_resolution",
-    "hockeystick.pld.round_cache": "hockeystick.pld.grid.round_cache",
+    "hockeystick.pld.two_resolution": "hockeystick.pld.compose.two_resolution",
+    "hockeystick.pld.round_cache": "hockeystick.pld.refine.round_cache",
     "hockeystick.pld.truncation": "hockeystick.pld.compose.truncation",
     "hockeystick.interop.plan": "hockeystick.pld.accountants.plan",
     "hockeystick.interop.zcdp_plan": "hockeystick.pld.accountants.zcdp_plan",
+    "hockeystick.interop.allocation_events": "hockeystick.interop.dp_accounting.allocation_events",
+    "hockeystick.interop.catalogue_events": "hockeystick.interop.dp_accounting.catalogue_events",
+    "hockeystick.interop.dp_events": "hockeystick.interop.dp_accounting.dp_events",
+    "hockeystick.interop.event_checks": "hockeystick.interop.dp_accounting.event_checks",
+    "hockeystick.interop.event_reach": "hockeystick.interop.dp_accounting.event_reach",
+    "hockeystick.interop.pure_dp": "hockeystick.interop.dp_accounting.pure_dp",
+    "hockeystick.interop.rdp_accountant": "hockeystick.interop.dp_accounting.rdp_accountant",
+    "hockeystick.interop.sampled_plans": "hockeystick.interop.dp_accounting.sampled_plans",
+    "hockeystick.interop.secagg_events": "hockeystick.interop.dp_accounting.secagg_events",
+    "hockeystick.interop.secagg_pair_events": "hockeystick.interop.dp_accounting.secagg_pair_events",
+    "hockeystick.interop.selection_events": "hockeystick.interop.dp_accounting.selection_events",
+    "hockeystick.interop.pld_curve": "hockeystick.interop.exchange.pld_curve",
+    "hockeystick.interop.pld_exchange": "hockeystick.interop.exchange.pld_exchange",
+    "hockeystick.interop.pld_folding": "hockeystick.interop.exchange.pld_folding",
+    "hockeystick.interop.pld_format": "hockeystick.interop.exchange.pld_format",
     "hockeystick.pld.epsilon_width": "hockeystick.pld.reads.epsilon_width",
     "hockeystick.pld.complement": "hockeystick.pld.reads.complement",
     "hockeystick.pld.affinity_ceiling": "hockeystick.pld.reads.affinity_ceiling",
@@ -68,10 +84,17 @@ MOVED = {
     "hockeystick.pld.fixed_batch": "hockeystick.pld.accountants.fixed_batch",
     "hockeystick.pld.allocation_accountant": "hockeystick.pld.accountants.allocation",
     "hockeystick.pld.stages": "hockeystick.pld.accountants.stages",
-    "hockeystick.pld.refine.round_cache": "hockeystick.pld.grid.round_cache",
-    "hockeystick.pld.refine.grid_start": "hockeystick.pld.grid.grid_start",
-    "hockeystick.pld.refine.near_one": "hockeystick.pld.grid.near_one",
-    "hockeystick.pld.refine.constants": "hockeystick.pld.grid.constants",
+    "hockeystick.pld.grid.round_cache": "hockeystick.pld.refine.round_cache",
+    "hockeystick.pld.grid.grid_start": "hockeystick.pld.refine.grid_start",
+    "hockeystick.pld.grid.near_one": "hockeystick.pld.refine.near_one",
+    "hockeystick.pld.grid.constants": "hockeystick.pld.refine.constants",
+    "hockeystick.pld.compose.pmf": "hockeystick.pld.grid.pmf",
+    "hockeystick.pld.compose.charged_grid": "hockeystick.pld.grid.charged_grid",
+    "hockeystick.pld.compose.pmf_envelope": "hockeystick.pld.grid.pmf_envelope",
+    "hockeystick.pld.compose.atoms": "hockeystick.pld.grid.atoms",
+    "hockeystick.pld.compose.distribution": "hockeystick.pld.grid.distribution",
+    "hockeystick.pld.compose.atoms_from_pairs": "hockeystick.pld.mechanisms.atoms_from_pairs",
+    "hockeystick.pld.sampling.two_resolution": "hockeystick.pld.compose.two_resolution",
     "hockeystick.accountant": "hockeystick.base.accountant",
     "hockeystick.progress": "hockeystick.base.progress",
     "hockeystick._optional": "hockeystick.base.optional",
@@ -85,6 +108,31 @@ MOVED = {
     "hockeystick.figures": "hockeystick.reproduce.figures",
     "hockeystick.errata_003": "hockeystick.reproduce.errata_003",
     "hockeystick.example": "hockeystick.reproduce.example",
+}
+
+
+# Names that moved or were renamed, per module: old name -> the new path of the object (the module's
+# ``__getattr__`` is ``renamed``).  The two adapters' accountants were both ``HockeystickAccountant``: each is
+# named after its interface now; the PLD file's names live in ``interop.exchange``.
+_EXCHANGE = "hockeystick.interop.exchange"
+RENAMED = {
+    "hockeystick.interop": {
+        name: f"{_EXCHANGE}.{name}"
+        for name in (
+            "ExchangedPLD",
+            "ExchangedPMF",
+            "export_pld",
+            "from_dp_accounting",
+            "import_pld",
+            "to_dp_accounting",
+        )
+    },
+    "hockeystick.interop.dp_accounting": {
+        "HockeystickAccountant": "hockeystick.interop.dp_accounting.HockeystickPLDAccountant"
+    },
+    "hockeystick.interop.opacus": {
+        "HockeystickAccountant": "hockeystick.interop.opacus.HockeystickOpacusAccountant"
+    },
 }
 
 
@@ -140,5 +188,21 @@ def forwarding(package: str, namespace: dict[str, Any]) -> Callable[[str], Any]:
                 namespace[name] = getattr(module, name)
                 return namespace[name]
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
+def renamed(module: str) -> Callable[[str], Any]:
+    """A module's ``__getattr__`` (PEP 562) serving the old names of its moved or renamed objects
+    (``RENAMED[module]``), with a ``DeprecationWarning`` naming the new path at each use; old names stay out of
+    ``__all__``, and other names (a package's submodules among them) raise ``AttributeError`` as before."""
+    names = RENAMED[module]
+
+    def __getattr__(name: str) -> Any:
+        if name in names:
+            home, _, new_name = names[name].rpartition(".")
+            _warn(f"{module}.{name}", names[name])
+            return getattr(importlib.import_module(home), new_name)
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
     return __getattr__

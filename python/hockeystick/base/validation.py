@@ -49,7 +49,7 @@ from typing import Any, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
-from .accountant import BOUND_SIDES
+from .accountant import BOUND_SIDES, Bound
 
 __all__ = [
     "MAX_EXACT_INTEGER",
@@ -412,9 +412,9 @@ def choice(value: _S, name: str, allowed: tuple[str, ...]) -> _S:
     return value
 
 
-def bound_side(bound: Any) -> str:
+def bound_side(bound: Any) -> Bound:
     """The side of a certified bracket asked for: "upper" (default everywhere), "lower" or "both"."""
-    side: str = choice(bound, "bound", BOUND_SIDES)
+    side: Bound = choice(bound, "bound", BOUND_SIDES)
     return side
 
 

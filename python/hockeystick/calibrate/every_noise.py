@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import training
+from ..base.accountant import Bound
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
 from ..rdp import DEFAULT_ORDERS, rdp_to_epsilon, subsampled_gaussian_rdp
 from ..registry import AccountantEntry, Calibratable
@@ -24,7 +25,7 @@ def every_noise_meets(
     entry: AccountantEntry,
     parameter: str,
     spec: Calibratable,
-    side: str,
+    side: Bound,
     eps: np.ndarray,
     dlt: np.ndarray,
     params: dict[str, float | np.ndarray],

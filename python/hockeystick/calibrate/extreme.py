@@ -281,7 +281,7 @@ class _BlockSearch:
     entry: AccountantEntry
     parameter: str
     spec: Calibratable
-    side: str
+    side: Bound
     targets: _Targets
     first: np.ndarray
     step: float
@@ -295,7 +295,7 @@ class _BlockSearch:
         entry: AccountantEntry,
         parameter: str,
         spec: Calibratable,
-        side: str,
+        side: Bound,
         targets: _Targets,
         first: np.ndarray,
         estimated: bool,

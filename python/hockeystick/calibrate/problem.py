@@ -7,6 +7,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..base.accountant import Bound
 from ..registry import AccountantEntry, Calibratable
 from .directions import Directions
 from .progress_bar import ProgressBar
@@ -46,7 +47,7 @@ class Problem:
         eps: np.ndarray,
         dlt: np.ndarray,
         params: dict[str, float | np.ndarray],
-        side: str = "upper",
+        side: Bound = "upper",
     ) -> None:
         self.entry, self.parameter, self.spec = entry, parameter, spec
         self.eps, self.dlt, self.params, self.side = eps, dlt, params, side

@@ -83,20 +83,11 @@ def _print_calculator(name: str, calc: Any) -> None:
 def _mechanism_parameters() -> list[tuple[str, list[str], list[str]]]:
     """(name, required parameters, optional parameters) of each mechanism a compose stage takes: its
     constructor's keywords, but the PLD grid (the compose file's value_discretization_interval)."""
-    from ..pld.accountants.stages import MECHANISM_CONSTRUCTORS  # lazy: start-up time
+    from ..pld.mechanisms.registry import stage_entry, stage_names  # lazy: start-up time
 
     listed = []
-    for name, (constructor, _) in MECHANISM_CONSTRUCTORS.items():
-        keywords = {
-            n: p
-            for n, p in inspect.signature(constructor).parameters.items()
-            if n != "value_discretization_interval"
-        }
-        listed.append(
-            (
-                name,
-                [n for n, p in keywords.items() if p.default is inspect.Parameter.empty],
-                [n for n, p in keywords.items() if p.default is not inspect.Parameter.empty],
-            )
-        )
+    for name in stage_names():
+        entry = stage_entry(name)
+        required = entry.required()
+        listed.append((name, required, [n for n in entry.parameters() if n not in required]))
     return listed

@@ -24,14 +24,6 @@ TRAINING_MECHANISMS = {
     "dp_fedavg": ("total_clients", "clients_per_round"),
 }
 
-# the Gaussian stages whose sigma is the noise multiplier at sensitivity 1
-_GAUSSIAN = (
-    "gaussian",
-    "subsampled_gaussian",
-    "fixed_size_subsampled_gaussian",
-    "with_replacement_subsampled_gaussian",
-)
-
 # how a training run's batches are drawn -> the mechanism of one of its steps
 _STEP_MECHANISM = {"poisson": "subsampled_gaussian", "fixed_size": "fixed_size_subsampled_gaussian"}
 
@@ -57,9 +49,19 @@ def _in_mechanism_words(number: int, stage: Any) -> Any:
     name = stage.get("mechanism")
     if name in TRAINING_MECHANISMS:
         return _training_stage(number, str(name), stage)
-    if name in _GAUSSIAN and "noise_multiplier" in stage:
+    if "noise_multiplier" in stage and _noise_multiplier_is_sigma(name):
         return _noise_as_sigma(number, str(name), stage)
     return stage
+
+
+def _noise_multiplier_is_sigma(name: Any) -> bool:
+    """Whether ``name`` is a registered stage whose constructor takes ``sigma`` and ``sensitivity``: a Gaussian
+    stage, whose noise multiplier is its sigma at sensitivity 1."""
+    from ..pld.mechanisms.registry import stage_entry, stage_names  # lazy: start-up time
+
+    if name not in stage_names():
+        return False
+    return {"sigma", "sensitivity"} <= set(stage_entry(name).parameters())
 
 
 def _noise_as_sigma(number: int, name: str, stage: Mapping[str, Any]) -> dict[str, Any]:

@@ -35,6 +35,8 @@ linear loss +-V w_1 (L = 0, so inside every L-smooth class) attains it: it is ti
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import numpy.typing as npt
 
@@ -58,14 +60,16 @@ from .interpolation import (
 
 __all__ = ["NoisyFedAvg", "SCHEDULES", "schedule_round_factors"]
 
-SCHEDULES = ("constant", "cyclic", "stagewise", "continuous")
+# paper 004's local learning-rate schedules (Table 1)
+Schedule = Literal["constant", "cyclic", "stagewise", "continuous"]
+SCHEDULES: tuple[Schedule, ...] = ("constant", "cyclic", "stagewise", "continuous")
 CONTINUOUS_MAX_STEPS = (
     2**24
 )  # schedule_round_factors sums the continuous schedule over its steps, in numpy
 
 
 def schedule_round_factors(
-    schedule: str,
+    schedule: Schedule,
     learning_rate: npt.ArrayLike,
     lipschitz: npt.ArrayLike,
     local_steps: npt.ArrayLike,
@@ -142,7 +146,7 @@ def schedule_round_factors(
 
 
 def unit_rate_factors(
-    schedule: str,
+    schedule: Schedule,
     rate_times_lipschitz: np.ndarray,
     local_steps: np.ndarray,
     round_index: np.ndarray | int,
@@ -274,7 +278,7 @@ class NoisyFedAvg(LastIterateAccountant):
         learning_rate: npt.ArrayLike,
         local_steps: npt.ArrayLike,
         rounds: npt.ArrayLike,
-        schedule: str = "constant",
+        schedule: Schedule = "constant",
         threads: int | None = None,
     ) -> None:
         from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)

@@ -1,6 +1,6 @@
-"""Drop-in accountant for Opacus users: ``privacy_engine.accountant = HockeystickAccountant()``.
+"""Drop-in accountant for Opacus users: ``privacy_engine.accountant = HockeystickOpacusAccountant()``.
 
-``HockeystickAccountant`` implements Opacus's ``IAccountant`` (``opacus/accountants/accountant.py``):
+``HockeystickOpacusAccountant`` implements Opacus's ``IAccountant`` (``opacus/accountants/accountant.py``):
 ``step(noise_multiplier=, sample_rate=)`` records one DP-SGD step, ``get_epsilon(delta)`` returns a
 certified upper bound on epsilon for every step so far (``get_epsilon_bracket`` the certified
 (lower, upper)), ``history`` is Opacus's list of (noise_multiplier, sample_rate, steps) with
@@ -31,8 +31,8 @@ Opacus (and torch) are imported only if installed: with Opacus the class subclas
 
 Examples
 --------
->>> from hockeystick.interop.opacus import HockeystickAccountant, get_noise_multiplier
->>> accountant = HockeystickAccountant()
+>>> from hockeystick.interop.opacus import HockeystickOpacusAccountant, get_noise_multiplier
+>>> accountant = HockeystickOpacusAccountant()
 >>> for _ in range(100):
 ...     accountant.step(noise_multiplier=1.0, sample_rate=0.01)
 >>> accountant.history, round(accountant.get_epsilon(1e-5), 6)
@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.moved import renamed
 from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile
 from ..pld.accountants.question_plan import QuestionEpsilon, single_subsampled_gaussian
@@ -82,7 +83,7 @@ REGISTERED_NAMES = (MECHANISM, "hockeystick")
 
 __all__ = [
     "REGISTERED_NAMES",
-    "HockeystickAccountant",
+    "HockeystickOpacusAccountant",
     "get_noise_multiplier",
     "register_with_opacus",
 ]
@@ -159,7 +160,7 @@ def _plan(history: list[tuple[float, float, int]]) -> CompositionPlan:
     return plan
 
 
-class HockeystickAccountant(_Base):
+class HockeystickOpacusAccountant(_Base):
     """Opacus ``IAccountant`` over hockeystick's certified PLD composition.
 
     ``step(noise_multiplier=, sample_rate=)`` records one DP-SGD step: the Poisson-subsampled Gaussian
@@ -187,8 +188,8 @@ class HockeystickAccountant(_Base):
 
     Examples
     --------
-    >>> from hockeystick.interop.opacus import HockeystickAccountant
-    >>> accountant = HockeystickAccountant()
+    >>> from hockeystick.interop.opacus import HockeystickOpacusAccountant
+    >>> accountant = HockeystickOpacusAccountant()
     >>> accountant.step(noise_multiplier=1.0, sample_rate=0.01)
     >>> len(accountant), accountant.mechanism()
     (1, 'hockeystick_pld')
@@ -364,14 +365,14 @@ class HockeystickAccountant(_Base):
 
 
 def register_with_opacus(*, force: bool = False) -> tuple[str, ...]:
-    """Register ``HockeystickAccountant`` in Opacus's accountant registry under ``REGISTERED_NAMES``.
+    """Register ``HockeystickOpacusAccountant`` in Opacus's accountant registry under ``REGISTERED_NAMES``.
 
     Then ``PrivacyEngine(accountant="hockeystick_pld")`` (or ``"hockeystick"``) builds it, and
     ``PrivacyEngine.make_private_with_epsilon``, whose ``opacus.accountants.utils.get_noise_multiplier`` builds
     an accountant of the engine's mechanism with ``create_accountant``, calibrates the noise with it (Opacus's
     bisection to its ``epsilon_tolerance`` on the certified epsilon).  Importing this module with Opacus
     installed registers every name no other class holds already; this function is the explicit form.  A name
-    already holding ``HockeystickAccountant`` is left as it is (calling it twice is harmless).
+    already holding ``HockeystickOpacusAccountant`` is left as it is (calling it twice is harmless).
 
     Parameters
     ----------
@@ -381,7 +382,7 @@ def register_with_opacus(*, force: bool = False) -> tuple[str, ...]:
     Returns
     -------
     tuple of str
-        The names under which Opacus now builds ``HockeystickAccountant``: ``("hockeystick_pld", "hockeystick")``.
+        The names under which Opacus now builds ``HockeystickOpacusAccountant``: ``("hockeystick_pld", "hockeystick")``.
 
     Raises
     ------
@@ -400,20 +401,20 @@ def register_with_opacus(*, force: bool = False) -> tuple[str, ...]:
         raise ModuleNotFoundError(
             "register_with_opacus needs Opacus, which does not import here (it needs torch): "
             'pip install opacus (with torch\'s CPU build: pip install "torch==<version>+cpu" --index-url '
-            "https://download.pytorch.org/whl/cpu); HockeystickAccountant works without it"
+            "https://download.pytorch.org/whl/cpu); HockeystickOpacusAccountant works without it"
         )
     held = _held_by_others()
     if held and not force:
         raise ValueError(
             "Opacus already has another accountant registered as "
             + ", ".join(f"{name!r} ({type(holder).__name__})" for name, holder in held.items())
-            + ": pass force=True to replace it, or build HockeystickAccountant() and assign it to "
+            + ": pass force=True to replace it, or build HockeystickOpacusAccountant() and assign it to "
             "privacy_engine.accountant"
         )
     from opacus.accountants import register_accountant  # lazy: Opacus imports torch
 
     for name in REGISTERED_NAMES:
-        register_accountant(name, HockeystickAccountant, force=True)
+        register_accountant(name, HockeystickOpacusAccountant, force=True)
     return REGISTERED_NAMES
 
 
@@ -427,7 +428,7 @@ def _held_by_others() -> dict[str, Any]:
             holder = create_accountant(name)
         except ValueError:  # not registered (Opacus's "Unexpected accounting mechanism")
             continue
-        if not isinstance(holder, HockeystickAccountant):
+        if not isinstance(holder, HockeystickOpacusAccountant):
             held[name] = holder
     return held
 
@@ -439,7 +440,7 @@ def _register_free_names() -> None:
     held = _held_by_others()
     for name in REGISTERED_NAMES:
         if name not in held:
-            register_accountant(name, HockeystickAccountant, force=True)
+            register_accountant(name, HockeystickOpacusAccountant, force=True)
 
 
 def rarely_sampled(history: list[tuple[float, float, int]], delta: float) -> bool:
@@ -508,7 +509,7 @@ def get_noise_multiplier(
     The run is ``steps`` (or ceil(``epochs / sample_rate``)) Poisson-sampled Gaussian steps at
     ``sample_rate``; its certified epsilon at ``target_delta`` must be <= ``target_epsilon``. Opacus's
     signature (``accountant`` and ``epsilon_tolerance`` are accepted for compatibility).  The
-    criterion is ``HockeystickAccountant``'s (on the facade's grid by default, or refined to ``accuracy``):
+    criterion is ``HockeystickOpacusAccountant``'s (on the facade's grid by default, or refined to ``accuracy``):
     the run's certified epsilon at ``target_delta`` at most ``target_epsilon``, found to ``sigma_tolerance``
     (relative; default 1e-10, calibrate's) from the central-limit estimate by bracketing and the Illinois
     method on epsilon against log sigma; the returned sigma was evaluated and met the target.  On the
@@ -637,10 +638,10 @@ class _SigmaSearch:
         )
 
     def excess(self, sigma: float) -> float:
-        """Certified epsilon at the target delta minus the target at sigma, as ``HockeystickAccountant``
+        """Certified epsilon at the target delta minus the target at sigma, as ``HockeystickOpacusAccountant``
         reports it for the run: <= 0 meets the target (never exactly 0), +inf where no certified bound is
         computed (not known to meet it)."""
-        accountant = HockeystickAccountant(accuracy=self.accuracy)
+        accountant = HockeystickOpacusAccountant(accuracy=self.accuracy)
         try:
             accountant.history = [(sigma, self.q, self.steps)]
             epsilon = accountant.get_epsilon(self.delta)
@@ -721,3 +722,6 @@ class _SigmaSearch:
 
 if OPACUS:  # pragma: no cover - depends on the environment
     _register_free_names()
+
+
+__getattr__ = renamed(__name__)  # old names, deprecated (base.moved.RENAMED)

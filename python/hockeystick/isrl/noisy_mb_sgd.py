@@ -30,7 +30,7 @@ from ..base.elementwise import ArrayLike
 from ..base.keyword_only import positional_deprecated
 from ..fdp.gaussian_mechanism import GaussianMechanism
 from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
-from ..pld.compose.distribution import Bound, Result
+from ..pld.grid.distribution import Bound, Result
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 
 __all__ = ["NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD"]

@@ -35,8 +35,9 @@ from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
 from ..numerics.certified_theta import radius_up, theta_epsilon_upper
 from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
-from ..pld.compose import atoms_compose, atoms_delta, atoms_epsilon, atoms_from_pairs
-from ..pld.compose.distribution import Bound
+from ..pld.compose import atoms_compose, atoms_delta, atoms_epsilon
+from ..pld.grid.distribution import Bound
+from ..pld.mechanisms import atoms_from_pairs
 from ..pld.mechanisms.canonical import canonical_pair
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from .noisy_mb_sgd import MAX_DATASET_SIZE, NoisyMBSGD

@@ -33,7 +33,7 @@ from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
-from ..pld.compose.distribution import Bound, Result
+from ..pld.grid.distribution import Bound, Result
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from .noisy_mb_sgd import MAX_DATASET_SIZE
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base.validation import count
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.discrete_gaussian import DiscreteGaussian
 
 __all__ = ["discrete_gaussian_pld", "discrete_gaussian_sensitivity"]

@@ -4,7 +4,7 @@ Composition commutes, so the rounds are kept as counts per distinct round (``Rou
 composes each distinct round's PLD to its count (``pld.PLDAccountant``: certified upper and lower sides,
 Doroshenko et al. 2022; the composition of the realized PLDs of a fixed sequence: Koskela, Jälkö & Honkela
 2020; the Poisson-subsampled Gaussian's dominating pairs: Zhu, Dong & Wang 2022).  Each distinct subsampled
-Gaussian round is discretized once per process (``pld.grid.round_cache``, kept between checkpoints in bounded
+Gaussian round is discretized once per process (``pld.refine.round_cache``, kept between checkpoints in bounded
 memory) and composed to its count; the composition is recomputed at each checkpoint asked for, not carried from
 the last one: a composed PMF used as a factor would drop its round-off and truncation charges
 (``pld/reads/along_run.py`` says why).  A checkpoint so costs one composition per distinct round: a few stages
@@ -25,7 +25,8 @@ from ..pld.accountants.subsampled_gaussian import PLDAccountant
 from ..pld.mechanisms.constructors import laplace
 from ..pld.reads.along_run import CurveAlongRun
 from .discrete_noise import discrete_gaussian_pld
-from .rounds import Round
+from .registered_round import registered_pld
+from .rounds import Round, given
 
 __all__ = ["pld_accountant", "pld_bracket", "pld_curve"]
 
@@ -56,26 +57,36 @@ def pld_accountant(
     """
     accountant = PLDAccountant(value_discretization_interval=value_discretization_interval)
     for one, rounds in runs:
-        if one.mechanism == "laplace":
+        if one.parameters:
+            accountant.compose(
+                registered_pld(one.mechanism, one.parameters, value_discretization_interval), rounds
+            )
+        elif one.mechanism == "laplace":
             accountant.compose(
                 laplace(
-                    float(one.scale), value_discretization_interval=value_discretization_interval
-                ),  # type: ignore[arg-type]
+                    given(one.scale),
+                    value_discretization_interval=value_discretization_interval,
+                ),
                 rounds,
             )
         elif one.mechanism == "discrete_gaussian":
             pld = discrete_gaussian_pld(
-                float(one.sigma), int(one.sensitivity), value_discretization_interval
-            )  # type: ignore[arg-type]
+                given(one.sigma),
+                int(given(one.sensitivity)),
+                value_discretization_interval,
+            )
             accountant.compose(pld, rounds)
         elif one.mechanism == "matrix_mechanism":
             sensitivity = one.sensitivity if side == "upper" else one.sensitivity_lower
             accountant.compose_subsampled_gaussian(
-                float(one.sigma), 1.0, rounds, sensitivity=float(sensitivity)
-            )  # type: ignore[arg-type]
+                given(one.sigma),
+                1.0,
+                rounds,
+                sensitivity=given(sensitivity),
+            )
         else:
             rate = 1.0 if one.sampling_rate is None else one.sampling_rate
-            accountant.compose_subsampled_gaussian(float(one.sigma), rate, rounds)  # type: ignore[arg-type]
+            accountant.compose_subsampled_gaussian(given(one.sigma), rate, rounds)
     return accountant
 
 

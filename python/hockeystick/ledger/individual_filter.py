@@ -23,7 +23,7 @@ therefore answers only with the guarantee (the budget, for every record), never 
 ``state_dict`` holds the spent sums for a restart and must be kept with the data, not published.
 
 Rounding outward: a record's loss is computed as (rho / C)^2 times the Gaussian curve's upper side
-(``round_rdp.gaussian_rdp_upper``), widened by 8 u and stepped one ulp up (four roundings of at most u/2
+(``rdp.integer_orders.gaussian_rdp_upper``), widened by 8 u and stepped one ulp up (four roundings of at most u/2
 relative each); each running sum is stepped one ulp up after every addition (one rounding of at most half an
 ulp). So the spent sum is never below the exact sum of the exact losses, and the filter never admits a step
 that exact arithmetic would refuse.
@@ -37,9 +37,10 @@ from typing import Any
 import numpy as np
 
 from ..base.validation import delta_target, describe, positive_number, single
+from ..rdp.integer_orders import gaussian_rdp_upper
 from .guarantee import PrivacyGuarantee
 from .rdp_filter import most_rounds_order, rdp_budgets, union_cost
-from .round_rdp import check_integer_orders, gaussian_rdp_upper
+from .round_rdp import check_integer_orders
 from .rounds import Round
 
 __all__ = ["IndividualRdpFilter"]

@@ -26,41 +26,24 @@ from typing import Any
 
 import numpy as np
 
-from ..base.validation import choice, delta_target, describe, flag, single
+from ..base.validation import choice, delta_target, describe, flag
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
 from ..pld.reads.along_run import CurveAlongRun
 from .fixed_schedule import pld_accountant, pld_bracket, pld_curve
 from .gdp_filter import GdpFilter
 from .guarantee import PrivacyGuarantee
 from .halting import BudgetExceeded
+from .ledger_arguments import FILTERS, MAX_ROUNDS, budget_pair, orders_text, rounds_count
+from .ledger_state import STATE_FORMAT, check_sums, checked_state, state_of
 from .outward_sum import RunningSum
 from .rdp_filter import RdpFilter
 from .rdp_odometer import odometer_guarantee
 from .refusal import refusal
-from .round_rdp import DEFAULT_ORDERS, check_integer_orders
+from .round_rdp import check_integer_orders
 from .rounds import Round
+from .training_rounds import poisson_run_rounds
 
 __all__ = ["FILTERS", "STATE_FORMAT", "PrivacyLedger"]
-
-FILTERS = ("rdp", "gdp")
-STATE_FORMAT = "hockeystick.ledger/1"
-STATE_KEYS = (
-    "format",
-    "adaptive",
-    "budget",
-    "filter",
-    "orders",
-    "value_discretization_interval",
-    "rounds",
-    "rdp_sum",
-    "rdp_terms",
-    "mu2_sum",
-    "mu2_terms",
-)
-#: The largest count of one block of rounds: a block's curve is multiplied by its count as a double, which holds
-#: every whole number up to 2^53 exactly.
-MAX_ROUNDS = 2**53
-_U = 2.0**-53
 
 _COMPOSITION_REFUSED = (
     "the ledger records an adaptive run: composing the PLDs of the rounds that happened is not a valid "
@@ -68,41 +51,6 @@ _COMPOSITION_REFUSED = (
     "ask guarantee() for the filter's budget or odometer() for the running epsilon, or build the ledger with "
     "adaptive=False if the schedule was fixed before the run"
 )
-
-
-def _orders_text(orders: tuple[int, ...]) -> str:
-    if orders == DEFAULT_ORDERS:
-        return f"default ({len(orders)})"
-    return (
-        repr(list(orders))
-        if len(orders) <= 6
-        else f"{len(orders)} orders in [{orders[0]}, {orders[-1]}]"
-    )
-
-
-def _rounds_count(value: Any, name: str = "rounds") -> int:
-    """A count of rounds: an int (not a bool, a float or a string) in [1, MAX_ROUNDS]."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(
-            f"{name} must be a whole number (an int) in [1, 2^53], got {describe(value)} ({type(value).__name__}); "
-            "counts are not rounded or parsed"
-        )
-    if not 1 <= value <= MAX_ROUNDS:
-        raise ValueError(f"{name} must be a whole number in [1, 2^53], got {describe(value)}")
-    return value
-
-
-def _budget(epsilon: Any, delta: Any) -> tuple[float, float] | None:
-    if epsilon is None and delta is None:
-        return None
-    if epsilon is None or delta is None:
-        raise ValueError(
-            "give the budget as both epsilon and delta, or neither (a ledger without a budget)"
-        )
-    eps = single(epsilon, "epsilon")
-    if not (math.isfinite(eps) and eps >= 0):
-        raise ValueError(f"epsilon must be a finite number >= 0, got {describe(epsilon)}")
-    return eps, delta_target(delta)
 
 
 class PrivacyLedger:
@@ -154,7 +102,7 @@ class PrivacyLedger:
         value_discretization_interval: float = DEFAULT_INTERVAL,
     ):
         self.adaptive = flag(adaptive, "adaptive")
-        self.budget = _budget(epsilon, delta)
+        self.budget = budget_pair(epsilon, delta)
         self.filter = choice(filter, "filter", FILTERS)
         self.orders = check_integer_orders(orders)
         self.value_discretization_interval = checked_interval(value_discretization_interval)
@@ -180,7 +128,7 @@ class PrivacyLedger:
         budget = "none" if self.budget is None else f"({self.budget[0]:g}, {self.budget[1]:g})"
         head = (
             f"PrivacyLedger(adaptive={self.adaptive}, budget={budget}, filter={self.filter!r}, "
-            f"orders={_orders_text(self.orders)}, rounds={self.rounds} ({len(self.counts())} distinct)"
+            f"orders={orders_text(self.orders)}, rounds={self.rounds} ({len(self.counts())} distinct)"
         )
         return f"{head}, spent={_spent_text(self)})"
 
@@ -306,8 +254,8 @@ class PrivacyLedger:
         counts = self.counts()
         counts[one] = counts.get(one, 0) + times
         return float(
-            pld_accountant(list(counts.items()), self.value_discretization_interval).epsilon(delta)
-        )  # type: ignore[arg-type]
+            pld_accountant(list(counts.items()), self.value_discretization_interval).epsilon(delta)  # type: ignore[arg-type]
+        )
 
     def would_exceed(
         self,
@@ -349,13 +297,15 @@ class PrivacyLedger:
                 f"next_round must be a Round (Round.subsampled_gaussian(...)), got {describe(next_round)}"
             )
         budget = (
-            _budget(epsilon, delta) if (epsilon is not None or delta is not None) else self.budget
+            budget_pair(epsilon, delta)
+            if (epsilon is not None or delta is not None)
+            else self.budget
         )
         if budget is None:
             raise ValueError(
                 "would_exceed needs a budget: give epsilon and delta, or build the ledger with one"
             )
-        _rounds_count(rounds)
+        rounds_count(rounds)
         admits = self._adaptive_admits if self.adaptive else self._fixed_admits
         return not admits(next_round, rounds, *budget)
 
@@ -398,7 +348,7 @@ class PrivacyLedger:
         """
         if not isinstance(next_round, Round):
             raise ValueError(f"next_round must be a Round, got {describe(next_round)}")
-        _rounds_count(rounds)
+        rounds_count(rounds)
         if self.filter == "gdp":
             self._gdp_round(next_round)
         if self.budget is not None and self.would_exceed(next_round, rounds=rounds):
@@ -608,19 +558,7 @@ class PrivacyLedger:
             The configuration, the rounds in the order recorded (run-length: ``[round, count]``) and the spent
             sums with their round-off counts.
         """
-        return {
-            "format": STATE_FORMAT,
-            "adaptive": self.adaptive,
-            "budget": None if self.budget is None else list(self.budget),
-            "filter": self.filter,
-            "orders": list(self.orders),
-            "value_discretization_interval": self.value_discretization_interval,
-            "rounds": [[one.to_dict(), count] for one, count in self._runs],
-            "rdp_sum": [float(x) for x in self._rdp.values],
-            "rdp_terms": self._rdp.terms,
-            "mu2_sum": float(self._mu2.values[0]),
-            "mu2_terms": self._mu2.terms,
-        }
+        return state_of(self)
 
     def _configuration(self) -> dict[str, Any]:
         state = self.state_dict()
@@ -694,30 +632,11 @@ class PrivacyLedger:
             If ``state`` is not a ledger's state, a field is missing, unknown, of the wrong kind or out of range,
             or the spent sums disagree with the rounds (the state was altered); the message names the field.
         """
-        if not isinstance(state, dict):
-            raise ValueError(
-                f"state must be a PrivacyLedger.state_dict() (a dict of format {STATE_FORMAT!r}), got "
-                f"{type(state).__name__}"
-            )
-        if state.get("format") != STATE_FORMAT:
-            raise ValueError(
-                f"state's format must be {STATE_FORMAT!r} (a PrivacyLedger.state_dict()), got "
-                f"{describe(state.get('format'))}"
-            )
-        missing = [key for key in STATE_KEYS if key not in state]
-        if missing:
-            raise ValueError(
-                f"state lacks {', '.join(missing)}: it is not a complete PrivacyLedger.state_dict()"
-            )
-        unknown = [repr(key) for key in state if key not in STATE_KEYS]
-        if unknown:
-            raise ValueError(
-                f"state has unknown fields {', '.join(unknown)}: a ledger's state holds {STATE_KEYS}"
-            )
-        ledger = cls(**_state_configuration(state))
-        for one, count in _state_rounds(state["rounds"], ledger.filter):
+        configuration, blocks = checked_state(state)
+        ledger = cls(**configuration)
+        for one, count in blocks:
             ledger._append(one, count)
-        _check_sums(state, ledger)
+        check_sums(state, ledger)
         return ledger
 
     @classmethod
@@ -751,16 +670,9 @@ class PrivacyLedger:
             than by Poisson sampling, or (with a budget in ``ledger_options``) its rounds pass the budget; as
             ``PrivacyLedger`` for the options.
         """
-        sampling = getattr(run, "sampling", None)
-        if sampling is None or not hasattr(run, "accountant"):
-            raise ValueError(f"run must be a training run (DPSGD or DPFedAvg), got {describe(run)}")
-        if sampling != "poisson":
-            raise ValueError(
-                f'from_run records Poisson-sampled runs, got sampling="{sampling}": its steps are not independent '
-                "subsampled Gaussian rounds; account it with the run itself (run.epsilon)"
-            )
+        rounds = poisson_run_rounds(run)
         ledger = cls(**{"adaptive": False, **ledger_options})
-        for sigma, rate, steps in _run_rounds(run.accountant):
+        for sigma, rate, steps in rounds:
             ledger.record(Round.subsampled_gaussian(sigma, rate), rounds=steps)
         return ledger
 
@@ -794,182 +706,6 @@ class PrivacyLedger:
             If ``text`` is not JSON of a ledger's state.
         """
         return cls.from_state_dict(json.loads(text))
-
-
-def _run_rounds(accountant: Any) -> list[tuple[float, float, int]]:
-    """(noise multiplier over the sensitivity, sampling rate, steps) of each stage of a Poisson-sampled run's
-    accountant: its ``stages``, or its one point (several points are several runs, refused)."""
-    stages = getattr(accountant, "stages", None)
-    if stages is not None:
-        return [(float(s.noise_multiplier), float(s.sample_rate), int(s.steps)) for s in stages]
-    sigma, rate, steps, sensitivity = (
-        np.ravel(getattr(accountant, name))
-        for name in ("sigma", "sampling_rate", "rounds", "sensitivity")
-    )
-    runs = max(sigma.size, rate.size, steps.size, sensitivity.size)
-    if runs != 1:
-        raise ValueError(
-            f"from_run records one run, got {runs} (the run's parameters are arrays, which broadcast into separate "
-            "runs): build one ledger per run, or one run in stages with stages="
-        )
-    return [(float(sigma[0] / sensitivity[0]), float(rate[0]), int(steps[0]))]
-
-
-def _field(state: dict[str, Any], key: str, check: Any) -> Any:
-    """``check(state[key])``, its refusal (ValueError or TypeError) re-raised as a ValueError naming the field."""
-    try:
-        return check(state[key])
-    except (ValueError, TypeError) as err:
-        raise ValueError(f"state's {key} is refused: {err}") from None
-
-
-def _real(value: Any, name: str) -> float:
-    """A number as JSON holds one: an int or a float (not a bool, a string or a list)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number, got {describe(value)} ({type(value).__name__})")
-    try:
-        return float(value)
-    except OverflowError:
-        raise ValueError(
-            f"{name} must be a number within the doubles, got {describe(value)}"
-        ) from None
-
-
-def _state_budget(value: Any) -> dict[str, Any]:
-    if value is None:
-        return {"epsilon": None, "delta": None}
-    if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise ValueError(f"budget must be null or [epsilon, delta], got {describe(value)}")
-    eps, delta = _real(value[0], "budget's epsilon"), _real(value[1], "budget's delta")
-    _budget(eps, delta)
-    return {"epsilon": eps, "delta": delta}
-
-
-def _state_orders(value: Any) -> tuple[int, ...]:
-    if not isinstance(value, (list, tuple)):
-        raise ValueError(f"orders must be a list of whole numbers, got {describe(value)}")
-    orders = check_integer_orders(list(value))
-    if len(orders) != len(value) or any(a != b for a, b in zip(orders, value)):
-        raise ValueError(
-            f"orders must be distinct and increasing, as state_dict writes them, got {describe(value)}"
-        )
-    return orders
-
-
-def _state_configuration(state: dict[str, Any]) -> dict[str, Any]:
-    """The keywords of ``PrivacyLedger`` a state holds, each field checked by the constructor's rule."""
-    return {
-        "adaptive": _field(state, "adaptive", lambda v: flag(v, "adaptive")),
-        **_field(state, "budget", _state_budget),
-        "filter": _field(state, "filter", lambda v: choice(v, "filter", FILTERS)),
-        "orders": _field(state, "orders", _state_orders),
-        "value_discretization_interval": _field(
-            state,
-            "value_discretization_interval",
-            lambda v: checked_interval(_real(v, "value_discretization_interval")),
-        ),
-    }
-
-
-def _state_rounds(value: Any, filter_kind: str) -> list[tuple[Round, int]]:
-    """The state's blocks of rounds: [round, count] pairs, whole counts, no two neighbours equal."""
-    if not isinstance(value, list):
-        raise ValueError(
-            f"state's rounds must be a list of [round, count] pairs, got {type(value).__name__}"
-        )
-    out: list[tuple[Round, int]] = []
-    for i, entry in enumerate(value):
-        if not isinstance(entry, (list, tuple)) or len(entry) != 2:
-            raise ValueError(
-                f"state's rounds[{i}] must be a [round, count] pair, got {describe(entry)}"
-            )
-        try:
-            one = Round.from_dict(entry[0])
-            hash(one)
-        except (ValueError, TypeError) as err:
-            raise ValueError(f"state's rounds[{i}] holds no round: {err}") from None
-        try:
-            count = _rounds_count(entry[1], f"state's rounds[{i}] count")
-        except ValueError as err:
-            raise ValueError(str(err)) from None
-        if out and out[-1][0] == one:
-            raise ValueError(
-                f"state's rounds[{i - 1}] and rounds[{i}] hold the same round: a ledger merges equal neighbours"
-            )
-        if filter_kind == "gdp" and one.gdp_mu is None:
-            raise ValueError(
-                f"state's rounds[{i}] is a {one.mechanism} round, which a ledger with filter='gdp' does not record"
-            )
-        out.append((one, count))
-    return out
-
-
-def _disagreeing(
-    stored: np.ndarray, recomputed: np.ndarray, terms: int, own_terms: int
-) -> int | None:
-    """The first index where a state's sums disagree with the sums recomputed from its rounds, beyond twice the
-    round-off bound of two sums of the same terms with ``terms`` and ``own_terms`` additions (``from_state_dict``);
-    None if they agree everywhere."""
-    tolerance = 4.0 * (terms + own_terms + 1)
-    with np.errstate(invalid="ignore", over="ignore"):
-        close = np.abs(stored - recomputed) <= tolerance * (_U * recomputed + 5e-324)
-    close = np.where(
-        np.isinf(recomputed), stored == recomputed, close
-    )  # an infinite sum agrees only with itself
-    bad = ~(close | (stored == recomputed))
-    return int(np.argmax(bad)) if bad.any() else None
-
-
-def _state_sum(state: dict[str, Any], key: str, size: int) -> np.ndarray:
-    value = state[key]
-    if key == "mu2_sum":
-        value = [value]
-    if not isinstance(value, (list, tuple)) or len(value) != size:
-        raise ValueError(
-            f"state's {key} must hold one number per order ({size} orders, as the state's orders list them), got "
-            f"{len(value) if isinstance(value, (list, tuple)) else describe(value)}"
-        )
-    try:
-        out = np.array([_real(x, key) for x in value], dtype=np.float64)
-    except ValueError as err:
-        raise ValueError(f"state's {key} is refused: {err}") from None
-    if np.isnan(out).any() or (out < 0).any():
-        raise ValueError(
-            f"state's {key} must hold numbers >= 0 (inf allowed), got {describe(state[key])}"
-        )
-    return out
-
-
-def _check_sums(state: dict[str, Any], ledger: PrivacyLedger) -> None:
-    """The state's spent sums and counts of additions agree with those recomputed from its rounds."""
-    blocks = [(ledger._rdp, "rdp_sum", "rdp_terms", ledger.rounds)]
-    blocks.append(
-        (
-            ledger._mu2,
-            "mu2_sum",
-            "mu2_terms",
-            sum(c for one, c in ledger._runs if one.gdp_mu is not None),
-        )
-    )
-    for own, key, terms_key, most in blocks:
-        stored = _state_sum(state, key, own.size)
-        terms = state[terms_key]
-        if (
-            isinstance(terms, bool)
-            or not isinstance(terms, int)
-            or not own.terms <= terms <= max(most, own.terms)
-        ):
-            raise ValueError(
-                f"state's {terms_key} must be a whole number (an int) from {own.terms} to {max(most, own.terms)} "
-                f"(the additions its rounds take, block by block to one by one), got {describe(terms)}"
-            )
-        bad = _disagreeing(stored, own.values, terms, own.terms)
-        if bad is not None:
-            where = f" at order {ledger.orders[bad]}" if key == "rdp_sum" else ""
-            raise ValueError(
-                f"state's {key} disagrees with its rounds and orders{where}: recomputed from them it is "
-                f"{own.values[bad]!r}, the state holds {stored[bad]!r}; the state was altered"
-            )
 
 
 def _spent_text(ledger: PrivacyLedger) -> str:

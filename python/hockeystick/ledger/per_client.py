@@ -24,7 +24,8 @@ import numpy as np
 from ..base.validation import count, delta_target, in_interval, nonnegative_integer, positive_number
 from ..numerics.certified_theta import theta_epsilon_upper
 from ..rdp.conversion import rdp_to_epsilon
-from .round_rdp import check_integer_orders, subsampled_gaussian_rdp_upper
+from ..rdp.integer_orders import subsampled_gaussian_rdp_upper
+from .round_rdp import check_integer_orders
 
 __all__ = ["GRID_POINTS", "ClientEpsilons", "per_client_epsilon", "realized_client_epsilon"]
 

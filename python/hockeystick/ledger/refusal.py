@@ -91,8 +91,8 @@ def _fixed_schedule(ledger: Any, one: Round, times: int, delta: float) -> str:
 
     try:
         upper = float(
-            pld_accountant([(one, times)], ledger.value_discretization_interval).epsilon(delta)
-        )  # type: ignore[arg-type]
+            pld_accountant([(one, times)], ledger.value_discretization_interval).epsilon(delta)  # type: ignore[arg-type]
+        )
     except ValueError:
         upper = math.nan
     alone = "it alone costs" if times == 1 else "they alone cost"

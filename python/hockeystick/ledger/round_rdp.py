@@ -1,44 +1,16 @@
-r"""One round's Rényi-DP curve at integer orders, on the upper side, in one array operation per round.
+"""The ledger's Rényi orders: the default set and the check of a given one.
 
-The ledger adds one round's curve at every order to running sums, round after round, so one round must
-cost microseconds, not the milliseconds of ``rdp.subsampled_gaussian_rdp``'s loop over the series' terms
-(which is vectorized over many parameter points at once, not over the terms of one). At an integer order
-alpha the Poisson-subsampled Gaussian (noise multiplier sigma, rate q, add/remove neighbours) has
-
-.. math::
-
-    A_\alpha - 1 = \sum_{i=2}^{\alpha} \binom{\alpha}{i} (1-q)^{\alpha-i} q^i
-    \bigl(e^{(i^2 - i)/(2\sigma^2)} - 1\bigr), \qquad
-    \varepsilon_R(\alpha) = \frac{\log(1 + (A_\alpha - 1))}{\alpha - 1}
-
-(Mironov, Talwar & Zhang 2019, Sec. 3.3: the binomial expansion, whose i = 0, 1 terms sum with the
-weights to 1, so every term left is positive and nothing cancels; ``rdp/mechanisms.py`` writes the same
-sum as a loop). Here every order's terms are one row of a matrix whose log-binomials are tabulated once per
-order set, and each row is summed in log space.
-
-Rounding outward: every term's logarithm is a sum of at most six rounded quantities, so its absolute error
-is at most 8 u S (u = 2^-53, S the sum of the magnitudes of those quantities, bounded per round by
-``_magnitude``), a relative error of the term of at most 9 u S; the log-sum-exp of at most alpha
-positive terms adds at most (alpha + 4) u relatively. The relative error of log1p(y) is at most that of y
-(log1p(y) >= y / (1 + y)), and the division by alpha - 1 adds u. The curve is widened by the relative margin
-16 u S + 8 alpha_max u, twice the sum of those bounds, and stepped one ulp up: never below the exact curve.
+The curves a round adds at these orders are ``rdp.integer_orders``'s (certified upper, one array operation per
+round).
 """
 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 
-__all__ = [
-    "DEFAULT_ORDERS",
-    "check_integer_orders",
-    "gaussian_rdp_upper",
-    "mu_squared_upper",
-    "subsampled_gaussian_rdp_upper",
-    "zcdp_rdp_upper",
-]
+__all__ = ["DEFAULT_ORDERS", "MAX_LEDGER_ORDER", "check_integer_orders"]
 
 #: The integer Rényi orders the ledger composes at by default: dense where small-epsilon runs find their best
 #: order, sparse beyond (25 orders, so a union over them costs log 25 ~ 3.2 in log(1/delta)).
@@ -46,7 +18,6 @@ DEFAULT_ORDERS: tuple[int, ...] = (
     2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 128, 192, 256,
 )  # fmt: skip
 
-_U = 2.0**-53
 MAX_LEDGER_ORDER = (
     1024  # the rows are alpha_max long: a larger order costs its length in every round
 )
@@ -101,153 +72,3 @@ def check_integer_orders(orders: object) -> tuple[int, ...]:
             )
         out.add(int(x))
     return tuple(sorted(out))
-
-
-@lru_cache(maxsize=8)
-def _log_binomials(
-    orders: tuple[int, ...],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Each order's terms laid end to end: (log C(alpha_k, i) for i = 2..alpha_k, order after order; the index
-    i - 2 of each entry; the offset where each order's entries start; the orders as floats)."""
-    from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
-
-    i = np.concatenate([np.arange(2, a + 1, dtype=np.float64) for a in orders])
-    alpha = np.concatenate([np.full(a - 1, float(a)) for a in orders])
-    table = special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1)
-    starts = np.cumsum([0] + [a - 1 for a in orders[:-1]])
-    out = (
-        table,
-        (i - 2).astype(np.intp),
-        starts.astype(np.intp),
-        np.asarray(orders, dtype=np.float64),
-    )
-    for array in out:
-        array.setflags(write=False)
-    return out
-
-
-def _widened(curve: np.ndarray, magnitude: float, top: int) -> np.ndarray:
-    """``curve`` times (1 + 16 u S + 8 alpha_max u), one ulp up (the module docstring's margin)."""
-    margin = 16.0 * _U * magnitude + 8.0 * _U * top
-    with np.errstate(over="ignore"):
-        return np.nextafter(curve * (1.0 + margin), np.inf)
-
-
-def gaussian_rdp_upper(sigma: float, orders: tuple[int, ...]) -> np.ndarray:
-    r"""The Gaussian mechanism's RDP curve alpha / (2 sigma^2) (Mironov 2017, Prop. 7), rounded up.
-
-    Parameters
-    ----------
-    sigma : float
-        Noise multiplier (noise standard deviation over the L2 sensitivity), finite and > 0.
-    orders : tuple of int
-        Integer Rényi orders (``check_integer_orders``).
-
-    Returns
-    -------
-    numpy.ndarray
-        One value per order, each at or above alpha / (2 sigma^2) (three rounded operations, widened by 4 u
-        and stepped one ulp up); ``inf`` where sigma^2 underflows.
-    """
-    alpha = np.asarray(orders, dtype=np.float64)
-    with np.errstate(over="ignore", divide="ignore"):
-        return np.nextafter(alpha / (2.0 * sigma * sigma) * (1.0 + 4.0 * _U), np.inf)
-
-
-def mu_squared_upper(numerator: float, denominator: float) -> float:
-    """(numerator / denominator)^2 rounded up: each of its two operations stepped one ulp up.
-
-    Parameters
-    ----------
-    numerator, denominator : float
-        Finite and > 0 (a sensitivity and a noise scale).
-
-    Returns
-    -------
-    float
-        An upper bound on (numerator / denominator)^2; ``inf`` past the doubles.
-    """
-    with np.errstate(over="ignore"):
-        mu = math.nextafter(numerator / denominator, math.inf)
-        return math.nextafter(mu * mu, math.inf) if mu < 1e154 else math.inf
-
-
-def zcdp_rdp_upper(mu_squared: float, orders: tuple[int, ...]) -> np.ndarray:
-    """The RDP curve alpha mu^2 / 2 of a (mu^2 / 2)-zCDP round at integer ``orders``, rounded up.
-
-    Parameters
-    ----------
-    mu_squared : float
-        An upper bound on mu^2 (``mu_squared_upper``), >= 0.
-    orders : tuple of int
-        Integer Rényi orders (``check_integer_orders``).
-
-    Returns
-    -------
-    numpy.ndarray
-        One value per order, at or above alpha mu^2 / 2 (the two products widened by 2 u and stepped one ulp
-        up, then halved, exact but for a subnormal result, and stepped one ulp up again).
-    """
-    alpha = np.asarray(orders, dtype=np.float64)
-    with np.errstate(over="ignore"):
-        return np.nextafter(
-            np.nextafter(alpha * mu_squared * (1.0 + 2.0 * _U), np.inf) * 0.5, np.inf
-        )
-
-
-def _magnitude(log_q: float, log_1mq: float, inv2s2: float, top: int, lg_top: float) -> float:
-    """A bound S on the sum of the magnitudes of the quantities in one term's logarithm."""
-    return 3.0 * lg_top + top * (abs(log_q) + abs(log_1mq)) + (top * top) * inv2s2 + 1.0
-
-
-def subsampled_gaussian_rdp_upper(
-    sigma: float, sampling_rate: float, orders: tuple[int, ...]
-) -> np.ndarray:
-    r"""One round of the Poisson-subsampled Gaussian: its RDP curve at integer orders, rounded up.
-
-    :math:`\varepsilon_R(\alpha) = \log\bigl(1 + \sum_{i=2}^{\alpha} \binom{\alpha}{i} (1-q)^{\alpha-i} q^i
-    (e^{(i^2-i)/(2\sigma^2)} - 1)\bigr) / (\alpha - 1)` (Mironov, Talwar & Zhang 2019, Sec. 3.3), widened by
-    the module docstring's margin.
-
-    Parameters
-    ----------
-    sigma : float
-        Noise multiplier, finite and > 0.
-    sampling_rate : float
-        Poisson sampling probability q, 0 <= q <= 1 (q = 1: the Gaussian mechanism).
-    orders : tuple of int
-        Integer Rényi orders (``check_integer_orders``).
-
-    Returns
-    -------
-    numpy.ndarray
-        One value per order, never below the exact curve; ``inf`` where the terms overflow.
-    """
-    if sampling_rate == 0.0:
-        return np.zeros(len(orders))
-    if sampling_rate == 1.0:
-        return gaussian_rdp_upper(sigma, orders)
-    table, index, starts, alpha = _log_binomials(orders)
-    top = int(alpha[-1])
-    i = np.arange(2, top + 1, dtype=np.float64)
-    log_q, log_1mq = math.log(sampling_rate), math.log1p(-sampling_rate)
-    with np.errstate(over="ignore", divide="ignore", under="ignore", invalid="ignore"):
-        inv2s2 = 0.5 / np.float64(sigma * sigma)  # inf where sigma^2 underflows: an infinite curve
-        x = (i * i - i) * inv2s2
-        log_expm1 = x + np.log(-np.expm1(-x))  # log(e^x - 1), no overflow
-        terms = table + (i * (log_q - log_1mq) + log_expm1)[index]
-        peak = np.maximum.reduceat(terms, starts)
-        finite = np.isfinite(peak)
-        scale = np.where(finite, peak, 0.0)
-        log_sum = (
-            peak
-            + alpha * log_1mq
-            + np.log(
-                np.add.reduceat(np.exp(terms - np.repeat(scale, alpha.astype(np.intp) - 1)), starts)
-            )
-        )
-        log_sum = np.where(np.isposinf(peak), np.inf, log_sum)
-        log_a = np.logaddexp(0.0, log_sum)
-        curve = np.maximum(log_a, 0.0) / (alpha - 1.0)
-    lg_top = math.lgamma(top + 1.0)
-    return _widened(curve, _magnitude(log_q, log_1mq, inv2s2, top, lg_top), top)

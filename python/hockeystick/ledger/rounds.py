@@ -13,7 +13,9 @@ ledger's guarantees read:
   of integer sensitivity (``discrete_noise``);
 * ``Round.matrix_mechanism(accountant)``: the whole release of a matrix-factorization mechanism (DP-FTRL), one
   Gaussian mechanism of the strategy's L2 sensitivity under its participation schema (``matrix_round``);
-* ``Round.from_stage(stage)``: a stage of a ``hockeystick compose`` file, as (round, rounds).
+* ``Round.from_stage(stage)``: a stage of a ``hockeystick compose`` file, as (round, rounds); a stage of a
+  mechanism registered with its Rényi curve (``pld.mechanisms.registry``: ``StageEntry.rdp``) is a round of
+  that name holding the stage's parameters, its curve and its PLD the registry's (``registered_round``).
 
 ``sigma`` is the noise multiplier (noise standard deviation over the L2 sensitivity), the vocabulary's
 ``sigma`` with sensitivity 1: a clip norm that adapts with noise proportional to it leaves sigma, and so
@@ -28,20 +30,23 @@ from typing import Any
 import numpy as np
 
 from ..base.validation import describe, positive_number
-from .discrete_noise import discrete_gaussian_sensitivity
-from .matrix_round import accountant_parameters, matrix_parameters
-from .round_rdp import (
+from ..rdp.integer_orders import (
     gaussian_rdp_upper,
+    laplace_rdp_upper,
     mu_squared_upper,
     subsampled_gaussian_rdp_upper,
     zcdp_rdp_upper,
 )
+from .discrete_noise import discrete_gaussian_sensitivity
+from .matrix_round import accountant_parameters, matrix_parameters
+from .registered_round import registered_parameters, registered_rdp_upper
 from .stage_round import stage_parameters
 
 __all__ = ["MECHANISMS", "Round"]
 
-MECHANISMS = ("gaussian", "subsampled_gaussian", "laplace", "discrete_gaussian", "matrix_mechanism")
 PARAMETERS = ("sigma", "sampling_rate", "scale", "sensitivity", "sensitivity_lower")
+# the ledger's own rounds -> the fields each needs (and takes); any other mechanism reaches the ledger through its
+# registry entry (``registered_round``)
 _NEEDS = {
     "gaussian": ("sigma",),
     "subsampled_gaussian": ("sigma", "sampling_rate"),
@@ -49,7 +54,40 @@ _NEEDS = {
     "discrete_gaussian": ("sigma", "sensitivity"),
     "matrix_mechanism": ("sigma", "sensitivity", "sensitivity_lower"),
 }
-_U = 2.0**-53
+MECHANISMS = tuple(_NEEDS)
+
+
+def _check_fields(mechanism: str, fields: dict[str, Any]) -> None:
+    """Each field the mechanism needs is set, and no other (``_NEEDS``)."""
+    needs = _NEEDS[mechanism]
+    for name, value in fields.items():
+        if name in needs and value is None:
+            raise ValueError(f"a {mechanism} round needs {name}")
+        if name not in needs and value is not None:
+            raise ValueError(f"a {mechanism} round takes no {name} (it takes {', '.join(needs)})")
+
+
+def given(value: float | None) -> float:
+    """A parameter a round's mechanism needs, as a float (``Round.__post_init__`` has checked it is set).
+
+    Parameters
+    ----------
+    value : float or None
+        The round's field.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    ValueError
+        If the field is not set (a round built around its checks).
+    """
+    if value is None:
+        raise ValueError("the round lacks a parameter its mechanism needs")
+    return float(value)
 
 
 def _rate(value: Any) -> float:
@@ -92,12 +130,15 @@ class Round:
         sensitivity in clip norms.
     sensitivity_lower : float, optional
         A matrix mechanism's realizable lower L2 sensitivity, 0 < lower <= ``sensitivity``.
+    parameters : tuple of (str, value) pairs, optional
+        The parameters of a mechanism registered with its Rényi curve (``registered_round``), sorted by name;
+        empty for the five.
 
     Raises
     ------
     ValueError
-        If ``mechanism`` is not one of the five, or a parameter it needs is missing, not a finite number
-        in its range, or given to a mechanism that does not take it.
+        If ``mechanism`` is neither one of the five nor registered with a Rényi curve, or a parameter it
+        needs is missing, not a finite number in its range, or given to a mechanism that does not take it.
 
     Examples
     --------
@@ -114,21 +155,22 @@ class Round:
     scale: float | None = None
     sensitivity: float | None = None
     sensitivity_lower: float | None = None
+    parameters: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
+        if self.parameters or (
+            isinstance(self.mechanism, str) and self.mechanism not in MECHANISMS
+        ):
+            given = [name for name in PARAMETERS if getattr(self, name) is not None]
+            object.__setattr__(
+                self, "parameters", registered_parameters(self.mechanism, self.parameters, given)
+            )
+            return
         if self.mechanism not in MECHANISMS:
             raise ValueError(
                 f"mechanism must be one of {', '.join(MECHANISMS)}, got {describe(self.mechanism)}"
             )
-        needs = _NEEDS[self.mechanism]
-        for name in PARAMETERS:
-            value = getattr(self, name)
-            if name in needs and value is None:
-                raise ValueError(f"a {self.mechanism} round needs {name}")
-            if name not in needs and value is not None:
-                raise ValueError(
-                    f"a {self.mechanism} round takes no {name} (it takes {', '.join(needs)})"
-                )
+        _check_fields(self.mechanism, {name: getattr(self, name) for name in PARAMETERS})
         if self.sigma is not None:
             object.__setattr__(self, "sigma", positive_number(self.sigma, "sigma"))
         if self.scale is not None:
@@ -153,7 +195,7 @@ class Round:
             f"{name}={getattr(self, name)!r}"
             for name in PARAMETERS
             if getattr(self, name) is not None
-        ]
+        ] + [f"{name}={value!r}" for name, value in self.parameters]
         return f"Round({', '.join([f'mechanism={self.mechanism!r}', *given])})"
 
     @classmethod
@@ -286,7 +328,9 @@ class Round:
             does), has an unknown or missing parameter, or a value out of range.
         """
         mechanism, parameters, rounds = stage_parameters(stage)
-        return cls(mechanism, **parameters), rounds
+        if mechanism not in MECHANISMS:
+            return cls(mechanism, parameters=tuple(sorted(parameters.items()))), rounds
+        return getattr(cls, mechanism)(**parameters), rounds
 
     @property
     def gdp_mu(self) -> float | None:
@@ -302,13 +346,13 @@ class Round:
             mu, or None for a round without a proved GDP parameter.
         """
         if self.mechanism == "gaussian":
-            return 1.0 / float(self.sigma)  # type: ignore[arg-type]
+            return 1.0 / given(self.sigma)
         if self.mechanism == "matrix_mechanism":
-            return float(self.sensitivity) / float(self.sigma)  # type: ignore[arg-type]
+            return given(self.sensitivity) / given(self.sigma)
         return None
 
     def mu_squared_upper(self) -> float:
-        """mu^2 of a round with a GDP parameter, rounded up (``round_rdp.mu_squared_upper``).
+        """mu^2 of a round with a GDP parameter, rounded up (``rdp.integer_orders.mu_squared_upper``).
 
         Returns
         -------
@@ -321,9 +365,9 @@ class Round:
             If the round has no GDP parameter (``gdp_mu`` is None).
         """
         if self.mechanism == "gaussian":
-            return mu_squared_upper(1.0, float(self.sigma))  # type: ignore[arg-type]
+            return mu_squared_upper(1.0, given(self.sigma))
         if self.mechanism == "matrix_mechanism":
-            return mu_squared_upper(float(self.sensitivity), float(self.sigma))  # type: ignore[arg-type]
+            return mu_squared_upper(given(self.sensitivity), given(self.sigma))
         raise ValueError(
             f"a {self.mechanism} round has no proved GDP parameter: only unsampled Gaussian and matrix-mechanism "
             "rounds do"
@@ -333,7 +377,7 @@ class Round:
         r"""The round's Rényi-DP curve at integer ``orders``, never below the exact curve.
 
         Gaussian: alpha / (2 sigma^2) (Mironov 2017, Prop. 7); subsampled Gaussian: the integer-order sum of
-        Mironov, Talwar & Zhang 2019, Sec. 3.3 (``round_rdp``); Laplace with eps = 1 / scale:
+        Mironov, Talwar & Zhang 2019, Sec. 3.3 (``rdp.integer_orders``); Laplace with eps = 1 / scale:
         :math:`\varepsilon + \log\bigl(1 + (\alpha - 1) (e^{\varepsilon(1 - 2\alpha)} - 1)/(2\alpha - 1)\bigr)
         / (\alpha - 1)` (Mironov 2017, Prop. 6), widened by its cancellation's error; discrete Gaussian:
         alpha s^2 / (2 sigma^2) (Canonne, Kamath & Steinke 2020, Sec. 2); matrix mechanism:
@@ -349,17 +393,22 @@ class Round:
         numpy.ndarray
             One value per order.
         """
+        if self.parameters:
+            return registered_rdp_upper(self.mechanism, self.parameters, orders)
         if self.mechanism == "gaussian":
-            return gaussian_rdp_upper(float(self.sigma), orders)  # type: ignore[arg-type]
+            return gaussian_rdp_upper(given(self.sigma), orders)
         if self.mechanism == "subsampled_gaussian":
             return subsampled_gaussian_rdp_upper(
-                float(self.sigma), float(self.sampling_rate), orders
-            )  # type: ignore[arg-type]
+                given(self.sigma),
+                given(self.sampling_rate),
+                orders,
+            )
         if self.mechanism in ("discrete_gaussian", "matrix_mechanism"):
             return zcdp_rdp_upper(
-                mu_squared_upper(float(self.sensitivity), float(self.sigma)), orders
-            )  # type: ignore[arg-type]
-        return _laplace_rdp_upper(float(self.scale), orders)  # type: ignore[arg-type]
+                mu_squared_upper(given(self.sensitivity), given(self.sigma)),
+                orders,
+            )
+        return laplace_rdp_upper(given(self.scale), orders)
 
     def to_dict(self) -> dict[str, Any]:
         """The round as JSON-ready data: ``{"mechanism": ..., <its parameters>}``.
@@ -370,6 +419,8 @@ class Round:
             The mechanism's name and its parameters.
         """
         out: dict[str, Any] = {"mechanism": self.mechanism}
+        if self.parameters:
+            out["parameters"] = dict(self.parameters)
         for name in PARAMETERS:
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
@@ -398,23 +449,16 @@ class Round:
             raise ValueError(
                 f"a round must be a mapping with a 'mechanism' key, got {describe(data)}"
             )
-        unknown = set(data) - {"mechanism", *PARAMETERS}
+        unknown = set(data) - {"mechanism", "parameters", *PARAMETERS}
         if unknown:
             raise ValueError(
                 f"a round takes mechanism and {', '.join(PARAMETERS)}, got {sorted(unknown)}"
             )
+        if "parameters" in data:
+            given = data["parameters"]
+            if not isinstance(given, dict) or not given:
+                raise ValueError(
+                    f"a round's parameters must be a non-empty mapping, got {describe(given)}"
+                )
+            data = {**data, "parameters": tuple(sorted(given.items()))}
         return cls(**data)
-
-
-def _laplace_rdp_upper(scale: float, orders: tuple[int, ...]) -> np.ndarray:
-    """Mironov 2017, Prop. 6 at integer orders, widened by 16 u (eps + |its log term|) / value (the cancellation
-    of eps against the log term is the only place where rounding grows), one ulp up."""
-    alpha = np.asarray(orders, dtype=np.float64)
-    eps = 1.0 / scale
-    am1 = alpha - 1.0
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        log_term = np.log1p(am1 * np.expm1(eps * (1.0 - 2.0 * alpha)) / (2.0 * alpha - 1.0)) / am1
-        value = eps + log_term
-        margin = 16.0 * _U * (eps + np.abs(log_term)) + 8.0 * _U * value
-        out = np.where(np.isfinite(value), value + margin, np.inf)
-    return np.nextafter(np.maximum(out, 0.0), np.inf)

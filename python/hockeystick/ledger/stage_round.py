@@ -1,32 +1,43 @@
 """A stage of a ``hockeystick compose`` file as the ledger's round: the mechanisms the ledger records.
 
-A compose stage is ``{"mechanism": NAME, "rounds": T, <parameters>}`` (``pld.accountants.stages``).  The
-ledger records its Gaussian, Poisson-subsampled Gaussian and Laplace stages; the others (fixed-size and
-with-replacement sampling, randomized response, discrete Laplace, subsampled Laplace) have no RDP curve in the
-ledger and are refused by name.  A ``sensitivity`` s is folded into the round's noise: sigma / s (or scale / s),
-rounded down, so the round's loss is at least the stage's and every bound on it stays certified.
+A compose stage is ``{"mechanism": NAME, "rounds": T, <parameters>}``, read by the one stage parser
+(``pld.accountants.stages.parse_stage``).  The ledger records the stages whose registered mechanism has a
+round of its name (``StageEntry.round_noise``: the Gaussian, the Poisson-subsampled Gaussian and the Laplace
+mechanism, each with its Rényi curve); the others are refused by name.  A ``sensitivity`` s is folded into the
+round's noise: sigma / s (or scale / s), rounded down, so the round's loss is at least the stage's and every
+bound on it stays certified.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..base.validation import count, describe, did_you_mean
-from ..pld.accountants.stages import MECHANISM_CONSTRUCTORS
+from ..base.validation import describe, did_you_mean
+from ..pld.accountants.stages import STAGE_ALIASES, parse_stage
+from ..pld.mechanisms.registry import stage_entry, stage_names
 
-__all__ = ["STAGE_MECHANISMS", "stage_parameters"]
+__all__ = ["recorded_stages", "stage_parameters"]
 
-# compose stage mechanism -> (its noise parameter, the other parameters the ledger's round takes)
-STAGE_MECHANISMS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "gaussian": ("sigma", ()),
-    "subsampled_gaussian": ("sigma", ("sampling_rate",)),
-    "laplace": ("scale", ()),
-}
-_ALIASES = {"sampling_probability": "sampling_rate", "noise_multiplier": "sigma"}
+_ALIASES = {**STAGE_ALIASES, "noise_multiplier": "sigma"}
 _DISCRETIZATION = ("tail",)  # the compose file's PLD settings, not the mechanism's
+
+
+def recorded_stages() -> tuple[str, ...]:
+    """The compose stage mechanisms the ledger records: those registered with a round of their name or with
+    their Rényi curve (``StageEntry.round_noise``, ``StageEntry.rdp``).
+
+    Returns
+    -------
+    tuple of str
+        Their names, sorted.
+    """
+    return tuple(
+        n
+        for n in stage_names()
+        if stage_entry(n).round_noise is not None or stage_entry(n).rdp is not None
+    )
 
 
 def _noise_over_sensitivity(noise: Any, sensitivity: Any, name: str) -> Any:
@@ -46,6 +57,20 @@ def _noise_over_sensitivity(noise: Any, sensitivity: Any, name: str) -> Any:
     return math.nextafter(quotient, 0.0)
 
 
+def _admit(name: Any) -> None:
+    """Refuse, before its parameters are read, a stage whose mechanism the ledger does not record."""
+    recorded = recorded_stages()
+    if name in recorded:
+        return
+    others = [n for n in stage_names() if n not in recorded]
+    raise ValueError(
+        f"the ledger records stages of {', '.join(recorded)}, got mechanism={describe(name)}; compose "
+        f"also takes {', '.join(others)}, which have no Rényi curve in the ledger: compose such a run "
+        "with hockeystick compose"
+        + (did_you_mean(name, list(recorded)) if isinstance(name, str) else "")
+    )
+
+
 def stage_parameters(stage: Any) -> tuple[str, dict[str, Any], int]:
     """(the round's mechanism, its parameters, the stage's rounds) of one compose stage.
 
@@ -57,7 +82,7 @@ def stage_parameters(stage: Any) -> tuple[str, dict[str, Any], int]:
     Returns
     -------
     tuple
-        (mechanism, keyword parameters of ``Round``, rounds).
+        (mechanism, keyword parameters of its ``Round`` constructor of that name, rounds).
 
     Raises
     ------
@@ -65,34 +90,14 @@ def stage_parameters(stage: Any) -> tuple[str, dict[str, Any], int]:
         If ``stage`` is not a mapping, its mechanism is not one the ledger records, or a parameter is unknown,
         missing or out of range.
     """
-    if not isinstance(stage, Mapping):
-        raise ValueError(f"a stage must be a table of name = value, got {describe(stage)}")
-    params = {_ALIASES.get(str(k), str(k)): v for k, v in stage.items()}
-    name = params.pop("mechanism", None)
-    if name not in STAGE_MECHANISMS:
-        known = f"; compose also takes {', '.join(n for n in MECHANISM_CONSTRUCTORS if n not in STAGE_MECHANISMS)}"
-        raise ValueError(
-            f"the ledger records stages of {', '.join(STAGE_MECHANISMS)}, got mechanism={describe(name)}{known}, "
-            "which have no Rényi curve in the ledger: compose such a run with hockeystick compose"
-            + (did_you_mean(name, list(STAGE_MECHANISMS)) if isinstance(name, str) else "")
-        )
-    rounds = count(params.pop("rounds", 1), "rounds")
-    noise, others = STAGE_MECHANISMS[name]
+    parsed = parse_stage(stage, "a stage", aliases=_ALIASES, admit=_admit)
+    name, params, noise = parsed.entry.name, dict(parsed.parameters), parsed.entry.round_noise
+    if (
+        noise is None
+    ):  # a mechanism registered with its Rényi curve: the round holds the stage's parameters
+        return name, params, parsed.rounds
     for key in _DISCRETIZATION:
         params.pop(key, None)
     sensitivity = params.pop("sensitivity", None)
-    allowed = (noise, *others)
-    unknown = sorted(set(params) - set(allowed))
-    if unknown:
-        raise ValueError(
-            f"a {name} stage takes {', '.join(allowed)}, sensitivity and rounds, got {', '.join(unknown)}"
-            + did_you_mean(unknown[0], [*allowed, "sensitivity", "rounds"])
-        )
-    missing = [key for key in allowed if key not in params]
-    if missing:
-        raise ValueError(f"a {name} stage needs {', '.join(missing)}")
     params[noise] = _noise_over_sensitivity(params[noise], sensitivity, noise)
-    if name == "subsampled_gaussian" and params["sampling_rate"] == 1:
-        name = "gaussian"
-        del params["sampling_rate"]
-    return name, params, rounds
+    return name, params, parsed.rounds

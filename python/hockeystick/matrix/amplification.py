@@ -65,7 +65,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..base.accountant import Bound
+from ..base.accountant import Bound, Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.validation import count, derived, in_interval, positive, scalar_or_array
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
@@ -312,13 +312,13 @@ class AmplifiedBandedMF:
             self._upper if (m, s) == (k, zeta) else accountant(m, s) for m, s in self.lower_pairs
         ]
 
-    def _sides(self, method: str, argument: npt.ArrayLike, bound: Bound) -> Any:
+    def _sides(self, method: Quantity, argument: npt.ArrayLike, bound: Bound) -> Any:
         if bound not in ("upper", "lower", "both"):
             raise ValueError(f"bound must be one of 'upper', 'lower', 'both', got {bound!r}")
         with derived("noise_multiplier and the strategy's column norm", "sigma / sensitivity"):
             return self._computed_sides(method, argument, bound)
 
-    def _computed_sides(self, method: str, argument: npt.ArrayLike, bound: Bound) -> Any:
+    def _computed_sides(self, method: Quantity, argument: npt.ArrayLike, bound: Bound) -> Any:
         if self._lowers == [self._upper] or bound == "upper":  # one accountant holds both sides
             return getattr(self._upper, method)(argument, bound=bound)
         sides = [

@@ -70,7 +70,7 @@ with the answer).
 The answer is an (epsilon, delta) statement for one split of delta.  It is not a privacy-loss distribution
 (its delta_1 is not a loss's mass), so it enters no composition or ledger as one: ``compose`` and ``to_pld``
 refuse with a TypeError saying so.  Its certified curve delta(eps) is a privacy profile like any accountant's
-(``delta`` and ``epsilon`` keep the accountant contract), and exports as such (``interop.export_pld``).
+(``delta`` and ``epsilon`` keep the accountant contract), and exports as such (``interop.exchange.export_pld``).
 
 Beside it: the certified upper side without amplification (the Gaussian mechanism at the L2 sensitivity with
 every round allowed: every pattern Poisson sampling draws is one; with C >= 0 that sensitivity is ||C 1||, as
@@ -106,7 +106,7 @@ from ..base.validation import (
     scalar_or_array,
 )
 from ..fdp.gaussian_mechanism import GaussianMechanism
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.gaussian_mixture import mixture_of_gaussians
 from .mmcc_participation import ParticipationSums, participation_bounds, participation_sums
 from .mmcc_rows import MAX_CUT, row_factors
@@ -701,6 +701,6 @@ _NOT_A_PLD = (
     "MMCC's answer is an (epsilon, delta) for a chosen split of delta (delta_1 charged to tail events, delta_2 read "
     "from the composed row mixtures), not a privacy-loss distribution: it cannot be composed with other "
     "mechanisms or entered in a ledger as a PLD. Compose at the level of the whole run (one MMCC over all its "
-    "rounds), export its certified curve (interop.export_pld), or use a PLD accountant (AmplifiedBandedMF for "
+    "rounds), export its certified curve (interop.exchange.export_pld), or use a PLD accountant (AmplifiedBandedMF for "
     "banded C under cyclic Poisson sampling)"
 )

@@ -43,7 +43,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..base.accountant import LOWER_ONLY, Bound
+from ..base.accountant_docs import accountant_docs
 from ..base.validation import (
+    bound_side,
     count,
     describe,
     epsilon_values,
@@ -51,7 +54,7 @@ from ..base.validation import (
     positive_number,
     scalar_or_array,
 )
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.gaussian_mixture import mixture_of_gaussians
 from .round_off import gamma, widen_up
 from .sampling_laws import Sampling
@@ -93,6 +96,7 @@ def _lattice(contributions: np.ndarray, sampling: Sampling, cells: int) -> tuple
     return np.floor(contributions / step).astype(np.int64), step
 
 
+@accountant_docs(sides=LOWER_ONLY)
 class RealizableLowerSide:
     r"""Certified lower side of delta(eps) for the matrix mechanism C x + z N(0, I) under sampled participation.
 
@@ -156,6 +160,8 @@ class RealizableLowerSide:
     True
     """
 
+    bound_sides: tuple[Bound, ...] = LOWER_ONLY
+
     def __init__(
         self,
         *,
@@ -217,7 +223,7 @@ class RealizableLowerSide:
             )
         return [u]
 
-    def delta(self, epsilon: npt.ArrayLike) -> Any:
+    def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "lower") -> Any:
         """Certified lower bound on delta(eps), the larger over the directions used.
 
         Parameters
@@ -236,6 +242,12 @@ class RealizableLowerSide:
         ValueError
             ``epsilon`` NaN.
         """
+        if bound_side(bound) != "lower":
+            raise ValueError(
+                f'bound must be "lower" for RealizableLowerSide, got {describe(bound)}: a realizable '
+                "pair's divergence certifies the lower side only (an upper side: MMCC, or the mechanism "
+                "without amplification)"
+            )
         eps = epsilon_values(epsilon)
         sides = [
             np.asarray(pld.delta(eps, bound="lower"), dtype=float) for _, pld in self.projections

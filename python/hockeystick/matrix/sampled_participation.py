@@ -42,6 +42,7 @@ from typing import Any, Literal, cast
 import numpy as np
 import numpy.typing as npt
 
+from ..base.accountant import Quantity
 from ..base.validation import describe, in_interval, scalar_or_array
 from .amplification import AmplifiedBandedMF
 from .b_min_sep import BMinSepRDP
@@ -269,7 +270,7 @@ class SampledSides:
         separation: int,
         participations: int | None,
         sampling_rate: float | None,
-        unamplified: Callable[[str, np.ndarray], np.ndarray],
+        unamplified: Callable[[Quantity, np.ndarray], np.ndarray],
     ) -> None:
         self.participation = participation
         self.sampling = _checked_sampling(participation, separation, participations, sampling_rate)
@@ -327,9 +328,9 @@ class SampledSides:
             )
         return self._renyi
 
-    def _upper_reads(self) -> list[tuple[str, str, Callable[[str, np.ndarray], np.ndarray]]]:
+    def _upper_reads(self) -> list[tuple[str, str, Callable[[Quantity, np.ndarray], np.ndarray]]]:
         """(kind, method, read) of each certified upper side: the unamplified one first."""
-        reads: list[tuple[str, str, Callable[[str, np.ndarray], np.ndarray]]] = [
+        reads: list[tuple[str, str, Callable[[Quantity, np.ndarray], np.ndarray]]] = [
             (
                 "unamplified",
                 "the worst pattern's Gaussian at the certified L2 sensitivity, no amplification by sampling claimed"
@@ -359,7 +360,7 @@ class SampledSides:
         mmcc = self.mmcc
         if mmcc is not None:
 
-            def read_mmcc(method: str, x: np.ndarray) -> np.ndarray:
+            def read_mmcc(method: Quantity, x: np.ndarray) -> np.ndarray:
                 one = mmcc.delta if method == "delta" else (lambda d: mmcc.get_epsilon(d).mmcc)
                 return np.asarray(np.vectorize(one, otypes=[float])(np.asarray(x, dtype=float)))
 
@@ -398,7 +399,9 @@ class SampledSides:
             )
         return reads
 
-    def upper_sides(self, method: str, argument: np.ndarray) -> list[tuple[str, str, np.ndarray]]:
+    def upper_sides(
+        self, method: Quantity, argument: np.ndarray
+    ) -> list[tuple[str, str, np.ndarray]]:
         """Every certified upper side of ``method`` ("delta" or "epsilon") at ``argument``: (kind, how, values).
 
         Parameters
@@ -431,7 +434,7 @@ class SampledSides:
             )
         return self._lower
 
-    def upper(self, method: str, argument: np.ndarray) -> np.ndarray:
+    def upper(self, method: Quantity, argument: np.ndarray) -> np.ndarray:
         """The certified upper side of ``method`` ("delta" or "epsilon") at ``argument``: the smallest of
         ``upper_sides`` (each is certified, so their minimum is)."""
         sides = self.upper_sides(method, argument)

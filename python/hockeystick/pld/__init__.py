@@ -5,13 +5,14 @@
     d.epsilon(1e-5, bound="both")   # (certified lower bound, certified upper bound)
 
 Laid out as its pipeline (docs/architecture.md, "The PLD pipeline"), each stage importing only the ones before
-it: ``compose`` (grid PMFs, FFT composition with charged truncation and round-off, the PLD object, finite pairs
-composed exactly), ``mechanisms`` (one round: the constructors, exact finite pairs, location mixtures, a mechanism
-chosen at random, group privacy), ``reads`` (what a composed PLD answers: the epsilon width, delta near 1, the
-bracket along a run), ``sampling`` (how a record enters a round: Poisson, fixed size, with replacement,
-truncated, balls-in-bins), ``grid`` (what every grid needs, fixed or refined), ``refine`` (grids chosen for an
-accuracy) and ``accountants`` (the front ends: the subsampled Gaussian over rounds, fixed-size batches, epochs
-of balls-in-bins and of shuffled batches, composition plans).
+it, the C++ core's stages under the same names: ``grid`` (the types every stage passes on: the grid PMF, finite
+atoms, the PLD object), ``mechanisms`` (one round: the constructors, exact finite pairs, location mixtures, a
+mechanism chosen at random, group privacy), ``sampling`` (how a record enters a round: Poisson, fixed size, with
+replacement, truncated, balls-in-bins), ``compose`` (FFT composition with charged truncation and round-off, finite
+pairs composed exactly), ``reads`` (what a composed PLD answers: the epsilon width, delta near 1, the bracket
+along a run), ``refine`` (the grid-and-tail policy and grids chosen for an accuracy), ``accountants`` (the front
+ends: the subsampled Gaussian over rounds, fixed-size batches, epochs of balls-in-bins and of shuffled batches,
+composition plans) and ``question`` (the run a composed PLD describes, read where the question puts it).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import importlib
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
+from . import compose as compose  # installs the composition every PrivacyLossDistribution runs
 from . import question as question
 
 # SubsampledGaussianPLD's module installs the question reader every PrivacyLossDistribution consults
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from .accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
     from .accountants.fixed_batch import FixedBatchGaussianPLD, WithReplacementBatchGaussianPLD
     from .accountants.subsampled_gaussian import PLDAccountant, SubsampledGaussianPLD
-    from .compose.distribution import PrivacyLossDistribution
+    from .grid.distribution import PrivacyLossDistribution
     from .mechanisms.canonical import eps_delta_dp
     from .mechanisms.constructors import (
         fixed_size_subsampled_gaussian,
@@ -58,7 +60,7 @@ _NAMES = {
     "WithReplacementBatchGaussianPLD": "accountants.fixed_batch",
     "PLDAccountant": "accountants.subsampled_gaussian",
     "SubsampledGaussianPLD": "accountants.subsampled_gaussian",
-    "PrivacyLossDistribution": "compose.distribution",
+    "PrivacyLossDistribution": "grid.distribution",
     "eps_delta_dp": "mechanisms.canonical",
     "fixed_size_subsampled_gaussian": "mechanisms.constructors",
     "from_distributions": "mechanisms.constructors",

@@ -24,7 +24,7 @@ from ..base.validation import (
     positive_integer,
     upper_only,
 )
-from .conversion import CONVERSIONS, rdp_to_delta, rdp_to_epsilon
+from .conversion import CONVERSIONS, Conversion, rdp_to_delta, rdp_to_epsilon
 from .mechanisms import check_orders, subsampled_gaussian_rdp
 
 __all__ = ["SubsampledGaussianRDP", "compose_rdp"]
@@ -156,7 +156,7 @@ class SubsampledGaussianRDP:
         sampling_rate: npt.ArrayLike = 1.0,
         rounds: npt.ArrayLike = 1,
         orders: npt.ArrayLike | None = None,
-        conversion: str = "tight",
+        conversion: Conversion = "tight",
         fractional_series: str = "absolute",
     ) -> None:
         self.conversion = choice(conversion, "conversion", CONVERSIONS)
@@ -178,7 +178,7 @@ class SubsampledGaussianRDP:
         self.rdp = step[inverse.ravel()].reshape(shape + self.orders.shape) * p["rounds"][..., None]
 
     def epsilon(
-        self, delta: npt.ArrayLike, *, bound: Bound = "upper", conversion: str | None = None
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", conversion: Conversion | None = None
     ) -> float | np.ndarray:
         """Upper bound on the smallest eps with delta(eps) <= ``delta``, from the RDP curve.
 
@@ -200,7 +200,11 @@ class SubsampledGaussianRDP:
         )
 
     def delta(
-        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", conversion: str | None = None
+        self,
+        epsilon: npt.ArrayLike,
+        *,
+        bound: Bound = "upper",
+        conversion: Conversion | None = None,
     ) -> float | np.ndarray:
         """Upper bound on delta(``epsilon``), from the RDP curve.
 

@@ -25,7 +25,7 @@ curve's value there.  ``epsilon``/``delta`` broadcast with the leading axes of `
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -35,7 +35,9 @@ from .mechanisms import check_orders
 
 __all__ = ["CONVERSIONS", "rdp_to_epsilon", "rdp_to_delta"]
 
-CONVERSIONS = ("tight", "classic")
+# the RDP-to-(eps, delta) conversions: Balle et al. 2020's tight one, Mironov 2017's classic one
+Conversion = Literal["tight", "classic"]
+CONVERSIONS: tuple[Conversion, ...] = ("tight", "classic")
 
 
 def _prepare(
@@ -61,7 +63,11 @@ def _prepare(
 
 
 def rdp_to_epsilon(
-    rdp: npt.ArrayLike, orders: npt.ArrayLike, delta: npt.ArrayLike, *, conversion: str = "tight"
+    rdp: npt.ArrayLike,
+    orders: npt.ArrayLike,
+    delta: npt.ArrayLike,
+    *,
+    conversion: Conversion = "tight",
 ) -> float | np.ndarray:
     r"""Upper bound on the smallest eps with delta(eps) <= ``delta``, from an RDP curve, minimised over the orders.
 
@@ -135,7 +141,11 @@ def rdp_to_epsilon(
 
 
 def rdp_to_delta(
-    rdp: npt.ArrayLike, orders: npt.ArrayLike, epsilon: npt.ArrayLike, *, conversion: str = "tight"
+    rdp: npt.ArrayLike,
+    orders: npt.ArrayLike,
+    epsilon: npt.ArrayLike,
+    *,
+    conversion: Conversion = "tight",
 ) -> float | np.ndarray:
     r"""Upper bound on delta(``epsilon``) from an RDP curve, minimised over the orders.
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..base import validation as _validation
-from ..base.accountant import Bound
+from ..base.accountant import Bound, Quantity
 from ..base.accountant_docs import accountant_docs
 
 
@@ -78,7 +78,7 @@ class PerPoint:
         build.__signature__ = inspect.signature(accountant)  # type: ignore[attr-defined]
         return build
 
-    def _each(self, method: str, arg: np.ndarray, bound: str) -> Any:
+    def _each(self, method: Quantity, arg: np.ndarray, bound: Bound) -> Any:
         if (
             _validation.bound_side(bound) == "both"
         ):  # the contract's (lower, upper) pair, each side point by point

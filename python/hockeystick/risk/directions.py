@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import pld
 from ..base import validation as _validation
+from ..base.accountant import Bound
 from ..pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
 from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
 from ..pld.mechanisms.constructors import subsampled_gaussians
@@ -21,7 +22,7 @@ DIRECTIONS: tuple[Direction, ...] = ("symmetric", "remove", "add")
 
 
 def direction_profiles(
-    accountant: Any, direction: Any, side: str
+    accountant: Any, direction: Any, side: Bound
 ) -> tuple[DeltaSides, DeltaSides | None]:
     """(delta_{H1||H0}, delta_{H0||H1}) as functions of eps >= 0 on the sides the power's ``side`` needs
     (the upper power: upper deltas; the lower power: lower deltas); the second is None where it is the

@@ -56,6 +56,8 @@ from typing import Any
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant import Bound
+from ..base.accountant_docs import accountant_docs
 from ..fdp import GaussianDP
 from ..ledger import PrivacyLedger
 from ..ledger.fixed_schedule import pld_accountant
@@ -418,6 +420,7 @@ def _slack(value: Any) -> float:
     )
 
 
+@accountant_docs()
 class _LedgerProfile:
     """A fixed-schedule ledger's certified composition as an accountant: its upper delta from the rounds at their
     upper sensitivity, its lower delta from the rounds at their realizable lower one (``ledger.fixed_schedule``)."""
@@ -433,7 +436,9 @@ class _LedgerProfile:
         )
         self.lower_side = pld_accountant(runs, h, "lower") if bracketed else self.upper_side
 
-    def delta(self, epsilon: Any, *, bound: str = "upper") -> Any:
+    def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
+        """delta(eps) of the ledger's rounds: the upper side composed at their upper sensitivities, the
+        lower side at their realizable lower ones."""
         side = _validation.bound_side(bound)
         if side == "upper":
             return self.upper_side.delta(epsilon, bound="upper")

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant import Bound
 
 # eps >= 0 -> (lower, upper) of one direction's delta there (zeros / ones for a side not asked)
 DeltaSides = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -26,7 +27,7 @@ def profiled(accountant: Any) -> Any:
     return accountant
 
 
-def picked_sides(low: np.ndarray, up: np.ndarray, side: str, scalar: bool) -> Any:
+def picked_sides(low: np.ndarray, up: np.ndarray, side: Bound, scalar: bool) -> Any:
     """The side(s) ``side`` asks for of the bracket (low, up): one, or the tuple (lower, upper); floats for a
     scalar input."""
     pick = {"lower": (low,), "upper": (up,), "both": (low, up)}[side]
@@ -34,7 +35,7 @@ def picked_sides(low: np.ndarray, up: np.ndarray, side: str, scalar: bool) -> An
     return out if side == "both" else out[0]
 
 
-def delta_sides(accountant: Any, side: str) -> DeltaSides:
+def delta_sides(accountant: Any, side: Bound) -> DeltaSides:
     """eps -> (lower, upper) delta of ``accountant`` on the side(s) ``side`` asks for; a side not asked is
     its trivial bound (0 below, 1 above), so every later formula stays certified."""
 

@@ -87,7 +87,8 @@ def tradeoff_curve(
     alphas = _validation.in_interval(alpha, "alpha", 0.0, 1.0, open_low=False, open_high=False)
     side = _validation.bound_side(bound)
     # beta's lower side is the power's upper side and vice versa
-    power_side = {"lower": "upper", "upper": "lower", "both": "both"}[side]
+    flipped: dict[Bound, Bound] = {"lower": "upper", "upper": "lower", "both": "both"}
+    power_side = flipped[side]
     low, up = power_bracket(accountant, alphas, power_side, direction, rtol)
     with np.errstate(invalid="ignore"):
         beta_low = np.maximum(np.nextafter(1.0 - up, -np.inf), 0.0)

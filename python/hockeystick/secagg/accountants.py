@@ -49,12 +49,12 @@ from __future__ import annotations
 import math
 import warnings
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from ..base.accountant import BOUND_SIDES, Bound
+from ..base.accountant import BOUND_SIDES, Bound, Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.validation import (
     bound_side,
@@ -68,7 +68,7 @@ from ..base.validation import (
     single,
 )
 from ..base.warning_site import outside_stacklevel
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
 from ..pld.refine.unmet import AccuracyNotMetWarning
 from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
@@ -84,14 +84,16 @@ from .lattice_pld import (
 from .observer_participations import participation_count_delta, participation_count_epsilon
 from .observer_shares import shares_pair_pld, shares_sampled_rdp
 from .observer_spread import spread_pair_pld
-from .sensitivity import IntegerSensitivity, integer_sensitivity
+from .sensitivity import IntegerSensitivity, Rounding, integer_sensitivity
 from .skellam import SKELLAM_ORDERS, skellam_rdp
 
 __all__ = ["ADVERSARIES", "DDG_ORDERS", "DistributedDiscreteGaussian", "DistributedSkellam"]
 
 #: Whom a reported number protects against (module docstring): the server, who picks the cohorts (no
 #: amplification by sampling), or an observer of the released sums who does not learn them.
-ADVERSARIES: tuple[str, ...] = ("server", "observer")
+# whom a number protects against: the server (it picks the cohorts) or an observer of the sums
+Adversary = Literal["server", "observer"]
+ADVERSARIES: tuple[Adversary, ...] = ("server", "observer")
 
 #: The distributed discrete Gaussian's orders: the library's defaults with every integer up to 256 (the orders
 #: of google-research/federated's accounting_utils, 2 .. 128 and 256, among them, so that no optimum of theirs
@@ -125,7 +127,7 @@ class _SecureAggregation(ABC):
         min_surviving_clients: int,
         rounds: int = 1,
         beta: float = 0.0,
-        rounding: str = "conditional",
+        rounding: Rounding = "conditional",
         sampling_rate: float = 1.0,
         value_discretization_interval: float = DEFAULT_INTERVAL,
     ) -> None:
@@ -173,11 +175,11 @@ class _SecureAggregation(ABC):
         """The PMF of ``clients`` noise shares (default ``min_surviving_clients``) summed on one coordinate, with
         its relative error bounds."""
 
-    def _rate(self, against: str) -> float:
+    def _rate(self, against: Adversary) -> float:
         """The sampling rate that counts against ``against`` (module docstring): 1 against the server."""
         return self.sampling_rate if choice(against, "against", ADVERSARIES) == "observer" else 1.0
 
-    def rdp(self, *, against: str = "server") -> np.ndarray:
+    def rdp(self, *, against: Adversary = "server") -> np.ndarray:
         """The run's RDP curve at ``orders``: T times the round's (amplified by joint convexity against an
         observer, each sampled client bringing its own noise share: the module docstring), each value rounded up."""
         curve = self._round_rdp
@@ -225,7 +227,7 @@ class _SecureAggregation(ABC):
             )
         return self._lower_pld[rate, interval]
 
-    def _lower_read(self, x: np.ndarray, method: str, rate: float) -> np.ndarray:
+    def _lower_read(self, x: np.ndarray, method: Quantity, rate: float) -> np.ndarray:
         """The lower side's read on the finest grid whose composed window fits the composition's memory cap: the
         grid asked, else twice as coarse, and so on (a coarser grid's optimistic side is certified too, only
         lower), with an ``AccuracyNotMetWarning`` naming the grid used."""
@@ -268,7 +270,7 @@ class _SecureAggregation(ABC):
                 "answers at any noise), or a coarser granularity"
             )
 
-    def _delta_upper(self, eps: np.ndarray, against: str) -> np.ndarray:
+    def _delta_upper(self, eps: np.ndarray, against: Adversary) -> np.ndarray:
         orders = np.asarray(self.orders)
         value = np.asarray(rdp_to_delta(self.rdp(against=against), orders, eps), dtype=float)
         rate = self._rate(against)
@@ -284,7 +286,7 @@ class _SecureAggregation(ABC):
             else value
         )
 
-    def _epsilon_upper(self, delta: np.ndarray, against: str) -> np.ndarray:
+    def _epsilon_upper(self, delta: np.ndarray, against: Adversary) -> np.ndarray:
         rest = np.nextafter(delta - self.delta_cost, -np.inf) if self.delta_cost else delta
         safe = np.where(rest > 0.0, rest, 0.5)
         orders = np.asarray(self.orders)
@@ -296,7 +298,7 @@ class _SecureAggregation(ABC):
             )
         return np.where(rest > 0.0, value, np.inf)
 
-    def _side(self, x: np.ndarray, method: str, side: str, against: str) -> Any:
+    def _side(self, x: np.ndarray, method: Quantity, side: str, against: Adversary) -> Any:
         if side == "upper":
             return (
                 self._delta_upper(x, against)
@@ -305,7 +307,7 @@ class _SecureAggregation(ABC):
             )
         return self._lower_read(x, method, self._rate(against))
 
-    def _answer(self, x: np.ndarray, method: str, bound: Bound, against: str) -> Any:
+    def _answer(self, x: np.ndarray, method: Quantity, bound: Bound, against: Adversary) -> Any:
         side = bound_side(bound)
         self._rate(against)  # checked before any work
         if side == "both":
@@ -317,7 +319,7 @@ class _SecureAggregation(ABC):
         return scalar_or_array(np.asarray(self._side(x, method, side, against), dtype=float))
 
     def delta(
-        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server"
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: Adversary = "server"
     ) -> Any:
         """delta(eps) of the T-round run: the RDP curve's conversion (upper), the realizable pair's PLD (lower).
 
@@ -337,7 +339,7 @@ class _SecureAggregation(ABC):
         return self._answer(epsilon_values(epsilon), "delta", bound, against)
 
     def epsilon(
-        self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server"
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: Adversary = "server"
     ) -> Any:
         """eps(delta) of the T-round run, each side and each ``against`` as ``delta`` takes them.
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 from ..base.validation import choice, count, positive_number
-from .sensitivity import ROUNDINGS
+from .sensitivity import ROUNDINGS, Rounding
 
 __all__ = ["discrete_laplace_wrap_probability"]
 
@@ -45,7 +45,7 @@ def discrete_laplace_wrap_probability(
     clip_norm: float,
     granularity: float,
     scale: float,
-    rounding: str = "conditional",
+    rounding: Rounding = "conditional",
     flatness: float = 1.0,
 ) -> float:
     """A bound on the probability that one round's sum wraps modulo 2^b (module docstring).

@@ -65,7 +65,7 @@ import math
 import numpy as np
 
 from ..base.validation import count, positive_number
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import checked_interval, pair_factor
 from .lattice_pld import Masses
 
@@ -329,7 +329,11 @@ def dominating_shift_pld(
         raise ValueError(f"shift must be an integer in [1, {m.size}), got {shift!r}")
     p = np.maximum(m * (1.0 - r), 0.0)
     q = np.concatenate([np.maximum(m[shift:] * (1.0 - r[shift:]), 0.0), np.zeros(shift)])
+    # Q's zeros are exact for the lowered pair (the window's shifted top, dropped from Q): their P-mass
+    # sits at loss +infinity, the pessimistic side's placement.  (Marked as possibly underflowed instead,
+    # the optimistic side, which this pair does not certify, would place it near loss 700 on a grid of
+    # millions of cells.)
     factor = pair_factor(
-        p, q, "gdl_shift_upper", checked_interval(value_discretization_interval), exact_zeros=False
+        p, q, "gdl_shift_upper", checked_interval(value_discretization_interval), exact_zeros=True
     )
     return PrivacyLossDistribution([{factor: 1}])

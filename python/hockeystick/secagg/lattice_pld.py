@@ -54,7 +54,7 @@ import math
 
 import numpy as np
 
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import checked_interval, pair_factor
 
 __all__ = [

@@ -41,7 +41,7 @@ import math
 import numpy as np
 
 from ..base.validation import choice, count, moderate, positive_number
-from .sensitivity import ROUNDINGS
+from .sensitivity import ROUNDINGS, Rounding
 
 __all__ = [
     "NOISES",
@@ -219,7 +219,7 @@ def wrap_probability(
     granularity: float,
     local_sigma: float,
     noise: str = "distributed_discrete_gaussian",
-    rounding: str = "conditional",
+    rounding: Rounding = "conditional",
     flatness: float = 1.0,
     per: str = "round",
 ) -> float:

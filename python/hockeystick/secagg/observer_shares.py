@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import checked_interval, pair_factor
 from .lattice_pld import Masses
 

@@ -51,7 +51,7 @@ import math
 
 import numpy as np
 
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import checked_interval, pair_factor
 from .lattice_pld import Masses
 from .observer_shares import window_masses

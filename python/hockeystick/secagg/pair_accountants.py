@@ -45,7 +45,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from ..base.accountant import BOUND_SIDES, Bound
+from ..base.accountant import BOUND_SIDES, Bound, Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.validation import (
     bound_side,
@@ -58,12 +58,20 @@ from ..base.validation import (
     scalar_or_array,
     single,
 )
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, pair_factor
-from .distributed_discrete_laplace import dominating_shift_pld, gdl_masses, pure_epsilon
+from .accountants import Adversary
+from .distributed_discrete_laplace import (
+    MAX_SUPPORT,
+    _nb_cut,
+    dominating_shift_pld,
+    gdl_masses,
+    pure_epsilon,
+)
 from .lattice_pld import realizable_shift_pld
 from .poisson_binomial import dominating_pair_pld, poisson_binomial_parameters, realizable_pair_pld
-from .sensitivity import IntegerSensitivity, integer_sensitivity
+from .sensitivity import IntegerSensitivity, Rounding, integer_sensitivity
+from .shift_envelope import MAX_ENVELOPE_SHIFTS, shift_envelope_pld
 
 __all__ = [
     "DistributedDiscreteLaplace",
@@ -74,7 +82,7 @@ __all__ = [
     "randomized_response_pld",
 ]
 
-ADVERSARIES: tuple[str, ...] = ("server", "observer")
+ADVERSARIES: tuple[Adversary, ...] = ("server", "observer")
 _MAX_DECAY = 700.0  # the discrete Laplace's decay a per integer step: e^-a stays a normal double
 UNIT_ROUNDOFF = 2.0**-53
 
@@ -245,25 +253,28 @@ def discrete_laplace_round_plds(
     """
     l1, l2, dimension, shift = norms
     if side == "upper":
-        upper: Pairs = [
-            (
-                randomized_response_pld(
-                    pure_epsilon(shape, decay, l1, l2, dimension), rate, interval
-                ),
-                1,
-            )
-        ]
+        pure = pure_epsilon(shape, decay, l1, l2, dimension)
+        upper: Pairs = [(randomized_response_pld(pure, rate, interval), 1)]
         one_coordinate = min(dimension, math.floor(l2 * l2), math.floor(l1)) == 1
+        worst = int(math.floor(min(l1, l2)))
+        if not (one_coordinate and rate == 1.0 and _nb_cut(shape, decay) <= MAX_SUPPORT):
+            return upper
+        noise = gdl_masses(shape, decay)
         if (
-            shape >= 1.0 and one_coordinate and rate == 1.0
-        ):  # log-concave: the largest shift dominates
-            worst = int(math.floor(min(l1, l2)))
-            upper.append((dominating_shift_pld(gdl_masses(shape, decay), worst, interval), 1))
+            worst >= noise[1].size
+        ):  # the shift passes the noise's window: randomized response's alone
+            return upper
+        if shape >= 1.0:  # log-concave: the largest shift dominates
+            upper.append((dominating_shift_pld(noise, worst, interval), 1))
+        elif worst <= MAX_ENVELOPE_SHIFTS:  # no shift proved the worst: one pair above them all
+            upper.append((shift_envelope_pld(noise, worst, pure, interval), 1))
         return upper
     if shift == 0:
         return [(None, 1)]
     if rate == 1.0:
-        return [(realizable_shift_pld(gdl_masses(shape, decay), shift, interval), 1)]
+        noise = gdl_masses(shape, decay)
+        # any smaller shift is realizable too (inputs closer together): within the noise's window
+        return [(realizable_shift_pld(noise, min(shift, noise[1].size - 1), interval), 1)]
     from .observer_shares import shares_pair_pld  # the pair of n and n + 1 shares on one coordinate
 
     pair = shares_pair_pld(
@@ -295,7 +306,7 @@ class _PairAccountant(ABC):
         self.value_discretization_interval = checked_interval(value_discretization_interval)
         self._sides: dict[tuple[str, float], list[PrivacyLossDistribution | None]] = {}
 
-    def _rate(self, against: str) -> float:
+    def _rate(self, against: Adversary) -> float:
         return self.sampling_rate if choice(against, "against", ADVERSARIES) == "observer" else 1.0
 
     @abstractmethod
@@ -321,7 +332,7 @@ class _PairAccountant(ABC):
         return self._sides[side, rate]
 
     def _read(
-        self, pld: PrivacyLossDistribution | None, x: np.ndarray, method: str, side: str
+        self, pld: PrivacyLossDistribution | None, x: np.ndarray, method: Quantity, side: str
     ) -> np.ndarray:
         if pld is None:
             return np.zeros(x.shape)  # no realized shift: the trivial lower side
@@ -335,11 +346,11 @@ class _PairAccountant(ABC):
         value = np.asarray(pld.epsilon(safe, bound=read), dtype=float)
         return np.where(rest > 0.0, value, np.inf)
 
-    def _side(self, x: np.ndarray, method: str, side: str, rate: float) -> np.ndarray:
+    def _side(self, x: np.ndarray, method: Quantity, side: str, rate: float) -> np.ndarray:
         reads = [self._read(pld, x, method, side) for pld in self._plds(side, rate)]
         return reads[0] if len(reads) == 1 else np.minimum.reduce(reads)
 
-    def _answer(self, x: np.ndarray, method: str, bound: Bound, against: str) -> Any:
+    def _answer(self, x: np.ndarray, method: Quantity, bound: Bound, against: Adversary) -> Any:
         side = bound_side(bound)
         rate = self._rate(against)
         if side == "both":
@@ -351,7 +362,7 @@ class _PairAccountant(ABC):
         return scalar_or_array(self._side(x, method, side, rate))
 
     def delta(
-        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server"
+        self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: Adversary = "server"
     ) -> Any:
         """delta(eps) of the T-round run: the dominating pair's composition (upper), the realized pair's (lower).
 
@@ -369,7 +380,7 @@ class _PairAccountant(ABC):
         return self._answer(epsilon_values(epsilon), "delta", bound, against)
 
     def epsilon(
-        self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: str = "server"
+        self, delta: npt.ArrayLike, *, bound: Bound = "upper", against: Adversary = "server"
     ) -> Any:
         """eps(delta) of the T-round run, each side and each ``against`` as ``delta`` takes them.
 
@@ -422,7 +433,7 @@ class PoissonBinomialMechanism(_PairAccountant):
 
     References
     ----------
-    Chen, Özgür & Kairouz 2022 (ICML; arXiv:2111.09981); Zhu, Dong & Wang 2022, Thm. 10; Lehmann & Romano
+    Chen, Özgür & Kairouz 2022 (ICML; arXiv:2207.09916); Zhu, Dong & Wang 2022, Thm. 10; Lehmann & Romano
     2005, Thm. 3.4.1.
 
     Examples
@@ -583,7 +594,7 @@ class DistributedDiscreteLaplace(_PairAccountant):
         min_surviving_clients: int,
         rounds: int = 1,
         beta: float = 0.0,
-        rounding: str = "conditional",
+        rounding: Rounding = "conditional",
         sampling_rate: float = 1.0,
         value_discretization_interval: float = DEFAULT_INTERVAL,
     ) -> None:

@@ -1,7 +1,7 @@
 r"""The Poisson-binomial mechanism: a dominating pair (upper side) and a realizable pair (lower side) of one coordinate.
 
 Chen, Özgür & Kairouz 2022 ("The Poisson binomial mechanism for unbiased federated learning with secure
-aggregation", ICML; arXiv:2111.09981): each client i holds x_i in [-c, c] on a coordinate, encodes it in a
+aggregation", ICML; arXiv:2207.09916): each client i holds x_i in [-c, c] on a coordinate, encodes it in a
 binomial's parameter, p_i = 1/2 + theta x_i / c (0 < theta < 1/2), and sends Binom(m, p_i); secure aggregation gives the server
 Z = sum_i Binom(m, p_i), a Poisson-binomial law that depends on every client's data.  No noise is added: the
 privacy comes from the draws.  Neighbouring inputs replace one client's value by any other in [-c, c], so its
@@ -62,7 +62,7 @@ import math
 import numpy as np
 
 from ..base.validation import count, in_interval, positive_number
-from ..pld.compose.distribution import PrivacyLossDistribution
+from ..pld.grid.distribution import PrivacyLossDistribution
 from ..pld.mechanisms.constructors import checked_interval, pair_factor
 
 __all__ = [
@@ -229,7 +229,9 @@ def dominating_pair_pld(
     -------
     PrivacyLossDistribution
         One direction (the pair is symmetric); its pessimistic side (``bound="upper"``) is a certified upper
-        bound on every neighbouring pair's hockey-stick divergence, also after composition.
+        bound on every neighbouring pair's hockey-stick divergence, also after composition.  Its
+        optimistic side bounds nothing (both laws are lowered): the lower side is
+        ``realizable_pair_pld``'s.
 
     Raises
     ------
@@ -278,7 +280,12 @@ def dominating_pair_pld(
     qq = np.concatenate([*q_parts, [same]]) * (lowered * q)
     if q < 1.0:
         p, qq = np.append(p, (1.0 - q) * lowered), np.append(qq, (1.0 - q) * lowered)
-    factor = pair_factor(p, qq, "poisson_binomial_dominating_pair", h, exact_zeros=False)
+    # Q's zeros are exact for the lowered pair (outcomes past Q's window, dropped from Q): their
+    # P-mass sits at loss +infinity, the pessimistic side's placement whatever Q's true mass there.
+    # (Marked as possibly underflowed instead, the optimistic side would place it at
+    # log p - log 2^-1074, near loss 700: a grid of millions of cells for a side this pair does not
+    # certify.)
+    factor = pair_factor(p, qq, "poisson_binomial_dominating_pair", h, exact_zeros=True)
     return PrivacyLossDistribution([{factor: 1}])
 
 

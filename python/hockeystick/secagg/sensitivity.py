@@ -184,7 +184,7 @@ def integer_sensitivity(
     granularity: float,
     dimension: int,
     beta: float = 0.0,
-    rounding: str = "conditional",
+    rounding: Rounding = "conditional",
 ) -> IntegerSensitivity:
     r"""Delta_2 and Delta_1 of the clipped, scaled, rotated and rounded client vector (module docstring).
 

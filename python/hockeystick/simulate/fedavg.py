@@ -17,6 +17,7 @@ round beyond the data. Full-batch logistic and linear regression take a dedicate
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -42,6 +43,9 @@ from .randomness import NOISE, SAMPLING, ClientStreams, generator
 from .result import RunResult
 from .rounds import run_rounds
 from .schedules import learning_rates
+
+if TYPE_CHECKING:  # the annotation only: simulate imports no accountant family at run time
+    from ..fdp.fedavg import Schedule
 
 CLIENT_BLOCK = 64  # clients per parallel task (fixes the summation order: never change)
 PREFETCH_AHEAD = 2  # clients whose sample rows are requested before they train
@@ -213,7 +217,7 @@ def noisy_fedavg(
     rounds: int,
     local_steps: int,
     rate: float,
-    schedule: str = "constant",
+    schedule: Schedule = "constant",
     clip: float = math.inf,
     sigma: float = 0.0,
     proximal: float = 0.0,

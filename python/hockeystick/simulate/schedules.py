@@ -8,12 +8,17 @@ continuous   eta = a / (t K + k + 1)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:  # the annotation only: simulate imports no accountant family at run time
+    from ..fdp.fedavg import Schedule
 
 SCHEDULES = ("constant", "cyclic", "stagewise", "continuous")
 
 
-def learning_rates(schedule: str, rate: float, rounds: int, local_steps: int) -> np.ndarray:
+def learning_rates(schedule: Schedule, rate: float, rounds: int, local_steps: int) -> np.ndarray:
     """The (rounds, local_steps) array of step sizes of ``schedule`` with base rate ``rate``."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")

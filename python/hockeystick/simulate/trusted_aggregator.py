@@ -20,6 +20,7 @@ the guarantee is Corollary 3's double sum.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -32,6 +33,9 @@ from .privacy import Guarantee
 from .randomness import NOISE, SERVER, generator
 from .result import RunResult
 from .rounds import run_rounds
+
+if TYPE_CHECKING:  # the annotation only: simulate imports no accountant family at run time
+    from ..fdp.fedavg import Schedule
 
 
 def per_round(value: float | np.ndarray, rounds: int, name: str) -> np.ndarray:
@@ -65,7 +69,7 @@ def trusted_aggregator(
     threads: int | None = None,
     random_stop: bool = False,
     suffix: float = 0.0,
-    schedule: str = "constant",
+    schedule: Schedule = "constant",
 ) -> RunResult:
     r"""Run paper 000's Algorithm 1 for one pass and report Theorem 2's user-level guarantee.
 
@@ -230,7 +234,13 @@ def trusted_aggregator(
 
 
 def _check_trusted(
-    n: int, batch: int, radius: float, clip: float, suffix: float, random_stop: bool, schedule: str
+    n: int,
+    batch: int,
+    radius: float,
+    clip: float,
+    suffix: float,
+    random_stop: bool,
+    schedule: Schedule,
 ) -> None:
     """``trusted_aggregator``'s scalar arguments: 1 <= batch <= n, radius and clip > 0, 0 <= suffix < 1 (only
     with ``random_stop``), a known schedule."""
@@ -248,7 +258,7 @@ def _check_trusted(
         )
 
 
-def _step_sizes(rate: float | np.ndarray, rounds: int, schedule: str) -> np.ndarray:
+def _step_sizes(rate: float | np.ndarray, rounds: int, schedule: Schedule) -> np.ndarray:
     """eta_t per round: ``rate`` (a scalar or one per round), divided by t under "inverse_t"."""
     etas = per_round(rate, rounds, "rate")
     if schedule == "inverse_t":

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..base import validation as _validation
+from .vocabulary import Sampling
 
 __all__ = ["NORMALIZATIONS", "Normalization", "checked_normalization"]
 
@@ -37,7 +38,7 @@ NORMALIZATIONS: tuple[Normalization, ...] = (
 _SAME_SIZE = ("fixed_size", "shuffle")
 
 
-def checked_normalization(normalization: Normalization, sampling: str) -> Normalization:
+def checked_normalization(normalization: Normalization, sampling: Sampling) -> Normalization:
     """``normalization`` if dividing by it is post-processing under ``sampling``'s neighbouring relation (the
     module docstring); a ValueError naming the relation otherwise."""
     chosen = _validation.choice(normalization, "normalization", NORMALIZATIONS)

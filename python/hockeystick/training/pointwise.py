@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..pld.compose.distribution import Bound, Result, bound_result
+from ..pld.grid.distribution import Bound, Result, bound_result
 
 
 def answer_pointwise(

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from ..base import validation as _validation
+from ..base.accountant import Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
@@ -33,7 +34,7 @@ from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile, PoissonGeneric, default_grid_profile
 from ..pld.accountants.plan_rdp import rdp_lowered_upper
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..pld.compose.distribution import Bound, Result
+from ..pld.grid.distribution import Bound, Result
 from ..pld.mechanisms.constructors import checked_interval
 from ..pld.sampling.random_allocation import RandomAllocationGaussian
 from .pointwise import answer_pointwise
@@ -182,7 +183,7 @@ class RandomCheckIns:
             )
         return self._one_slots[i]
 
-    def _bracket(self, method: str) -> Callable[[int, float], tuple[float, float]]:
+    def _bracket(self, method: Quantity) -> Callable[[int, float], tuple[float, float]]:
         """Point i's certified (lower, upper) of ``method`` at x; given no grid, the upper side lowered to the RDP
         conversion's where the bracket is wide (``plan_rdp.rdp_lowered_upper``)."""
 

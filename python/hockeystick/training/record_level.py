@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..base import validation as _validation
+from ..base.accountant import Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
@@ -40,7 +41,7 @@ from ..pld.accountants.composition_plan import CompositionPlan
 from ..pld.accountants.plan import PlanProfile, PoissonGeneric, default_grid_profile
 from ..pld.accountants.plan_rdp import rdp_lowered_upper
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..pld.compose.distribution import Bound, Result
+from ..pld.grid.distribution import Bound, Result
 from ..pld.mechanisms.constructors import PoissonGaussian, checked_interval
 from .pointwise import answer_pointwise
 
@@ -101,7 +102,7 @@ class _FullBatchRounds:
             for sigma in (down, up)
         )
 
-    def bracket(self, method: str, x: float) -> tuple[float, float]:
+    def bracket(self, method: Quantity, x: float) -> tuple[float, float]:
         return (
             float(getattr(self._lower, method)(x, bound="lower")),
             float(getattr(self._upper, method)(x, bound="upper")),
@@ -129,7 +130,7 @@ class _EveryClientRounds:
             accuracy=accuracy,
         )
 
-    def bracket(self, method: str, x: float) -> tuple[float, float]:
+    def bracket(self, method: Quantity, x: float) -> tuple[float, float]:
         lower, upper = getattr(self._steps, method)(x, bound="both")
         return float(lower), float(upper)
 
@@ -155,7 +156,7 @@ class _SampledLocalRounds:
         self._profile = PlanProfile(plan, h, accuracy) if given else default_grid_profile(plan)
         self._default_plan = None if given else plan
 
-    def bracket(self, method: str, x: float) -> tuple[float, float]:
+    def bracket(self, method: Quantity, x: float) -> tuple[float, float]:
         lower, upper = getattr(self._profile, method)(x)
         if self._default_plan is None:
             return lower, upper
@@ -292,7 +293,7 @@ class RecordLevelFedAvg:
                 self._runs[i] = _SampledLocalRounds(z, q_c, q_l, tau, r, self._h, self._accuracy)
         return self._runs[i]
 
-    def _bracket(self, method: str) -> Callable[[int, float], tuple[float, float]]:
+    def _bracket(self, method: Quantity) -> Callable[[int, float], tuple[float, float]]:
         """Point i's certified (lower, upper) of ``method`` at x."""
 
         def bracket(i: int, x: float) -> tuple[float, float]:

@@ -18,7 +18,7 @@ from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..pld.compose.distribution import Bound, Result
+from ..pld.grid.distribution import Bound, Result
 from ..pld.mechanisms.constructors import checked_tail
 from .schedule import StagedRun
 from .steps import broadcast_like, ceil_ratio, steps_taken

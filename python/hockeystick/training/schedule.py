@@ -39,14 +39,15 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
 from ..pld.accountants.subsampled_gaussian import PLDAccountant
-from ..pld.compose.distribution import Bound, Result
 from ..pld.compose.fft import DEFAULT_TAIL
+from ..pld.grid.distribution import Bound, Result
 from ..pld.refine import question
 from ..pld.refine.question import question_tail
 from .steps import ceil_ratio
-from .vocabulary import SAMPLINGS
+from .vocabulary import SAMPLINGS, Sampling
 
 if TYPE_CHECKING:
     from ..pld.reads.along_run import CurveAlongRun
@@ -124,6 +125,7 @@ def with_stages(words: tuple[str, str]) -> Callable[[_F], _F]:
     return decorate
 
 
+@accountant_docs()
 class StagedRun:
     """The accountant of a staged run (the module docstring): ``delta``, ``epsilon`` and the curves along it.
 
@@ -153,7 +155,7 @@ class StagedRun:
         stages: Any,
         plain_run: Callable[[Any, Any, Any], _PlainRun],
         words: tuple[str, str],
-        sampling: str,
+        sampling: Sampling,
         value_discretization_interval: float | None,
         accuracy: float | None,
         tail: float | None,

@@ -47,7 +47,7 @@ from ..base import validation as _validation
 from ..base.accountant import BOUND_SIDES, Bound
 from ..base.accountant_docs import accountant_docs
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
-from ..secagg.accountants import DistributedDiscreteGaussian, DistributedSkellam
+from ..secagg.accountants import Adversary, DistributedDiscreteGaussian, DistributedSkellam
 from ..secagg.discrete_laplace_wrap import discrete_laplace_wrap_probability
 from ..secagg.modular_wrap import wrap_probability
 from ..secagg.observer_shares import (
@@ -56,6 +56,7 @@ from ..secagg.observer_shares import (
 )  # re-exported: public names here too
 from ..secagg.pair_accountants import DistributedDiscreteLaplace, PoissonBinomialMechanism
 from ..secagg.poisson_binomial import poisson_binomial_parameters
+from ..secagg.sensitivity import Rounding
 
 __all__ = ["DISTRIBUTED_NOISES", "DistributedDPFedAvg", "shares_pair_pld", "shares_sampled_rdp"]
 
@@ -232,7 +233,7 @@ class DistributedDPFedAvg:
         granularity: float | None = None,
         wrap_beta: float = 1e-4,
         beta: float = math.exp(-0.5),
-        rounding: str = "conditional",
+        rounding: Rounding = "conditional",
         value_discretization_interval: float = DEFAULT_INTERVAL,
         trials: int | None = None,
         theta: float | None = None,
@@ -399,7 +400,7 @@ class DistributedDPFedAvg:
         decay = -math.log(v / (v + 1.0 + math.sqrt(2.0 * v + 1.0)))
         return granularity / decay
 
-    def _wraps(self, granularity: float, clip_norm: float, rounding: str) -> float:
+    def _wraps(self, granularity: float, clip_norm: float, rounding: Rounding) -> float:
         if self.noise == "distributed_discrete_laplace":
             return discrete_laplace_wrap_probability(
                 bits=self.bits,
@@ -422,7 +423,7 @@ class DistributedDPFedAvg:
             rounding=rounding,
         )
 
-    def _finest(self, clip_norm: float, rounding: str) -> float:
+    def _finest(self, clip_norm: float, rounding: Rounding) -> float:
         """The finest granularity within the wrap-around target (module docstring), checked against the discrete
         Gaussian's s >= 1/2."""
         gamma = _finest_granularity(
@@ -436,7 +437,7 @@ class DistributedDPFedAvg:
             )
         return gamma
 
-    def delta(self, epsilon: Any, *, bound: Bound = "upper", against: str = "server") -> Any:
+    def delta(self, epsilon: Any, *, bound: Bound = "upper", against: Adversary = "server") -> Any:
         """delta(eps) of the T rounds (class docstring).
 
         Parameters
@@ -453,7 +454,7 @@ class DistributedDPFedAvg:
         """
         return self.accountant.delta(epsilon, bound=bound, against=against)
 
-    def epsilon(self, delta: Any, *, bound: Bound = "upper", against: str = "server") -> Any:
+    def epsilon(self, delta: Any, *, bound: Bound = "upper", against: Adversary = "server") -> Any:
         """eps(delta) of the T rounds, each side and each ``against`` as ``delta`` takes them.
 
         Parameters

@@ -33,11 +33,12 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant import Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
 from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..pld.compose.distribution import Bound, PrivacyLossDistribution, Result
+from ..pld.grid.distribution import Bound, PrivacyLossDistribution, Result
 from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
 from ..pld.sampling.examples_per_user import checked_examples_per_user, examples_per_user_gaussian
 from .pointwise import answer_pointwise
@@ -211,7 +212,7 @@ class UserLevelDPSGD:
                 self._runs[i] = step.self_compose(int(t))
         return self._runs[i]
 
-    def _bracket(self, method: str) -> Callable[[int, float], tuple[float, float]]:
+    def _bracket(self, method: Quantity) -> Callable[[int, float], tuple[float, float]]:
         """Point i's certified (lower, upper) of ``method`` at x."""
         return lambda i, x: getattr(self._run(i), method)(x, bound="both")
 

@@ -58,6 +58,7 @@ import numpy as np
 
 from ...base import progress
 from ...base import validation as _validation
+from ...base.accountant import Quantity
 from ...base.elementwise import ArrayLike, broadcast_float_arrays
 from ...numerics.certified_theta import (
     radius_down,
@@ -67,8 +68,8 @@ from ...numerics.certified_theta import (
     theta_lower,
     theta_upper,
 )
-from ..compose.distribution import Bound, Factor, PrivacyLossDistribution
 from ..compose.fft import DEFAULT_TAIL
+from ..grid.distribution import Bound, Factor, PrivacyLossDistribution
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, gaussian, pair_factor
 from ..mechanisms.mechanism import Mechanism
 from ..sampling.random_allocation import (
@@ -184,7 +185,7 @@ class _EpochsOfAllocation(PointwiseCurves):
         return 1.0
 
     def _epoch(
-        self, sigma: float, steps: int, absent: float, bound: str = "both"
+        self, sigma: float, steps: int, absent: float, bound: Bound = "both"
     ) -> PrivacyLossDistribution:
         """One epoch's PLD; with ``bound`` "upper" its upper side alone (a PLD of both sides serves it too: the
         upper side is the same)."""
@@ -204,7 +205,7 @@ class _EpochsOfAllocation(PointwiseCurves):
         return self._cache[key]
 
     def _run(
-        self, sigma: float, parts: list[tuple[int, float, int]], bound: str = "both"
+        self, sigma: float, parts: list[tuple[int, float, int]], bound: Bound = "both"
     ) -> PrivacyLossDistribution:
         """The composition of ``count`` epochs of (steps, absent) for each part (``bound`` "upper": their upper
         sides alone)."""
@@ -251,15 +252,19 @@ class _EpochsOfAllocation(PointwiseCurves):
         """(steps, absent, epochs) of each kind of epoch in the run at this point (of ``_points``)."""
         raise NotImplementedError
 
-    def _upper(self, point: tuple[float, ...], method: str, x: np.ndarray) -> np.ndarray | None:
+    def _upper(
+        self, point: tuple[float, ...], method: Quantity, x: np.ndarray
+    ) -> np.ndarray | None:
         """A closed-form upper side, or None: the parts' PLD carries it."""
         return None
 
-    def _lower(self, point: tuple[float, ...], method: str, x: np.ndarray) -> np.ndarray | None:
+    def _lower(
+        self, point: tuple[float, ...], method: Quantity, x: np.ndarray
+    ) -> np.ndarray | None:
         """A closed-form lower side, or None: the parts' PLD carries it."""
         return None
 
-    def _fill(self, grouped: DistinctPoints, bound: Bound, method: str) -> None:
+    def _fill(self, grouped: DistinctPoints, bound: Bound, method: Quantity) -> None:
         flat_x, flat_lo, flat_up = grouped.x, grouped.lower, grouped.upper
         for i, point in enumerate(grouped.points):
             where, key = grouped.at(i), tuple(point)
@@ -429,7 +434,9 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
         begun = epochs + (1 if rest else 0)
         return [(blocks, 0.0, (k - longer) * begun), (blocks + 1, 0.0, longer * begun)]
 
-    def _lower(self, point: tuple[float, ...], method: str, x: np.ndarray) -> np.ndarray | None:
+    def _lower(
+        self, point: tuple[float, ...], method: Quantity, x: np.ndarray
+    ) -> np.ndarray | None:
         noise, t, rounds, k = point[0], int(point[1]), int(point[2]), int(point[3])
         if k == 1:
             return None  # the realizable allocation pair itself (the parts' PLD)
@@ -556,7 +563,7 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
     def _shift(self, sigma: float) -> float:
         return shuffled_lower_shift(sigma)
 
-    def _upper(self, point: tuple[float, ...], method: str, x: np.ndarray) -> np.ndarray:
+    def _upper(self, point: tuple[float, ...], method: Quantity, x: np.ndarray) -> np.ndarray:
         b, n, rounds = int(point[1]), int(point[2]), int(point[3])
         begun = -(-rounds // -(-n // b))  # epochs begun
         mu = radius_up(shuffled_radius(float(begun), point[0]))

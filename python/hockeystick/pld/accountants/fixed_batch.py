@@ -20,10 +20,12 @@ import numpy as np
 
 from ...base import progress
 from ...base import validation as _validation
+from ...base.accountant import Quantity
 from ...base.accountant_docs import accountant_docs
 from ...base.elementwise import ArrayLike, broadcast_float_arrays
 from ...base.keyword_only import positional_deprecated
-from ..compose.distribution import (
+from ..compose.fft import DEFAULT_TAIL
+from ..grid.distribution import (
     Bound,
     PrivacyLossDistribution,
     Result,
@@ -33,7 +35,6 @@ from ..compose.distribution import (
     epsilon_values,
     evaluate_into,
 )
-from ..compose.fft import DEFAULT_TAIL
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     checked_interval,
@@ -89,11 +90,11 @@ class PointwiseCurves(along_run.RoundsCurves):
         """The parameter arrays, in the order of ``DistinctPoints.points``' columns."""
         raise NotImplementedError
 
-    def _fill(self, grouped: DistinctPoints, bound: Bound, method: str) -> None:
+    def _fill(self, grouped: DistinctPoints, bound: Bound, method: Quantity) -> None:
         """``grouped.lower`` / ``grouped.upper`` at every point, on the sides ``bound`` asks for."""
         raise NotImplementedError
 
-    def _evaluate(self, x: ArrayLike, name: str, bound: Bound, method: str) -> Result:
+    def _evaluate(self, x: ArrayLike, name: str, bound: Bound, method: Quantity) -> Result:
         _validation.bound_side(bound)
         grouped = DistinctPoints(x, name, self._points())
         self._fill(grouped, bound, method)
@@ -293,7 +294,7 @@ class FixedBatchGaussianPLD(PointwiseCurves):
             "sensitivity": self.sensitivity,
         }
 
-    def _fill(self, grouped: DistinctPoints, bound: Bound, method: str) -> None:
+    def _fill(self, grouped: DistinctPoints, bound: Bound, method: Quantity) -> None:
         # BATCH distinct points at a time are composed in one batch of FFTs per side (a factor
         # shared by several rounds values is transformed once), then evaluated and dropped.
         unique, flat_x, flat_lo, flat_up = grouped.points, grouped.x, grouped.lower, grouped.upper

@@ -1,6 +1,6 @@
 """The brackets of ``SubsampledGaussianPLD``'s points on a fixed grid h (no ``accuracy=``): the sides ``bound``
 asks of each composed PLD, and, for delta, the lower side raised near 1 and the bracket intersected with the
-complement's (``grid.near_one``)."""
+complement's (``refine.near_one``)."""
 
 from __future__ import annotations
 
@@ -9,22 +9,23 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..compose.distribution import (
+from ...base.accountant import Quantity
+from ..grid.distribution import (
     Bound,
     PrivacyLossDistribution,
     brackets,
     direction_uppers,
     lower_values,
 )
-from ..grid import constants
-from ..grid.near_one import NearOne, Point
+from ..refine import constants
+from ..refine.near_one import NearOne, Point
 
 
 def fixed_sides(
     dists: list[PrivacyLossDistribution],
     xs: list[np.ndarray],
     bound: Bound,
-    method: str,
+    method: Quantity,
     threads: int,
     shared: bool,
 ) -> Sequence[tuple[np.ndarray | None, np.ndarray | None]]:
@@ -49,7 +50,7 @@ def fixed_bracket(
     side_low: np.ndarray | None,
     side_high: np.ndarray | None,
     bound: Bound,
-    method: str,
+    method: Quantity,
     h: float,
     threads: int,
 ) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,7 @@
-"""The certified (lower, upper) privacy profile of a multiset of mechanisms, and the catalogue of its mechanisms.
+"""The certified (lower, upper) privacy profile of a multiset of mechanisms, and the plan-built mechanisms.
 
 The dp_accounting adapter turns an event tree into a ``CompositionPlan`` (``composition_plan``): counts per
-distinct mechanism (a hashable spec, its object from the catalogue ``MECHANISM_CLASSES`` here), the Gaussian rounds
+distinct mechanism (a hashable spec, its object ``mechanisms.registry.mechanism_of(spec)``), the Gaussian rounds
 folded into one radius, and a flag for non-private events; ``PlanProfile`` answers for it.  Nothing here knows
 about dp_accounting.
 
@@ -35,33 +35,24 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...base.accountant import Quantity
 from ...numerics.certified_theta import theta_epsilon_lower, theta_epsilon_upper
-from ..compose import atoms_compose, atoms_delta, atoms_epsilon, atoms_from_pairs
-from ..compose.atoms import Atoms
-from ..compose.distribution import Factor, PrivacyLossDistribution
+from ..compose import atoms_compose, atoms_delta, atoms_epsilon
 from ..compose.fft import BYTES_PER_POINT
-from ..compose.pmf import GridPMF
-from ..mechanisms.canonical import EpsDelta
+from ..grid.atoms import Atoms
+from ..grid.distribution import Factor, PrivacyLossDistribution
+from ..grid.pmf import GridPMF
+from ..mechanisms import atoms_from_pairs
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
-    Laplace,
-    PoissonGaussian,
-    WithoutReplacementGaussian,
     gaussian,
 )
-from ..mechanisms.discrete_gaussian import DiscreteGaussian
-from ..mechanisms.discrete_laplace import DiscreteLaplace
-from ..mechanisms.gaussian_mixture import GaussianMixture
 from ..mechanisms.group_of_records import group_mechanism, group_radius2
 from ..mechanisms.group_privacy import dyadic_step, group_upper_curves
-from ..mechanisms.laplace_mixture import LaplaceMixture
 from ..mechanisms.mechanism import Mechanism, Pair, Spec, two_directions
-from ..mechanisms.randomized_response import RandomizedResponse
-from ..mechanisms.selection import ExponentialMechanism, PermuteAndFlip
+from ..mechanisms.registry import mechanism_of
 from ..refine.grid_alignment import aligned, alignment_atoms
 from ..refine.plan_refinement import GridRefinement
-from ..sampling.poisson_replace_one import PoissonReplaceOneGaussian
-from ..sampling.random_allocation import RandomAllocationGaussian
 from ..sampling.subsampled_pair import (
     grid_factor,
     poisson_subsampled_curves,
@@ -69,19 +60,15 @@ from ..sampling.subsampled_pair import (
     without_replacement_curves,
 )
 from ..sampling.subsampling import (
-    PoissonDiscreteGaussian,
-    PoissonDiscreteLaplace,
     poisson_subsampled,
     poisson_subsampled_pair,
 )
-from ..sampling.truncated_subsampling import TruncatedGaussian
-from ..sampling.with_replacement_shift_bound import WithReplacementGaussian, copy_count_weights
-from .allocation import SelectedStepsGaussian, ShuffledGaussian
+from ..sampling.with_replacement_shift_bound import copy_count_weights
 from .composition_plan import CompositionPlan, PlanKey
 from .plan_sides import flat_from, gaussian_side, realizable_lower_sides, worst
 from .plan_tilted import tilted_bracket
 from .plan_tilted_curves import tilted_sides
-from .zcdp_plan import Zcdp, zcdp_total
+from .zcdp_plan import zcdp_total
 
 # Up to this many atoms, an epsilon search without hints starts with 7 points in one call: for few atoms
 # one vectorised call costs about as much as one point, and brackets the root closely.
@@ -292,7 +279,7 @@ class PlanProfile:
         return max(top, 0.0) + 1.0
 
     def _evaluate(
-        self, method: str, x: float, h: float | None, hints: tuple[float, ...] = ()
+        self, method: Quantity, x: float, h: float | None, hints: tuple[float, ...] = ()
     ) -> tuple[float, float]:
         """(lower, upper) of ``method`` at x on grid h (h unused when nothing is on the grid).
 
@@ -338,7 +325,7 @@ class PlanProfile:
 
     def _evaluate_side(
         self,
-        method: str,
+        method: Quantity,
         x: float,
         h: float | None,
         upper: bool,
@@ -363,7 +350,7 @@ class PlanProfile:
             cluster=SEARCH_CLUSTER if few else 0,
         )
 
-    def _bracket(self, method: str, x: float) -> tuple[float, float]:
+    def _bracket(self, method: Quantity, x: float) -> tuple[float, float]:
         """(lower, upper) of ``method`` ("delta" or "epsilon") at x, refining the grid for ``accuracy``."""
         if not self._grid and (self._finite or self.plan.gaussian_r2 == 0):
             return self._evaluate(method, x, None)  # nothing on the grid: exact up to round-off
@@ -474,7 +461,7 @@ def add_loss_bound(counts: dict[Spec, int]) -> float | None:
     return total * (1.0 + ADD_BOUND_MARGIN)
 
 
-def bounded_add_upper(pmfs: Sequence[GridPMF], method: str, x: float, bound: float) -> float:
+def bounded_add_upper(pmfs: Sequence[GridPMF], method: Quantity, x: float, bound: float) -> float:
     """The upper side of ``method`` at x over the (remove, add) composed pessimistic PMFs, the add direction's read
     at most ``bound`` in epsilon and 0 in delta at eps >= ``bound`` (``add_loss_bound``).
 
@@ -658,7 +645,7 @@ class PoissonPair(Mechanism):
         return two_directions(poisson_subsampled_pair(*self._inner_pair(), self.q))
 
     def _inner_pair(self) -> Pair:
-        pairs = mechanism_of(self.inner).finite_pairs()
+        pairs: list[Pair] | None = mechanism_of(self.inner).finite_pairs()
         if pairs is None:
             raise ValueError(f"poisson_pair's inner must have a finite pair, got {self.inner!r}")
         return pairs[0]
@@ -727,44 +714,3 @@ class GroupBound(Mechanism):
 
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
         return _group_bound(self.c, self.groups, self.mechanism, h)
-
-
-# spec name -> mechanism class: every mechanism a plan may hold, by the name its spec starts with.
-MECHANISM_CLASSES: dict[str, type[Mechanism]] = {
-    cls.name: cls
-    for cls in (
-        PoissonGaussian,
-        Laplace,
-        LaplaceMixture,
-        GaussianMixture,
-        DiscreteLaplace,
-        PoissonDiscreteLaplace,
-        PoissonDiscreteGaussian,
-        TruncatedGaussian,
-        RandomAllocationGaussian,
-        SelectedStepsGaussian,
-        ShuffledGaussian,
-        RandomizedResponse,
-        EpsDelta,
-        ExponentialMechanism,
-        PermuteAndFlip,
-        PoissonReplaceOneGaussian,
-        WithoutReplacementGaussian,
-        WithReplacementGaussian,
-        DiscreteGaussian,
-        PoissonPair,
-        PoissonGeneric,
-        WithoutReplacementGeneric,
-        WithReplacementGeneric,
-        GroupBound,
-        Zcdp,
-    )
-}
-
-
-def mechanism_of(spec: Spec) -> Mechanism:
-    """The mechanism a plan's spec names (``MECHANISM_CLASSES``)."""
-    cls = MECHANISM_CLASSES.get(spec[0]) if spec else None
-    if cls is None:
-        raise ValueError(f"spec must name a mechanism of the catalogue, got {spec!r}")
-    return cls.from_spec(spec)

@@ -37,12 +37,14 @@ from functools import lru_cache
 
 import numpy as np
 
+from ...base.accountant import Quantity
 from ..mechanisms.constructors import PoissonGaussian
 from ..mechanisms.mechanism import Spec
+from ..mechanisms.registry import mechanism_of
 from ..refine.question import DEFAULT_RELATIVE_ACCURACY, RDP_MARGIN, within_tolerance
 from ..sampling.random_allocation import RandomAllocationGaussian
 from .composition_plan import CompositionPlan, PlanKey
-from .plan import PoissonGeneric, add_loss_bound, mechanism_of
+from .plan import PoissonGeneric, add_loss_bound
 
 # the integer orders 2 .. this of the remove direction's exact sum (the subsampled Gaussian's integer series costs
 # alpha terms an order; the orders a delta >= 1e-300 picks lie below it)
@@ -230,7 +232,7 @@ def plan_rdp_delta(plan: CompositionPlan, epsilon: float) -> float:
 
 
 def rdp_lowered_upper(
-    plan: CompositionPlan, method: str, x: float, lower: float, upper: float
+    plan: CompositionPlan, method: Quantity, x: float, lower: float, upper: float
 ) -> float:
     """The upper side of ``method`` ("epsilon" at delta x, or "delta" at epsilon x) of a certified bracket
     [lower, upper] of ``plan``, lowered to the RDP conversion's (``plan_rdp_epsilon`` / ``plan_rdp_delta``) where

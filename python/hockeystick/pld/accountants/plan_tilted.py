@@ -27,9 +27,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ...base.accountant import Quantity
 from ..compose import tilted
-from ..compose.distribution import Factor
-from ..compose.pmf import GridPMF
+from ..grid.distribution import Factor
+from ..grid.pmf import GridPMF
 from ..refine.question import DEFAULT_RELATIVE_ACCURACY, within_tolerance
 from ..refine.tilted_factors import chernoff_tilt, exponent_tilt
 from ..refine.tilted_question import MAX_POINTS
@@ -142,7 +143,7 @@ def direction_delta(direction: dict[Factor, int], epsilon: float) -> tuple[float
     return (0.0 if low_side is None else low_side.delta(epsilon)), upper
 
 
-def _wide(method: str, lower: float, upper: float) -> bool:
+def _wide(method: Quantity, lower: float, upper: float) -> bool:
     """Whether the bracket is wider than the default tolerance (epsilon: ``question.within_tolerance``; delta:
     relative ``DEFAULT_RELATIVE_ACCURACY``)."""
     if method == "epsilon":
@@ -152,7 +153,7 @@ def _wide(method: str, lower: float, upper: float) -> bool:
 
 def tilted_bracket(
     directions: Callable[[], Sequence[dict[Factor, int]]],
-    method: str,
+    method: Quantity,
     x: float,
     lower: float,
     upper: float,

@@ -30,8 +30,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..compose import tilted
-from ..compose.distribution import Factor
-from ..compose.pmf import GridPMF
+from ..grid.distribution import Factor
+from ..grid.pmf import GridPMF
 from ..refine.tilted_factors import summed_log_mgf
 from ..refine.tilted_question import MAX_POINTS
 from .plan_tilted import direction_lower_terms

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...base import progress
 from ...base import validation as _validation
+from ...base.accountant import Quantity
 from ...base.accountant_docs import accountant_docs
 from ...base.elementwise import ArrayLike, broadcast_float_arrays, broadcast_shape
 from ...base.keyword_only import positional_deprecated
@@ -30,7 +31,9 @@ from ...numerics.certified_theta import (
     theta_lower,
     theta_upper,
 )
-from ..compose.distribution import (
+from ..compose import two_resolution
+from ..compose.fft import DEFAULT_TAIL
+from ..grid.distribution import (
     Bound,
     PrivacyLossDistribution,
     Result,
@@ -41,20 +44,17 @@ from ..compose.distribution import (
     epsilon_values,
     install_question_reader,
 )
-from ..compose.fft import DEFAULT_TAIL
-from ..grid import constants, round_cache
-from ..grid.grid_start import StartGrid, loss_span, work_units
-from ..grid.near_one import NearOne
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, checked_tail
 from ..question import default_reads
 from ..question.reader import RunReader
 from ..reads import along_run
-from ..refine import question
+from ..refine import constants, question, round_cache
 from ..refine.calibration_start import calibration_grids, calibration_start
 from ..refine.directional_delta import calibration_directions
+from ..refine.grid_start import StartGrid, loss_span, work_units
+from ..refine.near_one import NearOne
 from ..refine.points import Refinement
 from ..refine.unmet import AccuracyNotMetWarning, unmet_flags
-from ..sampling import two_resolution
 from .fixed_grid import fixed_bracket, fixed_sides
 
 # an evaluation point of SubsampledGaussianPLD: (sigma, sampling_rate, rounds, sensitivity)
@@ -166,7 +166,7 @@ class PLDAccountant:
     ) -> PLDAccountant:
         """Add ``rounds`` rounds of the Poisson-subsampled Gaussian (rate 1: plain Gaussian).
 
-        The one-round PLD comes from the process's round cache (``pld.grid.round_cache``) when an earlier
+        The one-round PLD comes from the process's round cache (``pld.refine.round_cache``) when an earlier
         accountant built it on the same grid and tail: a ledger's checkpoints, each a new accountant over the
         same distinct rounds, discretize each round once."""
         # each one number (refusals name the value as given); their ranges are checked where they are discretized
@@ -369,7 +369,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
 
     CURVE_PARAMETERS = ("sigma", "sampling_rate", "sensitivity")
 
-    # read by callers (meaning and reason of each: grid/constants.py)
+    # read by callers (meaning and reason of each: refine/constants.py)
     DELTA_FLOOR = constants.DELTA_FLOOR
     DELTA_CEILING = constants.DELTA_CEILING
     BATCH = constants.BATCH
@@ -495,7 +495,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         pts: list[Point],
         xs: list[np.ndarray],
         bound: Bound,
-        method: str,
+        method: Quantity,
         threads: int,
         keep: bool,
     ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
@@ -530,7 +530,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         pts: list[Point],
         xs: list[np.ndarray],
         bound: Bound,
-        method: str,
+        method: Quantity,
         threads: int,
         keep: bool,
         add_uppers: list[np.ndarray | None] | None = None,
@@ -568,7 +568,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         name: str,
         bound: Bound,
         gaussian: Callable[[float, np.ndarray], tuple[np.ndarray, np.ndarray]],
-        method: str,
+        method: Quantity,
     ) -> Result:
         (xa, _, _, _, _), shape, scalar = broadcast_shape(
             **{name: x},
@@ -612,7 +612,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         flat_lo: np.ndarray,
         flat_up: np.ndarray,
         bound: Bound,
-        method: str,
+        method: Quantity,
     ) -> None:
         """The brackets of the ``pending`` points (each with the flat positions asking for it) into ``flat_lo`` and
         ``flat_up``, unit by unit (``work_units``: the points sharing a discretization), in this accountant's
@@ -753,7 +753,7 @@ def point_rows(
 
 
 def _pool_task(
-    task: tuple[SubsampledGaussianPLD, list[Point], list[np.ndarray], Bound, str],
+    task: tuple[SubsampledGaussianPLD, list[Point], list[np.ndarray], Bound, Quantity],
 ) -> tuple[list[Point], list[tuple[np.ndarray, np.ndarray]]]:
     """One unit of ``SubsampledGaussianPLD._evaluate`` in a caller's pool (a module-level function, so
     that it pickles by name): its points and their brackets, on one thread."""

@@ -27,7 +27,7 @@ from typing import ClassVar
 
 from ...numerics.certified_theta import theta_epsilon_lower, theta_lower
 from ...rdp.zcdp import zcdp_to_delta, zcdp_to_epsilon
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution
 from ..mechanisms.mechanism import Mechanism
 from .composition_plan import CompositionPlan
 

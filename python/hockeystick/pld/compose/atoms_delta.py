@@ -11,8 +11,8 @@ from typing import cast
 
 import numpy as np
 
-from .atoms import UNIT_ROUNDOFF, Atoms, _side
-from .pmf import GridPMF
+from ..grid.atoms import UNIT_ROUNDOFF, Atoms, _side
+from ..grid.pmf import GridPMF
 
 
 def _relative_charge(a: Atoms, extra: float) -> float:

@@ -10,8 +10,8 @@ from typing import cast
 
 import numpy as np
 
-from . import atoms
-from .atoms import Atoms, _side
+from ..grid import atoms
+from ..grid.atoms import Atoms, _side
 from .atoms_delta import _lean_delta, delta
 
 _ONE_PASS_POINTS = (

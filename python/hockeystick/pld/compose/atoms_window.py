@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import atoms
-from .atoms import (
+from ..grid import atoms
+from ..grid.atoms import (
     ETA,
     INDEX_LIMIT,
     INFINITY_FLOOR,

@@ -38,9 +38,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..grid.pmf import GridPMF
 from .atoms_epsilon import epsilon_search
 from .fft import DEFAULT_TAIL, compose_many
-from .pmf import GridPMF
 
 # the most terms composed (each one composition of a few factors): past it the split costs more than it saves
 MAX_TERMS = 32

@@ -32,9 +32,10 @@ from typing import Any, cast
 import numpy as np
 
 from ... import _core
-from .pmf import GridPMF
+from ...base.accountant import Quantity
+from ..grid.pmf import GridPMF
+from ..grid.tail import DEFAULT_TAIL as DEFAULT_TAIL  # re-exported: the composition's default
 
-DEFAULT_TAIL = 1e-15
 # Peak resident bytes per point of the largest window, for epsilon(bound="both") of a two-direction PLD
 # (both sides composed, profiles built); tests/pld/test_pld_compose_core.py checks a large composition stays
 # below it.
@@ -156,7 +157,7 @@ def compose_many(
 def upper_sides(
     items: Sequence[Factors],
     arguments: Sequence[np.ndarray],
-    method: str,
+    method: Quantity,
     *,
     tail: float = DEFAULT_TAIL,
     max_points: int | None = None,
@@ -204,7 +205,7 @@ def upper_sides(
 def lower_sides(
     items: Sequence[Factors],
     arguments: Sequence[np.ndarray],
-    method: str,
+    method: Quantity,
     *,
     tail: float = DEFAULT_TAIL,
     max_points: int | None = None,
@@ -261,7 +262,7 @@ def _side_calls(
     binding: Callable[..., list[Any]],
     items: Sequence[Factors],
     arguments: Sequence[np.ndarray],
-    method: str,
+    method: Quantity,
     pessimistic: bool,
     caller: str,
     tail: float,

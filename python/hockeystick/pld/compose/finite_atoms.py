@@ -87,7 +87,7 @@ package import from the pieces; users, the documentation and the old path ``hock
 import from here.
 """
 
-from .atoms import (
+from ..grid.atoms import (
     ETA,
     FOLD_LOSS,
     INFINITY_FLOOR,
@@ -101,16 +101,16 @@ from .atoms import (
     WINDOW_PRODUCTS,
     Atoms,
 )
-from .atoms_compose import compose, compose_all, self_compose
-from .atoms_delta import delta, delta_with, grid_side
-from .atoms_epsilon import epsilon_search, pure_epsilon, pure_epsilon_bracket
-from .atoms_from_pairs import (
+from ..mechanisms.atoms_from_pairs import (
     NearUnderflowSplit,
     loss_round_off,
     mass_range,
     pair_atoms,
     split_near_underflow,
 )
+from .atoms_compose import compose, compose_all, self_compose
+from .atoms_delta import delta, delta_with, grid_side
+from .atoms_epsilon import epsilon_search, pure_epsilon, pure_epsilon_bracket
 
 __all__ = [
     "ETA",

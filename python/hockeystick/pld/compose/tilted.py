@@ -27,7 +27,7 @@ below it the read is trivial (1 on the upper side, 0 on the lower).  The factors
 tilted: it composes as 1 - prod (1 - p_inf,i)^{c_i}, added rounded outward (upper side) or inward (lower side).
 The factors' discretization and truncation keep their meaning (the tilt changes only how the composition of the
 same measures is computed), and so does their loss shift s: the curve is read at eps - s (upper) or eps + s
-(lower), rounded outward (pld/compose/pmf.py's docstring).
+(lower), rounded outward (pld/grid/pmf.py's docstring).
 
 Rounding outward.  The tilted masses e^{log p_k + theta k - log M} and the untilt factors e^{T log M - theta K} are
 computed in double: each exponent a sum of a few terms of at most a few rounding errors each, so the computed exponential
@@ -50,9 +50,9 @@ from functools import cached_property
 import numpy as np
 
 from ... import _core
+from ..grid.pmf import GridPMF
 from .atoms_epsilon import epsilon_search
 from .fft import DEFAULT_TAIL, compose
-from .pmf import GridPMF
 
 UNIT_ROUNDOFF = 2.0**-53
 # exponents beyond this are not formed: untilted entries whose factor would exceed e^MAX_EXPONENT are below

@@ -1,5 +1,7 @@
-"""What every grid of ``SubsampledGaussianPLD`` needs, fixed or refined: ``grid_start`` (a point's first grid, the
-grid ladder, the window caps), ``round_cache`` (one-round PLDs kept between the calls of a calibration or a
-sweep), ``near_one`` (delta near 1) and ``constants`` (the grids' tuning constants, read at call time).
-``pld.refine`` chooses grids for an accuracy on top of these (its own constants in ``refine.tuning``).
+"""The types every stage of the pipeline passes on: ``pmf`` (``GridPMF``, the grid PMF, and its hockey-stick
+curve), ``charged_grid`` (a PMF's masses, round-off charges and charged curve at each eps), ``pmf_envelope`` (its
+optimistic suffix maxima), ``atoms`` (``Atoms``, a finite pair's losses and masses), ``distribution``
+(``PrivacyLossDistribution``: factors per neighbouring direction, composed lazily by the composition the compose
+stage installs) and ``tail`` (the composition's default tail).  The C++ core's ``pld/grid`` holds the same
+types (the grid PMF, its cells, its connect-the-dots sides).
 """

@@ -23,8 +23,8 @@ import numpy as np
 
 from ... import _core
 from ...base import validation as _validation
-from ..compose.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, Atoms
-from ..compose.distribution import Factor, PrivacyLossDistribution
+from ..grid.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, Atoms
+from ..grid.distribution import Factor, PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, from_distributions
 from .mechanism import Mechanism, Pair, Spec
 

@@ -21,12 +21,13 @@ import numpy as np
 from ... import _core
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
-from ..compose.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, WINDOW_FLOOR
-from ..compose.atoms_from_pairs import loss_round_off, split_near_underflow
-from ..compose.distribution import Factor, PrivacyLossDistribution, Source
-from ..compose.fft import DEFAULT_TAIL
-from ..compose.pmf import GridPMF
+from ..grid.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF, WINDOW_FLOOR
+from ..grid.distribution import Factor, PrivacyLossDistribution, Source
+from ..grid.pmf import GridPMF
+from ..grid.tail import DEFAULT_TAIL
+from .atoms_from_pairs import loss_round_off, split_near_underflow
 from .mechanism import Mechanism
+from .registry import stage
 
 DEFAULT_INTERVAL = 1e-4
 MAX_CELLS = 1 << 26
@@ -138,6 +139,7 @@ def _grid_cells_refused(error: ValueError, s: float, h: float) -> ValueError:
     return ValueError(_too_many_cells(np.array([s]), h)) if "max_cells" in str(error) else error
 
 
+@stage(relation="add_or_remove_one", round_noise="sigma")
 def subsampled_gaussian(
     sigma: float,
     sampling_rate: float,
@@ -314,6 +316,7 @@ def _too_many_cells(s: np.ndarray, h: float) -> str:
 
 
 @_validation.renamed_keywords(dataset_size="n")
+@stage(relation="replace_one")
 def fixed_size_subsampled_gaussian(
     sigma: float,
     batch_size: int,
@@ -410,6 +413,7 @@ def fixed_size_subsampled_gaussian(
 
 
 @_validation.renamed_keywords(dataset_size="n")
+@stage(relation="replace_one")
 def with_replacement_subsampled_gaussian(
     sigma: float,
     batch_size: int,
@@ -521,6 +525,7 @@ def with_replacement_subsampled_gaussian(
     return PrivacyLossDistribution([{f: 1}], t)
 
 
+@stage(round_noise="sigma")
 def gaussian(
     sigma: float,
     *,
@@ -588,6 +593,7 @@ def gaussian(
     )
 
 
+@stage(round_noise="scale")
 def laplace(
     scale: float,
     *,

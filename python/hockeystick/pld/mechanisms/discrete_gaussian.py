@@ -50,8 +50,8 @@ from typing import ClassVar
 import numpy as np
 
 from ...base import validation as _validation
-from ..compose.atoms import INFINITY_FLOOR, SMALLEST_NORMAL, UNIT_ROUNDOFF, Atoms
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.atoms import INFINITY_FLOOR, SMALLEST_NORMAL, UNIT_ROUNDOFF, Atoms
+from ..grid.distribution import PrivacyLossDistribution
 from .constructors import _positive, from_distributions
 from .mechanism import Mechanism, Pair
 

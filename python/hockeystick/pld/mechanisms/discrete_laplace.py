@@ -19,10 +19,11 @@ from typing import ClassVar
 import numpy as np
 
 from ...base import validation as _validation
-from ..compose.atoms import UNIT_ROUNDOFF, Atoms
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.atoms import UNIT_ROUNDOFF, Atoms
+from ..grid.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, _positive, from_distributions
 from .mechanism import Mechanism, Pair
+from .registry import stage
 
 SMALLEST_NORMAL = float(
     np.finfo(np.float64).tiny
@@ -101,6 +102,7 @@ def discrete_laplace_atoms(parameter: float, sensitivity: int) -> Atoms:
     return out
 
 
+@stage()
 def discrete_laplace(
     parameter: float,
     sensitivity: int = 1,

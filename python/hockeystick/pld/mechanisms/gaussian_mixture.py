@@ -24,8 +24,8 @@ import numpy as np
 
 from ... import _core
 from ...base.elementwise import ArrayLike
-from ..compose.distribution import PrivacyLossDistribution
-from ..compose.fft import DEFAULT_TAIL
+from ..grid.distribution import PrivacyLossDistribution
+from ..grid.tail import DEFAULT_TAIL
 from .constructors import (
     DEFAULT_INTERVAL,
     MAX_CELLS,

@@ -21,7 +21,7 @@ from typing import ClassVar
 from ... import _core
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution
 from .constructors import (
     DEFAULT_INTERVAL,
     MAX_CELLS,
@@ -32,6 +32,7 @@ from .constructors import (
 )
 from .mechanism import Mechanism
 from .monotone import check_mixture, core_side_factor
+from .registry import stage
 
 
 def _scale(scale: float) -> float:
@@ -123,6 +124,7 @@ def laplace_mixture(
     )
 
 
+@stage(relation="add_or_remove_one")
 def subsampled_laplace(
     scale: float,
     sampling_rate: float,

@@ -2,8 +2,9 @@
 
 A ``Mechanism`` is a frozen dataclass of its parameters.  ``spec()`` is the hashable tuple
 (``name``, *fields) a ``CompositionPlan`` counts runs by (``from_spec`` reads it back), so plans, their
-keys and the dp_accounting adapter's events stay plain tuples; the catalogue of every class by name is
-``pld.accountants.plan.MECHANISM_CLASSES`` (``mechanism_of(spec)``).
+keys and the dp_accounting adapter's events stay plain tuples.  A class with its own ``name`` registers
+itself when it is defined (``registry.register_class``), and ``registry.mechanism_of(spec)`` builds the
+mechanism a spec names: the class is the one place its name lives.
 
 The contract a mechanism keeps, for the plan's brackets to be certified:
 
@@ -23,14 +24,18 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
 - ``loss_atoms()``: the |loss| values where the pair's loss has an atom of positive mass off a
   lattice (a Laplace-like mechanism): a grid through them keeps them exact on both sides
   (``refine.grid_alignment``).  Empty by default; every bound is certified on any grid.
+- ``dp_event`` and ``from_dp_event(event, relation)``: the dp_accounting event class that describes the
+  mechanism, if any, and the mechanism of one such event under a relation (``neighbouring.RELATIONS``
+  name); the dp_accounting adapter reads an event of a class it has no case for through them
+  (``registry.dp_event_class``).
 - ``group(c)``: a mechanism dominating this one on inputs c replace-one steps apart
   (``group_of_records``), or None (then the weak-triangle group bound of ``group_privacy``);
   ``input_oblivious()``: whether the replace-one pair already dominates any two inputs (then the group
   of c is the mechanism itself).
 
 Each class's docstring names its pair and the proof or citation of its domination.  Adding a mechanism
-is one class in the file of its construction (its stage: ``tests/test_layers.py``), one entry in the
-catalogue, and its parameters in ``tests/pld/test_pld_mechanism_contract.py``.
+is one class in the file of its construction (its stage: ``tests/test_layers.py``) and its parameters in
+``tests/pld/test_pld_mechanism_contract.py`` (docs/howto-mechanism.md).
 """
 
 from __future__ import annotations
@@ -41,8 +46,9 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from ..compose.atoms import Atoms
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.atoms import Atoms
+from ..grid.distribution import PrivacyLossDistribution
+from .registry import register_class
 
 Spec = tuple[Any, ...]  # ("name", *parameters): hashable, one per distinct mechanism
 Pair = tuple[np.ndarray, np.ndarray]  # (P, Q) masses on one finite outcome set
@@ -60,6 +66,13 @@ class Mechanism(ABC):
     """A mechanism's parameters and its certified PLD on any grid (the contract: module docstring)."""
 
     name: ClassVar[str]  # the spec's first field
+    dp_event: ClassVar[type | None] = None  # the dp_accounting event class describing it, if any
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Register a subclass that names itself (its own ``name``) in ``registry``."""
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__:
+            register_class(cls)
 
     def spec(self) -> Spec:
         """The hashable (name, *fields) a plan keys this mechanism by."""
@@ -71,6 +84,11 @@ class Mechanism(ABC):
         if not spec or spec[0] != cls.name:
             raise ValueError(f"spec must start with {cls.name!r}, got {spec!r}")
         return cls(*spec[1:])
+
+    @classmethod
+    def from_dp_event(cls, event: Any, relation: str) -> Mechanism:
+        """The mechanism of one ``dp_event`` event under ``relation`` (a ``neighbouring.RELATIONS`` name)."""
+        raise ValueError(f"{cls.name} reads no dp_accounting event (its dp_event is None)")
 
     @abstractmethod
     def grid_pld(self, h: float) -> PrivacyLossDistribution:

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from ...base import validation as _validation
-from ..compose.distribution import Factor
-from ..compose.pmf import GridPMF
+from ..grid.distribution import Factor
+from ..grid.pmf import GridPMF
 
 _PLAIN_COMPONENTS = (
     8  # check_mixture validates up to this many components given as lists of floats in plain Python

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..compose.distribution import Factor, PrivacyLossDistribution
-from ..compose.pmf import GridPMF
+from ..grid.distribution import Factor, PrivacyLossDistribution
+from ..grid.pmf import GridPMF
 
 
 def _mix(pmfs: Sequence[GridPMF], weights: Sequence[float] | np.ndarray) -> GridPMF:

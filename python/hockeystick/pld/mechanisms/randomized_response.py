@@ -22,9 +22,10 @@ from typing import ClassVar
 import numpy as np
 
 from ...base import validation as _validation
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, from_distributions
 from .mechanism import Mechanism, Pair, two_directions
+from .registry import stage
 
 RELATIONS = ("replace_one", "replace_special")
 
@@ -54,6 +55,7 @@ def randomized_response_pair(
     return np.array([stay, (k - 1) * move]), np.array([1.0 / k, (k - 1.0) / k])
 
 
+@stage(relation="replace_one", relations=RELATIONS)
 def randomized_response(
     noise_parameter: float,
     num_buckets: int,

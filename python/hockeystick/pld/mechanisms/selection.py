@@ -61,9 +61,9 @@ import numpy as np
 
 from ... import _core
 from ...base import validation as _validation
-from ..compose.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF
-from ..compose.distribution import Factor, PrivacyLossDistribution
-from ..compose.pmf import GridPMF
+from ..grid.atoms import SMALLEST_NORMAL, UNIT_ROUNDOFF
+from ..grid.distribution import Factor, PrivacyLossDistribution
+from ..grid.pmf import GridPMF
 from .canonical import canonical_pair, eps_delta_dp
 from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, checked_interval, from_distributions
 from .mechanism import Mechanism

@@ -27,10 +27,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..compose.distribution import Bound
-from ..grid.near_one import NearOne
+from ...base.accountant import Quantity
+from ..grid.distribution import Bound
 from ..refine import question, tilted_factors, tilted_question
 from ..refine.bracket_width import within_epsilon_tolerance
+from ..refine.near_one import NearOne
 from ..refine.points import Refinement
 
 # an evaluation point: (sigma, sampling_rate, rounds, sensitivity)
@@ -65,7 +66,7 @@ class DefaultFront(Protocol):
         pts: list[Point],
         xs: list[np.ndarray],
         bound: Bound,
-        method: str,
+        method: Quantity,
         threads: int,
         keep: bool,
         add_uppers: list[np.ndarray | None] | None = None,
@@ -114,11 +115,19 @@ def epsilon_brackets(
     if tried:
         tried_adds: list[np.ndarray | None] = []
         fixed, store = front._fixed_brackets(
-            [pts[i] for i in tried], [xs[i] for i in tried], "both", "epsilon", threads, keep, tried_adds
+            [pts[i] for i in tried],
+            [xs[i] for i in tried],
+            "both",
+            "epsilon",
+            threads,
+            keep,
+            tried_adds,
         )
         for i, bracket, add in zip(tried, fixed, tried_adds):
             found[i], adds[i] = bracket, add
-    todo = [i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))]
+    todo = [
+        i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))
+    ]
     fine_read: set[int] = set()
     readers: dict[int, tilted_question.TiltedReader] = {}
     if todo:
@@ -272,7 +281,11 @@ def delta_brackets(
 
 
 def accuracy_sides(
-    front: DefaultFront, pts: list[Point], xs: list[np.ndarray], refined: list[Bracket], threads: int
+    front: DefaultFront,
+    pts: list[Point],
+    xs: list[np.ndarray],
+    refined: list[Bracket],
+    threads: int,
 ) -> list[Bracket]:
     """The epsilon brackets of ``front`` refined to its ``accuracy``, made no looser than the default's, each
     intersection certified.

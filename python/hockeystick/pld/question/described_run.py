@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..compose.distribution import Factor, PrivacyLossDistribution, Source
+from ..grid.distribution import Factor, PrivacyLossDistribution, Source
 
 # rounds of Poisson-subsampled Gaussians: ((noise sigma / sensitivity, q, 1), rounds) per distinct mechanism
 Segment = tuple[tuple[float, float, float], int]

@@ -26,13 +26,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ...base.accountant import Quantity
 from ...numerics.certified_theta import (
     theta_epsilon_lower,
     theta_epsilon_upper,
     theta_lower,
     theta_upper,
 )
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution
 from ..refine import tilted_factors, tilted_factors_delta
 from .described_run import Segment, gaussian_rounds, subsampled_segments
 
@@ -79,7 +80,7 @@ class RunReader:
     def read_many(
         self,
         plds: Sequence[PrivacyLossDistribution],
-        method: str,
+        method: Quantity,
         xs: Sequence[np.ndarray],
         sides: Sequence[tuple[np.ndarray, np.ndarray]],
     ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -139,7 +140,7 @@ class RunReader:
         return out
 
 
-def _readable(method: str, x: np.ndarray) -> np.ndarray:
+def _readable(method: Quantity, x: np.ndarray) -> np.ndarray:
     """Where a run's reads take the argument: every delta in (0, 1), every finite epsilon >= 0."""
     return np.isfinite(x) & (x >= 0.0) if method == "delta" else np.ones(np.shape(x), dtype=bool)
 
@@ -147,7 +148,7 @@ def _readable(method: str, x: np.ndarray) -> np.ndarray:
 def _intersected(
     given: tuple[np.ndarray, np.ndarray],
     found: tuple[np.ndarray, np.ndarray],
-    method: str,
+    method: Quantity,
     x: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``given`` intersected with ``found`` where the run's reads take the argument (``_readable``)."""
@@ -160,7 +161,7 @@ def _intersected(
 def _read_one(
     front_door: FrontDoor,
     pld: PrivacyLossDistribution,
-    method: str,
+    method: Quantity,
     x: np.ndarray,
     lower: np.ndarray,
     upper: np.ndarray,
@@ -188,7 +189,7 @@ def _front_door(
     noise: float,
     q: float,
     rounds: np.ndarray | int,
-    method: str,
+    method: Quantity,
     x: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The front door's default bracket of ``rounds`` rounds of one subsampled Gaussian at ``x``."""
@@ -205,7 +206,7 @@ def _front_door(
 def _subsampled(
     front_door: FrontDoor,
     segments: list[Segment],
-    method: str,
+    method: Quantity,
     x: np.ndarray,
     lower: np.ndarray,
     upper: np.ndarray,
@@ -225,7 +226,7 @@ def _subsampled(
 
 
 def _gaussian(
-    rounds: list[tuple[float, int]], method: str, x: np.ndarray
+    rounds: list[tuple[float, int]], method: Quantity, x: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The closed-form bracket of rounds of Gaussians at ``x``: r^2 = sum_i c_i / s_i^2 summed by ``math.fsum`` (each
     term within 2 u, the sum within u more), widened by (2 k + 4) u on each side before its root, each root stepped

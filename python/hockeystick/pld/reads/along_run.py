@@ -31,15 +31,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, cast
+from typing import Any, Protocol, cast
 
 import numpy as np
 
 from ...base import validation as _validation
+from ...base.accountant import Quantity
 from ...base.elementwise import ArrayLike
-from ..compose.distribution import PrivacyLossDistribution, brackets, read_per_question
-
-Quantity = Literal["epsilon", "delta"]
+from ..grid.distribution import PrivacyLossDistribution, brackets, read_per_question
 
 # Every checkpoint keeps a power of the spectrum and reads (or an inverse transform) of its own, so a curve asks
 # for at most this many, where every step of a 2^53-step run would never end.
@@ -162,7 +161,7 @@ def prefix_curve(
     (``distribution.read_per_question``), as its one-off ``epsilon`` is."""
     given = _given(quantity, value)
     plds = [_prefix(segments, int(t)) for t in steps]
-    method = "epsilon" if quantity == "epsilon" else "delta"
+    method: Quantity = "epsilon" if quantity == "epsilon" else "delta"
     x = np.array(given)
     xs = [x] * len(plds)
     sides = read_per_question(

@@ -86,7 +86,7 @@ import numpy as np
 
 from ... import _core
 from ..compose.fft import DEFAULT_TAIL, compose_many
-from ..compose.pmf import GridPMF
+from ..grid.pmf import GridPMF
 
 # The cells' tails: the P-mass below them enters (3) as T a_lo, so it is cut far below any 1 - delta
 # resolved here (10^5 rounds: 5e-26).

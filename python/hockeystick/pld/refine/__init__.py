@@ -7,6 +7,8 @@ step's brackets), ``bracket_width`` (a bracket's width in accuracy's units), ``d
 screened on a coarser grid) and ``unmet`` (``AccuracyNotMetWarning``); ``plan_refinement`` (``GridRefinement``: a
 composition plan's one composition) with ``grid_alignment``.  Both aim their grids by ``grid_rules`` (``NextGrid``)
 and read their tuning constants from ``tuning``.  Calibration: ``directional_delta`` (calibrate's trials one
-direction at a time), ``calibration_start`` (its central-limit start).  What a fixed grid needs too (the first
-grid, the ladder, the one-round cache, delta near 1, the grids' constants) is one stage below, in ``pld.grid``.
+direction at a time), ``calibration_start`` (its central-limit start).  The grid-and-tail policy every grid
+needs, fixed or refined: ``grid_start`` (a point's first grid, the grid ladder, the window caps), ``round_cache``
+(one-round PLDs kept between the calls of a calibration or a sweep), ``near_one`` (delta near 1) and
+``constants`` (the grids' tuning constants, read at call time).
 """

@@ -37,9 +37,10 @@ import numpy as np
 
 from ..compose import tilted
 from ..compose.fft import compose_many
-from ..compose.pmf import GridPMF
-from ..sampling.two_resolution import merged
+from ..compose.two_resolution import merged
+from ..grid.pmf import GridPMF
 from . import question
+from .directional_delta import Direction
 from .points import tail_span
 from .tilted_question import MAX_POINTS, WINDOW_TAIL, best_tilt, one_direction
 from .tilted_question import exponent_tilt as one_exponent_tilt
@@ -204,7 +205,11 @@ def tilted_block(pmf: GridPMF, count: int, lam: float, tail: float) -> GridPMF:
 
 
 def block_terms(
-    mechanism: tuple[float, float, float], rounds: int, direction: str, tail: float, near: float
+    mechanism: tuple[float, float, float],
+    rounds: int,
+    direction: Direction,
+    tail: float,
+    near: float,
 ) -> tuple[float, list[tuple[GridPMF, int]], list[tuple[GridPMF, int]]]:
     """The coarse grid h (``grids``) and the pessimistic and the optimistic terms on it of ``rounds`` rounds of one
     direction in blocks (module docstring): [(block, T // B), (remainder, 1)], the remainder left out where T is a
@@ -273,7 +278,7 @@ def summed_exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> fl
 def direction_block_bracket(
     mechanism: tuple[float, float, float],
     rounds: int,
-    direction: str,
+    direction: Direction,
     tail: float,
     delta: float,
     near: float,

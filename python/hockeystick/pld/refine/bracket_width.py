@@ -8,8 +8,9 @@ from typing import cast
 import numpy as np
 
 from ... import _core
-from ..grid import constants
+from ...base.accountant import Quantity
 from ..reads.epsilon_width import RIGHT_OFFSETS
+from . import constants
 
 
 def offset_rows(size: int, own: int) -> tuple[slice, slice]:
@@ -64,7 +65,7 @@ def within_epsilon_tolerance(
 
 def bracket_width(
     delta_accuracy: str,
-    method: str,
+    method: Quantity,
     x: np.ndarray,
     lo: np.ndarray,
     up: np.ndarray,

@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from ... import _core
-from ..grid import constants
-from ..grid.grid_start import Point, grid_policy
+from . import constants
 from .grid_rules import Before, next_grid_tuning
+from .grid_start import Point, grid_policy
 
 # one point's bracket on one grid: (point, h, lower, upper, what the front end's rules read besides)
 Step = tuple[int, float, Any, Any, Any]

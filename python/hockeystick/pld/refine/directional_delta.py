@@ -28,8 +28,8 @@ from typing import Literal
 import numpy as np
 
 from ...base import validation as _validation
-from ..compose.distribution import upper_values
 from ..compose.fft import DEFAULT_TAIL
+from ..grid.distribution import upper_values
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     MAX_INTERVAL,

@@ -36,13 +36,13 @@ from typing import cast
 import numpy as np
 
 from ..compose import truncation
-from ..compose.distribution import (
+from ..grid.distribution import (
     PrivacyLossDistribution,
     brackets,
     compose_all,
     undominated_lower_sides,
 )
-from ..compose.pmf import GridPMF
+from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import MAX_INTERVAL, Directions, subsampled_gaussians
 
 COARSENING = 4

@@ -8,11 +8,10 @@ import math
 import numpy as np
 
 from ... import _core
-from ..grid import constants
-from ..grid.grid_start import finest_interval, grid_policy, ladder_rung
 from ..reads.epsilon_width import epsilon_gap
-from . import tuning
+from . import constants, tuning
 from .bracket_width import least_epsilon_width
+from .grid_start import finest_interval, grid_policy, ladder_rung
 
 # a point's bracket on an earlier grid: (h, lower, upper, width)
 Before = tuple[float, np.ndarray, np.ndarray, np.ndarray]

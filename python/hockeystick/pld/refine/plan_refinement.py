@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import _core
-from ..compose.pmf import GridPMF
+from ..grid.pmf import GridPMF
 from . import tuning
 from .controller import Step, refine
 from .grid_rules import Before, NextGrid
@@ -36,7 +36,7 @@ _NO_CAP = np.full(1, np.inf)
 
 def loss_spread(pmf: GridPMF) -> float:
     """The standard deviation of a grid PMF's finite losses (masses normalised; 0 for no mass): the core's
-    grid_loss_variance (pld/reads/hockey_stick.hpp), which the composition's Chernoff windows take too."""
+    grid_loss_variance (pld/grid/moments.hpp), which the composition's Chernoff windows take too."""
     return math.sqrt(
         max(_core.pld.loss_variance(np.ascontiguousarray(pmf.p, dtype=np.float64), h=pmf.h), 0.0)
     )

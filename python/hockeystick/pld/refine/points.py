@@ -13,15 +13,16 @@ from typing import cast
 
 import numpy as np
 
+from ...base.accountant import Quantity
 from ...base.warning_site import outside_stacklevel
 from ...numerics.gaussian import gaussian_tail_inverse
-from ..grid import constants
-from ..grid.grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
-from ..grid.near_one import NearOne
 from ..reads.epsilon_width import LEFT_FRACTIONS, RIGHT_OFFSETS
+from . import constants
 from .bracket_width import bracket_width, offset_rows
 from .controller import Step, refine, refine_delta, refine_epsilon
 from .grid_rules import Before, NextGrid, least
+from .grid_start import Point, StartGrid, loss_span, windows_within_budget, within_window
+from .near_one import NearOne
 from .step_brackets import Build, StepBrackets
 from .unmet import AccuracyNotMetWarning
 
@@ -67,7 +68,7 @@ class Refinement:
         self,
         points: list[Point],
         xs: list[np.ndarray],
-        method: str,
+        method: Quantity,
         threads: int = 0,
         settle: Settle | None = None,
     ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -106,7 +107,7 @@ class Refinement:
         refine(front)
         return [c for c in front.chosen if c is not None]  # every point ends with a bracket
 
-    def one_epsilon(self, points: list[Point], xs: list[np.ndarray], method: str) -> bool:
+    def one_epsilon(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
         """Whether the core's loop refines the call (``controller.refine_epsilon``): one point's ``.epsilon`` at one
         delta to an absolute accuracy (no ``relative_accuracy``), 0 < q < 1.  There the front end's rules are
         ``NextGrid``'s first and fitted steps alone (no charged, capped or offset-limited arguments), which the
@@ -158,7 +159,7 @@ class Refinement:
             lower, upper = held
         return np.array([lower]), np.array([upper])
 
-    def one_delta(self, points: list[Point], xs: list[np.ndarray], method: str) -> bool:
+    def one_delta(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
         """Whether the core's loop refines the call (``controller.refine_delta``): one point's ``.delta`` at one
         epsilon to a relative accuracy (``delta_accuracy="relative"``), 0 < q < 1.  There the front end's rules are
         ``NextGrid``'s first and fitted steps alone (no charged, capped or offset-limited arguments, and every grid
@@ -247,8 +248,8 @@ def tail_span(point: Point, tail: float) -> float:
 
 def coarsest_fit(point: Point, tail: float) -> float:
     """The least grid on which one round's loss span at ``tail`` (``tail_span``) fits ``TAIL_WINDOW`` points: a
-    composed window holds at least that span, and windows near the memory cap take minutes to compose (issue 91's
-    sigma 1.2038, q 1.148e-6, 79 rounds at delta 8.4e-289: 49 CPU s on grids of 6.8e7 points, then a refusal)."""
+    composed window holds at least that span, and windows near the memory cap take minutes to compose (sigma
+    1.2038, q 1.148e-6, 79 rounds at delta 8.4e-289 reach grids of 6.8e7 points before the cap refuses them)."""
     return tail_span(point, tail) / TAIL_WINDOW
 
 
@@ -300,7 +301,7 @@ class PointsFront:
         refinement: Refinement,
         points: list[Point],
         xs: list[np.ndarray],
-        method: str,
+        method: Quantity,
         threads: int,
         settle: Settle | None = None,
     ):

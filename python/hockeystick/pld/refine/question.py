@@ -34,10 +34,10 @@ import numpy as np
 
 from ...base.warning_site import outside_stacklevel
 from ..compose.fft import DEFAULT_TAIL
-from ..grid import constants
-from ..grid.grid_start import Point, StartGrid
 from ..mechanisms.constructors import DEFAULT_INTERVAL
+from . import constants
 from .bracket_width import epsilon_tolerance, within_epsilon_tolerance
+from .grid_start import Point, StartGrid
 from .unmet import AccuracyNotMetWarning
 
 # the default's epsilon tolerance: max(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY eps)

@@ -11,13 +11,13 @@ from typing import cast
 import numpy as np
 
 from ... import _core
-from ..compose.distribution import PrivacyLossDistribution, compose_all, undominated_lower_sides
-from ..compose.pmf import GridPMF
-from ..grid import constants
-from ..grid.grid_start import Point, StartGrid, loss_span, windows_within_budget
-from . import dominated_direction, tuning
+from ...base.accountant import Quantity
+from ..grid.distribution import PrivacyLossDistribution, compose_all, undominated_lower_sides
+from ..grid.pmf import GridPMF
+from . import constants, dominated_direction, tuning
 from .bracket_width import bracket_width, offset_rows
 from .dominated_direction import DeltaSides
+from .grid_start import Point, StartGrid, loss_span, windows_within_budget
 
 # a composed PLD's key: its point, its grid h, and whether its optimistic side was built
 PLDKey = tuple[float, float, float, float, float, bool]
@@ -180,7 +180,7 @@ class StepBrackets:
         points: list[Point],
         step: dict[int, float],
         xs: list[np.ndarray],
-        method: str,
+        method: Quantity,
         best: Best,
         own: list[int],
         threads: int,

@@ -27,14 +27,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..compose import tilted
-from ..compose.distribution import Factor
-from ..compose.pmf import GridPMF
-from ..grid.grid_start import StartGrid
+from ..grid.distribution import Factor
+from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import DEFAULT_INTERVAL, MAX_INTERVAL
 from ..reads.max_of_outputs import max_of_outputs_epsilon
 from . import question
 from .block_reads import block_bracket
+from .directional_delta import Direction
 from .dominated_direction import COARSENING
+from .grid_start import StartGrid
 from .tilted_question import (
     GRID_STEP,
     GRIDS,
@@ -88,7 +89,7 @@ def _upper_side(
 
 
 def pessimistic_terms(
-    segments: Sequence[Segment], direction: str, h: float, tail: float, optimistic: bool
+    segments: Sequence[Segment], direction: Direction, h: float, tail: float, optimistic: bool
 ) -> list[tuple[Factor, int]]:
     """Each factor of one direction discretized on grid ``h`` (with its optimistic side where ``optimistic``) and
     its rounds."""
@@ -99,7 +100,12 @@ def pessimistic_terms(
 
 
 def direction_bracket(
-    segments: Sequence[Segment], direction: str, h: float, tail: float, delta: float, upper: float
+    segments: Sequence[Segment],
+    direction: Direction,
+    h: float,
+    tail: float,
+    delta: float,
+    upper: float,
 ) -> tuple[float, float]:
     """The certified (lower, upper) epsilon at ``delta`` of one direction's composition on grid ``h``."""
     factors = pessimistic_terms(segments, direction, h, tail, True)

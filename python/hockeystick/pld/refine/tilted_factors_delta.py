@@ -25,6 +25,7 @@ from ..compose import tilted
 from ..compose.binomial_split import BinomialSplit
 from ..reads.max_of_outputs import max_of_outputs_delta
 from . import question
+from .directional_delta import Direction
 from .tilted_factors import Segment, exponent_tilt, pessimistic_terms, total_rounds
 from .tilted_question import (
     MAX_POINTS,
@@ -36,7 +37,7 @@ from .tilted_question import (
 
 
 def direction_delta(
-    segments: Sequence[Segment], direction: str, h: float, tail: float, eps: float
+    segments: Sequence[Segment], direction: Direction, h: float, tail: float, eps: float
 ) -> float:
     """One direction's certified upper delta at ``eps``: its pessimistic PMFs on grid ``h`` composed under the
     exponent's tilt at ``eps`` and read there; the add direction's 0 at or past ``add_pure_epsilon``."""

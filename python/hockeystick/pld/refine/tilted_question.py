@@ -30,10 +30,9 @@ import numpy as np
 
 from ..compose import tilted, truncation
 from ..compose.binomial_split import BinomialSplit
-from ..compose.distribution import Factor
-from ..compose.fft import DEFAULT_TAIL
-from ..compose.pmf import GridPMF
-from ..grid.grid_start import Point, StartGrid
+from ..grid.distribution import Factor
+from ..grid.pmf import GridPMF
+from ..grid.tail import DEFAULT_TAIL
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     MAX_INTERVAL,
@@ -47,7 +46,9 @@ from ..reads.max_of_outputs import (
 )
 from . import question
 from .bracket_width import within_epsilon_tolerance
+from .directional_delta import Direction
 from .dominated_direction import COARSENING
+from .grid_start import Point, StartGrid
 
 # the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model, not a bound)
 ROUND_OFF_PER_ROUND = 1e-16
@@ -137,7 +138,7 @@ def add_pure_epsilon(rates: Sequence[tuple[float, float]]) -> float:
 
 def one_direction(
     mechanism: tuple[float, float, float],
-    direction: str,
+    direction: Direction,
     h: float,
     tail: float,
     optimistic: bool,
@@ -203,8 +204,9 @@ class TiltedReader:
         self.tail = tail
         self.threads = threads
         self._factors: dict[tuple[float, str, float, bool], Factor] = {}
+        # (grid, direction, tail, side, tilt, window tail) -> the tilted composition
         self._compositions: dict[
-            tuple[float, str, float, bool, float], tilted.TiltedComposition
+            tuple[float, str, float, bool, float, float], tilted.TiltedComposition
         ] = {}
 
     def drop_compositions(self) -> None:
@@ -214,14 +216,15 @@ class TiltedReader:
 
     def directions(
         self, h: float, delta: float, optimistic: bool = True
-    ) -> list[tuple[str, float, Factor]]:
+    ) -> list[tuple[Direction, float, Factor]]:
         """Per neighbouring direction, its name, tail and the factor of one round on grid ``h`` (with its optimistic
         side where ``optimistic``: an upper read alone skips it, about half the discretization)."""
-        return [self.direction(name, h, delta, optimistic) for name in ("remove", "add")]
+        names: tuple[Direction, ...] = ("remove", "add")
+        return [self.direction(name, h, delta, optimistic) for name in names]
 
     def direction(
-        self, name: str, h: float, delta: float, optimistic: bool = True
-    ) -> tuple[str, float, Factor]:
+        self, name: Direction, h: float, delta: float, optimistic: bool = True
+    ) -> tuple[Direction, float, Factor]:
         """One neighbouring direction's name, tail and factor of one round on grid ``h`` (``directions``),
         discretized once per (grid, direction, tail, side)."""
         sigma, q, rounds, sensitivity = self.point
@@ -242,7 +245,7 @@ class TiltedReader:
     def composition(
         self,
         h: float,
-        direction: str,
+        direction: Direction,
         tail: float,
         terms: list[tuple[GridPMF, int]],
         lam: float,
@@ -267,7 +270,7 @@ class TiltedReader:
     def upper_side(
         self,
         h: float,
-        direction: str,
+        direction: Direction,
         tail: float,
         pmf: GridPMF,
         delta: float,
@@ -358,7 +361,7 @@ class TiltedReader:
         return max(remove, add)
 
     def pessimistic_delta(
-        self, name: str, eps: np.ndarray, h: float, centre: float, delta: float
+        self, name: Direction, eps: np.ndarray, h: float, centre: float, delta: float
     ) -> np.ndarray:
         """One direction's certified upper deltas at each of ``eps`` on grid ``h``: its pessimistic PMF composed once
         under the tilt of the Chernoff exponent at ``centre`` (``exponent_tilt``), discretized with the tails

@@ -1,13 +1,13 @@
 """The tuning constants of the two ``accuracy=`` refinements, each with what it means and why it has its value:
 ``SubsampledGaussianPLD``'s (many points, each refined on its own grid ladder from a predicted start: which grid
 next, direct DFT bins) and a ``CompositionPlan``'s (``PLAN_*``: one heterogeneous composition, its grids aimed by
-the widths it measures).  What every grid needs, fixed or refined, is in ``grid.constants``.  The modules read
+the widths it measures).  What every grid needs, fixed or refined, is in ``refine.constants``.  The modules read
 them as ``tuning.NAME`` at call time, so a test may patch one here and the next call follows it.  None of them
 affects what is certified, only which grids are built."""
 
 from __future__ import annotations
 
-from ..grid.constants import FINEST_INTERVAL
+from .constants import FINEST_INTERVAL
 
 # --- which grid next (``grid_rules.NextGrid``) ------------------------------------------------------------------
 

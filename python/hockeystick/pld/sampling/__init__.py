@@ -3,6 +3,6 @@
 ``subsampling`` (Poisson sampling of a finite pair), ``subsampled_pair`` (Poisson and fixed-size sampling of any
 mechanism given by certified curves), ``truncated_subsampling``, ``with_replacement_realizable`` and
 ``with_replacement_shift_bound`` (batches drawn with replacement), ``poisson_replace_one`` (Poisson sampling
-under replace-one), ``random_allocation`` (balls-in-bins: one step of an epoch per record), ``two_resolution`` (the
-subsampled Gaussian's lower side at a sampling rate below the grid, from rounds composed on a finer grid).
+under replace-one), ``random_allocation`` (balls-in-bins: one step of an epoch per record) and
+``grid_readback`` (an upper PMF made to cover its targets at its grid points).
 """

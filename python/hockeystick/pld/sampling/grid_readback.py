@@ -49,7 +49,7 @@ import math
 
 import numpy as np
 
-from ..compose.pmf import GridPMF
+from ..grid.pmf import GridPMF
 
 UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
 LEAST_SUBNORMAL = math.ldexp(1.0, -1074)

@@ -44,8 +44,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ... import _core
-from ..compose.distribution import PrivacyLossDistribution
-from ..compose.fft import DEFAULT_TAIL
+from ..grid.distribution import PrivacyLossDistribution
+from ..grid.tail import DEFAULT_TAIL
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     MAX_CELLS,

@@ -57,9 +57,10 @@ import numpy as np
 
 from ... import _core
 from ...base import validation as _validation
+from ...base.accountant import Bound
 from ...numerics.gaussian import gaussian_tail_inverse
-from ..compose.distribution import Factor, PrivacyLossDistribution
-from ..compose.fft import DEFAULT_TAIL
+from ..grid.distribution import Factor, PrivacyLossDistribution
+from ..grid.tail import DEFAULT_TAIL
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     checked_interval,
@@ -296,7 +297,7 @@ def random_allocation_gaussian(
     sensitivity: float = 1.0,
     value_discretization_interval: float = DEFAULT_INTERVAL,
     sum_resolution: float = DEFAULT_RESOLUTION,
-    bound: str = "both",
+    bound: Bound = "both",
 ) -> PrivacyLossDistribution:
     r"""Discretized remove and add PLDs of one epoch of random allocation (balls-in-bins) with Gaussian noise.
 

@@ -72,8 +72,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..compose.distribution import Factor, PrivacyLossDistribution
-from ..compose.pmf import GridPMF
+from ..grid.distribution import Factor, PrivacyLossDistribution
+from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import MAX_CELLS, checked_interval
 from .grid_readback import covering_upper_pmf
 from .with_replacement_shift_bound import copy_count_weights

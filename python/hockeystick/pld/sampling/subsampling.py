@@ -20,7 +20,7 @@ import numpy as np
 
 from ...base import validation as _validation
 from ...base.elementwise import ArrayLike
-from ..compose.distribution import PrivacyLossDistribution
+from ..grid.distribution import PrivacyLossDistribution
 from ..mechanisms.constructors import DEFAULT_INTERVAL, from_distributions
 from ..mechanisms.discrete_gaussian import discrete_gaussian_pair
 from ..mechanisms.discrete_laplace import discrete_laplace_pair

@@ -65,8 +65,8 @@ import numpy as np
 
 from ... import _core
 from ...base import validation as _validation
-from ..compose.distribution import Factor, PrivacyLossDistribution
-from ..compose.fft import DEFAULT_TAIL
+from ..grid.distribution import Factor, PrivacyLossDistribution
+from ..grid.tail import DEFAULT_TAIL
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     MAX_CELLS,

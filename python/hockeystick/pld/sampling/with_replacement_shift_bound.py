@@ -40,9 +40,9 @@ from typing import ClassVar, cast
 
 import numpy as np
 
-from ..compose.distribution import Factor, PrivacyLossDistribution
-from ..compose.fft import DEFAULT_TAIL
-from ..compose.pmf import GridPMF
+from ..grid.distribution import Factor, PrivacyLossDistribution
+from ..grid.pmf import GridPMF
+from ..grid.tail import DEFAULT_TAIL
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     MAX_CELLS,

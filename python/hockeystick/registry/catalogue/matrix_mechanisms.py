@@ -12,7 +12,8 @@ import numpy as np
 
 from ... import matrix
 from ...base import validation as _validation
-from ...base.accountant import Bound
+from ...base.accountant import Bound, Quantity
+from ...base.accountant_docs import accountant_docs
 from ...base.validation import scalar_or_array
 from ..entries import AccountantEntry, Calibratable
 from ..families import vector
@@ -77,6 +78,7 @@ class _StrategyFamily:
         return self.cls(**params, strategy=strategy)
 
 
+@accountant_docs()
 class _AmplifiedPerRun:
     """AmplifiedBandedMF at points whose rounds or min_separation (single values in the class) vary: one
     accountant per distinct (rounds, min_separation), at its points' noise multipliers and sampling rates."""
@@ -87,7 +89,7 @@ class _AmplifiedPerRun:
     def __init__(self, params: dict[str, Any]) -> None:
         self._params = params
 
-    def _sides(self, method: str, argument: np.ndarray, bound: Bound) -> Any:
+    def _sides(self, method: Quantity, argument: np.ndarray, bound: Bound) -> Any:
         arrays, flat, x, shape = self._flat_points(argument)
         runs = np.stack([flat[k] if k in flat else np.zeros(x.size) for k in self._RUN], axis=1)
         keys, which = np.unique(runs, axis=0, return_inverse=True)
@@ -120,13 +122,15 @@ class _AmplifiedPerRun:
         return arrays, flat, np.broadcast_to(argument, shape).reshape(-1), shape
 
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
+        """``AmplifiedBandedMF.delta`` at each point, one accountant per distinct run."""
         return self._sides("delta", _validation.epsilon_values(epsilon), bound)
 
     def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
+        """``AmplifiedBandedMF.epsilon`` at each point, one accountant per distinct run."""
         return self._sides("epsilon", _validation.delta_values(delta), bound)
 
 
-def _amplified_banded_mf(**params: Any) -> Any:
+def _amplified_banded_mf(**params: Any) -> matrix.AmplifiedBandedMF | _AmplifiedPerRun:
     """AmplifiedBandedMF: one accountant where rounds and min_separation are single values (the noise multiplier
     and sampling rate broadcast), one per distinct pair of them otherwise (a grid over them)."""
     if all(np.ndim(params.get(k, 0)) == 0 for k in _AmplifiedPerRun._RUN):

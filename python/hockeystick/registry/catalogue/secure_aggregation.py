@@ -19,12 +19,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import secagg
+from ...base.accountant import Bound
+from ...base.accountant_docs import accountant_docs
+from ...secagg.accountants import Adversary
 from ..entries import AccountantEntry, Calibratable
 from ..per_point import PerPoint
 from ..store import register
 from .calibratables import ROUNDS, SIGMA
 
 
+@accountant_docs()
 class AgainstOne:
     """A secure-aggregation accountant answering against one adversary (module docstring).
 
@@ -36,19 +40,19 @@ class AgainstOne:
         Whom every answer protects against.
     """
 
-    def __init__(self, accountant: Any, against: str) -> None:
+    def __init__(self, accountant: Any, against: Adversary) -> None:
         self.accountant, self.against = accountant, against
 
-    def delta(self, epsilon: Any, *, bound: Any = "upper") -> Any:
-        """The accountant's ``delta(epsilon, bound=bound, against=...)``."""
+    def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
+        """The accountant's ``delta(epsilon, bound=bound, against=...)`` against the one adversary."""
         return self.accountant.delta(epsilon, bound=bound, against=self.against)
 
-    def epsilon(self, delta: Any, *, bound: Any = "upper") -> Any:
-        """The accountant's ``epsilon(delta, bound=bound, against=...)``."""
+    def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
+        """The accountant's ``epsilon(delta, bound=bound, against=...)`` against the one adversary."""
         return self.accountant.epsilon(delta, bound=bound, against=self.against)
 
 
-def _against(cls: type, against: str) -> Callable[..., AgainstOne]:
+def _against(cls: type, against: Adversary) -> Callable[..., AgainstOne]:
     """``cls``'s keyword signature, building an ``AgainstOne`` over it (what ``PerPoint.of`` drives point by point)."""
 
     def build(**params: Any) -> AgainstOne:

@@ -11,39 +11,12 @@
 #include <limits>
 #include <vector>
 
+#include "hockeystick/pld/compose/composed_spectrum.hpp"
 #include "hockeystick/pld/grid/grid_pmf.hpp"
-#include "hockeystick/pld/reads/spectral_profile.hpp"
+#include "hockeystick/pld/grid/pmf_view.hpp"
 
 namespace hockeystick {
 namespace pld {
-
-// One factor: masses p[0..n) at losses (k_lo + k) h, p_inf at +infinity (not owned).
-struct PmfView {
-    const double* p = nullptr;
-    std::int64_t n = 0;
-    std::int64_t k_lo = 0;
-    double p_inf = 0.0;
-    double loss_shift = 0.0;  // the PMF's loss error (GridPMF::loss_shift), 0 for grid-exact losses
-};
-
-// A discretized mechanism's PMF as a factor.  On the pessimistic side every bit of mass must be
-// carried: a deficit 1 - sum p - p_inf left by round-off goes to +infinity (as the facade's
-// mechanisms._factor does).
-inline PmfView factor_view(const GridPMF& pmf, bool pessimistic) {
-    PmfView v{pmf.p.data(), static_cast<std::int64_t>(pmf.p.size()), pmf.k_lo, pmf.p_inf, pmf.loss_shift};
-    if (pessimistic) {
-        double mass = 0.0, carry = 0.0;  // Neumaier's compensated sum: the deficit is not the sum's round-off
-        for (const double x : pmf.p) {
-            const double t = mass + x;
-            carry += std::fabs(mass) >= std::fabs(x) ? (mass - t) + x : (x - t) + mass;
-            mass = t;
-        }
-        mass += carry;
-        const double deficit = 1.0 - mass - pmf.p_inf;
-        if (deficit > 0.0) v.p_inf += deficit;
-    }
-    return v;
-}
 
 // `count` independent copies of factor number `factor`.
 struct Term {
@@ -66,7 +39,7 @@ struct ComposedPMF {
     // 8 u ceil(log2 M) ||Y||_2 / sqrt(M), Y the half spectrum handed to it (pld/compose/compose.hpp).
     double inverse_l2 = std::numeric_limits<double>::infinity();
     // Where the caller reads the result through its spectrum (compose_many's `reads`): p is empty and
-    // spectrum holds the live bins and the window (pld/reads/spectral_profile.hpp); no inverse transform ran, so
+    // spectrum holds the live bins and the window (pld/compose/composed_spectrum.hpp); no inverse transform ran, so
     // inverse_error and inverse_l2 are 0 and total_error is the spectral part alone.
     bool spectral = false;
     ComposedSpectrum spectrum;
@@ -206,8 +179,6 @@ struct ComposeOptions {
 
 namespace detail {
 
-constexpr double kUnitRoundoff = 0.5 * std::numeric_limits<double>::epsilon();  // u
-constexpr long double kUnitRoundoffLong = 0.5L * std::numeric_limits<long double>::epsilon();  // u_L
 constexpr double kPi = 3.141592653589793;
 constexpr double kTwoPi = 6.283185307179586;
 constexpr long double kTwoPiLong = 6.283185307179586476925286766559005768L;

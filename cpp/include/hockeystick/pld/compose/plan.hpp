@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "hockeystick/pld/compose/options.hpp"
+#include "hockeystick/pld/grid/moments.hpp"
 #include "hockeystick/pld/compose/direct_spectrum.hpp"
 #include "hockeystick/pld/compose/fft_backend.hpp"
-#include "hockeystick/pld/reads/hockey_stick.hpp"
 #include "hockeystick/pld/compose/taylor_spectrum.hpp"
 
 namespace hockeystick {

@@ -17,7 +17,7 @@
 #include "hockeystick/pld/compose/plan.hpp"
 #include "hockeystick/pld/compose/spectrum.hpp"
 #include "hockeystick/pld/compose/fft_backend.hpp"
-#include "hockeystick/pld/reads/spectral_profile.hpp"
+#include "hockeystick/pld/compose/composed_spectrum.hpp"
 
 namespace hockeystick {
 namespace pld {

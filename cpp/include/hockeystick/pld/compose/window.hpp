@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "hockeystick/pld/compose/options.hpp"
-#include "hockeystick/pld/reads/hockey_stick.hpp"
+#include "hockeystick/pld/grid/moments.hpp"
 
 namespace hockeystick {
 namespace pld {

@@ -1,6 +1,6 @@
 // A PMF on the uniform loss grid: the type every stage of the PLD pipeline passes on.  The cells of a
 // mechanism become one (pld/grid/connect_dots.hpp: pessimistic_pmf, optimistic_pmf), compositions take
-// them as factors (pld/compose/options.hpp: factor_view), and the reads evaluate them (pld/reads/).
+// them as factors (pld/grid/pmf_view.hpp: factor_view), and the reads evaluate them (pld/reads/).
 //
 // Masses p[j] sit at the losses l_j = (k_lo + j) h, j = 0 .. N; p_inf is the mass at +infinity.
 #pragma once

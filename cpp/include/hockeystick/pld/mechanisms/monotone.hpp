@@ -34,10 +34,10 @@
 #include <utility>
 #include <vector>
 
-#include "hockeystick/pld/compose/options.hpp"
 #include "hockeystick/pld/grid/cells.hpp"
 #include "hockeystick/pld/grid/connect_dots.hpp"
 #include "hockeystick/pld/grid/grid_pmf.hpp"
+#include "hockeystick/pld/grid/pmf_view.hpp"
 
 namespace hockeystick {
 namespace pld {

@@ -28,6 +28,7 @@
 #include "hockeystick/pld/reads/charged_curve.hpp"
 #include "hockeystick/pld/compose/compose.hpp"
 #include "hockeystick/pld/reads/hockey_stick.hpp"
+#include "hockeystick/pld/reads/spectral_profile.hpp"
 
 namespace hockeystick {
 namespace pld {

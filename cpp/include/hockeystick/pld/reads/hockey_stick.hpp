@@ -19,6 +19,7 @@
 #include <limits>
 #include <vector>
 
+#include "hockeystick/pld/grid/moments.hpp"
 #include "hockeystick/support/default_init.hpp"
 
 namespace hockeystick {
@@ -223,113 +224,6 @@ inline void charged_epsilon(const double* p, std::int64_t n, std::int64_t k_lo, 
         // charge of that interval (below the grid: of all n points, and no lower end).
         out[i] = loss_shifted(inverted_in_interval(D, R, p_inf, raw_target(n - 1 - k), l_at(k + 1), h, stopped),
                               ch.loss_shift, true);
-    }
-}
-
-// Variance of the loss under p / sum p (two passes, about the mean, in grid steps times h^2; it
-// does not depend on where the grid starts); 0 for an empty PMF.
-// Only a scale for the Chernoff exponents tried (any exponent gives a valid bound).
-inline double grid_loss_variance(const double* p, std::int64_t n, double h) {
-    double mass = 0.0, first = 0.0;
-    for (std::int64_t k = 0; k < n; ++k) {
-        mass += p[k];
-        first += p[k] * static_cast<double>(k);
-    }
-    if (!(mass > 0.0)) return 0.0;
-    const double mean = first / mass;
-    double second = 0.0;
-    for (std::int64_t k = 0; k < n; ++k)
-        second += p[k] * (static_cast<double>(k) - mean) * (static_cast<double>(k) - mean);
-    return second / mass * h * h;
-}
-
-// log sum_k p_k e^{lam l_k}, l_k = (k_lo + k) h, for each of m lams (the cumulant generating
-// function of the finite part, used for Chernoff bounds on composed tails), rounded UP:
-// the caller's tail bounds only widen with it.  Terms are scaled by the largest lam l_k
-// (terms <= p_k, no overflow) and formed by a recurrence: one exp per block of 32, then
-// multiplication by r = e^{-|lam| h} <= 1.  Each block is walked from its LARGEST term down
-// (from the top of the grid for lam >= 0, from the bottom for lam < 0), so a block whose
-// first term underflows holds only terms below e^{-745} p_k (negligible next to a sum above
-// 1e-250); walking up from an underflowed first term would drop terms up to e^{31 lam h} larger.
-// Error of a term that matters (>= e^{-745} before its p_k): the first exponent's argument is
-// off by <= 4 u (2 |shift| + 745) absolute, the recurrence adds <= (3 j + 4) u + j |lam h| u
-// <= 850 u relative (j <= 31 steps, j |lam h| <= 745 for such a term), the sum of n positive
-// terms a further n u, so the result is raised by twice the sum of those plus 4 u (|result| + 1)
-// (the log and the shift).  Eight lams of one sign share one pass over p (independent
-// recurrences, each term formed exactly as with one lam).  If a scaled sum is below 1e-250, a
-// second pass (one exp per element) scales by the largest log p_k + lam l_k, with the same
-// margin plus that of its exponents.
-namespace detail {
-
-inline double raised_log_mgf(double v, std::int64_t n, double shift) {
-    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
-    return v + 2.0 * (n + 850 + 4.0 * (2.0 * std::fabs(shift) + 745.0)) * u + 4.0 * u * (std::fabs(v) + 1.0);
-}
-
-inline double rescaled_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, double lam) {
-    constexpr double u = 0.5 * std::numeric_limits<double>::epsilon();
-    double top = -std::numeric_limits<double>::infinity();
-    for (std::int64_t k = 0; k < n; ++k)
-        if (p[k] > 0.0) top = std::max(top, std::log(p[k]) + lam * (k_lo + k) * h);
-    if (!std::isfinite(top)) return top;
-    double sum = 0.0;
-    for (std::int64_t k = 0; k < n; ++k)
-        if (p[k] > 0.0) sum += std::exp(std::log(p[k]) + lam * (k_lo + k) * h - top);
-    // Each exponent's argument is off by <= 2 u (|top| + 750) absolute (log p_k >= -745).
-    return raised_log_mgf(top + std::log(sum), n, 0.0) + 4.0 * u * (std::fabs(top) + 750.0);
-}
-
-// One pass for up to `lanes` lams of one sign (down = lam >= 0: walk from the top of the grid).
-template <int lanes>
-inline void grid_log_mgf_pass(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* l, int used,
-                              bool down, double* out) {
-    constexpr std::int64_t block = 32;
-    double shift[lanes], r[lanes], t[lanes], sum[lanes];
-    const std::int64_t k_start = down ? n - 1 : 0;  // the largest term of every lane
-    for (int j = 0; j < lanes; ++j) {
-        shift[j] = l[j] * ((k_lo + k_start) * h);
-        r[j] = std::exp(-std::fabs(l[j]) * h);
-        sum[j] = 0.0;
-    }
-    for (std::int64_t b0 = 0; b0 < n; b0 += block) {
-        const std::int64_t b1 = std::min(n, b0 + block);
-        const std::int64_t first = down ? n - 1 - b0 : b0;  // the block's largest term
-        for (int j = 0; j < lanes; ++j) t[j] = std::exp(l[j] * ((k_lo + first) * h) - shift[j]);
-        for (std::int64_t i = b0; i < b1; ++i) {
-            const double pk = p[down ? n - 1 - i : i];
-            for (int j = 0; j < lanes; ++j) {
-                sum[j] += pk * t[j];
-                t[j] *= r[j];
-            }
-        }
-    }
-    for (int j = 0; j < used; ++j)
-        out[j] = sum[j] > 1e-250 ? raised_log_mgf(shift[j] + std::log(sum[j]), n, shift[j])
-                                 : rescaled_log_mgf(p, n, k_lo, h, l[j]);
-}
-
-}  // namespace detail
-
-inline void grid_log_mgf(const double* p, std::int64_t n, std::int64_t k_lo, double h, const double* lam,
-                         std::int64_t m, double* out) {
-    constexpr int lanes = 8;
-    for (const bool down : {true, false}) {
-        std::vector<std::int64_t> idx;  // the lams of this sign
-        for (std::int64_t i = 0; i < m; ++i)
-            if ((lam[i] >= 0.0) == down) idx.push_back(i);
-        for (std::size_t i0 = 0; i0 < idx.size(); i0 += lanes) {
-            const int used = static_cast<int>(std::min<std::size_t>(lanes, idx.size() - i0));
-            double l[lanes], res[lanes];
-            for (int j = 0; j < lanes; ++j) l[j] = lam[idx[i0 + std::min(j, used - 1)]];  // spare lanes repeat
-            // as few lanes as the lams left need (each lane's terms are the same whatever the lane count)
-            if (used <= 2)
-                detail::grid_log_mgf_pass<2>(p, n, k_lo, h, l, used, down, res);
-            else if (used <= 4)
-                detail::grid_log_mgf_pass<4>(p, n, k_lo, h, l, used, down, res);
-            else
-                detail::grid_log_mgf_pass<lanes>(p, n, k_lo, h, l, used, down, res);
-            for (int j = 0; j < used; ++j) out[idx[i0 + j]] = res[j];
-        }
     }
 }
 

@@ -98,26 +98,13 @@
 #include <optional>
 #include <vector>
 
-#include "hockeystick/pld/reads/charged_curve.hpp"
+#include "hockeystick/pld/compose/composed_spectrum.hpp"
 #include "hockeystick/pld/compose/direct_spectrum.hpp"
+#include "hockeystick/pld/reads/charged_curve.hpp"
 #include "hockeystick/pld/reads/hockey_stick.hpp"
 
 namespace hockeystick {
 namespace pld {
-
-// Whether K live half-spectrum bins of a length-m transform can be read by this header (K <= m / 4:
-// the bounds above take pi k / m <= pi / 4 and no Nyquist bin).
-inline bool spectral_bins_fit(std::int64_t bins, std::int64_t m) { return bins >= 1 && 4 * bins <= m; }
-
-// The live bins of a composed PMF, the window they are read on and the composition's charges.
-struct ComposedSpectrum {
-    std::int64_t m = 0;  // the transform length
-    std::vector<std::complex<double>> bins;  // Y_0 .. Y_{K-1}; every other bin of the half spectrum is 0
-    std::int64_t start = 0;  // circular position of window point 0
-    std::int64_t width = 0;  // W window points, grid indices k_lo .. k_lo + W - 1
-    std::int64_t k_lo = 0;
-    double h = 0.0;
-};
 
 // A_J, R_J, D_J (opening comment) with bounds on the error of R and of D.
 struct SpectralSums {
@@ -125,22 +112,6 @@ struct SpectralSums {
 };
 
 namespace detail {
-// e^{i (phi + c pi / 2)} from cs = cos phi and sn = sin phi, for an integer c >= 0: c quarter turns, exact (a swap
-// and signs), so that libm's cos and sin need only |phi| <= pi / 4, where they reduce no argument.
-template <class T>
-std::complex<T> quarter_turned(T cs, T sn, std::int64_t c) {
-    switch (c % 4) {
-        case 0:
-            return {cs, sn};
-        case 1:
-            return {-sn, cs};
-        case 2:
-            return {-cs, -sn};
-        default:
-            return {sn, -cs};
-    }
-}
-
 // g_k and q_k of the opening comment for one transform length m and grid h, in working type T, with their moduli
 // (which only scale the bound: |g_k| = 1 / (2 sin x), |q_k| = 1 / sqrt(a^2 + c^2)).  They depend on (m, h, k)
 // alone, so the last few (m, h) read on a thread are kept: a run's checkpoints are read on a few lengths

@@ -1,6 +1,6 @@
 // The bracket of the Poisson-subsampled Gaussian at a delta near or below the composition's round-off, read under an
 // exponential tilt (python/hockeystick/pld/refine/tilted_question.py, the question logic this header runs without
-// Python; the composition under a tilt is pld/compose/tilted.hpp).
+// Python; the composition under a tilt is pld/reads/tilted.hpp).
 //
 // After T rounds the FFT composition's round-off charge is about T u of the total mass (pld/compose/compose.hpp), so
 // a bracket at a delta near or below it stays wide on every grid.  The tilted composition carries that charge
@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "hockeystick/pld/compose/fft_backend.hpp"
-#include "hockeystick/pld/compose/tilted.hpp"
+#include "hockeystick/pld/reads/tilted.hpp"
 #include "hockeystick/pld/grid/cells.hpp"
 #include "hockeystick/pld/grid/connect_dots.hpp"
 #include "hockeystick/pld/reads/hockey_stick.hpp"

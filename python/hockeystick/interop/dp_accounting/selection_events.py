@@ -14,9 +14,9 @@ accountant (``rdp.bounded_range``, ``rdp.pure_dp``).
 
 Examples
 --------
->>> from hockeystick.interop.dp_accounting import HockeystickAccountant
->>> from hockeystick.interop.selection_events import ExponentialMechanismDpEvent
->>> accountant = HockeystickAccountant()
+>>> from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+>>> from hockeystick.interop.dp_accounting.selection_events import ExponentialMechanismDpEvent
+>>> accountant = HockeystickPLDAccountant()
 >>> accountant = accountant.compose(ExponentialMechanismDpEvent(epsilon=0.5), count=20)
 >>> lower, upper = accountant.get_epsilon_bracket(1e-6)
 >>> lower <= upper
@@ -29,9 +29,12 @@ try:
     import attr
     from dp_accounting import dp_event as ev
 except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
-    require_extra("hockeystick.interop.selection_events (dp_accounting's events)", "dp_accounting")
+    require_extra(
+        "hockeystick.interop.dp_accounting.selection_events (dp_accounting's events)",
+        "dp_accounting",
+    )
     raise
 
 __all__ = ["ExponentialMechanismDpEvent", "PermuteAndFlipDpEvent"]

@@ -1,7 +1,7 @@
 """Drop-in accountants for dp_accounting users: the same events, a certified bracket.
 
-``from hockeystick.interop.dp_accounting import HockeystickAccountant as PLDAccountant`` replaces
-dp_accounting's PLD accountant.  ``HockeystickAccountant`` is a ``dp_accounting.PrivacyAccountant``: ``compose(event, count)``,
+``from hockeystick.interop.dp_accounting import HockeystickPLDAccountant as PLDAccountant`` replaces
+dp_accounting's PLD accountant.  ``HockeystickPLDAccountant`` is a ``dp_accounting.PrivacyAccountant``: ``compose(event, count)``,
 ``supports(event)``, ``get_epsilon(target_delta)`` and ``get_delta(target_epsilon)`` behave as
 dp_accounting documents them (upper bounds), and ``get_epsilon_bracket`` / ``get_delta_bracket``
 return the certified (lower, upper).  The events it takes, and why each analysis is valid, are
@@ -21,8 +21,8 @@ This module imports dp_accounting; ``import hockeystick`` does not.
 Examples
 --------
 >>> from dp_accounting import GaussianDpEvent
->>> from hockeystick.interop.dp_accounting import HockeystickAccountant
->>> accountant = HockeystickAccountant().compose(GaussianDpEvent(noise_multiplier=1.0), count=10)
+>>> from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+>>> accountant = HockeystickPLDAccountant().compose(GaussianDpEvent(noise_multiplier=1.0), count=10)
 >>> round(accountant.get_epsilon(1e-5), 6)
 17.856587
 """
@@ -38,19 +38,19 @@ try:
     from dp_accounting import dp_event
     from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 except ModuleNotFoundError:  # name the extra that installs dp_accounting
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
     require_extra("hockeystick.interop.dp_accounting", "dp_accounting")
     raise
 
-from ..base import validation as _validation
-from ..pld.accountants.composition_plan import CompositionPlan
-from ..pld.accountants.plan import PlanProfile, default_grid_profile
-from ..pld.accountants.question_plan import QuestionEpsilon, single_subsampled_gaussian
-from ..pld.accountants.zcdp_plan import zcdp_total
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
-from ..pld.refine.unmet import AccuracyNotMetWarning
-from ..rdp import DEFAULT_ORDERS
+from ...base import validation as _validation
+from ...pld.accountants.composition_plan import CompositionPlan
+from ...pld.accountants.plan import PlanProfile, default_grid_profile
+from ...pld.accountants.question_plan import QuestionEpsilon, single_subsampled_gaussian
+from ...pld.accountants.zcdp_plan import zcdp_total
+from ...pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ...pld.refine.unmet import AccuracyNotMetWarning
+from ...rdp import DEFAULT_ORDERS
 from .dp_events import plan_for
 from .event_checks import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone, nesting_refused
 from .pure_dp import pure_epsilon_sum
@@ -58,7 +58,7 @@ from .rdp_accountant import HockeystickRdpAccountant
 from .secagg_events import check_secure_aggregation_alone, secure_aggregation_profile
 from .secagg_pair_events import check_pair_rounds_alone, pair_rounds_profile
 
-__all__ = ["HockeystickAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
+__all__ = ["HockeystickPLDAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
 
 
 def _delta_floor(spec: tuple[object, ...]) -> float:
@@ -77,7 +77,7 @@ def pure_epsilon_bracket(
     """Certified (lower, upper) on epsilon(0) of ``plan``: the essential supremum of the composed privacy loss.
 
         The loss of a composition is the sum of its runs' independent losses, so its largest value is the sum of
-        theirs in each direction, the larger of the two sums (``interop.pure_dp``: pure-DP runs and their Poisson
+        theirs in each direction, the larger of the two sums (``interop.dp_accounting.pure_dp``: pure-DP runs and their Poisson
         samples, add-or-remove), summed exactly and rounded outward; a Gaussian makes it +inf (both sides); a
         non-private plan is +inf, and so is a plan of zCDP runs with rho > 0 (the Gaussian of that rho is one of the
     mechanisms it allows).  A run with an atom at loss +infinity (``_delta_floor``) leaves delta(epsilon) at
@@ -165,14 +165,14 @@ def _profile_epsilon_zero(p: PlanProfile) -> tuple[float, float]:
 _GRID_OVERFLOW = "the composed loss grid spans more than 9e15 grid points"
 
 
-class HockeystickAccountant(PrivacyAccountant):
+class HockeystickPLDAccountant(PrivacyAccountant):
     """A dp_accounting ``PrivacyAccountant`` computed by hockeystick, with certified brackets.
 
     ``compose(event, count)``, ``supports(event)``, ``get_epsilon(target_delta)`` and
     ``get_delta(target_epsilon)`` behave as dp_accounting documents them (each an upper bound);
     ``get_epsilon_bracket`` and ``get_delta_bracket`` return the certified (lower, upper). Each event is
     composed as a mechanism with a proved dominating pair for the neighbouring relation (the table of
-    ``interop.dp_events``); an event without one is refused (dp_accounting's ``UnsupportedEventError``),
+    ``interop.dp_accounting.dp_events``); an event without one is refused (dp_accounting's ``UnsupportedEventError``),
     never given a number.
 
     Parameters
@@ -202,8 +202,8 @@ class HockeystickAccountant(PrivacyAccountant):
     Examples
     --------
     >>> from dp_accounting import GaussianDpEvent
-    >>> from hockeystick.interop.dp_accounting import HockeystickAccountant
-    >>> accountant = HockeystickAccountant()
+    >>> from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+    >>> accountant = HockeystickPLDAccountant()
     >>> accountant = accountant.compose(GaussianDpEvent(noise_multiplier=1.0), count=10)
     >>> lower, upper = accountant.get_epsilon_bracket(1e-5)
     >>> round(lower, 6), round(upper, 6)
@@ -247,7 +247,7 @@ class HockeystickAccountant(PrivacyAccountant):
         self._question = QuestionEpsilon()
         self._events: list[tuple[dp_event.DpEvent, int]] = []  # what was composed, for the RDP side
 
-    def compose(self, event: dp_event.DpEvent, count: int = 1) -> HockeystickAccountant:
+    def compose(self, event: dp_event.DpEvent, count: int = 1) -> HockeystickPLDAccountant:
         """Add ``count`` runs of ``event`` to the composition.
 
         Parameters
@@ -259,7 +259,7 @@ class HockeystickAccountant(PrivacyAccountant):
 
         Returns
         -------
-        HockeystickAccountant
+        HockeystickPLDAccountant
             This accountant, as dp_accounting's ``compose`` returns it.
 
         Raises
@@ -274,7 +274,7 @@ class HockeystickAccountant(PrivacyAccountant):
         check_count(count)
         with nesting_refused(event):
             return cast(
-                "HockeystickAccountant", super().compose(event, count)
+                "HockeystickPLDAccountant", super().compose(event, count)
             )  # dp_accounting's returns self
 
     def _maybe_compose(

@@ -29,10 +29,10 @@ import math
 import numpy as np
 
 from ... import _core
-from ..compose.distribution import PrivacyLossDistribution
-from ..compose.fft import compose_many
-from ..compose.pmf import GridPMF
+from ..grid.distribution import PrivacyLossDistribution
+from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import subsampled_gaussians
+from .fft import compose_many
 
 FINE_PER_RATE = (
     1.0 / 3.0

@@ -1,6 +1,6 @@
 """A composed grid PMF's charges folded into Google's PLD fields, each side kept certified.
 
-hockeystick's certified curves are read from a composed grid PMF and its charges (pld/compose/pmf.py's module
+hockeystick's certified curves are read from a composed grid PMF and its charges (pld/grid/pmf.py's module
 docstring): with raw(eps) = sum_k p_k (1 - e^{eps - l_k})_+ + p_inf, the upper side is
 min(raw(eps - s) (1 + slack) + shift + charge, 1) and the lower side max(raw(eps + s) (1 - slack) + shift
 - 2 charge, 0), where s is the loss shift, slack the suffix sums' relative round-off and charge the FFT
@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from ..pld.compose.pmf import GridPMF
+from ...pld.grid.pmf import GridPMF
 from .pld_format import ExchangedPMF
 
 # The charge's steps sit CHARGE_SPAN above the losses where they fall (``_charge_masses``): each is multiplied by

@@ -4,14 +4,14 @@
 record moves by at most ``sensitivity`` (Canonne, Kamath, Steinke 2020; ``pld.mechanisms.discrete_gaussian``: exact
 finite atoms, both sides certified).  ``EpsilonDeltaDpEvent``: any mechanism known only to be
 (``epsilon``, ``delta``)-DP (its worst case, the canonical pair of ``pld.mechanisms.canonical``: exact).
-Both are taken by ``interop.dp_accounting.HockeystickAccountant`` under every neighbouring relation; the RDP
+Both are taken by ``interop.dp_accounting.HockeystickPLDAccountant`` under every neighbouring relation; the RDP
 accountant takes the discrete Gaussian, and (epsilon, 0)-DP only.
 
 Examples
 --------
->>> from hockeystick.interop.dp_accounting import HockeystickAccountant
->>> from hockeystick.interop.catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
->>> accountant = HockeystickAccountant()
+>>> from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+>>> from hockeystick.interop.dp_accounting.catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
+>>> accountant = HockeystickPLDAccountant()
 >>> accountant = accountant.compose(DiscreteGaussianDpEvent(sigma=3.0, sensitivity=1), count=10)
 >>> accountant = accountant.compose(EpsilonDeltaDpEvent(epsilon=0.5, delta=1e-7))
 >>> lower, upper = accountant.get_epsilon_bracket(1e-5)
@@ -25,9 +25,12 @@ try:
     import attr
     from dp_accounting import dp_event as ev
 except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
-    require_extra("hockeystick.interop.catalogue_events (dp_accounting's events)", "dp_accounting")
+    require_extra(
+        "hockeystick.interop.dp_accounting.catalogue_events (dp_accounting's events)",
+        "dp_accounting",
+    )
     raise
 
 __all__ = ["DiscreteGaussianDpEvent", "EpsilonDeltaDpEvent"]

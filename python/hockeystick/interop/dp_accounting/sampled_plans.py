@@ -13,16 +13,17 @@ try:
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation
 except ModuleNotFoundError:  # name the extra that installs dp_accounting
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
-    require_extra("hockeystick.interop.sampled_plans", "dp_accounting")
+    require_extra("hockeystick.interop.dp_accounting.sampled_plans", "dp_accounting")
     raise
 
-from ..pld.accountants.composition_plan import CompositionPlan
-from ..pld.accountants.plan import group_plan, mechanism_of
-from ..pld.accountants.zcdp_plan import has_zcdp
-from ..pld.mechanisms import discrete_gaussian as dg
-from ..pld.mechanisms.mechanism import Spec
+from ...pld.accountants.composition_plan import CompositionPlan
+from ...pld.accountants.plan import group_plan, mechanism_of
+from ...pld.accountants.zcdp_plan import has_zcdp
+from ...pld.mechanisms import discrete_gaussian as dg
+from ...pld.mechanisms.mechanism import Spec
+from ..loss_reach import ParameterOutOfRange, gaussian_reach
 from .catalogue_events import DiscreteGaussianDpEvent
 from .event_checks import (
     ADD_REMOVE,
@@ -47,7 +48,6 @@ from .event_checks import (
     require_relation,
 )
 from .event_reach import check_group_atoms, check_inner_reach, copies_of
-from .loss_reach import ParameterOutOfRange, gaussian_reach
 
 
 def _refuse_sampled_zcdp(

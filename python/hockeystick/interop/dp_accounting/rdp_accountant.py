@@ -61,26 +61,27 @@ try:
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 except ModuleNotFoundError:  # name the extra that installs dp_accounting
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
-    require_extra("hockeystick.interop.rdp_accountant", "dp_accounting")
+    require_extra("hockeystick.interop.dp_accounting.rdp_accountant", "dp_accounting")
     raise
 
-from ..base import validation as _validation
-from ..rdp import (
+from ...base import validation as _validation
+from ...rdp import (
     DEFAULT_ORDERS,
     gaussian_rdp,
     rdp_to_delta,
     rdp_to_epsilon,
     subsampled_gaussian_rdp,
 )
-from ..rdp.bounded_range import bounded_range_rdp
-from ..rdp.laplace import laplace_rdp
-from ..rdp.pure_dp import pure_dp_rdp
-from ..rdp.randomized_response import randomized_response_rdp
-from ..rdp.repeat_and_select import repeat_and_select_rdp
-from ..rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
-from ..rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
+from ...rdp.bounded_range import bounded_range_rdp
+from ...rdp.laplace import laplace_rdp
+from ...rdp.pure_dp import pure_dp_rdp
+from ...rdp.randomized_response import randomized_response_rdp
+from ...rdp.repeat_and_select import repeat_and_select_rdp
+from ...rdp.sampled_without_replacement import sampled_without_replacement_gaussian_rdp
+from ...rdp.tree_aggregation import single_epoch_tree_aggregation_rdp
+from ..loss_reach import MAX_NOISE
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .event_checks import (
     ADD_REMOVE,
@@ -91,7 +92,6 @@ from .event_checks import (
     nesting_refused,
     real_field,
 )
-from .loss_reach import MAX_NOISE
 from .secagg_events import (
     DistributedDiscreteGaussianDpEvent,
     DistributedSkellamDpEvent,
@@ -502,7 +502,7 @@ def _eps_delta_rdp(
         raise Unsupported(
             event,
             f"EpsilonDeltaDpEvent.delta must be 0 for the RDP accountant (no Renyi bound follows from "
-            f"(epsilon, delta)-DP with delta > 0), got {delta!r}: compose it with HockeystickAccountant",
+            f"(epsilon, delta)-DP with delta > 0), got {delta!r}: compose it with HockeystickPLDAccountant",
         )
     return count * pure_dp_rdp(_selection_epsilon(event), acc.orders)
 

@@ -50,10 +50,11 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..base.accountant_docs import accountant_docs
-from ..ledger.fixed_schedule import pld_accountant
-from ..ledger.ledger import PrivacyLedger
-from ..pld.accountants.subsampled_gaussian import PLDAccountant
+from ...base.accountant import Bound, Quantity
+from ...base.accountant_docs import accountant_docs
+from ...ledger.fixed_schedule import pld_accountant
+from ...ledger.ledger import PrivacyLedger
+from ...pld.accountants.subsampled_gaussian import PLDAccountant
 from .pld_format import ExchangedPMF
 
 __all__ = [
@@ -432,7 +433,7 @@ class FixedSchedule:
             )
             self._lower = pld_accountant(runs, h, "lower") if bracketed else self._upper
 
-    def delta(self, epsilon: Any, *, bound: str = "upper") -> Any:
+    def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
         """The certified delta at ``epsilon`` on the side ``bound`` asks for.
 
         Parameters
@@ -447,7 +448,7 @@ class FixedSchedule:
         """
         return self._side("delta", epsilon, bound)
 
-    def epsilon(self, delta: Any, *, bound: str = "upper") -> Any:
+    def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
         """The certified epsilon at ``delta`` on the side ``bound`` asks for.
 
         Parameters
@@ -462,7 +463,7 @@ class FixedSchedule:
         """
         return self._side("epsilon", delta, bound)
 
-    def _side(self, method: str, x: Any, bound: str) -> Any:
+    def _side(self, method: Quantity, x: Any, bound: Bound) -> Any:
         upper = getattr(self._upper, method)(x, bound="upper") if bound != "lower" else None
         lower = getattr(self._lower, method)(x, bound="lower") if bound != "upper" else None
         return {"upper": upper, "lower": lower, "both": (lower, upper)}[bound]

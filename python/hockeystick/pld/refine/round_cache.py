@@ -18,10 +18,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..compose.distribution import PrivacyLossDistribution
-from ..compose.pmf import GridPMF
+from ..compose import two_resolution
+from ..grid.distribution import PrivacyLossDistribution
+from ..grid.pmf import GridPMF
 from ..mechanisms.constructors import subsampled_gaussians
-from ..sampling import two_resolution
 
 MAX_POINTS = 1 << 23
 

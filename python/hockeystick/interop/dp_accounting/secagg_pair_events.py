@@ -1,7 +1,7 @@
 r"""dp_accounting-style events for a round of the Poisson-binomial mechanism or the distributed discrete Laplace.
 
 Neither mechanism has an event in dp_accounting; a pipeline built on them can report these, taken by
-``interop.dp_accounting.HockeystickAccountant`` (certified bracket) under REPLACE_SPECIAL (the papers' relation:
+``interop.dp_accounting.HockeystickPLDAccountant`` (certified bracket) under REPLACE_SPECIAL (the papers' relation:
 one client's data replaced, the client still in the sum; for the discrete Laplace, its vector by zero) and
 REPLACE_ONE (the Poisson-binomial client's data takes any two values under either; the discrete Laplace's shift
 is then a difference of two vectors, its norms doubled):
@@ -28,9 +28,9 @@ secure-aggregation round included); any other sampling event around them.
 Examples
 --------
 >>> from dp_accounting import NeighboringRelation, SelfComposedDpEvent
->>> from hockeystick.interop.dp_accounting import HockeystickAccountant
->>> from hockeystick.interop.secagg_pair_events import PoissonBinomialDpEvent
->>> accountant = HockeystickAccountant(NeighboringRelation.REPLACE_SPECIAL)
+>>> from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+>>> from hockeystick.interop.dp_accounting.secagg_pair_events import PoissonBinomialDpEvent
+>>> accountant = HockeystickPLDAccountant(NeighboringRelation.REPLACE_SPECIAL)
 >>> round_ = PoissonBinomialDpEvent(trials=16, theta=0.1, num_clients=20)
 >>> lower, upper = accountant.compose(SelfComposedDpEvent(round_, 10)).get_epsilon_bracket(1e-5)
 >>> 0 < lower <= upper
@@ -48,25 +48,26 @@ try:
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation
 except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
     require_extra(
-        "hockeystick.interop.secagg_pair_events (dp_accounting's events)", "dp_accounting"
+        "hockeystick.interop.dp_accounting.secagg_pair_events (dp_accounting's events)",
+        "dp_accounting",
     )
     raise
 
-from ..base import validation as _validation
-from ..pld.accountants.composition_plan import CompositionPlan, PlanKey
-from ..pld.compose.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
-from ..secagg.distributed_discrete_laplace import pure_epsilon
-from ..secagg.pair_accountants import (
+from ...base import validation as _validation
+from ...pld.accountants.composition_plan import CompositionPlan, PlanKey
+from ...pld.grid.distribution import PrivacyLossDistribution
+from ...pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ...secagg.distributed_discrete_laplace import pure_epsilon
+from ...secagg.pair_accountants import (
     discrete_laplace_round_plds,
     poisson_binomial_pure_epsilon,
     poisson_binomial_round_plds,
 )
-from ..secagg.poisson_binomial import poisson_binomial_parameters
-from ..secagg.sensitivity import integer_l1_bound
+from ...secagg.poisson_binomial import poisson_binomial_parameters
+from ...secagg.sensitivity import integer_l1_bound
 from .event_checks import Unsupported, add_runs, probability, real_field
 
 __all__ = [
@@ -107,7 +108,7 @@ class PoissonBinomialDpEvent(ev.DpEvent):
 
     References
     ----------
-    Chen, Özgür & Kairouz 2022 (ICML; arXiv:2111.09981).
+    Chen, Özgür & Kairouz 2022 (ICML; arXiv:2207.09916).
     """
 
     trials: int

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ... import _core
+from ...base.accountant import Quantity
 from . import constants
 
 # an evaluation point of SubsampledGaussianPLD: (sigma, sampling_rate, rounds, sensitivity)
@@ -160,7 +161,7 @@ class StartGrid:
         return float(_core.pld_refine.start_default(self.accuracy, grid_policy()))
 
     def first(
-        self, point: Point | None = None, x: np.ndarray | None = None, method: str = "delta"
+        self, point: Point | None = None, x: np.ndarray | None = None, method: Quantity = "delta"
     ) -> float:
         """The grid ``accuracy`` starts from at ``point`` (sigma, q, rounds, sensitivity), evaluated at
         ``x`` by ``method``; one refinement step corrects a start that misses.  Without a point: ``default``.

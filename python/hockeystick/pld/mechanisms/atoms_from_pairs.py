@@ -14,8 +14,8 @@ from typing import Any, NamedTuple, cast
 
 import numpy as np
 
-from . import atoms
-from .atoms import (
+from ..grid import atoms
+from ..grid.atoms import (
     ETA,
     INFINITY_FLOOR,
     LATTICE_TOLERANCE,

@@ -24,11 +24,12 @@ from typing import Any, Literal, Protocol, cast
 import numpy as np
 
 from ...base import validation as _validation
+from ...base.accountant import Quantity
 from ...base.accountant_docs import accountant_docs
 from ...base.elementwise import ArrayLike
 from ...base.keyword_only import positional_deprecated
-from .fft import DEFAULT_TAIL, compose_many, lower_sides, upper_sides
 from .pmf import GridPMF
+from .tail import DEFAULT_TAIL
 
 Bound = Literal["upper", "lower", "both"]
 Result = float | np.ndarray | tuple[Any, Any]
@@ -41,7 +42,7 @@ def epsilon_values(epsilon: ArrayLike) -> np.ndarray:
 
 def evaluate_into(
     dist: PrivacyLossDistribution,
-    method: str,
+    method: Quantity,
     x: np.ndarray,
     bound: Bound,
     lower: np.ndarray,
@@ -89,7 +90,7 @@ class Factor:
     lower: GridPMF | None
     connect_dots: bool
     # Optional lower sides of blocks of rounds: lower_blocks[j] bounds 2^j rounds from below
-    # (pld/sampling/two_resolution.py); when set, a count c composes them by the binary digits of c
+    # (pld/compose/two_resolution.py); when set, a count c composes them by the binary digits of c
     # (``lower_terms``) instead of c copies of ``lower``.
     lower_blocks: tuple[GridPMF, ...] | None = None
     # The mechanism discretized, where a constructor knows it (None: the PMFs are all there is).
@@ -317,7 +318,7 @@ class PrivacyLossDistribution:
         )
 
     def _answer(
-        self, x: np.ndarray, method: str, scalar: bool, bound: Bound, composition_only: bool
+        self, x: np.ndarray, method: Quantity, scalar: bool, bound: Bound, composition_only: bool
     ) -> Result:
         """The public reads' answer: the sides of this PLD's own composition (``_sides``), intersected, where the
         installed question reader knows the run its factors describe (``QuestionReader.reads``), with that reader's
@@ -336,7 +337,7 @@ class PrivacyLossDistribution:
         )
         return bound_result(lower, upper, bound, scalar)
 
-    def _sides(self, x: np.ndarray, method: str, scalar: bool, bound: Bound) -> Result:
+    def _sides(self, x: np.ndarray, method: Quantity, scalar: bool, bound: Bound) -> Result:
         _validation.bound_side(bound)
         if bound == "both":
             lo, up = brackets([self], method, [x])[0]
@@ -356,13 +357,84 @@ class QuestionReader(Protocol):
     def read_many(
         self,
         plds: Sequence[PrivacyLossDistribution],
-        method: str,
+        method: Quantity,
         xs: Sequence[np.ndarray],
         sides: Sequence[tuple[np.ndarray, np.ndarray]],
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per PLD (each one ``reads`` accepts), its certified bracket ``sides[i]`` of ``method`` ("delta" or
         "epsilon") at ``xs[i]`` intersected with this reader's."""
         ...
+
+
+class Composition(Protocol):
+    """What a ``PrivacyLossDistribution`` composes with: the FFT composition of the stage above this one
+    (``hockeystick.pld.compose.fft``), which installs itself (``install_composition``) when imported."""
+
+    def compose_many(
+        self,
+        items: Sequence[Any],
+        *,
+        pessimistic: bool,
+        tail: float = ...,
+        max_points: int | None = ...,
+        workers: int | None = ...,
+        direct_bins: bool = ...,
+        direct_min_charge: float | None = ...,
+        shared_transform: bool = ...,
+    ) -> list[GridPMF]:
+        """Each item's composed grid PMF on the side asked for."""
+        ...
+
+    def upper_sides(
+        self,
+        items: Sequence[Any],
+        arguments: Sequence[np.ndarray],
+        method: Quantity,
+        *,
+        tail: float = ...,
+        max_points: int | None = ...,
+        workers: int | None = ...,
+        shared_transform: bool = ...,
+    ) -> list[np.ndarray]:
+        """Each item's certified upper values of ``method`` at its arguments."""
+        ...
+
+    def lower_sides(
+        self,
+        items: Sequence[Any],
+        arguments: Sequence[np.ndarray],
+        method: Quantity,
+        *,
+        tail: float = ...,
+        max_points: int | None = ...,
+        workers: int | None = ...,
+        spectral: bool = ...,
+        shared_transform: bool = ...,
+    ) -> list[tuple[np.ndarray, GridPMF | None]]:
+        """Each item's certified lower values of ``method`` at its arguments, and its composed PMF if made."""
+        ...
+
+
+# The installed composition (``install_composition``): one per process, set when hockeystick.pld.compose is
+# imported (hockeystick.pld imports it), since the types of this stage cannot import the stage above them.
+_composition: dict[str, Composition] = {}
+
+
+def install_composition(composition: Composition) -> None:
+    """Make ``composition`` the one every ``PrivacyLossDistribution`` composes its factors with (the compose stage
+    above this one installs its FFT composition; this stage cannot import it).
+
+    Parameters
+    ----------
+    composition : Composition
+        Its ``compose_many``, ``upper_sides`` and ``lower_sides`` compose lists of (factor, count) terms.
+    """
+    _composition["fft"] = composition
+
+
+def _composer() -> Composition:
+    """The installed composition (``install_composition``)."""
+    return _composition["fft"]  # installed on import of hockeystick.pld (its compose stage)
 
 
 # The installed question reader (``install_question_reader``): one per process, set when hockeystick.pld is imported.
@@ -393,7 +465,7 @@ def install_question_reader(reader: QuestionReader) -> None:
 
 def read_per_question(
     plds: Sequence[PrivacyLossDistribution],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     sides: Sequence[tuple[np.ndarray, np.ndarray]],
 ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -440,7 +512,7 @@ def read_per_question(
     return out
 
 
-def _evaluate(pmf: GridPMF, method: str, x: np.ndarray) -> np.ndarray:
+def _evaluate(pmf: GridPMF, method: Quantity, x: np.ndarray) -> np.ndarray:
     """delta(x) (method "delta") or epsilon(x) clipped at 0 (method "epsilon") of one composed PMF."""
     return pmf.delta(x) if method == "delta" else np.maximum(pmf.epsilon(x), 0.0)
 
@@ -454,7 +526,7 @@ def _maximum(values: Sequence[np.ndarray]) -> np.ndarray:
 
 def brackets(
     plds: Sequence[PrivacyLossDistribution],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     workers: int | None = None,
     uppers: Sequence[Sequence[np.ndarray]] | None = None,
@@ -496,7 +568,7 @@ def brackets(
 
 def direction_uppers(
     plds: Sequence[PrivacyLossDistribution],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     workers: int | None = None,
     shared_transform: bool = False,
@@ -520,7 +592,7 @@ def direction_uppers(
         ]
         arguments = [xs[i] for i in group for _ in plds[i].directions]
         values = iter(
-            upper_sides(
+            _composer().upper_sides(
                 items,
                 arguments,
                 method,
@@ -537,7 +609,7 @@ def direction_uppers(
 
 def upper_values(
     plds: Sequence[PrivacyLossDistribution],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     workers: int | None = None,
 ) -> list[np.ndarray]:
@@ -548,7 +620,7 @@ def upper_values(
 
 def lower_values(
     plds: Sequence[PrivacyLossDistribution],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     workers: int | None = None,
     shared_transform: bool = False,
@@ -613,7 +685,7 @@ def undominated_lower_sides(
 def undominated_lower_values(
     plds: Sequence[PrivacyLossDistribution],
     uppers: Sequence[Sequence[np.ndarray]],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     workers: int | None = None,
     shared_transform: bool = False,
@@ -658,7 +730,7 @@ def _undominated(
 def _lower_values(
     plds: Sequence[PrivacyLossDistribution],
     directions: Sequence[Sequence[int]],
-    method: str,
+    method: Quantity,
     xs: Sequence[np.ndarray],
     workers: int | None,
     lows: list[dict[int, np.ndarray]],
@@ -674,7 +746,7 @@ def _lower_values(
     for tail, group in by_tail.items():
         items = [_side_terms(plds[i].directions[d], False) for i, d in group]
         checked = _with_every_side(items)
-        sides = lower_sides(
+        sides = _composer().lower_sides(
             checked,
             [xs[i] for i, _ in group],
             method,
@@ -748,7 +820,7 @@ def compose_all(
         items = [_side_terms(pld.directions[d], key) for pld, missing in group for d in missing]
         checked = _with_every_side(items)
         composed = iter(
-            compose_many(
+            _composer().compose_many(
                 checked,
                 pessimistic=key,
                 tail=tail,

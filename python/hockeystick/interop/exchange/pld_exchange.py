@@ -32,7 +32,7 @@ dp_accounting 0.6 gives no public accessor of a PLD's PMFs: ``from_dp_accounting
 Examples
 --------
 >>> import hockeystick.pld as pld
->>> from hockeystick.interop import ExchangedPLD, export_pld, import_pld
+>>> from hockeystick.interop.exchange import ExchangedPLD, export_pld, import_pld
 >>> d = pld.laplace(1.0, value_discretization_interval=1e-2)
 >>> text = export_pld(d).to_json()
 >>> back = import_pld(ExchangedPLD.from_json(text))
@@ -47,10 +47,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..ledger.ledger import PrivacyLedger
-from ..pld.compose.distribution import Factor, PrivacyLossDistribution
-from ..pld.compose.pmf import GridPMF
-from ..pld.mechanisms.constructors import checked_interval
+from ...ledger.ledger import PrivacyLedger
+from ...pld.grid.distribution import Factor, PrivacyLossDistribution
+from ...pld.grid.pmf import GridPMF
+from ...pld.mechanisms.constructors import checked_interval
 from .pld_curve import (
     DEFAULT_DELTA_FLOORS,
     DEFAULT_INTERVAL,
@@ -302,9 +302,9 @@ def to_dp_accounting(
     ModuleNotFoundError
         If dp_accounting is not installed (the message names the extra).
     """
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
-    require_extra("hockeystick.interop.pld_exchange.to_dp_accounting", "dp_accounting")
+    require_extra("hockeystick.interop.exchange.pld_exchange.to_dp_accounting", "dp_accounting")
     from dp_accounting.pld import pld_pmf
     from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution as DpPLD
 
@@ -421,9 +421,9 @@ def from_dp_accounting(pessimistic: Any, optimistic: Any = None) -> ExchangedPLD
     ModuleNotFoundError
         If dp_accounting is not installed (the message names the extra).
     """
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
-    require_extra("hockeystick.interop.pld_exchange.from_dp_accounting", "dp_accounting")
+    require_extra("hockeystick.interop.exchange.pld_exchange.from_dp_accounting", "dp_accounting")
     remove, add = _dp_pmfs(pessimistic, "pessimistic")
     lower: list[ExchangedPMF | None] = [None, None]
     if optimistic is not None:

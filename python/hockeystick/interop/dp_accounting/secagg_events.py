@@ -22,7 +22,7 @@ L2 squared), and the papers' bounds hold for any integer shift within those norm
 refused: removing a client removes its noise from the sum too, and neither paper bounds a sum of n noises
 against a sum of n - 1.
 
-The answer, by ``interop.dp_accounting.HockeystickAccountant`` (a plan of these rounds alone, any mix and
+The answer, by ``interop.dp_accounting.HockeystickPLDAccountant`` (a plan of these rounds alone, any mix and
 counts; ``SelfComposedDpEvent`` and ``ComposedDpEvent`` of them):
 
 * upper side: each round's RDP curve (above) times its count, summed order by order (RDP composes additively,
@@ -53,9 +53,9 @@ event and raise ``UnsupportedEventError``.
 Examples
 --------
 >>> from dp_accounting import NeighboringRelation, SelfComposedDpEvent
->>> from hockeystick.interop.dp_accounting import HockeystickAccountant
->>> from hockeystick.interop.secagg_events import DistributedSkellamDpEvent
->>> accountant = HockeystickAccountant(NeighboringRelation.REPLACE_SPECIAL)
+>>> from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+>>> from hockeystick.interop.dp_accounting.secagg_events import DistributedSkellamDpEvent
+>>> accountant = HockeystickPLDAccountant(NeighboringRelation.REPLACE_SPECIAL)
 >>> round_ = DistributedSkellamDpEvent(local_stddev=6.0, l2_norm_bound=12.0, num_clients=50, dimension=64)
 >>> lower, upper = accountant.compose(SelfComposedDpEvent(round_, 100)).get_epsilon_bracket(1e-5)
 >>> 0 < lower <= upper
@@ -76,26 +76,28 @@ try:
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation
 except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
-    require_extra("hockeystick.interop.secagg_events (dp_accounting's events)", "dp_accounting")
+    require_extra(
+        "hockeystick.interop.dp_accounting.secagg_events (dp_accounting's events)", "dp_accounting"
+    )
     raise
 
-from ..base import validation as _validation
-from ..pld.accountants.composition_plan import CompositionPlan, PlanKey
-from ..pld.compose.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
-from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
-from ..secagg.accountants import DDG_ORDERS
-from ..secagg.distributed_discrete_gaussian import (
+from ...base import validation as _validation
+from ...pld.accountants.composition_plan import CompositionPlan, PlanKey
+from ...pld.grid.distribution import PrivacyLossDistribution
+from ...pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ...rdp.conversion import rdp_to_delta, rdp_to_epsilon
+from ...secagg.accountants import DDG_ORDERS
+from ...secagg.distributed_discrete_gaussian import (
     MAX_CLIENTS,
     MIN_SIGMA,
     distributed_discrete_gaussian_rdp,
 )
-from ..secagg.lattice_pld import Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
-from ..secagg.observer_shares import shares_pair_pld, shares_sampled_rdp
-from ..secagg.sensitivity import integer_l1_bound
-from ..secagg.skellam import SKELLAM_ORDERS, skellam_rdp
+from ...secagg.lattice_pld import Masses, ddg_sum_masses, realizable_shift_pld, skellam_masses
+from ...secagg.observer_shares import shares_pair_pld, shares_sampled_rdp
+from ...secagg.sensitivity import integer_l1_bound
+from ...secagg.skellam import SKELLAM_ORDERS, skellam_rdp
 from .event_checks import Unsupported, add_runs, probability, real_field
 
 __all__ = [
@@ -122,7 +124,7 @@ class DistributedDiscreteGaussianDpEvent(ev.DpEvent):
     r"""One round of the distributed discrete Gaussian under secure aggregation (KLS21), in integer units.
 
     Each client adds :math:`N_{\mathbb Z}(0, s^2)` to each of the d coordinates of its integer vector; the server
-    learns the sum.  Taken by ``HockeystickAccountant`` under REPLACE_SPECIAL and REPLACE_ONE (the module
+    learns the sum.  Taken by ``HockeystickPLDAccountant`` under REPLACE_SPECIAL and REPLACE_ONE (the module
     docstring), and by ``HockeystickRdpAccountant``.
 
     Parameters
@@ -163,7 +165,7 @@ class DistributedSkellamDpEvent(ev.DpEvent):
 
     Each client adds symmetric Skellam noise of variance s^2 (Pois(s^2 / 2) minus an independent Pois(s^2 / 2))
     to each of the d coordinates of its integer vector; the sum of n noises is Skellam of variance n s^2.  Taken
-    by ``HockeystickAccountant`` under REPLACE_SPECIAL and REPLACE_ONE (the module docstring), and by
+    by ``HockeystickPLDAccountant`` under REPLACE_SPECIAL and REPLACE_ONE (the module docstring), and by
     ``HockeystickRdpAccountant``.
 
     Parameters

@@ -20,19 +20,19 @@ try:
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation
 except ModuleNotFoundError:  # name the extra that installs dp_accounting
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
-    require_extra("hockeystick.interop.event_checks", "dp_accounting")
+    require_extra("hockeystick.interop.dp_accounting.event_checks", "dp_accounting")
     raise
 
-from ..base import validation as _validation
-from ..pld.accountants.composition_plan import CompositionPlan
-from ..pld.accountants.zcdp_plan import zcdp_alone
-from ..pld.mechanisms import discrete_gaussian as dg
-from ..pld.mechanisms.mechanism import Spec
-from ..pld.mechanisms.neighbouring import relations_bounded
+from ...base import validation as _validation
+from ...pld.accountants.composition_plan import CompositionPlan
+from ...pld.accountants.zcdp_plan import zcdp_alone
+from ...pld.mechanisms import discrete_gaussian as dg
+from ...pld.mechanisms.mechanism import Spec
+from ...pld.mechanisms.neighbouring import relations_bounded
+from ..loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange
 from .catalogue_events import DiscreteGaussianDpEvent
-from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange
 
 # the fixed-size batch events: sample_size records drawn from source_dataset_size
 SampledEvent = ev.SampledWithoutReplacementDpEvent | ev.SampledWithReplacementDpEvent

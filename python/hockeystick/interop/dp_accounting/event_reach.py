@@ -14,13 +14,14 @@ try:
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation
 except ModuleNotFoundError:  # name the extra that installs dp_accounting
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
-    require_extra("hockeystick.interop.event_reach", "dp_accounting")
+    require_extra("hockeystick.interop.dp_accounting.event_reach", "dp_accounting")
     raise
 
-from ..pld.accountants.plan import COPY_COUNT_CUT
-from ..pld.mechanisms import discrete_gaussian as dg
+from ...pld.accountants.plan import COPY_COUNT_CUT
+from ...pld.mechanisms import discrete_gaussian as dg
+from ..loss_reach import MAX_LOSS_REACH, ParameterOutOfRange, gaussian_reach
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .event_checks import (
     MAX_COPIES,
@@ -32,7 +33,6 @@ from .event_checks import (
     mixture_of,
     nearest_case,
 )
-from .loss_reach import MAX_LOSS_REACH, ParameterOutOfRange, gaussian_reach
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
 

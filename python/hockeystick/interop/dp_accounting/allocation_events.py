@@ -7,13 +7,13 @@ epoch's ``num_steps`` steps, chosen uniformly; the Gaussian of noise multiplier 
 step's sum (``pld.sampling.random_allocation``: certified both sides).  ``ShuffledBatchGaussianDpEvent``
 (replace-one): a fresh permutation of ``dataset_size`` records cut into batches of ``batch_size``; its upper
 side is the Gaussian of shift 2, its lower side a realizable pair (``pld.accountants.allocation``).  Both are
-taken by ``interop.dp_accounting.HockeystickAccountant`` (the PLD accountant), not by the RDP accountant.
+taken by ``interop.dp_accounting.HockeystickPLDAccountant`` (the PLD accountant), not by the RDP accountant.
 
 Examples
 --------
->>> from hockeystick.interop.dp_accounting import HockeystickAccountant
->>> from hockeystick.interop.allocation_events import BallsInBinsGaussianDpEvent
->>> accountant = HockeystickAccountant()
+>>> from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+>>> from hockeystick.interop.dp_accounting.allocation_events import BallsInBinsGaussianDpEvent
+>>> accountant = HockeystickPLDAccountant()
 >>> accountant = accountant.compose(BallsInBinsGaussianDpEvent(noise_multiplier=1.1, num_steps=235), count=60)
 >>> round(accountant.get_epsilon(1e-5), 2)
 2.34
@@ -25,9 +25,12 @@ try:
     import attr
     from dp_accounting import dp_event as ev
 except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
-    require_extra("hockeystick.interop.allocation_events (dp_accounting's events)", "dp_accounting")
+    require_extra(
+        "hockeystick.interop.dp_accounting.allocation_events (dp_accounting's events)",
+        "dp_accounting",
+    )
     raise
 
 __all__ = ["BallsInBinsGaussianDpEvent", "ShuffledBatchGaussianDpEvent"]
@@ -39,7 +42,7 @@ class BallsInBinsGaussianDpEvent(ev.DpEvent):
 
     Each record joins one of the ``num_steps`` steps, chosen uniformly at random and independently of the
     others; each step adds N(0, noise_multiplier^2) to the sum of its records' contributions clipped to
-    norm 1. Taken by ``HockeystickAccountant`` under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL (dp_accounting's
+    norm 1. Taken by ``HockeystickPLDAccountant`` under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL (dp_accounting's
     ``UnsupportedEventError`` under REPLACE_ONE).
 
     Parameters
@@ -69,7 +72,7 @@ class ShuffledBatchGaussianDpEvent(ev.DpEvent):
 
     A uniform permutation of ``dataset_size`` records is cut into batches of ``batch_size`` (the last may
     be shorter); each step adds N(0, noise_multiplier^2) to the sum of its batch's contributions clipped
-    to norm 1. Taken by ``HockeystickAccountant`` under REPLACE_ONE only: the upper side is the Gaussian
+    to norm 1. Taken by ``HockeystickPLDAccountant`` under REPLACE_ONE only: the upper side is the Gaussian
     of shift 2, the lower side a realizable pair.
 
     Parameters

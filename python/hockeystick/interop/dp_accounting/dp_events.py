@@ -86,13 +86,15 @@ try:
     from dp_accounting import dp_event as ev
     from dp_accounting.privacy_accountant import NeighboringRelation
 except ModuleNotFoundError:  # name the extra that installs dp_accounting
-    from ..base.optional import require_extra
+    from ...base.optional import require_extra
 
-    require_extra("hockeystick.interop.dp_events", "dp_accounting")
+    require_extra("hockeystick.interop.dp_accounting.dp_events", "dp_accounting")
     raise
 
-from ..pld.accountants.composition_plan import CompositionPlan
-from ..pld.accountants.zcdp_plan import Zcdp
+from ...pld.accountants.composition_plan import CompositionPlan
+from ...pld.accountants.zcdp_plan import Zcdp
+from ...pld.mechanisms.registry import dp_event_class
+from ..loss_reach import ParameterOutOfRange, gaussian_reach
 from . import sampled_plans
 from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
@@ -111,6 +113,7 @@ from .event_checks import (
     discrete_laplace_shift,
     integer,
     mixture_of,
+    nearest_case,
     noise,
     nonnegative,
     plan_with,
@@ -118,7 +121,6 @@ from .event_checks import (
     require_relation,
 )
 from .event_checks import Unsupported as Unsupported  # re-exported: the adapters' refusal
-from .loss_reach import ParameterOutOfRange, gaussian_reach
 from .secagg_events import (
     DistributedDiscreteGaussianDpEvent,
     DistributedSkellamDpEvent,
@@ -160,7 +162,9 @@ def _visit(
 def _visit_one(
     event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    """``count`` runs of one event that is not a composition (``_visit``)."""
+    """``count`` runs of one event that is not a composition (``_visit``): by its case, or, for an event of a
+    class no case reads, by the registered mechanism whose ``dp_event`` it is (``Mechanism.from_dp_event``,
+    ``pld.mechanisms.registry.dp_event_class``; docs/howto-mechanism.md)."""
     if _is_random_allocation(event):
         _visit_random_allocation(event, count, relation, plan)
         return
@@ -168,6 +172,12 @@ def _visit_one(
         return  # a Poisson sample of a secure-aggregation round (secagg_events); other samples of one refused there
     if visit_sampled_pair_round(event, count, relation, plan):
         return  # a Poisson sample of a Poisson-binomial or discrete Laplace round (secagg_pair_events)
+    reader = None if nearest_case(_VISITS, event) is not None else dp_event_class(event)
+    # an event no case here reads: read by the registered mechanism whose event it is
+    if reader is not None:
+        mechanism = reader.from_dp_event(event, relation.name.lower())
+        add_runs(plan, mechanism.spec(), count, False)
+        return
     case_of(_VISITS, event)(event, count, relation, plan)
 
 

@@ -1,0 +1,367 @@
+"""Every mechanism by its name, registered once where it is defined: the one place a name is looked up.
+
+Two kinds of entry, each registered by the file that defines the mechanism:
+
+- a ``Mechanism`` class (``mechanism.py``: a plan's atom, keyed by its spec's first field) registers itself
+  when it is defined (``Mechanism.__init_subclass__`` calls ``register_class``); ``mechanism_of(spec)`` builds
+  the mechanism a spec names;
+- a stage constructor (a function returning a ``PrivacyLossDistribution`` of one round, the mechanisms a
+  ``[[stage]]`` of a compose file names) registers itself with the ``stage`` decorator, which records the
+  facets the doors read: the neighbouring relation its analysis holds for (``neighbouring.RELATIONS``) and, for
+  a mechanism the ledger records, the parameter a sensitivity is folded into and the others its round takes.
+
+Every lookup first imports, once, each module of the stages that define mechanisms (``_load``:
+``DEFINING_STAGES``, walked, not listed), so a mechanism added as a new file is found without being named
+anywhere else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ...base.validation import did_you_mean
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..grid.distribution import PrivacyLossDistribution
+
+# a ``mechanism.Mechanism`` and its spec (mechanism.py imports this module, so neither is imported here)
+AnyMechanism = Any
+Spec = tuple[Any, ...]
+
+__all__ = [
+    "StageEntry",
+    "dp_event_class",
+    "mechanism_class",
+    "mechanism_names",
+    "mechanism_of",
+    "register_class",
+    "stage",
+    "stage_entry",
+    "stage_names",
+    "unregister",
+]
+
+C = TypeVar("C", bound=Callable[..., Any])
+
+# the keyword every stage constructor takes for its grid: the compose file's, not the stage's
+GRID_KEYWORD = "value_discretization_interval"
+
+# the pld stages whose modules define mechanisms: this one, the sampling schemes, the accountants' plans
+DEFINING_STAGES = ("mechanisms", "sampling", "accountants")
+
+_CLASSES: dict[str, type[AnyMechanism]] = {}
+_STAGES: dict[str, StageEntry] = {}
+_LOADED: list[bool] = []
+
+
+@dataclass(frozen=True)
+class StageEntry:
+    """One mechanism a compose stage names: its PLD constructor and the facets the doors read.
+
+    Parameters
+    ----------
+    name : str
+        The stage's ``mechanism`` word.
+    build : callable
+        ``build(**parameters, value_discretization_interval=h)``: the PLD of one round on grid h.
+    relation : str or None
+        The neighbouring relation (``neighbouring.RELATIONS``) its analysis holds for; None: the one its
+        ``sensitivity`` was computed for.
+    relations : tuple of str
+        When not empty, the stage chooses its relation among these with its ``relation`` parameter, whose
+        default is ``relation``.
+    round_noise : str or None
+        For a mechanism the ledger records as a ``Round`` of the same name (with its Rényi curve): the
+        parameter a ``sensitivity`` is folded into; None when the ledger does not record it so.
+    rdp : callable or None
+        Its Rényi curve where it has one: ``rdp(orders, **parameters)``, one value per integer order, never
+        below the mechanism's exact Rényi divergence (both directions); the ledger records a stage of a
+        mechanism with one (and no ``round_noise``) as a round holding the stage's parameters.
+    """
+
+    name: str
+    build: Callable[..., PrivacyLossDistribution]
+    relation: str | None = None
+    relations: tuple[str, ...] = ()
+    round_noise: str | None = None
+    rdp: Callable[..., np.ndarray] | None = None
+
+    def parameters(self) -> list[str]:
+        """The keywords a stage of this mechanism takes (the constructor's, but the grid).
+
+        Returns
+        -------
+        list of str
+            In the constructor's order.
+        """
+        return [p for p in inspect.signature(self.build).parameters if p != GRID_KEYWORD]
+
+    def required(self) -> list[str]:
+        """The keywords a stage of this mechanism must give (the constructor's without a default).
+
+        Returns
+        -------
+        list of str
+            In the constructor's order.
+        """
+        return [
+            n
+            for n, p in inspect.signature(self.build).parameters.items()
+            if p.default is inspect.Parameter.empty and n != GRID_KEYWORD
+        ]
+
+    def analysed_under(self, given: Any) -> str | None:
+        """The relation a stage's analysis holds for, given its ``relation`` parameter (None if absent).
+
+        Parameters
+        ----------
+        given : str or None
+            The stage's ``relation`` parameter, or None when it gives none.
+
+        Returns
+        -------
+        str or None
+            A ``neighbouring.RELATIONS`` name, or None (the relation of the stage's sensitivity).
+
+        Raises
+        ------
+        ValueError
+            If the mechanism chooses among ``relations`` and ``given`` is not one of them.
+        """
+        if not self.relations:
+            return self.relation
+        chosen = self.relation if given is None else given
+        if chosen not in self.relations:
+            raise ValueError(f"relation must be one of {', '.join(self.relations)}, got {chosen!r}")
+        return str(chosen)
+
+
+def stage(
+    *,
+    relation: str | None = None,
+    relations: tuple[str, ...] = (),
+    round_noise: str | None = None,
+    rdp: Callable[..., np.ndarray] | None = None,
+    name: str | None = None,
+) -> Callable[[C], C]:
+    """Register a PLD constructor as the mechanism compose stages name (by default its function's name).
+
+    Parameters
+    ----------
+    relation, relations, round_noise, rdp : optional
+        The facets of ``StageEntry``.
+    name : str, optional
+        The stage's ``mechanism`` word (default the function's name).
+
+    Returns
+    -------
+    callable
+        A decorator that registers the constructor and returns it unchanged.
+
+    Raises
+    ------
+    ValueError
+        If another constructor is registered under the same name.
+    """
+
+    def register(build: C) -> C:
+        word = build.__name__ if name is None else name
+        known = _STAGES.get(word)
+        if known is not None and _origin(known.build) != _origin(build):
+            raise ValueError(
+                f"stage mechanism {word!r} is registered already (by {_origin(known.build)}): choose "
+                "another name"
+            )
+        _STAGES[word] = StageEntry(word, build, relation, relations, round_noise, rdp)
+        return build
+
+    return register
+
+
+def register_class(cls: type[AnyMechanism]) -> None:
+    """Register a ``Mechanism`` class under its spec's name (``Mechanism.__init_subclass__`` calls this).
+
+    Parameters
+    ----------
+    cls : type
+        A subclass of ``Mechanism`` with its own ``name``.
+
+    Raises
+    ------
+    ValueError
+        If another class is registered under the same name.
+    """
+    known = _CLASSES.get(cls.name)
+    if known is not None and _origin(known) != _origin(cls):
+        raise ValueError(
+            f"mechanism name {cls.name!r} is registered already (by {_origin(known)}): choose another "
+            "name"
+        )
+    _CLASSES[cls.name] = cls
+
+
+def unregister(name: str) -> None:
+    """Remove the entries registered under ``name`` (a mechanism defined for a while, as a test's).
+
+    Parameters
+    ----------
+    name : str
+        A class's spec name or a stage's mechanism word.
+    """
+    _CLASSES.pop(name, None)
+    _STAGES.pop(name, None)
+
+
+def mechanism_class(name: str) -> type[AnyMechanism]:
+    """The ``Mechanism`` class registered under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The first field of its spec.
+
+    Returns
+    -------
+    type
+        The class.
+
+    Raises
+    ------
+    ValueError
+        If no class is registered under ``name`` (with the closest name).
+    """
+    _load()
+    cls = _CLASSES.get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise ValueError(
+            f"spec must name a registered mechanism, got {name!r}"
+            + (did_you_mean(name, list(_CLASSES)) if isinstance(name, str) else "")
+        )
+    return cls
+
+
+def mechanism_of(spec: Spec) -> AnyMechanism:
+    """The mechanism a plan's spec ``(name, *fields)`` names.
+
+    Parameters
+    ----------
+    spec : tuple
+        ``Mechanism.spec()`` of a registered class.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism, built from the spec's fields.
+
+    Raises
+    ------
+    ValueError
+        If the spec is empty or names no registered class.
+    """
+    _load()
+    if not spec:
+        raise ValueError(f"spec must name a mechanism of the catalogue, got {spec!r}")
+    cls = _CLASSES.get(spec[0]) if isinstance(spec[0], str) else None
+    if cls is None:
+        raise ValueError(f"spec must name a mechanism of the catalogue, got {spec!r}")
+    return cls.from_spec(spec)
+
+
+def dp_event_class(event: Any) -> type[AnyMechanism] | None:
+    """The registered class that reads ``event``: the one whose ``dp_event`` is nearest in the event's MRO.
+
+    Parameters
+    ----------
+    event : object
+        A dp_accounting event (any object: its class is looked up).
+
+    Returns
+    -------
+    type or None
+        The ``Mechanism`` class, or None when no registered class reads events of its class.
+    """
+    _load()
+    readers = {cls.dp_event: cls for cls in _CLASSES.values() if cls.dp_event is not None}
+    for kind in type(event).__mro__:
+        if kind in readers:
+            return readers[kind]
+    return None
+
+
+def mechanism_names() -> tuple[str, ...]:
+    """The names of the ``Mechanism`` classes registered so far, in the order registered.
+
+    Returns
+    -------
+    tuple of str
+        The names.
+    """
+    _load()
+    return tuple(_CLASSES)
+
+
+def stage_entry(name: Any) -> StageEntry:
+    """The stage mechanism registered under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A compose stage's ``mechanism`` word.
+
+    Returns
+    -------
+    StageEntry
+        Its constructor and facets.
+
+    Raises
+    ------
+    ValueError
+        If no stage mechanism is registered under ``name`` (with the known ones and the closest).
+    """
+    _load()
+    entry = _STAGES.get(name) if isinstance(name, str) else None
+    if entry is None:
+        raise ValueError(
+            f"mechanism must be one of {', '.join(stage_names())}, got {name!r}"
+            + (did_you_mean(name, list(_STAGES)) if isinstance(name, str) else "")
+        )
+    return entry
+
+
+def stage_names() -> tuple[str, ...]:
+    """Every stage mechanism's word, in the order registered.
+
+    Returns
+    -------
+    tuple of str
+        The names.
+    """
+    _load()
+    return tuple(sorted(_STAGES))
+
+
+def _origin(thing: Any) -> str:
+    return f"{thing.__module__}.{thing.__qualname__}"
+
+
+def _load() -> None:
+    """Import, once, every module of the stages that define mechanisms, so each registers what it defines.
+
+    The stage packages are walked, not listed by module: a file added to one is found.  This is the one
+    reach above this stage, made at the first lookup (never while a module is being imported), so the
+    stages above import this one as before."""
+    if _LOADED:
+        return
+    _LOADED.append(True)
+    pld = __package__.rsplit(".", 1)[0] if __package__ else ""
+    for stage_name in DEFINING_STAGES:
+        package = importlib.import_module(f"{pld}.{stage_name}")
+        for info in pkgutil.iter_modules(list(package.__path__)):
+            importlib.import_module(f"{package.__name__}.{info.name}")

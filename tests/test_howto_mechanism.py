@@ -1,0 +1,231 @@
+"""docs/howto-mechanism.md followed once: a mechanism registered in this file alone is reached from every door.
+
+The toy is the Laplace mechanism under another name, ``toy_laplace``: its stage constructor is
+``pld.laplace`` itself and its Rényi curve the pure-DP bound min(eps, alpha eps^2 / 2) (Bun & Steinke 2016,
+Prop. 3.3: eps-DP implies eps^2/2-zCDP; and D_alpha <= eps for every alpha), so each door's answer for it is
+checked against the same door's answer for the package's own Laplace mechanism (the same doubles where the
+door composes the same PLD) and its curve against the exact Laplace Rényi divergence at 50 digits (Mironov
+2017, Prop. 6).  Nothing outside this file names it: the registry finds it because it is defined.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+import attr
+import mpmath
+import numpy as np
+import pytest
+from dp_accounting import dp_event as ev
+
+from hockeystick import pld
+from hockeystick.cli import main
+from hockeystick.interop.dp_accounting import HockeystickPLDAccountant
+from hockeystick.ledger import PrivacyLedger, Round
+from hockeystick.pld.accountants.stages import compose_stages, stage_relations
+from hockeystick.pld.grid.distribution import PrivacyLossDistribution
+from hockeystick.pld.mechanisms import registry
+from hockeystick.pld.mechanisms.constructors import DEFAULT_INTERVAL, laplace
+from hockeystick.pld.mechanisms.mechanism import Mechanism
+
+NAME = "toy_laplace"
+ORDERS = (2, 3, 4, 8, 16, 32, 64)
+DELTA = 1e-5
+
+
+def toy_rdp(orders: tuple[int, ...], scale: float, sensitivity: float = 1.0) -> np.ndarray:
+    """min(eps, alpha eps^2 / 2) at eps = sensitivity / scale, each rounded up."""
+    eps = np.nextafter(sensitivity / scale, math.inf)
+    alpha = np.asarray(orders, dtype=np.float64)
+    return np.nextafter(np.minimum(eps, np.nextafter(alpha * eps * eps, math.inf) / 2.0), math.inf)
+
+
+def toy_laplace(
+    scale: float,
+    *,
+    sensitivity: float = 1.0,
+    value_discretization_interval: float = DEFAULT_INTERVAL,
+) -> PrivacyLossDistribution:
+    """The Laplace mechanism's PLD (``pld.laplace``), under the toy's name."""
+    return laplace(
+        scale, sensitivity=sensitivity, value_discretization_interval=value_discretization_interval
+    )
+
+
+@attr.define(frozen=True)
+class ToyLaplaceDpEvent(ev.DpEvent):
+    """A dp_accounting event no case of the adapter reads: the toy's, read by its class."""
+
+    scale: float
+
+
+@pytest.fixture(scope="module")
+def toy() -> Iterator[type[Mechanism]]:
+    """The how-to's two steps: the stage constructor registered with its facets, and the plan's class
+    (registered by being defined); both removed after the module's tests."""
+    registry.stage(relation=None, rdp=toy_rdp)(toy_laplace)
+
+    @dataclass(frozen=True)
+    class ToyLaplace(Mechanism):
+        """The Laplace pair (Lap(1, b), Lap(0, b)) on the grid (``pld.laplace``)."""
+
+        name: ClassVar[str] = NAME
+        dp_event: ClassVar[type | None] = ToyLaplaceDpEvent
+        scale: float
+
+        @classmethod
+        def from_dp_event(cls, event: ToyLaplaceDpEvent, relation: str) -> ToyLaplace:
+            """Shift 1 under add/remove, 2 under replace-one: the scale halved (as the adapter's Laplace)."""
+            return cls(event.scale / 2.0 if relation == "replace_one" else event.scale)
+
+        def grid_pld(self, h: float) -> PrivacyLossDistribution:
+            return laplace(self.scale, value_discretization_interval=h)
+
+    yield ToyLaplace
+    registry.unregister(NAME)
+
+
+def exact_laplace_rdp(alpha: int, eps: float) -> float:
+    """Mironov 2017, Prop. 6 at 50 digits: the Laplace mechanism's Rényi divergence of order alpha."""
+    with mpmath.workdps(50):
+        a, e = mpmath.mpf(alpha), mpmath.mpf(eps)
+        inner = a / (2 * a - 1) * mpmath.exp((a - 1) * e) + (a - 1) / (2 * a - 1) * mpmath.exp(
+            -a * e
+        )
+        return float(mpmath.log(inner) / (a - 1))
+
+
+@pytest.mark.parametrize("scale", [0.5, 2.0, 20.0])
+def test_the_toy_curve_is_above_the_exact_laplace_curve(scale):
+    curve = toy_rdp(ORDERS, scale)
+    exact = [exact_laplace_rdp(a, 1.0 / scale) for a in ORDERS]
+    assert np.all(curve >= exact), (curve, exact)
+
+
+def test_the_registry_finds_both_entries(toy):
+    assert NAME in registry.stage_names() and NAME in registry.mechanism_names()
+    assert registry.mechanism_of((NAME, 2.0)) == toy(2.0)
+    assert registry.stage_entry(NAME).required() == ["scale"]
+
+
+def test_a_second_definition_under_the_name_is_refused(toy):
+    def other(scale: float) -> PrivacyLossDistribution:
+        return laplace(scale)
+
+    with pytest.raises(ValueError, match="registered already"):
+        registry.stage(name=NAME)(other)
+
+
+def test_compose_reaches_it(toy):
+    ours = compose_stages([{"mechanism": NAME, "scale": 2.0, "rounds": 7}])
+    theirs = compose_stages([{"mechanism": "laplace", "scale": 2.0, "rounds": 7}])
+    assert ours.epsilon(DELTA, bound="both") == theirs.epsilon(DELTA, bound="both")
+    # analysed for the relation of its sensitivity: it joins add/remove and replace-one stages alike
+    assert stage_relations(
+        [
+            {"mechanism": NAME, "scale": 2.0},
+            {"mechanism": "subsampled_gaussian", "sigma": 1.0, "sampling_rate": 0.1},
+        ]
+    ) == stage_relations([{"mechanism": "subsampled_gaussian", "sigma": 1.0, "sampling_rate": 0.1}])
+    with pytest.raises(
+        ValueError, match=r"stage 1 \(toy_laplace\): a toy_laplace stage needs scale"
+    ):
+        compose_stages([{"mechanism": NAME}])
+
+
+def test_the_cli_reaches_it(toy, tmp_path, capsys):
+    rows = []
+    for name in (NAME, "laplace"):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(f'[[stage]]\nmechanism = "{name}"\nscale = 2.0\nrounds = 7\n')
+        assert main(["compose", str(path), "--delta", str(DELTA), "--format", "json"]) == 0
+        rows.append(json.loads(capsys.readouterr().out))
+    assert rows[0] == rows[1]
+    assert main(["accountants"]) == 0
+    assert f"{NAME}\n    needs: scale; optional: sensitivity" in capsys.readouterr().out
+
+
+def test_the_ledger_reaches_it(toy):
+    one, count = Round.from_stage({"mechanism": NAME, "scale": 2.0, "rounds": 7})
+    assert count == 7 and one == Round(NAME, parameters=(("scale", 2.0),))
+    toy_ledger = PrivacyLedger(adaptive=False)
+    toy_ledger.record(one, rounds=count)
+    laplace_ledger = PrivacyLedger(adaptive=False)
+    laplace_ledger.record(Round.laplace(2.0), rounds=count)
+    ours, theirs = toy_ledger.composition(DELTA), laplace_ledger.composition(DELTA)
+    assert (ours.epsilon_lower, ours.epsilon) == (theirs.epsilon_lower, theirs.epsilon)
+    # the odometer reads the registered curve: an upper bound, so never below the certified lower side
+    assert toy_ledger.odometer(DELTA).epsilon >= ours.epsilon_lower
+    assert np.array_equal(one.rdp_upper(ORDERS), toy_rdp(ORDERS, 2.0))
+    # a saved ledger holding it restores to the same doubles
+    again = PrivacyLedger.from_json(toy_ledger.to_json())
+    assert again.counts() == toy_ledger.counts() and again.odometer(DELTA) == toy_ledger.odometer(
+        DELTA
+    )
+
+
+def test_the_ledger_refuses_what_the_toy_does_not_take(toy):
+    with pytest.raises(ValueError, match="a toy_laplace round takes scale, sensitivity, got sigma"):
+        Round(NAME, parameters=(("sigma", 1.0),))
+    with pytest.raises(ValueError, match="takes its parameters as parameters="):
+        Round(NAME, sigma=1.0, parameters=(("scale", 1.0),))
+    with pytest.raises(ValueError, match="GDP filter takes unsampled Gaussian"):
+        PrivacyLedger(adaptive=True, epsilon=1.0, delta=DELTA, filter="gdp").record(
+            Round(NAME, parameters=(("scale", 2.0),))
+        )
+
+
+def test_the_plan_reaches_the_class(toy):
+    lower, upper = toy(2.0).grid_pld(1e-3).self_compose(7).epsilon(DELTA, bound="both")
+    ref_lower, ref_upper = (
+        pld.laplace(2.0, value_discretization_interval=1e-3)
+        .self_compose(7)
+        .epsilon(DELTA, bound="both")
+    )
+    assert (lower, upper) == (ref_lower, ref_upper)
+
+
+@pytest.mark.parametrize("relation", ["ADD_OR_REMOVE_ONE", "REPLACE_ONE"])
+def test_the_dp_accounting_adapter_reaches_it(toy, relation):
+    """The toy's event, alone and self-composed, gives the adapter's answer for dp_accounting's own Laplace event
+    to the same doubles (the same pair composed the same way); Poisson sampled, a bracket overlapping it."""
+    from dp_accounting import NeighboringRelation
+
+    def bracket(event: ev.DpEvent) -> tuple[float, float]:
+        accountant = HockeystickPLDAccountant(
+            neighboring_relation=getattr(NeighboringRelation, relation)
+        )
+        return accountant.compose(event).get_epsilon_bracket(DELTA)
+
+    for wrap in (lambda e: e, lambda e: ev.SelfComposedDpEvent(e, 7)):
+        assert bracket(wrap(ToyLaplaceDpEvent(2.0))) == bracket(wrap(ev.LaplaceDpEvent(2.0)))
+    if relation == "ADD_OR_REMOVE_ONE":
+        # a Poisson sample of it: the adapter samples the toy's certified curves (its inner has no finite pair)
+        # where it samples Laplace's own pair; both brackets certified, so each lower side is below the other's
+        # upper side
+        lower, upper = bracket(ev.PoissonSampledDpEvent(0.1, ToyLaplaceDpEvent(2.0)))
+        ref_lower, ref_upper = bracket(ev.PoissonSampledDpEvent(0.1, ev.LaplaceDpEvent(2.0)))
+        assert 0.0 < lower <= ref_upper and ref_lower <= upper
+
+
+def test_the_registry_refuses_a_second_class_of_the_name_and_names_the_closest_stage(toy):
+    with pytest.raises(ValueError, match="mechanism name 'toy_laplace' is registered already"):
+
+        @dataclass(frozen=True)
+        class Impostor(Mechanism):
+            name: ClassVar[str] = NAME
+
+            def grid_pld(self, h: float) -> PrivacyLossDistribution:
+                return laplace(1.0, value_discretization_interval=h)
+
+    assert registry.mechanism_class(NAME) is toy
+    with pytest.raises(ValueError, match="did you mean 'toy_laplace'"):
+        registry.stage_entry("toy_laplase")
+    assert (
+        registry.dp_event_class(ev.LaplaceDpEvent(1.0)) is None
+    )  # the adapter's own case reads it
+    assert registry.dp_event_class(ToyLaplaceDpEvent(1.0)) is toy
