@@ -69,7 +69,7 @@ def test_hockey_stick_many_epsilons(benchmark, size):
     )
     eps = np.linspace(0, 60, size(1_000_000, 10_000))
     out = benchmark(
-        lambda: _core.pld.delta(
+        lambda: _core.pld_reads.delta(
             composed.p,
             k_lo=composed.k_lo,
             h=composed.h,

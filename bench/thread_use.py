@@ -65,7 +65,7 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
     rate, lip = rng.uniform(0.001, 0.05, m), rng.uniform(0.5, 2.0, m)
     rho, gamma = rng.uniform(0.9, 1.2, (m, 100)), rng.uniform(0.0, 1.0, (m, 100))
     pmf = rng.dirichlet(np.ones(1_000_000))
-    profile = _core.pld.GridProfile(pmf, k_lo=-500_000, h=1e-5, p_inf=1e-9)
+    profile = _core.pld_reads.GridProfile(pmf, k_lo=-500_000, h=1e-5, p_inf=1e-9)
     many_deltas = np.resize(delta, n)
     sig = np.linspace(
         0.6, 3.0, max(2, int(64 * scale))
@@ -140,7 +140,7 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
         ),
         "pld_subsampled_gaussian_many": (
             "pld.subsampled_gaussians; per item (one grid each)",
-            lambda t: _core.pld.subsampled_gaussian_many(
+            lambda t: _core.pld_mechanisms.subsampled_gaussian_many(
                 sig,
                 np.full(sig.size, 0.01),
                 np.ones(sig.size, bool),
@@ -152,7 +152,7 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
         ),
         "pld_subsampled_gaussian_many/1": (
             "pld.subsampled_gaussian (q = 1); one item: the core's cell loop",
-            lambda t: _core.pld.subsampled_gaussian_many(
+            lambda t: _core.pld_mechanisms.subsampled_gaussian_many(
                 np.array([0.6]),
                 np.array([1.0]),
                 np.array([True]),
@@ -175,7 +175,9 @@ def workloads(scale: float) -> dict[str, tuple[str, Callable[[int], Any]]]:
 
 def core_cell_loop() -> None:
     """One subsampled-Gaussian PLD (both sides) at h = 1e-5: the OpenMP cell loop of pld/grid/cells.hpp."""
-    _core.pld.subsampled_gaussian(0.8, 0.01, remove=True, h=1e-5, tail=TAIL, max_cells=MAX_CELLS)
+    _core.pld_mechanisms.subsampled_gaussian(
+        0.8, 0.01, remove=True, h=1e-5, tail=TAIL, max_cells=MAX_CELLS
+    )
 
 
 def child_times(threads: int) -> Timing:

@@ -14,7 +14,8 @@ The argument walk at the end is deterministic (no hypothesis): every public call
 accountants, the adapters' methods, calibrate, the training classes, the pld mechanism constructors)
 with each argument in turn set to NaN, +-inf, 0, -0, a subnormal, a negative, a huge value, a bool,
 a numeric string and an array, the others valid.  Each call must answer without NaN, or refuse with a
-ValueError / TypeError whose message names that argument, within ``CALL_SECONDS``.
+ValueError / TypeError whose message names that argument, within ``CALL_SECONDS`` of CPU time (and
+``WALL_SECONDS``).
 """
 
 from __future__ import annotations
@@ -670,7 +671,7 @@ def test_registered_accountants_refuse_or_answer_in_range(name, data):
         # the largest here (13 copies at a shift of 4 sigma on 1e-3: 27 CPU s for one draw); the range and NaN
         # checks hold by construction at any spacing, so it is fuzzed at a spacing of at least 1e-2. The
         # spacing's own edges are fuzzed by test_grid_spacing_and_rdp_order_edges_refuse_or_answer_in_range and
-        # its fine grids are held against references in tests/pld/test_pld_with_replacement*.py.
+        # its fine grids are held against references in tests/pld/sampling/test_pld_with_replacement*.py.
         kwargs["value_discretization_interval"] = max(kwargs["value_discretization_interval"], 1e-2)
     accountant = outcome(lambda: entry.build(**kwargs))
     if accountant is None:
@@ -757,9 +758,11 @@ WALK_VALUES: list[Any] = [
     "0.5",
     np.array([0.5, 2.0]),
 ]
-CALL_SECONDS = (
-    120.0  # a hang guard, generous for a loaded machine (signal.setitimer: interrupts Python code)
-)
+# A call using more CPU than CALL_SECONDS fails the walk (a shared machine's load stretches the wall time, not the
+# CPU time), and one waiting past WALL_SECONDS fails it too (a call blocked without using the CPU); each
+# signal.setitimer interrupts Python code
+CALL_SECONDS = 120.0
+WALL_SECONDS = 900.0
 H = 1e-2  # coarse loss grids keep the PLD calls cheap; the grid spacing itself is walked too
 WALK_BASE: dict[str, Any] = dict(
     sigma=2.0,
@@ -1175,21 +1178,24 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 def _walk_failure(call: Callable[..., Any], kwargs: dict[str, Any], name: str) -> str | None:
     """None when the call answers without NaN or refuses naming ``name``; otherwise what went wrong."""
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
+    previous = {sig: signal.signal(sig, _on_alarm) for sig in (signal.SIGALRM, signal.SIGPROF)}
+    signal.setitimer(signal.ITIMER_REAL, WALL_SECONDS)
+    signal.setitimer(signal.ITIMER_PROF, CALL_SECONDS)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out = call(**kwargs)
     except _Overtime:
-        return f"ran past {CALL_SECONDS} s"
+        return f"ran past {CALL_SECONDS} s of CPU or {WALL_SECONDS} s"
     except REFUSALS as error:
         return None if name in str(error) else f"{type(error).__name__} not naming {name}: {error}"
     except Exception as error:  # noqa: BLE001 - any other exception is the failure reported
         return f"{type(error).__name__}: {error}"
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     for part in out if isinstance(out, tuple) else (out,):
         if (
             isinstance(part, (float, np.ndarray, np.floating))

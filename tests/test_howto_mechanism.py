@@ -75,6 +75,7 @@ def toy() -> Iterator[type[Mechanism]]:
 
         name: ClassVar[str] = NAME
         dp_event: ClassVar[type | None] = ToyLaplaceDpEvent
+        dp_event_field: ClassVar[str] = "scale"
         scale: float
 
         @classmethod
@@ -84,6 +85,17 @@ def toy() -> Iterator[type[Mechanism]]:
 
         def grid_pld(self, h: float) -> PrivacyLossDistribution:
             return laplace(self.scale, value_discretization_interval=h)
+
+        def loss_reach(self) -> float:
+            """The Laplace loss is at most |shift| / scale = 1 / scale."""
+            return 1.0 / self.scale
+
+        def rdp(self, orders: np.ndarray) -> np.ndarray:
+            return toy_rdp(orders, self.scale)
+
+        def poisson_sampled(self, q: float) -> Mechanism:
+            """The Poisson-sampled Laplace's location mixture (Zhu, Dong & Wang 2022, Thm 11)."""
+            return registry.mechanism_of(("laplace_mixture", self.scale, (0.0, 1.0), (1.0 - q, q)))
 
     yield ToyLaplace
     registry.unregister(NAME)
@@ -204,12 +216,72 @@ def test_the_dp_accounting_adapter_reaches_it(toy, relation):
     for wrap in (lambda e: e, lambda e: ev.SelfComposedDpEvent(e, 7)):
         assert bracket(wrap(ToyLaplaceDpEvent(2.0))) == bracket(wrap(ev.LaplaceDpEvent(2.0)))
     if relation == "ADD_OR_REMOVE_ONE":
-        # a Poisson sample of it: the adapter samples the toy's certified curves (its inner has no finite pair)
-        # where it samples Laplace's own pair; both brackets certified, so each lower side is below the other's
-        # upper side
+        # a Poisson sample of it: its own sampled pair (``poisson_sampled``), the one the adapter builds for
+        # Laplace's event, so the same doubles
         lower, upper = bracket(ev.PoissonSampledDpEvent(0.1, ToyLaplaceDpEvent(2.0)))
         ref_lower, ref_upper = bracket(ev.PoissonSampledDpEvent(0.1, ev.LaplaceDpEvent(2.0)))
-        assert 0.0 < lower <= ref_upper and ref_lower <= upper
+        assert 0.0 < lower < upper and (lower, upper) == (ref_lower, ref_upper)
+
+
+ALONE, POISSON = (lambda e: e), (lambda e: ev.PoissonSampledDpEvent(0.1, e))
+WITH_REPLACEMENT = lambda e: ev.SampledWithReplacementDpEvent(1000, 10, e)  # noqa: E731
+
+
+@pytest.mark.parametrize(
+    ("relation", "wrap"),
+    [
+        ("ADD_OR_REMOVE_ONE", ALONE),
+        ("REPLACE_ONE", ALONE),
+        ("ADD_OR_REMOVE_ONE", POISSON),
+        ("REPLACE_ONE", WITH_REPLACEMENT),
+    ],
+    ids=["alone-add_remove", "alone-replace_one", "poisson", "with_replacement"],
+)
+def test_the_adapter_refuses_its_reach_as_laplaces(toy, relation, wrap):
+    """A scale whose loss reaches past the grid's range is refused at every door that reads reach, naming the
+    toy's field, where the adapter refuses Laplace's event of the same scale naming its own."""
+    from dp_accounting import NeighboringRelation
+
+    from hockeystick.interop.loss_reach import ParameterOutOfRange
+
+    accountant = HockeystickPLDAccountant(
+        neighboring_relation=getattr(NeighboringRelation, relation)
+    )
+    with pytest.raises(ParameterOutOfRange, match=r"LaplaceDpEvent\.noise_multiplier = 1e-05"):
+        accountant.compose(wrap(ev.LaplaceDpEvent(1e-5)))
+    with pytest.raises(ParameterOutOfRange, match=r"ToyLaplaceDpEvent\.scale = 1e-05"):
+        accountant.compose(wrap(ToyLaplaceDpEvent(1e-5)))
+    # a scale the grid holds is composed (a finite bracket)
+    assert math.isfinite(accountant.compose(wrap(ToyLaplaceDpEvent(1.0))).get_epsilon(DELTA))
+
+
+def test_the_rdp_accountant_reaches_it(toy):
+    """The toy's curve, summed over its runs at the accountant's orders, and never below the exact Laplace
+    curve the accountant composes for Laplace's event (Mironov 2017, Prop. 6), so neither is its epsilon."""
+    from hockeystick.interop.dp_accounting import HockeystickRdpAccountant
+
+    ours = HockeystickRdpAccountant().compose(ev.SelfComposedDpEvent(ToyLaplaceDpEvent(2.0), 7))
+    theirs = HockeystickRdpAccountant().compose(ev.SelfComposedDpEvent(ev.LaplaceDpEvent(2.0), 7))
+    assert np.array_equal(ours.rdp, 7 * toy_rdp(ours.orders, 2.0))
+    assert np.all(ours.rdp >= theirs.rdp) and np.any(ours.rdp > theirs.rdp)
+    assert ours.get_epsilon(DELTA) >= theirs.get_epsilon(DELTA)
+
+
+def test_the_rdp_accountant_refuses_an_event_no_registered_class_reads(toy):
+    from dp_accounting import UnsupportedEventError
+
+    from hockeystick.interop.dp_accounting import HockeystickRdpAccountant
+
+    @attr.define(frozen=True)
+    class UnreadDpEvent(ev.DpEvent):
+        scale: float
+
+    accountant = HockeystickRdpAccountant()
+    assert not accountant.supports(UnreadDpEvent(1.0)) and accountant.supports(
+        ToyLaplaceDpEvent(1.0)
+    )
+    with pytest.raises(UnsupportedEventError):
+        accountant.compose(UnreadDpEvent(1.0))
 
 
 def test_the_registry_refuses_a_second_class_of_the_name_and_names_the_closest_stage(toy):
@@ -229,3 +301,69 @@ def test_the_registry_refuses_a_second_class_of_the_name_and_names_the_closest_s
         registry.dp_event_class(ev.LaplaceDpEvent(1.0)) is None
     )  # the adapter's own case reads it
     assert registry.dp_event_class(ToyLaplaceDpEvent(1.0)) is toy
+
+
+@attr.define(frozen=True)
+class BareLaplaceDpEvent(ev.DpEvent):
+    """The event of a mechanism registered with its event alone (no reach, no curve, no sampled pair)."""
+
+    scale: float
+
+
+@pytest.fixture
+def bare() -> Iterator[type[Mechanism]]:
+    """The how-to's step 3 without its optional facets: the adapter's defaults for each."""
+
+    @dataclass(frozen=True)
+    class BareLaplace(Mechanism):
+        """The Laplace pair on the grid (``pld.laplace``), read from its event alone."""
+
+        name: ClassVar[str] = "bare_laplace"
+        dp_event: ClassVar[type | None] = BareLaplaceDpEvent
+        scale: float
+
+        @classmethod
+        def from_dp_event(cls, event: BareLaplaceDpEvent, relation: str) -> BareLaplace:
+            return cls(event.scale)
+
+        def grid_pld(self, h: float) -> PrivacyLossDistribution:
+            return laplace(self.scale, value_discretization_interval=h)
+
+    yield BareLaplace
+    registry.unregister("bare_laplace")
+
+
+def test_without_its_facets_the_adapter_samples_its_curves_and_the_rdp_accountant_refuses_it(bare):
+    """No ``poisson_sampled``: the adapter samples the mechanism's certified curves (its inner has no finite
+    pair) where it samples Laplace's own pair; both brackets certified, so each lower side is below the other's
+    upper side.  No ``rdp``: the RDP accountant refuses the event.  No ``loss_reach``: nothing refused by it."""
+    from dp_accounting import UnsupportedEventError
+
+    from hockeystick.interop.dp_accounting import HockeystickRdpAccountant
+
+    def bracket(event: ev.DpEvent) -> tuple[float, float]:
+        return HockeystickPLDAccountant().compose(event).get_epsilon_bracket(DELTA)
+
+    lower, upper = bracket(ev.PoissonSampledDpEvent(0.1, BareLaplaceDpEvent(2.0)))
+    ref_lower, ref_upper = bracket(ev.PoissonSampledDpEvent(0.1, ev.LaplaceDpEvent(2.0)))
+    assert 0.0 < lower <= ref_upper and ref_lower <= upper
+    assert (lower, upper) != (
+        ref_lower,
+        ref_upper,
+    )  # not the mixture's pair: the generic sampled curves
+    with pytest.raises(UnsupportedEventError):
+        HockeystickRdpAccountant().compose(BareLaplaceDpEvent(2.0))
+
+
+def test_a_reach_that_is_not_a_number_is_refused_naming_the_facet(bare, monkeypatch):
+    monkeypatch.setattr(bare, "loss_reach", lambda self: math.nan)
+    with pytest.raises(ValueError, match=r"BareLaplace\.loss_reach\(\) must be a number >= 0"):
+        HockeystickPLDAccountant().compose(BareLaplaceDpEvent(2.0))
+
+
+def test_a_stated_reach_without_its_field_is_refused_naming_the_facet(bare, monkeypatch):
+    monkeypatch.setattr(bare, "loss_reach", lambda self: 1.0 / self.scale)
+    with pytest.raises(
+        ValueError, match=r"BareLaplace\.dp_event_field must name the BareLaplaceDpEvent"
+    ):
+        HockeystickPLDAccountant().compose(BareLaplaceDpEvent(2.0))

@@ -5,6 +5,7 @@ subpackage."""
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from pathlib import Path
 
@@ -142,6 +143,108 @@ def test_pld_stages_import_downwards():
                 wrong.append(
                     f"pld/{rel} imports pld.{stage} (stage {PLD_STAGES[stage]} >= {PLD_STAGES[own]})"
                 )
+    assert not wrong, "\n".join(wrong)
+
+
+def _pld_stage_imports(path: Path) -> list[tuple[int, list[str], str]]:
+    """(line, the pld path imported, the name) of every import of ``path`` into ``hockeystick.pld``, at any depth of
+    the module (imports inside functions and ``TYPE_CHECKING`` blocks included); ``from stage import name`` names a
+    module when the stage has a module ``name``."""
+    rel = path.relative_to(PACKAGE)
+    package = ["hockeystick", *rel.parts[:-1]]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = base + [t for t in (node.module or "").split(".") if t]
+            if target[:2] == ["hockeystick", "pld"]:
+                found += [(node.lineno, target[2:], alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[:2] == ["hockeystick", "pld"]:
+                    found.append((node.lineno, parts[2:-1], parts[-1]))
+    return found
+
+
+def test_other_packages_import_pld_through_its_stages_front_doors():
+    """Outside pld/, a stage's modules are not imported: a name comes from its stage's front door (the
+    ``FRONT_DOOR`` of its ``__init__``, or its ``__all__``), or from ``hockeystick.pld`` itself."""
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] == "pld":
+            continue
+        for line, inside, name in _pld_stage_imports(path):
+            if not inside:  # hockeystick.pld itself: its public names, or a stage as a package
+                continue
+            stage = inside[0]
+            door = importlib.import_module(f"hockeystick.pld.{stage}")
+            served = set(getattr(door, "FRONT_DOOR", ())) | set(getattr(door, "__all__", ()))
+            if len(inside) > 1:
+                wrong.append(
+                    f"{rel}:{line} imports hockeystick.pld.{'.'.join(inside)}: import from pld.{stage}"
+                )
+            elif (PACKAGE / "pld" / stage / f"{name}.py").exists():
+                wrong.append(
+                    f"{rel}:{line} imports the module pld.{stage}.{name}: import its names from the door"
+                )
+            elif name not in served:
+                wrong.append(f"{rel}:{line} imports {name} from pld.{stage}, not at its front door")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_each_door_serves_every_name_it_lists():
+    """Every name of a stage's ``FRONT_DOOR`` resolves (its module imports and holds it), and none is a module of
+    the stage (a submodule's import would put the module in the name's place)."""
+    wrong = []
+    for stage in PLD_STAGES:
+        door = importlib.import_module(f"hockeystick.pld.{stage}")
+        for name in getattr(door, "FRONT_DOOR", ()):
+            if (PACKAGE / "pld" / stage / f"{name}.py").exists() or not hasattr(door, name):
+                wrong.append(f"pld.{stage}.{name}")
+    assert not wrong, wrong
+
+
+# hockeystick.interop, one wing a library (docs/architecture.md): no wing imports another; ``loss_reach`` (the
+# reach of a Gaussian's privacy loss both the dp_accounting and the Opacus adapters check) is their one shared module.
+INTEROP_WINGS = {"dp_accounting", "opacus", "flower", "exchange"}
+INTEROP_SHARED = {"loss_reach"}
+
+
+def test_interop_wings_import_no_other_wing():
+    root = PACKAGE / "interop"
+    wrong = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        own = rel.parts[0].removesuffix(".py")
+        if own == "__init__":
+            continue
+        assert own in INTEROP_WINGS | INTEROP_SHARED, (
+            f"interop/{rel}: a wing (INTEROP_WINGS) or shared"
+        )
+        package = ["hockeystick", "interop", *rel.parts[:-1]]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                target = base + [t for t in (node.module or "").split(".") if t]
+                names = [target[2]] if len(target) > 2 else [a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [
+                    a.name.split(".")[2]
+                    for a in node.names
+                    if a.name.startswith("hockeystick.interop.")
+                ]
+                target = ["hockeystick", "interop"]
+            else:
+                continue
+            if target[:2] != ["hockeystick", "interop"]:
+                continue
+            wrong += [
+                f"interop/{rel} imports interop.{n}"
+                for n in names
+                if n not in (own, *INTEROP_SHARED)
+            ]
     assert not wrong, "\n".join(wrong)
 
 
@@ -298,3 +401,25 @@ def test_no_import_cycle_anywhere():
     """No two modules of hockeystick import each other, directly or through others."""
     cycles = _cycles(_import_graph())
     assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_core_pld_submodules_are_named_by_stage():
+    """The compiled core has one submodule per C++ stage of the pipeline, ``pld_<stage>`` (cpp/bindings/module.cpp),
+    and no other ``pld`` submodule."""
+    from hockeystick import _core
+
+    submodules = {name for name in dir(_core) if name.startswith("pld")}
+    stages = {f"pld_{stage}" for stage in PLD_STAGES if stage not in PYTHON_ONLY_STAGES}
+    assert submodules == stages, (
+        f"_core's pld submodules {sorted(submodules)}; the stages {sorted(stages)}"
+    )
+
+
+def test_pld_tests_mirror_the_stages():
+    """tests/pld/ holds one folder per stage of PLD_STAGES, each test in the folder of the stage it tests; only
+    shared helpers (no test_*.py) stay at its top."""
+    root = Path(__file__).resolve().parent / "pld"
+    loose = sorted(p.name for p in root.glob("test_*.py"))
+    assert not loose, f"tests/pld/{loose}: move each into tests/pld/<stage>/, the stage it tests"
+    folders = {p.name for p in root.iterdir() if (p / "__init__.py").exists()}
+    assert folders == set(PLD_STAGES), f"tests/pld's folders {sorted(folders)} are not PLD_STAGES"

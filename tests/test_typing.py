@@ -72,7 +72,7 @@ def _declares(text: str, name: str, indent: str = "") -> bool:
 
 
 def test_the_stub_declares_every_compiled_name():
-    """Each submodule of the compiled core (``_core.pld``, ``_core.pld_compose``, ...) has its stub
+    """Each submodule of the compiled core (``_core.pld_grid``, ``_core.pld_compose``, ...) has its stub
     (``_core/<submodule>.pyi``), listed by the package's stub, which declares each of its names; a bound class's
     stub declares each of its fields and methods (the option structs' fields among them)."""
     init = (STUB / "__init__.pyi").read_text()

@@ -1,7 +1,9 @@
-// Bindings of the PLD discretizations and of the hockey-stick evaluation of a grid PMF.
-// Each discretization returns both sides at once: a dict with the grid offset
-// k_lo (loss of element 0 is k_lo * h), the pessimistic masses and mass at
-// +infinity, the optimistic ones, and whether the optimistic side is connect-the-dots.
+// Bindings of the PLD discretizations and of the hockey-stick evaluation of a grid PMF, each in the _core
+// submodule of its stage: pld_grid (the types, the cells, the grid moments), pld_mechanisms (one round's
+// discretized pair), pld_sampling (the sampled rounds' pairs) and pld_reads (curves, charges, scans).
+// Each discretization returns both sides at once, a DiscretizedSides (discretized.hpp): the grid offset k_lo
+// (loss of element 0 is k_lo * h), the pessimistic masses and mass at +infinity, the optimistic ones, and
+// whether the optimistic side is connect-the-dots.
 #include <hockeystick/pld/grid/cells.hpp>
 #include <hockeystick/pld/reads/charged_curve.hpp>
 #include <hockeystick/pld/reads/complement_scans.hpp>
@@ -27,6 +29,7 @@
 #include <vector>
 
 #include "broadcast.hpp"
+#include "discretized.hpp"
 #include "elementwise.hpp"
 #include "explain.hpp"
 #include "loops.hpp"
@@ -95,38 +98,28 @@ std::pair<pld::GridPMF, pld::GridPMF> built_without_gil(Build build) {
     });
 }
 
-// The pessimistic side carries every bit of mass: its p_inf is factor_view's (a round-off deficit
-// 1 - sum p - p_inf goes to +infinity, pld/compose/compose.hpp), so the facade's factors need no fix-up.
-py::dict to_dict(const pld::GridPMF& up, const pld::GridPMF& low) {
-    py::dict out;
-    out["k_lo"] = up.k_lo;
-    out["h"] = up.h;
-    out["upper"] = to_array(up.p);
-    out["upper_inf"] = pld::factor_view(up, true).p_inf;
-    out["lower_k_lo"] = low.k_lo;
-    out["lower"] = to_array(low.p);
-    out["lower_inf"] = low.p_inf;
-    out["connect_dots"] = low.connect_dots;
-    // the cells' loss error (snapped atoms, rounded edges), which the facade charges (GridPMF.loss_shift)
-    out["loss_shift"] = std::max(up.loss_shift, low.loss_shift);
-    return out;
+// Both sides as the facade's factor takes them (discretized.hpp): the pessimistic side carries every bit of
+// mass (its upper_inf is factor_view's), the loss shift is the larger of the two sides' cell errors.
+hb::DiscretizedSides to_sides(pld::GridPMF up, pld::GridPMF low, bool has_lower = true) {
+    const double shift = std::max(up.loss_shift, low.loss_shift);
+    return hb::discretized_sides(std::move(up), std::move(low), has_lower, true, shift);
 }
 
 // Both sides of one mechanism from one set of cells (same grid).
 template <class Build>
-py::dict both_sides(Build build) {
+hb::DiscretizedSides both_sides(Build build) {
     const auto [up, low] = built_without_gil([&] {
         const pld::Cells cells = build();
         return std::make_pair(pld::pessimistic_pmf(cells), pld::optimistic_pmf(cells));
     });
-    return to_dict(up, low);
+    return to_sides(up, low);
 }
 
 // The replace-one pair's PMFs: the pessimistic side from the proved upper cells, the
 // optimistic side from the realizable lower cells, each on its own grid (own k_lo); counts() gives the
 // copy-count laws for each (their cut mass is budgeted differently).
 template <class Counts>
-py::dict replace_one_sides(Counts counts, double sigma, double h, double tail, std::int64_t max_cells) {
+hb::DiscretizedSides replace_one_sides(Counts counts, double sigma, double h, double tail, std::int64_t max_cells) {
     const auto [up, low] = built_without_gil([&] {
         const auto [upper_counts, lower_counts] = counts();
         // the upper side first: it refuses an oversized grid before any work (argument order is unspecified)
@@ -134,23 +127,13 @@ py::dict replace_one_sides(Counts counts, double sigma, double h, double tail, s
         return std::make_pair(std::move(upper), pld::optimistic_pmf(pld::replace_one_lower_cells(sigma, lower_counts, h,
                                                                                                  tail, max_cells)));
     });
-    return to_dict(up, low);
+    return to_sides(up, low);
 }
 
 // One direction of a monotone pair (pld/mechanisms/monotone.hpp) as the facade's factor takes it: both PMFs with
 // their charges applied, each side's mass at +infinity and the loss shift as the core made them.
-py::dict monotone_side_dict(const pld::MonotoneSide& side) {
-    py::dict out;
-    out["k_lo"] = side.upper.k_lo;
-    out["h"] = side.upper.h;
-    out["upper"] = to_array(side.upper.p);
-    out["upper_inf"] = side.upper.p_inf;
-    out["lower_k_lo"] = side.lower.k_lo;
-    out["lower"] = to_array(side.lower.p);
-    out["lower_inf"] = side.lower.p_inf;
-    out["connect_dots"] = side.lower.connect_dots;
-    out["loss_shift"] = side.upper.loss_shift;
-    return out;
+hb::DiscretizedSides monotone_side(const pld::MonotoneSide& side) {
+    return hb::discretized_sides(side.upper, side.lower, true, false, side.upper.loss_shift);
 }
 
 std::vector<double> as_vector(input_array a, const char* name) {
@@ -175,7 +158,7 @@ void register_laplace_mixture(py::module_& m) {
                 py::gil_scoped_release release;
                 return pld::monotone_sides(pair, h, max_cells);
             });
-            return py::make_tuple(monotone_side_dict(sides.remove), monotone_side_dict(sides.add));
+            return py::make_tuple(monotone_side(sides.remove), monotone_side(sides.add));
         },
         py::arg("scale"), py::kw_only(), py::arg("shifts"), py::arg("weights"), py::arg("h"), py::arg("max_cells"),
         "The remove and the add direction of sum_i w_i Lap(s_i, scale) vs Lap(0, scale), both sides each.");
@@ -219,7 +202,7 @@ py::tuple monotone_directions(const Pair& pair, double h, std::int64_t max_cells
         py::gil_scoped_release release;
         return pld::monotone_sides(pair, h, max_cells);
     });
-    return py::make_tuple(monotone_side_dict(sides.remove), monotone_side_dict(sides.add));
+    return py::make_tuple(monotone_side(sides.remove), monotone_side(sides.add));
 }
 
 // The Gaussian location mixture's pair (pld/mechanisms/gaussian_mixture.hpp) from the facade's checked arrays.
@@ -294,7 +277,7 @@ void register_sampling_mixtures(py::module_& m) {
 // item's own cell loop stays serial inside (no nested parallel region).  The work is the
 // estimated cell count, two masses per cell, so threads = 0 starts a team only for grids
 // large enough to pay for it.  An item's error is raised after the loop (the lowest item's).
-// optimistic = false skips the optimistic PMF (its "lower" entry is then None).
+// optimistic = false skips the optimistic PMF (its lower side is then None).
 py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t<bool> remove, double h, double tail,
                                    std::int64_t max_cells, int threads, bool optimistic) {
     const std::int64_t n = static_cast<std::int64_t>(sigma.size());
@@ -320,11 +303,7 @@ py::list many_subsampled_gaussians(input_array sigma, input_array q, py::array_t
         });
     });
     py::list out;
-    for (std::int64_t i = 0; i < n; ++i) {
-        py::dict item = to_dict(up[i], low[i]);
-        if (!optimistic) item["lower"] = py::none();
-        out.append(item);
-    }
+    for (std::int64_t i = 0; i < n; ++i) out.append(to_sides(std::move(up[i]), std::move(low[i]), optimistic));
     return out;
 }
 
@@ -529,10 +508,10 @@ void register_pld_curves(py::module_& m) {
 }
 
 // The mechanisms' cells and both-sided PMFs (pld/grid/cells.hpp, pld/sampling/replace_one.hpp), with their test hooks.
-void register_pld_mechanisms(py::module_& m) {
-    m.attr("max_interval") = pld::max_interval;
+void register_pld_mechanisms(py::module_& grid, py::module_& m, py::module_& sampling) {
+    grid.attr("max_interval") = pld::max_interval;
     // pld/grid/cells.hpp's bound on a cell's two numbers: |dc| + |dd| <= cell_round_off (c + d)
-    m.attr("cell_round_off") = pld::cell_round_off;
+    grid.attr("cell_round_off") = pld::cell_round_off;
     m.def(
         "subsampled_gaussian",
         [](double sigma, double q, bool remove, double h, double tail, std::int64_t max_cells) {
@@ -545,7 +524,7 @@ void register_pld_mechanisms(py::module_& m) {
           py::arg("optimistic") = true);
     // Fixed-size batches under replace-one (pld/sampling/replace_one.hpp): the two sides come from two
     // different pairs (a proved upper pair, a realizable lower pair), so each has its own grid.
-    m.def(
+    sampling.def(
         "with_replacement_subsampled_gaussian",
         [](double sigma, std::int64_t batch_size, std::int64_t dataset_size, double h, double tail,
            std::int64_t max_cells) {
@@ -559,7 +538,7 @@ void register_pld_mechanisms(py::module_& m) {
         },
         py::arg("sigma"), py::kw_only(), py::arg("batch_size"), py::arg("dataset_size"), py::arg("h"), py::arg("tail"),
         py::arg("max_cells"));
-    m.def(
+    sampling.def(
         "without_replacement_subsampled_gaussian",
         [](double sigma, double q, double h, double tail, std::int64_t max_cells) {
             return replace_one_sides([=] { return std::make_pair(pld::bernoulli_counts(q), pld::bernoulli_counts(q)); },
@@ -572,7 +551,7 @@ void register_pld_mechanisms(py::module_& m) {
     // Test hook: the subsampled Gaussian's cell edges x_of_loss(l) (unclamped; pld/grid/cells.hpp) for the given
     // losses, and their edge_loss_error over the finite ones (what continuous_cells charges, before
     // the rounding of l = fl(k h) and of the offset).
-    m.def(
+    grid.def(
         "_subsampled_gaussian_edges",
         [](double sigma, double q, bool remove, input_array l) {
             if (l.ndim() != 1) throw py::value_error("internal: l must be one-dimensional");
@@ -596,7 +575,7 @@ void register_pld_mechanisms(py::module_& m) {
         py::arg("sigma"), py::arg("sampling_rate"), py::kw_only(), py::arg("remove"), py::arg("l"));
     // Test hook: numerics/gaussian_exponent.hpp over arrays, the batched path (AVX2 where the CPU has it) and the
     // one-node path, as (argument, factor) pairs of each: they must agree bit for bit.
-    m.def(
+    grid.def(
         "_gaussian_exponents",
         [](input_array base, input_array dx, input_array l, double shift, double s) {
             const std::int64_t n = static_cast<std::int64_t>(base.size());
@@ -615,36 +594,11 @@ void register_pld_mechanisms(py::module_& m) {
             return py::make_tuple(to_array(arg), to_array(fac), to_array(arg1), to_array(fac1));
         },
         py::arg("base"), py::arg("dx"), py::arg("l"), py::kw_only(), py::arg("shift"), py::arg("s"));
-    m.def(
+    grid.def(
         "subsampled_gaussian_cells",
         [](double sigma, double q, bool remove, double h, double tail, std::int64_t max_cells, bool halves) {
-            pld::Cells cells;
-            {
-                py::gil_scoped_release release;
-                cells = pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells, halves);
-            }
-            py::dict out;
-            out["k_lo"] = cells.k_lo;
-            out["c"] = to_array(cells.c);
-            out["d"] = to_array(cells.d);
-            out["tail_lo"] = cells.tail_lo;
-            out["tail_hi"] = cells.tail_hi;
-            out["edge_error"] = cells.edge_error;
-            // each cell's P-mass and e^{l_j} times its Q-mass (pld/grid/cells.hpp's cell_mass)
-            py::array_t<double> p_mass(static_cast<py::ssize_t>(cells.c.size())), q_scaled(p_mass.size());
-            const double expm1_h = std::expm1(h);
-            for (std::size_t j = 0; j < cells.c.size(); ++j) {
-                const pld::CellMass mass = pld::cell_mass(cells.c[j], cells.d[j], expm1_h);
-                p_mass.mutable_data()[j] = mass.p;
-                q_scaled.mutable_data()[j] = mass.q_scaled;
-            }
-            out["p_mass"] = p_mass;
-            out["q_mass_scaled"] = q_scaled;
-            out["c_lo"] = to_array(cells.c_lo);
-            out["d_lo"] = to_array(cells.d_lo);
-            out["c_hi"] = to_array(cells.c_hi);
-            out["d_hi"] = to_array(cells.d_hi);
-            return out;
+            py::gil_scoped_release release;
+            return hb::cell_masses(pld::subsampled_gaussian_cells(sigma, q, remove, h, tail, max_cells, halves));
         },
         py::arg("sigma"), py::arg("sampling_rate"), py::kw_only(), py::arg("remove"), py::arg("h"), py::arg("tail"),
         py::arg("max_cells"), py::arg("halves") = true);
@@ -667,12 +621,12 @@ void register_pld_mechanisms(py::module_& m) {
         py::arg("loss"), py::arg("mass"), py::kw_only(), py::arg("h"), py::arg("max_cells"));
     register_laplace_mixture(m);
     register_gaussian_mixture_and_bounded_range(m);
-    register_sampling_mixtures(m);
+    register_sampling_mixtures(sampling);
 }
 
 // Passes over one grid PMF: its round-off charges, charged epsilon scans, moments, the complement's scans, and
 // delta and epsilon read from its suffix sums.
-void register_pld_scans(py::module_& m) {
+void register_pld_scans(py::module_& grid, py::module_& m) {
     m.def("suffix_sum_slack", &pld::suffix_sum_slack, py::arg("n"),
           "Relative round-off of the suffix sums of an n-point grid PMF, 4 (n + 4) u (pld/reads/epsilon_bracket.hpp).");
     m.def(
@@ -692,7 +646,7 @@ void register_pld_scans(py::module_& m) {
         "Euclidean norm at most `norm`): GridCharges::weighted (pld/reads/hockey_stick.hpp), elementwise.");
     def_charged_scan(m, "charged_epsilon", [](auto... args) { pld::charged_epsilon(args...); });
     def_charged_scan(m, "charged_lower_epsilon", [](auto... args) { pld::charged_lower_epsilon(args...); });
-    m.def(
+    grid.def(
         "loss_variance",
         [](input_array p, double h) {
             const double* pp = p.data();
@@ -735,7 +689,7 @@ void register_pld_scans(py::module_& m) {
         },
         py::arg("a"), py::kw_only(), py::arg("a_lo"), py::arg("b"), py::arg("b_lo"), py::arg("h"), py::arg("offset"),
         py::arg("epsilon"));
-    m.def(
+    grid.def(
         "log_mgf",
         [](input_array p, std::int64_t k_lo, double h, input_array lam) {
             py::array_t<double> out(lam.size());
@@ -770,9 +724,12 @@ void register_pld_scans(py::module_& m) {
 
 }  // namespace
 
-void register_pld(py::module_ m) {
-    register_charges(m);
-    register_pld_curves(m);
-    register_pld_mechanisms(m);
-    register_pld_scans(m);
+// The stages' submodules (module.cpp): the types and cells in grid, one round's pairs in mechanisms, the sampled
+// rounds' pairs in sampling, the curves, charges and scans in reads.
+void register_pld(py::module_ grid, py::module_ mechanisms, py::module_ sampling, py::module_ reads) {
+    hb::register_discretized_types(grid);
+    register_charges(reads);
+    register_pld_curves(reads);
+    register_pld_mechanisms(grid, mechanisms, sampling);
+    register_pld_scans(grid, reads);
 }

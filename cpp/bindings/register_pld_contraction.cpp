@@ -1,4 +1,5 @@
-// Binding of the mean-preserving contraction onto a coarser grid (pld/sampling/mean_contraction.hpp).
+// Binding of the mean-preserving contraction onto a coarser grid (pld/sampling/mean_contraction.hpp), in
+// _core.pld_sampling; its result is a GridPMF (discretized.hpp).
 #include <hockeystick/pld/sampling/mean_contraction.hpp>
 
 #include <pybind11/numpy.h>
@@ -8,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "discretized.hpp"
 #include "elementwise.hpp"
 
 namespace py = pybind11;
@@ -16,8 +18,8 @@ namespace pld = hockeystick::pld;
 
 namespace {
 
-py::dict mean_contraction(const input_array& p, std::int64_t k_lo, double h_fine, std::int64_t ratio, double p_inf,
-                          double entry_error, double alias) {
+pld::GridPMF mean_contraction(const input_array& p, std::int64_t k_lo, double h_fine, std::int64_t ratio, double p_inf,
+                              double entry_error, double alias) {
     if (p.ndim() != 1) throw py::value_error("p must be a 1-d array of masses");
     pld::GridPMF out;
     std::string error;
@@ -29,12 +31,7 @@ py::dict mean_contraction(const input_array& p, std::int64_t k_lo, double h_fine
         } catch (const std::invalid_argument& e) { error = e.what(); }
     }
     if (!error.empty()) throw py::value_error(error);
-    py::dict r;
-    r["k_lo"] = out.k_lo;
-    r["h"] = out.h;
-    r["p"] = py::array_t<double>(static_cast<py::ssize_t>(out.p.size()), out.p.data());
-    r["p_inf"] = out.p_inf;
-    return r;
+    return out;  // a GridPMF (discretized.hpp: registered in _core.pld_grid)
 }
 
 }  // namespace

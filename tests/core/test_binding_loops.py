@@ -60,7 +60,7 @@ _RANDOM_STOP = "epsilon weight terms first_stop r_first r_product"
 
 def _pld_many(threads: int) -> list[np.ndarray]:
     sigma, q = np.array([0.8, 1.0, 2.0, 4.0]), np.array([0.01, 0.1, 0.5, 1.0])
-    raw = _core.pld.subsampled_gaussian_many(
+    raw = _core.pld_mechanisms.subsampled_gaussian_many(
         sigma,
         q,
         np.array([True, False, True, True]),
@@ -69,7 +69,11 @@ def _pld_many(threads: int) -> list[np.ndarray]:
         max_cells=MAX_CELLS,
         threads=threads,
     )
-    return [np.asarray(item[key], dtype=np.float64) for item in raw for key in ("upper", "lower")]
+    return [
+        np.asarray(getattr(item, key), dtype=np.float64)
+        for item in raw
+        for key in ("upper", "lower")
+    ]
 
 
 _CHARGE = np.linspace(1e-12, 0.0, _PMF.size + 1)
@@ -77,8 +81,8 @@ _CHARGE = np.linspace(1e-12, 0.0, _PMF.size + 1)
 
 def _charged_curve() -> Any:
     """An optimistic charged curve of ``_PMF`` with a loss shift (pld/reads/charged_curve.hpp), its charges made up."""
-    return _core.pld.ChargedCurve(
-        _core.pld.GridProfile(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9),
+    return _core.pld_reads.ChargedCurve(
+        _core.pld_reads.GridProfile(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9),
         _CHARGE,
         shift=1e-10,
         slack=1e-12,
@@ -134,13 +138,13 @@ CALLS: dict[str, Callable[[int], Any]] = {
         _RHO, _GAMMA, np.full(_ROWS, 30.0), threads=t
     ),
     "pld_subsampled_gaussian_many": _pld_many,
-    "pld_delta": lambda t: _core.pld.delta(
+    "pld_delta": lambda t: _core.pld_reads.delta(
         _PMF, k_lo=-1500, h=0.01, p_inf=1e-9, epsilon=_EPS, threads=t
     ),
-    "pld_epsilon": lambda t: _core.pld.epsilon(
+    "pld_epsilon": lambda t: _core.pld_reads.epsilon(
         _PMF, k_lo=-1500, h=0.01, p_inf=1e-9, delta=_DELTA, threads=t
     ),
-    "PldGridProfile.epsilon": lambda t: _core.pld.GridProfile(
+    "PldGridProfile.epsilon": lambda t: _core.pld_reads.GridProfile(
         _PMF, k_lo=-1500, h=0.01, p_inf=1e-9
     ).epsilon(_DELTA, t),
     "PldChargedCurve.delta": lambda t: _charged_curve().delta(_EPS - 15.0, t),
@@ -265,7 +269,7 @@ BAD: dict[
         123,
     ),
     "pld_delta": (
-        lambda t: _core.pld.delta(
+        lambda t: _core.pld_reads.delta(
             _PMF,
             k_lo=-1500,
             h=0.01,
@@ -277,7 +281,7 @@ BAD: dict[
         12345,
     ),
     "PldGridProfile.epsilon": (
-        lambda t: _core.pld.GridProfile(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9).epsilon(
+        lambda t: _core.pld_reads.GridProfile(_PMF, k_lo=-1500, h=0.01, p_inf=1e-9).epsilon(
             _with_nan_at(_DELTA, 222, 33333), t
         ),
         "delta must not be NaN",
@@ -312,7 +316,7 @@ def test_per_item_errors_report_the_lowest_item(threads: int) -> None:
     with pytest.raises(
         ValueError, match="more cells than max_cells; use a coarser value_discretization_interval"
     ):
-        _core.pld.subsampled_gaussian_many(
+        _core.pld_mechanisms.subsampled_gaussian_many(
             sigma,
             ones,
             np.ones(sigma.size, bool),
@@ -322,7 +326,7 @@ def test_per_item_errors_report_the_lowest_item(threads: int) -> None:
             threads=threads,
         )
     with pytest.raises(ValueError, match="^sigma must be positive and finite$"):
-        _core.pld.subsampled_gaussian_many(
+        _core.pld_mechanisms.subsampled_gaussian_many(
             sigma[[0, 5, 2]],
             ones[:3],
             np.ones(3, bool),
@@ -347,7 +351,7 @@ def _thread_cpu_ns() -> dict[str, int]:
 def _one_gaussian_pld(threads: int) -> list[Any]:
     # One Gaussian-mechanism PLD of ~2e5 cells: the core's own cell loop (pld/grid/cells.hpp) is parallel
     # for grids above 20000 cells.
-    return _core.pld.subsampled_gaussian_many(
+    return _core.pld_mechanisms.subsampled_gaussian_many(
         np.array([0.6]),
         np.array([1.0]),
         np.array([True]),
@@ -379,5 +383,7 @@ def test_one_item_gets_the_granted_threads_for_its_own_loop_and_no_more() -> Non
     )  # inside a team it would be 0
     got = _one_gaussian_pld(0)
     assert all(
-        np.array_equal(a[k], b[k]) for a, b in zip(got, expected) for k in ("upper", "lower")
+        np.array_equal(getattr(a, k), getattr(b, k))
+        for a, b in zip(got, expected)
+        for k in ("upper", "lower")
     )

@@ -34,7 +34,10 @@ from hockeystick.pld.refine import constants
 from hockeystick.pld.refine.grid_rules import next_grid_tuning
 from hockeystick.pld.refine.grid_start import grid_policy
 
-from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_delta, subsampled_gaussian_epsilon
+from ..pld.refine.test_pld_epsilon_refinement import (
+    subsampled_gaussian_delta,
+    subsampled_gaussian_epsilon,
+)
 from .test_capi import (
     CAPI,
     HS_ACCURACY_NOT_MET,

@@ -28,7 +28,7 @@ import hockeystick as hs
 from hockeystick.pld import SubsampledGaussianPLD
 from hockeystick.pld.refine.tilted_factors import tilted_factors_bracket
 
-from ..pld.test_pld_epsilon_refinement import subsampled_gaussian_delta
+from ..pld.refine.test_pld_epsilon_refinement import subsampled_gaussian_delta
 from .test_capi import (
     CAPI,
     HS_ACCURACY_NOT_MET,

@@ -20,7 +20,7 @@ MOST_POSITIONAL = 5
 
 
 def _is_core(node: ast.expr) -> bool:
-    """Whether ``node`` names the compiled module or something in it (``_core``, ``_core.pld.delta``, ...)."""
+    """Whether ``node`` names the compiled module or something in it (``_core``, ``_core.pld_reads.delta``, ...)."""
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name) and node.id == "_core"
@@ -52,11 +52,11 @@ def _wide_calls(source: str, name: str) -> list[str]:
 def test_the_check_reports_wide_calls_bare_flags_and_unpacked_arguments() -> None:
     source = (
         "from . import _core\n"
-        "_core.pld.delta(p, k, h, q, e, 1)\n"
-        "_core.pld.loss_shifted(v, 0.1, True)\n"
-        "_core.pld.delta(*args)\n"
-        "_core.pld.loss_shifted(v, 0.1, up=True)\n"
-        "_core.pld.delta(p, k_lo=k, h=h, p_inf=q, epsilon=e, threads=1)\n"
+        "_core.pld_reads.delta(p, k, h, q, e, 1)\n"
+        "_core.pld_reads.loss_shifted(v, 0.1, True)\n"
+        "_core.pld_reads.delta(*args)\n"
+        "_core.pld_reads.loss_shifted(v, 0.1, up=True)\n"
+        "_core.pld_reads.delta(p, k_lo=k, h=h, p_inf=q, epsilon=e, threads=1)\n"
     )
     found = _wide_calls(source, "probe.py")
     assert [f.split(" ")[0] for f in found] == ["probe.py:2", "probe.py:3", "probe.py:4"], found
@@ -118,3 +118,37 @@ def test_a_composition_crosses_as_a_typed_read_only_struct() -> None:
         window.total_error,
         window.inverse_l2,
     )
+
+
+def test_the_discretizers_cross_as_typed_read_only_structs() -> None:
+    """The discretizers return the core's read-only structs, not dicts (no ``dict[str, Any]`` in the stubs): a
+    mechanism's ``DiscretizedSides`` (the Laplace mechanism's closed form checked: both sides' masses sum to 1 up to
+    the mass at +infinity), the mean contraction's ``GridPMF`` and the cells' ``CellMasses``."""
+    stubs = PACKAGE / "_core"
+    assert not [p.name for p in sorted(stubs.glob("*.pyi")) if "dict[" in p.read_text()]
+    sides = _core.pld_mechanisms.laplace(1.0, 1.0, h=0.01, max_cells=1 << 20)
+    assert isinstance(sides, _core.pld_grid.DiscretizedSides)
+    assert isinstance(sides.k_lo, int) and isinstance(sides.connect_dots, bool)
+    upper, lower = sides.upper, sides.lower
+    assert upper.dtype == np.float64 and upper.base is not None and lower is not None
+    assert upper.sum() + sides.upper_inf == pytest.approx(1.0, abs=1e-12)
+    assert lower.sum() + sides.lower_inf <= 1.0 + 1e-12
+    # the Laplace pair's losses lie in [-1, 1] (distance 1, scale 1): the grid spans at most 2 / h + 2 points
+    assert -101 <= sides.k_lo and sides.k_lo + upper.size <= 102
+    with pytest.raises(AttributeError):
+        sides.k_lo = 0  # type: ignore[misc]
+    merged = _core.pld_sampling.mean_contraction(
+        np.array([0.25, 0.5, 0.25]),
+        k_lo=0,
+        h_fine=0.5,
+        ratio=2,
+        p_inf=0.0,
+        entry_error=0.0,
+        alias=0.0,
+    )
+    assert isinstance(merged, _core.pld_grid.GridPMF) and merged.h == 1.0
+    assert merged.p.sum() + merged.p_inf == pytest.approx(1.0, abs=1e-15)
+    cells = _core.pld_grid.subsampled_gaussian_cells(
+        1.0, 0.1, remove=True, h=0.01, tail=1e-12, max_cells=1 << 20
+    )
+    assert isinstance(cells, _core.pld_grid.CellMasses) and cells.c.size == cells.p_mass.size > 0

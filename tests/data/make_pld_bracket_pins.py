@@ -7,7 +7,7 @@ delta = Q(eps/mu - mu/2) - e^eps Q(eps/mu + mu/2), mu = sqrt(sum_i T_i s_i^2 / s
 Wang 2018, Thm. 8), one Laplace mechanism's delta = 1 - exp((eps - s/b)/2), and the finite pairs
 (randomized response, the canonical (eps, delta) pair, ``from_distributions``) composed by enumerating
 the multinomial counts of their outcomes; epsilon(delta) is the least eps >= 0 whose exact delta is at
-most delta (bisection).  ``tests/pld/test_pld_bracket_pins.py`` recomputes every row and checks that no
+most delta (bisection).  ``tests/pld/accountants/test_pld_bracket_pins.py`` recomputes every row and checks that no
 bracket is wider than recorded, that it meets the recorded one, and that it holds the exact value.
 
 Regenerate (from the repository root, after a change that tightens a bracket on purpose):

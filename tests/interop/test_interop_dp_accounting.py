@@ -83,7 +83,7 @@ def test_each_event_against_dp_accounting_pld(event):
 @pytest.mark.slow
 def test_mixture_of_gaussians_against_dp_accounting_pld():
     # dp_accounting's MoG PLD takes minutes at grid 1e-4 (a Python loop per grid point); 1e-3 here, still
-    # tens of seconds (tests/pld/test_pld_mechanisms.py checks the MoG against closed forms in the default run).
+    # tens of seconds (tests/pld/mechanisms/test_pld_mechanisms.py checks the MoG against closed forms in the default run).
     event = E.MixtureOfGaussiansDpEvent(3.0, [0.0, 1.0, 2.0], [0.7, 0.2, 0.1])
     lo, up = HockeystickPLDAccountant(accuracy=1e-4).compose(event, 3).get_epsilon_bracket(DELTA)
     optimistic = their_pld(E.SelfComposedDpEvent(event, 3), 1, False, 1e-3).get_epsilon_for_delta(

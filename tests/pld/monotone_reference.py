@@ -175,35 +175,35 @@ def factor_from_atoms(
     atoms' loss error ``loss_shift`` (``GridPMF.loss_shift``); ``outside``: mass the atoms leave out, at
     +infinity on the pessimistic side (and dropped on the optimistic one)."""
     live = p_mass > 0
-    raw = _core.pld.atoms(
+    raw = _core.pld_mechanisms.atoms(
         np.ascontiguousarray(loss[live]),
         np.ascontiguousarray(p_mass[live]),
         h=h,
         max_cells=MAX_CELLS,
     )
     cells_shift = float(
-        raw["loss_shift"]
+        raw.loss_shift
     )  # the cells' own loss error (atoms snapped to grid points), added rounded up
     shift = math.nextafter(loss_shift + cells_shift, math.inf) if cells_shift > 0.0 else loss_shift
     upper = GridPMF(
-        int(raw["k_lo"]),
+        int(raw.k_lo),
         h,
-        np.asarray(raw["upper"]) * (1.0 + ROUNDOFF_CHARGE),
-        float(raw["upper_inf"]) + outside,
+        np.asarray(raw.upper) * (1.0 + ROUNDOFF_CHARGE),
+        float(raw.upper_inf) + outside,
         0.0,
         True,
         loss_shift=shift,
     )
     lower = GridPMF(
-        int(raw["lower_k_lo"]),
+        int(raw.lower_k_lo),
         h,
-        np.asarray(raw["lower"]) * (1.0 - ROUNDOFF_CHARGE),
-        float(raw["lower_inf"]),
+        np.asarray(raw.lower) * (1.0 - ROUNDOFF_CHARGE),
+        float(raw.lower_inf),
         0.0,
         False,
         loss_shift=shift,
     )
-    return Factor(name, upper, lower, bool(raw["connect_dots"]))
+    return Factor(name, upper, lower, bool(raw.connect_dots))
 
 
 def _largest_abs_log(masses: np.ndarray) -> float:

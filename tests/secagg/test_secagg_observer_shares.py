@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from hockeystick.interop import secagg_events
+from hockeystick.interop.dp_accounting import secagg_events
 from hockeystick.rdp.conversion import rdp_to_epsilon
 from hockeystick.rdp.poisson_subsampled import poisson_subsampled_rdp
 from hockeystick.secagg import DistributedDiscreteGaussian, DistributedSkellam, observer_shares

@@ -4,7 +4,7 @@ a composition's tuning as one ``ComposeOptions`` object."""
 import numpy as np
 import numpy.typing as npt
 
-from . import pld as _pld
+from . import pld_reads as _pld
 
 class ComposeOptions:
     """The tuning of a composition (pld/compose/options.hpp's ComposeOptions) and whether the backend may offer

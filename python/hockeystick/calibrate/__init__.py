@@ -60,7 +60,7 @@ from .training_runs import (
 )
 
 _Problem = (
-    Problem  # the search a test counts the evaluations of (tests/pld/test_pld_calibration_start.py)
+    Problem  # the search a test counts the evaluations of (tests/pld/refine/test_pld_calibration_start.py)
 )
 
 __all__ = [

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import training
 from ..base.accountant import Bound
-from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from ..pld.accountants import SubsampledGaussianPLD
 from ..rdp import DEFAULT_ORDERS, rdp_to_epsilon, subsampled_gaussian_rdp
 from ..registry import AccountantEntry, Calibratable
 from .problem import Problem

@@ -83,7 +83,7 @@ def _print_calculator(name: str, calc: Any) -> None:
 def _mechanism_parameters() -> list[tuple[str, list[str], list[str]]]:
     """(name, required parameters, optional parameters) of each mechanism a compose stage takes: its
     constructor's keywords, but the PLD grid (the compose file's value_discretization_interval)."""
-    from ..pld.mechanisms.registry import stage_entry, stage_names  # lazy: start-up time
+    from ..pld.mechanisms import stage_entry, stage_names  # lazy: start-up time
 
     listed = []
     for name in stage_names():

@@ -136,7 +136,7 @@ def _rounds_checkpoints(
     numbers: dict[str, float], length: str, stride: int | float | None
 ) -> np.ndarray:
     """Another accountant's checkpoints: every ``stride`` rounds of its run and its last round."""
-    from ..pld.reads.along_run import checkpoints  # lazy: start-up time
+    from ..pld.reads import checkpoints  # lazy: start-up time
 
     if stride is None:
         raise UsageError(

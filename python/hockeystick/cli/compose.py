@@ -114,7 +114,7 @@ def _values(text: str, flag: str) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..pld.accountants.stages import compose_stages, stage_relations  # lazy: start-up time
+    from ..pld.accountants import compose_stages, stage_relations  # lazy: start-up time
 
     spec = _read(args.stages)
     given, asked = ("delta", "epsilon") if args.delta is not None else ("epsilon", "delta")
@@ -181,7 +181,7 @@ def _print_csv(columns: list[str], rows: list[list[float]], heading: str, relati
 
 def _print_table(columns: list[str], rows: list[list[float]], heading: str, relations: Any) -> None:
     """The heading with the neighbouring relations the run holds under, then the table."""
-    from ..pld.mechanisms.neighbouring import RELATION_WORDS  # lazy: start-up time
+    from ..pld.mechanisms import RELATION_WORDS  # lazy: start-up time
 
     under = " and ".join(RELATION_WORDS[r] for r in relations)
     print(f"{heading}, {under} neighbours")

@@ -137,7 +137,7 @@ def _print_rows(form: str, columns: list[str], rows: list[list[Any]]) -> None:
 
 
 def _heading(stages: int, total: int, delta: float, relations: Any) -> str:
-    from ..pld.mechanisms.neighbouring import RELATION_WORDS  # lazy: start-up time
+    from ..pld.mechanisms import RELATION_WORDS  # lazy: start-up time
 
     under = " and ".join(RELATION_WORDS[r] for r in relations)
     return f"{stages} stages, {total} rounds: certified epsilon at delta = {delta:g} along the run, {under} neighbours"

@@ -57,7 +57,7 @@ def _in_mechanism_words(number: int, stage: Any) -> Any:
 def _noise_multiplier_is_sigma(name: Any) -> bool:
     """Whether ``name`` is a registered stage whose constructor takes ``sigma`` and ``sensitivity``: a Gaussian
     stage, whose noise multiplier is its sigma at sensitivity 1."""
-    from ..pld.mechanisms.registry import stage_entry, stage_names  # lazy: start-up time
+    from ..pld.mechanisms import stage_entry, stage_names  # lazy: start-up time
 
     if name not in stage_names():
         return False

@@ -45,7 +45,7 @@ from typing import Any
 from ..base.validation import delta_target, describe, flag
 from ..ledger import PrivacyGuarantee, PrivacyLedger, Round
 from ..ledger.fixed_schedule import pld_accountant
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ..pld.mechanisms import DEFAULT_INTERVAL
 
 __all__ = ["ACCOUNTED", "STATE_SCHEMA", "HockeystickPrivacyAccountant", "PrivacySpent"]
 

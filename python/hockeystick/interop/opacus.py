@@ -53,11 +53,14 @@ import numpy as np
 
 from ..base import validation as _validation
 from ..base.moved import renamed
-from ..pld.accountants.composition_plan import CompositionPlan
-from ..pld.accountants.plan import PlanProfile
-from ..pld.accountants.question_plan import QuestionEpsilon, single_subsampled_gaussian
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
-from ..pld.refine.calibration_start import calibration_start
+from ..pld.accountants import (
+    CompositionPlan,
+    PlanProfile,
+    QuestionEpsilon,
+    single_subsampled_gaussian,
+)
+from ..pld.mechanisms import DEFAULT_INTERVAL
+from ..pld.refine import central_limit_start
 from ..rdp import DEFAULT_ORDERS, gaussian_rdp, rdp_to_epsilon, subsampled_gaussian_rdp
 from .loss_reach import MAX_LOSS_REACH, MAX_NOISE, TAIL_RADII, ParameterOutOfRange, gaussian_reach
 
@@ -609,7 +612,7 @@ def get_noise_multiplier(
     # the central-limit value where its solve is defined (epsilon <= 1e307; 1 where it has none); beyond,
     # every sigma all but meets the target, and the search starts at the floor
     estimate = (
-        calibration_start(
+        central_limit_start(
             "sigma",
             np.array([eps_target]),
             np.array([delta]),

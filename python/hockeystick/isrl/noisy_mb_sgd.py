@@ -25,13 +25,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant import Bound
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
 from ..base.keyword_only import positional_deprecated
 from ..fdp.gaussian_mechanism import GaussianMechanism
-from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
-from ..pld.grid.distribution import Bound, Result
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ..pld.accountants import WithReplacementBatchGaussianPLD
+from ..pld.grid import Result
+from ..pld.mechanisms import DEFAULT_INTERVAL
 
 __all__ = ["NoisyMBSGD", "OnePassNoisyMBSGD", "UserLevelNoisyMBSGD"]
 

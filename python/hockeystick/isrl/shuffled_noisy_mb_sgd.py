@@ -30,16 +30,13 @@ import math
 import numpy as np
 
 from ..base import validation as _validation
-from ..base.accountant import UPPER_ONLY
+from ..base.accountant import UPPER_ONLY, Bound
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
 from ..numerics.certified_theta import radius_up, theta_epsilon_upper
-from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
-from ..pld.compose import atoms_compose, atoms_delta, atoms_epsilon
-from ..pld.grid.distribution import Bound
-from ..pld.mechanisms import atoms_from_pairs
-from ..pld.mechanisms.canonical import canonical_pair
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ..pld.accountants import WithReplacementBatchGaussianPLD
+from ..pld.compose import delta_of_atoms, epsilon_search, self_compose_atoms
+from ..pld.mechanisms import DEFAULT_INTERVAL, canonical_pair, pair_atoms
 from .noisy_mb_sgd import MAX_DATASET_SIZE, NoisyMBSGD
 from .shuffle import clone_delta_curve
 
@@ -185,7 +182,7 @@ class ShuffledNoisyMBSGD:
         )
         self.round_guarantees = self._round_guarantees(eps0, eps_ref, int(m))
         self._atoms = [
-            atoms_compose.self_compose(atoms_from_pairs.pair_atoms(*canonical_pair(e, d)), r)
+            self_compose_atoms(pair_atoms(*canonical_pair(e, d)), r)
             for e, d in self.round_guarantees
         ]
         self._top = r * max((e for e, _ in self.round_guarantees), default=0.0) + 1.0
@@ -219,7 +216,7 @@ class ShuffledNoisyMBSGD:
     def _shuffled_delta(self, eps: np.ndarray) -> np.ndarray:
         out = np.ones(eps.shape)
         for atoms in self._atoms:
-            out = np.minimum(out, atoms_delta.delta(atoms, eps, True))
+            out = np.minimum(out, delta_of_atoms(atoms, eps, True))
         return out
 
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
@@ -241,9 +238,7 @@ class ShuffledNoisyMBSGD:
         unshuffled = np.asarray(self._unshuffled.epsilon(flat), dtype=np.float64).reshape(-1)
         shuffled = np.array(
             [
-                atoms_epsilon.epsilon_search(
-                    self._shuffled_delta, float(d), True, self._top, _TOLERANCE
-                )
+                epsilon_search(self._shuffled_delta, float(d), True, self._top, _TOLERANCE)
                 if self._atoms
                 else math.inf
                 for d in flat

@@ -29,12 +29,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant import Bound
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
-from ..pld.accountants.fixed_batch import WithReplacementBatchGaussianPLD
-from ..pld.grid.distribution import Bound, Result
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ..pld.accountants import WithReplacementBatchGaussianPLD
+from ..pld.grid import Result
+from ..pld.mechanisms import DEFAULT_INTERVAL
 from .noisy_mb_sgd import MAX_DATASET_SIZE
 
 __all__ = ["GroupNoisyMBSGD"]

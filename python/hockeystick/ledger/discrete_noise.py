@@ -25,8 +25,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..base.validation import count
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.discrete_gaussian import DiscreteGaussian
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import DiscreteGaussian
 
 __all__ = ["discrete_gaussian_pld", "discrete_gaussian_sensitivity"]
 

@@ -21,9 +21,9 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ..pld.accountants.subsampled_gaussian import PLDAccountant
-from ..pld.mechanisms.constructors import laplace
-from ..pld.reads.along_run import CurveAlongRun
+from ..pld.accountants import PLDAccountant
+from ..pld.mechanisms import laplace
+from ..pld.reads import CurveAlongRun
 from .discrete_noise import discrete_gaussian_pld
 from .registered_round import registered_pld
 from .rounds import Round, given

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..base.validation import choice, delta_target, describe, flag
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
-from ..pld.reads.along_run import CurveAlongRun
+from ..pld.mechanisms import DEFAULT_INTERVAL, checked_interval
+from ..pld.reads import CurveAlongRun
 from .fixed_schedule import pld_accountant, pld_bracket, pld_curve
 from .gdp_filter import GdpFilter
 from .guarantee import PrivacyGuarantee

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..base.validation import choice, describe, flag
-from ..pld.mechanisms.constructors import checked_interval
+from ..pld.mechanisms import checked_interval
 from .ledger_arguments import FILTERS, budget_pair, rounds_count
 from .round_rdp import check_integer_orders
 from .rounds import Round

@@ -1,6 +1,9 @@
 """A round of a mechanism registered with its Rényi curve: the ledger reads its facets from the registry.
 
-The ledger's five own rounds (``rounds.MECHANISMS``) carry their curves here in the ledger.  Any other
+The ledger's five own rounds (``rounds.MECHANISMS``) keep their own fields; the three a compose stage names
+(gaussian, subsampled_gaussian, laplace) read their Rényi curve from their stage's entry too
+(``StageEntry.rdp``, ``pld.mechanisms.constructors``), the discrete Gaussian and the matrix mechanism theirs
+from ``rdp.integer_orders``.  Any other
 mechanism a compose stage names reaches the ledger through its registry entry (``pld.mechanisms.registry``):
 a round of that name holds the stage's parameters, its Rényi curve is the entry's ``rdp`` (certified upper at
 integer orders, the entry's contract), and its PLD for a fixed schedule's bracket is the entry's constructor on
@@ -15,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..base.validation import describe
-from ..pld.mechanisms.registry import StageEntry, stage_entry, stage_names
+from ..pld.mechanisms import StageEntry, stage_entry, stage_names
 
 if TYPE_CHECKING:
-    from ..pld.grid.distribution import PrivacyLossDistribution
+    from ..pld.grid import PrivacyLossDistribution
 
 __all__ = ["registered_parameters", "registered_pld", "registered_rdp_upper"]
 
@@ -26,10 +29,16 @@ __all__ = ["registered_parameters", "registered_pld", "registered_rdp_upper"]
 _OWN = "gaussian, subsampled_gaussian, laplace, discrete_gaussian, matrix_mechanism"
 
 
+def _registered(entry: StageEntry) -> bool:
+    """A mechanism the ledger records as a round holding its parameters: a Rényi curve, and no round of its
+    own (``StageEntry.round_noise``: the ledger's own rounds of that name, ``rounds.MECHANISMS``)."""
+    return entry.rdp is not None and entry.round_noise is None
+
+
 def _entry(mechanism: Any) -> StageEntry:
     entry = stage_entry(mechanism) if mechanism in stage_names() else None
-    if entry is None or entry.rdp is None:
-        with_curve = [n for n in stage_names() if stage_entry(n).rdp is not None]
+    if entry is None or not _registered(entry):
+        with_curve = [n for n in stage_names() if _registered(stage_entry(n))]
         registered = f" or a mechanism registered with its Rényi curve ({', '.join(with_curve)})"
         raise ValueError(
             f"mechanism must be one of {_OWN}"

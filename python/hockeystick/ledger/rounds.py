@@ -30,13 +30,8 @@ from typing import Any
 import numpy as np
 
 from ..base.validation import describe, positive_number
-from ..rdp.integer_orders import (
-    gaussian_rdp_upper,
-    laplace_rdp_upper,
-    mu_squared_upper,
-    subsampled_gaussian_rdp_upper,
-    zcdp_rdp_upper,
-)
+from ..pld.mechanisms import stage_entry
+from ..rdp.integer_orders import mu_squared_upper, zcdp_rdp_upper
 from .discrete_noise import discrete_gaussian_sensitivity
 from .matrix_round import accountant_parameters, matrix_parameters
 from .registered_round import registered_parameters, registered_rdp_upper
@@ -395,20 +390,20 @@ class Round:
         """
         if self.parameters:
             return registered_rdp_upper(self.mechanism, self.parameters, orders)
-        if self.mechanism == "gaussian":
-            return gaussian_rdp_upper(given(self.sigma), orders)
-        if self.mechanism == "subsampled_gaussian":
-            return subsampled_gaussian_rdp_upper(
-                given(self.sigma),
-                given(self.sampling_rate),
-                orders,
-            )
         if self.mechanism in ("discrete_gaussian", "matrix_mechanism"):
             return zcdp_rdp_upper(
                 mu_squared_upper(given(self.sensitivity), given(self.sigma)),
                 orders,
             )
-        return laplace_rdp_upper(given(self.scale), orders)
+        # a round named by its compose stage (gaussian, subsampled_gaussian, laplace): the stage's Rényi curve
+        # (``StageEntry.rdp``) at the round's fields, its sensitivity already folded into its noise
+        curve = stage_entry(self.mechanism).rdp
+        assert (
+            curve is not None
+        )  # the three stages register theirs (``pld.mechanisms.constructors``)
+        return curve(
+            orders, **{name: given(getattr(self, name)) for name in _NEEDS[self.mechanism]}
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The round as JSON-ready data: ``{"mechanism": ..., <its parameters>}``.

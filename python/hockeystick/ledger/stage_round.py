@@ -11,12 +11,11 @@ bound on it stays certified.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any
 
 from ..base.validation import describe, did_you_mean
-from ..pld.accountants.stages import STAGE_ALIASES, parse_stage
-from ..pld.mechanisms.registry import stage_entry, stage_names
+from ..pld.accountants import STAGE_ALIASES, parse_stage
+from ..pld.mechanisms import noise_over_sensitivity, stage_entry, stage_names
 
 __all__ = ["recorded_stages", "stage_parameters"]
 
@@ -51,10 +50,7 @@ def _noise_over_sensitivity(noise: Any, sensitivity: Any, name: str) -> Any:
         raise ValueError(f"sensitivity must be a finite number > 0, got {describe(sensitivity)}")
     if not (math.isfinite(sensitivity) and sensitivity > 0):
         raise ValueError(f"sensitivity must be a finite number > 0, got {describe(sensitivity)}")
-    quotient = float(noise) / float(sensitivity)
-    if Fraction(quotient) * Fraction(float(sensitivity)) <= Fraction(float(noise)):
-        return quotient  # at or below the exact quotient already
-    return math.nextafter(quotient, 0.0)
+    return noise_over_sensitivity(float(noise), float(sensitivity))
 
 
 def _admit(name: Any) -> None:

@@ -68,7 +68,7 @@ import numpy.typing as npt
 from ..base.accountant import Bound, Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.validation import count, derived, in_interval, positive, scalar_or_array
-from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from ..pld.accountants import SubsampledGaussianPLD
 from .round_off import gamma, widen_down, widen_up
 from .strategies import Banded, DenseStrategy, Strategy, strategy_from
 

@@ -106,8 +106,8 @@ from ..base.validation import (
     scalar_or_array,
 )
 from ..fdp.gaussian_mechanism import GaussianMechanism
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.gaussian_mixture import mixture_of_gaussians
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import mixture_of_gaussians
 from .mmcc_participation import ParticipationSums, participation_bounds, participation_sums
 from .mmcc_rows import MAX_CUT, row_factors
 from .mmcc_steps import MMCC_STEPS, MMCCStep, cited_steps

@@ -50,7 +50,7 @@ from ..base.validation import describe, epsilon_values, in_interval, positive_nu
 from .monte_carlo_bounds import MonteCarloKind, log_importance_bound, mean_with_confidence_bound
 
 if TYPE_CHECKING:
-    from ..pld.grid.distribution import PrivacyLossDistribution
+    from ..pld.grid import PrivacyLossDistribution
 
 __all__ = ["LossDraws", "MonteCarloBand", "MonteCarloPLD"]
 
@@ -304,7 +304,7 @@ class MonteCarloPLD:
         ValueError
             ``other`` not a PrivacyLossDistribution, or on another grid than the PLDs composed before.
         """
-        from ..pld.grid.distribution import PrivacyLossDistribution
+        from ..pld.grid import PrivacyLossDistribution
 
         if not isinstance(other, PrivacyLossDistribution):
             raise ValueError(

@@ -54,8 +54,8 @@ from ..base.validation import (
     positive_number,
     scalar_or_array,
 )
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.gaussian_mixture import mixture_of_gaussians
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import mixture_of_gaussians
 from .round_off import gamma, widen_up
 from .sampling_laws import Sampling
 from .strategies import strategy_from

@@ -8,7 +8,7 @@ import os
 import numpy as np
 import numpy.typing as npt
 
-from ..pld.reads.along_run import CurveAlongRun
+from ..pld.reads import CurveAlongRun
 from . import canvas
 from .scales import positive
 

@@ -11,9 +11,12 @@ import numpy as np
 from .. import pld
 from ..base import validation as _validation
 from ..base.accountant import Bound
-from ..pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
-from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
-from ..pld.mechanisms.constructors import subsampled_gaussians
+from ..pld.accountants import (
+    BallsInBinsGaussianPLD,
+    FixedBatchGaussianPLD,
+    ShuffledBatchGaussianPLD,
+)
+from ..pld.mechanisms import subsampled_gaussians
 from ..training import DPSGD, DPFedAvg
 from .profile import DeltaSides, delta_sides
 

@@ -68,9 +68,9 @@ from ..base.validation import (
     single,
 )
 from ..base.warning_site import outside_stacklevel
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval
-from ..pld.refine.unmet import AccuracyNotMetWarning
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import DEFAULT_INTERVAL, checked_interval
+from ..pld.refine import AccuracyNotMetWarning
 from ..rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ..rdp.mechanisms import DEFAULT_ORDERS
 from .distributed_discrete_gaussian import distributed_discrete_gaussian_rdp

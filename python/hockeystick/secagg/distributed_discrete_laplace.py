@@ -65,8 +65,8 @@ import math
 import numpy as np
 
 from ..base.validation import count, positive_number
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import checked_interval, pair_factor
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import checked_interval, pair_factor
 from .lattice_pld import Masses
 
 __all__ = [

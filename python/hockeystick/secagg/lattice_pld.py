@@ -54,8 +54,8 @@ import math
 
 import numpy as np
 
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import checked_interval, pair_factor
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import checked_interval, pair_factor
 
 __all__ = [
     "DIRECT_SUPPORT",

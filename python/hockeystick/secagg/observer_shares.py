@@ -45,8 +45,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import checked_interval, pair_factor
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import checked_interval, pair_factor
 from .lattice_pld import Masses
 
 __all__ = ["shares_pair_pld", "shares_sampled_rdp", "window_masses"]

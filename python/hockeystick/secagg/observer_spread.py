@@ -51,8 +51,8 @@ import math
 
 import numpy as np
 
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import checked_interval, pair_factor
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import checked_interval, pair_factor
 from .lattice_pld import Masses
 from .observer_shares import window_masses
 

@@ -58,8 +58,8 @@ from ..base.validation import (
     scalar_or_array,
     single,
 )
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, pair_factor
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import DEFAULT_INTERVAL, checked_interval, pair_factor
 from .accountants import Adversary
 from .distributed_discrete_laplace import (
     MAX_SUPPORT,

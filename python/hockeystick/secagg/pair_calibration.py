@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.validation import delta_target, epsilon_target, positive_number
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ..pld.mechanisms import DEFAULT_INTERVAL
 from .pair_accountants import _MAX_DECAY, DistributedDiscreteLaplace, PoissonBinomialMechanism
 
 __all__ = [

@@ -62,8 +62,8 @@ import math
 import numpy as np
 
 from ..base.validation import count, in_interval, positive_number
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import checked_interval, pair_factor
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import checked_interval, pair_factor
 
 __all__ = [
     "BINOMIAL_RELATIVE_ERROR",

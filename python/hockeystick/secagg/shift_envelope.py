@@ -31,7 +31,8 @@ over the shifts (each shift's lattice pair, its pessimistic side), replaced by i
 (delta_s is non-increasing, so a running minimum of upper bounds is one).  f is the lower convex hull of (0, 1) and the points (e^{eps_j}, d_j), flat after the
 last: on each chord between two hull points it lies above every delta_s (each is convex and at most both
 ends), and the hull is convex.  The slopes, their changes q_k and gamma_k q_k are computed by mpmath at 50
-digits and rounded down to doubles (each lowered by 1e-40 relative first), so the pair given is lowered.
+digits, each change lowered by 1e-45 of its two slopes (their rounding) and each product by 1e-40 relative,
+then rounded down to doubles: the pair given is lowered.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from ..pld.grid.distribution import PrivacyLossDistribution
-from ..pld.mechanisms.constructors import checked_interval, pair_factor
+from ..pld.grid import PrivacyLossDistribution
+from ..pld.mechanisms import checked_interval, pair_factor
 from .distributed_discrete_laplace import dominating_shift_pld
 from .lattice_pld import Masses
 
@@ -145,7 +146,9 @@ def shift_envelope_pld(
         lowering = 1 - mpmath.mpf("1e-40")
         p_masses, q_masses = [], []
         for k in range(1, len(hull)):  # a vertex after (0, 1): its Q-mass is the slope's rise there
-            rise = slopes[k] - slopes[k - 1]
+            # less the slopes' own rounding at 50 digits (1e-48 relative; 1e-45 charged)
+            margin = mpmath.mpf("1e-45") * (abs(slopes[k]) + abs(slopes[k - 1]))
+            rise = slopes[k] - slopes[k - 1] - margin
             if rise > 0:
                 q_masses.append(_down(rise, lowering))
                 p_masses.append(_down(hull[k][0] * rise, lowering))

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..base import validation as _validation
 from ..base.elementwise import ArrayLike
-from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
+from ..pld.accountants import SubsampledGaussianPLD
 from .adaptive_clipping import round_noise_multiplier
 from .normalization import Normalization, checked_normalization
 from .run import _SubsampledTraining

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from ..numerics.hockey_stick import theta_radius
-from ..pld.accountants.allocation import shuffled_radius
-from ..pld.refine.calibration_start import calibration_grids as pld_calibration_grids
-from ..pld.refine.calibration_start import calibration_start as pld_calibration_start
+from ..pld.accountants import shuffled_radius
+from ..pld.refine import calibration_grids as pld_calibration_grids
+from ..pld.refine import central_limit_start as pld_calibration_start
 from .vocabulary import Sampling
 
 _LARGEST_EPSILON = 1e307  # theta_radius's largest epsilon

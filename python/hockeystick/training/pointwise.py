@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..pld.grid.distribution import Bound, Result, bound_result
+from ..base.accountant import Bound
+from ..pld.grid import Result, bound_result
 
 
 def answer_pointwise(

@@ -33,16 +33,20 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..base import validation as _validation
-from ..base.accountant import Quantity
+from ..base.accountant import Bound, Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
-from ..pld.accountants.composition_plan import CompositionPlan
-from ..pld.accountants.plan import PlanProfile, PoissonGeneric, default_grid_profile
-from ..pld.accountants.plan_rdp import rdp_lowered_upper
-from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..pld.grid.distribution import Bound, Result
-from ..pld.mechanisms.constructors import PoissonGaussian, checked_interval
+from ..pld.accountants import (
+    CompositionPlan,
+    PlanProfile,
+    PoissonGeneric,
+    SubsampledGaussianPLD,
+    default_grid_profile,
+    rdp_lowered_upper,
+)
+from ..pld.grid import Result
+from ..pld.mechanisms import PoissonGaussian, checked_interval
 from .pointwise import answer_pointwise
 
 __all__ = ["RecordLevelFedAvg"]

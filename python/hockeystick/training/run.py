@@ -14,21 +14,25 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant import Bound
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
-from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..pld.grid.distribution import Bound, Result
-from ..pld.mechanisms.constructors import checked_tail
+from ..pld.accountants import SubsampledGaussianPLD
+from ..pld.grid import Result
+from ..pld.mechanisms import checked_tail
 from .schedule import StagedRun
 from .steps import broadcast_like, ceil_ratio, steps_taken
 from .user_level import UserLevelDPSGD
 from .vocabulary import SAMPLINGS, STEPS_PER_EPOCH, Sampling, StepsPerEpoch
 
 if TYPE_CHECKING:
-    from ..pld.accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
-    from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
-    from ..pld.reads.along_run import CurveAlongRun
+    from ..pld.accountants import (
+        BallsInBinsGaussianPLD,
+        FixedBatchGaussianPLD,
+        ShuffledBatchGaussianPLD,
+    )
+    from ..pld.reads import CurveAlongRun
 
     _Accountant = (
         SubsampledGaussianPLD
@@ -46,7 +50,7 @@ if TYPE_CHECKING:
 def _fixed_size(
     z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]
 ) -> _Accountant:
-    from ..pld.accountants.fixed_batch import FixedBatchGaussianPLD
+    from ..pld.accountants import FixedBatchGaussianPLD
 
     return FixedBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **grid)
 
@@ -54,13 +58,13 @@ def _fixed_size(
 def _balls_in_bins(
     z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]
 ) -> _Accountant:
-    from ..pld.accountants.allocation import BallsInBinsGaussianPLD
+    from ..pld.accountants import BallsInBinsGaussianPLD
 
     return BallsInBinsGaussianPLD(sigma=z, steps_per_epoch=per_epoch[0], rounds=t, **grid)
 
 
 def _shuffle(z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]) -> _Accountant:
-    from ..pld.accountants.allocation import ShuffledBatchGaussianPLD
+    from ..pld.accountants import ShuffledBatchGaussianPLD
 
     return ShuffledBatchGaussianPLD(sigma=z, batch_size=m, n=n, rounds=t, **grid)
 
@@ -474,7 +478,7 @@ class _SubsampledTraining:
         >>> run.checkpoints(), run.checkpoints(every=3)
         (array([ 4,  8, 10]), array([ 3,  6,  9, 10]))
         """
-        from ..pld.reads import along_run
+        from ..pld.reads import MAX_CHECKPOINTS, checkpoints
 
         if isinstance(self._accountant, StagedRun):
             return self._accountant.checkpoints(every, steps)
@@ -485,14 +489,14 @@ class _SubsampledTraining:
             )
         total = int(np.ravel(self.steps)[0])
         if every is not None or steps is not None:
-            return along_run.checkpoints(total, every, steps)
+            return checkpoints(total, every, steps)
         a, b = (float(np.ravel(x)[0]) for x in self._epoch_ratio)
         count = (
             math.floor(total * b / a) + 1
         )  # at least the whole epochs in the run (the rounding: one more)
-        if count > along_run.MAX_CHECKPOINTS:
+        if count > MAX_CHECKPOINTS:
             raise ValueError(
-                f"one checkpoint per epoch gives {count - 1} or more, above {along_run.MAX_CHECKPOINTS}: give every="
+                f"one checkpoint per epoch gives {count - 1} or more, above {MAX_CHECKPOINTS}: give every="
                 "(a checkpoint every so many steps) or steps="
             )
         ends = ceil_ratio(np.arange(1.0, count + 1.0), np.full(count, a), np.full(count, b))

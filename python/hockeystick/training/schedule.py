@@ -39,18 +39,17 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 import numpy as np
 
 from ..base import validation as _validation
+from ..base.accountant import Bound
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike
-from ..pld.accountants.subsampled_gaussian import PLDAccountant
-from ..pld.compose.fft import DEFAULT_TAIL
-from ..pld.grid.distribution import Bound, Result
-from ..pld.refine import question
-from ..pld.refine.question import question_tail
+from ..pld.accountants import PLDAccountant
+from ..pld.grid import DEFAULT_TAIL, Result
+from ..pld.refine import RDP_MARGIN, question_tail, within_tolerance
 from .steps import ceil_ratio
 from .vocabulary import SAMPLINGS, Sampling
 
 if TYPE_CHECKING:
-    from ..pld.reads.along_run import CurveAlongRun
+    from ..pld.reads import CurveAlongRun
 
 __all__ = ["Stage", "StagedRun", "with_stages"]
 
@@ -217,7 +216,7 @@ class StagedRun:
         if tail < DEFAULT_TAIL:
             lower_q, upper_q = self._composed(tail).epsilon(deltas, bound="both")  # type: ignore[misc]
             lower, upper = np.maximum(lower, lower_q), np.minimum(upper, upper_q)
-        wide = ~question.within_tolerance(lower, upper)
+        wide = ~within_tolerance(lower, upper)
         if np.any(wide):
             upper = np.where(wide, np.minimum(upper, self._rdp_upper(deltas)), upper)
         sides = tuple(float(x) if x.ndim == 0 else x for x in (lower, upper))
@@ -241,7 +240,7 @@ class StagedRun:
         )
         total = rdp.rdp.sum(axis=0)
         return np.asarray(rdp_to_epsilon(total, rdp.orders, deltas), dtype=np.float64) * (
-            1.0 + question.RDP_MARGIN
+            1.0 + RDP_MARGIN
         )
 
     def epsilon_curve(self, delta: float, *, steps: np.ndarray) -> CurveAlongRun:
@@ -255,20 +254,20 @@ class StagedRun:
     def checkpoints(self, every: int | None, steps: ArrayLike | None) -> np.ndarray:
         """Every ``every`` steps, or ``steps``, or else the last step of each whole epoch of each stage (counted
         from the stage's start, ceil(k a / b) of the exact epoch ratio a / b) and each stage's last step."""
-        from ..pld.reads import along_run
+        from ..pld.reads import MAX_CHECKPOINTS, checkpoints
 
         total = self.steps
         if every is not None or steps is not None:
-            return along_run.checkpoints(total, every, steps)
+            return checkpoints(total, every, steps)
         a, b = (float(x) for x in self.steps_per_epoch_ratio)
         ends, start = [], 0
         for s in self.stages:
             count = (
                 math.floor(s.steps * b / a) + 1
             )  # the stage's whole epochs, and one more for the rounding
-            if count > along_run.MAX_CHECKPOINTS:
+            if count > MAX_CHECKPOINTS:
                 raise ValueError(
-                    f"one checkpoint per epoch gives {count - 1} or more, above {along_run.MAX_CHECKPOINTS}: give "
+                    f"one checkpoint per epoch gives {count - 1} or more, above {MAX_CHECKPOINTS}: give "
                     "every= (a checkpoint every so many steps) or steps="
                 )
             epoch_ends = ceil_ratio(
@@ -278,9 +277,9 @@ class StagedRun:
             start += s.steps
             ends.append(np.array([start]))
         out = np.unique(np.concatenate(ends)).astype(np.int64)
-        if out.size > along_run.MAX_CHECKPOINTS:
+        if out.size > MAX_CHECKPOINTS:
             raise ValueError(
-                f"one checkpoint per epoch gives {out.size}, above {along_run.MAX_CHECKPOINTS}: give every= or steps="
+                f"one checkpoint per epoch gives {out.size}, above {MAX_CHECKPOINTS}: give every= or steps="
             )
         return out
 

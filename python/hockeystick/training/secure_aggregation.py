@@ -46,7 +46,7 @@ from typing import Any
 from ..base import validation as _validation
 from ..base.accountant import BOUND_SIDES, Bound
 from ..base.accountant_docs import accountant_docs
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ..pld.mechanisms import DEFAULT_INTERVAL
 from ..secagg.accountants import Adversary, DistributedDiscreteGaussian, DistributedSkellam
 from ..secagg.discrete_laplace_wrap import discrete_laplace_wrap_probability
 from ..secagg.modular_wrap import wrap_probability

@@ -33,14 +33,14 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from ..base import validation as _validation
-from ..base.accountant import Quantity
+from ..base.accountant import Bound, Quantity
 from ..base.accountant_docs import accountant_docs
 from ..base.elementwise import ArrayLike, broadcast_float_arrays
 from ..base.keyword_only import positional_deprecated
-from ..pld.accountants.subsampled_gaussian import SubsampledGaussianPLD
-from ..pld.grid.distribution import Bound, PrivacyLossDistribution, Result
-from ..pld.mechanisms.constructors import DEFAULT_INTERVAL
-from ..pld.sampling.examples_per_user import checked_examples_per_user, examples_per_user_gaussian
+from ..pld.accountants import SubsampledGaussianPLD
+from ..pld.grid import PrivacyLossDistribution, Result
+from ..pld.mechanisms import DEFAULT_INTERVAL
+from ..pld.sampling import checked_examples_per_user, examples_per_user_gaussian
 from .pointwise import answer_pointwise
 
 __all__ = ["UserLevelDPSGD", "refuse_user_level_sampling", "user_level_without_stages"]

@@ -91,9 +91,8 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.dp_events", "dp_accounting")
     raise
 
-from ...pld.accountants.composition_plan import CompositionPlan
-from ...pld.accountants.zcdp_plan import Zcdp
-from ...pld.mechanisms.registry import dp_event_class
+from ...pld.accountants import CompositionPlan, Zcdp
+from ...pld.mechanisms import dp_event_class
 from ..loss_reach import ParameterOutOfRange, gaussian_reach
 from . import sampled_plans
 from .allocation_events import BallsInBinsGaussianDpEvent, ShuffledBatchGaussianDpEvent
@@ -109,6 +108,7 @@ from .event_checks import (
     case_of,
     check_count,
     check_reach,
+    check_registered_reach,
     discrete_gaussian_shift,
     discrete_laplace_shift,
     integer,
@@ -176,6 +176,7 @@ def _visit_one(
     # an event no case here reads: read by the registered mechanism whose event it is
     if reader is not None:
         mechanism = reader.from_dp_event(event, relation.name.lower())
+        check_registered_reach(event, mechanism)
         add_runs(plan, mechanism.spec(), count, False)
         return
     case_of(_VISITS, event)(event, count, relation, plan)

@@ -26,11 +26,15 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     raise
 
 from ...base import validation as _validation
-from ...pld.accountants.composition_plan import CompositionPlan
-from ...pld.accountants.zcdp_plan import zcdp_alone
-from ...pld.mechanisms import discrete_gaussian as dg
-from ...pld.mechanisms.mechanism import Spec
-from ...pld.mechanisms.neighbouring import relations_bounded
+from ...pld.accountants import CompositionPlan, zcdp_alone
+from ...pld.mechanisms import (
+    DISCRETE_GAUSSIAN_MAX_OUTCOMES,
+    DISCRETE_GAUSSIAN_MAX_SIGMA,
+    Spec,
+    discrete_gaussian_outcomes,
+    discrete_gaussian_top_loss,
+    relations_bounded,
+)
 from ..loss_reach import MAX_LOSS_REACH, MAX_NOISE, ParameterOutOfRange
 from .catalogue_events import DiscreteGaussianDpEvent
 
@@ -189,13 +193,16 @@ def discrete_gaussian_shift(event: DiscreteGaussianDpEvent, copies: int) -> tupl
         2.0 * MAX_FINITE_REACH
     ):  # the mode's loss s^2 / (2 sigma^2) alone passes the limit
         check_reach(event, "sigma", ratio * ratio / 2.0, MAX_FINITE_REACH, why)
-    if sigma > dg.MAX_SIGMA or dg.outcomes(sigma, shift) > dg.MAX_OUTCOMES:
+    if (
+        sigma > DISCRETE_GAUSSIAN_MAX_SIGMA
+        or discrete_gaussian_outcomes(sigma, shift) > DISCRETE_GAUSSIAN_MAX_OUTCOMES
+    ):
         raise ParameterOutOfRange(
             f"DiscreteGaussianDpEvent.sigma = {event.sigma!r} with a shift of {shift} needs more than "
-            f"{dg.MAX_OUTCOMES} outcomes for its exact pair: no certified bound is computed; rescale the query "
+            f"{DISCRETE_GAUSSIAN_MAX_OUTCOMES} outcomes for its exact pair: no certified bound is computed; rescale the query "
             f"(a smaller sigma and sensitivity)"
         )
-    check_reach(event, "sigma", dg.discrete_gaussian_top_loss(sigma, shift), MAX_FINITE_REACH, why)
+    check_reach(event, "sigma", discrete_gaussian_top_loss(sigma, shift), MAX_FINITE_REACH, why)
     return sigma, shift
 
 
@@ -255,6 +262,38 @@ def case_of(cases: Mapping[type, Case], event: ev.DpEvent) -> Case:
     if case is None:
         raise Unsupported(event, "Unsupported event.")
     return case
+
+
+def registered_mechanism(event: ev.DpEvent, relation: NeighboringRelation) -> Any:
+    """The registered mechanism (a ``pld`` ``Mechanism``) of one ``event`` under ``relation``, or None.
+
+    It is ``from_dp_event`` of the registered class whose ``dp_event`` is nearest in the event's MRO
+    (``pld.mechanisms.registry.dp_event_class``); None when no registered class reads events of its class.
+    The adapter's doors read an event none of their own cases reads through it (docs/howto-mechanism.md).
+    """
+    from ...pld.mechanisms import dp_event_class  # at the first event no case reads
+
+    reader = dp_event_class(event)
+    return None if reader is None else reader.from_dp_event(event, relation.name.lower())
+
+
+def check_registered_reach(event: ev.DpEvent, mechanism: Any) -> None:
+    """Refuse one run of ``event`` whose registered mechanism's loss reaches past the grid's range
+    (``Mechanism.loss_reach`` against ``MAX_LOSS_REACH``, as ``check_reach``), naming its ``dp_event_field``."""
+    reach = float(mechanism.loss_reach())
+    if math.isnan(reach) or reach < 0:
+        raise ValueError(
+            f"{type(mechanism).__name__}.loss_reach() must be a number >= 0 (0: not stated), got {reach!r}: "
+            "return how far one run's privacy loss can reach"
+        )
+    if reach == 0:
+        return
+    if not mechanism.dp_event_field:
+        raise ValueError(
+            f"{type(mechanism).__name__}.dp_event_field must name the {type(event).__name__} field its "
+            "loss_reach grows with: set it beside loss_reach"
+        )
+    check_reach(event, mechanism.dp_event_field, reach)
 
 
 def nearest_case(cases: Mapping[type, Case], event: ev.DpEvent) -> Case | None:

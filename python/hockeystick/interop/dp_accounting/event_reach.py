@@ -19,8 +19,10 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.event_reach", "dp_accounting")
     raise
 
-from ...pld.accountants.plan import COPY_COUNT_CUT
-from ...pld.mechanisms import discrete_gaussian as dg
+from ...pld.accountants import COPY_COUNT_CUT
+from ...pld.mechanisms import (
+    discrete_gaussian_top_loss,
+)
 from ..loss_reach import MAX_LOSS_REACH, ParameterOutOfRange, gaussian_reach
 from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .event_checks import (
@@ -32,6 +34,7 @@ from .event_checks import (
     check_reach,
     mixture_of,
     nearest_case,
+    registered_mechanism,
 )
 from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 
@@ -45,11 +48,21 @@ def event_reach(
     gaussian_reach(group r), linear for the others).  Called on validated events; a zero noise
     (non-private) contributes nothing here (the sampled pair is exact)."""
     case = nearest_case(_REACHES, event)
-    return _NO_REACH if case is None else case(event, relation, group)
+    return (
+        _registered_reach(event, relation, group) if case is None else case(event, relation, group)
+    )
 
 
 _Reach = tuple[float, "ev.DpEvent | None", str]
 _NO_REACH: _Reach = (0.0, None, "")
+
+
+def _registered_reach(event: ev.DpEvent, relation: NeighboringRelation, group: float) -> _Reach:
+    """An event no case here reads: its registered mechanism's ``loss_reach``, linear in the group (a group's
+    loss is a sum of its copies'), named by the mechanism's ``dp_event_field``; nothing when none reads it."""
+    mechanism = registered_mechanism(event, relation)
+    reach = 0.0 if mechanism is None else float(mechanism.loss_reach())
+    return (group * reach, event, mechanism.dp_event_field) if reach > 0 else _NO_REACH
 
 
 def _gaussian_reach(
@@ -111,7 +124,7 @@ def _discrete_gaussian_reach(
     if not event.sigma > 0:
         return _NO_REACH
     shift = event.sensitivity * (2 if relation == NeighboringRelation.REPLACE_ONE else 1)
-    return group * dg.discrete_gaussian_top_loss(event.sigma, shift), event, "sigma"
+    return group * discrete_gaussian_top_loss(event.sigma, shift), event, "sigma"
 
 
 def _epsilon_reach(

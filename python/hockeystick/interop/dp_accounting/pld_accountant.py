@@ -44,12 +44,16 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     raise
 
 from ...base import validation as _validation
-from ...pld.accountants.composition_plan import CompositionPlan
-from ...pld.accountants.plan import PlanProfile, default_grid_profile
-from ...pld.accountants.question_plan import QuestionEpsilon, single_subsampled_gaussian
-from ...pld.accountants.zcdp_plan import zcdp_total
-from ...pld.mechanisms.constructors import DEFAULT_INTERVAL
-from ...pld.refine.unmet import AccuracyNotMetWarning
+from ...pld.accountants import (
+    CompositionPlan,
+    PlanProfile,
+    QuestionEpsilon,
+    default_grid_profile,
+    single_subsampled_gaussian,
+    zcdp_total,
+)
+from ...pld.mechanisms import DEFAULT_INTERVAL
+from ...pld.refine import AccuracyNotMetWarning
 from ...rdp import DEFAULT_ORDERS
 from .dp_events import plan_for
 from .event_checks import NON_PRIVATE, Unsupported, check_count, check_zcdp_alone, nesting_refused
@@ -58,7 +62,8 @@ from .rdp_accountant import HockeystickRdpAccountant
 from .secagg_events import check_secure_aggregation_alone, secure_aggregation_profile
 from .secagg_pair_events import check_pair_rounds_alone, pair_rounds_profile
 
-__all__ = ["HockeystickPLDAccountant", "HockeystickRdpAccountant", "NeighboringRelation"]
+# the wing (interop.dp_accounting) exports it beside the RDP accountant and the neighbouring relation
+__all__ = ["HockeystickPLDAccountant"]
 
 
 def _delta_floor(spec: tuple[object, ...]) -> float:

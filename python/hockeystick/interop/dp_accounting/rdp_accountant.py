@@ -86,11 +86,12 @@ from .catalogue_events import DiscreteGaussianDpEvent, EpsilonDeltaDpEvent
 from .event_checks import (
     ADD_REMOVE,
     Unsupported,
-    case_of,
     check_count,
     integer,
+    nearest_case,
     nesting_refused,
     real_field,
+    registered_mechanism,
 )
 from .secagg_events import (
     DistributedDiscreteGaussianDpEvent,
@@ -219,8 +220,10 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         return None
 
     def _rdp_of(self, event: ev.DpEvent, count: int) -> np.ndarray:
-        """The RDP curve of ``count`` runs of ``event`` at ``orders``: the event's case in ``_RDP_CURVES``."""
-        curve: np.ndarray = case_of(_RDP_CURVES, event)(self, event, count)
+        """The RDP curve of ``count`` runs of ``event`` at ``orders``: the event's case in ``_RDP_CURVES``, or
+        for an event no case reads, its registered mechanism's Rényi curve (``_registered_rdp``)."""
+        case = nearest_case(_RDP_CURVES, event)
+        curve: np.ndarray = (_registered_rdp if case is None else case)(self, event, count)
         return curve
 
     def _replace_factor(self) -> float:
@@ -507,7 +510,25 @@ def _eps_delta_rdp(
     return count * pure_dp_rdp(_selection_epsilon(event), acc.orders)
 
 
-# Each event type's RDP curve (``event_checks.case_of``: a subclass takes its nearest base's).
+def _registered_rdp(acc: HockeystickRdpAccountant, event: ev.DpEvent, count: int) -> np.ndarray:
+    """``count`` times the Rényi curve of the registered mechanism whose ``dp_event`` the event is
+    (``Mechanism.rdp``: never below the divergence of either direction); an event no registered class reads,
+    or whose mechanism has no curve, is refused."""
+    mechanism = registered_mechanism(event, acc.neighboring_relation)
+    curve = None if mechanism is None else mechanism.rdp(acc.orders)
+    if curve is None:
+        raise Unsupported(event, "Unsupported event.")
+    curve = np.asarray(curve, dtype=np.float64)
+    if curve.shape != acc.orders.shape:
+        raise ValueError(
+            f"{type(mechanism).__name__}.rdp(orders) must give one value per order ({acc.orders.size}), "
+            f"got shape {curve.shape}: return the curve at each order asked"
+        )
+    return count * curve
+
+
+# Each event type's RDP curve (``event_checks.nearest_case``: a subclass takes its nearest base's; an event
+# absent here is read by its registered mechanism, ``_registered_rdp``).
 _RDP_CURVES: dict[type, Callable[..., np.ndarray]] = {
     ev.NoOpDpEvent: _noop_rdp,
     ev.NonPrivateDpEvent: _non_private_rdp,

@@ -18,11 +18,12 @@ except ModuleNotFoundError:  # name the extra that installs dp_accounting
     require_extra("hockeystick.interop.dp_accounting.sampled_plans", "dp_accounting")
     raise
 
-from ...pld.accountants.composition_plan import CompositionPlan
-from ...pld.accountants.plan import group_plan, mechanism_of
-from ...pld.accountants.zcdp_plan import has_zcdp
-from ...pld.mechanisms import discrete_gaussian as dg
-from ...pld.mechanisms.mechanism import Spec
+from ...pld.accountants import CompositionPlan, group_plan, has_zcdp
+from ...pld.mechanisms import (
+    Spec,
+    discrete_gaussian_top_loss,
+    mechanism_of,
+)
 from ..loss_reach import ParameterOutOfRange, gaussian_reach
 from .catalogue_events import DiscreteGaussianDpEvent
 from .event_checks import (
@@ -37,6 +38,7 @@ from .event_checks import (
     add_runs,
     bounded_by,
     check_reach,
+    check_registered_reach,
     discrete_gaussian_shift,
     discrete_laplace_shift,
     integer,
@@ -45,6 +47,7 @@ from .event_checks import (
     noise,
     plan_with,
     probability,
+    registered_mechanism,
     require_relation,
 )
 from .event_reach import check_group_atoms, check_inner_reach, copies_of
@@ -104,10 +107,16 @@ def poisson(
         plan.add(("poisson_pair", q, NON_PRIVATE), count)
         return
     case = nearest_case(_POISSON_SAMPLED, inner)
-    if case is None:
-        _poisson_generic(event, q, count, relation, plan, visit)
-    else:
+    if case is not None:
         case(event, q, count, relation, plan)
+        return
+    registered = registered_mechanism(inner, relation)
+    sampled = None if registered is None else registered.poisson_sampled(q)
+    if sampled is None:
+        _poisson_generic(event, q, count, relation, plan, visit)
+    else:  # the registered mechanism's own sampled pair (``Mechanism.poisson_sampled``)
+        check_registered_reach(inner, registered)
+        add_runs(plan, sampled.spec(), count, False)
 
 
 def _poisson_gaussian(
@@ -159,7 +168,7 @@ def _poisson_discrete_gaussian(
     inner = cast(DiscreteGaussianDpEvent, event.event)
     sigma, shift = discrete_gaussian_shift(inner, 1)
     if sigma > 0:
-        check_reach(inner, "sigma", dg.discrete_gaussian_top_loss(sigma, shift))  # on the loss grid
+        check_reach(inner, "sigma", discrete_gaussian_top_loss(sigma, shift))  # on the loss grid
     add_runs(plan, ("poisson_discrete_gaussian", sigma, shift, q), count, sigma == 0)
 
 
@@ -345,7 +354,8 @@ def _with_replacement_generic(
     plan.add(("with_replacement_generic", m, n, inner.key()), count)
 
 
-# Poisson sampling (add/remove) of these inner events: a specialised pair; any other inner, ``_poisson_generic``.
+# Poisson sampling (add/remove) of these inner events: a specialised pair; any other inner, its registered
+# mechanism's ``poisson_sampled`` pair where it has one, else ``_poisson_generic``.
 _POISSON_SAMPLED: dict[type, Case] = {
     ev.GaussianDpEvent: _poisson_gaussian,
     ev.LaplaceDpEvent: _poisson_laplace,

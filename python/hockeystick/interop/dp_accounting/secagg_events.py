@@ -67,7 +67,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -84,9 +84,9 @@ except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra tha
     raise
 
 from ...base import validation as _validation
-from ...pld.accountants.composition_plan import CompositionPlan, PlanKey
-from ...pld.grid.distribution import PrivacyLossDistribution
-from ...pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ...pld.accountants import CompositionPlan, PlanKey
+from ...pld.grid import PrivacyLossDistribution
+from ...pld.mechanisms import DEFAULT_INTERVAL
 from ...rdp.conversion import rdp_to_delta, rdp_to_epsilon
 from ...secagg.accountants import DDG_ORDERS
 from ...secagg.distributed_discrete_gaussian import (
@@ -152,6 +152,7 @@ class DistributedDiscreteGaussianDpEvent(ev.DpEvent):
     Kairouz, Liu & Steinke 2021 (arXiv:2102.06387), Prop. 14 and Thm. 1.
     """
 
+    kind: ClassVar[str] = "ddg"  # the noise the plan's spec names (``_spec``)
     local_stddev: float
     l2_norm_bound: float
     num_clients: int
@@ -192,6 +193,7 @@ class DistributedSkellamDpEvent(ev.DpEvent):
     Agarwal, Kairouz & Liu 2021 (arXiv:2110.04995), Thm. 3.5.
     """
 
+    kind: ClassVar[str] = "skellam"  # the noise the plan's spec names (``_spec``)
     local_stddev: float
     l2_norm_bound: float
     num_clients: int
@@ -200,10 +202,6 @@ class DistributedSkellamDpEvent(ev.DpEvent):
 
 
 SecureAggregationEvent = DistributedDiscreteGaussianDpEvent | DistributedSkellamDpEvent
-_KINDS: dict[type, str] = {
-    DistributedDiscreteGaussianDpEvent: "ddg",
-    DistributedSkellamDpEvent: "skellam",
-}
 
 
 def _positive_field(event: ev.DpEvent, name: str) -> float:
@@ -229,7 +227,7 @@ def _spec(
     """The plan's spec (name, kind, s, n, Delta_2, Delta_1, d, realizable shift, sampling rate) under ``relation``:
     the shift 2k under REPLACE_ONE (k e_1 against -k e_1) unsampled, k (k e_1 against the zero vector, also a
     client's vector) sampled, where the pair's noise-share mixture is not a translate."""
-    kind = _KINDS[type(event)]
+    kind = event.kind
     name = type(event).__name__
     s = _positive_field(event, "local_stddev")
     if kind == "ddg" and s < MIN_SIGMA:
@@ -305,7 +303,7 @@ def visit_sampled_secure_aggregation(
 
 def _holds_secure_aggregation(event: Any) -> bool:
     """Whether ``event`` is, or holds inside its ``event`` / ``events`` fields, a secure-aggregation round."""
-    if isinstance(event, tuple(_KINDS)):
+    if isinstance(event, SecureAggregationEvent):
         return True
     inner = [getattr(event, "event", None), *(getattr(event, "events", None) or [])]
     return any(e is not None and _holds_secure_aggregation(e) for e in inner)

@@ -57,9 +57,9 @@ except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra tha
     raise
 
 from ...base import validation as _validation
-from ...pld.accountants.composition_plan import CompositionPlan, PlanKey
-from ...pld.grid.distribution import PrivacyLossDistribution
-from ...pld.mechanisms.constructors import DEFAULT_INTERVAL
+from ...pld.accountants import CompositionPlan, PlanKey
+from ...pld.grid import PrivacyLossDistribution
+from ...pld.mechanisms import DEFAULT_INTERVAL
 from ...secagg.distributed_discrete_laplace import pure_epsilon
 from ...secagg.pair_accountants import (
     discrete_laplace_round_plds,
@@ -156,7 +156,6 @@ class DistributedDiscreteLaplaceDpEvent(ev.DpEvent):
 
 
 PairEvent = PoissonBinomialDpEvent | DistributedDiscreteLaplaceDpEvent
-_KINDS = (PoissonBinomialDpEvent, DistributedDiscreteLaplaceDpEvent)
 
 
 def _positive_field(event: ev.DpEvent, name: str) -> float:
@@ -227,7 +226,7 @@ def visit_sampled_pair_round(
     inner = getattr(event, "event", None)
     if not _holds_pair_round(inner):
         return False
-    if not (isinstance(event, ev.PoissonSampledDpEvent) and isinstance(inner, _KINDS)):
+    if not (isinstance(event, ev.PoissonSampledDpEvent) and isinstance(inner, PairEvent)):
         raise Unsupported(
             event,
             f"`{type(event).__name__}` around Poisson-binomial or distributed discrete Laplace rounds is not "
@@ -241,7 +240,7 @@ def visit_sampled_pair_round(
 
 
 def _holds_pair_round(event: Any) -> bool:
-    if isinstance(event, _KINDS):
+    if isinstance(event, PairEvent):
         return True
     inner = [getattr(event, "event", None), *(getattr(event, "events", None) or [])]
     return any(e is not None and _holds_pair_round(e) for e in inner)

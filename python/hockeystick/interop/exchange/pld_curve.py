@@ -54,7 +54,7 @@ from ...base.accountant import Bound, Quantity
 from ...base.accountant_docs import accountant_docs
 from ...ledger.fixed_schedule import pld_accountant
 from ...ledger.ledger import PrivacyLedger
-from ...pld.accountants.subsampled_gaussian import PLDAccountant
+from ...pld.accountants import PLDAccountant
 from .pld_format import ExchangedPMF
 
 __all__ = [

@@ -48,9 +48,8 @@ from typing import Any, Literal
 import numpy as np
 
 from ...ledger.ledger import PrivacyLedger
-from ...pld.grid.distribution import Factor, PrivacyLossDistribution
-from ...pld.grid.pmf import GridPMF
-from ...pld.mechanisms.constructors import checked_interval
+from ...pld.grid import Factor, GridPMF, PrivacyLossDistribution
+from ...pld.mechanisms import checked_interval
 from .pld_curve import (
     DEFAULT_DELTA_FLOORS,
     DEFAULT_INTERVAL,

@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from ...pld.grid.pmf import GridPMF
+from ...pld.grid import GridPMF
 from .pld_format import ExchangedPMF
 
 # The charge's steps sit CHARGE_SPAN above the losses where they fall (``_charge_masses``): each is multiplied by

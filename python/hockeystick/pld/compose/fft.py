@@ -37,7 +37,7 @@ from ..grid.pmf import GridPMF
 from ..grid.tail import DEFAULT_TAIL as DEFAULT_TAIL  # re-exported: the composition's default
 
 # Peak resident bytes per point of the largest window, for epsilon(bound="both") of a two-direction PLD
-# (both sides composed, profiles built); tests/pld/test_pld_compose_core.py checks a large composition stays
+# (both sides composed, profiles built); tests/pld/compose/test_pld_compose_core.py checks a large composition stays
 # below it.
 BYTES_PER_POINT = 128
 MEMORY_FRACTION = 0.25

@@ -197,7 +197,7 @@ class TiltedComposition:
         return float((w.k_lo + w.p.size + 1) * w.h + w.loss_shift)
 
     @cached_property
-    def _untilted(self) -> tuple[_core.pld.GridProfile, float, int]:
+    def _untilted(self) -> tuple[_core.pld_reads.GridProfile, float, int]:
         """The suffix sums of the untilted window from ``floor_index`` up, their slack, and their count."""
         w = self.window
         start = self.floor_index - int(w.k_lo)
@@ -211,13 +211,13 @@ class TiltedComposition:
             factor = np.exp(self.log_scale - self.theta * k)
             margin = exp_margin(self.scale_magnitude + np.abs(self.theta * k))
             masses = tilted * factor * np.where(tilted >= 0.0, 1.0 - margin, 1.0 + margin)
-        profile = _core.pld.GridProfile(
+        profile = _core.pld_reads.GridProfile(
             np.ascontiguousarray(masses, dtype=np.float64),
             k_lo=self.floor_index,
             h=self.h,
             p_inf=0.0,
         )
-        return profile, float(_core.pld.suffix_sum_slack(masses.size)), int(masses.size)
+        return profile, float(_core.pld_reads.suffix_sum_slack(masses.size)), int(masses.size)
 
     def untilt_factor(self, x: float) -> float:
         """An upper bound on e^{log_scale - theta K} over grid losses K h >= x (x >= ``floor``)."""

@@ -46,7 +46,9 @@ def remove_mass_above(tail: float, sigma: float, sampling_rate: float, sensitivi
     """above(tail) of the module docstring: the remove direction's P-mass above its integration range, the mass
     its pessimistic PMF puts at +infinity (pld/grid/cells.hpp's ``subsampled_gaussian_mass_above``)."""
     return float(
-        _core.pld.subsampled_gaussian_mass_above(sigma / sensitivity, sampling_rate, tail=tail)
+        _core.pld_mechanisms.subsampled_gaussian_mass_above(
+            sigma / sensitivity, sampling_rate, tail=tail
+        )
     )
 
 

@@ -8,7 +8,7 @@ it (the optimistic side, pld/grid/connect_dots.hpp, pins to 0 or pools over the 
    h = N h_f exactly, so every fine loss is a whole number of fine steps from a coarse point);
 2. its 2^j-fold composition on that grid (``compose.compose_many``, the optimistic side, charged);
 3. merged onto the grid h with each merged group's mean of Y = e^{-L} exactly on a grid point or
-   rounded down in loss (``_core.pld_contraction.mean_contraction``, cpp/include/hockeystick/pld/sampling/mean_contraction.hpp,
+   rounded down in loss (``_core.pld_sampling.mean_contraction``, cpp/include/hockeystick/pld/sampling/mean_contraction.hpp,
    which lowers the PMF by its round-off and alias charges first).
 
 Each step gives a lower side: (1) is Doroshenko, Ghazi, Kamath, Kumar, Manurangsi (PETS 2022)'s
@@ -75,13 +75,13 @@ def applies(sigma: float, sampling_rate: float, sensitivity: float, h: float, ce
 
 
 def merged(fine: GridPMF, ratio: int) -> GridPMF:
-    """An optimistic fine PMF merged onto the grid ratio * fine.h (``_core.pld_contraction.mean_contraction``), its
+    """An optimistic fine PMF merged onto the grid ratio * fine.h (``_core.pld_sampling.mean_contraction``), its
     round-off (``entry_error``) and its window's alias charge (a negative ``shift``) taken off first."""
     if fine.pessimistic:
         raise ValueError(
             "merged: the fine PMF is pessimistic; it must be an optimistic (lower-side) PMF"
         )
-    r = _core.pld_contraction.mean_contraction(
+    r = _core.pld_sampling.mean_contraction(
         np.ascontiguousarray(fine.p, dtype=np.float64),
         k_lo=fine.k_lo,
         h_fine=fine.h,
@@ -92,10 +92,10 @@ def merged(fine: GridPMF, ratio: int) -> GridPMF:
     )
     # a mean of Y's each within a factor e^{+-s} of the truth is too: the fine PMF's loss shift s carries over
     return GridPMF(
-        int(r["k_lo"]),
-        float(r["h"]),
-        r["p"],
-        float(r["p_inf"]),
+        int(r.k_lo),
+        float(r.h),
+        r.p,
+        float(r.p_inf),
         0.0,
         False,
         loss_shift=fine.loss_shift,

@@ -1,7 +1,7 @@
 """A grid PMF's masses, error charges and charged curve at each eps alone (``pmf``'s module docstring).
 
 ``ChargedGrid`` holds the masses on the grid l_k = k h and the charges of their composition; it reads the
-uncharged curve from C++ suffix sums (``_core.pld.GridProfile``, built once per PMF, or from the grid points above
+uncharged curve from C++ suffix sums (``_core.pld_reads.GridProfile``, built once per PMF, or from the grid points above
 the queries only), the charged side at each eps (``charged_side``), the round-off charges (computed by the core:
 pld/reads/hockey_stick.hpp's GridCharges, pld/reads/charged_curve.hpp) and ``tabled_curve``, the C++ evaluator of both.
 ``pmf.GridPMF`` adds the optimistic side's suffix maxima (``pmf_envelope``) and the inverse, epsilon(delta).
@@ -53,9 +53,9 @@ class ChargedGrid:
         return float(self.p.sum())
 
     @cached_property
-    def _profile(self) -> _core.pld.GridProfile:
+    def _profile(self) -> _core.pld_reads.GridProfile:
         """The suffix sums behind delta/epsilon, built once per PMF (an epsilon() call evaluates several times)."""
-        return _core.pld.GridProfile(
+        return _core.pld_reads.GridProfile(
             np.ascontiguousarray(self.p, dtype=np.float64),
             k_lo=self.k_lo,
             h=self.h,
@@ -68,7 +68,7 @@ class ChargedGrid:
         return int(min(max(-self.k_lo, 0), self.p.size - 1))
 
     @cached_property
-    def _top_profile(self) -> _core.pld.GridProfile:
+    def _top_profile(self) -> _core.pld_reads.GridProfile:
         """The suffix sums of the grid points from ``top_index`` up, the same numbers as ``_profile``'s there.
 
         The sums run from the top down, so delta(eps) for eps above the grid point below
@@ -77,7 +77,7 @@ class ChargedGrid:
         """
         if self.top_index == 0:
             return self._profile
-        return _core.pld.GridProfile(
+        return _core.pld_reads.GridProfile(
             np.ascontiguousarray(self.p[self.top_index :], dtype=np.float64),
             k_lo=self.k_lo + self.top_index,
             h=self.h,
@@ -88,7 +88,7 @@ class ChargedGrid:
         """Arguments eps above this loss are answered exactly by ``_top_profile``."""
         return (self.k_lo + self.top_index - 1) * self.h if self.top_index > 0 else -np.inf
 
-    def _upper_profile(self, eps: np.ndarray) -> _core.pld.GridProfile:
+    def _upper_profile(self, eps: np.ndarray) -> _core.pld_reads.GridProfile:
         """Suffix sums that answer every eps of a flat array above ``_top_floor``: ``_top_profile`` once
         built, else those from two grid points below the least eps up (the same numbers as
         ``_profile``'s there, the sums running from the top down; kept for later queries no lower).
@@ -111,7 +111,7 @@ class ChargedGrid:
         if kept is None or kept[0] != start:
             kept = (
                 start,
-                _core.pld.GridProfile(
+                _core.pld_reads.GridProfile(
                     np.ascontiguousarray(self.p[start:], dtype=np.float64),
                     k_lo=self.k_lo + start,
                     h=self.h,
@@ -122,7 +122,9 @@ class ChargedGrid:
         return kept[1]
 
     def _over_profiles(
-        self, eps: np.ndarray, evaluate: Callable[[_core.pld.GridProfile, np.ndarray], np.ndarray]
+        self,
+        eps: np.ndarray,
+        evaluate: Callable[[_core.pld_reads.GridProfile, np.ndarray], np.ndarray],
     ) -> np.ndarray:
         """``evaluate(profile, eps)`` at a flat array of eps, each eps read from suffix sums that answer it:
         ``_upper_profile``'s when every eps lies above ``_top_floor``, else ``_top_profile``'s and ``_profile``'s."""
@@ -144,8 +146,8 @@ class ChargedGrid:
         ``charge_at``'s, in one core call per profile (pld/reads/charged_curve.hpp's ``charged_side``, the same
         doubles as those numpy formulas)."""
 
-        def side(profile: _core.pld.GridProfile, at: np.ndarray) -> np.ndarray:
-            return _core.pld.charged_delta(
+        def side(profile: _core.pld_reads.GridProfile, at: np.ndarray) -> np.ndarray:
+            return _core.pld_reads.charged_delta(
                 profile,
                 at,
                 k_lo=self.k_lo,
@@ -158,12 +160,12 @@ class ChargedGrid:
 
         return self._over_profiles(np.ascontiguousarray(eps.ravel()), side).reshape(eps.shape)[()]
 
-    def charges(self) -> _core.pld.Charges:
+    def charges(self) -> _core.pld_reads.Charges:
         """This grid's charges as the core reads them (pld/reads/hockey_stick.hpp's GridCharges): its shift, the suffix
         sums' slack, the round-off bounds of its entries and its loss shift; each core call reads the fields its
         formula names (the round-off charges none of shift, slack and loss shift; a side at an argument already
         moved not the loss shift)."""
-        return _core.pld.Charges(
+        return _core.pld_reads.Charges(
             shift=self.shift,
             slack=self.suffix_sum_slack(),
             entry_error=self.entry_error,
@@ -176,9 +178,9 @@ class ChargedGrid:
 
     def suffix_sum_slack(self) -> float:
         """Relative round-off of the suffix sums behind the uncharged curve over this PMF's grid points
-        (``_core.pld.suffix_sum_slack``): the uncharged curve is raised by this factor on the pessimistic
+        (``_core.pld_reads.suffix_sum_slack``): the uncharged curve is raised by this factor on the pessimistic
         side and lowered by it on the optimistic one."""
-        return float(_core.pld.suffix_sum_slack(self.p.size))
+        return float(_core.pld_reads.suffix_sum_slack(self.p.size))
 
     def charge_of_masses(self, count: np.ndarray) -> np.ndarray:
         """Round-off charge of ``count`` grid masses (the least of the three bounds above)."""
@@ -192,7 +194,7 @@ class ChargedGrid:
         total, norm = np.asarray(total, dtype=np.float64), np.asarray(norm, dtype=np.float64)
         if total.shape != norm.shape:
             total, norm = np.broadcast_arrays(total, norm)
-        return _core.pld.round_off_charge(
+        return _core.pld_reads.round_off_charge(
             np.ravel(total),
             np.ravel(norm),
             charges=self.charges(),
@@ -201,7 +203,7 @@ class ChargedGrid:
     def charge_at(self, eps: np.ndarray) -> np.ndarray:
         """Round-off charge at eps: that of the grid points above eps (one core call, pld/reads/charged_curve.hpp's
         ``charge_at_argument``: ``charge_of_masses`` of their count)."""
-        return _core.pld.round_off_charge_at(
+        return _core.pld_reads.round_off_charge_at(
             eps,
             k_lo=self.k_lo,
             n=self.p.size,
@@ -214,11 +216,11 @@ class ChargedGrid:
 
     def _moved(self, values: np.ndarray, up: bool) -> np.ndarray:
         """``values`` moved by ``loss_shift`` s, rounded outward: + s rounded up or - s rounded down
-        (``_core.pld.loss_shifted``, cpp/include/hockeystick/pld/reads/hockey_stick.hpp); +-inf and NaN stay;
+        (``_core.pld_reads.loss_shifted``, cpp/include/hockeystick/pld/reads/hockey_stick.hpp); +-inf and NaN stay;
         the values themselves when s = 0."""
         if self.loss_shift == 0.0:
             return values
-        return _core.pld.loss_shifted(values, self.loss_shift, up=up)
+        return _core.pld_reads.loss_shifted(values, self.loss_shift, up=up)
 
     def curve_argument(self, eps: np.ndarray) -> np.ndarray:
         """Where the built curve is read for the true curve at eps (``loss_shift`` s, module docstring):
@@ -236,12 +238,12 @@ class ChargedGrid:
         return self.charge_of_masses(n - np.arange(n + 1, dtype=np.float64))
 
     @cached_property
-    def tabled_curve(self) -> _core.pld.ChargedCurve:
+    def tabled_curve(self) -> _core.pld_reads.ChargedCurve:
         """``delta_tabled``'s evaluator (cpp/include/hockeystick/pld/reads/charged_curve.hpp): the full profile,
         ``_charge_table``, the shift, the slack, the loss shift and the side; on a charged optimistic
         PMF it builds the suffix maxima of ``delta``'s full pass (``pmf_envelope.envelope_table``: max over grid
         points l_j, j >= k, of the charged lower curve), elsewhere the side is its charged value alone."""
-        return _core.pld.ChargedCurve(
+        return _core.pld_reads.ChargedCurve(
             self._profile,
             self._charge_table,
             shift=self.shift,

@@ -2,7 +2,7 @@
 
 delta(eps) = sum_k p_k (1 - e^{eps - l_k})_+ + p_inf
 
-is evaluated in C++ (``_core.pld.GridProfile``: suffix sums built once per
+is evaluated in C++ (``_core.pld_reads.GridProfile``: suffix sums built once per
 PMF, then O(1) per eps), and epsilon(delta) inverts it exactly (its
 ``epsilon``).  A composed PMF also carries its error charges, applied in the
 safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
@@ -17,7 +17,7 @@ safe direction (added on a pessimistic PMF, subtracted on an optimistic one):
   (cpp/include/hockeystick/pld/compose/fft_backend.hpp's normwise model); by Cauchy-Schwarz a part of
   Euclidean norm E adds at most E sqrt(n) over n entries (with weights in [0, 1]);
 - ``slack``: the relative round-off of the suffix sums, 4 (n + 4) u for n grid points
-  (``_core.pld.suffix_sum_slack``, cpp/include/hockeystick/pld/reads/epsilon_bracket.hpp);
+  (``_core.pld_reads.suffix_sum_slack``, cpp/include/hockeystick/pld/reads/epsilon_bracket.hpp);
 - ``loss_shift``: a bound s on how far the true losses may lie from the losses the grid
   masses were built from (an atom loss log p - log q computed in floating point errs by up to
   ``finite_atoms.loss_round_off``; a continuous cell's rounded edge by up to its ``Cells::edge_error``,
@@ -123,7 +123,11 @@ class GridPMF(ChargedGrid):
         """
         given = np.asarray(delta, dtype=np.float64)
         want = np.ascontiguousarray(given.ravel())
-        scan = _core.pld.charged_epsilon if self.pessimistic else _core.pld.charged_lower_epsilon
+        scan = (
+            _core.pld_reads.charged_epsilon
+            if self.pessimistic
+            else _core.pld_reads.charged_lower_epsilon
+        )
         # the true curve is the built one moved by the loss shift (module docstring): so is its inverse,
         # each answer moved inside the scan
         return scan(
@@ -138,4 +142,4 @@ class GridPMF(ChargedGrid):
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
         """log sum_k p_k e^{lam l_k} for each lam (the finite part; a sub-probability)."""
         lam = np.ascontiguousarray(np.atleast_1d(lam), dtype=np.float64)
-        return _core.pld.log_mgf(self.p, k_lo=self.k_lo, h=self.h, lam=lam)
+        return _core.pld_grid.log_mgf(self.p, k_lo=self.k_lo, h=self.h, lam=lam)

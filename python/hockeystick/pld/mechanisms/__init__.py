@@ -9,6 +9,68 @@ or its exact finite pair where it has one, with the proof of the pair in its doc
 ``group_privacy`` and ``group_of_records`` (groups of c records), ``neighbouring`` (the relation each bounds).
 """
 
+from typing import TYPE_CHECKING
+
+from ...base.front_door import front_door
 from ...base.moved import forwarding
 
-__getattr__ = forwarding(__name__, globals())
+if TYPE_CHECKING:
+    from . import discrete_gaussian
+    from .atoms_from_pairs import pair_atoms as pair_atoms
+    from .canonical import canonical_pair as canonical_pair
+    from .constructors import DEFAULT_INTERVAL as DEFAULT_INTERVAL
+    from .constructors import PoissonGaussian as PoissonGaussian
+    from .constructors import checked_interval as checked_interval
+    from .constructors import checked_tail as checked_tail
+    from .constructors import laplace as laplace
+    from .constructors import noise_over_sensitivity as noise_over_sensitivity
+    from .constructors import pair_factor as pair_factor
+    from .constructors import subsampled_gaussians as subsampled_gaussians
+    from .discrete_gaussian import DiscreteGaussian as DiscreteGaussian
+    from .discrete_gaussian import discrete_gaussian_top_loss as discrete_gaussian_top_loss
+    from .gaussian_mixture import mixture_of_gaussians as mixture_of_gaussians
+    from .mechanism import Spec as Spec
+    from .neighbouring import RELATION_WORDS as RELATION_WORDS
+    from .neighbouring import relations_bounded as relations_bounded
+    from .registry import StageEntry as StageEntry
+    from .registry import dp_event_class as dp_event_class
+    from .registry import mechanism_of as mechanism_of
+    from .registry import stage_entry as stage_entry
+    from .registry import stage_names as stage_names
+
+    # the door's names for attributes whose own names are generic
+    DISCRETE_GAUSSIAN_MAX_OUTCOMES = discrete_gaussian.MAX_OUTCOMES
+    DISCRETE_GAUSSIAN_MAX_SIGMA = discrete_gaussian.MAX_SIGMA
+    discrete_gaussian_outcomes = discrete_gaussian.outcomes
+
+# What other packages of hockeystick import from this stage, and the module each comes from: its modules'
+# paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on
+# first use.  These names are the packages' seam, not the library's public names (``hockeystick.pld``'s).
+FRONT_DOOR = {
+    "DEFAULT_INTERVAL": "constructors",
+    "DISCRETE_GAUSSIAN_MAX_OUTCOMES": "discrete_gaussian:MAX_OUTCOMES",
+    "DISCRETE_GAUSSIAN_MAX_SIGMA": "discrete_gaussian:MAX_SIGMA",
+    "DiscreteGaussian": "discrete_gaussian",
+    "PoissonGaussian": "constructors",
+    "RELATION_WORDS": "neighbouring",
+    "Spec": "mechanism",
+    "StageEntry": "registry",
+    "canonical_pair": "canonical",
+    "checked_interval": "constructors",
+    "checked_tail": "constructors",
+    "discrete_gaussian_outcomes": "discrete_gaussian:outcomes",
+    "discrete_gaussian_top_loss": "discrete_gaussian",
+    "dp_event_class": "registry",
+    "laplace": "constructors",
+    "mechanism_of": "registry",
+    "mixture_of_gaussians": "gaussian_mixture",
+    "noise_over_sensitivity": "constructors",
+    "pair_atoms": "atoms_from_pairs",
+    "pair_factor": "constructors",
+    "relations_bounded": "neighbouring",
+    "stage_entry": "registry",
+    "stage_names": "registry",
+    "subsampled_gaussians": "constructors",
+}
+
+__getattr__ = front_door(__name__, FRONT_DOOR, globals(), forwarding(__name__, globals()))

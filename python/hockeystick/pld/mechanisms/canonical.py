@@ -126,7 +126,7 @@ def eps_delta_dp(
     d = float(p[0])
     rest = 1.0 - d
     rest = rest if Fraction(rest) + Fraction(d) >= 1 else math.nextafter(rest, math.inf)
-    atoms = _core.pld.atoms(
+    atoms = _core.pld_mechanisms.atoms(
         np.array([float(epsilon), math.inf]),
         np.array([rest, d]),
         h=factor.upper.h,

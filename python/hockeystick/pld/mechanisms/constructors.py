@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from fractions import Fraction
+from typing import ClassVar, Literal
 
 import numpy as np
 
@@ -31,7 +32,9 @@ from .registry import stage
 
 DEFAULT_INTERVAL = 1e-4
 MAX_CELLS = 1 << 26
-MAX_INTERVAL = float(_core.pld.max_interval)  # the coarsest grid accepted; see checked_interval
+MAX_INTERVAL = float(
+    _core.pld_grid.max_interval
+)  # the coarsest grid accepted; see checked_interval
 Directions = Literal["both", "remove", "add"]
 
 
@@ -70,7 +73,10 @@ def checked_interval(value: float) -> float:
 
 
 def _factor(
-    name: str, raw: dict[str, Any], loss_shift: float = 0.0, source: Source | None = None
+    name: str,
+    raw: _core.pld_grid.DiscretizedSides,
+    loss_shift: float = 0.0,
+    source: Source | None = None,
 ) -> Factor:
     """The factor of a C++ discretization (its pessimistic ``upper_inf`` already carries any
     round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld/compose/compose.hpp);
@@ -79,27 +85,27 @@ def _factor(
     a grid point (within 4 ulps of the loss) and the rounding of the continuous cells' edges
     (``Cells::edge_error``, a few hundred ulps at most for the subsampled Gaussian; pld/grid/cells.hpp),
     which the core returns as the PMFs' ``loss_shift``; ``source``: the mechanism discretized, where known."""
-    cells_shift = float(raw["loss_shift"])
+    cells_shift = float(raw.loss_shift)
     if cells_shift > 0.0:
         loss_shift = math.nextafter(loss_shift + cells_shift, math.inf)
-    h = float(raw["h"])
+    h = float(raw.h)
     upper = GridPMF(
-        int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=loss_shift
+        int(raw.k_lo), h, raw.upper, float(raw.upper_inf), 0.0, True, loss_shift=loss_shift
     )
     lower = (
         None
-        if raw["lower"] is None  # the two sides may come from two pairs, on two grids
+        if raw.lower is None  # the two sides may come from two pairs, on two grids
         else GridPMF(
-            int(raw["lower_k_lo"]),
+            int(raw.lower_k_lo),
             h,
-            raw["lower"],
-            float(raw["lower_inf"]),
+            raw.lower,
+            float(raw.lower_inf),
             0.0,
             False,
             loss_shift=loss_shift,
         )
     )
-    return Factor(name, upper, lower, bool(raw["connect_dots"]), source=source)
+    return Factor(name, upper, lower, bool(raw.connect_dots), source=source)
 
 
 def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray, equal: np.ndarray) -> float:
@@ -139,7 +145,127 @@ def _grid_cells_refused(error: ValueError, s: float, h: float) -> ValueError:
     return ValueError(_too_many_cells(np.array([s]), h)) if "max_cells" in str(error) else error
 
 
-@stage(relation="add_or_remove_one", round_noise="sigma")
+# The Rényi curves of the Gaussian, Poisson-subsampled Gaussian and Laplace stages: their ``rdp`` facets
+# (``registry.stage``, ``StageEntry.rdp``), rdp(orders, **parameters) at integer orders, never below the exact
+# curve of either direction, which the ledger reads for a round of the stage's name.  They are those of
+# ``rdp.integer_orders``, rounded up there: the Gaussian's alpha / (2 sigma^2) (Mironov 2017, Prop. 7), the
+# Poisson-subsampled Gaussian's integer-order sum (Mironov, Talwar & Zhang 2019, Sec. 3.3) and the Laplace
+# mechanism's (Mironov 2017, Prop. 6).  A sensitivity s other than 1 is folded into the noise as noise / s
+# rounded down (the curve at least the stage's); ``tail`` is the compose file's setting and is not read.
+
+
+def noise_over_sensitivity(noise: float, sensitivity: float) -> float:
+    """noise / sensitivity, rounded down (checked in exact rational arithmetic); noise itself at sensitivity 1.
+
+    Parameters
+    ----------
+    noise : float
+        A noise scale or multiplier, finite and > 0.
+    sensitivity : float
+        The sensitivity it is relative to, finite and > 0.
+
+    Returns
+    -------
+    float
+        The largest double at most noise / sensitivity (exactly noise when sensitivity is 1), so that a curve
+        read at it is at least the curve at the exact quotient.
+    """
+    if sensitivity == 1:
+        return float(noise)
+    quotient = float(noise) / float(sensitivity)
+    if math.isinf(quotient):  # past the doubles: the largest one is below the quotient
+        return math.nextafter(math.inf, 0.0)
+    if Fraction(quotient) * Fraction(float(sensitivity)) <= Fraction(float(noise)):
+        return quotient  # at or below the exact quotient already
+    return math.nextafter(quotient, 0.0)
+
+
+def gaussian_stage_rdp(
+    orders: tuple[int, ...], sigma: float, *, sensitivity: float = 1.0, tail: float | None = None
+) -> np.ndarray:
+    """The Gaussian stage's Rényi curve: ``rdp.integer_orders.gaussian_rdp_upper`` at sigma / sensitivity.
+
+    Parameters
+    ----------
+    orders : tuple of int
+        Integer Rényi orders >= 2.
+    sigma : float
+        Noise standard deviation, finite and > 0 (over ``sensitivity``).
+    sensitivity : float, optional
+        The query's L2 sensitivity (default 1).
+    tail : float, optional
+        The compose file's tail: not read.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per order, never below alpha s^2 / (2 sigma^2).
+    """
+    from ...rdp.integer_orders import gaussian_rdp_upper  # lazy: the rdp package at the first curve
+
+    return gaussian_rdp_upper(noise_over_sensitivity(sigma, sensitivity), orders)
+
+
+def subsampled_gaussian_stage_rdp(
+    orders: tuple[int, ...],
+    sigma: float,
+    sampling_rate: float,
+    *,
+    sensitivity: float = 1.0,
+    tail: float | None = None,
+) -> np.ndarray:
+    """The Poisson-subsampled Gaussian stage's Rényi curve (``rdp.integer_orders``, add/remove neighbours).
+
+    Parameters
+    ----------
+    orders : tuple of int
+        Integer Rényi orders >= 2.
+    sigma : float
+        Noise standard deviation, finite and > 0 (over ``sensitivity``).
+    sampling_rate : float
+        Poisson sampling probability q, 0 <= q <= 1.
+    sensitivity : float, optional
+        The query's L2 sensitivity (default 1).
+    tail : float, optional
+        The compose file's tail: not read.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per order, never below the exact curve (Mironov, Talwar & Zhang 2019, Sec. 3.3).
+    """
+    from ...rdp.integer_orders import subsampled_gaussian_rdp_upper
+
+    return subsampled_gaussian_rdp_upper(
+        noise_over_sensitivity(sigma, sensitivity), float(sampling_rate), orders
+    )
+
+
+def laplace_stage_rdp(
+    orders: tuple[int, ...], scale: float, *, sensitivity: float = 1.0
+) -> np.ndarray:
+    """The Laplace stage's Rényi curve: ``rdp.integer_orders.laplace_rdp_upper`` at scale / sensitivity.
+
+    Parameters
+    ----------
+    orders : tuple of int
+        Integer Rényi orders >= 2.
+    scale : float
+        Laplace scale, finite and > 0 (over ``sensitivity``).
+    sensitivity : float, optional
+        The query's L1 sensitivity (default 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per order, never below the exact curve (Mironov 2017, Prop. 6).
+    """
+    from ...rdp.integer_orders import laplace_rdp_upper
+
+    return laplace_rdp_upper(noise_over_sensitivity(scale, sensitivity), orders)
+
+
+@stage(relation="add_or_remove_one", round_noise="sigma", rdp=subsampled_gaussian_stage_rdp)
 def subsampled_gaussian(
     sigma: float,
     sampling_rate: float,
@@ -268,7 +394,7 @@ def subsampled_gaussians(
     item_q = np.concatenate([q[kept], q[added]])
     item_remove = np.concatenate([np.ones(kept.size, bool), np.zeros(added.size, bool)])
     try:
-        raw = _core.pld.subsampled_gaussian_many(
+        raw = _core.pld_mechanisms.subsampled_gaussian_many(
             item_s,
             item_q,
             item_remove,
@@ -403,7 +529,7 @@ def fixed_size_subsampled_gaussian(
     h = checked_interval(value_discretization_interval)
     t = checked_tail(tail)
     try:
-        raw = _core.pld.without_replacement_subsampled_gaussian(
+        raw = _core.pld_sampling.without_replacement_subsampled_gaussian(
             s, m / size, h=h, tail=t, max_cells=MAX_CELLS
         )
     except ValueError as error:
@@ -460,7 +586,7 @@ def with_replacement_subsampled_gaussian(
 
     NOT valid here: the "replace" pair sum_c b_c N(c) vs sum_c b_c N(-c) (each record moving
     the output by Delta on either side of the others' mean): when the other records sit at
-    -L, the batch mean moves by 2 c Delta, not c Delta (tests/pld/test_pld_with_replacement.py).
+    -L, the batch mean moves by 2 c Delta, not c Delta (tests/pld/sampling/test_pld_with_replacement.py).
 
     Paper 003 (ISRL-DP): each silo's transcript is R such messages (its own noise, the other
     silos' messages independent of its data), so its (eps0, delta0) is
@@ -516,7 +642,7 @@ def with_replacement_subsampled_gaussian(
     h = checked_interval(value_discretization_interval)
     t = checked_tail(tail)
     try:
-        raw = _core.pld.with_replacement_subsampled_gaussian(
+        raw = _core.pld_sampling.with_replacement_subsampled_gaussian(
             s, batch_size=k, dataset_size=size, h=h, tail=t, max_cells=MAX_CELLS
         )
     except ValueError as error:
@@ -525,7 +651,7 @@ def with_replacement_subsampled_gaussian(
     return PrivacyLossDistribution([{f: 1}], t)
 
 
-@stage(round_noise="sigma")
+@stage(round_noise="sigma", rdp=gaussian_stage_rdp)
 def gaussian(
     sigma: float,
     *,
@@ -593,7 +719,7 @@ def gaussian(
     )
 
 
-@stage(round_noise="scale")
+@stage(round_noise="scale", rdp=laplace_stage_rdp)
 def laplace(
     scale: float,
     *,
@@ -653,7 +779,7 @@ def laplace(
     h = checked_interval(value_discretization_interval)
     division = math.nextafter(UNIT_ROUNDOFF * (dist / b), math.inf)
     try:
-        raw = _core.pld.laplace(dist, b, h=h, max_cells=MAX_CELLS)
+        raw = _core.pld_mechanisms.laplace(dist, b, h=h, max_cells=MAX_CELLS)
     except ValueError as error:
         if "max_cells" not in str(error):
             raise
@@ -759,7 +885,7 @@ def pair_factor(
     def atoms(loss: np.ndarray, mass: np.ndarray, loss_shift: float) -> Factor:
         f = _factor(
             label,
-            _core.pld.atoms(
+            _core.pld_mechanisms.atoms(
                 np.ascontiguousarray(loss), np.ascontiguousarray(mass), h=h, max_cells=MAX_CELLS
             ),
             loss_shift,

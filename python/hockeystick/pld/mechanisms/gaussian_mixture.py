@@ -119,7 +119,7 @@ def mixture_of_gaussians(
     if s.max() == 0.0:
         return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
     name = f"mixture_of_gaussians(sigma={sd}, s={s.tolist()}, w={w.tolist()})"
-    remove, add = _core.pld.gaussian_mixture(
+    remove, add = _core.pld_mechanisms.gaussian_mixture(
         sigma=sd, shifts=s, weights=w, tail=t, h=h, max_cells=MAX_CELLS
     )
     return PrivacyLossDistribution(

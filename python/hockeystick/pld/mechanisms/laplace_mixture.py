@@ -48,7 +48,9 @@ def laplace_mixture_atom_losses(
     s, w = check_mixture(shifts, weights)
     if float(s.max()) == 0.0:
         return 0.0, 0.0
-    lo, hi = _core.pld.laplace_mixture_atom_losses(scale=_scale(scale), shifts=s, weights=w)
+    lo, hi = _core.pld_mechanisms.laplace_mixture_atom_losses(
+        scale=_scale(scale), shifts=s, weights=w
+    )
     return float(lo), float(hi)
 
 
@@ -115,7 +117,9 @@ def laplace_mixture(
     if s.max() == 0.0:
         return from_distributions([1.0], [1.0], value_discretization_interval=h, symmetric=True)
     name = f"laplace_mixture(scale={b}, shifts={s.tolist()}, weights={w.tolist()})"
-    remove, add = _core.pld.laplace_mixture(scale=b, shifts=s, weights=w, h=h, max_cells=MAX_CELLS)
+    remove, add = _core.pld_mechanisms.laplace_mixture(
+        scale=b, shifts=s, weights=w, h=h, max_cells=MAX_CELLS
+    )
     return PrivacyLossDistribution(
         [
             {core_side_factor(f"{name}, remove", remove): 1},

@@ -27,7 +27,11 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
 - ``dp_event`` and ``from_dp_event(event, relation)``: the dp_accounting event class that describes the
   mechanism, if any, and the mechanism of one such event under a relation (``neighbouring.RELATIONS``
   name); the dp_accounting adapter reads an event of a class it has no case for through them
-  (``registry.dp_event_class``).
+  (``registry.dp_event_class``).  Beside them, what the adapter's other doors read of such an event's
+  mechanism: ``loss_reach()`` (how far one run's privacy loss can reach, for the adapter's refusals of a
+  grid too wide; ``dp_event_field`` names the event's field a refusal names), ``rdp(orders)`` (its Rényi
+  curve, for ``HockeystickRdpAccountant``) and ``poisson_sampled(q)`` (a pair of its Poisson sample at rate
+  q, composed in place of the generic sampled pair of its curves).
 - ``group(c)``: a mechanism dominating this one on inputs c replace-one steps apart
   (``group_of_records``), or None (then the weak-triangle group bound of ``group_privacy``);
   ``input_oblivious()``: whether the replace-one pair already dominates any two inputs (then the group
@@ -35,7 +39,7 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
 
 Each class's docstring names its pair and the proof or citation of its domination.  Adding a mechanism
 is one class in the file of its construction (its stage: ``tests/test_layers.py``) and its parameters in
-``tests/pld/test_pld_mechanism_contract.py`` (docs/howto-mechanism.md).
+``tests/pld/mechanisms/test_pld_mechanism_contract.py`` (docs/howto-mechanism.md).
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ class Mechanism(ABC):
 
     name: ClassVar[str]  # the spec's first field
     dp_event: ClassVar[type | None] = None  # the dp_accounting event class describing it, if any
+    dp_event_field: ClassVar[str] = ""  # the event's field a refusal of its loss reach names
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Register a subclass that names itself (its own ``name``) in ``registry``."""
@@ -89,6 +94,26 @@ class Mechanism(ABC):
     def from_dp_event(cls, event: Any, relation: str) -> Mechanism:
         """The mechanism of one ``dp_event`` event under ``relation`` (a ``neighbouring.RELATIONS`` name)."""
         raise ValueError(f"{cls.name} reads no dp_accounting event (its dp_event is None)")
+
+    def loss_reach(self) -> float:
+        """How far one run's privacy loss can reach (at least its largest finite |loss|); 0 if not stated.
+
+        A group of c copies of the record reaches at most c times as far (its loss is a sum of c steps').
+        The dp_accounting adapter refuses a sampled event whose inner reach, times the copies a batch holds,
+        is past the grid's range or the doubles (``interop.loss_reach``), naming ``dp_event_field``.
+        """
+        return 0.0
+
+    def rdp(self, orders: np.ndarray) -> np.ndarray | None:
+        """Its Rényi curve at each of ``orders`` (reals > 1), never below the divergence of either direction
+        of its pair (rounded up), or None when it has none."""
+        return None
+
+    def poisson_sampled(self, q: float) -> Mechanism | None:
+        """A mechanism dominating its Poisson sample at rate 0 < q < 1 under add/remove (the sampled pair of
+        each direction, Zhu, Dong & Wang 2022, Thm 11), or None: then the adapter samples its curves
+        (``pld.sampling.subsampled_pair``)."""
+        return None
 
     @abstractmethod
     def grid_pld(self, h: float) -> PrivacyLossDistribution:

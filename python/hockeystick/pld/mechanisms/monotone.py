@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _core
 from ...base import validation as _validation
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
@@ -80,23 +81,23 @@ def _check_mixture_arrays(s: np.ndarray, w: np.ndarray, names: tuple[str, str]) 
         raise ValueError(f"{names[1]} must be >= 0 and sum to 1, got {w.tolist()}")
 
 
-def core_side_factor(name: str, raw: dict[str, Any]) -> Factor:
+def core_side_factor(name: str, raw: _core.pld_grid.DiscretizedSides) -> Factor:
     """One direction of the C++ core's monotone discretization (cpp/include/hockeystick/pld/mechanisms/monotone.hpp:
-    ``_core.pld.laplace_mixture``, ``gaussian_mixture``, ``gaussian_mixture_log_weights``, ``bounded_range``,
+    ``_core.pld_mechanisms.laplace_mixture``, ``gaussian_mixture``, ``gaussian_mixture_log_weights``, ``bounded_range``,
     ``replace_one_mixture``) as a factor: its PMFs, masses at
     +infinity and loss shift as the core made them (the round-off charges and any cut tail applied there)."""
-    h = float(raw["h"])
-    shift = float(raw["loss_shift"])
-    upper = GridPMF(
-        int(raw["k_lo"]), h, raw["upper"], float(raw["upper_inf"]), 0.0, True, loss_shift=shift
-    )
+    if raw.lower is None:  # the monotone pairs' discretization makes both sides
+        raise ValueError(f"internal: the core gave {name} no optimistic side")
+    h = float(raw.h)
+    shift = float(raw.loss_shift)
+    upper = GridPMF(int(raw.k_lo), h, raw.upper, float(raw.upper_inf), 0.0, True, loss_shift=shift)
     lower = GridPMF(
-        int(raw["lower_k_lo"]),
+        int(raw.lower_k_lo),
         h,
-        raw["lower"],
-        float(raw["lower_inf"]),
+        raw.lower,
+        float(raw.lower_inf),
         0.0,
         False,
         loss_shift=shift,
     )
-    return Factor(name, upper, lower, bool(raw["connect_dots"]))
+    return Factor(name, upper, lower, bool(raw.connect_dots))

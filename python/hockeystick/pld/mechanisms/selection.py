@@ -103,7 +103,7 @@ def exponential_mechanism(
     ):  # eps = 5e-324: the pair's half-width underflows; eps-DP, so the (eps, 0) pair dominates
         (upper,) = eps_delta_dp(eps, value_discretization_interval=h).directions[0]
     else:
-        remove, _ = _core.pld.bounded_range(epsilon=eps, h=h, max_cells=MAX_CELLS)
+        remove, _ = _core.pld_mechanisms.bounded_range(epsilon=eps, h=h, max_cells=MAX_CELLS)
         upper = core_side_factor(f"bounded_range(epsilon={eps})", remove)
     p, q = canonical_pair(0.5 * eps)
     # e^{-eps/2} underflows past eps ~ 1490: that mass is then computed, not a structural zero
@@ -149,7 +149,7 @@ def _many_candidates_lower(eps: float, h: float) -> GridPMF | None:
     mass = np.full(2, 0.5 * (1.0 - 2.0**-52))
     return _factor(
         "exponential_mechanism(many candidates)",
-        _core.pld.atoms(loss, mass, h=h, max_cells=MAX_CELLS),
+        _core.pld_mechanisms.atoms(loss, mass, h=h, max_cells=MAX_CELLS),
     ).lower
 
 

@@ -8,7 +8,7 @@ composition's bracket intersected with the run's, read where the question puts i
 composed from them (the ``PLDAccountant``, the ledger, the compose stages, Flower's accountant) give the bracket the
 front door gives for the same run.  The reader is installed, once, by ``SubsampledGaussianPLD``'s module (the
 accountants stage, above this one, which it is given as its front door) when ``hockeystick.pld`` is imported: the PLD
-object lives in the compose stage, below every stage whose reads it needs.
+object lives in the grid stage, below every stage whose reads it needs.
 """
 
 from .reader import RunReader

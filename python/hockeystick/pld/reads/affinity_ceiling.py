@@ -63,13 +63,13 @@ def subsampled_gaussian_log_affinity(sigma: float, sampling_rate: float) -> np.n
         s, 1e-100
     )  # the span only picks h: below this it is far past what cells can hold anyway
     span = (1.0 + 2.0 * _TAIL_Z * wide) / (wide * wide) - math.log1p(-q) + 1.0
-    h = min(max(CELL_INTERVAL, span / MAX_CELLS), _core.pld.max_interval)
+    h = min(max(CELL_INTERVAL, span / MAX_CELLS), _core.pld_grid.max_interval)
     out = np.zeros(
         (2, LAMBDAS.size)
     )  # log A <= 0 always (Hoelder): the bound where no cells are built
     for row, remove in enumerate((True, False)):
         try:
-            cells = _core.pld.subsampled_gaussian_cells(
+            cells = _core.pld_grid.subsampled_gaussian_cells(
                 s, q, remove=remove, h=h, tail=TAIL, max_cells=64 * MAX_CELLS
             )
         except (
@@ -77,22 +77,20 @@ def subsampled_gaussian_log_affinity(sigma: float, sampling_rate: float) -> np.n
         ):  # sigma so small that even the coarsest cells are too many: nothing to add
             return np.zeros((2, LAMBDAS.size))
         a_j, s_j = (
-            cells["p_mass"],
-            cells["q_mass_scaled"],
+            cells.p_mass,
+            cells.q_mass_scaled,
         )  # a_j and e^{l_j} b_j (pld/grid/cells.hpp's cell_mass)
-        losses = (cells["k_lo"] + np.arange(a_j.size)) * h
+        losses = (cells.k_lo + np.arange(a_j.size)) * h
         held = (a_j > 0.0) & (s_j > 0.0)
         log_a, log_b = np.log(a_j[held]), np.log(s_j[held]) - losses[held]
-        top = (cells["k_lo"] + a_j.size) * h
+        top = (cells.k_lo + a_j.size) * h
         for k, lam in enumerate(LAMBDAS):
             terms = (1.0 - lam) * log_a + lam * log_b
             peak = float(np.max(terms, initial=-np.inf))
             inner = (
                 math.exp(peak) * float(np.sum(np.exp(terms - peak))) if math.isfinite(peak) else 0.0
             )
-            tails = cells["tail_lo"] ** (1.0 - lam) + cells["tail_hi"] * max(
-                1.0, math.exp(-lam * top)
-            )
+            tails = cells.tail_lo ** (1.0 - lam) + cells.tail_hi * max(1.0, math.exp(-lam * top))
             bound = (inner + tails) * (1.0 + AFFINITY_SLACK)
             # A > 0 (P and Q have the same support): a sum computed 0 (underflow) or not finite says nothing
             out[row, k] = math.log(min(bound, 1.0)) if bound > 0.0 and math.isfinite(bound) else 0.0

@@ -212,7 +212,7 @@ def subsampled_gaussian_factors(
     many cells, edges too coarse for the grid)."""
     if not 0.0 < h <= MAX_INTERVAL:
         raise ValueError(f"h must lie in (0, {MAX_INTERVAL}] for the complement's slack, got {h!r}")
-    cells = _core.pld.subsampled_gaussian_cells(
+    cells = _core.pld_grid.subsampled_gaussian_cells(
         float(sigma),
         float(sampling_rate),
         remove=bool(remove),
@@ -221,15 +221,15 @@ def subsampled_gaussian_factors(
         max_cells=MAX_CELLS,
         halves=False,
     )
-    c, d, k_lo = cells["c"], cells["d"], int(cells["k_lo"])
+    c, d, k_lo = cells.c, cells.d, int(cells.k_lo)
     n = c.size
-    e = float(cells["edge_error"])
+    e = float(cells.edge_error)
     grow = 1.0 + MASS_SLACK + 2.0 * e  # >= e^e (1 + MASS_SLACK): e <= h / 4 (pld/grid/cells.hpp)
     # connect-the-dots masses at l_0 .. l_n from below: (d_j + e^h c_{j-1} - R_j) / ((e^h - 1) G)
     eh = math.exp(h)
     c_prev, d_prev = np.concatenate([[0.0], c]), np.concatenate([[0.0], d])
     c_next, d_next = np.concatenate([c, [0.0]]), np.concatenate([d, [0.0]])
-    own = _core.pld.cell_round_off * ((c_next + d_next) + eh * (c_prev + d_prev))
+    own = _core.pld_grid.cell_round_off * ((c_next + d_next) + eh * (c_prev + d_prev))
     low = np.maximum((d_next + eh * c_prev) - own, 0.0) / (math.expm1(h) * grow)
     lam = balancing_tilt(low, k_lo, h)
     dominating = _tilted(
@@ -248,16 +248,16 @@ def subsampled_gaussian_factors(
     exponent = e - (k_lo + n - 1) * h
     if not exponent < 700.0:
         raise ValueError("the cells' top loss is too low to bound the Q-mass above them")
-    q_above = cells["tail_hi"] * math.exp(exponent) * grow
+    q_above = cells.tail_hi * math.exp(exponent) * grow
     # q_mass_scaled is e^{l_j} b_j: tilted by e^{-lam l} more, b_j e^{(1 - lam) l_j}, a tilt of lam - 1
-    p_mass = cells["p_mass"] * grow
+    p_mass = cells.p_mass * grow
     lam = balancing_tilt(p_mass, k_lo, h, -0.5 * h)
     return DirectionFactors(
         dominating,
         TestFactors(
             _tilted(p_mass, k_lo, h, lam, lam, upward=True, pessimistic=True),
             _tilted(
-                cells["q_mass_scaled"] * grow,
+                cells.q_mass_scaled * grow,
                 k_lo,
                 h,
                 lam - 1.0,
@@ -265,7 +265,7 @@ def subsampled_gaussian_factors(
                 upward=True,
                 pessimistic=True,
             ),
-            float(cells["tail_lo"]) * grow,
+            float(cells.tail_lo) * grow,
             float(q_above),
         ),
     )
@@ -296,14 +296,14 @@ def _decayed_sums(p: np.ndarray, decay: float, at: np.ndarray) -> np.ndarray:
     """after_i = sum_{j >= i} p_j e^{-(j - i) decay} at the indices ``at`` (in [0, n]; after_n = 0), by the
     recursion after_i = p_i + e^{-decay} after_{i+1} (relative error below 3 (n + 1) u for p >= 0), in one
     core pass (pld/reads/complement_scans.hpp)."""
-    return _core.pld.geometric_sums_at(p, decay=decay, at=at, rising=False)
+    return _core.pld_reads.geometric_sums_at(p, decay=decay, at=at, rising=False)
 
 
 def _rising_sums(p: np.ndarray, decay: float, at: np.ndarray) -> np.ndarray:
     """before_i = sum_{j < i} p_j e^{-(i - j) decay} at the indices ``at`` (in [0, n]; before_0 = 0), by the
     recursion before_{i+1} = e^{-decay} (before_i + p_i) (relative error below 3 (n + 1) u for p >= 0), in one
     core pass (pld/reads/complement_scans.hpp)."""
-    return _core.pld.geometric_sums_at(p, decay=decay, at=at, rising=True)
+    return _core.pld_reads.geometric_sums_at(p, decay=decay, at=at, rising=True)
 
 
 def _lower_complement(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray) -> np.ndarray:
@@ -313,7 +313,9 @@ def _lower_complement(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray
     after_k = sum_{j >= k} C~_j e^{-(1 - lam) (l_j - l_k)}: every weight in [0, 1], so the shift and the charge
     (of those weights' sum and norm) enter as they are."""
     lam, h = factor.tilt, pmf.h
-    at = _core.pld.loss_shifted(eps, pmf.loss_shift, up=False) if pmf.loss_shift > 0.0 else eps
+    at = (
+        _core.pld_reads.loss_shifted(eps, pmf.loss_shift, up=False) if pmf.loss_shift > 0.0 else eps
+    )
     p = np.maximum(pmf.p, 0.0)
     n = p.size
     with np.errstate(over="ignore", invalid="ignore"):
@@ -365,7 +367,7 @@ def _upper_complement(
     # the threshold (absolute grid index m: A^c = {sum <= m h}) where log A_m - log B_m crosses eps: over the
     # indices where both carry mass, the last whose running maximum of log A - log B + (norm_a - norm_b) is
     # below eps (pld/reads/complement_scans.hpp)
-    m0 = _core.pld.ratio_threshold(
+    m0 = _core.pld_reads.ratio_threshold(
         a, a_lo=p.k_lo, b=b, b_lo=q.k_lo, h=h, offset=norm_a - norm_b, epsilon=eps
     )
     m = m0[..., None] + np.arange(-3, 4)

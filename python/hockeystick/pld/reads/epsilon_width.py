@@ -80,7 +80,7 @@ def certified_epsilon_width(
             for v in (epsilon, lower, upper, right_epsilon, right_upper)
         )
     )
-    return _core.pld.chord_epsilon_width(
+    return _core.pld_reads.chord_epsilon_width(
         epsilon, lower=lower, upper=upper, right_epsilon=right_epsilon, right_upper=right_upper
     )[()]
 
@@ -102,7 +102,7 @@ def left_epsilon_width(
     epsilon, upper, left_epsilon, left_lower = np.broadcast_arrays(
         *(np.asarray(v, dtype=np.float64) for v in (epsilon, upper, left_epsilon, left_lower))
     )
-    return _core.pld.left_epsilon_width(
+    return _core.pld_reads.left_epsilon_width(
         epsilon, upper=upper, left_epsilon=left_epsilon, left_lower=left_lower
     )[()]
 

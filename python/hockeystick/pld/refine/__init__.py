@@ -12,3 +12,32 @@ needs, fixed or refined: ``grid_start`` (a point's first grid, the grid ladder, 
 (one-round PLDs kept between the calls of a calibration or a sweep), ``near_one`` (delta near 1) and
 ``constants`` (the grids' tuning constants, read at call time).
 """
+
+from typing import TYPE_CHECKING
+
+from ...base.front_door import front_door
+
+if TYPE_CHECKING:
+    from . import calibration_start
+    from .calibration_start import calibration_grids as calibration_grids
+    from .question import RDP_MARGIN as RDP_MARGIN
+    from .question import question_tail as question_tail
+    from .question import within_tolerance as within_tolerance
+    from .unmet import AccuracyNotMetWarning as AccuracyNotMetWarning
+
+    # the door's names for attributes whose own names are generic
+    central_limit_start = calibration_start.calibration_start
+
+# What other packages of hockeystick import from this stage, and the module each comes from: its modules'
+# paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on
+# first use.  These names are the packages' seam, not the library's public names (``hockeystick.pld``'s).
+FRONT_DOOR = {
+    "AccuracyNotMetWarning": "unmet",
+    "RDP_MARGIN": "question",
+    "calibration_grids": "calibration_start",
+    "central_limit_start": "calibration_start:calibration_start",
+    "question_tail": "question",
+    "within_tolerance": "question",
+}
+
+__getattr__ = front_door(__name__, FRONT_DOOR, globals())

@@ -30,7 +30,7 @@ def least_epsilon_width(
     rows' upper sides (``certified_epsilon_width``) and of the left rows' lower sides (``left_epsilon_width``);
     ``lower`` and ``upper`` give both sides at every argument of ``x`` (layout: ``offset_rows``).  One call of
     the core's ``least_epsilon_width`` (pld/reads/epsilon_width.hpp), which a refinement makes per step and point."""
-    return _core.pld.least_epsilon_width(
+    return _core.pld_reads.least_epsilon_width(
         x, own=own, lower=lower, upper=upper, right_rows=len(RIGHT_OFFSETS)
     )
 

@@ -38,7 +38,10 @@ def loss_spread(pmf: GridPMF) -> float:
     """The standard deviation of a grid PMF's finite losses (masses normalised; 0 for no mass): the core's
     grid_loss_variance (pld/grid/moments.hpp), which the composition's Chernoff windows take too."""
     return math.sqrt(
-        max(_core.pld.loss_variance(np.ascontiguousarray(pmf.p, dtype=np.float64), h=pmf.h), 0.0)
+        max(
+            _core.pld_grid.loss_variance(np.ascontiguousarray(pmf.p, dtype=np.float64), h=pmf.h),
+            0.0,
+        )
     )
 
 

@@ -77,7 +77,7 @@ def examples_per_user_sides(
 ) -> tuple[Factor, Factor]:
     """The remove and add factors of the module docstring's pair (its tails merged as ``binomial_components`` says
     for the side ``upper``) on [-z sigma, J_hi + z sigma], z = Q^{-1}(tail / 8), cut in the core
-    (``_core.pld.gaussian_mixture_log_weights``): the range stops short of the upper side's merged component at k
+    (``_core.pld_sampling.gaussian_mixture_log_weights``): the range stops short of the upper side's merged component at k
     (weight at most tail / 8), whose mass beyond it goes to +infinity with the cut tails."""
     cut = tail / 8.0
     counts, log_w = binomial_components(k, q, cut, upper=upper)
@@ -92,7 +92,7 @@ def examples_per_user_sides(
         return same, same
     inner = counts[counts < k] if upper and counts.size > 1 else counts
     top = float(max(inner.max(), 1.0))
-    remove, add = _core.pld.gaussian_mixture_log_weights(
+    remove, add = _core.pld_sampling.gaussian_mixture_log_weights(
         sigma=sigma, shifts=counts, log_weights=log_w, cut=cut, top=top, h=h, max_cells=MAX_CELLS
     )
     return core_side_factor(f"{name}, remove", remove), core_side_factor(f"{name}, add", add)

@@ -17,7 +17,7 @@ covers it.
 
 Reading F(G_j) from below.  With S_j = sum_{k > j} p_k and T_j = sum_{k > j} p_k e^{-l_k},
 F(G_j) = S_j - G_j T_j exactly (the term k = j has weight 0).  A read with recursive suffix sums carries a relative
-error up to 4 (n + 4) u over n points (``_core.pld.suffix_sum_slack``): at n ~ 10^5 points 5e-11 of the curve,
+error up to 4 (n + 4) u over n points (``_core.pld_reads.suffix_sum_slack``): at n ~ 10^5 points 5e-11 of the curve,
 added at +infinity once a round, which keeps a composition of 100 rounds from reading delta near 1e-10.  Here:
 
 - the suffix sums are numpy's recursive sums with each step's rounding error recovered by an error-free two-sum

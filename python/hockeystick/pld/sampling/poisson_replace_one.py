@@ -74,7 +74,7 @@ def poisson_replace_one_gaussian(
         )
     h = checked_interval(value_discretization_interval)
     t = checked_tail(tail)
-    remove, _ = _core.pld.replace_one_mixture(
+    remove, _ = _core.pld_sampling.replace_one_mixture(
         sigma=sd, sampling_rate=q, tail=t, h=h, max_cells=MAX_CELLS
     )
     name = f"poisson_replace_one_gaussian(sigma={sd}, q={q}), remove"

@@ -245,7 +245,7 @@ def merged_lognormal(sigma: float, grid: np.ndarray, ends: np.ndarray) -> SumLaw
 def spread_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
     """The law of A + B (independent; A and B on the grid points) spread onto the grid
     (cpp/include/hockeystick/pld/sampling/allocation_sums.hpp: ``spread_sum``)."""
-    out, infinite, terms = _core.pld_allocation.spread_sum(
+    out, infinite, terms = _core.pld_sampling.spread_sum(
         grid, a.q, b.q, square=a is b, exact_ratio=EXACT_RATIO, negligible=NEGLIGIBLE
     )
     error = a.error + b.error + (float(terms) + 6.0) * UNIT_ROUNDOFF
@@ -257,7 +257,7 @@ def spread_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
 def merged_sum(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
     """The law of A + B (independent) with the atoms of each grid cell merged at their mean
     (cpp/include/hockeystick/pld/sampling/allocation_sums.hpp: ``merged_sum``)."""
-    q, w, terms = _core.pld_allocation.merged_sum(
+    q, w, terms = _core.pld_sampling.merged_sum(
         grid, a.q, a.weight, b.q, b.weight, square=a is b, negligible=NEGLIGIBLE
     )
     return SumLaw(q, 0.0, a.error + b.error + (float(terms) + 6.0) * UNIT_ROUNDOFF, weight=w)

@@ -179,7 +179,7 @@ def _dp_accounting_upper(
     # (1 - q') N(0, s^2) + q' N(1, s^2) vs (1 - q') N(0, s^2) + q' N(-1, s^2), s = sigma / 2, in the core
     # (pld/mechanisms/replace_one_mixture.hpp); its add direction is its remove direction
     s = sigma / 2.0
-    remove, _ = _core.pld.replace_one_mixture(
+    remove, _ = _core.pld_sampling.replace_one_mixture(
         sigma=s, sampling_rate=q_kept, tail=tail, h=h, max_cells=MAX_CELLS
     )
     forward = core_side_factor(f"replace_pair(s={s}, q={q_kept}), remove", remove)
