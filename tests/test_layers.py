@@ -97,7 +97,8 @@ def test_the_old_registry_path_is_the_same_registry():
 # hockeystick.pld laid out as its pipeline (docs/architecture.md), the C++ core's cpp/include/hockeystick/pld/ under
 # the same names in the same order: the types every stage passes on (grid) at the bottom, the discretizers
 # (mechanisms, then sampling on mechanisms), the composition, its reads, the grid-and-tail policy and the refinement
-# loop, then the Python front ends (accountants) and the question a composed PLD is asked, which reads through them.
+# loop, then the question (the default's chain of reads and the reader a composed PLD consults) and the Python front
+# ends over it (accountants), which install the reader with themselves as its front door.
 PLD_STAGES = {
     "grid": 0,
     "mechanisms": 1,
@@ -105,8 +106,8 @@ PLD_STAGES = {
     "compose": 3,
     "reads": 4,
     "refine": 5,
-    "accountants": 6,
-    "question": 7,
+    "question": 6,
+    "accountants": 7,
 }
 
 

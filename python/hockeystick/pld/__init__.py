@@ -22,9 +22,10 @@ import importlib.util
 from typing import TYPE_CHECKING, Any
 
 from . import compose as compose  # installs the composition every PrivacyLossDistribution runs
-from . import (
-    question as question,
-)  # installs the question reader every PrivacyLossDistribution consults
+from . import question as question
+
+# SubsampledGaussianPLD's module installs the question reader every PrivacyLossDistribution consults
+from .accountants import subsampled_gaussian as _front_door  # noqa: F401
 
 if TYPE_CHECKING:
     from .accountants.allocation import BallsInBinsGaussianPLD, ShuffledBatchGaussianPLD
@@ -50,8 +51,8 @@ if TYPE_CHECKING:
     from .sampling.truncated_subsampling import truncated_subsampled_gaussian
 
 # Each public name comes from its module on first use (PEP 562): a front end imports the stages it reads
-# (the question stage above, which every PrivacyLossDistribution consults, and what it imports), not the
-# whole pipeline.
+# (the question reader's front door above, which every PrivacyLossDistribution consults, and what it
+# imports), not the whole pipeline.
 _NAMES = {
     "BallsInBinsGaussianPLD": "accountants.allocation",
     "ShuffledBatchGaussianPLD": "accountants.allocation",

@@ -285,8 +285,8 @@ def test_a_one_direction_pld_keeps_its_own_sides():
     is the larger of the two directions)."""
     (remove,) = pld.mechanisms.constructors.subsampled_gaussians(1.0, 0.5, directions="remove")
     both = pld.subsampled_gaussian(1.0, 0.5)
-    assert not pld.question.RunReader().reads(remove.self_compose(3))
-    assert pld.question.RunReader().reads(both.self_compose(3))
+    assert not pld.question.RunReader(pld.SubsampledGaussianPLD).reads(remove.self_compose(3))
+    assert pld.question.RunReader(pld.SubsampledGaussianPLD).reads(both.self_compose(3))
 
 
 def test_the_ledgers_curve_along_the_run_is_the_front_doors():

@@ -1,7 +1,7 @@
 """More accuracy is never looser: a bracket asked at a finer ``accuracy=``, or of a PLD on a finer grid or with a
 smaller tail, is no wider on the upper side than the default's, and never infinite where the default is finite
-(issue "one engine", item 3): each is intersected with the default's certified bracket (``SubsampledGaussianPLD.
-_accuracy_sides``; the PLD object through the question reader, pld/question)."""
+(issue "one engine", item 3): each is intersected with the default's certified bracket
+(``pld.question.default_reads.accuracy_sides``; the PLD object through the question reader, pld/question)."""
 
 from __future__ import annotations
 

@@ -10,11 +10,10 @@ accountant contract: keyword parameters that broadcast (numpy arrays allowed),
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import numpy as np
 
@@ -43,11 +42,13 @@ from ..grid.distribution import (
     delta_values,
     direction_uppers,
     epsilon_values,
+    install_question_reader,
 )
 from ..mechanisms.constructors import DEFAULT_INTERVAL, checked_interval, checked_tail
+from ..question import default_reads
+from ..question.reader import RunReader
 from ..reads import along_run
-from ..refine import constants, question, round_cache, tilted_factors, tilted_question
-from ..refine.bracket_width import within_epsilon_tolerance
+from ..refine import constants, question, round_cache
 from ..refine.calibration_start import calibration_grids, calibration_start
 from ..refine.directional_delta import calibration_directions
 from ..refine.grid_start import StartGrid, loss_span, work_units
@@ -513,21 +514,15 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             )
             refined = refinement.refined(pts, xs, method, threads)
             return (
-                accuracy_sides(self, pts, xs, refined, threads) if method == "epsilon" else refined
+                default_reads.accuracy_sides(self, pts, xs, refined, threads)
+                if method == "epsilon"
+                else refined
             ), {}
         if self._from_question and method == "epsilon":
-            return self._question_brackets(pts, xs, threads, keep)
+            return default_reads.epsilon_brackets(self, pts, xs, threads, keep)
         found, store = self._fixed_brackets(pts, xs, bound, method, threads, keep)
-        if (
-            self._from_question and bound != "lower"
-        ):  # delta's upper side read finer than the peers' default grid
-            tail = self.tail if self._tail_given else None
-            found = [  # without a lower side (bound "upper") no bracket is known exact: each is read
-                tilted_question.fine_delta_brackets(
-                    p, x, lo if bound == "both" else np.zeros_like(up), up, tail, threads
-                )
-                for p, x, (lo, up) in zip(pts, xs, found)
-            ]
+        if self._from_question and bound != "lower":  # delta's upper side read finer
+            found = default_reads.delta_brackets(self, pts, xs, found, bound == "both", threads)
         return found, store
 
     def _fixed_brackets(
@@ -566,94 +561,6 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             for (point, x), (side_low, side_high) in zip(zip(pts, xs), sides)
         ]
         return out, store if keep else {}
-
-    def _question_brackets(
-        self, pts: list[Point], xs: list[np.ndarray], threads: int, keep: bool
-    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
-        """``_unit_brackets`` of ``.epsilon`` given neither a grid nor an ``accuracy`` (``refine.question``): the
-        bracket of the fixed grid where it fits the question and meets the default tolerance, else that of the
-        refinement to the default tolerance with the question's tail, intersected with the fixed grid's where
-        that was built; then, where not yet exact, with the tilted read on a grid finer than the peers' default
-        (``tilted_question.fine_brackets``; all certified)."""
-        found: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(pts)
-        tried = [
-            i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x, self.tail)
-        ]
-        store: dict[PLDKey, PrivacyLossDistribution] = {}
-        # the fixed grid's upper side of the add direction alone: the fine read need not screen that direction
-        # where it is below the remove direction's (``tilted_question.fine_brackets``' add_upper)
-        adds: list[np.ndarray | None] = [None] * len(pts)
-        if tried:
-            tried_adds: list[np.ndarray | None] = []
-            fixed, store = self._fixed_brackets(
-                [pts[i] for i in tried],
-                [xs[i] for i in tried],
-                "both",
-                "epsilon",
-                threads,
-                keep,
-                tried_adds,
-            )
-            for i, bracket, add in zip(tried, fixed, tried_adds):
-                found[i], adds[i] = bracket, add
-        todo = [
-            i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))
-        ]
-        fine_read: set[int] = set()
-        readers: dict[int, tilted_question.TiltedReader] = {}
-        if todo:
-            self._refine_to_question(pts, xs, todo, found, threads, fine_read, readers)
-        tail = self.tail if self._tail_given else None
-        return _last_reads(pts, xs, found, tail, fine_read, threads, adds, readers), store
-
-    def _refine_to_question(
-        self,
-        pts: list[Point],
-        xs: list[np.ndarray],
-        todo: list[int],
-        found: list[tuple[np.ndarray, np.ndarray] | None],
-        threads: int,
-        fine_read: set[int],
-        readers: dict[int, tilted_question.TiltedReader] | None = None,
-    ) -> None:
-        """Into ``found[i]`` for each i of ``todo``: the bracket refined to half the default tolerance with the
-        question's tail (the caller's where one was given), a point settled a grid early where the fine read
-        (``tilted_question.FineSettle``) brings its bracket within the tolerance (its index then into
-        ``fine_read``; a point read and not settled: its reader into ``readers``, for its last read), intersected with the fixed grid's where that is there and, where it stays wider than the
-        tolerance, with the tilted reads' (at the same tail), its upper side then lowered to the RDP conversion's
-        unless the caller gave the tail (``refine.question``)."""
-        tailed = copy.copy(self)
-        if not self._tail_given:
-            tailed.tail = question.tail_of([pts[i] for i in todo], [xs[i] for i in todo])
-        refinement = Refinement(
-            question.REFINED_ACCURACY,
-            "relative",
-            tailed.tail,
-            tailed._build,
-            self._near_one,
-            question.REFINED_RELATIVE_ACCURACY,
-        )
-        points, deltas = [pts[i] for i in todo], [xs[i] for i in todo]
-        settle = tilted_question.FineSettle(
-            points, deltas, self.tail if self._tail_given else None, threads
-        )
-        refined = refinement.refined(points, deltas, "epsilon", threads, settle)
-        fine_read.update(todo[j] for j in settle.read)
-        if readers is not None:
-            readers.update((todo[j], reader) for j, reader in settle.readers.items())
-        for i, (lo, up) in zip(todo, refined):
-            before = found[i]
-            if before is not None:
-                lo, up = np.maximum(lo, before[0]), np.minimum(up, before[1])
-            if not np.all(
-                question.within_tolerance(lo, up)
-            ):  # past the PLD's charges: tilted, then the RDP side
-                lo, up = _tilted_sides(
-                    pts[i], xs[i], lo, up, self.tail if self._tail_given else None, threads
-                )
-                if not self._tail_given:
-                    up = np.maximum(lo, np.minimum(up, question.rdp_upper(pts[i], xs[i])))
-            found[i] = (lo, up)
 
     def _evaluate(
         self,
@@ -824,72 +731,6 @@ def _write_units(
     return kept
 
 
-def _last_reads(
-    pts: list[Point],
-    xs: list[np.ndarray],
-    found: list[tuple[np.ndarray, np.ndarray] | None],
-    tail: float | None,
-    fine_read: set[int],
-    threads: int = 0,
-    add_uppers: list[np.ndarray | None] | None = None,
-    readers: dict[int, tilted_question.TiltedReader] | None = None,
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The default's last reads of each bracket found (all certified, intersected): the tilted read on a grid finer
-    than the peers' default (``tilted_question.fine_brackets``, at ``tail`` where given) where the refinement did
-    not take it already (the indices ``fine_read``), then, no tail given, the tilted factors' reads where a bracket
-    is still wider than the tolerance (``tilted_factors.wide_brackets``: rare participation); the fine reads on
-    ``threads``, each given its point's certified upper side of the add direction where known (``add_uppers``) and
-    the reader of its earlier fine read where one was made (``readers``: its discretized rounds reused)."""
-    adds = add_uppers if add_uppers is not None else [None] * len(pts)
-    kept = readers if readers is not None else {}
-    read = [
-        b
-        if i in fine_read
-        else tilted_question.fine_brackets(p, x, *b, tail, adds[i], threads, kept.get(i))
-        for i, (p, x, b) in enumerate(zip(pts, xs, found))
-        if b is not None
-    ]
-    if tail is None:
-        read = [tilted_factors.wide_brackets(p, x, lo, up) for p, x, (lo, up) in zip(pts, xs, read)]
-    return read
-
-
-def accuracy_sides(
-    accountant: SubsampledGaussianPLD,
-    pts: list[Point],
-    xs: list[np.ndarray],
-    refined: list[tuple[np.ndarray, np.ndarray]],
-    threads: int,
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The brackets of ``accountant`` refined to its ``accuracy`` made no looser than the default's, each intersection
-    certified: where the accuracy asked is finer than the default's tolerance (``accuracy`` below
-    ``question.DEFAULT_ACCURACY``, ``relative_accuracy`` at most ``question.DEFAULT_RELATIVE_ACCURACY``), intersected
-    with the default's brackets (``_question_brackets``: more accuracy is never looser); otherwise, where a refined
-    bracket is unbounded or wider than the tolerance asked (the plain composition's charges past delta), with the
-    tilted reads and, unless a tail was given, the RDP conversion's upper side, as the default reads them."""
-    accuracy = cast(float, accountant.accuracy)
-    if (
-        accuracy < question.DEFAULT_ACCURACY
-        and accountant.relative_accuracy <= question.DEFAULT_RELATIVE_ACCURACY
-    ):
-        default = copy.copy(accountant)
-        default.accuracy, default._from_question, default.relative_accuracy = None, True, 0.0
-        found, _ = default._question_brackets(pts, xs, threads, False)
-        return [
-            (np.maximum(lo, d_lo), np.maximum(np.maximum(lo, d_lo), np.minimum(up, d_up)))
-            for (lo, up), (d_lo, d_up) in zip(refined, found)
-        ]
-    tail = accountant.tail if accountant._tail_given else None
-    out = []
-    for point, x, (lo, up) in zip(pts, xs, refined):
-        if not np.all(within_epsilon_tolerance(lo, up, accuracy, accountant.relative_accuracy)):
-            lo, up = _tilted_sides(point, x, lo, up, tail, threads)
-            if tail is None:
-                up = np.maximum(lo, np.minimum(up, question.rdp_upper(point, x)))
-        out.append((lo, up))
-    return out
-
-
 def point_rows(
     parameters: tuple[np.ndarray, ...], shape: tuple[int, ...]
 ) -> Iterator[tuple[Point, np.ndarray]]:
@@ -909,26 +750,6 @@ def point_rows(
         sel = order[bounds[i] : bounds[i + 1]]
         if sel.size:
             yield (float(si), float(qi), float(ti), float(ci)), sel
-
-
-def _tilted_sides(
-    point: Point,
-    delta: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    tail: float | None = None,
-    threads: int = 0,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each bracket wider than the default tolerance intersected with the tilted composition's where its delta is
-    one the round-off charge may limit (``refine.tilted_question``: certified, at ``tail`` where given, else at
-    the question's tails; on ``threads``); the others as given."""
-    lower, upper = np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
-    wide = ~question.within_tolerance(lower, upper)
-    at = np.broadcast_to(delta, lower.shape)
-    lower[wide], upper[wide] = tilted_question.tilted_brackets(
-        point, at[wide], lower[wide], upper[wide], tail, threads
-    )
-    return lower, upper
 
 
 def _pool_task(
@@ -973,3 +794,7 @@ def _gaussian_epsilon_bracket(r: float, delta: np.ndarray) -> tuple[np.ndarray, 
         np.asarray(theta_epsilon_lower(radius_down(r), delta)),
         np.asarray(theta_epsilon_upper(radius_up(r), delta)),
     )
+
+
+# every PrivacyLossDistribution reads rounds of one subsampled Gaussian through this front door (pld/question)
+install_question_reader(RunReader(SubsampledGaussianPLD))

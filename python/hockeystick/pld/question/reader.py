@@ -3,9 +3,10 @@
 For a PLD whose factors describe their run (``described_run``), the bracket of its own composition (on its grid, at
 its tail) is intersected with the run's read where the question puts it, each certified:
 
-* rounds of one Poisson-subsampled Gaussian: ``SubsampledGaussianPLD``'s default (its grid, tail, tilted and split
-  reads chosen from the delta or epsilon asked: pld/refine/question.py), so the PLD object, the ``PLDAccountant``,
-  the ledger and ``DPSGD`` give one bracket for one run;
+* rounds of one Poisson-subsampled Gaussian: the front door's default (``SubsampledGaussianPLD``, given to the
+  reader when it is installed: its grid, tail, tilted and split reads chosen from the delta or epsilon asked,
+  ``default_reads``), so the PLD object, the ``PLDAccountant``, the ledger and ``DPSGD`` give one bracket for one
+  run;
 * rounds of several: the tilted composition of the factors (``refine.tilted_factors`` for epsilon,
   ``refine.tilted_factors_delta`` for delta), as the dp_accounting adapter reads a plan of them;
 * rounds of Gaussians: the closed form, delta = theta(r, eps) at r = sqrt(sum_i c_i / s_i^2) (paper 000 eq. 6;
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -31,7 +33,6 @@ from ...numerics.certified_theta import (
     theta_lower,
     theta_upper,
 )
-from ..accountants.subsampled_gaussian import SubsampledGaussianPLD
 from ..grid.distribution import PrivacyLossDistribution
 from ..refine import tilted_factors, tilted_factors_delta
 from .described_run import Segment, gaussian_rounds, subsampled_segments
@@ -39,8 +40,27 @@ from .described_run import Segment, gaussian_rounds, subsampled_segments
 UNIT_ROUNDOFF = 2.0**-53
 
 
+class FrontDoor(Protocol):
+    """The accountant of rounds of one Poisson-subsampled Gaussian whose default the reader gives
+    (``SubsampledGaussianPLD``): built from the run, it answers ``epsilon`` and ``delta`` with ``bound="both"``."""
+
+    def __call__(self, sigma: float, sampling_rate: float, rounds: Any) -> Any:
+        """The accountant of ``rounds`` rounds (an int or an array of them) of noise ``sigma``, rate ``sampling_rate``."""
+        ...
+
+
 class RunReader:
-    """The question reader every ``PrivacyLossDistribution`` consults (module docstring)."""
+    """The question reader every ``PrivacyLossDistribution`` consults (module docstring).
+
+    Parameters
+    ----------
+    front_door : FrontDoor
+        The accountant whose default answers rounds of one Poisson-subsampled Gaussian (``SubsampledGaussianPLD``,
+        which installs this reader: it sits above this stage).
+    """
+
+    def __init__(self, front_door: FrontDoor) -> None:
+        self.front_door = front_door
 
     def reads(self, pld: PrivacyLossDistribution) -> bool:
         """Whether ``pld``'s factors describe rounds of Poisson-subsampled Gaussians or of Gaussians.
@@ -108,12 +128,13 @@ class RunReader:
                 (noise, q, _), rounds = segments[0]
                 together.setdefault((noise, q, float(x)), []).append((i, rounds))
                 continue
-            out[i] = _intersected(
-                out[i], _read_one(pld, method, np.asarray(x), *out[i]), method, np.asarray(x)
-            )
+            found = _read_one(self.front_door, pld, method, np.asarray(x), *out[i])
+            out[i] = _intersected(out[i], found, method, np.asarray(x))
         for (noise, q, at), members in together.items():
             counts = np.array([count for _, count in members], dtype=np.float64)
-            low, up = _front_door(noise, q, counts, method, np.full(counts.shape, at))
+            low, up = _front_door(
+                self.front_door, noise, q, counts, method, np.full(counts.shape, at)
+            )
             for j, (i, _) in enumerate(members):
                 out[i] = _intersected(out[i], (low[j], up[j]), method, np.asarray(at))
         return out
@@ -138,6 +159,7 @@ def _intersected(
 
 
 def _read_one(
+    front_door: FrontDoor,
     pld: PrivacyLossDistribution,
     method: Quantity,
     x: np.ndarray,
@@ -152,7 +174,9 @@ def _read_one(
     segments = subsampled_segments(pld)
     gaussians = gaussian_rounds(pld) if segments is None else None
     if segments is not None:
-        lows[live], ups[live] = _subsampled(segments, method, x[live], lower[live], upper[live])
+        lows[live], ups[live] = _subsampled(
+            front_door, segments, method, x[live], lower[live], upper[live]
+        )
     elif gaussians is not None:
         lows[live], ups[live] = _gaussian(gaussians, method, x[live])
     else:
@@ -161,26 +185,36 @@ def _read_one(
 
 
 def _front_door(
-    noise: float, q: float, rounds: np.ndarray | int, method: Quantity, x: np.ndarray
+    front_door: FrontDoor,
+    noise: float,
+    q: float,
+    rounds: np.ndarray | int,
+    method: Quantity,
+    x: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``SubsampledGaussianPLD``'s default bracket of ``rounds`` rounds of one subsampled Gaussian at ``x``."""
-    accountant = SubsampledGaussianPLD(sigma=noise, sampling_rate=q, rounds=rounds)
+    """The front door's default bracket of ``rounds`` rounds of one subsampled Gaussian at ``x``."""
+    accountant = front_door(sigma=noise, sampling_rate=q, rounds=rounds)
     found = (
         accountant.epsilon(x, bound="both")
         if method == "epsilon"
         else accountant.delta(x, bound="both")
     )
-    low, up = found  # type: ignore[misc]
+    low, up = found
     return np.asarray(low, dtype=np.float64), np.asarray(up, dtype=np.float64)
 
 
 def _subsampled(
-    segments: list[Segment], method: Quantity, x: np.ndarray, lower: np.ndarray, upper: np.ndarray
+    front_door: FrontDoor,
+    segments: list[Segment],
+    method: Quantity,
+    x: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The bracket of rounds of Poisson-subsampled Gaussians at ``x`` (module docstring)."""
     if len(segments) == 1:
         ((noise, q, _), rounds) = segments[0]
-        return _front_door(noise, q, rounds, method, x)
+        return _front_door(front_door, noise, q, rounds, method, x)
     if method == "epsilon":
         return tilted_factors.tilted_factors_brackets(segments, x, lower, upper)
     lows, ups = lower.copy(), upper.copy()

@@ -1,0 +1,332 @@
+"""The default's chain of reads for rounds of one Poisson-subsampled Gaussian: a front end given neither a grid nor an
+``accuracy`` asks this module, and nothing else, for its brackets (``SubsampledGaussianPLD``, and through it every
+door the question reader serves).
+
+Epsilon at delta, each bracket certified and each step intersected with the ones before it:
+
+1. the fixed grid of ``DEFAULT_INTERVAL`` where it fits the question (``refine.question.fixed_grid_fits``);
+2. where that is missing or wider than the default tolerance, the refinement to half of it (``points.Refinement``)
+   at the question's tail (``question.tail_of``, or the tail given), a point settled a grid early where the fine
+   read brings it within the tolerance (``tilted_question.FineSettle``);
+3. where still wider, the tilted composition (``tilted_question.tilted_brackets``: round-off relative to a Chernoff
+   bound), its upper side then lowered to the RDP conversion's where no tail was given (``question.rdp_upper``);
+4. the fine read on ``question.FINE_INTERVAL`` (``tilted_question.fine_brackets``) where not yet exact;
+5. no tail given, the tilted factors' reads where a bracket is still wide (``tilted_factors.wide_brackets``: rare
+   participation).
+
+Delta at epsilon: the fixed grid's bracket, its upper side lowered to the fine read's (``fine_delta_brackets``).
+With ``accuracy=`` finer than the default's tolerance, the refined brackets are intersected with these
+(``accuracy_sides``: more accuracy is never looser).  The reasons and figures of each step are in
+``refine.question``'s module docstring.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Protocol
+
+import numpy as np
+
+from ...base.accountant import Quantity
+from ..grid.distribution import Bound
+from ..refine import question, tilted_factors, tilted_question
+from ..refine.bracket_width import within_epsilon_tolerance
+from ..refine.near_one import NearOne
+from ..refine.points import Refinement
+
+# an evaluation point: (sigma, sampling_rate, rounds, sensitivity)
+Point = tuple[float, float, float, float]
+Bracket = tuple[np.ndarray, np.ndarray]
+
+
+class DefaultFront(Protocol):
+    """What the chain needs of its front end: its tail (given or not), its near-one tables, its grid builder and its
+    fixed grid's brackets (``SubsampledGaussianPLD``)."""
+
+    tail: float
+    accuracy: float | None
+    relative_accuracy: float
+    _tail_given: bool
+    _near_one: NearOne
+
+    def _build(
+        self,
+        store: dict[Any, Any],
+        points: list[Point],
+        h: float,
+        optimistic: bool = True,
+        threads: int = 0,
+        blocks: bool = False,
+    ) -> None:
+        """Discretizes and composes ``points`` at grid ``h`` into ``store``."""
+        ...
+
+    def _fixed_brackets(
+        self,
+        pts: list[Point],
+        xs: list[np.ndarray],
+        bound: Bound,
+        method: Quantity,
+        threads: int,
+        keep: bool,
+        add_uppers: list[np.ndarray | None] | None = None,
+    ) -> tuple[list[Bracket], dict[Any, Any]]:
+        """The brackets on the fixed grid, and the PLDs kept."""
+        ...
+
+
+def given_tail(front: DefaultFront) -> float | None:
+    """The tail the caller gave ``front``, or None where the question chooses it."""
+    return front.tail if front._tail_given else None
+
+
+def epsilon_brackets(
+    front: DefaultFront, pts: list[Point], xs: list[np.ndarray], threads: int, keep: bool
+) -> tuple[list[Bracket], dict[Any, Any]]:
+    """The default's epsilon bracket of each point at its deltas (steps 1 to 5 of the module docstring), and the fixed
+    grid's PLDs where ``keep``.
+
+    Parameters
+    ----------
+    front : DefaultFront
+        The front end asking (its tail, builder and fixed grid).
+    pts : list of (float, float, float, float)
+        Points (sigma, q, rounds, sensitivity), 0 < q < 1.
+    xs : list of numpy.ndarray
+        Each point's deltas.
+    threads : int
+        OpenMP threads of the C++ calls (0: all).
+    keep : bool
+        Whether the fixed grid's composed PLDs are returned.
+
+    Returns
+    -------
+    tuple
+        The certified (lower, upper) of each point, and the PLDs kept (empty unless ``keep``).
+    """
+    found: list[Bracket | None] = [None] * len(pts)
+    tried = [
+        i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x, front.tail)
+    ]
+    store: dict[Any, Any] = {}
+    # the fixed grid's upper side of the add direction alone: the fine read need not screen that direction
+    # where it is below the remove direction's (``tilted_question.fine_brackets``' add_upper)
+    adds: list[np.ndarray | None] = [None] * len(pts)
+    if tried:
+        tried_adds: list[np.ndarray | None] = []
+        fixed, store = front._fixed_brackets(
+            [pts[i] for i in tried],
+            [xs[i] for i in tried],
+            "both",
+            "epsilon",
+            threads,
+            keep,
+            tried_adds,
+        )
+        for i, bracket, add in zip(tried, fixed, tried_adds):
+            found[i], adds[i] = bracket, add
+    todo = [
+        i for i, b in enumerate(found) if b is None or not np.all(question.within_tolerance(*b))
+    ]
+    fine_read: set[int] = set()
+    readers: dict[int, tilted_question.TiltedReader] = {}
+    if todo:
+        _refine_to_question(front, pts, xs, todo, found, threads, fine_read, readers)
+    return _last_reads(pts, xs, found, given_tail(front), fine_read, threads, adds, readers), store
+
+
+def _refine_to_question(
+    front: DefaultFront,
+    pts: list[Point],
+    xs: list[np.ndarray],
+    todo: list[int],
+    found: list[Bracket | None],
+    threads: int,
+    fine_read: set[int],
+    readers: dict[int, tilted_question.TiltedReader],
+) -> None:
+    """Into ``found[i]`` for each i of ``todo``: step 2 of the module docstring (the fine read's settled points into
+    ``fine_read``, the readers of those it read and did not settle into ``readers``, for their last read),
+    intersected with the fixed grid's where that is there, then step 3 where it stays wider than the tolerance."""
+    tailed = copy.copy(front)
+    if not front._tail_given:
+        tailed.tail = question.tail_of([pts[i] for i in todo], [xs[i] for i in todo])
+    refinement = Refinement(
+        question.REFINED_ACCURACY,
+        "relative",
+        tailed.tail,
+        tailed._build,
+        front._near_one,
+        question.REFINED_RELATIVE_ACCURACY,
+    )
+    points, deltas = [pts[i] for i in todo], [xs[i] for i in todo]
+    settle = tilted_question.FineSettle(points, deltas, given_tail(front), threads)
+    refined = refinement.refined(points, deltas, "epsilon", threads, settle)
+    fine_read.update(todo[j] for j in settle.read)
+    readers.update((todo[j], reader) for j, reader in settle.readers.items())
+    for i, (lo, up) in zip(todo, refined):
+        before = found[i]
+        if before is not None:
+            lo, up = np.maximum(lo, before[0]), np.minimum(up, before[1])
+        if not np.all(question.within_tolerance(lo, up)):  # past the PLD's charges
+            lo, up = past_the_charges(pts[i], xs[i], lo, up, given_tail(front), threads)
+        found[i] = (lo, up)
+
+
+def past_the_charges(
+    point: Point,
+    delta: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    tail: float | None,
+    threads: int,
+) -> Bracket:
+    """Step 3 of the module docstring: each bracket wider than the default tolerance intersected with the tilted
+    composition's where its delta is one the round-off charge may limit (``tilted_question.tilted_brackets``:
+    certified, at ``tail`` where given, else at the question's tails; on ``threads``), its upper side then lowered
+    to the RDP conversion's where no ``tail`` was given; the others as given.
+
+    Parameters
+    ----------
+    point : (float, float, float, float)
+        (sigma, q, rounds, sensitivity), 0 < q < 1.
+    delta : numpy.ndarray
+        The deltas asked.
+    lower, upper : numpy.ndarray
+        Certified sides at ``delta``.
+    tail : float or None
+        The tail the caller gave, or None.
+    threads : int
+        OpenMP threads (0: all).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The certified (lower, upper), never wider than given.
+    """
+    lower, upper = np.array(lower, dtype=np.float64), np.array(upper, dtype=np.float64)
+    wide = ~question.within_tolerance(lower, upper)
+    at = np.broadcast_to(delta, lower.shape)
+    lower[wide], upper[wide] = tilted_question.tilted_brackets(
+        point, at[wide], lower[wide], upper[wide], tail, threads
+    )
+    if tail is None:
+        upper = np.maximum(lower, np.minimum(upper, question.rdp_upper(point, delta)))
+    return lower, upper
+
+
+def _last_reads(
+    pts: list[Point],
+    xs: list[np.ndarray],
+    found: list[Bracket | None],
+    tail: float | None,
+    fine_read: set[int],
+    threads: int,
+    add_uppers: list[np.ndarray | None],
+    readers: dict[int, tilted_question.TiltedReader],
+) -> list[Bracket]:
+    """Steps 4 and 5 of the module docstring: the fine read where the refinement did not take it already (the
+    indices ``fine_read``), each given its point's certified upper side of the add direction where known
+    (``add_uppers``) and the reader of its earlier fine read where one was made (``readers``: its discretized rounds
+    reused); then, no ``tail`` given, the tilted factors' reads where a bracket is still wide."""
+    read = [
+        b
+        if i in fine_read
+        else tilted_question.fine_brackets(p, x, *b, tail, add_uppers[i], threads, readers.get(i))
+        for i, (p, x, b) in enumerate(zip(pts, xs, found))
+        if b is not None
+    ]
+    if tail is None:
+        read = [tilted_factors.wide_brackets(p, x, lo, up) for p, x, (lo, up) in zip(pts, xs, read)]
+    return read
+
+
+def delta_brackets(
+    front: DefaultFront,
+    pts: list[Point],
+    xs: list[np.ndarray],
+    found: list[Bracket],
+    with_lower: bool,
+    threads: int,
+) -> list[Bracket]:
+    """The default's delta bracket of each point at its epsilons: the fixed grid's ``found``, its upper side lowered
+    to the fine read's (``tilted_question.fine_delta_brackets``, certified, at the tail given if one was).
+
+    Parameters
+    ----------
+    front : DefaultFront
+        The front end asking (its tail).
+    pts : list of (float, float, float, float)
+        Points (sigma, q, rounds, sensitivity).
+    xs : list of numpy.ndarray
+        Each point's epsilons.
+    found : list of (numpy.ndarray, numpy.ndarray)
+        The fixed grid's certified brackets there.
+    with_lower : bool
+        Whether ``found`` holds a lower side; without one, no bracket is known exact and each is read.
+    threads : int
+        OpenMP threads (0: all).
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        The certified (lower, upper) of each point.
+    """
+    return [
+        tilted_question.fine_delta_brackets(
+            p, x, lo if with_lower else np.zeros_like(up), up, given_tail(front), threads
+        )
+        for p, x, (lo, up) in zip(pts, xs, found)
+    ]
+
+
+def accuracy_sides(
+    front: DefaultFront,
+    pts: list[Point],
+    xs: list[np.ndarray],
+    refined: list[Bracket],
+    threads: int,
+) -> list[Bracket]:
+    """The epsilon brackets of ``front`` refined to its ``accuracy``, made no looser than the default's, each
+    intersection certified.
+
+    Where the accuracy asked is finer than the default's tolerance (``accuracy`` below
+    ``question.DEFAULT_ACCURACY``, ``relative_accuracy`` at most ``question.DEFAULT_RELATIVE_ACCURACY``), the refined
+    brackets are intersected with the default's (``epsilon_brackets``: more accuracy is never looser); otherwise,
+    where a refined bracket is unbounded or wider than the tolerance asked (the plain composition's charges past
+    delta), with step 3's reads.
+
+    Parameters
+    ----------
+    front : DefaultFront
+        The front end asking, its ``accuracy`` set.
+    pts : list of (float, float, float, float)
+        Points (sigma, q, rounds, sensitivity), 0 < q < 1.
+    xs : list of numpy.ndarray
+        Each point's deltas.
+    refined : list of (numpy.ndarray, numpy.ndarray)
+        Each point's certified bracket refined to ``accuracy``.
+    threads : int
+        OpenMP threads (0: all).
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        The certified (lower, upper) of each point, never wider than ``refined``.
+    """
+    accuracy = float(front.accuracy) if front.accuracy is not None else question.DEFAULT_ACCURACY
+    if (
+        accuracy < question.DEFAULT_ACCURACY
+        and front.relative_accuracy <= question.DEFAULT_RELATIVE_ACCURACY
+    ):
+        found, _ = epsilon_brackets(front, pts, xs, threads, False)
+        return [
+            (np.maximum(lo, d_lo), np.maximum(np.maximum(lo, d_lo), np.minimum(up, d_up)))
+            for (lo, up), (d_lo, d_up) in zip(refined, found)
+        ]
+    out = []
+    for point, x, (lo, up) in zip(pts, xs, refined):
+        if not np.all(within_epsilon_tolerance(lo, up, accuracy, front.relative_accuracy)):
+            lo, up = past_the_charges(point, x, lo, up, given_tail(front), threads)
+        out.append((lo, up))
+    return out
