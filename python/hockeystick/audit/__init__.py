@@ -1,23 +1,25 @@
 """Audit a training run: canary scores to epsilon lower bounds, and tests of an accountant's curve.
 
-Insert canaries (records the attack will be asked about), train, and score every canary with an attack
-(higher means "the canary was in"). Given the scores of the held-in and held-out canaries,
-``hockeystick.audit`` offers jax_privacy 2.0's auditing estimators with the same meanings (``Auditor``
-mirrors its ``CanaryScoreAuditor``), their binomial tails rounded so that the stated confidence holds, and
-what an accountant adds: the test of the scores against the mechanism's own certified trade-off curve
-(``audit_curve``) and the audit's epsilon beside the accountant's certified bracket (``report``).
-docs/audit.md is the guide.
+Insert canaries (records the attack will be asked about), train, and score every canary with an
+attack (higher means "the canary was in"). Given the scores of the held-in and held-out canaries,
+``hockeystick.audit`` offers jax_privacy 2.0's auditing estimators with the same meanings
+(``Auditor`` mirrors its ``CanaryScoreAuditor``), their binomial tails rounded so that the stated
+confidence holds, and what an accountant adds: the test of the scores against the mechanism's own
+certified trade-off curve (``audit_curve``) and the audit's epsilon beside the accountant's
+certified bracket (``report``). docs/audit.md is the guide.
 
-* The scores: ``as_scores`` and ``Scores`` (two arrays, checked and sorted), ``read_csv`` (a CSV file
-  with a score column and a held-in label column).
+* The scores: ``as_scores`` and ``Scores`` (two arrays, checked and sorted), ``read_csv`` (a CSV
+  file with a score column and a held-in label column).
 * The empirical ROC (its upper concave hull): ``tpr_at_fpr``, ``auroc``, ``max_accuracy``.
-* Epsilon: ``epsilon_raw_counts`` (an estimate, not a bound), ``epsilon_clopper_pearson`` (a lower bound
-  at confidence 1 - significance for independently scored canaries), ``epsilon_gdp`` (a lower bound if
-  the mechanism is mu-GDP), ``epsilon_one_run`` and ``epsilon_one_run_fdp`` (one training run's canaries).
+* Epsilon: ``epsilon_raw_counts`` (an estimate, not a bound), ``epsilon_clopper_pearson`` (a lower
+  bound at confidence 1 - significance for independently scored canaries), ``epsilon_gdp`` (a lower
+  bound if the mechanism is mu-GDP), ``epsilon_one_run`` and ``epsilon_one_run_fdp`` (one training
+  run's canaries).
 * Where a threshold test's bound is read: ``Bonferroni`` (jax_privacy's default), ``Simultaneous``,
   ``Explicit``, ``Split``, ``MultiSplit``.
 * Resampling: ``BootstrapParams``, ``bootstrap`` (quantiles of an estimate, not bounds).
-* Against an accountant: ``audit_curve`` (``CurveAudit``), ``report`` (``AuditReport``), ``plot_audit``.
+* Against an accountant: ``audit_curve`` (``CurveAudit``), ``report`` (``AuditReport``),
+  ``plot_audit``.
 * Planning: ``canaries_needed``, the canaries with which a threshold test refutes a claim that
   understates the leakage by a factor.
 

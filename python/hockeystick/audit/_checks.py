@@ -1,4 +1,5 @@
-"""The audit's own arguments, each checked once: a significance level, a delta and a generator's seed."""
+"""The audit's own arguments, each checked once: a significance level, a delta and a generator's
+seed."""
 
 from __future__ import annotations
 
@@ -75,8 +76,8 @@ def delta_value(value: Any, *, zero: bool) -> float:
 def seed_value(value: Any) -> int | None:
     """A seed of numpy's default generator: None (fresh entropy) or an integer >= 0 of any size.
 
-    numpy's ``SeedSequence`` takes any non-negative integer (and jax_privacy's strategies pass it on), so
-    no upper limit applies; a float, even an integral one, is refused, as numpy refuses it.
+    numpy's ``SeedSequence`` takes any non-negative integer (and jax_privacy's strategies pass it
+    on), so no upper limit applies; a float, even an integral one, is refused, as numpy refuses it.
 
     Parameters
     ----------
@@ -107,8 +108,8 @@ def seed_value(value: Any) -> int | None:
 
 
 def accountant_value(value: Any, methods: tuple[str, ...] = ("delta",)) -> Any:
-    """The run's accountant, refused by name unless it is a built accountant (an instance, not a class)
-    with the ``methods`` the caller reads.
+    """The run's accountant, refused by name unless it is a built accountant (an instance, not a
+    class) with the ``methods`` the caller reads.
 
     Parameters
     ----------

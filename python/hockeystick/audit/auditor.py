@@ -1,8 +1,9 @@
-"""``Auditor``: jax_privacy's CanaryScoreAuditor, method for method, over hockeystick.audit's functions.
+"""``Auditor``: jax_privacy's CanaryScoreAuditor, method for method, over hockeystick.audit's
+functions.
 
-The names, positional order and defaults are jax_privacy 2.0's, so that a call written for it runs here
-and gives the same number (docs/audit.md lists each method beside its function); the accountant methods
-(``audit_curve``, ``report``) are this package's own.
+The names, positional order and defaults are jax_privacy 2.0's, so that a call written for it runs
+here and gives the same number (docs/audit.md lists each method beside its function); the accountant
+methods (``audit_curve``, ``report``) are this package's own.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ class Auditor:
 
     jax_privacy 2.0's ``CanaryScoreAuditor``, method for method: the names, positional order and
     defaults are its own, so that a call written for it runs here and gives the same number
-    (docs/audit.md lists each method beside its function of ``hockeystick.audit``). ``audit_curve`` and
-    ``report`` are this package's own: the scores against an accountant. Each method validates its
-    arguments as its function does and raises what it raises.
+    (docs/audit.md lists each method beside its function of ``hockeystick.audit``). ``audit_curve``
+    and ``report`` are this package's own: the scores against an accountant. Each method validates
+    its arguments as its function does and raises what it raises.
 
     Parameters
     ----------
@@ -221,8 +222,9 @@ class Auditor:
         Raises
         ------
         ValueError
-            If ``significance`` is outside (0, 1), ``delta`` outside [0, 1), the strategy is refused, or
-            ``Simultaneous`` is given with ``one_sided=False`` (``epsilon_clopper_pearson``).
+            If ``significance`` is outside (0, 1), ``delta`` outside [0, 1), the strategy is
+            refused, or ``Simultaneous`` is given with ``one_sided=False``
+            (``epsilon_clopper_pearson``).
         """
         return epsilon_clopper_pearson(
             self.scores,
@@ -233,7 +235,8 @@ class Auditor:
         )
 
     def epsilon_from_gdp(self, significance: Any, delta: Any) -> float:
-        """The epsilon of the least mu-GDP the scores allow (``epsilon.epsilon_gdp``; positive mu only).
+        """The epsilon of the least mu-GDP the scores allow (``epsilon.epsilon_gdp``; positive mu
+        only).
 
         Parameters
         ----------
@@ -283,8 +286,8 @@ class Auditor:
         Raises
         ------
         ValueError
-            If ``significance`` is outside (0, 1), ``delta`` outside [0, 1), ``one_sided`` is False, or the
-            strategy is refused (``epsilon_one_run``).
+            If ``significance`` is outside (0, 1), ``delta`` outside [0, 1), ``one_sided`` is False,
+            or the strategy is refused (``epsilon_one_run``).
         """
         return epsilon_one_run(
             self.scores,
@@ -323,8 +326,8 @@ class Auditor:
         Raises
         ------
         ValueError
-            If ``significance`` is outside (0, 1), ``delta`` not strictly between 0 and 1, ``one_sided`` is
-            False, or the strategy is refused (``epsilon_one_run_fdp``).
+            If ``significance`` is outside (0, 1), ``delta`` not strictly between 0 and 1,
+            ``one_sided`` is False, or the strategy is refused (``epsilon_one_run_fdp``).
         """
         return epsilon_one_run_fdp(
             self.scores,
@@ -354,8 +357,8 @@ class Auditor:
         Raises
         ------
         ValueError
-            As ``audit_curve``: a bad level, direction, method or strategy, or an accountant with array
-            parameters.
+            As ``audit_curve``: a bad level, direction, method or strategy, or an accountant with
+            array parameters.
         ParameterTypeError
             If ``accountant`` is not an accountant.
         """

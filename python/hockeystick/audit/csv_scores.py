@@ -1,10 +1,11 @@
 """Canary scores from a CSV file: one canary per row, a score column and a held-in label column.
 
-Every row is read by Python's ``csv`` reader (RFC 4180: quoted fields, CRLF or LF line ends), so that no
-row is dropped or split: ``#`` starts no comment (canary ids such as ``#7`` are ordinary values), and a
-UTF-8 byte-order mark (Excel's "CSV UTF-8") is skipped.  Rows with no field at all (blank lines) carry
-no canary and are skipped; every other row must carry both columns.  The labels are 1 / 0 (or any
-number equal to them) and true / false (any case); the scores are real numbers, finite.
+Every row is read by Python's ``csv`` reader (RFC 4180: quoted fields, CRLF or LF line ends), so
+that no row is dropped or split: ``#`` starts no comment (canary ids such as ``#7`` are ordinary
+values), and a UTF-8 byte-order mark (Excel's "CSV UTF-8") is skipped.  Rows with no field at all
+(blank lines) carry no canary and are skipped; every other row must carry both columns.  The labels
+are 1 / 0 (or any number equal to them) and true / false (any case); the scores are real numbers,
+finite.
 """
 
 from __future__ import annotations
@@ -25,17 +26,18 @@ _LABELS = {"true": True, "false": False}
 
 
 class ScoresFileNotFound(FileNotFoundError, ValueError):
-    """The scores file does not exist: a FileNotFoundError, and a ValueError as every refusal of an argument."""
+    """The scores file does not exist: a FileNotFoundError, and a ValueError as every refusal of an
+    argument."""
 
 
 def read_csv(path: Any, *, score_column: Any = "score", label_column: Any = "in") -> Scores:
     """Read canary scores from a CSV file with a score column and a held-in label column.
 
-    The header row names the columns (matched without case or surrounding spaces); one canary per row,
-    values separated by commas, fields optionally quoted; other columns are ignored. The label is 1 or
-    ``true`` for a held-in canary, 0 or ``false`` for a held-out one (any case). Every data row is read:
-    ``#`` starts no comment, a UTF-8 byte-order mark is skipped, CRLF and LF line ends are both read,
-    blank lines are skipped. This is the file ``hockeystick audit`` reads.
+    The header row names the columns (matched without case or surrounding spaces); one canary per
+    row, values separated by commas, fields optionally quoted; other columns are ignored. The label
+    is 1 or ``true`` for a held-in canary, 0 or ``false`` for a held-out one (any case). Every data
+    row is read: ``#`` starts no comment, a UTF-8 byte-order mark is skipped, CRLF and LF line ends
+    are both read, blank lines are skipped. This is the file ``hockeystick audit`` reads.
 
     Parameters
     ----------
@@ -55,11 +57,11 @@ def read_csv(path: Any, *, score_column: Any = "score", label_column: Any = "in"
     ------
     ValueError
         If the header lacks either column or names one twice, a row lacks a field, a score is not a
-        finite number, a label is not 1, 0, true or false, the file is not UTF-8 text, or a side has no
-        canary; each message names the file and the line.
+        finite number, a label is not 1, 0, true or false, the file is not UTF-8 text, or a side has
+        no canary; each message names the file and the line.
     ParameterTypeError
-        If ``path`` is not a str or os.PathLike (a file descriptor is refused: the reader would close
-        it), or a column name is not a str.
+        If ``path`` is not a str or os.PathLike (a file descriptor is refused: the reader would
+        close it), or a column name is not a str.
     OSError
         If the file cannot be opened (where it does not exist, a FileNotFoundError that is also a
         ValueError naming ``path``).

@@ -1,22 +1,25 @@
-"""The scores against the mechanism's own certified trade-off curve: does the run leak more than accounted?
+"""The scores against the mechanism's own certified trade-off curve: does the run leak more than
+accounted?
 
-An accountant certifies that its mechanism is f-DP with f = the lower side of ``risk.tradeoff_curve``:
-every test's TPR at FPR alpha is at most T(alpha) = ``risk.tpr_at_fpr(accountant, alpha, bound="upper")``.
-The claim is tested, at significance ``significance``, in one of two ways:
+An accountant certifies that its mechanism is f-DP with f = the lower side of
+``risk.tradeoff_curve``: every test's TPR at FPR alpha is at most T(alpha) =
+``risk.tpr_at_fpr(accountant, alpha, bound="upper")``. The claim is tested, at significance
+``significance``, in one of two ways:
 
-* ``method="clopper_pearson"``: at each threshold the strategy picks, a Clopper-Pearson lower limit TPR_low
-  and upper limit FPR_up.  T does not decrease, so where both limits hold, TPR <= T(FPR) <= T(FPR_up); a
-  threshold with TPR_low > T(FPR_up) refutes the claim.  With ``Simultaneous()`` (the default) all limits
-  hold at once with probability at least 1 - significance (``strategies.py``): if the accountant is
-  right, the claim is refuted with probability at most ``significance``.  Any accountant, any direction
-  (``direction="remove"``: membership inference against a PLD that keeps its directions).
-* ``method="one_run_fdp"``: Mahloujifar et al. 2024's one-run test of the claim f-DP, f the certified curve
-  (the symmetric one), read below its grid values: f does not increase, so at x between grid points
-  a_j < x <= a_j+1, f(x) >= f(a_j+1) >= the certified lower side there.  For the one-run setting
-  (canaries included independently with probability 1/2 in one training run).
+* ``method="clopper_pearson"``: at each threshold the strategy picks, a Clopper-Pearson lower limit
+  TPR_low and upper limit FPR_up.  T does not decrease, so where both limits hold, TPR <= T(FPR) <=
+  T(FPR_up); a threshold with TPR_low > T(FPR_up) refutes the claim.  With ``Simultaneous()`` (the
+  default) all limits hold at once with probability at least 1 - significance (``strategies.py``):
+  if the accountant is right, the claim is refuted with probability at most ``significance``.  Any
+  accountant, any direction (``direction="remove"``: membership inference against a PLD that keeps
+  its directions).
+* ``method="one_run_fdp"``: Mahloujifar et al. 2024's one-run test of the claim f-DP, f the
+  certified curve (the symmetric one), read below its grid values: f does not increase, so at x
+  between grid points a_j < x <= a_j+1, f(x) >= f(a_j+1) >= the certified lower side there.  For the
+  one-run setting (canaries included independently with probability 1/2 in one training run).
 
-The report's witness is the threshold with the largest TPR_low - T(FPR_up) (Clopper-Pearson), or the first
-refuting threshold (one run).
+The report's witness is the threshold with the largest TPR_low - T(FPR_up) (Clopper-Pearson), or the
+first refuting threshold (one run).
 """
 
 from __future__ import annotations
@@ -39,8 +42,9 @@ from .tails import clopper_pearson_lower, clopper_pearson_upper
 __all__ = ["CurveAudit", "audit_curve", "certified_tradeoff"]
 
 METHODS = ("clopper_pearson", "one_run_fdp")
-# where the one-run test reads the certified curve: 0, 1 and log-spaced towards both ends (the test reads
-# f(1 - r) for r down to significance / m, so the grid must resolve x near 1 as finely as near 0)
+# where the one-run test reads the certified curve: 0, 1 and log-spaced towards both ends (the test
+# reads f(1 - r) for r down to significance / m, so the grid must resolve x near 1 as finely as
+# near 0)
 _TAIL = np.geomspace(1e-13, 0.5, 1500)
 _GRID = np.unique(np.concatenate([[0.0, 1.0], _TAIL, 1.0 - _TAIL]))
 
@@ -61,9 +65,9 @@ class CurveAudit:
     method : str
         "clopper_pearson" or "one_run_fdp".
     threshold : float
-        The witness threshold: the one with the largest TPR_low - T(FPR_up) (Clopper-Pearson), or the
-        first refuting one, else the one of the highest precision (one run); +inf where no threshold
-        was tested.
+        The witness threshold: the one with the largest TPR_low - T(FPR_up) (Clopper-Pearson), or
+        the first refuting one, else the one of the highest precision (one run); +inf where no
+        threshold was tested.
     tpr_lower, fpr_upper, tpr_certified : float or None, optional
         Clopper-Pearson: the witness's TPR lower limit, FPR upper limit and the certified upper TPR
         T(FPR_up) there (None, the default, for the one-run test).
@@ -79,7 +83,8 @@ class CurveAudit:
 
     @property
     def excess(self) -> float | None:
-        """TPR_low - T(FPR_up) at the witness: positive where the curve is refuted (None for the one run)."""
+        """TPR_low - T(FPR_up) at the witness: positive where the curve is refuted (None for the one
+        run)."""
         if self.tpr_lower is None or self.tpr_certified is None:
             return None
         return self.tpr_lower - self.tpr_certified
@@ -97,21 +102,21 @@ def audit_curve(
 ) -> CurveAudit:
     r"""Test the claim that the mechanism is f-DP with f the accountant's certified trade-off curve.
 
-    An accountant certifies that no test of its mechanism reaches a TPR above
-    T(alpha) = ``risk.tpr_at_fpr(accountant, alpha, bound="upper")`` at FPR alpha. With
-    ``method="clopper_pearson"``, a Clopper-Pearson lower limit TPR_low and upper limit FPR_up at each
-    threshold the strategy picks (each at significance / 2, divided by the strategy's family); T does
-    not decrease, so where the limits hold TPR <= T(FPR) <= T(FPR_up), and a threshold with
+    An accountant certifies that no test of its mechanism reaches a TPR above T(alpha) =
+    ``risk.tpr_at_fpr(accountant, alpha, bound="upper")`` at FPR alpha. With
+    ``method="clopper_pearson"``, a Clopper-Pearson lower limit TPR_low and upper limit FPR_up at
+    each threshold the strategy picks (each at significance / 2, divided by the strategy's family);
+    T does not decrease, so where the limits hold TPR <= T(FPR) <= T(FPR_up), and a threshold with
 
     .. math::
 
         \mathrm{TPR}_{\mathrm{low}}(t) > T(\mathrm{FPR}_{\mathrm{up}}(t))
 
     refutes the accountant. With ``method="one_run_fdp"``, Mahloujifar et al.'s one-run test of the
-    claim f-DP, f the certified symmetric curve read below its values on a grid of 3002 points. A right
-    accountant is refuted with probability at most ``significance``. The curve is a far stronger claim
-    than one (epsilon, delta) point: it can be refuted where no epsilon bound reaches the accountant's
-    epsilon.
+    claim f-DP, f the certified symmetric curve read below its values on a grid of 3002 points. A
+    right accountant is refuted with probability at most ``significance``. The curve is a far
+    stronger claim than one (epsilon, delta) point: it can be refuted where no epsilon bound reaches
+    the accountant's epsilon.
 
     Parameters
     ----------
@@ -126,14 +131,14 @@ def audit_curve(
         The test's level, in (0, 1) (default 0.05).
     direction : {"symmetric", "remove", "add"}, optional
         The curve's direction (``risk.tradeoff_curve``; default "symmetric"); "remove" (membership
-        inference) and "add" need a PLD accountant that keeps its directions, and the Clopper-Pearson
-        method.
+        inference) and "add" need a PLD accountant that keeps its directions, and the
+        Clopper-Pearson method.
     method : {"clopper_pearson", "one_run_fdp"}, optional
         The test (default "clopper_pearson"); "one_run_fdp" is for the one-run setting (canaries
         included independently with probability 1/2 in one training run).
     threshold_strategy : Simultaneous, Bonferroni, Explicit or Split, optional
-        Where the test looks: default ``Simultaneous()`` for the Clopper-Pearson method, ``Bonferroni()``
-        for the one-run test (which does not take ``Simultaneous``).
+        Where the test looks: default ``Simultaneous()`` for the Clopper-Pearson method,
+        ``Bonferroni()`` for the one-run test (which does not take ``Simultaneous``).
 
     Returns
     -------
@@ -143,13 +148,13 @@ def audit_curve(
     Raises
     ------
     ValueError
-        If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``direction`` or
-        ``method`` is not one of its values, ``direction`` is not "symmetric" with the one-run method or
-        with an accountant that keeps no directions, the strategy is not one the method takes (or
-        carries a bad field), or the accountant has array parameters.
+        If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``direction``
+        or ``method`` is not one of its values, ``direction`` is not "symmetric" with the one-run
+        method or with an accountant that keeps no directions, the strategy is not one the method
+        takes (or carries a bad field), or the accountant has array parameters.
     ParameterTypeError
-        If ``accountant`` is not an accountant (no ``.delta(epsilon, bound=...)``), or an argument is a
-        string, a boolean or None where a number is expected.
+        If ``accountant`` is not an accountant (no ``.delta(epsilon, bound=...)``), or an argument
+        is a string, a boolean or None where a number is expected.
 
     See Also
     --------
@@ -195,8 +200,9 @@ def audit_curve(
 
 
 def certified_tradeoff(accountant: Any) -> Tradeoff:
-    """x -> a lower bound on the accountant's trade-off curve f(x) (symmetric), from its certified lower side
-    on a grid of 3002 points (log-spaced towards 0 and 1): the value at the first grid point at or above x.
+    """x -> a lower bound on the accountant's trade-off curve f(x) (symmetric), from its certified
+    lower side on a grid of 3002 points (log-spaced towards 0 and 1): the value at the first grid
+    point at or above x.
 
     Parameters
     ----------

@@ -1,22 +1,22 @@
 """Epsilon from threshold tests on the canary scores: raw counts, Clopper-Pearson limits, a GDP fit.
 
-(epsilon, delta)-DP bounds every test: TPR <= e^eps FPR + delta, and, for the reversed test ("in" when the
-score is below the threshold), TNR <= e^eps FNR + delta.  So
+(epsilon, delta)-DP bounds every test: TPR <= e^eps FPR + delta, and, for the reversed test ("in"
+when the score is below the threshold), TNR <= e^eps FNR + delta.  So
 
 * ``epsilon_raw_counts``: max over hull vertices with at least ``min_count`` false positives of
   log((TPR - delta) / FPR), and the hull's TPR at FPR min_count / n_out (jax_privacy's
-  ``epsilon_raw_counts``).  An estimate, not a bound: it exceeds the true epsilon about half the time
-  where the best test is resolved.
+  ``epsilon_raw_counts``).  An estimate, not a bound: it exceeds the true epsilon about half the
+  time where the best test is resolved.
 * ``epsilon_clopper_pearson``: log((TPR_low - delta) / FPR_up) with Clopper-Pearson limits at
-  significance / 2 each (Jagielski, Ullman, Oprea 2020; jax_privacy's ``epsilon_clopper_pearson``), at the
-  thresholds the strategy (``strategies.py``) picks: a lower bound on epsilon holding with probability at
-  least 1 - significance for canaries scored independently.
+  significance / 2 each (Jagielski, Ullman, Oprea 2020; jax_privacy's ``epsilon_clopper_pearson``),
+  at the thresholds the strategy (``strategies.py``) picks: a lower bound on epsilon holding with
+  probability at least 1 - significance for canaries scored independently.
 * ``epsilon_gdp``: mu_low = max over hull vertices of Q^-1(FPR_up) - Phi^-1(FNR_up), the limits at
-  significance / (2 x vertices) (Nasr et al. 2023; jax_privacy's ``epsilon_from_gdp``), then the epsilon of
-  mu_low-GDP at delta.  A lower bound for a mechanism that is mu-GDP for some mu (a Gaussian mechanism,
-  DP-SGD in its central-limit regime).  jax_privacy takes max |mu|: a negative mu there (FPR_up + FNR_up > 1)
-  comes from upper limits of rates whose reversed test needs lower limits, and bounds nothing; here only
-  positive mu counts.
+  significance / (2 x vertices) (Nasr et al. 2023; jax_privacy's ``epsilon_from_gdp``), then the
+  epsilon of mu_low-GDP at delta.  A lower bound for a mechanism that is mu-GDP for some mu (a
+  Gaussian mechanism, DP-SGD in its central-limit regime).  jax_privacy takes max |mu|: a negative
+  mu there (FPR_up + FNR_up > 1) comes from upper limits of rates whose reversed test needs lower
+  limits, and bounds nothing; here only positive mu counts.
 
 Every logarithm difference is lowered by 4 u times its magnitude (u = 2^-53) past its round-off.
 """
@@ -78,7 +78,8 @@ def log_ratio_lower(high: np.ndarray, delta: float, low: np.ndarray) -> np.ndarr
         a = np.log(np.where(high > delta, high - delta, 0.0))
         b = np.log(low)
         value = a - b
-    # the subtraction high - delta and each log err by u relative; the difference by u of its magnitude
+    # the subtraction high - delta and each log err by u relative; the difference by u of its
+    # magnitude
     return np.where(np.isfinite(value), value - 4 * _U * (np.abs(a) + np.abs(b)) - 8 * _U, -np.inf)
 
 
@@ -90,18 +91,19 @@ def epsilon_raw_counts(
     delta: Any = 0.0,
     one_sided: Any = True,
 ) -> float:
-    r"""Estimate epsilon as log((TPR - delta) / FPR) at the best threshold with ``min_count`` false positives.
+    r"""Estimate epsilon as log((TPR - delta) / FPR) at the best threshold with ``min_count`` false
+    positives.
 
-    Over the ROC hull's vertices with at least ``min_count`` false positives, and at the hull's TPR at
-    FPR = min_count / n_out,
+    Over the ROC hull's vertices with at least ``min_count`` false positives, and at the hull's TPR
+    at FPR = min_count / n_out,
 
     .. math::
 
         \hat\varepsilon = \max\Bigl(0,\ \max_t \log\frac{\mathrm{TPR}(t) - \delta}{\mathrm{FPR}(t)}\Bigr)
 
-    (jax_privacy's ``epsilon_raw_counts``). An estimate, not a bound: it exceeds the true epsilon about
-    half of the time where the best test is resolved; use it to read a trend, never to refute an
-    accountant.
+    (jax_privacy's ``epsilon_raw_counts``). An estimate, not a bound: it exceeds the true epsilon
+    about half of the time where the best test is resolved; use it to read a trend, never to refute
+    an accountant.
 
     Parameters
     ----------
@@ -110,9 +112,9 @@ def epsilon_raw_counts(
     out_scores : array_like, optional
         The held-out scores when ``scores`` is an array.
     min_count : int, optional
-        The least number of false positives (false negatives, for the reversed test) a threshold needs,
-        an integer >= 1 (default 50): fewer makes the estimate noisy, more biases it towards 0. At
-        ``min_count`` >= n_out the estimate is 0.
+        The least number of false positives (false negatives, for the reversed test) a threshold
+        needs, an integer >= 1 (default 50): fewer makes the estimate noisy, more biases it
+        towards 0. At ``min_count`` >= n_out the estimate is 0.
     delta : float, optional
         The delta of the claim, in [0, 1) (default 0).
     one_sided : bool, optional
@@ -126,11 +128,11 @@ def epsilon_raw_counts(
     Raises
     ------
     ValueError
-        If the scores are refused (``as_scores``), ``min_count`` is not an integer >= 1, or ``delta``
-        is outside [0, 1) or NaN.
+        If the scores are refused (``as_scores``), ``min_count`` is not an integer >= 1, or
+        ``delta`` is outside [0, 1) or NaN.
     ParameterTypeError
-        If an argument is a string, None, or (but for ``one_sided``) a boolean; or ``one_sided`` is not a
-        boolean.
+        If an argument is a string, None, or (but for ``one_sided``) a boolean; or ``one_sided`` is
+        not a boolean.
 
     See Also
     --------
@@ -182,7 +184,8 @@ def epsilon_clopper_pearson(
     one_sided: Any = True,
     threshold_strategy: Any = BONFERRONI,
 ) -> float:
-    r"""Bound epsilon from below at confidence 1 - ``significance`` with Clopper-Pearson limits on the rates.
+    r"""Bound epsilon from below at confidence 1 - ``significance`` with Clopper-Pearson limits on
+    the rates.
 
     (epsilon, delta)-DP bounds every threshold test: TPR <= e^epsilon FPR + delta. With a
     Clopper-Pearson lower limit on the TPR and an upper limit on the FPR, each at significance / 2
@@ -193,9 +196,9 @@ def epsilon_clopper_pearson(
         \varepsilon_{\mathrm{low}} = \max\Bigl(0,\ \max_t \log\frac{\mathrm{TPR}_{\mathrm{low}}(t) - \delta}
         {\mathrm{FPR}_{\mathrm{up}}(t)}\Bigr),
 
-    lowered past its round-off (jax_privacy's ``epsilon_clopper_pearson``; its limits here are rounded
-    outward so that the confidence holds). A lower bound on epsilon holding with probability at least
-    1 - ``significance`` for canaries scored independently.
+    lowered past its round-off (jax_privacy's ``epsilon_clopper_pearson``; its limits here are
+    rounded outward so that the confidence holds). A lower bound on epsilon holding with probability
+    at least 1 - ``significance`` for canaries scored independently.
 
     Parameters
     ----------
@@ -211,8 +214,8 @@ def epsilon_clopper_pearson(
         True (default): the "in" test only; False: also the reversed test, log((TNR_low - delta) /
         FNR_up) (not with ``Simultaneous``).
     threshold_strategy : Bonferroni, Simultaneous, Explicit, Split or MultiSplit, optional
-        Where the bound is read (default ``Bonferroni()``, jax_privacy's); a ``MultiSplit`` returns the
-        median of its splits' bounds.
+        Where the bound is read (default ``Bonferroni()``, jax_privacy's); a ``MultiSplit`` returns
+        the median of its splits' bounds.
 
     Returns
     -------
@@ -223,12 +226,13 @@ def epsilon_clopper_pearson(
     ------
     ValueError
         If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``delta`` is
-        outside [0, 1), ``threshold_strategy`` is not one of the five or carries an infinite threshold,
-        a fraction outside (0, 1), a number of splits below 1 or a negative seed, a split leaves a part
-        without an in- or an out-canary, or ``Simultaneous`` is given with ``one_sided=False``.
+        outside [0, 1), ``threshold_strategy`` is not one of the five or carries an infinite
+        threshold, a fraction outside (0, 1), a number of splits below 1 or a negative seed, a split
+        leaves a part without an in- or an out-canary, or ``Simultaneous`` is given with
+        ``one_sided=False``.
     ParameterTypeError
-        If an argument is a string, None or a boolean where a number is expected, or ``one_sided`` is
-        not a boolean.
+        If an argument is a string, None or a boolean where a number is expected, or ``one_sided``
+        is not a boolean.
 
     See Also
     --------
@@ -285,8 +289,8 @@ def clopper_pearson_search(
     Returns
     -------
     tuple of float
-        The bound and the threshold chosen (the best one even where the bound is 0; +inf where no TPR
-        lower limit exceeds delta; NaN for a ``MultiSplit``, whose median has no one threshold).
+        The bound and the threshold chosen (the best one even where the bound is 0; +inf where no
+        TPR lower limit exceeds delta; NaN for a ``MultiSplit``, whose median has no one threshold).
     """
     if isinstance(strategy, Explicit):
         return _cp_at(data, significance, delta, one_sided, np.array([float(strategy.threshold)]))
@@ -341,12 +345,12 @@ def _cp_at(
 
 
 def _best_index(values: np.ndarray) -> tuple[float, int | None]:
-    """The largest value (0 where it is not positive) and its index, the last one where several tie (the
-    lowest threshold, as jax_privacy's ``eps_and_idx`` picks in its ascending order); None where no value is
-    finite (no TPR lower limit above delta).
+    """The largest value (0 where it is not positive) and its index, the last one where several tie
+    (the lowest threshold, as jax_privacy's ``eps_and_idx`` picks in its ascending order); None
+    where no value is finite (no TPR lower limit above delta).
 
-    A threshold is chosen this way even where its value is not positive: a ``Split`` audits its second
-    part at the threshold its first part's search returns, as jax_privacy does."""
+    A threshold is chosen this way even where its value is not positive: a ``Split`` audits its
+    second part at the threshold its first part's search returns, as jax_privacy does."""
     if not np.isfinite(values).any():
         return 0.0, None
     best = int(values.size - 1 - np.argmax(values[::-1]))
@@ -357,8 +361,8 @@ def split_parts(
     data: Scores, strategy: Split | MultiSplit, seed: Any = None
 ) -> tuple[Scores, Scores]:
     """The two parts of a ``Split``: each side permuted by numpy's default generator seeded with
-    ``seed`` (default ``strategy.seed``; in-canaries first), its first ``int(size x threshold_estimation_frac)``
-    scores in the first part.
+    ``seed`` (default ``strategy.seed``; in-canaries first), its first ``int(size x
+    threshold_estimation_frac)`` scores in the first part.
 
     Parameters
     ----------
@@ -396,24 +400,25 @@ def split_parts(
 
 
 def epsilon_gdp(scores: Any, out_scores: Any = None, *, significance: Any, delta: Any) -> float:
-    r"""Bound epsilon at ``delta`` from below for a mu-GDP mechanism: the epsilon of the least mu the scores allow.
+    r"""Bound epsilon at ``delta`` from below for a mu-GDP mechanism: the epsilon of the least mu
+    the scores allow.
 
-    A mu-GDP mechanism's tests satisfy :math:`\Phi^{-1}(1 - \mathrm{FPR}) - \Phi^{-1}(\mathrm{FNR}) \le \mu`.
-    With Clopper-Pearson upper limits on the FPR and the FNR at every ROC hull vertex, each at
-    significance / (2 x vertices),
+    A mu-GDP mechanism's tests satisfy :math:`\Phi^{-1}(1 - \mathrm{FPR}) - \Phi^{-1}(\mathrm{FNR})
+    \le \mu`. With Clopper-Pearson upper limits on the FPR and the FNR at every ROC hull vertex,
+    each at significance / (2 x vertices),
 
     .. math::
 
         \mu_{\mathrm{low}} = \max\Bigl(0,\ \max_t\ \Phi^{-1}(1 - \mathrm{FPR}_{\mathrm{up}}(t))
         - \Phi^{-1}(\mathrm{FNR}_{\mathrm{up}}(t))\Bigr)
 
-    over the vertices where both limits are below 1 - delta, lowered past its round-off; the result is
-    the epsilon of mu_low-GDP at ``delta``, the root of
-    :math:`\delta = \Phi(\mu/2 - \varepsilon/\mu) - e^{\varepsilon}\Phi(-\mu/2 - \varepsilon/\mu)`
-    rounded down (jax_privacy's ``epsilon_from_gdp``, which takes the largest absolute mu: a negative mu
-    bounds nothing, so here only a positive mu counts). A lower bound holding with probability at
-    least 1 - ``significance`` if the mechanism is mu-GDP for some mu (a Gaussian mechanism, DP-SGD in
-    its central-limit regime); not otherwise.
+    over the vertices where both limits are below 1 - delta, lowered past its round-off; the result
+    is the epsilon of mu_low-GDP at ``delta``, the root of :math:`\delta = \Phi(\mu/2 -
+    \varepsilon/\mu) - e^{\varepsilon}\Phi(-\mu/2 - \varepsilon/\mu)` rounded down (jax_privacy's
+    ``epsilon_from_gdp``, which takes the largest absolute mu: a negative mu bounds nothing, so here
+    only a positive mu counts). A lower bound holding with probability at least 1 - ``significance``
+    if the mechanism is mu-GDP for some mu (a Gaussian mechanism, DP-SGD in its central-limit
+    regime); not otherwise.
 
     Parameters
     ----------
@@ -434,14 +439,15 @@ def epsilon_gdp(scores: Any, out_scores: Any = None, *, significance: Any, delta
     Raises
     ------
     ValueError
-        If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), or ``delta`` is
-        not strictly between 0 and 1.
+        If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), or ``delta``
+        is not strictly between 0 and 1.
     ParameterTypeError
         If an argument is a string, a boolean or None.
 
     References
     ----------
-    Nasr et al. 2023 (the GDP fit of an audit); Dong, Roth & Su 2022 (mu-GDP and its epsilon at delta).
+    Nasr et al. 2023 (the GDP fit of an audit); Dong, Roth & Su 2022 (mu-GDP and its epsilon at
+    delta).
 
     Examples
     --------

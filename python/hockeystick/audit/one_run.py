@@ -1,28 +1,29 @@
-"""Auditing in one training run: Steinke, Nasr and Jagielski 2023 and, for f-DP, Mahloujifar et al. 2024.
+"""Auditing in one training run: Steinke, Nasr and Jagielski 2023 and, for f-DP, Mahloujifar et
+al. 2024.
 
 m canaries are each included in training independently with probability 1/2; the attack guesses "in"
-for the ones scoring at or above a threshold (one-sided: no "out" guesses, k_- = 0 in Steinke et al.).
-Among g guesses, c are correct.
+for the ones scoring at or above a threshold (one-sided: no "out" guesses, k_- = 0 in Steinke et
+al.). Among g guesses, c are correct.
 
-* Steinke, Nasr, Jagielski 2023 (arXiv:2305.08846, Thm 3.1 / Prop. 5.3): under (eps, delta)-DP,
-  P(C >= c) <= P(Binomial(g, q) >= c) + 2 m delta max_{i=1..c} P(c - i <= Binomial(g, q) <= c - 1) / i,
+* Steinke, Nasr, Jagielski 2023 (arXiv:2305.08846, Thm 3.1 / Prop. 5.3): under (eps, delta)-DP, P(C
+  >= c) <= P(Binomial(g, q) >= c) + 2 m delta max_{i=1..c} P(c - i <= Binomial(g, q) <= c - 1) / i,
   q = e^eps / (1 + e^eps).  ``epsilon_one_run`` is the largest eps whose p-value is at most the
-  significance (0 where none is): the Binomial upper tail from ``tails.binomial_sf_upper`` at q raised
-  4 u (it grows with q); the delta term's window sums, which need not grow with q, at the same raised q
-  and widened by ``tails.tail_margin(g)``, which covers both their round-off and what the 4 u in q moves
-  them (about 4 u g relative).
-* Mahloujifar, Melis, Chaudhuri 2024 (arXiv:2410.22235, "audit_rh_with_cap"): under f-DP the numbers of
-  correct and wrong guesses, scaled by significance / m, are propagated through f's blow-up from i = c - 1
-  down to 0; the claim is refuted where r + h exceeds g / m.  ``epsilon_one_run_fdp`` tests the claim
-  "mu-GDP with mu the Gaussian's at (eps, delta)" (jax_privacy's meaning: the Gaussian trade-off through
-  the (eps, delta) pair) and returns the largest eps refuted; ``fdp_refutes`` tests any trade-off
-  function, such as an accountant's certified curve (``curve.py``).  f is read on its lower side
-  (a smaller f claims less privacy, so the claim is harder to refute).
+  significance (0 where none is): the Binomial upper tail from ``tails.binomial_sf_upper`` at q
+  raised 4 u (it grows with q); the delta term's window sums, which need not grow with q, at the
+  same raised q and widened by ``tails.tail_margin(g)``, which covers both their round-off and what
+  the 4 u in q moves them (about 4 u g relative).
+* Mahloujifar, Melis, Chaudhuri 2024 (arXiv:2410.22235, "audit_rh_with_cap"): under f-DP the numbers
+  of correct and wrong guesses, scaled by significance / m, are propagated through f's blow-up from
+  i = c - 1 down to 0; the claim is refuted where r + h exceeds g / m.  ``epsilon_one_run_fdp``
+  tests the claim "mu-GDP with mu the Gaussian's at (eps, delta)" (jax_privacy's meaning: the
+  Gaussian trade-off through the (eps, delta) pair) and returns the largest eps refuted;
+  ``fdp_refutes`` tests any trade-off function, such as an accountant's certified curve
+  (``curve.py``).  f is read on its lower side (a smaller f claims less privacy, so the claim is
+  harder to refute).
 
-The threshold strategies are jax_privacy's: Bonferroni over the ROC hull's vertices, Explicit, Split,
-MultiSplit.
-The eps search keeps a bisection's invariant (the lower end refutes) and returns the lower end, within
-1e-9 of the root.
+The threshold strategies are jax_privacy's: Bonferroni over the ROC hull's vertices, Explicit,
+Split, MultiSplit. The eps search keeps a bisection's invariant (the lower end refutes) and returns
+the lower end, within 1e-9 of the root.
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ Tradeoff = Callable[[float], float]  # x -> a lower bound on f(x), f the claimed
 
 
 def one_run_p_value(m: int, guesses: int, correct: int, epsilon: float, delta: float) -> float:
-    """An upper bound on Steinke et al.'s p-value of ``correct`` of ``guesses`` under (eps, delta)-DP.
+    """An upper bound on Steinke et al.'s p-value of ``correct`` of ``guesses`` under (eps,
+    delta)-DP.
 
     Parameters
     ----------
@@ -101,14 +103,14 @@ def one_run_p_value(m: int, guesses: int, correct: int, epsilon: float, delta: f
 def one_run_refutes(
     m: int, guesses: int, correct: int, epsilon: float, delta: float, significance: float
 ) -> bool:
-    """Whether ``one_run_p_value(m, guesses, correct, epsilon, delta) <= significance``, the same boolean
-    read from as few binomial masses as it needs (what the epsilon search asks; the p-value's max over up
-    to 10^7 window sums is rarely needed in full).
+    """Whether ``one_run_p_value(m, guesses, correct, epsilon, delta) <= significance``, the same
+    boolean read from as few binomial masses as it needs (what the epsilon search asks; the
+    p-value's max over up to 10^7 window sums is rarely needed in full).
 
-    beta > significance does not refute (the p-value only grows with the delta term); otherwise the delta
-    term's max is bracketed by ``one_run_windows.delta_term_within``: the window sums around the
-    binomial's bulk, the counts far above it bounded by its tail and those past the sums read by its
-    lower tail, and read in full only where that bracket straddles the significance.
+    beta > significance does not refute (the p-value only grows with the delta term); otherwise the
+    delta term's max is bracketed by ``one_run_windows.delta_term_within``: the window sums around
+    the binomial's bulk, the counts far above it bounded by its tail and those past the sums read by
+    its lower tail, and read in full only where that bracket straddles the significance.
 
     Parameters
     ----------
@@ -134,7 +136,8 @@ def one_run_refutes(
 
 
 def gaussian_blow_up(epsilon: float, delta: float) -> Tradeoff:
-    """A lower bound on the trade-off function of mu-GDP, mu the Gaussian mechanism's at (eps, delta).
+    """A lower bound on the trade-off function of mu-GDP, mu the Gaussian mechanism's at (eps,
+    delta).
 
     Parameters
     ----------
@@ -162,7 +165,8 @@ def gaussian_blow_up(epsilon: float, delta: float) -> Tradeoff:
 
 
 def fdp_refutes(m: int, guesses: int, correct: int, significance: float, f: Tradeoff) -> bool:
-    """Whether ``correct`` of ``guesses`` refute the f-DP claim at ``significance`` (Mahloujifar et al.).
+    """Whether ``correct`` of ``guesses`` refute the f-DP claim at ``significance`` (Mahloujifar et
+    al.).
 
     Parameters
     ----------
@@ -213,9 +217,9 @@ def epsilon_one_run(
 
         P(C \ge c) \le P(X \ge c) + 2 m \delta \max_{1 \le i \le c} \frac{P(c - i \le X \le c - 1)}{i},
 
-    and the bound is the largest epsilon whose p-value so bounded is at most the significance (0 where
-    none is), found by bisection within 1e-9 of the root from below, the tails rounded up. It holds
-    without independence between the canaries' scores, at the price of a weaker bound than
+    and the bound is the largest epsilon whose p-value so bounded is at most the significance (0
+    where none is), found by bisection within 1e-9 of the root from below, the tails rounded up. It
+    holds without independence between the canaries' scores, at the price of a weaker bound than
     ``epsilon_clopper_pearson``'s.
 
     Parameters
@@ -243,12 +247,12 @@ def epsilon_one_run(
     ValueError
         If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``delta`` is
         outside [0, 1), ``one_sided`` is False, ``threshold_strategy`` is not ``Bonferroni``,
-        ``Explicit``, ``Split`` or ``MultiSplit`` or carries an infinite threshold, a fraction outside
-        (0, 1), a number of splits below 1 or a negative seed, or a split leaves a part without an in-
-        or an out-canary.
+        ``Explicit``, ``Split`` or ``MultiSplit`` or carries an infinite threshold, a fraction
+        outside (0, 1), a number of splits below 1 or a negative seed, or a split leaves a part
+        without an in- or an out-canary.
     ParameterTypeError
-        If an argument is a string, None or a boolean where a number is expected, or ``one_sided`` is
-        not a boolean.
+        If an argument is a string, None or a boolean where a number is expected, or ``one_sided``
+        is not a boolean.
 
     References
     ----------
@@ -282,10 +286,11 @@ def epsilon_one_run_fdp(
     one_sided: Any = True,
     threshold_strategy: Any = BONFERRONI,
 ) -> float:
-    r"""Bound epsilon from below by the one-run f-DP audit of the Gaussian trade-off (Mahloujifar et al. 2024).
+    r"""Bound epsilon from below by the one-run f-DP audit of the Gaussian trade-off (Mahloujifar et
+    al. 2024).
 
-    The setting is ``epsilon_one_run``'s (m canaries, each in the run with probability 1/2; g guesses,
-    c correct). The claim tested at each epsilon is f-DP with :math:`f = G_\mu`,
+    The setting is ``epsilon_one_run``'s (m canaries, each in the run with probability 1/2; g
+    guesses, c correct). The claim tested at each epsilon is f-DP with :math:`f = G_\mu`,
     :math:`G_\mu(x) = \Phi(\Phi^{-1}(1 - x) - \mu)`, mu the Gaussian mechanism's at (epsilon,
     ``delta``) (jax_privacy's meaning): the numbers of correct and wrong guesses, scaled by
     significance / m, are propagated through f's blow-up from i = c - 1 down to 0, and the claim is
@@ -318,12 +323,12 @@ def epsilon_one_run_fdp(
     ValueError
         If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``delta`` is
         outside (0, 1), ``one_sided`` is False, ``threshold_strategy`` is not ``Bonferroni``,
-        ``Explicit``, ``Split`` or ``MultiSplit`` or carries an infinite threshold, a fraction outside
-        (0, 1), a number of splits below 1 or a negative seed, or a split leaves a part without an in-
-        or an out-canary.
+        ``Explicit``, ``Split`` or ``MultiSplit`` or carries an infinite threshold, a fraction
+        outside (0, 1), a number of splits below 1 or a negative seed, or a split leaves a part
+        without an in- or an out-canary.
     ParameterTypeError
-        If an argument is a string, None or a boolean where a number is expected, or ``one_sided`` is
-        not a boolean.
+        If an argument is a string, None or a boolean where a number is expected, or ``one_sided``
+        is not a boolean.
 
     See Also
     --------
@@ -331,8 +336,8 @@ def epsilon_one_run_fdp(
 
     References
     ----------
-    Mahloujifar, Melis & Chaudhuri 2024 (arXiv:2410.22235, "audit_rh_with_cap"); Dong, Roth & Su 2022
-    (the Gaussian trade-off function G_mu).
+    Mahloujifar, Melis & Chaudhuri 2024 (arXiv:2410.22235, "audit_rh_with_cap"); Dong, Roth & Su
+    2022 (the Gaussian trade-off function G_mu).
 
     Examples
     --------
@@ -406,9 +411,9 @@ def _best(data: Scores, significance: float, search: Search) -> tuple[float, flo
     """The largest eps over the hull's vertices and its threshold (+inf where none is positive).
 
     The vertices are visited as jax_privacy visits them, by the Clopper-Pearson lower limit of their
-    precision at ``significance`` (descending), and one whose precision is at most e^eps / (1 + e^eps) of
-    the best so far is passed over (its p-value there is about 1/2 or more): the same vertices searched,
-    so the same threshold where several tie."""
+    precision at ``significance`` (descending), and one whose precision is at most e^eps / (1 +
+    e^eps) of the best so far is passed over (its p-value there is about 1/2 or more): the same
+    vertices searched, so the same threshold where several tie."""
     hull = data.hull
     m = data.n_in + data.n_out
     guesses = hull.tp + hull.fp
@@ -426,8 +431,8 @@ def _best(data: Scores, significance: float, search: Search) -> tuple[float, flo
 
 
 def _largest_refuted(floor: float, refuted: Callable[[float], bool]) -> float:
-    """The largest eps >= ``floor`` with ``refuted(eps)`` (refuted holds on an interval [floor, root)),
-    within 1e-9 of the root from below; ``floor`` itself where it is not refuted."""
+    """The largest eps >= ``floor`` with ``refuted(eps)`` (refuted holds on an interval [floor,
+    root)), within 1e-9 of the root from below; ``floor`` itself where it is not refuted."""
     if not refuted(floor):
         return floor
     low, high = floor, max(1.0, 2.0 * floor)

@@ -1,28 +1,30 @@
 """Whether the delta term of Steinke et al.'s one-run p-value keeps it within the significance, read
 from as few binomial masses as the answer needs.
 
-The p-value (``one_run.one_run_p_value``) is min(beta + alpha delta 2 m, 1) with
-alpha = max_{i=1..c} fl(fl(S_i (1 + margin)) / i), S_i the sequential floating-point cumulative sum of
+The p-value (``one_run.one_run_p_value``) is min(beta + alpha delta 2 m, 1) with alpha =
+max_{i=1..c} fl(fl(S_i (1 + margin)) / i), S_i the sequential floating-point cumulative sum of
 scipy's pmf at the counts c - 1, c - 2, ..., c - i of X ~ Binomial(g, q).  Its comparison with the
 significance only needs alpha's position, and alpha is bracketed without all of its c window sums:
 
-* Every floating-point step is monotone, so a lower bound on one computed S_i bounds alpha from below and
-  an upper bound on every computed S_i bounds it from above; either may settle the comparison.
-* Skipped head.  The counts more than ``_Z_HEAD`` standard deviations above the mean carry a tiny mass
-  (about 1e-19 where the binomial is near normal): their sum S_s is bounded from above by the Binomial tail (``binomial_sf_upper``), and the
-  window sums past them are those of the sum restarted from 0 there, T_i, to within the rounding of the
-  n = i - s additions: T_i (1 - 2 n u) <= S_i <= (S_s + T_i)(1 + 2.01 n u) (each addition of nonnegative
-  terms is exact to a factor 1 +- u; u = 2^-53).  Where the bracket does not settle the comparison (the
-  significance within about 2 n u of the p-value), the sums are read again from i = 1, exactly.
+* Every floating-point step is monotone, so a lower bound on one computed S_i bounds alpha from
+  below and an upper bound on every computed S_i bounds it from above; either may settle the
+  comparison.
+* Skipped head.  The counts more than ``_Z_HEAD`` standard deviations above the mean carry a tiny
+  mass (about 1e-19 where the binomial is near normal): their sum S_s is bounded from above by the
+  Binomial tail (``binomial_sf_upper``), and the window sums past them are those of the sum
+  restarted from 0 there, T_i, to within the rounding of the n = i - s additions: T_i (1 - 2 n u) <=
+  S_i <= (S_s + T_i)(1 + 2.01 n u) (each addition of nonnegative terms is exact to a factor 1 +- u;
+  u = 2^-53).  Where the bracket does not settle the comparison (the significance within about 2 n u
+  of the p-value), the sums are read again from i = 1, exactly.
 * Tail.  Past the counts read, every later S_i is at most the last sum's bound plus the mass below,
-  1.01 P(X <= c - 1 - i) (``binomial_cdf_upper``), times the additions' rounding; and at most 1.01, the
-  bound on any partial sum of a pmf.  Each is divided by the next i.
+  1.01 P(X <= c - 1 - i) (``binomial_cdf_upper``), times the additions' rounding; and at most 1.01,
+  the bound on any partial sum of a pmf.  Each is divided by the next i.
 
-Both bounds on masses that are not summed rest on one premise about scipy's pmf (Boost's ``pdf`` of the
-binomial): each value is within a factor ``_PMF_SLACK`` of the exact mass, or below ``_PMF_FLOOR``
-(tests/audit/test_audit_one_run_windows.py checks it against 50-digit mpmath 60 standard deviations into
-both tails), a pointwise form of the premise behind the bound of 1.01 on any partial sum.  The answer is
-then always the full p-value's comparison, bit for bit.
+Both bounds on masses that are not summed rest on one premise about scipy's pmf (Boost's ``pdf`` of
+the binomial): each value is within a factor ``_PMF_SLACK`` of the exact mass, or below
+``_PMF_FLOOR`` (tests/audit/test_audit_one_run_windows.py checks it against 50-digit mpmath 60
+standard deviations into both tails), a pointwise form of the premise behind the bound of 1.01 on
+any partial sum.  The answer is then always the full p-value's comparison, bit for bit.
 """
 
 from __future__ import annotations
@@ -52,8 +54,8 @@ def _growth(n: float) -> float:
 def delta_term_within(
     m: int, guesses: int, correct: int, q: float, beta: float, delta: float, sig: float
 ) -> bool:
-    """Whether min(beta + alpha delta 2 m, 1) <= sig, alpha the max of the window ratios at q (module
-    docstring); ``correct`` >= 1 and delta > 0.
+    """Whether min(beta + alpha delta 2 m, 1) <= sig, alpha the max of the window ratios at q
+    (module docstring); ``correct`` >= 1 and delta > 0.
 
     Parameters
     ----------
@@ -84,8 +86,8 @@ def delta_term_within(
 
 
 def _head(guesses: int, correct: int, q: float) -> int:
-    """How many of the top counts c - 1, c - 2, ... lie more than ``_Z_HEAD`` standard deviations above
-    the mean."""
+    """How many of the top counts c - 1, c - 2, ... lie more than ``_Z_HEAD`` standard deviations
+    above the mean."""
     top = math.ceil(guesses * q + _Z_HEAD * math.sqrt(guesses * q * (1.0 - q))) + 1
     skip = correct - 1 - top
     return max(skip, 0)
@@ -94,8 +96,8 @@ def _head(guesses: int, correct: int, q: float) -> int:
 def _read(
     m: int, guesses: int, correct: int, q: float, beta: float, delta: float, sig: float, skip: int
 ) -> bool | None:
-    """The comparison from the window sums read from i = ``skip`` + 1 on (None where the bracket of a
-    skipped head leaves it open)."""
+    """The comparison from the window sums read from i = ``skip`` + 1 on (None where the bracket of
+    a skipped head leaves it open)."""
     from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
     factor = 1.0 + float(tail_margin(guesses))
@@ -141,9 +143,9 @@ def _read(
 
 
 def _bracket(sums: np.ndarray, n: np.ndarray, bound_head: float) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds on the full sums S_i from the restarted T_i after n additions: T_i (1 - (2n + 4) u) (0 where
-    that is below 1e-290, where a product's rounding is no longer relative) and (S_s + T_i)(1 + (4n + 16) u),
-    each factor exact in doubles and covering the product's rounding."""
+    """Bounds on the full sums S_i from the restarted T_i after n additions: T_i (1 - (2n + 4) u) (0
+    where that is below 1e-290, where a product's rounding is no longer relative) and (S_s +
+    T_i)(1 + (4n + 16) u), each factor exact in doubles and covering the product's rounding."""
     lower = sums * (1.0 - (2 * n + 4) * _U)
     lower[lower < 1e-290] = 0.0
     upper = (bound_head + sums) * (1.0 + (2 * n + 8) * 2.0**-52)
@@ -151,8 +153,8 @@ def _bracket(sums: np.ndarray, n: np.ndarray, bound_head: float) -> tuple[np.nda
 
 
 def _later(guesses: int, correct: int, q: float, last: float, stop: int) -> float:
-    """Above every computed S_i for i > ``stop``: (S_stop + 1.01 P(X <= c - 1 - stop) + c 1e-300) grown by
-    the additions' rounding."""
+    """Above every computed S_i for i > ``stop``: (S_stop + 1.01 P(X <= c - 1 - stop) + c 1e-300)
+    grown by the additions' rounding."""
     below = float(
         binomial_cdf_upper(np.int64(correct - 1 - stop), np.int64(guesses), np.float64(q))
     )

@@ -1,4 +1,5 @@
-"""The picture of an audit: the empirical ROC and its confidence band over the certified trade-off band.
+"""The picture of an audit: the empirical ROC and its confidence band over the certified trade-off
+band.
 
 Log-log axes (FPR, TPR), where privacy attacks are judged at low FPR (Carlini et al. 2022):
 
@@ -6,10 +7,10 @@ Log-log axes (FPR, TPR), where privacy attacks are judged at low FPR (Carlini et
   bound="both"); no attack on a mechanism the accountant describes rises above its upper edge;
 * the empirical ROC: the hull of the canary scores' threshold tests;
 * its confidence band: at every in-canary's score on the hull and a spread of others, the corners
-  (FPR_up, TPR_low) and (FPR_low, TPR_up) of the Clopper-Pearson limits, all at significance / (2 n_in)
-  per limit (``Simultaneous()``), joined into envelopes (the true ROC does not decrease): with probability
-  1 - significance the true ROC lies above the lower edge at those corners; a lower edge above the
-  certified band refutes the accountant.
+  (FPR_up, TPR_low) and (FPR_low, TPR_up) of the Clopper-Pearson limits, all at significance / (2
+  n_in) per limit (``Simultaneous()``), joined into envelopes (the true ROC does not decrease): with
+  probability 1 - significance the true ROC lies above the lower edge at those corners; a lower edge
+  above the certified band refutes the accountant.
 """
 
 from __future__ import annotations
@@ -44,13 +45,14 @@ def plot_audit(
 ) -> Any:
     """Draw the empirical ROC with its confidence band over the accountant's certified TPR band.
 
-    On log-log axes (FPR, TPR): the accountant's certified TPR bracket [lower, upper] at 200 FPRs from
-    0.5 / n_out to 1 (``risk.tpr_at_fpr``, ``bound="both"``; no attack on a mechanism the accountant
-    describes rises above its upper edge), the ROC hull of the scores, and its confidence band: at
-    every in-canary's score on the hull and up to 400 in-scores spread over their range, the corners
-    (FPR_up, TPR_low) and (FPR_low, TPR_up) of Clopper-Pearson limits at significance / (2 n_in) each,
-    joined into envelopes. With probability at least 1 - significance the true ROC lies above the
-    lower edge at those corners; a lower edge above the certified band refutes the accountant.
+    On log-log axes (FPR, TPR): the accountant's certified TPR bracket [lower, upper] at 200 FPRs
+    from 0.5 / n_out to 1 (``risk.tpr_at_fpr``, ``bound="both"``; no attack on a mechanism the
+    accountant describes rises above its upper edge), the ROC hull of the scores, and its confidence
+    band: at every in-canary's score on the hull and up to 400 in-scores spread over their range,
+    the corners (FPR_up, TPR_low) and (FPR_low, TPR_up) of Clopper-Pearson limits at significance /
+    (2 n_in) each, joined into envelopes. With probability at least 1 - significance the true ROC
+    lies above the lower edge at those corners; a lower edge above the certified band refutes the
+    accountant.
 
     Parameters
     ----------
@@ -63,8 +65,8 @@ def plot_audit(
     significance : float, optional
         The confidence band's level, in (0, 1) (default 0.05).
     direction : {"symmetric", "remove", "add"}, optional
-        The certified curve's direction (default "symmetric"; "remove" and "add" need a PLD accountant
-        that keeps its directions).
+        The certified curve's direction (default "symmetric"; "remove" and "add" need a PLD
+        accountant that keeps its directions).
     path : str or os.PathLike, optional
         Where to save the picture (PNG, PDF, SVG by its suffix); default None: not saved.
 
@@ -76,12 +78,12 @@ def plot_audit(
     Raises
     ------
     ValueError
-        If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``direction`` is
-        not one of its values or not one the accountant keeps, or ``path`` does not end in .png, .pdf or
-        .svg or its directory does not exist.
+        If the scores are refused (``as_scores``), ``significance`` is outside (0, 1), ``direction``
+        is not one of its values or not one the accountant keeps, or ``path`` does not end in .png,
+        .pdf or .svg or its directory does not exist.
     ParameterTypeError
-        If ``accountant`` is not an accountant, ``significance`` is a string, a boolean or None, or ``path``
-        is not a str or os.PathLike.
+        If ``accountant`` is not an accountant, ``significance`` is a string, a boolean or None, or
+        ``path`` is not a str or os.PathLike.
     MissingExtraError
         If matplotlib is not installed (the ``plot`` extra).
 
@@ -134,8 +136,8 @@ def plot_audit(
     fig = Figure(figsize=(6.4, 4.8), dpi=120, layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    # the bracket is often narrower than a line: its edges are drawn as lines, each with its own legend entry,
-    # and the band between them is shaded without one
+    # the bracket is often narrower than a line: its edges are drawn as lines, each with its own
+    # legend entry, and the band between them is shaded without one
     ax.fill_between(fprs, np.maximum(low, floor), up, color="tab:blue", alpha=0.25, linewidth=0)
     ax.plot(
         fprs, up, color="tab:blue", linewidth=1.2, label="certified TPR, upper (no attack above)"
@@ -155,8 +157,8 @@ def plot_audit(
         linewidth=1.2,
         label="empirical ROC (hull)",
     )
-    # the edges as envelopes: the TPR at FPR x is at least every lower limit at an FPR upper limit <= x, at
-    # most every upper limit at an FPR lower limit >= x (the true ROC does not decrease)
+    # the edges as envelopes: the TPR at FPR x is at least every lower limit at an FPR upper limit
+    # <= x, at most every upper limit at an FPR lower limit >= x (the true ROC does not decrease)
     x_low, y_low = corners["low"]
     order = np.argsort(x_low, kind="stable")
     x_up, y_up = corners["up"]
@@ -190,7 +192,8 @@ def plot_audit(
 
 
 def _check_path(path: Any) -> None:
-    """A picture's path: a str or os.PathLike with a suffix matplotlib writes, in an existing directory."""
+    """A picture's path: a str or os.PathLike with a suffix matplotlib writes, in an existing
+    directory."""
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
         raise _validation.ParameterTypeError(
             f"path must be a file name (str or os.PathLike), got {_validation.describe(path)} ({type(path).__name__})"

@@ -1,14 +1,16 @@
-"""How many canaries an audit needs: to refute a claimed epsilon that understates the leakage by a factor.
+"""How many canaries an audit needs: to refute a claimed epsilon that understates the leakage by a
+factor.
 
-The audit reads one threshold, fixed in advance (``Explicit``), at false-positive rate ``fpr``, with n in- and
-n out-canaries.  The mechanism leaks ``factor`` times the claimed epsilon along that test: its TPR there is
-e^(factor eps) fpr + delta (the (factor eps, delta) line, which randomized response meets exactly).  The claim
-is refuted when the Clopper-Pearson bound log((TPR_low - delta) / FPR_up), each limit at significance / 2,
-exceeds eps.  ``canaries_needed`` is the n, found by doubling and then bisection, from which that happens
-with the true-positive count at its (1 - power)-quantile and the false-positive count at its power-quantile
-(each unfavourable with probability 1 - power, so the audit succeeds with probability about ``power`` or
-more; the counts' integer steps can make the outcome flicker by a few canaries around it).  n grows like
-1 / (fpr (e^(factor eps) - e^eps)^2) for small gaps: halving the gap quadruples the canaries.
+The audit reads one threshold, fixed in advance (``Explicit``), at false-positive rate ``fpr``, with
+n in- and n out-canaries.  The mechanism leaks ``factor`` times the claimed epsilon along that test:
+its TPR there is e^(factor eps) fpr + delta (the (factor eps, delta) line, which randomized response
+meets exactly).  The claim is refuted when the Clopper-Pearson bound log((TPR_low - delta) /
+FPR_up), each limit at significance / 2, exceeds eps.  ``canaries_needed`` is the n, found by
+doubling and then bisection, from which that happens with the true-positive count at its (1 -
+power)-quantile and the false-positive count at its power-quantile (each unfavourable with
+probability 1 - power, so the audit succeeds with probability about ``power`` or more; the counts'
+integer steps can make the outcome flicker by a few canaries around it).  n grows like 1 / (fpr
+(e^(factor eps) - e^eps)^2) for small gaps: halving the gap quadruples the canaries.
 """
 
 from __future__ import annotations
@@ -37,23 +39,25 @@ def canaries_needed(
     significance: Any = 0.05,
     power: Any = 0.5,
 ) -> int:
-    r"""Compute the canaries per side an audit needs to refute a claimed ``epsilon`` that understates the leakage.
+    r"""Compute the canaries per side an audit needs to refute a claimed ``epsilon`` that
+    understates the leakage.
 
-    The audit reads one threshold fixed in advance (``Explicit``) at false-positive rate ``fpr``, with n
-    in- and n out-canaries, and the mechanism leaks ``factor`` times the claim along that test: its TPR
-    there is :math:`\mathrm{TPR} = e^{\mathrm{factor}\,\varepsilon}\,\mathrm{fpr} + \delta` (the
-    (factor epsilon, delta) line, which randomized response meets exactly). The claim is refuted when
+    The audit reads one threshold fixed in advance (``Explicit``) at false-positive rate ``fpr``,
+    with n in- and n out-canaries, and the mechanism leaks ``factor`` times the claim along that
+    test: its TPR there is :math:`\mathrm{TPR} = e^{\mathrm{factor}\,\varepsilon}\,\mathrm{fpr} +
+    \delta` (the (factor epsilon, delta) line, which randomized response meets exactly). The claim
+    is refuted when
 
     .. math::
 
         \log\frac{\mathrm{TPR}_{\mathrm{low}} - \delta}{\mathrm{FPR}_{\mathrm{up}}} > \varepsilon,
 
     each Clopper-Pearson limit at significance / 2. The result is the least n, found by doubling and
-    then bisection, at which that happens with the true-positive count at its (1 - power)-quantile and
-    the false-positive count at its power-quantile: the audit then succeeds with probability about
-    ``power`` or more (the counts' integer steps can make the outcome flicker by a few canaries around
-    it). n grows like :math:`1 / (\mathrm{fpr}\,(e^{\mathrm{factor}\,\varepsilon} - e^{\varepsilon})^2)`:
-    halving the gap quadruples the canaries.
+    then bisection, at which that happens with the true-positive count at its (1 - power)-quantile
+    and the false-positive count at its power-quantile: the audit then succeeds with probability
+    about ``power`` or more (the counts' integer steps can make the outcome flicker by a few
+    canaries around it). n grows like :math:`1 / (\mathrm{fpr}\,(e^{\mathrm{factor}\,\varepsilon} -
+    e^{\varepsilon})^2)`: halving the gap quadruples the canaries.
 
     Parameters
     ----------
@@ -78,10 +82,10 @@ def canaries_needed(
     Raises
     ------
     ValueError
-        If ``epsilon`` is not finite and > 0, ``factor`` not finite and > 1, ``fpr``, ``significance``
-        or ``power`` outside (0, 1), ``delta`` outside [0, 1), e^(factor epsilon) fpr + delta >= 1, or
-        the doubling reaches no refuting number of canaries up to 10^12 (it tries
-        the powers of 2 up to 2^39).
+        If ``epsilon`` is not finite and > 0, ``factor`` not finite and > 1, ``fpr``,
+        ``significance`` or ``power`` outside (0, 1), ``delta`` outside [0, 1), e^(factor epsilon)
+        fpr + delta >= 1, or the doubling reaches no refuting number of canaries up to 10^12 (it
+        tries the powers of 2 up to 2^39).
     ParameterTypeError
         If an argument is a string, a boolean or None.
 
@@ -111,7 +115,8 @@ def canaries_needed(
             _validation.single(power, "power"), "power", 0.0, 1.0, open_low=True, open_high=True
         )
     )
-    # e^(factor eps) fpr + delta, in logarithms first: factor eps can be past exp's range (the TPR then is not < 1)
+    # e^(factor eps) fpr + delta, in logarithms first: factor eps can be past exp's range (the TPR
+    # then is not < 1)
     tpr = math.exp(gap * eps + math.log(rate)) + d if gap * eps + math.log(rate) < 1.0 else math.inf
     if not tpr < 1.0:
         raise ValueError(

@@ -1,14 +1,14 @@
 """Bootstrap quantiles of an estimate (jax_privacy 2.0's BootstrapParams, with the same draws).
 
 Each side's scores are resampled with replacement to their own size, the estimate recomputed, and
-quantiles of the estimates returned: with ``bias_correction`` (the default, as jax_privacy's), Efron's
-bias-corrected quantiles Phi(z0 + (z0 + z_q) / (1 - a (z0 + z_q))) (Efron 1987), z0 = Phi^-1 of the share
-of estimates below the full sample's (Laplace-smoothed: (count + 1) / (samples + 2)), and with
-``acceleration`` a from the jackknife (each canary left out in turn, in-canaries first).  A quantile of the
-estimate, not a confidence bound on the true epsilon: ``epsilon_clopper_pearson`` and the one-run audits are
-the bounds.  The draws follow jax_privacy's: a generator seeded with ``seed`` draws one seed below 2^63 - 1
-per sample; each sample's generator draws the in-canaries' scores, then the out-canaries', from the scores
-in the order given.
+quantiles of the estimates returned: with ``bias_correction`` (the default, as jax_privacy's),
+Efron's bias-corrected quantiles Phi(z0 + (z0 + z_q) / (1 - a (z0 + z_q))) (Efron 1987), z0 = Phi^-1
+of the share of estimates below the full sample's (Laplace-smoothed: (count + 1) / (samples + 2)),
+and with ``acceleration`` a from the jackknife (each canary left out in turn, in-canaries first).  A
+quantile of the estimate, not a confidence bound on the true epsilon: ``epsilon_clopper_pearson``
+and the one-run audits are the bounds.  The draws follow jax_privacy's: a generator seeded with
+``seed`` draws one seed below 2^63 - 1 per sample; each sample's generator draws the in-canaries'
+scores, then the out-canaries', from the scores in the order given.
 """
 
 from __future__ import annotations
@@ -28,21 +28,22 @@ __all__ = ["BootstrapParams", "bootstrap"]
 
 @dataclass(frozen=True)
 class BootstrapParams:
-    r"""Set how a bootstrap resamples an estimate and which quantiles of it it returns (jax_privacy's).
+    r"""Set how a bootstrap resamples an estimate and which quantiles of it it returns
+    (jax_privacy's).
 
-    Each side's scores are resampled with replacement to their own size ``num_samples`` times and the
-    estimate recomputed. With ``bias_correction`` the quantile q is read at Efron's bias-corrected
-    level
+    Each side's scores are resampled with replacement to their own size ``num_samples`` times and
+    the estimate recomputed. With ``bias_correction`` the quantile q is read at Efron's
+    bias-corrected level
 
     .. math::
 
         \Phi\Bigl(z_0 + \frac{z_0 + z_q}{1 - a (z_0 + z_q)}\Bigr), \qquad
         z_0 = \Phi^{-1}\Bigl(\frac{\#\{\hat\theta^*_b < \hat\theta\} + 1}{B + 2}\Bigr),
 
-    :math:`z_q = \Phi^{-1}(q)`, a = 0 unless ``acceleration`` (then the jackknife's, each canary left
-    out in turn). The draws are jax_privacy's: a generator seeded with ``seed`` draws one seed below
-    2^63 - 1 per resample, whose generator draws the in-canaries' scores, then the out-canaries'. A
-    quantile of the estimate, not a confidence bound on the true epsilon.
+    :math:`z_q = \Phi^{-1}(q)`, a = 0 unless ``acceleration`` (then the jackknife's, each canary
+    left out in turn). The draws are jax_privacy's: a generator seeded with ``seed`` draws one seed
+    below 2^63 - 1 per resample, whose generator draws the in-canaries' scores, then the
+    out-canaries'. A quantile of the estimate, not a confidence bound on the true epsilon.
 
     Parameters
     ----------
@@ -53,8 +54,8 @@ class BootstrapParams:
     bias_correction : bool, optional
         Efron's bias correction (default True, as jax_privacy's).
     acceleration : bool, optional
-        The jackknife's acceleration too (default False; needs ``bias_correction``; one more estimate
-        per canary).
+        The jackknife's acceleration too (default False; needs ``bias_correction``; one more
+        estimate per canary).
     seed : int or None, optional
         The outer generator's seed, an integer >= 0 (default None: fresh entropy).
 
@@ -215,8 +216,8 @@ def bootstrap(
 
 
 def _acceleration(data: Scores, statistic: Callable[[Scores], float]) -> float:
-    """The jackknife's acceleration: sum (mean - e_i)^3 / (6 (sum (mean - e_i)^2)^1.5) over the estimates
-    e_i with one canary left out (0 where they all agree)."""
+    """The jackknife's acceleration: sum (mean - e_i)^3 / (6 (sum (mean - e_i)^2)^1.5) over the
+    estimates e_i with one canary left out (0 where they all agree)."""
     held_in, held_out = data.order_given
     estimates = [
         statistic(data.subset(np.delete(held_in, i), held_out)) for i in range(held_in.size)

@@ -1,4 +1,5 @@
-"""The empirical ROC of the canary scores: TPR at FPR, AUROC, maximum accuracy (jax_privacy's meanings).
+"""The empirical ROC of the canary scores: TPR at FPR, AUROC, maximum accuracy (jax_privacy's
+meanings).
 
 All three read the ROC hull (``Scores.hull``): the tests that may randomize between two thresholds.
 
@@ -67,7 +68,8 @@ def tpr_at_fpr(scores: Any, fpr: Any, out_scores: Any = None) -> Any:
 
 
 def hull_tpr(tp: np.ndarray, fp: np.ndarray, fpr: np.ndarray) -> np.ndarray:
-    """The TPR, linear between the vertices (``tp``, ``fp``: counts ascending, the totals last), at FPR ``fpr``.
+    """The TPR, linear between the vertices (``tp``, ``fp``: counts ascending, the totals last), at
+    FPR ``fpr``.
 
     Parameters
     ----------
@@ -151,8 +153,8 @@ def max_accuracy(
         n_in / (n_in + n_out).
     significance : float, optional
         With it, in (0, 1), each vertex's TPR and TNR are Clopper-Pearson upper limits at
-        ``significance / 2``: a per-vertex upper limit, as jax_privacy computes it (no correction for the
-        number of vertices, so not a bound on the maximum at 1 - significance).
+        ``significance / 2``: a per-vertex upper limit, as jax_privacy computes it (no correction
+        for the number of vertices, so not a bound on the maximum at 1 - significance).
 
     Returns
     -------
@@ -162,8 +164,8 @@ def max_accuracy(
     Raises
     ------
     ValueError
-        If the scores are refused (``as_scores``), ``prevalence`` is outside [0, 1] or ``significance``
-        outside (0, 1), or either is NaN.
+        If the scores are refused (``as_scores``), ``prevalence`` is outside [0, 1] or
+        ``significance`` outside (0, 1), or either is NaN.
     ParameterTypeError
         If ``prevalence`` or ``significance`` is a string or a boolean.
 

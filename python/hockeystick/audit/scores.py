@@ -1,4 +1,5 @@
-"""Canary scores: the held-in and held-out attack scores, checked once, and the counts every estimator reads.
+"""Canary scores: the held-in and held-out attack scores, checked once, and the counts every
+estimator reads.
 
 A canary's score is higher the more "in" it looks (jax_privacy's CanaryScoreAuditor states the same
 convention; negate a loss to get one).  A threshold t decides "in" for a score >= t, so at t
@@ -45,8 +46,8 @@ class Hull:
 class Scores:
     r"""Held-in and held-out canary scores, checked and sorted, with the ROC hull of all thresholds.
 
-    The constructor checks its arrays as ``as_scores`` does and keeps them sorted ascending (the order
-    given is kept in ``given``). A threshold t decides "in" for a score >= t, so that
+    The constructor checks its arrays as ``as_scores`` does and keeps them sorted ascending (the
+    order given is kept in ``given``). A threshold t decides "in" for a score >= t, so that
 
     .. math::
 
@@ -60,8 +61,8 @@ class Scores:
     Parameters
     ----------
     held_in, held_out : array_like
-        The held-in and held-out scores, in any order (each one-dimensional, finite, non-empty; a scalar
-        counts as one score). Stored as float64 arrays sorted ascending.
+        The held-in and held-out scores, in any order (each one-dimensional, finite, non-empty; a
+        scalar counts as one score). Stored as float64 arrays sorted ascending.
     given : tuple of array_like, optional
         The same scores in the order a split into parts and a bootstrap resample draw from (as
         jax_privacy's do); default: ``held_in`` and ``held_out`` in the order passed. Each must hold
@@ -129,7 +130,8 @@ class Scores:
 
     @property
     def order_given(self) -> tuple[np.ndarray, np.ndarray]:
-        """The held-in and held-out scores in the order given (what a split or a resample draws from)."""
+        """The held-in and held-out scores in the order given (what a split or a resample draws
+        from)."""
         assert self.given is not None  # set by __post_init__
         return self.given
 
@@ -175,7 +177,8 @@ class Scores:
 
 
 def _side(value: Any, name: str) -> np.ndarray:
-    """One side's scores: a finite, one-dimensional, non-empty float64 array (a scalar is one score)."""
+    """One side's scores: a finite, one-dimensional, non-empty float64 array (a scalar is one
+    score)."""
     arr = _validation.real(value, name, finite=True)
     if arr.ndim > 1:
         raise ValueError(
@@ -195,8 +198,8 @@ def as_scores(in_scores: Any, out_scores: Any | None = None) -> Scores:
     ----------
     in_scores : array_like or Scores
         Attack scores of the held-in canaries, one per canary (higher means "in": negate a loss
-        first); a ``Scores`` is returned as it is (``out_scores`` must then be None). A scalar counts
-        as one score.
+        first); a ``Scores`` is returned as it is (``out_scores`` must then be None). A scalar
+        counts as one score.
     out_scores : array_like, optional
         Attack scores of the held-out canaries; required unless ``in_scores`` is a ``Scores``.
 
@@ -250,16 +253,17 @@ def checked_scores(held_in: Any, held_out: Any, names: tuple[str, str]) -> Score
 
 
 def _roc_hull(scores: Scores) -> Hull:
-    """The vertices of the upper concave hull of the ROC points (FP, TP) of every distinct score and +inf."""
+    """The vertices of the upper concave hull of the ROC points (FP, TP) of every distinct score and
+    +inf."""
     thresholds = np.concatenate([[np.inf], np.union1d(scores.held_in, scores.held_out)[::-1]])
     tp, fp = scores.counts(thresholds)
     keep = np.arange(thresholds.size)
     while keep.size > 2:
         x, y = fp[keep].astype(np.float64), tp[keep].astype(np.float64)
         dx, dy = np.diff(x), np.diff(y)
-        # a vertex on or below the chord of its neighbours: the turn from its left edge to its right one
-        # is not clockwise (exact in doubles while the counts stay below 2^26; any subset of thresholds
-        # keeps every bound valid, the hull only chooses where to look)
+        # a vertex on or below the chord of its neighbours: the turn from its left edge to its right
+        # one is not clockwise (exact in doubles while the counts stay below 2^26; any subset of
+        # thresholds keeps every bound valid, the hull only chooses where to look)
         below = dy[:-1] * dx[1:] - dy[1:] * dx[:-1] <= 0
         if not below.any():
             break

@@ -1,22 +1,24 @@
-"""Where a threshold test's bound is read: the threshold strategies (jax_privacy's three, and one more).
+"""Where a threshold test's bound is read: the threshold strategies (jax_privacy's three, and one
+more).
 
 A bound computed at a threshold chosen by looking at the scores must pay for the choice:
 
 * ``Bonferroni()`` (jax_privacy's): every vertex of the ROC hull, each at significance / (number of
-  vertices).  The vertices are chosen from the scores, so the divisor counts a family the data picked.
+  vertices).  The vertices are chosen from the scores, so the divisor counts a family the data
+  picked.
 * ``Simultaneous()``: every vertex at an in-canary's score, each at significance / (number of
   in-canaries).  The family is fixed before the scores are seen: the k-th largest in-score x_(k) has
-  P(score >= x_(k)) distributed as the k-th smallest of n uniforms, Beta(k, n - k + 1), (stochastically
-  larger for discrete scores), so the Clopper-Pearson lower limit for k of n bounds the TPR at it,
-  and given the in-scores the out-canaries above it are Binomial(n_out, FPR): the union bound over
-  k = 1..n_in covers every threshold at once.  Clopper-Pearson bounds only.
+  P(score >= x_(k)) distributed as the k-th smallest of n uniforms, Beta(k, n - k + 1),
+  (stochastically larger for discrete scores), so the Clopper-Pearson lower limit for k of n bounds
+  the TPR at it, and given the in-scores the out-canaries above it are Binomial(n_out, FPR): the
+  union bound over k = 1..n_in covers every threshold at once.  Clopper-Pearson bounds only.
 * ``Explicit(threshold)``: one threshold fixed in advance, at the full significance.
-* ``Split(threshold_estimation_frac, seed)``: the threshold chosen on a random part of each side (that
-  share of it), the bound computed on the rest at the full significance (the parts drawn as jax_privacy
-  draws them, so that the same seed gives the same parts).
-* ``MultiSplit(num_samples, threshold_estimation_frac, seed)``: the median of ``num_samples`` splits' bounds,
-  each at significance / 2 (Meinshausen, Meier, Buehlmann 2009, Thm 3.1: twice the median of p-values is a
-  p-value), the splits' seeds drawn as jax_privacy draws them.
+* ``Split(threshold_estimation_frac, seed)``: the threshold chosen on a random part of each side
+  (that share of it), the bound computed on the rest at the full significance (the parts drawn as
+  jax_privacy draws them, so that the same seed gives the same parts).
+* ``MultiSplit(num_samples, threshold_estimation_frac, seed)``: the median of ``num_samples``
+  splits' bounds, each at significance / 2 (Meinshausen, Meier, Buehlmann 2009, Thm 3.1: twice the
+  median of p-values is a p-value), the splits' seeds drawn as jax_privacy draws them.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Bonferroni:
-    """Read a threshold test's bound at every ROC hull vertex, each at significance / (number of vertices).
+    """Read a threshold test's bound at every ROC hull vertex, each at significance / (number of
+    vertices).
 
     jax_privacy's default strategy. The vertices are chosen from the scores, so the divisor counts a
     family the data picked; the cost is log(vertices) in the bound's confidence.
@@ -70,12 +73,12 @@ class Bonferroni:
 class Simultaneous:
     """Read a bound at every hull vertex at an in-canary's score, each at significance / n_in.
 
-    The family is fixed before the scores are seen: the k-th largest in-score's TPR is distributed as
-    Beta(k, n_in - k + 1) (stochastically larger for discrete scores), so its Clopper-Pearson lower
-    limit bounds it, and given the in-scores the out-canaries above it are Binomial(n_out, FPR); the
-    union bound over k = 1, ..., n_in covers every threshold at once. Clopper-Pearson bounds only
-    (``epsilon_clopper_pearson`` with ``one_sided=True``, ``audit_curve``), not the one-run audits.
-    ``report`` and ``audit_curve`` use it.
+    The family is fixed before the scores are seen: the k-th largest in-score's TPR is distributed
+    as Beta(k, n_in - k + 1) (stochastically larger for discrete scores), so its Clopper-Pearson
+    lower limit bounds it, and given the in-scores the out-canaries above it are Binomial(n_out,
+    FPR); the union bound over k = 1, ..., n_in covers every threshold at once. Clopper-Pearson
+    bounds only (``epsilon_clopper_pearson`` with ``one_sided=True``, ``audit_curve``), not the
+    one-run audits. ``report`` and ``audit_curve`` use it.
 
     See Also
     --------
@@ -112,11 +115,11 @@ class Split:
     Parameters
     ----------
     threshold_estimation_frac : float, optional
-        The share of each side used to choose the threshold, in (0, 1) (default 0.5); both parts must
-        keep an in- and an out-canary.
+        The share of each side used to choose the threshold, in (0, 1) (default 0.5); both parts
+        must keep an in- and an out-canary.
     seed : int or None, optional
-        The seed of numpy's default generator drawing the parts, an integer >= 0 (default None: fresh
-        entropy, a different split each call).
+        The seed of numpy's default generator drawing the parts, an integer >= 0 (default None:
+        fresh entropy, a different split each call).
     """
 
     threshold_estimation_frac: float = 0.5
@@ -130,8 +133,8 @@ class MultiSplit:
     Twice the median of p-values is a p-value (Meinshausen, Meier & Buehlmann 2009, Thm 3.1), so the
     median of ``num_samples`` ``Split`` bounds, each at significance / 2, holds at the full
     significance. numpy's default generator seeded with ``seed`` draws the splits' seeds (integers
-    below 2^63 - 1, as jax_privacy draws them). The fields are checked by the estimator that takes the
-    strategy, not here.
+    below 2^63 - 1, as jax_privacy draws them). The fields are checked by the estimator that takes
+    the strategy, not here.
 
     Parameters
     ----------
@@ -154,8 +157,8 @@ BONFERRONI = Bonferroni()  # the default strategy
 
 
 def split_seeds(strategy: MultiSplit) -> np.ndarray:
-    """The seeds of a ``MultiSplit``'s splits: numpy's default generator seeded with ``strategy.seed`` draws
-    ``num_samples`` integers below 2^63 - 1 (as jax_privacy draws them).
+    """The seeds of a ``MultiSplit``'s splits: numpy's default generator seeded with
+    ``strategy.seed`` draws ``num_samples`` integers below 2^63 - 1 (as jax_privacy draws them).
 
     Parameters
     ----------

@@ -5,16 +5,16 @@ For X ~ Binomial(n, p) the Clopper-Pearson limits at significance ``s`` for an o
     upper(k) = the p with P(X <= k) = s   (Beta(k + 1, n - k)'s upper s-quantile; 1 at k = n),
     lower(k) = the p with P(X >= k) = s   (Beta(k, n - k + 1)'s lower s-quantile; 0 at k = 0),
 
-(Clopper and Pearson 1934).  P(p > upper(X)) <= s and P(p < lower(X)) <= s for every p, because
-P(X <= k) falls and P(X >= k) rises with p: a limit is valid when it lies on its safe side of the exact
+(Clopper and Pearson 1934).  P(p > upper(X)) <= s and P(p < lower(X)) <= s for every p, because P(X
+<= k) falls and P(X >= k) rises with p: a limit is valid when it lies on its safe side of the exact
 root, whatever its distance from it.
 
-scipy.special's quantiles (betainccinv, betaincinv) and tails (bdtr, bdtrc) carry a relative error that
-grows with n (tests/audit/test_audit_tails.py checks the widened tails and the limits against 50-digit
-mpmath).  So every tail here is widened by ``tail_margin(n)``, a relative margin of 2^-40 (n + 16)
-(9.1e-7 at n = 10^6), above that error, and every limit starts from the
-scipy quantile at the significance narrowed by four margins, then is stepped outward by doubling ulps until
-the widened tail there is at most ``s``.  The margin moves a limit by less than 1e-5 relative at 10^6
+scipy.special's quantiles (betainccinv, betaincinv) and tails (bdtr, bdtrc) carry a relative error
+that grows with n (tests/audit/test_audit_tails.py checks the widened tails and the limits against
+50-digit mpmath).  So every tail here is widened by ``tail_margin(n)``, a relative margin of 2^-40
+(n + 16) (9.1e-7 at n = 10^6), above that error, and every limit starts from the scipy quantile at
+the significance narrowed by four margins, then is stepped outward by doubling ulps until the
+widened tail there is at most ``s``.  The margin moves a limit by less than 1e-5 relative at 10^6
 trials: nothing a count can resolve.
 """
 
@@ -57,8 +57,8 @@ def tail_margin(n: npt.ArrayLike) -> np.ndarray:
 
 
 def binomial_cdf_upper(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> np.ndarray:
-    """An upper bound on P(X <= k), X ~ Binomial(n, p): scipy's bdtr widened by ``tail_margin(n)``, at least
-    ``TINY`` where p < 1 (no error bound below it).
+    """An upper bound on P(X <= k), X ~ Binomial(n, p): scipy's bdtr widened by ``tail_margin(n)``,
+    at least ``TINY`` where p < 1 (no error bound below it).
 
     Parameters
     ----------
@@ -85,8 +85,8 @@ def binomial_cdf_upper(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> 
 
 
 def binomial_sf_upper(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> np.ndarray:
-    """An upper bound on P(X >= k), X ~ Binomial(n, p): scipy's bdtrc at k - 1 widened by ``tail_margin(n)``,
-    at least ``TINY`` where p > 0.
+    """An upper bound on P(X >= k), X ~ Binomial(n, p): scipy's bdtrc at k - 1 widened by
+    ``tail_margin(n)``, at least ``TINY`` where p > 0.
 
     Parameters
     ----------
@@ -115,7 +115,8 @@ def binomial_sf_upper(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> n
 def clopper_pearson_upper(
     k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.ArrayLike
 ) -> np.ndarray:
-    """The Clopper-Pearson upper limit for k successes of n at ``significance``, never below the exact one.
+    """The Clopper-Pearson upper limit for k successes of n at ``significance``, never below the
+    exact one.
 
     Parameters
     ----------
@@ -127,7 +128,8 @@ def clopper_pearson_upper(
     Returns
     -------
     numpy.ndarray
-        p with P(Binomial(n, p) <= k) <= significance certified by ``binomial_cdf_upper``; 1 at k = n.
+        p with P(Binomial(n, p) <= k) <= significance certified by ``binomial_cdf_upper``; 1 at
+        k = n.
     """
     from scipy import special  # lazy: scipy loads at its first use, not with the package
 
@@ -155,7 +157,8 @@ def clopper_pearson_upper(
 def clopper_pearson_lower(
     k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.ArrayLike
 ) -> np.ndarray:
-    """The Clopper-Pearson lower limit for k successes of n at ``significance``, never above the exact one.
+    """The Clopper-Pearson lower limit for k successes of n at ``significance``, never above the
+    exact one.
 
     Parameters
     ----------
@@ -167,7 +170,8 @@ def clopper_pearson_lower(
     Returns
     -------
     numpy.ndarray
-        p with P(Binomial(n, p) >= k) <= significance certified by ``binomial_sf_upper``; 0 at k = 0.
+        p with P(Binomial(n, p) >= k) <= significance certified by ``binomial_sf_upper``; 0 at
+        k = 0.
     """
     from scipy import special  # lazy: scipy loads at its first use, not with the package
 
@@ -193,8 +197,9 @@ def clopper_pearson_lower(
 def _step_until(
     start: np.ndarray, ok: Callable[[np.ndarray, np.ndarray], np.ndarray], *, up: bool
 ) -> np.ndarray:
-    """``start`` moved towards 1 (``up``) or 0 by doubling multiples of its ulp until ``ok`` holds; 1 and
-    0 are always valid limits (P(X <= k) = 0 at p = 1 for k < n; P(X >= k) = 0 at p = 0 for k > 0)."""
+    """``start`` moved towards 1 (``up``) or 0 by doubling multiples of its ulp until ``ok`` holds;
+    1 and 0 are always valid limits (P(X <= k) = 0 at p = 1 for k < n; P(X >= k) = 0 at p = 0 for k
+    > 0)."""
     x: np.ndarray = np.clip(start, 0.0, 1.0)
     end = 1.0 if up else 0.0
     todo = np.flatnonzero(~ok(x, np.arange(x.size)))

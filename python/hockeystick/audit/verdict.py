@@ -1,14 +1,17 @@
 """The audit's verdict beside the accountant's certified bracket, in one table.
 
-For a run accounted by ``accountant`` and audited with canary scores, at confidence 1 - significance:
+For a run accounted by ``accountant`` and audited with canary scores, at confidence 1 -
+significance:
 
-* the audit's epsilon lower bound at ``delta``: Clopper-Pearson limits at every in-canary's score at once
-  (``Simultaneous()``, the family fixed before the scores are seen; ``epsilon.py``);
-* the accountant's certified [lower, upper] epsilon at ``delta`` (the lower side where it certifies one);
-* the gap, certified upper minus the audit's lower bound: the leakage the audit cannot yet exclude beyond
-  what it demonstrates.  A negative gap refutes the accountant's epsilon;
-* the test of the scores against the accountant's whole certified trade-off curve (``curve.py``), which
-  can refute an accountant whose epsilon the scores do not reach: its curve is a stronger claim;
+* the audit's epsilon lower bound at ``delta``: Clopper-Pearson limits at every in-canary's score at
+  once (``Simultaneous()``, the family fixed before the scores are seen; ``epsilon.py``);
+* the accountant's certified [lower, upper] epsilon at ``delta`` (the lower side where it certifies
+  one);
+* the gap, certified upper minus the audit's lower bound: the leakage the audit cannot yet exclude
+  beyond what it demonstrates.  A negative gap refutes the accountant's epsilon;
+* the test of the scores against the accountant's whole certified trade-off curve (``curve.py``),
+  which can refute an accountant whose epsilon the scores do not reach: its curve is a stronger
+  claim;
 * the empirical AUROC and TPR at a few FPRs beside the certified TPR there.
 
 The two tests spend ``significance`` each: the table's verdicts hold jointly at 1 - 2 significance.
@@ -37,7 +40,8 @@ REPORT_FPRS = (1e-3, 1e-2, 1e-1)
 
 @dataclass(frozen=True)
 class AuditReport:
-    """Hold the audit of one run beside its accountant's certified bracket (what ``report`` returns).
+    """Hold the audit of one run beside its accountant's certified bracket (what ``report``
+    returns).
 
     The fields are not checked here; ``table()`` formats them as ``hockeystick audit`` prints them.
     The property ``gap`` is epsilon_upper - epsilon_audit, the leakage the audit cannot yet exclude
@@ -54,7 +58,8 @@ class AuditReport:
         The audit's epsilon lower bound at ``delta`` (simultaneous Clopper-Pearson), holding with
         probability at least 1 - significance.
     epsilon_lower : float or None
-        The accountant's certified lower epsilon at ``delta`` (None where it certifies no lower side).
+        The accountant's certified lower epsilon at ``delta`` (None where it certifies no lower
+        side).
     epsilon_upper : float
         The accountant's certified upper epsilon at ``delta``.
     curve : CurveAudit
@@ -83,7 +88,8 @@ class AuditReport:
 
     @property
     def gap(self) -> float:
-        """The accountant's certified upper epsilon minus the audit's lower bound (negative: refuted)."""
+        """The accountant's certified upper epsilon minus the audit's lower bound (negative:
+        refuted)."""
         return self.epsilon_upper - self.epsilon_audit
 
     @property
@@ -153,12 +159,12 @@ def report(
 ) -> AuditReport:
     """Audit the canary scores and set the result beside the accountant's certified epsilon bracket.
 
-    At ``delta``: the audit's epsilon lower bound (Clopper-Pearson limits at every in-canary's score at
-    once, ``Simultaneous()``), the accountant's certified [lower, upper] epsilon (the lower side where
-    the accountant certifies one), their gap, the test of the scores against the accountant's certified
-    trade-off curve (``audit_curve``), the empirical AUROC, and the hull's TPR at the FPRs 1e-3, 1e-2
-    and 1e-1 beside the certified upper TPR there. The two tests spend ``significance`` each: the
-    verdicts hold jointly with probability at least 1 - 2 significance.
+    At ``delta``: the audit's epsilon lower bound (Clopper-Pearson limits at every in-canary's score
+    at once, ``Simultaneous()``), the accountant's certified [lower, upper] epsilon (the lower side
+    where the accountant certifies one), their gap, the test of the scores against the accountant's
+    certified trade-off curve (``audit_curve``), the empirical AUROC, and the hull's TPR at the FPRs
+    1e-3, 1e-2 and 1e-1 beside the certified upper TPR there. The two tests spend ``significance``
+    each: the verdicts hold jointly with probability at least 1 - 2 significance.
 
     Parameters
     ----------
@@ -186,11 +192,11 @@ def report(
     ------
     ValueError
         If the scores are refused (``as_scores``), ``delta`` is not strictly between 0 and 1,
-        ``significance`` is outside (0, 1), or ``audit_curve`` refuses ``direction``, ``method`` or the
-        accountant.
+        ``significance`` is outside (0, 1), or ``audit_curve`` refuses ``direction``, ``method`` or
+        the accountant.
     ParameterTypeError
-        If ``accountant`` is not an accountant, or an argument is a string, a boolean or None where a
-        number is expected.
+        If ``accountant`` is not an accountant, or an argument is a string, a boolean or None where
+        a number is expected.
 
     Examples
     --------
@@ -238,8 +244,8 @@ def report(
 
 
 def _accountant_epsilon(accountant: Any, delta: float) -> tuple[float | None, float]:
-    """The accountant's certified (lower, upper) epsilon at ``delta``; lower None where it gives no lower side
-    (it refuses bound="both" with a ValueError naming ``bound``)."""
+    """The accountant's certified (lower, upper) epsilon at ``delta``; lower None where it gives no
+    lower side (it refuses bound="both" with a ValueError naming ``bound``)."""
     try:
         lower, upper = accountant.epsilon(delta, bound="both")
     except ValueError as err:
@@ -250,7 +256,8 @@ def _accountant_epsilon(accountant: Any, delta: float) -> tuple[float | None, fl
 
 
 def _one_number(value: Any) -> float:
-    """The accountant's epsilon as one float (an accountant with array parameters gives an array)."""
+    """The accountant's epsilon as one float (an accountant with array parameters gives an
+    array)."""
     if np.ndim(value) != 0:
         raise ValueError(
             f"accountant must describe one mechanism (scalar parameters): its epsilon has shape {np.shape(value)}; "

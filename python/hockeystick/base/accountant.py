@@ -19,9 +19,9 @@ configuration (docs/architecture.md), through two vectorized calls:
   kind of value) saying ``<name> must be <rule>, got <value>``; never a NaN.
 
 Accountants may take further keyword arguments on ``delta`` / ``epsilon`` (``threads`` for the
-OpenMP kernels, ``conversion`` for RDP); the Protocol names only what all of them share.
-The same contract as reference text, the numpydoc sections every ``delta`` / ``epsilon`` shares, is
-written once in ``accountant_docs`` and completed into each accountant's docstrings by ``@accountant_docs``.
+OpenMP kernels, ``conversion`` for RDP); the Protocol names only what all of them share. The same
+contract as reference text, the numpydoc sections every ``delta`` / ``epsilon`` shares, is written
+once in ``accountant_docs`` and completed into each accountant's docstrings by ``@accountant_docs``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ __all__ = [
     "UPPER_ONLY",
 ]
 
-# the quantity a read gives: "delta" (delta at epsilon, ``acc.delta``) or "epsilon" (``acc.epsilon``)
+# the quantity a read gives: "delta" (delta at epsilon, ``acc.delta``) or "epsilon"
+# (``acc.epsilon``)
 Quantity = Literal["delta", "epsilon"]
 
 Bound = Literal["upper", "lower", "both"]
@@ -56,7 +57,8 @@ BoundResult = Union[float, "np.ndarray", tuple[Any, Any]]
 
 @runtime_checkable
 class Accountant(Protocol):
-    """delta(epsilon) and epsilon(delta) on the side(s) ``bound`` asks for (see the module docstring)."""
+    """delta(epsilon) and epsilon(delta) on the side(s) ``bound`` asks for (see the module
+    docstring)."""
 
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
         """delta(eps) on the side ``bound`` asks for; (lower, upper) for "both"."""

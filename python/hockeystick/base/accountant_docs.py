@@ -1,22 +1,26 @@
-"""The accountant contract's reference text, written once and completed into every accountant's docstrings.
+"""The accountant contract's reference text, written once and completed into every accountant's
+docstrings.
 
 ``accountant`` states the contract as code; this module states it as the numpydoc sections every
-``delta`` / ``epsilon`` shares: the argument and ``bound`` under Parameters, the broadcast result under
-Returns, the refusals under Raises.  A class decorated ``@accountant_docs()`` (or
+``delta`` / ``epsilon`` shares: the argument and ``bound`` under Parameters, the broadcast result
+under Returns, the refusals under Raises.  A class decorated ``@accountant_docs()`` (or
 ``@accountant_docs(sides=UPPER_ONLY)``, for an accountant that certifies the upper side only, or
-``sides=LOWER_ONLY``, for one that certifies the lower side only) writes in its
-methods' docstrings only what is its own: the summary, the formula and its source, its further parameters,
-its further results and refusals.  When the class is created the decorator assembles each method's
-docstring, so that ``help()``, ``inspect.getdoc`` and the rendered reference read complete sections:
+``sides=LOWER_ONLY``, for one that certifies the lower side only) writes in its methods' docstrings
+only what is its own: the summary, the formula and its source, its further parameters, its further
+results and refusals.  When the class is created the decorator assembles each method's docstring, so
+that ``help()``, ``inspect.getdoc`` and the rendered reference read complete sections:
 
-* Parameters: the contract's entries for the argument and ``bound``, then the method's own; a method's
-  entry of the same name replaces the contract's (an argument whose domain differs says so there).
-* Returns: the contract's entry; the method's own Returns entry, which carries the same type line, adds
-  its lines to the description.
-* Raises: the contract's entries; a method's entry of the same exception adds its lines, a new one follows.
+* Parameters: the contract's entries for the argument and ``bound``, then the method's own; a
+  method's entry of the same name replaces the contract's (an argument whose domain differs says so
+  there).
+* Returns: the contract's entry; the method's own Returns entry, which carries the same type line,
+  adds its lines to the description.
+* Raises: the contract's entries; a method's entry of the same exception adds its lines, a new one
+  follows.
 * The method's other sections (Notes, Examples, ...) follow, in its order.
 
-A method whose documented parameters are not its signature's is refused at class creation (TypeError).
+A method whose documented parameters are not its signature's is refused at class creation
+(TypeError).
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ __all__ = ["accountant_docs", "contract_sections"]
 
 _C = TypeVar("_C", bound=type)
 
-# the contract's sections (their descriptions are refilled to _WIDTH); {arg} is the method's argument
+# the contract's sections (their descriptions are refilled to _WIDTH); {arg} is the method's
+# argument
 _CONTRACT = """\
 Parameters
 ----------
@@ -108,8 +113,9 @@ def contract_sections(method: Quantity, sides: tuple[Bound, ...] = BOUND_SIDES) 
     method : {"delta", "epsilon"}
         The accountant's method.
     sides : tuple of str, default BOUND_SIDES
-        The sides of ``bound`` the accountant gives: ``BOUND_SIDES``, ``UPPER_ONLY`` or ``LOWER_ONLY``.
-        A single side is also ``bound``'s default; with every side the default is "upper".
+        The sides of ``bound`` the accountant gives: ``BOUND_SIDES``, ``UPPER_ONLY`` or
+        ``LOWER_ONLY``. A single side is also ``bound``'s default; with every side the default is
+        "upper".
 
     Returns
     -------
@@ -119,7 +125,8 @@ def contract_sections(method: Quantity, sides: tuple[Bound, ...] = BOUND_SIDES) 
     Raises
     ------
     ValueError
-        An unknown ``method``, or ``sides`` not one of ``BOUND_SIDES``, ``UPPER_ONLY`` and ``LOWER_ONLY``.
+        An unknown ``method``, or ``sides`` not one of ``BOUND_SIDES``, ``UPPER_ONLY`` and
+        ``LOWER_ONLY``.
     """
     if method not in _ARGUMENT:
         raise ValueError(f"method must be one of 'delta', 'epsilon', got {method!r}")
@@ -148,19 +155,21 @@ def contract_sections(method: Quantity, sides: tuple[Bound, ...] = BOUND_SIDES) 
 
 
 def accountant_docs(*, sides: tuple[Bound, ...] = BOUND_SIDES) -> Callable[[_C], _C]:
-    """Class decorator: complete the class's own ``delta`` / ``epsilon`` docstrings with the contract's sections.
+    """Class decorator: complete the class's own ``delta`` / ``epsilon`` docstrings with the
+    contract's sections.
 
     Parameters
     ----------
     sides : tuple of str, default BOUND_SIDES
-        The sides of ``bound`` the class gives: ``BOUND_SIDES``, ``UPPER_ONLY`` for an accountant that
-        certifies the upper side only, or ``LOWER_ONLY`` for one that certifies the lower side only.
+        The sides of ``bound`` the class gives: ``BOUND_SIDES``, ``UPPER_ONLY`` for an accountant
+        that certifies the upper side only, or ``LOWER_ONLY`` for one that certifies the lower side
+        only.
 
     Returns
     -------
     Callable
-        The decorator; it sets the ``__doc__`` of each ``delta`` / ``epsilon`` the class defines (inherited
-        ones keep their own) and returns the class.
+        The decorator; it sets the ``__doc__`` of each ``delta`` / ``epsilon`` the class defines
+        (inherited ones keep their own) and returns the class.
 
     Raises
     ------
@@ -256,7 +265,8 @@ def _split(doc: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
 
 
 def _entries(body: list[str]) -> _Entries:
-    """A section's entries: each unindented line opens one, the indented lines below it describe it."""
+    """A section's entries: each unindented line opens one, the indented lines below it describe
+    it."""
     entries: _Entries = []
     for line in body:
         if line.strip() and not line[0].isspace():
@@ -278,7 +288,8 @@ def _render(entries: _Entries) -> list[str]:
 
 
 def _check_parameters(where: str, function: Any) -> None:
-    """The documented parameters are the signature's (numpydoc's PR01 and PR02, checked at class creation)."""
+    """The documented parameters are the signature's (numpydoc's PR01 and PR02, checked at class
+    creation)."""
     documented: list[str] = []
     for title, body in _split(function.__doc__)[1]:
         if title == "Parameters":

@@ -25,13 +25,14 @@ NonScalar = np.ndarray | Sequence[Any]
 
 
 def as_float_array(value: ArrayLike, name: str) -> np.ndarray:
-    """``value`` as a float64 array; strings, booleans and None raise ParameterTypeError naming ``name``."""
+    """``value`` as a float64 array; strings, booleans and None raise ParameterTypeError naming
+    ``name``."""
     return as_real_array(value, name)
 
 
 def broadcast_shape(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[int, ...], bool]:
-    """Named inputs as float64 arrays (not broadcast), the shape they broadcast to, and whether all were
-    scalars; shapes that do not broadcast raise ValueError naming each input's shape."""
+    """Named inputs as float64 arrays (not broadcast), the shape they broadcast to, and whether all
+    were scalars; shapes that do not broadcast raise ValueError naming each input's shape."""
     arrays = [as_float_array(v, k) for k, v in named.items()]
     try:
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
@@ -45,7 +46,8 @@ def broadcast_shape(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[int, ..
 
 
 def broadcast_float_arrays(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[int, ...], bool]:
-    """Broadcast named inputs; return contiguous arrays, their shape, and whether all were scalars."""
+    """Broadcast named inputs; return contiguous arrays, their shape, and whether all were
+    scalars."""
     arrays, shape, scalar = broadcast_shape(**named)
     # np.ascontiguousarray would turn 0-d into 1-d; copy only what is not already C-contiguous.
     out = [
@@ -65,8 +67,9 @@ def check_threads(threads: int | None) -> int:
 def apply(
     kernel: Callable[..., np.ndarray], threads: int | None, **named: ArrayLike
 ) -> FloatOrArray:
-    """Evaluate a compiled element-wise kernel with numpy broadcasting over ``named``, given in the order of the
-    kernel's array parameters (passed by position; ``threads``, keyword-only in every kernel, by name)."""
+    """Evaluate a compiled element-wise kernel with numpy broadcasting over ``named``, given in the
+    order of the kernel's array parameters (passed by position; ``threads``, keyword-only in every
+    kernel, by name)."""
     nthreads = check_threads(threads)
     arrays, _, scalar = broadcast_float_arrays(**named)
     result = kernel(*arrays, threads=nthreads)

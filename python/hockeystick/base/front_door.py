@@ -1,11 +1,14 @@
-"""A package's front door: the names other packages import from it, each loaded from its module on first use.
+"""A package's front door: the names other packages import from it, each loaded from its module on
+first use.
 
-A stage of ``hockeystick.pld`` lists, in its ``__init__``'s ``FRONT_DOOR``, what other packages of hockeystick may
-use, and they import those names from the stage, never from its modules (tests/test_layers.py).  The door is the
-packages' seam, not the library's public names (those are ``hockeystick.pld``'s and its ``__all__``).  The door loads a
-name's module only when the name is first asked for (PEP 562), so importing one module of a stage does not load
-the stage's other modules (tests/test_import_weight.py).  A door entry is ``"module"`` (the name as its module
-spells it) or ``"module:attribute"`` (a name that says, at the door, what a generically named attribute computes).
+A stage of ``hockeystick.pld`` lists, in its ``__init__``'s ``FRONT_DOOR``, what other packages of
+hockeystick may use, and they import those names from the stage, never from its modules
+(tests/test_layers.py).  The door is the packages' seam, not the library's public names (those are
+``hockeystick.pld``'s and its ``__all__``).  The door loads a name's module only when the name is
+first asked for (PEP 562), so importing one module of a stage does not load the stage's other
+modules (tests/test_import_weight.py).  A door entry is ``"module"`` (the name as its module spells
+it) or ``"module:attribute"`` (a name that says, at the door, what a generically named attribute
+computes).
 """
 
 from __future__ import annotations
@@ -30,9 +33,11 @@ def front_door(
     names : Mapping[str, str]
         Each exported name -> ``"module"`` or ``"module:attribute"``, relative to ``package``.
     namespace : dict
-        The package's ``globals()``: a name is kept there after its first use, so later lookups do not call this.
+        The package's ``globals()``: a name is kept there after its first use, so later lookups do
+        not call this.
     fallback : callable, optional
-        The package's ``__getattr__`` for names outside the door (old names served with a deprecation warning).
+        The package's ``__getattr__`` for names outside the door (old names served with a
+        deprecation warning).
 
     Returns
     -------

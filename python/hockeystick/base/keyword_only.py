@@ -1,10 +1,11 @@
-"""Keyword-only parameters that still take their old position for one release, with a DeprecationWarning.
+"""Keyword-only parameters that still take their old position for one release, with a
+DeprecationWarning.
 
-The accountant contract (``accountant``) makes ``bound`` keyword-only: ``acc.delta(eps, bound="lower")``.
-``@positional_deprecated("bound")`` on a method whose ``bound`` is now keyword-only keeps the old call
-``acc.delta(eps, "lower")`` working until ``moved.REMOVED_IN``: the extra positional argument is passed as the
-keyword, with a ``DeprecationWarning`` naming the keyword form.  The wrapped signature (``inspect.signature``)
-is the function's own, keyword-only.
+The accountant contract (``accountant``) makes ``bound`` keyword-only: ``acc.delta(eps,
+bound="lower")``. ``@positional_deprecated("bound")`` on a method whose ``bound`` is now
+keyword-only keeps the old call ``acc.delta(eps, "lower")`` working until ``moved.REMOVED_IN``: the
+extra positional argument is passed as the keyword, with a ``DeprecationWarning`` naming the keyword
+form.  The wrapped signature (``inspect.signature``) is the function's own, keyword-only.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 
 
 def positional_deprecated(*names: str) -> Callable[[_F], _F]:
-    """Accept the keyword-only parameters ``names``, in order, after the positional ones, with a DeprecationWarning.
+    """Accept the keyword-only parameters ``names``, in order, after the positional ones, with a
+    DeprecationWarning.
 
     Parameters
     ----------
@@ -36,16 +38,16 @@ def positional_deprecated(*names: str) -> Callable[[_F], _F]:
     Returns
     -------
     Callable
-        The decorator.  A call with more positional arguments than the function takes passes the extra ones
-        as ``names`` and warns ``<function>: passing <name> by position is deprecated and will be removed in
-        hockeystick <REMOVED_IN>; write <name>=<value>``.
+        The decorator.  A call with more positional arguments than the function takes passes the
+        extra ones as ``names`` and warns ``<function>: passing <name> by position is deprecated and
+        will be removed in hockeystick <REMOVED_IN>; write <name>=<value>``.
 
     Raises
     ------
     TypeError
         At decoration, if a name is not a keyword-only parameter of the function; at a call, if more
-        positional arguments are given than the function and ``names`` take, or a name is given both by
-        position and by keyword (Python's own messages).
+        positional arguments are given than the function and ``names`` take, or a name is given both
+        by position and by keyword (Python's own messages).
     """
 
     def decorate(function: _F) -> _F:

@@ -1,17 +1,19 @@
 """Where modules of ``hockeystick`` moved, and the old paths kept importing until ``REMOVED_IN``.
 
-The package is laid out as its layers (docs/architecture.md): ``base`` (the Protocol, progress, validation,
-broadcasting), ``numerics`` (Q and theta), the families, ``reproduce`` (figures, tables, the README example);
-``hockeystick.pld`` as its pipeline: ``grid`` (the types every stage passes on), ``mechanisms`` (one round's
-pair and its discretization on each side), ``sampling`` (how a record enters a round), ``compose`` (the
-composition and its charges), ``reads`` (what a composed PLD answers), ``refine`` (the grid-and-tail policy and
-grids chosen for an accuracy), ``accountants`` (the front ends, which say what is composed) and ``question``.  An import of a module's old path returns the
-module at its new path, with a ``DeprecationWarning`` naming it and the release that removes the old path; the
-names ``hockeystick`` and its subpackages export did not move.  ``hockeystick.pld.compose`` and
-``hockeystick.pld.mechanisms`` are packages now: the names of the modules they were (``compose.fft``,
-``mechanisms.constructors``) are forwarded from them the same way.  A name renamed in its module (``RENAMED``)
-is served at its old name by the module's ``__getattr__`` (``renamed``), with the same warning.  Nothing inside
-the package imports an old path (tests/test_layers.py).
+The package is laid out as its layers (docs/architecture.md): ``base`` (the Protocol, progress,
+validation, broadcasting), ``numerics`` (Q and theta), the families, ``reproduce`` (figures, tables,
+the README example); ``hockeystick.pld`` as its pipeline: ``grid`` (the types every stage passes
+on), ``mechanisms`` (one round's pair and its discretization on each side), ``sampling`` (how a
+record enters a round), ``compose`` (the composition and its charges), ``reads`` (what a composed
+PLD answers), ``refine`` (the grid-and-tail policy and grids chosen for an accuracy),
+``accountants`` (the front ends, which say what is composed) and ``question``.  An import of a
+module's old path returns the module at its new path, with a ``DeprecationWarning`` naming it and
+the release that removes the old path; the names ``hockeystick`` and its subpackages export did not
+move.  ``hockeystick.pld.compose`` and ``hockeystick.pld.mechanisms`` are packages now: the names of
+the modules they were (``compose.fft``, ``mechanisms.constructors``) are forwarded from them the
+same way.  A name renamed in its module (``RENAMED``) is served at its old name by the module's
+``__getattr__`` (``renamed``), with the same warning.  Nothing inside the package imports an old
+path (tests/test_layers.py).
 """
 
 from __future__ import annotations
@@ -112,8 +114,9 @@ MOVED = {
 
 
 # Names that moved or were renamed, per module: old name -> the new path of the object (the module's
-# ``__getattr__`` is ``renamed``).  The two adapters' accountants were both ``HockeystickAccountant``: each is
-# named after its interface now; the PLD file's names live in ``interop.exchange``.
+# ``__getattr__`` is ``renamed``).  The two adapters' accountants were both
+# ``HockeystickAccountant``: each is named after its interface now; the PLD file's names live in
+# ``interop.exchange``.
 _EXCHANGE = "hockeystick.interop.exchange"
 RENAMED = {
     "hockeystick.interop": {
@@ -175,9 +178,10 @@ def install() -> None:
 
 
 def forwarding(package: str, namespace: dict[str, Any]) -> Callable[[str], Any]:
-    """A package's ``__getattr__`` (PEP 562) serving the names of the module ``package`` was before it became a
-    package (``MOVED[package]``), with a ``DeprecationWarning`` at a name's first use (it is then kept in the
-    package's ``namespace``); submodules of the package are not forwarded."""
+    """A package's ``__getattr__`` (PEP 562) serving the names of the module ``package`` was before
+    it became a package (``MOVED[package]``), with a ``DeprecationWarning`` at a name's first use
+    (it is then kept in the package's ``namespace``); submodules of the package are not
+    forwarded."""
     new = MOVED[package]
 
     def __getattr__(name: str) -> Any:
@@ -194,8 +198,9 @@ def forwarding(package: str, namespace: dict[str, Any]) -> Callable[[str], Any]:
 
 def renamed(module: str) -> Callable[[str], Any]:
     """A module's ``__getattr__`` (PEP 562) serving the old names of its moved or renamed objects
-    (``RENAMED[module]``), with a ``DeprecationWarning`` naming the new path at each use; old names stay out of
-    ``__all__``, and other names (a package's submodules among them) raise ``AttributeError`` as before."""
+    (``RENAMED[module]``), with a ``DeprecationWarning`` naming the new path at each use; old names
+    stay out of ``__all__``, and other names (a package's submodules among them) raise
+    ``AttributeError`` as before."""
     names = RENAMED[module]
 
     def __getattr__(name: str) -> Any:

@@ -37,8 +37,8 @@ def install_command(extra: str) -> str:
 
 
 class MissingExtraError(ModuleNotFoundError):
-    """``purpose`` needs ``name`` (a module), which is not installed: the message says which extra installs
-    it and, with ``otherwise``, what works without it."""
+    """``purpose`` needs ``name`` (a module), which is not installed: the message says which extra
+    installs it and, with ``otherwise``, what works without it."""
 
     def __init__(self, name: str, purpose: str, extra: str, otherwise: str | None = None) -> None:
         message = f"{purpose} needs {name}: {install_command(extra)}" + (
@@ -49,15 +49,17 @@ class MissingExtraError(ModuleNotFoundError):
 
 
 def extra_of(error: ModuleNotFoundError) -> str | None:
-    """The extra installing the module ``error`` found missing, or None when it is not an optional one."""
+    """The extra installing the module ``error`` found missing, or None when it is not an optional
+    one."""
     return EXTRAS.get((error.name or "").split(".")[0])
 
 
 def require_extra(
     purpose: str, *modules: str, extra: str | None = None, otherwise: str | None = None
 ) -> None:
-    """Import each of ``modules`` (dotted names: each package on the path too), or raise MissingExtraError
-    for the first one missing, naming ``extra`` (by default the one EXTRAS lists for its top-level package).
+    """Import each of ``modules`` (dotted names: each package on the path too), or raise
+    MissingExtraError for the first one missing, naming ``extra`` (by default the one EXTRAS lists
+    for its top-level package).
 
     Only a module itself missing is reported so: a module that is installed but fails on import (a
     version conflict of its own dependencies) raises its own error."""

@@ -12,8 +12,8 @@ asyncio tasks see the callback of the context they were started in, and a nested
 A calibration reports targets: a block of targets solved moves its caller's listener by the block's
 size (``calibrate``), and each side of a bracket covers the targets once (``shared(2)``).
 
-Work made of named steps that count units of their own (the rows of paper 003's tables) runs each step
-in ``stage(description, total)`` and reports its units through ``counted()``, which hides the
+Work made of named steps that count units of their own (the rows of paper 003's tables) runs each
+step in ``stage(description, total)`` and reports its units through ``counted()``, which hides the
 accountants' block reports inside a unit.  A caller that shows those steps (``hockeystick figures
 --progress``) wraps the work in ``showing(True)``: each stage then has its own bar on stderr.
 """
@@ -53,9 +53,10 @@ def reporting(callback: Callable[[int], None] | None) -> Iterator[None]:
 
 @contextmanager
 def shared(parts: int) -> Iterator[None]:
-    """Within the block the same output elements are worked through ``parts`` times over (the lower and the
-    upper side of a bracket): ``advance(n)`` moves the enclosing listener by the whole elements of the total
-    reported divided by ``parts``, so the listener counts each element once, when its last pass ends."""
+    """Within the block the same output elements are worked through ``parts`` times over (the lower
+    and the upper side of a bracket): ``advance(n)`` moves the enclosing listener by the whole
+    elements of the total reported divided by ``parts``, so the listener counts each element once,
+    when its last pass ends."""
     if parts < 1:
         raise ValueError(f"parts must be a positive integer, got {parts!r}")
     outer = _callback.get()
@@ -80,9 +81,10 @@ def shared(parts: int) -> Iterator[None]:
 
 @contextmanager
 def counted() -> Iterator[Callable[[int], None]]:
-    """Within the block the work counts units of its own (a table's rows): the yielded ``done(n)`` moves the
-    enclosing listener by ``n``, and the block reports of the calls inside (an accountant's batches, a
-    calibration's targets) are hidden from it, as they count other things."""
+    """Within the block the work counts units of its own (a table's rows): the yielded ``done(n)``
+    moves the enclosing listener by ``n``, and the block reports of the calls inside (an
+    accountant's batches, a calibration's targets) are hidden from it, as they count other
+    things."""
     outer = _callback.get()
 
     def done(n: int) -> None:
@@ -95,7 +97,8 @@ def counted() -> Iterator[Callable[[int], None]]:
 
 @contextmanager
 def showing(enabled: bool) -> Iterator[None]:
-    """Within the block each ``stage`` has a bar on stderr when ``enabled`` (False: none, as outside any block)."""
+    """Within the block each ``stage`` has a bar on stderr when ``enabled`` (False: none, as outside
+    any block)."""
     if not isinstance(enabled, bool):
         raise TypeError(f"enabled must be True or False, got {enabled!r}")
     token = _shown.set(enabled)
@@ -107,9 +110,9 @@ def showing(enabled: bool) -> Iterator[None]:
 
 @contextmanager
 def stage(description: str, total: int | None = None, unit: str = "it") -> Iterator[None]:
-    """A named step of ``total`` units (None: not known in advance).  Under ``showing(True)`` it has a tqdm
-    bar on stderr, moved by ``advance`` within the block and left on its line when the step ends; otherwise
-    ``advance`` reaches the enclosing listener as it would without the stage."""
+    """A named step of ``total`` units (None: not known in advance).  Under ``showing(True)`` it has
+    a tqdm bar on stderr, moved by ``advance`` within the block and left on its line when the step
+    ends; otherwise ``advance`` reaches the enclosing listener as it would without the stage."""
     if not _shown.get():
         yield
         return

@@ -85,15 +85,17 @@ __all__ = [
 
 
 class ParameterTypeError(TypeError, ValueError):
-    """A parameter of the wrong kind (string, bool, None, ...): a TypeError, and a ValueError for older callers."""
+    """A parameter of the wrong kind (string, bool, None, ...): a TypeError, and a ValueError for
+    older callers."""
 
 
 @contextlib.contextmanager
 def derived(arguments: str, quantity: str) -> Iterator[None]:
-    """Refusals from a lower layer stated in the caller's words: a ValueError (or ParameterTypeError)
-    that names ``quantity``, a value the caller derived from its ``arguments``, is raised again with
-    ``"<arguments> give the <quantity>: "`` in front, so the message names the user's argument; a
-    refusal of an argument passed through as given (sigma) already names it and passes unchanged."""
+    """Refusals from a lower layer stated in the caller's words: a ValueError (or
+    ParameterTypeError) that names ``quantity``, a value the caller derived from its ``arguments``,
+    is raised again with ``"<arguments> give the <quantity>: "`` in front, so the message names the
+    user's argument; a refusal of an argument passed through as given (sigma) already names it and
+    passes unchanged."""
     try:
         yield
     except ValueError as err:
@@ -103,8 +105,8 @@ def derived(arguments: str, quantity: str) -> Iterator[None]:
 
 
 def describe(value: Any) -> str:
-    """``value`` as a user typed it: numpy scalars as plain Python numbers, strings quoted, an integer of more
-    than 20 digits by its first digits and its length."""
+    """``value`` as a user typed it: numpy scalars as plain Python numbers, strings quoted, an
+    integer of more than 20 digits by its first digits and its length."""
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
@@ -116,7 +118,8 @@ def describe(value: Any) -> str:
 
 
 def _first(arr: np.ndarray, bad: np.ndarray) -> str:
-    """The first element where ``bad`` holds, with its flat index when ``arr`` has more than one element."""
+    """The first element where ``bad`` holds, with its flat index when ``arr`` has more than one
+    element."""
     flat_bad = np.ravel(np.broadcast_to(bad, arr.shape))
     i = int(np.argmax(flat_bad))
     value = describe(np.ravel(arr)[i])
@@ -165,8 +168,9 @@ def as_real_array(value: npt.ArrayLike, name: str) -> np.ndarray:
 
 
 def _int_as_float(value: int, name: str) -> float:
-    """A Python int as the double it rounds to; one beyond the doubles' range (|value| >= 2^1024, about
-    1.8e308) is a ValueError naming ``name``, not an OverflowError (no count or size reaches it)."""
+    """A Python int as the double it rounds to; one beyond the doubles' range (|value| >= 2^1024,
+    about 1.8e308) is a ValueError naming ``name``, not an OverflowError (no count or size reaches
+    it)."""
     try:
         return float(value)
     except OverflowError:
@@ -197,8 +201,9 @@ def _require(arr: np.ndarray, name: str, ok: np.ndarray, rule: str) -> np.ndarra
 def _checked(
     arr: np.ndarray, name: str, passes: np.ndarray, full_check: Callable[[np.ndarray], None]
 ) -> np.ndarray:
-    """``arr`` when ``passes`` holds everywhere (one combined comparison, which NaN fails); otherwise
-    ``full_check`` runs the rules one by one, so that the error names the first rule broken (NaN first)."""
+    """``arr`` when ``passes`` holds everywhere (one combined comparison, which NaN fails);
+    otherwise ``full_check`` runs the rules one by one, so that the error names the first rule
+    broken (NaN first)."""
     if passes.all():
         return arr
     full_check(arr)
@@ -236,7 +241,8 @@ def nonnegative(value: npt.ArrayLike, name: str, *, finite: bool = True) -> np.n
 def positive_integer(
     value: npt.ArrayLike, name: str, *, maximum: float | None = None
 ) -> np.ndarray:
-    """Whole numbers >= 1 (finite, and <= ``maximum`` when given), returned as float64 (they feed float kernels)."""
+    """Whole numbers >= 1 (finite, and <= ``maximum`` when given), returned as float64 (they feed
+    float kernels)."""
     arr = as_real_array(value, name)
 
     def full_check(a: np.ndarray) -> None:
@@ -284,14 +290,16 @@ def epsilon_values(value: npt.ArrayLike, name: str = "epsilon") -> np.ndarray:
 
 
 def delta_values(value: npt.ArrayLike, name: str = "delta") -> np.ndarray:
-    """delta strictly between 0 and 1 (no accountant certifies delta = 0, and delta = 1 says nothing)."""
+    """delta strictly between 0 and 1 (no accountant certifies delta = 0, and delta = 1 says
+    nothing)."""
     return in_interval(value, name, 0.0, 1.0, open_low=True, open_high=True)
 
 
 def single(value: Any, name: str) -> float:
-    """One real number (NaN and +-inf pass: the caller's rule decides), for an argument that sets one
-    mechanism or one query; an array (other than a 0-d one) or a list is a ``ParameterTypeError``
-    naming ``name``, as strings, booleans and None are (``as_real_array``)."""
+    """One real number (NaN and +-inf pass: the caller's rule decides), for an argument that sets
+    one mechanism or one query; an array (other than a 0-d one) or a list is a
+    ``ParameterTypeError`` naming ``name``, as strings, booleans and None are
+    (``as_real_array``)."""
     if type(value) is float:  # the common case, without numpy's per-call cost
         return value
     arr = as_real_array(value, name)
@@ -313,8 +321,9 @@ MODERATE = (1e-150, 1e150)
 
 
 def moderate(value: float, name: str) -> float:
-    """``value`` if ``MODERATE[0] <= value <= MODERATE[1]`` (its square a finite positive double), else a ValueError
-    naming ``name`` (a quotient such as ``clip_norm / granularity`` names both arguments)."""
+    """``value`` if ``MODERATE[0] <= value <= MODERATE[1]`` (its square a finite positive double),
+    else a ValueError naming ``name`` (a quotient such as ``clip_norm / granularity`` names both
+    arguments)."""
     if not MODERATE[0] <= value <= MODERATE[1]:
         raise ValueError(
             f"{name} must lie in [{MODERATE[0]:g}, {MODERATE[1]:g}] (its square a finite positive number), "
@@ -334,8 +343,9 @@ def epsilon_target(value: Any, name: str = "epsilon") -> float:
 
 
 def count(value: Any, name: str, *, minimum: int = 1, maximum: float = MAX_EXACT_INTEGER) -> int:
-    """A count given as one (module docstring): an int, a numpy integer or an exactly integral float,
-    ``minimum <= value <= maximum``; returned as an int.  2.9 and True are refused, not turned into 2 and 1."""
+    """A count given as one (module docstring): an int, a numpy integer or an exactly integral
+    float, ``minimum <= value <= maximum``; returned as an int.  2.9 and True are refused, not
+    turned into 2 and 1."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         whole: int | float = int(value)
     else:
@@ -352,7 +362,8 @@ def count(value: Any, name: str, *, minimum: int = 1, maximum: float = MAX_EXACT
 
 
 def flag(value: Any, name: str) -> bool:
-    """A boolean option: True or False (numpy booleans too), never a string or a number read as one."""
+    """A boolean option: True or False (numpy booleans too), never a string or a number read as
+    one."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise ParameterTypeError(
@@ -413,7 +424,8 @@ def choice(value: _S, name: str, allowed: tuple[str, ...]) -> _S:
 
 
 def bound_side(bound: Any) -> Bound:
-    """The side of a certified bracket asked for: "upper" (default everywhere), "lower" or "both"."""
+    """The side of a certified bracket asked for: "upper" (default everywhere), "lower" or
+    "both"."""
     side: Bound = choice(bound, "bound", BOUND_SIDES)
     return side
 
@@ -442,12 +454,14 @@ def certified_sides(
 
 
 def exact_sides(bound: Any, value: _V) -> _V | tuple[_V, _V]:
-    """An exact value is both sides of its bracket: ``value`` for "upper" / "lower", (value, value) for "both"."""
+    """An exact value is both sides of its bracket: ``value`` for "upper" / "lower", (value, value)
+    for "both"."""
     return (value, value) if bound_side(bound) == "both" else value
 
 
 def broadcastable(**named: npt.ArrayLike | None) -> None:
-    """Raise ValueError naming every argument and its shape unless the given ones broadcast together."""
+    """Raise ValueError naming every argument and its shape unless the given ones broadcast
+    together."""
     given = {k: np.shape(v) for k, v in named.items() if v is not None}
     try:
         np.broadcast_shapes(*given.values())
@@ -460,7 +474,8 @@ def broadcastable(**named: npt.ArrayLike | None) -> None:
 
 
 def broadcast(**named: np.ndarray) -> dict[str, np.ndarray]:
-    """The named arrays broadcast together (read-only views); a shape mismatch names every argument."""
+    """The named arrays broadcast together (read-only views); a shape mismatch names every
+    argument."""
     broadcastable(**named)
     return dict(zip(named, np.broadcast_arrays(*named.values())))
 
@@ -475,7 +490,8 @@ def scalar_or_array(arr: Any) -> Any:
 
 
 def did_you_mean(word: str, options: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the option closest to a misspelled ``word`` (difflib ratio >= 0.6), else ""."""
+    """`` (did you mean 'x'?)`` for the option closest to a misspelled ``word`` (difflib ratio >=
+    0.6), else ""."""
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -483,9 +499,10 @@ def did_you_mean(word: str, options: Iterable[str]) -> str:
 def synonyms(
     owner: str, given: dict[str, Any], words: Mapping[str, str], known: Iterable[str]
 ) -> dict[str, Any]:
-    """The keywords ``given`` beyond a signature's own, each a synonym (``words``: synonym -> its name in
-    ``known``) moved onto its name; a keyword that is neither is refused (``ParameterTypeError``, with the
-    closest name), and so is a value given under a name and one of its synonyms at once."""
+    """The keywords ``given`` beyond a signature's own, each a synonym (``words``: synonym -> its
+    name in ``known``) moved onto its name; a keyword that is neither is refused
+    (``ParameterTypeError``, with the closest name), and so is a value given under a name and one of
+    its synonyms at once."""
     out: dict[str, Any] = {}
     for word, value in given.items():
         if word not in words:
@@ -505,10 +522,10 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def known_keywords(owner: str, *extra: str) -> Callable[[_F], _F]:
-    """Refuse, before the call binds its arguments, a keyword that is neither a parameter of the decorated
-    function nor one of ``extra`` (the synonyms its ``**`` parameter accepts): a ``ParameterTypeError``
-    naming it and the closest name.  Without it, a misspelled required keyword
-    (``noise_multipler=``) is reported as the required one missing, the typo unnamed.
+    """Refuse, before the call binds its arguments, a keyword that is neither a parameter of the
+    decorated function nor one of ``extra`` (the synonyms its ``**`` parameter accepts): a
+    ``ParameterTypeError`` naming it and the closest name.  Without it, a misspelled required
+    keyword (``noise_multipler=``) is reported as the required one missing, the typo unnamed.
 
     Parameters
     ----------

@@ -24,15 +24,16 @@ Chandrupatla's interpolation.  The coarse grids only choose where the search sta
 is bracketed, and meets the target, on the requested grid.
 
 An accountant whose class has ``calibration_directions`` (the subsampled-Gaussian PLD for sigma:
-delta is the larger of its remove and add directions', ``pld/refine/directional_delta.py``) is evaluated
-direction by direction on the upper side (``directions``): the leading direction at every trial,
-the others only where a trial meets the target and no certified screen (their bound at a value
-every later trial lies beyond, the others' delta being monotone there) already shows they do too.
+delta is the larger of its remove and add directions', ``pld/refine/directional_delta.py``) is
+evaluated direction by direction on the upper side (``directions``): the leading direction at every
+trial, the others only where a trial meets the target and no certified screen (their bound at a
+value every later trial lies beyond, the others' delta being monotone there) already shows they do
+too.
 
-A target every value meets needs no search: the noise multiplier of a Poisson-sampled training run whose RDP
-bound at the smallest noise searched is within the target (epsilon 1e308 or inf) is settled at its start, where
-the accountant's bound is evaluated (``every_noise``), instead of walking down to where the PLD refuses
-its loss grid.
+A target every value meets needs no search: the noise multiplier of a Poisson-sampled training run
+whose RDP bound at the smallest noise searched is within the target (epsilon 1e308 or inf) is
+settled at its start, where the accountant's bound is evaluated (``every_noise``), instead of
+walking down to where the PLD refuses its loss grid.
 
 Everything is vectorized: each step is ONE accountant call on the still-open points of a block.
 The targets of an accountant whose points are real work (its registry entry declares ``max_chunk``:
@@ -59,9 +60,7 @@ from .training_runs import (
     default_batch_sizes,
 )
 
-_Problem = (
-    Problem  # the search a test counts the evaluations of (tests/pld/refine/test_pld_calibration_start.py)
-)
+_Problem = Problem  # the search a test counts the evaluations of (tests/pld/refine/test_pld_calibration_start.py)
 
 __all__ = [
     "calibrate",

@@ -1,5 +1,6 @@
-"""Where the search on the requested grid starts for an accountant with coarser grids (``calibration_grids``):
-the target solved on each coarse grid, the answers extrapolated to the requested grid (Richardson)."""
+"""Where the search on the requested grid starts for an accountant with coarser grids
+(``calibration_grids``): the target solved on each coarse grid, the answers extrapolated to the
+requested grid (Richardson)."""
 
 from __future__ import annotations
 

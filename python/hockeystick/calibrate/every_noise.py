@@ -1,5 +1,6 @@
-"""Targets every noise multiplier meets: a Poisson-sampled training run whose RDP bound at the search floor is
-within the target is settled at its start, where the accountant's own bound is evaluated."""
+"""Targets every noise multiplier meets: a Poisson-sampled training run whose RDP bound at the
+search floor is within the target is settled at its start, where the accountant's own bound is
+evaluated."""
 
 from __future__ import annotations
 
@@ -32,27 +33,31 @@ def every_noise_meets(
     first: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per target, whether it is settled without a search, and its value: the noise multiplier of a
-    Poisson-sampled training run (``training.DPSGD``, ``DPFedAvg``), whose RDP bound at the search floor
-    (``tiny ** 0.25``; the subsampled Gaussian's curve, Mironov, Talwar & Zhang 2019, converted by
-    ``rdp.rdp_to_epsilon``) is at most ``_RDP_MARGIN`` times the target epsilon at the target delta.
+    Poisson-sampled training run (``training.DPSGD``, ``DPFedAvg``), whose RDP bound at the search
+    floor (``tiny ** 0.25``; the subsampled Gaussian's curve, Mironov, Talwar & Zhang 2019,
+    converted by ``rdp.rdp_to_epsilon``) is at most ``_RDP_MARGIN`` times the target epsilon at the
+    target delta.
 
-    The RDP epsilon is an upper bound on the run's epsilon, and more noise is post-processing (adding an
-    independent Gaussian), so then every noise multiplier searched meets the target, and the search would only
-    walk down to where the PLD refuses its loss grid (a subsampled step of small noise reaches a privacy loss
-    of 1 / (2 sigma^2): composing it is refused only after the wide grid is built, a costly trial).  Such a
-    target's upper side gets its start instead, where the accountant's own certified bound was evaluated and met
-    it; a target whose start the accountant refuses or finds short of the target is searched as any other.  The
-    margin of a factor 2 covers the floating-point rounding of the RDP evaluation (relative errors of a few ulps
-    per term); the upper side returned is certified by the accountant's bound, evaluated there, whatever the RDP
-    decided.  Its lower side is 0 (the search's answer there: a lower bound, never above the truth, meets the
-    target at every noise it evaluates until the range or the accountant's grid ends, so nothing is certain).
+    The RDP epsilon is an upper bound on the run's epsilon, and more noise is post-processing
+    (adding an independent Gaussian), so then every noise multiplier searched meets the target, and
+    the search would only walk down to where the PLD refuses its loss grid (a subsampled step of
+    small noise reaches a privacy loss of 1 / (2 sigma^2): composing it is refused only after the
+    wide grid is built, a costly trial).  Such a target's upper side gets its start instead, where
+    the accountant's own certified bound was evaluated and met it; a target whose start the
+    accountant refuses or finds short of the target is searched as any other.  The margin of a
+    factor 2 covers the floating-point rounding of the RDP evaluation (relative errors of a few ulps
+    per term); the upper side returned is certified by the accountant's bound, evaluated there,
+    whatever the RDP decided.  Its lower side is 0 (the search's answer there: a lower bound, never
+    above the truth, meets the target at every noise it evaluates until the range or the
+    accountant's grid ends, so nothing is certain).
 
     Returns
     -------
     settled : ndarray of bool
         Per target, whether it is settled.
     value : ndarray
-        A settled target's value: the start clipped to the search range (upper side), or 0 (lower side).
+        A settled target's value: the start clipped to the search range (upper side), or 0 (lower
+        side).
     """
     settled = np.zeros(eps.size, dtype=bool)
     unsettled = (settled, first)

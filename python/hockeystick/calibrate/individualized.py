@@ -1,25 +1,26 @@
-r"""Individualized privacy for DP-SGD: groups of records with their own budgets, met by each group's own
-sampling rate or its own noise (Boenisch, Mühl, Dziedzic, Rinberg & Papernot, "Have it your way:
+r"""Individualized privacy for DP-SGD: groups of records with their own budgets, met by each group's
+own sampling rate or its own noise (Boenisch, Mühl, Dziedzic, Rinberg & Papernot, "Have it your way:
 individualized privacy assignment for DP-SGD", NeurIPS 2023).
 
-Records fall into groups g = 1..G of sizes n_g (fractions w_g = n_g / sum n) with budgets epsilon_g at one
-delta. A run that gives every record the strictest budget, min epsilon_g, spends the other groups' slack; two
-ways use it, each calibrated on the certified upper side of the Poisson-subsampled Gaussian's PLD (``DPSGD``),
-so that group g's epsilon at delta is at most epsilon_g:
+Records fall into groups g = 1..G of sizes n_g (fractions w_g = n_g / sum n) with budgets epsilon_g
+at one delta. A run that gives every record the strictest budget, min epsilon_g, spends the other
+groups' slack; two ways use it, each calibrated on the certified upper side of the
+Poisson-subsampled Gaussian's PLD (``DPSGD``), so that group g's epsilon at delta is at most
+epsilon_g:
 
-* **Sample** (``individualized_sample_rates``): one noise multiplier sigma; group g is sampled with the largest
-  rate q_g whose run meets epsilon_g. The expected batch is sum w_g q_g of the data, against q_min (every group
-  at the strictest group's rate) under the uniform budget.
-* **Scale** (``individualized_noise``): one sampling rate q; group g needs the noise multiplier sigma_g that meets
-  epsilon_g. One noise draw of standard deviation s serves all groups when group g's gradients are clipped to
-  C_g = s / sigma_g (group g's noise multiplier is then s / C_g = sigma_g); with the clip norms averaging the
-  nominal C, s / C = sigma_star = 1 / sum_g (w_g / sigma_g). The uniform budget needs sigma_max = max sigma_g
-  for every record.
+* **Sample** (``individualized_sample_rates``): one noise multiplier sigma; group g is sampled with
+  the largest rate q_g whose run meets epsilon_g. The expected batch is sum w_g q_g of the data,
+  against q_min (every group at the strictest group's rate) under the uniform budget.
+* **Scale** (``individualized_noise``): one sampling rate q; group g needs the noise multiplier
+  sigma_g that meets epsilon_g. One noise draw of standard deviation s serves all groups when group
+  g's gradients are clipped to C_g = s / sigma_g (group g's noise multiplier is then s / C_g =
+  sigma_g); with the clip norms averaging the nominal C, s / C = sigma_star = 1 / sum_g (w_g /
+  sigma_g). The uniform budget needs sigma_max = max sigma_g for every record.
 
-A record's guarantee is its group's: the pair that adds or removes it sees that group's rate and noise
-multiplier (Poisson sampling, add/remove neighbours, as ``DPSGD``). Which group a record is in must not depend on
-the data beyond what the budgets themselves reveal (Boenisch et al. assume it is public, chosen by the record's
-owner).
+A record's guarantee is its group's: the pair that adds or removes it sees that group's rate and
+noise multiplier (Poisson sampling, add/remove neighbours, as ``DPSGD``). Which group a record is in
+must not depend on the data beyond what the budgets themselves reveal (Boenisch et al. assume it is
+public, chosen by the record's owner).
 """
 
 from __future__ import annotations
@@ -91,13 +92,15 @@ class IndividualizedSampling:
 
     @property
     def batch_lost_to_uniform(self) -> float:
-        """The expected batch (a share of the data) the uniform budget loses: sum_g w_g q_g - q_min."""
+        """The expected batch (a share of the data) the uniform budget loses: sum_g w_g q_g -
+        q_min."""
         return self.expected_sample_rate - self.uniform_sample_rate
 
 
 @dataclass(frozen=True)
 class IndividualizedNoise:
-    """The Scale method's calibration: one sampling rate, one noise multiplier (clip norm) per group.
+    """The Scale method's calibration: one sampling rate, one noise multiplier (clip norm) per
+    group.
 
     Parameters
     ----------
@@ -121,7 +124,8 @@ class IndividualizedNoise:
 
     @property
     def clip_scales(self) -> np.ndarray:
-        """Each group's clip norm over the nominal one, C_g / C = sigma_star / sigma_g (their mean is 1)."""
+        """Each group's clip norm over the nominal one, C_g / C = sigma_star / sigma_g (their mean
+        is 1)."""
         return self.noise_multiplier / self.noise_multipliers
 
     @property
@@ -144,10 +148,12 @@ def individualized_sample_rates(
     target_delta: float,
     **calibration: Any,
 ) -> IndividualizedSampling:
-    """Boenisch et al.'s Sample method: the largest Poisson rate per group that meets its budget at one noise.
+    """Boenisch et al.'s Sample method: the largest Poisson rate per group that meets its budget at
+    one noise.
 
-    Group g's rate q_g is ``calibrate("dp_sgd", "sample_rate", ...)`` at epsilon_g: the certified upper epsilon
-    of ``DPSGD(noise_multiplier, q_g, steps)`` at ``target_delta`` is at most epsilon_g (the module docstring).
+    Group g's rate q_g is ``calibrate("dp_sgd", "sample_rate", ...)`` at epsilon_g: the certified
+    upper epsilon of ``DPSGD(noise_multiplier, q_g, steps)`` at ``target_delta`` is at most
+    epsilon_g (the module docstring).
 
     Parameters
     ----------
@@ -172,8 +178,9 @@ def individualized_sample_rates(
     Raises
     ------
     ValueError
-        If a budget or size is not a finite number > 0, the two do not have one entry per group, ``steps`` is not a
-        whole number >= 1, ``target_delta`` lies outside (0, 1), or a group's budget is not met at any rate.
+        If a budget or size is not a finite number > 0, the two do not have one entry per group,
+        ``steps`` is not a whole number >= 1, ``target_delta`` lies outside (0, 1), or a group's
+        budget is not met at any rate.
 
     Examples
     --------
@@ -211,11 +218,12 @@ def individualized_noise(
     target_delta: float,
     **calibration: Any,
 ) -> IndividualizedNoise:
-    """Boenisch et al.'s Scale method: the smallest noise multiplier per group that meets its budget at one rate.
+    """Boenisch et al.'s Scale method: the smallest noise multiplier per group that meets its budget
+    at one rate.
 
-    Group g's noise multiplier sigma_g is ``calibrate("dp_sgd", "noise_multiplier", ...)`` at epsilon_g; one
-    noise draw serves all groups with group g's gradients clipped to ``clip_scales[g]`` times the nominal clip
-    norm (the module docstring).
+    Group g's noise multiplier sigma_g is ``calibrate("dp_sgd", "noise_multiplier", ...)`` at
+    epsilon_g; one noise draw serves all groups with group g's gradients clipped to
+    ``clip_scales[g]`` times the nominal clip norm (the module docstring).
 
     Parameters
     ----------
@@ -240,8 +248,9 @@ def individualized_noise(
     Raises
     ------
     ValueError
-        If a budget or size is not a finite number > 0, the two do not have one entry per group, ``steps`` is not a
-        whole number >= 1, ``target_delta`` lies outside (0, 1), or ``sample_rate`` outside (0, 1].
+        If a budget or size is not a finite number > 0, the two do not have one entry per group,
+        ``steps`` is not a whole number >= 1, ``target_delta`` lies outside (0, 1), or
+        ``sample_rate`` outside (0, 1].
 
     Examples
     --------

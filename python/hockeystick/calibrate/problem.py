@@ -1,5 +1,6 @@
-"""One calibration's search, vectorized over targets: bracketing from a start by geometric steps until every target
-has a value meeting it and one failing it, then the refinement (``refinement``) to the final width."""
+"""One calibration's search, vectorized over targets: bracketing from a start by geometric steps
+until every target has a value meeting it and one failing it, then the refinement (``refinement``)
+to the final width."""
 
 from __future__ import annotations
 
@@ -55,7 +56,8 @@ class Problem:
         self.up = spec.direction == "decreasing"
 
     def log_excess(self, x: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """log delta(eps; x) - log target at the points ``idx`` (< 0: feasible, > 0: not; never 0)."""
+        """log delta(eps; x) - log target at the points ``idx`` (< 0: feasible, > 0: not; never
+        0)."""
         sub: dict[str, Any] = {
             k: v[idx] if isinstance(v, np.ndarray) else v for k, v in self.params.items()
         }
@@ -83,13 +85,14 @@ class Problem:
         return self._excess(self.bar.evaluate(bound_at, idx.size), idx)
 
     def _excess(self, delta: Any, idx: np.ndarray) -> np.ndarray:
-        """log delta - log target at the points ``idx``, its sign exact and never 0 (``log_excess``)."""
+        """log delta - log target at the points ``idx``, its sign exact and never 0
+        (``log_excess``)."""
         d = np.asarray(delta, dtype=float)
         target = self.dlt[idx]
         f = np.log(np.maximum(d, _SMALLEST)) - np.log(target)
-        # the sign of f must say exactly whether d <= target (log can round across it), and f is never 0:
-        # the root finder stops at an exact zero, which would end the refinement with a bracket
-        # whose two ends both meet the target, however far the boundary still is
+        # the sign of f must say exactly whether d <= target (log can round across it), and f is
+        # never 0: the root finder stops at an exact zero, which would end the refinement with a
+        # bracket whose two ends both meet the target, however far the boundary still is
         return cast(
             np.ndarray, np.where(d <= target, np.minimum(f, -_SMALLEST), np.maximum(f, _SMALLEST))
         )
@@ -123,7 +126,8 @@ class Problem:
         else:
             (settle if self.slope is not None else refine)(self, good, bad, fbad, open_, rtol)
         if self.side == "lower" and not self.spec.integer:
-            # certain: the target fails at ``bad`` (and beyond it); at the hard end nothing is certain
+            # certain: the target fails at ``bad`` (and beyond it); at the hard end nothing is
+            # certain
             result[open_] = bad[open_]
             if self.up:
                 result[~np.isin(np.arange(n), open_)] = 0.0
@@ -132,14 +136,15 @@ class Problem:
         return result
 
     def _newton_step(self, f0: np.ndarray, rtol: float) -> np.ndarray:
-        """The first bracketing factor per target from ``slope`` (d log excess / d log x measured on a
-        coarser grid): exp(``_OVERSHOOT`` |f0 / slope| + rtol / 2), so that the step lands just past
-        the root and the bracket is about as wide as the start's error; at most the usual ``step``,
-        which stands where the slope is unknown or points the wrong way.  Where the coarser grid's slope
-        puts the root close to the Newton step, 1.2 steps cross it: the second end lands a fifth of the
-        start's error past the root instead of a whole one (overshoot 2), and the secant's error, which the
-        curvature makes proportional to the product of the two ends' distances, is 5x smaller: mostly within
-        one rtol of the root, so that one step across closes the bracket."""
+        """The first bracketing factor per target from ``slope`` (d log excess / d log x measured on
+        a coarser grid): exp(``_OVERSHOOT`` |f0 / slope| + rtol / 2), so that the step lands just
+        past the root and the bracket is about as wide as the start's error; at most the usual
+        ``step``, which stands where the slope is unknown or points the wrong way.  Where the
+        coarser grid's slope puts the root close to the Newton step, 1.2 steps cross it: the second
+        end lands a fifth of the start's error past the root instead of a whole one (overshoot 2),
+        and the secant's error, which the curvature makes proportional to the product of the two
+        ends' distances, is 5x smaller: mostly within one rtol of the root, so that one step across
+        closes the bracket."""
         usual = np.broadcast_to(np.asarray(self.step, dtype=float), f0.shape)
         assert self.slope is not None
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -222,11 +227,12 @@ class Problem:
                 idx, x, factor = idx[keep], x[keep], factor[keep]
 
     def hard_side_excess(self, x: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``log_excess`` at the start or at trials towards the hard end, and which of them the accountant
-        refuses (ValueError: no certified bound computed there, e.g. a PLD loss grid of more than its cap of
-        cells at a tiny sigma).  A trial's point met the target at every value evaluated so far, so its search
-        range ends at the last of them; a refused start moves towards the easy end (``_accepted_start``).
-        The points are evaluated one by one once a joint call is refused.
+        """``log_excess`` at the start or at trials towards the hard end, and which of them the
+        accountant refuses (ValueError: no certified bound computed there, e.g. a PLD loss grid of
+        more than its cap of cells at a tiny sigma).  A trial's point met the target at every value
+        evaluated so far, so its search range ends at the last of them; a refused start moves
+        towards the easy end (``_accepted_start``). The points are evaluated one by one once a joint
+        call is refused.
 
         Parameters
         ----------
@@ -238,8 +244,8 @@ class Problem:
         Returns
         -------
         tuple of numpy.ndarray
-            (excess, refused): ``log_excess`` of each value (NaN where refused), and which values the accountant
-            refused.
+            (excess, refused): ``log_excess`` of each value (NaN where refused), and which values
+            the accountant refused.
         """
         try:
             return self.log_excess(x, idx), np.zeros(idx.size, dtype=bool)
@@ -256,8 +262,9 @@ class Problem:
         return f, refused
 
     def _accepted_start(self, x0: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Starts the accountant refuses (ValueError) moved towards the easy end by factors 2, 4, 16, ... until
-        it accepts one (where the easy end itself is refused, its error is raised): their values and log excess."""
+        """Starts the accountant refuses (ValueError) moved towards the easy end by factors 2, 4,
+        16, ... until it accepts one (where the easy end itself is refused, its error is raised):
+        their values and log excess."""
         xs, fs = x0.copy(), np.empty(idx.size)
         for j in range(idx.size):
             i = idx[j : j + 1]

@@ -1,7 +1,8 @@
-"""The refinement: a bracket (a value meeting the target, one failing it) narrowed to its final width, evaluated
-through the search's ``log_excess``; its ends and their log excess updated in place.  Integers by interpolated
-bisection to adjacent values, continuous parameters by Chandrupatla's root finder (scipy), or from a start near
-the answer by secant steps that step across the bound's noisy root (``settle``)."""
+"""The refinement: a bracket (a value meeting the target, one failing it) narrowed to its final
+width, evaluated through the search's ``log_excess``; its ends and their log excess updated in
+place.  Integers by interpolated bisection to adjacent values, continuous parameters by
+Chandrupatla's root finder (scipy), or from a start near the answer by secant steps that step across
+the bound's noisy root (``settle``)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ _WALK = 4  # ... by 0.99 rtol this many times, then once past the secant root
 
 
 class Bracketed(Protocol):
-    """What the refinement reads of a search: its log excess at trial values, the log excess at each target's
-    feasible end, and the relative width an integer search stops at."""
+    """What the refinement reads of a search: its log excess at trial values, the log excess at each
+    target's feasible end, and the relative width an integer search stops at."""
 
     fgood: np.ndarray
     integer_rtol: float
@@ -96,18 +97,18 @@ def settle(
     """The refinement from a start near the answer (a coarser grid's extrapolation): secant steps on
     log delta - log target against log x, then steps of ``rtol`` across.
 
-    Near its root the bound is noisy (the composed PMF's charged round-off: log delta jumps by
-    ~3e-8 where sigma moves by 1e-10, against a slope of ~20), so within ~1e-9 of the root the
-    sign is a coin toss and a secant (or Chandrupatla's interpolation) only jumps about in that band,
-    each jump one more evaluation.  So once the secant puts the root within ``_NOISE_BAND`` (1e-8 in
-    log x; or rtol, if wider) of the latest probe, the next probe steps across from that probe:
-    0.99 rtol (so that a sign change there closes the bracket), and after every ``_WALK`` such steps
+    Near its root the bound is noisy (the composed PMF's charged round-off: log delta jumps by ~3e-8
+    where sigma moves by 1e-10, against a slope of ~20), so within ~1e-9 of the root the sign is a
+    coin toss and a secant (or Chandrupatla's interpolation) only jumps about in that band, each
+    jump one more evaluation.  So once the secant puts the root within ``_NOISE_BAND`` (1e-8 in log
+    x; or rtol, if wider) of the latest probe, the next probe steps across from that probe: 0.99
+    rtol (so that a sign change there closes the bracket), and after every ``_WALK`` such steps
     without one (the root may be farther than noise: a systematic offset) once 0.45 rtol past the
-    secant root.  Away from the root, a secant step that did not halve
-    the bracket is followed by the midpoint.  Every probe lies at least min(0.49 rtol, a quarter of
-    the bracket) inside it, so the bracket shrinks every step and the search ends (a target whose
-    probe rounds onto an end of its bracket, an rtol below the spacing of doubles, ends there).  Ends are values
-    evaluated, as ``refine`` keeps them.
+    secant root.  Away from the root, a secant step that did not halve the bracket is followed by
+    the midpoint.  Every probe lies at least min(0.49 rtol, a quarter of the bracket) inside it, so
+    the bracket shrinks every step and the search ends (a target whose probe rounds onto an end of
+    its bracket, an rtol below the spacing of doubles, ends there).  Ends are values evaluated, as
+    ``refine`` keeps them.
     """
     n = good.size
     latest = np.where(np.abs(pb.fgood) <= np.abs(fbad), good, bad)  # the probe to step across from

@@ -1,5 +1,5 @@
-"""Calibration in training words: the largest batch size of a DP-SGD run within a target, and the noise multiplier
-per candidate batch size at a fixed compute budget."""
+"""Calibration in training words: the largest batch size of a DP-SGD run within a target, and the
+noise multiplier per candidate batch size at a fixed compute budget."""
 
 from __future__ import annotations
 
@@ -36,19 +36,19 @@ def calibrate_batch_size(
 ) -> Any:
     r"""Largest batch size whose DP-SGD run (``training.DPSGD``) stays within (epsilon, delta).
 
-    The run is fixed by the noise multiplier, the data set size and ``epochs`` (each of ``steps_per_epoch``
-    steps: fewer steps for larger batches) or ``steps``; delta grows with the batch size m (the sampling
-    rate q = m / dataset_size), so the answer is
+    The run is fixed by the noise multiplier, the data set size and ``epochs`` (each of
+    ``steps_per_epoch`` steps: fewer steps for larger batches) or ``steps``; delta grows with the
+    batch size m (the sampling rate q = m / dataset_size), so the answer is
 
     .. math::
 
         m^\star = \max\{m \in \{1, \dots, n\} : \delta_m(\varepsilon) \le \delta\},
 
     :math:`\delta_m` the run's certified upper bound at batch size m, searched as
-    ``calibrate("dp_sgd", "batch_size", ...)`` does: the answer was evaluated and met the target (a valid
-    answer even where the ceilings of the steps per epoch make the bound step non-monotonically; then it
-    may not be the largest such). Arrays broadcast. The sampling rate of a run given by its rate is
-    ``calibrate("dp_sgd", "sample_rate", ...)``.
+    ``calibrate("dp_sgd", "batch_size", ...)`` does: the answer was evaluated and met the target (a
+    valid answer even where the ceilings of the steps per epoch make the bound step
+    non-monotonically; then it may not be the largest such). Arrays broadcast. The sampling rate of
+    a run given by its rate is ``calibrate("dp_sgd", "sample_rate", ...)``.
 
     Parameters
     ----------
@@ -65,8 +65,8 @@ def calibrate_batch_size(
     steps : array_like, optional
         Steps of the run, an integer >= 1.
     sampling : {"poisson", "fixed_size", "balls_in_bins"}, default "poisson"
-        How batches are drawn (shuffled batches: their upper side does not depend on the batch size, so
-        there is no largest one to search).
+        How batches are drawn (shuffled batches: their upper side does not depend on the batch size,
+        so there is no largest one to search).
     steps_per_epoch : {"ceil", "opacus"}, optional
         How an epoch's steps are counted, as in ``training.DPSGD``.
     value_discretization_interval : float, optional
@@ -89,11 +89,12 @@ def calibrate_batch_size(
     Raises
     ------
     ParameterTypeError
-        An unknown keyword (naming the closest one); a target missing or given twice; a string, bool or None
-        where a number is expected. It is a TypeError.
+        An unknown keyword (naming the closest one); a target missing or given twice; a string, bool
+        or None where a number is expected. It is a TypeError.
     ValueError
-        ``sampling="shuffle"`` or a sampling not listed; both or neither of ``epochs`` and ``steps``; bad run
-        parameters or targets (naming them); a target no batch size meets (naming the point).
+        ``sampling="shuffle"`` or a sampling not listed; both or neither of ``epochs`` and
+        ``steps``; bad run parameters or targets (naming them); a target no batch size meets (naming
+        the point).
 
     See Also
     --------
@@ -138,10 +139,11 @@ def calibrate_batch_size(
 
 @dataclasses.dataclass(frozen=True)
 class _TrainingCall:
-    """What ``calibrate_batch_size`` and ``calibrate_fixed_compute`` pass to ``calibrate`` alike: the DP-SGD
-    entry of their ``sampling`` (``_training_entry``), the target (``epsilon``, ``delta``, or Opacus's and
-    dp_accounting's names in ``targets``), the grid keywords given (``value_discretization_interval``,
-    ``accuracy``) and calibrate's own ``progress`` and ``workers``."""
+    """What ``calibrate_batch_size`` and ``calibrate_fixed_compute`` pass to ``calibrate`` alike:
+    the DP-SGD entry of their ``sampling`` (``_training_entry``), the target (``epsilon``,
+    ``delta``, or Opacus's and dp_accounting's names in ``targets``), the grid keywords given
+    (``value_discretization_interval``, ``accuracy``) and calibrate's own ``progress`` and
+    ``workers``."""
 
     entry: AccountantEntry
     epsilon: Any
@@ -152,8 +154,8 @@ class _TrainingCall:
     targets: dict[str, Any]
 
     def calibrate(self, parameter: str, run: dict[str, Any]) -> Any:
-        """``parameter`` calibrated for the run ``run`` (the accountant's other parameters, before the grid
-        keywords and the targets' synonyms)."""
+        """``parameter`` calibrated for the run ``run`` (the accountant's other parameters, before
+        the grid keywords and the targets' synonyms)."""
         return calibrate(
             self.entry,
             parameter,
@@ -178,7 +180,8 @@ class _TrainingCall:
 
 
 def _training_entry(sampling: Any, steps_per_epoch: Any) -> AccountantEntry:
-    """The registered DP-SGD entry of ``sampling``, its ``steps_per_epoch`` bound (None: the class's default)."""
+    """The registered DP-SGD entry of ``sampling``, its ``steps_per_epoch`` bound (None: the class's
+    default)."""
     _validation.choice(sampling, "sampling", training.SAMPLINGS)
     entry = registry.get("dp_sgd" if sampling == "poisson" else f"dp_sgd_{sampling}")
     if steps_per_epoch is None:
@@ -196,11 +199,13 @@ def _given(**values: Any) -> dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class FixedComputeTable:
-    """Per candidate batch size at one compute budget: the steps, the noise multiplier and the epsilon of its run.
+    """Per candidate batch size at one compute budget: the steps, the noise multiplier and the
+    epsilon of its run.
 
-    What ``calibrate_fixed_compute`` returns: one row per batch size. ``str(table)`` prints it with the
-    noise multipliers and epsilons rounded up to 6 significant digits (both are safe to round up only);
-    ``rows()`` gives one dict per batch size (keys batch_size, steps, noise_multiplier, epsilon).
+    What ``calibrate_fixed_compute`` returns: one row per batch size. ``str(table)`` prints it with
+    the noise multipliers and epsilons rounded up to 6 significant digits (both are safe to round up
+    only); ``rows()`` gives one dict per batch size (keys batch_size, steps, noise_multiplier,
+    epsilon).
 
     Parameters
     ----------
@@ -209,10 +214,11 @@ class FixedComputeTable:
     steps : numpy.ndarray of int64
         The steps each takes within the budget.
     noise_multiplier : numpy.ndarray of float
-        The smallest noise multiplier whose run's certified upper bound meets the target (``calibrate``).
+        The smallest noise multiplier whose run's certified upper bound meets the target
+        (``calibrate``).
     epsilon : numpy.ndarray of float
-        A certified upper bound on that run's epsilon at ``delta``: the least of its ``epsilon(delta)`` and
-        the target epsilon (which the calibration certified).
+        A certified upper bound on that run's epsilon at ``delta``: the least of its
+        ``epsilon(delta)`` and the target epsilon (which the calibration certified).
     delta : float
         The target delta.
     sampling : str
@@ -236,7 +242,8 @@ class FixedComputeTable:
         Returns
         -------
         list of dict
-            Per batch size, ``batch_size`` and ``steps`` as int, ``noise_multiplier`` and ``epsilon`` as float.
+            Per batch size, ``batch_size`` and ``steps`` as int, ``noise_multiplier`` and
+            ``epsilon`` as float.
         """
         return [
             {
@@ -249,7 +256,8 @@ class FixedComputeTable:
         ]
 
     def __str__(self) -> str:
-        """The table, noise multipliers and epsilons rounded up to 6 digits (both are safe to round up only)."""
+        """The table, noise multipliers and epsilons rounded up to 6 digits (both are safe to round
+        up only)."""
         head = f"{'batch_size':>10}  {'steps':>10}  {'noise_multiplier':>16}  {'epsilon':>10}"
         lines = [
             f"{b:>10}  {t:>10}  {_up(z):>16}  {_up(e):>10}"
@@ -270,7 +278,8 @@ def _up(x: float, digits: int = 6) -> str:
 
 
 def default_batch_sizes(dataset_size: int) -> np.ndarray:
-    """Candidate batch sizes ``calibrate_fixed_compute`` tries unless given: powers of two from 16 to n / 8.
+    """Candidate batch sizes ``calibrate_fixed_compute`` tries unless given: powers of two from 16
+    to n / 8.
 
     Parameters
     ----------
@@ -280,8 +289,8 @@ def default_batch_sizes(dataset_size: int) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of int64
-        The powers of two 2^k, k >= 4, at most max(floor(n / 8), min(16, n)); [min(16, n)] where there is
-        none.
+        The powers of two 2^k, k >= 4, at most max(floor(n / 8), min(16, n)); [min(16, n)] where
+        there is none.
 
     Raises
     ------
@@ -321,18 +330,20 @@ def calibrate_fixed_compute(
     workers: int | None = None,
     **targets: Any,
 ) -> FixedComputeTable:
-    """Smallest noise multiplier meeting (epsilon, delta) for each candidate batch size at a fixed compute budget.
+    """Smallest noise multiplier meeting (epsilon, delta) for each candidate batch size at a fixed
+    compute budget.
 
     The budget is ``epochs`` passes over the data (each of ``steps_per_epoch`` steps, as in
-    ``training.DPSGD``: steps x batch_size stays about epochs x dataset_size) or ``examples`` processed
-    (steps = floor(examples / batch_size), the most whole steps within it). Each row's noise multiplier is
-    calibrated as ``calibrate("dp_sgd", "noise_multiplier", ...)`` does it (certified: its run's upper bound
-    meets the target), and its ``epsilon`` is a certified upper bound on that run's epsilon at ``delta``:
-    the least of its ``epsilon(delta)`` and the target (which the calibration certified).
+    ``training.DPSGD``: steps x batch_size stays about epochs x dataset_size) or ``examples``
+    processed (steps = floor(examples / batch_size), the most whole steps within it). Each row's
+    noise multiplier is calibrated as ``calibrate("dp_sgd", "noise_multiplier", ...)`` does it
+    (certified: its run's upper bound meets the target), and its ``epsilon`` is a certified upper
+    bound on that run's epsilon at ``delta``: the least of its ``epsilon(delta)`` and the target
+    (which the calibration certified).
 
-    Which row to train with is the caller's choice: fewer, larger batches need less noise per example
-    but take fewer steps, and how that trades against the model's utility depends on the model and the
-    data, which this table does not see.
+    Which row to train with is the caller's choice: fewer, larger batches need less noise per
+    example but take fewer steps, and how that trades against the model's utility depends on the
+    model and the data, which this table does not see.
 
     Parameters
     ----------
@@ -343,11 +354,13 @@ def calibrate_fixed_compute(
     delta : float
         Target delta in (0, 1), one number (or ``target_delta``).
     epochs : float, optional
-        The budget as passes over the data, one number > 0. Exactly one of ``epochs`` and ``examples``.
+        The budget as passes over the data, one number > 0. Exactly one of ``epochs`` and
+        ``examples``.
     examples : int, optional
         The budget as examples processed, an integer >= 1 allowing one step of every batch size.
     batch_sizes : array_like, optional
-        The candidates: a list of whole numbers in [1, n] (default ``default_batch_sizes(dataset_size)``).
+        The candidates: a list of whole numbers in [1, n] (default
+        ``default_batch_sizes(dataset_size)``).
     sampling : {"poisson", "fixed_size", "balls_in_bins", "shuffle"}, default "poisson"
         How batches are drawn, as in ``training.DPSGD``.
     steps_per_epoch : {"ceil", "opacus"}, optional
@@ -371,12 +384,12 @@ def calibrate_fixed_compute(
     Raises
     ------
     ValueError
-        Both or neither of ``epochs`` and ``examples``; ``examples`` below a batch size; ``batch_sizes`` not
-        a 1-D list of whole numbers in [1, n]; ``dataset_size`` not an integer >= 1; bad targets or run
-        parameters (naming them); a target no noise multiplier meets.
+        Both or neither of ``epochs`` and ``examples``; ``examples`` below a batch size;
+        ``batch_sizes`` not a 1-D list of whole numbers in [1, n]; ``dataset_size`` not an integer
+        >= 1; bad targets or run parameters (naming them); a target no noise multiplier meets.
     ParameterTypeError
-        An unknown keyword (naming the closest one); ``epochs`` or a target not a single number, missing or
-        given twice. It is a TypeError.
+        An unknown keyword (naming the closest one); ``epochs`` or a target not a single number,
+        missing or given twice. It is a TypeError.
 
     See Also
     --------
@@ -430,9 +443,9 @@ def calibrate_fixed_compute(
     built = call.entry.factory(
         noise_multiplier=sigma, dataset_size=n, batch_size=sizes, **run, **call.grid
     )
-    # two certified upper bounds on the run's epsilon at d: its epsilon(d), and the target, which the
-    # calibration certified (delta(target) <= d was evaluated at this sigma); epsilon(d) may exceed the
-    # target by its scan's resolution (~1e-9)
+    # two certified upper bounds on the run's epsilon at d: its epsilon(d), and the target, which
+    # the calibration certified (delta(target) <= d was evaluated at this sigma); epsilon(d) may
+    # exceed the target by its scan's resolution (~1e-9)
     return FixedComputeTable(
         batch_size=sizes,
         steps=np.broadcast_to(built.steps, sizes.shape).astype(np.int64),

@@ -1,5 +1,6 @@
-"""A calibration's arguments in the accountant's words: the targets under their synonyms, the sampling rate's
-synonyms, an entry's string options bound to its factory, and the calibrated parameter checked."""
+"""A calibration's arguments in the accountant's words: the targets under their synonyms, the
+sampling rate's synonyms, an entry's string options bound to its factory, and the calibrated
+parameter checked."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ TARGET_SYNONYMS = {"target_epsilon": "epsilon", "target_delta": "delta"}
 def one_vocabulary(
     entry: AccountantEntry, parameter: Any, epsilon: Any, delta: Any, params: dict[str, Any]
 ) -> tuple[AccountantEntry, Any, ArrayLike, ArrayLike, dict[str, Any]]:
-    """The calibration's arguments in the accountant's words: the targets under Opacus's and dp_accounting's
-    names (target_epsilon, target_delta), the sampling rate's synonyms where the accountant takes
-    ``sample_rate`` (``training.SAMPLE_RATE_SYNONYMS``), and an entry's hidden string options a grid cannot
-    carry (the training classes' ``steps_per_epoch``) bound to its factory."""
+    """The calibration's arguments in the accountant's words: the targets under Opacus's and
+    dp_accounting's names (target_epsilon, target_delta), the sampling rate's synonyms where the
+    accountant takes ``sample_rate`` (``training.SAMPLE_RATE_SYNONYMS``), and an entry's hidden
+    string options a grid cannot carry (the training classes' ``steps_per_epoch``) bound to its
+    factory."""
     targets = _targets(entry, epsilon, delta, params)
     parameter, params = _sample_rate_words(entry, parameter, params)
     options = {
@@ -42,8 +44,8 @@ def one_vocabulary(
 def _targets(
     entry: AccountantEntry, epsilon: Any, delta: Any, params: dict[str, Any]
 ) -> dict[str, Any]:
-    """The targets, each given once under its name or its synonym (moved out of ``params``); a missing one is
-    refused, naming a misspelled target among the parameters."""
+    """The targets, each given once under its name or its synonym (moved out of ``params``); a
+    missing one is refused, naming a misspelled target among the parameters."""
     targets = {"epsilon": epsilon, "delta": delta}
     for word, name in TARGET_SYNONYMS.items():
         if word in params:
@@ -74,8 +76,8 @@ def _targets(
 def _sample_rate_words(
     entry: AccountantEntry, parameter: Any, params: dict[str, Any]
 ) -> tuple[Any, dict[str, Any]]:
-    """The parameter and ``params`` with the sampling rate's synonyms moved onto ``sample_rate`` where the
-    accountant takes it (a rate given twice is refused)."""
+    """The parameter and ``params`` with the sampling rate's synonyms moved onto ``sample_rate``
+    where the accountant takes it (a rate given twice is refused)."""
     words = {w: n for w, n in training.SAMPLE_RATE_SYNONYMS.items() if n in entry.parameters}
     if not words:
         return parameter, params

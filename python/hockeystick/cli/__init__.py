@@ -11,18 +11,19 @@
     hockeystick risk gaussian -p sigma=1 -p rounds=10 --fpr 0.01
     hockeystick accountants                      what -a accepts, with each one's parameters
 
-The accountant of epsilon, delta, calibrate, sweep and risk is -a NAME or the NAME after the subcommand
-(hockeystick epsilon NAME ... is hockeystick epsilon -a NAME ...; a sweep's word is its sweep file when it
-is a file's path).  A family (dp_ftrl_blt, dp_ftrl_banded, amplified_banded_mf) takes its strategy's
-vectors as flags, --buffer-decay, --output-scale, --coefficients: one list each, never a grid axis.
+The accountant of epsilon, delta, calibrate, sweep and risk is -a NAME or the NAME after the
+subcommand (hockeystick epsilon NAME ... is hockeystick epsilon -a NAME ...; a sweep's word is its
+sweep file when it is a file's path).  A family (dp_ftrl_blt, dp_ftrl_banded, amplified_banded_mf)
+takes its strategy's vectors as flags, --buffer-decay, --output-scale, --coefficients: one list
+each, never a grid axis.
 
 Parameters are NAME=VALUE where VALUE is a number (fixed), a list 1,2,4, or a range
-log:START:STOP:NUM / linear:START:STOP:NUM (an axis of the grid).  Files are never replaced
-unless --force; a killed sweep continues with --resume; a sweep of 10^9 points or more, above the free
-disk space or 12 hours estimated needs --allow-large.  Exit status: 0 on success, 2 for bad
-input or a missing optional dependency (one line on stderr saying what to change, such as
-pip install "hockeystick[dask]"; --debug for the traceback), 1 when the run itself fails,
-130 when interrupted (143 on SIGTERM).
+log:START:STOP:NUM / linear:START:STOP:NUM (an axis of the grid).  Files are never replaced unless
+--force; a killed sweep continues with --resume; a sweep of 10^9 points or more, above the free disk
+space or 12 hours estimated needs --allow-large.  Exit status: 0 on success, 2 for bad input or a
+missing optional dependency (one line on stderr saying what to change, such as pip install
+"hockeystick[dask]"; --debug for the traceback), 1 when the run itself fails, 130 when interrupted
+(143 on SIGTERM).
 """
 
 from __future__ import annotations
@@ -141,7 +142,8 @@ def _one_line(exc: BaseException, args: argparse.Namespace) -> str:
         if library and hasattr(args, "accountant")
         else ()
     )
-    # a library's refusal names its Python arguments: those the command line gave by flags read as the flags
+    # a library's refusal names its Python arguments: those the command line gave by flags read as
+    # the flags
     flags = given_words(getattr(args, GIVEN, {})) if library else {}
     message = command_line_words(
         " ".join(str(exc).split()), args.command, training=training, vectors=vectors, flags=flags
@@ -214,8 +216,8 @@ def _dispatch(args: argparse.Namespace, prog: str) -> int:
         with warnings.catch_warnings():
             if not args.debug:  # numpy's overflow notes are for developers; --debug shows them
                 warnings.simplefilter("ignore", RuntimeWarning)
-                # a warning is one line in the command line's words, as an error is; --debug keeps Python's
-                # form (the file, line and source that raised it)
+                # a warning is one line in the command line's words, as an error is; --debug keeps
+                # Python's form (the file, line and source that raised it)
                 warnings.showwarning = _warning_printer(args, prog)
             check_domains(args)  # before the subcommand imports its numerics
             return args.func(args)
@@ -269,8 +271,8 @@ def _warning_printer(args: argparse.Namespace, prog: str) -> Any:
 
 
 def _missing_extra(exc: Exception, prog: str) -> MissingExtraError | None:
-    """An optional dependency found missing: the library's own message, or, where the library imported
-    it unchecked, the same words with the command as what needs it."""
+    """An optional dependency found missing: the library's own message, or, where the library
+    imported it unchecked, the same words with the command as what needs it."""
     if isinstance(exc, MissingExtraError):
         return exc
     if isinstance(exc, ModuleNotFoundError) and exc.name:

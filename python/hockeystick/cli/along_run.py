@@ -1,13 +1,14 @@
-"""``--every`` on ``hockeystick epsilon`` / ``hockeystick delta``: one run's bound after every epoch, or every
-N steps (rounds), and at its last step.
+"""``--every`` on ``hockeystick epsilon`` / ``hockeystick delta``: one run's bound after every
+epoch, or every N steps (rounds), and at its last step.
 
-The run is given as usual (the training flags, or ``-a NAME`` with a ``rounds`` parameter), each parameter
-one value; its length (steps, rounds, or epochs as the run counts them: ceil(dataset size / batch size)
-steps each, or 1 / q) is replaced by the list of checkpoints (the training run's ``checkpoints``, else
-``pld.along_run.checkpoints``), so the points are a one-axis grid over the run's
-steps, evaluated in one batch by the accountant (one discretization, every checkpoint a composition of
-its own) and printed or written like any other grid: each point is the accountant's one-off value at that
-many steps (``DPSGD(...).epsilon_curve``'s to the round-off charges of the curve's shared transform).
+The run is given as usual (the training flags, or ``-a NAME`` with a ``rounds`` parameter), each
+parameter one value; its length (steps, rounds, or epochs as the run counts them: ceil(dataset size
+/ batch size) steps each, or 1 / q) is replaced by the list of checkpoints (the training run's
+``checkpoints``, else ``pld.along_run.checkpoints``), so the points are a one-axis grid over the
+run's steps, evaluated in one batch by the accountant (one discretization, every checkpoint a
+composition of its own) and printed or written like any other grid: each point is the accountant's
+one-off value at that many steps (``DPSGD(...).epsilon_curve``'s to the round-off charges of the
+curve's shared transform).
 """
 
 from __future__ import annotations
@@ -41,10 +42,10 @@ def along_run_options(parser: argparse.ArgumentParser) -> None:
 def along_run_parameters(
     names: list[str], params: dict[str, str], every: str, flags: dict[str, str] | None = None
 ) -> tuple[dict[str, str], int, np.ndarray | None]:
-    """``params`` with the run's length replaced by its checkpoints (comma-separated steps), their count, and
-    with ``--every epoch`` the epochs at each checkpoint (k at the end of epoch k, the run's steps over its
-    steps per epoch at a last epoch cut short; None otherwise).  ``flags``: the flag
-    that gave each parameter (``given_words``), else it is named as -p gives it."""
+    """``params`` with the run's length replaced by its checkpoints (comma-separated steps), their
+    count, and with ``--every epoch`` the epochs at each checkpoint (k at the end of epoch k, the
+    run's steps over its steps per epoch at a last epoch cut short; None otherwise).  ``flags``: the
+    flag that gave each parameter (``given_words``), else it is named as -p gives it."""
     entry, training, length = _run_accountant(names)
     numbers = _one_value_each(params, flags or {})
     stride = _stride(every)
@@ -63,8 +64,8 @@ def along_run_parameters(
 
 
 def _run_accountant(names: list[str]) -> tuple[Any, str | None, str]:
-    """The one accountant --every follows, its training run's name (None for another accountant), and the
-    parameter counting its run (steps or rounds), which it must take."""
+    """The one accountant --every follows, its training run's name (None for another accountant),
+    and the parameter counting its run (steps or rounds), which it must take."""
     from ..sweep import registry  # lazy: start-up time
 
     if len(names) != 1:
@@ -103,8 +104,8 @@ def _one_value_each(params: dict[str, str], flags: dict[str, str]) -> dict[str, 
 
 
 def _stride(every: str) -> int | float | None:
-    """--every N as a number of steps; None for --every epoch (a training run's checkpoints by default: each
-    epoch's last step)."""
+    """--every N as a number of steps; None for --every epoch (a training run's checkpoints by
+    default: each epoch's last step)."""
     if every.strip().lower() == "epoch":
         return None
     try:
@@ -116,9 +117,9 @@ def _stride(every: str) -> int | float | None:
 def _training_checkpoints(
     entry: Any, numbers: dict[str, float], stride: int | float | None
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """A training run's checkpoints: every ``stride`` steps (no epochs), or with ``stride`` None each epoch's last
-    step and the epochs there: steps per epoch a / b (ceil(n / m) / 1, or 1 / q), epoch k ends at step
-    ceil(k a / b)."""
+    """A training run's checkpoints: every ``stride`` steps (no epochs), or with ``stride`` None
+    each epoch's last step and the epochs there: steps per epoch a / b (ceil(n / m) / 1, or 1 / q),
+    epoch k ends at step ceil(k a / b)."""
     import numpy as np  # lazy: start-up time
 
     run = entry.build(

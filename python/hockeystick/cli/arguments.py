@@ -34,8 +34,8 @@ GRID_POINTS_REMEDY = (
     "(hockeystick.pld.compose.fft.DEFAULT_MAX_POINTS)"
 )
 
-# Python phrase -> the words of delta, epsilon, calibrate and sweep (accountant parameters as -p NAME=VALUE,
-# which a sweep file's [parameters] table also takes).
+# Python phrase -> the words of delta, epsilon, calibrate and sweep (accountant parameters as -p
+# NAME=VALUE, which a sweep file's [parameters] table also takes).
 COMMAND_LINE_WORDS: dict[str, str] = {
     "overwrite=True": "--force",
     "allow_large=True": "--allow-large",
@@ -47,15 +47,16 @@ COMMAND_LINE_WORDS: dict[str, str] = {
     "(0.1 .. 1) where the accountant takes it ('hockeystick accountants' lists them)",
 }
 
-# hockeystick compose reads its grid from the compose file (value_discretization_interval; no accuracy).
+# hockeystick compose reads its grid from the compose file (value_discretization_interval; no
+# accuracy).
 COMPOSE_WORDS: dict[str, str] = {
     **COMMAND_LINE_WORDS,
     GRID_POINTS_REMEDY: "coarsen the grid: a larger value_discretization_interval in the compose file",
 }
 
 
-# A training run given in its own flags (--dataset-size ... --noise-multiplier): the training classes'
-# argument names (hockeystick.training) are the flags' names with dashes.
+# A training run given in its own flags (--dataset-size ... --noise-multiplier): the training
+# classes' argument names (hockeystick.training) are the flags' names with dashes.
 TRAINING_ARGUMENTS = (
     "noise_multiplier",
     "dataset_size",
@@ -72,19 +73,20 @@ TRAINING_ARGUMENTS = (
     "examples_per_user",
 )
 
-# The grid's keywords a library message suggests as ``NAME=`` (``pass accuracy= (e.g. accuracy=1e-3)``): their
-# flags beside the training flags, read so where the run was given by them.
+# The grid's keywords a library message suggests as ``NAME=`` (``pass accuracy= (e.g.
+# accuracy=1e-3)``): their flags beside the training flags, read so where the run was given by them.
 TRAINING_GRID_ARGUMENTS = ("accuracy", "tail")
 
 
-# The flags whose values reach the library under their own names (run_NAME and matrix_NAME are the training
-# and matrix flags): a library message names the Python argument, and a refusal of it read on the command line
-# names the flag as typed.  The others (--format, --out, --quantity, ...) are the command line's own settings,
-# whose words (format, output) a message may use in other senses; they are named through ``RENAMED``.
+# The flags whose values reach the library under their own names (run_NAME and matrix_NAME are the
+# training and matrix flags): a library message names the Python argument, and a refusal of it read
+# on the command line names the flag as typed.  The others (--format, --out, --quantity, ...) are
+# the command line's own settings, whose words (format, output) a message may use in other senses;
+# they are named through ``RENAMED``.
 PASSED = ("epsilon", "delta", "fpr", "examples", "sensitivity", "parameter")
 
-# Library phrases about a value given by a flag under another name: phrase -> (the command line's words,
-# {flags} standing for the flags as typed, and the destinations of the flags that give it).
+# Library phrases about a value given by a flag under another name: phrase -> (the command line's
+# words, {flags} standing for the flags as typed, and the destinations of the flags that give it).
 RENAMED: dict[str, tuple[str, tuple[str, ...]]] = {
     "batch_sizes": (
         "{flags}",
@@ -112,8 +114,9 @@ RENAMED: dict[str, tuple[str, tuple[str, ...]]] = {
 
 
 def python_name(dest: str) -> str:
-    """The library's argument name for a flag's destination: the run's and the matrix mechanism's flags are
-    stored as ``run_NAME`` and ``matrix_NAME`` (``--noise-multiplier`` is ``noise_multiplier``)."""
+    """The library's argument name for a flag's destination: the run's and the matrix mechanism's
+    flags are stored as ``run_NAME`` and ``matrix_NAME`` (``--noise-multiplier`` is
+    ``noise_multiplier``)."""
     for prefix in ("run_", "matrix_"):
         if dest.startswith(prefix):
             return dest[len(prefix) :]
@@ -125,9 +128,10 @@ def _passed(dest: str) -> bool:
 
 
 def flag_table(parser: argparse.ArgumentParser) -> dict[str, dict[str, str]]:
-    """Every subcommand's table of the library's words and the flags that give their values, read from the
-    parsers (so it follows every flag added): {command: {Python name or phrase: flag}}, a flag by its first
-    long spelling.  ``given_words`` reads the same table for the flags one command line gave."""
+    """Every subcommand's table of the library's words and the flags that give their values, read
+    from the parsers (so it follows every flag added): {command: {Python name or phrase: flag}}, a
+    flag by its first long spelling.  ``given_words`` reads the same table for the flags one command
+    line gave."""
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
     table = {}
     for command, sub in commands.items():
@@ -141,8 +145,9 @@ def flag_table(parser: argparse.ArgumentParser) -> dict[str, dict[str, str]]:
 
 
 def given_words(given: dict[str, tuple[str, str]]) -> dict[str, str]:
-    """The library's words for the flags a command line gave (``{dest: (flag as typed, value)}``) and the
-    command line's: a refusal of ``delta`` reads ``--delta`` (``--target-delta``, as typed)."""
+    """The library's words for the flags a command line gave (``{dest: (flag as typed, value)}``)
+    and the command line's: a refusal of ``delta`` reads ``--delta`` (``--target-delta``, as
+    typed)."""
     words = {python_name(dest): flag for dest, (flag, _) in given.items() if _passed(dest)}
     for phrase, (template, sources) in RENAMED.items():
         flags = [given[d][0] for d in sources if d in given]
@@ -160,11 +165,12 @@ def command_line_words(
     flags: dict[str, str] | None = None,
 ) -> str:
     """``message`` with each Python phrase of the table replaced by the command line's words for
-    ``command`` (whole phrases only: ``overwrite=True`` inside ``my_overwrite=True`` stays, and so does
-    ``out_dir`` inside ``out_dirs``); with ``training`` (the run was given by its training flags) the
-    training classes' argument names become their flags, and so do ``vectors``, the vector options of the
-    families the run names (``--buffer-decay``), and ``flags``' Python names (``given_words``: the flags the
-    command line gave), each ``NAME=`` too (``delta='abc'`` reads ``--delta 'abc'``)."""
+    ``command`` (whole phrases only: ``overwrite=True`` inside ``my_overwrite=True`` stays, and so
+    does ``out_dir`` inside ``out_dirs``); with ``training`` (the run was given by its training
+    flags) the training classes' argument names become their flags, and so do ``vectors``, the
+    vector options of the families the run names (``--buffer-decay``), and ``flags``' Python names
+    (``given_words``: the flags the command line gave), each ``NAME=`` too (``delta='abc'`` reads
+    ``--delta 'abc'``)."""
     words = _phrase_table(command, training, vectors, flags or {})
     for phrase in sorted(
         words, key=len, reverse=True
@@ -176,8 +182,9 @@ def command_line_words(
 def _phrase_table(
     command: str, training: bool, vectors: tuple[str, ...], flags: dict[str, str]
 ) -> dict[str, str]:
-    """Python phrase -> the command line's words for ``command``: the table, the training flags (with
-    ``training``), the vector options and the flags given, each ``NAME=`` too (``command_line_words``)."""
+    """Python phrase -> the command line's words for ``command``: the table, the training flags
+    (with ``training``), the vector options and the flags given, each ``NAME=`` too
+    (``command_line_words``)."""
     words = dict(COMPOSE_WORDS if command == "compose" else COMMAND_LINE_WORDS)
     flagged = (TRAINING_ARGUMENTS if training else ()) + vectors
     words.update({name: "--" + name.replace("_", "-") for name in flagged})
@@ -194,7 +201,8 @@ def _phrase_table(
 
 
 def _replace_phrase(message: str, phrase: str, replacement: str) -> str:
-    """``message`` with each whole ``phrase`` (not inside a longer word or name) read as ``replacement``."""
+    """``message`` with each whole ``phrase`` (not inside a longer word or name) read as
+    ``replacement``."""
     before = r"(?<![\w-])" if phrase[0].isalnum() or phrase[0] == "_" else ""
     after = r"(?![\w=])" if phrase[-1].isalnum() or phrase[-1] == "_" else ""
     if phrase.endswith("=") and replacement.startswith("--"):

@@ -1,5 +1,6 @@
-"""``hockeystick audit``: canary scores against the run's accountant: the audit's epsilon lower bound beside the
-certified bracket, and the test of the scores against the certified trade-off curve (docs/audit.md)."""
+"""``hockeystick audit``: canary scores against the run's accountant: the audit's epsilon lower
+bound beside the certified bracket, and the test of the scores against the certified trade-off curve
+(docs/audit.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``hockeystick calibrate``: the smallest sigma (largest rounds, ...) within a target (epsilon, delta)."""
+"""``hockeystick calibrate``: the smallest sigma (largest rounds, ...) within a target (epsilon,
+delta)."""
 
 from __future__ import annotations
 
@@ -114,9 +115,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _calibrated(names: list[str], params: dict[str, str], asked: str | None) -> str:
-    """The parameter calibrated (``asked``, in the words ``_parameter_word`` reads, else the accountant's noise,
-    else its first calibratable parameter; a calculator's first inverse), once the target is given: epsilon and
-    delta, or a calculator's quantity."""
+    """The parameter calibrated (``asked``, in the words ``_parameter_word`` reads, else the
+    accountant's noise, else its first calibratable parameter; a calculator's first inverse), once
+    the target is given: epsilon and delta, or a calculator's quantity."""
     from ..registry import CalculatorEntry, lookup  # lazy: start-up time
 
     entries = [lookup(name) for name in names]
@@ -144,9 +145,9 @@ def _calibrated(names: list[str], params: dict[str, str], asked: str | None) -> 
 
 def _parameter_word(asked: str, options: list[str], names: list[str]) -> str:
     """--parameter's value as the parameter's name: ``noise_multiplier``, or its flag's spelling
-    (``noise-multiplier``, ``--noise-multiplier``), read the same because no parameter's name has a dash
-    (each is a Python identifier); ``delta`` and ``epsilon`` pass (the grid answers them).  Anything else is
-    refused naming the accepted words, in the words -p and --parameter take."""
+    (``noise-multiplier``, ``--noise-multiplier``), read the same because no parameter's name has a
+    dash (each is a Python identifier); ``delta`` and ``epsilon`` pass (the grid answers them).
+    Anything else is refused naming the accepted words, in the words -p and --parameter take."""
     word = asked.strip().lstrip("-").replace("-", "_")
     if word in options or word in ("delta", "epsilon"):
         return word
@@ -165,7 +166,8 @@ _FIXED_COMPUTE_NEEDS = ("epsilon", "delta", "dataset_size")
 
 
 def _fixed_compute(args: argparse.Namespace, params: dict[str, str]) -> int:
-    """``calibrate_fixed_compute`` of the run the flags give, its table printed (--format table, csv or json)."""
+    """``calibrate_fixed_compute`` of the run the flags give, its table printed (--format table, csv
+    or json)."""
     from ..calibrate import calibrate_fixed_compute  # lazy: start-up time
 
     _check_fixed_compute(args, params)
@@ -187,8 +189,9 @@ def _fixed_compute(args: argparse.Namespace, params: dict[str, str]) -> int:
 
 
 def _check_fixed_compute(args: argparse.Namespace, params: dict[str, str]) -> None:
-    """--fixed-compute prints its table from a DP-SGD run's flags: --examples goes with it; no output file, no
-    accountant, no -p, no other parameter; epsilon, delta and the data set's size given."""
+    """--fixed-compute prints its table from a DP-SGD run's flags: --examples goes with it; no
+    output file, no accountant, no -p, no other parameter; epsilon, delta and the data set's size
+    given."""
     if not args.fixed_compute:
         raise UsageError("--examples is a compute budget: it goes with --fixed-compute")
     if args.out is not None or args.plot is not None or args.accountant or args.param:

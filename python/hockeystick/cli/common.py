@@ -1,5 +1,5 @@
-"""What every subcommand shares: the parser class, the usage error, the accountant and output options,
-and turning NAME=VALUE options into a sweep's parameters."""
+"""What every subcommand shares: the parser class, the usage error, the accountant and output
+options, and turning NAME=VALUE options into a sweep's parameters."""
 
 from __future__ import annotations
 
@@ -45,34 +45,37 @@ class UsageError(Exception):
 
 
 class LiteralUsageError(UsageError):
-    """A usage error whose words are printed as written: it names parameters as ``-p`` and ``--parameter`` take
-    them (``noise_multiplier``), which a training run's flags would otherwise rewrite (``--noise-multiplier``)."""
+    """A usage error whose words are printed as written: it names parameters as ``-p`` and
+    ``--parameter`` take them (``noise_multiplier``), which a training run's flags would otherwise
+    rewrite (``--noise-multiplier``)."""
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, with a usage error printed as its one line and a pointer to --help and the examples.
+    """argparse, with a usage error printed as its one line and a pointer to --help and the
+    examples.
 
     A subcommand's parser reports its own unrecognized arguments (with its own usage and a
     'did you mean' for a misspelled flag) instead of leaving them to the top-level parser.
 
-    A subcommand with the positional NAME (``accountant_argument``) reads it from the words argparse leaves
-    over, not by argparse's positional matching: a word right after an unrecognized flag is that flag's
-    value (``--epsilno 1`` is refused whole), never the accountant."""
+    A subcommand with the positional NAME (``accountant_argument``) reads it from the words argparse
+    leaves over, not by argparse's positional matching: a word right after an unrecognized flag is
+    that flag's value (``--epsilno 1`` is refused whole), never the accountant."""
 
     # the positional NAME's action, shown by --help and the usage line but matched by ``_take_name``
     name_action: argparse.Action | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # a flag is matched whole: argparse's prefix matching would read --output as --output-scale and
-        # --noise as --noise-multiplier; an unmatched flag is refused with the flags it may stand for
+        # a flag is matched whole: argparse's prefix matching would read --output as --output-scale
+        # and --noise as --noise-multiplier; an unmatched flag is refused with the flags it may
+        # stand for
         kwargs["allow_abbrev"] = False
         super().__init__(*args, **kwargs)
         self.register("action", None, Once)
         self.register("action", "store", Once)
 
     def error(self, message: str) -> Any:  # type: ignore[override]
-        # the one line that says what to change, and where the options are: the usage (30 lines for the
-        # subcommands that take a training run) would bury it
+        # the one line that says what to change, and where the options are: the usage (30 lines for
+        # the subcommands that take a training run) would bury it
         self.exit(
             EXIT_USAGE,
             f"{self.prog}: error: {message}\nrun '{self.prog} --help' for the options and examples\n",
@@ -110,8 +113,9 @@ class Parser(argparse.ArgumentParser):
 
 
 def suggest_flags(word: str, flags: Any) -> list[str]:
-    """The long flags ``word`` may stand for: those it begins (``--noise`` for ``--noise-multiplier``; flags are
-    matched whole, never by a prefix), else the closest spelling (``--epsilno`` for ``--epsilon``)."""
+    """The long flags ``word`` may stand for: those it begins (``--noise`` for
+    ``--noise-multiplier``; flags are matched whole, never by a prefix), else the closest spelling
+    (``--epsilno`` for ``--epsilon``)."""
     long = sorted(o for o in flags if o.startswith("--"))
     if len(word) > 2 and word.startswith("--"):
         starting = [o for o in long if o.startswith(word)]
@@ -125,9 +129,10 @@ GIVEN = "given_flags"
 
 
 class Once(argparse.Action):
-    """argparse's store action for a setting given once: a second value for the same destination (the same
-    flag again, or a synonym such as --target-epsilon for --epsilon) is refused naming both flags, never
-    'the last one wins'.  The flag as typed is kept (``args.given_flags``) so a refusal can name it."""
+    """argparse's store action for a setting given once: a second value for the same destination
+    (the same flag again, or a synonym such as --target-epsilon for --epsilon) is refused naming
+    both flags, never 'the last one wins'.  The flag as typed is kept (``args.given_flags``) so a
+    refusal can name it."""
 
     def __call__(
         self,
@@ -153,8 +158,8 @@ class Once(argparse.Action):
 
 
 def check_domains(args: argparse.Namespace) -> None:
-    """Refuse a flag's value outside its domain (``DOMAINS``), naming the flag as typed: run before a
-    subcommand imports its numerics, so such a mistake is answered at once."""
+    """Refuse a flag's value outside its domain (``DOMAINS``), naming the flag as typed: run before
+    a subcommand imports its numerics, so such a mistake is answered at once."""
     for dest, (flag, value) in getattr(args, GIVEN, {}).items():
         refused = _outside_domain(dest, value)
         if refused is not None:
@@ -170,9 +175,10 @@ def check_domains(args: argparse.Namespace) -> None:
             raise UsageError(f"{name.strip()} {refused}")
 
 
-# The domains a flag's values must lie in whatever the accountant, checked as the command line is read (before
-# the numerics are imported): destination -> (the rule, the test of one value).  The library checks the same
-# rules (these refusals name its words); a value this light reading cannot parse is left to the library.
+# The domains a flag's values must lie in whatever the accountant, checked as the command line is
+# read (before the numerics are imported): destination -> (the rule, the test of one value).  The
+# library checks the same rules (these refusals name its words); a value this light reading cannot
+# parse is left to the library.
 DOMAINS: dict[str, tuple[str, Any]] = {
     "epsilon": ("must be >= 0", lambda v: v >= 0),
     "delta": ("must lie strictly between 0 and 1", lambda v: 0 < v < 1),
@@ -181,8 +187,9 @@ DOMAINS: dict[str, tuple[str, Any]] = {
 
 
 def _outside_domain(dest: str, text: Any) -> str | None:
-    """The refusal of ``text`` (a number, a list 1,2,4 or a range log:START:STOP:NUM / linear:...) for the
-    flag stored at ``dest``, or None when every value lies in its domain or the text is not read here."""
+    """The refusal of ``text`` (a number, a list 1,2,4 or a range log:START:STOP:NUM / linear:...)
+    for the flag stored at ``dest``, or None when every value lies in its domain or the text is not
+    read here."""
     if dest not in DOMAINS or not isinstance(text, (str, float)):
         return None
     rule, inside = DOMAINS[dest]
@@ -204,8 +211,8 @@ def _outside_domain(dest: str, text: Any) -> str | None:
 
 
 def _take_name(namespace: argparse.Namespace, extras: list[str], dest: str) -> list[str]:
-    """``extras`` without its first word that is no flag and no unrecognized flag's value: that word is the
-    positional NAME, the first of the names ``dest`` lists (``-a NAME`` adds the others)."""
+    """``extras`` without its first word that is no flag and no unrecognized flag's value: that word
+    is the positional NAME, the first of the names ``dest`` lists (``-a NAME`` adds the others)."""
     for i, word in enumerate(extras):
         follows_flag = i > 0 and extras[i - 1].startswith("-") and "=" not in extras[i - 1]
         if not word.startswith("-") and not follows_flag:
@@ -233,8 +240,8 @@ def accountant_argument(
     positional: bool = True,
     several: bool = True,
 ) -> None:
-    """The accountant, into ``args.accountant`` (a list of the names given, or None): -a NAME and, unless
-    ``positional`` is false, the positional NAME before them (``Parser`` reads it)."""
+    """The accountant, into ``args.accountant`` (a list of the names given, or None): -a NAME and,
+    unless ``positional`` is false, the positional NAME before them (``Parser`` reads it)."""
     if positional:
         if not isinstance(parser, Parser):
             raise TypeError(
@@ -266,8 +273,9 @@ def accountant_argument(
 def accountant_options(
     parser: argparse.ArgumentParser, command: str, *, positional: bool = True
 ) -> None:
-    # The help names no accountant: listing them would build the registry (every family, scipy) on each
-    # --help; 'hockeystick accountants' lists them, and an unknown name is refused with the list.
+    # The help names no accountant: listing them would build the registry (every family, scipy) on
+    # each --help; 'hockeystick accountants' lists them, and an unknown name is refused with the
+    # list.
     group = parser.add_argument_group("what to evaluate")
     accountant_argument(parser, group, command, positional=positional)
     group.add_argument(
@@ -305,8 +313,8 @@ def accountant_options(
 
 
 def training_options(parser: argparse.ArgumentParser) -> None:
-    """A training run's flags (``TRAINING_FLAGS``, --sampling): --dataset-size names DP-SGD, --total-clients
-    DP-FedAvg (``training_accountant``)."""
+    """A training run's flags (``TRAINING_FLAGS``, --sampling): --dataset-size names DP-SGD,
+    --total-clients DP-FedAvg (``training_accountant``)."""
     run = parser.add_argument_group(
         "a training run, in its own words (no -a needed: --dataset-size means DP-SGD, --total-clients DP-FedAvg; "
         "every step released; same VALUE forms as --param)"
@@ -330,7 +338,8 @@ def training_options(parser: argparse.ArgumentParser) -> None:
 
 
 def matrix_options(parser: argparse.ArgumentParser) -> None:
-    """A matrix mechanism's flags (``MATRIX_FLAGS``), each the parameter of its name with underscores."""
+    """A matrix mechanism's flags (``MATRIX_FLAGS``), each the parameter of its name with
+    underscores."""
     strategy = parser.add_argument_group(
         "a matrix mechanism, in its own words (dp_ftrl_tree, dp_ftrl_blt, dp_ftrl_banded or amplified_banded_mf; "
         "--buffer-decay, --output-scale and --coefficients are ONE list each, the strategy's, never a grid axis)"
@@ -401,9 +410,9 @@ TRAINING_FLAG_SYNONYMS = {"sample-rate": ("--sampling-probability",)}
 
 
 def training_accountant(args: argparse.Namespace) -> str | None:
-    """dp_sgd / dp_fedavg (or their fixed_size variants) when the training flags say which: --dataset-size
-    DP-SGD, --total-clients DP-FedAvg; a run given by --sample-rate alone is DP-SGD (DP-FedAvg with
-    --clients-per-round or --rounds), unless -a names the accountant."""
+    """dp_sgd / dp_fedavg (or their fixed_size variants) when the training flags say which:
+    --dataset-size DP-SGD, --total-clients DP-FedAvg; a run given by --sample-rate alone is DP-SGD
+    (DP-FedAvg with --clients-per-round or --rounds), unless -a names the accountant."""
     sgd = getattr(args, "run_dataset_size", None) is not None
     fedavg = getattr(args, "run_total_clients", None) is not None
     if sgd and fedavg:
@@ -433,7 +442,8 @@ def training_accountant(args: argparse.Namespace) -> str | None:
 
 
 def progress_options(group: Any, shown: str = "the progress bar", them: str = "it") -> None:
-    """--progress / --no-progress into ``args.progress``: True, False, or None (shown when stderr is a terminal)."""
+    """--progress / --no-progress into ``args.progress``: True, False, or None (shown when stderr is
+    a terminal)."""
     group.add_argument(
         "--progress",
         dest="progress",
@@ -492,8 +502,9 @@ def positive_int(text: str) -> int:
 
 
 def parameters(args: argparse.Namespace) -> dict[str, str]:
-    """The NAME=VALUE parameters and the flags that give them, but the vector options of a family -a names
-    (``accountant_names`` binds those into the accountant's name: a list there is one vector, not an axis)."""
+    """The NAME=VALUE parameters and the flags that give them, but the vector options of a family -a
+    names (``accountant_names`` binds those into the accountant's name: a list there is one vector,
+    not an axis)."""
     params = _given(args)
     vectors = set().union(*(entry.vectors for entry in _families(args)))
     return {k: v for k, v in params.items() if k not in vectors}
@@ -523,8 +534,8 @@ def _given(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _named(args: argparse.Namespace) -> list[str]:
-    """The names -a gives: repeated or comma-separated (a configured name's own commas, inside its brackets,
-    stay: dp_ftrl_banded[coefficients=1,0.5])."""
+    """The names -a gives: repeated or comma-separated (a configured name's own commas, inside its
+    brackets, stay: dp_ftrl_banded[coefficients=1,0.5])."""
     given = args.accountant or []
     items = [given] if isinstance(given, str) else given
     return [n.strip() for item in items for n in re.split(r",(?![^\[\]]*\])", item) if n.strip()]
@@ -553,9 +564,10 @@ def add_once(params: dict[str, str], name: str, value: str, flag: str) -> None:
 def one_point(
     args: argparse.Namespace, what: str, own: Sequence[str] = ()
 ) -> tuple[Any, dict[str, float | int]]:
-    """The one accountant -a names and its parameters at one point, for a subcommand that evaluates a single run
-    (``what`` completes its refusals: "risk evaluates one mechanism"); ``own`` lists the subcommand's own settings
-    that ``parameters`` also collects (audit's --delta), left out of the accountant's."""
+    """The one accountant -a names and its parameters at one point, for a subcommand that evaluates
+    a single run (``what`` completes its refusals: "risk evaluates one mechanism"); ``own`` lists
+    the subcommand's own settings that ``parameters`` also collects (audit's --delta), left out of
+    the accountant's."""
     from ..registry import get  # lazy: start-up time
 
     names = accountant_names(args)
@@ -582,9 +594,9 @@ def one_point(
 
 
 def accountant_names(args: argparse.Namespace, default: Sequence[str] | None = None) -> list[str]:
-    """The accountants the command line names: the training run the training flags describe, else the names -a
-    gives (a family's vectors bound from -p or its flags, a configured name spelled the one way), else
-    ``default``; an unknown name is refused with the closest."""
+    """The accountants the command line names: the training run the training flags describe, else
+    the names -a gives (a family's vectors bound from -p or its flags, a configured name spelled the
+    one way), else ``default``; an unknown name is refused with the closest."""
     names = _named(args)
     training = training_accountant(args)
     _check_known(names, training)
@@ -614,7 +626,8 @@ def _check_training_names(args: argparse.Namespace, names: list[str], training: 
 
 
 def _default_names(default: Sequence[str] | None) -> list[str]:
-    """``default`` when no accountant is named; without one, a refusal listing the registered accountants."""
+    """``default`` when no accountant is named; without one, a refusal listing the registered
+    accountants."""
     if default:
         return list(default)
     from ..sweep import registry  # lazy: start-up time
@@ -625,7 +638,8 @@ def _default_names(default: Sequence[str] | None) -> list[str]:
 
 
 def _configured(args: argparse.Namespace, names: list[str], families: dict[str, Any]) -> list[str]:
-    """The names with a bare family's vectors bound from -p or the flags, a configured name spelled the one way."""
+    """The names with a bare family's vectors bound from -p or the flags, a configured name spelled
+    the one way."""
     from ..registry import configure, get  # lazy: start-up time
 
     given = _given(args)
@@ -640,8 +654,8 @@ def _configured(args: argparse.Namespace, names: list[str], families: dict[str, 
 
 
 def _check_known(names: list[str], training: str | None) -> None:
-    """Refuse a name no accountant, family or calculator has, with the closest registered name (the full
-    list is long: 'hockeystick accountants' prints it with each one's parameters)."""
+    """Refuse a name no accountant, family or calculator has, with the closest registered name (the
+    full list is long: 'hockeystick accountants' prints it with each one's parameters)."""
     from ..registry import CALCULATORS, REGISTRY  # lazy: start-up time
 
     for name in names:
@@ -664,8 +678,8 @@ def _check_known(names: list[str], training: str | None) -> None:
 
 
 def written(args: argparse.Namespace, name: str, value: str | None = None) -> str:
-    """Parameter ``name`` as the command line gave it: its training or matrix flag (``--steps``, with
-    ``value``: ``--steps 4``), else -p (``'steps'``, with ``value``: ``-p steps=4``)."""
+    """Parameter ``name`` as the command line gave it: its training or matrix flag (``--steps``,
+    with ``value``: ``--steps 4``), else -p (``'steps'``, with ``value``: ``-p steps=4``)."""
     flag = any(getattr(args, f"{kind}_{name}", None) is not None for kind in ("matrix", "run"))
     if value is None:
         return f"--{name.replace('_', '-')}" if flag else repr(name)

@@ -1,11 +1,12 @@
-"""``hockeystick compose``: a heterogeneous run (a TOML list of stages, mixed mechanisms) through one
-PLDAccountant, printing the certified bracket of epsilon (or delta) for the whole run and the neighbouring
-relations it holds under (pld.neighbouring; stages with none in common are refused).
+"""``hockeystick compose``: a heterogeneous run (a TOML list of stages, mixed mechanisms) through
+one PLDAccountant, printing the certified bracket of epsilon (or delta) for the whole run and the
+neighbouring relations it holds under (pld.neighbouring; stages with none in common are refused).
 
-A compose file is a schedule fixed before the run, so it is also followed round by round: ``--every N`` prints
-the bracket of epsilon after every N rounds (``PLDAccountant.epsilon_curve``), and ``--budget EPS`` the last round
-whose certified upper epsilon is within EPS. The true epsilon grows with the rounds, so the run is within the
-budget through that round; the next round's upper side passes it (found by bisection over the prefixes)."""
+A compose file is a schedule fixed before the run, so it is also followed round by round: ``--every
+N`` prints the bracket of epsilon after every N rounds (``PLDAccountant.epsilon_curve``), and
+``--budget EPS`` the last round whose certified upper epsilon is within EPS. The true epsilon grows
+with the rounds, so the run is within the budget through that round; the next round's upper side
+passes it (found by bisection over the prefixes)."""
 
 from __future__ import annotations
 
@@ -133,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
             int(stage.get("rounds", 1)) for stage in stages
         )  # compose_stages checked each count
         return along_the_run(accountant, args, xs, relations, len(stages), total)
-    # the run's refusals are the compose file's; the values asked about are the flag's (--delta, --epsilon)
+    # the run's refusals are the compose file's; the values asked about are the flag's (--delta,
+    # --epsilon)
     answer = getattr(accountant, asked)(xs, bound=args.bound)
     sides = ("lower", "upper") if args.bound == "both" else (args.bound,)
     columns = [given] + [f"{asked}_{side}" for side in sides]

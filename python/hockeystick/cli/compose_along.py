@@ -1,12 +1,14 @@
-"""``hockeystick compose FILE --delta D --every N --budget EPS``: a fixed schedule followed round by round.
+"""``hockeystick compose FILE --delta D --every N --budget EPS``: a fixed schedule followed round by
+round.
 
-The rows are the certified bracket of epsilon at delta after every N rounds (and the last), and with a budget
-the last round R whose certified upper epsilon is at most EPS and the round R + 1 that passes it, each marked
-``within_budget``. R is found by narrowing [0, T] with batched curves of up to ``_PROBES`` prefixes
-(``PLDAccountant.epsilon_curve`` at given steps): an interval stays with its left end within the budget and
-its right end past it, so R is a crossing of the upper side. The true epsilon never falls as rounds are added
-(a prefix's release is a post-processing of the longer run's), so true epsilon(r) <= upper(R) <= EPS for
-every r <= R: the run is within the budget through round R.
+The rows are the certified bracket of epsilon at delta after every N rounds (and the last), and with
+a budget the last round R whose certified upper epsilon is at most EPS and the round R + 1 that
+passes it, each marked ``within_budget``. R is found by narrowing [0, T] with batched curves of up
+to ``_PROBES`` prefixes (``PLDAccountant.epsilon_curve`` at given steps): an interval stays with its
+left end within the budget and its right end past it, so R is a crossing of the upper side. The true
+epsilon never falls as rounds are added (a prefix's release is a post-processing of the longer
+run's), so true epsilon(r) <= upper(R) <= EPS for every r <= R: the run is within the budget through
+round R.
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ def _budget(text: str) -> float:
 
 
 def last_round_within(accountant: Any, delta: float, budget: float, total: int) -> int:
-    """The last round R in [0, total] with certified upper epsilon <= ``budget`` where round R + 1 passes it
-    (``total`` if the whole run is within it; 0 if the first round already passes it)."""
+    """The last round R in [0, total] with certified upper epsilon <= ``budget`` where round R + 1
+    passes it (``total`` if the whole run is within it; 0 if the first round already passes it)."""
     if accountant.epsilon_curve(delta, steps=[total]).upper[0] <= budget:
         return total
     within, past = 0, total  # upper(within) <= budget < upper(past); no rounds is epsilon 0
@@ -74,7 +76,8 @@ def along_the_run(
     stages: int,
     total: int,
 ) -> int:
-    """Print the checkpoints' brackets (``--every``) and the budget's round (``--budget``) in ``args.format``."""
+    """Print the checkpoints' brackets (``--every``) and the budget's round (``--budget``) in
+    ``args.format``."""
     if args.delta is None or len(deltas) != 1:
         raise UsageError(
             "--every and --budget follow epsilon at one delta along the run: give one --delta value"
@@ -105,7 +108,8 @@ def along_the_run(
 
 
 def _rows(curve: Any, budget: float | None) -> tuple[list[str], list[list[Any]]]:
-    """The curve's rows (rounds, both sides), each marked within the budget or not when there is one."""
+    """The curve's rows (rounds, both sides), each marked within the budget or not when there is
+    one."""
     columns = ["rounds", "epsilon_lower", "epsilon_upper"] + (
         [] if budget is None else ["within_budget"]
     )

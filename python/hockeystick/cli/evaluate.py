@@ -84,7 +84,8 @@ def _command(output: str) -> Callable[[argparse.Namespace], int]:
             (args.plot, None) if along else (None, args.plot)
         )  # the run's picture, drawn below
         if epochs is not None and result.columns is not None:
-            # the printed table's epochs beside the steps (a file, CSV and JSON hold the grid's columns)
+            # the printed table's epochs beside the steps (a file, CSV and JSON hold the grid's
+            # columns)
             columns = list(result.columns.items())
             at = 1 + next((i for i, (name, _) in enumerate(columns) if name == "steps"), -1)
             result.columns = dict([*columns[:at], ("epochs", epochs), *columns[at:]])
@@ -97,8 +98,8 @@ def _command(output: str) -> Callable[[argparse.Namespace], int]:
 
 
 def _draw_along_run(result: Any, png: str, epochs: Any, messages: Any) -> None:
-    """--every with --plot: the run's certified sides against its checkpoints, in epochs with --every epoch (else
-    steps), on a linear axis; both sides with --bound both."""
+    """--every with --plot: the run's certified sides against its checkpoints, in epochs with
+    --every epoch (else steps), on a linear axis; both sides with --bound both."""
     from ..plots.along_run import bracket_along_run  # lazy: start-up time; matplotlib
 
     grid, columns = result.grid, result.columns

@@ -1,5 +1,5 @@
-"""Running a grid for a subcommand: in-process or on Dask (--workers, --scheduler), after checking --plot and
---resume against -o."""
+"""Running a grid for a subcommand: in-process or on Dask (--workers, --scheduler), after checking
+--plot and --resume against -o."""
 
 from __future__ import annotations
 
@@ -45,8 +45,8 @@ def execute(grid: Any, args: argparse.Namespace, *, out: str | None, keep: bool 
 
 
 def check_address(address: str, flag: str) -> None:
-    """A Dask scheduler's address, given by ``flag``, has a host and a port (tcp://host:8786): refused before
-    connecting."""
+    """A Dask scheduler's address, given by ``flag``, has a host and a port (tcp://host:8786):
+    refused before connecting."""
     from distributed.comm import (
         get_address_host_port,
     )  # lazy: the dask extra, checked by the caller

@@ -1,10 +1,11 @@
 """--participation: DP-FTRL at one point under a random participation scheme, each number labelled.
 
 ``hockeystick delta|epsilon dp_ftrl_banded --coefficients ... --rounds ... --noise-multiplier ...
---participation balls_in_bins --min-separation b --epsilon 1`` prints ``matrix.labelled_reading``: the certified lower
-side, the certified upper side with what it is (amplified, or unamplified: no amplification claimed) and,
-with --monte-carlo-draws, a Monte Carlo estimate labelled "not certified".  ``hockeystick calibrate`` with
---participation finds the smallest noise multiplier whose certified upper epsilon is within the target.
+--participation balls_in_bins --min-separation b --epsilon 1`` prints ``matrix.labelled_reading``:
+the certified lower side, the certified upper side with what it is (amplified, or unamplified: no
+amplification claimed) and, with --monte-carlo-draws, a Monte Carlo estimate labelled "not
+certified".  ``hockeystick calibrate`` with --participation finds the smallest noise multiplier
+whose certified upper epsilon is within the target.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ _BISECTION_STEPS = (
 
 
 def participation_options(parser: argparse.ArgumentParser) -> None:
-    """--participation and the Monte Carlo's settings (the scheme's b, k and p/q are --min-separation,
-    --max-participations and --sampling-rate)."""
+    """--participation and the Monte Carlo's settings (the scheme's b, k and p/q are
+    --min-separation, --max-participations and --sampling-rate)."""
     group = parser.add_argument_group(
         "DP-FTRL with records taking part by a random scheme (one point; each side labelled certified or estimated)"
     )
@@ -68,7 +69,8 @@ def participation_options(parser: argparse.ArgumentParser) -> None:
 def _run(
     args: argparse.Namespace, what: str, drop: tuple[str, ...]
 ) -> tuple[Callable[..., Any], dict[str, Any]]:
-    """(build, values): DPFTRL of the one dp_ftrl_* accountant named, at its parameters but ``drop``."""
+    """(build, values): DPFTRL of the one dp_ftrl_* accountant named, at its parameters but
+    ``drop``."""
     entry, values = one_point(
         args, what, own=(*drop, "sampling_rate")
     )  # a hidden grid parameter: read here
@@ -129,7 +131,8 @@ def _print(reading: Any, args: argparse.Namespace, extra: dict[str, float] | Non
 
 
 def participation_reading(args: argparse.Namespace, output: str) -> int:
-    """delta (or epsilon) at the one point the flags give, under ``args.participation``, each side labelled."""
+    """delta (or epsilon) at the one point the flags give, under ``args.participation``, each side
+    labelled."""
     other = "epsilon" if output == "delta" else "delta"
     build, _ = _run(args, f"--participation evaluates one point of {output}", ("epsilon", "delta"))
     if getattr(args, output, None) is not None:
@@ -151,12 +154,12 @@ def participation_reading(args: argparse.Namespace, output: str) -> int:
 
 
 def participation_calibrate(args: argparse.Namespace) -> int:
-    """The smallest noise multiplier (to a relative 1e-9) whose certified upper epsilon at --delta is at most
-    --epsilon under ``args.participation``, and the labelled reading there.
+    """The smallest noise multiplier (to a relative 1e-9) whose certified upper epsilon at --delta
+    is at most --epsilon under ``args.participation``, and the labelled reading there.
 
-    The certified upper side falls as the noise multiplier grows (the worst pattern's Gaussian, mu = sens / z;
-    the amplified side's dominating pair likewise), so a bisection in log scale between a multiplier that
-    meets the target and one that does not returns one that meets it, evaluated.
+    The certified upper side falls as the noise multiplier grows (the worst pattern's Gaussian, mu =
+    sens / z; the amplified side's dominating pair likewise), so a bisection in log scale between a
+    multiplier that meets the target and one that does not returns one that meets it, evaluated.
     """
     if args.parameter not in (None, "noise_multiplier", "noise-multiplier", "--noise-multiplier"):
         raise UsageError(

@@ -1,6 +1,6 @@
-"""A picture on the command line: the flags that choose its axes, kind, slices and levels (``plot`` and
-``sweep --plot``), their check against a grid before it runs, and the PNG path it is written to (refused
-before any work when it cannot be written)."""
+"""A picture on the command line: the flags that choose its axes, kind, slices and levels (``plot``
+and ``sweep --plot``), their check against a grid before it runs, and the PNG path it is written to
+(refused before any work when it cannot be written)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ _FLAGS = {role: f"--{role}" for role in ("x", "y", "hue", "facet", "slice", "kin
 
 
 def picture_options(parser: argparse.ArgumentParser) -> None:
-    """The flags choosing a picture (``plots.choose_picture``): what is not given follows the natural picture."""
+    """The flags choosing a picture (``plots.choose_picture``): what is not given follows the
+    natural picture."""
     group = parser.add_argument_group(
         "the picture (each optional; default: the sweep's natural picture)"
     )
@@ -70,7 +71,8 @@ def picture_options(parser: argparse.ArgumentParser) -> None:
 
 
 def picture_choices(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of ``plots.plot_grid`` / ``plot_dataset`` the picture flags give (none: {})."""
+    """The keyword arguments of ``plots.plot_grid`` / ``plot_dataset`` the picture flags give (none:
+    {})."""
     choices: dict[str, Any] = {
         role: getattr(args, f"picture_{role}")
         for role in _ROLES
@@ -123,8 +125,9 @@ def _levels(text: str) -> list[float]:
 
 
 def check_picture(grid: Any, args: argparse.Namespace) -> None:
-    """Before a sweep runs: the picture flags need --plot, and name axes of ``grid`` (a usage error otherwise,
-    with the closest axis name), so that a misspelled axis is refused before the evaluation, not after it."""
+    """Before a sweep runs: the picture flags need --plot, and name axes of ``grid`` (a usage error
+    otherwise, with the closest axis name), so that a misspelled axis is refused before the
+    evaluation, not after it."""
     choices = picture_choices(args)
     if not choices:
         return
@@ -143,7 +146,8 @@ def check_picture(grid: Any, args: argparse.Namespace) -> None:
 
 
 def flag_words(message: str) -> str:
-    """A ``choose_picture`` message in the command line's words: 'x 'sigmaa' ...' -> '--x 'sigmaa' ...'."""
+    """A ``choose_picture`` message in the command line's words: 'x 'sigmaa' ...' -> '--x 'sigmaa'
+    ...'."""
     for role, flag in _FLAGS.items():
         for prefix in (f"{role} ", f"{role}="):
             if message.startswith(prefix):
@@ -152,8 +156,8 @@ def flag_words(message: str) -> str:
 
 
 def check_plot_path(path: str, force: bool, flag: str = "--plot") -> None:
-    """The picture's path, given by ``flag``: a *.png in an existing, writable directory, not replaced unless
-    ``force``, with the plot extra installed; refused before any work."""
+    """The picture's path, given by ``flag``: a *.png in an existing, writable directory, not
+    replaced unless ``force``, with the plot extra installed; refused before any work."""
     p = Path(path)
     require_extra(
         flag, "matplotlib", "xarray", "pandas", extra="plot"

@@ -1,5 +1,6 @@
-"""``hockeystick plot FILE``: the picture of a saved sweep, drawn from the file (nothing re-evaluated); the
-flags that choose a picture's axes, kind and slices (shared with ``sweep --plot``) are cli/picture.py's."""
+"""``hockeystick plot FILE``: the picture of a saved sweep, drawn from the file (nothing
+re-evaluated); the flags that choose a picture's axes, kind and slices (shared with ``sweep
+--plot``) are cli/picture.py's."""
 
 from __future__ import annotations
 
@@ -71,9 +72,10 @@ def run(args: argparse.Namespace) -> int:
     except (MemoryError, MissingExtraError):
         raise
     except Exception as exc:
-        # read_sweep only parses the file, so whatever it raises says the file is not a sweep: a damaged
-        # archive (zipfile.BadZipFile, EOFError), a bad encoding, a damaged Parquet footer or NetCDF header
-        # are bad input (exit 2), each a different exception type of the reader underneath.
+        # read_sweep only parses the file, so whatever it raises says the file is not a sweep: a
+        # damaged archive (zipfile.BadZipFile, EOFError), a bad encoding, a damaged Parquet footer
+        # or NetCDF header are bad input (exit 2), each a different exception type of the reader
+        # underneath.
         message = " ".join(str(exc).split())
         if isinstance(exc, ValueError) and message.startswith(f"sweep file {args.file!r}"):
             raise UsageError(message) from None
@@ -89,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _picture_path(args: argparse.Namespace) -> tuple[str, str]:
-    """The PNG to write and the flag that named it: --plot, or -o (--out, --output), its deprecated spelling, read
-    the same with a warning on stderr."""
+    """The PNG to write and the flag that named it: --plot, or -o (--out, --output), its deprecated
+    spelling, read the same with a warning on stderr."""
     old = getattr(args, GIVEN, {}).get("old_plot", ("-o",))[0]
     if args.plot is not None and args.old_plot is not None:
         raise UsageError(

@@ -1,10 +1,11 @@
-"""What a subcommand prints after a run: the points as a table, JSON or CSV (``--format``), on stdout or,
-with ``-o -``, as the data itself (messages then go to stderr); the summary of a grid too large to list.
+"""What a subcommand prints after a run: the points as a table, JSON or CSV (``--format``), on
+stdout or, with ``-o -``, as the data itself (messages then go to stderr); the summary of a grid too
+large to list.
 
-Every format carries the fixed parameters as columns beside the axes, so a row is self-contained.  The
-rows are the sweep writer's (``sweep.writers.table_rows``): CSV on stdout is byte for byte the file
-``-o FILE.csv`` writes, and an integer parameter of the accountants (rounds, dataset_size, a calibrated
-rounds) is an integer in CSV and JSON alike.
+Every format carries the fixed parameters as columns beside the axes, so a row is self-contained.
+The rows are the sweep writer's (``sweep.writers.table_rows``): CSV on stdout is byte for byte the
+file ``-o FILE.csv`` writes, and an integer parameter of the accountants (rounds, dataset_size, a
+calibrated rounds) is an integer in CSV and JSON alike.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ def format_options(parser: argparse.ArgumentParser) -> None:
 
 
 def check_format(args: argparse.Namespace, size: int, max_rows: int | None) -> None:
-    """Before any work: --format json/csv prints every point, so it needs -o - or at most ``max_rows``
-    points (a sweep, ``max_rows=None``, always needs -o -: its -o FILE holds the points)."""
+    """Before any work: --format json/csv prints every point, so it needs -o - or at most
+    ``max_rows`` points (a sweep, ``max_rows=None``, always needs -o -: its -o FILE holds the
+    points)."""
     fmt = getattr(args, "format", None)
     if fmt in (None, "table") or getattr(args, "out", None) == STDOUT:
         return
@@ -65,7 +67,8 @@ def check_format(args: argparse.Namespace, size: int, max_rows: int | None) -> N
 
 
 def _table(result: Any) -> dict[str, Any]:
-    """The columns of an in-memory result as a table file holds them (axes, fixed parameters, outputs, best)."""
+    """The columns of an in-memory result as a table file holds them (axes, fixed parameters,
+    outputs, best)."""
     grid = result.grid
     names = grid.outputs + (("best",) if grid.has_best else ())
     from ..sweep.writers import table_rows  # lazy: start-up time
@@ -74,8 +77,8 @@ def _table(result: Any) -> dict[str, Any]:
 
 
 def records(result: Any) -> list[dict[str, Any]]:
-    """One JSON object per point: an integer parameter of the accountants as an integer (a calibrated
-    rounds too, "inf" where unbounded), ``best`` by the accountant's name."""
+    """One JSON object per point: an integer parameter of the accountants as an integer (a
+    calibrated rounds too, "inf" where unbounded), ``best`` by the accountant's name."""
     from ..sweep.writers import integer_columns  # lazy: start-up time
 
     grid = result.grid
@@ -109,8 +112,8 @@ def _write(result: Any, fmt: str, stream: TextIO) -> None:
 
 
 def report(result: Any, args: argparse.Namespace, *, max_rows: int | None) -> None:
-    """Print ``result`` as ``args.format`` asks: every point (up to ``max_rows``; all of them with -o -),
-    else the summary; then where the file and the picture were written."""
+    """Print ``result`` as ``args.format`` asks: every point (up to ``max_rows``; all of them with
+    -o -), else the summary; then where the file and the picture were written."""
     to_stdout = getattr(args, "out", None) == STDOUT
     fmt = args.format or ("csv" if to_stdout else "table")
     limit = None if to_stdout else max_rows
@@ -128,7 +131,8 @@ def report(result: Any, args: argparse.Namespace, *, max_rows: int | None) -> No
 
 
 def report_files(result: Any, args: argparse.Namespace) -> None:
-    """Where the result file and the picture were written (on stderr when stdout carries the points)."""
+    """Where the result file and the picture were written (on stderr when stdout carries the
+    points)."""
     messages = sys.stderr if getattr(args, "out", None) == STDOUT else sys.stdout
     if result.path:
         print(f"result written to {os.path.abspath(result.path)}", file=messages)

@@ -1,5 +1,5 @@
-"""``hockeystick risk``: an attacker's certified TPR at given FPRs, and the advantage, of one mechanism; with
-``--gdp``, its certified mu-GDP bracket (``risk.certified_gdp``)."""
+"""``hockeystick risk``: an attacker's certified TPR at given FPRs, and the advantage, of one
+mechanism; with ``--gdp``, its certified mu-GDP bracket (``risk.certified_gdp``)."""
 
 from __future__ import annotations
 

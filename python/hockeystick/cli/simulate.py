@@ -4,16 +4,16 @@
     hockeystick simulate runs.toml -o runs.csv --dask local --workers 2
     hockeystick simulate runs.toml -o runs.parquet --dask tcp://scheduler:8786
 
-Every algorithm table of the file is swept (its grid x fixed x seeds, :func:`simulate.simulate_sweep`)
-on one bundled or synthetic data set; the rows stream to -o as they finish (PATH.partial until the sweep ends),
-the frontier (the best mean accuracy each epsilon buys, with the configuration reaching it) is
-printed per algorithm, and --plot draws accuracy against epsilon with one curve per algorithm.
-Trusted-aggregator runs with Corollary 1's rates (schedule = "inverse_t") on a linear model also
-get paper 000 Corollary 1's bound beside their measured excess test loss (drawn when metric =
-"test_loss").
-Bad input (an unknown key, algorithm or parameter, sigma < 0, more clients per round than
-clients, an existing -o FILE without --force) is refused before any training starts: exit 2 and
-one line on stderr (the command line's error handling, ``cli._dispatch``).
+Every algorithm table of the file is swept (its grid x fixed x seeds,
+:func:`simulate.simulate_sweep`) on one bundled or synthetic data set; the rows stream to -o as they
+finish (PATH.partial until the sweep ends), the frontier (the best mean accuracy each epsilon buys,
+with the configuration reaching it) is printed per algorithm, and --plot draws accuracy against
+epsilon with one curve per algorithm. Trusted-aggregator runs with Corollary 1's rates (schedule =
+"inverse_t") on a linear model also get paper 000 Corollary 1's bound beside their measured excess
+test loss (drawn when metric = "test_loss"). Bad input (an unknown key, algorithm or parameter,
+sigma < 0, more clients per round than clients, an existing -o FILE without --force) is refused
+before any training starts: exit 2 and one line on stderr (the command line's error handling,
+``cli._dispatch``).
 """
 
 from __future__ import annotations
@@ -77,7 +77,8 @@ _METRICS = ("test_accuracy", "final_accuracy", "test_loss", "final_loss")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``simulate`` subcommand to ``subparsers`` (the command line's ``add_subparsers`` action)."""
+    """Add the ``simulate`` subcommand to ``subparsers`` (the command line's ``add_subparsers``
+    action)."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "simulate",
         help="train simulated FL runs over a grid of configurations and draw the privacy-utility frontier",
@@ -123,7 +124,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the sweep the file describes (see the module docstring); every refusal is a ValueError."""
+    """Run the sweep the file describes (see the module docstring); every refusal is a
+    ValueError."""
     _check_where(args)
     import pandas as pd  # lazy: the simulate extra, checked by _check_where
 
@@ -163,8 +165,8 @@ def _check_where(args: argparse.Namespace) -> None:
 def _read(
     config: str,
 ) -> tuple[dict[str, Any], Any, Any, list[int], dict[str, list[dict[str, Any]]]]:
-    """The file's plan, the (train, test) data, the seeds and each algorithm's configurations, checked against
-    the data; a refusal names the file."""
+    """The file's plan, the (train, test) data, the seeds and each algorithm's configurations,
+    checked against the data; a refusal names the file."""
     from ..simulate.sweep import (
         check_configurations,
         configurations,
@@ -189,7 +191,8 @@ def _read(
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """-o FILE and --plot PNG writable (replaced only with --force), --processes and --workers at least 1."""
+    """-o FILE and --plot PNG writable (replaced only with --force), --processes and --workers at
+    least 1."""
     from ..simulate.row_stream import check_output_path  # lazy: start-up time
 
     check_output_path(args.out, args.force)
@@ -213,8 +216,8 @@ def _stream_columns(algorithms: Mapping[str, Sequence[Mapping[str, Any]]]) -> di
 
 @contextlib.contextmanager
 def _scheduler(args: argparse.Namespace) -> Iterator[str | None]:
-    """The Dask scheduler's address: a LocalCluster of --workers workers (closed afterwards) for --dask local,
-    the address --dask gives, or None (in-process)."""
+    """The Dask scheduler's address: a LocalCluster of --workers workers (closed afterwards) for
+    --dask local, the address --dask gives, or None (in-process)."""
     if args.dask != "local":
         yield args.dask
         return
@@ -266,7 +269,8 @@ def _simulate(
 
 
 def _print_frontiers(everything: Any, plan: Mapping[str, Any], seeds: list[int]) -> None:
-    """Each algorithm's frontier of the metric against epsilon, with the configuration reaching it."""
+    """Each algorithm's frontier of the metric against epsilon, with the configuration reaching
+    it."""
     from ..simulate.frontier import frontier  # lazy: start-up time
 
     metric = plan["metric"]
@@ -288,8 +292,8 @@ def _print_frontiers(everything: Any, plan: Mapping[str, Any], seeds: list[int])
 
 
 def _corollary_1(everything: Any, plan: Mapping[str, Any], train: Any, test: Any) -> Any:
-    """Paper 000 Corollary 1's bound of the trusted aggregator's runs that it covers, printed; the (epsilon,
-    value) frame drawn beside the test loss, or None."""
+    """Paper 000 Corollary 1's bound of the trusted aggregator's runs that it covers, printed; the
+    (epsilon, value) frame drawn beside the test loss, or None."""
     if "trusted_aggregator" not in plan["algorithms"]:
         return None
     from ..simulate.utility_bound import corollary_1_table  # lazy: start-up time
@@ -306,8 +310,8 @@ def _corollary_1(everything: Any, plan: Mapping[str, Any], train: Any, test: Any
 
 
 def _draw(everything: Any, path: str, plan: Mapping[str, Any], train: Any, bound: Any) -> None:
-    """The frontier picture: the metric against epsilon, one curve per algorithm (Corollary 1's bound beside
-    the test loss)."""
+    """The frontier picture: the metric against epsilon, one curve per algorithm (Corollary 1's
+    bound beside the test loss)."""
     from ..plots import frontier_plot  # lazy: start-up time
 
     metric = plan["metric"]
@@ -410,7 +414,8 @@ def _algorithms(tables: Any) -> dict[str, dict[str, dict[str, Any]]]:
 
 
 def _algorithm(name: str, table: Any) -> dict[str, dict[str, Any]]:
-    """One [algorithms.NAME] table: grid = {name = [values]} (at least one) and fixed = {name = value}."""
+    """One [algorithms.NAME] table: grid = {name = [values]} (at least one) and fixed = {name =
+    value}."""
     if not isinstance(table, dict) or set(table) - {"grid", "fixed"}:
         raise ValueError(
             f"[algorithms.{name}] takes grid = {{name = [values]}} and fixed = {{name = value}}"
@@ -452,7 +457,8 @@ def _every(every: Any) -> int | None:
 
 
 def _value(name: str, value: Any) -> Any:
-    """A parameter value from TOML: "full" batch_size means each client's whole local batch (None)."""
+    """A parameter value from TOML: "full" batch_size means each client's whole local batch
+    (None)."""
     if name == "batch_size" and value == "full":
         return None
     return value
@@ -473,7 +479,8 @@ def _frontier_table(front: Any, metric: str, parameters: Sequence[str]) -> str:
 
 
 def _show(value: Any) -> str:
-    """A parameter value as written in the file (an integer column made float by other algorithms' gaps: 10)."""
+    """A parameter value as written in the file (an integer column made float by other algorithms'
+    gaps: 10)."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

@@ -1,4 +1,5 @@
-"""``hockeystick sweep``: one or more accountants over a grid of parameter points, streamed to a file."""
+"""``hockeystick sweep``: one or more accountants over a grid of parameter points, streamed to a
+file."""
 
 from __future__ import annotations
 
@@ -102,13 +103,14 @@ def register(subparsers: Any) -> None:
     sweep.set_defaults(func=run)
 
 
-# one or more accountant names, comma-separated, each possibly configured (dp_ftrl_banded[coefficients=1,0.5])
+# one or more accountant names, comma-separated, each possibly configured
+# (dp_ftrl_banded[coefficients=1,0.5])
 _NAMES = re.compile(r"\s*\w+(\[[^\]]*\])?(\s*,\s*\w+(\[[^\]]*\])?)*\s*")
 
 
 def _accountant_word(args: argparse.Namespace) -> None:
-    """The positional word as the accountant (the first -a NAME) when it is no file's path and reads as
-    accountant names; else it stays the sweep file."""
+    """The positional word as the accountant (the first -a NAME) when it is no file's path and reads
+    as accountant names; else it stays the sweep file."""
     word = args.config
     if word is None or os.path.exists(word) or not _NAMES.fullmatch(word):
         return
@@ -144,8 +146,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _grid(args: argparse.Namespace) -> tuple[Any, int | None]:
-    """The grid of the sweep file, with the flags added to it or overriding it, and the file's chunk size; a
-    refusal of the file's content names the file."""
+    """The grid of the sweep file, with the flags added to it or overriding it, and the file's chunk
+    size; a refusal of the file's content names the file."""
     from ..sweep.grid import Grid, chunk_size_setting, read_toml  # lazy: start-up time
 
     spec: dict[str, Any] = read_toml(args.config) if args.config else {}
@@ -160,7 +162,8 @@ def _grid(args: argparse.Namespace) -> tuple[Any, int | None]:
 
 
 def _with_flags(spec: dict[str, Any], args: argparse.Namespace) -> None:
-    """``spec`` (a sweep file's table) with the flags' parameters, accountants, bound and output in it."""
+    """``spec`` (a sweep file's table) with the flags' parameters, accountants, bound and output in
+    it."""
     from ..registry import default_output  # lazy: start-up time
 
     if not isinstance(spec.get("parameters", {}), dict):
@@ -192,9 +195,10 @@ _OTHER_TARGET = {"delta": "epsilon", "epsilon": "delta"}
 def _check_target_given(
     args: argparse.Namespace, output: Any, params: dict[str, Any], how: str
 ) -> None:
-    """A sweep computing delta (the default) or epsilon is not given a value of it: the refusal names the fix,
-    ``-q`` with the other target (``--delta 1e-5`` asks for epsilon at that delta: ``-q epsilon``), or a
-    parameter to calibrate where both targets are given; ``how`` says what set the output."""
+    """A sweep computing delta (the default) or epsilon is not given a value of it: the refusal
+    names the fix, ``-q`` with the other target (``--delta 1e-5`` asks for epsilon at that delta:
+    ``-q epsilon``), or a parameter to calibrate where both targets are given; ``how`` says what set
+    the output."""
     other = _OTHER_TARGET.get(output) if isinstance(output, str) else None
     if other is None or output not in params:
         return
@@ -210,8 +214,9 @@ def _check_target_given(
 
 
 def _target_words(args: argparse.Namespace, name: str, value: Any) -> tuple[str, str]:
-    """How the command line gave target ``name`` its ``value`` (``--delta 1e-5``, ``-p delta=1e-5``, ``the sweep
-    file's delta = 1e-5``) and what to drop (``--delta``, ``-p delta``, ``delta from the sweep file``)."""
+    """How the command line gave target ``name`` its ``value`` (``--delta 1e-5``, ``-p delta=1e-5``,
+    ``the sweep file's delta = 1e-5``) and what to drop (``--delta``, ``-p delta``, ``delta from the
+    sweep file``)."""
     typed = getattr(args, GIVEN, {}).get(name)
     if typed is not None:
         return f"{typed[0]} {value}", typed[0]
@@ -242,8 +247,8 @@ def _example(args: argparse.Namespace) -> int:
 
 
 def _written_suffix() -> str:
-    """The file format a hint names: Parquet where pyarrow imports (as the example writes), else CSV, which
-    needs nothing beyond the core install."""
+    """The file format a hint names: Parquet where pyarrow imports (as the example writes), else
+    CSV, which needs nothing beyond the core install."""
     try:
         found = find_spec("pyarrow") is not None
     except (ImportError, ValueError):

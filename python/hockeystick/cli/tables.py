@@ -77,8 +77,9 @@ def print_summary(result: Any) -> None:
 
 
 def _where(summary: Any, first: int, count: int, size: int) -> str:
-    """Where an extreme sits: its point, or, when several points attain it (a plateau such as delta = 0), how
-    many and the first of them in grid order (the axes' first values first), never one of them as if alone."""
+    """Where an extreme sits: its point, or, when several points attain it (a plateau such as
+    delta = 0), how many and the first of them in grid order (the axes' first values first), never one of
+    them as if alone."""
     if count <= 1:
         return describe(summary.point(first))
     return f"{count:,} points ({100 * count / size:.3g}%), first: {describe(summary.point(first))}"

@@ -1,14 +1,16 @@
-"""A compose file's stages in the training words: ``mechanism = "dp_sgd"`` or ``"dp_fedavg"`` with the run's
-parameters as ``hockeystick.training`` takes them, and ``noise_multiplier`` for a Gaussian stage's ``sigma``.
+"""A compose file's stages in the training words: ``mechanism = "dp_sgd"`` or ``"dp_fedavg"`` with
+the run's parameters as ``hockeystick.training`` takes them, and ``noise_multiplier`` for a Gaussian
+stage's ``sigma``.
 
-A DP-SGD (DP-FedAvg) run of T steps (rounds) with noise multiplier z is T self-compositions of one subsampled
-Gaussian step of ``sigma = z`` at sensitivity 1 (the clipping norm; Abadi et al. 2016, Alg. 1; McMahan et al.
-2018): with Poisson sampling at rate q (``q = batch_size / dataset_size``, or ``sample_rate``) the stage
-``subsampled_gaussian`` (add/remove one), with batches of exactly m of n records ``fixed_size_subsampled_gaussian``
-(replace one).  The run's own class reads its words (epochs or steps, the steps per epoch, the synonyms of the
-sampling rate) and checks them, so T is the very number of steps ``DPSGD(...).steps`` counts.  Balls-in-bins and
-shuffled batches have no per-step mechanism to compose with other stages: such a stage is refused, pointing to
-the run's own accountant.
+A DP-SGD (DP-FedAvg) run of T steps (rounds) with noise multiplier z is T self-compositions of one
+subsampled Gaussian step of ``sigma = z`` at sensitivity 1 (the clipping norm; Abadi et al. 2016,
+Alg. 1; McMahan et al. 2018): with Poisson sampling at rate q (``q = batch_size / dataset_size``, or
+``sample_rate``) the stage ``subsampled_gaussian`` (add/remove one), with batches of exactly m of n
+records ``fixed_size_subsampled_gaussian`` (replace one).  The run's own class reads its words
+(epochs or steps, the steps per epoch, the synonyms of the sampling rate) and checks them, so T is
+the very number of steps ``DPSGD(...).steps`` counts.  Balls-in-bins and shuffled batches have no
+per-step mechanism to compose with other stages: such a stage is refused, pointing to the run's own
+accountant.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import Any
 
 __all__ = ["TRAINING_MECHANISMS", "in_mechanism_words"]
 
-# a stage's training mechanism -> its population and batch words (hockeystick.training.DPSGD's, DPFedAvg's)
+# a stage's training mechanism -> its population and batch words (hockeystick.training.DPSGD's,
+# DPFedAvg's)
 TRAINING_MECHANISMS = {
     "dp_sgd": ("dataset_size", "batch_size"),
     "dp_fedavg": ("total_clients", "clients_per_round"),
@@ -32,12 +35,13 @@ _GRID_WORDS = ("value_discretization_interval", "accuracy")
 
 
 def in_mechanism_words(stages: Any) -> Any:
-    """``stages`` with each training stage written as the mechanism stage it composes, and ``noise_multiplier``
-    of a Gaussian stage as its ``sigma``; anything else as given (``compose_stages`` checks it).
+    """``stages`` with each training stage written as the mechanism stage it composes, and
+    ``noise_multiplier`` of a Gaussian stage as its ``sigma``; anything else as given
+    (``compose_stages`` checks it).
 
-    Raises ValueError naming the stage (1-based) for a training stage the run's class refuses, a list where one
-    run has one value, a grid word, a sampling with no per-step mechanism, or ``noise_multiplier`` beside
-    ``sigma`` or ``sensitivity``."""
+    Raises ValueError naming the stage (1-based) for a training stage the run's class refuses, a
+    list where one run has one value, a grid word, a sampling with no per-step mechanism, or
+    ``noise_multiplier`` beside ``sigma`` or ``sensitivity``."""
     if isinstance(stages, Mapping) or not isinstance(stages, Sequence):
         return stages
     return [_in_mechanism_words(number, stage) for number, stage in enumerate(stages, start=1)]
@@ -55,8 +59,8 @@ def _in_mechanism_words(number: int, stage: Any) -> Any:
 
 
 def _noise_multiplier_is_sigma(name: Any) -> bool:
-    """Whether ``name`` is a registered stage whose constructor takes ``sigma`` and ``sensitivity``: a Gaussian
-    stage, whose noise multiplier is its sigma at sensitivity 1."""
+    """Whether ``name`` is a registered stage whose constructor takes ``sigma`` and ``sensitivity``:
+    a Gaussian stage, whose noise multiplier is its sigma at sensitivity 1."""
     from ..pld.mechanisms import stage_entry, stage_names  # lazy: start-up time
 
     if name not in stage_names():
@@ -65,8 +69,8 @@ def _noise_multiplier_is_sigma(name: Any) -> bool:
 
 
 def _noise_as_sigma(number: int, name: str, stage: Mapping[str, Any]) -> dict[str, Any]:
-    """A Gaussian stage given its noise multiplier z: sigma = z at sensitivity 1 (z is sigma over the clipping
-    norm, the sensitivity), so neither sigma nor sensitivity goes beside it."""
+    """A Gaussian stage given its noise multiplier z: sigma = z at sensitivity 1 (z is sigma over
+    the clipping norm, the sensitivity), so neither sigma nor sensitivity goes beside it."""
     beside = [key for key in ("sigma", "sensitivity") if key in stage]
     if beside:
         raise ValueError(
@@ -78,8 +82,8 @@ def _noise_as_sigma(number: int, name: str, stage: Mapping[str, Any]) -> dict[st
 
 
 def _training_stage(number: int, name: str, stage: Mapping[str, Any]) -> dict[str, Any]:
-    """The mechanism stage of one training run: its step's mechanism, sigma = z, the sampling words of that
-    mechanism, and rounds = the run's steps."""
+    """The mechanism stage of one training run: its step's mechanism, sigma = z, the sampling words
+    of that mechanism, and rounds = the run's steps."""
     from .. import training  # lazy: start-up time
 
     where = f"stage {number} ({name})"
@@ -115,8 +119,9 @@ def _training_stage(number: int, name: str, stage: Mapping[str, Any]) -> dict[st
 
 
 def _check_words(where: str, name: str, words: Mapping[str, Any]) -> None:
-    """What a training stage cannot say: its own grid, DP-SGD's length in rounds (a mechanism stage's repeat
-    count), a sampling with no per-step mechanism (the run's class checks the rest)."""
+    """What a training stage cannot say: its own grid, DP-SGD's length in rounds (a mechanism
+    stage's repeat count), a sampling with no per-step mechanism (the run's class checks the
+    rest)."""
     from ..training import SAMPLINGS  # lazy: start-up time
 
     grid = [key for key in _GRID_WORDS if key in words]

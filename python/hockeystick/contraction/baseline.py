@@ -2,8 +2,8 @@
 
 The privacy-amplification-by-iteration RDP bound of Balle, Barthe, Gaboardi & Geumlek ("Privacy
 amplification by mixing and diffusion mechanisms", NeurIPS 2019, Thm 5; 002's reference [15]) for
-PNSGD, (alpha, alpha kappa)-RDP for the i-th record, converted to (eps, delta) by Mironov 2017, Prop. 3
-(eps = alpha kappa + log(1/delta)/(alpha - 1), optimized over alpha > 1):
+PNSGD, (alpha, alpha kappa)-RDP for the i-th record, converted to (eps, delta) by Mironov 2017,
+Prop. 3 (eps = alpha kappa + log(1/delta)/(alpha - 1), optimized over alpha > 1):
 
     delta~(eps) = exp(-(eps - kappa)^2 / (4 kappa))   for eps > kappa       (002 eq. 15)
     eps(delta)  = kappa + 2 sqrt(kappa log(1/delta))
@@ -32,11 +32,12 @@ _SAFE_SIDE = 1.0 + 2.0**-42
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class PNSGDRenyiBaseline:
-    r"""Delta(epsilon) of the Renyi-DP baseline for Gaussian projected noisy SGD, i-th record (paper 002, Prop. 1).
+    r"""Delta(epsilon) of the Renyi-DP baseline for Gaussian projected noisy SGD, i-th record (paper
+    002, Prop. 1).
 
     Privacy amplification by iteration gives :math:`(\alpha, \alpha\kappa)`-RDP for the i-th record
-    (Balle et al. 2019, Theorem 5), converted to (epsilon, delta) by Mironov 2017, Proposition 3, optimized
-    over alpha > 1 (paper 002, eq. 15):
+    (Balle et al. 2019, Theorem 5), converted to (epsilon, delta) by Mironov 2017, Proposition 3,
+    optimized over alpha > 1 (paper 002, eq. 15):
 
     .. math::
 
@@ -71,8 +72,9 @@ class PNSGDRenyiBaseline:
     Raises
     ------
     ValueError
-        A parameter outside its range above; ``index`` outside [1, n]; ``strong_convexity > smoothness``;
-        ``learning_rate > 2 / (smoothness + strong_convexity)``; shapes that do not broadcast.
+        A parameter outside its range above; ``index`` outside [1, n]; ``strong_convexity >
+        smoothness``; ``learning_rate > 2 / (smoothness + strong_convexity)``; shapes that do not
+        broadcast.
     ParameterTypeError
         A parameter that is a string, bool or None.
 
@@ -134,12 +136,14 @@ class PNSGDRenyiBaseline:
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Baseline's delta(eps) = exp(-(eps - kappa)^2 / (4 kappa)) for eps > kappa, else 1 (paper 002 eq. 15).
+        """Baseline's delta(eps) = exp(-(eps - kappa)^2 / (4 kappa)) for eps > kappa, else 1 (paper
+        002 eq. 15).
 
         Parameters
         ----------
         threads : int, optional
-            Checked (a positive integer or None) for a common signature; the closed form runs in numpy.
+            Checked (a positive integer or None) for a common signature; the closed form runs in
+            numpy.
 
         Returns
         -------
@@ -172,7 +176,8 @@ class PNSGDRenyiBaseline:
         Parameters
         ----------
         threads : int, optional
-            Checked (a positive integer or None) for a common signature; the closed form runs in numpy.
+            Checked (a positive integer or None) for a common signature; the closed form runs in
+            numpy.
 
         Returns
         -------

@@ -75,10 +75,11 @@ class _PNSGDPower:
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Theorem's delta(eps) for the i-th record, F(g1) F(g2)^(n-i), rounded up by 2^-42 relative.
+        """Theorem's delta(eps) for the i-th record, F(g1) F(g2)^(n-i), rounded up by 2^-42
+        relative.
 
-        F is theta_eps (Theorem 4) or the Laplace factor (Theorem 3); see the class docstring.  Upper side only:
-        the theorem gives no lower bound.
+        F is theta_eps (Theorem 4) or the Laplace factor (Theorem 3); see the class docstring.
+        Upper side only: the theorem gives no lower bound.
 
         Parameters
         ----------
@@ -108,7 +109,8 @@ class _PNSGDPower:
     def epsilon(
         self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
+        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per
+        point).
 
         Parameters
         ----------
@@ -137,11 +139,13 @@ class _PNSGDPower:
 
 
 class PNSGDGaussian(_PNSGDPower):
-    r"""Delta(epsilon) of projected noisy SGD with Gaussian noise for the i-th record (paper 002, Theorem 4).
+    r"""Delta(epsilon) of projected noisy SGD with Gaussian noise for the i-th record (paper 002,
+    Theorem 4).
 
-    One pass over n records, :math:`Y_{t+1} = \Pi_K(Y_t - \eta[\nabla\ell(Y_t, x_{t+1}) + Z_{t+1}])`,
-    :math:`Z \sim N(0, \sigma^2 I)`, K convex compact of diameter :math:`D_K`, loss L-Lipschitz,
-    beta-smooth and lambda-strongly convex (lambda = 0 allowed), only the last iterate released:
+    One pass over n records, :math:`Y_{t+1} = \Pi_K(Y_t - \eta[\nabla\ell(Y_t, x_{t+1}) +
+    Z_{t+1}])`, :math:`Z \sim N(0, \sigma^2 I)`, K convex compact of diameter :math:`D_K`, loss
+    L-Lipschitz, beta-smooth and lambda-strongly convex (lambda = 0 allowed), only the last iterate
+    released:
 
     .. math::
 
@@ -149,8 +153,8 @@ class PNSGDGaussian(_PNSGDPower):
           \theta_{e^\varepsilon}\Big(\frac{M D_K}{\eta\sigma}\Big)^{n-i},
         \qquad M = \sqrt{1 - \frac{2\eta\beta\lambda}{\beta + \lambda}} \ \text{(eq. 14)},
 
-    with :math:`\theta_\gamma(r) = Q(\log\gamma/r - r/2) - \gamma Q(\log\gamma/r + r/2)` (Definition 1,
-    eq. 10). :math:`\eta \le 2/(\beta + \lambda)` makes the step an M-contraction and is checked.
+    with :math:`\theta_\gamma(r) = Q(\log\gamma/r - r/2) - \gamma Q(\log\gamma/r + r/2)` (Definition
+    1, eq. 10). :math:`\eta \le 2/(\beta + \lambda)` makes the step an M-contraction and is checked.
     ``delta`` is rounded up by 2^-42 relative; both sides are upper bounds only.
 
     Parameters
@@ -175,9 +179,9 @@ class PNSGDGaussian(_PNSGDPower):
     Raises
     ------
     ValueError
-        A parameter outside its range above; ``index`` outside [1, n]; ``strong_convexity > smoothness``;
-        ``learning_rate > 2 / (smoothness + strong_convexity)``; an overflowing radius (noise below ~1e-300
-        times its numerator); shapes that do not broadcast.
+        A parameter outside its range above; ``index`` outside [1, n]; ``strong_convexity >
+        smoothness``; ``learning_rate > 2 / (smoothness + strong_convexity)``; an overflowing radius
+        (noise below ~1e-300 times its numerator); shapes that do not broadcast.
     ParameterTypeError
         A parameter that is a string, bool or None.
 
@@ -231,21 +235,22 @@ class PNSGDGaussian(_PNSGDPower):
 
 
 class PNSGDLaplace(_PNSGDPower):
-    r"""Delta(epsilon) of projected noisy SGD with Laplace noise for the i-th record (paper 002, Theorem 3).
+    r"""Delta(epsilon) of projected noisy SGD with Laplace noise for the i-th record (paper 002,
+    Theorem 3).
 
-    One-dimensional PNSGD on K = [a, b] (``diameter`` = b - a) with Laplace noise of scale v, the loss and
-    M as in ``PNSGDGaussian``:
+    One-dimensional PNSGD on K = [a, b] (``diameter`` = b - a) with Laplace noise of scale v, the
+    loss and M as in ``PNSGDGaussian``:
 
     .. math::
 
         \delta(\varepsilon) = \big(1 - e^{\varepsilon/2 - L/v}\big)_+
           \big(1 - e^{\varepsilon/2 - M(b-a)/(2\eta v)}\big)_+^{\,n-i},
 
-    from Lemma 1, :math:`E_\gamma(\mathcal{L}(m_1, v)\|\mathcal{L}(m_2, v)) =
-    [1 - \exp((v\log\gamma - |m_1 - m_2|)/(2v))]_+`. For i < n, delta is 0 once
-    :math:`\varepsilon \ge \min\{2L/v,\ M(b-a)/(\eta v)\}`, as the paper states; for i = n the product is
-    empty and delta is 0 only once :math:`\varepsilon \ge 2L/v` (the paper states the minimum for every i).
-    ``delta`` is rounded up by 2^-42 relative.
+    from Lemma 1, :math:`E_\gamma(\mathcal{L}(m_1, v)\|\mathcal{L}(m_2, v)) = [1 -
+    \exp((v\log\gamma - |m_1 - m_2|)/(2v))]_+`. For i < n, delta is 0 once :math:`\varepsilon \ge \min\{2L/v,\
+    M(b-a)/(\eta v)\}`, as the paper states; for i = n the product is empty and delta is 0 only once
+    :math:`\varepsilon \ge 2L/v` (the paper states the minimum for every i). ``delta`` is rounded up
+    by 2^-42 relative.
 
     Parameters
     ----------
@@ -269,9 +274,9 @@ class PNSGDLaplace(_PNSGDPower):
     Raises
     ------
     ValueError
-        A parameter outside its range above; ``index`` outside [1, n]; ``strong_convexity > smoothness``;
-        ``learning_rate > 2 / (smoothness + strong_convexity)``; an overflowing radius (noise below ~1e-300
-        times its numerator); shapes that do not broadcast.
+        A parameter outside its range above; ``index`` outside [1, n]; ``strong_convexity >
+        smoothness``; ``learning_rate > 2 / (smoothness + strong_convexity)``; an overflowing radius
+        (noise below ~1e-300 times its numerator); shapes that do not broadcast.
     ParameterTypeError
         A parameter that is a string, bool or None.
 
@@ -328,10 +333,11 @@ class PNSGDLaplace(_PNSGDPower):
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class PNSGDRandomStop:
-    r"""Delta(epsilon) of projected noisy SGD stopped at a uniformly random iteration (paper 002, Theorem 5).
+    r"""Delta(epsilon) of projected noisy SGD stopped at a uniformly random iteration (paper 002,
+    Theorem 5).
 
-    ``PNSGDGaussian``'s algorithm outputs :math:`Y_\tau`, :math:`\tau` uniform on {1, ..., n}. Record i
-    is seen only if :math:`\tau \ge i`, so
+    ``PNSGDGaussian``'s algorithm outputs :math:`Y_\tau`, :math:`\tau` uniform on {1, ..., n}.
+    Record i is seen only if :math:`\tau \ge i`, so
 
     .. math::
 
@@ -360,17 +366,17 @@ class PNSGDRandomStop:
     strong_convexity : array_like, default 0.0
         Strong-convexity modulus lambda, finite, >= 0 and <= ``smoothness`` (0: M = 1).
     index : array_like, optional
-        Record i, a whole number with 1 <= i <= n; default None, the worst record i = 1 (which bounds every
-        record). Checked but unused with ``paper_form``.
+        Record i, a whole number with 1 <= i <= n; default None, the worst record i = 1 (which
+        bounds every record). Checked but unused with ``paper_form``.
     paper_form : bool, default False
         True: eq. 16 exactly (the infinite geometric sum); False: the finite sum, which is smaller.
 
     Raises
     ------
     ValueError
-        A parameter outside its range above; ``index`` outside [1, n]; ``strong_convexity > smoothness``;
-        ``learning_rate > 2 / (smoothness + strong_convexity)``; an overflowing radius (noise below ~1e-300
-        times its numerator); shapes that do not broadcast.
+        A parameter outside its range above; ``index`` outside [1, n]; ``strong_convexity >
+        smoothness``; ``learning_rate > 2 / (smoothness + strong_convexity)``; an overflowing radius
+        (noise below ~1e-300 times its numerator); shapes that do not broadcast.
     ParameterTypeError
         A parameter that is a string, bool or None; ``paper_form`` not a bool.
 
@@ -432,9 +438,11 @@ class PNSGDRandomStop:
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Theorem's delta(eps) = (1/n) theta(2L/sigma) sum_{k=0}^{n-i} theta(M D/(eta sigma))^k, rounded up.
+        """Theorem's delta(eps) = (1/n) theta(2L/sigma) sum_{k=0}^{n-i} theta(M D/(eta sigma))^k,
+        rounded up.
 
-        With ``paper_form`` the sum runs to infinity (eq. 16).  Upper side only: the theorem gives no lower bound.
+        With ``paper_form`` the sum runs to infinity (eq. 16).  Upper side only: the theorem gives
+        no lower bound.
 
         Parameters
         ----------
@@ -464,7 +472,8 @@ class PNSGDRandomStop:
     def epsilon(
         self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
+        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per
+        point).
 
         Parameters
         ----------

@@ -51,10 +51,10 @@ def _check_suffix(suffix: float) -> float:
 class RandomStopTrustedAggregator(TrustedAggregator):
     r"""Delta(epsilon) of paper 000's Corollary 3, Algorithm 1 stopped at a uniformly random round.
 
-    The output is the model :math:`W_\tau`, :math:`\tau` uniform on :math:`\{\tau_0, \dots, T\}` with
-    :math:`\tau_0 = \max(1, \lceil \alpha T \rceil)` (alpha = 0: Corollary 3; alpha > 0: the alpha-suffix
-    averaging mentioned at the end of paper 000's Section IV). With :math:`N = T - \tau_0 + 1` and a
-    constant schedule (eq. 12):
+    The output is the model :math:`W_\tau`, :math:`\tau` uniform on :math:`\{\tau_0, \dots, T\}`
+    with :math:`\tau_0 = \max(1, \lceil \alpha T \rceil)` (alpha = 0: Corollary 3; alpha > 0: the
+    alpha-suffix averaging mentioned at the end of paper 000's Section IV). With :math:`N = T -
+    \tau_0 + 1` and a constant schedule (eq. 12):
 
     .. math::
 
@@ -64,15 +64,16 @@ class RandomStopTrustedAggregator(TrustedAggregator):
             \frac{1 - \theta_\varepsilon(r_2)^\tau}{1 - \theta_\varepsilon(r_2)},
 
     r1, r2 as in ``TrustedAggregator`` (D = 2 rho); for :math:`\tau_0 = 1` and T = n/m this is the
-    paper's :math:`1/T^2` double sum. The sum is evaluated exactly (no cancellation) and rounded up by
-    2^-42 relative.
+    paper's :math:`1/T^2` double sum. The sum is evaluated exactly (no cancellation) and rounded up
+    by 2^-42 relative.
 
     Parameters
     ----------
     n : array_like
         Total number of users, a whole number >= 1.
     batch_size : array_like
-        Users per round m, a whole number with 1 <= m <= n (drawn without replacement; rate q = m/n).
+        Users per round m, a whole number with 1 <= m <= n (drawn without replacement; rate q =
+        m/n).
     sigma : array_like
         Standard deviation of each user's Gaussian noise, finite and > 0.
     learning_rate : array_like
@@ -82,8 +83,9 @@ class RandomStopTrustedAggregator(TrustedAggregator):
     radius : array_like
         Radius rho of the projection ball, finite and > 0.
     rounds : array_like, optional
-        Rounds T, a whole number with 1 <= T <= floor(n/m); default floor(n/m) (the paper's T = n/m).
-        Each user is in one batch, so more rounds would reuse records, which the theorem does not cover.
+        Rounds T, a whole number with 1 <= T <= floor(n/m); default floor(n/m) (the paper's T =
+        n/m). Each user is in one batch, so more rounds would reuse records, which the theorem does
+        not cover.
     smoothness : array_like, optional
         Smoothness beta, finite and > 0; if given, eta <= 2/beta is checked.
     suffix : float, default 0.0
@@ -141,7 +143,8 @@ class RandomStopTrustedAggregator(TrustedAggregator):
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Corollary's delta(eps) = (m/n)(1/N) theta(r1) sum_{tau=tau0..T} (1 - theta(r2)^tau)/(1 - theta(r2)).
+        """Corollary's delta(eps) = (m/n)(1/N) theta(r1) sum_{tau=tau0..T} (1 - theta(r2)^tau)/(1 -
+        theta(r2)).
 
         Paper 000, eq. 12 (with tau0 from ``suffix``); the value is rounded up by 2^-42 relative and
         capped at 1.  Upper side only: the theorem gives no lower bound.
@@ -149,7 +152,8 @@ class RandomStopTrustedAggregator(TrustedAggregator):
         Parameters
         ----------
         threads : int, optional
-            OpenMP threads, a positive integer; None (default): automatic (every core for large input, one for small).
+            OpenMP threads, a positive integer; None (default): automatic (every core for large
+            input, one for small).
 
         Returns
         -------
@@ -175,7 +179,8 @@ class RandomStopTrustedAggregator(TrustedAggregator):
     def epsilon(
         self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
+        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per
+        point).
 
         Parameters
         ----------
@@ -205,7 +210,8 @@ class RandomStopTrustedAggregator(TrustedAggregator):
 
 
 class RandomStopTrustedAggregatorSchedule(TrustedAggregatorSchedule):
-    r"""Delta(epsilon) of paper 000's Corollary 3 with per-round eta_t and sigma_t, the double sum in O(T).
+    r"""Delta(epsilon) of paper 000's Corollary 3 with per-round eta_t and sigma_t, the double sum
+    in O(T).
 
     .. math::
 
@@ -215,8 +221,9 @@ class RandomStopTrustedAggregatorSchedule(TrustedAggregatorSchedule):
 
     :math:`\tau_0 = \max(1, \lceil \alpha T \rceil)`, :math:`N = T - \tau_0 + 1`, D_j as in
     ``TrustedAggregatorSchedule``; accumulated as :math:`S_\tau = b_\tau S_{\tau-1} + a_\tau`,
-    :math:`R = \sum_\tau S_\tau` and rounded up by 2^-42 relative. ``paper_closed_form()`` is eq. 12 at
-    the smallest eta_t and sigma_t (looser). Only the argument of ``delta``/``epsilon`` broadcasts.
+    :math:`R = \sum_\tau S_\tau` and rounded up by 2^-42 relative. ``paper_closed_form()`` is eq. 12
+    at the smallest eta_t and sigma_t (looser). Only the argument of ``delta``/``epsilon``
+    broadcasts.
 
     Parameters
     ----------
@@ -225,7 +232,8 @@ class RandomStopTrustedAggregatorSchedule(TrustedAggregatorSchedule):
     batch_size : int
         Users per round m, a whole number with 1 <= m <= n (scalar).
     sigma : array_like
-        Per-user noise standard deviation sigma_t, finite and > 0: a scalar, or a 1-d array of length T.
+        Per-user noise standard deviation sigma_t, finite and > 0: a scalar, or a 1-d array of
+        length T.
     learning_rate : array_like
         Step eta_t, finite and > 0: a scalar, or a 1-d array of length T.
     lipschitz : float
@@ -233,10 +241,11 @@ class RandomStopTrustedAggregatorSchedule(TrustedAggregatorSchedule):
     radius : float
         Radius rho of the projection ball, finite and > 0 (scalar).
     rounds : int, optional
-        Rounds T when ``sigma`` and ``learning_rate`` are scalars (default floor(n/m)); otherwise, if
-        given, equal to the schedule's length; 1 <= T <= floor(n/m).
+        Rounds T when ``sigma`` and ``learning_rate`` are scalars (default floor(n/m)); otherwise,
+        if given, equal to the schedule's length; 1 <= T <= floor(n/m).
     smoothness : array_like, optional
-        Smoothness beta, finite and > 0; if given (and not ``nonconvex``), eta_t <= 2/beta is checked.
+        Smoothness beta, finite and > 0; if given (and not ``nonconvex``), eta_t <= 2/beta is
+        checked.
     nonconvex : bool, default False
         Use the diameter 2(rho + eta_t L) (no convexity or smoothness needed).
     suffix : float, default 0.0
@@ -295,7 +304,8 @@ class RandomStopTrustedAggregatorSchedule(TrustedAggregatorSchedule):
         self._weight = self._weight / (self.rounds - self._first_stop + 1)
 
     def paper_closed_form(self) -> RandomStopTrustedAggregator:
-        """Paper 000 eq. 12's closed form at eta* = min eta_t and sigma* = min sigma_t (a looser bound).
+        """Paper 000 eq. 12's closed form at eta* = min eta_t and sigma* = min sigma_t (a looser
+        bound).
 
         Returns
         -------

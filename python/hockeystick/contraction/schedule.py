@@ -8,10 +8,10 @@ rounds, so here only epsilon / delta broadcast (any shape); the other parameters
 are scalars and sigma / learning_rate are scalars or 1-d arrays of length T.
 D_j = 2 rho (convex), 2 (rho + eta_j L) (nonconvex), as in trusted_aggregator.py.
 
-Corollary 1 (000 eq. 11): eta_t = 1/(lambda t), sigma_t = sigma, so the product
-radii are 2 rho sqrt(m) lambda j / sigma.  (The paper prints theta(2 rho sqrt(lambda m j)/sigma);
-2 rho sqrt(m)/(eta_j sigma) with eta_j = 1/(lambda j) gives 2 rho sqrt(m) lambda j / sigma,
-which is also what the paper's own upper bound theta(2 rho lambda n/(sqrt(m) sigma)) at j = T implies.)
+Corollary 1 (000 eq. 11): eta_t = 1/(lambda t), sigma_t = sigma, so the product radii are 2 rho
+sqrt(m) lambda j / sigma.  (The paper prints theta(2 rho sqrt(lambda m j)/sigma); 2 rho
+sqrt(m)/(eta_j sigma) with eta_j = 1/(lambda j) gives 2 rho sqrt(m) lambda j / sigma, which is also
+what the paper's own upper bound theta(2 rho lambda n/(sqrt(m) sigma)) at j = T implies.)
 ``paper_closed_form()`` returns eq. 11's looser closed form.
 """
 
@@ -53,7 +53,8 @@ def _per_round(value: npt.ArrayLike, name: str) -> np.ndarray:
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class TrustedAggregatorSchedule:
-    r"""Delta(epsilon) of paper 000's Theorem 2 with per-round learning rates eta_t and noise sigma_t.
+    r"""Delta(epsilon) of paper 000's Theorem 2 with per-round learning rates eta_t and noise
+    sigma_t.
 
     .. math::
 
@@ -61,10 +62,10 @@ class TrustedAggregatorSchedule:
           \prod_{j=t+1}^{T} \theta_\varepsilon\Big(\frac{D_j\sqrt{m}}{\eta_j\sigma_j}\Big),
         \qquad D_j = 2\rho \ \text{(convex)}, \quad D_j = 2(\rho + \eta_j L) \ \text{(nonconvex)},
 
-    evaluated by the recursion :math:`S_t = b_t S_{t-1} + a_t` in O(T) per epsilon (C++), rounded up by
-    2^-42 relative. A schedule is one fixed sequence of rounds: only the argument of ``delta``/``epsilon``
-    broadcasts (any shape); the parameters are scalars, ``sigma`` and ``learning_rate`` scalars or 1-d
-    arrays of one per round.
+    evaluated by the recursion :math:`S_t = b_t S_{t-1} + a_t` in O(T) per epsilon (C++), rounded up
+    by 2^-42 relative. A schedule is one fixed sequence of rounds: only the argument of
+    ``delta``/``epsilon`` broadcasts (any shape); the parameters are scalars, ``sigma`` and
+    ``learning_rate`` scalars or 1-d arrays of one per round.
 
     Parameters
     ----------
@@ -73,7 +74,8 @@ class TrustedAggregatorSchedule:
     batch_size : int
         Users per round m, a whole number with 1 <= m <= n (scalar).
     sigma : array_like
-        Per-user noise standard deviation sigma_t, finite and > 0: a scalar, or a 1-d array of length T.
+        Per-user noise standard deviation sigma_t, finite and > 0: a scalar, or a 1-d array of
+        length T.
     learning_rate : array_like
         Step eta_t, finite and > 0: a scalar, or a 1-d array of length T (the same as ``sigma``'s).
     lipschitz : float
@@ -81,21 +83,22 @@ class TrustedAggregatorSchedule:
     radius : float
         Radius rho of the projection ball, finite and > 0 (scalar).
     rounds : int, optional
-        Rounds T when ``sigma`` and ``learning_rate`` are both scalars (default floor(n/m)); otherwise,
-        if given, it must equal the schedule's length. 1 <= T <= floor(n/m) in every case.
+        Rounds T when ``sigma`` and ``learning_rate`` are both scalars (default floor(n/m));
+        otherwise, if given, it must equal the schedule's length. 1 <= T <= floor(n/m) in every
+        case.
     smoothness : array_like, optional
-        Smoothness beta, finite and > 0; if given (and not ``nonconvex``), eta_t <= 2/beta is checked for
-        every t. Ignored when ``nonconvex``.
+        Smoothness beta, finite and > 0; if given (and not ``nonconvex``), eta_t <= 2/beta is
+        checked for every t. Ignored when ``nonconvex``.
     nonconvex : bool, default False
         Use the diameter 2(rho + eta_t L), which needs neither convexity nor smoothness.
 
     Raises
     ------
     ValueError
-        A parameter outside its range above or not a scalar; ``sigma`` or ``learning_rate`` with more than
-        one axis, or of different lengths; ``rounds`` differing from the schedule's length; a number of
-        rounds outside [1, floor(n / batch_size)]; ``batch_size > n``; an eta_t above 2 / ``smoothness``;
-        an overflowing radius.
+        A parameter outside its range above or not a scalar; ``sigma`` or ``learning_rate`` with
+        more than one axis, or of different lengths; ``rounds`` differing from the schedule's
+        length; a number of rounds outside [1, floor(n / batch_size)]; ``batch_size > n``; an eta_t
+        above 2 / ``smoothness``; an overflowing radius.
     ParameterTypeError
         A parameter that is a string, bool or None; ``nonconvex`` not a bool.
 
@@ -183,12 +186,14 @@ class TrustedAggregatorSchedule:
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Theorem's delta(eps) = (m/n) sum_t theta(r1_t) prod_{j>t} theta(r2_j), O(T) per epsilon, rounded up.
+        """Theorem's delta(eps) = (m/n) sum_t theta(r1_t) prod_{j>t} theta(r2_j), O(T) per epsilon,
+        rounded up.
 
         Parameters
         ----------
         epsilon : array_like
-            Epsilon >= 0 (``inf`` allowed), any shape: the schedule's arrays are per round, not broadcast.
+            Epsilon >= 0 (``inf`` allowed), any shape: the schedule's arrays are per round, not
+            broadcast.
         threads : int, optional
             OpenMP threads for array input.
 
@@ -220,7 +225,8 @@ class TrustedAggregatorSchedule:
         Parameters
         ----------
         delta : array_like
-            Target delta strictly between 0 and 1, any shape: the schedule's arrays are per round, not broadcast.
+            Target delta strictly between 0 and 1, any shape: the schedule's arrays are per round,
+            not broadcast.
         threads : int, optional
             OpenMP threads for array input.
 
@@ -249,7 +255,8 @@ MAX_SCHEDULE_ROUNDS = 10**8  # one float64 learning rate per round: 0.8 GB of sc
 
 
 class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
-    r"""Delta(epsilon) of paper 000's Corollary 1, the trusted aggregator with rates eta_t = 1/(lambda t).
+    r"""Delta(epsilon) of paper 000's Corollary 1, the trusted aggregator with rates eta_t =
+    1/(lambda t).
 
     Theorem 2's per-round sum (``TrustedAggregatorSchedule``, convex diameter 2 rho) with
     :math:`\eta_t = 1/(\lambda t)` and :math:`\sigma_t = \sigma`, so the product radii are
@@ -260,8 +267,8 @@ class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
         \delta(\varepsilon) = \frac{m}{n} \sum_{t=1}^{T} \theta_\varepsilon\Big(\frac{2L}{\sqrt{m}\,\sigma}\Big)
           \prod_{j=t+1}^{T} \theta_\varepsilon\Big(\frac{2\rho\sqrt{m}\,\lambda j}{\sigma}\Big).
 
-    The paper's eq. 11 prints :math:`\theta_\varepsilon(2\rho\sqrt{\lambda m j}/\sigma)`, a typo: the radius
-    above is what Theorem 2 gives and what the paper's own bound at j = T implies.
+    The paper's eq. 11 prints :math:`\theta_\varepsilon(2\rho\sqrt{\lambda m j}/\sigma)`, a typo:
+    the radius above is what Theorem 2 gives and what the paper's own bound at j = T implies.
     ``paper_closed_form()`` returns eq. 11's looser closed form.
 
     Parameters
@@ -288,8 +295,8 @@ class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
     Raises
     ------
     ValueError
-        As ``TrustedAggregatorSchedule``; more than 1e8 rounds; a ``strong_convexity`` that makes a rate
-        1/(lambda t) overflow or underflow to 0.
+        As ``TrustedAggregatorSchedule``; more than 1e8 rounds; a ``strong_convexity`` that makes a
+        rate 1/(lambda t) overflow or underflow to 0.
     ParameterTypeError
         A parameter that is a string, bool or None.
 
@@ -351,14 +358,16 @@ class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
         )
 
     def paper_closed_form(self) -> TrustedAggregator:
-        """Paper 000 eq. 11's closed-form upper bound: every product factor replaced by the last one.
+        """Paper 000 eq. 11's closed-form upper bound: every product factor replaced by the last
+        one.
 
         Returns
         -------
         TrustedAggregator
-            The constant-schedule accountant at eta = eta_T = 1/(lambda T) and sigma = min_t sigma_t, whose
-            ``delta`` is at least this one's: every round's factor grows as eta and sigma shrink, and the
-            paper's sigma_1 is that minimum only when the noise is the same in every round.
+            The constant-schedule accountant at eta = eta_T = 1/(lambda T) and sigma = min_t
+            sigma_t, whose ``delta`` is at least this one's: every round's factor grows as eta and
+            sigma shrink, and the paper's sigma_1 is that minimum only when the noise is the same in
+            every round.
         """
         return TrustedAggregator(
             n=self.n,

@@ -47,10 +47,12 @@ from . import _checks, _kernels
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class TrustedAggregator:
-    r"""Delta(epsilon) of the last model of federated learning with a trusted aggregator (paper 000, Theorem 2).
+    r"""Delta(epsilon) of the last model of federated learning with a trusted aggregator (paper 000,
+    Theorem 2).
 
     Paper 000's Algorithm 1 with a constant step and noise, a convex, L-Lipschitz, beta-smooth loss,
-    :math:`\eta \le 2/\beta`, projection onto the ball of radius rho, and only the last model released:
+    :math:`\eta \le 2/\beta`, projection onto the ball of radius rho, and only the last model
+    released:
 
     .. math::
 
@@ -58,17 +60,18 @@ class TrustedAggregator:
           = \frac{m}{n}\, \theta_\varepsilon(r_1)\, \frac{1 - \theta_\varepsilon(r_2)^T}{1 - \theta_\varepsilon(r_2)},
         \qquad r_1 = \frac{2L}{\sqrt{m}\,\sigma}, \quad r_2 = \frac{D\sqrt{m}}{\eta\sigma}, \quad D = 2\rho,
 
-    with :math:`\theta_\varepsilon(r) = Q(\varepsilon/r - r/2) - e^\varepsilon Q(\varepsilon/r + r/2)`
-    (paper 000, eq. 6), the contraction coefficient of the projected Gaussian kernel (Lemma 2).
-    ``delta`` reports the value rounded up by 2^-42 relative, and ``epsilon(delta)`` the smallest
-    epsilon >= 0 whose reported delta is at most the target; both are upper bounds only.
+    with :math:`\theta_\varepsilon(r) = Q(\varepsilon/r - r/2) - e^\varepsilon Q(\varepsilon/r +
+    r/2)` (paper 000, eq. 6), the contraction coefficient of the projected Gaussian kernel (Lemma
+    2). ``delta`` reports the value rounded up by 2^-42 relative, and ``epsilon(delta)`` the
+    smallest epsilon >= 0 whose reported delta is at most the target; both are upper bounds only.
 
     Parameters
     ----------
     n : array_like
         Total number of users, a whole number >= 1.
     batch_size : array_like
-        Users per round m, a whole number with 1 <= m <= n (drawn without replacement; rate q = m/n).
+        Users per round m, a whole number with 1 <= m <= n (drawn without replacement; rate q =
+        m/n).
     sigma : array_like
         Standard deviation of each user's Gaussian noise, finite and > 0.
     learning_rate : array_like
@@ -78,28 +81,30 @@ class TrustedAggregator:
     radius : array_like
         Radius rho of the projection ball, finite and > 0.
     rounds : array_like, optional
-        Rounds T, a whole number with 1 <= T <= floor(n/m); default floor(n/m) (the paper's T = n/m).
-        Each user is in one batch, so more rounds would reuse records, which the theorem does not cover.
+        Rounds T, a whole number with 1 <= T <= floor(n/m); default floor(n/m) (the paper's T =
+        n/m). Each user is in one batch, so more rounds would reuse records, which the theorem does
+        not cover.
     smoothness : array_like, optional
-        Smoothness beta, finite and > 0; if given, the theorem's :math:`\eta \le 2/\beta` is checked.
-        If omitted, the caller vouches for it.
+        Smoothness beta, finite and > 0; if given, the theorem's :math:`\eta \le 2/\beta` is
+        checked. If omitted, the caller vouches for it.
 
     Raises
     ------
     ValueError
         A parameter outside its range above; ``batch_size > n``; ``rounds > floor(n / batch_size)``;
-        ``learning_rate > 2 / smoothness``; a radius r1 or r2 that overflows (noise below ~1e-300 times
-        its numerator); shapes that do not broadcast.
+        ``learning_rate > 2 / smoothness``; a radius r1 or r2 that overflows (noise below ~1e-300
+        times its numerator); shapes that do not broadcast.
     ParameterTypeError
         A parameter that is a string, bool or None.
 
     Notes
     -----
-    Each user is in exactly one batch, with probability m/n for each round t <= floor(n/m), so the proof's
-    sum holds for any T <= floor(n/m); where m does not divide n the n mod m users left over are never
-    used. The parameters are keyword-only and broadcast with each other and with the argument of
-    ``delta``/``epsilon``. The paper's appendix prints :math:`\theta_\varepsilon(2L\sqrt{m}/\sigma)` in its
-    last display; the theorem and eq. 24 have :math:`2L/(\sqrt{m}\,\sigma)`, which is what is computed.
+    Each user is in exactly one batch, with probability m/n for each round t <= floor(n/m), so the
+    proof's sum holds for any T <= floor(n/m); where m does not divide n the n mod m users left over
+    are never used. The parameters are keyword-only and broadcast with each other and with the
+    argument of ``delta``/``epsilon``. The paper's appendix prints
+    :math:`\theta_\varepsilon(2L\sqrt{m}/\sigma)` in its last display; the theorem and eq. 24 have
+    :math:`2L/(\sqrt{m}\,\sigma)`, which is what is computed.
 
     References
     ----------
@@ -189,15 +194,18 @@ class TrustedAggregator:
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Theorem's delta(eps) = (m/n) theta_eps(r1) (1 - theta_eps(r2)^T) / (1 - theta_eps(r2)), rounded up.
+        """Theorem's delta(eps) = (m/n) theta_eps(r1) (1 - theta_eps(r2)^T) / (1 - theta_eps(r2)),
+        rounded up.
 
         Paper 000, Theorem 2 (constant schedule), with this class's diameter D in r2; the formula's
-        value is rounded up by 2^-42 relative and capped at 1.  Upper side only: the theorem gives no lower bound.
+        value is rounded up by 2^-42 relative and capped at 1.  Upper side only: the theorem gives
+        no lower bound.
 
         Parameters
         ----------
         threads : int, optional
-            OpenMP threads, a positive integer; None (default): automatic (every core for large input, one for small).
+            OpenMP threads, a positive integer; None (default): automatic (every core for large
+            input, one for small).
 
         Returns
         -------
@@ -222,7 +230,8 @@ class TrustedAggregator:
     def epsilon(
         self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
+        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per
+        point).
 
         Parameters
         ----------
@@ -251,11 +260,12 @@ class TrustedAggregator:
 
 
 class NonconvexTrustedAggregator(TrustedAggregator):
-    r"""Delta(epsilon) of paper 000's Theorem 2 for a loss neither convex nor smooth, diameter 2(rho + eta L).
+    r"""Delta(epsilon) of paper 000's Theorem 2 for a loss neither convex nor smooth, diameter
+    2(rho + eta L).
 
     A gradient step moves a point by at most :math:`\eta L`, so the image of the ball has diameter
-    :math:`D = 2(\rho + \eta L)` (paper 000, remark after Theorem 2) and no condition on the learning rate
-    is needed; otherwise ``TrustedAggregator``'s bound,
+    :math:`D = 2(\rho + \eta L)` (paper 000, remark after Theorem 2) and no condition on the
+    learning rate is needed; otherwise ``TrustedAggregator``'s bound,
 
     .. math::
 
@@ -267,7 +277,8 @@ class NonconvexTrustedAggregator(TrustedAggregator):
     n : array_like
         Total number of users, a whole number >= 1.
     batch_size : array_like
-        Users per round m, a whole number with 1 <= m <= n (drawn without replacement; rate q = m/n).
+        Users per round m, a whole number with 1 <= m <= n (drawn without replacement; rate q =
+        m/n).
     sigma : array_like
         Standard deviation of each user's Gaussian noise, finite and > 0.
     learning_rate : array_like
@@ -277,8 +288,9 @@ class NonconvexTrustedAggregator(TrustedAggregator):
     radius : array_like
         Radius rho of the projection ball, finite and > 0.
     rounds : array_like, optional
-        Rounds T, a whole number with 1 <= T <= floor(n/m); default floor(n/m) (the paper's T = n/m).
-        Each user is in one batch, so more rounds would reuse records, which the theorem does not cover.
+        Rounds T, a whole number with 1 <= T <= floor(n/m); default floor(n/m) (the paper's T =
+        n/m). Each user is in one batch, so more rounds would reuse records, which the theorem does
+        not cover.
     smoothness : array_like, optional
         Accepted for a common signature; only checked to be finite and > 0 (no condition on eta).
 
@@ -321,9 +333,10 @@ class NonconvexTrustedAggregator(TrustedAggregator):
 class StronglyConvexTrustedAggregator(TrustedAggregator):
     r"""Delta(epsilon) of paper 000's Theorem 2 for a strongly convex loss, diameter 2 rho M.
 
-    For a lambda-strongly convex, beta-smooth loss and :math:`\eta \le 2/(\beta + \lambda)` the gradient
-    step is an M-contraction (paper 000, remark after Theorem 2; M from paper 002, eq. 14), so the image
-    of the ball has diameter :math:`D = 2\rho M`; otherwise ``TrustedAggregator``'s bound:
+    For a lambda-strongly convex, beta-smooth loss and :math:`\eta \le 2/(\beta + \lambda)` the
+    gradient step is an M-contraction (paper 000, remark after Theorem 2; M from paper 002, eq. 14),
+    so the image of the ball has diameter :math:`D = 2\rho M`; otherwise ``TrustedAggregator``'s
+    bound:
 
     .. math::
 
@@ -336,7 +349,8 @@ class StronglyConvexTrustedAggregator(TrustedAggregator):
     n : array_like
         Total number of users, a whole number >= 1.
     batch_size : array_like
-        Users per round m, a whole number with 1 <= m <= n (drawn without replacement; rate q = m/n).
+        Users per round m, a whole number with 1 <= m <= n (drawn without replacement; rate q =
+        m/n).
     sigma : array_like
         Standard deviation of each user's Gaussian noise, finite and > 0.
     learning_rate : array_like
@@ -350,8 +364,9 @@ class StronglyConvexTrustedAggregator(TrustedAggregator):
     strong_convexity : array_like
         Strong-convexity modulus lambda, finite, > 0 and <= ``smoothness``.
     rounds : array_like, optional
-        Rounds T, a whole number with 1 <= T <= floor(n/m); default floor(n/m) (the paper's T = n/m).
-        Each user is in one batch, so more rounds would reuse records, which the theorem does not cover.
+        Rounds T, a whole number with 1 <= T <= floor(n/m); default floor(n/m) (the paper's T =
+        n/m). Each user is in one batch, so more rounds would reuse records, which the theorem does
+        not cover.
 
     Raises
     ------

@@ -1,6 +1,7 @@
-"""``python -m hockeystick.cpp --cmakedir | --includes | --pkgconfigdir | --libdir``: the installed C++ package's
-paths, one a line in the order asked, with pybind11's flags (``python -m pybind11``) and pkg-config's ``libdir``
-for the C library; without a flag, every path beside the flag that prints it."""
+"""``python -m hockeystick.cpp --cmakedir | --includes | --pkgconfigdir | --libdir``: the installed
+C++ package's paths, one a line in the order asked, with pybind11's flags (``python -m pybind11``)
+and pkg-config's ``libdir`` for the C library; without a flag, every path beside the flag that
+prints it."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ _PRINTS: dict[str, Callable[[], str]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the asked paths of the C++ package the wheel installed (every one, named, when none is asked); 0, or 2
-    when one is absent."""
+    """Print the asked paths of the C++ package the wheel installed (every one, named, when none is
+    asked); 0, or 2 when one is absent."""
     parser = argparse.ArgumentParser(
         prog="python -m hockeystick.cpp",
         description="Paths of hockeystick's C++ package (the headers, the CMake package, the pkg-config file, the "

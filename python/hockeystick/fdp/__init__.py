@@ -10,7 +10,8 @@
   Their ``mu`` is always a valid bound.  The paper's "convergent" H0 values (``mu_paper_h0``) are
   false for constant and cyclic FedAvg rates and for FedProx (errata section 1).
 
-See docs/paper-004-errata.md for every place the paper's printed formulas differ from what is computed.
+See docs/paper-004-errata.md for every place the paper's printed formulas differ from what is
+computed.
 """
 
 from .fedavg import SCHEDULES, NoisyFedAvg, schedule_round_factors

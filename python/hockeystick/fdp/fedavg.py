@@ -16,9 +16,10 @@ continuous a/(tK+k+1).  Exact per-round values (the paper replaces them by appro
     continuous  log rho_t = sum_k log(1 + aL/(tK+k+1)),       sum eta = a (psi((t+1)K+1) - psi(tK+1))
 
 ``mu`` (valid, the default) is the exact minimum of the interpolation bound over admissible weights;
-for the constant and cyclic schedules it equals ``mu_composition`` = sqrt(m T) gamma / sigma, and the
-linear loss +-V w_1 (L = 0, so inside every L-smooth class) attains it: it is tight there.
-``mu_paper_h0`` is eq. 16, for reproducing the paper; it is false for constant and cyclic rates, T >= 2.
+for the constant and cyclic schedules it equals ``mu_composition`` = sqrt(m T) gamma / sigma, and
+the linear loss +-V w_1 (L = 0, so inside every L-smooth class) attains it: it is tight there.
+``mu_paper_h0`` is eq. 16, for reproducing the paper; it is false for constant and cyclic rates, T
+>= 2.
 
 ``mu_paper`` is the paper's closed-form theorem value, with the exact sums:
     constant    eq. 17 (identical to eq. 16 = ``mu_paper_h0``; NOT a valid bound for T >= 2),
@@ -83,13 +84,15 @@ def schedule_round_factors(
     - constant, :math:`\eta = a`: :math:`\log\rho_t = K\log(1 + aL)`, step sum :math:`aK`;
     - cyclic, :math:`a/(k+1)`: :math:`\log\rho_t = -\log K - \log B(1 + aL, K)`, step sum
       :math:`a H_K`;
-    - stagewise, :math:`a/(t+1)`: :math:`\log\rho_t = K\log(1 + aL/(t+1))`, step sum :math:`aK/(t+1)`;
+    - stagewise, :math:`a/(t+1)`: :math:`\log\rho_t = K\log(1 + aL/(t+1))`, step sum
+      :math:`aK/(t+1)`;
     - continuous, :math:`a/(tK+k+1)`: :math:`\log\rho_t = \sum_{k<K}\log(1 + aL/(tK+k+1))`, step sum
       :math:`a(\psi((t+1)K+1) - \psi(tK+1))`
 
-    (the cyclic product below aL = 0.01 by its series in aL, to 8 terms). The paper's printed eq. 18 and
-    20 drop the factor a in gamma and replace these sums by approximations (paper-004 errata, sections 3
-    and 5); these are the exact values. :math:`\gamma_t = (2V/m)` times the returned step sum.
+    (the cyclic product below aL = 0.01 by its series in aL, to 8 terms). The paper's printed eq. 18
+    and 20 drop the factor a in gamma and replace these sums by approximations (paper-004 errata,
+    sections 3 and 5); these are the exact values. :math:`\gamma_t = (2V/m)` times the returned step
+    sum.
 
     Parameters
     ----------
@@ -154,8 +157,8 @@ def unit_rate_factors(
     """(log rho_t, sum_k eta_{k,t} / a) of a FedAvg schedule with rate a at round t, from x = a L.
 
     Every schedule's rate is a times a factor of (k, t), so rho_t depends on a and L through x = a L
-    only and the step sum is a times its value at a = 1: the pair at a = 1, L = x.  x = inf (a L past
-    the largest double) gives log rho = inf.
+    only and the step sum is a times its value at a = 1: the pair at a = 1, L = x.  x = inf (a L
+    past the largest double) gives log rho = inf.
     """
     from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
@@ -163,9 +166,10 @@ def unit_rate_factors(
     if schedule == "constant":
         return K * np.log1p(x) + 0 * t, K + 0 * t
     if schedule == "cyclic":
-        # prod_{k=1..K} (1 + x/k) = 1 / (K B(1 + x, K)).  For small x the difference of the two logs loses
-        # its digits, and sum_k log1p(x/k) = sum_n (-1)^(n+1) x^n H_n / n, H_n = sum_k k^-n = zeta(n) - zeta(n, K + 1),
-        # is used below x = 0.01 to eight terms (the rest below x^9 / 9 < 1e-18 of the first).
+        # prod_{k=1..K} (1 + x/k) = 1 / (K B(1 + x, K)).  For small x the difference of the two logs
+        # loses its digits, and sum_k log1p(x/k) = sum_n (-1)^(n+1) x^n H_n / n, H_n = sum_k k^-n =
+        # zeta(n) - zeta(n, K + 1), is used below x = 0.01 to eight terms (the rest below x^9 / 9 <
+        # 1e-18 of the first).
         harmonic = special.digamma(K + 1) + np.euler_gamma
         with np.errstate(
             over="ignore", invalid="ignore"
@@ -190,7 +194,8 @@ def unit_rate_factors(
 
 
 class NoisyFedAvg(LastIterateAccountant):
-    r"""GDP parameter mu and privacy profile of the final model of noisy FedAvg (paper 004, Theorem 12).
+    r"""GDP parameter mu and privacy profile of the final model of noisy FedAvg (paper 004, Theorem
+    12).
 
     m clients each run K local steps of clipped gradient descent (clip V, L-smooth loss, rates
     :math:`\eta_{k,t}` of the schedule) in each of T rounds and upload their model plus
@@ -204,16 +209,17 @@ class NoisyFedAvg(LastIterateAccountant):
     ``interpolation_bound``. ``delta(epsilon)`` is :math:`\theta(\mu, \varepsilon)` rounded up
     (eq. 8), ``epsilon(delta)`` its inverse.
 
-    Attributes ``mu`` (the exact minimum of H over admissible interpolation weights: valid, the default of
-    ``delta``/``epsilon``), ``mu_composition`` (GDP composition over the rounds,
-    :math:`H = \sum_t \gamma_t^2`: valid), ``mu_paper_h0`` (the paper's eq. 16: a bound only where ``h0_attained``),
-    ``mu_paper`` and ``mu_paper_limit`` (the theorem's closed forms, eq. 17-20 with exact sums, and their
-    T -> infinity limits; the module docstring lists them per schedule).
+    Attributes ``mu`` (the exact minimum of H over admissible interpolation weights: valid, the
+    default of ``delta``/``epsilon``), ``mu_composition`` (GDP composition over the rounds,
+    :math:`H = \sum_t \gamma_t^2`: valid), ``mu_paper_h0`` (the paper's eq. 16: a bound only where
+    ``h0_attained``), ``mu_paper`` and ``mu_paper_limit`` (the theorem's closed forms, eq. 17-20
+    with exact sums, and their T -> infinity limits; the module docstring lists them per schedule).
 
-    For the constant and cyclic schedules rho is constant and > 1, so eq. 41 fails for T >= 2: ``mu``
-    equals ``mu_composition`` :math:`= \sqrt{mT}\,\gamma/\sigma`, which a linear loss attains, and the
-    paper's convergent value (``mu_paper_h0`` = ``mu_paper``, eq. 17/18) is not a valid bound
-    (paper-004 errata, section 1). Decaying schedules (stage-wise, continuous) can meet eq. 41.
+    For the constant and cyclic schedules rho is constant and > 1, so eq. 41 fails for T >= 2:
+    ``mu`` equals ``mu_composition`` :math:`= \sqrt{mT}\,\gamma/\sigma`, which a linear loss
+    attains, and the paper's convergent value (``mu_paper_h0`` = ``mu_paper``, eq. 17/18) is not a
+    valid bound (paper-004 errata, section 1). Decaying schedules (stage-wise, continuous) can meet
+    eq. 41.
 
     Parameters
     ----------
@@ -239,8 +245,9 @@ class NoisyFedAvg(LastIterateAccountant):
     Raises
     ------
     ValueError
-        A parameter outside its range above; an unknown ``schedule``; for the stage-wise and continuous
-        schedules, :math:`(1 + aL)^K` above :math:`e^{700}`; shapes that do not broadcast.
+        A parameter outside its range above; an unknown ``schedule``; for the stage-wise and
+        continuous schedules, :math:`(1 + aL)^K` above :math:`e^{700}`; shapes that do not
+        broadcast.
     ParameterTypeError
         A numeric parameter that is a string, bool or None.
 
@@ -302,8 +309,9 @@ class NoisyFedAvg(LastIterateAccountant):
             p["local_steps"],
             p["rounds"],
         )
-        # gamma_t = (2V/m) a s_t, s_t the step sum at a = 1, so H = ((2V/m) a)^2 H_s with H_s the bound
-        # of the s_t, and mu = sqrt(m H) / sigma = 2 V a / (sqrt(m) sigma) sqrt(H_s): sqrt(H_s) is kept.
+        # gamma_t = (2V/m) a s_t, s_t the step sum at a = 1, so H = ((2V/m) a)^2 H_s with H_s the
+        # bound of the s_t, and mu = sqrt(m H) / sigma = 2 V a / (sqrt(m) sigma) sqrt(H_s):
+        # sqrt(H_s) is kept.
         self._coefficient = mu_coefficient((2.0, p["clip"], a), (np.sqrt(m), p["sigma"]))
         with np.errstate(over="ignore"):
             x = a * L  # inf past the largest double: log rho = inf
@@ -345,7 +353,8 @@ class NoisyFedAvg(LastIterateAccountant):
                 "hockeystick internal error: non-finite interpolation bound; please report it"
             )
         if schedule == "stagewise":
-            # s_t = K / (t + 1): sum_t s_t^2 = K^2 (zeta(2) - psi'(T + 1)), and eq. 19's K^2 (2 - 1/T).
+            # s_t = K / (t + 1): sum_t s_t^2 = K^2 (zeta(2) - psi'(T + 1)), and eq. 19's K^2 (2 -
+            # 1/T).
             root_comp_closed = K * np.sqrt(np.pi**2 / 6 - special.polygamma(1, T + 1))
             self._root_h = InterpolationBound(
                 np.sqrt(h0), np.sqrt(h_opt), root_comp_closed, attained.astype(bool)

@@ -37,7 +37,8 @@ CONSTANTS = ("theorem", "exact")
 
 
 class NoisyFedProx(LastIterateAccountant):
-    r"""GDP parameter mu and privacy profile of the final model of noisy FedProx (paper 004, Theorem 15).
+    r"""GDP parameter mu and privacy profile of the final model of noisy FedProx (paper 004, Theorem
+    15).
 
     Each local step is :math:`w \leftarrow w - a[g + \alpha(w - w_t)]` (proximal coefficient
     :math:`\alpha > L`, constant rate a, K steps). Per round, exactly and with the theorem's K-free
@@ -59,10 +60,11 @@ class NoisyFedProx(LastIterateAccountant):
 
     rho > 1 is constant, so eq. 41 fails for T >= 2 and ``mu`` (valid, the default of
     ``delta``/``epsilon``) equals ``mu_composition`` :math:`= \sqrt{mT}\,\gamma/\sigma`; with
-    ``constants="exact"`` a linear loss attains it (tight), with the theorem's constants it is valid but
-    loose. ``mu_paper_h0`` (eq. 21 with ``constants="theorem"``) and ``mu_paper_h0_limit`` are NOT valid
-    bounds for T >= 2; they reproduce the paper (``interpolation="h0"``). ``delta(epsilon)`` is
-    :math:`\theta(\mu, \varepsilon)` rounded up (eq. 8), ``epsilon(delta)`` its inverse.
+    ``constants="exact"`` a linear loss attains it (tight), with the theorem's constants it is valid
+    but loose. ``mu_paper_h0`` (eq. 21 with ``constants="theorem"``) and ``mu_paper_h0_limit`` are
+    NOT valid bounds for T >= 2; they reproduce the paper (``interpolation="h0"``).
+    ``delta(epsilon)`` is :math:`\theta(\mu, \varepsilon)` rounded up (eq. 8), ``epsilon(delta)``
+    its inverse.
 
     Parameters
     ----------
@@ -84,15 +86,15 @@ class NoisyFedProx(LastIterateAccountant):
     local_steps : array_like, optional
         Local steps K, a whole number >= 1; required with ``constants="exact"``, unused otherwise.
     constants : {"theorem", "exact"}, default "theorem"
-        The theorem's K-free rho, gamma (so ``mu_paper_h0`` is eq. 21) or the exact constant-rate ones
-        (smaller: ``mu`` tighter).
+        The theorem's K-free rho, gamma (so ``mu_paper_h0`` is eq. 21) or the exact constant-rate
+        ones (smaller: ``mu`` tighter).
 
     Raises
     ------
     ValueError
-        A parameter outside its range above; ``proximal <= lipschitz``; ``learning_rate * proximal > 1``;
-        ``local_steps`` missing with ``constants="exact"``; an unknown ``constants``; shapes that do not
-        broadcast.
+        A parameter outside its range above; ``proximal <= lipschitz``; ``learning_rate * proximal >
+        1``; ``local_steps`` missing with ``constants="exact"``; an unknown ``constants``; shapes
+        that do not broadcast.
     ParameterTypeError
         A numeric parameter that is a string, bool or None.
 
@@ -162,8 +164,9 @@ class NoisyFedProx(LastIterateAccountant):
                 f"learning_rate={a[tuple(bad)]!r}, proximal={alpha[tuple(bad)]!r})"
             )
         gap = alpha - L
-        # gamma = (2V/(m alpha)) g with g = 1 (theorem) or 1 - (1 - a alpha)^K (exact); sqrt(H) is kept in
-        # units of 2V/(m alpha), and mu = sqrt(m H) / sigma = 2 V / (sqrt(m) alpha sigma) * that.
+        # gamma = (2V/(m alpha)) g with g = 1 (theorem) or 1 - (1 - a alpha)^K (exact); sqrt(H) is
+        # kept in units of 2V/(m alpha), and mu = sqrt(m H) / sigma = 2 V / (sqrt(m) alpha sigma) *
+        # that.
         if constants == "theorem":
             log_rho = -np.log1p(-L / alpha)
             unit_gamma = np.ones(alpha.shape)
@@ -179,7 +182,8 @@ class NoisyFedProx(LastIterateAccountant):
 
     @property
     def mu_paper_h0_limit(self) -> float | np.ndarray:
-        """T -> infinity limit of ``mu_paper_h0`` (eq. 21's limit, chosen constants); ``mu`` grows like sqrt(T)."""
+        """T -> infinity limit of ``mu_paper_h0`` (eq. 21's limit, chosen constants); ``mu`` grows
+        like sqrt(T)."""
         return self._mu_of(self._root_h0_limit)
 
     def __repr__(self) -> str:

@@ -41,10 +41,11 @@ __all__ = ["GaussianMechanism"]
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class GaussianMechanism(GaussianDP):
-    r"""Privacy profile of the Gaussian mechanism composed over rounds, mu = sqrt(rounds) * sensitivity / sigma.
+    r"""Privacy profile of the Gaussian mechanism composed over rounds, mu = sqrt(rounds) *
+    sensitivity / sigma.
 
-    Each of T releases adds :math:`N(0, \sigma^2 I)` to a query of L2 sensitivity :math:`\Delta`; the
-    composition is exactly mu-GDP with
+    Each of T releases adds :math:`N(0, \sigma^2 I)` to a query of L2 sensitivity :math:`\Delta`;
+    the composition is exactly mu-GDP with
 
     .. math::
 
@@ -69,8 +70,8 @@ class GaussianMechanism(GaussianDP):
     Raises
     ------
     ValueError
-        ``sigma`` or ``sensitivity`` not finite and > 0; ``rounds`` not a whole number >= 1; shapes that
-        do not broadcast.
+        ``sigma`` or ``sensitivity`` not finite and > 0; ``rounds`` not a whole number >= 1; shapes
+        that do not broadcast.
     ParameterTypeError
         A parameter that is a string, bool or None.
 
@@ -105,7 +106,8 @@ class GaussianMechanism(GaussianDP):
         with np.errstate(over="ignore"):  # sigma -> 0 gives mu = inf: delta = 1, exact
             mu = np.sqrt(p["rounds"]) * p["sensitivity"] / p["sigma"]
         super().__init__(radius_up(mu))
-        # finite parameters give a finite mu even where its double overflows: the largest double is below it
+        # finite parameters give a finite mu even where its double overflows: the largest double is
+        # below it
         below = np.where(np.isposinf(mu), np.finfo(np.float64).max, mu)
         self.mu_lower = scalar_or_array(np.asarray(radius_down(below)))
         self._lower = GaussianDP(self.mu_lower)
@@ -115,8 +117,8 @@ class GaussianMechanism(GaussianDP):
     ) -> Any:
         """Privacy profile delta(eps) = theta(mu, eps) (paper 004 eq. 8), each side rounded outward.
 
-        The upper side is theta at ``mu`` (rounded up), the lower side theta at ``mu_lower`` (rounded
-        down); theta grows with mu.
+        The upper side is theta at ``mu`` (rounded up), the lower side theta at ``mu_lower``
+        (rounded down); theta grows with mu.
 
         Parameters
         ----------
@@ -125,8 +127,9 @@ class GaussianMechanism(GaussianDP):
         """
         at_inf = None
         if np.any(np.isposinf(self.mu)):
-            # sigma, sensitivity and rounds are finite, so the true radius is finite even where it overflows
-            # to mu = inf, and delta(inf) = theta(r, inf) = 0 exactly: asked at eps = 0 there, then set to 0
+            # sigma, sensitivity and rounds are finite, so the true radius is finite even where it
+            # overflows to mu = inf, and delta(inf) = theta(r, inf) = 0 exactly: asked at eps = 0
+            # there, then set to 0
             e = epsilon_values(epsilon)
             if np.any(np.isposinf(e)):
                 at_inf, epsilon = np.isposinf(e), np.where(np.isposinf(e), 0.0, e)

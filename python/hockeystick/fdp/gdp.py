@@ -8,8 +8,8 @@
 
 delta(eps) is exact (mu-GDP is equivalent to this whole profile); as an accountant it reports it
 rounded outward (docs/howto-mechanism.md, "Outward rounding"): delta(eps) is theta widened by its
-documented error (1e-12 relative) and rounded up, epsilon(delta) an eps whose widened theta is
-<= delta, and mu_for a mu whose widened theta is <= delta (``hockeystick.numerics.certified_theta``).
+documented error (1e-12 relative) and rounded up, epsilon(delta) an eps whose widened theta is <=
+delta, and mu_for a mu whose widened theta is <= delta (``hockeystick.numerics.certified_theta``).
 """
 
 from __future__ import annotations
@@ -125,7 +125,8 @@ def gdp_to_rdp(mu: npt.ArrayLike, orders: npt.ArrayLike) -> float | np.ndarray:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class GaussianDP:
-    r"""A mu-GDP guarantee as an accountant, delta(eps) = theta(mu, eps) and its inverse epsilon(delta).
+    r"""A mu-GDP guarantee as an accountant, delta(eps) = theta(mu, eps) and its inverse
+    epsilon(delta).
 
     A mechanism is mu-GDP when its trade-off function is at least
     :math:`T_{G(\mu)}(\alpha) = \Phi(\Phi^{-1}(1-\alpha) - \mu)`; that is equivalent to the whole
@@ -137,13 +138,15 @@ class GaussianDP:
         = \Phi\Big(-\frac{\varepsilon}{\mu} + \frac{\mu}{2}\Big)
           - e^{\varepsilon}\,\Phi\Big(-\frac{\varepsilon}{\mu} - \frac{\mu}{2}\Big),
 
-    which ``delta`` reports rounded outward: theta widened by its documented error (1e-12 relative) and
-    rounded up for the upper side, down for the lower (docs/howto-mechanism.md, "Outward rounding").
+    which ``delta`` reports rounded outward: theta widened by its documented error (1e-12 relative)
+    and rounded up for the upper side, down for the lower (docs/howto-mechanism.md, "Outward
+    rounding").
 
     Parameters
     ----------
     mu : array_like
-        GDP parameter, >= 0 (inf allowed: delta = 1). An array broadcasts with the argument of every call.
+        GDP parameter, >= 0 (inf allowed: delta = 1). An array broadcasts with the argument of every
+        call.
 
     Raises
     ------
@@ -154,7 +157,8 @@ class GaussianDP:
 
     References
     ----------
-    Paper 004, Definition 4 and Lemma 7 (eq. 8); paper 000, eq. 6 (the same theta); Dong, Roth & Su 2022.
+    Paper 004, Definition 4 and Lemma 7 (eq. 8); paper 000, eq. 6 (the same theta); Dong, Roth &
+    Su 2022.
 
     Examples
     --------
@@ -178,7 +182,8 @@ class GaussianDP:
         Parameters
         ----------
         threads : int, optional
-            OpenMP threads, a positive integer; None (default): automatic (every core for large input, one for small).
+            OpenMP threads, a positive integer; None (default): automatic (every core for large
+            input, one for small).
 
         Returns
         -------
@@ -198,12 +203,14 @@ class GaussianDP:
     ) -> Any:
         """Smallest eps >= 0 with theta(mu, eps) <= delta, rounded outward on each side.
 
-        The upper side is an epsilon certainly at or above the exact one, the lower side one at or below it.
+        The upper side is an epsilon certainly at or above the exact one, the lower side one at or
+        below it.
 
         Parameters
         ----------
         threads : int, optional
-            OpenMP threads, a positive integer; None (default): automatic (every core for large input, one for small).
+            OpenMP threads, a positive integer; None (default): automatic (every core for large
+            input, one for small).
 
         Returns
         -------
@@ -267,7 +274,8 @@ class GaussianDP:
     def mu_for(
         epsilon: npt.ArrayLike, delta: npt.ArrayLike, *, threads: int | None = None
     ) -> float | np.ndarray:
-        """Largest mu whose GDP guarantee is (eps, delta)-DP, the root of theta(mu, eps) = delta, rounded down.
+        """Largest mu whose GDP guarantee is (eps, delta)-DP, the root of theta(mu, eps) = delta,
+        rounded down.
 
         Parameters
         ----------

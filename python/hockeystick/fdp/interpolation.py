@@ -1,4 +1,5 @@
-"""The shifted-interpolation engine of paper 004 (eq. 12-16, Appendix A.3), for any per-round (rho_t, gamma_t).
+"""The shifted-interpolation engine of paper 004 (eq. 12-16, Appendix A.3), for any per-round
+(rho_t, gamma_t).
 
 Each round of the released-last-iterate algorithm satisfies (Theorem 10)
 
@@ -17,10 +18,10 @@ shifted iterate's gap is |1 - lambda| (rho_t D_t + gamma_t).  lambda > 1 is domi
 Three values of H, every one returned by ``interpolation_bound``:
 
 * ``h_optimal``: the exact minimum of H over every admissible lambda (and so over the observation
-  point t0 as well).  In y_t = lambda_{t+1}(rho_t D_t + gamma_t)/R_{t+1}, R_t = prod_{j<t} rho_j, the
-  problem is a weighted isotonic regression whose solution is the greatest convex minorant of the
-  cumulative-sum diagram with steps (1/R_{t+1}^2, gamma_t/R_{t+1}); pool-adjacent-violators finds it
-  in O(T).  The accountants' ``mu``.  Valid.
+  point t0 as well).  In y_t = lambda_{t+1}(rho_t D_t + gamma_t)/R_{t+1}, R_t = prod_{j<t} rho_j,
+  the problem is a weighted isotonic regression whose solution is the greatest convex minorant of
+  the cumulative-sum diagram with steps (1/R_{t+1}^2, gamma_t/R_{t+1}); pool-adjacent-violators
+  finds it in O(T).  The accountants' ``mu``.  Valid.
 * ``h_composition`` (lambda == 1): sum_t gamma_t^2, plain GDP composition of the rounds.  Valid.
 * ``h0`` (eq. 16): (sum_t P_t gamma_t)^2 / sum_t P_t^2 with P_t = prod_{j=t+1}^{T-1} rho_j, the
   Cauchy-Schwarz lower bound on H over lambda.  It equals ``h_optimal`` exactly when the optimality
@@ -74,7 +75,8 @@ BOUNDS = INTERPOLATIONS  # the earlier name (when ``bound=`` chose the interpola
 
 
 class InterpolationBound(NamedTuple):
-    r"""The three values of the shifted-interpolation H of paper 004 (eq. 12-16), in units of gamma^2.
+    r"""The three values of the shifted-interpolation H of paper 004 (eq. 12-16), in units of
+    gamma^2.
 
     The released model is mu-GDP with :math:`\mu = \sqrt{m H} / \sigma` for ``h_optimal`` and
     ``h_composition``; always :math:`H_0 \le H_{\mathrm{opt}} \le H_{\mathrm{comp}}`.
@@ -82,9 +84,9 @@ class InterpolationBound(NamedTuple):
     Parameters
     ----------
     h0 : numpy.ndarray
-        The paper's eq. 16, :math:`H_0 = (\sum_t P_t \gamma_t)^2 / \sum_t P_t^2` with
-        :math:`P_t = \prod_{j=t+1}^{T-1} \rho_j`: a lower bound on H over the interpolation weights, a
-        privacy bound only where ``h0_attained`` (paper-004 errata, section 1).
+        The paper's eq. 16, :math:`H_0 = (\sum_t P_t \gamma_t)^2 / \sum_t P_t^2` with :math:`P_t =
+        \prod_{j=t+1}^{T-1} \rho_j`: a lower bound on H over the interpolation weights, a privacy
+        bound only where ``h0_attained`` (paper-004 errata, section 1).
     h_optimal : numpy.ndarray
         The exact minimum of H over every admissible weight lambda in [0, 1]: a valid bound.
     h_composition : numpy.ndarray
@@ -113,25 +115,25 @@ def interpolation_bound(
 ) -> InterpolationBound:
     r"""Shifted-interpolation H of the released last iterate for per-round factors rho_t, gamma_t.
 
-    Each round satisfies :math:`\|\phi(w) - \phi'(\tilde w)\| \le \rho_t \|w - \tilde w\| + \gamma_t`
-    (paper 004, Theorem 10). With interpolation weights :math:`\lambda_{t+1} \in [0, 1]`,
-    :math:`\lambda_T = 1`, and gaps :math:`D_0 = 0`,
-    :math:`D_{t+1} = (1 - \lambda_{t+1})(\rho_t D_t + \gamma_t)`, the final model is
-    :math:`\sqrt{m H}/\sigma`-GDP for
+    Each round satisfies :math:`\|\phi(w) - \phi'(\tilde w)\| \le \rho_t \|w - \tilde w\| +
+    \gamma_t` (paper 004, Theorem 10). With interpolation weights :math:`\lambda_{t+1} \in [0, 1]`,
+    :math:`\lambda_T = 1`, and gaps :math:`D_0 = 0`, :math:`D_{t+1} = (1 - \lambda_{t+1})(\rho_t
+    D_t + \gamma_t)`, the final model is :math:`\sqrt{m H}/\sigma`-GDP for
 
     .. math::
 
         H(\lambda) = \sum_{t<T} \lambda_{t+1}^2 (\rho_t D_t + \gamma_t)^2 .
 
-    Returned: its exact minimum over the weights (``h_optimal``: a weighted isotonic regression, solved
-    exactly by pool-adjacent-violators in O(T), in C++), lambda = 1 (``h_composition`` =
+    Returned: its exact minimum over the weights (``h_optimal``: a weighted isotonic regression,
+    solved exactly by pool-adjacent-violators in O(T), in C++), lambda = 1 (``h_composition`` =
     :math:`\sum_t \gamma_t^2`), and the paper's Cauchy-Schwarz value ``h0`` (eq. 16), which is a
     bound only where ``h0_attained``.
 
     Parameters
     ----------
     rho : array_like
-        Per-round expansion of the model gap, finite and > 0, shape (..., T): rounds on the last axis.
+        Per-round expansion of the model gap, finite and > 0, shape (..., T): rounds on the last
+        axis.
     gamma : array_like
         Per-round data sensitivity, finite and >= 0, shape (..., T); broadcasts with ``rho``.
     threads : int, optional
@@ -188,7 +190,8 @@ def interpolation_bound(
 def rounds_from_learning_rates(
     eta: npt.ArrayLike, *, lipschitz: npt.ArrayLike, clip: npt.ArrayLike, clients: npt.ArrayLike
 ) -> tuple[np.ndarray, np.ndarray]:
-    r"""Per-round factors (rho_t, gamma_t) of noisy FedAvg from any local learning-rate schedule eta_{k,t}.
+    r"""Per-round factors (rho_t, gamma_t) of noisy FedAvg from any local learning-rate schedule
+    eta_{k,t}.
 
     .. math::
 
@@ -217,7 +220,8 @@ def rounds_from_learning_rates(
     Raises
     ------
     ValueError
-        ``eta`` with fewer than two axes; a value outside its range above; shapes that do not broadcast.
+        ``eta`` with fewer than two axes; a value outside its range above; shapes that do not
+        broadcast.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -259,9 +263,10 @@ def constant_rate_h0(
             = \gamma^2 \frac{\tanh(T\ell/2)}{\tanh(\ell/2)}, \qquad \ell = \log\rho,
 
     computed in the tanh form, stable for every :math:`\ell \ge 0`; below :math:`\ell = 10^{-150}`
-    it is :math:`T\gamma^2` (its limit, exact in double precision there). This is the H behind eq. 17
-    (FedAvg, constant rate) and eq. 21 (FedProx). For :math:`\rho > 1` and T >= 2 it is NOT a privacy
-    bound: eq. 41 fails and the valid optimum is :math:`T\gamma^2` (paper-004 errata, section 1).
+    it is :math:`T\gamma^2` (its limit, exact in double precision there). This is the H behind eq.
+    17 (FedAvg, constant rate) and eq. 21 (FedProx). For :math:`\rho > 1` and T >= 2 it is NOT a
+    privacy bound: eq. 41 fails and the valid optimum is :math:`T\gamma^2` (paper-004 errata,
+    section 1).
 
     Parameters
     ----------
@@ -302,7 +307,8 @@ def constant_rate_h0(
 
 
 def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.ndarray:
-    r"""Limit as T -> infinity of the paper's constant-factor H0 (eq. 16), gamma^2 / tanh(log(rho) / 2).
+    r"""Limit as T -> infinity of the paper's constant-factor H0 (eq. 16), gamma^2 / tanh(log(rho) /
+    2).
 
     .. math::
 
@@ -311,8 +317,8 @@ def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.n
 
     gamma = 0 gives 0 (every round adds nothing); :math:`\ell = 0` with gamma > 0 gives inf;
     :math:`\ell < 10^{-150}` uses :math:`\tanh(\ell/2) = \ell/2`, exact in double precision there.
-    This is the limit of Table 1 ("convergent"); it comes from H0 only, which is not a valid bound for
-    :math:`\rho > 1` (paper-004 errata, section 1).
+    This is the limit of Table 1 ("convergent"); it comes from H0 only, which is not a valid bound
+    for :math:`\rho > 1` (paper-004 errata, section 1).
 
     Parameters
     ----------
@@ -335,7 +341,8 @@ def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.n
 
     References
     ----------
-    Paper 004, eq. 17 and 21 (their T -> infinity limits, Table 1); docs/paper-004-errata.md, section 1.
+    Paper 004, eq. 17 and 21 (their T -> infinity limits, Table 1); docs/paper-004-errata.md,
+    section 1.
 
     Examples
     --------
@@ -359,10 +366,11 @@ _SERIES_LOG_RHO = 1e-150
 def _tanh_halves(
     ell: np.ndarray, rounds: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(flat, tanh(T l/2), tanh(l/2)) for validated l >= 0 and T, the two factors of eq. 16's H0 / gamma^2
-    and of its limit.  Where ``flat`` (l < 1e-150) both tanh are taken at l = 1 and the caller uses the
-    series instead: tanh(T l/2) / tanh(l/2) = T (1 + O(T^2 l^2)) and 1 / tanh(l/2) = 2 / l, exact in double
-    precision there.  ``rounds=None`` skips tanh(T l/2) (returned as tanh(l/2))."""
+    """(flat, tanh(T l/2), tanh(l/2)) for validated l >= 0 and T, the two factors of eq. 16's H0 /
+    gamma^2 and of its limit.  Where ``flat`` (l < 1e-150) both tanh are taken at l = 1 and the
+    caller uses the series instead: tanh(T l/2) / tanh(l/2) = T (1 + O(T^2 l^2)) and 1 / tanh(l/2) =
+    2 / l, exact in double precision there.  ``rounds=None`` skips tanh(T l/2) (returned as
+    tanh(l/2))."""
     flat = ell < _SERIES_LOG_RHO
     safe = np.where(flat, 1.0, ell)
     tanh_one = np.tanh(safe / 2)
@@ -372,9 +380,9 @@ def _tanh_halves(
 def constant_rate_root_h0(
     log_rho: np.ndarray, unit_gamma: np.ndarray, rounds: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(sqrt(H0), sqrt(lim_T H0)) of eq. 16 at a constant per-round gamma = ``unit_gamma``, for arguments
-    the caller has validated (``constant_rate_h0`` and ``constant_rate_h0_limit`` at gamma = 1, times
-    ``unit_gamma``, bit for bit, with tanh(l/2) computed once for both)."""
+    """(sqrt(H0), sqrt(lim_T H0)) of eq. 16 at a constant per-round gamma = ``unit_gamma``, for
+    arguments the caller has validated (``constant_rate_h0`` and ``constant_rate_h0_limit`` at
+    gamma = 1, times ``unit_gamma``, bit for bit, with tanh(l/2) computed once for both)."""
     flat, tanh_rounds, tanh_one = _tanh_halves(log_rho, rounds)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         limit = np.where(
@@ -388,13 +396,14 @@ def constant_rate_root_h0(
 def mu_coefficient(
     numerators: tuple[npt.ArrayLike, ...], denominators: tuple[npt.ArrayLike, ...]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """prod(numerators) / prod(denominators) as (mantissa, exponent), the value mantissa * 2**exponent.
+    """prod(numerators) / prod(denominators) as (mantissa, exponent), the value mantissa *
+    2**exponent.
 
     Each factor is split by frexp (exact) into a mantissa in [1/2, 1) and a power of two; the
     mantissas multiply to within [2^-k, 2^k] for k factors, so no intermediate over- or underflows,
     and the product rounds as the plain product of the factors would wherever that one is finite.
-    Where every factor lies within 2^(+-1000/k), no partial product leaves the normal doubles, and the
-    plain product (exponent 0) is that same value at a fraction of the cost.
+    Where every factor lies within 2^(+-1000/k), no partial product leaves the normal doubles, and
+    the plain product (exponent 0) is that same value at a fraction of the cost.
     """
     factors = [np.asarray(f, dtype=float) for f in (*numerators, *denominators)]
     divides = [i >= len(numerators) for i in range(len(factors))]
@@ -433,11 +442,12 @@ class LastIterateAccountant:
 
     Subclasses set ``_root_h`` (an InterpolationBound holding sqrt(H) in a gamma unit of their
     choice: the per-round sensitivities divided by a common factor, so that they stay far from
-    overflow) and ``_coefficient`` = sqrt(m)/sigma times that unit, as ``mu_coefficient`` returns it;
-    mu = coefficient * sqrt(H) is then finite wherever the true mu is.
-    ``delta``/``epsilon`` take ``bound`` (the side of the bracket: "upper" only) and ``interpolation``:
+    overflow) and ``_coefficient`` = sqrt(m)/sigma times that unit, as ``mu_coefficient`` returns
+    it; mu = coefficient * sqrt(H) is then finite wherever the true mu is. ``delta``/``epsilon``
+    take ``bound`` (the side of the bracket: "upper" only) and ``interpolation``:
 
-    * ``"optimal"`` (default): ``mu``, the exact minimum over admissible interpolation weights; valid.
+    * ``"optimal"`` (default): ``mu``, the exact minimum over admissible interpolation weights;
+      valid.
     * ``"composition"``: ``mu_composition``, lambda == 1, GDP composition over rounds; valid.
     * ``"h0"``: ``mu_paper_h0``, the paper's eq. 16 value, for reproducing the paper.  NOT a valid
       bound in general: only where ``h0_attained``; false for constant rho > 1 and T >= 2.
@@ -451,14 +461,15 @@ class LastIterateAccountant:
 
     @property
     def mu(self) -> float | np.ndarray:
-        """mu-GDP of the released model: the exact minimum of the interpolation bound H (eq. 15) over
-        lambda in [0, 1].  Valid.  Equals ``mu_composition`` when rho is constant and > 1."""
+        """mu-GDP of the released model: the exact minimum of the interpolation bound H (eq. 15)
+        over lambda in [0, 1].  Valid.  Equals ``mu_composition`` when rho is constant and > 1."""
         return self._mu_of(self._root_h.h_optimal)
 
     @property
     def mu_paper_h0(self) -> float | np.ndarray:
         """The paper's optimized-H0 mu (eq. 16).  Rests on eq. 41 and is false where eq. 41 fails
-        (``h0_attained`` says where it holds; there it equals ``mu``).  For reproducing the paper only."""
+        (``h0_attained`` says where it holds; there it equals ``mu``).  For reproducing the paper
+        only."""
         return self._mu_of(self._root_h.h0)
 
     @property
@@ -468,7 +479,8 @@ class LastIterateAccountant:
 
     @property
     def h0_attained(self) -> bool | np.ndarray:
-        """Whether the paper's condition eq. 41 holds, i.e. ``mu_paper_h0`` equals ``mu`` and is a bound."""
+        """Whether the paper's condition eq. 41 holds, i.e. ``mu_paper_h0`` equals ``mu`` and is a
+        bound."""
         h = self._root_h.h0_attained
         return bool(h) if np.ndim(h) == 0 else h
 
@@ -480,14 +492,16 @@ class LastIterateAccountant:
         ]
 
     def mu_for_bound(self, bound: str = "optimal") -> float | np.ndarray:
-        """Deprecated name of ``mu_for_interpolation`` (``bound`` now means the side of a bracket)."""
+        """Deprecated name of ``mu_for_interpolation`` (``bound`` now means the side of a
+        bracket)."""
         warnings.warn(
             "mu_for_bound is deprecated; use mu_for_interpolation", DeprecationWarning, stacklevel=2
         )
         return self.mu_for_interpolation(bound)  # type: ignore[arg-type]
 
     def _mu(self, bound: str, interpolation: Interpolation) -> float | np.ndarray:
-        """``bound`` is the side ("upper" only); an old ``bound="h0"`` etc. still selects the interpolation."""
+        """``bound`` is the side ("upper" only); an old ``bound="h0"`` etc. still selects the
+        interpolation."""
         if bound in INTERPOLATIONS:
             warnings.warn(
                 f"bound={bound!r} is deprecated: the interpolation is chosen with interpolation={bound!r} "
@@ -509,14 +523,15 @@ class LastIterateAccountant:
     ) -> float | np.ndarray:
         """Privacy profile delta(eps) = theta(mu, eps) of the released model, theta rounded up.
 
-        Paper 004, Lemma 7 (eq. 8), at the mu that ``interpolation`` selects.  Upper side only: no lower bound
-        is known.
+        Paper 004, Lemma 7 (eq. 8), at the mu that ``interpolation`` selects.  Upper side only: no
+        lower bound is known.
 
         Parameters
         ----------
         interpolation : {"optimal", "composition", "h0"}, default "optimal"
-            Which mu: ``mu`` (valid), ``mu_composition`` (valid), or the paper's ``mu_paper_h0`` (eq. 16;
-            NOT a valid bound where ``h0_attained`` is False, for reproducing the paper only).
+            Which mu: ``mu`` (valid), ``mu_composition`` (valid), or the paper's ``mu_paper_h0``
+            (eq. 16; NOT a valid bound where ``h0_attained`` is False, for reproducing the paper
+            only).
         threads : int, optional
             OpenMP threads for array input.
 
@@ -537,7 +552,8 @@ class LastIterateAccountant:
         interpolation: Interpolation = "optimal",
         threads: int | None = None,
     ) -> float | np.ndarray:
-        """Smallest eps >= 0 with theta(mu, eps) <= delta, at the mu that ``interpolation`` selects, rounded up.
+        """Smallest eps >= 0 with theta(mu, eps) <= delta, at the mu that ``interpolation`` selects,
+        rounded up.
 
         Upper side only: no lower bound is known.
 

@@ -43,14 +43,15 @@ __all__ = ["TradeOffFunction", "GaussianTradeOff", "gaussian_tradeoff"]
 
 
 def gaussian_tradeoff(mu: npt.ArrayLike, alpha: npt.ArrayLike) -> float | np.ndarray:
-    r"""Gaussian trade-off function T_G(mu)(alpha), the smallest type II error at type I error alpha.
+    r"""Gaussian trade-off function T_G(mu)(alpha), the smallest type II error at type I error
+    alpha.
 
     .. math::
 
         T_{G(\mu)}(\alpha) = \Phi\big(\Phi^{-1}(1 - \alpha) - \mu\big) = Q\big(\mu - Q^{-1}(\alpha)\big),
 
-    the type II error of the best level-alpha test between N(0, 1) and N(mu, 1). It is computed with the
-    library's Q and Q^{-1}, so it keeps full relative accuracy when alpha or the result is tiny.
+    the type II error of the best level-alpha test between N(0, 1) and N(mu, 1). It is computed with
+    the library's Q and Q^{-1}, so it keeps full relative accuracy when alpha or the result is tiny.
 
     Parameters
     ----------
@@ -103,23 +104,23 @@ class TradeOffFunction:
 
         \delta(\varepsilon) = \sup_{\alpha \in [0, 1]} \big(1 - f(\alpha) - e^{\varepsilon} \alpha\big).
 
-    ``delta`` maximises this numerically (over log alpha: a grid search, then a bounded Brent search,
-    to about 1e-12 absolute) and ``epsilon`` inverts it by root finding (Brent); both are upper sides
-    only.
+    ``delta`` maximises this numerically (over log alpha: a grid search, then a bounded Brent
+    search, to about 1e-12 absolute) and ``epsilon`` inverts it by root finding (Brent); both are
+    upper sides only.
 
     Parameters
     ----------
     curve : callable
-        Maps a numpy array of alpha in [0, 1] to an array of the same shape: a valid trade-off function
-        (convex, non-increasing, 0 <= f(alpha) <= 1 - alpha).
+        Maps a numpy array of alpha in [0, 1] to an array of the same shape: a valid trade-off
+        function (convex, non-increasing, 0 <= f(alpha) <= 1 - alpha).
     check : bool, default True
         Spot-check those properties on a grid of 1025 alphas at construction.
 
     Raises
     ------
     ValueError
-        With ``check``: ``curve`` returns another shape or NaN, leaves [0, 1 - alpha], increases, or is
-        not convex (each named in the message).
+        With ``check``: ``curve`` returns another shape or NaN, leaves [0, 1 - alpha], increases, or
+        is not convex (each named in the message).
     ParameterTypeError
         ``check`` not a bool.
 
@@ -192,7 +193,8 @@ class TradeOffFunction:
         return max(0.0, at_zero, float(gains[i]), -float(best.fun))
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
-        """Privacy profile delta(eps) = sup_alpha (1 - f(alpha) - e^eps alpha), element-wise over epsilon.
+        """Privacy profile delta(eps) = sup_alpha (1 - f(alpha) - e^eps alpha), element-wise over
+        epsilon.
 
         The numerical supremum may fall short of the exact one by the optimizer's tolerance (about
         1e-12 absolute), so only the upper side is offered.
@@ -215,8 +217,8 @@ class TradeOffFunction:
         Returns
         -------
         float or numpy.ndarray
-            Brent to 1e-13; 0 where delta(0) <= delta, inf where delta(eps) still exceeds delta at eps = 8192
-            (the search doubles eps from 1 and stops there).
+            Brent to 1e-13; 0 where delta(0) <= delta, inf where delta(eps) still exceeds delta at
+            eps = 8192 (the search doubles eps from 1 and stops there).
         """
         from scipy import optimize  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
@@ -241,7 +243,8 @@ class TradeOffFunction:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class GaussianTradeOff(TradeOffFunction):
-    r"""The Gaussian trade-off function T_G(mu) of mu-GDP, with its closed-form profile theta(mu, eps).
+    r"""The Gaussian trade-off function T_G(mu) of mu-GDP, with its closed-form profile theta(mu,
+    eps).
 
     .. math::
 
@@ -285,9 +288,11 @@ class GaussianTradeOff(TradeOffFunction):
         return gaussian_tradeoff(self.mu, alpha)
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """Privacy profile theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), rounded outward.
+        """Privacy profile theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), rounded
+        outward.
 
-        Paper 004, Lemma 7 (eq. 8): exact, reported with the upper side rounded up and the lower down.
+        Paper 004, Lemma 7 (eq. 8): exact, reported with the upper side rounded up and the lower
+        down.
         """
         eps = epsilon_values(epsilon)
         return certified_sides(
@@ -295,7 +300,8 @@ class GaussianTradeOff(TradeOffFunction):
         )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """Epsilon solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded outward on each side."""
+        """Epsilon solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded outward on
+        each side."""
         dlt = delta_values(delta)
         return certified_sides(
             bound,
@@ -304,7 +310,8 @@ class GaussianTradeOff(TradeOffFunction):
         )
 
     def compose(self, other: GaussianTradeOff) -> GaussianTradeOff:
-        """Tensor product T_G(mu) (x) T_G(mu_other) = T_G(sqrt(mu^2 + mu_other^2)) (also ``self @ other``).
+        """Tensor product T_G(mu) (x) T_G(mu_other) = T_G(sqrt(mu^2 + mu_other^2)) (also ``self @
+        other``).
 
         Parameters
         ----------
@@ -319,7 +326,8 @@ class GaussianTradeOff(TradeOffFunction):
         Raises
         ------
         ValueError
-            ``other`` not a ``GaussianTradeOff`` (compose other mechanisms with ``hockeystick.pld``).
+            ``other`` not a ``GaussianTradeOff`` (compose other mechanisms with
+            ``hockeystick.pld``).
         """
         if not isinstance(other, GaussianTradeOff):
             raise ValueError(

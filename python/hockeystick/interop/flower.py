@@ -1,25 +1,27 @@
-"""Flower's ``PrivacyAccountant`` (``flwr.serverapp``, flwr >= 1.35) as a thin layer over the budget ledger.
+"""Flower's ``PrivacyAccountant`` (``flwr.serverapp``, flwr >= 1.35) as a thin layer over the budget
+ledger.
 
-``HockeystickPrivacyAccountant(config, adaptive=...)`` has every member of Flower's protocol (``config``,
-``num_releases``, ``compose``, ``get_epsilon``, ``get_delta``, ``get_privacy_spent``, ``would_exceed``,
-``state_dict``, ``load_state_dict``), so Flower's DP strategies
-(``DifferentialPrivacyServerSideFixedClipping``, ``DifferentialPrivacyClientSideFixedClipping``) take it as
-their ``accountant``.  It accounts nothing itself: each of Flower's ``GaussianPrivacyEvent`` is one
-``ledger.Round``, recorded in a ``ledger.PrivacyLedger``, and every answer is the ledger's, with the
-guarantee it gives (``guarantee``):
+``HockeystickPrivacyAccountant(config, adaptive=...)`` has every member of Flower's protocol
+(``config``, ``num_releases``, ``compose``, ``get_epsilon``, ``get_delta``, ``get_privacy_spent``,
+``would_exceed``, ``state_dict``, ``load_state_dict``), so Flower's DP strategies
+(``DifferentialPrivacyServerSideFixedClipping``, ``DifferentialPrivacyClientSideFixedClipping``)
+take it as their ``accountant``.  It accounts nothing itself: each of Flower's
+``GaussianPrivacyEvent`` is one ``ledger.Round``, recorded in a ``ledger.PrivacyLedger``, and every
+answer is the ledger's, with the guarantee it gives (``guarantee``):
 
-* ``adaptive=False`` (every round's noise multiplier and sample size fixed before the run, as in Flower's
-  fixed-clipping strategies): the certified PLD bracket of the composition; ``get_epsilon`` is its upper
-  side, ``would_exceed`` asks whether the certified upper epsilon at ``config.target_delta`` would pass the
-  limit;
-* ``adaptive=True`` (a round's settings may depend on earlier outputs): ``would_exceed`` is the ledger's
-  filter of the budget (``config.max_epsilon``, ``config.target_delta``), fixed before the run (the Rényi
-  filter of Feldman & Zrnic 2021, or the GDP filter); ``get_epsilon`` is the Rényi odometer, valid at every
-  round at once, which can read above ``max_epsilon`` while the filter keeps the budget (the filter's
-  guarantee is ``ledger.guarantee()``); composing the rounds that happened is never answered
-  (arXiv 2602.06756).
+* ``adaptive=False`` (every round's noise multiplier and sample size fixed before the run, as in
+  Flower's fixed-clipping strategies): the certified PLD bracket of the composition; ``get_epsilon``
+  is its upper side, ``would_exceed`` asks whether the certified upper epsilon at
+  ``config.target_delta`` would pass the limit;
+* ``adaptive=True`` (a round's settings may depend on earlier outputs): ``would_exceed`` is the
+  ledger's filter of the budget (``config.max_epsilon``, ``config.target_delta``), fixed before the
+  run (the Rényi filter of Feldman & Zrnic 2021, or the GDP filter); ``get_epsilon`` is the Rényi
+  odometer, valid at every round at once, which can read above ``max_epsilon`` while the filter
+  keeps the budget (the filter's guarantee is ``ledger.guarantee()``); composing the rounds that
+  happened is never answered (arXiv 2602.06756).
 
-Flower's words map onto the ledger's rounds as Flower's own RDP backend reads them (dp_accounting events):
+Flower's words map onto the ledger's rounds as Flower's own RDP backend reads them (dp_accounting
+events):
 
 =======================  ========================  ===============================================================
 ``sampling_method``      ``neighboring_relation``  round per event
@@ -29,11 +31,12 @@ Flower's words map onto the ledger's rounds as Flower's own RDP backend reads th
 ``without-replacement``  ``replace-one``           refused: the ledger has no fixed-size round
 =======================  ========================  ===============================================================
 
-z is Flower's ``noise_multiplier``: the noise standard deviation over the add-or-remove sensitivity of the
-aggregate (Flower's strategies add noise of standard deviation z C / m to the mean of m updates clipped to
-C).  flwr is not imported to account: the configuration and the events are read by their fields, so the
-module works without flwr installed; only ``get_privacy_spent`` returns flwr's ``PrivacySpent`` when flwr is
-importable (this module's ``PrivacySpent``, with the same fields, when it is not).
+z is Flower's ``noise_multiplier``: the noise standard deviation over the add-or-remove sensitivity
+of the aggregate (Flower's strategies add noise of standard deviation z C / m to the mean of m
+updates clipped to C).  flwr is not imported to account: the configuration and the events are read
+by their fields, so the module works without flwr installed; only ``get_privacy_spent`` returns
+flwr's ``PrivacySpent`` when flwr is importable (this module's ``PrivacySpent``, with the same
+fields, when it is not).
 """
 
 from __future__ import annotations
@@ -68,7 +71,8 @@ _WITHOUT_REPLACEMENT = (
 
 @dataclass(frozen=True)
 class PrivacySpent:
-    """Flower's ``PrivacySpent`` fields, returned by ``get_privacy_spent`` when flwr is not installed.
+    """Flower's ``PrivacySpent`` fields, returned by ``get_privacy_spent`` when flwr is not
+    installed.
 
     Parameters
     ----------
@@ -128,7 +132,8 @@ def _positive_epsilon(value: Any, name: str) -> float:
 
 
 def _sampling(config: Any) -> str:
-    """How a round samples (``ACCOUNTED``'s value) for the config's sampling method and relation, or refused."""
+    """How a round samples (``ACCOUNTED``'s value) for the config's sampling method and relation, or
+    refused."""
     method = _word(getattr(config, "sampling_method", None), "sampling_method", _SAMPLING_METHODS)
     relation = _word(
         getattr(config, "neighboring_relation", None), "neighboring_relation", _RELATIONS
@@ -145,7 +150,8 @@ def _sampling(config: Any) -> str:
 
 
 def _privacy_spent(**fields: Any) -> Any:
-    """Flower's ``PrivacySpent`` when flwr is importable, else this module's, with the same fields."""
+    """Flower's ``PrivacySpent`` when flwr is importable, else this module's, with the same
+    fields."""
     try:
         from flwr.supercore.privacy_accounting import (  # lazy: flwr is optional, and only its dataclass is needed
             PrivacySpent as FlowerPrivacySpent,
@@ -156,20 +162,22 @@ def _privacy_spent(**fields: Any) -> Any:
 
 
 class HockeystickPrivacyAccountant:
-    """Flower's ``PrivacyAccountant`` protocol over a ``ledger.PrivacyLedger`` (the module docstring).
+    """Flower's ``PrivacyAccountant`` protocol over a ``ledger.PrivacyLedger`` (the module
+    docstring).
 
     Parameters
     ----------
     config : flwr.serverapp.PrivacyConfig
         Flower's configuration (or an object with its fields: ``target_delta``, ``population_size``,
         ``neighboring_relation``, ``sampling_method``, ``max_epsilon``); kept as given, so that
-        ``accountant.config.sampling_method is SamplingMethod.NO_AMPLIFICATION`` holds in Flower's strategies.
+        ``accountant.config.sampling_method is SamplingMethod.NO_AMPLIFICATION`` holds in Flower's
+        strategies.
     adaptive : bool
-        False declares every round's settings fixed before the run (certified PLD composition); True lets a
-        round's settings depend on earlier outputs (filter and odometer only).
+        False declares every round's settings fixed before the run (certified PLD composition); True
+        lets a round's settings depend on earlier outputs (filter and odometer only).
     filter : {"rdp", "gdp"}, optional
-        The ledger's filter for an adaptive run with ``config.max_epsilon`` (default ``"rdp"``; ``"gdp"`` takes
-        unsampled rounds only, ``sampling_method="no-amplification"``).
+        The ledger's filter for an adaptive run with ``config.max_epsilon`` (default ``"rdp"``;
+        ``"gdp"`` takes unsampled rounds only, ``sampling_method="no-amplification"``).
     orders : sequence of int, optional
         The ledger's integer Rényi orders (default ``ledger.DEFAULT_ORDERS``).
     value_discretization_interval : float, optional
@@ -178,9 +186,9 @@ class HockeystickPrivacyAccountant:
     Raises
     ------
     ValueError
-        If the configuration's fields are missing or out of range, its sampling method and relation are not
-        one of ``ACCOUNTED`` (``"without-replacement"`` is refused: the message names the fix), or an option
-        is refused by ``PrivacyLedger``.
+        If the configuration's fields are missing or out of range, its sampling method and relation
+        are not one of ``ACCOUNTED`` (``"without-replacement"`` is refused: the message names the
+        fix), or an option is refused by ``PrivacyLedger``.
 
     Examples
     --------
@@ -249,7 +257,8 @@ class HockeystickPrivacyAccountant:
 
     @property
     def ledger(self) -> PrivacyLedger:
-        """The ledger every answer comes from (``ledger.guarantee()`` is an adaptive run's filter budget).
+        """The ledger every answer comes from (``ledger.guarantee()`` is an adaptive run's filter
+        budget).
 
         Returns
         -------
@@ -259,7 +268,8 @@ class HockeystickPrivacyAccountant:
         return self._ledger
 
     def round_of(self, event: Any) -> Round:
-        """The ledger's round for one of Flower's ``GaussianPrivacyEvent`` (the module docstring's table).
+        """The ledger's round for one of Flower's ``GaussianPrivacyEvent`` (the module docstring's
+        table).
 
         Parameters
         ----------
@@ -308,13 +318,14 @@ class HockeystickPrivacyAccountant:
         ValueError
             If ``event`` or ``count`` is invalid (``round_of``).
         hockeystick.ledger.BudgetExceeded
-            Adaptive run with ``config.max_epsilon``: the filter does not admit the releases, which are not
-            recorded (ask ``would_exceed`` before the round, as Flower's strategies do).
+            Adaptive run with ``config.max_epsilon``: the filter does not admit the releases, which
+            are not recorded (ask ``would_exceed`` before the round, as Flower's strategies do).
         """
         self._ledger.record(self.round_of(event), _releases(count))
 
     def guarantee(self, delta: float | None = None) -> PrivacyGuarantee:
-        """What the releases so far guarantee at ``delta``: the answer of ``get_epsilon``, with its conditions.
+        """What the releases so far guarantee at ``delta``: the answer of ``get_epsilon``, with its
+        conditions.
 
         Parameters
         ----------
@@ -324,9 +335,10 @@ class HockeystickPrivacyAccountant:
         Returns
         -------
         PrivacyGuarantee
-            ``adaptive=False``: the certified PLD bracket of the composition (``kind="certified composition"``,
-            with ``epsilon_lower``); ``adaptive=True``: the Rényi odometer (``kind="odometer"``), which can
-            exceed ``config.max_epsilon`` while the filter's budget holds (``get_epsilon``).
+            ``adaptive=False``: the certified PLD bracket of the composition (``kind="certified
+            composition"``, with ``epsilon_lower``); ``adaptive=True``: the Rényi odometer
+            (``kind="odometer"``), which can exceed ``config.max_epsilon`` while the filter's budget
+            holds (``get_epsilon``).
 
         Raises
         ------
@@ -347,12 +359,13 @@ class HockeystickPrivacyAccountant:
         Returns
         -------
         float
-            ``adaptive=False``: the certified upper epsilon of the PLD composition of the releases so far.
-            ``adaptive=True``: the Rényi odometer's epsilon at ``delta`` (``PrivacyLedger.odometer``), a bound
-            valid at every round at once with no budget fixed in advance.  It is not the filter's budget and
-            can exceed ``config.max_epsilon``: a budget of 8 at target_delta 1e-5 admits 7 releases at noise
-            multiplier 2 without amplification, after which the odometer reads 8.06.  The filter's own
-            guarantee, (max_epsilon, target_delta) at the run's halt, is ``ledger.guarantee()``; each answer
+            ``adaptive=False``: the certified upper epsilon of the PLD composition of the releases
+            so far. ``adaptive=True``: the Rényi odometer's epsilon at ``delta``
+            (``PrivacyLedger.odometer``), a bound valid at every round at once with no budget fixed
+            in advance.  It is not the filter's budget and can exceed ``config.max_epsilon``: a
+            budget of 8 at target_delta 1e-5 admits 7 releases at noise multiplier 2 without
+            amplification, after which the odometer reads 8.06.  The filter's own guarantee,
+            (max_epsilon, target_delta) at the run's halt, is ``ledger.guarantee()``; each answer
             holds under its own assumption (``guarantee()`` states the odometer's).
 
         Raises
@@ -378,8 +391,8 @@ class HockeystickPrivacyAccountant:
         Raises
         ------
         ValueError
-            If ``epsilon`` is negative or not finite, or the run is adaptive (its guarantees hold at a delta
-            fixed before the run: ask ``get_epsilon(config.target_delta)``).
+            If ``epsilon`` is negative or not finite, or the run is adaptive (its guarantees hold at
+            a delta fixed before the run: ask ``get_epsilon(config.target_delta)``).
         """
         if (
             isinstance(epsilon, bool)
@@ -429,11 +442,13 @@ class HockeystickPrivacyAccountant:
         )
 
     def would_exceed(self, event: Any, max_epsilon: float | None = None, count: int = 1) -> bool:
-        """Whether ``count`` more releases of ``event`` would pass ``max_epsilon`` at ``config.target_delta``.
+        """Whether ``count`` more releases of ``event`` would pass ``max_epsilon`` at
+        ``config.target_delta``.
 
-        The ledger's ``would_exceed``: fixed schedule, the certified upper epsilon of the composition with them;
-        adaptive, the filter of the budget (``max_epsilon``, ``config.target_delta``), valid when that budget
-        was fixed before the run and the run stops at the first True.  Nothing is recorded.
+        The ledger's ``would_exceed``: fixed schedule, the certified upper epsilon of the
+        composition with them; adaptive, the filter of the budget (``max_epsilon``,
+        ``config.target_delta``), valid when that budget was fixed before the run and the run stops
+        at the first True.  Nothing is recorded.
 
         Parameters
         ----------
@@ -468,20 +483,22 @@ class HockeystickPrivacyAccountant:
         )
 
     def should_stop(self, server_round: int, result: Any = None) -> bool:
-        """Whether a run should end after ``server_round``: one more release of the last round recorded would pass
-        ``config.max_epsilon`` at ``config.target_delta`` (``would_exceed``); False before any release or without a
-        ``max_epsilon``.
+        """Whether a run should end after ``server_round``: one more release of the last round
+        recorded would pass ``config.max_epsilon`` at ``config.target_delta`` (``would_exceed``);
+        False before any release or without a ``max_epsilon``.
 
-        Flower 1.43's ``Strategy.start(..., should_stop=accountant.should_stop)`` asks it after every completed
-        round, so the run ends through Flower's normal exit (the current model and metrics returned) before the
-        round that would pass the budget, where the DP strategies' own check raises ``PrivacyBudgetExhausted`` at
-        that round instead.  A strategy whose next round differs from its last (another noise multiplier or
-        sample size) asks ``would_exceed`` with that round's event.
+        Flower 1.43's ``Strategy.start(..., should_stop=accountant.should_stop)`` asks it after
+        every completed round, so the run ends through Flower's normal exit (the current model and
+        metrics returned) before the round that would pass the budget, where the DP strategies' own
+        check raises ``PrivacyBudgetExhausted`` at that round instead.  A strategy whose next round
+        differs from its last (another noise multiplier or sample size) asks ``would_exceed`` with
+        that round's event.
 
         Parameters
         ----------
         server_round : int
-            The round just completed (Flower's argument; the answer depends on the releases recorded only).
+            The round just completed (Flower's argument; the answer depends on the releases recorded
+            only).
         result : flwr.serverapp.strategy.Result, optional
             The run's results so far (Flower's argument; not read).
 
@@ -509,7 +526,8 @@ class HockeystickPrivacyAccountant:
         }
 
     def state_dict(self) -> dict[str, object]:
-        """The configuration and the ledger's own state, JSON-ready, to save with a training checkpoint.
+        """The configuration and the ledger's own state, JSON-ready, to save with a training
+        checkpoint.
 
         Returns
         -------
@@ -525,10 +543,11 @@ class HockeystickPrivacyAccountant:
         }
 
     def load_state_dict(self, state: dict[str, object]) -> None:
-        """Replace what the accountant holds by ``state`` (``state_dict`` of one of the same configuration).
+        """Replace what the accountant holds by ``state`` (``state_dict`` of one of the same
+        configuration).
 
-        Loading replaces, never adds (``PrivacyLedger.load_state_dict``): a restart from a checkpoint loses no
-        release and counts none twice.
+        Loading replaces, never adds (``PrivacyLedger.load_state_dict``): a restart from a
+        checkpoint loses no release and counts none twice.
 
         Parameters
         ----------
@@ -538,10 +557,10 @@ class HockeystickPrivacyAccountant:
         Raises
         ------
         ValueError
-            If ``state`` is not this adapter's state (a field missing, unknown or of the wrong kind), was saved
-            under another ``PrivacyConfig`` or ledger configuration, or its ledger is refused by
-            ``PrivacyLedger.from_state_dict`` (spent sums that disagree with its rounds included); the message
-            names the field.
+            If ``state`` is not this adapter's state (a field missing, unknown or of the wrong
+            kind), was saved under another ``PrivacyConfig`` or ledger configuration, or its ledger
+            is refused by ``PrivacyLedger.from_state_dict`` (spent sums that disagree with its
+            rounds included); the message names the field.
         """
         _check_fields(state)
         _check_config(state["config"], self._config_state())
@@ -552,8 +571,8 @@ class HockeystickPrivacyAccountant:
 
 
 def _same(theirs: Any, ours: Any) -> bool:
-    """A saved configuration value equals this accountant's: the same number (not a bool or a string read as
-    one), the same word, or both None."""
+    """A saved configuration value equals this accountant's: the same number (not a bool or a string
+    read as one), the same word, or both None."""
     if ours is None or isinstance(ours, str):
         return theirs == ours and type(theirs) is type(ours)
     if isinstance(theirs, bool) or not isinstance(theirs, (int, float)):
@@ -562,7 +581,8 @@ def _same(theirs: Any, ours: Any) -> bool:
 
 
 def _check_fields(state: Any) -> None:
-    """The state is an accountant's: a dict of this schema, with its four fields and the backend's name."""
+    """The state is an accountant's: a dict of this schema, with its four fields and the backend's
+    name."""
     if not isinstance(state, dict):
         raise ValueError(
             f"state must be a HockeystickPrivacyAccountant.state_dict() (a dict of schema {STATE_SCHEMA!r}), got "

@@ -4,8 +4,9 @@ A noise scale above ``MAX_NOISE`` (1e150) leaves a per-run privacy loss whose sq
 doubles (a Gaussian of radius 1/sigma folds into sum r^2), and a run whose privacy loss can reach
 beyond ``MAX_LOSS_REACH`` (1e4) needs a loss grid of tens of millions of points at the adapters'
 first grid (3e-3, ``pld.refine.tuning.PLAN_COARSEST_INTERVAL``): a Laplace of scale 1e-5 (reach 1e5)
-spans some 7e7 points there, gigabytes of buffers for one run.  A Gaussian pair of radius r has its privacy loss
-L ~ N(r^2/2, r^2), so beyond ``gaussian_reach(r)`` = r^2/2 + 40 r lies a mass below 1e-300.
+spans some 7e7 points there, gigabytes of buffers for one run.  A Gaussian pair of radius r has its
+privacy loss L ~ N(r^2/2, r^2), so beyond ``gaussian_reach(r)`` = r^2/2 + 40 r lies a mass below
+1e-300.
 
 Settings beyond these limits are refused with ``ParameterOutOfRange``: a ValueError (the library's
 rule for input it cannot certify) that is also an OverflowError, the type dp_accounting raises for
@@ -21,7 +22,8 @@ TAIL_RADII = 40.0
 
 
 class ParameterOutOfRange(ValueError, OverflowError):
-    """A valid parameter outside the range where a certified bound is computed (module docstring)."""
+    """A valid parameter outside the range where a certified bound is computed (module
+    docstring)."""
 
 
 def gaussian_reach(radius: float) -> float:

@@ -1,30 +1,33 @@
-"""Drop-in accountant for Opacus users: ``privacy_engine.accountant = HockeystickOpacusAccountant()``.
+"""Drop-in accountant for Opacus users: ``privacy_engine.accountant =
+HockeystickOpacusAccountant()``.
 
-``HockeystickOpacusAccountant`` implements Opacus's ``IAccountant`` (``opacus/accountants/accountant.py``):
-``step(noise_multiplier=, sample_rate=)`` records one DP-SGD step, ``get_epsilon(delta)`` returns a
-certified upper bound on epsilon for every step so far (``get_epsilon_bracket`` the certified
-(lower, upper)), ``history`` is Opacus's list of (noise_multiplier, sample_rate, steps) with
-consecutive identical steps grouped, ``len()`` counts steps, ``mechanism()`` names it, and
-``state_dict`` / ``load_state_dict`` save and restore the history.  A step is O(1) amortized
-(one comparison, one increment); composition happens when epsilon is asked for: each distinct
-(sigma, q) is the Poisson-subsampled Gaussian (Zhu, Dong, Wang 2022, add/remove pairs; q = 1 the
-Gaussian, composed exactly), composed by hockeystick's certified PLD (``pld.accountants.plan``).
+``HockeystickOpacusAccountant`` implements Opacus's ``IAccountant``
+(``opacus/accountants/accountant.py``): ``step(noise_multiplier=, sample_rate=)`` records one DP-SGD
+step, ``get_epsilon(delta)`` returns a certified upper bound on epsilon for every step so far
+(``get_epsilon_bracket`` the certified (lower, upper)), ``history`` is Opacus's list of
+(noise_multiplier, sample_rate, steps) with consecutive identical steps grouped, ``len()`` counts
+steps, ``mechanism()`` names it, and ``state_dict`` / ``load_state_dict`` save and restore the
+history.  A step is O(1) amortized (one comparison, one increment); composition happens when epsilon
+is asked for: each distinct (sigma, q) is the Poisson-subsampled Gaussian (Zhu, Dong, Wang 2022,
+add/remove pairs; q = 1 the Gaussian, composed exactly), composed by hockeystick's certified PLD
+(``pld.accountants.plan``).
 
 Opacus's registry: with Opacus installed, importing this module registers the class under the names
-``REGISTERED_NAMES`` ("hockeystick_pld", its ``mechanism()``, and "hockeystick") wherever Opacus has no other
-accountant by that name, so ``PrivacyEngine(accountant="hockeystick_pld")`` builds it and
-``make_private_with_epsilon`` (whose ``get_noise_multiplier`` asks ``create_accountant`` for the engine's
-mechanism) calibrates with it; ``register_with_opacus()`` does the same explicitly and says where a name is held
-by another class.  Nothing is registered, and torch is not imported, until this module is imported: ``import
-hockeystick`` does not import it.
+``REGISTERED_NAMES`` ("hockeystick_pld", its ``mechanism()``, and "hockeystick") wherever Opacus has
+no other accountant by that name, so ``PrivacyEngine(accountant="hockeystick_pld")`` builds it and
+``make_private_with_epsilon`` (whose ``get_noise_multiplier`` asks ``create_accountant`` for the
+engine's mechanism) calibrates with it; ``register_with_opacus()`` does the same explicitly and says
+where a name is held by another class.  Nothing is registered, and torch is not imported, until this
+module is imported: ``import hockeystick`` does not import it.
 
 ``get_noise_multiplier`` has Opacus's signature and returns the smallest sigma (to
 ``sigma_tolerance``, relative) whose certified epsilon after the given steps or epochs is at most
 ``target_epsilon``.
 
-Both compute on the grid ``training.DPSGD`` and ``pld.SubsampledGaussianPLD`` use by default (a fixed
-loss spacing ``pld.mechanisms.constructors.DEFAULT_INTERVAL``), so one run gets one epsilon and one target one noise
-multiplier whichever of them is asked (``accuracy=`` refines the grid instead, as there).
+Both compute on the grid ``training.DPSGD`` and ``pld.SubsampledGaussianPLD`` use by default (a
+fixed loss spacing ``pld.mechanisms.constructors.DEFAULT_INTERVAL``), so one run gets one epsilon
+and one target one noise multiplier whichever of them is asked (``accuracy=`` refines the grid
+instead, as there).
 
 Opacus (and torch) are imported only if installed: with Opacus the class subclasses its
 ``IAccountant``; without, it is a plain class with the same methods.
@@ -95,10 +98,11 @@ __all__ = [
 def _step_parameters(
     noise_multiplier: Any, sample_rate: Any, where: str = ""
 ) -> tuple[float, float]:
-    """(sigma, q) of one step, or a refusal naming the argument (``where`` prefixes the name: a history entry).
+    """(sigma, q) of one step, or a refusal naming the argument (``where`` prefixes the name: a
+    history entry).
 
-    sigma must be finite and > 0: a step without noise has no finite epsilon, so no bound is certified;
-    q lies in [0, 1] (q = 0: a step that samples no record, which spends nothing)."""
+    sigma must be finite and > 0: a step without noise has no finite epsilon, so no bound is
+    certified; q lies in [0, 1] (q = 0: a step that samples no record, which spends nothing)."""
     sigma = _validation.single(noise_multiplier, f"{where}noise_multiplier")
     q = _validation.single(sample_rate, f"{where}sample_rate")
     _validation.positive(sigma, f"{where}noise_multiplier")
@@ -120,9 +124,9 @@ def _step_parameters(
 
 
 def _smallest_sigma() -> float:
-    """The least sigma whose subsampled step ``_step_parameters`` accepts: gaussian_reach(1 / sigma) <= MAX_LOSS_REACH,
-    from the root r = sqrt(T^2 + 2 MAX_LOSS_REACH) - T of r^2 / 2 + T r = MAX_LOSS_REACH (T = TAIL_RADII), nudged
-    up to the first double the check accepts."""
+    """The least sigma whose subsampled step ``_step_parameters`` accepts: gaussian_reach(1 / sigma)
+    <= MAX_LOSS_REACH, from the root r = sqrt(T^2 + 2 MAX_LOSS_REACH) - T of r^2 / 2 + T r =
+    MAX_LOSS_REACH (T = TAIL_RADII), nudged up to the first double the check accepts."""
     sigma = 1.0 / (math.sqrt(TAIL_RADII**2 + 2.0 * MAX_LOSS_REACH) - TAIL_RADII)
     while not gaussian_reach(1.0 / sigma) <= MAX_LOSS_REACH:
         sigma = math.nextafter(sigma, math.inf)
@@ -133,7 +137,8 @@ _SMALLEST_SIGMA = _smallest_sigma()
 
 
 def _history(entries: Any) -> list[tuple[float, float, int]]:
-    """Opacus's history, checked entry by entry: (noise_multiplier, sample_rate, steps), steps a count >= 0."""
+    """Opacus's history, checked entry by entry: (noise_multiplier, sample_rate, steps), steps a
+    count >= 0."""
     if isinstance(entries, (str, bytes)) or not hasattr(entries, "__iter__"):
         raise _validation.ParameterTypeError(
             f"history must be a list of (noise_multiplier, sample_rate, steps), got {_validation.describe(entries)}"
@@ -166,21 +171,23 @@ def _plan(history: list[tuple[float, float, int]]) -> CompositionPlan:
 class HockeystickOpacusAccountant(_Base):
     """Opacus ``IAccountant`` over hockeystick's certified PLD composition.
 
-    ``step(noise_multiplier=, sample_rate=)`` records one DP-SGD step: the Poisson-subsampled Gaussian
-    (add/remove neighbours; sample_rate 1 the Gaussian itself). ``get_epsilon(delta)`` is the upper end
-    of the certified bracket ``get_epsilon_bracket(delta)`` over every step so far. ``history`` is
-    Opacus's list of (noise_multiplier, sample_rate, steps), consecutive identical steps grouped;
-    ``len()`` counts the steps; ``state_dict`` / ``load_state_dict`` save and restore the history.
+    ``step(noise_multiplier=, sample_rate=)`` records one DP-SGD step: the Poisson-subsampled
+    Gaussian (add/remove neighbours; sample_rate 1 the Gaussian itself). ``get_epsilon(delta)`` is
+    the upper end of the certified bracket ``get_epsilon_bracket(delta)`` over every step so far.
+    ``history`` is Opacus's list of (noise_multiplier, sample_rate, steps), consecutive identical
+    steps grouped; ``len()`` counts the steps; ``state_dict`` / ``load_state_dict`` save and restore
+    the history.
 
     Parameters
     ----------
     accuracy : float, optional
-        Finite and > 0: the width aimed for of the certified epsilon bracket; the loss grid is refined
-        until the bracket is that narrow.
+        Finite and > 0: the width aimed for of the certified epsilon bracket; the loss grid is
+        refined until the bracket is that narrow.
     value_discretization_interval : float, optional
-        A fixed loss-grid spacing, finite and > 0 (1e-4, ``DEFAULT_INTERVAL``, is dp_accounting's). Default
-        (neither given): the grid is chosen when the delta is asked (``pld.accountants.question_plan``): steps
-        of one noise multiplier and rate get ``training.DPSGD``'s bracket, others the 1e-4 grid's.
+        A fixed loss-grid spacing, finite and > 0 (1e-4, ``DEFAULT_INTERVAL``, is dp_accounting's).
+        Default (neither given): the grid is chosen when the delta is asked
+        (``pld.accountants.question_plan``): steps of one noise multiplier and rate get
+        ``training.DPSGD``'s bracket, others the 1e-4 grid's.
 
     Raises
     ------
@@ -214,7 +221,8 @@ class HockeystickOpacusAccountant(_Base):
 
     @property
     def history(self) -> list[tuple[float, float, int]]:
-        """Opacus's list of (noise_multiplier, sample_rate, steps), consecutive identical steps grouped."""
+        """Opacus's list of (noise_multiplier, sample_rate, steps), consecutive identical steps
+        grouped."""
         if self._pending:
             sigma, q, n = self._history[-1]
             self._history[-1] = (sigma, q, n + self._pending)
@@ -228,16 +236,17 @@ class HockeystickOpacusAccountant(_Base):
         self._pending = 0
 
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
-        """Record one Poisson-subsampled Gaussian step; consecutive identical steps share one history entry.
+        """Record one Poisson-subsampled Gaussian step; consecutive identical steps share one
+        history entry.
 
         A repeat of the last arguments, as given, only increments a counter (O(1)).
 
         Parameters
         ----------
         noise_multiplier : float
-            σ, the noise standard deviation per unit clipping norm, finite, > 0 and at most 1e150; for a
-            subsampled step (0 < sample_rate < 1) at least 0.00934847 (below it the privacy loss reaches
-            past the grid a certified bound is computed on).
+            σ, the noise standard deviation per unit clipping norm, finite, > 0 and at most 1e150;
+            for a subsampled step (0 < sample_rate < 1) at least 0.00934847 (below it the privacy
+            loss reaches past the grid a certified bound is computed on).
         sample_rate : float
             q, each record's probability of joining the step's batch, in [0, 1] (0 spends nothing).
 
@@ -274,8 +283,9 @@ class HockeystickOpacusAccountant(_Base):
     def get_epsilon_bracket(self, delta: float) -> tuple[float, float]:
         """Certified (lower, upper) on epsilon at ``delta`` for all steps so far.
 
-        Where the record is sampled at all with probability at most ``delta`` (sum of steps x sample_rate,
-        ``rarely_sampled``), epsilon is 0 exactly, whatever the noise: (0, 0) without composing.
+        Where the record is sampled at all with probability at most ``delta`` (sum of steps x
+        sample_rate, ``rarely_sampled``), epsilon is 0 exactly, whatever the noise: (0, 0) without
+        composing.
 
         Parameters
         ----------
@@ -334,7 +344,8 @@ class HockeystickOpacusAccountant(_Base):
         return MECHANISM
 
     def get_optimizer_hook_fn(self, sample_rate: float) -> Callable[[Any], None]:
-        """Opacus's hook: one ``step`` per optimizer step, at the rate times the accumulated iterations."""
+        """Opacus's hook: one ``step`` per optimizer step, at the rate times the accumulated
+        iterations."""
 
         def hook_fn(optim: Any) -> None:
             self.step(
@@ -368,13 +379,15 @@ class HockeystickOpacusAccountant(_Base):
 
 
 def register_with_opacus(*, force: bool = False) -> tuple[str, ...]:
-    """Register ``HockeystickOpacusAccountant`` in Opacus's accountant registry under ``REGISTERED_NAMES``.
+    """Register ``HockeystickOpacusAccountant`` in Opacus's accountant registry under
+    ``REGISTERED_NAMES``.
 
     Then ``PrivacyEngine(accountant="hockeystick_pld")`` (or ``"hockeystick"``) builds it, and
-    ``PrivacyEngine.make_private_with_epsilon``, whose ``opacus.accountants.utils.get_noise_multiplier`` builds
-    an accountant of the engine's mechanism with ``create_accountant``, calibrates the noise with it (Opacus's
-    bisection to its ``epsilon_tolerance`` on the certified epsilon).  Importing this module with Opacus
-    installed registers every name no other class holds already; this function is the explicit form.  A name
+    ``PrivacyEngine.make_private_with_epsilon``, whose
+    ``opacus.accountants.utils.get_noise_multiplier`` builds an accountant of the engine's mechanism
+    with ``create_accountant``, calibrates the noise with it (Opacus's bisection to its
+    ``epsilon_tolerance`` on the certified epsilon).  Importing this module with Opacus installed
+    registers every name no other class holds already; this function is the explicit form.  A name
     already holding ``HockeystickOpacusAccountant`` is left as it is (calling it twice is harmless).
 
     Parameters
@@ -385,14 +398,16 @@ def register_with_opacus(*, force: bool = False) -> tuple[str, ...]:
     Returns
     -------
     tuple of str
-        The names under which Opacus now builds ``HockeystickOpacusAccountant``: ``("hockeystick_pld", "hockeystick")``.
+        The names under which Opacus now builds ``HockeystickOpacusAccountant``:
+        ``("hockeystick_pld", "hockeystick")``.
 
     Raises
     ------
     ModuleNotFoundError
         When Opacus (which needs torch) does not import.
     ValueError
-        When another accountant class holds one of the names and ``force`` is False (nothing is registered).
+        When another accountant class holds one of the names and ``force`` is False (nothing is
+        registered).
     ParameterTypeError
         When ``force`` is not a bool.
     """
@@ -422,7 +437,8 @@ def register_with_opacus(*, force: bool = False) -> tuple[str, ...]:
 
 
 def _held_by_others() -> dict[str, Any]:
-    """The names of ``REGISTERED_NAMES`` for which Opacus builds another class, with an instance of it."""
+    """The names of ``REGISTERED_NAMES`` for which Opacus builds another class, with an instance of
+    it."""
     from opacus.accountants import create_accountant  # lazy: Opacus imports torch
 
     held = {}
@@ -437,7 +453,8 @@ def _held_by_others() -> dict[str, Any]:
 
 
 def _register_free_names() -> None:
-    """Register the class under each name of ``REGISTERED_NAMES`` that no other class holds (on import)."""
+    """Register the class under each name of ``REGISTERED_NAMES`` that no other class holds (on
+    import)."""
     from opacus.accountants import register_accountant  # lazy: Opacus imports torch
 
     held = _held_by_others()
@@ -447,17 +464,18 @@ def _register_free_names() -> None:
 
 
 def rarely_sampled(history: list[tuple[float, float, int]], delta: float) -> bool:
-    """Whether the steps of ``history`` sample the record at all with probability at most ``delta``: then
-    delta(0) <= P[sampled at least once] = 1 - prod (1 - q)^steps <= sum steps q (the outputs on the two
-    datasets differ only on that event), so epsilon(delta) = 0.  The sum is exact but for its products' and
-    additions' roundings (a few u relative), which the factor 1 + 2^-40 covers."""
+    """Whether the steps of ``history`` sample the record at all with probability at most ``delta``:
+    then delta(0) <= P[sampled at least once] = 1 - prod (1 - q)^steps <= sum steps q (the outputs
+    on the two datasets differ only on that event), so epsilon(delta) = 0.  The sum is exact but for
+    its products' and additions' roundings (a few u relative), which the factor 1 + 2^-40 covers."""
     return math.fsum(steps * q for _, q, steps in history) * (1.0 + 2.0**-40) <= delta
 
 
 def _rdp_meets(sigma: float, q: float, steps: int, epsilon: float, delta: float) -> bool:
-    """Whether the RDP bound of the run (``hockeystick.rdp``: the subsampled Gaussian's curve, Mironov, Talwar &
-    Zhang 2019, converted as dp_accounting converts it) puts its epsilon at ``delta`` below ``epsilon`` by a margin
-    of 1e-9 relative: an upper bound on the run's epsilon, so sigma then meets the target."""
+    """Whether the RDP bound of the run (``hockeystick.rdp``: the subsampled Gaussian's curve,
+    Mironov, Talwar & Zhang 2019, converted as dp_accounting converts it) puts its epsilon at
+    ``delta`` below ``epsilon`` by a margin of 1e-9 relative: an upper bound on the run's epsilon,
+    so sigma then meets the target."""
     with np.errstate(over="ignore"):
         curve = steps * (
             gaussian_rdp(sigma, DEFAULT_ORDERS)
@@ -483,8 +501,8 @@ def _grid(accuracy: Any, value_discretization_interval: Any) -> tuple[float | No
 
 
 def _steps_of_epochs(epochs: float, sample_rate: float) -> int:
-    """ceil(epochs / sample_rate) from the exact quotient of the two doubles (Opacus truncates it: rounding up
-    never understates the steps taken), refused above 2^53 steps."""
+    """ceil(epochs / sample_rate) from the exact quotient of the two doubles (Opacus truncates it:
+    rounding up never understates the steps taken), refused above 2^53 steps."""
     steps = math.ceil(Fraction(epochs) / Fraction(sample_rate))
     if steps > _validation.MAX_EXACT_INTEGER:
         raise ValueError(
@@ -507,28 +525,31 @@ def get_noise_multiplier(
     accuracy: float | None = None,
     **kwargs: Any,
 ) -> float:
-    """Smallest noise multiplier whose certified epsilon after the given steps meets ``target_epsilon``.
+    """Smallest noise multiplier whose certified epsilon after the given steps meets
+    ``target_epsilon``.
 
     The run is ``steps`` (or ceil(``epochs / sample_rate``)) Poisson-sampled Gaussian steps at
-    ``sample_rate``; its certified epsilon at ``target_delta`` must be <= ``target_epsilon``. Opacus's
-    signature (``accountant`` and ``epsilon_tolerance`` are accepted for compatibility).  The
-    criterion is ``HockeystickOpacusAccountant``'s (on the facade's grid by default, or refined to ``accuracy``):
-    the run's certified epsilon at ``target_delta`` at most ``target_epsilon``, found to ``sigma_tolerance``
-    (relative; default 1e-10, calibrate's) from the central-limit estimate by bracketing and the Illinois
-    method on epsilon against log sigma; the returned sigma was evaluated and met the target.  On the
-    default grid it is the answer of ``calibrate("dp_sgd", "noise_multiplier", ...)`` for the same steps
-    (which asks for delta at the target epsilon of the same accountant) to within 1e-8.  Epochs count
-    ceil(epochs / sample_rate) steps, the exact quotient rounded up (Opacus truncates it; ``training.DPSGD``
-    counts the same with ``steps_per_epoch="opacus"``).  The search runs down to ``_SMALLEST_SIGMA``
-    (0.0093: below it a subsampled step is refused) for sample_rate < 1, to ``tiny ** 0.25`` for
-    sample_rate = 1 (the exact Gaussian); a sigma at which no certified bound is computed counts as not
-    meeting the target, so where every sigma meets it the answer is the least sigma searched whose bound is
-    computed.  The floor is returned at once where it meets the target by a bound that needs no composition:
-    steps x sample_rate <= target_delta (epsilon 0, ``rarely_sampled``) or the run's RDP epsilon (an upper
-    bound) at most target_epsilon (a target past the largest finite epsilon, 1e308).  target_epsilon = +inf
-    returns 0.0 (no noise needed).  target_epsilon = 0 asks for delta(0), the total variation distance of the
-    run's two output distributions, at most target_delta: it falls to 0 as sigma grows, so a finite sigma
-    meets it (at sample_rate 0.01, 10 steps and target_delta 1e-5: about 3.2e3).
+    ``sample_rate``; its certified epsilon at ``target_delta`` must be <= ``target_epsilon``.
+    Opacus's signature (``accountant`` and ``epsilon_tolerance`` are accepted for compatibility).
+    The criterion is ``HockeystickOpacusAccountant``'s (on the facade's grid by default, or refined
+    to ``accuracy``): the run's certified epsilon at ``target_delta`` at most ``target_epsilon``,
+    found to ``sigma_tolerance`` (relative; default 1e-10, calibrate's) from the central-limit
+    estimate by bracketing and the Illinois method on epsilon against log sigma; the returned sigma
+    was evaluated and met the target.  On the default grid it is the answer of ``calibrate("dp_sgd",
+    "noise_multiplier", ...)`` for the same steps (which asks for delta at the target epsilon of the
+    same accountant) to within 1e-8.  Epochs count ceil(epochs / sample_rate) steps, the exact
+    quotient rounded up (Opacus truncates it; ``training.DPSGD`` counts the same with
+    ``steps_per_epoch="opacus"``).  The search runs down to ``_SMALLEST_SIGMA`` (0.0093: below it a
+    subsampled step is refused) for sample_rate < 1, to ``tiny ** 0.25`` for sample_rate = 1 (the
+    exact Gaussian); a sigma at which no certified bound is computed counts as not meeting the
+    target, so where every sigma meets it the answer is the least sigma searched whose bound is
+    computed.  The floor is returned at once where it meets the target by a bound that needs no
+    composition: steps x sample_rate <= target_delta (epsilon 0, ``rarely_sampled``) or the run's
+    RDP epsilon (an upper bound) at most target_epsilon (a target past the largest finite epsilon,
+    1e308).  target_epsilon = +inf returns 0.0 (no noise needed).  target_epsilon = 0 asks for
+    delta(0), the total variation distance of the run's two output distributions, at most
+    target_delta: it falls to 0 as sigma grows, so a finite sigma meets it (at sample_rate 0.01, 10
+    steps and target_delta 1e-5: about 3.2e3).
 
     Parameters
     ----------
@@ -539,8 +560,8 @@ def get_noise_multiplier(
     sample_rate : float
         q, the Poisson sampling rate of every step, in (0, 1].
     epochs : float, optional
-        Finite and > 0: the run takes ceil(epochs / sample_rate) steps (at most 2^53). Give ``epochs`` or
-        ``steps``, not both.
+        Finite and > 0: the run takes ceil(epochs / sample_rate) steps (at most 2^53). Give
+        ``epochs`` or ``steps``, not both.
     steps : int, optional
         The number of steps, an integer >= 1.
     accountant : str, default "hockeystick_pld"
@@ -550,8 +571,8 @@ def get_noise_multiplier(
     sigma_tolerance : float, default 1e-10
         The relative width to which sigma is found, in [2^-52, 1).
     accuracy : float, optional
-        Finite and > 0: the certified bracket's target width (the grid refined for it), instead of the
-        fixed default grid.
+        Finite and > 0: the certified bracket's target width (the grid refined for it), instead of
+        the fixed default grid.
     **kwargs
         Accepted for Opacus's signature and ignored.
 
@@ -563,8 +584,8 @@ def get_noise_multiplier(
     Raises
     ------
     ValueError
-        When the budget is unreachable (no sigma up to 1e6 meets it), both or neither of ``epochs`` and
-        ``steps`` are given, or an argument is out of its range (naming it).
+        When the budget is unreachable (no sigma up to 1e6 meets it), both or neither of ``epochs``
+        and ``steps`` are given, or an argument is out of its range (naming it).
     ParameterTypeError
         When a numeric argument is a string, a bool or an array.
     """
@@ -609,8 +630,8 @@ def get_noise_multiplier(
     if rarely_sampled([(floor, q, count)], delta) or _rdp_meets(floor, q, count, eps_target, delta):
         return floor  # the least sigma searched meets the target: no PLD of its wide loss window is composed
     search = _SigmaSearch(q, count, eps_target, delta, acc_width)
-    # the central-limit value where its solve is defined (epsilon <= 1e307; 1 where it has none); beyond,
-    # every sigma all but meets the target, and the search starts at the floor
+    # the central-limit value where its solve is defined (epsilon <= 1e307; 1 where it has none);
+    # beyond, every sigma all but meets the target, and the search starts at the floor
     estimate = (
         central_limit_start(
             "sigma",
@@ -629,7 +650,8 @@ _TINY = 5e-324
 
 
 class _SigmaSearch:
-    """The smallest sigma whose certified epsilon at the target delta meets the target epsilon, for one run."""
+    """The smallest sigma whose certified epsilon at the target delta meets the target epsilon, for
+    one run."""
 
     def __init__(self, q: float, steps: int, epsilon: float, delta: float, accuracy: float | None):
         self.q, self.steps, self.epsilon, self.delta, self.accuracy = (
@@ -641,9 +663,9 @@ class _SigmaSearch:
         )
 
     def excess(self, sigma: float) -> float:
-        """Certified epsilon at the target delta minus the target at sigma, as ``HockeystickOpacusAccountant``
-        reports it for the run: <= 0 meets the target (never exactly 0), +inf where no certified bound is
-        computed (not known to meet it)."""
+        """Certified epsilon at the target delta minus the target at sigma, as
+        ``HockeystickOpacusAccountant`` reports it for the run: <= 0 meets the target (never exactly
+        0), +inf where no certified bound is computed (not known to meet it)."""
         accountant = HockeystickOpacusAccountant(accuracy=self.accuracy)
         try:
             accountant.history = [(sigma, self.q, self.steps)]
@@ -654,8 +676,9 @@ class _SigmaSearch:
         return min(f, -_TINY) if epsilon <= self.epsilon else max(f, _TINY)
 
     def solve(self, start: float, floor: float, rtol: float) -> float:
-        """Bracket from ``start`` by factors 1.2, 1.44, 2.07, ... (squared each step), then the Illinois
-        method on log sigma until the bracket is ``rtol`` wide; the end meeting the target is returned."""
+        """Bracket from ``start`` by factors 1.2, 1.44, 2.07, ... (squared each step), then the
+        Illinois method on log sigma until the bracket is ``rtol`` wide; the end meeting the target
+        is returned."""
         x, f = start, self.excess(start)
         factor = 1.2
         if f <= 0:  # meets the target: walk down until it does not, or to the floor
@@ -688,13 +711,15 @@ class _SigmaSearch:
         return self._refine(good, fgood, bad, fbad, rtol)
 
     def _refine(self, good: float, fgood: float, bad: float, fbad: float, rtol: float) -> float:
-        """The bracket (good meets the target, bad does not) narrowed to ``rtol`` in log sigma; its good end."""
-        # invariant: good meets the target, bad does not; Illinois: the secant root in (log x, f), the
-        # retained end's f halved after two steps on the same side; an infinite f (no bound) bisects, and so
-        # does the step after one that left more than half the bracket.  The last rule bounds the steps by
-        # twice bisection's: where f carries no slope (at target_epsilon 0 every sigma meeting the target has
-        # f = -5e-324, the certified epsilon being exactly 0) the secant root sits on the good end and each
-        # clamped step would move it by a quarter of rtol only
+        """The bracket (good meets the target, bad does not) narrowed to ``rtol`` in log sigma; its
+        good end."""
+        # invariant: good meets the target, bad does not; Illinois: the secant root in (log x, f),
+        # the retained end's f halved after two steps on the same side; an infinite f (no bound)
+        # bisects, and so does the step after one that left more than half the bracket.  The last
+        # rule bounds the steps by twice bisection's: where f carries no slope (at target_epsilon 0
+        # every sigma meeting the target has f = -5e-324, the certified epsilon being exactly 0) the
+        # secant root sits on the good end and each clamped step would move it by a quarter of rtol
+        # only
         side = 0
         bisect = False
         width = abs(math.log(bad) - math.log(good))

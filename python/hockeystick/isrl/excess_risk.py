@@ -52,7 +52,8 @@ def lemma_d6_excess_risk(
     smoothness: ArrayLike,
     silo_size: ArrayLike | None = None,
 ) -> FloatOrArray:
-    r"""Lemma D.6's excess-risk bound for convex Noisy MB-SGD: empirical, or population when ``silo_size`` is given.
+    r"""Lemma D.6's excess-risk bound for convex Noisy MB-SGD: empirical, or population when
+    ``silo_size`` is given.
 
     .. math::
 
@@ -60,10 +61,10 @@ def lemma_d6_excess_risk(
         \quad \text{(empirical)},
 
     plus :math:`2 L^2 R \eta / (n M)` (Theorem D.1's uniform-stability term) for the population
-    bound :math:`E F(\hat w_R) - F^*`; for a convex, L-Lipschitz, :math:`\beta`-smooth loss, constant
-    step :math:`\eta \le 1/\beta` and the uniform average of :math:`w_0, \dots, w_{R-1}`, before
-    :math:`\sigma` is substituted (docstring of ``hockeystick.isrl.excess_risk``).  A paper formula, evaluated, not a guarantee
-    checked here.
+    bound :math:`E F(\hat w_R) - F^*`; for a convex, L-Lipschitz, :math:`\beta`-smooth loss,
+    constant step :math:`\eta \le 1/\beta` and the uniform average of :math:`w_0, \dots, w_{R-1}`,
+    before :math:`\sigma` is substituted (docstring of ``hockeystick.isrl.excess_risk``).  A paper
+    formula, evaluated, not a guarantee checked here.
 
     Parameters
     ----------
@@ -84,9 +85,9 @@ def lemma_d6_excess_risk(
     smoothness : array_like
         Smoothness constant :math:`\beta` of the loss, finite and > 0.
     silo_size : array_like or None, default None
-        Records n per silo, a whole number >= 1: given, the population bound (with the stability term
-        :math:`2 L^2 R \eta / (n M)`); None, the empirical bound.  All arguments are keyword-only and
-        broadcast together.
+        Records n per silo, a whole number >= 1: given, the population bound (with the stability
+        term :math:`2 L^2 R \eta / (n M)`); None, the empirical bound.  All arguments are
+        keyword-only and broadcast together.
 
     Returns
     -------
@@ -97,7 +98,8 @@ def lemma_d6_excess_risk(
     Raises
     ------
     ValueError
-        An argument outside its rule above (the message names it), or ``step_size * smoothness > 1``.
+        An argument outside its rule above (the message names it), or ``step_size * smoothness >
+        1``.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -175,9 +177,9 @@ def lemma_d6_best_step_size(
     smoothness : array_like
         Smoothness constant :math:`\beta` of the loss, finite and > 0.
     silo_size : array_like or None, default None
-        Records n per silo, a whole number >= 1: given, the population bound (with the stability term
-        :math:`2 L^2 R \eta / (n M)`); None, the empirical bound.  All arguments are keyword-only and
-        broadcast together.
+        Records n per silo, a whole number >= 1: given, the population bound (with the stability
+        term :math:`2 L^2 R \eta / (n M)`); None, the empirical bound.  All arguments are
+        keyword-only and broadcast together.
 
     Returns
     -------

@@ -48,7 +48,8 @@ def _lipschitz(value: ArrayLike) -> np.ndarray:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class NoisyMBSGD:
-    r"""Certified ISRL-DP of one silo in paper 003's Noisy MB-SGD: R rounds of K draws with replacement from n records.
+    r"""Certified ISRL-DP of one silo in paper 003's Noisy MB-SGD: R rounds of K draws with
+    replacement from n records.
 
     Each round the silo sends the mean of K clipped gradients (norm <= L), drawn uniformly with
     replacement from its n records, plus :math:`N(0, \sigma^2 I)`; replacing one record, one message
@@ -56,18 +57,21 @@ class NoisyMBSGD:
     (``pld.WithReplacementBatchGaussianPLD``), composed R times.  Partial participation only removes
     messages, so the bound stays an upper bound.  Methods:
 
-    - ``delta(epsilon, bound="upper")``: certified bound on delta(epsilon), epsilon >= 0 (+inf allowed);
-    - ``epsilon(delta, bound="upper")``: certified bound on epsilon(delta), delta strictly in (0, 1).
+    - ``delta(epsilon, bound="upper")``: certified bound on delta(epsilon), epsilon >= 0 (+inf
+      allowed);
+    - ``epsilon(delta, bound="upper")``: certified bound on epsilon(delta), delta strictly in (0,
+      1).
 
-    ``bound`` is ``"upper"``, ``"lower"`` (the value of a realizable configuration) or ``"both"`` (the
-    tuple ``(lower, upper)``); the argument broadcasts with the parameters, and a scalar gives a float
-    (a pair of floats for ``"both"``).
-    ValueError for an argument outside its range or another ``bound``.
+    ``bound`` is ``"upper"``, ``"lower"`` (the value of a realizable configuration) or ``"both"``
+    (the tuple ``(lower, upper)``); the argument broadcasts with the parameters, and a scalar gives
+    a float (a pair of floats for ``"both"``). ValueError for an argument outside its range or
+    another ``bound``.
 
     Parameters
     ----------
     sigma : array_like
-        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, finite and > 0.
+        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, finite and
+        > 0.
     lipschitz : array_like
         Gradient norm bound L (the clipping norm, or the loss's Lipschitz constant), finite and > 0.
     batch_size : array_like
@@ -142,22 +146,25 @@ class NoisyMBSGD:
 
 
 class OnePassNoisyMBSGD(GaussianMechanism):
-    r"""Exact ISRL-DP of one silo in paper 003's one-pass Noisy MB-SGD: the Gaussian mechanism with sensitivity 2L/K.
+    r"""Exact ISRL-DP of one silo in paper 003's one-pass Noisy MB-SGD: the Gaussian mechanism with
+    sensitivity 2L/K.
 
-    One pass in disjoint batches of K (Theorem 3.1): a record enters one message, whose mean moves by
-    at most 2L/K, so the silo's transcript is the Gaussian mechanism released once,
+    One pass in disjoint batches of K (Theorem 3.1): a record enters one message, whose mean moves
+    by at most 2L/K, so the silo's transcript is the Gaussian mechanism released once,
 
     .. math::
 
         \mu = \frac{2L}{K \sigma}, \qquad \delta(\epsilon) = \theta(\mu, \epsilon).
 
-    It is :class:`hockeystick.fdp.GaussianMechanism` with ``sensitivity = 2 * lipschitz / batch_size``
-    and ``rounds = 1``: its ``delta``/``epsilon`` (``bound``, ``threads``) and ``mu``/``mu_lower``.
+    It is :class:`hockeystick.fdp.GaussianMechanism` with ``sensitivity = 2 * lipschitz /
+    batch_size`` and ``rounds = 1``: its ``delta``/``epsilon`` (``bound``, ``threads``) and
+    ``mu``/``mu_lower``.
 
     Parameters
     ----------
     sigma : array_like
-        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, finite and > 0.
+        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, finite and
+        > 0.
     lipschitz : array_like
         Gradient norm bound L (the clipping norm, or the loss's Lipschitz constant), finite and > 0.
     batch_size : array_like
@@ -166,8 +173,8 @@ class OnePassNoisyMBSGD(GaussianMechanism):
     Raises
     ------
     ValueError
-        ``sigma`` or ``lipschitz`` not finite and > 0, ``batch_size`` not a whole number >= 1, or shapes
-        that do not broadcast.
+        ``sigma`` or ``lipschitz`` not finite and > 0, ``batch_size`` not a whole number >= 1, or
+        shapes that do not broadcast.
     ParameterTypeError
         A parameter that is a string, bool or None.
 
@@ -191,7 +198,8 @@ class OnePassNoisyMBSGD(GaussianMechanism):
 
 
 class UserLevelNoisyMBSGD(GaussianMechanism):
-    r"""Exact user-level privacy of paper 003's Noisy MB-SGD when a whole silo's data set is replaced.
+    r"""Exact user-level privacy of paper 003's Noisy MB-SGD when a whole silo's data set is
+    replaced.
 
     Every message's mean moves by at most 2L (App. C.2's question), so the R messages are the
     Gaussian mechanism with sensitivity 2L composed R times, exactly
@@ -208,7 +216,8 @@ class UserLevelNoisyMBSGD(GaussianMechanism):
     Parameters
     ----------
     sigma : array_like
-        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, finite and > 0.
+        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, finite and
+        > 0.
     lipschitz : array_like
         Gradient norm bound L (the clipping norm, or the loss's Lipschitz constant), finite and > 0.
     rounds : array_like
@@ -218,8 +227,8 @@ class UserLevelNoisyMBSGD(GaussianMechanism):
     Raises
     ------
     ValueError
-        ``sigma`` or ``lipschitz`` not finite and > 0, ``rounds`` not a whole number >= 1, or shapes that
-        do not broadcast.
+        ``sigma`` or ``lipschitz`` not finite and > 0, ``rounds`` not a whole number >= 1, or shapes
+        that do not broadcast.
     ParameterTypeError
         A parameter that is a string, bool or None.
 

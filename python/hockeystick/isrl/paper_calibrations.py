@@ -3,9 +3,10 @@ without a trusted server", ISRL-DP): paper formulas, not guarantees.
 
 Each function evaluates one of the paper's prescriptions with numpy broadcasting and enforces the
 validity range the paper states (a ValueError outside it).  Whether the prescribed noise really
-gives the stated (eps0, delta0) is a separate question, answered by :class:`hockeystick.isrl.NoisyMBSGD`
-(certified PLD accounting of the same silo transcript); docs/paper-003-errata.md compares the two:
-the theory calibrations are valid but about 5 times too noisy, App. I's is false for eps >= 1.5.
+gives the stated (eps0, delta0) is a separate question, answered by
+:class:`hockeystick.isrl.NoisyMBSGD` (certified PLD accounting of the same silo transcript);
+docs/paper-003-errata.md compares the two: the theory calibrations are valid but about 5 times too
+noisy, App. I's is false for eps >= 1.5.
 
 Symbols: L the Lipschitz constant (gradient norm bound), R rounds, n records per silo, K the
 per-round batch drawn with replacement, (eps0, delta0) the ISRL-DP target.
@@ -61,7 +62,8 @@ def theorem_2_1_sigma(
     epsilon: ArrayLike,
     delta: ArrayLike,
 ) -> FloatOrArray:
-    r"""Noisy MB-SGD's noise standard deviation by Theorem 2.1 / D.1 (paper formula, not a guarantee).
+    r"""Noisy MB-SGD's noise standard deviation by Theorem 2.1 / D.1 (paper formula, not a
+    guarantee).
 
     .. math::
 
@@ -89,8 +91,8 @@ def theorem_2_1_sigma(
     Returns
     -------
     float or numpy.ndarray
-        :math:`\sigma`, in the units of ``lipschitz``: a float for scalar input, else an array of the
-        broadcast shape.
+        :math:`\sigma`, in the units of ``lipschitz``: a float for scalar input, else an array of
+        the broadcast shape.
 
     Raises
     ------
@@ -189,7 +191,8 @@ def appendix_i_sigma(
     delta: ArrayLike,
     local_steps: ArrayLike = 1,
 ) -> FloatOrArray:
-    r"""The noise standard deviation of paper 003's experiments (App. I), as printed: false as a rule once eps >= 1.5.
+    r"""The noise standard deviation of paper 003's experiments (App. I), as printed: false as a
+    rule once eps >= 1.5.
 
     .. math::
 
@@ -213,8 +216,8 @@ def appendix_i_sigma(
     delta : array_like
         The target :math:`\delta`, strictly between 0 and 1.
     local_steps : array_like, default 1
-        Local steps :math:`K_{\mathrm{local}}` per round, a whole number >= 1.  All keyword-only; they
-        broadcast together.
+        Local steps :math:`K_{\mathrm{local}}` per round, a whole number >= 1.  All keyword-only;
+        they broadcast together.
 
     Returns
     -------
@@ -224,8 +227,8 @@ def appendix_i_sigma(
     Raises
     ------
     ValueError
-        ``lipschitz`` or ``epsilon`` not finite and > 0, ``rounds``, ``silo_size`` or ``local_steps``
-        not a whole number >= 1, or ``delta`` outside (0, 1).
+        ``lipschitz`` or ``epsilon`` not finite and > 0, ``rounds``, ``silo_size`` or
+        ``local_steps`` not a whole number >= 1, or ``delta`` outside (0, 1).
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -256,7 +259,8 @@ def appendix_i_sigma(
 def appendix_i_batch_size(
     *, rounds: ArrayLike, silo_size: ArrayLike, epsilon: ArrayLike
 ) -> FloatOrArray:
-    r"""The batch size of paper 003's experiments (App. I), rounded to the nearest integer (paper formula, not a guarantee).
+    r"""The batch size of paper 003's experiments (App. I), rounded to the nearest integer (paper
+    formula, not a guarantee).
 
     .. math::
 
@@ -304,7 +308,8 @@ def appendix_i_batch_size(
 def theorem_3_1_sigma(
     *, lipschitz: ArrayLike, batch_size: ArrayLike, epsilon: ArrayLike, delta: ArrayLike
 ) -> FloatOrArray:
-    r"""One-pass accelerated Noisy MB-SGD's noise standard deviation by Theorem 3.1 / E.1 (paper formula, not a guarantee).
+    r"""One-pass accelerated Noisy MB-SGD's noise standard deviation by Theorem 3.1 / E.1 (paper
+    formula, not a guarantee).
 
     .. math::
 
@@ -365,7 +370,8 @@ def theorem_3_1_sigma(
 
 
 def theorem_3_1_rounds(*, silo_size: ArrayLike, batch_size: ArrayLike) -> FloatOrArray:
-    r"""The number of rounds R = floor(n / K) of one pass over a silo in disjoint batches (Theorem 3.1).
+    r"""The number of rounds R = floor(n / K) of one pass over a silo in disjoint batches (Theorem
+    3.1).
 
     Parameters
     ----------
@@ -407,7 +413,8 @@ def theorem_3_1_rounds(*, silo_size: ArrayLike, batch_size: ArrayLike) -> FloatO
 def user_level_group_privacy(
     *, epsilon: ArrayLike, delta: ArrayLike, silo_size: ArrayLike
 ) -> tuple[FloatOrArray, FloatOrArray]:
-    r"""The user-level (eps, delta) that group privacy gives from a silo's ISRL-DP (App. C.2; paper formula, valid but loose).
+    r"""The user-level (eps, delta) that group privacy gives from a silo's ISRL-DP (App. C.2; paper
+    formula, valid but loose).
 
     .. math::
 
@@ -432,13 +439,14 @@ def user_level_group_privacy(
     Returns
     -------
     epsilon, delta : float or numpy.ndarray
-        :math:`n \epsilon_0` and :math:`n e^{(n-1)\epsilon_0} \delta_0`: floats for scalar input, else
-        arrays of the broadcast shape.
+        :math:`n \epsilon_0` and :math:`n e^{(n-1)\epsilon_0} \delta_0`: floats for scalar input,
+        else arrays of the broadcast shape.
 
     Raises
     ------
     ValueError
-        ``epsilon`` not finite and >= 0, ``delta`` outside (0, 1), or ``silo_size`` not a whole number >= 1.
+        ``epsilon`` not finite and >= 0, ``delta`` outside (0, 1), or ``silo_size`` not a whole
+        number >= 1.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -475,7 +483,8 @@ def theorem_d5_round(
     silos: ArrayLike,
     delta: ArrayLike,
 ) -> tuple[FloatOrArray, FloatOrArray]:
-    r"""One shuffled round's (eps_r, delta~_r) by Theorem D.5, eq. (21) (paper formula, not a guarantee).
+    r"""One shuffled round's (eps_r, delta~_r) by Theorem D.5, eq. (21) (paper formula, not a
+    guarantee).
 
     N = ``silos`` shuffled :math:`(\epsilon_0, \delta_0)`-DP silo randomizers over n = ``silo_size``
     records each are :math:`(\epsilon_r, \tilde\delta_r)`-DP, the per-round bound Theorems 5.1 / G.1

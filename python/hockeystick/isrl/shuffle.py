@@ -11,16 +11,18 @@ output is a post-processing of one of two distributions over pairs of counts,
 
 so delta(eps) <= E_{e^eps}(P || Q) (the two orders are equal by the symmetry A <-> C - A).  Given
 C = c the first count x has P_c(x) = alpha b(x) + (1 - alpha) b(x - 1) and Q_c(x) the reverse, b the
-Bin(c, 1/2) pmf; since b(x - 1)/b(x) = x/(c + 1 - x) increases in x, P_c > e^eps Q_c exactly on
-x < beta (c + 1) with beta = rho / (1 + rho), rho = (alpha - e^eps (1 - alpha)) / (e^eps alpha - (1 - alpha)),
-and the conditional divergence is a combination of two binomial CDFs at m = ceil(beta (c + 1)) - 1:
+Bin(c, 1/2) pmf; since b(x - 1)/b(x) = x/(c + 1 - x) increases in x, P_c > e^eps Q_c exactly on x <
+beta (c + 1) with beta = rho / (1 + rho), rho = (alpha - e^eps (1 - alpha)) / (e^eps alpha - (1 -
+alpha)), and the conditional divergence is a combination of two binomial CDFs at m = ceil(beta (c +
+1)) - 1:
 
     E_c = alpha F_c(m) + (1 - alpha) F_c(m - 1) - e^eps ((1 - alpha) F_c(m) + alpha F_c(m - 1))
 
-(0 once e^eps >= e^{eps0}).  The sum over c covers every c outside a Bin(n - 1, e^{-eps0}) tail of mass
-<= ``tail``, which is added whole (E_c <= 1): a certified upper bound, plus an absolute round-off
-margin of 64 u (1 + e^{eps0}) (the same at every eps < eps0, so the bound stays monotone).  This is the exact value of FMT's bound, where their code brackets it
-by stepping over c (their example: n = 1e5, eps0 = 4, delta = 1e-6 gives eps in [0.16754, 0.17279]).
+(0 once e^eps >= e^{eps0}).  The sum over c covers every c outside a Bin(n - 1, e^{-eps0}) tail of
+mass <= ``tail``, which is added whole (E_c <= 1): a certified upper bound, plus an absolute
+round-off margin of 64 u (1 + e^{eps0}) (the same at every eps < eps0, so the bound stays monotone).
+This is the exact value of FMT's bound, where their code brackets it by stepping over c (their
+example: n = 1e5, eps0 = 4, delta = 1e-6 gives eps in [0.16754, 0.17279]).
 """
 
 from __future__ import annotations
@@ -57,18 +59,21 @@ _MAX_TERMS = 10**6  # values of C summed exactly (tens of MB of temporaries at m
 def clone_delta_curve(
     eps0: float, n: int, eps: np.ndarray, tail: float, clone_probability: float | None = None
 ) -> np.ndarray:
-    """Certified upper bounds on FMT's clone divergence at every eps of a 1-d array (module docstring).
+    """Certified upper bounds on FMT's clone divergence at every eps of a 1-d array (module
+    docstring).
 
     ``clone_probability``: the probability p with which each of the other n - 1 users emits a clone,
-    C ~ Bin(n - 1, p); e^{-eps0} (the default) for eps0-DP randomizers (FMT Lemma 3.3 with
-    p = e^{-eps0}); a user whose output is only eps_ref-close to the target's pair gives p = e^{-eps_ref}
-    (paper 003, Lemma D.10, any p in [0, 1]).  The window of C is shared by every eps."""
+    C ~ Bin(n - 1, p); e^{-eps0} (the default) for eps0-DP randomizers (FMT Lemma 3.3 with p =
+    e^{-eps0}); a user whose output is only eps_ref-close to the target's pair gives p =
+    e^{-eps_ref} (paper 003, Lemma D.10, any p in [0, 1]).  The window of C is shared by every
+    eps."""
     from scipy import stats  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     eps = np.asarray(eps, dtype=np.float64)
     out = np.zeros(eps.shape)
     alpha = 1.0 / (1.0 + math.exp(-eps0))
-    # past eps0 = 700 the margin alone exceeds 1 (the bound is vacuous there); exp(eps0) would overflow past 709
+    # past eps0 = 700 the margin alone exceeds 1 (the bound is vacuous there); exp(eps0) would
+    # overflow past 709
     margin = 64 * _U * (1 + math.exp(min(eps0, 700.0)))
     below = eps < eps0
     with np.errstate(
@@ -84,8 +89,9 @@ def clone_delta_curve(
         return out
     p = math.exp(-eps0) if clone_probability is None else float(clone_probability)
     # the window of C summed exactly: mean +- (z sd + 50) with z from a Bernstein bound on the tail
-    # mass ``tail``; whatever falls outside is added whole below, so the window changes only tightness
-    # (scipy's binom.ppf/isf at 1e-17 tails return the support's end for small p, a window of n terms)
+    # mass ``tail``; whatever falls outside is added whole below, so the window changes only
+    # tightness (scipy's binom.ppf/isf at 1e-17 tails return the support's end for small p, a window
+    # of n terms)
     mean, sd = (n - 1) * p, math.sqrt((n - 1) * p * (1 - p))
     # log(2 / tail), as log 2 - log tail where 2 / tail would overflow (a subnormal tail)
     z = math.sqrt(2 * (math.log(2 / tail) if tail > 1e-300 else math.log(2) - math.log(tail)))
@@ -112,8 +118,9 @@ def clone_delta_curve(
 
 
 def _half_binomial_cdfs(m: np.ndarray, c: np.ndarray, stats: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Bin(c, 1/2)'s CDF at m and at m - 1 (m one row per eps, c the columns): scipy's values, each evaluated
-    once per distinct (m, c) pair, since neighbouring eps share most of their m and row m - 1 repeats row m."""
+    """Bin(c, 1/2)'s CDF at m and at m - 1 (m one row per eps, c the columns): scipy's values, each
+    evaluated once per distinct (m, c) pair, since neighbouring eps share most of their m and row
+    m - 1 repeats row m."""
     k = np.concatenate([m, m - 1]).astype(np.int64)
     cols = np.broadcast_to(c, k.shape)
     keys = (k - int(k.min())) * (int(c.max()) + 1) + cols
@@ -132,9 +139,9 @@ def clone_delta(
 def check_shuffle_parameters(
     epsilon0: np.ndarray, n: np.ndarray, tail: Any, rtol: Any
 ) -> tuple[float, float]:
-    """The shuffle accountants' shared domain: eps0 finite and > 0, n an integer >= 2, tail in (0, 1e-3),
-    rtol in (0, 1) (ValueError naming the first that breaks its rule; tail and rtol one real number
-    each, else ParameterTypeError); returns (tail, rtol) as floats."""
+    """The shuffle accountants' shared domain: eps0 finite and > 0, n an integer >= 2, tail in (0,
+    1e-3), rtol in (0, 1) (ValueError naming the first that breaks its rule; tail and rtol one real
+    number each, else ParameterTypeError); returns (tail, rtol) as floats."""
     bad = ~(np.isfinite(epsilon0) & (epsilon0 > 0))
     if np.any(bad):
         raise ValueError(f"epsilon0 must be finite and > 0, got {epsilon0[bad].ravel()[0]:g}")
@@ -151,16 +158,19 @@ def check_shuffle_parameters(
 
 
 def bisection_done(lo: float, hi: float, rtol: float) -> bool:
-    """Whether a bisection on [lo, hi] has reached relative width ``rtol`` or the doubles' resolution
-    (no double strictly between lo and hi: an rtol below the spacing of doubles would loop forever)."""
+    """Whether a bisection on [lo, hi] has reached relative width ``rtol`` or the doubles'
+    resolution (no double strictly between lo and hi: an rtol below the spacing of doubles would
+    loop forever)."""
     mid = 0.5 * (lo + hi)
     return hi - lo <= rtol * hi or not lo < mid < hi
 
 
 class ShuffledLDP:
-    r"""Privacy of n shuffled reports of eps0-DP local randomizers: Feldman, McMillan & Talwar's clone bound, evaluated.
+    r"""Privacy of n shuffled reports of eps0-DP local randomizers: Feldman, McMillan & Talwar's
+    clone bound, evaluated.
 
-    The shuffled output is a post-processing of FMT's clone pair (docstring of ``hockeystick.isrl.shuffle``), so
+    The shuffled output is a post-processing of FMT's clone pair (docstring of
+    ``hockeystick.isrl.shuffle``), so
 
     .. math::
 
@@ -173,11 +183,11 @@ class ShuffledLDP:
     - ``delta(epsilon)``: that bound at each :math:`\epsilon \ge 0` (0 from :math:`\epsilon_0` on);
       ValueError for a negative or NaN epsilon.
     - ``epsilon(delta)``: the smallest :math:`\epsilon \in [0, \epsilon_0]` whose bound is <= delta,
-      found by bisection to relative width ``rtol`` and reported at the upper end of the final bracket
-      (never above :math:`\epsilon_0`); ValueError for delta outside (0, 1).
+      found by bisection to relative width ``rtol`` and reported at the upper end of the final
+      bracket (never above :math:`\epsilon_0`); ValueError for delta outside (0, 1).
 
-    Both broadcast their argument with ``epsilon0`` and ``n`` and return a float for scalar input, else
-    an array.
+    Both broadcast their argument with ``epsilon0`` and ``n`` and return a float for scalar input,
+    else an array.
 
     Parameters
     ----------
@@ -193,16 +203,17 @@ class ShuffledLDP:
     Raises
     ------
     ValueError
-        ``epsilon0`` not finite and > 0, ``n`` not a whole number >= 2, ``tail`` outside (0, 1e-3) or
-        ``rtol`` outside (0, 1); from ``delta``/``epsilon``, a clone sum over more than 10^6 values of C
-        (use :func:`hockeystick.isrl.closed_form_shuffle_epsilon` for populations that large).
+        ``epsilon0`` not finite and > 0, ``n`` not a whole number >= 2, ``tail`` outside (0, 1e-3)
+        or ``rtol`` outside (0, 1); from ``delta``/``epsilon``, a clone sum over more than 10^6
+        values of C (use :func:`hockeystick.isrl.closed_form_shuffle_epsilon` for populations that
+        large).
     ParameterTypeError
         ``epsilon0`` or ``n`` a string, bool or None.
 
     References
     ----------
-    Feldman, McMillan & Talwar 2021 ("Hiding among the clones"), Theorem 3.2 and Appendix E; paper 003,
-    Theorem D.5 and Lemma D.10; docs/paper-003-errata.md, section 5.
+    Feldman, McMillan & Talwar 2021 ("Hiding among the clones"), Theorem 3.2 and Appendix E; paper
+    003, Theorem D.5 and Lemma D.10; docs/paper-003-errata.md, section 5.
 
     Examples
     --------
@@ -237,7 +248,8 @@ class ShuffledLDP:
         return float(out) if scalar else out
 
     def epsilon(self, delta: ArrayLike) -> FloatOrArray:
-        """Smallest epsilon in [0, eps0] whose certified delta is <= delta (upper end of the bisection)."""
+        """Smallest epsilon in [0, eps0] whose certified delta is <= delta (upper end of the
+        bisection)."""
         (dlt, e0, users), shape, scalar = broadcast_float_arrays(
             delta=delta, epsilon0=self.epsilon0, n=self.n
         )
@@ -265,15 +277,16 @@ class ShuffledLDP:
 def closed_form_shuffle_epsilon(
     *, epsilon0: ArrayLike, n: ArrayLike, delta: ArrayLike
 ) -> FloatOrArray:
-    r"""Feldman, McMillan & Talwar's closed-form epsilon for n shuffled eps0-DP reports (paper formula).
+    r"""Feldman, McMillan & Talwar's closed-form epsilon for n shuffled eps0-DP reports (paper
+    formula).
 
     .. math::
 
         \epsilon = \ln\Big(1 + \frac{e^{\epsilon_0} - 1}{e^{\epsilon_0} + 1}
             \Big(\frac{8 \sqrt{e^{\epsilon_0} \ln(4/\delta)}}{\sqrt n} + \frac{8 e^{\epsilon_0}}{n}\Big)\Big),
 
-    valid for :math:`\epsilon_0 \le \ln(n / (16 \ln(2/\delta)))`: FMT Theorem 3.1, the form of
-    paper 003's eq. (21) with :math:`n \epsilon_0` in place of its silo-level :math:`\epsilon_0`.  The
+    valid for :math:`\epsilon_0 \le \ln(n / (16 \ln(2/\delta)))`: FMT Theorem 3.1, the form of paper
+    003's eq. (21) with :math:`n \epsilon_0` in place of its silo-level :math:`\epsilon_0`.  The
     certified numerical bound is :class:`hockeystick.isrl.ShuffledLDP`.
 
     Parameters
@@ -295,8 +308,8 @@ def closed_form_shuffle_epsilon(
     Raises
     ------
     ValueError
-        ``epsilon0`` NaN, infinite or <= 0, ``n`` not a whole number >= 1, ``delta`` outside (0, 1), or
-        ``epsilon0`` above :math:`\ln(n / (16 \ln(2/\delta)))`.
+        ``epsilon0`` NaN, infinite or <= 0, ``n`` not a whole number >= 1, ``delta`` outside (0, 1),
+        or ``epsilon0`` above :math:`\ln(n / (16 \ln(2/\delta)))`.
     ParameterTypeError
         An argument that is a string, bool or None.
 

@@ -1,23 +1,25 @@
-"""Amplification by shuffling for (eps0, delta0)-DP randomizers: the clone bound plus a total-variation charge.
+"""Amplification by shuffling for (eps0, delta0)-DP randomizers: the clone bound plus a
+total-variation charge.
 
-Feldman, McMillan & Talwar (FOCS 2021, "Hiding among the clones", Thm 3.8, proof via their Lemma 3.7)
-extend the clone analysis of ``shuffle`` to approximate-DP local randomizers: n shuffled
-(eps0, delta0)-DP randomizers are (eps, delta + (e^eps + 1)(1 + e^{-eps0}/2) n delta0)-DP whenever
-n shuffled eps0-DP randomizers are (eps, delta)-DP.  Paper 003 re-proves it for silos holding many
+Feldman, McMillan & Talwar (FOCS 2021, "Hiding among the clones", Thm 3.8, proof via their Lemma
+3.7) extend the clone analysis of ``shuffle`` to approximate-DP local randomizers: n shuffled (eps0,
+delta0)-DP randomizers are (eps, delta + (e^eps + 1)(1 + e^{-eps0}/2) n delta0)-DP whenever n
+shuffled eps0-DP randomizers are (eps, delta)-DP.  Paper 003 re-proves it for silos holding many
 records (Thm D.5, Lemmas D.8-D.14).  The proof, which this module evaluates term by term:
 
 1. The target user's pair R(x0), R(x1) is (eps0, delta0)-indistinguishable, so some R'(x1) with
    TV(R'(x1), R(x1)) <= delta0 is eps0-indistinguishable from R(x0) (FMT Lemma 3.7; 003 Lemma D.12).
-2. Every other user's output R(x) is (eps_ref, delta_ref)-indistinguishable from the mixture
-   rho = (R(x0) + R(x1)) / 2 (joint convexity; in FMT's setting eps_ref = eps0, delta_ref = delta0), so
+2. Every other user's output R(x) is (eps_ref, delta_ref)-indistinguishable from the mixture rho =
+   (R(x0) + R(x1)) / 2 (joint convexity; in FMT's setting eps_ref = eps0, delta_ref = delta0), so
    some R''(x) with TV <= delta_ref satisfies R''(x) >= e^{-eps_ref} rho (003 Lemma D.11); putting
    R'(x1) in place of R(x1) inside rho costs e^{-eps_ref} delta0 / 2 more (003, proof of Thm D.5).
-3. The surrogate randomizers satisfy the clone structure with alpha = e^eps0 / (e^eps0 + 1) (Kairouz,
-   Oh & Viswanath 2015's decomposition, 003 Lemma D.8) and clone probability p = e^{-eps_ref}, so the
-   shuffled surrogate output is a post-processing of FMT's clone pair (FMT Lemma 3.3 / Thm 3.2;
-   003 Lemma D.10): its divergence is at most ``clone_delta(eps0, n, eps, p)``, computed exactly.
-4. The real and surrogate outputs differ in total variation by TV_P <= (n - 1)(delta_ref + e^{-eps_ref}
-   delta0 / 2) when the target holds x0 and TV_Q <= delta0 + TV_P when it holds x1, and
+3. The surrogate randomizers satisfy the clone structure with alpha = e^eps0 / (e^eps0 + 1)
+   (Kairouz, Oh & Viswanath 2015's decomposition, 003 Lemma D.8) and clone probability p =
+   e^{-eps_ref}, so the shuffled surrogate output is a post-processing of FMT's clone pair (FMT
+   Lemma 3.3 / Thm 3.2; 003 Lemma D.10): its divergence is at most ``clone_delta(eps0, n, eps, p)``,
+   computed exactly.
+4. The real and surrogate outputs differ in total variation by TV_P <= (n - 1)(delta_ref +
+   e^{-eps_ref} delta0 / 2) when the target holds x0 and TV_Q <= delta0 + TV_P when it holds x1, and
    E_{e^eps}(P || Q) <= E_{e^eps}(P' || Q') + TV_P + e^eps TV_Q (Dwork & Roth 2014, Lemma 3.17; 003
    Lemma D.13).  With the orders swapped the larger charge is the same one, so
 
@@ -64,14 +66,16 @@ def tv_charge(
     reference_delta: float,
     mixture_weight: float | None = None,
 ) -> float:
-    """TV_P + e^eps TV_Q of step 4 (module docstring), rounded up.  ``mixture_weight``: any upper bound on
-    rho's weight e^{-eps_ref} in the surrogate (1 makes the charge non-increasing in eps_ref)."""
+    """TV_P + e^eps TV_Q of step 4 (module docstring), rounded up.  ``mixture_weight``: any upper
+    bound on rho's weight e^{-eps_ref} in the surrogate (1 makes the charge non-increasing in
+    eps_ref)."""
     weight = math.exp(-reference_epsilon) if mixture_weight is None else mixture_weight
     tv_p = (n - 1) * (reference_delta + weight * delta0 / 2)
     tv_q = delta0 + tv_p
     if tv_q == 0:
         return tv_p * (1 + 16 * _U)
-    # e^eps past the doubles' range: an infinite charge (the bound is vacuous there), not an OverflowError
+    # e^eps past the doubles' range: an infinite charge (the bound is vacuous there), not an
+    # OverflowError
     grow = math.exp(eps) if eps < 709 else math.inf
     return (tv_p + grow * tv_q) * (1 + 16 * _U)
 
@@ -101,9 +105,9 @@ def _lowest_minimizer(
     reference_delta: float,
     tail: float,
 ) -> float:
-    """A point at or below the minimizer of (*) over [0, eps0] (inf when there is no charge): bisection
-    that moves its lower end only where (*) is seen to decrease, so by convexity in e^eps the true
-    minimizer lies above it."""
+    """A point at or below the minimizer of (*) over [0, eps0] (inf when there is no charge):
+    bisection that moves its lower end only where (*) is seen to decrease, so by convexity in e^eps
+    the true minimizer lies above it."""
     if delta0 == 0 and reference_delta == 0:
         return math.inf
 
@@ -138,8 +142,8 @@ def shuffled_approximate_delta(
     mixture_weight: float | None = None,
 ) -> float:
     """Certified upper bound on the shuffled output's delta at ``eps`` (module docstring, (*) made
-    non-increasing, and at most delta0 from eps0 on); ``lowest_minimizer`` from ``_lowest_minimizer``
-    (inf: (*) at eps itself); ``mixture_weight`` as in ``tv_charge``."""
+    non-increasing, and at most delta0 from eps0 on); ``lowest_minimizer`` from
+    ``_lowest_minimizer`` (inf: (*) at eps itself); ``mixture_weight`` as in ``tv_charge``."""
     value = _bound(
         min(eps, lowest_minimizer),
         epsilon0,
@@ -158,15 +162,16 @@ def shuffled_approximate_delta(
 def fmt_theorem_3_8_charge(
     *, epsilon: ArrayLike, epsilon0: ArrayLike, delta0: ArrayLike, n: ArrayLike
 ) -> FloatOrArray:
-    r"""Feldman, McMillan & Talwar's Theorem 3.8 additive delta charge for (eps0, delta0)-DP reports, as stated (paper formula).
+    r"""Feldman, McMillan & Talwar's Theorem 3.8 additive delta charge for (eps0, delta0)-DP
+    reports, as stated (paper formula).
 
     .. math::
 
         (e^{\epsilon} + 1)\Big(1 + \frac{e^{-\epsilon_0}}{2}\Big) n \delta_0,
 
-    the delta added to the pure clone bound when n shuffled randomizers are only
-    :math:`(\epsilon_0, \delta_0)`-DP.  :class:`hockeystick.isrl.ShuffledApproximateLDP` evaluates the
-    proof's smaller charge instead.
+    the delta added to the pure clone bound when n shuffled randomizers are only :math:`(\epsilon_0,
+    \delta_0)`-DP.  :class:`hockeystick.isrl.ShuffledApproximateLDP` evaluates the proof's smaller
+    charge instead.
 
     Parameters
     ----------
@@ -177,8 +182,8 @@ def fmt_theorem_3_8_charge(
     delta0 : array_like
         Each local randomizer's :math:`\delta_0`, in [0, 1).
     n : array_like
-        Number of reports shuffled together, a whole number >= 1.  All keyword-only real numbers that
-        broadcast together.
+        Number of reports shuffled together, a whole number >= 1.  All keyword-only real numbers
+        that broadcast together.
 
     Returns
     -------
@@ -188,8 +193,8 @@ def fmt_theorem_3_8_charge(
     Raises
     ------
     ValueError
-        ``epsilon`` not finite and >= 0, ``epsilon0`` not finite and > 0, ``delta0`` outside [0, 1), or
-        ``n`` not a whole number >= 1.
+        ``epsilon`` not finite and >= 0, ``epsilon0`` not finite and > 0, ``delta0`` outside [0, 1),
+        or ``n`` not a whole number >= 1.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -218,10 +223,11 @@ def fmt_theorem_3_8_charge(
 
 
 class ShuffledApproximateLDP:
-    r"""Privacy of n shuffled reports of (eps0, delta0)-DP local randomizers: FMT Theorem 3.8's proof, evaluated.
+    r"""Privacy of n shuffled reports of (eps0, delta0)-DP local randomizers: FMT Theorem 3.8's
+    proof, evaluated.
 
-    With :math:`\epsilon_{\mathrm{ref}} = \epsilon_0`, :math:`\delta_{\mathrm{ref}} = \delta_0` (steps 1-5
-    of the docstring of ``hockeystick.isrl.shuffle_approximate``):
+    With :math:`\epsilon_{\mathrm{ref}} = \epsilon_0`, :math:`\delta_{\mathrm{ref}} = \delta_0`
+    (steps 1-5 of the docstring of ``hockeystick.isrl.shuffle_approximate``):
 
     .. math::
 
@@ -230,11 +236,11 @@ class ShuffledApproximateLDP:
         \mathrm{TV}_P = (n - 1)\, \delta_0 \big(1 + e^{-\epsilon_0} / 2\big), \quad
         \mathrm{TV}_Q = \delta_0 + \mathrm{TV}_P,
 
-    made non-increasing in :math:`\epsilon`, and at most :math:`\delta_0` from :math:`\epsilon_0` on.
-    At :math:`\delta_0 = 0` it is :class:`hockeystick.isrl.ShuffledLDP`.
+    made non-increasing in :math:`\epsilon`, and at most :math:`\delta_0` from :math:`\epsilon_0`
+    on. At :math:`\delta_0 = 0` it is :class:`hockeystick.isrl.ShuffledLDP`.
 
-    - ``delta(epsilon)``: that certified upper bound at each :math:`\epsilon \ge 0`; ValueError for a
-      negative or NaN epsilon.
+    - ``delta(epsilon)``: that certified upper bound at each :math:`\epsilon \ge 0`; ValueError for
+      a negative or NaN epsilon.
     - ``epsilon(delta)``: the smallest :math:`\epsilon` whose bound is <= delta, by bisection to
       relative width ``rtol`` (reported at the upper end); :math:`\epsilon_0` when only the local
       guarantee (:math:`\delta \ge \delta_0`) meets delta, and inf when nothing does; ValueError for
@@ -327,7 +333,8 @@ class ShuffledApproximateLDP:
         return float(out) if scalar else out
 
     def epsilon(self, delta: ArrayLike) -> FloatOrArray:
-        """Smallest epsilon whose certified delta is <= delta (upper end of the bisection; inf if none)."""
+        """Smallest epsilon whose certified delta is <= delta (upper end of the bisection; inf if
+        none)."""
         (dlt, e0, d0, users), shape, scalar = broadcast_float_arrays(
             delta=delta, epsilon0=self.epsilon0, delta0=self.delta0, n=self.n
         )

@@ -1,15 +1,18 @@
-"""Paper 003's shuffled Noisy MB-SGD (Thm 5.1 / G.1): central DP of R shuffled rounds of M silo messages.
+"""Paper 003's shuffled Noisy MB-SGD (Thm 5.1 / G.1): central DP of R shuffled rounds of M silo
+messages.
 
 Each round every one of the M participating silos sends its Noisy MB-SGD message (K draws with
 replacement from its n records, mean of gradients clipped to L, plus N(0, sigma^2 I)); a shuffler
 permutes the M messages.  Replace one record of one silo (the target silo).  Per round
-(``shuffle_approximate`` step by step, paper 003 Thm D.5's proof with FMT's clone pair evaluated exactly):
+(``shuffle_approximate`` step by step, paper 003 Thm D.5's proof with FMT's clone pair evaluated
+exactly):
 
 - the target silo's message is (eps0, delta0)-DP in its record: eps0(delta0) from the certified
   one-round with-replacement PLD (``pld.WithReplacementBatchGaussianPLD``, rounds = 1);
-- every other silo's message N(m_X, sigma^2 I), ||m_X|| <= L, is (eps_ref, delta_ref)-indistinguishable
-  from the target's two messages, hence from their mixture: delta_ref = theta(2L/sigma, eps_ref)
-  (paper 000 eq. 6; where paper 003 Lemma D.9 uses group privacy, (n eps0, n e^{(n-1) eps0} delta0));
+- every other silo's message N(m_X, sigma^2 I), ||m_X|| <= L, is (eps_ref,
+  delta_ref)-indistinguishable from the target's two messages, hence from their mixture: delta_ref =
+  theta(2L/sigma, eps_ref) (paper 000 eq. 6; where paper 003 Lemma D.9 uses group privacy, (n eps0,
+  n e^{(n-1) eps0} delta0));
 - so the round is (eps_r, delta_r)-DP with delta_r = min over a grid of (delta0, delta_ref) of
 
       clone_delta(eps0, M, eps_r, e^{-eps_ref}) + TV_P + e^{eps_r} TV_Q   (and delta0 once eps_r >= eps0).
@@ -65,10 +68,11 @@ def _scalar(value: ArrayLike, name: str) -> float:
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class ShuffledNoisyMBSGD:
-    r"""Certified central (eps, delta) of paper 003's shuffled Noisy MB-SGD, one record of one silo replaced.
+    r"""Certified central (eps, delta) of paper 003's shuffled Noisy MB-SGD, one record of one silo
+    replaced.
 
-    Per round, M silo messages are shuffled; the target silo's message is :math:`(\epsilon_0, \delta_0)`-DP
-    (the certified one-round with-replacement PLD) and every other message is
+    Per round, M silo messages are shuffled; the target silo's message is :math:`(\epsilon_0,
+    \delta_0)`-DP (the certified one-round with-replacement PLD) and every other message is
     :math:`(\epsilon_{\mathrm{ref}}, \delta_{\mathrm{ref}})`-close to its pair, so the round is
     :math:`(\epsilon_r, \delta_r)`-DP with
 
@@ -83,18 +87,20 @@ class ShuffledNoisyMBSGD:
     smaller of that and the unshuffled :class:`hockeystick.isrl.NoisyMBSGD` bound is reported.
 
     - ``delta(epsilon, *, bound="upper")``: certified upper bound on delta(epsilon), epsilon >= 0;
-    - ``epsilon(delta, *, bound="upper")``: certified upper bound on epsilon(delta), delta in (0, 1),
-      the shuffled side found by a certified bracketing search (tolerance 1e-6).
+    - ``epsilon(delta, *, bound="upper")``: certified upper bound on epsilon(delta), delta in (0,
+      1), the shuffled side found by a certified bracketing search (tolerance 1e-6).
 
-    Upper bounds only: ``bound`` other than ``"upper"`` is refused (ValueError).  The argument may be an
-    array; a scalar gives a float.
+    Upper bounds only: ``bound`` other than ``"upper"`` is refused (ValueError).  The argument may
+    be an array; a scalar gives a float.
 
     Parameters
     ----------
     sigma : array_like
-        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, a finite scalar > 0.
+        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, a finite
+        scalar > 0.
     lipschitz : array_like
-        Gradient norm bound L (the clipping norm, or the loss's Lipschitz constant), a finite scalar > 0.
+        Gradient norm bound L (the clipping norm, or the loss's Lipschitz constant), a finite scalar
+        > 0.
     batch_size : array_like
         Draws K per round, with replacement, a whole number >= 1 (scalar).
     silo_size : array_like
@@ -110,7 +116,8 @@ class ShuffledNoisyMBSGD:
     Attributes
     ----------
     round_guarantees : list of tuple of float
-        The :math:`(\epsilon_r, \delta_r)` pairs one shuffled round satisfies (:math:`\delta_r < 1`).
+        The :math:`(\epsilon_r, \delta_r)` pairs one shuffled round satisfies (:math:`\delta_r <
+        1`).
 
     Raises
     ------
@@ -191,8 +198,9 @@ class ShuffledNoisyMBSGD:
     def _round_guarantees(
         eps0: np.ndarray, eps_ref: np.ndarray, silos: int
     ) -> list[tuple[float, float]]:
-        """(eps_r, delta_r) pairs one shuffled round satisfies (delta_r < 1), on a fixed geometric grid of eps_r.
-        rho's weight e^{-eps_ref} in the charge is bounded by 1, so every term moves one way with sigma."""
+        """(eps_r, delta_r) pairs one shuffled round satisfies (delta_r < 1), on a fixed geometric
+        grid of eps_r. rho's weight e^{-eps_ref} in the charge is bounded by 1, so every term moves
+        one way with sigma."""
         grid = _ROUND_GRID
         best = np.ones(grid.size)
         growth = np.exp(grid)
@@ -201,7 +209,8 @@ class ShuffledNoisyMBSGD:
                 continue
             best = np.where(grid >= e0, np.minimum(best, d0), best)
             for e_ref, d_ref in zip(eps_ref, _DELTA_GRID):
-                # TV_P + e^eps TV_Q (shuffle_approximate.tv_charge with rho's weight bounded by 1), rounded up
+                # TV_P + e^eps TV_Q (shuffle_approximate.tv_charge with rho's weight bounded by 1),
+                # rounded up
                 tv_p = (silos - 1) * (d_ref + d0 / 2)
                 charge = (tv_p + growth * (d0 + tv_p)) * (1 + 16 * _U)
                 useful = np.flatnonzero(charge < best)  # elsewhere the clone term only adds to it
@@ -220,7 +229,8 @@ class ShuffledNoisyMBSGD:
         return out
 
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
-        """Certified upper bound on delta(epsilon): the smaller of the shuffled and unshuffled bounds."""
+        """Certified upper bound on delta(epsilon): the smaller of the shuffled and unshuffled
+        bounds."""
         _validation.upper_only(bound, "ShuffledNoisyMBSGD")
         eps = _validation.epsilon_values(epsilon)
         flat = np.asarray(eps, dtype=np.float64).reshape(-1)
@@ -231,7 +241,8 @@ class ShuffledNoisyMBSGD:
         return float(out) if out.shape == () else out
 
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
-        """Certified upper bound on epsilon(delta): the smaller of the shuffled and unshuffled bounds."""
+        """Certified upper bound on epsilon(delta): the smaller of the shuffled and unshuffled
+        bounds."""
         _validation.upper_only(bound, "ShuffledNoisyMBSGD")
         dlt = _validation.delta_values(delta)
         flat = np.asarray(dlt, dtype=np.float64).reshape(-1)

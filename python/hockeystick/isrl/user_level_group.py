@@ -1,4 +1,5 @@
-"""User-level privacy of paper 003's Noisy MB-SGD for a user holding k of a silo's n records (App. C.2, k < n).
+"""User-level privacy of paper 003's Noisy MB-SGD for a user holding k of a silo's n records (App.
+C.2, k < n).
 
 Neighbours: the user's k records of one silo are all replaced.  Each round the silo draws K indices
 uniformly WITH replacement (Alg. 2) and sends the mean of their clipped gradients (norm <= L) plus
@@ -7,16 +8,16 @@ of a silo of n / k records, so ``pld.WithReplacementBatchGaussianPLD(sigma, K, n
 sensitivity=L / K)`` certifies both sides of the user's bracket.
 
 Proof.  Each draw independently hits the user's records with probability k / n = 1 / (n / k), as a
-draw of a silo of n / k records hits one given record; the number of hits is c ~ Binomial(K, k/n).  A
-hit moves the mean by at most 2L/K (old and new gradients both of norm <= L, scaled 1/K), whichever
-of the k records it lands on.  Both upper bounds of the replace-one accountant use nothing else:
-(*) couples the hits with fresh draws (Balle, Barthe & Gaboardi 2018, advanced joint convexity),
-and the shift-constrained curve conditions on the non-hit draws Z (Schuchardt et al. 2024).  Here we
-also condition on an i.i.d. sequence A of group indices (the j-th hit lands on record A_j),
-independent of c and coupled between the neighbours.  Given (Z, A) the two outputs are b_c-mixtures
-of N(mu_c) and N(nu_c) with mu_0 = nu_0 and |mu_c|, |nu_c|, |mu_c - nu_c| <= 2cL/K: the same
-constraints as for one record, and joint convexity removes (Z, A).  The lower side is realized by a
-group: the other records' gradients at w, the user's old ones at w + 2L e_1 and new ones at w.
+draw of a silo of n / k records hits one given record; the number of hits is c ~ Binomial(K, k/n).
+A hit moves the mean by at most 2L/K (old and new gradients both of norm <= L, scaled 1/K),
+whichever of the k records it lands on.  Both upper bounds of the replace-one accountant use nothing
+else: (*) couples the hits with fresh draws (Balle, Barthe & Gaboardi 2018, advanced joint
+convexity), and the shift-constrained curve conditions on the non-hit draws Z (Schuchardt et al.
+2024).  Here we also condition on an i.i.d. sequence A of group indices (the j-th hit lands on
+record A_j), independent of c and coupled between the neighbours.  Given (Z, A) the two outputs are
+b_c-mixtures of N(mu_c) and N(nu_c) with mu_0 = nu_0 and |mu_c|, |nu_c|, |mu_c - nu_c| <= 2cL/K: the
+same constraints as for one record, and joint convexity removes (Z, A).  The lower side is realized
+by a group: the other records' gradients at w, the user's old ones at w + 2L e_1 and new ones at w.
 (At k = n every draw hits, c = K: the Gaussian mechanism with sensitivity 2L, as in
 ``UserLevelNoisyMBSGD``.)
 
@@ -43,7 +44,8 @@ __all__ = ["GroupNoisyMBSGD"]
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class GroupNoisyMBSGD:
-    r"""Certified privacy of a user holding k of a silo's n records in paper 003's Noisy MB-SGD (k divides n).
+    r"""Certified privacy of a user holding k of a silo's n records in paper 003's Noisy MB-SGD (k
+    divides n).
 
     All k records of the user are replaced.  For k dividing n this is, round by round, the
     replace-one mechanism of a silo of n / k records (proof in docs/paper-003-errata.md, section 6),
@@ -52,19 +54,22 @@ class GroupNoisyMBSGD:
     certified.  Group privacy instead gives :math:`(k \epsilon_0, k e^{(k-1)\epsilon_0} \delta_0)`.
     Methods:
 
-    - ``delta(epsilon, bound="upper")``: certified bound on delta(epsilon), epsilon >= 0 (+inf allowed);
-    - ``epsilon(delta, bound="upper")``: certified bound on epsilon(delta), delta strictly in (0, 1).
+    - ``delta(epsilon, bound="upper")``: certified bound on delta(epsilon), epsilon >= 0 (+inf
+      allowed);
+    - ``epsilon(delta, bound="upper")``: certified bound on epsilon(delta), delta strictly in (0,
+      1).
 
-    ``bound`` is ``"upper"``, ``"lower"`` (the value of a realizable configuration: the other records'
-    gradients at w, the user's old ones at w + 2L e_1 and new ones at w) or ``"both"`` (the tuple
-    ``(lower, upper)``); the argument broadcasts with the parameters, and a scalar gives a float (a
-    pair of floats for ``"both"``).
-    ValueError for an argument outside its range or another ``bound``.
+    ``bound`` is ``"upper"``, ``"lower"`` (the value of a realizable configuration: the other
+    records' gradients at w, the user's old ones at w + 2L e_1 and new ones at w) or ``"both"`` (the
+    tuple ``(lower, upper)``); the argument broadcasts with the parameters, and a scalar gives a
+    float (a pair of floats for ``"both"``). ValueError for an argument outside its range or another
+    ``bound``.
 
     Parameters
     ----------
     sigma : array_like
-        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, finite and > 0.
+        Standard deviation :math:`\sigma` of the Gaussian noise added to each message, finite and
+        > 0.
     lipschitz : array_like
         Gradient norm bound L (the clipping norm, or the loss's Lipschitz constant), finite and > 0.
     batch_size : array_like

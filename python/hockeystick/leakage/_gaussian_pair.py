@@ -34,15 +34,15 @@ from ..base.validation import nonnegative, positive, positive_integer
 # Largest noncentrality lambda_P = s^2 / rho^2 at which scipy's noncentral chi-square is used
 # (verified against mpmath in tests/leakage/test_leakage_exact.py; it returns NaN near 1e12).
 MAX_NONCENTRALITY = 1e8
-# Largest dimension accepted: the JS quadrature of a shifted pair (scipy's noncentral chi-square density)
-# stops converging near 1e12, and doubles stop being consecutive integers at 2^53 (9e15).
+# Largest dimension accepted: the JS quadrature of a shifted pair (scipy's noncentral chi-square
+# density) stops converging near 1e12, and doubles stop being consecutive integers at 2^53 (9e15).
 MAX_DIMENSION = 1e9
 
 
 @dataclass(frozen=True)
 class GaussianPair:
-    """Standardized (rho, d, s) of P = N(mu, sigma^2 I_d), P~ = N(mu + m, (sigma^2 + sigma_eps^2) I_d),
-    flat, with the broadcast shape and whether every input was a scalar."""
+    """Standardized (rho, d, s) of P = N(mu, sigma^2 I_d), P~ = N(mu + m, (sigma^2 + sigma_eps^2)
+    I_d), flat, with the broadcast shape and whether every input was a scalar."""
 
     rho: np.ndarray
     dimension: np.ndarray
@@ -71,8 +71,9 @@ class GaussianPair:
 
 
 def _noncentrality(s: np.ndarray, rho: np.ndarray) -> np.ndarray:
-    """lambda_P = s^2 / rho^2: 0 without a shift (rho^2 may underflow to 0 or overflow to inf), inf for a
-    shift with rho^2 underflowing (refused by the MAX_NONCENTRALITY check), 0 with rho^2 overflowing."""
+    """lambda_P = s^2 / rho^2: 0 without a shift (rho^2 may underflow to 0 or overflow to inf), inf
+    for a shift with rho^2 underflowing (refused by the MAX_NONCENTRALITY check), 0 with rho^2
+    overflowing."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return np.where((rho > 0) & (s > 0), s**2 / np.where(rho > 0, rho, 1.0) ** 2, 0.0)
 
@@ -124,9 +125,9 @@ def log_chi2_density(x: np.ndarray, k: np.ndarray) -> np.ndarray:
 
     For k >= 10 in the form -log(8 pi k) / 2 - S(k) + k (log1p(z) - z) - log1p(z), z = x / (2k) - 1,
     S(k) = lgamma(k) - ((k - 1/2) log k - k + log(2 pi) / 2) the Stirling remainder (its series to
-    k^-9, error below 691 / (360360 k^11)): the terms (k - 1) log x, x / 2 and lgamma(k) of the direct
-    form are each about k log k and cancel, leaving an error of about k u (u = 2^-53) in the log
-    density (1e-3 at k = 5e12), where this form's error is about sqrt(k) u.
+    k^-9, error below 691 / (360360 k^11)): the terms (k - 1) log x, x / 2 and lgamma(k) of the
+    direct form are each about k log k and cancel, leaving an error of about k u (u = 2^-53) in the
+    log density (1e-3 at k = 5e12), where this form's error is about sqrt(k) u.
     """
     from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 

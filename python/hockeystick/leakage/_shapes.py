@@ -1,6 +1,7 @@
-"""Paper 001's functions take array_like arguments that broadcast together: a mismatch is refused before any
-computation, with a message naming every argument and its shape (``validation.broadcastable``), not numpy's
-"operands could not be broadcast" from deep in a formula."""
+"""Paper 001's functions take array_like arguments that broadcast together: a mismatch is refused
+before any computation, with a message naming every argument and its shape
+(``validation.broadcastable``), not numpy's "operands could not be broadcast" from deep in a
+formula."""
 
 from __future__ import annotations
 

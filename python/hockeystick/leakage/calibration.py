@@ -48,12 +48,12 @@ def distortion_variance_for_tv(
         \sigma_\epsilon^2 = \sigma^2 \rho^*, \qquad
         \mathrm{TV}\big(N(0, I_d), N(0, (1 + \rho^*) I_d)\big) = \text{target},
 
-    the TV of :math:`N(\mu, \sigma^2 I_d)` against :math:`N(\mu, (\sigma^2 + \sigma_\epsilon^2) I_d)`
-    (:func:`hockeystick.leakage.tv_exact` with no shift).  The TV increases strictly in
-    :math:`\rho`, so the root is unique and every smaller variance gives a smaller TV; it is found by
-    Chandrupatla's bracketing method on :math:`\log \rho` (the result's TV equals the target to about
-    :math:`10^{-13}` relative).  Paper 001's Lemma 5.8 instead takes its variance from Lemma 5.7's
-    lower bound (:func:`hockeystick.leakage.paper_distortion_variance`).
+    the TV of :math:`N(\mu, \sigma^2 I_d)` against :math:`N(\mu, (\sigma^2 + \sigma_\epsilon^2)
+    I_d)` (:func:`hockeystick.leakage.tv_exact` with no shift).  The TV increases strictly in
+    :math:`\rho`, so the root is unique and every smaller variance gives a smaller TV; it is found
+    by Chandrupatla's bracketing method on :math:`\log \rho` (the result's TV equals the target to
+    about :math:`10^{-13}` relative).  Paper 001's Lemma 5.8 instead takes its variance from Lemma
+    5.7's lower bound (:func:`hockeystick.leakage.paper_distortion_variance`).
 
     Parameters
     ----------
@@ -73,8 +73,9 @@ def distortion_variance_for_tv(
     Raises
     ------
     ValueError
-        ``variance`` not finite and > 0, ``dimension`` not a whole number in [1, 1e9], ``target_tv`` NaN
-        or outside (0, 1) (TV = 1 needs infinite noise) or below 1e-290, or shapes that do not broadcast.
+        ``variance`` not finite and > 0, ``dimension`` not a whole number in [1, 1e9], ``target_tv``
+        NaN or outside (0, 1) (TV = 1 needs infinite noise) or below 1e-290, or shapes that do not
+        broadcast.
     ParameterTypeError
         An argument that is a string, bool or None.
 

@@ -11,14 +11,15 @@ Form used.  With l = log(dP~/dP), substituting dM = (dP + dP~) / 2 gives
     JS = (1/2) E_{(P + P~)}[ h(l / 2) ],   h(y) = y tanh(y) - log cosh(y)   (0 <= h < log 2),
 
 an integrand that is positive, smooth and free of cancellation (h(y) ~ y^2 / 2 near 0).  l depends
-on x only through W (see ``_gaussian_pair``), so JS is one-dimensional: E_P over W ~ ncx2(d, lambda_P)
-and E_P~ over V = W / (1 + rho) ~ ncx2(d, lambda_Q), each integrated by tanh-sinh quadrature
-(scipy.integrate.tanhsinh, vectorized over the points) between its quantiles 1e-18 and 1 - 1e-18
-(the neglected part is < 3e-18), in the offset variable W - lambda (so l has no cancellation for
-large lambda), or from W = 0 when the lower quantile is below 1 (the d = 1 endpoint singularity).
-The summed error estimate must be below 1e-10 of the result, else RuntimeError.  For rho = 0 (pure
-shift) it is the one-dimensional E_{x ~ N(0,1)} h((s x - s^2 / 2) / 2).  Checked against mpmath at
-30 digits with the KL definition in tests/leakage/test_leakage_exact.py (relative error below 1e-10).
+on x only through W (see ``_gaussian_pair``), so JS is one-dimensional: E_P over W ~ ncx2(d,
+lambda_P) and E_P~ over V = W / (1 + rho) ~ ncx2(d, lambda_Q), each integrated by tanh-sinh
+quadrature (scipy.integrate.tanhsinh, vectorized over the points) between its quantiles 1e-18 and
+1 - 1e-18 (the neglected part is < 3e-18), in the offset variable W - lambda (so l has no cancellation
+for large lambda), or from W = 0 when the lower quantile is below 1 (the d = 1 endpoint
+singularity). The summed error estimate must be below 1e-10 of the result, else RuntimeError.  For
+rho = 0 (pure shift) it is the one-dimensional E_{x ~ N(0,1)} h((s x - s^2 / 2) / 2).  Checked
+against mpmath at 30 digits with the KL definition in tests/leakage/test_leakage_exact.py (relative
+error below 1e-10).
 """
 
 from __future__ import annotations
@@ -59,43 +60,48 @@ def js_exact(
     dimension: npt.ArrayLike,
     shift: npt.ArrayLike = 0.0,
 ) -> float | np.ndarray:
-    r"""Exact Jensen-Shannon divergence, in nats, between the undistorted and the distorted parameter distribution.
+    r"""Exact Jensen-Shannon divergence, in nats, between the undistorted and the distorted
+    parameter distribution.
 
     .. math::
 
         \mathrm{JS}(P, \tilde P) = \tfrac12 \mathrm{KL}(P \,\|\, M) + \tfrac12 \mathrm{KL}(\tilde P \,\|\, M),
         \qquad M = (P + \tilde P) / 2,
 
-    for :math:`P = N(\mu, \sigma^2 I_d)` and :math:`\tilde P = N(\mu + m, (\sigma^2 + \sigma_\epsilon^2) I_d)`,
-    evaluated as the one-dimensional :math:`\tfrac12 E_{P + \tilde P}[h(l/2)]`,
-    :math:`h(y) = y \tanh y - \log\cosh y`, :math:`l = \log(d\tilde P / dP)`, by tanh-sinh quadrature
-    (docstring of ``hockeystick.leakage.js``).  A value, not a bound; its square root is the kind of leakage paper 001's
-    Definition 4 takes (there between beliefs about the data, not between these distributions).
+    for :math:`P = N(\mu, \sigma^2 I_d)` and :math:`\tilde P = N(\mu + m, (\sigma^2 +
+    \sigma_\epsilon^2) I_d)`, evaluated as the one-dimensional :math:`\tfrac12 E_{P + \tilde
+    P}[h(l/2)]`, :math:`h(y) = y \tanh y - \log\cosh y`, :math:`l = \log(d\tilde P / dP)`, by
+    tanh-sinh quadrature (docstring of ``hockeystick.leakage.js``).  A value, not a bound; its
+    square root is the kind of leakage paper 001's Definition 4 takes (there between beliefs about
+    the data, not between these distributions).
 
     Parameters
     ----------
     variance : array_like
         Per-coordinate variance :math:`\sigma^2` of the undistorted parameter, finite and > 0.
     distortion_variance : array_like
-        Per-coordinate variance :math:`\sigma_\epsilon^2` of the added Gaussian noise, finite and >= 0.
+        Per-coordinate variance :math:`\sigma_\epsilon^2` of the added Gaussian noise, finite and
+        >= 0.
     dimension : array_like
-        Dimension d of the parameter, a whole number in [1, 1e9] (the evaluation is not verified beyond).
+        Dimension d of the parameter, a whole number in [1, 1e9] (the evaluation is not verified
+        beyond).
     shift : array_like, default 0.0
-        Euclidean norm :math:`\|m\|` of the noise's mean, finite and >= 0 (0 in paper 001).  The four
-        arguments broadcast together (numpy rules).
+        Euclidean norm :math:`\|m\|` of the noise's mean, finite and >= 0 (0 in paper 001).  The
+        four arguments broadcast together (numpy rules).
 
     Returns
     -------
     float or numpy.ndarray
-        JS in :math:`[0, \log 2]` nats, relative accuracy :math:`10^{-10}`: a float when every argument
-        is a scalar, else an array of the broadcast shape.
+        JS in :math:`[0, \log 2]` nats, relative accuracy :math:`10^{-10}`: a float when every
+        argument is a scalar, else an array of the broadcast shape.
 
     Raises
     ------
     ValueError
         ``variance`` not finite and > 0, ``distortion_variance`` or ``shift`` not finite and >= 0,
-        ``dimension`` not a whole number in [1, 1e9], shapes that do not broadcast, or
-        :math:`(s / \rho)^2 > 10^8` with :math:`s = \|m\| / \sigma`, :math:`\rho = \sigma_\epsilon^2 / \sigma^2 > 0`.
+        ``dimension`` not a whole number in [1, 1e9], shapes that do not broadcast, or :math:`(s /
+        \rho)^2 > 10^8` with :math:`s = \|m\| / \sigma`, :math:`\rho = \sigma_\epsilon^2 / \sigma^2
+        > 0`.
     ParameterTypeError
         An argument that is a string, bool or None.
     RuntimeError
@@ -118,8 +124,9 @@ def js_exact(
 
 def _js(pair: GaussianPair) -> np.ndarray:
     out = np.zeros_like(pair.rho)
-    # past rho = 1e290 the integrand's W (1 + rho) overflows; JS is ln 2 there to the quadrature's accuracy
-    # (at d <= 1e9 the computed value is within 1e-12 of ln 2 from rho = 1e50 on, with or without a shift)
+    # past rho = 1e290 the integrand's W (1 + rho) overflows; JS is ln 2 there to the quadrature's
+    # accuracy (at d <= 1e9 the computed value is within 1e-12 of ln 2 from rho = 1e50 on, with or
+    # without a shift)
     out[pair.rho > _RHO_DISJOINT] = _LOG2
     radial = (pair.rho > 0) & (pair.rho <= _RHO_DISJOINT)
     if np.any(radial):
@@ -163,7 +170,8 @@ def _density(w: np.ndarray, d: np.ndarray, lam: np.ndarray) -> np.ndarray:
     central = lam == 0
     with np.errstate(invalid="ignore", divide="ignore"):
         noncentral = ncx2.pdf(w, d, np.where(central, 1.0, lam))
-    # the central density in the form without cancellation (log_chi2_density): scipy's loses about d u
+    # the central density in the form without cancellation (log_chi2_density): scipy's loses about d
+    # u
     return cast(np.ndarray, np.where(central, np.exp(log_chi2_density(w, d / 2)), noncentral))
 
 
@@ -177,11 +185,12 @@ def _expectation_integrand(
     u0: np.ndarray,
     stretch: np.ndarray,
 ) -> np.ndarray:
-    """density(base + t) h(l / 2) for a (noncentral) chi-square variable W = base + t, with v = W - lam
-    and l the log-likelihood ratio at u = W - lambda_P = u0 + stretch v."""
+    """density(base + t) h(l / 2) for a (noncentral) chi-square variable W = base + t, with v = W -
+    lam and l the log-likelihood ratio at u = W - lambda_P = u0 + stretch v."""
     v = (base - lam) + t
     u = u0 + stretch * v
-    # 0.5 * (rho / (1 + rho)), the same double as rho / (2 (1 + rho)) without 2 (1 + rho) overflowing near 1e308
+    # 0.5 * (rho / (1 + rho)), the same double as rho / (2 (1 + rho)) without 2 (1 + rho)
+    # overflowing near 1e308
     log_ratio = (
         -0.5 * d * np.log1p(rho) - s * s / (2.0 * (1.0 + rho)) + 0.5 * (rho / (1.0 + rho)) * u
     )

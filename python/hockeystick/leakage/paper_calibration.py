@@ -1,4 +1,5 @@
-"""Paper 001, Lemmas 5.6 and 5.8 (eq. 14, eq. 35): the distortion the paper prescribes for a leakage budget.
+"""Paper 001, Lemmas 5.6 and 5.8 (eq. 14, eq. 35): the distortion the paper prescribes for a leakage
+budget.
 
 Lemma 5.6 (eq. 14): if TV(P, P~) >= C_1 - tau, the leakage eps_p is at most tau, where
 C_1 = (1/K) sum_k sqrt(JS(F^(k) || F~^(k))) (eq. 13) and tau the budget tau_{p,t}^(k).
@@ -28,22 +29,24 @@ __all__ = ["paper_distortion_variance", "paper_required_tv"]
 
 @broadcasting
 def paper_required_tv(c1: npt.ArrayLike, tau: npt.ArrayLike) -> float | np.ndarray:
-    r"""The TV that Lemma 5.6 says suffices for leakage at most tau, C_1 - tau (paper formula, not a guarantee).
+    r"""The TV that Lemma 5.6 says suffices for leakage at most tau, C_1 - tau (paper formula, not a
+    guarantee).
 
     .. math::
 
         \mathrm{TV}(P, \tilde P) \ge C_1 - \tau \;\Rightarrow\; \epsilon_p \le \tau,
         \qquad C_1 = \frac1K \sum_k \sqrt{\mathrm{JS}(F^{(k)} \,\|\, \tilde F^{(k)})} \ \text{(eq. 13)}.
 
-    The lemma's proof cites an inequality Lemma 5.5 does not give (docs/paper-001-errata.md, section 3).
+    The lemma's proof cites an inequality Lemma 5.5 does not give (docs/paper-001-errata.md, section
+    3).
 
     Parameters
     ----------
     c1 : array_like
         :math:`C_1` of eq. 13, finite and >= 0.
     tau : array_like
-        The leakage budget :math:`\tau`, finite and >= 0, and < ``c1`` (otherwise any distortion meets
-        the budget by the lemma).  The two broadcast together.
+        The leakage budget :math:`\tau`, finite and >= 0, and < ``c1`` (otherwise any distortion
+        meets the budget by the lemma).  The two broadcast together.
 
     Returns
     -------
@@ -53,7 +56,8 @@ def paper_required_tv(c1: npt.ArrayLike, tau: npt.ArrayLike) -> float | np.ndarr
     Raises
     ------
     ValueError
-        ``c1`` or ``tau`` not finite and >= 0, or ``tau`` >= ``c1``; or shapes that do not broadcast together.
+        ``c1`` or ``tau`` not finite and >= 0, or ``tau`` >= ``c1``; or shapes that do not broadcast
+        together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -79,15 +83,16 @@ def paper_required_tv(c1: npt.ArrayLike, tau: npt.ArrayLike) -> float | np.ndarr
 def paper_distortion_variance(
     variance: npt.ArrayLike, dimension: npt.ArrayLike, c1: npt.ArrayLike, tau: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""Lemma 5.8's distortion variance for a leakage budget, as printed (paper formula, not a guarantee).
+    r"""Lemma 5.8's distortion variance for a leakage budget, as printed (paper formula, not a
+    guarantee).
 
     .. math::
 
         \sigma_\epsilon^2 = \frac{100\, \sigma^2 (C_1 - \tau)}{\sqrt d},
         \qquad 0 < C_1 - \tau < 0.01,
 
-    the variance at which Lemma 5.7's lower bound equals :math:`C_1 - \tau` (eq. 36), and Algorithm 1's
-    :math:`\mathrm{var}_t^{(k)}`.  The variance that meets a TV target exactly is
+    the variance at which Lemma 5.7's lower bound equals :math:`C_1 - \tau` (eq. 36), and Algorithm
+    1's :math:`\mathrm{var}_t^{(k)}`.  The variance that meets a TV target exactly is
     :func:`hockeystick.leakage.distortion_variance_for_tv`.
 
     Parameters
@@ -99,8 +104,8 @@ def paper_distortion_variance(
     c1 : array_like
         :math:`C_1` of eq. 13, a real number (not NaN).
     tau : array_like
-        The leakage budget :math:`\tau`, a real number (not NaN), with :math:`0 < C_1 - \tau < 0.01`.
-        The four arguments broadcast together.
+        The leakage budget :math:`\tau`, a real number (not NaN), with :math:`0 < C_1 - \tau <
+        0.01`. The four arguments broadcast together.
 
     Returns
     -------
@@ -111,9 +116,9 @@ def paper_distortion_variance(
     Raises
     ------
     ValueError
-        ``variance`` not finite and > 0, ``dimension`` not a whole number >= 1, ``c1`` or ``tau`` NaN,
-        or ``c1 - tau`` outside (0, 0.01), the lemma's assumption (outside it eq. 36 does not hold);
-        or shapes that do not broadcast together.
+        ``variance`` not finite and > 0, ``dimension`` not a whole number >= 1, ``c1`` or ``tau``
+        NaN, or ``c1 - tau`` outside (0, 0.01), the lemma's assumption (outside it eq. 36 does not
+        hold); or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 

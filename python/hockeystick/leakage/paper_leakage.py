@@ -1,4 +1,5 @@
-"""Paper 001's bounds on the privacy leakage eps_p = sqrt(JS(F~ || F)) (Definition 4, eq. 5) through TV.
+"""Paper 001's bounds on the privacy leakage eps_p = sqrt(JS(F~ || F)) (Definition 4, eq. 5) through
+TV.
 
     xi   = max_{w, d} |log(f_{D|W}(d | w) / f_D(d))|             (Section 5.2)
     C_2  = (e^{2 xi} - 1) / 2                                     (eq. 12)
@@ -46,13 +47,14 @@ def c2_constant(xi: npt.ArrayLike) -> float | np.ndarray:
     Parameters
     ----------
     xi : array_like
-        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log posterior-to-prior
-        ratio (Section 5.2), finite and >= 0.
+        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log
+        posterior-to-prior ratio (Section 5.2), finite and >= 0.
 
     Returns
     -------
     float or numpy.ndarray
-        :math:`C_2 \ge 0` (inf when :math:`e^{2\xi}` overflows): a float for scalar input, else an array.
+        :math:`C_2 \ge 0` (inf when :math:`e^{2\xi}` overflows): a float for scalar input, else an
+        array.
 
     Raises
     ------
@@ -89,11 +91,11 @@ def js_bound_from_tv(xi: npt.ArrayLike, tv: npt.ArrayLike) -> float | np.ndarray
     Parameters
     ----------
     xi : array_like
-        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log posterior-to-prior
-        ratio (Section 5.2), finite and >= 0.
+        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log
+        posterior-to-prior ratio (Section 5.2), finite and >= 0.
     tv : array_like
-        The total variation :math:`\mathrm{TV}(\tilde P \,\|\, P)` between the distorted and undistorted
-        parameter distributions, in [0, 1]. The two broadcast together.
+        The total variation :math:`\mathrm{TV}(\tilde P \,\|\, P)` between the distorted and
+        undistorted parameter distributions, in [0, 1]. The two broadcast together.
 
     Returns
     -------
@@ -103,7 +105,8 @@ def js_bound_from_tv(xi: npt.ArrayLike, tv: npt.ArrayLike) -> float | np.ndarray
     Raises
     ------
     ValueError
-        ``xi`` not finite and >= 0, or ``tv`` NaN or outside [0, 1]; or shapes that do not broadcast together.
+        ``xi`` not finite and >= 0, or ``tv`` NaN or outside [0, 1]; or shapes that do not broadcast
+        together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -124,7 +127,8 @@ def js_bound_from_tv(xi: npt.ArrayLike, tv: npt.ArrayLike) -> float | np.ndarray
 def lemma_b1_lower_bound(
     c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""Lemma B.1's lower bound C_1 - C_2 TV on the leakage of one client (paper formula, not a guarantee).
+    r"""Lemma B.1's lower bound C_1 - C_2 TV on the leakage of one client (paper formula, not a
+    guarantee).
 
     .. math::
 
@@ -136,11 +140,11 @@ def lemma_b1_lower_bound(
         :math:`C_1 = \sqrt{\mathrm{JS}(F \,\|\, \tilde F)}` for one client (eq. 13 averages it over
         clients), finite and >= 0.
     xi : array_like
-        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log posterior-to-prior
-        ratio (Section 5.2), finite and >= 0.
+        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log
+        posterior-to-prior ratio (Section 5.2), finite and >= 0.
     tv : array_like
-        The total variation :math:`\mathrm{TV}(\tilde P \,\|\, P)` between the distorted and undistorted
-        parameter distributions, in [0, 1]. The three broadcast together.
+        The total variation :math:`\mathrm{TV}(\tilde P \,\|\, P)` between the distorted and
+        undistorted parameter distributions, in [0, 1]. The three broadcast together.
 
     Returns
     -------
@@ -150,7 +154,8 @@ def lemma_b1_lower_bound(
     Raises
     ------
     ValueError
-        ``c1`` or ``xi`` not finite and >= 0, or ``tv`` NaN or outside [0, 1]; or shapes that do not broadcast together.
+        ``c1`` or ``xi`` not finite and >= 0, or ``tv`` NaN or outside [0, 1]; or shapes that do not
+        broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -171,7 +176,8 @@ def lemma_b1_lower_bound(
 def lemma_5_5_upper_bound(
     c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""Lemma 5.5's upper bound 2 C_1 - C_2 TV on the leakage of one client (paper formula, not a guarantee).
+    r"""Lemma 5.5's upper bound 2 C_1 - C_2 TV on the leakage of one client (paper formula, not a
+    guarantee).
 
     .. math::
 
@@ -187,22 +193,24 @@ def lemma_5_5_upper_bound(
         :math:`C_1 = \sqrt{\mathrm{JS}(F \,\|\, \tilde F)}` for one client (eq. 13 averages it over
         clients), finite and >= 0.
     xi : array_like
-        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log posterior-to-prior
-        ratio (Section 5.2), finite and >= 0.
+        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log
+        posterior-to-prior ratio (Section 5.2), finite and >= 0.
     tv : array_like
-        The total variation :math:`\mathrm{TV}(\tilde P \,\|\, P)` between the distorted and undistorted
-        parameter distributions, in [0, 1]. The three broadcast together.
+        The total variation :math:`\mathrm{TV}(\tilde P \,\|\, P)` between the distorted and
+        undistorted parameter distributions, in [0, 1]. The three broadcast together.
 
     Returns
     -------
     float or numpy.ndarray
-        :math:`2 C_1 - C_2\,\mathrm{TV}`: a float for scalar input, else an array of the broadcast shape.
+        :math:`2 C_1 - C_2\,\mathrm{TV}`: a float for scalar input, else an array of the broadcast
+        shape.
 
     Raises
     ------
     ValueError
         ``c1`` or ``xi`` not finite and >= 0, ``tv`` NaN or outside [0, 1], or
-        :math:`C_2\,\mathrm{TV} > C_1` anywhere (the lemma's assumption); or shapes that do not broadcast together.
+        :math:`C_2\,\mathrm{TV} > C_1` anywhere (the lemma's assumption); or shapes that do not
+        broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 

@@ -45,22 +45,24 @@ def _pair(a: np.ndarray, b: np.ndarray) -> tuple[float | np.ndarray, float | np.
 def sampling_variance(
     sampling_rate: npt.ArrayLike, gradient_square_sum: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""Theorem 5.10's variance p (1 - p) G of the sampled gradient sum (paper formula, not a guarantee).
+    r"""Theorem 5.10's variance p (1 - p) G of the sampled gradient sum (paper formula, not a
+    guarantee).
 
     .. math::
 
         \mathrm{Var}[\tilde W_t] = p (1 - p) G, \qquad G = \sum_{i=1}^M \|\nabla L(W_{t-1}, d_i)\|^2.
 
     It is the exact trace of :math:`\mathrm{Cov}[\sum_i \nabla L_i\, 1\{i \text{ drawn}\}]` for
-    independent draws (one draw, N = 1); Appendix K's proof has :math:`p(1-p)G/N` for the average over
-    N draws.
+    independent draws (one draw, N = 1); Appendix K's proof has :math:`p(1-p)G/N` for the average
+    over N draws.
 
     Parameters
     ----------
     sampling_rate : array_like
         Probability p with which each record is drawn, in [0, 1].
     gradient_square_sum : array_like
-        :math:`G = \sum_{i=1}^M \|\nabla L(W_{t-1}, d_i)\|^2` over the client's M records, finite and >= 0.  The two broadcast together.
+        :math:`G = \sum_{i=1}^M \|\nabla L(W_{t-1}, d_i)\|^2` over the client's M records, finite
+        and >= 0.  The two broadcast together.
 
     Returns
     -------
@@ -94,7 +96,8 @@ def sampling_variance(
 def thm_5_11_sampling_rates(
     c6: npt.ArrayLike, c1: npt.ArrayLike, tau: npt.ArrayLike, gradient_square_sum: npt.ArrayLike
 ) -> tuple[float | np.ndarray, float | np.ndarray]:
-    r"""The interval of sampling rates that Theorem 5.11 (eq. 18) asks for (paper formula, not a guarantee).
+    r"""The interval of sampling rates that Theorem 5.11 (eq. 18) asks for (paper formula, not a
+    guarantee).
 
     .. math::
 
@@ -102,7 +105,8 @@ def thm_5_11_sampling_rates(
         \iff p_{\mathrm{low}} \le p \le p_{\mathrm{high}}, \qquad
         p_{\mathrm{low}} = \frac{2r}{1 + \sqrt{1 - 4r}}, \quad p_{\mathrm{high}} = 1 - p_{\mathrm{low}}.
 
-    Section 6's eq. 20 asks for the opposite side (:func:`hockeystick.leakage.eq_20_sampling_rates`).
+    Section 6's eq. 20 asks for the opposite side
+    (:func:`hockeystick.leakage.eq_20_sampling_rates`).
 
     Parameters
     ----------
@@ -113,7 +117,8 @@ def thm_5_11_sampling_rates(
     tau : array_like
         The leakage budget :math:`\tau`, finite and >= 0, with :math:`C_1 - \tau \ge 0`.
     gradient_square_sum : array_like
-        :math:`G = \sum_{i=1}^M \|\nabla L(W_{t-1}, d_i)\|^2` over the client's M records, finite and > 0.  The four broadcast together.
+        :math:`G = \sum_{i=1}^M \|\nabla L(W_{t-1}, d_i)\|^2` over the client's M records, finite
+        and > 0.  The four broadcast together.
 
     Returns
     -------
@@ -124,7 +129,8 @@ def thm_5_11_sampling_rates(
     ------
     ValueError
         ``c1`` or ``tau`` not finite and >= 0, ``c1 < tau``, ``c6`` or ``gradient_square_sum`` not
-        finite and > 0, or :math:`r > 1/4` (no p satisfies eq. 18); or shapes that do not broadcast together.
+        finite and > 0, or :math:`r > 1/4` (no p satisfies eq. 18); or shapes that do not broadcast
+        together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
@@ -154,7 +160,8 @@ def thm_5_11_sampling_rates(
 def eq_20_sampling_rates(
     tau: npt.ArrayLike, gradient_square_sum: npt.ArrayLike
 ) -> tuple[float | np.ndarray, float | np.ndarray]:
-    r"""The sampling rates that Section 6's eq. 20 asks for, p <= p_low or p >= p_high (paper formula, not a guarantee).
+    r"""The sampling rates that Section 6's eq. 20 asks for, p <= p_low or p >= p_high (paper
+    formula, not a guarantee).
 
     .. math::
 
@@ -162,15 +169,17 @@ def eq_20_sampling_rates(
         \qquad p_{\mathrm{low}} = \frac{2r}{1 + \sqrt{1 - 4r}}, \quad p_{\mathrm{high}} = 1 - p_{\mathrm{low}},
         \quad r = \min(\tau / G, 1/4),
 
-    so every p qualifies when :math:`\tau \ge G/4` (then :math:`p_{\mathrm{low}} = p_{\mathrm{high}} = 1/2`).
-    Theorem 5.11's eq. 18 asks for the opposite side (:func:`hockeystick.leakage.thm_5_11_sampling_rates`).
+    so every p qualifies when :math:`\tau \ge G/4` (then :math:`p_{\mathrm{low}} =
+    p_{\mathrm{high}} = 1/2`). Theorem 5.11's eq. 18 asks for the opposite side
+    (:func:`hockeystick.leakage.thm_5_11_sampling_rates`).
 
     Parameters
     ----------
     tau : array_like
         The leakage budget :math:`\tau`, finite and >= 0.
     gradient_square_sum : array_like
-        :math:`G = \sum_{i=1}^M \|\nabla L(W_{t-1}, d_i)\|^2` over the client's M records, finite and > 0.  The two broadcast together.
+        :math:`G = \sum_{i=1}^M \|\nabla L(W_{t-1}, d_i)\|^2` over the client's M records, finite
+        and > 0.  The two broadcast together.
 
     Returns
     -------

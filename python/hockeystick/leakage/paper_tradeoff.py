@@ -1,4 +1,5 @@
-"""Paper 001, Theorems 5.12-5.14: the privacy-utility trade-off (eps_p privacy leakage, eps_u utility loss).
+"""Paper 001, Theorems 5.12-5.14: the privacy-utility trade-off (eps_p privacy leakage, eps_u
+utility loss).
 
     Thm 5.13 (eq. 19, no free lunch, from Zhang et al. 2022a Thm 4.1):
         eps_p + C_d eps_u >= C_1,        C_d = gamma (e^{2 xi} - 1) / (4 Delta) = gamma C_2 / (2 Delta)
@@ -46,9 +47,8 @@ def nfl_constant(
     delta : array_like
         :math:`\Delta` of Assumption C.1, finite and > 0 (not a DP delta).
     xi : array_like
-        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log posterior-to-prior
-        ratio (Section 5.2), finite and >= 0.
-        The three broadcast together.
+        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log
+        posterior-to-prior ratio (Section 5.2), finite and >= 0. The three broadcast together.
 
     Returns
     -------
@@ -58,14 +58,15 @@ def nfl_constant(
     Raises
     ------
     ValueError
-        ``gamma`` not finite and > 0 or outside [1/150, 150], ``delta`` not finite and > 0, or ``xi``
-        not finite and >= 0; or shapes that do not broadcast together.
+        ``gamma`` not finite and > 0 or outside [1/150, 150], ``delta`` not finite and > 0, or
+        ``xi`` not finite and >= 0; or shapes that do not broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 
     References
     ----------
-    Paper 001, Theorem 5.13 (eq. 19), eq. 12 and Assumption C.1; docs/paper-001-errata.md, section 7.
+    Paper 001, Theorem 5.13 (eq. 19), eq. 12 and Assumption C.1; docs/paper-001-errata.md,
+    section 7.
 
     Examples
     --------
@@ -83,7 +84,8 @@ def nfl_constant(
 def nfl_privacy_floor(
     c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""The least leakage eq. 19 allows at a utility loss, C_1 - C_d eps_u (paper formula, not a guarantee).
+    r"""The least leakage eq. 19 allows at a utility loss, C_1 - C_d eps_u (paper formula, not a
+    guarantee).
 
     .. math::
 
@@ -103,7 +105,8 @@ def nfl_privacy_floor(
     Returns
     -------
     float or numpy.ndarray
-        :math:`C_1 - C_d\, \epsilon_u`: a float for scalar input, else an array of the broadcast shape.
+        :math:`C_1 - C_d\, \epsilon_u`: a float for scalar input, else an array of the broadcast
+        shape.
 
     Raises
     ------
@@ -133,7 +136,8 @@ def nfl_privacy_floor(
 def thm_5_12_upper_bound(
     c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.ArrayLike, expected_variance: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""Theorem 5.12's bound on eps_p + (C_2 / C_6) eps_u, 2 C_1 - (C_2 / C_6) E[Var] (paper formula, not a guarantee).
+    r"""Theorem 5.12's bound on eps_p + (C_2 / C_6) eps_u, 2 C_1 - (C_2 / C_6) E[Var] (paper
+    formula, not a guarantee).
 
     .. math::
 
@@ -149,12 +153,13 @@ def thm_5_12_upper_bound(
         :math:`C_1 = \sqrt{\mathrm{JS}(F \,\|\, \tilde F)}` for one client (eq. 13 averages it over
         clients), finite and >= 0.
     xi : array_like
-        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log posterior-to-prior
-        ratio (Section 5.2), finite and >= 0.
+        :math:`\xi = \max_{w, d} |\log(f_{D|W}(d \mid w) / f_D(d))|`, the maximal log
+        posterior-to-prior ratio (Section 5.2), finite and >= 0.
     c6 : array_like
         :math:`C_6`, Theorem 5.1's constant, finite and > 0.
     expected_variance : array_like
-        :math:`E[\mathrm{Var}(\tilde W_t \mid W_{t-1})]`, finite and >= 0.  The four broadcast together.
+        :math:`E[\mathrm{Var}(\tilde W_t \mid W_{t-1})]`, finite and >= 0.  The four broadcast
+        together.
 
     Returns
     -------
@@ -189,7 +194,8 @@ def thm_5_12_upper_bound(
 def thm_5_14_optimal_variance(
     c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""The expected variance C_1 C_6 / C_2 at which Theorem 5.14 declares the trade-off optimal (paper formula, not a guarantee).
+    r"""The expected variance C_1 C_6 / C_2 at which Theorem 5.14 declares the trade-off optimal
+    (paper formula, not a guarantee).
 
     .. math::
 
@@ -217,7 +223,8 @@ def thm_5_14_optimal_variance(
     Raises
     ------
     ValueError
-        ``c1`` not finite and >= 0, or ``xi`` or ``c6`` not finite and > 0; or shapes that do not broadcast together.
+        ``c1`` not finite and >= 0, or ``xi`` or ``c6`` not finite and > 0; or shapes that do not
+        broadcast together.
     ParameterTypeError
         An argument that is a string, bool or None.
 

@@ -25,15 +25,16 @@ __all__ = ["tv_bracket"]
 def tv_bracket(
     variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike
 ) -> tuple[float | np.ndarray, float | np.ndarray]:
-    r"""Lemma 5.7's bracket on the TV of Gaussian parameter distortion, as printed (paper formula, not a guarantee).
+    r"""Lemma 5.7's bracket on the TV of Gaussian parameter distortion, as printed (paper formula,
+    not a guarantee).
 
     .. math::
 
         \tfrac{1}{100} \min\{1, x\} \le \mathrm{TV}(P, \tilde P) \le \tfrac32 \min\{1, x\},
         \qquad x = \frac{\sigma_\epsilon^2 \sqrt d}{\sigma^2},
 
-    read with :math:`P = N(\mu, \sigma^2 I_d)`, :math:`\tilde P = N(\mu, (\sigma^2 + \sigma_\epsilon^2) I_d)`.
-    The exact value is :func:`hockeystick.leakage.tv_exact`.
+    read with :math:`P = N(\mu, \sigma^2 I_d)`, :math:`\tilde P = N(\mu, (\sigma^2 +
+    \sigma_\epsilon^2) I_d)`. The exact value is :func:`hockeystick.leakage.tv_exact`.
 
     Parameters
     ----------
@@ -53,8 +54,8 @@ def tv_bracket(
     Raises
     ------
     ValueError
-        ``variance`` not finite and > 0, ``distortion_variance`` not finite and >= 0, ``dimension`` not
-        a whole number >= 1, or shapes that do not broadcast.
+        ``variance`` not finite and > 0, ``distortion_variance`` not finite and >= 0, ``dimension``
+        not a whole number >= 1, or shapes that do not broadcast.
     ParameterTypeError
         An argument that is a string, bool or None.
 

@@ -48,21 +48,23 @@ def tv_exact(
         \mathrm{TV}(P, \tilde P) = \sup_A |P(A) - \tilde P(A)|, \qquad
         P = N(\mu, \sigma^2 I_d), \quad \tilde P = N(\mu + m, (\sigma^2 + \sigma_\epsilon^2) I_d).
 
-    With :math:`\rho = \sigma_\epsilon^2 / \sigma^2` and no shift it is
-    :math:`F_d((1 + \rho) a) - F_d(a)`, :math:`a = d \log(1 + \rho) / \rho`, :math:`F_d` the
-    chi-square CDF with d degrees of freedom; with a shift, a difference of noncentral chi-square
-    CDFs; for :math:`\rho = 0`, :math:`\operatorname{erf}(s / (2\sqrt 2))` with
-    :math:`s = \|m\| / \sigma` (docstring of ``hockeystick.leakage.tv``).  A value, not a bound: compare the paper's
-    bracket :func:`hockeystick.leakage.tv_bracket`.
+    With :math:`\rho = \sigma_\epsilon^2 / \sigma^2` and no shift it is :math:`F_d((1 + \rho) a) -
+    F_d(a)`, :math:`a = d \log(1 + \rho) / \rho`, :math:`F_d` the chi-square CDF with d degrees of
+    freedom; with a shift, a difference of noncentral chi-square CDFs; for :math:`\rho = 0`,
+    :math:`\operatorname{erf}(s / (2\sqrt 2))` with :math:`s = \|m\| / \sigma` (docstring of
+    ``hockeystick.leakage.tv``).  A value, not a bound: compare the paper's bracket
+    :func:`hockeystick.leakage.tv_bracket`.
 
     Parameters
     ----------
     variance : array_like
         Per-coordinate variance :math:`\sigma^2` of the undistorted parameter, finite and > 0.
     distortion_variance : array_like
-        Per-coordinate variance :math:`\sigma_\epsilon^2` of the added Gaussian noise, finite and >= 0.
+        Per-coordinate variance :math:`\sigma_\epsilon^2` of the added Gaussian noise, finite and
+        >= 0.
     dimension : array_like
-        Dimension d of the parameter, a whole number in [1, 1e9] (the evaluation is not verified beyond).
+        Dimension d of the parameter, a whole number in [1, 1e9] (the evaluation is not verified
+        beyond).
     shift : array_like, default 0.0
         Euclidean norm :math:`\|m\|` of the noise's mean, finite and >= 0 (paper 001 adds zero-mean
         noise: 0).  The four arguments broadcast together (numpy rules).
@@ -76,9 +78,9 @@ def tv_exact(
     ------
     ValueError
         ``variance`` not finite and > 0, ``distortion_variance`` or ``shift`` not finite and >= 0,
-        ``dimension`` not a whole number in [1, 1e9], shapes that do not broadcast, or a shift too large for
-        the distortion: :math:`(s / \rho)^2 > 10^8` when :math:`\rho > 0` (the noncentral chi-square
-        evaluation is not verified beyond).
+        ``dimension`` not a whole number in [1, 1e9], shapes that do not broadcast, or a shift too
+        large for the distortion: :math:`(s / \rho)^2 > 10^8` when :math:`\rho > 0` (the noncentral
+        chi-square evaluation is not verified beyond).
     ParameterTypeError
         An argument that is a string, bool or None.
 

@@ -1,18 +1,20 @@
 """The certified PLD bracket of the rounds recorded, for a schedule fixed before the run.
 
-Composition commutes, so the rounds are kept as counts per distinct round (``Round``), and the bracket
-composes each distinct round's PLD to its count (``pld.PLDAccountant``: certified upper and lower sides,
-Doroshenko et al. 2022; the composition of the realized PLDs of a fixed sequence: Koskela, Jälkö & Honkela
-2020; the Poisson-subsampled Gaussian's dominating pairs: Zhu, Dong & Wang 2022).  Each distinct subsampled
-Gaussian round is discretized once per process (``pld.refine.round_cache``, kept between checkpoints in bounded
-memory) and composed to its count; the composition is recomputed at each checkpoint asked for, not carried from
-the last one: a composed PMF used as a factor would drop its round-off and truncation charges
-(``pld/reads/along_run.py`` says why).  A checkpoint so costs one composition per distinct round: a few stages
-are milliseconds, a sigma that changes every round is a factor per round (use the Rényi answers there).  The brackets after many
-checkpoints of one run come from one batched evaluation (``PrivacyLedger.composition_curve``,
-``pld/reads/along_run.py``): the factors are transformed once for all checkpoints.  A matrix-mechanism round
-is composed at its upper sensitivity on the upper side and at its realizable lower one on the lower side
-(``matrix_round``), so the bracket holds where its sensitivity is only bounded.
+Composition commutes, so the rounds are kept as counts per distinct round (``Round``), and the
+bracket composes each distinct round's PLD to its count (``pld.PLDAccountant``: certified upper and
+lower sides, Doroshenko et al. 2022; the composition of the realized PLDs of a fixed sequence:
+Koskela, Jälkö & Honkela 2020; the Poisson-subsampled Gaussian's dominating pairs: Zhu, Dong & Wang
+2022).  Each distinct subsampled Gaussian round is discretized once per process
+(``pld.refine.round_cache``, kept between checkpoints in bounded memory) and composed to its count;
+the composition is recomputed at each checkpoint asked for, not carried from the last one: a
+composed PMF used as a factor would drop its round-off and truncation charges
+(``pld/reads/along_run.py`` says why).  A checkpoint so costs one composition per distinct round: a
+few stages are milliseconds, a sigma that changes every round is a factor per round (use the Rényi
+answers there).  The brackets after many checkpoints of one run come from one batched evaluation
+(``PrivacyLedger.composition_curve``, ``pld/reads/along_run.py``): the factors are transformed once
+for all checkpoints.  A matrix-mechanism round is composed at its upper sensitivity on the upper
+side and at its realizable lower one on the lower side (``matrix_round``), so the bracket holds
+where its sensitivity is only bounded.
 """
 
 from __future__ import annotations
@@ -41,19 +43,20 @@ def pld_accountant(
     Parameters
     ----------
     runs : sequence of (Round, int)
-        The rounds recorded, as (round, how many times): counted per distinct round for one bracket, or in the
-        order they ran for the brackets along the run (``PLDAccountant.epsilon_curve``).
+        The rounds recorded, as (round, how many times): counted per distinct round for one bracket,
+        or in the order they ran for the brackets along the run (``PLDAccountant.epsilon_curve``).
     value_discretization_interval : float
         The PLD grid's spacing h, 0 < h <= 100.
     side : {"upper", "lower"}, optional
-        Which sensitivity a matrix-mechanism round is composed at: its certified upper one (default; the
-        accountant's both sides are then those of that mechanism) or its realizable lower one (the accountant's
-        lower side is then a lower bound on the true composition's).
+        Which sensitivity a matrix-mechanism round is composed at: its certified upper one (default;
+        the accountant's both sides are then those of that mechanism) or its realizable lower one
+        (the accountant's lower side is then a lower bound on the true composition's).
 
     Returns
     -------
     PLDAccountant
-        Its ``epsilon(delta, bound="both")`` is the certified bracket of the composition at ``side``.
+        Its ``epsilon(delta, bound="both")`` is the certified bracket of the composition at
+        ``side``.
     """
     accountant = PLDAccountant(value_discretization_interval=value_discretization_interval)
     for one, rounds in runs:
@@ -91,7 +94,8 @@ def pld_accountant(
 
 
 def _bracketed(runs: Sequence[tuple[Round, int]]) -> bool:
-    """Whether a round's mechanism is known only within a bracket (a matrix mechanism's sensitivity)."""
+    """Whether a round's mechanism is known only within a bracket (a matrix mechanism's
+    sensitivity)."""
     return any(
         one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity
         for one, _ in runs
@@ -103,8 +107,8 @@ def pld_bracket(
 ) -> tuple[float, float]:
     """The certified bracket (lower, upper) of epsilon at ``delta`` of the composition of ``runs``.
 
-    The upper side composes matrix-mechanism rounds at their upper sensitivity, the lower side at their
-    realizable lower one (one accountant where no round has a bracket).
+    The upper side composes matrix-mechanism rounds at their upper sensitivity, the lower side at
+    their realizable lower one (one accountant where no round has a bracket).
 
     Parameters
     ----------
@@ -137,8 +141,8 @@ def pld_curve(
     every: Any,
     steps: Any,
 ) -> CurveAlongRun:
-    """The certified bracket of epsilon at ``delta`` after each checkpoint of ``runs`` in order (each side as
-    ``pld_bracket`` composes it).
+    """The certified bracket of epsilon at ``delta`` after each checkpoint of ``runs`` in order
+    (each side as ``pld_bracket`` composes it).
 
     Parameters
     ----------

@@ -1,14 +1,13 @@
-r"""The Gaussian-DP filter: a budget mu fixed before the run, for runs of unsampled Gaussian rounds whose noise
-may be chosen from the outputs released before each round.
+r"""The Gaussian-DP filter: a budget mu fixed before the run, for runs of unsampled Gaussian rounds
+whose noise may be chosen from the outputs released before each round.
 
-Round t is mu_t-GDP with mu_t = 1 / sigma_t (Dong, Roth & Su 2022), mu_t chosen from the past (a matrix
-mechanism's whole release is one such round, mu_t = sens / z: ``matrix_round``).  The
-filter admits the next round only if mu_1^2 + ... + mu_{t+1}^2 <= mu^2, and the run is then mu-GDP however the
-sigmas were chosen (Smith & Thakurta 2022, "Fully adaptive composition for Gaussian differential privacy"):
-for this totally ordered family the natural filter is exact, with no cost over a fixed schedule
-of the same total.
-mu-GDP gives delta(epsilon) = theta(mu, epsilon) = Q(epsilon/mu - mu/2) - e^epsilon Q(epsilon/mu + mu/2)
-(Dong, Roth & Su 2022).
+Round t is mu_t-GDP with mu_t = 1 / sigma_t (Dong, Roth & Su 2022), mu_t chosen from the past (a
+matrix mechanism's whole release is one such round, mu_t = sens / z: ``matrix_round``).  The filter
+admits the next round only if mu_1^2 + ... + mu_{t+1}^2 <= mu^2, and the run is then mu-GDP however
+the sigmas were chosen (Smith & Thakurta 2022, "Fully adaptive composition for Gaussian differential
+privacy"): for this totally ordered family the natural filter is exact, with no cost over a fixed
+schedule of the same total. mu-GDP gives delta(epsilon) = theta(mu, epsilon) = Q(epsilon/mu -
+mu/2) - e^epsilon Q(epsilon/mu + mu/2) (Dong, Roth & Su 2022).
 
 The budget is the largest mu with theta(mu, epsilon) <= delta, on the certified lower side
 (``numerics.certified_theta.theta_radius_lower``), and the spent sum of mu_t^2 is on the upper side

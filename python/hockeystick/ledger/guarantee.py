@@ -1,14 +1,15 @@
-"""What an answer of the ledger guarantees: the kind of guarantee, the method, the (epsilon, delta), and the
-assumption it rests on, so that no number leaves the ledger without its conditions.
+"""What an answer of the ledger guarantees: the kind of guarantee, the method, the (epsilon, delta),
+and the assumption it rests on, so that no number leaves the ledger without its conditions.
 
 Kinds (``KINDS``):
 
-* ``"certified composition"``: the certified bracket of the composition of the rounds recorded, valid when
-  their settings were fixed before the run (they do not depend on released outputs);
-* ``"filter"``: the budget (epsilon, delta) fixed before the run holds for the whole run, however the settings
-  were chosen, provided every round was admitted by the filter (the ledger refuses the others);
-* ``"odometer"``: a running epsilon valid at every round at once under fully adaptive settings, at a cost
-  over the filter (a union over the Rényi orders and a tail conversion).
+* ``"certified composition"``: the certified bracket of the composition of the rounds recorded,
+  valid when their settings were fixed before the run (they do not depend on released outputs);
+* ``"filter"``: the budget (epsilon, delta) fixed before the run holds for the whole run, however
+  the settings were chosen, provided every round was admitted by the filter (the ledger refuses the
+  others);
+* ``"odometer"``: a running epsilon valid at every round at once under fully adaptive settings, at a
+  cost over the filter (a union over the Rényi orders and a tail conversion).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ class PrivacyGuarantee:
     assumption : str
         The condition under which it holds, in words.
     epsilon_lower : float or None, optional
-        A certified lower bound on the true epsilon where the method gives one (the PLD bracket), else None.
+        A certified lower bound on the true epsilon where the method gives one (the PLD bracket),
+        else None.
     cost : str, optional
         What this guarantee costs beside a fixed schedule's, in words ("" where nothing).
 

@@ -1,5 +1,6 @@
-"""What a training loop catches when the next round would pass the budget: ``BudgetExceeded``, raised before
-the round is recorded (and before it should run), with the guarantee the run keeps if it stops there."""
+"""What a training loop catches when the next round would pass the budget: ``BudgetExceeded``,
+raised before the round is recorded (and before it should run), with the guarantee the run keeps if
+it stops there."""
 
 from __future__ import annotations
 

@@ -1,32 +1,35 @@
-r"""The individual Rényi filter for noisy gradient descent: each record spends its own budget, by the size of
-its own clipped gradient, and is left out of the steps its budget cannot pay for.
+r"""The individual Rényi filter for noisy gradient descent: each record spends its own budget, by
+the size of its own clipped gradient, and is left out of the steps its budget cannot pay for.
 
-Full-batch noisy gradient descent releases, at step t, the sum of the records' clipped gradients plus Gaussian
-noise of standard deviation sigma_t C (``noise_multiplier`` sigma_t, clip norm C = ``max_grad_norm``). With or
-without record i the sums differ by i's clipped gradient, of norm rho_{i,t} = min(||g_t(x_i)||, C), so the step
-is, for record i and the pair that adds or removes it, the Gaussian mechanism of sensitivity rho_{i,t}:
+Full-batch noisy gradient descent releases, at step t, the sum of the records' clipped gradients
+plus Gaussian noise of standard deviation sigma_t C (``noise_multiplier`` sigma_t, clip norm C =
+``max_grad_norm``). With or without record i the sums differ by i's clipped gradient, of norm
+rho_{i,t} = min(||g_t(x_i)||, C), so the step is, for record i and the pair that adds or removes it,
+the Gaussian mechanism of sensitivity rho_{i,t}:
 
 .. math::
 
     \rho_{i,t}(\alpha) = \frac{\alpha}{2 \sigma_t^2} \Bigl(\frac{\rho_{i,t}}{C}\Bigr)^2 ,
 
-its individual Rényi DP at order alpha.  rho_{i,t} depends on x_i and on the model, which is computed from
-the outputs before step t; Feldman & Zrnic (2021, "Individual privacy accounting via a Rényi filter",
-Thm. 3.3 and Alg. 3) prove that the sum of such individual losses kept within a budget fixed before the run
-gives record i the budget's guarantee, however the steps were chosen.  So at each step the filter admits
-record i if, with this step's loss, some order stays within the budget of ``rdp_filter.rdp_budgets``
-(the same union over orders and conversion as the ledger's filter, ``rdp_filter`` module docstring); a record
-not admitted is left out of that step's sum (its gradient weighted 0), which costs it nothing.
+its individual Rényi DP at order alpha.  rho_{i,t} depends on x_i and on the model, which is
+computed from the outputs before step t; Feldman & Zrnic (2021, "Individual privacy accounting via a
+Rényi filter", Thm. 3.3 and Alg. 3) prove that the sum of such individual losses kept within a
+budget fixed before the run gives record i the budget's guarantee, however the steps were chosen.
+So at each step the filter admits record i if, with this step's loss, some order stays within the
+budget of ``rdp_filter.rdp_budgets`` (the same union over orders and conversion as the ledger's
+filter, ``rdp_filter`` module docstring); a record not admitted is left out of that step's sum (its
+gradient weighted 0), which costs it nothing.
 
-The individual losses are data-dependent: what a record has spent is as private as the record. The filter
-therefore answers only with the guarantee (the budget, for every record), never with a record's epsilon; its
-``state_dict`` holds the spent sums for a restart and must be kept with the data, not published.
+The individual losses are data-dependent: what a record has spent is as private as the record. The
+filter therefore answers only with the guarantee (the budget, for every record), never with a
+record's epsilon; its ``state_dict`` holds the spent sums for a restart and must be kept with the
+data, not published.
 
 Rounding outward: a record's loss is computed as (rho / C)^2 times the Gaussian curve's upper side
-(``rdp.integer_orders.gaussian_rdp_upper``), widened by 8 u and stepped one ulp up (four roundings of at most u/2
-relative each); each running sum is stepped one ulp up after every addition (one rounding of at most half an
-ulp). So the spent sum is never below the exact sum of the exact losses, and the filter never admits a step
-that exact arithmetic would refuse.
+(``rdp.integer_orders.gaussian_rdp_upper``), widened by 8 u and stepped one ulp up (four roundings
+of at most u/2 relative each); each running sum is stepped one ulp up after every addition (one
+rounding of at most half an ulp). So the spent sum is never below the exact sum of the exact losses,
+and the filter never admits a step that exact arithmetic would refuse.
 """
 
 from __future__ import annotations
@@ -53,14 +56,16 @@ MAX_RECORDS = (
 
 
 class IndividualRdpFilter:
-    """Feldman & Zrnic's individual Rényi filter for full-batch noisy gradient descent (the module docstring).
+    """Feldman & Zrnic's individual Rényi filter for full-batch noisy gradient descent (the module
+    docstring).
 
     Parameters
     ----------
     num_records : int
         How many records the training set holds (each gets the budget).
     noise_multiplier : float
-        The noise standard deviation over ``max_grad_norm``, finite and > 0 (a step may give its own).
+        The noise standard deviation over ``max_grad_norm``, finite and > 0 (a step may give its
+        own).
     max_grad_norm : float
         The clip norm C of each record's gradient, finite and > 0 (Opacus's name).
     epsilon : float
@@ -68,19 +73,19 @@ class IndividualRdpFilter:
     delta : float
         The budget's delta, 0 < delta < 1.
     orders : int or sequence of int, optional
-        Integer Rényi orders in [2, 1024]. Default: the one order at which most steps of a record whose
-        gradient is always clipped fit the budget (``rdp_filter.most_rounds_order`` of
-        ``Round.gaussian(noise_multiplier)``: ``best_order``'s rule, kept when not one such step fits, since
-        records with smaller gradients may still), Feldman & Zrnic's single-order filter, chosen from the
-        settings alone.
+        Integer Rényi orders in [2, 1024]. Default: the one order at which most steps of a record
+        whose gradient is always clipped fit the budget (``rdp_filter.most_rounds_order`` of
+        ``Round.gaussian(noise_multiplier)``: ``best_order``'s rule, kept when not one such step
+        fits, since records with smaller gradients may still), Feldman & Zrnic's single-order
+        filter, chosen from the settings alone.
 
     Raises
     ------
     ValueError
-        If ``num_records`` is not a whole number in [1, 2^40] (or its spent sums cannot be allocated),
-        ``noise_multiplier`` or ``max_grad_norm`` is not a
-        finite number > 0, ``epsilon`` is not a finite number >= 0, ``delta`` lies outside (0, 1), or
-        ``orders`` is not a set of whole numbers in [2, 1024].
+        If ``num_records`` is not a whole number in [1, 2^40] (or its spent sums cannot be
+        allocated), ``noise_multiplier`` or ``max_grad_norm`` is not a finite number > 0,
+        ``epsilon`` is not a finite number >= 0, ``delta`` lies outside (0, 1), or ``orders`` is not
+        a set of whole numbers in [2, 1024].
 
     Examples
     --------
@@ -139,27 +144,29 @@ class IndividualRdpFilter:
         self.steps = 0
 
     def admit(self, grad_norms: Any, noise_multiplier: float | None = None) -> np.ndarray:
-        """Which records this step may use, and their losses spent: the others are left out of the step's sum.
+        """Which records this step may use, and their losses spent: the others are left out of the
+        step's sum.
 
         Parameters
         ----------
         grad_norms : array_like
-            Each record's gradient norm at this step, before clipping (>= 0; inf is clipped like any norm
-            above ``max_grad_norm``), ``num_records`` of them.
+            Each record's gradient norm at this step, before clipping (>= 0; inf is clipped like any
+            norm above ``max_grad_norm``), ``num_records`` of them.
         noise_multiplier : float, optional
-            This step's noise multiplier (default: the filter's), chosen from earlier outputs if need be.
+            This step's noise multiplier (default: the filter's), chosen from earlier outputs if
+            need be.
 
         Returns
         -------
         numpy.ndarray of bool
-            True for the records whose clipped gradients enter this step's noisy sum; the training loop must
-            weight the others' gradients 0.
+            True for the records whose clipped gradients enter this step's noisy sum; the training
+            loop must weight the others' gradients 0.
 
         Raises
         ------
         ValueError
-            If ``grad_norms`` is not ``num_records`` numbers >= 0 (NaN included), or ``noise_multiplier`` is
-            not a finite number > 0.
+            If ``grad_norms`` is not ``num_records`` numbers >= 0 (NaN included), or
+            ``noise_multiplier`` is not a finite number > 0.
         """
         try:
             given = np.asarray(grad_norms)
@@ -200,7 +207,8 @@ class IndividualRdpFilter:
         Returns
         -------
         PrivacyGuarantee
-            ``kind="filter"``, ``method="rdp"``, the budget's (epsilon, delta) after ``steps`` steps.
+            ``kind="filter"``, ``method="rdp"``, the budget's (epsilon, delta) after ``steps``
+            steps.
         """
         k = len(self.orders)
         return PrivacyGuarantee(
@@ -221,8 +229,8 @@ class IndividualRdpFilter:
         )
 
     def state_dict(self) -> dict[str, Any]:
-        """The filter's state, to save with a training checkpoint. It holds what each record has spent, which
-        is as private as the data: keep it with the data, never publish it.
+        """The filter's state, to save with a training checkpoint. It holds what each record has
+        spent, which is as private as the data: keep it with the data, never publish it.
 
         Returns
         -------
@@ -247,7 +255,8 @@ class IndividualRdpFilter:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Replace the spent sums and the step count by those of ``state`` (loading twice is loading once).
+        """Replace the spent sums and the step count by those of ``state`` (loading twice is loading
+        once).
 
         Parameters
         ----------

@@ -1,15 +1,18 @@
-"""``PrivacyLedger``: the rounds of one run recorded as they happen, with the guarantee each answer gives.
+"""``PrivacyLedger``: the rounds of one run recorded as they happen, with the guarantee each answer
+gives.
 
 Two declarations, made when the ledger is built, decide which guarantees are valid:
 
-* ``adaptive=False``: the settings of every round were fixed before the run (they depend on no released
-  output; a clip norm that adapts with the noise proportional to it leaves every round's sigma unchanged and
-  counts as fixed).  The ledger answers the certified PLD bracket of the composition (``fixed_schedule``),
-  and with a budget refuses the round after which the certified upper epsilon would pass it.
-* ``adaptive=True``: a round's settings may depend on the outputs before it.  Composing the realized rounds'
-  PLDs is then not valid in general (arXiv 2602.06756; 2602.15815: the natural filter is free only for totally
-  ordered families), so the ledger never answers a composition.  With a budget (epsilon, delta) fixed before
-  the run it runs a filter valid under full adaptivity: the Rényi filter (``rdp_filter``, Feldman & Zrnic
+* ``adaptive=False``: the settings of every round were fixed before the run (they depend on no
+  released output; a clip norm that adapts with the noise proportional to it leaves every round's
+  sigma unchanged and counts as fixed).  The ledger answers the certified PLD bracket of the
+  composition (``fixed_schedule``), and with a budget refuses the round after which the certified
+  upper epsilon would pass it.
+* ``adaptive=True``: a round's settings may depend on the outputs before it.  Composing the realized
+  rounds' PLDs is then not valid in general (arXiv 2602.06756; 2602.15815: the natural filter is
+  free only for totally ordered families), so the ledger never answers a composition.  With a budget
+  (epsilon, delta) fixed before the run it runs a filter valid under full adaptivity: the Rényi
+  filter (``rdp_filter``, Feldman & Zrnic
   2021) or, for Gaussian rounds only (unsampled, or a matrix mechanism's release), the GDP filter
   (``gdp_filter``, Smith & Thakurta 2022), exact there; a round the filter would not admit raises ``BudgetExceeded`` and is not recorded.  With or without a
   budget, the Rényi odometer (``rdp_odometer``) gives an epsilon after every round, valid at every round at
@@ -54,31 +57,32 @@ _COMPOSITION_REFUSED = (
 
 
 class PrivacyLedger:
-    """The rounds of one run, recorded as they happen; answers with their guarantee (the module docstring).
+    """The rounds of one run, recorded as they happen; answers with their guarantee (the module
+    docstring).
 
     Parameters
     ----------
     adaptive : bool
-        True if a round's settings may depend on outputs released before it (filters and odometer only);
-        False declares the schedule fixed before the run (certified PLD composition).
+        True if a round's settings may depend on outputs released before it (filters and odometer
+        only); False declares the schedule fixed before the run (certified PLD composition).
     epsilon, delta : float, optional
         The budget, fixed before the run (both or neither): epsilon finite and >= 0, 0 < delta < 1.
         ``record`` refuses a round that would pass it.
     filter : {"rdp", "gdp"}, optional
-        The filter of an adaptive run with a budget (default ``"rdp"``); ``"gdp"`` takes unsampled Gaussian
-        and matrix-mechanism rounds only, and is exact for them.
+        The filter of an adaptive run with a budget (default ``"rdp"``); ``"gdp"`` takes unsampled
+        Gaussian and matrix-mechanism rounds only, and is exact for them.
     orders : sequence of int, optional
         Integer Rényi orders in [2, 1024] for the Rényi filter and odometer (default
-        ``round_rdp.DEFAULT_ORDERS``, 25 orders); one order is Feldman & Zrnic's single-order filter, with no
-        union cost.
+        ``round_rdp.DEFAULT_ORDERS``, 25 orders); one order is Feldman & Zrnic's single-order
+        filter, with no union cost.
     value_discretization_interval : float, optional
         The PLD grid spacing of a fixed schedule's bracket (default 1e-4).
 
     Raises
     ------
     ValueError
-        If ``adaptive`` is not a bool, the budget is half given or out of range, ``filter`` is not one of the
-        two, or ``orders`` is not a set of whole numbers in [2, 1024].
+        If ``adaptive`` is not a bool, the budget is half given or out of range, ``filter`` is not
+        one of the two, or ``orders`` is not a set of whole numbers in [2, 1024].
 
     Examples
     --------
@@ -109,9 +113,10 @@ class PrivacyLedger:
         self._runs: list[
             list[Any]
         ] = []  # [Round, count] in the order recorded, equal neighbours merged
-        # The spent sums are a function of the run-length list alone: each block adds its curve times its count
-        # (``_sums_after``), so a restored state recomputes them bit for bit.  _base holds the sums over every
-        # block but the last, from which the last block's term is recomputed when a round extends it.
+        # The spent sums are a function of the run-length list alone: each block adds its curve
+        # times its count (``_sums_after``), so a restored state recomputes them bit for bit.  _base
+        # holds the sums over every block but the last, from which the last block's term is
+        # recomputed when a round extends it.
         self._rdp = RunningSum(len(self.orders))
         self._mu2 = RunningSum(1)
         self._base = (self._rdp, self._mu2)
@@ -119,11 +124,13 @@ class PrivacyLedger:
         self._filters: dict[tuple[float, float], RdpFilter | GdpFilter] = {}
 
     def __repr__(self) -> str:
-        """What the ledger holds: its declaration, budget and filter, the rounds recorded and what they spent.
+        """What the ledger holds: its declaration, budget and filter, the rounds recorded and what
+        they spent.
 
-        Spent is the share of the filter's budget used, at the order closest to it for the Rényi filter (the
-        smallest spent / budget over the orders with a positive budget) or of mu^2 for the GDP filter; a
-        fixed schedule's spent is its composition, computed on request (``composition``), not here.
+        Spent is the share of the filter's budget used, at the order closest to it for the Rényi
+        filter (the smallest spent / budget over the orders with a positive budget) or of mu^2 for
+        the GDP filter; a fixed schedule's spent is its composition, computed on request
+        (``composition``), not here.
         """
         budget = "none" if self.budget is None else f"({self.budget[0]:g}, {self.budget[1]:g})"
         head = (
@@ -147,7 +154,8 @@ class PrivacyLedger:
 
     @property
     def last_round(self) -> Round | None:
-        """The round recorded last (None before any): the round a run that repeats its settings asks about next.
+        """The round recorded last (None before any): the round a run that repeats its settings asks
+        about next.
 
         Returns
         -------
@@ -193,11 +201,13 @@ class PrivacyLedger:
         return made
 
     def _sums_after(self, one: Round, times: int) -> tuple[RunningSum, RunningSum]:
-        """The spent sums (RDP, mu^2) the ledger holds once ``times`` rounds of ``one`` are recorded.
+        """The spent sums (RDP, mu^2) the ledger holds once ``times`` rounds of ``one`` are
+        recorded.
 
-        A round equal to the last block's extends that block, whose term is recomputed from the sums before it
-        as one product of its new count; any other round starts a block.  Either way the result is an upper
-        side of the exact sum of its terms (``RunningSum``), and depends on the blocks alone.
+        A round equal to the last block's extends that block, whose term is recomputed from the sums
+        before it as one product of its new count; any other round starts a block.  Either way the
+        result is an upper side of the exact sum of its terms (``RunningSum``), and depends on the
+        blocks alone.
         """
         if self._runs and self._runs[-1][0] == one:
             rdp, mu2 = self._base
@@ -250,7 +260,8 @@ class PrivacyLedger:
         return float(self._fixed_upper(one, times, delta)) <= epsilon
 
     def _fixed_upper(self, one: Round, times: int, delta: float) -> float:
-        """The certified upper epsilon at ``delta`` of the rounds recorded and ``times`` rounds of ``one``."""
+        """The certified upper epsilon at ``delta`` of the rounds recorded and ``times`` rounds of
+        ``one``."""
         counts = self.counts()
         counts[one] = counts.get(one, 0) + times
         return float(
@@ -267,10 +278,11 @@ class PrivacyLedger:
     ) -> bool:
         """Whether ``rounds`` more rounds of ``next_round`` would pass the budget (epsilon, delta).
 
-        Adaptive ledger: whether the filter of that budget (``filter``) would refuse them; valid as a filter
-        when the budget was fixed before the run and the run stops at the first True.  Fixed schedule: whether
-        the certified upper epsilon at ``delta`` of the composition with them would exceed ``epsilon`` (the
-        Rényi bound of the composition first, which when it fits settles the question; else the PLD bracket).
+        Adaptive ledger: whether the filter of that budget (``filter``) would refuse them; valid as
+        a filter when the budget was fixed before the run and the run stops at the first True.
+        Fixed schedule: whether the certified upper epsilon at ``delta`` of the composition with
+        them would exceed ``epsilon`` (the Rényi bound of the composition first, which when it fits
+        settles the question; else the PLD bracket).
 
         Parameters
         ----------
@@ -289,8 +301,9 @@ class PrivacyLedger:
         Raises
         ------
         ValueError
-            If no budget is given and the ledger has none, the budget is out of range, ``next_round`` is not a
-            ``Round``, or the GDP filter is asked about a round that is not an unsampled Gaussian.
+            If no budget is given and the ledger has none, the budget is out of range,
+            ``next_round`` is not a ``Round``, or the GDP filter is asked about a round that is not
+            an unsampled Gaussian.
         """
         if not isinstance(next_round, Round):
             raise ValueError(
@@ -310,7 +323,8 @@ class PrivacyLedger:
         return not admits(next_round, rounds, *budget)
 
     def should_stop(self, next_round: Round) -> bool:
-        """Whether the run should stop before ``next_round``: ``would_exceed`` at the ledger's budget.
+        """Whether the run should stop before ``next_round``: ``would_exceed`` at the ledger's
+        budget.
 
         Parameters
         ----------
@@ -356,11 +370,13 @@ class PrivacyLedger:
         self._append(next_round, rounds)
 
     def explain(self, next_round: Round, rounds: int = 1) -> str | None:
-        """Why ``rounds`` more rounds of ``next_round`` would pass the budget, or None if they would not.
+        """Why ``rounds`` more rounds of ``next_round`` would pass the budget, or None if they would
+        not.
 
-        The text ``BudgetExceeded`` carries: the number that failed (at the closest Rényi order, for the Rényi
-        filter) and, when the rounds alone cost more than the whole budget, what would admit them (a larger
-        delta, one order fixed before the run, the GDP filter, the fixed-schedule ledger; ``refusal``).
+        The text ``BudgetExceeded`` carries: the number that failed (at the closest Rényi order, for
+        the Rényi filter) and, when the rounds alone cost more than the whole budget, what would
+        admit them (a larger delta, one order fixed before the run, the GDP filter, the
+        fixed-schedule ledger; ``refusal``).
 
         Parameters
         ----------
@@ -392,9 +408,9 @@ class PrivacyLedger:
     def guarantee(self, delta: float | None = None) -> PrivacyGuarantee:
         """What the run recorded so far guarantees, with its kind and assumption.
 
-        Fixed schedule: the certified PLD bracket at ``delta`` (``composition``).  Adaptive with a budget: the
-        filter's budget (``delta`` must then be the budget's, or None).  Adaptive without: the odometer at
-        ``delta``.
+        Fixed schedule: the certified PLD bracket at ``delta`` (``composition``).  Adaptive with a
+        budget: the filter's budget (``delta`` must then be the budget's, or None).  Adaptive
+        without: the odometer at ``delta``.
 
         Parameters
         ----------
@@ -409,7 +425,8 @@ class PrivacyLedger:
         Raises
         ------
         ValueError
-            If ``delta`` is missing with no budget, out of range, or differs from an adaptive budget's.
+            If ``delta`` is missing with no budget, out of range, or differs from an adaptive
+            budget's.
         """
         d = self._delta(delta)
         if not self.adaptive:
@@ -433,7 +450,8 @@ class PrivacyLedger:
         return delta_target(delta)
 
     def composition(self, delta: float | None = None) -> PrivacyGuarantee:
-        """The certified PLD bracket of the composition of the rounds recorded (fixed schedules only).
+        """The certified PLD bracket of the composition of the rounds recorded (fixed schedules
+        only).
 
         Parameters
         ----------
@@ -443,13 +461,14 @@ class PrivacyLedger:
         Returns
         -------
         PrivacyGuarantee
-            ``kind="certified composition"``, ``method="pld"``, with ``epsilon_lower`` and ``epsilon``.
+            ``kind="certified composition"``, ``method="pld"``, with ``epsilon_lower`` and
+            ``epsilon``.
 
         Raises
         ------
         ValueError
-            If the ledger is adaptive (arXiv 2602.06756: the composition of the realized PLDs is not valid
-            there), or ``delta`` is missing or out of range.
+            If the ledger is adaptive (arXiv 2602.06756: the composition of the realized PLDs is not
+            valid there), or ``delta`` is missing or out of range.
         """
         if self.adaptive:
             raise ValueError(_COMPOSITION_REFUSED)
@@ -475,11 +494,13 @@ class PrivacyLedger:
     def composition_curve(
         self, delta: float, *, every: int | None = None, steps: Any = None
     ) -> CurveAlongRun:
-        """The certified PLD bracket of epsilon at ``delta`` after each checkpoint of the run (fixed schedules only).
+        """The certified PLD bracket of epsilon at ``delta`` after each checkpoint of the run (fixed
+        schedules only).
 
-        The rounds in the order recorded; every ``every``-th round and the last, or each of ``steps``; all
-        checkpoints composed in one batch (``pld.reads.along_run.prefix_curve``), each point the bracket
-        ``composition`` gives after that many rounds (within the round-off of the longer transform).
+        The rounds in the order recorded; every ``every``-th round and the last, or each of
+        ``steps``; all checkpoints composed in one batch (``pld.reads.along_run.prefix_curve``),
+        each point the bracket ``composition`` gives after that many rounds (within the round-off of
+        the longer transform).
 
         Parameters
         ----------
@@ -498,7 +519,8 @@ class PrivacyLedger:
         Raises
         ------
         ValueError
-            If the ledger is adaptive (``composition``), no round is recorded, or the checkpoints are invalid.
+            If the ledger is adaptive (``composition``), no round is recorded, or the checkpoints
+            are invalid.
         """
         if self.adaptive:
             raise ValueError(_COMPOSITION_REFUSED)
@@ -508,7 +530,8 @@ class PrivacyLedger:
         )
 
     def odometer(self, delta: float) -> PrivacyGuarantee:
-        """The Rényi odometer's epsilon after the rounds recorded, valid at every round at once (``rdp_odometer``).
+        """The Rényi odometer's epsilon after the rounds recorded, valid at every round at once
+        (``rdp_odometer``).
 
         Parameters
         ----------
@@ -555,8 +578,8 @@ class PrivacyLedger:
         Returns
         -------
         dict
-            The configuration, the rounds in the order recorded (run-length: ``[round, count]``) and the spent
-            sums with their round-off counts.
+            The configuration, the rounds in the order recorded (run-length: ``[round, count]``) and
+            the spent sums with their round-off counts.
         """
         return state_of(self)
 
@@ -568,7 +591,8 @@ class PrivacyLedger:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Replace what the ledger holds by ``state`` (a ``state_dict`` of a ledger of the same configuration).
+        """Replace what the ledger holds by ``state`` (a ``state_dict`` of a ledger of the same
+        configuration).
 
         Loading replaces, never adds: loading the same state twice is loading it once.
 
@@ -580,9 +604,9 @@ class PrivacyLedger:
         Raises
         ------
         ValueError
-            If ``state`` is refused by ``from_state_dict``, or was saved by a ledger of another configuration
-            (adaptivity, budget, filter, orders or grid; the message names the fields that differ): restore it
-            with ``PrivacyLedger.from_state_dict``.
+            If ``state`` is refused by ``from_state_dict``, or was saved by a ledger of another
+            configuration (adaptivity, budget, filter, orders or grid; the message names the fields
+            that differ): restore it with ``PrivacyLedger.from_state_dict``.
         """
         fresh = PrivacyLedger.from_state_dict(state)
         theirs, ours = fresh._configuration(), self._configuration()
@@ -606,15 +630,16 @@ class PrivacyLedger:
     def from_state_dict(cls, state: dict[str, Any]) -> PrivacyLedger:
         """The ledger ``state_dict`` saved, its spent sums recomputed from its rounds.
 
-        Every field is checked as ``state_dict`` writes it: the configuration as ``PrivacyLedger`` takes it
-        (the orders sorted and distinct), the rounds as ``Round.from_dict`` reads them with whole counts (an
-        int, not a bool, a float or a string, in [1, 2^53]) and no two neighbours equal (the ledger merges
-        them).  The spent sums are then recomputed from the rounds, bit for bit as the ledger that recorded them
-        holds them, and the state's own sums must agree: within 4 (n + m + 1) u of the recomputed sum
-        (u = 2^-53, n the state's count of additions, m the recomputation's), twice the round-off bound
-        of two sums of the same terms (``RunningSum``), so a state written call by call rather than block by
-        block is read too.  The counts of additions must lie between the recomputation's and the rounds'.
-        The restored ledger holds the recomputed sums.
+        Every field is checked as ``state_dict`` writes it: the configuration as ``PrivacyLedger``
+        takes it (the orders sorted and distinct), the rounds as ``Round.from_dict`` reads them with
+        whole counts (an int, not a bool, a float or a string, in [1, 2^53]) and no two neighbours
+        equal (the ledger merges them).  The spent sums are then recomputed from the rounds, bit for
+        bit as the ledger that recorded them holds them, and the state's own sums must agree: within
+        4 (n + m + 1) u of the recomputed sum (u = 2^-53, n the state's count of additions, m the
+        recomputation's), twice the round-off bound of two sums of the same terms (``RunningSum``),
+        so a state written call by call rather than block by block is read too.  The counts of
+        additions must lie between the recomputation's and the rounds'. The restored ledger holds
+        the recomputed sums.
 
         Parameters
         ----------
@@ -629,8 +654,9 @@ class PrivacyLedger:
         Raises
         ------
         ValueError
-            If ``state`` is not a ledger's state, a field is missing, unknown, of the wrong kind or out of range,
-            or the spent sums disagree with the rounds (the state was altered); the message names the field.
+            If ``state`` is not a ledger's state, a field is missing, unknown, of the wrong kind or
+            out of range, or the spent sums disagree with the rounds (the state was altered); the
+            message names the field.
         """
         configuration, blocks = checked_state(state)
         ledger = cls(**configuration)
@@ -641,22 +667,24 @@ class PrivacyLedger:
 
     @classmethod
     def from_run(cls, run: Any, **ledger_options: Any) -> PrivacyLedger:
-        """A ledger holding the rounds of a Poisson-sampled training run (``training.DPSGD`` / ``DPFedAvg``).
+        """A ledger holding the rounds of a Poisson-sampled training run (``training.DPSGD`` /
+        ``DPFedAvg``).
 
-        Each step of the run is ``Round.subsampled_gaussian(z, q)`` of its noise multiplier z and sampling
-        rate q, recorded ``steps`` times (each stage's for a run given by ``stages=``), read from the run's
-        public ``sampling`` and ``accountant`` (its ``sigma``, ``sampling_rate``, ``rounds`` and
-        ``sensitivity``, or its ``stages``).  A run's settings are fixed before it starts, so the ledger is
-        built with ``adaptive=False`` unless ``ledger_options`` say otherwise; its ``composition(delta)``
-        is then the certified PLD bracket of the same rounds as ``run.epsilon(delta, bound="both")``.
+        Each step of the run is ``Round.subsampled_gaussian(z, q)`` of its noise multiplier z and
+        sampling rate q, recorded ``steps`` times (each stage's for a run given by ``stages=``),
+        read from the run's public ``sampling`` and ``accountant`` (its ``sigma``,
+        ``sampling_rate``, ``rounds`` and ``sensitivity``, or its ``stages``).  A run's settings are
+        fixed before it starts, so the ledger is built with ``adaptive=False`` unless
+        ``ledger_options`` say otherwise; its ``composition(delta)`` is then the certified PLD
+        bracket of the same rounds as ``run.epsilon(delta, bound="both")``.
 
         Parameters
         ----------
         run : DPSGD or DPFedAvg
             One run (single values of its parameters), with ``sampling="poisson"``.
         **ledger_options
-            Keywords of ``PrivacyLedger`` (``adaptive``, ``epsilon``, ``delta``, ``filter``, ``orders``,
-            ``value_discretization_interval``).
+            Keywords of ``PrivacyLedger`` (``adaptive``, ``epsilon``, ``delta``, ``filter``,
+            ``orders``, ``value_discretization_interval``).
 
         Returns
         -------
@@ -666,9 +694,9 @@ class PrivacyLedger:
         Raises
         ------
         ValueError
-            If ``run`` is not a training run, is several runs (array parameters), draws its batches otherwise
-            than by Poisson sampling, or (with a budget in ``ledger_options``) its rounds pass the budget; as
-            ``PrivacyLedger`` for the options.
+            If ``run`` is not a training run, is several runs (array parameters), draws its batches
+            otherwise than by Poisson sampling, or (with a budget in ``ledger_options``) its rounds
+            pass the budget; as ``PrivacyLedger`` for the options.
         """
         rounds = poisson_run_rounds(run)
         ledger = cls(**{"adaptive": False, **ledger_options})
@@ -709,7 +737,8 @@ class PrivacyLedger:
 
 
 def _spent_text(ledger: PrivacyLedger) -> str:
-    """``PrivacyLedger.__repr__``'s spent: the filter budget's share used, or where a composition is read."""
+    """``PrivacyLedger.__repr__``'s spent: the filter budget's share used, or where a composition is
+    read."""
     if not ledger._runs:
         return "nothing"
     if not ledger.adaptive or ledger.budget is None:

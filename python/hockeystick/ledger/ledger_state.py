@@ -1,9 +1,11 @@
-"""A ``PrivacyLedger``'s saved state: what ``state_dict`` writes and every check ``from_state_dict`` makes.
+"""A ``PrivacyLedger``'s saved state: what ``state_dict`` writes and every check ``from_state_dict``
+makes.
 
-The state holds the configuration, the rounds in the order recorded (run-length: ``[round, count]``) and the
-spent sums with their counts of additions.  Restoring reads the configuration by the constructor's rules and
-the rounds by ``Round.from_dict``'s, recomputes the sums from the rounds, and requires the state's own sums to
-agree within twice the round-off bound of two sums of the same terms (``outward_sum.RunningSum``).
+The state holds the configuration, the rounds in the order recorded (run-length: ``[round, count]``)
+and the spent sums with their counts of additions.  Restoring reads the configuration by the
+constructor's rules and the rounds by ``Round.from_dict``'s, recomputes the sums from the rounds,
+and requires the state's own sums to agree within twice the round-off bound of two sums of the same
+terms (``outward_sum.RunningSum``).
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ def state_of(ledger: AnyLedger) -> dict[str, Any]:
     Returns
     -------
     dict
-        The configuration, the rounds in the order recorded and the spent sums with their round-off counts.
+        The configuration, the rounds in the order recorded and the spent sums with their round-off
+        counts.
     """
     return {
         "format": STATE_FORMAT,
@@ -69,7 +72,8 @@ def state_of(ledger: AnyLedger) -> dict[str, Any]:
 
 
 def checked_state(state: Any) -> tuple[dict[str, Any], list[tuple[Round, int]]]:
-    """The keywords of ``PrivacyLedger`` and the blocks of rounds a saved state holds, every field checked.
+    """The keywords of ``PrivacyLedger`` and the blocks of rounds a saved state holds, every field
+    checked.
 
     Parameters
     ----------
@@ -84,8 +88,8 @@ def checked_state(state: Any) -> tuple[dict[str, Any], list[tuple[Round, int]]]:
     Raises
     ------
     ValueError
-        If ``state`` is not a ledger's state, or a field is missing, unknown, of the wrong kind or out of
-        range; the message names the field.
+        If ``state`` is not a ledger's state, or a field is missing, unknown, of the wrong kind or
+        out of range; the message names the field.
     """
     if not isinstance(state, dict):
         raise ValueError(
@@ -112,7 +116,8 @@ def checked_state(state: Any) -> tuple[dict[str, Any], list[tuple[Round, int]]]:
 
 
 def _field(state: dict[str, Any], key: str, check: Any) -> Any:
-    """``check(state[key])``, its refusal (ValueError or TypeError) re-raised as a ValueError naming the field."""
+    """``check(state[key])``, its refusal (ValueError or TypeError) re-raised as a ValueError naming
+    the field."""
     try:
         return check(state[key])
     except (ValueError, TypeError) as err:
@@ -153,7 +158,8 @@ def _state_orders(value: Any) -> tuple[int, ...]:
 
 
 def _state_configuration(state: dict[str, Any]) -> dict[str, Any]:
-    """The keywords of ``PrivacyLedger`` a state holds, each field checked by the constructor's rule."""
+    """The keywords of ``PrivacyLedger`` a state holds, each field checked by the constructor's
+    rule."""
     return {
         "adaptive": _field(state, "adaptive", lambda v: flag(v, "adaptive")),
         **_field(state, "budget", _state_budget),
@@ -203,9 +209,9 @@ def _state_rounds(value: Any, filter_kind: str) -> list[tuple[Round, int]]:
 def _disagreeing(
     stored: np.ndarray, recomputed: np.ndarray, terms: int, own_terms: int
 ) -> int | None:
-    """The first index where a state's sums disagree with the sums recomputed from its rounds, beyond twice the
-    round-off bound of two sums of the same terms with ``terms`` and ``own_terms`` additions (``from_state_dict``);
-    None if they agree everywhere."""
+    """The first index where a state's sums disagree with the sums recomputed from its rounds,
+    beyond twice the round-off bound of two sums of the same terms with ``terms`` and ``own_terms``
+    additions (``from_state_dict``); None if they agree everywhere."""
     tolerance = 4.0 * (terms + own_terms + 1)
     with np.errstate(invalid="ignore", over="ignore"):
         close = np.abs(stored - recomputed) <= tolerance * (_U * recomputed + 5e-324)
@@ -237,7 +243,8 @@ def _state_sum(state: dict[str, Any], key: str, size: int) -> np.ndarray:
 
 
 def check_sums(state: dict[str, Any], ledger: AnyLedger) -> None:
-    """The state's spent sums and counts of additions agree with those ``ledger`` recomputed from its rounds.
+    """The state's spent sums and counts of additions agree with those ``ledger`` recomputed from
+    its rounds.
 
     Parameters
     ----------
@@ -249,8 +256,8 @@ def check_sums(state: dict[str, Any], ledger: AnyLedger) -> None:
     Raises
     ------
     ValueError
-        If a count of additions lies outside what the rounds take, or a sum disagrees beyond twice the
-        round-off bound of two sums of the same terms (the state was altered).
+        If a count of additions lies outside what the rounds take, or a sum disagrees beyond twice
+        the round-off bound of two sums of the same terms (the state was altered).
     """
     blocks = [(ledger._rdp, "rdp_sum", "rdp_terms", ledger.rounds)]
     blocks.append(

@@ -1,11 +1,13 @@
-"""A running sum of nonnegative curves, read on the upper side: the ledger's spent Rényi (or GDP) budget.
+"""A running sum of nonnegative curves, read on the upper side: the ledger's spent Rényi (or GDP)
+budget.
 
-Summing n nonnegative doubles in any order errs by at most gamma_{n-1} times the exact sum, gamma_k = k u /
-(1 - k u), u = 2^-53 (Higham 2002, "Accuracy and Stability of Numerical Algorithms", eq. 4.4), so the exact
-sum s satisfies s <= s_hat / (1 - gamma_{n-1}) <= s_hat (1 + 2 n u) while n u <= 1/4 (n <= 2^51 additions,
-far beyond any run).  ``upper`` returns s_hat (1 + 2 (n + 1) u) stepped one ulp up, which also covers the
-widening's own product.  Each term added is itself an upper bound on its exact value (``Round.rdp_upper``,
-``Round.mu_squared_upper``), so the upper side is never below the sum of the exact terms.
+Summing n nonnegative doubles in any order errs by at most gamma_{n-1} times the exact sum,
+gamma_k = k u / (1 - k u), u = 2^-53 (Higham 2002, "Accuracy and Stability of Numerical Algorithms", eq.
+4.4), so the exact sum s satisfies s <= s_hat / (1 - gamma_{n-1}) <= s_hat (1 + 2 n u) while n u <=
+1/4 (n <= 2^51 additions, far beyond any run).  ``upper`` returns s_hat (1 + 2 (n + 1) u) stepped
+one ulp up, which also covers the widening's own product.  Each term added is itself an upper bound
+on its exact value (``Round.rdp_upper``, ``Round.mu_squared_upper``), so the upper side is never
+below the sum of the exact terms.
 """
 
 from __future__ import annotations
@@ -83,7 +85,8 @@ class RunningSum:
         return out
 
     def upper(self, extra: np.ndarray | None = None) -> np.ndarray:
-        """An upper bound on the exact sum of the terms added (and of ``extra``, a next term, when given).
+        """An upper bound on the exact sum of the terms added (and of ``extra``, a next term, when
+        given).
 
         Parameters
         ----------

@@ -1,17 +1,20 @@
-r"""Per-client epsilons: each client's guarantee from its own participation, reported as a distribution.
+r"""Per-client epsilons: each client's guarantee from its own participation, reported as a
+distribution.
 
-``per_client_epsilon``: client c takes part in each of T rounds independently with probability q_c (Poisson
-sampling at its own rate, fixed before the run), and every round adds Gaussian noise of multiplier sigma to
-the sum of the clipped contributions.  Client c's privacy is that of T rounds of the Poisson-subsampled
-Gaussian at rate q_c: its Rényi curve is T rho(alpha; sigma, q_c) (Mironov, Talwar & Zhang 2019), and its
-epsilon the tight conversion (Balle et al. 2020) minimized over the orders.  For many clients the rates are
-rounded up to a grid of at most ``GRID_POINTS`` rates (geometric between the smallest and the largest rate,
-which is on it): rho is nondecreasing in q (E_Q[(P_q / Q)^alpha] is convex in q and least, 1, at q = 0), so
-a client's epsilon at its grid rate is an upper bound on its own.
+``per_client_epsilon``: client c takes part in each of T rounds independently with probability q_c
+(Poisson sampling at its own rate, fixed before the run), and every round adds Gaussian noise of
+multiplier sigma to the sum of the clipped contributions.  Client c's privacy is that of T rounds of
+the Poisson-subsampled Gaussian at rate q_c: its Rényi curve is T rho(alpha; sigma, q_c) (Mironov,
+Talwar & Zhang 2019), and its epsilon the tight conversion (Balle et al. 2020) minimized over the
+orders.  For many clients the rates are rounded up to a grid of at most ``GRID_POINTS`` rates
+(geometric between the smallest and the largest rate, which is on it): rho is nondecreasing in q
+(E_Q[(P_q / Q)^alpha] is convex in q and least, 1, at q = 0), so a client's epsilon at its grid rate
+is an upper bound on its own.
 
-``realized_client_epsilon``: a client known to have taken part in k given rounds of unsampled Gaussian noise
-sigma (a realized record, with no amplification by sampling) is sqrt(k) / sigma-GDP exactly (Dong, Roth & Su
-2022): its epsilon is the Gaussian mechanism's, on the certified upper side (``certified_theta``).
+``realized_client_epsilon``: a client known to have taken part in k given rounds of unsampled
+Gaussian noise sigma (a realized record, with no amplification by sampling) is sqrt(k) / sigma-GDP
+exactly (Dong, Roth & Su 2022): its epsilon is the Gaussian mechanism's, on the certified upper side
+(``certified_theta``).
 """
 
 from __future__ import annotations
@@ -104,7 +107,8 @@ def _grid(rates: np.ndarray) -> np.ndarray:
 def per_client_epsilon(
     participation_rates: Any, sigma: float, rounds: int, delta: float, *, orders: Any = None
 ) -> ClientEpsilons:
-    r"""Each client's epsilon at ``delta`` from its own Poisson participation rate (the module docstring).
+    r"""Each client's epsilon at ``delta`` from its own Poisson participation rate (the module
+    docstring).
 
     :math:`\varepsilon_c = \min_\alpha T \rho(\alpha; \sigma, q_c) + \log(1 - 1/\alpha)
     - \log(\delta \alpha)/(\alpha - 1)` (Balle et al. 2020), q_c rounded up to the rate grid.
@@ -130,8 +134,8 @@ def per_client_epsilon(
     Raises
     ------
     ValueError
-        If a rate lies outside (0, 1], ``participation_rates`` is empty or not 1-d, or another argument is
-        out of its range.
+        If a rate lies outside (0, 1], ``participation_rates`` is empty or not 1-d, or another
+        argument is out of its range.
 
     Examples
     --------
@@ -175,10 +179,11 @@ def per_client_epsilon(
 
 
 def realized_client_epsilon(participations: Any, sigma: float, delta: float) -> np.ndarray:
-    """Each client's epsilon from the rounds it is known to have taken part in, without amplification.
+    """Each client's epsilon from the rounds it is known to have taken part in, without
+    amplification.
 
-    k rounds of unsampled Gaussian noise sigma are sqrt(k) / sigma-GDP (Dong, Roth & Su 2022); epsilon at
-    ``delta`` is the Gaussian mechanism's, certified upper side.
+    k rounds of unsampled Gaussian noise sigma are sqrt(k) / sigma-GDP (Dong, Roth & Su 2022);
+    epsilon at ``delta`` is the Gaussian mechanism's, certified upper side.
 
     Parameters
     ----------

@@ -1,37 +1,41 @@
-r"""The Rényi filter: a budget (epsilon, delta) fixed before the run, kept however each round's settings are
-chosen from the outputs released before it.
+r"""The Rényi filter: a budget (epsilon, delta) fixed before the run, kept however each round's
+settings are chosen from the outputs released before it.
 
-Each round t, chosen after seeing the outputs before it, is rho_t(alpha)-RDP at every order alpha of a finite
-set {alpha_1, ..., alpha_K}; R_t(alpha) = rho_1(alpha) + ... + rho_t(alpha) is what has been spent.  The filter
-admits the next round only if, with it, some order stays within its budget:
+Each round t, chosen after seeing the outputs before it, is rho_t(alpha)-RDP at every order alpha of
+a finite set {alpha_1, ..., alpha_K}; R_t(alpha) = rho_1(alpha) + ... + rho_t(alpha) is what has
+been spent.  The filter admits the next round only if, with it, some order stays within its budget:
 
 .. math::
 
     \exists k:\ R_{t+1}(\alpha_k) \le B_k, \qquad
     B_k = \varepsilon + \frac{\log(\delta / K) + \log \alpha_k}{\alpha_k - 1} - \log(1 - 1/\alpha_k),
 
-and the run then satisfies (epsilon, delta)-DP at its halting time T, however the rounds were chosen.
+and the run then satisfies (epsilon, delta)-DP at its halting time T, however the rounds were
+chosen.
 
-Proof. Let L_t be the privacy loss of the first t outputs (a neighbouring pair of datasets, outputs drawn
-from the first). Given the past, round t's loss has E[e^{(alpha - 1) l_t}] = e^{(alpha - 1) D_alpha} <=
-e^{(alpha - 1) rho_t(alpha)}, so M_t^k = exp((alpha_k - 1)(L_t - R_t(alpha_k))) is a nonnegative
-supermartingale with M_0 = 1 and E[M_T^k] <= 1 at the stopping time T (Feldman & Zrnic 2021, "Individual privacy accounting via a Rényi filter", for
-one order; Whitehouse, Ramdas, Rogers & Wu 2023, "Fully-adaptive composition in differential privacy", for the supermartingale).  Pointwise,
-(1 - e^{epsilon - L})_+ <= c_k e^{(alpha_k - 1)(L - epsilon)} with c_k = (1/alpha_k)(1 - 1/alpha_k)^{alpha_k - 1}
-(the maximum of (1 - y) y^{alpha - 1} over y in (0, 1]: the conversion of Balle et al. 2020, Thm. 21).  At T
-some order k has R_T(alpha_k) <= B_k (every admitted round kept one), so
+Proof. Let L_t be the privacy loss of the first t outputs (a neighbouring pair of datasets, outputs
+drawn from the first). Given the past, round t's loss has E[e^{(alpha - 1) l_t}] = e^{(alpha - 1)
+D_alpha} <= e^{(alpha - 1) rho_t(alpha)}, so M_t^k = exp((alpha_k - 1)(L_t - R_t(alpha_k))) is a
+nonnegative supermartingale with M_0 = 1 and E[M_T^k] <= 1 at the stopping time T (Feldman & Zrnic
+2021, "Individual privacy accounting via a Rényi filter", for one order; Whitehouse, Ramdas, Rogers
+& Wu 2023, "Fully-adaptive composition in differential privacy", for the supermartingale).
+Pointwise, (1 - e^{epsilon - L})_+ <= c_k e^{(alpha_k - 1)(L - epsilon)} with c_k = (1/alpha_k)(1 -
+1/alpha_k)^{alpha_k - 1} (the maximum of (1 - y) y^{alpha - 1} over y in (0, 1]: the conversion of
+Balle et al. 2020, Thm. 21).  At T some order k has R_T(alpha_k) <= B_k (every admitted round kept
+one), so
 
 .. math::
 
     \delta(\varepsilon) = E[(1 - e^{\varepsilon - L_T})_+]
     \le \sum_k c_k e^{(\alpha_k - 1)(B_k - \varepsilon)} E[M_T^k] \le \sum_k \delta / K = \delta.
 
-With one order (K = 1) this is Feldman & Zrnic's filter with the conversion of Balle et al. 2020; K orders
-cost delta / K at each, log K / (alpha - 1) in epsilon, against the single order one would pick if the
-schedule were known.  ``best_order`` picks that single order from a planned round chosen before the run (public
-information, so the choice is not adaptive to the data): the order at which most planned rounds fit; it refuses a
-planned round that no order admits even once, rather than return an order at which nothing fits.  Budgets are rounded down and spent sums up (``RunningSum``), so the filter never admits
-a round the exact arithmetic would refuse.
+With one order (K = 1) this is Feldman & Zrnic's filter with the conversion of Balle et al. 2020; K
+orders cost delta / K at each, log K / (alpha - 1) in epsilon, against the single order one would
+pick if the schedule were known.  ``best_order`` picks that single order from a planned round chosen
+before the run (public information, so the choice is not adaptive to the data): the order at which
+most planned rounds fit; it refuses a planned round that no order admits even once, rather than
+return an order at which nothing fits.  Budgets are rounded down and spent sums up (``RunningSum``),
+so the filter never admits a round the exact arithmetic would refuse.
 """
 
 from __future__ import annotations
@@ -52,7 +56,8 @@ _U = 2.0**-53
 
 
 def union_cost(orders: int) -> str:
-    """What a Rényi filter over ``orders`` orders pays against the one order one would pick knowing the schedule.
+    """What a Rényi filter over ``orders`` orders pays against the one order one would pick knowing
+    the schedule.
 
     Parameters
     ----------
@@ -62,7 +67,8 @@ def union_cost(orders: int) -> str:
     Returns
     -------
     str
-        The cost in words: delta / K at each of K > 1 orders, or none beyond fixing the one order in advance.
+        The cost in words: delta / K at each of K > 1 orders, or none beyond fixing the one order in
+        advance.
     """
     return (
         f"a union over {orders} orders (delta / {orders} at each)"
@@ -72,11 +78,13 @@ def union_cost(orders: int) -> str:
 
 
 def rdp_budgets(epsilon: float, delta: float, orders: tuple[int, ...]) -> np.ndarray:
-    r"""The Rényi budget B_k at each order that keeps (epsilon, delta) with a union over the K orders.
+    r"""The Rényi budget B_k at each order that keeps (epsilon, delta) with a union over the K
+    orders.
 
-    :math:`B_k = \varepsilon + (\log(\delta/K) + \log\alpha_k)/(\alpha_k - 1) - \log(1 - 1/\alpha_k)`
-    (the module docstring), rounded down: each value lowered by 16 u times the sum of its terms' magnitudes
-    and stepped one ulp down; a negative budget is an order that can admit nothing.
+    :math:`B_k = \varepsilon + (\log(\delta/K) + \log\alpha_k)/(\alpha_k - 1) - \log(1 -
+    1/\alpha_k)` (the module docstring), rounded down: each value lowered by 16 u times the sum of
+    its terms' magnitudes and stepped one ulp down; a negative budget is an order that can admit
+    nothing.
 
     Parameters
     ----------
@@ -112,7 +120,8 @@ class RdpFilter:
     delta : float
         The budget's delta, 0 < delta < 1.
     orders : tuple of int
-        Integer Rényi orders (``round_rdp.check_integer_orders``); one order is Feldman & Zrnic's filter.
+        Integer Rényi orders (``round_rdp.check_integer_orders``); one order is Feldman & Zrnic's
+        filter.
 
     Examples
     --------
@@ -132,7 +141,8 @@ class RdpFilter:
         object.__setattr__(self, "budgets", rdp_budgets(self.epsilon, self.delta, self.orders))
 
     def admits(self, spent_upper: np.ndarray) -> bool:
-        """Whether a run that has spent ``spent_upper`` (an upper bound on R(alpha_k) per order) is within budget.
+        """Whether a run that has spent ``spent_upper`` (an upper bound on R(alpha_k) per order) is
+        within budget.
 
         Parameters
         ----------
@@ -193,14 +203,15 @@ def best_order(
     Returns
     -------
     int
-        The order maximizing floor(B(alpha) / rho(alpha)) at K = 1 (the smallest such order on ties).
+        The order maximizing floor(B(alpha) / rho(alpha)) at K = 1 (the smallest such order on
+        ties).
 
     Raises
     ------
     ValueError
-        If ``epsilon`` is not a finite number >= 0, ``delta`` lies outside (0, 1), ``orders`` is not a set
-        of whole numbers in [2, 1024], or no order admits one round of ``planned`` (the message gives the
-        closest order, what one round costs there and what would admit it).
+        If ``epsilon`` is not a finite number >= 0, ``delta`` lies outside (0, 1), ``orders`` is not
+        a set of whole numbers in [2, 1024], or no order admits one round of ``planned`` (the
+        message gives the closest order, what one round costs there and what would admit it).
 
     Examples
     --------
@@ -227,11 +238,13 @@ def best_order(
 def most_rounds_order(
     planned: Round, epsilon: float, delta: float, orders: tuple[int, ...] | None = None
 ) -> int:
-    """``best_order``'s rule without its refusal: the order maximizing floor(B(alpha) / rho(alpha)), the smallest
-    on ties, which is the smallest order with a budget >= 0 when no order admits one round.
+    """``best_order``'s rule without its refusal: the order maximizing floor(B(alpha) / rho(alpha)),
+    the smallest on ties, which is the smallest order with a budget >= 0 when no order admits one
+    round.
 
-    For a filter whose rounds are a fraction of ``planned`` (the individual filter's records whose gradients
-    are clipped below the clip norm), so that a default order is needed even when ``planned`` itself never fits.
+    For a filter whose rounds are a fraction of ``planned`` (the individual filter's records whose
+    gradients are clipped below the clip norm), so that a default order is needed even when
+    ``planned`` itself never fits.
 
     Parameters
     ----------
@@ -259,7 +272,8 @@ def most_rounds_order(
 def _fits(
     planned: Round, epsilon: float, delta: float, orders: tuple[int, ...] | None
 ) -> tuple[tuple[int, ...], np.ndarray, np.ndarray, np.ndarray]:
-    """(candidate orders, rounds of ``planned`` that fit each single-order budget or -1, the budgets, the cost)."""
+    """(candidate orders, rounds of ``planned`` that fit each single-order budget or -1, the
+    budgets, the cost)."""
     eps = single(epsilon, "epsilon")
     if not (math.isfinite(eps) and eps >= 0):
         raise ValueError(f"epsilon must be a finite number >= 0, got {describe(epsilon)}")

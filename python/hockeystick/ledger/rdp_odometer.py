@@ -1,22 +1,22 @@
-r"""The Rényi odometer: an epsilon after every round, valid at every round at once, however each round's
-settings were chosen from the outputs before it, and with no budget fixed in advance.
+r"""The Rényi odometer: an epsilon after every round, valid at every round at once, however each
+round's settings were chosen from the outputs before it, and with no budget fixed in advance.
 
-With M_t^k = exp((alpha_k - 1)(L_t - R_t(alpha_k))) the nonnegative supermartingales of ``rdp_filter``, Ville's
-inequality gives P(sup_t M_t^k >= K / delta) <= delta / K, so with a union over the K orders, with probability
-at least 1 - delta over the run, at every round t at once
+With M_t^k = exp((alpha_k - 1)(L_t - R_t(alpha_k))) the nonnegative supermartingales of
+``rdp_filter``, Ville's inequality gives P(sup_t M_t^k >= K / delta) <= delta / K, so with a union
+over the K orders, with probability at least 1 - delta over the run, at every round t at once
 
 .. math::
 
     L_t < \varepsilon_t = \min_k\ R_t(\alpha_k) + \frac{\log(K/\delta)}{\alpha_k - 1}
 
-(the privacy-loss odometer of Rogers, Roth, Ullman & Vadhan 2016, Def. 3.2; the supermartingale argument of
-Whitehouse, Ramdas, Rogers & Wu 2023; Lécuyer 2021 builds RDP odometers the same way).  delta must be
-fixed before the run, not chosen from it.
+(the privacy-loss odometer of Rogers, Roth, Ullman & Vadhan 2016, Def. 3.2; the supermartingale
+argument of Whitehouse, Ramdas, Rogers & Wu 2023; Lécuyer 2021 builds RDP odometers the same way).
+delta must be fixed before the run, not chosen from it.
 
-Its cost beside the filter: the bound is on the loss's tail (Mironov 2017's conversion,
-log(1/delta) / (alpha - 1)) rather than on the hockey-stick divergence (Balle et al. 2020's, which the filter
-uses), and the union over the orders (log K in log(1/delta)); in exchange it holds at every round, with no
-budget chosen in advance.
+Its cost beside the filter: the bound is on the loss's tail (Mironov 2017's conversion, log(1/delta)
+/ (alpha - 1)) rather than on the hockey-stick divergence (Balle et al. 2020's, which the filter
+uses), and the union over the orders (log K in log(1/delta)); in exchange it holds at every round,
+with no budget chosen in advance.
 """
 
 from __future__ import annotations

@@ -1,21 +1,24 @@
-"""Why a ledger's budget refuses the next rounds, and what would admit them: the text of ``BudgetExceeded``.
+"""Why a ledger's budget refuses the next rounds, and what would admit them: the text of
+``BudgetExceeded``.
 
-A refusal names the number that failed (the spent Rényi divergence against its budget at the closest order,
-the spent mu^2 against the GDP budget, or the certified epsilon against the budget's) and, when the refused
-rounds alone cost more than the whole budget (so no earlier round is to blame and the run can admit nothing
-of that kind), what would change the answer:
+A refusal names the number that failed (the spent Rényi divergence against its budget at the closest
+order, the spent mu^2 against the GDP budget, or the certified epsilon against the budget's) and,
+when the refused rounds alone cost more than the whole budget (so no earlier round is to blame and
+the run can admit nothing of that kind), what would change the answer:
 
-* a larger delta: the smallest delta at which one of the filter's orders admits them, from the filter's
-  budget B_k = epsilon + (log(delta / K) + log alpha_k) / (alpha_k - 1) - log(1 - 1 / alpha_k) solved for
-  delta at that order's cost (``rdp_filter``), shown to two digits rounded up;
-* the orders: one order fixed before the run (no union over K orders), at the order that admits the most
-  rounds of that kind among every integer order in [2, 1024] (``rdp_filter.best_order``'s rule), if one does;
-* the filter kind: the GDP filter, exact for unsampled Gaussian rounds, when the rounds are of that kind;
-* the fixed-schedule ledger (``adaptive=False``) when every round's settings are fixed before the run, with
-  the certified PLD epsilon of the refused rounds alone.
+* a larger delta: the smallest delta at which one of the filter's orders admits them, from the
+  filter's budget B_k = epsilon + (log(delta / K) + log alpha_k) / (alpha_k - 1) - log(1 - 1 /
+  alpha_k) solved for delta at that order's cost (``rdp_filter``), shown to two digits rounded up;
+* the orders: one order fixed before the run (no union over K orders), at the order that admits the
+  most rounds of that kind among every integer order in [2, 1024] (``rdp_filter.best_order``'s
+  rule), if one does;
+* the filter kind: the GDP filter, exact for unsampled Gaussian rounds, when the rounds are of that
+  kind;
+* the fixed-schedule ledger (``adaptive=False``) when every round's settings are fixed before the
+  run, with the certified PLD epsilon of the refused rounds alone.
 
-The numbers are read off the same rounded-outward quantities the filter compares, so a stated cost is what the
-filter saw.  The closest order is the one whose spent sum exceeds its budget the least.
+The numbers are read off the same rounded-outward quantities the filter compares, so a stated cost
+is what the filter saw.  The closest order is the one whose spent sum exceeds its budget the least.
 """
 
 from __future__ import annotations
@@ -39,15 +42,16 @@ def _what(one: Round, times: int) -> str:
 
 
 def _closest(spent: np.ndarray, budgets: np.ndarray) -> int:
-    """The index of the order closest to admitting: the smallest excess of the spent sum over the budget."""
+    """The index of the order closest to admitting: the smallest excess of the spent sum over the
+    budget."""
     with np.errstate(invalid="ignore"):
         excess = np.where(np.isnan(spent - budgets), np.inf, spent - budgets)
     return int(np.argmin(excess))
 
 
 def _delta_needed(cost: np.ndarray, epsilon: float, orders: tuple[int, ...]) -> tuple[float, int]:
-    """The smallest delta at which some order's budget B_k reaches ``cost`` (the budget's formula solved for
-    delta, K the number of orders), and that order."""
+    """The smallest delta at which some order's budget B_k reaches ``cost`` (the budget's formula
+    solved for delta, K the number of orders), and that order."""
     alpha = np.asarray(orders, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         log_delta = (
@@ -59,7 +63,8 @@ def _delta_needed(cost: np.ndarray, epsilon: float, orders: tuple[int, ...]) -> 
     k = int(np.argmin(log_delta))
     if not log_delta[k] < 0:
         return math.inf, orders[k]
-    # shown to two digits, rounded up (and past the budget's own rounding down): the delta shown admits them
+    # shown to two digits, rounded up (and past the budget's own rounding down): the delta shown
+    # admits them
     needed = math.exp(log_delta[k]) * (1.0 + 1e-9)
     if not 1e-300 < needed:  # below the doubles' decades: no delta worth naming
         return math.inf, orders[k]
@@ -69,7 +74,8 @@ def _delta_needed(cost: np.ndarray, epsilon: float, orders: tuple[int, ...]) -> 
 
 
 def _one_order(one: Round, times: int, epsilon: float, delta: float) -> str:
-    """Whether one order fixed before the run admits the rounds, searched over every integer order."""
+    """Whether one order fixed before the run admits the rounds, searched over every integer
+    order."""
     orders = tuple(range(2, MAX_LEDGER_ORDER + 1))
     budgets = np.array([rdp_budgets(epsilon, delta, (a,))[0] for a in orders])
     cost = RunningSum(len(orders)).plus(one.rdp_upper(orders), times).upper()
@@ -169,7 +175,8 @@ def _gdp_refusal(ledger: Any, one: Round, times: int, epsilon: float, delta: flo
 
 
 def refusal(ledger: Any, one: Round, times: int) -> str:
-    """Why the ledger's budget refuses ``times`` rounds of ``one``, with what would admit them (the module docstring).
+    """Why the ledger's budget refuses ``times`` rounds of ``one``, with what would admit them (the
+    module docstring).
 
     Parameters
     ----------

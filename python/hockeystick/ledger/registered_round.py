@@ -1,13 +1,14 @@
-"""A round of a mechanism registered with its Rényi curve: the ledger reads its facets from the registry.
+"""A round of a mechanism registered with its Rényi curve: the ledger reads its facets from the
+registry.
 
-The ledger's five own rounds (``rounds.MECHANISMS``) keep their own fields; the three a compose stage names
-(gaussian, subsampled_gaussian, laplace) read their Rényi curve from their stage's entry too
-(``StageEntry.rdp``, ``pld.mechanisms.constructors``), the discrete Gaussian and the matrix mechanism theirs
-from ``rdp.integer_orders``.  Any other
-mechanism a compose stage names reaches the ledger through its registry entry (``pld.mechanisms.registry``):
-a round of that name holds the stage's parameters, its Rényi curve is the entry's ``rdp`` (certified upper at
-integer orders, the entry's contract), and its PLD for a fixed schedule's bracket is the entry's constructor on
-the ledger's grid.  Such a round has no GDP parameter, so the GDP filter refuses it.
+The ledger's five own rounds (``rounds.MECHANISMS``) keep their own fields; the three a compose
+stage names (gaussian, subsampled_gaussian, laplace) read their Rényi curve from their stage's entry
+too (``StageEntry.rdp``, ``pld.mechanisms.constructors``), the discrete Gaussian and the matrix
+mechanism theirs from ``rdp.integer_orders``.  Any other mechanism a compose stage names reaches the
+ledger through its registry entry (``pld.mechanisms.registry``): a round of that name holds the
+stage's parameters, its Rényi curve is the entry's ``rdp`` (certified upper at integer orders, the
+entry's contract), and its PLD for a fixed schedule's bracket is the entry's constructor on the
+ledger's grid.  Such a round has no GDP parameter, so the GDP filter refuses it.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ _OWN = "gaussian, subsampled_gaussian, laplace, discrete_gaussian, matrix_mechan
 
 
 def _registered(entry: StageEntry) -> bool:
-    """A mechanism the ledger records as a round holding its parameters: a Rényi curve, and no round of its
-    own (``StageEntry.round_noise``: the ledger's own rounds of that name, ``rounds.MECHANISMS``)."""
+    """A mechanism the ledger records as a round holding its parameters: a Rényi curve, and no round
+    of its own (``StageEntry.round_noise``: the ledger's own rounds of that name,
+    ``rounds.MECHANISMS``)."""
     return entry.rdp is not None and entry.round_noise is None
 
 
@@ -70,8 +72,8 @@ def registered_parameters(
     Raises
     ------
     ValueError
-        If the mechanism is not registered with a Rényi curve, a ``Round`` field is given, or a parameter is
-        unknown or missing.
+        If the mechanism is not registered with a Rényi curve, a ``Round`` field is given, or a
+        parameter is unknown or missing.
     """
     entry = _entry(mechanism)
     if fields:
@@ -99,7 +101,8 @@ def registered_parameters(
 def registered_rdp_upper(
     mechanism: str, parameters: tuple[tuple[str, Any], ...], orders: tuple[int, ...]
 ) -> np.ndarray:
-    """The round's Rényi curve at integer ``orders``: the registry entry's ``rdp``, never below the exact curve.
+    """The round's Rényi curve at integer ``orders``: the registry entry's ``rdp``, never below the
+    exact curve.
 
     Parameters
     ----------
@@ -118,8 +121,8 @@ def registered_rdp_upper(
     Raises
     ------
     ValueError
-        If the mechanism is not registered with a Rényi curve, or its curve has not one value >= 0 (or
-        +inf) per order.
+        If the mechanism is not registered with a Rényi curve, or its curve has not one value >= 0
+        (or +inf) per order.
     """
     rdp = _entry(mechanism).rdp
     assert rdp is not None  # _entry refuses an entry without one
@@ -154,7 +157,8 @@ def registered_pld(
     Raises
     ------
     ValueError
-        If the mechanism is not registered with a Rényi curve, or its constructor refuses the parameters.
+        If the mechanism is not registered with a Rényi curve, or its constructor refuses the
+        parameters.
     """
     return _entry(mechanism).build(
         **dict(parameters), value_discretization_interval=value_discretization_interval

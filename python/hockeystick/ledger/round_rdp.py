@@ -1,7 +1,7 @@
 """The ledger's Rényi orders: the default set and the check of a given one.
 
-The curves a round adds at these orders are ``rdp.integer_orders``'s (certified upper, one array operation per
-round).
+The curves a round adds at these orders are ``rdp.integer_orders``'s (certified upper, one array
+operation per round).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ MAX_LEDGER_ORDER = (
 
 
 def check_integer_orders(orders: object) -> tuple[int, ...]:
-    """The orders as a sorted tuple of distinct integers in [2, 1024]; a ValueError naming ``orders`` otherwise.
+    """The orders as a sorted tuple of distinct integers in [2, 1024]; a ValueError naming
+    ``orders`` otherwise.
 
     Parameters
     ----------
@@ -39,8 +40,8 @@ def check_integer_orders(orders: object) -> tuple[int, ...]:
     Raises
     ------
     ValueError
-        If ``orders`` is empty, an array of more than one dimension, or an order is not a whole number in
-        [2, 1024].
+        If ``orders`` is empty, an array of more than one dimension, or an order is not a whole
+        number in [2, 1024].
     """
     if orders is None:
         return DEFAULT_ORDERS

@@ -1,25 +1,30 @@
-"""One round of a run, as the ledger records it: which mechanism released what, with that round's settings.
+"""One round of a run, as the ledger records it: which mechanism released what, with that round's
+settings.
 
-A ``Round`` is a value (frozen, hashable): the ledger keeps counts per distinct round, and its JSON form
-(``to_dict`` / ``Round.from_dict``) is what a saved ledger stores.  Three mechanisms, each with the curves the
-ledger's guarantees read:
+A ``Round`` is a value (frozen, hashable): the ledger keeps counts per distinct round, and its JSON
+form (``to_dict`` / ``Round.from_dict``) is what a saved ledger stores.  Three mechanisms, each with
+the curves the ledger's guarantees read:
 
-* ``Round.subsampled_gaussian(sigma, sampling_rate)``: the Poisson-subsampled Gaussian, add/remove neighbours
-  (sampling_rate 1 is the Gaussian mechanism, and is stored as one);
-* ``Round.gaussian(sigma)``: the Gaussian mechanism, for the relation its sensitivity was computed for; the one
-  round type with a GDP parameter, mu = 1 / sigma (Dong, Roth & Su 2022);
-* ``Round.laplace(scale)``: the Laplace mechanism (``scale`` over the L1 sensitivity), pure 1/scale-DP;
-* ``Round.discrete_gaussian(sigma, sensitivity)``: discrete Gaussian noise N_Z(0, sigma^2) on an integer query
-  of integer sensitivity (``discrete_noise``);
-* ``Round.matrix_mechanism(accountant)``: the whole release of a matrix-factorization mechanism (DP-FTRL), one
-  Gaussian mechanism of the strategy's L2 sensitivity under its participation schema (``matrix_round``);
-* ``Round.from_stage(stage)``: a stage of a ``hockeystick compose`` file, as (round, rounds); a stage of a
-  mechanism registered with its Rényi curve (``pld.mechanisms.registry``: ``StageEntry.rdp``) is a round of
-  that name holding the stage's parameters, its curve and its PLD the registry's (``registered_round``).
+* ``Round.subsampled_gaussian(sigma, sampling_rate)``: the Poisson-subsampled Gaussian, add/remove
+  neighbours (sampling_rate 1 is the Gaussian mechanism, and is stored as one);
+* ``Round.gaussian(sigma)``: the Gaussian mechanism, for the relation its sensitivity was computed
+  for; the one round type with a GDP parameter, mu = 1 / sigma (Dong, Roth & Su 2022);
+* ``Round.laplace(scale)``: the Laplace mechanism (``scale`` over the L1 sensitivity), pure
+  1/scale-DP;
+* ``Round.discrete_gaussian(sigma, sensitivity)``: discrete Gaussian noise N_Z(0, sigma^2) on an
+  integer query of integer sensitivity (``discrete_noise``);
+* ``Round.matrix_mechanism(accountant)``: the whole release of a matrix-factorization mechanism
+  (DP-FTRL), one Gaussian mechanism of the strategy's L2 sensitivity under its participation schema
+  (``matrix_round``);
+* ``Round.from_stage(stage)``: a stage of a ``hockeystick compose`` file, as (round, rounds); a
+  stage of a mechanism registered with its Rényi curve (``pld.mechanisms.registry``:
+  ``StageEntry.rdp``) is a round of that name holding the stage's parameters, its curve and its PLD
+  the registry's (``registered_round``).
 
-``sigma`` is the noise multiplier (noise standard deviation over the L2 sensitivity), the vocabulary's
-``sigma`` with sensitivity 1: a clip norm that adapts with noise proportional to it leaves sigma, and so
-every curve of the round, unchanged (docs/ledger.md, "What counts as adaptive").
+``sigma`` is the noise multiplier (noise standard deviation over the L2 sensitivity), the
+vocabulary's ``sigma`` with sensitivity 1: a clip norm that adapts with noise proportional to it
+leaves sigma, and so every curve of the round, unchanged (docs/ledger.md, "What counts as
+adaptive").
 """
 
 from __future__ import annotations
@@ -40,8 +45,8 @@ from .stage_round import stage_parameters
 __all__ = ["MECHANISMS", "Round"]
 
 PARAMETERS = ("sigma", "sampling_rate", "scale", "sensitivity", "sensitivity_lower")
-# the ledger's own rounds -> the fields each needs (and takes); any other mechanism reaches the ledger through its
-# registry entry (``registered_round``)
+# the ledger's own rounds -> the fields each needs (and takes); any other mechanism reaches the
+# ledger through its registry entry (``registered_round``)
 _NEEDS = {
     "gaussian": ("sigma",),
     "subsampled_gaussian": ("sigma", "sampling_rate"),
@@ -63,7 +68,8 @@ def _check_fields(mechanism: str, fields: dict[str, Any]) -> None:
 
 
 def given(value: float | None) -> float:
-    """A parameter a round's mechanism needs, as a float (``Round.__post_init__`` has checked it is set).
+    """A parameter a round's mechanism needs, as a float (``Round.__post_init__`` has checked it is
+    set).
 
     Parameters
     ----------
@@ -113,9 +119,9 @@ class Round:
     mechanism : {"gaussian", "subsampled_gaussian", "laplace", "discrete_gaussian", "matrix_mechanism"}
         Which mechanism ran.
     sigma : float, optional
-        Gaussian noise multiplier (standard deviation over the L2 sensitivity) for the Gaussian mechanisms;
-        the discrete Gaussian's sigma (its noise N_Z(0, sigma^2)); a matrix mechanism's noise multiplier z
-        (noise standard deviation over the clip norm).
+        Gaussian noise multiplier (standard deviation over the L2 sensitivity) for the Gaussian
+        mechanisms; the discrete Gaussian's sigma (its noise N_Z(0, sigma^2)); a matrix mechanism's
+        noise multiplier z (noise standard deviation over the clip norm).
     sampling_rate : float, optional
         Poisson sampling probability q in (0, 1), for ``"subsampled_gaussian"``.
     scale : float, optional
@@ -126,14 +132,15 @@ class Round:
     sensitivity_lower : float, optional
         A matrix mechanism's realizable lower L2 sensitivity, 0 < lower <= ``sensitivity``.
     parameters : tuple of (str, value) pairs, optional
-        The parameters of a mechanism registered with its Rényi curve (``registered_round``), sorted by name;
-        empty for the five.
+        The parameters of a mechanism registered with its Rényi curve (``registered_round``), sorted
+        by name; empty for the five.
 
     Raises
     ------
     ValueError
-        If ``mechanism`` is neither one of the five nor registered with a Rényi curve, or a parameter it
-        needs is missing, not a finite number in its range, or given to a mechanism that does not take it.
+        If ``mechanism`` is neither one of the five nor registered with a Rényi curve, or a
+        parameter it needs is missing, not a finite number in its range, or given to a mechanism
+        that does not take it.
 
     Examples
     --------
@@ -211,7 +218,8 @@ class Round:
 
     @classmethod
     def subsampled_gaussian(cls, sigma: float, sampling_rate: float) -> Round:
-        """The Poisson-subsampled Gaussian (add/remove neighbours); rate 1 gives ``Round.gaussian(sigma)``.
+        """The Poisson-subsampled Gaussian (add/remove neighbours); rate 1 gives
+        ``Round.gaussian(sigma)``.
 
         Parameters
         ----------
@@ -247,17 +255,19 @@ class Round:
 
     @classmethod
     def discrete_gaussian(cls, sigma: float, sensitivity: int = 1) -> Round:
-        """Discrete Gaussian noise N_Z(0, sigma^2) added to an integer-valued query (``discrete_noise``).
+        """Discrete Gaussian noise N_Z(0, sigma^2) added to an integer-valued query
+        (``discrete_noise``).
 
-        The query is scalar, and its values on neighbouring datasets differ by at most ``sensitivity``. The
-        round is (sensitivity^2 / (2 sigma^2))-zCDP (Canonne, Kamath & Steinke 2020, Sec. 2), its PLD is
-        computed exactly on the integers for the fixed-schedule bracket, and it has no GDP parameter.
+        The query is scalar, and its values on neighbouring datasets differ by at most
+        ``sensitivity``. The round is (sensitivity^2 / (2 sigma^2))-zCDP (Canonne, Kamath & Steinke
+        2020, Sec. 2), its PLD is computed exactly on the integers for the fixed-schedule bracket,
+        and it has no GDP parameter.
 
         Parameters
         ----------
         sigma : float
-            The discrete Gaussian's parameter sigma (not its variance, which is slightly below sigma^2),
-            finite and > 0.
+            The discrete Gaussian's parameter sigma (not its variance, which is slightly below
+            sigma^2), finite and > 0.
         sensitivity : int, optional
             The query's sensitivity, a whole number >= 1 (default 1: a count).
 
@@ -270,22 +280,24 @@ class Round:
 
     @classmethod
     def matrix_mechanism(cls, accountant: Any) -> Round:
-        """The whole release of a matrix-factorization mechanism, as ``hockeystick.matrix`` accounts it.
+        """The whole release of a matrix-factorization mechanism, as ``hockeystick.matrix`` accounts
+        it.
 
-        The release C x + z N(0, I) over all its steps is one Gaussian mechanism of noise multiplier z and
-        the strategy's L2 sensitivity under its participation schema (``matrix_round``), recorded once,
-        before its first step. It is not one Gaussian per step.
+        The release C x + z N(0, I) over all its steps is one Gaussian mechanism of noise multiplier
+        z and the strategy's L2 sensitivity under its participation schema (``matrix_round``),
+        recorded once, before its first step. It is not one Gaussian per step.
 
         Parameters
         ----------
         accountant : hockeystick.matrix.DPFTRL or MatrixMechanism
-            One point (scalar ``noise_multiplier``), built for lower-triangular C with adaptive inputs;
-            its ``noise_multiplier``, ``sensitivity`` and ``sensitivity_lower`` are read.
+            One point (scalar ``noise_multiplier``), built for lower-triangular C with adaptive
+            inputs; its ``noise_multiplier``, ``sensitivity`` and ``sensitivity_lower`` are read.
 
         Returns
         -------
         Round
-            The round: ``sigma`` = z, ``sensitivity`` and ``sensitivity_lower`` the certified bracket.
+            The round: ``sigma`` = z, ``sensitivity`` and ``sensitivity_lower`` the certified
+            bracket.
 
         Raises
         ------
@@ -300,11 +312,12 @@ class Round:
     def from_stage(cls, stage: Any) -> tuple[Round, int]:
         """A stage of a ``hockeystick compose`` file, as the round it repeats and how many times.
 
-        The stage ``{"mechanism": NAME, "rounds": T, <parameters>}`` (``pld.accountants.stages``) of a
-        ``gaussian``, ``subsampled_gaussian`` or ``laplace`` mechanism (``noise_multiplier`` read as
-        ``sigma``, ``sampling_probability`` as ``sampling_rate``); a ``sensitivity`` other than 1 is folded
-        into the round's sigma or scale, rounded down (more privacy loss: the bound stays certified).
-        ``tail`` is a discretization setting of the compose file, not of the mechanism, and is not kept.
+        The stage ``{"mechanism": NAME, "rounds": T, <parameters>}`` (``pld.accountants.stages``) of
+        a ``gaussian``, ``subsampled_gaussian`` or ``laplace`` mechanism (``noise_multiplier`` read
+        as ``sigma``, ``sampling_probability`` as ``sampling_rate``); a ``sensitivity`` other than 1
+        is folded into the round's sigma or scale, rounded down (more privacy loss: the bound stays
+        certified). ``tail`` is a discretization setting of the compose file, not of the mechanism,
+        and is not kept.
 
         Parameters
         ----------
@@ -319,8 +332,8 @@ class Round:
         Raises
         ------
         ValueError
-            If ``stage`` is not a mapping, names a mechanism the ledger does not record (with the ones it
-            does), has an unknown or missing parameter, or a value out of range.
+            If ``stage`` is not a mapping, names a mechanism the ledger does not record (with the
+            ones it does), has an unknown or missing parameter, or a value out of range.
         """
         mechanism, parameters, rounds = stage_parameters(stage)
         if mechanism not in MECHANISMS:
@@ -331,9 +344,10 @@ class Round:
     def gdp_mu(self) -> float | None:
         """mu of mu-GDP for a Gaussian round, exact (Dong, Roth & Su 2022, Thm 2.7), else None.
 
-        A Gaussian round is 1 / sigma-GDP; a matrix-mechanism round is sensitivity / z-GDP (at the upper
-        sensitivity).  The subsampled Gaussian and Laplace rounds are not mu-GDP for a useful mu, and the
-        discrete Gaussian is not proved mu-GDP at sensitivity / sigma (its zCDP and exact PLD are used).
+        A Gaussian round is 1 / sigma-GDP; a matrix-mechanism round is sensitivity / z-GDP (at the
+        upper sensitivity).  The subsampled Gaussian and Laplace rounds are not mu-GDP for a useful
+        mu, and the discrete Gaussian is not proved mu-GDP at sensitivity / sigma (its zCDP and
+        exact PLD are used).
 
         Returns
         -------
@@ -347,7 +361,8 @@ class Round:
         return None
 
     def mu_squared_upper(self) -> float:
-        """mu^2 of a round with a GDP parameter, rounded up (``rdp.integer_orders.mu_squared_upper``).
+        """mu^2 of a round with a GDP parameter, rounded up
+        (``rdp.integer_orders.mu_squared_upper``).
 
         Returns
         -------
@@ -371,12 +386,13 @@ class Round:
     def rdp_upper(self, orders: tuple[int, ...]) -> np.ndarray:
         r"""The round's Rényi-DP curve at integer ``orders``, never below the exact curve.
 
-        Gaussian: alpha / (2 sigma^2) (Mironov 2017, Prop. 7); subsampled Gaussian: the integer-order sum of
-        Mironov, Talwar & Zhang 2019, Sec. 3.3 (``rdp.integer_orders``); Laplace with eps = 1 / scale:
-        :math:`\varepsilon + \log\bigl(1 + (\alpha - 1) (e^{\varepsilon(1 - 2\alpha)} - 1)/(2\alpha - 1)\bigr)
-        / (\alpha - 1)` (Mironov 2017, Prop. 6), widened by its cancellation's error; discrete Gaussian:
-        alpha s^2 / (2 sigma^2) (Canonne, Kamath & Steinke 2020, Sec. 2); matrix mechanism:
-        alpha sens^2 / (2 z^2) (Bun & Steinke 2016, Prop. 1.6).
+        Gaussian: alpha / (2 sigma^2) (Mironov 2017, Prop. 7); subsampled Gaussian: the
+        integer-order sum of Mironov, Talwar & Zhang 2019, Sec. 3.3 (``rdp.integer_orders``);
+        Laplace with eps = 1 / scale: :math:`\varepsilon + \log\bigl(1 + (\alpha - 1)
+        (e^{\varepsilon(1 - 2\alpha)} - 1)/(2\alpha - 1)\bigr) / (\alpha - 1)` (Mironov 2017, Prop.
+        6), widened by its cancellation's error; discrete Gaussian: alpha s^2 / (2 sigma^2)
+        (Canonne, Kamath & Steinke 2020, Sec. 2); matrix mechanism: alpha sens^2 / (2 z^2) (Bun &
+        Steinke 2016, Prop. 1.6).
 
         Parameters
         ----------
@@ -395,8 +411,9 @@ class Round:
                 mu_squared_upper(given(self.sensitivity), given(self.sigma)),
                 orders,
             )
-        # a round named by its compose stage (gaussian, subsampled_gaussian, laplace): the stage's Rényi curve
-        # (``StageEntry.rdp``) at the round's fields, its sensitivity already folded into its noise
+        # a round named by its compose stage (gaussian, subsampled_gaussian, laplace): the stage's
+        # Rényi curve (``StageEntry.rdp``) at the round's fields, its sensitivity already folded
+        # into its noise
         curve = stage_entry(self.mechanism).rdp
         assert (
             curve is not None

@@ -1,11 +1,12 @@
-"""A stage of a ``hockeystick compose`` file as the ledger's round: the mechanisms the ledger records.
+"""A stage of a ``hockeystick compose`` file as the ledger's round: the mechanisms the ledger
+records.
 
 A compose stage is ``{"mechanism": NAME, "rounds": T, <parameters>}``, read by the one stage parser
-(``pld.accountants.stages.parse_stage``).  The ledger records the stages whose registered mechanism has a
-round of its name (``StageEntry.round_noise``: the Gaussian, the Poisson-subsampled Gaussian and the Laplace
-mechanism, each with its Rényi curve); the others are refused by name.  A ``sensitivity`` s is folded into the
-round's noise: sigma / s (or scale / s), rounded down, so the round's loss is at least the stage's and every
-bound on it stays certified.
+(``pld.accountants.stages.parse_stage``).  The ledger records the stages whose registered mechanism
+has a round of its name (``StageEntry.round_noise``: the Gaussian, the Poisson-subsampled Gaussian
+and the Laplace mechanism, each with its Rényi curve); the others are refused by name.  A
+``sensitivity`` s is folded into the round's noise: sigma / s (or scale / s), rounded down, so the
+round's loss is at least the stage's and every bound on it stays certified.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ _DISCRETIZATION = ("tail",)  # the compose file's PLD settings, not the mechanis
 
 
 def recorded_stages() -> tuple[str, ...]:
-    """The compose stage mechanisms the ledger records: those registered with a round of their name or with
-    their Rényi curve (``StageEntry.round_noise``, ``StageEntry.rdp``).
+    """The compose stage mechanisms the ledger records: those registered with a round of their name
+    or with their Rényi curve (``StageEntry.round_noise``, ``StageEntry.rdp``).
 
     Returns
     -------
@@ -40,8 +41,8 @@ def recorded_stages() -> tuple[str, ...]:
 
 
 def _noise_over_sensitivity(noise: Any, sensitivity: Any, name: str) -> Any:
-    """noise / sensitivity rounded down, checked in exact rational arithmetic (the round's loss at least the
-    stage's); noise itself at sensitivity 1."""
+    """noise / sensitivity rounded down, checked in exact rational arithmetic (the round's loss at
+    least the stage's); noise itself at sensitivity 1."""
     if sensitivity is None or sensitivity == 1:
         return noise
     if not isinstance(noise, (int, float)) or isinstance(noise, bool):
@@ -54,7 +55,8 @@ def _noise_over_sensitivity(noise: Any, sensitivity: Any, name: str) -> Any:
 
 
 def _admit(name: Any) -> None:
-    """Refuse, before its parameters are read, a stage whose mechanism the ledger does not record."""
+    """Refuse, before its parameters are read, a stage whose mechanism the ledger does not
+    record."""
     recorded = recorded_stages()
     if name in recorded:
         return
@@ -83,8 +85,8 @@ def stage_parameters(stage: Any) -> tuple[str, dict[str, Any], int]:
     Raises
     ------
     ValueError
-        If ``stage`` is not a mapping, its mechanism is not one the ledger records, or a parameter is unknown,
-        missing or out of range.
+        If ``stage`` is not a mapping, its mechanism is not one the ledger records, or a parameter
+        is unknown, missing or out of range.
     """
     parsed = parse_stage(stage, "a stage", aliases=_ALIASES, admit=_admit)
     name, params, noise = parsed.entry.name, dict(parsed.parameters), parsed.entry.round_noise

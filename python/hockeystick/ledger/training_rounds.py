@@ -1,4 +1,5 @@
-"""The rounds of a Poisson-sampled training run (``training.DPSGD`` / ``DPFedAvg``), as a ledger records them.
+"""The rounds of a Poisson-sampled training run (``training.DPSGD`` / ``DPFedAvg``), as a ledger
+records them.
 
 Each step of such a run is one Poisson-subsampled Gaussian of the step's noise multiplier over its
 sensitivity and its sampling rate; a run in stages gives one block per stage.
@@ -16,7 +17,8 @@ __all__ = ["poisson_run_rounds"]
 
 
 def poisson_run_rounds(run: Any) -> list[tuple[float, float, int]]:
-    """(noise multiplier over the sensitivity, sampling rate, steps) of each stage of a Poisson-sampled run.
+    """(noise multiplier over the sensitivity, sampling rate, steps) of each stage of a
+    Poisson-sampled run.
 
     Read from the run's public ``sampling`` and ``accountant`` (its ``stages``, or its ``sigma``,
     ``sampling_rate``, ``rounds`` and ``sensitivity`` of one point).
@@ -34,8 +36,8 @@ def poisson_run_rounds(run: Any) -> list[tuple[float, float, int]]:
     Raises
     ------
     ValueError
-        If ``run`` is not a training run, draws its batches otherwise than by Poisson sampling, or is several
-        runs (array parameters).
+        If ``run`` is not a training run, draws its batches otherwise than by Poisson sampling, or
+        is several runs (array parameters).
     """
     sampling = getattr(run, "sampling", None)
     if sampling is None or not hasattr(run, "accountant"):

@@ -1,5 +1,5 @@
-"""Matrix-factorization mechanisms (DP-FTRL, tree aggregation, BLT, banded): sensitivity under multiple
-participation and the Gaussian guarantee (docs/matrix-mechanisms.md).
+"""Matrix-factorization mechanisms (DP-FTRL, tree aggregation, BLT, banded): sensitivity under
+multiple participation and the Gaussian guarantee (docs/matrix-mechanisms.md).
 
 strategies.py      the strategy matrix C (tree with or without restarts, BLT, banded Toeplitz, any C)
 participation.py   participation schemas (every round, fixed epochs, min separation)
@@ -9,19 +9,23 @@ sensitivity.py     the L2 sensitivity: exact where solved, a proved upper bound 
 round_off.py       the floating-point error bounds the sensitivity is widened by
 accountant.py      MatrixMechanism and DPFTRL: mu-GDP, zCDP, RDP and certified (eps, delta)
 amplification.py   AmplifiedBandedMF: banded C with cyclic Poisson sampling, certified through the subsampled Gaussian PLD
-balls_in_bins_moments.py  Renyi divergences of the balls-in-bins pair from the bins' Gram matrix (exact, band program, AM-GM)
-balls_in_bins_rdp.py  BallsInBinsRDP: C >= 0 under balls-in-bins, a certified amplified upper side by Renyi DP
+balls_in_bins_moments.py  Renyi divergences of the balls-in-bins pair from the bins' Gram matrix
+(exact, band program, AM-GM) balls_in_bins_rdp.py  BallsInBinsRDP: C >= 0 under balls-in-bins, a
+certified amplified upper side by Renyi DP
 sampling_laws.py   balls-in-bins, random allocation, b-min-sep, cyclic Poisson: the law of a record's projected shift
-realizable_lower.py  RealizableLowerSide: certified lower side under those schemes, a realizable pair projected to 1-D
+realizable_lower.py  RealizableLowerSide: certified lower side under those schemes, a realizable
+pair projected to 1-D
 monte_carlo.py     BallsInBinsMonteCarlo: a Monte Carlo estimate with a (1 - beta) confidence bound, not a proof
-monte_carlo_bounds.py  the confidence bounds Monte Carlo readings rest on; MonteCarloKind, what a number is
-importance_sampling.py  ImportanceSampledMonteCarlo: stretched-mixture draws, small delta from B(alpha)/delta draws
-monte_carlo_pld.py  MonteCarloPLD: draws composed with certified PLDs, read as a simultaneous confidence band
-verified_release.py  verify by Monte Carlo, then run the verified mechanism: the pipeline's (eps, delta_overall)
-sampled_participation.py  DPFTRL's certified sides under those schemes, and what each side is
-participation_reading.py  labelled_reading: one answer, each side labelled certified or estimated
+monte_carlo_bounds.py  the confidence bounds Monte Carlo readings rest on; MonteCarloKind, what a
+number is importance_sampling.py  ImportanceSampledMonteCarlo: stretched-mixture draws, small delta
+from B(alpha)/delta draws monte_carlo_pld.py  MonteCarloPLD: draws composed with certified PLDs,
+read as a simultaneous confidence band verified_release.py  verify by Monte Carlo, then run the
+verified mechanism: the pipeline's (eps, delta_overall) sampled_participation.py  DPFTRL's certified
+sides under those schemes, and what each side is participation_reading.py  labelled_reading: one
+answer, each side labelled certified or estimated
 mmcc.py            MMCC: non-negative lower-triangular C under Poisson sampling, an epsilon at a split of delta
-mmcc_participation.py  MMCC's conditional participation bounds from certified tails of earlier privacy losses
+mmcc_participation.py  MMCC's conditional participation bounds from certified tails of earlier
+privacy losses
 mmcc_rows.py       MMCC's per-row mixtures: laws dominating each row's conditional shift, shared by groups of rows
 mmcc_steps.py      the steps MMCC's upper side rests on: cited from the papers or certified here, with hypotheses
 b_min_sep.py       b-min-sep with a banded C: Dong & Ganesh's exact loss; BMinSepRDP, a certified upper side by RDP

@@ -1,22 +1,24 @@
 """The matrix mechanism's Gaussian guarantee, and DP-FTRL in its users' words.
 
-Convention.  Each round i adds up the clipped contributions (L2 norm <= clip norm) of its participants
-into x_i; the mechanism releases C x + z * clip * N(0, I) (or any post-processing of it, such as
-B (C x + noise) with A = B C the prefix sums), z the noise multiplier.  Neighbouring streams differ by one
-user's contributions (add or remove one user; replacing a user moves each x_i by up to twice the clip
-norm: give half the noise multiplier).  In units of the clip norm the release is the Gaussian mechanism
-of L2 sensitivity ``sens`` (sensitivity.py) and noise standard deviation z, so it is exactly
+Convention.  Each round i adds up the clipped contributions (L2 norm <= clip norm) of its
+participants into x_i; the mechanism releases C x + z * clip * N(0, I) (or any post-processing of
+it, such as B (C x + noise) with A = B C the prefix sums), z the noise multiplier.  Neighbouring
+streams differ by one user's contributions (add or remove one user; replacing a user moves each x_i
+by up to twice the clip norm: give half the noise multiplier).  In units of the clip norm the
+release is the Gaussian mechanism of L2 sensitivity ``sens`` (sensitivity.py) and noise standard
+deviation z, so it is exactly
 
     mu-GDP with mu = sens / z  (Dong, Roth & Su 2022, Thm 2.7; adaptively chosen x: Denisov et al. 2022),
     rho-zCDP with rho = mu^2 / 2,  RDP of order alpha: alpha mu^2 / 2  (Bun & Steinke 2016, Prop. 1.6),
     delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)  (Balle & Wang 2018, Thm 8),
 
 the (eps, delta) side through hockeystick's exact Gaussian accountant (``GaussianMechanism``: theta
-rounded outward, mu rounded up for the upper side).  The upper side uses the certified upper sensitivity
-(sensitivity.py's ``upper``, itself rounded up), the lower side a realizable lower one (``lower``): where
-the sensitivity is only an upper bound (``sensitivity_kind == "upper bound"``) the two sides may be far
-apart and the truth lies between them.  Federated-compute (``min_sep_data_source_zcdp``, ``zcdp_for_blt``)
-and jax_privacy state rho = sens^2 / (2 z^2) in the same units.
+rounded outward, mu rounded up for the upper side).  The upper side uses the certified upper
+sensitivity (sensitivity.py's ``upper``, itself rounded up), the lower side a realizable lower one
+(``lower``): where the sensitivity is only an upper bound (``sensitivity_kind == "upper bound"``)
+the two sides may be far apart and the truth lies between them.  Federated-compute
+(``min_sep_data_source_zcdp``, ``zcdp_for_blt``) and jax_privacy state rho = sens^2 / (2 z^2) in the
+same units.
 
 No amplification by sampling or shuffling is claimed: the clients per round do not enter.
 """
@@ -95,10 +97,11 @@ def _up(x: np.ndarray) -> np.ndarray:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class MatrixMechanism:
-    r"""Gaussian guarantee of the matrix mechanism C x + z N(0, I) given the L2 sensitivity of its strategy.
+    r"""Gaussian guarantee of the matrix mechanism C x + z N(0, I) given the L2 sensitivity of its
+    strategy.
 
-    In units of the clip norm the release is the Gaussian mechanism of L2 sensitivity sens and noise z, so
-    it is exactly
+    In units of the clip norm the release is the Gaussian mechanism of L2 sensitivity sens and noise
+    z, so it is exactly
 
     .. math::
 
@@ -108,10 +111,10 @@ class MatrixMechanism:
           - e^{\varepsilon}\,\Phi\Big(-\frac{\varepsilon}{\mu} - \frac{\mu}{2}\Big).
 
     ``mu`` is at the upper sensitivity, rounded up; ``zcdp_rho`` and ``rdp(orders)`` are rounded up;
-    ``delta``/``epsilon`` have an upper side at the upper sensitivity and a lower side at the realizable
-    one, each rounded outward (``fdp.GaussianMechanism``). Where the sensitivity is only an upper bound
-    (``sensitivity_kind == "upper bound"``) the two sides may be far apart. No amplification by sampling or
-    shuffling is claimed.
+    ``delta``/``epsilon`` have an upper side at the upper sensitivity and a lower side at the
+    realizable one, each rounded outward (``fdp.GaussianMechanism``). Where the sensitivity is only
+    an upper bound (``sensitivity_kind == "upper bound"``) the two sides may be far apart. No
+    amplification by sampling or shuffling is claimed.
 
     Parameters
     ----------
@@ -124,8 +127,9 @@ class MatrixMechanism:
     Raises
     ------
     ParameterTypeError
-        ``sensitivity`` holding anything but ``Sensitivity`` objects (a bare number is refused: its bracket,
-        exact or an upper bound, would be unknown); ``noise_multiplier`` a string, bool or None.
+        ``sensitivity`` holding anything but ``Sensitivity`` objects (a bare number is refused: its
+        bracket, exact or an upper bound, would be unknown); ``noise_multiplier`` a string, bool or
+        None.
     ValueError
         ``noise_multiplier`` not finite and > 0; shapes that do not broadcast.
 
@@ -158,7 +162,8 @@ class MatrixMechanism:
         z, cells = np.broadcast_arrays(z, cells)
         upper = np.vectorize(lambda s: s.upper, otypes=[float])(cells)
         lower = np.vectorize(lambda s: s.lower, otypes=[float])(cells)
-        # the Sensitivity of each point (its bracket, kind, method and worst pattern); one object for scalars
+        # the Sensitivity of each point (its bracket, kind, method and worst pattern); one object
+        # for scalars
         self.sensitivities: Sensitivity | np.ndarray = cells[()] if cells.ndim == 0 else cells
         self.noise_multiplier = scalar_or_array(np.array(z))
         self.sensitivity = scalar_or_array(upper)
@@ -166,13 +171,15 @@ class MatrixMechanism:
         kinds = np.vectorize(lambda s: s.kind, otypes=[object])(cells)
         self.sensitivity_kind: str | np.ndarray = str(kinds) if kinds.ndim == 0 else kinds
         self._upper = GaussianMechanism(sigma=z, sensitivity=upper)
-        # a lower sensitivity of 0 (all of a pattern's terms lost to round-off) is the trivial lower side
+        # a lower sensitivity of 0 (all of a pattern's terms lost to round-off) is the trivial lower
+        # side
         self._lower = GaussianMechanism(sigma=z, sensitivity=np.maximum(lower, 5e-324))
         self.mu = self._upper.mu
 
     @property
     def zcdp_rho(self) -> float | np.ndarray:
-        """zCDP parameter rho = mu^2 / 2 (Bun & Steinke 2016, Prop. 1.6) at the upper mu, rounded up."""
+        """zCDP parameter rho = mu^2 / 2 (Bun & Steinke 2016, Prop. 1.6) at the upper mu, rounded
+        up."""
         mu = np.asarray(self.mu, dtype=float)
         with np.errstate(over="ignore"):  # mu above 1.3e154: rho is +inf, an upper bound still
             return scalar_or_array(_up(_up(mu * mu) / 2.0))
@@ -203,8 +210,8 @@ class MatrixMechanism:
         """Privacy profile delta(eps) = theta(mu, eps) of mu-GDP, each side rounded outward.
 
         The upper side is at mu = ``sensitivity`` / z (rounded up), the lower side at the realizable
-        ``sensitivity_lower`` / z (rounded down); theta (Balle & Wang 2018, Theorem 8; paper 004 eq. 8) is
-        rounded outward on each side.
+        ``sensitivity_lower`` / z (rounded down); theta (Balle & Wang 2018, Theorem 8; paper 004
+        eq. 8) is rounded outward on each side.
         """
         if bound == "both":
             return self._lower.delta(epsilon, bound="lower"), self._upper.delta(
@@ -251,8 +258,9 @@ def _schemas(
 
 
 def _causal(strategy: Strategy) -> None:
-    """Refuse a square C with a non-zero entry above its diagonal (the adaptive-input guarantee needs C lower
-    triangular, ``DPFTRL``'s ``adaptive_inputs``); the named strategies are lower triangular by construction."""
+    """Refuse a square C with a non-zero entry above its diagonal (the adaptive-input guarantee
+    needs C lower triangular, ``DPFTRL``'s ``adaptive_inputs``); the named strategies are lower
+    triangular by construction."""
     if not isinstance(strategy, DenseStrategy) or strategy.c.shape[0] != strategy.c.shape[1]:
         return
     above = np.argwhere(np.triu(strategy.c, 1) != 0)
@@ -268,7 +276,8 @@ def _causal(strategy: Strategy) -> None:
 
 
 def _shown(value: Any) -> str:
-    """A parameter or result for a repr: a number as ``%g``, a word quoted, an array its first values and shape."""
+    """A parameter or result for a repr: a number as ``%g``, a word quoted, an array its first
+    values and shape."""
     array = np.asarray(value)
     if array.dtype == object or array.dtype.kind in "US":
         flat = [str(v) for v in array.ravel()]
@@ -292,21 +301,24 @@ def _shown_strategy(strategy: Any) -> str:
 
 @accountant_docs()  # completes the delta / epsilon overrides' docstrings with the contract's sections
 class DPFTRL(MatrixMechanism):
-    r"""Gaussian guarantee of DP-FTRL / DP-FedAvg with correlated noise, in training terms (rounds, separation).
+    r"""Gaussian guarantee of DP-FTRL / DP-FedAvg with correlated noise, in training terms (rounds,
+    separation).
 
     A ``MatrixMechanism`` whose sensitivity is ``l2_sensitivity(strategy, rounds, schema)``, schema
     ``MinSeparation(b, k)`` or ``FixedEpochs(b, k)``: the release C x + z * clip * N(0, I) is
     :math:`\mu`-GDP with :math:`\mu = \mathrm{sens}/z`, :math:`(\mu^2/2)`-zCDP, and
-    :math:`\delta(\varepsilon) = \theta(\mu, \varepsilon)` (formulas in ``MatrixMechanism``). Neighbouring
-    streams add or remove one user (replacing a user moves each x_i by up to twice the clip norm: give half
-    the noise multiplier). No amplification by sampling or shuffling is claimed: the clients per round do
-    not enter (``AmplifiedBandedMF`` is the amplified banded case).
+    :math:`\delta(\varepsilon) = \theta(\mu, \varepsilon)` (formulas in ``MatrixMechanism``).
+    Neighbouring streams add or remove one user (replacing a user moves each x_i by up to twice the
+    clip norm: give half the noise multiplier). No amplification by sampling or shuffling is
+    claimed: the clients per round do not enter (``AmplifiedBandedMF`` is the amplified banded
+    case).
 
-    ``sensitivity`` (upper), ``sensitivity_lower`` and ``sensitivity_kind`` ("exact" or "upper bound") say
-    what was computed; ``mu``, ``zcdp_rho``, ``rdp(orders)``, ``delta(epsilon)``, ``epsilon(delta)`` the
-    guarantee. Under a random participation scheme ``sampled`` holds its ``SampledSides`` (None otherwise):
-    ``delta``/``epsilon`` then read its certified sides, while ``mu``, ``zcdp_rho`` and ``rdp`` stay those of the
-    worst pattern's Gaussian (no amplification claimed).
+    ``sensitivity`` (upper), ``sensitivity_lower`` and ``sensitivity_kind`` ("exact" or "upper
+    bound") say what was computed; ``mu``, ``zcdp_rho``, ``rdp(orders)``, ``delta(epsilon)``,
+    ``epsilon(delta)`` the guarantee. Under a random participation scheme ``sampled`` holds its
+    ``SampledSides`` (None otherwise): ``delta``/``epsilon`` then read its certified sides, while
+    ``mu``, ``zcdp_rho`` and ``rdp`` stay those of the worst pattern's Gaussian (no amplification
+    claimed).
 
     Parameters
     ----------
@@ -315,61 +327,65 @@ class DPFTRL(MatrixMechanism):
     noise_multiplier : array_like
         z, finite and > 0: the noise added to C x has standard deviation z times the clip norm.
     min_separation : array_like, default 1
-        b, a whole number in [1, 2^31]: a client who took part in round t takes no part before round t + b
-        (1: every round allowed). With ``participation="fixed_epochs"``, the exact spacing: rounds s, s + b,
-        s + 2b, ...
+        b, a whole number in [1, 2^31]: a client who took part in round t takes no part before round
+        t + b (1: every round allowed). With ``participation="fixed_epochs"``, the exact spacing:
+        rounds s, s + b, s + 2b, ...
     max_participations : array_like, optional
-        k, a whole number >= 1: at most this many rounds per client (None: as many as the separation allows).
+        k, a whole number >= 1: at most this many rounds per client (None: as many as the separation
+        allows).
     strategy : {"tree", "tree_restart"}, Strategy or array_like, default "tree"
-        "tree" is one binary tree over all rounds, "tree_restart" a tree restarted every ``min_separation``
-        rounds (one participation per tree at most); or ``BLT(...)``, ``Banded(...)``, any ``Strategy``, or a
-        2-D matrix C with one column per round.
+        "tree" is one binary tree over all rounds, "tree_restart" a tree restarted every
+        ``min_separation`` rounds (one participation per tree at most); or ``BLT(...)``,
+        ``Banded(...)``, any ``Strategy``, or a 2-D matrix C with one column per round.
     participation : str, default "min_separation"
-        How clients (records) take part. Deterministic schemas: "min_separation" (any rounds at least b
-        apart, at most k), "fixed_epochs" (rounds s, s + b, ...). Random schemes (jax_privacy's
-        ``batch_selection`` names; ``sampled_participation.py``): "balls_in_bins" (one uniform bin of b =
-        ``min_separation``, jax_privacy's cycle_length), "random_allocation" (k = ``max_participations``
-        uniformly chosen rounds), "b_min_sep" (b = ``min_separation``, jax_privacy's min_sep, each available
-        record taken with probability ``sampling_rate``), "cyclic_poisson" (b groups, each record of the
-        round's group taken with probability ``sampling_rate``). Under a random scheme the upper side is the
-        smallest of the worst pattern's Gaussian (unamplified) and the amplified bounds proved for it: a
-        banded C under cyclic Poisson (``AmplifiedBandedMF``); C >= 0 square lower triangular under
-        "balls_in_bins" (one bin per record for the whole run, Lemma 3.2 of arXiv:2410.06266) or
-        "random_allocation" of one round (``BallsInBinsRDP``, by Renyi DP). The lower side is
-        ``RealizableLowerSide``; the run is one point (scalar arguments) and ``labelled_reading`` labels each
-        side and says which upper side holds.
+        How clients (records) take part. Deterministic schemas: "min_separation" (any rounds at
+        least b apart, at most k), "fixed_epochs" (rounds s, s + b, ...). Random schemes
+        (jax_privacy's ``batch_selection`` names; ``sampled_participation.py``): "balls_in_bins"
+        (one uniform bin of b = ``min_separation``, jax_privacy's cycle_length), "random_allocation"
+        (k = ``max_participations`` uniformly chosen rounds), "b_min_sep" (b = ``min_separation``,
+        jax_privacy's min_sep, each available record taken with probability ``sampling_rate``),
+        "cyclic_poisson" (b groups, each record of the round's group taken with probability
+        ``sampling_rate``). Under a random scheme the upper side is the smallest of the worst
+        pattern's Gaussian (unamplified) and the amplified bounds proved for it: a banded C under
+        cyclic Poisson (``AmplifiedBandedMF``); C >= 0 square lower triangular under "balls_in_bins"
+        (one bin per record for the whole run, Lemma 3.2 of arXiv:2410.06266) or "random_allocation"
+        of one round (``BallsInBinsRDP``, by Renyi DP). The lower side is ``RealizableLowerSide``;
+        the run is one point (scalar arguments) and ``labelled_reading`` labels each side and says
+        which upper side holds.
     sampling_rate : float, optional
-        p (b-min-sep) or q (cyclic Poisson) in (0, 1], jax_privacy's sampling_prob; None for the other schemes.
+        p (b-min-sep) or q (cyclic Poisson) in (0, 1], jax_privacy's sampling_prob; None for the
+        other schemes.
     sampling : {"poisson"}, optional
-        "poisson": every round takes each record independently with probability ``sampling_rate`` (DP-SGD's
-        sampling): the words for "cyclic_poisson" with ``min_separation=1``, where a C >= 0 lower triangular
-        has ``MMCC`` (its epsilon at the best split of delta) as a certified amplified upper side
-        (``sampled_participation``); refused beside a ``participation`` or ``min_separation``.
+        "poisson": every round takes each record independently with probability ``sampling_rate``
+        (DP-SGD's sampling): the words for "cyclic_poisson" with ``min_separation=1``, where a C >=
+        0 lower triangular has ``MMCC`` (its epsilon at the best split of delta) as a certified
+        amplified upper side (``sampled_participation``); refused beside a ``participation`` or
+        ``min_separation``.
     adaptive_inputs : bool, default True
-        Whether each round's contributions may depend on what earlier rounds released, as a model's gradients
-        do in training. The guarantee covers such inputs when C is lower triangular (Denisov et al. 2022,
-        Thm 2.1: row i released at round i uses rounds up to i only), as every named strategy is; a square C
-        with a non-zero entry above its diagonal is then refused (a C given transposed is the usual cause).
-        ``False`` accepts any C, and the guarantee then covers only a stream fixed before the mechanism runs.
-        A C with more rows than rounds is taken as released row by row once its last round is in (as the
-        tree's nodes are).
+        Whether each round's contributions may depend on what earlier rounds released, as a model's
+        gradients do in training. The guarantee covers such inputs when C is lower triangular
+        (Denisov et al. 2022, Thm 2.1: row i released at round i uses rounds up to i only), as every
+        named strategy is; a square C with a non-zero entry above its diagonal is then refused (a C
+        given transposed is the usual cause). ``False`` accepts any C, and the guarantee then covers
+        only a stream fixed before the mechanism runs. A C with more rows than rounds is taken as
+        released row by row once its last round is in (as the tree's nodes are).
 
     Raises
     ------
     ValueError
         A numeric argument outside its rule; an unknown ``strategy`` name or ``participation``; with
-        ``adaptive_inputs=True``, a square C not lower triangular; what ``l2_sensitivity`` refuses (a dense C
-        over more than 2048 rounds, a C whose columns count differs from ``rounds``); shapes that do not
-        broadcast; under a random scheme, an array argument, a ``sampling_rate`` or ``max_participations``
-        the scheme needs and lacks, or takes none of and is given.
+        ``adaptive_inputs=True``, a square C not lower triangular; what ``l2_sensitivity`` refuses
+        (a dense C over more than 2048 rounds, a C whose columns count differs from ``rounds``);
+        shapes that do not broadcast; under a random scheme, an array argument, a ``sampling_rate``
+        or ``max_participations`` the scheme needs and lacks, or takes none of and is given.
     ParameterTypeError
         A numeric argument that is a string, bool or None; ``strategy`` a number, bool or None;
         ``adaptive_inputs`` not a bool.
 
     Notes
     -----
-    The parameters are keyword-only; the numeric ones broadcast with each other and with the argument of
-    ``delta``/``epsilon`` (one sensitivity is computed per distinct point, and cached).
+    The parameters are keyword-only; the numeric ones broadcast with each other and with the
+    argument of ``delta``/``epsilon`` (one sensitivity is computed per distinct point, and cached).
 
     References
     ----------
@@ -424,7 +440,8 @@ class DPFTRL(MatrixMechanism):
         self.strategy = strategy
         self.participation = participation
         self.adaptive_inputs = adaptive
-        # the separation, cap and rate as given, for the repr (the sensitivity holds them only through C)
+        # the separation, cap and rate as given, for the repr (the sensitivity holds them only
+        # through C)
         self._given = dict(min_separation=b, max_participations=k, sampling_rate=sampling_rate)
         super().__init__(sensitivity=cells, noise_multiplier=noise_multiplier)
         self.sampled: SampledSides | None = None
@@ -437,8 +454,9 @@ class DPFTRL(MatrixMechanism):
             )
 
     def __repr__(self) -> str:
-        """The run as given (rounds, noise, separation, cap, strategy, participation, rate where one applies) and
-        what it holds: the L2 sensitivity and its kind, mu, and whether amplification is claimed."""
+        """The run as given (rounds, noise, separation, cap, strategy, participation, rate where one
+        applies) and what it holds: the L2 sensitivity and its kind, mu, and whether amplification
+        is claimed."""
         words = [
             f"rounds={_shown(self.rounds)}",
             f"noise_multiplier={_shown(self.noise_multiplier)}",
@@ -491,8 +509,9 @@ class DPFTRL(MatrixMechanism):
         )
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """delta(eps), each side rounded outward; under a random scheme the upper side of ``SampledSides`` (the
-        worst pattern's Gaussian, or an amplified bound where proved) and the lower side ``RealizableLowerSide``."""
+        """delta(eps), each side rounded outward; under a random scheme the upper side of
+        ``SampledSides`` (the worst pattern's Gaussian, or an amplified bound where proved) and the
+        lower side ``RealizableLowerSide``."""
         if self.sampled is None:
             return super().delta(epsilon, bound=bound)
         sides = self.sampled
@@ -504,7 +523,8 @@ class DPFTRL(MatrixMechanism):
         )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """epsilon(delta), each side as ``delta`` takes it (the lower side by bisection on the lower delta)."""
+        """epsilon(delta), each side as ``delta`` takes it (the lower side by bisection on the lower
+        delta)."""
         if self.sampled is None:
             return super().epsilon(delta, bound=bound)
         sides = self.sampled
@@ -519,8 +539,9 @@ class DPFTRL(MatrixMechanism):
 def _poisson_words(
     sampling: str, participation: str, min_separation: Any
 ) -> tuple[ParticipationName, int]:
-    """``sampling="poisson"``: every round takes each record with probability ``sampling_rate`` (cyclic Poisson
-    with one group), refused beside a participation schema or a separation of its own."""
+    """``sampling="poisson"``: every round takes each record with probability ``sampling_rate``
+    (cyclic Poisson with one group), refused beside a participation schema or a separation of its
+    own."""
     choice(sampling, "sampling", ("poisson",))
     if participation != "min_separation" or not (
         np.ndim(min_separation) == 0 and float(min_separation) == 1.0
@@ -543,17 +564,18 @@ def noise_multiplier_for_zcdp(
     participation: ParticipationName = "min_separation",
     adaptive_inputs: bool = True,
 ) -> float:
-    r"""Smallest noise multiplier whose certified zCDP rho, at the upper sensitivity, is at most ``rho``.
+    r"""Smallest noise multiplier whose certified zCDP rho, at the upper sensitivity, is at most
+    ``rho``.
 
     .. math::
 
         z^\star = \min\{z : \rho(z) \le \rho\}, \qquad
         \rho(z) = \frac{1}{2}\Big(\frac{\mathrm{sens}}{z}\Big)^2 .
 
-    The certified rho (``MatrixMechanism.zcdp_rho``, mu = sens / z rounded up, then rho = mu^2 / 2 rounded up)
-    does not increase with z, so the smallest such z is found exactly by bisection on the doubles, from
-    z = sens / sqrt(2 rho) and a bracket widened by doubling (at most about 2100 evaluations of rho, and
-    64 bisection steps).
+    The certified rho (``MatrixMechanism.zcdp_rho``, mu = sens / z rounded up, then rho = mu^2 / 2
+    rounded up) does not increase with z, so the smallest such z is found exactly by bisection on
+    the doubles, from z = sens / sqrt(2 rho) and a bracket widened by doubling (at most about 2100
+    evaluations of rho, and 64 bisection steps).
 
     Parameters
     ----------
@@ -570,8 +592,9 @@ def noise_multiplier_for_zcdp(
     Raises
     ------
     ValueError
-        ``rho`` not finite and > 0, or not one number; no double z reaches ``rho`` (the strategy's sensitivity
-        over the smallest positive z still exceeds it, or z would overflow); the ``DPFTRL`` arguments' own rules.
+        ``rho`` not finite and > 0, or not one number; no double z reaches ``rho`` (the strategy's
+        sensitivity over the smallest positive z still exceeds it, or z would overflow); the
+        ``DPFTRL`` arguments' own rules.
 
     References
     ----------

@@ -1,59 +1,63 @@
-"""Banded matrix factorization with cyclic Poisson sampling: the amplified guarantee, certified through the
-Poisson-subsampled Gaussian PLD.
+"""Banded matrix factorization with cyclic Poisson sampling: the amplified guarantee, certified
+through the Poisson-subsampled Gaussian PLD.
 
-The mechanism (Choquette-Choo, Ganesh, McKenna, McMahan, Rush, Thakurta, Xu 2023, "(Amplified) banded matrix
-factorization: a unified approach to private training", NeurIPS, arXiv:2306.08153, Sec. 5, Alg. 2; jax_privacy's
-``CyclicPoissonSampling`` with ``cycle_length = b`` and ``amplified_bandmf_event``):
+The mechanism (Choquette-Choo, Ganesh, McKenna, McMahan, Rush, Thakurta, Xu 2023, "(Amplified)
+banded matrix factorization: a unified approach to private training", NeurIPS, arXiv:2306.08153,
+Sec. 5, Alg. 2; jax_privacy's ``CyclicPoissonSampling`` with ``cycle_length = b`` and
+``amplified_bandmf_event``):
 
-* the records are split into b groups before training, by a rule that does not look at the data (a record's
-  index, a random assignment), each record in exactly one group;
-* round i (from 0) takes each record of group i mod b independently with probability q, and x_i is the sum
-  of the taken records' clipped contributions (L2 norm <= the clip norm), chosen adaptively from the rounds
-  released before;
-* round i releases row i of C x + z * clip * N(0, I), rows independent, for an n x n lower-triangular
-  b-banded C (C_ij = 0 unless 0 <= i - j < b), or any post-processing of those rows;
+* the records are split into b groups before training, by a rule that does not look at the data (a
+  record's index, a random assignment), each record in exactly one group;
+* round i (from 0) takes each record of group i mod b independently with probability q, and x_i is
+  the sum of the taken records' clipped contributions (L2 norm <= the clip norm), chosen adaptively
+  from the rounds released before;
+* round i releases row i of C x + z * clip * N(0, I), rows independent, for an n x n
+  lower-triangular b-banded C (C_ij = 0 unless 0 <= i - j < b), or any post-processing of those
+  rows;
 * neighbouring data sets differ by adding or removing one record (the others keep their groups).
 
-Claim (the paper's Thm 1, informally, and its formal Thms 4 and 5): the release is dominated, in each
-direction, by k = ceil(n / b) adaptively composed Poisson-subsampled Gaussian mechanisms of sampling rate q
-and noise multiplier z / zeta, zeta = max_j ||C e_j|| the largest column norm: every (eps, delta) that DP-SGD
-with those parameters meets, the banded mechanism meets.  The argument, as this module relies on it:
-a record of group r takes part only in rounds r, r + b, ...; column j of C is non-zero only in rows
-j, ..., j + b - 1, so the blocks of rows [j, j + b) of its rounds are disjoint and tile the rows from r on
-(rows before r do not depend on the record).  Given everything released before row j, the block of round j
-is an invertible map, fixed by the past and by records of other groups, of C[j:j+b, j] x_j + noise; with
-the record's contribution v (||v|| <= 1) taken with probability q, that is the pair
-((1 - q) N(0, I) + q N(C[:, j] v / z, I), N(0, I)) (and its reverse), a post-processing of the
-one-dimensional Poisson-subsampled Gaussian pair of shift ||C e_j|| / z <= zeta / z (Y -> (s/zeta) Y +
-sqrt(1 - (s/zeta)^2) W maps the shift-zeta pair onto the shift-s one).  Dominating pairs compose under
-adaptive composition (Zhu, Dong & Wang 2022, "Optimal accounting of differential privacy via characteristic
-function", AISTATS, Thm 10), and a group with fewer than k rounds is dominated by k (marginalizing a
-product pair is a post-processing).  Lower triangularity is what makes the rows of a block released no
-earlier than round j, so that adaptively chosen x are covered.
+Claim (the paper's Thm 1, informally, and its formal Thms 4 and 5): the release is dominated, in
+each direction, by k = ceil(n / b) adaptively composed Poisson-subsampled Gaussian mechanisms of
+sampling rate q and noise multiplier z / zeta, zeta = max_j ||C e_j|| the largest column norm: every
+(eps, delta) that DP-SGD with those parameters meets, the banded mechanism meets.  The argument, as
+this module relies on it: a record of group r takes part only in rounds r, r + b, ...; column j of C
+is non-zero only in rows j, ..., j + b - 1, so the blocks of rows [j, j + b) of its rounds are
+disjoint and tile the rows from r on (rows before r do not depend on the record).  Given everything
+released before row j, the block of round j is an invertible map, fixed by the past and by records
+of other groups, of C[j:j+b, j] x_j + noise; with the record's contribution v (||v|| <= 1) taken
+with probability q, that is the pair ((1 - q) N(0, I) + q N(C[:, j] v / z, I), N(0, I)) (and its
+reverse), a post-processing of the one-dimensional Poisson-subsampled Gaussian pair of shift ||C
+e_j|| / z <= zeta / z (Y -> (s/zeta) Y + sqrt(1 - (s/zeta)^2) W maps the shift-zeta pair onto the
+shift-s one).  Dominating pairs compose under adaptive composition (Zhu, Dong & Wang 2022, "Optimal
+accounting of differential privacy via characteristic function", AISTATS, Thm 10), and a group with
+fewer than k rounds is dominated by k (marginalizing a product pair is a post-processing).  Lower
+triangularity is what makes the rows of a block released no earlier than round j, so that adaptively
+chosen x are covered.
 
 Certified: ``delta``/``epsilon`` "upper" are hockeystick's certified upper side of that k-round
-subsampled Gaussian (``pld.SubsampledGaussianPLD``, sensitivity zeta rounded up) under add or remove one
-record, both directions.  Not covered: replace-one neighbours, data-dependent groups, batches truncated
-to a maximum size, a C that is not lower-triangular b-banded (trees, BLT: refused here; DPFTRL accounts
-for them without amplification), and shuffled or balls-in-bins batches.
+subsampled Gaussian (``pld.SubsampledGaussianPLD``, sensitivity zeta rounded up) under add or remove
+one record, both directions.  Not covered: replace-one neighbours, data-dependent groups, batches
+truncated to a maximum size, a C that is not lower-triangular b-banded (trees, BLT: refused here;
+DPFTRL accounts for them without amplification), and shuffled or balls-in-bins batches.
 
-The lower side is valid because a pair of data sets realizes it: one record alone in the group r* of a
-column of largest norm, the others contributing 0, the same unit contribution in every round.  Its release
-is then exactly the product of its rounds' subsampled Gaussian pairs of shifts ||C e_j|| / z, j = r*, r* + b,
-...; any m of those rounds at the smallest of their shifts is a post-processing of it (both maps above), so
-the certified lower side of that m-round subsampled Gaussian is below the truth.  Two choices are taken and
-the larger lower side kept: every round of group r* at its smallest column norm, and the rounds of group r*
-whose column norm is the group's largest.  Where all of group r*'s k rounds have column norm zeta (C with
-full columns: for a banded Toeplitz C, whenever the last round of group 0 is at least b' - 1 rounds from
-the end), the realizable pair is the dominating one, ``kind`` is "exact" and the bracket is the
-accountant's bracket of the exact value.
+The lower side is valid because a pair of data sets realizes it: one record alone in the group r* of
+a column of largest norm, the others contributing 0, the same unit contribution in every round.  Its
+release is then exactly the product of its rounds' subsampled Gaussian pairs of shifts ||C e_j|| /
+z, j = r*, r* + b, ...; any m of those rounds at the smallest of their shifts is a post-processing
+of it (both maps above), so the certified lower side of that m-round subsampled Gaussian is below
+the truth.  Two choices are taken and the larger lower side kept: every round of group r* at its
+smallest column norm, and the rounds of group r* whose column norm is the group's largest.  Where
+all of group r*'s k rounds have column norm zeta (C with full columns: for a banded Toeplitz C,
+whenever the last round of group 0 is at least b' - 1 rounds from the end), the realizable pair is
+the dominating one, ``kind`` is "exact" and the bracket is the accountant's bracket of the exact
+value.
 
-Column norms are computed exactly (rational sums of the squared double entries) for a banded Toeplitz C and
-for an integer C, with a Higham (2002, Lemma 3.1) bound gamma_b on the sums otherwise, and square roots are
-rounded outward (``_sqrt_sides``).
+Column norms are computed exactly (rational sums of the squared double entries) for a banded
+Toeplitz C and for an integer C, with a Higham (2002, Lemma 3.1) bound gamma_b on the sums
+otherwise, and square roots are rounded outward (``_sqrt_sides``).
 
-MMCC (Choquette-Choo, Ganesh, Steinke, Thakurta 2024, "Privacy amplification for matrix mechanisms", ICLR)
-is not offered: see docs/matrix-mechanisms.md, "Amplification".
+MMCC (Choquette-Choo, Ganesh, Steinke, Thakurta 2024, "Privacy amplification for matrix mechanisms",
+ICLR) is not offered: see docs/matrix-mechanisms.md, "Amplification".
 """
 
 from __future__ import annotations
@@ -78,7 +82,8 @@ Kind = Literal["exact", "upper bound"]
 
 
 def _sqrt_sides(square: Fraction) -> tuple[float, float]:
-    """Doubles lo <= sqrt(square) <= hi, each the nearest double on its side (equal where the root is a double)."""
+    """Doubles lo <= sqrt(square) <= hi, each the nearest double on its side (equal where the root
+    is a double)."""
     root = math.sqrt(float(square))
     lo = root
     while lo > 0 and Fraction(lo) ** 2 > square:
@@ -107,18 +112,20 @@ def _zero_strategy() -> ValueError:
     )
 
 
-# A group's rounds by their column norms: ((lower, upper) bracket of the norm, how many rounds have it)
+# A group's rounds by their column norms: ((lower, upper) bracket of the norm, how many rounds have
+# it)
 Rounds = list[tuple[tuple[float, float], int]]
 
 
 def _toeplitz_norms(
     bands: np.ndarray, rounds: int, separation: int
 ) -> tuple[tuple[float, float], Rounds]:
-    """A banded Toeplitz C: (the bracket of its largest column norm, group 0's rounds by column norm).
+    """A banded Toeplitz C: (the bracket of its largest column norm, group 0's rounds by column
+    norm).
 
-    Column j holds the first min(b', n - j) coefficients, so its norm is non-decreasing in that length: column 0
-    is a largest, and group 0's rounds 0, b, ..., b (k - 1) are the most of any group, every one of length
-    min(b', n) but possibly the last."""
+    Column j holds the first min(b', n - j) coefficients, so its norm is non-decreasing in that
+    length: column 0 is a largest, and group 0's rounds 0, b, ..., b (k - 1) are the most of any
+    group, every one of length min(b', n) but possibly the last."""
     b_prime = _band_count(bands)
     if b_prime == 0:
         raise _zero_strategy()
@@ -137,8 +144,8 @@ def _toeplitz_norms(
 def _dense_norms(
     strategy: Strategy, rounds: int, separation: int
 ) -> tuple[tuple[float, float], Rounds]:
-    """A square lower-triangular b-banded C given as a matrix: (the bracket of its largest column norm, the
-    rounds of the group of a largest column by column norm)."""
+    """A square lower-triangular b-banded C given as a matrix: (the bracket of its largest column
+    norm, the rounds of the group of a largest column by column norm)."""
     c, error = strategy.matrix(rounds)
     if c.shape != (rounds, rounds) or error is not None:
         raise ValueError(
@@ -157,8 +164,8 @@ def _dense_norms(
     if not (c != 0).any():
         raise _zero_strategy()
     squares = (c * c).sum(axis=0)
-    # an integer C whose squared sums stay below 2^52 is summed without rounding; otherwise at most b products
-    # and b - 1 additions per column (Higham 2002, Lemma 3.1)
+    # an integer C whose squared sums stay below 2^52 is summed without rounding; otherwise at most
+    # b products and b - 1 additions per column (Higham 2002, Lemma 3.1)
     exact = bool((c == np.round(c)).all()) and float(squares.max()) < 2.0**52
     rel = 0.0 if exact else gamma(separation + 1)
     sides = [
@@ -175,43 +182,48 @@ def _dense_norms(
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class AmplifiedBandedMF:
-    r"""Amplified guarantee of banded matrix factorization with cyclic Poisson sampling, in training terms.
+    r"""Amplified guarantee of banded matrix factorization with cyclic Poisson sampling, in training
+    terms.
 
-    The records are split into b groups by a rule that does not look at the data; round i takes each record
-    of group i mod b independently with probability q and releases row i of C x + z * clip * N(0, I), for a
-    lower-triangular b-banded C. The release is dominated, in each direction, by k = ceil(n / b) adaptively
-    composed Poisson-subsampled Gaussian mechanisms of sampling rate q and noise multiplier z / zeta,
+    The records are split into b groups by a rule that does not look at the data; round i takes each
+    record of group i mod b independently with probability q and releases row i of C x + z * clip *
+    N(0, I), for a lower-triangular b-banded C. The release is dominated, in each direction, by k =
+    ceil(n / b) adaptively composed Poisson-subsampled Gaussian mechanisms of sampling rate q and
+    noise multiplier z / zeta,
 
     .. math::
 
         \zeta = \max_j \|C e_j\|_2, \qquad k = \lceil n / b \rceil,
 
-    under add or remove one record (Choquette-Choo et al. 2023b, Theorem 1, Theorems 4-5; dominating pairs
-    compose by Zhu, Dong & Wang 2022, Theorem 10). ``delta``/``epsilon`` "upper" are the certified upper side
-    of that k-round subsampled Gaussian (``pld.SubsampledGaussianPLD``, zeta rounded up); "lower" the
-    larger certified lower side of pairs a data set realizes (``lower_pairs``); ``kind`` is "exact" when a
-    realizable pair is the dominating one. Not covered: replace-one neighbours, data-dependent groups,
-    truncated batches, shuffled or balls-in-bins batches, and strategies that are not b-banded.
+    under add or remove one record (Choquette-Choo et al. 2023b, Theorem 1, Theorems 4-5; dominating
+    pairs compose by Zhu, Dong & Wang 2022, Theorem 10). ``delta``/``epsilon`` "upper" are the
+    certified upper side of that k-round subsampled Gaussian (``pld.SubsampledGaussianPLD``, zeta
+    rounded up); "lower" the larger certified lower side of pairs a data set realizes
+    (``lower_pairs``); ``kind`` is "exact" when a realizable pair is the dominating one. Not
+    covered: replace-one neighbours, data-dependent groups, truncated batches, shuffled or
+    balls-in-bins batches, and strategies that are not b-banded.
 
-    ``participations`` (k), ``column_norm`` (zeta, rounded up), ``column_norm_lower`` and ``kind`` say what
-    was computed.
+    ``participations`` (k), ``column_norm`` (zeta, rounded up), ``column_norm_lower`` and ``kind``
+    say what was computed.
 
     Parameters
     ----------
     rounds : int
         Training rounds (steps) n, a whole number >= 1.
     noise_multiplier : array_like
-        z, finite and > 0: the noise added to each row of C x has standard deviation z times the clip norm.
-        Broadcasts with ``sampling_rate`` and with the argument of ``delta``/``epsilon``.
+        z, finite and > 0: the noise added to each row of C x has standard deviation z times the
+        clip norm. Broadcasts with ``sampling_rate`` and with the argument of ``delta``/``epsilon``.
     sampling_rate : array_like
-        q in (0, 1]: the probability that a record of the round's group is taken (the expected batch is q
-        times the group's size, about q / b of the data).
+        q in (0, 1]: the probability that a record of the round's group is taken (the expected batch
+        is q times the group's size, about q / b of the data).
     strategy : Banded or array_like
         ``Banded(coefficients)`` with b' <= ``min_separation`` bands, or a square lower-triangular
-        ``min_separation``-banded matrix C (n x n). Trees and BLT strategies are not banded and are refused.
+        ``min_separation``-banded matrix C (n x n). Trees and BLT strategies are not banded and are
+        refused.
     min_separation : int, optional
-        b, the number of groups, a whole number >= 1: round i takes from group i mod b, so a record's rounds
-        are exactly b apart. None (default): the strategy's band count, for a ``Banded`` strategy.
+        b, the number of groups, a whole number >= 1: round i takes from group i mod b, so a
+        record's rounds are exactly b apart. None (default): the strategy's band count, for a
+        ``Banded`` strategy.
     value_discretization_interval : float, optional
         The PLD grid's interval, as for ``pld.SubsampledGaussianPLD``; not with ``accuracy``.
     accuracy : float, optional
@@ -221,11 +233,11 @@ class AmplifiedBandedMF:
     Raises
     ------
     ValueError
-        ``rounds`` not a whole number >= 1; ``noise_multiplier`` not finite and > 0; ``sampling_rate``
-        outside (0, 1]; ``min_separation`` missing for a strategy other than ``Banded``, or below the band
-        count; a strategy that is not b-banded lower-triangular (a tree, a BLT, a matrix with an entry outside
-        the band, a non-square matrix) or is all zero; both ``value_discretization_interval`` and
-        ``accuracy``.
+        ``rounds`` not a whole number >= 1; ``noise_multiplier`` not finite and > 0;
+        ``sampling_rate`` outside (0, 1]; ``min_separation`` missing for a strategy other than
+        ``Banded``, or below the band count; a strategy that is not b-banded lower-triangular (a
+        tree, a BLT, a matrix with an entry outside the band, a non-square matrix) or is all zero;
+        both ``value_discretization_interval`` and ``accuracy``.
     ParameterTypeError
         A numeric argument that is a string, bool or None.
 
@@ -298,8 +310,8 @@ class AmplifiedBandedMF:
                 )
 
         self._upper = accountant(k, zeta)
-        # the realizable lower pairs (module docstring): the group's rounds whose norm is its largest, at that
-        # norm, and all of its rounds at its smallest norm where that is positive
+        # the realizable lower pairs (module docstring): the group's rounds whose norm is its
+        # largest, at that norm, and all of its rounds at its smallest norm where that is positive
         top = max(side[0] for side, _ in group)
         least = min(side[0] for side, _ in group)
         pairs = {(sum(m for side, m in group if side[0] >= top), top)}
@@ -333,8 +345,8 @@ class AmplifiedBandedMF:
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
         """Privacy profile delta(eps), certified on each side.
 
-        The upper side is that of the k-round Poisson-subsampled Gaussian at noise z / zeta (zeta rounded up),
-        the lower side the larger of the realizable pairs' certified lower sides.
+        The upper side is that of the k-round Poisson-subsampled Gaussian at noise z / zeta (zeta
+        rounded up), the lower side the larger of the realizable pairs' certified lower sides.
 
         Raises
         ------

@@ -1,56 +1,60 @@
-"""b-min-sep sampling with a banded Toeplitz C: Dong & Ganesh's exact privacy loss, and a certified upper side by
-Renyi DP where their recursion extends to the Renyi moments.
+"""b-min-sep sampling with a banded Toeplitz C: Dong & Ganesh's exact privacy loss, and a certified
+upper side by Renyi DP where their recursion extends to the Renyi moments.
 
-The scheme (Dong & Ganesh 2026, arXiv:2602.09338, Sec. 5, Algorithms 1 and 2; ``BMinSepSampling``): a record not
-taken in its last b - 1 rounds is taken with probability p; from a cold start it is available in round 0, from
-the warm start (the stationary age of its last participation) in round 0 with probability 1 / (1 + (b - 1) p)
-and in each of rounds 1..b-1 with probability p / (1 + (b - 1) p).  C is banded Toeplitz with first column
-c >= 0, |c| <= b, so two participations of one record never share a row of C.  The pair (the record's
-pattern S drawn by the scheme; noise multiplier sigma):
+The scheme (Dong & Ganesh 2026, arXiv:2602.09338, Sec. 5, Algorithms 1 and 2; ``BMinSepSampling``):
+a record not taken in its last b - 1 rounds is taken with probability p; from a cold start it is
+available in round 0, from the warm start (the stationary age of its last participation) in round 0
+with probability 1 / (1 + (b - 1) p) and in each of rounds 1..b-1 with probability p / (1 + (b - 1)
+p).  C is banded Toeplitz with first column c >= 0, |c| <= b, so two participations of one record
+never share a row of C.  The pair (the record's pattern S drawn by the scheme; noise multiplier
+sigma):
 
     P = E_S N(C 1_S, sigma^2 I_n),   Q = N(0, sigma^2 I_n).
 
-That this pair dominates the mechanism whose records contribute adaptively chosen vectors of norm <= 1 (add or
-remove one record) is Dong & Ganesh's reduction (Sec. 5), cited here, not re-proved; every step below is
-certified given the pair.
+That this pair dominates the mechanism whose records contribute adaptively chosen vectors of norm <=
+1 (add or remove one record) is Dong & Ganesh's reduction (Sec. 5), cited here, not re-proved; every
+step below is certified given the pair.
 
-**Exact loss** (their Eq. (2), checked against their stated values).  Write
-a_i = (<c, y_{i:i+|c|}> - ||c_{:n-i}||^2 / 2) / sigma^2 (c truncated past round n - 1).  Participations at least
-b >= |c| apart touch disjoint rows, so log P/Q(y) = log E_S exp(sum_{i in S} a_i), computed backward: L_i = 0 for
-i >= n and
+**Exact loss** (their Eq. (2), checked against their stated values).  Write a_i = (<c,
+y_{i:i+|c|}> - ||c_{:n-i}||^2 / 2) / sigma^2 (c truncated past round n - 1).  Participations at least b >= |c|
+apart touch disjoint rows, so log P/Q(y) = log E_S exp(sum_{i in S} a_i), computed backward: L_i = 0
+for i >= n and
 
     e^{L_i} = (1 - p) e^{L_{i+1}} + p e^{a_i} e^{L_{i+b}},
 
-the loss L_0 from the cold start and log[(e^{L_0} + p sum_{j=1}^{b-1} e^{L_j}) / (1 + (b - 1) p)] from the warm
-start.  ``b_min_sep_privacy_loss`` evaluates it in log space for any array of outputs y; a Monte Carlo of the pair
-draws y ~ P (``b_min_sep_patterns``) or y ~ Q and averages (1 - e^{eps -+ L})_+.
+the loss L_0 from the cold start and log[(e^{L_0} + p sum_{j=1}^{b-1} e^{L_j}) / (1 + (b - 1) p)]
+from the warm start.  ``b_min_sep_privacy_loss`` evaluates it in log space for any array of outputs
+y; a Monte Carlo of the pair draws y ~ P (``b_min_sep_patterns``) or y ~ Q and averages (1 - e^{eps
+-+ L})_+.
 
-**Remove direction, exact Renyi moment** (the recursion carried to alpha copies; our derivation).  For an integer
-alpha >= 2 and alpha independent patterns S_1..S_alpha of the scheme, E_Q[prod_k P_{S_k}/Q] =
-exp(sum_{k != k'} 1_{S_k}^T G 1_{S_k'} / (2 sigma^2)), G = C^T C, so
+**Remove direction, exact Renyi moment** (the recursion carried to alpha copies; our derivation).
+For an integer alpha >= 2 and alpha independent patterns S_1..S_alpha of the scheme, E_Q[prod_k
+P_{S_k}/Q] = exp(sum_{k != k'} 1_{S_k}^T G 1_{S_k'} / (2 sigma^2)), G = C^T C, so
 
     E_Q[(P/Q)^alpha] = E_{S_1..S_alpha} exp( sum_{k != k'} 1_{S_k}^T G 1_{S_k'} / (2 sigma^2) ).
 
-G_{t t'} vanishes for |t - t'| >= |c|, and a copy takes part at most once in any b consecutive rounds, so the
-cross terms a round adds depend only on how many copies took part there (m) and how many took part a rounds
-before (n_a, a < b): round t multiplies by exp([m (m - 1) G_tt + 2 m sum_a n_a G_{t,t-a}] / (2 sigma^2)).  The
-copies are exchangeable, so the state is the count vector (n_1..n_{b-1}, free) and the expectation a forward
-dynamic program over rounds, m ~ Binomial(free, p); the warm start draws each copy's initial age from the
-stationary law (its earlier participations release nothing: G is 0 before round 0).  Its cost is the number of
-(state, m) pairs, C(alpha + b, b) or so, per round: orders whose cost exceeds ``MAX_WORK`` are not computed.
-D_alpha(P||Q) = log E_Q[(P/Q)^alpha] / (alpha - 1), rounded up by a margin above the log-sum-exp round-off.
+G_{t t'} vanishes for |t - t'| >= |c|, and a copy takes part at most once in any b consecutive
+rounds, so the cross terms a round adds depend only on how many copies took part there (m) and how
+many took part a rounds before (n_a, a < b): round t multiplies by exp([m (m - 1) G_tt + 2 m sum_a
+n_a G_{t,t-a}] / (2 sigma^2)).  The copies are exchangeable, so the state is the count vector
+(n_1..n_{b-1}, free) and the expectation a forward dynamic program over rounds, m ~ Binomial(free,
+p); the warm start draws each copy's initial age from the stationary law (its earlier participations
+release nothing: G is 0 before round 0).  Its cost is the number of (state, m) pairs, C(alpha +
+b, b) or so, per round: orders whose cost exceeds ``MAX_WORK`` are not computed. D_alpha(P||Q) = log
+E_Q[(P/Q)^alpha] / (alpha - 1), rounded up by a margin above the log-sum-exp round-off.
 
-**Add direction, the AM-GM (Jensen) bound** (our derivation, as for balls-in-bins in the papers file):
-P/Q(y) = E_S exp(sum_{i in S} a_i) >= exp(E_S sum_{i in S} a_i) = exp(sum_i pi_i a_i), pi_i = P(i in S), so
-E_Q[(Q/P)^{alpha - 1}] <= E_Q exp(-(alpha - 1) sum_i pi_i a_i) and
+**Add direction, the AM-GM (Jensen) bound** (our derivation, as for balls-in-bins in the papers
+file): P/Q(y) = E_S exp(sum_{i in S} a_i) >= exp(E_S sum_{i in S} a_i) = exp(sum_i pi_i a_i), pi_i =
+P(i in S), so E_Q[(Q/P)^{alpha - 1}] <= E_Q exp(-(alpha - 1) sum_i pi_i a_i) and
 
     D_alpha(Q||P) <= sum_i pi_i ||C e_i||^2 / (2 sigma^2) + (alpha - 1) ||C pi||^2 / (2 sigma^2),
 
-exact at b = 1 with p = 1.  The marginals pi follow from pi_t = p (1 - sum_{a=1}^{b-1} pi_{t-a} - w_t), w_t the
-probability the warm start still waits at t (the events are disjoint: one participation per b rounds).
+exact at b = 1 with p = 1.  The marginals pi follow from pi_t = p (1 - sum_{a=1}^{b-1} pi_{t-a} -
+w_t), w_t the probability the warm start still waits at t (the events are disjoint: one
+participation per b rounds).
 
-Both directions' RDP curves are converted with the tight conversion (``rdp.rdp_to_epsilon``; Balle et al. 2020,
-Thm 21); the larger of the two directions is used at each order.
+Both directions' RDP curves are converted with the tight conversion (``rdp.rdp_to_epsilon``; Balle
+et al. 2020, Thm 21); the larger of the two directions is used at each order.
 """
 
 from __future__ import annotations
@@ -134,15 +138,17 @@ def b_min_sep_privacy_loss(
     min_separation: int,
     warm_start: bool = True,
 ) -> np.ndarray:
-    r"""Dong & Ganesh's exact privacy loss log P/Q(y) of b-min-sep sampling with a banded Toeplitz C.
+    r"""Dong & Ganesh's exact privacy loss log P/Q(y) of b-min-sep sampling with a banded
+    Toeplitz C.
 
     .. math::
 
         e^{L_i} = (1 - p)\, e^{L_{i+1}} + p\, e^{a_i} e^{L_{i+b}},\quad L_{i \ge n} = 0,\qquad
         a_i = \frac{\langle c, y_{i:i+|c|}\rangle - \|c_{:n-i}\|^2/2}{\sigma^2},
 
-    the loss :math:`L_0` (cold start) or :math:`\log[(e^{L_0} + p\sum_{j=1}^{b-1} e^{L_j})/(1 + (b-1)p)]` (warm
-    start), evaluated in log space (Dong & Ganesh 2026, arXiv:2602.09338, Sec. 5, Eq. (2)).
+    the loss :math:`L_0` (cold start) or :math:`\log[(e^{L_0} + p\sum_{j=1}^{b-1} e^{L_j})/(1 +
+    (b-1)p)]` (warm start), evaluated in log space (Dong & Ganesh 2026, arXiv:2602.09338, Sec. 5,
+    Eq. (2)).
 
     Parameters
     ----------
@@ -167,7 +173,8 @@ def b_min_sep_privacy_loss(
     Raises
     ------
     ValueError
-        An argument outside its domain (named, with the rule); ``outputs`` not finite or without a last axis.
+        An argument outside its domain (named, with the rule); ``outputs`` not finite or without a
+        last axis.
     ParameterTypeError
         A numeric argument that is a string, bool or None.
 
@@ -213,7 +220,8 @@ def b_min_sep_patterns(
     min_separation: int,
     warm_start: bool,
 ) -> np.ndarray:
-    """``draws`` independent participation patterns of b-min-sep sampling (``BMinSepSampling``), as 0/1 rows.
+    """``draws`` independent participation patterns of b-min-sep sampling (``BMinSepSampling``), as
+    0/1 rows.
 
     Parameters
     ----------
@@ -246,7 +254,8 @@ def b_min_sep_patterns(
     p = float(in_interval(sampling_rate, "sampling_rate", 0.0, 1.0, open_low=True, open_high=False))
     available_from = np.zeros(m, dtype=np.int64)
     if flag(warm_start, "warm_start") and b > 1:
-        # first available round: 0 with probability 1 / (1 + (b - 1) p), each of 1..b-1 with p / (1 + (b - 1) p)
+        # first available round: 0 with probability 1 / (1 + (b - 1) p), each of 1..b-1 with p /
+        # (1 + (b - 1) p)
         probabilities = np.array([1.0] + [p] * (b - 1)) / (1.0 + (b - 1) * p)
         available_from = rng.choice(b, size=m, p=probabilities)
     out = np.zeros((m, n))
@@ -258,7 +267,8 @@ def b_min_sep_patterns(
 
 
 def _gram_band(c: np.ndarray, rounds: int, t: int, lag: int) -> float:
-    """G_{t, t - lag} = sum_i C_{i,t} C_{i,t-lag} for the banded Toeplitz C (rows past n - 1 cut); 0 before round 0."""
+    """G_{t, t - lag} = sum_i C_{i,t} C_{i,t-lag} for the banded Toeplitz C (rows past n - 1 cut); 0
+    before round 0."""
     if t - lag < 0 or lag >= c.size:
         return 0.0
     rows = min(c.size - lag, rounds - t)  # i = t + k, k < |c| - lag, i <= n - 1
@@ -277,11 +287,12 @@ def _work(alpha: int, b: int) -> int:
 
 
 def _transitions(states: np.ndarray, alpha: int, b: int, p: float) -> tuple[np.ndarray, ...]:
-    """The program's moves (source state, m copies taken, target state), sorted by target, with each move's log
-    probability log C(free, m) + m log p + (free - m) log(1 - p) and its source's counts n_1..n_{b-1}.
+    """The program's moves (source state, m copies taken, target state), sorted by target, with each
+    move's log probability log C(free, m) + m log p + (free - m) log(1 - p) and its source's counts
+    n_1..n_{b-1}.
 
-    Returns (src, m, base, older, starts, targets): ``starts`` the first move of each target, ``targets`` its
-    state."""
+    Returns (src, m, base, older, starts, targets): ``starts`` the first move of each target,
+    ``targets`` its state."""
     index = {tuple(s): i for i, s in enumerate(states.tolist())}
     src, take, target = [], [], []
     for i, s in enumerate(states.tolist()):
@@ -313,8 +324,8 @@ def _transitions(states: np.ndarray, alpha: int, b: int, p: float) -> tuple[np.n
 
 
 def _initial_log_law(states: np.ndarray, alpha: int, b: int, p: float, warm: bool) -> np.ndarray:
-    """log P(state) at the start: cold, every copy free; warm, each copy's age a in 1..b-1 w.p. p / (1 + (b-1) p)
-    (free w.p. 1 / (1 + (b-1) p)), independently."""
+    """log P(state) at the start: cold, every copy free; warm, each copy's age a in 1..b-1 w.p. p /
+    (1 + (b-1) p) (free w.p. 1 / (1 + (b-1) p)), independently."""
     current = np.full(states.shape[0], -math.inf)
     if warm and b > 1:
         lp = math.log(p)
@@ -331,7 +342,8 @@ def _initial_log_law(states: np.ndarray, alpha: int, b: int, p: float, warm: boo
 def remove_log_moment(
     c: np.ndarray, rounds: int, sigma: float, p: float, b: int, warm: bool, alpha: int
 ) -> float:
-    """log E_Q[(P/Q)^alpha] (module docstring, remove direction), rounded up by a margin over its round-off."""
+    """log E_Q[(P/Q)^alpha] (module docstring, remove direction), rounded up by a margin over its
+    round-off."""
     states = _states(alpha, b)
     src_a, m_a, base, older, starts, targets = _transitions(states, alpha, b, p)
     current = _initial_log_law(states, alpha, b, p, warm)
@@ -357,8 +369,8 @@ def remove_log_moment(
     finite = current[np.isfinite(current)]
     peak = float(finite.max())
     result = peak + math.log(float(np.exp(finite - peak).sum()))
-    # each round's log-sum-exp is off by a few ulps of the largest magnitude it holds plus a few units of
-    # roundoff from its sum of at most (alpha + 1)^b terms: _MARGIN per round covers both
+    # each round's log-sum-exp is off by a few ulps of the largest magnitude it holds plus a few
+    # units of roundoff from its sum of at most (alpha + 1)^b terms: _MARGIN per round covers both
     return float(result + rounds * _MARGIN * (1.0 + biggest + abs(result)))
 
 
@@ -388,11 +400,12 @@ def add_rdp_bound(
 
 @accountant_docs(sides=UPPER_ONLY)
 class BMinSepRDP:
-    r"""Certified upper side of b-min-sep sampling with a banded Toeplitz C >= 0 (|c| <= b), by Renyi DP.
+    r"""Certified upper side of b-min-sep sampling with a banded Toeplitz C >= 0 (|c| <= b), by
+    Renyi DP.
 
-    At each integer order alpha the larger of the remove direction's exact Renyi divergence (a dynamic program
-    over the alpha copies' ages, the Renyi analogue of Dong & Ganesh's recursion) and the add direction's AM-GM
-    bound, converted to (eps, delta) with the tight conversion:
+    At each integer order alpha the larger of the remove direction's exact Renyi divergence (a
+    dynamic program over the alpha copies' ages, the Renyi analogue of Dong & Ganesh's recursion)
+    and the add direction's AM-GM bound, converted to (eps, delta) with the tight conversion:
 
     .. math::
 
@@ -400,8 +413,9 @@ class BMinSepRDP:
         e^{\sum_{k \ne k'} 1_{S_k}^\top G 1_{S_{k'}} / (2\sigma^2)},\qquad
         D_\alpha(Q\|P) \le \frac{\sum_i \pi_i \|C e_i\|^2 + (\alpha - 1)\|C\pi\|^2}{2\sigma^2}.
 
-    Orders whose dynamic program would exceed ``MAX_WORK`` are left out (``orders`` lists those used); with none
-    left, ``available`` is False and every answer is ``inf``.  The module docstring derives each step.
+    Orders whose dynamic program would exceed ``MAX_WORK`` are left out (``orders`` lists those
+    used); with none left, ``available`` is False and every answer is ``inf``.  The module docstring
+    derives each step.
 
     Parameters
     ----------
@@ -416,20 +430,23 @@ class BMinSepRDP:
     min_separation : int
         b, a whole number >= 1.
     warm_start : bool, default True
-        Algorithm 2's warm start, as ``BMinSepSampling`` and ``DPFTRL(participation="b_min_sep")`` draw it.
+        Algorithm 2's warm start, as ``BMinSepSampling`` and ``DPFTRL(participation="b_min_sep")``
+        draw it.
     orders : sequence of int, optional
         The integer Renyi orders tried (each >= 2); default ``DEFAULT_ORDERS``.
 
     Raises
     ------
     ValueError
-        An argument outside its domain, named with its rule; c with a negative entry or longer than b.
+        An argument outside its domain, named with its rule; c with a negative entry or longer
+        than b.
     ParameterTypeError
         A numeric argument that is a string, bool or None.
 
     References
     ----------
-    Dong & Ganesh 2026 (arXiv:2602.09338), Sec. 5, Eq. (2); Balle et al. 2020, Thm 21 (the conversion).
+    Dong & Ganesh 2026 (arXiv:2602.09338), Sec. 5, Eq. (2); Balle et al. 2020, Thm 21 (the
+    conversion).
 
     Examples
     --------
@@ -478,7 +495,8 @@ class BMinSepRDP:
         self._rdp: np.ndarray | None = None
 
     def rdp(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(orders, remove direction's D_alpha(P||Q), add direction's bound on D_alpha(Q||P)), each rounded up.
+        """(orders, remove direction's D_alpha(P||Q), add direction's bound on D_alpha(Q||P)), each
+        rounded up.
 
         Returns
         -------
@@ -527,7 +545,8 @@ class BMinSepRDP:
         return rdp_to_epsilon(self._curve(), self.orders, d)
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """The tight conversion of the larger direction's RDP curve to delta(eps), minimised over ``orders``.
+        """The tight conversion of the larger direction's RDP curve to delta(eps), minimised over
+        ``orders``.
 
         Parameters
         ----------

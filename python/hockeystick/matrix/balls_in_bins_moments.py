@@ -1,4 +1,5 @@
-r"""Rényi divergences of the balls-in-bins dominating pair with correlated noise, from the bins' Gram matrix.
+r"""Rényi divergences of the balls-in-bins dominating pair with correlated noise, from the bins'
+Gram matrix.
 
 The pair (Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2025, arXiv:2410.06266, Lemma 3.2) is
 
@@ -6,12 +7,13 @@ The pair (Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2025, arXiv:2410.062
 
     P = \frac{1}{b} \sum_{i<b} \mathcal N(m_i, \sigma^2 I_n), \qquad Q = \mathcal N(0, \sigma^2 I_n),
 
-m_i = C x_i the image of bin i's rounds; both divergences depend on the m_i only through the Gram matrix
-G_ij = <m_i, m_j> (``bin_gram``).  Units: sigma = z, the noise multiplier (the clip norm is 1).
+m_i = C x_i the image of bin i's rounds; both divergences depend on the m_i only through the Gram
+matrix G_ij = <m_i, m_j> (``bin_gram``).  Units: sigma = z, the noise multiplier (the clip norm is
+1).
 
-**Remove direction, exact** (Schuchardt & Kalinin 2026, arXiv:2601.21636, Sec. 3; re-derived): with r_1..r_alpha
-i.i.d. uniform bins, E_Q[(P/Q)^alpha] = E_r exp(sum_{j<j'} G_{r_j r_j'} / sigma^2), and grouping the r by their
-count vector c (sum c = alpha),
+**Remove direction, exact** (Schuchardt & Kalinin 2026, arXiv:2601.21636, Sec. 3; re-derived): with
+r_1..r_alpha i.i.d. uniform bins, E_Q[(P/Q)^alpha] = E_r exp(sum_{j<j'} G_{r_j r_j'} / sigma^2), and
+grouping the r by their count vector c (sum c = alpha),
 
 .. math::
 
@@ -19,19 +21,21 @@ count vector c (sum c = alpha),
     \exp\Big(\frac{c^\top G c - \sum_i c_i G_{ii}}{2\sigma^2}\Big), \qquad
     D_\alpha(P\|Q) = \frac{\log E_Q[(P/Q)^\alpha]}{\alpha - 1}.
 
-``remove_log_moments_exact`` sums it over every count vector.  Since c >= 0, the exponent
-sum_i c_i (c_i - 1) G_ii + sum_{i != j} c_i c_j G_ij does not decrease in any entry of G, so an entrywise
-upper bound G <= G' + tau 1 1^T gives an upper bound; with G' cyclically p-banded (G'_ij = 0 unless the
-cyclic distance of i and j is below p) the constant adds exactly tau alpha (alpha - 1) / (2 sigma^2) to the
-log-moment (tau alpha / (2 sigma^2) to D_alpha) and the sum over count vectors of G' is a dynamic program
-over the bins in order whose state is the first and the last p - 1 counts and the running total
-(``remove_log_moments_banded``: cost about b (A + 1)^(2p) for every order up to A at once).
+``remove_log_moments_exact`` sums it over every count vector.  Since c >= 0, the exponent sum_i c_i
+(c_i - 1) G_ii + sum_{i != j} c_i c_j G_ij does not decrease in any entry of G, so an entrywise
+upper bound G <= G' + tau 1 1^T gives an upper bound; with G' cyclically p-banded (G'_ij = 0 unless
+the cyclic distance of i and j is below p) the constant adds exactly tau alpha (alpha - 1) / (2
+sigma^2) to the log-moment (tau alpha / (2 sigma^2) to D_alpha) and the sum over count vectors of G'
+is a dynamic program over the bins in order whose state is the first and the last p - 1 counts and
+the running total (``remove_log_moments_banded``: cost about b (A + 1)^(2p) for every order up to A
+at once).
 
-**Add direction, an upper bound** (``add_rdp_bound``), proved: with Y_i = dN(m_i, sigma^2 I)/dQ (y) =
-exp((2 <m_i, y> - ||m_i||^2) / (2 sigma^2)), Q/P = ((1/b) sum_i Y_i)^{-1}, and by the AM-GM inequality
-(1/b) sum_i Y_i >= (prod_i Y_i)^{1/b} = exp((2 <mbar, y> - (1/b) sum_i G_ii) / (2 sigma^2)), mbar = (1/b) sum_i m_i.
-As alpha - 1 > 0, (Q/P)^{alpha-1} <= exp(-(alpha - 1)(2 <mbar, y> - (1/b) sum_i G_ii) / (2 sigma^2)); under Q,
-<mbar, y> ~ N(0, sigma^2 ||mbar||^2), whose moment generating function gives
+**Add direction, an upper bound** (``add_rdp_bound``), proved: with Y_i = dN(m_i, sigma^2
+I)/dQ (y) = exp((2 <m_i, y> - ||m_i||^2) / (2 sigma^2)), Q/P = ((1/b) sum_i Y_i)^{-1}, and by the AM-GM
+inequality (1/b) sum_i Y_i >= (prod_i Y_i)^{1/b} = exp((2 <mbar, y> - (1/b) sum_i G_ii) / (2
+sigma^2)), mbar = (1/b) sum_i m_i. As alpha - 1 > 0, (Q/P)^{alpha-1} <= exp(-(alpha - 1)(2 <mbar,
+y> - (1/b) sum_i G_ii) / (2 sigma^2)); under Q, <mbar, y> ~ N(0, sigma^2 ||mbar||^2), whose moment
+generating function gives
 
 .. math::
 
@@ -39,16 +43,18 @@ As alpha - 1 > 0, (Q/P)^{alpha-1} <= exp(-(alpha - 1)(2 <mbar, y> - (1/b) sum_i 
       + \frac{(\alpha-1)^2 \sum_{ij} G_{ij}}{2 b^2 \sigma^2}\Big),
     \quad D_\alpha(Q\|P) \le \frac{\sum_i G_{ii}}{2 b \sigma^2} + (\alpha - 1) \frac{\sum_{ij} G_{ij}}{2 b^2 \sigma^2},
 
-using ||mbar||^2 = sum_ij G_ij / b^2.  At b = 1 both sides are alpha ||m||^2 / (2 sigma^2), the Gaussian's.
+using ||mbar||^2 = sum_ij G_ij / b^2.  At b = 1 both sides are alpha ||m||^2 / (2 sigma^2), the
+Gaussian's.
 
 **Unamplified, both directions**: by the joint convexity of (P, Q) -> E_Q[(P/Q)^alpha] (and of
-E_Q[(Q/P)^{alpha-1}] through the convexity of x -> x^{1-alpha}), each direction's D_alpha is at most the largest
-component's, alpha max_i G_ii / (2 sigma^2) (``gaussian_rdp_of_bins``); callers take the smaller.
+E_Q[(Q/P)^{alpha-1}] through the convexity of x -> x^{1-alpha}), each direction's D_alpha is at most
+the largest component's, alpha max_i G_ii / (2 sigma^2) (``gaussian_rdp_of_bins``); callers take the
+smaller.
 
-Floating point: G is computed from a C rounded up by its error bound and widened by the error of its sums of
-non-negative products (``bin_gram``); the log-moments are sums of exponentials of bounded exponents, computed
-in the log domain, and each is widened by ``_LOG_PAD`` (1e-9 relative plus 1e-9 absolute, orders of magnitude
-above the few hundred roundings of at most 1e3 in size they hold).
+Floating point: G is computed from a C rounded up by its error bound and widened by the error of its
+sums of non-negative products (``bin_gram``); the log-moments are sums of exponentials of bounded
+exponents, computed in the log domain, and each is widened by ``_LOG_PAD`` (1e-9 relative plus 1e-9
+absolute, orders of magnitude above the few hundred roundings of at most 1e3 in size they hold).
 """
 
 from __future__ import annotations
@@ -76,10 +82,11 @@ _LOG_PAD_ABSOLUTE = 1e-9
 
 
 def bin_gram(c: np.ndarray, bins: int, error: np.ndarray | None = None) -> np.ndarray:
-    """Upper bound, entrywise, on the Gram matrix G_ij = <C x_i, C x_j> of the bins' sensitivity vectors.
+    """Upper bound, entrywise, on the Gram matrix G_ij = <C x_i, C x_j> of the bins' sensitivity
+    vectors.
 
-    x_i is the indicator of rounds i, i + b, i + 2b, ... < n (the rounds of bin i, every epoch); a bin i >= n
-    has no round, and m_i = 0.
+    x_i is the indicator of rounds i, i + b, i + 2b, ... < n (the rounds of bin i, every epoch); a
+    bin i >= n has no round, and m_i = 0.
 
     Parameters
     ----------
@@ -88,13 +95,14 @@ def bin_gram(c: np.ndarray, bins: int, error: np.ndarray | None = None) -> np.nd
     bins : int
         b >= 1.
     error : numpy.ndarray, optional
-        An entrywise bound on the error of ``c`` (C is taken as ``c + error``, an upper bound as C >= 0).
+        An entrywise bound on the error of ``c`` (C is taken as ``c + error``, an upper bound as C
+        >= 0).
 
     Returns
     -------
     numpy.ndarray
-        Shape (b, b): G, rounded up (each entry a sum of at most n products of non-negative doubles, so widened
-        by the relative bound 2 (n + 2) u).
+        Shape (b, b): G, rounded up (each entry a sum of at most n products of non-negative doubles,
+        so widened by the relative bound 2 (n + 2) u).
     """
     upper = c if error is None else c + error
     n = upper.shape[1]
@@ -107,7 +115,8 @@ def bin_gram(c: np.ndarray, bins: int, error: np.ndarray | None = None) -> np.nd
 
 
 def gaussian_rdp_of_bins(gram: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndarray:
-    """alpha max_i G_ii / (2 sigma^2): the worst single bin's Gaussian RDP, an upper bound in both directions.
+    """alpha max_i G_ii / (2 sigma^2): the worst single bin's Gaussian RDP, an upper bound in both
+    directions.
 
     Parameters
     ----------
@@ -161,7 +170,8 @@ def add_rdp_bound(gram: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndar
 
 
 def count_vectors(total: int, bins: int) -> np.ndarray:
-    """Every c in N^bins with sum c = total, one per row (stars and bars: C(total + bins - 1, bins - 1) rows).
+    """Every c in N^bins with sum c = total, one per row (stars and bars: C(total + bins - 1,
+    bins - 1) rows).
 
     Parameters
     ----------
@@ -243,8 +253,8 @@ def banded_split(gram: np.ndarray, band: int) -> tuple[np.ndarray, float]:
     Returns
     -------
     tuple
-        ``(G', tau)``: tau the largest entry outside the band (0 when none), G'_ij = G_ij - tau rounded up inside
-        the band and 0 outside it.
+        ``(G', tau)``: tau the largest entry outside the band (0 when none), G'_ij = G_ij - tau
+        rounded up inside the band and 0 outside it.
     """
     b = gram.shape[0]
     lag = np.abs(np.subtract.outer(np.arange(b), np.arange(b)))
@@ -259,24 +269,28 @@ def banded_split(gram: np.ndarray, band: int) -> tuple[np.ndarray, float]:
 def remove_log_moments_banded(
     gram: np.ndarray, sigma: float, top_order: int, band: int, *, cyclic: bool = True
 ) -> np.ndarray:
-    r"""Upper bounds on log E_Q[(P/Q)^alpha] at alpha = 0..top_order, by the dynamic program for cyclic bands.
+    r"""Upper bounds on log E_Q[(P/Q)^alpha] at alpha = 0..top_order, by the dynamic program for
+    cyclic bands.
 
-    G <= G' + tau 1 1^T (``banded_split``), and for G' cyclically p-banded (p = ``band``, w = p - 1 neighbours
-    each side, b >= 2w + 1 so that every pair at cyclic distance <= w is met once) the sum over count vectors
-    factors along the bins: with D_i = G'_ii / (2 sigma^2), K_id = G'_{i, i+d mod b} / sigma^2,
+    G <= G' + tau 1 1^T (``banded_split``), and for G' cyclically p-banded (p = ``band``, w = p - 1
+    neighbours each side, b >= 2w + 1 so that every pair at cyclic distance <= w is met once) the
+    sum over count vectors factors along the bins: with D_i = G'_ii / (2 sigma^2), K_id = G'_{i, i+d
+    mod b} / sigma^2,
 
     .. math::
 
         \sum_{\sum c = \alpha} \prod_i \frac{e^{c_i (c_i - 1) D_i}}{c_i!}
         \prod_i \prod_{d=1}^{w} e^{c_i c_{i+d} K_{id}},
 
-    run over i = 0..b-1 with state (c_0..c_{w-1}; c_{i-w+1}..c_i; the total so far), the pairs that wrap
-    (i + d >= b) closed at the end.  Then log E_Q[(P/Q)^alpha] <= log(alpha! S_alpha) - alpha log b
+    run over i = 0..b-1 with state (c_0..c_{w-1}; c_{i-w+1}..c_i; the total so far), the pairs that
+    wrap (i + d >= b) closed at the end.  Then log E_Q[(P/Q)^alpha] <= log(alpha! S_alpha) - alpha
+    log b
     + tau alpha (alpha - 1) / (2 sigma^2).
 
-    With ``cyclic=False`` the pairs that wrap are bounded by c_j c_k K <= K (c_j^2 + c_k^2) / 2 (K > 0; a pair of
-    K <= 0 by 0) and join the two bins' own terms, so the chain's state is the last w counts and the total only:
-    cost about b (A + 1)^(p + 1), an upper bound still (every term of the sum only grows).
+    With ``cyclic=False`` the pairs that wrap are bounded by c_j c_k K <= K (c_j^2 + c_k^2) / 2 (K >
+    0; a pair of K <= 0 by 0) and join the two bins' own terms, so the chain's state is the last w
+    counts and the total only: cost about b (A + 1)^(p + 1), an upper bound still (every term of the
+    sum only grows).
 
     Parameters
     ----------
@@ -289,8 +303,8 @@ def remove_log_moments_banded(
     band : int
         p >= 1 with b >= 2p - 1.
     cyclic : bool, default True
-        True: the wrapping pairs kept exactly (state of the first and last w counts); False: bounded by AM-GM
-        (state of the last w counts).
+        True: the wrapping pairs kept exactly (state of the first and last w counts); False: bounded
+        by AM-GM (state of the last w counts).
 
     Returns
     -------
@@ -352,14 +366,17 @@ def remove_log_moments_banded(
 def _banded_program(
     banded: np.ndarray, two_s2: float, a: int, w: int, self_term: list[np.ndarray]
 ) -> np.ndarray:
-    """The cyclic dynamic program of ``remove_log_moments_banded`` for w >= 1 neighbours (log domain).
+    """The cyclic dynamic program of ``remove_log_moments_banded`` for w >= 1 neighbours (log
+    domain).
 
-    Axes of the state: w axes of the first counts (c_0..c_{w-1}), w of the last (oldest first), one of the total.
+    Axes of the state: w axes of the first counts (c_0..c_{w-1}), w of the last (oldest first), one
+    of the total.
     """
     b = banded.shape[0]
     size = a + 1
     grid = np.arange(size, dtype=float)
-    # start after bin w - 1: the first w counts enumerated, the last window equal to them, the total their sum
+    # start after bin w - 1: the first w counts enumerated, the last window equal to them, the total
+    # their sum
     first = np.stack(np.meshgrid(*([np.arange(size)] * w), indexing="ij"), axis=-1).reshape(-1, w)
     shape = (size,) * (2 * w + 1)
     v = np.full(shape, -np.inf)
@@ -391,7 +408,8 @@ def _banded_program(
             index: tuple[int | slice, ...] = (slice(None),) * (2 * w - 1) + (c, slice(c, size))
             new[index] = reduced
         v = new
-    # close the pairs that wrap: c_j (j = b - w + s, on last axis w + s) with c_k (k on first axis k), j + d = b + k
+    # close the pairs that wrap: c_j (j = b - w + s, on last axis w + s) with c_k (k on first axis
+    # k), j + d = b + k
     closing = np.zeros((size,) * (2 * w))
     for s in range(w):
         j = b - w + s
@@ -410,8 +428,8 @@ def _banded_program(
 def _chain_program(
     banded: np.ndarray, two_s2: float, a: int, w: int, self_term: list[np.ndarray]
 ) -> np.ndarray:
-    """The chain program of ``remove_log_moments_banded(cyclic=False)``: axes of the state are the last w counts
-    (oldest first) and the total; bins before 0 count 0."""
+    """The chain program of ``remove_log_moments_banded(cyclic=False)``: axes of the state are the
+    last w counts (oldest first) and the total; bins before 0 count 0."""
     b = banded.shape[0]
     size = a + 1
     grid = np.arange(size, dtype=float)
@@ -436,7 +454,8 @@ def _chain_program(
 
 
 def remove_rdp_from_log_moments(log_moments: np.ndarray, orders: np.ndarray) -> np.ndarray:
-    """D_alpha(P || Q) = log E_Q[(P/Q)^alpha] / (alpha - 1), rounded up, floored at 0 (a divergence is >= 0).
+    """D_alpha(P || Q) = log E_Q[(P/Q)^alpha] / (alpha - 1), rounded up, floored at 0 (a divergence
+    is >= 0).
 
     Parameters
     ----------

@@ -1,25 +1,29 @@
-r"""BallsInBinsRDP: a certified amplified upper side for balls-in-bins with correlated noise, by Rényi DP.
+r"""BallsInBinsRDP: a certified amplified upper side for balls-in-bins with correlated noise, by
+Rényi DP.
 
-The release is C x + z N(0, I), C >= 0 lower triangular (square, one row a round), each record's contribution of
-norm <= 1 in the rounds of its bin, add or remove one record.  Two schemes:
+The release is C x + z N(0, I), C >= 0 lower triangular (square, one row a round), each record's
+contribution of norm <= 1 in the rounds of its bin, add or remove one record.  Two schemes:
 
-* ``redraw="never"``: a record draws one bin i of b uniformly, once, and takes part in rounds i, i + b, i + 2b, ...
-  for the whole run (Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2025, arXiv:2410.06266, Def. 3.1; DPFTRL's
-  ``participation="balls_in_bins"``; with b = n bins and one round each it is random allocation of one round).
-  By their Lemma 3.2 the mechanism is dominated by P = (1/b) sum_i N(C x_i, z^2 I), Q = N(0, z^2 I); both orders
-  (P, Q) and (Q, P) are evaluated, as the accountants built on the lemma do.
-* ``redraw="each_epoch"``: the bin is drawn again every epoch of b rounds (DP-SGD's balls-in-bins).  Where no
-  band of C crosses an epoch (C[r, t] = 0 whenever r and t lie in different epochs), the epochs' releases use
-  disjoint rows and columns, each epoch is the one-epoch scheme above (Lemma 3.2 with its b rounds as bins), and
-  Rényi DP composes over the epochs (Mironov 2017, Prop. 1; adaptively chosen inputs included).  A C whose bands
-  cross epochs is refused: the epochs are then not separate mechanisms, and no bound is proved here.
+* ``redraw="never"``: a record draws one bin i of b uniformly, once, and takes part in rounds i, i +
+  b, i + 2b, ... for the whole run (Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2025,
+  arXiv:2410.06266, Def. 3.1; DPFTRL's ``participation="balls_in_bins"``; with b = n bins and one
+  round each it is random allocation of one round). By their Lemma 3.2 the mechanism is dominated by
+  P = (1/b) sum_i N(C x_i, z^2 I), Q = N(0, z^2 I); both orders (P, Q) and (Q, P) are evaluated, as
+  the accountants built on the lemma do.
+* ``redraw="each_epoch"``: the bin is drawn again every epoch of b rounds (DP-SGD's balls-in-bins).
+  Where no band of C crosses an epoch (C[r, t] = 0 whenever r and t lie in different epochs), the
+  epochs' releases use disjoint rows and columns, each epoch is the one-epoch scheme above (Lemma
+  3.2 with its b rounds as bins), and Rényi DP composes over the epochs (Mironov 2017, Prop. 1;
+  adaptively chosen inputs included).  A C whose bands cross epochs is refused: the epochs are then
+  not separate mechanisms, and no bound is proved here.
 
-Each direction's Rényi divergence at the whole orders 2..``max_order`` (``balls_in_bins_moments``): the remove
-direction D_alpha(P || Q) by the count-vector sum (exact) for few count vectors, else the cyclic band dynamic program
-with its tau term (an upper bound), the smallest over the bands tried; the add direction D_alpha(Q || P) by the
-AM-GM bound (proved in ``balls_in_bins_moments``); each capped by the worst bin's Gaussian alpha max_i G_ii / (2 z^2).
-Each is converted to (eps, delta) with the tight conversion (Balle et al. 2020, Thm 21; ``rdp.rdp_to_epsilon``),
-and the two directions' answers are combined by their maximum.
+Each direction's Rényi divergence at the whole orders 2..``max_order`` (``balls_in_bins_moments``):
+the remove direction D_alpha(P || Q) by the count-vector sum (exact) for few count vectors, else the
+cyclic band dynamic program with its tau term (an upper bound), the smallest over the bands tried;
+the add direction D_alpha(Q || P) by the AM-GM bound (proved in ``balls_in_bins_moments``); each
+capped by the worst bin's Gaussian alpha max_i G_ii / (2 z^2). Each is converted to (eps, delta)
+with the tight conversion (Balle et al. 2020, Thm 21; ``rdp.rdp_to_epsilon``), and the two
+directions' answers are combined by their maximum.
 """
 
 from __future__ import annotations
@@ -102,7 +106,8 @@ SCHEME_TEXT = {
 
 
 def _checked_matrix(c: np.ndarray, rounds: int) -> None:
-    """Lemma 3.2's conditions on C (square, lower triangular, entries >= 0, not all zero), each refused by name."""
+    """Lemma 3.2's conditions on C (square, lower triangular, entries >= 0, not all zero), each
+    refused by name."""
     if c.ndim != 2 or c.shape != (rounds, rounds):
         raise ValueError(
             f"strategy must give a square matrix with one row and one column per round ({rounds} x {rounds}), got "
@@ -177,10 +182,11 @@ def _remove_rdp(
 ) -> tuple[np.ndarray, str]:
     """The remove direction's D_alpha at ``orders`` (whole, 2..A) and how it was computed.
 
-    Few count vectors: the exact sum.  Otherwise the smallest, order by order, of the band programs p = 1 (the
-    bins' own terms; tau the largest entry off the diagonal), p = 2 (cyclic, the wrapping pairs exact) and
-    p = 3..``max_band`` (the chain, the wrapping pairs by AM-GM), each up to the largest order its work allows,
-    and of the exact sum up to the order where its count vectors stay few (from order 12 on).
+    Few count vectors: the exact sum.  Otherwise the smallest, order by order, of the band programs
+    p = 1 (the bins' own terms; tau the largest entry off the diagonal), p = 2 (cyclic, the wrapping
+    pairs exact) and p = 3..``max_band`` (the chain, the wrapping pairs by AM-GM), each up to the
+    largest order its work allows, and of the exact sum up to the order where its count vectors stay
+    few (from order 12 on).
     """
     b = gram.shape[0]
     top = int(orders[-1])
@@ -225,8 +231,9 @@ def _remove_rdp(
 
 
 def _bin_grams(strategy: Any, rounds: int, bins: int, redraw: Redraw) -> list[np.ndarray]:
-    """The bins' Gram matrices G of C (``bin_gram``, rounded up): one for ``redraw="never"``, one per epoch of
-    ``bins`` rounds for ``redraw="each_epoch"`` (after checking that no band of C crosses an epoch)."""
+    """The bins' Gram matrices G of C (``bin_gram``, rounded up): one for ``redraw="never"``, one
+    per epoch of ``bins`` rounds for ``redraw="each_epoch"`` (after checking that no band of C
+    crosses an epoch)."""
     if isinstance(strategy, (str, bool)) or strategy is None:
         raise ParameterTypeError(
             f"strategy must be a Strategy or a matrix, got {describe(strategy)}"
@@ -243,8 +250,9 @@ def _bin_grams(strategy: Any, rounds: int, bins: int, redraw: Redraw) -> list[np
 def _composed_rdp(
     grams: list[np.ndarray], sigma: float, orders: np.ndarray, max_band: int
 ) -> tuple[np.ndarray, np.ndarray, str]:
-    """(remove RDP, add RDP, remove method) of the epochs whose Grams are ``grams``, composed (Mironov 2017,
-    Prop. 1: the curves add, each sum rounded up); each epoch's directions capped by its worst bin's Gaussian."""
+    """(remove RDP, add RDP, remove method) of the epochs whose Grams are ``grams``, composed
+    (Mironov 2017, Prop. 1: the curves add, each sum rounded up); each epoch's directions capped by
+    its worst bin's Gaussian."""
     remove = np.zeros_like(orders)
     add = np.zeros_like(orders)
     seen: dict[bytes, tuple[np.ndarray, np.ndarray, str]] = {}
@@ -263,8 +271,9 @@ def _composed_rdp(
 def _epoch_rdp(
     gram: np.ndarray, sigma: float, orders: np.ndarray, max_band: int, method: str
 ) -> tuple[np.ndarray, np.ndarray, str]:
-    """(remove RDP, add RDP, remove method) of one epoch with Gram ``gram``, each direction capped by the worst
-    bin's Gaussian; an epoch C leaves untouched (G = 0) costs nothing and keeps ``method``."""
+    """(remove RDP, add RDP, remove method) of one epoch with Gram ``gram``, each direction capped
+    by the worst bin's Gaussian; an epoch C leaves untouched (G = 0) costs nothing and keeps
+    ``method``."""
     if not gram.any():
         return np.zeros_like(orders), np.zeros_like(orders), method
     if (
@@ -288,7 +297,8 @@ def _epoch_rdp(
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class BallsInBinsRDP:
-    r"""Certified amplified upper side of C x + z N(0, I) under balls-in-bins, C >= 0 lower triangular, by RDP.
+    r"""Certified amplified upper side of C x + z N(0, I) under balls-in-bins, C >= 0 lower
+    triangular, by RDP.
 
     For each order alpha in 2..``max_order`` (module docstring: the scheme and the sources)
 
@@ -299,11 +309,11 @@ class BallsInBinsRDP:
         \varepsilon_{\mathrm{add}}(\alpha) = \min\Big(\frac{\sum_i G_{ii}}{2 b z^2}
             + (\alpha - 1) \frac{\sum_{ij} G_{ij}}{2 b^2 z^2},\ \frac{\alpha \max_i G_{ii}}{2 z^2}\Big),
 
-    G_ij = <C x_i, C x_j> the bins' Gram matrix (summed over the epochs for ``redraw="each_epoch"``: the RDP
-    curves of the epochs add up), the remove moment exact (count-vector sum) or bounded (cyclic band dynamic
-    program plus tau alpha / (2 z^2)); then
-    eps(delta) = max over the directions of the tight conversion (Balle et al. 2020, Thm 21) of its curve, and
-    delta(eps) likewise.
+    G_ij = <C x_i, C x_j> the bins' Gram matrix (summed over the epochs for ``redraw="each_epoch"``:
+    the RDP curves of the epochs add up), the remove moment exact (count-vector sum) or bounded
+    (cyclic band dynamic program plus tau alpha / (2 z^2)); then eps(delta) = max over the
+    directions of the tight conversion (Balle et al. 2020, Thm 21) of its curve, and delta(eps)
+    likewise.
 
     Parameters
     ----------
@@ -321,8 +331,9 @@ class BallsInBinsRDP:
     max_order : int, default 32
         A, the largest Rényi order (whole orders 2..A are used), in [2, 256].
     max_band : int, default 4
-        The widest band p the dynamic programs try: p = 1 and 2 cyclic (cost about b (A + 1)^(2p)), p >= 3 the
-        chain (cost about b (A + 1)^(p + 1)), each up to the largest order its work limit allows.
+        The widest band p the dynamic programs try: p = 1 and 2 cyclic (cost about b (A + 1)^(2p)),
+        p >= 3 the chain (cost about b (A + 1)^(p + 1)), each up to the largest order its work limit
+        allows.
 
     Attributes
     ----------
@@ -337,24 +348,24 @@ class BallsInBinsRDP:
     remove_method : str
         How the remove direction was computed.
     steps : tuple
-        ``(kind, statement)`` of every step the bound rests on: "cited" (a published result, with its hypotheses)
-        or "certified here".
+        ``(kind, statement)`` of every step the bound rests on: "cited" (a published result, with
+        its hypotheses) or "certified here".
 
     Raises
     ------
     ValueError
-        C not square, not lower triangular, with a negative entry or all zero; rounds above 2048; ``bins``,
-        ``rounds``, ``max_order`` or ``max_band`` not whole numbers in range; ``redraw`` not one of its values;
-        with ``redraw="each_epoch"``, a C with a non-zero entry linking two epochs (the message says why and
-        what to use).
+        C not square, not lower triangular, with a negative entry or all zero; rounds above 2048;
+        ``bins``, ``rounds``, ``max_order`` or ``max_band`` not whole numbers in range; ``redraw``
+        not one of its values; with ``redraw="each_epoch"``, a C with a non-zero entry linking two
+        epochs (the message says why and what to use).
     ParameterTypeError
         A numeric argument that is a string, bool or None.
 
     References
     ----------
-    Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2025 (arXiv:2410.06266), Def. 3.1 and Lemma 3.2;
-    Schuchardt & Kalinin 2026 (arXiv:2601.21636), Sec. 3 (the remove moment and its band program); Mironov 2017,
-    Prop. 1; Balle et al. 2020, Thm 21.
+    Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2025 (arXiv:2410.06266), Def. 3.1 and Lemma
+    3.2; Schuchardt & Kalinin 2026 (arXiv:2601.21636), Sec. 3 (the remove moment and its band
+    program); Mironov 2017, Prop. 1; Balle et al. 2020, Thm 21.
 
     Examples
     --------
@@ -414,7 +425,8 @@ class BallsInBinsRDP:
         )
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """Upper bound on delta(eps): the larger of the two directions' tight conversions of their RDP curves."""
+        """Upper bound on delta(eps): the larger of the two directions' tight conversions of their
+        RDP curves."""
         upper_only(bound, type(self).__name__)
         remove = rdp_to_delta(self.remove_rdp, self.orders, epsilon)
         add = rdp_to_delta(self.add_rdp, self.orders, epsilon)
@@ -422,7 +434,8 @@ class BallsInBinsRDP:
         return float(out) if np.ndim(out) == 0 else out
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """Upper bound on epsilon(delta): the larger of the two directions' tight conversions of their RDP curves."""
+        """Upper bound on epsilon(delta): the larger of the two directions' tight conversions of
+        their RDP curves."""
         upper_only(bound, type(self).__name__)
         remove = rdp_to_epsilon(self.remove_rdp, self.orders, delta)
         add = rdp_to_epsilon(self.add_rdp, self.orders, delta)

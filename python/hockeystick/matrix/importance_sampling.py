@@ -1,46 +1,51 @@
-r"""Importance-sampled Monte Carlo of delta(eps) for balls-in-bins with a non-negative lower-triangular C: a small
-delta read from about B(alpha) / delta draws instead of 1 / delta.
+r"""Importance-sampled Monte Carlo of delta(eps) for balls-in-bins with a non-negative
+lower-triangular C: a small delta read from about B(alpha) / delta draws instead of 1 / delta.
 
-The pair (Choquette-Choo, Ganesh, Haque, Steinke, Thakurta 2024, arXiv:2410.06266, Lemma 3.2) is
-P = (1/b) sum_i N(m_i, z^2 I) against Q = N(0, z^2 I), m_i = C 1_{i, i+b, ...}; remove direction (P, Q), add
-direction (Q, P). Write g_i = ||m_i||^2 / z^2, kappa = max_i g_i, X_i(y) = exp(<y, m_i>/z^2 - g_i/2) (so that
-P/Q = mean_i X_i), and for a real w the stretched mixture P_w = (1/b) sum_i N(w m_i, z^2 I) (P_1 = P, P_0 = Q), whose
-ratio to Q is P_w/Q = mean_i X_i^w exp(-g_i (w^2 - w)/2).
+The pair (Choquette-Choo, Ganesh, Haque, Steinke, Thakurta 2024, arXiv:2410.06266, Lemma 3.2) is P =
+(1/b) sum_i N(m_i, z^2 I) against Q = N(0, z^2 I), m_i = C 1_{i, i+b, ...}; remove direction (P, Q),
+add direction (Q, P). Write g_i = ||m_i||^2 / z^2, kappa = max_i g_i, X_i(y) = exp(<y, m_i>/z^2 -
+g_i/2) (so that P/Q = mean_i X_i), and for a real w the stretched mixture P_w = (1/b) sum_i N(w m_i,
+z^2 I) (P_1 = P, P_0 = Q), whose ratio to Q is P_w/Q = mean_i X_i^w exp(-g_i (w^2 - w)/2).
 
-**Estimator** (the stretched-mixture proposal of jax_privacy's ``experimental.monte_carlo.importance_sampling``,
-Google DeepMind 2026; derived here). For a stretch alpha >= 1, the remove direction's delta is
+**Estimator** (the stretched-mixture proposal of jax_privacy's
+``experimental.monte_carlo.importance_sampling``, Google DeepMind 2026; derived here). For a stretch
+alpha >= 1, the remove direction's delta is
 
     E_P[(1 - e^{eps - L})_+] = E_{y ~ P_alpha}[ (P/P_alpha)(y) (1 - e^{eps - L(y)})_+ ],   L = log P/Q,
 
-and the add direction's E_Q[(1 - e^{eps + L})_+] = E_{y ~ P_{1-alpha}}[ (Q/P_{1-alpha})(y) (1 - e^{eps + L(y)})_+ ]:
-each an unbiased mean of weighted draws (alpha = 1: plain draws from P and from Q).
+and the add direction's E_Q[(1 - e^{eps + L})_+] = E_{y ~ P_{1-alpha}}[ (Q/P_{1-alpha})(y) (1 -
+e^{eps + L(y)})_+ ]: each an unbiased mean of weighted draws (alpha = 1: plain draws from P and from
+Q).
 
-**Bound on every draw** (what the confidence bound needs). With w = alpha or 1 - alpha, w^2 - w = alpha^2 - alpha >= 0,
-so exp(-g_i (w^2 - w)/2) >= exp(-kappa (alpha^2 - alpha)/2); x -> x^alpha (alpha >= 1) and x -> x^{1 - alpha} are convex,
-so by Jensen mean_i X_i^w >= X^w with X = mean_i X_i = P/Q. Hence P_w/Q >= X^w exp(-kappa (alpha^2 - alpha)/2) and
+**Bound on every draw** (what the confidence bound needs). With w = alpha or 1 - alpha, w^2 - w =
+alpha^2 - alpha >= 0, so exp(-g_i (w^2 - w)/2) >= exp(-kappa (alpha^2 - alpha)/2); x -> x^alpha
+(alpha >= 1) and x -> x^{1 - alpha} are convex, so by Jensen mean_i X_i^w >= X^w with X = mean_i
+X_i = P/Q. Hence P_w/Q >= X^w exp(-kappa (alpha^2 - alpha)/2) and
 
     remove:  (X - e^eps)_+ / (P_alpha/Q)      <= e^{kappa (alpha^2 - alpha)/2} sup_X (X - e^eps) X^{-alpha},
     add:     (1 - e^eps X)_+ / (P_{1-alpha}/Q) <= e^{kappa (alpha^2 - alpha)/2} sup_X (1 - e^eps X) X^{alpha - 1};
 
-both suprema (at X = alpha e^eps / (alpha - 1) and X = (alpha - 1) e^{-eps} / alpha) equal
-(alpha - 1)^{alpha - 1} alpha^{-alpha} e^{-(alpha - 1) eps}, so every weighted draw lies in [0, B(alpha)],
+both suprema (at X = alpha e^eps / (alpha - 1) and X = (alpha - 1) e^{-eps} / alpha) equal (alpha -
+1)^{alpha - 1} alpha^{-alpha} e^{-(alpha - 1) eps}, so every weighted draw lies in [0, B(alpha)],
 
     B(alpha) = (alpha - 1)^{alpha - 1} / alpha^alpha * exp(kappa (alpha^2 - alpha)/2 - (alpha - 1) eps)
 
-(the bound jax_privacy's module states; B(1) = 1, and B falls as eps grows). ``optimal_stretch`` minimizes it: the
-derivative log((alpha - 1)/alpha) + kappa (2 alpha - 1)/2 - eps rises from -inf at alpha = 1, so its one root is the
-minimum. The draws divided by B lie in [0, 1], so the Bernoulli-KL (Hoeffding 1963, Theorem 1) bound of
-``monte_carlo.kl_upper_confidence`` gives "delta(eps) <= x with probability >= 1 - beta over the draws", and the
-variance of a draw is at most B delta: the relative standard error after N draws is at most sqrt(B / (N delta)).
+(the bound jax_privacy's module states; B(1) = 1, and B falls as eps grows). ``optimal_stretch``
+minimizes it: the derivative log((alpha - 1)/alpha) + kappa (2 alpha - 1)/2 - eps rises from -inf at
+alpha = 1, so its one root is the minimum. The draws divided by B lie in [0, 1], so the Bernoulli-KL
+(Hoeffding 1963, Theorem 1) bound of ``monte_carlo.kl_upper_confidence`` gives "delta(eps) <= x with
+probability >= 1 - beta over the draws", and the variance of a draw is at most B delta: the relative
+standard error after N draws is at most sqrt(B / (N delta)).
 
-**Sampling in b dimensions.** L and the weights depend on y only through u_i = <y, m_i>/z^2, and under P_w with bin
-j, u = (w G_{:, j} + z R xi) / z^2 with G = (<m_i, m_j>) the Gram matrix, R R' = G and xi ~ N(0, I): b numbers a
-draw instead of the n rounds (the dimension reduction of Choquette-Choo et al. 2024, Sec. 4). R is G's symmetric
-square root from its eigendecomposition, negative round-off eigenvalues set to 0. Bins that take no round (b > n)
-have m_i = 0, so u_i = 0 and their component is Q.
+**Sampling in b dimensions.** L and the weights depend on y only through u_i = <y, m_i>/z^2, and
+under P_w with bin j, u = (w G_{:, j} + z R xi) / z^2 with G = (<m_i, m_j>) the Gram matrix, R R' =
+G and xi ~ N(0, I): b numbers a draw instead of the n rounds (the dimension reduction of
+Choquette-Choo et al. 2024, Sec. 4). R is G's symmetric square root from its eigendecomposition,
+negative round-off eigenvalues set to 0. Bins that take no round (b > n) have m_i = 0, so u_i = 0
+and their component is Q.
 
-Draws come from ``numpy.random.default_rng(seed)``: the same seed gives the same draws. Every number this module
-returns is an estimate, or an estimate with a confidence bound; none is certified.
+Draws come from ``numpy.random.default_rng(seed)``: the same seed gives the same draws. Every number
+this module returns is an estimate, or an estimate with a confidence bound; none is certified.
 """
 
 from __future__ import annotations
@@ -97,9 +102,10 @@ def importance_weight_bound(alpha: float, epsilon: float, kappa: float) -> float
         B(\alpha) = \frac{(\alpha - 1)^{\alpha - 1}}{\alpha^\alpha}
             \exp\Big(\frac{\kappa (\alpha^2 - \alpha)}{2} - (\alpha - 1)\,\varepsilon\Big),
 
-    for draws from the stretched mixture P_alpha (remove) or P_{1 - alpha} (add) of a Gaussian mixture whose
-    components' largest squared norm over z^2 is kappa (derivation in the module docstring; the bound of jax_privacy's
-    importance sampler). It holds at every real eps, falls as eps grows, and is 1 at alpha = 1.
+    for draws from the stretched mixture P_alpha (remove) or P_{1 - alpha} (add) of a Gaussian
+    mixture whose components' largest squared norm over z^2 is kappa (derivation in the module
+    docstring; the bound of jax_privacy's importance sampler). It holds at every real eps, falls as
+    eps grows, and is 1 at alpha = 1.
 
     Parameters
     ----------
@@ -142,9 +148,10 @@ def importance_weight_bound(alpha: float, epsilon: float, kappa: float) -> float
 def optimal_stretch(epsilon: float, kappa: float) -> float:
     """The stretch alpha in [1, 1000] minimizing B(alpha) at eps (``importance_weight_bound``).
 
-    The derivative of log B, log((alpha - 1)/alpha) + kappa (2 alpha - 1)/2 - eps, rises from -inf at alpha = 1 to
-    +inf, so its one root is the minimizer; it is found by bisection to 1e-12 relative, and capped at 1000 (B falls
-    the whole way there). kappa = 0 (the pair's two sides equal) gives 1.
+    The derivative of log B, log((alpha - 1)/alpha) + kappa (2 alpha - 1)/2 - eps, rises from -inf
+    at alpha = 1 to +inf, so its one root is the minimizer; it is found by bisection to 1e-12
+    relative, and capped at 1000 (B falls the whole way there). kappa = 0 (the pair's two sides
+    equal) gives 1.
 
     Parameters
     ----------
@@ -196,11 +203,13 @@ def optimal_stretch(epsilon: float, kappa: float) -> float:
 
 
 class ImportanceSampledMonteCarlo:
-    r"""Importance-sampled Monte Carlo of delta(eps) for a non-negative lower-triangular C under balls-in-bins.
+    r"""Importance-sampled Monte Carlo of delta(eps) for a non-negative lower-triangular C under
+    balls-in-bins.
 
-    The pair is ``BallsInBinsMonteCarlo``'s, P = (1/b) sum_i N(m_i, z^2 I) against Q = N(0, z^2 I) (Choquette-Choo
-    et al. 2024, arXiv:2410.06266, Lemma 3.2). Draws come from the stretched mixtures P_alpha (remove direction) and
-    P_{1-alpha} (add direction) and are weighted back, so that each weighted draw lies in [0, B(alpha)]:
+    The pair is ``BallsInBinsMonteCarlo``'s, P = (1/b) sum_i N(m_i, z^2 I) against Q = N(0, z^2 I)
+    (Choquette-Choo et al. 2024, arXiv:2410.06266, Lemma 3.2). Draws come from the stretched
+    mixtures P_alpha (remove direction) and P_{1-alpha} (add direction) and are weighted back, so
+    that each weighted draw lies in [0, B(alpha)]:
 
     .. math::
 
@@ -209,11 +218,12 @@ class ImportanceSampledMonteCarlo:
         \qquad B(\alpha) = \frac{(\alpha - 1)^{\alpha - 1}}{\alpha^\alpha}
             e^{\kappa(\alpha^2 - \alpha)/2 - (\alpha - 1)\varepsilon},
 
-    kappa = max_i ||m_i||^2 / z^2 (derivation in the module docstring). With alpha chosen for the eps of interest
-    (``optimal_stretch``), B(alpha) is far below 1 when delta is small, and the relative standard error after N draws
-    is at most sqrt(B / (N delta)) instead of sqrt(1 / (N delta)). Each draw costs b^2 operations (the b projections
-    of the output on the bins' means), not n b. ``delta`` reads the draws at any eps; B(alpha) holds at every eps and
-    falls as eps grows. ``pld()`` hands the draws to ``MonteCarloPLD``, which composes them with certified PLDs.
+    kappa = max_i ||m_i||^2 / z^2 (derivation in the module docstring). With alpha chosen for the
+    eps of interest (``optimal_stretch``), B(alpha) is far below 1 when delta is small, and the
+    relative standard error after N draws is at most sqrt(B / (N delta)) instead of sqrt(1 / (N
+    delta)). Each draw costs b^2 operations (the b projections of the output on the bins' means),
+    not n b. ``delta`` reads the draws at any eps; B(alpha) holds at every eps and falls as eps
+    grows. ``pld()`` hands the draws to ``MonteCarloPLD``, which composes them with certified PLDs.
 
     Parameters
     ----------
@@ -224,8 +234,8 @@ class ImportanceSampledMonteCarlo:
     cycle_length : int
         b, the number of bins, a whole number >= 1.
     epsilon : float
-        The eps the proposal is tuned for (alpha = ``optimal_stretch(epsilon, kappa)``), in [0, 500]. Ignored when
-        ``stretch`` is given.
+        The eps the proposal is tuned for (alpha = ``optimal_stretch(epsilon, kappa)``), in [0,
+        500]. Ignored when ``stretch`` is given.
     draws : int, default 100000
         Draws per direction, a whole number >= 1.
     stretch : float, optional
@@ -243,15 +253,16 @@ class ImportanceSampledMonteCarlo:
     Raises
     ------
     ValueError
-        ``strategy`` not a square lower-triangular matrix of finite non-negative entries with a non-zero entry, or
-        above 2048 rounds; ``noise_multiplier`` not finite and > 0; ``cycle_length`` or ``draws`` not a whole number
-        >= 1; ``epsilon`` outside [0, 500]; ``stretch`` outside [1, 1000]; ``seed`` not a whole number or None.
+        ``strategy`` not a square lower-triangular matrix of finite non-negative entries with a
+        non-zero entry, or above 2048 rounds; ``noise_multiplier`` not finite and > 0;
+        ``cycle_length`` or ``draws`` not a whole number >= 1; ``epsilon`` outside [0, 500];
+        ``stretch`` outside [1, 1000]; ``seed`` not a whole number or None.
 
     References
     ----------
-    Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2024, arXiv:2410.06266, Lemma 3.2 and Sec. 4; jax_privacy
-    (Google DeepMind), ``experimental/monte_carlo/importance_sampling.py`` (the stretched mixture and B(alpha));
-    Hoeffding 1963, Theorem 1.
+    Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2024, arXiv:2410.06266, Lemma 3.2 and Sec. 4;
+    jax_privacy (Google DeepMind), ``experimental/monte_carlo/importance_sampling.py`` (the
+    stretched mixture and B(alpha)); Hoeffding 1963, Theorem 1.
 
     Examples
     --------
@@ -328,8 +339,8 @@ class ImportanceSampledMonteCarlo:
     def _draw(
         self, rng: np.random.Generator, w: float, *, remove: bool
     ) -> tuple[np.ndarray, np.ndarray]:
-        """For ``draws`` draws y ~ P_w: L(y) = log P/Q and the log weight of the direction they serve (remove:
-        log P/P_w; add: log Q/P_w)."""
+        """For ``draws`` draws y ~ P_w: L(y) = log P/Q and the log weight of the direction they
+        serve (remove: log P/P_w; add: log Q/P_w)."""
         z2 = self.noise_multiplier**2
         b = self.cycle_length
         losses = np.empty(self.draws)
@@ -377,7 +388,8 @@ class ImportanceSampledMonteCarlo:
             return max(float(np.exp(log_importance_bound(self.stretch, eps, self.kappa))), 5e-324)
 
     def weighted_draws(self, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-        """The weighted draws of delta(eps), remove direction then add direction, each in [0, B(alpha)].
+        """The weighted draws of delta(eps), remove direction then add direction, each in [0,
+        B(alpha)].
 
         Parameters
         ----------
@@ -387,8 +399,9 @@ class ImportanceSampledMonteCarlo:
         Returns
         -------
         tuple of numpy.ndarray
-            (remove, add): (P/P_alpha)(1 - e^{eps - L})_+ and (Q/P_{1-alpha})(1 - e^{eps + L})_+ per draw, each
-            clipped to [0, B(alpha)] (a float above B is round-off: B bounds the exact value).
+            (remove, add): (P/P_alpha)(1 - e^{eps - L})_+ and (Q/P_{1-alpha})(1 - e^{eps + L})_+ per
+            draw, each clipped to [0, B(alpha)] (a float above B is round-off: B bounds the exact
+            value).
 
         Raises
         ------
@@ -428,23 +441,26 @@ class ImportanceSampledMonteCarlo:
     def delta(
         self, epsilon: float, *, beta: float = 1e-3, proved_sides: bool = True
     ) -> MonteCarloDelta:
-        """The importance-sampled estimate of delta(eps), its standard error and its confidence bound.
+        """The importance-sampled estimate of delta(eps), its standard error and its confidence
+        bound.
 
         Parameters
         ----------
         epsilon : float
             eps, a finite number >= 0.
         beta : float, default 1e-3
-            The probability, over the draws, that ``confidence_bound`` fails (beta / 2 a direction); in (0, 1).
+            The probability, over the draws, that ``confidence_bound`` fails (beta / 2 a direction);
+            in (0, 1).
         proved_sides : bool, default True
-            Also compute the certified lower side (``RealizableLowerSide``) and the unamplified upper side; False
-            leaves them at 0 and 1 (their trivial values).
+            Also compute the certified lower side (``RealizableLowerSide``) and the unamplified
+            upper side; False leaves them at 0 and 1 (their trivial values).
 
         Returns
         -------
         MonteCarloDelta
-            The larger direction's estimate and standard error, the bound at 1 - beta (``support_bound`` B(alpha),
-            ``stretch`` alpha, ``kind`` "estimate with confidence bound"), and the two proved sides.
+            The larger direction's estimate and standard error, the bound at 1 - beta
+            (``support_bound`` B(alpha), ``stretch`` alpha, ``kind`` "estimate with confidence
+            bound"), and the two proved sides.
 
         Raises
         ------
@@ -477,7 +493,8 @@ class ImportanceSampledMonteCarlo:
         )
 
     def loss_draws(self) -> tuple[LossDraws, LossDraws]:
-        """The draws as ``LossDraws`` (losses, log weights, the bound's constants), remove then add direction."""
+        """The draws as ``LossDraws`` (losses, log weights, the bound's constants), remove then add
+        direction."""
         from .monte_carlo_pld import LossDraws
 
         return (
@@ -496,8 +513,9 @@ class ImportanceSampledMonteCarlo:
         )
 
     def pld(self) -> MonteCarloPLD:
-        """The draws as a ``MonteCarloPLD``: a Monte Carlo privacy-loss distribution that composes with certified
-        PLDs and reads a simultaneous confidence band (``matrix.monte_carlo_pld``)."""
+        """The draws as a ``MonteCarloPLD``: a Monte Carlo privacy-loss distribution that composes
+        with certified PLDs and reads a simultaneous confidence band
+        (``matrix.monte_carlo_pld``)."""
         from .monte_carlo_pld import MonteCarloPLD
 
         remove, add = self.loss_draws()

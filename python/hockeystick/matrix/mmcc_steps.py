@@ -1,12 +1,13 @@
-"""The steps MMCC's upper side rests on: which are cited from the papers, and which are certified by this library.
+"""The steps MMCC's upper side rests on: which are cited from the papers, and which are certified by
+this library.
 
-An ``MMCCEpsilon`` carries this tuple (``steps``), so that an answer says, beside its numbers, which published
-results it takes on trust and under which hypotheses.  Every step marked "cited" is a theorem of a paper whose
-number or exact hypotheses were read through a secondary source (named in ``source``); every step marked
-"certified here" is computed with its round-off bounded, and tested against an exact computation
-(``tests/matrix/test_mmcc_pieces.py``).  The hypotheses are checked by ``MMCC`` where they are properties of
-its arguments (C >= 0, C lower triangular) and assumed where they are properties of the training run
-(Poisson sampling, clipping, the adjacency).
+An ``MMCCEpsilon`` carries this tuple (``steps``), so that an answer says, beside its numbers, which
+published results it takes on trust and under which hypotheses.  Every step marked "cited" is a
+theorem of a paper whose number or exact hypotheses were read through a secondary source (named in
+``source``); every step marked "certified here" is computed with its round-off bounded, and tested
+against an exact computation (``tests/matrix/test_mmcc_pieces.py``).  The hypotheses are checked by
+``MMCC`` where they are properties of its arguments (C >= 0, C lower triangular) and assumed where
+they are properties of the training run (Poisson sampling, clipping, the adjacency).
 """
 
 from __future__ import annotations
@@ -26,19 +27,22 @@ _PAPER = "Choquette-Choo, Ganesh, Steinke & Thakurta, ICLR 2024 (arXiv:2310.1552
 
 @dataclass(frozen=True)
 class MMCCStep:
-    """One step of MMCC's upper side: what it states, where it comes from, how firm it is, what it needs.
+    """One step of MMCC's upper side: what it states, where it comes from, how firm it is, what it
+    needs.
 
     Parameters
     ----------
     label : str
-        A short handle: the result's number where it has one ("Thm 4.8?", "Cor. 4.7"), else the step's name.
+        A short handle: the result's number where it has one ("Thm 4.8?", "Cor. 4.7"), else the
+        step's name.
     name : str
         What the step establishes, in a few words.
     source : str
-        The paper and its number (with who numbered it, where the number was read second-hand), or the module
-        of this library that computes it.
+        The paper and its number (with who numbered it, where the number was read second-hand), or
+        the module of this library that computes it.
     status : {"cited", "cited, number unconfirmed", "certified here"}
-        Whether the answer takes the step on trust from its source or computes it with its errors bounded.
+        Whether the answer takes the step on trust from its source or computes it with its errors
+        bounded.
     hypotheses : tuple of str
         The conditions under which the step holds.
     """

@@ -1,10 +1,12 @@
-"""Monte Carlo estimate of delta(eps) for a non-negative matrix mechanism under balls-in-bins sampling, with an
-upper confidence bound that holds with a stated probability over the Monte Carlo draws.
+"""Monte Carlo estimate of delta(eps) for a non-negative matrix mechanism under balls-in-bins
+sampling, with an upper confidence bound that holds with a stated probability over the Monte Carlo
+draws.
 
-The dominating pair (Choquette-Choo, Ganesh, Haque, Steinke, Thakurta 2024, "Near exact privacy amplification
-for matrix mechanisms", arXiv:2410.06266, Sec. 3, Lemma 3.2 and Sec. 4): for C lower triangular with
-non-negative entries, n rounds, b bins (``BallsInBinsSampling(b)``: rounds t, t + b, ... for a uniform bin
-t) and noise multiplier z, the release under add or remove one record is dominated by
+The dominating pair (Choquette-Choo, Ganesh, Haque, Steinke, Thakurta 2024, "Near exact privacy
+amplification for matrix mechanisms", arXiv:2410.06266, Sec. 3, Lemma 3.2 and Sec. 4): for C lower
+triangular with non-negative entries, n rounds, b bins (``BallsInBinsSampling(b)``: rounds t, t +
+b, ... for a uniform bin t) and noise multiplier z, the release under add or remove one record is
+dominated by
 
     P = (1/b) sum_t N(mu_t, z^2 I),  Q = N(0, z^2 I),  mu_t = C 1_{t, t+b, ...},
 
@@ -13,19 +15,20 @@ L(y) = logsumexp_t((<y, mu_t> - ||mu_t||^2 / 2) / z^2) - log b, and
 
     delta(eps) = max(E_{y~P}[(1 - e^{eps - L(y)})_+], E_{y~Q}[(1 - e^{eps + L(y)})_+]),
 
-each an expectation of a quantity in [0, 1].  Each is estimated by the mean of N independent draws, and
-bounded above by the Chernoff-Hoeffding (Bernoulli KL) bound for a mean of [0, 1]-valued i.i.d. draws:
-with probability >= 1 - beta/2 over the draws, the expectation is at most
+each an expectation of a quantity in [0, 1].  Each is estimated by the mean of N independent draws,
+and bounded above by the Chernoff-Hoeffding (Bernoulli KL) bound for a mean of [0, 1]-valued i.i.d.
+draws: with probability >= 1 - beta/2 over the draws, the expectation is at most
 
     sup{m >= mean : N kl(mean || m) <= log(2 / beta)}
 
-(Hoeffding 1963, Thm 1: the [0, 1] mean's moment generating function is at most a Bernoulli's with the same
-mean); a union bound over the two directions gives "delta(eps) <= x with probability >= 1 - beta over the
-Monte Carlo draws".  This is a statistical statement, not a proof: an unlucky draw (probability <= beta)
-understates delta.  Beside it stand two bounds that hold without any probability: the lower side of a
-realizable pair (``RealizableLowerSide``) and the upper side without amplification (the worst bin's Gaussian
-mechanism, ``MatrixMechanism`` over ``FixedEpochs(b)``; by joint convexity of the hockey-stick divergence the
-mixture is below its worst component).
+(Hoeffding 1963, Thm 1: the [0, 1] mean's moment generating function is at most a Bernoulli's with
+the same mean); a union bound over the two directions gives "delta(eps) <= x with probability >= 1 -
+beta over the Monte Carlo draws".  This is a statistical statement, not a proof: an unlucky draw
+(probability <= beta) understates delta.  Beside it stand two bounds that hold without any
+probability: the lower side of a realizable pair (``RealizableLowerSide``) and the upper side
+without amplification (the worst bin's Gaussian mechanism, ``MatrixMechanism`` over
+``FixedEpochs(b)``; by joint convexity of the hockey-stick divergence the mixture is below its worst
+component).
 
 Draws come from ``numpy.random.default_rng(seed)``: the same seed gives the same draws.
 """
@@ -65,7 +68,8 @@ _CHUNK = 4096  # draws per batch (memory: CHUNK x rounds doubles)
 
 @dataclass(frozen=True)
 class MonteCarloDelta:
-    """One reading of delta(eps): a Monte Carlo estimate with its confidence bound, and two proved bounds.
+    """One reading of delta(eps): a Monte Carlo estimate with its confidence bound, and two proved
+    bounds.
 
     Parameters
     ----------
@@ -88,11 +92,11 @@ class MonteCarloDelta:
     unamplified_upper : float
         An upper bound on delta(eps) that holds without any probability: no amplification claimed.
     kind : {"estimate with confidence bound"}
-        What ``estimate`` and ``confidence_bound`` are (``MonteCarloKind``): a sample mean and a bound that holds with
-        probability >= 1 - beta over the draws, never certified.
+        What ``estimate`` and ``confidence_bound`` are (``MonteCarloKind``): a sample mean and a
+        bound that holds with probability >= 1 - beta over the draws, never certified.
     support_bound : float, default 1
-        B, the bound on every draw that ``confidence_bound`` rests on: 1 for plain draws, B(alpha) for importance
-        sampled ones (``matrix.importance_sampling``).
+        B, the bound on every draw that ``confidence_bound`` rests on: 1 for plain draws, B(alpha)
+        for importance sampled ones (``matrix.importance_sampling``).
     stretch : float, default 1
         alpha, the stretch of the importance sampler's proposal (1: plain draws from the pair).
     """
@@ -111,8 +115,8 @@ class MonteCarloDelta:
     stretch: float = 1.0
 
     def __repr__(self) -> str:
-        """The reading with each number labelled: the estimate and its confidence bound not certified (they hold
-        with a probability over the draws), the two proved sides certified."""
+        """The reading with each number labelled: the estimate and its confidence bound not
+        certified (they hold with a probability over the draws), the two proved sides certified."""
         return (
             f"MonteCarloDelta(epsilon={self.epsilon:g}: estimate {self.estimate:.6g} (standard error "
             f"{self.standard_error:.2g}) and confidence_bound {self.confidence_bound:.6g} at probability "
@@ -133,8 +137,9 @@ class MonteCarloDelta:
 
 
 def dominated_strategy(strategy: npt.ArrayLike) -> DenseStrategy:
-    """C as a ``DenseStrategy``, or a ValueError unless it is square, lower triangular and non-negative: the matrices
-    for which the balls-in-bins dominating pair is proved (Choquette-Choo et al. 2024, arXiv:2410.06266, Lemma 3.2)."""
+    """C as a ``DenseStrategy``, or a ValueError unless it is square, lower triangular and
+    non-negative: the matrices for which the balls-in-bins dominating pair is proved (Choquette-Choo
+    et al. 2024, arXiv:2410.06266, Lemma 3.2)."""
     chosen = DenseStrategy.named(strategy, "strategy")
     c = chosen.c
     n = c.shape[1]
@@ -155,11 +160,13 @@ def _bins_means(c: np.ndarray, cycle_length: int) -> np.ndarray:
 
 
 class BallsInBinsMonteCarlo:
-    r"""Monte Carlo estimate of delta(eps) for a non-negative lower-triangular C under balls-in-bins sampling.
+    r"""Monte Carlo estimate of delta(eps) for a non-negative lower-triangular C under balls-in-bins
+    sampling.
 
-    The release C x + z N(0, I), each record in one uniform bin t of b and taken in rounds t, t + b, ..., is
-    dominated under add or remove one record by P = (1/b) sum_t N(mu_t, z^2 I) against Q = N(0, z^2 I),
-    mu_t = C 1_{t, t+b, ...} (Choquette-Choo et al. 2024, arXiv:2410.06266, Sec. 3-4), so
+    The release C x + z N(0, I), each record in one uniform bin t of b and taken in rounds t, t + b,
+    ..., is dominated under add or remove one record by P = (1/b) sum_t N(mu_t, z^2 I) against Q =
+    N(0, z^2 I), mu_t = C 1_{t, t+b, ...} (Choquette-Choo et al. 2024, arXiv:2410.06266, Sec. 3-4),
+    so
 
     .. math::
 
@@ -167,16 +174,18 @@ class BallsInBinsMonteCarlo:
             \mathbb{E}_Q[(1 - e^{\varepsilon + L})_+]\big), \qquad
         L(y) = \log \frac{1}{b} \sum_t e^{(\langle y, \mu_t \rangle - \|\mu_t\|^2/2)/z^2}.
 
-    ``draws`` privacy-loss draws are taken per direction at construction (numpy ``default_rng(seed)``);
-    ``delta(epsilon, beta=...)`` gives their mean, and the bound x with "delta(eps) <= x with probability
-    >= 1 - beta over the Monte Carlo draws" (``kl_upper_confidence`` at beta / 2 per direction), beside the
-    lower side of a realizable pair (``RealizableLowerSide``) and the upper side without amplification,
-    both of which hold without any probability. The module docstring has the derivation.
+    ``draws`` privacy-loss draws are taken per direction at construction (numpy
+    ``default_rng(seed)``); ``delta(epsilon, beta=...)`` gives their mean, and the bound x with
+    "delta(eps) <= x with probability >= 1 - beta over the Monte Carlo draws"
+    (``kl_upper_confidence`` at beta / 2 per direction), beside the lower side of a realizable pair
+    (``RealizableLowerSide``) and the upper side without amplification, both of which hold without
+    any probability. The module docstring has the derivation.
 
     Parameters
     ----------
     strategy : array_like
-        C, a square lower-triangular matrix with non-negative entries (n x n, one row and column per round).
+        C, a square lower-triangular matrix with non-negative entries (n x n, one row and column per
+        round).
     noise_multiplier : float
         z, finite and > 0, in units of the clip norm.
     cycle_length : int
@@ -189,16 +198,16 @@ class BallsInBinsMonteCarlo:
     Raises
     ------
     ValueError
-        ``strategy`` not a square lower-triangular matrix of finite non-negative entries with a non-zero entry,
-        or above 2048 rounds; ``noise_multiplier`` not finite and > 0; ``cycle_length`` or ``draws`` not a
-        whole number >= 1.
+        ``strategy`` not a square lower-triangular matrix of finite non-negative entries with a
+        non-zero entry, or above 2048 rounds; ``noise_multiplier`` not finite and > 0;
+        ``cycle_length`` or ``draws`` not a whole number >= 1.
     ParameterTypeError
         A numeric argument that is a string, bool or None.
 
     References
     ----------
-    Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2024, arXiv:2410.06266; Hoeffding 1963, Theorem 1;
-    Chua et al. 2024, arXiv:2412.16802, Fact 4.2.
+    Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2024, arXiv:2410.06266; Hoeffding 1963,
+    Theorem 1; Chua et al. 2024, arXiv:2412.16802, Fact 4.2.
 
     Examples
     --------
@@ -274,7 +283,8 @@ class BallsInBinsMonteCarlo:
         return out
 
     def delta(self, epsilon: float, *, beta: float = 1e-3) -> MonteCarloDelta:
-        """A Monte Carlo reading of delta(eps) with its confidence bound, beside the two proved bounds.
+        """A Monte Carlo reading of delta(eps) with its confidence bound, beside the two proved
+        bounds.
 
         Parameters
         ----------
@@ -286,7 +296,8 @@ class BallsInBinsMonteCarlo:
         Returns
         -------
         MonteCarloDelta
-            The estimate, its standard error, the bound at 1 - beta, and the proved lower and upper sides.
+            The estimate, its standard error, the bound at 1 - beta, and the proved lower and upper
+            sides.
 
         Raises
         ------
@@ -334,7 +345,8 @@ class BallsInBinsMonteCarlo:
         return 1.0
 
     def weighted_draws(self, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-        """The draws of delta(eps), remove then add direction: (1 - e^{eps - L})_+ under P, (1 - e^{eps + L})_+ under Q.
+        """The draws of delta(eps), remove then add direction: (1 - e^{eps - L})_+ under P, (1 -
+        e^{eps + L})_+ under Q.
 
         Parameters
         ----------
@@ -358,13 +370,14 @@ class BallsInBinsMonteCarlo:
         )
 
     def pld(self) -> MonteCarloPLD:
-        """The draws as a ``MonteCarloPLD`` (plain draws: weight 1), which composes with certified PLDs and reads a
-        simultaneous confidence band (``matrix.monte_carlo_pld``).
+        """The draws as a ``MonteCarloPLD`` (plain draws: weight 1), which composes with certified
+        PLDs and reads a simultaneous confidence band (``matrix.monte_carlo_pld``).
 
         Returns
         -------
         MonteCarloPLD
-            Remove direction: the losses L of the draws from P; add direction: -L of the draws from Q.
+            Remove direction: the losses L of the draws from P; add direction: -L of the draws
+            from Q.
         """
         from .monte_carlo_pld import LossDraws, MonteCarloPLD
 

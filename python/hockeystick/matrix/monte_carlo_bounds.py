@@ -1,8 +1,9 @@
 """The bounds every Monte Carlo reading here rests on, and the labels of what its numbers are.
 
-``kl_upper_confidence``: the Bernoulli-KL (Hoeffding 1963, Theorem 1) upper confidence bound on the expectation of
-i.i.d. draws in [0, 1]; ``mean_with_confidence_bound`` for draws in [0, B]; ``log_importance_bound``: log B(alpha),
-the bound on every importance-weighted draw (derived in ``matrix.importance_sampling``); ``MonteCarloKind``.
+``kl_upper_confidence``: the Bernoulli-KL (Hoeffding 1963, Theorem 1) upper confidence bound on the
+expectation of i.i.d. draws in [0, 1]; ``mean_with_confidence_bound`` for draws in [0, B];
+``log_importance_bound``: log B(alpha), the bound on every importance-weighted draw (derived in
+``matrix.importance_sampling``); ``MonteCarloKind``.
 """
 
 from __future__ import annotations
@@ -46,10 +47,10 @@ def kl_upper_confidence(mean: float, draws: int, beta: float) -> float:
 
         \bar m^+ = \sup\{m \ge \bar m : N\,\mathrm{kl}(\bar m \,\|\, m) \le \log(1/\beta)\},
 
-    so that the expectation is at most :math:`\bar m^+` with probability at least 1 - beta over the draws
-    (Hoeffding 1963, Theorem 1, in its Bernoulli-KL form; jax_privacy's Monte Carlo verification uses the
-    same bound, Chua et al. 2024, arXiv:2412.16802, Fact 4.2). Found by 200 bisection steps, returning the
-    upper end of the bracket.
+    so that the expectation is at most :math:`\bar m^+` with probability at least 1 - beta over the
+    draws (Hoeffding 1963, Theorem 1, in its Bernoulli-KL form; jax_privacy's Monte Carlo
+    verification uses the same bound, Chua et al. 2024, arXiv:2412.16802, Fact 4.2). Found by 200
+    bisection steps, returning the upper end of the bracket.
 
     Parameters
     ----------
@@ -95,12 +96,12 @@ def kl_upper_confidence(mean: float, draws: int, beta: float) -> float:
 def mean_with_confidence_bound(
     values: np.ndarray, support_bound: float, beta: float
 ) -> tuple[float, float, float]:
-    """The mean of i.i.d. draws in [0, B], its standard error, and an upper bound on their expectation that holds
-    with probability >= 1 - beta over the draws.
+    """The mean of i.i.d. draws in [0, B], its standard error, and an upper bound on their
+    expectation that holds with probability >= 1 - beta over the draws.
 
-    The bound is ``B * kl_upper_confidence(mean / B, N, beta)``: the draws divided by B lie in [0, 1] (Hoeffding
-    1963, Theorem 1). The computed mean of N values is raised by gamma_{N+1} (Higham 2002, Lemma 3.1) so that its
-    round-off cannot lower the bound.
+    The bound is ``B * kl_upper_confidence(mean / B, N, beta)``: the draws divided by B lie in [0,
+    1] (Hoeffding 1963, Theorem 1). The computed mean of N values is raised by gamma_{N+1} (Higham
+    2002, Lemma 3.1) so that its round-off cannot lower the bound.
 
     Parameters
     ----------
@@ -119,8 +120,8 @@ def mean_with_confidence_bound(
     Raises
     ------
     ValueError
-        An empty array, a value outside [0, B] (B was not a bound), ``support_bound`` not > 0 or ``beta`` outside
-        (0, 1).
+        An empty array, a value outside [0, B] (B was not a bound), ``support_bound`` not > 0 or
+        ``beta`` outside (0, 1).
     """
     b = float(positive_number(support_bound, "support_bound"))
     level = float(in_interval(beta, "beta", 0.0, 1.0, open_low=True, open_high=True))
@@ -139,9 +140,10 @@ def mean_with_confidence_bound(
 
 
 def log_importance_bound(alpha: float, epsilon: float, kappa: float) -> float:
-    """log B(alpha) = (alpha - 1) log(alpha - 1) - alpha log alpha + kappa (alpha^2 - alpha)/2 - (alpha - 1) eps, the
-    log of the bound on every importance-weighted draw (``matrix.importance_sampling``), for checked arguments
-    (alpha >= 1 finite, eps finite, kappa >= 0 finite)."""
+    """log B(alpha) = (alpha - 1) log(alpha - 1) - alpha log alpha + kappa (alpha^2 - alpha)/2 -
+    (alpha - 1) eps, the log of the bound on every importance-weighted draw
+    (``matrix.importance_sampling``), for checked arguments (alpha >= 1 finite, eps finite, kappa >=
+    0 finite)."""
     head = (alpha - 1.0) * math.log(alpha - 1.0) if alpha > 1.0 else 0.0
     return (
         head

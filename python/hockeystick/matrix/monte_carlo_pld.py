@@ -1,40 +1,44 @@
-r"""A Monte Carlo privacy-loss distribution: draws of a pair's privacy loss, composed with certified PLDs and read as
-an estimate with a simultaneous confidence band. Never certified.
+r"""A Monte Carlo privacy-loss distribution: draws of a pair's privacy loss, composed with certified
+PLDs and read as an estimate with a simultaneous confidence band. Never certified.
 
-**Draws.** For each neighbouring direction d (remove: (P, Q); add: (Q, P)), N i.i.d. draws y_j from a proposal
-with the direction's privacy loss l_j = log(P_d/Q_d)(y_j) and log weight log(P_d/proposal)(y_j) (0 for plain draws
-from P_d). ``ImportanceSampledMonteCarlo.pld()`` and ``BallsInBinsMonteCarlo.pld()`` build them. The importance
-sampler's weights obey w <= A e^{(1 - alpha) l}, A = e^{kappa (alpha^2 - alpha)/2} (``matrix.importance_sampling``,
-module docstring: P_w/Q >= X^w e^{-kappa (alpha^2 - alpha)/2}); plain draws have alpha = 1, A = 1, w = 1.
+**Draws.** For each neighbouring direction d (remove: (P, Q); add: (Q, P)), N i.i.d. draws y_j from
+a proposal with the direction's privacy loss l_j = log(P_d/Q_d)(y_j) and log weight
+log(P_d/proposal)(y_j) (0 for plain draws from P_d). ``ImportanceSampledMonteCarlo.pld()`` and
+``BallsInBinsMonteCarlo.pld()`` build them. The importance sampler's weights obey w <= A e^{(1 -
+alpha) l}, A = e^{kappa (alpha^2 - alpha)/2} (``matrix.importance_sampling``, module docstring:
+P_w/Q >= X^w e^{-kappa (alpha^2 - alpha)/2}); plain draws have alpha = 1, A = 1, w = 1.
 
 **Alone.** delta_d(eps) = E[w (1 - e^{eps - l})_+], each weighted draw in [0, B(alpha, eps)]
 (``importance_weight_bound``).
 
-**Composed with a certified PLD.** For a second mechanism with PLD (P', Q') on the same neighbouring pair, the
-composed pair's delta is, by Fubini over the first mechanism's loss (Zhu, Dong & Wang, AISTATS 2022, Sec. 3: the
-privacy loss of a product pair is the sum of independent losses),
+**Composed with a certified PLD.** For a second mechanism with PLD (P', Q') on the same neighbouring
+pair, the composed pair's delta is, by Fubini over the first mechanism's loss (Zhu, Dong & Wang,
+AISTATS 2022, Sec. 3: the privacy loss of a product pair is the sum of independent losses),
 
     delta_{d, composed}(eps) = E_{P_d}[ (1 - e^{eps - l - l'})_+ ] = E[ w delta'_d(eps - l) ],
 
-delta'_d the second PLD's curve in direction d (at any real argument). The certified PLD gives an upper curve
-delta'^+_d (its pessimistic composed PMF, ``PrivacyLossDistribution.composed(True)``). On a grid x_0 < ... < x_K of
-spacing ``grid``, the step function U(x) = max(delta'^+_d(x_k), c) for x in [x_k, x_{k+1}) (1 below x_0, c above
-x_K), c = delta'^+_d(x_K), lies above the true curve because delta'_d falls as x grows. So
+delta'_d the second PLD's curve in direction d (at any real argument). The certified PLD gives an
+upper curve delta'^+_d (its pessimistic composed PMF, ``PrivacyLossDistribution.composed(True)``).
+On a grid x_0 < ... < x_K of spacing ``grid``, the step function U(x) = max(delta'^+_d(x_k), c) for
+x in [x_k, x_{k+1}) (1 below x_0, c above x_K), c = delta'^+_d(x_K), lies above the true curve
+because delta'_d falls as x grows. So
 
     delta_{d, composed}(eps) <= c + E[ w (U(eps - l) - c) ]      (E[w] = 1 exactly: c needs no draws),
 
-and each draw w (U(eps - l) - c) lies in [0, A e^{(1 - alpha) eps} S], S = max(e^{(alpha - 1) x_0} (1 - c),
-max_k e^{(alpha - 1) x_{k+1}} (U_k - c)), from w <= A e^{(1 - alpha) l} with l = eps - x. The second PLD's remove
-direction pairs with the draws' remove direction and its add direction with their add direction (a one-direction
-PLD pairs with both); delta is the larger direction's (Zhu, Dong & Wang 2022, Sec. 5).
+and each draw w (U(eps - l) - c) lies in [0, A e^{(1 - alpha) eps} S], S = max(e^{(alpha - 1) x_0}
+(1 - c), max_k e^{(alpha - 1) x_{k+1}} (U_k - c)), from w <= A e^{(1 - alpha) l} with l = eps - x.
+The second PLD's remove direction pairs with the draws' remove direction and its add direction with
+their add direction (a one-direction PLD pairs with both); delta is the larger direction's (Zhu,
+Dong & Wang 2022, Sec. 5).
 
-**Simultaneous band.** At eps_1 < ... < eps_K and both directions, each mean of draws in [0, B_k] gets the
-Bernoulli-KL bound (Hoeffding 1963, Theorem 1) at beta / (2K); by the union bound all 2K hold together with
-probability >= 1 - beta over the draws. Because every direction's delta(eps) is non-increasing in eps, the band's
-value at eps_k then bounds delta on all of [eps_k, eps_{k+1}), so the band holds at every eps >= eps_1 at once: a
-union of per-point bounds made simultaneous by the union bound and monotonicity. (A DKW band on the loss's
-distribution function is simultaneous too but bounds delta only to an absolute sqrt(log(2/beta)/(2N)), useless at
-small delta; and weighted draws have no DKW inequality.)
+**Simultaneous band.** At eps_1 < ... < eps_K and both directions, each mean of draws in [0, B_k]
+gets the Bernoulli-KL bound (Hoeffding 1963, Theorem 1) at beta / (2K); by the union bound all 2K
+hold together with probability >= 1 - beta over the draws. Because every direction's delta(eps) is
+non-increasing in eps, the band's value at eps_k then bounds delta on all of [eps_k, eps_{k+1}), so
+the band holds at every eps >= eps_1 at once: a union of per-point bounds made simultaneous by the
+union bound and monotonicity. (A DKW band on the loss's distribution function is simultaneous too
+but bounds delta only to an absolute sqrt(log(2/beta)/(2N)), useless at small delta; and weighted
+draws have no DKW inequality.)
 """
 
 from __future__ import annotations
@@ -60,7 +64,8 @@ _EPS_HIGH = 64.0  # the largest eps a band reads
 
 @dataclass(frozen=True)
 class LossDraws:
-    """One neighbouring direction's draws: privacy losses, log importance weights and the weight bound's constants.
+    """One neighbouring direction's draws: privacy losses, log importance weights and the weight
+    bound's constants.
 
     Parameters
     ----------
@@ -76,8 +81,8 @@ class LossDraws:
     Raises
     ------
     ValueError
-        ``losses`` not a non-empty 1-D array of finite values; ``log_weights`` of another shape or with NaN;
-        ``stretch`` below 1; ``kappa`` below 0.
+        ``losses`` not a non-empty 1-D array of finite values; ``log_weights`` of another shape or
+        with NaN; ``stretch`` below 1; ``kappa`` below 0.
     """
 
     losses: np.ndarray
@@ -121,7 +126,8 @@ class LossDraws:
 
 @dataclass(frozen=True)
 class MonteCarloBand:
-    """A Monte Carlo estimate of delta(eps) on a grid of eps with a simultaneous band; never certified.
+    """A Monte Carlo estimate of delta(eps) on a grid of eps with a simultaneous band; never
+    certified.
 
     The band holds at every eps >= eps_1 at once with probability >= 1 - beta over the draws.
 
@@ -134,8 +140,8 @@ class MonteCarloBand:
     standard_error : numpy.ndarray
         Its standard error.
     upper : numpy.ndarray
-        The band: delta(eps) <= upper[k] for every eps in [eps_k, eps_{k+1}) and every k, together, with probability
-        >= 1 - beta over the draws.
+        The band: delta(eps) <= upper[k] for every eps in [eps_k, eps_{k+1}) and every k, together,
+        with probability >= 1 - beta over the draws.
     beta : float
         The band's failure probability.
     draws : int
@@ -159,8 +165,8 @@ class MonteCarloBand:
     kind: MonteCarloKind = "estimate with confidence bound"
 
     def delta_upper(self, epsilon: float) -> float:
-        """The band's value at eps: upper[k] for the largest eps_k <= eps (1 below eps_1); delta(eps) lies below it
-        whenever the band holds (probability >= 1 - beta over the draws).
+        """The band's value at eps: upper[k] for the largest eps_k <= eps (1 below eps_1);
+        delta(eps) lies below it whenever the band holds (probability >= 1 - beta over the draws).
 
         Parameters
         ----------
@@ -182,7 +188,8 @@ class MonteCarloBand:
         return 1.0 if k < 0 else float(self.upper[k])
 
     def epsilon_upper(self, delta: float) -> float:
-        """The least eps_k whose band value is <= delta (inf if none): eps(delta) <= eps_k whenever the band holds.
+        """The least eps_k whose band value is <= delta (inf if none): eps(delta) <= eps_k whenever
+        the band holds.
 
         Parameters
         ----------
@@ -221,7 +228,8 @@ class MonteCarloBand:
 
 
 def _direction_pmfs(other: PrivacyLossDistribution) -> list[Any]:
-    """The certified PLD's pessimistic composed PMF per direction: [remove, add] (one PMF serves both)."""
+    """The certified PLD's pessimistic composed PMF per direction: [remove, add] (one PMF serves
+    both)."""
     pmfs = other.composed(True)
     return [pmfs[0], pmfs[0]] if len(pmfs) == 1 else [pmfs[0], pmfs[1]]
 
@@ -230,9 +238,10 @@ def _direction_pmfs(other: PrivacyLossDistribution) -> list[Any]:
 class MonteCarloPLD:
     """Draws of a pair's privacy loss in both directions, optionally composed with certified PLDs.
 
-    The module docstring derives the estimator, the bound on each draw and the simultaneous band. ``compose``
-    adds certified PLDs (``hockeystick.pld``: their pessimistic compositions bound the second factor's curve);
-    ``band`` reads the estimate and the band at a grid of eps; ``delta`` at one eps.
+    The module docstring derives the estimator, the bound on each draw and the simultaneous band.
+    ``compose`` adds certified PLDs (``hockeystick.pld``: their pessimistic compositions bound the
+    second factor's curve); ``band`` reads the estimate and the band at a grid of eps; ``delta`` at
+    one eps.
 
     Parameters
     ----------
@@ -291,8 +300,8 @@ class MonteCarloPLD:
         Parameters
         ----------
         other : PrivacyLossDistribution
-            A ``hockeystick.pld`` PLD of a mechanism run on the same neighbouring pair (one direction, or remove then
-            add).
+            A ``hockeystick.pld`` PLD of a mechanism run on the same neighbouring pair (one
+            direction, or remove then add).
 
         Returns
         -------
@@ -302,7 +311,8 @@ class MonteCarloPLD:
         Raises
         ------
         ValueError
-            ``other`` not a PrivacyLossDistribution, or on another grid than the PLDs composed before.
+            ``other`` not a PrivacyLossDistribution, or on another grid than the PLDs composed
+            before.
         """
         from ..pld.grid import PrivacyLossDistribution
 
@@ -316,10 +326,10 @@ class MonteCarloPLD:
     def _direction_values(
         self, draws: LossDraws, pmf: object | None, eps: float, level: float
     ) -> tuple[np.ndarray, float, float]:
-        """(weighted draws at eps, the constant c added exactly, the bound on every draw). The step function's top
-        x_K is chosen from the certified curve, eps, alpha, N and the level alone, never from the draws, so that the
-        bound on every draw is fixed before they are read (it minimizes c_K + B_K log(1/level) / N, the bound's
-        size when the mean is small)."""
+        """(weighted draws at eps, the constant c added exactly, the bound on every draw). The step
+        function's top x_K is chosen from the certified curve, eps, alpha, N and the level alone,
+        never from the draws, so that the bound on every draw is fixed before they are read (it
+        minimizes c_K + B_K log(1/level) / N, the bound's size when the mean is small)."""
         alpha = draws.stretch
         if pmf is None:
             values = draws.weighted(-np.expm1(np.minimum(eps - draws.losses, 0.0)))
@@ -342,9 +352,9 @@ class MonteCarloPLD:
         return np.clip(values, 0.0, bound), c, bound
 
     def _steps(self, draws: LossDraws, pmf: object) -> tuple[float, np.ndarray, np.ndarray]:
-        """The certified curve on x_k = x_0 + k h over the PMF's losses (x_0 its least loss less 1, up to its
-        greatest loss plus h, above which it is constant), clipped to 1, and for each top K the log of
-        S_K = max(e^{(alpha-1) x_0}, max_{k<K} e^{(alpha-1) x_{k+1}} U_k)."""
+        """The certified curve on x_k = x_0 + k h over the PMF's losses (x_0 its least loss less 1,
+        up to its greatest loss plus h, above which it is constant), clipped to 1, and for each top
+        K the log of S_K = max(e^{(alpha-1) x_0}, max_{k<K} e^{(alpha-1) x_{k+1}} U_k)."""
         key = (id(draws), id(pmf))
         if key in self._cache:
             return self._cache[key]  # type: ignore[no-any-return]
@@ -364,19 +374,22 @@ class MonteCarloPLD:
         return out
 
     def band(self, epsilon: npt.ArrayLike, *, beta: float = 1e-3) -> MonteCarloBand:
-        """The estimate of delta at each eps of a grid and a band that holds at every eps >= min(grid) at once.
+        """The estimate of delta at each eps of a grid and a band that holds at every eps >=
+        min(grid) at once.
 
         Parameters
         ----------
         epsilon : array_like
             The grid, values in [0, 64] (sorted and de-duplicated here).
         beta : float, default 1e-3
-            The band's failure probability over the draws, in (0, 1): beta / (2 K) a point and direction.
+            The band's failure probability over the draws, in (0, 1): beta / (2 K) a point and
+            direction.
 
         Returns
         -------
         MonteCarloBand
-            The grid, the estimate, its standard error and the band, labelled "estimate with confidence bound".
+            The grid, the estimate, its standard error and the band, labelled "estimate with
+            confidence bound".
 
         Raises
         ------
@@ -405,8 +418,9 @@ class MonteCarloPLD:
             epsilon=grid,
             estimate=estimate,
             standard_error=error,
-            # delta falls as eps grows, so on the event that every upper[j] holds, upper[j] bounds delta at every
-            # eps_k >= eps_j too: the running minimum is the same simultaneous band, never wider
+            # delta falls as eps grows, so on the event that every upper[j] holds, upper[j] bounds
+            # delta at every eps_k >= eps_j too: the running minimum is the same simultaneous band,
+            # never wider
             upper=np.minimum.accumulate(upper),
             beta=b,
             draws=self.draws,
@@ -423,7 +437,8 @@ class MonteCarloPLD:
         return f"{rounds} factor round(s), grid {other.value_discretization_interval:g}"
 
     def delta(self, epsilon: float, *, beta: float = 1e-3) -> MonteCarloBand:
-        """``band`` at one eps: the estimate and a bound that holds with probability >= 1 - beta over the draws.
+        """``band`` at one eps: the estimate and a bound that holds with probability >= 1 - beta
+        over the draws.
 
         Parameters
         ----------

@@ -1,20 +1,22 @@
-"""Participation schemas: which sets of rounds one user's data may enter (Choquette-Choo et al. 2023a, "Multi-epoch
-matrix factorization mechanisms for private machine learning", ICML, Sec. 2; min separation: Choquette-Choo et
-al. 2023b, "(Amplified) banded matrix factorization").
+"""Participation schemas: which sets of rounds one user's data may enter (Choquette-Choo et al.
+2023a, "Multi-epoch matrix factorization mechanisms for private machine learning", ICML, Sec. 2; min
+separation: Choquette-Choo et al. 2023b, "(Amplified) banded matrix factorization").
 
-Rounds are numbered 0..n-1.  A participation pattern is the set of rounds a user contributes to, each
-contribution of L2 norm at most 1 (in units of the clip norm); the other users' contributions are the
-same in two neighbouring streams (add or remove one user: the stream changes by the user's own
-contributions).
+Rounds are numbered 0..n-1.  A participation pattern is the set of rounds a user contributes to,
+each contribution of L2 norm at most 1 (in units of the clip norm); the other users' contributions
+are the same in two neighbouring streams (add or remove one user: the stream changes by the user's
+own contributions).
 
 * ``EveryRound()``: every user may take part in every round (k = n, separation 1);
-* ``FixedEpochs(separation=b, epochs=k)``: rounds s, s + b, s + 2b, ... for one offset s in [0, b), at most
-  k of them (all that fit in n rounds when ``epochs`` is None): the user's batch in each epoch of b rounds;
-* ``MinSeparation(separation=b, max_participations=k)``: any rounds at least b apart, at most k of them (as
-  many as fit when None): a user who took part in round t takes no part in rounds t+1..t+b-1.
+* ``FixedEpochs(separation=b, epochs=k)``: rounds s, s + b, s + 2b, ... for one offset s in [0, b),
+  at most k of them (all that fit in n rounds when ``epochs`` is None): the user's batch in each
+  epoch of b rounds;
+* ``MinSeparation(separation=b, max_participations=k)``: any rounds at least b apart, at most k of
+  them (as many as fit when None): a user who took part in round t takes no part in rounds
+  t+1..t+b-1.
 
-Fixed epochs are min-separation patterns with the same b and k, so the min-separation sensitivity bounds
-the fixed-epoch one.
+Fixed epochs are min-separation patterns with the same b and k, so the min-separation sensitivity
+bounds the fixed-epoch one.
 """
 
 from __future__ import annotations
@@ -30,32 +32,36 @@ __all__ = ["Participation", "EveryRound", "FixedEpochs", "MinSeparation"]
 
 @dataclass(frozen=True)
 class Participation:
-    """A participation schema: the rounds one user's data may enter, at least (or exactly) b apart, at most k.
+    """A participation schema: the rounds one user's data may enter, at least (or exactly) b apart,
+    at most k.
 
-    Rounds are numbered 0..n-1; a pattern is the set of rounds a user contributes to, each contribution of L2
-    norm at most 1 in units of the clip norm. Build one with ``EveryRound``, ``FixedEpochs`` or
-    ``MinSeparation``.
+    Rounds are numbered 0..n-1; a pattern is the set of rounds a user contributes to, each
+    contribution of L2 norm at most 1 in units of the clip norm. Build one with ``EveryRound``,
+    ``FixedEpochs`` or ``MinSeparation``.
 
     Parameters
     ----------
     separation : int
-        b, a whole number >= 1: exactly b between a user's rounds for fixed epochs, at least b otherwise.
+        b, a whole number >= 1: exactly b between a user's rounds for fixed epochs, at least b
+        otherwise.
     limit : int or None
         k, the most participations, a whole number >= 1; None: as many as fit.
     fixed : bool
-        True: the rounds s, s + b, s + 2b, ... for one offset s (fixed epochs); False: any rounds at least
-        b apart (min separation).
+        True: the rounds s, s + b, s + 2b, ... for one offset s (fixed epochs); False: any rounds at
+        least b apart (min separation).
 
     Raises
     ------
     ValueError
         ``separation`` or ``limit`` not a whole number >= 1.
     ParameterTypeError
-        ``separation`` or ``limit`` a string, bool or None (``limit`` may be None); ``fixed`` not a bool.
+        ``separation`` or ``limit`` a string, bool or None (``limit`` may be None); ``fixed`` not a
+        bool.
 
     References
     ----------
-    Choquette-Choo et al. 2023a, Section 2 (fixed epochs); Choquette-Choo et al. 2023b (min separation).
+    Choquette-Choo et al. 2023a, Section 2 (fixed epochs); Choquette-Choo et al. 2023b (min
+    separation).
     """
 
     separation: int
@@ -69,7 +75,8 @@ class Participation:
         object.__setattr__(self, "fixed", flag(self.fixed, "fixed"))
 
     def participations(self, rounds: int) -> int:
-        """Most rounds one pattern holds over ``rounds`` rounds, k' = min(limit, ceil(rounds / separation)).
+        """Most rounds one pattern holds over ``rounds`` rounds, k' = min(limit, ceil(rounds /
+        separation)).
 
         Parameters
         ----------
@@ -85,7 +92,8 @@ class Participation:
         return fit if self.limit is None else min(self.limit, fit)
 
     def fixed_patterns(self, rounds: int) -> list[np.ndarray]:
-        """Fixed-epoch patterns {s + j b : j < k', s + j b < rounds}, one per offset s < min(b, rounds).
+        """Fixed-epoch patterns {s + j b : j < k', s + j b < rounds}, one per offset s < min(b,
+        rounds).
 
         Parameters
         ----------
@@ -120,18 +128,20 @@ def EveryRound() -> Participation:  # noqa: N802 - a schema's name, read like a 
 
 
 def FixedEpochs(separation: int, epochs: int | None = None) -> Participation:  # noqa: N802
-    """Participation schema of fixed epochs: once per epoch of ``separation`` rounds at a fixed offset.
+    """Participation schema of fixed epochs: once per epoch of ``separation`` rounds at a fixed
+    offset.
 
-    A user takes part in rounds s, s + b, s + 2b, ... for one offset s in [0, b), at most ``epochs`` of them:
-    its batch in each epoch of b rounds. Every such pattern is also a min-separation pattern with the same b
-    and k, so the min-separation sensitivity bounds the fixed-epoch one.
+    A user takes part in rounds s, s + b, s + 2b, ... for one offset s in [0, b), at most ``epochs``
+    of them: its batch in each epoch of b rounds. Every such pattern is also a min-separation
+    pattern with the same b and k, so the min-separation sensitivity bounds the fixed-epoch one.
 
     Parameters
     ----------
     separation : int
         b, the epoch length in rounds, a whole number >= 1.
     epochs : int, optional
-        k, the most epochs, a whole number >= 1; None (default): every epoch that fits in the rounds.
+        k, the most epochs, a whole number >= 1; None (default): every epoch that fits in the
+        rounds.
 
     Returns
     -------
@@ -161,7 +171,8 @@ def FixedEpochs(separation: int, epochs: int | None = None) -> Participation:  #
 
 
 def MinSeparation(separation: int, max_participations: int | None = None) -> Participation:  # noqa: N802
-    """Participation schema of min separation: any rounds at least ``separation`` apart, at most k of them.
+    """Participation schema of min separation: any rounds at least ``separation`` apart, at most k
+    of them.
 
     A user who took part in round t takes no part in rounds t + 1, ..., t + b - 1.
 

@@ -1,11 +1,11 @@
-"""One answer of DP-FTRL at one point, each number labelled: certified lower, certified upper (amplified,
-unamplified, or the exact Gaussian of a deterministic schema) and, where offered, a Monte Carlo estimate that
-is never called certified.
+"""One answer of DP-FTRL at one point, each number labelled: certified lower, certified upper
+(amplified, unamplified, or the exact Gaussian of a deterministic schema) and, where offered, a
+Monte Carlo estimate that is never called certified.
 
-Under a random participation scheme (``sampled_participation``) the certified sides are ``DPFTRL``'s; the
-Monte Carlo estimate is ``BallsInBinsMonteCarlo``'s (balls-in-bins, a square non-negative lower-triangular C:
-the dominating pair of Choquette-Choo et al. 2024, arXiv:2410.06266), "delta <= x with probability >= 1 - beta
-over the draws".
+Under a random participation scheme (``sampled_participation``) the certified sides are
+``DPFTRL``'s; the Monte Carlo estimate is ``BallsInBinsMonteCarlo``'s (balls-in-bins, a square
+non-negative lower-triangular C: the dominating pair of Choquette-Choo et al. 2024,
+arXiv:2410.06266), "delta <= x with probability >= 1 - beta over the draws".
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ class ParticipationReading:
     certified_upper : float
         An upper bound on the quantity that holds without any probability.
     upper_kind : str
-        Which side holds the certified upper value at this point: "amplified" (a proved amplification by the
-        sampling gave the smallest upper side), "unamplified" (the worst pattern's Gaussian did) or "exact
-        Gaussian" (deterministic participation).
+        Which side holds the certified upper value at this point: "amplified" (a proved
+        amplification by the sampling gave the smallest upper side), "unamplified" (the worst
+        pattern's Gaussian did) or "exact Gaussian" (deterministic participation).
     upper_method : str
         How that upper side was computed.
     lower_method : str
@@ -56,7 +56,8 @@ class ParticipationReading:
     monte_carlo : MonteCarloDelta or None
         A Monte Carlo estimate of delta with its (1 - beta) confidence bound: not certified.
     upper_sides : tuple
-        Every certified upper side computed, ``(kind, method, value)``; ``certified_upper`` is the smallest.
+        Every certified upper side computed, ``(kind, method, value)``; ``certified_upper`` is the
+        smallest.
     """
 
     participation: str
@@ -71,7 +72,8 @@ class ParticipationReading:
     upper_sides: tuple[tuple[str, str, float], ...] = ()
 
     def rows(self) -> list[tuple[str, float]]:
-        """(label, value) of each number, the certified sides first and any estimate labelled as one."""
+        """(label, value) of each number, the certified sides first and any estimate labelled as
+        one."""
         out = [
             (f"certified lower ({self.lower_method})", self.certified_lower),
             (f"certified upper, {self.upper_kind} ({self.upper_method})", self.certified_upper),
@@ -104,7 +106,8 @@ class ParticipationReading:
 def _monte_carlo(
     run: DPFTRL, quantity: str, at: float, draws: int, beta: float, seed: int | None
 ) -> MonteCarloDelta:
-    """``BallsInBinsMonteCarlo``'s reading of delta at ``at`` for the run (balls-in-bins, delta at epsilon only)."""
+    """``BallsInBinsMonteCarlo``'s reading of delta at ``at`` for the run (balls-in-bins, delta at
+    epsilon only)."""
     sides = run.sampled
     if sides is None or run.participation != "balls_in_bins" or quantity != "delta":
         raise ValueError(
@@ -131,7 +134,8 @@ def labelled_reading(
     beta: float = 1e-3,
     seed: int | None = None,
 ) -> ParticipationReading:
-    """delta at ``epsilon`` or epsilon at ``delta`` of a one-point ``DPFTRL`` run, each side labelled.
+    """delta at ``epsilon`` or epsilon at ``delta`` of a one-point ``DPFTRL`` run, each side
+    labelled.
 
     Parameters
     ----------
@@ -140,8 +144,9 @@ def labelled_reading(
     epsilon, delta : float, optional
         Exactly one: the point the other quantity is computed at.
     monte_carlo_draws : int, default 0
-        Draws per direction of a Monte Carlo estimate of delta beside the certified sides (balls-in-bins, a
-        non-negative square C, with ``epsilon``: ``BallsInBinsMonteCarlo``); 0: none.
+        Draws per direction of a Monte Carlo estimate of delta beside the certified sides
+        (balls-in-bins, a non-negative square C, with ``epsilon``: ``BallsInBinsMonteCarlo``); 0:
+        none.
     beta : float, default 1e-3
         The probability over the draws that the Monte Carlo bound fails, in (0, 1).
     seed : int, optional
@@ -150,15 +155,15 @@ def labelled_reading(
     Returns
     -------
     ParticipationReading
-        The certified lower and upper sides, what the upper side is and the Monte Carlo estimate, if asked,
-        labelled as one.
+        The certified lower and upper sides, what the upper side is and the Monte Carlo estimate, if
+        asked, labelled as one.
 
     Raises
     ------
     ValueError
-        Not exactly one of ``epsilon`` and ``delta``; a run of several points; ``monte_carlo_draws`` not a whole
-        number >= 0, or > 0 with ``delta``, with a scheme other than balls-in-bins or with a C the estimate
-        refuses; ``beta`` outside (0, 1).
+        Not exactly one of ``epsilon`` and ``delta``; a run of several points; ``monte_carlo_draws``
+        not a whole number >= 0, or > 0 with ``delta``, with a scheme other than balls-in-bins or
+        with a C the estimate refuses; ``beta`` outside (0, 1).
     ParameterTypeError
         ``run`` not a ``DPFTRL``; a numeric argument that is a string, bool or None.
 

@@ -1,36 +1,40 @@
-"""Certified lower side of the matrix mechanism under sampled participation, from a realizable pair projected on
-one direction.
+"""Certified lower side of the matrix mechanism under sampled participation, from a realizable pair
+projected on one direction.
 
-The mechanism releases C x + z N(0, I) (C with one column per round, rows released as their rounds are
-in; z the noise multiplier in units of the clip norm), where x_j sums the clipped contributions of the
-records taken in round j, and which rounds a record enters is random (``sampling_laws``: balls-in-bins,
-random allocation, b-min-sep, cyclic Poisson).  Neighbouring data sets add or remove one record.
+The mechanism releases C x + z N(0, I) (C with one column per round, rows released as their rounds
+are in; z the noise multiplier in units of the clip norm), where x_j sums the clipped contributions
+of the records taken in round j, and which rounds a record enters is random (``sampling_laws``:
+balls-in-bins, random allocation, b-min-sep, cyclic Poisson).  Neighbouring data sets add or remove
+one record.
 
 The pair, and why it is realizable (each assumption is used once, below):
 
 1. one record contributes +1 in every round it enters, every other record contributes 0 (a clipped
-   gradient may be any vector of norm <= 1; in one coordinate of the model, +1 and 0 are such vectors);
-2. so with the record the output is C 1_s + z N(0, I), s its random pattern, independent of the noise;
-   without it, z N(0, I): the pair (P, Q) = (E_s N(C 1_s, z^2 I), N(0, z^2 I)) is the output law of two
-   neighbouring data sets, and the mechanism's delta(eps) is at least max(H_{e^eps}(P||Q), H_{e^eps}(Q||P));
-3. y -> u'y / ||u|| for a fixed direction u is a post-processing, so the projected pair
-   (E_s N(m_s, z^2), N(0, z^2)), m_s = u' C 1_s / ||u|| = sum_{j in s} a_j, a_j = u' C e_j / ||u||, has
+   gradient may be any vector of norm <= 1; in one coordinate of the model, +1 and 0 are such
+   vectors);
+2. so with the record the output is C 1_s + z N(0, I), s its random pattern, independent of the
+   noise; without it, z N(0, I): the pair (P, Q) = (E_s N(C 1_s, z^2 I), N(0, z^2 I)) is the output
+   law of two neighbouring data sets, and the mechanism's delta(eps) is at least
+   max(H_{e^eps}(P||Q), H_{e^eps}(Q||P));
+3. y -> u'y / ||u|| for a fixed direction u is a post-processing, so the projected pair (E_s N(m_s,
+   z^2), N(0, z^2)), m_s = u' C 1_s / ||u|| = sum_{j in s} a_j, a_j = u' C e_j / ||u||, has
    hockey-stick divergences at most those of (P, Q) (data processing);
 4. when every a_j >= 0, the projected likelihood ratio is non-decreasing in y, the optimal sets of
-   H(P||Q) and H(Q||P) are half-lines, and P's mass on every half-line (t, inf) is non-decreasing in each
-   m_s: lowering the shifts lowers both divergences.  The a_j are therefore rounded down to a lattice
-   of step h (a power of two), which makes every m_s an exact multiple of h and the law of m_s a finite
-   one computed exactly in whole lattice units (``sampling_laws``);
-5. that one-dimensional pair is ``pld.mixture_of_gaussians(z, shifts, weights)``, whose lower side is
-   certified (monotone discretization, both directions); its weights are the law's probabilities, off
-   from the exact ones by at most W in L1 (``Sampling.weight_error``), which moves H(P||Q) by at most W
-   and H(Q||P) by at most e^eps W: both are subtracted.
+   H(P||Q) and H(Q||P) are half-lines, and P's mass on every half-line (t, inf) is non-decreasing in
+   each m_s: lowering the shifts lowers both divergences.  The a_j are therefore rounded down to a
+   lattice of step h (a power of two), which makes every m_s an exact multiple of h and the law of
+   m_s a finite one computed exactly in whole lattice units (``sampling_laws``);
+5. that one-dimensional pair is ``pld.mixture_of_gaussians(z, shifts, weights)``, whose lower side
+   is certified (monotone discretization, both directions); its weights are the law's probabilities,
+   off from the exact ones by at most W in L1 (``Sampling.weight_error``), which moves H(P||Q) by at
+   most W and H(Q||P) by at most e^eps W: both are subtracted.
 
-a_j is computed as u' C e_j in floating point, lowered by gamma_{2m+4} (|u|' (|C| + E)) e_j (m rows, E the
-strategy's entrywise error bound; Higham 2002, Lemma 3.1) plus |u|' E e_j, and ||u|| is rounded up, so
-the shifts used are below the exact ones.  A direction for which some a_j cannot be proved >= 0 is not
-used (step 4 needs it).  The directions tried by default are the all-ones vector and C 1 (the sum of C's
-columns, the mean shift's direction up to a factor); the larger lower side is kept.
+a_j is computed as u' C e_j in floating point, lowered by gamma_{2m+4} (|u|' (|C| + E)) e_j (m rows,
+E the strategy's entrywise error bound; Higham 2002, Lemma 3.1) plus |u|' E e_j, and ||u|| is
+rounded up, so the shifts used are below the exact ones.  A direction for which some a_j cannot be
+proved >= 0 is not used (step 4 needs it).  The directions tried by default are the all-ones vector
+and C 1 (the sum of C's columns, the mean shift's direction up to a factor); the larger lower side
+is kept.
 
 The lower side is certified; nothing here is an upper bound on the mechanism's delta.
 """
@@ -81,11 +85,13 @@ def _projected(c: np.ndarray, error: np.ndarray | None, u: np.ndarray) -> np.nda
 
 
 def _lattice(contributions: np.ndarray, sampling: Sampling, cells: int) -> tuple[np.ndarray, float]:
-    """(units, step): a_j rounded down to whole multiples of a power-of-two step h, the largest total about
-    ``cells`` steps (exact: a_j / h and k h are exact for a power of two h, k < 2^53)."""
+    """(units, step): a_j rounded down to whole multiples of a power-of-two step h, the largest
+    total about ``cells`` steps (exact: a_j / h and k h are exact for a power of two h, k <
+    2^53)."""
     largest = float(contributions.max())
-    # below 2^-1000 the lattice's scale 2^(20 - log2 a) passes the doubles: every a_j is lowered to 0, the trivial
-    # lower side (the divergences are non-decreasing in each shift, so a lowered shift keeps the side certified)
+    # below 2^-1000 the lattice's scale 2^(20 - log2 a) passes the doubles: every a_j is lowered to
+    # 0, the trivial lower side (the divergences are non-decreasing in each shift, so a lowered
+    # shift keeps the side certified)
     if not largest >= 2.0**-1000:
         return np.zeros(contributions.size, dtype=np.int64), 1.0
     fine = 2.0 ** (
@@ -98,28 +104,30 @@ def _lattice(contributions: np.ndarray, sampling: Sampling, cells: int) -> tuple
 
 @accountant_docs(sides=LOWER_ONLY)
 class RealizableLowerSide:
-    r"""Certified lower side of delta(eps) for the matrix mechanism C x + z N(0, I) under sampled participation.
+    r"""Certified lower side of delta(eps) for the matrix mechanism C x + z N(0, I) under sampled
+    participation.
 
-    One record contributes +1 in each round it enters and the others 0 (a realizable input), so the output
-    difference is C 1_s, s the record's random pattern; projected on a fixed direction u the pair becomes the
-    one-dimensional mixture of Gaussians
+    One record contributes +1 in each round it enters and the others 0 (a realizable input), so the
+    output difference is C 1_s, s the record's random pattern; projected on a fixed direction u the
+    pair becomes the one-dimensional mixture of Gaussians
 
     .. math::
 
         P = \mathbb{E}_s\, N\Big(\frac{u^\top C 1_s}{\|u\|}, z^2\Big), \qquad Q = N(0, z^2),
 
-    a post-processing of the realizable pair, so its hockey-stick divergence in each direction is a lower
-    bound on the mechanism's delta (data processing).  With every u' C e_j >= 0 the shifts are lowered to a
-    lattice (the divergences are non-decreasing in each shift then) and the law of the shift is computed
-    exactly over the scheme's patterns (``BallsInBinsSampling``, ``RandomAllocationSampling``,
-    ``BMinSepSampling``, ``CyclicPoissonSampling``); the pair's PLD is ``pld.mixture_of_gaussians``, whose
-    certified lower side is read.  The module docstring states each step and assumption.
+    a post-processing of the realizable pair, so its hockey-stick divergence in each direction is a
+    lower bound on the mechanism's delta (data processing).  With every u' C e_j >= 0 the shifts are
+    lowered to a lattice (the divergences are non-decreasing in each shift then) and the law of the
+    shift is computed exactly over the scheme's patterns (``BallsInBinsSampling``,
+    ``RandomAllocationSampling``, ``BMinSepSampling``, ``CyclicPoissonSampling``); the pair's PLD is
+    ``pld.mixture_of_gaussians``, whose certified lower side is read.  The module docstring states
+    each step and assumption.
 
     Parameters
     ----------
     strategy : Strategy or array_like
-        C, one column per round: a 2-D matrix (rows released as their rounds are in), ``Banded``, ``BLT``,
-        ``Tree()`` or any ``Strategy``.
+        C, one column per round: a 2-D matrix (rows released as their rounds are in), ``Banded``,
+        ``BLT``, ``Tree()`` or any ``Strategy``.
     rounds : int
         n, the number of rounds (columns of C), a whole number in [1, 2048].
     noise_multiplier : float
@@ -130,25 +138,26 @@ class RealizableLowerSide:
     direction : array_like, optional
         u, one entry per row of C; None (default): the better of the all-ones vector and C 1.
     shift_cells : int, default 256
-        The lattice the shifts are rounded down to has about this many steps up to the largest shift (more:
-        a tighter lower side, a longer mixture); balls-in-bins, whose law has at most b atoms, uses 2^40.
+        The lattice the shifts are rounded down to has about this many steps up to the largest shift
+        (more: a tighter lower side, a longer mixture); balls-in-bins, whose law has at most b
+        atoms, uses 2^40.
     value_discretization_interval : float, default 1e-2
         The PLD grid of ``pld.mixture_of_gaussians``.
 
     Raises
     ------
     ValueError
-        ``noise_multiplier`` not finite and > 0; ``rounds`` outside [1, 2048] or not C's column count;
-        ``sampling`` not a ``Sampling``; ``direction`` of the wrong length, or (given or by default) no
-        direction with every u' C e_j proved >= 0 (C with negative entries: give a direction whose
-        projections of C's columns are all >= 0).
+        ``noise_multiplier`` not finite and > 0; ``rounds`` outside [1, 2048] or not C's column
+        count; ``sampling`` not a ``Sampling``; ``direction`` of the wrong length, or (given or by
+        default) no direction with every u' C e_j proved >= 0 (C with negative entries: give a
+        direction whose projections of C's columns are all >= 0).
     ParameterTypeError
         A numeric argument that is a string, bool or None.
 
     References
     ----------
-    Choquette-Choo et al. 2024 (arXiv:2410.06266), Sec. 3; Choquette-Choo, Ganesh, Steinke & Thakurta 2024
-    (ICLR), Sec. 4 (mixtures of Gaussians); Higham 2002, Lemma 3.1.
+    Choquette-Choo et al. 2024 (arXiv:2410.06266), Sec. 3; Choquette-Choo, Ganesh, Steinke &
+    Thakurta 2024 (ICLR), Sec. 4 (mixtures of Gaussians); Higham 2002, Lemma 3.1.
 
     Examples
     --------
@@ -234,8 +243,8 @@ class RealizableLowerSide:
         Returns
         -------
         float or numpy.ndarray
-            A lower bound on the mechanism's delta(eps) under add or remove one record, of the shape of
-            ``epsilon``.
+            A lower bound on the mechanism's delta(eps) under add or remove one record, of the shape
+            of ``epsilon``.
 
         Raises
         ------
@@ -253,8 +262,9 @@ class RealizableLowerSide:
             np.asarray(pld.delta(eps, bound="lower"), dtype=float) for _, pld in self.projections
         ]
         best = np.maximum.reduce(sides)
-        # the computed law is off by at most W in L1 and its renormalization by at most W again (its exact sum
-        # is 1): H(P||Q) moves by at most 2W, H(Q||P) by e^eps 2W; 3W and the factor cover their round-off
+        # the computed law is off by at most W in L1 and its renormalization by at most W again (its
+        # exact sum is 1): H(P||Q) moves by at most 2W, H(Q||P) by e^eps 2W; 3W and the factor cover
+        # their round-off
         with np.errstate(over="ignore"):
             slack = 3.0 * self._weight_error * np.exp(np.maximum(eps, 0.0)) * (1.0 + 2.0**-40)
         return scalar_or_array(np.maximum(best - slack, 0.0))

@@ -1,37 +1,41 @@
-"""DP-FTRL's certified sides when records take part by a random scheme: balls-in-bins, random allocation,
-b-min-sep or cyclic Poisson (``sampling_laws``), and what each side is.
+"""DP-FTRL's certified sides when records take part by a random scheme: balls-in-bins, random
+allocation, b-min-sep or cyclic Poisson (``sampling_laws``), and what each side is.
 
-Every pattern such a scheme draws is a pattern of a deterministic schema, so the mechanism is a mixture,
-over the scheme's random pattern s, of Gaussian mechanisms each within that schema's L2 sensitivity:
+Every pattern such a scheme draws is a pattern of a deterministic schema, so the mechanism is a
+mixture, over the scheme's random pattern s, of Gaussian mechanisms each within that schema's L2
+sensitivity:
 
-* balls-in-bins with b bins and cyclic Poisson with b groups: rounds t, t + b, ... (or a subset of them),
-  ``FixedEpochs(b)``;
+* balls-in-bins with b bins and cyclic Poisson with b groups: rounds t, t + b, ... (or a subset of
+  them), ``FixedEpochs(b)``;
 * random allocation of k rounds: any k rounds, ``MinSeparation(1, k)``;
 * b-min-sep: rounds at least b apart, ``MinSeparation(b)``.
 
-Under add or remove one record the pair is (E_s P_s, Q) with Q the same for every s, and the hockey-stick
-divergence is jointly convex, so delta(eps) of the mixture is at most the largest delta(eps) of its
-components in each direction: the schema's Gaussian guarantee (``DPFTRL`` at that schema) is a certified
-upper side, labelled "unamplified" since it claims no amplification by the sampling.  Where an amplified
-bound is proved it is used too (the smallest of certified upper sides is one; ``upper_sides`` gives each):
+Under add or remove one record the pair is (E_s P_s, Q) with Q the same for every s, and the
+hockey-stick divergence is jointly convex, so delta(eps) of the mixture is at most the largest
+delta(eps) of its components in each direction: the schema's Gaussian guarantee (``DPFTRL`` at that
+schema) is a certified upper side, labelled "unamplified" since it claims no amplification by the
+sampling.  Where an amplified bound is proved it is used too (the smallest of certified upper sides
+is one; ``upper_sides`` gives each):
 
-* a banded C under cyclic Poisson sampling: ``AmplifiedBandedMF`` (Choquette-Choo et al. 2023b, Theorem 4);
+* a banded C under cyclic Poisson sampling: ``AmplifiedBandedMF`` (Choquette-Choo et al. 2023b,
+  Theorem 4);
 * C >= 0 lower triangular under i.i.d. Poisson sampling: ``MMCC``;
-* C >= 0 lower triangular (square) under balls-in-bins, one bin per record for the whole run (the scheme of
-  Choquette-Choo et al. 2025, arXiv:2410.06266, Def. 3.1, which is DPFTRL's), and under random allocation of
-  one round (balls-in-bins with b = n bins): ``BallsInBinsRDP``, the Renyi bound of that paper's Lemma 3.2 pair.
-  Random allocation of k > 1 rounds keeps the unamplified side: its k-subset mixture has no domination lemma
-  here;
-* a banded C >= 0 of at most b bands under b-min-sep: ``BMinSepRDP``, Renyi DP through Dong & Ganesh's recursion
-  (``b_min_sep``; orders whose dynamic program exceeds its work limit are left out, and with none left the
-  unamplified side stands alone).
+* C >= 0 lower triangular (square) under balls-in-bins, one bin per record for the whole run (the
+  scheme of Choquette-Choo et al. 2025, arXiv:2410.06266, Def. 3.1, which is DPFTRL's), and under
+  random allocation of one round (balls-in-bins with b = n bins): ``BallsInBinsRDP``, the Renyi
+  bound of that paper's Lemma 3.2 pair. Random allocation of k > 1 rounds keeps the unamplified
+  side: its k-subset mixture has no domination lemma here;
+* a banded C >= 0 of at most b bands under b-min-sep: ``BMinSepRDP``, Renyi DP through Dong &
+  Ganesh's recursion (``b_min_sep``; orders whose dynamic program exceeds its work limit are left
+  out, and with none left the unamplified side stands alone).
 
-The lower side is ``RealizableLowerSide``: one record contributing +1 in each round it enters, projected
-on one direction (certified; its module states each step).  The Gaussian at the schema's realizable
-sensitivity is NOT a lower side here: under sampling the worst pattern is drawn with probability below 1.
+The lower side is ``RealizableLowerSide``: one record contributing +1 in each round it enters,
+projected on one direction (certified; its module states each step).  The Gaussian at the schema's
+realizable sensitivity is NOT a lower side here: under sampling the worst pattern is drawn with
+probability below 1.
 
-``participation_reading.labelled_reading`` states each side with what it is, beside a Monte Carlo estimate
-where one is offered.
+``participation_reading.labelled_reading`` states each side with what it is, beside a Monte Carlo
+estimate where one is offered.
 """
 
 from __future__ import annotations
@@ -76,15 +80,16 @@ _BISECTION_STEPS = 64  # the lower epsilon's bracket halves this often (a relati
 def sampled_schema(
     participation: str, separation: int, participations: int | None
 ) -> Participation:
-    """The deterministic schema holding every pattern the scheme draws (the unamplified upper side's).
+    """The deterministic schema holding every pattern the scheme draws (the unamplified upper
+    side's).
 
     Parameters
     ----------
     participation : str
         One of ``SAMPLED_PARTICIPATIONS``.
     separation : int
-        b: the bins (balls-in-bins), the groups (cyclic Poisson), the minimum separation (b-min-sep); 1 for
-        random allocation.
+        b: the bins (balls-in-bins), the groups (cyclic Poisson), the minimum separation
+        (b-min-sep); 1 for random allocation.
     participations : int or None
         k, the rounds per record under random allocation; None for the other schemes.
 
@@ -107,7 +112,8 @@ def _require(ok: bool, message: str) -> None:
 def _checked_sampling(
     participation: str, separation: int, participations: int | None, sampling_rate: float | None
 ) -> Sampling:
-    """The scheme's ``Sampling``, each argument it needs given and each it ignores refused, by name."""
+    """The scheme's ``Sampling``, each argument it needs given and each it ignores refused, by
+    name."""
     rate_needed = participation in ("b_min_sep", "cyclic_poisson")
     _require(
         (sampling_rate is not None) == rate_needed,
@@ -157,8 +163,8 @@ def _cyclic_poisson_banded(
     separation: int,
     rate: float,
 ) -> AmplifiedBandedMF | None:
-    """Cyclic Poisson amplification of a banded C of at most b bands (Choquette-Choo et al. 2023b, Theorem 4);
-    None where the scheme or C is not covered."""
+    """Cyclic Poisson amplification of a banded C of at most b bands (Choquette-Choo et al. 2023b,
+    Theorem 4); None where the scheme or C is not covered."""
     if (
         participation != "cyclic_poisson"
         or not isinstance(strategy, Banded)
@@ -177,7 +183,8 @@ def _cyclic_poisson_banded(
 def _poisson_mmcc(
     strategy: Strategy, rounds: int, noise_multiplier: float, rate: float
 ) -> MMCC | None:
-    """MMCC under i.i.d. Poisson sampling at ``rate`` for C >= 0 lower triangular; None for any other C."""
+    """MMCC under i.i.d. Poisson sampling at ``rate`` for C >= 0 lower triangular; None for any
+    other C."""
     if not mmcc_holds(strategy, rounds):
         return None
     return MMCC(
@@ -192,8 +199,8 @@ def _poisson_mmcc(
 def _renyi_bins(
     participation: str, strategy: Strategy, rounds: int, separation: int, participations: int | None
 ) -> int | None:
-    """The bins of Lemma 3.2's pair (b under balls-in-bins, n under random allocation of one round) where
-    ``BallsInBinsRDP`` covers the scheme and C; None elsewhere."""
+    """The bins of Lemma 3.2's pair (b under balls-in-bins, n under random allocation of one round)
+    where ``BallsInBinsRDP`` covers the scheme and C; None elsewhere."""
     if participation == "balls_in_bins":
         bins = separation
     elif participation == "random_allocation" and participations == 1:
@@ -211,8 +218,8 @@ def _b_min_sep_rdp(
     rate: float,
     warm_start: bool,
 ) -> BMinSepRDP | None:
-    """``BMinSepRDP`` for a banded C >= 0 of at most b bands under b-min-sep, where it has an order within its
-    work limit; None elsewhere."""
+    """``BMinSepRDP`` for a banded C >= 0 of at most b bands under b-min-sep, where it has an order
+    within its work limit; None elsewhere."""
     if not (
         isinstance(strategy, Banded) and strategy.nonnegative and len(strategy.bands) <= separation
     ):
@@ -232,8 +239,9 @@ class SampledSides:
     """The certified sides of DP-FTRL under a random participation scheme, at one point.
 
     The upper side is the smallest of the unamplified Gaussian at the scheme's deterministic schema
-    (``sampled_schema``; given as ``unamplified``) and the amplified bounds that hold (module docstring:
-    ``AmplifiedBandedMF``, ``MMCC``, ``BallsInBinsRDP``); the lower side is ``RealizableLowerSide`` under the scheme's ``Sampling``, built at its first use.
+    (``sampled_schema``; given as ``unamplified``) and the amplified bounds that hold (module
+    docstring: ``AmplifiedBandedMF``, ``MMCC``, ``BallsInBinsRDP``); the lower side is
+    ``RealizableLowerSide`` under the scheme's ``Sampling``, built at its first use.
 
     Parameters
     ----------
@@ -252,7 +260,8 @@ class SampledSides:
     sampling_rate : float or None
         p or q (b-min-sep and cyclic Poisson only).
     unamplified : callable
-        ``(method, argument) -> upper side``: the schema's Gaussian guarantee, ``method`` "delta" or "epsilon".
+        ``(method, argument) -> upper side``: the schema's Gaussian guarantee, ``method`` "delta" or
+        "epsilon".
 
     Raises
     ------
@@ -282,17 +291,20 @@ class SampledSides:
         self.amplified = _cyclic_poisson_banded(
             participation, strategy, rounds, noise_multiplier, separation, rate
         )
-        # i.i.d. Poisson (one group): the law truncated at its tail (a long run's lattice keeps its shifts), and
-        # for C >= 0 lower triangular MMCC, an amplified upper side for any such C (``mmcc``)
+        # i.i.d. Poisson (one group): the law truncated at its tail (a long run's lattice keeps its
+        # shifts), and for C >= 0 lower triangular MMCC, an amplified upper side for any such C
+        # (``mmcc``)
         self.mmcc: MMCC | None = None
         if participation == "cyclic_poisson" and separation == 1:
             self.sampling = PoissonSampling(rate)
             self.mmcc = _poisson_mmcc(strategy, rounds, noise_multiplier, rate)
-        # balls-in-bins (one bin for the run) and random allocation of one round (b = n bins), C >= 0 lower
-        # triangular: the Renyi bound of Lemma 3.2's pair (``balls_in_bins_rdp``), built at its first use
+        # balls-in-bins (one bin for the run) and random allocation of one round (b = n bins), C >=
+        # 0 lower triangular: the Renyi bound of Lemma 3.2's pair (``balls_in_bins_rdp``), built at
+        # its first use
         self._renyi_bins = _renyi_bins(participation, strategy, rounds, separation, participations)
         self._renyi: BallsInBinsRDP | None = None
-        # b-min-sep with a banded C >= 0 of at most b bands: Renyi DP through Dong & Ganesh's recursion
+        # b-min-sep with a banded C >= 0 of at most b bands: Renyi DP through Dong & Ganesh's
+        # recursion
         self.b_min_sep: BMinSepRDP | None = None
         if participation == "b_min_sep":
             warm = cast(BMinSepSampling, self.sampling).warm_start
@@ -303,7 +315,8 @@ class SampledSides:
 
     @property
     def upper_kind(self) -> str:
-        """ "amplified" where a proved amplification is used (beside the unamplified side), else "unamplified"."""
+        """ "amplified" where a proved amplification is used (beside the unamplified side), else
+        "unamplified"."""
         amplified = (
             self.amplified is not None or self.mmcc is not None or self._renyi_bins is not None
         )
@@ -317,8 +330,8 @@ class SampledSides:
 
     @property
     def renyi(self) -> BallsInBinsRDP | None:
-        """The Renyi bound of Lemma 3.2's pair (balls-in-bins; random allocation of one round), built at first use;
-        None where the scheme or C is not covered."""
+        """The Renyi bound of Lemma 3.2's pair (balls-in-bins; random allocation of one round),
+        built at first use; None where the scheme or C is not covered."""
         if self._renyi is None and self._renyi_bins is not None:
             self._renyi = BallsInBinsRDP(
                 strategy=self.strategy,
@@ -402,7 +415,8 @@ class SampledSides:
     def upper_sides(
         self, method: Quantity, argument: np.ndarray
     ) -> list[tuple[str, str, np.ndarray]]:
-        """Every certified upper side of ``method`` ("delta" or "epsilon") at ``argument``: (kind, how, values).
+        """Every certified upper side of ``method`` ("delta" or "epsilon") at ``argument``: (kind,
+        how, values).
 
         Parameters
         ----------
@@ -414,7 +428,8 @@ class SampledSides:
         Returns
         -------
         list of tuple
-            ``(kind, method, values)``, "unamplified" first; the certified upper side is their minimum.
+            ``(kind, method, values)``, "unamplified" first; the certified upper side is their
+            minimum.
         """
         return [
             (kind, text, np.asarray(read(method, argument), dtype=float))
@@ -424,7 +439,8 @@ class SampledSides:
     lower_method = "a realizable pair projected on one direction, RealizableLowerSide"
 
     def lower(self) -> RealizableLowerSide:
-        """The realizable lower side, built at its first use (its law and mixture PLD cost more than the upper)."""
+        """The realizable lower side, built at its first use (its law and mixture PLD cost more than
+        the upper)."""
         if self._lower is None:
             self._lower = RealizableLowerSide(
                 strategy=self.strategy,
@@ -435,8 +451,8 @@ class SampledSides:
         return self._lower
 
     def upper(self, method: Quantity, argument: np.ndarray) -> np.ndarray:
-        """The certified upper side of ``method`` ("delta" or "epsilon") at ``argument``: the smallest of
-        ``upper_sides`` (each is certified, so their minimum is)."""
+        """The certified upper side of ``method`` ("delta" or "epsilon") at ``argument``: the
+        smallest of ``upper_sides`` (each is certified, so their minimum is)."""
         sides = self.upper_sides(method, argument)
         side = sides[0][2]
         for _, _, values in sides[1:]:
@@ -448,11 +464,13 @@ class SampledSides:
         return self.lower().delta(epsilon)
 
     def lower_epsilon(self, delta: np.ndarray) -> Any:
-        """Certified lower side of epsilon(delta): the largest eps found with the lower delta(eps) above delta.
+        """Certified lower side of epsilon(delta): the largest eps found with the lower delta(eps)
+        above delta.
 
-        The true delta(eps) is non-increasing in eps, so if its lower side exceeds delta at eps, so does the
-        truth at every eps' <= eps, and the true epsilon(delta) is at least eps.  The bracket [0, upper side]
-        is halved ``_BISECTION_STEPS`` times and its lower end returned (0 where the lower delta(0) <= delta).
+        The true delta(eps) is non-increasing in eps, so if its lower side exceeds delta at eps, so
+        does the truth at every eps' <= eps, and the true epsilon(delta) is at least eps.  The
+        bracket [0, upper side] is halved ``_BISECTION_STEPS`` times and its lower end returned (0
+        where the lower delta(0) <= delta).
         """
         target = np.asarray(delta, dtype=float)
         low = np.zeros_like(target)

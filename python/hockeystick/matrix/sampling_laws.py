@@ -1,31 +1,32 @@
 """Sampling schemes of records into rounds, and the law of one record's projected shift under each.
 
-A record's participation pattern s (the set of rounds it enters) is random under these schemes; with its
-gradient fixed to +1 in every round it enters, the matrix mechanism's output moves by C 1_s.  Projected on
-a direction u, the shift is u' C 1_s = sum_{j in s} a_j with a_j = u' C e_j, and its law is what the
-one-dimensional lower side (``realizable_lower.py``) mixes over.  Each scheme gives that law for
-per-round contributions a_j given as non-negative whole numbers of a lattice step (``units``), so every
-total is exact (integer sums); ``most(units)`` is the largest total a pattern reaches, the length of the
-arrays the dynamic programs carry.
+A record's participation pattern s (the set of rounds it enters) is random under these schemes; with
+its gradient fixed to +1 in every round it enters, the matrix mechanism's output moves by C 1_s.
+Projected on a direction u, the shift is u' C 1_s = sum_{j in s} a_j with a_j = u' C e_j, and its
+law is what the one-dimensional lower side (``realizable_lower.py``) mixes over.  Each scheme gives
+that law for per-round contributions a_j given as non-negative whole numbers of a lattice step
+(``units``), so every total is exact (integer sums); ``most(units)`` is the largest total a pattern
+reaches, the length of the arrays the dynamic programs carry.
 
 The schemes, in jax_privacy's names (its ``batch_selection`` module):
 
-* ``BallsInBinsSampling(b)``: each record is put in one of b bins uniformly at random, once, and bin t
-  is processed in rounds t, t + b, t + 2b, ... (Choquette-Choo et al. 2024, arXiv:2410.06266, Def. 3.1;
-  jax_privacy ``BallsInBinsSampling(cycle_length=b)``): b patterns, each of probability 1/b.
-* ``RandomAllocationSampling(k)``: each record takes part in k of the n rounds, chosen uniformly among the
-  C(n, k) sets (Feldman & Shenfeld 2025; Dong, Chen & Ozgur 2025, "balanced iteration subsampling").
-* ``BMinSepSampling(b, p)``: a record not taken in the last b - 1 rounds is taken with probability p,
-  independently (Dong & Ganesh 2026, arXiv:2602.09338, Alg. 1; the warm start of their Alg. 2 makes the
-  record first available in round 0 with probability 1 / (1 + (b - 1) p) and otherwise in one of rounds
-  1..b-1 uniformly, as jax_privacy's ``BMinSepSampling(warm_start=True)`` does).
-* ``CyclicPoissonSampling(b, q, group)``: records split into b groups by a rule that ignores the data;
-  round i takes each record of group i mod b independently with probability q (Choquette-Choo et al. 2023b,
-  Alg. 2); a record of ``group`` enters each of its rounds independently.
+* ``BallsInBinsSampling(b)``: each record is put in one of b bins uniformly at random, once, and bin
+  t is processed in rounds t, t + b, t + 2b, ... (Choquette-Choo et al. 2024, arXiv:2410.06266, Def.
+  3.1; jax_privacy ``BallsInBinsSampling(cycle_length=b)``): b patterns, each of probability 1/b.
+* ``RandomAllocationSampling(k)``: each record takes part in k of the n rounds, chosen uniformly
+  among the C(n, k) sets (Feldman & Shenfeld 2025; Dong, Chen & Ozgur 2025, "balanced iteration
+  subsampling").
+* ``BMinSepSampling(b, p)``: a record not taken in the last b - 1 rounds is taken with probability
+  p, independently (Dong & Ganesh 2026, arXiv:2602.09338, Alg. 1; the warm start of their Alg. 2
+  makes the record first available in round 0 with probability 1 / (1 + (b - 1) p) and otherwise in
+  one of rounds 1..b-1 uniformly, as jax_privacy's ``BMinSepSampling(warm_start=True)`` does).
+* ``CyclicPoissonSampling(b, q, group)``: records split into b groups by a rule that ignores the
+  data; round i takes each record of group i mod b independently with probability q (Choquette-Choo
+  et al. 2023b, Alg. 2); a record of ``group`` enters each of its rounds independently.
 
-The probabilities are formed by sums and products of non-negative doubles; ``weight_error`` bounds the
-L1 distance of the computed law from the exact one (Higham 2002, Lemma 3.1, one gamma per operation along
-a probability's longest chain of operations).
+The probabilities are formed by sums and products of non-negative doubles; ``weight_error`` bounds
+the L1 distance of the computed law from the exact one (Higham 2002, Lemma 3.1, one gamma per
+operation along a probability's longest chain of operations).
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ Law = tuple[
 
 
 def _shifted(law: np.ndarray, units: int) -> np.ndarray:
-    """The law of total + units, on the same array (the array is long enough for every total reached)."""
+    """The law of total + units, on the same array (the array is long enough for every total
+    reached)."""
     if units == 0:
         return law
     out = np.zeros_like(law)
@@ -76,11 +78,12 @@ def _checked_units(units: np.ndarray) -> np.ndarray:
 
 
 class Sampling:
-    """A sampling scheme of records into rounds: the law of a record's total over its pattern's rounds.
+    """A sampling scheme of records into rounds: the law of a record's total over its pattern's
+    rounds.
 
-    Subclasses give ``law(units)``, ``most(units)`` and ``weight_error(rounds)``; ``few_patterns`` says that
-    the law is formed from its patterns one by one (no array over totals), so any lattice of whole numbers
-    below 2^53 is cheap.
+    Subclasses give ``law(units)``, ``most(units)`` and ``weight_error(rounds)``; ``few_patterns``
+    says that the law is formed from its patterns one by one (no array over totals), so any lattice
+    of whole numbers below 2^53 is cheap.
     """
 
     few_patterns = False
@@ -96,8 +99,8 @@ class Sampling:
         Returns
         -------
         tuple of numpy.ndarray
-            (totals, probabilities): the distinct totals (int64) and their probabilities (summing to 1 up to
-            ``weight_error``).
+            (totals, probabilities): the distinct totals (int64) and their probabilities (summing to
+            1 up to ``weight_error``).
 
         Raises
         ------
@@ -107,21 +110,24 @@ class Sampling:
         raise NotImplementedError
 
     def most(self, units: np.ndarray) -> int:
-        """The largest total sum_{j in s} units[j] over the patterns s the scheme draws with positive probability."""
+        """The largest total sum_{j in s} units[j] over the patterns s the scheme draws with
+        positive probability."""
         raise NotImplementedError
 
     def weight_error(self, rounds: int) -> float:
-        """A bound on the L1 distance between the computed law's probabilities and the exact ones."""
+        """A bound on the L1 distance between the computed law's probabilities and the exact
+        ones."""
         raise NotImplementedError
 
 
 @dataclass(frozen=True)
 class BallsInBinsSampling(Sampling):
-    """Balls-in-bins: one bin t of b uniformly at random per record, taken in rounds t, t + b, t + 2b, ...
+    """Balls-in-bins: one bin t of b uniformly at random per record, taken in rounds t, t + b, t +
+    2b, ...
 
     Choquette-Choo et al. 2024 (arXiv:2410.06266), Definition 3.1; jax_privacy's
-    ``BallsInBinsSampling(cycle_length=b)``. A bin t >= n (when b > n) is never processed: its records take
-    part in no round.
+    ``BallsInBinsSampling(cycle_length=b)``. A bin t >= n (when b > n) is never processed: its
+    records take part in no round.
 
     Parameters
     ----------
@@ -167,16 +173,19 @@ class BallsInBinsSampling(Sampling):
 
 @dataclass(frozen=True)
 class RandomAllocationSampling(Sampling):
-    """Random allocation: each record takes part in k of the n rounds, the k-set uniform among all C(n, k).
+    """Random allocation: each record takes part in k of the n rounds, the k-set uniform among all
+    C(n, k).
 
     Feldman & Shenfeld 2025 (arXiv:2502.08202), k-out-of-t allocation; jax_privacy's
-    ``RandomAllocationSampling``. Rounds are walked in order: with r of the record's rounds left to place
-    among the m rounds left, the round is one of them with probability r / m (the uniform k-set).
+    ``RandomAllocationSampling``. Rounds are walked in order: with r of the record's rounds left to
+    place among the m rounds left, the round is one of them with probability r / m (the uniform
+    k-set).
 
     Parameters
     ----------
     participations : int
-        k, the rounds per record, a whole number >= 1 (at most the number of rounds when the law is taken).
+        k, the rounds per record, a whole number >= 1 (at most the number of rounds when the law is
+        taken).
 
     Raises
     ------
@@ -236,10 +245,11 @@ class RandomAllocationSampling(Sampling):
 class BMinSepSampling(Sampling):
     """b-min-sep sampling: a record not taken in its last b - 1 rounds is taken with probability p.
 
-    Dong & Ganesh 2026 (arXiv:2602.09338), Algorithm 1, and with ``warm_start`` their Algorithm 2 (first
-    available in round 0 with probability 1 / (1 + (b - 1) p), otherwise in one of rounds 1..b-1 uniformly);
-    jax_privacy's ``BMinSepSampling``. The law of a record's total from round i on, when available there, is
-    D_i = (1 - p) D_{i+1} + p (units_i + D_{i+b}), D_i = the point mass at 0 for i >= n.
+    Dong & Ganesh 2026 (arXiv:2602.09338), Algorithm 1, and with ``warm_start`` their Algorithm 2
+    (first available in round 0 with probability 1 / (1 + (b - 1) p), otherwise in one of rounds
+    1..b-1 uniformly); jax_privacy's ``BMinSepSampling``. The law of a record's total from round i
+    on, when available there, is D_i = (1 - p) D_{i+1} + p (units_i + D_{i+b}), D_i = the point mass
+    at 0 for i >= n.
 
     Parameters
     ----------
@@ -318,11 +328,12 @@ class BMinSepSampling(Sampling):
 
 @dataclass(frozen=True)
 class CyclicPoissonSampling(Sampling):
-    """Cyclic Poisson sampling: round i takes each record of group i mod b independently with probability q.
+    """Cyclic Poisson sampling: round i takes each record of group i mod b independently with
+    probability q.
 
     Choquette-Choo et al. 2023b (arXiv:2306.08153), Algorithm 2; jax_privacy's
-    ``CyclicPoissonSampling(cycle_length=b)``. The groups are fixed by a rule that ignores the data, so a
-    record's group is given (``group``), and it enters each of its rounds group, group + b, ...
+    ``CyclicPoissonSampling(cycle_length=b)``. The groups are fixed by a rule that ignores the data,
+    so a record's group is given (``group``), and it enters each of its rounds group, group + b, ...
     independently.
 
     Parameters
@@ -337,7 +348,8 @@ class CyclicPoissonSampling(Sampling):
     Raises
     ------
     ValueError
-        ``cycle_length`` not a whole number >= 1; ``sampling_prob`` outside (0, 1]; ``group`` outside [0, b).
+        ``cycle_length`` not a whole number >= 1; ``sampling_prob`` outside (0, 1]; ``group``
+        outside [0, b).
 
     Examples
     --------
@@ -384,16 +396,17 @@ class CyclicPoissonSampling(Sampling):
 class PoissonSampling(Sampling):
     """Poisson sampling: every round takes each record independently with probability q.
 
-    DP-SGD's sampling (``CyclicPoissonSampling`` with one group), the law truncated where its upper tail is below
-    ``tail``.
+    DP-SGD's sampling (``CyclicPoissonSampling`` with one group), the law truncated where its upper
+    tail is below ``tail``.
 
-    A record's total over n rounds can reach sum_j units_j, but above a Chernoff bound it has probability at most
-    ``tail``: log P(sum_j units_j S_j > t) <= -lam t + sum_j log(1 - q + q e^(lam units_j)) for every lam > 0.
-    ``most`` is the least such t over a grid of lam (rounded up), and ``law`` drops the patterns above it (the
-    totals only grow round by round, so the recursion's array stops there): the computed law is within
-    ``tail`` of the exact one in L1, plus the round-off of ``CyclicPoissonSampling``'s recursion, and
-    ``weight_error`` says so.  The array, and the lattice ``RealizableLowerSide`` fits to it, scale with a high
-    quantile of the total instead of its largest value.
+    A record's total over n rounds can reach sum_j units_j, but above a Chernoff bound it has
+    probability at most ``tail``: log P(sum_j units_j S_j > t) <= -lam t + sum_j log(1 - q + q
+    e^(lam units_j)) for every lam > 0. ``most`` is the least such t over a grid of lam (rounded
+    up), and ``law`` drops the patterns above it (the totals only grow round by round, so the
+    recursion's array stops there): the computed law is within ``tail`` of the exact one in L1, plus
+    the round-off of ``CyclicPoissonSampling``'s recursion, and ``weight_error`` says so.  The
+    array, and the lattice ``RealizableLowerSide`` fits to it, scale with a high quantile of the
+    total instead of its largest value.
 
     Parameters
     ----------

@@ -1,16 +1,17 @@
-"""Best separated selections: max over min-separation patterns of a sum of non-negative weights, and the patterns.
+"""Best separated selections: max over min-separation patterns of a sum of non-negative weights, and
+the patterns.
 
-For weights w_0..w_(n-1) >= 0, separation b and at most k picks, F_t(i) = the largest sum of at most t
-weights at positions >= i that are pairwise at least b apart satisfies
+For weights w_0..w_(n-1) >= 0, separation b and at most k picks, F_t(i) = the largest sum of at most
+t weights at positions >= i that are pairwise at least b apart satisfies
 
     F_0 = 0,   F_t(i) = max_(j >= i) [ w_j + F_(t-1)(j + b) ]   (F_t(i) = 0 for i >= n),
 
 since the first pick j >= i leaves positions >= j + b for the other t - 1.  Each F_t is one suffix
-maximum over the rows at once, so a batch of r weight vectors costs O(k r n).  A computed F value is a
-sum of at most k weights added one at a time (k - 1 roundings; a maximum is exact), so its relative
-error is at most gamma_k (round_off.py).  This is the one-dimensional maximization Choquette-Choo et al. 2023b ("(Amplified) banded matrix
-factorization: a unified approach to private training", NeurIPS; arXiv:2306.08153) solve by dynamic
-programming (their Alg. 3).
+maximum over the rows at once, so a batch of r weight vectors costs O(k r n).  A computed F value is
+a sum of at most k weights added one at a time (k - 1 roundings; a maximum is exact), so its
+relative error is at most gamma_k (round_off.py).  This is the one-dimensional maximization
+Choquette-Choo et al. 2023b ("(Amplified) banded matrix factorization: a unified approach to private
+training", NeurIPS; arXiv:2306.08153) solve by dynamic programming (their Alg. 3).
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ def _tables(weights: np.ndarray, separation: int, picks: int) -> list[np.ndarray
 
 
 def max_separated_sum(weights: np.ndarray, separation: int, picks: int) -> np.ndarray:
-    """max over patterns (pairwise >= ``separation`` apart, at most ``picks``) of the sum of ``weights`` >= 0,
-    along the last axis."""
+    """max over patterns (pairwise >= ``separation`` apart, at most ``picks``) of the sum of
+    ``weights`` >= 0, along the last axis."""
     if picks == 0:
         return np.zeros(weights.shape[:-1])
     best: np.ndarray = _tables(weights, separation, picks)[-1].max(axis=-1)
@@ -47,7 +48,8 @@ def max_separated_sum(weights: np.ndarray, separation: int, picks: int) -> np.nd
 def best_separated_pattern(
     weights: np.ndarray, separation: int, picks: int
 ) -> tuple[float, tuple[int, ...]]:
-    """The maximum of ``max_separated_sum`` for one weight vector, with a pattern attaining it (backtracked)."""
+    """The maximum of ``max_separated_sum`` for one weight vector, with a pattern attaining it
+    (backtracked)."""
     tables = _tables(weights, separation, picks)
     chosen: list[int] = []
     start = 0
@@ -67,8 +69,8 @@ def best_separated_pattern(
 
 
 def count_patterns(rounds: int, separation: int, picks: int, stop: int) -> int:
-    """The number of non-empty patterns (pairwise >= separation apart, at most ``picks``), counted up to ``stop``
-    (a count above ``stop`` is returned as stop + 1)."""
+    """The number of non-empty patterns (pairwise >= separation apart, at most ``picks``), counted
+    up to ``stop`` (a count above ``stop`` is returned as stop + 1)."""
     # N_t(i): patterns of at most t picks (the empty one included) in positions >= i
     ways = [[1] * (rounds + separation + 1) for _ in range(picks + 1)]
     for t in range(1, picks + 1):
@@ -79,7 +81,8 @@ def count_patterns(rounds: int, separation: int, picks: int, stop: int) -> int:
 
 
 def patterns(rounds: int, separation: int, picks: int) -> Iterator[tuple[int, ...]]:
-    """Every non-empty pattern of positions in [0, rounds), pairwise >= ``separation`` apart, at most ``picks``."""
+    """Every non-empty pattern of positions in [0, rounds), pairwise >= ``separation`` apart, at
+    most ``picks``."""
 
     def extend(prefix: tuple[int, ...], start: int) -> Iterator[tuple[int, ...]]:
         if len(prefix) == picks:

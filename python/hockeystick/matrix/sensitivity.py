@@ -1,8 +1,9 @@
-"""L2 sensitivity of a strategy matrix C under a participation schema: exact where the maximization is solved,
-a proved upper bound otherwise, each side rounded outward.
+"""L2 sensitivity of a strategy matrix C under a participation schema: exact where the maximization
+is solved, a proved upper bound otherwise, each side rounded outward.
 
-One user changes the stream x (n rounds, rows x_i in R^d) by contributions x_i of norm <= 1 at the rounds
-of one pattern pi of the schema (participation.py), so C x moves by sum_(i in pi) C[:, i] x_i and
+One user changes the stream x (n rounds, rows x_i in R^d) by contributions x_i of norm <= 1 at the
+rounds of one pattern pi of the schema (participation.py), so C x moves by sum_(i in pi) C[:, i] x_i
+and
 
     sens^2 = max_pi max_(||x_i|| <= 1) || sum_(i in pi) C[:, i] x_i ||^2
            = max_pi max_(||x_i|| <= 1) sum_(i, j in pi) X_ij <x_i, x_j>,      X = C^T C.
@@ -11,43 +12,45 @@ Exact cases (``kind = "exact"``):
 
 * X >= 0 entrywise: each <x_i, x_j> <= 1, with equality when every x_i is the same unit vector, so
   sens^2 = max_pi 1_pi^T X 1_pi (Choquette-Choo et al. 2023a, "Multi-epoch matrix factorization
-  mechanisms for private machine learning", ICML, Sec. 2: the non-negative case of the sensitivity).  Solved by enumerating the patterns: the b fixed-epoch patterns, or every min-separation
-  pattern while there are at most ``MAX_ENUMERATED`` of them.
-* Columns at least b apart orthogonal (X_ij = 0 for |i - j| >= b, checked on the supports of C, not on
-  rounded products): the cross terms of every min-separation pattern vanish whatever the signs, so
-  sens^2 = max_pi sum_(i in pi) X_ii, a best separated selection (selection.py; the banded case of
-  Choquette-Choo et al. 2023b, "(Amplified) banded matrix factorization", arXiv:2306.08153).
-* C lower-triangular Toeplitz with c_0 >= c_1 >= ... >= 0 (BLT with decays in [0, 1] and output scales
-  summing to at most 1, banded Toeplitz with non-increasing bands): the pattern {0, b, ..., (k'-1) b} is a
-  worst one under b-min-separation with at most k participations, so sens = || sum_(j < k') C[:, j b] ||
-  (Kalinin & Lampert 2024, "Banded square root matrix factorization for differentially private model
-  training", NeurIPS; arXiv:2405.13763, Thm 2, as federated-compute's accounting.py cites it; the proof
-  that follows is this module's).  Proof: for i <= j, X_ij = sum_(t=0)^(n-1-j) c_t c_(t+j-i)
-  is non-increasing in j at a fixed gap j - i (fewer non-negative terms) and in the gap at a fixed j
-  (c non-increasing); a pattern p_0 < ... < p_(m-1) has p_j >= j b and p_j - p_i >= (j - i) b, so
-  X(p_i, p_j) <= X(i b, j b), and the reference pattern holds the most participations k' (X >= 0).
-  It is also a fixed-epoch pattern (offset 0), so the same value is exact for fixed epochs.  O(k n).
+  mechanisms for private machine learning", ICML, Sec. 2: the non-negative case of the sensitivity).
+  Solved by enumerating the patterns: the b fixed-epoch patterns, or every min-separation pattern
+  while there are at most ``MAX_ENUMERATED`` of them.
+* Columns at least b apart orthogonal (X_ij = 0 for |i - j| >= b, checked on the supports of C, not
+  on rounded products): the cross terms of every min-separation pattern vanish whatever the signs,
+  so sens^2 = max_pi sum_(i in pi) X_ii, a best separated selection (selection.py; the banded case
+  of Choquette-Choo et al. 2023b, "(Amplified) banded matrix factorization", arXiv:2306.08153).
+* C lower-triangular Toeplitz with c_0 >= c_1 >= ... >= 0 (BLT with decays in [0, 1] and output
+  scales summing to at most 1, banded Toeplitz with non-increasing bands): the pattern {0, b, ...,
+  (k'-1) b} is a worst one under b-min-separation with at most k participations, so sens = || sum_(j
+  < k') C[:, j b] || (Kalinin & Lampert 2024, "Banded square root matrix factorization for
+  differentially private model training", NeurIPS; arXiv:2405.13763, Thm 2, as federated-compute's
+  accounting.py cites it; the proof that follows is this module's).  Proof: for i <= j, X_ij =
+  sum_(t=0)^(n-1-j) c_t c_(t+j-i) is non-increasing in j at a fixed gap j - i (fewer non-negative
+  terms) and in the gap at a fixed j (c non-increasing); a pattern p_0 < ... < p_(m-1) has p_j >= j
+  b and p_j - p_i >= (j - i) b, so X(p_i, p_j) <= X(i b, j b), and the reference pattern holds the
+  most participations k' (X >= 0). It is also a fixed-epoch pattern (offset 0), so the same value is
+  exact for fixed epochs.  O(k n).
 
-Upper bounds (``kind = "upper bound"``), for X with negative entries or too many patterns:
-sens^2 <= max_pi sum_(i, j in pi) |X_ij| (|<x_i, x_j>| <= 1), and that maximum is bounded by choosing
-the best pattern per row and then the best pattern of rows, r_i = max_pi sum_(j in pi) |X_ij| and
-sens^2 <= max_pi sum_(i in pi) r_i (the optimum's own pattern is one choice in every row:
-Choquette-Choo et al. 2023b, Alg. 4), or, where the patterns can be enumerated, by
-max_pi sum_(i,j in pi) |X_ij| itself (the fixed-epoch case always); for a tree, also by the sum over its
-levels of each level's largest squared node counts (tree_levels.py), whichever is smaller.  Where C's sums
-are computed exactly (an integer C) and a realizable pattern reaches the bound, the bound is the
-sensitivity and the result is labelled exact.  Signs are never searched: the
-signed maximum is a semidefinite program, so a negative X is reported as an upper bound.
+Upper bounds (``kind = "upper bound"``), for X with negative entries or too many patterns: sens^2 <=
+max_pi sum_(i, j in pi) |X_ij| (|<x_i, x_j>| <= 1), and that maximum is bounded by choosing the best
+pattern per row and then the best pattern of rows, r_i = max_pi sum_(j in pi) |X_ij| and sens^2 <=
+max_pi sum_(i in pi) r_i (the optimum's own pattern is one choice in every row: Choquette-Choo et
+al. 2023b, Alg. 4), or, where the patterns can be enumerated, by max_pi sum_(i,j in pi) |X_ij|
+itself (the fixed-epoch case always); for a tree, also by the sum over its levels of each level's
+largest squared node counts (tree_levels.py), whichever is smaller.  Where C's sums are computed
+exactly (an integer C) and a realizable pattern reaches the bound, the bound is the sensitivity and
+the result is labelled exact.  Signs are never searched: the signed maximum is a semidefinite
+program, so a negative X is reported as an upper bound.
 
-The lower side is a realizable value: ||C 1_pi|| for the pattern the upper side found (every x_i the same
-unit vector), or the largest column norm, whichever is larger; for the exact cases it is the same number
-rounded the other way.
+The lower side is a realizable value: ||C 1_pi|| for the pattern the upper side found (every x_i the
+same unit vector), or the largest column norm, whichever is larger; for the exact cases it is the
+same number rounded the other way.
 
-Round-off: X is formed from the computed C (errors E >= |C - C computed| from the strategy), the entries
-bounded from above by |X| + 2 (gamma_m |C|^T |C| + |C|^T E + E^T |C| + E^T E) and from below by X minus the
-same (Higham 2002, Lemma 3.1), and the sums over patterns
-(at most k'^2 non-negative terms) widened by their gamma (round_off.py).  An integer C (the trees) whose
-sums stay below 2^52 is computed without any rounding, and its bracket is the exact value on both sides.
+Round-off: X is formed from the computed C (errors E >= |C - C computed| from the strategy), the
+entries bounded from above by |X| + 2 (gamma_m |C|^T |C| + |C|^T E + E^T |C| + E^T E) and from below
+by X minus the same (Higham 2002, Lemma 3.1), and the sums over patterns (at most k'^2 non-negative
+terms) widened by their gamma (round_off.py).  An integer C (the trees) whose sums stay below 2^52
+is computed without any rounding, and its bracket is the exact value on both sides.
 """
 
 from __future__ import annotations
@@ -75,7 +78,8 @@ from .tree_levels import tree_level_bound
 
 __all__ = ["Sensitivity", "l2_sensitivity", "MAX_ENUMERATED"]
 
-# Exact search over min-separation patterns while there are at most this many (each costs k'^2 additions).
+# Exact search over min-separation patterns while there are at most this many (each costs k'^2
+# additions).
 MAX_ENUMERATED = 50_000
 MAX_ROUNDS = (
     2**31
@@ -97,8 +101,8 @@ class Sensitivity:
     lower : float
         A realizable value, finite, >= 0 and <= ``upper``.
     kind : {"exact", "upper bound"}
-        "exact" when the maximization was solved (then ``lower`` and ``upper`` differ by round-off only),
-        "upper bound" when only a bound is proved (the truth lies in the bracket).
+        "exact" when the maximization was solved (then ``lower`` and ``upper`` differ by round-off
+        only), "upper bound" when only a bound is proved (the truth lies in the bracket).
     method : str
         The computation that found it.
     pattern : tuple of int
@@ -149,7 +153,8 @@ def _sqrt_down(x: float) -> float:
 
 
 def _nonzero(entries: np.ndarray) -> None:
-    """Refuse a strategy whose every entry (and entry error) is 0: it releases nothing about anyone."""
+    """Refuse a strategy whose every entry (and entry error) is 0: it releases nothing about
+    anyone."""
     if not (entries != 0).any():
         raise ValueError(
             "strategy must have a non-zero entry: with C = 0 the mechanism releases nothing about a user "
@@ -176,14 +181,15 @@ MAX_TOEPLITZ_ROUNDS = 1 << 24
 def _strided_window_sums(
     values: np.ndarray, separation: int, window: int
 ) -> tuple[np.ndarray, float]:
-    """w[m] = sum over j < window with j b <= m of values[m - j b], for non-negative ``values``, and the relative
-    error bound of the computed w.
+    """w[m] = sum over j < window with j b <= m of values[m - j b], for non-negative ``values``, and
+    the relative error bound of the computed w.
 
-    Laid out as rows of b (entry m at row m // b, column m % b), w is the sum of the last ``window`` rows up to
-    m's own: sums of 2^t consecutive rows are formed by pairwise doubling (each a sum of 2^t terms in t
-    levels: relative error gamma_t) and ``window`` is added up from its binary digits (at most log2(window) + 1
-    such sums, added one after another), so every addition is of non-negative terms, O(n log window) work,
-    and the relative error is at most gamma_(2 log2(window) + 2) (Higham 2002, Lemma 3.1)."""
+    Laid out as rows of b (entry m at row m // b, column m % b), w is the sum of the last ``window``
+    rows up to m's own: sums of 2^t consecutive rows are formed by pairwise doubling (each a sum of
+    2^t terms in t levels: relative error gamma_t) and ``window`` is added up from its binary digits
+    (at most log2(window) + 1 such sums, added one after another), so every addition is of
+    non-negative terms, O(n log window) work, and the relative error is at most gamma_(2
+    log2(window) + 2) (Higham 2002, Lemma 3.1)."""
     n = values.size
     rows = -(-n // separation)
     grid = np.zeros((window - 1 + rows, separation))
@@ -204,8 +210,9 @@ def _strided_window_sums(
 
 
 def _toeplitz(strategy: Strategy, rounds: int, schema: Participation) -> Sensitivity | None:
-    """Kalinin & Lampert's reference pattern {0, b, ..., (k'-1) b} for a non-increasing non-negative Toeplitz C:
-    sens^2 = ||v||^2 with v = sum_(j < k') C[:, j b], v[m] = sum over j < k', j b <= m of c_(m - j b)."""
+    """Kalinin & Lampert's reference pattern {0, b, ..., (k'-1) b} for a non-increasing non-negative
+    Toeplitz C: sens^2 = ||v||^2 with v = sum_(j < k') C[:, j b], v[m] = sum over j < k', j b <= m
+    of c_(m - j b)."""
     coef = strategy.decreasing_toeplitz(rounds)
     if coef is None:
         return None
@@ -219,8 +226,9 @@ def _toeplitz(strategy: Strategy, rounds: int, schema: Participation) -> Sensiti
     v, g = _strided_window_sums(coef.coefficients, b, k)
     slack, g_error = _strided_window_sums(coef.error, b, k)
     four_u = 4.0 * UNIT_ROUNDOFF
-    # v_true <= v/(1 - g) + slack/(1 - g_error); v_true >= v (1 - g) - slack (1 + 2 g_error), each operation's own
-    # rounding covered by the 4u terms; the last subtraction's rounding by the 2u in the squared sums' bound
+    # v_true <= v/(1 - g) + slack/(1 - g_error); v_true >= v (1 - g) - slack (1 + 2 g_error), each
+    # operation's own rounding covered by the 4u terms; the last subtraction's rounding by the 2u in
+    # the squared sums' bound
     high = v * (1.0 + 2.0 * g + four_u) + slack * (1.0 + 2.0 * g_error + four_u)
     low = np.maximum(v * (1.0 - g - four_u) - slack * (1.0 + 2.0 * g_error + four_u), 0.0)
     rel = compose(gamma(rounds + 1), 4.0 * UNIT_ROUNDOFF)
@@ -236,7 +244,8 @@ def _toeplitz(strategy: Strategy, rounds: int, schema: Participation) -> Sensiti
 
 @dataclass(frozen=True)
 class _Gram:
-    """Entrywise bounds X_low <= X <= X_high and |X| <= X_abs of X = C^T C, and the column supports."""
+    """Entrywise bounds X_low <= X <= X_high and |X| <= X_abs of X = C^T C, and the column
+    supports."""
 
     high: np.ndarray
     low: np.ndarray
@@ -258,8 +267,9 @@ def _gram(strategy: Strategy, rounds: int) -> _Gram:
     a = np.abs(c)
     x = c.T @ c
     y = a.T @ a
-    # integers whose every partial sum stays below 2^53 are added and multiplied exactly in binary64, in any
-    # order: then X, and every sum of its entries (at most 1^T |C|^T |C| 1), carry no round-off at all
+    # integers whose every partial sum stays below 2^53 are added and multiplied exactly in
+    # binary64, in any order: then X, and every sum of its entries (at most 1^T |C|^T |C| 1), carry
+    # no round-off at all
     exact = (
         e is None
         and bool((c == np.round(c)).all())
@@ -293,10 +303,10 @@ def _pattern_sum(matrix: np.ndarray, pattern: tuple[int, ...] | np.ndarray) -> f
 def _lower_side(
     gram: _Gram, pattern: tuple[int, ...], terms: int, rounds: int, schema: Participation
 ) -> tuple[float, tuple[int, ...]]:
-    """A realizable squared sensitivity, rounded down: the larger of 1_pi^T X 1_pi for ``pattern`` (every x_i
-    the same unit vector) and the largest diagonal entry X_ii over the rounds i a user may take part in
-    alone (any round under min separation; under fixed epochs a round of the first k' epochs: a user may
-    leave out rounds of its pattern, x_i = 0)."""
+    """A realizable squared sensitivity, rounded down: the larger of 1_pi^T X 1_pi for ``pattern``
+    (every x_i the same unit vector) and the largest diagonal entry X_ii over the rounds i a user
+    may take part in alone (any round under min separation; under fixed epochs a round of the first
+    k' epochs: a user may leave out rounds of its pattern, x_i = 0)."""
     diag = np.diag(gram.low)
     allowed = np.arange(rounds)
     if schema.fixed:
@@ -308,7 +318,8 @@ def _lower_side(
 
 
 def _orthogonal_beyond(gram: _Gram, separation: int) -> bool:
-    """Columns at least ``separation`` apart share no row where either is non-zero (so X_ij = 0 exactly)."""
+    """Columns at least ``separation`` apart share no row where either is non-zero (so X_ij = 0
+    exactly)."""
     n = gram.overlap.shape[0]
     far = np.abs(np.subtract.outer(np.arange(n), np.arange(n))) >= separation
     return not bool((gram.overlap[far] > 0).any())
@@ -325,14 +336,15 @@ def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Se
         \mathrm{sens}^2 = \max_\pi \max_{\|x_i\| \le 1} \sum_{i, j \in \pi} X_{ij} \langle x_i, x_j \rangle,
         \qquad X = C^\top C .
 
-    Solved exactly (``kind="exact"``) for X >= 0 by enumerating patterns, :math:`\max_\pi 1_\pi^\top X 1_\pi`
-    (Choquette-Choo et al. 2023a, Section 2); for columns at least b apart orthogonal, by a best separated
-    selection of the diagonal (Choquette-Choo et al. 2023b); for a non-negative, non-increasing Toeplitz C at
-    the pattern {0, b, ..., (k'-1) b} (Kalinin & Lampert 2024, Theorem 2). Otherwise a proved upper bound
-    (``kind="upper bound"``): :math:`\max_\pi \sum_{i,j \in \pi} |X_{ij}|`, or the best pattern per row then of
-    rows (Choquette-Choo et al. 2023b, Algorithm 4), or for a tree the level-by-level bound, whichever is
-    smallest. Round-off of the computed C and sums is bounded (Higham 2002, Lemma 3.1) and each side rounded
-    outward; the lower side is realizable (the module docstring has every case).
+    Solved exactly (``kind="exact"``) for X >= 0 by enumerating patterns, :math:`\max_\pi 1_\pi^\top
+    X 1_\pi` (Choquette-Choo et al. 2023a, Section 2); for columns at least b apart orthogonal, by a
+    best separated selection of the diagonal (Choquette-Choo et al. 2023b); for a non-negative,
+    non-increasing Toeplitz C at the pattern {0, b, ..., (k'-1) b} (Kalinin & Lampert 2024, Theorem
+    2). Otherwise a proved upper bound (``kind="upper bound"``): :math:`\max_\pi \sum_{i,j \in \pi}
+    |X_{ij}|`, or the best pattern per row then of rows (Choquette-Choo et al. 2023b, Algorithm 4),
+    or for a tree the level-by-level bound, whichever is smallest. Round-off of the computed C and
+    sums is bounded (Higham 2002, Lemma 3.1) and each side rounded outward; the lower side is
+    realizable (the module docstring has every case).
 
     Parameters
     ----------
@@ -346,21 +358,22 @@ def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Se
     Returns
     -------
     Sensitivity
-        The bracket [lower, upper], its kind ("exact" or "upper bound"), method and a realizing pattern.
+        The bracket [lower, upper], its kind ("exact" or "upper bound"), method and a realizing
+        pattern.
 
     Raises
     ------
     TypeError
         ``strategy`` or ``schema`` of another kind (a string, a number, ...).
     ValueError
-        ``rounds`` not an integer >= 1; a C that is all zero on the schema's rounds; a C whose squared
-        sensitivity overflows double precision (scale C and the noise multiplier down by one factor); a dense C
-        over more than 2048 rounds, or a Toeplitz one over more than 2^24.
+        ``rounds`` not an integer >= 1; a C that is all zero on the schema's rounds; a C whose
+        squared sensitivity overflows double precision (scale C and the noise multiplier down by one
+        factor); a dense C over more than 2048 rounds, or a Toeplitz one over more than 2^24.
 
     References
     ----------
-    Choquette-Choo et al. 2023a, Section 2; Choquette-Choo et al. 2023b, Algorithms 3-4; Kalinin & Lampert
-    2024, Theorem 2; Higham 2002, Lemma 3.1.
+    Choquette-Choo et al. 2023a, Section 2; Choquette-Choo et al. 2023b, Algorithms 3-4; Kalinin &
+    Lampert 2024, Theorem 2; Higham 2002, Lemma 3.1.
 
     Examples
     --------
@@ -395,8 +408,9 @@ def l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Se
 
 
 def _l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> Sensitivity:
-    """``l2_sensitivity`` on checked arguments: the first method that applies, from the exact closed forms
-    (Toeplitz, orthogonal columns, X >= 0 in every round) to the enumeration of patterns and the row bound."""
+    """``l2_sensitivity`` on checked arguments: the first method that applies, from the exact closed
+    forms (Toeplitz, orthogonal columns, X >= 0 in every round) to the enumeration of patterns and
+    the row bound."""
     toeplitz = _toeplitz(strategy, rounds, schema)
     if toeplitz is not None:
         return toeplitz
@@ -407,7 +421,8 @@ def _l2_sensitivity(strategy: Strategy, rounds: int, schema: Participation) -> S
         return _orthogonal_diagonal(gram, b, k)
     if gram.nonnegative and not schema.fixed and b == 1 and k == rounds:
         return _every_round(gram, rounds, schema, k)
-    # within a fixed-epoch pattern of orthogonal columns the cross terms vanish: the diagonal alone, exactly
+    # within a fixed-epoch pattern of orthogonal columns the cross terms vanish: the diagonal alone,
+    # exactly
     bound = (
         np.diag(np.diag(gram.high))
         if orthogonal
@@ -441,7 +456,8 @@ def _orthogonal_diagonal(gram: _Gram, b: int, k: int) -> Sensitivity:
 
 
 def _every_round(gram: _Gram, rounds: int, schema: Participation, k: int) -> Sensitivity:
-    """X >= 0 and every round allowed: adding a round never lowers 1^T X 1, so every round is the worst pattern."""
+    """X >= 0 and every round allowed: adding a round never lowers 1^T X 1, so every round is the
+    worst pattern."""
     everything = tuple(range(rounds))
     square_down, pattern = _lower_side(gram, everything, _terms(k), rounds, schema)
     return _result(
@@ -454,14 +470,16 @@ def _every_round(gram: _Gram, rounds: int, schema: Participation, k: int) -> Sen
 
 
 def _terms(k: int) -> int:
-    """The roundings in one bound entry: the pattern sums, and the one rounding of each bound entry."""
+    """The roundings in one bound entry: the pattern sums, and the one rounding of each bound
+    entry."""
     return k * k + 2
 
 
 def _candidate_patterns(
     rounds: int, schema: Participation, b: int, k: int
 ) -> list[tuple[int, ...]] | None:
-    """Every participation pattern of the schema, or None if there are more than ``MAX_ENUMERATED``."""
+    """Every participation pattern of the schema, or None if there are more than
+    ``MAX_ENUMERATED``."""
     if schema.fixed:
         return [tuple(int(i) for i in p) for p in schema.fixed_patterns(rounds)]
     if count_patterns(rounds, b, k, MAX_ENUMERATED) <= MAX_ENUMERATED:
@@ -495,7 +513,8 @@ def _best_enumerated(
 def _row_bound(
     strategy: Strategy, gram: _Gram, bound: np.ndarray, rounds: int, schema: Participation, k: int
 ) -> Sensitivity:
-    """Too many patterns to enumerate: the best pattern per row, then of rows (and a tree's level bound)."""
+    """Too many patterns to enumerate: the best pattern per row, then of rows (and a tree's level
+    bound)."""
     b = schema.separation
     rows = max_separated_sum(bound, b, k)
     value, pattern = best_separated_pattern(rows, b, k)

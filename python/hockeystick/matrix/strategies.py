@@ -1,4 +1,5 @@
-"""Strategy matrices C of the matrix mechanism: the binary tree (with or without restarts), BLT, banded Toeplitz, any C.
+"""Strategy matrices C of the matrix mechanism: the binary tree (with or without restarts), BLT,
+banded Toeplitz, any C.
 
 The matrix mechanism answers the prefix-sum workload A (A_ij = 1 for j <= i) of a stream x_1..x_n
 through a factorization A = B C: it releases B (C x + sigma z) with z ~ N(0, I), which is a
@@ -8,16 +9,18 @@ operators on adaptive streams", NeurIPS, which also covers inputs chosen adaptiv
 triangular).  Only C enters the accounting, through its n columns; C may
 have more rows than columns (the tree releases one row per node).  Each strategy gives:
 
-* ``matrix(rounds)``: the computed C (float64, one column per round) and a bound E >= |C - C_computed|
-  entrywise (None where every entry is computed exactly);
+* ``matrix(rounds)``: the computed C (float64, one column per round) and a bound E >= |C -
+  C_computed| entrywise (None where every entry is computed exactly);
 * ``nonnegative``: C >= 0 entrywise, certified from the parameters (not from the computed entries);
-* ``decreasing_toeplitz(rounds)``: for a lower-triangular Toeplitz C whose coefficients are certified
-  non-negative and non-increasing (c_0 >= c_1 >= ... >= 0), the computed coefficients and a bound on
-  their absolute errors; None otherwise.  sensitivity.py has the exact maximization for such C.
+* ``decreasing_toeplitz(rounds)``: for a lower-triangular Toeplitz C whose coefficients are
+  certified non-negative and non-increasing (c_0 >= c_1 >= ... >= 0), the computed coefficients and
+  a bound on their absolute errors; None otherwise.  sensitivity.py has the exact maximization for
+  such C.
 
 Strategies
 ----------
-``Tree(restart_every=None)``: the binary tree of Honaker (2015) as used by DP-FTRL (Kairouz, McMahan,
+``Tree(restart_every=None)``: the binary tree of Honaker (2015) as used by DP-FTRL (Kairouz,
+McMahan,
     Song, Thakkar, Thakurta, Xu 2021, "Practical and private (deep) learning without sampling or
     shuffling", ICML, Sec. 3 and App. D): one row per node, the node covering the dyadic interval of
     rounds [j 2^l, (j + 1) 2^l) for every level l and every j with (j + 1) 2^l <= n (a node is released
@@ -32,7 +35,8 @@ Strategies
     ``output_scale``).  Its coefficients are non-negative and non-increasing when every omega_i >= 0 and
     sum_i omega_i <= 1 (then c_1 - c_0 = sum omega - 1 <= 0 and c_(k+1) - c_k =
     sum omega_i theta_i^(k - 1) (theta_i - 1) <= 0); the sum is checked in exact rational arithmetic.
-``Banded(coefficients)``: the lower-triangular Toeplitz C with first column (c_0, ..., c_(b-1), 0, ...):
+``Banded(coefficients)``: the lower-triangular Toeplitz C with first column (c_0, ..., c_(b-1), 0,
+...):
     b bands (the banded Toeplitz strategies of McKenna 2025, "Scaling up the banded matrix
     factorization mechanism for differentially private ML", ICLR; a full-length column gives any
     lower-triangular Toeplitz C).
@@ -68,14 +72,16 @@ MAX_DENSE_ROUNDS = 2048
 
 @dataclass(frozen=True)
 class ToeplitzCoefficients:
-    """First column of a lower-triangular Toeplitz C, computed, with ``error[k] >= abs(c_k - coefficients[k])``."""
+    """First column of a lower-triangular Toeplitz C, computed, with ``error[k] >= abs(c_k -
+    coefficients[k])``."""
 
     coefficients: np.ndarray
     error: np.ndarray
 
 
 class Strategy:
-    """A strategy matrix C by its parameters (see the module docstring for the three things it gives)."""
+    """A strategy matrix C by its parameters (see the module docstring for the three things it
+    gives)."""
 
     nonnegative: bool = False
 
@@ -90,17 +96,19 @@ class Strategy:
         Returns
         -------
         tuple
-            ``(C, E)``: C computed (float64), and E >= ``abs(C - C_computed)`` entrywise, or None when every
-            entry is exact.
+            ``(C, E)``: C computed (float64), and E >= ``abs(C - C_computed)`` entrywise, or None
+            when every entry is exact.
         """
         raise NotImplementedError
 
     def decreasing_toeplitz(self, rounds: int) -> ToeplitzCoefficients | None:
-        """The coefficients of a Toeplitz C certified non-negative and non-increasing; None otherwise."""
+        """The coefficients of a Toeplitz C certified non-negative and non-increasing; None
+        otherwise."""
         return None
 
     def key(self) -> tuple[Any, ...]:
-        """A hashable value equal for strategies with the same C (what sensitivities are cached under)."""
+        """A hashable value equal for strategies with the same C (what sensitivities are cached
+        under)."""
         raise NotImplementedError
 
 
@@ -114,13 +122,14 @@ def _dense_rounds(rounds: int) -> None:
 
 
 class Tree(Strategy):
-    """Strategy matrix C of binary-tree aggregation, optionally restarted every ``restart_every`` rounds.
+    """Strategy matrix C of binary-tree aggregation, optionally restarted every ``restart_every``
+    rounds.
 
-    One row per node: the node covering the dyadic interval of rounds [j 2^l, (j + 1) 2^l) for every level l
-    and every j with (j + 1) 2^l <= n (a node is released once its interval has ended; an unfinished node
-    never is). With ``restart_every = r`` the tree is restarted every r rounds (block diagonal: one tree over
-    each block of r rounds, the last block possibly shorter), the "tree with restarts". Entries are 0 or 1,
-    computed exactly; C is non-negative.
+    One row per node: the node covering the dyadic interval of rounds [j 2^l, (j + 1) 2^l) for every
+    level l and every j with (j + 1) 2^l <= n (a node is released once its interval has ended; an
+    unfinished node never is). With ``restart_every = r`` the tree is restarted every r rounds
+    (block diagonal: one tree over each block of r rounds, the last block possibly shorter), the
+    "tree with restarts". Entries are 0 or 1, computed exactly; C is non-negative.
 
     Parameters
     ----------
@@ -130,8 +139,8 @@ class Tree(Strategy):
     Raises
     ------
     ValueError
-        ``restart_every`` not a whole number >= 1; ``matrix(rounds)`` with more than 2048 rounds (the dense
-        path's limit).
+        ``restart_every`` not a whole number >= 1; ``matrix(rounds)`` with more than 2048 rounds
+        (the dense path's limit).
     ParameterTypeError
         ``restart_every`` a string or bool.
 
@@ -222,27 +231,29 @@ def _finite_vector(value: npt.ArrayLike, name: str) -> np.ndarray:
 
 
 class BLT(_Toeplitz):
-    """Buffered linear Toeplitz C (Dvijotham et al. 2024): c_0 = 1, c_k = sum_i omega_i theta_i^(k-1).
+    """Buffered linear Toeplitz C (Dvijotham et al. 2024): c_0 = 1, c_k = sum_i omega_i
+    theta_i^(k-1).
 
     Parameters
     ----------
     buffer_decay : array_like of float
         The buffer decays theta_1, ..., theta_d (jax_privacy's ``buf_decay``), each in [0, 1].
     output_scale : array_like of float
-        The output scales omega_1, ..., omega_d (jax_privacy's ``output_scale``), one per buffer, finite.
+        The output scales omega_1, ..., omega_d (jax_privacy's ``output_scale``), one per buffer,
+        finite.
 
     Raises
     ------
     ValueError
-        A vector is empty, not 1-D or not finite, the two differ in length, or a buffer decay lies outside
-        [0, 1] (the coefficients would grow without bound, or alternate in sign); ``matrix``/``coefficients``
-        for output scales whose coefficients overflow.
+        A vector is empty, not 1-D or not finite, the two differ in length, or a buffer decay lies
+        outside [0, 1] (the coefficients would grow without bound, or alternate in sign);
+        ``matrix``/``coefficients`` for output scales whose coefficients overflow.
 
     Notes
     -----
-    The coefficients are non-negative and non-increasing when every omega_i >= 0 and sum_i omega_i <= 1
-    (checked in exact rational arithmetic); ``l2_sensitivity`` is then exact. The computed coefficients carry a
-    certified error bound (Higham 2002, Lemma 3.1).
+    The coefficients are non-negative and non-increasing when every omega_i >= 0 and sum_i omega_i
+    <= 1 (checked in exact rational arithmetic); ``l2_sensitivity`` is then exact. The computed
+    coefficients carry a certified error bound (Higham 2002, Lemma 3.1).
 
     References
     ----------
@@ -278,12 +289,14 @@ class BLT(_Toeplitz):
         return self._decreasing
 
     def coefficients(self, rounds: int) -> ToeplitzCoefficients:
-        r"""Coefficients c_0 = 1 and c_k = sum_i omega_i theta_i^(k-1), k < rounds, with a bound on their error.
+        r"""Coefficients c_0 = 1 and c_k = sum_i omega_i theta_i^(k-1), k < rounds, with a bound on
+        their error.
 
-        theta^p is formed by successive products (p - 1 roundings), times omega (one), summed over the d
-        buffers (d - 1), so :math:`|c_k - \hat c_k| \le \gamma_{k+d} \sum_i |\omega_i \theta_i^{k-1}|`
-        (Higham 2002, Lemma 3.1); the bound returned is :math:`2\gamma_{n+d+1}` times the computed
-        magnitudes (the factor 2 covers the computed magnitudes standing in for the exact ones).
+        theta^p is formed by successive products (p - 1 roundings), times omega (one), summed over
+        the d buffers (d - 1), so :math:`|c_k - \hat c_k| \le \gamma_{k+d} \sum_i |\omega_i
+        \theta_i^{k-1}|` (Higham 2002, Lemma 3.1); the bound returned is :math:`2\gamma_{n+d+1}`
+        times the computed magnitudes (the factor 2 covers the computed magnitudes standing in for
+        the exact ones).
 
         Parameters
         ----------
@@ -324,14 +337,15 @@ class Banded(_Toeplitz):
 
         C_{ij} = c_{i-j} \ \text{for } 0 \le i - j < b, \qquad C_{ij} = 0 \ \text{otherwise};
 
-    a full-length column gives any lower-triangular Toeplitz C. When the coefficients are non-negative and
-    non-increasing (:math:`c_0 \ge c_1 \ge \dots \ge 0`), ``l2_sensitivity`` is exact for up to 2^24
-    rounds (Kalinin & Lampert 2024, Theorem 2).
+    a full-length column gives any lower-triangular Toeplitz C. When the coefficients are
+    non-negative and non-increasing (:math:`c_0 \ge c_1 \ge \dots \ge 0`), ``l2_sensitivity`` is
+    exact for up to 2^24 rounds (Kalinin & Lampert 2024, Theorem 2).
 
     Parameters
     ----------
     coefficients : array_like
-        The b bands c_0, ..., c_(b-1): a non-empty 1-D sequence of finite numbers with a non-zero entry.
+        The b bands c_0, ..., c_(b-1): a non-empty 1-D sequence of finite numbers with a non-zero
+        entry.
 
     Raises
     ------
@@ -389,8 +403,8 @@ def _dense_matrix(value: npt.ArrayLike, name: str) -> np.ndarray:
 class DenseStrategy(Strategy):
     """Strategy of any matrix C given as a 2-D array of finite numbers, one column per round.
 
-    C may have any number of rows; its entries are taken as exact. Its sensitivity is computed on the dense
-    rounds x rounds matrix C^T C, so at most 2048 rounds.
+    C may have any number of rows; its entries are taken as exact. Its sensitivity is computed on
+    the dense rounds x rounds matrix C^T C, so at most 2048 rounds.
 
     Parameters
     ----------
@@ -400,8 +414,8 @@ class DenseStrategy(Strategy):
     Raises
     ------
     ValueError
-        ``matrix`` empty, not 2-D, not finite, or all zero; ``matrix(rounds)`` with ``rounds`` other than
-        C's column count, or above 2048.
+        ``matrix`` empty, not 2-D, not finite, or all zero; ``matrix(rounds)`` with ``rounds`` other
+        than C's column count, or above 2048.
     ParameterTypeError
         ``matrix`` a string, bool or None.
 
@@ -419,7 +433,8 @@ class DenseStrategy(Strategy):
 
     @classmethod
     def named(cls, matrix: npt.ArrayLike, name: str) -> DenseStrategy:
-        """The strategy of ``matrix``, its refusals naming the caller's argument ``name`` (``strategy``)."""
+        """The strategy of ``matrix``, its refusals naming the caller's argument ``name``
+        (``strategy``)."""
         made = cls.__new__(cls)
         made.c = _dense_matrix(matrix, name)
         made.nonnegative = bool((made.c >= 0).all())
@@ -448,8 +463,8 @@ STRATEGY_NAMES = ("tree", "tree_restart")
 
 
 def strategy_from(strategy: Any, min_separation: int) -> Strategy:
-    """A Strategy from what a user passes: a Strategy, "tree", "tree_restart" (a tree restarted every
-    ``min_separation`` rounds: one participation per tree at most) or a 2-D array (any C)."""
+    """A Strategy from what a user passes: a Strategy, "tree", "tree_restart" (a tree restarted
+    every ``min_separation`` rounds: one participation per tree at most) or a 2-D array (any C)."""
     if isinstance(strategy, Strategy):
         return strategy
     if isinstance(strategy, str):

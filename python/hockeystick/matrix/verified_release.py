@@ -1,28 +1,33 @@
-r"""Verify by Monte Carlo, then run the verified mechanism: the (eps, delta_overall) of that pipeline.
+r"""Verify by Monte Carlo, then run the verified mechanism: the (eps, delta_overall) of that
+pipeline.
 
-**The pipeline.** Fix eps and a base delta_b. Draw N fresh samples from the mechanism's dominating pair (never from
-the data; not used before to choose the mechanism or eps), each a value in [0, B] whose expectation is delta(eps)
-(B = 1 for plain draws, B(alpha) for importance-sampled ones, ``matrix.importance_sampling``). If every direction's
-sample mean is <= delta_b, run the mechanism; otherwise run a fallback that is (eps, delta_b)-DP by a certified
-bound. The number reported is a DP guarantee of that randomized pipeline, draws and noise together:
+**The pipeline.** Fix eps and a base delta_b. Draw N fresh samples from the mechanism's dominating
+pair (never from the data; not used before to choose the mechanism or eps), each a value in [0, B]
+whose expectation is delta(eps) (B = 1 for plain draws, B(alpha) for importance-sampled ones,
+``matrix.importance_sampling``). If every direction's sample mean is <= delta_b, run the mechanism;
+otherwise run a fallback that is (eps, delta_b)-DP by a certified bound. The number reported is a DP
+guarantee of that randomized pipeline, draws and noise together:
 
     the pipeline is (eps, delta_overall)-DP,   delta_overall = min_{1 <= tau < B/delta_b}
         tau delta_b + e^{-N kl(delta_b/B || tau delta_b/B)} (1 - tau delta_b),
 
-kl the Bernoulli KL divergence. This is the statement jax_privacy's ``get_overall_delta`` gives for "many Monte
-Carlo verifications of ordered mechanisms, then the highest-utility one that passes", citing Appendix A of Dong &
-Ganesh 2026 (arXiv:2602.09338), with the Chernoff step of Fact 4.2 of arXiv:2412.16802; the paper's text was not
-consulted here. For one verified mechanism it is proved as follows. The pass probability p does not depend on the
-data, so the pipeline's output law is p M + (1 - p) F on both neighbours, and by joint convexity its hockey-stick
-divergence is at most p delta_M + (1 - p) delta_F, with delta_F <= delta_b. If delta_M <= tau delta_b this is at most
-tau delta_b. Otherwise some direction's draws, in [0, B] with mean above tau delta_b, averaged at most delta_b,
-which has probability p <= e^{-N kl(delta_b/B || tau delta_b/B)} (Hoeffding 1963, Theorem 1, for the draws over B;
-kl(a || m) grows with m > a), and p delta_M + (1 - p) delta_F <= p + (1 - p) tau delta_b. Both cases are at most the
-formula's value, at every tau: the least value found (a log-spaced grid of tau, then golden-section steps) is
-taken, and raised by 1e-12 relative for its round-off.
+kl the Bernoulli KL divergence. This is the statement jax_privacy's ``get_overall_delta`` gives for
+"many Monte Carlo verifications of ordered mechanisms, then the highest-utility one that passes",
+citing Appendix A of Dong & Ganesh 2026 (arXiv:2602.09338), with the Chernoff step of Fact 4.2 of
+arXiv:2412.16802; the paper's text was not consulted here. For one verified mechanism it is proved
+as follows. The pass probability p does not depend on the data, so the pipeline's output law is p
+M + (1 - p) F on both neighbours, and by joint convexity its hockey-stick divergence is at most p
+delta_M + (1 - p) delta_F, with delta_F <= delta_b. If delta_M <= tau delta_b this is at most tau
+delta_b. Otherwise some direction's draws, in [0, B] with mean above tau delta_b, averaged at most
+delta_b, which has probability p <= e^{-N kl(delta_b/B || tau delta_b/B)} (Hoeffding 1963, Theorem
+1, for the draws over B; kl(a || m) grows with m > a), and p delta_M + (1 - p) delta_F <= p +
+(1 - p) tau delta_b. Both cases are at most the formula's value, at every tau: the least value found (a
+log-spaced grid of tau, then golden-section steps) is taken, and raised by 1e-12 relative for its
+round-off.
 
-This is neither an estimate nor a certificate of the mechanism: it is a **pipeline guarantee**, holding for the
-pipeline as run (a fresh verification, then the release it decides), whatever the draws turn out to be.
+This is neither an estimate nor a certificate of the mechanism: it is a **pipeline guarantee**,
+holding for the pipeline as run (a fresh verification, then the release it decides), whatever the
+draws turn out to be.
 """
 
 from __future__ import annotations
@@ -45,10 +50,11 @@ _TAUS = 2000  # grid of tau per call (log-spaced); any tau gives a valid bound, 
 
 
 def _overall(draws: int, base: float, bound: float) -> float:
-    """min over tau of the pipeline formula (module docstring), before the round-off margin: a log-spaced grid of tau,
-    then golden-section steps between the best point's neighbours (any tau gives a valid bound)."""
-    # tau delta_b < B (beyond it no mean of draws in [0, B] exceeds tau delta_b) and tau delta_b <= 1 (beyond it the
-    # formula exceeds 1): tau < min(B, 1) / delta_b
+    """min over tau of the pipeline formula (module docstring), before the round-off margin: a
+    log-spaced grid of tau, then golden-section steps between the best point's neighbours (any tau
+    gives a valid bound)."""
+    # tau delta_b < B (beyond it no mean of draws in [0, B] exceeds tau delta_b) and tau delta_b <=
+    # 1 (beyond it the formula exceeds 1): tau < min(B, 1) / delta_b
     log_top = math.log(min(bound, 1.0)) - math.log(
         base
     )  # in logs: min(B, 1) / delta_b may overflow
@@ -83,16 +89,17 @@ def _overall(draws: int, base: float, bound: float) -> float:
 
 
 def pipeline_delta(draws: int, base_delta: float, *, support_bound: float = 1.0) -> float:
-    r"""delta_overall of "verify (eps, base_delta) with N draws in [0, B], then run the mechanism that passed".
+    r"""delta_overall of "verify (eps, base_delta) with N draws in [0, B], then run the mechanism
+    that passed".
 
     .. math::
 
         \delta_{\rm overall} = \min_{1 \le \tau < B/\delta_b} \tau \delta_b
             + e^{-N\,\mathrm{kl}(\delta_b/B \,\|\, \tau\delta_b/B)} (1 - \tau \delta_b),
 
-    (Dong & Ganesh 2026, arXiv:2602.09338, Appendix A, as jax_privacy's ``get_overall_delta`` states it; proof for
-    one mechanism in the module docstring), the least value over 2000 log-spaced tau refined by golden-section steps,
-    raised by 1e-12 relative.
+    (Dong & Ganesh 2026, arXiv:2602.09338, Appendix A, as jax_privacy's ``get_overall_delta`` states
+    it; proof for one mechanism in the module docstring), the least value over 2000 log-spaced tau
+    refined by golden-section steps, raised by 1e-12 relative.
 
     Parameters
     ----------
@@ -111,7 +118,8 @@ def pipeline_delta(draws: int, base_delta: float, *, support_bound: float = 1.0)
     Raises
     ------
     ValueError
-        ``draws`` not a whole number >= 1; ``base_delta`` outside (0, 1); ``support_bound`` not finite and > 0.
+        ``draws`` not a whole number >= 1; ``base_delta`` outside (0, 1); ``support_bound`` not
+        finite and > 0.
 
     Examples
     --------
@@ -126,11 +134,13 @@ def pipeline_delta(draws: int, base_delta: float, *, support_bound: float = 1.0)
 
 
 def pipeline_base_delta(draws: int, target_delta: float, *, support_bound: float = 1.0) -> float:
-    """The largest base delta (on a fine search) whose ``pipeline_delta`` is <= target_delta, or 0 if none.
+    """The largest base delta (on a fine search) whose ``pipeline_delta`` is <= target_delta, or 0
+    if none.
 
-    delta_overall is not monotone in the base delta (it tends to 1 as the base falls to 0, since no verification can
-    then pass reliably), so the search scans 400 log-spaced bases below the target and bisects above the largest that
-    passes; every base returned passes ``pipeline_delta`` as computed.
+    delta_overall is not monotone in the base delta (it tends to 1 as the base falls to 0, since no
+    verification can then pass reliably), so the search scans 400 log-spaced bases below the target
+    and bisects above the largest that passes; every base returned passes ``pipeline_delta`` as
+    computed.
 
     Parameters
     ----------
@@ -193,7 +203,8 @@ class _WeightedDraws(Protocol):
 
 @dataclass(frozen=True)
 class PipelineGuarantee:
-    """The (eps, delta_overall) of "verify by Monte Carlo, then run the verified mechanism", with its statement.
+    """The (eps, delta_overall) of "verify by Monte Carlo, then run the verified mechanism", with
+    its statement.
 
     Parameters
     ----------
@@ -208,7 +219,8 @@ class PipelineGuarantee:
     support_bound : float
         B, the bound on every draw.
     verified : bool
-        Whether these draws passed (run the mechanism) or not (run the (eps, base_delta)-DP fallback).
+        Whether these draws passed (run the mechanism) or not (run the (eps, base_delta)-DP
+        fallback).
     estimate : float
         The larger direction's mean (the Monte Carlo estimate of delta(eps)).
     kind : {"pipeline guarantee"}
@@ -247,7 +259,8 @@ class PipelineGuarantee:
 def verify_then_release(
     run: _WeightedDraws, epsilon: float, target_delta: float
 ) -> PipelineGuarantee:
-    """Verify eps with a run's draws at the base delta that meets target_delta, and state the pipeline's guarantee.
+    """Verify eps with a run's draws at the base delta that meets target_delta, and state the
+    pipeline's guarantee.
 
     Parameters
     ----------
@@ -261,13 +274,14 @@ def verify_then_release(
     Returns
     -------
     PipelineGuarantee
-        (eps, delta_overall <= target_delta) of the pipeline, whether these draws passed, and the statement.
+        (eps, delta_overall <= target_delta) of the pipeline, whether these draws passed, and the
+        statement.
 
     Raises
     ------
     ValueError
-        ``epsilon`` not finite and >= 0; ``target_delta`` outside (0, 1); the run's draws too few to reach the target
-        at any base delta (the message says how many more).
+        ``epsilon`` not finite and >= 0; ``target_delta`` outside (0, 1); the run's draws too few to
+        reach the target at any base delta (the message says how many more).
     """
     eps = epsilon_target(epsilon)
     if not math.isfinite(eps):

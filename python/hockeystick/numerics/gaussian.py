@@ -30,16 +30,16 @@ def gaussian_tail(x: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
 
         Q(x) = \tfrac12 \operatorname{erfc}(x/\sqrt2) = \varphi(x)\, M(x)
 
-    computed as :math:`\varphi(x) M(x)` for x >= 0 and :math:`1 - Q(-x)` below, so no value suffers the
-    :math:`1 - \Phi` cancellation.
+    computed as :math:`\varphi(x) M(x)` for x >= 0 and :math:`1 - Q(-x)` below, so no value suffers
+    the :math:`1 - \Phi` cancellation.
 
     Parameters
     ----------
     x : array_like
         Real numbers; ``inf`` gives 0, ``-inf`` gives 1.
     threads : int, optional
-        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
-        thread below; an explicit count is used as given (capped at 4x the processors).
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points
+        and one thread below; an explicit count is used as given (capped at 4x the processors).
 
     Returns
     -------
@@ -83,16 +83,16 @@ def log_gaussian_tail(x: ArrayLike, *, threads: int | None = None) -> FloatOrArr
         \log Q(x) = -x^2/2 - \log\sqrt{2\pi} + \log M(x) \quad (x \ge 0), \qquad
         \log Q(x) = \operatorname{log1p}(-Q(-x)) \quad (x < 0)
 
-    Finite for x below :math:`\sqrt{2\,\mathrm{DBL\_MAX}} \approx 1.9 \times 10^{154}`; above 1e150 the
-    asymptotic :math:`-x^2/2 - \log x - \log\sqrt{2\pi}` is used (its error is below 1e-300).
+    Finite for x below :math:`\sqrt{2\,\mathrm{DBL\_MAX}} \approx 1.9 \times 10^{154}`; above 1e150
+    the asymptotic :math:`-x^2/2 - \log x - \log\sqrt{2\pi}` is used (its error is below 1e-300).
 
     Parameters
     ----------
     x : array_like
         Real numbers.
     threads : int, optional
-        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
-        thread below; an explicit count is used as given (capped at 4x the processors).
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points
+        and one thread below; an explicit count is used as given (capped at 4x the processors).
 
     Returns
     -------
@@ -135,8 +135,8 @@ def gaussian_tail_inverse(p: ArrayLike, *, threads: int | None = None) -> FloatO
     p : array_like
         Probabilities in [0, 1].
     threads : int, optional
-        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
-        thread below; an explicit count is used as given (capped at 4x the processors).
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points
+        and one thread below; an explicit count is used as given (capped at 4x the processors).
 
     Returns
     -------
@@ -179,8 +179,8 @@ def mills_ratio(x: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
     x : array_like
         Real numbers.
     threads : int, optional
-        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
-        thread below; an explicit count is used as given (capped at 4x the processors).
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points
+        and one thread below; an explicit count is used as given (capped at 4x the processors).
 
     Returns
     -------

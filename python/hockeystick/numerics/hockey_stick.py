@@ -50,22 +50,22 @@ def theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> Fl
         \theta_\varepsilon(r) = E_{e^\varepsilon}\bigl(N(r,1) \,\|\, N(0,1)\bigr)
         = Q(\varepsilon/r - r/2) - e^\varepsilon\, Q(\varepsilon/r + r/2)
 
-    It is the exact :math:`\delta(\varepsilon)` of the Gaussian mechanism with sensitivity / sigma = r, the
-    privacy profile of mu-GDP with mu = r, and the contraction coefficient of a projected Gaussian kernel.
-    Computed as :math:`\varphi(x_1)(M(x_1) - M(x_1 + r))`, :math:`x_1 = \varepsilon/r - r/2`, with a
-    Gauss-Legendre integral where that difference would cancel, so no digit is lost for tiny r, large
-    epsilon, or values far below 1e-16.
+    It is the exact :math:`\delta(\varepsilon)` of the Gaussian mechanism with sensitivity / sigma =
+    r, the privacy profile of mu-GDP with mu = r, and the contraction coefficient of a projected
+    Gaussian kernel. Computed as :math:`\varphi(x_1)(M(x_1) - M(x_1 + r))`, :math:`x_1 =
+    \varepsilon/r - r/2`, with a Gauss-Legendre integral where that difference would cancel, so no
+    digit is lost for tiny r, large epsilon, or values far below 1e-16.
 
     Parameters
     ----------
     r : array_like
-        Distance between the means in units of the noise standard deviation (sensitivity / sigma; mu for
-        mu-GDP); r >= 0, ``inf`` gives 1.
+        Distance between the means in units of the noise standard deviation (sensitivity / sigma; mu
+        for mu-GDP); r >= 0, ``inf`` gives 1.
     epsilon : array_like
         The divergence's log gamma, epsilon >= 0; ``inf`` gives 0.  Broadcasts against ``r``.
     threads : int, optional
-        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
-        thread below; an explicit count is used as given (capped at 4x the processors).
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points
+        and one thread below; an explicit count is used as given (capped at 4x the processors).
 
     Returns
     -------
@@ -76,8 +76,8 @@ def theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> Fl
     Raises
     ------
     ValueError
-        If r < 0 or epsilon < 0, either is NaN, or the shapes do not broadcast; the message names the
-        argument and the first offending element.
+        If r < 0 or epsilon < 0, either is NaN, or the shapes do not broadcast; the message names
+        the argument and the first offending element.
     ParameterTypeError
         If an argument is a string, a boolean or None (a TypeError and a ValueError).
 
@@ -89,7 +89,8 @@ def theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> Fl
 
     References
     ----------
-    Paper 000, eq. 6 and Lemma 1; paper 002, Definition 1 and eq. 10 (gamma = e^eps); paper 004, eq. 8.
+    Paper 000, eq. 6 and Lemma 1; paper 002, Definition 1 and eq. 10 (gamma = e^eps); paper 004,
+    eq. 8.
 
     Examples
     --------
@@ -115,8 +116,8 @@ def log_theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -
         \qquad x_1 = \varepsilon/r - r/2,
 
     with :math:`x_1^2/2` formed in double-double.  Radii below 2**-900 (subnormal ones included) are
-    evaluated in the core as :math:`\log\theta(rs, \varepsilon s) - \log s`, :math:`s = 2^{600}`: at fixed
-    :math:`x_1`, theta scales with r up to a relative :math:`O(2^{-300})`.
+    evaluated in the core as :math:`\log\theta(rs, \varepsilon s) - \log s`, :math:`s = 2^{600}`: at
+    fixed :math:`x_1`, theta scales with r up to a relative :math:`O(2^{-300})`.
 
     Parameters
     ----------
@@ -125,8 +126,8 @@ def log_theta(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -
     epsilon : array_like
         The divergence's log gamma, epsilon >= 0.  Broadcasts against ``r``.
     threads : int, optional
-        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
-        thread below; an explicit count is used as given (capped at 4x the processors).
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points
+        and one thread below; an explicit count is used as given (capped at 4x the processors).
 
     Returns
     -------
@@ -183,8 +184,8 @@ def theta_depsilon(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = No
     epsilon : array_like
         The divergence's log gamma, epsilon >= 0.  Broadcasts against ``r``.
     threads : int, optional
-        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
-        thread below; an explicit count is used as given (capped at 4x the processors).
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points
+        and one thread below; an explicit count is used as given (capped at 4x the processors).
 
     Returns
     -------
@@ -219,11 +220,13 @@ def theta_epsilon(r: NonScalar, delta: ArrayLike, *, threads: int | None = None)
 @overload
 def theta_epsilon(r: ArrayLike, delta: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
 def theta_epsilon(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
-    r"""The epsilon >= 0 at which theta_eps(r) equals delta: the epsilon(delta) of the Gaussian mechanism.
+    r"""The epsilon >= 0 at which theta_eps(r) equals delta: the epsilon(delta) of the Gaussian
+    mechanism.
 
-    Solves :math:`\theta_\varepsilon(r) = \delta` by bracketed Newton steps on log theta, started at the
-    upper bound :math:`r\,(Q^{-1}(\delta) + r/2)`; 0 where :math:`\theta_0(r) \le \delta` already.  With
-    r = sensitivity / sigma (or mu for mu-GDP) it is the mechanism's exact epsilon at delta.
+    Solves :math:`\theta_\varepsilon(r) = \delta` by bracketed Newton steps on log theta, started at
+    the upper bound :math:`r\,(Q^{-1}(\delta) + r/2)`; 0 where :math:`\theta_0(r) \le \delta`
+    already.  With r = sensitivity / sigma (or mu for mu-GDP) it is the mechanism's exact epsilon at
+    delta.
 
     Parameters
     ----------
@@ -232,8 +235,8 @@ def theta_epsilon(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None)
     delta : array_like
         Target delta, strictly between 0 and 1.  Broadcasts against ``r``.
     threads : int, optional
-        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
-        thread below; an explicit count is used as given (capped at 4x the processors).
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points
+        and one thread below; an explicit count is used as given (capped at 4x the processors).
 
     Returns
     -------
@@ -278,10 +281,11 @@ def theta_radius(
 def theta_radius(
     epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = None
 ) -> FloatOrArray:
-    r"""The r > 0 at which theta_eps(r) equals delta: the largest sensitivity / sigma that is (epsilon, delta)-DP.
+    r"""The r > 0 at which theta_eps(r) equals delta: the largest sensitivity / sigma that is
+    (epsilon, delta)-DP.
 
-    Noise calibration of the Gaussian mechanism: sigma = sensitivity / r.  Started at
-    :math:`r = \sqrt{z^2 + 2\varepsilon} - z`, :math:`z = Q^{-1}(\delta)`, then bracketed Newton steps.
+    Noise calibration of the Gaussian mechanism: sigma = sensitivity / r.  Started at :math:`r =
+    \sqrt{z^2 + 2\varepsilon} - z`, :math:`z = Q^{-1}(\delta)`, then bracketed Newton steps.
 
     Parameters
     ----------
@@ -291,8 +295,8 @@ def theta_radius(
     delta : array_like
         Target delta, strictly between 0 and 1.  Broadcasts against ``epsilon``.
     threads : int, optional
-        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
-        thread below; an explicit count is used as given (capped at 4x the processors).
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points
+        and one thread below; an explicit count is used as given (capped at 4x the processors).
 
     Returns
     -------
@@ -302,8 +306,8 @@ def theta_radius(
     Raises
     ------
     ValueError
-        If epsilon < 0 or above 1e307 (finite), delta is outside (0, 1), either is NaN, or the shapes do
-        not broadcast.
+        If epsilon < 0 or above 1e307 (finite), delta is outside (0, 1), either is NaN, or the
+        shapes do not broadcast.
     ParameterTypeError
         If an argument is a string, a boolean or None (a TypeError and a ValueError).
 
@@ -368,8 +372,8 @@ def laplace_hockey_stick(
     epsilon : array_like
         The divergence's log gamma, epsilon >= 0.  The three arguments broadcast together.
     threads : int, optional
-        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points and one
-        thread below; an explicit count is used as given (capped at 4x the processors).
+        OpenMP threads.  ``None`` (the default) uses every core when there are at least 2**15 points
+        and one thread below; an explicit count is used as given (capped at 4x the processors).
 
     Returns
     -------

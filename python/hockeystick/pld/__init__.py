@@ -4,15 +4,17 @@
     d = pld.subsampled_gaussian(sigma=1.0, sampling_rate=0.01).self_compose(10_000)
     d.epsilon(1e-5, bound="both")   # (certified lower bound, certified upper bound)
 
-Laid out as its pipeline (docs/architecture.md, "The PLD pipeline"), each stage importing only the ones before
-it, the C++ core's stages under the same names: ``grid`` (the types every stage passes on: the grid PMF, finite
-atoms, the PLD object), ``mechanisms`` (one round: the constructors, exact finite pairs, location mixtures, a
-mechanism chosen at random, group privacy), ``sampling`` (how a record enters a round: Poisson, fixed size, with
-replacement, truncated, balls-in-bins), ``compose`` (FFT composition with charged truncation and round-off, finite
-pairs composed exactly), ``reads`` (what a composed PLD answers: the epsilon width, delta near 1, the bracket
-along a run), ``refine`` (the grid-and-tail policy and grids chosen for an accuracy), ``accountants`` (the front
-ends: the subsampled Gaussian over rounds, fixed-size batches, epochs of balls-in-bins and of shuffled batches,
-composition plans) and ``question`` (the run a composed PLD describes, read where the question puts it).
+Laid out as its pipeline (docs/architecture.md, "The PLD pipeline"), each stage importing only the
+ones before it, the C++ core's stages under the same names: ``grid`` (the types every stage passes
+on: the grid PMF, finite atoms, the PLD object), ``mechanisms`` (one round: the constructors, exact
+finite pairs, location mixtures, a mechanism chosen at random, group privacy), ``sampling`` (how a
+record enters a round: Poisson, fixed size, with replacement, truncated, balls-in-bins), ``compose``
+(FFT composition with charged truncation and round-off, finite pairs composed exactly), ``reads``
+(what a composed PLD answers: the epsilon width, delta near 1, the bracket along a run), ``refine``
+(the grid-and-tail policy and grids chosen for an accuracy), ``accountants`` (the front ends: the
+subsampled Gaussian over rounds, fixed-size batches, epochs of balls-in-bins and of shuffled
+batches, composition plans) and ``question`` (the run a composed PLD describes, read where the
+question puts it).
 """
 
 from __future__ import annotations
@@ -50,9 +52,9 @@ if TYPE_CHECKING:
     from .sampling.subsampling import poisson_subsampled
     from .sampling.truncated_subsampling import truncated_subsampled_gaussian
 
-# Each public name comes from its module on first use (PEP 562): a front end imports the stages it reads
-# (the question reader's front door above, which every PrivacyLossDistribution consults, and what it
-# imports), not the whole pipeline.
+# Each public name comes from its module on first use (PEP 562): a front end imports the stages it
+# reads (the question reader's front door above, which every PrivacyLossDistribution consults, and
+# what it imports), not the whole pipeline.
 _NAMES = {
     "BallsInBinsGaussianPLD": "accountants.allocation",
     "ShuffledBatchGaussianPLD": "accountants.allocation",

@@ -1,4 +1,5 @@
-"""Pictures of privacy guarantees: delta-eps curves, sigma needed vs rounds, heat maps over two axes.
+"""Pictures of privacy guarantees: delta-eps curves, sigma needed vs rounds, heat maps over two
+axes.
 
 matplotlib is imported only when a picture is drawn (``pip install "hockeystick[plot]"``),
 through its object-oriented API (Figure + Agg canvas): no pyplot state, no GUI backend.
@@ -7,8 +8,9 @@ with ``sweep.read_sweep``: nothing is evaluated again); ``plot_grid`` draws the 
 grid from a small sub-grid it evaluates itself (at most a few hundred values per axis).
 
 The modules: ``canvas`` (figure, panels, saving), ``scales`` (the log-or-linear rule), ``curves``
-(delta-eps and parameter curves), ``heatmaps``, ``picture`` (which picture of a sweep: ``choose_picture``),
-``datasets`` (drawing a sweep), ``frontier`` (accuracy against epsilon), ``along_run`` (a run's bracket).
+(delta-eps and parameter curves), ``heatmaps``, ``picture`` (which picture of a sweep:
+``choose_picture``), ``datasets`` (drawing a sweep), ``frontier`` (accuracy against epsilon),
+``along_run`` (a run's bracket).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""A run's certified bracket along its checkpoints: the upper and lower sides of epsilon (or delta) against
-steps or epochs, the bracket shaded between them."""
+"""A run's certified bracket along its checkpoints: the upper and lower sides of epsilon (or delta)
+against steps or epochs, the bracket shaded between them."""
 
 from __future__ import annotations
 
@@ -16,19 +16,20 @@ __all__ = ["curve_along_run", "bracket_along_run"]
 
 
 def curve_along_run(curve: CurveAlongRun, path: str | os.PathLike[str], *, title: str = "") -> str:
-    """Draw a run's certified bracket of epsilon (or delta) against its checkpoints and save it as a PNG.
+    """Draw a run's certified bracket of epsilon (or delta) against its checkpoints and save it as a
+    PNG.
 
-    The horizontal axis counts epochs where the run counts them (``curve.steps_per_epoch`` set), else
-    steps; the upper side is drawn as a line (marked points where there are at most 30 checkpoints),
-    the lower side dashed, the bracket between them shaded.  The vertical axis is log for delta where
-    every finite lower value is positive, else linear.  A non-finite value (epsilon's upper side where
-    delta is below what can be certified) is left out.
+    The horizontal axis counts epochs where the run counts them (``curve.steps_per_epoch`` set),
+    else steps; the upper side is drawn as a line (marked points where there are at most 30
+    checkpoints), the lower side dashed, the bracket between them shaded.  The vertical axis is log
+    for delta where every finite lower value is positive, else linear.  A non-finite value
+    (epsilon's upper side where delta is below what can be certified) is left out.
 
     Parameters
     ----------
     curve : hockeystick.pld.reads.along_run.CurveAlongRun
-        The bracket after each checkpoint, as a PLD accountant's or a training run's ``epsilon_curve``
-        (epsilon at a delta) or ``delta_curve`` (delta at an epsilon) gives it.
+        The bracket after each checkpoint, as a PLD accountant's or a training run's
+        ``epsilon_curve`` (epsilon at a delta) or ``delta_curve`` (delta at an epsilon) gives it.
     path : str or os.PathLike
         The PNG to write; its directory must exist (an existing file is replaced).
     title : str, optional
@@ -85,11 +86,12 @@ def bracket_along_run(
 ) -> str:
     """Draw the certified sides of a quantity along a run's checkpoints and save it as a PNG.
 
-    The upper side is a line (marked points where there are at most 30 checkpoints), the lower side dashed in
-    the same colour, the bracket between them shaded where both are given; a side that is None or has no
-    finite value is not drawn (nor named in the legend).  The horizontal axis is linear: the checkpoints
-    are counted (epochs or steps), not spread over decades.  With ``log_y`` the vertical axis is log where
-    every finite value drawn is positive.  A non-finite value is left out.
+    The upper side is a line (marked points where there are at most 30 checkpoints), the lower side
+    dashed in the same colour, the bracket between them shaded where both are given; a side that is
+    None or has no finite value is not drawn (nor named in the legend).  The horizontal axis is
+    linear: the checkpoints are counted (epochs or steps), not spread over decades.  With ``log_y``
+    the vertical axis is log where every finite value drawn is positive.  A non-finite value is left
+    out.
 
     Parameters
     ----------
@@ -163,8 +165,8 @@ def bracket_along_run(
 
 
 def _drawn_sides(upper: npt.ArrayLike | None, lower: npt.ArrayLike | None) -> dict[str, np.ndarray]:
-    """The sides given with a finite value, by name (upper first), each as floats with a non-finite value as
-    NaN (left out of its line)."""
+    """The sides given with a finite value, by name (upper first), each as floats with a non-finite
+    value as NaN (left out of its line)."""
     drawn = {}
     for name, values in (("upper", upper), ("lower", lower)):
         if values is not None:

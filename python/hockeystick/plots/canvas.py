@@ -1,5 +1,5 @@
-"""The canvas of every picture: a matplotlib Figure on an Agg canvas (no pyplot state, no GUI backend), one
-axes or a grid of panels, its title, grid lines and legend, saved as a PNG."""
+"""The canvas of every picture: a matplotlib Figure on an Agg canvas (no pyplot state, no GUI
+backend), one axes or a grid of panels, its title, grid lines and legend, saved as a PNG."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ def figure() -> tuple[Any, Any]:
 
 
 def panels(count: int) -> tuple[Any, list[Any]]:
-    """A figure of ``count`` panels sharing their axes, at most 3 a row; the unused cells left out."""
+    """A figure of ``count`` panels sharing their axes, at most 3 a row; the unused cells left
+    out."""
     require_extra("drawing a plot", "matplotlib")
     from matplotlib.backends.backend_agg import (
         FigureCanvasAgg,

@@ -1,5 +1,6 @@
-"""Curves: delta(eps) on a log scale, one curve per label; a quantity against one parameter (sigma needed
-against rounds, say); each with a dotted line at each level (target values of the quantity drawn)."""
+"""Curves: delta(eps) on a log scale, one curve per label; a quantity against one parameter (sigma
+needed against rounds, say); each with a dotted line at each level (target values of the quantity
+drawn)."""
 
 from __future__ import annotations
 
@@ -38,8 +39,8 @@ def delta_epsilon_curves(
     """Draw delta against epsilon on a log scale, one curve per label, and save it as a PNG.
 
     Non-positive deltas are left out of their curve; the delta axis runs from the smallest positive
-    delta (or level) drawn, but not below ``DELTA_FLOOR`` = 1e-16, up to 1.5.  A legend names the curves
-    where there are 2 to 8 of them (or 1 with levels).
+    delta (or level) drawn, but not below ``DELTA_FLOOR`` = 1e-16, up to 1.5.  A legend names the
+    curves where there are 2 to 8 of them (or 1 with levels).
 
     Parameters
     ----------
@@ -54,11 +55,12 @@ def delta_epsilon_curves(
     levels : sequence of float, optional
         Deltas to mark with a dotted horizontal line each (target deltas; each > 0).
     x_spacing : {"log", "linear", "list"} or None, optional
-        How a sweep made the epsilons (its coordinate's ``spacing``): "log" or "linear" decide the axis's
-        scale where the epsilons are positive; "list" or None (the default) leave it to their span.
+        How a sweep made the epsilons (its coordinate's ``spacing``): "log" or "linear" decide the
+        axis's scale where the epsilons are positive; "list" or None (the default) leave it to their
+        span.
     lower : mapping of str to array_like, optional
-        The certified lower side of each curve, by the same labels (``curves`` then holds the upper sides):
-        drawn dashed in its curve's colour, the bracket between the two shaded.
+        The certified lower side of each curve, by the same labels (``curves`` then holds the upper
+        sides): drawn dashed in its curve's colour, the bracket between the two shaded.
 
     Returns
     -------
@@ -98,8 +100,8 @@ def delta_epsilon_on(
     x_spacing: str | None = None,
     lower: Mapping[str, npt.ArrayLike] | None = None,
 ) -> None:
-    """The delta-eps curves drawn on ``ax`` (non-positive deltas left out, the axis cut at ``DELTA_FLOOR``), each
-    with its lower side dashed where ``lower`` gives it."""
+    """The delta-eps curves drawn on ``ax`` (non-positive deltas left out, the axis cut at
+    ``DELTA_FLOOR``), each with its lower side dashed where ``lower`` gives it."""
     positive = []
     for label, delta in curves.items():
         d = np.asarray(delta, dtype=float)
@@ -133,12 +135,13 @@ def parameter_curves(
     x_spacing: str | None = None,
     lower: Mapping[str, npt.ArrayLike] | None = None,
 ) -> str:
-    """Draw a quantity against one parameter (the sigma needed against rounds, say) and save it as a PNG.
+    """Draw a quantity against one parameter (the sigma needed against rounds, say) and save it as a
+    PNG.
 
     One curve per label (marked points where there are at most 30); each axis's scale is
     ``axis_scale`` of its values (log where they are positive and span more than ``LOG_SPAN`` = 20x;
-    the horizontal one also by the sweep's ``x_spacing``).  A legend names the curves where there are
-    2 to 8 of them (or 1 with levels).
+    the horizontal one also by the sweep's ``x_spacing``).  A legend names the curves where there
+    are 2 to 8 of them (or 1 with levels).
 
     Parameters
     ----------
@@ -155,14 +158,15 @@ def parameter_curves(
     title : str, optional
         The picture's title (default: none).
     levels : sequence of float, optional
-        Values of the quantity to mark with a dotted horizontal line each (each > 0 where the vertical
-        axis is log).
+        Values of the quantity to mark with a dotted horizontal line each (each > 0 where the
+        vertical axis is log).
     x_spacing : {"log", "linear", "list"} or None, optional
-        How a sweep made ``x`` (its coordinate's ``spacing``): "log" or "linear" decide the horizontal
-        scale where the values are positive; "list" or None (the default) leave it to their span.
+        How a sweep made ``x`` (its coordinate's ``spacing``): "log" or "linear" decide the
+        horizontal scale where the values are positive; "list" or None (the default) leave it to
+        their span.
     lower : mapping of str to array_like, optional
-        The certified lower side of each curve, by the same labels (``curves`` then holds the upper sides):
-        drawn dashed in its curve's colour, the bracket between the two shaded.
+        The certified lower side of each curve, by the same labels (``curves`` then holds the upper
+        sides): drawn dashed in its curve's colour, the bracket between the two shaded.
 
     Returns
     -------
@@ -202,8 +206,8 @@ def parameter_curves_on(
     x_spacing: str | None = None,
     lower: Mapping[str, npt.ArrayLike] | None = None,
 ) -> None:
-    """The curves against ``x`` drawn on ``ax`` (marked points where there are at most 30), each with its lower
-    side dashed where ``lower`` gives it."""
+    """The curves against ``x`` drawn on ``ax`` (marked points where there are at most 30), each
+    with its lower side dashed where ``lower`` gives it."""
     x = np.asarray(x, dtype=float)
     ys = [np.asarray(y, dtype=float) for y in curves.values()]
     belows = [None if lower is None else np.asarray(lower[label], dtype=float) for label in curves]
@@ -224,8 +228,9 @@ def bracket(
     lower: np.ndarray | None,
     marker: Any = None,
 ) -> None:
-    """One curve on ``ax``: ``upper`` as a line labelled ``label``; where ``lower`` is given (the certified lower
-    side), it dashed in the same colour, named once in the legend, and the bracket between them shaded."""
+    """One curve on ``ax``: ``upper`` as a line labelled ``label``; where ``lower`` is given (the
+    certified lower side), it dashed in the same colour, named once in the legend, and the bracket
+    between them shaded."""
     line = ax.plot(x, upper, label=label, marker=marker)[0]
     if lower is None:
         return
@@ -241,8 +246,8 @@ def bracket(
 
 
 def level_lines(ax: Any, levels: Sequence[float] | None, name: str = "levels") -> None:
-    """A dotted horizontal line at each level (target values of the quantity drawn), one legend entry naming
-    them (``name``: "target delta" on a delta-eps picture)."""
+    """A dotted horizontal line at each level (target values of the quantity drawn), one legend
+    entry naming them (``name``: "target delta" on a delta-eps picture)."""
     if not levels:
         return
     if ax.get_yscale() == "log" and min(levels) <= 0:

@@ -1,6 +1,7 @@
-"""The picture of a sweep: ``plot_dataset`` draws a saved (or in-memory) sweep from its labelled arrays alone,
-``plot_grid`` the same picture of a grid from a small sub-grid it evaluates itself; both follow
-``choose_picture`` and title the picture with the fixed parameters and the axes held at one value."""
+"""The picture of a sweep: ``plot_dataset`` draws a saved (or in-memory) sweep from its labelled
+arrays alone, ``plot_grid`` the same picture of a grid from a small sub-grid it evaluates itself;
+both follow ``choose_picture`` and title the picture with the fixed parameters and the axes held at
+one value."""
 
 from __future__ import annotations
 
@@ -51,8 +52,8 @@ def plot_grid(
     path : str or os.PathLike
         The PNG to write; its directory must exist (an existing file is replaced).
     max_points : int, optional
-        At most this many values of the axis across and of a heat map's vertical axis (default 200, and
-        never more than 200).
+        At most this many values of the axis across and of a heat map's vertical axis (default 200,
+        and never more than 200).
     levels : sequence of float, optional
         A heat map's contour levels (default: the target epsilons 0.5, 1, 2, 4, 8, or deltas 1e-10,
         1e-8, 1e-6, 1e-5, 1e-3, that the values cross); curves' dotted lines (default: none).
@@ -69,8 +70,8 @@ def plot_grid(
     kind : {"curves", "heatmap"}, optional
         The kind of picture (None: the natural one).
     title : str, optional
-        The heading, in the reader's words (default: the accountants' names and the certified side drawn);
-        the fixed parameters and the held axes follow it.
+        The heading, in the reader's words (default: the accountants' names and the certified side
+        drawn); the fixed parameters and the held axes follow it.
 
     Returns
     -------
@@ -80,9 +81,10 @@ def plot_grid(
     Raises
     ------
     ValueError
-        Any refusal of ``choose_picture`` (a role naming no axis, a contradictory request, ...); levels
-        of a heat map none of which lies within the values drawn, or a level <= 0 on a log vertical axis;
-        an accountant's refusal of a value of the sub-grid; the directory of ``path`` does not exist.
+        Any refusal of ``choose_picture`` (a role naming no axis, a contradictory request, ...);
+        levels of a heat map none of which lies within the values drawn, or a level <= 0 on a log
+        vertical axis; an accountant's refusal of a value of the sub-grid; the directory of ``path``
+        does not exist.
     TypeError
         If a role is not a string.
     ImportError
@@ -147,20 +149,21 @@ def plot_dataset(
     kind: str | None = None,
     title: str | None = None,
 ) -> str:
-    """Draw the picture of a saved (or in-memory) sweep from its labelled arrays alone, and save it as a PNG.
+    """Draw the picture of a saved (or in-memory) sweep from its labelled arrays alone, and save it
+    as a PNG.
 
-    Nothing is evaluated again.  The picture follows ``choose_picture`` (the natural one, or the axes,
-    kind and slices given); each drawn axis is thinned evenly, both ends kept (at most
-    ``min(max_points, 200)`` values across and on a heat map's vertical axis, 8 curves, 6 panels).  The
-    variable drawn is the output (the best-of column for several accountants, the first one's column for
-    several calculators; where both sides of the certified bracket were swept, curves draw each lower side
-    dashed beside its upper side and a heat map colours the upper side under both sides' contour lines).
-    The title names the accountants (or ``title``), the fixed parameters and, apart, the axes held at one
-    value (sliced, or at their middle).  Every axis's scale is ``axis_scale``'s: the sweep's spacing where
-    its coordinate records one (a log-spaced axis on a log scale), else log where the values are positive
-    and span more than 20x.  A heat map gets contour lines at ``levels``,
-    one line style per accountant for a sweep of several, with a legend; curves get a dotted line at each
-    level.
+    Nothing is evaluated again.  The picture follows ``choose_picture`` (the natural one, or the
+    axes, kind and slices given); each drawn axis is thinned evenly, both ends kept (at most
+    ``min(max_points, 200)`` values across and on a heat map's vertical axis, 8 curves, 6 panels).
+    The variable drawn is the output (the best-of column for several accountants, the first one's
+    column for several calculators; where both sides of the certified bracket were swept, curves
+    draw each lower side dashed beside its upper side and a heat map colours the upper side under
+    both sides' contour lines). The title names the accountants (or ``title``), the fixed parameters
+    and, apart, the axes held at one value (sliced, or at their middle).  Every axis's scale is
+    ``axis_scale``'s: the sweep's spacing where its coordinate records one (a log-spaced axis on a
+    log scale), else log where the values are positive and span more than 20x.  A heat map gets
+    contour lines at ``levels``, one line style per accountant for a sweep of several, with a
+    legend; curves get a dotted line at each level.
 
     Parameters
     ----------
@@ -169,8 +172,8 @@ def plot_dataset(
     path : str or os.PathLike
         The PNG to write; its directory must exist (an existing file is replaced).
     max_points : int, optional
-        At most this many values of the axis across and of a heat map's vertical axis (default 200, and
-        never more than 200).
+        At most this many values of the axis across and of a heat map's vertical axis (default 200,
+        and never more than 200).
     levels : sequence of float, optional
         A heat map's contour levels (default: the target epsilons 0.5, 1, 2, 4, 8, or deltas 1e-10,
         1e-8, 1e-6, 1e-5, 1e-3, that the values cross); curves' dotted lines (default: none).
@@ -187,8 +190,8 @@ def plot_dataset(
     kind : {"curves", "heatmap"}, optional
         The kind of picture (None: the natural one).
     title : str, optional
-        The heading, in the reader's words (default: the accountants' names and the certified side drawn);
-        the fixed parameters and the held axes follow it.
+        The heading, in the reader's words (default: the accountants' names and the certified side
+        drawn); the fixed parameters and the held axes follow it.
 
     Returns
     -------
@@ -198,9 +201,9 @@ def plot_dataset(
     Raises
     ------
     ValueError
-        If ``ds`` holds no output variable or its output has no axis; any refusal of ``choose_picture``;
-        levels of a heat map none of which lies within the values drawn, or a level <= 0 on a log
-        vertical axis; the directory of ``path`` does not exist.
+        If ``ds`` holds no output variable or its output has no axis; any refusal of
+        ``choose_picture``; levels of a heat map none of which lies within the values drawn, or a
+        level <= 0 on a log vertical axis; the directory of ``path`` does not exist.
     TypeError
         If a role is not a string.
     ImportError
@@ -272,8 +275,8 @@ def _draw(
     levels: Sequence[float] | None,
     heading: str | None = None,
 ) -> str:
-    """Draw ``ds`` (its dimensions: the picture's drawn axes, thinned) as ``picture`` says, under ``heading``
-    (default: the accountants and the side drawn)."""
+    """Draw ``ds`` (its dimensions: the picture's drawn axes, thinned) as ``picture`` says, under
+    ``heading`` (default: the accountants and the side drawn)."""
     main, output, accountants = _main_variable(ds)
     names = ds.attrs.get("accountants", "") or " / ".join(accountants)
     lines = [heading or (names.replace(",", " / ") + _side_words(ds, main, picture.kind)).strip()]
@@ -299,8 +302,8 @@ def _draw(
 
 
 def _side_words(ds: Any, main: str, kind: str) -> str:
-    """What the title says of the certified side drawn: nothing for a sweep of one side (the upper, unless
-    told), the upper side of a heat map of both, the bracket of curves of both."""
+    """What the title says of the certified side drawn: nothing for a sweep of one side (the upper,
+    unless told), the upper side of a heat map of both, the bracket of curves of both."""
     if not main.endswith("_upper"):
         return ""
     if _lower_side(ds, main) is not None:
@@ -321,7 +324,8 @@ def _draw_heatmap(
     title: str,
     levels: Sequence[float] | None,
 ) -> str:
-    """The output as colours over (x, second), one panel per facet value, contour lines at ``levels``."""
+    """The output as colours over (x, second), one panel per facet value, contour lines at
+    ``levels``."""
     x, y = picture.x, picture.second
     assert y is not None  # choose_picture gives a heat map two axes
     tables: list[np.ndarray] = [p[main].transpose(y, x).values for p in panels]
@@ -374,8 +378,8 @@ def _heatmap_levels(
     levels: Sequence[float] | None,
     finite: np.ndarray,
 ) -> Sequence[float]:
-    """The contour levels: the default targets the values cross, or the ones given where at least one of them
-    lies within some panel's values (each accountant's column, or the output's)."""
+    """The contour levels: the default targets the values cross, or the ones given where at least
+    one of them lies within some panel's values (each accountant's column, or the output's)."""
     if levels is None:
         return _default_levels(output, finite)
     if not any(
@@ -391,8 +395,8 @@ def _heatmap_levels(
 
 
 def _panels_norm(tables: list[np.ndarray], finite: np.ndarray) -> Any:
-    """One colour scale for every panel: log where the values span more than 100x, else linear between the
-    finite extremes (None: no finite value)."""
+    """One colour scale for every panel: log where the values span more than 100x, else linear
+    between the finite extremes (None: no finite value)."""
     norm = heatmaps.colour_norm(tables)
     if norm is None and finite.size:
         from matplotlib.colors import Normalize  # lazy: matplotlib is an optional extra
@@ -415,7 +419,8 @@ def _draw_curves(
     title: str,
     levels: Sequence[float] | None,
 ) -> str:
-    """The output against x, one curve per hue value, one panel per facet value, dotted lines at ``levels``."""
+    """The output against x, one curve per hue value, one panel per facet value, dotted lines at
+    ``levels``."""
     x, facet = picture.x, picture.facet
     low = _lower_side(ds, main)  # both sides swept: each curve's lower side dashed beside it
     label = None if low is None else "upper side"
@@ -464,7 +469,8 @@ def _draw_curves(
 
 
 def _lower_side(ds: Any, main: str) -> str | None:
-    """The variable of the lower side beside ``main``, the upper one, where both sides were swept; else None."""
+    """The variable of the lower side beside ``main``, the upper one, where both sides were swept;
+    else None."""
     name = main.removesuffix("_upper") + "_lower"
     return name if main.endswith("_upper") and name in ds.data_vars else None
 
@@ -472,8 +478,9 @@ def _lower_side(ds: Any, main: str) -> str | None:
 def _panel_curves(
     panel: Any, variable: str, x: str, hue: str | None, label: str | None = None
 ) -> dict[str, np.ndarray]:
-    """The ``variable`` along ``x``, one curve per value of ``hue`` labelled 'hue=value' (or one, named ``label``,
-    by default the variable: a lower side's curves carry the labels of the upper side's)."""
+    """The ``variable`` along ``x``, one curve per value of ``hue`` labelled 'hue=value' (or one,
+    named ``label``, by default the variable: a lower side's curves carry the labels of the upper
+    side's)."""
     if hue is None:
         return {label or variable: panel[variable].values}
     table = panel[variable].transpose(x, hue).values
@@ -481,8 +488,9 @@ def _panel_curves(
 
 
 def _short_labels(values: np.ndarray) -> list[str]:
-    """Each value in the fewest significant digits, 3 to 6, that set its label apart from every other value's at
-    those digits: 0.0973 and 0.186 for a log axis's 0.0973031 and 0.185888, 1.0001 beside 1.0002."""
+    """Each value in the fewest significant digits, 3 to 6, that set its label apart from every
+    other value's at those digits: 0.0973 and 0.186 for a log axis's 0.0973031 and 0.185888, 1.0001
+    beside 1.0002."""
     labels = []
     for v in values:
         digits = next(

@@ -1,5 +1,5 @@
-"""The accuracy-privacy frontier of simulated training runs: each configuration's mean over seeds against its
-epsilon, the frontier as a staircase, an analytic bound beside the measured points."""
+"""The accuracy-privacy frontier of simulated training runs: each configuration's mean over seeds
+against its epsilon, the frontier as a staircase, an analytic bound beside the measured points."""
 
 from __future__ import annotations
 
@@ -28,14 +28,16 @@ def frontier_plot(
     bound: Any = None,
     bound_label: str = "analytic bound",
 ) -> str:
-    """Draw simulated runs' accuracy (or loss) against epsilon with its frontier, and save it as a PNG.
+    """Draw simulated runs' accuracy (or loss) against epsilon with its frontier, and save it as a
+    PNG.
 
     Every configuration's mean over seeds (``simulate.frontier.mean_over_seeds``) is a point with an
-    error bar of one standard deviation over its seeds; the frontier (``simulate.frontier.frontier``:
-    the configurations whose mean beats every one of smaller or equal epsilon) is a staircase, one
-    colour per algorithm.  Configurations of non-finite epsilon are left out.  The epsilon axis and,
-    with a bound, the metric's axis take ``axis_scale``'s rule (log where the values are positive and
-    span more than 20x); the epsilon axis is labelled with the rows' delta where they have one.
+    error bar of one standard deviation over its seeds; the frontier
+    (``simulate.frontier.frontier``: the configurations whose mean beats every one of smaller or
+    equal epsilon) is a staircase, one colour per algorithm.  Configurations of non-finite epsilon
+    are left out.  The epsilon axis and, with a bound, the metric's axis take ``axis_scale``'s rule
+    (log where the values are positive and span more than 20x); the epsilon axis is labelled with
+    the rows' delta where they have one.
 
     Parameters
     ----------
@@ -45,8 +47,8 @@ def frontier_plot(
     path : str or os.PathLike
         The PNG to write; its directory must exist (an existing file is replaced).
     metric : str, optional
-        The column drawn: "test_accuracy" (the default), "test_loss", "final_accuracy" or "final_loss"
-        (a loss: lower is better on the frontier).
+        The column drawn: "test_accuracy" (the default), "test_loss", "final_accuracy" or
+        "final_loss" (a loss: lower is better on the frontier).
     parameters : sequence of str, optional
         The columns that name a configuration (None, the default: every column that is not a per-run
         output, ``epsilon`` or ``delta``).
@@ -69,15 +71,15 @@ def frontier_plot(
     Raises
     ------
     ValueError
-        If ``rows`` is empty or has no ``epsilon`` column; ``algorithm_column``, ``metric`` or a name of
-        ``parameters`` is not a column of the rows (the message lists the columns); ``parameters`` holds
-        ``algorithm_column``; ``metric`` is not a metric column; the ``bound`` rows lack ``epsilon`` or
-        ``value``; or the directory of ``path`` does not exist.
+        If ``rows`` is empty or has no ``epsilon`` column; ``algorithm_column``, ``metric`` or a
+        name of ``parameters`` is not a column of the rows (the message lists the columns);
+        ``parameters`` holds ``algorithm_column``; ``metric`` is not a metric column; the ``bound``
+        rows lack ``epsilon`` or ``value``; or the directory of ``path`` does not exist.
     ParameterTypeError
         If ``parameters`` is a single string rather than a sequence of column names.
     ImportError
-        If matplotlib or pandas is not installed (``pip install "hockeystick[plot]"``), or numba, which
-        ``hockeystick.simulate`` needs (``pip install "hockeystick[simulate]"``).
+        If matplotlib or pandas is not installed (``pip install "hockeystick[plot]"``), or numba,
+        which ``hockeystick.simulate`` needs (``pip install "hockeystick[simulate]"``).
 
     References
     ----------
@@ -141,9 +143,9 @@ def _check_columns(
     parameters: Sequence[str] | None,
     algorithm_column: str | None,
 ) -> None:
-    """Refuse, before anything is drawn, a column argument that names no column of the rows (a ValueError
-    naming the argument and listing the columns, not pandas' KeyError), and ``bound`` rows without
-    ``epsilon`` and ``value``."""
+    """Refuse, before anything is drawn, a column argument that names no column of the rows (a
+    ValueError naming the argument and listing the columns, not pandas' KeyError), and ``bound``
+    rows without ``epsilon`` and ``value``."""
     if frame.empty:
         raise ValueError("rows must hold at least one run, got none")
     columns = list(frame.columns)
@@ -167,7 +169,8 @@ def _check_columns(
 def _check_parameters(
     parameters: Sequence[str], columns: list[Any], listed: str, algorithm_column: str | None
 ) -> None:
-    """``parameters``: a sequence of columns of the rows, without ``algorithm_column`` (drawn apart)."""
+    """``parameters``: a sequence of columns of the rows, without ``algorithm_column`` (drawn
+    apart)."""
     if isinstance(parameters, str):
         raise ParameterTypeError(
             f"parameters must be a sequence of column names, got {parameters!r}; use [{parameters!r}]"

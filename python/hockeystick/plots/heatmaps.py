@@ -1,5 +1,5 @@
-"""Heat maps: a quantity z[i, j] at (x[j], y[i]) as colours, cells centred on the axis values, with contour
-lines of one array or several (one per accountant) at target levels."""
+"""Heat maps: a quantity z[i, j] at (x[j], y[i]) as colours, cells centred on the axis values, with
+contour lines of one array or several (one per accountant) at target levels."""
 
 from __future__ import annotations
 
@@ -38,12 +38,13 @@ def heatmap(
     contours: Mapping[str, np.ndarray] | None = None,
     levels: Sequence[float] | None = None,
 ) -> str:
-    """Draw a quantity over two axes as coloured cells, with contour lines at target levels, and save it as a PNG.
+    """Draw a quantity over two axes as coloured cells, with contour lines at target levels, and
+    save it as a PNG.
 
     Cell ``z[i, j]`` sits at ``(x[j], y[i])``, centred on the axis values (its edges midway between
     neighbours, geometric means on a log axis).  The colour scale is log where the positive finite
-    values of ``z`` span more than 100x (non-positive cells left blank), else linear between the finite
-    extremes; a colour bar labelled ``zlabel`` stands beside it.
+    values of ``z`` span more than 100x (non-positive cells left blank), else linear between the
+    finite extremes; a colour bar labelled ``zlabel`` stands beside it.
 
     Parameters
     ----------
@@ -64,15 +65,15 @@ def heatmap(
     title : str, optional
         The picture's title (default: none).
     log_x : bool or None, optional
-        A log horizontal axis (True, where the values are positive) or a linear one (False); None (the
-        default): ``axis_scale`` of the values.
+        A log horizontal axis (True, where the values are positive) or a linear one (False); None
+        (the default): ``axis_scale`` of the values.
     log_y : bool or None, optional
         The same for the vertical axis.
     contours : mapping of str to numpy.ndarray, optional
-        Arrays shaped like ``z`` (one per accountant, say), by label, each drawn as white contour lines
-        at the ``levels`` strictly between its smallest and largest finite value, one line style per
-        array and a legend entry each (an array crossing no level gets neither).  Drawn only with
-        ``levels`` and at least two values on each axis.
+        Arrays shaped like ``z`` (one per accountant, say), by label, each drawn as white contour
+        lines at the ``levels`` strictly between its smallest and largest finite value, one line
+        style per array and a legend entry each (an array crossing no level gets neither).  Drawn
+        only with ``levels`` and at least two values on each axis.
     levels : sequence of float, optional
         The contour levels (target epsilons, say).
 
@@ -112,7 +113,8 @@ def heatmap(
 
 
 def colour_norm(panels: Sequence[np.ndarray]) -> Any:
-    """A log colour scale shared by the panels when their positive values span more than 100x (else None)."""
+    """A log colour scale shared by the panels when their positive values span more than 100x (else
+    None)."""
     from matplotlib.colors import LogNorm  # lazy: matplotlib is an optional extra
 
     finite = np.concatenate([z[np.isfinite(z) & (z > 0)] for z in panels])
@@ -135,7 +137,8 @@ def heatmap_on(
     levels: Sequence[float] | None,
     zlabel: str,
 ) -> Any:
-    """The heat map drawn on ``ax`` with its contour lines and their legend; returns the colour mesh."""
+    """The heat map drawn on ``ax`` with its contour lines and their legend; returns the colour
+    mesh."""
     mesh = _mesh(ax, x, y, z, norm, log_x, log_y)
     if contours and levels is not None and np.size(x) > 1 and np.size(y) > 1:
         handles = [
@@ -157,8 +160,9 @@ def _mesh(
     log_x: bool | None,
     log_y: bool | None,
 ) -> Any:
-    """The coloured cells (linear colours between the finite extremes where ``norm`` is None; a log norm
-    leaves non-positive values blank), the axes' scales set (None: ``axis_scale`` of the values)."""
+    """The coloured cells (linear colours between the finite extremes where ``norm`` is None; a log
+    norm leaves non-positive values blank), the axes' scales set (None: ``axis_scale`` of the
+    values)."""
     from matplotlib.colors import LogNorm  # lazy: matplotlib is an optional extra
 
     finite = z[np.isfinite(z)]
@@ -192,8 +196,8 @@ def _contour_lines(
     levels: Sequence[float],
     zlabel: str,
 ) -> Any:
-    """The ``index``-th array's contour lines at the levels its values cross, in its line style, and its legend
-    handle (None where no level is crossed)."""
+    """The ``index``-th array's contour lines at the levels its values cross, in its line style, and
+    its legend handle (None where no level is crossed)."""
     from matplotlib.lines import Line2D  # lazy: matplotlib is an optional extra
 
     values = np.asarray(values, dtype=float)
@@ -221,9 +225,10 @@ def _contour_lines(
 
 
 def cell_edges(values: npt.ArrayLike, scale: str) -> np.ndarray:
-    """The edges of the cells centred on ascending or descending ``values``: midway between neighbours on the
-    axis's ``scale`` (geometric means on a log axis, so every decade's cells are as wide as the next's), the
-    outer edges as far out as the nearest inner one (a lone value: a decade, or 1, around it)."""
+    """The edges of the cells centred on ascending or descending ``values``: midway between
+    neighbours on the axis's ``scale`` (geometric means on a log axis, so every decade's cells are
+    as wide as the next's), the outer edges as far out as the nearest inner one (a lone value: a
+    decade, or 1, around it)."""
     v = np.asarray(values, dtype=float).ravel()
     u = np.log10(v) if scale == "log" else v
     if u.size == 1:
@@ -236,6 +241,7 @@ def cell_edges(values: npt.ArrayLike, scale: str) -> np.ndarray:
 
 
 def levels_inside(values: np.ndarray, levels: Sequence[float]) -> list[float]:
-    """The levels strictly between the smallest and the largest finite value (the ones a contour crosses)."""
+    """The levels strictly between the smallest and the largest finite value (the ones a contour
+    crosses)."""
     finite = values[np.isfinite(values)]
     return sorted(lv for lv in levels if finite.size and finite.min() < lv < finite.max())

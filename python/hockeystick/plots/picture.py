@@ -1,9 +1,11 @@
-"""Which picture of a sweep to draw: the kind (curves or a heat map), the axis across, the second axis (the
-curves' hue or the heat map's vertical), the facet, and the value every other axis is held at.
+"""Which picture of a sweep to draw: the kind (curves or a heat map), the axis across, the second
+axis (the curves' hue or the heat map's vertical), the facet, and the value every other axis is held
+at.
 
-The choice is a table: a rule per kind names its axes (``_AXES_OF``), the natural kind is the first rule of
-``_NATURAL_KIND`` that holds, the natural x of curves the first axis of ``_CURVES_ACROSS`` the sweep has;
-a request that contradicts itself is refused by the first rule of ``_CONFLICTS`` it meets.
+The choice is a table: a rule per kind names its axes (``_AXES_OF``), the natural kind is the first
+rule of ``_NATURAL_KIND`` that holds, the natural x of curves the first axis of ``_CURVES_ACROSS``
+the sweep has; a request that contradicts itself is refused by the first rule of ``_CONFLICTS`` it
+meets.
 """
 
 from __future__ import annotations
@@ -32,13 +34,14 @@ _PARTNER = {
 
 @dataclass(frozen=True)
 class Picture:
-    """The picture of a sweep ``choose_picture`` chose: its kind, the axes it draws and where the others are held.
+    """The picture of a sweep ``choose_picture`` chose: its kind, the axes it draws and where the
+    others are held.
 
     Parameters
     ----------
     kind : {"curves", "heatmap"}
-        "curves": the output against ``x``, one curve per value of ``second`` (the hue); "heatmap": the
-        output as colours over ``x`` and ``second`` (the vertical axis).
+        "curves": the output against ``x``, one curve per value of ``second`` (the hue); "heatmap":
+        the output as colours over ``x`` and ``second`` (the vertical axis).
     x : str
         The axis drawn across.
     second : str or None
@@ -102,8 +105,9 @@ def _same(a: float, b: float) -> bool:
 
 @dataclass(frozen=True)
 class _Request:
-    """A picture asked for, checked: the sweep's output, its axes (name -> values) and fixed parameters, the
-    roles given (None: to be chosen) and the slices that hold an axis (slices of fixed parameters dropped)."""
+    """A picture asked for, checked: the sweep's output, its axes (name -> values) and fixed
+    parameters, the roles given (None: to be chosen) and the slices that hold an axis (slices of
+    fixed parameters dropped)."""
 
     output: str
     axes: Mapping[str, np.ndarray]
@@ -121,7 +125,8 @@ class _Request:
 
     @property
     def free(self) -> list[str]:
-        """The axes neither sliced nor the facet: the ones a picture may draw across or as its second axis."""
+        """The axes neither sliced nor the facet: the ones a picture may draw across or as its
+        second axis."""
         return [n for n in self.names if n not in self.slices and n != self.facet]
 
     def length(self, name: str) -> int:
@@ -163,8 +168,8 @@ _CONFLICTS: tuple[tuple[Callable[[_Request], bool], Callable[[_Request], str]], 
 
 
 def _two_long_axes(r: _Request) -> bool:
-    """delta or epsilon without its partner among the free axes, over two axes too long for one curve per
-    value of either (more than ``MAX_CURVES`` values each): colours."""
+    """delta or epsilon without its partner among the free axes, over two axes too long for one
+    curve per value of either (more than ``MAX_CURVES`` values each): colours."""
     free = r.free
     return (
         r.output in _PARTNER
@@ -187,7 +192,8 @@ def _natural_kind(request: _Request) -> str:
 
 
 def _heatmap_axes(r: _Request) -> tuple[str, str | None]:
-    """A heat map's (x, vertical axis): the ones given, else the two longest free axes (the longest vertical)."""
+    """A heat map's (x, vertical axis): the ones given, else the two longest free axes (the longest
+    vertical)."""
     longest = r.longest
     across = r.x
     if across is None:
@@ -206,8 +212,8 @@ def _heatmap_axes(r: _Request) -> tuple[str, str | None]:
 
 
 def _curves_across(r: _Request) -> str:
-    """The natural x of curves: the output's partner (epsilon for delta, delta for epsilon), else rounds, else
-    the longest axis left (ties: the sweep's first)."""
+    """The natural x of curves: the output's partner (epsilon for delta, delta for epsilon), else
+    rounds, else the longest axis left (ties: the sweep's first)."""
     others = [n for n in r.free if n != r.hue]
     if not others:
         raise ValueError(
@@ -220,7 +226,8 @@ def _curves_across(r: _Request) -> str:
 
 
 def _curve_axes(r: _Request) -> tuple[str, str | None]:
-    """Curves' (x, hue): the ones given, else the natural x and the longest other free axis (or none)."""
+    """Curves' (x, hue): the ones given, else the natural x and the longest other free axis (or
+    none)."""
     across = r.x if r.x is not None else _curves_across(r)
     second = r.hue if r.hue is not None else next((n for n in r.longest if n != across), None)
     return across, second
@@ -245,7 +252,8 @@ def choose_picture(
     slices: Mapping[str, float] | None = None,
     kind: str | None = None,
 ) -> Picture:
-    """Choose the picture of a sweep: curves or a heat map, the axes drawn, and the value each other axis is held at.
+    """Choose the picture of a sweep: curves or a heat map, the axes drawn, and the value each other
+    axis is held at.
 
     Every choice is optional; what is not chosen follows the natural picture:
 
@@ -253,7 +261,8 @@ def choose_picture(
       epsilon against delta;
     - output delta or epsilon without that axis, over two axes (besides the facet and the slices) of
       more than 8 values each: a heat map of the two longest (the longest vertical);
-    - otherwise curves: the output against rounds where it is an axis, else against the longest axis;
+    - otherwise curves: the output against rounds where it is an axis, else against the longest
+      axis;
     - curves get one curve per value of the longest other axis (drawn at most 8, evenly thinned);
     - ``facet``: one panel per value of that axis (drawn at most 6); ``slices``: hold an axis at the
       value nearest to the one given; every axis left over is held at its middle value.
@@ -268,8 +277,8 @@ def choose_picture(
     axes : mapping of str to numpy.ndarray
         The sweep's axes, name -> values, in the sweep's order (ties of length keep it).
     fixed : mapping of str to float, optional
-        The sweep's fixed parameters (to refuse a role or slice naming one, and to drop a slice of one
-        at its own value).
+        The sweep's fixed parameters (to refuse a role or slice naming one, and to drop a slice of
+        one at its own value).
     x : str, optional
         The axis across.
     y : str, optional
@@ -279,25 +288,25 @@ def choose_picture(
     facet : str, optional
         An axis drawn as one panel per value.
     slices : mapping of str to float, optional
-        Axes held at a value, name -> a finite number (the axis value nearest to it is taken: nearest in
-        ratio on a positive axis).  A fixed parameter may be sliced at its own value.
+        Axes held at a value, name -> a finite number (the axis value nearest to it is taken:
+        nearest in ratio on a positive axis).  A fixed parameter may be sliced at its own value.
     kind : {"curves", "heatmap"}, optional
         The kind of picture (None: the natural one).
 
     Returns
     -------
     Picture
-        The kind, the axis across, the second axis, the facet, the positions of the held axes and the
-        slices asked for.
+        The kind, the axis across, the second axis, the facet, the positions of the held axes and
+        the slices asked for.
 
     Raises
     ------
     ValueError
-        If ``axes`` is empty; ``kind`` is neither "curves" nor "heatmap"; a role or slice names no axis
-        (the message gives the closest name and the axes) or a fixed parameter (a slice of one at
-        another value); an axis has two roles; ``y`` and ``hue`` are both given, ``y`` with
-        ``kind="curves"`` or ``hue`` with ``kind="heatmap"``; a slice's value is not a finite number;
-        a heat map lacks two free axes, or curves have no axis left for ``x``.
+        If ``axes`` is empty; ``kind`` is neither "curves" nor "heatmap"; a role or slice names no
+        axis (the message gives the closest name and the axes) or a fixed parameter (a slice of one
+        at another value); an axis has two roles; ``y`` and ``hue`` are both given, ``y`` with
+        ``kind="curves"`` or ``hue`` with ``kind="heatmap"``; a slice's value is not a finite
+        number; a heat map lacks two free axes, or curves have no axis left for ``x``.
     TypeError
         If a role (``x``, ``y``, ``hue``, ``facet``, a slice's key) is not a string.
 
@@ -338,7 +347,8 @@ def _checked_request(
     slices: dict[str, float],
     kind: str | None,
 ) -> _Request:
-    """The request, refused where it names no axis, gives an axis two roles or contradicts itself."""
+    """The request, refused where it names no axis, gives an axis two roles or contradicts
+    itself."""
     names = [str(n) for n in axes]
     if not names:
         raise ValueError(
@@ -365,8 +375,8 @@ def _slices_of_axes(
     fixed: Mapping[str, Any],
     names: list[str],
 ) -> dict[str, float]:
-    """The slices without those of fixed parameters at their own value (the sweep holds them there already);
-    a fixed parameter sliced at another value is refused."""
+    """The slices without those of fixed parameters at their own value (the sweep holds them there
+    already); a fixed parameter sliced at another value is refused."""
     for name, value in list(slices.items()):
         if name in fixed and name not in axes:
             if not isinstance(value, (int, float)) or not _same(float(fixed[name]), float(value)):
@@ -415,7 +425,8 @@ def _check_axis(role: str, name: str, names: list[str], fixed: Mapping[str, Any]
 
 
 def _slice_index(name: str, values: np.ndarray, value: float) -> int:
-    """The position of the axis value nearest to ``value`` (relative distance on a positive axis)."""
+    """The position of the axis value nearest to ``value`` (relative distance on a positive
+    axis)."""
     if not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
         raise ValueError(f"slice {name}={value!r}: give a finite number, one of the axis values")
     v = np.asarray(values, dtype=float)
@@ -424,7 +435,8 @@ def _slice_index(name: str, values: np.ndarray, value: float) -> int:
 
 
 def thin_index(n: int, count: int) -> np.ndarray:
-    """The positions of at most ``count`` of ``n`` values, evenly spread, always keeping both ends."""
+    """The positions of at most ``count`` of ``n`` values, evenly spread, always keeping both
+    ends."""
     return (
         np.arange(n) if n <= count else np.unique(np.linspace(0, n - 1, count).round().astype(int))
     )
@@ -432,9 +444,9 @@ def thin_index(n: int, count: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Choice:
-    """The picture ``plot_grid`` and ``plot_dataset`` are asked for alike: the drawn axes (``x``, ``y``,
-    ``hue``, ``facet``), the values held axes are sliced at, the kind (``choose_picture``'s keywords), and
-    at most ``max_points`` values per drawn axis."""
+    """The picture ``plot_grid`` and ``plot_dataset`` are asked for alike: the drawn axes (``x``,
+    ``y``, ``hue``, ``facet``), the values held axes are sliced at, the kind (``choose_picture``'s
+    keywords), and at most ``max_points`` values per drawn axis."""
 
     x: str | None
     y: str | None
@@ -447,7 +459,8 @@ class Choice:
     def picture(
         self, output: str, axes: Mapping[str, np.ndarray], fixed: Mapping[str, Any]
     ) -> tuple[Picture, dict[str, int]]:
-        """The picture of ``output`` over ``axes`` (``choose_picture``) and how many values each drawn axis keeps."""
+        """The picture of ``output`` over ``axes`` (``choose_picture``) and how many values each
+        drawn axis keeps."""
         picture = choose_picture(
             output,
             axes,

@@ -1,5 +1,5 @@
-"""The scale of each axis of a picture: log where the values are positive and span decades (or a sweep made
-them log-spaced), else linear; the one rule of every picture here."""
+"""The scale of each axis of a picture: log where the values are positive and span decades (or a
+sweep made them log-spaced), else linear; the one rule of every picture here."""
 
 from __future__ import annotations
 
@@ -19,21 +19,23 @@ def positive(values: np.ndarray) -> bool:
 
 
 def axis_scale(values: npt.ArrayLike, spacing: str | None = None) -> str:
-    """The scale of an axis drawing ``values``: "log" or "linear", the one rule of every picture here.
+    """The scale of an axis drawing ``values``: "log" or "linear", the one rule of every picture
+    here.
 
     Parameters
     ----------
     values : array_like
         The values along the axis (non-finite ones are left out).
     spacing : str, optional
-        How a sweep made them (its coordinate's ``spacing`` attribute): "log" or "linear" decide the scale
-        (a log axis needs positive values); "list" or None leave it to the values.
+        How a sweep made them (its coordinate's ``spacing`` attribute): "log" or "linear" decide the
+        scale (a log axis needs positive values); "list" or None leave it to the values.
 
     Returns
     -------
     str
-        "log" where the finite values are positive and span more than ``LOG_SPAN`` (1, 10, 100, 1000: each
-        decade as wide as the next), or the sweep made them log-spaced; otherwise "linear".
+        "log" where the finite values are positive and span more than ``LOG_SPAN`` (1, 10, 100,
+        1000: each decade as wide as the next), or the sweep made them log-spaced; otherwise
+        "linear".
 
     Examples
     --------
@@ -56,7 +58,8 @@ def scale_axes(
     y: npt.ArrayLike | None = None,
     x_spacing: str | None = None,
 ) -> None:
-    """Each axis given values set to ``axis_scale`` of them (``x_spacing``: a sweep's spacing of x)."""
+    """Each axis given values set to ``axis_scale`` of them (``x_spacing``: a sweep's spacing of
+    x)."""
     if x is not None:
         ax.set_xscale(axis_scale(x, x_spacing))
     if y is not None:

@@ -1,9 +1,11 @@
-"""RDP accountants for the Gaussian and Poisson-subsampled Gaussian mechanisms, composed over rounds.
+"""RDP accountants for the Gaussian and Poisson-subsampled Gaussian mechanisms, composed over
+rounds.
 
-The classic baseline users compare against (what dp_accounting's and Opacus' RDP accountants report):
-RDP adds under composition, eps_R(alpha) = rounds * eps_step(alpha) (Mironov 2017, Prop. 1), and the
-(eps, delta) conversion is minimised over ``orders`` (see ``conversion``).  RDP conversions are upper
-bounds, loose by design; the exact Gaussian answer is ``hockeystick.fdp.GaussianDP``.
+The classic baseline users compare against (what dp_accounting's and Opacus' RDP accountants
+report): RDP adds under composition, eps_R(alpha) = rounds * eps_step(alpha) (Mironov 2017, Prop.
+1), and the (eps, delta) conversion is minimised over ``orders`` (see ``conversion``).  RDP
+conversions are upper bounds, loose by design; the exact Gaussian answer is
+``hockeystick.fdp.GaussianDP``.
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ def compose_rdp(*rdp: npt.ArrayLike) -> np.ndarray:
     Parameters
     ----------
     *rdp : array_like
-        One RDP curve per mechanism, each >= 0 (``inf`` allowed, NaN refused), with the orders on the last
-        axis; the curves broadcast together.
+        One RDP curve per mechanism, each >= 0 (``inf`` allowed, NaN refused), with the orders on
+        the last axis; the curves broadcast together.
 
     Returns
     -------
@@ -78,28 +80,30 @@ def compose_rdp(*rdp: npt.ArrayLike) -> np.ndarray:
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class SubsampledGaussianRDP:
-    r"""RDP accountant of ``rounds`` steps of the Poisson-subsampled Gaussian with noise multiplier ``sigma``.
+    r"""RDP accountant of ``rounds`` steps of the Poisson-subsampled Gaussian with noise multiplier
+    ``sigma``.
 
-    The RDP of the composition is ``rounds`` times one step's curve,
-    :math:`\varepsilon_R(\alpha) = T\, \varepsilon_{\text{step}}(\alpha)`, and ``epsilon``/``delta`` convert it
-    to (eps, delta), minimised over the orders (``rdp_to_epsilon``, ``rdp_to_delta``).  These are upper
-    bounds only, loose by design: the baseline dp_accounting's and Opacus' RDP accountants report.
+    The RDP of the composition is ``rounds`` times one step's curve, :math:`\varepsilon_R(\alpha) =
+    T\, \varepsilon_{\text{step}}(\alpha)`, and ``epsilon``/``delta`` convert it to (eps, delta),
+    minimised over the orders (``rdp_to_epsilon``, ``rdp_to_delta``).  These are upper bounds only,
+    loose by design: the baseline dp_accounting's and Opacus' RDP accountants report.
 
     Parameters
     ----------
     sigma : array_like
-        Noise multiplier (noise standard deviation over the sensitivity), sigma > 0.  Keyword-only, as all
-        parameters; ``sigma``, ``sampling_rate`` and ``rounds`` broadcast together.
+        Noise multiplier (noise standard deviation over the sensitivity), sigma > 0.  Keyword-only,
+        as all parameters; ``sigma``, ``sampling_rate`` and ``rounds`` broadcast together.
     sampling_rate : array_like, optional
-        Poisson sampling probability q, 0 <= q <= 1 (default 1: no sampling, the plain Gaussian mechanism).
+        Poisson sampling probability q, 0 <= q <= 1 (default 1: no sampling, the plain Gaussian
+        mechanism).
     rounds : array_like, optional
         Number of steps T, a whole number >= 1 (default 1).
     orders : array_like, optional
         Renyi orders, a non-empty 1-d sequence in (1, 10^4]; default (None): ``DEFAULT_ORDERS``,
         dp_accounting's default orders.
     conversion : {"tight", "classic"}, optional
-        The RDP to (eps, delta) conversion: ``"tight"`` (default; Balle et al. 2020, as dp_accounting) or
-        ``"classic"`` (Mironov 2017, Prop. 3).
+        The RDP to (eps, delta) conversion: ``"tight"`` (default; Balle et al. 2020, as
+        dp_accounting) or ``"classic"`` (Mironov 2017, Prop. 3).
     fractional_series : {"absolute", "signed"}, optional
         The series at fractional orders: ``"absolute"`` (default; dp_accounting's upper bound) or
         ``"signed"`` (exact, tighter; see ``hockeystick.rdp.mechanisms``).
@@ -107,8 +111,8 @@ class SubsampledGaussianRDP:
     Attributes
     ----------
     rdp : numpy.ndarray
-        The composed RDP curve, of shape ``broadcast shape + (len(orders),)``; each distinct (sigma, q) is
-        computed once.
+        The composed RDP curve, of shape ``broadcast shape + (len(orders),)``; each distinct
+        (sigma, q) is computed once.
     orders : numpy.ndarray
         The orders used.
     conversion : str
@@ -119,9 +123,9 @@ class SubsampledGaussianRDP:
     Raises
     ------
     ValueError
-        If sigma is not finite and > 0, ``sampling_rate`` lies outside [0, 1], ``rounds`` is not a whole
-        number >= 1, the three do not broadcast together, an order lies outside (1, 10^4], or ``conversion``
-        or ``fractional_series`` is not one of its two values.
+        If sigma is not finite and > 0, ``sampling_rate`` lies outside [0, 1], ``rounds`` is not a
+        whole number >= 1, the three do not broadcast together, an order lies outside (1, 10^4], or
+        ``conversion`` or ``fractional_series`` is not one of its two values.
     ParameterTypeError
         If a parameter is a string, a boolean or None.
 
@@ -131,15 +135,16 @@ class SubsampledGaussianRDP:
 
     Notes
     -----
-    ``epsilon(delta, bound="upper", conversion=None)`` is the least eps the curve certifies at delta,
-    0 < delta < 1; ``delta(epsilon, bound="upper", conversion=None)`` the least delta at epsilon >= 0.  Both
-    broadcast their argument with the parameters and return a float for scalar inputs; ``conversion``
-    overrides the accountant's; ``bound`` other than ``"upper"`` is refused (no lower bound is known).
+    ``epsilon(delta, bound="upper", conversion=None)`` is the least eps the curve certifies at
+    delta, 0 < delta < 1; ``delta(epsilon, bound="upper", conversion=None)`` the least delta at
+    epsilon >= 0.  Both broadcast their argument with the parameters and return a float for scalar
+    inputs; ``conversion`` overrides the accountant's; ``bound`` other than ``"upper"`` is refused
+    (no lower bound is known).
 
     References
     ----------
-    Mironov 2017, Prop. 1 (composition) and Prop. 3 (classic conversion); Mironov, Talwar & Zhang 2019
-    (the subsampled Gaussian's RDP); Balle et al. 2020, Thm 21 (tight conversion).
+    Mironov 2017, Prop. 1 (composition) and Prop. 3 (classic conversion); Mironov, Talwar & Zhang
+    2019 (the subsampled Gaussian's RDP); Balle et al. 2020, Thm 21 (tight conversion).
 
     Examples
     --------

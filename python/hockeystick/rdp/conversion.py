@@ -18,9 +18,9 @@ the conversion of dp_accounting's RdpAccountant, term for term:
   Orders at or below 1.01 are used only through the TV bound (the tight formula is unstable there).
 
 Both are upper bounds: eps >= 0 and delta <= 1 are enforced.  Orders must be finite and > 1 (the
-conversions hold for Renyi orders above 1 only; ValueError otherwise).  Arrays: with a 1-D ``orders``,
-``rdp`` has the orders on its last axis; a scalar order is one order and every entry of ``rdp`` is a
-curve's value there.  ``epsilon``/``delta`` broadcast with the leading axes of ``rdp``.
+conversions hold for Renyi orders above 1 only; ValueError otherwise).  Arrays: with a 1-D
+``orders``, ``rdp`` has the orders on its last axis; a scalar order is one order and every entry of
+``rdp`` is a curve's value there.  ``epsilon``/``delta`` broadcast with the leading axes of ``rdp``.
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ def rdp_to_epsilon(
     *,
     conversion: Conversion = "tight",
 ) -> float | np.ndarray:
-    r"""Upper bound on the smallest eps with delta(eps) <= ``delta``, from an RDP curve, minimised over the orders.
+    r"""Upper bound on the smallest eps with delta(eps) <= ``delta``, from an RDP curve, minimised
+    over the orders.
 
     ``conversion="tight"`` (dp_accounting's, term for term), for orders above 1.01:
 
@@ -78,18 +79,18 @@ def rdp_to_epsilon(
         \varepsilon(\delta) = \min_\alpha\ \varepsilon_R(\alpha) + \log(1 - 1/\alpha)
         - \frac{\log(\delta\alpha)}{\alpha - 1},
 
-    and eps = 0 wherever :math:`\delta^2 > 1 - e^{-\varepsilon_R(\alpha)}` at some order (the total-variation
-    bound); ``conversion="classic"``:
-    :math:`\varepsilon(\delta) = \min_\alpha \varepsilon_R(\alpha) + \log(1/\delta)/(\alpha - 1)`.
+    and eps = 0 wherever :math:`\delta^2 > 1 - e^{-\varepsilon_R(\alpha)}` at some order (the
+    total-variation bound); ``conversion="classic"``: :math:`\varepsilon(\delta) = \min_\alpha
+    \varepsilon_R(\alpha) + \log(1/\delta)/(\alpha - 1)`.
 
     Parameters
     ----------
     rdp : array_like
-        RDP values eps_R(alpha) >= 0 (``inf`` allowed, NaN refused), with the orders on the last axis; for a
-        scalar ``orders`` every entry is a curve's value at that one order.
+        RDP values eps_R(alpha) >= 0 (``inf`` allowed, NaN refused), with the orders on the last
+        axis; for a scalar ``orders`` every entry is a curve's value at that one order.
     orders : array_like
-        The Renyi orders alpha, finite and > 1: a 1-d sequence matching the last axis of ``rdp``, or one
-        order.
+        The Renyi orders alpha, finite and > 1: a 1-d sequence matching the last axis of ``rdp``, or
+        one order.
     delta : array_like
         Target delta, 0 < delta < 1; broadcasts with the leading axes of ``rdp``.
     conversion : {"tight", "classic"}, optional
@@ -98,21 +99,22 @@ def rdp_to_epsilon(
     Returns
     -------
     float or numpy.ndarray
-        eps >= 0 (``inf`` where no order certifies ``delta``); a float for scalar inputs, else an array of the
-        broadcast leading shape.
+        eps >= 0 (``inf`` where no order certifies ``delta``); a float for scalar inputs, else an
+        array of the broadcast leading shape.
 
     Raises
     ------
     ValueError
-        If ``delta`` lies outside (0, 1), an order is not finite and > 1, ``rdp`` is negative or NaN or its last
-        axis does not match ``orders``, the shapes do not broadcast, or ``conversion`` is not one of the two.
+        If ``delta`` lies outside (0, 1), an order is not finite and > 1, ``rdp`` is negative or NaN
+        or its last axis does not match ``orders``, the shapes do not broadcast, or ``conversion``
+        is not one of the two.
     ParameterTypeError
         If an argument is a string, a boolean or None.
 
     References
     ----------
-    Balle et al. 2020, Thm 21; Canonne, Kamath & Steinke 2020, Prop. 12 (tight); Mironov 2017, Prop. 3
-    (classic); Bretagnolle & Huber 1979 (the total-variation bound).
+    Balle et al. 2020, Thm 21; Canonne, Kamath & Steinke 2020, Prop. 12 (tight); Mironov 2017, Prop.
+    3 (classic); Bretagnolle & Huber 1979 (the total-variation bound).
 
     Examples
     --------
@@ -162,11 +164,11 @@ def rdp_to_delta(
     Parameters
     ----------
     rdp : array_like
-        RDP values eps_R(alpha) >= 0 (``inf`` allowed, NaN refused), with the orders on the last axis; for a
-        scalar ``orders`` every entry is a curve's value at that one order.
+        RDP values eps_R(alpha) >= 0 (``inf`` allowed, NaN refused), with the orders on the last
+        axis; for a scalar ``orders`` every entry is a curve's value at that one order.
     orders : array_like
-        The Renyi orders alpha, finite and > 1: a 1-d sequence matching the last axis of ``rdp``, or one
-        order.
+        The Renyi orders alpha, finite and > 1: a 1-d sequence matching the last axis of ``rdp``, or
+        one order.
     epsilon : array_like
         The eps, >= 0 (``inf`` gives 0); broadcasts with the leading axes of ``rdp``.
     conversion : {"tight", "classic"}, optional
@@ -180,16 +182,16 @@ def rdp_to_delta(
     Raises
     ------
     ValueError
-        If ``epsilon`` is negative or NaN, an order is not finite and > 1, ``rdp`` is negative or NaN or its
-        last axis does not match ``orders``, the shapes do not broadcast, or ``conversion`` is not one of the
-        two.
+        If ``epsilon`` is negative or NaN, an order is not finite and > 1, ``rdp`` is negative or
+        NaN or its last axis does not match ``orders``, the shapes do not broadcast, or
+        ``conversion`` is not one of the two.
     ParameterTypeError
         If an argument is a string, a boolean or None.
 
     References
     ----------
-    Balle et al. 2020, Thm 21; Canonne, Kamath & Steinke 2020, Prop. 12 (tight); Mironov 2017, Prop. 3
-    (classic); Bretagnolle & Huber 1979 (the total-variation bound).
+    Balle et al. 2020, Thm 21; Canonne, Kamath & Steinke 2020, Prop. 12 (tight); Mironov 2017, Prop.
+    3 (classic); Bretagnolle & Huber 1979 (the total-variation bound).
 
     Examples
     --------

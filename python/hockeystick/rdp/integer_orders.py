@@ -1,9 +1,11 @@
-r"""Certified upper Rényi-DP curves at integer orders, each in one array operation: the ledger's rounds.
+r"""Certified upper Rényi-DP curves at integer orders, each in one array operation: the ledger's
+rounds.
 
-The ledger adds one round's curve at every order to running sums, round after round, so one round must
-cost microseconds, not the milliseconds of ``rdp.subsampled_gaussian_rdp``'s loop over the series' terms
-(which is vectorized over many parameter points at once, not over the terms of one). At an integer order
-alpha the Poisson-subsampled Gaussian (noise multiplier sigma, rate q, add/remove neighbours) has
+The ledger adds one round's curve at every order to running sums, round after round, so one round
+must cost microseconds, not the milliseconds of ``rdp.subsampled_gaussian_rdp``'s loop over the
+series' terms (which is vectorized over many parameter points at once, not over the terms of one).
+At an integer order alpha the Poisson-subsampled Gaussian (noise multiplier sigma, rate q,
+add/remove neighbours) has
 
 .. math::
 
@@ -12,16 +14,17 @@ alpha the Poisson-subsampled Gaussian (noise multiplier sigma, rate q, add/remov
     \varepsilon_R(\alpha) = \frac{\log(1 + (A_\alpha - 1))}{\alpha - 1}
 
 (Mironov, Talwar & Zhang 2019, Sec. 3.3: the binomial expansion, whose i = 0, 1 terms sum with the
-weights to 1, so every term left is positive and nothing cancels; ``rdp/mechanisms.py`` writes the same
-sum as a loop). Here every order's terms are one row of a matrix whose log-binomials are tabulated once per
-order set, and each row is summed in log space.
+weights to 1, so every term left is positive and nothing cancels; ``rdp/mechanisms.py`` writes the
+same sum as a loop). Here every order's terms are one row of a matrix whose log-binomials are
+tabulated once per order set, and each row is summed in log space.
 
-Rounding outward: every term's logarithm is a sum of at most six rounded quantities, so its absolute error
-is at most 8 u S (u = 2^-53, S the sum of the magnitudes of those quantities, bounded per round by
-``_magnitude``), a relative error of the term of at most 9 u S; the log-sum-exp of at most alpha
-positive terms adds at most (alpha + 4) u relatively. The relative error of log1p(y) is at most that of y
-(log1p(y) >= y / (1 + y)), and the division by alpha - 1 adds u. The curve is widened by the relative margin
-16 u S + 8 alpha_max u, twice the sum of those bounds, and stepped one ulp up: never below the exact curve.
+Rounding outward: every term's logarithm is a sum of at most six rounded quantities, so its absolute
+error is at most 8 u S (u = 2^-53, S the sum of the magnitudes of those quantities, bounded per
+round by ``_magnitude``), a relative error of the term of at most 9 u S; the log-sum-exp of at most
+alpha positive terms adds at most (alpha + 4) u relatively. The relative error of log1p(y) is at
+most that of y (log1p(y) >= y / (1 + y)), and the division by alpha - 1 adds u. The curve is widened
+by the relative margin 16 u S + 8 alpha_max u, twice the sum of those bounds, and stepped one ulp
+up: never below the exact curve.
 """
 
 from __future__ import annotations
@@ -46,8 +49,9 @@ _U = 2.0**-53
 def _log_binomials(
     orders: tuple[int, ...],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Each order's terms laid end to end: (log C(alpha_k, i) for i = 2..alpha_k, order after order; the index
-    i - 2 of each entry; the offset where each order's entries start; the orders as floats)."""
+    """Each order's terms laid end to end: (log C(alpha_k, i) for i = 2..alpha_k, order after order;
+    the index i - 2 of each entry; the offset where each order's entries start; the orders as
+    floats)."""
     from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     i = np.concatenate([np.arange(2, a + 1, dtype=np.float64) for a in orders])
@@ -85,8 +89,8 @@ def gaussian_rdp_upper(sigma: float, orders: tuple[int, ...]) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        One value per order, each at or above alpha / (2 sigma^2) (three rounded operations, widened by 4 u
-        and stepped one ulp up); ``inf`` where sigma^2 underflows.
+        One value per order, each at or above alpha / (2 sigma^2) (three rounded operations, widened
+        by 4 u and stepped one ulp up); ``inf`` where sigma^2 underflows.
     """
     alpha = np.asarray(orders, dtype=np.float64)
     with np.errstate(over="ignore", divide="ignore"):
@@ -124,8 +128,8 @@ def zcdp_rdp_upper(mu_squared: float, orders: tuple[int, ...]) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        One value per order, at or above alpha mu^2 / 2 (the two products widened by 2 u and stepped one ulp
-        up, then halved, exact but for a subnormal result, and stepped one ulp up again).
+        One value per order, at or above alpha mu^2 / 2 (the two products widened by 2 u and stepped
+        one ulp up, then halved, exact but for a subnormal result, and stepped one ulp up again).
     """
     alpha = np.asarray(orders, dtype=np.float64)
     with np.errstate(over="ignore"):
@@ -144,9 +148,9 @@ def subsampled_gaussian_rdp_upper(
 ) -> np.ndarray:
     r"""One round of the Poisson-subsampled Gaussian: its RDP curve at integer orders, rounded up.
 
-    :math:`\varepsilon_R(\alpha) = \log\bigl(1 + \sum_{i=2}^{\alpha} \binom{\alpha}{i} (1-q)^{\alpha-i} q^i
-    (e^{(i^2-i)/(2\sigma^2)} - 1)\bigr) / (\alpha - 1)` (Mironov, Talwar & Zhang 2019, Sec. 3.3), widened by
-    the module docstring's margin.
+    :math:`\varepsilon_R(\alpha) = \log\bigl(1 + \sum_{i=2}^{\alpha} \binom{\alpha}{i}
+    (1-q)^{\alpha-i} q^i (e^{(i^2-i)/(2\sigma^2)} - 1)\bigr) / (\alpha - 1)` (Mironov, Talwar &
+    Zhang 2019, Sec. 3.3), widened by the module docstring's margin.
 
     Parameters
     ----------
@@ -195,9 +199,10 @@ def subsampled_gaussian_rdp_upper(
 def laplace_rdp_upper(scale: float, orders: tuple[int, ...]) -> np.ndarray:
     r"""The Laplace mechanism's RDP curve at integer orders, rounded up.
 
-    With eps = 1 / scale: :math:`\varepsilon + \log\bigl(1 + (\alpha - 1) (e^{\varepsilon(1 - 2\alpha)} - 1)
-    / (2\alpha - 1)\bigr) / (\alpha - 1)` (Mironov 2017, Prop. 6), widened by 16 u (eps + |its log term|) / value
-    (the cancellation of eps against the log term is the only place where rounding grows), one ulp up.
+    With eps = 1 / scale: :math:`\varepsilon + \log\bigl(1 + (\alpha - 1) (e^{\varepsilon(1 -
+    2\alpha)} - 1) / (2\alpha - 1)\bigr) / (\alpha - 1)` (Mironov 2017, Prop. 6), widened by 16 u
+    (eps + |its log term|) / value (the cancellation of eps against the log term is the only place
+    where rounding grows), one ulp up.
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""Renyi DP of the Gaussian and the Poisson-subsampled Gaussian mechanism (sensitivity 1), in log space.
+"""Renyi DP of the Gaussian and the Poisson-subsampled Gaussian mechanism (sensitivity 1), in log
+space.
 
 Gaussian, noise multiplier sigma:  eps(alpha) = alpha / (2 sigma^2)  (Mironov 2017, Prop. 7).
 
@@ -7,32 +8,33 @@ Poisson-subsampled Gaussian, rate q:  eps(alpha) = log A_alpha / (alpha - 1) wit
 
   integer alpha:     A = sum_{i=0}^{alpha} C(alpha, i) (1-q)^{alpha-i} q^i exp((i^2 - i) / (2 sigma^2))
   fractional alpha:  A = sum_{i>=0} |C(alpha, i)| [ q^i (1-q)^{alpha-i} e^{(i^2-i)/(2 sigma^2)} Phi((z0-i)/sigma)
-                                                  + q^{alpha-i} (1-q)^i e^{(j^2-j)/(2 sigma^2)} Phi((j-z0)/sigma) ],
+                                                  + q^{alpha-i} (1-q)^i e^{(j^2-j)/(2 sigma^2)}
+                                                    Phi((j-z0)/sigma) ],
                      j = alpha - i, z0 = sigma^2 log(1/q - 1) + 1/2.
 
 Every term is a log (log_ndtr for Phi, gammaln for the binomials) and sums are log-sum-exp, so
-nothing overflows at large orders or small sigma.  The generalised binomials C(alpha, i) alternate in
-sign for i > alpha.  ``fractional_series="absolute"`` (default) sums their magnitudes, as
+nothing overflows at large orders or small sigma.  The generalised binomials C(alpha, i) alternate
+in sign for i > alpha.  ``fractional_series="absolute"`` (default) sums their magnitudes, as
 dp_accounting 0.6 does: each term is its binomial times positive factors, so the sum of magnitudes
-exceeds the signed sum A by twice the magnitudes of the negative terms (the triangle inequality on the
-expansion of Mironov, Talwar & Zhang 2019, Sec. 3), and its eps(alpha) is an upper bound on the RDP
-curve: valid, looser than the exact one, most where those negative terms are large.  It is kept as the
-default because it is the baseline users compare against.  ``"signed"`` keeps the signs: the exact
-expansion of A, up to the series' truncation below and rounding (tests/rdp/test_rdp.py checks both
-against mpmath quadrature).  The series stops by dp_accounting's rule (both
-parts decreasing and the new terms below e^-30 of the total; orders that do not settle within
-1000 terms get eps = inf, which is safe), so the two libraries agree term for term.  Its terms decay
-only polynomially in i near alpha = 1, so the neglected tail is of order e^-30 of A (about 1e-13
-relative in A): negligible for eps, but it can be a visible fraction of eps_R(alpha) itself when
-that is ~1e-7, and it is the one place where this baseline (like dp_accounting) is not rounded up.
-Integer orders (including 2.0, 3.0, ...) take the finite sum.
+exceeds the signed sum A by twice the magnitudes of the negative terms (the triangle inequality on
+the expansion of Mironov, Talwar & Zhang 2019, Sec. 3), and its eps(alpha) is an upper bound on the
+RDP curve: valid, looser than the exact one, most where those negative terms are large.  It is kept
+as the default because it is the baseline users compare against.  ``"signed"`` keeps the signs: the
+exact expansion of A, up to the series' truncation below and rounding (tests/rdp/test_rdp.py checks
+both against mpmath quadrature).  The series stops by dp_accounting's rule (both parts decreasing
+and the new terms below e^-30 of the total; orders that do not settle within 1000 terms get eps =
+inf, which is safe), so the two libraries agree term for term.  Its terms decay only polynomially in
+i near alpha = 1, so the neglected tail is of order e^-30 of A (about 1e-13 relative in A):
+negligible for eps, but it can be a visible fraction of eps_R(alpha) itself when that is ~1e-7, and
+it is the one place where this baseline (like dp_accounting) is not rounded up. Integer orders
+(including 2.0, 3.0, ...) take the finite sum.
 
-Tiny q (A = 1 + O(q^2)): the integer sum is taken as log1p(A - 1) over positive terms, exact to rounding
-however small; the fractional series cannot be (its terms are ~1 and only their sum is near 1), so a
-fractional order whose log A is below 1e-10 is excluded (eps = inf), and any log A rounded below 0 is
-clamped at 0 (A >= 1 by Jensen).  Orders are capped at MAX_ORDER = 10^4: the integer sum costs
-alpha terms (10^6 would take minutes), and orders above 10^4 only help for noise multipliers above ~1000
-(the Gaussian's best order is about 1 + sigma sqrt(2 log(1/delta))).
+Tiny q (A = 1 + O(q^2)): the integer sum is taken as log1p(A - 1) over positive terms, exact to
+rounding however small; the fractional series cannot be (its terms are ~1 and only their sum is near
+1), so a fractional order whose log A is below 1e-10 is excluded (eps = inf), and any log A rounded
+below 0 is clamped at 0 (A >= 1 by Jensen).  Orders are capped at MAX_ORDER = 10^4: the integer sum
+costs alpha terms (10^6 would take minutes), and orders above 10^4 only help for noise multipliers
+above ~1000 (the Gaussian's best order is about 1 + sigma sqrt(2 log(1/delta))).
 
 Everything is vectorized: sigma and q broadcast, orders is the last axis of the result.
 """
@@ -74,8 +76,9 @@ _INTEGER_TERMS_PER_BLOCK = (
 
 _MAX_SERIES_TERMS = 1000
 _SERIES_MARGIN = 30.0
-# The fractional series sums terms of size ~1 to get log A: its absolute rounding is ~1e-16 per term, so a
-# log A below 1e-10 (tiny q) is mostly rounding and could sit below the truth; such orders are excluded.
+# The fractional series sums terms of size ~1 to get log A: its absolute rounding is ~1e-16 per
+# term, so a log A below 1e-10 (tiny q) is mostly rounding and could sit below the truth; such
+# orders are excluded.
 _FRACTIONAL_FLOOR = 1e-10
 
 
@@ -118,8 +121,8 @@ def gaussian_rdp(sigma: npt.ArrayLike, orders: npt.ArrayLike | None = None) -> n
     sigma : array_like
         Noise multiplier (noise standard deviation over the sensitivity), sigma > 0.
     orders : array_like, optional
-        Renyi orders alpha, finite, in (1, 10^4]: a non-empty 1-d sequence or one order; default (None):
-        ``DEFAULT_ORDERS``, dp_accounting's default orders.
+        Renyi orders alpha, finite, in (1, 10^4]: a non-empty 1-d sequence or one order; default
+        (None): ``DEFAULT_ORDERS``, dp_accounting's default orders.
 
     Returns
     -------
@@ -129,8 +132,8 @@ def gaussian_rdp(sigma: npt.ArrayLike, orders: npt.ArrayLike | None = None) -> n
     Raises
     ------
     ValueError
-        If sigma is not finite and > 0, or an order is not finite, lies outside (1, 10^4], or ``orders`` is
-        empty or not 1-d.
+        If sigma is not finite and > 0, or an order is not finite, lies outside (1, 10^4], or
+        ``orders`` is empty or not 1-d.
     ParameterTypeError
         If an argument is a string, a boolean or None.
 
@@ -153,7 +156,8 @@ def gaussian_rdp(sigma: npt.ArrayLike, orders: npt.ArrayLike | None = None) -> n
 
 
 def _log_binomial(alpha: np.ndarray, i: np.ndarray | float) -> np.ndarray:
-    """log |C(alpha, i)| (gammaln is log |Gamma|, so this holds for the generalised binomial too)."""
+    """log |C(alpha, i)| (gammaln is log |Gamma|, so this holds for the generalised binomial
+    too)."""
     from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     return cast(
@@ -165,8 +169,9 @@ def _log_binomial(alpha: np.ndarray, i: np.ndarray | float) -> np.ndarray:
 def _log_a_minus_1_block(
     log_q: np.ndarray, log_1mq: np.ndarray, inv2s2: np.ndarray, alpha: np.ndarray
 ) -> np.ndarray:
-    """log(A - 1) for integer alpha >= 2 (element-wise): the terms i = 2..alpha of each element laid out as one
-    flat run, log-summed run by run in the order of i (``logaddexp.reduceat`` folds each run left to right)."""
+    """log(A - 1) for integer alpha >= 2 (element-wise): the terms i = 2..alpha of each element laid
+    out as one flat run, log-summed run by run in the order of i (``logaddexp.reduceat`` folds each
+    run left to right)."""
     counts = alpha.astype(np.int64) - 1
     element = np.repeat(np.arange(alpha.size), counts)
     starts = np.cumsum(counts) - counts
@@ -183,10 +188,11 @@ def _log_a_integer(
 ) -> np.ndarray:
     """log A for integer alpha (element-wise over the flat inputs), as log1p(A - 1).
 
-    The binomial weights sum to 1, so A - 1 = sum_{i>=2} C(alpha, i) (1-q)^{alpha-i} q^i (e^{(i^2-i)/(2 sigma^2)} - 1):
-    positive terms, no cancellation, so log A keeps its relative accuracy when it is far below 1e-16 (tiny q).
-    The terms are computed in blocks of elements holding about ``_INTEGER_TERMS_PER_BLOCK`` terms in all, so
-    that memory stays bounded however many elements come in.
+    The binomial weights sum to 1, so A - 1 = sum_{i>=2} C(alpha, i) (1-q)^{alpha-i} q^i
+    (e^{(i^2-i)/(2 sigma^2)} - 1): positive terms, no cancellation, so log A keeps its relative
+    accuracy when it is far below 1e-16 (tiny q). The terms are computed in blocks of elements
+    holding about ``_INTEGER_TERMS_PER_BLOCK`` terms in all, so that memory stays bounded however
+    many elements come in.
     """
     with np.errstate(
         over="ignore", divide="ignore", under="ignore"
@@ -211,7 +217,8 @@ def _log_a_fractional(
 ) -> np.ndarray:
     """log A for fractional alpha by the two-sided series (element-wise over the flat inputs).
 
-    With ``signed`` the terms whose binomial is negative go to a separate log-sum, subtracted at the end.
+    With ``signed`` the terms whose binomial is negative go to a separate log-sum, subtracted at the
+    end.
     """
     from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
@@ -263,7 +270,8 @@ def subsampled_gaussian_rdp(
     *,
     fractional_series: str = "absolute",
 ) -> np.ndarray:
-    r"""RDP curve of one step of the Poisson-subsampled Gaussian mechanism (sensitivity 1) at each order.
+    r"""RDP curve of one step of the Poisson-subsampled Gaussian mechanism (sensitivity 1) at each
+    order.
 
     :math:`\varepsilon_R(\alpha) = \log A_\alpha / (\alpha - 1)` with, at integer orders,
 
@@ -271,9 +279,9 @@ def subsampled_gaussian_rdp(
 
         A_\alpha = \sum_{i=0}^{\alpha} \binom{\alpha}{i} (1-q)^{\alpha-i} q^i \exp\Bigl(\frac{i^2 - i}{2\sigma^2}\Bigr),
 
-    and at fractional orders the two-part series of the module docstring, stopped by dp_accounting's rule
-    (an order that does not settle within 1000 terms gets ``inf``).  Computed in log space.  q = 1 gives
-    the plain Gaussian alpha / (2 sigma^2), q = 0 gives 0.
+    and at fractional orders the two-part series of the module docstring, stopped by dp_accounting's
+    rule (an order that does not settle within 1000 terms gets ``inf``).  Computed in log space.
+    q = 1 gives the plain Gaussian alpha / (2 sigma^2), q = 0 gives 0.
 
     Parameters
     ----------
@@ -283,24 +291,25 @@ def subsampled_gaussian_rdp(
     sampling_rate : array_like
         Poisson sampling probability q, 0 <= q <= 1.
     orders : array_like, optional
-        Renyi orders alpha, finite, in (1, 10^4]: a non-empty 1-d sequence or one order; default (None):
-        ``DEFAULT_ORDERS``, dp_accounting's default orders.
+        Renyi orders alpha, finite, in (1, 10^4]: a non-empty 1-d sequence or one order; default
+        (None): ``DEFAULT_ORDERS``, dp_accounting's default orders.
     fractional_series : {"absolute", "signed"}, optional
-        At fractional orders, ``"absolute"`` (default) sums the magnitudes of the generalised binomials, as
-        dp_accounting does (an upper bound on A); ``"signed"`` keeps their signs (the exact expansion).
+        At fractional orders, ``"absolute"`` (default) sums the magnitudes of the generalised
+        binomials, as dp_accounting does (an upper bound on A); ``"signed"`` keeps their signs (the
+        exact expansion).
 
     Returns
     -------
     numpy.ndarray
-        Of shape ``broadcast(sigma, sampling_rate).shape + (len(orders),)``: the orders on the last axis;
-        values >= 0.
+        Of shape ``broadcast(sigma, sampling_rate).shape + (len(orders),)``: the orders on the last
+        axis; values >= 0.
 
     Raises
     ------
     ValueError
-        If sigma is not finite and > 0, ``sampling_rate`` lies outside [0, 1], the two do not broadcast, an
-        order is not finite or lies outside (1, 10^4] (or ``orders`` is empty or not 1-d), or
-        ``fractional_series`` is not one of the two.
+        If sigma is not finite and > 0, ``sampling_rate`` lies outside [0, 1], the two do not
+        broadcast, an order is not finite or lies outside (1, 10^4] (or ``orders`` is empty or not
+        1-d), or ``fractional_series`` is not one of the two.
     ParameterTypeError
         If an argument is a string, a boolean or None.
 
@@ -339,7 +348,8 @@ def subsampled_gaussian_rdp(
     with np.errstate(divide="ignore"):
         log_q = np.log(q_b)
         log_1mq = np.log1p(-q_b)
-    # sigma near the ends of the doubles: 1 / sigma^2 is 0 or inf, and so are the series' terms (RDP 0 or inf)
+    # sigma near the ends of the doubles: 1 / sigma^2 is 0 or inf, and so are the series' terms (RDP
+    # 0 or inf)
     with np.errstate(over="ignore", divide="ignore", under="ignore"):
         if integer.any():
             out[integer] = _log_a_integer(

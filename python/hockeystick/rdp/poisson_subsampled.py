@@ -1,16 +1,16 @@
 r"""Renyi DP of a general mechanism run on a Poisson subsample: an upper bound from its RDP curve.
 
-A mechanism M has RDP eps(alpha) at the given orders for one neighbouring pair structure (P, Q) in both
-directions: D_alpha(P || Q) <= eps(alpha) and D_alpha(Q || P) <= eps(alpha), P the law with the differing
-element's data, Q without it.  Running M on a subsample that takes that element with probability q (Poisson
-sampling, add/remove of one element: the element's data present or absent; equally, one element's data
-replaced by a null contribution that changes nothing) releases A = (1 - q) Q + q P against Q.  Two bounds
-hold for both D_alpha(A || Q) and D_alpha(Q || A):
+A mechanism M has RDP eps(alpha) at the given orders for one neighbouring pair structure (P, Q) in
+both directions: D_alpha(P || Q) <= eps(alpha) and D_alpha(Q || P) <= eps(alpha), P the law with the
+differing element's data, Q without it.  Running M on a subsample that takes that element with
+probability q (Poisson sampling, add/remove of one element: the element's data present or absent;
+equally, one element's data replaced by a null contribution that changes nothing) releases A =
+(1 - q) Q + q P against Q.  Two bounds hold for both D_alpha(A || Q) and D_alpha(Q || A):
 
-* Zhu & Wang 2019 ("Poisson subsampled Renyi differential privacy", ICML), the general upper bound, at
-  integer orders alpha >= 2 given eps at every integer 2 .. alpha (Thm. 5 of the PMLR 97 text as
-  google-research/federated's ``accounting_utils._compute_rdp_subsampled`` cites it; autodp, the authors' code,
-  evaluates the same bound; its number was not read from the paper's own text):
+* Zhu & Wang 2019 ("Poisson subsampled Renyi differential privacy", ICML), the general upper bound,
+  at integer orders alpha >= 2 given eps at every integer 2 .. alpha (Thm. 5 of the PMLR 97 text as
+  google-research/federated's ``accounting_utils._compute_rdp_subsampled`` cites it; autodp, the
+  authors' code, evaluates the same bound; its number was not read from the paper's own text):
 
   .. math::
 
@@ -19,9 +19,9 @@ hold for both D_alpha(A || Q) and D_alpha(Q || A):
           + 3 \sum_{\ell=3}^{\alpha} \binom{\alpha}{\ell} (1-q)^{\alpha-\ell} q^\ell e^{(\ell-1)\varepsilon(\ell)}\Bigr).
 
   At q = 1 it is eps(2) at alpha = 2 and eps(alpha) + log(3) / (alpha - 1) above.
-* Convexity, at every order alpha > 1: sum_x A(x)^alpha Q(x)^(1 - alpha) is convex in A (t -> t^alpha is),
-  and sum_x Q(x)^alpha A(x)^(1 - alpha) too (t -> t^(1 - alpha) is), so at A = (1 - q) Q + q P each is at most
-  (1 - q) + q e^{(alpha - 1) eps(alpha)}:
+* Convexity, at every order alpha > 1: sum_x A(x)^alpha Q(x)^(1 - alpha) is convex in A (t ->
+  t^alpha is), and sum_x Q(x)^alpha A(x)^(1 - alpha) too (t -> t^(1 - alpha) is), so at A = (1 - q)
+  Q + q P each is at most (1 - q) + q e^{(alpha - 1) eps(alpha)}:
 
   .. math::
 
@@ -30,12 +30,13 @@ hold for both D_alpha(A || Q) and D_alpha(Q || A):
 
   equal to eps(alpha) at q = 1.
 
-The curve returned is the smaller of the two at each order (the second alone where the orders hold no
-integer chain 2 .. alpha).  Both are log(1 + S) with S a sum of non-negative terms (the first term is
-taken out by the binomial theorem, ``_general_bound``), evaluated as log1p of a stable log-sum-exp (the largest
-term factored out), so that the result stays accurate relative to its size however small q is.  Every log
-term carries a few roundings of its parts and the sum (K + 4) u, charged as an absolute addition to log S
-(it moves log(1 + S) by no more); the result is then rounded up (``pure_dp.round_up``).
+The curve returned is the smaller of the two at each order (the second alone where the orders hold
+no integer chain 2 .. alpha).  Both are log(1 + S) with S a sum of non-negative terms (the first
+term is taken out by the binomial theorem, ``_general_bound``), evaluated as log1p of a stable
+log-sum-exp (the largest term factored out), so that the result stays accurate relative to its size
+however small q is.  Every log term carries a few roundings of its parts and the sum (K + 4) u,
+charged as an absolute addition to log S (it moves log(1 + S) by no more); the result is then
+rounded up (``pure_dp.round_up``).
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ _LOG3 = math.log(3.0)
 def _log_binomials_up(alpha: int) -> np.ndarray:
     """log C(alpha, l) for l = 0 .. alpha, each rounded up.
 
-    The partial sums of log(alpha - j + 1) - log(j), j = 1 .. l: each term within 2u (|log(alpha - j + 1)| +
+    The partial sums of log(alpha - j + 1) - log(j), j = 1 .. l: each term within 2u (|log(alpha -
+    j + 1)| +
     |log j|) + u |term|, and the running sum within u times each partial sum's size (at most alpha log 2) per
     addition; their total, at most l u (alpha log 2 + 5 log(alpha + 1) + 1), is added.
     """
@@ -73,11 +75,12 @@ def _log_binomials_up(alpha: int) -> np.ndarray:
 
 
 def _log1p_of_sum_up(terms: np.ndarray, magnitudes: np.ndarray) -> np.ndarray:
-    """log(1 + sum_k exp(terms[..., k])) along the last axis, plus a bound on its rounding (module docstring).
+    """log(1 + sum_k exp(terms[..., k])) along the last axis, plus a bound on its rounding (module
+    docstring).
 
-    ``magnitudes`` bounds, term by term, the sum of the absolute values of the parts each log term was
-    added up from; each part carries at most four roundings relative.  The log-sum-exp factors the
-    largest term out; its error, an absolute one on log(sum), moves log(1 + sum) by no more.
+    ``magnitudes`` bounds, term by term, the sum of the absolute values of the parts each log term
+    was added up from; each part carries at most four roundings relative.  The log-sum-exp factors
+    the largest term out; its error, an absolute one on log(sum), moves log(1 + sum) by no more.
     """
     top = terms.max(axis=-1, keepdims=True)
     safe_top = np.where(np.isfinite(top), top, 0.0)
@@ -102,13 +105,14 @@ def _log_expm1(x: np.ndarray) -> np.ndarray:
 def _general_bound(
     chained: np.ndarray, alpha: int, q: float, log_weight: float = _LOG3
 ) -> np.ndarray:
-    """Zhu & Wang 2019's general upper bound at the integer order alpha (module docstring), rounded up.
+    """Zhu & Wang 2019's general upper bound at the integer order alpha (module docstring), rounded
+    up.
 
-    ``chained[..., j]`` is eps(2 + j), at least up to eps(alpha).  The binomial theorem takes the first
-    term's 1 out: the bracket is 1 + sum_{l=2}^{alpha} C(alpha, l) q^l (1 - q)^{alpha - l} (w_l
-    e^{(l - 1) eps(l)} - 1), w_2 = 1 and w_l = e^``log_weight`` above (3; 1 for the remove direction alone,
-    ``poisson_subsampled_remove_rdp``), a sum of non-negative terms, so its log is log1p of a log-sum-exp and
-    stays accurate relative to the (small) result.
+    ``chained[..., j]`` is eps(2 + j), at least up to eps(alpha).  The binomial theorem takes the
+    first term's 1 out: the bracket is 1 + sum_{l=2}^{alpha} C(alpha, l) q^l (1 - q)^{alpha - l}
+    (w_l e^{(l - 1) eps(l)} - 1), w_2 = 1 and w_l = e^``log_weight`` above (3; 1 for the remove
+    direction alone, ``poisson_subsampled_remove_rdp``), a sum of non-negative terms, so its log is
+    log1p of a log-sum-exp and stays accurate relative to the (small) result.
     """
     ell = np.arange(2, alpha + 1)
     log_q, log_1mq = math.log(q), (math.log1p(-q) if q < 1.0 else -math.inf)
@@ -124,7 +128,8 @@ def _general_bound(
 
 
 def _convexity(eps: np.ndarray, alpha: np.ndarray, q: float) -> np.ndarray:
-    """log(1 + q (e^{(alpha - 1) eps} - 1)) / (alpha - 1) (module docstring), rounded up, at most eps's."""
+    """log(1 + q (e^{(alpha - 1) eps} - 1)) / (alpha - 1) (module docstring), rounded up, at most
+    eps's."""
     if q == 1.0:
         return round_up(eps.copy())
     scaled = (alpha - 1.0) * eps
@@ -135,7 +140,8 @@ def _convexity(eps: np.ndarray, alpha: np.ndarray, q: float) -> np.ndarray:
 
 
 def _integer_chain(alpha: np.ndarray) -> dict[int, int]:
-    """The orders' integers 2, 3, ..., m that are all present (m the largest such), to their columns."""
+    """The orders' integers 2, 3, ..., m that are all present (m the largest such), to their
+    columns."""
     column = {int(a): i for i, a in enumerate(alpha) if a == math.floor(a)}
     chain: dict[int, int] = {}
     k = 2
@@ -148,17 +154,18 @@ def _integer_chain(alpha: np.ndarray) -> dict[int, int]:
 def poisson_subsampled_rdp(
     rdp: npt.ArrayLike, orders: npt.ArrayLike, sampling_rate: float
 ) -> np.ndarray:
-    r"""An upper bound on the RDP curve of a mechanism run on a Poisson subsample at rate q (module docstring).
+    r"""An upper bound on the RDP curve of a mechanism run on a Poisson subsample at rate q (module
+    docstring).
 
-    The smaller, order by order, of Zhu & Wang 2019's general upper bound (integer orders alpha >= 2 whose integers
-    2 .. alpha are all among ``orders``) and the convexity bound
-    log(1 - q + q e^{(alpha - 1) eps(alpha)}) / (alpha - 1) (every order), rounded up.
+    The smaller, order by order, of Zhu & Wang 2019's general upper bound (integer orders alpha >= 2
+    whose integers 2 .. alpha are all among ``orders``) and the convexity bound log(1 - q + q
+    e^{(alpha - 1) eps(alpha)}) / (alpha - 1) (every order), rounded up.
 
     Parameters
     ----------
     rdp : array_like
-        eps(alpha), the mechanism's RDP curve (an upper bound on both directions of its pair), finite and
-        >= 0, the orders on the last axis; earlier axes broadcast through.
+        eps(alpha), the mechanism's RDP curve (an upper bound on both directions of its pair),
+        finite and >= 0, the orders on the last axis; earlier axes broadcast through.
     orders : array_like
         The orders of ``rdp``, finite, in (1, 10^4].
     sampling_rate : float
@@ -167,14 +174,14 @@ def poisson_subsampled_rdp(
     Returns
     -------
     numpy.ndarray
-        The subsampled curve, the shape of ``rdp``: each value an upper bound on both directions of the
-        subsampled pair, at most ``rdp`` (up to its rounding up), 0 at q = 0.
+        The subsampled curve, the shape of ``rdp``: each value an upper bound on both directions of
+        the subsampled pair, at most ``rdp`` (up to its rounding up), 0 at q = 0.
 
     Raises
     ------
     ValueError
-        If ``rdp`` is not finite and >= 0 or its last axis does not match ``orders``, an order breaks
-        ``check_orders``' rule, or ``sampling_rate`` lies outside [0, 1].
+        If ``rdp`` is not finite and >= 0 or its last axis does not match ``orders``, an order
+        breaks ``check_orders``' rule, or ``sampling_rate`` lies outside [0, 1].
 
     References
     ----------
@@ -214,22 +221,26 @@ def poisson_subsampled_rdp(
 
 
 def poisson_subsampled_remove_rdp(inner: npt.ArrayLike, sampling_rate: float) -> np.ndarray:
-    r"""D_alpha((1 - q) Q + q P || Q), the remove direction alone, from the inner's divergences, rounded up.
+    r"""D_alpha((1 - q) Q + q P || Q), the remove direction alone, from the inner's divergences,
+    rounded up.
 
-    At the integer orders alpha = 2 .. 1 + K, from ``inner`` = D_l(P || Q) at l = 2 .. 1 + K.  With L = dP / dQ, e^{(alpha - 1) D_alpha} = E_Q[(1 - q + q L)^alpha], and the binomial theorem gives
+    At the integer orders alpha = 2 .. 1 + K, from ``inner`` = D_l(P || Q) at l = 2 .. 1 + K.  With
+    L = dP / dQ, e^{(alpha - 1) D_alpha} = E_Q[(1 - q + q L)^alpha], and the binomial theorem gives
 
     .. math::
 
         e^{(\alpha - 1) D_\alpha} = 1 + \sum_{\ell=2}^{\alpha} \binom{\alpha}{\ell} q^\ell (1-q)^{\alpha-\ell}
             \bigl(e^{(\ell - 1) D_\ell(P \| Q)} - 1\bigr),
 
-    exact in the inner's divergences and non-decreasing in each, so an upper curve of the inner gives an upper
-    bound: Zhu & Wang 2019's general bound without its factor 3, which pays for the add direction.
+    exact in the inner's divergences and non-decreasing in each, so an upper curve of the inner
+    gives an upper bound: Zhu & Wang 2019's general bound without its factor 3, which pays for the
+    add direction.
 
     Parameters
     ----------
     inner : array_like
-        D_l(P || Q), or an upper bound on it, at l = 2, 3, ..., finite and >= 0, the orders on the last axis.
+        D_l(P || Q), or an upper bound on it, at l = 2, 3, ..., finite and >= 0, the orders on the
+        last axis.
     sampling_rate : float
         q, 0 < q <= 1.
 
@@ -241,7 +252,8 @@ def poisson_subsampled_remove_rdp(inner: npt.ArrayLike, sampling_rate: float) ->
     Raises
     ------
     ValueError
-        If ``inner`` is not finite and >= 0 or has no order, or ``sampling_rate`` lies outside (0, 1].
+        If ``inner`` is not finite and >= 0 or has no order, or ``sampling_rate`` lies outside (0,
+        1].
 
     References
     ----------

@@ -2,15 +2,17 @@
 
 Randomized response with noise parameter p over k buckets outputs its input with probability 1 - p
 and a uniform bucket otherwise (dp_accounting's ``RandomizedResponseDpEvent``), so on input 1 it
-outputs P = (a, b, ..., b), a = 1 - p + p/k, b = p/k.  Its RDP is the Renyi divergence
-D_alpha(P || Q) = log(S) / (alpha - 1), S = sum_i Q_i (P_i / Q_i)^alpha (Mironov 2017, Def. 3), for
-the neighbouring output distributions of each relation (as dp_accounting 0.6's RdpAccountant takes them):
+outputs P = (a, b, ..., b), a = 1 - p + p/k, b = p/k.  Its RDP is the Renyi divergence D_alpha(P
+|| Q) = log(S) / (alpha - 1), S = sum_i Q_i (P_i / Q_i)^alpha (Mironov 2017, Def. 3), for the
+neighbouring output distributions of each relation (as dp_accounting 0.6's RdpAccountant takes
+them):
 
 * ``"replace_one"``: Q = (b, a, b, ..., b) (the input changes bucket); D is symmetric, and with
   r = a / b = 1 + k (1 - p) / p,
       S = b r^alpha + a r^-alpha + (k - 2) b;
-* ``"replace_special"``: Q = U, the uniform law (the special record leaves every bucket equally likely),
-  in both directions; with A = k a = 1 + (k - 1)(1 - p) the likelihood ratio on the input's bucket,
+* ``"replace_special"``: Q = U, the uniform law (the special record leaves every bucket equally
+  likely), in both directions; with A = k a = 1 + (k - 1)(1 - p) the likelihood ratio on the input's
+  bucket,
       eps(alpha) = max(log(A^alpha / k + (k - 1) p^alpha / k), log(A^(1-alpha) / k + (k - 1) p^(1-alpha) / k)) / (alpha - 1).
 
 Edges: k = 1 or p = 1 gives 0 (the output does not depend on the input), p = 0 gives inf (the input
@@ -22,16 +24,17 @@ reference law (Q, or U) and x = P / Q the likelihood ratio, sum_i w_i x_i = 1 = 
 
     S - 1 = sum_i w_i f_t(x_i),   f_t(x) = x^t - 1 - t (x - 1) >= 0   (t = alpha, or 1 - alpha),
 
-a sum of non-negative terms, each written as a sum of non-negative parts: with L = log x, s = alpha - 1,
+a sum of non-negative terms, each written as a sum of non-negative parts: with L = log x, s =
+alpha - 1,
 
     f_alpha(x)   = s (x L - x + 1) + x (e^{s L} - 1 - s L),
     f_{1-alpha}(x) = (e^{-s L} - 1 + s L) + s (x - 1 - L),
 
-and each part (x log x - x + 1, e^u - 1 - u, d - log(1 + d)) by its Taylor series near 0 and directly
-elsewhere (where it loses at most a few bits).  So log1p(S - 1) keeps full relative accuracy however
-close S is to 1, and S - 1 is exact to a few ulp; where S > e it is log-sum-exp of positive terms
-(no cancellation, no overflow).  Tests: mpmath at 50 digits and dp_accounting to 1e-9 wherever its
-log-sum-exp is itself accurate.
+and each part (x log x - x + 1, e^u - 1 - u, d - log(1 + d)) by its Taylor series near 0 and
+directly elsewhere (where it loses at most a few bits).  So log1p(S - 1) keeps full relative
+accuracy however close S is to 1, and S - 1 is exact to a few ulp; where S > e it is log-sum-exp of
+positive terms (no cancellation, no overflow).  Tests: mpmath at 50 digits and dp_accounting to 1e-9
+wherever its log-sum-exp is itself accurate.
 """
 
 from __future__ import annotations
@@ -95,8 +98,8 @@ def _log_moment(
 ) -> np.ndarray:
     """log sum_i w_i x_i^t, t = alpha (``upper``) or 1 - alpha, for laws with sum_i w_i x_i = 1.
 
-    S - 1 = sum_i w_i f_t(x_i) summed over non-negative parts (module docstring) where S < e; log-sum-exp
-    of the positive terms w_i x_i^t beyond.
+    S - 1 = sum_i w_i f_t(x_i) summed over non-negative parts (module docstring) where S < e;
+    log-sum-exp of the positive terms w_i x_i^t beyond.
     """
     from scipy.special import (
         logsumexp,
@@ -126,9 +129,11 @@ def randomized_response_rdp(
     *,
     relation: str = "replace_one",
 ) -> np.ndarray:
-    """eps(alpha) of k-ary randomized response (module docstring): shape broadcast(p, k).shape + (len(orders),).
+    """eps(alpha) of k-ary randomized response (module docstring): shape broadcast(p, k).shape +
+    (len(orders),).
 
-    ``noise_parameter`` p in [0, 1], ``num_buckets`` k an integer >= 1, ``relation`` one of ``RELATIONS``.
+    ``noise_parameter`` p in [0, 1], ``num_buckets`` k an integer >= 1, ``relation`` one of
+    ``RELATIONS``.
     """
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")

@@ -1,8 +1,8 @@
 """Renyi DP of running a mechanism a random number K of times and releasing only the best run.
 
 Papernot & Steinke, "Hyperparameter tuning with Renyi differential privacy", ICLR 2022
-(arXiv:2110.03620v2).  The base mechanism has RDP eps(alpha) at the given orders; K has mean mu >= 1 and
-one of the laws dp_accounting's ``RepeatAndSelectDpEvent`` names by its ``shape`` eta:
+(arXiv:2110.03620v2).  The base mechanism has RDP eps(alpha) at the given orders; K has mean mu >= 1
+and one of the laws dp_accounting's ``RepeatAndSelectDpEvent`` names by its ``shape`` eta:
 
 * truncated negative binomial (0 <= eta < inf; eta = 0 the logarithmic law, eta = 1 the geometric),
   P[K = k] proportional to C(k + eta - 1, k) (1 - gamma)^k, k >= 1 (Def. 1), of mean
@@ -18,8 +18,8 @@ one of the laws dp_accounting's ``RepeatAndSelectDpEvent`` names by its ``shape`
 
 This is what dp_accounting 0.6's RdpAccountant computes.  One difference, on the safe side and
 exact: dp_accounting finds gamma from mu by bisection to 1e-9 relative; here gamma is the root of
-log mu(gamma) = log mu to a few ulp (scipy's brentq on the closed form above, with expm1 for
-1 - gamma^eta), then lowered by 2^-40 relative -- far more than the root's and the mean's rounding --
+log mu(gamma) = log mu to a few ulp (scipy's brentq on the closed form above, with expm1 for 1 -
+gamma^eta), then lowered by 2^-40 relative -- far more than the root's and the mean's rounding --
 until mu(gamma) >= mu, so log(1/gamma) is never below the truth (a smaller gamma is a longer-tailed
 law: a larger eps').  The two accountants therefore differ by at most (1 + eta) 1e-9 / alpha_hat,
 dp_accounting's own bisection error.
@@ -45,7 +45,8 @@ _OUTWARD = 2.0**-40  # relative step that rounds gamma down past the root's and 
 
 
 def truncated_negative_binomial_mean(gamma: float, shape: float) -> float:
-    """mu(gamma) of the truncated negative binomial law (module docstring; Papernot & Steinke Def. 1)."""
+    """mu(gamma) of the truncated negative binomial law (module docstring; Papernot & Steinke Def.
+    1)."""
     if not 0 < gamma <= 1:
         raise ValueError(f"gamma must be in (0, 1], got {gamma!r}")
     if gamma == 1:
@@ -57,7 +58,8 @@ def truncated_negative_binomial_mean(gamma: float, shape: float) -> float:
 
 
 def truncated_negative_binomial_gamma(shape: float, mean: float) -> float:
-    """gamma with mu(gamma) = mean, rounded down (never above the root): the law's halting probability."""
+    """gamma with mu(gamma) = mean, rounded down (never above the root): the law's halting
+    probability."""
     from scipy.optimize import (
         brentq,
     )  # lazy: scipy start-up time (import hockeystick loads no scipy)
@@ -89,7 +91,8 @@ def truncated_negative_binomial_gamma(shape: float, mean: float) -> float:
 def repeat_and_select_rdp(
     rdp: npt.ArrayLike, orders: npt.ArrayLike, mean: float, shape: float
 ) -> np.ndarray:
-    """eps'(alpha) of the best of K runs (module docstring) from the base curve ``rdp`` (orders last axis)."""
+    """eps'(alpha) of the best of K runs (module docstring) from the base curve ``rdp`` (orders last
+    axis)."""
     shape, mean = float(shape), float(mean)
     if math.isnan(shape) or shape < 0:
         raise ValueError(f"Distribution of repetitions must be >=0. Got {shape}.")

@@ -1,4 +1,5 @@
-"""RDP of the Gaussian mechanism on a sample drawn without replacement (fixed size m of n), replace-one.
+"""RDP of the Gaussian mechanism on a sample drawn without replacement (fixed size m of n),
+replace-one.
 
 Wang, Balle, Kasiviswanathan, "Subsampled Renyi differential privacy and analytical moments
 accountant", AISTATS 2019 (arXiv:1808.00087), Thm 9 with the Gaussian refinement of Thm 27: with
@@ -8,15 +9,15 @@ q = m / n and a base mechanism of replace-one RDP eps(alpha), for every integer 
                 + sum_{j=3}^{alpha} q^j C(alpha, j) min{4 Xi_j, 2 e^{(j-1) eps(j)}},
     RDP(alpha) <= log(A_alpha) / (alpha - 1),
 
-where, for the Gaussian (eps(alpha) = alpha r^2 / 2 at radius r, so e^{(y-1) eps(y)} = h(y) =
-e^{c y (y - 1)}, c = r^2 / 2), Xi_j is the j-th forward difference Delta^j h(0) for even j and the
+where, for the Gaussian (eps(alpha) = alpha r^2 / 2 at radius r, so e^{(y-1) eps(y)} = h(y) = e^{c y
+(y - 1)}, c = r^2 / 2), Xi_j is the j-th forward difference Delta^j h(0) for even j and the
 geometric mean of Delta^{j-1} h(0) and Delta^{j+1} h(0) for odd j.  Even differences are positive
-(Delta^{2k} h(0) = h^{(2k)}(xi) and every even derivative of e^{c (y - 1/2)^2} is positive); they are
-computed exactly enough in mpmath (the alternating sum loses up to j log10 2 + (j/2) log10(1/c)
+(Delta^{2k} h(0) = h^{(2k)}(xi) and every even derivative of e^{c (y - 1/2)^2} is positive); they
+are computed exactly enough in mpmath (the alternating sum loses up to j log10 2 + (j/2) log10(1/c)
 digits, so the working precision covers that).  As dp_accounting does (``rdp_privacy_accountant``),
 orders above ``REFINED_ORDERS`` keep only the 2 e^{(j-1) eps(j)} term (a valid, looser bound), and a
-fractional order interpolates log A linearly between its neighbouring integers (Cor. 10 there:
-log A_alpha is convex in alpha), so the values agree with dp_accounting's to round-off.
+fractional order interpolates log A linearly between its neighbouring integers (Cor. 10 there: log
+A_alpha is convex in alpha), so the values agree with dp_accounting's to round-off.
 
 Radius.  ``radius`` is the Gaussian's shift in units of its standard deviation between the
 outputs on the two neighbouring samples (the replace-one sensitivity over sigma).
@@ -90,7 +91,8 @@ def _log_a_integer(q: float, c: float, alpha: int, diffs: np.ndarray | None) -> 
 def sampled_without_replacement_gaussian_rdp(
     radius: float, sampling_rate: float, orders: npt.ArrayLike
 ) -> np.ndarray:
-    """RDP at ``orders`` (each > 1) of the Gaussian of ``radius`` on a sample of rate q = m / n, replace-one."""
+    """RDP at ``orders`` (each > 1) of the Gaussian of ``radius`` on a sample of rate q = m / n,
+    replace-one."""
     r, q = float(radius), float(sampling_rate)
     if not (r >= 0 and math.isfinite(r)):
         raise ValueError(f"radius must be finite and >= 0, got {radius!r}")

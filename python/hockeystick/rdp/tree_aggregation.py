@@ -1,17 +1,19 @@
-"""Renyi DP of single-epoch tree aggregation of Gaussian sums (restarted trees, each record once overall).
+"""Renyi DP of single-epoch tree aggregation of Gaussian sums (restarted trees, each record once
+overall).
 
-Kairouz, McMahan, Song, Thakkar, Thakurta, Xu, "Practical and private (deep) learning without sampling
-or shuffling", ICML 2021 (arXiv:2103.00039), App. D: a tree over n steps releases the nodes whose
-dyadic intervals [j 2^l + 1, (j + 1) 2^l] end by step n, each with N(0, sigma^2) noise, so a record
-added at one step (sensitivity 1) enters one node per level l with 2^l <= n: depth(n) = floor(log2 n) + 1
-= ceil(log2(n + 1)) nodes (0 when n = 0).  Trees restarted after each of the ``step_counts`` with every
-record in at most one of them release a Gaussian of L2 sensitivity sqrt(max depth), so (Mironov 2017,
-Prop. 7)
+Kairouz, McMahan, Song, Thakkar, Thakurta, Xu, "Practical and private (deep) learning without
+sampling or shuffling", ICML 2021 (arXiv:2103.00039), App. D: a tree over n steps releases the nodes
+whose dyadic intervals [j 2^l + 1, (j + 1) 2^l] end by step n, each with N(0, sigma^2) noise, so a
+record added at one step (sensitivity 1) enters one node per level l with 2^l <= n: depth(n) =
+floor(log2 n) + 1 = ceil(log2(n + 1)) nodes (0 when n = 0).  Trees restarted after each of the
+``step_counts`` with every record in at most one of them release a Gaussian of L2 sensitivity
+sqrt(max depth), so (Mironov 2017, Prop. 7)
 
     eps(alpha) = alpha * depth(max(step_counts)) / (2 sigma^2),
 
-what dp_accounting 0.6's RdpAccountant computes (REPLACE_SPECIAL).  The depth is taken exactly, as the
-bit length of the integer n (dp_accounting's float ceil(log2(n + 1)) is one level short at n = 2^53).
+what dp_accounting 0.6's RdpAccountant computes (REPLACE_SPECIAL).  The depth is taken exactly, as
+the bit length of the integer n (dp_accounting's float ceil(log2(n + 1)) is one level short at n =
+2^53).
 """
 
 from __future__ import annotations

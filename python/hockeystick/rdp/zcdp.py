@@ -1,24 +1,25 @@
 """(xi, rho)-zCDP to (eps, delta): certified upper bounds, each at its near-optimal Renyi order.
 
 A mechanism is (xi, rho)-zCDP when every Renyi divergence of order alpha > 1 between its outputs on
-neighbours is at most xi + rho alpha (Bun & Steinke 2016, Def. 1.1); rho-zCDP is xi = 0.  Its RDP curve is
-that line, so the RDP conversion of Canonne, Kamath, Steinke 2020 (Prop. 12; Cor. 13 for zCDP; the
-``conversion="tight"`` of ``rdp.conversion``) holds at every alpha > 1:
+neighbours is at most xi + rho alpha (Bun & Steinke 2016, Def. 1.1); rho-zCDP is xi = 0.  Its RDP
+curve is that line, so the RDP conversion of Canonne, Kamath, Steinke 2020 (Prop. 12; Cor. 13 for
+zCDP; the ``conversion="tight"`` of ``rdp.conversion``) holds at every alpha > 1:
 
     delta(eps) <= exp((alpha - 1)(xi + rho alpha - eps) + (alpha - 1) log(1 - 1/alpha) - log alpha)
     eps(delta) <= xi + rho alpha + log(1 - 1/alpha) - (log delta + log alpha) / (alpha - 1),
 
-and with the total variation bound delta(eps) <= delta(0) <= sqrt(1 - e^{-(xi + rho)}) (Kullback-Leibler
-divergence at most xi + rho, the limit alpha -> 1; Bretagnolle & Huber 1979).  Any alpha gives a valid bound,
-so alpha is searched in floating point (a grid of log(alpha - 1), then Brent's method) and only the value at the
-alpha found is certified: every rounded term's error bounded (a few u relative each, u = 2^-53), the sum
-widened by 16 u times the sum of the terms' magnitudes, exp rounded up past its one-ulp error.  The values
-at the alpha found are within 1e-9 relative of the infimum over alpha (tests: 50-digit mpmath).
+and with the total variation bound delta(eps) <= delta(0) <= sqrt(1 - e^{-(xi + rho)})
+(Kullback-Leibler divergence at most xi + rho, the limit alpha -> 1; Bretagnolle & Huber 1979).  Any
+alpha gives a valid bound, so alpha is searched in floating point (a grid of log(alpha - 1), then
+Brent's method) and only the value at the alpha found is certified: every rounded term's error
+bounded (a few u relative each, u = 2^-53), the sum widened by 16 u times the sum of the terms'
+magnitudes, exp rounded up past its one-ulp error.  The values at the alpha found are within 1e-9
+relative of the infimum over alpha (tests: 50-digit mpmath).
 
-These are upper bounds for every (xi, rho)-zCDP mechanism.  The Gaussian mechanism of radius mu = sqrt(2 rho)
-is rho-zCDP, so its exact delta, theta(mu, eps) (``certified_theta``), is a lower bound on the worst case
-over the class: the truth for a mechanism known only to be rho-zCDP lies between the two
-(``interop.zcdp_plan`` reports that bracket for ``ZCDpEvent``).
+These are upper bounds for every (xi, rho)-zCDP mechanism.  The Gaussian mechanism of radius mu =
+sqrt(2 rho) is rho-zCDP, so its exact delta, theta(mu, eps) (``certified_theta``), is a lower bound
+on the worst case over the class: the truth for a mechanism known only to be rho-zCDP lies between
+the two (``interop.zcdp_plan`` reports that bracket for ``ZCDpEvent``).
 """
 
 from __future__ import annotations
@@ -44,16 +45,18 @@ def _checked(rho: float, xi: float) -> tuple[float, float]:
 
 
 def _order(log_gap: float) -> tuple[float, float]:
-    """(alpha, alpha - 1) from log(alpha - 1): alpha = 1 + e^t rounded, alpha - 1 then exact (Sterbenz below 2,
-    a multiple of alpha's ulp above; past 2^53 within u, which the terms' charge covers)."""
+    """(alpha, alpha - 1) from log(alpha - 1): alpha = 1 + e^t rounded, alpha - 1 then exact
+    (Sterbenz below 2, a multiple of alpha's ulp above; past 2^53 within u, which the terms' charge
+    covers)."""
     alpha = 1.0 + math.exp(log_gap)
     return alpha, alpha - 1.0 if alpha < 2.0**53 else alpha
 
 
 def _log_delta_terms(log_gap: float, rho: float, xi: float, eps: float) -> tuple[float, float]:
-    """(log delta at alpha = 1 + e^log_gap, a bound on its round-off) by the conversion above.  log(1 - 1/alpha)
-    is taken as log(alpha - 1) - log(alpha) (log1p(-1/alpha) loses its digits as alpha -> 1); each term errs by a
-    few u of its magnitude, the magnitudes' sum times ``WIDEN`` covers them and the sum's two roundings."""
+    """(log delta at alpha = 1 + e^log_gap, a bound on its round-off) by the conversion above.
+    log(1 - 1/alpha) is taken as log(alpha - 1) - log(alpha) (log1p(-1/alpha) loses its digits as
+    alpha -> 1); each term errs by a few u of its magnitude, the magnitudes' sum times ``WIDEN``
+    covers them and the sum's two roundings."""
     alpha, gap = _order(log_gap)
     line = xi + rho * alpha - eps
     log_alpha = math.log1p(gap)
@@ -66,7 +69,8 @@ def _log_delta_terms(log_gap: float, rho: float, xi: float, eps: float) -> tuple
 
 
 def _epsilon_terms(log_gap: float, rho: float, xi: float, log_delta: float) -> tuple[float, float]:
-    """(eps at alpha = 1 + e^log_gap, a bound on its round-off) by the conversion above (log_delta within an ulp)."""
+    """(eps at alpha = 1 + e^log_gap, a bound on its round-off) by the conversion above (log_delta
+    within an ulp)."""
     alpha, gap = _order(log_gap)
     log_alpha = math.log1p(gap)
     shrink = math.log(gap) - log_alpha
@@ -79,8 +83,8 @@ def _epsilon_terms(log_gap: float, rho: float, xi: float, log_delta: float) -> t
 
 
 def _best_log_gap(objective: np.ndarray, fine: Callable[[float], float]) -> float:
-    """log(alpha - 1) near the minimum of ``objective`` (its values on ``LOG_GAP``), refined by Brent's method on
-    ``fine`` (kept only where it improves on the grid's best)."""
+    """log(alpha - 1) near the minimum of ``objective`` (its values on ``LOG_GAP``), refined by
+    Brent's method on ``fine`` (kept only where it improves on the grid's best)."""
     from scipy import optimize  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     values = np.where(np.isfinite(objective), objective, np.inf)
@@ -110,7 +114,8 @@ def _safe(f: Callable[[float], float]) -> Callable[[float], float]:
 
 
 def _tv_upper(rho: float, xi: float) -> float:
-    """sqrt(1 - e^{-(xi + rho)}) rounded up: the sum and the square root one rounding each, expm1 two ulps."""
+    """sqrt(1 - e^{-(xi + rho)}) rounded up: the sum and the square root one rounding each, expm1
+    two ulps."""
     kl = (xi + rho) * (1.0 + 2.0 * UNIT_ROUNDOFF)
     return min(
         math.nextafter(math.sqrt(-math.expm1(-kl) * (1.0 + 6.0 * UNIT_ROUNDOFF)), math.inf), 1.0
@@ -185,7 +190,8 @@ def zcdp_to_delta(rho: float, epsilon: float, *, xi: float = 0.0) -> float:
 
 
 def zcdp_to_epsilon(rho: float, delta: float, *, xi: float = 0.0) -> float:
-    r"""Certified upper bound on the least eps with delta(eps) <= ``delta`` for any (``xi``, ``rho``)-zCDP mechanism.
+    r"""Certified upper bound on the least eps with delta(eps) <= ``delta`` for any (``xi``,
+    ``rho``)-zCDP mechanism.
 
     The RDP curve xi + rho alpha converted at a near-optimal order alpha > 1,
 
@@ -193,8 +199,9 @@ def zcdp_to_epsilon(rho: float, delta: float, *, xi: float = 0.0) -> float:
 
         \varepsilon(\delta) \le \xi + \rho\alpha + \log(1 - 1/\alpha) - \frac{\log\delta + \log\alpha}{\alpha - 1},
 
-    and 0 when delta is at least the total-variation bound :math:`\sqrt{1 - e^{-(\xi + \rho)}}`.  alpha is
-    searched in floating point and the value at the alpha found is rounded up past every rounding error.
+    and 0 when delta is at least the total-variation bound :math:`\sqrt{1 - e^{-(\xi + \rho)}}`.
+    alpha is searched in floating point and the value at the alpha found is rounded up past every
+    rounding error.
 
     Parameters
     ----------
@@ -219,8 +226,8 @@ def zcdp_to_epsilon(rho: float, delta: float, *, xi: float = 0.0) -> float:
 
     References
     ----------
-    Bun & Steinke 2016, Def. 1.1; Canonne, Kamath & Steinke 2020, Prop. 12 and Cor. 13; Bretagnolle & Huber
-    1979.
+    Bun & Steinke 2016, Def. 1.1; Canonne, Kamath & Steinke 2020, Prop. 12 and Cor. 13; Bretagnolle
+    & Huber 1979.
 
     Examples
     --------

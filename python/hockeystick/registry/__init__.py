@@ -1,4 +1,5 @@
-"""Accountants and calculators by name, with the parameters each takes: what sweeps and calibration can drive.
+"""Accountants and calculators by name, with the parameters each takes: what sweeps and calibration
+can drive.
 
 An accountant entry names an accountant class (the accountant contract: keyword parameters
 that broadcast, ``.delta(epsilon)`` and ``.epsilon(delta)``), and says which of its
@@ -13,11 +14,11 @@ inverse for a parameter (the distortion variance meeting a target TV), a sweep c
 output that parameter given the quantity as its target, as calibration does for
 accountants.
 
-Data flows down: the catalogue imports the accountants and calculators, they never import it.  The machinery
-(``entries``, ``store``, ``families``, ``by_name``, ``per_point``) is apart from the catalogue of entries
-(``catalogue``), whose modules register their entries when imported: the store imports the module that registers
-a name the first time the name is asked for, and every module when the entries are listed, so that reading one
-accountant does not import every family of mechanisms.
+Data flows down: the catalogue imports the accountants and calculators, they never import it.  The
+machinery (``entries``, ``store``, ``families``, ``by_name``, ``per_point``) is apart from the
+catalogue of entries (``catalogue``), whose modules register their entries when imported: the store
+imports the module that registers a name the first time the name is asked for, and every module when
+the entries are listed, so that reading one accountant does not import every family of mechanisms.
 """
 
 from . import catalogue as catalogue

@@ -1,5 +1,5 @@
-"""An accountant or calculator by its name: a registered one, or a family configured by a name that spells its
-vector options (``families``)."""
+"""An accountant or calculator by its name: a registered one, or a family configured by a name that
+spells its vector options (``families``)."""
 
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ def get(name: str) -> AccountantEntry:
     ------
     ValueError
         No accountant is registered under ``name`` (a calculator's name included: ``lookup`` finds
-        those); the message gives the closest name and every registered one. A configured name that is
-        malformed or whose options the family refuses (``configure``).
+        those); the message gives the closest name and every registered one. A configured name that
+        is malformed or whose options the family refuses (``configure``).
 
     See Also
     --------
@@ -55,7 +55,8 @@ def get(name: str) -> AccountantEntry:
 
 
 def default_output(names: list[str] | tuple[str, ...]) -> str:
-    """What a sweep over ``names`` computes unless told: delta for accountants, the quantity for calculators.
+    """What a sweep over ``names`` computes unless told: delta for accountants, the quantity for
+    calculators.
 
     Parameters
     ----------
@@ -84,12 +85,14 @@ def default_output(names: list[str] | tuple[str, ...]) -> str:
 
 
 def lookup(name: str) -> AccountantEntry | CalculatorEntry:
-    """The registry entry of the accountant or calculator called ``name`` (what a sweep can evaluate).
+    """The registry entry of the accountant or calculator called ``name`` (what a sweep can
+    evaluate).
 
     Parameters
     ----------
     name : str
-        A registered accountant's or calculator's name, or a configured family's name (``configure``).
+        A registered accountant's or calculator's name, or a configured family's name
+        (``configure``).
 
     Returns
     -------
@@ -99,7 +102,8 @@ def lookup(name: str) -> AccountantEntry | CalculatorEntry:
     Raises
     ------
     ValueError
-        Nothing is registered under ``name``; the message gives the closest name and every registered one.
+        Nothing is registered under ``name``; the message gives the closest name and every
+        registered one.
 
     See Also
     --------

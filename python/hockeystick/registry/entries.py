@@ -1,5 +1,6 @@
-"""What the registry holds about an accountant or a calculator: its factory, its parameters and their roles
-(integers, calibratable and in which direction the bound moves with them, a calculator's inverses)."""
+"""What the registry holds about an accountant or a calculator: its factory, its parameters and
+their roles (integers, calibratable and in which direction the bound moves with them, a calculator's
+inverses)."""
 
 from __future__ import annotations
 
@@ -18,17 +19,17 @@ class Calibratable:
     Parameters
     ----------
     direction : {"decreasing", "increasing"}
-        "decreasing" if delta(eps) falls as the parameter grows (sigma: calibration returns the SMALLEST
-        value that meets the target), "increasing" if it rises (rounds, sampling rate: calibration returns
-        the LARGEST value that meets it).
+        "decreasing" if delta(eps) falls as the parameter grows (sigma: calibration returns the
+        SMALLEST value that meets the target), "increasing" if it rises (rounds, sampling rate:
+        calibration returns the LARGEST value that meets it).
     lower : float
         Smallest value searched. A ``lower`` <= 0 is an open end: the search starts at
         ``tiny ** 0.25`` (about 1.2e-77) for a real parameter, at 1 for an integer one; an integer
         parameter's ``lower`` > 0 is rounded up.
     upper : float or callable
-        Largest value searched (``inf`` for none; rounded down for an integer parameter), or a function
-        of the other parameters (a mapping of name to array) returning it per point, such as
-        rounds <= n / batch_size.
+        Largest value searched (``inf`` for none; rounded down for an integer parameter), or a
+        function of the other parameters (a mapping of name to array) returning it per point, such
+        as rounds <= n / batch_size.
     integer : bool, default False
         Whether the parameter takes whole values only (calibration returns an integer).
 
@@ -59,8 +60,8 @@ class AccountantEntry:
         The name sweeps, ``calibrate`` and the command line know it by (unique among accountants and
         calculators).
     factory : callable
-        The accountant class (or a function building one) of keyword parameters that broadcast, whose
-        instances have ``delta(epsilon, bound=...)`` and ``epsilon(delta, bound=...)``.
+        The accountant class (or a function building one) of keyword parameters that broadcast,
+        whose instances have ``delta(epsilon, bound=...)`` and ``epsilon(delta, bound=...)``.
     summary : str
         One line saying what the accountant computes.
     integers : frozenset of str, optional
@@ -73,14 +74,14 @@ class AccountantEntry:
         Points per call the accountant handles in bounded memory; None for no limit (a closed form).
     vectors : frozenset of str, optional
         Options that each take one vector of numbers describing the mechanism (a strategy's
-        coefficients), not a grid axis: an entry with vectors is a family, and ``configure`` binds them
-        into an accountant named with them.
+        coefficients), not a grid axis: an entry with vectors is a family, and ``configure`` binds
+        them into an accountant named with them.
 
     Attributes
     ----------
     parameters : tuple of str
-        Every keyword a grid can set, in signature order (not ``hidden``, ``vectors``, ``threads`` or
-        ``workers``).
+        Every keyword a grid can set, in signature order (not ``hidden``, ``vectors``, ``threads``
+        or ``workers``).
     required : tuple of str
         Those of ``parameters`` without a default.
     defaults : dict
@@ -108,8 +109,9 @@ class AccountantEntry:
     calibratable: dict[str, Calibratable] = field(default_factory=dict)
     hidden: frozenset[str] = frozenset()  # constructor options that are not numeric grid parameters
     max_chunk: int | None = None  # points per call the accountant handles in bounded memory
-    # options each taking ONE vector of numbers that describes the mechanism (a strategy's coefficients), not a
-    # grid axis: an entry with vectors is a family, and ``configure`` binds them into an accountant named with them
+    # options each taking ONE vector of numbers that describes the mechanism (a strategy's
+    # coefficients), not a grid axis: an entry with vectors is a family, and ``configure`` binds
+    # them into an accountant named with them
     vectors: frozenset[str] = frozenset()
 
     @property
@@ -158,8 +160,8 @@ class AccountantEntry:
 def keyword_signature(
     function: Callable[..., Any], hidden: frozenset[str] = frozenset()
 ) -> inspect.Signature:
-    """The keyword parameters of ``function`` a grid can set (not ``hidden`` options, not ``threads`` or
-    ``workers``: how many cores evaluate is not a point of the grid)."""
+    """The keyword parameters of ``function`` a grid can set (not ``hidden`` options, not
+    ``threads`` or ``workers``: how many cores evaluate is not a point of the grid)."""
     sig = inspect.signature(function)
     return sig.replace(
         parameters=[
@@ -179,9 +181,9 @@ class Inverse:
     Parameters
     ----------
     function : callable
-        Broadcasting function of keywords: the calculator's other parameters (those in its own signature)
-        and the target value of the calculator's quantity, under the keyword ``target`` names; it returns
-        the parameter solved for.
+        Broadcasting function of keywords: the calculator's other parameters (those in its own
+        signature) and the target value of the calculator's quantity, under the keyword ``target``
+        names; it returns the parameter solved for.
     target : str
         The keyword of ``function`` that takes the quantity's target value.
 
@@ -199,7 +201,8 @@ CalculatorKind = Literal["exact", "paper formula, not a guarantee"]
 
 @dataclass(frozen=True)
 class CalculatorEntry:
-    """One registered calculator: a broadcasting function computing ``quantity`` from keyword parameters.
+    """One registered calculator: a broadcasting function computing ``quantity`` from keyword
+    parameters.
 
     Parameters
     ----------
@@ -212,8 +215,8 @@ class CalculatorEntry:
     summary : str
         One line saying what the calculator computes.
     kind : {"exact", "paper formula, not a guarantee"}
-        What the number is: "exact" (a value, computed to the accuracy its docstring states) or "paper
-        formula, not a guarantee" (a paper's expression as printed).
+        What the number is: "exact" (a value, computed to the accuracy its docstring states) or
+        "paper formula, not a guarantee" (a paper's expression as printed).
     integers : frozenset of str, optional
         The parameters that take whole values.
     inverses : dict of str to Inverse, optional
@@ -256,7 +259,8 @@ class CalculatorEntry:
         )
 
     def inverse_parameters(self, parameter: str) -> tuple[str, ...]:
-        """What solving for ``parameter`` takes: the inverse's parameters, its target named ``quantity``.
+        """What solving for ``parameter`` takes: the inverse's parameters, its target named
+        ``quantity``.
 
         Parameters
         ----------
@@ -297,7 +301,8 @@ class CalculatorEntry:
         )
 
     def solve(self, parameter: str, **params: Any) -> np.ndarray:
-        """The value of ``parameter`` at which the quantity equals ``params[quantity]`` (the target).
+        """The value of ``parameter`` at which the quantity equals ``params[quantity]`` (the
+        target).
 
         Parameters
         ----------

@@ -1,9 +1,10 @@
 """Families: accountants whose vector options (a strategy's coefficients) are bound into their name.
 
-A grid's parameters are numbers and its lists are axes, so a vector that describes one mechanism (a BLT's
-buffer decays) cannot be a grid parameter.  ``configure`` binds a family's vectors into an entry of its own
-whose name spells them, FAMILY[option=v1,v2,...;option=...]: sweeps, calibration and the command line pass
-that name like any other, and ``get`` / ``lookup`` rebuild the entry from it in any process (Dask workers).
+A grid's parameters are numbers and its lists are axes, so a vector that describes one mechanism (a
+BLT's buffer decays) cannot be a grid parameter.  ``configure`` binds a family's vectors into an
+entry of its own whose name spells them, FAMILY[option=v1,v2,...;option=...]: sweeps, calibration
+and the command line pass that name like any other, and ``get`` / ``lookup`` rebuild the entry from
+it in any process (Dask workers).
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ def vector(value: Any, name: str) -> tuple[float, ...]:
     Raises
     ------
     ValueError
-        ``value`` is empty, has a non-finite or non-numeric item, is nested (2-D or ragged) or is a bool;
-        the message names ``name``.
+        ``value`` is empty, has a non-finite or non-numeric item, is nested (2-D or ragged) or is a
+        bool; the message names ``name``.
 
     Examples
     --------
@@ -76,11 +77,12 @@ def vector(value: Any, name: str) -> tuple[float, ...]:
 
 
 def configure(name: str, **vectors: Any) -> str:
-    """The name of family ``name``'s accountant with its vector options bound: what sweeps and ``calibrate`` take.
+    """The name of family ``name``'s accountant with its vector options bound: what sweeps and
+    ``calibrate`` take.
 
-    The name spells the options, FAMILY[option=v1,v2,...;option=...] (options in the factory's signature
-    order, values as Python writes them), so ``get`` and ``lookup`` rebuild the entry from the name in any
-    process.
+    The name spells the options, FAMILY[option=v1,v2,...;option=...] (options in the factory's
+    signature order, values as Python writes them), so ``get`` and ``lookup`` rebuild the entry from
+    the name in any process.
 
     Parameters
     ----------
@@ -97,9 +99,9 @@ def configure(name: str, **vectors: Any) -> str:
     Raises
     ------
     ValueError
-        ``name`` is not a registered family (an unknown name, or an accountant with no vector options);
-        an option that is missing, unknown or not a list of finite numbers; a combination the family refuses
-        (a BLT's two lists of different lengths).
+        ``name`` is not a registered family (an unknown name, or an accountant with no vector
+        options); an option that is missing, unknown or not a list of finite numbers; a combination
+        the family refuses (a BLT's two lists of different lengths).
 
     Examples
     --------
@@ -129,7 +131,8 @@ def configure(name: str, **vectors: Any) -> str:
 
 
 def _family(name: str) -> AccountantEntry:
-    """The registered family ``name`` (an accountant with vector options), or a ValueError naming the families."""
+    """The registered family ``name`` (an accountant with vector options), or a ValueError naming
+    the families."""
     entry = REGISTRY.get(name)
     if entry is None or not entry.vectors:
         if entry is None and not (isinstance(name, str) and "[" in name):
@@ -143,7 +146,8 @@ def _family(name: str) -> AccountantEntry:
 def _check_options(
     name: str, entry: AccountantEntry, vectors: dict[str, Any], order: list[str]
 ) -> None:
-    """Every vector option of the family given, and no other (a ValueError names the first missing or unknown)."""
+    """Every vector option of the family given, and no other (a ValueError names the first missing
+    or unknown)."""
     unknown_options = sorted(set(vectors) - entry.vectors)
     if unknown_options:
         raise ValueError(

@@ -1,4 +1,5 @@
-"""Accountants whose parameters must be scalars (per-round schedules), driven over arrays of points."""
+"""Accountants whose parameters must be scalars (per-round schedules), driven over arrays of
+points."""
 
 from __future__ import annotations
 
@@ -20,14 +21,15 @@ class PerPoint:
 
     ``PerPoint.of(cls)(**params)`` broadcasts ``params``, builds one ``cls`` per distinct point and
     evaluates ``delta`` / ``epsilon`` there, so sweeps and calibration can drive it like any other
-    accountant.  One accountant per point: meant for short chunks (``max_chunk``).  The constructor's
-    first argument ``cls`` is the scalar accountant class (a callable of keyword parameters).
+    accountant.  One accountant per point: meant for short chunks (``max_chunk``).  The
+    constructor's first argument ``cls`` is the scalar accountant class (a callable of keyword
+    parameters).
 
     Parameters
     ----------
     params : mapping of str to array_like
-        The keyword parameters of ``cls``; those not None broadcast with each other, and each distinct
-        point of them builds one ``cls``; those None are passed to every point as None.
+        The keyword parameters of ``cls``; those not None broadcast with each other, and each
+        distinct point of them builds one ``cls``; those None are passed to every point as None.
 
     Raises
     ------
@@ -45,8 +47,8 @@ class PerPoint:
         arrays = np.broadcast_arrays(*(np.asarray(params[k]) for k in names)) if names else []
         self._shape = arrays[0].shape if arrays else ()
         self._points: dict[tuple[Any, ...], Any] = {}
-        # .item() of a numeric element; an object array's element (a Python int beyond the doubles) as it is,
-        # for the accountant's own check to refuse by name
+        # .item() of a numeric element; an object array's element (a Python int beyond the doubles)
+        # as it is, for the accountant's own check to refuse by name
         self._keys = [
             tuple(np.asarray(a.ravel()[i]).item() for a in arrays)
             for i in range(int(np.prod(self._shape)))
@@ -67,8 +69,8 @@ class PerPoint:
         Returns
         -------
         callable
-            ``build(**params)`` returning ``PerPoint(accountant, params)``, with ``accountant``'s signature
-            (so a registry entry reads its parameters).
+            ``build(**params)`` returning ``PerPoint(accountant, params)``, with ``accountant``'s
+            signature (so a registry entry reads its parameters).
         """
 
         @functools.wraps(accountant)

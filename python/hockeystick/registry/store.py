@@ -1,7 +1,9 @@
-"""The registered accountants and calculators by name, and their registration (a name is registered once).
+"""The registered accountants and calculators by name, and their registration (a name is registered
+once).
 
-The catalogue's entries are registered on demand: asking for a name imports the catalogue module that registers it
-(``catalogue.load``), and listing the entries imports every module (``catalogue.load_all``).
+The catalogue's entries are registered on demand: asking for a name imports the catalogue module
+that registers it (``catalogue.load``), and listing the entries imports every module
+(``catalogue.load_all``).
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ Entry = TypeVar("Entry", AccountantEntry, CalculatorEntry)
 class Catalogued(MutableMapping[str, Entry]):
     """Entries by name, the catalogue's imported as they are asked for: a mapping like a ``dict``.
 
-    Looking a name up (``[]``, ``in``, ``get``) imports the catalogue module that registers it, and only that
-    one; iterating or counting the entries imports every module and lists the entries in the catalogue's order
-    (``catalogue.MODULES``), then those registered from outside it, in the order they were registered.
+    Looking a name up (``[]``, ``in``, ``get``) imports the catalogue module that registers it, and
+    only that one; iterating or counting the entries imports every module and lists the entries in
+    the catalogue's order (``catalogue.MODULES``), then those registered from outside it, in the
+    order they were registered.
 
     Parameters
     ----------
@@ -99,7 +102,8 @@ _MODULE_RANK = {module: rank for rank, module in enumerate(catalogue.MODULES)}
 
 
 def _rank(name: str) -> int:
-    """Where ``name``'s module comes in the listing: a name registered from outside the catalogue comes last."""
+    """Where ``name``'s module comes in the listing: a name registered from outside the catalogue
+    comes last."""
     return _MODULE_RANK.get(catalogue.OWNER.get(name, ""), len(_MODULE_RANK))
 
 
@@ -123,8 +127,9 @@ def register(entry: AccountantEntry) -> AccountantEntry:
     Raises
     ------
     ValueError
-        ``entry.name`` is already an accountant's; an integer or calibratable name that is not a parameter
-        of ``entry.factory``; a vector option that is not a keyword of ``entry.factory`` or is hidden.
+        ``entry.name`` is already an accountant's; an integer or calibratable name that is not a
+        parameter of ``entry.factory``; a vector option that is not a keyword of ``entry.factory``
+        or is hidden.
     """
     if entry.name in REGISTRY:
         raise ValueError(f"accountant {entry.name!r} is already registered")
@@ -166,7 +171,8 @@ def register_calculator(entry: CalculatorEntry) -> CalculatorEntry:
 
 
 def _check_parameter_names(entry: AccountantEntry | CalculatorEntry, solved: Iterable[str]) -> None:
-    """Every integer and solvable name of ``entry`` is a parameter of its factory (ValueError if not)."""
+    """Every integer and solvable name of ``entry`` is a parameter of its factory (ValueError if
+    not)."""
     for name in [*entry.integers, *solved]:
         if name not in entry.parameters:
             raise ValueError(f"{entry.name}: {name!r} is not a parameter of {entry.factory!r}")
@@ -224,7 +230,8 @@ def calculator_names() -> list[str]:
 
 
 def unknown(kind: str, name: str) -> ValueError:
-    """The error for a name nothing is registered under, with the closest registered name and every name."""
+    """The error for a name nothing is registered under, with the closest registered name and every
+    name."""
     known = names() + family_names() + calculator_names()
     close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""

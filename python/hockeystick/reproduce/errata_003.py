@@ -1,4 +1,5 @@
-"""Paper 003's calibrations against certified accounting: the tables of docs/paper-003-errata.md, section 3.
+"""Paper 003's calibrations against certified accounting: the tables of docs/paper-003-errata.md,
+section 3.
 
 ``theory_rows()``: for each (n, R, eps0), Theorem 2.1's K and sigma, the certified epsilon bracket
 the silo spends at that sigma, the sigma certified accounting needs for eps0 at the same K, and
@@ -10,9 +11,9 @@ bracket on what it spends.  ``sigma_curves()``: prescribed and needed sigma over
 same privacy for less noise.  delta0 = 1/n^2 as in the paper's experiments; the
 PLD grid is 1e-3, whose brackets are certified (upper bounds never below the truth).
 
-Each of these reports a row (a point of a curve) done through ``hockeystick.base.progress`` as it finishes
-it; ``write_tables_and_figure`` runs each table and curve as a ``progress.stage``: a bar per table on
-stderr under ``progress.showing(True)`` (``hockeystick figures --progress``).
+Each of these reports a row (a point of a curve) done through ``hockeystick.base.progress`` as it
+finishes it; ``write_tables_and_figure`` runs each table and curve as a ``progress.stage``: a bar
+per table on stderr under ``progress.showing(True)`` (``hockeystick figures --progress``).
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ def _needed_sigma(n: int, rounds: int, k: int, eps0: float, delta0: float, start
 def _epsilon_bracket(
     sigma: float, k: int, n: int, rounds: int, delta: float
 ) -> tuple[float, float]:
-    """The certified epsilon bracket at delta of one silo's Noisy MB-SGD (L = 1) on the tables' grid."""
+    """The certified epsilon bracket at delta of one silo's Noisy MB-SGD (L = 1) on the tables'
+    grid."""
     return cast(
         tuple[float, float],
         NoisyMBSGD(
@@ -136,7 +138,8 @@ def theory_rows(rows: tuple[tuple[int, int, float], ...] = THEORY) -> list[dict[
 
 
 def experiment_rows(rows: tuple[tuple[int, int, float], ...] = EXPERIMENTS) -> list[dict[str, Any]]:
-    """App. I (L = 1): the experiments' K and sigma, and the certified bracket on what they spend."""
+    """App. I (L = 1): the experiments' K and sigma, and the certified bracket on what they
+    spend."""
     out = []
     with progress.counted() as done:
         for n, rounds, eps in rows:
@@ -203,8 +206,9 @@ def utility_rows(
     rate: float = 0.5,
     seeds: int = 3,
 ) -> list[dict[str, Any]]:
-    """Test error of ISRL-DP Noisy MB-SGD (averaged iterate, clip L = 1) at Theorem 2.1's sigma and at
-    the certified sigma, per eps0 (delta0 = 1/n^2, n the smallest silo, K of Theorem 2.1), mean over seeds."""
+    """Test error of ISRL-DP Noisy MB-SGD (averaged iterate, clip L = 1) at Theorem 2.1's sigma and
+    at the certified sigma, per eps0 (delta0 = 1/n^2, n the smallest silo, K of Theorem 2.1), mean
+    over seeds."""
     from .. import (
         simulate,
     )  # lazy: hockeystick.simulate imports numba, which the tables do not need
@@ -260,9 +264,10 @@ def utility_rows(
 
 
 def shuffle_rows(rows: tuple[tuple[int, int, int, float], ...] = SHUFFLE) -> list[dict[str, Any]]:
-    """One shuffled round of Noisy MB-SGD (L = 1): the silo's certified record-level eps0 at delta0, Theorem
-    D.5's (eps_r, delta~_r) from it (None where its condition on eps0 fails), and the certified epsilon of
-    the same round at delta~_r, shuffled (``ShuffledNoisyMBSGD``) and unshuffled (the silo's own)."""
+    """One shuffled round of Noisy MB-SGD (L = 1): the silo's certified record-level eps0 at delta0,
+    Theorem D.5's (eps_r, delta~_r) from it (None where its condition on eps0 fails), and the
+    certified epsilon of the same round at delta~_r, shuffled (``ShuffledNoisyMBSGD``) and
+    unshuffled (the silo's own)."""
     out = []
     with progress.counted() as done:
         for silos, n, k, sigma in rows:
@@ -331,8 +336,9 @@ def group_rows(
     rounds: int = 35,
     sigma: float = 1.0,
 ) -> list[dict[str, Any]]:
-    """User-level privacy of a user holding ``group`` records (L = 1): App. C.2's group privacy applied to the
-    silo's certified (eps0, delta0 = 1/n^2), against the certified bracket of GroupNoisyMBSGD at its delta."""
+    """User-level privacy of a user holding ``group`` records (L = 1): App. C.2's group privacy
+    applied to the silo's certified (eps0, delta0 = 1/n^2), against the certified bracket of
+    GroupNoisyMBSGD at its delta."""
     delta0 = 1.0 / n**2
     base = dict(
         sigma=sigma,
@@ -428,12 +434,13 @@ def _stage(name: str, total: int, unit: str) -> AbstractContextManager[None]:
 def write_tables_and_figure(
     out_dir: str | Path, *, written: Callable[[Path], None] | None = None
 ) -> list[Path]:
-    """Write ``paper-003-calibration.md`` (the calibration tables and the shuffled round's), ``paper-003-sigma.png`` (sigma prescribed vs
-    needed over eps0) and, when the simulator's extra is installed (numba, scikit-learn),
-    ``paper-003-utility.png`` (test error at each) into ``out_dir``; return their paths.
-    ``written``: called with each path as soon as that file is written (a command lists them as they come).
-    Each table and curve is a ``progress.stage`` counting its rows (its points): under
-    ``progress.showing(True)`` a bar per table on stderr, else reports to the caller's listener."""
+    """Write ``paper-003-calibration.md`` (the calibration tables and the shuffled round's),
+    ``paper-003-sigma.png`` (sigma prescribed vs needed over eps0) and, when the simulator's extra
+    is installed (numba, scikit-learn), ``paper-003-utility.png`` (test error at each) into
+    ``out_dir``; return their paths. ``written``: called with each path as soon as that file is
+    written (a command lists them as they come). Each table and curve is a ``progress.stage``
+    counting its rows (its points): under ``progress.showing(True)`` a bar per table on stderr, else
+    reports to the caller's listener."""
     report = written if written is not None else (lambda path: None)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

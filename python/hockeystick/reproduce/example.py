@@ -28,7 +28,8 @@ __all__ = ["ExampleReport", "example_toml", "run_example"]
 TARGET_EPSILON = 1.0
 TARGET_DELTA = 1e-5
 
-# the pictures' heading: what the example accounts, in the reader's words (the registry's name is code)
+# the pictures' heading: what the example accounts, in the reader's words (the registry's name is
+# code)
 HEADING = "Federated learning, trusted aggregator, last model released (paper 000, Theorem 2)"
 
 _TRUSTED_AGGREGATOR = """\
@@ -125,7 +126,8 @@ def run_example(
     )
     if importlib.util.find_spec("matplotlib") is None:
         return ExampleReport(toml_path, sweep, calibration, None, None)
-    # the delta-eps curves with a line at the target delta: where a curve crosses it is the epsilon that sigma gives
+    # the delta-eps curves with a line at the target delta: where a curve crosses it is the epsilon
+    # that sigma gives
     sweep_plot = plot_grid(grid, pictures[0], levels=[TARGET_DELTA], title=HEADING)
     calibration_plot = plot_grid(
         calibration_grid,

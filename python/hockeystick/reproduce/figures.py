@@ -1,4 +1,5 @@
-"""The papers' figures, recomputed: 000 Fig. 2 and 002 Figs. 2 and 3; paper 003's calibration tables.
+"""The papers' figures, recomputed: 000 Fig. 2 and 002 Figs. 2 and 3; paper 003's calibration
+tables.
 
 ``figure_curves()`` gives the data (one array of delta per curve, on a common
 epsilon grid), ``write_figures(out_dir)`` draws them as PNG with matplotlib
@@ -60,7 +61,8 @@ def federated_figure_curves(epsilon: np.ndarray = FIGURE_EPSILONS) -> dict[str, 
 def pnsgd_figure_curves(
     name: str, epsilon: np.ndarray = FIGURE_EPSILONS
 ) -> dict[str, FloatOrArray]:
-    """002 Fig. 2 or 3 (``name`` '002_fig2' / '002_fig3'): Theorem 4 and Proposition 1 per record i."""
+    """002 Fig. 2 or 3 (``name`` '002_fig2' / '002_fig3'): Theorem 4 and Proposition 1 per record
+    i."""
     params, indices = PNSGD_FIGURES[name]
     curves = {}
     for i in indices:
@@ -92,11 +94,11 @@ _TITLES = {
 def write_figures(
     out_dir: str | Path, *, written: Callable[[Path], None] | None = None
 ) -> list[Path]:
-    """Draw the three figures as PNG files in ``out_dir`` (created if needed), then paper 003's tables and
-    figures (``errata_003.write_tables_and_figure``); return their paths.  ``written``: called with each
-    path as soon as that file is written (``hockeystick figures`` lists them as they come).  Paper 003's tables
-    and curves report their rows as ``hockeystick.base.progress`` stages: wrap the call in
-    ``progress.showing(True)`` for a bar per table on stderr."""
+    """Draw the three figures as PNG files in ``out_dir`` (created if needed), then paper 003's
+    tables and figures (``errata_003.write_tables_and_figure``); return their paths.  ``written``:
+    called with each path as soon as that file is written (``hockeystick figures`` lists them as
+    they come).  Paper 003's tables and curves report their rows as ``hockeystick.base.progress``
+    stages: wrap the call in ``progress.showing(True)`` for a bar per table on stderr."""
     require_extra("write_figures", "matplotlib")
     import matplotlib  # lazy: matplotlib is an optional extra
 

@@ -1,5 +1,5 @@
-"""The two directions of a neighbouring pair: delta_{H1||H0} and delta_{H0||H1} of the accountants that keep
-them (a PLD composed direction by direction), the symmetric profile for every other."""
+"""The two directions of a neighbouring pair: delta_{H1||H0} and delta_{H0||H1} of the accountants
+that keep them (a PLD composed direction by direction), the symmetric profile for every other."""
 
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ DIRECTIONS: tuple[Direction, ...] = ("symmetric", "remove", "add")
 def direction_profiles(
     accountant: Any, direction: Any, side: Bound
 ) -> tuple[DeltaSides, DeltaSides | None]:
-    """(delta_{H1||H0}, delta_{H0||H1}) as functions of eps >= 0 on the sides the power's ``side`` needs
-    (the upper power: upper deltas; the lower power: lower deltas); the second is None where it is the
-    first (the symmetric profile)."""
+    """(delta_{H1||H0}, delta_{H0||H1}) as functions of eps >= 0 on the sides the power's ``side``
+    needs (the upper power: upper deltas; the lower power: lower deltas); the second is None where
+    it is the first (the symmetric profile)."""
     direction = _validation.choice(direction, "direction", DIRECTIONS)
     if direction == "symmetric":
         return delta_sides(accountant, side), None
@@ -50,8 +50,9 @@ def direction_profiles(
 
 
 def _directional_pair(accountant: Any) -> tuple[Any, Any] | None:
-    """(remove, add) one-direction PLDs of a PLD accountant (add None: a symmetric, one-direction PLD),
-    or None for an accountant that does not keep its directions (``_PAIRS``: the first class it is an instance of)."""
+    """(remove, add) one-direction PLDs of a PLD accountant (add None: a symmetric, one-direction
+    PLD), or None for an accountant that does not keep its directions (``_PAIRS``: the first class
+    it is an instance of)."""
     for classes, pair in _PAIRS:
         if isinstance(accountant, classes):
             return pair(accountant)
@@ -78,8 +79,8 @@ def _run_pair(run: DPSGD | DPFedAvg) -> tuple[Any, Any] | None:
 
 
 def _replace_one_pair(accountant: Any) -> tuple[Any, Any]:
-    """Replace-one: each order of a neighbouring pair is itself neighbouring, so each direction's guarantee is the
-    symmetric profile's."""
+    """Replace-one: each order of a neighbouring pair is itself neighbouring, so each direction's
+    guarantee is the symmetric profile's."""
     return accountant, None
 
 
@@ -132,8 +133,8 @@ def _subsampled_gaussian_pair(accountant: pld.SubsampledGaussianPLD) -> tuple[An
     return remove, add
 
 
-# the accountants that keep their directions, each with how its (remove, add) pair is read; the first class an
-# accountant is an instance of decides
+# the accountants that keep their directions, each with how its (remove, add) pair is read; the
+# first class an accountant is an instance of decides
 _PAIRS: tuple[tuple[type | tuple[type, ...], Callable[[Any], tuple[Any, Any] | None]], ...] = (
     (pld.PLDAccountant, _accountant_pair),
     (pld.PrivacyLossDistribution, _distribution_pair),

@@ -1,39 +1,41 @@
-r"""Certified mu-GDP: a bracket on the least mu whose Gaussian profile, plus a slack delta0, covers a mechanism's.
+r"""Certified mu-GDP: a bracket on the least mu whose Gaussian profile, plus a slack delta0, covers
+a mechanism's.
 
-A mechanism is mu-GDP with slack delta0 when its privacy profile (the accountant's delta: the larger of the two
-neighbouring orders, as everywhere in ``risk``) satisfies
+A mechanism is mu-GDP with slack delta0 when its privacy profile (the accountant's delta: the larger
+of the two neighbouring orders, as everywhere in ``risk``) satisfies
 
     delta(eps) <= delta_mu(eps) + delta0   for every eps >= 0,
     delta_mu(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) = theta(mu, eps)   (Dong, Roth, Su 2022,
     Cor. 2.13; paper 004 eq. 8),
 
-equivalently its trade-off curve is at least G_mu(alpha) - delta0, G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu)
-(the sup over eps of the (eps, delta_mu(eps) + delta0) lines; Dong, Roth, Su 2022, Prop. 2.12).  Both orders
-are covered at eps < 0 too: delta(-eps) = 1 - e^-eps + e^-eps delta'(eps) <= delta_mu(-eps) + e^-eps delta0.
-``certified_gdp`` brackets mu*(delta0) = inf{mu : the above holds} from the accountant's certified sides
-U >= delta >= L at finitely many eps, each statement holding for every eps:
+equivalently its trade-off curve is at least G_mu(alpha) - delta0, G_mu(alpha) = Phi(Phi^-1(1 -
+alpha) - mu) (the sup over eps of the (eps, delta_mu(eps) + delta0) lines; Dong, Roth, Su 2022,
+Prop. 2.12).  Both orders are covered at eps < 0 too: delta(-eps) = 1 - e^-eps + e^-eps delta'(eps)
+<= delta_mu(-eps) + e^-eps delta0. ``certified_gdp`` brackets mu*(delta0) = inf{mu : the above
+holds} from the accountant's certified sides U >= delta >= L at finitely many eps, each statement
+holding for every eps:
 
-* upper (``mu_upper``): on nodes 0 = e_0 < ... < e_n with U(e_n) <= delta0, mu_upper = max over k of the
-  least radius r_k with theta(r_k, e_k+1) >= U~(e_k) - delta0, U~ the running minimum of U from the left.
-  For eps in [e_k, e_k+1]: delta(eps) <= delta(e_k) <= U~(e_k) <= theta(mu_upper, e_k+1) + delta0 <=
-  theta(mu_upper, eps) + delta0 (delta and theta both decrease in eps; theta grows with mu); for eps >=
-  e_n: delta(eps) <= U(e_n) <= delta0.  Each r_k is the core's root stepped up until theta's certified
-  lower side (``numerics.certified_theta.theta_lower``) reaches the target U~(e_k) - delta0 rounded up (a
-  target below 1e-280 is raised to 1e-280, which only strengthens the check).  A certified curve flattens at
-  its round-off floor while theta goes to 0, so delta0 = 0 has a finite mu only where U reaches 0 (pure DP)
-  or where the profile is known in closed form (``fdp.GaussianDP`` / ``GaussianMechanism``: mu_upper = its
-  certified mu).
-* lower (``mu_lower``): for every mu < mu_lower the mechanism is NOT mu-GDP with slack delta0.  mu_lower is
-  the largest over the nodes of a radius r with theta(r, e_k) <= L^(e_k) - delta0 certified (rounded down;
-  ``theta_radius_lower``), L^ the running maximum of L from the right: then for mu < r, theta(mu, e_k) +
-  delta0 < theta(r, e_k) + delta0 <= L^(e_k) <= delta(e_k) (theta strictly increasing in mu).  One eps
-  suffices; 0 where L never exceeds delta0.
+* upper (``mu_upper``): on nodes 0 = e_0 < ... < e_n with U(e_n) <= delta0, mu_upper = max over k of
+  the least radius r_k with theta(r_k, e_k+1) >= U~(e_k) - delta0, U~ the running minimum of U from
+  the left. For eps in [e_k, e_k+1]: delta(eps) <= delta(e_k) <= U~(e_k) <= theta(mu_upper, e_k+1) +
+  delta0 <= theta(mu_upper, eps) + delta0 (delta and theta both decrease in eps; theta grows with
+  mu); for eps >= e_n: delta(eps) <= U(e_n) <= delta0.  Each r_k is the core's root stepped up until
+  theta's certified lower side (``numerics.certified_theta.theta_lower``) reaches the target
+  U~(e_k) - delta0 rounded up (a target below 1e-280 is raised to 1e-280, which only strengthens the check).
+  A certified curve flattens at its round-off floor while theta goes to 0, so delta0 = 0 has a
+  finite mu only where U reaches 0 (pure DP) or where the profile is known in closed form
+  (``fdp.GaussianDP`` / ``GaussianMechanism``: mu_upper = its certified mu).
+* lower (``mu_lower``): for every mu < mu_lower the mechanism is NOT mu-GDP with slack delta0.
+  mu_lower is the largest over the nodes of a radius r with theta(r, e_k) <= L^(e_k) - delta0
+  certified (rounded down; ``theta_radius_lower``), L^ the running maximum of L from the right: then
+  for mu < r, theta(mu, e_k) + delta0 < theta(r, e_k) + delta0 <= L^(e_k) <= delta(e_k) (theta
+  strictly increasing in mu).  One eps suffices; 0 where L never exceeds delta0.
 * regret (as gdpnum defines it, Gomez et al. 2025, arXiv 2503.10945): the least Delta >= 0 with
-  f(min(alpha + Delta, 1)) - Delta <= G_mu(alpha) for every alpha in [0, 1], f the mechanism's symmetric
-  trade-off curve and mu = ``mu_upper``: how far the curve lies above the Gaussian one reported.  By the
-  conjugate pair f(alpha) = sup_t 1 - D(t) - t alpha (D(e^eps) = delta(eps), D(e^-eps) = 1 - e^-eps +
-  e^-eps delta(eps)), the shifted curve lies below G_mu iff D_f(t) + Delta (1 + t) >= D_G(t) for every t >= 0,
-  and both t = e^eps and t = e^-eps give the same ratio, so
+  f(min(alpha + Delta, 1)) - Delta <= G_mu(alpha) for every alpha in [0, 1], f the mechanism's
+  symmetric trade-off curve and mu = ``mu_upper``: how far the curve lies above the Gaussian one
+  reported.  By the conjugate pair f(alpha) = sup_t 1 - D(t) - t alpha (D(e^eps) = delta(eps),
+  D(e^-eps) = 1 - e^-eps + e^-eps delta(eps)), the shifted curve lies below G_mu iff D_f(t) + Delta
+  (1 + t) >= D_G(t) for every t >= 0, and both t = e^eps and t = e^-eps give the same ratio, so
 
       regret = max(0, sup over eps >= 0 of (theta(mu, eps) - delta(eps)) / (1 + e^eps)).
 
@@ -41,11 +43,12 @@ U >= delta >= L at finitely many eps, each statement holding for every eps:
   (1 + e^e_n) beyond; its lower side the node values (theta_lower(mu, e_k) - U~(e_k)) / (1 + e^e_k); each
   difference rounded outward (next_after) and each ratio widened by 8 u.
 
-The nodes: eps on a grid of spacing 1/8 reaching 64, doubled (to 704 at most) until U <= delta0 at a node;
-then spacing 2^-9 (coarser where that would exceed 2^14 nodes) to that reach, and three rounds splitting into 8
-the intervals whose bound exceeds what no grid could go below (each side read at the nodes without the
-interval's shift, an estimate; at most 2048 intervals a side and round, the largest) and the two beside
-mu_lower's node.  Every grid gives certified sides; the grid only decides how close they are.
+The nodes: eps on a grid of spacing 1/8 reaching 64, doubled (to 704 at most) until U <= delta0 at a
+node; then spacing 2^-9 (coarser where that would exceed 2^14 nodes) to that reach, and three rounds
+splitting into 8 the intervals whose bound exceeds what no grid could go below (each side read at
+the nodes without the interval's shift, an estimate; at most 2048 intervals a side and round, the
+largest) and the two beside mu_lower's node.  Every grid gives certified sides; the grid only
+decides how close they are.
 """
 
 from __future__ import annotations
@@ -88,8 +91,9 @@ class CertifiedGDP:
     Parameters
     ----------
     mu_lower, mu_upper : float
-        mu_lower <= mu*(delta0) <= mu_upper, mu*(delta0) the least mu with delta(eps) <= theta(mu, eps) + delta0
-        for every eps: the mechanism is mu_upper-GDP with slack delta0, and for no mu < mu_lower.
+        mu_lower <= mu*(delta0) <= mu_upper, mu*(delta0) the least mu with delta(eps) <= theta(mu,
+        eps) + delta0 for every eps: the mechanism is mu_upper-GDP with slack delta0, and for no mu
+        < mu_lower.
     delta0 : float
         The slack.
     regret_lower, regret_upper : float
@@ -114,7 +118,8 @@ class CertifiedGDP:
 
 
 def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedGDP:
-    r"""Certified mu-GDP of one mechanism: a bracket on the least mu whose Gaussian profile plus ``delta0`` covers it.
+    r"""Certified mu-GDP of one mechanism: a bracket on the least mu whose Gaussian profile plus
+    ``delta0`` covers it.
 
     .. math::
 
@@ -123,9 +128,10 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
         \theta(\mu, \varepsilon) = \Phi\Big(-\frac{\varepsilon}{\mu} + \frac{\mu}{2}\Big)
           - e^{\varepsilon}\,\Phi\Big(-\frac{\varepsilon}{\mu} - \frac{\mu}{2}\Big),
 
-    bracketed from the accountant's certified delta: the mechanism is ``mu_upper``-GDP with slack ``delta0``
-    (its trade-off curve is at least :math:`G_{\mu}(\alpha) - \delta_0` for both neighbouring orders), and for
-    no mu below ``mu_lower``.  The regret of ``mu_upper`` (gdpnum's, Gomez et al. 2025) is bracketed too:
+    bracketed from the accountant's certified delta: the mechanism is ``mu_upper``-GDP with slack
+    ``delta0`` (its trade-off curve is at least :math:`G_{\mu}(\alpha) - \delta_0` for both
+    neighbouring orders), and for no mu below ``mu_lower``.  The regret of ``mu_upper`` (gdpnum's,
+    Gomez et al. 2025) is bracketed too:
 
     .. math::
 
@@ -137,13 +143,15 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
     Parameters
     ----------
     accountant : object
-        Any object with ``.delta(epsilon, bound=...)`` describing one mechanism (scalar parameters): a
-        ``training.DPSGD`` / ``DPFedAvg`` run, a ``pld`` or ``rdp`` accountant, ``fdp.GaussianMechanism``; or
-        a fixed-schedule ``ledger.PrivacyLedger`` (the certified PLD composition of the rounds it recorded).
+        Any object with ``.delta(epsilon, bound=...)`` describing one mechanism (scalar parameters):
+        a ``training.DPSGD`` / ``DPFedAvg`` run, a ``pld`` or ``rdp`` accountant,
+        ``fdp.GaussianMechanism``; or a fixed-schedule ``ledger.PrivacyLedger`` (the certified PLD
+        composition of the rounds it recorded).
     delta0 : float, optional
-        The slack, in [0, 1).  Default: the larger of 1e-10 and twice the certified curve's floor (its least
-        upper delta out to eps = 64), so that the plateau where the certified curve sits at its round-off floor
-        is covered by delta0 rather than by mu; 0 for ``fdp.GaussianDP`` and ``GaussianMechanism`` (exact).
+        The slack, in [0, 1).  Default: the larger of 1e-10 and twice the certified curve's floor
+        (its least upper delta out to eps = 64), so that the plateau where the certified curve sits
+        at its round-off floor is covered by delta0 rather than by mu; 0 for ``fdp.GaussianDP`` and
+        ``GaussianMechanism`` (exact).
 
     Returns
     -------
@@ -155,9 +163,9 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
     ParameterTypeError
         ``accountant`` has no callable ``.delta`` (a TypeError); ``delta0`` not a number.
     ValueError
-        ``delta0`` outside [0, 1); the certified upper delta stays above ``delta0`` out to eps = 704 (its floor
-        is named: give a ``delta0`` above it); an accountant of several mechanisms; an adaptive ledger, or one
-        with nothing recorded.
+        ``delta0`` outside [0, 1); the certified upper delta stays above ``delta0`` out to eps = 704
+        (its floor is named: give a ``delta0`` above it); an accountant of several mechanisms; an
+        adaptive ledger, or one with nothing recorded.
 
     See Also
     --------
@@ -166,10 +174,10 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
 
     References
     ----------
-    Dong, Roth & Su 2022, Def. 2.1, Prop. 2.12 and Cor. 2.13 (GDP and its profile); Gomez, Kulynych, Kaissis,
-    Hayes, Balle, Honkela, Kairouz, Ghazi, Pagh, Raskhodnikova, Smith, Wang 2025, "(eps, delta) Considered
-    Harmful" (arXiv 2503.10945; gdpnum's mu and regret); dp_accounting's ``get_gdp_parameter_estimate``
-    (an uncertified estimate off a grid of TPR bounds).
+    Dong, Roth & Su 2022, Def. 2.1, Prop. 2.12 and Cor. 2.13 (GDP and its profile); Gomez, Kulynych,
+    Kaissis, Hayes, Balle, Honkela, Kairouz, Ghazi, Pagh, Raskhodnikova, Smith, Wang 2025, "(eps,
+    delta) Considered Harmful" (arXiv 2503.10945; gdpnum's mu and regret); dp_accounting's
+    ``get_gdp_parameter_estimate`` (an uncertified estimate off a grid of TPR bounds).
 
     Examples
     --------
@@ -182,7 +190,8 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
     accountant = _from_ledger(accountant)
     profiled(accountant)
     closed_form = _closed_form_mu(accountant)
-    # the coarse grid: the floor out to FLOOR_REACH, then doubled until the upper delta reaches the slack
+    # the coarse grid: the floor out to FLOOR_REACH, then doubled until the upper delta reaches the
+    # slack
     nodes = _Nodes(_certified_sides(accountant))
     nodes.add(np.arange(0.0, FLOOR_REACH + COARSE_SPACING / 2, COARSE_SPACING))
     if delta0 is not None:
@@ -193,7 +202,8 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
         slack = max(DEFAULT_DELTA0, 2.0 * float(nodes.upper_run().min()))
     exact = closed_form is not None and slack == 0.0
     reach = _reach(nodes, slack, exact)
-    # the fine grid: 2^-9, coarser (a power of 2) where the reach would make it longer than 2^14 nodes
+    # the fine grid: 2^-9, coarser (a power of 2) where the reach would make it longer than 2^14
+    # nodes
     spacing = max(FINE_SPACING, 2.0 ** np.ceil(np.log2(max(reach, 1.0) / 2.0**14)))
     nodes.add(np.arange(0.0, reach + spacing / 2, spacing))
     nodes.cut(reach)
@@ -209,9 +219,10 @@ def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedG
 
 
 def _reach(nodes: _Nodes, slack: float, exact: bool) -> float:
-    """The first node where the upper delta is at most the slack, the coarse grid doubled (to MAX_REACH) until
-    there is one.  A closed form with no slack needs none for its mu: its nodes reach where theta's upper side
-    leaves the doubles' normal range, or MAX_REACH (its regret's tail term holds beyond any last node)."""
+    """The first node where the upper delta is at most the slack, the coarse grid doubled (to
+    MAX_REACH) until there is one.  A closed form with no slack needs none for its mu: its nodes
+    reach where theta's upper side leaves the doubles' normal range, or MAX_REACH (its regret's tail
+    term holds beyond any last node)."""
     stop = 1e-300 if exact else slack
     while not (nodes.upper_run() <= stop).any() and nodes.reach < MAX_REACH:
         more = min(2.0 * nodes.reach, MAX_REACH)
@@ -233,8 +244,9 @@ def _reach(nodes: _Nodes, slack: float, exact: bool) -> float:
 def _refined(
     nodes: _Nodes, slack: float, closed_form: tuple[float, float] | None, exact: bool
 ) -> tuple[float, np.ndarray, np.ndarray]:
-    """(mu_upper, the lower radii per node, the regret's upper terms per interval) after REFINEMENTS rounds
-    splitting into 8 the intervals where a finer grid can move a side (the module docstring)."""
+    """(mu_upper, the lower radii per node, the regret's upper terms per interval) after REFINEMENTS
+    rounds splitting into 8 the intervals where a finer grid can move a side (the module
+    docstring)."""
     for round_ in range(REFINEMENTS + 1):
         radii = None if exact else _upper_radii(nodes, slack)
         lows = _lower_radii(nodes, slack)
@@ -244,8 +256,9 @@ def _refined(
         regret_terms = _regret_upper_terms(nodes, mu)
         if round_ == REFINEMENTS or nodes.eps.size < 2:
             break
-        # the intervals whose bound exceeds what no grid could go below (each side's value read at the nodes
-        # without the interval's shift: an estimate, never a bound) are where a finer grid can move the side
+        # the intervals whose bound exceeds what no grid could go below (each side's value read at
+        # the nodes without the interval's shift: an estimate, never a bound) are where a finer grid
+        # can move the side
         chosen = [_largest(regret_terms[:-1], float(_regret_at_nodes(nodes, mu).max(initial=0.0)))]
         if radii is not None:
             chosen.append(_largest(radii, _radius_at_nodes(nodes, slack)))
@@ -273,7 +286,8 @@ class _Nodes:
         return float(self.eps[-1])
 
     def add(self, eps: np.ndarray) -> None:
-        """Evaluates the new eps and merges them in (an eps evaluated twice keeps its tighter sides)."""
+        """Evaluates the new eps and merges them in (an eps evaluated twice keeps its tighter
+        sides)."""
         new = np.setdiff1d(eps, self.eps)
         if new.size == 0:
             return
@@ -290,18 +304,19 @@ class _Nodes:
         self.eps, self.low, self.up = self.eps[keep], self.low[keep], self.up[keep]
 
     def upper_run(self) -> np.ndarray:
-        """U~: the running minimum of the upper delta from the left, an upper bound on delta at each node (delta
-        does not increase in eps)."""
+        """U~: the running minimum of the upper delta from the left, an upper bound on delta at each
+        node (delta does not increase in eps)."""
         return np.minimum.accumulate(self.up)
 
     def lower_run(self) -> np.ndarray:
-        """L^: the running maximum of the lower delta from the right, a lower bound on delta at each node."""
+        """L^: the running maximum of the lower delta from the right, a lower bound on delta at each
+        node."""
         return np.maximum.accumulate(self.low[::-1])[::-1]
 
 
 def _upper_radii(nodes: _Nodes, slack: float) -> np.ndarray:
-    """Per interval [e_k, e_k+1], the least radius r_k with theta(r_k, e_k+1) >= U~(e_k) - slack certified (0
-    where that target is not positive)."""
+    """Per interval [e_k, e_k+1], the least radius r_k with theta(r_k, e_k+1) >= U~(e_k) - slack
+    certified (0 where that target is not positive)."""
     with np.errstate(invalid="ignore"):
         target = np.nextafter(
             nodes.upper_run()[:-1] - slack, np.inf
@@ -336,7 +351,8 @@ def _step_up(r: np.ndarray, eps: np.ndarray, goal: np.ndarray) -> np.ndarray:
 
 
 def _lower_radii(nodes: _Nodes, slack: float) -> np.ndarray:
-    """Per node, a radius r with theta(r, e_k) <= L^(e_k) - slack certified (0 where that is not positive)."""
+    """Per node, a radius r with theta(r, e_k) <= L^(e_k) - slack certified (0 where that is not
+    positive)."""
     target = np.nextafter(
         nodes.lower_run() - slack, -np.inf
     )  # rounded down past the exact difference
@@ -349,7 +365,8 @@ def _lower_radii(nodes: _Nodes, slack: float) -> np.ndarray:
 
 
 def _regret_upper_terms(nodes: _Nodes, mu: float) -> np.ndarray:
-    """Per interval, an upper bound on (theta(mu, eps) - delta(eps)) / (1 + e^eps) over it, then the tail's."""
+    """Per interval, an upper bound on (theta(mu, eps) - delta(eps)) / (1 + e^eps) over it, then the
+    tail's."""
     theta_up = np.asarray(_ct.theta_upper(mu, nodes.eps), dtype=float)
     low = nodes.lower_run()
     with np.errstate(over="ignore"):
@@ -377,7 +394,8 @@ def _largest(values: np.ndarray, above: float) -> np.ndarray:
 
 
 def _radius_at_nodes(nodes: _Nodes, slack: float) -> float:
-    """The largest radius with theta(r, e_k) = U~(e_k) - slack at a node (the core's root, unrounded)."""
+    """The largest radius with theta(r, e_k) = U~(e_k) - slack at a node (the core's root,
+    unrounded)."""
     target = nodes.upper_run() - slack
     live = (target > 0) & (target < 1)
     if not live.any():
@@ -394,16 +412,18 @@ def _regret_at_nodes(nodes: _Nodes, mu: float) -> np.ndarray:
 
 
 def _closed_form_mu(accountant: Any) -> tuple[float, float] | None:
-    """A Gaussian mechanism's certified (lower, upper) mu (its profile is theta(mu, .) exactly), else None:
-    ``GaussianDP(mu)`` is exactly mu-GDP, ``GaussianMechanism`` within its ``mu_lower`` and ``mu``."""
+    """A Gaussian mechanism's certified (lower, upper) mu (its profile is theta(mu, .) exactly),
+    else None: ``GaussianDP(mu)`` is exactly mu-GDP, ``GaussianMechanism`` within its ``mu_lower``
+    and ``mu``."""
     if isinstance(accountant, GaussianDP) and np.ndim(accountant.mu) == 0:
         return float(getattr(accountant, "mu_lower", accountant.mu)), float(accountant.mu)
     return None
 
 
 def _certified_sides(accountant: Any) -> Any:
-    """eps -> (lower, upper) delta; an accountant certifying the upper side only (an RDP conversion, which refuses
-    bound="both") gets the trivial lower side 0: mu_lower is then 0 and regret_upper reads the lower delta as 0."""
+    """eps -> (lower, upper) delta; an accountant certifying the upper side only (an RDP conversion,
+    which refuses bound="both") gets the trivial lower side 0: mu_lower is then 0 and regret_upper
+    reads the lower delta as 0."""
     try:
         delta_sides(accountant, "both")(np.zeros(1))
     except ValueError as error:
@@ -422,14 +442,16 @@ def _slack(value: Any) -> float:
 
 @accountant_docs()
 class _LedgerProfile:
-    """A fixed-schedule ledger's certified composition as an accountant: its upper delta from the rounds at their
-    upper sensitivity, its lower delta from the rounds at their realizable lower one (``ledger.fixed_schedule``)."""
+    """A fixed-schedule ledger's certified composition as an accountant: its upper delta from the
+    rounds at their upper sensitivity, its lower delta from the rounds at their realizable lower one
+    (``ledger.fixed_schedule``)."""
 
     def __init__(self, ledger: PrivacyLedger) -> None:
         runs = list(ledger.counts().items())
         h = ledger.value_discretization_interval
         self.upper_side = pld_accountant(runs, h)
-        # a matrix-mechanism round known within a sensitivity bracket: the lower side composes its lower end
+        # a matrix-mechanism round known within a sensitivity bracket: the lower side composes its
+        # lower end
         bracketed = any(
             one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity
             for one, _ in runs
@@ -437,8 +459,8 @@ class _LedgerProfile:
         self.lower_side = pld_accountant(runs, h, "lower") if bracketed else self.upper_side
 
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
-        """delta(eps) of the ledger's rounds: the upper side composed at their upper sensitivities, the
-        lower side at their realizable lower ones."""
+        """delta(eps) of the ledger's rounds: the upper side composed at their upper sensitivities,
+        the lower side at their realizable lower ones."""
         side = _validation.bound_side(bound)
         if side == "upper":
             return self.upper_side.delta(epsilon, bound="upper")

@@ -1,5 +1,6 @@
-"""The power's certified bracket at every alpha: min over t of D(t) + alpha t from a bracket of the profile D at
-nodes t_k = e^eps_k, refined where the minimum may lie (the construction is ``hockeystick.risk``'s docstring)."""
+"""The power's certified bracket at every alpha: min over t of D(t) + alpha t from a bracket of the
+profile D at nodes t_k = e^eps_k, refined where the minimum may lie (the construction is
+``hockeystick.risk``'s docstring)."""
 
 from __future__ import annotations
 
@@ -59,12 +60,13 @@ class _Nodes:
         )
 
     def flat(self) -> np.ndarray:
-        """Per finite interval of the signed nodes (``signed``), whether D's bracket is the same at both of its
-        ends.  D is non-increasing in t, so inside such an interval it lies in that same bracket: a node there
-        only repeats it (its term D + alpha t at least the left end's), and the interval's lower bound, the
-        monotone minorant lo + alpha t_k, rises by no more than its rounding allowance.  Refining it moves
-        neither side of the power: past a certified curve's round-off floor (its upper delta one constant, its
-        lower delta 0, out to eps ~ 700 where alpha is tiny) it would ask for ~3e5 epsilons to no effect."""
+        """Per finite interval of the signed nodes (``signed``), whether D's bracket is the same at
+        both of its ends.  D is non-increasing in t, so inside such an interval it lies in that same
+        bracket: a node there only repeats it (its term D + alpha t at least the left end's), and
+        the interval's lower bound, the monotone minorant lo + alpha t_k, rises by no more than its
+        rounding allowance.  Refining it moves neither side of the power: past a certified curve's
+        round-off floor (its upper delta one constant, its lower delta 0, out to eps ~ 700 where
+        alpha is tiny) it would ask for ~3e5 epsilons to no effect."""
         _, low, up = self.signed()
         flat: np.ndarray = (low[:-1] == low[1:]) & (up[:-1] == up[1:])
         return flat
@@ -74,8 +76,8 @@ class _Nodes:
         return float(self.eps[-1])
 
     def signed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(s, lo, up): the signed nodes ascending and D's bracket there.  At s = 0 both directions give
-        the total variation: the bracket is their intersection."""
+        """(s, lo, up): the signed nodes ascending and D's bracket there.  At s = 0 both directions
+        give the total variation: the bracket is their intersection."""
         pos = self.eps[1:]
         t_neg = np.exp(-pos[::-1])
         gap = -np.expm1(-pos[::-1])  # 1 - t, without cancellation
@@ -93,15 +95,16 @@ class _Nodes:
 def power_bracket(
     accountant: Any, alpha: np.ndarray, side: Bound, direction: Any, rtol: Any
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(lower, upper) power at every ``alpha`` (its shape), a side not asked trivial (alpha below, 1 above)."""
+    """(lower, upper) power at every ``alpha`` (its shape), a side not asked trivial (alpha below, 1
+    above)."""
     profiled(accountant)
     tolerance = float(
         _validation.in_interval(
             _validation.single(rtol, "rtol"), "rtol", 0.0, 1.0, open_low=True, open_high=True
         )
     )
-    # the lower side's minorants need upper deltas too (the chords' slopes): an accountant giving a lower
-    # side gives both, so the lower side is computed with its upper one
+    # the lower side's minorants need upper deltas too (the chords' slopes): an accountant giving a
+    # lower side gives both, so the lower side is computed with its upper one
     side = "both" if side == "lower" else side
     forward, backward = direction_profiles(accountant, direction, side)
     flat = alpha.ravel()
@@ -117,7 +120,8 @@ def power_bracket(
         nodes.add(np.arange(reach + COARSE_SPACING, more + COARSE_SPACING / 2, COARSE_SPACING))
         reach = more
     lower, upper = bounds.lower, bounds.upper
-    # refine, halving the spacing, the finite intervals that can hold the minimum of an alpha not yet settled
+    # refine, halving the spacing, the finite intervals that can hold the minimum of an alpha not
+    # yet settled
     step = COARSE_SPACING
     open_ = np.ones(flat.size, dtype=bool)
     quiet = np.zeros(flat.size, dtype=np.int64)
@@ -138,11 +142,12 @@ def power_bracket(
             lower[open_], bounds.lower
         )  # every grid's sides are certified: keep the best
         new_upper[open_] = np.minimum(upper[open_], bounds.upper)
-        # settled: the bracket within rtol, or two refinements in a row moving neither side by rtol (the
-        # accountant's own bracket, or a kink of the curve, limits it; one quiet refinement may only mean the
-        # minimum lies between the new nodes) nor by WIDTH_SHARE of the bracket (the grid's share of its width:
-        # the sides converge at least linearly in the spacing, halved each time, so what further halvings can
-        # still move a side is about its last move, a small part of a bracket the accountant's own sides keep wide)
+        # settled: the bracket within rtol, or two refinements in a row moving neither side by rtol
+        # (the accountant's own bracket, or a kink of the curve, limits it; one quiet refinement may
+        # only mean the minimum lies between the new nodes) nor by WIDTH_SHARE of the bracket (the
+        # grid's share of its width: the sides converge at least linearly in the spacing, halved
+        # each time, so what further halvings can still move a side is about its last move, a small
+        # part of a bracket the accountant's own sides keep wide)
         slack = WIDTH_SHARE * (new_upper - new_lower) if want_lower else 0.0
         still = (new_lower - lower <= np.maximum(tolerance * new_lower, slack)) & (
             upper - new_upper <= np.maximum(tolerance * new_upper, slack)
@@ -163,11 +168,11 @@ def power_bracket(
 class _Bounds:
     """The power's sides at every alpha from the nodes' bracket of D, and where its minimum may lie.
 
-    ``upper``: the least node term up_k + alpha t_k (t's rounding and the sum: within 3 u relative, raised
-    4 u); ``intervals``: per alpha, the lower bound on each interval ([0, t_0], the finite [t_k, t_k+1],
-    [t_last, inf)); ``lower``: their least.  ``reference``: the least node term of the upper side, or of the
-    lower side where only that is asked (an estimate of the minimum, to choose where to refine, never a
-    bound), and ``best_node`` the node attaining it."""
+    ``upper``: the least node term up_k + alpha t_k (t's rounding and the sum: within 3 u relative,
+    raised 4 u); ``intervals``: per alpha, the lower bound on each interval ([0, t_0], the finite
+    [t_k, t_k+1], [t_last, inf)); ``lower``: their least.  ``reference``: the least node term of the
+    upper side, or of the lower side where only that is asked (an estimate of the minimum, to choose
+    where to refine, never a bound), and ``best_node`` the node attaining it."""
 
     def __init__(
         self, nodes: _Nodes, alpha: np.ndarray, want_lower: bool, want_upper: bool
@@ -210,8 +215,9 @@ class _Bounds:
         return out
 
     def end_may_hold_minimum(self) -> np.ndarray:
-        """Per alpha, whether the minimum may lie beyond the reach: at t -> 0 or t -> inf (alpha = 0 has
-        its minimum at inf, where the mass at +infinity is read directly; a power of 1 is settled)."""
+        """Per alpha, whether the minimum may lie beyond the reach: at t -> 0 or t -> inf (alpha = 0
+        has its minimum at inf, where the mass at +infinity is read directly; a power of 1 is
+        settled)."""
         last = self.s.size - 1
         open_ = self.reference < 1.0
         by_node = (self.best_node == 0) | ((self.best_node == last) & (self.alpha > 0.0))
@@ -222,8 +228,8 @@ class _Bounds:
         return cast(np.ndarray, open_ & (by_node | by_interval))
 
     def may_hold_minimum(self) -> np.ndarray:
-        """Per finite interval, whether the minimum may lie in it for some alpha: its lower bound below the
-        reference, or next to the node attaining the reference."""
+        """Per finite interval, whether the minimum may lie in it for some alpha: its lower bound
+        below the reference, or next to the node attaining the reference."""
         marked = np.zeros(self.s.size - 1, dtype=bool)
         if self.want_lower:
             marked |= (self.intervals[:, 1:-1] < self.reference[:, None]).any(axis=0)
@@ -235,12 +241,14 @@ class _Bounds:
 def _interval_bounds(
     s: np.ndarray, t: np.ndarray, low: np.ndarray, up: np.ndarray, inf_low: float, alpha: np.ndarray
 ) -> np.ndarray:
-    """Per alpha (rows) and interval (columns: [0, t_0], the n - 1 finite ones, [t_last, inf)), a certified
-    lower bound on min over the interval of D(t) + alpha t (the module docstring's three minorants)."""
+    """Per alpha (rows) and interval (columns: [0, t_0], the n - 1 finite ones, [t_last, inf)), a
+    certified lower bound on min over the interval of D(t) + alpha t (the module docstring's three
+    minorants)."""
     n = s.size
     d = np.diff(s)
     grow = np.expm1(d)  # (t_k+1 - t_k) / t_k
-    # rho_k = (t_k+1 - t_k) / (t_k - t_k-1) for k = 0..n-2; k = 0's left neighbour is t = 0 (D = 1 exactly)
+    # rho_k = (t_k+1 - t_k) / (t_k - t_k-1) for k = 0..n-2; k = 0's left neighbour is t = 0 (D = 1
+    # exactly)
     rho = np.empty(n - 1)
     rho[0] = grow[0]
     rho[1:] = np.exp(d[:-1]) * grow[1:] / grow[:-1]
@@ -268,7 +276,8 @@ def _interval_bounds(
         best = np.minimum(at_start, at_end).max(axis=0)  # one minorant: its least end value
         for i in range(3):
             for j in range(3):
-                # minorant i falls, j rises: the mean weighting i by lam is flat, its value a lower bound
+                # minorant i falls, j rises: the mean weighting i by lam is flat, its value a lower
+                # bound
                 fall = at_start[i] - at_end[i]
                 rise = at_end[j] - at_start[j]
                 crossing = (fall > 0) & (rise > 0) & np.isfinite(fall) & np.isfinite(rise)

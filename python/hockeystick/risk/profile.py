@@ -1,5 +1,6 @@
-"""The privacy profile everything in ``risk`` is read from: an accountant's delta as a function of eps >= 0 on
-the sides asked for (a side not asked is its trivial bound), and the sides of a result picked as asked."""
+"""The privacy profile everything in ``risk`` is read from: an accountant's delta as a function of
+eps >= 0 on the sides asked for (a side not asked is its trivial bound), and the sides of a result
+picked as asked."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ DeltaSides = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def profiled(accountant: Any) -> Any:
-    """``accountant`` itself, refused (``ParameterTypeError``) unless it has a callable ``.delta``: the
-    privacy profile everything here is read from."""
+    """``accountant`` itself, refused (``ParameterTypeError``) unless it has a callable ``.delta``:
+    the privacy profile everything here is read from."""
     if not callable(getattr(accountant, "delta", None)):
         raise _validation.ParameterTypeError(
             "accountant must be an accountant with a .delta(epsilon, bound=...) method (for example "
@@ -28,16 +29,16 @@ def profiled(accountant: Any) -> Any:
 
 
 def picked_sides(low: np.ndarray, up: np.ndarray, side: Bound, scalar: bool) -> Any:
-    """The side(s) ``side`` asks for of the bracket (low, up): one, or the tuple (lower, upper); floats for a
-    scalar input."""
+    """The side(s) ``side`` asks for of the bracket (low, up): one, or the tuple (lower, upper);
+    floats for a scalar input."""
     pick = {"lower": (low,), "upper": (up,), "both": (low, up)}[side]
     out = tuple(float(v) if scalar else v for v in pick)
     return out if side == "both" else out[0]
 
 
 def delta_sides(accountant: Any, side: Bound) -> DeltaSides:
-    """eps -> (lower, upper) delta of ``accountant`` on the side(s) ``side`` asks for; a side not asked is
-    its trivial bound (0 below, 1 above), so every later formula stays certified."""
+    """eps -> (lower, upper) delta of ``accountant`` on the side(s) ``side`` asks for; a side not
+    asked is its trivial bound (0 below, 1 above), so every later formula stays certified."""
 
     def sides(eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if side == "both":
@@ -57,7 +58,8 @@ def delta_sides(accountant: Any, side: Bound) -> DeltaSides:
                 )
             if np.isnan(values).any():
                 raise ValueError("accountant's delta must be a number, got NaN")
-        # delta lies in [0, 1]: a side past either end (an upper bound rounded up past 1) is cut there, still valid
+        # delta lies in [0, 1]: a side past either end (an upper bound rounded up past 1) is cut
+        # there, still valid
         return np.clip(low, 0.0, 1.0), np.clip(up, 0.0, 1.0)
 
     return sides

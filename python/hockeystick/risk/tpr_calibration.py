@@ -1,6 +1,6 @@
-"""The extreme parameter of a registered accountant keeping its certified TPR at an FPR within a target, through
-``calibrate`` on the (eps, delta)-lines that put the power at alpha at or below tau (``hockeystick.risk``'s
-docstring)."""
+"""The extreme parameter of a registered accountant keeping its certified TPR at an FPR within a
+target, through ``calibrate`` on the (eps, delta)-lines that put the power at alpha at or below tau
+(``hockeystick.risk``'s docstring)."""
 
 from __future__ import annotations
 
@@ -34,12 +34,13 @@ def calibrate_tpr(
     points: int = 16,
     **params: ArrayLike,
 ) -> Any:
-    r"""Extreme ``parameter`` of an accountant keeping its certified TPR at FPR ``fpr`` at most ``tpr``.
+    r"""Extreme ``parameter`` of an accountant keeping its certified TPR at FPR ``fpr`` at most
+    ``tpr``.
 
     The smallest value (or, for a parameter the bound grows with, the largest) of a registered
-    accountant's ``parameter`` found to keep the power at :math:`\alpha` = ``fpr`` at most :math:`\tau` =
-    ``tpr``. That holds as soon as one (eps, delta)-line does: :math:`\delta(\varepsilon) \le d(\varepsilon)`
-    at one :math:`\varepsilon \ge 0`, with
+    accountant's ``parameter`` found to keep the power at :math:`\alpha` = ``fpr`` at most
+    :math:`\tau` = ``tpr``. That holds as soon as one (eps, delta)-line does:
+    :math:`\delta(\varepsilon) \le d(\varepsilon)` at one :math:`\varepsilon \ge 0`, with
 
     .. math::
 
@@ -49,15 +50,15 @@ def calibrate_tpr(
     (``hockeystick.risk``'s docstring), so the answer is the best of ``calibrate``'s answers for the
     targets :math:`(\varepsilon, d(\varepsilon))`.
 
-    Through ``calibrate``: ``points`` eps values spread over [0, eps_max), eps_max the largest eps with
-    d(eps) > 0, each a target (eps, d(eps)); then ``levels`` - 1 times the same number spread between the
-    best value's neighbours.  Where the accountant estimates the parameter itself (its
-    ``calibration_start``: the PLD families and DP-SGD's noise), these levels compare the estimates, and
-    only ``LOCAL_POINTS`` lines around the estimate's best, over two first-level spacings each way and then
-    between the best one's neighbours, are calibrated (to ``LOCATING_RTOL``), and the best of those to
-    ``rtol``: 11 calibrations instead of ``levels`` x ``points``.  The answer is ``calibrate``'s at its eps,
-    so it meets delta(eps) <= d(eps) there: its power at ``fpr`` is at most ``tpr`` by that one line,
-    whatever grid ``tpr_at_fpr`` uses later.
+    Through ``calibrate``: ``points`` eps values spread over [0, eps_max), eps_max the largest eps
+    with d(eps) > 0, each a target (eps, d(eps)); then ``levels`` - 1 times the same number spread
+    between the best value's neighbours.  Where the accountant estimates the parameter itself (its
+    ``calibration_start``: the PLD families and DP-SGD's noise), these levels compare the estimates,
+    and only ``LOCAL_POINTS`` lines around the estimate's best, over two first-level spacings each
+    way and then between the best one's neighbours, are calibrated (to ``LOCATING_RTOL``), and the
+    best of those to ``rtol``: 11 calibrations instead of ``levels`` x ``points``.  The answer is
+    ``calibrate``'s at its eps, so it meets delta(eps) <= d(eps) there: its power at ``fpr`` is at
+    most ``tpr`` by that one line, whatever grid ``tpr_at_fpr`` uses later.
 
     Parameters
     ----------
@@ -69,10 +70,11 @@ def calibrate_tpr(
     fpr : float
         The false-positive rate alpha, in (0, 1).
     tpr : float
-        The largest certified TPR allowed, in (fpr, 1) (a TPR at or below the FPR is guessing's, which no
-        parameter beats).
+        The largest certified TPR allowed, in (fpr, 1) (a TPR at or below the FPR is guessing's,
+        which no parameter beats).
     rtol : float, default 1e-10
-        Relative width of the final bracket of the best line's calibration, in (0, 1), as ``calibrate``'s.
+        Relative width of the final bracket of the best line's calibration, in (0, 1), as
+        ``calibrate``'s.
     workers : int, optional
         Threads, as ``calibrate``'s.
     levels : int
@@ -90,13 +92,14 @@ def calibrate_tpr(
     Raises
     ------
     ParameterTypeError
-        ``accountant`` is neither a name nor an entry; ``fpr`` or ``tpr`` not a single number (a TypeError).
+        ``accountant`` is neither a name nor an entry; ``fpr`` or ``tpr`` not a single number (a
+        TypeError).
     ValueError
-        An unknown accountant name; ``fpr`` or ``tpr`` outside (0, 1), or ``tpr`` <= ``fpr``; a parameter given as
-        an empty array, or parameters whose shapes do not broadcast (naming them); ``levels``
-        outside 1 to 64 or ``points`` outside 3 to 4096; ``parameter`` not calibratable or also given a
-        value; no value of the parameter in its range keeps the TPR within ``tpr`` (naming the point);
-        what ``calibrate`` refuses.
+        An unknown accountant name; ``fpr`` or ``tpr`` outside (0, 1), or ``tpr`` <= ``fpr``; a
+        parameter given as an empty array, or parameters whose shapes do not broadcast (naming
+        them); ``levels`` outside 1 to 64 or ``points`` outside 3 to 4096; ``parameter`` not
+        calibratable or also given a value; no value of the parameter in its range keeps the TPR
+        within ``tpr`` (naming the point); what ``calibrate`` refuses.
 
     See Also
     --------
@@ -156,7 +159,8 @@ def _rates(fpr: Any, tpr: Any) -> tuple[float, float]:
 def _calibratable(
     accountant: Any, parameter: Any, params: dict[str, Any]
 ) -> tuple[AccountantEntry, Calibratable]:
-    """The accountant's entry and the calibrated parameter's search (a ValueError names what is wrong)."""
+    """The accountant's entry and the calibrated parameter's search (a ValueError names what is
+    wrong)."""
     entry = registry.get(accountant) if isinstance(accountant, str) else accountant
     if not isinstance(entry, AccountantEntry):
         raise _validation.ParameterTypeError(
@@ -177,8 +181,9 @@ def _calibratable(
 
 
 class _TprLines:
-    """One ``calibrate_tpr`` call: its targets (eps, d(eps)) per point (the parameters gain a trailing axis, the
-    eps values of a target), their calibration through ``calibrate``, and the best value over them."""
+    """One ``calibrate_tpr`` call: its targets (eps, d(eps)) per point (the parameters gain a
+    trailing axis, the eps values of a target), their calibration through ``calibrate``, and the
+    best value over them."""
 
     def __init__(
         self,
@@ -232,8 +237,8 @@ class _TprLines:
         ] = {}  # (point, eps, d(eps), rtol) -> calibrated
 
     def lines(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(eps, d(eps)), an eps whose target is out of reach replaced by the point's first usable one (the
-        same answer); a point without a usable eps is refused."""
+        """(eps, d(eps)), an eps whose target is out of reach replaced by the point's first usable
+        one (the same answer); a point without a usable eps is refused."""
         targets = _tpr_line_targets(eps, self.alpha, self.tau)
         usable = targets > 0.0
         if self.spec.direction == "increasing":
@@ -260,9 +265,9 @@ class _TprLines:
         )
 
     def calibrated(self, eps: np.ndarray, targets: np.ndarray, tolerance: float) -> np.ndarray:
-        """``calibrate``'s answer at each line; a line already calibrated at this tolerance (a level's end points
-        are the previous level's) is taken from ``self.solved`` (``calibrate`` solves each target on its own,
-        so its answer does not depend on the targets beside it)."""
+        """``calibrate``'s answer at each line; a line already calibrated at this tolerance (a
+        level's end points are the previous level's) is taken from ``self.solved`` (``calibrate``
+        solves each target on its own, so its answer does not depend on the targets beside it)."""
         eps, targets = np.broadcast_arrays(eps, targets)
         point = np.broadcast_to(
             np.arange(max(1, math.prod(self.shape))).reshape(self.shape + (1,)), eps.shape
@@ -294,8 +299,9 @@ class _TprLines:
         return np.array([self.solved[key] for key in keys]).reshape(eps.shape)
 
     def estimated(self, eps: np.ndarray, targets: np.ndarray) -> np.ndarray | None:
-        """The accountant's own estimate of the parameter at each target (its ``calibration_start``), or None
-        where it has none, or one is not a positive number: only to choose where the lines are calibrated."""
+        """The accountant's own estimate of the parameter at each target (its
+        ``calibration_start``), or None where it has none, or one is not a positive number: only to
+        choose where the lines are calibrated."""
         if self.estimate is None:
             return None
         flat = {
@@ -328,9 +334,9 @@ class _TprLines:
     def by_levels(
         self, levels: int, points: int
     ) -> tuple[np.ndarray | None, bool, np.ndarray, np.ndarray]:
-        """``points`` eps values over [0, top), then ``levels`` - 1 times as many between the best one's
-        neighbours: the best calibrated value (None where the estimates located every level), whether the
-        estimates did, and the last level's eps and values."""
+        """``points`` eps values over [0, top), then ``levels`` - 1 times as many between the best
+        one's neighbours: the best calibrated value (None where the estimates located every level),
+        whether the estimates did, and the last level's eps and values."""
         eps = np.broadcast_to(np.arange(points) * (self.top / points), self.shape + (points,))
         best: np.ndarray | None = None
         located = True  # the levels choose eps from the accountant's estimates alone
@@ -350,9 +356,9 @@ class _TprLines:
     def around_estimate(
         self, best: np.ndarray | None, eps: np.ndarray, values: np.ndarray, points: int
     ) -> np.ndarray:
-        """The estimate only locates the best line: calibrated (coarsely) at ``LOCAL_POINTS`` eps around its best
-        over two of the first level's spacings, then between the best one's neighbours, and the best of those at
-        rtol."""
+        """The estimate only locates the best line: calibrated (coarsely) at ``LOCAL_POINTS`` eps
+        around its best over two of the first level's spacings, then between the best one's
+        neighbours, and the best of those at rtol."""
         k = self.arg_best(values, axis=-1)[..., None]
         centre = np.take_along_axis(eps, k, axis=-1)
         eps = np.clip(
@@ -372,9 +378,10 @@ class _TprLines:
 
 
 def _tpr_line_targets(eps: np.ndarray, alpha: float, tau: float) -> np.ndarray:
-    """d(eps) = max(tau - e^eps alpha, 1 - alpha - e^eps (1 - tau)), each rounded down past its round-off
-    (at most 3 u of the magnitudes for the first, 5 u for the second): delta(eps) <= d(eps) makes one
-    (eps, delta)-line put the power at alpha at or below tau.  Not positive: no line at that eps can."""
+    """d(eps) = max(tau - e^eps alpha, 1 - alpha - e^eps (1 - tau)), each rounded down past its
+    round-off (at most 3 u of the magnitudes for the first, 5 u for the second): delta(eps) <=
+    d(eps) makes one (eps, delta)-line put the power at alpha at or below tau.  Not positive: no
+    line at that eps can."""
     t = np.exp(eps)
     first = (tau - t * alpha) - 4 * _U * (tau + t * alpha)
     second = ((1.0 - alpha) - t * (1.0 - tau)) - 6 * _U * (1.0 + t)
@@ -391,9 +398,9 @@ def _met_at_least_value(
     arrays: dict[str, np.ndarray],
     shape: tuple[int, ...],
 ) -> np.ndarray:
-    """Where the parameter's least searched value (``calibrate``'s search range) already meets the target
-    (eps, d(eps)) with a positive target: for a parameter the bound grows with, the targets ``calibrate``
-    can meet at all (it refuses the others)."""
+    """Where the parameter's least searched value (``calibrate``'s search range) already meets the
+    target (eps, d(eps)) with a positive target: for a parameter the bound grows with, the targets
+    ``calibrate`` can meet at all (it refuses the others)."""
     n = max(1, math.prod(shape))
     flat = {k: np.broadcast_to(a, shape).ravel() for k, a in arrays.items()}
     least, _ = search_range(spec, cast("dict[str, float | np.ndarray]", flat), n)
@@ -405,7 +412,8 @@ def _met_at_least_value(
 
 
 def _where(arrays: dict[str, np.ndarray], usable: np.ndarray) -> str:
-    """' at NAME=VALUE, ...' for the first point without a usable eps (nothing for a single point)."""
+    """' at NAME=VALUE, ...' for the first point without a usable eps (nothing for a single
+    point)."""
     if usable.ndim <= 1:
         return ""
     i = int(np.argmin(usable.any(axis=-1).ravel()))

@@ -1,4 +1,5 @@
-"""The trade-off curve, the TPR at an FPR and the advantage, each certified from an accountant's profile."""
+"""The trade-off curve, the TPR at an FPR and the advantage, each certified from an accountant's
+profile."""
 
 from __future__ import annotations
 
@@ -22,11 +23,12 @@ def tradeoff_curve(
     direction: Direction = "symmetric",
     rtol: float = DEFAULT_RTOL,
 ) -> Any:
-    r"""Certified trade-off curve beta(alpha): the least false-negative rate of any test at false-positive rate alpha.
+    r"""Certified trade-off curve beta(alpha): the least false-negative rate of any test at
+    false-positive rate alpha.
 
-    Read off the accountant's privacy profile :math:`D(t) = \sup_S H_1(S) - t H_0(S)` (``D(e^eps)`` is
-    delta(eps); ``hockeystick.risk``'s docstring gives the construction and its proof) by the convex
-    conjugate
+    Read off the accountant's privacy profile :math:`D(t) = \sup_S H_1(S) - t H_0(S)` (``D(e^eps)``
+    is delta(eps); ``hockeystick.risk``'s docstring gives the construction and its proof) by the
+    convex conjugate
 
     .. math::
 
@@ -37,22 +39,24 @@ def tradeoff_curve(
     Parameters
     ----------
     accountant : object
-        Any object with ``.delta(epsilon, bound=...)`` describing one mechanism (scalar parameters): a
-        ``pld`` or ``rdp`` accountant, ``GaussianMechanism``, a ``training.DPSGD`` / ``DPFedAvg`` run.
+        Any object with ``.delta(epsilon, bound=...)`` describing one mechanism (scalar parameters):
+        a ``pld`` or ``rdp`` accountant, ``GaussianMechanism``, a ``training.DPSGD`` / ``DPFedAvg``
+        run.
     alpha : float or array_like
         False-positive rates in [0, 1], any shape (the result has its shape; a float for a float).
     bound : {"lower", "upper", "both"}
-        "lower": beta from below (TPR from above, the safe side of a privacy claim); "upper": beta from
-        above (from the accountant's lower delta); "both" (default): the tuple (lower, upper).
+        "lower": beta from below (TPR from above, the safe side of a privacy claim); "upper": beta
+        from above (from the accountant's lower delta); "both" (default): the tuple (lower, upper).
     direction : {"symmetric", "remove", "add"}
-        "symmetric" (the accountant's delta: the f-DP guarantee both neighbouring orders satisfy), "remove"
-        (membership inference: the positive hypothesis is the data set holding the record) or "add"; the
-        accountants that keep their directions are listed in the module docstring.
+        "symmetric" (the accountant's delta: the f-DP guarantee both neighbouring orders satisfy),
+        "remove" (membership inference: the positive hypothesis is the data set holding the record)
+        or "add"; the accountants that keep their directions are listed in the module docstring.
     rtol : float
-        In (0, 1): the grid is refined where the minimum lies until the power's bracket is that narrow
-        relative to its upper side, or two refinements move neither side by that much nor by 2^-6 of the
-        bracket (the accountant's own bracket, or a kink of the curve, limits it), or the spacing reaches
-        2^-24 in eps.  Smaller is tighter and slower; every grid gives certified sides.
+        In (0, 1): the grid is refined where the minimum lies until the power's bracket is that
+        narrow relative to its upper side, or two refinements move neither side by that much nor by
+        2^-6 of the bracket (the accountant's own bracket, or a kink of the curve, limits it), or
+        the spacing reaches 2^-24 in eps.  Smaller is tighter and slower; every grid gives certified
+        sides.
 
     Returns
     -------
@@ -64,8 +68,9 @@ def tradeoff_curve(
     ParameterTypeError
         ``accountant`` has no callable ``.delta`` (a TypeError); ``alpha`` a string, bool or None.
     ValueError
-        ``alpha`` outside [0, 1] or NaN, an unknown ``bound`` or ``direction``, ``rtol`` outside (0, 1), an
-        accountant of several mechanisms (array parameters), or a direction the accountant does not keep.
+        ``alpha`` outside [0, 1] or NaN, an unknown ``bound`` or ``direction``, ``rtol`` outside (0,
+        1), an accountant of several mechanisms (array parameters), or a direction the accountant
+        does not keep.
 
     See Also
     --------
@@ -104,10 +109,11 @@ def tpr_at_fpr(
     direction: Direction = "symmetric",
     rtol: float = DEFAULT_RTOL,
 ) -> Any:
-    r"""Certified bound on the largest true-positive rate of any attack at false-positive rate ``fpr``.
+    r"""Certified bound on the largest true-positive rate of any attack at false-positive rate
+    ``fpr``.
 
-    The power :math:`1 - \beta(\alpha) = \min_{t \ge 0} D(t) + \alpha t` at :math:`\alpha` = ``fpr``, read
-    off the accountant's privacy profile as in ``tradeoff_curve``.
+    The power :math:`1 - \beta(\alpha) = \min_{t \ge 0} D(t) + \alpha t` at :math:`\alpha` =
+    ``fpr``, read off the accountant's privacy profile as in ``tradeoff_curve``.
 
     Parameters
     ----------
@@ -155,7 +161,8 @@ def tpr_at_fpr(
 
 
 def advantage(accountant: Any, *, bound: Bound = "upper") -> Any:
-    r"""Certified bound on the largest advantage TPR - FPR of any attack: the accountant's delta at epsilon = 0.
+    r"""Certified bound on the largest advantage TPR - FPR of any attack: the accountant's delta at
+    epsilon = 0.
 
     .. math::
 
@@ -186,7 +193,8 @@ def advantage(accountant: Any, *, bound: Bound = "upper") -> Any:
 
     References
     ----------
-    Dong, Roth & Su 2022, Prop. 2.12 (the profile at t = 1); Yeom et al. 2018 (membership advantage).
+    Dong, Roth & Su 2022, Prop. 2.12 (the profile at t = 1); Yeom et al. 2018 (membership
+    advantage).
 
     Examples
     --------

@@ -1,8 +1,8 @@
-"""Secure aggregation with distributed discrete noise: the distributed discrete Gaussian, Skellam and discrete Laplace
-mechanisms, and the Poisson-binomial mechanism.
+"""Secure aggregation with distributed discrete noise: the distributed discrete Gaussian, Skellam
+and discrete Laplace mechanisms, and the Poisson-binomial mechanism.
 
-Each client clips its update, scales it to an integer grid, rotates and rounds it, adds discrete noise of its
-own, and the server learns only the sum modulo 2^b (docs/secure-aggregation.md).
+Each client clips its update, scales it to an integer grid, rotates and rounds it, adds discrete
+noise of its own, and the server learns only the sum modulo 2^b (docs/secure-aggregation.md).
 
 sensitivity.py                      clip, scale, rotate, round: the integer L2 and L1 bounds (KLS21)
 modular_wrap.py                     the modulus: the wrap-around's probability and the bits for a stated beta

@@ -1,42 +1,46 @@
-r"""The secure-aggregation accountants: T rounds of distributed discrete noise, certified on both sides.
+r"""The secure-aggregation accountants: T rounds of distributed discrete noise, certified on both
+sides.
 
-Each round, every surviving client clips its update to c, scales it by 1 / gamma, rotates and rounds it
-(``sensitivity``), adds its own discrete noise, and the server learns the sum modulo 2^b (``modular_wrap``:
-post-processing, no privacy cost).  Neighbouring runs differ in one client's updates (replaced by zero).
+Each round, every surviving client clips its update to c, scales it by 1 / gamma, rotates and rounds
+it (``sensitivity``), adds its own discrete noise, and the server learns the sum modulo 2^b
+(``modular_wrap``: post-processing, no privacy cost).  Neighbouring runs differ in one client's
+updates (replaced by zero).
 
-* Upper side: the mechanism's RDP curve (``distributed_discrete_gaussian`` or ``skellam``) at the rounded
-  vector's (Delta_2, Delta_1), times T (RDP adds under composition, Mironov 2017, Prop. 1), converted to
-  (eps, delta) by ``rdp.rdp_to_delta`` / ``rdp.rdp_to_epsilon`` (the tight conversion, Balle et al. 2020,
-  Thm. 21).  Unconditional rounding adds T beta to delta: in each round the differing client's rounding
-  exceeds Delta_2 with probability at most beta, and outside those events the two runs are coupled to ones
-  the RDP bound covers.
-* Lower side: one realizable pair, the one-coordinate integer shift floor(c / gamma) (``sensitivity``), its
-  exact lattice PLD (``lattice_pld``) composed over the T rounds, read on its optimistic side.  The true
-  worst case over neighbouring inputs lies between the two sides.  Where c / gamma < 1 no shift is
-  realized and the lower side is the trivial 0.
+* Upper side: the mechanism's RDP curve (``distributed_discrete_gaussian`` or ``skellam``) at the
+  rounded vector's (Delta_2, Delta_1), times T (RDP adds under composition, Mironov 2017, Prop. 1),
+  converted to (eps, delta) by ``rdp.rdp_to_delta`` / ``rdp.rdp_to_epsilon`` (the tight conversion,
+  Balle et al. 2020, Thm. 21).  Unconditional rounding adds T beta to delta: in each round the
+  differing client's rounding exceeds Delta_2 with probability at most beta, and outside those
+  events the two runs are coupled to ones the RDP bound covers.
+* Lower side: one realizable pair, the one-coordinate integer shift floor(c / gamma)
+  (``sensitivity``), its exact lattice PLD (``lattice_pld``) composed over the T rounds, read on its
+  optimistic side.  The true worst case over neighbouring inputs lies between the two sides.  Where
+  c / gamma < 1 no shift is realized and the lower side is the trivial 0.
 
-Dropout: ``min_surviving_clients`` is the fewest clients whose noise is in a round's sum; more survivors
-are a post-processing (their noise is independent), so the guarantee holds for any round with at least that
-many, and the lower side is the pair at exactly that many.
+Dropout: ``min_surviving_clients`` is the fewest clients whose noise is in a round's sum; more
+survivors are a post-processing (their noise is independent), so the guarantee holds for any round
+with at least that many, and the lower side is the pair at exactly that many.
 
-Sampling of clients (``sampling_rate`` q: each round's cohort a Poisson sample, each client in it with
-probability q).  Whom a number protects against decides which one holds (``against=``):
+Sampling of clients (``sampling_rate`` q: each round's cohort a Poisson sample, each client in it
+with probability q).  Whom a number protects against decides which one holds (``against=``):
 
-* ``against="server"`` (the default): the secure-aggregation server chooses each round's cohort, so against
-  it, and anyone who learns the cohort, sampling hides nothing: the unamplified guarantee above holds, and
-  is what is reported.
+* ``against="server"`` (the default): the secure-aggregation server chooses each round's cohort, so
+  against it, and anyone who learns the cohort, sampling hides nothing: the unamplified guarantee
+  above holds, and is what is reported.
 * ``against="observer"``: someone who sees the released sums (or models) but not the cohorts, in the
-  pipeline where each sampled client adds its own noise share (TensorFlow Federated's distributed DP): a round
-  without the differing client holds one share fewer than a round with it (``observer_shares``).  The bracket
-  answers the known-count model (the worst case over the others' cohort; docs/secure-aggregation.md states the
-  models).  Upper side: the run with each round's participation bit revealed, the lesser of two readings:
-  the round's RDP curve amplified by joint convexity, log(1 - q + q e^{(alpha - 1) eps(alpha)}) / (alpha - 1),
-  times T (``observer_shares.shares_sampled_rdp``), and the average over the number of participations
-  M ~ Bin(T, q) of the conversion of M eps(alpha) (``observer_participations``).  Lower side: n other clients
-  surviving, their updates zero, the round on all d coordinates read through the shifted coordinate and the
-  count of other coordinates beyond a threshold (``observer_spread.spread_pair_pld``; at d = 1 the shifted
-  coordinate alone, ``observer_shares.shares_pair_pld``), its exact lattice PLD composed over the rounds.  At
-  q = 1 nothing is hidden and the answer is the server's.
+  pipeline where each sampled client adds its own noise share (TensorFlow Federated's distributed
+  DP): a round without the differing client holds one share fewer than a round with it
+  (``observer_shares``).  The bracket answers the known-count model (the worst case over the others'
+  cohort; docs/secure-aggregation.md states the models).  Upper side: the run with each round's
+  participation bit revealed, the lesser of two readings: the round's RDP curve amplified by joint
+  convexity, log(1 - q + q e^{(alpha - 1) eps(alpha)}) / (alpha - 1), times T
+  (``observer_shares.shares_sampled_rdp``), and the average over the number of participations M ~
+  Bin(T, q) of the conversion of M eps(alpha) (``observer_participations``).  Lower side: n other
+  clients surviving, their updates zero, the round on all d coordinates read through the shifted
+  coordinate and the count of other coordinates beyond a threshold
+  (``observer_spread.spread_pair_pld``; at d = 1 the shifted coordinate alone,
+  ``observer_shares.shares_pair_pld``), its exact lattice PLD composed over the rounds.  At q = 1
+  nothing is hidden and the answer is the server's.
 
   Poisson subsampling's amplification for a fixed number of shares in every sum (Zhu & Wang 2019's general
   bound, quadratic in q) is not used: in that pipeline the share count depends on whether the differing client
@@ -112,7 +116,8 @@ MAX_INTERVAL = 100.0
 
 @accountant_docs()
 class _SecureAggregation(ABC):
-    """What both mechanisms share: the pipeline's sensitivity, T rounds, the two sides (module docstring)."""
+    """What both mechanisms share: the pipeline's sensitivity, T rounds, the two sides (module
+    docstring)."""
 
     bound_sides: tuple[Bound, ...] = BOUND_SIDES
     orders: tuple[float, ...] = DEFAULT_ORDERS
@@ -172,16 +177,18 @@ class _SecureAggregation(ABC):
 
     @abstractmethod
     def noise_masses(self, clients: int | None = None) -> Masses:
-        """The PMF of ``clients`` noise shares (default ``min_surviving_clients``) summed on one coordinate, with
-        its relative error bounds."""
+        """The PMF of ``clients`` noise shares (default ``min_surviving_clients``) summed on one
+        coordinate, with its relative error bounds."""
 
     def _rate(self, against: Adversary) -> float:
-        """The sampling rate that counts against ``against`` (module docstring): 1 against the server."""
+        """The sampling rate that counts against ``against`` (module docstring): 1 against the
+        server."""
         return self.sampling_rate if choice(against, "against", ADVERSARIES) == "observer" else 1.0
 
     def rdp(self, *, against: Adversary = "server") -> np.ndarray:
-        """The run's RDP curve at ``orders``: T times the round's (amplified by joint convexity against an
-        observer, each sampled client bringing its own noise share: the module docstring), each value rounded up."""
+        """The run's RDP curve at ``orders``: T times the round's (amplified by joint convexity
+        against an observer, each sampled client bringing its own noise share: the module
+        docstring), each value rounded up."""
         curve = self._round_rdp
         if self._rate(against) < 1.0:
             if self._sampled_rdp is None:
@@ -193,16 +200,17 @@ class _SecureAggregation(ABC):
 
     @property
     def delta_cost(self) -> float:
-        """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for conditional."""
+        """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for
+        conditional."""
         return min(
             1.0,
             math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf),
         )
 
     def _lower(self, rate: float, interval: float) -> PrivacyLossDistribution | None:
-        """The realizable pair's PLD on the grid ``interval``, composed over the rounds: n noise shares shifted
-        against n at ``rate`` 1, the pair of n and n + 1 shares mixed by ``rate`` below it (module docstring); None
-        where no shift is realized."""
+        """The realizable pair's PLD on the grid ``interval``, composed over the rounds: n noise
+        shares shifted against n at ``rate`` 1, the pair of n and n + 1 shares mixed by ``rate``
+        below it (module docstring); None where no shift is realized."""
         shift, n = self.sensitivity.realizable_shift, self.min_surviving_clients
         if shift == 0:
             return None
@@ -228,9 +236,10 @@ class _SecureAggregation(ABC):
         return self._lower_pld[rate, interval]
 
     def _lower_read(self, x: np.ndarray, method: Quantity, rate: float) -> np.ndarray:
-        """The lower side's read on the finest grid whose composed window fits the composition's memory cap: the
-        grid asked, else twice as coarse, and so on (a coarser grid's optimistic side is certified too, only
-        lower), with an ``AccuracyNotMetWarning`` naming the grid used."""
+        """The lower side's read on the finest grid whose composed window fits the composition's
+        memory cap: the grid asked, else twice as coarse, and so on (a coarser grid's optimistic
+        side is certified too, only lower), with an ``AccuracyNotMetWarning`` naming the grid
+        used."""
         asked = self.value_discretization_interval
         h = self._lower_interval.get(rate, asked)
         while True:
@@ -256,9 +265,9 @@ class _SecureAggregation(ABC):
             return value
 
     def _check_lattice(self, clients: int) -> None:
-        """Refuse, naming local_sigma / granularity, a lower side whose lattice window (``lattice_pld``: the summed
-        noise's +-8 standard deviations and the shift) would hold more than ``MAX_LATTICE_OUTCOMES`` integers;
-        the upper side (RDP) answers at any noise."""
+        """Refuse, naming local_sigma / granularity, a lower side whose lattice window
+        (``lattice_pld``: the summed noise's +-8 standard deviations and the shift) would hold more
+        than ``MAX_LATTICE_OUTCOMES`` integers; the upper side (RDP) answers at any noise."""
         spread = WINDOW_STDDEVS * math.sqrt(clients) * self.integer_sigma
         outcomes = 2.0 * (spread + self.sensitivity.realizable_shift) + 1.0
         if not outcomes <= MAX_LATTICE_OUTCOMES:
@@ -321,15 +330,16 @@ class _SecureAggregation(ABC):
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: Adversary = "server"
     ) -> Any:
-        """delta(eps) of the T-round run: the RDP curve's conversion (upper), the realizable pair's PLD (lower).
+        """delta(eps) of the T-round run: the RDP curve's conversion (upper), the realizable pair's
+        PLD (lower).
 
         Parameters
         ----------
         against : {"server", "observer"}, optional
             Whom the answer protects against: ``"server"`` (default), who picks the cohorts, so no
-            amplification by sampling; ``"observer"``, who sees the released sums but not the cohorts,
-            amplified by ``sampling_rate`` with each sampled client bringing its own noise share (module
-            docstring).
+            amplification by sampling; ``"observer"``, who sees the released sums but not the
+            cohorts, amplified by ``sampling_rate`` with each sampled client bringing its own noise
+            share (module docstring).
 
         Raises
         ------
@@ -434,7 +444,8 @@ class DistributedDiscreteGaussian(_SecureAggregation):
         )
 
     def noise_masses(self, clients: int | None = None) -> Masses:
-        """The PMF of ``clients`` summed shares on one coordinate, with its error bounds (``lattice_pld.ddg_sum_masses``).
+        """The PMF of ``clients`` summed shares on one coordinate, with its error bounds
+        (``lattice_pld.ddg_sum_masses``).
 
         Parameters
         ----------
@@ -494,7 +505,8 @@ class DistributedSkellam(_SecureAggregation):
 
     def round_rdp(self, orders: np.ndarray) -> np.ndarray:
         """One round's RDP curve at ``orders`` (Agarwal et al., Thm. 3.5, at V = n mu)."""
-        # products, not **: a float's ** raises OverflowError past the doubles, a product gives inf (refused below)
+        # products, not **: a float's ** raises OverflowError past the doubles, a product gives inf
+        # (refused below)
         variance = self.min_surviving_clients * self.integer_sigma * self.integer_sigma
         if not (0.0 < variance < math.inf):
             raise ValueError(
@@ -505,7 +517,8 @@ class DistributedSkellam(_SecureAggregation):
         return skellam_rdp(variance, self.sensitivity.l2, self.sensitivity.l1, orders)
 
     def noise_masses(self, clients: int | None = None) -> Masses:
-        """The PMF of ``clients`` summed shares on one coordinate, with its error allowance (``lattice_pld.skellam_masses``).
+        """The PMF of ``clients`` summed shares on one coordinate, with its error allowance
+        (``lattice_pld.skellam_masses``).
 
         Parameters
         ----------

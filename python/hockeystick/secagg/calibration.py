@@ -1,24 +1,27 @@
-r"""Calibration: from (eps, delta), n, d, c, b and beta to the local noise and the granularity, with the error.
+r"""Calibration: from (eps, delta), n, d, c, b and beta to the local noise and the granularity, with
+the error.
 
-For a granularity gamma the local noise is the smallest ``local_sigma`` whose certified upper eps(delta)
-over the T rounds is at most the target (bisection on a monotone bound: more noise, less privacy loss; the
-answer is the bracket's upper end, so the target holds at it).  The granularity is then the finest (smallest)
-gamma at which one round's wrap-around probability bound (``modular_wrap``) is at most ``wrap_beta``: a finer
-grid rounds less but fills more of the 2^b values.  The finest feasible gamma on the grid c 4^-k (k <= 20),
-then 12 bisection steps on log gamma towards the next finer grid point (the answer is always a feasible end).
+For a granularity gamma the local noise is the smallest ``local_sigma`` whose certified upper
+eps(delta) over the T rounds is at most the target (bisection on a monotone bound: more noise, less
+privacy loss; the answer is the bracket's upper end, so the target holds at it).  The granularity is
+then the finest (smallest) gamma at which one round's wrap-around probability bound
+(``modular_wrap``) is at most ``wrap_beta``: a finer grid rounds less but fills more of the 2^b
+values.  The finest feasible gamma on the grid c 4^-k (k <= 20), then 12 bisection steps on log
+gamma towards the next finer grid point (the answer is always a feasible end).
 
-The error the papers plot (KLS21, Sec. 6; Agarwal, Kairouz & Liu 2021, Sec. 5): the mean squared error of
-the decoded sum, summed over the d coordinates, in the update's units,
+The error the papers plot (KLS21, Sec. 6; Agarwal, Kairouz & Liu 2021, Sec. 5): the mean squared
+error of the decoded sum, summed over the d coordinates, in the update's units,
 
 .. math::
 
     \mathrm{MSE} \le d\, n\, \bigl(\sigma^2 + \gamma^2 / 4\bigr),
 
-the noise's variance (at most s^2 for N_Z(0, s^2), Canonne, Kamath & Steinke 2020, Prop. 19; exactly mu for
-Skellam) plus the rounding's (at most 1/4 per coordinate in integer units), when nothing wraps.  Beside it,
-the continuous Gaussian at the same privacy: N(0, sigma_G^2 I) on the sum of n updates of norm c, T rounds,
-sigma_G the smallest with the exact Gaussian's eps(delta) (``fdp.GaussianMechanism``, mu-GDP with
-mu = sqrt(T) c / sigma_G) at most the target, and MSE d sigma_G^2.
+the noise's variance (at most s^2 for N_Z(0, s^2), Canonne, Kamath & Steinke 2020, Prop. 19; exactly
+mu for Skellam) plus the rounding's (at most 1/4 per coordinate in integer units), when nothing
+wraps.  Beside it, the continuous Gaussian at the same privacy: N(0, sigma_G^2 I) on the sum of n
+updates of norm c, T rounds, sigma_G the smallest with the exact Gaussian's eps(delta)
+(``fdp.GaussianMechanism``, mu-GDP with mu = sqrt(T) c / sigma_G) at most the target, and MSE d
+sigma_G^2.
 """
 
 from __future__ import annotations
@@ -60,7 +63,8 @@ class SecureAggregationCalibration:
     epsilon : float
         The certified upper eps(delta) at (local_sigma, granularity): at most the target.
     wrap_probability : float
-        One round's wrap-around probability bound at (local_sigma, granularity), at most ``wrap_beta``.
+        One round's wrap-around probability bound at (local_sigma, granularity), at most
+        ``wrap_beta``.
     mse : float
         The decoded sum's mean squared error bound, d n (sigma^2 + gamma^2 / 4).
     gaussian_mse : float
@@ -76,12 +80,14 @@ class SecureAggregationCalibration:
 
     @property
     def mse_ratio(self) -> float:
-        """mse / gaussian_mse: what the discrete, distributed pipeline costs in error over the central Gaussian."""
+        """mse / gaussian_mse: what the discrete, distributed pipeline costs in error over the
+        central Gaussian."""
         return self.mse / self.gaussian_mse
 
 
 def _bisect(predicate: Any, low: float, high: float, steps: int = _STEPS) -> float:
-    """The upper end of a log-scale bracket [low, high] with predicate False at low, True at high."""
+    """The upper end of a log-scale bracket [low, high] with predicate False at low, True at
+    high."""
     for _ in range(steps):
         middle = math.sqrt(low * high)
         low, high = (low, middle) if predicate(middle) else (middle, high)
@@ -91,7 +97,8 @@ def _bisect(predicate: Any, low: float, high: float, steps: int = _STEPS) -> flo
 def _noise_for(
     epsilon: float, delta: float, granularity: float, kind: str, run: dict[str, Any]
 ) -> float:
-    """The smallest local_sigma (to the bisection's resolution, rounded up) with eps(delta) <= epsilon."""
+    """The smallest local_sigma (to the bisection's resolution, rounded up) with eps(delta) <=
+    epsilon."""
     cls = (
         DistributedDiscreteGaussian
         if kind == "distributed_discrete_gaussian"
@@ -131,7 +138,8 @@ def calibrate_secure_aggregation(
     wrap_beta: float = 1e-4,
     noise: str = "distributed_discrete_gaussian",
 ) -> SecureAggregationCalibration:
-    """The local noise and granularity for a target (eps, delta) and b bits, with the MSE (module docstring).
+    """The local noise and granularity for a target (eps, delta) and b bits, with the MSE (module
+    docstring).
 
     Parameters
     ----------
@@ -140,9 +148,9 @@ def calibrate_secure_aggregation(
     delta : float
         Target delta, strictly between 0 and 1.
     min_surviving_clients : int
-        n, the fewest clients whose noise is in a round's sum (dropout), as the secure-aggregation accountants
-        take it; also the count the wrap-around bound assumes.  ``clients=``, its former name, is accepted with
-        a DeprecationWarning.
+        n, the fewest clients whose noise is in a round's sum (dropout), as the secure-aggregation
+        accountants take it; also the count the wrap-around bound assumes.  ``clients=``, its former
+        name, is accepted with a DeprecationWarning.
     dimension : int
         d, >= 1.
     clip_norm : float
@@ -166,8 +174,8 @@ def calibrate_secure_aggregation(
     Raises
     ------
     ValueError
-        If an argument breaks its rule, or no granularity keeps the wrap-around probability below ``wrap_beta``
-        at the noise the target needs (more bits are needed).
+        If an argument breaks its rule, or no granularity keeps the wrap-around probability below
+        ``wrap_beta`` at the noise the target needs (more bits are needed).
 
     References
     ----------
@@ -210,8 +218,9 @@ def calibrate_secure_aggregation(
             noise=kind,
         )
 
-    # the finest feasible granularity on the grid c 2^-k, k = 0, 2, ..., 40 (the wrap bound need not be monotone
-    # in gamma: Skellam's L1 term needs more noise at coarse grids), then bisection towards the next finer one
+    # the finest feasible granularity on the grid c 2^-k, k = 0, 2, ..., 40 (the wrap bound need not
+    # be monotone in gamma: Skellam's L1 term needs more noise at coarse grids), then bisection
+    # towards the next finer one
     feasible = [k for k in range(0, 41, 2) if wraps(c * 2.0**-k) <= target]
     if not feasible:
         raise ValueError(

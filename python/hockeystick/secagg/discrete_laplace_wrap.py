@@ -1,18 +1,21 @@
-r"""Modular wrap-around of the distributed discrete Laplace: the probability that the sum leaves the modulus 2^b.
+r"""Modular wrap-around of the distributed discrete Laplace: the probability that the sum leaves the
+modulus 2^b.
 
-As ``modular_wrap`` for the other noises: a coordinate S = signal + rounding + noise wraps only where |S| >= m =
-2^{b-1} (less the n clients' conditional rounding, charged in full), the signal and the unconditional rounding
-v-subgaussian, v = rho (n c / gamma)^2 / d + n / 4 (the rotation's flatness rho; Hoeffding), and the noise the
-survivors' GDL(beta, a) = NB(beta, 1 - e^{-a}) - NB(beta, 1 - e^{-a}) (``distributed_discrete_laplace``), whose
-moment generating function is, for |t| < a,
+As ``modular_wrap`` for the other noises: a coordinate S = signal + rounding + noise wraps only
+where |S| >= m = 2^{b-1} (less the n clients' conditional rounding, charged in full), the signal and
+the unconditional rounding v-subgaussian, v = rho (n c / gamma)^2 / d + n / 4 (the rotation's
+flatness rho; Hoeffding), and the noise the survivors' GDL(beta, a) = NB(beta, 1 - e^{-a}) -
+NB(beta, 1 - e^{-a}) (``distributed_discrete_laplace``), whose moment generating function is, for
+|t| < a,
 
 .. math::
 
     E e^{tN} = \Bigl(\frac{(1 - e^{-a})^2}{(1 - e^{t - a})(1 - e^{-t - a})}\Bigr)^{\beta}.
 
-By Chernoff's bound, for every 0 < t < a, P(|S| >= m) <= 2 exp(t^2 v / 2 + log E e^{tN} - t m); the exponent is
-convex in t (a sum of cumulant generating functions and a linear term), minimised by ternary search (any t gives
-a valid bound), and the union over the d coordinates gives the round's bound, widened by 1e-9 relative.
+By Chernoff's bound, for every 0 < t < a, P(|S| >= m) <= 2 exp(t^2 v / 2 + log E e^{tN} - t m); the
+exponent is convex in t (a sum of cumulant generating functions and a linear term), minimised by
+ternary search (any t gives a valid bound), and the union over the d coordinates gives the round's
+bound, widened by 1e-9 relative.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 r"""The distributed discrete Gaussian: RDP of the sum of n clients' discrete Gaussian noises.
 
-Each of n clients adds N_Z(0, s^2)^d (s the discrete Gaussian's sigma in integer units) to its integer
-vector; the sum of n such noises is not a discrete Gaussian, but close to N_Z(0, n s^2).  For an integer shift
-Delta with ||Delta||_2 <= Delta_2 and ||Delta||_1 <= Delta_1, Kairouz, Liu & Steinke 2021 (ICML; KLS21),
-Prop. 14 (Eq. 17; Thm. 1 states its zCDP form), for every order alpha >= 1 and s >= 1/2:
+Each of n clients adds N_Z(0, s^2)^d (s the discrete Gaussian's sigma in integer units) to its
+integer vector; the sum of n such noises is not a discrete Gaussian, but close to N_Z(0, n s^2).
+For an integer shift Delta with ||Delta||_2 <= Delta_2 and ||Delta||_1 <= Delta_1, Kairouz, Liu &
+Steinke 2021 (ICML; KLS21), Prop. 14 (Eq. 17; Thm. 1 states its zCDP form), for every order alpha >=
+1 and s >= 1/2:
 
 .. math::
 
@@ -14,21 +15,22 @@ Prop. 14 (Eq. 17; Thm. 1 states its zCDP form), for every order alpha >= 1 and s
     A = \frac{\Delta_2}{\sqrt n\, s},\quad B = \frac{\Delta_1}{\sqrt n\, s},\quad
     \tau = 10 \sum_{k=1}^{n-1} e^{-2\pi^2 s^2 k / (k+1)}.
 
-At n = 1 (tau = 0) this is the discrete Gaussian's alpha Delta_2^2 / (2 s^2) (Canonne, Kamath & Steinke 2020).
-The numbers (Prop. 14, Eq. 17, Thm. 1, Prop. 22) are those of arXiv:2102.06387, as google-research/federated's
-``distributed_dp/accounting_utils.py`` cites them ("Proposition 14 / Eq. 17 (Page 16)"); the ICML proceedings
-number the statements otherwise.
+At n = 1 (tau = 0) this is the discrete Gaussian's alpha Delta_2^2 / (2 s^2) (Canonne, Kamath &
+Steinke 2020). The numbers (Prop. 14, Eq. 17, Thm. 1, Prop. 22) are those of arXiv:2102.06387, as
+google-research/federated's ``distributed_dp/accounting_utils.py`` cites them ("Proposition 14 / Eq.
+17 (Page 16)"); the ICML proceedings number the statements otherwise.
 
 Dropout.  The noise that protects a round is that of the clients who survive it.  The bound is not
 monotone in n (tau grows with n), but the noise of n survivors is that of any n' <= n of them plus
 independent noise, a post-processing, so the sum of n noises is at least as private as the sum of n'
-(Rényi divergence's data-processing inequality): the certified curve is the minimum over n' <= n, order by
-order.  n' runs over every count up to 4096 and over 512 geometrically spaced counts and n above (a minimum
-over fewer n' is still an upper bound).
+(Rényi divergence's data-processing inequality): the certified curve is the minimum over n' <= n,
+order by order.  n' runs over every count up to 4096 and over 512 geometrically spaced counts and n
+above (a minimum over fewer n' is still an upper bound).
 
-Rounding.  tau's terms are positive and summed in order: within (n + 4) u relative (Higham 2002, Sec. 4.2),
-and each term underflowing to 0 (an exponent below -745) is charged 2^-1074 more; each curve value carries a
-dozen roundings of non-negative terms and is widened by 64 u relative, then one ulp.
+Rounding.  tau's terms are positive and summed in order: within (n + 4) u relative (Higham 2002,
+Sec. 4.2), and each term underflowing to 0 (an exponent below -745) is charged 2^-1074 more; each
+curve value carries a dozen roundings of non-negative terms and is widened by 64 u relative, then
+one ulp.
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ def _survivor_counts(clients: int) -> np.ndarray:
 
 
 def tau(sigma: float, clients: int) -> np.ndarray:
-    """tau(n') = 10 sum_{k=1}^{n'-1} e^{-2 pi^2 s^2 k / (k+1)} for n' = 1 .. n, rounded up (module docstring).
+    """tau(n') = 10 sum_{k=1}^{n'-1} e^{-2 pi^2 s^2 k / (k+1)} for n' = 1 .. n, rounded up (module
+    docstring).
 
     Parameters
     ----------
@@ -77,7 +80,8 @@ def tau(sigma: float, clients: int) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``sigma`` is below 1/2 or not finite, or ``clients`` not an integer in [1, ``MAX_CLIENTS``].
+        If ``sigma`` is below 1/2 or not finite, or ``clients`` not an integer in [1,
+        ``MAX_CLIENTS``].
 
     References
     ----------
@@ -115,7 +119,8 @@ def _sigma(sigma: float) -> float:
 def _prop14(
     alpha: np.ndarray, counts: np.ndarray, taus: np.ndarray, s: float, d2: float, d1: float, d: int
 ) -> np.ndarray:
-    """KLS21, Prop. 14 at each order, minimised over the given survivor counts (module docstring)."""
+    """KLS21, Prop. 14 at each order, minimised over the given survivor counts (module
+    docstring)."""
     t = taus[counts - 1][:, None]
     root = np.sqrt(counts.astype(np.float64))[:, None] * s
     a, b = d2 / root, d1 / root
@@ -134,10 +139,11 @@ def distributed_discrete_gaussian_rdp(
     dimension: int,
     orders: npt.ArrayLike | None = None,
 ) -> np.ndarray:
-    r"""The RDP curve of one round of the distributed discrete Gaussian, minimised over n' <= n, rounded up.
+    r"""The RDP curve of one round of the distributed discrete Gaussian, minimised over n' <= n,
+    rounded up.
 
-    KLS21, Prop. 14 (the module docstring's formula) at every count n' <= n of survivors, the minimum taken
-    order by order.
+    KLS21, Prop. 14 (the module docstring's formula) at every count n' <= n of survivors, the
+    minimum taken order by order.
 
     Parameters
     ----------
@@ -182,8 +188,8 @@ def distributed_discrete_gaussian_rdp(
     alpha = check_orders(orders)
     taus = tau(s, n)
     at_n = _prop14(alpha, np.array([n]), taus, s, d2, d1, d)
-    # every term is >= (alpha / 2) A(n')^2: a count with A(n')^2 >= 2 curve(alpha) / alpha at every order cannot
-    # lower the curve, and is skipped
+    # every term is >= (alpha / 2) A(n')^2: a count with A(n')^2 >= 2 curve(alpha) / alpha at every
+    # order cannot lower the curve, and is skipped
     counts = _survivor_counts(n)
     counts = counts[np.square(d2 / (np.sqrt(counts) * s)) < float((2.0 * at_n / alpha).max())]
     curve = np.minimum(at_n, _prop14(alpha, counts, taus, s, d2, d1, d)) if counts.size else at_n

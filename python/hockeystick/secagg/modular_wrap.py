@@ -1,21 +1,23 @@
-r"""Modular wrap-around: the probability that the aggregate leaves the modulus 2^b, and the bits to avoid it.
+r"""Modular wrap-around: the probability that the aggregate leaves the modulus 2^b, and the bits to
+avoid it.
 
 Secure aggregation sums the clients' integer vectors modulo 2^b; the server reads each coordinate in
-[-2^{b-1}, 2^{b-1}).  Wrapping is a post-processing of the integer sum: it costs no privacy, only error.
-A round wraps only if some coordinate has |S_j| >= m = 2^{b-1}, S_j = signal + rounding + noise:
+[-2^{b-1}, 2^{b-1}).  Wrapping is a post-processing of the integer sum: it costs no privacy, only
+error. A round wraps only if some coordinate has |S_j| >= m = 2^{b-1}, S_j = signal + rounding +
+noise:
 
-* signal: the rotated sum R (sum_i x_i / gamma) of n vectors of norm <= c / gamma.  With the randomized
-  Walsh-Hadamard rotation (random signs, then the orthonormal Hadamard matrix) each coordinate is a
-  Rademacher sum with variance proxy ||sum_i x_i||^2 / (gamma^2 d) <= (n c / gamma)^2 / d (Hoeffding); a
-  rotation of flatness rho multiplies the proxy by rho (KLS21, Sec. 4.2; ``flatness``, default 1, the
-  randomized Hadamard's).  This is the assumption the bound rests on: without a rotation, a coordinate
-  can carry the whole norm.
-* rounding: unconditional randomized rounding errors are independent, mean 0 and within an interval of
-  length 1 given the signal: proxy n / 4 (Hoeffding's lemma).  Conditional rounding re-draws them, so they
-  are neither independent nor mean 0; each is still below 1 in magnitude, so their sum is charged n in full
-  (m is lowered by n).
-* noise: the sum of n discrete Gaussians N_Z(0, s^2) is n s^2-subgaussian (Canonne, Kamath & Steinke 2020,
-  Cor. 9); Skellam noise of summed variance V has E e^{tX} = e^{V (cosh t - 1)}.
+* signal: the rotated sum R (sum_i x_i / gamma) of n vectors of norm <= c / gamma.  With the
+  randomized Walsh-Hadamard rotation (random signs, then the orthonormal Hadamard matrix) each
+  coordinate is a Rademacher sum with variance proxy ||sum_i x_i||^2 / (gamma^2 d) <= (n c /
+  gamma)^2 / d (Hoeffding); a rotation of flatness rho multiplies the proxy by rho (KLS21, Sec. 4.2;
+  ``flatness``, default 1, the randomized Hadamard's).  This is the assumption the bound rests on:
+  without a rotation, a coordinate can carry the whole norm.
+* rounding: unconditional randomized rounding errors are independent, mean 0 and within an interval
+  of length 1 given the signal: proxy n / 4 (Hoeffding's lemma).  Conditional rounding re-draws
+  them, so they are neither independent nor mean 0; each is still below 1 in magnitude, so their sum
+  is charged n in full (m is lowered by n).
+* noise: the sum of n discrete Gaussians N_Z(0, s^2) is n s^2-subgaussian (Canonne, Kamath & Steinke
+  2020, Cor. 9); Skellam noise of summed variance V has E e^{tX} = e^{V (cosh t - 1)}.
 
 By Chernoff's bound, for every t > 0,
 
@@ -23,15 +25,16 @@ By Chernoff's bound, for every t > 0,
 
     P(|S_j| \ge m) \le 2 \exp\bigl(t^2 v / 2 + V(\cosh t - 1) - t m\bigr),
 
-v the sum of the subgaussian proxies (V = 0 for the discrete Gaussian, whose bound is 2 e^{-m^2 / (2v)} at
-the best t; minimised over t: any t gives a valid bound; the Skellam term's is at the root of its slope, from
-logs).  Beside it, the noise's own masses (``lattice_pld``, each raised by its error bound) summed against the
-signal's and rounding's Hoeffding tail, X being independent of the noise N:
-P(|X + N| >= m) <= sum_y p_N(y) min(1, 2 e^{-(m - |y|)^2 / (2 v_X)}) + P(N outside the masses' window)
-(``log_noise_tail_bound``): tighter than the joint Chernoff bound by about the Gaussian tail's polynomial factor.
-One coordinate's bound is the lesser of the two (``per="coordinate"``: also the expected fraction of the d
-coordinates that wrap); a union over the d coordinates gives the round's (``per="round"``), widened by 1e-9
-relative and never below the least positive double.
+v the sum of the subgaussian proxies (V = 0 for the discrete Gaussian, whose bound is 2 e^{-m^2 /
+(2v)} at the best t; minimised over t: any t gives a valid bound; the Skellam term's is at the root
+of its slope, from logs).  Beside it, the noise's own masses (``lattice_pld``, each raised by its
+error bound) summed against the signal's and rounding's Hoeffding tail, X being independent of the
+noise N: P(|X + N| >= m) <= sum_y p_N(y) min(1, 2 e^{-(m - |y|)^2 / (2 v_X)}) + P(N outside the
+masses' window) (``log_noise_tail_bound``): tighter than the joint Chernoff bound by about the
+Gaussian tail's polynomial factor. One coordinate's bound is the lesser of the two
+(``per="coordinate"``: also the expected fraction of the d coordinates that wrap); a union over the
+d coordinates gives the round's (``per="round"``), widened by 1e-9 relative and never below the
+least positive double.
 """
 
 from __future__ import annotations
@@ -76,28 +79,33 @@ def _log_sinh(t: float) -> float:
 
 
 def _skellam_term(t: float, variance: float) -> float:
-    """V (cosh t - 1) = 2 V sinh(t / 2)^2, from logs: finite wherever it is below the doubles' top, inf above."""
+    """V (cosh t - 1) = 2 V sinh(t / 2)^2, from logs: finite wherever it is below the doubles' top,
+    inf above."""
     log_term = _LOG_2 + math.log(variance) + 2.0 * _log_sinh(0.5 * t)
     return math.exp(log_term) if log_term < _LOG_MAX else math.inf
 
 
 def log_chernoff_tail(m: float, proxy: float, skellam_variance: float) -> float:
-    """The log of one coordinate's Chernoff factor, min_t e^{t^2 v / 2 + V (cosh t - 1) - t m} (module docstring).
+    """The log of one coordinate's Chernoff factor, min_t e^{t^2 v / 2 + V (cosh t - 1) - t m}
+    (module docstring).
 
-    The exponent is convex in t, its slope t v + V sinh t - m increasing from -m at t = 0: the minimum is at the
-    slope's root t*, below both m / v (where the first term's slope alone reaches m) and asinh(m / V) (the
-    second's).  t* is found by bisection on the slope, V sinh t taken from logs (it overflows only where the slope
-    is far above 0); any t gives a valid bound, so the bisection's end is a safe choice.  ``wrap_probability``
-    adds log(2 d) for the two sides and the union over the d coordinates.
+    The exponent is convex in t, its slope t v + V sinh t - m increasing from -m at t = 0: the
+    minimum is at the slope's root t*, below both m / v (where the first term's slope alone
+    reaches m) and asinh(m / V) (the second's).  t* is found by bisection on the slope, V sinh t taken from
+    logs (it overflows only where the slope is far above 0); any t gives a valid bound, so the
+    bisection's end is a safe choice.  ``wrap_probability`` adds log(2 d) for the two sides and the
+    union over the d coordinates.
 
     Parameters
     ----------
     m : float
-        The distance to the modulus' edge, 2^{b-1} less what the rounding is charged; at most 0 gives 0.
+        The distance to the modulus' edge, 2^{b-1} less what the rounding is charged; at most 0
+        gives 0.
     proxy : float
         v, the sum of the subgaussian proxies (signal, rounding, discrete Gaussian noise), >= 0.
     skellam_variance : float
-        V, the Skellam noise's summed variance (0 for the discrete Gaussian: the closed form -m^2 / (2 v)).
+        V, the Skellam noise's summed variance (0 for the discrete Gaussian: the closed form -m^2 /
+        (2 v)).
 
     Returns
     -------
@@ -107,7 +115,8 @@ def log_chernoff_tail(m: float, proxy: float, skellam_variance: float) -> float:
     Raises
     ------
     ZeroDivisionError
-        If ``proxy`` and ``skellam_variance`` are both 0 and m > 0 (``wrap_probability`` never passes v = 0).
+        If ``proxy`` and ``skellam_variance`` are both 0 and m > 0 (``wrap_probability`` never
+        passes v = 0).
     """
     if m <= 0.0:
         return 0.0
@@ -143,7 +152,8 @@ def log_chernoff_tail(m: float, proxy: float, skellam_variance: float) -> float:
 def log_noise_tail_bound(
     m: float, signal_proxy: float, noise: str, sigma: float, clients: int
 ) -> float:
-    r"""The log of a bound on P(|X + N| >= m) for one coordinate, from the noise's own masses (module docstring).
+    r"""The log of a bound on P(|X + N| >= m) for one coordinate, from the noise's own masses
+    (module docstring).
 
     X (signal and rounding) is v-subgaussian and independent of N, the n shares' sum, so
 
@@ -151,10 +161,11 @@ def log_noise_tail_bound(
 
         P(|X + N| \ge m) \le \sum_{y \in W} p_N(y) \min\bigl(1, 2 e^{-(m - |y|)^2 / (2 v)}\bigr) + P(N \notin W),
 
-    p_N(y) the masses ``lattice_pld`` computes with their relative errors (raised by them), W their window, and
-    P(N outside W) bounded by the noise's own Chernoff tail on each side.  Tighter than the joint Chernoff bound by
-    about the Gaussian tail's polynomial factor; where the masses are not bounded (``lattice_pld`` refuses) or
-    their window passes ``MAX_TAIL_OUTCOMES``, the bound is 1 (log 0) and the Chernoff bound stands.
+    p_N(y) the masses ``lattice_pld`` computes with their relative errors (raised by them), W their
+    window, and P(N outside W) bounded by the noise's own Chernoff tail on each side.  Tighter than
+    the joint Chernoff bound by about the Gaussian tail's polynomial factor; where the masses are
+    not bounded (``lattice_pld`` refuses) or their window passes ``MAX_TAIL_OUTCOMES``, the bound is
+    1 (log 0) and the Chernoff bound stands.
 
     Parameters
     ----------
@@ -165,7 +176,8 @@ def log_noise_tail_bound(
     noise : {"distributed_discrete_gaussian", "skellam"}
         The clients' noise.
     sigma : float
-        Each share's sigma in integer units (the discrete Gaussian's s, or the Skellam share's standard deviation).
+        Each share's sigma in integer units (the discrete Gaussian's s, or the Skellam share's
+        standard deviation).
     clients : int
         n, the shares summed.
 
@@ -205,7 +217,8 @@ def log_noise_tail_bound(
         else (0.0, clients * sigma * sigma)
     )
     beyond = 2.0 * math.exp(log_chernoff_tail(edge, proxy, variance))
-    # never below the doubles' least positive value (terms past it underflow to 0; the tail itself is positive)
+    # never below the doubles' least positive value (terms past it underflow to 0; the tail itself
+    # is positive)
     total = max(inside + beyond, _SMALLEST)
     return min(0.0, math.log(total) + 1e-12)
 
@@ -223,7 +236,8 @@ def wrap_probability(
     flatness: float = 1.0,
     per: str = "round",
 ) -> float:
-    r"""An upper bound on the probability that one round's aggregate wraps around modulo 2^b (module docstring).
+    r"""An upper bound on the probability that one round's aggregate wraps around modulo 2^b (module
+    docstring).
 
     Parameters
     ----------
@@ -238,8 +252,8 @@ def wrap_probability(
     granularity : float
         gamma, finite and > 0.
     local_sigma : float
-        Each client's noise sigma in the update's units (the discrete Gaussian's sigma, or the Skellam noise's
-        standard deviation), finite and > 0.
+        Each client's noise sigma in the update's units (the discrete Gaussian's sigma, or the
+        Skellam noise's standard deviation), finite and > 0.
     noise : {"distributed_discrete_gaussian", "skellam"}, optional
         The clients' noise.
     rounding : {"conditional", "unconditional"}, optional
@@ -247,8 +261,9 @@ def wrap_probability(
     flatness : float, optional
         rho, the rotation's flatness (default 1: the randomized Walsh-Hadamard transform).
     per : {"round", "coordinate"}, optional
-        The event bounded: some coordinate of the round wraps (default; the union over the d coordinates), or one
-        given coordinate wraps, which is also the expected fraction of the d coordinates that wrap in a round.
+        The event bounded: some coordinate of the round wraps (default; the union over the d
+        coordinates), or one given coordinate wraps, which is also the expected fraction of the d
+        coordinates that wrap in a round.
 
     Returns
     -------
@@ -262,8 +277,8 @@ def wrap_probability(
 
     References
     ----------
-    Kairouz, Liu & Steinke 2021, Sec. 4.2 (the rotation's flatness, the modular clipping); Canonne, Kamath &
-    Steinke 2020, Cor. 9; Hoeffding 1963.
+    Kairouz, Liu & Steinke 2021, Sec. 4.2 (the rotation's flatness, the modular clipping); Canonne,
+    Kamath & Steinke 2020, Cor. 9; Hoeffding 1963.
 
     Examples
     --------
@@ -289,8 +304,8 @@ def wrap_probability(
     log_coordinate = _LOG_2 + log_chernoff_tail(m, proxy, skellam_variance)
     log_coordinate = min(log_coordinate, log_noise_tail_bound(m, signal, kind, s, n))
     log_bound = log_coordinate + (math.log(d) if where == "round" else 0.0)
-    # rounded up: a bound below the doubles' least positive value is that value, never 0 (the sum's noise has
-    # unbounded support, so the wrap's probability is positive)
+    # rounded up: a bound below the doubles' least positive value is that value, never 0 (the sum's
+    # noise has unbounded support, so the wrap's probability is positive)
     return min(1.0, max(math.exp(log_bound + 1e-9 * abs(log_bound)), _SMALLEST))
 
 
@@ -303,8 +318,8 @@ def bits_for(beta: float, **round_parameters: object) -> int:
         The wrap-around probability allowed per round, 0 < beta < 1.
     **round_parameters
         ``wrap_probability``'s other keyword arguments (``clients``, ``dimension``, ``clip_norm``,
-        ``granularity``, ``local_sigma``, ``noise``, ``rounding``, ``flatness``, ``per``: the round's wrap, the
-        default, or one coordinate's).
+        ``granularity``, ``local_sigma``, ``noise``, ``rounding``, ``flatness``, ``per``: the
+        round's wrap, the default, or one coordinate's).
 
     Returns
     -------

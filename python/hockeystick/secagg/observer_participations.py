@@ -1,27 +1,29 @@
 r"""The observer's upper side read by the number of rounds the client takes part in.
 
-Each sampled client adding its own noise share, a round on neighbouring inputs is (``observer_shares``)
-P = q P_1 + (1 - q) P_0 against Q = q Q_1 + (1 - q) P_0, mixed over the others' cohort with the same weights:
-P_1 / Q_1 the round with the client in the cohort, its update against zero; P_0 the round without it, the same
-on both inputs.  Revealing the participation bit b with the round is more information (the round is b's
-post-processing away), so the pair (P_1, Q_1) tagged b = 1 with weight q and (P_0, P_0) tagged b = 0 with weight
-1 - q bounds the round's hockey-stick divergence from above; joint convexity's Rényi bound is this revealed pair's
-Rényi divergence.  Over T rounds the bits are independent and the same law on both inputs, and the components
-with different bit vectors have disjoint supports, so the revealed run's divergence is exactly the average over
-the bits:
+Each sampled client adding its own noise share, a round on neighbouring inputs is
+(``observer_shares``) P = q P_1 + (1 - q) P_0 against Q = q Q_1 + (1 - q) P_0, mixed over the
+others' cohort with the same weights: P_1 / Q_1 the round with the client in the cohort, its update
+against zero; P_0 the round without it, the same on both inputs.  Revealing the participation bit b
+with the round is more information (the round is b's post-processing away), so the pair (P_1, Q_1)
+tagged b = 1 with weight q and (P_0, P_0) tagged b = 0 with weight 1 - q bounds the round's
+hockey-stick divergence from above; joint convexity's Rényi bound is this revealed pair's Rényi
+divergence.  Over T rounds the bits are independent and the same law on both inputs, and the
+components with different bit vectors have disjoint supports, so the revealed run's divergence is
+exactly the average over the bits:
 
 .. math::
 
     \delta(\varepsilon) \le \sum_{m = 1}^{T} \binom{T}{m} q^m (1 - q)^{T - m}\,
     \delta_m(\varepsilon),
 
-delta_m the m-fold composition of the round with the client in it, bounded by the tight conversion of the RDP
-curve m eps(alpha) (Balle et al. 2020, Thm. 21; eps(alpha) the round's curve at ``min_surviving_clients``
-shares, more shares a post-processing).  Conditioning on the count M of participations before converting is
-tighter than converting the mixture's Rényi divergence where few participations carry delta (rare participation:
-q T below one); where many do, joint convexity's conversion is the tighter, and the accountant reports the least
-of the two.  The counts past ``m*`` (their probability P(M > m*) at most 1e-3 of the smallest delta of interest,
-or the count capped at ``MAX_COUNTS``) are charged delta_m <= 1.  The binomial masses are scipy's, charged
+delta_m the m-fold composition of the round with the client in it, bounded by the tight conversion
+of the RDP curve m eps(alpha) (Balle et al. 2020, Thm. 21; eps(alpha) the round's curve at
+``min_surviving_clients`` shares, more shares a post-processing).  Conditioning on the count M of
+participations before converting is tighter than converting the mixture's Rényi divergence where few
+participations carry delta (rare participation: q T below one); where many do, joint convexity's
+conversion is the tighter, and the accountant reports the least of the two.  The counts past ``m*``
+(their probability P(M > m*) at most 1e-3 of the smallest delta of interest, or the count capped at
+``MAX_COUNTS``) are charged delta_m <= 1.  The binomial masses are scipy's, charged
 ``BINOMIAL_RELATIVE_ERROR`` (``observer_spread``).
 """
 
@@ -42,7 +44,8 @@ _BISECTION_STEPS = 60
 
 
 def _count_masses(rate: float, rounds: int, tail: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """The counts 1 .. m*, upper bounds on their binomial masses, and one on P(M > m*) (module docstring)."""
+    """The counts 1 .. m*, upper bounds on their binomial masses, and one on P(M > m*) (module
+    docstring)."""
     from scipy import special, stats  # lazy: scipy's import time
 
     mean = rounds * rate
@@ -62,8 +65,8 @@ def _count_masses(rate: float, rounds: int, tail: float) -> tuple[np.ndarray, np
 def participation_count_delta(
     round_curve: np.ndarray, orders: np.ndarray, rate: float, rounds: int, epsilon: np.ndarray
 ) -> np.ndarray:
-    """An upper bound on delta(eps) of T rounds against an observer, by the number of participations (module
-    docstring).
+    """An upper bound on delta(eps) of T rounds against an observer, by the number of participations
+    (module docstring).
 
     Parameters
     ----------
@@ -116,8 +119,9 @@ def participation_count_epsilon(
     delta: np.ndarray,
     high: np.ndarray,
 ) -> np.ndarray:
-    """The least eps (to the bisection's resolution, rounded up) whose ``participation_count_delta`` is at most
-    delta, searched below ``high``, a certified eps(delta) already known (returned where none below it does).
+    """The least eps (to the bisection's resolution, rounded up) whose ``participation_count_delta``
+    is at most delta, searched below ``high``, a certified eps(delta) already known (returned where
+    none below it does).
 
     Parameters
     ----------

@@ -1,27 +1,29 @@
-r"""Against an observer who does not learn the cohorts, when each sampled client adds its own noise share.
+r"""Against an observer who does not learn the cohorts, when each sampled client adds its own noise
+share.
 
-The pipeline (TensorFlow Federated's distributed DP): each round's cohort is a Poisson sample, each client in it
-with probability q, and every sampled client adds its own noise share to the sum.  With S the others' sampled
-sum and k the number of their surviving noise shares, the round on neighbouring inputs (one client's update x
-against its update replaced by zero) is
+The pipeline (TensorFlow Federated's distributed DP): each round's cohort is a Poisson sample, each
+client in it with probability q, and every sampled client adds its own noise share to the sum.  With
+S the others' sampled sum and k the number of their surviving noise shares, the round on
+neighbouring inputs (one client's update x against its update replaced by zero) is
 
 .. math::
 
     P = q\,(S + x + N_{k+1}) + (1 - q)\,(S + N_k) \quad\text{against}\quad
     Q = q\,(S + N_{k+1}) + (1 - q)\,(S + N_k),
 
-N_j the sum of j shares.  The round without the client holds one share fewer than the round with it, so this
-is not the pair (1 - q) Q' + q P' against Q' that Poisson subsampling's amplification bounds take (Zhu & Wang
-2019: the unsampled law must be the one the client's absence gives, and here its absence changes the noise;
-across d coordinates an observer tells N_{k+1} from N_k by their variance).
+N_j the sum of j shares.  The round without the client holds one share fewer than the round with it,
+so this is not the pair (1 - q) Q' + q P' against Q' that Poisson subsampling's amplification bounds
+take (Zhu & Wang 2019: the unsampled law must be the one the client's absence gives, and here its
+absence changes the noise; across d coordinates an observer tells N_{k+1} from N_k by their
+variance).
 
-* Upper side (``shares_sampled_rdp``), by joint convexity.  For alpha > 1, sum_y P(y)^alpha Q(y)^(1 - alpha)
-  is jointly convex in (P, Q): (p, q) -> p^alpha q^(1 - alpha) is the perspective of the convex t -> t^alpha.
-  Both laws are mixtures with the same weights, over the others' cohort and then over the client's sampling,
-  of the components (S + x + N_{k+1}, S + N_{k+1}) (weight q) and (S + N_k, S + N_k) (weight 1 - q).  The
-  first has Rényi divergence at most eps(alpha), the round's curve with the client in the cohort (k + 1 noises,
-  at least the ``min_surviving_clients`` n the curve is taken at, where more noise is a post-processing); the
-  second 0.  So
+* Upper side (``shares_sampled_rdp``), by joint convexity.  For alpha > 1, sum_y P(y)^alpha
+  Q(y)^(1 - alpha) is jointly convex in (P, Q): (p, q) -> p^alpha q^(1 - alpha) is the perspective of the
+  convex t -> t^alpha. Both laws are mixtures with the same weights, over the others' cohort and
+  then over the client's sampling, of the components (S + x + N_{k+1}, S + N_{k+1}) (weight q) and
+  (S + N_k, S + N_k) (weight 1 - q).  The first has Rényi divergence at most eps(alpha), the round's
+  curve with the client in the cohort (k + 1 noises, at least the ``min_surviving_clients`` n the
+  curve is taken at, where more noise is a post-processing); the second 0.  So
 
   .. math::
 
@@ -30,15 +32,16 @@ across d coordinates an observer tells N_{k+1} from N_k by their variance).
   linear in q for small q (the revealed-participation pair's), not quadratic as for a fixed number of shares.
   The same holds with P and Q exchanged (the components' divergence in that direction is bounded by the same
   curve: the RDP bounds are symmetric in the shift's sign).
-* Lower side (``shares_pair_pld``): one scenario the assumptions allow, exactly n other clients surviving with
-  S = 0 (their updates zero), the pair above on the shifted coordinate alone (dropping the other coordinates is
-  a post-processing, which lowers every divergence): q (N_{n+1} + k) + (1 - q) N_n against q N_{n+1} + (1 - q)
-  N_n, k the realizable integer shift, its exact lattice PLD (masses lowered on P's side and raised on Q's by
-  their error bounds, outcomes outside the computed windows dropped), read on its optimistic side.
+* Lower side (``shares_pair_pld``): one scenario the assumptions allow, exactly n other clients
+  surviving with S = 0 (their updates zero), the pair above on the shifted coordinate alone
+  (dropping the other coordinates is a post-processing, which lowers every divergence): q
+  (N_{n+1} + k) + (1 - q) N_n against q N_{n+1} + (1 - q) N_n, k the realizable integer shift, its exact
+  lattice PLD (masses lowered on P's side and raised on Q's by their error bounds, outcomes outside
+  the computed windows dropped), read on its optimistic side.
 
-The lower side here reads the shifted coordinate alone; over d >= 2 coordinates the accountants read the pair
-through the others' spread too (``observer_spread``), and the upper side also by the number of participations
-(``observer_participations``).
+The lower side here reads the shifted coordinate alone; over d >= 2 coordinates the accountants read
+the pair through the others' spread too (``observer_spread``), and the upper side also by the number
+of participations (``observer_participations``).
 """
 
 from __future__ import annotations
@@ -55,7 +58,8 @@ UNIT_ROUNDOFF = 2.0**-53
 
 
 def shares_sampled_rdp(curve: np.ndarray, orders: np.ndarray, rate: float) -> np.ndarray:
-    r"""One round's Rényi divergence against an observer when each sampled client adds its own noise share.
+    r"""One round's Rényi divergence against an observer when each sampled client adds its own noise
+    share.
 
     By joint convexity (module docstring), at each order alpha > 1,
 
@@ -63,8 +67,9 @@ def shares_sampled_rdp(curve: np.ndarray, orders: np.ndarray, rate: float) -> np
 
         \varepsilon'(\alpha) \le \frac{1}{\alpha - 1}\log\bigl(1 - q + q\,e^{(\alpha - 1)\varepsilon(\alpha)}\bigr),
 
-    eps(alpha) the round's curve with the client in the cohort.  log1p and expm1 are within an ulp each, the
-    products and the quotient one rounding each: the value is widened by 8u relative, then one ulp.
+    eps(alpha) the round's curve with the client in the cohort.  log1p and expm1 are within an ulp
+    each, the products and the quotient one rounding each: the value is widened by 8u relative, then
+    one ulp.
 
     Parameters
     ----------
@@ -87,8 +92,9 @@ def shares_sampled_rdp(curve: np.ndarray, orders: np.ndarray, rate: float) -> np
 
     Notes
     -----
-    (p, q) -> p^alpha q^(1 - alpha) is the perspective of the convex t -> t^alpha, so sum_y P(y)^alpha
-    Q(y)^(1 - alpha) = e^{(alpha - 1) D_alpha(P || Q)} is jointly convex, and the two mixtures share their weights.
+    (p, q) -> p^alpha q^(1 - alpha) is the perspective of the convex t -> t^alpha, so sum_y
+    P(y)^alpha Q(y)^(1 - alpha) = e^{(alpha - 1) D_alpha(P || Q)} is jointly convex, and the two
+    mixtures share their weights.
 
     Examples
     --------
@@ -105,13 +111,15 @@ def shares_sampled_rdp(curve: np.ndarray, orders: np.ndarray, rate: float) -> np
 
 
 def window_masses(masses: Masses, start: int, stop: int, raised: bool) -> np.ndarray:
-    """The masses on the outcomes start .. stop - 1 (inside the window), lowered by their relative error or raised
-    by it (and by the bound on the truncated tails' mass, where the masses carry one).
+    """The masses on the outcomes start .. stop - 1 (inside the window), lowered by their relative
+    error or raised by it (and by the bound on the truncated tails' mass, where the masses carry
+    one).
 
     Parameters
     ----------
     masses : tuple
-        (x0, masses, errors, outside) of a noise (``lattice_pld.ddg_sum_masses`` or ``skellam_masses``).
+        (x0, masses, errors, outside) of a noise (``lattice_pld.ddg_sum_masses`` or
+        ``skellam_masses``).
     start, stop : int
         The outcomes' range, inside the window.
     raised : bool
@@ -132,13 +140,15 @@ def window_masses(masses: Masses, start: int, stop: int, raised: bool) -> np.nda
 def shares_pair_pld(
     fewer: Masses, more: Masses, shift: int, rate: float, interval: float
 ) -> PrivacyLossDistribution:
-    """A realizable round on one coordinate when each sampled client adds its own noise share (module docstring).
+    """A realizable round on one coordinate when each sampled client adds its own noise share
+    (module docstring).
 
-    P = q (N_{n+1} + k) + (1 - q) N_n against Q = q N_{n+1} + (1 - q) N_n, on the outcomes where the three masses
-    are computed (the rest dropped, which lowers every hockey-stick divergence), P's masses lowered and Q's
-    raised by their relative errors (and by 4u for the mixture's roundings), so that the grid PLD's optimistic
-    side is a lower bound on the pair's.  The masses are not renormalised: P's sum below 1 and Q's above it
-    (or below it, by the dropped outcomes) only lower sum_y (p(y) - e^eps q(y))_+.
+    P = q (N_{n+1} + k) + (1 - q) N_n against Q = q N_{n+1} + (1 - q) N_n, on the outcomes where the
+    three masses are computed (the rest dropped, which lowers every hockey-stick divergence), P's
+    masses lowered and Q's raised by their relative errors (and by 4u for the mixture's roundings),
+    so that the grid PLD's optimistic side is a lower bound on the pair's.  The masses are not
+    renormalised: P's sum below 1 and Q's above it (or below it, by the dropped outcomes) only lower
+    sum_y (p(y) - e^eps q(y))_+.
 
     Parameters
     ----------

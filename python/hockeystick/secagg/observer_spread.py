@@ -1,9 +1,11 @@
-r"""The observer's lower side over every coordinate: the shifted coordinate and how the others spread.
+r"""The observer's lower side over every coordinate: the shifted coordinate and how the others
+spread.
 
-In the known-count model (the observer knows how many other clients' shares are in a round: the worst case over
-the others' cohort) one scenario the assumptions allow is n other clients surviving, their updates zero, and the
-differing client's rounded update k e_1 (``sensitivity``'s realizable shift).  The round on its d coordinates is
-then, with N_j the sum of j noise shares on one coordinate,
+In the known-count model (the observer knows how many other clients' shares are in a round: the
+worst case over the others' cohort) one scenario the assumptions allow is n other clients surviving,
+their updates zero, and the differing client's rounded update k e_1 (``sensitivity``'s realizable
+shift).  The round on its d coordinates is then, with N_j the sum of j noise shares on one
+coordinate,
 
 .. math::
 
@@ -11,12 +13,13 @@ then, with N_j the sum of j noise shares on one coordinate,
     \quad\text{against}\quad
     Q = q\,N_{n+1}^{\otimes d} + (1 - q)\,N_n^{\otimes d}.
 
-One participation bit is shared by all d coordinates, so the other d - 1 coordinates carry information on it:
-their spread is that of n + 1 shares when the client took part and of n when it did not.  Any function of the
-release is a post-processing, which lowers every hockey-stick divergence (and composing over rounds keeps
-the order), so the pair of laws of a statistic of the release is a certified lower side.  The statistic here is
-(y_1, K), K = #{j >= 2 : |y_j| > c} the count of other coordinates beyond an integer threshold c: given the
-participation bit the coordinates are independent, so K is binomial,
+One participation bit is shared by all d coordinates, so the other d - 1 coordinates carry
+information on it: their spread is that of n + 1 shares when the client took part and of n when it
+did not.  Any function of the release is a post-processing, which lowers every hockey-stick
+divergence (and composing over rounds keeps the order), so the pair of laws of a statistic of the
+release is a certified lower side.  The statistic here is (y_1, K), K = #{j >= 2 : |y_j| > c} the
+count of other coordinates beyond an integer threshold c: given the participation bit the
+coordinates are independent, so K is binomial,
 
 .. math::
 
@@ -30,19 +33,21 @@ and (y_1, K) has the laws
     P(y, K) = q\,p_{n+1}(y - k)\,B_{n+1}(K) + (1 - q)\,p_n(y)\,B_n(K), \quad
     Q(y, K) = q\,p_{n+1}(y)\,B_{n+1}(K) + (1 - q)\,p_n(y)\,B_n(K).
 
-K is a coarsening of the sufficient statistic (the others' log-likelihood ratio, close to their sum of squares):
-for Gaussian-like shares the count beyond c = 1.6 standard deviations keeps about 65% of its Fisher information
-on the count of shares, so the lower side reads most of what the spread reveals.  y_1 is further merged into
-cells and K into bins (merging outcomes is a post-processing too).  Every mass is bounded on its side: P's
-masses from below and Q's from above (the noise masses by their relative errors, ``observer_shares``; the
-binomial masses at both ends of pi_j's interval and at the binomial's mode, log B(K; pi) being concave in pi;
-scipy's binomial functions charged ``BINOMIAL_RELATIVE_ERROR``, an allowance checked against mpmath at 50 digits
-in tests/secagg/test_secagg_observer_spread.py, as scipy states no bound), so the grid PLD's optimistic side is
-below the pair's (``lattice_pld``'s argument: masses not renormalised only lower sum (p - e^eps q)_+).
+K is a coarsening of the sufficient statistic (the others' log-likelihood ratio, close to their sum
+of squares): for Gaussian-like shares the count beyond c = 1.6 standard deviations keeps about 65%
+of its Fisher information on the count of shares, so the lower side reads most of what the spread
+reveals.  y_1 is further merged into cells and K into bins (merging outcomes is a post-processing
+too).  Every mass is bounded on its side: P's masses from below and Q's from above (the noise masses
+by their relative errors, ``observer_shares``; the binomial masses at both ends of pi_j's interval
+and at the binomial's mode, log B(K; pi) being concave in pi; scipy's binomial functions charged
+``BINOMIAL_RELATIVE_ERROR``, an allowance checked against mpmath at 50 digits in
+tests/secagg/test_secagg_observer_spread.py, as scipy states no bound), so the grid PLD's optimistic
+side is below the pair's (``lattice_pld``'s argument: masses not renormalised only lower sum (p -
+e^eps q)_+).
 
-Where d/n^2 is large the spread tells the bit almost surely, and the round approaches the pair that reveals
-participation, q (N_{n+1} + k) + (1 - q) * against q N_{n+1} + (1 - q) *, whose Rényi divergence is the
-joint-convexity upper side's: the bracket closes from below.
+Where d/n^2 is large the spread tells the bit almost surely, and the round approaches the pair that
+reveals participation, q (N_{n+1} + k) + (1 - q) * against q N_{n+1} + (1 - q) *, whose Rényi
+divergence is the joint-convexity upper side's: the bracket closes from below.
 """
 
 from __future__ import annotations
@@ -75,8 +80,8 @@ _THRESHOLDS = (1.0, 1.2, 1.4, 1.6, 1.8, 2.0, 2.3)  # candidate c, in standard de
 def exceedance_interval(masses: Masses, threshold: int) -> tuple[float, float]:
     """An interval holding pi = P(|N| > c) for the noise whose masses are given.
 
-    pi = 1 - sum_{|y| <= c} p(y); the window holds every |y| <= c (checked), each mass within its relative error,
-    and the sum of m terms within (m + 2) u relative.
+    pi = 1 - sum_{|y| <= c} p(y); the window holds every |y| <= c (checked), each mass within its
+    relative error, and the sum of m terms within (m + 2) u relative.
 
     Parameters
     ----------
@@ -111,13 +116,13 @@ def exceedance_interval(masses: Masses, threshold: int) -> tuple[float, float]:
 def binomial_bin_masses(
     trials: int, rate: tuple[float, float], edges: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds on the masses of Bin(trials, pi) on the bins K < e_0, [e_0, e_1), ..., [e_{B-1}, e_B], K > e_B,
-    for every pi in the interval ``rate``.
+    """Bounds on the masses of Bin(trials, pi) on the bins K < e_0, [e_0, e_1), ..., [e_{B-1}, e_B],
+    K > e_B, for every pi in the interval ``rate``.
 
-    Inside the bins each pmf is bounded at both ends of the interval (below: log pmf is concave in pi, so its
-    least value on an interval is at an end) and at the mode clipped to it (above); the tails are monotone in pi
-    (P(K < e_0) falls as pi grows, P(K > e_B) rises).  Each scipy value is charged ``BINOMIAL_RELATIVE_ERROR``,
-    each sum of m terms (m + 2) u.
+    Inside the bins each pmf is bounded at both ends of the interval (below: log pmf is concave in
+    pi, so its least value on an interval is at an end) and at the mode clipped to it (above); the
+    tails are monotone in pi (P(K < e_0) falls as pi grows, P(K > e_B) rises).  Each scipy value is
+    charged ``BINOMIAL_RELATIVE_ERROR``, each sum of m terms (m + 2) u.
 
     Parameters
     ----------
@@ -163,8 +168,9 @@ def binomial_bin_masses(
 
 
 def _threshold(fewer: Masses, more: Masses) -> int:
-    """The candidate c whose exceedance best separates n shares from n + 1 over many coordinates (largest
-    (pi_{n+1} - pi_n)^2 / (pi_n (1 - pi_n)), the binomial's signal over its noise): any c gives a lower side."""
+    """The candidate c whose exceedance best separates n shares from n + 1 over many coordinates
+    (largest (pi_{n+1} - pi_n)^2 / (pi_n (1 - pi_n)), the binomial's signal over its noise): any c
+    gives a lower side."""
     x0, m, _, _ = fewer
     y = np.arange(x0, x0 + m.size, dtype=float)
     sd = math.sqrt(max(float(np.sum(m * y * y)), 0.25))
@@ -181,7 +187,8 @@ def _threshold(fewer: Masses, more: Masses) -> int:
 
 
 def _count_edges(trials: int, rates: list[tuple[float, float]], bins: int) -> np.ndarray:
-    """Bin edges over +-``_COUNT_STDDEVS`` standard deviations of both binomials (at most ``bins`` bins)."""
+    """Bin edges over +-``_COUNT_STDDEVS`` standard deviations of both binomials (at most ``bins``
+    bins)."""
     ends = []
     for lo, hi in rates:
         mid = 0.5 * (lo + hi)
@@ -212,8 +219,8 @@ def spread_pair_pld(
     cells: int = 4096,
     bins: int = 96,
 ) -> PrivacyLossDistribution:
-    """The pair of laws of (y_1, K) for one round against an observer who knows the count of others' shares
-    (module docstring).
+    """The pair of laws of (y_1, K) for one round against an observer who knows the count of others'
+    shares (module docstring).
 
     Parameters
     ----------
@@ -237,13 +244,14 @@ def spread_pair_pld(
     Returns
     -------
     PrivacyLossDistribution
-        One direction (P against Q); its optimistic side (``bound="lower"``) is a certified lower bound on the
-        round's.
+        One direction (P against Q); its optimistic side (``bound="lower"``) is a certified lower
+        bound on the round's.
 
     Raises
     ------
     ValueError
-        If ``dimension`` < 2, the windows hold fewer than two common outcomes, or ``interval`` is outside (0, 100].
+        If ``dimension`` < 2, the windows hold fewer than two common outcomes, or ``interval`` is
+        outside (0, 100].
 
     Examples
     --------

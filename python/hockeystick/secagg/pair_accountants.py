@@ -1,39 +1,45 @@
-r"""The Poisson-binomial mechanism and the distributed discrete Laplace over T rounds: a PLD on each side.
+r"""The Poisson-binomial mechanism and the distributed discrete Laplace over T rounds: a PLD on each
+side.
 
-Both sides here are privacy-loss distributions composed over the rounds (Zhu, Dong & Wang 2022, Thm. 10: a
-pair that dominates each round dominates their composition; a realized pair's composition is realized):
+Both sides here are privacy-loss distributions composed over the rounds (Zhu, Dong & Wang 2022, Thm.
+10: a pair that dominates each round dominates their composition; a realized pair's composition is
+realized):
 
-* ``PoissonBinomialMechanism`` (Chen, Özgür & Kairouz 2022): upper side, the pair that dominates every pair of
-  neighbouring cohorts of a coordinate (``poisson_binomial.dominating_pair_pld``), composed over the d
-  coordinates and the T rounds; lower side, a realized pair (the others at -c, the client at +c against -c)
-  on every coordinate, composed likewise (``poisson_binomial.realizable_pair_pld``).  Neighbouring inputs
-  differ in one client's vector, each coordinate anywhere in [-c, c] (the coordinates' encodings are
-  independent given the data).  A round is also pure eps-DP with eps = d m log((1 + 2 theta) / (1 - 2 theta))
-  (the sum's likelihood ratio is a mixture of the client's own draws' ratios, each at most ((1/2 + theta) /
-  (1/2 - theta))^m a coordinate), so randomized response at that eps, composed over the rounds, dominates it
-  too: the upper side is the lesser of the two compositions' reads (each is an upper bound).  Where few draws
-  are summed the dominating pair puts mass at an infinite loss (outcomes beyond the revealed fair coins), and
-  the pure bound is the finite one.
-* ``DistributedDiscreteLaplace`` (negative-binomial shares; Harrison & Manurangsi 2025, Harrison 2024): each
-  round is pure eps-DP with eps from Harrison's Theorem 1 (``distributed_discrete_laplace.pure_epsilon``),
-  so dominated by randomized response at eps (Kairouz, Oh & Viswanath 2015), composed over the T rounds
-  above, and where the noise is log-concave (n >= E) and the shift one coordinate, also by the lattice pair of
-  the largest shift (``distributed_discrete_laplace.dominating_shift_pld``), the lesser read taken; below, the exact lattice pair of the realizable shift floor(c / gamma) on one coordinate
-  (``lattice_pld.realizable_shift_pld`` on ``distributed_discrete_laplace.gdl_masses``), composed over the T
-  rounds.
+* ``PoissonBinomialMechanism`` (Chen, Özgür & Kairouz 2022): upper side, the pair that dominates
+  every pair of neighbouring cohorts of a coordinate (``poisson_binomial.dominating_pair_pld``),
+  composed over the d coordinates and the T rounds; lower side, a realized pair (the others at -c,
+  the client at +c against -c) on every coordinate, composed likewise
+  (``poisson_binomial.realizable_pair_pld``).  Neighbouring inputs differ in one client's vector,
+  each coordinate anywhere in [-c, c] (the coordinates' encodings are independent given the data).
+  A round is also pure eps-DP with eps = d m log((1 + 2 theta) / (1 - 2 theta)) (the sum's
+  likelihood ratio is a mixture of the client's own draws' ratios, each at most ((1/2 + theta) /
+  (1/2 - theta))^m a coordinate), so randomized response at that eps, composed over the rounds,
+  dominates it too: the upper side is the lesser of the two compositions' reads (each is an upper
+  bound).  Where few draws are summed the dominating pair puts mass at an infinite loss (outcomes
+  beyond the revealed fair coins), and the pure bound is the finite one.
+* ``DistributedDiscreteLaplace`` (negative-binomial shares; Harrison & Manurangsi 2025, Harrison
+  2024): each round is pure eps-DP with eps from Harrison's Theorem 1
+  (``distributed_discrete_laplace.pure_epsilon``), so dominated by randomized response at eps
+  (Kairouz, Oh & Viswanath 2015), composed over the T rounds above, and where the noise is
+  log-concave (n >= E) and the shift one coordinate, also by the lattice pair of the largest shift
+  (``distributed_discrete_laplace.dominating_shift_pld``), the lesser read taken; below, the exact
+  lattice pair of the realizable shift floor(c / gamma) on one coordinate
+  (``lattice_pld.realizable_shift_pld`` on ``distributed_discrete_laplace.gdl_masses``), composed
+  over the T rounds.
 
-Sampling (``sampling_rate`` q, each client in a round's cohort with probability q) and whom a number protects
-against (``against=``), as for ``secagg.accountants``: against the server (default), who picks the cohorts,
-the rounds are as above whatever q is; against an observer who does not learn the cohorts, each round is a
-mixture, with the differing client in it with probability q.  The two laws then share the mixture's weights
-and its component without the client (the Poisson-binomial client sends nothing; the discrete Laplace's round
-without it holds one noise share fewer), so by joint convexity of the hockey-stick divergence, for every gamma,
-the round is dominated by the dominating pair mixed with weight q with a pair of equal laws (weight 1 - q),
-the mixture's index revealed (``pld.mixture``'s argument).  The lower side is the realized pair so mixed: on
-one coordinate (the sampling is one bit for all coordinates; dropping the others is a post-processing).  For
-the Poisson-binomial mechanism on d > 1 coordinates the observer's upper side is the server's (the mixture
-would have to be taken after the d coordinates' composition: not built), which holds for the observer too
-(joint convexity: the mixture's divergence is at most q times the server's).
+Sampling (``sampling_rate`` q, each client in a round's cohort with probability q) and whom a number
+protects against (``against=``), as for ``secagg.accountants``: against the server (default), who
+picks the cohorts, the rounds are as above whatever q is; against an observer who does not learn the
+cohorts, each round is a mixture, with the differing client in it with probability q.  The two laws
+then share the mixture's weights and its component without the client (the Poisson-binomial client
+sends nothing; the discrete Laplace's round without it holds one noise share fewer), so by joint
+convexity of the hockey-stick divergence, for every gamma, the round is dominated by the dominating
+pair mixed with weight q with a pair of equal laws (weight 1 - q), the mixture's index revealed
+(``pld.mixture``'s argument).  The lower side is the realized pair so mixed: on one coordinate (the
+sampling is one bit for all coordinates; dropping the others is a post-processing).  For the
+Poisson-binomial mechanism on d > 1 coordinates the observer's upper side is the server's (the
+mixture would have to be taken after the d coordinates' composition: not built), which holds for the
+observer too (joint convexity: the mixture's divergence is at most q times the server's).
 """
 
 from __future__ import annotations
@@ -90,13 +96,15 @@ UNIT_ROUNDOFF = 2.0**-53
 def randomized_response_pld(
     epsilon: float, rate: float, value_discretization_interval: float
 ) -> PrivacyLossDistribution:
-    """The pair that dominates a pure eps-DP round, mixed with weight q with equal laws, on the grid (upper side).
+    """The pair that dominates a pure eps-DP round, mixed with weight q with equal laws, on the grid
+    (upper side).
 
-    Randomized response at eps, (e^eps / (1 + e^eps), 1 / (1 + e^eps)) against the reverse, dominates every
-    eps-DP pair in both directions (Kairouz, Oh & Viswanath 2015, Thm. 2.4); the third atom, of mass 1 - q in
-    both laws, is the round without the client.  The masses are formed at eps widened by 4u and lowered by 8u
-    each: a pair so lowered dominates the exact one (the pessimistic side charges the missing P-mass at
-    +infinity; ``poisson_binomial``'s module docstring).
+    Randomized response at eps, (e^eps / (1 + e^eps), 1 / (1 + e^eps)) against the reverse,
+    dominates every eps-DP pair in both directions (Kairouz, Oh & Viswanath 2015, Thm. 2.4); the
+    third atom, of mass 1 - q in both laws, is the round without the client.  The masses are formed
+    at eps widened by 4u and lowered by 8u each: a pair so lowered dominates the exact one (the
+    pessimistic side charges the missing P-mass at +infinity; ``poisson_binomial``'s module
+    docstring).
 
     Parameters
     ----------
@@ -144,7 +152,8 @@ Pairs = list[tuple[PrivacyLossDistribution | None, int]]
 
 
 def poisson_binomial_pure_epsilon(trials: int, theta: float, dimension: int) -> float:
-    """A Poisson-binomial round's pure eps, d m log((1 + 2 theta) / (1 - 2 theta)), rounded up (module docstring).
+    """A Poisson-binomial round's pure eps, d m log((1 + 2 theta) / (1 - 2 theta)), rounded up
+    (module docstring).
 
     Parameters
     ----------
@@ -172,8 +181,8 @@ def poisson_binomial_pure_epsilon(trials: int, theta: float, dimension: int) -> 
 def poisson_binomial_round_plds(
     clients: int, trials: int, theta: float, dimension: int, side: str, rate: float, interval: float
 ) -> Pairs:
-    """One Poisson-binomial round's PLDs on ``side`` ("upper": each dominates; "lower": one realized), each with
-    the times a round composes it (module docstring).
+    """One Poisson-binomial round's PLDs on ``side`` ("upper": each dominates; "lower": one
+    realized), each with the times a round composes it (module docstring).
 
     Parameters
     ----------
@@ -233,7 +242,8 @@ def discrete_laplace_round_plds(
     decay : float
         a.
     norms : tuple
-        (Delta_1, Delta_2, d, k): the integer shift's bounds, the coordinates and the realizable shift.
+        (Delta_1, Delta_2, d, k): the integer shift's bounds, the coordinates and the realizable
+        shift.
     side : {"upper", "lower"}
         The side.
     rate : float
@@ -311,13 +321,14 @@ class _PairAccountant(ABC):
 
     @abstractmethod
     def _round(self, side: str, rate: float) -> list[tuple[PrivacyLossDistribution | None, int]]:
-        """One round's PLDs on ``side`` at ``rate``, each with how many times a round composes it (None: the trivial
-        0).  Each upper one dominates the mechanism, so the least of their compositions' reads is an upper bound;
-        the lower side has one."""
+        """One round's PLDs on ``side`` at ``rate``, each with how many times a round composes it
+        (None: the trivial 0).  Each upper one dominates the mechanism, so the least of their
+        compositions' reads is an upper bound; the lower side has one."""
 
     @property
     def delta_cost(self) -> float:
-        """What the run adds to the upper side's delta (0 unless a subclass charges a failure probability)."""
+        """What the run adds to the upper side's delta (0 unless a subclass charges a failure
+        probability)."""
         return 0.0
 
     def _plds(self, side: str, rate: float) -> list[PrivacyLossDistribution | None]:
@@ -364,13 +375,15 @@ class _PairAccountant(ABC):
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: Adversary = "server"
     ) -> Any:
-        """delta(eps) of the T-round run: the dominating pair's composition (upper), the realized pair's (lower).
+        """delta(eps) of the T-round run: the dominating pair's composition (upper), the realized
+        pair's (lower).
 
         Parameters
         ----------
         against : {"server", "observer"}, optional
-            Whom the answer protects against: ``"server"`` (default), who picks the cohorts (no amplification
-            by sampling), or ``"observer"``, who sees the released sums but not the cohorts (module docstring).
+            Whom the answer protects against: ``"server"`` (default), who picks the cohorts (no
+            amplification by sampling), or ``"observer"``, who sees the released sums but not the
+            cohorts (module docstring).
 
         Raises
         ------
@@ -399,14 +412,16 @@ class _PairAccountant(ABC):
 
 @accountant_docs()
 class PoissonBinomialMechanism(_PairAccountant):
-    r"""The Poisson-binomial mechanism (Chen, Özgür & Kairouz 2022) over T rounds, certified both sides.
+    r"""The Poisson-binomial mechanism (Chen, Özgür & Kairouz 2022) over T rounds, certified both
+    sides.
 
-    Each client encodes each of its d coordinates x_j in [-c, c] as p_j = 1/2 + theta x_j / c and sends
-    Binom(m, p_j); the server learns the sums.  Upper side: the pair that dominates every pair of neighbouring
-    cohorts of a coordinate, revealing which draws were fair coins (``secagg.poisson_binomial``), composed
-    over d coordinates and T rounds; lower side: the realized pair (the others at -c, the client at +c against
-    -c) composed likewise.  ``against="observer"`` mixes each round with the client's absence at
-    ``sampling_rate`` (``secagg.pair_accountants``).
+    Each client encodes each of its d coordinates x_j in [-c, c] as p_j = 1/2 + theta x_j / c and
+    sends Binom(m, p_j); the server learns the sums.  Upper side: the pair that dominates every pair
+    of neighbouring cohorts of a coordinate, revealing which draws were fair coins
+    (``secagg.poisson_binomial``), composed over d coordinates and T rounds; lower side: the
+    realized pair (the others at -c, the client at +c against -c) composed likewise.
+    ``against="observer"`` mixes each round with the client's absence at ``sampling_rate``
+    (``secagg.pair_accountants``).
 
     Parameters
     ----------
@@ -415,14 +430,16 @@ class PoissonBinomialMechanism(_PairAccountant):
     theta : float
         The encoding's scale, 0 < theta < 1/2 (the paper takes theta <= 1/4).
     min_surviving_clients : int
-        n, the fewest clients whose draws are in a round's sum (the differing client among them), >= 1.
+        n, the fewest clients whose draws are in a round's sum (the differing client among them),
+        >= 1.
     dimension : int, optional
-        d, the coordinates each client sends (default 1), each anywhere in [-c, c] on neighbouring inputs.
+        d, the coordinates each client sends (default 1), each anywhere in [-c, c] on neighbouring
+        inputs.
     rounds : int, optional
         T (default 1).
     sampling_rate : float, optional
-        q in (0, 1], each client's probability of being in a round's cohort (default 1); it lowers only the
-        numbers asked ``against="observer"``.
+        q in (0, 1], each client's probability of being in a round's cohort (default 1); it lowers
+        only the numbers asked ``against="observer"``.
     value_discretization_interval : float, optional
         The PLDs' grid spacing (default 1e-4).
 
@@ -433,8 +450,8 @@ class PoissonBinomialMechanism(_PairAccountant):
 
     References
     ----------
-    Chen, Özgür & Kairouz 2022 (ICML; arXiv:2207.09916); Zhu, Dong & Wang 2022, Thm. 10; Lehmann & Romano
-    2005, Thm. 3.4.1.
+    Chen, Özgür & Kairouz 2022 (ICML; arXiv:2207.09916); Zhu, Dong & Wang 2022, Thm. 10; Lehmann &
+    Romano 2005, Thm. 3.4.1.
 
     Examples
     --------
@@ -479,7 +496,8 @@ class PoissonBinomialMechanism(_PairAccountant):
 
     @property
     def round_epsilon(self) -> float:
-        """A round's pure eps, d m log((1 + 2 theta) / (1 - 2 theta)), rounded up (module docstring).
+        """A round's pure eps, d m log((1 + 2 theta) / (1 - 2 theta)), rounded up (module
+        docstring).
 
         Returns
         -------
@@ -490,10 +508,12 @@ class PoissonBinomialMechanism(_PairAccountant):
         return poisson_binomial_pure_epsilon(self.trials, self.theta, self.dimension)
 
     def mse(self, clip_norm: float = 1.0) -> float:
-        """The decoded sum's mean squared error over the d coordinates: d n c^2 / (4 m theta^2) at most.
+        """The decoded sum's mean squared error over the d coordinates: d n c^2 / (4 m theta^2) at
+        most.
 
-        The server's estimate of a coordinate's sum, c (Z - n m / 2) / (m theta), is unbiased, with variance
-        (c / (m theta))^2 sum_i m p_i (1 - p_i) <= n c^2 / (4 m theta^2) (E Z = n m / 2 + m theta sum_i x_i / c).
+        The server's estimate of a coordinate's sum, c (Z - n m / 2) / (m theta), is unbiased, with
+        variance (c / (m theta))^2 sum_i m p_i (1 - p_i) <= n c^2 / (4 m theta^2) (E Z = n m / 2 + m
+        theta sum_i x_i / c).
 
         Parameters
         ----------
@@ -522,15 +542,17 @@ class PoissonBinomialMechanism(_PairAccountant):
 
 @accountant_docs()
 class DistributedDiscreteLaplace(_PairAccountant):
-    r"""The distributed discrete Laplace with dropout (negative-binomial shares) over T rounds, certified both sides.
+    r"""The distributed discrete Laplace with dropout (negative-binomial shares) over T rounds,
+    certified both sides.
 
-    Each client clips its update to L2 norm c, scales it by 1 / gamma, rotates and rounds it to integers
-    (``secagg.sensitivity``), and adds NB(1/E, 1 - e^{-a}) - NB(1/E, 1 - e^{-a}) to each coordinate, a =
-    gamma / ``scale``: E shares make the discrete Laplace of scale ``scale`` (in the update's units), n
-    survivors the generalized discrete Laplace GDL(n / E, a) (``secagg.distributed_discrete_laplace``).
-    Upper side: Harrison's pure eps of a round (Theorem 1; many coordinates: its bound summed over them), each
-    round dominated by randomized response at that eps, composed over T rounds; lower side: the exact lattice
-    pair of the realizable shift floor(c / gamma) on one coordinate, composed over T rounds.
+    Each client clips its update to L2 norm c, scales it by 1 / gamma, rotates and rounds it to
+    integers (``secagg.sensitivity``), and adds NB(1/E, 1 - e^{-a}) - NB(1/E, 1 - e^{-a}) to each
+    coordinate, a = gamma / ``scale``: E shares make the discrete Laplace of scale ``scale`` (in the
+    update's units), n survivors the generalized discrete Laplace GDL(n / E, a)
+    (``secagg.distributed_discrete_laplace``). Upper side: Harrison's pure eps of a round (Theorem
+    1; many coordinates: its bound summed over them), each round dominated by randomized response at
+    that eps, composed over T rounds; lower side: the exact lattice pair of the realizable shift
+    floor(c / gamma) on one coordinate, composed over T rounds.
 
     Parameters
     ----------
@@ -545,13 +567,15 @@ class DistributedDiscreteLaplace(_PairAccountant):
     expected_clients : int
         E, the clients whose shares make the full noise (each adds the 1/E share), >= 1.
     min_surviving_clients : int
-        n, the fewest clients whose shares are in a round's sum, >= 1 (n < E: the noise is GDL(n / E, a)).
+        n, the fewest clients whose shares are in a round's sum, >= 1 (n < E: the noise is GDL(n /
+        E, a)).
     rounds : int, optional
         T (default 1).
     beta : float, optional
         The rounding's failure probability, 0 <= beta < 1 (default 0: the deterministic norm bound).
     rounding : {"conditional", "unconditional"}, optional
-        Conditional rounding enforces the norm bound; unconditional adds T beta to the upper side's delta.
+        Conditional rounding enforces the norm bound; unconditional adds T beta to the upper side's
+        delta.
     sampling_rate : float, optional
         q in (0, 1] (default 1); it lowers only the numbers asked ``against="observer"``.
     value_discretization_interval : float, optional
@@ -569,9 +593,9 @@ class DistributedDiscreteLaplace(_PairAccountant):
 
     References
     ----------
-    Harrison & Manurangsi 2025 (arXiv:2504.05202), Sec. 3; Harrison 2024, "Distributed noise addition and
-    infinite divisibility", Theorem 1; Kairouz, Oh & Viswanath 2015, Thm. 2.4; Kairouz, Liu & Steinke 2021,
-    Prop. 22 (rounding).
+    Harrison & Manurangsi 2025 (arXiv:2504.05202), Sec. 3; Harrison 2024, "Distributed noise
+    addition and infinite divisibility", Theorem 1; Kairouz, Oh & Viswanath 2015, Thm. 2.4; Kairouz,
+    Liu & Steinke 2021, Prop. 22 (rounding).
 
     Examples
     --------
@@ -631,7 +655,8 @@ class DistributedDiscreteLaplace(_PairAccountant):
 
     @property
     def delta_cost(self) -> float:
-        """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for conditional."""
+        """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for
+        conditional."""
         return min(
             1.0,
             math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf),

@@ -1,18 +1,21 @@
-r"""Calibration of the Poisson-binomial mechanism and the distributed discrete Laplace to a target (eps, delta).
+r"""Calibration of the Poisson-binomial mechanism and the distributed discrete Laplace to a target
+(eps, delta).
 
-Each searches one parameter on a log scale for the certified upper eps(delta) of the T-round run against the
-server (``secagg.pair_accountants``) at most the target, and returns the end of the bracket where it holds:
+Each searches one parameter on a log scale for the certified upper eps(delta) of the T-round run
+against the server (``secagg.pair_accountants``) at most the target, and returns the end of the
+bracket where it holds:
 
-* Poisson-binomial: the largest theta (each draw's bias per unit of x / c; a larger theta is less private and
-  more accurate: the dominating pair's second branch, of probability 2 theta, grows and its fair coins thin).
-  The decoded sum's MSE is at most d n c^2 / (4 m theta^2).
-* distributed discrete Laplace: the smallest full-noise scale (a larger scale is more private: the decay a =
-  gamma / scale falls, and Harrison's eps with it).  The MSE of the decoded sum is d (2 beta e^{-a} /
-  (1 - e^{-a})^2 + n / 4) gamma^2 at most: GDL(beta, a)'s variance (twice NB(beta, 1 - e^{-a})'s) and the n
-  clients' rounding (at most 1/4 each, per coordinate, in integer units).
+* Poisson-binomial: the largest theta (each draw's bias per unit of x / c; a larger theta is less
+  private and more accurate: the dominating pair's second branch, of probability 2 theta, grows and
+  its fair coins thin). The decoded sum's MSE is at most d n c^2 / (4 m theta^2).
+* distributed discrete Laplace: the smallest full-noise scale (a larger scale is more private: the
+  decay a = gamma / scale falls, and Harrison's eps with it).  The MSE of the decoded sum is d (2
+  beta e^{-a} / (1 - e^{-a})^2 + n / 4) gamma^2 at most: GDL(beta, a)'s variance (twice NB(beta, 1 -
+  e^{-a})'s) and the n clients' rounding (at most 1/4 each, per coordinate, in integer units).
 
-A bound computed on a grid need not be exactly monotone in the parameter searched; the bisection keeps an end
-where the target was checked to hold, so the answer's eps is at most the target (it is returned).
+A bound computed on a grid need not be exactly monotone in the parameter searched; the bisection
+keeps an end where the target was checked to hold, so the answer's eps is at most the target (it is
+returned).
 """
 
 from __future__ import annotations
@@ -93,7 +96,8 @@ def calibrate_poisson_binomial(
     clip_norm: float = 1.0,
     value_discretization_interval: float = DEFAULT_INTERVAL,
 ) -> PoissonBinomialCalibration:
-    """The largest theta whose certified eps(delta) over T rounds is at most the target (module docstring).
+    """The largest theta whose certified eps(delta) over T rounds is at most the target (module
+    docstring).
 
     Parameters
     ----------

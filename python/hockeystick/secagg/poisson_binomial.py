@@ -1,24 +1,27 @@
-r"""The Poisson-binomial mechanism: a dominating pair (upper side) and a realizable pair (lower side) of one coordinate.
+r"""The Poisson-binomial mechanism: a dominating pair (upper side) and a realizable pair (lower
+side) of one coordinate.
 
-Chen, Özgür & Kairouz 2022 ("The Poisson binomial mechanism for unbiased federated learning with secure
-aggregation", ICML; arXiv:2207.09916): each client i holds x_i in [-c, c] on a coordinate, encodes it in a
-binomial's parameter, p_i = 1/2 + theta x_i / c (0 < theta < 1/2), and sends Binom(m, p_i); secure aggregation gives the server
-Z = sum_i Binom(m, p_i), a Poisson-binomial law that depends on every client's data.  No noise is added: the
-privacy comes from the draws.  Neighbouring inputs replace one client's value by any other in [-c, c], so its
-p moves within [a, b], a = 1/2 - theta, b = 1/2 + theta; n is the fewest clients in the sum (dropout: the
-others' draws are independent of the differing client's, so more of them is a post-processing).
+Chen, Özgür & Kairouz 2022 ("The Poisson binomial mechanism for unbiased federated learning with
+secure aggregation", ICML; arXiv:2207.09916): each client i holds x_i in [-c, c] on a coordinate,
+encodes it in a binomial's parameter, p_i = 1/2 + theta x_i / c (0 < theta < 1/2), and sends
+Binom(m, p_i); secure aggregation gives the server Z = sum_i Binom(m, p_i), a Poisson-binomial law
+that depends on every client's data.  No noise is added: the privacy comes from the draws.
+Neighbouring inputs replace one client's value by any other in [-c, c], so its p moves within [a,
+b], a = 1/2 - theta, b = 1/2 + theta; n is the fewest clients in the sum (dropout: the others' draws
+are independent of the differing client's, so more of them is a post-processing).
 
-Dominating pair (``dominating_pair_pld``).  Each of the n m Bernoulli draws of success probability p in [a, b]
-is, independently: with probability 1 - 2 theta a fair coin, else a coin of probability s = (p - a) / (2 theta)
-in [0, 1] (its law is then Bern(a + 2 theta s) = Bern(p)).  Reveal which draws took the second branch and
-the others' outcomes there (their law does not depend on the differing client).  What is left is
-Bin(N', 1/2) + Binom(J, s) against Bin(N', 1/2) + Binom(J, s'), with J ~ Binom(m, 2 theta) the differing
-client's second-branch draws and N' = L + m - J, L ~ Binom((n - 1) m, 1 - 2 theta) the others' first-branch
-draws.  Writing each Binom(J, .) as a mixture over its value, joint convexity of the hockey-stick divergence
-(for every gamma at once) bounds the pair by the worst (N' + u, N' + u') with 0 <= u, u' <= J; translation and
-the symmetry of Bin(N', 1/2) about N'/2 reduce it to (Bin(N', 1/2) + |u - u'|, Bin(N', 1/2)), and Bin(N', 1/2)
-is log-concave, so the shifts have a monotone likelihood ratio and the hockey-stick divergence grows with the
-shift (Lehmann & Romano, Testing Statistical Hypotheses, Thm. 3.4.1): J is the worst.  So every pair of
+Dominating pair (``dominating_pair_pld``).  Each of the n m Bernoulli draws of success probability p
+in [a, b] is, independently: with probability 1 - 2 theta a fair coin, else a coin of probability
+s = (p - a) / (2 theta) in [0, 1] (its law is then Bern(a + 2 theta s) = Bern(p)).  Reveal which draws
+took the second branch and the others' outcomes there (their law does not depend on the differing
+client).  What is left is Bin(N', 1/2) + Binom(J, s) against Bin(N', 1/2) + Binom(J, s'), with J ~
+Binom(m, 2 theta) the differing client's second-branch draws and N' = L + m - J, L ~ Binom((n - 1)
+m, 1 - 2 theta) the others' first-branch draws.  Writing each Binom(J, .) as a mixture over its
+value, joint convexity of the hockey-stick divergence (for every gamma at once) bounds the pair by
+the worst (N' + u, N' + u') with 0 <= u, u' <= J; translation and the symmetry of Bin(N', 1/2) about
+N'/2 reduce it to (Bin(N', 1/2) + |u - u'|, Bin(N', 1/2)), and Bin(N', 1/2) is log-concave, so the
+shifts have a monotone likelihood ratio and the hockey-stick divergence grows with the shift
+(Lehmann & Romano, Testing Statistical Hypotheses, Thm. 3.4.1): J is the worst.  So every pair of
 neighbouring cohorts, in both directions, is dominated by
 
 .. math::
@@ -27,31 +30,33 @@ neighbouring cohorts, in both directions, is dominated by
           \bigl(\mathrm{Bin}(l + m - j, \tfrac12) + j\bigr), \qquad
     Q^* = \text{the same without the} + j,
 
-the (l, j) revealed.  Fewer fair coins is worse (Bin(N' + 1, 1/2) adds an independent coin to Bin(N', 1/2):
-a post-processing), so grouping l into blocks, each at its least l, gives a pair that dominates P^*, Q^*
-(``_L_BLOCKS`` blocks where L's window spans more than ``_L_EXACT`` outcomes).  The pair is one direction (the two are the same by the symmetry).
+the (l, j) revealed.  Fewer fair coins is worse (Bin(N' + 1, 1/2) adds an independent coin to
+Bin(N', 1/2): a post-processing), so grouping l into blocks, each at its least l, gives a pair that
+dominates P^*, Q^* (``_L_BLOCKS`` blocks where L's window spans more than ``_L_EXACT`` outcomes).
+The pair is one direction (the two are the same by the symmetry).
 
-Realizable pair (``realizable_pair_pld``).  The n - 1 others at x = -c (p = a), the differing client at
-x = +c (p = b) against x = -c:
+Realizable pair (``realizable_pair_pld``).  The n - 1 others at x = -c (p = a), the differing client
+at x = +c (p = b) against x = -c:
 
 .. math::
 
     P = \mathrm{Binom}((n-1)m, a) * \mathrm{Binom}(m, b), \qquad Q = \mathrm{Binom}(nm, a),
 
-its exact lattice PLD read on the optimistic side.  Against an observer who does not learn the cohorts
-(each client in a round's Poisson cohort with probability q, and absent from the sum otherwise):
-q (S + Binom(m, b)) + (1 - q) S against q (S + Binom(m, a)) + (1 - q) S, S = Binom((n - 1) m, a), below;
-above, joint convexity: the dominating pair mixed with weight q with a pair of equal laws (weight 1 - q),
-the mixture's index revealed.
+its exact lattice PLD read on the optimistic side.  Against an observer who does not learn the
+cohorts (each client in a round's Poisson cohort with probability q, and absent from the sum
+otherwise): q (S + Binom(m, b)) + (1 - q) S against q (S + Binom(m, a)) + (1 - q) S, S =
+Binom((n - 1) m, a), below; above, joint convexity: the dominating pair mixed with weight q with a pair of
+equal laws (weight 1 - q), the mixture's index revealed.
 
 Masses and rounding.  Binomial masses are scipy's ``binom.pmf``, charged a relative error of
-``BINOMIAL_RELATIVE_ERROR`` plus 4u (N + 16) for the probabilities' own rounding (scipy states no bound: the
-allowance is an assumption, checked against mpmath at 50 digits in tests/secagg/test_secagg_poisson_binomial.py);
-a convolution of positive terms adds (length + 1) u (Higham 2002, Sec. 4.2).  The upper side lowers both
-laws' masses by their error bounds and drops the outcomes outside its windows: the P-mass removed sits at loss
-+infinity on the grid's pessimistic side (which carries 1 minus the P-masses given there), and a pair so
-lowered dominates the true one for every gamma (sum (p - gamma q)_+ <= sum (p' - gamma q')_+ + sum (p - p')
-for p' <= p, q' <= q).  The lower side lowers P's masses and raises Q's, dropping outcomes (lowers every
+``BINOMIAL_RELATIVE_ERROR`` plus 4u (N + 16) for the probabilities' own rounding (scipy states no
+bound: the allowance is an assumption, checked against mpmath at 50 digits in
+tests/secagg/test_secagg_poisson_binomial.py); a convolution of positive terms adds (length + 1) u
+(Higham 2002, Sec. 4.2).  The upper side lowers both laws' masses by their error bounds and drops
+the outcomes outside its windows: the P-mass removed sits at loss +infinity on the grid's
+pessimistic side (which carries 1 minus the P-masses given there), and a pair so lowered dominates
+the true one for every gamma (sum (p - gamma q)_+ <= sum (p' - gamma q')_+ + sum (p - p') for p' <=
+p, q' <= q).  The lower side lowers P's masses and raises Q's, dropping outcomes (lowers every
 hockey-stick divergence), as ``lattice_pld`` does.
 """
 
@@ -84,7 +89,8 @@ _L_EXACT = 32
 
 
 def poisson_binomial_parameters(trials: int, theta: float, clients: int) -> tuple[int, float, int]:
-    """(m, theta, n) checked: m >= 1 an integer, 0 < theta < 1/2, n >= 1 an integer, n m at most 2^40.
+    """(m, theta, n) checked: m >= 1 an integer, 0 < theta < 1/2, n >= 1 an integer, n m at most
+    2^40.
 
     Parameters
     ----------
@@ -128,7 +134,8 @@ def _binomial_error(trials: int) -> float:
 
 
 def binomial_masses(trials: int, p: float) -> tuple[int, np.ndarray, float, float]:
-    """Binom(N, p)'s masses on the window outside which each tail holds at most 1e-30, with their errors.
+    """Binom(N, p)'s masses on the window outside which each tail holds at most 1e-30, with their
+    errors.
 
     Parameters
     ----------
@@ -140,8 +147,8 @@ def binomial_masses(trials: int, p: float) -> tuple[int, np.ndarray, float, floa
     Returns
     -------
     tuple
-        (x0, masses, relative_error, outside): masses[i] is P(X = x0 + i) within the relative error, and
-        ``outside`` bounds the mass beyond the window (Chernoff's bound, 1e-30 a side).
+        (x0, masses, relative_error, outside): masses[i] is P(X = x0 + i) within the relative error,
+        and ``outside`` bounds the mass beyond the window (Chernoff's bound, 1e-30 a side).
 
     Raises
     ------
@@ -173,9 +180,9 @@ def binomial_masses(trials: int, p: float) -> tuple[int, np.ndarray, float, floa
 
 
 def _chernoff_end(trials: int, p: float, side: int) -> int:
-    """The window's end on ``side`` (1: above the mean, -1: below): the nearest count k to the mean with
-    N KL(k / N || p) >= log(1 / tail) (Chernoff: P(X >= k) <= e^{-N KL(k/N || p)} for k >= Np, and likewise
-    below), found by bisection and widened by one; the support's end where none is."""
+    """The window's end on ``side`` (1: above the mean, -1: below): the nearest count k to the mean
+    with N KL(k / N || p) >= log(1 / tail) (Chernoff: P(X >= k) <= e^{-N KL(k/N || p)} for k >= Np,
+    and likewise below), found by bisection and widened by one; the support's end where none is."""
     mean = trials * p
     target = -math.log(_TAIL) * (1.0 + 1e-9) + 1e-9
 
@@ -197,8 +204,9 @@ def _chernoff_end(trials: int, p: float, side: int) -> int:
 
 
 def _blocks(trials: int, p: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """The others' fair-coin count L ~ Binom(trials, p) in blocks: each block's least count, its weight (lowered
-    by its error bound) and the relative error; the tails beyond the window are dropped."""
+    """The others' fair-coin count L ~ Binom(trials, p) in blocks: each block's least count, its
+    weight (lowered by its error bound) and the relative error; the tails beyond the window are
+    dropped."""
     x0, masses, error, _ = binomial_masses(trials, p)
     if masses.size <= _L_EXACT:
         return np.arange(x0, x0 + masses.size), masses * (1.0 - error), error
@@ -210,7 +218,8 @@ def _blocks(trials: int, p: float) -> tuple[np.ndarray, np.ndarray, float]:
 def dominating_pair_pld(
     clients: int, trials: int, theta: float, value_discretization_interval: float, rate: float = 1.0
 ) -> PrivacyLossDistribution:
-    """The PLD of the pair that dominates every pair of neighbouring cohorts of one coordinate (module docstring).
+    """The PLD of the pair that dominates every pair of neighbouring cohorts of one coordinate
+    (module docstring).
 
     Parameters
     ----------
@@ -223,14 +232,15 @@ def dominating_pair_pld(
     value_discretization_interval : float
         The grid's spacing.
     rate : float, optional
-        q in (0, 1]: the pair mixed with weight q with equal laws (against an observer; module docstring).
+        q in (0, 1]: the pair mixed with weight q with equal laws (against an observer; module
+        docstring).
 
     Returns
     -------
     PrivacyLossDistribution
-        One direction (the pair is symmetric); its pessimistic side (``bound="upper"``) is a certified upper
-        bound on every neighbouring pair's hockey-stick divergence, also after composition.  Its
-        optimistic side bounds nothing (both laws are lowered): the lower side is
+        One direction (the pair is symmetric); its pessimistic side (``bound="upper"``) is a
+        certified upper bound on every neighbouring pair's hockey-stick divergence, also after
+        composition.  Its optimistic side bounds nothing (both laws are lowered): the lower side is
         ``realizable_pair_pld``'s.
 
     Raises
@@ -273,7 +283,8 @@ def dominating_pair_pld(
                 raise ValueError(
                     f"the dominating pair of {n} clients of {m} trials holds over {MAX_OUTCOMES} atoms: fewer trials"
                 )
-            # outcomes x0 .. x0 + len + j - 1: P(x) = Bin(x - j), Q(x) = Bin(x) (0 past the window: Q lowered)
+            # outcomes x0 .. x0 + len + j - 1: P(x) = Bin(x - j), Q(x) = Bin(x) (0 past the window:
+            # Q lowered)
             p_parts.append(w * np.concatenate([np.zeros(j), coin_masses]))
             q_parts.append(w * np.concatenate([coin_masses, np.zeros(j)]))
     p = np.concatenate([*p_parts, [same]]) * (lowered * q)
@@ -293,8 +304,8 @@ Window = tuple[int, np.ndarray, float, float]  # (x0, masses, relative error, ma
 
 
 def _convolve(a: Window, b: Window) -> Window:
-    """The law of the sum of two independent windows' laws, with its relative error (direct sums) and the mass
-    left outside (at most the two windows')."""
+    """The law of the sum of two independent windows' laws, with its relative error (direct sums)
+    and the mass left outside (at most the two windows')."""
     out = np.convolve(a[1], b[1])
     error = (a[2] + b[2] + (min(a[1].size, b[1].size) + 1) * UNIT_ROUNDOFF) * 1.01
     return a[0] + b[0], out, error, a[3] + b[3]
@@ -313,7 +324,8 @@ def _on(masses: Window, start: int, stop: int) -> np.ndarray:
 def realizable_pair_pld(
     clients: int, trials: int, theta: float, value_discretization_interval: float, rate: float = 1.0
 ) -> PrivacyLossDistribution:
-    """The PLD of a pair of neighbouring cohorts of one coordinate (module docstring), P lowered and Q raised.
+    """The PLD of a pair of neighbouring cohorts of one coordinate (module docstring), P lowered and
+    Q raised.
 
     Parameters
     ----------
@@ -331,7 +343,8 @@ def realizable_pair_pld(
     Returns
     -------
     PrivacyLossDistribution
-        One direction; its optimistic side (``bound="lower"``) is a certified lower bound on the mechanism's.
+        One direction; its optimistic side (``bound="lower"``) is a certified lower bound on the
+        mechanism's.
 
     Raises
     ------
@@ -357,7 +370,8 @@ def realizable_pair_pld(
     error = max(with_a[2], with_b[2], others[2]) + 4.0 * UNIT_ROUNDOFF
     p = q * _on(with_b, start, stop) + (1.0 - q) * _on(others, start, stop)
     qq = q * _on(with_a, start, stop) + (1.0 - q) * _on(others, start, stop)
-    # Q raised by the mass its windows leave out (any one outcome's share of it is at most all of it)
+    # Q raised by the mass its windows leave out (any one outcome's share of it is at most all of
+    # it)
     outside = (q * with_a[3] + (1.0 - q) * others[3]) * 1.01
     p_low = np.maximum(p * (1.0 - error), 0.0)
     q_high = qq * (1.0 + error) + outside

@@ -1,18 +1,20 @@
 r"""The sensitivity of the secure-aggregation pipeline on the integers: clip, scale, rotate, round.
 
-Each client clips its update x to L2 norm at most c, divides it by the granularity gamma (the integer grid's
-step in the update's units), applies the shared random rotation and rounds each coordinate to an integer
-by randomized rounding (Kairouz, Liu & Steinke 2021, "The distributed discrete Gaussian mechanism for
-federated learning with secure aggregation", ICML, Sec. 4; KLS21 below).  The mechanisms of this
-subpackage see only the integer vectors, so their guarantee is stated for integer shifts Delta in Z^d with
+Each client clips its update x to L2 norm at most c, divides it by the granularity gamma (the
+integer grid's step in the update's units), applies the shared random rotation and rounds each
+coordinate to an integer by randomized rounding (Kairouz, Liu & Steinke 2021, "The distributed
+discrete Gaussian mechanism for federated learning with secure aggregation", ICML, Sec. 4; KLS21
+below).  The mechanisms of this subpackage see only the integer vectors, so their guarantee is
+stated for integer shifts Delta in Z^d with
 ||Delta||_2 <= Delta_2 and ||Delta||_1 <= Delta_1:
 
-* Rotation.  An orthogonal map keeps the L2 norm, so the rotated vector has norm <= c / gamma.  d is the
-  dimension of the vector that is rounded and noised (after any padding the rotation needs, e.g. to a power
-  of 2 for a randomized Walsh-Hadamard transform).  The rotation enters the accounting only through the
-  modular wrap-around's probability (``modular_wrap``): it flattens the coordinates so that few of them
-  approach the modulus.
-* Randomized rounding of y in R^d: each coordinate goes to floor(y_j) + Bernoulli(y_j - floor(y_j)), so
+* Rotation.  An orthogonal map keeps the L2 norm, so the rotated vector has norm <= c / gamma.  d is
+  the dimension of the vector that is rounded and noised (after any padding the rotation needs, e.g.
+  to a power of 2 for a randomized Walsh-Hadamard transform).  The rotation enters the accounting
+  only through the modular wrap-around's probability (``modular_wrap``): it flattens the coordinates
+  so that few of them approach the modulus.
+* Randomized rounding of y in R^d: each coordinate goes to floor(y_j) + Bernoulli(y_j - floor(y_j)),
+  so
   ||round(y) - y||_2 < sqrt(d) always, and ||round(y)||_2 <= ||y||_2 + sqrt(d) (the triangle inequality).
   KLS21, Prop. 22 (conditional randomized rounding; the bound Thm. 1 reads, as accounting_utils'
   ``rounded_l2_norm_bound`` computes it): with probability at least 1 - beta,
@@ -31,11 +33,11 @@ subpackage see only the integer vectors, so their guarantee is stated for intege
   ||v||_1 <= ||v||_2^2; with Cauchy-Schwarz ||v||_1 <= sqrt(d) ||v||_2 (KLS21, Sec. 4.1):
   Delta_1 = min(sqrt(d) Delta_2, Delta_2^2).
 
-Neighbouring: one client's clipped update replaced by zero (the KLS21 convention: the client still runs
-the protocol and adds its noise), so the sum moves by that client's rounded vector.
+Neighbouring: one client's clipped update replaced by zero (the KLS21 convention: the client still
+runs the protocol and adds its noise), so the sum moves by that client's rounded vector.
 
-Every bound is rounded up (each value carries a few roundings; they are widened by 16 units in the last
-place, relative).
+Every bound is rounded up (each value carries a few roundings; they are widened by 16 units in the
+last place, relative).
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ def _up(x: float) -> float:
 
 
 def rounded_l2_norm_bound(norm: float, dimension: int, beta: float = 0.0) -> float:
-    r"""The L2 norm bound after randomized rounding to Z^d of a vector of norm at most ``norm`` (KLS21, Prop. 22).
+    r"""The L2 norm bound after randomized rounding to Z^d of a vector of norm at most ``norm``
+    (KLS21, Prop. 22).
 
     .. math::
 
@@ -86,16 +89,19 @@ def rounded_l2_norm_bound(norm: float, dimension: int, beta: float = 0.0) -> flo
     Returns
     -------
     float
-        Delta_2, an upper bound on the rounded vector's L2 norm (outside an event of probability beta).
+        Delta_2, an upper bound on the rounded vector's L2 norm (outside an event of probability
+        beta).
 
     Raises
     ------
     ValueError
-        If ``norm`` is not finite and > 0, ``dimension`` not an integer >= 1, or ``beta`` outside [0, 1).
+        If ``norm`` is not finite and > 0, ``dimension`` not an integer >= 1, or ``beta`` outside
+        [0, 1).
 
     References
     ----------
-    Kairouz, Liu & Steinke 2021, Prop. 22 and Thm. 1 (and google-research/federated, distributed_dp/accounting_utils.py).
+    Kairouz, Liu & Steinke 2021, Prop. 22 and Thm. 1 (and google-research/federated,
+    distributed_dp/accounting_utils.py).
 
     Examples
     --------
@@ -117,7 +123,8 @@ def rounded_l2_norm_bound(norm: float, dimension: int, beta: float = 0.0) -> flo
 
 
 def integer_l1_bound(l2_bound: float, dimension: int) -> float:
-    r"""The L1 bound of an integer vector of L2 norm at most ``l2_bound``: min(sqrt(d) Delta_2, Delta_2^2).
+    r"""The L1 bound of an integer vector of L2 norm at most ``l2_bound``: min(sqrt(d) Delta_2,
+    Delta_2^2).
 
     Parameters
     ----------
@@ -164,11 +171,12 @@ class IntegerSensitivity:
     dimension : int
         d.
     realizable_shift : int
-        floor(c / gamma): a client whose rotated, scaled update is that integer on one coordinate and 0
-        elsewhere has norm <= c / gamma and rounds to itself, so this one-coordinate shift is realized by
-        the pipeline (the lower side's shift; 0 when c / gamma < 1).
+        floor(c / gamma): a client whose rotated, scaled update is that integer on one coordinate
+        and 0 elsewhere has norm <= c / gamma and rounds to itself, so this one-coordinate shift is
+        realized by the pipeline (the lower side's shift; 0 when c / gamma < 1).
     delta_cost : float
-        What the rounding adds to delta: beta for unconditional rounding, 0 for conditional rounding.
+        What the rounding adds to delta: beta for unconditional rounding, 0 for conditional
+        rounding.
     """
 
     l2: float
@@ -186,21 +194,24 @@ def integer_sensitivity(
     beta: float = 0.0,
     rounding: Rounding = "conditional",
 ) -> IntegerSensitivity:
-    r"""Delta_2 and Delta_1 of the clipped, scaled, rotated and rounded client vector (module docstring).
+    r"""Delta_2 and Delta_1 of the clipped, scaled, rotated and rounded client vector (module
+    docstring).
 
     Parameters
     ----------
     clip_norm : float
         c, the L2 clip norm of an update, finite and > 0.
     granularity : float
-        gamma, the integer grid's step in the update's units (the client sends round(x / gamma)), finite, > 0.
+        gamma, the integer grid's step in the update's units (the client sends round(x / gamma)),
+        finite, > 0.
     dimension : int
         d, the number of coordinates rounded and noised (after the rotation's padding), >= 1.
     beta : float, optional
-        The rounding's failure probability, 0 <= beta < 1 (default 0: the deterministic bound c / gamma + sqrt(d)).
+        The rounding's failure probability, 0 <= beta < 1 (default 0: the deterministic bound c /
+        gamma + sqrt(d)).
     rounding : {"conditional", "unconditional"}, optional
-        Conditional rounding enforces the beta bound (beta enters only the error); unconditional rounding adds
-        beta to delta.
+        Conditional rounding enforces the beta bound (beta enters only the error); unconditional
+        rounding adds beta to delta.
 
     Returns
     -------
@@ -210,9 +221,9 @@ def integer_sensitivity(
     Raises
     ------
     ValueError
-        If ``clip_norm`` or ``granularity`` is not finite and > 0, ``dimension`` not an integer >= 1, ``beta``
-        outside [0, 1), ``rounding`` not one of the two, or c / gamma above 2^52 (the shift would not be an
-        exact integer).
+        If ``clip_norm`` or ``granularity`` is not finite and > 0, ``dimension`` not an integer >=
+        1, ``beta`` outside [0, 1), ``rounding`` not one of the two, or c / gamma above 2^52 (the
+        shift would not be an exact integer).
 
     References
     ----------

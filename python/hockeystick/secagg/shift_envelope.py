@@ -1,38 +1,42 @@
-r"""One pair that dominates every integer shift of a symmetric noise at once: the envelope of their profiles.
+r"""One pair that dominates every integer shift of a symmetric noise at once: the envelope of their
+profiles.
 
-A round of a one-coordinate additive mechanism releases N + x for the client's integer x, so a neighbouring
-pair of inputs is (N + s, N) for some integer shift 0 < |s| <= K, in either direction.  Where N is
-log-concave the largest shift dominates the others (``distributed_discrete_laplace.dominating_shift_pld``);
-the generalized discrete Laplace below one full share (its mass piled up at 0) is not log-concave, and no
-ordering of its shifts is proved.  This module dominates all of them together.
+A round of a one-coordinate additive mechanism releases N + x for the client's integer x, so a
+neighbouring pair of inputs is (N + s, N) for some integer shift 0 < |s| <= K, in either direction.
+Where N is log-concave the largest shift dominates the others
+(``distributed_discrete_laplace.dominating_shift_pld``); the generalized discrete Laplace below one
+full share (its mass piled up at 0) is not log-concave, and no ordering of its shifts is proved.
+This module dominates all of them together.
 
-Profiles.  Write delta_s(gamma) = sum_y (P_s(y) - gamma Q(y))_+ for the pair (N + s, N).  N symmetric, the
-pairs (N - s, N), (N, N + s) and (N, N - s) are (N + s, N) with the outcomes reflected or translated: the same
-profile.  Take f(gamma) >= max_{1 <= s <= K} delta_s(gamma), f convex and non-increasing on [0, infinity)
-with f(0) = 1, piecewise linear:
+Profiles.  Write delta_s(gamma) = sum_y (P_s(y) - gamma Q(y))_+ for the pair (N + s, N).  N
+symmetric, the pairs (N - s, N), (N, N + s) and (N, N - s) are (N + s, N) with the outcomes
+reflected or translated: the same profile.  Take f(gamma) >= max_{1 <= s <= K} delta_s(gamma), f
+convex and non-increasing on [0, infinity) with f(0) = 1, piecewise linear:
 
 .. math::
 
     f(\gamma) = f_\infty + \sum_k q_k (\gamma_k - \gamma)_+,
     \qquad q_k > 0, \quad f_\infty + \sum_k q_k \gamma_k = 1.
 
-It is the profile of the pair with P-masses p_k = gamma_k q_k at loss log gamma_k (and f_infinity at loss
-+infinity) against Q-masses q_k: every round's pair has a trade-off function at least that pair's (the profile
-and the trade-off function are convex conjugates: Dong, Roth & Su 2022, "Gaussian differential privacy",
-JRSS-B, Prop. 2.12; a pointwise maximum of profiles is the conjugate of the convex hull of the least
-trade-off function), so the pair dominates each round, and by Dong, Roth & Su 2022, Thm. 3.2 (adaptive
-composition of f-DP) its T-fold composition dominates T rounds whatever shift each round takes.  Lowering
-any p_k or q_k only raises the profile 1 - sum_k min(p_k, gamma q_k).
+It is the profile of the pair with P-masses p_k = gamma_k q_k at loss log gamma_k (and f_infinity at
+loss +infinity) against Q-masses q_k: every round's pair has a trade-off function at least that
+pair's (the profile and the trade-off function are convex conjugates: Dong, Roth & Su 2022,
+"Gaussian differential privacy", JRSS-B, Prop. 2.12; a pointwise maximum of profiles is the
+conjugate of the convex hull of the least trade-off function), so the pair dominates each round, and
+by Dong, Roth & Su 2022, Thm. 3.2 (adaptive composition of f-DP) its T-fold composition dominates T
+rounds whatever shift each round takes.  Lowering any p_k or q_k only raises the profile 1 - sum_k
+min(p_k, gamma q_k).
 
-Construction (connect the dots: Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022, "Connect the dots:
-tighter discrete approximations of privacy loss distributions", PETS, Sec. 3).  At the grid points eps_j = j h
-(h coarser where reach / h passes 4096), |eps_j| <= reach + 4 h, d_j is the largest certified upper delta_s(eps_j)
-over the shifts (each shift's lattice pair, its pessimistic side), replaced by its running minimum in j
-(delta_s is non-increasing, so a running minimum of upper bounds is one).  f is the lower convex hull of (0, 1) and the points (e^{eps_j}, d_j), flat after the
-last: on each chord between two hull points it lies above every delta_s (each is convex and at most both
-ends), and the hull is convex.  The slopes, their changes q_k and gamma_k q_k are computed by mpmath at 50
-digits, each change lowered by 1e-45 of its two slopes (their rounding) and each product by 1e-40 relative,
-then rounded down to doubles: the pair given is lowered.
+Construction (connect the dots: Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022, "Connect the
+dots: tighter discrete approximations of privacy loss distributions", PETS, Sec. 3).  At the grid
+points eps_j = j h (h coarser where reach / h passes 4096), |eps_j| <= reach + 4 h, d_j is the
+largest certified upper delta_s(eps_j) over the shifts (each shift's lattice pair, its pessimistic
+side), replaced by its running minimum in j (delta_s is non-increasing, so a running minimum of
+upper bounds is one).  f is the lower convex hull of (0, 1) and the points (e^{eps_j}, d_j), flat
+after the last: on each chord between two hull points it lies above every delta_s (each is convex
+and at most both ends), and the hull is convex.  The slopes, their changes q_k and gamma_k q_k are
+computed by mpmath at 50 digits, each change lowered by 1e-45 of its two slopes (their rounding) and
+each product by 1e-40 relative, then rounded down to doubles: the pair given is lowered.
 """
 
 from __future__ import annotations
@@ -57,7 +61,8 @@ _MAX_POINTS = (
 
 
 def _lower_hull(points: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    """The lower convex hull of points sorted by x (Andrew's monotone chain), collinear points dropped."""
+    """The lower convex hull of points sorted by x (Andrew's monotone chain), collinear points
+    dropped."""
     hull: list[tuple[Any, Any]] = []
     for point in points:
         while len(hull) >= 2:
@@ -71,7 +76,8 @@ def _lower_hull(points: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
 
 
 def _down(value: Any, lowering: Any) -> float:
-    """A non-negative mpmath number as a double at most it (lowered by ``lowering``, then an ulp)."""
+    """A non-negative mpmath number as a double at most it (lowered by ``lowering``, then an
+    ulp)."""
     out = float(value * lowering)
     return max(0.0, math.nextafter(out, -math.inf)) if out > 0.0 else 0.0
 
@@ -79,31 +85,35 @@ def _down(value: Any, lowering: Any) -> float:
 def shift_envelope_pld(
     masses: Masses, largest_shift: int, reach: float, value_discretization_interval: float
 ) -> PrivacyLossDistribution:
-    """A pair whose profile is at least every shift's, 1 .. ``largest_shift``, of the symmetric noise N.
+    """A pair whose profile is at least every shift's, 1 .. ``largest_shift``, of the symmetric
+    noise N.
 
     Parameters
     ----------
     masses : tuple
-        (x0, masses, errors, outside) of N, symmetric about 0 (``distributed_discrete_laplace.gdl_masses``).
+        (x0, masses, errors, outside) of N, symmetric about 0
+        (``distributed_discrete_laplace.gdl_masses``).
     largest_shift : int
         K, 1 <= K <= ``MAX_ENVELOPE_SHIFTS``.
     reach : float
-        The profiles' points span losses -reach - 4 h .. reach + 4 h (reach > 0); what lies beyond is
-        charged at +infinity: a bound on every shift's largest loss (a pure eps) keeps the envelope tight.
+        The profiles' points span losses -reach - 4 h .. reach + 4 h (reach > 0); what lies beyond
+        is charged at +infinity: a bound on every shift's largest loss (a pure eps) keeps the
+        envelope tight.
     value_discretization_interval : float
         h: the points' spacing and the PLD's grid.
 
     Returns
     -------
     PrivacyLossDistribution
-        One direction (every shift, both directions, below it: module docstring); its pessimistic side
-        (``bound="upper"``) is a certified upper bound on every shift's hockey-stick divergence, also
-        after composition.
+        One direction (every shift, both directions, below it: module docstring); its pessimistic
+        side (``bound="upper"``) is a certified upper bound on every shift's hockey-stick
+        divergence, also after composition.
 
     Raises
     ------
     ValueError
-        ``largest_shift`` outside [1, ``MAX_ENVELOPE_SHIFTS``] or the window, or ``reach`` not positive.
+        ``largest_shift`` outside [1, ``MAX_ENVELOPE_SHIFTS``] or the window, or ``reach`` not
+        positive.
 
     Examples
     --------

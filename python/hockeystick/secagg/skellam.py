@@ -1,25 +1,27 @@
 r"""The distributed Skellam mechanism: RDP of the sum of n clients' Skellam noises.
 
-Each of n clients adds symmetric Skellam noise of variance mu to each integer coordinate (Pois(mu / 2) minus
-an independent Pois(mu / 2)); the sum is symmetric Skellam of variance V = n mu, exactly.  For an integer
-shift Delta with ||Delta||_2 <= Delta_2 and ||Delta||_1 <= Delta_1, Agarwal, Kairouz & Liu 2021 ("The
-Skellam mechanism for differentially private federated learning", NeurIPS; arXiv:2110.04995), Thm. 3.5 (the
-multi-dimensional Skellam mechanism), at integer orders alpha > 1:
+Each of n clients adds symmetric Skellam noise of variance mu to each integer coordinate (Pois(mu
+/ 2) minus an independent Pois(mu / 2)); the sum is symmetric Skellam of variance V = n mu, exactly.
+For an integer shift Delta with ||Delta||_2 <= Delta_2 and ||Delta||_1 <= Delta_1, Agarwal, Kairouz
+& Liu 2021 ("The Skellam mechanism for differentially private federated learning", NeurIPS;
+arXiv:2110.04995), Thm. 3.5 (the multi-dimensional Skellam mechanism), at integer orders alpha > 1:
 
 .. math::
 
     D_\alpha \le \frac{\alpha \Delta_2^2}{2V}
         + \min\Bigl(\frac{(2\alpha - 1)\Delta_2^2 + 6\Delta_1}{4V^2},\ \frac{3\Delta_1}{2V}\Bigr).
 
-The theorem's number is the NeurIPS text's as a secondary reading gives it, not checked against the paper's own
-text (the authors' code, google-research/federated's distributed_dp, names no theorem number); the formula is the one google-research/federated's ``accounting_utils._skellam_rdp`` evaluates (there in the
-update's units: Delta_2 = s l2, Delta_1 = s l1, V = s^2 mu for the scale s), and
-tests/secagg/test_secagg_rdp_against_exact_divergence.py checks it above the exact divergence.
+The theorem's number is the NeurIPS text's as a secondary reading gives it, not checked against the
+paper's own text (the authors' code, google-research/federated's distributed_dp, names no theorem
+number); the formula is the one google-research/federated's ``accounting_utils._skellam_rdp``
+evaluates (there in the update's units: Delta_2 = s l2, Delta_1 = s l1, V = s^2 mu for the scale s),
+and tests/secagg/test_secagg_rdp_against_exact_divergence.py checks it above the exact divergence.
 
-The bound falls as V grows, so n survivors are at least as private as any n' <= n of them: the minimum over
-n' <= n is at n.  The bound is used at integer orders only (as google-research/federated's
-``accounting_utils`` does): ``SKELLAM_ORDERS``, 2 .. 256, 512 and 1024.  Each value carries a few roundings of
-non-negative terms and is widened by 32 u relative, then one ulp.
+The bound falls as V grows, so n survivors are at least as private as any n' <= n of them: the
+minimum over n' <= n is at n.  The bound is used at integer orders only (as
+google-research/federated's ``accounting_utils`` does): ``SKELLAM_ORDERS``, 2 .. 256, 512 and 1024.
+Each value carries a few roundings of non-negative terms and is widened by 32 u relative, then one
+ulp.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ SKELLAM_ORDERS: tuple[float, ...] = tuple(float(a) for a in [*range(2, 257), 512
 def skellam_rdp(
     variance: float, l2: float, l1: float, orders: npt.ArrayLike | None = None
 ) -> np.ndarray:
-    r"""The RDP curve of one round of the Skellam mechanism of summed variance V (module docstring), rounded up.
+    r"""The RDP curve of one round of the Skellam mechanism of summed variance V (module docstring),
+    rounded up.
 
     Parameters
     ----------
@@ -60,13 +63,13 @@ def skellam_rdp(
     Raises
     ------
     ValueError
-        If an argument breaks its rule, or an order is not an integer (the theorem is stated at integer
-        orders).
+        If an argument breaks its rule, or an order is not an integer (the theorem is stated at
+        integer orders).
 
     References
     ----------
-    Agarwal, Kairouz & Liu 2021, Thm. 3.5; google-research/federated, distributed_dp/accounting_utils.py
-    (``_skellam_rdp``).
+    Agarwal, Kairouz & Liu 2021, Thm. 3.5; google-research/federated,
+    distributed_dp/accounting_utils.py (``_skellam_rdp``).
 
     Examples
     --------

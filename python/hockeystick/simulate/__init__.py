@@ -9,7 +9,8 @@ and the privacy guarantees of its exact configuration.
 - :func:`noisy_fedavg`, :func:`noisy_fedprox`: paper 004 (K local clipped steps, four learning-rate
   schedules).
 - :func:`isrl_minibatch_sgd`, :func:`isrl_local_sgd`: paper 003 (ISRL-DP, M of N silos per round).
-- :func:`parameter_distortion`: paper 001 Algorithms 1-3 (Bayesian leakage, not DP: exact TV and JS).
+- :func:`parameter_distortion`: paper 001 Algorithms 1-3 (Bayesian leakage, not DP: exact TV and
+  JS).
 
 Data: :func:`synthetic` (Dirichlet label skew, feature shift), :func:`bundled` (scikit-learn's
 bundled data sets split across clients, nothing downloaded) or :func:`from_client_arrays`;
@@ -19,8 +20,8 @@ Many configurations: :func:`simulate_sweep` (configurations x seeds, in-process,
 :func:`mean_over_seeds` and :func:`frontier` (the best accuracy each epsilon budget buys).
 
 Paper 000 Corollary 1's utility bound for the trusted aggregator:
-:func:`strongly_convex_excess_loss_bound`, :func:`least_squares_constants`. Monte-Carlo checks of the
-bounds are in the submodule ``hockeystick.simulate.empirical``.
+:func:`strongly_convex_excess_loss_bound`, :func:`least_squares_constants`. Monte-Carlo checks of
+the bounds are in the submodule ``hockeystick.simulate.empirical``.
 
 The extra ``simulate`` (numba, pandas) is required: importing the namespace without it raises an
 ImportError naming the extra.

@@ -1,14 +1,14 @@
 """Federated data sets: every client's samples stored contiguously (CSR-like), O(total samples x d).
 
-``FederatedData(features, labels, offsets)``: client i owns rows offsets[i]:offsets[i+1].
-Features are float64, or float32 (:meth:`FederatedData.astype`, ``bundled(..., dtype="float32")``):
-half the memory traffic; the kernels still compute in float64 (each float32 feature widened exactly),
-so a float32 run trains on the features rounded to float32 (relative 6e-8) and its results differ
-from the float64 run's in the low digits; the float64 path is unchanged bit for bit.
-Build one from your own arrays with :func:`from_client_arrays`, or draw a synthetic one with
-:func:`synthetic`, whose heterogeneity is controlled by Dirichlet label skew (smaller
-``label_concentration`` = more skew; paper 004 and 003 both partition by label) and a per-client
-feature shift (each client's features get a client-specific mean offset of norm ``feature_shift``).
+``FederatedData(features, labels, offsets)``: client i owns rows offsets[i]:offsets[i+1]. Features
+are float64, or float32 (:meth:`FederatedData.astype`, ``bundled(..., dtype="float32")``): half the
+memory traffic; the kernels still compute in float64 (each float32 feature widened exactly), so a
+float32 run trains on the features rounded to float32 (relative 6e-8) and its results differ from
+the float64 run's in the low digits; the float64 path is unchanged bit for bit. Build one from your
+own arrays with :func:`from_client_arrays`, or draw a synthetic one with :func:`synthetic`, whose
+heterogeneity is controlled by Dirichlet label skew (smaller ``label_concentration`` = more skew;
+paper 004 and 003 both partition by label) and a per-client feature shift (each client's features
+get a client-specific mean offset of norm ``feature_shift``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from .models import LINEAR, SOFTMAX, model_code
 
 @dataclass(frozen=True)
 class FederatedData:
-    """The samples of all clients, stored contiguously: client i owns rows ``offsets[i]:offsets[i+1]``.
+    """The samples of all clients, stored contiguously: client i owns rows
+    ``offsets[i]:offsets[i+1]``.
 
     Parameters
     ----------
@@ -34,8 +35,8 @@ class FederatedData:
         Shape (n_samples,), float64, finite: class indices in [0, n_classes) for ``"logistic"`` and
         ``"softmax"``, real targets for ``"linear"``.
     offsets : numpy.ndarray
-        Shape (n_clients + 1,), int64, from 0 to n_samples, strictly increasing (every client owns at
-        least one sample).
+        Shape (n_clients + 1,), int64, from 0 to n_samples, strictly increasing (every client owns
+        at least one sample).
     model : {"logistic", "linear", "softmax"}
         The model trained on the data.
     n_classes : int
@@ -44,9 +45,9 @@ class FederatedData:
     Raises
     ------
     ValueError
-        When an array has the wrong shape, dtype or layout, a value is not finite, ``offsets`` does not
-        run from 0 to n_samples with a sample per client, a class label is outside [0, n_classes), or
-        ``n_classes`` does not match ``model``.
+        When an array has the wrong shape, dtype or layout, a value is not finite, ``offsets`` does
+        not run from 0 to n_samples with a sample per client, a class label is outside [0,
+        n_classes), or ``n_classes`` does not match ``model``.
     """
 
     features: np.ndarray  # (n_samples, d) float64 (or float32), C-contiguous
@@ -75,7 +76,8 @@ class FederatedData:
         return np.sqrt(np.einsum("ij,ij->i", f, f))
 
     def astype(self, dtype: DTypeLike) -> FederatedData:
-        """The same data with features stored as ``dtype`` (float64 or float32; labels stay float64)."""
+        """The same data with features stored as ``dtype`` (float64 or float32; labels stay
+        float64)."""
         kind = np.dtype(dtype)
         if kind not in (np.float64, np.float32):
             raise ValueError(f"dtype must be float64 or float32, got {kind}")
@@ -94,7 +96,8 @@ class FederatedData:
 
     def split(self, test_fraction: float) -> tuple[FederatedData, FederatedData]:
         """(train, test): the last round(test_fraction * n_i) samples of every client (at least one
-        each side) go to test. Synthetic samples are i.i.d. within a client, so this is a random split."""
+        each side) go to test. Synthetic samples are i.i.d. within a client, so this is a random
+        split."""
         if not 0 < test_fraction < 1:
             raise ValueError("test_fraction must be in (0, 1)")
         sizes = np.diff(self.offsets)
@@ -194,10 +197,11 @@ def synthetic(
 
     .. math:: x = \mu_y + s_i + \mathcal{N}(0, I_d / d),
 
-    with class means :math:`\mu_y` of norm 1 and a client shift :math:`s_i` of norm ``feature_shift``.
-    For classification the label is the class y. For linear regression (two latent classes) the label
-    is :math:`\langle w^*, x\rangle + \mathcal{N}(0, \text{noise}^2)` with :math:`\|w^*\| = 1`, and the
-    Dirichlet skew acts on the latent class. Every client has ``samples_per_client`` samples.
+    with class means :math:`\mu_y` of norm 1 and a client shift :math:`s_i` of norm
+    ``feature_shift``. For classification the label is the class y. For linear regression (two
+    latent classes) the label is :math:`\langle w^*, x\rangle + \mathcal{N}(0, \text{noise}^2)` with
+    :math:`\|w^*\| = 1`, and the Dirichlet skew acts on the latent class. Every client has
+    ``samples_per_client`` samples.
 
     Parameters
     ----------
@@ -278,8 +282,8 @@ def synthetic(
 
 
 def _check_arrays(f: np.ndarray, y: np.ndarray, o: np.ndarray) -> None:
-    """Features (n_samples, d) float64 or float32 C-contiguous, labels float64 per row, offsets int64 from 0 to
-    n_samples with at least one sample per client; features and labels finite."""
+    """Features (n_samples, d) float64 or float32 C-contiguous, labels float64 per row, offsets
+    int64 from 0 to n_samples with at least one sample per client; features and labels finite."""
     if f.ndim != 2 or f.dtype not in (np.float64, np.float32) or not f.flags.c_contiguous:
         raise ValueError(
             "features must be a C-contiguous float64 (or float32) array of shape (n_samples, d)"
@@ -295,7 +299,8 @@ def _check_arrays(f: np.ndarray, y: np.ndarray, o: np.ndarray) -> None:
 
 
 def _check_labels(code: int, model: str, y: np.ndarray, n_classes: int) -> None:
-    """Class labels are integers in [0, n_classes); n_classes is 1 for linear regression, 2 for logistic."""
+    """Class labels are integers in [0, n_classes); n_classes is 1 for linear regression, 2 for
+    logistic."""
     if code != LINEAR and (np.any(y != np.round(y)) or np.any(y < 0) or np.any(y >= n_classes)):
         raise ValueError(f"labels must be integers in [0, {n_classes}) for {model}")
     if code != SOFTMAX and n_classes != (1 if code == LINEAR else 2):

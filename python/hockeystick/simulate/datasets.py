@@ -1,11 +1,11 @@
 """Real data that ships inside a package (scikit-learn's bundled sets), split across clients.
 
-Nothing is downloaded: :func:`bundled` reads the small data sets scikit-learn installs with
-itself, standardizes the features (train statistics), scales the rows so the largest training
-row has norm 1 (and projects any longer test row onto the unit ball), shuffles, holds out a test part,
-and deals the training rows to clients either i.i.d. (equal shares) or with Dirichlet label
-skew (client i takes a Dirichlet(concentration) share of every class: Hsu, Qi, Brown 2019,
-"Measuring the effects of non-identical data distribution", the usual FL benchmark split).
+Nothing is downloaded: :func:`bundled` reads the small data sets scikit-learn installs with itself,
+standardizes the features (train statistics), scales the rows so the largest training row has norm 1
+(and projects any longer test row onto the unit ball), shuffles, holds out a test part, and deals
+the training rows to clients either i.i.d. (equal shares) or with Dirichlet label skew (client i
+takes a Dirichlet(concentration) share of every class: Hsu, Qi, Brown 2019, "Measuring the effects
+of non-identical data distribution", the usual FL benchmark split).
 """
 
 from __future__ import annotations
@@ -76,14 +76,16 @@ def bundled(
     seed: int = 0,
     dtype: str = "float64",
 ) -> tuple[FederatedData, FederatedData]:
-    """Train and test federated data from one of scikit-learn's bundled data sets, nothing downloaded.
+    """Train and test federated data from one of scikit-learn's bundled data sets, nothing
+    downloaded.
 
     The features are standardized with the training rows' statistics and scaled so the largest
     training row has norm 1 (a longer test row is projected onto the unit ball). A shuffled
-    ``test_fraction`` of the rows (at least ``n_clients``) is held out; the training rows and the test
-    rows are each dealt to the clients the same way, and every client keeps at least one training and
-    one test row (a Dirichlet split is redrawn, up to 1000 times, until it does). The model is
-    "softmax" (multi-class), "logistic" (binary) or "linear" (regression, targets standardized).
+    ``test_fraction`` of the rows (at least ``n_clients``) is held out; the training rows and the
+    test rows are each dealt to the clients the same way, and every client keeps at least one
+    training and one test row (a Dirichlet split is redrawn, up to 1000 times, until it does). The
+    model is "softmax" (multi-class), "logistic" (binary) or "linear" (regression, targets
+    standardized).
 
     Parameters
     ----------
@@ -95,7 +97,8 @@ def bundled(
         Equal i.i.d. shares, or for each class a Dirichlet(``concentration``) share per client
         (Hsu, Qi, Brown 2019); a regression set is one class.
     concentration : float, default 0.5
-        The Dirichlet concentration, finite and > 0 (used by ``"dirichlet"``); smaller is more skewed.
+        The Dirichlet concentration, finite and > 0 (used by ``"dirichlet"``); smaller is more
+        skewed.
     test_fraction : float, default 0.25
         Fraction of the rows held out for test, in (0, 1).
     seed : int, default 0
@@ -112,9 +115,9 @@ def bundled(
     ------
     ValueError
         When ``name`` is unknown, ``n_clients`` is not an integer >= 1 or exceeds half the rows,
-        ``partition`` is unknown, ``concentration`` is not finite and > 0, ``test_fraction`` is not in
-        (0, 1), a Dirichlet split leaves a client without rows after 1000 draws, or ``dtype`` is neither
-        float64 nor float32.
+        ``partition`` is unknown, ``concentration`` is not finite and > 0, ``test_fraction`` is not
+        in (0, 1), a Dirichlet split leaves a client without rows after 1000 draws, or ``dtype`` is
+        neither float64 nor float32.
     ImportError
         When scikit-learn is not installed.
 
@@ -161,8 +164,8 @@ def bundled(
 def _check_split(
     n_clients: int, partition: str, concentration: float, test_fraction: float
 ) -> None:
-    """``bundled``'s split arguments: n_clients an integer >= 1, a known partition, concentration finite
-    and > 0, test_fraction in (0, 1)."""
+    """``bundled``'s split arguments: n_clients an integer >= 1, a known partition, concentration
+    finite and > 0, test_fraction in (0, 1)."""
     if not (
         isinstance(n_clients, (int, np.integer))
         and not isinstance(n_clients, bool)
@@ -178,8 +181,8 @@ def _check_split(
 
 
 def _unit_rows(features: np.ndarray, train_rows: np.ndarray) -> np.ndarray:
-    """Features standardized by the training rows' statistics, scaled so the largest training row has norm 1,
-    every longer (test) row projected onto the unit ball."""
+    """Features standardized by the training rows' statistics, scaled so the largest training row
+    has norm 1, every longer (test) row projected onto the unit ball."""
     mean, scale = features[train_rows].mean(axis=0), features[train_rows].std(axis=0)
     features = (features - mean) / np.where(scale > 0, scale, 1.0)
     features /= max(float(np.max(np.linalg.norm(features[train_rows], axis=1))), 1e-300)

@@ -8,15 +8,15 @@ Every round t each client k
 and the server averages W~_{t+1} = sum_k (n_k / n) W~_{t+1}^(k) (Alg. 1).
 
 sigma_eps^2 is given (``distortion_variance``) or calibrated from a leakage budget like Algorithm 1:
-``calibration="paper"`` uses Lemma 5.8's 100 sigma^2 (C_1 - tau) / sqrt(d) (valid for
-0 < C_1 - tau < 0.01); ``calibration="exact"`` the smallest variance whose exact TV is C_1 - tau.
-sigma^2 (``parameter_variance``) is the variance of the undistorted parameter, the paper's
-modelling input; the run reports, beside loss and accuracy, the exact TV and JS between
-N(., sigma^2 I_d) and N(., (sigma^2 + sigma_eps^2) I_d) and Lemma 5.7's bracket (see
-:mod:`hockeystick.leakage`).  This is Bayesian leakage as paper 001 defines it, not (eps, delta)-DP:
-``privacy`` stays empty.  Given the optimum W* (``optimum``), the run also reports the utility loss of
-Definition 3 (eqs. 2-4), eps_u = mean over clients and rounds of ||W_t^(k) - W*||^2 - ||W~_t^(k) - W*||^2
-(negative on average under zero-mean distortion: docs/paper-001-errata.md section 6).
+``calibration="paper"`` uses Lemma 5.8's 100 sigma^2 (C_1 - tau) / sqrt(d) (valid for 0 < C_1 - tau
+< 0.01); ``calibration="exact"`` the smallest variance whose exact TV is C_1 - tau. sigma^2
+(``parameter_variance``) is the variance of the undistorted parameter, the paper's modelling input;
+the run reports, beside loss and accuracy, the exact TV and JS between N(., sigma^2 I_d) and N(.,
+(sigma^2 + sigma_eps^2) I_d) and Lemma 5.7's bracket (see :mod:`hockeystick.leakage`).  This is
+Bayesian leakage as paper 001 defines it, not (eps, delta)-DP: ``privacy`` stays empty.  Given the
+optimum W* (``optimum``), the run also reports the utility loss of Definition 3 (eqs. 2-4), eps_u =
+mean over clients and rounds of ||W_t^(k) - W*||^2 - ||W~_t^(k) - W*||^2 (negative on average under
+zero-mean distortion: docs/paper-001-errata.md section 6).
 """
 
 from __future__ import annotations
@@ -41,8 +41,9 @@ from .rounds import run_rounds
 def poisson_client_gradients(
     model, n_coef, w, features, norms, labels, offsets, uniforms, rate, clip, out
 ):
-    """out[k] = mean clipped gradient at w over client k's records i with uniforms[i] < rate (Alg. 2's
-    Poisson sample); out[k] = 0 and drawn[k] = 0 when it draws none.  Returns drawn (records per client)."""
+    """out[k] = mean clipped gradient at w over client k's records i with uniforms[i] < rate (Alg.
+    2's Poisson sample); out[k] = 0 and drawn[k] = 0 when it draws none.  Returns drawn (records per
+    client)."""
     n_clients = offsets.shape[0] - 1
     drawn = np.zeros(n_clients, dtype=np.int64)
     for k in prange(n_clients):
@@ -67,9 +68,9 @@ def poisson_client_gradients(
 class LeakageReport:
     r"""Paper 001's leakage quantities for one client's upload (all clients share the variance).
 
-    The two laws compared are :math:`P = \mathcal{N}(\cdot, \sigma^2 I_d)` (the undistorted parameter)
-    and :math:`\tilde P = \mathcal{N}(\cdot, (\sigma^2 + \sigma_\epsilon^2) I_d)` (the distorted upload).
-    This is Bayesian leakage as paper 001 defines it, not (epsilon, delta)-DP.
+    The two laws compared are :math:`P = \mathcal{N}(\cdot, \sigma^2 I_d)` (the undistorted
+    parameter) and :math:`\tilde P = \mathcal{N}(\cdot, (\sigma^2 + \sigma_\epsilon^2) I_d)` (the
+    distorted upload). This is Bayesian leakage as paper 001 defines it, not (epsilon, delta)-DP.
 
     Parameters
     ----------
@@ -117,7 +118,8 @@ class LeakageReport:
 
 @dataclass
 class DistortionRunResult(RunResult):
-    """A :class:`RunResult` with paper 001's leakage report and, given W*, Definition 3's utility loss.
+    """A :class:`RunResult` with paper 001's leakage report and, given W*, Definition 3's utility
+    loss.
 
     ``privacy`` stays empty: the run's guarantee is Bayesian leakage (``leakage``), not DP.
 
@@ -178,8 +180,8 @@ def _distortion_variance(
 def _check_distortion(
     rounds: int, rate: float, sampling_rate: float, clip: float, parameter_variance: float
 ) -> None:
-    """``parameter_distortion``'s scalar arguments: rounds >= 1, rate > 0, 0 < sampling_rate <= 1, clip > 0,
-    parameter_variance finite and > 0."""
+    """``parameter_distortion``'s scalar arguments: rounds >= 1, rate > 0, 0 < sampling_rate <= 1,
+    clip > 0, parameter_variance finite and > 0."""
     if rounds < 1:
         raise ValueError("rounds must be >= 1")
     if not rate > 0 or not 0 < sampling_rate <= 1 or not clip > 0:
@@ -191,7 +193,8 @@ def _check_distortion(
 def _start_and_optimum(
     initial: np.ndarray | None, optimum: np.ndarray | None, p: int
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """W_0 (zeros, or a float copy of ``initial``) and W* (None if not given), each of shape (p,)."""
+    """W_0 (zeros, or a float copy of ``initial``) and W* (None if not given), each of shape
+    (p,)."""
     w0 = np.zeros(p) if initial is None else np.array(initial, dtype=float)
     w_star = None if optimum is None else np.asarray(optimum, dtype=float)
     if w0.shape != (p,) or (w_star is not None and w_star.shape != (p,)):
@@ -202,7 +205,8 @@ def _start_and_optimum(
 def _leakage_report(
     parameter_variance: float, variance: float, p: int, calibration: str, target: float | None
 ) -> LeakageReport:
-    """The exact TV and JS between the two parameter laws, the TV bracket, and how sigma_eps^2 was chosen."""
+    """The exact TV and JS between the two parameter laws, the TV bracket, and how sigma_eps^2 was
+    chosen."""
     bracket = leakage.tv_bracket(parameter_variance, variance, p)
     return LeakageReport(
         parameter_variance=float(parameter_variance),
@@ -240,10 +244,10 @@ def parameter_distortion(
     r"""Train with paper 001's Algorithms 1-3 and report utility beside the leakage quantities.
 
     Each round every client k draws each of its records with probability p, takes one step
-    :math:`W_t^{(k)} = \tilde W_t - \eta\,\frac{1}{|S|}\sum_{i\in S}\nabla L(\tilde W_t, d_i)` (none when
-    it draws no record), and uploads :math:`\tilde W_{t+1}^{(k)} = W_t^{(k)} +
-    \mathcal{N}(0, \sigma_\epsilon^2 I_d)`; the server averages
-    :math:`\tilde W_{t+1} = \sum_k (n_k/n)\,\tilde W_{t+1}^{(k)}`. Given W*, the utility loss is
+    :math:`W_t^{(k)} = \tilde W_t - \eta\,\frac{1}{|S|}\sum_{i\in S}\nabla L(\tilde W_t, d_i)` (none
+    when it draws no record), and uploads :math:`\tilde W_{t+1}^{(k)} = W_t^{(k)} + \mathcal{N}(0,
+    \sigma_\epsilon^2 I_d)`; the server averages :math:`\tilde W_{t+1} = \sum_k (n_k/n)\,\tilde
+    W_{t+1}^{(k)}`. Given W*, the utility loss is
 
     .. math::
 
@@ -280,7 +284,8 @@ def parameter_distortion(
     test : FederatedData, optional
         Held-out data on which the metrics are also taken.
     every : int, optional
-        Take the metrics every ``every`` rounds (and at round 0 and the last); default max(1, T // 10).
+        Take the metrics every ``every`` rounds (and at round 0 and the last); default max(1, T //
+        10).
     trajectory : bool, default False
         Keep every iterate.
     progress : bool, default False
@@ -299,8 +304,8 @@ def parameter_distortion(
     ValueError
         When ``rounds`` < 1, ``rate`` <= 0, ``sampling_rate`` not in (0, 1], ``clip`` <= 0,
         ``parameter_variance`` not finite and > 0, both or neither of ``distortion_variance`` and
-        (``c1``, ``tau``) are given, ``distortion_variance`` is not finite and >= 0, ``calibration`` is
-        unknown, ``initial`` or ``optimum`` has the wrong shape, or ``every`` < 1.
+        (``c1``, ``tau``) are given, ``distortion_variance`` is not finite and >= 0, ``calibration``
+        is unknown, ``initial`` or ``optimum`` has the wrong shape, or ``every`` < 1.
 
     References
     ----------

@@ -1,4 +1,5 @@
-"""Mean loss and accuracy of a parameter vector on a federated data set (numba, parallel over clients).
+"""Mean loss and accuracy of a parameter vector on a federated data set (numba, parallel over
+clients).
 
 Per-client sums go to an array that numpy then adds in a fixed order, so the figures do not depend
 on the thread count.
@@ -36,8 +37,8 @@ def _client_sums(model, n_coef, w, features, labels, offsets, loss_sums, correct
 def evaluate(data: FederatedData, weights: np.ndarray) -> tuple[float, float]:
     r"""Mean loss and accuracy of ``weights`` over all samples of ``data``.
 
-    The loss is the per-sample loss of the data's model (logistic: softplus(z) - y z; linear:
-    (z - y)^2 / 2; softmax: cross-entropy), averaged over every sample of every client; the figures do
+    The loss is the per-sample loss of the data's model (logistic: softplus(z) - y z; linear: (z -
+    y)^2 / 2; softmax: cross-entropy), averaged over every sample of every client; the figures do
     not depend on the thread count.
 
     Parameters
@@ -50,8 +51,8 @@ def evaluate(data: FederatedData, weights: np.ndarray) -> tuple[float, float]:
     Returns
     -------
     tuple of (float, float)
-        (mean loss, accuracy); accuracy is the fraction of samples whose predicted class is the label,
-        nan for linear regression.
+        (mean loss, accuracy); accuracy is the fraction of samples whose predicted class is the
+        label, nan for linear regression.
     """
     loss_sums = np.empty(data.n_clients)
     correct_sums = np.empty(data.n_clients)

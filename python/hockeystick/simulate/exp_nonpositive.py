@@ -5,10 +5,10 @@ e^(-|z|) and the softmax as e^(z_c - max_c z_c).  libm's ``exp`` is a call LLVM 
 (one call per row, about 6 ns each on the benchmark machine); this is inline arithmetic.
 
 Method (Cody & Waite, "Software Manual for the Elementary Functions", 1980, ch. 6; the same as
-cpp/include/hockeystick/simd/exp_avx2.hpp but without fused multiply-adds, so its bits do not depend on
-whether the machine has FMA): x is clamped to [-746, 0]; k = round(x / ln 2) by adding and
-subtracting 1.5 * 2^52 (round to nearest even, exact for |x / ln 2| < 2^51); t = (x - k ln2_hi) -
-k ln2_lo with fdlibm's split of ln 2 (ln2_hi has 32 significant bits, so k ln2_hi is exact for
+cpp/include/hockeystick/simd/exp_avx2.hpp but without fused multiply-adds, so its bits do not depend
+on whether the machine has FMA): x is clamped to [-746, 0]; k = round(x / ln 2) by adding and
+subtracting 1.5 * 2^52 (round to nearest even, exact for |x / ln 2| < 2^51); t = (x - k ln2_hi) - k
+ln2_lo with fdlibm's split of ln 2 (ln2_hi has 32 significant bits, so k ln2_hi is exact for
 |k| < 2^21 and x - k ln2_hi is exact), |t| <= 0.347; e^t by its Taylor polynomial of degree 13
 (truncation 4e-18 relative) in Horner form; 2^k from exponent bits (the integer k sits in the low
 bits of x / ln 2 + 1.5 * 2^52), applied as (p 2^(k+512)) 2^-512 so a subnormal result is rounded
@@ -59,8 +59,8 @@ def _bits_float(typingctx, bits):
 
 @njit(cache=True, inline="always")
 def exp_nonpositive(x):
-    """e^x for x <= 0 (method and accuracy in the module docstring); x > 0 is treated as 0 (gives 1), NaN
-    gives NaN (a diverged model stays visibly diverged)."""
+    """e^x for x <= 0 (method and accuracy in the module docstring); x > 0 is treated as 0 (gives
+    1), NaN gives NaN (a diverged model stays visibly diverged)."""
     x = -746.0 if x < -746.0 else (0.0 if x > 0.0 else x)
     shifted = x * _LOG2E + _SHIFTER
     k = shifted - _SHIFTER

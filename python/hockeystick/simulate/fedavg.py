@@ -55,11 +55,13 @@ PREFETCH_AHEAD = 2  # clients whose sample rows are requested before they train
 def train_client_full_batch(
     model, w_global, features, norms, labels, lo, hi, etas, proximal, clip, w, grad, scales
 ):
-    """One client's round on its full local batch, logistic or linear regression (scalar coefficients):
-    w = its model after K steps w <- w - eta_k (g(w) + alpha (w - w_global)), g the mean clipped gradient.
+    """One client's round on its full local batch, logistic or linear regression (scalar
+    coefficients): w = its model after K steps w <- w - eta_k (g(w) + alpha (w - w_global)), g the
+    mean clipped gradient.
 
-    The gradient as :func:`models.add_range_gradient` computes it (so the same bits), without its calls'
-    overhead and with the coefficients' scratch ``scales`` (at least hi - lo entries) allocated once."""
+    The gradient as :func:`models.add_range_gradient` computes it (so the same bits), without its
+    calls' overhead and with the coefficients' scratch ``scales`` (at least hi - lo entries)
+    allocated once."""
     p = w_global.shape[0]
     n = hi - lo
     weight = 1.0 / n
@@ -231,17 +233,19 @@ def noisy_fedavg(
     threads: int | None = None,
     smoothness: float | None = None,
 ) -> RunResult:
-    r"""Train noisy FedAvg (``proximal = 0``) or noisy FedProx (``proximal = alpha > 0``) on all clients.
+    r"""Train noisy FedAvg (``proximal = 0``) or noisy FedProx (``proximal = alpha > 0``) on all
+    clients.
 
     Every round t each of the m clients starts from :math:`w_t` and takes K local steps
 
     .. math:: w_{i,k+1} = w_{i,k} - \eta_{k,t}\,\bigl(g_{i,k} + \alpha (w_{i,k} - w_t)\bigr),
 
-    with g the mean of per-sample gradients clipped to norm V over a minibatch drawn with replacement
-    (or the full local batch), uploads :math:`w_{i,K} + \mathcal{N}(0, \sigma^2 I)`, and the server
-    averages the uploads. When σ > 0 and V < inf the run reports two μ-GDP guarantees, both valid:
-    paper 004's shifted-interpolation bound for the final model with the optimal admissible weights
-    (``hockeystick.fdp.interpolation_bound``), and the GDP composition over all rounds.
+    with g the mean of per-sample gradients clipped to norm V over a minibatch drawn with
+    replacement (or the full local batch), uploads :math:`w_{i,K} + \mathcal{N}(0, \sigma^2 I)`, and
+    the server averages the uploads. When σ > 0 and V < inf the run reports two μ-GDP guarantees,
+    both valid: paper 004's shifted-interpolation bound for the final model with the optimal
+    admissible weights (``hockeystick.fdp.interpolation_bound``), and the GDP composition over all
+    rounds.
 
     Parameters
     ----------
@@ -292,8 +296,8 @@ def noisy_fedavg(
     ------
     ValueError
         When ``rounds`` or ``local_steps`` < 1, ``sigma`` < 0, ``clip`` <= 0, ``proximal`` < 0,
-        ``batch_size`` < 1, ``schedule`` is unknown, ``rate`` is not finite and > 0, ``initial`` has the
-        wrong shape, or ``every`` < 1.
+        ``batch_size`` < 1, ``schedule`` is unknown, ``rate`` is not finite and > 0, ``initial`` has
+        the wrong shape, or ``every`` < 1.
 
     References
     ----------
@@ -394,8 +398,8 @@ def _check_fedavg(
     proximal: float,
     batch_size: int | None,
 ) -> None:
-    """``noisy_fedavg``'s scalar arguments: rounds, local_steps >= 1; sigma >= 0, clip > 0, proximal >= 0;
-    batch_size >= 1 or None."""
+    """``noisy_fedavg``'s scalar arguments: rounds, local_steps >= 1; sigma >= 0, clip > 0, proximal
+    >= 0; batch_size >= 1 or None."""
     if rounds < 1 or local_steps < 1:
         raise ValueError("rounds and local_steps must be >= 1")
     if not sigma >= 0 or not clip > 0 or not proximal >= 0:
@@ -420,7 +424,8 @@ def _guarantees(
     proximal: float,
     smoothness: float | None,
 ) -> list[Guarantee]:
-    """Paper 004's last-iterate guarantees when the uploads are clipped and noised; none otherwise."""
+    """Paper 004's last-iterate guarantees when the uploads are clipped and noised; none
+    otherwise."""
     if not (sigma > 0 and math.isfinite(clip)):
         return []
     beta = (

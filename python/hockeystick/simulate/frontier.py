@@ -34,9 +34,9 @@ def mean_over_seeds(rows: Any, parameters: Sequence[str] | None = None) -> Any:
     Returns
     -------
     pandas.DataFrame
-        One row per configuration: the ``parameters`` columns, ``<metric>_mean`` and ``<metric>_std``
-        for each of final_loss, final_accuracy, test_loss, test_accuracy present, ``epsilon`` (the
-        largest over the seeds) and ``seeds`` (the run count).
+        One row per configuration: the ``parameters`` columns, ``<metric>_mean`` and
+        ``<metric>_std`` for each of final_loss, final_accuracy, test_loss, test_accuracy present,
+        ``epsilon`` (the largest over the seeds) and ``seeds`` (the run count).
 
     Raises
     ------

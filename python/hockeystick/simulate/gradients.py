@@ -20,7 +20,8 @@ def client_gradients(
 ):
     """out[j] = clipped minibatch gradient of client clients[j] at w; uniforms[j] picks its
     minibatch (an empty row = its full local batch). The clients' Gaussian noise is added by the
-    caller through its mean (sigma/sqrt(m) times one standard normal vector, the same distribution)."""
+    caller through its mean (sigma/sqrt(m) times one standard normal vector, the same
+    distribution)."""
     for j in prange(clients.shape[0]):
         c = clients[j]
         local_gradient(

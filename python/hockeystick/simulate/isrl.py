@@ -13,9 +13,9 @@ batches of K; local SGD: one record per step), both for the silo with the fewest
 own (eps_i, delta_i)).  Per-silo sigma: in minibatch SGD the server's mean of the m selected silos'
 noise is N(0, sum_{i in S_r} sigma_i^2 / m^2 I); in local SGD silo i's steps add N(0, sigma_i^2 I).
 Each silo's guarantee is computed with its own sigma_i and record count and reported in
-``config["silo_privacy"]``; the run's guarantees are the worst silo's (ISRL-DP holds for every silo at
-the largest eps_i), so ``best_epsilon`` stays a bound for every silo.  An array whose entries are all
-equal runs exactly as the scalar (bit-identical).
+``config["silo_privacy"]``; the run's guarantees are the worst silo's (ISRL-DP holds for every silo
+at the largest eps_i), so ``best_epsilon`` stays a bound for every silo.  An array whose entries are
+all equal runs exactly as the scalar (bit-identical).
 """
 
 from __future__ import annotations
@@ -112,8 +112,8 @@ def noisy_local_sgd(
 
 
 class _WorstSilo:
-    """The run's ISRL-DP profile from each silo's: delta(eps) = max_i delta_i(eps), eps(delta) = max_i eps_i(delta)
-    (every silo is (max_i eps_i, delta)-ISRL-DP)."""
+    """The run's ISRL-DP profile from each silo's: delta(eps) = max_i delta_i(eps), eps(delta) =
+    max_i eps_i(delta) (every silo is (max_i eps_i, delta)-ISRL-DP)."""
 
     def __init__(self, guarantees: list[privacy.Guarantee]) -> None:
         self._guarantees = guarantees
@@ -132,7 +132,8 @@ class _WorstSilo:
 
 
 def _per_silo_sigma(sigma: float | np.ndarray, silos: int) -> float | np.ndarray:
-    """sigma as a float (one value, or an array whose entries are all equal) or a float array of length ``silos``."""
+    """sigma as a float (one value, or an array whose entries are all equal) or a float array of
+    length ``silos``."""
     arr = np.asarray(sigma, dtype=float)
     if arr.ndim == 0:
         return float(arr)
@@ -148,7 +149,8 @@ def _per_silo_sigma(sigma: float | np.ndarray, silos: int) -> float | np.ndarray
 def _silo_guarantees(
     local: bool, clip: float, sigmas: np.ndarray, rounds: int, steps: int, sizes: np.ndarray
 ) -> list[privacy.Guarantee]:
-    """Silo i's certified PLD guarantee with its own sigma_i and record count (paper 003 Thm H.1's (eps_i, delta_i))."""
+    """Silo i's certified PLD guarantee with its own sigma_i and record count (paper 003 Thm H.1's
+    (eps_i, delta_i))."""
     out = []
     for i, (s, size) in enumerate(zip(sigmas, sizes)):
         g = (
@@ -303,7 +305,8 @@ def _check_isrl(output: str, rounds: int, steps: int, m: int, n: int) -> None:
 def _split_sigma(
     sigma: float | np.ndarray, n: int, clip: float, radius: float
 ) -> tuple[np.ndarray | None, float]:
-    """(sigmas, sigma): one sigma per silo and 0.0, or None and the one sigma of every silo; clip, radius > 0."""
+    """(sigmas, sigma): one sigma per silo and 0.0, or None and the one sigma of every silo; clip,
+    radius > 0."""
     given = _per_silo_sigma(sigma, n)
     sigmas = given if isinstance(given, np.ndarray) else None  # one per silo, or None: one for all
     shared = 0.0 if isinstance(given, np.ndarray) else given
@@ -319,8 +322,8 @@ def _local_noise(
     silos: np.ndarray,
     sigma: float,
 ) -> tuple[np.ndarray, float]:
-    """Local SGD's (noise, scale) for one round: per silo, standard normals times silo silos[j]'s sigma (scale 1);
-    one sigma, standard normals and sigma (none drawn when sigma = 0)."""
+    """Local SGD's (noise, scale) for one round: per silo, standard normals times silo silos[j]'s
+    sigma (scale 1); one sigma, standard normals and sigma (none drawn when sigma = 0)."""
     m, steps, _ = shape
     if sigmas is not None:  # silo silos[j] adds N(0, sigma_j^2 I) per step: the draws scaled here
         return noising.standard_normal(shape) * sigmas[silos][:, None, None], 1.0
@@ -356,8 +359,8 @@ def _release_average(
 def _per_silo_privacy(
     local: bool, clip: float, sigmas: np.ndarray, rounds: int, steps: int, data: FederatedData
 ) -> tuple[list[privacy.Guarantee], list[privacy.Guarantee]]:
-    """(the run's guarantees: the worst silo's, each silo's own) with one sigma per silo; none without
-    clipping or with a silo of sigma 0."""
+    """(the run's guarantees: the worst silo's, each silo's own) with one sigma per silo; none
+    without clipping or with a silo of sigma 0."""
     if not math.isfinite(clip) or not np.all(sigmas > 0):
         return [], []
     silo_privacy = _silo_guarantees(local, clip, sigmas, rounds, steps, np.diff(data.offsets))
@@ -385,8 +388,8 @@ def _per_silo_privacy(
 def _shared_privacy(
     local: bool, clip: float, sigma: float, rounds: int, steps: int, data: FederatedData
 ) -> list[privacy.Guarantee]:
-    """The Gaussian composition and the with-replacement PLD guarantee of the silo with the fewest records (the
-    worst), with one sigma for every silo; none without noise or clipping."""
+    """The Gaussian composition and the with-replacement PLD guarantee of the silo with the fewest
+    records (the worst), with one sigma for every silo; none without noise or clipping."""
     if not (sigma > 0 and math.isfinite(clip)):
         return []
     guarantees = [privacy.isrl_composition(clip, sigma, rounds * (steps if local else 1))]
@@ -417,11 +420,12 @@ def isrl_minibatch_sgd(
     threads: int | None = None,
     output: str = "last",
 ) -> RunResult:
-    r"""ISRL-DP noisy minibatch SGD (paper 003 Algorithm 2), K = ``batch`` samples per silo per round.
+    r"""ISRL-DP noisy minibatch SGD (paper 003 Algorithm 2), K = ``batch`` samples per silo per
+    round.
 
-    Each round r the server draws :math:`S_r`, M of the N silos without replacement; silo i draws K of
-    its records with replacement and sends the mean of their clipped gradients at :math:`w_r` plus
-    :math:`\mathcal{N}(0, \sigma^2 I)`, and
+    Each round r the server draws :math:`S_r`, M of the N silos without replacement; silo i draws K
+    of its records with replacement and sends the mean of their clipped gradients at :math:`w_r`
+    plus :math:`\mathcal{N}(0, \sigma^2 I)`, and
 
     .. math:: w_{r+1} = \Pi_W\Bigl(w_r - \eta_r \frac{1}{M}\sum_{i \in S_r} \tilde g_i\Bigr).
 
@@ -441,9 +445,9 @@ def isrl_minibatch_sgd(
     rate : float or array_like
         η_r, the step size, or one per round (R entries), finite and >= 0.
     sigma : float or array_like
-        σ, the noise standard deviation, >= 0, or one σ_i per silo (paper 003 Theorem H.1: each
-        silo gets its own guarantee, reported in ``config["silo_privacy"]``; the run's guarantees are
-        the worst silo's). An array whose entries are all equal runs exactly as the scalar.
+        σ, the noise standard deviation, >= 0, or one σ_i per silo (paper 003 Theorem H.1: each silo
+        gets its own guarantee, reported in ``config["silo_privacy"]``; the run's guarantees are the
+        worst silo's). An array whose entries are all equal runs exactly as the scalar.
     clip : float, default inf
         V, the per-sample gradient clipping norm, > 0 (inf: no clipping, no guarantee).
     silos_per_round : int, optional
@@ -478,10 +482,10 @@ def isrl_minibatch_sgd(
     Raises
     ------
     ValueError
-        When ``output`` is unknown, ``rounds`` or K < 1, ``silos_per_round`` is not in [1, N], ``sigma`` is negative or an
-        array without one entry per silo, ``clip`` <= 0, ``rate`` is not a scalar or a length-R array
-        of finite values >= 0, ``radius`` <= 0, ``initial`` has the wrong
-        shape, or ``every`` < 1.
+        When ``output`` is unknown, ``rounds`` or K < 1, ``silos_per_round`` is not in [1, N],
+        ``sigma`` is negative or an array without one entry per silo, ``clip`` <= 0, ``rate`` is not
+        a scalar or a length-R array of finite values >= 0, ``radius`` <= 0, ``initial`` has the
+        wrong shape, or ``every`` < 1.
 
     References
     ----------
@@ -525,15 +529,16 @@ def isrl_local_sgd(
     progress: bool = False,
     threads: int | None = None,
 ) -> RunResult:
-    r"""ISRL-DP local SGD (paper 003 Appendix I): K = ``local_steps`` noisy one-sample steps per round.
+    r"""ISRL-DP local SGD (paper 003 Appendix I): K = ``local_steps`` noisy one-sample steps per
+    round.
 
-    Each round r the server draws :math:`S_r`, M of the N silos without replacement; silo i starts from
-    :math:`w_r` and takes K steps :math:`w \leftarrow w - \eta_r (\nabla_V \ell(w, x) + u)`, x one of
-    its records drawn uniformly, :math:`\nabla_V` the gradient clipped to norm V and
-    :math:`u \sim \mathcal{N}(0, \sigma^2 I)` fresh each step; :math:`w_{r+1}` is the mean of the M
-    silos' K-th iterates. Every silo's transcript gets two guarantees, both for the silo with the fewest records (the
-    worst) when σ > 0 and V < inf: the Gaussian composition without amplification
-    (μ = 2V√(releases)/σ) and the certified PLD composition with the amplification of its
+    Each round r the server draws :math:`S_r`, M of the N silos without replacement; silo i starts
+    from :math:`w_r` and takes K steps :math:`w \leftarrow w - \eta_r (\nabla_V \ell(w, x) + u)`, x
+    one of its records drawn uniformly, :math:`\nabla_V` the gradient clipped to norm V and :math:`u
+    \sim \mathcal{N}(0, \sigma^2 I)` fresh each step; :math:`w_{r+1}` is the mean of the M silos'
+    K-th iterates. Every silo's transcript gets two guarantees, both for the silo with the fewest
+    records (the worst) when σ > 0 and V < inf: the Gaussian composition without amplification (μ =
+    2V√(releases)/σ) and the certified PLD composition with the amplification of its
     with-replacement sampling.
 
     Parameters
@@ -547,9 +552,9 @@ def isrl_local_sgd(
     rate : float or array_like
         η_r, the step size, or one per round (R entries), finite and >= 0.
     sigma : float or array_like
-        σ, the noise standard deviation, >= 0, or one σ_i per silo (paper 003 Theorem H.1: each
-        silo gets its own guarantee, reported in ``config["silo_privacy"]``; the run's guarantees are
-        the worst silo's). An array whose entries are all equal runs exactly as the scalar.
+        σ, the noise standard deviation, >= 0, or one σ_i per silo (paper 003 Theorem H.1: each silo
+        gets its own guarantee, reported in ``config["silo_privacy"]``; the run's guarantees are the
+        worst silo's). An array whose entries are all equal runs exactly as the scalar.
     clip : float, default inf
         V, the per-sample gradient clipping norm, > 0 (inf: no clipping, no guarantee).
     silos_per_round : int, optional
@@ -579,8 +584,8 @@ def isrl_local_sgd(
     ------
     ValueError
         When ``rounds`` or K < 1, ``silos_per_round`` is not in [1, N], ``sigma`` is negative or an
-        array without one entry per silo, ``clip`` <= 0, ``rate`` is not a scalar or a length-R array
-        of finite values >= 0, ``initial`` has the wrong shape, or ``every`` < 1.
+        array without one entry per silo, ``clip`` <= 0, ``rate`` is not a scalar or a length-R
+        array of finite values >= 0, ``initial`` has the wrong shape, or ``every`` < 1.
 
     References
     ----------

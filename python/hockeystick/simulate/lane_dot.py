@@ -7,11 +7,11 @@ every product and sum rounded to float64 (``b`` may be float32: its entries are 
 The order of every addition is fixed by the formula, not by the compiler or the machine: the two
 accumulators are ``<4 x double>`` values multiplied and added lane by lane (``fmul`` then ``fadd``,
 never contracted to a fused multiply-add), so the result is the same bit for bit on every machine
-(AVX2 runs each vector operation as one instruction, SSE2 as two) and with any thread count.  numba's
-own loops cannot express this: without ``fastmath`` reassociation LLVM keeps a scalar sum scalar
-(one dependent addition per feature), and with it the lane count would follow the target's vector
-width, and so would the last bits.  Two accumulators (8 lanes, ``QUADS``) keep two independent
-chains of additions in flight; another count would change the last bits.
+(AVX2 runs each vector operation as one instruction, SSE2 as two) and with any thread count.
+numba's own loops cannot express this: without ``fastmath`` reassociation LLVM keeps a scalar sum
+scalar (one dependent addition per feature), and with it the lane count would follow the target's
+vector width, and so would the last bits.  Two accumulators (8 lanes, ``QUADS``) keep two
+independent chains of additions in flight; another count would change the last bits.
 
 Used by every per-sample dot product w.x of the models (:mod:`.models`).  The caller guarantees
 ``offset + len(b) <= len(a)`` (the kernels index their own arrays; nothing is checked here).
@@ -30,8 +30,8 @@ LANES = 4 * QUADS  # lane l sums the products j = l (mod LANES)
 
 @intrinsic
 def lane_dot(typingctx, a, offset, b):
-    """sum_j a[offset + j] b[j] in the eight fixed lanes of the module docstring (a float64, b float64 or
-    float32, both 1-D and C-contiguous; offset an integer)."""
+    """sum_j a[offset + j] b[j] in the eight fixed lanes of the module docstring (a float64, b
+    float64 or float32, both 1-D and C-contiguous; offset an integer)."""
     if not (
         isinstance(a, types.Array)
         and a.ndim == 1
@@ -117,7 +117,8 @@ def lane_dot(typingctx, a, offset, b):
 
 
 def _load_quad(builder, base, index, element):
-    """Four consecutive entries of ``base`` from ``index`` as a ``<4 x double>`` (float32 widened exactly)."""
+    """Four consecutive entries of ``base`` from ``index`` as a ``<4 x double>`` (float32 widened
+    exactly)."""
     pointer = builder.bitcast(builder.gep(base, [index]), ir.VectorType(element, 4).as_pointer())
     loaded = builder.load(pointer, align=4 if isinstance(element, ir.FloatType) else 8)
     if isinstance(element, ir.FloatType):

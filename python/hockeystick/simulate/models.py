@@ -7,8 +7,8 @@ A model's parameter is a flat vector ``w`` of length ``p``:
                          W = w.reshape(C, d) (row c holds class c's weights)
 Every per-sample gradient is an outer product ``coef (x) x`` with ``coef`` of length 1 (logistic,
 linear) or C (softmax), so its norm is ||coef|| ||x|| and clipping to norm V costs nothing extra.
-Clipping follows paper 004 eq. (2): g / max(1, ||g|| / V); ``clip = inf`` means no clipping.
-Every w.x is :func:`lane_dot.lane_dot` (a fixed eight-lane order) and every exponential of a gradient
+Clipping follows paper 004 eq. (2): g / max(1, ||g|| / V); ``clip = inf`` means no clipping. Every
+w.x is :func:`lane_dot.lane_dot` (a fixed eight-lane order) and every exponential of a gradient
 :func:`exp_nonpositive.exp_nonpositive` (within 2 ulp; the losses keep libm's exp and log1p), so the
 kernels vectorize and their bits do not depend on the machine or the thread count.
 """
@@ -44,8 +44,9 @@ def parameter_size(model: str, n_features: int, n_classes: int) -> int:
 
 @njit(cache=True, error_model="numpy")
 def sigmoid(z):
-    """1 / (1 + e^-z) for z >= 0, e^z / (1 + e^z) for z < 0 (no overflow for either sign), branch-free so that
-    loops over rows vectorize; e^-|z| from :func:`exp_nonpositive` (within 2 ulp, not libm's bits)."""
+    """1 / (1 + e^-z) for z >= 0, e^z / (1 + e^z) for z < 0 (no overflow for either sign),
+    branch-free so that loops over rows vectorize; e^-|z| from :func:`exp_nonpositive` (within 2
+    ulp, not libm's bits)."""
     e = exp_nonpositive(-abs(z))
     return (1.0 if z >= 0.0 else e) / (1.0 + e)
 
@@ -107,7 +108,8 @@ def sample_loss(model, w, x, y, scratch):
 
 @njit(cache=True)
 def predicts_label(model, w, x, y, coef):
-    """1.0 if the model's prediction at x equals the label y, else 0.0 (nan for linear regression)."""
+    """1.0 if the model's prediction at x equals the label y, else 0.0 (nan for linear
+    regression)."""
     if model == LOGISTIC:
         return 1.0 if (lane_dot(w, 0, x) > 0.0) == (y > 0.5) else 0.0
     if model == LINEAR:
@@ -125,7 +127,8 @@ def predicts_label(model, w, x, y, coef):
 
 @njit(cache=True, error_model="numpy")
 def clip_factor(coef_norm, x_norm, clip, weight):
-    """weight / max(1, ||coef|| ||x|| / V): the factor clipping to norm V applies to the gradient coef (x) x."""
+    """weight / max(1, ||coef|| ||x|| / V): the factor clipping to norm V applies to the gradient
+    coef (x) x."""
     norm = coef_norm * x_norm
     return weight * clip / norm if norm > clip else weight
 
@@ -190,7 +193,8 @@ def smoothness_constants(
 
 @njit(cache=True, error_model="numpy")
 def scalar_coefficient(model, z, y):
-    """The gradient coefficient of logistic (sigmoid(z) - y) or linear (z - y) regression at z = w.x."""
+    """The gradient coefficient of logistic (sigmoid(z) - y) or linear (z - y) regression at z =
+    w.x."""
     if model == LOGISTIC:
         return sigmoid(z) - y
     return z - y
@@ -198,11 +202,11 @@ def scalar_coefficient(model, z, y):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def clipped_scalar_coefficients(model, w, features, norms, labels, lo, hi, clip, weight, scales):
-    """scales[r] = weight * clip_V-scaled coefficient of row lo + r (logistic or linear regression), so that
-    row lo + r's weighted clipped gradient is scales[r] x_{lo+r}.
+    """scales[r] = weight * clip_V-scaled coefficient of row lo + r (logistic or linear regression),
+    so that row lo + r's weighted clipped gradient is scales[r] x_{lo+r}.
 
-    All the dot products first, then the coefficients in one branch-free loop that LLVM vectorizes over the
-    rows (|c| as sqrt(c^2) = sqrt(0 + c^2), the bits :func:`clip_scale` gives)."""
+    All the dot products first, then the coefficients in one branch-free loop that LLVM vectorizes
+    over the rows (|c| as sqrt(c^2) = sqrt(0 + c^2), the bits :func:`clip_scale` gives)."""
     n = hi - lo
     for r in range(n):
         scales[r] = lane_dot(w, 0, features[lo + r])
@@ -240,8 +244,8 @@ def add_scaled_rows(features, lo, scales, n, out):
 def add_range_gradient(model, w, features, norms, labels, lo, hi, clip, coef, out):
     """out = mean over rows lo..hi-1 (a client's full local batch) of the clipped gradients at w.
 
-    Logistic and linear regression: :func:`clipped_scalar_coefficients` then :func:`add_scaled_rows` (bit-identical
-    to adding the rows one by one); softmax: row by row."""
+    Logistic and linear regression: :func:`clipped_scalar_coefficients` then :func:`add_scaled_rows`
+    (bit-identical to adding the rows one by one); softmax: row by row."""
     out[:] = 0.0
     weight = 1.0 / (hi - lo)
     if coef.shape[0] == 1:
@@ -256,7 +260,8 @@ def add_range_gradient(model, w, features, norms, labels, lo, hi, clip, coef, ou
 @njit(cache=True)
 def local_gradient(model, w, features, norms, labels, lo, hi, uniforms, rows, clip, coef, out):
     """The clipped minibatch gradient of the client owning rows lo..hi-1: rows drawn with
-    replacement as lo + floor(u (hi - lo)) for each uniform u, or the full batch if there are none."""
+    replacement as lo + floor(u (hi - lo)) for each uniform u, or the full batch if there are
+    none."""
     b = uniforms.shape[0]
     if b == 0:
         add_range_gradient(model, w, features, norms, labels, lo, hi, clip, coef, out)

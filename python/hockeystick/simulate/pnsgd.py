@@ -36,7 +36,8 @@ STEP_CHUNK = 256  # steps whose noise is drawn at once: memory O(replicas x chun
 def advance_chain(
     model, y, features, norms, labels, first, noise, scale, eta, radius, stop, stopped, coef, grad
 ):
-    """Advance one chain y by noise.shape[0] steps from sample ``first``; copy y into stopped at step stop."""
+    """Advance one chain y by noise.shape[0] steps from sample ``first``; copy y into stopped at
+    step stop."""
     p = y.shape[0]
     for s in range(noise.shape[0]):
         i = first + s
@@ -130,8 +131,8 @@ def pnsgd_guarantee(
     random_stop : bool, default False
         The chain releases :math:`Y_\tau`, τ uniform on {1, ..., n}, instead of :math:`Y_n`.
     record : int, optional
-        The record i (1-based, in [1, n]) the bound is for; default the worst-protected one (i = n, or
-        i = 1 under random stopping), whose bound covers every record.
+        The record i (1-based, in [1, n]) the bound is for; default the worst-protected one (i = n,
+        or i = 1 under random stopping), whose bound covers every record.
 
     Returns
     -------
@@ -329,8 +330,8 @@ def pnsgd(
 
     one pass over the n samples of all clients in their stored order, K the ball of diameter D
     around 0, Z Gaussian :math:`\mathcal{N}(0, \sigma^2 I)` or Laplace with scale v per coordinate.
-    The gradients are not clipped. The guarantee is :func:`pnsgd_guarantee`'s for the worst-protected
-    record (i = n, or i = 1 under random stopping), which bounds every record.
+    The gradients are not clipped. The guarantee is :func:`pnsgd_guarantee`'s for the
+    worst-protected record (i = n, or i = 1 under random stopping), which bounds every record.
 
     Parameters
     ----------
@@ -358,7 +359,8 @@ def pnsgd(
     progress : bool, default False
         Show a progress bar.
     random_stop : bool, default False
-        Release :math:`Y_\tau`, τ uniform on {1, ..., n}, instead of :math:`Y_n`; the metrics run to τ.
+        Release :math:`Y_\tau`, τ uniform on {1, ..., n}, instead of :math:`Y_n`; the metrics run to
+        τ.
 
     Returns
     -------

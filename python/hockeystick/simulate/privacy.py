@@ -103,8 +103,8 @@ def trusted_aggregator(
 ) -> Guarantee:
     """Paper 000 Theorem 2 with per-round eta_t, sigma_t (user level, hidden intermediate models);
     diameter 2 rho when the gradient step is non-expansive, else the relaxation 2(rho + eta_t L).
-    ``suffix`` alpha (not None): the model released at a uniformly random round of
-    {max(1, ceil(alpha T)), ..., T}, Corollary 3's double sum (alpha = 0) or its alpha-suffix form."""
+    ``suffix`` alpha (not None): the model released at a uniformly random round of {max(1,
+    ceil(alpha T)), ..., T}, Corollary 3's double sum (alpha = 0) or its alpha-suffix form."""
     common: dict[str, Any] = dict(
         n=n_users,
         batch_size=batch,

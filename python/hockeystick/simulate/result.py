@@ -92,7 +92,8 @@ class RunResult:
         return min(proven, default=float("inf"))
 
     def summary(self, delta: float = 1e-5) -> str:
-        """Human-readable lines: final loss and accuracy, and every guarantee's epsilon at ``delta``.
+        """Human-readable lines: final loss and accuracy, and every guarantee's epsilon at
+        ``delta``.
 
         Parameters
         ----------
@@ -102,8 +103,8 @@ class RunResult:
         Returns
         -------
         str
-            One line for the training metrics, one for the test metrics when present, one per guarantee
-            (tagged "proven" or "paper claim").
+            One line for the training metrics, one for the test metrics when present, one per
+            guarantee (tagged "proven" or "paper claim").
         """
         lines = [
             f"{self.algorithm}: loss {self.final_loss:.6g}, accuracy {self.final_accuracy:.4g}"

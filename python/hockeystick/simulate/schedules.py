@@ -1,4 +1,5 @@
-"""Local learning-rate schedules eta[t, k] of paper 004 (Table 1 / Theorem 12), t = round, k = local step.
+"""Local learning-rate schedules eta[t, k] of paper 004 (Table 1 / Theorem 12), t = round, k = local
+step.
 
 constant     eta = a
 cyclic       eta = a / (k + 1)          (restarts every round)

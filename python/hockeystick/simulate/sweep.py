@@ -1,13 +1,13 @@
 """Sweeps of simulated training runs: a grid of configurations x seeds, one row per run.
 
 ``simulate_sweep("noisy_fedavg", train, grid={"sigma": [0.1, 0.5], "rate": [0.1, 1.0]},
-fixed={"rounds": 50, "local_steps": 2, "clip": 1.0}, seeds=3, test=test, delta=1e-5)``
-trains every configuration of the Cartesian product of ``grid`` (plus ``fixed``) once per seed
-and returns a pandas DataFrame with, per run: the configuration, the seed, the final train and
-test loss and accuracy, the metric curves every ``every`` rounds, ``epsilon``: the smallest epsilon
-at ``delta`` among the *proven* guarantees the algorithm reports (its accountants, called on the
-exact configuration), and ``epsilon_source``: that guarantee's name.  Runs are deterministic in (configuration,
-seed) at any thread count, so the rows do not depend on how the work was spread:
+fixed={"rounds": 50, "local_steps": 2, "clip": 1.0}, seeds=3, test=test, delta=1e-5)`` trains every
+configuration of the Cartesian product of ``grid`` (plus ``fixed``) once per seed and returns a
+pandas DataFrame with, per run: the configuration, the seed, the final train and test loss and
+accuracy, the metric curves every ``every`` rounds, ``epsilon``: the smallest epsilon at ``delta``
+among the *proven* guarantees the algorithm reports (its accountants, called on the exact
+configuration), and ``epsilon_source``: that guarantee's name.  Runs are deterministic in
+(configuration, seed) at any thread count, so the rows do not depend on how the work was spread:
 
 - in-process (default): one run after the other, each on ``threads`` numba threads (default 1:
   for the small models a sweep explores, a second thread's per-round synchronisation costs more
@@ -88,7 +88,8 @@ def _is_number(value: Any) -> bool:
 def configurations(
     grid: Mapping[str, Sequence[Any]], fixed: Mapping[str, Any] | None = None
 ) -> list[dict[str, Any]]:
-    """The Cartesian product of ``grid``'s value lists (last name fastest), each merged with ``fixed``."""
+    """The Cartesian product of ``grid``'s value lists (last name fastest), each merged with
+    ``fixed``."""
     fixed = dict(fixed or {})
     overlap = sorted(set(grid) & set(fixed))
     if overlap:
@@ -121,9 +122,10 @@ def _signature(algorithm: str) -> dict[str, inspect.Parameter]:
 def check_configurations(
     algorithm: str, configs: Sequence[Mapping[str, Any]], data: FederatedData
 ) -> None:
-    """Refuse (ValueError naming the parameter and its rule) an unknown algorithm or any configuration
-    it cannot run on ``data``: unknown or missing parameters, negative sigma, a clip of 0, more clients
-    per round than clients, ...  Called on every configuration before any training starts."""
+    """Refuse (ValueError naming the parameter and its rule) an unknown algorithm or any
+    configuration it cannot run on ``data``: unknown or missing parameters, negative sigma, a clip
+    of 0, more clients per round than clients, ...  Called on every configuration before any
+    training starts."""
     if algorithm not in ALGORITHMS:
         raise ValueError(
             f"unknown algorithm {algorithm!r}; simulated algorithms: {', '.join(ALGORITHMS)}"
@@ -261,9 +263,9 @@ def simulate_sweep(
     """Train every configuration of a grid once per seed and return one row per run.
 
     The configurations are the Cartesian product of ``grid``'s value lists (last name fastest), each
-    merged with ``fixed``; every one is checked before the first run starts. Runs are deterministic in
-    (configuration, seed) at any thread count, so the rows do not depend on how the work is spread:
-    in-process (default), ``processes`` spawned worker processes, or Dask.
+    merged with ``fixed``; every one is checked before the first run starts. Runs are deterministic
+    in (configuration, seed) at any thread count, so the rows do not depend on how the work is
+    spread: in-process (default), ``processes`` spawned worker processes, or Dask.
 
     Parameters
     ----------
@@ -285,9 +287,10 @@ def simulate_sweep(
     every : int, optional
         Take the metrics every ``every`` rounds; default the algorithm's.
     output : str or os.PathLike, optional
-        Also stream the rows to this ``.parquet`` or ``.csv`` file while the sweep runs (curves as JSON
-        text in CSV); its directory must exist. The rows go to ``output + ".partial"``, renamed to
-        ``output`` after the last row; a sweep stopped by an error leaves its finished rows there.
+        Also stream the rows to this ``.parquet`` or ``.csv`` file while the sweep runs (curves as
+        JSON text in CSV); its directory must exist. The rows go to ``output + ".partial"``, renamed
+        to ``output`` after the last row; a sweep stopped by an error leaves its finished rows
+        there.
     overwrite : bool, default False
         Replace an existing ``output`` file.
     processes : int, optional
@@ -319,11 +322,11 @@ def simulate_sweep(
     ------
     ValueError
         When ``algorithm`` is unknown, a grid entry is not a non-empty list, a parameter is in both
-        ``grid`` and ``fixed``, a configuration has an unknown parameter, lacks a required one or breaks
-        a parameter's rule (e.g. negative ``sigma``, a ``clip`` of 0, more ``batch`` or
-        ``silos_per_round`` than clients), ``delta`` is not in (0, 1), ``seeds`` is not a count >= 1 or
-        a list of integers >= 0, ``threads`` is not an integer >= 1, or ``output`` does not end in
-        .parquet or .csv, exists without ``overwrite`` or lies in a missing directory.
+        ``grid`` and ``fixed``, a configuration has an unknown parameter, lacks a required one or
+        breaks a parameter's rule (e.g. negative ``sigma``, a ``clip`` of 0, more ``batch`` or
+        ``silos_per_round`` than clients), ``delta`` is not in (0, 1), ``seeds`` is not a count >= 1
+        or a list of integers >= 0, ``threads`` is not an integer >= 1, or ``output`` does not end
+        in .parquet or .csv, exists without ``overwrite`` or lies in a missing directory.
     ImportError
         When pandas, or for Dask dask and distributed, is not installed.
 
@@ -392,7 +395,8 @@ def simulate_sweep(
 
 
 class _InOrder:
-    """Hands rows finished in any order to ``emit`` in job order: each one once all before it are in."""
+    """Hands rows finished in any order to ``emit`` in job order: each one once all before it are
+    in."""
 
     def __init__(self, emit: Callable[[dict[str, Any]], None]) -> None:
         self.emit = emit
@@ -446,7 +450,8 @@ def _dispatch(
                 done,
             )
         elif processes is not None and processes > 1:
-            # spawn, not fork: the parent already runs OpenMP (libgomp) threads, which fork cannot copy
+            # spawn, not fork: the parent already runs OpenMP (libgomp) threads, which fork cannot
+            # copy
             with ProcessPoolExecutor(
                 processes, mp_context=multiprocessing.get_context("spawn")
             ) as pool:

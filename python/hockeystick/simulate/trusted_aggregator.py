@@ -73,8 +73,8 @@ def trusted_aggregator(
 ) -> RunResult:
     r"""Run paper 000's Algorithm 1 for one pass and report Theorem 2's user-level guarantee.
 
-    The n users (clients) are permuted once and round t = 1..T, :math:`T = \lfloor n/m \rfloor`, takes
-    the t-th block of m; each sends the mean of its per-sample clipped gradients plus
+    The n users (clients) are permuted once and round t = 1..T, :math:`T = \lfloor n/m \rfloor`,
+    takes the t-th block of m; each sends the mean of its per-sample clipped gradients plus
     :math:`\sigma_t Z_j`, and the aggregator sets
 
     .. math:: W_t = \Pi_\rho\Bigl(W_{t-1} - \frac{\eta_t}{m}\sum_j \bigl(\nabla_j(W_{t-1}) + \sigma_t Z_j\bigr)\Bigr),
@@ -134,9 +134,9 @@ def trusted_aggregator(
     Raises
     ------
     ValueError
-        When ``batch`` is not in [1, n], ``radius`` or ``clip`` <= 0, ``suffix`` is not in [0, 1) or is
-        > 0 without ``random_stop``, ``schedule`` is unknown, ``rate`` or ``sigma`` is not a scalar or a
-        length-T array of finite values >= 0, a rate is 0, or ``every`` < 1.
+        When ``batch`` is not in [1, n], ``radius`` or ``clip`` <= 0, ``suffix`` is not in [0, 1) or
+        is > 0 without ``random_stop``, ``schedule`` is unknown, ``rate`` or ``sigma`` is not a
+        scalar or a length-T array of finite values >= 0, a rate is 0, or ``every`` < 1.
 
     References
     ----------
@@ -242,8 +242,8 @@ def _check_trusted(
     random_stop: bool,
     schedule: Schedule,
 ) -> None:
-    """``trusted_aggregator``'s scalar arguments: 1 <= batch <= n, radius and clip > 0, 0 <= suffix < 1 (only
-    with ``random_stop``), a known schedule."""
+    """``trusted_aggregator``'s scalar arguments: 1 <= batch <= n, radius and clip > 0, 0 <= suffix
+    < 1 (only with ``random_stop``), a known schedule."""
     if not 1 <= batch <= n:
         raise ValueError(f"batch must be in [1, n_clients = {n}]")
     if not radius > 0 or not clip > 0:
@@ -275,7 +275,8 @@ def _guarantees(
     batch: int,
     suffix: float | None,
 ) -> list[Guarantee]:
-    """Theorem 2's guarantee (Corollary 3 or the suffix bound with a random stop) when every round adds noise."""
+    """Theorem 2's guarantee (Corollary 3 or the suffix bound with a random stop) when every round
+    adds noise."""
     if not np.all(sigmas > 0):
         return []
     lipschitz, beta, _ = smoothness_constants(data.model, data.features, data.labels, radius)

@@ -1,4 +1,5 @@
-"""Paper 000's utility guarantee for the trusted aggregator (Corollary 1), beside what a run measures.
+"""Paper 000's utility guarantee for the trusted aggregator (Corollary 1), beside what a run
+measures.
 
 Asoodeh, Chen, Calmon, Özgür, "Differentially private federated learning: an information-theoretic
 perspective", Corollary 1 (distributional SGD, Section IV.A): the users' samples are i.i.d. from
@@ -96,8 +97,9 @@ def strongly_convex_excess_loss_bound(
     Raises
     ------
     ValueError
-        When a real argument is not finite or out of its range, an integer argument is not an integer
-        >= 1, ``batch_size`` > ``n`` (no round is run) or ``strong_convexity`` > ``smoothness``.
+        When a real argument is not finite or out of its range, an integer argument is not an
+        integer >= 1, ``batch_size`` > ``n`` (no round is run) or ``strong_convexity`` >
+        ``smoothness``.
     ParameterTypeError
         When an argument is a string, a bool or None.
 
@@ -157,12 +159,12 @@ def least_squares_constants(
     r"""Corollary 1's constants β, λ, D, G² and min F for linear least squares on ball(radius).
 
     F(w) = E (w·x − y)²/2 under the rows' empirical distribution. With :math:`\Sigma = E\,x x^T`,
-    :math:`b = E\,x y` and :math:`w^* = \Sigma^{-1} b`,
-    :math:`F(w) - F(w^*) = (w - w^*)^T \Sigma (w - w^*)/2`, so β and λ are Σ's largest and smallest
-    eigenvalues, and :math:`\|\nabla F(w)\| = \|\Sigma(w - w^*)\| \le \beta(\rho + \|w^*\|) = D`. The
-    gradient's variance is the quadratic :math:`w^T M w - 2 c^T w + e` with
-    :math:`M = E (x x^T - \Sigma)^2`, :math:`c = E (x x^T - \Sigma)(x y - b)`,
-    :math:`e = E \|x y - b\|^2`, at most :math:`\|M\| \rho^2 + 2\|c\|\rho + e = G^2` on the ball.
+    :math:`b = E\,x y` and :math:`w^* = \Sigma^{-1} b`, :math:`F(w) - F(w^*) = (w - w^*)^T \Sigma
+    (w - w^*)/2`, so β and λ are Σ's largest and smallest eigenvalues, and :math:`\|\nabla F(w)\| =
+    \|\Sigma(w - w^*)\| \le \beta(\rho + \|w^*\|) = D`. The gradient's variance is the quadratic
+    :math:`w^T M w - 2 c^T w + e` with :math:`M = E (x x^T - \Sigma)^2`, :math:`c = E (x x^T -
+    \Sigma)(x y - b)`, :math:`e = E \|x y - b\|^2`, at most :math:`\|M\| \rho^2 + 2\|c\|\rho + e =
+    G^2` on the ball.
 
     Parameters
     ----------
@@ -177,8 +179,8 @@ def least_squares_constants(
     -------
     LeastSquaresConstants
         Fields ``smoothness`` (β), ``strong_convexity`` (λ), ``gradient_norm`` (D),
-        ``gradient_variance`` (G²), ``minimum`` (min F), ``minimizer`` (w*) and ``dimension`` (d); its
-        ``excess(value)`` is value − min F.
+        ``gradient_variance`` (G²), ``minimum`` (min F), ``minimizer`` (w*) and ``dimension`` (d);
+        its ``excess(value)`` is value − min F.
 
     Raises
     ------
@@ -237,7 +239,8 @@ def least_squares_constants(
 
 
 def corollary_1_table(rows: Any, population: FederatedData, *, n: int) -> Any:
-    """Corollary 1's bound beside the measured test loss, one row per trusted-aggregator configuration.
+    """Corollary 1's bound beside the measured test loss, one row per trusted-aggregator
+    configuration.
 
     ``rows``: a sweep's rows of ``trusted_aggregator`` runs; only configurations with Corollary 1's
     schedule (``schedule="inverse_t"``, so lambda = 1/rate), no clipping and a linear model qualify,

@@ -10,12 +10,12 @@
     ((200000, 4), ['sigma', 'rounds', 'epsilon', 'delta'])
 
 ``run_sweep(grid).to_xarray()`` is the same result as labelled arrays (an ``xarray.Dataset`` with a
-dimension per axis, fixed parameters as coordinates), and ``read_sweep(path)`` reads any saved
-sweep (``*.csv``, ``*.parquet``, ``*.npz``, ``*.nc``, ``*.zarr``) back as one.  ``run_sweep(grid, path)``
-refuses to replace an existing file (unless ``overwrite=True``), continues a killed run from its finished
-chunks (``resume=True``) and refuses grids above the limits of ``plan.py`` (unless ``allow_large=True``).
-``run_on_dask(grid, path, workers=4)`` (or ``scheduler="tcp://..."``) runs the same grid on a Dask cluster
-and writes the same file.
+dimension per axis, fixed parameters as coordinates), and ``read_sweep(path)`` reads any saved sweep
+(``*.csv``, ``*.parquet``, ``*.npz``, ``*.nc``, ``*.zarr``) back as one.  ``run_sweep(grid, path)``
+refuses to replace an existing file (unless ``overwrite=True``), continues a killed run from its
+finished chunks (``resume=True``) and refuses grids above the limits of ``plan.py`` (unless
+``allow_large=True``). ``run_on_dask(grid, path, workers=4)`` (or ``scheduler="tcp://..."``) runs
+the same grid on a Dask cluster and writes the same file.
 """
 
 from . import plan, registry

@@ -1,6 +1,6 @@
-"""The bars a sweep shows on stderr: the run's over its points, the preflight's over its probe, the pilot's over
-the points it times; and the mover that advances a bar within a chunk as the accountants report finished
-blocks (``hockeystick.base.progress``)."""
+"""The bars a sweep shows on stderr: the run's over its points, the preflight's over its probe, the
+pilot's over the points it times; and the mover that advances a bar within a chunk as the
+accountants report finished blocks (``hockeystick.base.progress``)."""
 
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ def progress_bar(total: int, progress: bool | None) -> Any:
 
 
 def checking_bar(total: int, progress: bool | None) -> Any:
-    """The preflight's bar over the probe's points (every axis value, every corner of the grid), cleared when
-    done so the sweep's bar takes its line."""
+    """The preflight's bar over the probe's points (every axis value, every corner of the grid),
+    cleared when done so the sweep's bar takes its line."""
     enabled = sys.stderr.isatty() if progress is None else progress
     if not enabled:
         return HiddenBar()
@@ -48,8 +48,9 @@ def checking_bar(total: int, progress: bool | None) -> Any:
 
 
 def pilot_bar(progress: bool | None) -> Any:
-    """The pilot's bar over the points it evaluates (how many is not known in advance: it grows its chunk
-    until one takes the pilot's time, ``plan.py``), cleared when done so the sweep's bar takes its line."""
+    """The pilot's bar over the points it evaluates (how many is not known in advance: it grows its
+    chunk until one takes the pilot's time, ``plan.py``), cleared when done so the sweep's bar takes
+    its line."""
     enabled = sys.stderr.isatty() if progress is None else progress
     if not enabled:
         return HiddenBar()
@@ -59,9 +60,9 @@ def pilot_bar(progress: bool | None) -> Any:
 
 
 class HiddenBar:
-    """A bar that is not shown (stderr is no terminal, or progress=False): the part of tqdm's interface a sweep
-    uses (a context manager, ``update``, ``close``), without importing tqdm, whose import costs a command line's
-    first answer more than its own arithmetic."""
+    """A bar that is not shown (stderr is no terminal, or progress=False): the part of tqdm's
+    interface a sweep uses (a context manager, ``update``, ``close``), without importing tqdm, whose
+    import costs a command line's first answer more than its own arithmetic."""
 
     def __enter__(self) -> HiddenBar:
         return self
@@ -91,7 +92,8 @@ class BlockProgress:
         )
 
     def advance(self, done: int) -> None:
-        """``done`` more output elements of one accountant (each accountant covers the chunk once)."""
+        """``done`` more output elements of one accountant (each accountant covers the chunk
+        once)."""
         self.reported += done
         self._move_to(min(self.size, self.reported // self.accountants))
 

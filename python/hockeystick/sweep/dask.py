@@ -34,20 +34,23 @@ __all__ = ["run_on_dask", "compute_part", "local_cluster"]
 
 # Dask's nanny starts its worker processes with MALLOC_TRIM_THRESHOLD_=65536 (and leaves it in this
 # process's environment, for every process spawned after it); glibc then also stops raising its mmap
-# threshold, so every buffer above 128 KiB is a fresh mmap whose pages fault in on first use.  With these
-# values buffers up to 32 MiB are reused from the heap, and a worker keeps at most 128 MiB of free heap top.
+# threshold, so every buffer above 128 KiB is a fresh mmap whose pages fault in on first use.  With
+# these values buffers up to 32 MiB are reused from the heap, and a worker keeps at most 128 MiB of
+# free heap top.
 MALLOC_ENVIRON = {"MALLOC_TRIM_THRESHOLD_": 1 << 27, "MALLOC_MMAP_THRESHOLD_": 1 << 25}
 
 
 def local_cluster(workers: int, processes: bool = True) -> Any:
-    """A LocalCluster of ``workers`` single-threaded workers on 127.0.0.1 whose worker processes start with
-    glibc's malloc tuned by ``MALLOC_ENVIRON`` (Dask's ``distributed.nanny.pre-spawn-environ`` otherwise).
-    Dask's nanny reads such a variable from this process's environment first, and before it spawns a worker
-    writes every variable of that configuration, and PYTHONHASHSEED, into this process's environment and
-    leaves them there; the environment is restored here once the cluster is up, so this process keeps its
-    own OMP_NUM_THREADS (Dask's 1, left behind, would run every later in-process call on one thread).  The
-    nanny keeps the values for the workers it restarts, and writes them here again when it does.  For a
-    cluster of your own, put ``MALLOC_ENVIRON`` in its ``distributed.nanny.pre-spawn-environ``."""
+    """A LocalCluster of ``workers`` single-threaded workers on 127.0.0.1 whose worker processes
+    start with glibc's malloc tuned by ``MALLOC_ENVIRON`` (Dask's
+    ``distributed.nanny.pre-spawn-environ`` otherwise). Dask's nanny reads such a variable from this
+    process's environment first, and before it spawns a worker writes every variable of that
+    configuration, and PYTHONHASHSEED, into this process's environment and leaves them there; the
+    environment is restored here once the cluster is up, so this process keeps its own
+    OMP_NUM_THREADS (Dask's 1, left behind, would run every later in-process call on one thread).
+    The nanny keeps the values for the workers it restarts, and writes them here again when it does.
+    For a cluster of your own, put ``MALLOC_ENVIRON`` in its
+    ``distributed.nanny.pre-spawn-environ``."""
     require_extra("local_cluster", "dask", "distributed")
     import dask  # lazy: dask is an optional extra
     from dask.distributed import LocalCluster  # lazy: dask is an optional extra
@@ -67,8 +70,8 @@ def local_cluster(workers: int, processes: bool = True) -> Any:
                 dashboard_address=":0",
             )
     finally:
-        # every variable set or changed meanwhile (the nanny's pre-spawn environment, and PYTHONHASHSEED, which
-        # it adds outside its configuration) back as it was
+        # every variable set or changed meanwhile (the nanny's pre-spawn environment, and
+        # PYTHONHASHSEED, which it adds outside its configuration) back as it was
         for key in set(os.environ) - set(saved):
             del os.environ[key]
         for key, value in saved.items():
@@ -77,7 +80,8 @@ def local_cluster(workers: int, processes: bool = True) -> Any:
 
 
 def compute_part(index: int, chunk_grid: Grid, parts_dir: str) -> int:
-    """Evaluate chunk ``index`` (given as its own grid) and save its outputs; returns its point count."""
+    """Evaluate chunk ``index`` (given as its own grid) and save its outputs; returns its point
+    count."""
     outputs = evaluate_chunk(chunk_grid, chunk_grid.chunk(0, max(1, chunk_grid.size)))
     save_part(parts_dir, index, outputs)
     return chunk_grid.size
@@ -97,13 +101,14 @@ def run_on_dask(
     resume: bool = False,
     allow_large: bool = False,
 ) -> SweepResult:
-    """Evaluate every point of ``grid`` on a Dask cluster and write the same file (or columns) as ``run_sweep``.
+    """Evaluate every point of ``grid`` on a Dask cluster and write the same file (or columns) as
+    ``run_sweep``.
 
-    The run checks first (``preflight``) and plans for the cluster's workers (refused above the limits
-    unless ``allow_large``); each chunk is a task that receives its chunk by value (``Grid.chunk_grid``)
-    and saves its outputs as a part file in the run's working directory beside ``path``; this process
-    writes the parts in grid order as each one's turn comes, so the file is identical to
-    ``run_sweep(grid, path)``'s and a killed run continues with ``resume=True``.
+    The run checks first (``preflight``) and plans for the cluster's workers (refused above the
+    limits unless ``allow_large``); each chunk is a task that receives its chunk by value
+    (``Grid.chunk_grid``) and saves its outputs as a part file in the run's working directory beside
+    ``path``; this process writes the parts in grid order as each one's turn comes, so the file is
+    identical to ``run_sweep(grid, path)``'s and a killed run continues with ``resume=True``.
 
     Parameters
     ----------
@@ -111,12 +116,12 @@ def run_on_dask(
         The sweep.
     path : str, os.PathLike or None, optional
         The output file (``*.csv``, ``*.npz``, ``*.parquet``, ``*.nc``, ``*.zarr``), as for
-        ``run_sweep``; on a cluster of your own its directory must be shared with the workers.  None (the
-        default): in memory.
+        ``run_sweep``; on a cluster of your own its directory must be shared with the workers.  None
+        (the default): in memory.
     scheduler : str or None, optional
         The address of a running scheduler (``"tcp://host:8786"``); None (the default) starts a
-        LocalCluster on 127.0.0.1 for the run (``local_cluster``: glibc's malloc tuned for the workers)
-        and closes it after.
+        LocalCluster on 127.0.0.1 for the run (``local_cluster``: glibc's malloc tuned for the
+        workers) and closes it after.
     workers : int, optional
         The local cluster's single-threaded workers, an integer >= 1 (default 2; not read with a
         ``scheduler``, whose workers' threads the plan counts instead).
@@ -127,29 +132,31 @@ def run_on_dask(
     progress : bool or None, optional
         A bar on stderr over the grid's points; None (the default): when stderr is a terminal.
     retries : int, optional
-        How often Dask may re-run a task that raised, an integer >= 0 (default 3; a lost worker's tasks
-        are rescheduled by Dask itself).
+        How often Dask may re-run a task that raised, an integer >= 0 (default 3; a lost worker's
+        tasks are rescheduled by Dask itself).
     overwrite : bool, optional
         Replace an existing ``path`` (default False), as for ``run_sweep``.
     resume : bool, optional
-        Reuse the parts a killed run of the same grid and chunk size left for ``path`` (default False).
+        Reuse the parts a killed run of the same grid and chunk size left for ``path`` (default
+        False).
     allow_large : bool, optional
         Run even above the plan's limits (default False), as for ``run_sweep``.
 
     Returns
     -------
     SweepResult
-        As ``run_sweep``'s; its ``seconds`` count the run from the start of the cluster (or the connection
-        to the scheduler), after the check.
+        As ``run_sweep``'s; its ``seconds`` count the run from the start of the cluster (or the
+        connection to the scheduler), after the check.
 
     Raises
     ------
     ValueError
-        If ``workers`` (without a ``scheduler``) is not an integer >= 1 or ``retries`` not an integer
-        >= 0; any refusal of ``run_sweep`` (the chunk size, ``resume`` without a path, the preflight, the
-        plan's limits, a locked or foreign working directory).
+        If ``workers`` (without a ``scheduler``) is not an integer >= 1 or ``retries`` not an
+        integer >= 0; any refusal of ``run_sweep`` (the chunk size, ``resume`` without a path, the
+        preflight, the plan's limits, a locked or foreign working directory).
     TypeError
-        If ``overwrite``, ``resume`` or ``allow_large`` is not a bool, or ``chunk_size`` not an integer.
+        If ``overwrite``, ``resume`` or ``allow_large`` is not a bool, or ``chunk_size`` not an
+        integer.
     ImportError
         If dask.distributed is not installed (``pip install "hockeystick[dask]"``).
 

@@ -1,10 +1,11 @@
-"""The outputs of a grid's points: each accountant's value (or calibrated parameter), the best of several.
+"""The outputs of a grid's points: each accountant's value (or calibrated parameter), the best of
+several.
 
 Every point of a chunk goes to each accountant in one vectorized call: ``delta(epsilon)``,
 ``epsilon(delta)``, or ``calibrate`` for a parameter; a calculator evaluates its quantity or solves
-for a parameter.  With several accountants, ``<output>`` is the best valid value (the smallest, or the
-largest for an "increasing" calibration; NaN only where every accountant gives NaN) and ``best`` the
-index of the accountant that gave it.
+for a parameter.  With several accountants, ``<output>`` is the best valid value (the smallest, or
+the largest for an "increasing" calibration; NaN only where every accountant gives NaN) and ``best``
+the index of the accountant that gave it.
 """
 
 from __future__ import annotations
@@ -30,39 +31,43 @@ def default_chunk_size(grid: Grid) -> int:
 def evaluate(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict[str, np.ndarray]:
     r"""Evaluate a grid's accountants at given points and return each output column, flat.
 
-    Each accountant is called once, vectorized over the points: ``delta(epsilon)``, ``epsilon(delta)``,
-    or ``calibrate`` for a parameter (a calculator evaluates its quantity or solves for the parameter),
-    on the side ``grid.bound`` names.  With several accountants, the column ``<output>`` is the best
-    valid value at each point and ``best`` the index :math:`b` of the accountant that gave it,
+    Each accountant is called once, vectorized over the points: ``delta(epsilon)``,
+    ``epsilon(delta)``, or ``calibrate`` for a parameter (a calculator evaluates its quantity or
+    solves for the parameter), on the side ``grid.bound`` names.  With several accountants, the
+    column ``<output>`` is the best valid value at each point and ``best`` the index :math:`b` of
+    the accountant that gave it,
 
     .. math::
 
         b = \operatorname*{arg\,min}_{a} v_a, \qquad \text{output} = v_b,
 
-    NaN counting as the worst value (arg max for a parameter calibrated "increasing", such as rounds;
-    a point where every accountant gives NaN stays NaN); a grid of calculators has no best-of columns.
+    NaN counting as the worst value (arg max for a parameter calibrated "increasing", such as
+    rounds; a point where every accountant gives NaN stays NaN); a grid of calculators has no
+    best-of columns.
 
     Parameters
     ----------
     grid : Grid
-        The sweep: its accountants, output and bound (its axes are not read: ``params`` gives the points).
+        The sweep: its accountants, output and bound (its axes are not read: ``params`` gives the
+        points).
     params : dict of str to array_like
-        Every parameter the accountants take, and the targets the output needs (``epsilon`` for delta,
-        ``delta`` for epsilon, both for a calibration), as numbers or arrays broadcastable to ``shape``
-        (``Grid.chunk_parameters`` gives those of a chunk).
+        Every parameter the accountants take, and the targets the output needs (``epsilon`` for
+        delta, ``delta`` for epsilon, both for a calibration), as numbers or arrays broadcastable to
+        ``shape`` (``Grid.chunk_parameters`` gives those of a chunk).
     shape : tuple of int
         The shape the points broadcast to.
 
     Returns
     -------
     dict of str to numpy.ndarray
-        The columns ``grid.outputs`` (and ``best``, int8, for several accountants), each flat in C order
-        with ``prod(shape)`` values, float64.
+        The columns ``grid.outputs`` (and ``best``, int8, for several accountants), each flat in C
+        order with ``prod(shape)`` values, float64.
 
     Raises
     ------
     ValueError
-        Whatever an accountant refuses: a value out of its range, a calibration target it cannot reach.
+        Whatever an accountant refuses: a value out of its range, a calibration target it cannot
+        reach.
 
     Examples
     --------
@@ -123,8 +128,8 @@ def _sides(grid: Grid, params: dict[str, Any], shape: tuple[int, ...]) -> dict[s
 def _upper_value(
     grid: Grid, entry: AccountantEntry | CalculatorEntry, params: dict[str, Any]
 ) -> Any:
-    """One entry's output: a calculator's quantity or solved parameter; an accountant's upper delta or
-    epsilon, or the parameter calibrated to the targets."""
+    """One entry's output: a calculator's quantity or solved parameter; an accountant's upper delta
+    or epsilon, or the parameter calibrated to the targets."""
     if isinstance(entry, CalculatorEntry):
         return (
             entry.evaluate(**params)
@@ -140,8 +145,8 @@ def _upper_value(
 
 
 def _best_of(values: list[np.ndarray], best_is_max: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(the best valid value at each point, the index of the accountant giving it): NaN counts as the worst
-    value, and a point where every accountant gives NaN stays NaN."""
+    """(the best valid value at each point, the index of the accountant giving it): NaN counts as
+    the worst value, and a point where every accountant gives NaN stays NaN."""
     stacked = np.stack(values)
     invalid = -np.inf if best_is_max else np.inf
     stacked = np.where(np.isnan(stacked), invalid, stacked)

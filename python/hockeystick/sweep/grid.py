@@ -66,12 +66,14 @@ MAX_INTEGER = 2**53  # integers exact in a double and in int64
 
 @dataclass(frozen=True)
 class Axis:
-    """One named axis of a grid: a non-empty, finite, strictly monotone 1-D array of parameter values.
+    """One named axis of a grid: a non-empty, finite, strictly monotone 1-D array of parameter
+    values.
 
     Parameters
     ----------
     name : str
-        The parameter the axis varies (an accountant's keyword, or a target ``epsilon`` / ``delta``).
+        The parameter the axis varies (an accountant's keyword, or a target ``epsilon`` /
+        ``delta``).
     values : array_like
         The values: 1-D, real, finite, at least one, strictly increasing or strictly decreasing (no
         repeats); stored as a numpy array.
@@ -82,8 +84,8 @@ class Axis:
     Raises
     ------
     ValueError
-        If ``values`` is not a 1-D array of real numbers, is empty, holds a non-finite value, or is not
-        strictly monotone.
+        If ``values`` is not a 1-D array of real numbers, is empty, holds a non-finite value, or is
+        not strictly monotone.
 
     See Also
     --------
@@ -159,9 +161,9 @@ def _preview(values: np.ndarray) -> str:
 
 
 def _exact(name: str, value: Any) -> Any:
-    """``value``, after checking that an integer (TOML's, Python's) is exactly a double: a larger one
-    would be rounded silently (99999999999999999999 -> 1e20), and integer parameters are written as the
-    64-bit integers of those doubles."""
+    """``value``, after checking that an integer (TOML's, Python's) is exactly a double: a larger
+    one would be rounded silently (99999999999999999999 -> 1e20), and integer parameters are written
+    as the 64-bit integers of those doubles."""
     if (
         isinstance(value, (int, np.integer))
         and not isinstance(value, (bool, np.bool_))
@@ -182,11 +184,11 @@ def parse_value(name: str, spec: Any) -> Axis | float:
     name : str
         The parameter the value is for (the axis's name, and the name error messages give).
     spec : float, int, str, sequence, mapping or Axis
-        A number (fixed); a list or array of numbers (an axis of kind "list"); a range
-        ``{log = [start, stop, num]}`` / ``{linear = [start, stop, num]}``; a string: a number
-        ``"1.5"``, a list ``"1,2,4"``, or a range ``"log:start:stop:num"`` / ``"linear:start:stop:num"``
-        (``"lin:..."`` too); an ``Axis`` is returned as it is.  A range holds ``num`` values from start
-        to stop inclusive (``num`` an integer >= 1; a log range needs start > 0 and stop > 0).
+        A number (fixed); a list or array of numbers (an axis of kind "list"); a range ``{log =
+        [start, stop, num]}`` / ``{linear = [start, stop, num]}``; a string: a number ``"1.5"``, a
+        list ``"1,2,4"``, or a range ``"log:start:stop:num"`` / ``"linear:start:stop:num"``
+        (``"lin:..."`` too); an ``Axis`` is returned as it is.  A range holds ``num`` values from
+        start to stop inclusive (``num`` an integer >= 1; a log range needs start > 0 and stop > 0).
         An integer must equal its double (every integer up to 2^53 in magnitude does).
 
     Returns
@@ -197,11 +199,11 @@ def parse_value(name: str, spec: Any) -> Axis | float:
     Raises
     ------
     ValueError
-        If ``spec`` is a bool, None or of another type; a string that is empty or neither a number, a
-        list nor a range; a mapping other than one ``log`` or ``linear`` range; a range without three
-        numbers, with ``num`` not an integer >= 1 (or above 10^8 values), or a log range with start or
-        stop <= 0; a list of non-numbers or one not strictly monotone; an integer a double does not
-        hold exactly.
+        If ``spec`` is a bool, None or of another type; a string that is empty or neither a number,
+        a list nor a range; a mapping other than one ``log`` or ``linear`` range; a range without
+        three numbers, with ``num`` not an integer >= 1 (or above 10^8 values), or a log range with
+        start or stop <= 0; a list of non-numbers or one not strictly monotone; an integer a double
+        does not hold exactly.
 
     Examples
     --------
@@ -283,18 +285,19 @@ def _range(name: str, kind: str, args: Any) -> Axis:
 class Chunk:
     r"""A block of a grid's points: rows [row_start, row_stop) of axis ``split`` at ``outer``.
 
-    Every chunk is a contiguous run of points, [start, stop) in grid order, that is also a rectangle:
-    with the grid's shape :math:`(n_0, \dots, n_{k-1})` (C order, the last axis fastest), it holds the
-    points whose indices on the axes before ``split`` are ``outer``, whose index on axis ``split`` lies in
-    [row_start, row_stop), and every index on the later axes, so
+    Every chunk is a contiguous run of points, [start, stop) in grid order, that is also a
+    rectangle: with the grid's shape :math:`(n_0, \dots, n_{k-1})` (C order, the last axis fastest),
+    it holds the points whose indices on the axes before ``split`` are ``outer``, whose index on
+    axis ``split`` lies in [row_start, row_stop), and every index on the later axes, so
 
     .. math::
 
         \mathrm{start} = (o \, n_s + r_0) \prod_{j > s} n_j, \qquad
         \mathrm{stop} - \mathrm{start} = (r_1 - r_0) \prod_{j > s} n_j,
 
-    with :math:`s` = ``split``, :math:`r_0, r_1` = ``row_start``, ``row_stop`` and :math:`o` the flat
-    index of ``outer`` over the axes before :math:`s`.  ``Grid.chunk`` and ``Grid.chunks`` make them.
+    with :math:`s` = ``split``, :math:`r_0, r_1` = ``row_start``, ``row_stop`` and :math:`o` the
+    flat index of ``outer`` over the axes before :math:`s`.  ``Grid.chunk`` and ``Grid.chunks`` make
+    them.
 
     Parameters
     ----------
@@ -338,55 +341,58 @@ class Chunk:
 
 @dataclass(frozen=True)
 class Grid:
-    """A sweep's specification: accountants evaluated at every point of a product of axes, one output each.
+    """A sweep's specification: accountants evaluated at every point of a product of axes, one
+    output each.
 
     The points are the Cartesian product of the axes in C order (the last axis varies fastest), the
-    fixed parameters added at every point: ``shape`` is the axes' lengths and ``size`` their product.
-    ``output`` is what each point gets: ``"delta"`` (each accountant's delta(epsilon), ``epsilon`` an
-    axis or fixed), ``"epsilon"`` (epsilon(delta), ``delta`` given), or a parameter every accountant
-    can calibrate (``"sigma"``, ``"rounds"``, ...: its extreme value meeting the targets ``epsilon``
-    and ``delta``, as ``hockeystick.calibrate`` finds it).  A grid of calculators
-    (``registry.CalculatorEntry``) outputs their common quantity (``"tv"``) or a parameter each of them
-    solves for.  The output columns are ``outputs``: ``<output>`` for one accountant; for several, one
-    column ``<output>_<accountant>`` each and, for accountants (bounds, not calculators), ``<output>``
-    holding the best valid value at each point (the smallest; the largest for a parameter calibrated
-    "increasing", such as rounds) and ``best``, the index of the accountant that gave it.  Build one
-    with ``Grid.from_parameters`` or ``Grid.from_dict`` (a sweep file's layout, ``load_toml``).
+    fixed parameters added at every point: ``shape`` is the axes' lengths and ``size`` their
+    product. ``output`` is what each point gets: ``"delta"`` (each accountant's delta(epsilon),
+    ``epsilon`` an axis or fixed), ``"epsilon"`` (epsilon(delta), ``delta`` given), or a parameter
+    every accountant can calibrate (``"sigma"``, ``"rounds"``, ...: its extreme value meeting the
+    targets ``epsilon`` and ``delta``, as ``hockeystick.calibrate`` finds it).  A grid of
+    calculators (``registry.CalculatorEntry``) outputs their common quantity (``"tv"``) or a
+    parameter each of them solves for.  The output columns are ``outputs``: ``<output>`` for one
+    accountant; for several, one column ``<output>_<accountant>`` each and, for accountants (bounds,
+    not calculators), ``<output>`` holding the best valid value at each point (the smallest; the
+    largest for a parameter calibrated "increasing", such as rounds) and ``best``, the index of the
+    accountant that gave it.  Build one with ``Grid.from_parameters`` or ``Grid.from_dict`` (a sweep
+    file's layout, ``load_toml``).
 
     Parameters
     ----------
     accountants : str or sequence of str
-        Registered accountant or calculator names (``hockeystick.registry.names()``), distinct, at least
-        one; stored as a tuple.  Accountants and calculators are not mixed in one grid.
+        Registered accountant or calculator names (``hockeystick.registry.names()``), distinct, at
+        least one; stored as a tuple.  Accountants and calculators are not mixed in one grid.
     output : str
         ``"delta"``, ``"epsilon"``, a parameter every accountant calibrates, or (calculators) their
         quantity or a parameter each solves for.
     axes : tuple of Axis, optional
-        The axes, in grid order (none: one point).  An axis of an integer parameter (rounds, say) must
-        list integers; its range's values are rounded and repeats dropped.
+        The axes, in grid order (none: one point).  An axis of an integer parameter (rounds, say)
+        must list integers; its range's values are rounded and repeats dropped.
     fixed : mapping of str to float, optional
         The parameters held at one value: finite real numbers, ``delta`` strictly between 0 and 1,
         ``epsilon`` >= 0 (+inf allowed); integers where the parameter takes integers.
     bound : {"upper", "lower", "both"}, optional
-        The side of each accountant's certified bracket: "upper" (the default: column ``<output>``, never
-        below the true value), "lower" (column ``<output>_lower``, never above it) or "both" (columns
-        ``<output>_lower`` and ``<output>_upper``).  Other than "upper" it takes one accountant and no
-        calculator.
+        The side of each accountant's certified bracket: "upper" (the default: column ``<output>``,
+        never below the true value), "lower" (column ``<output>_lower``, never above it) or "both"
+        (columns ``<output>_lower`` and ``<output>_upper``).  Other than "upper" it takes one
+        accountant and no calculator.
 
     Raises
     ------
     TypeError
-        If ``accountants`` is not a name or a sequence of names, ``output`` is not a string, or a fixed
-        value is not a real number (``ParameterTypeError``, a TypeError, for a fixed ``epsilon`` or
-        ``delta`` that is a string, a bool or None).
+        If ``accountants`` is not a name or a sequence of names, ``output`` is not a string, or a
+        fixed value is not a real number (``ParameterTypeError``, a TypeError, for a fixed
+        ``epsilon`` or ``delta`` that is a string, a bool or None).
     ValueError
-        If no accountant is given, one is listed twice or is not registered; a parameter is given twice
-        (as an axis and fixed, say), or is given where it is the output; the output needs a target or an
-        accountant a parameter that is not given; a parameter is one no accountant takes; the output is
-        neither delta, epsilon nor a parameter every accountant calibrates; accountants and calculators
-        are mixed; a fixed value is not finite or a target is out of its range; an integer parameter gets
-        a non-integer or a magnitude above 2^53; ``bound`` is none of the three, or other than "upper"
-        with several accountants or calculators; the grid has more than 2^62 points.
+        If no accountant is given, one is listed twice or is not registered; a parameter is given
+        twice (as an axis and fixed, say), or is given where it is the output; the output needs a
+        target or an accountant a parameter that is not given; a parameter is one no accountant
+        takes; the output is neither delta, epsilon nor a parameter every accountant calibrates;
+        accountants and calculators are mixed; a fixed value is not finite or a target is out of its
+        range; an integer parameter gets a non-integer or a magnitude above 2^53; ``bound`` is none
+        of the three, or other than "upper" with several accountants or calculators; the grid has
+        more than 2^62 points.
 
     See Also
     --------
@@ -443,7 +449,8 @@ class Grid:
         parameters: Mapping[str, Any],
         bound: Bound = "upper",
     ) -> Grid:
-        """Build from {name: value specification}; numbers are fixed, the rest are axes (in order)."""
+        """Build from {name: value specification}; numbers are fixed, the rest are axes (in
+        order)."""
         axes, fixed = [], {}
         for name, spec in parameters.items():
             value = parse_value(name, spec)
@@ -520,8 +527,8 @@ class Grid:
 
     @property
     def outputs(self) -> tuple[str, ...]:
-        """Output column names: one per accountant, plus best-of and its source for several; the lower
-        side ``<output>_lower`` and, for both sides, ``<output>_upper``."""
+        """Output column names: one per accountant, plus best-of and its source for several; the
+        lower side ``<output>_lower`` and, for both sides, ``<output>_upper``."""
         if self.bound != "upper":
             return (f"{self.output}_lower",) + (
                 (f"{self.output}_upper",) if self.bound == "both" else ()
@@ -539,7 +546,8 @@ class Grid:
 
     @property
     def best_is_max(self) -> bool:
-        """True when a larger output is better (rounds, sampling rate): calibrated 'increasing' parameters."""
+        """True when a larger output is better (rounds, sampling rate): calibrated 'increasing'
+        parameters."""
         entry = self.entries[0]
         if isinstance(entry, CalculatorEntry):
             return False
@@ -549,7 +557,8 @@ class Grid:
     # --- chunks ---------------------------------------------------------------------------
 
     def chunk_layout(self, chunk_size: int) -> tuple[int, int, int]:
-        """(split axis, rows per chunk along it, points per row) for chunks of <= chunk_size points."""
+        """(split axis, rows per chunk along it, points per row) for chunks of <= chunk_size
+        points."""
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)):
             raise TypeError(f"chunk_size must be an integer number of points, got {chunk_size!r}")
         if chunk_size < 1:
@@ -620,7 +629,8 @@ class Grid:
     def chunk_grid(self, chunk: Chunk) -> Grid:
         """The chunk as a grid of its own, small enough to send by value: the axes before the split
         fixed at the chunk's values, the split axis cut to its rows, the later axes whole.  Its
-        single chunk ``chunk_grid(c).chunk(0, c.size)`` has the same block and parameters as ``c``."""
+        single chunk ``chunk_grid(c).chunk(0, c.size)`` has the same block and parameters as
+        ``c``."""
         if not self.axes:
             return self
         fixed = dict(self.fixed)
@@ -661,7 +671,8 @@ class Grid:
 
 
 def _accountant_names(accountants: Any, output: Any) -> tuple[str, ...]:
-    """A grid's accountants as a tuple of distinct names (one name stands for itself), its output a string."""
+    """A grid's accountants as a tuple of distinct names (one name stands for itself), its output a
+    string."""
     names = (accountants,) if isinstance(accountants, str) else accountants
     if not isinstance(names, Sequence) or not all(isinstance(a, str) for a in names):
         raise TypeError(f"accountants must be a name or a sequence of names, got {accountants!r}")
@@ -680,7 +691,8 @@ def _accountant_names(accountants: Any, output: Any) -> tuple[str, ...]:
 def _check_fixed_integers(
     fixed: Mapping[str, float], entries: list[AccountantEntry | CalculatorEntry]
 ) -> None:
-    """A fixed value of an integer parameter is an integer an int64 and a double both hold exactly."""
+    """A fixed value of an integer parameter is an integer an int64 and a double both hold
+    exactly."""
     for name, value in fixed.items():
         if any(name in e.integers for e in entries):
             if not value.is_integer():
@@ -690,7 +702,8 @@ def _check_fixed_integers(
 
 def _finite(name: str, value: Any) -> float:
     """A fixed parameter: a finite real number; the targets by the rule of every entry point
-    (``_validation``: delta strictly between 0 and 1, epsilon >= 0 with +inf allowed, delta(inf) = 0)."""
+    (``_validation``: delta strictly between 0 and 1, epsilon >= 0 with +inf allowed, delta(inf) =
+    0)."""
     if name == "delta":
         return _validation.delta_target(value, name)
     if name == "epsilon":
@@ -737,8 +750,8 @@ def _check_output(
 def _output_targets(
     output: str, accountants: list[AccountantEntry], names: str
 ) -> tuple[str, set[str]]:
-    """(the parameter the sweep computes and must not be given, the targets it needs): delta needs epsilon,
-    epsilon needs delta, a parameter every accountant calibrates needs both."""
+    """(the parameter the sweep computes and must not be given, the targets it needs): delta needs
+    epsilon, epsilon needs delta, a parameter every accountant calibrates needs both."""
     if output in ("delta", "epsilon"):
         needs, forbidden = {"delta": ("epsilon", "delta"), "epsilon": ("delta", "epsilon")}[output]
         return forbidden, {needs}
@@ -755,7 +768,8 @@ def _output_targets(
 
 
 def _check_known_parameters(given: set[str], allowed: set[str], output: str, names: str) -> None:
-    """Every parameter given is one an accountant takes (or a target), a misspelt one named with the closest."""
+    """Every parameter given is one an accountant takes (or a target), a misspelt one named with the
+    closest."""
     unknown = sorted(given - allowed)
     if unknown:
         nearest = {
@@ -770,7 +784,8 @@ def _check_known_parameters(given: set[str], allowed: set[str], output: str, nam
 
 
 def _check_calculator_output(output: str, entries: list[CalculatorEntry], given: set[str]) -> None:
-    """A calculator grid outputs the calculators' common quantity, or a parameter each can solve for."""
+    """A calculator grid outputs the calculators' common quantity, or a parameter each can solve
+    for."""
     names = ", ".join(e.name for e in entries)
     takes, needs = _calculator_parameters(output, entries, names)
     if output in given:
@@ -795,8 +810,8 @@ def _check_calculator_output(output: str, entries: list[CalculatorEntry], given:
 def _calculator_parameters(
     output: str, entries: list[CalculatorEntry], names: str
 ) -> tuple[list[set[str]], list[tuple[CalculatorEntry, set[str]]]]:
-    """(the parameters each calculator takes, each one's required parameters) for ``output``: their common
-    quantity, or a parameter every one of them solves for."""
+    """(the parameters each calculator takes, each one's required parameters) for ``output``: their
+    common quantity, or a parameter every one of them solves for."""
     quantities = sorted({e.quantity for e in entries})
     if len(quantities) > 1:
         raise ValueError(
@@ -846,8 +861,9 @@ def _integral_axis(axis: Axis, entries: list[AccountantEntry | CalculatorEntry])
 
 
 def _integer_range(name: str, values: np.ndarray) -> None:
-    """Integer parameters are written as 64-bit integers and given to the accountants as doubles: both
-    exact up to 2^53 in magnitude (beyond 2^63 a cast to int64 wraps: 1e20 becomes -9223372036854775808)."""
+    """Integer parameters are written as 64-bit integers and given to the accountants as doubles:
+    both exact up to 2^53 in magnitude (beyond 2^63 a cast to int64 wraps: 1e20 becomes
+    -9223372036854775808)."""
     if (np.abs(values) > MAX_INTEGER).any():
         raise ValueError(
             f"{name} takes integers of magnitude at most 2^53 = {MAX_INTEGER:,}, got "
@@ -871,7 +887,8 @@ def read_toml(path: str | os.PathLike[str], what: str = "sweep file") -> dict[st
 
 
 def chunk_size_setting(spec: Mapping[str, Any]) -> int | None:
-    """A sweep file's ``chunk_size``: an integer >= 1 (TOML 1.5 or "10" is refused, not truncated), or None."""
+    """A sweep file's ``chunk_size``: an integer >= 1 (TOML 1.5 or "10" is refused, not truncated),
+    or None."""
     value = spec.get("chunk_size")
     if value is None:
         return None
@@ -887,9 +904,9 @@ def chunk_size_setting(spec: Mapping[str, Any]) -> int | None:
 def load_toml(path: str | os.PathLike[str]) -> tuple[Grid, dict[str, Any]]:
     """Read a sweep file (TOML) into a Grid and the file's other settings.
 
-    The file holds ``accountants`` (or ``accountant``), ``output``, an optional ``bound``, an optional
-    ``chunk_size`` and a ``[parameters]`` table of name = value specification (``parse_value``: numbers
-    are fixed, lists and ranges are axes, in the file's order).
+    The file holds ``accountants`` (or ``accountant``), ``output``, an optional ``bound``, an
+    optional ``chunk_size`` and a ``[parameters]`` table of name = value specification
+    (``parse_value``: numbers are fixed, lists and ranges are axes, in the file's order).
 
     Parameters
     ----------
@@ -906,12 +923,12 @@ def load_toml(path: str | os.PathLike[str]) -> tuple[Grid, dict[str, Any]]:
     Raises
     ------
     ValueError
-        If the file cannot be read, is not UTF-8 or not valid TOML, has a key other than those above, or
-        lacks the accountants or the output; any error of ``Grid`` and ``parse_value``;
+        If the file cannot be read, is not UTF-8 or not valid TOML, has a key other than those
+        above, or lacks the accountants or the output; any error of ``Grid`` and ``parse_value``;
         ``chunk_size`` < 1.
     TypeError
-        If ``accountants``, ``output`` or ``[parameters]`` is of the wrong type, or ``chunk_size`` is not
-        an integer.
+        If ``accountants``, ``output`` or ``[parameters]`` is of the wrong type, or ``chunk_size``
+        is not an integer.
 
     Examples
     --------

@@ -1,4 +1,5 @@
-"""Sweep results as labelled arrays: an ``xarray.Dataset`` with named coordinates, and reading any saved sweep.
+"""Sweep results as labelled arrays: an ``xarray.Dataset`` with named coordinates, and reading any
+saved sweep.
 
 ``to_dataset(grid, arrays)`` lays a grid's outputs out on its axes:
 
@@ -40,13 +41,13 @@ def to_dataset(grid: Grid, arrays: Mapping[str, np.ndarray]) -> Any:
     Parameters
     ----------
     grid : Grid
-        The sweep the outputs belong to: its axes give the dimensions and their coordinates (attribute
-        ``spacing``: the axis's kind, "list", "linear" or "log"), its fixed parameters the scalar
-        coordinates.
+        The sweep the outputs belong to: its axes give the dimensions and their coordinates
+        (attribute ``spacing``: the axis's kind, "list", "linear" or "log"), its fixed parameters
+        the scalar coordinates.
     arrays : mapping of str to numpy.ndarray
-        The outputs by column name, each with ``grid.size`` values: of ``grid.shape``, or flat in grid
-        order (C order, the last axis fastest).  A column ``best`` (the accountants' indices) gets the CF
-        attributes ``flag_values`` and ``flag_meanings``.
+        The outputs by column name, each with ``grid.size`` values: of ``grid.shape``, or flat in
+        grid order (C order, the last axis fastest).  A column ``best`` (the accountants' indices)
+        gets the CF attributes ``flag_values`` and ``flag_meanings``.
 
     Returns
     -------
@@ -98,7 +99,8 @@ def read_sweep(path: str | os.PathLike[str]) -> Any:
     Parameters
     ----------
     path : str or os.PathLike
-        A file a sweep wrote: ``*.nc``, ``*.zarr``, ``*.npz``, ``*.parquet`` or ``*.csv`` (the format by its suffix).
+        A file a sweep wrote: ``*.nc``, ``*.zarr``, ``*.npz``, ``*.parquet`` or ``*.csv`` (the
+        format by its suffix).
 
     Returns
     -------
@@ -107,9 +109,9 @@ def read_sweep(path: str | os.PathLike[str]) -> Any:
         coordinate, each output column as a data variable over the axes (``to_dataset``'s layout).
         NetCDF and Zarr give back the Dataset as written, attributes included; from NPZ, CSV and
         Parquet the attributes are those the file keeps (the accountants of several, from NPZ; the
-        accountants and the output, from Parquet; none from CSV), and from a table (CSV, Parquet) the
-        axes are the input columns that vary (an axis of one value comes back fixed) and ``best`` holds
-        the accountants' names.
+        accountants and the output, from Parquet; none from CSV), and from a table (CSV, Parquet)
+        the axes are the input columns that vary (an axis of one value comes back fixed) and
+        ``best`` holds the accountants' names.
 
     Raises
     ------
@@ -159,7 +161,8 @@ _READERS = {".nc": ("netCDF4",), ".zarr": ("zarr",), ".parquet": ("pyarrow",)}
 def _from_npz(path: Path) -> Any:
     import xarray as xr  # lazy: xarray is an optional extra
 
-    # the file opened here and closed here: np.load given a path leaves its file open when the archive is damaged
+    # the file opened here and closed here: np.load given a path leaves its file open when the
+    # archive is damaged
     with open(path, "rb") as fh, np.load(fh) as npz:
         arrays = {k: npz[k] for k in npz.files}
     accountants = [str(a) for a in arrays.pop("accountants", [])]
@@ -173,9 +176,9 @@ def _from_npz(path: Path) -> Any:
 
 
 def _npz_layout(arrays: Mapping[str, np.ndarray]) -> tuple[list[str], list[str]]:
-    """(the axes, the outputs other than ``best``) of a sweep's NPZ arrays: the writer stores the axes first
-    (1-D), then the fixed parameters (0-d), then the outputs (one dimension per axis); with one axis the
-    outputs are 1-D too, and the axis is the first of them."""
+    """(the axes, the outputs other than ``best``) of a sweep's NPZ arrays: the writer stores the
+    axes first (1-D), then the fixed parameters (0-d), then the outputs (one dimension per axis);
+    with one axis the outputs are 1-D too, and the axis is the first of them."""
     rank = max(v.ndim for v in arrays.values())
     if rank == 1:
         one_d = [k for k, v in arrays.items() if v.ndim == 1 and k != "best"]
@@ -200,7 +203,8 @@ def _from_table(path: Path) -> Any:
 
 
 def _parquet_attributes(path: Path) -> dict[str, Any]:
-    """The accountants and output a sweep's Parquet file names in its schema's metadata (none: {})."""
+    """The accountants and output a sweep's Parquet file names in its schema's metadata (none:
+    {})."""
     import pyarrow.parquet as pq  # lazy: pyarrow is an optional extra
 
     meta = pq.read_schema(path).metadata or {}
@@ -213,8 +217,8 @@ def _parquet_attributes(path: Path) -> dict[str, Any]:
 
 
 def _table_dataset(frame: Any, outputs: list[str]) -> Any:
-    """A table of one row per point as a Dataset: the input columns that vary are its dimensions, the others
-    scalar coordinates (fixed parameters)."""
+    """A table of one row per point as a Dataset: the input columns that vary are its dimensions,
+    the others scalar coordinates (fixed parameters)."""
     import xarray as xr  # lazy: xarray is an optional extra
 
     inputs = [c for c in frame.columns if c not in outputs]

@@ -1,16 +1,17 @@
-"""Before a sweep starts: how many points, how many bytes, how long; and the limits that need consent.
+"""Before a sweep starts: how many points, how many bytes, how long; and the limits that need
+consent.
 
-``plan_sweep`` estimates the run time from measured work: the wall time of points of this grid, taken
-through the whole pipeline (evaluation, summary, chunk file, and the CSV or Parquet writer into a
-throwaway file), so the estimate carries the threads the accountants really use and the machine's load.
-The points are those the preflight's check already evaluated (``measured``) when that check took at
-least ``_MEASURED_SECONDS``, else a pilot: after a warm-up chunk (imports, first-use set-up), the grid's
-first points, at most 2% of the grid, in chunks growing from 16 points until one takes 0.2 s, the rate
-being that of the last (largest) chunk.  A run then corrects the estimate from its own pace as it goes
-(``run.py``).  The output's size comes from the format (CSV ~22 bytes a number, Parquet and NPZ 8
-bytes a double, plus the chunk files the run keeps until it ends), and all three are compared with
-limits a sweep may reach only when the caller consents (``allow_large=True``, command line
-``--allow-large``):
+``plan_sweep`` estimates the run time from measured work: the wall time of points of this grid,
+taken through the whole pipeline (evaluation, summary, chunk file, and the CSV or Parquet writer
+into a throwaway file), so the estimate carries the threads the accountants really use and the
+machine's load. The points are those the preflight's check already evaluated (``measured``) when
+that check took at least ``_MEASURED_SECONDS``, else a pilot: after a warm-up chunk (imports,
+first-use set-up), the grid's first points, at most 2% of the grid, in chunks growing from 16 points
+until one takes 0.2 s, the rate being that of the last (largest) chunk.  A run then corrects the
+estimate from its own pace as it goes (``run.py``).  The output's size comes from the format (CSV
+~22 bytes a number, Parquet and NPZ 8 bytes a double, plus the chunk files the run keeps until it
+ends), and all three are compared with limits a sweep may reach only when the caller consents
+(``allow_large=True``, command line ``--allow-large``):
 
 - ``MAX_POINTS`` points or more (10^9: ~8 GB per output column);
 - more bytes than the destination's filesystem has free (or, for a result kept in
@@ -50,8 +51,8 @@ __all__ = ["MAX_POINTS", "MAX_SECONDS", "SweepPlan", "plan_sweep"]
 MAX_POINTS = 10**9
 MAX_SECONDS = 12 * 3600.0
 _PILOT_SECONDS = 0.2
-# a check this long dilutes its one-off costs (imports, first use: up to a few seconds under load) enough to
-# time the grid with; a shorter one leaves the timing to the pilot
+# a check this long dilutes its one-off costs (imports, first use: up to a few seconds under load)
+# enough to time the grid with; a shorter one leaves the timing to the pilot
 _MEASURED_SECONDS = 5.0
 _PILOT_MAX_POINTS = 16384
 _PILOT_FRACTION = 50  # the pilot is at most 1/50 of the grid
@@ -140,8 +141,8 @@ def plan_sweep(
     grid, path, chunk_size
         The sweep, where it goes (None: memory) and its chunk size.
     workers
-        Processes the chunks are spread over (Dask workers): the wall time measured in this process is
-        divided by it.  An in-process run's threads are in the measured wall time already.
+        Processes the chunks are spread over (Dask workers): the wall time measured in this process
+        is divided by it.  An in-process run's threads are in the measured wall time already.
     progress
         The timing pilot's bar on stderr (None: when stderr is a terminal).
     measured
@@ -195,9 +196,9 @@ def plan_sweep(
 
 
 def _pilot(grid: Grid, chunk_size: int, suffix: str | None) -> tuple[float | None, int, int, float]:
-    """(estimated wall seconds for the whole grid, points timed, the last chunk's points and wall seconds, which
-    give the rate), or (None, 0, 0, 0) for small grids.  The caller's progress listener counts the points timed
-    (not the warm-up's), moved as the accountants finish blocks."""
+    """(estimated wall seconds for the whole grid, points timed, the last chunk's points and wall
+    seconds, which give the rate), or (None, 0, 0, 0) for small grids.  The caller's progress
+    listener counts the points timed (not the warm-up's), moved as the accountants finish blocks."""
     cap = _pilot_cap(grid, chunk_size)
     if cap < 1:
         return None, 0, 0, 0.0
@@ -239,9 +240,9 @@ def _pipeline_seconds(
     scratch: Path,
     advance: Callable[[int], None] | None = None,
 ) -> float:
-    """Wall seconds for one chunk as a run handles it: evaluate, summarize, save, write (the threads the
-    accountants use and the machine's load are in it, as in the run).  ``advance``: the listener of the
-    accountants' finished blocks (``hockeystick.base.progress``) during the evaluation."""
+    """Wall seconds for one chunk as a run handles it: evaluate, summarize, save, write (the threads
+    the accountants use and the machine's load are in it, as in the run).  ``advance``: the listener
+    of the accountants' finished blocks (``hockeystick.base.progress``) during the evaluation."""
     started = time.perf_counter()
     with progress_hook.reporting(advance):
         outputs = evaluate(grid, grid.chunk_parameters(chunk), grid.block_shape(chunk))

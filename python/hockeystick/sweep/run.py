@@ -1,16 +1,16 @@
 """Evaluate a grid in chunks through the vectorized accountants, streaming to a writer.
 
-``run_sweep(grid, "out.parquet")`` checks everything first (the output path, that it would
-not replace a file unasked, then a probe of every axis value and every corner of the grid
-through each accountant, under a "checking" bar; a grid no larger than that probe is evaluated
-whole there instead, once, under the sweep's bar), so bad input fails before any file is written;
-it then plans the run (points, bytes, a timed pilot under its own bar: ``plan.py``) and refuses one above the limits
-unless ``allow_large=True``.  It evaluates chunk after chunk (one accountant call per chunk and
-accountant), saves each chunk's outputs in the run's working directory (``checkpoint.py``:
-a run killed by SIGTERM or SIGKILL continues with ``resume=True``), hands each chunk to the
-writer and keeps a running summary.  Memory is bounded by the chunk size, whatever the grid
-size, except for in-memory results (NPZ stages its output arrays as memory-mapped .npy
-files in the working directory) and the probe, which holds every axis's values.
+``run_sweep(grid, "out.parquet")`` checks everything first (the output path, that it would not
+replace a file unasked, then a probe of every axis value and every corner of the grid through each
+accountant, under a "checking" bar; a grid no larger than that probe is evaluated whole there
+instead, once, under the sweep's bar), so bad input fails before any file is written; it then plans
+the run (points, bytes, a timed pilot under its own bar: ``plan.py``) and refuses one above the
+limits unless ``allow_large=True``.  It evaluates chunk after chunk (one accountant call per chunk
+and accountant), saves each chunk's outputs in the run's working directory (``checkpoint.py``: a run
+killed by SIGTERM or SIGKILL continues with ``resume=True``), hands each chunk to the writer and
+keeps a running summary.  Memory is bounded by the chunk size, whatever the grid size, except for
+in-memory results (NPZ stages its output arrays as memory-mapped .npy files in the working
+directory) and the probe, which holds every axis's values.
 """
 
 from __future__ import annotations
@@ -59,43 +59,44 @@ def preflight(
     overwrite: bool = False,
     progress: bool | None = False,
 ) -> dict[str, np.ndarray] | None:
-    """Check a sweep before it runs: its output path, and every accountant on each axis value and corner.
+    """Check a sweep before it runs: its output path, and every accountant on each axis value and
+    corner.
 
-    Anything that would fail later fails here, before a file is written: the output path (its format,
-    its directory, an existing file without ``overwrite``) and the parameter values and calibration
-    targets, through one evaluation of a probe (``Grid.probe_parameters``: each axis's values at the
-    other axes' first values, plus every corner of the grid).  A grid with no more points than its probe
-    (one axis, or a few values on each) is evaluated whole instead, which checks every point the probe
-    would and costs no more.
+    Anything that would fail later fails here, before a file is written: the output path (its
+    format, its directory, an existing file without ``overwrite``) and the parameter values and
+    calibration targets, through one evaluation of a probe (``Grid.probe_parameters``: each axis's
+    values at the other axes' first values, plus every corner of the grid).  A grid with no more
+    points than its probe (one axis, or a few values on each) is evaluated whole instead, which
+    checks every point the probe would and costs no more.
 
     Parameters
     ----------
     grid : Grid
         The sweep to check.
     path : str, os.PathLike or None
-        Where the sweep will be written (``*.csv``, ``*.npz``, ``*.parquet``, ``*.nc``, ``*.zarr``; its
-        directory must exist and be writable); None: kept in memory, nothing to check.
+        Where the sweep will be written (``*.csv``, ``*.npz``, ``*.parquet``, ``*.nc``, ``*.zarr``;
+        its directory must exist and be writable); None: kept in memory, nothing to check.
     overwrite : bool, optional
         Allow ``path`` to be an existing file (default False).
     progress : bool or None, optional
         A bar on stderr that moves as the accountants report finished blocks: over the grid's points
-        (the run's "sweep" bar) when it is evaluated whole, else over the probe's points, cleared when
-        done.  None: when stderr is a terminal; False (the default): none.
+        (the run's "sweep" bar) when it is evaluated whole, else over the probe's points, cleared
+        when done.  None: when stderr is a terminal; False (the default): none.
 
     Returns
     -------
     dict of str to numpy.ndarray or None
-        For a grid evaluated whole, its outputs by column name (``Grid.outputs``, and ``best``), flat in
-        grid order, so that the run does not evaluate them again; otherwise None.
+        For a grid evaluated whole, its outputs by column name (``Grid.outputs``, and ``best``),
+        flat in grid order, so that the run does not evaluate them again; otherwise None.
 
     Raises
     ------
     ValueError
-        If ``path`` is a directory, has an unknown suffix, lies in a directory that does not exist or
-        cannot be written, or is an existing file without ``overwrite``; if an accountant refuses a value
-        of the probe (a calibration target it cannot reach, say); if an arithmetic error (an overflow, a
-        division by zero) arises inside an accountant, the ValueError naming the accountants and the
-        parameters' ranges.
+        If ``path`` is a directory, has an unknown suffix, lies in a directory that does not exist
+        or cannot be written, or is an existing file without ``overwrite``; if an accountant refuses
+        a value of the probe (a calibration target it cannot reach, say); if an arithmetic error (an
+        overflow, a division by zero) arises inside an accountant, the ValueError naming the
+        accountants and the parameters' ranges.
     TypeError
         If ``overwrite`` is not a bool (checked with a ``path``).
 
@@ -155,11 +156,12 @@ def _span(values: np.ndarray) -> str:
 
 @dataclass(repr=False)
 class SweepResult:
-    """The outcome of a sweep: where its values are (a file, or columns in memory), its size, time and summary.
+    """The outcome of a sweep: where its values are (a file, or columns in memory), its size, time
+    and summary.
 
-    ``run_sweep`` and ``run_on_dask`` return one; ``to_xarray()`` gives the values as labelled arrays
-    (read back from the file where none were kept in memory) and ``to_pandas()`` the in-memory columns
-    as a DataFrame; ``points_per_second`` is ``points / seconds``.
+    ``run_sweep`` and ``run_on_dask`` return one; ``to_xarray()`` gives the values as labelled
+    arrays (read back from the file where none were kept in memory) and ``to_pandas()`` the
+    in-memory columns as a DataFrame; ``points_per_second`` is ``points / seconds``.
 
     Parameters
     ----------
@@ -170,11 +172,12 @@ class SweepResult:
     points : int
         The points evaluated (``grid.size``).
     seconds : float
-        The run's wall time in seconds: its evaluation and writing (the check and the plan not counted,
-        except a small grid's evaluation within the check).
+        The run's wall time in seconds: its evaluation and writing (the check and the plan not
+        counted, except a small grid's evaluation within the check).
     summary : sweep.summary.Summary
-        Each output column's smallest and largest value with their flat grid index (``low``, ``high``)
-        and, for several accountants, how often each gave the best value (``best_counts``).
+        Each output column's smallest and largest value with their flat grid index (``low``,
+        ``high``) and, for several accountants, how often each gave the best value
+        (``best_counts``).
     columns : dict of str to numpy.ndarray or None, optional
         The values in memory, flat in grid order: the axis columns, then the outputs (and ``best``);
         None when the sweep went to a file without ``keep=True``.
@@ -200,7 +203,8 @@ class SweepResult:
     columns: dict[str, np.ndarray] | None = None
 
     def __repr__(self) -> str:
-        """Short: shape, accountants, output, parameters and where the values are (never the arrays)."""
+        """Short: shape, accountants, output, parameters and where the values are (never the
+        arrays)."""
         grid = self.grid
         axes = ", ".join(f"{a.name}[{len(a)}]" for a in grid.axes)
         fixed = ", ".join(f"{k}={v:g}" for k, v in grid.fixed.items())
@@ -216,8 +220,8 @@ class SweepResult:
 
     def to_xarray(self) -> Any:
         """The result as an ``xarray.Dataset``: a dimension per axis with its values as coordinate,
-        fixed parameters as scalar coordinates, outputs as variables (``labelled.to_dataset``); a sweep
-        written to a file and not kept in memory is read back from it."""
+        fixed parameters as scalar coordinates, outputs as variables (``labelled.to_dataset``); a
+        sweep written to a file and not kept in memory is read back from it."""
         if self.columns is None:
             if self.path is None:
                 raise ValueError("this sweep kept no values: run it with a path or in memory")
@@ -243,9 +247,10 @@ class SweepResult:
 
 
 class Pace:
-    """The run's estimate corrected from its own pace: after each chunk the points done and the wall time
-    since the run began give the time left; a total off the last one stated by more than ``FACTOR`` (either
-    way) is logged, once ``MIN_SECONDS`` have passed (the pilot's estimate is the first one stated)."""
+    """The run's estimate corrected from its own pace: after each chunk the points done and the wall
+    time since the run began give the time left; a total off the last one stated by more than
+    ``FACTOR`` (either way) is logged, once ``MIN_SECONDS`` have passed (the pilot's estimate is the
+    first one stated)."""
 
     FACTOR = 1.5
     MIN_SECONDS = 2.0
@@ -285,24 +290,26 @@ def run_sweep(
     resume: bool = False,
     allow_large: bool = False,
 ) -> SweepResult:
-    """Evaluate every point of ``grid`` in this process and write the outputs to ``path`` or keep them in memory.
+    """Evaluate every point of ``grid`` in this process and write the outputs to ``path`` or keep
+    them in memory.
 
-    The run checks first (``preflight``), plans (points, bytes, a timed pilot: ``plan.plan_sweep``) and
-    refuses a plan above the limits unless ``allow_large``; it then evaluates chunk after chunk (one
-    vectorized call per chunk and accountant), hands each chunk to the writer and, with a ``path``, saves
-    its outputs in a working directory beside it (``.NAME.parts``, removed at the end) so that a killed run
-    can continue (``resume``).  Memory is
-    bounded by the chunk size, except for a result kept in memory.  The file is written under a
-    temporary name and moved into place when complete.
+    The run checks first (``preflight``), plans (points, bytes, a timed pilot: ``plan.plan_sweep``)
+    and refuses a plan above the limits unless ``allow_large``; it then evaluates chunk after chunk
+    (one vectorized call per chunk and accountant), hands each chunk to the writer and, with a
+    ``path``, saves its outputs in a working directory beside it (``.NAME.parts``, removed at the
+    end) so that a killed run can continue (``resume``).  Memory is bounded by the chunk size,
+    except for a result kept in memory.  The file is written under a temporary name and moved into
+    place when complete.
 
     Parameters
     ----------
     grid : Grid
         The sweep.
     path : str, os.PathLike or None, optional
-        The output file, its format by suffix: ``*.csv``, ``*.parquet`` (one row per point: axes, fixed
-        parameters, outputs), ``*.npz``, ``*.nc``, ``*.zarr`` (arrays over the axes); its directory must exist.
-        None (the default): the values are kept in memory (``SweepResult.columns``).
+        The output file, its format by suffix: ``*.csv``, ``*.parquet`` (one row per point: axes,
+        fixed parameters, outputs), ``*.npz``, ``*.nc``, ``*.zarr`` (arrays over the axes); its
+        directory must exist. None (the default): the values are kept in memory
+        (``SweepResult.columns``).
     chunk_size : int or None, optional
         Points per chunk, an integer >= 1 (None: about 2^20 for delta, 2^17 for the other outputs,
         fewer for accountants that cap it).
@@ -313,27 +320,28 @@ def run_sweep(
     overwrite : bool, optional
         Replace an existing ``path`` (default False: refused).
     resume : bool, optional
-        Reuse the chunks a killed or failed run of the same grid and chunk size finished for ``path``
-        (default False; needs a ``path``; refused for the chunks of another grid).
+        Reuse the chunks a killed or failed run of the same grid and chunk size finished for
+        ``path`` (default False; needs a ``path``; refused for the chunks of another grid).
     allow_large : bool, optional
-        Run even above the limits of ``plan`` (default False): 10^9 points or more, more bytes than the
-        destination's free space (half the available memory for a result kept in memory), more than
-        12 hours estimated.  The plan is logged to the ``hockeystick.sweep`` logger either way.
+        Run even above the limits of ``plan`` (default False): 10^9 points or more, more bytes than
+        the destination's free space (half the available memory for a result kept in memory), more
+        than 12 hours estimated.  The plan is logged to the ``hockeystick.sweep`` logger either way.
 
     Returns
     -------
     SweepResult
-        The path, the points, the wall time, the summary and (in memory, or with ``keep``) the columns.
+        The path, the points, the wall time, the summary and (in memory, or with ``keep``) the
+        columns.
 
     Raises
     ------
     TypeError
-        If ``keep``, ``overwrite``, ``resume`` or ``allow_large`` is not a bool, or ``chunk_size`` not an
-        integer.
+        If ``keep``, ``overwrite``, ``resume`` or ``allow_large`` is not a bool, or ``chunk_size``
+        not an integer.
     ValueError
-        If ``chunk_size`` < 1; ``resume`` without a ``path``; any refusal of ``preflight`` (the path, the
-        values); the plan exceeds a limit without ``allow_large``; another live run writes ``path``, or
-        ``resume`` finds the chunks of another grid.
+        If ``chunk_size`` < 1; ``resume`` without a ``path``; any refusal of ``preflight`` (the
+        path, the values); the plan exceeds a limit without ``allow_large``; another live run writes
+        ``path``, or ``resume`` finds the chunks of another grid.
 
     See Also
     --------
@@ -373,7 +381,8 @@ def run_sweep(
     source = _ChunkOutputs(grid, workspace, finished, evaluated, pace)
     summary = Summary(grid)
     try:
-        # a grid the preflight evaluated whole has had its bar (the sweep's): its chunks take those outputs
+        # a grid the preflight evaluated whole has had its bar (the sweep's): its chunks take those
+        # outputs
         with progress_bar(grid.size, progress) if evaluated is None else nullcontext() as bar:
             for chunk in grid.chunks(chunk_size):
                 _write_chunk(grid, chunk, source, writers, summary, bar)
@@ -400,8 +409,9 @@ def run_sweep(
 def _measured(
     grid: Grid, evaluated: dict[str, np.ndarray] | None, checking: float
 ) -> tuple[int, float]:
-    """(points, wall seconds) of the preflight's check begun at ``checking``: points of this grid, timed on the
-    wall clock like the pilot's (the whole grid where the check evaluated it, else the probe)."""
+    """(points, wall seconds) of the preflight's check begun at ``checking``: points of this grid,
+    timed on the wall clock like the pilot's (the whole grid where the check evaluated it, else the
+    probe)."""
     checked = grid.size if evaluated is not None else _probe_points(grid.probe_parameters())
     return checked, time.perf_counter() - checking
 
@@ -414,8 +424,8 @@ def _open_writers(
     keep: bool,
     overwrite: bool,
 ) -> list[Any]:
-    """The run's writers: the file's (or memory's), and memory's beside a file with ``keep``; a writer that cannot
-    open releases the workspace."""
+    """The run's writers: the file's (or memory's), and memory's beside a file with ``keep``; a
+    writer that cannot open releases the workspace."""
     try:
         writers = [
             open_writer(
@@ -433,8 +443,9 @@ def _open_writers(
 
 @dataclass
 class _ChunkOutputs:
-    """Where each chunk's outputs come from: the workspace for a chunk a resumed run finished, the preflight's
-    evaluation of a small grid, else the accountants; a chunk evaluated here is saved to the workspace."""
+    """Where each chunk's outputs come from: the workspace for a chunk a resumed run finished, the
+    preflight's evaluation of a small grid, else the accountants; a chunk evaluated here is saved to
+    the workspace."""
 
     grid: Grid
     workspace: Workspace | None
@@ -462,7 +473,8 @@ class _ChunkOutputs:
 def _write_chunk(
     grid: Grid, chunk: Chunk, source: _ChunkOutputs, writers: list[Any], summary: Summary, bar: Any
 ) -> None:
-    """One chunk's outputs to every writer and the summary, its bar moved within it as the accountants report."""
+    """One chunk's outputs to every writer and the summary, its bar moved within it as the
+    accountants report."""
     moved = None if bar is None else BlockProgress(bar, chunk.size, len(grid.entries))
     outputs = source.of(chunk, moved)
     for writer in writers:
@@ -506,8 +518,8 @@ def dataframe(grid: Grid, *, chunk_size: int | None = None, progress: bool | Non
     Returns
     -------
     pandas.DataFrame
-        One row per point in grid order: the axis columns, then the outputs (``best`` as a categorical
-        of the accountant names).
+        One row per point in grid order: the axis columns, then the outputs (``best`` as a
+        categorical of the accountant names).
 
     Raises
     ------

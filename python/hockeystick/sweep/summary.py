@@ -1,5 +1,5 @@
-"""A sweep's running summary: each output column's extremes and where they sit, and which accountant was best
-how often (folded chunk by chunk, so memory does not grow with the grid)."""
+"""A sweep's running summary: each output column's extremes and where they sit, and which accountant
+was best how often (folded chunk by chunk, so memory does not grow with the grid)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ __all__ = ["Summary"]
 class Summary:
     """Running extremes of each output column and, for several accountants, who was best how often.
 
-    ``low[name]`` / ``high[name]`` is (the extreme value, the flat grid index of the first point in grid order
-    that attains it); ``low_count[name]`` / ``high_count[name]`` counts the points that attain it, so a plateau
-    (delta = 0 over a whole region, say) is reported as one, not as one of its points."""
+    ``low[name]`` / ``high[name]`` is (the extreme value, the flat grid index of the first point in
+    grid order that attains it); ``low_count[name]`` / ``high_count[name]`` counts the points that
+    attain it, so a plateau (delta = 0 over a whole region, say) is reported as one, not as one of
+    its points."""
 
     grid: Grid
     low: dict[str, tuple[float, int]] = field(default_factory=dict)
@@ -62,8 +63,9 @@ def _fold(
     start: int,
     beyond: np.ufunc,
 ) -> None:
-    """Fold a chunk's extreme ``col[at]`` into the running one: a value ``beyond`` it replaces it (its first
-    point, its count in the chunk); an equal value adds the chunk's count, the first point staying the earlier."""
+    """Fold a chunk's extreme ``col[at]`` into the running one: a value ``beyond`` it replaces it
+    (its first point, its count in the chunk); an equal value adds the chunk's count, the first
+    point staying the earlier."""
     value = float(col[at])
     here = int(np.count_nonzero(col == col[at]))
     if name not in extreme or beyond(value, extreme[name][0]):

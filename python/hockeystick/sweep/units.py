@@ -1,4 +1,5 @@
-"""Sizes and durations as a sweep's plan and log lines write them (three significant digits, one unit)."""
+"""Sizes and durations as a sweep's plan and log lines write them (three significant digits, one
+unit)."""
 
 from __future__ import annotations
 

@@ -135,7 +135,8 @@ class _FileWriter:
 def _table_columns(
     grid: Grid, chunk: Chunk, outputs: dict[str, np.ndarray], *, fixed: bool = False
 ) -> dict[str, np.ndarray]:
-    """The chunk's rows: axis columns, the fixed parameters (``fixed``: as constant columns), outputs."""
+    """The chunk's rows: axis columns, the fixed parameters (``fixed``: as constant columns),
+    outputs."""
     columns = grid.chunk_inputs(chunk)
     if fixed:
         columns.update(
@@ -171,7 +172,8 @@ def _fixed_dtype(grid: Grid, name: str) -> type:
 
 
 def csv_header(grid: Grid) -> str:
-    """The header line of a sweep's CSV: the column names, unquoted (each is a parameter or output name)."""
+    """The header line of a sweep's CSV: the column names, unquoted (each is a parameter or output
+    name)."""
     return (
         ",".join(
             grid.inputs + tuple(grid.fixed) + grid.outputs + (("best",) if grid.has_best else ())
@@ -184,10 +186,11 @@ def csv_text(grid: Grid, columns: dict[str, np.ndarray]) -> str:
     """The CSV lines of ``columns`` (``table_rows``' order), one per point.
 
     int64 columns as integers; doubles in their shortest exact spelling, integral ones of an integer
-    parameter (``integer_columns``: a calibrated rounds) without a fraction, inf as ``inf``; ``best`` by the
-    accountant's name, quoted.  pyarrow's CSV writer when pyarrow is installed (10x faster), else Python's
-    repr: the same numbers, a double possibly spelled differently (1e-05 or 0.00001, 2.0 or 2) from one
-    installation to the other, never between the file and the command line's output."""
+    parameter (``integer_columns``: a calibrated rounds) without a fraction, inf as ``inf``;
+    ``best`` by the accountant's name, quoted.  pyarrow's CSV writer when pyarrow is installed (10x
+    faster), else Python's repr: the same numbers, a double possibly spelled differently (1e-05 or
+    0.00001, 2.0 or 2) from one installation to the other, never between the file and the command
+    line's output."""
     if "best" in columns:
         columns = {**columns, "best": np.array(grid.accountants, dtype=object)[columns["best"]]}
     try:
@@ -225,8 +228,8 @@ class _CsvWriter(_FileWriter):
 
 
 def _csv_lines(columns: list[np.ndarray], integral: list[bool]) -> str:
-    """'a,b,c\n' per row: repr for doubles (shortest exact round-trip), integers of an integer parameter
-    (``integral``) without a fraction, quoted strings."""
+    """'a,b,c\n' per row: repr for doubles (shortest exact round-trip), integers of an integer
+    parameter (``integral``) without a fraction, quoted strings."""
 
     def text(col: np.ndarray, integer: bool) -> list[str]:
         if col.dtype == object:
@@ -338,7 +341,8 @@ class _NpzWriter(_FileWriter):
 
 
 class _LabelledWriter(_NpzWriter):
-    """NetCDF or Zarr: outputs staged as memory maps like NPZ, then written as one labelled Dataset."""
+    """NetCDF or Zarr: outputs staged as memory maps like NPZ, then written as one labelled
+    Dataset."""
 
     def _assemble(self, names: list[str]) -> None:
         arrays = {name: np.load(self.workdir / f"{name}.npy", mmap_mode="r") for name in names}

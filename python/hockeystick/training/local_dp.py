@@ -1,9 +1,10 @@
-r"""Local DP per round: each client noises its own update, calibrated exactly, and composes over its rounds.
+r"""Local DP per round: each client noises its own update, calibrated exactly, and composes over its
+rounds.
 
-A client that clips its update and adds :math:`\mathcal N(0, \sigma^2 I)` before sending it (Flower's
-``LocalDpMod``) runs the Gaussian mechanism of sensitivity Δ in each round it takes part in; nothing of the
-server's (sampling, aggregation) amplifies it, since the server sees the client's own release.  Each round is
-exactly (ε, δ)-DP when
+A client that clips its update and adds :math:`\mathcal N(0, \sigma^2 I)` before sending it
+(Flower's ``LocalDpMod``) runs the Gaussian mechanism of sensitivity Δ in each round it takes part
+in; nothing of the server's (sampling, aggregation) amplifies it, since the server sees the client's
+own release.  Each round is exactly (ε, δ)-DP when
 
 .. math::
 
@@ -11,13 +12,14 @@ exactly (ε, δ)-DP when
     = \Phi\Big(\frac{\Delta}{2\sigma} - \frac{\varepsilon\sigma}{\Delta}\Big)
       - e^{\varepsilon}\,\Phi\Big(-\frac{\Delta}{2\sigma} - \frac{\varepsilon\sigma}{\Delta}\Big)
 
-(Balle & Wang 2018, "Improving the Gaussian mechanism for differential privacy", Thm. 8, the analytic Gaussian
-mechanism), so the smallest σ for a per-round (ε, δ) is Δ / r with r the root of θ(r, ε) = δ
-(``fdp.GaussianDP.mu_for``).  ``LocalDpMod`` uses the classical σ = Δ √(2 ln(1.25/δ)) / ε (Dwork & Roth 2014,
-Thm. A.1), proved for ε < 1 only (it is loose there, and at larger ε it can fall short of (ε, δ)).
+(Balle & Wang 2018, "Improving the Gaussian mechanism for differential privacy", Thm. 8, the
+analytic Gaussian mechanism), so the smallest σ for a per-round (ε, δ) is Δ / r with r the root of
+θ(r, ε) = δ (``fdp.GaussianDP.mu_for``).  ``LocalDpMod`` uses the classical σ = Δ √(2 ln(1.25/δ)) /
+ε (Dwork & Roth 2014, Thm. A.1), proved for ε < 1 only (it is loose there, and at larger ε it can
+fall short of (ε, δ)).
 
-A client's R releases compose exactly: each is μ-GDP with μ = Δ/σ, and R of them (adaptively chosen) are
-√R Δ/σ-GDP (Dong, Roth & Su 2022, Cor. 3.3), the curve ``fdp.GaussianMechanism`` gives.
+A client's R releases compose exactly: each is μ-GDP with μ = Δ/σ, and R of them (adaptively chosen)
+are √R Δ/σ-GDP (Dong, Roth & Su 2022, Cor. 3.3), the curve ``fdp.GaussianMechanism`` gives.
 """
 
 from __future__ import annotations
@@ -35,9 +37,11 @@ __all__ = ["LocalDP"]
 
 
 class LocalDP(GaussianMechanism):
-    r"""Local Gaussian noise calibrated exactly to a per-round (ε, δ), and a client's guarantee over its rounds.
+    r"""Local Gaussian noise calibrated exactly to a per-round (ε, δ), and a client's guarantee over
+    its rounds.
 
-    Each round the client adds :math:`\mathcal N(0, \sigma^2 I)` to its update (L2 sensitivity Δ), with
+    Each round the client adds :math:`\mathcal N(0, \sigma^2 I)` to its update (L2 sensitivity Δ),
+    with
 
     .. math::
 
@@ -45,12 +49,12 @@ class LocalDP(GaussianMechanism):
         \theta(r, \varepsilon) = \Phi\Big(\frac{r}{2} - \frac{\varepsilon}{r}\Big)
           - e^{\varepsilon}\,\Phi\Big(-\frac{r}{2} - \frac{\varepsilon}{r}\Big),
 
-    the smallest noise that makes one round (ε, δ)-DP (Balle & Wang 2018, Thm. 8), for every ε >= 0. Over the
-    R rounds the client takes part in, its releases compose exactly to the Gaussian of
-    :math:`\mu = \sqrt{R}\,\Delta/\sigma` (Dong, Roth & Su 2022, Cor. 3.3): ``delta`` and ``epsilon`` are
-    that curve's, :math:`\delta(\varepsilon) = \theta(\mu, \varepsilon)`, each side rounded outward
-    (``fdp.GaussianMechanism``). ``classical_sigma`` is the classical calibration Flower's ``LocalDpMod``
-    uses, for comparison.
+    the smallest noise that makes one round (ε, δ)-DP (Balle & Wang 2018, Thm. 8), for every ε >= 0.
+    Over the R rounds the client takes part in, its releases compose exactly to the Gaussian of
+    :math:`\mu = \sqrt{R}\,\Delta/\sigma` (Dong, Roth & Su 2022, Cor. 3.3): ``delta`` and
+    ``epsilon`` are that curve's, :math:`\delta(\varepsilon) = \theta(\mu, \varepsilon)`, each side
+    rounded outward (``fdp.GaussianMechanism``). ``classical_sigma`` is the classical calibration
+    Flower's ``LocalDpMod`` uses, for comparison.
 
     Parameters
     ----------
@@ -59,8 +63,9 @@ class LocalDP(GaussianMechanism):
     delta_per_round : array_like
         δ of one round (``LocalDpMod``'s ``delta``), strictly between 0 and 1.
     sensitivity : array_like, default 1.0
-        Δ, the L2 sensitivity of one release, finite and > 0: 2C for an update clipped to norm C (local DP
-        compares any two updates of the client), C if only an update against none is to be hidden.
+        Δ, the L2 sensitivity of one release, finite and > 0: 2C for an update clipped to norm C
+        (local DP compares any two updates of the client), C if only an update against none is to be
+        hidden.
     rounds : array_like, default 1
         R, the rounds the client takes part in, a whole number >= 1.
 
@@ -78,8 +83,9 @@ class LocalDP(GaussianMechanism):
     Raises
     ------
     ValueError
-        ``epsilon_per_round`` negative, infinite or NaN; ``delta_per_round`` outside (0, 1); ``sensitivity``
-        not finite and > 0; ``rounds`` not a whole number >= 1; shapes that do not broadcast.
+        ``epsilon_per_round`` negative, infinite or NaN; ``delta_per_round`` outside (0, 1);
+        ``sensitivity`` not finite and > 0; ``rounds`` not a whole number >= 1; shapes that do not
+        broadcast.
     ParameterTypeError
         A string, bool or None for a number.
 
@@ -90,7 +96,8 @@ class LocalDP(GaussianMechanism):
     References
     ----------
     Balle & Wang 2018, "Improving the Gaussian mechanism for differential privacy" (ICML), Thm. 8;
-    Dwork & Roth 2014, Thm. A.1 (the classical calibration); Dong, Roth & Su 2022, Cor. 3.3 (GDP composition).
+    Dwork & Roth 2014, Thm. A.1 (the classical calibration); Dong, Roth & Su 2022, Cor. 3.3 (GDP
+    composition).
 
     Examples
     --------
@@ -116,8 +123,8 @@ class LocalDP(GaussianMechanism):
             sensitivity=_validation.positive(sensitivity, "sensitivity"),
             rounds=_validation.positive_integer(rounds, "rounds"),
         )
-        # r: theta(r, eps) <= delta certified, so r is at most the exact root and Delta / r at least the exact sigma;
-        # the quotient rounded up keeps Delta / sigma <= r
+        # r: theta(r, eps) <= delta certified, so r is at most the exact root and Delta / r at least
+        # the exact sigma; the quotient rounded up keeps Delta / sigma <= r
         radius = np.asarray(GaussianDP.mu_for(p["epsilon_per_round"], p["delta_per_round"]))
         sigma = np.nextafter(p["sensitivity"] / radius, np.inf)
         super().__init__(sigma=sigma, sensitivity=p["sensitivity"], rounds=p["rounds"])
@@ -128,10 +135,11 @@ class LocalDP(GaussianMechanism):
 
     @property
     def classical_sigma(self) -> Any:
-        r"""The classical calibration σ = Δ √(2 ln(1.25/δ)) / ε of one round, Flower's ``LocalDpMod``'s.
+        r"""The classical calibration σ = Δ √(2 ln(1.25/δ)) / ε of one round, Flower's
+        ``LocalDpMod``'s.
 
-        Dwork & Roth 2014, Thm. A.1, proves it (ε, δ)-DP for 0 < ε < 1 only; there it is at least ``sigma``,
-        the exact calibration.
+        Dwork & Roth 2014, Thm. A.1, proves it (ε, δ)-DP for 0 < ε < 1 only; there it is at least
+        ``sigma``, the exact calibration.
 
         Returns
         -------
@@ -141,8 +149,8 @@ class LocalDP(GaussianMechanism):
         Raises
         ------
         ValueError
-            ``epsilon_per_round`` >= 1 or 0 at some point, where the classical formula proves nothing (at large ε
-            its σ is below what (ε, δ) needs); ``sigma`` holds for every ε.
+            ``epsilon_per_round`` >= 1 or 0 at some point, where the classical formula proves
+            nothing (at large ε its σ is below what (ε, δ) needs); ``sigma`` holds for every ε.
         """
         epsilon, delta = self._per_round
         outside = ~((epsilon > 0) & (epsilon < 1))

@@ -1,19 +1,22 @@
 r"""What DP-SGD divides its noised sum by, and when that division is post-processing.
 
-DP-SGD releases :math:`(\sum_{i \in B} \mathrm{clip}(g_i, C) + \mathcal N(0, z^2 C^2 I_d)) / c`.  When c is the
-same on every pair of neighbouring data sets, dividing by it is post-processing and the step is the sampled
-Gaussian mechanism the accountants bound:
+DP-SGD releases :math:`(\sum_{i \in B} \mathrm{clip}(g_i, C) + \mathcal N(0, z^2 C^2 I_d)) / c`.
+When c is the same on every pair of neighbouring data sets, dividing by it is post-processing and
+the step is the sampled Gaussian mechanism the accountants bound:
 
 - ``"sum"``: no division (c = 1);
-- ``"public_constant"``: c computed from public numbers only (a public data-set size n, a fixed batch size);
-- ``"expected_batch_size"``: Opacus's ``c = floor(q |D|)`` (``loss_reduction="mean"``).  Under replace-one
-  neighbours (fixed-size or shuffled batches) ``|D|`` is the same on both neighbours: post-processing.  Under
-  add-or-remove (Poisson sampling, balls-in-bins) ``|D|`` differs by one between neighbours, so c can differ;
-- ``"realized_batch_size"``: ``c = |B|``, the batch drawn.  Fixed and shuffled batches have a size fixed by the
-  public n and m; under Poisson sampling or balls-in-bins ``|B|`` is data-dependent.
+- ``"public_constant"``: c computed from public numbers only (a public data-set size n, a fixed
+  batch size);
+- ``"expected_batch_size"``: Opacus's ``c = floor(q |D|)`` (``loss_reduction="mean"``).  Under
+  replace-one neighbours (fixed-size or shuffled batches) ``|D|`` is the same on both neighbours:
+  post-processing.  Under add-or-remove (Poisson sampling, balls-in-bins) ``|D|`` differs by one
+  between neighbours, so c can differ;
+- ``"realized_batch_size"``: ``c = |B|``, the batch drawn.  Fixed and shuffled batches have a size
+  fixed by the public n and m; under Poisson sampling or balls-in-bins ``|B|`` is data-dependent.
 
-In the last two cases under add-or-remove the two neighbours' outputs are Gaussians of different scales
-σC/c and σC/c'; the divergence between two such laws in d dimensions grows with d, and the guarantee vanishes as
+In the last two cases under add-or-remove the two neighbours' outputs are Gaussians of different
+scales σC/c and σC/c'; the divergence between two such laws in d dimensions grows with d, and the
+guarantee vanishes as
 d → ∞ (arXiv 2605.15648; opacus #571 and #819).  No certified bound as a function of d is computed here: those
 settings are refused, naming the relation.
 """
@@ -34,13 +37,14 @@ NORMALIZATIONS: tuple[Normalization, ...] = (
     "expected_batch_size",
     "realized_batch_size",
 )
-# the samplings whose neighbours hold as many records (replace-one), so floor(q |D|) and the batch size are public
+# the samplings whose neighbours hold as many records (replace-one), so floor(q |D|) and the batch
+# size are public
 _SAME_SIZE = ("fixed_size", "shuffle")
 
 
 def checked_normalization(normalization: Normalization, sampling: Sampling) -> Normalization:
-    """``normalization`` if dividing by it is post-processing under ``sampling``'s neighbouring relation (the
-    module docstring); a ValueError naming the relation otherwise."""
+    """``normalization`` if dividing by it is post-processing under ``sampling``'s neighbouring
+    relation (the module docstring); a ValueError naming the relation otherwise."""
     chosen = _validation.choice(normalization, "normalization", NORMALIZATIONS)
     if chosen in ("sum", "public_constant") or sampling in _SAME_SIZE:
         return chosen

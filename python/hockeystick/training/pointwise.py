@@ -1,5 +1,6 @@
-"""A run of broadcast parameters answered point by point: each point's certified (lower, upper) bracket, read
-on the side asked for (the runs whose accountant is built per point: user-level, record-level, check-ins)."""
+"""A run of broadcast parameters answered point by point: each point's certified (lower, upper)
+bracket, read on the side asked for (the runs whose accountant is built per point: user-level,
+record-level, check-ins)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ def answer_pointwise(
     x: np.ndarray,
     bound: Bound,
 ) -> Result:
-    """``bracket(i, x)`` at every point of the parameters' ``shape`` (flat index i) broadcast with the checked
-    argument ``x``, as one float (scalar parameters and argument) or arrays, on the sides ``bound`` names."""
+    """``bracket(i, x)`` at every point of the parameters' ``shape`` (flat index i) broadcast with
+    the checked argument ``x``, as one float (scalar parameters and argument) or arrays, on the
+    sides ``bound`` names."""
     full = np.broadcast_shapes(shape, x.shape)
     xs = np.broadcast_to(x, full)
     index = np.broadcast_to(np.arange(int(np.prod(shape))).reshape(shape), full)

@@ -1,23 +1,24 @@
-r"""Random check-ins (Balle, Kairouz, McMahan, Thakkar & Thakurta 2020), with central noise on every slot.
+r"""Random check-ins (Balle, Kairouz, McMahan, Thakkar & Thakurta 2020), with central noise on every
+slot.
 
-In a pass of m time slots, each client checks in with probability p and, if it does, to one slot chosen
-uniformly.  When the server aggregates every check-in of a slot (the clipped updates summed, N(0, (z C)^2 I)
-added to the sum), a client's part in a pass is Poisson(p) sampling of a 1-of-m random allocation: under
-add-or-remove of a client the pass is dominated by
+In a pass of m time slots, each client checks in with probability p and, if it does, to one slot
+chosen uniformly.  When the server aggregates every check-in of a slot (the clipped updates summed,
+N(0, (z C)^2 I) added to the sum), a client's part in a pass is Poisson(p) sampling of a 1-of-m
+random allocation: under add-or-remove of a client the pass is dominated by
 
 .. math::
 
     \text{remove: } \big(p A + (1 - p) Q,\; Q\big), \qquad \text{add: the pair swapped},
 
 with (A, Q) the random allocation's pair over the m slots, A = (1/m) sum_i N(e_i, z^2 I_m) against
-Q = N(0, z^2 I_m) (Chua et al. 2025, Sec. 3; ``pld.sampling.random_allocation``), and Poisson sampling of a
-mechanism by Zhu, Dong & Wang 2022, Thm. 11.  Passes compose.
+Q = N(0, z^2 I_m) (Chua et al. 2025, Sec. 3; ``pld.sampling.random_allocation``), and Poisson sampling
+of a mechanism by Zhu, Dong & Wang 2022, Thm. 11.  Passes compose.
 
-Balle et al.'s own protocol serves one checked-in client per slot, and analyses local randomizers by a
-shuffle-type argument.  There a client's check-in can displace another client from its slot,
-a change of the other client's output, not only of its own: that is a replace-type change that the add-or-remove
-pair above does not dominate, and their bound is stated for ε0-LDP local randomizers, not for central Gaussian
-noise.  ``protocol="one_per_slot"`` is refused by name.
+Balle et al.'s own protocol serves one checked-in client per slot, and analyses local randomizers by
+a shuffle-type argument.  There a client's check-in can displace another client from its slot, a
+change of the other client's output, not only of its own: that is a replace-type change that the
+add-or-remove pair above does not dominate, and their bound is stated for ε0-LDP local randomizers,
+not for central Gaussian noise.  ``protocol="one_per_slot"`` is refused by name.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ __all__ = ["RandomCheckIns"]
 
 Protocol = Literal["aggregate_all", "one_per_slot"]
 PROTOCOLS: tuple[Protocol, ...] = ("aggregate_all", "one_per_slot")
-# the random allocation's sums are built over the slots: more than this is refused (its grid grows with them)
+# the random allocation's sums are built over the slots: more than this is refused (its grid grows
+# with them)
 MAX_SLOTS = 10_000
 
 
@@ -63,21 +65,22 @@ def _refuse_one_per_slot() -> None:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class RandomCheckIns:
-    r"""Certified (epsilon, delta) of random check-ins with central Gaussian noise on every slot's sum.
+    r"""Certified (epsilon, delta) of random check-ins with central Gaussian noise on every slot's
+    sum.
 
-    Each pass has m slots; each client checks in with probability p to one uniformly chosen slot, and each slot
-    releases the sum of its check-ins' clipped updates plus :math:`\mathcal N(0, (z C)^2 I)`. Under
-    add-or-remove of a client a pass is dominated by :math:`(p A + (1 - p) Q, Q)` and its swap, with (A, Q)
-    the 1-of-m random allocation's pair (Chua et al. 2025; Zhu, Dong & Wang 2022, Thm. 11), and the passes
-    compose:
+    Each pass has m slots; each client checks in with probability p to one uniformly chosen slot,
+    and each slot releases the sum of its check-ins' clipped updates plus :math:`\mathcal N(0, (z
+    C)^2 I)`. Under add-or-remove of a client a pass is dominated by :math:`(p A + (1 - p) Q, Q)`
+    and its swap, with (A, Q) the 1-of-m random allocation's pair (Chua et al. 2025; Zhu, Dong &
+    Wang 2022, Thm. 11), and the passes compose:
 
     .. math::
 
         \delta(\varepsilon) = \max\{E_{e^\varepsilon}(B^{\otimes R} \| Q^{\otimes R}),\;
         E_{e^\varepsilon}(Q^{\otimes R} \| B^{\otimes R})\}, \qquad B = p A + (1 - p) Q.
 
-    m = 1 is the Poisson-subsampled Gaussian at rate p (answered by ``pld.SubsampledGaussianPLD``). The parameters broadcast with each other and with the
-    argument of ``delta`` / ``epsilon``.
+    m = 1 is the Poisson-subsampled Gaussian at rate p (answered by ``pld.SubsampledGaussianPLD``).
+    The parameters broadcast with each other and with the argument of ``delta`` / ``epsilon``.
 
     Parameters
     ----------
@@ -90,12 +93,13 @@ class RandomCheckIns:
     passes : array_like, default 1
         R, the passes, a whole number >= 1 (at most 2^53).
     protocol : {"aggregate_all", "one_per_slot"}, default "aggregate_all"
-        "aggregate_all": every check-in of a slot is aggregated (accounted above); "one_per_slot", Balle et al.'s
-        one client served per slot, is refused (the module docstring says why).
+        "aggregate_all": every check-in of a slot is aggregated (accounted above); "one_per_slot",
+        Balle et al.'s one client served per slot, is refused (the module docstring says why).
     value_discretization_interval : float, optional
-        The loss grid's spacing, 0 < h <= 100 (default: the plan accountant's choice, its upper side lowered to
-        the RDP conversion's where the bracket is wider than the default tolerance: at delta around 1e-12 and
-        below the grid's mass at loss +infinity can exceed delta; the RDP side is finite, not tight).
+        The loss grid's spacing, 0 < h <= 100 (default: the plan accountant's choice, its upper side
+        lowered to the RDP conversion's where the bracket is wider than the default tolerance: at
+        delta around 1e-12 and below the grid's mass at loss +infinity can exceed delta; the RDP
+        side is finite, not tight).
 
     Attributes
     ----------
@@ -105,15 +109,16 @@ class RandomCheckIns:
     Raises
     ------
     ValueError
-        A parameter outside its range above; ``protocol="one_per_slot"`` or another word; shapes that do not
-        broadcast.
+        A parameter outside its range above; ``protocol="one_per_slot"`` or another word; shapes
+        that do not broadcast.
     ParameterTypeError
         A string, bool or None for a number.
 
     References
     ----------
-    Balle, Kairouz, McMahan, Thakkar & Thakurta 2020, "Privacy amplification via random check-ins" (NeurIPS);
-    Chua et al. 2025 (random allocation's dominating pair); Zhu, Dong & Wang 2022, Thm. 11.
+    Balle, Kairouz, McMahan, Thakkar & Thakurta 2020, "Privacy amplification via random check-ins"
+    (NeurIPS); Chua et al. 2025 (random allocation's dominating pair); Zhu, Dong & Wang 2022,
+    Thm. 11.
 
     Examples
     --------
@@ -174,8 +179,9 @@ class RandomCheckIns:
         return self._profiles[i]
 
     def _one_slot(self, i: int) -> SubsampledGaussianPLD | None:
-        """m = 1, p < 1: a pass is the Poisson(p) subsampled Gaussian of multiplier z, on its own accountant (its
-        default's grid, tail and accuracy come from the question, ``pld.refine.question``); else None."""
+        """m = 1, p < 1: a pass is the Poisson(p) subsampled Gaussian of multiplier z, on its own
+        accountant (its default's grid, tail and accuracy come from the question,
+        ``pld.refine.question``); else None."""
         if float(self.slots.flat[i]) != 1.0 or float(self.checkin_probability.flat[i]) == 1.0:
             return None
         if i not in self._one_slots:
@@ -188,8 +194,9 @@ class RandomCheckIns:
         return self._one_slots[i]
 
     def _bracket(self, method: Quantity) -> Callable[[int, float], tuple[float, float]]:
-        """Point i's certified (lower, upper) of ``method`` at x; given no grid, the upper side lowered to the RDP
-        conversion's where the bracket is wide (``plan_rdp.rdp_lowered_upper``)."""
+        """Point i's certified (lower, upper) of ``method`` at x; given no grid, the upper side
+        lowered to the RDP conversion's where the bracket is wide
+        (``plan_rdp.rdp_lowered_upper``)."""
 
         def bracket(i: int, x: float) -> tuple[float, float]:
             one_slot = self._one_slot(i)
@@ -208,8 +215,8 @@ class RandomCheckIns:
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         r"""Certified bound on delta(epsilon) of one client over the passes.
 
-        :math:`\delta(\varepsilon)`, the larger hockey-stick divergence of the R-fold composition of a pass's
-        remove and add pairs (the class docstring).
+        :math:`\delta(\varepsilon)`, the larger hockey-stick divergence of the R-fold composition of
+        a pass's remove and add pairs (the class docstring).
         """
         _validation.bound_side(bound)
         return answer_pointwise(
@@ -222,9 +229,11 @@ class RandomCheckIns:
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
-        r"""Certified bound on the smallest epsilon at which one client is (epsilon, delta)-DP over the passes.
+        r"""Certified bound on the smallest epsilon at which one client is (epsilon, delta)-DP over
+        the passes.
 
-        :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of ``delta``.
+        :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of
+        ``delta``.
         """
         _validation.bound_side(bound)
         return answer_pointwise(

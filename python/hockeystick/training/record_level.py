@@ -1,28 +1,30 @@
-r"""Record-level privacy inside federated learning: each sampled client runs τ local DP-SGD steps on its data.
+r"""Record-level privacy inside federated learning: each sampled client runs τ local DP-SGD steps on
+its data.
 
-Each round samples clients by Poisson sampling at rate q_c; a sampled client runs τ local steps of DP-SGD on
-its own records (Poisson batches at rate q_l = b / n, each clipped gradient of norm at most C, noise
-N(0, (z C)^2 I) on each step) and sends its model.  A record lives on one client, so a round sees it only if
-its client is sampled, and then in every one of the client's τ steps.  With (P, Q) a dominating pair of the
-client's τ local steps under add-or-remove of the record (the τ-fold composition of the subsampled Gaussian's
-pair), the round is dominated by
+Each round samples clients by Poisson sampling at rate q_c; a sampled client runs τ local steps of
+DP-SGD on its own records (Poisson batches at rate q_l = b / n, each clipped gradient of norm at
+most C, noise N(0, (z C)^2 I) on each step) and sends its model.  A record lives on one client, so a
+round sees it only if its client is sampled, and then in every one of the client's τ steps.  With
+(P, Q) a dominating pair of the client's τ local steps under add-or-remove of the record (the τ-fold
+composition of the subsampled Gaussian's pair), the round is dominated by
 
 .. math::
 
     \text{remove: } \big(q_c P + (1 - q_c) Q,\; Q\big), \qquad \text{add: } \big(Q,\; q_c P + (1 - q_c) Q\big)
 
-(Zhu, Dong & Wang 2022, Thm. 11: Poisson sampling of any mechanism), and R rounds by the R-fold composition.
-It is certified on both sides through the sampling map of the inner's certified curves
-(``pld.sampling.subsampled_pair``, the plan accountant's ``PoissonGeneric``).  With full-batch local steps
-(q_l = 1) the τ steps are the Gaussian of shift √τ / z, so a round is exactly the Poisson-subsampled Gaussian
-of noise multiplier z / √τ at rate q_c (``pld.SubsampledGaussianPLD``); τ = 1 is DP-FedAvg's pair with records
-for clients.  With every client in every round (q_c = 1) the run is R τ Poisson(q_l) subsampled Gaussians, also on
-``pld.SubsampledGaussianPLD``.
+(Zhu, Dong & Wang 2022, Thm. 11: Poisson sampling of any mechanism), and R rounds by the R-fold
+composition. It is certified on both sides through the sampling map of the inner's certified curves
+(``pld.sampling.subsampled_pair``, the plan accountant's ``PoissonGeneric``).  With full-batch local
+steps (q_l = 1) the τ steps are the Gaussian of shift √τ / z, so a round is exactly the
+Poisson-subsampled Gaussian of noise multiplier z / √τ at rate q_c (``pld.SubsampledGaussianPLD``);
+τ = 1 is DP-FedAvg's pair with records for clients.  With every client in every round (q_c = 1) the
+run is R τ Poisson(q_l) subsampled Gaussians, also on ``pld.SubsampledGaussianPLD``.
 
 FL4Health's instance-level accountant composes R τ independent Poisson steps at rate q_c q_l instead
-(``instance_level_rule_epsilon``).  That treats the client's coin as drawn anew at every local step, which it
-is not: the record is in all τ steps of a round or in none.  The rule's figure is no upper bound: at q_c = 0.01,
-z = 1, 10 full-batch local steps, 100 rounds and δ = 1e-5 it says 1.83, while the run's ε is 23.31.
+(``instance_level_rule_epsilon``).  That treats the client's coin as drawn anew at every local step,
+which it is not: the record is in all τ steps of a round or in none.  The rule's figure is no upper
+bound: at q_c = 0.01, z = 1, 10 full-batch local steps, 100 rounds and δ = 1e-5 it says 1.83, while
+the run's ε is 23.31.
 """
 
 from __future__ import annotations
@@ -53,8 +55,9 @@ __all__ = ["RecordLevelFedAvg"]
 
 
 def _full_batch_sigmas(z: float, local_steps: float) -> tuple[float, float]:
-    """z / sqrt(tau) stepped two ulps down and up (the quotient and the root each err by half an ulp): the noise
-    of the upper side at most the exact one, that of the lower side at least it; z itself at tau = 1."""
+    """z / sqrt(tau) stepped two ulps down and up (the quotient and the root each err by half an
+    ulp): the noise of the upper side at most the exact one, that of the lower side at least it; z
+    itself at tau = 1."""
     if local_steps == 1.0:
         return z, z
     s = z / math.sqrt(local_steps)
@@ -69,8 +72,9 @@ def _full_batch_sigmas(z: float, local_steps: float) -> tuple[float, float]:
 
 @contextlib.contextmanager
 def _in_run_words() -> Iterator[None]:
-    """A PLD's refusal of its grid at a noise (its ``sigma``, over sensitivity 1) names the arguments the caller
-    gave: the noise multiplier, and the local steps it is divided by on full-batch rounds."""
+    """A PLD's refusal of its grid at a noise (its ``sigma``, over sensitivity 1) names the
+    arguments the caller gave: the noise multiplier, and the local steps it is divided by on
+    full-batch rounds."""
     try:
         yield
     except ValueError as error:
@@ -82,8 +86,8 @@ def _in_run_words() -> Iterator[None]:
 
 
 class _FullBatchRounds:
-    """R rounds with full-batch local steps: Poisson(q_c) subsampled Gaussians of multiplier z / sqrt(tau), the
-    upper side at the noise rounded down, the lower at the noise rounded up."""
+    """R rounds with full-batch local steps: Poisson(q_c) subsampled Gaussians of multiplier z /
+    sqrt(tau), the upper side at the noise rounded down, the lower at the noise rounded up."""
 
     def __init__(
         self,
@@ -114,8 +118,8 @@ class _FullBatchRounds:
 
 
 class _EveryClientRounds:
-    """Every client in every round (q_c = 1) with sampled local batches: R tau Poisson(q_l) subsampled Gaussians of
-    multiplier z, on ``pld.SubsampledGaussianPLD``."""
+    """Every client in every round (q_c = 1) with sampled local batches: R tau Poisson(q_l)
+    subsampled Gaussians of multiplier z, on ``pld.SubsampledGaussianPLD``."""
 
     def __init__(
         self,
@@ -140,9 +144,9 @@ class _EveryClientRounds:
 
 
 class _SampledLocalRounds:
-    """R rounds of Poisson(q_c) sampling of tau local steps at rate q_l, on the plan accountant (a wide bracket read
-    under a tilt, ``plan_tilted``); given no grid, its upper side lowered to the RDP conversion's where the bracket
-    is still wide (``plan_rdp.rdp_lowered_upper``)."""
+    """R rounds of Poisson(q_c) sampling of tau local steps at rate q_l, on the plan accountant (a
+    wide bracket read under a tilt, ``plan_tilted``); given no grid, its upper side lowered to the
+    RDP conversion's where the bracket is still wide (``plan_rdp.rdp_lowered_upper``)."""
 
     def __init__(
         self,
@@ -171,45 +175,51 @@ class _SampledLocalRounds:
 class RecordLevelFedAvg:
     r"""Certified (epsilon, delta) of a record inside federated learning with local DP-SGD.
 
-    Each of R rounds samples clients at rate q_c (Poisson); each sampled client runs τ local DP-SGD steps,
-    Poisson batches at rate q_l of its records, noise multiplier z. Under add-or-remove of one record a round
-    is dominated by :math:`(q_c P + (1 - q_c) Q, Q)` (remove) and its swap (add), with (P, Q) the τ-fold
-    composition of the subsampled Gaussian's pair (Zhu, Dong & Wang 2022, Thm. 11), so
+    Each of R rounds samples clients at rate q_c (Poisson); each sampled client runs τ local DP-SGD
+    steps, Poisson batches at rate q_l of its records, noise multiplier z. Under add-or-remove of
+    one record a round is dominated by :math:`(q_c P + (1 - q_c) Q, Q)` (remove) and its swap (add),
+    with (P, Q) the τ-fold composition of the subsampled Gaussian's pair (Zhu, Dong & Wang 2022,
+    Thm. 11), so
 
     .. math::
 
         \delta(\varepsilon) = \max\{E_{e^\varepsilon}(A^{\otimes R} \| Q^{\otimes R}),\;
         E_{e^\varepsilon}(Q^{\otimes R} \| A^{\otimes R})\}, \qquad A = q_c P + (1 - q_c) Q.
 
-    With q_l = 1 (full-batch local steps) a round is the Poisson-subsampled Gaussian of multiplier z / √τ at
-    rate q_c, answered by ``pld.SubsampledGaussianPLD``; otherwise the plan accountant carries the inner's
-    certified curves through the sampling map (``pld.sampling.subsampled_pair``). The parameters broadcast with
-    each other and with the argument of ``delta`` / ``epsilon``.
+    With q_l = 1 (full-batch local steps) a round is the Poisson-subsampled Gaussian of multiplier z
+    / √τ at rate q_c, answered by ``pld.SubsampledGaussianPLD``; otherwise the plan accountant
+    carries the inner's certified curves through the sampling map
+    (``pld.sampling.subsampled_pair``). The parameters broadcast with each other and with the
+    argument of ``delta`` / ``epsilon``.
 
     Parameters
     ----------
     noise_multiplier : array_like
-        z, the local noise's standard deviation over the clip norm C at each local step; finite, > 0.
+        z, the local noise's standard deviation over the clip norm C at each local step; finite,
+        > 0.
     client_sample_rate : array_like
         q_c, each client's probability of taking part in a round, 0 < q_c <= 1.
     local_steps : array_like
-        τ, the local DP-SGD steps a sampled client takes in a round, a whole number >= 1 (at most 10^6).
+        τ, the local DP-SGD steps a sampled client takes in a round, a whole number >= 1 (at most
+        10^6).
     rounds : array_like
         R, a whole number >= 1 (at most 2^53).
     local_sample_rate : array_like, default 1.0
-        q_l = b / n, each record's probability of joining a local batch, 0 < q_l <= 1; 1 is full-batch steps.
+        q_l = b / n, each record's probability of joining a local batch, 0 < q_l <= 1; 1 is
+        full-batch steps.
     value_discretization_interval : float, optional
-        The loss grid's spacing, 0 < h <= 100 (default: the accountants' own choice, from the question with
-        full-batch local steps, as ``pld.SubsampledGaussianPLD``'s; a bracket left wider than max(1e-2, 1e-2 eps)
-        there warns, ``AccuracyNotMetWarning``).
+        The loss grid's spacing, 0 < h <= 100 (default: the accountants' own choice, from the
+        question with full-batch local steps, as ``pld.SubsampledGaussianPLD``'s; a bracket left
+        wider than max(1e-2, 1e-2 eps) there warns, ``AccuracyNotMetWarning``).
     accuracy : float, optional
         The width the certified epsilon bracket is refined to, > 0, instead of a grid (as in
-        ``pld.SubsampledGaussianPLD``, and the plan accountant's with sampled local batches). With sampled local
-        batches on a grid (given, or the default's), a bracket wider than the default tolerance is read again
-        under an exponential tilt (below the composition's round-off, ``pld.accountants.plan_tilted``: at 100
-        rounds, delta 1e-10 and 1e-12 within that tolerance); given neither, its upper side is then lowered to the RDP
-        conversion's where that is smaller (the inner steps' subsampled Gaussian RDP, Poisson-subsampled by Zhu &
-        Wang 2019, Thm. 6): finite, not tight.
+        ``pld.SubsampledGaussianPLD``, and the plan accountant's with sampled local batches). With
+        sampled local batches on a grid (given, or the default's), a bracket wider than the default
+        tolerance is read again under an exponential tilt (below the composition's round-off,
+        ``pld.accountants.plan_tilted``: at 100 rounds, delta 1e-10 and 1e-12 within that
+        tolerance); given neither, its upper side is then lowered to the RDP conversion's where that
+        is smaller (the inner steps' subsampled Gaussian RDP, Poisson-subsampled by Zhu & Wang 2019,
+        Thm. 6): finite, not tight.
 
     Attributes
     ----------
@@ -219,9 +229,9 @@ class RecordLevelFedAvg:
     Raises
     ------
     ValueError
-        A parameter outside its range above; both ``value_discretization_interval`` and ``accuracy``; shapes that
-        do not broadcast; a noise multiplier whose loss grid the memory cannot hold (named, at ``delta`` /
-        ``epsilon``).
+        A parameter outside its range above; both ``value_discretization_interval`` and
+        ``accuracy``; shapes that do not broadcast; a noise multiplier whose loss grid the memory
+        cannot hold (named, at ``delta`` / ``epsilon``).
     ParameterTypeError
         A string, bool or None for a number.
 
@@ -310,8 +320,8 @@ class RecordLevelFedAvg:
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         r"""Certified bound on delta(epsilon) of one record over the R rounds.
 
-        :math:`\delta(\varepsilon)`, the larger hockey-stick divergence of the R-fold composition of the round's
-        remove and add pairs (the class docstring).
+        :math:`\delta(\varepsilon)`, the larger hockey-stick divergence of the R-fold composition of
+        the round's remove and add pairs (the class docstring).
         """
         _validation.bound_side(bound)
         return answer_pointwise(
@@ -324,9 +334,11 @@ class RecordLevelFedAvg:
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
-        r"""Certified bound on the smallest epsilon at which one record is (epsilon, delta)-DP over the R rounds.
+        r"""Certified bound on the smallest epsilon at which one record is (epsilon, delta)-DP over
+        the R rounds.
 
-        :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of ``delta``.
+        :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of
+        ``delta``.
         """
         _validation.bound_side(bound)
         return answer_pointwise(
@@ -338,12 +350,14 @@ class RecordLevelFedAvg:
         )
 
     def instance_level_rule_epsilon(self, delta: ArrayLike) -> Any:
-        r"""FL4Health's instance-level figure: R τ independent Poisson steps at rate q_c q_l, for comparison.
+        r"""FL4Health's instance-level figure: R τ independent Poisson steps at rate q_c q_l, for
+        comparison.
 
         The rule composes every local step as its own subsampled Gaussian at rate q_c q_l (here on
-        ``pld.SubsampledGaussianPLD``, the upper side). It is no bound on the run: a record's client is sampled
-        once a round, so the record is in all τ local steps of a round or in none, and the τ steps' losses add up
-        within a round (the class docstring). It is below ``epsilon`` wherever τ > 1.
+        ``pld.SubsampledGaussianPLD``, the upper side). It is no bound on the run: a record's client
+        is sampled once a round, so the record is in all τ local steps of a round or in none, and
+        the τ steps' losses add up within a round (the class docstring). It is below ``epsilon``
+        wherever τ > 1.
 
         Parameters
         ----------

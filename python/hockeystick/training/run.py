@@ -1,5 +1,6 @@
-"""A training run's accounting: T steps of a subsampled Gaussian with noise multiplier z, on the PLD accountant
-of how its batches are drawn (the table in ``hockeystick.training``'s docstring), read in training words."""
+"""A training run's accounting: T steps of a subsampled Gaussian with noise multiplier z, on the PLD
+accountant of how its batches are drawn (the table in ``hockeystick.training``'s docstring), read in
+training words."""
 
 from __future__ import annotations
 
@@ -44,9 +45,9 @@ if TYPE_CHECKING:
     )
 
 
-# The accountant of batches drawn otherwise than by Poisson sampling, from the noise z, batch m, population n,
-# steps t, the steps per epoch as the ratio (a, b) and the grid keywords given; each imports its accountant
-# when a run asks for it (a Poisson run never does).
+# The accountant of batches drawn otherwise than by Poisson sampling, from the noise z, batch m,
+# population n, steps t, the steps per epoch as the ratio (a, b) and the grid keywords given; each
+# imports its accountant when a run asks for it (a Poisson run never does).
 def _fixed_size(
     z: Any, m: Any, n: Any, t: Any, per_epoch: Any, grid: dict[str, Any]
 ) -> _Accountant:
@@ -77,9 +78,9 @@ _DRAWN_BATCHES: dict[str, Callable[..., _Accountant]] = {
 
 
 def _constructor_keywords(method: Callable[..., Any]) -> Callable[..., Any]:
-    """A keyword the method does not take but the run's constructor does (``accuracy``, ``tail``, ...) is refused
-    with a TypeError saying it belongs to the constructor: the grid and its accuracy are fixed when the run is
-    built, and every read of the run answers on them."""
+    """A keyword the method does not take but the run's constructor does (``accuracy``, ``tail``,
+    ...) is refused with a TypeError saying it belongs to the constructor: the grid and its accuracy
+    are fixed when the run is built, and every read of the run answers on them."""
     own = inspect.signature(method).parameters
 
     @functools.wraps(method)
@@ -160,7 +161,8 @@ class _SubsampledTraining:
         accuracy: float | None,
         tail: float | None,
     ) -> None:
-        """A Poisson run given by its rate q: 1 / q steps per epoch (the "opacus" count, as the ratio (1, q))."""
+        """A Poisson run given by its rate q: 1 / q steps per epoch (the "opacus" count, as the
+        ratio (1, q))."""
         q = _validation.in_interval(
             sample_rate, "sample_rate", 0.0, 1.0, open_low=True, open_high=False
         )
@@ -192,8 +194,8 @@ class _SubsampledTraining:
         accuracy: float | None,
         tail: float | None,
     ) -> None:
-        """A run given by its population n and batch m: Poisson sampling at q = m / n, or the accountant of how
-        its batches are drawn (``_DRAWN_BATCHES``)."""
+        """A run given by its population n and batch m: Poisson sampling at q = m / n, or the
+        accountant of how its batches are drawn (``_DRAWN_BATCHES``)."""
         if population is None or batch is None:
             raise ValueError(
                 f"give {names[0]} and {names[1]} (or, for Poisson sampling, sample_rate); "
@@ -247,8 +249,9 @@ class _SubsampledTraining:
         tail: float | None,
         names: tuple[str, ...],
     ) -> None:
-        """The rules of batches drawn otherwise than by Poisson sampling: their grid is given by its interval,
-        and balls-in-bins and shuffled batches take ceil(population / batch) steps per epoch."""
+        """The rules of batches drawn otherwise than by Poisson sampling: their grid is given by its
+        interval, and balls-in-bins and shuffled batches take ceil(population / batch) steps per
+        epoch."""
         for word, value in (("accuracy", accuracy), ("tail", tail)):
             if value is not None:
                 raise ValueError(
@@ -269,7 +272,8 @@ class _SubsampledTraining:
         names: tuple[str, str, str, str],
         sampling: Sampling,
     ) -> None:
-        """The rules of a run given by its sampling rate: Poisson sampling, 1 / q steps per epoch, no batch words."""
+        """The rules of a run given by its sampling rate: Poisson sampling, 1 / q steps per epoch,
+        no batch words."""
         if population is not None or batch is not None:
             raise ValueError(
                 f"give sample_rate or {names[0]} and {names[1]}, not both (q = {names[1]} / {names[0]})"
@@ -286,7 +290,8 @@ class _SubsampledTraining:
             )
 
     def _staged(self, run: StagedRun) -> None:
-        """A run of stages (``schedule``): its noise multiplier one per stage, its steps the total."""
+        """A run of stages (``schedule``): its noise multiplier one per stage, its steps the
+        total."""
         self._accountant = run
         self.noise_multiplier = np.array([s.noise_multiplier for s in run.stages])
         self.steps = np.array(float(run.steps))
@@ -301,14 +306,16 @@ class _SubsampledTraining:
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         r"""Certified bound on delta(epsilon) of the whole run.
 
-        :math:`\delta(\varepsilon)` is the hockey-stick divergence :math:`E_{e^\varepsilon}` of the run's
-        T-step composition, maximized over the neighbouring relation's two directions (the class docstring);
-        the bounds are certified on the PLD accountant of how the batches are drawn.
+        :math:`\delta(\varepsilon)` is the hockey-stick divergence :math:`E_{e^\varepsilon}` of the
+        run's T-step composition, maximized over the neighbouring relation's two directions (the
+        class docstring); the bounds are certified on the PLD accountant of how the batches are
+        drawn.
 
         Raises
         ------
         ValueError
-            A noise multiplier whose PLD grid the accountant refuses (the message names ``noise_multiplier``).
+            A noise multiplier whose PLD grid the accountant refuses (the message names
+            ``noise_multiplier``).
         """
         with _in_training_words():
             return self._accountant.delta(epsilon, bound=bound)
@@ -318,14 +325,15 @@ class _SubsampledTraining:
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         r"""Certified bound on the smallest epsilon at which the whole run is (epsilon, delta)-DP.
 
-        :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of the
-        run's privacy profile ``delta``; the upper side is the smallest epsilon whose certified upper delta
-        bound is <= delta.
+        :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of
+        the run's privacy profile ``delta``; the upper side is the smallest epsilon whose certified
+        upper delta bound is <= delta.
 
         Raises
         ------
         ValueError
-            A noise multiplier whose PLD grid the accountant refuses (the message names ``noise_multiplier``).
+            A noise multiplier whose PLD grid the accountant refuses (the message names
+            ``noise_multiplier``).
         """
         with _in_training_words():
             return self._accountant.epsilon(delta, bound=bound)
@@ -334,11 +342,13 @@ class _SubsampledTraining:
     def epsilon_curve(
         self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
     ) -> CurveAlongRun:
-        """Certified bracket of epsilon at ``delta`` after each checkpoint of the run (by default each epoch).
+        """Certified bracket of epsilon at ``delta`` after each checkpoint of the run (by default
+        each epoch).
 
-        Each point is ``epsilon(delta, bound="both")`` of this run stopped at that step (to the round-off of
-        shared transforms, each certified), all of them in one evaluation (``pld.along_run``: one
-        discretization, the checkpoints' compositions batched). One run: every parameter a single value.
+        Each point is ``epsilon(delta, bound="both")`` of this run stopped at that step (to the
+        round-off of shared transforms, each certified), all of them in one evaluation
+        (``pld.along_run``: one discretization, the checkpoints' compositions batched). One run:
+        every parameter a single value.
 
         Parameters
         ----------
@@ -347,23 +357,23 @@ class _SubsampledTraining:
         every : int, optional
             A checkpoint every ``every`` steps (an integer >= 1), and the last step.
         steps : array_like, optional
-            The checkpoints: whole numbers in [1, the run's steps], strictly increasing, at most 100000.
-            At most one of ``every`` and ``steps``; neither: the last step of each whole epoch k (the steps
-            ``epochs=k`` runs) and the run's last step.
+            The checkpoints: whole numbers in [1, the run's steps], strictly increasing, at
+            most 100000. At most one of ``every`` and ``steps``; neither: the last step of each whole
+            epoch k (the steps ``epochs=k`` runs) and the run's last step.
 
         Returns
         -------
         CurveAlongRun
-            Arrays ``steps`` (int64), ``epochs`` (steps over the steps per epoch), ``lower`` and ``upper``
-            (certified bounds on epsilon), one entry per checkpoint.
+            Arrays ``steps`` (int64), ``epochs`` (steps over the steps per epoch), ``lower`` and
+            ``upper`` (certified bounds on epsilon), one entry per checkpoint.
 
         Raises
         ------
         ValueError
             A run of several points (array parameters); ``delta`` outside (0, 1); both ``every`` and
-            ``steps``; ``every`` not an integer >= 1 or leaving more than 100000 checkpoints; ``steps`` not
-            strictly increasing whole numbers within the run; more than 100000 epochs without ``every`` or
-            ``steps``.
+            ``steps``; ``every`` not an integer >= 1 or leaving more than 100000 checkpoints;
+            ``steps`` not strictly increasing whole numbers within the run; more than 100000 epochs
+            without ``every`` or ``steps``.
         ParameterTypeError
             ``delta`` not a single number.
 
@@ -387,7 +397,8 @@ class _SubsampledTraining:
     def delta_curve(
         self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
     ) -> CurveAlongRun:
-        """Certified bracket of delta at ``epsilon`` after each checkpoint of the run (``epsilon_curve``'s twin).
+        """Certified bracket of delta at ``epsilon`` after each checkpoint of the run
+        (``epsilon_curve``'s twin).
 
         Parameters
         ----------
@@ -428,8 +439,9 @@ class _SubsampledTraining:
         Returns
         -------
         SubsampledGaussianPLD or the accountant of how the batches are drawn
-            Poisson sampling: ``pld.SubsampledGaussianPLD`` at rate q for the run's steps; batches drawn
-            otherwise: the accountant ``sampling`` names (balls-in-bins, shuffled, fixed-size batches).
+            Poisson sampling: ``pld.SubsampledGaussianPLD`` at rate q for the run's steps; batches
+            drawn otherwise: the accountant ``sampling`` names (balls-in-bins, shuffled, fixed-size
+            batches).
         """
         return self._accountant
 
@@ -440,8 +452,8 @@ class _SubsampledTraining:
         Returns
         -------
         tuple of numpy.ndarray
-            (a, b): (ceil(n / m), 1) with ``steps_per_epoch="ceil"``, (n, m) with ``"opacus"``, and (1, q) for a
-            run given by its sampling rate; epoch k ends at step ceil(k a / b).
+            (a, b): (ceil(n / m), 1) with ``steps_per_epoch="ceil"``, (n, m) with ``"opacus"``, and
+            (1, q) for a run given by its sampling rate; epoch k ends at step ceil(k a / b).
         """
         return self._epoch_ratio
 
@@ -450,8 +462,8 @@ class _SubsampledTraining:
     ) -> np.ndarray:
         """The steps at which ``epsilon_curve`` and ``delta_curve`` evaluate the run.
 
-        Every ``every`` steps, or ``steps``, or else the last step of each whole epoch k, ceil(k a / b) of the
-        exact epoch ratio a / b (the steps ``epochs=k`` runs), and the run's last step
+        Every ``every`` steps, or ``steps``, or else the last step of each whole epoch k, ceil(k a
+        / b) of the exact epoch ratio a / b (the steps ``epochs=k`` runs), and the run's last step
         (``pld.along_run.checkpoints``).
 
         Parameters
@@ -464,7 +476,8 @@ class _SubsampledTraining:
         Returns
         -------
         numpy.ndarray of int64
-            The checkpoints, strictly increasing, the last one the run's last step unless ``steps`` is given.
+            The checkpoints, strictly increasing, the last one the run's last step unless ``steps``
+            is given.
 
         Raises
         ------
@@ -505,8 +518,8 @@ class _SubsampledTraining:
 
 @contextlib.contextmanager
 def _in_training_words() -> Iterator[None]:
-    """A PLD's refusal of its grid at a noise multiplier (its ``sigma``, over sensitivity 1) names the argument
-    the caller gave: noise_multiplier."""
+    """A PLD's refusal of its grid at a noise multiplier (its ``sigma``, over sensitivity 1) names
+    the argument the caller gave: noise_multiplier."""
     try:
         yield
     except ValueError as error:

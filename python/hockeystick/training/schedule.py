@@ -1,10 +1,10 @@
-"""A training run in stages: ``stages=[{"noise_multiplier": 1.1, "epochs": 30}, {"noise_multiplier": 0.9,
-"epochs": 30}]`` is one run whose noise multiplier changes between stages, every step released.
+"""A training run in stages: ``stages=[{"noise_multiplier": 1.1, "epochs": 30}, {"noise_multiplier":
+0.9, "epochs": 30}]`` is one run whose noise multiplier changes between stages, every step released.
 
-Each stage is a mapping of the words that change per stage (the noise multiplier and the stage's length, in
-epochs or steps / rounds); the data set, batch and sampling words are shared and given once in the call.  Stage
-k is T_k steps of the Poisson-subsampled Gaussian of multiplier z_k at the run's rate q, and the run is their
-composition in order, its privacy profile
+Each stage is a mapping of the words that change per stage (the noise multiplier and the stage's
+length, in epochs or steps / rounds); the data set, batch and sampling words are shared and given
+once in the call.  Stage k is T_k steps of the Poisson-subsampled Gaussian of multiplier z_k at the
+run's rate q, and the run is their composition in order, its privacy profile
 
 .. math::
 
@@ -12,19 +12,20 @@ composition in order, its privacy profile
     \\,\\|\\, Q^{\\otimes T}),\\ \\text{the pair swapped}\\},\\qquad
     P_k = (1 - q)\\,\\mathcal N(0, z_k^2) + q\\,\\mathcal N(1, z_k^2),\\quad Q = \\mathcal N(0, z_k^2)
 
-(the dominating pairs of the Poisson-subsampled Gaussian compose across changing multipliers: Zhu, Dong & Wang
-2022, Thm. 10), bounded above and below on the stages' composed PLD (``pld.PLDAccountant``: Koskela, Jälkö &
-Honkela 2020; certified sides: Doroshenko et al. 2022).
+(the dominating pairs of the Poisson-subsampled Gaussian compose across changing multipliers: Zhu,
+Dong & Wang 2022, Thm. 10), bounded above and below on the stages' composed PLD
+(``pld.PLDAccountant``: Koskela, Jälkö & Honkela 2020; certified sides: Doroshenko et al. 2022).
 
-The grid: ``value_discretization_interval`` as given; else the 1e-4 grid, whose bracket is that of the default
-``pld.PLDAccountant`` composing the same stages, and where all stages share one multiplier the single run's
-default (the grid chosen from the delta asked, ``refine.question``).  Where the tails cut from the T steps
-would pass ``TAIL_SHARE`` of the delta asked (``refine.question.question_tail``), the stages are also composed
-at the question's smaller tail and the two certified brackets intersected, so the answer is never looser than
-the default accountant's.
+The grid: ``value_discretization_interval`` as given; else the 1e-4 grid, whose bracket is that of
+the default ``pld.PLDAccountant`` composing the same stages, and where all stages share one
+multiplier the single run's default (the grid chosen from the delta asked, ``refine.question``).
+Where the tails cut from the T steps would pass ``TAIL_SHARE`` of the delta asked
+(``refine.question.question_tail``), the stages are also composed at the question's smaller tail and
+the two certified brackets intersected, so the answer is never looser than the default accountant's.
 
-Lists in the ordinary arguments keep their meaning: ``noise_multiplier=[1.1, 0.9], epochs=[30, 30]`` are two
-separate runs (numpy broadcasting); a schedule is one run, so its stages take single numbers.
+Lists in the ordinary arguments keep their meaning: ``noise_multiplier=[1.1, 0.9], epochs=[30, 30]``
+are two separate runs (numpy broadcasting); a schedule is one run, so its stages take single
+numbers.
 """
 
 from __future__ import annotations
@@ -69,8 +70,8 @@ class _PlainRun(Protocol):
 
 @dataclass(frozen=True)
 class Stage:
-    """One stage of a staged run: ``steps`` steps of the subsampled Gaussian of multiplier ``noise_multiplier``
-    at Poisson rate ``sample_rate``."""
+    """One stage of a staged run: ``steps`` steps of the subsampled Gaussian of multiplier
+    ``noise_multiplier`` at Poisson rate ``sample_rate``."""
 
     noise_multiplier: float
     sample_rate: float
@@ -79,15 +80,17 @@ class Stage:
 
 _F = TypeVar("_F", bound=Callable[..., None])
 
-# the grid words, given once for the whole schedule (read by the staged accountant, not by each stage)
+# the grid words, given once for the whole schedule (read by the staged accountant, not by each
+# stage)
 _GRID_WORDS = ("value_discretization_interval", "accuracy", "tail")
 
 
 def with_stages(words: tuple[str, str]) -> Callable[[_F], _F]:
-    """``__init__`` of a training run that also takes ``stages=``: without it the run is built as before; with it,
-    each stage is built as a plain run of the same class from the call's shared words and the stage's own
-    (``words``: the class's epochs and steps words), and the run is their composition (``StagedRun``).  A stage
-    word given in the call (``noise_multiplier``, ``words``, or the synonym ``steps``) is refused by name."""
+    """``__init__`` of a training run that also takes ``stages=``: without it the run is built as
+    before; with it, each stage is built as a plain run of the same class from the call's shared
+    words and the stage's own (``words``: the class's epochs and steps words), and the run is their
+    composition (``StagedRun``).  A stage word given in the call (``noise_multiplier``, ``words``,
+    or the synonym ``steps``) is refused by name."""
 
     def decorate(init: _F) -> _F:
         @functools.wraps(init)
@@ -126,27 +129,32 @@ def with_stages(words: tuple[str, str]) -> Callable[[_F], _F]:
 
 @accountant_docs()
 class StagedRun:
-    """The accountant of a staged run (the module docstring): ``delta``, ``epsilon`` and the curves along it.
+    """The accountant of a staged run (the module docstring): ``delta``, ``epsilon`` and the curves
+    along it.
 
     Parameters
     ----------
     stages : sequence of mapping
-        Each stage: ``noise_multiplier`` and exactly one of the class's epochs and steps words, single numbers.
+        Each stage: ``noise_multiplier`` and exactly one of the class's epochs and steps words,
+        single numbers.
     plain_run : callable
-        ``plain_run(noise_multiplier, epochs, steps)``: the plain run of one stage with the call's shared words.
+        ``plain_run(noise_multiplier, epochs, steps)``: the plain run of one stage with the call's
+        shared words.
     words : tuple of str
         The class's epochs and steps words (``("epochs", "steps")``, or ``("epochs", "rounds")``).
     sampling : str
         How batches are drawn; "poisson" only.
     value_discretization_interval, accuracy, tail : optional
-        The grid (as ``pld.PLDAccountant``'s), ``accuracy`` (refused: give a grid), the tail cut per step.
+        The grid (as ``pld.PLDAccountant``'s), ``accuracy`` (refused: give a grid), the tail cut per
+        step.
 
     Raises
     ------
     ValueError
-        ``stages`` not a non-empty list of mappings; a stage word missing or unknown (the closest named, a shared
-        word named as such); an array in a stage; shared words giving several runs; a sampling other than
-        "poisson"; ``accuracy`` given; any word the plain run refuses (the stage named).
+        ``stages`` not a non-empty list of mappings; a stage word missing or unknown (the closest
+        named, a shared word named as such); an array in a stage; shared words giving several runs;
+        a sampling other than "poisson"; ``accuracy`` given; any word the plain run refuses (the
+        stage named).
     """
 
     def __init__(
@@ -198,14 +206,15 @@ class StagedRun:
         return accountant
 
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
-        """Certified bound on delta(epsilon) of the staged run (``pld.PLDAccountant.delta`` of its stages)."""
+        """Certified bound on delta(epsilon) of the staged run (``pld.PLDAccountant.delta`` of its
+        stages)."""
         return self._accountant.delta(epsilon, bound=bound)
 
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
-        """Certified bound on epsilon(delta) of the staged run: the default accountant's bracket, intersected with
-        the bracket at the question's tail where the default tail's cuts would pass its share of delta, its upper
-        side lowered to the RDP conversion's where it is left wider than the default tolerance (the module
-        docstring)."""
+        """Certified bound on epsilon(delta) of the staged run: the default accountant's bracket,
+        intersected with the bracket at the question's tail where the default tail's cuts would pass
+        its share of delta, its upper side lowered to the RDP conversion's where it is left wider
+        than the default tolerance (the module docstring)."""
         side = _validation.bound_side(bound)
         deltas = _validation.delta_values(delta)
         distinct = len({(s.noise_multiplier, s.sample_rate) for s in self.stages})
@@ -223,9 +232,10 @@ class StagedRun:
         return sides if side == "both" else sides[0] if side == "lower" else sides[1]  # type: ignore[return-value]
 
     def _rdp_upper(self, deltas: np.ndarray) -> np.ndarray:
-        """The RDP conversion's epsilon of the stages (their RDP curves add up: Mironov 2017, Prop. 1; each the
-        subsampled Gaussian's at dp_accounting's orders, Mironov, Talwar & Zhang 2019; the conversion: Balle et
-        al. 2020, Thm. 21), rounded up by ``RDP_MARGIN`` relative as the single run's default rounds it."""
+        """The RDP conversion's epsilon of the stages (their RDP curves add up: Mironov 2017, Prop.
+        1; each the subsampled Gaussian's at dp_accounting's orders, Mironov, Talwar & Zhang 2019;
+        the conversion: Balle et al. 2020, Thm. 21), rounded up by ``RDP_MARGIN`` relative as the
+        single run's default rounds it."""
         from ..rdp import (
             DEFAULT_ORDERS,
             SubsampledGaussianRDP,
@@ -244,7 +254,8 @@ class StagedRun:
         )
 
     def epsilon_curve(self, delta: float, *, steps: np.ndarray) -> CurveAlongRun:
-        """The certified bracket of epsilon at ``delta`` after each of ``steps`` (``PLDAccountant.epsilon_curve``)."""
+        """The certified bracket of epsilon at ``delta`` after each of ``steps``
+        (``PLDAccountant.epsilon_curve``)."""
         return self._accountant.epsilon_curve(delta, steps=steps)
 
     def delta_curve(self, epsilon: float, *, steps: np.ndarray) -> CurveAlongRun:
@@ -252,8 +263,9 @@ class StagedRun:
         return self._accountant.delta_curve(epsilon, steps=steps)
 
     def checkpoints(self, every: int | None, steps: ArrayLike | None) -> np.ndarray:
-        """Every ``every`` steps, or ``steps``, or else the last step of each whole epoch of each stage (counted
-        from the stage's start, ceil(k a / b) of the exact epoch ratio a / b) and each stage's last step."""
+        """Every ``every`` steps, or ``steps``, or else the last step of each whole epoch of each
+        stage (counted from the stage's start, ceil(k a / b) of the exact epoch ratio a / b) and
+        each stage's last step."""
         from ..pld.reads import MAX_CHECKPOINTS, checkpoints
 
         total = self.steps

@@ -1,41 +1,44 @@
-r"""DP-FedAvg over secure aggregation: each client noises its own integer update, the server sees only the sum.
+r"""DP-FedAvg over secure aggregation: each client noises its own integer update, the server sees
+only the sum.
 
-The run TensorFlow Federated's ``DistributedDpSumFactory`` describes, in DP-FedAvg's words: each round's cohort
-(Poisson sampling, rate q = clients_per_round / total_clients) clips its updates to L2 norm C, scales them by
-1 / gamma, rotates and rounds them to integers, and each client adds discrete noise of its own, the distributed
-discrete Gaussian (Kairouz, Liu & Steinke 2021, "KLS21") or the distributed Skellam mechanism (Agarwal, Kairouz
-& Liu 2021); secure aggregation gives the server the sum modulo 2^b.  The noise is given as the central noise
-multiplier z (TFF's ``noise_multiplier``): the clients' noises add up to standard deviation z C at the expected
-cohort, so each client's is
+The run TensorFlow Federated's ``DistributedDpSumFactory`` describes, in DP-FedAvg's words: each
+round's cohort (Poisson sampling, rate q = clients_per_round / total_clients) clips its updates to
+L2 norm C, scales them by 1 / gamma, rotates and rounds them to integers, and each client adds
+discrete noise of its own, the distributed discrete Gaussian (Kairouz, Liu & Steinke 2021, "KLS21")
+or the distributed Skellam mechanism (Agarwal, Kairouz & Liu 2021); secure aggregation gives the
+server the sum modulo 2^b.  The noise is given as the central noise multiplier z (TFF's
+``noise_multiplier``): the clients' noises add up to standard deviation z C at the expected cohort,
+so each client's is
 
 .. math::
 
     \sigma_{\text{local}} = z C / \sqrt{m},
 
-m = ``clients_per_round`` (TFF's ``local_stddev = central_stddev / sqrt(expected_clients_per_round)``), or
-``local_stddev`` directly.  The guarantee is ``secagg``'s: the round's RDP bound at the rounded vector's
-(Delta_2, Delta_1) and at ``min_surviving_clients`` noises (dropout: the survivors' noise protects the round),
-composed over T rounds (upper side), and the exact lattice PLD of the realizable shift floor(C / gamma) on one
-coordinate (lower side).
+m = ``clients_per_round`` (TFF's ``local_stddev = central_stddev /
+sqrt(expected_clients_per_round)``), or ``local_stddev`` directly.  The guarantee is ``secagg``'s:
+the round's RDP bound at the rounded vector's (Delta_2, Delta_1) and at ``min_surviving_clients``
+noises (dropout: the survivors' noise protects the round), composed over T rounds (upper side), and
+the exact lattice PLD of the realizable shift floor(C / gamma) on one coordinate (lower side).
 
 Whom each number protects against (``against=``):
 
-* ``"server"`` (default): the secure-aggregation server, who picks each round's cohort, so sampling hides
-  nothing from it: the unamplified guarantee, whatever q is (``secagg``'s accountant: a round with the client
-  in the cohort is its vector plus at least n noises against the same noises alone; a round without it is the
-  same on both inputs).
-* ``"observer"``: whoever sees the released models but not the cohorts.  Each sampled client adds its own noise
-  share, so the round without the differing client holds one share fewer than the round with it: ``secagg``'s
-  observer side for that pipeline, in the known-count model (``secagg.accountants``: the lesser of joint
-  convexity's and the participation count's readings above; the pair of n and n + 1 shares on every coordinate,
-  read through the shifted one and the others' spread, below).
+* ``"server"`` (default): the secure-aggregation server, who picks each round's cohort, so sampling
+  hides nothing from it: the unamplified guarantee, whatever q is (``secagg``'s accountant: a round
+  with the client in the cohort is its vector plus at least n noises against the same noises alone;
+  a round without it is the same on both inputs).
+* ``"observer"``: whoever sees the released models but not the cohorts.  Each sampled client adds
+  its own noise share, so the round without the differing client holds one share fewer than the
+  round with it: ``secagg``'s observer side for that pipeline, in the known-count model
+  (``secagg.accountants``: the lesser of joint convexity's and the participation count's readings
+  above; the pair of n and n + 1 shares on every coordinate, read through the shifted one and the
+  others' spread, below).
 
-The granularity.  Unless given, gamma is the finest (smallest) one at which the wrap-around bound of a round
-(``secagg.wrap_probability``, at the expected cohort m) is at most ``wrap_beta``: the bound grows as gamma
-shrinks (the signal, the noise and so the sum grow as 1 / gamma in integer units while the modulus 2^b stays),
-so a bisection on log gamma finds it, ending on its feasible side.  The discrete Gaussian's bound also needs
-local_stddev / gamma >= 1/2; a granularity that the bits force above 2 local_stddev is refused (more bits, or
-more noise).
+The granularity.  Unless given, gamma is the finest (smallest) one at which the wrap-around bound of
+a round (``secagg.wrap_probability``, at the expected cohort m) is at most ``wrap_beta``: the bound
+grows as gamma shrinks (the signal, the noise and so the sum grow as 1 / gamma in integer units
+while the modulus 2^b stays), so a bisection on log gamma finds it, ending on its feasible side.
+The discrete Gaussian's bound also needs local_stddev / gamma >= 1/2; a granularity that the bits
+force above 2 local_stddev is refused (more bits, or more noise).
 """
 
 from __future__ import annotations
@@ -76,7 +79,8 @@ _SEARCH_RANGE = 80  # gamma searched over C 4^-80 .. C 4^80
 
 
 def _finest_granularity(wraps: Any, clip_norm: float, target: float, bits: int) -> float:
-    """The smallest gamma with ``wraps(gamma) <= target`` (module docstring): the feasible end of a bisection."""
+    """The smallest gamma with ``wraps(gamma) <= target`` (module docstring): the feasible end of a
+    bisection."""
     high = clip_norm
     steps = 0
     while wraps(high) > target:
@@ -100,14 +104,15 @@ def _finest_granularity(wraps: Any, clip_norm: float, target: float, bits: int) 
 
 @accountant_docs()
 class DistributedDPFedAvg:
-    r"""Certified (epsilon, delta) of DP-FedAvg whose clients add distributed discrete noise under secure aggregation.
+    r"""Certified (epsilon, delta) of DP-FedAvg whose clients add distributed discrete noise under
+    secure aggregation.
 
-    Each of the T rounds releases the sum, modulo 2^b, of the cohort's clipped, scaled, rotated and rounded
-    updates, each with its client's noise of standard deviation
-    :math:`\sigma_{\text{local}} = z C / \sqrt{m}` in the update's units (module docstring).  With s =
-    sigma_local / gamma in integer units, n = ``min_surviving_clients`` and the rounded vector's bounds
-    (Delta_2, Delta_1) (KLS21, Prop. 22 and Sec. 4.1; ``secagg.sensitivity``), one round's Rényi divergence
-    of order alpha is at most
+    Each of the T rounds releases the sum, modulo 2^b, of the cohort's clipped, scaled, rotated and
+    rounded updates, each with its client's noise of standard deviation
+    :math:`\sigma_{\text{local}} = z C / \sqrt{m}` in the update's units (module docstring).  With s = sigma_local / gamma in
+    integer units, n = ``min_surviving_clients`` and the rounded vector's bounds (Delta_2, Delta_1)
+    (KLS21, Prop. 22 and Sec. 4.1; ``secagg.sensitivity``), one round's Rényi divergence of order
+    alpha is at most
 
     * distributed discrete Gaussian (KLS21, Prop. 14, minimised over n' <= n survivors):
       :math:`\min\bigl(\tfrac{\alpha}{2}A^2 + \tau d,\ \tfrac{\alpha}{2}(A^2 + 2B\tau + \tau^2 d),\
@@ -117,21 +122,24 @@ class DistributedDPFedAvg:
       :math:`\tfrac{\alpha\Delta_2^2}{2V} + \min\bigl(\tfrac{(2\alpha-1)\Delta_2^2 + 6\Delta_1}{4V^2},\
       \tfrac{3\Delta_1}{2V}\bigr)` at integer orders,
 
-    times T (RDP composes additively), converted to (epsilon, delta) by the tight conversion (Balle et al. 2020,
-    Thm. 21).  The lower side is the exact lattice PLD of the realizable shift floor(C / gamma) on one
-    coordinate, composed T times.  ``against="server"`` (default) is the guarantee against the server, who picks
-    the cohorts (no amplification by sampling); ``against="observer"`` amplifies each round by Poisson sampling
-    at rate q, the guarantee against whoever sees the models but not the cohorts.  The work is ``secagg``'s
-    accountant (``accountant``): this class translates DP-FedAvg's words onto it.
+    times T (RDP composes additively), converted to (epsilon, delta) by the tight conversion (Balle
+    et al. 2020, Thm. 21).  The lower side is the exact lattice PLD of the realizable shift floor(C
+    / gamma) on one coordinate, composed T times.  ``against="server"`` (default) is the guarantee
+    against the server, who picks the cohorts (no amplification by sampling); ``against="observer"``
+    amplifies each round by Poisson sampling at rate q, the guarantee against whoever sees the
+    models but not the cohorts.  The work is ``secagg``'s accountant (``accountant``): this class
+    translates DP-FedAvg's words onto it.
 
     Parameters
     ----------
     noise : {"distributed_discrete_gaussian", "distributed_skellam", "distributed_discrete_laplace", "poisson_binomial"}
-        The clients' noise.  The discrete Laplace: each client's negative-binomial share of the discrete Laplace whose
-        variance is the central noise's at the expected cohort (``clients_per_round`` shares make it; fewer
-        survivors leave GDL(n / m, a): ``secagg.DistributedDiscreteLaplace``).  The Poisson-binomial mechanism:
-        each client's ``trials`` binomial draws per coordinate at p = 1/2 + ``theta`` x / C, no noise added
-        (``secagg.PoissonBinomialMechanism``; its coordinates each within [-C, C], as a clipped vector's are).
+        The clients' noise.  The discrete Laplace: each client's negative-binomial share of the
+        discrete Laplace whose variance is the central noise's at the expected cohort
+        (``clients_per_round`` shares make it; fewer survivors leave GDL(n / m, a):
+        ``secagg.DistributedDiscreteLaplace``).  The Poisson-binomial mechanism: each client's
+        ``trials`` binomial draws per coordinate at p = 1/2 + ``theta`` x / C, no noise added
+        (``secagg.PoissonBinomialMechanism``; its coordinates each within [-C, C], as a clipped
+        vector's are).
     clip_norm : float
         C, the L2 clip norm of a client's update, finite and > 0 (TFF's ``l2_clip``).
     bits : int
@@ -139,36 +147,39 @@ class DistributedDPFedAvg:
     dimension : int
         d, the coordinates rounded and noised (after the rotation's padding), >= 1.
     clients_per_round : int
-        m, the expected cohort (Poisson sampling's mean count): it sets each client's share of the noise and the
-        wrap-around bound, >= 1.
+        m, the expected cohort (Poisson sampling's mean count): it sets each client's share of the
+        noise and the wrap-around bound, >= 1.
     min_surviving_clients : int
         n, the fewest clients whose noise is in a round's sum (after dropout), 1 <= n <= m.
     rounds : int
         T, the rounds, >= 1.
     noise_multiplier : float, optional
-        z, the central noise over the clip norm at the expected cohort (TFF's ``noise_multiplier``), finite and
-        > 0.  Exactly one of ``noise_multiplier`` and ``local_stddev``.
+        z, the central noise over the clip norm at the expected cohort (TFF's ``noise_multiplier``),
+        finite and > 0.  Exactly one of ``noise_multiplier`` and ``local_stddev``.
     local_stddev : float, optional
-        sigma_local, each client's noise in the update's units (TFF's ``local_stddev``), finite and > 0.
+        sigma_local, each client's noise in the update's units (TFF's ``local_stddev``), finite and
+        > 0.
     total_clients : int, optional
-        N, the clients sampled from: q = m / N.  At most one of ``total_clients`` and ``sample_rate``; neither
-        means q = 1 (every client every round).
+        N, the clients sampled from: q = m / N.  At most one of ``total_clients`` and
+        ``sample_rate``; neither means q = 1 (every client every round).
     sample_rate : float, optional
         q in (0, 1], each client's probability of joining a round's cohort.
     granularity : float, optional
-        gamma, the integer grid's step in the update's units, finite and > 0 (default: the finest with a
-        round's wrap-around bound at most ``wrap_beta``; module docstring).
+        gamma, the integer grid's step in the update's units, finite and > 0 (default: the finest
+        with a round's wrap-around bound at most ``wrap_beta``; module docstring).
     wrap_beta : float, optional
-        The wrap-around probability allowed per round when gamma is chosen, in (0, 1) (default 1e-4).
+        The wrap-around probability allowed per round when gamma is chosen, in (0, 1) (default
+        1e-4).
     beta : float, optional
         The conditional rounding's beta, 0 <= beta < 1 (default e^{-1/2}, KLS21's choice).
     rounding : {"conditional", "unconditional"}, optional
-        Conditional rounding enforces the norm bound (beta costs error only); unconditional adds T beta to delta.
+        Conditional rounding enforces the norm bound (beta costs error only); unconditional adds T
+        beta to delta.
     value_discretization_interval : float, optional
         The lower side's PLD grid spacing (default 1e-4).
     trials : int, optional
-        The Poisson-binomial mechanism's m (only with ``noise="poisson_binomial"``, which takes no noise_multiplier,
-        local_stddev nor granularity).
+        The Poisson-binomial mechanism's m (only with ``noise="poisson_binomial"``, which takes no
+        noise_multiplier, local_stddev nor granularity).
     theta : float, optional
         The Poisson-binomial mechanism's theta, 0 < theta < 1/2 (likewise).
 
@@ -181,25 +192,27 @@ class DistributedDPFedAvg:
     sampling_rate : float
         q.
     wrap_probability : float
-        The bound on one round's wrap-around probability at the expected cohort (an error, not a privacy cost:
-        wrapping is post-processing).
+        The bound on one round's wrap-around probability at the expected cohort (an error, not a
+        privacy cost: wrapping is post-processing).
     accountant : object
-        The accountant answering: ``hockeystick.secagg``'s DistributedDiscreteGaussian, DistributedSkellam,
-        DistributedDiscreteLaplace or PoissonBinomialMechanism.
+        The accountant answering: ``hockeystick.secagg``'s DistributedDiscreteGaussian,
+        DistributedSkellam, DistributedDiscreteLaplace or PoissonBinomialMechanism.
 
     Raises
     ------
     ValueError
-        An argument outside its rule; both or neither of ``noise_multiplier`` and ``local_stddev``; both
-        ``total_clients`` and ``sample_rate``; ``min_surviving_clients`` above ``clients_per_round``; bits too few
-        for any granularity, or (discrete Gaussian) a granularity the bits force above 2 ``local_stddev``.
+        An argument outside its rule; both or neither of ``noise_multiplier`` and ``local_stddev``;
+        both ``total_clients`` and ``sample_rate``; ``min_surviving_clients`` above
+        ``clients_per_round``; bits too few for any granularity, or (discrete Gaussian) a
+        granularity the bits force above 2 ``local_stddev``.
     ParameterTypeError
         A string, bool or None for a number, or an unknown keyword (naming the closest).
 
     References
     ----------
-    Kairouz, Liu & Steinke 2021 (arXiv:2102.06387), Prop. 14, Prop. 22, Thm. 1; Agarwal, Kairouz & Liu 2021
-    (arXiv:2110.04995), Thm. 3.5; McMahan et al. 2018 (DP-FedAvg); Balle et al. 2020, Thm. 21.
+    Kairouz, Liu & Steinke 2021 (arXiv:2102.06387), Prop. 14, Prop. 22, Thm. 1; Agarwal, Kairouz &
+    Liu 2021 (arXiv:2110.04995), Thm. 3.5; McMahan et al. 2018 (DP-FedAvg); Balle et al. 2020,
+    Thm. 21.
 
     Examples
     --------
@@ -359,11 +372,12 @@ class DistributedDPFedAvg:
         words: tuple[Any, Any],
         additive: tuple[Any, Any, Any],
     ) -> None:
-        """The Poisson-binomial run's words: m and theta given, no additive noise's; its granularity (one draw's
-        decoded value, c / (m theta)), each client's decoded noise (c / (2 theta sqrt(m)) at most) and its wrap
-        bound: the sum of a coordinate is at most m K, K the cohort, so it wraps only if K > (2^b - 1) / m,
-        P(K >= k) <= e^{-mu} (e mu / k)^k for a Poisson sample of mean mu = clients_per_round (a binomial cohort's
-        moment generating function is below the Poisson's), and never for q = 1 (K = clients_per_round)."""
+        """The Poisson-binomial run's words: m and theta given, no additive noise's; its granularity
+        (one draw's decoded value, c / (m theta)), each client's decoded noise (c / (2 theta
+        sqrt(m)) at most) and its wrap bound: the sum of a coordinate is at most m K, K the cohort,
+        so it wraps only if K > (2^b - 1) / m, P(K >= k) <= e^{-mu} (e mu / k)^k for a Poisson
+        sample of mean mu = clients_per_round (a binomial cohort's moment generating function is
+        below the Poisson's), and never for q = 1 (K = clients_per_round)."""
         if any(word is None for word in words):
             raise ValueError(
                 'noise="poisson_binomial" takes trials (m, draws per coordinate) and theta (0 < theta < 1/2)'
@@ -388,15 +402,17 @@ class DistributedDPFedAvg:
             )  # never below it
 
     def _laplace_scale(self, granularity: float) -> float:
-        """The full discrete Laplace's scale gamma / a whose variance, 2 e^{-a} / (1 - e^{-a})^2 in integer units,
-        is the central noise's (local_stddev^2 m / gamma^2): e^{-a} = (v + 1 - sqrt(2 v + 1)) / v."""
+        """The full discrete Laplace's scale gamma / a whose variance, 2 e^{-a} / (1 - e^{-a})^2 in
+        integer units, is the central noise's (local_stddev^2 m / gamma^2): e^{-a} = (v + 1 - sqrt(2
+        v + 1)) / v."""
         v = (
             self.local_stddev
             * self.local_stddev
             * self.clients_per_round
             / (granularity * granularity)
         )
-        # e^{-a} = (v + 1 - sqrt(2v + 1)) / v = v / (v + 1 + sqrt(2v + 1)), the second without cancellation
+        # e^{-a} = (v + 1 - sqrt(2v + 1)) / v = v / (v + 1 + sqrt(2v + 1)), the second without
+        # cancellation
         decay = -math.log(v / (v + 1.0 + math.sqrt(2.0 * v + 1.0)))
         return granularity / decay
 
@@ -424,8 +440,8 @@ class DistributedDPFedAvg:
         )
 
     def _finest(self, clip_norm: float, rounding: Rounding) -> float:
-        """The finest granularity within the wrap-around target (module docstring), checked against the discrete
-        Gaussian's s >= 1/2."""
+        """The finest granularity within the wrap-around target (module docstring), checked against
+        the discrete Gaussian's s >= 1/2."""
         gamma = _finest_granularity(
             lambda g: self._wraps(g, clip_norm, rounding), clip_norm, self.wrap_beta, self.bits
         )
@@ -443,9 +459,10 @@ class DistributedDPFedAvg:
         Parameters
         ----------
         against : {"server", "observer"}, optional
-            Whom the answer protects against: the server, who picks the cohorts (default; no amplification), or
-            an observer of the models who does not learn them (amplified by ``sampling_rate``, each sampled client
-            bringing its own noise share: the module docstring).
+            Whom the answer protects against: the server, who picks the cohorts (default; no
+            amplification), or an observer of the models who does not learn them (amplified by
+            ``sampling_rate``, each sampled client bringing its own noise share: the module
+            docstring).
 
         Raises
         ------
@@ -480,9 +497,10 @@ class DistributedDPFedAvg:
         Returns
         -------
         dict
-            ``{"server": (lower, upper), "observer": (lower, upper)}``: against the server, who picks each round's
-            cohort (no amplification by sampling), and against an observer of the released models who does not
-            learn the cohorts (amplified by Poisson sampling at ``sampling_rate``).
+            ``{"server": (lower, upper), "observer": (lower, upper)}``: against the server, who
+            picks each round's cohort (no amplification by sampling), and against an observer of the
+            released models who does not learn the cohorts (amplified by Poisson sampling at
+            ``sampling_rate``).
 
         Raises
         ------

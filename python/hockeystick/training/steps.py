@@ -1,5 +1,5 @@
-"""The steps a run takes: given, or ceil(epochs x steps per epoch) of the exact product (never rounded down,
-so never understating the privacy spent)."""
+"""The steps a run takes: given, or ceil(epochs x steps per epoch) of the exact product (never
+rounded down, so never understating the privacy spent)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ def steps_taken(
     fewer: str = "larger batches",
 ) -> np.ndarray:
     """Steps taken: given (whole numbers), or ceil(epochs * a / b) of the exact product for
-    ``per_epoch`` = (a, b), the steps per epoch as the exact ratio of two doubles (``fewer``: what else
-    gives fewer steps, for the refusal of more than 2^53)."""
+    ``per_epoch`` = (a, b), the steps per epoch as the exact ratio of two doubles (``fewer``: what
+    else gives fewer steps, for the refusal of more than 2^53)."""
     if (epochs is None) == (steps is None):
         raise ValueError(f"give exactly one of {names[0]} and {names[1]}")
     if steps is not None:
@@ -45,14 +45,15 @@ def broadcast_like(x: np.ndarray, t: np.ndarray) -> np.ndarray:
     return np.broadcast_to(x, np.broadcast_shapes(np.shape(x), np.shape(t)))
 
 
-# a rounded x a / b (two roundings) lies within this relative distance of the exact value, with room to spare
+# a rounded x a / b (two roundings) lies within this relative distance of the exact value, with room
+# to spare
 _NEAR_WHOLE = 1e-12
 
 
 def ceil_ratio(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """ceil(x a / b) of the exact value for doubles x, a, b > 0 (not of its rounding): the rounded value p
-    is within 2 ulps of it, so p's ceiling is exact unless p lies within ``_NEAR_WHOLE`` of a whole number;
-    only there is the exact value formed (as fractions)."""
+    """ceil(x a / b) of the exact value for doubles x, a, b > 0 (not of its rounding): the rounded
+    value p is within 2 ulps of it, so p's ceiling is exact unless p lies within ``_NEAR_WHOLE`` of
+    a whole number; only there is the exact value formed (as fractions)."""
     with np.errstate(over="ignore", under="ignore"):
         p = x * a / b
     out = np.array(

@@ -1,26 +1,27 @@
 r"""User-level privacy of example-level DP-SGD: a user holds up to k examples, each Poisson-sampled.
 
-DP-SGD with Poisson sampling at rate q clips each example's gradient to C and adds N(0, (z C)^2 I) to the
-batch's sum.  A user with k examples has J ~ Binom(k, q) of them in a step's batch, which move the sum by at
-most J C, so under add-or-remove of a user each step is dominated by
+DP-SGD with Poisson sampling at rate q clips each example's gradient to C and adds N(0, (z C)^2 I)
+to the batch's sum.  A user with k examples has J ~ Binom(k, q) of them in a step's batch, which
+move the sum by at most J C, so under add-or-remove of a user each step is dominated by
 
 .. math::
 
     P = \sum_{j=0}^{k} \binom{k}{j} q^j (1 - q)^{k - j}\, \mathcal N(j, z^2) \quad\text{vs}\quad
     Q = \mathcal N(0, z^2)
 
-(remove; add: the pair swapped), the binomial mixture of Gaussians of Ganesh 2024 and Charles et al. 2025,
-Sec. 3 (``pld.sampling.examples_per_user``), and T steps by its T-fold composition, both directions kept and
-the larger reported.  k = 1 is DP-SGD's own pair, and ``UserLevelDPSGD`` then answers with DP-SGD's accountant
-(``pld.SubsampledGaussianPLD``), so the two agree exactly.
+(remove; add: the pair swapped), the binomial mixture of Gaussians of Ganesh 2024 and Charles et al.
+2025, Sec. 3 (``pld.sampling.examples_per_user``), and T steps by its T-fold composition, both
+directions kept and the larger reported.  k = 1 is DP-SGD's own pair, and ``UserLevelDPSGD`` then
+answers with DP-SGD's accountant (``pld.SubsampledGaussianPLD``), so the two agree exactly.
 
-Fixed-size, balls-in-bins and shuffled batches are refused: a user's examples then fill a batch's slots
-jointly (hypergeometric counts without replacement, one slot per epoch under random allocation), and a replaced
-user's k examples move the sum by up to 2C each against examples of another user that the batch also drew in
-varying number; no dominating pair of that joint law is proved here, and the per-example pairs do not compose
-into one (they act on the same step).  The refusal names the two ways that hold: Poisson sampling, or group
-privacy applied to the record-level run, (eps0, delta0) for one record giving (k eps0, k e^{(k-1) eps0} delta0) for
-k of them (Kamath 2020, Thm. 10; k neighbouring steps apart under either relation), looser than the mixture.
+Fixed-size, balls-in-bins and shuffled batches are refused: a user's examples then fill a batch's
+slots jointly (hypergeometric counts without replacement, one slot per epoch under random
+allocation), and a replaced user's k examples move the sum by up to 2C each against examples of
+another user that the batch also drew in varying number; no dominating pair of that joint law is
+proved here, and the per-example pairs do not compose into one (they act on the same step).  The
+refusal names the two ways that hold: Poisson sampling, or group privacy applied to the record-level
+run, (eps0, delta0) for one record giving (k eps0, k e^{(k-1) eps0} delta0) for k of them (Kamath
+2020, Thm. 10; k neighbouring steps apart under either relation), looser than the mixture.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def user_level_without_stages(init: _F) -> _F:
-    """``DPSGD.__init__`` refusing ``examples_per_user`` beside ``stages``: a staged run composes its stages as
-    record-level steps."""
+    """``DPSGD.__init__`` refusing ``examples_per_user`` beside ``stages``: a staged run composes
+    its stages as record-level steps."""
 
     @functools.wraps(init)
     def wrapper(self: Any, **kwargs: Any) -> None:
@@ -68,8 +69,9 @@ def user_level_without_stages(init: _F) -> _F:
 def refuse_user_level_sampling(
     sampling: object, accuracy: object = None, tail: object = None
 ) -> None:
-    """Refuse a sampling other than Poisson with ``examples_per_user``, naming the rule (module docstring), and
-    the Poisson accountant's ``accuracy`` and ``tail``, which the user-level run does not take."""
+    """Refuse a sampling other than Poisson with ``examples_per_user``, naming the rule (module
+    docstring), and the Poisson accountant's ``accuracy`` and ``tail``, which the user-level run
+    does not take."""
     for word, value in (("accuracy", accuracy), ("tail", tail)):
         if value is not None:
             raise ValueError(
@@ -87,7 +89,8 @@ def refuse_user_level_sampling(
         )
 
 
-# how each sampling other than Poisson draws a user's examples together (the reason no mixture is certified for it)
+# how each sampling other than Poisson draws a user's examples together (the reason no mixture is
+# certified for it)
 _JOINT_DRAWS = {
     "fixed_size": "a fixed-size batch draws a user's records without replacement (a hypergeometric count), and "
     "under replace-one the user's k records are replaced by another user's, drawn in a count of their own",
@@ -106,8 +109,8 @@ _NO_CURVE = (
 class UserLevelDPSGD:
     r"""Certified (epsilon, delta) of Poisson-sampled DP-SGD for a user holding up to k examples.
 
-    Each of the T steps is dominated, under add-or-remove of a user, by the binomial mixture of Gaussians
-    (Ganesh 2024; Charles et al. 2025, Sec. 3),
+    Each of the T steps is dominated, under add-or-remove of a user, by the binomial mixture of
+    Gaussians (Ganesh 2024; Charles et al. 2025, Sec. 3),
 
     .. math::
 
@@ -115,9 +118,10 @@ class UserLevelDPSGD:
         E_{e^\varepsilon}(Q^{\otimes T} \| P^{\otimes T})\},\qquad
         P = \sum_{j=0}^{k} \tbinom{k}{j} q^j (1 - q)^{k-j}\, \mathcal N(j, z^2),\quad Q = \mathcal N(0, z^2),
 
-    bounded on both sides on a discretized PLD (``pld.sampling.examples_per_user``). At k = 1 it is the
-    Poisson-subsampled Gaussian and the run is answered by ``pld.SubsampledGaussianPLD``, DP-SGD's own. The
-    parameters broadcast with each other and with the argument of ``delta`` / ``epsilon``.
+    bounded on both sides on a discretized PLD (``pld.sampling.examples_per_user``). At k = 1 it is
+    the Poisson-subsampled Gaussian and the run is answered by ``pld.SubsampledGaussianPLD``,
+    DP-SGD's own. The parameters broadcast with each other and with the argument of ``delta`` /
+    ``epsilon``.
 
     Parameters
     ----------
@@ -140,16 +144,17 @@ class UserLevelDPSGD:
     Raises
     ------
     ValueError
-        A parameter outside its range above; shapes that do not broadcast; a loss range too wide for the grid
-        (the message names ``value_discretization_interval``).
+        A parameter outside its range above; shapes that do not broadcast; a loss range too wide for
+        the grid (the message names ``value_discretization_interval``).
     ParameterTypeError
         A string, bool or None for a number.
 
     References
     ----------
-    Ganesh 2024, "Tight group-level privacy for DP-SGD"; Charles, Ganesh, McKenna, McMahan, Mitchell,
-    Pillutla & Rush 2025, "Fine-tuning large language models with user-level differential privacy", Sec. 3;
-    Choquette-Choo, Ganesh, Steinke & Thakurta 2024, Sec. 4 (the mixture of Gaussians).
+    Ganesh 2024, "Tight group-level privacy for DP-SGD"; Charles, Ganesh, McKenna, McMahan,
+    Mitchell, Pillutla & Rush 2025, "Fine-tuning large language models with user-level differential
+    privacy", Sec. 3; Choquette-Choo, Ganesh, Steinke & Thakurta 2024, Sec. 4 (the mixture of
+    Gaussians).
 
     Examples
     --------
@@ -190,7 +195,8 @@ class UserLevelDPSGD:
         self._runs: dict[int, SubsampledGaussianPLD | PrivacyLossDistribution] = {}
 
     def _run(self, i: int) -> SubsampledGaussianPLD | PrivacyLossDistribution:
-        """Point i's composed run: DP-SGD's accountant at k = 1, the binomial mixture composed T times else."""
+        """Point i's composed run: DP-SGD's accountant at k = 1, the binomial mixture composed T
+        times else."""
         if i not in self._runs:
             z, q, t, k = (
                 float(a.flat[i])
@@ -220,8 +226,8 @@ class UserLevelDPSGD:
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
         r"""Certified bound on delta(epsilon) of the user's T steps.
 
-        :math:`\delta(\varepsilon)`, the larger hockey-stick divergence :math:`E_{e^\varepsilon}` of the T-fold
-        composition of the binomial mixture's remove and add pairs (the class docstring).
+        :math:`\delta(\varepsilon)`, the larger hockey-stick divergence :math:`E_{e^\varepsilon}` of
+        the T-fold composition of the binomial mixture's remove and add pairs (the class docstring).
         """
         _validation.bound_side(bound)
         return answer_pointwise(
@@ -234,9 +240,11 @@ class UserLevelDPSGD:
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
-        r"""Certified bound on the smallest epsilon at which the user's T steps are (epsilon, delta)-DP.
+        r"""Certified bound on the smallest epsilon at which the user's T steps are (epsilon,
+        delta)-DP.
 
-        :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of ``delta``.
+        :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of
+        ``delta``.
         """
         _validation.bound_side(bound)
         return answer_pointwise(

@@ -1,5 +1,5 @@
-"""The training vocabulary's fixed words: how batches are drawn, how steps per epoch are counted, and the
-other vocabularies' names of the sampling rate (docs/vocabulary.md)."""
+"""The training vocabulary's fixed words: how batches are drawn, how steps per epoch are counted,
+and the other vocabularies' names of the sampling rate (docs/vocabulary.md)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,15 @@ from typing import Literal
 Sampling = Literal["poisson", "fixed_size", "balls_in_bins", "shuffle"]
 SAMPLINGS: tuple[Sampling, ...] = ("poisson", "fixed_size", "balls_in_bins", "shuffle")
 StepsPerEpoch = Literal["ceil", "opacus"]
-# what the noise multiplier z is relative to: the clip norm C (z C the noise's standard deviation), or the
-# replace-one sensitivity 2C of a clipped sum (2 z C), as dp_accounting's REPLACE_ONE GaussianDpEvent reads it
+# what the noise multiplier z is relative to: the clip norm C (z C the noise's standard deviation),
+# or the replace-one sensitivity 2C of a clipped sum (2 z C), as dp_accounting's REPLACE_ONE
+# GaussianDpEvent reads it
 NoiseRelativeTo = Literal["clip_norm", "replace_one_sensitivity"]
 NOISE_RELATIVE_TO: tuple[NoiseRelativeTo, ...] = ("clip_norm", "replace_one_sensitivity")
-# the samplings whose neighbours are replace-one (a batch keeps its size), where the two readings differ
+# the samplings whose neighbours are replace-one (a batch keeps its size), where the two readings
+# differ
 REPLACE_ONE_SAMPLINGS: tuple[Sampling, ...] = ("fixed_size", "shuffle")
 STEPS_PER_EPOCH: tuple[StepsPerEpoch, ...] = ("ceil", "opacus")
-# the sampling rate q in the other vocabularies: dp_accounting's and the accountants' (docs/vocabulary.md)
+# the sampling rate q in the other vocabularies: dp_accounting's and the accountants'
+# (docs/vocabulary.md)
 SAMPLE_RATE_SYNONYMS = {"sampling_probability": "sample_rate", "sampling_rate": "sample_rate"}

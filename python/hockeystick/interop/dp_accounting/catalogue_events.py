@@ -1,10 +1,12 @@
-"""dp_accounting-style events for mechanisms dp_accounting 0.6.0 has no event for (its later releases name them so).
+"""dp_accounting-style events for mechanisms dp_accounting 0.6.0 has no event for (its later
+releases name them so).
 
-``DiscreteGaussianDpEvent``: the discrete Gaussian N_Z(0, sigma^2) added to an integer query whose value one
-record moves by at most ``sensitivity`` (Canonne, Kamath, Steinke 2020; ``pld.mechanisms.discrete_gaussian``: exact
-finite atoms, both sides certified).  ``EpsilonDeltaDpEvent``: any mechanism known only to be
-(``epsilon``, ``delta``)-DP (its worst case, the canonical pair of ``pld.mechanisms.canonical``: exact).
-Both are taken by ``interop.dp_accounting.HockeystickPLDAccountant`` under every neighbouring relation; the RDP
+``DiscreteGaussianDpEvent``: the discrete Gaussian N_Z(0, sigma^2) added to an integer query whose
+value one record moves by at most ``sensitivity`` (Canonne, Kamath, Steinke 2020;
+``pld.mechanisms.discrete_gaussian``: exact finite atoms, both sides certified).
+``EpsilonDeltaDpEvent``: any mechanism known only to be (``epsilon``, ``delta``)-DP (its worst case,
+the canonical pair of ``pld.mechanisms.canonical``: exact). Both are taken by
+``interop.dp_accounting.HockeystickPLDAccountant`` under every neighbouring relation; the RDP
 accountant takes the discrete Gaussian, and (epsilon, 0)-DP only.
 
 Examples
@@ -40,9 +42,9 @@ __all__ = ["DiscreteGaussianDpEvent", "EpsilonDeltaDpEvent"]
 class DiscreteGaussianDpEvent(ev.DpEvent):
     r"""The discrete Gaussian mechanism: discrete Gaussian noise added to an integer-valued query.
 
-    The noise :math:`N_{\mathbb{Z}}(0, \sigma^2)` has mass proportional to :math:`e^{-x^2/(2\sigma^2)}` on
-    each integer x; one record moves the query by at most ``sensitivity`` (twice that under
-    REPLACE_ONE).
+    The noise :math:`N_{\mathbb{Z}}(0, \sigma^2)` has mass proportional to
+    :math:`e^{-x^2/(2\sigma^2)}` on each integer x; one record moves the query by at most
+    ``sensitivity`` (twice that under REPLACE_ONE).
 
     Parameters
     ----------
@@ -53,8 +55,8 @@ class DiscreteGaussianDpEvent(ev.DpEvent):
 
     Notes
     -----
-    The event stores its fields unchecked; the accountant's ``compose`` refuses them (ValueError naming
-    the field) when out of range, or when the exact pair would need too many outcomes.
+    The event stores its fields unchecked; the accountant's ``compose`` refuses them (ValueError
+    naming the field) when out of range, or when the exact pair would need too many outcomes.
 
     References
     ----------
@@ -68,7 +70,8 @@ class DiscreteGaussianDpEvent(ev.DpEvent):
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class EpsilonDeltaDpEvent(ev.DpEvent):
-    """A mechanism satisfying (``epsilon``, ``delta``)-DP for the accountant's neighbouring relation.
+    """A mechanism satisfying (``epsilon``, ``delta``)-DP for the accountant's neighbouring
+    relation.
 
     It is composed as its worst case, the canonical pair of (epsilon, delta)-DP (exact). The RDP
     accountant takes it only with delta = 0 (no Renyi bound follows from delta > 0).
@@ -82,8 +85,8 @@ class EpsilonDeltaDpEvent(ev.DpEvent):
 
     Notes
     -----
-    The event stores its fields unchecked; the accountant's ``compose`` refuses them (ValueError naming
-    the field) when out of range.
+    The event stores its fields unchecked; the accountant's ``compose`` refuses them (ValueError
+    naming the field) when out of range.
 
     References
     ----------

@@ -47,34 +47,36 @@ absence, not how the sensitivities of the record and its replacement are coupled
 Sampling with replacement.  The record is drawn c ~ Binom(K, 1/n) times, so the inner mechanism sees
 batches c replace-one steps apart (a group of c); ``group_of_records`` gives each inner mechanism's
 group-c pair (exact for additive noise and randomized response, the weak-triangle group bound of
-``pld.mechanisms.group_privacy`` otherwise) and ``pld.sampling.subsampled_pair.with_replacement_curves`` mixes them
-(Balle, Barthe & Gaboardi 2018, Thm 2, and joint convexity).  Its certified lower side is a
-realizable pair's (``pld.accountants.plan_sides.realizable_lower_sides``): around Laplace / discrete Laplace
-the pair sum_c b_c N_c vs N_0 in both orders (``pld.sampling.with_replacement_realizable``; for a composition,
-its best lone Laplace / discrete Laplace part), the bound's own lower side for input-oblivious inners
-(randomized response), the trivial (1 - e^eps)_+ otherwise; the Gaussian's is in ``pld.accountants.fixed_batch``.
-The true worst case lies between the two sides, which can be far apart.
+``pld.mechanisms.group_privacy`` otherwise) and
+``pld.sampling.subsampled_pair.with_replacement_curves`` mixes them (Balle, Barthe & Gaboardi 2018,
+Thm 2, and joint convexity).  Its certified lower side is a realizable pair's
+(``pld.accountants.plan_sides.realizable_lower_sides``): around Laplace / discrete Laplace the pair
+sum_c b_c N_c vs N_0 in both orders (``pld.sampling.with_replacement_realizable``; for a
+composition, its best lone Laplace / discrete Laplace part), the bound's own lower side for
+input-oblivious inners (randomized response), the trivial (1 - e^eps)_+ otherwise; the Gaussian's is
+in ``pld.accountants.fixed_batch``. The true worst case lies between the two sides, which can be far
+apart.
 
 Parameter range (``loss_reach``).  A noise scale above ``MAX_NOISE`` (1e150), or a run whose privacy
 loss can reach beyond ``MAX_LOSS_REACH`` (1e4; e.g. a Laplace scale below 1e-4, a subsampled
 Gaussian's noise multiplier below 0.0094), is refused with ``ParameterOutOfRange`` (a ValueError,
 and an OverflowError as dp_accounting raises for most of them) naming the event's field and the
-rule; so is a batch drawn with replacement that can hold more than ``MAX_COPIES`` copies of a
-record (or, around a discrete Laplace, more than ``MAX_GROUP_ATOMS`` = copies x sensitivity
-outcomes in one group pair), or whose group of that many copies has losses beyond ``OVERFLOW_REACH`` (1e300, where
+rule; so is a batch drawn with replacement that can hold more than ``MAX_COPIES`` copies of a record
+(or, around a discrete Laplace, more than ``MAX_GROUP_ATOMS`` = copies x sensitivity outcomes in one
+group pair), or whose group of that many copies has losses beyond ``OVERFLOW_REACH`` (1e300, where
 they would overflow doubles: e.g. a discrete Laplace noise_parameter of 1e300), a discrete Laplace
 sensitivity above ``MAX_SENSITIVITY`` or a loss a s above ``MAX_FINITE_REACH`` (1e6: exact atoms of
 several lattices meet on a 2^-32 grid of int64 indices), and more than 2^53 runs of one grid or
 finite mechanism.  A Gaussian alone (closed form) and the other finite pairs (exact atoms) take any
 noise.  A sample folded into one grid mechanism (of Gaussians only, or with replacement from one
 record) is checked at its folded radius (times the copies of the record a batch can hold); the
-generic subsampling transforms take any inner event whose mechanisms pass (their grid stops at
-loss 700, ``pld.sampling.subsampled_pair``: valid, only looser beyond).
+generic subsampling transforms take any inner event whose mechanisms pass (their grid stops at loss
+700, ``pld.sampling.subsampled_pair``: valid, only looser beyond).
 
-Poisson sampling under replace-one: for Gaussians, the pair dp_accounting composes there,
-(1-q) N(0) + q N(1) vs (1-q) N(0) + q N(-1), is realizable and dominates in any dimension (the proof
-in ``pld.sampling.poisson_replace_one``; docs/paper-003-errata.md explains why its fixed-size analogue fails);
-around any other inner event it is refused (the proof is the Gaussian's).
+Poisson sampling under replace-one: for Gaussians, the pair dp_accounting composes there, (1-q)
+N(0) + q N(1) vs (1-q) N(0) + q N(-1), is realizable and dominates in any dimension (the proof in
+``pld.sampling.poisson_replace_one``; docs/paper-003-errata.md explains why its fixed-size analogue
+fails); around any other inner event it is refused (the proof is the Gaussian's).
 """
 
 from __future__ import annotations
@@ -144,10 +146,10 @@ def plan_for(event: ev.DpEvent, count: int, relation: NeighboringRelation) -> Co
 def _visit(
     event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    """Add ``count`` runs of ``event`` under ``relation`` to ``plan``: compositions unwrapped by an explicit stack
-    (a run built one ``compose`` at a time nests a ``ComposedDpEvent`` per step: thousands deep, past Python's
-    recursion limit), each other event by its case in ``_VISITS``, or a random allocation matched by name
-    (``_is_random_allocation``), in the composition's order."""
+    """Add ``count`` runs of ``event`` under ``relation`` to ``plan``: compositions unwrapped by an
+    explicit stack (a run built one ``compose`` at a time nests a ``ComposedDpEvent`` per step:
+    thousands deep, past Python's recursion limit), each other event by its case in ``_VISITS``, or
+    a random allocation matched by name (``_is_random_allocation``), in the composition's order."""
     stack: list[tuple[ev.DpEvent, int]] = [(event, count)]
     while stack:
         event, count = stack.pop()
@@ -162,9 +164,10 @@ def _visit(
 def _visit_one(
     event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    """``count`` runs of one event that is not a composition (``_visit``): by its case, or, for an event of a
-    class no case reads, by the registered mechanism whose ``dp_event`` it is (``Mechanism.from_dp_event``,
-    ``pld.mechanisms.registry.dp_event_class``; docs/howto-mechanism.md)."""
+    """``count`` runs of one event that is not a composition (``_visit``): by its case, or, for an
+    event of a class no case reads, by the registered mechanism whose ``dp_event`` it is
+    (``Mechanism.from_dp_event``, ``pld.mechanisms.registry.dp_event_class``;
+    docs/howto-mechanism.md)."""
     if _is_random_allocation(event):
         _visit_random_allocation(event, count, relation, plan)
         return
@@ -182,8 +185,8 @@ def _visit_one(
     case_of(_VISITS, event)(event, count, relation, plan)
 
 
-# dp_accounting's random allocation event (its releases after 0.6.0), read by its class name and fields so that
-# every release that has it is taken, and none that lacks it needs it
+# dp_accounting's random allocation event (its releases after 0.6.0), read by its class name and
+# fields so that every release that has it is taken, and none that lacks it needs it
 RANDOM_ALLOCATION = ("RandomAllocationDpEvent", ("event", "num_selected", "num_steps"))
 
 
@@ -195,10 +198,11 @@ def _is_random_allocation(event: ev.DpEvent) -> bool:
 def _visit_random_allocation(
     event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    """Each record joins ``num_selected`` = k of the ``num_steps`` = t steps, a uniform k-subset, independently of the
-    others; each step runs ``event`` (a Gaussian) on its records: add/remove (replace-special) only, as
-    ``BallsInBinsGaussianDpEvent``, k = 1 its very pair, k = t every step (t Gaussians, exact), else the pair of
-    ``pld.accountants.allocation.SelectedStepsGaussian`` (certified both sides)."""
+    """Each record joins ``num_selected`` = k of the ``num_steps`` = t steps, a uniform k-subset,
+    independently of the others; each step runs ``event`` (a Gaussian) on its records: add/remove
+    (replace-special) only, as ``BallsInBinsGaussianDpEvent``, k = 1 its very pair, k = t every step
+    (t Gaussians, exact), else the pair of ``pld.accountants.allocation.SelectedStepsGaussian``
+    (certified both sides)."""
     require_relation(event, relation, ADD_REMOVE, "`RandomAllocationDpEvent`")
     inner = event.event  # type: ignore[attr-defined]
     if not isinstance(inner, ev.GaussianDpEvent):
@@ -428,8 +432,8 @@ def _visit_selection(
         add_runs(plan, (name, eps), count, False)
 
 
-# Each dp_accounting event type's case (``case_of``: a subclass takes its nearest base's); compositions are
-# unwrapped by ``_visit`` itself.
+# Each dp_accounting event type's case (``case_of``: a subclass takes its nearest base's);
+# compositions are unwrapped by ``_visit`` itself.
 _VISITS: dict[type, Case] = {
     ev.NoOpDpEvent: _visit_noop,
     ev.NonPrivateDpEvent: _visit_non_private,

@@ -1,10 +1,11 @@
 """Reading dp_accounting events' fields, and the rules every event adapter shares.
 
-A field is read as one real number or integer and checked against its rule (``ValueError`` naming the
-field and the rule; ``ParameterOutOfRange`` past the ranges where a certified bound is computed, see
-``dp_events``); the neighbouring relations a mechanism's analysis bounds; the limits on runs, copies
-and exact atoms; the dispatch of an event to its type's case (the nearest class in its MRO).  Both
-dp_accounting adapters (``dp_events`` for the PLD accountant, ``rdp_accountant``) read events here.
+A field is read as one real number or integer and checked against its rule (``ValueError`` naming
+the field and the rule; ``ParameterOutOfRange`` past the ranges where a certified bound is computed,
+see ``dp_events``); the neighbouring relations a mechanism's analysis bounds; the limits on runs,
+copies and exact atoms; the dispatch of an event to its type's case (the nearest class in its MRO).
+Both dp_accounting adapters (``dp_events`` for the PLD accountant, ``rdp_accountant``) read events
+here.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ Case = Callable[..., Any]
 
 
 def bounded_by(analysed_under: str) -> tuple[NeighboringRelation, ...]:
-    """The accountant's relations a mechanism analysed under ``analysed_under`` bounds (pld.neighbouring's table)."""
+    """The accountant's relations a mechanism analysed under ``analysed_under`` bounds
+    (pld.neighbouring's table)."""
     return tuple(NeighboringRelation[r.upper()] for r in relations_bounded(analysed_under))
 
 
@@ -66,8 +68,8 @@ MAX_GROUP_ATOMS = (
 OVERFLOW_REACH = (
     1e300  # with replacement: a group's loss (inner reach x copies) kept finite in doubles
 )
-# adds ``count`` runs of an event under a relation to a plan (``dp_events._visit``: passed to the sampled
-# events' cases, which plan their inner event with it)
+# adds ``count`` runs of an event under a relation to a plan (``dp_events._visit``: passed to the
+# sampled events' cases, which plan their inner event with it)
 Visit = Callable[[ev.DpEvent, int, NeighboringRelation, CompositionPlan], None]
 
 
@@ -81,9 +83,10 @@ class Unsupported(Exception):
 
 
 def real_field(event: ev.DpEvent, name: str) -> float:
-    """An event's field as one real number (NaN and +-inf pass: the caller's rule decides); a bool, string, None,
-    array or list is a ``ParameterTypeError`` (a TypeError and a ValueError) naming the field, and an integer past
-    the largest double a ValueError, as at every hockeystick entry point (``_validation.single``)."""
+    """An event's field as one real number (NaN and +-inf pass: the caller's rule decides); a bool,
+    string, None, array or list is a ``ParameterTypeError`` (a TypeError and a ValueError) naming
+    the field, and an integer past the largest double a ValueError, as at every hockeystick entry
+    point (``_validation.single``)."""
     return _validation.single(getattr(event, name), f"{type(event).__name__}.{name}")
 
 
@@ -116,7 +119,8 @@ def check_reach(
     limit: float = MAX_LOSS_REACH,
     why: str = "the loss grid would need tens of millions of points",
 ) -> None:
-    """Refuse a run whose privacy loss reaches beyond ``limit`` (``dp_events``: the parameter ranges), naming the field."""
+    """Refuse a run whose privacy loss reaches beyond ``limit`` (``dp_events``: the parameter
+    ranges), naming the field."""
     if not reach <= limit:
         raise ParameterOutOfRange(
             f"{type(event).__name__}.{name} = {getattr(event, name)!r} lets one run's privacy loss reach "
@@ -160,8 +164,9 @@ def _sensitivity(event: ev.DiscreteLaplaceDpEvent) -> int:
 
 
 def discrete_laplace_shift(event: ev.DiscreteLaplaceDpEvent, copies: int) -> tuple[float, int]:
-    """(a, shift) of a discrete Laplace whose sensitivity counts ``copies`` times (2 under replace-one),
-    refusing a one-run loss a shift past ``MAX_FINITE_REACH``, naming ``noise_parameter``."""
+    """(a, shift) of a discrete Laplace whose sensitivity counts ``copies`` times (2 under
+    replace-one), refusing a one-run loss a shift past ``MAX_FINITE_REACH``, naming
+    ``noise_parameter``."""
     a = nonnegative(event, "noise_parameter")
     shift = copies * _sensitivity(event)
     check_reach(
@@ -175,9 +180,10 @@ def discrete_laplace_shift(event: ev.DiscreteLaplaceDpEvent, copies: int) -> tup
 
 
 def discrete_gaussian_shift(event: DiscreteGaussianDpEvent, copies: int) -> tuple[float, int]:
-    """(sigma, shift) of a discrete Gaussian whose sensitivity counts ``copies`` times (2 under replace-one),
-    refusing a window of more than ``pld.mechanisms.discrete_gaussian.MAX_OUTCOMES`` outcomes or a one-run loss past
-    ``MAX_FINITE_REACH`` (as the discrete Laplace), naming ``sigma``; sigma = 0 is non-private."""
+    """(sigma, shift) of a discrete Gaussian whose sensitivity counts ``copies`` times (2 under
+    replace-one), refusing a window of more than ``pld.mechanisms.discrete_gaussian.MAX_OUTCOMES``
+    outcomes or a one-run loss past ``MAX_FINITE_REACH`` (as the discrete Laplace), naming
+    ``sigma``; sigma = 0 is non-private."""
     sigma = noise(event, "sigma")
     shift = copies * integer(event, "sensitivity", 1)
     if shift > MAX_SENSITIVITY:
@@ -207,8 +213,9 @@ def discrete_gaussian_shift(event: DiscreteGaussianDpEvent, copies: int) -> tupl
 
 
 def check_count(count: int) -> int:
-    """dp_accounting's rule for composition counts, with its message; more than 2^53 runs (``MAX_RUNS``) are
-    refused (``ParameterOutOfRange``): counts multiply and enter the curves as doubles."""
+    """dp_accounting's rule for composition counts, with its message; more than 2^53 runs
+    (``MAX_RUNS``) are refused (``ParameterOutOfRange``): counts multiply and enter the curves as
+    doubles."""
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
         raise ValueError(f"`count` must be positive. Found {count}.")
     if count > MAX_RUNS:
@@ -240,7 +247,8 @@ ZCDP_MIXED = (
 
 
 def check_zcdp_alone(plan: CompositionPlan, event: ev.DpEvent) -> None:
-    """Refuse a plan holding a ``ZCDpEvent`` run beside any mechanism other than Gaussians (``zcdp_plan``)."""
+    """Refuse a plan holding a ``ZCDpEvent`` run beside any mechanism other than Gaussians
+    (``zcdp_plan``)."""
     if not zcdp_alone(plan):
         raise Unsupported(event, ZCDP_MIXED)
 
@@ -248,7 +256,8 @@ def check_zcdp_alone(plan: CompositionPlan, event: ev.DpEvent) -> None:
 def plan_with(
     visit: Visit, event: ev.DpEvent, count: int, relation: NeighboringRelation
 ) -> CompositionPlan:
-    """The plan of ``count`` runs of ``event`` built by ``visit`` (a new plan; nothing is modified)."""
+    """The plan of ``count`` runs of ``event`` built by ``visit`` (a new plan; nothing is
+    modified)."""
     plan = CompositionPlan()
     visit(event, count, relation, plan)
     check_zcdp_alone(plan, event)
@@ -256,8 +265,8 @@ def plan_with(
 
 
 def case_of(cases: Mapping[type, Case], event: ev.DpEvent) -> Case:
-    """The case of ``cases`` for ``event``: the entry of the nearest class in its MRO (as isinstance would
-    pick); no entry raises ``Unsupported``."""
+    """The case of ``cases`` for ``event``: the entry of the nearest class in its MRO (as isinstance
+    would pick); no entry raises ``Unsupported``."""
     case = nearest_case(cases, event)
     if case is None:
         raise Unsupported(event, "Unsupported event.")
@@ -265,11 +274,13 @@ def case_of(cases: Mapping[type, Case], event: ev.DpEvent) -> Case:
 
 
 def registered_mechanism(event: ev.DpEvent, relation: NeighboringRelation) -> Any:
-    """The registered mechanism (a ``pld`` ``Mechanism``) of one ``event`` under ``relation``, or None.
+    """The registered mechanism (a ``pld`` ``Mechanism``) of one ``event`` under ``relation``, or
+    None.
 
     It is ``from_dp_event`` of the registered class whose ``dp_event`` is nearest in the event's MRO
-    (``pld.mechanisms.registry.dp_event_class``); None when no registered class reads events of its class.
-    The adapter's doors read an event none of their own cases reads through it (docs/howto-mechanism.md).
+    (``pld.mechanisms.registry.dp_event_class``); None when no registered class reads events of its
+    class. The adapter's doors read an event none of their own cases reads through it
+    (docs/howto-mechanism.md).
     """
     from ...pld.mechanisms import dp_event_class  # at the first event no case reads
 
@@ -279,7 +290,8 @@ def registered_mechanism(event: ev.DpEvent, relation: NeighboringRelation) -> An
 
 def check_registered_reach(event: ev.DpEvent, mechanism: Any) -> None:
     """Refuse one run of ``event`` whose registered mechanism's loss reaches past the grid's range
-    (``Mechanism.loss_reach`` against ``MAX_LOSS_REACH``, as ``check_reach``), naming its ``dp_event_field``."""
+    (``Mechanism.loss_reach`` against ``MAX_LOSS_REACH``, as ``check_reach``), naming its
+    ``dp_event_field``."""
     reach = float(mechanism.loss_reach())
     if math.isnan(reach) or reach < 0:
         raise ValueError(
@@ -305,7 +317,8 @@ def nearest_case(cases: Mapping[type, Case], event: ev.DpEvent) -> Case | None:
 
 
 def additive_shift(relation: NeighboringRelation) -> float:
-    """An additive noise's shift per unit of the add/remove sensitivity: 2 under replace-one (``dp_events``: replace-one additive noise)."""
+    """An additive noise's shift per unit of the add/remove sensitivity: 2 under replace-one
+    (``dp_events``: replace-one additive noise)."""
     return 2.0 if relation == NeighboringRelation.REPLACE_ONE else 1.0
 
 
@@ -374,11 +387,12 @@ def nesting_depth(event: Any) -> int:
 
 @contextlib.contextmanager
 def nesting_refused(event: Any) -> Iterator[None]:
-    """Turn a ``RecursionError`` while an adapter reads ``event`` into a ValueError naming its nesting and the fix.
+    """Turn a ``RecursionError`` while an adapter reads ``event`` into a ValueError naming its
+    nesting and the fix.
 
-    An analysis that walks the event's tree recursively (dp_accounting's own ledger, a sampled event's inner
-    composition, the RDP adapter's curves) runs out of Python's stack thousands of levels down; the PLD
-    adapter's composition walk itself is iterative.
+    An analysis that walks the event's tree recursively (dp_accounting's own ledger, a sampled
+    event's inner composition, the RDP adapter's curves) runs out of Python's stack thousands of
+    levels down; the PLD adapter's composition walk itself is iterative.
 
     Parameters
     ----------
@@ -393,7 +407,8 @@ def nesting_refused(event: Any) -> Iterator[None]:
     Raises
     ------
     ValueError
-        When the block raises ``RecursionError``: the event's depth (``nesting_depth``) and how to flatten it.
+        When the block raises ``RecursionError``: the event's depth (``nesting_depth``) and how to
+        flatten it.
     """
     try:
         yield

@@ -1,9 +1,9 @@
 """How far one run of a dp_accounting event's privacy loss can reach, and the refusals that read it.
 
-A sampled event folded into one grid mechanism, or analysed as groups of copies of the record, is refused
-(``ParameterOutOfRange``, naming the inner field) when its inner loss, times the copies a batch can hold,
-reaches past the grid's range (``MAX_LOSS_REACH``) or past doubles (``OVERFLOW_REACH``): ``dp_events``'
-module docstring states the ranges.
+A sampled event folded into one grid mechanism, or analysed as groups of copies of the record, is
+refused (``ParameterOutOfRange``, naming the inner field) when its inner loss, times the copies a
+batch can hold, reaches past the grid's range (``MAX_LOSS_REACH``) or past doubles
+(``OVERFLOW_REACH``): ``dp_events``' module docstring states the ranges.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from .selection_events import ExponentialMechanismDpEvent, PermuteAndFlipDpEvent
 def event_reach(
     event: ev.DpEvent, relation: NeighboringRelation, group: float = 1.0
 ) -> tuple[float, ev.DpEvent | None, str]:
-    """How far one run's privacy loss can reach (an over-estimate: reaches add over composition), and
-    the mechanism event and field contributing the most (None if nothing does), for a group of
+    """How far one run's privacy loss can reach (an over-estimate: reaches add over composition),
+    and the mechanism event and field contributing the most (None if nothing does), for a group of
     ``group`` copies of the record (each shift times ``group``: quadratic in it for the Gaussians,
     gaussian_reach(group r), linear for the others).  Called on validated events; a zero noise
     (non-private) contributes nothing here (the sampled pair is exact)."""
@@ -58,8 +58,9 @@ _NO_REACH: _Reach = (0.0, None, "")
 
 
 def _registered_reach(event: ev.DpEvent, relation: NeighboringRelation, group: float) -> _Reach:
-    """An event no case here reads: its registered mechanism's ``loss_reach``, linear in the group (a group's
-    loss is a sum of its copies'), named by the mechanism's ``dp_event_field``; nothing when none reads it."""
+    """An event no case here reads: its registered mechanism's ``loss_reach``, linear in the group
+    (a group's loss is a sum of its copies'), named by the mechanism's ``dp_event_field``; nothing
+    when none reads it."""
     mechanism = registered_mechanism(event, relation)
     reach = 0.0 if mechanism is None else float(mechanism.loss_reach())
     return (group * reach, event, mechanism.dp_event_field) if reach > 0 else _NO_REACH
@@ -176,7 +177,8 @@ def _composed_reach(
 def copies_of(event: SampledEvent) -> int:
     """c_max: the most copies of the record a batch of K draws from n holds, short of the binomial
     tail (``COPY_COUNT_CUT``) whose mass the with-replacement analysis adds to delta (at most 2
-    above ``copy_count_weights``'s); more than ``MAX_COPIES`` is refused (one group plan per count)."""
+    above ``copy_count_weights``'s); more than ``MAX_COPIES`` is refused (one group plan per
+    count)."""
     from scipy import (
         stats,
     )  # lazy: scipy.stats costs ~0.3 s of import, off the way to a first answer
@@ -193,8 +195,10 @@ def copies_of(event: SampledEvent) -> int:
 
 
 def _largest_sensitivity(event: ev.DpEvent) -> tuple[int, ev.DpEvent | None]:
-    """The largest discrete Laplace sensitivity inside an event, and that event (None if it has none)."""
-    # Not event_reach's walk: a maximum of one leaf field (it sizes a group pair's atoms), not a sum of reaches.
+    """The largest discrete Laplace sensitivity inside an event, and that event (None if it has
+    none)."""
+    # Not event_reach's walk: a maximum of one leaf field (it sizes a group pair's atoms), not a sum
+    # of reaches.
     if isinstance(event, ev.DiscreteLaplaceDpEvent):
         return int(event.sensitivity), event
     inner = getattr(event, "event", None)
@@ -230,7 +234,8 @@ def check_inner_reach(
 ) -> None:
     """Refuse a sampled event whose inner loss, times ``copies`` of the record, reaches beyond
     ``limit`` (``MAX_LOSS_REACH`` where it folds into one grid mechanism: Gaussians only, or a group
-    of every draw; ``OVERFLOW_REACH`` for the group analyses of any inner), naming the inner field."""
+    of every draw; ``OVERFLOW_REACH`` for the group analyses of any inner), naming the inner
+    field."""
     reach, leaf, name = event_reach(event.event, relation, copies)
     if leaf is not None:
         check_reach(

@@ -1,20 +1,21 @@
 """Drop-in accountants for dp_accounting users: the same events, a certified bracket.
 
 ``from hockeystick.interop.dp_accounting import HockeystickPLDAccountant as PLDAccountant`` replaces
-dp_accounting's PLD accountant.  ``HockeystickPLDAccountant`` is a ``dp_accounting.PrivacyAccountant``: ``compose(event, count)``,
-``supports(event)``, ``get_epsilon(target_delta)`` and ``get_delta(target_epsilon)`` behave as
-dp_accounting documents them (upper bounds), and ``get_epsilon_bracket`` / ``get_delta_bracket``
-return the certified (lower, upper).  The events it takes, and why each analysis is valid, are
-listed in ``dp_events``; the composition is hockeystick's (``pld.accountants.plan``).  It works unchanged inside
+dp_accounting's PLD accountant.  ``HockeystickPLDAccountant`` is a
+``dp_accounting.PrivacyAccountant``: ``compose(event, count)``, ``supports(event)``,
+``get_epsilon(target_delta)`` and ``get_delta(target_epsilon)`` behave as dp_accounting documents
+them (upper bounds), and ``get_epsilon_bracket`` / ``get_delta_bracket`` return the certified
+(lower, upper).  The events it takes, and why each analysis is valid, are listed in ``dp_events``;
+the composition is hockeystick's (``pld.accountants.plan``).  It works unchanged inside
 ``dp_accounting.mechanism_calibration.calibrate_dp_mechanism``.
 
 ``HockeystickRdpAccountant`` (``rdp_accountant``) does the same for dp_accounting's
 ``RdpAccountant``, with finer default orders.
 
-``NeighboringRelation`` is dp_accounting's own enum (``dp_accounting.privacy_accountant``), re-exported
-unchanged so the accountants' argument can be imported from here: ADD_OR_REMOVE_ONE (a record added or
-removed), REPLACE_ONE (a record replaced by another) or REPLACE_SPECIAL (a record replaced by a special
-record).
+``NeighboringRelation`` is dp_accounting's own enum (``dp_accounting.privacy_accountant``),
+re-exported unchanged so the accountants' argument can be imported from here: ADD_OR_REMOVE_ONE (a
+record added or removed), REPLACE_ONE (a record replaced by another) or REPLACE_SPECIAL (a record
+replaced by a special record).
 
 This module imports dp_accounting; ``import hockeystick`` does not.
 
@@ -65,13 +66,14 @@ from .rdp_accountant import HockeystickRdpAccountant
 from .secagg_events import check_secure_aggregation_alone, secure_aggregation_profile
 from .secagg_pair_events import check_pair_rounds_alone, pair_rounds_profile
 
-# the wing (interop.dp_accounting) exports it beside the RDP accountant and the neighbouring relation
+# the wing (interop.dp_accounting) exports it beside the RDP accountant and the neighbouring
+# relation
 __all__ = ["HockeystickPLDAccountant"]
 
 
 def _delta_floor(spec: tuple[object, ...]) -> float:
-    """A lower bound on the mass at loss +infinity of one run (its delta at every epsilon): delta of (eps, delta)-DP,
-    q of a sample of a non-private event; 0 where none is known."""
+    """A lower bound on the mass at loss +infinity of one run (its delta at every epsilon): delta of
+    (eps, delta)-DP, q of a sample of a non-private event; 0 where none is known."""
     if spec[0] == "eps_delta":
         return cast(float, spec[2])
     if spec[0] == "poisson_pair" and spec[2] == NON_PRIVATE:
@@ -82,13 +84,15 @@ def _delta_floor(spec: tuple[object, ...]) -> float:
 def pure_epsilon_bracket(
     plan: CompositionPlan, profile: Callable[[], PlanProfile]
 ) -> tuple[float, float]:
-    """Certified (lower, upper) on epsilon(0) of ``plan``: the essential supremum of the composed privacy loss.
+    """Certified (lower, upper) on epsilon(0) of ``plan``: the essential supremum of the composed
+    privacy loss.
 
         The loss of a composition is the sum of its runs' independent losses, so its largest value is the sum of
         theirs in each direction, the larger of the two sums (``interop.dp_accounting.pure_dp``: pure-DP runs and their Poisson
         samples, add-or-remove), summed exactly and rounded outward; a Gaussian makes it +inf (both sides); a
         non-private plan is +inf, and so is a plan of zCDP runs with rho > 0 (the Gaussian of that rho is one of the
-    mechanisms it allows).  A run with an atom at loss +infinity (``_delta_floor``) leaves delta(epsilon) at
+    mechanisms it allows).  A run with an atom at loss +infinity (``_delta_floor``) leaves
+    delta(epsilon) at
         least 1 - prod (1 - floor)^count at every epsilon: refused, as is a plan whose largest loss has no closed form
         here, unless ``profile``'s certified upper delta vanishes past every finite loss (then epsilon(0) is bounded
         below by the lower side at the least positive delta, above by +inf).
@@ -126,11 +130,13 @@ def pure_epsilon_bracket(
 
 
 def pure_epsilon_upper(plan: CompositionPlan) -> float:
-    """The certified upper side of epsilon(0) where ``pure_epsilon_sum`` has it in closed form, else +inf.
+    """The certified upper side of epsilon(0) where ``pure_epsilon_sum`` has it in closed form, else
+    +inf.
 
-    epsilon(delta) does not increase with delta, so this bounds epsilon at every target delta, and delta(epsilon)
-    is 0 from it on: a composition of pure-DP runs (k exponential mechanisms of epsilon e: k e) is never answered
-    above its pure-DP epsilon, whatever the grid left in the composed profile.
+    epsilon(delta) does not increase with delta, so this bounds epsilon at every target delta, and
+    delta(epsilon) is 0 from it on: a composition of pure-DP runs (k exponential mechanisms of
+    epsilon e: k e) is never answered above its pure-DP epsilon, whatever the grid left in the
+    composed profile.
     """
     if plan.non_private or plan.gaussian_r2 > 0 or any(_delta_floor(m) > 0.0 for m in plan.counts):
         return math.inf
@@ -142,7 +148,8 @@ def pure_epsilon_upper(plan: CompositionPlan) -> float:
 
 
 def _check_no_delta_floor(plan: CompositionPlan) -> None:
-    """Refuse a plan whose delta(epsilon) is at least 1 - prod (1 - floor)^count > 0 at every epsilon."""
+    """Refuse a plan whose delta(epsilon) is at least 1 - prod (1 - floor)^count > 0 at every
+    epsilon."""
     survive = math.prod((1.0 - _delta_floor(m)) ** c for m, c in plan.counts.items())
     floor = (
         -math.expm1(sum(c * math.log1p(-_delta_floor(m)) for m, c in plan.counts.items()))
@@ -158,7 +165,8 @@ def _check_no_delta_floor(plan: CompositionPlan) -> None:
 
 
 def _profile_epsilon_zero(p: PlanProfile) -> tuple[float, float]:
-    """epsilon(0) from a profile whose certified upper delta vanishes past every finite loss; else refused."""
+    """epsilon(0) from a profile whose certified upper delta vanishes past every finite loss; else
+    refused."""
     top = p.delta(1e300)[1]
     if top > 0.0:
         raise ValueError(
@@ -169,7 +177,8 @@ def _profile_epsilon_zero(p: PlanProfile) -> tuple[float, float]:
     return p.epsilon(0.0)
 
 
-# the compiled composition's refusal of a loss grid past the doubles' consecutive integers (pld/compose/window.hpp)
+# the compiled composition's refusal of a loss grid past the doubles' consecutive integers
+# (pld/compose/window.hpp)
 _GRID_OVERFLOW = "the composed loss grid spans more than 9e15 grid points"
 
 
@@ -178,26 +187,27 @@ class HockeystickPLDAccountant(PrivacyAccountant):
 
     ``compose(event, count)``, ``supports(event)``, ``get_epsilon(target_delta)`` and
     ``get_delta(target_epsilon)`` behave as dp_accounting documents them (each an upper bound);
-    ``get_epsilon_bracket`` and ``get_delta_bracket`` return the certified (lower, upper). Each event is
-    composed as a mechanism with a proved dominating pair for the neighbouring relation (the table of
-    ``interop.dp_accounting.dp_events``); an event without one is refused (dp_accounting's ``UnsupportedEventError``),
-    never given a number.
+    ``get_epsilon_bracket`` and ``get_delta_bracket`` return the certified (lower, upper). Each
+    event is composed as a mechanism with a proved dominating pair for the neighbouring relation
+    (the table of ``interop.dp_accounting.dp_events``); an event without one is refused
+    (dp_accounting's ``UnsupportedEventError``), never given a number.
 
     Parameters
     ----------
     neighboring_relation : NeighboringRelation, default NeighboringRelation.ADD_OR_REMOVE_ONE
         ADD_OR_REMOVE_ONE, REPLACE_ONE or REPLACE_SPECIAL (which events each takes: ``dp_events``).
     accuracy : float, optional
-        Finite and > 0: the width aimed for of the certified bracket (in epsilon for ``get_epsilon*``,
-        relative in delta for ``get_delta*``); the loss grid is refined until the bracket is that narrow
-        (down to a spacing of 1e-5).
+        Finite and > 0: the width aimed for of the certified bracket (in epsilon for
+        ``get_epsilon*``, relative in delta for ``get_delta*``); the loss grid is refined until the
+        bracket is that narrow (down to a spacing of 1e-5).
     value_discretization_interval : float, optional
-        A fixed loss-grid spacing, finite and > 0; given with ``accuracy``, the grid is this spacing, not
-        refined; 1e-4 (``DEFAULT_INTERVAL``) is dp_accounting's ``PLDAccountant``'s. Default (neither
-        given): ``get_epsilon`` chooses the grid when the delta is asked (``pld.accountants.question_plan``):
-        rounds of one Poisson-subsampled Gaussian under add-or-remove get ``training.DPSGD``'s bracket,
-        other compositions the 1e-4 grid's (where its tails leave the upper side inf, the RDP conversion's,
-        with a warning); ``get_delta`` reads the 1e-4 grid.
+        A fixed loss-grid spacing, finite and > 0; given with ``accuracy``, the grid is this
+        spacing, not refined; 1e-4 (``DEFAULT_INTERVAL``) is dp_accounting's ``PLDAccountant``'s.
+        Default (neither given): ``get_epsilon`` chooses the grid when the delta is asked
+        (``pld.accountants.question_plan``): rounds of one Poisson-subsampled Gaussian under
+        add-or-remove get ``training.DPSGD``'s bracket, other compositions the 1e-4 grid's (where
+        its tails leave the upper side inf, the RDP conversion's, with a warning); ``get_delta``
+        reads the 1e-4 grid.
 
     Raises
     ------
@@ -273,9 +283,9 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         Raises
         ------
         ValueError
-            When ``count`` is not an integer >= 1 (dp_accounting's message), exceeds 2^53, or an event's
-            field breaks its rule (naming the field), or the event nests deeper than an analysis of it walks
-            (naming the depth and the fix).
+            When ``count`` is not an integer >= 1 (dp_accounting's message), exceeds 2^53, or an
+            event's field breaks its rule (naming the field), or the event nests deeper than an
+            analysis of it walks (naming the depth and the fix).
         dp_accounting.UnsupportedEventError
             When the event has no analysis for the accountant's neighbouring relation.
         """
@@ -308,8 +318,8 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         return None
 
     def _current(self) -> PlanProfile:
-        """The profile of everything composed so far: on the caller's grid or accuracy, or by default on
-        ``DEFAULT_INTERVAL`` where the composition fits it (``default_grid_profile``)."""
+        """The profile of everything composed so far: on the caller's grid or accuracy, or by
+        default on ``DEFAULT_INTERVAL`` where the composition fits it (``default_grid_profile``)."""
         if self._profile is None:
             self._profile = (
                 default_grid_profile(self._plan)
@@ -334,8 +344,8 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         Raises
         ------
         ValueError
-            When ``target_delta`` is outside [0, 1) or NaN (naming the argument); at 0, a composition with a
-            positive delta floor (``get_epsilon_bracket``).
+            When ``target_delta`` is outside [0, 1) or NaN (naming the argument); at 0, a
+            composition with a positive delta floor (``get_epsilon_bracket``).
         ParameterTypeError
             When ``target_delta`` is a string, a bool, None or an array.
         """
@@ -364,16 +374,18 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         return self.get_delta_bracket(target_epsilon)[1]
 
     def get_epsilon_bracket(self, target_delta: float) -> tuple[float, float]:
-        """Certified (lower, upper) on the epsilon of everything composed so far at ``target_delta``.
+        """Certified (lower, upper) on the epsilon of everything composed so far at
+        ``target_delta``.
 
         Parameters
         ----------
         target_delta : float
-            In [0, 1).  At 0 the answer is the pure-DP epsilon, the largest privacy loss the composition can
-            take (``pure_epsilon_bracket``): the sum of each run's largest loss where every mechanism has one in
-            closed form (exponential mechanism, permute-and-flip, (epsilon, 0)-DP, Laplace, discrete Laplace),
-            +inf beside a Gaussian (its loss is unbounded).  At every delta the upper side is at most that
-            pure-DP epsilon where it is known in closed form (``pure_epsilon_upper``).
+            In [0, 1).  At 0 the answer is the pure-DP epsilon, the largest privacy loss the
+            composition can take (``pure_epsilon_bracket``): the sum of each run's largest loss
+            where every mechanism has one in closed form (exponential mechanism, permute-and-flip,
+            (epsilon, 0)-DP, Laplace, discrete Laplace), +inf beside a Gaussian (its loss is
+            unbounded).  At every delta the upper side is at most that pure-DP epsilon where it is
+            known in closed form (``pure_epsilon_upper``).
 
         Returns
         -------
@@ -383,9 +395,10 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         Raises
         ------
         ValueError
-            ``target_delta`` outside [0, 1); at 0, a composition whose delta(epsilon) stays positive at every
-            epsilon (a delta floor: an (epsilon, delta)-DP event with delta > 0, a sample of a non-private
-            event), or one with no closed-form largest loss and no certified zero floor.
+            ``target_delta`` outside [0, 1); at 0, a composition whose delta(epsilon) stays positive
+            at every epsilon (a delta floor: an (epsilon, delta)-DP event with delta > 0, a sample
+            of a non-private event), or one with no closed-form largest loss and no certified zero
+            floor.
         ParameterTypeError
             ``target_delta`` a string, a bool, None or an array.
         """
@@ -423,11 +436,11 @@ class HockeystickPLDAccountant(PrivacyAccountant):
     def _rdp_past_the_grid(
         self, read: Callable[[HockeystickRdpAccountant], float], error: ValueError
     ) -> float:
-        """``read`` of the RDP accountant of every event composed, with an ``AccuracyNotMetWarning`` saying why:
-        the PLD refused because its composed loss grid would pass 9e15 points (so many runs, 2^53 of a mechanism
-        whose one-run loss reaches past a grid step, that no grid of doubles holds them).  The bracket is then
-        (0, the RDP conversion's), certified but wide; the question is refused as the PLD refused it where an
-        event has no Renyi analysis."""
+        """``read`` of the RDP accountant of every event composed, with an ``AccuracyNotMetWarning``
+        saying why: the PLD refused because its composed loss grid would pass 9e15 points (so many
+        runs, 2^53 of a mechanism whose one-run loss reaches past a grid step, that no grid of
+        doubles holds them).  The bracket is then (0, the RDP conversion's), certified but wide; the
+        question is refused as the PLD refused it where an event has no Renyi analysis."""
         rdp = HockeystickRdpAccountant(
             orders=DEFAULT_ORDERS, neighboring_relation=self.neighboring_relation
         )
@@ -445,9 +458,10 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         return read(rdp)
 
     def _question_epsilon(self, target: float) -> tuple[float, float]:
-        """The default's epsilon bracket, its grid chosen by the question (``pld.accountants.question_plan``): rounds
-        of one Poisson-subsampled Gaussian under add-or-remove as ``SubsampledGaussianPLD`` answers them by default
-        (DPSGD's numbers), any other plan on the default grid, its infinite upper side the RDP conversion's."""
+        """The default's epsilon bracket, its grid chosen by the question
+        (``pld.accountants.question_plan``): rounds of one Poisson-subsampled Gaussian under
+        add-or-remove as ``SubsampledGaussianPLD`` answers them by default (DPSGD's numbers), any
+        other plan on the default grid, its infinite upper side the RDP conversion's."""
         run = (
             single_subsampled_gaussian(self._plan)
             if self.neighboring_relation == NeighboringRelation.ADD_OR_REMOVE_ONE
@@ -459,8 +473,9 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         )
 
     def _rdp_epsilon(self, target: float) -> float:
-        """The RDP conversion's epsilon at ``target`` of every event composed (``HockeystickRdpAccountant`` at
-        dp_accounting's orders), +inf where it takes one of them under no Renyi analysis."""
+        """The RDP conversion's epsilon at ``target`` of every event composed
+        (``HockeystickRdpAccountant`` at dp_accounting's orders), +inf where it takes one of them
+        under no Renyi analysis."""
         rdp = HockeystickRdpAccountant(
             orders=DEFAULT_ORDERS, neighboring_relation=self.neighboring_relation
         )
@@ -471,7 +486,8 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         return float(rdp.get_epsilon(target))
 
     def get_delta_bracket(self, target_epsilon: float) -> tuple[float, float]:
-        """Certified (lower, upper) on the delta of everything composed so far at ``target_epsilon``.
+        """Certified (lower, upper) on the delta of everything composed so far at
+        ``target_epsilon``.
 
         Parameters
         ----------

@@ -1,21 +1,22 @@
-"""The pure-DP epsilon (target delta 0) of a composition of pure-DP runs: their largest privacy losses, summed.
+"""The pure-DP epsilon (target delta 0) of a composition of pure-DP runs: their largest privacy
+losses, summed.
 
-Under add-or-remove (and replace-special) every run of a composition sees the same pair of neighbouring
-datasets, so the composition's privacy loss in one orientation ("remove": the dataset with the record
-against the one without) is the sum of its runs' independent losses in that orientation, and its
-essential supremum is the sum of theirs; the other orientation ("add") likewise.  epsilon(0) is the
-larger of the two sums (delta(eps) = 0 exactly where eps is at least both).  Each run's largest loss
-in each orientation, as a certified (lower, upper):
+Under add-or-remove (and replace-special) every run of a composition sees the same pair of
+neighbouring datasets, so the composition's privacy loss in one orientation ("remove": the dataset
+with the record against the one without) is the sum of its runs' independent losses in that
+orientation, and its essential supremum is the sum of theirs; the other orientation ("add")
+likewise.  epsilon(0) is the larger of the two sums (delta(eps) = 0 exactly where eps is at least
+both).  Each run's largest loss in each orientation, as a certified (lower, upper):
 
 * the exponential mechanism eps both ways (eps-bounded range above; below, its realizable pairs on
   1 + m candidates, whose largest loss eps/2 + log((1 + m E) / (E + m)), E = e^{eps/2}, tends to eps);
-  permute-and-flip eps both ways (its realizable pair's loss on the second candidate); (eps, 0)-DP eps
-  both ways (the canonical pair); Laplace of scale b (shift folded into b) 1 / b both ways; discrete
-  Laplace DLap(a) of shift s, a s both ways: each attained with positive probability on a realizable
-  pair (the query's value moved by the shift), or approached by them;
+  permute-and-flip eps both ways (its realizable pair's loss on the second candidate); (eps, 0)-DP
+  eps both ways (the canonical pair); Laplace of scale b (shift folded into b) 1 / b both ways;
+  discrete Laplace DLap(a) of shift s, a s both ways: each attained with positive probability on a
+  realizable pair (the query's value moved by the shift), or approached by them;
 * a run of one of these on a Poisson sample of rate q (Zhu, Dong & Wang 2022, Thm 11: remove pair
-  ((1 - q) Q + q P, Q), add the pair swapped): with r the inner's largest remove loss and a its largest
-  add loss,
+  ((1 - q) Q + q P, Q), add the pair swapped): with r the inner's largest remove loss and a its
+  largest add loss,
 
       remove: log(1 + q (e^r - 1)),        add: -log(1 - q (1 - e^{-a})),
 
@@ -31,10 +32,10 @@ A Poisson sample of a composition of these (one run of several mechanisms) takes
 inner runs' largest losses as r and a (they are attained together: the runs are independent).  The
 same holds under replace-special, where the special record changes no output (dp_accounting's
 convention: the plans are add-or-remove's).  Poisson sampling under replace-one is not analysed here
-(the dp_accounting adapter refuses it beside non-Gaussian inners), nor are fixed-size samples: a plan
-holding any run without a closed form here (a Gaussian, a delta floor, a zCDP run) gets None, and
-the caller falls back to the composed profile.  The sums
-are exact rationals of doubles each rounded outward, rounded outward once more at the end.
+(the dp_accounting adapter refuses it beside non-Gaussian inners), nor are fixed-size samples: a
+plan holding any run without a closed form here (a Gaussian, a delta floor, a zCDP run) gets None,
+and the caller falls back to the composed profile.  The sums are exact rationals of doubles each
+rounded outward, rounded outward once more at the end.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def round_outward(x: Fraction, up: bool) -> float:
 
 
 def largest_losses(spec: tuple[object, ...]) -> Directions | None:
-    """Certified (lower, upper) on one run's largest privacy loss, remove and add (module docstring).
+    """Certified (lower, upper) on one run's largest privacy loss, remove and add (module
+    docstring).
 
     Parameters
     ----------
@@ -87,7 +89,8 @@ def largest_losses(spec: tuple[object, ...]) -> Directions | None:
     Returns
     -------
     tuple of tuple of Fraction or None
-        ((remove lower, remove upper), (add lower, add upper)); None where no closed form is known here.
+        ((remove lower, remove upper), (add lower, add upper)); None where no closed form is known
+        here.
     """
     name = spec[0]
     if name in _SYMMETRIC or (name == "eps_delta" and spec[2] == 0.0):
@@ -103,7 +106,8 @@ def largest_losses(spec: tuple[object, ...]) -> Directions | None:
 
 
 def _sampled(spec: tuple[object, ...]) -> Directions | None:
-    """A Poisson-sampled run's largest losses from its inner's (``largest_losses``), None where unknown."""
+    """A Poisson-sampled run's largest losses from its inner's (``largest_losses``), None where
+    unknown."""
     name = spec[0]
     if name == "laplace_mixture" and tuple(cast(tuple[float, ...], spec[2])) == (0.0, 1.0):
         q = cast(tuple[float, float], spec[3])[1]
@@ -164,14 +168,16 @@ def _add_loss(q: float, a: Fraction, up: bool) -> Fraction:
 
 
 def _widened(value: float, pad: float, up: bool) -> Fraction:
-    """``value`` moved outward by ``pad`` (and one ulp), never below 0 (a largest loss is >= 0 here)."""
+    """``value`` moved outward by ``pad`` (and one ulp), never below 0 (a largest loss is >= 0
+    here)."""
     if up:
         return Fraction(math.nextafter(value + pad, math.inf))
     return Fraction(max(0.0, math.nextafter(value - pad, -math.inf)))
 
 
 def _summed(counts: Mapping[tuple[object, ...], int]) -> Directions | None:
-    """The largest losses of one run of every run in ``counts`` together, per direction: the sums (exact)."""
+    """The largest losses of one run of every run in ``counts`` together, per direction: the sums
+    (exact)."""
     sides = [(largest_losses(spec), count) for spec, count in counts.items()]
     if any(side is None for side, _ in sides):
         return None
@@ -186,8 +192,8 @@ def _summed(counts: Mapping[tuple[object, ...], int]) -> Directions | None:
 def pure_epsilon_sum(counts: Mapping[tuple[object, ...], int]) -> tuple[float, float] | None:
     """Certified (lower, upper) on epsilon(0) of a composition of the runs ``counts``.
 
-    It is the larger of the remove and add sums of the runs' largest losses (module docstring), or None
-    if a run has no closed form.
+    It is the larger of the remove and add sums of the runs' largest losses (module docstring), or
+    None if a run has no closed form.
 
     Parameters
     ----------

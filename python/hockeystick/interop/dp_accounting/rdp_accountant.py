@@ -1,4 +1,5 @@
-"""An RDP accountant with dp_accounting's ``RdpAccountant`` interface, computed by ``hockeystick.rdp``.
+"""An RDP accountant with dp_accounting's ``RdpAccountant`` interface, computed by
+``hockeystick.rdp``.
 
     from hockeystick.interop.dp_accounting import HockeystickRdpAccountant as RdpAccountant
 
@@ -12,35 +13,37 @@ Wang, Balle, Kasiviswanathan 2019 (``rdp.sampled_without_replacement``; its forw
 exact, where dp_accounting's float differences lose every digit and come out larger: at q = 0.3,
 its noise multiplier 10, order 128, RDP 0.215 where the exact differences give 0.092).
 
-Sensitivity under REPLACE_ONE.  A Gaussian shifts by 2 sensitivities under REPLACE_ONE (the convention
-of the PLD adapter and of dp_accounting's PLD accountant); dp_accounting's RdpAccountant uses 1, which
-put its RDP epsilon below the certified PLD lower bound of the same event.  So on REPLACE_ONE events
-this accountant equals dp_accounting's RdpAccountant at half the noise multiplier.
+Sensitivity under REPLACE_ONE.  A Gaussian shifts by 2 sensitivities under REPLACE_ONE (the
+convention of the PLD adapter and of dp_accounting's PLD accountant); dp_accounting's RdpAccountant
+uses 1, which put its RDP epsilon below the certified PLD lower bound of the same event.  So on
+REPLACE_ONE events this accountant equals dp_accounting's RdpAccountant at half the noise
+multiplier.
 
-Randomized response (REPLACE_ONE or REPLACE_SPECIAL; ``rdp.randomized_response``: dp_accounting's closed
-forms, evaluated without its cancellation as p -> 1), repeat-and-select of any supported event (Papernot &
-Steinke 2022, Thms. 2 and 6; ``rdp.repeat_and_select``: its gamma solved to a few ulp where
-dp_accounting bisects to 1e-9, so the two differ by at most (1 + shape) 1e-9) and single-epoch tree
-aggregation (REPLACE_SPECIAL; Kairouz et al. 2021, App. D; ``rdp.tree_aggregation``) are computed as
-dp_accounting's RdpAccountant computes them.
+Randomized response (REPLACE_ONE or REPLACE_SPECIAL; ``rdp.randomized_response``: dp_accounting's
+closed forms, evaluated without its cancellation as p -> 1), repeat-and-select of any supported
+event (Papernot & Steinke 2022, Thms. 2 and 6; ``rdp.repeat_and_select``: its gamma solved to a few
+ulp where dp_accounting bisects to 1e-9, so the two differ by at most (1 + shape) 1e-9) and
+single-epoch tree aggregation (REPLACE_SPECIAL; Kairouz et al. 2021, App. D;
+``rdp.tree_aggregation``) are computed as dp_accounting's RdpAccountant computes them.
 
 Private selection (``selection_events``, under any neighbouring relation, as in the PLD adapter):
-``ExponentialMechanismDpEvent(epsilon)`` has the exact RDP of epsilon-bounded-range mechanisms (Cesar &
-Rogers 2021; ``rdp.bounded_range``), ``PermuteAndFlipDpEvent(epsilon)`` that of epsilon-DP, binary
-randomized response of epsilon (``rdp.pure_dp``): both are suprema over every pair the event allows, in
-either order, so they hold for add and for remove alike; both are rounded upward.  An
+``ExponentialMechanismDpEvent(epsilon)`` has the exact RDP of epsilon-bounded-range mechanisms
+(Cesar & Rogers 2021; ``rdp.bounded_range``), ``PermuteAndFlipDpEvent(epsilon)`` that of epsilon-DP,
+binary randomized response of epsilon (``rdp.pure_dp``): both are suprema over every pair the event
+allows, in either order, so they hold for add and for remove alike; both are rounded upward.  An
 ``EpsilonDeltaDpEvent`` with delta 0 is epsilon-DP and has the same curve as permute-and-flip; with
-delta > 0 no Renyi bound follows, and it is refused.  ``DiscreteGaussianDpEvent(sigma, sensitivity)``
-has at most the continuous Gaussian's curve alpha Delta^2 / (2 sigma^2) (Delta the integer sensitivity,
-twice it under REPLACE_ONE): writing alpha (k - Delta)^2 + (1 - alpha) k^2 = (k - alpha Delta)^2 +
-alpha (1 - alpha) Delta^2, the Renyi sum is exp(alpha (alpha - 1) Delta^2 / (2 sigma^2)) times
-theta(alpha Delta) / theta(0), theta(c) = sum_k exp(-(k - c)^2 / (2 sigma^2)), which is at most 1: by
-Poisson summation theta has non-negative Fourier coefficients, so its maximum is at the integers (Canonne,
-Kamath & Steinke 2020, Sec. 2).
+delta > 0 no Renyi bound follows, and it is refused.  ``DiscreteGaussianDpEvent(sigma,
+sensitivity)`` has at most the continuous Gaussian's curve alpha Delta^2 / (2 sigma^2) (Delta the
+integer sensitivity, twice it under REPLACE_ONE): writing alpha (k - Delta)^2 + (1 - alpha) k^2 =
+(k - alpha Delta)^2 + alpha (1 - alpha) Delta^2, the Renyi sum is exp(alpha (alpha - 1) Delta^2 / (2
+sigma^2)) times theta(alpha Delta) / theta(0), theta(c) = sum_k exp(-(k - c)^2 / (2 sigma^2)), which
+is at most 1: by Poisson summation theta has non-negative Fourier coefficients, so its maximum is at
+the integers (Canonne, Kamath & Steinke 2020, Sec. 2).
 
-Secure aggregation (``secagg_events``, REPLACE_SPECIAL or REPLACE_ONE): a round of the distributed discrete
-Gaussian has KLS21's Prop. 14 curve, minimised over n' <= n survivors; of the distributed Skellam mechanism,
-Agarwal, Kairouz & Liu's bound, at a non-integer order that of the next integer (D_alpha grows with alpha).
+Secure aggregation (``secagg_events``, REPLACE_SPECIAL or REPLACE_ONE): a round of the distributed
+discrete Gaussian has KLS21's Prop. 14 curve, minimised over n' <= n survivors; of the distributed
+Skellam mechanism, Agarwal, Kairouz & Liu's bound, at a non-integer order that of the next integer
+(D_alpha grows with alpha).
 
 Orders.  dp_accounting's defaults jump from 63 to 128 to 256, so the order minimising the conversion
 is often far from any grid order, and a sigma calibrated through them can come out 16% too large.
@@ -112,7 +115,8 @@ FINE_ORDERS = np.unique(
 
 
 def _effective_sigma(event: ev.DpEvent) -> float:
-    """Noise multiplier of the one Gaussian equivalent to a composition of Gaussians (or Unsupported)."""
+    """Noise multiplier of the one Gaussian equivalent to a composition of Gaussians (or
+    Unsupported)."""
     if isinstance(event, ev.GaussianDpEvent):
         return _sigma(event)
     if isinstance(event, ev.SelfComposedDpEvent):
@@ -127,9 +131,9 @@ def _effective_sigma(event: ev.DpEvent) -> float:
 
 
 def _at_least_zero(event: ev.DpEvent, name: str) -> float:
-    """An event's field: a real number >= 0, +inf allowed (an infinite or a vanishing curve); a bool, string,
-    None or array is a ``ParameterTypeError`` naming the field (``event_checks.real_field``), as is NaN or a
-    negative value (ValueError)."""
+    """An event's field: a real number >= 0, +inf allowed (an infinite or a vanishing curve); a
+    bool, string, None or array is a ``ParameterTypeError`` naming the field
+    (``event_checks.real_field``), as is NaN or a negative value (ValueError)."""
     x = real_field(event, name)
     if not x >= 0:
         raise ValueError(
@@ -150,23 +154,23 @@ def _sigma(event: ev.GaussianDpEvent) -> float:
 
 
 class HockeystickRdpAccountant(PrivacyAccountant):
-    """An accountant with dp_accounting's ``RdpAccountant`` interface, its curves from ``hockeystick.rdp``.
+    """An accountant with dp_accounting's ``RdpAccountant`` interface, its curves from
+    ``hockeystick.rdp``.
 
-    The Renyi divergences of the composed events add at each order; ``get_epsilon`` and ``get_delta``
-    convert the curve as dp_accounting does (``rdp_to_epsilon`` / ``rdp_to_delta``). The events and the
-    analyses are the module's list; under REPLACE_ONE a Gaussian shifts by 2 sensitivities (dp_accounting's
-    ``RdpAccountant`` uses 1).
+    The Renyi divergences of the composed events add at each order; ``get_epsilon`` and
+    ``get_delta`` convert the curve as dp_accounting does (``rdp_to_epsilon`` / ``rdp_to_delta``).
+    The events and the analyses are the module's list; under REPLACE_ONE a Gaussian shifts by 2
+    sensitivities (dp_accounting's ``RdpAccountant`` uses 1).
 
     Parameters
     ----------
     orders : sequence of float or numpy.ndarray, optional
         The Renyi orders at which the curve is kept, each > 1 (``compose`` refuses others with a
-        ValueError); default ``FINE_ORDERS``: dp_accounting's
-        fractional orders below 11, every integer from 11 to 256 and a geometric grid of ratio 1.025 up
-        to 4096.
+        ValueError); default ``FINE_ORDERS``: dp_accounting's fractional orders below 11, every
+        integer from 11 to 256 and a geometric grid of ratio 1.025 up to 4096.
     neighboring_relation : NeighboringRelation, default NeighboringRelation.ADD_OR_REMOVE_ONE
-        ADD_OR_REMOVE_ONE, REPLACE_ONE or REPLACE_SPECIAL; each event is taken under the relations its
-        analysis covers, others refused (dp_accounting's ``UnsupportedEventError``).
+        ADD_OR_REMOVE_ONE, REPLACE_ONE or REPLACE_SPECIAL; each event is taken under the relations
+        its analysis covers, others refused (dp_accounting's ``UnsupportedEventError``).
 
     Examples
     --------
@@ -192,7 +196,8 @@ class HockeystickRdpAccountant(PrivacyAccountant):
 
     @property
     def rdp(self) -> np.ndarray:
-        """The composed events' Renyi divergence at each of ``orders`` (a copy; as dp_accounting's ``rdp``)."""
+        """The composed events' Renyi divergence at each of ``orders`` (a copy; as dp_accounting's
+        ``rdp``)."""
         return np.copy(self._rdp)
 
     def compose(self, event: ev.DpEvent, count: int = 1) -> HockeystickRdpAccountant:
@@ -220,8 +225,9 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         return None
 
     def _rdp_of(self, event: ev.DpEvent, count: int) -> np.ndarray:
-        """The RDP curve of ``count`` runs of ``event`` at ``orders``: the event's case in ``_RDP_CURVES``, or
-        for an event no case reads, its registered mechanism's Rényi curve (``_registered_rdp``)."""
+        """The RDP curve of ``count`` runs of ``event`` at ``orders``: the event's case in
+        ``_RDP_CURVES``, or for an event no case reads, its registered mechanism's Rényi curve
+        (``_registered_rdp``)."""
         case = nearest_case(_RDP_CURVES, event)
         curve: np.ndarray = (_registered_rdp if case is None else case)(self, event, count)
         return curve
@@ -238,7 +244,8 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         return 2.0 if self.neighboring_relation == NeighboringRelation.REPLACE_ONE else 1.0
 
     def _without_replacement(self, event: ev.SampledWithoutReplacementDpEvent) -> np.ndarray:
-        """Wang, Balle, Kasiviswanathan 2019 (``rdp.sampled_without_replacement``), replace-one only."""
+        """Wang, Balle, Kasiviswanathan 2019 (``rdp.sampled_without_replacement``), replace-one
+        only."""
         if self.neighboring_relation != NeighboringRelation.REPLACE_ONE:
             raise Unsupported(
                 event,
@@ -271,7 +278,8 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         return sampled_without_replacement_gaussian_rdp(self._replace_factor() / s, m / n, o)
 
     def get_epsilon(self, target_delta: float) -> float:
-        """Smallest epsilon the RDP curve certifies at ``target_delta`` (conversion: dp_accounting's).
+        """Smallest epsilon the RDP curve certifies at ``target_delta`` (conversion:
+        dp_accounting's).
 
         Parameters
         ----------
@@ -281,8 +289,8 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         Returns
         -------
         float
-            The least epsilon over the orders of the conversion; 0 when nothing private was composed,
-            inf for a non-private event.
+            The least epsilon over the orders of the conversion; 0 when nothing private was
+            composed, inf for a non-private event.
 
         Raises
         ------
@@ -512,8 +520,8 @@ def _eps_delta_rdp(
 
 def _registered_rdp(acc: HockeystickRdpAccountant, event: ev.DpEvent, count: int) -> np.ndarray:
     """``count`` times the Rényi curve of the registered mechanism whose ``dp_event`` the event is
-    (``Mechanism.rdp``: never below the divergence of either direction); an event no registered class reads,
-    or whose mechanism has no curve, is refused."""
+    (``Mechanism.rdp``: never below the divergence of either direction); an event no registered
+    class reads, or whose mechanism has no curve, is refused."""
     mechanism = registered_mechanism(event, acc.neighboring_relation)
     curve = None if mechanism is None else mechanism.rdp(acc.orders)
     if curve is None:
@@ -527,8 +535,8 @@ def _registered_rdp(acc: HockeystickRdpAccountant, event: ev.DpEvent, count: int
     return count * curve
 
 
-# Each event type's RDP curve (``event_checks.nearest_case``: a subclass takes its nearest base's; an event
-# absent here is read by its registered mechanism, ``_registered_rdp``).
+# Each event type's RDP curve (``event_checks.nearest_case``: a subclass takes its nearest base's;
+# an event absent here is read by its registered mechanism, ``_registered_rdp``).
 _RDP_CURVES: dict[type, Callable[..., np.ndarray]] = {
     ev.NoOpDpEvent: _noop_rdp,
     ev.NonPrivateDpEvent: _non_private_rdp,

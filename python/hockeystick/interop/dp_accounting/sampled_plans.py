@@ -1,7 +1,8 @@
-"""dp_accounting's sampled events -> plan entries: Poisson samples and fixed-size samples of any inner event.
+"""dp_accounting's sampled events -> plan entries: Poisson samples and fixed-size samples of any
+inner event.
 
-``dp_events``' table says which pair each sample becomes; the cases here take the recursive ``visit`` of
-``dp_events`` (``event_checks.Visit``) to plan their inner event.
+``dp_events``' table says which pair each sample becomes; the cases here take the recursive
+``visit`` of ``dp_events`` (``event_checks.Visit``) to plan their inner event.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ from .event_reach import check_group_atoms, check_inner_reach, copies_of
 def _refuse_sampled_zcdp(
     event: ev.PoissonSampledDpEvent | SampledEvent, relation: NeighboringRelation, visit: Visit
 ) -> None:
-    """A sample of an event tree holding a ``ZCDpEvent``: zCDP is not amplified by sampling here (``zcdp_plan``)."""
+    """A sample of an event tree holding a ``ZCDpEvent``: zCDP is not amplified by sampling here
+    (``zcdp_plan``)."""
     if has_zcdp(plan_with(visit, event.event, 1, relation)):
         raise Unsupported(
             event, "A sample of a `ZCDpEvent` has no analysis in the PLD accountant. " + ZCDP_MIXED
@@ -64,7 +66,8 @@ def _refuse_sampled_zcdp(
 
 
 def _inner_plan(event: ev.DpEvent, relation: NeighboringRelation, visit: Visit) -> CompositionPlan:
-    """The plan of one run of a sampled event's inner event; a non-private inner becomes ``NON_PRIVATE``."""
+    """The plan of one run of a sampled event's inner event; a non-private inner becomes
+    ``NON_PRIVATE``."""
     inner = plan_with(visit, event, 1, relation)
     if inner.non_private:
         return CompositionPlan({NON_PRIVATE: 1})
@@ -72,7 +75,8 @@ def _inner_plan(event: ev.DpEvent, relation: NeighboringRelation, visit: Visit) 
 
 
 def _single_finite(plan: CompositionPlan) -> Spec | None:
-    """The mechanism if the plan is one run of one mechanism with a finite pair (sampled exactly)."""
+    """The mechanism if the plan is one run of one mechanism with a finite pair (sampled
+    exactly)."""
     if plan.gaussian_r2 == 0 and len(plan.counts) == 1:
         ((mechanism, count),) = plan.counts.items()
         if count == 1 and mechanism_of(mechanism).finite_pairs() is not None:
@@ -88,7 +92,8 @@ def poisson(
     *,
     visit: Visit,
 ) -> None:
-    """Add ``count`` runs of a Poisson sample of ``event.event`` (rate ``sampling_probability``) to ``plan``."""
+    """Add ``count`` runs of a Poisson sample of ``event.event`` (rate ``sampling_probability``) to
+    ``plan``."""
     q = probability(event, "sampling_probability")
     inner = event.event
     _refuse_sampled_zcdp(event, relation, visit)
@@ -201,9 +206,10 @@ def _poisson_replace_one(
     plan: CompositionPlan,
     visit: Visit,
 ) -> None:
-    """Poisson sampling under replace-one: Gaussians only (``pld.sampling.poisson_replace_one``, folded into one of
-    add/remove radius half the replace-one one); a non-private inner is exactly the pair of (0, q)-DP
-    (the slot is drawn with probability q, the rest of the batch alike on both sides)."""
+    """Poisson sampling under replace-one: Gaussians only (``pld.sampling.poisson_replace_one``,
+    folded into one of add/remove radius half the replace-one one); a non-private inner is exactly
+    the pair of (0, q)-DP (the slot is drawn with probability q, the rest of the batch alike on both
+    sides)."""
     inner = plan_with(visit, event.event, 1, relation)
     if q == 0 or (inner.empty and not inner.non_private):
         return
@@ -238,8 +244,8 @@ def _poisson_generic(
     plan: CompositionPlan,
     visit: Visit,
 ) -> None:
-    """Any other inner event: its plan's remove/add curves through ``pld.sampling.subsampled_pair`` (exact
-    atoms when the inner is one finite pair, a Gaussian when it folds into one)."""
+    """Any other inner event: its plan's remove/add curves through ``pld.sampling.subsampled_pair``
+    (exact atoms when the inner is one finite pair, a Gaussian when it folds into one)."""
     inner = _inner_plan(event.event, relation, visit)
     if inner.empty:
         return
@@ -263,7 +269,8 @@ def fixed_size(
     *,
     visit: Visit,
 ) -> None:
-    """Add ``count`` runs of a fixed-size sample (with or without replacement) of ``event.event`` to ``plan``."""
+    """Add ``count`` runs of a fixed-size sample (with or without replacement) of ``event.event`` to
+    ``plan``."""
     without = isinstance(event, ev.SampledWithoutReplacementDpEvent)
     n, m = _check_fixed_size(event, relation, without, visit)
     inner = plan_with(visit, event.event, 1, relation)
@@ -278,7 +285,8 @@ def fixed_size(
         plan.add(("eps_delta", 0.0, eta, False), count)  # eta is computed: its round-off is charged
         return
     if not inner.counts:
-        # Gaussians only (replace-one radius r = 2 / sigma per Gaussian): one Gaussian of the folded radius.
+        # Gaussians only (replace-one radius r = 2 / sigma per Gaussian): one Gaussian of the folded
+        # radius.
         check_inner_reach(event, relation, 1 if without else copies_of(event))
         name = "without_replacement_gaussian" if without else "with_replacement_gaussian"
         plan.add((name, 2.0 / math.sqrt(inner.gaussian_r2), m, n), count)
@@ -293,7 +301,8 @@ def fixed_size(
 def _check_fixed_size(
     event: SampledEvent, relation: NeighboringRelation, without: bool, visit: Visit
 ) -> tuple[int, int]:
-    """(n, m) of a fixed-size sample, checked: replace-one only, no zCDP inside, m <= n without replacement."""
+    """(n, m) of a fixed-size sample, checked: replace-one only, no zCDP inside, m <= n without
+    replacement."""
     kind = "SampledWithoutReplacementDpEvent" if without else "SampledWithReplacementDpEvent"
     require_relation(event, relation, bounded_by("replace_one"), f"`{kind}`")
     _refuse_sampled_zcdp(event, relation, visit)
@@ -305,8 +314,9 @@ def _check_fixed_size(
 
 
 def _check_drawn_below_one(n: int, m: int, inner: CompositionPlan) -> None:
-    """With replacement around a mechanism other than a Gaussian (``pld.sampling.subsampled_pair``), the copy-count
-    mixture needs the chance the record is drawn below 1 (b_0 = (1 - 1/n)^m >= 2^-53)."""
+    """With replacement around a mechanism other than a Gaussian (``pld.sampling.subsampled_pair``),
+    the copy-count mixture needs the chance the record is drawn below 1 (b_0 = (1 - 1/n)^m >=
+    2^-53)."""
     if (
         n > 1
         and inner.counts
@@ -323,7 +333,8 @@ def _check_drawn_below_one(n: int, m: int, inner: CompositionPlan) -> None:
 def _without_replacement_generic(
     m: int, n: int, inner: CompositionPlan, count: int, plan: CompositionPlan
 ) -> None:
-    """m of n drawn without replacement around any inner plan: all of them is the inner plan itself."""
+    """m of n drawn without replacement around any inner plan: all of them is the inner plan
+    itself."""
     if m == n:
         plan.merge(inner.scaled(count))
     else:
@@ -354,8 +365,8 @@ def _with_replacement_generic(
     plan.add(("with_replacement_generic", m, n, inner.key()), count)
 
 
-# Poisson sampling (add/remove) of these inner events: a specialised pair; any other inner, its registered
-# mechanism's ``poisson_sampled`` pair where it has one, else ``_poisson_generic``.
+# Poisson sampling (add/remove) of these inner events: a specialised pair; any other inner, its
+# registered mechanism's ``poisson_sampled`` pair where it has one, else ``_poisson_generic``.
 _POISSON_SAMPLED: dict[type, Case] = {
     ev.GaussianDpEvent: _poisson_gaussian,
     ev.LaplaceDpEvent: _poisson_laplace,

@@ -1,54 +1,58 @@
 r"""dp_accounting-style events for one round of secure aggregation with distributed discrete noise.
 
-tensorflow_privacy's ``DistributedDiscreteGaussianSumQuery`` and ``DistributedSkellamSumQuery`` report an
-``UnsupportedDpEvent``; a pipeline built on them can report these instead.  Each event is one round: every
-client's integer vector (scaled, rotated and rounded: ``secagg.sensitivity``) has L2 norm at most
-``l2_norm_bound`` and L1 norm at most ``l1_norm_bound`` (default min(sqrt(d) Delta_2, Delta_2^2), which every
-integer vector of that L2 norm meets), every client adds its own noise, of standard deviation ``local_stddev``
-in the same integer units, to each of the ``dimension`` coordinates, and at least ``num_clients`` noises are in
-the sum the server learns (dropout: count the survivors).  The bound is the event's: an enforced norm bound
-(conditional rounding, or the query's clipping).
+tensorflow_privacy's ``DistributedDiscreteGaussianSumQuery`` and ``DistributedSkellamSumQuery``
+report an ``UnsupportedDpEvent``; a pipeline built on them can report these instead.  Each event is
+one round: every client's integer vector (scaled, rotated and rounded: ``secagg.sensitivity``) has
+L2 norm at most ``l2_norm_bound`` and L1 norm at most ``l1_norm_bound`` (default min(sqrt(d)
+Delta_2, Delta_2^2), which every integer vector of that L2 norm meets), every client adds its own
+noise, of standard deviation ``local_stddev`` in the same integer units, to each of the
+``dimension`` coordinates, and at least ``num_clients`` noises are in the sum the server learns
+(dropout: count the survivors).  The bound is the event's: an enforced norm bound (conditional
+rounding, or the query's clipping).
 
-* ``DistributedDiscreteGaussianDpEvent``: each client adds N_Z(0, s^2)^d, s = ``local_stddev`` >= 1/2 (Kairouz,
-  Liu & Steinke 2021, "KLS21"; ``secagg.distributed_discrete_gaussian``: Prop. 14, minimised over n' <= n).
-* ``DistributedSkellamDpEvent``: each client adds symmetric Skellam noise of variance s^2 (Agarwal, Kairouz &
-  Liu 2021; ``secagg.skellam``, at V = n s^2).
+* ``DistributedDiscreteGaussianDpEvent``: each client adds N_Z(0, s^2)^d, s = ``local_stddev`` >=
+  1/2 (Kairouz, Liu & Steinke 2021, "KLS21"; ``secagg.distributed_discrete_gaussian``: Prop. 14,
+  minimised over n' <= n).
+* ``DistributedSkellamDpEvent``: each client adds symmetric Skellam noise of variance s^2 (Agarwal,
+  Kairouz & Liu 2021; ``secagg.skellam``, at V = n s^2).
 
-Neighbouring relations.  REPLACE_SPECIAL is the papers' own: one client's vector replaced by zero, its noise
-still in the sum, an integer shift of L2 norm <= Delta_2 and L1 norm <= Delta_1.  REPLACE_ONE replaces it by
-another client's vector: the shift is a difference of two such vectors, L2 <= 2 Delta_2 and L1 <=
-min(2 Delta_1, sqrt(d) 2 Delta_2, (2 Delta_2)^2) (the triangle inequality; an integer vector's L1 is at most its
-L2 squared), and the papers' bounds hold for any integer shift within those norms.  ADD_OR_REMOVE_ONE is
-refused: removing a client removes its noise from the sum too, and neither paper bounds a sum of n noises
-against a sum of n - 1.
+Neighbouring relations.  REPLACE_SPECIAL is the papers' own: one client's vector replaced by zero,
+its noise still in the sum, an integer shift of L2 norm <= Delta_2 and L1 norm <= Delta_1.
+REPLACE_ONE replaces it by another client's vector: the shift is a difference of two such vectors,
+L2 <= 2 Delta_2 and L1 <= min(2 Delta_1, sqrt(d) 2 Delta_2, (2 Delta_2)^2) (the triangle inequality;
+an integer vector's L1 is at most its L2 squared), and the papers' bounds hold for any integer shift
+within those norms.  ADD_OR_REMOVE_ONE is refused: removing a client removes its noise from the sum
+too, and neither paper bounds a sum of n noises against a sum of n - 1.
 
-The answer, by ``interop.dp_accounting.HockeystickPLDAccountant`` (a plan of these rounds alone, any mix and
-counts; ``SelfComposedDpEvent`` and ``ComposedDpEvent`` of them):
+The answer, by ``interop.dp_accounting.HockeystickPLDAccountant`` (a plan of these rounds alone, any
+mix and counts; ``SelfComposedDpEvent`` and ``ComposedDpEvent`` of them):
 
-* upper side: each round's RDP curve (above) times its count, summed order by order (RDP composes additively,
-  Mironov 2017, Prop. 1), converted by ``rdp.rdp_to_epsilon`` / ``rdp.rdp_to_delta`` (the tight conversion,
-  Balle et al. 2020, Thm. 21), on the integer orders 2 .. 256, 512 and 1024 where a Skellam round is present
-  (its bound is stated at integer orders), else ``secagg.accountants.DDG_ORDERS``;
-* lower side: each round's realizable pair, the shift k = floor(min(Delta_2, Delta_1)) on one coordinate (2k
-  under REPLACE_ONE: k e_1 against -k e_1), its exact lattice PLD (``secagg.lattice_pld``) composed over the
-  rounds and read on its optimistic side.  A round with no realizable shift (Delta below 1), or whose noise
-  masses are not bounded there, is left out of the lower side's composition: dropping a factor of a product
-  lowers every hockey-stick divergence (the composition's output marginalised), so the rest is still a lower
-  bound.
+* upper side: each round's RDP curve (above) times its count, summed order by order (RDP composes
+  additively, Mironov 2017, Prop. 1), converted by ``rdp.rdp_to_epsilon`` / ``rdp.rdp_to_delta``
+  (the tight conversion, Balle et al. 2020, Thm. 21), on the integer orders 2 .. 256, 512 and 1024
+  where a Skellam round is present (its bound is stated at integer orders), else
+  ``secagg.accountants.DDG_ORDERS``;
+* lower side: each round's realizable pair, the shift k = floor(min(Delta_2, Delta_1)) on one
+  coordinate (2k under REPLACE_ONE: k e_1 against -k e_1), its exact lattice PLD
+  (``secagg.lattice_pld``) composed over the rounds and read on its optimistic side.  A round with
+  no realizable shift (Delta below 1), or whose noise masses are not bounded there, is left out of
+  the lower side's composition: dropping a factor of a product lowers every hockey-stick divergence
+  (the composition's output marginalised), so the rest is still a lower bound.
 
-A ``PoissonSampledDpEvent`` around one round (the cohort a Poisson sample at rate q, each sampled client
-adding its own noise share) is taken as ``secagg``'s accountants take it against an observer: the round
-without the differing client holds one share fewer, so its upper side is joint convexity,
+A ``PoissonSampledDpEvent`` around one round (the cohort a Poisson sample at rate q, each sampled
+client adding its own noise share) is taken as ``secagg``'s accountants take it against an observer:
+the round without the differing client holds one share fewer, so its upper side is joint convexity,
 log(1 - q + q e^{(alpha - 1) eps(alpha)}) / (alpha - 1) per round (``secagg.observer_shares.
-shares_sampled_rdp``), and its lower side the pair q (N_{n+1} + k) + (1 - q) N_n against q N_{n+1} + (1 - q) N_n
-on one coordinate (``shares_pair_pld``; under REPLACE_ONE the shift k of a vector replaced by zero).
+shares_sampled_rdp``), and its lower side the pair q (N_{n+1} + k) + (1 - q) N_n against q N_{n+1} +
+(1 - q) N_n on one coordinate (``shares_pair_pld``; under REPLACE_ONE the shift k of a vector
+replaced by zero).
 
-Refused, with dp_accounting's ``UnsupportedEventError`` and the reason: these rounds beside any other event in the
-PLD accountant (their upper side is an RDP curve, with no dominating pair to compose on the loss grid;
-``HockeystickRdpAccountant`` composes unsampled rounds with every event it takes, upper side only);
-ADD_OR_REMOVE_ONE; any other sampling event around them (sampling without or with replacement, or a Poisson
-sample of a composition of rounds).  dp_accounting's own ``RdpAccountant`` and ``PLDAccountant`` know neither
-event and raise ``UnsupportedEventError``.
+Refused, with dp_accounting's ``UnsupportedEventError`` and the reason: these rounds beside any
+other event in the PLD accountant (their upper side is an RDP curve, with no dominating pair to
+compose on the loss grid; ``HockeystickRdpAccountant`` composes unsampled rounds with every event it
+takes, upper side only); ADD_OR_REMOVE_ONE; any other sampling event around them (sampling without
+or with replacement, or a Poisson sample of a composition of rounds).  dp_accounting's own
+``RdpAccountant`` and ``PLDAccountant`` know neither event and raise ``UnsupportedEventError``.
 
 Examples
 --------
@@ -121,20 +125,21 @@ _SMALL_DELTA = (
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class DistributedDiscreteGaussianDpEvent(ev.DpEvent):
-    r"""One round of the distributed discrete Gaussian under secure aggregation (KLS21), in integer units.
+    r"""One round of the distributed discrete Gaussian under secure aggregation (KLS21), in integer
+    units.
 
-    Each client adds :math:`N_{\mathbb Z}(0, s^2)` to each of the d coordinates of its integer vector; the server
-    learns the sum.  Taken by ``HockeystickPLDAccountant`` under REPLACE_SPECIAL and REPLACE_ONE (the module
-    docstring), and by ``HockeystickRdpAccountant``.
+    Each client adds :math:`N_{\mathbb Z}(0, s^2)` to each of the d coordinates of its integer
+    vector; the server learns the sum.  Taken by ``HockeystickPLDAccountant`` under REPLACE_SPECIAL
+    and REPLACE_ONE (the module docstring), and by ``HockeystickRdpAccountant``.
 
     Parameters
     ----------
     local_stddev : float
-        s, each client's discrete Gaussian sigma in integer units (tensorflow_privacy's ``local_stddev`` over the
-        granularity), finite and >= 1/2.
+        s, each client's discrete Gaussian sigma in integer units (tensorflow_privacy's
+        ``local_stddev`` over the granularity), finite and >= 1/2.
     l2_norm_bound : float
-        Delta_2, the L2 bound of a client's integer vector (after rounding: ``secagg.rounded_l2_norm_bound``),
-        finite and > 0.
+        Delta_2, the L2 bound of a client's integer vector (after rounding:
+        ``secagg.rounded_l2_norm_bound``), finite and > 0.
     num_clients : int
         n, the fewest clients whose noise is in the sum, 1 <= n <= 10^7.
     dimension : int
@@ -144,8 +149,8 @@ class DistributedDiscreteGaussianDpEvent(ev.DpEvent):
 
     Notes
     -----
-    The event stores its fields unchecked; the accountant's ``compose`` refuses them (ValueError naming the field)
-    when out of range.
+    The event stores its fields unchecked; the accountant's ``compose`` refuses them (ValueError
+    naming the field) when out of range.
 
     References
     ----------
@@ -162,18 +167,19 @@ class DistributedDiscreteGaussianDpEvent(ev.DpEvent):
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class DistributedSkellamDpEvent(ev.DpEvent):
-    r"""One round of the distributed Skellam mechanism under secure aggregation (Agarwal et al. 2021), in integer units.
+    r"""One round of the distributed Skellam mechanism under secure aggregation (Agarwal et al.
+    2021), in integer units.
 
-    Each client adds symmetric Skellam noise of variance s^2 (Pois(s^2 / 2) minus an independent Pois(s^2 / 2))
-    to each of the d coordinates of its integer vector; the sum of n noises is Skellam of variance n s^2.  Taken
-    by ``HockeystickPLDAccountant`` under REPLACE_SPECIAL and REPLACE_ONE (the module docstring), and by
-    ``HockeystickRdpAccountant``.
+    Each client adds symmetric Skellam noise of variance s^2 (Pois(s^2 / 2) minus an independent
+    Pois(s^2 / 2)) to each of the d coordinates of its integer vector; the sum of n noises is
+    Skellam of variance n s^2.  Taken by ``HockeystickPLDAccountant`` under REPLACE_SPECIAL and
+    REPLACE_ONE (the module docstring), and by ``HockeystickRdpAccountant``.
 
     Parameters
     ----------
     local_stddev : float
-        s, each client's noise standard deviation in integer units (tensorflow_privacy's ``local_stddev``),
-        finite and > 0.
+        s, each client's noise standard deviation in integer units (tensorflow_privacy's
+        ``local_stddev``), finite and > 0.
     l2_norm_bound : float
         Delta_2, the L2 bound of a client's integer vector, finite and > 0.
     num_clients : int
@@ -185,8 +191,8 @@ class DistributedSkellamDpEvent(ev.DpEvent):
 
     Notes
     -----
-    The event stores its fields unchecked; the accountant's ``compose`` refuses them (ValueError naming the field)
-    when out of range.
+    The event stores its fields unchecked; the accountant's ``compose`` refuses them (ValueError
+    naming the field) when out of range.
 
     References
     ----------
@@ -224,9 +230,10 @@ def _count_field(
 def _spec(
     event: SecureAggregationEvent, relation: NeighboringRelation, rate: float = 1.0
 ) -> tuple[Any, ...]:
-    """The plan's spec (name, kind, s, n, Delta_2, Delta_1, d, realizable shift, sampling rate) under ``relation``:
-    the shift 2k under REPLACE_ONE (k e_1 against -k e_1) unsampled, k (k e_1 against the zero vector, also a
-    client's vector) sampled, where the pair's noise-share mixture is not a translate."""
+    """The plan's spec (name, kind, s, n, Delta_2, Delta_1, d, realizable shift, sampling rate)
+    under ``relation``: the shift 2k under REPLACE_ONE (k e_1 against -k e_1) unsampled, k (k e_1
+    against the zero vector, also a client's vector) sampled, where the pair's noise-share mixture
+    is not a translate."""
     kind = event.kind
     name = type(event).__name__
     s = _positive_field(event, "local_stddev")
@@ -271,7 +278,8 @@ def _require_replace(event: ev.DpEvent, relation: NeighboringRelation) -> None:
 def visit_secure_aggregation(
     event: SecureAggregationEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module docstring)."""
+    """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module
+    docstring)."""
     _require_replace(event, relation)
     add_runs(plan, _spec(event, relation), count, False)
 
@@ -279,9 +287,10 @@ def visit_secure_aggregation(
 def visit_sampled_secure_aggregation(
     event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> bool:
-    """Add ``count`` runs of a ``PoissonSampledDpEvent`` around one secure-aggregation round (each sampled client
-    bringing its own noise share: module docstring) and return True; refuse any other sampling event around a
-    round (naming the reason); return False for every other event (not handled here)."""
+    """Add ``count`` runs of a ``PoissonSampledDpEvent`` around one secure-aggregation round (each
+    sampled client bringing its own noise share: module docstring) and return True; refuse any other
+    sampling event around a round (naming the reason); return False for every other event (not
+    handled here)."""
     inner = getattr(event, "event", None)
     if not _holds_secure_aggregation(inner):
         return False
@@ -302,7 +311,8 @@ def visit_sampled_secure_aggregation(
 
 
 def _holds_secure_aggregation(event: Any) -> bool:
-    """Whether ``event`` is, or holds inside its ``event`` / ``events`` fields, a secure-aggregation round."""
+    """Whether ``event`` is, or holds inside its ``event`` / ``events`` fields, a secure-aggregation
+    round."""
     if isinstance(event, SecureAggregationEvent):
         return True
     inner = [getattr(event, "event", None), *(getattr(event, "events", None) or [])]
@@ -321,7 +331,8 @@ SECURE_AGGREGATION_MIXED = (
 
 
 def check_secure_aggregation_alone(plan: CompositionPlan, event: ev.DpEvent) -> None:
-    """Refuse a plan holding secure-aggregation rounds beside any other mechanism (a Gaussian included)."""
+    """Refuse a plan holding secure-aggregation rounds beside any other mechanism (a Gaussian
+    included)."""
     specs = list(plan.counts)
     if any(map(_is_secure_aggregation, specs)) and (
         plan.gaussian_r2 > 0 or not all(map(_is_secure_aggregation, specs))
@@ -330,8 +341,9 @@ def check_secure_aggregation_alone(plan: CompositionPlan, event: ev.DpEvent) -> 
 
 
 def _round_curve(spec: tuple[Any, ...], orders: np.ndarray) -> np.ndarray:
-    """One round's RDP curve at ``orders`` (rounded up): KLS21 Prop. 14 or Agarwal et al.'s bound, where the
-    Skellam bound at a non-integer order alpha is its value at ceil(alpha) (D_alpha grows with alpha)."""
+    """One round's RDP curve at ``orders`` (rounded up): KLS21 Prop. 14 or Agarwal et al.'s bound,
+    where the Skellam bound at a non-integer order alpha is its value at ceil(alpha) (D_alpha grows
+    with alpha)."""
     _, kind, s, n, l2, l1, d, _, rate = spec
     if kind == "ddg":
         curve = distributed_discrete_gaussian_rdp(s, n, l2, l1, d, orders)
@@ -345,7 +357,8 @@ def _orders(specs: list[tuple[Any, ...]]) -> np.ndarray:
 
 
 def _round_pld(spec: tuple[Any, ...], interval: float) -> PrivacyLossDistribution | None:
-    """One round's realizable pair on grid ``interval``, or None (no shift, or its masses unbounded: left out)."""
+    """One round's realizable pair on grid ``interval``, or None (no shift, or its masses unbounded:
+    left out)."""
     _, kind, s, n, _, _, _, shift, rate = spec
     if shift == 0:
         return None
@@ -404,7 +417,8 @@ class SecureAggregationProfile:
         return self._lower if isinstance(self._lower, PrivacyLossDistribution) else None
 
     def epsilon(self, delta: float) -> tuple[float, float]:
-        """Certified (lower, upper) on epsilon(``delta``), delta in [0, 1) (0: the pure-DP epsilon, +inf above)."""
+        """Certified (lower, upper) on epsilon(``delta``), delta in [0, 1) (0: the pure-DP epsilon,
+        +inf above)."""
         if self.non_private:
             return math.inf, math.inf
         upper = math.inf if delta == 0.0 else float(rdp_to_epsilon(self.rdp, self.orders, delta))
@@ -458,8 +472,8 @@ def _profile(key: PlanKey, interval: float) -> SecureAggregationProfile:
 def secure_aggregation_rdp(
     event: SecureAggregationEvent, orders: np.ndarray, relation: NeighboringRelation
 ) -> np.ndarray:
-    """One round's RDP curve at ``orders`` for ``HockeystickRdpAccountant`` (rounded up), refused as in the PLD
-    accountant under ADD_OR_REMOVE_ONE.
+    """One round's RDP curve at ``orders`` for ``HockeystickRdpAccountant`` (rounded up), refused as
+    in the PLD accountant under ADD_OR_REMOVE_ONE.
 
     Parameters
     ----------
@@ -489,6 +503,6 @@ def secure_aggregation_rdp(
 
 
 def secure_aggregation_rdp_case(acc: Any, event: SecureAggregationEvent, count: int) -> np.ndarray:
-    """``count`` rounds' curve at ``acc.orders`` under ``acc.neighboring_relation`` (``HockeystickRdpAccountant``'s
-    case for these events)."""
+    """``count`` rounds' curve at ``acc.orders`` under ``acc.neighboring_relation``
+    (``HockeystickRdpAccountant``'s case for these events)."""
     return count * secure_aggregation_rdp(event, acc.orders, acc.neighboring_relation)

@@ -1,29 +1,31 @@
-r"""dp_accounting-style events for a round of the Poisson-binomial mechanism or the distributed discrete Laplace.
+r"""dp_accounting-style events for a round of the Poisson-binomial mechanism or the distributed
+discrete Laplace.
 
 Neither mechanism has an event in dp_accounting; a pipeline built on them can report these, taken by
-``interop.dp_accounting.HockeystickPLDAccountant`` (certified bracket) under REPLACE_SPECIAL (the papers' relation:
-one client's data replaced, the client still in the sum; for the discrete Laplace, its vector by zero) and
-REPLACE_ONE (the Poisson-binomial client's data takes any two values under either; the discrete Laplace's shift
-is then a difference of two vectors, its norms doubled):
+``interop.dp_accounting.HockeystickPLDAccountant`` (certified bracket) under REPLACE_SPECIAL (the
+papers' relation: one client's data replaced, the client still in the sum; for the discrete Laplace,
+its vector by zero) and REPLACE_ONE (the Poisson-binomial client's data takes any two values under
+either; the discrete Laplace's shift is then a difference of two vectors, its norms doubled):
 
-* ``PoissonBinomialDpEvent``: each of ``num_clients`` clients (the fewest in the sum) encodes each of its
-  ``dimension`` coordinates x in [-c, c] as p = 1/2 + theta x / c and sends Binom(``trials``, p) (Chen, Özgür &
-  Kairouz 2022; ``secagg.poisson_binomial``).
-* ``DistributedDiscreteLaplaceDpEvent``: each client adds NB(1/E, 1 - e^{-a}) - NB(1/E, 1 - e^{-a}) to each of
-  the ``dimension`` coordinates of its integer vector (a = 1 / ``scale``, in integer units; E =
-  ``expected_clients``), whose L2 norm is at most ``l2_norm_bound`` and L1 norm at most ``l1_norm_bound`` (default
-  min(sqrt(d) Delta_2, Delta_2^2)); ``num_clients`` survivors' shares are in the sum (Harrison & Manurangsi 2025;
-  ``secagg.distributed_discrete_laplace``).
+* ``PoissonBinomialDpEvent``: each of ``num_clients`` clients (the fewest in the sum) encodes each
+  of its ``dimension`` coordinates x in [-c, c] as p = 1/2 + theta x / c and sends
+  Binom(``trials``, p) (Chen, Özgür & Kairouz 2022; ``secagg.poisson_binomial``).
+* ``DistributedDiscreteLaplaceDpEvent``: each client adds NB(1/E, 1 - e^{-a}) - NB(1/E, 1 - e^{-a})
+  to each of the ``dimension`` coordinates of its integer vector (a = 1 / ``scale``, in integer
+  units; E = ``expected_clients``), whose L2 norm is at most ``l2_norm_bound`` and L1 norm at most
+  ``l1_norm_bound`` (default min(sqrt(d) Delta_2, Delta_2^2)); ``num_clients`` survivors' shares are
+  in the sum (Harrison & Manurangsi 2025; ``secagg.distributed_discrete_laplace``).
 
-The answer composes each round's PLDs (``secagg.pair_accountants``): above, each dominating pair composed over
-the rounds, the least of the reads (each is an upper bound: the dominating pairs' product, and the randomized
-responses' at each round's pure eps); below, the realized pairs' product.  A ``PoissonSampledDpEvent`` directly
-around one round is the round mixed with the client's absence (against an observer who does not learn the
-cohorts; each sampled client brings its own draws or share), as ``secagg``'s accountants take it.
+The answer composes each round's PLDs (``secagg.pair_accountants``): above, each dominating pair
+composed over the rounds, the least of the reads (each is an upper bound: the dominating pairs'
+product, and the randomized responses' at each round's pure eps); below, the realized pairs'
+product.  A ``PoissonSampledDpEvent`` directly around one round is the round mixed with the client's
+absence (against an observer who does not learn the cohorts; each sampled client brings its own
+draws or share), as ``secagg``'s accountants take it.
 
-Refused, with dp_accounting's ``UnsupportedEventError`` and the reason: ADD_OR_REMOVE_ONE (removing a client
-removes its draws or noise share from the sum too); these rounds beside any other event (a different kind of
-secure-aggregation round included); any other sampling event around them.
+Refused, with dp_accounting's ``UnsupportedEventError`` and the reason: ADD_OR_REMOVE_ONE (removing
+a client removes its draws or noise share from the sum too); these rounds beside any other event (a
+different kind of secure-aggregation round included); any other sampling event around them.
 
 Examples
 --------
@@ -88,7 +90,8 @@ _SMALL_DELTA = (
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class PoissonBinomialDpEvent(ev.DpEvent):
-    r"""One round of the Poisson-binomial mechanism under secure aggregation (Chen, Özgür & Kairouz 2022).
+    r"""One round of the Poisson-binomial mechanism under secure aggregation (Chen, Özgür & Kairouz
+    2022).
 
     Parameters
     ----------
@@ -103,8 +106,8 @@ class PoissonBinomialDpEvent(ev.DpEvent):
 
     Notes
     -----
-    The event stores its fields unchecked; the accountant's ``compose`` refuses them (ValueError naming the field)
-    when out of range.
+    The event stores its fields unchecked; the accountant's ``compose`` refuses them (ValueError
+    naming the field) when out of range.
 
     References
     ----------
@@ -119,7 +122,8 @@ class PoissonBinomialDpEvent(ev.DpEvent):
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class DistributedDiscreteLaplaceDpEvent(ev.DpEvent):
-    r"""One round of the distributed discrete Laplace (negative-binomial shares) under secure aggregation.
+    r"""One round of the distributed discrete Laplace (negative-binomial shares) under secure
+    aggregation.
 
     Parameters
     ----------
@@ -138,13 +142,13 @@ class DistributedDiscreteLaplaceDpEvent(ev.DpEvent):
 
     Notes
     -----
-    The event stores its fields unchecked; the accountant's ``compose`` refuses them (ValueError naming the field)
-    when out of range.
+    The event stores its fields unchecked; the accountant's ``compose`` refuses them (ValueError
+    naming the field) when out of range.
 
     References
     ----------
-    Harrison & Manurangsi 2025 (arXiv:2504.05202), Sec. 3; Harrison 2024, "Distributed noise addition and infinite
-    divisibility", Theorem 1.
+    Harrison & Manurangsi 2025 (arXiv:2504.05202), Sec. 3; Harrison 2024, "Distributed noise
+    addition and infinite divisibility", Theorem 1.
     """
 
     scale: float
@@ -172,11 +176,12 @@ def _count_field(event: ev.DpEvent, name: str) -> int:
 
 
 def _spec(event: PairEvent, rate: float, relation: NeighboringRelation) -> tuple[Any, ...]:
-    """The plan's spec: (name, kind, its checked fields..., sampling rate).  Under REPLACE_ONE a discrete Laplace
-    round's shift is a difference of two vectors: L2 <= 2 Delta_2, L1 <= min(2 Delta_1, the integer bound at
-    2 Delta_2), the realized shift 2k (k e_1 against -k e_1) unsampled, k sampled (k e_1 against the zero
-    vector, a client's vector too), as ``secagg_events`` takes it; the Poisson-binomial relation already lets
-    the client's data take any two values."""
+    """The plan's spec: (name, kind, its checked fields..., sampling rate).  Under REPLACE_ONE a
+    discrete Laplace round's shift is a difference of two vectors: L2 <= 2 Delta_2, L1 <= min(2
+    Delta_1, the integer bound at 2 Delta_2), the realized shift 2k (k e_1 against -k e_1)
+    unsampled, k sampled (k e_1 against the zero vector, a client's vector too), as
+    ``secagg_events`` takes it; the Poisson-binomial relation already lets the client's data take
+    any two values."""
     if isinstance(event, PoissonBinomialDpEvent):
         name = type(event).__name__
         try:
@@ -213,7 +218,8 @@ def _require_replace(event: ev.DpEvent, relation: NeighboringRelation) -> None:
 def visit_pair_round(
     event: PairEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module docstring)."""
+    """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module
+    docstring)."""
     _require_replace(event, relation)
     add_runs(plan, _spec(event, 1.0, relation), count, False)
 
@@ -221,8 +227,9 @@ def visit_pair_round(
 def visit_sampled_pair_round(
     event: ev.DpEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> bool:
-    """Add ``count`` runs of a ``PoissonSampledDpEvent`` directly around one round and return True; refuse any
-    other sampling event around one (naming the reason); return False for every other event."""
+    """Add ``count`` runs of a ``PoissonSampledDpEvent`` directly around one round and return True;
+    refuse any other sampling event around one (naming the reason); return False for every other
+    event."""
     inner = getattr(event, "event", None)
     if not _holds_pair_round(inner):
         return False
@@ -310,7 +317,8 @@ class PairRoundsProfile:
         return out
 
     def _uppers(self) -> list[PrivacyLossDistribution]:
-        """The dominating pairs' product, and the randomized responses' (each round's last upper pair)."""
+        """The dominating pairs' product, and the randomized responses' (each round's last upper
+        pair)."""
         if self._upper is None:
             first = [p for p in self._composed("upper", 0) if p is not None]
             last = [p for p in self._composed("upper", 1) if p is not None]
@@ -335,7 +343,8 @@ class PairRoundsProfile:
         return min(lower, upper), upper
 
     def _pure_upper(self) -> float:
-        """The rounds' pure eps summed, rounded up (a sampled round's is at most its unsampled one's)."""
+        """The rounds' pure eps summed, rounded up (a sampled round's is at most its unsampled
+        one's)."""
         total = 0.0
         for spec, count in self.counts.items():
             if spec[1] == "pbm":

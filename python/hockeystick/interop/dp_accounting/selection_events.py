@@ -1,16 +1,17 @@
 """dp_accounting-style events for private selection (dp_accounting 0.6.0 has none of them).
 
-Each event is one selection from scores u(D, r) of sensitivity Delta under the accountant's neighbouring
-relation (any of the three); ``epsilon`` is the mechanism's parameter:
+Each event is one selection from scores u(D, r) of sensitivity Delta under the accountant's
+neighbouring relation (any of the three); ``epsilon`` is the mechanism's parameter:
 
-- ``ExponentialMechanismDpEvent(epsilon)``: Pr[r] proportional to exp(epsilon u(D, r) / (2 Delta)) (or
-  exp(epsilon u / Delta) for scores that move in one direction): epsilon-DP and epsilon-bounded range;
-  composed as the pair that dominates every epsilon-bounded-range pair, a realizable pair below;
-- ``PermuteAndFlipDpEvent(epsilon)``: permute-and-flip (McKenna & Sheldon 2020), epsilon-DP: composed as
-  the canonical (epsilon, 0)-DP pair, a realizable pair below.
+- ``ExponentialMechanismDpEvent(epsilon)``: Pr[r] proportional to exp(epsilon u(D, r) / (2 Delta))
+  (or exp(epsilon u / Delta) for scores that move in one direction): epsilon-DP and epsilon-bounded
+  range; composed as the pair that dominates every epsilon-bounded-range pair, a realizable pair
+  below;
+- ``PermuteAndFlipDpEvent(epsilon)``: permute-and-flip (McKenna & Sheldon 2020), epsilon-DP:
+  composed as the canonical (epsilon, 0)-DP pair, a realizable pair below.
 
-``pld.mechanisms.selection`` states the pairs and their proofs.  Both events are also taken by the RDP
-accountant (``rdp.bounded_range``, ``rdp.pure_dp``).
+``pld.mechanisms.selection`` states the pairs and their proofs.  Both events are also taken by the
+RDP accountant (``rdp.bounded_range``, ``rdp.pure_dp``).
 
 Examples
 --------
@@ -44,9 +45,9 @@ __all__ = ["ExponentialMechanismDpEvent", "PermuteAndFlipDpEvent"]
 class ExponentialMechanismDpEvent(ev.DpEvent):
     r"""One exponential mechanism of parameter ``epsilon`` (epsilon-DP, epsilon-bounded range).
 
-    The candidate r is drawn with probability proportional to :math:`e^{\epsilon u(D, r) / (2\Delta)}`
-    (or :math:`e^{\epsilon u(D, r)/\Delta}` for scores that move in one direction), Δ the scores'
-    sensitivity under the accountant's neighbouring relation.
+    The candidate r is drawn with probability proportional to :math:`e^{\epsilon u(D, r) /
+    (2\Delta)}` (or :math:`e^{\epsilon u(D, r)/\Delta}` for scores that move in one direction), Δ
+    the scores' sensitivity under the accountant's neighbouring relation.
 
     Parameters
     ----------
@@ -55,8 +56,8 @@ class ExponentialMechanismDpEvent(ev.DpEvent):
 
     Notes
     -----
-    The event stores its field unchecked; the accountant's ``compose`` refuses it (ValueError naming the
-    field) when out of range.
+    The event stores its field unchecked; the accountant's ``compose`` refuses it (ValueError naming
+    the field) when out of range.
 
     References
     ----------
@@ -78,13 +79,14 @@ class PermuteAndFlipDpEvent(ev.DpEvent):
 
     Notes
     -----
-    The event stores its field unchecked; the accountant's ``compose`` refuses it (ValueError naming the
-    field) when out of range.
+    The event stores its field unchecked; the accountant's ``compose`` refuses it (ValueError naming
+    the field) when out of range.
 
     References
     ----------
-    R. McKenna, D. Sheldon, "Permute-and-flip: a new mechanism for differentially private selection",
-    2020; ``pld.mechanisms.selection``: the canonical (ε, 0)-DP pair above, a realizable pair below.
+    R. McKenna, D. Sheldon, "Permute-and-flip: a new mechanism for differentially private
+    selection", 2020; ``pld.mechanisms.selection``: the canonical (ε, 0)-DP pair above, a realizable
+    pair below.
     """
 
     epsilon: float

@@ -1,11 +1,12 @@
 """The PLD file other accountants read: Google's PLD fields, written and read back.
 
-``export_pld`` gives a hockeystick PLD, a run's certified curve or a fixed-schedule ledger in Google's PLD fields
-(``ExchangedPLD``: each direction's pessimistic PMF, its composition's charges folded in, and the optimistic one;
-``pld_exchange``, ``pld_curve``, ``pld_folding``), ``ExchangedPLD.to_json`` / ``from_json`` store them
-(``pld_format``: the schema and its checks), ``import_pld`` reads them back, ``to_dp_accounting`` /
-``from_dp_accounting`` convert to and from dp_accounting's ``PrivacyLossDistribution``.  Writing and reading the
-file need no dp_accounting; only the two conversions import it.
+``export_pld`` gives a hockeystick PLD, a run's certified curve or a fixed-schedule ledger in
+Google's PLD fields (``ExchangedPLD``: each direction's pessimistic PMF, its composition's charges
+folded in, and the optimistic one; ``pld_exchange``, ``pld_curve``, ``pld_folding``),
+``ExchangedPLD.to_json`` / ``from_json`` store them (``pld_format``: the schema and its checks),
+``import_pld`` reads them back, ``to_dp_accounting`` / ``from_dp_accounting`` convert to and from
+dp_accounting's ``PrivacyLossDistribution``.  Writing and reading the file need no dp_accounting;
+only the two conversions import it.
 
 Examples
 --------

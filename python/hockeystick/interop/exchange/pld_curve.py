@@ -1,45 +1,52 @@
-"""An accountant's certified delta(eps) curve as Google's PLD fields: the PMFs whose hockey-stick curves bound it.
+"""An accountant's certified delta(eps) curve as Google's PLD fields: the PMFs whose hockey-stick
+curves bound it.
 
-Any accountant of hockeystick's contract certifies delta(eps) on both sides at every eps >= 0, over both orders of
-its neighbouring pairs (``base.accountant``); its reads at small delta (the tilted and split reads of
-``SubsampledGaussianPLD``'s default, for one) are not those of one composed grid PMF.  A reader of Google's fields
-reads a PMF: this module builds, from the curve's certified values at sample points, a pessimistic PMF whose curve
-lies at or above the true delta(eps) at every eps, and an optimistic one at or below it.
+Any accountant of hockeystick's contract certifies delta(eps) on both sides at every eps >= 0, over
+both orders of its neighbouring pairs (``base.accountant``); its reads at small delta (the tilted
+and split reads of ``SubsampledGaussianPLD``'s default, for one) are not those of one composed grid
+PMF.  A reader of Google's fields reads a PMF: this module builds, from the curve's certified values
+at sample points, a pessimistic PMF whose curve lies at or above the true delta(eps) at every eps,
+and an optimistic one at or below it.
 
-The hockey-stick curve of masses p_j at losses l_j and mass p_inf at +infinity, as a function of alpha = e^eps,
+The hockey-stick curve of masses p_j at losses l_j and mass p_inf at +infinity, as a function of
+alpha = e^eps,
 
     f(alpha) = sum_j p_j (1 - alpha e^{-l_j})_+ + p_inf,
 
-is convex, piecewise linear with a kink at each e^{l_j}, f(0) the total mass and f(inf) = p_inf; conversely a
-convex non-increasing piecewise-linear function with kinks at grid points e^{l_j} is the curve of the masses
-p_j = e^{l_j} (s_{j+1} - s_j) >= 0 (s the slopes on either side of the kink) and p_inf = its value at +infinity.
-The true curve delta(alpha) is convex and non-increasing with delta(0) = 1 (Zhu, Dong & Wang, AISTATS 2022, Sec. 3:
-a profile of a pair), so:
+is convex, piecewise linear with a kink at each e^{l_j}, f(0) the total mass and f(inf) = p_inf;
+conversely a convex non-increasing piecewise-linear function with kinks at grid points e^{l_j} is
+the curve of the masses p_j = e^{l_j} (s_{j+1} - s_j) >= 0 (s the slopes on either side of the kink)
+and p_inf = its value at +infinity. The true curve delta(alpha) is convex and non-increasing with
+delta(0) = 1 (Zhu, Dong & Wang, AISTATS 2022, Sec. 3: a profile of a pair), so:
 
-- pessimistic: with U_k >= delta(alpha_k) at the samples (made non-increasing by a running minimum, which keeps
-  them upper bounds since delta is non-increasing), delta lies below every chord of the U_k (it lies below its own
-  chords, and those below the U_k's); the lower convex hull H of the points (0, 1) and (alpha_k, U_k) is such a
-  chord at each alpha, so delta <= H on [0, alpha_N], and delta <= U_N beyond (non-increasing): H with U_N at
-  +infinity is the PMF.  Below eps = 0 the samples are U(-e) = 1 - e^{-e} (1 - U(e)): delta_{P|Q}(-e) =
-  1 - e^{-e} + e^{-e} delta_{Q|P}(e) (the profile of the reversed pair), and U bounds both orders.
-- optimistic: with L_k <= delta(alpha_k) (a running maximum from the right, for the same reason, and 1 - alpha
-  below eps = 0, which the reversed pair's formula gives with delta_{Q|P} >= 0), delta >= L_{k+1} on
-  (alpha_k, alpha_{k+1}] (non-increasing): the points (0, L_0), (alpha_k, L_{k+1}) and (alpha_N, 0) lie on or
-  below that staircase, and so does their lower convex hull, the PMF (one sample lower in eps than L).
+- pessimistic: with U_k >= delta(alpha_k) at the samples (made non-increasing by a running minimum,
+  which keeps them upper bounds since delta is non-increasing), delta lies below every chord of the
+  U_k (it lies below its own chords, and those below the U_k's); the lower convex hull H of the
+  points (0, 1) and (alpha_k, U_k) is such a chord at each alpha, so delta <= H on [0, alpha_N], and
+  delta <= U_N beyond (non-increasing): H with U_N at +infinity is the PMF.  Below eps = 0 the
+  samples are U(-e) = 1 - e^{-e} (1 - U(e)): delta_{P|Q}(-e) = 1 - e^{-e} + e^{-e} delta_{Q|P}(e)
+  (the profile of the reversed pair), and U bounds both orders.
+- optimistic: with L_k <= delta(alpha_k) (a running maximum from the right, for the same reason, and
+  1 - alpha below eps = 0, which the reversed pair's formula gives with delta_{Q|P} >= 0), delta >=
+  L_{k+1} on (alpha_k, alpha_{k+1}] (non-increasing): the points (0, L_0), (alpha_k, L_{k+1}) and
+  (alpha_N, 0) lie on or below that staircase, and so does their lower convex hull, the PMF (one
+  sample lower in eps than L).
 
-Each PMF then dominates (is dominated by) the mechanism as a pair (Zhu, Dong & Wang, Def. 7: its curve is at or
-above delta at every alpha >= 0, both orders), so a reader composing it with other PLDs keeps an upper (lower) side
-(Zhu, Dong & Wang, Thm 10).  Every point, the one at alpha = 0 included, is moved out by the relative ``MARGIN``
-before the hull is taken, so the moved hull is the hull times 1 +- MARGIN at every alpha; the hull and masses are
-computed in long double, each mass rounded outward to a double, and the curve of the masses written is checked at
-every sample against the moved hull less half the margin (``_hull_pmf``: summed in doubles as a sum of
-non-negative terms, its relative error under 4 n u for n samples); a failed check retries with a larger margin.
+Each PMF then dominates (is dominated by) the mechanism as a pair (Zhu, Dong & Wang, Def. 7: its
+curve is at or above delta at every alpha >= 0, both orders), so a reader composing it with other
+PLDs keeps an upper (lower) side (Zhu, Dong & Wang, Thm 10).  Every point, the one at alpha = 0
+included, is moved out by the relative ``MARGIN`` before the hull is taken, so the moved hull is the
+hull times 1 +- MARGIN at every alpha; the hull and masses are computed in long double, each mass
+rounded outward to a double, and the curve of the masses written is checked at every sample against
+the moved hull less half the margin (``_hull_pmf``: summed in doubles as a sum of non-negative
+terms, its relative error under 4 n u for n samples); a failed check retries with a larger margin.
 The pessimistic PMF so carries mass 1 + MARGIN.
 
-A reader of the pessimistic PMF gets at delta an eps no more than one sample spacing above the eps where the
-certified upper curve crosses delta; the samples are ``sample_spacing(eps)`` apart (half the default tolerance
-max(1e-3, 2.5e-4 eps) of ``SubsampledGaussianPLD``, at least one grid cell), and reach the certified eps at
-``delta_floor`` / 2, so the mass at +infinity (the curve's value there) stays below ``delta_floor``.
+A reader of the pessimistic PMF gets at delta an eps no more than one sample spacing above the eps
+where the certified upper curve crosses delta; the samples are ``sample_spacing(eps)`` apart (half
+the default tolerance max(1e-3, 2.5e-4 eps) of ``SubsampledGaussianPLD``, at least one grid cell),
+and reach the certified eps at ``delta_floor`` / 2, so the mass at +infinity (the curve's value
+there) stays below ``delta_floor``.
 """
 
 from __future__ import annotations
@@ -72,23 +79,27 @@ __all__ = [
     "sample_spacing",
 ]
 
-# The smallest delta at which an export reads within the default tolerance unless the caller states another: below
-# the deltas DP-SGD and cross-device runs are reported at (1e-5 to 1e-10), with eps there a few units.  A source
-# that certifies no eps there (a PLD on a coarse grid: its round-off floor) takes the first of the larger ones it does.
+# The smallest delta at which an export reads within the default tolerance unless the caller states
+# another: below the deltas DP-SGD and cross-device runs are reported at (1e-5 to 1e-10), with eps
+# there a few units.  A source that certifies no eps there (a PLD on a coarse grid: its round-off
+# floor) takes the first of the larger ones it does.
 DEFAULT_DELTA_FLOOR = 1e-12
 DEFAULT_DELTA_FLOORS = tuple(10.0**-k for k in range(12, 5, -1))
-# dp_accounting's default value_discretization_interval: an export on it composes with dp_accounting's own PLDs.
+# dp_accounting's default value_discretization_interval: an export on it composes with
+# dp_accounting's own PLDs.
 DEFAULT_INTERVAL = 1e-4
-# Relative amount every point is moved out by before the hull: the check's summation error (4 n u, under 5e-11
-# for n <= 10^5 samples) and the masses' round-off in long double (about 1e-19 relative, times the cancellation of
-# neighbouring slopes, ~1e8 at most on the samples' spacing) stay inside half of it, and the reader's loss
-# e^{(min_key + i) h} against the sample's eps (~1e-16) far inside.  It is also the pessimistic PMF's mass above 1
-# (the point at alpha = 0 moves too), which hides that much mass lost from the file from the format's mass check.
+# Relative amount every point is moved out by before the hull: the check's summation error (4 n u,
+# under 5e-11 for n <= 10^5 samples) and the masses' round-off in long double (about 1e-19 relative,
+# times the cancellation of neighbouring slopes, ~1e8 at most on the samples' spacing) stay inside
+# half of it, and the reader's loss e^{(min_key + i) h} against the sample's eps (~1e-16) far
+# inside.  It is also the pessimistic PMF's mass above 1 (the point at alpha = 0 moves too), which
+# hides that much mass lost from the file from the format's mass check.
 MARGIN = 1e-9
-# The largest certified eps at delta_floor / 2 an export samples to: e^eps stays far from overflow in the hull.
+# The largest certified eps at delta_floor / 2 an export samples to: e^eps stays far from overflow
+# in the hull.
 MAX_EPSILON = 500.0
-# The default tolerance of SubsampledGaussianPLD's bracket, max(ABSOLUTE, RELATIVE eps): the samples are half of it
-# apart, so a reader's eps is within it of the certified curve's crossing.
+# The default tolerance of SubsampledGaussianPLD's bracket, max(ABSOLUTE, RELATIVE eps): the samples
+# are half of it apart, so a reader's eps is within it of the certified curve's crossing.
 ABSOLUTE_TOLERANCE = 1e-3
 RELATIVE_TOLERANCE = 2.5e-4
 # margins tried in turn when the check of the masses written fails (it has not: each is a guard)
@@ -97,18 +108,19 @@ _UNIT = 2.0**-53
 
 
 class DeltaFloorError(ValueError):
-    """A ``delta_floor`` below what the source certifies: its certified eps at ``delta_floor`` / 2 is infinite or
-    above ``MAX_EPSILON``."""
+    """A ``delta_floor`` below what the source certifies: its certified eps at ``delta_floor`` / 2
+    is infinite or above ``MAX_EPSILON``."""
 
 
 def sample_spacing(epsilon: float) -> float:
-    """The spacing of the samples at ``epsilon`` >= 0: half the default tolerance max(1e-3, 2.5e-4 eps)."""
+    """The spacing of the samples at ``epsilon`` >= 0: half the default tolerance max(1e-3, 2.5e-4
+    eps)."""
     return 0.5 * max(ABSOLUTE_TOLERANCE, RELATIVE_TOLERANCE * epsilon)
 
 
 def sample_keys(top: float, h: float) -> np.ndarray:
-    """The grid indices k >= 0 of the samples, from 0 to the first k h >= ``top``: ``sample_spacing(k h)`` apart,
-    rounded down to whole cells (at least one)."""
+    """The grid indices k >= 0 of the samples, from 0 to the first k h >= ``top``:
+    ``sample_spacing(k h)`` apart, rounded down to whole cells (at least one)."""
     keys = [0]
     while keys[-1] * h < top:
         keys.append(keys[-1] + max(1, math.floor(sample_spacing(keys[-1] * h) / h)))
@@ -116,7 +128,8 @@ def sample_keys(top: float, h: float) -> np.ndarray:
 
 
 def follows_contract(source: Any) -> bool:
-    """Whether ``source`` has the contract's ``delta(epsilon, *, bound=...)`` and ``epsilon(delta, *, bound=...)``.
+    """Whether ``source`` has the contract's ``delta(epsilon, *, bound=...)`` and ``epsilon(delta,
+    *, bound=...)``.
 
     Parameters
     ----------
@@ -140,12 +153,14 @@ def follows_contract(source: Any) -> bool:
     return True
 
 
-# the public parameters by which an accountant of several runs shows itself before any read (docs/vocabulary.md)
+# the public parameters by which an accountant of several runs shows itself before any read
+# (docs/vocabulary.md)
 _RUN_PARAMETERS = ("sigma", "sampling_rate", "rounds", "noise_multiplier", "steps", "sensitivity")
 
 
 def _refuse_several_runs(source: Any) -> None:
-    """Refuses an accountant whose run parameters are arrays of several values, before any read of its curve."""
+    """Refuses an accountant whose run parameters are arrays of several values, before any read of
+    its curve."""
     for name in _RUN_PARAMETERS:
         value = getattr(source, name, None)
         if isinstance(value, (int, float, np.ndarray, list, tuple)) and np.size(value) > 1:
@@ -156,7 +171,8 @@ def _refuse_several_runs(source: Any) -> None:
 
 
 def _one_run(values: Any, size: int, what: str, source: Any) -> np.ndarray:
-    """An accountant's answer as a float array of ``size`` values, refused unless one run's (a scalar point)."""
+    """An accountant's answer as a float array of ``size`` values, refused unless one run's (a
+    scalar point)."""
     out = np.asarray(values, dtype=np.float64)
     if out.shape != (size,):
         raise ValueError(
@@ -171,7 +187,8 @@ def _one_run(values: Any, size: int, what: str, source: Any) -> np.ndarray:
 
 
 def _sides(source: Any, eps: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
-    """The certified (lower or None, upper) delta of ``source`` at ``eps``: both where it gives both."""
+    """The certified (lower or None, upper) delta of ``source`` at ``eps``: both where it gives
+    both."""
     sides = getattr(source, "bound_sides", ("upper", "lower", "both"))
     if "both" in sides:
         try:
@@ -187,7 +204,8 @@ def _sides(source: Any, eps: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]
 
 
 def _top_epsilon(source: Any, delta_floor: float) -> float:
-    """The certified upper eps of ``source`` at ``delta_floor`` / 2, refused where it is infinite or too large."""
+    """The certified upper eps of ``source`` at ``delta_floor`` / 2, refused where it is infinite or
+    too large."""
     try:
         top = float(np.asarray(source.epsilon(delta_floor / 2.0, bound="upper"), dtype=np.float64))
     except ValueError as error:
@@ -210,8 +228,8 @@ def _top_epsilon(source: Any, delta_floor: float) -> float:
 
 
 def _lower_hull(alpha: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """Indices of the lower convex hull's vertices of the points (alpha, value), alpha strictly increasing
-    (Andrew's monotone chain, in long double)."""
+    """Indices of the lower convex hull's vertices of the points (alpha, value), alpha strictly
+    increasing (Andrew's monotone chain, in long double)."""
     hull: list[int] = []
     for i in range(alpha.size):
         while len(hull) >= 2:
@@ -228,8 +246,9 @@ def _lower_hull(alpha: np.ndarray, value: np.ndarray) -> np.ndarray:
 
 
 def _masses(alpha: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """The masses at the vertices alpha[1:] (alpha[0] = 0, the total mass's point) of the convex piecewise-linear
-    curve through (alpha, value), flat after the last: e^{l} times the slope's increase, >= 0."""
+    """The masses at the vertices alpha[1:] (alpha[0] = 0, the total mass's point) of the convex
+    piecewise-linear curve through (alpha, value), flat after the last: e^{l} times the slope's
+    increase, >= 0."""
     slopes = np.diff(value) / np.diff(alpha)
     after = np.append(
         slopes[1:], np.zeros(1, dtype=slopes.dtype)
@@ -238,9 +257,9 @@ def _masses(alpha: np.ndarray, value: np.ndarray) -> np.ndarray:
 
 
 def _curve(values: np.ndarray, alpha: np.ndarray, infinity: float) -> np.ndarray:
-    """The curve of masses ``values`` at alpha (increasing, mass at every point) with ``infinity`` at +infinity,
-    at each alpha: f(alpha_k) = f(alpha_{k+1}) + (alpha_{k+1} - alpha_k) sum_{j > k} p_j / alpha_j, every term
-    non-negative (relative error under 4 n u)."""
+    """The curve of masses ``values`` at alpha (increasing, mass at every point) with ``infinity``
+    at +infinity, at each alpha: f(alpha_k) = f(alpha_{k+1}) + (alpha_{k+1} - alpha_k) sum_{j > k}
+    p_j / alpha_j, every term non-negative (relative error under 4 n u)."""
     weights = np.cumsum((values / alpha)[::-1])[::-1]  # sum_{j >= k} p_j / alpha_j
     steps = np.diff(alpha) * weights[1:]
     out = np.empty_like(alpha)
@@ -252,8 +271,8 @@ def _curve(values: np.ndarray, alpha: np.ndarray, infinity: float) -> np.ndarray
 def _hull_values(
     points_alpha: np.ndarray, hull: np.ndarray, points_value: np.ndarray
 ) -> np.ndarray:
-    """The lower hull's piecewise-linear curve (through the vertices ``hull`` of the points, the first at alpha 0)
-    at each point but the first, flat after the last vertex (long double)."""
+    """The lower hull's piecewise-linear curve (through the vertices ``hull`` of the points, the
+    first at alpha 0) at each point but the first, flat after the last vertex (long double)."""
     index = np.arange(1, points_alpha.size)
     right = np.searchsorted(hull, index)  # the first vertex at or after each point
     after = right >= hull.size
@@ -275,12 +294,14 @@ def _hull_pmf(
     margin: float,
 ) -> ExchangedPMF | None:
     """The PMF over the samples' keys whose curve is the lower convex hull of (0, ``at_zero``) and
-    (alpha_k, ``corners[k]``), moved out by ``margin`` (up for the pessimistic side, down for the optimistic one),
-    flat after the last sample; None if the check of the masses written fails at this margin.
+    (alpha_k, ``corners[k]``), moved out by ``margin`` (up for the pessimistic side, down for the
+    optimistic one), flat after the last sample; None if the check of the masses written fails at
+    this margin.
 
-    Every point is moved by the same factor, so the moved hull is the hull times that factor: its relative distance
-    to the hull is ``margin`` at every alpha.  The masses (long double, rounded outward to doubles) are checked at
-    every sample against the moved hull less half the margin, which proves them on the hull's side of it."""
+    Every point is moved by the same factor, so the moved hull is the hull times that factor: its
+    relative distance to the hull is ``margin`` at every alpha.  The masses (long double, rounded
+    outward to doubles) are checked at every sample against the moved hull less half the margin,
+    which proves them on the hull's side of it."""
     ld = np.longdouble
     factor = 1 + ld(margin) if pessimistic else 1 - ld(margin)
     alpha = np.exp(keys.astype(ld) * ld(h))
@@ -321,8 +342,8 @@ def _fields(
     """Google's fields of ``masses`` at the grid indices ``keys`` (zeros between them)."""
     values = np.zeros(int(keys[-1] - keys[0]) + 2)
     values[keys - keys[0]] = masses
-    # a mass above 1 (the moved hull's total is 1 + margin) keeps 1 and passes the rest a cell up, where it only
-    # raises the curve: p (1 - alpha e^{-l})_+ grows with l
+    # a mass above 1 (the moved hull's total is 1 + margin) keeps 1 and passes the rest a cell up,
+    # where it only raises the curve: p (1 - alpha e^{-l})_+ grows with l
     over = np.flatnonzero(values > 1.0)
     for i in range(int(over[0]) if over.size else values.size, values.size - 1):
         if values[i] > 1.0:
@@ -339,7 +360,8 @@ def _fields(
 def curve_pmfs(
     source: Any, delta_floor: float, h: float
 ) -> tuple[ExchangedPMF, ExchangedPMF | None]:
-    """The pessimistic and optimistic PMFs on grid ``h`` of ``source``'s certified curve (module docstring).
+    """The pessimistic and optimistic PMFs on grid ``h`` of ``source``'s certified curve (module
+    docstring).
 
     Parameters
     ----------
@@ -347,7 +369,8 @@ def curve_pmfs(
         An object of the accountant contract for one run: ``delta(epsilon, *, bound=...)`` and
         ``epsilon(delta, *, bound=...)`` certified over both orders of its neighbouring pairs.
     delta_floor : float
-        The smallest delta at which a reader's eps is within the default tolerance of the certified one, in (0, 1).
+        The smallest delta at which a reader's eps is within the default tolerance of the certified
+        one, in (0, 1).
     h : float
         The grid's spacing.
 
@@ -359,15 +382,16 @@ def curve_pmfs(
     Raises
     ------
     ValueError
-        If ``source`` accounts for several runs (array parameters), or certifies no eps <= ``MAX_EPSILON`` at
-        ``delta_floor`` / 2 (the message says what to give instead).
+        If ``source`` accounts for several runs (array parameters), or certifies no eps <=
+        ``MAX_EPSILON`` at ``delta_floor`` / 2 (the message says what to give instead).
     """
     _refuse_several_runs(source)
     top = _top_epsilon(source, delta_floor)
     positive = sample_keys(top, h)
     lower, upper = _sides(source, positive * h)
-    # the last sample lies at or above the eps certified at delta_floor / 2, where delta is at most delta_floor / 2
-    # (delta is non-increasing): the mass at +infinity, that sample's value moved out, stays below delta_floor
+    # the last sample lies at or above the eps certified at delta_floor / 2, where delta is at most
+    # delta_floor / 2 (delta is non-increasing): the mass at +infinity, that sample's value moved
+    # out, stays below delta_floor
     upper[-1] = min(upper[-1], delta_floor / 2.0)
     upper = np.minimum.accumulate(
         upper
@@ -400,13 +424,14 @@ def curve_pmfs(
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class FixedSchedule:
-    """A fixed-schedule ledger's recorded rounds as an accountant of the contract (``delta`` and ``epsilon``).
+    """A fixed-schedule ledger's recorded rounds as an accountant of the contract (``delta`` and
+    ``epsilon``).
 
-    Gaussian and subsampled Gaussian rounds (one kind or more) are composed by ``PLDAccountant``'s default reads,
-    its grid chosen per question; other rounds by the ledger's own composition (``ledger.fixed_schedule
-    .pld_accountant`` on the ledger's grid), a matrix-mechanism round known within a bracket of sensitivities at
-    its upper one for the upper side and its realizable lower one for the lower side, as
-    ``PrivacyLedger.composition`` does.
+    Gaussian and subsampled Gaussian rounds (one kind or more) are composed by ``PLDAccountant``'s
+    default reads, its grid chosen per question; other rounds by the ledger's own composition
+    (``ledger.fixed_schedule .pld_accountant`` on the ledger's grid), a matrix-mechanism round known
+    within a bracket of sensitivities at its upper one for the upper side and its realizable lower
+    one for the lower side, as ``PrivacyLedger.composition`` does.
 
     Parameters
     ----------

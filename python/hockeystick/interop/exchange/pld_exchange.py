@@ -1,33 +1,36 @@
-"""Privacy-loss distributions other accountants read: a run's certified curve or a hockeystick PLD to Google's PLD
-fields and back, and to and from dp_accounting's ``PrivacyLossDistribution``.
+"""Privacy-loss distributions other accountants read: a run's certified curve or a hockeystick PLD
+to Google's PLD fields and back, and to and from dp_accounting's ``PrivacyLossDistribution``.
 
-``export_pld`` (``form="curve"``, the default) of an accountant (the contract's ``delta`` and ``epsilon`` for one
-run), a fixed-schedule ledger or a PLD writes the PMFs of its certified curve (``pld_curve``): the lower convex
-hull, in e^eps, of its certified upper delta at samples half the default tolerance apart, which a reader such as
-dp_accounting reads within that tolerance of the certified eps at every delta down to the stated ``delta_floor``,
-and the hull under the staircase of its certified lower delta as the optimistic PMF.  A plain FFT composition's
-PMFs read far above the certified eps at small delta: the mass of their tail cut sits at +infinity and their FFT
-round-off bound a little above the losses it falls on (together 1e-11 to 1e-10 on long runs), where every reader
-counts them in full.
+``export_pld`` (``form="curve"``, the default) of an accountant (the contract's ``delta`` and
+``epsilon`` for one run), a fixed-schedule ledger or a PLD writes the PMFs of its certified curve
+(``pld_curve``): the lower convex hull, in e^eps, of its certified upper delta at samples half the
+default tolerance apart, which a reader such as dp_accounting reads within that tolerance of the
+certified eps at every delta down to the stated ``delta_floor``, and the hull under the staircase of
+its certified lower delta as the optimistic PMF.  A plain FFT composition's PMFs read far above the
+certified eps at small delta: the mass of their tail cut sits at +infinity and their FFT round-off
+bound a little above the losses it falls on (together 1e-11 to 1e-10 on long runs), where every
+reader counts them in full.
 
-``export_pld(pld, form="composed")`` writes each neighbouring direction's composed PMFs (remove, then add:
-dp_accounting's ``pmf_remove`` and ``pmf_add``) in Google's fields (``pld_format``): the certified upper side as
-the pessimistic PMF, every charge of the composition folded in (``pld_folding``: the FFT round-off bound and the
-shift at +infinity, the loss shift as whole cells, the suffix sums' round-off as a scale), so that its delta(eps)
-is at or above the composed PMFs' certified upper bound at every eps; the certified lower side as the optimistic
-PMF beside it, at or below the certified lower bound.  ``ExchangedPLD.to_json`` stores them, ``to_dp_accounting``
-builds dp_accounting's object through its public constructors, which then composes it with its own PLDs.
+``export_pld(pld, form="composed")`` writes each neighbouring direction's composed PMFs (remove,
+then add: dp_accounting's ``pmf_remove`` and ``pmf_add``) in Google's fields (``pld_format``): the
+certified upper side as the pessimistic PMF, every charge of the composition folded in
+(``pld_folding``: the FFT round-off bound and the shift at +infinity, the loss shift as whole cells,
+the suffix sums' round-off as a scale), so that its delta(eps) is at or above the composed PMFs'
+certified upper bound at every eps; the certified lower side as the optimistic PMF beside it, at or
+below the certified lower bound.  ``ExchangedPLD.to_json`` stores them, ``to_dp_accounting`` builds
+dp_accounting's object through its public constructors, which then composes it with its own PLDs.
 
-``import_pld`` makes a hockeystick ``PrivacyLossDistribution`` of Google's fields (one factor a direction), which
-composes with hockeystick's PLDs on the same grid.  Its upper side reads the pessimistic PMF: certified only as far
-as the producer's pessimistic PMF is (hockeystick's own export is; dp_accounting's is a pessimistic estimate whose
-FFT round-off is not bounded).  ``from_dp_accounting`` reads dp_accounting's PLD.  An imported PLD is read with
-hockeystick's own round-off margins, so exporting it again scales its masses once more (by 1 + 8 (n + 4) u, n
-grid points, u = 2^-53): the fields survive a trip through JSON bit for bit, not repeated exports.
+``import_pld`` makes a hockeystick ``PrivacyLossDistribution`` of Google's fields (one factor a
+direction), which composes with hockeystick's PLDs on the same grid.  Its upper side reads the
+pessimistic PMF: certified only as far as the producer's pessimistic PMF is (hockeystick's own
+export is; dp_accounting's is a pessimistic estimate whose FFT round-off is not bounded).
+``from_dp_accounting`` reads dp_accounting's PLD.  An imported PLD is read with hockeystick's own
+round-off margins, so exporting it again scales its masses once more (by 1 + 8 (n + 4) u, n grid
+points, u = 2^-53): the fields survive a trip through JSON bit for bit, not repeated exports.
 
-dp_accounting 0.6 gives no public accessor of a PLD's PMFs: ``from_dp_accounting`` reads the private attributes
-``DP_ACCOUNTING_FIELDS`` names, and checks what it read against dp_accounting's public ``get_delta_for_epsilon``
-(a version that stores them otherwise is refused, not misread).
+dp_accounting 0.6 gives no public accessor of a PLD's PMFs: ``from_dp_accounting`` reads the private
+attributes ``DP_ACCOUNTING_FIELDS`` names, and checks what it read against dp_accounting's public
+``get_delta_for_epsilon`` (a version that stores them otherwise is refused, not misread).
 
 Examples
 --------
@@ -69,8 +72,8 @@ __all__ = [
     "to_dp_accounting",
 ]
 
-# The private attributes of dp_accounting 0.6 read by ``from_dp_accounting`` (no public accessor exists):
-# PrivacyLossDistribution's PMFs and whether it is symmetric, and a DensePLDPmf's fields.
+# The private attributes of dp_accounting 0.6 read by ``from_dp_accounting`` (no public accessor
+# exists): PrivacyLossDistribution's PMFs and whether it is symmetric, and a DensePLDPmf's fields.
 DP_ACCOUNTING_FIELDS = (
     "_pmf_remove",
     "_pmf_add",
@@ -81,8 +84,8 @@ DP_ACCOUNTING_FIELDS = (
     "_infinity_mass",
     "_pessimistic_estimate",
 )
-# where ``from_dp_accounting`` compares the fields read with dp_accounting's public curve: at these fractions of
-# the grid, from its lowest loss to one cell above its highest
+# where ``from_dp_accounting`` compares the fields read with dp_accounting's public curve: at these
+# fractions of the grid, from its lowest loss to one cell above its highest
 _CHECK_FRACTIONS = (0.0, 0.25, 0.5, 0.75, 1.0)
 _CHECK_TOLERANCE = 1e-9
 
@@ -94,49 +97,55 @@ def export_pld(
     value_discretization_interval: float | None = None,
     form: Literal["curve", "composed"] = "curve",
 ) -> ExchangedPLD:
-    """A run's certified privacy curve (or a PLD's composed PMFs) in Google's PLD fields, both sides certified.
+    """A run's certified privacy curve (or a PLD's composed PMFs) in Google's PLD fields, both sides
+    certified.
 
-    ``form="curve"`` (the default) writes the PMFs of the source's certified curve (``pld_curve``): an accountant
-    (``SubsampledGaussianPLD``, ``training.DPSGD`` / ``DPFedAvg``, ``PLDAccountant``, any object of the accountant
-    contract for one run), a fixed-schedule ``PrivacyLedger`` or a ``PrivacyLossDistribution``.  dp_accounting
-    reading the pessimistic PMF at any delta >= ``delta_floor`` gets an eps within the default tolerance
-    max(1e-3, 2.5e-4 eps) of the eps where the source's certified upper delta(eps) crosses delta (one sample spacing
-    at most; the certified upper eps where the source's delta read is as tight as its eps read), and never below
-    the true eps.  ``form="composed"`` writes a PLD's composed PMFs per direction, every charge folded in
-    (``pld_folding``): as tight as the plain composition on its grid, its round-off floor and tail cut included.
+    ``form="curve"`` (the default) writes the PMFs of the source's certified curve (``pld_curve``):
+    an accountant (``SubsampledGaussianPLD``, ``training.DPSGD`` / ``DPFedAvg``, ``PLDAccountant``,
+    any object of the accountant contract for one run), a fixed-schedule ``PrivacyLedger`` or a
+    ``PrivacyLossDistribution``.  dp_accounting reading the pessimistic PMF at any delta >=
+    ``delta_floor`` gets an eps within the default tolerance max(1e-3, 2.5e-4 eps) of the eps where
+    the source's certified upper delta(eps) crosses delta (one sample spacing at most; the certified
+    upper eps where the source's delta read is as tight as its eps read), and never below the true
+    eps.  ``form="composed"`` writes a PLD's composed PMFs per direction, every charge folded in
+    (``pld_folding``): as tight as the plain composition on its grid, its round-off floor and tail
+    cut included.
 
     Parameters
     ----------
     source : accountant, PrivacyLedger or PrivacyLossDistribution
         What to export: an object with the contract's ``delta(epsilon, *, bound=...)`` and
-        ``epsilon(delta, *, bound=...)`` (``base.accountant``) built for one run (scalar parameters); a
-        ``PrivacyLedger`` of a fixed schedule (its recorded rounds, composed); or a hockeystick PLD.
+        ``epsilon(delta, *, bound=...)`` (``base.accountant``) built for one run (scalar
+        parameters); a ``PrivacyLedger`` of a fixed schedule (its recorded rounds, composed); or a
+        hockeystick PLD.
     delta_floor : float, optional
-        The curve's: the smallest delta the export is read at within the tolerance, 0 < delta_floor < 1, stated in
-        the result (``ExchangedPLD.delta_floor``).  Default: the first of 1e-12, 1e-11, ..., 1e-6 the source
-        certifies an eps at.  Below it a reader's eps stays an upper bound, looser, and inf below the mass at
-        +infinity (at most ``delta_floor``).
+        The curve's: the smallest delta the export is read at within the tolerance, 0 < delta_floor
+        < 1, stated in the result (``ExchangedPLD.delta_floor``).  Default: the first of 1e-12,
+        1e-11, ..., 1e-6 the source certifies an eps at.  Below it a reader's eps stays an upper
+        bound, looser, and inf below the mass at +infinity (at most ``delta_floor``).
     value_discretization_interval : float, optional
-        The curve's grid, 0 < h <= 100 (default: a PLD's own grid, so that the export composes with hockeystick
-        PLDs on it; 1e-4, dp_accounting's default, for the others).  Above 5e-4 the samples are a cell apart, and a
-        reader's eps within one cell of the certified one.
+        The curve's grid, 0 < h <= 100 (default: a PLD's own grid, so that the export composes with
+        hockeystick PLDs on it; 1e-4, dp_accounting's default, for the others).  Above 5e-4 the
+        samples are a cell apart, and a reader's eps within one cell of the certified one.
     form : {"curve", "composed"}, optional
         What is written (above); "composed" for a PLD only.
 
     Returns
     -------
     ExchangedPLD
-        The pessimistic PMF per direction (its delta(eps) at or above the certified upper bound at every eps) and
-        the optimistic one (at or below the certified lower bound), none for a source certifying the upper side
-        alone.  The curve has one direction: it bounds both orders of the neighbours.
+        The pessimistic PMF per direction (its delta(eps) at or above the certified upper bound at
+        every eps) and the optimistic one (at or below the certified lower bound), none for a source
+        certifying the upper side alone.  The curve has one direction: it bounds both orders of the
+        neighbours.
 
     Raises
     ------
     ValueError
-        If ``source`` is none of these (the message says what is exported), an adaptive ledger, an accountant of
-        several runs (array parameters), ``delta_floor`` is outside (0, 1) or below what ``source`` certifies (the
-        message gives what to export instead), ``form`` is neither word or "composed" for a source that is not a
-        PLD (or given a curve's argument), or a composition is refused (its own message).
+        If ``source`` is none of these (the message says what is exported), an adaptive ledger, an
+        accountant of several runs (array parameters), ``delta_floor`` is outside (0, 1) or below
+        what ``source`` certifies (the message gives what to export instead), ``form`` is neither
+        word or "composed" for a source that is not a PLD (or given a curve's argument), or a
+        composition is refused (its own message).
     ParameterTypeError
         If ``value_discretization_interval`` is not one number.
 
@@ -242,7 +251,8 @@ def _grid(pmf: ExchangedPMF) -> GridPMF:
 
 
 def import_pld(exchanged: ExchangedPLD, name: str = "imported") -> PrivacyLossDistribution:
-    """A hockeystick PLD of Google's fields: one factor a direction, its sides the PMFs (no charges).
+    """A hockeystick PLD of Google's fields: one factor a direction, its sides the PMFs (no
+    charges).
 
     Parameters
     ----------
@@ -254,9 +264,9 @@ def import_pld(exchanged: ExchangedPLD, name: str = "imported") -> PrivacyLossDi
     Returns
     -------
     PrivacyLossDistribution
-        Its upper side reads the pessimistic PMFs, certified only as far as the producer's pessimistic PMFs are;
-        its lower side the optimistic ones (absent: ``bound="lower"`` is refused).  It composes with hockeystick
-        PLDs of the same ``value_discretization_interval``.
+        Its upper side reads the pessimistic PMFs, certified only as far as the producer's
+        pessimistic PMFs are; its lower side the optimistic ones (absent: ``bound="lower"`` is
+        refused).  It composes with hockeystick PLDs of the same ``value_discretization_interval``.
 
     Raises
     ------
@@ -278,9 +288,11 @@ def import_pld(exchanged: ExchangedPLD, name: str = "imported") -> PrivacyLossDi
 def to_dp_accounting(
     exchanged: ExchangedPLD, side: Literal["pessimistic", "optimistic"] = "pessimistic"
 ) -> Any:
-    """dp_accounting's ``PrivacyLossDistribution`` of one side, built through its public constructors.
+    """dp_accounting's ``PrivacyLossDistribution`` of one side, built through its public
+    constructors.
 
-    The constructors are ``pld_pmf.DensePLDPmf`` and ``PrivacyLossDistribution(pmf_remove, pmf_add)``.
+    The constructors are ``pld_pmf.DensePLDPmf`` and ``PrivacyLossDistribution(pmf_remove,
+    pmf_add)``.
 
     Parameters
     ----------
@@ -328,9 +340,10 @@ def to_dp_accounting(
 
 
 def _dp_fields(pmf: Any) -> tuple[float, int, np.ndarray, float, bool]:
-    """A dp_accounting PMF's (discretization, lower loss, probabilities, infinity mass, side), read from its dense
-    form's private attributes (``DP_ACCOUNTING_FIELDS``) and refused unless dp_accounting's public
-    ``get_delta_for_epsilon`` agrees with them (to 1e-9, relative) at a few eps."""
+    """A dp_accounting PMF's (discretization, lower loss, probabilities, infinity mass, side), read
+    from its dense form's private attributes (``DP_ACCOUNTING_FIELDS``) and refused unless
+    dp_accounting's public ``get_delta_for_epsilon`` agrees with them (to 1e-9, relative) at a few
+    eps."""
     from dp_accounting.pld import pld_pmf
 
     dense = pmf.to_dense_pmf()
@@ -396,16 +409,18 @@ def _optimistic_of(pmf: Any) -> ExchangedPMF:
 def from_dp_accounting(pessimistic: Any, optimistic: Any = None) -> ExchangedPLD:
     """Google's fields of dp_accounting PLDs: a pessimistic one and, optionally, an optimistic one.
 
-    Both of the same mechanism: dp_accounting builds each side separately (``pessimistic_estimate=``).
+    Both of the same mechanism: dp_accounting builds each side separately
+    (``pessimistic_estimate=``).
 
     Parameters
     ----------
     pessimistic : dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
-        Built with ``pessimistic_estimate=True``.  Round-off masses below 0 (its FFT compositions leave some near
-        -1e-19) are set to 0, which only raises its curve.
+        Built with ``pessimistic_estimate=True``.  Round-off masses below 0 (its FFT compositions
+        leave some near -1e-19) are set to 0, which only raises its curve.
     optimistic : dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution, optional
-        Built with ``pessimistic_estimate=False``, with the same directions; masses below 0 are set to 0 and their
-        sum taken off its curve (``pld_folding.lower_minorant``), as is any total mass above 1.
+        Built with ``pessimistic_estimate=False``, with the same directions; masses below 0 are set
+        to 0 and their sum taken off its curve (``pld_folding.lower_minorant``), as is any total
+        mass above 1.
 
     Returns
     -------
@@ -415,8 +430,9 @@ def from_dp_accounting(pessimistic: Any, optimistic: Any = None) -> ExchangedPLD
     Raises
     ------
     ValueError
-        If an argument is not a dp_accounting PLD, is of the other side, the two differ in directions or
-        discretization, or the fields read disagree with dp_accounting's ``get_delta_for_epsilon``.
+        If an argument is not a dp_accounting PLD, is of the other side, the two differ in
+        directions or discretization, or the fields read disagree with dp_accounting's
+        ``get_delta_for_epsilon``.
     ModuleNotFoundError
         If dp_accounting is not installed (the message names the extra).
     """

@@ -1,35 +1,40 @@
 """A composed grid PMF's charges folded into Google's PLD fields, each side kept certified.
 
-hockeystick's certified curves are read from a composed grid PMF and its charges (pld/grid/pmf.py's module
-docstring): with raw(eps) = sum_k p_k (1 - e^{eps - l_k})_+ + p_inf, the upper side is
-min(raw(eps - s) (1 + slack) + shift + charge, 1) and the lower side max(raw(eps + s) (1 - slack) + shift
-- 2 charge, 0), where s is the loss shift, slack the suffix sums' relative round-off and charge the FFT
-round-off bound of the grid points above eps (at most ``charge_of_masses(n)``, that of all n points).  A reader
-of Google's fields has none of these, so they move into the masses:
+hockeystick's certified curves are read from a composed grid PMF and its charges (pld/grid/pmf.py's
+module docstring): with raw(eps) = sum_k p_k (1 - e^{eps - l_k})_+ + p_inf, the upper side is
+min(raw(eps - s) (1 + slack) + shift + charge, 1) and the lower side max(raw(eps + s) (1 - slack) +
+shift
+- 2 charge, 0), where s is the loss shift, slack the suffix sums' relative round-off and charge the
+  FFT
+round-off bound of the grid points above eps (at most ``charge_of_masses(n)``, that of all n
+points).  A reader of Google's fields has none of these, so they move into the masses:
 
-- pessimistic (``pessimistic_fields``): the masses moved up by s (delta falls as eps rises, so the curve moved
-  right dominates), onto the grid by whole cells for floor(s / h) h and, for the remainder r, each mass p at l
-  split into p - b at l and b = p (1 - e^{-r}) / (1 - e^{-h}) at l + h (the pessimistic connect-the-dots split of
-  a mass at l + r: Doroshenko et al., PETS 2022, Sec. 3; its curve is at or above that mass's at alpha = 0 and
-  alpha = e^l, hence everywhere), scaled by 1 + 2 slack (one slack for hockeystick's own bound, one for the
-  reader's summation, of the same order), and shift plus the largest charge added at +infinity, every
-  operation rounded up.  Its delta(eps) is at or above hockeystick's certified upper bound at every eps, in exact
-  arithmetic; and a sum of such curves' masses (a composition by the reader) keeps dominating, since delta of a
+- pessimistic (``pessimistic_fields``): the masses moved up by s (delta falls as eps rises, so the
+  curve moved right dominates), onto the grid by whole cells for floor(s / h) h and, for the
+  remainder r, each mass p at l split into p - b at l and b = p (1 - e^{-r}) / (1 - e^{-h}) at l + h
+  (the pessimistic connect-the-dots split of a mass at l + r: Doroshenko et al., PETS 2022, Sec. 3;
+  its curve is at or above that mass's at alpha = 0 and alpha = e^l, hence everywhere), scaled by
+  1 + 2 slack (one slack for hockeystick's own bound, one for the reader's summation, of the same
+  order), and shift plus the largest charge added at +infinity, every operation rounded up.  Its
+  delta(eps) is at or above hockeystick's certified upper bound at every eps, in exact arithmetic;
+  and a sum of such curves' masses (a composition by the reader) keeps dominating, since delta of a
   composition is sum_c C(c) delta(eps - c) + C_inf delta(-infinity).
-- optimistic (``optimistic_fields``): the masses moved down by ceil(s / h) cells, scaled by 1 - 2 slack, and
-  the constant C = 2 charge - shift (plus any mass set to 0 from below 0) taken off the curve by
-  ``lower_minorant``, every operation rounded down.
+- optimistic (``optimistic_fields``): the masses moved down by ceil(s / h) cells, scaled by 1 - 2
+  slack, and the constant C = 2 charge - shift (plus any mass set to 0 from below 0) taken off the
+  curve by ``lower_minorant``, every operation rounded down.
 
-``lower_minorant`` takes C off as the largest curve with kinks on the grid below max(delta(eps) - C, 0): the hockey-
-stick curve is convex in alpha = e^eps with kinks at the grid losses, and so is max(delta - C, 0); with l_j the
-highest grid loss where delta(l_j) >= C, the masses below l_{j-1} stay, the mass at +infinity and above l_j goes,
-and two masses at l_{j-1} and l_j make the curve fall linearly (in alpha) from delta(l_{j-1}) - C to 0 at l_j:
+``lower_minorant`` takes C off as the largest curve with kinks on the grid below max(delta(eps) - C,
+0): the hockey- stick curve is convex in alpha = e^eps with kinks at the grid losses, and so is
+max(delta - C, 0); with l_j the highest grid loss where delta(l_j) >= C, the masses below l_{j-1}
+stay, the mass at +infinity and above l_j goes, and two masses at l_{j-1} and l_j make the curve
+fall linearly (in alpha) from delta(l_{j-1}) - C to 0 at l_j:
 
     b <= (delta(l_{j-1}) - C) / (1 - e^{-h}) at l_j,    a + b <= T_{j-1} - C at l_{j-1},
 
-T_{j-1} the mass at and above l_{j-1} (+infinity's included).  The difference of the two curves is then linear
-in alpha on (0, e^{l_{j-1}}] and >= 0 at both ends, and on [e^{l_{j-1}}, e^{l_j}] the new curve lies on a chord
-below the line delta - C >= 0; above e^{l_j} it is 0.  When the mass at +infinity exceeds C, it alone is lowered.
+T_{j-1} the mass at and above l_{j-1} (+infinity's included).  The difference of the two curves is
+then linear in alpha on (0, e^{l_{j-1}}] and >= 0 at both ends, and on [e^{l_{j-1}}, e^{l_j}] the
+new curve lies on a chord below the line delta - C >= 0; above e^{l_j} it is 0.  When the mass at
++infinity exceeds C, it alone is lowered.
 """
 
 from __future__ import annotations
@@ -41,8 +46,9 @@ import numpy as np
 from ...pld.grid import GridPMF
 from .pld_format import ExchangedPMF
 
-# The charge's steps sit CHARGE_SPAN above the losses where they fall (``_charge_masses``): each is multiplied by
-# 1 / (1 - e^{-CHARGE_SPAN}) = 1.16, and the curve sheds it CHARGE_SPAN above where hockeystick's does.
+# The charge's steps sit CHARGE_SPAN above the losses where they fall (``_charge_masses``): each is
+# multiplied by 1 / (1 - e^{-CHARGE_SPAN}) = 1.16, and the curve sheds it CHARGE_SPAN above where
+# hockeystick's does.
 CHARGE_SPAN = 2.0
 
 __all__ = [
@@ -61,12 +67,14 @@ def _up(x: float) -> float:
 
 
 def _down(x: float) -> float:
-    """x rounded down one ulp, and never below 0 (a mass lowered further only lowers a lower curve)."""
+    """x rounded down one ulp, and never below 0 (a mass lowered further only lowers a lower
+    curve)."""
     return max(float(np.nextafter(x, -math.inf)), 0.0)
 
 
 def loss_shift_cells(loss_shift: float, h: float) -> int:
-    """The least m >= 0 with m h >= ``loss_shift`` in floating point: the cells a grid moves to cover the shift."""
+    """The least m >= 0 with m h >= ``loss_shift`` in floating point: the cells a grid moves to
+    cover the shift."""
     if loss_shift == 0.0:
         return 0
     m = math.ceil(loss_shift / h)
@@ -76,7 +84,8 @@ def loss_shift_cells(loss_shift: float, h: float) -> int:
 
 
 def _trimmed(min_key: int, values: np.ndarray) -> tuple[int, np.ndarray]:
-    """The masses from the first to the last positive one, with that first one's key (one 0 when none is)."""
+    """The masses from the first to the last positive one, with that first one's key (one 0 when
+    none is)."""
     live = np.flatnonzero(values > 0.0)
     if live.size == 0:
         return min_key, np.zeros(1)
@@ -86,13 +95,14 @@ def _trimmed(min_key: int, values: np.ndarray) -> tuple[int, np.ndarray]:
 def pessimistic_pmf(
     values: np.ndarray, min_key: int, h: float, infinity_mass: float
 ) -> ExchangedPMF:
-    """A pessimistic PMF of Google's fields whose curve is at or above that of the masses given, at every eps.
+    """A pessimistic PMF of Google's fields whose curve is at or above that of the masses given, at
+    every eps.
 
     Parameters
     ----------
     values : numpy.ndarray
-        Masses at losses (min_key + i) h, any real (round-off below 0 is set to 0: a larger mass only raises the
-        curve).
+        Masses at losses (min_key + i) h, any real (round-off below 0 is set to 0: a larger mass
+        only raises the curve).
     min_key : int
         The index of the first loss.
     h : float
@@ -103,8 +113,9 @@ def pessimistic_pmf(
     Returns
     -------
     ExchangedPMF
-        The masses clipped to [0, 1], the part of a mass above 1 moved to +infinity (raising the curve), zeros at
-        both ends trimmed; all the mass at +infinity when that reaches 1 (delta = 1 everywhere).
+        The masses clipped to [0, 1], the part of a mass above 1 moved to +infinity (raising the
+        curve), zeros at both ends trimmed; all the mass at +infinity when that reaches 1 (delta = 1
+        everywhere).
     """
     positive = np.maximum(np.asarray(values, dtype=np.float64), 0.0)
     over = positive[positive > 1.0]
@@ -120,8 +131,8 @@ def pessimistic_pmf(
 
 
 def pessimistic_fields(pmf: GridPMF) -> ExchangedPMF:
-    """The pessimistic composed PMF ``pmf`` with its charges folded in (module docstring): its curve is at or above
-    ``pmf.delta``'s certified upper bound at every eps.
+    """The pessimistic composed PMF ``pmf`` with its charges folded in (module docstring): its curve
+    is at or above ``pmf.delta``'s certified upper bound at every eps.
 
     Parameters
     ----------
@@ -150,11 +161,12 @@ def pessimistic_fields(pmf: GridPMF) -> ExchangedPMF:
 
 
 def _charge_masses(pmf: GridPMF, span: float) -> tuple[np.ndarray, int]:
-    """Masses whose curve is at or above the round-off charge the pessimistic side adds at eps, at every eps, and
-    the grid index (from ``pmf.k_lo``) of the first: the charge c(eps) of the grid points above eps - s (s the loss
-    shift; pld/reads/charged_curve.hpp's ``charge_at_argument``) falls by step_i = C(n - i) - C(n - i - 1) as eps - s
-    passes l_i (C = ``charge_of_masses``), and step_i / (1 - e^{s - K h}) at l_i + K h, with K h >= s + ``span``,
-    covers that step at every eps < l_i + s (module docstring), every operation rounded up."""
+    """Masses whose curve is at or above the round-off charge the pessimistic side adds at eps, at
+    every eps, and the grid index (from ``pmf.k_lo``) of the first: the charge c(eps) of the grid
+    points above eps - s (s the loss shift; pld/reads/charged_curve.hpp's ``charge_at_argument``)
+    falls by step_i = C(n - i) - C(n - i - 1) as eps - s passes l_i (C = ``charge_of_masses``), and
+    step_i / (1 - e^{s - K h}) at l_i + K h, with K h >= s + ``span``, covers that step at every eps
+    < l_i + s (module docstring), every operation rounded up."""
     n = pmf.p.size
     charge = pmf.charge_of_masses(
         np.arange(n, -1, -1, dtype=np.float64)
@@ -169,10 +181,10 @@ def _charge_masses(pmf: GridPMF, span: float) -> tuple[np.ndarray, int]:
 
 
 def _moved_up(values: np.ndarray, remainder: float, cells: int, h: float) -> np.ndarray:
-    """Masses >= 0 moved up by ``remainder`` (what is left of the loss shift after ``cells`` whole cells, about
-    0 <= remainder < h) onto the grid: each mass p at l split into p - b at l and b = p w at l + h,
-    w = (1 - e^{-r}) / (1 - e^{-h}) rounded up (module docstring), every sum rounded up; one more grid point on
-    top.  The whole mass goes a cell up when w reaches 1."""
+    """Masses >= 0 moved up by ``remainder`` (what is left of the loss shift after ``cells`` whole
+    cells, about 0 <= remainder < h) onto the grid: each mass p at l split into p - b at l and b = p
+    w at l + h, w = (1 - e^{-r}) / (1 - e^{-h}) rounded up (module docstring), every sum rounded up;
+    one more grid point on top.  The whole mass goes a cell up when w reaches 1."""
     if remainder <= 0.0:
         return values
     r = _up(
@@ -187,8 +199,8 @@ def _moved_up(values: np.ndarray, remainder: float, cells: int, h: float) -> np.
 
 
 def optimistic_fields(pmf: GridPMF) -> ExchangedPMF:
-    """The optimistic composed PMF ``pmf`` with its charges taken off (module docstring): its curve is at or below
-    ``pmf.delta``'s certified lower bound at every eps.
+    """The optimistic composed PMF ``pmf`` with its charges taken off (module docstring): its curve
+    is at or below ``pmf.delta``'s certified lower bound at every eps.
 
     Parameters
     ----------
@@ -215,8 +227,8 @@ def optimistic_fields(pmf: GridPMF) -> ExchangedPMF:
 def lower_minorant(
     values: np.ndarray, min_key: int, h: float, infinity_mass: float, charge: float
 ) -> ExchangedPMF:
-    """An optimistic PMF whose curve is at or below max(delta(eps) - ``charge``, 0) at every eps, delta the curve of
-    the masses given (module docstring), and whose total mass is at most 1.
+    """An optimistic PMF whose curve is at or below max(delta(eps) - ``charge``, 0) at every eps,
+    delta the curve of the masses given (module docstring), and whose total mass is at most 1.
 
     Parameters
     ----------
@@ -229,13 +241,14 @@ def lower_minorant(
     infinity_mass : float
         The mass at +infinity, >= 0.
     charge : float
-        The constant C >= 0 taken off the curve; any total mass above 1 is taken off too (a lower curve never
-        exceeds delta(-infinity) = 1).
+        The constant C >= 0 taken off the curve; any total mass above 1 is taken off too (a lower
+        curve never exceeds delta(-infinity) = 1).
 
     Returns
     -------
     ExchangedPMF
-        Google's fields, ``pessimistic_estimate`` False; no mass when the curve lies below C everywhere.
+        Google's fields, ``pessimistic_estimate`` False; no mass when the curve lies below C
+        everywhere.
     """
     values = np.asarray(values, dtype=np.float64)
     excess = math.fsum([*values.tolist(), infinity_mass, -1.0])

@@ -1,11 +1,12 @@
 """Google's privacy-loss-distribution format, as JSON: the fields other accountants read.
 
-Each PMF carries the fields of Google's ``ProbabilityMassFunction`` message (google/differential-privacy,
-proto/accounting/privacy-loss-distribution.proto), under the same names: ``discretization_interval`` h,
-``min_key`` (the index of the smallest loss), ``values`` (the mass at loss (min_key + i) h) and
-``infinity_mass`` (the mass at +infinity), and the side, ``pessimistic_estimate`` (dp_accounting's word:
-True when the curve bounds delta from above).  dp_accounting's ``DensePLDPmf`` names them
-``value_discretization_interval``, ``lower_loss``, ``probs``, ``infinity_mass`` and ``pessimistic_estimate``.
+Each PMF carries the fields of Google's ``ProbabilityMassFunction`` message
+(google/differential-privacy, proto/accounting/privacy-loss-distribution.proto), under the same
+names: ``discretization_interval`` h, ``min_key`` (the index of the smallest loss), ``values`` (the
+mass at loss (min_key + i) h) and ``infinity_mass`` (the mass at +infinity), and the side,
+``pessimistic_estimate`` (dp_accounting's word: True when the curve bounds delta from above).
+dp_accounting's ``DensePLDPmf`` names them ``value_discretization_interval``, ``lower_loss``,
+``probs``, ``infinity_mass`` and ``pessimistic_estimate``.
 
 The file (``ExchangedPLD.to_json``), version 1::
 
@@ -19,30 +20,34 @@ The file (``ExchangedPLD.to_json``), version 1::
     PMF = {"discretization_interval": h in [1e-10, 100], "min_key": integer, "values": [numbers in [0, 1]],
            "infinity_mass": number in [0, 1], "pessimistic_estimate": true | false}
 
-The top-level ``pessimistic_pmf`` is the field of Google's ``PrivacyLossDistribution`` message (which holds the
-pessimistic side alone).  Each direction's delta(eps) = sum_i values[i] (1 - e^{eps - (min_key + i) h})_+ +
-infinity_mass, and a PLD's is the larger of its directions' (dp_accounting's ``get_delta_for_epsilon``).
-``delta_floor`` is what an exporter of a certified curve states (``pld_curve``): at every delta at or above it,
-the pessimistic side's eps is within its tolerance of the certified one; below it a reading stays an upper bound
-and ``ExchangedPLD.epsilon`` warns (``DeltaFloorWarning``).
+The top-level ``pessimistic_pmf`` is the field of Google's ``PrivacyLossDistribution`` message
+(which holds the pessimistic side alone).  Each direction's delta(eps) = sum_i values[i] (1 -
+e^{eps - (min_key + i) h})_+ + infinity_mass, and a PLD's is the larger of its directions' (dp_accounting's
+``get_delta_for_epsilon``). ``delta_floor`` is what an exporter of a certified curve states
+(``pld_curve``): at every delta at or above it, the pessimistic side's eps is within its tolerance
+of the certified one; below it a reading stays an upper bound and ``ExchangedPLD.epsilon`` warns
+(``DeltaFloorWarning``).
 
 What a file must hold, each rule refused by a ValueError naming the field:
 
-- numbers: masses, spacing and the mass at +infinity are JSON numbers (no strings, booleans, nulls or lists),
-  ``min_key`` an integer below 2^53 in size, ``pessimistic_estimate`` a boolean;
-- spacing: h in [MIN_INTERVAL, MAX_INTERVAL] = [1e-10, 100] (hockeystick's grids lie in [1e-8, 100]; a subnormal
-  spacing puts every loss at 0), and every loss (min_key + i) h in [-MAX_LOSS, MAX_LOSS] = [-700, 700] (e^loss
-  finite in double, so no reader's sum overflows into NaN);
+- numbers: masses, spacing and the mass at +infinity are JSON numbers (no strings, booleans, nulls
+  or lists), ``min_key`` an integer below 2^53 in size, ``pessimistic_estimate`` a boolean;
+- spacing: h in [MIN_INTERVAL, MAX_INTERVAL] = [1e-10, 100] (hockeystick's grids lie in [1e-8, 100];
+  a subnormal spacing puts every loss at 0), and every loss (min_key + i) h in [-MAX_LOSS,
+  MAX_LOSS] = [-700, 700] (e^loss finite in double, so no reader's sum overflows into NaN);
 - mass: masses and the mass at +infinity in [0, 1].  A pessimistic PMF's total mass (summed exactly,
-  ``math.fsum``) is at least 1 - MASS_TOLERANCE = 1 - 1e-6: mass zeroed, cut short or scaled down lowers its curve
-  below the truth.  Within the tolerance, readers (``import_pld``, ``to_dp_accounting``) add the deficit to the
-  mass at +infinity (``charged_infinity``), which raises the curve by at least what the lost mass carried.  More
-  mass than 1 is accepted: it only raises an upper curve (dp_accounting's connect-the-dots PMF of one Gaussian at
-  h = 1e-4 carries about 2e-8 more a round, and its compositions multiply it; hockeystick's export adds its
-  round-off charges at +infinity).  An optimistic PMF's total mass is at most 1 = delta(-infinity) of any pair;
-- sides: an optimistic PMF's curve lies at or below the pessimistic one of its direction at every eps (compared at
-  every loss of either, at -infinity and at +infinity, up to SIDES_SLACK of the mass above eps): sides that cross
-  are a file edited on one side (a shifted ``min_key``, a changed mass).
+  ``math.fsum``) is at least 1 - MASS_TOLERANCE = 1 - 1e-6: mass zeroed, cut short or scaled down
+  lowers its curve below the truth.  Within the tolerance, readers (``import_pld``,
+  ``to_dp_accounting``) add the deficit to the mass at +infinity (``charged_infinity``), which
+  raises the curve by at least what the lost mass carried.  More mass than 1 is accepted: it only
+  raises an upper curve (dp_accounting's connect-the-dots PMF of one Gaussian at h = 1e-4 carries
+  about 2e-8 more a round, and its compositions multiply it; hockeystick's export adds its round-off
+  charges at +infinity).  An optimistic PMF's total mass is at most 1 = delta(-infinity) of any
+  pair;
+- sides: an optimistic PMF's curve lies at or below the pessimistic one of its direction at every
+  eps (compared at every loss of either, at -infinity and at +infinity, up to SIDES_SLACK of the
+  mass above eps): sides that cross are a file edited on one side (a shifted ``min_key``, a changed
+  mass).
 """
 
 from __future__ import annotations
@@ -67,7 +72,8 @@ __all__ = [
 
 
 class DeltaFloorWarning(UserWarning):
-    """A delta below the ``delta_floor`` an export states: its eps read is an upper bound, not within tolerance."""
+    """A delta below the ``delta_floor`` an export states: its eps read is an upper bound, not
+    within tolerance."""
 
 
 SCHEMA = "hockeystick.pld"
@@ -82,18 +88,21 @@ PMF_FIELDS = (
 PLD_FIELDS = ("pessimistic_pmf", "pessimistic_pmf_add", "optimistic_pmf", "optimistic_pmf_add")
 # a loss index times h is read as a float: |index| below 2^53 keeps every index exact
 MAX_KEY = 2**53
-# The spacing's sane range: hockeystick's grids are at least 2^-10 1e-5 ~ 1e-8 (pld.refine.constants.LOWEST_INTERVAL)
-# and at most 100 (``checked_interval``); below MIN_INTERVAL every loss of a file is within 2^53 1e-10 ~ 9e5 of 0,
-# a grid no producer writes (a subnormal spacing reads every curve as 0).
+# The spacing's sane range: hockeystick's grids are at least 2^-10 1e-5 ~ 1e-8
+# (pld.refine.constants.LOWEST_INTERVAL) and at most 100 (``checked_interval``); below MIN_INTERVAL
+# every loss of a file is within 2^53 1e-10 ~ 9e5 of 0, a grid no producer writes (a subnormal
+# spacing reads every curve as 0).
 MIN_INTERVAL = 1e-10
 MAX_INTERVAL = 100.0
-# Every loss (min_key + i) h lies in [-MAX_LOSS, MAX_LOSS]: e^{+-loss} stays finite in double, so a reader's
-# sums of values[i] e^{-loss} and e^{eps - loss} do not overflow into NaN; an eps above 700 guarantees nothing.
+# Every loss (min_key + i) h lies in [-MAX_LOSS, MAX_LOSS]: e^{+-loss} stays finite in double, so a
+# reader's sums of values[i] e^{-loss} and e^{eps - loss} do not overflow into NaN; an eps above 700
+# guarantees nothing.
 MAX_LOSS = 700.0
-# A pessimistic PMF's total mass (values and infinity_mass, summed exactly) is at least 1 - MASS_TOLERANCE: mass
-# lost (values zeroed, cut short or scaled down) lowers its curve by up to the loss, below the truth.  Within the
-# tolerance, ``import_pld`` and ``to_dp_accounting`` add the deficit to the mass at +infinity (``charged_infinity``),
-# which raises the curve by at least what the lost mass carried.  Mass above 1 only raises an upper curve.
+# A pessimistic PMF's total mass (values and infinity_mass, summed exactly) is at least 1 -
+# MASS_TOLERANCE: mass lost (values zeroed, cut short or scaled down) lowers its curve by up to the
+# loss, below the truth.  Within the tolerance, ``import_pld`` and ``to_dp_accounting`` add the
+# deficit to the mass at +infinity (``charged_infinity``), which raises the curve by at least what
+# the lost mass carried.  Mass above 1 only raises an upper curve.
 MASS_TOLERANCE = 1e-6
 
 
@@ -112,15 +121,16 @@ class ExchangedPMF:
     infinity_mass : float
         The mass at +infinity, in [0, 1].
     pessimistic_estimate : bool
-        True for the pessimistic side (its delta(eps) bounds the mechanism's from above), False for the
-        optimistic one (from below).
+        True for the pessimistic side (its delta(eps) bounds the mechanism's from above), False for
+        the optimistic one (from below).
 
     Raises
     ------
     ValueError
-        Naming the field: h not finite and > 0, ``min_key`` not an integer below 2^53 in size, ``values`` not a
-        non-empty 1-d array of finite numbers in [0, 1], ``infinity_mass`` outside [0, 1], ``pessimistic_estimate``
-        not a bool, or an optimistic PMF whose total mass exceeds 1 (module docstring).
+        Naming the field: h not finite and > 0, ``min_key`` not an integer below 2^53 in size,
+        ``values`` not a non-empty 1-d array of finite numbers in [0, 1], ``infinity_mass`` outside
+        [0, 1], ``pessimistic_estimate`` not a bool, or an optimistic PMF whose total mass exceeds 1
+        (module docstring).
     """
 
     discretization_interval: float
@@ -145,7 +155,8 @@ class ExchangedPMF:
         )
 
     def delta(self, epsilon: float) -> float:
-        """The PMF's hockey-stick curve at one eps, summed in numpy (a reading of the fields, not a certified bound).
+        """The PMF's hockey-stick curve at one eps, summed in numpy (a reading of the fields, not a
+        certified bound).
 
         Parameters
         ----------
@@ -168,9 +179,10 @@ class ExchangedPMF:
         """The least eps >= 0 with this PMF's delta(eps) <= ``delta``, read as dp_accounting's
         ``get_epsilon_for_delta`` reads it (a reading of the fields, not a certified bound).
 
-        On the segment between two losses the curve is linear in e^eps: above loss l_k it is
-        S_k - e^eps W_k + infinity_mass, S_k and W_k the sums of values[j] and values[j] e^{-l_j} over the losses
-        above l_k, so eps = log((S_k + infinity_mass - delta) / W_k) on the segment where it falls.
+        On the segment between two losses the curve is linear in e^eps: above loss l_k it is S_k -
+        e^eps W_k + infinity_mass, S_k and W_k the sums of values[j] and values[j] e^{-l_j} over the
+        losses above l_k, so eps = log((S_k + infinity_mass - delta) / W_k) on the segment where it
+        falls.
 
         Parameters
         ----------
@@ -236,7 +248,8 @@ class ExchangedPMF:
         Raises
         ------
         ValueError
-            Naming ``where`` and the field, if a field is missing, unknown or refused by ``ExchangedPMF``.
+            Naming ``where`` and the field, if a field is missing, unknown or refused by
+            ``ExchangedPMF``.
         """
         if not isinstance(fields, dict):
             raise ValueError(
@@ -262,7 +275,8 @@ def _floor(floor: Any) -> float:
 
 
 def _check_losses(min_key: int, size: int, h: float) -> None:
-    """Refuses a grid with a loss (min_key + i) h outside [-MAX_LOSS, MAX_LOSS] (module docstring)."""
+    """Refuses a grid with a loss (min_key + i) h outside [-MAX_LOSS, MAX_LOSS] (module
+    docstring)."""
     top = min_key + size - 1
     if not (abs(min_key * h) <= MAX_LOSS and abs(top * h) <= MAX_LOSS):
         raise ValueError(
@@ -272,7 +286,8 @@ def _check_losses(min_key: int, size: int, h: float) -> None:
 
 
 def _check_mass(total: float, pessimistic: bool) -> None:
-    """Refuses a pessimistic PMF's total mass below 1 - MASS_TOLERANCE and an optimistic one's above 1."""
+    """Refuses a pessimistic PMF's total mass below 1 - MASS_TOLERANCE and an optimistic one's above
+    1."""
     if pessimistic and not total >= 1.0 - MASS_TOLERANCE:
         raise ValueError(
             f"values and infinity_mass of a pessimistic PMF must sum to at least 1 - {MASS_TOLERANCE:g} (mass "
@@ -320,8 +335,8 @@ def _probability(mass: Any) -> float:
 
 
 def _masses(values: Any) -> np.ndarray:
-    """``values`` as a read-only 1-d float64 array, refused unless each is a number (an int or float, not a bool or
-    a string) that is finite and in [0, 1]."""
+    """``values`` as a read-only 1-d float64 array, refused unless each is a number (an int or
+    float, not a bool or a string) that is finite and in [0, 1]."""
     if isinstance(values, np.ndarray):
         numbers = values.dtype.kind in "fiu"
     elif isinstance(values, (list, tuple)):
@@ -367,9 +382,11 @@ def _masses(values: Any) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class ExchangedPLD:
-    """A privacy-loss distribution in Google's PLD fields, each direction's pessimistic and optimistic PMFs.
+    """A privacy-loss distribution in Google's PLD fields, each direction's pessimistic and
+    optimistic PMFs.
 
-    Each neighbouring direction has its pessimistic PMF, and its optimistic one where computed (module docstring).
+    Each neighbouring direction has its pessimistic PMF, and its optimistic one where computed
+    (module docstring).
 
     Parameters
     ----------
@@ -380,14 +397,14 @@ class ExchangedPLD:
     optimistic_pmf, optimistic_pmf_add : ExchangedPMF or None
         The optimistic PMFs of the same directions, or both None (no lower side).
     delta_floor : float or None
-        The smallest delta at which the producer states the pessimistic side reads within its tolerance of its
-        certified eps, in (0, 1); None when it states none (module docstring).
+        The smallest delta at which the producer states the pessimistic side reads within its
+        tolerance of its certified eps, in (0, 1); None when it states none (module docstring).
 
     Raises
     ------
     ValueError
-        If the PMFs' ``discretization_interval`` differ, a pessimistic field holds an optimistic PMF (or the
-        reverse), or the optimistic side does not have the pessimistic side's directions.
+        If the PMFs' ``discretization_interval`` differ, a pessimistic field holds an optimistic PMF
+        (or the reverse), or the optimistic side does not have the pessimistic side's directions.
 
     Examples
     --------
@@ -418,8 +435,8 @@ class ExchangedPLD:
                 _check_sides(upper, lower, upper_name, lower_name)
 
     def _check_directions(self) -> None:
-        """Refuses a PMF on the other side's field, an optimistic side without the pessimistic side's directions,
-        and PMFs on different grids."""
+        """Refuses a PMF on the other side's field, an optimistic side without the pessimistic
+        side's directions, and PMFs on different grids."""
         for name in PLD_FIELDS:
             pmf = getattr(self, name)
             if pmf is not None and pmf.pessimistic_estimate != name.startswith("pessimistic"):
@@ -458,8 +475,9 @@ class ExchangedPLD:
         return [pmf for pmf in (getattr(self, name) for name in PLD_FIELDS) if pmf is not None]
 
     def epsilon(self, delta: float) -> float:
-        """The least eps >= 0 with the pessimistic side's delta(eps) <= ``delta`` (the larger of the directions'), as
-        dp_accounting's ``get_epsilon_for_delta`` reads the same fields; a reading, not a certified bound.
+        """The least eps >= 0 with the pessimistic side's delta(eps) <= ``delta`` (the larger of the
+        directions'), as dp_accounting's ``get_epsilon_for_delta`` reads the same fields; a reading,
+        not a certified bound.
 
         Parameters
         ----------
@@ -479,8 +497,8 @@ class ExchangedPLD:
         Warns
         -----
         DeltaFloorWarning
-            If ``delta`` is below ``delta_floor``: the eps stays an upper bound where the fields are pessimistic,
-            but the producer does not state it within its tolerance there.
+            If ``delta`` is below ``delta_floor``: the eps stays an upper bound where the fields are
+            pessimistic, but the producer does not state it within its tolerance there.
         """
         if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0.0 < delta < 1.0:
             raise ValueError(f"delta must be a number in (0, 1), got {delta!r}")
@@ -528,8 +546,8 @@ class ExchangedPLD:
         Raises
         ------
         ValueError
-            Naming the field: not JSON (NaN and infinity are not), ``schema`` not "hockeystick.pld", ``version``
-            not 1, an unknown or missing field, or a PMF refused by ``ExchangedPMF``.
+            Naming the field: not JSON (NaN and infinity are not), ``schema`` not "hockeystick.pld",
+            ``version`` not 1, an unknown or missing field, or a PMF refused by ``ExchangedPMF``.
         """
         try:
             body = json.loads(text, parse_constant=_refuse_constant)
@@ -562,17 +580,17 @@ class ExchangedPLD:
         return cls(**pmfs, delta_floor=body.get("delta_floor"))
 
 
-# The two sides' curves are compared up to this much of the mass above each eps (their sums' round-off, about
-# n u of it for n masses, far below it): an optimistic curve above a pessimistic one by more is a file whose
-# sides contradict each other (a shifted min_key, an edited mass).
+# The two sides' curves are compared up to this much of the mass above each eps (their sums'
+# round-off, about n u of it for n masses, far below it): an optimistic curve above a pessimistic
+# one by more is a file whose sides contradict each other (a shifted min_key, an edited mass).
 SIDES_SLACK = 1e-9
 
 
 def _suffix_curve(
     pmf: ExchangedPMF, at: np.ndarray, infinity: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The PMF's curve at the sorted eps ``at`` with mass ``infinity`` at +infinity, and the mass above each eps
-    (suffix sums of the masses above it)."""
+    """The PMF's curve at the sorted eps ``at`` with mass ``infinity`` at +infinity, and the mass
+    above each eps (suffix sums of the masses above it)."""
     losses = (pmf.min_key + np.arange(pmf.values.size)) * pmf.discretization_interval
     first = np.searchsorted(losses, at, side="right")  # the first loss above each eps
     mass = np.append(np.cumsum(pmf.values[::-1])[::-1], 0.0)
@@ -583,9 +601,9 @@ def _suffix_curve(
 def _check_sides(
     upper: ExchangedPMF, lower: ExchangedPMF, upper_name: str, lower_name: str
 ) -> None:
-    """Refuses an optimistic curve above the pessimistic one of its direction: both are piecewise linear in e^eps
-    with kinks at their losses, so comparing them at every loss of either, at -infinity (the total masses) and at
-    +infinity compares them everywhere."""
+    """Refuses an optimistic curve above the pessimistic one of its direction: both are piecewise
+    linear in e^eps with kinks at their losses, so comparing them at every loss of either, at
+    -infinity (the total masses) and at +infinity compares them everywhere."""
     h = upper.discretization_interval
     at = np.union1d(
         (upper.min_key + np.arange(upper.values.size)) * h,
@@ -610,8 +628,8 @@ def _check_sides(
 
 
 def charged_infinity(pmf: ExchangedPMF) -> float:
-    """The mass at +infinity a reader of ``pmf`` takes: a pessimistic PMF's deficit below total mass 1 (at most
-    ``MASS_TOLERANCE``) added to it, rounded up; the field as written otherwise.
+    """The mass at +infinity a reader of ``pmf`` takes: a pessimistic PMF's deficit below total mass
+    1 (at most ``MASS_TOLERANCE``) added to it, rounded up; the field as written otherwise.
 
     Parameters
     ----------
@@ -621,9 +639,9 @@ def charged_infinity(pmf: ExchangedPMF) -> float:
     Returns
     -------
     float
-        ``infinity_mass``, plus 1 - the total mass where a pessimistic PMF's total is below 1: each lost mass m
-        raised its curve by at most m at every eps, so its curve with the deficit at +infinity is at or above the
-        one it lost mass from.
+        ``infinity_mass``, plus 1 - the total mass where a pessimistic PMF's total is below 1: each
+        lost mass m raised its curve by at most m at every eps, so its curve with the deficit at
+        +infinity is at or above the one it lost mass from.
     """
     if not pmf.pessimistic_estimate:
         return pmf.infinity_mass

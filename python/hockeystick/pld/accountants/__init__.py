@@ -1,10 +1,11 @@
-"""The front ends: each says what is composed and asks the pipeline (compose, reads, refine) for the bracket.
+"""The front ends: each says what is composed and asks the pipeline (compose, reads, refine) for the
+bracket.
 
-``subsampled_gaussian`` (``SubsampledGaussianPLD``, ``PLDAccountant``), ``fixed_batch`` (fixed-size batches,
-replace-one), ``allocation`` (epochs of balls-in-bins and of shuffled batches), ``stages`` (heterogeneous runs),
-``composition_plan`` (a multiset of mechanisms, the dp_accounting and Opacus adapters' front end) with ``plan``
-(its certified profile and the catalogue of its mechanisms), ``plan_sides`` (the curves those share) and
-``zcdp_plan`` (zCDP runs, which have no PLD).
+``subsampled_gaussian`` (``SubsampledGaussianPLD``, ``PLDAccountant``), ``fixed_batch`` (fixed-size
+batches, replace-one), ``allocation`` (epochs of balls-in-bins and of shuffled batches), ``stages``
+(heterogeneous runs), ``composition_plan`` (a multiset of mechanisms, the dp_accounting and Opacus
+adapters' front end) with ``plan`` (its certified profile and the catalogue of its mechanisms),
+``plan_sides`` (the curves those share) and ``zcdp_plan`` (zCDP runs, which have no PLD).
 """
 
 from typing import TYPE_CHECKING
@@ -38,9 +39,10 @@ if TYPE_CHECKING:
     from .zcdp_plan import zcdp_alone as zcdp_alone
     from .zcdp_plan import zcdp_total as zcdp_total
 
-# What other packages of hockeystick import from this stage, and the module each comes from: its modules'
-# paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on
-# first use.  These names are the packages' seam, not the library's public names (``hockeystick.pld``'s).
+# What other packages of hockeystick import from this stage, and the module each comes from: its
+# modules' paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name
+# loads its module on first use.  These names are the packages' seam, not the library's public names
+# (``hockeystick.pld``'s).
 FRONT_DOOR = {
     "BallsInBinsGaussianPLD": "allocation",
     "COPY_COUNT_CUT": "plan",

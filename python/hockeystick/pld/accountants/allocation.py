@@ -1,51 +1,55 @@
-"""Accountants for epochs of balls-in-bins batches and of shuffled fixed-size batches, Gaussian noise.
+"""Accountants for epochs of balls-in-bins batches and of shuffled fixed-size batches, Gaussian
+noise.
 
 Both draw each epoch's batches anew and release every step; an epoch has t steps and a run T steps,
 E = T // t whole epochs and a last one stopped after r = T mod t steps.
 
-``BallsInBinsGaussianPLD`` (add/remove neighbours): each record joins one of the epoch's t steps, chosen
-uniformly and independently of the others (``random_allocation.random_allocation_gaussian``).  A whole epoch is
-that pair; the last, stopped one releases the record's step with probability r / t, and then it is uniform
-over the r steps released: the same pair over r steps with the record absent with probability 1 - r / t.
-Epochs compose (Zhu, Dong, Wang 2022, Thm. 10).  Both sides certified.
+``BallsInBinsGaussianPLD`` (add/remove neighbours): each record joins one of the epoch's t steps,
+chosen uniformly and independently of the others (``random_allocation.random_allocation_gaussian``).
+A whole epoch is that pair; the last, stopped one releases the record's step with probability r / t,
+and then it is uniform over the r steps released: the same pair over r steps with the record absent
+with probability 1 - r / t. Epochs compose (Zhu, Dong, Wang 2022, Thm. 10).  Both sides certified.
 
-With k > 1 (each record in k of the t steps, a uniform k-subset, independently of the others): the adaptive
-epoch is dominated by the same allocation of the one-step Gaussian pair (Feldman & Shenfeld 2025, Thm. 3.1,
-any k).  For that non-adaptive pair, write t = k m + r and split the t steps by a uniformly random partition
-into r blocks of m + 1 and k - r blocks of m, then pick one step per block uniformly: by symmetry under the
-permutations of the steps the k-subset so drawn is uniform.  Given the partition the epoch is the product of
-the blocks' one-of-(m + 1) and one-of-m allocations; the mixture over partitions is bounded by that product
-(joint convexity, Q not depending on the partition), so an epoch is dominated by r compositions of the
-one-of-(m + 1) pair and k - r of the one-of-m pair (Feldman & Shenfeld 2025, Lemma 3.2, blocks of t / k when
-k divides t).  A stopped epoch releases a prefix of the steps, a post-processing of a whole one, and is counted
-as whole on the upper side.  Lower side: a realizable post-processing, the sum of an epoch's released steps:
-with the record contributing 1 and the others 0 it is N(k, t sigma^2) vs N(0, t sigma^2), the Gaussian mechanism
-of radius k / (sigma sqrt t), E whole epochs composing to radius k sqrt(E) / (sigma sqrt t) (the stopped one
-dropped, a post-processing again).  At k = t both sides are the composed Gaussian; the lower side is loose for
-k much below t.
+With k > 1 (each record in k of the t steps, a uniform k-subset, independently of the others): the
+adaptive epoch is dominated by the same allocation of the one-step Gaussian pair (Feldman & Shenfeld
+2025, Thm. 3.1, any k).  For that non-adaptive pair, write t = k m + r and split the t steps by a
+uniformly random partition into r blocks of m + 1 and k - r blocks of m, then pick one step per
+block uniformly: by symmetry under the permutations of the steps the k-subset so drawn is uniform.
+Given the partition the epoch is the product of the blocks' one-of-(m + 1) and one-of-m allocations;
+the mixture over partitions is bounded by that product (joint convexity, Q not depending on the
+partition), so an epoch is dominated by r compositions of the one-of-(m + 1) pair and k - r of the
+one-of-m pair (Feldman & Shenfeld 2025, Lemma 3.2, blocks of t / k when k divides t).  A stopped
+epoch releases a prefix of the steps, a post-processing of a whole one, and is counted as whole on
+the upper side.  Lower side: a realizable post-processing, the sum of an epoch's released steps:
+with the record contributing 1 and the others 0 it is N(k, t sigma^2) vs N(0, t sigma^2), the
+Gaussian mechanism of radius k / (sigma sqrt t), E whole epochs composing to radius k sqrt(E) /
+(sigma sqrt t) (the stopped one dropped, a post-processing again).  At k = t both sides are the
+composed Gaussian; the lower side is loose for k much below t.
 
-``ShuffledBatchGaussianPLD`` (replace-one neighbours: a fixed-size batch keeps its size): each epoch a
-fresh uniform permutation of the n records is cut into t = ceil(n / b) batches of b (the last may be
-shorter).  Upper side: given the permutation, the replaced record is in exactly one step of the epoch, where
-the clipped sum moves by at most 2 (two contributions of norm at most 1), and every other step is the same
-mechanism on both data sets; so each epoch is dominated by the Gaussian pair N(2, sigma^2) vs N(0, sigma^2)
-(adaptive composition), and so is the mixture over permutations (joint convexity of every hockey-stick
-divergence): E epochs and a started one compose to the Gaussian mechanism with mu = 2 sqrt(E + [r > 0]) /
-sigma, exact (theta of ``certified_theta``, the radius and the value rounded up).  The shuffling's amplification
-is not used: no dominating pair that uses it is proved for adaptive steps under replace-one.  Lower side: a
-realizable pair.  Every other record contributes -1 and the record +1, replaced by one contributing -1; the
-data set with the replacement is n copies of one record, so its batch sums (-b, and minus the short batch's
-size there) say nothing of the permutation, while with the record the sum of its batch is 2 higher.  Its batch
-is uniform over the n slots; an observer who subtracts the known sums and reads only the full batches (a
-post-processing) sees the balls-in-bins pair at shift 2, (1/t') sum_j N(2 e_j, sigma^2 I) vs N(0, sigma^2 I)
-over those t' steps, the record absent with the probability that it lies in a short or unreleased batch
-(``shuffled_lower_parts``), both directions by exchanging the two data sets.  That pair is the candidate
-upper side built from the record's uniform position: being realizable, no upper side of that form can be
-smaller; it is not proved to dominate (the other records fill the slots the record leaves, so their places
-are not independent of its own, as they are for balls-in-bins), and the gap between the two sides is the price
-of that missing proof.  Below ``MIN_NOISE`` times 2 of noise the shift-1 pair (the other records at 0, the
-record 1 replaced by 0), realizable as well, is taken instead.  Chua et al. 2024 show that shuffled batches
-can cost far more than the Poisson accounting users report for them.
+``ShuffledBatchGaussianPLD`` (replace-one neighbours: a fixed-size batch keeps its size): each epoch
+a fresh uniform permutation of the n records is cut into t = ceil(n / b) batches of b (the last may
+be shorter).  Upper side: given the permutation, the replaced record is in exactly one step of the
+epoch, where the clipped sum moves by at most 2 (two contributions of norm at most 1), and every
+other step is the same mechanism on both data sets; so each epoch is dominated by the Gaussian pair
+N(2, sigma^2) vs N(0, sigma^2) (adaptive composition), and so is the mixture over permutations
+(joint convexity of every hockey-stick divergence): E epochs and a started one compose to the
+Gaussian mechanism with mu = 2 sqrt(E + [r > 0]) / sigma, exact (theta of ``certified_theta``, the
+radius and the value rounded up).  The shuffling's amplification is not used: no dominating pair
+that uses it is proved for adaptive steps under replace-one.  Lower side: a realizable pair.  Every
+other record contributes -1 and the record +1, replaced by one contributing -1; the data set with
+the replacement is n copies of one record, so its batch sums (-b, and minus the short batch's size
+there) say nothing of the permutation, while with the record the sum of its batch is 2 higher.  Its
+batch is uniform over the n slots; an observer who subtracts the known sums and reads only the full
+batches (a post-processing) sees the balls-in-bins pair at shift 2, (1/t') sum_j N(2 e_j, sigma^2 I)
+vs N(0, sigma^2 I) over those t' steps, the record absent with the probability that it lies in a
+short or unreleased batch (``shuffled_lower_parts``), both directions by exchanging the two data
+sets.  That pair is the candidate upper side built from the record's uniform position: being
+realizable, no upper side of that form can be smaller; it is not proved to dominate (the other
+records fill the slots the record leaves, so their places are not independent of its own, as they
+are for balls-in-bins), and the gap between the two sides is the price of that missing proof.  Below
+``MIN_NOISE`` times 2 of noise the shift-1 pair (the other records at 0, the record 1 replaced by
+0), realizable as well, is taken instead.  Chua et al. 2024 show that shuffled batches can cost far
+more than the Poisson accounting users report for them.
 """
 
 from __future__ import annotations
@@ -82,28 +86,30 @@ from .fixed_batch import DistinctPoints, PointwiseCurves
 
 
 def shuffled_radius(epochs_begun: float | np.ndarray, noise: float | np.ndarray) -> np.ndarray:
-    """mu = 2 sqrt(E) / sigma: the radius of the Gaussian mechanism that dominates shuffled batches over E epochs
-    begun at noise sigma (module docstring; not rounded).  The relation is symmetric: the noise whose upper side
-    has radius mu is 2 sqrt(E) / mu."""
+    """mu = 2 sqrt(E) / sigma: the radius of the Gaussian mechanism that dominates shuffled batches
+    over E epochs begun at noise sigma (module docstring; not rounded).  The relation is symmetric:
+    the noise whose upper side has radius mu is 2 sqrt(E) / mu."""
     radius: np.ndarray = 2.0 * np.sqrt(epochs_begun) / noise
     return radius
 
 
-# The sum grid of the shuffled lower side, twice balls-in-bins' spacing: the pairwise sums cost the square of its
-# points, four times fewer, and the side loses a relative 1e-4 of its epsilon, far inside a bracket whose upper side is
-# the unamplified Gaussian.
+# The sum grid of the shuffled lower side, twice balls-in-bins' spacing: the pairwise sums cost the
+# square of its points, four times fewer, and the side loses a relative 1e-4 of its epsilon, far
+# inside a bracket whose upper side is the unamplified Gaussian.
 SHUFFLED_RESOLUTION = 2 * DEFAULT_RESOLUTION
 
 
 def shuffled_lower_shift(noise: float) -> float:
-    """The shift of the realizable balls-in-bins pair below shuffled batches at noise sigma over the sensitivity
-    (module docstring): 2, or 1 where sigma / 2 is below ``random_allocation.MIN_NOISE``."""
+    """The shift of the realizable balls-in-bins pair below shuffled batches at noise sigma over the
+    sensitivity (module docstring): 2, or 1 where sigma / 2 is below
+    ``random_allocation.MIN_NOISE``."""
     return 2.0 if noise / 2.0 >= MIN_NOISE else 1.0
 
 
 def shuffled_lower_parts(batch_size: int, n: int, rounds: int) -> list[tuple[int, float, int]]:
-    """(steps, absent, epochs) of the realizable lower pair of ``rounds`` steps of shuffled batches (module
-    docstring): balls-in-bins over the full batches released, the record absent from them with the rest."""
+    """(steps, absent, epochs) of the realizable lower pair of ``rounds`` steps of shuffled batches
+    (module docstring): balls-in-bins over the full batches released, the record absent from them
+    with the rest."""
     full = (
         n // batch_size
     )  # full batches per epoch; the record is in one with probability full b / n
@@ -123,8 +129,8 @@ def shuffled_epoch(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     sum_resolution: float = SHUFFLED_RESOLUTION,
 ) -> PrivacyLossDistribution:
-    """One whole epoch of shuffled batches as one PLD: the shift-2 Gaussian's upper side, the realizable pair's
-    lower side (the dp_accounting adapter's ``ShuffledBatchGaussianDpEvent``)."""
+    """One whole epoch of shuffled batches as one PLD: the shift-2 Gaussian's upper side, the
+    realizable pair's lower side (the dp_accounting adapter's ``ShuffledBatchGaussianDpEvent``)."""
     h = checked_interval(value_discretization_interval)
     upper = next(
         iter(gaussian(sigma, sensitivity=2.0, value_discretization_interval=h).directions[0])
@@ -148,7 +154,8 @@ def shuffled_epoch(
 
 
 class _EpochsOfAllocation(PointwiseCurves):
-    """Shared: one composed PLD per distinct (sigma, steps per epoch, steps, ...) point, evaluated per point."""
+    """Shared: one composed PLD per distinct (sigma, steps per epoch, steps, ...) point, evaluated
+    per point."""
 
     def __init__(
         self,
@@ -181,14 +188,15 @@ class _EpochsOfAllocation(PointwiseCurves):
         self._cache: dict[tuple[float | str, ...], PrivacyLossDistribution] = {}
 
     def _shift(self, sigma: float) -> float:
-        """The shift of the balls-in-bins pair of the lower parts at noise sigma (over the sensitivity)."""
+        """The shift of the balls-in-bins pair of the lower parts at noise sigma (over the
+        sensitivity)."""
         return 1.0
 
     def _epoch(
         self, sigma: float, steps: int, absent: float, bound: Bound = "both"
     ) -> PrivacyLossDistribution:
-        """One epoch's PLD; with ``bound`` "upper" its upper side alone (a PLD of both sides serves it too: the
-        upper side is the same)."""
+        """One epoch's PLD; with ``bound`` "upper" its upper side alone (a PLD of both sides serves
+        it too: the upper side is the same)."""
         key: tuple[float | str, ...] = (sigma, float(steps), absent)
         if key not in self._cache:
             key += ("upper",) if bound == "upper" else ()
@@ -207,8 +215,8 @@ class _EpochsOfAllocation(PointwiseCurves):
     def _run(
         self, sigma: float, parts: list[tuple[int, float, int]], bound: Bound = "both"
     ) -> PrivacyLossDistribution:
-        """The composition of ``count`` epochs of (steps, absent) for each part (``bound`` "upper": their upper
-        sides alone)."""
+        """The composition of ``count`` epochs of (steps, absent) for each part (``bound`` "upper":
+        their upper sides alone)."""
         composed: PrivacyLossDistribution | None = None
         for steps, absent, count in parts:
             if count:
@@ -223,7 +231,8 @@ class _EpochsOfAllocation(PointwiseCurves):
 
     @property
     def parameter_arrays(self) -> dict[str, np.ndarray]:
-        """The accountant's parameter arrays by name, broadcast together, the noise sigma / sensitivity first.
+        """The accountant's parameter arrays by name, broadcast together, the noise sigma /
+        sensitivity first.
 
         Returns
         -------
@@ -233,7 +242,8 @@ class _EpochsOfAllocation(PointwiseCurves):
         return self._points()
 
     def epochs_pld(self, point: tuple[float, ...]) -> PrivacyLossDistribution:
-        """The PLD composed from the run's epochs at one point: each kind of epoch self-composed its count of times.
+        """The PLD composed from the run's epochs at one point: each kind of epoch self-composed its
+        count of times.
 
         Parameters
         ----------
@@ -243,13 +253,14 @@ class _EpochsOfAllocation(PointwiseCurves):
         Returns
         -------
         PrivacyLossDistribution
-            The composition over the run's kinds of epoch (steps, absent probability, count) of each epoch's
-            random-allocation PLD, the PLD that carries the sides no closed form gives.
+            The composition over the run's kinds of epoch (steps, absent probability, count) of each
+            epoch's random-allocation PLD, the PLD that carries the sides no closed form gives.
         """
         return self._run(float(point[0]), self._parts(point))
 
     def _parts(self, point: tuple[float, ...]) -> list[tuple[int, float, int]]:
-        """(steps, absent, epochs) of each kind of epoch in the run at this point (of ``_points``)."""
+        """(steps, absent, epochs) of each kind of epoch in the run at this point (of
+        ``_points``)."""
         raise NotImplementedError
 
     def _upper(
@@ -299,13 +310,14 @@ class _EpochsOfAllocation(PointwiseCurves):
 
 
 class BallsInBinsGaussianPLD(_EpochsOfAllocation):
-    r"""Certified epsilon and delta of Gaussian steps on balls-in-bins batches (random allocation), add/remove.
+    r"""Certified epsilon and delta of Gaussian steps on balls-in-bins batches (random allocation),
+    add/remove.
 
-    Each epoch has ``steps_per_epoch`` = t steps; each record joins ``steps_per_record`` = k of them (a
-    uniform k-subset, independently of the other records; k = 1 is balls-in-bins), and each step
-    releases its batch's summed contributions (each of norm at most ``sensitivity``) plus N(0, sigma^2 I).
-    ``rounds`` = T steps are released: E = T // t whole epochs and a last one stopped after
-    T mod t steps. With k = 1 one epoch is dominated, tightly, by the pair
+    Each epoch has ``steps_per_epoch`` = t steps; each record joins ``steps_per_record`` = k of them
+    (a uniform k-subset, independently of the other records; k = 1 is balls-in-bins), and each step
+    releases its batch's summed contributions (each of norm at most ``sensitivity``) plus N(0,
+    sigma^2 I). ``rounds`` = T steps are released: E = T // t whole epochs and a last one stopped
+    after T mod t steps. With k = 1 one epoch is dominated, tightly, by the pair
 
     .. math::
 
@@ -313,12 +325,12 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
         \qquad s = \sigma / \Delta
 
     (remove; add: the pair swapped), computed from laws of its likelihood ratio above and below the
-    true one in the convex order (``hockeystick.pld.random_allocation_gaussian``); the stopped epoch is
-    the same pair over its steps with the record absent with probability 1 - (T mod t) / t; epochs
-    compose. With k > 1 the upper side composes, per epoch begun, r one-of-(m + 1) and k - r one-of-m
-    allocations (t = k m + r), and the lower side is the Gaussian mechanism of radius
-    :math:`k \sqrt{E} / (s \sqrt{t})` (the sum of an epoch's steps), which is loose for k much below t.
-    Both sides are certified.
+    true one in the convex order (``hockeystick.pld.random_allocation_gaussian``); the stopped epoch
+    is the same pair over its steps with the record absent with probability 1 - (T mod t) / t;
+    epochs compose. With k > 1 the upper side composes, per epoch begun, r one-of-(m + 1) and k - r
+    one-of-m allocations (t = k m + r), and the lower side is the Gaussian mechanism of radius
+    :math:`k \sqrt{E} / (s \sqrt{t})` (the sum of an epoch's steps), which is loose for k much
+    below t. Both sides are certified.
 
     Parameters
     ----------
@@ -330,11 +342,13 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
     rounds : array_like
         Steps released T, an integer with 1 <= T <= 2**53; broadcasts.
     steps_per_record : array_like, optional
-        Steps k of an epoch that each record joins, an integer with 1 <= k <= t (default 1); broadcasts.
+        Steps k of an epoch that each record joins, an integer with 1 <= k <= t (default 1);
+        broadcasts.
     sensitivity : array_like, optional
         Norm bound Delta of one record's contribution, > 0 (default 1); broadcasts.
     value_discretization_interval : float, optional
-        Spacing h of the privacy-loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
+        Spacing h of the privacy-loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and
+        slower.
     sum_resolution : float, optional
         Spacing in log s of the grid of the likelihood ratio's sum, > 0 (default 0.005); the bracket
         narrows as its square.
@@ -447,13 +461,14 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
 
 
 class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
-    r"""Certified epsilon and delta of Gaussian steps on shuffled fixed-size batches, replace-one neighbours.
+    r"""Certified epsilon and delta of Gaussian steps on shuffled fixed-size batches, replace-one
+    neighbours.
 
-    Each epoch a fresh uniform permutation of the ``n`` records is cut into t = ceil(n / b) batches of
-    ``batch_size`` = b (the last may be shorter); each step releases its batch's summed contributions
-    (each of norm at most ``sensitivity`` = Delta) plus N(0, sigma^2 I); ``rounds`` = T steps are
-    released. Upper side: the replaced record lies in exactly one batch per epoch, where the sum
-    moves by at most 2 Delta, so the run is dominated by the Gaussian mechanism of radius
+    Each epoch a fresh uniform permutation of the ``n`` records is cut into t = ceil(n / b) batches
+    of ``batch_size`` = b (the last may be shorter); each step releases its batch's summed
+    contributions (each of norm at most ``sensitivity`` = Delta) plus N(0, sigma^2 I); ``rounds`` =
+    T steps are released. Upper side: the replaced record lies in exactly one batch per epoch, where
+    the sum moves by at most 2 Delta, so the run is dominated by the Gaussian mechanism of radius
 
     .. math::
 
@@ -486,8 +501,8 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
     ------
     ValueError
         If ``sigma`` or ``sensitivity`` is not finite and > 0, sigma / sensitivity is below 0.05
-        (``random_allocation.MIN_NOISE``) or overflows, ``batch_size``, ``n`` or ``rounds`` is not an
-        integer >= 1, ``batch_size`` > ``n``, ``sum_resolution`` is not > 0, or
+        (``random_allocation.MIN_NOISE``) or overflows, ``batch_size``, ``n`` or ``rounds`` is not
+        an integer >= 1, ``batch_size`` > ``n``, ``sum_resolution`` is not > 0, or
         ``value_discretization_interval`` is outside (0, 100].
     ParameterTypeError
         If a parameter is a string, a boolean or None.
@@ -508,7 +523,8 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
     References
     ----------
     Chua et al. 2024 (shuffled batches against Poisson accounting); Chua et al. 2025 and Feldman &
-    Shenfeld 2025 (the balls-in-bins pair of the lower side); paper 000, eq. 6 (theta, the upper side).
+    Shenfeld 2025 (the balls-in-bins pair of the lower side); paper 000, eq. 6 (theta, the upper
+    side).
 
     Examples
     --------
@@ -572,9 +588,10 @@ class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
 
 @dataclass(frozen=True)
 class ShuffledGaussian(Mechanism):
-    """One epoch of shuffled batches of b of n records, Gaussian noise sigma, replace-one: above, the
-    Gaussian of shift 2 (the record's one batch moves by at most 2, the others not at all, module
-    docstring); below, the realizable balls-in-bins pair of the full batches at shift 2 (``shuffled_epoch``)."""
+    """One epoch of shuffled batches of b of n records, Gaussian noise sigma, replace-one: above,
+    the Gaussian of shift 2 (the record's one batch moves by at most 2, the others not at all,
+    module docstring); below, the realizable balls-in-bins pair of the full batches at shift 2
+    (``shuffled_epoch``)."""
 
     name: ClassVar[str] = "shuffled_gaussian"
     sigma: float
@@ -587,13 +604,14 @@ class ShuffledGaussian(Mechanism):
 
 @dataclass(frozen=True)
 class SelectedStepsGaussian(Mechanism):
-    """One epoch of random allocation of k of t steps (each record in a uniform k-subset of the steps, independently
-    of the others), Gaussian noise sigma, add/remove.  Above: r one-of-(m + 1) and k - r one-of-m balls-in-bins pairs
-    composed, t = k m + r (Feldman & Shenfeld 2025, Thm 3.1 and Lemma 3.2; the module docstring), each on the sum
-    grid's upper side.  Below: the sum of the epoch's outputs, N(k, t sigma^2) vs N(0, t sigma^2), a realizable
-    post-processing (the module docstring), carried as k Gaussian factors of radius sqrt(k) / (sigma sqrt t) whose
-    composition is that Gaussian of radius k / (sigma sqrt t); each factor's noise sigma sqrt(t / k) is rounded up
-    (a smaller radius, a smaller delta)."""
+    """One epoch of random allocation of k of t steps (each record in a uniform k-subset of the
+    steps, independently of the others), Gaussian noise sigma, add/remove.  Above: r one-of-(m + 1)
+    and k - r one-of-m balls-in-bins pairs composed, t = k m + r (Feldman & Shenfeld 2025, Thm 3.1
+    and Lemma 3.2; the module docstring), each on the sum grid's upper side.  Below: the sum of the
+    epoch's outputs, N(k, t sigma^2) vs N(0, t sigma^2), a realizable post-processing (the module
+    docstring), carried as k Gaussian factors of radius sqrt(k) / (sigma sqrt t) whose composition
+    is that Gaussian of radius k / (sigma sqrt t); each factor's noise sigma sqrt(t / k) is rounded
+    up (a smaller radius, a smaller delta)."""
 
     name: ClassVar[str] = "random_allocation_selected_gaussian"
     steps: int

@@ -46,11 +46,13 @@ from ..sampling.with_replacement_shift_bound import with_replacement_shift_bound
 
 
 class DistinctPoints:
-    """The argument ``x`` broadcast against an accountant's parameter arrays, grouped by distinct parameter point.
+    """The argument ``x`` broadcast against an accountant's parameter arrays, grouped by distinct
+    parameter point.
 
-    ``x`` is flat; ``points`` holds the distinct rows of the parameter arrays (columns in the order given);
-    ``at(i)`` the flat indices of x at row i, ascending; ``lower`` / ``upper`` are flat views of the result
-    arrays, filled by the accountant point by point and returned by ``result``."""
+    ``x`` is flat; ``points`` holds the distinct rows of the parameter arrays (columns in the order
+    given); ``at(i)`` the flat indices of x at row i, ascending; ``lower`` / ``upper`` are flat
+    views of the result arrays, filled by the accountant point by point and returned by
+    ``result``."""
 
     def __init__(self, x: ArrayLike, name: str, parameters: dict[str, np.ndarray]) -> None:
         arrays, shape, self.scalar = broadcast_float_arrays(**{name: x}, **parameters)
@@ -60,7 +62,8 @@ class DistinctPoints:
             self._lower.reshape(-1),
             self._upper.reshape(-1),
         )
-        # distinct rows of the parameters alone (x's length does not enter the sort), then broadcast to x's shape
+        # distinct rows of the parameters alone (x's length does not enter the sort), then broadcast
+        # to x's shape
         own = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in parameters.values()))
         rows = np.stack([a.ravel() for a in own], axis=1)
         self.points, inverse = np.unique(rows, axis=0, return_inverse=True)
@@ -82,9 +85,9 @@ class DistinctPoints:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class PointwiseCurves(along_run.RoundsCurves):
-    """An accountant whose bounds are computed once per distinct parameter point: ``_points`` names its
-    parameter arrays, ``_fill`` writes the bounds at each point; ``delta`` and ``epsilon`` broadcast their
-    argument against the arrays."""
+    """An accountant whose bounds are computed once per distinct parameter point: ``_points`` names
+    its parameter arrays, ``_fill`` writes the bounds at each point; ``delta`` and ``epsilon``
+    broadcast their argument against the arrays."""
 
     def _points(self) -> dict[str, np.ndarray]:
         """The parameter arrays, in the order of ``DistinctPoints.points``' columns."""
@@ -107,8 +110,8 @@ class PointwiseCurves(along_run.RoundsCurves):
         Returns
         -------
         float, numpy.ndarray or tuple
-            At ``epsilon = inf`` the upper side is the mass its pair puts at infinite loss (such as the tails a
-            ``tail`` parameter cuts; 0 where there is none), the lower side 0.
+            At ``epsilon = inf`` the upper side is the mass its pair puts at infinite loss (such as
+            the tails a ``tail`` parameter cuts; 0 where there is none), the lower side 0.
 
         Raises
         ------
@@ -119,12 +122,14 @@ class PointwiseCurves(along_run.RoundsCurves):
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
-        """Certified bound on the run's epsilon(delta), the smallest epsilon >= 0 with delta(epsilon) <= delta.
+        """Certified bound on the run's epsilon(delta), the smallest epsilon >= 0 with
+        delta(epsilon) <= delta.
 
         Returns
         -------
         float, numpy.ndarray or tuple
-            The upper side is ``inf`` where ``delta`` is below the mass its pair puts at infinite loss.
+            The upper side is ``inf`` where ``delta`` is below the mass its pair puts at infinite
+            loss.
 
         Raises
         ------
@@ -135,7 +140,8 @@ class PointwiseCurves(along_run.RoundsCurves):
 
 
 class FixedBatchGaussianPLD(PointwiseCurves):
-    r"""Certified epsilon and delta of T Gaussian rounds on fixed-size batches drawn without replacement.
+    r"""Certified epsilon and delta of T Gaussian rounds on fixed-size batches drawn without
+    replacement.
 
     Each of ``rounds`` = T rounds draws a batch of ``batch_size`` = m of the ``n`` records uniformly
     without replacement and releases the batch's sum of contributions (each of norm at most
@@ -147,12 +153,12 @@ class FixedBatchGaussianPLD(PointwiseCurves):
 
         \delta(\varepsilon) \le q\, \theta_{\log(1 + (e^{\varepsilon} - 1)/q)}(2/s),
 
-    with :math:`\theta_{\varepsilon}(r) = \Phi(r/2 - \varepsilon/r) - e^{\varepsilon}\Phi(-r/2 - \varepsilon/r)`
-    the hockey-stick divergence of N(r, 1) and N(0, 1). The bound is attained (the other records at
-    -L, the replaced one at +L and its replacement at -L), so the rounds' pair is realizable. The
-    upper side composes that pair mirrored below loss 0 (it dominates both orders of every
-    neighbouring pair, so it composes adaptively), the lower side the realizable pair itself, T-fold
-    by FFT (``hockeystick.pld.fixed_size_subsampled_gaussian`` gives one round). With
+    with :math:`\theta_{\varepsilon}(r) = \Phi(r/2 - \varepsilon/r) - e^{\varepsilon}\Phi(-r/2 -
+    \varepsilon/r)` the hockey-stick divergence of N(r, 1) and N(0, 1). The bound is attained (the
+    other records at -L, the replaced one at +L and its replacement at -L), so the rounds' pair is
+    realizable. The upper side composes that pair mirrored below loss 0 (it dominates both orders of
+    every neighbouring pair, so it composes adaptively), the lower side the realizable pair itself,
+    T-fold by FFT (``hockeystick.pld.fixed_size_subsampled_gaussian`` gives one round). With
     ``batch_size = n`` the rounds are the Gaussian mechanism of shift 2 Delta.
 
     Parameters
@@ -169,7 +175,8 @@ class FixedBatchGaussianPLD(PointwiseCurves):
     sensitivity : array_like, optional
         Norm bound Delta of one record's contribution, > 0 (default 1); broadcasts.
     value_discretization_interval : float, optional
-        Spacing h of the privacy-loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
+        Spacing h of the privacy-loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and
+        slower.
     tail : float, optional
         Probability mass of each round's loss cut from the continuous mechanism's tails (sent to
         +infinity on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default
@@ -178,9 +185,10 @@ class FixedBatchGaussianPLD(PointwiseCurves):
     Raises
     ------
     ValueError
-        If ``sigma`` or ``sensitivity`` is not finite and > 0, ``batch_size``, ``n`` or ``rounds`` is
-        not an integer >= 1, ``batch_size`` > ``n`` anywhere (draws with replacement:
-        ``WithReplacementBatchGaussianPLD``), or ``value_discretization_interval`` is outside (0, 100].
+        If ``sigma`` or ``sensitivity`` is not finite and > 0, ``batch_size``, ``n`` or ``rounds``
+        is not an integer >= 1, ``batch_size`` > ``n`` anywhere (draws with replacement:
+        ``WithReplacementBatchGaussianPLD``), or ``value_discretization_interval`` is outside (0,
+        100].
     ParameterTypeError
         If a parameter is a string, a boolean or None.
 
@@ -304,7 +312,8 @@ class FixedBatchGaussianPLD(PointwiseCurves):
                 self._composed(float(si), int(mi), int(ni), int(ti), float(ci))
                 for si, mi, ni, ti, ci in unique[block.start : block.stop]
             ]
-            # a curve's checkpoints (rounds_curve's copy) on divisors of one FFT length: compose_many's shared_transform
+            # a curve's checkpoints (rounds_curve's copy) on divisors of one FFT length:
+            # compose_many's shared_transform
             if bound != "lower":
                 compose_all([d for ds in pairs for d in ds], True, shared_transform=self._along_run)
             if bound != "upper":
@@ -322,15 +331,16 @@ class FixedBatchGaussianPLD(PointwiseCurves):
 
 
 class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
-    r"""Certified epsilon and delta of T Gaussian rounds on batches of K indices drawn with replacement.
+    r"""Certified epsilon and delta of T Gaussian rounds on batches of K indices drawn with
+    replacement.
 
-    Each of ``rounds`` = T rounds draws ``batch_size`` = K indices uniformly with replacement from the
-    ``n`` records (``batch_size`` may exceed ``n``) and releases their summed contributions (each of
-    norm at most ``sensitivity`` = Delta) plus N(0, sigma^2 I); every round is released; replace-one
-    neighbours. This is paper 003's ISRL-DP silo transcript (Noisy MB-SGD, K = batch_size,
-    Delta = L / K). The replaced record appears c ~ Binomial(K, 1/n) times; with :math:`b_c` its pmf,
-    s = sigma / Delta, :math:`r_c = 2c/s` and :math:`\eta = 1 - b_0`, two proved upper sides are
-    composed and the smaller bound is reported:
+    Each of ``rounds`` = T rounds draws ``batch_size`` = K indices uniformly with replacement from
+    the ``n`` records (``batch_size`` may exceed ``n``) and releases their summed contributions
+    (each of norm at most ``sensitivity`` = Delta) plus N(0, sigma^2 I); every round is released;
+    replace-one neighbours. This is paper 003's ISRL-DP silo transcript (Noisy MB-SGD, K =
+    batch_size, Delta = L / K). The replaced record appears c ~ Binomial(K, 1/n) times; with
+    :math:`b_c` its pmf, s = sigma / Delta, :math:`r_c = 2c/s` and :math:`\eta = 1 - b_0`, two
+    proved upper sides are composed and the smaller bound is reported:
 
     * the labelled pair (exact for K = 1; ``hockeystick.pld.with_replacement_subsampled_gaussian``),
 
@@ -365,7 +375,8 @@ class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
     sensitivity : array_like, optional
         Norm bound Delta of one record's contribution, > 0 (default 1); broadcasts.
     value_discretization_interval : float, optional
-        Spacing h of the privacy-loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
+        Spacing h of the privacy-loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and
+        slower.
     tail : float, optional
         Probability mass of each round's loss cut from the continuous mechanism's tails (sent to
         +infinity on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default
@@ -374,8 +385,8 @@ class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
     Raises
     ------
     ValueError
-        If ``sigma`` or ``sensitivity`` is not finite and > 0, ``batch_size``, ``n`` or ``rounds`` is
-        not an integer >= 1, or ``value_discretization_interval`` is outside (0, 100].
+        If ``sigma`` or ``sensitivity`` is not finite and > 0, ``batch_size``, ``n`` or ``rounds``
+        is not an integer >= 1, or ``value_discretization_interval`` is outside (0, 100].
     ParameterTypeError
         If a parameter is a string, a boolean or None.
 
@@ -385,9 +396,9 @@ class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
 
     Notes
     -----
-    ``delta`` and ``epsilon`` are ``FixedBatchGaussianPLD``'s: the certified upper bound (default), the
-    certified lower bound (``bound="lower"``) or the pair (``bound="both"``), parameters and argument
-    broadcast together.
+    ``delta`` and ``epsilon`` are ``FixedBatchGaussianPLD``'s: the certified upper bound (default),
+    the certified lower bound (``bound="lower"``) or the pair (``bound="both"``), parameters and
+    argument broadcast together.
 
     References
     ----------

@@ -1,6 +1,6 @@
-"""The brackets of ``SubsampledGaussianPLD``'s points on a fixed grid h (no ``accuracy=``): the sides ``bound``
-asks of each composed PLD, and, for delta, the lower side raised near 1 and the bracket intersected with the
-complement's (``refine.near_one``)."""
+"""The brackets of ``SubsampledGaussianPLD``'s points on a fixed grid h (no ``accuracy=``): the
+sides ``bound`` asks of each composed PLD, and, for delta, the lower side raised near 1 and the
+bracket intersected with the complement's (``refine.near_one``)."""
 
 from __future__ import annotations
 
@@ -29,11 +29,11 @@ def fixed_sides(
     threads: int,
     shared: bool,
 ) -> Sequence[tuple[np.ndarray | None, np.ndarray | None]]:
-    """The sides ``bound`` asks of each composed PLD at its arguments (None for a side not asked; ``shared``: the
-    compositions of a curve along one run share one forward transform per factor).  The upper side needs no
-    composed PMF: read from the spectra where few frequencies live (``direction_uppers``), the same numbers alone
-    and in a bracket; the lower side alone is read as the bracket reads it (``lower_values``: spectral where few
-    bins live)."""
+    """The sides ``bound`` asks of each composed PLD at its arguments (None for a side not asked;
+    ``shared``: the compositions of a curve along one run share one forward transform per factor).
+    The upper side needs no composed PMF: read from the spectra where few frequencies live
+    (``direction_uppers``), the same numbers alone and in a bracket; the lower side alone is read as
+    the bracket reads it (``lower_values``: spectral where few bins live)."""
     workers = threads or None
     if bound == "lower":
         return [(low, None) for low in lower_values(dists, method, xs, workers, shared)]
@@ -55,9 +55,9 @@ def fixed_bracket(
     threads: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One point's (lower, upper) on grid h from its sides; for delta, the lower side raised near 1
-    (``NearOne.raised``; bound="lower": no upper side to test, raised everywhere) and the bracket intersected with
-    the complement's (``NearOne.complement_brackets``; bound="lower": where the lower side is above
-    ``COMPLEMENT_ABOVE``)."""
+    (``NearOne.raised``; bound="lower": no upper side to test, raised everywhere) and the bracket
+    intersected with the complement's (``NearOne.complement_brackets``; bound="lower": where the
+    lower side is above ``COMPLEMENT_ABOVE``)."""
     lo, up = np.empty(x.size), np.empty(x.size)
     if side_low is not None:
         lo[:] = side_low

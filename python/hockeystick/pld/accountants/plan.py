@@ -1,28 +1,31 @@
-"""The certified (lower, upper) privacy profile of a multiset of mechanisms, and the plan-built mechanisms.
+"""The certified (lower, upper) privacy profile of a multiset of mechanisms, and the plan-built
+mechanisms.
 
-The dp_accounting adapter turns an event tree into a ``CompositionPlan`` (``composition_plan``): counts per
-distinct mechanism (a hashable spec, its object ``mechanisms.registry.mechanism_of(spec)``), the Gaussian rounds
-folded into one radius, and a flag for non-private events; ``PlanProfile`` answers for it.  Nothing here knows
-about dp_accounting.
+The dp_accounting adapter turns an event tree into a ``CompositionPlan`` (``composition_plan``):
+counts per distinct mechanism (a hashable spec, its object
+``mechanisms.registry.mechanism_of(spec)``), the Gaussian rounds folded into one radius, and a flag
+for non-private events; ``PlanProfile`` answers for it.  Nothing here knows about dp_accounting.
 
 Gaussian rounds.  k rounds of Gaussians with shifts Delta_i / sigma_i compose exactly into one
 Gaussian of radius r = sqrt(sum_i (Delta_i / sigma_i)^2) (Dong, Roth, Su 2022, Cor. 3.3: GDP
 composes by adding mu^2), so delta = theta(r, eps) (paper 000 eq. 6).  A plan of Gaussians only is
 answered in closed form: r^2 as summed carries the round-off of the operations that formed it
-(``CompositionPlan.gaussian_r2_operations``), so the upper sides are taken at a radius rounded up past
-the exact one and the lower sides at one rounded down (theta and epsilon(delta) grow with r), each
-through ``certified_theta`` (theta and its inverses rounded outward; an upper delta below the doubles
-is the least subnormal, never 0).  Otherwise the radius enters the PLD composition as one Gaussian factor.
+(``CompositionPlan.gaussian_r2_operations``), so the upper sides are taken at a radius rounded up
+past the exact one and the lower sides at one rounded down (theta and epsilon(delta) grow with r),
+each through ``certified_theta`` (theta and its inverses rounded outward; an upper delta below the
+doubles is the least subnormal, never 0).  Otherwise the radius enters the PLD composition as one
+Gaussian factor.
 
 Grid.  With a fixed ``value_discretization_interval`` the PLD is built once on that grid.  With
-``accuracy`` the grids are chosen by ``refine.plan_refinement`` (from a coarse grid, each aimed at the
-asked width from the last one's, until the bracket is narrow enough, stalls, or the grid budget is
-spent) and aligned with the Laplace-like atoms by ``refine.grid_alignment``; the final grid's bounds
-are reported, so they are certified either way.
+``accuracy`` the grids are chosen by ``refine.plan_refinement`` (from a coarse grid, each aimed at
+the asked width from the last one's, until the bracket is narrow enough, stalls, or the grid budget
+is spent) and aligned with the Laplace-like atoms by ``refine.grid_alignment``; the final grid's
+bounds are reported, so they are certified either way.
 
-Nested mechanisms.  The specs that carry a whole inner plan (a sampled plan, a group of records) or an inner spec
-(a Poisson-sampled finite pair) are built from that plan's certified profile, which in turn builds its
-mechanisms from the catalogue: the profile and these mechanisms recurse, so they live in this one module.
+Nested mechanisms.  The specs that carry a whole inner plan (a sampled plan, a group of records) or
+an inner spec (a Poisson-sampled finite pair) are built from that plan's certified profile, which in
+turn builds its mechanisms from the catalogue: the profile and these mechanisms recurse, so they
+live in this one module.
 """
 
 from __future__ import annotations
@@ -70,43 +73,46 @@ from .plan_tilted import tilted_bracket
 from .plan_tilted_curves import tilted_sides
 from .zcdp_plan import zcdp_total
 
-# Up to this many atoms, an epsilon search without hints starts with 7 points in one call: for few atoms
-# one vectorised call costs about as much as one point, and brackets the root closely.
+# Up to this many atoms, an epsilon search without hints starts with 7 points in one call: for few
+# atoms one vectorised call costs about as much as one point, and brackets the root closely.
 FIRST_PASS_ATOMS = 64
-# ... and each call of such a search evaluates 30 points spread evenly and 2 x 15 around its false position,
-# so a few calls narrow the root to the tolerance.
+# ... and each call of such a search evaluates 30 points spread evenly and 2 x 15 around its false
+# position, so a few calls narrow the root to the tolerance.
 SEARCH_CLUSTER = 30
 # The least positive double: epsilon at delta = 0 is bounded below by epsilon at this delta.
 SMALLEST_DELTA = math.nextafter(0.0, 1.0)
-# The default grid's window cap, 128 MiB of the composition's buffers: a composition needing more there is read
-# on the accuracy-driven grid instead, which starts coarse (``default_grid_profile``).
+# The default grid's window cap, 128 MiB of the composition's buffers: a composition needing more
+# there is read on the accuracy-driven grid instead, which starts coarse (``default_grid_profile``).
 DEFAULT_GRID_POINTS = (128 << 20) // BYTES_PER_POINT
-# ... with this bracket width aimed for (in epsilon; relative in delta): the default grid's spacing, the
-# resolution a caller who chose no grid is given elsewhere.
+# ... with this bracket width aimed for (in epsilon; relative in delta): the default grid's spacing,
+# the resolution a caller who chose no grid is given elsewhere.
 FALLBACK_ACCURACY = 1e-4
-# The coarse grid that measures the default grid's windows: cheap to compose, and windows scale as 1 / h.
+# The coarse grid that measures the default grid's windows: cheap to compose, and windows scale as 1
+# / h.
 PROBE_INTERVAL = 1e-2
-# With replacement: copy counts beyond the first whose tail is below this add their mass to delta; a tail
-# this small changes no reported digit while the counts kept stay few.
+# With replacement: copy counts beyond the first whose tail is below this add their mass to delta; a
+# tail this small changes no reported digit while the counts kept stay few.
 COPY_COUNT_CUT = 1e-14
-# A group bound's loss grid is cut to this many points (beyond it the curve is taken flat, still an upper
-# side): the cut keeps one group's grid within the memory of one composed grid.
+# A group bound's loss grid is cut to this many points (beyond it the curve is taken flat, still an
+# upper side): the cut keeps one group's grid within the memory of one composed grid.
 GROUP_GRID_POINTS = 1 << 20
-# The correctly rounded operations of group_radius2: three products, and ROUND_UP's 8 u above them counted as
-# 8 more, so a group plan's folded radius is widened by their round-off.
+# The correctly rounded operations of group_radius2: three products, and ROUND_UP's 8 u above them
+# counted as 8 more, so a group plan's folded radius is widened by their round-off.
 GROUP_OPERATIONS = 11
-# The add-direction loss bound of Poisson samples, sum_m count_m (-log(1 - q_m)), is widened by this (relative):
-# log1p within 2 u, each product and each partial sum within u, for sums of far fewer than 10^3 distinct terms.
+# The add-direction loss bound of Poisson samples, sum_m count_m (-log(1 - q_m)), is widened by this
+# (relative): log1p within 2 u, each product and each partial sum within u, for sums of far fewer
+# than 10^3 distinct terms.
 ADD_BOUND_MARGIN = 1e-12
 
 
 class PlanProfile:
-    """Certified (lower, upper) delta(eps) and eps(delta) of a plan, grids built on demand and cached.
+    """Certified (lower, upper) delta(eps) and eps(delta) of a plan, grids built on demand and
+    cached.
 
-    Mechanisms with a finite pair (``Mechanism.finite_pairs``) are composed exactly as atoms, once; the rest
-    (and the folded Gaussian) on the loss grid, refined for ``accuracy``; the two are combined by
-    ``atoms_delta.delta_with`` (a Gaussian alone beside the atoms in closed form, theta extended
-    to eps < 0 by the symmetry of its pair: delta(eps) = 1 - e^eps + e^eps theta(r, -eps)).
+    Mechanisms with a finite pair (``Mechanism.finite_pairs``) are composed exactly as atoms, once;
+    the rest (and the folded Gaussian) on the loss grid, refined for ``accuracy``; the two are
+    combined by ``atoms_delta.delta_with`` (a Gaussian alone beside the atoms in closed form, theta
+    extended to eps < 0 by the symmetry of its pair: delta(eps) = 1 - e^eps + e^eps theta(r, -eps)).
     """
 
     def __init__(
@@ -128,12 +134,14 @@ class PlanProfile:
 
     @property
     def _upper_variants(self) -> tuple[int, ...]:
-        """0: every mechanism's own PLD; 1 (if the plan has any): ``Mechanism.upper_alternative`` in their place."""
+        """0: every mechanism's own PLD; 1 (if the plan has any): ``Mechanism.upper_alternative`` in
+        their place."""
         return (0, 1) if any(self._alternative(m, 1) for m in self._grid) else (0,)
 
     def _pld(self, h: float, variant: int = 0) -> PrivacyLossDistribution:
         """The grid part (every mechanism without a finite pair, and the folded Gaussian) on grid h;
-        ``variant`` 1 takes each mechanism's alternative upper side (``Mechanism.upper_alternative``; upper only)."""
+        ``variant`` 1 takes each mechanism's alternative upper side
+        (``Mechanism.upper_alternative``; upper only)."""
         if (h, variant) not in self._composed:
             total: PrivacyLossDistribution | None = None
             parts = [(self._factor(m, h, variant), c) for m, c in self._grid.items()]
@@ -154,8 +162,9 @@ class PlanProfile:
         return self._composed[(h, variant)]
 
     def _sharp_directions(self, h: float) -> list[dict[Factor, int]]:
-        """The grid part's directions with each nested Poisson sample built from its inner's tilted curves
-        (``PoissonGeneric.sharp_pld``), for the tilted read at small delta; the other mechanisms' factors as built."""
+        """The grid part's directions with each nested Poisson sample built from its inner's tilted
+        curves (``PoissonGeneric.sharp_pld``), for the tilted read at small delta; the other
+        mechanisms' factors as built."""
         if h not in self._sharp:
             total: PrivacyLossDistribution | None = None
             for spec, count in self._grid.items():
@@ -168,10 +177,11 @@ class PlanProfile:
         return self._sharp[h]
 
     def window_points(self, h: float) -> float:
-        """About how many points the grid part's widest composed window takes on grid h, from its composition on
-        this profile's own (coarser) grid: a window spans a loss range, so its points scale as 1 / h.  0 for a
-        plan without a grid part, a plan of Gaussians alone (``delta`` and ``epsilon`` read their folded radius in
-        closed form) or a zCDP plan (read in closed form)."""
+        """About how many points the grid part's widest composed window takes on grid h, from its
+        composition on this profile's own (coarser) grid: a window spans a loss range, so its points
+        scale as 1 / h.  0 for a plan without a grid part, a plan of Gaussians alone (``delta`` and
+        ``epsilon`` read their folded radius in closed form) or a zCDP plan (read in closed
+        form)."""
         if (
             not self._grid
             and self.plan.gaussian_r2 == 0
@@ -196,11 +206,13 @@ class PlanProfile:
 
     @staticmethod
     def _alternative(mechanism: Spec, variant: int) -> bool:
-        """Whether ``variant`` takes the mechanism's second upper side: variant 1 and the mechanism has one."""
+        """Whether ``variant`` takes the mechanism's second upper side: variant 1 and the mechanism
+        has one."""
         return variant == 1 and mechanism_of(mechanism).has_upper_alternative()
 
     def _atom_directions(self) -> list[Atoms]:
-        """The finite mechanisms composed exactly, per neighbouring direction (both sides share them)."""
+        """The finite mechanisms composed exactly, per neighbouring direction (both sides share
+        them)."""
         if self._atoms is None:
             parts = [(self._exact_atoms(m), c) for m, c in self._finite.items()]
             directions = max(len(a) for a, _ in parts)
@@ -211,7 +223,8 @@ class PlanProfile:
         return self._atoms
 
     def _exact_atoms(self, mechanism: Spec) -> list[Atoms]:
-        """One finite mechanism's atoms per direction: in closed form where it has them, else from its pairs."""
+        """One finite mechanism's atoms per direction: in closed form where it has them, else from
+        its pairs."""
         atoms = mechanism_of(mechanism).exact_atoms()
         pairs = self._pairs[mechanism]
         assert pairs is not None
@@ -226,7 +239,8 @@ class PlanProfile:
     def _sides(
         self, h: float | None, upper: bool, variant: int = 0
     ) -> list[Callable[[np.ndarray], np.ndarray]]:
-        """delta(eps) per direction on one side: the atoms combined with the rest (grid h, or closed form)."""
+        """delta(eps) per direction on one side: the atoms combined with the rest (grid h, or closed
+        form)."""
         atoms = self._atom_directions()
         if not self._grid and self.plan.gaussian_r2 == 0:
             return [partial(atoms_delta.delta, a, upper=upper) for a in atoms]
@@ -288,9 +302,10 @@ class PlanProfile:
         """
         if not self._finite:
             assert h is not None
-            # the grid's own compositions: the plan's question logic (question_plan) reads the run on top of them;
-            # on a grid the caller fixed there is none, so the PLD reads the run it describes as every door does
-            # (``pld.question``), its own bracket intersected with the run's
+            # the grid's own compositions: the plan's question logic (question_plan) reads the run
+            # on top of them; on a grid the caller fixed there is none, so the PLD reads the run it
+            # describes as every door does (``pld.question``), its own bracket intersected with the
+            # run's
             lo, up = getattr(self._pld(h), method)(
                 x, bound="both", composition_only=self.fixed_interval is None
             )
@@ -332,8 +347,9 @@ class PlanProfile:
         variant: int,
         hints: tuple[float, ...] = (),
     ) -> float:
-        """One side of ``method`` at x with the atoms beside a grid h (``variant`` of the grid part) or the
-        folded Gaussian, or (delta only) alone; ``hints``: where an epsilon search starts looking."""
+        """One side of ``method`` at x with the atoms beside a grid h (``variant`` of the grid part)
+        or the folded Gaussian, or (delta only) alone; ``hints``: where an epsilon search starts
+        looking."""
         sides = self._sides(h, upper, variant)
         if method == "delta":
             return max(float(f(np.array([x]))[0]) for f in sides)
@@ -351,7 +367,8 @@ class PlanProfile:
         )
 
     def _bracket(self, method: Quantity, x: float) -> tuple[float, float]:
-        """(lower, upper) of ``method`` ("delta" or "epsilon") at x, refining the grid for ``accuracy``."""
+        """(lower, upper) of ``method`` ("delta" or "epsilon") at x, refining the grid for
+        ``accuracy``."""
         if not self._grid and (self._finite or self.plan.gaussian_r2 == 0):
             return self._evaluate(method, x, None)  # nothing on the grid: exact up to round-off
         if self.fixed_interval is not None:
@@ -362,7 +379,8 @@ class PlanProfile:
 
     @property
     def _refinement(self) -> GridRefinement:
-        """The grid part as ``plan_refinement`` refines it: composed and aligned here, beside the atoms if any."""
+        """The grid part as ``plan_refinement`` refines it: composed and aligned here, beside the
+        atoms if any."""
         return GridRefinement(
             self._composed_upper, self._aligned, self._discard, bool(self._finite)
         )
@@ -379,12 +397,14 @@ class PlanProfile:
         return self._refinement.resolving(h)
 
     def _aligned(self, h: float) -> float:
-        """A grid h' in (0.7 h, h] through the loss atoms of the Laplace-like grid mechanisms (``grid_alignment``)."""
+        """A grid h' in (0.7 h, h] through the loss atoms of the Laplace-like grid mechanisms
+        (``grid_alignment``)."""
         return aligned(h, *self._alignment_atoms)
 
     @cached_property
     def _alignment_atoms(self) -> tuple[float, list[tuple[int, float]]]:
-        """The atom |loss| the aligned grids divide, and (rounds, |loss|) of the others (``alignment_atoms``)."""
+        """The atom |loss| the aligned grids divide, and (rounds, |loss|) of the others
+        (``alignment_atoms``)."""
         return alignment_atoms({mechanism_of(m): c for m, c in self._grid.items()})
 
     def delta(self, epsilon: float) -> tuple[float, float]:
@@ -426,14 +446,16 @@ class PlanProfile:
 
 
 def add_loss_bound(counts: dict[Spec, int]) -> float | None:
-    """An upper bound on every privacy loss of the add direction of a composition of Poisson samples of any inner
-    plans (``PoissonGeneric``, ``counts`` per spec), or None where another mechanism takes part.
+    """An upper bound on every privacy loss of the add direction of a composition of Poisson samples
+    of any inner plans (``PoissonGeneric``, ``counts`` per spec), or None where another mechanism
+    takes part.
 
-    Sampled at rate q, the add pair is (Q, q P + (1 - q) Q), whose likelihood ratio dQ / d(q P + (1 - q) Q) is at
-    most 1 / (1 - q): each round's loss is at most -log(1 - q), and losses add over rounds.  So the add direction's
-    delta(eps) is exactly 0 at eps >= sum_m count_m (-log(1 - q_m)); the grid PMF does not see it, its read-back and
-    round-off deficits sitting at loss +infinity (``subsampled_pair._upper_pmf``).  The sum is widened by
-    ``ADD_BOUND_MARGIN`` (relative) for the round-off of log1p, the products and the sum.
+    Sampled at rate q, the add pair is (Q, q P + (1 - q) Q), whose likelihood ratio dQ / d(q P +
+    (1 - q) Q) is at most 1 / (1 - q): each round's loss is at most -log(1 - q), and losses add over
+    rounds.  So the add direction's delta(eps) is exactly 0 at eps >= sum_m count_m (-log(1 - q_m));
+    the grid PMF does not see it, its read-back and round-off deficits sitting at loss +infinity
+    (``subsampled_pair._upper_pmf``).  The sum is widened by ``ADD_BOUND_MARGIN`` (relative) for the
+    round-off of log1p, the products and the sum.
 
     Parameters
     ----------
@@ -462,8 +484,9 @@ def add_loss_bound(counts: dict[Spec, int]) -> float | None:
 
 
 def bounded_add_upper(pmfs: Sequence[GridPMF], method: Quantity, x: float, bound: float) -> float:
-    """The upper side of ``method`` at x over the (remove, add) composed pessimistic PMFs, the add direction's read
-    at most ``bound`` in epsilon and 0 in delta at eps >= ``bound`` (``add_loss_bound``).
+    """The upper side of ``method`` at x over the (remove, add) composed pessimistic PMFs, the add
+    direction's read at most ``bound`` in epsilon and 0 in delta at eps >= ``bound``
+    (``add_loss_bound``).
 
     Parameters
     ----------
@@ -479,8 +502,8 @@ def bounded_add_upper(pmfs: Sequence[GridPMF], method: Quantity, x: float, bound
     Returns
     -------
     float
-        The larger direction's certified upper side; inf for another number of directions (no add direction
-        known).
+        The larger direction's certified upper side; inf for another number of directions (no add
+        direction known).
 
     Raises
     ------
@@ -498,10 +521,11 @@ def bounded_add_upper(pmfs: Sequence[GridPMF], method: Quantity, x: float, bound
 
 
 def default_grid_profile(plan: CompositionPlan) -> PlanProfile:
-    """The plan's profile on the default grid ``DEFAULT_INTERVAL`` (dp_accounting's ``PLDAccountant``'s and
-    ``training.DPSGD``'s), or, for a composition whose loss windows would take more than ``DEFAULT_GRID_POINTS``
-    points there (``PlanProfile.window_points``, measured on the coarse grid ``PROBE_INTERVAL``), on the
-    accuracy-driven grid (``FALLBACK_ACCURACY``): a caller who chose no grid gets an answer within that memory."""
+    """The plan's profile on the default grid ``DEFAULT_INTERVAL`` (dp_accounting's
+    ``PLDAccountant``'s and ``training.DPSGD``'s), or, for a composition whose loss windows would
+    take more than ``DEFAULT_GRID_POINTS`` points there (``PlanProfile.window_points``, measured on
+    the coarse grid ``PROBE_INTERVAL``), on the accuracy-driven grid (``FALLBACK_ACCURACY``): a
+    caller who chose no grid gets an answer within that memory."""
     try:
         points = PlanProfile(plan, PROBE_INTERVAL, None).window_points(DEFAULT_INTERVAL)
     except ValueError:  # not even the coarse grid holds it
@@ -514,22 +538,25 @@ def default_grid_profile(plan: CompositionPlan) -> PlanProfile:
 def _generic_subsample(
     scheme: str, rate: float, key: PlanKey, h: float, sharp: bool = False
 ) -> PrivacyLossDistribution:
-    """Any inner plan (given by ``CompositionPlan.key``) sampled at ``rate``, through its certified curves.
+    """Any inner plan (given by ``CompositionPlan.key``) sampled at ``rate``, through its certified
+    curves.
 
-    The inner plan's curves on grid h (atoms exact, grid PLDs composed, the folded Gaussian in closed
-    form; ``PlanProfile._sides``) are the inner's certified sides, direction 0 the remove (or the
-    replace-one) pair and the last the add pair; ``pld.subsampled_pair`` carries them through the
-    sampling map, which is monotone in them, and puts the result on grid h.
+    The inner plan's curves on grid h (atoms exact, grid PLDs composed, the folded Gaussian in
+    closed form; ``PlanProfile._sides``) are the inner's certified sides, direction 0 the remove (or
+    the replace-one) pair and the last the add pair; ``pld.subsampled_pair`` carries them through
+    the sampling map, which is monotone in them, and puts the result on grid h.
 
-    The sampled grid stops where the inner's upper curve turns flat (``flat_from``: within 1e-18 of its value at
-    the inner's top loss, the rest at +infinity on the upper side), not at that top loss: a folded Gaussian's
-    top, r^2 / 2 + 40 r + 1, lies where its curve is below 1e-199 (132 at r = sqrt(10)), and a lower PMF built
-    out there fails its read-back check and falls to the trivial lower side (``subsampled_pair._lower_pmf``):
-    10 full-batch steps of z = 1 at q = 0.01, 100 rounds, read 0.90 at delta 1e-5 where the truth is 23.31.
+    The sampled grid stops where the inner's upper curve turns flat (``flat_from``: within 1e-18 of
+    its value at the inner's top loss, the rest at +infinity on the upper side), not at that top
+    loss: a folded Gaussian's top, r^2 / 2 + 40 r + 1, lies where its curve is below 1e-199 (132 at
+    r = sqrt(10)), and a lower PMF built out there fails its read-back check and falls to the
+    trivial lower side (``subsampled_pair._lower_pmf``): 10 full-batch steps of z = 1 at q = 0.01,
+    100 rounds, read 0.90 at delta 1e-5 where the truth is 23.31.
 
-    ``sharp``: the first direction's curves (the remove or replace-one pair, whose tail the sampled curve carries)
-    are combined with their reads under exponential tilts where the inner composition's round-off floors them
-    (``plan_tilted_curves.tilted_sides``), for a plan of grid mechanisms only.
+    ``sharp``: the first direction's curves (the remove or replace-one pair, whose tail the sampled
+    curve carries) are combined with their reads under exponential tilts where the inner
+    composition's round-off floors them (``plan_tilted_curves.tilted_sides``), for a plan of grid
+    mechanisms only.
     """
     inner = PlanProfile(CompositionPlan.from_key(key), h, None)
     upper, lower = inner.curves(h, True), inner.curves(h, False)
@@ -558,9 +585,9 @@ def _generic_subsample(
 
 
 def group_plan(inner: CompositionPlan, c: int, groups: int) -> CompositionPlan:
-    """The replace-one plan ``inner`` run on two batches c slots apart: each mechanism's group-c spec
-    (``group_of_records``; ``groups`` the largest c of the caller, for the shared group-bound tables),
-    composed (every mechanism sees the same pair of batches)."""
+    """The replace-one plan ``inner`` run on two batches c slots apart: each mechanism's group-c
+    spec (``group_of_records``; ``groups`` the largest c of the caller, for the shared group-bound
+    tables), composed (every mechanism sees the same pair of batches)."""
     plan = CompositionPlan(non_private=inner.non_private)
     for spec, count in inner.counts.items():
         plan.add(group_mechanism(mechanism_of(spec), c, groups), count)
@@ -583,8 +610,8 @@ def _group_tables(
 
 
 def _group_bound(c: int, groups: int, mechanism: Spec, h: float) -> PrivacyLossDistribution:
-    """One mechanism on inputs c replace-one steps apart, by the weak-triangle group bound, on grid h
-    (one direction: the bound holds for every ordered pair).  Lower side: the mechanism's own."""
+    """One mechanism on inputs c replace-one steps apart, by the weak-triangle group bound, on grid
+    h (one direction: the bound holds for every ordered pair).  Lower side: the mechanism's own."""
     curves, lower, top = _group_tables(mechanism, h, groups)
     reach = min(flat_from(curves[c - 1], c * top) + h, 0.5 * GROUP_GRID_POINTS * h)
     factor = grid_factor(
@@ -594,10 +621,10 @@ def _group_bound(c: int, groups: int, mechanism: Spec, h: float) -> PrivacyLossD
 
 
 def _with_replacement_generic(k: int, n: int, key: PlanKey, h: float) -> PrivacyLossDistribution:
-    """Batches of k draws with replacement from n records of any replace-one plan (given by its key):
-    ``pld.subsampled_pair.with_replacement_curves`` on the certified curves of the plan's group-c
-    plans (``group_plan``), c = 1 .. c_max (the counts past c_max add their tail mass); the lower
-    side from a realizable pair (``plan_sides.realizable_lower_sides``)."""
+    """Batches of k draws with replacement from n records of any replace-one plan (given by its
+    key): ``pld.subsampled_pair.with_replacement_curves`` on the certified curves of the plan's
+    group-c plans (``group_plan``), c = 1 .. c_max (the counts past c_max add their tail mass); the
+    lower side from a realizable pair (``plan_sides.realizable_lower_sides``)."""
     inner = CompositionPlan.from_key(key)
     weights, tail = copy_count_weights(int(k), int(n), COPY_COUNT_CUT)
     groups = int(weights.size - 1)
@@ -630,9 +657,9 @@ def _with_replacement_generic(k: int, n: int, key: PlanKey, h: float) -> Privacy
 
 @dataclass(frozen=True)
 class PoissonPair(Mechanism):
-    """One run of a finite mechanism (its spec ``inner``) on a Poisson sample of rate q: its remove pair
-    (P, Q) -> ((1-q) Q + q P, Q), and swapped (Zhu, Dong, Wang 2022, Thm 11); nested samples and every
-    finite inner stay exact atoms."""
+    """One run of a finite mechanism (its spec ``inner``) on a Poisson sample of rate q: its remove
+    pair (P, Q) -> ((1-q) Q + q P, Q), and swapped (Zhu, Dong, Wang 2022, Thm 11); nested samples
+    and every finite inner stay exact atoms."""
 
     name: ClassVar[str] = "poisson_pair"
     q: float
@@ -653,8 +680,8 @@ class PoissonPair(Mechanism):
 
 @dataclass(frozen=True)
 class PoissonGeneric(Mechanism):
-    """Any inner plan (its ``CompositionPlan.key``) on a Poisson sample of rate q: the sampling map of Zhu,
-    Dong, Wang 2022, Thm 11, monotone in the inner's certified curves, carried through them
+    """Any inner plan (its ``CompositionPlan.key``) on a Poisson sample of rate q: the sampling map
+    of Zhu, Dong, Wang 2022, Thm 11, monotone in the inner's certified curves, carried through them
     (``pld.subsampled_pair.poisson_subsampled_curves``; ``_generic_subsample``)."""
 
     name: ClassVar[str] = "poisson_generic"
@@ -672,9 +699,9 @@ class PoissonGeneric(Mechanism):
 
 @dataclass(frozen=True)
 class WithoutReplacementGeneric(Mechanism):
-    """Batches of m of n records drawn without replacement around any replace-one inner plan (its key):
-    advanced joint convexity (Balle, Barthe, Gaboardi 2018, Thm 2, mirrored) on the inner's certified
-    curves at rate m / n (``pld.subsampled_pair.without_replacement_curves``)."""
+    """Batches of m of n records drawn without replacement around any replace-one inner plan (its
+    key): advanced joint convexity (Balle, Barthe, Gaboardi 2018, Thm 2, mirrored) on the inner's
+    certified curves at rate m / n (``pld.subsampled_pair.without_replacement_curves``)."""
 
     name: ClassVar[str] = "without_replacement_generic"
     m: int
@@ -687,10 +714,10 @@ class WithoutReplacementGeneric(Mechanism):
 
 @dataclass(frozen=True)
 class WithReplacementGeneric(Mechanism):
-    """Batches of k draws with replacement from n records around any replace-one inner plan (its key): the
-    record is drawn c ~ Binom(k, 1/n) times, the inner sees a group of c (``group_of_records``), mixed by
-    joint convexity (Balle, Barthe, Gaboardi 2018, Thm 2); lower side from a realizable pair
-    (``_with_replacement_generic``)."""
+    """Batches of k draws with replacement from n records around any replace-one inner plan (its
+    key): the record is drawn c ~ Binom(k, 1/n) times, the inner sees a group of c
+    (``group_of_records``), mixed by joint convexity (Balle, Barthe, Gaboardi 2018, Thm 2); lower
+    side from a realizable pair (``_with_replacement_generic``)."""
 
     name: ClassVar[str] = "with_replacement_generic"
     k: int
@@ -703,9 +730,10 @@ class WithReplacementGeneric(Mechanism):
 
 @dataclass(frozen=True)
 class GroupBound(Mechanism):
-    """One mechanism (its spec) on inputs c replace-one steps apart: the weak-triangle group bound of
-    ``pld.group_privacy`` on its certified upper curve (``groups`` the largest c asked, one table for all),
-    one direction (it holds for every ordered pair); lower side the mechanism's own (``_group_bound``)."""
+    """One mechanism (its spec) on inputs c replace-one steps apart: the weak-triangle group bound
+    of ``pld.group_privacy`` on its certified upper curve (``groups`` the largest c asked, one table
+    for all), one direction (it holds for every ordered pair); lower side the mechanism's own
+    (``_group_bound``)."""
 
     name: ClassVar[str] = "group_bound"
     c: int

@@ -1,6 +1,6 @@
-"""The certified curves a plan's profile and its nested mechanisms share (``plan``): the folded Gaussian's side,
-the worst over neighbouring directions, where a curve turns flat, and the realizable lower side of sampling with
-replacement."""
+"""The certified curves a plan's profile and its nested mechanisms share (``plan``): the folded
+Gaussian's side, the worst over neighbouring directions, where a curve turns flat, and the
+realizable lower side of sampling with replacement."""
 
 from __future__ import annotations
 
@@ -20,16 +20,18 @@ from ..sampling.with_replacement_realizable import (
 )
 from .composition_plan import UNIT_ROUNDOFF, CompositionPlan
 
-# A curve within this of its value at the top loss is taken as flat (the grid stops there): a delta error of
-# 1e-18 is below any reported digit, and the conservative top losses would make the grid needlessly long.
+# A curve within this of its value at the top loss is taken as flat (the grid stops there): a delta
+# error of 1e-18 is below any reported digit, and the conservative top losses would make the grid
+# needlessly long.
 FLAT = 1e-18
 
 
 def gaussian_side(r: float, eps: np.ndarray, upper: bool) -> np.ndarray:
-    """delta(eps) of the Gaussian pair of radius r at any real eps, on one certified side (r the radius
-    rounded outward to that side): theta(r, eps) rounded outward (``certified_theta``) at eps >= 0, and
-    below 0 its mirror 1 - e^eps + e^eps theta(r, -eps) (the pair is symmetric), whose round-off (expm1,
-    exp, a product, a sum, each within 2 u on non-negative terms) the factor 1 -+ 16 u covers."""
+    """delta(eps) of the Gaussian pair of radius r at any real eps, on one certified side (r the
+    radius rounded outward to that side): theta(r, eps) rounded outward (``certified_theta``) at eps
+    >= 0, and below 0 its mirror 1 - e^eps + e^eps theta(r, -eps) (the pair is symmetric), whose
+    round-off (expm1, exp, a product, a sum, each within 2 u on non-negative terms) the factor 1 -+
+    16 u covers."""
     eps = np.asarray(eps, dtype=np.float64)
     t = np.asarray((theta_upper if upper else theta_lower)(r, np.abs(eps)), dtype=np.float64)
     below = np.minimum(eps, 0.0)
@@ -52,7 +54,8 @@ def worst(curves: list[Callable[[np.ndarray], np.ndarray]]) -> Callable[[np.ndar
 def flat_from(curve: Callable[[np.ndarray], np.ndarray], top: float) -> float:
     """The first of 4096 points in (0, top] where the non-increasing ``curve`` is within FLAT of its
     value at ``top``: a grid ending there loses at most FLAT of delta (the rest goes to loss
-    +infinity on the upper side); the conservative top losses would make the grid needlessly long."""
+    +infinity on the upper side); the conservative top losses would make the grid needlessly
+    long."""
     x = np.linspace(0.0, top, 4097)[1:]
     values = np.asarray(curve(x), dtype=np.float64)
     return float(x[np.argmax(values <= values[-1] + FLAT)])
@@ -68,9 +71,10 @@ def realizable_lower_sides(
     list[tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray] | None]]
     | None
 ):
-    """The certified lower side of sampling with replacement of ``inner``, per order (remove, add), from
-    a realizable pair (``pld.with_replacement_realizable``; ``mechanisms``: the plan's, by spec), with the upper side of the same curve
-    for the secants (None: the sampled bound's), or None when the bound's own lower side is one.
+    """The certified lower side of sampling with replacement of ``inner``, per order (remove, add),
+    from a realizable pair (``pld.with_replacement_realizable``; ``mechanisms``: the plan's, by
+    spec), with the upper side of the same curve for the secants (None: the sampled bound's), or
+    None when the bound's own lower side is one.
 
     - Each Laplace / discrete Laplace spec of the plan gives the realizable pair of that spec alone,
       sum_c b_c N_c vs N_0: a marginal of the plan's realizable pair (in one sampled batch every
@@ -78,9 +82,11 @@ def realizable_lower_sides(
       composed group-c pairs when the plan has more than this one component; their pointwise maximum
       is taken.  The secants use that pair's own upper side only when it is the whole plan.
     - A plan of input-oblivious specs only (randomized response, the non-private pair): every group
-      pair is the one-record pair, so the bound's lower side, ((1 - eta) Q + eta P, Q), is realizable.
+      pair is the one-record pair, so the bound's lower side, ((1 - eta) Q + eta P, Q), is
+      realizable.
     - Otherwise (nested samples, (eps, delta) pairs, a folded Gaussian beside other specs): no
-      realizable pair is built and the lower side is the trivial (1 - e^eps)_+ (every curve's floor).
+      realizable pair is built and the lower side is the trivial (1 - e^eps)_+ (every curve's
+      floor).
     """
     components = [
         spec for spec, m in mechanisms.items() if isinstance(m, (Laplace, DiscreteLaplace))
@@ -103,8 +109,8 @@ def realizable_lower_sides(
 def _realizable_sides(
     mechanism: Mechanism, weights: np.ndarray, tail: float, h: float
 ) -> list[Sides]:
-    """The realizable with-replacement pair sum_c b_c N_c vs N_0 of one Laplace or discrete Laplace mechanism,
-    per order (``pld.with_replacement_realizable``)."""
+    """The realizable with-replacement pair sum_c b_c N_c vs N_0 of one Laplace or discrete Laplace
+    mechanism, per order (``pld.with_replacement_realizable``)."""
     if isinstance(mechanism, Laplace):
         return laplace_sides(mechanism.scale, weights, tail, h)
     assert isinstance(mechanism, DiscreteLaplace)

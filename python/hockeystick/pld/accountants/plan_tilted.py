@@ -1,23 +1,26 @@
-"""The bracket of a plan of Poisson samples of inner plans (``plan.PoissonGeneric``) at a delta near or below the
-FFT composition's round-off, read under an exponential tilt.
+"""The bracket of a plan of Poisson samples of inner plans (``plan.PoissonGeneric``) at a delta near
+or below the FFT composition's round-off, read under an exponential tilt.
 
-After R rounds the certified composition charges a round-off of the order of u R of the total mass per grid point
-(``compose.fft``, a normwise bound): at R = 100 rounds on the 1e-4 grid about 1.4e-11 on delta near epsilon 1.4, so
-a nested sample's bracket at delta 1e-10 is wide on both sides and at 1e-12 has no finite upper side worth reading.
-The tilted composition (``compose.tilted``: Keich 2005; Wilson & Keich 2016) composes the same discretized rounds,
-each factor's masses scaled by e^{theta k} / M, and carries that charge relative to the Chernoff bound at its tilt,
-so the same certified PMFs are read there tightly.  The factors read are the nested samples' sharp ones
-(``plan.PoissonGeneric.sharp_pld``: built from the inner's curve read under tilts where the inner composition's own
-round-off floors it, ``plan_tilted_curves``), built only when a bracket is wide.  For each neighbouring direction its
-factors' pessimistic PMFs are
-composed under the tilt minimizing the Chernoff epsilon at the round-off model's charge and again at the Chernoff
-exponent of the best upper epsilon found (``refine.tilted_factors.chernoff_tilt`` and ``exponent_tilt``), the
-optimistic PMFs (their lower terms, ``Factor.lower_terms``) under the latter.  Each read is a certified bound of the
-same composition (``compose.tilted``'s module docstring), so the answer is its intersection with the bracket given.
+After R rounds the certified composition charges a round-off of the order of u R of the total mass
+per grid point (``compose.fft``, a normwise bound): at R = 100 rounds on the 1e-4 grid about 1.4e-11
+on delta near epsilon 1.4, so a nested sample's bracket at delta 1e-10 is wide on both sides and at
+1e-12 has no finite upper side worth reading. The tilted composition (``compose.tilted``: Keich
+2005; Wilson & Keich 2016) composes the same discretized rounds, each factor's masses scaled by
+e^{theta k} / M, and carries that charge relative to the Chernoff bound at its tilt, so the same
+certified PMFs are read there tightly.  The factors read are the nested samples' sharp ones
+(``plan.PoissonGeneric.sharp_pld``: built from the inner's curve read under tilts where the inner
+composition's own round-off floors it, ``plan_tilted_curves``), built only when a bracket is wide.
+For each neighbouring direction its factors' pessimistic PMFs are composed under the tilt minimizing
+the Chernoff epsilon at the round-off model's charge and again at the Chernoff exponent of the best
+upper epsilon found (``refine.tilted_factors.chernoff_tilt`` and ``exponent_tilt``), the optimistic
+PMFs (their lower terms, ``Factor.lower_terms``) under the latter.  Each read is a certified bound
+of the same composition (``compose.tilted``'s module docstring), so the answer is its intersection
+with the bracket given.
 
-The add direction of Poisson samples has every loss at most B = sum_m count_m (-log(1 - q_m)) (``plan.
-add_loss_bound``): its upper epsilon is at most B and its delta 0 at eps >= B.  The lower side is the larger of the
-directions' lower reads (delta is the larger of the two directions' curves, so either bounds it from below).
+The add direction of Poisson samples has every loss at most B = sum_m count_m (-log(1 - q_m))
+(``plan. add_loss_bound``): its upper epsilon is at most B and its delta 0 at eps >= B.  The lower
+side is the larger of the directions' lower reads (delta is the larger of the two directions'
+curves, so either bounds it from below).
 """
 
 from __future__ import annotations
@@ -37,13 +40,14 @@ from ..refine.tilted_question import MAX_POINTS
 
 Terms = list[tuple[GridPMF, int]]
 
-# a delta within this factor of the plain composition's round-off charge is read under tilts; above it a wide
-# bracket is the grid's spacing, which the same grid's tilted read does not narrow
+# a delta within this factor of the plain composition's round-off charge is read under tilts; above
+# it a wide bracket is the grid's spacing, which the same grid's tilted read does not narrow
 ROUND_OFF_REACH = 1e4
 
 
 def direction_lower_terms(direction: dict[Factor, int]) -> Terms | None:
-    """The optimistic (PMF, count) terms of one direction, or None where a factor has no optimistic side."""
+    """The optimistic (PMF, count) terms of one direction, or None where a factor has no optimistic
+    side."""
     terms: Terms = []
     for factor, count in direction.items():
         for pmf, c in factor.lower_terms(count):
@@ -55,8 +59,8 @@ def direction_lower_terms(direction: dict[Factor, int]) -> Terms | None:
 
 
 def _composed(terms: Terms, lam: float, pessimistic: bool) -> tilted.TiltedComposition | None:
-    """``terms`` composed under the tilt lam (theta = lam h), or None where the window passes ``MAX_POINTS`` or the
-    tilt overflows a factor's moment (no read there)."""
+    """``terms`` composed under the tilt lam (theta = lam h), or None where the window passes
+    ``MAX_POINTS`` or the tilt overflows a factor's moment (no read there)."""
     try:
         return tilted.compose_tilted(
             terms, lam * terms[0][0].h, pessimistic=pessimistic, max_points=MAX_POINTS
@@ -66,8 +70,8 @@ def _composed(terms: Terms, lam: float, pessimistic: bool) -> tilted.TiltedCompo
 
 
 def _upper_epsilon(ups: Terms, lam: float, delta: float, start: float) -> float:
-    """The certified upper epsilon at ``delta`` of ``ups`` composed under the tilt lam, searched from ``start`` or
-    the window's top (inf where no read)."""
+    """The certified upper epsilon at ``delta`` of ``ups`` composed under the tilt lam, searched
+    from ``start`` or the window's top (inf where no read)."""
     side = _composed(ups, lam, True)
     return math.inf if side is None else tilted.upper_epsilon(side, delta, min(start, side.top))
 
@@ -75,13 +79,15 @@ def _upper_epsilon(ups: Terms, lam: float, delta: float, start: float) -> float:
 def direction_epsilon(
     direction: dict[Factor, int], delta: float, upper: float
 ) -> tuple[float, float]:
-    """The certified (lower, upper) epsilon at ``delta`` of one direction's composition read under the tilts of the
-    module docstring; ``upper`` a certified upper side already known (where the searches start).
+    """The certified (lower, upper) epsilon at ``delta`` of one direction's composition read under
+    the tilts of the module docstring; ``upper`` a certified upper side already known (where the
+    searches start).
 
     Parameters
     ----------
     direction : dict
-        The direction's factors and their counts (``PrivacyLossDistribution.directions``), on one grid.
+        The direction's factors and their counts (``PrivacyLossDistribution.directions``), on one
+        grid.
     delta : float
         The delta asked, in (0, 1).
     upper : float
@@ -113,8 +119,8 @@ def direction_epsilon(
 
 
 def direction_delta(direction: dict[Factor, int], epsilon: float) -> tuple[float, float]:
-    """The certified (lower, upper) delta at ``epsilon`` of one direction's composition, both sides read under the
-    tilt of the Chernoff exponent at ``epsilon`` (0 and 1 where no read).
+    """The certified (lower, upper) delta at ``epsilon`` of one direction's composition, both sides
+    read under the tilt of the Chernoff exponent at ``epsilon`` (0 and 1 where no read).
 
     Parameters
     ----------
@@ -144,8 +150,8 @@ def direction_delta(direction: dict[Factor, int], epsilon: float) -> tuple[float
 
 
 def _wide(method: Quantity, lower: float, upper: float) -> bool:
-    """Whether the bracket is wider than the default tolerance (epsilon: ``question.within_tolerance``; delta:
-    relative ``DEFAULT_RELATIVE_ACCURACY``)."""
+    """Whether the bracket is wider than the default tolerance (epsilon:
+    ``question.within_tolerance``; delta: relative ``DEFAULT_RELATIVE_ACCURACY``)."""
     if method == "epsilon":
         return not bool(within_tolerance(np.array(lower), np.array(upper)))
     return upper > lower * (1.0 + DEFAULT_RELATIVE_ACCURACY)
@@ -160,16 +166,17 @@ def tilted_bracket(
     add_bound: float,
     round_off: float,
 ) -> tuple[float, float]:
-    """(``lower``, ``upper``) of ``method`` at x intersected with the tilted reads of the (remove, add) directions of
-    a plan of Poisson samples (module docstring), where the bracket is wider than the default tolerance and the
-    delta in question (x, or the upper delta) is within ``ROUND_OFF_REACH`` times ``round_off``; as given elsewhere
-    (a bracket wide for its grid's spacing, which no tilt narrows), or for another number of directions than two.
+    """(``lower``, ``upper``) of ``method`` at x intersected with the tilted reads of the (remove,
+    add) directions of a plan of Poisson samples (module docstring), where the bracket is wider than
+    the default tolerance and the delta in question (x, or the upper delta) is within
+    ``ROUND_OFF_REACH`` times ``round_off``; as given elsewhere (a bracket wide for its grid's
+    spacing, which no tilt narrows), or for another number of directions than two.
 
     Parameters
     ----------
     directions : callable
-        Gives the composition's (remove, add) directions (``PrivacyLossDistribution.directions``), called only
-        where the bracket is wide (their factors may be dear to build).
+        Gives the composition's (remove, add) directions (``PrivacyLossDistribution.directions``),
+        called only where the bracket is wide (their factors may be dear to build).
     method : {"epsilon", "delta"}
         epsilon at delta x, or delta at epsilon x.
     x : float
@@ -179,8 +186,8 @@ def tilted_bracket(
     add_bound : float
         The add direction's loss bound B (``plan.add_loss_bound``).
     round_off : float
-        The plain composition's round-off scale: its pessimistic PMFs' largest round-off charge plus mass at
-        +infinity.
+        The plain composition's round-off scale: its pessimistic PMFs' largest round-off charge plus
+        mass at +infinity.
 
     Returns
     -------

@@ -1,25 +1,30 @@
-r"""An inner plan's certified curve read under exponential tilts where its composition's round-off floors it: the
-sharper sides a nested Poisson sample (``plan.PoissonGeneric``) is built from for a read at small delta.
+r"""An inner plan's certified curve read under exponential tilts where its composition's round-off
+floors it: the sharper sides a nested Poisson sample (``plan.PoissonGeneric``) is built from for a
+read at small delta.
 
-The sampling map carries the inner's certified curve H into the sampled one, q H(1 + (e^eps - 1) / q) (``pld.
-sampling.subsampled_pair``), so at small delta the sampled curve is the inner's far tail: ten Poisson-subsampled
-Gaussian steps (z = 1, q_l = 0.1) read on the 1e-4 grid have a plain upper curve floored near 5e-13 by the FFT
-composition's round-off charge (and a lower curve at 0 there), which the outer R rounds carry as q R times that.
-The tilted composition of the same discretized steps (``compose.tilted``) reads that tail with a charge relative to
-the Chernoff bound at its tilt: at inner eps 8 it gives (9.98e-15, 1.05e-14) against the plain (0, 5.5e-13).
+The sampling map carries the inner's certified curve H into the sampled one, q H(1 + (e^eps - 1)
+/ q) (``pld. sampling.subsampled_pair``), so at small delta the sampled curve is the inner's far tail:
+ten Poisson-subsampled Gaussian steps (z = 1, q_l = 0.1) read on the 1e-4 grid have a plain upper
+curve floored near 5e-13 by the FFT composition's round-off charge (and a lower curve at 0 there),
+which the outer R rounds carry as q R times that. The tilted composition of the same discretized
+steps (``compose.tilted``) reads that tail with a charge relative to the Chernoff bound at its tilt:
+at inner eps 8 it gives (9.98e-15, 1.05e-14) against the plain (0, 5.5e-13).
 
-Where the plain upper curve is below ``PLAIN_ABOVE`` (the round-off charge is a few 1e-13: above it the plain read
-is already exact to ~1e-6), the inner direction's curve is read at the points x_i = x_0 + i ``SPACING`` under the tilt
-among ``TILTS`` maximizing lam x_i - K(lam) (the Chernoff exponent, K the factors' summed log-moment), each point
-on each side one certified read of the same composition.  Between the points:
+Where the plain upper curve is below ``PLAIN_ABOVE`` (the round-off charge is a few 1e-13: above it
+the plain read is already exact to ~1e-6), the inner direction's curve is read at the points x_i =
+x_0 + i ``SPACING`` under the tilt among ``TILTS`` maximizing lam x_i - K(lam) (the Chernoff
+exponent, K the factors' summed log-moment), each point on each side one certified read of the same
+composition.  Between the points:
 
-- upper: H(e^x) is convex in g = e^x and non-increasing, so on [g_i, g_{i+1}] it lies below the chord through the
-  upper values U_i, U_{i+1} (convexity), and beyond the last point below U_last; the chord is evaluated in double
-  and raised by ``CHORD_MARGIN`` (relative; its abscissae e^x each within a few ulps, the slope at most lam U);
-- lower: H is non-increasing, so at x <= x_i it is at least the lower value L_i at the first point x_i >= x.
+- upper: H(e^x) is convex in g = e^x and non-increasing, so on [g_i, g_{i+1}] it lies below the
+  chord through the upper values U_i, U_{i+1} (convexity), and beyond the last point below U_last;
+  the chord is evaluated in double and raised by ``CHORD_MARGIN`` (relative; its abscissae e^x each
+  within a few ulps, the slope at most lam U);
+- lower: H is non-increasing, so at x <= x_i it is at least the lower value L_i at the first point
+  x_i >= x.
 
-Each is combined with the plain side (the smaller upper, the larger lower): both are certified, so is each pointwise
-extreme.
+Each is combined with the plain side (the smaller upper, the larger lower): both are certified, so
+is each pointwise extreme.
 """
 
 from __future__ import annotations
@@ -41,8 +46,9 @@ Terms = list[tuple[GridPMF, int]]
 
 # the plain upper curve above this is kept (its round-off charge is far below it)
 PLAIN_ABOVE = 1e-6
-# the spacing of the tilted reads in eps: the chord's excess over a convex curve decaying like e^{-lam x} is about
-# (lam SPACING)^2 / 8 relative (0.2 % at lam = 10); the lower side's step about lam SPACING
+# the spacing of the tilted reads in eps: the chord's excess over a convex curve decaying like
+# e^{-lam x} is about (lam SPACING)^2 / 8 relative (0.2 % at lam = 10); the lower side's step about
+# lam SPACING
 SPACING = 0.01
 # at most this many tilted reads per side (the spacing is widened to keep within it)
 MAX_READS = 2048
@@ -53,15 +59,17 @@ CHORD_MARGIN = 1e-9
 
 
 def _terms(direction: dict[Factor, int], upper: bool) -> Terms | None:
-    """The direction's (PMF, count) terms on one side, None where a factor has no optimistic side."""
+    """The direction's (PMF, count) terms on one side, None where a factor has no optimistic
+    side."""
     if upper:
         return [(f.upper, c) for f, c in direction.items()]
     return direction_lower_terms(direction)
 
 
 def _reads(terms: Terms, xs: np.ndarray, upper: bool) -> np.ndarray:
-    """The certified side at each of ``xs``, each under its Chernoff tilt among ``TILTS`` (1 or 0 where a tilt's
-    composition cannot be read: its window past ``MAX_POINTS``, or its moment overflowing)."""
+    """The certified side at each of ``xs``, each under its Chernoff tilt among ``TILTS`` (1 or 0
+    where a tilt's composition cannot be read: its window past ``MAX_POINTS``, or its moment
+    overflowing)."""
     with np.errstate(over="ignore", invalid="ignore"):
         exponent = TILTS[None, :] * xs[:, None] - summed_log_mgf(terms, TILTS)[None, :]
     choice = np.argmax(np.where(np.isfinite(exponent), exponent, -np.inf), axis=1)
@@ -82,14 +90,16 @@ def _reads(terms: Terms, xs: np.ndarray, upper: bool) -> np.ndarray:
 def tilted_sides(
     direction: dict[Factor, int], plain: tuple[Curve, Curve], top: float
 ) -> tuple[Curve, Curve]:
-    """The (upper, lower) curves of one inner direction: the plain sides ``plain`` combined with the tilted reads of
-    the module docstring on [x_0, ``top``], x_0 the first point of the ``SPACING`` grid where the plain upper is
-    below ``PLAIN_ABOVE``; the plain sides as given where it is nowhere below it.
+    """The (upper, lower) curves of one inner direction: the plain sides ``plain`` combined with the
+    tilted reads of the module docstring on [x_0, ``top``], x_0 the first point of the ``SPACING``
+    grid where the plain upper is below ``PLAIN_ABOVE``; the plain sides as given where it is
+    nowhere below it.
 
     Parameters
     ----------
     direction : dict
-        The inner direction's factors and counts (``PrivacyLossDistribution.directions``), on one grid.
+        The inner direction's factors and counts (``PrivacyLossDistribution.directions``), on one
+        grid.
     plain : tuple of callable
         The direction's plain (upper, lower) curves, certified at any real eps.
     top : float

@@ -1,12 +1,13 @@
-"""The default epsilon (and delta) of a composition plan given neither a grid nor an accuracy, its grid chosen when the
-question is asked (``refine.question``): the accountants that compose before the question comes (the dp_accounting
-and Opacus adapters) answer through it.
+"""The default epsilon (and delta) of a composition plan given neither a grid nor an accuracy, its
+grid chosen when the question is asked (``refine.question``): the accountants that compose before
+the question comes (the dp_accounting and Opacus adapters) answer through it.
 
-Rounds of one Poisson-subsampled Gaussian (the DP-SGD run) are answered by ``SubsampledGaussianPLD``'s default, so a
-run accounted by an adapter and by ``training.DPSGD`` gets the same bracket.  Any other plan is answered on the
-default grid (``plan.default_grid_profile``); where that grid's tails leave the upper side infinite at the delta
-asked, the upper side is the RDP conversion's of the same composition (the caller's, else the plan's own,
-``plan_rdp``), with a warning naming ``accuracy=``.
+Rounds of one Poisson-subsampled Gaussian (the DP-SGD run) are answered by
+``SubsampledGaussianPLD``'s default, so a run accounted by an adapter and by ``training.DPSGD`` gets
+the same bracket.  Any other plan is answered on the default grid (``plan.default_grid_profile``);
+where that grid's tails leave the upper side infinite at the delta asked, the upper side is the RDP
+conversion's of the same composition (the caller's, else the plan's own, ``plan_rdp``), with a
+warning naming ``accuracy=``.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ Run = tuple[float, float, int]
 
 
 def single_subsampled_gaussian(plan: CompositionPlan) -> Run | None:
-    """(sigma, q, rounds) where ``plan`` is rounds of one Poisson-subsampled Gaussian (sigma > 0, 0 < q < 1; its
-    pair is add-or-remove's), else None."""
+    """(sigma, q, rounds) where ``plan`` is rounds of one Poisson-subsampled Gaussian (sigma > 0, 0
+    < q < 1; its pair is add-or-remove's), else None."""
     if plan.non_private or plan.gaussian_r2 != 0.0 or len(plan.counts) != 1:
         return None
     ((spec, count),) = plan.counts.items()
@@ -39,8 +40,8 @@ def single_subsampled_gaussian(plan: CompositionPlan) -> Run | None:
 
 
 def subsampled_gaussian_segments(plan: CompositionPlan) -> list[tilted_factors.Segment] | None:
-    """((noise multiplier, q, 1), rounds) per Poisson-subsampled Gaussian where ``plan`` is rounds of several of them
-    only (sigma > 0, 0 < q < 1), else None."""
+    """((noise multiplier, q, 1), rounds) per Poisson-subsampled Gaussian where ``plan`` is rounds
+    of several of them only (sigma > 0, 0 < q < 1), else None."""
     if plan.non_private or plan.gaussian_r2 != 0.0 or len(plan.counts) < 2:
         return None
     segments = []
@@ -56,8 +57,8 @@ def subsampled_gaussian_segments(plan: CompositionPlan) -> list[tilted_factors.S
 
 
 class QuestionEpsilon:
-    """The default epsilon and delta brackets of a plan (module docstring), the accountant of its last single run
-    kept."""
+    """The default epsilon and delta brackets of a plan (module docstring), the accountant of its
+    last single run kept."""
 
     def __init__(self) -> None:
         self._run: tuple[Run, SubsampledGaussianPLD] | None = None
@@ -79,11 +80,12 @@ class QuestionEpsilon:
         epsilon: float,
         add_or_remove: bool = False,
     ) -> tuple[float, float]:
-        """Certified (lower, upper) on delta at ``epsilon`` of ``plan``: of ``run`` (as ``epsilon``'s) on
-        ``SubsampledGaussianPLD``'s default (its delta read finer than the peers' default grid), or of ``profile()``
-        (the plan on the default grid), which under ``add_or_remove`` for a plan of several Poisson-subsampled
-        Gaussians is intersected with the tilted composition's reads (``refine.tilted_factors_delta``): on the
-        peers' own grid a certified upper delta is their uncharged estimate plus the round-off charges."""
+        """Certified (lower, upper) on delta at ``epsilon`` of ``plan``: of ``run`` (as
+        ``epsilon``'s) on ``SubsampledGaussianPLD``'s default (its delta read finer than the peers'
+        default grid), or of ``profile()`` (the plan on the default grid), which under
+        ``add_or_remove`` for a plan of several Poisson-subsampled Gaussians is intersected with the
+        tilted composition's reads (``refine.tilted_factors_delta``): on the peers' own grid a
+        certified upper delta is their uncharged estimate plus the round-off charges."""
         if run is not None:
             lower, upper = cast(
                 "tuple[float, float]", self._accountant(run).delta(epsilon, bound="both")
@@ -106,15 +108,18 @@ class QuestionEpsilon:
         rdp: Callable[[], float] | None = None,
         add_or_remove: bool = False,
     ) -> tuple[float, float]:
-        """Certified (lower, upper) on epsilon at ``delta`` of ``plan``: of ``run`` (``single_subsampled_gaussian``
-        where the caller's relation is add-or-remove, else None) on ``SubsampledGaussianPLD``'s default, or of
-        ``profile()`` (the plan on the default grid), whose upper side, where its tails leave it infinite, is
-        ``rdp()`` where that is finite (the same composition's RDP conversion, where the caller has one; rounded up
-        by ``RDP_MARGIN``), else (under ``add_or_remove``) ``plan_rdp.plan_rdp_epsilon`` of the plan where that is
-        finite, with a warning naming ``accuracy=``; a finite upper side of a bracket wider than the default
-        tolerance is lowered to the plan's RDP side where smaller (``plan_rdp.rdp_lowered_upper``, add-or-remove).  Under ``add_or_remove`` a plan of several
-        Poisson-subsampled Gaussians has its bracket intersected with the tilted composition's (``refine.tilted_factors``:
-        on coarser grids where wide, on half the peers' default grid where not exact)."""
+        """Certified (lower, upper) on epsilon at ``delta`` of ``plan``: of ``run``
+        (``single_subsampled_gaussian`` where the caller's relation is add-or-remove, else None) on
+        ``SubsampledGaussianPLD``'s default, or of ``profile()`` (the plan on the default grid),
+        whose upper side, where its tails leave it infinite, is ``rdp()`` where that is finite (the
+        same composition's RDP conversion, where the caller has one; rounded up by ``RDP_MARGIN``),
+        else (under ``add_or_remove``) ``plan_rdp.plan_rdp_epsilon`` of the plan where that is
+        finite, with a warning naming ``accuracy=``; a finite upper side of a bracket wider than the
+        default tolerance is lowered to the plan's RDP side where smaller
+        (``plan_rdp.rdp_lowered_upper``, add-or-remove).  Under ``add_or_remove`` a plan of several
+        Poisson-subsampled Gaussians has its bracket intersected with the tilted composition's
+        (``refine.tilted_factors``: on coarser grids where wide, on half the peers' default grid
+        where not exact)."""
         if run is not None:
             lower, upper = cast(
                 "tuple[float, float]", self._accountant(run).epsilon(delta, bound="both")
@@ -130,8 +135,9 @@ class QuestionEpsilon:
             return lower, rdp_lowered_upper(
                 plan, "epsilon", delta, lower, upper
             ) if add_or_remove else upper
-        # the grid's tails put more than delta at +infinity: the RDP conversion's side where finite, and a warning;
-        # where the caller has none (a nested Poisson sample no RDP accountant takes), the plan's own (``plan_rdp``)
+        # the grid's tails put more than delta at +infinity: the RDP conversion's side where finite,
+        # and a warning; where the caller has none (a nested Poisson sample no RDP accountant
+        # takes), the plan's own (``plan_rdp``)
         renyi = math.inf if rdp is None else rdp()
         if not math.isfinite(renyi) and add_or_remove:
             renyi = plan_rdp_epsilon(plan, delta)

@@ -1,6 +1,7 @@
 """Heterogeneous training runs as a list of stages, composed through one ``PLDAccountant``.
 
-A stage is a mapping ``{"mechanism": NAME, "rounds": T, <the mechanism's parameters>}``, e.g. the TOML
+A stage is a mapping ``{"mechanism": NAME, "rounds": T, <the mechanism's parameters>}``, e.g. the
+TOML
 
     [[stage]]
     mechanism = "subsampled_gaussian"
@@ -12,21 +13,21 @@ A stage is a mapping ``{"mechanism": NAME, "rounds": T, <the mechanism's paramet
     mechanism = "laplace"
     scale = 2.0
 
-Each stage's PLD (the constructor registered under that name, ``mechanisms.registry``, on the accountant's grid) is
-self-composed ``rounds`` times (default 1) and composed with the others; the result is the
-accountant, whose ``delta`` / ``epsilon`` give certified upper and lower bounds (``bound="both"``)
-on the privacy profile of the whole run, every round released (composition of PLDs: Koskela,
-Jalko, Honkela 2020; certified sides: Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022,
-"Connect the dots", as ``pld/compose/fft.py`` documents).
+Each stage's PLD (the constructor registered under that name, ``mechanisms.registry``, on the
+accountant's grid) is self-composed ``rounds`` times (default 1) and composed with the others; the
+result is the accountant, whose ``delta`` / ``epsilon`` give certified upper and lower bounds
+(``bound="both"``) on the privacy profile of the whole run, every round released (composition of
+PLDs: Koskela, Jalko, Honkela 2020; certified sides: Doroshenko, Ghazi, Kamath, Kumar, Manurangsi
+2022, "Connect the dots", as ``pld/compose/fft.py`` documents).
 
 Each mechanism's analysis holds for one neighbouring relation: the Poisson-subsampled mechanisms
 add/remove one record, the fixed-size batches replace-one, randomized response the ``relation`` it
 is given (replace-one by default, or replace-special).  The run is certified under the relations
-every stage bounds in one step (``neighbouring.run_relations``: add/remove stages bound replace-special
-runs too, nothing else crosses; docs/neighbouring-relations.md); stages with no such relation in common
-are refused.  The plain mechanisms (gaussian, laplace, discrete_laplace) hold for whichever relation
-their ``sensitivity`` was computed for.  ``sampling_probability`` (dp_accounting's name) is read as
-``sampling_rate``.
+every stage bounds in one step (``neighbouring.run_relations``: add/remove stages bound
+replace-special runs too, nothing else crosses; docs/neighbouring-relations.md); stages with no such
+relation in common are refused.  The plain mechanisms (gaussian, laplace, discrete_laplace) hold for
+whichever relation their ``sensitivity`` was computed for.  ``sampling_probability``
+(dp_accounting's name) is read as ``sampling_rate``.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ STAGE_ALIASES = {"sampling_probability": "sampling_rate"}
 
 @dataclass(frozen=True)
 class ParsedStage:
-    """One ``[[stage]]`` table read: the registered mechanism, its parameters, and how many rounds run.
+    """One ``[[stage]]`` table read: the registered mechanism, its parameters, and how many rounds
+    run.
 
     Parameters
     ----------
@@ -75,7 +77,8 @@ def parse_stage(
 ) -> ParsedStage:
     """One ``[[stage]]`` table checked by name against its mechanism's registered constructor.
 
-    The one reading of a stage: ``compose_stages`` and the ledger's ``Round.from_stage`` both call it.
+    The one reading of a stage: ``compose_stages`` and the ledger's ``Round.from_stage`` both call
+    it.
 
     Parameters
     ----------
@@ -84,10 +87,11 @@ def parse_stage(
     where : str, optional
         How messages name the stage (default ``"stage 1"``).
     aliases : mapping, optional
-        Other words read as the constructor's (default ``sampling_probability`` as ``sampling_rate``).
+        Other words read as the constructor's (default ``sampling_probability`` as
+        ``sampling_rate``).
     admit : callable, optional
-        Called with the mechanism's name before it is looked up; a door that takes some mechanisms only
-        raises its own ValueError there.
+        Called with the mechanism's name before it is looked up; a door that takes some mechanisms
+        only raises its own ValueError there.
 
     Returns
     -------
@@ -97,8 +101,9 @@ def parse_stage(
     Raises
     ------
     ValueError
-        Naming ``where`` and the key: a stage that is not a table, an unknown mechanism (with the closest
-        name), rounds not an integer >= 1, an unknown parameter (with the closest) or a missing one.
+        Naming ``where`` and the key: a stage that is not a table, an unknown mechanism (with the
+        closest name), rounds not an integer >= 1, an unknown parameter (with the closest) or a
+        missing one.
     """
     if not isinstance(stage, Mapping):
         raise ValueError(f"{where} must be a table of name = value, got {stage!r}")
@@ -147,9 +152,9 @@ def compose_stages(
     Raises
     ------
     ValueError
-        Naming the stage (1-based) and the key for an unknown mechanism or parameter (with the closest
-        name), a missing parameter, a value the mechanism refuses, or stages whose analyses bound no
-        neighbouring relation in common.
+        Naming the stage (1-based) and the key for an unknown mechanism or parameter (with the
+        closest name), a missing parameter, a value the mechanism refuses, or stages whose analyses
+        bound no neighbouring relation in common.
     """
     parsed = _parse_all(stages)
     _common_relations(parsed)
@@ -204,8 +209,8 @@ def _analysed_under(number: int, one: ParsedStage) -> str | None:
 
 
 def _common_relations(parsed: Sequence[ParsedStage]) -> tuple[str, ...]:
-    """``run_relations`` of the stages, or ValueError naming the first stage that leaves none in common
-    with those before it and an earlier stage it shares none with."""
+    """``run_relations`` of the stages, or ValueError naming the first stage that leaves none in
+    common with those before it and an earlier stage it shares none with."""
     analysed = [_analysed_under(number, one) for number, one in enumerate(parsed, start=1)]
     for j in range(len(analysed)):
         if run_relations(analysed[: j + 1]):

@@ -78,21 +78,23 @@ class PLDAccountant:
     Parameters
     ----------
     value_discretization_interval : float, optional
-        Spacing h of the privacy-loss grid every round is discretized on, 0 < h <= 100 (default 1e-4);
-        smaller is tighter and slower.
+        Spacing h of the privacy-loss grid every round is discretized on, 0 < h <= 100 (default
+        1e-4); smaller is tighter and slower.
     tail : float, optional
-        Probability mass of each round's loss cut from a continuous mechanism's tails (sent to +infinity
-        on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default 1e-15).  Rounds of subsampled Gaussians
-        (``compose_subsampled_gaussian``, or PLDs of ``pld.subsampled_gaussian``) are read per question
-        (pld/question: the grid, tail and tilt chosen from the delta or epsilon asked, intersected with this
-        grid's bracket), so the answer is ``SubsampledGaussianPLD``'s default for one kind of round; no
-        ``value_discretization_interval`` given and one kind of round, ``epsilon`` is that default alone, at the
-        tail given if one is.
+        Probability mass of each round's loss cut from a continuous mechanism's tails (sent to
+        +infinity on the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3 (default
+        1e-15).  Rounds of subsampled Gaussians (``compose_subsampled_gaussian``, or PLDs of
+        ``pld.subsampled_gaussian``) are read per question (pld/question: the grid, tail and tilt
+        chosen from the delta or epsilon asked, intersected with this grid's bracket), so the answer
+        is ``SubsampledGaussianPLD``'s default for one kind of round; no
+        ``value_discretization_interval`` given and one kind of round, ``epsilon`` is that default
+        alone, at the tail given if one is.
 
     Raises
     ------
     ValueError
-        If ``value_discretization_interval`` is outside (0, 100], or ``tail`` is outside [1e-300, 1e-3).
+        If ``value_discretization_interval`` is outside (0, 100], or ``tail`` is outside [1e-300,
+        1e-3).
     ParameterTypeError
         If ``value_discretization_interval`` or ``tail`` is a string, a boolean or an array.
 
@@ -102,13 +104,13 @@ class PLDAccountant:
 
     Notes
     -----
-    Before any round, nothing has been released: ``delta`` and ``epsilon`` return 0 (as dp_accounting's
-    and Opacus's accountants answer).
+    Before any round, nothing has been released: ``delta`` and ``epsilon`` return 0 (as
+    dp_accounting's and Opacus's accountants answer).
 
     References
     ----------
-    Zhu, Dong & Wang 2022 (dominating pairs of the Poisson-subsampled Gaussian, adaptive composition);
-    Doroshenko et al. 2022 (the discretization).
+    Zhu, Dong & Wang 2022 (dominating pairs of the Poisson-subsampled Gaussian, adaptive
+    composition); Doroshenko et al. 2022 (the discretization).
 
     Examples
     --------
@@ -123,8 +125,9 @@ class PLDAccountant:
     def __init__(
         self, value_discretization_interval: float | None = None, tail: float | None = None
     ):
-        # no grid given: rounds of one subsampled Gaussian are answered by SubsampledGaussianPLD's default, its grid
-        # chosen when the delta is asked (refine.question), at the tail given if one is
+        # no grid given: rounds of one subsampled Gaussian are answered by SubsampledGaussianPLD's
+        # default, its grid chosen when the delta is asked (refine.question), at the tail given if
+        # one is
         self._from_question = value_discretization_interval is None
         self._tail_given = tail is not None
         self.value_discretization_interval = checked_interval(
@@ -134,7 +137,8 @@ class PLDAccountant:
         )
         self.tail = DEFAULT_TAIL if tail is None else checked_tail(tail)
         self._pld: PrivacyLossDistribution | None = None
-        # the rounds composed so far, in order: (one round's PLD, rounds), for the curves along the run
+        # the rounds composed so far, in order: (one round's PLD, rounds), for the curves along the
+        # run
         self._segments: list[tuple[PrivacyLossDistribution, int]] = []
         self._cache: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
 
@@ -166,10 +170,11 @@ class PLDAccountant:
     ) -> PLDAccountant:
         """Add ``rounds`` rounds of the Poisson-subsampled Gaussian (rate 1: plain Gaussian).
 
-        The one-round PLD comes from the process's round cache (``pld.refine.round_cache``) when an earlier
-        accountant built it on the same grid and tail: a ledger's checkpoints, each a new accountant over the
-        same distinct rounds, discretize each round once."""
-        # each one number (refusals name the value as given); their ranges are checked where they are discretized
+        The one-round PLD comes from the process's round cache (``pld.refine.round_cache``) when an
+        earlier accountant built it on the same grid and tail: a ledger's checkpoints, each a new
+        accountant over the same distinct rounds, discretize each round once."""
+        # each one number (refusals name the value as given); their ranges are checked where they
+        # are discretized
         key = (
             _validation.single(sigma, "sigma"),
             _validation.single(sampling_rate, "sampling_rate"),
@@ -182,8 +187,9 @@ class PLDAccountant:
         return self.compose(self._cache[key], rounds)
 
     def _one_subsampled_gaussian(self) -> tuple[tuple[float, float, float], int] | None:
-        """((sigma, q, sensitivity), rounds) where every round composed so far is that one subsampled Gaussian
-        (each segment one of ``compose_subsampled_gaussian``'s cached PLDs), else None."""
+        """((sigma, q, sensitivity), rounds) where every round composed so far is that one
+        subsampled Gaussian (each segment one of ``compose_subsampled_gaussian``'s cached PLDs),
+        else None."""
         keys = {id(pld): key for key, pld in self._cache.items()}
         found = {keys.get(id(pld)) for pld, _ in self._segments}
         key = found.pop() if len(found) == 1 else None
@@ -197,12 +203,14 @@ class PLDAccountant:
         ----------
         epsilon : array_like
             Epsilon >= 0 (``inf`` allowed) before any round; after it, any real but NaN, as
-            ``PrivacyLossDistribution.delta`` takes it (a negative epsilon's delta is the profile's there).
+            ``PrivacyLossDistribution.delta`` takes it (a negative epsilon's delta is the profile's
+            there).
 
         Returns
         -------
         float, numpy.ndarray or tuple
-            Before any round, nothing has been released: 0 (as dp_accounting's and Opacus's accountants answer).
+            Before any round, nothing has been released: 0 (as dp_accounting's and Opacus's
+            accountants answer).
         """
         if self._pld is None:
             eps = epsilon_values(epsilon)
@@ -213,13 +221,14 @@ class PLDAccountant:
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
         """Certified bound on epsilon(delta) of every round composed so far.
 
-        The upper side is the smallest epsilon >= 0 whose certified upper delta is at most ``delta``.
+        The upper side is the smallest epsilon >= 0 whose certified upper delta is at most
+        ``delta``.
 
         Returns
         -------
         float, numpy.ndarray or tuple
-            The upper side is ``inf`` where ``delta`` is below the mass the upper side puts at infinite loss.
-            Before any round: 0.
+            The upper side is ``inf`` where ``delta`` is below the mass the upper side puts at
+            infinite loss. Before any round: 0.
         """
         run = self._one_subsampled_gaussian() if self._from_question else None
         if run is not None:
@@ -239,10 +248,11 @@ class PLDAccountant:
     def epsilon_curve(
         self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
     ) -> along_run.CurveAlongRun:
-        """The certified bracket of epsilon at ``delta`` after every ``every``-th round composed so far (and the
-        last), or after each of ``steps`` (strictly increasing, at most the rounds so far); every round by
-        default.  Each point is ``epsilon(delta, bound="both")`` of an accountant given the same rounds up to
-        that checkpoint, all checkpoints composed in shared batches (``along_run.prefix_curve``)."""
+        """The certified bracket of epsilon at ``delta`` after every ``every``-th round composed so
+        far (and the last), or after each of ``steps`` (strictly increasing, at most the rounds so
+        far); every round by default.  Each point is ``epsilon(delta, bound="both")`` of an
+        accountant given the same rounds up to that checkpoint, all checkpoints composed in shared
+        batches (``along_run.prefix_curve``)."""
         return along_run.prefix_curve(
             self._segments, "epsilon", delta, self._checkpoints(every, steps)
         )
@@ -250,7 +260,8 @@ class PLDAccountant:
     def delta_curve(
         self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
     ) -> along_run.CurveAlongRun:
-        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
+        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each
+        checkpoint."""
         return along_run.prefix_curve(
             self._segments, "delta", epsilon, self._checkpoints(every, steps)
         )
@@ -264,19 +275,20 @@ class PLDAccountant:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class SubsampledGaussianPLD(along_run.RoundsCurves):
-    r"""Certified epsilon and delta of T rounds of the Poisson-subsampled Gaussian, every round released.
+    r"""Certified epsilon and delta of T rounds of the Poisson-subsampled Gaussian, every round
+    released.
 
-    Each round includes each record independently with probability ``sampling_rate`` = q and releases
-    the sum of the included contributions (each of norm at most ``sensitivity`` = Delta) plus
-    N(0, sigma^2 I); neighbours add or remove one record. One round's dominating pair is
+    Each round includes each record independently with probability ``sampling_rate`` = q and
+    releases the sum of the included contributions (each of norm at most ``sensitivity`` = Delta)
+    plus N(0, sigma^2 I); neighbours add or remove one record. One round's dominating pair is
 
     .. math::
 
         P = (1 - q)\, N(0, \sigma^2) + q\, N(\Delta, \sigma^2) \quad\text{vs}\quad Q = N(0, \sigma^2)
 
-    (remove; add: the pair swapped), and delta(epsilon) is the larger, over the two directions, of the
-    T-fold composition of its discretized PLD, both sides certified. With ``sampling_rate == 1`` the
-    rounds are Gaussian and compose exactly,
+    (remove; add: the pair swapped), and delta(epsilon) is the larger, over the two directions, of
+    the T-fold composition of its discretized PLD, both sides certified. With ``sampling_rate == 1``
+    the rounds are Gaussian and compose exactly,
 
     .. math::
 
@@ -297,49 +309,52 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         Norm bound Delta of one record's contribution, > 0 (default 1); broadcasts.
     value_discretization_interval : float, optional
         A fixed spacing h of the privacy-loss grid, 0 < h <= 100 (1e-4, dp_accounting's, for
-        dp_accounting's numbers); not with ``accuracy``.  Default (neither it nor ``accuracy`` given):
-        ``.delta`` reads the 1e-4 grid; ``.epsilon`` chooses the grid from the question
-        (``refine.question``): the 1e-4 grid where it fits the delta, rounds and sampling rate asked and its
-        bracket is within max(1e-3, 0.025 % epsilon), else a refinement to that width, with the ``tail``
-        given or else a tail of at most 1e-3 delta over the rounds; a bracket left wider than
-        max(1e-2, 1e-2 epsilon) warns (``AccuracyNotMetWarning``, naming ``accuracy=``), and there, where no
-        ``tail`` was given, the upper side is at most the RDP conversion's.
+        dp_accounting's numbers); not with ``accuracy``.  Default (neither it nor ``accuracy``
+        given): ``.delta`` reads the 1e-4 grid; ``.epsilon`` chooses the grid from the question
+        (``refine.question``): the 1e-4 grid where it fits the delta, rounds and sampling rate asked
+        and its bracket is within max(1e-3, 0.025 % epsilon), else a refinement to that width, with
+        the ``tail`` given or else a tail of at most 1e-3 delta over the rounds; a bracket left
+        wider than max(1e-2, 1e-2 epsilon) warns (``AccuracyNotMetWarning``, naming ``accuracy=``),
+        and there, where no ``tail`` was given, the upper side is at most the RDP conversion's.
     accuracy : float, optional
-        Instead of a fixed grid: the bracket width asked for, > 0. Each distinct point's grid is then
-        refined (``refine.points``) until its certified bracket is no wider than the tolerance at every
-        argument, or no grid within reach narrows it further (``.epsilon`` then sets ``unmet`` and
-        warns once with an ``AccuracyNotMetWarning``). The bounds are certified either way.
+        Instead of a fixed grid: the bracket width asked for, > 0. Each distinct point's grid is
+        then refined (``refine.points``) until its certified bracket is no wider than the tolerance
+        at every argument, or no grid within reach narrows it further (``.epsilon`` then sets
+        ``unmet`` and warns once with an ``AccuracyNotMetWarning``). The bounds are certified either
+        way.
     tail : float, optional
-        Probability mass of each round's loss cut from the Gaussian's tails (sent to +infinity on the
-        upper side, dropped on the lower side), 1e-300 <= tail < 1e-3, used as given by every
-        discretization (default 1e-15, or by the question as ``value_discretization_interval`` says).
+        Probability mass of each round's loss cut from the Gaussian's tails (sent to +infinity on
+        the upper side, dropped on the lower side), 1e-300 <= tail < 1e-3, used as given by every
+        discretization (default 1e-15, or by the question as ``value_discretization_interval``
+        says).
     delta_accuracy : {"relative", "epsilon"}, optional
-        What ``accuracy`` means for ``.delta``: the bracket's width relative to
-        max(upper, ``DELTA_FLOOR`` = 1e-9) (default), or the width of the epsilon bracket the delta
-        bracket implies (an argument is also done once its upper delta is below ``DELTA_FLOOR`` or its
-        lower delta at least ``DELTA_CEILING`` = 1 - 1e-9).
+        What ``accuracy`` means for ``.delta``: the bracket's width relative to max(upper,
+        ``DELTA_FLOOR`` = 1e-9) (default), or the width of the epsilon bracket the delta bracket
+        implies (an argument is also done once its upper delta is below ``DELTA_FLOOR`` or its lower
+        delta at least ``DELTA_CEILING`` = 1 - 1e-9).
     relative_accuracy : float, optional
-        For ``.epsilon`` with ``accuracy``: the tolerance is max(accuracy, relative_accuracy * epsilon),
-        >= 0 (default 0: ``accuracy`` absolute).
+        For ``.epsilon`` with ``accuracy``: the tolerance is max(accuracy, relative_accuracy *
+        epsilon), >= 0 (default 0: ``accuracy`` absolute).
     workers : int or callable, optional
         Threads evaluating disjoint blocks of points at once (a block: the points sharing sigma,
         sampling_rate and sensitivity). None (default): every core this process may use, at most
-        ``OMP_NUM_THREADS`` where that is set; -1 every core, -2 all but one; 1 one thread. A map-like
-        callable (``pool.map`` of a ProcessPoolExecutor or a ``multiprocessing.Pool``,
-        ``client.get_executor().map`` of a Dask client) evaluates the blocks in the pool's processes.
-        The values are the same bit for bit for any ``workers``.
+        ``OMP_NUM_THREADS`` where that is set; -1 every core, -2 all but one; 1 one thread. A
+        map-like callable (``pool.map`` of a ProcessPoolExecutor or a ``multiprocessing.Pool``,
+        ``client.get_executor().map`` of a Dask client) evaluates the blocks in the pool's
+        processes. The values are the same bit for bit for any ``workers``.
 
     Raises
     ------
     ValueError
         If ``sigma`` or ``sensitivity`` is not finite and > 0, ``sampling_rate`` is outside (0, 1],
         ``rounds`` is not an integer in [1, 2**53], both ``value_discretization_interval`` and
-        ``accuracy`` are given, ``accuracy`` is not > 0, ``value_discretization_interval`` is outside
-        (0, 100], ``tail`` is outside [1e-300, 1e-3), ``delta_accuracy`` is neither "relative" nor
-        "epsilon", ``relative_accuracy`` is negative or is given without ``accuracy``, or ``workers`` is 0.
+        ``accuracy`` are given, ``accuracy`` is not > 0, ``value_discretization_interval`` is
+        outside (0, 100], ``tail`` is outside [1e-300, 1e-3), ``delta_accuracy`` is neither
+        "relative" nor "epsilon", ``relative_accuracy`` is negative or is given without
+        ``accuracy``, or ``workers`` is 0.
     ParameterTypeError
-        If a parameter is a string, a boolean or None (but the optional ones' None), or ``workers`` is
-        neither an integer, None nor a callable (a pool rather than its map included).
+        If a parameter is a string, a boolean or None (but the optional ones' None), or ``workers``
+        is neither an integer, None nor a callable (a pool rather than its map included).
 
     See Also
     --------
@@ -348,9 +363,9 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
 
     Notes
     -----
-    Parameters broadcast with each other and with the argument of ``delta`` and ``epsilon``; one PLD is
-    built per distinct (sigma, sampling_rate, rounds, sensitivity), ``BATCH`` points per parallel C++
-    call.
+    Parameters broadcast with each other and with the argument of ``delta`` and ``epsilon``; one PLD
+    is built per distinct (sigma, sampling_rate, rounds, sensitivity), ``BATCH`` points per parallel
+    C++ call.
 
     References
     ----------
@@ -375,7 +390,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
     BATCH = constants.BATCH
     BUDGET = constants.BUDGET
 
-    # calibrate()'s start (the central-limit estimate), its coarser grids first, its directions one at a time
+    # calibrate()'s start (the central-limit estimate), its coarser grids first, its directions one
+    # at a time
     calibration_start = staticmethod(calibration_start)
     calibration_grids = staticmethod(calibration_grids)
     calibration_directions = staticmethod(calibration_directions)
@@ -417,8 +433,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             if value_discretization_interval is None
             else value_discretization_interval
         )
-        # neither a grid nor an accuracy given: ``.epsilon`` takes them from the question (refine.question), and the
-        # tail too unless one is given
+        # neither a grid nor an accuracy given: ``.epsilon`` takes them from the question
+        # (refine.question), and the tail too unless one is given
         self._from_question = value_discretization_interval is None and accuracy is None
         self._tail_given = tail is not None
         self.tail = DEFAULT_TAIL if tail is None else checked_tail(tail)
@@ -442,7 +458,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         self._map = workers if callable(workers) else None
         self.workers = 1 if self._map is not None else _validation.workers(workers)
         self._plds: dict[PLDKey, PrivacyLossDistribution] = {}
-        # the last ``.epsilon`` call's flags with ``accuracy``: True where its bracket is wider than ``accuracy``
+        # the last ``.epsilon`` call's flags with ``accuracy``: True where its bracket is wider than
+        # ``accuracy``
         self.unmet: np.ndarray | None = None
         # delta near 1: the affinity tables and complement factors this accountant keeps
         self._near_one = NearOne()
@@ -456,19 +473,20 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         threads: int = 0,
         blocks: bool = False,
     ) -> None:
-        """Discretizes every point not in ``store`` at grid h in one C++ call (``threads`` OpenMP threads
-        over the points, 0: all cores) and puts its PLD there.
+        """Discretizes every point not in ``store`` at grid h in one C++ call (``threads`` OpenMP
+        threads over the points, 0: all cores) and puts its PLD there.
 
-        ``optimistic=False`` (an upper bound is all that is asked) skips the optimistic PMFs;
-        such PLDs are kept under their own key, so a later lower bound rebuilds them.
-        ``blocks``: where q < h (``two_resolution.applies``), the lower side is composed from blocks of
-        rounds built on a grid finer than q and merged onto h (``two_resolution``): on the fixed grid a
-        user picked, it is within ~1 % of the fine-grid delta where the one-round lower side is 0
-        (sigma 0.5, q 1e-4, 10^4 rounds, eps 1, h = 1e-3: 1.778e-5 against 0, truth 1.781e-5), at the cost
-        of composing on the fine grid; where the fine grid's one-round PMF would pass
+        ``optimistic=False`` (an upper bound is all that is asked) skips the optimistic PMFs; such
+        PLDs are kept under their own key, so a later lower bound rebuilds them. ``blocks``: where q
+        < h (``two_resolution.applies``), the lower side is composed from blocks of rounds built on
+        a grid finer than q and merged onto h (``two_resolution``): on the fixed grid a user picked,
+        it is within ~1 % of the fine-grid delta where the one-round lower side is 0 (sigma 0.5, q
+        1e-4, 10^4 rounds, eps 1, h = 1e-3: 1.778e-5 against 0, truth 1.781e-5), at the cost of
+        composing on the fine grid; where the fine grid's one-round PMF would pass
         ``two_resolution.FINE_CELLS`` (small sigma reaches far in loss) the one-round lower side is
-        kept.  The ``accuracy=`` refinement does not ask for it: its grids are driven by the upper side
-        and by the round-off charges (direct bins), so the blocks would cost more for the same points met.
+        kept.  The ``accuracy=`` refinement does not ask for it: its grids are driven by the upper
+        side and by the round-off charges (direct bins), so the blocks would cost more for the same
+        points met.
         """
         missing = [p for p in points if (*p, h, optimistic) not in store]
         if not missing:
@@ -478,7 +496,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         # Kept between calls (round_cache): calibrating the rounds discretizes each pair once.
         pairs = list(dict.fromkeys((p[0], p[1], p[3]) for p in missing))
         dists = dict(zip(pairs, round_cache.discretized(pairs, h, self.tail, optimistic, threads)))
-        # q < h: the lower side from blocks of rounds composed on a grid finer than q (two_resolution)
+        # q < h: the lower side from blocks of rounds composed on a grid finer than q
+        # (two_resolution)
         for pair in pairs if optimistic and blocks else ():
             cells = max(
                 factor.upper.p.size for direction in dists[pair].directions for factor in direction
@@ -499,10 +518,11 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         threads: int,
         keep: bool,
     ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
-        """The (lower, upper) of each point of a unit at its arguments ``xs`` (only the sides ``bound`` asks
-        for are meaningful), and, if ``keep``, the PLDs it composed (fixed grid only; with ``accuracy``
-        each refinement step drops its own; only the last unit keeps them, so that units finished
-        ahead of their turn hold no PLDs).  Reads shared state only, so units run in parallel threads."""
+        """The (lower, upper) of each point of a unit at its arguments ``xs`` (only the sides
+        ``bound`` asks for are meaningful), and, if ``keep``, the PLDs it composed (fixed grid only;
+        with ``accuracy`` each refinement step drops its own; only the last unit keeps them, so that
+        units finished ahead of their turn hold no PLDs).  Reads shared state only, so units run in
+        parallel threads."""
         if self.accuracy is not None:
             refinement = Refinement(
                 self.accuracy,
@@ -535,9 +555,10 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         keep: bool,
         add_uppers: list[np.ndarray | None] | None = None,
     ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]:
-        """``_unit_brackets`` on the fixed grid ``value_discretization_interval``; with ``bound="both"`` and a list
-        ``add_uppers``, each point's certified upper side of the add direction alone appended to it (None where the
-        PLD has one direction), read from the same compositions as the bracket."""
+        """``_unit_brackets`` on the fixed grid ``value_discretization_interval``; with
+        ``bound="both"`` and a list ``add_uppers``, each point's certified upper side of the add
+        direction alone appended to it (None where the PLD has one direction), read from the same
+        compositions as the bracket."""
         h, optimistic = self.value_discretization_interval, bound != "upper"
         wanted = set(pts)
         store = {k: v for k, v in self._plds.items() if k[:4] in wanted}
@@ -614,9 +635,10 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
         bound: Bound,
         method: Quantity,
     ) -> None:
-        """The brackets of the ``pending`` points (each with the flat positions asking for it) into ``flat_lo`` and
-        ``flat_up``, unit by unit (``work_units``: the points sharing a discretization), in this accountant's
-        threads or its caller's pool; the last unit's PLDs are kept."""
+        """The brackets of the ``pending`` points (each with the flat positions asking for it) into
+        ``flat_lo`` and ``flat_up``, unit by unit (``work_units``: the points sharing a
+        discretization), in this accountant's threads or its caller's pool; the last unit's PLDs are
+        kept."""
         units = work_units(
             pending,
             lambda point: (
@@ -629,8 +651,8 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
             constants.CURVE_BUDGET if self._along_run and self.accuracy is None else None,
         )
         # Several units at once: one thread each, their C++ calls single-threaded (the C++ loops and
-        # scipy.fft release the GIL); one at a time: its calls use the threads instead, unless it is one small point
-        # (``one_thread``).
+        # scipy.fft release the GIL); one at a time: its calls use the threads instead, unless it is
+        # one small point (``one_thread``).
         pool = min(self.workers, len(units))
         threads = 1 if pool > 1 or _one_thread(self, pending) else self.workers
 
@@ -675,13 +697,15 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
-        """Certified bound on epsilon(delta), the smallest epsilon >= 0 with delta(epsilon) <= delta.
+        """Certified bound on epsilon(delta), the smallest epsilon >= 0 with delta(epsilon) <=
+        delta.
 
         Returns
         -------
         float, numpy.ndarray or tuple
-            The upper side is ``inf`` where ``delta`` is below the mass the upper side puts at infinite loss.
-            With ``accuracy``, ``unmet`` then flags the brackets left wider than the tolerance.
+            The upper side is ``inf`` where ``delta`` is below the mass the upper side puts at
+            infinite loss. With ``accuracy``, ``unmet`` then flags the brackets left wider than the
+            tolerance.
         """
         return self._evaluate(
             delta_values(delta), "delta", bound, _gaussian_epsilon_bracket, "epsilon"
@@ -689,9 +713,10 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
 
 
 def _one_thread(accountant: SubsampledGaussianPLD, pending: list[tuple[Point, np.ndarray]]) -> bool:
-    """Whether a call of ``pending`` points runs its C++ calls on one thread: one point, no ``accuracy`` (whose
-    grids may be far finer), and its estimated window on the finer of the fixed grid and the default's fine
-    read's grid at most ``constants.ONE_THREAD_WINDOW`` points (the values are the same on any threads)."""
+    """Whether a call of ``pending`` points runs its C++ calls on one thread: one point, no
+    ``accuracy`` (whose grids may be far finer), and its estimated window on the finer of the fixed
+    grid and the default's fine read's grid at most ``constants.ONE_THREAD_WINDOW`` points (the
+    values are the same on any threads)."""
     if len(pending) != 1 or accountant.accuracy is not None or not 0.0 < pending[0][0][1] < 1.0:
         return False
     h = min(accountant.value_discretization_interval, question.FINE_INTERVAL)
@@ -700,8 +725,8 @@ def _one_thread(accountant: SubsampledGaussianPLD, pending: list[tuple[Point, np
 
 def _pool_copy(accountant: SubsampledGaussianPLD) -> SubsampledGaussianPLD:
     """What a pool's task needs (``_pool_task``): the settings, without the broadcast parameters,
-    the kept PLDs, the affinity tables, the last call's ``unmet`` flags and the pool itself (each would be
-    pickled with every task)."""
+    the kept PLDs, the affinity tables, the last call's ``unmet`` flags and the pool itself (each
+    would be pickled with every task)."""
     copy = object.__new__(type(accountant))
     copy.__dict__.update(accountant.__dict__)
     copy.sigma = copy.sampling_rate = copy.rounds = copy.sensitivity = np.empty(0)
@@ -719,9 +744,9 @@ def _write_units(
     flat_up: np.ndarray,
     kept: dict[PLDKey, PrivacyLossDistribution],
 ) -> dict[PLDKey, PrivacyLossDistribution]:
-    """Each unit's brackets into ``flat_lo`` and ``flat_up`` at the flat positions asking for them, in the units'
-    order, the progress advanced unit by unit; the last unit's PLDs (the only ones kept, for memory), or ``kept``
-    where there is no unit."""
+    """Each unit's brackets into ``flat_lo`` and ``flat_up`` at the flat positions asking for them,
+    in the units' order, the progress advanced unit by unit; the last unit's PLDs (the only ones
+    kept, for memory), or ``kept`` where there is no unit."""
     for unit, (unit_brackets, store) in zip(units, results):
         for (_, sel), (lo, up) in zip(unit, unit_brackets):
             flat_lo[sel], flat_up[sel] = lo, up
@@ -734,11 +759,12 @@ def _write_units(
 def point_rows(
     parameters: tuple[np.ndarray, ...], shape: tuple[int, ...]
 ) -> Iterator[tuple[Point, np.ndarray]]:
-    """Each distinct point (sigma, q, rounds, sensitivity) of the broadcast ``parameters`` with the flat positions
-    of the result of ``shape`` that ask for it (a point no argument asks for, as with an empty argument array, left
-    out).  The points are found among the parameters' own broadcast, not over the full shape with the arguments'
-    axes: a 10^6-point grid asked at 80 arguments each would stack 3e6 rows of four parameters (96 MB) and sort
-    them, ~0.3 GB held for the whole call."""
+    """Each distinct point (sigma, q, rounds, sensitivity) of the broadcast ``parameters`` with the
+    flat positions of the result of ``shape`` that ask for it (a point no argument asks for, as with
+    an empty argument array, left out).  The points are found among the parameters' own broadcast,
+    not over the full shape with the arguments' axes: a 10^6-point grid asked at 80 arguments each
+    would stack 3e6 rows of four parameters (96 MB) and sort them, ~0.3 GB held for the whole
+    call."""
     points = np.stack([a.ravel() for a in parameters], axis=1)
     unique, inverse = np.unique(points, axis=0, return_inverse=True)
     own = (1,) * (len(shape) - parameters[0].ndim) + parameters[0].shape
@@ -755,8 +781,8 @@ def point_rows(
 def _pool_task(
     task: tuple[SubsampledGaussianPLD, list[Point], list[np.ndarray], Bound, Quantity],
 ) -> tuple[list[Point], list[tuple[np.ndarray, np.ndarray]]]:
-    """One unit of ``SubsampledGaussianPLD._evaluate`` in a caller's pool (a module-level function, so
-    that it pickles by name): its points and their brackets, on one thread."""
+    """One unit of ``SubsampledGaussianPLD._evaluate`` in a caller's pool (a module-level function,
+    so that it pickles by name): its points and their brackets, on one thread."""
     accountant, pts, xs, bound, method = task
     return pts, accountant._unit_brackets(pts, xs, bound, method, 1, False)[0]
 
@@ -765,8 +791,9 @@ def _in_order(
     units: list[list[tuple[Point, np.ndarray]]],
     results: Iterable[tuple[list[Point], list[tuple[np.ndarray, np.ndarray]]]],
 ) -> Iterable[tuple[list[tuple[np.ndarray, np.ndarray]], dict[PLDKey, PrivacyLossDistribution]]]:
-    """The pool's results as ``_unit_brackets`` gives them, each checked to answer its own unit: a map
-    that reorders (``imap_unordered``) or drops results would put brackets on the wrong points."""
+    """The pool's results as ``_unit_brackets`` gives them, each checked to answer its own unit: a
+    map that reorders (``imap_unordered``) or drops results would put brackets on the wrong
+    points."""
     count = 0
     for unit, (pts, unit_brackets) in zip(units, results):
         if pts != [p for p, _ in unit] or len(unit_brackets) != len(unit):
@@ -781,7 +808,8 @@ def _in_order(
 
 
 def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """theta(r, eps) rounded outward, r = sqrt(T) sensitivity / sigma rounded outward first (certified_theta)."""
+    """theta(r, eps) rounded outward, r = sqrt(T) sensitivity / sigma rounded outward first
+    (certified_theta)."""
     return (
         np.asarray(theta_lower(radius_down(r), epsilon)),
         np.asarray(theta_upper(radius_up(r), epsilon)),
@@ -789,12 +817,14 @@ def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _gaussian_epsilon_bracket(r: float, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The inverse of theta at delta rounded outward (a lower and an upper bound on the exact epsilon)."""
+    """The inverse of theta at delta rounded outward (a lower and an upper bound on the exact
+    epsilon)."""
     return (
         np.asarray(theta_epsilon_lower(radius_down(r), delta)),
         np.asarray(theta_epsilon_upper(radius_up(r), delta)),
     )
 
 
-# every PrivacyLossDistribution reads rounds of one subsampled Gaussian through this front door (pld/question)
+# every PrivacyLossDistribution reads rounds of one subsampled Gaussian through this front door
+# (pld/question)
 install_question_reader(RunReader(SubsampledGaussianPLD))

@@ -1,10 +1,11 @@
 """Composition: many rounds' PMFs into one, every truncation and round-off charged.
 
-``fft`` (the C++ FFT composition on scipy.fft, which every ``PrivacyLossDistribution`` of the grid stage composes
-with: installed here), ``finite_atoms`` (finite pairs composed exactly, beside a grid; its pieces in ``atoms_*``),
-``tilted`` (the composition under an exponential tilt), ``binomial_split`` (a run split by its binomial count),
-``two_resolution`` (the subsampled Gaussian's lower side at a sampling rate below the grid, from rounds composed
-on a finer grid) and ``truncation`` (tails sized to the delta asked).  The types composed (the grid PMF, the finite
+``fft`` (the C++ FFT composition on scipy.fft, which every ``PrivacyLossDistribution`` of the grid
+stage composes with: installed here), ``finite_atoms`` (finite pairs composed exactly, beside a
+grid; its pieces in ``atoms_*``), ``tilted`` (the composition under an exponential tilt),
+``binomial_split`` (a run split by its binomial count), ``two_resolution`` (the subsampled
+Gaussian's lower side at a sampling rate below the grid, from rounds composed on a finer grid) and
+``truncation`` (tails sized to the delta asked).  The types composed (the grid PMF, the finite
 atoms, the PLD object) are one stage below, in ``pld.grid``.
 """
 
@@ -26,9 +27,10 @@ if TYPE_CHECKING:
     delta_of_atoms = atoms_delta.delta
     self_compose_atoms = atoms_compose.self_compose
 
-# What other packages of hockeystick import from this stage, and the module each comes from: its modules'
-# paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on
-# first use.  These names are the packages' seam, not the library's public names (``hockeystick.pld``'s).
+# What other packages of hockeystick import from this stage, and the module each comes from: its
+# modules' paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name
+# loads its module on first use.  These names are the packages' seam, not the library's public names
+# (``hockeystick.pld``'s).
 FRONT_DOOR = {
     "delta_of_atoms": "atoms_delta:delta",
     "epsilon_search": "atoms_epsilon",

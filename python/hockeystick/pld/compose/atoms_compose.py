@@ -1,8 +1,8 @@
-"""Atoms composed: two factors (``compose``: sparse products, dense lattice arrays while they fill their span, or
-a window past ``WINDOW_PRODUCTS``), one factor with itself (``self_compose``: by squaring, on a window for
-long runs, in plain Python floats for few atoms), and the parts of a plan together (``compose_all``); each
-side on its own atoms, products near underflow charged (``_underflow_charged``; ``finite_atoms``' module
-docstring).
+"""Atoms composed: two factors (``compose``: sparse products, dense lattice arrays while they fill
+their span, or a window past ``WINDOW_PRODUCTS``), one factor with itself (``self_compose``: by
+squaring, on a window for long runs, in plain Python floats for few atoms), and the parts of a plan
+together (``compose_all``); each side on its own atoms, products near underflow charged
+(``_underflow_charged``; ``finite_atoms``' module docstring).
 """
 
 from __future__ import annotations
@@ -38,14 +38,16 @@ from .atoms_window import _compose_windowed, _rebased, _window_power, _windowed
 
 
 def _compose_folded(a: Atoms, b: Atoms, reach: float = 0.0) -> Atoms:
-    """``_compose_shared`` of two lower sides, ``_folded`` above max(``FOLD_LOSS``, reach).  A windowed
-    composition (``_compose_windowed``) returns its upper side with the lower one beside it
-    (``lower_of``): the lower side is read off (``_side``), never the upper side's ``missing`` mass."""
+    """``_compose_shared`` of two lower sides, ``_folded`` above max(``FOLD_LOSS``, reach).  A
+    windowed composition (``_compose_windowed``) returns its upper side with the lower one beside it
+    (``lower_of``): the lower side is read off (``_side``), never the upper side's ``missing``
+    mass."""
     return _folded(_side(_compose_shared(a, b), False), reach)
 
 
 def compose(a: Atoms, b: Atoms) -> Atoms:
-    """The atoms of running both (losses add; masses multiply), each side's from the sides' own atoms."""
+    """The atoms of running both (losses add; masses multiply), each side's from the sides' own
+    atoms."""
     out = _compose_shared(a, b)
     if a.lower_of is None and b.lower_of is None:
         return out
@@ -55,7 +57,8 @@ def compose(a: Atoms, b: Atoms) -> Atoms:
 
 
 def _compose_shared(a: Atoms, b: Atoms) -> Atoms:
-    """``compose`` of a's and b's own atoms (``lower`` ignored): on their lattice if they share it, else ETA."""
+    """``compose`` of a's and b's own atoms (``lower`` ignored): on their lattice if they share it,
+    else ETA."""
     if a.index.size * b.index.size > atoms.WINDOW_PRODUCTS:
         return _compose_windowed(a, b)
     eta = a.eta if a.eta == b.eta else min(ETA, a.eta, b.eta)
@@ -99,12 +102,13 @@ def _underflow_charged(out: Atoms, products: int, top: int, infinity_product: bo
     a product that underflowed to 0 has left no atom there); that charge and the masses computed
     below 2^-1022 (their losses kept would leave subnormal terms in every delta) go to that index,
     whose mass is then at least ``INFINITY_FLOOR`` (rounded up; one more u in ``rel_error``); p_inf
-    gains its own product's 2^-1075 (rounded up) where that product may underflow (``infinity_product``).  delta grows with each mass moved up and each loss
-    raised, so the side stays above the truth, by at most ~products 2^-1022 + 2^-1000 more, and a
-    pure epsilon stays finite (at +infinity, discrete_laplace(720)'s epsilon would be infinite).
-    Lower side (``lower``): masses below ``WINDOW_FLOOR`` = 2^-1000 dropped (and p_inf below it), so
-    each kept sum (of at most 2^22 products: ``atoms.WINDOW_PRODUCTS``, or a dense row) errs by at most
-    2^22 2^-1075 = u 2^-1000 absolute, u relative: one more u in ``rel_error``."""
+    gains its own product's 2^-1075 (rounded up) where that product may underflow
+    (``infinity_product``).  delta grows with each mass moved up and each loss raised, so the side
+    stays above the truth, by at most ~products 2^-1022 + 2^-1000 more, and a pure epsilon stays
+    finite (at +infinity, discrete_laplace(720)'s epsilon would be infinite). Lower side
+    (``lower``): masses below ``WINDOW_FLOOR`` = 2^-1000 dropped (and p_inf below it), so each kept
+    sum (of at most 2^22 products: ``atoms.WINDOW_PRODUCTS``, or a dense row) errs by at most 2^22
+    2^-1075 = u 2^-1000 absolute, u relative: one more u in ``rel_error``."""
     p_inf = math.nextafter(out.p_inf + math.ulp(0.0), math.inf) if infinity_product else out.p_inf
     small = out.mass < SMALLEST_NORMAL
     if products == 0:
@@ -135,7 +139,8 @@ def _underflow_charged(out: Atoms, products: int, top: int, infinity_product: bo
 
 
 class _Dense(NamedTuple):
-    """Atoms on a dense stretch of a lattice: masses (zeros allowed) at indices first, first + 1, ..."""
+    """Atoms on a dense stretch of a lattice: masses (zeros allowed) at indices first, first + 1,
+    ..."""
 
     first: int
     mass: np.ndarray
@@ -145,8 +150,9 @@ class _Dense(NamedTuple):
 
 
 def _dense_compose(a: _Dense, b: _Dense) -> _Dense:
-    """``compose`` on dense lattice arrays: one convolution.  The bookkeeping is compose's; each sum has
-    at most min(sizes) products, so it errs by at most (min(sizes) - 1)u relative (zeros counted: a bound)."""
+    """``compose`` on dense lattice arrays: one convolution.  The bookkeeping is compose's; each sum
+    has at most min(sizes) products, so it errs by at most (min(sizes) - 1)u relative (zeros
+    counted: a bound)."""
     rel = (
         a.rel_error
         + b.rel_error
@@ -163,7 +169,8 @@ def _dense_compose(a: _Dense, b: _Dense) -> _Dense:
 
 
 def _from_dense(d: _Dense, eta: float) -> Atoms:
-    """The atoms of a dense stretch (zero masses dropped; coarsened past ``atoms.MAX_ATOMS`` by ``_merged``)."""
+    """The atoms of a dense stretch (zero masses dropped; coarsened past ``atoms.MAX_ATOMS`` by
+    ``_merged``)."""
     on = d.mass > 0.0
     index = d.first + np.flatnonzero(on).astype(np.int64)
     if index.size <= atoms.MAX_ATOMS:  # distinct and sorted already
@@ -172,8 +179,8 @@ def _from_dense(d: _Dense, eta: float) -> Atoms:
 
 
 def _dense(index: np.ndarray) -> bool:
-    """Sorted lattice indices spanning at most ``atoms.DENSE_FILL`` times their count (plus a few): worth a
-    dense array."""
+    """Sorted lattice indices spanning at most ``atoms.DENSE_FILL`` times their count (plus a few):
+    worth a dense array."""
     return index.size > 0 and int(index[-1] - index[0]) < atoms.DENSE_FILL * index.size + 64
 
 
@@ -194,19 +201,20 @@ def self_compose(a: Atoms, count: int) -> Atoms:
 
 
 def _lower_self_compose(a: Atoms, count: int) -> Atoms:
-    """``count`` runs of lower-side atoms: folded products (``_compose_folded``: tight where the far atoms
-    of masses near underflow sit) while count times their atoms stays within ``atoms.MAX_ATOMS``, else on a
-    window (``_window_power``: bounded work for any count; its own lower side)."""
+    """``count`` runs of lower-side atoms: folded products (``_compose_folded``: tight where the far
+    atoms of masses near underflow sit) while count times their atoms stays within
+    ``atoms.MAX_ATOMS``, else on a window (``_window_power``: bounded work for any count; its own
+    lower side)."""
     if count * a.index.size <= atoms.MAX_ATOMS or not _windowed(a, count):
         return _power(a, count, _compose_folded)
     return _side(_window_power(a, count), False)
 
 
 def _self_compose_shared(a: Atoms, count: int) -> Atoms:
-    """``count`` >= 1 runs of a's own atoms (``lower`` ignored): two atoms a few times in closed form
-    (``_binomial_self_compose``); in plain floats if the result spans at most ``atoms.LEAN_ATOMS`` lattice
-    points; by repeated squaring of each step merged while the result has at most ``atoms.MAX_ATOMS`` atoms;
-    else on a window of the lattice (``_window_power``)."""
+    """``count`` >= 1 runs of a's own atoms (``lower`` ignored): two atoms a few times in closed
+    form (``_binomial_self_compose``); in plain floats if the result spans at most
+    ``atoms.LEAN_ATOMS`` lattice points; by repeated squaring of each step merged while the result
+    has at most ``atoms.MAX_ATOMS`` atoms; else on a window of the lattice (``_window_power``)."""
     span = float(int(count)) * float(np.abs(a.index).max(initial=0))
     if int(count) > 1 and span >= INDEX_LIMIT / 4 and _windowed(a, int(count)):
         return _window_power(_rebased(a, span), int(count))
@@ -241,7 +249,8 @@ def _lean_convolve(x: list[float], y: list[float]) -> list[float]:
 
 
 class _LeanDense(NamedTuple):
-    """``_Dense`` with the masses in a list, on a stride of the lattice (index first + stride * position)."""
+    """``_Dense`` with the masses in a list, on a stride of the lattice (index first + stride *
+    position)."""
 
     first: int
     mass: list[float]
@@ -264,11 +273,11 @@ def _lean_dense_compose(a: _LeanDense, b: _LeanDense) -> _LeanDense:
 
 
 def _lean_self_compose(a: Atoms, count: int) -> Atoms:
-    """``self_compose`` for a result spanning fewer than ``atoms.LEAN_ATOMS`` lattice points, in plain floats
-    (numpy's per-call cost was most of a self-composed discrete Laplace's time); the loss and mass
-    lists the lean evaluations read are filled in on the way.  The indices are taken on their own
-    stride g (the gcd of their differences: 2 for a discrete Laplace of sensitivity 1), which sums
-    preserve, so no zero lies between two atoms."""
+    """``self_compose`` for a result spanning fewer than ``atoms.LEAN_ATOMS`` lattice points, in
+    plain floats (numpy's per-call cost was most of a self-composed discrete Laplace's time); the
+    loss and mass lists the lean evaluations read are filled in on the way.  The indices are taken
+    on their own stride g (the gcd of their differences: 2 for a discrete Laplace of sensitivity 1),
+    which sums preserve, so no zero lies between two atoms."""
     indices = a.index.tolist()
     first = indices[0]
     stride = math.gcd(*(i - first for i in indices)) or 1
@@ -295,14 +304,14 @@ def _lean_self_compose(a: Atoms, count: int) -> Atoms:
 
 
 def _binomial_self_compose(a: Atoms, count: int) -> Atoms | None:
-    """``count`` (< ``atoms.LEAN_ATOMS``) runs of two atoms (no mass at infinity: a discrete Laplace of
-    sensitivity 1, a binary randomized response) in closed form: the binomial law,
+    """``count`` (< ``atoms.LEAN_ATOMS``) runs of two atoms (no mass at infinity: a discrete Laplace
+    of sensitivity 1, a binary randomized response) in closed form: the binomial law,
         mass C(k, j) m_1^j m_0^(k - j) at index k i_0 + j (i_1 - i_0),  j = 0 .. k,
-    in plain floats.  Round-off: the factors' relative errors r compound to (1 + r)^k - 1 <= k r (1 + k r)
-    (k r <= 1), C(k, j) < 2^53 is exact, each power is within 2u (libm pow) and the two products add
-    u each: ``rel_error`` k r (1 + k r) + 8u; losses add, so ``loss_error`` is k times a's.  None where
-    a mass would come near the subnormal range (relative round-off unbounded there): the caller
-    then takes the lattice path."""
+    in plain floats.  Round-off: the factors' relative errors r compound to (1 + r)^k - 1 <= k r
+    (1 + k r) (k r <= 1), C(k, j) < 2^53 is exact, each power is within 2u (libm pow) and the two
+    products add u each: ``rel_error`` k r (1 + k r) + 8u; losses add, so ``loss_error`` is k times
+    a's.  None where a mass would come near the subnormal range (relative round-off unbounded
+    there): the caller then takes the lattice path."""
     m0, m1 = a.mass_list
     if not min(m0, m1) > 0.0 or count * math.log(min(m0, m1)) < -700.0:
         return None

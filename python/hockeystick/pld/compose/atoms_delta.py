@@ -1,6 +1,6 @@
-"""delta(eps) of composed atoms on one certified side, alone or beside any other PLD's side (``finite_atoms``'
-module docstring, (*)): each loss moved by ``loss_error`` and the sum widened (upper) or narrowed (lower) by
-the masses' relative round-off and its own.
+"""delta(eps) of composed atoms on one certified side, alone or beside any other PLD's side
+(``finite_atoms``' module docstring, (*)): each loss moved by ``loss_error`` and the sum
+widened (upper) or narrowed (lower) by the masses' relative round-off and its own.
 """
 
 from __future__ import annotations
@@ -16,16 +16,19 @@ from ..grid.pmf import GridPMF
 
 
 def _relative_charge(a: Atoms, extra: float) -> float:
-    """The relative round-off of a delta summed over a's atoms: the masses', ``extra`` per term, the sum's."""
+    """The relative round-off of a delta summed over a's atoms: the masses', ``extra`` per term, the
+    sum's."""
     return a.rel_error + extra + (a.mass.size + 4) * UNIT_ROUNDOFF
 
 
 def _widen(total: np.ndarray, a: Atoms, upper: bool, extra: float) -> np.ndarray:
-    """total + p_inf widened (upper side) or narrowed (lower side) by the masses' and the sum's round-off.
+    """total + p_inf widened (upper side) or narrowed (lower side) by the masses' and the sum's
+    round-off.
 
-    Where ``a.inf_exact``, p_inf is the true mass at +infinity and only the summed ``total`` is charged: the
-    sum total (1 +- rel) + p_inf is moved one ulp outward for its own rounding, and where total is 0 the value
-    is p_inf itself (so delta(eps) = p_inf exactly past every finite loss)."""
+    Where ``a.inf_exact``, p_inf is the true mass at +infinity and only the summed ``total`` is
+    charged: the sum total (1 +- rel) + p_inf is moved one ulp outward for its own rounding, and
+    where total is 0 the value is p_inf itself (so delta(eps) = p_inf exactly past every finite
+    loss)."""
     rel = _relative_charge(a, extra)
     if a.inf_exact:
         if upper:
@@ -54,7 +57,8 @@ def delta(a: Atoms, epsilon: np.ndarray, upper: bool) -> np.ndarray:
 
 
 def _lean_delta(a: Atoms, epsilon: float, upper: bool) -> float:
-    """``delta`` at one eps in plain floats (few atoms): the same terms, summed in order, the same charge."""
+    """``delta`` at one eps in plain floats (few atoms): the same terms, summed in order, the same
+    charge."""
     a = _side(a, upper)
     e = epsilon + (-a.loss_error if upper else a.loss_error)
     total = 0.0
@@ -80,6 +84,6 @@ def delta_with(
 
 
 def grid_side(pmf: GridPMF) -> Callable[[np.ndarray], np.ndarray]:
-    """A grid PMF's certified side as a function of a flat array of (any real) eps (``delta_tabled``:
-    a root search queries it many times)."""
+    """A grid PMF's certified side as a function of a flat array of (any real) eps
+    (``delta_tabled``: a root search queries it many times)."""
     return pmf.delta_tabled

@@ -1,5 +1,6 @@
-"""epsilon(delta) on one certified side: a root search on any non-increasing side curve (``epsilon_search``),
-and the exact roots of atoms alone, interval by interval between their losses (``pure_epsilon``).
+"""epsilon(delta) on one certified side: a root search on any non-increasing side curve
+(``epsilon_search``), and the exact roots of atoms alone, interval by interval between their losses
+(``pure_epsilon``).
 """
 
 from __future__ import annotations
@@ -42,15 +43,15 @@ def epsilon_search(
     call, and the search starts from the narrowest bracket they give (any evaluated pair qualifies);
     without hints, ``first_pass`` evenly spaced points play their part (worth it where one call's
     cost is mostly overhead: few atoms).  ``cluster`` > 0 evaluates, in the same call as each false
-    position x, the points x +- ``INNER`` tolerance r^i (i < ``cluster`` / 2, r >= 2 reaching the even
-    spacing below) inside the bracket: where a
-    call costs mostly overhead, one call then usually lands the answer within the tolerance (the
-    false position on the nearly linear log delta is that close), instead of one call per step;
-    ``cluster`` more points spread evenly over the bracket shrink it at least cluster + 1 times a
-    call where the false position is off; the first call puts such a cluster around every hint.
+    position x, the points x +- ``INNER`` tolerance r^i (i < ``cluster`` / 2, r >= 2 reaching the
+    even spacing below) inside the bracket: where a call costs mostly overhead, one call then
+    usually lands the answer within the tolerance (the false position on the nearly linear log delta
+    is that close), instead of one call per step; ``cluster`` more points spread evenly over the
+    bracket shrink it at least cluster + 1 times a call where the false position is off; the first
+    call puts such a cluster around every hint.
     """
-    # the distinct points in increasing order (a sorted set: numpy's unique imports numpy.ma, which a first answer
-    # need not load)
+    # the distinct points in increasing order (a sorted set: numpy's unique imports numpy.ma, which
+    # a first answer need not load)
     points = np.array(
         sorted(
             {
@@ -110,7 +111,8 @@ def epsilon_search(
 
 
 def _log_gap(value: float, log_target: float) -> float:
-    """g = log delta - log target (delta floored at 1e-300): nearly linear in eps, where the false position aims."""
+    """g = log delta - log target (delta floored at 1e-300): nearly linear in eps, where the false
+    position aims."""
     return math.log(max(value, 1e-300)) - log_target
 
 
@@ -123,9 +125,9 @@ def _spread(half: int, reach: float, tolerance: float) -> np.ndarray:
 def _guesses(
     hints: Sequence[float], first_pass: int, cluster: int, top: float, tolerance: float
 ) -> list[float]:
-    """The points ``epsilon_search`` evaluates with the two ends: the hints, each with a cluster around it
-    reaching the others (the answer is near one) where ``cluster`` > 0; without hints, ``first_pass`` evenly
-    spaced points."""
+    """The points ``epsilon_search`` evaluates with the two ends: the hints, each with a cluster
+    around it reaching the others (the answer is near one) where ``cluster`` > 0; without hints,
+    ``first_pass`` evenly spaced points."""
     if not hints:
         return cast("list[float]", np.linspace(0.0, float(top), first_pass + 2)[1:-1].tolist())
     if cluster <= 0:
@@ -139,8 +141,9 @@ def _guesses(
 def _settled_end(
     points: np.ndarray, values: np.ndarray, target: float, upper: bool
 ) -> float | None:
-    """The answer where the evaluated ends settle it: inf (upper side above the target even at ``top``), 0
-    (at or below the target at eps = 0), ``top`` (lower side above the target there); None otherwise."""
+    """The answer where the evaluated ends settle it: inf (upper side above the target even at
+    ``top``), 0 (at or below the target at eps = 0), ``top`` (lower side above the target there);
+    None otherwise."""
     if upper and values[-1] > target:
         return math.inf
     if values[0] <= target:
@@ -152,7 +155,8 @@ def _settled_end(
 
 def _cluster_points(lo: float, hi: float, x: float, cluster: int, tolerance: float) -> np.ndarray:
     """``cluster`` points evenly over (lo, hi) (the bracket shrinks at least cluster + 1 times) and
-    x +- INNER tolerance r^i, i < cluster / 2, r >= 2 reaching the even spacing: those inside (lo, hi), sorted."""
+    x +- INNER tolerance r^i, i < cluster / 2, r >= 2 reaching the even spacing: those inside (lo,
+    hi), sorted."""
     even = lo + (hi - lo) * np.arange(1, cluster + 1) / (cluster + 1)
     spread = _spread(max(cluster // 2, 1), (hi - lo) / (cluster + 1), tolerance)
     around = np.sort(np.concatenate([even, x - spread, [x], x + spread]))
@@ -160,9 +164,9 @@ def _cluster_points(lo: float, hi: float, x: float, cluster: int, tolerance: flo
 
 
 class _Bracket:
-    """lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated, with g (``_log_gap``) at
-    each; ``kept`` is -1 where the last step moved lo only, +1 where it moved hi only, 0 otherwise (Illinois:
-    a side moved twice in a row halves the other side's g)."""
+    """lo with delta(lo) > target and hi with delta(hi) <= target, both evaluated, with g
+    (``_log_gap``) at each; ``kept`` is -1 where the last step moved lo only, +1 where it moved hi
+    only, 0 otherwise (Illinois: a side moved twice in a row halves the other side's g)."""
 
     __slots__ = ("g_hi", "g_lo", "hi", "kept", "lo")
 
@@ -191,7 +195,8 @@ class _Bracket:
     def narrow_to(
         self, trial: np.ndarray, tried: list[float], target: float, log_target: float
     ) -> None:
-        """Moves the ends to the sorted trial points either side of the first one at or below the target."""
+        """Moves the ends to the sorted trial points either side of the first one at or below the
+        target."""
         at_or_below = [i for i, v in enumerate(tried) if v <= target]
         first = at_or_below[0] if at_or_below else trial.size  # the first trial point at or below
         self.move(
@@ -207,10 +212,10 @@ class _Bracket:
 def _inverse_cubic(
     xs: np.ndarray, values: np.ndarray, lo: float, hi: float, log_target: float, fallback: float
 ) -> float:
-    """Where log delta crosses the target, by inverse interpolation (x as a cubic in log delta -
-    log target) through lo, hi and the nearest evaluated points beyond each (fewer where there is
-    none); ``fallback`` (the false position) where the points are not strictly decreasing in delta
-    or the estimate leaves (lo, hi).  Only where the search looks next: every answer is evaluated."""
+    """Where log delta crosses the target, by inverse interpolation (x as a cubic in log delta - log
+    target) through lo, hi and the nearest evaluated points beyond each (fewer where there is none);
+    ``fallback`` (the false position) where the points are not strictly decreasing in delta or the
+    estimate leaves (lo, hi).  Only where the search looks next: every answer is evaluated."""
     left = np.flatnonzero((xs <= lo) & (values > 0.0))
     right = np.flatnonzero((xs >= hi) & (values > 0.0))
     if left.size == 0 or right.size == 0:
@@ -232,9 +237,10 @@ def _inverse_cubic(
 
 
 def _crossing_guess(a: Atoms, points: list[float], target: float, shift: float) -> int | None:
-    """The first point index i with delta(points[i]) <= target < delta(points[i - 1]) (points[-1] read as
-    eps = 0), from suffix sums (S - e^eps T at every point + ``shift`` in one pass: an estimate, not
-    certified); None if delta(0) <= target or delta(points[-1]) > target by the estimate."""
+    """The first point index i with delta(points[i]) <= target < delta(points[i - 1]) (points[-1]
+    read as eps = 0), from suffix sums (S - e^eps T at every point + ``shift`` in one pass: an
+    estimate, not certified); None if delta(0) <= target or delta(points[-1]) > target by the
+    estimate."""
     loss, mass = a.loss_list, a.mass_list
     s, t = (
         a.p_inf,
@@ -264,8 +270,8 @@ def _interval_root(
 ) -> float:
     """On [left, right] (no loss strictly between), delta(eps) = S - e^eps T with S = p_inf +
     sum_{l_j >= right} p_j and T = sum_{l_j >= right} p_j e^{-l_j}: its root log((S - target) / T)
-    (at the side's shifted eps; the shifted left end where S <= target, as where the target is the mass at
-    +infinity itself), moved outward by 1e-12 relative and clamped to the interval.  T is
+    (at the side's shifted eps; the shifted left end where S <= target, as where the target is the
+    mass at +infinity itself), moved outward by 1e-12 relative and clamped to the interval.  T is
     summed as e^-right sum p_j e^{right - l_j} (each term at most p_j: no overflow or underflow of
     e^{-l} at losses beyond 700)."""
     if lean:
@@ -288,15 +294,15 @@ def _interval_root(
 def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
     """The certified epsilon of the atoms alone: exact on the interval between two losses.
 
-    For at most ``atoms.LEAN_ATOMS`` atoms (each evaluation in plain floats), suffix sums estimate delta
-    at every positive loss in one pass; on the estimated interval the root (``_interval_root``) is
-    accepted if the certified side confirms it (upper: delta_up(root) <= target, and delta_up at the
-    interval's left end > target, so no earlier crossing was missed; lower: delta_lo(root) > target,
-    and delta_lo at the right end <= target, so no later one).  Otherwise a bisection over the
-    positive losses (each delta a direct certified sum; for at most ``_ONE_PASS_POINTS`` of them,
-    one evaluation at all of them) finds consecutive points left < right with delta(left) > target
-    >= delta(right), whose root is checked against the certified side (else the checked end of the
-    interval is reported).
+    For at most ``atoms.LEAN_ATOMS`` atoms (each evaluation in plain floats), suffix sums estimate
+    delta at every positive loss in one pass; on the estimated interval the root
+    (``_interval_root``) is accepted if the certified side confirms it (upper: delta_up(root) <=
+    target, and delta_up at the interval's left end > target, so no earlier crossing was missed;
+    lower: delta_lo(root) > target, and delta_lo at the right end <= target, so no later one).
+    Otherwise a bisection over the positive losses (each delta a direct certified sum; for at most
+    ``_ONE_PASS_POINTS`` of them, one evaluation at all of them) finds consecutive points left <
+    right with delta(left) > target >= delta(right), whose root is checked against the certified
+    side (else the checked end of the interval is reported).
     """
     a = _side(a, upper)
     lean = a.mass.size <= atoms.LEAN_ATOMS
@@ -312,8 +318,8 @@ def pure_epsilon(a: Atoms, target: float, upper: bool) -> float:
 def pure_epsilon_bracket(a: Atoms, target: float) -> tuple[float, float]:
     """(lower, upper) ``pure_epsilon`` of the atoms, both sides from one crossing estimate (at the
     unshifted losses: the sides' shifts are round-off, so it is almost always both sides' interval;
-    where it is not, a side's check fails and that side bisects, as ``pure_epsilon``); each side on its
-    own atoms where they differ."""
+    where it is not, a side's check fails and that side bisects, as ``pure_epsilon``); each side on
+    its own atoms where they differ."""
     if a.lower_of is not None:
         return pure_epsilon(a, target, False), pure_epsilon(a, target, True)
     points = _positive_losses(a)
@@ -332,7 +338,8 @@ def _positive_losses(a: Atoms) -> list[float]:
 def _pure_side(
     a: Atoms, target: float, upper: bool, points: list[float], crossing: int | None
 ) -> float:
-    """``pure_epsilon``'s search on one side, from the points and (if any) the estimated crossing."""
+    """``pure_epsilon``'s search on one side, from the points and (if any) the estimated
+    crossing."""
     lean = a.mass.size <= atoms.LEAN_ATOMS
 
     def at(x: float) -> float:
@@ -368,9 +375,9 @@ def _confirmed_crossing(
     at: Callable[[float], float],
     lean: bool,
 ) -> float | None:
-    """The root on the estimated crossing's interval where the certified side confirms it (upper: delta above
-    the target at the interval's left end and at most the target at the root; lower: at most the target at the
-    right end and above it at the root); None otherwise."""
+    """The root on the estimated crossing's interval where the certified side confirms it (upper:
+    delta above the target at the interval's left end and at most the target at the root; lower: at
+    most the target at the right end and above it at the root); None otherwise."""
     left, right = points[crossing - 1] if crossing > 0 else 0.0, points[crossing]
     if (at(left) > target) if upper else (at(right) <= target):
         root = _interval_root(a, left, right, target, upper, lean)
@@ -383,7 +390,8 @@ def _crossing_in_one_pass(
     a: Atoms, target: float, upper: bool, points: list[float]
 ) -> float | tuple[int, int]:
     """(lo, hi), consecutive point indices (lo = -1: eps = 0) with delta(points[lo]) > target >=
-    delta(points[hi]), from one evaluation at every point; the answer itself (0 or inf) where the ends settle it."""
+    delta(points[hi]), from one evaluation at every point; the answer itself (0 or inf) where the
+    ends settle it."""
     values = delta(a, np.array([0.0] + points), upper)
     if values[0] <= target:
         return 0.0

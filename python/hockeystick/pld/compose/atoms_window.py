@@ -1,6 +1,6 @@
-"""Long compositions of atoms on a window (``finite_atoms``' module docstring, Long compositions): masses on a
-stride of the lattice, convolved directly, masses below ``WINDOW_FLOOR`` dropped and charged, the window
-coarsened to at most ``WINDOW_POINTS`` points.
+"""Long compositions of atoms on a window (``finite_atoms``' module docstring, Long compositions):
+masses on a stride of the lattice, convolved directly, masses below ``WINDOW_FLOOR`` dropped and
+charged, the window coarsened to at most ``WINDOW_POINTS`` points.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ def _stride(index: np.ndarray) -> int:
 
 
 def _windowed(a: Atoms, count: int) -> bool:
-    """Whether ``count`` runs of a go through ``_window_power``: a's indices fill at least 1/``atoms.DENSE_FILL``
-    of their span on their stride (a convolution is cheaper than products of atoms), or the result
-    could pass ``atoms.MAX_ATOMS`` atoms: more than that many lattice points and more than that many sums
-    (multisets of ``count`` of a's n atoms: C(count + n - 1, n - 1)).  Merging would coarsen the
-    squared copy and the running result onto different lattices, whose common one is ``ETA``: hours
-    of products of 2^14 atoms."""
+    """Whether ``count`` runs of a go through ``_window_power``: a's indices fill at least
+    1/``atoms.DENSE_FILL`` of their span on their stride (a convolution is cheaper than products of
+    atoms), or the result could pass ``atoms.MAX_ATOMS`` atoms: more than that many lattice points
+    and more than that many sums (multisets of ``count`` of a's n atoms: C(count + n - 1, n - 1)).
+    Merging would coarsen the squared copy and the running result onto different lattices, whose
+    common one is ``ETA``: hours of products of 2^14 atoms."""
     n = a.index.size
     if n < 2:
         return False
@@ -52,9 +52,10 @@ def _windowed(a: Atoms, count: int) -> bool:
 
 
 class _Window(NamedTuple):
-    """Masses at lattice indices first, first + step, first + 2 step, ... (each zero or >= ``WINDOW_FLOOR``);
-    ``missing`` bounds the true P-mass left out of them (dropped below the floor, lost to underflow),
-    whose losses are at most ``reach``'s: the upper side puts it there, the lower side leaves it out."""
+    """Masses at lattice indices first, first + step, first + 2 step, ... (each zero or >=
+    ``WINDOW_FLOOR``); ``missing`` bounds the true P-mass left out of them (dropped below the floor,
+    lost to underflow), whose losses are at most ``reach``'s: the upper side puts it there, the
+    lower side leaves it out."""
 
     first: int
     step: int
@@ -68,8 +69,8 @@ class _Window(NamedTuple):
 
 def _coarsened(w: _Window, eta: float) -> _Window:
     """w on the lattice of step 2 step: the entry at position i moves to (i + 1) // 2, so an odd one
-    moves up by one step (loss_error grows by step eta and the product's round-off); each new mass is
-    a sum of at most two (u relative)."""
+    moves up by one step (loss_error grows by step eta and the product's round-off); each new mass
+    is a sum of at most two (u relative)."""
     out = np.zeros(w.mass.size // 2 + 1)
     out[: (w.mass.size + 1) // 2] += w.mass[0::2]
     out[1 : w.mass.size // 2 + 1] += w.mass[1::2]
@@ -84,8 +85,9 @@ def _coarsened(w: _Window, eta: float) -> _Window:
 
 
 def _trimmed(w: _Window, eta: float, limit: int) -> _Window:
-    """w with the masses below ``WINDOW_FLOOR`` dropped (their true mass, at most computed (1 + rel), added
-    to ``missing``), zero ends cut, and coarsened until at most ``limit`` entries remain."""
+    """w with the masses below ``WINDOW_FLOOR`` dropped (their true mass, at most computed (1 +
+    rel), added to ``missing``), zero ends cut, and coarsened until at most ``limit`` entries
+    remain."""
     small = w.mass < WINDOW_FLOOR
     dropped = (
         float(w.mass[small].sum()) * (1.0 + w.rel_error + w.mass.size * UNIT_ROUNDOFF)
@@ -109,10 +111,10 @@ def _trimmed(w: _Window, eta: float, limit: int) -> _Window:
 def _window_compose(a: _Window, b: _Window, eta: float) -> _Window:
     """The composition of two windows of one step: one convolution (direct: exact products, no FFT
     round-off to charge), bookkept as ``_dense_compose``.  Every mass is >= 2^-1000, so a product
-    underflows only below 2^-1022 where it errs by at most 2^-1074 absolute: at most
-    size(a) size(b) 2^-1074 in all, added to ``missing`` (upper side) and, relative to a kept sum
-    (>= 2^-1000 after trimming), below u: one more u in ``rel_error`` (lower side).  Where no product
-    can fall below 2^-1022 nothing is added (the sides then share their atoms)."""
+    underflows only below 2^-1022 where it errs by at most 2^-1074 absolute: at most size(a) size(b)
+    2^-1074 in all, added to ``missing`` (upper side) and, relative to a kept sum (>= 2^-1000 after
+    trimming), below u: one more u in ``rel_error`` (lower side).  Where no product can fall below
+    2^-1022 nothing is added (the sides then share their atoms)."""
     while a.step < b.step:
         a = _coarsened(a, eta)
     while b.step < a.step:
@@ -155,18 +157,20 @@ def _reach(w: _Window) -> int:
 
 
 def _rebased(a: Atoms, span: float) -> Atoms:
-    """a on the lattice eta 2^j with the least j keeping ``span`` (count times a's largest |index|) below
-    2^60 indices: a composition of 10^9 runs of a pair on the 2^-32 sub-lattice passes 2^62 (int64) there.
-    Each loss moves to the nearest point (``_on_eta``'s error added); masses sharing one are summed."""
+    """a on the lattice eta 2^j with the least j keeping ``span`` (count times a's largest |index|)
+    below 2^60 indices: a composition of 10^9 runs of a pair on the 2^-32 sub-lattice passes
+    2^62 (int64) there. Each loss moves to the nearest point (``_on_eta``'s error added); masses sharing
+    one are summed."""
     eta = a.eta * 2.0 ** math.ceil(math.log2(4.0 * span / INDEX_LIMIT))
     index, extra = _on_eta(a, eta)
     return _merged(index, a.mass, a.p_inf, eta, a.loss_error + extra, a.rel_error)
 
 
 def _first_window(a: Atoms) -> _Window:
-    """a's atoms on a window of their stride g, on the stride g 2^j (the nearest point, ties up: each
-    loss moves by at most g 2^(j-1) eta, plus the product's round-off) with the least j giving at most
-    ``atoms.WINDOW_POINTS`` entries; masses sharing a point are summed (their count less one times u)."""
+    """a's atoms on a window of their stride g, on the stride g 2^j (the nearest point, ties up:
+    each loss moves by at most g 2^(j-1) eta, plus the product's round-off) with the least j giving
+    at most ``atoms.WINDOW_POINTS`` entries; masses sharing a point are summed (their count less one
+    times u)."""
     step = _stride(a.index)
     position = (a.index - a.index[0]) // step
     shift = max(int(position[-1]) // atoms.WINDOW_POINTS, 0).bit_length()
@@ -189,23 +193,24 @@ def _first_window(a: Atoms) -> _Window:
 
 
 def _window_power(a: Atoms, count: int) -> Atoms:
-    """``count`` runs of a on a window of its lattice: a's atoms spread on their stride (coarsened to
-    at most ``atoms.WINDOW_POINTS`` entries), then repeated squaring by ``_window_compose``; each result
-    trimmed of masses below ``WINDOW_FLOOR`` and coarsened (nearest point of a lattice twice as coarse,
-    as ``_merged``) past ``atoms.WINDOW_POINTS`` entries, so every step costs one convolution of at most
-    that many points whatever the count (a discrete Laplace 10^7 times: the masses above 2^-1000
-    span ~70 standard deviations of the summed loss).  The dropped masses (``missing``) go to the window's ``reach``
-    on the upper side (these atoms) and are left out on the lower side (``lower``)."""
+    """``count`` runs of a on a window of its lattice: a's atoms spread on their stride (coarsened
+    to at most ``atoms.WINDOW_POINTS`` entries), then repeated squaring by ``_window_compose``; each
+    result trimmed of masses below ``WINDOW_FLOOR`` and coarsened (nearest point of a lattice twice
+    as coarse, as ``_merged``) past ``atoms.WINDOW_POINTS`` entries, so every step costs one
+    convolution of at most that many points whatever the count (a discrete Laplace 10^7 times: the
+    masses above 2^-1000 span ~70 standard deviations of the summed loss).  The dropped masses
+    (``missing``) go to the window's ``reach`` on the upper side (these atoms) and are left out on
+    the lower side (``lower``)."""
     base = _trimmed(_first_window(a), a.eta, atoms.WINDOW_POINTS)
     return _window_atoms(_power(base, count, partial(_window_compose, eta=a.eta)), a.eta)
 
 
 def _window_atoms(w: _Window, eta: float) -> Atoms:
-    """The atoms of a window (its non-zero entries): ``missing`` at its ``reach`` (every missing mass's
-    loss is at most reach eta + loss_error: delta grows with each loss raised), raised to at least
-    ``INFINITY_FLOOR`` (no subnormal mass kept), on the upper side (these atoms); left out on the lower
-    side (``lower``, set only where something is missing).  A finite loss, not +infinity, so a pure
-    epsilon stays finite."""
+    """The atoms of a window (its non-zero entries): ``missing`` at its ``reach`` (every missing
+    mass's loss is at most reach eta + loss_error: delta grows with each loss raised), raised to at
+    least ``INFINITY_FLOOR`` (no subnormal mass kept), on the upper side (these atoms); left out on
+    the lower side (``lower``, set only where something is missing).  A finite loss, not +infinity,
+    so a pure epsilon stays finite."""
     on = np.flatnonzero(w.mass)
     index = w.first + w.step * on.astype(np.int64)
     reach = _reach(w)
@@ -228,9 +233,10 @@ def _window_atoms(w: _Window, eta: float) -> Atoms:
 def _aligned_window(
     a: Atoms, index: np.ndarray, extra_error: float, step: int, eta: float
 ) -> _Window:
-    """a's atoms (at ``index`` on the lattice eta, within ``extra_error`` more of their losses) on the
-    lattice step eta aligned at 0: index rounded to the nearest multiple of step (ties up), each loss
-    moving by at most step eta / 2 plus the product's round-off; masses sharing a point summed."""
+    """a's atoms (at ``index`` on the lattice eta, within ``extra_error`` more of their losses) on
+    the lattice step eta aligned at 0: index rounded to the nearest multiple of step (ties up), each
+    loss moving by at most step eta / 2 plus the product's round-off; masses sharing a point
+    summed."""
     position = (index + step // 2) // step
     first = int(position[0])
     counts = np.bincount(position - first)
@@ -253,10 +259,11 @@ def _aligned_window(
 
 
 def _compose_windowed(a: Atoms, b: Atoms) -> Atoms:
-    """``_compose_shared`` of two large atom sets (more than ``atoms.WINDOW_PRODUCTS`` products of atoms): both
-    put on one lattice (a's and b's if shared, else ``ETA``) coarsened by the least power of two whose
-    window of their sum has at most ``atoms.WINDOW_POINTS`` points, then one convolution (``_window_compose``):
-    two discrete Laplace runs of 10^4 with different parameters took minutes of 10^8 products."""
+    """``_compose_shared`` of two large atom sets (more than ``atoms.WINDOW_PRODUCTS`` products of
+    atoms): both put on one lattice (a's and b's if shared, else ``ETA``) coarsened by the least
+    power of two whose window of their sum has at most ``atoms.WINDOW_POINTS`` points, then one
+    convolution (``_window_compose``): two discrete Laplace runs of 10^4 with different parameters
+    took minutes of 10^8 products."""
     eta = a.eta if a.eta == b.eta else min(ETA, a.eta, b.eta)
     ia, ea = _on_eta(a, eta)
     ib, eb = _on_eta(b, eta)

@@ -1,33 +1,38 @@
-"""Rounds of a few PMFs read as a sum over how many rounds pass a split loss: certified where the plain composition's
-round-off charge, relative to the whole mass, is a large part of a small delta.
+"""Rounds of a few PMFs read as a sum over how many rounds pass a split loss: certified where the
+plain composition's round-off charge, relative to the whole mass, is a large part of a small delta.
 
-Each segment i is T_i rounds of one PMF p_i (one side, all on the grid l_k = k h).  With T = sum_i T_i and the
-split t = floor / T, p_i is the sum of its part b_i at losses up to t and the rest r_i above it (its mass at
-+infinity apart).  Convolution is bilinear and commutative, so the composition of the finite parts is exactly
+Each segment i is T_i rounds of one PMF p_i (one side, all on the grid l_k = k h).  With T = sum_i
+T_i and the split t = floor / T, p_i is the sum of its part b_i at losses up to t and the rest r_i
+above it (its mass at +infinity apart).  Convolution is bilinear and commutative, so the composition
+of the finite parts is exactly
 
     prod_i (b_i + r_i)^{*T_i} = sum_j prod_i C(T_i, j_i) b_i^{*(T_i - j_i)} * r_i^{*j_i},
 
-over j = (j_1, ..) with 0 <= j_i <= T_i, and the term j = 0 lies at losses up to T t: at every eps >= floor
-(eps - sum_i T_i s_i on the pessimistic side, s_i the rounds' ``loss_shift``) its delta is 0.  With the r_i small
-in mass (small sampling rates: a round's loss passes eps / T rarely) the terms j != 0 carry the answer, and each is
-composed by ``fft.compose_many`` (its long-double low-frequency bins in every row) with every r_i scaled to unit mass (r_i / m_i, then the term times
-prod_i C(T_i, j_i) m_i^{j_i}): a composition's charges are relative to its factors' masses (dropped bins at an
-absolute 2^-64 among them), so composed at the scale of 1 they stay relative to the term, not to the whole mass.
+over j = (j_1, ..) with 0 <= j_i <= T_i, and the term j = 0 lies at losses up to T t: at every eps
+>= floor (eps - sum_i T_i s_i on the pessimistic side, s_i the rounds' ``loss_shift``) its delta
+is 0.  With the r_i small in mass (small sampling rates: a round's loss passes eps / T rarely) the
+terms j != 0 carry the answer, and each is composed by ``fft.compose_many`` (its long-double
+low-frequency bins in every row) with every r_i scaled to unit mass (r_i / m_i, then the term times
+prod_i C(T_i, j_i) m_i^{j_i}): a composition's charges are relative to its factors' masses (dropped
+bins at an absolute 2^-64 among them), so composed at the scale of 1 they stay relative to the term,
+not to the whole mass.
 
-Terms below ``negligible`` are left out.  On the pessimistic side they are bounded and added: per segment, past
-J_i >= 2 T_i m_i the terms C(T_i, j) m_i^j c_i^{T_i - j} (c_i = max(1, m_{b_i})) fall at least twofold each, so
-those past J_i sum to at most twice the first, times prod_{i' != i} (c_i' + m_i')^{T_i'} for the other
-segments; a product of kept per-segment terms below ``negligible`` adds at most ``negligible`` each.  The mass at
-+infinity is at most sum_i T_i pi_i prod_i' max(1, c_i' + m_i' + pi_i')^{T_i'}.  Each bound is doubled for the
-rounding of its float products and sums.  On the optimistic side dropping terms keeps a lower bound.
+Terms below ``negligible`` are left out.  On the pessimistic side they are bounded and added: per
+segment, past J_i >= 2 T_i m_i the terms C(T_i, j) m_i^j c_i^{T_i - j} (c_i = max(1, m_{b_i})) fall
+at least twofold each, so those past J_i sum to at most twice the first, times prod_{i' != i}
+(c_i' + m_i')^{T_i'} for the other segments; a product of kept per-segment terms below ``negligible`` adds
+at most ``negligible`` each.  The mass at +infinity is at most sum_i T_i pi_i prod_i' max(1, c_i' +
+m_i' + pi_i')^{T_i'}.  Each bound is doubled for the rounding of its float products and sums.  On
+the optimistic side dropping terms keeps a lower bound.
 
-Rounding (u = 2^-53): r_i = m_i fl(r_i / m_i) (1 + theta), |theta| <= 2u, so a term is within
-prod_i (1 +- 2u)^{j_i} of its scale times the composition of the scaled parts (nonnegative entries, monotone in
-each); C(T_i, j_i) as a double (u), m_i by ``math.fsum`` (u), its power (j_i u) and the product over the segments:
-each scale is rounded outward by sum_i (3 j_i + 4) u, and the sum of the terms (``math.fsum``, nonnegative) by 4u.
+Rounding (u = 2^-53): r_i = m_i fl(r_i / m_i) (1 + theta), |theta| <= 2u, so a term is within prod_i
+(1 +- 2u)^{j_i} of its scale times the composition of the scaled parts (nonnegative entries,
+monotone in each); C(T_i, j_i) as a double (u), m_i by ``math.fsum`` (u), its power (j_i u) and the
+product over the segments: each scale is rounded outward by sum_i (3 j_i + 4) u, and the sum of the
+terms (``math.fsum``, nonnegative) by 4u.
 
-Domain: rounds as discretized (no charges yet, no constant shift), one grid and one side, at most ``MAX_TERMS``
-terms; ``ValueError`` elsewhere, so that a caller falls back to its own read.
+Domain: rounds as discretized (no charges yet, no constant shift), one grid and one side, at most
+``MAX_TERMS`` terms; ``ValueError`` elsewhere, so that a caller falls back to its own read.
 """
 
 from __future__ import annotations
@@ -42,11 +47,13 @@ from ..grid.pmf import GridPMF
 from .atoms_epsilon import epsilon_search
 from .fft import DEFAULT_TAIL, compose_many
 
-# the most terms composed (each one composition of a few factors): past it the split costs more than it saves
+# the most terms composed (each one composition of a few factors): past it the split costs more than
+# it saves
 MAX_TERMS = 32
-# the most grid points the terms' compositions may span together, each term's span taken as its factors' points
-# times their counts (a window's tails cut it shorter): past it the split costs seconds (a delta of 1e-300 cuts
-# each round 37 sigma out, 6.6e5 points at h = 5e-5, over 30 terms), and the caller's bracket stands
+# the most grid points the terms' compositions may span together, each term's span taken as its
+# factors' points times their counts (a window's tails cut it shorter): past it the split costs
+# seconds (a delta of 1e-300 cuts each round 37 sigma out, 6.6e5 points at h = 5e-5, over 30 terms),
+# and the caller's bracket stands
 MAX_SPAN_POINTS = 1 << 23
 UNIT_ROUNDOFF = 2.0**-53
 # the least window tail asked of a composition (as ``refine.question``'s least discretization tail)
@@ -54,9 +61,10 @@ SMALLEST_TAIL = 1e-300
 
 
 class Part:
-    """One segment of a split: T rounds of a PMF cut at grid index ``split`` into its part ``below`` (losses at most
-    split h) and the rest ``above`` scaled to unit mass (``mass`` its mass), with the per-segment terms j whose
-    C(T, j) m^j reaches ``negligible`` (``weights``) and a bound on the sum of those past them (``omitted``)."""
+    """One segment of a split: T rounds of a PMF cut at grid index ``split`` into its part ``below``
+    (losses at most split h) and the rest ``above`` scaled to unit mass (``mass`` its mass), with
+    the per-segment terms j whose C(T, j) m^j reaches ``negligible`` (``weights``) and a bound on
+    the sum of those past them (``omitted``)."""
 
     def __init__(self, pmf: GridPMF, rounds: int, split: int, negligible: float):
         cut = split - pmf.k_lo + 1
@@ -108,27 +116,30 @@ class Part:
 
 
 def split_index(pmf: GridPMF, each: float) -> int:
-    """The grid index k_t of a round's split: one cell below (each - s) / h (s the round's ``loss_shift``), so that
-    k_t h + s <= each whatever the rounding of that quotient; the PMF's last index where that is above it."""
+    """The grid index k_t of a round's split: one cell below (each - s) / h (s the round's
+    ``loss_shift``), so that k_t h + s <= each whatever the rounding of that quotient; the PMF's
+    last index where that is above it."""
     top = pmf.k_lo + pmf.p.size - 1
     index = (each - pmf.loss_shift) / pmf.h
     return top if not index < top + 2 else math.floor(index) - 1
 
 
 class BinomialSplit:
-    """The certified delta curve of the composition of ``segments`` ((one round's PMF, its rounds) pairs, one grid,
-    one side) at every eps >= ``floor``, from the terms j != 0 of the module docstring's sum (split at
-    t = floor / T, less each segment's loss shift, rounded down a cell), each composed with windows whose tails are
-    at most ``tail`` (an absolute delta: a window's tail is of its unit-mass composition, so at most ``tail`` over
-    the largest scale, within [``SMALLEST_TAIL``, ``DEFAULT_TAIL``]); terms below ``negligible`` (an absolute
-    delta) are bounded (pessimistic) or dropped (optimistic).
+    """The certified delta curve of the composition of ``segments`` ((one round's PMF, its rounds)
+    pairs, one grid, one side) at every eps >= ``floor``, from the terms j != 0 of the module
+    docstring's sum (split at t = floor / T, less each segment's loss shift, rounded down a cell),
+    each composed with windows whose tails are at most ``tail`` (an absolute delta: a window's tail
+    is of its unit-mass composition, so at most ``tail`` over the largest scale, within
+    [``SMALLEST_TAIL``, ``DEFAULT_TAIL``]); terms below ``negligible`` (an absolute delta) are
+    bounded (pessimistic) or dropped (optimistic).
 
     Raises
     ------
     ValueError
-        Where a PMF carries charges or a shift, the PMFs are on different grids or sides, a segment has fewer than
-        one round, ``floor`` is not finite and > 0, nothing of a PMF lies at or below the split, more than
-        ``MAX_TERMS`` terms are above ``negligible``, or the terms span more than ``MAX_SPAN_POINTS`` grid points.
+        Where a PMF carries charges or a shift, the PMFs are on different grids or sides, a segment
+        has fewer than one round, ``floor`` is not finite and > 0, nothing of a PMF lies at or below
+        the split, more than ``MAX_TERMS`` terms are above ``negligible``, or the terms span more
+        than ``MAX_SPAN_POINTS`` grid points.
     """
 
     def __init__(
@@ -161,8 +172,8 @@ class BinomialSplit:
 
     @staticmethod
     def _terms(parts: list[Part], negligible: float) -> tuple[list[tuple[int, ...]], int]:
-        """The vectors j != 0 of kept per-segment terms whose product weight reaches ``negligible``, and how many
-        such products fell below it."""
+        """The vectors j != 0 of kept per-segment terms whose product weight reaches ``negligible``,
+        and how many such products fell below it."""
         kept, pruned = [], 0
         for combination in itertools.product(*(part.weights for part in parts)):
             if all(j == 0 for j, _ in combination):
@@ -201,8 +212,9 @@ class BinomialSplit:
             )
         items = [[f for part, ji in zip(parts, j) for f in part.factors(ji)] for j in terms]
         window = max(SMALLEST_TAIL, min(DEFAULT_TAIL, tail / max(scales)))
-        # every row with the long-double low-frequency bins (``fft.compose_many``'s direct bins, from a charge of 0):
-        # a term's charge is then ~2000x below the double transform's, which the split is read for
+        # every row with the long-double low-frequency bins (``fft.compose_many``'s direct bins,
+        # from a charge of 0): a term's charge is then ~2000x below the double transform's, which
+        # the split is read for
         return scales, compose_many(
             items,
             pessimistic=self.pessimistic,
@@ -213,8 +225,8 @@ class BinomialSplit:
 
     @staticmethod
     def _rest(parts: list[Part], pruned: int, negligible: float) -> float:
-        """The pessimistic side's terms left out and its mass at +infinity (module docstring), doubled for the
-        rounding of their float products and sums."""
+        """The pessimistic side's terms left out and its mass at +infinity (module docstring),
+        doubled for the rounding of their float products and sums."""
         totals = [part.total() for part in parts]
         omitted = math.fsum(
             part.omitted * math.prod(t for k, t in enumerate(totals) if k != i)
@@ -227,8 +239,9 @@ class BinomialSplit:
         return 2.0 * (omitted + pruned * negligible + infinity)
 
     def delta(self, eps: float) -> float:
-        """The certified delta at ``eps`` on this side: below ``floor`` the term j = 0 is not known to vanish, so 1
-        (pessimistic) or the terms j != 0 alone (optimistic, still a lower bound)."""
+        """The certified delta at ``eps`` on this side: below ``floor`` the term j = 0 is not known
+        to vanish, so 1 (pessimistic) or the terms j != 0 alone (optimistic, still a lower
+        bound)."""
         if self.pessimistic and not eps >= self.floor:
             return 1.0
         x = np.array(float(eps))
@@ -238,10 +251,10 @@ class BinomialSplit:
         return total * (1.0 - 4.0 * UNIT_ROUNDOFF)
 
     def epsilon(self, delta: float, top: float) -> float:
-        """The certified epsilon at ``delta`` on this side, searched up to ``top``: upper, the least eps found with
-        delta(eps) <= ``delta`` (inf where ``top`` does not qualify; never below ``floor``, where the curve is 1);
-        lower, the largest found with delta(eps) > ``delta`` (``atoms_epsilon.epsilon_search``, to a few ulps of
-        ``top``)."""
+        """The certified epsilon at ``delta`` on this side, searched up to ``top``: upper, the least
+        eps found with delta(eps) <= ``delta`` (inf where ``top`` does not qualify; never below
+        ``floor``, where the curve is 1); lower, the largest found with delta(eps) > ``delta``
+        (``atoms_epsilon.epsilon_search``, to a few ulps of ``top``)."""
 
         def curve(xs: np.ndarray) -> np.ndarray:
             return np.array([self.delta(float(x)) for x in xs])

@@ -1,4 +1,5 @@
-"""Composition of grid PMFs: the facade of the C++ composition (pld/compose/compose.hpp) on scipy.fft.
+"""Composition of grid PMFs: the facade of the C++ composition (pld/compose/compose.hpp) on
+scipy.fft.
 
 The losses of independent rounds add, so the composed PLD is the convolution of
 the per-round PMFs, computed by one forward FFT per distinct factor, a pointwise
@@ -36,9 +37,9 @@ from ...base.accountant import Quantity
 from ..grid.pmf import GridPMF
 from ..grid.tail import DEFAULT_TAIL as DEFAULT_TAIL  # re-exported: the composition's default
 
-# Peak resident bytes per point of the largest window, for epsilon(bound="both") of a two-direction PLD
-# (both sides composed, profiles built); tests/pld/compose/test_pld_compose_core.py checks a large composition stays
-# below it.
+# Peak resident bytes per point of the largest window, for epsilon(bound="both") of a two-direction
+# PLD (both sides composed, profiles built); tests/pld/compose/test_pld_compose_core.py checks a
+# large composition stays below it.
 BYTES_PER_POINT = 128
 MEMORY_FRACTION = 0.25
 
@@ -57,14 +58,15 @@ Factors = Sequence[tuple[GridPMF, int]]
 
 
 def working_memory_limit(limit: int | None = None) -> int:
-    """The bytes of composition buffers that threads of this process may hold at once (default 512 MiB;
-    a batch alone above it still runs, alone).  With ``limit`` (an int >= 0; 0 composes one batch at a
-    time), sets it and returns the previous one; without, returns it."""
+    """The bytes of composition buffers that threads of this process may hold at once (default 512
+    MiB; a batch alone above it still runs, alone).  With ``limit`` (an int >= 0; 0 composes one
+    batch at a time), sets it and returns the previous one; without, returns it."""
     return int(_core.pld_compose.working_memory_limit(limit))
 
 
 def fft_length(width: int) -> int:
-    """The FFT length used for a composition window of ``width`` grid points (5-smooth, <= 12.5 % above)."""
+    """The FFT length used for a composition window of ``width`` grid points (5-smooth, <= 12.5 %
+    above)."""
     return int(_core.pld_compose.fft_length(int(width)))
 
 
@@ -101,26 +103,26 @@ def compose_many(
 ) -> list[GridPMF]:
     """``compose`` of each item in one C++ call.
 
-    Items of one FFT length (``fft_length``) share batched transforms, and a factor (the
-    same ``GridPMF`` object) used by several items of a batch is transformed once.  Each
-    item's result is the same whether composed alone or in a batch, unless ``shared_transform``: then
-    every item's FFT length divides that of the call's widest window, M, and each factor is transformed
-    once at M for every item (the checkpoints of a run: pld/compose/compose.hpp's shared transform), each
-    result certified with the charges of that longer transform.  An item that is one
-    factor once, on the side asked for, is returned as it is.  ``max_points`` caps every
-    composed window (default ``DEFAULT_MAX_POINTS``); ``workers`` is scipy.fft's (None: all
-    cores for a batch of several rows).  ``direct_bins=True`` recomputes the low-frequency bins
-    of many-round compositions in long double: from one long-double scipy.fft transform per
-    factor (round-off bound about 8 u_L ceil(log2 M) ||p||_1, u_L = 2^-64: pld/compose/long_spectrum.hpp)
-    where the band is wide, else by direct sums (about 1.1 u ||p||_1: pld/compose/direct_spectrum.hpp),
-    instead of the FFT's 8 u ceil(log2 M) ||p||_1: the charges (``total_error``, ``entry_error``)
-    fall by the ratio of those bounds, at more CPU than the composition itself, so it pays
-    only where the charge limits the answer (delta near 1e-9).  A row takes them where its estimated
-    spectral charge reaches ``direct_min_charge`` (None: the core's kDirectMinCharge, 1e-11; 0: every row
-    whose accurate bound is the smaller, for a caller that knows the charge limits its answer), and takes the
-    power of those bins in long double too where the power's rounding in double would leave it a charge of at
-    least a third of ``direct_min_charge`` (after many rounds; a bracket carries a charge about three times),
-    in double elsewhere (a few rounds over a wide band).
+    Items of one FFT length (``fft_length``) share batched transforms, and a factor (the same
+    ``GridPMF`` object) used by several items of a batch is transformed once.  Each item's result is
+    the same whether composed alone or in a batch, unless ``shared_transform``: then every item's
+    FFT length divides that of the call's widest window, M, and each factor is transformed once at M
+    for every item (the checkpoints of a run: pld/compose/compose.hpp's shared transform), each
+    result certified with the charges of that longer transform.  An item that is one factor once, on
+    the side asked for, is returned as it is.  ``max_points`` caps every composed window (default
+    ``DEFAULT_MAX_POINTS``); ``workers`` is scipy.fft's (None: all cores for a batch of several
+    rows).  ``direct_bins=True`` recomputes the low-frequency bins of many-round compositions in
+    long double: from one long-double scipy.fft transform per factor (round-off bound about 8 u_L
+    ceil(log2 M) ||p||_1, u_L = 2^-64: pld/compose/long_spectrum.hpp) where the band is wide, else
+    by direct sums (about 1.1 u ||p||_1: pld/compose/direct_spectrum.hpp), instead of the FFT's 8 u
+    ceil(log2 M) ||p||_1: the charges (``total_error``, ``entry_error``) fall by the ratio of those
+    bounds, at more CPU than the composition itself, so it pays only where the charge limits the
+    answer (delta near 1e-9).  A row takes them where its estimated spectral charge reaches
+    ``direct_min_charge`` (None: the core's kDirectMinCharge, 1e-11; 0: every row whose accurate
+    bound is the smaller, for a caller that knows the charge limits its answer), and takes the power
+    of those bins in long double too where the power's rounding in double would leave it a charge of
+    at least a third of ``direct_min_charge`` (after many rounds; a bracket carries a charge about
+    three times), in double elsewhere (a few rounds over a wide band).
     """
     cap = DEFAULT_MAX_POINTS if max_points is None else int(max_points)
     out: list[GridPMF | None] = [None] * len(items)
@@ -164,22 +166,22 @@ def upper_sides(
     workers: int | None = None,
     shared_transform: bool = False,
 ) -> list[np.ndarray]:
-    """``compose_many(items, pessimistic=True)[i].epsilon(arguments[i])`` (``method="epsilon"``, not clipped at 0)
-    or ``.delta(arguments[i])`` (``"delta"``) for every item, without keeping the composed PMFs
-    (``shared_transform``: as ``compose_many``'s).
+    """``compose_many(items, pessimistic=True)[i].epsilon(arguments[i])`` (``method="epsilon"``, not
+    clipped at 0) or ``.delta(arguments[i])`` (``"delta"``) for every item, without keeping the
+    composed PMFs (``shared_transform``: as ``compose_many``'s).
 
-    The certified upper side at each argument (validated by the caller), in one C++ call per grid.  After
-    many rounds a composition keeps a few dozen live frequencies of thousands, and
-    the suffix sums of the hockey-stick curve over its window are geometric sums of those: such an item is read
-    from its spectrum (O(live bins) per grid threshold, an epsilon by a search over the grid), with no inverse
-    transform and no window (cpp/include/hockeystick/pld/reads/spectral_profile.hpp, where its round-off is bounded in long double:
-    about 1e-17 to 1e-16, mostly the rounding of the sums to double).  Its charges are the composition's without the
-    inverse transform's, so its values are at most the window's plus that bound.  An item whose spectrum keeps
-    too many bins, or asked for so many values, that reading it costs more than its inverse transform goes
-    through its window, as ``GridPMF.epsilon`` and ``GridPMF.delta`` do (each epsilon about log2(window) + 3
-    reads of the bins, each delta one): the same
-    item asked for many values at once may so differ from it asked for a few, by at most the window's inverse
-    charge, both certified.
+    The certified upper side at each argument (validated by the caller), in one C++ call per grid.
+    After many rounds a composition keeps a few dozen live frequencies of thousands, and the suffix
+    sums of the hockey-stick curve over its window are geometric sums of those: such an item is read
+    from its spectrum (O(live bins) per grid threshold, an epsilon by a search over the grid), with
+    no inverse transform and no window (cpp/include/hockeystick/pld/reads/spectral_profile.hpp,
+    where its round-off is bounded in long double: about 1e-17 to 1e-16, mostly the rounding of the
+    sums to double).  Its charges are the composition's without the inverse transform's, so its
+    values are at most the window's plus that bound.  An item whose spectrum keeps too many bins, or
+    asked for so many values, that reading it costs more than its inverse transform goes through its
+    window, as ``GridPMF.epsilon`` and ``GridPMF.delta`` do (each epsilon about log2(window) + 3
+    reads of the bins, each delta one): the same item asked for many values at once may so differ
+    from it asked for a few, by at most the window's inverse charge, both certified.
     """
     out: list[np.ndarray | None] = [None] * len(items)
     passed, calls = _side_calls(
@@ -213,21 +215,22 @@ def lower_sides(
     spectral: bool = True,
     shared_transform: bool = False,
 ) -> list[tuple[np.ndarray, GridPMF | None]]:
-    """``upper_sides``' mirror on the optimistic side: per item, its certified lower ``method`` at ``arguments[i]``
-    (epsilon not clipped at 0, or delta; of the arguments' shape) and its composed ``GridPMF`` where one was made
-    (else None).
+    """``upper_sides``' mirror on the optimistic side: per item, its certified lower ``method`` at
+    ``arguments[i]`` (epsilon not clipped at 0, or delta; of the arguments' shape) and its composed
+    ``GridPMF`` where one was made (else None).
 
-    An item whose composed spectrum keeps few live frequencies is read from them with no inverse transform and
-    no window (cpp/include/hockeystick/pld/reads/spectral_profile.hpp's lower side: the same geometric sums as the
-    upper side's, their round-off bound subtracted, the composition's charges subtracted as on the window, an
-    epsilon's grid interval found by the same search): never above the true value, and against the window's
-    ``GridPMF.epsilon`` or ``GridPMF.delta`` higher by at most that bound (1e-17 to 1e-16 in long double) and
-    twice the inverse transform's charge (which the window carries), lower by at most what the window's clip
-    of its entries at 0 adds (within one charge).  Any other item (many live bins, or so many values asked that
-    its window costs less: each value read as log2(window) + 3 thresholds) is composed as
-    ``compose_many(..., pessimistic=False)`` composes it (the same window, bit for bit), read by its ``GridPMF``
-    and returned with it (a caller may keep it); so is one factor once.  ``spectral=False``: every item through
-    its window; ``shared_transform``: as ``compose_many``'s.
+    An item whose composed spectrum keeps few live frequencies is read from them with no inverse
+    transform and no window (cpp/include/hockeystick/pld/reads/spectral_profile.hpp's lower side:
+    the same geometric sums as the upper side's, their round-off bound subtracted, the composition's
+    charges subtracted as on the window, an epsilon's grid interval found by the same search): never
+    above the true value, and against the window's ``GridPMF.epsilon`` or ``GridPMF.delta`` higher
+    by at most that bound (1e-17 to 1e-16 in long double) and twice the inverse transform's charge
+    (which the window carries), lower by at most what the window's clip of its entries at 0 adds
+    (within one charge).  Any other item (many live bins, or so many values asked that its window
+    costs less: each value read as log2(window) + 3 thresholds) is composed as ``compose_many(...,
+    pessimistic=False)`` composes it (the same window, bit for bit), read by its ``GridPMF`` and
+    returned with it (a caller may keep it); so is one factor once.  ``spectral=False``: every item
+    through its window; ``shared_transform``: as ``compose_many``'s.
     """
     out: list[tuple[np.ndarray, GridPMF | None] | None] = [None] * len(items)
 
@@ -270,9 +273,10 @@ def _side_calls(
     workers: int | None,
     **options: Any,
 ) -> tuple[dict[int, GridPMF], list[tuple[float, list[int], list[Any]]]]:
-    """What ``upper_sides`` and ``lower_sides`` share: their ``method`` and arguments checked (no NaN: the caller
-    validated them as deltas or epsilons), the items that are one factor once (``_split``: returned as they are),
-    and per batch of one grid (h, its items, what the core's spectral side ``binding`` returned for each)."""
+    """What ``upper_sides`` and ``lower_sides`` share: their ``method`` and arguments checked (no
+    NaN: the caller validated them as deltas or epsilons), the items that are one factor once
+    (``_split``: returned as they are), and per batch of one grid (h, its items, what the core's
+    spectral side ``binding`` returned for each)."""
     if method not in ("epsilon", "delta"):
         raise ValueError(f"method must be 'epsilon' or 'delta', got {method!r}")
     for values in arguments:
@@ -335,9 +339,10 @@ def _split(
 ) -> tuple[
     dict[int, GridPMF], list[tuple[float, list[int], list[GridPMF], list[list[tuple[int, int]]]]]
 ]:
-    """The items that are one factor once on the side asked for (their composition is that factor as it is), and
-    the others grouped by grid: (h, their indices, the distinct factors, each item's terms as (factor index,
-    count)); a factor (the same ``GridPMF`` object) used by several items is listed once."""
+    """The items that are one factor once on the side asked for (their composition is that factor as
+    it is), and the others grouped by grid: (h, their indices, the distinct factors, each item's
+    terms as (factor index, count)); a factor (the same ``GridPMF`` object) used by several items is
+    listed once."""
     passed: dict[int, GridPMF] = {}
     by_grid: dict[float, list[tuple[int, list[tuple[GridPMF, int]]]]] = {}
     for i, item in enumerate(items):

@@ -1,41 +1,43 @@
-"""Composition under an exponential tilt: the hockey-stick curve of a long composition read far out in its tail
-with a round-off charge relative to the curve rather than to the total mass.
+"""Composition under an exponential tilt: the hockey-stick curve of a long composition read far out
+in its tail with a round-off charge relative to the curve rather than to the total mass.
 
-The FFT composition's round-off is bounded normwise (``fft``: an absolute error E of the order of u times the
-composition depth, per unit of total mass), so no delta much below E can be read tightly from it.  Convolution
-commutes with exponential tilting (Keich, "sFFT: a faster accurate computation of the p-value of the entropy
-score", J. Comput. Biol. 12, 2005; Wilson & Keich, 2016): for a factor's masses p_k at losses k h and any
-theta > 0, with an arbitrary positive normalizer M (near sum_k p_k e^{theta k}, so the tilted masses sum to
-about 1),
+The FFT composition's round-off is bounded normwise (``fft``: an absolute error E of the order of u
+times the composition depth, per unit of total mass), so no delta much below E can be read tightly
+from it.  Convolution commutes with exponential tilting (Keich, "sFFT: a faster accurate computation
+of the p-value of the entropy score", J. Comput. Biol. 12, 2005; Wilson & Keich, 2016): for a
+factor's masses p_k at losses k h and any theta > 0, with an arbitrary positive normalizer M (near
+sum_k p_k e^{theta k}, so the tilted masses sum to about 1),
 
     p~_k = p_k e^{theta k} / M,        P_T(K) = M^T e^{-theta K} P~_T(K)                      (1)
 
-exactly, P_T and P~_T the T-fold compositions (several factors: the product of their M_i^{c_i}).  Composing
-p~ with the certified composition (``fft.compose``) and untilting by (1), an error e~_K of the tilted window
-becomes M^T e^{-theta K} e~_K, so on
+exactly, P_T and P~_T the T-fold compositions (several factors: the product of their M_i^{c_i}).
+Composing p~ with the certified composition (``fft.compose``) and untilting by (1), an error e~_K of
+the tilted window becomes M^T e^{-theta K} e~_K, so on
 
     delta(eps) = sum_{K h > eps} (1 - e^{eps - K h}) P_T(K) + p_inf
 
-it adds at most M^T e^{-theta eps / h} times the tilted window's charge at eps (``ChargedGrid.charge_at``: the
-weights (1 - e^{eps - K h}) e^{-theta (K - eps / h)} lie in [0, 1]): E times the Chernoff bound at theta, a
-relative error.  The tilted window's truncation is charged the same way: its mass above the window (moved to
-+infinity on the pessimistic side) and the mass folded into the window from outside (the optimistic side's
-negative ``shift``) are tilted masses, each at a loss above eps where they count, so each adds at most
-M^T e^{-theta eps / h} times itself.  The mass below the window is unknown after untilting (there e^{-theta K}
-is large), so a read is valid only at eps at or above the window's lowest loss (``TiltedComposition.floor``);
-below it the read is trivial (1 on the upper side, 0 on the lower).  The factors' mass at +infinity is not
-tilted: it composes as 1 - prod (1 - p_inf,i)^{c_i}, added rounded outward (upper side) or inward (lower side).
-The factors' discretization and truncation keep their meaning (the tilt changes only how the composition of the
-same measures is computed), and so does their loss shift s: the curve is read at eps - s (upper) or eps + s
-(lower), rounded outward (pld/grid/pmf.py's docstring).
+it adds at most M^T e^{-theta eps / h} times the tilted window's charge at eps
+(``ChargedGrid.charge_at``: the weights (1 - e^{eps - K h}) e^{-theta (K - eps / h)} lie in [0, 1]):
+E times the Chernoff bound at theta, a relative error.  The tilted window's truncation is charged
+the same way: its mass above the window (moved to +infinity on the pessimistic side) and the mass
+folded into the window from outside (the optimistic side's negative ``shift``) are tilted masses,
+each at a loss above eps where they count, so each adds at most M^T e^{-theta eps / h} times itself.
+The mass below the window is unknown after untilting (there e^{-theta K} is large), so a read is
+valid only at eps at or above the window's lowest loss (``TiltedComposition.floor``); below it the
+read is trivial (1 on the upper side, 0 on the lower).  The factors' mass at +infinity is not
+tilted: it composes as 1 - prod (1 - p_inf,i)^{c_i}, added rounded outward (upper side) or inward
+(lower side). The factors' discretization and truncation keep their meaning (the tilt changes only
+how the composition of the same measures is computed), and so does their loss shift s: the curve is
+read at eps - s (upper) or eps + s (lower), rounded outward (pld/grid/pmf.py's docstring).
 
-Rounding outward.  The tilted masses e^{log p_k + theta k - log M} and the untilt factors e^{T log M - theta K} are
-computed in double: each exponent a sum of a few terms of at most a few rounding errors each, so the computed exponential
-is within a relative 16 u (|theta k| + |log M| + 1) of the exact one (u = 2^-53, the exp's own error inside),
-and the masses are raised (upper side) or lowered (lower side) by that factor, a negative entry of the tilted
-window clipped to 0 on the upper side (it only raises the sum) and untilted with the factor of the other
-direction on the lower side; a tilted mass that underflows is raised to twice the least normal double on the
-upper side (dropped on the lower).  The untilted entries' suffix sums carry ``suffix_sum_slack`` as any grid's; the
+Rounding outward.  The tilted masses e^{log p_k + theta k - log M} and the untilt factors e^{T log
+M - theta K} are computed in double: each exponent a sum of a few terms of at most a few rounding
+errors each, so the computed exponential is within a relative 16 u (|theta k| + |log M| + 1) of the
+exact one (u = 2^-53, the exp's own error inside), and the masses are raised (upper side) or lowered
+(lower side) by that factor, a negative entry of the tilted window clipped to 0 on the upper side
+(it only raises the sum) and untilted with the factor of the other direction on the lower side; a
+tilted mass that underflows is raised to twice the least normal double on the upper side (dropped on
+the lower).  The untilted entries' suffix sums carry ``suffix_sum_slack`` as any grid's; the
 products that may underflow are covered by an absolute ``TINY`` per entry.
 """
 
@@ -55,28 +57,31 @@ from .atoms_epsilon import epsilon_search
 from .fft import DEFAULT_TAIL, compose
 
 UNIT_ROUNDOFF = 2.0**-53
-# exponents beyond this are not formed: untilted entries whose factor would exceed e^MAX_EXPONENT are below
-# every eps that can be read (``TiltedComposition.floor``)
+# exponents beyond this are not formed: untilted entries whose factor would exceed e^MAX_EXPONENT
+# are below every eps that can be read (``TiltedComposition.floor``)
 MAX_EXPONENT = 700.0
-# the absolute error of a product that underflows, per entry (2^-1074, the least subnormal, with room)
+# the absolute error of a product that underflows, per entry (2^-1074, the least subnormal, with
+# room)
 TINY = 2.0**-1060
 # the tilts per grid step (lam h) tried for the Chernoff bound on the mass above a window cut short
 # (``mass_above``): any is valid, the least bound is kept
 ABOVE_LAMBDAS = np.exp(np.linspace(math.log(1e-6), math.log(5.0), 97))
-# how far past a cut window's top ``upper_epsilon`` looks for its start: the window's span, doubled this many times
+# how far past a cut window's top ``upper_epsilon`` looks for its start: the window's span, doubled
+# this many times
 CUT_DOUBLINGS = 6
 
 
 def exp_margin(exponent_terms: np.ndarray | float) -> np.ndarray | float:
-    """The relative error bound 16 u (terms + 1) of e^x computed in double where x is a sum of products whose
-    magnitudes add up to ``exponent_terms`` (module docstring), doubled for the product that applies it."""
+    """The relative error bound 16 u (terms + 1) of e^x computed in double where x is a sum of
+    products whose magnitudes add up to ``exponent_terms`` (module docstring), doubled for the
+    product that applies it."""
     return 32.0 * UNIT_ROUNDOFF * (np.abs(exponent_terms) + 1.0)
 
 
 def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
-    """``pmf``'s finite masses tilted by e^{theta k} and normalized by M = e^{log_m} (the finite part's moment at
-    lam = theta / h, computed in double: any positive M is valid), rounded outward on ``pmf``'s side, with no
-    mass at +infinity and ``pmf``'s loss shift; and log_m."""
+    """``pmf``'s finite masses tilted by e^{theta k} and normalized by M = e^{log_m} (the finite
+    part's moment at lam = theta / h, computed in double: any positive M is valid), rounded outward
+    on ``pmf``'s side, with no mass at +infinity and ``pmf``'s loss shift; and log_m."""
     if not np.all(pmf.p >= 0.0) or pmf.shift != 0.0 or pmf.total_error != 0.0:
         raise ValueError(
             "a tilted factor must be a discretized round: masses >= 0, no shift and no round-off charges "
@@ -92,7 +97,8 @@ def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
     live = pmf.p > 0.0
     with np.errstate(divide="ignore"):
         log_p = np.log(pmf.p)
-    # p_k e^{theta k - log M} as one exponential (each term is at most 1: no overflow where p_k is tiny)
+    # p_k e^{theta k - log M} as one exponential (each term is at most 1: no overflow where p_k is
+    # tiny)
     exponent = np.where(live, log_p + scaled - log_m, -np.inf)
     margin = exp_margin(np.abs(np.where(live, log_p, 0.0)) + np.abs(scaled) + abs(log_m))
     tilted = np.exp(exponent) * ((1.0 + margin) if pmf.pessimistic else (1.0 - margin))
@@ -109,10 +115,11 @@ def tilted_factor(pmf: GridPMF, theta: float) -> tuple[GridPMF, float]:
 def raised_untilted(
     tilted: np.ndarray, first: int, theta: float, log_scale: float, scale_magnitude: float
 ) -> np.ndarray:
-    """The pessimistic side's untilted masses max(p~_K, 0) e^{log_scale - theta K} (1 + ``exp_margin``(
-    ``scale_magnitude`` + |theta K|)) of the tilted entries ``tilted`` at K = ``first``, ``first`` + 1, ...
-    (module docstring), the same operations in the same order as the formula, on three arrays reused in place
-    rather than a temporary each (a window after many rounds holds ~1e6 entries)."""
+    """The pessimistic side's untilted masses max(p~_K, 0) e^{log_scale - theta K} (1 +
+    ``exp_margin``( ``scale_magnitude`` + |theta K|)) of the tilted entries ``tilted`` at K =
+    ``first``, ``first`` + 1, ... (module docstring), the same operations in the same order as the
+    formula, on three arrays reused in place rather than a temporary each (a window after many
+    rounds holds ~1e6 entries)."""
     scaled = np.arange(
         first, first + tilted.size, dtype=np.float64
     )  # K, exact (integers below 2^53)
@@ -131,8 +138,8 @@ def raised_untilted(
 
 
 def composed_infinity(factors: Sequence[tuple[GridPMF, int]], pessimistic: bool) -> float:
-    """1 - prod_i (1 - p_inf,i)^{c_i}, rounded up (``pessimistic``) or down by a relative 1e-12 (far above the
-    few roundings of log1p, the products and expm1)."""
+    """1 - prod_i (1 - p_inf,i)^{c_i}, rounded up (``pessimistic``) or down by a relative 1e-12 (far
+    above the few roundings of log1p, the products and expm1)."""
     log_kept = sum(count * math.log1p(-pmf.p_inf) for pmf, count in factors if pmf.p_inf > 0.0)
     mass = -math.expm1(log_kept)
     return min(1.0, mass * (1.0 + 1e-12)) if pessimistic else max(0.0, mass * (1.0 - 1e-12))
@@ -140,10 +147,11 @@ def composed_infinity(factors: Sequence[tuple[GridPMF, int]], pessimistic: bool)
 
 @dataclass(frozen=True)
 class TiltedComposition:
-    """The composition of ``factors`` computed under the tilt theta (module docstring): the tilted window
-    ``window`` (a composed ``GridPMF`` with its charges), T log M (``log_scale``, the sum of count x log M_i, and
-    ``scale_magnitude``, the sum of their magnitudes, which bounds the rounding of that sum), the
-    factors' composed mass at +infinity (``p_inf``, rounded on the side) and the side."""
+    """The composition of ``factors`` computed under the tilt theta (module docstring): the tilted
+    window ``window`` (a composed ``GridPMF`` with its charges), T log M (``log_scale``, the sum of
+    count x log M_i, and ``scale_magnitude``, the sum of their magnitudes, which bounds the rounding
+    of that sum), the factors' composed mass at +infinity (``p_inf``, rounded on the side) and the
+    side."""
 
     window: GridPMF
     theta: float
@@ -151,12 +159,14 @@ class TiltedComposition:
     scale_magnitude: float
     p_inf: float
     pessimistic: bool
-    # where not None (the pessimistic side composed with a window tail of its own, ``compose_tilted``'s
-    # ``window_tail``): the tilts lam and the factors' summed log-moments K(lam) (raised) of ``mass_above``'s
-    # Chernoff bound on the untilted composed mass above the window, charged in place of the window's mass at +inf
+    # where not None (the pessimistic side composed with a window tail of its own,
+    # ``compose_tilted``'s ``window_tail``): the tilts lam and the factors' summed log-moments
+    # K(lam) (raised) of ``mass_above``'s Chernoff bound on the untilted composed mass above the
+    # window, charged in place of the window's mass at +inf
     above: tuple[np.ndarray, np.ndarray] | None = None
-    # where not None: no curve argument below this loss is read (``read_from``), so the untilted suffix sums start at
-    # it rather than at the window's bottom; below it the read is trivial, as below ``floor``
+    # where not None: no curve argument below this loss is read (``read_from``), so the untilted
+    # suffix sums start at it rather than at the window's bottom; below it the read is trivial, as
+    # below ``floor``
     least_read: float | None = None
 
     @property
@@ -165,18 +175,19 @@ class TiltedComposition:
 
     @cached_property
     def floor_index(self) -> int:
-        """The least grid index whose untilt factor e^{log_scale - theta K} stays below e^MAX_EXPONENT, at least the
-        window's lowest."""
+        """The least grid index whose untilt factor e^{log_scale - theta K} stays below
+        e^MAX_EXPONENT, at least the window's lowest."""
         least = math.ceil((self.log_scale - MAX_EXPONENT) / self.theta) + 1
         if self.least_read is not None:
             least = max(least, math.floor(self.least_read / self.h))
         return max(int(self.window.k_lo), least)
 
     def read_from(self, x: float) -> TiltedComposition:
-        """The same composition read only at curve arguments at or above ``x`` (below, trivially: 1 on the upper
-        side, 0 on the lower): its suffix sums (``_untilted``) cover the window from x up, not from its bottom.  An
-        epsilon search above a certified lower epsilon needs no more, and a window after many rounds reaches far
-        below the answer (the README's DP-SGD run at delta 1e-10: 6.9e5 points, the answer ~0.1 of the way up)."""
+        """The same composition read only at curve arguments at or above ``x`` (below, trivially: 1
+        on the upper side, 0 on the lower): its suffix sums (``_untilted``) cover the window from x
+        up, not from its bottom.  An epsilon search above a certified lower epsilon needs no more,
+        and a window after many rounds reaches far below the answer (the README's DP-SGD run at
+        delta 1e-10: 6.9e5 points, the answer ~0.1 of the way up)."""
         return dataclasses.replace(self, least_read=float(x))
 
     @property
@@ -191,14 +202,16 @@ class TiltedComposition:
 
     @property
     def top(self) -> float:
-        """A loss above every loss of the window (its last grid point's, one cell up, with the loss shift): above
-        it only the mass at +infinity is left, so an epsilon search need not start higher."""
+        """A loss above every loss of the window (its last grid point's, one cell up, with the loss
+        shift): above it only the mass at +infinity is left, so an epsilon search need not start
+        higher."""
         w = self.window
         return float((w.k_lo + w.p.size + 1) * w.h + w.loss_shift)
 
     @cached_property
     def _untilted(self) -> tuple[_core.pld_reads.GridProfile, float, int]:
-        """The suffix sums of the untilted window from ``floor_index`` up, their slack, and their count."""
+        """The suffix sums of the untilted window from ``floor_index`` up, their slack, and their
+        count."""
         w = self.window
         start = self.floor_index - int(w.k_lo)
         tilted = w.p[start:]
@@ -227,10 +240,10 @@ class TiltedComposition:
         )
 
     def side_at(self, x: float) -> float:
-        """The certified delta on this side at the curve argument ``x`` (already moved by the loss shift): the
-        untilted curve raised (lowered) by its slack and by the untilt factor at x times the tilted window's
-        round-off charge at x (twice on the lower side) and its truncated masses, plus the mass at +infinity;
-        trivial (1 or 0) below ``floor``."""
+        """The certified delta on this side at the curve argument ``x`` (already moved by the loss
+        shift): the untilted curve raised (lowered) by its slack and by the untilt factor at x times
+        the tilted window's round-off charge at x (twice on the lower side) and its truncated
+        masses, plus the mass at +infinity; trivial (1 or 0) below ``floor``."""
         if not x >= self.floor:
             return 1.0 if self.pessimistic else 0.0
         profile, slack, n = self._untilted
@@ -267,8 +280,8 @@ class TiltedComposition:
         return max(0.0, value + self.p_inf * (1.0 - 8.0 * UNIT_ROUNDOFF))
 
     def delta(self, eps: float) -> float:
-        """The certified delta on this side at eps: ``side_at`` of eps moved by the loss shift s (eps - s rounded
-        down on the upper side, eps + s rounded up on the lower one)."""
+        """The certified delta on this side at eps: ``side_at`` of eps moved by the loss shift s
+        (eps - s rounded down on the upper side, eps + s rounded up on the lower one)."""
         moved = self.window.curve_argument(np.array([float(eps)]))
         return self.side_at(float(moved[0]))
 
@@ -284,22 +297,24 @@ def compose_tilted(
     window_tail: float | None = None,
     workers: int | None = None,
 ) -> TiltedComposition:
-    """The composition of ``factors`` (pairs (grid PMF, count) on one grid and side) computed under the tilt
-    ``theta`` > 0 per grid step (lam = theta / h): each factor tilted (``tilted_factor``), composed by the certified
-    composition (``fft.compose``, ``tail`` its window's, ``direct_bins`` its accurate low-frequency bins,
-    ``max_points`` its window's cap, ``workers`` its threads: None all cores), and read
-    untilted (``TiltedComposition``).  Where that window passes ``max_points`` and ``window_tail`` is given, the
-    pessimistic side is composed again with a window whose tails are ``window_tail`` each, the mass above it charged
-    by its own Chernoff bound at the read's eps or the window's top (``chernoff_above``) and the mass below it not at
-    all (every read is at or above the window: ``floor``): many rounds of a heavy-tailed loss under a steep tilt
-    span ~114 in loss at the default tail and ~42 at 1e-6 (sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10).  The
-    bound is looser than the window's entries where a read falls above the cut (a gentle tilt's), hence only there.
+    """The composition of ``factors`` (pairs (grid PMF, count) on one grid and side) computed under
+    the tilt ``theta`` > 0 per grid step (lam = theta / h): each factor tilted (``tilted_factor``),
+    composed by the certified composition (``fft.compose``, ``tail`` its window's, ``direct_bins``
+    its accurate low-frequency bins, ``max_points`` its window's cap, ``workers`` its threads: None
+    all cores), and read untilted (``TiltedComposition``).  Where that window passes ``max_points``
+    and ``window_tail`` is given, the pessimistic side is composed again with a window whose tails
+    are ``window_tail`` each, the mass above it charged by its own Chernoff bound at the read's eps
+    or the window's top (``chernoff_above``) and the mass below it not at all (every read is at or
+    above the window: ``floor``): many rounds of a heavy-tailed loss under a steep tilt span ~114 in
+    loss at the default tail and ~42 at 1e-6 (sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10).  The
+    bound is looser than the window's entries where a read falls above the cut (a gentle tilt's),
+    hence only there.
 
     Raises
     ------
     ValueError
-        If ``theta`` is not finite and > 0, a factor is on the other side, a factor's tilted moment overflows, or
-        the window would pass ``max_points``.
+        If ``theta`` is not finite and > 0, a factor is on the other side, a factor's tilted moment
+        overflows, or the window would pass ``max_points``.
     """
     if not (math.isfinite(theta) and theta > 0.0):
         raise ValueError(
@@ -355,9 +370,9 @@ def compose_tilted(
 
 
 def summed_moments(factors: Sequence[tuple[GridPMF, int]]) -> tuple[np.ndarray, np.ndarray]:
-    """The tilts lam = ``ABOVE_LAMBDAS`` / h and K(lam) = sum_i c_i log sum_k p_ik e^{lam l_k} at each, from
-    ``GridPMF.log_mgf`` (raised by its rounding: pld/reads/hockey_stick.hpp), the sum raised by (n + 4) u of its
-    terms' magnitudes (inf where it overflows)."""
+    """The tilts lam = ``ABOVE_LAMBDAS`` / h and K(lam) = sum_i c_i log sum_k p_ik e^{lam l_k} at
+    each, from ``GridPMF.log_mgf`` (raised by its rounding: pld/reads/hockey_stick.hpp), the sum
+    raised by (n + 4) u of its terms' magnitudes (inf where it overflows)."""
     lams = ABOVE_LAMBDAS / factors[0][0].h
     with np.errstate(over="ignore", invalid="ignore"):
         terms = np.array([int(count) * pmf.log_mgf(lams) for pmf, count in factors])
@@ -368,10 +383,10 @@ def summed_moments(factors: Sequence[tuple[GridPMF, int]]) -> tuple[np.ndarray, 
 
 
 def chernoff_above(lams: np.ndarray, k: np.ndarray, x: float) -> float:
-    """A certified upper bound on the composed finite mass at grid losses >= ``x`` (the factors' grid, before their
-    loss shift): the least over the tilts of the Chernoff bound exp(K(lam) - lam x) (``summed_moments``), the
-    exponent raised by 4 u of its terms' magnitudes and the exponential by 16 u (|exponent| + 1); 1 where none is
-    below 1."""
+    """A certified upper bound on the composed finite mass at grid losses >= ``x`` (the factors'
+    grid, before their loss shift): the least over the tilts of the Chernoff bound exp(K(lam) -
+    lam x) (``summed_moments``), the exponent raised by 4 u of its terms' magnitudes and the exponential
+    by 16 u (|exponent| + 1); 1 where none is below 1."""
     with np.errstate(over="ignore", invalid="ignore"):
         exponent = k - lams * x + 4.0 * UNIT_ROUNDOFF * (np.abs(k) + np.abs(lams * x))
     exponent = np.where(np.isfinite(exponent), exponent, np.inf)
@@ -382,14 +397,16 @@ def chernoff_above(lams: np.ndarray, k: np.ndarray, x: float) -> float:
 
 
 def upper_epsilon(composition: TiltedComposition, delta: float, start: float) -> float:
-    """A certified upper bound on epsilon(delta) in [0, ``start``] (past it where the window is cut short and
-    ``start`` is at its top: ``above``): an eps whose certified upper delta was checked at most ``delta``, found by the bracketing search of ``atoms_epsilon.epsilon_search`` to the
+    """A certified upper bound on epsilon(delta) in [0, ``start``] (past it where the window is cut
+    short and ``start`` is at its top: ``above``): an eps whose certified upper delta was checked at
+    most ``delta``, found by the bracketing search of ``atoms_epsilon.epsilon_search`` to the
     doubles' spacing (inf where not even ``start`` qualifies)."""
     if not composition.pessimistic:
         raise ValueError("upper_epsilon needs the pessimistic side's composition")
     if composition.above is not None and math.isfinite(start) and start >= composition.top:
-        # a window cut short (``above``): past its top the curve is the cut mass's Chernoff bound, read out to where
-        # it meets delta (the window's span doubled at most ``CUT_DOUBLINGS`` times)
+        # a window cut short (``above``): past its top the curve is the cut mass's Chernoff bound,
+        # read out to where it meets delta (the window's span doubled at most ``CUT_DOUBLINGS``
+        # times)
         span = max(composition.top - composition.floor, composition.h)
         for _ in range(CUT_DOUBLINGS):
             if composition.delta(start) <= delta:
@@ -412,12 +429,12 @@ def lower_epsilon(
     points: int = 64,
     steps: int = 60,
 ) -> float:
-    """A certified lower bound on epsilon(delta), at least ``start``: the largest eps found whose certified lower
-    delta exceeds ``delta`` (delta falls with eps, so delta(e) > delta for every e below it), ``start`` where none
-    is.  The lower side is no monotone curve: far below the tilt's centre the untilt factor times the charge
-    exceeds the curve and the side is 0.  So the eps from ``near`` (an upper epsilon) down to the read's floor
-    are tried at ``points`` even steps, from the top, and the first that qualifies is moved up by bisection
-    towards the step above it."""
+    """A certified lower bound on epsilon(delta), at least ``start``: the largest eps found whose
+    certified lower delta exceeds ``delta`` (delta falls with eps, so delta(e) > delta for every e
+    below it), ``start`` where none is.  The lower side is no monotone curve: far below the tilt's
+    centre the untilt factor times the charge exceeds the curve and the side is 0.  So the eps from
+    ``near`` (an upper epsilon) down to the read's floor are tried at ``points`` even steps, from
+    the top, and the first that qualifies is moved up by bisection towards the step above it."""
     if composition.pessimistic:
         raise ValueError("lower_epsilon needs the optimistic side's composition")
     top = composition.top

@@ -1,7 +1,8 @@
-"""Finite privacy-loss distributions composed exactly: ``Atoms``, P-masses at losses ``index * eta`` and at
-+infinity with bounds on their loss and round-off errors, and the rules every composition of them keeps
-(``finite_atoms``' module docstring): the merge onto a lattice twice as coarse past ``MAX_ATOMS``, the lower
-side's atoms folded into [-``FOLD_LOSS``, ``FOLD_LOSS``], and the checks for products near underflow.
+"""Finite privacy-loss distributions composed exactly: ``Atoms``, P-masses at losses ``index * eta``
+and at +infinity with bounds on their loss and round-off errors, and the rules every composition of
+them keeps (``finite_atoms``' module docstring): the merge onto a lattice twice as coarse past
+``MAX_ATOMS``, the lower side's atoms folded into [-``FOLD_LOSS``, ``FOLD_LOSS``], and the checks
+for products near underflow.
 """
 
 from __future__ import annotations
@@ -46,14 +47,16 @@ FOLD_LOSS = 745.0  # ~ -log 2^-1074: lower-side atoms beyond +-FOLD_LOSS are fol
 
 @dataclass(frozen=True)
 class Atoms:
-    """P-masses ``mass`` at losses ``index * eta`` (indices strictly increasing), ``p_inf`` at +infinity.
+    """P-masses ``mass`` at losses ``index * eta`` (indices strictly increasing), ``p_inf`` at
+    +infinity.
 
     Every true loss lies within ``loss_error`` of its ``index * eta``; ``rel_error`` bounds the
-    relative round-off of every mass and of ``p_inf`` (of the masses only where ``inf_exact``: ``p_inf`` is then
-    the true mass at +infinity, as given).  Where ``lower`` is set (masses near underflow,
-    module docstring) these atoms serve the upper side only (each true loss at most index * eta +
-    loss_error, each true mass at most mass (1 + rel_error)) and ``lower`` the lower side (each true
-    loss at least index * eta - loss_error, each true mass at least mass (1 - rel_error)).
+    relative round-off of every mass and of ``p_inf`` (of the masses only where ``inf_exact``:
+    ``p_inf`` is then the true mass at +infinity, as given).  Where ``lower`` is set (masses near
+    underflow, module docstring) these atoms serve the upper side only (each true loss at most
+    index * eta + loss_error, each true mass at most mass (1 + rel_error)) and ``lower`` the lower side
+    (each true loss at least index * eta - loss_error, each true mass at least mass (1 -
+    rel_error)).
     """
 
     index: np.ndarray
@@ -98,19 +101,20 @@ class Atoms:
 
     @cached_property
     def total_mass(self) -> float:
-        """The masses' sum (``_may_underflow``: whether p_inf times it can underflow; a path choice)."""
+        """The masses' sum (``_may_underflow``: whether p_inf times it can underflow; a path
+        choice)."""
         if "mass_list" in self.__dict__ or self.mass.size <= LEAN_ATOMS:
             return sum(self.mass_list)
         return float(self.mass.sum())
 
 
 def _folded(a: Atoms, reach: float = 0.0) -> Atoms:
-    """Lower-side atoms with those below -``FOLD_LOSS`` dropped and those above max(``FOLD_LOSS``, reach)
-    moved down onto its lattice point (both lower a lower side: masses and losses only fall), so composing
-    the far atoms of masses near underflow keeps at most 2 max(FOLD_LOSS, reach) / eta + 1 of them; delta
-    below ~700 changes by a relative e^{eps - 745} at most, and the dropped P-mass is at most e^-745
-    (P = e^l Q).  ``reach``: the top finite loss of the upper side's atoms, so that atoms the two sides
-    share (a long composition's, past 745) are never moved."""
+    """Lower-side atoms with those below -``FOLD_LOSS`` dropped and those above max(``FOLD_LOSS``,
+    reach) moved down onto its lattice point (both lower a lower side: masses and losses only fall),
+    so composing the far atoms of masses near underflow keeps at most 2 max(FOLD_LOSS, reach) /
+    eta + 1 of them; delta below ~700 changes by a relative e^{eps - 745} at most, and the dropped
+    P-mass is at most e^-745 (P = e^l Q).  ``reach``: the top finite loss of the upper side's atoms,
+    so that atoms the two sides share (a long composition's, past 745) are never moved."""
     top = math.floor(max(FOLD_LOSS, reach) / a.eta)
     if a.index.size == 0 or (int(a.index[0]) >= -top and int(a.index[-1]) <= top):
         return a
@@ -121,7 +125,8 @@ def _folded(a: Atoms, reach: float = 0.0) -> Atoms:
 
 
 def _top_loss(a: Atoms) -> float:
-    """The top finite loss of a's own atoms (0 for none): how far ``_folded`` leaves the lower side alone."""
+    """The top finite loss of a's own atoms (0 for none): how far ``_folded`` leaves the lower side
+    alone."""
     return float(a.index[-1]) * a.eta + a.loss_error if a.index.size else 0.0
 
 
@@ -157,7 +162,8 @@ def _side(a: Atoms, upper: bool) -> Atoms:
 def _merged(
     index: np.ndarray, mass: np.ndarray, p_inf: float, eta: float, loss_error: float, rel: float
 ) -> Atoms:
-    """Atoms with equal indices summed (their round-off added to ``rel``), coarsened past ``MAX_ATOMS``."""
+    """Atoms with equal indices summed (their round-off added to ``rel``), coarsened past
+    ``MAX_ATOMS``."""
     if index.size <= MAX_ATOMS and bool(np.all(index[1:] > index[:-1])):
         return Atoms(
             index, mass, p_inf, eta, loss_error, rel
@@ -198,8 +204,9 @@ def _check_span(reach: float, eta: float) -> None:
 
 
 def _may_underflow(a: Atoms, b: Atoms) -> bool:
-    """Whether a product the composition of a and b forms (of two masses, or of b's +infinity mass and
-    a's total) can fall below 2^-1022, where it errs by up to 2^-1075 absolute, not u relative."""
+    """Whether a product the composition of a and b forms (of two masses, or of b's +infinity mass
+    and a's total) can fall below 2^-1022, where it errs by up to 2^-1075 absolute, not u
+    relative."""
     return _underflows(a.least_mass, b.least_mass, a.total_mass, b.p_inf)
 
 
@@ -210,13 +217,14 @@ def _underflows(least_a: float, least_b: float, total_a: float, p_inf_b: float) 
 
 
 def _infinity_may_underflow(total: float, p_inf: float) -> bool:
-    """Whether the product p_inf total (a composition's new mass at +infinity) can fall below 2^-1022."""
+    """Whether the product p_inf total (a composition's new mass at +infinity) can fall below
+    2^-1022."""
     return p_inf > 0.0 and p_inf * total < SMALLEST_NORMAL
 
 
 def _powers_may_underflow(a: Atoms, count: int) -> bool:
-    """``_may_underflow`` for ``count`` runs of a: each product formed is at least (least mass)^count,
-    each product with p_inf at least p_inf (total mass)^count."""
+    """``_may_underflow`` for ``count`` runs of a: each product formed is at least (least
+    mass)^count, each product with p_inf at least p_inf (total mass)^count."""
     return _underflows(a.least_mass ** (count - 1), a.least_mass, a.total_mass**count, a.p_inf)
 
 

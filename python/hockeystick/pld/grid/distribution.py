@@ -36,7 +36,8 @@ Result = float | np.ndarray | tuple[Any, Any]
 
 
 def epsilon_values(epsilon: ArrayLike) -> np.ndarray:
-    """epsilon as float64, or a ValueError if any is negative or NaN (``_validation.epsilon_values``)."""
+    """epsilon as float64, or a ValueError if any is negative or NaN
+    (``_validation.epsilon_values``)."""
     return _validation.epsilon_values(epsilon)
 
 
@@ -49,8 +50,9 @@ def evaluate_into(
     upper: np.ndarray,
     where: np.ndarray,
 ) -> None:
-    """lower[where], upper[where] = dist.<method>(x[where]) on the sides ``bound`` asks for, ``x`` already
-    validated by the caller (``epsilon_values`` or ``delta_values``): not again for every point of a grid."""
+    """lower[where], upper[where] = dist.<method>(x[where]) on the sides ``bound`` asks for, ``x``
+    already validated by the caller (``epsilon_values`` or ``delta_values``): not again for every
+    point of a grid."""
     sides: tuple[tuple[Bound, np.ndarray], ...] = (("upper", upper), ("lower", lower))
     for side, out in sides:
         if bound in (side, "both"):
@@ -65,16 +67,17 @@ def bound_result(lower: np.ndarray, upper: np.ndarray, bound: Bound, scalar: boo
 
 
 def delta_values(delta: ArrayLike) -> np.ndarray:
-    """delta as float64, or a ValueError unless every value lies in (0, 1) (``_validation.delta_values``)."""
+    """delta as float64, or a ValueError unless every value lies in (0, 1)
+    (``_validation.delta_values``)."""
     return _validation.delta_values(delta)
 
 
 @dataclass(frozen=True)
 class Source:
-    """The mechanism a factor discretizes, kept so that a question can read it again on grids and tails of its own
-    (``install_question_reader``): one round of the Poisson-subsampled Gaussian of noise ``noise`` = sigma /
-    sensitivity and sampling rate ``sampling_rate``, in the neighbouring ``direction`` "remove" or "add" (q < 1),
-    or "symmetric" (q = 1, the Gaussian mechanism)."""
+    """The mechanism a factor discretizes, kept so that a question can read it again on grids and
+    tails of its own (``install_question_reader``): one round of the Poisson-subsampled Gaussian of
+    noise ``noise`` = sigma / sensitivity and sampling rate ``sampling_rate``, in the neighbouring
+    ``direction`` "remove" or "add" (q < 1), or "symmetric" (q = 1, the Gaussian mechanism)."""
 
     noise: float
     sampling_rate: float
@@ -97,9 +100,9 @@ class Factor:
     source: Source | None = None
 
     def lower_terms(self, count: int) -> list[tuple[GridPMF | None, int]]:
-        """The (PMF, count) pairs whose composition bounds ``count`` rounds of this factor from below:
-        (lower, count), or with ``lower_blocks`` (J + 1 of them) the top block c >> J times and block j
-        once for each binary digit j < J of c (the rounds add up to c exactly)."""
+        """The (PMF, count) pairs whose composition bounds ``count`` rounds of this factor from
+        below: (lower, count), or with ``lower_blocks`` (J + 1 of them) the top block c >> J times
+        and block j once for each binary digit j < J of c (the rounds add up to c exactly)."""
         if self.lower_blocks is None:
             return [(self.lower, count)]
         top = len(self.lower_blocks) - 1
@@ -112,13 +115,14 @@ class Factor:
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 @dataclass
 class PrivacyLossDistribution:
-    r"""Discretized privacy-loss distribution of a mechanism with certified upper and lower bounds on delta(eps).
+    r"""Discretized privacy-loss distribution of a mechanism with certified upper and lower bounds
+    on delta(eps).
 
-    Each neighbouring direction holds a multiset of factors, one mechanism's discretized PLD each, with a
-    pessimistic grid PMF (its delta(eps) bounds the mechanism's from above, also after composition) and an
-    optimistic one (a bound from below).  ``compose`` and ``self_compose`` only merge the multisets; the FFT
-    composition runs once, at the first ``delta`` or ``epsilon`` call.  The reported value is the maximum over
-    the directions, on each side:
+    Each neighbouring direction holds a multiset of factors, one mechanism's discretized PLD each,
+    with a pessimistic grid PMF (its delta(eps) bounds the mechanism's from above, also after
+    composition) and an optimistic one (a bound from below).  ``compose`` and ``self_compose`` only
+    merge the multisets; the FFT composition runs once, at the first ``delta`` or ``epsilon`` call.
+    The reported value is the maximum over the directions, on each side:
 
     .. math::
 
@@ -126,23 +130,23 @@ class PrivacyLossDistribution:
         + p_d(\infty) \Bigr),
 
     with :math:`p_d` the composed PMF of direction :math:`d` on the loss grid.  The constructors of
-    ``hockeystick.pld`` (``gaussian``, ``subsampled_gaussian``, ``from_distributions``, ...) build it; it is
-    rarely built directly.
+    ``hockeystick.pld`` (``gaussian``, ``subsampled_gaussian``, ``from_distributions``, ...) build
+    it; it is rarely built directly.
 
     Parameters
     ----------
     directions : list of dict
-        Per neighbouring direction (one for a symmetric mechanism, two for remove and add), a mapping from
-        each factor (``Factor``: one mechanism's pessimistic and optimistic grid PMFs) to its count of
-        rounds, count >= 1.  Every factor lies on one loss grid.
+        Per neighbouring direction (one for a symmetric mechanism, two for remove and add), a
+        mapping from each factor (``Factor``: one mechanism's pessimistic and optimistic grid PMFs)
+        to its count of rounds, count >= 1.  Every factor lies on one loss grid.
     tail : float, optional
-        The composition's window is cut where a Chernoff bound puts at most ``tail`` of the composed mass
-        beyond each end, 0 < tail < 1 (default 1e-15; the constructors pass the ``tail`` they cut from a
-        continuous mechanism).  The cut mass is charged to +infinity on the pessimistic side and subtracted
-        on the optimistic side.
+        The composition's window is cut where a Chernoff bound puts at most ``tail`` of the composed
+        mass beyond each end, 0 < tail < 1 (default 1e-15; the constructors pass the ``tail`` they
+        cut from a continuous mechanism).  The cut mass is charged to +infinity on the pessimistic
+        side and subtracted on the optimistic side.
     _composed : dict, optional
-        Cache of the composed PMFs per side (``True``: pessimistic, ``False``: optimistic), filled at the
-        first evaluation; leave it empty.
+        Cache of the composed PMFs per side (``True``: pessimistic, ``False``: optimistic), filled
+        at the first evaluation; leave it empty.
 
     Attributes
     ----------
@@ -155,12 +159,12 @@ class PrivacyLossDistribution:
 
     Notes
     -----
-    ``delta(epsilon, bound="upper" | "lower" | "both")`` gives delta at epsilon (any real, NaN refused;
-    arrays evaluate element-wise), ``epsilon(delta, bound=...)`` the least epsilon >= 0 with
-    delta(epsilon) <= delta, for 0 < delta < 1; ``bound="both"`` returns the pair (lower, upper).  A run has
-    one pair of neighbouring datasets, so its delta is the larger of the all-remove and the all-add
-    compositions, and both sides take the maximum over the directions; a symmetric mechanism's one direction
-    broadcasts against two in ``compose``.
+    ``delta(epsilon, bound="upper" | "lower" | "both")`` gives delta at epsilon (any real, NaN
+    refused; arrays evaluate element-wise), ``epsilon(delta, bound=...)`` the least epsilon >= 0
+    with delta(epsilon) <= delta, for 0 < delta < 1; ``bound="both"`` returns the pair (lower,
+    upper).  A run has one pair of neighbouring datasets, so its delta is the larger of the
+    all-remove and the all-add compositions, and both sides take the maximum over the directions; a
+    symmetric mechanism's one direction broadcasts against two in ``compose``.
 
     References
     ----------
@@ -197,13 +201,14 @@ class PrivacyLossDistribution:
         Returns
         -------
         PrivacyLossDistribution
-            The composition, direction by direction (a one-direction PLD pairs with each direction of the
-            other); its ``tail`` is the smaller of the two.
+            The composition, direction by direction (a one-direction PLD pairs with each direction
+            of the other); its ``tail`` is the smaller of the two.
 
         Raises
         ------
         ValueError
-            If the two grids' spacings differ, or both PLDs have several directions of different counts.
+            If the two grids' spacings differ, or both PLDs have several directions of different
+            counts.
         """
         if other.value_discretization_interval != self.value_discretization_interval:
             raise ValueError("compose needs one value_discretization_interval on both sides")
@@ -264,7 +269,8 @@ class PrivacyLossDistribution:
     def delta(
         self, epsilon: ArrayLike, *, bound: Bound = "upper", composition_only: bool = False
     ) -> Result:
-        r"""Certified bound(s) on delta(eps), the hockey-stick divergence of the composed pair at e^eps.
+        r"""Certified bound(s) on delta(eps), the hockey-stick divergence of the composed pair at
+        e^eps.
 
         .. math::
 
@@ -275,11 +281,13 @@ class PrivacyLossDistribution:
         Parameters
         ----------
         epsilon : array_like
-            The eps at which to evaluate, any real (negative values allowed, ``inf`` gives 0), NaN refused.
+            The eps at which to evaluate, any real (negative values allowed, ``inf`` gives 0), NaN
+            refused.
         composition_only : bool, default False
-            True: this PLD's own composition alone, on its grid and at its tail (the composition engine's certified
-            bracket); False: that bracket intersected, where the factors describe their run (``Factor.source``),
-            with the run read where the question puts it (pld/question: the front door's bracket).
+            True: this PLD's own composition alone, on its grid and at its tail (the composition
+            engine's certified bracket); False: that bracket intersected, where the factors describe
+            their run (``Factor.source``), with the run read where the question puts it
+            (pld/question: the front door's bracket).
         """
         eps = _validation.real(epsilon, "epsilon")
         return self._answer(
@@ -301,16 +309,17 @@ class PrivacyLossDistribution:
         delta : array_like
             The delta at which to evaluate, 0 < delta < 1.
         composition_only : bool, default False
-            True: this PLD's own composition alone, on its grid and at its tail (the composition engine's certified
-            bracket); False: that bracket intersected, where the factors describe their run (``Factor.source``),
-            with the run read where the question puts it (pld/question: the front door's bracket).
+            True: this PLD's own composition alone, on its grid and at its tail (the composition
+            engine's certified bracket); False: that bracket intersected, where the factors describe
+            their run (``Factor.source``), with the run read where the question puts it
+            (pld/question: the front door's bracket).
 
         Returns
         -------
         float, numpy.ndarray or tuple
-            The upper side is ``inf`` when ``delta`` lies below what can be certified (the mass at +infinity
-            plus the composition's truncation and round-off charges), and the lower side is ``inf`` when delta
-            lies below the mass at +infinity of the optimistic side.
+            The upper side is ``inf`` when ``delta`` lies below what can be certified (the mass at
+            +infinity plus the composition's truncation and round-off charges), and the lower side
+            is ``inf`` when delta lies below the mass at +infinity of the optimistic side.
         """
         d = delta_values(delta)
         return self._answer(
@@ -320,9 +329,9 @@ class PrivacyLossDistribution:
     def _answer(
         self, x: np.ndarray, method: Quantity, scalar: bool, bound: Bound, composition_only: bool
     ) -> Result:
-        """The public reads' answer: the sides of this PLD's own composition (``_sides``), intersected, where the
-        installed question reader knows the run its factors describe (``QuestionReader.reads``), with that reader's
-        bracket, each certified."""
+        """The public reads' answer: the sides of this PLD's own composition (``_sides``),
+        intersected, where the installed question reader knows the run its factors describe
+        (``QuestionReader.reads``), with that reader's bracket, each certified."""
         _validation.bound_side(bound)
         reader = _question_reader.get("reader")
         if composition_only or reader is None or _reading.active or not reader.reads(self):
@@ -347,8 +356,8 @@ class PrivacyLossDistribution:
 
 
 class QuestionReader(Protocol):
-    """What reads a PLD per question: the run its factors describe (``Factor.source``) read on the grids, tails and
-    tilts the question asks for (pld/question), every bracket certified."""
+    """What reads a PLD per question: the run its factors describe (``Factor.source``) read on the
+    grids, tails and tilts the question asks for (pld/question), every bracket certified."""
 
     def reads(self, pld: PrivacyLossDistribution) -> bool:
         """Whether ``pld``'s factors describe a run this reader answers."""
@@ -361,14 +370,15 @@ class QuestionReader(Protocol):
         xs: Sequence[np.ndarray],
         sides: Sequence[tuple[np.ndarray, np.ndarray]],
     ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per PLD (each one ``reads`` accepts), its certified bracket ``sides[i]`` of ``method`` ("delta" or
-        "epsilon") at ``xs[i]`` intersected with this reader's."""
+        """Per PLD (each one ``reads`` accepts), its certified bracket ``sides[i]`` of ``method``
+        ("delta" or "epsilon") at ``xs[i]`` intersected with this reader's."""
         ...
 
 
 class Composition(Protocol):
-    """What a ``PrivacyLossDistribution`` composes with: the FFT composition of the stage above this one
-    (``hockeystick.pld.compose.fft``), which installs itself (``install_composition``) when imported."""
+    """What a ``PrivacyLossDistribution`` composes with: the FFT composition of the stage above this
+    one (``hockeystick.pld.compose.fft``), which installs itself (``install_composition``) when
+    imported."""
 
     def compose_many(
         self,
@@ -411,23 +421,26 @@ class Composition(Protocol):
         spectral: bool = ...,
         shared_transform: bool = ...,
     ) -> list[tuple[np.ndarray, GridPMF | None]]:
-        """Each item's certified lower values of ``method`` at its arguments, and its composed PMF if made."""
+        """Each item's certified lower values of ``method`` at its arguments, and its composed PMF
+        if made."""
         ...
 
 
-# The installed composition (``install_composition``): one per process, set when hockeystick.pld.compose is
-# imported (hockeystick.pld imports it), since the types of this stage cannot import the stage above them.
+# The installed composition (``install_composition``): one per process, set when
+# hockeystick.pld.compose is imported (hockeystick.pld imports it), since the types of this stage
+# cannot import the stage above them.
 _composition: dict[str, Composition] = {}
 
 
 def install_composition(composition: Composition) -> None:
-    """Make ``composition`` the one every ``PrivacyLossDistribution`` composes its factors with (the compose stage
-    above this one installs its FFT composition; this stage cannot import it).
+    """Make ``composition`` the one every ``PrivacyLossDistribution`` composes its factors with (the
+    compose stage above this one installs its FFT composition; this stage cannot import it).
 
     Parameters
     ----------
     composition : Composition
-        Its ``compose_many``, ``upper_sides`` and ``lower_sides`` compose lists of (factor, count) terms.
+        Its ``compose_many``, ``upper_sides`` and ``lower_sides`` compose lists of (factor, count)
+        terms.
     """
     _composition["fft"] = composition
 
@@ -437,13 +450,14 @@ def _composer() -> Composition:
     return _composition["fft"]  # installed on import of hockeystick.pld (its compose stage)
 
 
-# The installed question reader (``install_question_reader``): one per process, set when hockeystick.pld is imported.
+# The installed question reader (``install_question_reader``): one per process, set when
+# hockeystick.pld is imported.
 _question_reader: dict[str, QuestionReader] = {}
 
 
 class _ReadingFlag(threading.local):
-    """Set while a question reader reads, in this thread: the PLDs it builds and reads answer with their own sides,
-    so a reader never calls itself."""
+    """Set while a question reader reads, in this thread: the PLDs it builds and reads answer with
+    their own sides, so a reader never calls itself."""
 
     active = False
 
@@ -452,13 +466,14 @@ _reading = _ReadingFlag()
 
 
 def install_question_reader(reader: QuestionReader) -> None:
-    """Make ``reader`` the one every ``PrivacyLossDistribution``'s ``delta`` and ``epsilon`` consult (the question
-    stage above this one installs it; this stage cannot import it).
+    """Make ``reader`` the one every ``PrivacyLossDistribution``'s ``delta`` and ``epsilon`` consult
+    (the question stage above this one installs it; this stage cannot import it).
 
     Parameters
     ----------
     reader : QuestionReader
-        Its ``reads`` says which PLDs it answers; its ``read`` intersects their brackets with its own.
+        Its ``reads`` says which PLDs it answers; its ``read`` intersects their brackets with its
+        own.
     """
     _question_reader["reader"] = reader
 
@@ -469,8 +484,9 @@ def read_per_question(
     xs: Sequence[np.ndarray],
     sides: Sequence[tuple[np.ndarray, np.ndarray]],
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per PLD, its certified bracket ``sides[i]`` of ``method`` at ``xs[i]`` intersected with the installed question
-    reader's where that reader reads it (``QuestionReader.read_many``, one call for all of them), else as given.
+    """Per PLD, its certified bracket ``sides[i]`` of ``method`` at ``xs[i]`` intersected with the
+    installed question reader's where that reader reads it (``QuestionReader.read_many``, one call
+    for all of them), else as given.
 
     Parameters
     ----------
@@ -486,8 +502,8 @@ def read_per_question(
     Returns
     -------
     list of (numpy.ndarray, numpy.ndarray)
-        The certified brackets, each no wider than the one given; as given where the reader refuses (its windows
-        past the memory allowed), since each PLD's own bracket is certified already.
+        The certified brackets, each no wider than the one given; as given where the reader refuses
+        (its windows past the memory allowed), since each PLD's own bracket is certified already.
     """
     out = [(np.asarray(lower), np.asarray(upper)) for lower, upper in sides]
     reader = _question_reader.get("reader")
@@ -513,7 +529,8 @@ def read_per_question(
 
 
 def _evaluate(pmf: GridPMF, method: Quantity, x: np.ndarray) -> np.ndarray:
-    """delta(x) (method "delta") or epsilon(x) clipped at 0 (method "epsilon") of one composed PMF."""
+    """delta(x) (method "delta") or epsilon(x) clipped at 0 (method "epsilon") of one composed
+    PMF."""
     return pmf.delta(x) if method == "delta" else np.maximum(pmf.epsilon(x), 0.0)
 
 
@@ -532,19 +549,20 @@ def brackets(
     uppers: Sequence[Sequence[np.ndarray]] | None = None,
     shared_transform: bool = False,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per PLD, the certified (lower, upper) of ``method`` ("delta" or "epsilon") at its arguments ``xs[i]``
-    (the compositions' threads: ``workers``, as in ``compose_all``).
+    """Per PLD, the certified (lower, upper) of ``method`` ("delta" or "epsilon") at its arguments
+    ``xs[i]`` (the compositions' threads: ``workers``, as in ``compose_all``).
 
-    Both sides are the maximum over the neighbouring directions (Zhu, Dong, Wang, AISTATS 2022,
-    Sec. 5): every direction's pessimistic composition (one batch), and the optimistic ones
-    ``undominated_lower_sides`` does not skip: a direction whose upper values lie below another's lower
-    values at every argument (the Poisson-subsampled Gaussian's add direction, typically) has its optimistic
-    composition (a quarter of the transforms) skipped.  ``uppers``: each direction's certified upper values, as the caller computed them
-    (``direction_uppers``, from the spectra where few frequencies live), instead of the pessimistic
-    compositions' windows; the lower sides are then read the same way (``undominated_lower_values``:
-    from the optimistic spectra where few frequencies live, no inverse transform), else from the
-    optimistic windows (``compose_all``, as ``composed(False)`` gives them).  ``shared_transform``: every
-    composition of the call on divisors of one FFT length (``compose.compose_many``'s: a run's checkpoints).
+    Both sides are the maximum over the neighbouring directions (Zhu, Dong, Wang, AISTATS 2022, Sec.
+    5): every direction's pessimistic composition (one batch), and the optimistic ones
+    ``undominated_lower_sides`` does not skip: a direction whose upper values lie below another's
+    lower values at every argument (the Poisson-subsampled Gaussian's add direction, typically) has
+    its optimistic composition (a quarter of the transforms) skipped.  ``uppers``: each direction's
+    certified upper values, as the caller computed them (``direction_uppers``, from the spectra
+    where few frequencies live), instead of the pessimistic compositions' windows; the lower sides
+    are then read the same way (``undominated_lower_values``: from the optimistic spectra where few
+    frequencies live, no inverse transform), else from the optimistic windows (``compose_all``, as
+    ``composed(False)`` gives them).  ``shared_transform``: every composition of the call on
+    divisors of one FFT length (``compose.compose_many``'s: a run's checkpoints).
     """
     plds = list(plds)
     if uppers is None:
@@ -573,13 +591,14 @@ def direction_uppers(
     workers: int | None = None,
     shared_transform: bool = False,
 ) -> list[list[np.ndarray]]:
-    """Per PLD and direction, its certified upper ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]``
-    (validated already), without composed PMFs: one ``compose.upper_sides`` per tail over every direction of
-    every PLD, which reads each composition with few live frequencies from its spectrum (no inverse
-    transform: at most the composed window's value, by that window's inverse-transform charge less a
-    round-off bound of 1e-17 to 1e-16), the others (and those asked for so many values that their windows cost
-    less) from their windows.  Never from PMFs composed earlier, so the values do not depend on what was asked
-    before.  ``shared_transform``: as ``brackets``'."""
+    """Per PLD and direction, its certified upper ``method`` ("delta" or "epsilon", clipped at 0) at
+    ``xs[i]`` (validated already), without composed PMFs: one ``compose.upper_sides`` per tail over
+    every direction of every PLD, which reads each composition with few live frequencies from its
+    spectrum (no inverse transform: at most the composed window's value, by that window's
+    inverse-transform charge less a round-off bound of 1e-17 to 1e-16), the others (and those asked
+    for so many values that their windows cost less) from their windows.  Never from PMFs composed
+    earlier, so the values do not depend on what was asked before.  ``shared_transform``: as
+    ``brackets``'."""
     out: list[list[np.ndarray]] = [[] for _ in plds]
     by_tail: dict[float, list[int]] = {}
     for i, pld in enumerate(plds):
@@ -613,8 +632,8 @@ def upper_values(
     xs: Sequence[np.ndarray],
     workers: int | None = None,
 ) -> list[np.ndarray]:
-    """Per PLD, the largest of ``direction_uppers`` over its directions: its certified upper ``method`` at
-    ``xs[i]`` (Zhu, Dong, Wang, AISTATS 2022, Sec. 5)."""
+    """Per PLD, the largest of ``direction_uppers`` over its directions: its certified upper
+    ``method`` at ``xs[i]`` (Zhu, Dong, Wang, AISTATS 2022, Sec. 5)."""
     return [_maximum(sides) for sides in direction_uppers(plds, method, xs, workers)]
 
 
@@ -625,11 +644,12 @@ def lower_values(
     workers: int | None = None,
     shared_transform: bool = False,
 ) -> list[np.ndarray]:
-    """Per PLD, its certified lower ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]`` (validated already):
-    the largest over its directions, each read as ``undominated_lower_values`` reads it (from the optimistic
-    spectrum where few frequencies live, else from the window, which is kept), so the lower side of a bracket
-    whose upper sides are ``direction_uppers``' without those upper sides (a direction that bracket skips lies
-    at or below its maximum; ``shared_transform``: as ``brackets``')."""
+    """Per PLD, its certified lower ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]``
+    (validated already): the largest over its directions, each read as ``undominated_lower_values``
+    reads it (from the optimistic spectrum where few frequencies live, else from the window, which
+    is kept), so the lower side of a bracket whose upper sides are ``direction_uppers``' without
+    those upper sides (a direction that bracket skips lies at or below its maximum;
+    ``shared_transform``: as ``brackets``')."""
     lows: list[dict[int, np.ndarray]] = [{} for _ in plds]
     directions = [range(len(pld.directions)) for pld in plds]
     _lower_values(list(plds), directions, method, xs, workers, lows, shared_transform)
@@ -645,10 +665,11 @@ def undominated_lower_sides(
     direct_min_charge: float | None = None,
     shared_transform: bool = False,
 ) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
-    """Per PLD, the directions whose optimistic side can raise its lower bound, each with its composed
-    optimistic PMF and that PMF's lower values ``lower_of(pmf, i)`` (i: the PLD's index in ``plds``),
-    the leading direction first, then the others in order.  ``uppers[i]``: each direction's certified
-    upper values at the same arguments (the pessimistic sides, composed by the caller).
+    """Per PLD, the directions whose optimistic side can raise its lower bound, each with its
+    composed optimistic PMF and that PMF's lower values ``lower_of(pmf, i)`` (i: the PLD's index in
+    ``plds``), the leading direction first, then the others in order.  ``uppers[i]``: each
+    direction's certified upper values at the same arguments (the pessimistic sides, composed by the
+    caller).
 
     The lower side is the maximum over the directions (Zhu, Dong, Wang, AISTATS 2022, Sec. 5), but a
     direction whose upper bound lies at or below another direction's lower bound at every argument
@@ -690,14 +711,15 @@ def undominated_lower_values(
     workers: int | None = None,
     shared_transform: bool = False,
 ) -> list[dict[int, np.ndarray]]:
-    """Per PLD, the certified lower ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]`` of the directions
-    ``undominated_lower_sides`` composes (the leading one first, then those it does not dominate), without
-    keeping composed PMFs where none is made: one ``compose.lower_sides`` per tail and pass, which reads each
-    optimistic composition with few live frequencies from its spectrum (no inverse transform: never above the
-    truth, within the window's charges of the window's lower value: pld/reads/spectral_profile.hpp), the others from
-    their windows, which are kept in ``_composed`` as ``compose_all`` keeps them.  Never from PMFs
-    composed earlier, so the values do not depend on what was asked before (as ``direction_uppers``;
-    ``shared_transform``: as ``brackets``')."""
+    """Per PLD, the certified lower ``method`` ("delta" or "epsilon", clipped at 0) at ``xs[i]`` of
+    the directions ``undominated_lower_sides`` composes (the leading one first, then those it does
+    not dominate), without keeping composed PMFs where none is made: one ``compose.lower_sides`` per
+    tail and pass, which reads each optimistic composition with few live frequencies from its
+    spectrum (no inverse transform: never above the truth, within the window's charges of the
+    window's lower value: pld/reads/spectral_profile.hpp), the others from their windows, which are
+    kept in ``_composed`` as ``compose_all`` keeps them.  Never from PMFs composed earlier, so the
+    values do not depend on what was asked before (as ``direction_uppers``; ``shared_transform``: as
+    ``brackets``')."""
     plds = list(plds)
     leads = _leading_directions(uppers)
     lows: list[dict[int, np.ndarray]] = [{} for _ in plds]
@@ -719,8 +741,8 @@ def _leading_directions(uppers: Sequence[Sequence[np.ndarray]]) -> list[int]:
 def _undominated(
     uppers: Sequence[Sequence[np.ndarray]], leads: Sequence[int], lead_lows: Sequence[np.ndarray]
 ) -> list[list[int]]:
-    """Per PLD, the directions besides its leading one whose upper values exceed the leading one's lower values at
-    some argument: only those can raise the maximum of the lower values."""
+    """Per PLD, the directions besides its leading one whose upper values exceed the leading one's
+    lower values at some argument: only those can raise the maximum of the lower values."""
     return [
         [d for d, up in enumerate(ups) if d != lead and not np.all(up <= low)]
         for ups, lead, low in zip(uppers, leads, lead_lows)
@@ -736,9 +758,9 @@ def _lower_values(
     lows: list[dict[int, np.ndarray]],
     shared_transform: bool = False,
 ) -> None:
-    """lows[i][d] = the certified lower ``method`` (epsilon clipped at 0) of direction d of PLD i at ``xs[i]``, for
-    the ``directions[i]`` listed, in one ``compose.lower_sides`` call per tail; a window it composes is kept in
-    ``_composed[False]``."""
+    """lows[i][d] = the certified lower ``method`` (epsilon clipped at 0) of direction d of PLD i at
+    ``xs[i]``, for the ``directions[i]`` listed, in one ``compose.lower_sides`` call per tail; a
+    window it composes is kept in ``_composed[False]``."""
     by_tail: dict[float, list[tuple[int, int]]] = {}
     for i, (pld, wanted) in enumerate(zip(plds, directions)):
         for d in wanted:
@@ -763,7 +785,8 @@ def _lower_values(
 def _with_every_side(
     items: list[list[tuple[GridPMF | None, int]]],
 ) -> list[list[tuple[GridPMF, int]]]:
-    """The (PMF, count) terms, refused if some PMF is None (a PLD built without its optimistic side)."""
+    """The (PMF, count) terms, refused if some PMF is None (a PLD built without its optimistic
+    side)."""
     if any(pmf is None for item in items for pmf, _ in item):
         raise ValueError(
             'this PLD was built without its optimistic side (optimistic=False): only bound="upper" is available'
@@ -774,8 +797,8 @@ def _with_every_side(
 def _uncomposed_by_tail(
     plds: Sequence[PrivacyLossDistribution], key: bool, directions: Sequence[Sequence[int]] | None
 ) -> dict[float, list[tuple[PrivacyLossDistribution, list[int]]]]:
-    """Per tail, each PLD with its directions (all, or those listed) not yet composed on side ``key``; every PLD's
-    ``_composed[key]`` exists afterwards."""
+    """Per tail, each PLD with its directions (all, or those listed) not yet composed on side
+    ``key``; every PLD's ``_composed[key]`` exists afterwards."""
     todo: dict[float, list[tuple[PrivacyLossDistribution, list[int]]]] = {}
     for i, pld in enumerate(plds):
         done = pld._composed.setdefault(key, [None] * len(pld.directions))
@@ -805,11 +828,11 @@ def compose_all(
     shared_transform: bool = False,
 ) -> None:
     """Composes, on one side, every direction (or, per PLD, the ``directions`` listed) of every PLD
-    not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a batch;
-    ``direct_bins``: the low-frequency bins many rounds amplify recomputed accurately, by one long-double
-    FFT per factor where the band is wide (pld/compose/long_spectrum.hpp) or by blocked direct sums where it is
-    short (pld/compose/direct_spectrum.hpp), for a smaller round-off charge at more CPU: ``compose.compose_many``, as
-    its ``direct_min_charge`` and ``shared_transform``).
+    not yet composed on it, in one batch (``workers``: scipy.fft's threads, None: all cores for a
+    batch; ``direct_bins``: the low-frequency bins many rounds amplify recomputed accurately, by one
+    long-double FFT per factor where the band is wide (pld/compose/long_spectrum.hpp) or by blocked
+    direct sums where it is short (pld/compose/direct_spectrum.hpp), for a smaller round-off charge
+    at more CPU: ``compose.compose_many``, as its ``direct_min_charge`` and ``shared_transform``).
 
     A sweep over many PLDs then pays one ``compose_many`` (shared 2-d FFTs) per tail
     instead of one composition per direction; each PLD keeps its result (a direction not

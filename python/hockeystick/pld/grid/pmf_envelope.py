@@ -1,10 +1,11 @@
 """The suffix maxima of an optimistic grid PMF's charged lower curve (``GridPMF.delta``'s envelope).
 
-The round-off charge falls as eps rises (fewer grid points above), so the charged lower curve may rise
-while delta itself does not: a lower bound at any eps' >= eps also bounds delta(eps), and the optimistic
-``delta`` takes the largest one, at eps or at a grid point above it.  These are the maxima over grid
-points l_j, j >= k, of the charged lower curve, each cached on the PMF at its first use (in its
-``__dict__``: ``_lower_envelope_top`` from the grid point ``top_index`` up, ``_envelope_table`` at every index).
+The round-off charge falls as eps rises (fewer grid points above), so the charged lower curve may
+rise while delta itself does not: a lower bound at any eps' >= eps also bounds delta(eps), and the
+optimistic ``delta`` takes the largest one, at eps or at a grid point above it.  These are the
+maxima over grid points l_j, j >= k, of the charged lower curve, each cached on the PMF at its first
+use (in its ``__dict__``: ``_lower_envelope_top`` from the grid point ``top_index`` up,
+``_envelope_table`` at every index).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from .charged_grid import ChargedGrid
 
 
 def envelope_top(pmf: ChargedGrid, threads: int) -> np.ndarray:
-    """Entry k - ``top_index``: max over grid points l_j, j >= k >= ``top_index``, of the charged lower curve;
-    built on ``threads`` threads at its first use, then cached."""
+    """Entry k - ``top_index``: max over grid points l_j, j >= k >= ``top_index``, of the charged
+    lower curve; built on ``threads`` threads at its first use, then cached."""
     top = pmf.__dict__.get("_lower_envelope_top")
     if top is None:
         top = np.maximum.accumulate(pmf.charged_lower(pmf.losses[pmf.top_index :], threads)[::-1])[

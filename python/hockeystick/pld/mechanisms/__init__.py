@@ -1,12 +1,13 @@
 """One round of a mechanism: its dominating pair and the discretization of each side.
 
-A mechanism module gives, for one round, the pessimistic (upper) and optimistic (lower) PMFs on the loss grid,
-or its exact finite pair where it has one, with the proof of the pair in its docstring: ``constructors``
-(the Gaussian, Laplace and subsampled Gaussians; ``from_distributions`` and ``pair_factor`` for any pair),
-``canonical`` (any (eps, delta)-DP mechanism), ``randomized_response``, ``discrete_laplace``,
-``discrete_gaussian``, ``gaussian_mixture``, ``laplace_mixture``, ``monotone`` (real pairs with a monotone loss),
-``selection`` (the exponential mechanism, permute-and-flip), ``pld_mixture`` (a mechanism chosen at random),
-``group_privacy`` and ``group_of_records`` (groups of c records), ``neighbouring`` (the relation each bounds).
+A mechanism module gives, for one round, the pessimistic (upper) and optimistic (lower) PMFs on the
+loss grid, or its exact finite pair where it has one, with the proof of the pair in its docstring:
+``constructors`` (the Gaussian, Laplace and subsampled Gaussians; ``from_distributions`` and
+``pair_factor`` for any pair), ``canonical`` (any (eps, delta)-DP mechanism),
+``randomized_response``, ``discrete_laplace``, ``discrete_gaussian``, ``gaussian_mixture``,
+``laplace_mixture``, ``monotone`` (real pairs with a monotone loss), ``selection`` (the exponential
+mechanism, permute-and-flip), ``pld_mixture`` (a mechanism chosen at random), ``group_privacy`` and
+``group_of_records`` (groups of c records), ``neighbouring`` (the relation each bounds).
 """
 
 from typing import TYPE_CHECKING
@@ -43,9 +44,10 @@ if TYPE_CHECKING:
     DISCRETE_GAUSSIAN_MAX_SIGMA = discrete_gaussian.MAX_SIGMA
     discrete_gaussian_outcomes = discrete_gaussian.outcomes
 
-# What other packages of hockeystick import from this stage, and the module each comes from: its modules'
-# paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on
-# first use.  These names are the packages' seam, not the library's public names (``hockeystick.pld``'s).
+# What other packages of hockeystick import from this stage, and the module each comes from: its
+# modules' paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name
+# loads its module on first use.  These names are the packages' seam, not the library's public names
+# (``hockeystick.pld``'s).
 FRONT_DOOR = {
     "DEFAULT_INTERVAL": "constructors",
     "DISCRETE_GAUSSIAN_MAX_OUTCOMES": "discrete_gaussian:MAX_OUTCOMES",

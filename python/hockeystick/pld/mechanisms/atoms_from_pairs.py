@@ -1,7 +1,7 @@
-"""A finite pair's atoms (``finite_atoms``' module docstring, Certification and Masses near underflow): losses
-log p - log q with the bound on their round-off, kept on the pair's own lattice or rounded to the sub-grid
-``ETA``, and the outcomes with masses near underflow pooled on each side (``split_near_underflow``, the one rule
-the grid path shares).
+"""A finite pair's atoms (``finite_atoms``' module docstring, Certification and Masses near
+underflow): losses log p - log q with the bound on their round-off, kept on the pair's own lattice
+or rounded to the sub-grid ``ETA``, and the outcomes with masses near underflow pooled on each side
+(``split_near_underflow``, the one rule the grid path shares).
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from ..grid.atoms import (
 
 
 def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
-    """The atoms of the pair (P, Q) (outcomes with P = 0 carry no P-mass and are dropped); an outcome
-    with a mass below 2^-1022 (Q = 0 included) gets an atom per side (``_with_near_underflow``)."""
+    """The atoms of the pair (P, Q) (outcomes with P = 0 carry no P-mass and are dropped); an
+    outcome with a mass below 2^-1022 (Q = 0 included) gets an atom per side
+    (``_with_near_underflow``)."""
     pa, qa = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
     if pa.size <= atoms.LEAN_ATOMS and pa.shape == qa.shape:
         return _pair_atoms_lean(pa.tolist(), qa.tolist())
@@ -66,7 +67,8 @@ def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
 
 
 def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
-    """``pair_atoms`` for a few outcomes, in plain floats: the same losses, lattice, bounds and masses."""
+    """``pair_atoms`` for a few outcomes, in plain floats: the same losses, lattice, bounds and
+    masses."""
     losses, masses, near, err = _lean_losses(p, q)
     eta, index, miss = _lean_lattice(losses)
     bound = err + max((m + UNIT_ROUNDOFF * abs(i * eta) for i, m in zip(index, miss)), default=0.0)
@@ -77,8 +79,9 @@ def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
 def _lean_losses(
     p: list[float], q: list[float]
 ) -> tuple[list[float], list[float], list[tuple[float, float]], float]:
-    """The losses log p - log q and P-masses of the outcomes with P > 0 and both masses at least 2^-1022, the
-    outcomes with a mass below it (near underflow), and the largest round-off of the losses."""
+    """The losses log p - log q and P-masses of the outcomes with P > 0 and both masses at least
+    2^-1022, the outcomes with a mass below it (near underflow), and the largest round-off of the
+    losses."""
     losses: list[float] = []
     masses: list[float] = []
     near: list[tuple[float, float]] = []
@@ -103,8 +106,9 @@ def _lean_indices(losses: list[float], eta: float) -> tuple[list[int], list[floa
 
 
 def _lean_lattice(losses: list[float]) -> tuple[float, list[int], list[float]]:
-    """The lattice of the losses (spacing, indices, distances): the smallest non-zero |loss| where every loss
-    is a multiple of it (within ``LATTICE_TOLERANCE`` relative, indices within ``MAX_LATTICE_INDEX``), else ``ETA``."""
+    """The lattice of the losses (spacing, indices, distances): the smallest non-zero |loss| where
+    every loss is a multiple of it (within ``LATTICE_TOLERANCE`` relative, indices within
+    ``MAX_LATTICE_INDEX``), else ``ETA``."""
     nonzero = [abs(x) for x in losses if x != 0.0]
     eta = min(nonzero) if nonzero else ETA
     index, miss = _lean_indices(losses, eta)
@@ -118,7 +122,8 @@ def _lean_lattice(losses: list[float]) -> tuple[float, list[int], list[float]]:
 
 
 def _lean_atoms(index: list[int], masses: list[float], eta: float, bound: float) -> Atoms:
-    """The atoms at the lattice indices with the masses (16u relative each), merged where indices repeat."""
+    """The atoms at the lattice indices with the masses (16u relative each), merged where indices
+    repeat."""
     if all(
         i < j for i, j in zip(index, index[1:])
     ):  # distinct and sorted (the pairs here): nothing to merge
@@ -147,14 +152,15 @@ def _lean_atoms(index: list[int], masses: list[float], eta: float, bound: float)
 
 def loss_round_off(lp: Any, lq: Any) -> Any:
     """A bound on the error of log p - log q computed from lp = log p, lq = log q (each log within
-    2u (|log| + 8) relative-plus-absolute, the difference within u): 4u (|lp| + |lq|) + 32u.  Scalars
-    or arrays (``abs`` is numpy's on arrays)."""
+    2u (|log| + 8) relative-plus-absolute, the difference within u): 4u (|lp| + |lq|) + 32u.
+    Scalars or arrays (``abs`` is numpy's on arrays)."""
     return 4.0 * UNIT_ROUNDOFF * (abs(lp) + abs(lq)) + 32.0 * UNIT_ROUNDOFF
 
 
 def mass_range(mass: float) -> tuple[float, float]:
-    """A computed mass's range of true values (module docstring: 16u relative, and ``SUBNORMAL_SLACK``
-    absolute below 2^-1022), widened to 32u and twice the slack so that its own rounding stays inside."""
+    """A computed mass's range of true values (module docstring: 16u relative, and
+    ``SUBNORMAL_SLACK`` absolute below 2^-1022), widened to 32u and twice the slack so that its own
+    rounding stays inside."""
     slack = 2.0 * SUBNORMAL_SLACK if mass < SMALLEST_NORMAL else 0.0
     return max(mass * (1.0 - 32.0 * UNIT_ROUNDOFF) - slack, 0.0), mass * (
         1.0 + 32.0 * UNIT_ROUNDOFF
@@ -175,9 +181,10 @@ def _outward_index(p: float, q: float, eta: float, up: bool) -> int:
 
 
 class NearUnderflowSplit(NamedTuple):
-    """The outcomes of a pair with a mass near underflow, per side (``split_near_underflow``): masses'
-    ranges [p_lo, p_hi], [q_lo, q_hi] (``mass_range``) sorted into atoms kept one per outcome and
-    atoms pooled into one.  A loss is then log p - log q of each (p, q), moved outward by the caller."""
+    """The outcomes of a pair with a mass near underflow, per side (``split_near_underflow``):
+    masses' ranges [p_lo, p_hi], [q_lo, q_hi] (``mass_range``) sorted into atoms kept one per
+    outcome and atoms pooled into one.  A loss is then log p - log q of each (p, q), moved outward
+    by the caller."""
 
     up_kept: list[
         tuple[float, float]
@@ -195,8 +202,9 @@ class NearUnderflowSplit(NamedTuple):
 
 
 def _outward_sum(masses: list[float], toward: float) -> float:
-    """sum of ``masses`` rounded toward ``toward``: fsum is correctly rounded, so one step out covers it;
-    a single mass is its own exact sum (so a lone structural-zero outcome keeps its bits)."""
+    """sum of ``masses`` rounded toward ``toward``: fsum is correctly rounded, so one step out
+    covers it; a single mass is its own exact sum (so a lone structural-zero outcome keeps its
+    bits)."""
     return masses[0] if len(masses) == 1 else math.nextafter(math.fsum(masses), toward)
 
 
@@ -205,14 +213,15 @@ def split_near_underflow(
 ) -> NearUnderflowSplit:
     """The one rule for outcomes (p, q) of a pair with a mass near underflow (module docstring).
 
-    An outcome keeps its own atom on a side where its P-mass there is at least ``floor`` (upper:
-    the given p, and q_lo > 0 so that the loss is finite; lower: p_lo).  The others are pooled:
-    the upper side puts max(sum p_hi (rounded up), ``raised``) at the top of their losses (at
-    +infinity if some q_lo = 0): delta(eps) = sum_j p_j (1 - e^{eps - l_j})_+ grows with every p_j
-    and l_j, so this stays above their contribution and costs at most max(sum p_hi, ``raised``) more
-    than it, once per pair (the pool sits at the top loss: a pooled mass far below it is charged whole); the lower side puts sum p_lo (rounded down) at the least of their losses where that sum
-    is at least ``floor``, else drops them (delta falls by less than ``floor``).  So every P-mass either
-    side keeps is at least ``floor``."""
+    An outcome keeps its own atom on a side where its P-mass there is at least ``floor`` (upper: the
+    given p, and q_lo > 0 so that the loss is finite; lower: p_lo).  The others are pooled: the
+    upper side puts max(sum p_hi (rounded up), ``raised``) at the top of their losses (at +infinity
+    if some q_lo = 0): delta(eps) = sum_j p_j (1 - e^{eps - l_j})_+ grows with every p_j and l_j, so
+    this stays above their contribution and costs at most max(sum p_hi, ``raised``) more than it,
+    once per pair (the pool sits at the top loss: a pooled mass far below it is charged whole); the
+    lower side puts sum p_lo (rounded down) at the least of their losses where that sum is at least
+    ``floor``, else drops them (delta falls by less than ``floor``).  So every P-mass either side
+    keeps is at least ``floor``."""
     up_kept, up_pooled, low_kept, low_pooled = [], [], [], []
     up_masses, low_masses = [], []
     infinite = False
@@ -232,7 +241,8 @@ def split_near_underflow(
         elif p_lo > 0.0:
             low_masses.append(p_lo)
             low_pooled.append((p_lo, q_hi))
-    # fsum is correctly rounded: one step outward covers its rounding (none for one term: it is exact)
+    # fsum is correctly rounded: one step outward covers its rounding (none for one term: it is
+    # exact)
     up_pool = max(_outward_sum(up_masses, math.inf), raised) if up_masses else 0.0
     low_pool = _outward_sum(low_masses, 0.0) if low_masses else 0.0
     if low_pool < floor:
@@ -244,8 +254,8 @@ def _with_near_underflow(a: Atoms, near: list[tuple[float, float]]) -> Atoms:
     """a (the pair's other outcomes) with the outcomes (p, q) having a mass below 2^-1022, by
     ``split_near_underflow`` (floor 2^-1022, the upper pool raised to ``INFINITY_FLOOR``): each loss
     rounded outward onto the lattice (``_outward_index``: up on the upper side, down on the lower).
-    So every mass either side computes with is normal.  A lattice finer than ``ETA`` is first rounded
-    onto ETA (its indices would pass 2^53)."""
+    So every mass either side computes with is normal.  A lattice finer than ``ETA`` is first
+    rounded onto ETA (its indices would pass 2^53)."""
     if a.eta < ETA:
         index, extra = _on_eta(a, ETA)
         a = Atoms(index, a.mass, a.p_inf, ETA, a.loss_error + extra, a.rel_error)

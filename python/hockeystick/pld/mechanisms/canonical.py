@@ -28,8 +28,9 @@ from ..grid.distribution import Factor, PrivacyLossDistribution
 from .constructors import DEFAULT_INTERVAL, MAX_CELLS, _factor, from_distributions
 from .mechanism import Mechanism, Pair, Spec
 
-# The farthest grid index at which an atom's loss is an exact multiple of the interval (indices are exact in
-# doubles up to 2^53; the grid composes two such ends without overflow): past it no cell holds the loss eps.
+# The farthest grid index at which an atom's loss is an exact multiple of the interval (indices are
+# exact in doubles up to 2^53; the grid composes two such ends without overflow): past it no cell
+# holds the loss eps.
 _GRID_REACH = float(2**52)
 
 
@@ -61,9 +62,10 @@ def eps_delta_dp(
         \qquad
         Q = \Bigl(0, \tfrac{1-\delta}{1+e^\varepsilon}, \tfrac{(1-\delta) e^\varepsilon}{1+e^\varepsilon}, \delta\Bigr),
 
-    whose profile is :math:`\delta(\varepsilon') = \delta + (1-\delta)(e^\varepsilon - e^{\varepsilon'})_+ / (1 + e^\varepsilon)`
-    for eps' >= 0; so its composition bounds the composition of any such mechanisms.  The pair is
-    symmetric (one direction); its losses are -eps, eps and +infinity, so both sides are exact up to the grid.
+    whose profile is :math:`\delta(\varepsilon') = \delta + (1-\delta)(e^\varepsilon -
+    e^{\varepsilon'})_+ / (1 + e^\varepsilon)` for eps' >= 0; so its composition bounds the
+    composition of any such mechanisms.  The pair is symmetric (one direction); its losses are -eps,
+    eps and +infinity, so both sides are exact up to the grid.
 
     Parameters
     ----------
@@ -82,9 +84,10 @@ def eps_delta_dp(
     Raises
     ------
     ValueError
-        If epsilon is negative, infinite or NaN, delta lies outside [0, 1], ``value_discretization_interval``
-        lies outside (0, 100], or (for epsilon past about 708, where the pair's middle masses underflow)
-        epsilon / ``value_discretization_interval`` exceeds 2**52.
+        If epsilon is negative, infinite or NaN, delta lies outside [0, 1],
+        ``value_discretization_interval`` lies outside (0, 100], or (for epsilon past about 708,
+        where the pair's middle masses underflow) epsilon / ``value_discretization_interval``
+        exceeds 2**52.
     ParameterTypeError
         If an argument is a string, a boolean or None.
 
@@ -99,8 +102,8 @@ def eps_delta_dp(
     [0.288361, 0.288361]
     """
     p, q = canonical_pair(epsilon, delta)
-    # The zeros at the ends are the pair's own (exact); a middle mass below 2^-1022 (eps past ~700) may
-    # have underflowed, and from_distributions then treats every small mass as uncertain.
+    # The zeros at the ends are the pair's own (exact); a middle mass below 2^-1022 (eps past ~700)
+    # may have underflowed, and from_distributions then treats every small mass as uncertain.
     structural = bool(p[1:3].min() >= SMALLEST_NORMAL)
     pld = from_distributions(
         p,
@@ -111,11 +114,11 @@ def eps_delta_dp(
     )
     if structural:
         return pld
-    # Past eps ~ 708 the Q-mass e^-eps / (1 + e^-eps) of the loss-eps outcome is subnormal or 0, and the pair's
-    # pessimistic side put its P-mass at +infinity (no relative bound on that Q-mass).  The losses are known
-    # exactly (+-eps, +infinity): the pessimistic side takes the P-mass of the loss -eps outcome up to loss eps
-    # (delta(eps') grows with every loss, so moving mass up only raises it), one atom of P-mass
-    # 1 - delta at eps (rounded up) beside delta at +infinity.
+    # Past eps ~ 708 the Q-mass e^-eps / (1 + e^-eps) of the loss-eps outcome is subnormal or 0, and
+    # the pair's pessimistic side put its P-mass at +infinity (no relative bound on that Q-mass).
+    # The losses are known exactly (+-eps, +infinity): the pessimistic side takes the P-mass of the
+    # loss -eps outcome up to loss eps (delta(eps') grows with every loss, so moving mass up only
+    # raises it), one atom of P-mass 1 - delta at eps (rounded up) beside delta at +infinity.
     (factor,) = pld.directions[0]
     if float(epsilon) / factor.upper.h > _GRID_REACH:
         raise ValueError(
@@ -140,20 +143,22 @@ def eps_delta_dp(
 
 @dataclass(frozen=True)
 class EpsDelta(Mechanism):
-    """Any (eps, delta)-DP mechanism, as its canonical pair on four outcomes, symmetric (Kairouz, Oh,
-    Viswanath 2015, Thm 2.1; module docstring): every such mechanism is a post-processing of it.  delta >= 1
-    (no guarantee, P and Q disjoint) dominates any two inputs, so a group of c is the mechanism itself."""
+    """Any (eps, delta)-DP mechanism, as its canonical pair on four outcomes, symmetric (Kairouz,
+    Oh, Viswanath 2015, Thm 2.1; module docstring): every such mechanism is a post-processing of it.
+    delta >= 1 (no guarantee, P and Q disjoint) dominates any two inputs, so a group of c is the
+    mechanism itself."""
 
     name: ClassVar[str] = "eps_delta"
     eps: float
     delta: float
-    # delta as given by the mechanism's definition (exact: no round-off charged on the mass at +infinity), or
-    # computed in floating point (a sampled non-private event's chance of drawing the record: charged like a mass)
+    # delta as given by the mechanism's definition (exact: no round-off charged on the mass at
+    # +infinity), or computed in floating point (a sampled non-private event's chance of drawing the
+    # record: charged like a mass)
     delta_exact: bool = True
 
     def spec(self) -> Spec:
-        """(name, eps, delta), with ``False`` appended where delta was computed: an exact delta keeps the key
-        every plan has given it."""
+        """(name, eps, delta), with ``False`` appended where delta was computed: an exact delta
+        keeps the key every plan has given it."""
         return (
             ("eps_delta", self.eps, self.delta)
             if self.delta_exact
@@ -167,15 +172,16 @@ class EpsDelta(Mechanism):
         return [canonical_pair(self.eps, self.delta)]
 
     def exact_atoms(self) -> list[Atoms] | None:
-        """Past eps ~ 708 (the loss -eps outcome's P-mass below 2^-1022), the atoms from the losses themselves
-        (+-eps, +infinity, exact: no logarithm of a subnormal Q-mass, which put the whole pair at +infinity):
-        above, the loss -eps P-mass moved up to eps (delta grows with every loss), one atom of P-mass 1 - delta
-        at eps (rounded up) beside delta at +infinity; below, the loss-eps atom's P-mass alone (the other
-        dropped: delta shrinks).  Short of eps ~ 708, for 0 < delta < 1: the pair's own atoms at its exact
-        losses -eps, +eps (one atom at 0 for eps = 0).  Either way delta at +infinity is the given delta on both
-        sides (``inf_exact``: nothing summed, no round-off charged) where ``delta_exact``, and is charged its
-        round-off like a mass where delta was computed.  None (the pair's atoms,
-        ``finite_atoms.pair_atoms``) otherwise."""
+        """Past eps ~ 708 (the loss -eps outcome's P-mass below 2^-1022), the atoms from the losses
+        themselves (+-eps, +infinity, exact: no logarithm of a subnormal Q-mass, which put the whole
+        pair at +infinity): above, the loss -eps P-mass moved up to eps (delta grows with every
+        loss), one atom of P-mass 1 - delta at eps (rounded up) beside delta at +infinity; below,
+        the loss-eps atom's P-mass alone (the other dropped: delta shrinks).  Short of eps ~ 708,
+        for 0 < delta < 1: the pair's own atoms at its exact losses -eps, +eps (one atom at 0 for
+        eps = 0).  Either way delta at +infinity is the given delta on both sides (``inf_exact``:
+        nothing summed, no round-off charged) where ``delta_exact``, and is charged its round-off
+        like a mass where delta was computed.  None (the pair's atoms, ``finite_atoms.pair_atoms``)
+        otherwise."""
         p, _ = canonical_pair(self.eps, self.delta)
         if self.delta >= 1.0:
             return None
@@ -203,8 +209,9 @@ class EpsDelta(Mechanism):
                         inf_exact=self.delta_exact,
                     )
                 ]
-            # The pair's own atoms at its exact losses -eps, +eps, and its delta at +infinity as given (inf_exact: no
-            # round-off charged on it, so delta(eps') = delta past eps and the epsilon at delta itself is finite).
+            # The pair's own atoms at its exact losses -eps, +eps, and its delta at +infinity as
+            # given (inf_exact: no round-off charged on it, so delta(eps') = delta past eps and the
+            # epsilon at delta itself is finite).
             rel = (
                 16.0 * UNIT_ROUNDOFF
             )  # the two masses' few roundings (1 - delta, e^-eps, the sum and the quotient)

@@ -44,16 +44,17 @@ def _positive(name: str, value: float) -> float:
 
 
 def checked_interval(value: float) -> float:
-    """The loss-grid spacing h (``value_discretization_interval``), refused unless 0 < h <= MAX_INTERVAL = 100.
+    """The loss-grid spacing h (``value_discretization_interval``), refused unless 0 < h <=
+    MAX_INTERVAL = 100.
 
-    The connect-the-dots masses p_j = (d_j + e^h c_{j-1}) / (e^h - 1) (Doroshenko et al. 2022, Sec. 3;
-    cpp/include/hockeystick/pld/grid/connect_dots.hpp) and the cell integrals d_j <= e^h Q(cell) need
-    e^h in double precision: above h = log(DBL_MAX) = 709.78 it overflows and the 10-fold Gaussian
-    reported epsilon = 0.  Up to 100 every product of e^h with masses summed over at most
-    MAX_CELLS cells stays below e^100 2^26 ~ 2e51, far from overflow, so every h in (0, 100]
-    gives a valid (if loose) bound; a spacing of 100 in loss already reports epsilon only in
-    steps of 100, so nothing useful lies beyond.  The C++ core refuses the same range
-    (``pld::max_interval`` in pld/grid/cells.hpp).
+    The connect-the-dots masses p_j = (d_j + e^h c_{j-1}) / (e^h - 1) (Doroshenko et al. 2022, Sec.
+    3; cpp/include/hockeystick/pld/grid/connect_dots.hpp) and the cell integrals d_j <= e^h Q(cell)
+    need e^h in double precision: above h = log(DBL_MAX) = 709.78 it overflows and the 10-fold
+    Gaussian reported epsilon = 0.  Up to 100 every product of e^h with masses summed over at most
+    MAX_CELLS cells stays below e^100 2^26 ~ 2e51, far from overflow, so every h in (0, 100] gives a
+    valid (if loose) bound; a spacing of 100 in loss already reports epsilon only in steps of 100,
+    so nothing useful lies beyond.  The C++ core refuses the same range (``pld::max_interval`` in
+    pld/grid/cells.hpp).
     """
     h = _validation.single(
         value, "value_discretization_interval"
@@ -79,12 +80,13 @@ def _factor(
     source: Source | None = None,
 ) -> Factor:
     """The factor of a C++ discretization (its pessimistic ``upper_inf`` already carries any
-    round-off deficit of the mass: ``factor_view`` in cpp/include/hockeystick/pld/compose/compose.hpp);
-    ``loss_shift``: a bound on the error of the losses it was built from (``GridPMF.loss_shift``), to
-    which the cells' own loss error is added, rounded up: the distance ``add_atom`` moved an atom onto
-    a grid point (within 4 ulps of the loss) and the rounding of the continuous cells' edges
-    (``Cells::edge_error``, a few hundred ulps at most for the subsampled Gaussian; pld/grid/cells.hpp),
-    which the core returns as the PMFs' ``loss_shift``; ``source``: the mechanism discretized, where known."""
+    round-off deficit of the mass: ``factor_view`` in
+    cpp/include/hockeystick/pld/compose/compose.hpp); ``loss_shift``: a bound on the error of the
+    losses it was built from (``GridPMF.loss_shift``), to which the cells' own loss error is added,
+    rounded up: the distance ``add_atom`` moved an atom onto a grid point (within 4 ulps of the
+    loss) and the rounding of the continuous cells' edges (``Cells::edge_error``, a few hundred ulps
+    at most for the subsampled Gaussian; pld/grid/cells.hpp), which the core returns as the PMFs'
+    ``loss_shift``; ``source``: the mechanism discretized, where known."""
     cells_shift = float(raw.loss_shift)
     if cells_shift > 0.0:
         loss_shift = math.nextafter(loss_shift + cells_shift, math.inf)
@@ -109,15 +111,15 @@ def _factor(
 
 
 def atom_loss_shift(log_p: np.ndarray, log_q: np.ndarray, equal: np.ndarray) -> float:
-    """The largest error of the atom losses log_p - log_q (``finite_atoms.loss_round_off``,
-    4u (``|log p| + |log q|``) + 32u), 0 for an outcome whose masses are ``equal`` (p == q: its loss is
+    """The largest error of the atom losses log_p - log_q (``finite_atoms.loss_round_off``, 4u
+    (``|log p| + |log q|``) + 32u), 0 for an outcome whose masses are ``equal`` (p == q: its loss is
     exactly 0; equal computed logs do not say so: log(0.1) == log(0.1 + 1 ulp), a true loss of
     1.4e-16) and for infinite losses (q == 0: exactly +infinity).  The grid builders place each atom
-    at its computed loss and charge this as a shift of the curve (``GridPMF.loss_shift``) rather than
-    moving the atoms:
-    an atom computed onto a grid point (q = e^-700 / 2: log(1/2) - log q is 700 + 8.6e-18, computed
-    as 700.0) then keeps its round-off without being pushed a cell up, so an aligned grid stays
-    aligned, and every value moves by at most the shift (a few ulps of the losses) in eps."""
+    at its computed loss and charge this as a shift of the curve (``GridPMF.loss_shift``) rather
+    than moving the atoms: an atom computed onto a grid point (q = e^-700 / 2: log(1/2) - log q is
+    700 + 8.6e-18, computed as 700.0) then keeps its round-off without being pushed a cell up, so an
+    aligned grid stays aligned, and every value moves by at most the shift (a few ulps of the
+    losses) in eps."""
     inexact = np.isfinite(log_q) & ~equal
     if not inexact.any():
         return 0.0
@@ -130,9 +132,10 @@ MAX_TAIL = 1e-3
 
 def checked_tail(tail: float) -> float:
     """The tail mass cut from each round of a continuous mechanism (``tail``), refused unless
-    MIN_TAIL = 1e-300 <= tail < MAX_TAIL = 1e-3: below 1e-300 its fractions (tail / 4, the quantiles'
-    arguments) leave the normal doubles and the quantiles, and with them the loss grid, run off.  The
-    accountants check it when they are built, the constructors when they discretize."""
+    MIN_TAIL = 1e-300 <= tail < MAX_TAIL = 1e-3: below 1e-300 its fractions (tail / 4, the
+    quantiles' arguments) leave the normal doubles and the quantiles, and with them the loss grid,
+    run off.  The accountants check it when they are built, the constructors when they
+    discretize."""
     t = float(_validation.real(_validation.single(tail, "tail"), "tail"))
     if not (MIN_TAIL <= t < MAX_TAIL):
         raise ValueError(f"tail must lie in [{MIN_TAIL:g}, 1e-3), got {_validation.describe(tail)}")
@@ -140,22 +143,24 @@ def checked_tail(tail: float) -> float:
 
 
 def _grid_cells_refused(error: ValueError, s: float, h: float) -> ValueError:
-    """The core's refusal of a loss grid over MAX_CELLS cells in the user's words (``_too_many_cells``), any other
-    ValueError as it is."""
+    """The core's refusal of a loss grid over MAX_CELLS cells in the user's words
+    (``_too_many_cells``), any other ValueError as it is."""
     return ValueError(_too_many_cells(np.array([s]), h)) if "max_cells" in str(error) else error
 
 
-# The Rényi curves of the Gaussian, Poisson-subsampled Gaussian and Laplace stages: their ``rdp`` facets
-# (``registry.stage``, ``StageEntry.rdp``), rdp(orders, **parameters) at integer orders, never below the exact
-# curve of either direction, which the ledger reads for a round of the stage's name.  They are those of
-# ``rdp.integer_orders``, rounded up there: the Gaussian's alpha / (2 sigma^2) (Mironov 2017, Prop. 7), the
-# Poisson-subsampled Gaussian's integer-order sum (Mironov, Talwar & Zhang 2019, Sec. 3.3) and the Laplace
-# mechanism's (Mironov 2017, Prop. 6).  A sensitivity s other than 1 is folded into the noise as noise / s
-# rounded down (the curve at least the stage's); ``tail`` is the compose file's setting and is not read.
+# The Rényi curves of the Gaussian, Poisson-subsampled Gaussian and Laplace stages: their ``rdp``
+# facets (``registry.stage``, ``StageEntry.rdp``), rdp(orders, **parameters) at integer orders,
+# never below the exact curve of either direction, which the ledger reads for a round of the stage's
+# name.  They are those of ``rdp.integer_orders``, rounded up there: the Gaussian's alpha / (2
+# sigma^2) (Mironov 2017, Prop. 7), the Poisson-subsampled Gaussian's integer-order sum (Mironov,
+# Talwar & Zhang 2019, Sec. 3.3) and the Laplace mechanism's (Mironov 2017, Prop. 6).  A sensitivity
+# s other than 1 is folded into the noise as noise / s rounded down (the curve at least the
+# stage's); ``tail`` is the compose file's setting and is not read.
 
 
 def noise_over_sensitivity(noise: float, sensitivity: float) -> float:
-    """noise / sensitivity, rounded down (checked in exact rational arithmetic); noise itself at sensitivity 1.
+    """noise / sensitivity, rounded down (checked in exact rational arithmetic); noise itself at
+    sensitivity 1.
 
     Parameters
     ----------
@@ -167,8 +172,8 @@ def noise_over_sensitivity(noise: float, sensitivity: float) -> float:
     Returns
     -------
     float
-        The largest double at most noise / sensitivity (exactly noise when sensitivity is 1), so that a curve
-        read at it is at least the curve at the exact quotient.
+        The largest double at most noise / sensitivity (exactly noise when sensitivity is 1), so
+        that a curve read at it is at least the curve at the exact quotient.
     """
     if sensitivity == 1:
         return float(noise)
@@ -183,7 +188,8 @@ def noise_over_sensitivity(noise: float, sensitivity: float) -> float:
 def gaussian_stage_rdp(
     orders: tuple[int, ...], sigma: float, *, sensitivity: float = 1.0, tail: float | None = None
 ) -> np.ndarray:
-    """The Gaussian stage's Rényi curve: ``rdp.integer_orders.gaussian_rdp_upper`` at sigma / sensitivity.
+    """The Gaussian stage's Rényi curve: ``rdp.integer_orders.gaussian_rdp_upper`` at sigma /
+    sensitivity.
 
     Parameters
     ----------
@@ -214,7 +220,8 @@ def subsampled_gaussian_stage_rdp(
     sensitivity: float = 1.0,
     tail: float | None = None,
 ) -> np.ndarray:
-    """The Poisson-subsampled Gaussian stage's Rényi curve (``rdp.integer_orders``, add/remove neighbours).
+    """The Poisson-subsampled Gaussian stage's Rényi curve (``rdp.integer_orders``, add/remove
+    neighbours).
 
     Parameters
     ----------
@@ -244,7 +251,8 @@ def subsampled_gaussian_stage_rdp(
 def laplace_stage_rdp(
     orders: tuple[int, ...], scale: float, *, sensitivity: float = 1.0
 ) -> np.ndarray:
-    """The Laplace stage's Rényi curve: ``rdp.integer_orders.laplace_rdp_upper`` at scale / sensitivity.
+    """The Laplace stage's Rényi curve: ``rdp.integer_orders.laplace_rdp_upper`` at scale /
+    sensitivity.
 
     Parameters
     ----------
@@ -276,17 +284,18 @@ def subsampled_gaussian(
 ) -> PrivacyLossDistribution:
     r"""Discretized PLD of the Poisson-subsampled Gaussian mechanism under add/remove neighbours.
 
-    Each record enters the batch independently with probability q; the sum of the batch's contributions
-    (each of norm at most ``sensitivity``) plus Gaussian noise of standard deviation ``sigma`` is released.
-    With s = sigma / sensitivity the dominating pairs are
+    Each record enters the batch independently with probability q; the sum of the batch's
+    contributions (each of norm at most ``sensitivity``) plus Gaussian noise of standard deviation
+    ``sigma`` is released. With s = sigma / sensitivity the dominating pairs are
 
     .. math::
 
         \text{remove: } P = (1-q)\,N(0, s^2) + q\,N(1, s^2) \text{ vs } Q = N(0, s^2), \qquad
         \text{add: the pair swapped.}
 
-    ``sampling_rate=1`` is the Gaussian mechanism (one symmetric direction).  Both sides are discretized
-    in C++: the pessimistic by connect-the-dots, the optimistic by a chord lowered by its interpolation gap.
+    ``sampling_rate=1`` is the Gaussian mechanism (one symmetric direction).  Both sides are
+    discretized in C++: the pessimistic by connect-the-dots, the optimistic by a chord lowered by
+    its interpolation gap.
 
     Parameters
     ----------
@@ -299,21 +308,23 @@ def subsampled_gaussian(
     value_discretization_interval : float, optional
         Spacing h of the loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
     tail : float, optional
-        Probability mass of the loss cut from the continuous mechanism's tails (sent to +infinity on the
-        pessimistic side, dropped on the optimistic side), 1e-300 <= tail < 1e-3 (default 1e-15).
+        Probability mass of the loss cut from the continuous mechanism's tails (sent to +infinity on
+        the pessimistic side, dropped on the optimistic side), 1e-300 <= tail < 1e-3 (default
+        1e-15).
 
     Returns
     -------
     PrivacyLossDistribution
-        The remove and the add direction (one direction for q = 1), each with certified pessimistic and
-        optimistic PMFs; compose rounds with ``.self_compose(rounds)``.
+        The remove and the add direction (one direction for q = 1), each with certified pessimistic
+        and optimistic PMFs; compose rounds with ``.self_compose(rounds)``.
 
     Raises
     ------
     ValueError
-        If sigma or sensitivity is not finite and > 0, sigma / sensitivity overflows, ``sampling_rate`` lies
-        outside (0, 1], ``value_discretization_interval`` outside (0, 100], ``tail`` outside [1e-300, 1e-3), or the
-        grid would need more than 2**26 cells (a small sigma / sensitivity on a fine grid).
+        If sigma or sensitivity is not finite and > 0, sigma / sensitivity overflows,
+        ``sampling_rate`` lies outside (0, 1], ``value_discretization_interval`` outside (0, 100],
+        ``tail`` outside [1e-300, 1e-3), or the grid would need more than 2**26 cells (a small sigma
+        / sensitivity on a fine grid).
     ParameterTypeError
         If an argument is a string, a boolean, None or an array (each argument is one number).
 
@@ -324,8 +335,8 @@ def subsampled_gaussian(
 
     References
     ----------
-    Zhu, Dong & Wang, AISTATS 2022, Thm 11 (the remove and add pairs); Doroshenko et al. 2022, Sec. 3
-    (connect-the-dots).
+    Zhu, Dong & Wang, AISTATS 2022, Thm 11 (the remove and add pairs); Doroshenko et al. 2022, Sec.
+    3 (connect-the-dots).
 
     Examples
     --------
@@ -386,7 +397,8 @@ def subsampled_gaussians(
     t = checked_tail(tail)
     if directions not in ("both", "remove", "add"):
         raise ValueError(f"directions must be 'both', 'remove' or 'add', got {directions!r}")
-    # Items: the remove direction of the points that keep it, then the add direction of the subsampled ones.
+    # Items: the remove direction of the points that keep it, then the add direction of the
+    # subsampled ones.
     sub = np.flatnonzero(q < 1.0)
     kept = np.arange(s.size) if directions != "add" else np.flatnonzero(q == 1.0)
     added = sub if directions != "remove" else sub[:0]
@@ -426,8 +438,9 @@ def subsampled_gaussians(
 
 
 def _too_many_cells(s: np.ndarray, h: float) -> str:
-    """What to change when the core refuses a subsampled Gaussian's loss grid as over MAX_CELLS cells
-    (``s``: the items' sigma / sensitivity): its own message names max_cells, which these callers do not pass."""
+    """What to change when the core refuses a subsampled Gaussian's loss grid as over MAX_CELLS
+    cells (``s``: the items' sigma / sensitivity): its own message names max_cells, which these
+    callers do not pass."""
     if np.max(s) > 1e300:
         return (
             f"sigma / sensitivity = {np.max(s):g} is too large to discretize (its Gaussian quantiles overflow "
@@ -452,11 +465,12 @@ def fixed_size_subsampled_gaussian(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     tail: float = DEFAULT_TAIL,
 ) -> PrivacyLossDistribution:
-    r"""Discretized PLD of the Gaussian mechanism on batches drawn without replacement, replace-one neighbours.
+    r"""Discretized PLD of the Gaussian mechanism on batches drawn without replacement, replace-one
+    neighbours.
 
-    Each round draws a batch of ``batch_size`` = m of the ``n`` records uniformly without replacement.
-    ``sensitivity`` = Delta is the norm bound of one record's contribution (for a mean of m
-    gradients clipped to L: Delta = L/m), s = sigma/Delta, q = m/n. The replaced record is in
+    Each round draws a batch of ``batch_size`` = m of the ``n`` records uniformly without
+    replacement. ``sensitivity`` = Delta is the norm bound of one record's contribution (for a mean
+    of m gradients clipped to L: Delta = L/m), s = sigma/Delta, q = m/n. The replaced record is in
     the batch with probability q and then moves the output by up to 2 Delta, so for eps >= 0
 
     .. math::
@@ -464,12 +478,12 @@ def fixed_size_subsampled_gaussian(
         \delta(\varepsilon) \le q\, \theta\bigl(2/s, \log(1 + (e^\varepsilon - 1)/q)\bigr)
 
     (Balle, Barthe & Gaboardi 2018, Thm 2, advanced joint convexity, with the batch without the
-    record as the common part; proof in cpp/include/hockeystick/pld/sampling/replace_one.hpp), and this
-    is attained: with every other record at gradient -L, the old one at +L and the new one at
-    -L, one round is exactly P = (1-q) N(0, s^2) + q N(2, s^2) vs Q = N(0, s^2). The upper side
-    is that pair symmetrised (mirrored below loss 0), which dominates both orders of every
-    neighbouring pair and so composes adaptively (a round may be remove-like or add-like); the
-    lower side is the realizable pair composed with itself.
+    record as the common part; proof in cpp/include/hockeystick/pld/sampling/replace_one.hpp), and
+    this is attained: with every other record at gradient -L, the old one at +L and the new one at
+    -L, one round is exactly P = (1-q) N(0, s^2) + q N(2, s^2) vs Q = N(0, s^2). The upper side is
+    that pair symmetrised (mirrored below loss 0), which dominates both orders of every neighbouring
+    pair and so composes adaptively (a round may be remove-like or add-like); the lower side is the
+    realizable pair composed with itself.
 
     Not an upper bound here: P = (1-q) N(0) + q N(1) vs (1-q) N(0) + q N(-1), i.e. dp_accounting's
     REPLACE_ONE pair with sensitivity Delta (it assumes the others' mean sits midway between the
@@ -490,21 +504,22 @@ def fixed_size_subsampled_gaussian(
     value_discretization_interval : float, optional
         Spacing h of the loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
     tail : float, optional
-        Probability mass of the loss cut from the continuous mechanism's tails (sent to +infinity on the
-        pessimistic side, dropped on the optimistic side), 1e-300 <= tail < 1e-3 (default 1e-15).
+        Probability mass of the loss cut from the continuous mechanism's tails (sent to +infinity on
+        the pessimistic side, dropped on the optimistic side), 1e-300 <= tail < 1e-3 (default
+        1e-15).
 
     Returns
     -------
     PrivacyLossDistribution
-        One direction: the symmetrised upper pair above and the realizable lower pair; compose rounds with
-        ``.self_compose(rounds)``.
+        One direction: the symmetrised upper pair above and the realizable lower pair; compose
+        rounds with ``.self_compose(rounds)``.
 
     Raises
     ------
     ValueError
-        If sigma or sensitivity is not finite and > 0, ``batch_size`` or ``n`` is not an integer >= 1,
-        ``batch_size`` > ``n``, ``value_discretization_interval`` outside (0, 100], ``tail`` outside
-        [1e-300, 1e-3), or the grid would need more than 2**26 cells.
+        If sigma or sensitivity is not finite and > 0, ``batch_size`` or ``n`` is not an integer >=
+        1, ``batch_size`` > ``n``, ``value_discretization_interval`` outside (0, 100], ``tail``
+        outside [1e-300, 1e-3), or the grid would need more than 2**26 cells.
     ParameterTypeError
         If an argument is a string, a boolean, None or an array (each argument is one number).
 
@@ -549,10 +564,11 @@ def with_replacement_subsampled_gaussian(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     tail: float = DEFAULT_TAIL,
 ) -> PrivacyLossDistribution:
-    r"""Discretized PLD of the Gaussian mechanism on batches drawn with replacement, replace-one neighbours.
+    r"""Discretized PLD of the Gaussian mechanism on batches drawn with replacement, replace-one
+    neighbours.
 
-    Each round draws ``batch_size`` = K indices uniformly with replacement from the ``n`` records (the
-    per-silo message of Noisy MB-SGD, paper 003, Alg. 2).
+    Each round draws ``batch_size`` = K indices uniformly with replacement from the ``n`` records
+    (the per-silo message of Noisy MB-SGD, paper 003, Alg. 2).
 
     ``sensitivity`` = Delta is the norm bound of one record's contribution to the released
     statistic (for the mean of K gradients clipped to norm L: Delta = L/K), s = sigma/Delta.
@@ -584,14 +600,15 @@ def with_replacement_subsampled_gaussian(
     remains.  For K > 1 the gap also holds the unknown worst configuration.  The realizable pair
     is exceeded by non-collinear gradients at eps = 0, so it is not an upper bound.
 
-    NOT valid here: the "replace" pair sum_c b_c N(c) vs sum_c b_c N(-c) (each record moving
-    the output by Delta on either side of the others' mean): when the other records sit at
-    -L, the batch mean moves by 2 c Delta, not c Delta (tests/pld/sampling/test_pld_with_replacement.py).
+    NOT valid here: the "replace" pair sum_c b_c N(c) vs sum_c b_c N(-c) (each record moving the
+    output by Delta on either side of the others' mean): when the other records sit at -L, the batch
+    mean moves by 2 c Delta, not c Delta (tests/pld/sampling/test_pld_with_replacement.py).
 
-    Paper 003 (ISRL-DP): each silo's transcript is R such messages (its own noise, the other
-    silos' messages independent of its data), so its (eps0, delta0) is
-    ``with_replacement_subsampled_gaussian(sigma, K, n, sensitivity=L / K).self_compose(R).epsilon(delta0)``
-    (docs/paper-003-errata.md compares this with the paper's calibrations).
+    Paper 003 (ISRL-DP): each silo's transcript is R such messages (its own noise, the other silos'
+    messages independent of its data), so its (eps0, delta0) is
+    ``with_replacement_subsampled_gaussian(sigma, K, n, sensitivity=L /
+    K).self_compose(R).epsilon(delta0)`` (docs/paper-003-errata.md compares this with the paper's
+    calibrations).
 
     Parameters
     ----------
@@ -600,15 +617,16 @@ def with_replacement_subsampled_gaussian(
     batch_size : int
         Number of draws K per batch, an integer with 1 <= K <= 2**62 (it may exceed ``n``).
     n : int
-        Number of records, an integer with 1 <= n <= 2**62 (the keyword ``dataset_size`` is accepted for
-        it, with a DeprecationWarning).
+        Number of records, an integer with 1 <= n <= 2**62 (the keyword ``dataset_size`` is accepted
+        for it, with a DeprecationWarning).
     sensitivity : float, optional
         Norm bound Delta of one record's contribution to the released statistic, > 0 (default 1).
     value_discretization_interval : float, optional
         Spacing h of the loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
     tail : float, optional
-        Probability mass of the loss cut from the continuous mechanism's tails (sent to +infinity on the
-        pessimistic side, dropped on the optimistic side), 1e-300 <= tail < 1e-3 (default 1e-15).
+        Probability mass of the loss cut from the continuous mechanism's tails (sent to +infinity on
+        the pessimistic side, dropped on the optimistic side), 1e-300 <= tail < 1e-3 (default
+        1e-15).
 
     Returns
     -------
@@ -619,8 +637,8 @@ def with_replacement_subsampled_gaussian(
     ------
     ValueError
         If sigma or sensitivity is not finite and > 0, ``batch_size`` or ``n`` is not an integer in
-        [1, 2**62], ``value_discretization_interval`` outside (0, 100], ``tail`` outside [1e-300, 1e-3),
-        or the grid would need more than 2**26 cells.
+        [1, 2**62], ``value_discretization_interval`` outside (0, 100], ``tail`` outside [1e-300,
+        1e-3), or the grid would need more than 2**26 cells.
     ParameterTypeError
         If an argument is a string, a boolean, None or an array (each argument is one number).
 
@@ -680,8 +698,9 @@ def gaussian(
     value_discretization_interval : float, optional
         Spacing h of the loss grid, 0 < h <= 100 (default 1e-4); smaller is tighter and slower.
     tail : float, optional
-        Probability mass of the loss cut from the continuous mechanism's tails (sent to +infinity on the
-        pessimistic side, dropped on the optimistic side), 1e-300 <= tail < 1e-3 (default 1e-15).
+        Probability mass of the loss cut from the continuous mechanism's tails (sent to +infinity on
+        the pessimistic side, dropped on the optimistic side), 1e-300 <= tail < 1e-3 (default
+        1e-15).
 
     Returns
     -------
@@ -691,8 +710,8 @@ def gaussian(
     Raises
     ------
     ValueError
-        If sigma or sensitivity is not finite and > 0, ``value_discretization_interval`` outside (0, 100], ``tail``
-        outside [1e-300, 1e-3), or the grid would need more than 2**26 cells.
+        If sigma or sensitivity is not finite and > 0, ``value_discretization_interval`` outside (0,
+        100], ``tail`` outside [1e-300, 1e-3), or the grid would need more than 2**26 cells.
     ParameterTypeError
         If an argument is a string, a boolean, None or an array (each argument is one number).
 
@@ -736,11 +755,11 @@ def laplace(
         \delta(\varepsilon) = 1 - e^{(\varepsilon - a)/2},
 
     0 beyond.  Its loss has atoms at +-sensitivity/scale; a grid whose spacing divides
-    sensitivity/scale keeps the top atom exactly on the optimistic side.  The loss is ``|a + Z| - |Z|``
-    under P (Z standard Laplace, a = sensitivity/scale), so by the triangle inequality the PLD of the
-    computed a (within u a of the true ratio, one division) lies within ``|a - a_true| <= u a`` of the
-    true one, outcome by outcome: charged as ``GridPMF.loss_shift`` (with any move of an atom onto
-    a grid point), a few ulps of a in eps.  One symmetric direction.
+    sensitivity/scale keeps the top atom exactly on the optimistic side.  The loss is ``|a + Z| -
+    |Z|`` under P (Z standard Laplace, a = sensitivity/scale), so by the triangle inequality the PLD
+    of the computed a (within u a of the true ratio, one division) lies within ``|a - a_true| <= u
+    a`` of the true one, outcome by outcome: charged as ``GridPMF.loss_shift`` (with any move of an
+    atom onto a grid point), a few ulps of a in eps.  One symmetric direction.
 
     Parameters
     ----------
@@ -759,8 +778,8 @@ def laplace(
     Raises
     ------
     ValueError
-        If scale or sensitivity is not finite and > 0, ``value_discretization_interval`` outside (0, 100], or the
-        grid would need more than 2**26 cells.
+        If scale or sensitivity is not finite and > 0, ``value_discretization_interval`` outside (0,
+        100], or the grid would need more than 2**26 cells.
     ParameterTypeError
         If an argument is a string, a boolean, None or an array (each argument is one number).
 
@@ -805,23 +824,24 @@ def from_distributions(
     The losses are log(p_i / q_i), each outcome an atom of P-mass p_i; delta(eps) = sum_i
     (p_i - e^eps q_i)_+ is bracketed by the two sides up to the grid.
 
-    Losses log(p/q) are placed exactly by their cell integrals; their round-off (at most
-    4u (``|log p| + |log q|``) + 32u each) is charged as a shift of the curve (``atom_loss_shift``).
-    An outcome with a Q-mass below 2^-1022 or a P-mass below ``grid_mass_floor(h)`` (~2^-1000: below it
-    the grid's cell arithmetic goes subnormal) has no relative round-off bound, so each side gets its
-    own atoms (``_near_underflow_atoms``, the rule ``finite_atoms.pair_atoms`` shares): the pessimistic
-    side P-mass p_hi at log p_hi - log q_lo, the optimistic side p_lo at log p_lo - log q_hi, moved
-    outward past their round-off; the P-masses below the floor are pooled, on the pessimistic side into
-    max(their sum, the floor) at the top of their losses (+infinity where a Q-mass may be 0), on the
-    optimistic side into their sum at the least of their losses, or dropped where that sum is below the
-    floor.  A mass given as exactly 0 is
-    exact (``exact_zeros=True``, the default: a structural zero, e.g. the (eps, delta) pair's): an
-    outcome with q = 0 < p sits at +infinity on both sides (p at least the floor; a smaller p is
-    pooled as above: kept at +infinity its compositions erred by 2^-1075 absolute).  Callers whose masses are COMPUTED and may
-    have underflowed to 0 pass ``exact_zeros=False`` (``pld.discrete_laplace``, ``pld.poisson_subsampled``,
-    ``pld.randomized_response``): such a zero of q then puts the P-mass at +infinity on the pessimistic
-    side (q_lo = 0) and at a finite loss ~log p + 741 on the optimistic side (the grid spans that far).
-    Unless ``symmetric``, the pair (q, p) is kept as a second direction and the worse one is reported.
+    Losses log(p/q) are placed exactly by their cell integrals; their round-off (at most 4u (``|log
+    p| + |log q|``) + 32u each) is charged as a shift of the curve (``atom_loss_shift``). An outcome
+    with a Q-mass below 2^-1022 or a P-mass below ``grid_mass_floor(h)`` (~2^-1000: below it the
+    grid's cell arithmetic goes subnormal) has no relative round-off bound, so each side gets its
+    own atoms (``_near_underflow_atoms``, the rule ``finite_atoms.pair_atoms`` shares): the
+    pessimistic side P-mass p_hi at log p_hi - log q_lo, the optimistic side p_lo at log p_lo - log
+    q_hi, moved outward past their round-off; the P-masses below the floor are pooled, on the
+    pessimistic side into max(their sum, the floor) at the top of their losses (+infinity where a
+    Q-mass may be 0), on the optimistic side into their sum at the least of their losses, or dropped
+    where that sum is below the floor.  A mass given as exactly 0 is exact (``exact_zeros=True``,
+    the default: a structural zero, e.g. the (eps, delta) pair's): an outcome with q = 0 < p sits at
+    +infinity on both sides (p at least the floor; a smaller p is pooled as above: kept at +infinity
+    its compositions erred by 2^-1075 absolute).  Callers whose masses are COMPUTED and may have
+    underflowed to 0 pass ``exact_zeros=False`` (``pld.discrete_laplace``,
+    ``pld.poisson_subsampled``, ``pld.randomized_response``): such a zero of q then puts the P-mass
+    at +infinity on the pessimistic side (q_lo = 0) and at a finite loss ~log p + 741 on the
+    optimistic side (the grid spans that far). Unless ``symmetric``, the pair (q, p) is kept as a
+    second direction and the worse one is reported.
 
     Parameters
     ----------
@@ -832,11 +852,11 @@ def from_distributions(
     value_discretization_interval : float, optional
         Spacing h of the loss grid, 0 < h <= 100 (default 1e-4).
     symmetric : bool, optional
-        If True, (P, Q) is the only direction (the caller knows (Q, P) has the same profile); default False
-        keeps (Q, P) as a second direction.
+        If True, (P, Q) is the only direction (the caller knows (Q, P) has the same profile);
+        default False keeps (Q, P) as a second direction.
     exact_zeros : bool, optional
-        If True (default), a mass given as 0 is exact (an outcome with q = 0 < p has loss +infinity on both
-        sides); False for computed masses that may have underflowed to 0.
+        If True (default), a mass given as 0 is exact (an outcome with q = 0 < p has loss +infinity
+        on both sides); False for computed masses that may have underflowed to 0.
 
     Returns
     -------
@@ -846,8 +866,8 @@ def from_distributions(
     Raises
     ------
     ValueError
-        If ``p`` and ``q`` differ in shape, a mass is negative or not finite, either does not sum to 1
-        within 1e-9, or ``value_discretization_interval`` outside (0, 100].
+        If ``p`` and ``q`` differ in shape, a mass is negative or not finite, either does not sum to
+        1 within 1e-9, or ``value_discretization_interval`` outside (0, 100].
     ParameterTypeError
         If ``p`` or ``q`` is a string, a boolean or None.
 
@@ -879,8 +899,9 @@ def from_distributions(
 def pair_factor(
     a: np.ndarray, b: np.ndarray, label: str, h: float, exact_zeros: bool = True
 ) -> Factor:
-    """Both sides of the pair (a, b) of masses on one finite outcome set (``from_distributions`` without its
-    checks that each sums to 1: callers pass masses moved outward by their error bound)."""
+    """Both sides of the pair (a, b) of masses on one finite outcome set (``from_distributions``
+    without its checks that each sums to 1: callers pass masses moved outward by their error
+    bound)."""
 
     def atoms(loss: np.ndarray, mass: np.ndarray, loss_shift: float) -> Factor:
         f = _factor(
@@ -890,8 +911,8 @@ def pair_factor(
             ),
             loss_shift,
         )
-        # The C++ optimistic side drops all mass above the grid (for continuous laws, a cut tail); here
-        # the mass at +infinity (exact zeros of q) is exact, so it is kept.
+        # The C++ optimistic side drops all mass above the grid (for continuous laws, a cut tail);
+        # here the mass at +infinity (exact zeros of q) is exact, so it is kept.
         inf_mass = float(mass[np.isinf(loss)].sum())
         if f.lower is None or inf_mass == 0.0:
             return f
@@ -958,12 +979,13 @@ def _near_underflow_atoms(
                    some q_lo = 0): at most max(sum p_hi, ``floor``) above their contribution, once per pair,
       optimistic:  p_lo at log p_lo - log q_hi - e for each p_lo at least ``floor``; the others'
                    sum p_lo at the least of their losses where it is at least ``floor``, else none,
-    e = 4u (|log p| + |log q|) + 32u the computed difference's round-off (as ``pair_atoms`` charges it).
-    delta(eps) = sum_j p_j (1 - e^{eps - l_j})_+ grows with every p_j and l_j, so these bracket the
-    outcomes' contribution whatever their true masses in those ranges.  No P-mass below ``floor``
-    enters the grid: its cell arithmetic (pld/grid/cells.hpp's ``add_atom``) charges relative round-off
-    only, and a subnormal product errs by up to 2^-1075 absolute (a P-mass of 1e-310 on the grid would put
-    a lower delta(0) 4.7e-318 above the truth, and upper sides below it)."""
+    e = 4u (|log p| + |log q|) + 32u the computed difference's round-off (as ``pair_atoms`` charges
+    it). delta(eps) = sum_j p_j (1 - e^{eps - l_j})_+ grows with every p_j and l_j, so these bracket
+    the outcomes' contribution whatever their true masses in those ranges.  No P-mass below
+    ``floor`` enters the grid: its cell arithmetic (pld/grid/cells.hpp's ``add_atom``) charges
+    relative round-off only, and a subnormal product errs by up to 2^-1075 absolute (a P-mass of
+    1e-310 on the grid would put a lower delta(0) 4.7e-318 above the truth, and upper sides below
+    it)."""
     split = split_near_underflow(list(zip(p.tolist(), q.tolist())), floor, floor)
     up_loss = [_loss_outward(pi, qi, up=True) for pi, qi in split.up_kept]
     up_mass = [pi for pi, _ in split.up_kept]
@@ -988,8 +1010,8 @@ def _near_underflow_atoms(
 
 
 def _loss_outward(p: float, q: float, up: bool) -> float:
-    """log p - log q moved outward (up or down) past its round-off, 4u (|log p| + |log q|) + 32u (and
-    an ulp for the final addition)."""
+    """log p - log q moved outward (up or down) past its round-off, 4u (|log p| + |log q|) + 32u
+    (and an ulp for the final addition)."""
     lp, lq = math.log(p), math.log(q)
     err = loss_round_off(lp, lq)
     return (
@@ -999,9 +1021,10 @@ def _loss_outward(p: float, q: float, up: bool) -> float:
 
 @dataclass(frozen=True)
 class Laplace(Mechanism):
-    """Laplace noise of ``scale`` on a sensitivity-1 query: P = Lap(1, scale) vs Q = Lap(0, scale), one
-    symmetric direction (paper 002, Lemma 1; ``laplace``).  Its loss has atoms at +-1/scale (``loss_atoms``).
-    Group of c (replace-one): the shift c, i.e. scale / c rounded down (``group_of_records``)."""
+    """Laplace noise of ``scale`` on a sensitivity-1 query: P = Lap(1, scale) vs Q = Lap(0, scale),
+    one symmetric direction (paper 002, Lemma 1; ``laplace``).  Its loss has atoms at +-1/scale
+    (``loss_atoms``). Group of c (replace-one): the shift c, i.e. scale / c rounded down
+    (``group_of_records``)."""
 
     name: ClassVar[str] = "laplace"
     scale: float
@@ -1018,8 +1041,8 @@ class Laplace(Mechanism):
 
 @dataclass(frozen=True)
 class PoissonGaussian(Mechanism):
-    """The Poisson-subsampled Gaussian, noise ``sigma``, rate ``q``: remove P = (1-q) N(0, sigma^2) +
-    q N(1, sigma^2) vs Q = N(0, sigma^2), add the pair swapped (Zhu, Dong, Wang 2022, Thm 11;
+    """The Poisson-subsampled Gaussian, noise ``sigma``, rate ``q``: remove P = (1-q) N(0,
+    sigma^2) + q N(1, sigma^2) vs Q = N(0, sigma^2), add the pair swapped (Zhu, Dong, Wang 2022, Thm 11;
     ``subsampled_gaussian``)."""
 
     name: ClassVar[str] = "poisson_gaussian"
@@ -1032,9 +1055,10 @@ class PoissonGaussian(Mechanism):
 
 @dataclass(frozen=True)
 class WithoutReplacementGaussian(Mechanism):
-    """Batches of ``m`` of ``n`` records drawn without replacement, Gaussian noise ``sigma``, replace-one:
-    delta(eps) <= q theta(2 / sigma, log(1 + (e^eps - 1) / q)), q = m / n (Balle, Barthe & Gaboardi 2018,
-    Thm 2, advanced joint convexity), attained by a realizable pair (``fixed_size_subsampled_gaussian``)."""
+    """Batches of ``m`` of ``n`` records drawn without replacement, Gaussian noise ``sigma``,
+    replace-one: delta(eps) <= q theta(2 / sigma, log(1 + (e^eps - 1) / q)), q = m / n (Balle,
+    Barthe & Gaboardi 2018, Thm 2, advanced joint convexity), attained by a realizable pair
+    (``fixed_size_subsampled_gaussian``)."""
 
     name: ClassVar[str] = "without_replacement_gaussian"
     sigma: float

@@ -1,43 +1,49 @@
-"""The discrete Gaussian mechanism: its pair on the integers as exact finite atoms, both sides certified.
+"""The discrete Gaussian mechanism: its pair on the integers as exact finite atoms, both sides
+certified.
 
-The discrete Gaussian N_Z(0, sigma^2) has mass w(x) / Z on each integer x, w(x) = exp(-x^2 / (2 sigma^2)),
-Z = sum_x w(x) (Canonne, Kamath, Steinke, "The discrete Gaussian for differential privacy", NeurIPS 2020).
-Added to an integer query of sensitivity s (an integer >= 1), its dominating pair is P = N_Z(s, sigma^2)
-against Q = N_Z(0, sigma^2): the family of shifts has a monotone likelihood ratio, so the most powerful
-tests are thresholds, whose type-I errors Q(x >= t) do not depend on the shift and whose type-II errors
-P_k(x < t) fall as the shift k grows (the argument of ``interop.group_of_records``); CKS 2020, Thm 7,
-gives the resulting delta(eps) in closed form.  The loss of outcome x is exactly
+The discrete Gaussian N_Z(0, sigma^2) has mass w(x) / Z on each integer x, w(x) = exp(-x^2 / (2
+sigma^2)), Z = sum_x w(x) (Canonne, Kamath, Steinke, "The discrete Gaussian for differential
+privacy", NeurIPS 2020). Added to an integer query of sensitivity s (an integer >= 1), its
+dominating pair is P = N_Z(s, sigma^2) against Q = N_Z(0, sigma^2): the family of shifts has a
+monotone likelihood ratio, so the most powerful tests are thresholds, whose type-I errors Q(x >= t)
+do not depend on the shift and whose type-II errors P_k(x < t) fall as the shift k grows (the
+argument of ``interop.group_of_records``); CKS 2020, Thm 7, gives the resulting delta(eps) in closed
+form.  The loss of outcome x is exactly
 
     log P(x) / Q(x) = s (2 x - s) / (2 sigma^2)
 
-(Z cancels), a lattice: index 2x - s on eta = s / (2 sigma^2) for odd s, index x - s/2 on eta = s / sigma^2
-for even s.  The pair is symmetric (x -> s - x swaps P and Q), so one direction serves add and remove.
+(Z cancels), a lattice: index 2x - s on eta = s / (2 sigma^2) for odd s, index x - s/2 on eta = s /
+sigma^2 for even s.  The pair is symmetric (x -> s - x swaps P and Q), so one direction serves add
+and remove.
 
-Truncation.  The outcomes x in [-D, s + D] are kept, D the least integer (from a closed-form start) with
-2 T(D) <= ``TAIL_MASS`` = 2^-1040, where T(D) = sum_{k > D} w(k) <= w(D + 1) / (1 - e^{-(2D + 3) / (2 sigma^2)})
-(successive ratios w(k + 1) / w(k) = e^{-(2k + 1) / (2 sigma^2)} fall): P outside the window is at most
-T(D) / Z + T(D + s) / Z <= 2 T(D) (Z >= w(0) = 1), and so is Q outside it.
-- Atoms (``discrete_gaussian_atoms``): the upper side puts the P-mass outside the window, and the window's
-  masses below 2^-1022 (no subnormal mass is kept at a finite loss: ``finite_atoms``), at +infinity, raised to
-  ``finite_atoms.INFINITY_FLOOR`` = 2^-1000; the lower side drops them (delta grows with every mass and loss).
-- Pair (``discrete_gaussian_pair``, for the Poisson-subsampled pair of ``pld.subsampling``): the window's
-  outcomes, one outcome with P = ``TAIL_MASS``, Q = 0 (the P-mass outside) and one with P = 0,
-  Q = ``TAIL_MASS`` (the Q-mass outside).  Term by term sum_x (p_x - g q_x)_+ and sum_x (q_x - g p_x)_+
-  (every g >= 0) are at least the true pair's, so it dominates in both orders, as Zhu, Dong, Wang 2022,
-  Thm 11 needs; its two tail outcomes are subnormal, so ``finite_atoms.pair_atoms`` puts them at +infinity
-  (raised to 2^-1000) on the upper side and drops them on the lower side: both sides stay certified.
+Truncation.  The outcomes x in [-D, s + D] are kept, D the least integer (from a closed-form start)
+with 2 T(D) <= ``TAIL_MASS`` = 2^-1040, where T(D) = sum_{k > D} w(k) <= w(D + 1) / (1 -
+e^{-(2D + 3) / (2 sigma^2)}) (successive ratios w(k + 1) / w(k) = e^{-(2k + 1) / (2 sigma^2)} fall): P outside
+the window is at most T(D) / Z + T(D + s) / Z <= 2 T(D) (Z >= w(0) = 1), and so is Q outside it.
+- Atoms (``discrete_gaussian_atoms``): the upper side puts the P-mass outside the window, and the
+  window's masses below 2^-1022 (no subnormal mass is kept at a finite loss: ``finite_atoms``), at
+  +infinity, raised to ``finite_atoms.INFINITY_FLOOR`` = 2^-1000; the lower side drops them (delta
+  grows with every mass and loss).
+- Pair (``discrete_gaussian_pair``, for the Poisson-subsampled pair of ``pld.subsampling``): the
+  window's outcomes, one outcome with P = ``TAIL_MASS``, Q = 0 (the P-mass outside) and one with P =
+  0, Q = ``TAIL_MASS`` (the Q-mass outside).  Term by term sum_x (p_x - g q_x)_+ and sum_x (q_x - g
+  p_x)_+ (every g >= 0) are at least the true pair's, so it dominates in both orders, as Zhu, Dong,
+  Wang 2022, Thm 11 needs; its two tail outcomes are subnormal, so ``finite_atoms.pair_atoms`` puts
+  them at +infinity (raised to 2^-1000) on the upper side and drops them on the lower side: both
+  sides stay certified.
 
-Masses, accurate to 10u (u = 2^-53), within ``finite_atoms``' 16u for a pair's masses.  t = k^2 / (2 sigma^2)
-in double-double (k^2 an exact integer; 1 / (2 sigma^2) and k^2 times it by Dekker's exact products), so
-w(k) = exp(-t_hi) (1 - t_lo) is within 4u: exp within one ulp (glibc's ``exp``, through ``math.exp``), the
-correction (|t_lo| < 2^-40, its second-order term below u^2) and the product one rounding each.  Z is the
-correctly rounded ``math.fsum`` of the window's w(k) (5u relative, the tail 2T(D) <= 2^-1040 below it), and
-w / Z one more rounding: 10u in all.  The loss index * eta: eta carries two roundings (sigma^2, the
-quotient) and index * eta one, charged as 4u |index * eta| (``loss_error``).
+Masses, accurate to 10u (u = 2^-53), within ``finite_atoms``' 16u for a pair's masses.  t = k^2 / (2
+sigma^2) in double-double (k^2 an exact integer; 1 / (2 sigma^2) and k^2 times it by Dekker's exact
+products), so w(k) = exp(-t_hi) (1 - t_lo) is within 4u: exp within one ulp (glibc's ``exp``,
+through ``math.exp``), the correction (|t_lo| < 2^-40, its second-order term below u^2) and the
+product one rounding each.  Z is the correctly rounded ``math.fsum`` of the window's w(k) (5u
+relative, the tail 2T(D) <= 2^-1040 below it), and w / Z one more rounding: 10u in all.  The loss
+index * eta: eta carries two roundings (sigma^2, the quotient) and index * eta one, charged as 4u
+|index * eta| (``loss_error``).
 
-Size.  The window holds s + 2D + 1 ~ s + 76 sigma outcomes; more than ``MAX_OUTCOMES`` (2^20, sigma ~ 13 000
-at s = 1) is refused naming sigma (``outcomes`` tells the count before building), as is a sensitivity / sigma
-above 1e150 (the loss would leave the doubles).
+Size.  The window holds s + 2D + 1 ~ s + 76 sigma outcomes; more than ``MAX_OUTCOMES`` (2^20, sigma
+~ 13 000 at s = 1) is refused naming sigma (``outcomes`` tells the count before building), as is a
+sensitivity / sigma above 1e150 (the loss would leave the doubles).
 """
 
 from __future__ import annotations
@@ -94,8 +100,8 @@ def _checked(sigma: float, sensitivity: int) -> tuple[float, int]:
 
 
 def _log_tail(d: int, sigma: float) -> float:
-    """An upper bound on log(2 T(d)) (module docstring), widened by 1e-12 relative and 1e-300 absolute
-    for the few roundings of its terms."""
+    """An upper bound on log(2 T(d)) (module docstring), widened by 1e-12 relative and 1e-300
+    absolute for the few roundings of its terms."""
     first = -((d + 1.0) ** 2) / (2.0 * sigma * sigma)
     ratio = -math.log(-math.expm1(-(2.0 * d + 3.0) / (2.0 * sigma * sigma)))
     value = math.log(2.0) + first + ratio
@@ -104,8 +110,10 @@ def _log_tail(d: int, sigma: float) -> float:
 
 @lru_cache(maxsize=64)
 def _half_width(sigma: float) -> int:
-    """D: the least integer >= 0, from a closed-form start, with 2 T(D) <= ``TAIL_MASS`` (checked by ``_log_tail``)."""
-    # T(D) ~ w(D + 1) sigma^2 / (D + 1): start where the exponent alone reaches the target, step by the rest
+    """D: the least integer >= 0, from a closed-form start, with 2 T(D) <= ``TAIL_MASS`` (checked by
+    ``_log_tail``)."""
+    # T(D) ~ w(D + 1) sigma^2 / (D + 1): start where the exponent alone reaches the target, step by
+    # the rest
     d = max(int(sigma * math.sqrt(-2.0 * LOG_TAIL_MASS)) - 1, 0)
     while _log_tail(d, sigma) > LOG_TAIL_MASS:
         d = max(d + 1, int(d * 1.0001))
@@ -119,7 +127,8 @@ def outcomes(sigma: float, sensitivity: int) -> int:
 
 
 def discrete_gaussian_top_loss(sigma: float, sensitivity: int) -> float:
-    """The largest finite loss of the window, s (s + 2D) / (2 sigma^2): how far one run's loss reaches."""
+    """The largest finite loss of the window, s (s + 2D) / (2 sigma^2): how far one run's loss
+    reaches."""
     s, k = _checked(sigma, sensitivity)
     return k * (k + 2.0 * _half_width(s)) / (2.0 * s * s)
 
@@ -141,8 +150,8 @@ def _two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _weights(sigma: float, top: int) -> np.ndarray:
-    """w(k) = exp(-k^2 / (2 sigma^2)) for k = 0 .. top, each within 4u relative (module docstring; a w below
-    2^-1022 within a few 2^-1074 absolute)."""
+    """w(k) = exp(-k^2 / (2 sigma^2)) for k = 0 .. top, each within 4u relative (module docstring; a
+    w below 2^-1022 within a few 2^-1074 absolute)."""
     s = np.array([sigma])
     var_hi, var_lo = _two_prod(s, s)  # sigma^2 exactly, as a pair
     two_var_hi, two_var_lo = 2.0 * var_hi, 2.0 * var_lo
@@ -160,7 +169,8 @@ def _weights(sigma: float, top: int) -> np.ndarray:
 
 @lru_cache(maxsize=16)
 def _window(sigma: float, s: int) -> tuple[np.ndarray, np.ndarray]:
-    """(P, Q) on the window x = -D .. s + D: P(x) = w(x - s) / Z, Q(x) = w(x) / Z (module docstring)."""
+    """(P, Q) on the window x = -D .. s + D: P(x) = w(x - s) / Z, Q(x) = w(x) / Z (module
+    docstring)."""
     d = _half_width(sigma)
     if s + 2 * d + 1 > MAX_OUTCOMES:
         raise ValueError(
@@ -180,17 +190,18 @@ def _window(sigma: float, s: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def discrete_gaussian_pair(sigma: float, sensitivity: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """The dominating pair (P, Q) of the module docstring: the window, then (tail, 0) and (0, tail), the tail
-    ``TAIL_MASS`` plus 2^-1074 for each window outcome whose mass (below 2^-1075) was computed 0 (subnormal sums
-    are exact; the pair is symmetric, so P and Q have as many)."""
+    """The dominating pair (P, Q) of the module docstring: the window, then (tail, 0) and (0, tail),
+    the tail ``TAIL_MASS`` plus 2^-1074 for each window outcome whose mass (below 2^-1075) was
+    computed 0 (subnormal sums are exact; the pair is symmetric, so P and Q have as many)."""
     p, q = _window(*_checked(sigma, sensitivity))
     tail = TAIL_MASS + math.ulp(0.0) * int(np.count_nonzero(p == 0.0))
     return np.concatenate([p, [tail, 0.0]]), np.concatenate([q, [0.0, tail]])
 
 
 def discrete_gaussian_atoms(sigma: float, sensitivity: int = 1) -> Atoms:
-    """The pair's privacy-loss atoms on its exact lattice, upper side (the tail and the window's subnormal
-    masses at +infinity) with the lower side (without them) beside it (module docstring)."""
+    """The pair's privacy-loss atoms on its exact lattice, upper side (the tail and the window's
+    subnormal masses at +infinity) with the lower side (without them) beside it (module
+    docstring)."""
     sd, s = _checked(sigma, sensitivity)
     p, _ = _window(sd, s)
     d = _half_width(sd)
@@ -201,7 +212,8 @@ def discrete_gaussian_atoms(sigma: float, sensitivity: int = 1) -> Atoms:
         eta, index = s / (sd * sd), x - s // 2
     normal = p >= SMALLEST_NORMAL
     index, mass = index[normal], p[normal]
-    # the P-mass left out: the window's subnormal masses (each within 16 2^-1074 of its computed value) and the tail
+    # the P-mass left out: the window's subnormal masses (each within 16 2^-1074 of its computed
+    # value) and the tail
     left_out = (
         math.fsum(p[~normal].tolist()) + 16.0 * math.ulp(0.0) * int((~normal).sum()) + TAIL_MASS
     )
@@ -216,10 +228,11 @@ def discrete_gaussian_atoms(sigma: float, sensitivity: int = 1) -> Atoms:
 
 @dataclass(frozen=True)
 class DiscreteGaussian(Mechanism):
-    """The discrete Gaussian N_Z(0, sigma^2) on a query of integer sensitivity s: P = N_Z(s, sigma^2) vs
-    Q = N_Z(0, sigma^2) (Canonne, Kamath, Steinke 2020, Thm 7), dominating by the monotone likelihood ratio
-    of its shifts, symmetric; its window and tails as the module docstring proves.  Exact atoms on its
-    lattice (``discrete_gaussian_atoms``); on a grid, its pair through ``from_distributions``."""
+    """The discrete Gaussian N_Z(0, sigma^2) on a query of integer sensitivity s: P = N_Z(s,
+    sigma^2) vs Q = N_Z(0, sigma^2) (Canonne, Kamath, Steinke 2020, Thm 7), dominating by the
+    monotone likelihood ratio of its shifts, symmetric; its window and tails as the module docstring
+    proves.  Exact atoms on its lattice (``discrete_gaussian_atoms``); on a grid, its pair through
+    ``from_distributions``."""
 
     name: ClassVar[str] = "discrete_gaussian"
     sigma: float

@@ -32,7 +32,8 @@ SMALLEST_NORMAL = float(
 
 def _checked(parameter: float, sensitivity: int) -> tuple[float, int]:
     """(a, s) as a float > 0 and an int >= 1, or a ValueError naming the argument."""
-    # a valid float skips the array validation (its cost would be a third of a lone pair's accounting)
+    # a valid float skips the array validation (its cost would be a third of a lone pair's
+    # accounting)
     a = (
         parameter
         if type(parameter) is float and 0.0 < parameter < math.inf
@@ -42,10 +43,10 @@ def _checked(parameter: float, sensitivity: int) -> tuple[float, int]:
 
 
 def _p_masses(a: float, s: int) -> list[float]:
-    """P(x <= 0), P(1), ..., P(s - 1), P(x >= s) of the merged pair, in plain floats (a pair has s + 1
-    outcomes, a handful, where numpy's per-call cost would dominate).  Each is within (8 + a s) u of
-    its exact value (u = 2^-53): exp's argument a (s - x) carries one rounding (a relative error of
-    a s u in the result), exp, tanh and 1 / (1 + e^-a) a few ulps, each product one."""
+    """P(x <= 0), P(1), ..., P(s - 1), P(x >= s) of the merged pair, in plain floats (a pair has s +
+    1 outcomes, a handful, where numpy's per-call cost would dominate).  Each is within (8 + a s) u
+    of its exact value (u = 2^-53): exp's argument a (s - x) carries one rounding (a relative error
+    of a s u in the result), exp, tanh and 1 / (1 + e^-a) a few ulps, each product one."""
     norm = 1.0 / (1.0 + math.exp(-a))
     t = math.tanh(a / 2.0)
     return [math.exp(-a * s) * norm] + [t * math.exp(-a * (s - x)) for x in range(1, s)] + [norm]
@@ -63,20 +64,22 @@ def discrete_laplace_atoms(parameter: float, sensitivity: int) -> Atoms:
     The loss of outcome x is exactly a (2x - s) (module docstring), so no logarithm is taken: the
     lattice is eta = a for odd s (index 2x - s) and eta = 2a for even s (index x - s / 2; 2a is
     exact), the only loss error the rounding of index * eta (u |index eta|, as ``pair_atoms``
-    charges it), and the masses' relative error (8 + a s) u (``_p_masses``), charged as 16u + a s u (plus
-    4 2^-1074 / m where a mass m is subnormal: there each step errs by up to 2^-1074 absolute).
-    The atoms ``finite_atoms.pair_atoms`` finds from the pair, without its logarithms (and, where
-    e^{-a s} underflows, without its loss +infinity for the outcome whose Q-mass rounds to 0).
+    charges it), and the masses' relative error (8 + a s) u (``_p_masses``), charged as 16u + a s u
+    (plus 4 2^-1074 / m where a mass m is subnormal: there each step errs by up to 2^-1074
+    absolute). The atoms ``finite_atoms.pair_atoms`` finds from the pair, without its logarithms
+    (and, where e^{-a s} underflows, without its loss +infinity for the outcome whose Q-mass rounds
+    to 0).
 
     Subnormal masses stay at their finite losses here (the one exemption from ``finite_atoms``' rule
     that no subnormal P-mass is kept at a finite loss), because the charge above covers them: a
-    delta's term m (1 - e^{eps - l}) with m subnormal errs by at most 2^-1075 absolute, and the P-masses
-    grow with the loss (m_x is proportional to e^{-a (s - x)}), so wherever that term is positive
-    the top atom (mass >= 1/2, the highest loss) contributes at least (1 - e^{eps - l}) / 2, and the
-    charge 4 2^-1074 / m times the sum covers 2^-1075 whenever 1 - e^{eps - l} >= m / 4 (below that the
-    term is under 2^-2046 and rounds to 0, erring by less).  Compositions forming subnormal products
-    are charged by ``atoms._underflow_charged`` (``_may_underflow`` reads the least mass), and
-    ``delta_with``'s terms m delta_G(eps - l) by the same argument (delta_G falls as its argument grows).
+    delta's term m (1 - e^{eps - l}) with m subnormal errs by at most 2^-1075 absolute, and the
+    P-masses grow with the loss (m_x is proportional to e^{-a (s - x)}), so wherever that term is
+    positive the top atom (mass >= 1/2, the highest loss) contributes at least (1 - e^{eps - l}) /
+    2, and the charge 4 2^-1074 / m times the sum covers 2^-1075 whenever 1 - e^{eps - l} >= m / 4
+    (below that the term is under 2^-2046 and rounds to 0, erring by less).  Compositions forming
+    subnormal products are charged by ``atoms._underflow_charged`` (``_may_underflow`` reads the
+    least mass), and ``delta_with``'s terms m delta_G(eps - l) by the same argument (delta_G falls
+    as its argument grows).
     """
     a, s = _checked(parameter, sensitivity)
     eta, offset = (a, 2) if s % 2 else (2.0 * a, 1)  # index = offset x - offset s / 2
@@ -109,18 +112,19 @@ def discrete_laplace(
     *,
     value_discretization_interval: float = DEFAULT_INTERVAL,
 ) -> PrivacyLossDistribution:
-    r"""Discretized PLD of the discrete Laplace mechanism, P = DLap(a) + s vs Q = DLap(a) on the integers.
+    r"""Discretized PLD of the discrete Laplace mechanism, P = DLap(a) + s vs Q = DLap(a) on the
+    integers.
 
-    DLap(a) has pmf :math:`\tanh(a/2)\, e^{-a|x|}`.  The loss :math:`a(|x| - |x - s|)` is constant for
-    x <= 0 and for x >= s, so merging each end leaves the exact finite pair of s + 1 outcomes
+    DLap(a) has pmf :math:`\tanh(a/2)\, e^{-a|x|}`.  The loss :math:`a(|x| - |x - s|)` is constant
+    for x <= 0 and for x >= s, so merging each end leaves the exact finite pair of s + 1 outcomes
 
     .. math::
 
         P(x \le 0) = Q(x \ge s) = \frac{e^{-as}}{1 + e^{-a}}, \quad P(x \ge s) = Q(x \le 0) = \frac{1}{1 + e^{-a}},
         \quad P(x) = \tanh(a/2)\, e^{-a(s - x)},\ Q(x) = \tanh(a/2)\, e^{-ax}\ (0 < x < s),
 
-    symmetric (x -> s - x swaps P and Q), so one direction serves add and remove.  Both sides are exact
-    up to the grid (``from_distributions``).
+    symmetric (x -> s - x swaps P and Q), so one direction serves add and remove.  Both sides are
+    exact up to the grid (``from_distributions``).
 
     Parameters
     ----------
@@ -167,8 +171,9 @@ def discrete_laplace(
 @dataclass(frozen=True)
 class DiscreteLaplace(Mechanism):
     """Discrete Laplace DLap(a) on a query of integer sensitivity s: the exact merged pair of s + 1
-    outcomes (module docstring; Inusah & Kozubowski 2006), symmetric, so one direction.  Exact atoms in
-    closed form (``discrete_laplace_atoms``).  Group of c (replace-one): the shift c s (``group_of_records``)."""
+    outcomes (module docstring; Inusah & Kozubowski 2006), symmetric, so one direction.  Exact atoms
+    in closed form (``discrete_laplace_atoms``).  Group of c (replace-one): the shift c s
+    (``group_of_records``)."""
 
     name: ClassVar[str] = "discrete_laplace"
     a: float

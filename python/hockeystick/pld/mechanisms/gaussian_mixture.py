@@ -9,10 +9,10 @@ log-sum-exp of non-decreasing affine functions, so non-decreasing (strictly wher
 it is discretized one atom per loss cell, with certified pessimistic and optimistic sides, over the
 x-range that keeps all but ``tail`` / 4 of P and of Q:
     [-z sigma, max s_i + z sigma],  z = Q^{-1}(tail / 4),
-the mass beyond it at +infinity on the pessimistic sides.  The cells and both sides are the C++ core's
-(cpp/include/hockeystick/pld/mechanisms/gaussian_mixture.hpp over monotone.hpp, the proofs in ``monotone``'s
-docstring).  s = (0, 1), w = (1 - q, q) is the Poisson-subsampled Gaussian (``subsampled_gaussian`` computes it
-faster in C++); s = (1,), w = (1,) the Gaussian mechanism.
+the mass beyond it at +infinity on the pessimistic sides.  The cells and both sides are the C++
+core's (cpp/include/hockeystick/pld/mechanisms/gaussian_mixture.hpp over monotone.hpp, the proofs in
+``monotone``'s docstring).  s = (0, 1), w = (1 - q, q) is the Poisson-subsampled Gaussian
+(``subsampled_gaussian`` computes it faster in C++); s = (1,), w = (1,) the Gaussian mechanism.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ from .monotone import check_mixture, core_side_factor
 
 
 def normal_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """P(a < Z <= b) for Z ~ N(0, 1), from the tail each end lies in (no cancellation in the tails)."""
+    """P(a < Z <= b) for Z ~ N(0, 1), from the tail each end lies in (no cancellation in the
+    tails)."""
     from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     lower = special.ndtr(np.minimum(b, 0.0)) - special.ndtr(np.minimum(a, 0.0))
@@ -60,18 +61,19 @@ def mixture_of_gaussians(
 ) -> PrivacyLossDistribution:
     r"""Discretized remove and add PLDs of the mixture-of-Gaussians mechanism.
 
-    The sensitivity is drawn as s_i with probability w_i and Gaussian noise of standard deviation sigma is
-    added:
+    The sensitivity is drawn as s_i with probability w_i and Gaussian noise of standard deviation
+    sigma is added:
 
     .. math::
 
         \text{remove: } P = \sum_i w_i\, N(s_i, \sigma^2) \text{ vs } Q = N(0, \sigma^2), \qquad
         \text{add: the pair swapped.}
 
-    The loss :math:`L(x) = \log \sum_i w_i \exp((s_i x - s_i^2/2)/\sigma^2)` is non-decreasing, so it is
-    discretized one atom per loss cell with certified pessimistic and optimistic sides (``monotone``'s docstring;
-    the C++ core's cells), over the x-range that keeps all but ``tail`` / 4 of P and of Q.  s = (0, 1),
-    w = (1 - q, q) is the Poisson-subsampled Gaussian (``subsampled_gaussian`` computes it faster).
+    The loss :math:`L(x) = \log \sum_i w_i \exp((s_i x - s_i^2/2)/\sigma^2)` is non-decreasing, so
+    it is discretized one atom per loss cell with certified pessimistic and optimistic sides
+    (``monotone``'s docstring; the C++ core's cells), over the x-range that keeps all but ``tail`` /
+    4 of P and of Q.  s = (0, 1), w = (1 - q, q) is the Poisson-subsampled Gaussian
+    (``subsampled_gaussian`` computes it faster).
 
     Parameters
     ----------
@@ -94,9 +96,9 @@ def mixture_of_gaussians(
     Raises
     ------
     ValueError
-        If sigma is not finite and > 0, a shift is negative or not finite, the weights are negative or do not
-        sum to 1, the two arrays are empty or differ in length, ``value_discretization_interval`` lies outside
-        (0, 100], or ``tail`` outside [1e-300, 1e-3).
+        If sigma is not finite and > 0, a shift is negative or not finite, the weights are negative
+        or do not sum to 1, the two arrays are empty or differ in length,
+        ``value_discretization_interval`` lies outside (0, 100], or ``tail`` outside [1e-300, 1e-3).
     ParameterTypeError
         If an argument is a string, a boolean or None (or holds booleans).
 
@@ -133,9 +135,9 @@ def mixture_of_gaussians(
 
 @dataclass(frozen=True)
 class GaussianMixture(Mechanism):
-    """Noise ``sigma`` on a sensitivity drawn from ``shifts`` with ``weights``: remove Q = N(0, sigma^2)
-    vs P = sum_i w_i N(s_i, sigma^2), add the pair swapped (Choquette-Choo, Ganesh, Steinke, Thakurta,
-    ICLR 2024, Sec. 4; ``mixture_of_gaussians``, certified both sides)."""
+    """Noise ``sigma`` on a sensitivity drawn from ``shifts`` with ``weights``: remove Q = N(0,
+    sigma^2) vs P = sum_i w_i N(s_i, sigma^2), add the pair swapped (Choquette-Choo, Ganesh,
+    Steinke, Thakurta, ICLR 2024, Sec. 4; ``mixture_of_gaussians``, certified both sides)."""
 
     name: ClassVar[str] = "gaussian_mixture"
     sigma: float

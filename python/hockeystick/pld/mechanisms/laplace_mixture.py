@@ -8,8 +8,9 @@ between (one atom per loss cell; certified both sides).  Poisson subsampling at 
 is the mixture w = (1 - q, q), s = (0, sensitivity) (Zhu, Dong, Wang, AISTATS 2022, Thm 11: the
 remove and add pairs dominate the subsampled mechanism under add/remove neighbours).
 
-The cells and both sides are the C++ core's (cpp/include/hockeystick/pld/mechanisms/laplace_mixture.hpp over
-monotone.hpp, the proofs in ``monotone``'s docstring), which the C interface's ``hs_pld_laplace`` calls too.
+The cells and both sides are the C++ core's
+(cpp/include/hockeystick/pld/mechanisms/laplace_mixture.hpp over monotone.hpp, the proofs in
+``monotone``'s docstring), which the C interface's ``hs_pld_laplace`` calls too.
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ def _scale(scale: float) -> float:
 def laplace_mixture_atom_losses(
     scale: float, shifts: ArrayLike, weights: ArrayLike
 ) -> tuple[float, float]:
-    """The losses of the remove pair's two atoms, L(x <= 0) <= 0 <= L(x >= max s_i) (the add pair's are
-    their negatives): a grid through both keeps them exact (``interop.plan`` picks such grids)."""
+    """The losses of the remove pair's two atoms, L(x <= 0) <= 0 <= L(x >= max s_i) (the add pair's
+    are their negatives): a grid through both keeps them exact (``interop.plan`` picks such
+    grids)."""
     s, w = check_mixture(shifts, weights)
     if float(s.max()) == 0.0:
         return 0.0, 0.0
@@ -68,9 +70,9 @@ def laplace_mixture(
         \text{remove: } P = \sum_i w_i\, \mathrm{Lap}(s_i, b) \text{ vs } Q = \mathrm{Lap}(0, b), \qquad
         \text{add: the pair swapped.}
 
-    Each ratio :math:`e^{(|x| - |x - s_i|)/b}` is non-decreasing, so the loss is constant for x <= 0 and
-    for x >= max s_i (two exact atoms) and strictly increasing between, where it is discretized one atom per
-    loss cell with certified pessimistic and optimistic sides (``monotone``).
+    Each ratio :math:`e^{(|x| - |x - s_i|)/b}` is non-decreasing, so the loss is constant for x <= 0
+    and for x >= max s_i (two exact atoms) and strictly increasing between, where it is discretized
+    one atom per loss cell with certified pessimistic and optimistic sides (``monotone``).
 
     Parameters
     ----------
@@ -91,9 +93,9 @@ def laplace_mixture(
     Raises
     ------
     ValueError
-        If scale is not finite and > 0, a shift is negative or not finite, the weights are negative or do
-        not sum to 1, the two arrays are empty or differ in length, or ``value_discretization_interval`` lies
-        outside (0, 100].
+        If scale is not finite and > 0, a shift is negative or not finite, the weights are negative
+        or do not sum to 1, the two arrays are empty or differ in length, or
+        ``value_discretization_interval`` lies outside (0, 100].
     ParameterTypeError
         If an argument is a string, a boolean or None.
 
@@ -103,7 +105,8 @@ def laplace_mixture(
 
     References
     ----------
-    Zhu, Dong & Wang, AISTATS 2022, Thm 11 (the remove and add pairs of a Poisson-subsampled mechanism).
+    Zhu, Dong & Wang, AISTATS 2022, Thm 11 (the remove and add pairs of a Poisson-subsampled
+    mechanism).
 
     Examples
     --------
@@ -207,9 +210,10 @@ def subsampled_laplace(
 
 @dataclass(frozen=True)
 class LaplaceMixture(Mechanism):
-    """A Laplace location mixture (the Poisson-subsampled Laplace, Zhu, Dong, Wang 2022, Thm 11): remove
-    P = sum_i w_i Lap(s_i, scale) vs Q = Lap(0, scale), add the pair swapped (module docstring;
-    ``laplace_mixture``).  Its loss has atoms at L(x <= 0) and L(x >= max s_i) (``loss_atoms``)."""
+    """A Laplace location mixture (the Poisson-subsampled Laplace, Zhu, Dong, Wang 2022, Thm 11):
+    remove P = sum_i w_i Lap(s_i, scale) vs Q = Lap(0, scale), add the pair swapped (module
+    docstring; ``laplace_mixture``).  Its loss has atoms at L(x <= 0) and L(x >= max s_i)
+    (``loss_atoms``)."""
 
     name: ClassVar[str] = "laplace_mixture"
     scale: float

@@ -1,21 +1,24 @@
-"""One mechanism of a composition plan: its pair, its discretization on each side, its exact atoms, its proof.
+"""One mechanism of a composition plan: its pair, its discretization on each side, its exact atoms,
+its proof.
 
 A ``Mechanism`` is a frozen dataclass of its parameters.  ``spec()`` is the hashable tuple
-(``name``, *fields) a ``CompositionPlan`` counts runs by (``from_spec`` reads it back), so plans, their
-keys and the dp_accounting adapter's events stay plain tuples.  A class with its own ``name`` registers
-itself when it is defined (``registry.register_class``), and ``registry.mechanism_of(spec)`` builds the
-mechanism a spec names: the class is the one place its name lives.
+(``name``, *fields) a ``CompositionPlan`` counts runs by (``from_spec`` reads it back), so plans,
+their keys and the dp_accounting adapter's events stay plain tuples.  A class with its own ``name``
+registers itself when it is defined (``registry.register_class``), and
+``registry.mechanism_of(spec)`` builds the mechanism a spec names: the class is the one place its
+name lives.
 
 The contract a mechanism keeps, for the plan's brackets to be certified:
 
-- ``grid_pld(h)``: a ``PrivacyLossDistribution`` on grid h with one factor per neighbouring direction
-  (one if the pair is symmetric), each holding a pessimistic PMF whose delta(eps) is at least the pair's
-  at every eps (it dominates: connect-the-dots or mass moved up to the grid point above, Doroshenko et
-  al. 2022) and an optimistic PMF whose delta(eps) is at most the pair's (it is dominated: mass moved
-  down).  Domination is kept by composition, so the plan's upper and lower sides are certified.
-- ``finite_pairs()``: the dominating pair (P, Q) per direction, each a pair of finite mass vectors on
-  one outcome set (an outcome with Q-mass 0 has loss +infinity), or None.  A mechanism with one is
-  composed exactly as atoms (``compose.finite_atoms``), never on the grid; its ``grid_pld`` then
+- ``grid_pld(h)``: a ``PrivacyLossDistribution`` on grid h with one factor per neighbouring
+  direction (one if the pair is symmetric), each holding a pessimistic PMF whose delta(eps) is at
+  least the pair's at every eps (it dominates: connect-the-dots or mass moved up to the grid point
+  above, Doroshenko et al. 2022) and an optimistic PMF whose delta(eps) is at most the pair's (it is
+  dominated: mass moved down).  Domination is kept by composition, so the plan's upper and lower
+  sides are certified.
+- ``finite_pairs()``: the dominating pair (P, Q) per direction, each a pair of finite mass vectors
+  on one outcome set (an outcome with Q-mass 0 has loss +infinity), or None.  A mechanism with one
+  is composed exactly as atoms (``compose.finite_atoms``), never on the grid; its ``grid_pld`` then
   discretizes the same pairs.
 - ``exact_atoms()``: the atoms of ``finite_pairs()`` per direction in closed form (losses without
   logarithms, their round-off bounded), or None (then ``finite_atoms.pair_atoms`` forms them).
@@ -24,22 +27,23 @@ The contract a mechanism keeps, for the plan's brackets to be certified:
 - ``loss_atoms()``: the |loss| values where the pair's loss has an atom of positive mass off a
   lattice (a Laplace-like mechanism): a grid through them keeps them exact on both sides
   (``refine.grid_alignment``).  Empty by default; every bound is certified on any grid.
-- ``dp_event`` and ``from_dp_event(event, relation)``: the dp_accounting event class that describes the
-  mechanism, if any, and the mechanism of one such event under a relation (``neighbouring.RELATIONS``
-  name); the dp_accounting adapter reads an event of a class it has no case for through them
-  (``registry.dp_event_class``).  Beside them, what the adapter's other doors read of such an event's
-  mechanism: ``loss_reach()`` (how far one run's privacy loss can reach, for the adapter's refusals of a
-  grid too wide; ``dp_event_field`` names the event's field a refusal names), ``rdp(orders)`` (its Rényi
-  curve, for ``HockeystickRdpAccountant``) and ``poisson_sampled(q)`` (a pair of its Poisson sample at rate
-  q, composed in place of the generic sampled pair of its curves).
+- ``dp_event`` and ``from_dp_event(event, relation)``: the dp_accounting event class that describes
+  the mechanism, if any, and the mechanism of one such event under a relation
+  (``neighbouring.RELATIONS`` name); the dp_accounting adapter reads an event of a class it has no
+  case for through them (``registry.dp_event_class``).  Beside them, what the adapter's other doors
+  read of such an event's mechanism: ``loss_reach()`` (how far one run's privacy loss can reach, for
+  the adapter's refusals of a grid too wide; ``dp_event_field`` names the event's field a refusal
+  names), ``rdp(orders)`` (its Rényi curve, for ``HockeystickRdpAccountant``) and
+  ``poisson_sampled(q)`` (a pair of its Poisson sample at rate q, composed in place of the generic
+  sampled pair of its curves).
 - ``group(c)``: a mechanism dominating this one on inputs c replace-one steps apart
   (``group_of_records``), or None (then the weak-triangle group bound of ``group_privacy``);
-  ``input_oblivious()``: whether the replace-one pair already dominates any two inputs (then the group
-  of c is the mechanism itself).
+  ``input_oblivious()``: whether the replace-one pair already dominates any two inputs (then the
+  group of c is the mechanism itself).
 
-Each class's docstring names its pair and the proof or citation of its domination.  Adding a mechanism
-is one class in the file of its construction (its stage: ``tests/test_layers.py``) and its parameters in
-``tests/pld/mechanisms/test_pld_mechanism_contract.py`` (docs/howto-mechanism.md).
+Each class's docstring names its pair and the proof or citation of its domination.  Adding a
+mechanism is one class in the file of its construction (its stage: ``tests/test_layers.py``) and its
+parameters in ``tests/pld/mechanisms/test_pld_mechanism_contract.py`` (docs/howto-mechanism.md).
 """
 
 from __future__ import annotations
@@ -67,7 +71,8 @@ def two_directions(pair: Pair) -> list[Pair]:
 
 @dataclass(frozen=True)
 class Mechanism(ABC):
-    """A mechanism's parameters and its certified PLD on any grid (the contract: module docstring)."""
+    """A mechanism's parameters and its certified PLD on any grid (the contract: module
+    docstring)."""
 
     name: ClassVar[str]  # the spec's first field
     dp_event: ClassVar[type | None] = None  # the dp_accounting event class describing it, if any
@@ -92,32 +97,36 @@ class Mechanism(ABC):
 
     @classmethod
     def from_dp_event(cls, event: Any, relation: str) -> Mechanism:
-        """The mechanism of one ``dp_event`` event under ``relation`` (a ``neighbouring.RELATIONS`` name)."""
+        """The mechanism of one ``dp_event`` event under ``relation`` (a ``neighbouring.RELATIONS``
+        name)."""
         raise ValueError(f"{cls.name} reads no dp_accounting event (its dp_event is None)")
 
     def loss_reach(self) -> float:
-        """How far one run's privacy loss can reach (at least its largest finite |loss|); 0 if not stated.
+        """How far one run's privacy loss can reach (at least its largest finite |loss|); 0 if not
+        stated.
 
-        A group of c copies of the record reaches at most c times as far (its loss is a sum of c steps').
-        The dp_accounting adapter refuses a sampled event whose inner reach, times the copies a batch holds,
-        is past the grid's range or the doubles (``interop.loss_reach``), naming ``dp_event_field``.
+        A group of c copies of the record reaches at most c times as far (its loss is a sum of c
+        steps'). The dp_accounting adapter refuses a sampled event whose inner reach, times the
+        copies a batch holds, is past the grid's range or the doubles (``interop.loss_reach``),
+        naming ``dp_event_field``.
         """
         return 0.0
 
     def rdp(self, orders: np.ndarray) -> np.ndarray | None:
-        """Its Rényi curve at each of ``orders`` (reals > 1), never below the divergence of either direction
-        of its pair (rounded up), or None when it has none."""
+        """Its Rényi curve at each of ``orders`` (reals > 1), never below the divergence of either
+        direction of its pair (rounded up), or None when it has none."""
         return None
 
     def poisson_sampled(self, q: float) -> Mechanism | None:
-        """A mechanism dominating its Poisson sample at rate 0 < q < 1 under add/remove (the sampled pair of
-        each direction, Zhu, Dong & Wang 2022, Thm 11), or None: then the adapter samples its curves
-        (``pld.sampling.subsampled_pair``)."""
+        """A mechanism dominating its Poisson sample at rate 0 < q < 1 under add/remove (the sampled
+        pair of each direction, Zhu, Dong & Wang 2022, Thm 11), or None: then the adapter samples
+        its curves (``pld.sampling.subsampled_pair``)."""
         return None
 
     @abstractmethod
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
-        """Both sides per neighbouring direction on grid h (pessimistic dominates, optimistic is dominated)."""
+        """Both sides per neighbouring direction on grid h (pessimistic dominates, optimistic is
+        dominated)."""
 
     def finite_pairs(self) -> list[Pair] | None:
         """The finite dominating pair per direction, or None (the mechanism is put on the grid)."""
@@ -140,7 +149,8 @@ class Mechanism(ABC):
         return []
 
     def input_oblivious(self) -> bool:
-        """Whether the replace-one pair dominates any two inputs (a group of c is the mechanism itself)."""
+        """Whether the replace-one pair dominates any two inputs (a group of c is the mechanism
+        itself)."""
         return False
 
     def group(self, c: int) -> Mechanism | None:

@@ -16,11 +16,12 @@ Q-masses, so:
 - the optimistic PMF lies below the merged pair's profile, itself below (P, Q)'s: a certified
   lower bound under composition (Blackwell).
 
-The C++ core runs this discretizer (cpp/include/hockeystick/pld/mechanisms/monotone.hpp, whose opening comment
-states the cuts, the cut tails sent to +infinity on the pessimistic sides and the round-off charges) for every
-monotone pair of the package: the Laplace and Gaussian location mixtures, the bounded-range pair, and
-``pld.sampling``'s examples-per-user mixture and replace-one mixture; ``core_side_factor`` reads one direction of
-it.  ``check_mixture`` validates the mixtures' shifts and weights.
+The C++ core runs this discretizer (cpp/include/hockeystick/pld/mechanisms/monotone.hpp, whose
+opening comment states the cuts, the cut tails sent to +infinity on the pessimistic sides and the
+round-off charges) for every monotone pair of the package: the Laplace and Gaussian location
+mixtures, the bounded-range pair, and ``pld.sampling``'s examples-per-user mixture and replace-one
+mixture; ``core_side_factor`` reads one direction of it.  ``check_mixture`` validates the mixtures'
+shifts and weights.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ _PLAIN_COMPONENTS = (
 def check_mixture(
     shifts: Any, weights: Any, names: tuple[str, str] = ("shifts", "weights")
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Shifts >= 0 and finite, weights >= 0 summing to 1 (one length), zero-weight entries dropped; a refusal
-    names the arguments as the caller calls them (``names``)."""
+    """Shifts >= 0 and finite, weights >= 0 summing to 1 (one length), zero-weight entries dropped;
+    a refusal names the arguments as the caller calls them (``names``)."""
     if _plain_mixture(
         shifts, weights
     ):  # a few valid Python floats (the plans' specs): no array checks
@@ -58,8 +59,8 @@ def check_mixture(
 
 
 def _plain_mixture(shifts: Any, weights: Any) -> bool:
-    """Whether shifts and weights are a few valid Python floats in tuples or lists: one length, finite, >= 0,
-    the weights summing to 1 within 1e-9."""
+    """Whether shifts and weights are a few valid Python floats in tuples or lists: one length,
+    finite, >= 0, the weights summing to 1 within 1e-9."""
     return bool(
         type(shifts) in (tuple, list)
         and type(weights) in (tuple, list)
@@ -82,10 +83,11 @@ def _check_mixture_arrays(s: np.ndarray, w: np.ndarray, names: tuple[str, str]) 
 
 
 def core_side_factor(name: str, raw: _core.pld_grid.DiscretizedSides) -> Factor:
-    """One direction of the C++ core's monotone discretization (cpp/include/hockeystick/pld/mechanisms/monotone.hpp:
-    ``_core.pld_mechanisms.laplace_mixture``, ``gaussian_mixture``, ``gaussian_mixture_log_weights``, ``bounded_range``,
-    ``replace_one_mixture``) as a factor: its PMFs, masses at
-    +infinity and loss shift as the core made them (the round-off charges and any cut tail applied there)."""
+    """One direction of the C++ core's monotone discretization
+    (cpp/include/hockeystick/pld/mechanisms/monotone.hpp: ``_core.pld_mechanisms.laplace_mixture``,
+    ``gaussian_mixture``, ``gaussian_mixture_log_weights``, ``bounded_range``,
+    ``replace_one_mixture``) as a factor: its PMFs, masses at +infinity and loss shift as the core
+    made them (the round-off charges and any cut tail applied there)."""
     if raw.lower is None:  # the monotone pairs' discretization makes both sides
         raise ValueError(f"internal: the core gave {name} no optimistic side")
     h = float(raw.h)

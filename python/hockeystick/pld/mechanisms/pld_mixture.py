@@ -1,11 +1,12 @@
-"""Mixtures of privacy-loss distributions: a mechanism that runs one of several mechanisms at random.
+"""Mixtures of privacy-loss distributions: a mechanism that runs one of several mechanisms at
+random.
 
 If with probability w_i (the same on both neighbours) the mechanism runs M_i, whose PLD in each
 direction is dominated by (P_i, Q_i), then it is dominated by the disjoint union of the pairs
-weighted by w_i, whose loss PMF is sum_i w_i PMF_i (dp_accounting's ``compute_mixture``).  Mixing the
-pessimistic PMFs gives a dominating pair (a mixture of post-processings is a post-processing of the
-mixture), mixing the optimistic ones a dominated pair, so both certified sides survive, also after
-composition.  Each component must be a single round (one factor, count 1, per direction); a
+weighted by w_i, whose loss PMF is sum_i w_i PMF_i (dp_accounting's ``compute_mixture``).  Mixing
+the pessimistic PMFs gives a dominating pair (a mixture of post-processings is a post-processing of
+the mixture), mixing the optimistic ones a dominated pair, so both certified sides survive, also
+after composition.  Each component must be a single round (one factor, count 1, per direction); a
 symmetric component (one direction) serves both directions.
 """
 
@@ -25,7 +26,8 @@ def _mix(pmfs: Sequence[GridPMF], weights: Sequence[float] | np.ndarray) -> Grid
     out = np.zeros(k_hi - k_lo)
     for pmf, w in zip(pmfs, weights):
         out[pmf.k_lo - k_lo : pmf.k_lo - k_lo + pmf.p.size] += w * pmf.p
-    # each component's true losses lie within its loss_shift of its grid's, so the mixture's within the largest
+    # each component's true losses lie within its loss_shift of its grid's, so the mixture's within
+    # the largest
     return GridPMF(
         k_lo,
         pmfs[0].h,
@@ -42,9 +44,10 @@ def mixture(
 ) -> PrivacyLossDistribution:
     """Discretized PLD of a mechanism that runs component i with probability ``weights[i]``.
 
-    The mixture of dominating pairs (P_i, Q_i) weighted by w_i (the same on both neighbours) dominates the
-    mixed mechanism; its loss PMF is sum_i w_i PMF_i.  Mixing the pessimistic PMFs gives a dominating pair,
-    mixing the optimistic ones a dominated pair, so both certified sides survive, also after composition.
+    The mixture of dominating pairs (P_i, Q_i) weighted by w_i (the same on both neighbours)
+    dominates the mixed mechanism; its loss PMF is sum_i w_i PMF_i.  Mixing the pessimistic PMFs
+    gives a dominating pair, mixing the optimistic ones a dominated pair, so both certified sides
+    survive, also after composition.
 
     Parameters
     ----------
@@ -62,9 +65,9 @@ def mixture(
     Raises
     ------
     ValueError
-        If there is no component or not one weight per component, a weight is negative or not finite, the
-        weights do not sum to 1, the grids' spacings differ, a component is a composition, or the
-        components' directions cannot be paired.
+        If there is no component or not one weight per component, a weight is negative or not
+        finite, the weights do not sum to 1, the grids' spacings differ, a component is a
+        composition, or the components' directions cannot be paired.
 
     References
     ----------
@@ -100,14 +103,16 @@ def _check_components(components: Sequence[PrivacyLossDistribution], w: np.ndarr
 
 
 def _single_round(component: PrivacyLossDistribution) -> list[Factor]:
-    """The component's factor per direction, refused unless each direction is one round of one mechanism."""
+    """The component's factor per direction, refused unless each direction is one round of one
+    mechanism."""
     if any(len(d) != 1 or next(iter(d.values())) != 1 for d in component.directions):
         raise ValueError("each component must be one round of one mechanism (not a composition)")
     return [next(iter(d)) for d in component.directions]
 
 
 def _mixed_factor(parts: list[Factor], w: np.ndarray) -> Factor:
-    """The factors mixed with weights w: both sides mixed (no lower side where some part has none)."""
+    """The factors mixed with weights w: both sides mixed (no lower side where some part has
+    none)."""
     upper = _mix([f.upper for f in parts], w)
     lower = (
         None

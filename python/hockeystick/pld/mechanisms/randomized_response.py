@@ -5,8 +5,8 @@ uniformly random bucket with probability p, so R(x) puts 1 - p + p/k on x and p/
 (dp_accounting's ``RandomizedResponseDpEvent``; Warner 1965).  Outcomes with one loss are merged
 (a lossless post-processing):
 
-- replace-one (x -> x'): P = (1 - p + p/k, p/k, (k-2) p/k) on (x, x', rest), Q the first two swapped;
-  swapping P and Q relabels x and x', so the pair is symmetric (one direction);
+- replace-one (x -> x'): P = (1 - p + p/k, p/k, (k-2) p/k) on (x, x', rest), Q the first two
+  swapped; swapping P and Q relabels x and x', so the pair is symmetric (one direction);
 - replace-special (x -> a record whose output is uniform): P = (1 - p + p/k, (k-1) p/k),
   Q = (1/k, (k-1)/k); both directions are kept.
 
@@ -65,17 +65,17 @@ def randomized_response(
 ) -> PrivacyLossDistribution:
     """Discretized PLD of k-ary randomized response under replace-one or replace-special neighbours.
 
-    With noise parameter p the mechanism outputs its input bucket with probability 1 - p and a uniformly
-    random bucket with probability p, so it puts 1 - p + p/k on its input and p/k on each other bucket.
-    Merging outcomes of one loss leaves the exact pairs
+    With noise parameter p the mechanism outputs its input bucket with probability 1 - p and a
+    uniformly random bucket with probability p, so it puts 1 - p + p/k on its input and p/k on each
+    other bucket. Merging outcomes of one loss leaves the exact pairs
 
-    - replace-one (x -> x'): P = (1 - p + p/k, p/k, (k-2) p/k) on (x, x', rest), Q with the first two
-      swapped; symmetric, one direction;
+    - replace-one (x -> x'): P = (1 - p + p/k, p/k, (k-2) p/k) on (x, x', rest), Q with the first
+      two swapped; symmetric, one direction;
     - replace-special (x -> a record whose output is uniform): P = (1 - p + p/k, (k-1) p/k),
       Q = (1/k, (k-1)/k); both directions kept.
 
-    p = 0 is non-private (loss +infinity); k = 1 or p = 1 releases nothing.  Both sides are exact up to the
-    grid (``from_distributions``).
+    p = 0 is non-private (loss +infinity); k = 1 or p = 1 releases nothing.  Both sides are exact up
+    to the grid (``from_distributions``).
 
     Parameters
     ----------
@@ -96,8 +96,9 @@ def randomized_response(
     Raises
     ------
     ValueError
-        If ``noise_parameter`` lies outside [0, 1], ``num_buckets`` is not an integer >= 1, ``relation`` is
-        not one of the two, or ``value_discretization_interval`` lies outside (0, 100].
+        If ``noise_parameter`` lies outside [0, 1], ``num_buckets`` is not an integer >= 1,
+        ``relation`` is not one of the two, or ``value_discretization_interval`` lies outside (0,
+        100].
     ParameterTypeError
         If ``noise_parameter`` or ``num_buckets`` is a string, a boolean or None.
 
@@ -123,9 +124,10 @@ def randomized_response(
 
 @dataclass(frozen=True)
 class RandomizedResponse(Mechanism):
-    """k-ary randomized response of noise p (Warner 1965), merged to its exact finite pair per relation
-    (module docstring): replace-one, symmetric (one direction); replace-special, both directions.  Its
-    replace-one pair (two distinct buckets) dominates any two inputs, so a group of c is the mechanism itself."""
+    """k-ary randomized response of noise p (Warner 1965), merged to its exact finite pair per
+    relation (module docstring): replace-one, symmetric (one direction); replace-special, both
+    directions.  Its replace-one pair (two distinct buckets) dominates any two inputs, so a group of
+    c is the mechanism itself."""
 
     name: ClassVar[str] = "randomized_response"
     p: float

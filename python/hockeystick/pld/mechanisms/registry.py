@@ -1,18 +1,20 @@
-"""Every mechanism by its name, registered once where it is defined: the one place a name is looked up.
+"""Every mechanism by its name, registered once where it is defined: the one place a name is looked
+up.
 
 Two kinds of entry, each registered by the file that defines the mechanism:
 
-- a ``Mechanism`` class (``mechanism.py``: a plan's atom, keyed by its spec's first field) registers itself
-  when it is defined (``Mechanism.__init_subclass__`` calls ``register_class``); ``mechanism_of(spec)`` builds
-  the mechanism a spec names;
-- a stage constructor (a function returning a ``PrivacyLossDistribution`` of one round, the mechanisms a
-  ``[[stage]]`` of a compose file names) registers itself with the ``stage`` decorator, which records the
-  facets the doors read: the neighbouring relation its analysis holds for (``neighbouring.RELATIONS``) and, for
-  a mechanism the ledger records, the parameter a sensitivity is folded into and the others its round takes.
+- a ``Mechanism`` class (``mechanism.py``: a plan's atom, keyed by its spec's first field) registers
+  itself when it is defined (``Mechanism.__init_subclass__`` calls ``register_class``);
+  ``mechanism_of(spec)`` builds the mechanism a spec names;
+- a stage constructor (a function returning a ``PrivacyLossDistribution`` of one round, the
+  mechanisms a ``[[stage]]`` of a compose file names) registers itself with the ``stage`` decorator,
+  which records the facets the doors read: the neighbouring relation its analysis holds for
+  (``neighbouring.RELATIONS``) and, for a mechanism the ledger records, the parameter a sensitivity
+  is folded into and the others its round takes.
 
 Every lookup first imports, once, each module of the stages that define mechanisms (``_load``:
-``DEFINING_STAGES``, walked, not listed), so a mechanism added as a new file is found without being named
-anywhere else.
+``DEFINING_STAGES``, walked, not listed), so a mechanism added as a new file is found without being
+named anywhere else.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ if TYPE_CHECKING:
 
     from ..grid.distribution import PrivacyLossDistribution
 
-# a ``mechanism.Mechanism`` and its spec (mechanism.py imports this module, so neither is imported here)
+# a ``mechanism.Mechanism`` and its spec (mechanism.py imports this module, so neither is imported
+# here)
 AnyMechanism = Any
 Spec = tuple[Any, ...]
 
@@ -53,7 +56,8 @@ C = TypeVar("C", bound=Callable[..., Any])
 # the keyword every stage constructor takes for its grid: the compose file's, not the stage's
 GRID_KEYWORD = "value_discretization_interval"
 
-# the pld stages whose modules define mechanisms: this one, the sampling schemes, the accountants' plans
+# the pld stages whose modules define mechanisms: this one, the sampling schemes, the accountants'
+# plans
 DEFINING_STAGES = ("mechanisms", "sampling", "accountants")
 
 _CLASSES: dict[str, type[AnyMechanism]] = {}
@@ -72,18 +76,19 @@ class StageEntry:
     build : callable
         ``build(**parameters, value_discretization_interval=h)``: the PLD of one round on grid h.
     relation : str or None
-        The neighbouring relation (``neighbouring.RELATIONS``) its analysis holds for; None: the one its
-        ``sensitivity`` was computed for.
+        The neighbouring relation (``neighbouring.RELATIONS``) its analysis holds for; None: the one
+        its ``sensitivity`` was computed for.
     relations : tuple of str
-        When not empty, the stage chooses its relation among these with its ``relation`` parameter, whose
-        default is ``relation``.
+        When not empty, the stage chooses its relation among these with its ``relation`` parameter,
+        whose default is ``relation``.
     round_noise : str or None
-        For a mechanism the ledger records as a ``Round`` of the same name (with its Rényi curve): the
-        parameter a ``sensitivity`` is folded into; None when the ledger does not record it so.
+        For a mechanism the ledger records as a ``Round`` of the same name (with its Rényi curve):
+        the parameter a ``sensitivity`` is folded into; None when the ledger does not record it so.
     rdp : callable or None
-        Its Rényi curve where it has one: ``rdp(orders, **parameters)``, one value per integer order, never
-        below the mechanism's exact Rényi divergence (both directions); the ledger records a stage of a
-        mechanism with one (and no ``round_noise``) as a round holding the stage's parameters.
+        Its Rényi curve where it has one: ``rdp(orders, **parameters)``, one value per integer
+        order, never below the mechanism's exact Rényi divergence (both directions); the ledger
+        records a stage of a mechanism with one (and no ``round_noise``) as a round holding the
+        stage's parameters.
     """
 
     name: str
@@ -118,7 +123,8 @@ class StageEntry:
         ]
 
     def analysed_under(self, given: Any) -> str | None:
-        """The relation a stage's analysis holds for, given its ``relation`` parameter (None if absent).
+        """The relation a stage's analysis holds for, given its ``relation`` parameter (None if
+        absent).
 
         Parameters
         ----------
@@ -151,7 +157,8 @@ def stage(
     rdp: Callable[..., np.ndarray] | None = None,
     name: str | None = None,
 ) -> Callable[[C], C]:
-    """Register a PLD constructor as the mechanism compose stages name (by default its function's name).
+    """Register a PLD constructor as the mechanism compose stages name (by default its function's
+    name).
 
     Parameters
     ----------
@@ -186,7 +193,8 @@ def stage(
 
 
 def register_class(cls: type[AnyMechanism]) -> None:
-    """Register a ``Mechanism`` class under its spec's name (``Mechanism.__init_subclass__`` calls this).
+    """Register a ``Mechanism`` class under its spec's name (``Mechanism.__init_subclass__`` calls
+    this).
 
     Parameters
     ----------
@@ -275,7 +283,8 @@ def mechanism_of(spec: Spec) -> AnyMechanism:
 
 
 def dp_event_class(event: Any) -> type[AnyMechanism] | None:
-    """The registered class that reads ``event``: the one whose ``dp_event`` is nearest in the event's MRO.
+    """The registered class that reads ``event``: the one whose ``dp_event`` is nearest in the
+    event's MRO.
 
     Parameters
     ----------
@@ -352,11 +361,12 @@ def _origin(thing: Any) -> str:
 
 
 def _load() -> None:
-    """Import, once, every module of the stages that define mechanisms, so each registers what it defines.
+    """Import, once, every module of the stages that define mechanisms, so each registers what it
+    defines.
 
-    The stage packages are walked, not listed by module: a file added to one is found.  This is the one
-    reach above this stage, made at the first lookup (never while a module is being imported), so the
-    stages above import this one as before."""
+    The stage packages are walked, not listed by module: a file added to one is found.  This is the
+    one reach above this stage, made at the first lookup (never while a module is being imported),
+    so the stages above import this one as before."""
     if _LOADED:
         return
     _LOADED.append(True)

@@ -41,13 +41,14 @@ replace-one and replace-special alike, with D holding x and D' not).
 
 - Exponential mechanism: scores (Delta, 0) on D and (0, Delta) on D' give the randomized response
   pair of epsilon/2 (B_t at t = epsilon/2, the supremum at eps' = 0), the canonical pair of
-  (epsilon/2, 0).  Swapping the score functions realizes the swapped pair, and it is symmetric.  On 1 + m
-  candidates, scores (Delta, 0, ..., 0) on D and (0, Delta, ..., Delta) on D' give B_t at
-  t = epsilon/2 + log((1 + m E) / (E + m)), E = e^{epsilon/2}, P-mass E / (E + m) there; m = round(E) puts t
-  near epsilon - log 2 with mass ~1/2, so for small delta its epsilon is near epsilon where randomized response
-  stops at epsilon/2.  Both pairs are kept (two directions), the larger lower side reported.
-- Permute-and-flip: scores (0, 0) on D and (Delta, -Delta) on D' give P = (1/2, 1/2),
-  Q = (1 - e^{-epsilon}/2, e^{-epsilon}/2) (the loss on r2 is epsilon); both orders are kept (each is
+  (epsilon/2, 0).  Swapping the score functions realizes the swapped pair, and it is symmetric.  On
+  1 + m candidates, scores (Delta, 0, ..., 0) on D and (0, Delta, ..., Delta) on D' give B_t at t =
+  epsilon/2 + log((1 + m E) / (E + m)), E = e^{epsilon/2}, P-mass E / (E + m) there; m = round(E)
+  puts t near epsilon - log 2 with mass ~1/2, so for small delta its epsilon is near epsilon where
+  randomized response stops at epsilon/2.  Both pairs are kept (two directions), the larger lower
+  side reported.
+- Permute-and-flip: scores (0, 0) on D and (Delta, -Delta) on D' give P = (1/2, 1/2), Q = (1 -
+  e^{-epsilon}/2, e^{-epsilon}/2) (the loss on r2 is epsilon); both orders are kept (each is
   realizable with the scores swapped), the worse composition reported.
 """
 
@@ -75,15 +76,17 @@ def _epsilon(epsilon: float) -> float:
 
 
 def bounded_range_profile(epsilon: float, eps: np.ndarray) -> np.ndarray:
-    """delta*(eps') of the bounded-range pair (module docstring) at real eps', in floats (a reference;
-    e^{eps'} (e^{(epsilon - eps')/2} - 1)^2 / (e^epsilon - 1) written without overflow)."""
+    """delta*(eps') of the bounded-range pair (module docstring) at real eps', in floats (a
+    reference; e^{eps'} (e^{(epsilon - eps')/2} - 1)^2 / (e^epsilon - 1) written without
+    overflow)."""
     e = np.asarray(eps, dtype=np.float64)
     inside = np.exp(e - epsilon) * np.expm1(0.5 * (epsilon - e)) ** 2 / -math.expm1(-epsilon)
     return np.where(e >= epsilon, 0.0, np.where(e <= -epsilon, -np.expm1(e), inside))
 
 
 def permute_and_flip_pair(epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-    """The realizable permute-and-flip pair on two candidates (module docstring): (P, Q) on (r1, r2)."""
+    """The realizable permute-and-flip pair on two candidates (module docstring): (P, Q) on (r1,
+    r2)."""
     low = 0.5 * math.exp(-epsilon)
     return np.array([0.5, 0.5]), np.array([1.0 - low, low])
 
@@ -91,9 +94,9 @@ def permute_and_flip_pair(epsilon: float) -> tuple[np.ndarray, np.ndarray]:
 def exponential_mechanism(
     epsilon: float, *, value_discretization_interval: float = DEFAULT_INTERVAL
 ) -> PrivacyLossDistribution:
-    """The exponential mechanism of parameter epsilon: the bounded-range pair above, below the larger of
-    randomized response of epsilon/2 and the pair on 1 + round(e^{epsilon/2}) candidates (module docstring).
-    epsilon = 0 releases nothing."""
+    """The exponential mechanism of parameter epsilon: the bounded-range pair above, below the
+    larger of randomized response of epsilon/2 and the pair on 1 + round(e^{epsilon/2}) candidates
+    (module docstring). epsilon = 0 releases nothing."""
     eps = _epsilon(epsilon)
     h = checked_interval(value_discretization_interval)
     if eps == 0.0:
@@ -120,16 +123,17 @@ def exponential_mechanism(
 
 
 def _many_candidates_lower(eps: float, h: float) -> GridPMF | None:
-    """The lower side of the realizable pair on 1 + m candidates, m = round(e^{eps/2}) (module docstring), or None
-    where m = 1 (the randomized response itself).
+    """The lower side of the realizable pair on 1 + m candidates, m = round(e^{eps/2}) (module
+    docstring), or None where m = 1 (the randomized response itself).
 
-    Scores (Delta, 0, ..., 0) on D and (0, Delta, ..., Delta) on D' (sensitivity Delta under every relation):
-    with E = e^{eps/2}, the first candidate has P-mass E / (E + m) at loss t = eps/2 + log((1 + m E) / (E + m)),
-    the m others together the rest at t - eps.  Up to eps = 700 the pair's masses are doubles
-    (``from_distributions``); beyond, m is the integer floor(E) (an integer near E: E (1 - theta),
-    0 <= theta < 1/E) and the pair has, exactly, P-masses at least 1/2 - 1/(2E) on each atom and losses at
-    least eps - log 2 - 2/E and -log 2 - 2/E: the lower side takes P-masses 1/2 (1 - 2^-52) there and the losses
-    rounded down past their round-off (2/E < 1e-150 included)."""
+    Scores (Delta, 0, ..., 0) on D and (0, Delta, ..., Delta) on D' (sensitivity Delta under every
+    relation): with E = e^{eps/2}, the first candidate has P-mass E / (E + m) at loss t = eps/2 +
+    log((1 + m E) / (E + m)), the m others together the rest at t - eps.  Up to eps = 700 the pair's
+    masses are doubles (``from_distributions``); beyond, m is the integer floor(E) (an integer near
+    E: E (1 - theta), 0 <= theta < 1/E) and the pair has, exactly, P-masses at least 1/2 - 1/(2E) on
+    each atom and losses at least eps - log 2 - 2/E and -log 2 - 2/E: the lower side takes P-masses
+    1/2 (1 - 2^-52) there and the losses rounded down past their round-off (2/E < 1e-150
+    included)."""
     if eps <= 700.0:
         big = math.exp(0.5 * eps)
         m = float(round(big))
@@ -156,8 +160,9 @@ def _many_candidates_lower(eps: float, h: float) -> GridPMF | None:
 def permute_and_flip(
     epsilon: float, *, value_discretization_interval: float = DEFAULT_INTERVAL
 ) -> PrivacyLossDistribution:
-    """Permute-and-flip of parameter epsilon: the (epsilon, 0)-DP canonical pair above, the realizable
-    two-candidate pair below, both orders (module docstring).  epsilon = 0 releases nothing."""
+    """Permute-and-flip of parameter epsilon: the (epsilon, 0)-DP canonical pair above, the
+    realizable two-candidate pair below, both orders (module docstring).  epsilon = 0 releases
+    nothing."""
     eps = _epsilon(epsilon)
     h = checked_interval(value_discretization_interval)
     if eps == 0.0:
@@ -173,9 +178,9 @@ def permute_and_flip(
 
 @dataclass(frozen=True)
 class ExponentialMechanism(Mechanism):
-    """The exponential mechanism of parameter eps: above, the pair dominating every eps-bounded-range pair
-    (Dong, Durfee, Rogers 2020); below, randomized response of eps / 2 on two candidates (module docstring;
-    ``exponential_mechanism``)."""
+    """The exponential mechanism of parameter eps: above, the pair dominating every
+    eps-bounded-range pair (Dong, Durfee, Rogers 2020); below, randomized response of eps / 2 on two
+    candidates (module docstring; ``exponential_mechanism``)."""
 
     name: ClassVar[str] = "exponential_mechanism"
     eps: float
@@ -186,8 +191,9 @@ class ExponentialMechanism(Mechanism):
 
 @dataclass(frozen=True)
 class PermuteAndFlip(Mechanism):
-    """Permute-and-flip of parameter eps (McKenna & Sheldon 2020): above, the (eps, 0)-DP canonical pair;
-    below, the realizable two-candidate pair, both orders (module docstring; ``permute_and_flip``)."""
+    """Permute-and-flip of parameter eps (McKenna & Sheldon 2020): above, the (eps, 0)-DP canonical
+    pair; below, the realizable two-candidate pair, both orders (module docstring;
+    ``permute_and_flip``)."""
 
     name: ClassVar[str] = "permute_and_flip"
     eps: float

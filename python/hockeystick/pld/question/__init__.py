@@ -1,14 +1,16 @@
 """The question stage: one read per question for every door.
 
-``default_reads`` is the default's chain of reads for rounds of one Poisson-subsampled Gaussian (the grid, the tail,
-the tilt and the split chosen from the delta or epsilon asked), which ``SubsampledGaussianPLD`` is a front end over.
-A composed ``PrivacyLossDistribution`` whose factors describe the run they discretize (``Factor.source``: rounds of
-Poisson-subsampled Gaussians, or of Gaussians) answers ``delta`` and ``epsilon`` through ``reader.RunReader``: its own
-composition's bracket intersected with the run's, read where the question puts it.  So the PLD objects and everything
-composed from them (the ``PLDAccountant``, the ledger, the compose stages, Flower's accountant) give the bracket the
-front door gives for the same run.  The reader is installed, once, by ``SubsampledGaussianPLD``'s module (the
-accountants stage, above this one, which it is given as its front door) when ``hockeystick.pld`` is imported: the PLD
-object lives in the grid stage, below every stage whose reads it needs.
+``default_reads`` is the default's chain of reads for rounds of one Poisson-subsampled Gaussian (the
+grid, the tail, the tilt and the split chosen from the delta or epsilon asked), which
+``SubsampledGaussianPLD`` is a front end over. A composed ``PrivacyLossDistribution`` whose factors
+describe the run they discretize (``Factor.source``: rounds of Poisson-subsampled Gaussians, or of
+Gaussians) answers ``delta`` and ``epsilon`` through ``reader.RunReader``: its own composition's
+bracket intersected with the run's, read where the question puts it.  So the PLD objects and
+everything composed from them (the ``PLDAccountant``, the ledger, the compose stages, Flower's
+accountant) give the bracket the front door gives for the same run.  The reader is installed, once,
+by ``SubsampledGaussianPLD``'s module (the accountants stage, above this one, which it is given as
+its front door) when ``hockeystick.pld`` is imported: the PLD object lives in the grid stage, below
+every stage whose reads it needs.
 """
 
 from .reader import RunReader

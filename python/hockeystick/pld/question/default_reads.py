@@ -1,23 +1,27 @@
-"""The default's chain of reads for rounds of one Poisson-subsampled Gaussian: a front end given neither a grid nor an
-``accuracy`` asks this module, and nothing else, for its brackets (``SubsampledGaussianPLD``, and through it every
-door the question reader serves).
+"""The default's chain of reads for rounds of one Poisson-subsampled Gaussian: a front end given
+neither a grid nor an ``accuracy`` asks this module, and nothing else, for its brackets
+(``SubsampledGaussianPLD``, and through it every door the question reader serves).
 
 Epsilon at delta, each bracket certified and each step intersected with the ones before it:
 
-1. the fixed grid of ``DEFAULT_INTERVAL`` where it fits the question (``refine.question.fixed_grid_fits``);
-2. where that is missing or wider than the default tolerance, the refinement to half of it (``points.Refinement``)
-   at the question's tail (``question.tail_of``, or the tail given), a point settled a grid early where the fine
-   read brings it within the tolerance (``tilted_question.FineSettle``);
-3. where still wider, the tilted composition (``tilted_question.tilted_brackets``: round-off relative to a Chernoff
-   bound), its upper side then lowered to the RDP conversion's where no tail was given (``question.rdp_upper``);
-4. the fine read on ``question.FINE_INTERVAL`` (``tilted_question.fine_brackets``) where not yet exact;
-5. no tail given, the tilted factors' reads where a bracket is still wide (``tilted_factors.wide_brackets``: rare
-   participation).
+1. the fixed grid of ``DEFAULT_INTERVAL`` where it fits the question
+   (``refine.question.fixed_grid_fits``);
+2. where that is missing or wider than the default tolerance, the refinement to half of it
+   (``points.Refinement``) at the question's tail (``question.tail_of``, or the tail given), a point
+   settled a grid early where the fine read brings it within the tolerance
+   (``tilted_question.FineSettle``);
+3. where still wider, the tilted composition (``tilted_question.tilted_brackets``: round-off
+   relative to a Chernoff bound), its upper side then lowered to the RDP conversion's where no tail
+   was given (``question.rdp_upper``);
+4. the fine read on ``question.FINE_INTERVAL`` (``tilted_question.fine_brackets``) where not yet
+   exact;
+5. no tail given, the tilted factors' reads where a bracket is still wide
+   (``tilted_factors.wide_brackets``: rare participation).
 
-Delta at epsilon: the fixed grid's bracket, its upper side lowered to the fine read's (``fine_delta_brackets``).
-With ``accuracy=`` finer than the default's tolerance, the refined brackets are intersected with these
-(``accuracy_sides``: more accuracy is never looser).  The reasons and figures of each step are in
-``refine.question``'s module docstring.
+Delta at epsilon: the fixed grid's bracket, its upper side lowered to the fine read's
+(``fine_delta_brackets``). With ``accuracy=`` finer than the default's tolerance, the refined
+brackets are intersected with these (``accuracy_sides``: more accuracy is never looser).  The
+reasons and figures of each step are in ``refine.question``'s module docstring.
 """
 
 from __future__ import annotations
@@ -40,8 +44,8 @@ Bracket = tuple[np.ndarray, np.ndarray]
 
 
 class DefaultFront(Protocol):
-    """What the chain needs of its front end: its tail (given or not), its near-one tables, its grid builder and its
-    fixed grid's brackets (``SubsampledGaussianPLD``)."""
+    """What the chain needs of its front end: its tail (given or not), its near-one tables, its grid
+    builder and its fixed grid's brackets (``SubsampledGaussianPLD``)."""
 
     tail: float
     accuracy: float | None
@@ -83,8 +87,8 @@ def given_tail(front: DefaultFront) -> float | None:
 def epsilon_brackets(
     front: DefaultFront, pts: list[Point], xs: list[np.ndarray], threads: int, keep: bool
 ) -> tuple[list[Bracket], dict[Any, Any]]:
-    """The default's epsilon bracket of each point at its deltas (steps 1 to 5 of the module docstring), and the fixed
-    grid's PLDs where ``keep``.
+    """The default's epsilon bracket of each point at its deltas (steps 1 to 5 of the module
+    docstring), and the fixed grid's PLDs where ``keep``.
 
     Parameters
     ----------
@@ -109,8 +113,9 @@ def epsilon_brackets(
         i for i, (p, x) in enumerate(zip(pts, xs)) if question.fixed_grid_fits(p, x, front.tail)
     ]
     store: dict[Any, Any] = {}
-    # the fixed grid's upper side of the add direction alone: the fine read need not screen that direction
-    # where it is below the remove direction's (``tilted_question.fine_brackets``' add_upper)
+    # the fixed grid's upper side of the add direction alone: the fine read need not screen that
+    # direction where it is below the remove direction's (``tilted_question.fine_brackets``'
+    # add_upper)
     adds: list[np.ndarray | None] = [None] * len(pts)
     if tried:
         tried_adds: list[np.ndarray | None] = []
@@ -145,9 +150,10 @@ def _refine_to_question(
     fine_read: set[int],
     readers: dict[int, tilted_question.TiltedReader],
 ) -> None:
-    """Into ``found[i]`` for each i of ``todo``: step 2 of the module docstring (the fine read's settled points into
-    ``fine_read``, the readers of those it read and did not settle into ``readers``, for their last read),
-    intersected with the fixed grid's where that is there, then step 3 where it stays wider than the tolerance."""
+    """Into ``found[i]`` for each i of ``todo``: step 2 of the module docstring (the fine read's
+    settled points into ``fine_read``, the readers of those it read and did not settle into
+    ``readers``, for their last read), intersected with the fixed grid's where that is there, then
+    step 3 where it stays wider than the tolerance."""
     tailed = copy.copy(front)
     if not front._tail_given:
         tailed.tail = question.tail_of([pts[i] for i in todo], [xs[i] for i in todo])
@@ -181,10 +187,11 @@ def past_the_charges(
     tail: float | None,
     threads: int,
 ) -> Bracket:
-    """Step 3 of the module docstring: each bracket wider than the default tolerance intersected with the tilted
-    composition's where its delta is one the round-off charge may limit (``tilted_question.tilted_brackets``:
-    certified, at ``tail`` where given, else at the question's tails; on ``threads``), its upper side then lowered
-    to the RDP conversion's where no ``tail`` was given; the others as given.
+    """Step 3 of the module docstring: each bracket wider than the default tolerance intersected
+    with the tilted composition's where its delta is one the round-off charge may limit
+    (``tilted_question.tilted_brackets``: certified, at ``tail`` where given, else at the question's
+    tails; on ``threads``), its upper side then lowered to the RDP conversion's where no ``tail``
+    was given; the others as given.
 
     Parameters
     ----------
@@ -225,10 +232,11 @@ def _last_reads(
     add_uppers: list[np.ndarray | None],
     readers: dict[int, tilted_question.TiltedReader],
 ) -> list[Bracket]:
-    """Steps 4 and 5 of the module docstring: the fine read where the refinement did not take it already (the
-    indices ``fine_read``), each given its point's certified upper side of the add direction where known
-    (``add_uppers``) and the reader of its earlier fine read where one was made (``readers``: its discretized rounds
-    reused); then, no ``tail`` given, the tilted factors' reads where a bracket is still wide."""
+    """Steps 4 and 5 of the module docstring: the fine read where the refinement did not take it
+    already (the indices ``fine_read``), each given its point's certified upper side of the add
+    direction where known (``add_uppers``) and the reader of its earlier fine read where one was
+    made (``readers``: its discretized rounds reused); then, no ``tail`` given, the tilted factors'
+    reads where a bracket is still wide."""
     read = [
         b
         if i in fine_read
@@ -249,8 +257,9 @@ def delta_brackets(
     with_lower: bool,
     threads: int,
 ) -> list[Bracket]:
-    """The default's delta bracket of each point at its epsilons: the fixed grid's ``found``, its upper side lowered
-    to the fine read's (``tilted_question.fine_delta_brackets``, certified, at the tail given if one was).
+    """The default's delta bracket of each point at its epsilons: the fixed grid's ``found``, its
+    upper side lowered to the fine read's (``tilted_question.fine_delta_brackets``, certified, at
+    the tail given if one was).
 
     Parameters
     ----------
@@ -263,7 +272,8 @@ def delta_brackets(
     found : list of (numpy.ndarray, numpy.ndarray)
         The fixed grid's certified brackets there.
     with_lower : bool
-        Whether ``found`` holds a lower side; without one, no bracket is known exact and each is read.
+        Whether ``found`` holds a lower side; without one, no bracket is known exact and each is
+        read.
     threads : int
         OpenMP threads (0: all).
 
@@ -287,14 +297,15 @@ def accuracy_sides(
     refined: list[Bracket],
     threads: int,
 ) -> list[Bracket]:
-    """The epsilon brackets of ``front`` refined to its ``accuracy``, made no looser than the default's, each
-    intersection certified.
+    """The epsilon brackets of ``front`` refined to its ``accuracy``, made no looser than the
+    default's, each intersection certified.
 
     Where the accuracy asked is finer than the default's tolerance (``accuracy`` below
-    ``question.DEFAULT_ACCURACY``, ``relative_accuracy`` at most ``question.DEFAULT_RELATIVE_ACCURACY``), the refined
-    brackets are intersected with the default's (``epsilon_brackets``: more accuracy is never looser); otherwise,
-    where a refined bracket is unbounded or wider than the tolerance asked (the plain composition's charges past
-    delta), with step 3's reads.
+    ``question.DEFAULT_ACCURACY``, ``relative_accuracy`` at most
+    ``question.DEFAULT_RELATIVE_ACCURACY``), the refined brackets are intersected with the default's
+    (``epsilon_brackets``: more accuracy is never looser); otherwise, where a refined bracket is
+    unbounded or wider than the tolerance asked (the plain composition's charges past delta), with
+    step 3's reads.
 
     Parameters
     ----------

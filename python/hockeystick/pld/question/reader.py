@@ -1,21 +1,22 @@
 """``RunReader``: a described PLD's bracket at the question asked, the same for every door.
 
-For a PLD whose factors describe their run (``described_run``), the bracket of its own composition (on its grid, at
-its tail) is intersected with the run's read where the question puts it, each certified:
+For a PLD whose factors describe their run (``described_run``), the bracket of its own composition
+(on its grid, at its tail) is intersected with the run's read where the question puts it, each
+certified:
 
-* rounds of one Poisson-subsampled Gaussian: the front door's default (``SubsampledGaussianPLD``, given to the
-  reader when it is installed: its grid, tail, tilted and split reads chosen from the delta or epsilon asked,
-  ``default_reads``), so the PLD object, the ``PLDAccountant``, the ledger and ``DPSGD`` give one bracket for one
-  run;
+* rounds of one Poisson-subsampled Gaussian: the front door's default (``SubsampledGaussianPLD``,
+  given to the reader when it is installed: its grid, tail, tilted and split reads chosen from the
+  delta or epsilon asked, ``default_reads``), so the PLD object, the ``PLDAccountant``, the ledger
+  and ``DPSGD`` give one bracket for one run;
 * rounds of several: the tilted composition of the factors (``refine.tilted_factors`` for epsilon,
   ``refine.tilted_factors_delta`` for delta), as the dp_accounting adapter reads a plan of them;
-* rounds of Gaussians: the closed form, delta = theta(r, eps) at r = sqrt(sum_i c_i / s_i^2) (paper 000 eq. 6;
-  Dong, Roth & Su 2022, Cor. 3.3), r rounded outward and theta and its inverse rounded outward
-  (``numerics.certified_theta``).
+* rounds of Gaussians: the closed form, delta = theta(r, eps) at r = sqrt(sum_i c_i / s_i^2) (paper
+  000 eq. 6; Dong, Roth & Su 2022, Cor. 3.3), r rounded outward and theta and its inverse rounded
+  outward (``numerics.certified_theta``).
 
-The intersection of certified brackets is certified, and never wider than either: a finer grid or a smaller tail
-given to the PLD can only narrow the answer.  Only the arguments a run's reads take are read (epsilon >= 0 and
-finite for delta); the others keep the PLD's own bracket.
+The intersection of certified brackets is certified, and never wider than either: a finer grid or a
+smaller tail given to the PLD can only narrow the answer.  Only the arguments a run's reads take are
+read (epsilon >= 0 and finite for delta); the others keep the PLD's own bracket.
 """
 
 from __future__ import annotations
@@ -42,10 +43,12 @@ UNIT_ROUNDOFF = 2.0**-53
 
 class FrontDoor(Protocol):
     """The accountant of rounds of one Poisson-subsampled Gaussian whose default the reader gives
-    (``SubsampledGaussianPLD``): built from the run, it answers ``epsilon`` and ``delta`` with ``bound="both"``."""
+    (``SubsampledGaussianPLD``): built from the run, it answers ``epsilon`` and ``delta`` with
+    ``bound="both"``."""
 
     def __call__(self, sigma: float, sampling_rate: float, rounds: Any) -> Any:
-        """The accountant of ``rounds`` rounds (an int or an array of them) of noise ``sigma``, rate ``sampling_rate``."""
+        """The accountant of ``rounds`` rounds (an int or an array of them) of noise ``sigma``, rate
+        ``sampling_rate``."""
         ...
 
 
@@ -55,15 +58,16 @@ class RunReader:
     Parameters
     ----------
     front_door : FrontDoor
-        The accountant whose default answers rounds of one Poisson-subsampled Gaussian (``SubsampledGaussianPLD``,
-        which installs this reader: it sits above this stage).
+        The accountant whose default answers rounds of one Poisson-subsampled Gaussian
+        (``SubsampledGaussianPLD``, which installs this reader: it sits above this stage).
     """
 
     def __init__(self, front_door: FrontDoor) -> None:
         self.front_door = front_door
 
     def reads(self, pld: PrivacyLossDistribution) -> bool:
-        """Whether ``pld``'s factors describe rounds of Poisson-subsampled Gaussians or of Gaussians.
+        """Whether ``pld``'s factors describe rounds of Poisson-subsampled Gaussians or of
+        Gaussians.
 
         Parameters
         ----------
@@ -84,9 +88,9 @@ class RunReader:
         xs: Sequence[np.ndarray],
         sides: Sequence[tuple[np.ndarray, np.ndarray]],
     ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Each PLD's certified bracket intersected with its run's (module docstring); the runs of one kind of round
-        asked at one scalar argument (the checkpoints of a curve along a run) are read together, as one
-        ``SubsampledGaussianPLD`` over their rounds.
+        """Each PLD's certified bracket intersected with its run's (module docstring); the runs of
+        one kind of round asked at one scalar argument (the checkpoints of a curve along a run) are
+        read together, as one ``SubsampledGaussianPLD`` over their rounds.
 
         Parameters
         ----------
@@ -97,7 +101,8 @@ class RunReader:
         xs : sequence of numpy.ndarray
             Each PLD's arguments, validated by the caller.
         sides : sequence of (numpy.ndarray, numpy.ndarray)
-            Each PLD's certified (lower, upper) at its arguments (its own composition's), of its arguments' shape.
+            Each PLD's certified (lower, upper) at its arguments (its own composition's), of its
+            arguments' shape.
 
         Returns
         -------
@@ -151,7 +156,8 @@ def _intersected(
     method: Quantity,
     x: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``given`` intersected with ``found`` where the run's reads take the argument (``_readable``)."""
+    """``given`` intersected with ``found`` where the run's reads take the argument
+    (``_readable``)."""
     live = _readable(method, x)
     lower = np.where(live, np.maximum(given[0], found[0]), given[0])
     upper = np.where(live, np.maximum(lower, np.minimum(given[1], found[1])), given[1])
@@ -228,9 +234,10 @@ def _subsampled(
 def _gaussian(
     rounds: list[tuple[float, int]], method: Quantity, x: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The closed-form bracket of rounds of Gaussians at ``x``: r^2 = sum_i c_i / s_i^2 summed by ``math.fsum`` (each
-    term within 2 u, the sum within u more), widened by (2 k + 4) u on each side before its root, each root stepped
-    one ulp outward; theta and its inverse rounded outward there (``numerics.certified_theta``)."""
+    """The closed-form bracket of rounds of Gaussians at ``x``: r^2 = sum_i c_i / s_i^2 summed by
+    ``math.fsum`` (each term within 2 u, the sum within u more), widened by (2 k + 4) u on each side
+    before its root, each root stepped one ulp outward; theta and its inverse rounded outward there
+    (``numerics.certified_theta``)."""
     r2 = math.fsum(count / (noise * noise) for noise, count in rounds)
     widen = (2 * len(rounds) + 4) * UNIT_ROUNDOFF
     r_low = math.nextafter(math.sqrt(r2 * (1.0 - widen)), 0.0)

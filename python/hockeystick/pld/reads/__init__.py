@@ -1,7 +1,8 @@
 """What a composed PLD answers beyond delta(eps) and eps(delta) on its grid.
 
-``epsilon_width`` (the eps bracket a delta bracket certifies), ``complement`` and ``affinity_ceiling``
-(delta near 1, from bounds on 1 - delta), ``along_run`` (the bracket after every checkpoint of one run).
+``epsilon_width`` (the eps bracket a delta bracket certifies), ``complement`` and
+``affinity_ceiling`` (delta near 1, from bounds on 1 - delta), ``along_run`` (the bracket after
+every checkpoint of one run).
 """
 
 from typing import TYPE_CHECKING
@@ -13,9 +14,10 @@ if TYPE_CHECKING:
     from .along_run import CurveAlongRun as CurveAlongRun
     from .along_run import checkpoints as checkpoints
 
-# What other packages of hockeystick import from this stage, and the module each comes from: its modules'
-# paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on
-# first use.  These names are the packages' seam, not the library's public names (``hockeystick.pld``'s).
+# What other packages of hockeystick import from this stage, and the module each comes from: its
+# modules' paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name
+# loads its module on first use.  These names are the packages' seam, not the library's public names
+# (``hockeystick.pld``'s).
 FRONT_DOOR = {
     "CurveAlongRun": "along_run",
     "MAX_CHECKPOINTS": "along_run",

@@ -10,12 +10,12 @@ With L the privacy loss of one round under P and L_T the sum of T independent co
 
     1 - delta(eps) = E_P[min(1, e^{eps - L_T})] <= e^{lam eps} E_P[e^{-lam L_T}] = e^{lam eps} A(lam)^T
 
-for every lam in [0, 1] (min(1, e^x) <= e^{lam x}), where A(lam) = E_P[e^{-lam L}] = int p^{1-lam} q^lam
-is the affinity of the pair (P, Q) (the Hellinger integral of order 1 - lam: Liese and Vajda,
-"On divergences and informations in statistics and information theory", IEEE Trans. Inf. Theory
-52 (2006), Sec. III; the Chernoff bound of Chernoff, Ann. Math. Stat. 23 (1952), eq. 2.1).  A is
-at most 1 (Hoelder) and multiplies over independent rounds.  It is bounded above from the cells
-of ``pld/grid/cells.hpp`` without any quadrature of its own: on each region R of a partition of the
+for every lam in [0, 1] (min(1, e^x) <= e^{lam x}), where A(lam) = E_P[e^{-lam L}] = int p^{1-lam}
+q^lam is the affinity of the pair (P, Q) (the Hellinger integral of order 1 - lam: Liese and Vajda,
+"On divergences and informations in statistics and information theory", IEEE Trans. Inf. Theory 52
+(2006), Sec. III; the Chernoff bound of Chernoff, Ann. Math. Stat. 23 (1952), eq. 2.1).  A is at
+most 1 (Hoelder) and multiplies over independent rounds.  It is bounded above from the cells of
+``pld/grid/cells.hpp`` without any quadrature of its own: on each region R of a partition of the
 outputs, Hoelder gives int_R p^{1-lam} q^lam <= P(R)^{1-lam} Q(R)^lam, so
 
     A(lam) <= sum_j a_j^{1-lam} b_j^lam + P_lo^{1-lam} + P_hi max(1, e^{-lam l_N})
@@ -51,14 +51,16 @@ _TAIL_Z = 21.3
 
 
 def subsampled_gaussian_log_affinity(sigma: float, sampling_rate: float) -> np.ndarray:
-    """Certified upper bounds on log A(lam) of one round of the Poisson-subsampled Gaussian (noise ``sigma``
-    over sensitivity 1, rate ``sampling_rate`` < 1) at each lam of ``LAMBDAS``: rows remove, add
-    (P the mixture, then P the Gaussian), the cell sum of the module docstring; 0 (A <= 1, Hoelder: a
-    true bound that adds nothing) where sigma is so small that its cells cannot be built."""
+    """Certified upper bounds on log A(lam) of one round of the Poisson-subsampled Gaussian (noise
+    ``sigma`` over sensitivity 1, rate ``sampling_rate`` < 1) at each lam of ``LAMBDAS``: rows
+    remove, add (P the mixture, then P the Gaussian), the cell sum of the module docstring; 0 (A <=
+    1, Hoelder: a true bound that adds nothing) where sigma is so small that its cells cannot be
+    built."""
     s, q = float(sigma), float(sampling_rate)
     if not q < 1.0:  # q = 1 is the Gaussian (closed form elsewhere): log(1 - q) below has no value
         return np.zeros((2, LAMBDAS.size))
-    # The remove direction's loss spans at most (1 + 2 z s) / s^2 + |log(1 - q)| over the cells' range.
+    # The remove direction's loss spans at most (1 + 2 z s) / s^2 + |log(1 - q)| over the cells'
+    # range.
     wide = max(
         s, 1e-100
     )  # the span only picks h: below this it is far past what cells can hold anyway
@@ -92,7 +94,8 @@ def subsampled_gaussian_log_affinity(sigma: float, sampling_rate: float) -> np.n
             )
             tails = cells.tail_lo ** (1.0 - lam) + cells.tail_hi * max(1.0, math.exp(-lam * top))
             bound = (inner + tails) * (1.0 + AFFINITY_SLACK)
-            # A > 0 (P and Q have the same support): a sum computed 0 (underflow) or not finite says nothing
+            # A > 0 (P and Q have the same support): a sum computed 0 (underflow) or not finite says
+            # nothing
             out[row, k] = math.log(min(bound, 1.0)) if bound > 0.0 and math.isfinite(bound) else 0.0
     return out
 
@@ -100,8 +103,8 @@ def subsampled_gaussian_log_affinity(sigma: float, sampling_rate: float) -> np.n
 def delta_lower_near_one(
     log_affinity: np.ndarray, rounds: float, epsilon: np.ndarray
 ) -> np.ndarray:
-    """A certified lower bound on delta(``epsilon``) of ``rounds`` rounds from ``log_affinity`` (rows of
-    upper bounds on log A at ``LAMBDAS``, one per direction): 1 - min over rows and lam of
+    """A certified lower bound on delta(``epsilon``) of ``rounds`` rounds from ``log_affinity``
+    (rows of upper bounds on log A at ``LAMBDAS``, one per direction): 1 - min over rows and lam of
     e^{lam eps + T log A(lam)}, rounded down (0 where that exceeds 1; below 1 always)."""
     eps = np.asarray(epsilon, dtype=np.float64)
     exponent = np.min(LAMBDAS * eps[..., None, None] + rounds * log_affinity, axis=(-2, -1))

@@ -1,29 +1,30 @@
 """The certified privacy bracket along one run: epsilon(delta), or delta(epsilon), after each of the
 checkpoint steps T_1 < T_2 < ... < T_m, in one batched evaluation.
 
-Each checkpoint T_i is the composition of the run's first T_i rounds on the accountant's grid, with the
-checkpoint's own Chernoff window, aliasing, truncation and round-off charges, as a one-off evaluation at T_i
-rounds has them (``compose.compose_many``), but on an FFT length that divides the run's longest
-(``compose_many``'s ``shared_transform``): each one-round factor is transformed once, at that length, and each
-checkpoint reads every s-th bin of it.  Every point of the curve is so a certified bracket of the same
-accountant at T_i rounds; against the one-off ``.epsilon(delta, bound="both")`` (or ``.delta``), which
-transforms at its own window's length, it differs by the round-off charges of the longer transform only (about
-1e-8 relative in epsilon on 60 epochs of DP-SGD; both certified).  With ``accuracy=``, each checkpoint is
-refined on its own grids exactly as the one-off evaluation refines it.
-What the batch shares, and a loop over the checkpoints repeats, is everything else: the one-round
-discretization (one per mechanism), the factors' forward transforms, the batching of the powers, and the
-accountant's blocks of points evaluated in threads.  Each checkpoint keeps its own power of the spectrum and
-its own reads of both sides (``compose.upper_sides`` and ``compose.lower_sides``: after many rounds a few dozen
-to a few hundred live frequencies and about a dozen thresholds per epsilon, no inverse transform;
-``prefix_curve``'s PLDs read their windows, as their one-off ``epsilon(delta, bound="both")`` does), so m
-checkpoints cost the transforms once and m such reads.
+Each checkpoint T_i is the composition of the run's first T_i rounds on the accountant's grid, with
+the checkpoint's own Chernoff window, aliasing, truncation and round-off charges, as a one-off
+evaluation at T_i rounds has them (``compose.compose_many``), but on an FFT length that divides the
+run's longest (``compose_many``'s ``shared_transform``): each one-round factor is transformed once,
+at that length, and each checkpoint reads every s-th bin of it.  Every point of the curve is so a
+certified bracket of the same accountant at T_i rounds; against the one-off ``.epsilon(delta,
+bound="both")`` (or ``.delta``), which transforms at its own window's length, it differs by the
+round-off charges of the longer transform only (about 1e-8 relative in epsilon on 60 epochs of
+DP-SGD; both certified).  With ``accuracy=``, each checkpoint is refined on its own grids exactly as
+the one-off evaluation refines it. What the batch shares, and a loop over the checkpoints repeats,
+is everything else: the one-round discretization (one per mechanism), the factors' forward
+transforms, the batching of the powers, and the accountant's blocks of points evaluated in threads.
+Each checkpoint keeps its own power of the spectrum and its own reads of both sides
+(``compose.upper_sides`` and ``compose.lower_sides``: after many rounds a few dozen to a few hundred
+live frequencies and about a dozen thresholds per epsilon, no inverse transform; ``prefix_curve``'s
+PLDs read their windows, as their one-off ``epsilon(delta, bound="both")`` does), so m checkpoints
+cost the transforms once and m such reads.
 
 Why each checkpoint is composed from the one-round PMF, not from the composition of an earlier one
-(T_i by its binary digits, each product of two composed PMFs one FFT): a composed ``GridPMF`` carries
-its round-off and truncation charges beside its masses (``entry_error``, ``total_error``, the
-spectral and inverse norms, ``shift``), while the engine's factors are masses alone, so a composed
-PMF used as a factor would drop its charges; certifying such a product needs those charges carried
-through the convolution, which the engine does not derive.
+(T_i by its binary digits, each product of two composed PMFs one FFT): a composed ``GridPMF``
+carries its round-off and truncation charges beside its masses (``entry_error``, ``total_error``,
+the spectral and inverse norms, ``shift``), while the engine's factors are masses alone, so a
+composed PMF used as a factor would drop its charges; certifying such a product needs those charges
+carried through the convolution, which the engine does not derive.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ from ...base.accountant import Quantity
 from ...base.elementwise import ArrayLike
 from ..grid.distribution import PrivacyLossDistribution, brackets, read_per_question
 
-# Every checkpoint keeps a power of the spectrum and reads (or an inverse transform) of its own, so a curve asks
-# for at most this many, where every step of a 2^53-step run would never end.
+# Every checkpoint keeps a power of the spectrum and reads (or an inverse transform) of its own, so
+# a curve asks for at most this many, where every step of a 2^53-step run would never end.
 MAX_CHECKPOINTS = 100_000
 
 __all__ = [
@@ -58,11 +59,12 @@ __all__ = [
 class CurveAlongRun:
     """The certified bracket of ``quantity`` after each checkpoint of one run.
 
-    ``steps`` (int64, strictly increasing): the number of steps (rounds) released at each checkpoint;
-    ``lower``, ``upper`` (float64, one per step): certified lower and upper bounds on epsilon at
-    delta = ``given`` (``quantity == "epsilon"``) or on delta at epsilon = ``given`` (``"delta"``);
-    ``steps_per_epoch``: the steps of one epoch where the run counts epochs (ceil(n / b), or n / b = 1 / q,
-    not always whole; ``epochs`` is then ``steps / steps_per_epoch``), else None.
+    ``steps`` (int64, strictly increasing): the number of steps (rounds) released at each
+    checkpoint; ``lower``, ``upper`` (float64, one per step): certified lower and upper bounds on
+    epsilon at delta = ``given`` (``quantity == "epsilon"``) or on delta at epsilon = ``given``
+    (``"delta"``); ``steps_per_epoch``: the steps of one epoch where the run counts epochs (ceil(n /
+    b), or n / b = 1 / q, not always whole; ``epochs`` is then ``steps / steps_per_epoch``), else
+    None.
     """
 
     steps: np.ndarray
@@ -77,7 +79,8 @@ class CurveAlongRun:
 
     @property
     def epochs(self) -> np.ndarray:
-        """The checkpoints in epochs, ``steps / steps_per_epoch`` (a ValueError where the run counts no epochs)."""
+        """The checkpoints in epochs, ``steps / steps_per_epoch`` (a ValueError where the run counts
+        no epochs)."""
         if self.steps_per_epoch is None:
             raise ValueError(
                 "this curve's run counts no epochs (steps_per_epoch is None): read its steps"
@@ -99,9 +102,9 @@ def checkpoints(
 ) -> np.ndarray:
     """The steps of a run of ``total`` steps a curve is evaluated at (int64, strictly increasing).
 
-    ``every`` (a whole number >= 1): every ``every``-th step, and the last step ``total`` (a run whose
-    length ``every`` does not divide ends with a shorter stretch); ``steps``: the given steps, whole
-    numbers in [1, total], strictly increasing.  At most one of the two; neither: every step.
+    ``every`` (a whole number >= 1): every ``every``-th step, and the last step ``total`` (a run
+    whose length ``every`` does not divide ends with a shorter stretch); ``steps``: the given steps,
+    whole numbers in [1, total], strictly increasing.  At most one of the two; neither: every step.
     """
     if every is not None and steps is not None:
         raise ValueError(
@@ -135,7 +138,8 @@ def checkpoints(
 
 
 def _given(quantity: Quantity, value: Any) -> float:
-    """The one delta (epsilon curve) or epsilon (delta curve) held fixed along the run, validated."""
+    """The one delta (epsilon curve) or epsilon (delta curve) held fixed along the run,
+    validated."""
     if quantity == "epsilon":
         return float(_validation.delta_values(_validation.single(value, "delta")))
     return float(_validation.epsilon_values(_validation.single(value, "epsilon")))
@@ -148,17 +152,18 @@ def prefix_curve(
     steps: np.ndarray,
     workers: int | None = None,
 ) -> CurveAlongRun:
-    """The bracket of ``quantity`` (at delta or epsilon ``value``) after each checkpoint of a run given as
-    ``segments``: (one round's PLD, rounds) in the order they ran, the run's first T steps being the
-    first segments' rounds up to T.
+    """The bracket of ``quantity`` (at delta or epsilon ``value``) after each checkpoint of a run
+    given as ``segments``: (one round's PLD, rounds) in the order they ran, the run's first T steps
+    being the first segments' rounds up to T.
 
-    Each checkpoint's PLD is built as ``PLDAccountant.compose`` builds it (each segment's ``self_compose``
-    merged in order, the last one cut at the checkpoint), and all of them are evaluated by one
-    ``distribution.brackets`` call: each point is that PLD's ``epsilon(value, bound="both")`` (or
-    ``delta``) composed on a divisor of the run's longest FFT length (the module's opening), and the
-    compositions of every checkpoint run in shared batches (``workers``: their scipy.fft threads, as
-    ``distribution.compose_all``'s); each checkpoint whose rounds are described is then read per question
-    (``distribution.read_per_question``), as its one-off ``epsilon`` is."""
+    Each checkpoint's PLD is built as ``PLDAccountant.compose`` builds it (each segment's
+    ``self_compose`` merged in order, the last one cut at the checkpoint), and all of them are
+    evaluated by one ``distribution.brackets`` call: each point is that PLD's ``epsilon(value,
+    bound="both")`` (or ``delta``) composed on a divisor of the run's longest FFT length (the
+    module's opening), and the compositions of every checkpoint run in shared batches (``workers``:
+    their scipy.fft threads, as ``distribution.compose_all``'s); each checkpoint whose rounds are
+    described is then read per question (``distribution.read_per_question``), as its one-off
+    ``epsilon`` is."""
     given = _given(quantity, value)
     plds = [_prefix(segments, int(t)) for t in steps]
     method: Quantity = "epsilon" if quantity == "epsilon" else "delta"
@@ -189,8 +194,8 @@ def _prefix(
 
 
 class RoundsAccountant(Protocol):
-    """An accountant whose points are the broadcast of its parameter arrays, ``rounds`` among them, read at
-    each evaluation (``SubsampledGaussianPLD``, ``FixedBatchGaussianPLD``)."""
+    """An accountant whose points are the broadcast of its parameter arrays, ``rounds`` among them,
+    read at each evaluation (``SubsampledGaussianPLD``, ``FixedBatchGaussianPLD``)."""
 
     rounds: np.ndarray
     _along_run: bool
@@ -209,15 +214,16 @@ def rounds_curve(
     steps: ArrayLike | None = None,
     steps_per_epoch: float | None = None,
 ) -> CurveAlongRun:
-    """The bracket of ``quantity`` after each checkpoint (``checkpoints``' ``every`` or ``steps``) of the
-    one run ``accountant`` describes: its ``parameters`` (attribute name -> its array, for every parameter
-    array but ``rounds``) and its rounds must each be a single value.
+    """The bracket of ``quantity`` after each checkpoint (``checkpoints``' ``every`` or ``steps``)
+    of the one run ``accountant`` describes: its ``parameters`` (attribute name -> its array, for
+    every parameter array but ``rounds``) and its rounds must each be a single value.
 
-    A shallow copy of the accountant with ``rounds`` set to the checkpoints (and the other parameters
-    repeated to their shape: the accountant keeps them broadcast together) evaluates them all in one call
-    (``bound="both"``), flagged ``_along_run`` so that it may compose them on divisors of one FFT length (the
-    module's opening): one point per checkpoint, each the accountant's certified bracket at that many rounds, the
-    discretization of the shared one-round mechanism done once (and those the original kept, shared)."""
+    A shallow copy of the accountant with ``rounds`` set to the checkpoints (and the other
+    parameters repeated to their shape: the accountant keeps them broadcast together) evaluates them
+    all in one call (``bound="both"``), flagged ``_along_run`` so that it may compose them on
+    divisors of one FFT length (the module's opening): one point per checkpoint, each the
+    accountant's certified bracket at that many rounds, the discretization of the shared one-round
+    mechanism done once (and those the original kept, shared)."""
     arrays = {**parameters, "rounds": accountant.rounds}
     if any(np.size(array) != 1 for array in arrays.values()):
         varying = [name for name, array in arrays.items() if np.unique(array).size > 1] or list(
@@ -252,24 +258,26 @@ def rounds_curve(
 
 
 class RoundsCurves:
-    """``epsilon_curve`` and ``delta_curve`` of an accountant whose ``rounds`` broadcast with its parameter arrays
-    named in ``CURVE_PARAMETERS`` (every one but ``rounds``): one evaluation for every checkpoint
-    (``rounds_curve``)."""
+    """``epsilon_curve`` and ``delta_curve`` of an accountant whose ``rounds`` broadcast with its
+    parameter arrays named in ``CURVE_PARAMETERS`` (every one but ``rounds``): one evaluation for
+    every checkpoint (``rounds_curve``)."""
 
     CURVE_PARAMETERS: tuple[str, ...] = ()
     rounds: np.ndarray
-    # True on the copy ``rounds_curve`` evaluates: its points are the checkpoints of one run, which an accountant
-    # may compose on divisors of one FFT length (compose_many's shared_transform) in one work unit
+    # True on the copy ``rounds_curve`` evaluates: its points are the checkpoints of one run, which
+    # an accountant may compose on divisors of one FFT length (compose_many's shared_transform) in
+    # one work unit
     _along_run: bool = False
 
     def epsilon_curve(
         self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
     ) -> CurveAlongRun:
-        """The certified bracket of epsilon at ``delta`` after every ``every``-th round (and the last), or after
-        each of ``steps`` (strictly increasing, at most ``rounds``); every round by default.  One run: every
-        parameter a single value.  Each point is ``epsilon(delta, bound="both")`` at that many rounds (to the
-        round-off of shared transforms, each certified), all of them in one evaluation (``rounds_curve``:
-        one discretization, batched compositions)."""
+        """The certified bracket of epsilon at ``delta`` after every ``every``-th round (and the
+        last), or after each of ``steps`` (strictly increasing, at most ``rounds``); every round by
+        default.  One run: every parameter a single value.  Each point is ``epsilon(delta,
+        bound="both")`` at that many rounds (to the round-off of shared transforms, each certified),
+        all of them in one evaluation (``rounds_curve``: one discretization, batched
+        compositions)."""
         return rounds_curve(
             cast(RoundsAccountant, self), self._curve_parameters(), "epsilon", delta, every, steps
         )
@@ -277,7 +285,8 @@ class RoundsCurves:
     def delta_curve(
         self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
     ) -> CurveAlongRun:
-        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
+        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each
+        checkpoint."""
         return rounds_curve(
             cast(RoundsAccountant, self), self._curve_parameters(), "delta", epsilon, every, steps
         )

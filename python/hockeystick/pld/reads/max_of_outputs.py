@@ -1,31 +1,32 @@
-"""A certified lower bound on epsilon from one test: the largest released value of a run of Poisson-subsampled
-Gaussian rounds against a threshold, computed in log space.
+"""A certified lower bound on epsilon from one test: the largest released value of a run of
+Poisson-subsampled Gaussian rounds against a threshold, computed in log space.
 
-For any event S of the outputs, the hockey-stick divergence is at least P(S) - e^eps Q(S), so a pair that is
-(eps, delta)-DP has
+For any event S of the outputs, the hockey-stick divergence is at least P(S) - e^eps Q(S), so a pair
+that is (eps, delta)-DP has
 
     eps >= log((P(S) - delta) / Q(S))        wherever P(S) > delta.                                   (1)
 
 Remove direction: a round of segment s (noise sigma_s, sampling rate q_s, sensitivity c_s) releases
-X ~ (1 - q_s) N(0, sigma_s^2) + q_s N(c_s, sigma_s^2) under P and N(0, sigma_s^2) under Q.  With the event
-S = {some round has X / sigma_s > z} (the largest standardized release above z),
+X ~ (1 - q_s) N(0, sigma_s^2) + q_s N(c_s, sigma_s^2) under P and N(0, sigma_s^2) under Q.  With the
+event S = {some round has X / sigma_s > z} (the largest standardized release above z),
 
     Q(S) = 1 - prod_s (1 - a)^{T_s},       a = Qbar(z),
     P(S) = 1 - prod_s (1 - b_s)^{T_s},     b_s = (1 - q_s) Qbar(z) + q_s Qbar(z - c_s / sigma_s),
 
-Qbar the standard normal tail.  Every z gives a valid bound (1); the largest over a ladder of z, then over a finer
-ladder around the best, is returned.  At small delta the best z is far out (z ~ 37 at delta 1e-289), where Qbar
-underflows, so every quantity is carried as its logarithm (``numerics.log_gaussian_tail``, relative error at most
-1e-12 against 50-digit mpmath).
+Qbar the standard normal tail.  Every z gives a valid bound (1); the largest over a ladder of z,
+then over a finer ladder around the best, is returned.  At small delta the best z is far out (z ~ 37
+at delta 1e-289), where Qbar underflows, so every quantity is carried as its logarithm
+(``numerics.log_gaussian_tail``, relative error at most 1e-12 against 50-digit mpmath).
 
-Rounding inward (u = 2^-53).  log Qbar is taken LOG_TAIL_MARGIN (absolute, far above its 1e-12 relative error on
-Qbar) low for P and high for Q, at the argument z - c / sigma moved up by 4 u (|z| + |c / sigma|) (Qbar falls in
-its argument) with c / sigma rounded down by 2 u.  The hazards y = -sum_s T_s log(1 - b_s) are bounded with
-their logarithms, log T_s + log x + log(-log(1 - x) / x) (the ratio at least 1 and increasing in x: b taken low,
-a high, the ratio moved 8 u inward or outward; 1 below x = 1e-200), summed by a log-sum-exp moved SUM_MARGIN
-(relative); then log(1 - e^{-y}) is bounded by log y + log(1 - y / 2) below and log y above (y < 1e-5), else
-taken as computed and moved SUM_MARGIN (relative) and 4 u.  The bound (1) is then lowered by LOG_TAIL_MARGIN and SUM_MARGIN
-(relative to the magnitudes of its terms) once more.
+Rounding inward (u = 2^-53).  log Qbar is taken LOG_TAIL_MARGIN (absolute, far above its 1e-12
+relative error on Qbar) low for P and high for Q, at the argument z - c / sigma moved up by 4 u
+(|z| + |c / sigma|) (Qbar falls in its argument) with c / sigma rounded down by 2 u.  The hazards y =
+-sum_s T_s log(1 - b_s) are bounded with their logarithms, log T_s + log x + log(-log(1 - x) / x)
+(the ratio at least 1 and increasing in x: b taken low, a high, the ratio moved 8 u inward or
+outward; 1 below x = 1e-200), summed by a log-sum-exp moved SUM_MARGIN (relative); then log(1 -
+e^{-y}) is bounded by log y + log(1 - y / 2) below and log y above (y < 1e-5), else taken as
+computed and moved SUM_MARGIN (relative) and 4 u.  The bound (1) is then lowered by LOG_TAIL_MARGIN
+and SUM_MARGIN (relative to the magnitudes of its terms) once more.
 """
 
 from __future__ import annotations
@@ -37,9 +38,11 @@ import numpy as np
 
 from ...numerics.gaussian import log_gaussian_tail
 
-# absolute margin on each log Qbar (its relative error on Qbar is at most 1e-12, so its log's at most ~1e-12)
+# absolute margin on each log Qbar (its relative error on Qbar is at most 1e-12, so its log's at
+# most ~1e-12)
 LOG_TAIL_MARGIN = 1e-10
-# relative margin for the few float operations of a log-sum-exp, a log1p or an expm1 (far above their few ulps)
+# relative margin for the few float operations of a log-sum-exp, a log1p or an expm1 (far above
+# their few ulps)
 SUM_MARGIN = 1e-12
 UNIT_ROUNDOFF = 2.0**-53
 # the thresholds tried (standardized): a coarse ladder, then a finer one around its best
@@ -58,9 +61,10 @@ def _log_tail(x: np.ndarray, low: bool) -> np.ndarray:
 
 
 def _log_one_minus_exp(y_log: np.ndarray, up: bool) -> np.ndarray:
-    """A bound on log(1 - e^{-y}) from log y, below it (``up`` False) or above it.  Below: log y + log(1 - y / 2)
-    for y < 1e-5 (1 - e^{-y} >= y - y^2 / 2), else log(-expm1(-y)) lowered by SUM_MARGIN relative and 4 u.
-    Above: log y for y < 1e-5 (1 - e^{-y} <= y), else log(-expm1(-y)) raised the same, at most 0."""
+    """A bound on log(1 - e^{-y}) from log y, below it (``up`` False) or above it.  Below: log y +
+    log(1 - y / 2) for y < 1e-5 (1 - e^{-y} >= y - y^2 / 2), else log(-expm1(-y)) lowered by
+    SUM_MARGIN relative and 4 u. Above: log y for y < 1e-5 (1 - e^{-y} <= y), else log(-expm1(-y))
+    raised the same, at most 0."""
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         y = np.exp(np.minimum(y_log, 700.0))
         small = y_log < math.log(1e-5)
@@ -78,8 +82,9 @@ def _log_one_minus_exp(y_log: np.ndarray, up: bool) -> np.ndarray:
 
 
 def _log_hazard_ratio(log_x: np.ndarray, up: bool) -> np.ndarray:
-    """log(-log(1 - x) / x) (at least 0: -log(1 - x) >= x), moved 8 u outward (``up``) or in, from log x; 0 where x
-    is below 1e-200 (the ratio is 1 + x / 2 + ..., within u of 1), inf where x is 1."""
+    """log(-log(1 - x) / x) (at least 0: -log(1 - x) >= x), moved 8 u outward (``up``) or in, from
+    log x; 0 where x is below 1e-200 (the ratio is 1 + x / 2 + ..., within u of 1), inf where x is
+    1."""
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         x = np.exp(np.minimum(log_x, 0.0))
         live = log_x > math.log(1e-200)
@@ -91,7 +96,8 @@ def _log_hazard_ratio(log_x: np.ndarray, up: bool) -> np.ndarray:
 
 
 def _log_sum(terms: list[np.ndarray], up: bool) -> np.ndarray:
-    """log sum_i e^{terms_i} (elementwise over the arrays), moved SUM_MARGIN relative outward (``up``) or in."""
+    """log sum_i e^{terms_i} (elementwise over the arrays), moved SUM_MARGIN relative outward
+    (``up``) or in."""
     stacked = np.stack(terms)
     top = np.max(stacked, axis=0)
     with np.errstate(invalid="ignore"):
@@ -101,7 +107,8 @@ def _log_sum(terms: list[np.ndarray], up: bool) -> np.ndarray:
 
 
 def log_sides(segments: Sequence[Segment], z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A lower bound on log P(S) and an upper bound on log Q(S) at each threshold of ``z`` (module docstring)."""
+    """A lower bound on log P(S) and an upper bound on log Q(S) at each threshold of ``z`` (module
+    docstring)."""
     log_a_high = np.minimum(_log_tail(z, low=False), 0.0)
     p_terms, q_terms = [], []
     for (sigma, q, sensitivity), rounds in segments:
@@ -124,8 +131,8 @@ def log_sides(segments: Sequence[Segment], z: np.ndarray) -> tuple[np.ndarray, n
 
 
 def log_bound(segments: Sequence[Segment], z: np.ndarray, delta: float) -> np.ndarray:
-    """The certified lower bound (1) of the module docstring at each threshold of ``z`` (-inf where P(S) is not
-    certified above ``delta``)."""
+    """The certified lower bound (1) of the module docstring at each threshold of ``z`` (-inf where
+    P(S) is not certified above ``delta``)."""
     log_p, log_q = log_sides(segments, z)
     log_delta = math.log(delta)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -141,9 +148,9 @@ def log_bound(segments: Sequence[Segment], z: np.ndarray, delta: float) -> np.nd
 
 
 def max_of_outputs_epsilon(segments: Sequence[Segment], delta: float) -> float:
-    """A certified lower bound on the epsilon at ``delta`` of the composition of ``segments`` (the remove
-    direction's, so of the add-or-remove pair's), from the test of the largest released value against a threshold
-    (module docstring); 0 where no threshold certifies more.
+    """A certified lower bound on the epsilon at ``delta`` of the composition of ``segments`` (the
+    remove direction's, so of the add-or-remove pair's), from the test of the largest released value
+    against a threshold (module docstring); 0 where no threshold certifies more.
 
     Parameters
     ----------
@@ -160,7 +167,8 @@ def max_of_outputs_epsilon(segments: Sequence[Segment], delta: float) -> float:
     Raises
     ------
     ValueError
-        If ``delta`` is not in (0, 1), or a segment's sigma, sensitivity, sampling rate or rounds is out of range.
+        If ``delta`` is not in (0, 1), or a segment's sigma, sensitivity, sampling rate or rounds is
+        out of range.
     """
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta must be in (0, 1), got {delta!r}")
@@ -176,8 +184,8 @@ def max_of_outputs_epsilon(segments: Sequence[Segment], delta: float) -> float:
 
 
 def best_threshold(segments: Sequence[Segment], delta: float) -> tuple[float, float]:
-    """The threshold z of ``COARSE_Z``, then of a ladder of ``FINE_STEPS`` around the best of them, whose bound
-    (``log_bound``) is the largest, and that bound (-inf where none is certified)."""
+    """The threshold z of ``COARSE_Z``, then of a ladder of ``FINE_STEPS`` around the best of them,
+    whose bound (``log_bound``) is the largest, and that bound (-inf where none is certified)."""
     coarse = log_bound(segments, COARSE_Z, delta)
     best = int(np.argmax(coarse))
     step = float(COARSE_Z[1] - COARSE_Z[0])
@@ -192,10 +200,11 @@ def best_threshold(segments: Sequence[Segment], delta: float) -> tuple[float, fl
 
 
 def max_of_outputs_delta(segments: Sequence[Segment], epsilon: float) -> float:
-    """A certified lower bound on the delta at ``epsilon`` of the composition of ``segments`` (the remove
-    direction's, so of the add-or-remove pair's): the largest over the thresholds of ``COARSE_Z`` and a finer
-    ladder around the best of P(S) - e^eps Q(S) (module docstring), its logarithm log P(S) + log(1 - e^{eps +
-    log Q(S) - log P(S)}) lowered by SUM_MARGIN relative to its terms; 0 where no threshold certifies more.
+    """A certified lower bound on the delta at ``epsilon`` of the composition of ``segments`` (the
+    remove direction's, so of the add-or-remove pair's): the largest over the thresholds of
+    ``COARSE_Z`` and a finer ladder around the best of P(S) - e^eps Q(S) (module docstring), its
+    logarithm log P(S) + log(1 - e^{eps + log Q(S) - log P(S)}) lowered by SUM_MARGIN relative to
+    its terms; 0 where no threshold certifies more.
 
     Parameters
     ----------
@@ -212,7 +221,8 @@ def max_of_outputs_delta(segments: Sequence[Segment], epsilon: float) -> float:
     Raises
     ------
     ValueError
-        If ``epsilon`` is not finite, or a segment's sigma, sensitivity, sampling rate or rounds is out of range.
+        If ``epsilon`` is not finite, or a segment's sigma, sensitivity, sampling rate or rounds is
+        out of range.
     """
     if not math.isfinite(epsilon):
         raise ValueError(f"epsilon must be finite, got {epsilon!r}")
@@ -247,10 +257,10 @@ def max_of_outputs_delta(segments: Sequence[Segment], epsilon: float) -> float:
 
 
 def max_of_outputs_deltas(segments: Sequence[Segment], epsilon: np.ndarray) -> np.ndarray:
-    """``max_of_outputs_delta`` at many epsilons at once, on the thresholds of ``COARSE_Z`` only (no finer ladder):
-    P(S) and Q(S) are computed once for the ladder and each epsilon takes the largest certified P(S) - e^eps Q(S)
-    over it, so a curve of many points costs one ladder; each value is a certified lower bound, at most the
-    scalar read's (which adds the finer ladder).
+    """``max_of_outputs_delta`` at many epsilons at once, on the thresholds of ``COARSE_Z`` only (no
+    finer ladder): P(S) and Q(S) are computed once for the ladder and each epsilon takes the largest
+    certified P(S) - e^eps Q(S) over it, so a curve of many points costs one ladder; each value is a
+    certified lower bound, at most the scalar read's (which adds the finer ladder).
 
     Parameters
     ----------

@@ -1,16 +1,17 @@
 """Grids chosen for an accuracy: which grid comes next, when to stop, where a calibration starts.
 
-One loop refines every ``accuracy=`` front end: ``controller`` (``refine``: per point, a bracket on its grid,
-intersected over its grids, until the front end asks no finer grid).  Its front ends: ``points`` (``Refinement``:
-the many points of ``SubsampledGaussianPLD`` and its kin, each on its own grid ladder) with ``step_brackets`` (one
-step's brackets), ``bracket_width`` (a bracket's width in accuracy's units), ``dominated_direction`` (a direction
-screened on a coarser grid) and ``unmet`` (``AccuracyNotMetWarning``); ``plan_refinement`` (``GridRefinement``: a
-composition plan's one composition) with ``grid_alignment``.  Both aim their grids by ``grid_rules`` (``NextGrid``)
-and read their tuning constants from ``tuning``.  Calibration: ``directional_delta`` (calibrate's trials one
-direction at a time), ``calibration_start`` (its central-limit start).  The grid-and-tail policy every grid
-needs, fixed or refined: ``grid_start`` (a point's first grid, the grid ladder, the window caps), ``round_cache``
-(one-round PLDs kept between the calls of a calibration or a sweep), ``near_one`` (delta near 1) and
-``constants`` (the grids' tuning constants, read at call time).
+One loop refines every ``accuracy=`` front end: ``controller`` (``refine``: per point, a bracket on
+its grid, intersected over its grids, until the front end asks no finer grid).  Its front ends:
+``points`` (``Refinement``: the many points of ``SubsampledGaussianPLD`` and its kin, each on its
+own grid ladder) with ``step_brackets`` (one step's brackets), ``bracket_width`` (a bracket's width
+in accuracy's units), ``dominated_direction`` (a direction screened on a coarser grid) and ``unmet``
+(``AccuracyNotMetWarning``); ``plan_refinement`` (``GridRefinement``: a composition plan's one
+composition) with ``grid_alignment``.  Both aim their grids by ``grid_rules`` (``NextGrid``) and
+read their tuning constants from ``tuning``.  Calibration: ``directional_delta`` (calibrate's trials
+one direction at a time), ``calibration_start`` (its central-limit start).  The grid-and-tail policy
+every grid needs, fixed or refined: ``grid_start`` (a point's first grid, the grid ladder, the
+window caps), ``round_cache`` (one-round PLDs kept between the calls of a calibration or a sweep),
+``near_one`` (delta near 1) and ``constants`` (the grids' tuning constants, read at call time).
 """
 
 from typing import TYPE_CHECKING
@@ -28,9 +29,10 @@ if TYPE_CHECKING:
     # the door's names for attributes whose own names are generic
     central_limit_start = calibration_start.calibration_start
 
-# What other packages of hockeystick import from this stage, and the module each comes from: its modules'
-# paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name loads its module on
-# first use.  These names are the packages' seam, not the library's public names (``hockeystick.pld``'s).
+# What other packages of hockeystick import from this stage, and the module each comes from: its
+# modules' paths are the stage's own (tests/test_layers.py refuses them outside pld/), and a name
+# loads its module on first use.  These names are the packages' seam, not the library's public names
+# (``hockeystick.pld``'s).
 FRONT_DOOR = {
     "AccuracyNotMetWarning": "unmet",
     "RDP_MARGIN": "question",

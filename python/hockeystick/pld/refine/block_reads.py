@@ -1,31 +1,35 @@
-"""Many rounds of a small sampling rate read in blocks: each block of rounds composed on a grid fine enough for one
-round's loss, moved onto a coarser grid, and the blocks composed there under a tilt.
+"""Many rounds of a small sampling rate read in blocks: each block of rounds composed on a grid fine
+enough for one round's loss, moved onto a coarser grid, and the blocks composed there under a tilt.
 
-Where q is far below the grid h, one round's loss (spread about q sqrt(e^{1/s^2} - 1), s = sigma / sensitivity) sits
-inside a cell or two, and a one-round discretization on h inflates the loss variance of T rounds by about T h E|l|
-(T q h), which at T q = 100 rounds of q = 1e-6 is far above the composition's own T q^2 (e^{1/s^2} - 1): no grid
-within memory brackets epsilon to the default tolerance.  Here, for each neighbouring direction:
+Where q is far below the grid h, one round's loss (spread about q sqrt(e^{1/s^2} - 1), s = sigma /
+sensitivity) sits inside a cell or two, and a one-round discretization on h inflates the loss
+variance of T rounds by about T h E|l| (T q h), which at T q = 100 rounds of q = 1e-6 is far above
+the composition's own T q^2 (e^{1/s^2} - 1): no grid within memory brackets epsilon to the default
+tolerance.  Here, for each neighbouring direction:
 
-1. one round's pessimistic and optimistic PMFs on the fine grid h_f (``grids``: the largest power of 2 at most
-   q / r, r of ``FINE_PER_RATE``; h = ``RATIO`` h_f), by the connect-the-dots discretization (Doroshenko, Ghazi, Kamath, Kumar,
-   Manurangsi, PETS 2022);
-2. B rounds of each composed on that grid (the pessimistic ones under the run's tilt, ``tilted_block``, so that their
-   round-off stays relative to the curve read; the optimistic ones by ``fft.compose_many``, charged), and the
-   remaining T mod B rounds too;
-3. the pessimistic blocks dilated onto h (``dilated``): each fine atom, raised by the composition's ``entry_error``
-   and moved up by its loss shift, split between the two grid points around it so that its P-mass and its Q-mass
-   (P-mass times e^{-loss}) are kept.  A split is a dominating pair of the atom (its hockey-stick curve is the chord
-   of the atom's convex curve in e^eps between the two points, equal outside), so the dilated block dominates the
-   exact composition of the discretized rounds, and adding mass only raises every curve;
-   the optimistic blocks merged onto h (``two_resolution.merged``: groups whose mean of e^{-L} lands on a grid
-   point, a Jensen lower side, their charges taken off first);
-4. T // B blocks and the remainder composed on h under the tilt that maximizes the Chernoff exponent at the epsilon
-   of interest (``compose.tilted``), and read: upper epsilon on the pessimistic side, lower on the optimistic.
+1. one round's pessimistic and optimistic PMFs on the fine grid h_f (``grids``: the largest power of
+   2 at most q / r, r of ``FINE_PER_RATE``; h = ``RATIO`` h_f), by the connect-the-dots
+   discretization (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi, PETS 2022);
+2. B rounds of each composed on that grid (the pessimistic ones under the run's tilt,
+   ``tilted_block``, so that their round-off stays relative to the curve read; the optimistic ones
+   by ``fft.compose_many``, charged), and the remaining T mod B rounds too;
+3. the pessimistic blocks dilated onto h (``dilated``): each fine atom, raised by the composition's
+   ``entry_error`` and moved up by its loss shift, split between the two grid points around it so
+   that its P-mass and its Q-mass (P-mass times e^{-loss}) are kept.  A split is a dominating pair
+   of the atom (its hockey-stick curve is the chord of the atom's convex curve in e^eps between the
+   two points, equal outside), so the dilated block dominates the exact composition of the
+   discretized rounds, and adding mass only raises every curve; the optimistic blocks merged onto h
+   (``two_resolution.merged``: groups whose mean of e^{-L} lands on a grid point, a Jensen lower
+   side, their charges taken off first);
+4. T // B blocks and the remainder composed on h under the tilt that maximizes the Chernoff exponent
+   at the epsilon of interest (``compose.tilted``), and read: upper epsilon on the pessimistic side,
+   lower on the optimistic.
 
-Each block's merge or split costs about h^2 / 4 of loss variance against the block's own
-B q^2 (e^{1/s^2} - 1) >= ``BLOCK_CELLS`` h^2, and the fine grid's inflation B h_f E|l| is ``RATIO`` times
-smaller than h's.  The fine one-round PMF must fit ``FINE_CELLS`` cells: a small sigma reaches far in loss (its
-sampled rounds' large losses), and there the blocks do not apply (``ValueError``; the caller keeps its bracket).
+Each block's merge or split costs about h^2 / 4 of loss variance against the block's own B q^2
+(e^{1/s^2} - 1) >= ``BLOCK_CELLS`` h^2, and the fine grid's inflation B h_f E|l| is ``RATIO`` times
+smaller than h's.  The fine one-round PMF must fit ``FINE_CELLS`` cells: a small sigma reaches far
+in loss (its sampled rounds' large losses), and there the blocks do not apply (``ValueError``; the
+caller keeps its bracket).
 """
 
 from __future__ import annotations
@@ -46,22 +50,26 @@ from .tilted_question import MAX_POINTS, WINDOW_TAIL, best_tilt, one_direction
 from .tilted_question import exponent_tilt as one_exponent_tilt
 
 UNIT_ROUNDOFF = 2.0**-53
-# the fine grid is at most q / r, r the first of these whose fine one-round PMF fits FINE_CELLS: one round's loss bulk
-# spans many fine cells (its discretization inflates a round's loss variance by about h_f E|l| ~ h_f q, against its
-# own q^2 (e^{1/s^2} - 1)); sigma 2 takes 256, sigma 1 16, sigma 0.8 none (its sampled rounds reach ~4 in loss)
+# the fine grid is at most q / r, r the first of these whose fine one-round PMF fits FINE_CELLS: one
+# round's loss bulk spans many fine cells (its discretization inflates a round's loss variance by
+# about h_f E|l| ~ h_f q, against its own q^2 (e^{1/s^2} - 1)); sigma 2 takes 256, sigma 1 16, sigma
+# 0.8 none (its sampled rounds reach ~4 in loss)
 FINE_PER_RATE = (256.0, 64.0, 16.0)
-# the coarse grid, RATIO fine cells: a block then spans about 20 sqrt(BLOCK_CELLS) RATIO fine cells (+-10 standard
-# deviations), within FINE_CELLS
+# the coarse grid, RATIO fine cells: a block then spans about 20 sqrt(BLOCK_CELLS) RATIO fine cells
+# (+-10 standard deviations), within FINE_CELLS
 RATIO = 1024
-# a block's loss variance, in coarse cells squared, at least this (the split or merge costs ~1/4 of a cell squared)
+# a block's loss variance, in coarse cells squared, at least this (the split or merge costs ~1/4 of
+# a cell squared)
 BLOCK_CELLS = 400.0
-# the most cells of the fine one-round PMF by ``points.tail_span``'s estimate (the PMF itself may take up to four
-# times that, a block's fine window ``MAX_POINTS``): the blocks' cost
+# the most cells of the fine one-round PMF by ``points.tail_span``'s estimate (the PMF itself may
+# take up to four times that, a block's fine window ``MAX_POINTS``): the blocks' cost
 FINE_CELLS = 1 << 20
-# a tilted block's entries whose untilt factor passes e^MAX_UNTILT are moved up to the first kept (``tilted_block``)
+# a tilted block's entries whose untilt factor passes e^MAX_UNTILT are moved up to the first kept
+# (``tilted_block``)
 MAX_UNTILT = 60.0
-# the blocks are read for sampling rates up to this: above it a one-round grid already resolves a round's loss (their
-# coarse grid, ~4 q, would be the coarser) and the one-round reads are the tighter and cheaper
+# the blocks are read for sampling rates up to this: above it a one-round grid already resolves a
+# round's loss (their coarse grid, ~4 q, would be the coarser) and the one-round reads are the
+# tighter and cheaper
 MAX_RATE = 2e-4
 # the most passes of the upper side, each under the exponent's tilt at the last one's answer
 RETILTS = 3
@@ -70,9 +78,9 @@ Segment = tuple[tuple[float, float, float], int]
 
 
 def dilated(fine: GridPMF, ratio: int) -> GridPMF:
-    """A pessimistic fine PMF (a composed block, its charges and loss shift included) split onto the grid
-    ratio * fine.h (module docstring, step 3): a fresh pessimistic GridPMF without charges or loss shift, whose
-    curve bounds the fine one's true curve from above at every eps.
+    """A pessimistic fine PMF (a composed block, its charges and loss shift included) split onto the
+    grid ratio * fine.h (module docstring, step 3): a fresh pessimistic GridPMF without charges or
+    loss shift, whose curve bounds the fine one's true curve from above at every eps.
 
     Raises
     ------
@@ -86,7 +94,8 @@ def dilated(fine: GridPMF, ratio: int) -> GridPMF:
     h_c = ratio * fine.h
     if not 0.0 <= fine.loss_shift < math.inf:
         raise ValueError(f"dilated: a loss shift must be finite and >= 0, got {fine.loss_shift!r}")
-    # the loss shift s as whole fine cells (moving the indices, exactly) and a rest below one cell, rounded up
+    # the loss shift s as whole fine cells (moving the indices, exactly) and a rest below one cell,
+    # rounded up
     cells = math.floor(fine.loss_shift / fine.h)
     shift = max(0.0, fine.loss_shift - cells * fine.h) * (1.0 + 4.0 * UNIT_ROUNDOFF)
     if not shift < fine.h:
@@ -122,8 +131,9 @@ def dilated(fine: GridPMF, ratio: int) -> GridPMF:
 
 
 def grids(point: tuple[float, float, float, float], tail: float) -> tuple[float, float]:
-    """The fine grid h_f = 2^k, the largest at most q / r for the first r of ``FINE_PER_RATE`` whose one round's loss
-    span at ``tail`` (``points.tail_span``) fits ``FINE_CELLS`` fine cells, and the coarse grid ``RATIO`` h_f.
+    """The fine grid h_f = 2^k, the largest at most q / r for the first r of ``FINE_PER_RATE`` whose
+    one round's loss span at ``tail`` (``points.tail_span``) fits ``FINE_CELLS`` fine cells, and the
+    coarse grid ``RATIO`` h_f.
 
     Raises
     ------
@@ -141,8 +151,8 @@ def grids(point: tuple[float, float, float, float], tail: float) -> tuple[float,
 
 
 def block_rounds(mechanism: tuple[float, float, float], h: float, rounds: int) -> int:
-    """B = 2^J, the least with B q^2 (e^{1/s^2} - 1) >= ``BLOCK_CELLS`` h^2 (s = sigma / sensitivity), at most the
-    rounds."""
+    """B = 2^J, the least with B q^2 (e^{1/s^2} - 1) >= ``BLOCK_CELLS`` h^2 (s = sigma /
+    sensitivity), at most the rounds."""
     sigma, q, sensitivity = mechanism
     variance = q * q * math.expm1(min((sensitivity / sigma) ** 2, 700.0))
     if not variance > 0.0:
@@ -152,16 +162,18 @@ def block_rounds(mechanism: tuple[float, float, float], h: float, rounds: int) -
 
 
 def tilted_block(pmf: GridPMF, count: int, lam: float, tail: float) -> GridPMF:
-    """``count`` rounds of the pessimistic ``pmf`` composed under the tilt ``lam`` (``compose.tilted``) and untilted
-    entry by entry: each window entry raised by the window's ``entry_error``, times its untilt factor
-    e^{log_scale - theta K} raised by ``tilted.exp_margin``, so that its round-off stays relative to the curve the
-    blocks are read under (a plain composition's absolute round-off, ~4e-13 a fine cell over 10^6 rounds, would sit
-    on the block's far tail, where its true mass is below 1e-20).  The entries whose untilt factor passes
-    e^``MAX_UNTILT`` are dropped, and their mass with the mass below the window (at most the lower Chernoff bound
-    min_lam exp(K(-lam) + lam x) at the first entry kept, x its loss) put on that entry; the mass above the window
-    (``tilted.chernoff_above``) and the rounds' mass at +infinity at +infinity: moved up, each only raises the curve.
-    Where the window passes ``MAX_POINTS`` it is cut at ``WINDOW_TAIL`` (its cut masses bounded the same way).
-    A fresh pessimistic GridPMF on ``pmf``'s grid with the composition's loss shift."""
+    """``count`` rounds of the pessimistic ``pmf`` composed under the tilt ``lam``
+    (``compose.tilted``) and untilted entry by entry: each window entry raised by the window's
+    ``entry_error``, times its untilt factor e^{log_scale - theta K} raised by
+    ``tilted.exp_margin``, so that its round-off stays relative to the curve the blocks are read
+    under (a plain composition's absolute round-off, ~4e-13 a fine cell over 10^6 rounds, would sit
+    on the block's far tail, where its true mass is below 1e-20).  The entries whose untilt factor
+    passes e^``MAX_UNTILT`` are dropped, and their mass with the mass below the window (at most the
+    lower Chernoff bound min_lam exp(K(-lam) + lam x) at the first entry kept, x its loss) put on
+    that entry; the mass above the window (``tilted.chernoff_above``) and the rounds' mass at
+    +infinity at +infinity: moved up, each only raises the curve. Where the window passes
+    ``MAX_POINTS`` it is cut at ``WINDOW_TAIL`` (its cut masses bounded the same way). A fresh
+    pessimistic GridPMF on ``pmf``'s grid with the composition's loss shift."""
     theta = lam * pmf.h
     side = tilted.compose_tilted(
         [(pmf, count)],
@@ -211,16 +223,18 @@ def block_terms(
     tail: float,
     near: float,
 ) -> tuple[float, list[tuple[GridPMF, int]], list[tuple[GridPMF, int]]]:
-    """The coarse grid h (``grids``) and the pessimistic and the optimistic terms on it of ``rounds`` rounds of one
-    direction in blocks (module docstring): [(block, T // B), (remainder, 1)], the remainder left out where T is a
-    multiple of B; the pessimistic blocks composed under the run's exponent tilt at ``near`` (``tilted_block``).  Where
-    a block's window passes ``MAX_POINTS`` (many heavy-tailed rounds under a steep tilt: sigma 1, q 1e-6 at delta
-    1e-12), the coarse grid a quarter and the blocks 16 times shorter, twice at most.
+    """The coarse grid h (``grids``) and the pessimistic and the optimistic terms on it of
+    ``rounds`` rounds of one direction in blocks (module docstring): [(block, T // B), (remainder,
+    1)], the remainder left out where T is a multiple of B; the pessimistic blocks composed under
+    the run's exponent tilt at ``near`` (``tilted_block``).  Where a block's window passes
+    ``MAX_POINTS`` (many heavy-tailed rounds under a steep tilt: sigma 1, q 1e-6 at delta 1e-12),
+    the coarse grid a quarter and the blocks 16 times shorter, twice at most.
 
     Raises
     ------
     ValueError
-        Where the fine one-round PMF passes four times ``FINE_CELLS`` or a block's fine window ``MAX_POINTS``.
+        Where the fine one-round PMF passes four times ``FINE_CELLS`` or a block's fine window
+        ``MAX_POINTS``.
     """
     sigma, q, sensitivity = mechanism
     h_f, h = grids(
@@ -265,7 +279,8 @@ def block_terms(
 
 
 def summed_exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
-    """The lam maximizing lam eps - K(lam), K the terms' summed log-moment (``tilted_question.best_tilt``)."""
+    """The lam maximizing lam eps - K(lam), K the terms' summed log-moment
+    (``tilted_question.best_tilt``)."""
 
     def score(lams: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore"):
@@ -283,10 +298,11 @@ def direction_block_bracket(
     delta: float,
     near: float,
 ) -> tuple[float, float]:
-    """One direction's certified (lower, upper) epsilon at ``delta`` from its blocks (``block_terms``): the upper side
-    under the exponent's tilt at ``near`` (an epsilon near the answer), then again at the upper side found while it
-    falls (at most ``RETILTS`` passes: a tilt far from the answer reads loosely, sigma 2, q 1e-6, 10^8 rounds at
-    delta 1e-12 from near 1e-9: 0.0414, then 0.03185), the lower side under the tilt at the upper side."""
+    """One direction's certified (lower, upper) epsilon at ``delta`` from its blocks
+    (``block_terms``): the upper side under the exponent's tilt at ``near`` (an epsilon near the
+    answer), then again at the upper side found while it falls (at most ``RETILTS`` passes: a tilt
+    far from the answer reads loosely, sigma 2, q 1e-6, 10^8 rounds at delta 1e-12 from near 1e-9:
+    0.0414, then 0.03185), the lower side under the tilt at the upper side."""
     h, ups, lows = block_terms(mechanism, rounds, direction, tail, near)
     up = math.inf
     for _ in range(
@@ -315,9 +331,10 @@ def block_bracket(
     segments: Sequence[Segment], delta: float, lower: float, upper: float, tail: float
 ) -> tuple[float, float]:
     """(``lower``, ``upper``) at ``delta`` intersected with the blocks' bracket of one segment
-    (``direction_block_bracket``, the maximum over the directions on each side), read near the middle of the
-    bracket given (or its lower side where the upper is not finite); as given for several segments, a sampling rate
-    above ``MAX_RATE``, a lower side of 0 or where the blocks do not apply (their ValueError).
+    (``direction_block_bracket``, the maximum over the directions on each side), read near the
+    middle of the bracket given (or its lower side where the upper is not finite); as given for
+    several segments, a sampling rate above ``MAX_RATE``, a lower side of 0 or where the blocks do
+    not apply (their ValueError).
 
     Parameters
     ----------

@@ -5,14 +5,14 @@ the composed privacy loss tends to that of mu-GDP with
 
     mu = q sqrt(T (e^{1/s^2} - 1))
 
-(Bu, Dong, Long, Su, "Deep learning with Gaussian differential privacy", HDSR 2020, Thm 5;
-Dong, Roth, Su, JRSS-B 2022, Cor. 5.4), and mu-GDP meets (eps, delta) exactly when
-mu = theta_radius(eps, delta) (paper 004, eq. 8).  Solved for sigma, rounds or q in closed form,
-that is where ``calibrate`` starts bracketing with small steps, instead of at 1 with factors 4,
-16, 256, ... (which pass through 1e9 rounds, or sigma = 1/4, on the way).  Only the start: the answer is
-bracketed and checked on the PLD itself, so a poor estimate costs steps, never validity.  The approximation is
-optimistic for heavy-tailed losses (small sigma, few rounds): there it falls below the calibrated sigma.
-With q = 1 the rounds are Gaussian and mu = sqrt(T) / s exactly.
+(Bu, Dong, Long, Su, "Deep learning with Gaussian differential privacy", HDSR 2020, Thm 5; Dong,
+Roth, Su, JRSS-B 2022, Cor. 5.4), and mu-GDP meets (eps, delta) exactly when mu = theta_radius(eps,
+delta) (paper 004, eq. 8).  Solved for sigma, rounds or q in closed form, that is where
+``calibrate`` starts bracketing with small steps, instead of at 1 with factors 4, 16, 256, ...
+(which pass through 1e9 rounds, or sigma = 1/4, on the way).  Only the start: the answer is
+bracketed and checked on the PLD itself, so a poor estimate costs steps, never validity.  The
+approximation is optimistic for heavy-tailed losses (small sigma, few rounds): there it falls below
+the calibrated sigma. With q = 1 the rounds are Gaussian and mu = sqrt(T) / s exactly.
 """
 
 from __future__ import annotations
@@ -66,15 +66,17 @@ COARSEST_GRID = 0.02  # ... never coarser than this (the h^2 law of the shift ho
 def calibration_grids(
     parameter: str, params: Mapping[str, float | np.ndarray]
 ) -> list[tuple[float, dict[str, float]]]:
-    """Coarser grids on which ``calibrate`` solves first, then the requested grid h: [(h_k, overrides_k)],
-    coarsest first, the requested grid last (overrides {}); [] where there are none to use.
+    """Coarser grids on which ``calibrate`` solves first, then the requested grid h: [(h_k,
+    overrides_k)], coarsest first, the requested grid last (overrides {}); [] where there are none
+    to use.
 
     Every grid's bound is certified, so the grids only move where the search on the requested grid
     starts, never what it accepts.  On grid h the calibrated log value lies about c h^2 from its
-    limit (the bracket of the connect-the-dots PLD shrinks like h^2, see ``grid_start.StartGrid``), so
-    two coarse answers extrapolate (Richardson) to the requested grid, and a coarse evaluation costs a fraction
-    of a fine one (window and cells scale like 1/h).  None with ``accuracy=`` (the grid is chosen per point there) or where the requested
-    grid is already too coarse for two coarser grids below ``COARSEST_GRID``.
+    limit (the bracket of the connect-the-dots PLD shrinks like h^2, see ``grid_start.StartGrid``),
+    so two coarse answers extrapolate (Richardson) to the requested grid, and a coarse evaluation
+    costs a fraction of a fine one (window and cells scale like 1/h).  None with ``accuracy=`` (the
+    grid is chosen per point there) or where the requested grid is already too coarse for two
+    coarser grids below ``COARSEST_GRID``.
     """
     if parameter not in ("sigma", "rounds", "sampling_rate") or params.get("accuracy") is not None:
         return []

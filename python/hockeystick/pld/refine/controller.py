@@ -1,17 +1,19 @@
-"""The refinement loop every ``accuracy=`` front end drives: per point, a bracket on its grid, intersected with the
-brackets of its earlier grids, until the front end's rules ask no finer grid.
+"""The refinement loop every ``accuracy=`` front end drives: per point, a bracket on its grid,
+intersected with the brackets of its earlier grids, until the front end's rules ask no finer grid.
 
-Every grid's bracket is certified, so a point keeps the intersection of the brackets of all its grids (the
-largest lower side, the smallest upper side): a finer grid is not always tighter (at a small delta the round-off
-charge of the larger window dominates).  What a front end computes on a grid, how it measures a bracket's width and
-which grid it asks next are its own (``FrontEnd``): the many points of ``SubsampledGaussianPLD`` and its kin, each
-on its own grid ladder (``points.PointsRefinement``), and the one composition of a plan (``plan_refinement``).
+Every grid's bracket is certified, so a point keeps the intersection of the brackets of all its
+grids (the largest lower side, the smallest upper side): a finer grid is not always tighter (at a
+small delta the round-off charge of the larger window dominates).  What a front end computes on a
+grid, how it measures a bracket's width and which grid it asks next are its own (``FrontEnd``): the
+many points of ``SubsampledGaussianPLD`` and its kin, each on its own grid ladder
+(``points.PointsRefinement``), and the one composition of a plan (``plan_refinement``).
 
-The loop is the core's (cpp/include/hockeystick/pld/refine/refinement_loop.hpp), one implementation driven from here
-with a Python front end and from the core with its one-point front end.  One point's epsilon at one delta to an
-absolute accuracy, and its delta at one epsilon to a relative accuracy, are refined with that one-point front end
-(``refine_epsilon``, ``refine_delta``: cpp/include/hockeystick/pld/refine/point_refinement.hpp, what the C
-interface's ``hs_subsampled_gaussian_epsilon`` and ``hs_subsampled_gaussian_delta`` run), its brackets computed
+The loop is the core's (cpp/include/hockeystick/pld/refine/refinement_loop.hpp), one implementation
+driven from here with a Python front end and from the core with its one-point front end.  One
+point's epsilon at one delta to an absolute accuracy, and its delta at one epsilon to a relative
+accuracy, are refined with that one-point front end (``refine_epsilon``, ``refine_delta``:
+cpp/include/hockeystick/pld/refine/point_refinement.hpp, what the C interface's
+``hs_subsampled_gaussian_epsilon`` and ``hs_subsampled_gaussian_delta`` run), its brackets computed
 here: the same start, the same rules.
 """
 
@@ -30,16 +32,17 @@ Step = tuple[int, float, Any, Any, Any]
 
 
 class FrontEnd(Protocol):
-    """What a front end tells the loop (``refine``): the first grids, the brackets on a step's grids, the
-    intersection of two brackets, a bracket's width, the next grid (None: done), and the record of a grid a point
-    moves on from."""
+    """What a front end tells the loop (``refine``): the first grids, the brackets on a step's
+    grids, the intersection of two brackets, a bracket's width, the next grid (None: done), and the
+    record of a grid a point moves on from."""
 
     def first(self) -> dict[int, float]:
         """The first grid of each point to refine."""
         ...
 
     def brackets(self, grids: dict[int, float], best: dict[int, Before]) -> Iterable[Step]:
-        """Each point's bracket on its grid ``grids[i]`` (``best``: the records of the grids before)."""
+        """Each point's bracket on its grid ``grids[i]`` (``best``: the records of the grids
+        before)."""
         ...
 
     def intersect(self, lo: Any, up: Any, before: Before) -> tuple[Any, Any]:
@@ -65,21 +68,22 @@ class FrontEnd(Protocol):
 
 def refine(front: FrontEnd) -> None:
     """Runs the refinement of ``front``'s points (module docstring) in the core's loop
-    (``_core.pld_refine.refine``: cpp/include/hockeystick/pld/refine/refinement_loop.hpp, the loop the core's own
-    one-point front end runs too): each step computes the brackets of every point still refining on its grid,
-    intersects each with the record of the point's grid before, and asks the front end for the next grid; a point is
-    done when it asks none."""
+    (``_core.pld_refine.refine``: cpp/include/hockeystick/pld/refine/refinement_loop.hpp, the loop
+    the core's own one-point front end runs too): each step computes the brackets of every point
+    still refining on its grid, intersects each with the record of the point's grid before, and asks
+    the front end for the next grid; a point is done when it asks none."""
     _core.pld_refine.refine(front=front)
 
 
 def refine_epsilon(
     point: Point, delta: float, accuracy: float, bracket_at: Callable[[float], tuple[float, float]]
 ) -> tuple[float, float]:
-    """The certified epsilon bracket of ``point`` (sigma, q, rounds, sensitivity; 0 < q < 1) at ``delta`` refined to
-    ``accuracy`` by the core's loop (``_core.pld_refine.refine_epsilon``): the first grid ``StartGrid.first``'s
-    (within ``MAX_WINDOW``), each grid's certified bracket ``bracket_at(h)`` intersected with the earlier grids',
-    the next grid ``NextGrid``'s first step (h 0.9 sqrt(accuracy / width)) and then its fit of width = c h^2 + f
-    through the last two grids, until the bracket is within ``accuracy`` or no finer grid is asked or fits.
+    """The certified epsilon bracket of ``point`` (sigma, q, rounds, sensitivity; 0 < q < 1) at
+    ``delta`` refined to ``accuracy`` by the core's loop (``_core.pld_refine.refine_epsilon``): the
+    first grid ``StartGrid.first``'s (within ``MAX_WINDOW``), each grid's certified bracket
+    ``bracket_at(h)`` intersected with the earlier grids', the next grid ``NextGrid``'s first step
+    (h 0.9 sqrt(accuracy / width)) and then its fit of width = c h^2 + f through the last two grids,
+    until the bracket is within ``accuracy`` or no finer grid is asked or fits.
 
     Parameters
     ----------
@@ -120,12 +124,13 @@ def refine_epsilon(
 def refine_delta(
     point: Point, accuracy: float, bracket_at: Callable[[float], tuple[float, float]]
 ) -> tuple[float, float]:
-    """The certified delta bracket of ``point`` (sigma, q, rounds, sensitivity; 0 < q < 1) at one epsilon refined to
-    the relative ``accuracy`` by the core's loop (``_core.pld_refine.refine_delta``): the first grid
-    ``StartGrid.first``'s for ``.delta`` (``span_start``, within ``MAX_WINDOW``), each grid's certified bracket
-    ``bracket_at(h)`` (at that epsilon) intersected with the earlier grids', its width
-    (upper - lower) / max(upper, ``DELTA_FLOOR``) (``bracket_width``'s relative rule), the next grid ``NextGrid``'s
-    first step (h 0.9 sqrt(accuracy / width)) and then its fit of width = c h^2 + f through the last two grids,
+    """The certified delta bracket of ``point`` (sigma, q, rounds, sensitivity; 0 < q < 1) at one
+    epsilon refined to the relative ``accuracy`` by the core's loop
+    (``_core.pld_refine.refine_delta``): the first grid ``StartGrid.first``'s for ``.delta``
+    (``span_start``, within ``MAX_WINDOW``), each grid's certified bracket ``bracket_at(h)`` (at
+    that epsilon) intersected with the earlier grids', its width (upper - lower) / max(upper,
+    ``DELTA_FLOOR``) (``bracket_width``'s relative rule), the next grid ``NextGrid``'s first step (h
+    0.9 sqrt(accuracy / width)) and then its fit of width = c h^2 + f through the last two grids,
     until the bracket is within ``accuracy`` or no finer grid is asked or fits.
 
     Parameters

@@ -1,4 +1,5 @@
-"""Certified brackets of the Poisson-subsampled Gaussian, the add direction screened on a coarse grid.
+"""Certified brackets of the Poisson-subsampled Gaussian, the add direction screened on a coarse
+grid.
 
 A run's epsilon(delta) is the larger of its two neighbouring directions' (Zhu, Dong, Wang,
 AISTATS 2022, Sec. 5): eps = max(eps_remove, eps_add), so with certified brackets
@@ -6,26 +7,28 @@ AISTATS 2022, Sec. 5): eps = max(eps_remove, eps_add), so with certified bracket
 
     U_a <= lo_r  implies  eps_add <= lo_r <= eps_remove,  so  eps = eps_remove in [lo_r, up_r],
 
-and the add direction's own bracket is not needed.  For small sampling rates the remove direction
-is far ahead (q = 1e-3, sigma = 0.8, 10^5 rounds, delta = 1e-5: eps_add <= 2.43, eps_remove >= 2.57),
-so U_a comes from the add direction's pessimistic PMF on a grid ``COARSENING`` = 4 times coarser (4 times
-fewer cells and transform points, no optimistic side; at h = 8.5e-5 its upper bound moves from 2.425 to
-2.432, against a margin of 0.14), and the add direction is not discretized on the fine grid at all.  Where the
-screen does not clear (U_a > lo_r at some argument), the add direction is composed on the fine grid too and
-the bracket is the maximum of both directions' sides, the same numbers ``PrivacyLossDistribution.epsilon``
-gives for the two-direction PLD on that grid.
+and the add direction's own bracket is not needed.  For small sampling rates the remove direction is
+far ahead (q = 1e-3, sigma = 0.8, 10^5 rounds, delta = 1e-5: eps_add <= 2.43, eps_remove >= 2.57),
+so U_a comes from the add direction's pessimistic PMF on a grid ``COARSENING`` = 4 times coarser (4
+times fewer cells and transform points, no optimistic side; at h = 8.5e-5 its upper bound moves from
+2.425 to 2.432, against a margin of 0.14), and the add direction is not discretized on the fine grid
+at all.  Where the screen does not clear (U_a > lo_r at some argument), the add direction is
+composed on the fine grid too and the bracket is the maximum of both directions' sides, the same
+numbers ``PrivacyLossDistribution.epsilon`` gives for the two-direction PLD on that grid.
 
-Delta (``delta_sides``) the same way: delta = max(delta_remove, delta_add), so with L_r a certified lower bound
-on the remove direction's delta and U_a a certified upper bound on the add direction's, U_a <= L_r at every
-argument gives delta_add <= delta_remove there, and the remove direction's bracket is the mechanism's.  The
-screen's upper side and the remove direction's charged lower values (no suffix maxima) decide.  Arguments where
-U_a is below a ``floor`` the caller names clear too: there the bracket's upper side is max(up_r, U_a), certified
-as a maximum of upper bounds, and its lower side lo_r, certified as delta >= delta_remove; the add direction's
-own lower side, at most U_a, is left out (the accountant's floor is a tenth of its DELTA_FLOOR: such a lower side
-can certify no epsilon width beside an upper side above DELTA_FLOOR).  Far above delta's floor the add
-direction's upper bound is its mass at +infinity and charges (sigma 2.05, q 7.8e-3, 10^4 rounds: 5e-12 beside
-the remove direction's 1e-13 at eps >= 3), so without the floor almost no point would clear.  Where the screen
-clears, the add direction is neither discretized nor composed on the fine grid.
+Delta (``delta_sides``) the same way: delta = max(delta_remove, delta_add), so with L_r a certified
+lower bound on the remove direction's delta and U_a a certified upper bound on the add direction's,
+U_a <= L_r at every argument gives delta_add <= delta_remove there, and the remove direction's
+bracket is the mechanism's.  The screen's upper side and the remove direction's charged lower values
+(no suffix maxima) decide.  Arguments where U_a is below a ``floor`` the caller names clear too:
+there the bracket's upper side is max(up_r, U_a), certified as a maximum of upper bounds, and its
+lower side lo_r, certified as delta >= delta_remove; the add direction's own lower side, at most
+U_a, is left out (the accountant's floor is a tenth of its DELTA_FLOOR: such a lower side can
+certify no epsilon width beside an upper side above DELTA_FLOOR).  Far above delta's floor the add
+direction's upper bound is its mass at +infinity and charges (sigma 2.05, q 7.8e-3, 10^4 rounds:
+5e-12 beside the remove direction's 1e-13 at eps >= 3), so without the floor almost no point would
+clear.  Where the screen clears, the add direction is neither discretized nor composed on the fine
+grid.
 """
 
 from __future__ import annotations
@@ -60,9 +63,9 @@ def _one_round(
     threads: int = 0,
     windows: Sequence[float] | None = None,
 ) -> list[PrivacyLossDistribution]:
-    """Each point's ``rounds``-fold composition of one direction, discretized once per (sigma, q, sensitivity, h,
-    tail); ``tail`` is one for all points or one per point, ``windows`` the composed windows' tails (default: the
-    discretization's)."""
+    """Each point's ``rounds``-fold composition of one direction, discretized once per (sigma, q,
+    sensitivity, h, tail); ``tail`` is one for all points or one per point, ``windows`` the composed
+    windows' tails (default: the discretization's)."""
     tails = [float(t) for t in tail] if isinstance(tail, Sequence) else [float(tail)] * len(points)
     keys = [
         (p[0], p[1], p[3], min(h * coarsening, MAX_INTERVAL), t)
@@ -97,8 +100,9 @@ def _one_round(
 def _tails(
     points: Sequence[Point], smallest: Sequence[float], tail: float, accuracy: float | None
 ) -> tuple[list[float], list[float]]:
-    """Per point, the remove direction's one-round tail and the composed windows' tail (``truncation.tails`` at
-    the smallest delta that needs resolving; ``tail`` for both without an ``accuracy``)."""
+    """Per point, the remove direction's one-round tail and the composed windows' tail
+    (``truncation.tails`` at the smallest delta that needs resolving; ``tail`` for both without an
+    ``accuracy``)."""
     cut = [
         truncation.tails(p, d, tail, accuracy) if accuracy is not None else (tail, tail)
         for p, d in zip(points, smallest)
@@ -109,8 +113,9 @@ def _tails(
 def _shared_tails(
     points: Sequence[Point], smallest: float, tail: float, accuracy: float | None
 ) -> tuple[list[float], list[float]]:
-    """``_tails`` at one smallest delta for all points, each one-round tail the least over the points of its
-    (sigma, q, sensitivity): one discretization then serves every rounds value of the pair."""
+    """``_tails`` at one smallest delta for all points, each one-round tail the least over the
+    points of its (sigma, q, sensitivity): one discretization then serves every rounds value of the
+    pair."""
     rounds_tails, windows = _tails(points, [smallest] * len(points), tail, accuracy)
     least: dict[tuple[float, float, float], float] = {}
     for p, t in zip(points, rounds_tails):
@@ -128,21 +133,23 @@ def epsilon_brackets(
     direct_bins: bool = False,
     direct_min_charge: float | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per point (sampling rate below 1) on its grid ``hs[i]``: the certified (lower, upper) epsilon at ``deltas[i]``
-    and a certified upper side of the add direction's epsilon there (the screen's where it cleared, else the add
-    direction's on the grid), which a later read of the remove direction alone may use (``threads``: of the C++
-    discretization and the compositions, 0 all cores).
+    """Per point (sampling rate below 1) on its grid ``hs[i]``: the certified (lower, upper) epsilon
+    at ``deltas[i]`` and a certified upper side of the add direction's epsilon there (the screen's
+    where it cleared, else the add direction's on the grid), which a later read of the remove
+    direction alone may use (``threads``: of the C++ discretization and the compositions, 0 all
+    cores).
 
-    Equal to the two-direction PLD's ``epsilon(delta, bound="both")`` on that grid (see the module docstring) with
-    truncations at ``tail``; given the ``accuracy`` the bracket is for, the remove direction's discretization and
-    every composed window truncate at the tails ``truncation.tails`` sizes to the deltas instead (coarser windows,
-    the same certified bracket up to their charges, which stay within 0.05 accuracy x delta each), each point's own
-    (not the least over the rounds values of its (sigma, q), as ``delta_sides`` shares them: a one-round tail
-    sized to 10^5 rounds leaves 15 rounds wider at delta 1e-10, sigma 0.8, q 6.2e-4, h 4.5e-4: 0.0150 against
-    0.0087 with its own).  ``direct_bins`` and
-    ``direct_min_charge``: as ``compose_all``'s, for every composition of the call (both sides, both directions):
-    the FFT's round-off charge, T x ~5e-16 on the plain transform, is what leaves an epsilon at a small delta
-    wide after many rounds, whatever the grid.
+    Equal to the two-direction PLD's ``epsilon(delta, bound="both")`` on that grid (see the module
+    docstring) with truncations at ``tail``; given the ``accuracy`` the bracket is for, the remove
+    direction's discretization and every composed window truncate at the tails ``truncation.tails``
+    sizes to the deltas instead (coarser windows, the same certified bracket up to their charges,
+    which stay within 0.05 accuracy x delta each), each point's own (not the least over the rounds
+    values of its (sigma, q), as ``delta_sides`` shares them: a one-round tail sized to 10^5 rounds
+    leaves 15 rounds wider at delta 1e-10, sigma 0.8, q 6.2e-4, h 4.5e-4: 0.0150 against 0.0087 with
+    its own).  ``direct_bins`` and ``direct_min_charge``: as ``compose_all``'s, for every
+    composition of the call (both sides, both directions): the FFT's round-off charge, T x ~5e-16 on
+    the plain transform, is what leaves an epsilon at a small delta wide after many rounds, whatever
+    the grid.
     """
     workers = threads or None
     rounds_tails, windows = _tails(
@@ -152,8 +159,9 @@ def epsilon_brackets(
     def bracket_of(
         plds: list[PrivacyLossDistribution], xs: list[np.ndarray]
     ) -> list[tuple[np.ndarray, np.ndarray]]:
-        # one direction each; with the direct bins both sides are composed here, which ``brackets`` then reads,
-        # and without them ``brackets`` composes an optimistic side only where it can set the maximum
+        # one direction each; with the direct bins both sides are composed here, which ``brackets``
+        # then reads, and without them ``brackets`` composes an optimistic side only where it can
+        # set the maximum
         if direct_bins:
             for pessimistic in (True, False):
                 compose_all(
@@ -219,25 +227,27 @@ def delta_sides(
     accuracy: float | None = None,
     direct_min_charge: float | None = None,
 ) -> list[DeltaSides]:
-    """Per point (sampling rate below 1) on its grid ``hs[i]``, what the two-direction PLD's delta bracket at
-    ``xs[i]`` is made of (the accountant's ``_step_brackets``): each direction's composed pessimistic PMF and
-    certified upper values, and the directions whose optimistic side can raise the lower bound, each with its
-    composed optimistic PMF and charged lower values (no suffix maxima), as ``undominated_lower_sides``
-    gives them; ``direct_bins`` and ``direct_min_charge`` as ``compose_all``'s, ``threads`` as
-    ``epsilon_brackets``'.
+    """Per point (sampling rate below 1) on its grid ``hs[i]``, what the two-direction PLD's delta
+    bracket at ``xs[i]`` is made of (the accountant's ``_step_brackets``): each direction's composed
+    pessimistic PMF and certified upper values, and the directions whose optimistic side can raise
+    the lower bound, each with its composed optimistic PMF and charged lower values (no suffix
+    maxima), as ``undominated_lower_sides`` gives them; ``direct_bins`` and ``direct_min_charge`` as
+    ``compose_all``'s, ``threads`` as ``epsilon_brackets``'.
 
-    The add direction is screened first (module docstring): where its coarse upper bound is at or below the
-    remove direction's lower values, or below ``floor``, at every argument, the point's directions are the
-    remove one and the screen (an upper side only: the bracket's upper side is the larger of the two); elsewhere
-    the add direction is discretized and composed on the fine grid, and its optimistic side where its upper
-    values are not all at or below the remove direction's lower ones.  A point whose upper side (the larger of
-    the remove direction's and the screen's) is below ``settled`` at every argument gets no lower side at all
-    (no directions in the third part: its lower bound is 0): the caller asks no more of it there.  Given the
-    ``accuracy`` the caller refines for, the truncations are sized to ``settled`` (``truncation.tails``: a delta
-    below it needs no resolving, so each truncation's charge stays within 0.05 accuracy x ``settled``); the
-    remove direction's one-round tail is the least over the points of its (sigma, q, sensitivity) in the call, so
-    that one discretization still serves every rounds value of the pair (a tail per rounds value would split it
-    into one discretization per rounds value, costing more than the shorter windows save).
+    The add direction is screened first (module docstring): where its coarse upper bound is at or
+    below the remove direction's lower values, or below ``floor``, at every argument, the point's
+    directions are the remove one and the screen (an upper side only: the bracket's upper side is
+    the larger of the two); elsewhere the add direction is discretized and composed on the fine
+    grid, and its optimistic side where its upper values are not all at or below the remove
+    direction's lower ones.  A point whose upper side (the larger of the remove direction's and the
+    screen's) is below ``settled`` at every argument gets no lower side at all (no directions in the
+    third part: its lower bound is 0): the caller asks no more of it there.  Given the ``accuracy``
+    the caller refines for, the truncations are sized to ``settled`` (``truncation.tails``: a delta
+    below it needs no resolving, so each truncation's charge stays within 0.05 accuracy x
+    ``settled``); the remove direction's one-round tail is the least over the points of its (sigma,
+    q, sensitivity) in the call, so that one discretization still serves every rounds value of the
+    pair (a tail per rounds value would split it into one discretization per rounds value, costing
+    more than the shorter windows save).
     """
     rounds_tails, windows = _shared_tails(points, settled, tail, accuracy)
     workers = threads or None
@@ -284,9 +294,10 @@ def _remove_lower_sides(
     direct_bins: bool,
     direct_min_charge: float | None,
 ) -> list[dict[int, tuple[GridPMF, np.ndarray]]]:
-    """``delta_sides``: per point, the remove direction's optimistic sides that can raise the lower bound
-    (``undominated_lower_sides``, charged lower values at ``xs[i]``), none where the upper side (the larger of
-    ``ups[i]`` and the screen's ``bounds[i]``) is below ``settled`` at every argument."""
+    """``delta_sides``: per point, the remove direction's optimistic sides that can raise the lower
+    bound (``undominated_lower_sides``, charged lower values at ``xs[i]``), none where the upper
+    side (the larger of ``ups[i]`` and the screen's ``bounds[i]``) is below ``settled`` at every
+    argument."""
     open_ = [
         i
         for i, (up, bound) in enumerate(zip(ups, bounds))
@@ -321,9 +332,9 @@ def _add_direction(
     direct_bins: bool,
     direct_min_charge: float | None,
 ) -> None:
-    """``delta_sides``: the points ``rest`` whose screen did not clear, with the add direction discretized and
-    composed on the fine grid (its optimistic side where its upper values are not all at or below the remove
-    direction's lower ones) added to their entries of ``out``."""
+    """``delta_sides``: the points ``rest`` whose screen did not clear, with the add direction
+    discretized and composed on the fine grid (its optimistic side where its upper values are not
+    all at or below the remove direction's lower ones) added to their entries of ``out``."""
     adds = _one_round(
         [points[i] for i in rest],
         [hs[i] for i in rest],
@@ -357,10 +368,11 @@ def delta_uppers(
     accuracy: float | None = None,
     settled: float = 0.0,
 ) -> list[np.ndarray]:
-    """Per point (sampling rate below 1) on its grid ``hs[i]``: a certified upper bound on delta at ``xs[i]``, the
-    larger of the remove direction's pessimistic side and the add direction's screen (``COARSENING`` times
-    coarser), neither with an optimistic side: an upper side alone, as cheap as the two directions allow (the
-    windows sized to ``settled`` given ``accuracy``, as in ``delta_sides``)."""
+    """Per point (sampling rate below 1) on its grid ``hs[i]``: a certified upper bound on delta at
+    ``xs[i]``, the larger of the remove direction's pessimistic side and the add direction's screen
+    (``COARSENING`` times coarser), neither with an optimistic side: an upper side alone, as cheap
+    as the two directions allow (the windows sized to ``settled`` given ``accuracy``, as in
+    ``delta_sides``)."""
     workers = threads or None
     rounds_tails, windows = _shared_tails(points, settled, tail, accuracy)
     removes = _one_round(

@@ -1,5 +1,6 @@
-"""Which grid next: after a refinement step, the grid a point's brackets ask for (or None: done), from the
-widths' h^2 law, the epsilon gap where a width is stuck at its cap, and the charges no grid removes."""
+"""Which grid next: after a refinement step, the grid a point's brackets ask for (or None: done),
+from the widths' h^2 law, the epsilon gap where a width is stuck at its cap, and the charges no grid
+removes."""
 
 from __future__ import annotations
 
@@ -44,12 +45,13 @@ def least(a: float | None, b: float | None) -> float | None:
 
 
 class NextGrid:
-    """The grid rules of a refinement to ``accuracy`` (epsilon, or relative delta): every refinement, the grid
-    evaluation's (``controller``) and a composition plan's (``plan_refinement``), aims its next grid by them.
-    ``on_ladder``: a wanted interval is rounded down to the ladder (``ladder_rung``: the points of a grid block
-    then share a few discretizations), else taken as computed (a plan aligns its grids itself).  The steps'
-    arithmetic is the core's (cpp/include/hockeystick/pld/refine/next_grid.hpp), which the core's own loops run
-    too; the masks of the arguments each step reads are computed here."""
+    """The grid rules of a refinement to ``accuracy`` (epsilon, or relative delta): every
+    refinement, the grid evaluation's (``controller``) and a composition plan's
+    (``plan_refinement``), aims its next grid by them. ``on_ladder``: a wanted interval is rounded
+    down to the ladder (``ladder_rung``: the points of a grid block then share a few
+    discretizations), else taken as computed (a plan aligns its grids itself).  The steps'
+    arithmetic is the core's (cpp/include/hockeystick/pld/refine/next_grid.hpp), which the core's
+    own loops run too; the masks of the arguments each step reads are computed here."""
 
     def __init__(self, accuracy: float, on_ladder: bool = True):
         self.accuracy = accuracy
@@ -60,9 +62,9 @@ class NextGrid:
         return grid_policy() if self.on_ladder else None
 
     def charged(self, width: np.ndarray, alone: np.ndarray | None) -> np.ndarray:
-        """The arguments still too wide that are charge-limited: ``alone`` (``charge_width``: what no grid
-        removes) already exceeds 0.9 of the tolerance, the least a finer grid must leave for the grid's part
-        (none without ``alone``)."""
+        """The arguments still too wide that are charge-limited: ``alone`` (``charge_width``: what
+        no grid removes) already exceeds 0.9 of the tolerance, the least a finer grid must leave for
+        the grid's part (none without ``alone``)."""
         if alone is None:
             return np.zeros(width.shape, dtype=bool)
         return (width > self.accuracy) & (alone > 0.9 * self.accuracy)
@@ -78,17 +80,19 @@ class NextGrid:
         q: float,
         h: float,
     ) -> np.ndarray | None:
-        """``delta_accuracy="epsilon"`` (else None): the certified epsilon width at each own argument that the
-        gap's grid-independent part (``step_brackets.fixed_part``: ``fixed[0]`` the round-off charges, slack and
-        mass at +infinity, plus where the upper side is above ``NEAR_ONE`` the cells' edge factor ``fixed[1]``)
-        alone would leave: that of [up - fixed, up] (the least over the offsets' rows; inf where the charges
-        exceed the curve's drop to eps + d, as where they push the lower side to 0).  0 (the grid's part leads)
-        where the charges are less than half the gap up - lo; where the lower side is 0 at the sampling rate
-        q < h (blind, ``capped_without_chord``: the optimistic side is loose whatever its charge); and where the
-        upper side is above ``NEAR_ONE`` while the edge factor is less than half the gap (a flat upper side
-        drops by nothing, and what decides there is the lower side reaching ``DELTA_CEILING``).  Where the edge
-        factor is half the gap or more, no grid narrows it.  A finer grid does not narrow the fixed part (it
-        only adds to the round-off); the direct DFT bins narrow its round-off part (``next_interval``)."""
+        """``delta_accuracy="epsilon"`` (else None): the certified epsilon width at each own
+        argument that the gap's grid-independent part (``step_brackets.fixed_part``: ``fixed[0]``
+        the round-off charges, slack and mass at +infinity, plus where the upper side is above
+        ``NEAR_ONE`` the cells' edge factor ``fixed[1]``) alone would leave: that of [up - fixed,
+        up] (the least over the offsets' rows; inf where the charges exceed the curve's drop to
+        eps + d, as where they push the lower side to 0).  0 (the grid's part leads) where the charges
+        are less than half the gap up - lo; where the lower side is 0 at the sampling rate q < h
+        (blind, ``capped_without_chord``: the optimistic side is loose whatever its charge); and
+        where the upper side is above ``NEAR_ONE`` while the edge factor is less than half the gap
+        (a flat upper side drops by nothing, and what decides there is the lower side reaching
+        ``DELTA_CEILING``).  Where the edge factor is half the gap or more, no grid narrows it.  A
+        finer grid does not narrow the fixed part (it only adds to the round-off); the direct DFT
+        bins narrow its round-off part (``next_interval``)."""
         if not by_epsilon:
             return None
         top = up[:own]
@@ -118,11 +122,11 @@ class NextGrid:
         own: int,
         charged: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``delta_accuracy="epsilon"`` (else nothing): the own arguments still too wide, not ``charged``
-        (no grid narrows those), whose epsilon width is its cap eps (no certified chord: the lower side at eps
-        is at most the upper one at eps + d), and among them the blind ones, whose lower side is 0 while the
-        sampling rate q is below h (the optimistic side is loose until h nears q, so they need a much finer
-        grid)."""
+        """``delta_accuracy="epsilon"`` (else nothing): the own arguments still too wide, not
+        ``charged`` (no grid narrows those), whose epsilon width is its cap eps (no certified chord:
+        the lower side at eps is at most the upper one at eps + d), and among them the blind ones,
+        whose lower side is 0 while the sampling rate q is below h (the optimistic side is loose
+        until h nears q, so they need a much finer grid)."""
         if not by_epsilon:
             none = np.zeros(width.shape, dtype=bool)
             return none, none
@@ -141,20 +145,25 @@ class NextGrid:
         blind: np.ndarray,
         q: float,
     ) -> float | None:
-        """The grid the ``capped`` arguments of a point on grid h ask for (``capped_without_chord``; None if none
-        is).  Their epsilon width is stuck at its cap eps, which says nothing of the grid they need, so:
+        """The grid the ``capped`` arguments of a point on grid h ask for (``capped_without_chord``;
+        None if none is).  Their epsilon width is stuck at its cap eps, which says nothing of the
+        grid they need, so:
 
-        - those whose epsilon gap G is read (``epsilon_width.epsilon_gap``: how far right the upper curve
-          falls to the lower side at eps) ask h sqrt(GAP_TARGET accuracy / G), at least ``CAPPED_STEP`` h:
-          a width is certified once G is well below the offsets of ``RIGHT_OFFSETS``, and G shrinks about
-          like h^2, so one step lands near the coarsest grid that certifies;
-        - where no gap is read because the upper side is flat (delta near 1 at every eps), ``CAPPED_STEP`` h;
-        - where no gap is read because the lower side is 0 at q >= h (a small upper delta whose optimistic side
-          the round-off charge took to 0), ``NO_LOWER_STEP`` h: such deltas are met a few times finer;
-        - ``blind`` ones (lower side 0 at the sampling rate ``q`` < h: the optimistic side is loose while h is
-          near q or above) keep the h^2 jump of their cap eps, h 0.9 sqrt(accuracy / eps), or the ladder's rung
-          below q where that jump stays above it and q > LOWEST_INTERVAL.  Where q is small,
-          ``delta_accuracy="epsilon"`` starts below q instead (``grid_start.StartGrid.below_rate_start``).
+        - those whose epsilon gap G is read (``epsilon_width.epsilon_gap``: how far right the upper
+          curve falls to the lower side at eps) ask h sqrt(GAP_TARGET accuracy / G), at least
+          ``CAPPED_STEP`` h: a width is certified once G is well below the offsets of
+          ``RIGHT_OFFSETS``, and G shrinks about like h^2, so one step lands near the coarsest grid
+          that certifies;
+        - where no gap is read because the upper side is flat (delta near 1 at every eps),
+          ``CAPPED_STEP`` h;
+        - where no gap is read because the lower side is 0 at q >= h (a small upper delta whose
+          optimistic side the round-off charge took to 0), ``NO_LOWER_STEP`` h: such deltas are met
+          a few times finer;
+        - ``blind`` ones (lower side 0 at the sampling rate ``q`` < h: the optimistic side is loose
+          while h is near q or above) keep the h^2 jump of their cap eps, h 0.9 sqrt(accuracy /
+          eps), or the ladder's rung below q where that jump stays above it and q > LOWEST_INTERVAL.
+          Where q is small, ``delta_accuracy="epsilon"`` starts below q instead
+          (``grid_start.StartGrid.below_rate_start``).
 
         The finest of those, at most 0.9 h.
         """
@@ -163,7 +172,8 @@ class NextGrid:
         wanted = [0.9 * h]
         if blind.any():
             jump = h * 0.9 * math.sqrt(self.accuracy / float(np.max(width[blind])))
-            # the rung below q, where there is one (below LOWEST_INTERVAL no grid unblinds: the jump alone)
+            # the rung below q, where there is one (below LOWEST_INTERVAL no grid unblinds: the jump
+            # alone)
             wanted.append(
                 min(jump, ladder_rung(q * (1.0 - 1e-6))) if q > constants.LOWEST_INTERVAL else jump
             )
@@ -190,16 +200,17 @@ class NextGrid:
         own: int,
         skip: np.ndarray,
     ) -> tuple[np.ndarray, float | None]:
-        """``delta_accuracy="epsilon"``: the own arguments still too wide (not ``skip``: capped or charge-limited)
-        whose certified epsilon width says little of the grid they need, being more than ``OFFSET_LIMITED``
-        times their epsilon gap G (``epsilon_width.epsilon_gap``), and the grid they ask for,
-        h sqrt(OFFSET_GAP_TARGET accuracy / G) for the largest G among them, at most 0.9 h (None if there are none).
+        """``delta_accuracy="epsilon"``: the own arguments still too wide (not ``skip``: capped or
+        charge-limited) whose certified epsilon width says little of the grid they need, being more
+        than ``OFFSET_LIMITED`` times their epsilon gap G (``epsilon_width.epsilon_gap``), and the
+        grid they ask for, h sqrt(OFFSET_GAP_TARGET accuracy / G) for the largest G among them, at
+        most 0.9 h (None if there are none).
 
-        A width is certified through a few offsets (``RIGHT_OFFSETS``, ``LEFT_FRACTIONS``): while the gap is not
-        well below them the width is a step of the offsets, far above G, and its h^2 law asks a needlessly fine
-        grid.  G itself shrinks like h^2 and foretells the next grid's width, G (h_next / h)^2, so those
-        arguments step by G, to a fraction of the tolerance; the others keep the h^2 law of their width
-        (``next_interval``)."""
+        A width is certified through a few offsets (``RIGHT_OFFSETS``, ``LEFT_FRACTIONS``): while
+        the gap is not well below them the width is a step of the offsets, far above G, and its h^2
+        law asks a needlessly fine grid.  G itself shrinks like h^2 and foretells the next grid's
+        width, G (h_next / h)^2, so those arguments step by G, to a fraction of the tolerance; the
+        others keep the h^2 law of their width (``next_interval``)."""
         wide = (width > self.accuracy) & ~skip
         if not wide.any():
             return wide, None
@@ -228,23 +239,25 @@ class NextGrid:
         next grid may be h itself.
 
         First step (and the step after a recomposition of the same grid, where no fit through two
-        grids exists): h 0.9 sqrt(accuracy / widest), from the bracket's h^2 scaling, the widest among
-        the arguments whose width scales so, and ``capped_h`` where some are ``capped``
-        (``capped_interval``: an epsilon width stuck at its cap eps says nothing of the grid needed; with
-        ``delta_accuracy="epsilon"`` the caller also counts as capped, with their ask in ``capped_h``, the
-        arguments whose width is a step of its offsets, ``offset_limited``); the finest of those.
-        The charge-limited arguments (``charged``: what no grid removes, ``alone``, leaves them wider than
-        0.9 of the tolerance) do not scale so: on the first grid, where they are all that is too wide,
-        the next grid is h again, recomposed with the direct bins that cut those charges ~100x; after that
-        recomposition no grid brings them within 0.9 of it.  A charge-limited argument whose width was its cap
-        on the grid before and is now within ``CAP_LEFT_WITHIN_TOLERANCES`` times the tolerance asks for one
-        rung finer: its charges are known on one grid only, and they need not stay as the grid shrinks.
-        Later steps: with ``delta_accuracy="epsilon"``, where ``alone`` is known, ``power_step`` (``cap``:
-        the arguments' eps, a width's cap); otherwise a fit, per argument still too wide, of width = c h^2 + f
-        through the two grids: an argument whose width did not fall below ``STALLED`` of the last, or whose
-        floor f (what no grid removes: round-off and tail charges, the mass at +infinity) is half the
-        tolerance or more, cannot be brought within it by refining; the others ask for
-        h = sqrt((0.9 accuracy - f) / c), and the finest of those (at most 0.9 h) is taken.
+        grids exists): h 0.9 sqrt(accuracy / widest), from the bracket's h^2 scaling, the widest
+        among the arguments whose width scales so, and ``capped_h`` where some are ``capped``
+        (``capped_interval``: an epsilon width stuck at its cap eps says nothing of the grid needed;
+        with ``delta_accuracy="epsilon"`` the caller also counts as capped, with their ask in
+        ``capped_h``, the arguments whose width is a step of its offsets, ``offset_limited``); the
+        finest of those. The charge-limited arguments (``charged``: what no grid removes, ``alone``,
+        leaves them wider than 0.9 of the tolerance) do not scale so: on the first grid, where they
+        are all that is too wide, the next grid is h again, recomposed with the direct bins that cut
+        those charges ~100x; after that recomposition no grid brings them within 0.9 of it.  A
+        charge-limited argument whose width was its cap on the grid before and is now within
+        ``CAP_LEFT_WITHIN_TOLERANCES`` times the tolerance asks for one rung finer: its charges are
+        known on one grid only, and they need not stay as the grid shrinks. Later steps: with
+        ``delta_accuracy="epsilon"``, where ``alone`` is known, ``power_step`` (``cap``: the
+        arguments' eps, a width's cap); otherwise a fit, per argument still too wide, of width = c
+        h^2 + f through the two grids: an argument whose width did not fall below ``STALLED`` of the
+        last, or whose floor f (what no grid removes: round-off and tail charges, the mass at
+        +infinity) is half the tolerance or more, cannot be brought within it by refining; the
+        others ask for h = sqrt((0.9 accuracy - f) / c), and the finest of those (at most 0.9 h) is
+        taken.
         """
         wide = width > self.accuracy
         if not wide.any():
@@ -274,12 +287,12 @@ class NextGrid:
         first: bool,
         finest: float,
     ) -> float | None:
-        """``next_interval`` where no fit through two grids exists: the finest of ``capped_h`` and
-        h 0.9 sqrt(accuracy / widest) over the arguments whose width scales like h^2 (0.5 h for an infinite width;
-        on the ladder, at least ``finest``, ``grid_start.finest_interval`` of the sampling rate); none once h is at
-        ``finest``; where none asks, h again on the ``first`` grid if charge-limited arguments are too wide (a
-        recomposition with the direct bins), else None.  The core's ``first_step``
-        (cpp/include/hockeystick/pld/refine/next_grid.hpp)."""
+        """``next_interval`` where no fit through two grids exists: the finest of ``capped_h`` and h
+        0.9 sqrt(accuracy / widest) over the arguments whose width scales like h^2 (0.5 h for an
+        infinite width; on the ladder, at least ``finest``, ``grid_start.finest_interval`` of the
+        sampling rate); none once h is at ``finest``; where none asks, h again on the ``first`` grid
+        if charge-limited arguments are too wide (a recomposition with the direct bins), else None.
+        The core's ``first_step`` (cpp/include/hockeystick/pld/refine/next_grid.hpp)."""
         return _core.pld_refine.first_step(
             h=h,
             width=width,
@@ -302,12 +315,13 @@ class NextGrid:
         cap: np.ndarray,
         q: float,
     ) -> float | None:
-        """``next_interval`` where the part no grid removes is known (``alone``): ``power_step`` over the ``wide``
-        arguments not ``charged`` (``was_capped``: those whose width on the grid before was its cap eps, ``cap``, to
-        a relative 1e-9; ``near_rate``: that grid above half the sampling rate q), and one rung finer,
-        0.9 h at least ``finest_interval(q)``, for charge-limited arguments whose width fell from its cap to within
-        ``CAP_LEFT_WITHIN_TOLERANCES`` tolerances (their charges are known on one grid only, and they need not stay
-        as the grid shrinks); the finer of the two.  The core's ``charged_step``
+        """``next_interval`` where the part no grid removes is known (``alone``): ``power_step``
+        over the ``wide`` arguments not ``charged`` (``was_capped``: those whose width on the grid
+        before was its cap eps, ``cap``, to a relative 1e-9; ``near_rate``: that grid above half the
+        sampling rate q), and one rung finer, 0.9 h at least ``finest_interval(q)``, for
+        charge-limited arguments whose width fell from its cap to within
+        ``CAP_LEFT_WITHIN_TOLERANCES`` tolerances (their charges are known on one grid only, and
+        they need not stay as the grid shrinks); the finer of the two.  The core's ``charged_step``
         (cpp/include/hockeystick/pld/refine/next_grid.hpp)."""
         h0, _, _, width0 = before
         return _core.pld_refine.charged_step(
@@ -329,10 +343,11 @@ class NextGrid:
     def fitted_step(
         self, h: float, width: np.ndarray, before: Before, wide: np.ndarray, finest: float
     ) -> float | None:
-        """``next_interval`` from a fit of width = c h^2 + f through the two grids h0 > h, per argument still too
-        wide and narrowing (below ``STALLED`` of the last): slope c = (w0 - w) / (h0^2 - h^2), floor
-        f = w - c h^2; those whose floor is below half the tolerance ask h = sqrt((0.9 accuracy - f) / c); the finest
-        (at most 0.9 h, at least ``finest``, on the ladder), or None.  The core's ``fitted_step``
+        """``next_interval`` from a fit of width = c h^2 + f through the two grids h0 > h, per
+        argument still too wide and narrowing (below ``STALLED`` of the last): slope c = (w0 - w) /
+        (h0^2 - h^2), floor f = w - c h^2; those whose floor is below half the tolerance ask h =
+        sqrt((0.9 accuracy - f) / c); the finest (at most 0.9 h, at least ``finest``, on the
+        ladder), or None.  The core's ``fitted_step``
         (cpp/include/hockeystick/pld/refine/next_grid.hpp)."""
         h0, _, _, width0 = before
         return _core.pld_refine.fitted_step(
@@ -359,20 +374,22 @@ class NextGrid:
         near_rate: bool = False,
         q: float | None = None,
     ) -> float | None:
-        """The next grid after grids h0 > h, where the part of each width no grid removes is known (``alone``,
-        ``charge_width``): the rest, e = width - alone, is fitted as c h^p through the two grids,
-        p = log(e0 / e) / log(h0 / h) clipped to [1, 2], and each ``wide`` argument whose e fell below ``STALLED``
-        of the last asks for h (e* / e)^(1/p), e* = 0.9 accuracy - alone; the finest (at most 0.9 h, at least
-        ``finest_interval(q)``, on the ladder) is taken.  The h^2 law (p = 2)
-        holds for the upper side; the optimistic side's convex minorant may shrink like h, which a fit of
-        c h^2 + f would read as a floor f and stop short.  A width falling slower than h^``SLOWEST_POWER`` is
-        not followed (far below the rate it is round-off), unless the coarser grid h0 was ``near_rate`` (above
-        half the sampling rate, where the optimistic side is not yet in its h^p regime) and the width's own law
-        h^p reaches the tolerance within ``SLOW_REACH`` of h, (e* / e)^(1/p) >= SLOW_REACH: then p is clipped to 1
-        and the next grid refits it.  Where the width on grid h0 was its cap eps (``was_capped``) no law is read
-        from it: the h^2 law is assumed where the width is now within ``CAP_LEFT_WITHIN_TOLERANCES`` times the
-        tolerance, and the argument is not followed otherwise (a fit through the cap asks a needlessly fine grid).
-        The core's ``power_step`` (cpp/include/hockeystick/pld/refine/next_grid.hpp)."""
+        """The next grid after grids h0 > h, where the part of each width no grid removes is known
+        (``alone``, ``charge_width``): the rest, e = width - alone, is fitted as c h^p through the
+        two grids, p = log(e0 / e) / log(h0 / h) clipped to [1, 2], and each ``wide`` argument whose
+        e fell below ``STALLED`` of the last asks for h (e* / e)^(1/p), e* = 0.9 accuracy - alone;
+        the finest (at most 0.9 h, at least ``finest_interval(q)``, on the ladder) is taken.  The
+        h^2 law (p = 2) holds for the upper side; the optimistic side's convex minorant may shrink
+        like h, which a fit of c h^2 + f would read as a floor f and stop short.  A width falling
+        slower than h^``SLOWEST_POWER`` is not followed (far below the rate it is round-off), unless
+        the coarser grid h0 was ``near_rate`` (above half the sampling rate, where the optimistic
+        side is not yet in its h^p regime) and the width's own law h^p reaches the tolerance within
+        ``SLOW_REACH`` of h, (e* / e)^(1/p) >= SLOW_REACH: then p is clipped to 1 and the next grid
+        refits it.  Where the width on grid h0 was its cap eps (``was_capped``) no law is read from
+        it: the h^2 law is assumed where the width is now within ``CAP_LEFT_WITHIN_TOLERANCES``
+        times the tolerance, and the argument is not followed otherwise (a fit through the cap asks
+        a needlessly fine grid). The core's ``power_step``
+        (cpp/include/hockeystick/pld/refine/next_grid.hpp)."""
         return _core.pld_refine.power_step(
             h=h,
             h0=h0,

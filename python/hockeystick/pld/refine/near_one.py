@@ -1,6 +1,6 @@
-"""Delta near 1: the lower side raised to the rounds' Renyi-affinity bound, and the bracket intersected with the
-complement's (1 - delta bounded with relative accuracy), where the composed PMFs' absolute gap is most of
-1 - delta."""
+"""Delta near 1: the lower side raised to the rounds' Renyi-affinity bound, and the bracket
+intersected with the complement's (1 - delta bounded with relative accuracy), where the composed
+PMFs' absolute gap is most of 1 - delta."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ _COMPLEMENT_LOCK = threading.Lock()
 
 
 class NearOne:
-    """An accountant's tables for delta near 1: one affinity table per (sigma, q, sensitivity), and the complement
-    factors of the last ``COMPLEMENT_KEPT`` (sigma / sensitivity, q, h)."""
+    """An accountant's tables for delta near 1: one affinity table per (sigma, q, sensitivity), and
+    the complement factors of the last ``COMPLEMENT_KEPT`` (sigma / sensitivity, q, h)."""
 
     def __init__(self) -> None:
         self.log_affinities: dict[tuple[float, float, float], np.ndarray] = {}
@@ -33,11 +33,12 @@ class NearOne:
     def raised(
         self, point: Point, eps: np.ndarray, lower: np.ndarray, upper: np.ndarray
     ) -> np.ndarray:
-        """``lower`` (certified lower deltas of ``point`` = (sigma, q, rounds, sensitivity) at ``eps``) raised,
-        where the upper side is above ``NEAR_ONE``, to the affinity bound 1 - min_lam e^{lam eps} A(lam)^T
-        (``affinity_ceiling``: the composed lower side is charged the FFT's round-off, far above 1 - delta
-        there; elsewhere the affinity bound is looser than the composition).  One affinity table per
-        (sigma, q, sensitivity), kept (threads computing the same one write the same values)."""
+        """``lower`` (certified lower deltas of ``point`` = (sigma, q, rounds, sensitivity) at
+        ``eps``) raised, where the upper side is above ``NEAR_ONE``, to the affinity bound 1 -
+        min_lam e^{lam eps} A(lam)^T (``affinity_ceiling``: the composed lower side is charged the
+        FFT's round-off, far above 1 - delta there; elsewhere the affinity bound is looser than the
+        composition).  One affinity table per (sigma, q, sensitivity), kept (threads computing the
+        same one write the same values)."""
         near = upper > constants.NEAR_ONE
         if not near.any():
             return lower
@@ -60,17 +61,18 @@ class NearOne:
         threads: int,
         adds: list[np.ndarray | None] | None = None,
     ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray | None]]:
-        """Each bracket (certified lower and upper deltas of ``points[i]`` = (sigma, q, rounds, sensitivity) at
-        ``xs[i]`` on grid ``hs[i]``) intersected, where its upper side is above ``COMPLEMENT_ABOVE``, with
-        the complement's (``complement.delta_brackets``: 1 - delta bounded with relative accuracy, from a
-        dominating PMF with masses taken from below and a test on the cells' labels; there the composed
-        PMFs' relative errors per mass, T-fold, leave an absolute gap comparable to 1 - delta).  The lower side
-        comes from the remove direction's test, the upper side from both directions, the add one's composed
-        only where ``adds[i]`` (its certified upper side from the composed PMFs, where known) is not already
-        below the remove direction's.
-        Points sharing (sigma / sensitivity, q, h) are composed together; a group whose factors or
-        compositions cannot be built (ValueError: too many cells, a window above the cap) is left as it is.
-        Also returns, per point, where the complement's bracket was taken (None: nowhere)."""
+        """Each bracket (certified lower and upper deltas of ``points[i]`` = (sigma, q, rounds,
+        sensitivity) at ``xs[i]`` on grid ``hs[i]``) intersected, where its upper side is above
+        ``COMPLEMENT_ABOVE``, with the complement's (``complement.delta_brackets``: 1 - delta
+        bounded with relative accuracy, from a dominating PMF with masses taken from below and a
+        test on the cells' labels; there the composed PMFs' relative errors per mass, T-fold, leave
+        an absolute gap comparable to 1 - delta).  The lower side comes from the remove direction's
+        test, the upper side from both directions, the add one's composed only where ``adds[i]``
+        (its certified upper side from the composed PMFs, where known) is not already below the
+        remove direction's. Points sharing (sigma / sensitivity, q, h) are composed together; a
+        group whose factors or compositions cannot be built (ValueError: too many cells, a window
+        above the cap) is left as it is. Also returns, per point, where the complement's bracket was
+        taken (None: nowhere)."""
         above = constants.COMPLEMENT_ABOVE
         out = list(brackets)
         taken: list[np.ndarray | None] = [None] * len(brackets)
@@ -102,8 +104,9 @@ class NearOne:
         return out, taken
 
     def factors(self, key: tuple[float, float, float]) -> list[complement.DirectionFactors]:
-        """Both directions' complement factors at key = (sigma / sensitivity, q, h) (the test's for the remove
-        direction only), kept for the last ``COMPLEMENT_KEPT`` keys; [] where they cannot be built."""
+        """Both directions' complement factors at key = (sigma / sensitivity, q, h) (the test's for
+        the remove direction only), kept for the last ``COMPLEMENT_KEPT`` keys; [] where they cannot
+        be built."""
         with _COMPLEMENT_LOCK:
             factors = self.complement_factors.get(key)
         if factors is None:
@@ -129,8 +132,8 @@ def groups_above(
     above: float,
 ) -> dict[tuple[float, float, float], list[int]]:
     """The brackets whose upper side is above ``above`` somewhere, on a grid the complement reads
-    (``complement.MAX_INTERVAL``), grouped by (sigma / sensitivity, q, h): the points that share complement
-    factors."""
+    (``complement.MAX_INTERVAL``), grouped by (sigma / sensitivity, q, h): the points that share
+    complement factors."""
     groups: dict[tuple[float, float, float], list[int]] = {}
     for i, (point, h, (_, up)) in enumerate(zip(points, hs, brackets)):
         if h <= complement.MAX_INTERVAL and np.any(up > above):

@@ -1,18 +1,21 @@
-"""The grids a composition plan is read on for an ``accuracy``: the first one, the next one, when to stop.
+"""The grids a composition plan is read on for an ``accuracy``: the first one, the next one, when to
+stop.
 
-The grid starts at ``PLAN_COARSEST_INTERVAL`` (a plan is any mix of mechanisms, so no start is predicted) and
-each next grid is the one the grid evaluation's rules ask (``grid_rules.NextGrid``: 0.9 (accuracy / width)^(1/2)
-on the first step, then the width's power law measured through two grids, clipped to [1, 2]: connect-the-dots
-PMFs narrow like h^2, finite pairs like h), until the bracket at the asked point is no wider than ``accuracy``
-(absolute in epsilon, relative in delta), or the grid reaches ``PLAN_FINEST_INTERVAL``, or the composed grid
-would exceed ``PLAN_MAX_POINTS``, or the rules see the width stop narrowing (what is left is no grid error).
-Every grid's bracket is certified, so their intersection is reported either way.  Each grid is aligned by the
-caller (``grid_alignment``).  Beside exact atoms the first grid resolves a narrow grid part
+The grid starts at ``PLAN_COARSEST_INTERVAL`` (a plan is any mix of mechanisms, so no start is
+predicted) and each next grid is the one the grid evaluation's rules ask (``grid_rules.NextGrid``:
+0.9 (accuracy / width)^(1/2) on the first step, then the width's power law measured through two
+grids, clipped to [1, 2]: connect-the-dots PMFs narrow like h^2, finite pairs like h), until the
+bracket at the asked point is no wider than ``accuracy`` (absolute in epsilon, relative in delta),
+or the grid reaches ``PLAN_FINEST_INTERVAL``, or the composed grid would exceed ``PLAN_MAX_POINTS``,
+or the rules see the width stop narrowing (what is left is no grid error). Every grid's bracket is
+certified, so their intersection is reported either way.  Each grid is aligned by the caller
+(``grid_alignment``).  Beside exact atoms the first grid resolves a narrow grid part
 (``GridRefinement.resolving``); a first jump of more than ``PLAN_PROBE_SHRINK``^2 to a grid past
-``PLAN_PROBE_POINTS`` goes ``PLAN_PROBE_SHRINK`` times finer first, so a width that is no grid error stalls on
-a cheap grid rather than on the budget's.
+``PLAN_PROBE_POINTS`` goes ``PLAN_PROBE_SHRINK`` times finer first, so a width that is no grid error
+stalls on a cheap grid rather than on the budget's.
 
-Its constants (``tuning.PLAN_*``, with their reasons) are read when a refinement runs, so a test may patch one there.
+Its constants (``tuning.PLAN_*``, with their reasons) are read when a refinement runs, so a test may
+patch one there.
 """
 
 from __future__ import annotations
@@ -35,8 +38,9 @@ _NO_CAP = np.full(1, np.inf)
 
 
 def loss_spread(pmf: GridPMF) -> float:
-    """The standard deviation of a grid PMF's finite losses (masses normalised; 0 for no mass): the core's
-    grid_loss_variance (pld/grid/moments.hpp), which the composition's Chernoff windows take too."""
+    """The standard deviation of a grid PMF's finite losses (masses normalised; 0 for no mass): the
+    core's grid_loss_variance (pld/grid/moments.hpp), which the composition's Chernoff windows take
+    too."""
     return math.sqrt(
         max(
             _core.pld_grid.loss_variance(np.ascontiguousarray(pmf.p, dtype=np.float64), h=pmf.h),
@@ -64,14 +68,15 @@ class GridRefinement:
         """The first grid: h, or (beside exact atoms) a finer one resolving a narrow grid part.
 
         Beside the atoms of the finite mechanisms, delta(eps) = sum_i m_i delta_G(eps - l_i), so an
-        epsilon crossing just above an atom l_i reads the grid part's profile delta_G near loss 0, inside
-        its bulk.  A grid part whose composed loss s.d. spans only a few cells is there a handful of
-        masses (the optimistic side can collapse to one at loss 0, i.e. to no privacy loss at all), and
-        its bracket narrows erratically until h is well below that s.d., so the width-aimed refinement
-        would build grid after grid.  The grid part is composed at h (the grid builders are cheap next to
-        an epsilon search) and, if its pessimistic loss s.d. is below ``RESOLVE_CELLS`` cells, the first
-        search runs on s.d. / ``RESOLVE_CELLS`` instead (at most ``RESOLVE_SHRINK`` times finer, aligned
-        as any grid).  This only chooses a grid: every grid's bounds are certified.
+        epsilon crossing just above an atom l_i reads the grid part's profile delta_G near loss 0,
+        inside its bulk.  A grid part whose composed loss s.d. spans only a few cells is there a
+        handful of masses (the optimistic side can collapse to one at loss 0, i.e. to no privacy
+        loss at all), and its bracket narrows erratically until h is well below that s.d., so the
+        width-aimed refinement would build grid after grid.  The grid part is composed at h (the
+        grid builders are cheap next to an epsilon search) and, if its pessimistic loss s.d. is
+        below ``RESOLVE_CELLS`` cells, the first search runs on s.d. / ``RESOLVE_CELLS`` instead (at
+        most ``RESOLVE_SHRINK`` times finer, aligned as any grid).  This only chooses a grid: every
+        grid's bounds are certified.
         """
         if not self.beside_atoms:
             return h
@@ -92,11 +97,13 @@ class GridRefinement:
         relative: bool,
         target: float,
     ) -> tuple[float, float]:
-        """The (lower, upper) ``evaluate(h, hints)`` gives, intersected over the grids of the refinement (module
-        docstring; the loop is ``controller.refine``): every grid's bracket is certified, so their intersection is.
+        """The (lower, upper) ``evaluate(h, hints)`` gives, intersected over the grids of the
+        refinement (module docstring; the loop is ``controller.refine``): every grid's bracket is
+        certified, so their intersection is.
 
-        ``relative``: the width is (upper - lower) / upper (delta) rather than upper - lower (epsilon);
-        ``target``: the width asked for.  ``hints`` is the bracket so far (empty on the first grid).
+        ``relative``: the width is (upper - lower) / upper (delta) rather than upper - lower
+        (epsilon); ``target``: the width asked for.  ``hints`` is the bracket so far (empty on the
+        first grid).
         """
         front = PlanFront(self, evaluate, relative, target)
         refine(front)
@@ -104,8 +111,9 @@ class GridRefinement:
 
 
 class PlanFront:
-    """A plan's refinement as the refinement loop sees it (``controller.FrontEnd``): one point (0), its bracket
-    a pair of floats, aimed by ``NextGrid`` with the plan's first grid, finest grid, budget and probe."""
+    """A plan's refinement as the refinement loop sees it (``controller.FrontEnd``): one point (0),
+    its bracket a pair of floats, aimed by ``NextGrid`` with the plan's first grid, finest grid,
+    budget and probe."""
 
     def __init__(
         self,
@@ -150,21 +158,24 @@ class PlanFront:
         self.result = (lo, up)
 
     def next_grid(self, step: Step, width: float, before: Before | None) -> float | None:
-        """The next grid (None: the bracket stands): none once the width meets the target or the grid is
-        ``PLAN_FINEST_INTERVAL``; else ``NextGrid.next_interval``'s ask (no argument capped, no charge known apart:
-        the whole width follows the grid's law; no sampling rate), probed first where it is a big first jump
-        (``probed``), at least the finest grid and the budget's floor, and only if at most 0.95 h; aligned
-        (``GridRefinement.aligned``) unless that falls below the budget's floor."""
+        """The next grid (None: the bracket stands): none once the width meets the target or the
+        grid is ``PLAN_FINEST_INTERVAL``; else ``NextGrid.next_interval``'s ask (no argument capped,
+        no charge known apart: the whole width follows the grid's law; no sampling rate), probed
+        first where it is a big first jump (``probed``), at least the finest grid and the budget's
+        floor, and only if at most 0.95 h; aligned (``GridRefinement.aligned``) unless that falls
+        below the budget's floor."""
         h = step[1]
         if width <= self.target or h <= tuning.PLAN_FINEST_INTERVAL:
             return None
-        # a width narrowing slower than the law is followed where its own law reaches the target soon
+        # a width narrowing slower than the law is followed where its own law reaches the target
+        # soon
         nxt = self.rules.next_interval(
             h, np.array([width]), before, _NONE, None, _NO_CHARGE, _NO_CAP
         )
         if nxt is None:
             return None  # no finer grid narrows it: the rest of the width is no discretization
-        # Budget: the composed grid grows like 1/h; stop where the next one would exceed PLAN_MAX_POINTS.
+        # Budget: the composed grid grows like 1/h; stop where the next one would exceed
+        # PLAN_MAX_POINTS.
         points = max(pmf.p.size for pmf in self.grid.composed(h))
         floor = h * points / tuning.PLAN_MAX_POINTS
         nxt = max(probed(nxt, h, points, before), tuning.PLAN_FINEST_INTERVAL, floor)
@@ -175,9 +186,10 @@ class PlanFront:
 
 
 def probed(nxt: float, h: float, points: int, before: Before | None) -> float:
-    """A big first jump on the assumed h^2 law (finer than h / ``PLAN_PROBE_SHRINK``^2 from a grid whose next one
-    would pass ``PLAN_PROBE_POINTS``): a grid ``PLAN_PROBE_SHRINK`` times finer first, whose width measures the law
-    (or shows a stall, a gap between a bound and a realizable pair); else ``nxt``."""
+    """A big first jump on the assumed h^2 law (finer than h / ``PLAN_PROBE_SHRINK``^2 from a grid
+    whose next one would pass ``PLAN_PROBE_POINTS``): a grid ``PLAN_PROBE_SHRINK`` times finer
+    first, whose width measures the law (or shows a stall, a gap between a bound and a realizable
+    pair); else ``nxt``."""
     if (
         before is None
         and nxt < h / tuning.PLAN_PROBE_SHRINK**2

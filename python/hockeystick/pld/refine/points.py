@@ -1,8 +1,8 @@
-"""The ``accuracy=`` refinement of ``SubsampledGaussianPLD`` and its kin: many points, each refined on its own grid
-ladder, driven by the refinement loop (``controller.refine``): per point, grids from its first (``grid_start``)
-through the next ones the rules ask (``grid_rules``), each step's brackets (``step_brackets``), near delta = 1
-with the affinity and complement bounds (``near_one``), until every argument meets ``accuracy`` or no grid
-narrows it further."""
+"""The ``accuracy=`` refinement of ``SubsampledGaussianPLD`` and its kin: many points, each refined
+on its own grid ladder, driven by the refinement loop (``controller.refine``): per point, grids from
+its first (``grid_start``) through the next ones the rules ask (``grid_rules``), each step's
+brackets (``step_brackets``), near delta = 1 with the affinity and complement bounds (``near_one``),
+until every argument meets ``accuracy`` or no grid narrows it further."""
 
 from __future__ import annotations
 
@@ -26,24 +26,26 @@ from .near_one import NearOne
 from .step_brackets import Build, StepBrackets
 from .unmet import AccuracyNotMetWarning
 
-# one unit of a refinement step: its points, whether it composes direct bins, from what charge, and whether it
-# recomposes the complement alone
+# one unit of a refinement step: its points, whether it composes direct bins, from what charge, and
+# whether it recomposes the complement alone
 Unit = tuple[list[int], bool, "float | None", bool]
-# a point's bracket on a grid as ``StepBrackets.brackets`` gives it: (lower, upper, fixed part, add upper side)
+# a point's bracket on a grid as ``StepBrackets.brackets`` gives it: (lower, upper, fixed part, add
+# upper side)
 Found = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
-# a certified read beside the grid ladder (``Refinement.refined``'s ``settle``): given a point's index, its bracket so
-# far (the intersection over its grids) and the least certified upper side of its add direction over its grids (None
-# where no grid gave one), a bracket that settles the point (each side certified; the point then asks no finer
-# grid), or None where the ladder goes on
+# a certified read beside the grid ladder (``Refinement.refined``'s ``settle``): given a point's
+# index, its bracket so far (the intersection over its grids) and the least certified upper side of
+# its add direction over its grids (None where no grid gave one), a bracket that settles the point
+# (each side certified; the point then asks no finer grid), or None where the ladder goes on
 Settle = Callable[
     [int, np.ndarray, np.ndarray, "np.ndarray | None"], "tuple[np.ndarray, np.ndarray] | None"
 ]
 
 
 class Refinement:
-    """Refines points to ``accuracy`` (``delta_accuracy``: the ``.delta`` criterion, "relative" or "epsilon";
-    ``relative_accuracy``: ``.epsilon``'s tolerance grows to relative_accuracy eps), truncations sized by ``tail``,
-    PLDs built by ``build`` (the accountant's), delta near 1 read by ``near_one``."""
+    """Refines points to ``accuracy`` (``delta_accuracy``: the ``.delta`` criterion, "relative" or
+    "epsilon"; ``relative_accuracy``: ``.epsilon``'s tolerance grows to relative_accuracy eps),
+    truncations sized by ``tail``, PLDs built by ``build`` (the accountant's), delta near 1 read by
+    ``near_one``."""
 
     def __init__(
         self,
@@ -72,32 +74,35 @@ class Refinement:
         threads: int = 0,
         settle: Settle | None = None,
     ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per point, the certified (lower, upper) at its arguments on a grid that meets ``accuracy``
-        (or on which the bracket stopped narrowing).
+        """Per point, the certified (lower, upper) at its arguments on a grid that meets
+        ``accuracy`` (or on which the bracket stopped narrowing).
 
-        Starts at ``StartGrid.first`` (of the point and its arguments); a point still too wide moves to
-        h 0.9 sqrt(accuracy / width) (the bracket shrinks about like h^2), so it lands near the coarsest
-        adequate grid in one or two steps instead of halving through every level; each step is at most 0.9 h
-        (down to FINEST_INTERVAL), save one recomposition of the same grid with direct bins for charge-limited
-        arguments (``NextGrid.next_interval``).
+        Starts at ``StartGrid.first`` (of the point and its arguments); a point still too wide moves
+        to h 0.9 sqrt(accuracy / width) (the bracket shrinks about like h^2), so it lands near the
+        coarsest adequate grid in one or two steps instead of halving through every level; each step
+        is at most 0.9 h (down to FINEST_INTERVAL), save one recomposition of the same grid with
+        direct bins for charge-limited arguments (``NextGrid.next_interval``).
 
-        A point keeps, per argument, the intersection of the brackets of all its grids (``controller``).
-        An argument still too wide drives the next step only while its width keeps narrowing, each step below
-        ``STALLED`` of the last: otherwise its width is set by what no grid removes (the window's round-off and
-        tail charges, the mass at +infinity), so a finer grid would only cost time; the point is done when no
-        argument drives it.  The points of one step are discretized in one batch and composed in batches whose
-        estimated windows fit ``BUDGET`` points; each batch is evaluated and dropped at once, so memory stays
-        bounded however fine a refinement goes.
+        A point keeps, per argument, the intersection of the brackets of all its grids
+        (``controller``). An argument still too wide drives the next step only while its width keeps
+        narrowing, each step below ``STALLED`` of the last: otherwise its width is set by what no
+        grid removes (the window's round-off and tail charges, the mass at +infinity), so a finer
+        grid would only cost time; the point is done when no argument drives it.  The points of one
+        step are discretized in one batch and composed in batches whose estimated windows fit
+        ``BUDGET`` points; each batch is evaluated and dropped at once, so memory stays bounded
+        however fine a refinement goes.
 
         ``delta_accuracy="epsilon"``: each point's arguments are followed by the same arguments
-        shifted by each of ``RIGHT_OFFSETS``, then by minus each of ``LEFT_FRACTIONS`` times ``accuracy``
-        (floored at 0): the upper bounds to the right and the lower bounds to the left certify the epsilon width
-        (``bracket_width``, ``offset_rows``); only the point's own arguments drive the refinement and are
-        returned.  ``threads``: the OpenMP and scipy.fft threads of the C++ calls (0: all cores).
+        shifted by each of ``RIGHT_OFFSETS``, then by minus each of ``LEFT_FRACTIONS`` times
+        ``accuracy`` (floored at 0): the upper bounds to the right and the lower bounds to the left
+        certify the epsilon width (``bracket_width``, ``offset_rows``); only the point's own
+        arguments drive the refinement and are returned.  ``threads``: the OpenMP and scipy.fft
+        threads of the C++ calls (0: all cores).
 
-        ``settle``: a certified read beside the ladder, asked after each grid with the point's bracket so far; a
-        bracket it returns is the point's (it asks no finer grid).  The caller decides when it reads and when its
-        read settles (the default's fine read, ``SubsampledGaussianPLD``: the refinement then stops a grid early).
+        ``settle``: a certified read beside the ladder, asked after each grid with the point's
+        bracket so far; a bracket it returns is the point's (it asks no finer grid).  The caller
+        decides when it reads and when its read settles (the default's fine read,
+        ``SubsampledGaussianPLD``: the refinement then stops a grid early).
         """
         if settle is None and self.one_epsilon(points, xs, method):
             return [self.core_refined(points[0], float(xs[0][0]), threads)]
@@ -108,20 +113,20 @@ class Refinement:
         return [c for c in front.chosen if c is not None]  # every point ends with a bracket
 
     def one_epsilon(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
-        """Whether the core's loop refines the call (``controller.refine_epsilon``): one point's ``.epsilon`` at one
-        delta to an absolute accuracy (no ``relative_accuracy``), 0 < q < 1.  There the front end's rules are
-        ``NextGrid``'s first and fitted steps alone (no charged, capped or offset-limited arguments), which the
-        core's loop runs."""
+        """Whether the core's loop refines the call (``controller.refine_epsilon``): one point's
+        ``.epsilon`` at one delta to an absolute accuracy (no ``relative_accuracy``), 0 < q < 1.
+        There the front end's rules are ``NextGrid``'s first and fitted steps alone (no charged,
+        capped or offset-limited arguments), which the core's loop runs."""
         one = method == "epsilon" and len(points) == 1 and xs[0].size == 1
         return one and self.relative_accuracy == 0.0 and 0.0 < points[0][1] < 1.0
 
     def core_refined(
         self, point: Point, delta: float, threads: int
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``refined`` of one point at one delta through the core's loop (``one_epsilon``), each grid's bracket
-        ``StepBrackets.brackets``' as the front end asks it: with direct DFT bins on every grid after the first, and
-        on the first too where the delta is below ``DIRECT_FIRST_DELTA`` (``StepBrackets.round_off_charges``, from
-        its charge)."""
+        """``refined`` of one point at one delta through the core's loop (``one_epsilon``), each
+        grid's bracket ``StepBrackets.brackets``' as the front end asks it: with direct DFT bins on
+        every grid after the first, and on the first too where the delta is below
+        ``DIRECT_FIRST_DELTA`` (``StepBrackets.round_off_charges``, from its charge)."""
         x = np.array([delta])
         charges = StepBrackets.round_off_charges({0: 0.0}, [x], [1])
         grids: list[float] = []
@@ -160,10 +165,11 @@ class Refinement:
         return np.array([lower]), np.array([upper])
 
     def one_delta(self, points: list[Point], xs: list[np.ndarray], method: Quantity) -> bool:
-        """Whether the core's loop refines the call (``controller.refine_delta``): one point's ``.delta`` at one
-        epsilon to a relative accuracy (``delta_accuracy="relative"``), 0 < q < 1.  There the front end's rules are
-        ``NextGrid``'s first and fitted steps alone (no charged, capped or offset-limited arguments, and every grid
-        fitted through), which the core's loop runs."""
+        """Whether the core's loop refines the call (``controller.refine_delta``): one point's
+        ``.delta`` at one epsilon to a relative accuracy (``delta_accuracy="relative"``), 0 < q < 1.
+        There the front end's rules are ``NextGrid``'s first and fitted steps alone (no charged,
+        capped or offset-limited arguments, and every grid fitted through), which the core's loop
+        runs."""
         one = (
             method == "delta"
             and self.delta_accuracy == "relative"
@@ -175,11 +181,12 @@ class Refinement:
     def core_delta(
         self, point: Point, x: np.ndarray, threads: int
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``refined`` of one point at one epsilon through the core's loop (``one_delta``), each grid's bracket the
-        front end's (``PointsFront.brackets``: direct DFT bins after the first grid, delta near 1 raised to the
-        affinity bound and intersected with the complement's), given the record of the grid before as the front
-        end keeps it; where the complement's bracket was taken on the grid before, the next grid recomposes the
-        complement alone (``PointsFront.next_grid``)."""
+        """``refined`` of one point at one epsilon through the core's loop (``one_delta``), each
+        grid's bracket the front end's (``PointsFront.brackets``: direct DFT bins after the first
+        grid, delta near 1 raised to the affinity bound and intersected with the complement's),
+        given the record of the grid before as the front end keeps it; where the complement's
+        bracket was taken on the grid before, the next grid recomposes the complement alone
+        (``PointsFront.next_grid``)."""
         front = PointsFront(self, [point], [x], "delta", threads)
         best: dict[int, Before] = {}
         complement: list[bool] = [False]  # the last grid's bracket took the complement's
@@ -219,15 +226,17 @@ class Refinement:
 
 
 def tail_span(point: Point, tail: float) -> float:
-    """One round's loss span in the remove direction up to where its discretization cuts ``tail`` of the mass:
-    log(1 - q + q e^{(2 x c - c^2) / (2 sigma^2)}) - log(1 - q) at x the larger of sigma Qbar^-1(tail) (the
-    unsampled part's cut) and c + sigma Qbar^-1(min(1/2, tail / q)) (the sampled part's).  A lower bound on a
-    composed window's loss span, which ``loss_span`` (8.5 standard deviations) does not bound at small tails: at
-    sigma 1.2, q 1.1e-6, 79 rounds and a tail of 1e-300 one round spans ~17, not ~1.  0 where it is not a finite
-    number (sigma / sensitivity out of the discretization's range, which refuses it by name)."""
+    """One round's loss span in the remove direction up to where its discretization cuts ``tail`` of
+    the mass: log(1 - q + q e^{(2 x c - c^2) / (2 sigma^2)}) - log(1 - q) at x the larger of sigma
+    Qbar^-1(tail) (the unsampled part's cut) and c + sigma Qbar^-1(min(1/2, tail / q)) (the sampled
+    part's).  A lower bound on a composed window's loss span, which ``loss_span`` (8.5 standard
+    deviations) does not bound at small tails: at sigma 1.2, q 1.1e-6, 79 rounds and a tail of
+    1e-300 one round spans ~17, not ~1.  0 where it is not a finite number (sigma / sensitivity out
+    of the discretization's range, which refuses it by name)."""
     sigma, q, _, c = point
     try:
-        # both quantiles in one core call (numerics.gaussian_tail_inverse's kernel, one thread: two values)
+        # both quantiles in one core call (numerics.gaussian_tail_inverse's kernel, one thread: two
+        # values)
         unsampled, sampled = _core.hockey_stick.gaussian_tail_inverse(
             np.array([tail, min(0.5, tail / q)], dtype=np.float64), threads=1
         )
@@ -248,20 +257,23 @@ def tail_span(point: Point, tail: float) -> float:
 
 
 def coarsest_fit(point: Point, tail: float) -> float:
-    """The least grid on which one round's loss span at ``tail`` (``tail_span``) fits ``TAIL_WINDOW`` points: a
-    composed window holds at least that span, and windows near the memory cap take minutes to compose (sigma
-    1.2038, q 1.148e-6, 79 rounds at delta 8.4e-289 reach grids of 6.8e7 points before the cap refuses them)."""
+    """The least grid on which one round's loss span at ``tail`` (``tail_span``) fits
+    ``TAIL_WINDOW`` points: a composed window holds at least that span, and windows near the memory
+    cap take minutes to compose (sigma 1.2038, q 1.148e-6, 79 rounds at delta 8.4e-289 reach grids
+    of 6.8e7 points before the cap refuses them)."""
     return tail_span(point, tail) / TAIL_WINDOW
 
 
-# the most grid points one round's loss span at the refinement's tail may take (``coarsest_fit``): a quarter of
-# ``MAX_WINDOW``, so that the composed window (wider than one round's span) stays within it.  Ordinary points are far
-# from it (the README's DP-SGD run at delta 1e-10 spans 2.9 at its tail, so grids down to 2.8e-6)
+# the most grid points one round's loss span at the refinement's tail may take (``coarsest_fit``): a
+# quarter of ``MAX_WINDOW``, so that the composed window (wider than one round's span) stays within
+# it.  Ordinary points are far from it (the README's DP-SGD run at delta 1e-10 spans 2.9 at its
+# tail, so grids down to 2.8e-6)
 TAIL_WINDOW = constants.MAX_WINDOW / 4
 
 
 def warn_gave_up(count: int) -> None:
-    """One ``AccuracyNotMetWarning`` for ``count`` points whose refinement stopped at a grid no memory holds."""
+    """One ``AccuracyNotMetWarning`` for ``count`` points whose refinement stopped at a grid no
+    memory holds."""
     warnings.warn(
         f"{count} point(s) stopped refining where a finer grid's composed window passes what memory holds: their "
         "brackets are those of the coarser grids (certified, possibly wider than asked; later reads may narrow them)",
@@ -271,19 +283,22 @@ def warn_gave_up(count: int) -> None:
 
 
 class GaveUp(Exception):
-    """A grid of the core's loop whose window no memory holds (``window_refused``): the brackets held stand."""
+    """A grid of the core's loop whose window no memory holds (``window_refused``): the brackets
+    held stand."""
 
 
 def window_refused(error: ValueError) -> bool:
-    """Whether ``error`` is the composition's refusal of a window past its cap (``fft.compose_many``), which a finer
-    grid of the refinement meets where the loss spans far more than ``loss_span``'s estimate (a delta of 1e-289 cuts
-    each round's loss ~37 standard deviations out, not 8.5)."""
+    """Whether ``error`` is the composition's refusal of a window past its cap
+    (``fft.compose_many``), which a finer grid of the refinement meets where the loss spans far more
+    than ``loss_span``'s estimate (a delta of 1e-289 cuts each round's loss ~37 standard deviations
+    out, not 8.5)."""
     return "grid points" in str(error) and ("window" in str(error) or "spans" in str(error))
 
 
 def with_offsets(xs: list[np.ndarray], accuracy: float) -> list[np.ndarray]:
-    """Each point's arguments followed by the same shifted by each of ``RIGHT_OFFSETS``, then by minus each of
-    ``LEFT_FRACTIONS`` times ``accuracy`` (floored at 0): ``delta_accuracy="epsilon"``'s rows (``offset_rows``)."""
+    """Each point's arguments followed by the same shifted by each of ``RIGHT_OFFSETS``, then by
+    minus each of ``LEFT_FRACTIONS`` times ``accuracy`` (floored at 0):
+    ``delta_accuracy="epsilon"``'s rows (``offset_rows``)."""
     lefts = [f * accuracy for f in LEFT_FRACTIONS]
     return [
         np.concatenate(
@@ -294,8 +309,8 @@ def with_offsets(xs: list[np.ndarray], accuracy: float) -> list[np.ndarray]:
 
 
 class PointsFront:
-    """One ``Refinement.refined`` call as the refinement loop sees it (``controller.FrontEnd``): its points, their
-    arguments, and what its steps keep between them."""
+    """One ``Refinement.refined`` call as the refinement loop sees it (``controller.FrontEnd``): its
+    points, their arguments, and what its steps keep between them."""
 
     def __init__(
         self,
@@ -314,37 +329,43 @@ class PointsFront:
         self.own = [x.size for x in xs]
         self.xs = with_offsets(xs, refinement.accuracy) if self.by_epsilon else xs
         self.chosen: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(points)
-        # points that start below their sampling rate instead of on a blind grid (``StartGrid.below_rate_start``)
+        # points that start below their sampling rate instead of on a blind grid
+        # (``StartGrid.below_rate_start``)
         self.below_rate: set[int] = set()
         # points whose arguments still too wide all took the complement's bracket
-        # (``NearOne.complement_brackets``): their next grid recomposes the complement alone, the composed PMFs'
-        # bracket standing from the record of their last grid
+        # (``NearOne.complement_brackets``): their next grid recomposes the complement alone, the
+        # composed PMFs' bracket standing from the record of their last grid
         self.only: set[int] = set()
         self.next_only: set[int] = set()
         # the least add-direction upper side over a point's grids (delta's, or epsilon's)
         self.add_upper: dict[int, np.ndarray] = {}
-        # points whose next grid's window no memory holds (``window_refused``): their brackets so far stand
+        # points whose next grid's window no memory holds (``window_refused``): their brackets so
+        # far stand
         self.gave_up: set[int] = set()
-        # the read beside the ladder (``Refinement.refined``), and the points it settled: they ask no finer grid
+        # the read beside the ladder (``Refinement.refined``), and the points it settled: they ask
+        # no finer grid
         self.settle = settle
         self.settled: set[int] = set()
 
     # --- the first grids ---------------------------------------------------------------------------------------
 
     def first(self) -> dict[int, float]:
-        """Each point's first grid (``StartGrid.first``, within ``MAX_WINDOW``), less the points that would start
-        below their sampling rate and settle on their span grid (``StepBrackets.settled_uppers``: done there)."""
+        """Each point's first grid (``StartGrid.first``, within ``MAX_WINDOW``), less the points
+        that would start below their sampling rate and settle on their span grid
+        (``StepBrackets.settled_uppers``: done there)."""
         points, xs, own, start = self.points, self.xs, self.own, self.r.start
         step = {
             i: within_window(points[i], start.first(points[i], xs[i], self.method))
             for i in range(len(points))
         }
-        # no grid finer than one round's span at the tail allows (``coarsest_fit``): a coarser one is certified too
+        # no grid finer than one round's span at the tail allows (``coarsest_fit``): a coarser one
+        # is certified too
         step = {i: max(h, coarsest_fit(points[i], self.r.steps.tail)) for i, h in step.items()}
         self.below_rate = {
             i for i, h in step.items() if self.by_epsilon and h < start.span_start(points[i])
         }
-        # settled by their own arguments (delta is larger at the left ones, smaller at the right ones)
+        # settled by their own arguments (delta is larger at the left ones, smaller at the right
+        # ones)
         right_xs = [x[: offset_rows(x.size, n)[0].stop] for x, n in zip(xs, own)]
         for i, up in self.r.steps.settled_uppers(
             sorted(self.below_rate), points, right_xs, self.threads
@@ -356,8 +377,8 @@ class PointsFront:
     # --- one step's brackets -----------------------------------------------------------------------------------
 
     def units(self, step: dict[int, float], best: dict[int, Before]) -> list[Unit]:
-        """The units of one step: the batches of ``StepBrackets.batches`` (less the points that recompose the
-        complement alone), then those points' batches."""
+        """The units of one step: the batches of ``StepBrackets.batches`` (less the points that
+        recompose the complement alone), then those points' batches."""
         steps, only = self.r.steps, self.only
         charges = {} if self.method == "delta" else steps.round_off_charges(step, self.xs, self.own)
         units: list[Unit] = [
@@ -374,9 +395,9 @@ class PointsFront:
         return units + [(batch, True, None, True) for batch in windows_within_budget(spans)]
 
     def brackets(self, grids: dict[int, float], best: dict[int, Before]) -> Iterator[Step]:
-        """Each point's bracket on its grid, unit by unit (every unit computed once the points of the one before
-        are done); the rules read besides: the bracket's fixed part, where the complement's bracket was taken
-        (None: nowhere) and whether the unit composed direct bins."""
+        """Each point's bracket on its grid, unit by unit (every unit computed once the points of
+        the one before are done); the rules read besides: the bracket's fixed part, where the
+        complement's bracket was taken (None: nowhere) and whether the unit composed direct bins."""
         self.only, self.next_only = self.next_only, set()
         for batch, direct, charge, complement_only in self.units(grids, best):
             found = self.found(batch, grids, best, direct, charge, complement_only)
@@ -397,8 +418,9 @@ class PointsFront:
     def settled_sides(
         self, i: int, lo: np.ndarray, up: np.ndarray, before: Before | None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Point i's bracket on this grid, or the ``settle`` read's of its bracket so far (this grid's intersected
-        with ``before``'s) where that read settles it (then the point is done: ``next_grid``)."""
+        """Point i's bracket on this grid, or the ``settle`` read's of its bracket so far (this
+        grid's intersected with ``before``'s) where that read settles it (then the point is done:
+        ``next_grid``)."""
         held = (lo, up) if before is None else self.intersect(lo, up, before)
         read = cast(Settle, self.settle)(i, *held, self.add_upper.get(i))
         if read is None:
@@ -415,8 +437,9 @@ class PointsFront:
         charge: float | None,
         complement_only: bool,
     ) -> list[Found]:
-        """One unit's brackets (``StepBrackets.brackets``; a unit recomposing the complement alone: the brackets
-        recorded on its points' last grids), each grid's add-direction upper side folded into ``add_upper``."""
+        """One unit's brackets (``StepBrackets.brackets``; a unit recomposing the complement alone:
+        the brackets recorded on its points' last grids), each grid's add-direction upper side
+        folded into ``add_upper``."""
         if complement_only:
             found = [
                 (best[i][1], best[i][2], np.zeros((2, self.xs[i].size)), self.add_upper.get(i))
@@ -439,10 +462,10 @@ class PointsFront:
         direct: bool,
         charge: float | None,
     ) -> list[Found]:
-        """``StepBrackets.brackets`` of a unit; where a window passes what memory holds (``window_refused``), each
-        point of the unit alone, and a point refused alone gives up (``gave_up``): its bracket the record of its
-        grid before (certified), or the trivial one on its first grid, so that no default refuses for a grid it
-        chose."""
+        """``StepBrackets.brackets`` of a unit; where a window passes what memory holds
+        (``window_refused``), each point of the unit alone, and a point refused alone gives up
+        (``gave_up``): its bracket the record of its grid before (certified), or the trivial one on
+        its first grid, so that no default refuses for a grid it chose."""
         steps = self.r.steps
         try:
             return steps.brackets(
@@ -501,9 +524,10 @@ class PointsFront:
         sides: list[tuple[np.ndarray, np.ndarray]],
         complement_only: bool,
     ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray | None], list[Found]]:
-        """Delta near 1: the lower sides raised to the affinity bound (``NearOne.raised``; not on a complement-only
-        unit, whose sides were raised on their grid), the brackets intersected with the complement's
-        (``NearOne.complement_brackets``), and, where that was taken, the fixed part cleared."""
+        """Delta near 1: the lower sides raised to the affinity bound (``NearOne.raised``; not on a
+        complement-only unit, whose sides were raised on their grid), the brackets intersected with
+        the complement's (``NearOne.complement_brackets``), and, where that was taken, the fixed
+        part cleared."""
         points, xs, near_one = self.points, self.xs, self.r.near_one
         if not complement_only:
             sides = [
@@ -517,8 +541,9 @@ class PointsFront:
             self.threads,
             [self.add_upper.get(i) for i in batch],
         )
-        # where the complement's bracket was taken, the composed PMFs' fixed parts no longer bound the gap: it
-        # narrows with the grid (``NextGrid.charge_width`` then leaves those arguments to it)
+        # where the complement's bracket was taken, the composed PMFs' fixed parts no longer bound
+        # the gap: it narrows with the grid (``NextGrid.charge_width`` then leaves those arguments
+        # to it)
         found = [
             (lo, up, fixed if n is None else np.where(n, 0.0, fixed), add)
             for (lo, up, fixed, add), n in zip(found, taken)
@@ -552,10 +577,11 @@ class PointsFront:
         self.chosen[i] = (lo[: self.own[i]], up[: self.own[i]])
 
     def next_grid(self, step: Step, width: np.ndarray, before: Before | None) -> float | None:
-        """The grid a point asks next (``asked``), within ``MAX_WINDOW``; None where no finer grid fits it, or
-        where it asks its own grid again after a unit that composed direct bins (the same grid again would only
-        add the direct bins it had).  A point that goes on with every argument still too wide on the complement's
-        bracket recomposes the complement alone on its next grid."""
+        """The grid a point asks next (``asked``), within ``MAX_WINDOW``; None where no finer grid
+        fits it, or where it asks its own grid again after a unit that composed direct bins (the
+        same grid again would only add the direct bins it had).  A point that goes on with every
+        argument still too wide on the complement's bracket recomposes the complement alone on its
+        next grid."""
         i, h, _, _, (_, near, direct) = step
         if i in self.gave_up or i in self.settled:
             return None
@@ -582,8 +608,9 @@ class PointsFront:
         return finer
 
     def asked(self, step: Step, width: np.ndarray, before: Before | None) -> float | None:
-        """The grid rules' ask for a point (``NextGrid``): the charge-limited arguments, the capped ones and (the
-        first step under ``delta_accuracy="epsilon"``) the offset-limited ones, then ``next_interval``."""
+        """The grid rules' ask for a point (``NextGrid``): the charge-limited arguments, the capped
+        ones and (the first step under ``delta_accuracy="epsilon"``) the offset-limited ones, then
+        ``next_interval``."""
         i, h, lo, up, (fixed, _, _) = step
         rules, x, own, q = self.r.rules, self.xs[i], self.own[i], self.points[i][1]
         by_epsilon = self.by_epsilon
@@ -599,7 +626,7 @@ class PointsFront:
             and before is not None
             and np.any(before[1][before[3] > self.r.accuracy] == 0)
         ):
-            # the grid before left a lower epsilon 0 where too wide (blind: its width was the upper side's alone),
-            # so no law is fitted through it: the next grid is asked as a first one's
+            # the grid before left a lower epsilon 0 where too wide (blind: its width was the upper
+            # side's alone), so no law is fitted through it: the next grid is asked as a first one's
             before = None
         return rules.next_interval(h, width, before, capped, capped_h, alone, x[:own], q)

@@ -1,29 +1,31 @@
-"""The default of an accountant given neither a grid nor an ``accuracy``: the grid, the tail and the accuracy come
-from the question (the delta asked, the rounds, the sampling rate).
+"""The default of an accountant given neither a grid nor an ``accuracy``: the grid, the tail and the
+accuracy come from the question (the delta asked, the rounds, the sampling rate).
 
-The fixed grid of ``DEFAULT_INTERVAL`` (1e-4, dp_accounting's) answers where it meets the default tolerance: its
-bracket is kept as it is.  Where it cannot (``fixed_grid_fits``: a delta below ``DELTA_FLOOR``, where the round-off
-charges of its window dominate; a sampling rate below the grid, where its optimistic side is blind and its
-pessimistic side rounds the loss of every round up a cell; tails cut from T rounds that would add up to more than
-``TAIL_SHARE`` of delta; a composition whose grid variance the connect-the-dots model puts past the tolerance), or
-where its bracket is wider than the tolerance, the point is refined (``points.Refinement``) to half of
-max(``DEFAULT_ACCURACY``, ``DEFAULT_RELATIVE_ACCURACY`` eps) with the tail ``question_tail``, and the two brackets,
-each certified, are intersected.  Where the refined bracket is still wider than the tolerance at a delta the round-off
-charges may limit (below ~1e3 T u: every plain PLD bound carries ~T 1e-16 of the total mass), it is intersected with
-the bracket read under an exponential tilt (``tilted_question``: the same rounds, their round-off relative to a
-Chernoff bound), and its upper side then lowered to the RDP conversion's (``rdp_upper``) where that is smaller.
-Last, every bracket not yet exact (``exact``: narrower than ``EXACT_RELATIVE`` of its upper side) is intersected
-with the tilted read on ``FINE_INTERVAL``, half the peers' default grid, with tails of ``TILTED_TAIL_SHARE``: the
-peers' default is the estimate of that grid without charges, which a certified upper side on the same grid cannot
-be below.
+The fixed grid of ``DEFAULT_INTERVAL`` (1e-4, dp_accounting's) answers where it meets the default
+tolerance: its bracket is kept as it is.  Where it cannot (``fixed_grid_fits``: a delta below
+``DELTA_FLOOR``, where the round-off charges of its window dominate; a sampling rate below the grid,
+where its optimistic side is blind and its pessimistic side rounds the loss of every round up a
+cell; tails cut from T rounds that would add up to more than ``TAIL_SHARE`` of delta; a composition
+whose grid variance the connect-the-dots model puts past the tolerance), or where its bracket is
+wider than the tolerance, the point is refined (``points.Refinement``) to half of
+max(``DEFAULT_ACCURACY``, ``DEFAULT_RELATIVE_ACCURACY`` eps) with the tail ``question_tail``, and
+the two brackets, each certified, are intersected.  Where the refined bracket is still wider than
+the tolerance at a delta the round-off charges may limit (below ~1e3 T u: every plain PLD bound
+carries ~T 1e-16 of the total mass), it is intersected with the bracket read under an exponential
+tilt (``tilted_question``: the same rounds, their round-off relative to a Chernoff bound), and its
+upper side then lowered to the RDP conversion's (``rdp_upper``) where that is smaller. Last, every
+bracket not yet exact (``exact``: narrower than ``EXACT_RELATIVE`` of its upper side) is intersected
+with the tilted read on ``FINE_INTERVAL``, half the peers' default grid, with tails of
+``TILTED_TAIL_SHARE``: the peers' default is the estimate of that grid without charges, which a
+certified upper side on the same grid cannot be below.
 
-The tolerance, max(1e-3, 0.025 % eps), puts the certified upper side within that of the true epsilon; refined to
-half of it, below dp_accounting's default PLD (a pessimistic estimate on the 1e-4 grid, uncertified), whose excess
-over the true epsilon is of the tolerance's order (for 14 100 steps of sigma 1.1 at q = 256/60 000 and
-delta = 1e-10 it is 3.74138; refined to the whole tolerance, the upper side 3.74141 was above it); the fine read
-then takes the bracket to [3.74099, 3.74104].
-A bracket still wider than ``READABLE_ACCURACY`` / ``READABLE_RELATIVE_ACCURACY`` (max(1e-2,
-1e-2 eps)) after the refinement warns, naming ``accuracy=``.
+The tolerance, max(1e-3, 0.025 % eps), puts the certified upper side within that of the true
+epsilon; refined to half of it, below dp_accounting's default PLD (a pessimistic estimate on the
+1e-4 grid, uncertified), whose excess over the true epsilon is of the tolerance's order (for 14 100
+steps of sigma 1.1 at q = 256/60 000 and delta = 1e-10 it is 3.74138; refined to the whole
+tolerance, the upper side 3.74141 was above it); the fine read then takes the bracket to [3.74099,
+3.74104]. A bracket still wider than ``READABLE_ACCURACY`` / ``READABLE_RELATIVE_ACCURACY``
+(max(1e-2, 1e-2 eps)) after the refinement warns, naming ``accuracy=``.
 """
 
 from __future__ import annotations
@@ -43,55 +45,63 @@ from .unmet import AccuracyNotMetWarning
 # the default's epsilon tolerance: max(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY eps)
 DEFAULT_ACCURACY = 1e-3
 DEFAULT_RELATIVE_ACCURACY = 2.5e-4
-# the refinement's target where the fixed grid does not answer: half the tolerance.  dp_accounting's default PLD
-# (uncertified, pessimistic on the 1e-4 grid) exceeds the true epsilon by an amount of the tolerance's order, so an
-# upper side refined only to the tolerance can land above it (14 100 steps of sigma 1.1 at q = 256/60 000 and
-# delta 1e-10: 3.74141 against its 3.74138, the true epsilon in [3.7405, 3.7413]); at half, 3.74135
+# the refinement's target where the fixed grid does not answer: half the tolerance.  dp_accounting's
+# default PLD (uncertified, pessimistic on the 1e-4 grid) exceeds the true epsilon by an amount of
+# the tolerance's order, so an upper side refined only to the tolerance can land above it (14 100
+# steps of sigma 1.1 at q = 256/60 000 and delta 1e-10: 3.74141 against its 3.74138, the true
+# epsilon in [3.7405, 3.7413]); at half, 3.74135
 REFINED_ACCURACY = DEFAULT_ACCURACY / 2
 REFINED_RELATIVE_ACCURACY = DEFAULT_RELATIVE_ACCURACY / 2
-# a default bracket wider than max(READABLE_ACCURACY, READABLE_RELATIVE_ACCURACY eps) warns, naming accuracy=
+# a default bracket wider than max(READABLE_ACCURACY, READABLE_RELATIVE_ACCURACY eps) warns, naming
+# accuracy=
 READABLE_ACCURACY = 1e-2
 READABLE_RELATIVE_ACCURACY = 1e-2
 # the mass the tails cut from T rounds may send to +infinity: at most this share of the delta asked
 TAIL_SHARE = 1e-3
-# the same share for the tilted reads (``tilted_question``, ``tilted_factors``), whose upper sides are otherwise
-# tight enough for the cut mass to show: it moves epsilon by about share / |d log delta / d eps| (at q = 0.5,
-# 5 rounds, delta = 1e-10, 2.4e-4 at 1e-3 and 1e-8 at 1e-7, against the peers' tails of ~1e-22), and a smaller
-# tail costs only a few more points (the loss's tails are Gaussian)
+# the same share for the tilted reads (``tilted_question``, ``tilted_factors``), whose upper sides
+# are otherwise tight enough for the cut mass to show: it moves epsilon by about share / |d log
+# delta / d eps| (at q = 0.5, 5 rounds, delta = 1e-10, 2.4e-4 at 1e-3 and 1e-8 at 1e-7, against the
+# peers' tails of ~1e-22), and a smaller tail costs only a few more points (the loss's tails are
+# Gaussian)
 TILTED_TAIL_SHARE = 1e-10
 # the smallest tail a discretization takes (``compose.truncation``)
 SMALLEST_TAIL = 1e-300
-# the grid of the default's last read, under a tilt (``tilted_question.fine_brackets``, ``tilted_factors``): half the
-# peers' default grid.  dp_accounting's default is the pessimistic connect-the-dots estimate on DEFAULT_INTERVAL,
-# uncertified; a certified upper side on that grid carries charges (round-off, tails) on top of the same
-# discretization, so it cannot be below it (14 100 steps of sigma 1.1 at q = 256/60 000: 4.5e-6 above at
-# delta = 1e-5, 1.5e-4 at 1e-6).  On half the grid the discretization's excess (of order T h^2) falls about
-# fourfold while the tilted read's charges stay relative to its Chernoff bound: 6.7e-5 below at 1e-5.
+# the grid of the default's last read, under a tilt (``tilted_question.fine_brackets``,
+# ``tilted_factors``): half the peers' default grid.  dp_accounting's default is the pessimistic
+# connect-the-dots estimate on DEFAULT_INTERVAL, uncertified; a certified upper side on that grid
+# carries charges (round-off, tails) on top of the same discretization, so it cannot be below it (14
+# 100 steps of sigma 1.1 at q = 256/60 000: 4.5e-6 above at delta = 1e-5, 1.5e-4 at 1e-6).  On half
+# the grid the discretization's excess (of order T h^2) falls about fourfold while the tilted read's
+# charges stay relative to its Chernoff bound: 6.7e-5 below at 1e-5.
 FINE_INTERVAL = DEFAULT_INTERVAL / 2
-# the refinement's brackets the default's fine read (``tilted_question.FineSettle``) is tried on: at most this many
-# default tolerances wide.  The fine read lowers the upper side only (to within ~1e-4 of the truth on the runs the
-# default answers), so a bracket whose lower side is further below cannot settle and the read would be wasted; at
-# 4, the README run (sigma 1.1, q 256/60 000, 14 100 steps) at delta 1e-10 settles after one grid (width 1.03
-# tolerances) where the refinement to half the tolerance took two, and at 1e-12 (58 tolerances) goes on
+# the refinement's brackets the default's fine read (``tilted_question.FineSettle``) is tried on: at
+# most this many default tolerances wide.  The fine read lowers the upper side only (to within ~1e-4
+# of the truth on the runs the default answers), so a bracket whose lower side is further below
+# cannot settle and the read would be wasted; at 4, the README run (sigma 1.1, q 256/60 000, 14 100
+# steps) at delta 1e-10 settles after one grid (width 1.03 tolerances) where the refinement to half
+# the tolerance took two, and at 1e-12 (58 tolerances) goes on
 FINE_SETTLE_WIDTHS = 4.0
-# a bracket narrower than this share of its upper side fixes epsilon to seven significant digits: no finer read is
-# made (and an upper side within it of a peer's estimate is no looser to the digits anyone reads)
+# a bracket narrower than this share of its upper side fixes epsilon to seven significant digits: no
+# finer read is made (and an upper side within it of a peer's estimate is no looser to the digits
+# anyone reads)
 EXACT_RELATIVE = 1e-7
 # the RDP conversion's epsilon is rounded up by this (relative) for the round-off of its float sums
 RDP_MARGIN = 1e-9
 
 
 def question_tail(rounds: float, delta: float, share: float = TAIL_SHARE) -> float:
-    """The tail cut from each round's loss: ``DEFAULT_TAIL``, or less where T rounds' cuts (at most T tail at
-    +infinity on the upper side) would pass ``share`` delta, at least ``SMALLEST_TAIL``."""
+    """The tail cut from each round's loss: ``DEFAULT_TAIL``, or less where T rounds' cuts (at most
+    T tail at +infinity on the upper side) would pass ``share`` delta, at least
+    ``SMALLEST_TAIL``."""
     return float(min(DEFAULT_TAIL, max(SMALLEST_TAIL, share * delta / rounds)))
 
 
 def fixed_grid_fits(point: Point, delta: np.ndarray, tail: float = DEFAULT_TAIL) -> bool:
-    """Whether the fixed grid ``DEFAULT_INTERVAL`` is tried first at ``point`` (sigma, q, rounds, sensitivity) for
-    the deltas asked (module docstring): every delta at least ``DELTA_FLOOR``, the ``tail`` of T rounds within
-    ``TAIL_SHARE`` of the least, q at least the grid, and the grid no coarser than the one the connect-the-dots
-    model (``StartGrid.first``) asks of the default tolerance."""
+    """Whether the fixed grid ``DEFAULT_INTERVAL`` is tried first at ``point`` (sigma, q, rounds,
+    sensitivity) for the deltas asked (module docstring): every delta at least ``DELTA_FLOOR``, the
+    ``tail`` of T rounds within ``TAIL_SHARE`` of the least, q at least the grid, and the grid no
+    coarser than the one the connect-the-dots model (``StartGrid.first``) asks of the default
+    tolerance."""
     if delta.size == 0:
         return True
     least = float(np.min(delta))
@@ -105,32 +115,34 @@ def fixed_grid_fits(point: Point, delta: np.ndarray, tail: float = DEFAULT_TAIL)
 
 
 def within_tolerance(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """True where the epsilon bracket [lower, upper] is within the default tolerance (an infinite upper side over a
-    finite lower one never is, an exact bracket always)."""
+    """True where the epsilon bracket [lower, upper] is within the default tolerance (an infinite
+    upper side over a finite lower one never is, an exact bracket always)."""
     return within_epsilon_tolerance(lower, upper, DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY)
 
 
 def default_tolerance(eps: float) -> float:
-    """The default tolerance at epsilon ``eps``: max(``DEFAULT_ACCURACY``, ``DEFAULT_RELATIVE_ACCURACY`` eps)."""
+    """The default tolerance at epsilon ``eps``: max(``DEFAULT_ACCURACY``,
+    ``DEFAULT_RELATIVE_ACCURACY`` eps)."""
     return float(epsilon_tolerance(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY, np.array(eps)))
 
 
 def exact(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """True where the bracket [lower, upper] (of epsilon or of delta) is at most ``EXACT_RELATIVE`` of its upper side
-    wide."""
+    """True where the bracket [lower, upper] (of epsilon or of delta) is at most ``EXACT_RELATIVE``
+    of its upper side wide."""
     return np.asarray(upper - lower <= EXACT_RELATIVE * np.abs(upper))
 
 
 def within_readable(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """True where the epsilon bracket [lower, upper] is at most max(``READABLE_ACCURACY``,
-    ``READABLE_RELATIVE_ACCURACY`` eps) wide (an infinite upper side over a finite lower one never is, an exact
-    bracket always)."""
+    ``READABLE_RELATIVE_ACCURACY`` eps) wide (an infinite upper side over a finite lower one never
+    is, an exact bracket always)."""
     return within_epsilon_tolerance(lower, upper, READABLE_ACCURACY, READABLE_RELATIVE_ACCURACY)
 
 
 def warn_unreadable(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """True where a default epsilon bracket is wider than max(``READABLE_ACCURACY``, ``READABLE_RELATIVE_ACCURACY``
-    eps) or unbounded; where any is, one ``AccuracyNotMetWarning`` that names ``accuracy=``."""
+    """True where a default epsilon bracket is wider than max(``READABLE_ACCURACY``,
+    ``READABLE_RELATIVE_ACCURACY`` eps) or unbounded; where any is, one ``AccuracyNotMetWarning``
+    that names ``accuracy=``."""
     wide = ~within_readable(lower, upper)
     count = int(np.count_nonzero(wide))
     if count:
@@ -145,10 +157,11 @@ def warn_unreadable(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 
 
 def rdp_upper(point: Point, delta: np.ndarray) -> np.ndarray:
-    """The RDP conversion's epsilon at ``delta`` of ``point``'s T rounds (Mironov, Talwar & Zhang 2019, the
-    subsampled Gaussian's RDP at dp_accounting's orders; Balle et al. 2020, Thm. 21, the conversion), rounded up by
-    ``RDP_MARGIN`` relative for the round-off of its sums: an upper bound beside the PLD's, taken where the PLD's
-    upper side stays wider than the tolerance (at delta below the PLD's round-off charges, ~T 1e-16)."""
+    """The RDP conversion's epsilon at ``delta`` of ``point``'s T rounds (Mironov, Talwar & Zhang
+    2019, the subsampled Gaussian's RDP at dp_accounting's orders; Balle et al. 2020, Thm. 21, the
+    conversion), rounded up by ``RDP_MARGIN`` relative for the round-off of its sums: an upper bound
+    beside the PLD's, taken where the PLD's upper side stays wider than the tolerance (at delta
+    below the PLD's round-off charges, ~T 1e-16)."""
     from ...rdp import DEFAULT_ORDERS, SubsampledGaussianRDP  # lazy: only points left wide read it
 
     sigma, q, rounds, sensitivity = point

@@ -1,13 +1,12 @@
 """Single-round subsampled-Gaussian PLDs kept between calls, in bounded memory.
 
-A calibration evaluates an accountant at many trial values and a sweep at many
-chunks; when only the rounds change (rounds calibration, a chunk of rounds values),
-every trial needs the same one-round discretization.  ``discretized`` returns it from
-here when some earlier call built it (least recently used entries are dropped once the
-kept grids exceed ``MAX_POINTS`` masses, 64 MB), so calibrating the rounds
-discretizes each (sigma, q) pair once, not once per trial.  The two-resolution lower blocks of a pair
-(``block_lowers``, ``two_resolution``: the costly part, a fine grid per (sigma, q, h)) are kept the same
-way, in the same budget.  Entries are immutable
+A calibration evaluates an accountant at many trial values and a sweep at many chunks; when only the
+rounds change (rounds calibration, a chunk of rounds values), every trial needs the same one-round
+discretization.  ``discretized`` returns it from here when some earlier call built it (least
+recently used entries are dropped once the kept grids exceed ``MAX_POINTS`` masses, 64 MB), so
+calibrating the rounds discretizes each (sigma, q) pair once, not once per trial.  The
+two-resolution lower blocks of a pair (``block_lowers``, ``two_resolution``: the costly part, a fine
+grid per (sigma, q, h)) are kept the same way, in the same budget.  Entries are immutable
 (``PrivacyLossDistribution.self_compose`` builds new objects around the same factors).
 """
 
@@ -41,7 +40,8 @@ def clear() -> None:
 
 
 def held() -> tuple[int, int]:
-    """The grid points the kept PLDs hold, counted as ``MAX_POINTS`` counts them, and how many PLDs are kept."""
+    """The grid points the kept PLDs hold, counted as ``MAX_POINTS`` counts them, and how many PLDs
+    are kept."""
     with _lock:
         return sum(_size(value) for value in _kept.values()), len(_kept)
 
@@ -57,7 +57,8 @@ def _size(dist: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> int:
 
 
 def _keep(key: Key, value: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> None:
-    """Keeps ``value`` under ``key`` (the caller holds ``_lock``), dropping the least recently used beyond MAX_POINTS."""
+    """Keeps ``value`` under ``key`` (the caller holds ``_lock``), dropping the least recently used
+    beyond MAX_POINTS."""
     global _points
     if key not in _kept:
         _kept[key] = value
@@ -74,10 +75,12 @@ def discretized(
     optimistic: bool,
     threads: int = 0,
 ) -> list[PrivacyLossDistribution]:
-    """One-round PLDs of the Poisson-subsampled Gaussian for each (sigma, q, sensitivity), on grid h.
+    """One-round PLDs of the Poisson-subsampled Gaussian for each (sigma, q, sensitivity), on
+    grid h.
 
     Those not kept are built in one C++ call (``mechanisms.subsampled_gaussians``, parallel over
-    pairs on ``threads`` OpenMP threads, 0: all cores); an entry with both sides also serves a request for the pessimistic side only.
+    pairs on ``threads`` OpenMP threads, 0: all cores); an entry with both sides also serves a
+    request for the pessimistic side only.
     """
     found: dict[tuple[float, float, float], PrivacyLossDistribution] = {}
     with _lock:
@@ -112,8 +115,9 @@ def discretized(
 def block_lowers(
     pair: tuple[float, float, float], h: float, tail: float, threads: int = 0
 ) -> list[tuple[GridPMF, ...]]:
-    """``two_resolution.block_lowers`` of (sigma, q, sensitivity) on grid h, kept like the one-round PLDs:
-    every rounds value of a grid block, and every rounds trial of a calibration, reads the same blocks."""
+    """``two_resolution.block_lowers`` of (sigma, q, sensitivity) on grid h, kept like the one-round
+    PLDs: every rounds value of a grid block, and every rounds trial of a calibration, reads the
+    same blocks."""
     key = (*pair, h, tail, "blocks")
     with _lock:
         if key in _kept:

@@ -1,6 +1,6 @@
-"""One refinement step's brackets: the points of a step batched by window budget and direct-bin mode, each
-point's certified (lower, upper) on its grid with the part of its gap no grid removes, and the points that the
-upper side alone settles below the delta floor."""
+"""One refinement step's brackets: the points of a step batched by window budget and direct-bin
+mode, each point's certified (lower, upper) on its grid with the part of its gap no grid removes,
+and the points that the upper side alone settles below the delta floor."""
 
 from __future__ import annotations
 
@@ -28,18 +28,19 @@ Best = dict[int, tuple[float, np.ndarray, np.ndarray, np.ndarray]]
 
 
 def fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """The part of ``pmf``'s certified delta at ``eps`` (``values``) that no grid removes: its round-off
-    charge there (``GridPMF.charge_at``, twice on the optimistic side, as ``GridPMF.delta`` applies it), the
-    suffix sums' relative slack on the value, and the mass at +infinity (pessimistic) or the truncated tail
-    (optimistic ``shift``), and the cells' edge factor: each round's masses are scaled by about e^{+-e}
-    (pld/grid/connect_dots.hpp's ``edge_factor``, e = pld/grid/cells.hpp's ``edge_error``, reported in the loss shift),
-    so the composed curve carries a relative excess of about ``loss_shift`` (the optimistic side's), or
-    what the pessimistic finite mass exceeds 1 by (it adds the cells' round-off), which near delta = 1 is most
-    of the gap.  These stay as the grid shrinks (the charge even grows with the window); the direct DFT bins
-    (``compose_all``'s ``direct_bins``) cut the round-off charge ~100x.  Two rows: the part without the edge
-    factor, and the edge factor (which ``NextGrid.charge_width`` counts near delta = 1 only: elsewhere it is
-    small beside the gap and counting it would trigger needless same-grid recompositions).  A model for sizing
-    the next grid, not a bound."""
+    """The part of ``pmf``'s certified delta at ``eps`` (``values``) that no grid removes: its
+    round-off charge there (``GridPMF.charge_at``, twice on the optimistic side, as
+    ``GridPMF.delta`` applies it), the suffix sums' relative slack on the value, and the mass at
+    +infinity (pessimistic) or the truncated tail (optimistic ``shift``), and the cells' edge
+    factor: each round's masses are scaled by about e^{+-e} (pld/grid/connect_dots.hpp's
+    ``edge_factor``, e = pld/grid/cells.hpp's ``edge_error``, reported in the loss shift), so the
+    composed curve carries a relative excess of about ``loss_shift`` (the optimistic side's), or
+    what the pessimistic finite mass exceeds 1 by (it adds the cells' round-off), which near delta =
+    1 is most of the gap.  These stay as the grid shrinks (the charge even grows with the window);
+    the direct DFT bins (``compose_all``'s ``direct_bins``) cut the round-off charge ~100x.  Two
+    rows: the part without the edge factor, and the edge factor (which ``NextGrid.charge_width``
+    counts near delta = 1 only: elsewhere it is small beside the gap and counting it would trigger
+    needless same-grid recompositions).  A model for sizing the next grid, not a bound."""
     at = pmf.curve_argument(np.asarray(eps, dtype=np.float64))
     if pmf.pessimistic:
         excess = max(pmf.finite_mass + pmf.p_inf - 1.0, pmf.loss_shift) * values
@@ -51,16 +52,17 @@ def fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def of_largest(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray:
-    """Per argument (the last axis), ``parts`` of the direction whose ``values`` is the largest there (the one
-    that sets the bound: the maximum over the neighbouring directions)."""
+    """Per argument (the last axis), ``parts`` of the direction whose ``values`` is the largest
+    there (the one that sets the bound: the maximum over the neighbouring directions)."""
     stacked = np.array(parts)
     pick = np.argmax(values, axis=0).reshape((1,) * (stacked.ndim - 1) + (-1,))
     return cast(np.ndarray, np.take_along_axis(stacked, pick, axis=0)[0])
 
 
 class StepBrackets:
-    """The brackets of one refinement step to ``accuracy`` (``delta_accuracy`` the ``.delta`` criterion),
-    truncations sized by ``tail``, the relative ``.delta`` rule's PLDs built by ``build``."""
+    """The brackets of one refinement step to ``accuracy`` (``delta_accuracy`` the ``.delta``
+    criterion), truncations sized by ``tail``, the relative ``.delta`` rule's PLDs built by
+    ``build``."""
 
     def __init__(self, accuracy: float, delta_accuracy: str, tail: float, build: Build):
         self.accuracy = accuracy
@@ -71,17 +73,20 @@ class StepBrackets:
     def settled_uppers(
         self, pending: list[int], points: list[Point], xs: list[np.ndarray], threads: int
     ) -> dict[int, np.ndarray]:
-        """The points of ``pending`` (indices into ``points``, arguments ``xs[i]``) whose upper side on their span
-        grid (``StartGrid.span_start``; ``dominated_direction.delta_uppers``: pessimistic sides only, no direct
-        bins) is below ``DELTA_FLOOR`` at every argument, with those upper values: done (``bracket_width``), with
-        0 for a lower bound.  The refinement asks it of the points that would start below their sampling rate
-        (``StartGrid.below_rate_start``): that grid is fine and composed with direct bins, while many rows of a
-        grid lie below the floor at every eps, which the span grid shows at a small part of the fine grid's cost.
+        """The points of ``pending`` (indices into ``points``, arguments ``xs[i]``) whose upper side
+        on their span grid (``StartGrid.span_start``; ``dominated_direction.delta_uppers``:
+        pessimistic sides only, no direct bins) is below ``DELTA_FLOOR`` at every argument, with
+        those upper values: done (``bracket_width``), with 0 for a lower bound.  The refinement asks
+        it of the points that would start below their sampling rate
+        (``StartGrid.below_rate_start``): that grid is fine and composed with direct bins, while
+        many rows of a grid lie below the floor at every eps, which the span grid shows at a small
+        part of the fine grid's cost.
 
-        Delta grows with the rounds, so per (sigma, q, sensitivity) the points that settle are those with the
-        fewest rounds: the fewest-rounds point is tried alone, and where it settles a bisection over the rounds
-        finds the last that does; the points below it are then tried in batches, those above it not at all
-        (the span grid's composition is wasted where a point does not settle)."""
+        Delta grows with the rounds, so per (sigma, q, sensitivity) the points that settle are those
+        with the fewest rounds: the fewest-rounds point is tried alone, and where it settles a
+        bisection over the rounds finds the last that does; the points below it are then tried in
+        batches, those above it not at all (the span grid's composition is wasted where a point does
+        not settle)."""
         start = StartGrid(self.accuracy, self.delta_accuracy)
         hs = {i: start.span_start(points[i]) for i in pending}
         tried: dict[int, np.ndarray] = {}
@@ -130,11 +135,12 @@ class StepBrackets:
     def round_off_charges(
         step: dict[int, float], xs: list[np.ndarray], own: list[int]
     ) -> dict[int, float]:
-        """The ``.epsilon`` points whose least delta asked is below ``DIRECT_FIRST_DELTA``, each with the estimated
-        charge from which its compositions recompute a row's low-frequency bins directly: ``DIRECT_CHARGE_SHARE``
-        of that delta, at most the core's kDirectMinCharge, rounded down to a power of ten (points of one decade
-        share batches).  Their first grid too is composed so: the plain transform's round-off charge
-        (T x ~5e-16) is then a part of such a delta that no grid removes and a finer grid only raises."""
+        """The ``.epsilon`` points whose least delta asked is below ``DIRECT_FIRST_DELTA``, each
+        with the estimated charge from which its compositions recompute a row's low-frequency bins
+        directly: ``DIRECT_CHARGE_SHARE`` of that delta, at most the core's kDirectMinCharge,
+        rounded down to a power of ten (points of one decade share batches).  Their first grid too
+        is composed so: the plain transform's round-off charge (T x ~5e-16) is then a part of such a
+        delta that no grid removes and a finer grid only raises."""
         charges = {}
         for i in step:
             least = float(np.min(xs[i][: own[i]]))
@@ -153,16 +159,17 @@ class StepBrackets:
         below_rate: set[int],
         charges: dict[int, float],
     ) -> list[tuple[list[int], bool, float | None]]:
-        """The batches of one refinement step (``windows_within_budget``), each with whether it recomposes the
-        low-frequency bins directly (``compose_all``'s direct_bins) and from what estimated charge
-        (``direct_min_charge``): a refinement's grids (a point's second and later) do, since after many rounds
-        the FFT's round-off charge, not the grid, is what leaves a delta near the floor wide, and a finer grid
-        alone only raises it; so does the first grid of a point that starts below its sampling rate
-        (``below_rate``): that grid is already as fine as a refinement's, and composing it without direct bins
-        first mostly leads to the same grid again with them; and that of a point in ``charges``
-        (``round_off_charges``).  From the point's charge in ``charges``, else the core's kDirectMinCharge (None);
-        a point stepping to the grid it was on (``NextGrid.next_interval``: its charges, not the grid, left it
-        wide) from at most ``SAME_GRID_DIRECT_CHARGE``."""
+        """The batches of one refinement step (``windows_within_budget``), each with whether it
+        recomposes the low-frequency bins directly (``compose_all``'s direct_bins) and from what
+        estimated charge (``direct_min_charge``): a refinement's grids (a point's second and later)
+        do, since after many rounds the FFT's round-off charge, not the grid, is what leaves a delta
+        near the floor wide, and a finer grid alone only raises it; so does the first grid of a
+        point that starts below its sampling rate (``below_rate``): that grid is already as fine as
+        a refinement's, and composing it without direct bins first mostly leads to the same grid
+        again with them; and that of a point in ``charges`` (``round_off_charges``).  From the
+        point's charge in ``charges``, else the core's kDirectMinCharge (None); a point stepping to
+        the grid it was on (``NextGrid.next_interval``: its charges, not the grid, left it wide)
+        from at most ``SAME_GRID_DIRECT_CHARGE``."""
         same_grid = tuning.SAME_GRID_DIRECT_CHARGE
         kinds: dict[tuple[bool, float | None], list[tuple[int, float]]] = {}
         for i, h in step.items():
@@ -187,25 +194,27 @@ class StepBrackets:
         direct: bool,
         charge: float | None = None,
     ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
-        """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``, and the part of
-        their gap no grid removes (``delta_bracket``; zeros for epsilon, whose refinement does not use
-        it), and the add direction's certified upper side (delta only; None for one direction).  Epsilon
-        screens the add direction on a coarse grid first (``dominated_direction``: the same bracket, the add
-        direction's fine composition only where it may be the larger one); so does delta with
-        ``delta_accuracy="epsilon"`` (``dominated_direction.delta_sides``: below a tenth of DELTA_FLOOR the
-        screen's upper side stands for the add direction's); delta composes the batch together and takes the
-        lower envelope only where the bracket needs it (``delta_bracket``; ``best`` holds the points' brackets
-        on earlier grids, ``own[i]`` is how many of ``xs[i]`` are the point's own arguments).  ``direct``: the
-        compositions recompute their low-frequency bins directly, in rows from an estimated charge of ``charge``
-        (``batches``)."""
+        """The certified (lower, upper) of each point of ``batch`` on its grid ``step[i]``, and the
+        part of their gap no grid removes (``delta_bracket``; zeros for epsilon, whose refinement
+        does not use it), and the add direction's certified upper side (delta only; None for one
+        direction).  Epsilon screens the add direction on a coarse grid first
+        (``dominated_direction``: the same bracket, the add direction's fine composition only where
+        it may be the larger one); so does delta with ``delta_accuracy="epsilon"``
+        (``dominated_direction.delta_sides``: below a tenth of DELTA_FLOOR the screen's upper side
+        stands for the add direction's); delta composes the batch together and takes the lower
+        envelope only where the bracket needs it (``delta_bracket``; ``best`` holds the points'
+        brackets on earlier grids, ``own[i]`` is how many of ``xs[i]`` are the point's own
+        arguments).  ``direct``: the compositions recompute their low-frequency bins directly, in
+        rows from an estimated charge of ``charge`` (``batches``)."""
         if method == "epsilon":
             return self.epsilon_brackets(batch, points, step, xs, threads, direct, charge)
         if self.delta_accuracy == "epsilon":
             parts = self.screened_parts(batch, points, step, xs, threads, direct, charge)
         else:
             parts = self.composed_parts(batch, points, step, xs, threads, direct, charge)
-        # per argument, the fixed part of the direction whose upper side is the bound (not the largest over
-        # directions: one direction's mass at +infinity is no part of a bound the other one sets)
+        # per argument, the fixed part of the direction whose upper side is the bound (not the
+        # largest over directions: one direction's mass at +infinity is no part of a bound the other
+        # one sets)
         return [
             (
                 *self.delta_bracket(
@@ -233,7 +242,8 @@ class StepBrackets:
         charge: float | None,
     ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
         """``.epsilon``'s brackets (``brackets``): the add direction screened on a coarse grid
-        (``dominated_direction.epsilon_brackets``), no fixed part (zeros), the add direction's upper epsilon."""
+        (``dominated_direction.epsilon_brackets``), no fixed part (zeros), the add direction's upper
+        epsilon."""
         return [
             (lo, up, np.zeros((2,) + lo.shape), add)
             for lo, up, add in dominated_direction.epsilon_brackets(
@@ -259,8 +269,8 @@ class StepBrackets:
         charge: float | None,
     ) -> list[DeltaSides]:
         """``delta_accuracy="epsilon"``: the add direction screened on a coarse grid
-        (``dominated_direction.delta_sides``; below a tenth of DELTA_FLOOR the screen's upper side stands for the
-        add direction's)."""
+        (``dominated_direction.delta_sides``; below a tenth of DELTA_FLOOR the screen's upper side
+        stands for the add direction's)."""
         return dominated_direction.delta_sides(
             [points[i] for i in batch],
             [step[i] for i in batch],
@@ -284,10 +294,11 @@ class StepBrackets:
         direct: bool,
         charge: float | None,
     ) -> list[DeltaSides]:
-        """The relative ``.delta`` rule: the batch's PLDs built (``build``, coarsest grid first) and composed
-        together, each direction's pessimistic PMF and certified upper values, and the optimistic sides that can
-        raise the lower bound (``undominated_lower_sides``), each with its charged lower value at the point's
-        arguments (no suffix maxima: ``delta_bracket`` adds them)."""
+        """The relative ``.delta`` rule: the batch's PLDs built (``build``, coarsest grid first) and
+        composed together, each direction's pessimistic PMF and certified upper values, and the
+        optimistic sides that can raise the lower bound (``undominated_lower_sides``), each with its
+        charged lower value at the point's arguments (no suffix maxima: ``delta_bracket`` adds
+        them)."""
         store: dict[PLDKey, PrivacyLossDistribution] = {}
         for h in sorted({step[i] for i in batch}, reverse=True):
             self.build(store, [points[i] for i in batch if step[i] == h], h, threads=threads)
@@ -321,20 +332,21 @@ class StepBrackets:
         charges: np.ndarray,
         threads: int = 0,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The PLD's ``delta(eps, bound="both")``, with the lower side's suffix maxima (``GridPMF.delta``,
-        an O(n) pass over the composed window) only where the bracket is wider than ``accuracy``
-        without them: elsewhere the charged lower value at eps already meets the tolerance.
-        Each side is the largest over the neighbouring directions; ``before`` (an earlier grid's
-        bracket) narrows the test, not the values.  Only the first ``own`` arguments are tested
-        (the others, with ``delta_accuracy="epsilon"``, the same eps shifted by ``RIGHT_OFFSETS``, serve
-        for their upper side, and their lower values, lower bounds on delta at eps too since delta does not
-        increase, raise the own lower side where the round-off charge at eps exceeds theirs).
-        ``uppers``: each direction's certified upper bound at ``eps``; ``sides``: per direction whose
-        optimistic side can raise the lower one (``distribution.undominated_lower_sides``), its composed
-        optimistic PMF and charged lower value at ``eps``; ``charges``: the upper side's grid-independent part
-        at ``eps`` (``fixed_part`` of the direction whose upper side is the bound), returned beside the bracket
-        with the lower side's added (the third array, two rows: the part of up - lo no grid removes and the
-        cells' edge factor, ``NextGrid.charge_width``)."""
+        """The PLD's ``delta(eps, bound="both")``, with the lower side's suffix maxima
+        (``GridPMF.delta``, an O(n) pass over the composed window) only where the bracket is wider
+        than ``accuracy`` without them: elsewhere the charged lower value at eps already meets the
+        tolerance. Each side is the largest over the neighbouring directions; ``before`` (an earlier
+        grid's bracket) narrows the test, not the values.  Only the first ``own`` arguments are
+        tested (the others, with ``delta_accuracy="epsilon"``, the same eps shifted by
+        ``RIGHT_OFFSETS``, serve for their upper side, and their lower values, lower bounds on delta
+        at eps too since delta does not increase, raise the own lower side where the round-off
+        charge at eps exceeds theirs). ``uppers``: each direction's certified upper bound at
+        ``eps``; ``sides``: per direction whose optimistic side can raise the lower one
+        (``distribution.undominated_lower_sides``), its composed optimistic PMF and charged lower
+        value at ``eps``; ``charges``: the upper side's grid-independent part at ``eps``
+        (``fixed_part`` of the direction whose upper side is the bound), returned beside the bracket
+        with the lower side's added (the third array, two rows: the part of up - lo no grid removes
+        and the cells' edge factor, ``NextGrid.charge_width``)."""
         upper = np.max(uppers, axis=0)
         if (
             not sides
@@ -347,7 +359,8 @@ class StepBrackets:
         optimistic = [sides[d][0] for d in sorted(sides)]
         lower = np.max([sides[d][1] for d in sorted(sides)], axis=0)
         right, left = offset_rows(eps.size, own)
-        # delta_accuracy="epsilon": eps + d follow; delta does not increase, so each bounds it (not eps - d)
+        # delta_accuracy="epsilon": eps + d follow; delta does not increase, so each bounds it (not
+        # eps - d)
         for k in range(right.start // own, right.stop // own):
             lower[:own] = np.maximum(lower[:own], lower[k * own : (k + 1) * own])
         best_lo = lower if before is None else np.maximum(lower, before[1])

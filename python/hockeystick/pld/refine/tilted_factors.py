@@ -1,22 +1,27 @@
-"""The epsilon bracket of a composition of several Poisson-subsampled Gaussian factors (each its own sigma, sampling
-rate, sensitivity and rounds) at a delta below the composition's round-off: read under an exponential tilt.
+"""The epsilon bracket of a composition of several Poisson-subsampled Gaussian factors (each its own
+sigma, sampling rate, sensitivity and rounds) at a delta below the composition's round-off: read
+under an exponential tilt.
 
-As for one factor (``refine.tilted_question``), the FFT composition's round-off charge, about T u of the total mass
-after T rounds, keeps a bracket at a delta near or below it wide on every grid; the tilted composition
-(``compose.tilted``) composes the factors under one tilt theta with the normalizer prod_i M_i^{c_i} and carries the
-charge relative to the Chernoff bound at theta.  Per neighbouring direction (every factor's remove pair, or every
-factor's add pair: the neighbouring relation holds for the whole run), the pessimistic PMFs are composed under the
-tilt lam_u minimizing the Chernoff epsilon (K(lam) + log(E / delta)) / lam, now with K(lam) = sum_i c_i K_i(lam) the
-sum of the factors' log-moments and E = ``ROUND_OFF_PER_ROUND`` T, T = sum_i c_i, and again under the tilt maximizing
-lam eps - K(lam) at the best upper epsilon so far (where E is below delta the first tilt runs to the least lam, as
-``refine.tilted_question`` says); the optimistic PMFs under the latter tilt at the upper epsilon found.  The bracket
-is the maximum over the directions on each side, on grids from the default tolerance's first grid for the factor with the most rounds at T rounds
-(``StartGrid.first``) down by ``GRID_STEP`` while the upper side still falls by a quarter of the tolerance, at most
-``GRIDS`` grids; every bracket found is certified and the answer is their intersection with the one given.  Each
-factor is discretized with the question tail of the whole run (``question.question_tail`` at T rounds: its T cuts
-together at most ``question.TILTED_TAIL_SHARE`` delta).  Last, a bracket not yet exact (``question.exact``) is
-intersected with the tilted bracket on ``question.FINE_INTERVAL``, half the peers' default grid (``refine.question``;
-``screened_bracket``: the add direction composed there only where a cheaper bound does not put it below).
+As for one factor (``refine.tilted_question``), the FFT composition's round-off charge, about T u of
+the total mass after T rounds, keeps a bracket at a delta near or below it wide on every grid; the
+tilted composition (``compose.tilted``) composes the factors under one tilt theta with the
+normalizer prod_i M_i^{c_i} and carries the charge relative to the Chernoff bound at theta.  Per
+neighbouring direction (every factor's remove pair, or every factor's add pair: the neighbouring
+relation holds for the whole run), the pessimistic PMFs are composed under the tilt lam_u minimizing
+the Chernoff epsilon (K(lam) + log(E / delta)) / lam, now with K(lam) = sum_i c_i K_i(lam) the sum
+of the factors' log-moments and E = ``ROUND_OFF_PER_ROUND`` T, T = sum_i c_i, and again under the
+tilt maximizing lam eps - K(lam) at the best upper epsilon so far (where E is below delta the first
+tilt runs to the least lam, as ``refine.tilted_question`` says); the optimistic PMFs under the
+latter tilt at the upper epsilon found.  The bracket is the maximum over the directions on each
+side, on grids from the default tolerance's first grid for the factor with the most rounds at T
+rounds (``StartGrid.first``) down by ``GRID_STEP`` while the upper side still falls by a quarter of
+the tolerance, at most ``GRIDS`` grids; every bracket found is certified and the answer is their
+intersection with the one given.  Each factor is discretized with the question tail of the whole run
+(``question.question_tail`` at T rounds: its T cuts together at most ``question.TILTED_TAIL_SHARE``
+delta).  Last, a bracket not yet exact (``question.exact``) is intersected with the tilted bracket
+on ``question.FINE_INTERVAL``, half the peers' default grid (``refine.question``;
+``screened_bracket``: the add direction composed there only where a cheaper bound does not put it
+below).
 """
 
 from __future__ import annotations
@@ -67,7 +72,8 @@ def summed_log_mgf(terms: Sequence[tuple[GridPMF, int]], lams: np.ndarray) -> np
 
 
 def chernoff_tilt(terms: Sequence[tuple[GridPMF, int]], delta: float) -> float:
-    """The lam minimizing (K(lam) + log(E / delta)) / lam, K the summed log-moment (``best_tilt``)."""
+    """The lam minimizing (K(lam) + log(E / delta)) / lam, K the summed log-moment
+    (``best_tilt``)."""
     log_ratio = math.log(ROUND_OFF_PER_ROUND * sum(c for _, c in terms) / delta)
     return best_tilt(lambda lam: -(summed_log_mgf(terms, lam) + log_ratio) / lam)
 
@@ -80,8 +86,8 @@ def exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
 def _upper_side(
     ups: Sequence[tuple[GridPMF, int]], lam: float, h: float, delta: float, upper: float
 ) -> float:
-    """The certified upper epsilon at ``delta`` of the pessimistic PMFs ``ups`` composed under the tilt ``lam``,
-    searched from ``upper`` or the window's top."""
+    """The certified upper epsilon at ``delta`` of the pessimistic PMFs ``ups`` composed under the
+    tilt ``lam``, searched from ``upper`` or the window's top."""
     up_side = tilted.compose_tilted(
         ups, lam * h, pessimistic=True, max_points=MAX_POINTS, window_tail=WINDOW_TAIL
     )
@@ -91,8 +97,8 @@ def _upper_side(
 def pessimistic_terms(
     segments: Sequence[Segment], direction: Direction, h: float, tail: float, optimistic: bool
 ) -> list[tuple[Factor, int]]:
-    """Each factor of one direction discretized on grid ``h`` (with its optimistic side where ``optimistic``) and
-    its rounds."""
+    """Each factor of one direction discretized on grid ``h`` (with its optimistic side where
+    ``optimistic``) and its rounds."""
     return [
         (one_direction(mechanism, direction, h, tail, optimistic), int(count))
         for mechanism, count in segments
@@ -107,7 +113,8 @@ def direction_bracket(
     delta: float,
     upper: float,
 ) -> tuple[float, float]:
-    """The certified (lower, upper) epsilon at ``delta`` of one direction's composition on grid ``h``."""
+    """The certified (lower, upper) epsilon at ``delta`` of one direction's composition on grid
+    ``h``."""
     factors = pessimistic_terms(segments, direction, h, tail, True)
     ups = [(f.upper, c) for f, c in factors]
     up = _upper_side(ups, chernoff_tilt(ups, delta), h, delta, upper)
@@ -135,9 +142,9 @@ def direction_bracket(
 
 def add_below(segments: Sequence[Segment], eps: float, h: float, tail: float, delta: float) -> bool:
     """Whether the add direction's epsilon at ``delta`` is certified at most ``eps``: eps at least
-    ``tilted_question.add_pure_epsilon``, or the add direction's pessimistic PMFs, composed on a grid
-    ``dominated_direction.COARSENING`` times coarser than ``h`` (at most ``MAX_INTERVAL``) under the exponent's tilt
-    at eps, certify delta(eps) <= delta."""
+    ``tilted_question.add_pure_epsilon``, or the add direction's pessimistic PMFs, composed on a
+    grid ``dominated_direction.COARSENING`` times coarser than ``h`` (at most ``MAX_INTERVAL``)
+    under the exponent's tilt at eps, certify delta(eps) <= delta."""
     if eps >= add_pure_epsilon([(q, float(c)) for (_, q, _), c in segments]):
         return True
     coarse = min(h * COARSENING, MAX_INTERVAL)
@@ -161,10 +168,11 @@ def screened_bracket(
     tail: float,
     strict: bool = False,
 ) -> tuple[float, float]:
-    """(``lower``, ``upper``) intersected with the tilted bracket on grid ``h`` (``direction_bracket``: the maximum
-    over the directions on each side), the add direction's bracket composed only where ``add_below`` does not show
-    its epsilon below the remove direction's upper side: then eps = max(eps_remove, eps_add) lies in the remove
-    direction's bracket.  As given where a window passes ``MAX_POINTS`` (``strict``: that ValueError raised)."""
+    """(``lower``, ``upper``) intersected with the tilted bracket on grid ``h``
+    (``direction_bracket``: the maximum over the directions on each side), the add direction's
+    bracket composed only where ``add_below`` does not show its epsilon below the remove direction's
+    upper side: then eps = max(eps_remove, eps_add) lies in the remove direction's bracket.  As
+    given where a window passes ``MAX_POINTS`` (``strict``: that ValueError raised)."""
     try:
         sides = [direction_bracket(segments, "remove", h, tail, delta, upper)]
         if not (math.isfinite(sides[0][1]) and add_below(segments, sides[0][1], h, tail, delta)):
@@ -179,14 +187,15 @@ def screened_bracket(
 def tilted_factors_bracket(
     segments: Sequence[Segment], delta: float, lower: float, upper: float, fine: bool = True
 ) -> tuple[float, float]:
-    """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets of the composition of ``segments``
-    on the grids of the module docstring where it is wider than the default tolerance, then, where ``fine`` (the
-    default's: no grid given) and not yet exact (``question.exact``), with the tilted bracket on
-    ``question.FINE_INTERVAL``, so that the upper side is read finer than the peers' default grid (each
-    certified); as given where a factor's sampling rate is 1.  The lower side first takes the max-of-outputs test's
-    bound where higher (``reads.max_of_outputs``, certified); one segment still wider than the tolerance is then read
-    in blocks (``block_reads``: many rounds of a rate far below the grid, where every one-round discretization
-    inflates the loss variance by ~T q h).
+    """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets of the composition
+    of ``segments`` on the grids of the module docstring where it is wider than the default
+    tolerance, then, where ``fine`` (the default's: no grid given) and not yet exact
+    (``question.exact``), with the tilted bracket on ``question.FINE_INTERVAL``, so that the upper
+    side is read finer than the peers' default grid (each certified); as given where a factor's
+    sampling rate is 1.  The lower side first takes the max-of-outputs test's bound where higher
+    (``reads.max_of_outputs``, certified); one segment still wider than the tolerance is then read
+    in blocks (``block_reads``: many rounds of a rate far below the grid, where every one-round
+    discretization inflates the loss variance by ~T q h).
 
     Parameters
     ----------
@@ -225,7 +234,8 @@ def tilted_factors_bracket(
         lower, upper = block_bracket(segments, delta, lower, upper, tail)
     if fine and not question.exact(np.array(lower), np.array(upper)):
         lower, upper = screened_bracket(segments, delta, lower, upper, question.FINE_INTERVAL, tail)
-    # few rounds of small rates (T q at most SPLIT_SAMPLED_ROUNDS): the split read (``tilted_question.split_bracket``)
+    # few rounds of small rates (T q at most SPLIT_SAMPLED_ROUNDS): the split read
+    # (``tilted_question.split_bracket``)
     sampled = sum(q * c for (_, q, _), c in segments)
     if (
         fine
@@ -244,11 +254,12 @@ def tilted_factors_bracket(
 def _coarse_to_fine(
     segments: Sequence[Segment], delta: float, lower: float, upper: float, h: float, tail: float
 ) -> tuple[float, float]:
-    """The tilted brackets on grids from ``h`` down by ``GRID_STEP`` while the upper side still falls by a quarter
-    of the tolerance and the bracket is wider than it, at most ``GRIDS`` grids, intersected.  Where ``h``'s window
-    passes ``MAX_POINTS`` (many rounds whose loss has a heavy tail: sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10
-    spans ~114 in loss under the exponent's tilt, 1.6e7 points on the start grid 7e-6), the grids from ``h`` up by
-    ``GRID_STEP`` up to ``DEFAULT_INTERVAL`` first, the first that fits read, and no finer one after it."""
+    """The tilted brackets on grids from ``h`` down by ``GRID_STEP`` while the upper side still
+    falls by a quarter of the tolerance and the bracket is wider than it, at most ``GRIDS`` grids,
+    intersected.  Where ``h``'s window passes ``MAX_POINTS`` (many rounds whose loss has a heavy
+    tail: sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10 spans ~114 in loss under the exponent's
+    tilt, 1.6e7 points on the start grid 7e-6), the grids from ``h`` up by ``GRID_STEP`` up to
+    ``DEFAULT_INTERVAL`` first, the first that fits read, and no finer one after it."""
     while True:
         try:
             return _finer_brackets(segments, delta, lower, upper, h, tail)
@@ -261,12 +272,13 @@ def _coarse_to_fine(
 def _finer_brackets(
     segments: Sequence[Segment], delta: float, lower: float, upper: float, h: float, tail: float
 ) -> tuple[float, float]:
-    """``_coarse_to_fine`` from a grid ``h`` whose window fits (its ValueError raised where it does not), a finer
-    grid whose window does not fit ending it.  Each grid's own bracket (read from nothing, so that a coarse grid
-    looser than the bracket given does not end the ladder: sigma 2, q 1e-4, 10^6 rounds at delta 1e-8 reads
-    [0.149, 0.284] on its start grid 6.2e-5, then [0.25534, 0.25552] a grid finer, inside the default's
-    [0.25463, 0.25632]) is intersected with the bracket held; the ladder goes on while that own upper side falls by a
-    quarter of the tolerance from the grid before's and the bracket held is wider than the tolerance."""
+    """``_coarse_to_fine`` from a grid ``h`` whose window fits (its ValueError raised where it does
+    not), a finer grid whose window does not fit ending it.  Each grid's own bracket (read from
+    nothing, so that a coarse grid looser than the bracket given does not end the ladder: sigma 2, q
+    1e-4, 10^6 rounds at delta 1e-8 reads [0.149, 0.284] on its start grid 6.2e-5, then [0.25534,
+    0.25552] a grid finer, inside the default's [0.25463, 0.25632]) is intersected with the bracket
+    held; the ladder goes on while that own upper side falls by a quarter of the tolerance from the
+    grid before's and the bracket held is wider than the tolerance."""
     own_before = math.inf
     for step in range(GRIDS):
         try:
@@ -294,7 +306,8 @@ def tilted_factors_brackets(
     upper: np.ndarray,
     fine: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``tilted_factors_bracket`` at each delta of ``delta`` (of the brackets' shape after broadcasting).
+    """``tilted_factors_bracket`` at each delta of ``delta`` (of the brackets' shape after
+    broadcasting).
 
     Parameters
     ----------
@@ -326,11 +339,12 @@ def wide_brackets(
     lower: np.ndarray,
     upper: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each bracket of ``point`` (sigma, q, rounds, sensitivity) at ``delta`` still wider than the default tolerance
-    (``question.within_tolerance``) intersected with ``tilted_factors_bracket``'s of its one segment (without the fine
-    read, which the default made): the engine's reads, certified, where the default's own left it wide (rare
-    participation, q <= 1e-4 and T q >= 1: sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-12 takes [1.903, 3.226] to
-    [1.903, 1.909]); the others as given, and all at q = 1.
+    """Each bracket of ``point`` (sigma, q, rounds, sensitivity) at ``delta`` still wider than the
+    default tolerance (``question.within_tolerance``) intersected with ``tilted_factors_bracket``'s
+    of its one segment (without the fine read, which the default made): the engine's reads,
+    certified, where the default's own left it wide (rare participation, q <= 1e-4 and T q >= 1:
+    sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-12 takes [1.903, 3.226] to [1.903, 1.909]); the
+    others as given, and all at q = 1.
 
     Parameters
     ----------

@@ -1,16 +1,17 @@
-"""The delta bracket of a composition of several Poisson-subsampled Gaussian factors at one epsilon, read finer than
-the peers' default grid, as its epsilon is (``tilted_factors``).
+"""The delta bracket of a composition of several Poisson-subsampled Gaussian factors at one epsilon,
+read finer than the peers' default grid, as its epsilon is (``tilted_factors``).
 
-On the default grid (``DEFAULT_INTERVAL``, dp_accounting's) a certified upper delta is the peers' uncharged estimate
-plus the plain composition's round-off charges, so it cannot be below it, and at a small delta those charges (about
-T u of the whole mass) are much of it.  Each direction's pessimistic PMFs on ``question.FINE_INTERVAL`` are
-composed under the tilt that maximizes the Chernoff exponent lam eps - K(lam) at the epsilon asked
-(``tilted_factors.exponent_tilt``: the tilted composition carries its charge relative to that Chernoff bound) and
-read there; the add direction is 0 past ``tilted_question.add_pure_epsilon`` (pure DP there).  Where the rounds
-sample the record rarely (sum_i q_i c_i at most ``SPLIT_SAMPLED_ROUNDS``) the remove direction is also read as a sum
-over how many rounds pass eps / T (``compose.binomial_split``), on both sides.  The lower side takes the
-max-of-outputs test's bound where higher (``reads.max_of_outputs``: where the record is sampled in many rounds
-(T q >= 1) it is the only lower read).  Every read is certified, and the
+On the default grid (``DEFAULT_INTERVAL``, dp_accounting's) a certified upper delta is the peers'
+uncharged estimate plus the plain composition's round-off charges, so it cannot be below it, and at
+a small delta those charges (about T u of the whole mass) are much of it.  Each direction's
+pessimistic PMFs on ``question.FINE_INTERVAL`` are composed under the tilt that maximizes the
+Chernoff exponent lam eps - K(lam) at the epsilon asked (``tilted_factors.exponent_tilt``: the
+tilted composition carries its charge relative to that Chernoff bound) and read there; the add
+direction is 0 past ``tilted_question.add_pure_epsilon`` (pure DP there).  Where the rounds sample
+the record rarely (sum_i q_i c_i at most ``SPLIT_SAMPLED_ROUNDS``) the remove direction is also read
+as a sum over how many rounds pass eps / T (``compose.binomial_split``), on both sides.  The lower
+side takes the max-of-outputs test's bound where higher (``reads.max_of_outputs``: where the record
+is sampled in many rounds (T q >= 1) it is the only lower read).  Every read is certified, and the
 bracket is their intersection with the one given.
 """
 
@@ -39,8 +40,9 @@ from .tilted_question import (
 def direction_delta(
     segments: Sequence[Segment], direction: Direction, h: float, tail: float, eps: float
 ) -> float:
-    """One direction's certified upper delta at ``eps``: its pessimistic PMFs on grid ``h`` composed under the
-    exponent's tilt at ``eps`` and read there; the add direction's 0 at or past ``add_pure_epsilon``."""
+    """One direction's certified upper delta at ``eps``: its pessimistic PMFs on grid ``h`` composed
+    under the exponent's tilt at ``eps`` and read there; the add direction's 0 at or past
+    ``add_pure_epsilon``."""
     if direction == "add" and eps >= add_pure_epsilon([(q, float(c)) for (_, q, _), c in segments]):
         return 0.0
     ups = [(f.upper, c) for f, c in pessimistic_terms(segments, direction, h, tail, False)]
@@ -57,10 +59,10 @@ def direction_delta(
 def split_delta(
     segments: Sequence[Segment], eps: float, h: float, tail: float, add: float, negligible: float
 ) -> tuple[float, float]:
-    """The remove direction's (lower, upper) delta at ``eps`` read split at eps / T (``BinomialSplit`` over the
-    segments, both sides), the upper side the larger of it and ``add`` (a certified upper delta of the add
-    direction); (0, 1) where the split does not apply (its ValueError), or, for the lower side, where a factor's
-    optimistic side is in blocks of rounds."""
+    """The remove direction's (lower, upper) delta at ``eps`` read split at eps / T
+    (``BinomialSplit`` over the segments, both sides), the upper side the larger of it and ``add``
+    (a certified upper delta of the add direction); (0, 1) where the split does not apply (its
+    ValueError), or, for the lower side, where a factor's optimistic side is in blocks of rounds."""
     try:
         factors = pessimistic_terms(segments, "remove", h, tail, True)
         upper = max(
@@ -80,9 +82,10 @@ def split_delta(
 def tilted_factors_delta(
     segments: Sequence[Segment], eps: float, lower: float, upper: float
 ) -> tuple[float, float]:
-    """(``lower``, ``upper``), a certified delta bracket at ``eps`` of the composition of ``segments``, intersected
-    with the reads of the module docstring where not yet exact (``question.exact``) and positive; as given where a
-    factor's sampling rate is 1 or a window passes ``MAX_POINTS``.
+    """(``lower``, ``upper``), a certified delta bracket at ``eps`` of the composition of
+    ``segments``, intersected with the reads of the module docstring where not yet exact
+    (``question.exact``) and positive; as given where a factor's sampling rate is 1 or a window
+    passes ``MAX_POINTS``.
 
     Parameters
     ----------

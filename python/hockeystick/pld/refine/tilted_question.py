@@ -1,23 +1,27 @@
-"""The default's epsilon bracket at a delta near or below the composition's round-off: read under an exponential tilt.
+"""The default's epsilon bracket at a delta near or below the composition's round-off: read under an
+exponential tilt.
 
-After T rounds the FFT composition's round-off charge is about T u of the total mass (``compose.fft``), and a
-wide window adds a charge that grows with its points (at q = 0.5, 5 rounds, about 1e-13 near epsilon 13.5), so
-a bracket at a delta near or below it stays wide on every grid.  The tilted composition (``compose.tilted``)
-carries that charge relative to the Chernoff bound at its tilt instead, so the same discretized rounds are read
-there tightly.  For a point of the Poisson-subsampled Gaussian (sigma, q, T, sensitivity) and one delta, each
-neighbouring direction's pessimistic PMF is composed under the tilt lam_u that minimizes the Chernoff epsilon
-(K(lam) + log(E / delta)) / lam at E = ``ROUND_OFF_PER_ROUND`` T (where the charge, of size E times the Chernoff
-bound, meets delta), K(lam) = T log sum_k p_k e^{lam l_k} its log-moment, and its upper epsilon found, then
-again under the tilt that maximizes lam eps - K(lam) at the best upper epsilon so far (the Chernoff exponent
-there: where E is below delta the first tilt's optimum runs to the least lam, almost no tilt, and this one puts
-the charge least near the answer; at q = 0.5, 5 rounds, delta 1e-12 it takes the upper side from 13.533 to
-13.5097); its optimistic PMF under the exponent's tilt at that epsilon, and its lower epsilon found.  The bracket is the maximum over the
-directions on each side (delta is the larger of the two directions' curves), on grids from the default
-tolerance's first grid (``StartGrid.first``) down by ``GRID_STEP`` while the upper side still falls by a
-quarter of the tolerance, at most ``GRIDS`` grids, each window within ``MAX_POINTS``; every bracket found is
-certified and the answer is their intersection with the one given.  It is read for every bracket the refinement
-left wider than the tolerance (pld/question/default_reads.py's ``past_the_charges``), whatever limited it, and, on
-``question.FINE_INTERVAL``, for every default bracket not yet exact (``fine_brackets``).
+After T rounds the FFT composition's round-off charge is about T u of the total mass
+(``compose.fft``), and a wide window adds a charge that grows with its points (at q = 0.5, 5 rounds,
+about 1e-13 near epsilon 13.5), so a bracket at a delta near or below it stays wide on every grid.
+The tilted composition (``compose.tilted``) carries that charge relative to the Chernoff bound at
+its tilt instead, so the same discretized rounds are read there tightly.  For a point of the
+Poisson-subsampled Gaussian (sigma, q, T, sensitivity) and one delta, each neighbouring direction's
+pessimistic PMF is composed under the tilt lam_u that minimizes the Chernoff epsilon (K(lam) + log(E
+/ delta)) / lam at E = ``ROUND_OFF_PER_ROUND`` T (where the charge, of size E times the Chernoff
+bound, meets delta), K(lam) = T log sum_k p_k e^{lam l_k} its log-moment, and its upper epsilon
+found, then again under the tilt that maximizes lam eps - K(lam) at the best upper epsilon so far
+(the Chernoff exponent there: where E is below delta the first tilt's optimum runs to the least lam,
+almost no tilt, and this one puts the charge least near the answer; at q = 0.5, 5 rounds, delta
+1e-12 it takes the upper side from 13.533 to 13.5097); its optimistic PMF under the exponent's tilt
+at that epsilon, and its lower epsilon found.  The bracket is the maximum over the directions on
+each side (delta is the larger of the two directions' curves), on grids from the default tolerance's
+first grid (``StartGrid.first``) down by ``GRID_STEP`` while the upper side still falls by a quarter
+of the tolerance, at most ``GRIDS`` grids, each window within ``MAX_POINTS``; every bracket found is
+certified and the answer is their intersection with the one given.  It is read for every bracket the
+refinement left wider than the tolerance (pld/question/default_reads.py's ``past_the_charges``),
+whatever limited it, and, on ``question.FINE_INTERVAL``, for every default bracket not yet exact
+(``fine_brackets``).
 """
 
 from __future__ import annotations
@@ -50,45 +54,53 @@ from .directional_delta import Direction
 from .dominated_direction import COARSENING
 from .grid_start import Point, StartGrid
 
-# the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model, not a bound)
+# the FFT composition's round-off charge per round and unit of mass, for choosing the tilt (a model,
+# not a bound)
 ROUND_OFF_PER_ROUND = 1e-16
 GRID_STEP = 4.0
 GRIDS = 4
 MAX_POINTS = 1 << 22
 # the pessimistic side's window tail under a tilt where the default window passes MAX_POINTS
-# (``tilted.compose_tilted``'s ``window_tail``): the mass above that window is charged by its own Chernoff bound, so
-# it may cut far more than the composition's default 1e-15 (sigma 0.6, q 1e-5, 10^6 rounds at delta 1e-10 under the
-# exponent's tilt: ~114 in loss at 1e-15, ~42 at 1e-6, which fits on grids 2.7 times finer)
+# (``tilted.compose_tilted``'s ``window_tail``): the mass above that window is charged by its own
+# Chernoff bound, so it may cut far more than the composition's default 1e-15 (sigma 0.6, q 1e-5,
+# 10^6 rounds at delta 1e-10 under the exponent's tilt: ~114 in loss at 1e-15, ~42 at 1e-6, which
+# fits on grids 2.7 times finer)
 WINDOW_TAIL = 1e-6
-# an upper read's window tail (``read_tail``): the tilted mass left outside the window is charged at the read's
-# untilt factor (``TiltedComposition.side_at``), about the Chernoff bound there, so a tail of READ_SHARE delta over
-# that bound adds at most READ_SHARE of delta; as a power of ten within [the composition's default 1e-15, READ_TAIL].
-# At delta 1e-10 and 1e-5 (sigma 0.5 to 5, the README DP-SGD run's q and steps, and q 0.01 over 1000 rounds) the
-# windows hold about a quarter fewer points than at 1e-15, each upper epsilon within 1e-6 of the 1e-15 window's
+# an upper read's window tail (``read_tail``): the tilted mass left outside the window is charged at
+# the read's untilt factor (``TiltedComposition.side_at``), about the Chernoff bound there, so a
+# tail of READ_SHARE delta over that bound adds at most READ_SHARE of delta; as a power of ten
+# within [the composition's default 1e-15, READ_TAIL]. At delta 1e-10 and 1e-5 (sigma 0.5 to 5, the
+# README DP-SGD run's q and steps, and q 0.01 over 1000 rounds) the windows hold about a quarter
+# fewer points than at 1e-15, each upper epsilon within 1e-6 of the 1e-15 window's
 READ_SHARE = 1e-6
 READ_TAIL = 1e-9
-# the tilts tried, lam = theta / h, for the Chernoff optima; searched every COARSE_STEP-th first (``best_tilt``)
+# the tilts tried, lam = theta / h, for the Chernoff optima; searched every COARSE_STEP-th first
+# (``best_tilt``)
 LAMBDAS = np.exp(np.linspace(math.log(1e-2), math.log(1e6), 481))
 COARSE_STEP = 8
-# the split read (``split_bracket``, ``split_delta``) is tried where the rounds sample the record at most this many
-# times on average (T q): there a round's large loss is rare, the tilt's Chernoff bound far above a small delta and
-# its charge a large part of it (T q 0.005 to 0.011 left the upper side up to 8.5e-5 above dp_accounting's); from
-# T q = 0.1 (q 0.01, 10 rounds) up the tilted read is as tight on the upper side and the split narrows the lower one
-# only, at up to twice the cost (calibrating sigma at q 0.1, 10 rounds: 0.49 -> 0.82 CPU s)
+# the split read (``split_bracket``, ``split_delta``) is tried where the rounds sample the record at
+# most this many times on average (T q): there a round's large loss is rare, the tilt's Chernoff
+# bound far above a small delta and its charge a large part of it (T q 0.005 to 0.011 left the upper
+# side up to 8.5e-5 above dp_accounting's); from T q = 0.1 (q 0.01, 10 rounds) up the tilted read is
+# as tight on the upper side and the split narrows the lower one only, at up to twice the cost
+# (calibrating sigma at q 0.1, 10 rounds: 0.49 -> 0.82 CPU s)
 SPLIT_SAMPLED_ROUNDS = 0.1
 # the cells below a certified lower epsilon from which an upper epsilon search reads a tilted window
-# (``TiltedReader.upper_side``): a few cells more than the grid's rounding of the loss shift and of the lower side
+# (``TiltedReader.upper_side``): a few cells more than the grid's rounding of the loss shift and of
+# the lower side
 READ_MARGIN = 8
-# up to this many epsilons a delta read takes the max-of-outputs bound point by point (with its finer ladder); a curve
-# of more takes it on the coarse ladder for all at once (``max_of_outputs_deltas``: one ladder, each still certified)
+# up to this many epsilons a delta read takes the max-of-outputs bound point by point (with its
+# finer ladder); a curve of more takes it on the coarse ladder for all at once
+# (``max_of_outputs_deltas``: one ladder, each still certified)
 MAX_OF_OUTPUTS_POINTS = 16
 
 
 def best_tilt(score: Callable[[np.ndarray], np.ndarray]) -> float:
-    """The lam among ``LAMBDAS`` maximizing ``score`` (a vectorized function of lam; non-finite values never win):
-    the best of every ``COARSE_STEP``-th tilt, then the best of the tilts between its two neighbours.  Where the
-    score is unimodal in lam (the Chernoff objectives are: K is convex), that is the best of all ``LAMBDAS`` at an
-    eighth of their evaluations; every tilt is valid for the certified reads, the search only makes them tight."""
+    """The lam among ``LAMBDAS`` maximizing ``score`` (a vectorized function of lam; non-finite
+    values never win): the best of every ``COARSE_STEP``-th tilt, then the best of the tilts between
+    its two neighbours.  Where the score is unimodal in lam (the Chernoff objectives are: K is
+    convex), that is the best of all ``LAMBDAS`` at an eighth of their evaluations; every tilt is
+    valid for the certified reads, the search only makes them tight."""
     with np.errstate(over="ignore", invalid="ignore"):
         coarse = np.asarray(score(LAMBDAS[::COARSE_STEP]), dtype=np.float64)
         best = int(np.argmax(np.where(np.isfinite(coarse), coarse, -np.inf))) * COARSE_STEP
@@ -109,11 +121,12 @@ def exponent_tilt(pmf: GridPMF, rounds: float, eps: float) -> float:
 
 
 def read_tail(terms: list[tuple[GridPMF, int]], lam: float, delta: float, eps: float) -> float:
-    """The window tail of an upper read at ``delta`` near ``eps`` of ``terms`` (pairs (PMF, count)) composed under the
-    tilt ``lam``: ``READ_SHARE`` delta over the Chernoff bound e^{K(lam) - lam eps} there (K the summed log-moment),
-    the largest power of ten at most that, within [``DEFAULT_TAIL``, ``READ_TAIL``]; ``DEFAULT_TAIL`` where eps is
-    not finite.  Any tail is certified (the cut mass is charged); this one keeps the charge near ``READ_SHARE`` of
-    delta at the answer."""
+    """The window tail of an upper read at ``delta`` near ``eps`` of ``terms`` (pairs (PMF, count))
+    composed under the tilt ``lam``: ``READ_SHARE`` delta over the Chernoff bound e^{K(lam) - lam
+    eps} there (K the summed log-moment), the largest power of ten at most that, within
+    [``DEFAULT_TAIL``, ``READ_TAIL``]; ``DEFAULT_TAIL`` where eps is not finite.  Any tail is
+    certified (the cut mass is charged); this one keeps the charge near ``READ_SHARE`` of delta at
+    the answer."""
     if not math.isfinite(eps):
         return DEFAULT_TAIL
     log_bound = (
@@ -128,10 +141,11 @@ def read_tail(terms: list[tuple[GridPMF, int]], lam: float, delta: float, eps: f
 
 
 def add_pure_epsilon(rates: Sequence[tuple[float, float]]) -> float:
-    """An epsilon past which the add direction of a run of Poisson-subsampled Gaussian rounds has delta 0: the
-    rounds (sampling rate q_i, c_i rounds each) are pure DP in that direction, its loss
-    -log(1 - q + q e^{(2 x c - c^2) / (2 sigma^2)}) being at most -log(1 - q) whatever sigma and the sensitivity c,
-    so sum_i c_i log(1 / (1 - q_i)), rounded up by (k + 8) u for the k terms' logarithms, products and sum."""
+    """An epsilon past which the add direction of a run of Poisson-subsampled Gaussian rounds has
+    delta 0: the rounds (sampling rate q_i, c_i rounds each) are pure DP in that direction, its loss
+    -log(1 - q + q e^{(2 x c - c^2) / (2 sigma^2)}) being at most -log(1 - q) whatever sigma and the
+    sensitivity c, so sum_i c_i log(1 / (1 - q_i)), rounded up by (k + 8) u for the k terms'
+    logarithms, products and sum."""
     total = math.fsum(c * -math.log1p(-q) for q, c in rates)
     return total * (1.0 + (len(rates) + 8) * tilted.UNIT_ROUNDOFF)
 
@@ -144,9 +158,9 @@ def one_direction(
     optimistic: bool,
     threads: int = 0,
 ) -> Factor:
-    """One round of the Poisson-subsampled Gaussian (sigma, q, sensitivity), one neighbouring direction, discretized
-    on grid ``h`` with ``tail`` (with its optimistic side where ``optimistic``), on ``threads`` OpenMP threads (0: all
-    cores)."""
+    """One round of the Poisson-subsampled Gaussian (sigma, q, sensitivity), one neighbouring
+    direction, discretized on grid ``h`` with ``tail`` (with its optimistic side where
+    ``optimistic``), on ``threads`` OpenMP threads (0: all cores)."""
     sigma, q, sensitivity = mechanism
     (pld,) = subsampled_gaussians(
         sigma,
@@ -163,9 +177,10 @@ def one_direction(
 
 
 def remove_tail(point: Point, delta: float) -> float:
-    """The remove direction's tail: the largest 10^(-k / 4) below 1e-3 whose mass above the integration range over
-    T rounds (``truncation.remove_mass_above``, which carries the factor q the add direction's tail lacks) is at
-    most ``question.TILTED_TAIL_SHARE`` delta, at least the question tail at that share (``question.question_tail``)."""
+    """The remove direction's tail: the largest 10^(-k / 4) below 1e-3 whose mass above the
+    integration range over T rounds (``truncation.remove_mass_above``, which carries the factor q
+    the add direction's tail lacks) is at most ``question.TILTED_TAIL_SHARE`` delta, at least the
+    question tail at that share (``question.question_tail``)."""
     sigma, q, rounds, sensitivity = point
     floor = question.question_tail(rounds, delta, question.TILTED_TAIL_SHARE)
     budget = question.TILTED_TAIL_SHARE * delta
@@ -189,15 +204,17 @@ def remove_tail(point: Point, delta: float) -> float:
 
 
 class TiltedReader:
-    """The tilted brackets of one point (sigma, q, T, sensitivity) at several deltas, the PLD of each grid and the
-    tilted compositions made so far shared between them (where two deltas ask the same grid, tail and tilt).
-    Each direction's rounds are discretized with the largest tail the delta allows: the add direction with the
-    question tail at ``question.TILTED_TAIL_SHARE`` (``question.question_tail``), the remove direction with ``remove_tail`` (its mass above the
-    range carries a factor q), not the least over the deltas.  The tilted charge is E times the Chernoff bound,
-    which a longer loss tail (its mass ~tail, its moments large) raises: at q 1e-6, 10^6 rounds, delta 1e-20 the
-    remove direction's upper epsilon falls from 0.048 (tail 1e-29) to about 0.02 (1e-24).  A ``tail`` given
-    (the caller's) is both directions' instead.  ``threads``: the OpenMP and FFT threads of its discretizations and
-    compositions (0: all cores; an accountant's worker thread passes its own, 1, so that threads do not nest)."""
+    """The tilted brackets of one point (sigma, q, T, sensitivity) at several deltas, the PLD of
+    each grid and the tilted compositions made so far shared between them (where two deltas ask the
+    same grid, tail and tilt). Each direction's rounds are discretized with the largest tail the
+    delta allows: the add direction with the question tail at ``question.TILTED_TAIL_SHARE``
+    (``question.question_tail``), the remove direction with ``remove_tail`` (its mass above the
+    range carries a factor q), not the least over the deltas.  The tilted charge is E times the
+    Chernoff bound, which a longer loss tail (its mass ~tail, its moments large) raises: at q 1e-6,
+    10^6 rounds, delta 1e-20 the remove direction's upper epsilon falls from 0.048 (tail 1e-29) to
+    about 0.02 (1e-24).  A ``tail`` given (the caller's) is both directions' instead.  ``threads``:
+    the OpenMP and FFT threads of its discretizations and compositions (0: all cores; an
+    accountant's worker thread passes its own, 1, so that threads do not nest)."""
 
     def __init__(self, point: Point, tail: float | None = None, threads: int = 0):
         self.point = point
@@ -210,23 +227,24 @@ class TiltedReader:
         ] = {}
 
     def drop_compositions(self) -> None:
-        """Forgets the tilted compositions made so far (the discretized rounds stay): a reader kept for a later read
-        then holds one round's PMFs, not the composed windows."""
+        """Forgets the tilted compositions made so far (the discretized rounds stay): a reader kept
+        for a later read then holds one round's PMFs, not the composed windows."""
         self._compositions.clear()
 
     def directions(
         self, h: float, delta: float, optimistic: bool = True
     ) -> list[tuple[Direction, float, Factor]]:
-        """Per neighbouring direction, its name, tail and the factor of one round on grid ``h`` (with its optimistic
-        side where ``optimistic``: an upper read alone skips it, about half the discretization)."""
+        """Per neighbouring direction, its name, tail and the factor of one round on grid ``h``
+        (with its optimistic side where ``optimistic``: an upper read alone skips it, about half the
+        discretization)."""
         names: tuple[Direction, ...] = ("remove", "add")
         return [self.direction(name, h, delta, optimistic) for name in names]
 
     def direction(
         self, name: Direction, h: float, delta: float, optimistic: bool = True
     ) -> tuple[Direction, float, Factor]:
-        """One neighbouring direction's name, tail and factor of one round on grid ``h`` (``directions``),
-        discretized once per (grid, direction, tail, side)."""
+        """One neighbouring direction's name, tail and factor of one round on grid ``h``
+        (``directions``), discretized once per (grid, direction, tail, side)."""
         sigma, q, rounds, sensitivity = self.point
         if self.tail is not None:
             tail = self.tail
@@ -252,8 +270,9 @@ class TiltedReader:
         pessimistic: bool,
         window_tail: float = DEFAULT_TAIL,
     ) -> tilted.TiltedComposition:
-        """``terms`` composed under the tilt ``lam``, made once per (grid, tail, direction, side, tilt, window tail),
-        its window cut at ``window_tail`` of the tilted mass (charged: ``read_tail``)."""
+        """``terms`` composed under the tilt ``lam``, made once per (grid, tail, direction, side,
+        tilt, window tail), its window cut at ``window_tail`` of the tilted mass (charged:
+        ``read_tail``)."""
         key = (h, direction, tail, pessimistic, lam, window_tail)
         if key not in self._compositions:
             self._compositions[key] = tilted.compose_tilted(
@@ -278,11 +297,12 @@ class TiltedReader:
         upper: float,
         least: float = 0.0,
     ) -> float:
-        """The certified upper epsilon at ``delta`` of one direction's ``pmf`` composed under the tilt ``lam``,
-        searched from ``upper`` or the window's top.  ``least`` > 0: a certified lower side of the point's epsilon
-        (over both directions); the search first reads the window from ``READ_MARGIN`` cells below it
-        (``TiltedComposition.read_from``), and where its answer lands within half that margin of where that read
-        starts (this direction's epsilon may be below the point's), it reads the whole window instead."""
+        """The certified upper epsilon at ``delta`` of one direction's ``pmf`` composed under the
+        tilt ``lam``, searched from ``upper`` or the window's top.  ``least`` > 0: a certified lower
+        side of the point's epsilon (over both directions); the search first reads the window from
+        ``READ_MARGIN`` cells below it (``TiltedComposition.read_from``), and where its answer lands
+        within half that margin of where that read starts (this direction's epsilon may be below the
+        point's), it reads the whole window instead."""
         terms = [(pmf, int(self.point[2]))]
         window_tail = read_tail(terms, lam, delta, upper)
         up_side = self.composition(h, direction, tail, terms, lam, True, window_tail)
@@ -296,11 +316,12 @@ class TiltedReader:
         return tilted.upper_epsilon(up_side, delta, start)
 
     def grid_bracket(self, delta: float, h: float, upper: float) -> tuple[float, float]:
-        """The certified (lower, upper) epsilon at ``delta`` on grid ``h``: per direction, the upper side under the
-        Chernoff tilt (``chernoff_tilt``), searched from ``upper`` (the best so far) or the window's top, and the
-        lesser of it and the upper side under the tilt of the Chernoff exponent at the best so far
-        (``exponent_tilt``), then the lower side under the exponent's tilt at that upper side; the maximum over
-        the directions of each side (delta is the larger of the two directions' curves)."""
+        """The certified (lower, upper) epsilon at ``delta`` on grid ``h``: per direction, the upper
+        side under the Chernoff tilt (``chernoff_tilt``), searched from ``upper`` (the best so far)
+        or the window's top, and the lesser of it and the upper side under the tilt of the Chernoff
+        exponent at the best so far (``exponent_tilt``), then the lower side under the exponent's
+        tilt at that upper side; the maximum over the directions of each side (delta is the larger
+        of the two directions' curves)."""
         rounds = int(self.point[2])
         ups, lows = [], [0.0]
         for d, tail, factor in self.directions(h, delta):
@@ -333,11 +354,12 @@ class TiltedReader:
     def upper_at_exponent(
         self, delta: float, h: float, upper: float, add_upper: float = math.inf, least: float = 0.0
     ) -> float:
-        """The certified upper epsilon at ``delta`` on grid ``h``: per direction, the upper side under the tilt of the
-        Chernoff exponent at ``upper`` (a finite upper side already found; ``exponent_tilt``), searched from it; the
-        maximum over the directions, the add direction read only where neither ``add_upper`` (a certified upper
-        side of its epsilon already known) nor ``add_screen`` shows it below the remove direction's answer (then
-        eps_add <= eps_remove, and the maximum is the remove direction's).  ``least``: a certified lower side of the
+        """The certified upper epsilon at ``delta`` on grid ``h``: per direction, the upper side
+        under the tilt of the Chernoff exponent at ``upper`` (a finite upper side already found;
+        ``exponent_tilt``), searched from it; the maximum over the directions, the add direction
+        read only where neither ``add_upper`` (a certified upper side of its epsilon already known)
+        nor ``add_screen`` shows it below the remove direction's answer (then eps_add <= eps_remove,
+        and the maximum is the remove direction's).  ``least``: a certified lower side of the
         epsilon, where known (``upper_side``)."""
         rounds = int(self.point[2])
         _, tail, factor = self.direction("remove", h, delta, optimistic=False)
@@ -363,19 +385,19 @@ class TiltedReader:
     def pessimistic_delta(
         self, name: Direction, eps: np.ndarray, h: float, centre: float, delta: float
     ) -> np.ndarray:
-        """One direction's certified upper deltas at each of ``eps`` on grid ``h``: its pessimistic PMF composed once
-        under the tilt of the Chernoff exponent at ``centre`` (``exponent_tilt``), discretized with the tails
-        ``delta`` allows."""
+        """One direction's certified upper deltas at each of ``eps`` on grid ``h``: its pessimistic
+        PMF composed once under the tilt of the Chernoff exponent at ``centre`` (``exponent_tilt``),
+        discretized with the tails ``delta`` allows."""
         _, tail, factor = self.direction(name, h, delta, optimistic=False)
         lam = exponent_tilt(factor.upper, int(self.point[2]), centre)
         side = self.composition(h, name, tail, [(factor.upper, int(self.point[2]))], lam, True)
         return np.array([side.delta(float(x)) for x in eps])
 
     def add_screen(self, eps: np.ndarray, h: float, delta: float, centre: float) -> np.ndarray:
-        """A certified upper bound on the add direction's delta at each of ``eps``, cheaper than its read on ``h``:
-        0 where eps is at least ``add_pure_epsilon``; elsewhere its tilted read (``pessimistic_delta``) on a grid
-        ``dominated_direction.COARSENING`` times coarser (at most ``MAX_INTERVAL``), under the exponent's tilt at
-        ``centre``."""
+        """A certified upper bound on the add direction's delta at each of ``eps``, cheaper than its
+        read on ``h``: 0 where eps is at least ``add_pure_epsilon``; elsewhere its tilted read
+        (``pessimistic_delta``) on a grid ``dominated_direction.COARSENING`` times coarser (at most
+        ``MAX_INTERVAL``), under the exponent's tilt at ``centre``."""
         out = np.zeros(eps.shape)
         below = eps < add_pure_epsilon([(self.point[1], self.point[2])])
         if below.any():
@@ -384,11 +406,12 @@ class TiltedReader:
         return out
 
     def delta_upper(self, eps: np.ndarray, h: float, centre: float, delta: float) -> np.ndarray:
-        """Certified upper deltas at each of ``eps`` on grid ``h``: per direction, the pessimistic PMF composed once
-        under the tilt of the Chernoff exponent at ``centre`` (``pessimistic_delta``) and read at every eps; the
-        maximum over the directions (each discretized with the tails ``delta``, the least delta expected,
-        allows), the add direction's read on ``h`` only where ``add_screen``'s bound is above the remove
-        direction's (elsewhere the screen's bound, below it, stands for the add direction)."""
+        """Certified upper deltas at each of ``eps`` on grid ``h``: per direction, the pessimistic
+        PMF composed once under the tilt of the Chernoff exponent at ``centre``
+        (``pessimistic_delta``) and read at every eps; the maximum over the directions (each
+        discretized with the tails ``delta``, the least delta expected, allows), the add direction's
+        read on ``h`` only where ``add_screen``'s bound is above the remove direction's (elsewhere
+        the screen's bound, below it, stands for the add direction)."""
         remove = self.pessimistic_delta("remove", eps, h, centre, delta)
         add = self.add_screen(eps, h, delta, centre)
         above = add > remove
@@ -401,8 +424,9 @@ class TiltedReader:
     def split_bracket(
         self, delta: float, h: float, lower: float, upper: float
     ) -> tuple[float, float]:
-        """(``lower``, ``upper``) at ``delta`` intersected with ``split_bracket``'s (the module function) of the remove
-        direction's rounds on grid ``h``, the add direction cleared by ``add_screen``."""
+        """(``lower``, ``upper``) at ``delta`` intersected with ``split_bracket``'s (the module
+        function) of the remove direction's rounds on grid ``h``, the add direction cleared by
+        ``add_screen``."""
         _, _, factor = self.direction("remove", h, delta)
 
         def add_clear(eps: float) -> bool:
@@ -413,11 +437,12 @@ class TiltedReader:
     def split_delta(
         self, eps: np.ndarray, h: float, delta: float, lower: np.ndarray, upper: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The delta brackets (``lower``, ``upper``) at each of ``eps`` (all > 0) intersected with the remove
-        direction's on grid ``h`` read as a sum over how many rounds pass min(eps) / T (``compose.binomial_split``),
-        the upper side the larger of it and ``add_screen``'s bound on the add direction, the lower side the remove
-        direction's (delta >= delta_remove); ``delta`` (the least delta expected) sizes the tails and what is
-        negligible.  As given where the split does not apply (``split_bracket``)."""
+        """The delta brackets (``lower``, ``upper``) at each of ``eps`` (all > 0) intersected with
+        the remove direction's on grid ``h`` read as a sum over how many rounds pass min(eps) / T
+        (``compose.binomial_split``), the upper side the larger of it and ``add_screen``'s bound on
+        the add direction, the lower side the remove direction's (delta >= delta_remove); ``delta``
+        (the least delta expected) sizes the tails and what is negligible.  As given where the split
+        does not apply (``split_bracket``)."""
         rounds = int(self.point[2])
         _, tail, factor = self.direction("remove", h, delta)
         negligible, floor = question.TILTED_TAIL_SHARE * delta, float(np.min(eps))
@@ -437,8 +462,9 @@ class TiltedReader:
         return lower, np.maximum(lower, upper)
 
     def bracket(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
-        """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets on the grids of the module
-        docstring; as given at q = 1 (the Gaussian mechanism, which the accountant answers in closed form)."""
+        """(``lower``, ``upper``) at ``delta`` intersected with the tilted brackets on the grids of
+        the module docstring; as given at q = 1 (the Gaussian mechanism, which the accountant
+        answers in closed form)."""
         if self.point[1] >= 1.0:
             return lower, upper
         h = StartGrid(
@@ -469,9 +495,9 @@ def tilted_brackets(
     tail: float | None = None,
     threads: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each bracket (``lower``, ``upper``) at ``delta`` (arrays of one shape) of ``point`` intersected with the
-    tilted ones (``TiltedReader.bracket``, each certified; at ``tail`` where given), one reader shared by the
-    deltas (its ``threads``)."""
+    """Each bracket (``lower``, ``upper``) at ``delta`` (arrays of one shape) of ``point``
+    intersected with the tilted ones (``TiltedReader.bracket``, each certified; at ``tail`` where
+    given), one reader shared by the deltas (its ``threads``)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(delta, dtype=np.float64), np.shape(lower)).reshape(-1)
@@ -482,8 +508,9 @@ def tilted_brackets(
 
 
 def optimistic_segments(factors: list[tuple[Factor, int]]) -> list[tuple[GridPMF, int]] | None:
-    """Each factor's optimistic PMF and its rounds, where every factor's lower side is that one PMF composed its
-    rounds' times (``Factor.lower_terms``); None where one is in blocks of rounds or missing (no split lower side)."""
+    """Each factor's optimistic PMF and its rounds, where every factor's lower side is that one PMF
+    composed its rounds' times (``Factor.lower_terms``); None where one is in blocks of rounds or
+    missing (no split lower side)."""
     out = []
     for factor, count in factors:
         terms = factor.lower_terms(count)
@@ -500,13 +527,15 @@ def split_bracket(
     upper: float,
     add_clear: Callable[[float], bool],
 ) -> tuple[float, float]:
-    """(``lower``, ``upper``) at ``delta`` intersected with the remove direction's bracket of ``factors`` (its
-    rounds' factors and counts, both sides discretized) read as a sum over how many rounds pass lower / T
-    (``compose.binomial_split``: each term composed at unit mass, so its charges are relative to it), the upper side
-    kept only where ``add_clear`` certifies the add direction's epsilon at most it (then eps = eps_remove; the lower
-    side is the remove direction's either way: eps >= eps_remove).  Both sides certified; as given where the split
-    does not apply (``BinomialSplit``'s ValueError: more than ``MAX_TERMS`` terms, nothing below the split, a window
-    past the composition's cap) or, for the lower side, where a factor's optimistic side is in blocks of rounds."""
+    """(``lower``, ``upper``) at ``delta`` intersected with the remove direction's bracket of
+    ``factors`` (its rounds' factors and counts, both sides discretized) read as a sum over how many
+    rounds pass lower / T (``compose.binomial_split``: each term composed at unit mass, so its
+    charges are relative to it), the upper side kept only where ``add_clear`` certifies the add
+    direction's epsilon at most it (then eps = eps_remove; the lower side is the remove direction's
+    either way: eps >= eps_remove).  Both sides certified; as given where the split does not apply
+    (``BinomialSplit``'s ValueError: more than ``MAX_TERMS`` terms, nothing below the split, a
+    window past the composition's cap) or, for the lower side, where a factor's optimistic side is
+    in blocks of rounds."""
     negligible = question.TILTED_TAIL_SHARE * delta
     try:
         up = BinomialSplit(
@@ -535,21 +564,25 @@ def fine_brackets(
     threads: int = 0,
     reader: TiltedReader | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` not yet exact (``question.exact``), its lower
-    side raised to the max-of-outputs test's bound where higher (``reads.max_of_outputs``: certified, from the
-    largest released value against a threshold; at sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10 it is 1.0716 where
-    the PLD reads' lower side is 0.911), then, with a finite upper side, its upper side lowered to the tilted read's on ``question.FINE_INTERVAL`` under the
-    Chernoff exponent's tilt at it (``TiltedReader.upper_at_exponent``, certified; at ``tail`` where given), so
-    that the default's upper side is read finer than the peers' default grid; where that window would pass
-    ``MAX_POINTS``, on the peers' grid ``DEFAULT_INTERVAL`` (the same discretization as theirs, without the plain
-    composition's round-off charge); as given at q = 1 (closed form) or where both windows would pass it.  A bracket
-    still not exact with a positive lower side is then intersected with ``TiltedReader.split_bracket``'s on
-    ``question.FINE_INTERVAL`` where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (few rounds of a small sampling rate,
-    where the tilt's Chernoff bound is far above a small delta and its charge, relative to it, a large part of it).
-    ``add_upper``: certified upper sides of the add direction's epsilon at ``delta`` already known (the
-    refinement's), where given; the add direction is not read where they are at most the remove direction's.
-    ``threads``: the reads' (``TiltedReader``); ``reader``: the point's reader of an earlier read at the same
-    ``tail``, whose discretized rounds are then reused (the same numbers)."""
+    """Each bracket (``lower``, ``upper``) at ``delta`` of ``point`` not yet exact
+    (``question.exact``), its lower side raised to the max-of-outputs test's bound where higher
+    (``reads.max_of_outputs``: certified, from the largest released value against a threshold; at
+    sigma 0.6, q 1e-5, 10^6 rounds, delta 1e-10 it is 1.0716 where the PLD reads' lower side is
+    0.911), then, with a finite upper side, its upper side lowered to the tilted read's on
+    ``question.FINE_INTERVAL`` under the Chernoff exponent's tilt at it
+    (``TiltedReader.upper_at_exponent``, certified; at ``tail`` where given), so that the default's
+    upper side is read finer than the peers' default grid; where that window would pass
+    ``MAX_POINTS``, on the peers' grid ``DEFAULT_INTERVAL`` (the same discretization as theirs,
+    without the plain composition's round-off charge); as given at q = 1 (closed form) or where both
+    windows would pass it.  A bracket still not exact with a positive lower side is then intersected
+    with ``TiltedReader.split_bracket``'s on ``question.FINE_INTERVAL`` where T q is at most
+    ``SPLIT_SAMPLED_ROUNDS`` (few rounds of a small sampling rate, where the tilt's Chernoff bound
+    is far above a small delta and its charge, relative to it, a large part of it). ``add_upper``:
+    certified upper sides of the add direction's epsilon at ``delta`` already known (the
+    refinement's), where given; the add direction is not read where they are at most the remove
+    direction's. ``threads``: the reads' (``TiltedReader``); ``reader``: the point's reader of an
+    earlier read at the same ``tail``, whose discretized rounds are then reused (the same
+    numbers)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     adds = np.broadcast_to(np.inf if add_upper is None else add_upper, np.shape(lower)).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
@@ -588,14 +621,16 @@ def fine_brackets(
 
 
 class FineSettle:
-    """The default's fine read (``fine_brackets``) as a refinement's ``settle`` (``Refinement.refined``): point i
-    (``points[i]`` at its deltas ``xs[i]``) is read once, the first time its bracket is finite and at most
-    ``question.FINE_SETTLE_WIDTHS`` default tolerances wide, and settled where the read brings it within the
-    tolerance (certified: the read's sides intersected with the bracket given), the refinement's upper side of the
-    add direction passed on (``fine_brackets``' ``add_upper``), on ``threads``.  ``read`` holds the points it
-    settled, whose fine read is then done; ``readers`` the readers of the points it read and did not settle, their
-    discretized rounds kept (not their compositions: a tilted window after many rounds holds millions of points)
-    for the default's last read of the same point (``fine_brackets``' ``reader``)."""
+    """The default's fine read (``fine_brackets``) as a refinement's ``settle``
+    (``Refinement.refined``): point i (``points[i]`` at its deltas ``xs[i]``) is read once, the
+    first time its bracket is finite and at most ``question.FINE_SETTLE_WIDTHS`` default tolerances
+    wide, and settled where the read brings it within the tolerance (certified: the read's sides
+    intersected with the bracket given), the refinement's upper side of the add direction passed on
+    (``fine_brackets``' ``add_upper``), on ``threads``.  ``read`` holds the points it settled, whose
+    fine read is then done; ``readers`` the readers of the points it read and did not settle, their
+    discretized rounds kept (not their compositions: a tilted window after many rounds holds
+    millions of points) for the default's last read of the same point (``fine_brackets``'
+    ``reader``)."""
 
     def __init__(
         self,
@@ -642,15 +677,16 @@ def fine_delta_brackets(
     tail: float | None = None,
     threads: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each delta bracket (``lower``, ``upper``) at ``eps`` of ``point`` with a positive upper side not yet exact
-    (``question.exact``), its upper side lowered to the tilted read's on ``question.FINE_INTERVAL``
-    (``TiltedReader.delta_upper``: each direction composed once, under the exponent's tilt at the median of those
-    eps; certified; at ``tail`` where given), so that the default's delta is read finer than the peers' default
-    grid, as its epsilon is (``fine_brackets``); as given at q = 1 (closed form) or where the read's window would
-    pass ``MAX_POINTS``; each lower side first raised to the max-of-outputs test's (``reads.max_of_outputs``).  The
-    brackets still not exact at a positive eps are then intersected with
-    ``TiltedReader.split_delta``'s where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (as ``fine_brackets``).  ``threads``:
-    the reads' (``TiltedReader``)."""
+    """Each delta bracket (``lower``, ``upper``) at ``eps`` of ``point`` with a positive upper side
+    not yet exact (``question.exact``), its upper side lowered to the tilted read's on
+    ``question.FINE_INTERVAL`` (``TiltedReader.delta_upper``: each direction composed once, under
+    the exponent's tilt at the median of those eps; certified; at ``tail`` where given), so that the
+    default's delta is read finer than the peers' default grid, as its epsilon is
+    (``fine_brackets``); as given at q = 1 (closed form) or where the read's window would pass
+    ``MAX_POINTS``; each lower side first raised to the max-of-outputs test's
+    (``reads.max_of_outputs``).  The brackets still not exact at a positive eps are then intersected
+    with ``TiltedReader.split_delta``'s where T q is at most ``SPLIT_SAMPLED_ROUNDS`` (as
+    ``fine_brackets``).  ``threads``: the reads' (``TiltedReader``)."""
     lows = np.array(lower, dtype=np.float64).reshape(-1)
     ups = np.array(upper, dtype=np.float64).reshape(-1)
     flat = np.broadcast_to(np.asarray(eps, dtype=np.float64), np.shape(lower)).reshape(-1)
@@ -658,8 +694,9 @@ def fine_delta_brackets(
     if point[1] < 1.0 and todo.size:
         sigma, q, rounds, sensitivity = point
         segments = [((sigma, q, sensitivity), int(rounds))]
-        # the max-of-outputs test's lower delta where higher (certified; where T q >= 1 the only one): point by point
-        # with its finer ladder for a few epsilons, on its coarse ladder at once for a curve's many
+        # the max-of-outputs test's lower delta where higher (certified; where T q >= 1 the only
+        # one): point by point with its finer ladder for a few epsilons, on its coarse ladder at
+        # once for a curve's many
         if todo.size <= MAX_OF_OUTPUTS_POINTS:
             for j in todo:
                 lows[j] = max(lows[j], max_of_outputs_delta(segments, float(flat[j])))

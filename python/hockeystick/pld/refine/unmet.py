@@ -1,4 +1,5 @@
-"""Brackets an ``accuracy=`` call left wider than asked: where they are, and the warning that counts them."""
+"""Brackets an ``accuracy=`` call left wider than asked: where they are, and the warning that counts
+them."""
 
 from __future__ import annotations
 
@@ -11,20 +12,20 @@ from .bracket_width import within_epsilon_tolerance
 
 
 class AccuracyNotMetWarning(UserWarning):
-    """An ``accuracy=`` call returned brackets wider than the accuracy asked (certified still, only wider): their
-    count is in the message, their positions in the accountant's ``unmet``."""
+    """An ``accuracy=`` call returned brackets wider than the accuracy asked (certified still, only
+    wider): their count is in the message, their positions in the accountant's ``unmet``."""
 
 
 def unmet_flags(
     lower: np.ndarray, upper: np.ndarray, accuracy: float, relative_accuracy: float
 ) -> np.ndarray:
-    """True where the certified epsilon bracket [lower, upper] of an ``accuracy=`` call is wider than its tolerance,
-    max(accuracy, relative_accuracy upper) (an infinite upper side over a finite lower one included; an exact
-    bracket, both sides infinite included, never is); where any is, one
-    ``AccuracyNotMetWarning`` counting them, for the caller of ``.epsilon``.  The refinement stops short of the
-    tolerance only where no grid it may build narrows the bracket further (its width set by what no grid removes,
-    the round-off and truncation charges, or the finest grid within ``MAX_WINDOW``); such a bracket is certified
-    all the same, only wider than asked."""
+    """True where the certified epsilon bracket [lower, upper] of an ``accuracy=`` call is wider
+    than its tolerance, max(accuracy, relative_accuracy upper) (an infinite upper side over a finite
+    lower one included; an exact bracket, both sides infinite included, never is); where any is, one
+    ``AccuracyNotMetWarning`` counting them, for the caller of ``.epsilon``.  The refinement stops
+    short of the tolerance only where no grid it may build narrows the bracket further (its width
+    set by what no grid removes, the round-off and truncation charges, or the finest grid within
+    ``MAX_WINDOW``); such a bracket is certified all the same, only wider than asked."""
     unmet = ~within_epsilon_tolerance(lower, upper, accuracy, relative_accuracy)
     count = int(np.count_nonzero(unmet))
     if count:

@@ -1,4 +1,5 @@
-"""Subsampling of ANY mechanism given by certified sides of its privacy profile: both PMFs on the grid.
+"""Subsampling of ANY mechanism given by certified sides of its privacy profile: both PMFs on the
+grid.
 
 Notation.  For a pair (P, Q) of output laws (P: the record in the data, Q: not), g = e^eps >= 0,
     H(g) = int (dP - g dQ)_+   (its profile, delta(eps) = H(e^eps) at every real eps),
@@ -45,23 +46,23 @@ values by 8 ulp; see ``poisson_remove_curve`` and ``poisson_add_curve``):
   point, so it lies below the minorant; the PMF with a mass g_k (slope change) at each kink and
   U_N at +infinity has exactly that polyline as its curve (flat beyond g_N, where H* <= U_N).
 - lower side: values L_k <= H*(g_k) alone do not bound H* between grid points (a convex curve lies
-  below its chords).  Convexity does: the secant through (g_{k-1}, U_{k-1}) and (g_k, L_k),
-  extended beyond g_k, and the one through (g_{k+1}, L_{k+1}) and (g_{k+2}, U_{k+2}), extended
-  below g_{k+1}, lie below H* on the cell [g_k, g_{k+1}] (the first cell uses 1 - g, the last the
-  lower bound of H*(infinity)).  The chord through the L's minus the larger of the two lines is
-  concave on the cell, largest at their crossing: that excess is the cell's gap, and lowering
-  each L_k by the larger gap of its two cells (the tent rule of pld/grid/connect_dots.hpp) puts every
-  chord below H*.  A cell whose tent would be deeper than one grid step (or below 0) takes the
-  other sufficient condition instead: both ends at most L at its right end, the curve's least value
-  on the cell.  v_0 <= 1 - g_0 (the segment from (0, 1)), running minima and the greatest convex
-  minorant only lower the points: a convex, non-increasing polyline below H*, i.e. a PMF.
+  below its chords).  Convexity does: the secant through (g_{k-1}, U_{k-1}) and (g_k, L_k), extended
+  beyond g_k, and the one through (g_{k+1}, L_{k+1}) and (g_{k+2}, U_{k+2}), extended below g_{k+1},
+  lie below H* on the cell [g_k, g_{k+1}] (the first cell uses 1 - g, the last the lower bound of
+  H*(infinity)).  The chord through the L's minus the larger of the two lines is concave on the
+  cell, largest at their crossing: that excess is the cell's gap, and lowering each L_k by the
+  larger gap of its two cells (the tent rule of pld/grid/connect_dots.hpp) puts every chord below
+  H*.  A cell whose tent would be deeper than one grid step (or below 0) takes the other sufficient
+  condition instead: both ends at most L at its right end, the curve's least value on the cell.  v_0
+  <= 1 - g_0 (the segment from (0, 1)), running minima and the greatest convex minorant only lower
+  the points: a convex, non-increasing polyline below H*, i.e. a PMF.
 - round-off of the masses: the upper PMF's own curve is read from below at every grid loss with
   compensated sums and its shortfall covered by raising its masses by a relative few ulps (mass at
   +infinity only where that cannot cover it: ``grid_readback``); the lower PMF's is read from above
   with the suffix-sum slack and an excess removed by scaling its masses.
-The bracket is the inner bracket carried through plus the tent gaps, O(h^2) where the curve is smooth,
-O(h) at the kinks of a finite pair's curve.
-Both PMFs have their mass at loss +infinity: U_N (upper), the lower bound of q p_inf (lower).
+The bracket is the inner bracket carried through plus the tent gaps, O(h^2) where the curve is
+smooth, O(h) at the kinks of a finite pair's curve. Both PMFs have their mass at loss +infinity: U_N
+(upper), the lower bound of q p_inf (lower).
 """
 
 from __future__ import annotations
@@ -102,8 +103,9 @@ def _rate(rate: float) -> float:
 
 
 def _at(curve: Curve, x: np.ndarray, error: np.ndarray, upper: bool) -> np.ndarray:
-    """curve at x moved by ``error`` (a bound on x's round-off) plus ARGUMENT_MARGIN (1 + |x|), towards
-    larger delta (upper) or smaller (lower), and the value moved by VALUE_MARGIN the same way."""
+    """curve at x moved by ``error`` (a bound on x's round-off) plus ARGUMENT_MARGIN (1 + |x|),
+    towards larger delta (upper) or smaller (lower), and the value moved by VALUE_MARGIN the same
+    way."""
     # at x = +-inf the curve's limit is read as is (inf - inf would be NaN; no round-off moves it)
     with np.errstate(invalid="ignore"):
         margin = np.where(np.isfinite(x), ARGUMENT_MARGIN * (1.0 + np.abs(x)) + error, 0.0)
@@ -114,12 +116,13 @@ def _at(curve: Curve, x: np.ndarray, error: np.ndarray, upper: bool) -> np.ndarr
 
 
 def poisson_remove_curve(remove: Curve, rate: float, upper: bool) -> Curve:
-    """H_r(e^eps) = q H(1 + (e^eps - 1)/q) above eps = log(1 - q), 1 - e^eps below (module docstring).
+    """H_r(e^eps) = q H(1 + (e^eps - 1)/q) above eps = log(1 - q), 1 - e^eps below (module
+    docstring).
 
-    The argument is log((1 - q) expm1(eps - log(1 - q)) / q) (for eps - log(1 - q) > 30 as
-    d + log1p(-e^-d), d = eps - log(1 - q), which stays finite where expm1 overflows), accurate to
-    8u + 4u (|eps| + |log(1-q)|) / (eps - log(1 - q)); within NEAR of log(1 - q) the safe ends q (upper: H <= 1) and 1 - e^eps
-    (lower: every curve is >= 1 - g) are used instead.
+    The argument is log((1 - q) expm1(eps - log(1 - q)) / q) (for eps - log(1 - q) > 30 as d +
+    log1p(-e^-d), d = eps - log(1 - q), which stays finite where expm1 overflows), accurate to 8u +
+    4u (|eps| + |log(1-q)|) / (eps - log(1 - q)); within NEAR of log(1 - q) the safe ends q (upper:
+    H <= 1) and 1 - e^eps (lower: every curve is >= 1 - g) are used instead.
     """
     q = _rate(rate)
     floor = math.log1p(-q)
@@ -194,7 +197,8 @@ def poisson_add_curve(add: Curve, rate: float, upper: bool) -> Curve:
 
 
 def mirrored_curve(curve: Curve, upper: bool) -> Curve:
-    """curve at eps >= 0, its perspective 1 - e^eps + e^eps curve(-eps) below 0 (module docstring)."""
+    """curve at eps >= 0, its perspective 1 - e^eps + e^eps curve(-eps) below 0 (module
+    docstring)."""
 
     def mirrored(eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=np.float64)
@@ -248,7 +252,8 @@ def convex_minorant(g: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _masses(g: np.ndarray, w: np.ndarray, at_zero: float) -> tuple[np.ndarray, float]:
-    """PMF masses (g_k times the slope change) of the polyline through (0, at_zero), (g_k, w_k), flat after."""
+    """PMF masses (g_k times the slope change) of the polyline through (0, at_zero), (g_k, w_k),
+    flat after."""
     slopes = np.diff(np.concatenate([[at_zero], w])) / np.diff(np.concatenate([[0.0], g]))
     slopes = np.append(slopes, 0.0)
     return np.maximum(g * np.diff(slopes), 0.0), float(w[-1])
@@ -328,7 +333,8 @@ def _lower_pmf(k_lo: int, h: float, lower: np.ndarray, upper: np.ndarray, top: f
 
 
 def _remembered(curve: Curve) -> Curve:
-    """``curve`` with its values kept per argument array (the same grid asked for twice costs once)."""
+    """``curve`` with its values kept per argument array (the same grid asked for twice costs
+    once)."""
     seen: dict[bytes, np.ndarray] = {}
 
     def remembered(eps: np.ndarray) -> np.ndarray:
@@ -341,7 +347,8 @@ def _remembered(curve: Curve) -> Curve:
 
 
 def _in_chunks(curve: Curve, eps: np.ndarray) -> np.ndarray:
-    """curve(eps) in pieces of CHUNK points (a curve of finite atoms builds a points x atoms table)."""
+    """curve(eps) in pieces of CHUNK points (a curve of finite atoms builds a points x atoms
+    table)."""
     return np.concatenate([curve(eps[i : i + CHUNK]) for i in range(0, eps.size, CHUNK)])
 
 
@@ -384,7 +391,8 @@ def grid_factor(
 
 
 def _sampled_top(top_loss: float, q: float) -> float:
-    """log(1 - q + q e^top): the largest finite loss of the remove pair when the inner's is ``top_loss``."""
+    """log(1 - q + q e^top): the largest finite loss of the remove pair when the inner's is
+    ``top_loss``."""
     return float(np.logaddexp(math.log1p(-q), math.log(q) + top_loss))
 
 
@@ -437,8 +445,9 @@ def without_replacement_curves(
     """The PLD of fixed-size samples without replacement (q = m/n) of a replace-one mechanism.
 
     ``curve`` = (upper, lower) sides of the inner curve H: above every ordered replace-one pair
-    (upper), below one realizable pair (lower).  Upper side: q H(1 + (e^eps - 1)/q) at eps >= 0, mirrored below (module
-    docstring); lower side: the realizable pair sampled, (qP + (1-q)Q, Q).  One direction.
+    (upper), below one realizable pair (lower).  Upper side: q H(1 + (e^eps - 1)/q) at eps >= 0,
+    mirrored below (module docstring); lower side: the realizable pair sampled, (qP + (1-q)Q, Q).
+    One direction.
     """
     q = _rate(rate)
     h = checked_interval(value_discretization_interval)
@@ -470,26 +479,27 @@ def with_replacement_curves(
     cut: float = 1e-14,
     realizable: list[tuple[Curve, Curve | None]] | None = None,
 ) -> PrivacyLossDistribution:
-    """The upper PLD of batches of K draws WITH replacement from n records, replace-one, any mechanism.
+    """The upper PLD of batches of K draws WITH replacement from n records, replace-one, any
+    mechanism.
 
     ``group(c)`` = (upper, lower) sides of H_c, the curve bounding every pair in which c batch slots
-    change (a group of c; for Gaussian noise on a sum, shift 2c).  The record is drawn c ~ Binom(K, 1/n)
-    times (b_c, eta = 1 - b_0).  With mu_c the output law given c draws, Balle, Barthe & Gaboardi 2018,
-    Thm 2 around the common mu_0 and joint convexity over c (both mu_c vs mu_0 and mu_c vs mu_c' are
-    pairs of c changed slots) give, for eps >= 0 and both orders,
+    change (a group of c; for Gaussian noise on a sum, shift 2c).  The record is drawn c ~ Binom(K,
+    1/n) times (b_c, eta = 1 - b_0).  With mu_c the output law given c draws, Balle, Barthe &
+    Gaboardi 2018, Thm 2 around the common mu_0 and joint convexity over c (both mu_c vs mu_0 and
+    mu_c vs mu_c' are pairs of c changed slots) give, for eps >= 0 and both orders,
         delta(eps) <= sum_{c >= 1} b_c H_c(1 + (e^eps - 1)/eta)
-    (for the Gaussian this is ``with_replacement_subsampled_gaussian``'s pair (*); Schuchardt et al.,
-    NeurIPS 2024, treat the same setting), mirrored below 0 as for samples without replacement.  The
-    counts beyond the first c_max whose tail is <= ``cut``, and those below it whose chance is at most
-    ``cut`` / c_max, add their mass (H_c <= 1; ``group`` is never asked for them).  The lower side
-    bounds that curve's one-order pair from below: a bracket on the bound, not on the mechanism,
-    unless each H_c is attained by one pair of inputs for every c (input-oblivious pairs such as
-    randomized response: then the bound is the realizable pair ((1 - eta) Q + eta P, Q)).
+    (for the Gaussian this is ``with_replacement_subsampled_gaussian``'s pair (*); Schuchardt et
+    al., NeurIPS 2024, treat the same setting), mirrored below 0 as for samples without replacement.
+    The counts beyond the first c_max whose tail is <= ``cut``, and those below it whose chance is
+    at most ``cut`` / c_max, add their mass (H_c <= 1; ``group`` is never asked for them).  The
+    lower side bounds that curve's one-order pair from below: a bracket on the bound, not on the
+    mechanism, unless each H_c is attained by one pair of inputs for every c (input-oblivious pairs
+    such as randomized response: then the bound is the realizable pair ((1 - eta) Q + eta P, Q)).
     ``realizable``: instead, per order of a realizable pair of the sampled mechanism, (lower side of
     its curve, an upper side of that same curve or None to use the bound's, for the secants); the
     PLD then has one direction per order, each with the symmetrised bound as its upper side
-    (``pld.with_replacement_realizable`` builds them around additive noise).
-    ``top_loss``: where the curve of the largest group stops changing.
+    (``pld.with_replacement_realizable`` builds them around additive noise). ``top_loss``: where the
+    curve of the largest group stops changing.
     """
     k, size = batch_size, n
     _check_batches(k, size)
@@ -516,7 +526,8 @@ def with_replacement_curves(
         return PrivacyLossDistribution(
             [{grid_factor(name, upper, mix.curve(los, False), bottom, top, h, 0.0, one_order): 1}]
         )
-    # the realizable pair's curve lies below the symmetrised bound in both orders: it may serve the secants
+    # the realizable pair's curve lies below the symmetrised bound in both orders: it may serve the
+    # secants
     return PrivacyLossDistribution(
         [
             {
@@ -552,7 +563,8 @@ def _check_batches(k: Any, size: Any) -> None:
 
 
 def _drawn_chance(k: int, size: int) -> float:
-    """eta = 1 - (1 - 1/n)^K, the chance that the record is drawn at least once, refused outside (0, 1)."""
+    """eta = 1 - (1 - 1/n)^K, the chance that the record is drawn at least once, refused outside (0,
+    1)."""
     eta = -math.expm1(k * math.log1p(-1.0 / size))
     if not 0.0 < eta < 1.0:
         raise ValueError(
@@ -562,16 +574,16 @@ def _drawn_chance(k: int, size: int) -> float:
 
 
 def _kept_counts(weights: np.ndarray, tail: float, cut: float) -> tuple[list[int], float]:
-    """The counts c >= 1 kept, and the tail with the mass of those too rare to matter added (each at most
-    ``cut`` / the number of counts: all of them together below ``cut``)."""
+    """The counts c >= 1 kept, and the tail with the mass of those too rare to matter added (each at
+    most ``cut`` / the number of counts: all of them together below ``cut``)."""
     rare = weights[1:] <= cut / weights.size
     counts = [c for c in range(1, weights.size) if not rare[c - 1]]
     return counts, tail + float(weights[1:][rare].sum())
 
 
 class _CountMixture:
-    """sum over the kept counts c of (b_c / eta) H_c, each side's H_c given, with the missing counts' mass
-    added on the upper side."""
+    """sum over the kept counts c of (b_c / eta) H_c, each side's H_c given, with the missing
+    counts' mass added on the upper side."""
 
     def __init__(
         self, counts: list[int], weights: np.ndarray, eta: float, tail: float, floor: float
@@ -602,7 +614,8 @@ class _CountMixture:
                 total += weights[c] / eta * f(eps)
             if not upper:
                 return total * (1.0 - 1e-12)
-            # a missing count c adds at most (b_c / eta) times its term: <= eta above log(1 - eta), <= 1 below
+            # a missing count c adds at most (b_c / eta) times its term: <= eta above log(1 - eta),
+            # <= 1 below
             missing = np.where(np.asarray(eps) > floor, tail, tail / eta)
             return np.minimum(total * (1.0 + 1e-12) + missing, 1.0)
 

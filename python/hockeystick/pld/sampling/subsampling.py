@@ -48,8 +48,8 @@ def poisson_subsampled_pair(
 
 
 def _distribution(masses: ArrayLike, name: str) -> np.ndarray:
-    """A finite distribution's masses, checked as given (finite, >= 0, summing to 1 within 1e-9), so that a refusal
-    names the argument, not the mixture built from it."""
+    """A finite distribution's masses, checked as given (finite, >= 0, summing to 1 within 1e-9), so
+    that a refusal names the argument, not the mixture built from it."""
     arr = np.ravel(_validation.nonnegative(masses, name))
     if abs(float(arr.sum()) - 1.0) > 1e-9:
         raise ValueError(f"{name} must sum to 1, got a sum of {float(arr.sum())!r}")
@@ -63,10 +63,11 @@ def poisson_subsampled(
     *,
     value_discretization_interval: float = DEFAULT_INTERVAL,
 ) -> PrivacyLossDistribution:
-    r"""Discretized remove and add PLDs of a mechanism given by a finite dominating pair, Poisson-sampled.
+    r"""Discretized remove and add PLDs of a mechanism given by a finite dominating pair,
+    Poisson-sampled.
 
-    If (P, Q) dominates a mechanism under remove (P the output with the record, Q without), running it on a
-    Poisson sample of rate q is dominated, for add/remove neighbours, by
+    If (P, Q) dominates a mechanism under remove (P the output with the record, Q without), running
+    it on a Poisson sample of rate q is dominated, for add/remove neighbours, by
 
     .. math::
 
@@ -93,8 +94,9 @@ def poisson_subsampled(
     Raises
     ------
     ValueError
-        If ``sampling_rate`` lies outside [0, 1], a mass is negative or not finite, ``p`` or ``q`` does not
-        sum to 1 within 1e-9, they differ in shape, or ``value_discretization_interval`` lies outside (0, 100].
+        If ``sampling_rate`` lies outside [0, 1], a mass is negative or not finite, ``p`` or ``q``
+        does not sum to 1 within 1e-9, they differ in shape, or ``value_discretization_interval``
+        lies outside (0, 100].
     ParameterTypeError
         If an argument is a string, a boolean or None.
 
@@ -117,9 +119,9 @@ def poisson_subsampled(
 
 @dataclass(frozen=True)
 class PoissonDiscreteLaplace(Mechanism):
-    """The discrete Laplace DLap(a), integer sensitivity s, on a Poisson sample of rate q: its exact pair
-    (``discrete_laplace``) through the sampling map above, remove and add (Zhu, Dong, Wang 2022, Thm 11);
-    a finite pair, composed as exact atoms."""
+    """The discrete Laplace DLap(a), integer sensitivity s, on a Poisson sample of rate q: its exact
+    pair (``discrete_laplace``) through the sampling map above, remove and add (Zhu, Dong, Wang
+    2022, Thm 11); a finite pair, composed as exact atoms."""
 
     name: ClassVar[str] = "poisson_discrete_laplace"
     a: float
@@ -139,10 +141,11 @@ class PoissonDiscreteLaplace(Mechanism):
 
 @dataclass(frozen=True)
 class PoissonDiscreteGaussian(Mechanism):
-    """The discrete Gaussian N_Z(0, sigma^2), integer sensitivity s, on a Poisson sample of rate q: its
-    dominating pair (``discrete_gaussian``) through the sampling map above (Zhu, Dong, Wang 2022, Thm 11).
-    Put on the grid, not composed as atoms: the sampled losses log(1 - q + q e^l) of the window's ~76 sigma
-    outcomes lie on no lattice, and their exact compositions would be merged onto ever coarser sub-grids."""
+    """The discrete Gaussian N_Z(0, sigma^2), integer sensitivity s, on a Poisson sample of rate q:
+    its dominating pair (``discrete_gaussian``) through the sampling map above (Zhu, Dong, Wang
+    2022, Thm 11). Put on the grid, not composed as atoms: the sampled losses log(1 - q + q e^l) of
+    the window's ~76 sigma outcomes lie on no lattice, and their exact compositions would be merged
+    onto ever coarser sub-grids."""
 
     name: ClassVar[str] = "poisson_discrete_gaussian"
     sigma: float

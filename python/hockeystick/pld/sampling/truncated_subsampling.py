@@ -1,30 +1,31 @@
-"""The Gaussian mechanism on a truncated Poisson sample (dp_accounting's ``TruncatedSubsampledGaussianDpEvent``).
+"""The Gaussian mechanism on a truncated Poisson sample (dp_accounting's
+``TruncatedSubsampledGaussianDpEvent``).
 
 Each of n records is sampled with probability q; a sample larger than B is cut to a uniformly random
-subset of B; the sum of the kept records' contributions (each of norm at most 1) plus N(0, sigma^2 I)
-is released.  Neighbours are add/remove: D' = D + {x}, n counting x, so the other records' sample
+subset of B; the sum of the kept records' contributions (each of norm at most 1) plus N(0,
+sigma^2 I) is released.  Neighbours are add/remove: D' = D + {x}, n counting x, so the other records' sample
 size is K ~ Binomial(n - 1, q).
 
 Upper side (``analysis="conditioned"``, the default).  Condition on K = k and on the kept subset.
 - k <= B - 1: nothing is cut on either side; x is kept with probability q.  The pair is the
   Poisson-subsampled Gaussian (1 - q) N(s, sigma^2) + q N(s + g_x, sigma^2) vs N(s, sigma^2).
 - k >= B: on D the kept set is a uniform B-subset of the k others; write it as A + {y}, A a uniform
-  (B - 1)-subset and y uniform among the rest.  On D', x is sampled and kept with probability
-  p_k = q B / (k + 1); kept, the rest of the batch is a uniform (B - 1)-subset A of the others (draw
-  y as before, unused); otherwise the batch is a uniform B-subset A + {y}, as on D.  Given (k, A, y)
-  the pair is (1 - p_k) N(s, sigma^2) + p_k N(s - g_y + g_x, sigma^2) vs N(s, sigma^2) with
-  s = sum(A) + g_y and |g_x - g_y| <= 2: the Poisson-subsampled Gaussian at rate p_k and sensitivity 2.
+  (B - 1)-subset and y uniform among the rest.  On D', x is sampled and kept with probability p_k =
+  q B / (k + 1); kept, the rest of the batch is a uniform (B - 1)-subset A of the others (draw y as
+  before, unused); otherwise the batch is a uniform B-subset A + {y}, as on D.  Given (k, A, y) the
+  pair is (1 - p_k) N(s, sigma^2) + p_k N(s - g_y + g_x, sigma^2) vs N(s, sigma^2) with s = sum(A) +
+  g_y and |g_x - g_y| <= 2: the Poisson-subsampled Gaussian at rate p_k and sensitivity 2.
 By joint convexity of the hockey-stick divergence E_gamma (an f-divergence, every gamma >= 0) the
 mechanism's E_gamma in each direction is at most sum_k P(K = k) E_gamma(pair_k), which is the
 E_gamma of the disjoint union of the pairs weighted by P(K = k): that union dominates one round
 (Zhu, Dong, Wang, AISTATS 2022, Def. 7), and so its composition dominates the composition (their
-Thm. 10).  E_gamma of the subsampled pair grows with the rate (it is convex in the rate and least
-at rate 0, in both directions), so the k >= B part is grouped into a few buckets of k, each at the
-rate of its smallest k (``CENTRAL_BUCKETS`` geometric in k + 1 over the central 1 - 2e-6 of K's
-law, ``OUTER_BUCKETS`` over its central 1 - 2e-30, one bucket for each tail beyond); each bucket's
-mass is computed from the tail of K's law it lies in.  Each weight is raised by a relative ``WEIGHT_MARGIN``,
-above the error of the regularized incomplete beta function they come from, so every component
-keeps at least its true weight (a dominating sum of non-negative terms).
+Thm. 10).  E_gamma of the subsampled pair grows with the rate (it is convex in the rate and least at
+rate 0, in both directions), so the k >= B part is grouped into a few buckets of k, each at the rate
+of its smallest k (``CENTRAL_BUCKETS`` geometric in k + 1 over the central 1 - 2e-6 of K's law,
+``OUTER_BUCKETS`` over its central 1 - 2e-30, one bucket for each tail beyond); each bucket's mass
+is computed from the tail of K's law it lies in.  Each weight is raised by a relative
+``WEIGHT_MARGIN``, above the error of the regularized incomplete beta function they come from, so
+every component keeps at least its true weight (a dominating sum of non-negative terms).
 
 ``analysis="dp_accounting"`` is the mixture of Ganesh 2025, arXiv:2508.15089 (as in dp_accounting's
 ``from_truncated_subsampled_gaussian_mechanism``): with t = P(K >= B) and
@@ -102,7 +103,8 @@ def _binomial_cdf(k: np.ndarray | int, m: int, q: float) -> np.ndarray:
 
 
 def _quantile_below(m: int, q: float, tail: float) -> int:
-    """The largest k with P(Binomial(m, q) < k) <= tail (bisection: scipy's ppf fails below ~1e-17)."""
+    """The largest k with P(Binomial(m, q) < k) <= tail (bisection: scipy's ppf fails below
+    ~1e-17)."""
     lo, hi = 0, m
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -176,8 +178,8 @@ def _dp_accounting_upper(
     if t == 0.0:
         return poisson
     q_kept = min(float(stats.binom.sf(b, n, q)) * b / (t * n), 1.0)
-    # (1 - q') N(0, s^2) + q' N(1, s^2) vs (1 - q') N(0, s^2) + q' N(-1, s^2), s = sigma / 2, in the core
-    # (pld/mechanisms/replace_one_mixture.hpp); its add direction is its remove direction
+    # (1 - q') N(0, s^2) + q' N(1, s^2) vs (1 - q') N(0, s^2) + q' N(-1, s^2), s = sigma / 2, in the
+    # core (pld/mechanisms/replace_one_mixture.hpp); its add direction is its remove direction
     s = sigma / 2.0
     remove, _ = _core.pld_sampling.replace_one_mixture(
         sigma=s, sampling_rate=q_kept, tail=tail, h=h, max_cells=MAX_CELLS
@@ -202,8 +204,8 @@ def _conditioned_upper(
 
 
 def kept_probability(n: int, q: float, b: int) -> float:
-    """P(x is sampled and kept) = q P(K <= B - 1) + B P(Binomial(n, q) > B) / n, rounded down (q where
-    no cut is possible, B >= n)."""
+    """P(x is sampled and kept) = q P(K <= B - 1) + B P(Binomial(n, q) > B) / n, rounded down (q
+    where no cut is possible, B >= n)."""
     from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
     if b >= n:
@@ -214,8 +216,8 @@ def kept_probability(n: int, q: float, b: int) -> float:
 
 
 def _cell_edges(sigma: float, span: float) -> np.ndarray:
-    """Cell edges from -OPPOSITE_HALF_WIDTH sigma to span + OPPOSITE_HALF_WIDTH sigma, sigma / 16 apart
-    (wider where that would exceed ``OPPOSITE_MAX_CELLS``)."""
+    """Cell edges from -OPPOSITE_HALF_WIDTH sigma to span + OPPOSITE_HALF_WIDTH sigma, sigma / 16
+    apart (wider where that would exceed ``OPPOSITE_MAX_CELLS``)."""
     half = OPPOSITE_HALF_WIDTH * sigma
     width = max(sigma / OPPOSITE_BINS_PER_SIGMA, (span + 2.0 * half) / OPPOSITE_MAX_CELLS)
     return np.arange(-half, span + half + width, width)
@@ -230,11 +232,13 @@ def _binned(atoms: np.ndarray, edges: np.ndarray, sigma: float) -> np.ndarray:
 
 
 def opposite_records_pair(n: int, q: float, b: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
-    """Cell masses (P on D', Q on D) of the others-at--1, x-at-+1 outputs, binned around -B (docstring).
+    """Cell masses (P on D', Q on D) of the others-at--1, x-at-+1 outputs, binned around -B
+    (docstring).
 
-    In u = output + B: Q has atoms at 0 (mass P(K >= B)) and at d = 1 .. B (mass P(K = B - d)); D' is
-    (1 - q) Q + q R with R's atoms at d + 1 (mass P(K = B - d), d >= 1), at 2 (x kept after a cut,
-    mass B P(Binomial(n, q) > B) / (n q)) and at 0 (the rest of P(K >= B)).  Returned unmargined."""
+    In u = output + B: Q has atoms at 0 (mass P(K >= B)) and at d = 1 .. B (mass P(K = B - d)); D'
+    is (1 - q) Q + q R with R's atoms at d + 1 (mass P(K = B - d), d >= 1), at 2 (x kept after a
+    cut, mass B P(Binomial(n, q) > B) / (n q)) and at 0 (the rest of P(K >= B)).  Returned
+    unmargined."""
     from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
     m = n - 1
@@ -276,8 +280,9 @@ def others_at_zero(
 
 
 def others_opposite(n: int, q: float, b: int, sigma: float, h: float) -> PrivacyLossDistribution:
-    """The realizable pair with the others at -1 and x at +1, binned (``opposite_records_pair``), both
-    directions, each first distribution's masses lowered and second's raised by ``WEIGHT_MARGIN``."""
+    """The realizable pair with the others at -1 and x at +1, binned (``opposite_records_pair``),
+    both directions, each first distribution's masses lowered and second's raised by
+    ``WEIGHT_MARGIN``."""
     p_cells, q_cells = opposite_records_pair(n, q, b, sigma)
     low, high = 1.0 - WEIGHT_MARGIN, 1.0 + WEIGHT_MARGIN
     forward = from_distributions(
@@ -298,7 +303,8 @@ def others_opposite(n: int, q: float, b: int, sigma: float, h: float) -> Privacy
 
 
 def _lower_factors(n: int, q: float, b: int, sigma: float, h: float, tail: float) -> list[Factor]:
-    """Per direction (D' vs D, D vs D'), the optimistic side of the realizable pair with the larger KL."""
+    """Per direction (D' vs D, D vs D'), the optimistic side of the realizable pair with the larger
+    KL."""
     kept = kept_probability(n, q, b)
     chosen = others_at_zero(n, q, b, sigma, h, tail)
     if b <= n - 1 and kept < q:  # a cut is possible
@@ -309,8 +315,8 @@ def _lower_factors(n: int, q: float, b: int, sigma: float, h: float, tail: float
 
 
 def _poisson_kl(p: float, sigma: float) -> float:
-    """max of the two KL divergences of (1 - p) N(0, sigma^2) + p N(1, sigma^2) and N(0, sigma^2), by
-    the same binning as ``opposite_records_pair`` (for choosing a pair only)."""
+    """max of the two KL divergences of (1 - p) N(0, sigma^2) + p N(1, sigma^2) and N(0, sigma^2),
+    by the same binning as ``opposite_records_pair`` (for choosing a pair only)."""
     edges = _cell_edges(sigma, 1.0)
     a = _binned(np.array([1.0]), edges, sigma)
     mixed = _binned(np.array([1.0 - p, p]), edges, sigma)
@@ -329,20 +335,23 @@ def truncated_subsampled_gaussian(
 ) -> PrivacyLossDistribution:
     r"""Discretized remove and add PLDs of the Gaussian mechanism on a truncated Poisson sample.
 
-    Each of the n records is sampled with probability q; a sample larger than B is cut to a uniformly random
-    subset of B; the sum of the kept records' contributions (each of norm at most 1) plus N(0, sigma^2 I) is
-    released.  Neighbours are add/remove, so the other records' sample size is K ~ Binomial(n - 1, q).
+    Each of the n records is sampled with probability q; a sample larger than B is cut to a
+    uniformly random subset of B; the sum of the kept records' contributions (each of norm at
+    most 1) plus N(0, sigma^2 I) is released.  Neighbours are add/remove, so the other records' sample
+    size is K ~ Binomial(n - 1, q).
 
-    The upper side is, for ``analysis="conditioned"``, the disjoint union over K = k of Poisson-subsampled
-    Gaussian pairs (rate q and shift 1 for k <= B - 1, rate p_k = q B / (k + 1) and shift 2 for k >= B,
-    grouped in buckets of k at the rate of their smallest k), weighted by P(K = k) rounded up:
+    The upper side is, for ``analysis="conditioned"``, the disjoint union over K = k of
+    Poisson-subsampled Gaussian pairs (rate q and shift 1 for k <= B - 1, rate p_k = q B / (k + 1)
+    and shift 2 for k >= B, grouped in buckets of k at the rate of their smallest k), weighted by
+    P(K = k) rounded up:
 
     .. math::
 
         E_\gamma(\text{mechanism}) \le \sum_k P(K = k)\, E_\gamma(\text{pair}_k)
 
-    by joint convexity; for ``analysis="dp_accounting"`` it is the mixture of Ganesh 2025 (as dp_accounting
-    computes it).  The lower side, either way, is a realizable pair of datasets in one dimension.
+    by joint convexity; for ``analysis="dp_accounting"`` it is the mixture of Ganesh 2025 (as
+    dp_accounting computes it).  The lower side, either way, is a realizable pair of datasets in one
+    dimension.
 
     Parameters
     ----------
@@ -353,7 +362,8 @@ def truncated_subsampled_gaussian(
     truncated_batch_size : int
         Largest batch B, an integer >= 1.
     noise_multiplier : float
-        Standard deviation sigma of the Gaussian noise over the contributions' norm bound, sigma > 0.
+        Standard deviation sigma of the Gaussian noise over the contributions' norm bound, sigma
+        > 0.
     analysis : {"conditioned", "dp_accounting"}, optional
         The upper side's dominating pair (default ``"conditioned"``).
     value_discretization_interval : float, optional
@@ -370,17 +380,17 @@ def truncated_subsampled_gaussian(
     Raises
     ------
     ValueError
-        If ``dataset_size`` or ``truncated_batch_size`` is not an integer >= 1, ``sampling_probability`` lies
-        outside (0, 1], ``noise_multiplier`` is not finite and > 0, ``analysis`` is not one of the two,
-        ``value_discretization_interval`` lies outside (0, 100], ``tail`` outside [1e-300, 1e-3), or the grid
-        would need more than 2**26 cells.
+        If ``dataset_size`` or ``truncated_batch_size`` is not an integer >= 1,
+        ``sampling_probability`` lies outside (0, 1], ``noise_multiplier`` is not finite and > 0,
+        ``analysis`` is not one of the two, ``value_discretization_interval`` lies outside (0, 100],
+        ``tail`` outside [1e-300, 1e-3), or the grid would need more than 2**26 cells.
     ParameterTypeError
         If an argument is a string, a boolean or None.
 
     References
     ----------
-    Zhu, Dong & Wang, AISTATS 2022, Def. 7 and Thm 10; Ganesh 2025, arXiv:2508.15089; dp_accounting's
-    ``TruncatedSubsampledGaussianDpEvent``.
+    Zhu, Dong & Wang, AISTATS 2022, Def. 7 and Thm 10; Ganesh 2025, arXiv:2508.15089;
+    dp_accounting's ``TruncatedSubsampledGaussianDpEvent``.
 
     Examples
     --------
@@ -440,10 +450,10 @@ def truncated_subsampled_gaussian(
 
 @dataclass(frozen=True)
 class TruncatedGaussian(Mechanism):
-    """The Gaussian (noise sigma) on a Poisson sample of rate q from n records cut to at most b: above, the
-    conditioned dominating pair (a disjoint union of Poisson-subsampled Gaussians by the sample size of the
-    others, by joint convexity; Zhu, Dong, Wang 2022, Def. 7); below, a realizable pair of datasets (module
-    docstring; ``truncated_subsampled_gaussian``)."""
+    """The Gaussian (noise sigma) on a Poisson sample of rate q from n records cut to at most b:
+    above, the conditioned dominating pair (a disjoint union of Poisson-subsampled Gaussians by the
+    sample size of the others, by joint convexity; Zhu, Dong, Wang 2022, Def. 7); below, a
+    realizable pair of datasets (module docstring; ``truncated_subsampled_gaussian``)."""
 
     name: ClassVar[str] = "truncated_gaussian"
     n: int

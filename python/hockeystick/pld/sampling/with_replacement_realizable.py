@@ -22,8 +22,9 @@ slack, the upper side (used only for the tent secants of ``subsampled_pair.grid_
 
 P' is computed on its certified sides: Laplace (scale b, shifts c) by ``laplace_mixture`` on grid h
 (both PMFs certified; where its largest loss c_max / b passes ``LOSS_CAP`` and e^loss would
-overflow, the pair post-processed by the tests x > c + 1/2 instead, a lower side only), discrete Laplace (parameter a, shifts c s) as a finite pair in closed form
-(the outcomes x <= 0 and x >= c_max s merged, a lossless post-processing: the loss is constant there):
+overflow, the pair post-processed by the tests x > c + 1/2 instead, a lower side only), discrete
+Laplace (parameter a, shifts c s) as a finite pair in closed form (the outcomes x <= 0 and x >=
+c_max s merged, a lossless post-processing: the loss is constant there):
     P_m(x <= 0) = e^{-a m} / (1 + e^{-a}),  P_m(x >= S) = e^{-a (S - m)} / (1 + e^{-a}),
     P_m(x) = tanh(a/2) e^{-a |x - m|}  (0 < x < S = c_max s),
 (``pld.discrete_laplace``'s masses; each within 16 + a S ulps), delta(g) = sum_x (p_x - g q_x)_+
@@ -53,8 +54,8 @@ Sides = tuple[Curve, Curve | None]  # (lower, upper or None) of one direction's 
 
 
 def _charged(curve: Curve, slack: float, add: bool, upper: bool) -> Curve:
-    """``curve`` moved by the dropped mass ``slack`` (times e^eps in the add order), down for the lower
-    side, up for the upper; clipped to [0, 1]."""
+    """``curve`` moved by the dropped mass ``slack`` (times e^eps in the add order), down for the
+    lower side, up for the upper; clipped to [0, 1]."""
 
     def moved(eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=np.float64)
@@ -66,16 +67,18 @@ def _charged(curve: Curve, slack: float, add: bool, upper: bool) -> Curve:
 
 
 def _mixture_weights(weights: np.ndarray, tail: float) -> tuple[list[float], float]:
-    """b_0 .. b_cmax with every missing mass moved to c = 0 (they sum to 1), and the slack to charge."""
+    """b_0 .. b_cmax with every missing mass moved to c = 0 (they sum to 1), and the slack to
+    charge."""
     w = [float(x) for x in weights]
     w[0] = max(1.0 - math.fsum(w[1:]), 0.0)
     return w, float(tail) + SLACK
 
 
 def _laplace_tests(scale: float, w: list[float], slack: float) -> list[Sides]:
-    """The pair post-processed by the tests x > c + 1/2 (c = 0 .. c_max - 1), each a two-outcome pair
-    (Laplace survival P(Lap(m, b) > t) = e^{-(t - m)/b} / 2 for t >= m), their curves' pointwise
-    maximum: a lower side (post-processing only lowers a curve) where the losses pass ``LOSS_CAP``."""
+    """The pair post-processed by the tests x > c + 1/2 (c = 0 .. c_max - 1), each a two-outcome
+    pair (Laplace survival P(Lap(m, b) > t) = e^{-(t - m)/b} / 2 for t >= m), their curves'
+    pointwise maximum: a lower side (post-processing only lowers a curve) where the losses pass
+    ``LOSS_CAP``."""
     b = float(scale)
 
     def above(t: float, m: float) -> float:
@@ -92,9 +95,9 @@ def _laplace_tests(scale: float, w: list[float], slack: float) -> list[Sides]:
 
 
 def laplace_sides(scale: float, weights: np.ndarray, tail: float, h: float) -> list[Sides]:
-    """(lower, upper) per order (remove, add) of sum_c b_c Lap(c, scale) vs Lap(0, scale), charged for
-    the dropped copy counts (module docstring), at any real eps; ``laplace_mixture`` on grid h, or
-    where its losses c_max / scale pass ``LOSS_CAP`` (e^loss overflows), the threshold tests'
+    """(lower, upper) per order (remove, add) of sum_c b_c Lap(c, scale) vs Lap(0, scale), charged
+    for the dropped copy counts (module docstring), at any real eps; ``laplace_mixture`` on grid h,
+    or where its losses c_max / scale pass ``LOSS_CAP`` (e^loss overflows), the threshold tests'
     lower side alone (``_laplace_tests``; upper None: the caller's bound serves the secants)."""
     w, slack = _mixture_weights(weights, tail)
     if (len(w) - 1) / float(scale) > LOSS_CAP:
@@ -117,7 +120,8 @@ def laplace_sides(scale: float, weights: np.ndarray, tail: float, h: float) -> l
 def _discrete_laplace_masses(
     a: float, s: int, weights: list[float]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """P' and Q on the merged outcomes x <= 0, 1 .. S - 1, x >= S (S = c_max s) (module docstring)."""
+    """P' and Q on the merged outcomes x <= 0, 1 .. S - 1, x >= S (S = c_max s) (module
+    docstring)."""
     big = (len(weights) - 1) * s
     x = np.arange(1, big)
     norm = 1.0 / (1.0 + math.exp(-a))
@@ -137,9 +141,11 @@ def _discrete_laplace_masses(
 
 
 def _finite_curve(p: np.ndarray, q: np.ndarray, rel: float, upper: bool) -> Curve:
-    """delta(eps) = sum_x (p_x - e^eps q_x)_+ with the masses moved by ``rel`` towards the side asked for."""
+    """delta(eps) = sum_x (p_x - e^eps q_x)_+ with the masses moved by ``rel`` towards the side
+    asked for."""
     grow, shrink = 1.0 + rel, 1.0 - rel
-    # plus the absolute error of a mass that underflowed (subnormal or 0 where the truth is below 2^-1074)
+    # plus the absolute error of a mass that underflowed (subnormal or 0 where the truth is below
+    # 2^-1074)
     tiny = SUBNORMAL_ERROR
     up_p, up_q = p * grow + tiny, np.maximum(q * shrink - tiny, 0.0)
     lo_p, lo_q = np.maximum(p * shrink - tiny, 0.0), q * grow + tiny
@@ -159,14 +165,15 @@ def _finite_curve(p: np.ndarray, q: np.ndarray, rel: float, upper: bool) -> Curv
 def discrete_laplace_sides(
     parameter: float, sensitivity: int, weights: np.ndarray, tail: float
 ) -> list[Sides]:
-    """(lower, upper) per order (remove, add) of sum_c b_c DLap(c s) vs DLap(0), parameter a, shift s per
-    copy, charged for the dropped copy counts (module docstring), at any real eps; exact up to round-off."""
+    """(lower, upper) per order (remove, add) of sum_c b_c DLap(c s) vs DLap(0), parameter a, shift
+    s per copy, charged for the dropped copy counts (module docstring), at any real eps; exact up to
+    round-off."""
     a, s = float(parameter), int(sensitivity)
     w, slack = _mixture_weights(weights, tail)
     p, q = _discrete_laplace_masses(a, s, w)
-    # each mass within (16 + a k) ulps, a k its exp's argument (``pld.discrete_laplace``): below 750 for
-    # every mass that does not underflow (those carry the absolute SUBNORMAL_ERROR); the weighted sum and
-    # the sum over x a few more
+    # each mass within (16 + a k) ulps, a k its exp's argument (``pld.discrete_laplace``): below 750
+    # for every mass that does not underflow (those carry the absolute SUBNORMAL_ERROR); the
+    # weighted sum and the sum over x a few more
     rel = (64.0 + min(a * (len(w) - 1) * s, 750.0) + p.size) * UNIT_ROUNDOFF
     return [
         (

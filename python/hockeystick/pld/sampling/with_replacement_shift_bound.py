@@ -1,4 +1,5 @@
-"""A tighter upper bound for batches drawn WITH replacement, replace-one: the shift-constrained curve.
+"""A tighter upper bound for batches drawn WITH replacement, replace-one: the shift-constrained
+curve.
 
 K indices drawn uniformly with replacement from n records, their contributions summed (each of
 norm <= Delta) plus N(0, sigma^2 I), replace-one neighbours; units of Delta, s = sigma/Delta,
@@ -11,26 +12,27 @@ alpha = Phi^-1(N(0)(A)) and beta_c = Phi^-1(N(nu_c)(A)); the Gaussian shift ineq
 and N(mu_c)(A) <= Phi(alpha + r_c).  Maximising over beta_c (beyond alpha the bound only drops):
 
     delta(gamma) <= D(gamma) = sup_alpha  b_0 (1 - gamma) Phi(alpha)
-                               + sum_{c>=1} b_c max_{alpha - r_c <= beta <= alpha} [Phi(beta + r_c) - gamma Phi(beta)]
+                               + sum_{c>=1} b_c max_{alpha - r_c <= beta <= alpha} [Phi(beta +
+                                 r_c) - gamma Phi(beta)]
 
 for every gamma >= 0 and both orders of the pair.  beta = alpha for every c is the realizable
 pair sum_c b_c N(2c) vs N(0), so D never falls below the certified lower side; D is below the
 curve of the mirrored pair sum_c b_c N(2c) vs sum_c b_c N(-2c) (first Phi at alpha + r_c, second
 at alpha - r_c, term by term), which uses the first two constraints only.
 
-Computation (exact up to an explicit outward margin): the inner maximum is g_c at
-clip(beta*_c, alpha - r_c, alpha), g_c(beta) = Phi(beta + r_c) - gamma Phi(beta) being unimodal
-with peak beta*_c = -log(gamma)/r_c - r_c/2; J(alpha)/phi(alpha)'s derivative ratio
-F(alpha) = J'(alpha)/phi(alpha) is non-increasing (each term is), so J is unimodal: its peak is
-bracketed by bisection on the sign of F (to within 1e-9 (1 + |alpha|)), and the sup is bounded above on the bracket (widened by
-1e-6 for the rounding of F) by taking each term at its worst point in the bracket; floating-point
-error is charged as 64 ulp of the sum of the terms' magnitudes.  D is evaluated at
-gamma_k = e^{k h}, k = 0..N (h the PLD grid), at every stride-th one, max(2e-3, N h / 4096)
-apart in log gamma (at least every point), and read off its chords between (above the convex D;
-the cost stays that of 4096 points, or of a grid of 2e-3, as N grows): those chords lie above D, and they are the
-curve of a PMF with Q-mass (slope change) at each loss k h; the PMF is mirrored below loss 0
-(the bound holds for both orders), the rest of the mass at loss 0, so it is a dominating pair
-(Zhu, Dong & Wang, AISTATS 2022) and composes adaptively.
+Computation (exact up to an explicit outward margin): the inner maximum is g_c at clip(beta*_c,
+alpha - r_c, alpha), g_c(beta) = Phi(beta + r_c) - gamma Phi(beta) being unimodal with peak
+beta*_c = -log(gamma)/r_c - r_c/2; J(alpha)/phi(alpha)'s derivative ratio F(alpha) = J'(alpha)/phi(alpha) is
+non-increasing (each term is), so J is unimodal: its peak is bracketed by bisection on the sign of F
+(to within 1e-9 (1 + |alpha|)), and the sup is bounded above on the bracket (widened by 1e-6 for the
+rounding of F) by taking each term at its worst point in the bracket; floating-point error is
+charged as 64 ulp of the sum of the terms' magnitudes.  D is evaluated at gamma_k = e^{k h}, k =
+0..N (h the PLD grid), at every stride-th one, max(2e-3, N h / 4096) apart in log gamma (at least
+every point), and read off its chords between (above the convex D; the cost stays that of 4096
+points, or of a grid of 2e-3, as N grows): those chords lie above D, and they are the curve of a PMF
+with Q-mass (slope change) at each loss k h; the PMF is mirrored below loss 0 (the bound holds for
+both orders), the rest of the mass at loss 0, so it is a dominating pair (Zhu, Dong & Wang,
+AISTATS 2022) and composes adaptively.
 """
 
 from __future__ import annotations
@@ -60,23 +62,24 @@ _EVALUATION_STEP = (
 _EVALUATIONS = 4096  # ... or this many times over its range, if that is farther apart
 _TOP_LOSS = 700.0  # e^loss stays finite; D beyond it (at most D(e^700)) goes to +infinity
 _ULPS = 64 * np.finfo(float).eps
-# The chords and their hull are built at the rounded G_k = fl(e^{k h}) (|G_k - e^{k h}| <= u e^{k h}, u = 2^-53);
-# the PMF's curve sum_j q_j (e^{l_j} - gamma)_+ + p_inf has its knots at the exact e^{k h} and is read at exact
-# gammas.  Moving the knots, the point read and the chords' ends (at most e^{max(2e-3, 700 / 4096)} < 1.2 times
-# further out) to their exact places lowers the curve by at most u (1 + 1 + 2 * 1.2) sum_j q_j e^{l_j}
-# (1 + u) < 4.5 u sum p (its slope times gamma is at most sum_j q_j e^{l_j} beyond gamma): charged at loss
-# +infinity as 8 u sum p.  The relative error it covers is of order u / h where D falls within a cell (K = 1 at
-# eps = 0: the first chord's slope is D / (G_1 - 1), and G_1 - 1 = e^h - 1 errs by u / h relative).
+# The chords and their hull are built at the rounded G_k = fl(e^{k h}) (|G_k - e^{k h}| <= u e^{k
+# h}, u = 2^-53); the PMF's curve sum_j q_j (e^{l_j} - gamma)_+ + p_inf has its knots at the exact
+# e^{k h} and is read at exact gammas.  Moving the knots, the point read and the chords' ends (at
+# most e^{max(2e-3, 700 / 4096)} < 1.2 times further out) to their exact places lowers the curve by
+# at most u (1 + 1 + 2 * 1.2) sum_j q_j e^{l_j} (1 + u) < 4.5 u sum p (its slope times gamma is at
+# most sum_j q_j e^{l_j} beyond gamma): charged at loss +infinity as 8 u sum p.  The relative error
+# it covers is of order u / h where D falls within a cell (K = 1 at eps = 0: the first chord's slope
+# is D / (G_1 - 1), and G_1 - 1 = e^h - 1 errs by u / h relative).
 _KNOT_ULPS = 4 * np.finfo(float).eps
 
 
 def copy_count_weights(batch_size: int, n: int, cut: float) -> tuple[np.ndarray, float]:
-    """b_c = Binom(c; K, 1/n) for c = 0 .. c_max (the smallest c_max >= 1 whose upper tail is <= cut),
-    and that tail's mass."""
+    """b_c = Binom(c; K, 1/n) for c = 0 .. c_max (the smallest c_max >= 1 whose upper tail is <=
+    cut), and that tail's mass."""
     from scipy import stats  # lazy: scipy loads at its first use, not with the package
 
-    # only the counts up to the binomial's (1 - cut)-quantile (plus a margin) are tabulated: O(c_max),
-    # not O(K), so a batch of 10^12 draws costs what its few likely counts cost
+    # only the counts up to the binomial's (1 - cut)-quantile (plus a margin) are tabulated:
+    # O(c_max), not O(K), so a batch of 10^12 draws costs what its few likely counts cost
     top = (
         batch_size
         if cut <= 0
@@ -107,10 +110,11 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
         log_b0, log_bc = np.log(b0), np.log(bc)
 
     def slope_sign(alpha: np.ndarray) -> np.ndarray:
-        """The sign of F(alpha) = J'(alpha)/phi(alpha) (non-increasing in alpha), from the logs of its
-        positive and negative parts divided by gamma (no overflow for any gamma <= e^700):
-        F/gamma = [b_0/gamma + sum_rising b_c expm1(x_c - log gamma)] - [b_0 + sum_falling b_c (e^y_c - 1/gamma)],
-        x_c = -alpha r_c - r_c^2/2 (> log gamma when rising), y_c = alpha r_c - r_c^2/2 (> -log gamma when falling)."""
+        """The sign of F(alpha) = J'(alpha)/phi(alpha) (non-increasing in alpha), from the logs of
+        its positive and negative parts divided by gamma (no overflow for any gamma <= e^700):
+        F/gamma = [b_0/gamma + sum_rising b_c expm1(x_c - log gamma)] - [b_0 + sum_falling b_c
+        (e^y_c - 1/gamma)], x_c = -alpha r_c - r_c^2/2 (> log gamma when rising), y_c = alpha r_c -
+        r_c^2/2 (> -log gamma when falling)."""
         a = alpha[None, :]
         x, y = -a * r - r * r / 2, a * r - r * r / 2
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -151,8 +155,10 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
 
 
 def _convex_majorant(x: np.ndarray, y: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """The lower convex hull of the points (x, y) (Andrew's monotone chain, x increasing), read at ``at``."""
-    # Python floats: the same IEEE double arithmetic as numpy scalars, without their per-index overhead
+    """The lower convex hull of the points (x, y) (Andrew's monotone chain, x increasing), read at
+    ``at``."""
+    # Python floats: the same IEEE double arithmetic as numpy scalars, without their per-index
+    # overhead
     xs, ys = x.tolist(), y.tolist()
     hull: list[int] = []
     for i in range(len(xs)):
@@ -199,8 +205,8 @@ def with_replacement_shift_bound(
     h = checked_interval(value_discretization_interval)
     t = checked_tail(tail)
     weights, cut = copy_count_weights(int(batch_size), int(n), 0.25 * t)
-    # the loss range: the first of h, 2h, 4h, ... (below 700) where D + cut <= tail/4, else 700; D is
-    # non-increasing and computed column by column, so the candidates are evaluated in one call
+    # the loss range: the first of h, 2h, 4h, ... (below 700) where D + cut <= tail/4, else 700; D
+    # is non-increasing and computed column by column, so the candidates are evaluated in one call
     doublings = h * 2.0 ** np.arange(int(np.ceil(np.log2(_TOP_LOSS / h))) + 1)
     doublings = doublings[doublings < _TOP_LOSS]
     reached = np.flatnonzero(shift_constrained_curve(doublings, weights, s) + cut <= 0.25 * t)
@@ -211,10 +217,10 @@ def with_replacement_shift_bound(
         )
     count = int(np.ceil(top / h))
     log_gamma = np.arange(count + 1) * h
-    # D is convex in gamma, so its chords between evaluated points lie above it: D is evaluated every
-    # _EVALUATION_STEP in log gamma, or _EVALUATIONS times over the whole range if that is farther
-    # apart (every stride-th grid point, and the last) and the grid points
-    # between read off the chords (each evaluation costs up to 64 bisections over the copy counts)
+    # D is convex in gamma, so its chords between evaluated points lie above it: D is evaluated
+    # every _EVALUATION_STEP in log gamma, or _EVALUATIONS times over the whole range if that is
+    # farther apart (every stride-th grid point, and the last) and the grid points between read off
+    # the chords (each evaluation costs up to 64 bisections over the copy counts)
     stride = max(1, int(max(_EVALUATION_STEP, count * h / _EVALUATIONS) / h))
     at = np.unique(np.append(np.arange(0, count + 1, stride), count))
     values = np.empty(at.size)
@@ -224,9 +230,9 @@ def with_replacement_shift_bound(
     gamma = np.exp(log_gamma)
     curve = np.interp(gamma, gamma[at], values) * (1.0 + _ULPS) + cut  # the chords, rounded up
     curve = np.maximum.accumulate(curve[::-1])[::-1]  # non-increasing, still above D
-    # the lower convex hull of the knots (the evaluated points; the curve is linear in gamma between them
-    # but where the running maximum flattens it), read at every grid point; what the curve exceeds it by
-    # anywhere on the grid is charged at loss +infinity
+    # the lower convex hull of the knots (the evaluated points; the curve is linear in gamma between
+    # them but where the running maximum flattens it), read at every grid point; what the curve
+    # exceeds it by anywhere on the grid is charged at loss +infinity
     hull = _convex_majorant(gamma[at], curve[at], gamma)
     gap = float(np.max(curve - hull))
     slopes = np.diff(hull) / np.diff(gamma)
@@ -253,10 +259,11 @@ def with_replacement_shift_bound(
 
 @dataclass(frozen=True)
 class WithReplacementGaussian(Mechanism):
-    """Batches of k indices drawn with replacement from n records, Gaussian noise sigma, replace-one: the
-    record is drawn c ~ Binom(k, 1/n) times and moves the sum by up to 2c (``with_replacement_subsampled_gaussian``,
-    Balle, Barthe & Gaboardi 2018, Thm 2, and joint convexity).  A second proved upper side: the
-    shift-constrained curve of the module docstring (Schuchardt et al. 2024, Sec. 3); the smaller is reported."""
+    """Batches of k indices drawn with replacement from n records, Gaussian noise sigma,
+    replace-one: the record is drawn c ~ Binom(k, 1/n) times and moves the sum by up to 2c
+    (``with_replacement_subsampled_gaussian``, Balle, Barthe & Gaboardi 2018, Thm 2, and joint
+    convexity).  A second proved upper side: the shift-constrained curve of the module docstring
+    (Schuchardt et al. 2024, Sec. 3); the smaller is reported."""
 
     name: ClassVar[str] = "with_replacement_gaussian"
     sigma: float

@@ -1,9 +1,10 @@
-"""The registry's catalogue: every accountant and calculator the package registers, by the family of mechanisms,
-and which module registers which name.
+"""The registry's catalogue: every accountant and calculator the package registers, by the family of
+mechanisms, and which module registers which name.
 
-A module of the catalogue is imported the first time one of its names is asked for (``load``), so that a command
-reading one accountant imports that accountant's module and not every family's; listing the entries imports every
-module (``load_all``), in the order of ``MODULES``, which is the order of the listing.
+A module of the catalogue is imported the first time one of its names is asked for (``load``), so
+that a command reading one accountant imports that accountant's module and not every family's;
+listing the entries imports every module (``load_all``), in the order of ``MODULES``, which is the
+order of the listing.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import importlib
 
 __all__ = ["MODULES", "OWNER", "load", "load_all"]
 
-# module -> the names it registers, in the order it registers them; the modules in the order of the listing.
-# tests/registry/test_lazy_catalogue.py checks that each module registers exactly these names.
+# module -> the names it registers, in the order it registers them; the modules in the order of the
+# listing. tests/registry/test_lazy_catalogue.py checks that each module registers exactly these
+# names.
 MODULES: dict[str, tuple[str, ...]] = {
     "accountants": (
         "gaussian",
@@ -94,7 +96,8 @@ OWNER: dict[str, str] = {name: module for module, names in MODULES.items() for n
 
 
 def load(name: object) -> None:
-    """Import the catalogue module that registers ``name``, or every module when the table names none for it.
+    """Import the catalogue module that registers ``name``, or every module when the table names
+    none for it.
 
     Parameters
     ----------
@@ -108,10 +111,11 @@ def load(name: object) -> None:
 
     Notes
     -----
-    A name the table does not give imports every module, so that an entry is never missed: the answer for an
-    unregistered name (every name listed in the refusal) needs them all anyway.  The import system makes this
-    safe from threads: a module being imported by another thread is waited for, and one being imported by this
-    thread (a module that registers a name, asking whether it is taken) is returned as it stands.
+    A name the table does not give imports every module, so that an entry is never missed: the
+    answer for an unregistered name (every name listed in the refusal) needs them all anyway.  The
+    import system makes this safe from threads: a module being imported by another thread is waited
+    for, and one being imported by this thread (a module that registers a name, asking whether it is
+    taken) is returned as it stands.
     """
     module = OWNER.get(name) if isinstance(name, str) else None
     if module is None:

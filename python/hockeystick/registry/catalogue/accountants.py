@@ -1,5 +1,6 @@
-"""The registered mechanism accountants: the Gaussian mechanism, the contraction bounds of papers 000 and 002,
-f-DP's Gaussian DP and noisy FedAvg / FedProx (paper 004), the per-round schedules, RDP and the PLD families."""
+"""The registered mechanism accountants: the Gaussian mechanism, the contraction bounds of papers
+000 and 002, f-DP's Gaussian DP and noisy FedAvg / FedProx (paper 004), the per-round schedules, RDP
+and the PLD families."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The calibratable parameters many entries share: a noise scale (the bound falls as it grows) and a count of
-rounds (it rises)."""
+"""The calibratable parameters many entries share: a noise scale (the bound falls as it grows) and a
+count of rounds (it rises)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The registered ISRL-DP accountants of paper 003: one silo's noisy minibatch SGD, its group, shuffled and
-user-level forms."""
+"""The registered ISRL-DP accountants of paper 003: one silo's noisy minibatch SGD, its group,
+shuffled and user-level forms."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The registered calculators: paper 001's Bayesian leakage (TV, JS) and the paper's formulas for it."""
+"""The registered calculators: paper 001's Bayesian leakage (TV, JS) and the paper's formulas for
+it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The registered matrix mechanisms: DP-FTRL with a named strategy, the strategy families (BLT, banded) whose
-vectors are bound by ``configure``, and banded matrix factorization amplified by cyclic Poisson sampling."""
+"""The registered matrix mechanisms: DP-FTRL with a named strategy, the strategy families (BLT,
+banded) whose vectors are bound by ``configure``, and banded matrix factorization amplified by
+cyclic Poisson sampling."""
 
 from __future__ import annotations
 
@@ -28,8 +29,9 @@ for _strategy, _what in (
         AccountantEntry(
             name=f"dp_ftrl_{_strategy}",
             factory=functools.partial(matrix.DPFTRL, strategy=_strategy),
-            # a named strategy is lower triangular; a random participation scheme (and its sampling_rate) is one
-            # point, answered with labelled sides by the command line's --participation, not a grid's axis
+            # a named strategy is lower triangular; a random participation scheme (and its
+            # sampling_rate) is one point, answered with labelled sides by the command line's
+            # --participation, not a grid's axis
             hidden=frozenset(
                 {"strategy", "participation", "adaptive_inputs", "sampling_rate", "sampling"}
             ),
@@ -43,9 +45,10 @@ for _strategy, _what in (
 
 
 class _StrategyFamily:
-    """The factory of a matrix accountant ``cls`` whose strategy is ``make(**vectors)``: ``cls``'s keywords but
-    ``strategy``, plus ``make``'s arguments (the family's vector options); ``bind(**vectors)`` is the factory of
-    one configured accountant, its strategy built (and checked) once."""
+    """The factory of a matrix accountant ``cls`` whose strategy is ``make(**vectors)``: ``cls``'s
+    keywords but ``strategy``, plus ``make``'s arguments (the family's vector options);
+    ``bind(**vectors)`` is the factory of one configured accountant, its strategy built (and
+    checked) once."""
 
     def __init__(
         self, family: str, cls: Callable[..., Any], make: Callable[..., Any], strategy: Any = None
@@ -80,8 +83,9 @@ class _StrategyFamily:
 
 @accountant_docs()
 class _AmplifiedPerRun:
-    """AmplifiedBandedMF at points whose rounds or min_separation (single values in the class) vary: one
-    accountant per distinct (rounds, min_separation), at its points' noise multipliers and sampling rates."""
+    """AmplifiedBandedMF at points whose rounds or min_separation (single values in the class) vary:
+    one accountant per distinct (rounds, min_separation), at its points' noise multipliers and
+    sampling rates."""
 
     _RUN = ("rounds", "min_separation")
     _BROADCAST = ("noise_multiplier", "sampling_rate")
@@ -111,7 +115,8 @@ class _AmplifiedPerRun:
     def _flat_points(
         self, argument: np.ndarray
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray, tuple[int, ...]]:
-        """The array parameters given, each and ``argument`` broadcast together and flattened, and their shape."""
+        """The array parameters given, each and ``argument`` broadcast together and flattened, and
+        their shape."""
         arrays = {
             k: np.asarray(self._params[k])
             for k in self._RUN + self._BROADCAST
@@ -131,8 +136,9 @@ class _AmplifiedPerRun:
 
 
 def _amplified_banded_mf(**params: Any) -> matrix.AmplifiedBandedMF | _AmplifiedPerRun:
-    """AmplifiedBandedMF: one accountant where rounds and min_separation are single values (the noise multiplier
-    and sampling rate broadcast), one per distinct pair of them otherwise (a grid over them)."""
+    """AmplifiedBandedMF: one accountant where rounds and min_separation are single values (the
+    noise multiplier and sampling rate broadcast), one per distinct pair of them otherwise (a grid
+    over them)."""
     if all(np.ndim(params.get(k, 0)) == 0 for k in _AmplifiedPerRun._RUN):
         return matrix.AmplifiedBandedMF(**params)
     return _AmplifiedPerRun(params)
@@ -160,7 +166,8 @@ for _family, _make, _what in (
         AccountantEntry(
             name=_family,
             factory=_StrategyFamily(_family, matrix.DPFTRL, _make),
-            # BLT and banded C are lower triangular; a random scheme is the command line's --participation
+            # BLT and banded C are lower triangular; a random scheme is the command line's
+            # --participation
             hidden=frozenset({"participation", "adaptive_inputs", "sampling_rate", "sampling"}),
             vectors=frozenset(inspect.signature(_make).parameters),
             max_chunk=1 << 12,

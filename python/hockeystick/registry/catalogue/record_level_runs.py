@@ -1,5 +1,6 @@
-"""The registered runs of a record inside federated learning: with local DP-SGD (``RecordLevelFedAvg``) and random
-check-ins with central noise (``RandomCheckIns``), from ``hockeystick.training``."""
+"""The registered runs of a record inside federated learning: with local DP-SGD
+(``RecordLevelFedAvg``) and random check-ins with central noise (``RandomCheckIns``), from
+``hockeystick.training``."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from ..entries import AccountantEntry, Calibratable
 from ..store import register
 from .calibratables import ROUNDS, SIGMA
 
-# Each is monotone in what it calibrates: with a larger sampling or check-in probability, more local steps or rounds,
-# or a larger local rate, the smaller setting's dominating pair is a post-processing of the larger's (the mixture's
-# trade-off curve q f + (1 - q) Id falls as q grows; a composition only adds releases), so delta(eps) rises with it.
+# Each is monotone in what it calibrates: with a larger sampling or check-in probability, more local
+# steps or rounds, or a larger local rate, the smaller setting's dominating pair is a
+# post-processing of the larger's (the mixture's trade-off curve q f + (1 - q) Id falls as q grows;
+# a composition only adds releases), so delta(eps) rises with it.
 register(
     AccountantEntry(
         name="record_level_fedavg",

@@ -1,15 +1,16 @@
-"""The registered secure-aggregation accountants (``hockeystick.secagg``): the distributed discrete Gaussian, the
-distributed Skellam mechanism, the distributed discrete Laplace and the Poisson-binomial mechanism, each twice, by
-whom its number protects against.
+"""The registered secure-aggregation accountants (``hockeystick.secagg``): the distributed discrete
+Gaussian, the distributed Skellam mechanism, the distributed discrete Laplace and the
+Poisson-binomial mechanism, each twice, by whom its number protects against.
 
-``secagg``'s classes answer ``against="server"`` (the server picks the cohorts: no amplification by sampling) or
-``against="observer"`` (someone who sees the released sums but not the cohorts: amplified by ``sampling_rate``,
-each sampled client adding its own noise share, ``secagg.observer_shares``).
-A registry entry answers through the accountant contract alone (``delta`` / ``epsilon`` with ``bound=``), so each
-adversary is its own entry: ``distributed_discrete_gaussian``, ``distributed_skellam``,
-``distributed_discrete_laplace`` and ``poisson_binomial`` against the server
-(``sampling_rate`` left out: it changes nothing there), ``..._observer`` against an observer.  The rounding rule
-is a word, left out of the grids (the default, conditional rounding); the classes take it.
+``secagg``'s classes answer ``against="server"`` (the server picks the cohorts: no amplification by
+sampling) or ``against="observer"`` (someone who sees the released sums but not the cohorts:
+amplified by ``sampling_rate``, each sampled client adding its own noise share,
+``secagg.observer_shares``). A registry entry answers through the accountant contract alone
+(``delta`` / ``epsilon`` with ``bound=``), so each adversary is its own entry:
+``distributed_discrete_gaussian``, ``distributed_skellam``, ``distributed_discrete_laplace`` and
+``poisson_binomial`` against the server (``sampling_rate`` left out: it changes nothing there),
+``..._observer`` against an observer.  The rounding rule is a word, left out of the grids (the
+default, conditional rounding); the classes take it.
 """
 
 from __future__ import annotations
@@ -44,16 +45,19 @@ class AgainstOne:
         self.accountant, self.against = accountant, against
 
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
-        """The accountant's ``delta(epsilon, bound=bound, against=...)`` against the one adversary."""
+        """The accountant's ``delta(epsilon, bound=bound, against=...)`` against the one
+        adversary."""
         return self.accountant.delta(epsilon, bound=bound, against=self.against)
 
     def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
-        """The accountant's ``epsilon(delta, bound=bound, against=...)`` against the one adversary."""
+        """The accountant's ``epsilon(delta, bound=bound, against=...)`` against the one
+        adversary."""
         return self.accountant.epsilon(delta, bound=bound, against=self.against)
 
 
 def _against(cls: type, against: Adversary) -> Callable[..., AgainstOne]:
-    """``cls``'s keyword signature, building an ``AgainstOne`` over it (what ``PerPoint.of`` drives point by point)."""
+    """``cls``'s keyword signature, building an ``AgainstOne`` over it (what ``PerPoint.of`` drives
+    point by point)."""
 
     def build(**params: Any) -> AgainstOne:
         return AgainstOne(cls(**params), against)

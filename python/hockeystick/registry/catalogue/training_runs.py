@@ -1,6 +1,6 @@
-"""The registered training runs: DP-SGD and DP-FedAvg per sampling (``hockeystick.training``), with the start and
-coarse grids ``calibrate`` uses for their noise multiplier (``record_level_runs`` registers the record inside
-federated learning with local DP-SGD and random check-ins)."""
+"""The registered training runs: DP-SGD and DP-FedAvg per sampling (``hockeystick.training``), with
+the start and coarse grids ``calibrate`` uses for their noise multiplier (``record_level_runs``
+registers the record inside federated learning with local DP-SGD and random check-ins)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from .calibratables import ROUNDS, SIGMA
 
 
 def _population(name: str) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
-    """A batch size's largest value: the population it is drawn from (a run given without it is refused by
-    the class, which names what is missing)."""
+    """A batch size's largest value: the population it is drawn from (a run given without it is
+    refused by the class, which names what is missing)."""
     return lambda p: (
         np.asarray(np.inf)
         if name not in p
@@ -30,8 +30,9 @@ def _population(name: str) -> Callable[[Mapping[str, np.ndarray]], np.ndarray]:
 def _noise_start(
     sampling: training.Sampling, words: tuple[str, str, str, str]
 ) -> Callable[..., Any]:
-    """``calibrate``'s start for a run's noise multiplier (``training.epoch_noise_start``), its module imported at the
-    first call: it reads the shuffled batches' radius, which looking the run up does not need."""
+    """``calibrate``'s start for a run's noise multiplier (``training.epoch_noise_start``), its
+    module imported at the first call: it reads the shuffled batches' radius, which looking the run
+    up does not need."""
 
     def calibration_start(
         parameter: str, epsilon: np.ndarray, delta: np.ndarray, params: dict[str, Any]
@@ -42,12 +43,13 @@ def _noise_start(
 
 
 def _noise_grids(parameter: str, params: dict[str, Any]) -> list[tuple[float, dict[str, float]]]:
-    """``calibrate``'s coarser grids for a Poisson run's noise multiplier (``training.noise_grids``), its module
-    imported at the first call."""
+    """``calibrate``'s coarser grids for a Poisson run's noise multiplier
+    (``training.noise_grids``), its module imported at the first call."""
     return training.noise_grids(parameter, params)
 
 
-# the sampling rate of a Poisson run given by its rate (sampling_probability, sampling_rate: the class's synonyms)
+# the sampling rate of a Poisson run given by its rate (sampling_probability, sampling_rate: the
+# class's synonyms)
 _SAMPLE_RATE = {"sample_rate": Calibratable("increasing", 0.0, 1.0)}
 
 _TRAINING_SUMMARY = (
@@ -68,9 +70,10 @@ for _sampling, _suffix, _how in (
         "shuffled batches, replace-one: Gaussian per epoch above, shift-2 balls-in-bins PLD below",
     ),
 ):
-    # a tail is the Poisson accountant's: the other samplings refuse it, so their grids do not offer it; a
-    # schedule of stages is one run, never a grid axis; a grid's noise multiplier is read over the clip norm C
-    # (noise_relative_to, a word, not a number), and divided as normalization says (a word)
+    # a tail is the Poisson accountant's: the other samplings refuse it, so their grids do not offer
+    # it; a schedule of stages is one run, never a grid axis; a grid's noise multiplier is read over
+    # the clip norm C (noise_relative_to, a word, not a number), and divided as normalization says
+    # (a word)
     _hidden = frozenset(
         {"sampling", "steps_per_epoch", "stages", "noise_relative_to", "normalization"}
         | (set() if _sampling == "poisson" else {"tail"})
