@@ -1,5 +1,4 @@
-"""The audit's own arguments, each checked once: a significance level, a delta and a generator's
-seed."""
+"""The audit's own arguments, each checked once: a significance level, a delta and a generator's seed."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``Auditor``: jax_privacy's CanaryScoreAuditor, method for method, over hockeystick.audit's
-functions.
+"""``Auditor``: jax_privacy's CanaryScoreAuditor, method for method, over hockeystick.audit's functions.
 
 The names, positional order and defaults are jax_privacy 2.0's, so that a call written for it runs
 here and gives the same number (docs/audit.md lists each method beside its function); the accountant
@@ -235,8 +234,7 @@ class Auditor:
         )
 
     def epsilon_from_gdp(self, significance: Any, delta: Any) -> float:
-        """The epsilon of the least mu-GDP the scores allow (``epsilon.epsilon_gdp``; positive mu
-        only).
+        """The epsilon of the least mu-GDP the scores allow (``epsilon.epsilon_gdp``; positive mu only).
 
         Parameters
         ----------

@@ -26,8 +26,7 @@ _LABELS = {"true": True, "false": False}
 
 
 class ScoresFileNotFound(FileNotFoundError, ValueError):
-    """The scores file does not exist: a FileNotFoundError, and a ValueError as every refusal of an
-    argument."""
+    """The scores file does not exist: a FileNotFoundError, and a ValueError as every refusal of an argument."""
 
 
 def read_csv(path: Any, *, score_column: Any = "score", label_column: Any = "in") -> Scores:

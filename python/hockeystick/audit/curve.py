@@ -1,5 +1,4 @@
-"""The scores against the mechanism's own certified trade-off curve: does the run leak more than
-accounted?
+"""The scores against the mechanism's own certified trade-off curve: does the run leak more than accounted?
 
 An accountant certifies that its mechanism is f-DP with f = the lower side of
 ``risk.tradeoff_curve``: every test's TPR at FPR alpha is at most T(alpha) =
@@ -83,8 +82,7 @@ class CurveAudit:
 
     @property
     def excess(self) -> float | None:
-        """TPR_low - T(FPR_up) at the witness: positive where the curve is refuted (None for the one
-        run)."""
+        """TPR_low - T(FPR_up) at the witness: positive where the curve is refuted (None for the one run)."""
         if self.tpr_lower is None or self.tpr_certified is None:
             return None
         return self.tpr_lower - self.tpr_certified

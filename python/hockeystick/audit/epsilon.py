@@ -91,8 +91,7 @@ def epsilon_raw_counts(
     delta: Any = 0.0,
     one_sided: Any = True,
 ) -> float:
-    r"""Estimate epsilon as log((TPR - delta) / FPR) at the best threshold with ``min_count`` false
-    positives.
+    r"""Estimate epsilon as log((TPR - delta) / FPR) at the best threshold with ``min_count`` false positives.
 
     Over the ROC hull's vertices with at least ``min_count`` false positives, and at the hull's TPR
     at FPR = min_count / n_out,
@@ -184,8 +183,7 @@ def epsilon_clopper_pearson(
     one_sided: Any = True,
     threshold_strategy: Any = BONFERRONI,
 ) -> float:
-    r"""Bound epsilon from below at confidence 1 - ``significance`` with Clopper-Pearson limits on
-    the rates.
+    r"""Bound epsilon from below at confidence 1 - ``significance`` with Clopper-Pearson limits on the rates.
 
     (epsilon, delta)-DP bounds every threshold test: TPR <= e^epsilon FPR + delta. With a
     Clopper-Pearson lower limit on the TPR and an upper limit on the FPR, each at significance / 2
@@ -400,8 +398,7 @@ def split_parts(
 
 
 def epsilon_gdp(scores: Any, out_scores: Any = None, *, significance: Any, delta: Any) -> float:
-    r"""Bound epsilon at ``delta`` from below for a mu-GDP mechanism: the epsilon of the least mu
-    the scores allow.
+    r"""Bound epsilon at ``delta`` from below for a mu-GDP mechanism: the epsilon of the least mu the scores allow.
 
     A mu-GDP mechanism's tests satisfy :math:`\Phi^{-1}(1 - \mathrm{FPR}) - \Phi^{-1}(\mathrm{FNR})
     \le \mu`. With Clopper-Pearson upper limits on the FPR and the FNR at every ROC hull vertex,

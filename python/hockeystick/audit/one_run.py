@@ -1,5 +1,4 @@
-"""Auditing in one training run: Steinke, Nasr and Jagielski 2023 and, for f-DP, Mahloujifar et
-al. 2024.
+"""Auditing in one training run: Steinke, Nasr and Jagielski 2023 and, for f-DP, Mahloujifar et al. 2024.
 
 m canaries are each included in training independently with probability 1/2; the attack guesses "in"
 for the ones scoring at or above a threshold (one-sided: no "out" guesses, k_- = 0 in Steinke et
@@ -66,8 +65,7 @@ Tradeoff = Callable[[float], float]  # x -> a lower bound on f(x), f the claimed
 
 
 def one_run_p_value(m: int, guesses: int, correct: int, epsilon: float, delta: float) -> float:
-    """An upper bound on Steinke et al.'s p-value of ``correct`` of ``guesses`` under (eps,
-    delta)-DP.
+    """An upper bound on Steinke et al.'s p-value of ``correct`` of ``guesses`` under (eps, delta)-DP.
 
     Parameters
     ----------
@@ -136,8 +134,7 @@ def one_run_refutes(
 
 
 def gaussian_blow_up(epsilon: float, delta: float) -> Tradeoff:
-    """A lower bound on the trade-off function of mu-GDP, mu the Gaussian mechanism's at (eps,
-    delta).
+    """A lower bound on the trade-off function of mu-GDP, mu the Gaussian mechanism's at (eps, delta).
 
     Parameters
     ----------
@@ -165,8 +162,7 @@ def gaussian_blow_up(epsilon: float, delta: float) -> Tradeoff:
 
 
 def fdp_refutes(m: int, guesses: int, correct: int, significance: float, f: Tradeoff) -> bool:
-    """Whether ``correct`` of ``guesses`` refute the f-DP claim at ``significance`` (Mahloujifar et
-    al.).
+    """Whether ``correct`` of ``guesses`` refute the f-DP claim at ``significance`` (Mahloujifar et al.).
 
     Parameters
     ----------
@@ -286,8 +282,7 @@ def epsilon_one_run_fdp(
     one_sided: Any = True,
     threshold_strategy: Any = BONFERRONI,
 ) -> float:
-    r"""Bound epsilon from below by the one-run f-DP audit of the Gaussian trade-off (Mahloujifar et
-    al. 2024).
+    r"""Bound epsilon from below by the one-run f-DP audit of the Gaussian trade-off (Mahloujifar et al. 2024).
 
     The setting is ``epsilon_one_run``'s (m canaries, each in the run with probability 1/2; g
     guesses, c correct). The claim tested at each epsilon is f-DP with :math:`f = G_\mu`,

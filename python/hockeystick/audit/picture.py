@@ -1,5 +1,4 @@
-"""The picture of an audit: the empirical ROC and its confidence band over the certified trade-off
-band.
+"""The picture of an audit: the empirical ROC and its confidence band over the certified trade-off band.
 
 Log-log axes (FPR, TPR), where privacy attacks are judged at low FPR (Carlini et al. 2022):
 
@@ -192,8 +191,7 @@ def plot_audit(
 
 
 def _check_path(path: Any) -> None:
-    """A picture's path: a str or os.PathLike with a suffix matplotlib writes, in an existing
-    directory."""
+    """A picture's path: a str or os.PathLike with a suffix matplotlib writes, in an existing directory."""
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
         raise _validation.ParameterTypeError(
             f"path must be a file name (str or os.PathLike), got {_validation.describe(path)} ({type(path).__name__})"

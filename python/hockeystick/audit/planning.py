@@ -1,5 +1,4 @@
-"""How many canaries an audit needs: to refute a claimed epsilon that understates the leakage by a
-factor.
+"""How many canaries an audit needs: to refute a claimed epsilon that understates the leakage by a factor.
 
 The audit reads one threshold, fixed in advance (``Explicit``), at false-positive rate ``fpr``, with
 n in- and n out-canaries.  The mechanism leaks ``factor`` times the claimed epsilon along that test:
@@ -39,8 +38,7 @@ def canaries_needed(
     significance: Any = 0.05,
     power: Any = 0.5,
 ) -> int:
-    r"""Compute the canaries per side an audit needs to refute a claimed ``epsilon`` that
-    understates the leakage.
+    r"""Compute the canaries per side an audit needs to refute a claimed ``epsilon`` that understates the leakage.
 
     The audit reads one threshold fixed in advance (``Explicit``) at false-positive rate ``fpr``,
     with n in- and n out-canaries, and the mechanism leaks ``factor`` times the claim along that

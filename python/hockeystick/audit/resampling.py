@@ -28,8 +28,7 @@ __all__ = ["BootstrapParams", "bootstrap"]
 
 @dataclass(frozen=True)
 class BootstrapParams:
-    r"""Set how a bootstrap resamples an estimate and which quantiles of it it returns
-    (jax_privacy's).
+    r"""Set how a bootstrap resamples an estimate and which quantiles of it it returns (jax_privacy's).
 
     Each side's scores are resampled with replacement to their own size ``num_samples`` times and
     the estimate recomputed. With ``bias_correction`` the quantile q is read at Efron's

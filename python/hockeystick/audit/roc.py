@@ -1,5 +1,4 @@
-"""The empirical ROC of the canary scores: TPR at FPR, AUROC, maximum accuracy (jax_privacy's
-meanings).
+"""The empirical ROC of the canary scores: TPR at FPR, AUROC, maximum accuracy (jax_privacy's meanings).
 
 All three read the ROC hull (``Scores.hull``): the tests that may randomize between two thresholds.
 
@@ -68,8 +67,7 @@ def tpr_at_fpr(scores: Any, fpr: Any, out_scores: Any = None) -> Any:
 
 
 def hull_tpr(tp: np.ndarray, fp: np.ndarray, fpr: np.ndarray) -> np.ndarray:
-    """The TPR, linear between the vertices (``tp``, ``fp``: counts ascending, the totals last), at
-    FPR ``fpr``.
+    """The TPR, linear between the vertices (``tp``, ``fp``: counts ascending, the totals last), at FPR ``fpr``.
 
     Parameters
     ----------

@@ -1,5 +1,4 @@
-"""Canary scores: the held-in and held-out attack scores, checked once, and the counts every
-estimator reads.
+"""Canary scores: the held-in and held-out attack scores, checked once, and the counts every estimator reads.
 
 A canary's score is higher the more "in" it looks (jax_privacy's CanaryScoreAuditor states the same
 convention; negate a loss to get one).  A threshold t decides "in" for a score >= t, so at t
@@ -130,8 +129,7 @@ class Scores:
 
     @property
     def order_given(self) -> tuple[np.ndarray, np.ndarray]:
-        """The held-in and held-out scores in the order given (what a split or a resample draws
-        from)."""
+        """The held-in and held-out scores in the order given (what a split or a resample draws from)."""
         assert self.given is not None  # set by __post_init__
         return self.given
 
@@ -177,8 +175,7 @@ class Scores:
 
 
 def _side(value: Any, name: str) -> np.ndarray:
-    """One side's scores: a finite, one-dimensional, non-empty float64 array (a scalar is one
-    score)."""
+    """One side's scores: a finite, one-dimensional, non-empty float64 array (a scalar is one score)."""
     arr = _validation.real(value, name, finite=True)
     if arr.ndim > 1:
         raise ValueError(
@@ -253,8 +250,7 @@ def checked_scores(held_in: Any, held_out: Any, names: tuple[str, str]) -> Score
 
 
 def _roc_hull(scores: Scores) -> Hull:
-    """The vertices of the upper concave hull of the ROC points (FP, TP) of every distinct score and
-    +inf."""
+    """The vertices of the upper concave hull of the ROC points (FP, TP) of every distinct score and +inf."""
     thresholds = np.concatenate([[np.inf], np.union1d(scores.held_in, scores.held_out)[::-1]])
     tp, fp = scores.counts(thresholds)
     keep = np.arange(thresholds.size)

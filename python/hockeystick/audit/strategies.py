@@ -1,5 +1,4 @@
-"""Where a threshold test's bound is read: the threshold strategies (jax_privacy's three, and one
-more).
+"""Where a threshold test's bound is read: the threshold strategies (jax_privacy's three, and one more).
 
 A bound computed at a threshold chosen by looking at the scores must pay for the choice:
 
@@ -47,8 +46,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Bonferroni:
-    """Read a threshold test's bound at every ROC hull vertex, each at significance / (number of
-    vertices).
+    """Read a threshold test's bound at every ROC hull vertex, each at significance / (number of vertices).
 
     jax_privacy's default strategy. The vertices are chosen from the scores, so the divisor counts a
     family the data picked; the cost is log(vertices) in the bound's confidence.

@@ -115,8 +115,7 @@ def binomial_sf_upper(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> n
 def clopper_pearson_upper(
     k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.ArrayLike
 ) -> np.ndarray:
-    """The Clopper-Pearson upper limit for k successes of n at ``significance``, never below the
-    exact one.
+    """The Clopper-Pearson upper limit for k successes of n at ``significance``, never below the exact one.
 
     Parameters
     ----------
@@ -157,8 +156,7 @@ def clopper_pearson_upper(
 def clopper_pearson_lower(
     k: npt.ArrayLike, n: npt.ArrayLike, significance: npt.ArrayLike
 ) -> np.ndarray:
-    """The Clopper-Pearson lower limit for k successes of n at ``significance``, never above the
-    exact one.
+    """The Clopper-Pearson lower limit for k successes of n at ``significance``, never above the exact one.
 
     Parameters
     ----------

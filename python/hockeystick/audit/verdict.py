@@ -40,8 +40,7 @@ REPORT_FPRS = (1e-3, 1e-2, 1e-1)
 
 @dataclass(frozen=True)
 class AuditReport:
-    """Hold the audit of one run beside its accountant's certified bracket (what ``report``
-    returns).
+    """Hold the audit of one run beside its accountant's certified bracket (what ``report`` returns).
 
     The fields are not checked here; ``table()`` formats them as ``hockeystick audit`` prints them.
     The property ``gap`` is epsilon_upper - epsilon_audit, the leakage the audit cannot yet exclude
@@ -88,8 +87,7 @@ class AuditReport:
 
     @property
     def gap(self) -> float:
-        """The accountant's certified upper epsilon minus the audit's lower bound (negative:
-        refuted)."""
+        """The accountant's certified upper epsilon minus the audit's lower bound (negative: refuted)."""
         return self.epsilon_upper - self.epsilon_audit
 
     @property
@@ -256,8 +254,7 @@ def _accountant_epsilon(accountant: Any, delta: float) -> tuple[float | None, fl
 
 
 def _one_number(value: Any) -> float:
-    """The accountant's epsilon as one float (an accountant with array parameters gives an
-    array)."""
+    """The accountant's epsilon as one float (an accountant with array parameters gives an array)."""
     if np.ndim(value) != 0:
         raise ValueError(
             f"accountant must describe one mechanism (scalar parameters): its epsilon has shape {np.shape(value)}; "

@@ -57,8 +57,7 @@ BoundResult = Union[float, "np.ndarray", tuple[Any, Any]]
 
 @runtime_checkable
 class Accountant(Protocol):
-    """delta(epsilon) and epsilon(delta) on the side(s) ``bound`` asks for (see the module
-    docstring)."""
+    """delta(epsilon) and epsilon(delta) on the side(s) ``bound`` asks for (see the module docstring)."""
 
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
         """delta(eps) on the side ``bound`` asks for; (lower, upper) for "both"."""

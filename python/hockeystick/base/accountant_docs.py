@@ -1,5 +1,4 @@
-"""The accountant contract's reference text, written once and completed into every accountant's
-docstrings.
+"""The accountant contract's reference text, written once and completed into every accountant's docstrings.
 
 ``accountant`` states the contract as code; this module states it as the numpydoc sections every
 ``delta`` / ``epsilon`` shares: the argument and ``bound`` under Parameters, the broadcast result
@@ -155,8 +154,7 @@ def contract_sections(method: Quantity, sides: tuple[Bound, ...] = BOUND_SIDES) 
 
 
 def accountant_docs(*, sides: tuple[Bound, ...] = BOUND_SIDES) -> Callable[[_C], _C]:
-    """Class decorator: complete the class's own ``delta`` / ``epsilon`` docstrings with the
-    contract's sections.
+    """Class decorator: complete the class's own ``delta`` / ``epsilon`` docstrings with the contract's sections.
 
     Parameters
     ----------
@@ -265,8 +263,7 @@ def _split(doc: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
 
 
 def _entries(body: list[str]) -> _Entries:
-    """A section's entries: each unindented line opens one, the indented lines below it describe
-    it."""
+    """A section's entries: each unindented line opens one, the indented lines below it describe it."""
     entries: _Entries = []
     for line in body:
         if line.strip() and not line[0].isspace():
@@ -288,8 +285,7 @@ def _render(entries: _Entries) -> list[str]:
 
 
 def _check_parameters(where: str, function: Any) -> None:
-    """The documented parameters are the signature's (numpydoc's PR01 and PR02, checked at class
-    creation)."""
+    """The documented parameters are the signature's (numpydoc's PR01 and PR02, checked at class creation)."""
     documented: list[str] = []
     for title, body in _split(function.__doc__)[1]:
         if title == "Parameters":

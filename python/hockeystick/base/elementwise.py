@@ -25,8 +25,7 @@ NonScalar = np.ndarray | Sequence[Any]
 
 
 def as_float_array(value: ArrayLike, name: str) -> np.ndarray:
-    """``value`` as a float64 array; strings, booleans and None raise ParameterTypeError naming
-    ``name``."""
+    """``value`` as a float64 array; strings, booleans and None raise ParameterTypeError naming ``name``."""
     return as_real_array(value, name)
 
 
@@ -46,8 +45,7 @@ def broadcast_shape(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[int, ..
 
 
 def broadcast_float_arrays(**named: ArrayLike) -> tuple[list[np.ndarray], tuple[int, ...], bool]:
-    """Broadcast named inputs; return contiguous arrays, their shape, and whether all were
-    scalars."""
+    """Broadcast named inputs; return contiguous arrays, their shape, and whether all were scalars."""
     arrays, shape, scalar = broadcast_shape(**named)
     # np.ascontiguousarray would turn 0-d into 1-d; copy only what is not already C-contiguous.
     out = [

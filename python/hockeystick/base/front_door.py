@@ -1,5 +1,4 @@
-"""A package's front door: the names other packages import from it, each loaded from its module on
-first use.
+"""A package's front door: the names other packages import from it, each loaded from its module on first use.
 
 A stage of ``hockeystick.pld`` lists, in its ``__init__``'s ``FRONT_DOOR``, what other packages of
 hockeystick may use, and they import those names from the stage, never from its modules

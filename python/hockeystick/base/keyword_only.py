@@ -1,5 +1,4 @@
-"""Keyword-only parameters that still take their old position for one release, with a
-DeprecationWarning.
+"""Keyword-only parameters that still take their old position for one release, with a DeprecationWarning.
 
 The accountant contract (``accountant``) makes ``bound`` keyword-only: ``acc.delta(eps,
 bound="lower")``. ``@positional_deprecated("bound")`` on a method whose ``bound`` is now
@@ -27,8 +26,7 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 
 
 def positional_deprecated(*names: str) -> Callable[[_F], _F]:
-    """Accept the keyword-only parameters ``names``, in order, after the positional ones, with a
-    DeprecationWarning.
+    """Accept the keyword-only parameters ``names``, in order, after the positional ones, with a DeprecationWarning.
 
     Parameters
     ----------

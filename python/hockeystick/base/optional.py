@@ -49,8 +49,7 @@ class MissingExtraError(ModuleNotFoundError):
 
 
 def extra_of(error: ModuleNotFoundError) -> str | None:
-    """The extra installing the module ``error`` found missing, or None when it is not an optional
-    one."""
+    """The extra installing the module ``error`` found missing, or None when it is not an optional one."""
     return EXTRAS.get((error.name or "").split(".")[0])
 
 

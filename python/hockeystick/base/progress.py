@@ -97,8 +97,7 @@ def counted() -> Iterator[Callable[[int], None]]:
 
 @contextmanager
 def showing(enabled: bool) -> Iterator[None]:
-    """Within the block each ``stage`` has a bar on stderr when ``enabled`` (False: none, as outside
-    any block)."""
+    """Within the block each ``stage`` has a bar on stderr when ``enabled`` (False: none, as outside any block)."""
     if not isinstance(enabled, bool):
         raise TypeError(f"enabled must be True or False, got {enabled!r}")
     token = _shown.set(enabled)

@@ -85,8 +85,7 @@ __all__ = [
 
 
 class ParameterTypeError(TypeError, ValueError):
-    """A parameter of the wrong kind (string, bool, None, ...): a TypeError, and a ValueError for
-    older callers."""
+    """A parameter of the wrong kind (string, bool, None, ...): a TypeError, and a ValueError for older callers."""
 
 
 @contextlib.contextmanager
@@ -118,8 +117,7 @@ def describe(value: Any) -> str:
 
 
 def _first(arr: np.ndarray, bad: np.ndarray) -> str:
-    """The first element where ``bad`` holds, with its flat index when ``arr`` has more than one
-    element."""
+    """The first element where ``bad`` holds, with its flat index when ``arr`` has more than one element."""
     flat_bad = np.ravel(np.broadcast_to(bad, arr.shape))
     i = int(np.argmax(flat_bad))
     value = describe(np.ravel(arr)[i])
@@ -241,8 +239,7 @@ def nonnegative(value: npt.ArrayLike, name: str, *, finite: bool = True) -> np.n
 def positive_integer(
     value: npt.ArrayLike, name: str, *, maximum: float | None = None
 ) -> np.ndarray:
-    """Whole numbers >= 1 (finite, and <= ``maximum`` when given), returned as float64 (they feed
-    float kernels)."""
+    """Whole numbers >= 1 (finite, and <= ``maximum`` when given), returned as float64 (they feed float kernels)."""
     arr = as_real_array(value, name)
 
     def full_check(a: np.ndarray) -> None:
@@ -290,8 +287,7 @@ def epsilon_values(value: npt.ArrayLike, name: str = "epsilon") -> np.ndarray:
 
 
 def delta_values(value: npt.ArrayLike, name: str = "delta") -> np.ndarray:
-    """delta strictly between 0 and 1 (no accountant certifies delta = 0, and delta = 1 says
-    nothing)."""
+    """delta strictly between 0 and 1 (no accountant certifies delta = 0, and delta = 1 says nothing)."""
     return in_interval(value, name, 0.0, 1.0, open_low=True, open_high=True)
 
 
@@ -362,8 +358,7 @@ def count(value: Any, name: str, *, minimum: int = 1, maximum: float = MAX_EXACT
 
 
 def flag(value: Any, name: str) -> bool:
-    """A boolean option: True or False (numpy booleans too), never a string or a number read as
-    one."""
+    """A boolean option: True or False (numpy booleans too), never a string or a number read as one."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise ParameterTypeError(
@@ -424,8 +419,7 @@ def choice(value: _S, name: str, allowed: tuple[str, ...]) -> _S:
 
 
 def bound_side(bound: Any) -> Bound:
-    """The side of a certified bracket asked for: "upper" (default everywhere), "lower" or
-    "both"."""
+    """The side of a certified bracket asked for: "upper" (default everywhere), "lower" or "both"."""
     side: Bound = choice(bound, "bound", BOUND_SIDES)
     return side
 
@@ -454,14 +448,12 @@ def certified_sides(
 
 
 def exact_sides(bound: Any, value: _V) -> _V | tuple[_V, _V]:
-    """An exact value is both sides of its bracket: ``value`` for "upper" / "lower", (value, value)
-    for "both"."""
+    """An exact value is both sides of its bracket: ``value`` for "upper" / "lower", (value, value) for "both"."""
     return (value, value) if bound_side(bound) == "both" else value
 
 
 def broadcastable(**named: npt.ArrayLike | None) -> None:
-    """Raise ValueError naming every argument and its shape unless the given ones broadcast
-    together."""
+    """Raise ValueError naming every argument and its shape unless the given ones broadcast together."""
     given = {k: np.shape(v) for k, v in named.items() if v is not None}
     try:
         np.broadcast_shapes(*given.values())
@@ -474,8 +466,7 @@ def broadcastable(**named: npt.ArrayLike | None) -> None:
 
 
 def broadcast(**named: np.ndarray) -> dict[str, np.ndarray]:
-    """The named arrays broadcast together (read-only views); a shape mismatch names every
-    argument."""
+    """The named arrays broadcast together (read-only views); a shape mismatch names every argument."""
     broadcastable(**named)
     return dict(zip(named, np.broadcast_arrays(*named.values())))
 
@@ -490,8 +481,7 @@ def scalar_or_array(arr: Any) -> Any:
 
 
 def did_you_mean(word: str, options: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the option closest to a misspelled ``word`` (difflib ratio >=
-    0.6), else ""."""
+    """`` (did you mean 'x'?)`` for the option closest to a misspelled ``word`` (difflib ratio >= 0.6), else ""."""
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

@@ -59,8 +59,7 @@ class Directions:
         self.made = np.zeros(n, dtype=int)  # screens made so far
 
     def delta(self, x: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """A certified upper bound on delta at ``x`` for the targets ``idx`` (see the class
-        docstring)."""
+        """A certified upper bound on delta at ``x`` for the targets ``idx`` (see the class docstring)."""
         pb = self.problem
         threads = 0 if pb.inner_workers is None else pb.inner_workers
         eps, target = pb.eps[idx], pb.dlt[idx]

@@ -44,8 +44,7 @@ def calibrate(
     workers: int | None = None,
     **params: Any,
 ) -> Any:
-    r"""Smallest (or largest) value of an accountant's ``parameter`` whose certified delta meets
-    (epsilon, delta).
+    r"""Smallest (or largest) value of an accountant's ``parameter`` whose certified delta meets (epsilon, delta).
 
     For a parameter the bound falls with (``"decreasing"`` in the registry: sigma, the noise
     multiplier) the answer is the smallest value, for one it grows with (``"increasing"``: rounds,
@@ -237,8 +236,7 @@ class _Targets:
 
 
 def _targets(epsilon: ArrayLike, delta: ArrayLike, params: dict[str, Any]) -> _Targets:
-    """The targets (epsilon, delta) and ``params`` checked and broadcast (a ValueError names the
-    shapes)."""
+    """The targets (epsilon, delta) and ``params`` checked and broadcast (a ValueError names the shapes)."""
     named = {
         k: as_real_array(v, k) for k, v in dict(epsilon=epsilon, delta=delta, **params).items()
     }
@@ -340,8 +338,7 @@ class _BlockSearch:
         return cls(entry, parameter, spec, side, targets, first, step, ladder, split, inner)
 
     def problem(self, bar: ProgressBar, block: np.ndarray, overrides: dict[str, float]) -> Problem:
-        """The search of the targets ``block`` on the grid ``overrides`` sets (none: the requested
-        grid)."""
+        """The search of the targets ``block`` on the grid ``overrides`` sets (none: the requested grid)."""
         sub = {
             k: v[block] if isinstance(v, np.ndarray) else v for k, v in self.targets.flat.items()
         }
@@ -386,8 +383,7 @@ def _solve_blocks(
     threads: int,
     flat_result: np.ndarray,
 ) -> None:
-    """``solve`` of each block into ``flat_result``, in ``threads`` threads, the caller's listener
-    moved per block."""
+    """``solve`` of each block into ``flat_result``, in ``threads`` threads, the caller's listener moved per block."""
     if threads == 1 or len(blocks) <= 1:
         for block in blocks:
             flat_result[block] = solve(block)

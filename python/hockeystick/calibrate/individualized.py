@@ -92,15 +92,13 @@ class IndividualizedSampling:
 
     @property
     def batch_lost_to_uniform(self) -> float:
-        """The expected batch (a share of the data) the uniform budget loses: sum_g w_g q_g -
-        q_min."""
+        """The expected batch (a share of the data) the uniform budget loses: sum_g w_g q_g - q_min."""
         return self.expected_sample_rate - self.uniform_sample_rate
 
 
 @dataclass(frozen=True)
 class IndividualizedNoise:
-    """The Scale method's calibration: one sampling rate, one noise multiplier (clip norm) per
-    group.
+    """The Scale method's calibration: one sampling rate, one noise multiplier (clip norm) per group.
 
     Parameters
     ----------
@@ -124,8 +122,7 @@ class IndividualizedNoise:
 
     @property
     def clip_scales(self) -> np.ndarray:
-        """Each group's clip norm over the nominal one, C_g / C = sigma_star / sigma_g (their mean
-        is 1)."""
+        """Each group's clip norm over the nominal one, C_g / C = sigma_star / sigma_g (their mean is 1)."""
         return self.noise_multiplier / self.noise_multipliers
 
     @property
@@ -148,8 +145,7 @@ def individualized_sample_rates(
     target_delta: float,
     **calibration: Any,
 ) -> IndividualizedSampling:
-    """Boenisch et al.'s Sample method: the largest Poisson rate per group that meets its budget at
-    one noise.
+    """Boenisch et al.'s Sample method: the largest Poisson rate per group that meets its budget at one noise.
 
     Group g's rate q_g is ``calibrate("dp_sgd", "sample_rate", ...)`` at epsilon_g: the certified
     upper epsilon of ``DPSGD(noise_multiplier, q_g, steps)`` at ``target_delta`` is at most
@@ -218,8 +214,7 @@ def individualized_noise(
     target_delta: float,
     **calibration: Any,
 ) -> IndividualizedNoise:
-    """Boenisch et al.'s Scale method: the smallest noise multiplier per group that meets its budget
-    at one rate.
+    """Boenisch et al.'s Scale method: the smallest noise multiplier per group that meets its budget at one rate.
 
     Group g's noise multiplier sigma_g is ``calibrate("dp_sgd", "noise_multiplier", ...)`` at
     epsilon_g; one noise draw serves all groups with group g's gradients clipped to

@@ -56,8 +56,7 @@ class Problem:
         self.up = spec.direction == "decreasing"
 
     def log_excess(self, x: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """log delta(eps; x) - log target at the points ``idx`` (< 0: feasible, > 0: not; never
-        0)."""
+        """log delta(eps; x) - log target at the points ``idx`` (< 0: feasible, > 0: not; never 0)."""
         sub: dict[str, Any] = {
             k: v[idx] if isinstance(v, np.ndarray) else v for k, v in self.params.items()
         }
@@ -85,8 +84,7 @@ class Problem:
         return self._excess(self.bar.evaluate(bound_at, idx.size), idx)
 
     def _excess(self, delta: Any, idx: np.ndarray) -> np.ndarray:
-        """log delta - log target at the points ``idx``, its sign exact and never 0
-        (``log_excess``)."""
+        """log delta - log target at the points ``idx``, its sign exact and never 0 (``log_excess``)."""
         d = np.asarray(delta, dtype=float)
         target = self.dlt[idx]
         f = np.log(np.maximum(d, _SMALLEST)) - np.log(target)

@@ -38,8 +38,7 @@ class ProgressBar:
             self.bar.close()
 
     def evaluate(self, call: Callable[[], Any], points: int) -> Any:
-        """``call()`` (one accountant call on ``points`` points), the bar moved per reported
-        block."""
+        """``call()`` (one accountant call on ``points`` points), the bar moved per reported block."""
         if self.bar is None:
             with progress_hook.reporting(None):
                 return call()

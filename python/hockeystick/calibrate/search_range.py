@@ -14,8 +14,7 @@ INTEGER_SPAN = 2.0**52  # ... for integer parameters (exact in double precision)
 def search_range(
     spec: Calibratable, params: dict[str, float | np.ndarray], n: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per point, the smallest and largest value the search may evaluate (open ends nudged
-    inside)."""
+    """Per point, the smallest and largest value the search may evaluate (open ends nudged inside)."""
     lower = spec.lower
     bound = spec.upper(params) if callable(spec.upper) else spec.upper  # type: ignore[arg-type]
     upper = np.broadcast_to(np.asarray(bound, float), (n,))

@@ -180,8 +180,7 @@ class _TrainingCall:
 
 
 def _training_entry(sampling: Any, steps_per_epoch: Any) -> AccountantEntry:
-    """The registered DP-SGD entry of ``sampling``, its ``steps_per_epoch`` bound (None: the class's
-    default)."""
+    """The registered DP-SGD entry of ``sampling``, its ``steps_per_epoch`` bound (None: the class's default)."""
     _validation.choice(sampling, "sampling", training.SAMPLINGS)
     entry = registry.get("dp_sgd" if sampling == "poisson" else f"dp_sgd_{sampling}")
     if steps_per_epoch is None:
@@ -199,8 +198,7 @@ def _given(**values: Any) -> dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class FixedComputeTable:
-    """Per candidate batch size at one compute budget: the steps, the noise multiplier and the
-    epsilon of its run.
+    """Per candidate batch size at one compute budget: the steps, the noise multiplier and the epsilon of its run.
 
     What ``calibrate_fixed_compute`` returns: one row per batch size. ``str(table)`` prints it with
     the noise multipliers and epsilons rounded up to 6 significant digits (both are safe to round up
@@ -256,8 +254,7 @@ class FixedComputeTable:
         ]
 
     def __str__(self) -> str:
-        """The table, noise multipliers and epsilons rounded up to 6 digits (both are safe to round
-        up only)."""
+        """The table, noise multipliers and epsilons rounded up to 6 digits (both are safe to round up only)."""
         head = f"{'batch_size':>10}  {'steps':>10}  {'noise_multiplier':>16}  {'epsilon':>10}"
         lines = [
             f"{b:>10}  {t:>10}  {_up(z):>16}  {_up(e):>10}"
@@ -278,8 +275,7 @@ def _up(x: float, digits: int = 6) -> str:
 
 
 def default_batch_sizes(dataset_size: int) -> np.ndarray:
-    """Candidate batch sizes ``calibrate_fixed_compute`` tries unless given: powers of two from 16
-    to n / 8.
+    """Candidate batch sizes ``calibrate_fixed_compute`` tries unless given: powers of two from 16 to n / 8.
 
     Parameters
     ----------
@@ -330,8 +326,7 @@ def calibrate_fixed_compute(
     workers: int | None = None,
     **targets: Any,
 ) -> FixedComputeTable:
-    """Smallest noise multiplier meeting (epsilon, delta) for each candidate batch size at a fixed
-    compute budget.
+    """Smallest noise multiplier meeting (epsilon, delta) for each candidate batch size at a fixed compute budget.
 
     The budget is ``epochs`` passes over the data (each of ``steps_per_epoch`` steps, as in
     ``training.DPSGD``: steps x batch_size stays about epochs x dataset_size) or ``examples``

@@ -49,8 +49,7 @@ def _needs(required: Sequence[str], optional: Sequence[str]) -> str:
 
 
 def _print_accountant(name: str, entry: Any) -> None:
-    """An accountant: its summary, parameters, a family's vectors, what it calibrates and in which
-    direction."""
+    """An accountant: its summary, parameters, a family's vectors, what it calibrates and in which direction."""
     optional = [p for p in entry.parameters if p not in entry.required]
     print(f"{name}: {entry.summary}")
     print(f"    needs: {_needs(entry.required, optional)}")
@@ -71,8 +70,7 @@ def _print_accountant(name: str, entry: Any) -> None:
 
 
 def _print_calculator(name: str, calc: Any) -> None:
-    """A calculator: the quantity it computes, its parameters, each parameter it solves for from a
-    target."""
+    """A calculator: the quantity it computes, its parameters, each parameter it solves for from a target."""
     optional = [p for p in calc.parameters if p not in calc.required]
     print(f"{name} -> {calc.quantity} ({calc.kind}): {calc.summary}")
     print(f"    needs: {_needs(calc.required, optional)}")

@@ -201,8 +201,7 @@ def _phrase_table(
 
 
 def _replace_phrase(message: str, phrase: str, replacement: str) -> str:
-    """``message`` with each whole ``phrase`` (not inside a longer word or name) read as
-    ``replacement``."""
+    """``message`` with each whole ``phrase`` (not inside a longer word or name) read as ``replacement``."""
     before = r"(?<![\w-])" if phrase[0].isalnum() or phrase[0] == "_" else ""
     after = r"(?![\w=])" if phrase[-1].isalnum() or phrase[-1] == "_" else ""
     if phrase.endswith("=") and replacement.startswith("--"):

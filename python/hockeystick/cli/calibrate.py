@@ -1,5 +1,4 @@
-"""``hockeystick calibrate``: the smallest sigma (largest rounds, ...) within a target (epsilon,
-delta)."""
+"""``hockeystick calibrate``: the smallest sigma (largest rounds, ...) within a target (epsilon, delta)."""
 
 from __future__ import annotations
 
@@ -166,8 +165,7 @@ _FIXED_COMPUTE_NEEDS = ("epsilon", "delta", "dataset_size")
 
 
 def _fixed_compute(args: argparse.Namespace, params: dict[str, str]) -> int:
-    """``calibrate_fixed_compute`` of the run the flags give, its table printed (--format table, csv
-    or json)."""
+    """``calibrate_fixed_compute`` of the run the flags give, its table printed (--format table, csv or json)."""
     from ..calibrate import calibrate_fixed_compute  # lazy: start-up time
 
     _check_fixed_compute(args, params)

@@ -51,8 +51,7 @@ class LiteralUsageError(UsageError):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, with a usage error printed as its one line and a pointer to --help and the
-    examples.
+    """argparse, with a usage error printed as its one line and a pointer to --help and the examples.
 
     A subcommand's parser reports its own unrecognized arguments (with its own usage and a
     'did you mean' for a misspelled flag) instead of leaving them to the top-level parser.
@@ -338,8 +337,7 @@ def training_options(parser: argparse.ArgumentParser) -> None:
 
 
 def matrix_options(parser: argparse.ArgumentParser) -> None:
-    """A matrix mechanism's flags (``MATRIX_FLAGS``), each the parameter of its name with
-    underscores."""
+    """A matrix mechanism's flags (``MATRIX_FLAGS``), each the parameter of its name with underscores."""
     strategy = parser.add_argument_group(
         "a matrix mechanism, in its own words (dp_ftrl_tree, dp_ftrl_blt, dp_ftrl_banded or amplified_banded_mf; "
         "--buffer-decay, --output-scale and --coefficients are ONE list each, the strategy's, never a grid axis)"
@@ -442,8 +440,7 @@ def training_accountant(args: argparse.Namespace) -> str | None:
 
 
 def progress_options(group: Any, shown: str = "the progress bar", them: str = "it") -> None:
-    """--progress / --no-progress into ``args.progress``: True, False, or None (shown when stderr is
-    a terminal)."""
+    """--progress / --no-progress into ``args.progress``: True, False, or None (shown when stderr is a terminal)."""
     group.add_argument(
         "--progress",
         dest="progress",
@@ -626,8 +623,7 @@ def _check_training_names(args: argparse.Namespace, names: list[str], training: 
 
 
 def _default_names(default: Sequence[str] | None) -> list[str]:
-    """``default`` when no accountant is named; without one, a refusal listing the registered
-    accountants."""
+    """``default`` when no accountant is named; without one, a refusal listing the registered accountants."""
     if default:
         return list(default)
     from ..sweep import registry  # lazy: start-up time
@@ -638,8 +634,7 @@ def _default_names(default: Sequence[str] | None) -> list[str]:
 
 
 def _configured(args: argparse.Namespace, names: list[str], families: dict[str, Any]) -> list[str]:
-    """The names with a bare family's vectors bound from -p or the flags, a configured name spelled
-    the one way."""
+    """The names with a bare family's vectors bound from -p or the flags, a configured name spelled the one way."""
     from ..registry import configure, get  # lazy: start-up time
 
     given = _given(args)

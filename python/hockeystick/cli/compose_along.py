@@ -1,5 +1,4 @@
-"""``hockeystick compose FILE --delta D --every N --budget EPS``: a fixed schedule followed round by
-round.
+"""``hockeystick compose FILE --delta D --every N --budget EPS``: a fixed schedule followed round by round.
 
 The rows are the certified bracket of epsilon at delta after every N rounds (and the last), and with
 a budget the last round R whose certified upper epsilon is at most EPS and the round R + 1 that
@@ -76,8 +75,7 @@ def along_the_run(
     stages: int,
     total: int,
 ) -> int:
-    """Print the checkpoints' brackets (``--every``) and the budget's round (``--budget``) in
-    ``args.format``."""
+    """Print the checkpoints' brackets (``--every``) and the budget's round (``--budget``) in ``args.format``."""
     if args.delta is None or len(deltas) != 1:
         raise UsageError(
             "--every and --budget follow epsilon at one delta along the run: give one --delta value"
@@ -108,8 +106,7 @@ def along_the_run(
 
 
 def _rows(curve: Any, budget: float | None) -> tuple[list[str], list[list[Any]]]:
-    """The curve's rows (rounds, both sides), each marked within the budget or not when there is
-    one."""
+    """The curve's rows (rounds, both sides), each marked within the budget or not when there is one."""
     columns = ["rounds", "epsilon_lower", "epsilon_upper"] + (
         [] if budget is None else ["within_budget"]
     )

@@ -1,5 +1,4 @@
-"""``hockeystick figures``: the papers' figures recomputed as PNG files, and paper 003's tables as
-Markdown."""
+"""``hockeystick figures``: the papers' figures recomputed as PNG files, and paper 003's tables as Markdown."""
 
 from __future__ import annotations
 
@@ -76,7 +75,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_written(path: Path) -> None:
-    """One line per file, printed as soon as it is written: a PNG is a figure, a Markdown file
-    tables."""
+    """One line per file, printed as soon as it is written: a PNG is a figure, a Markdown file tables."""
     kind = "tables" if path.suffix == ".md" else "figure"
     print(f"{kind} written to {os.path.abspath(path)}", flush=True)

@@ -69,8 +69,7 @@ def participation_options(parser: argparse.ArgumentParser) -> None:
 def _run(
     args: argparse.Namespace, what: str, drop: tuple[str, ...]
 ) -> tuple[Callable[..., Any], dict[str, Any]]:
-    """(build, values): DPFTRL of the one dp_ftrl_* accountant named, at its parameters but
-    ``drop``."""
+    """(build, values): DPFTRL of the one dp_ftrl_* accountant named, at its parameters but ``drop``."""
     entry, values = one_point(
         args, what, own=(*drop, "sampling_rate")
     )  # a hidden grid parameter: read here
@@ -131,8 +130,7 @@ def _print(reading: Any, args: argparse.Namespace, extra: dict[str, float] | Non
 
 
 def participation_reading(args: argparse.Namespace, output: str) -> int:
-    """delta (or epsilon) at the one point the flags give, under ``args.participation``, each side
-    labelled."""
+    """delta (or epsilon) at the one point the flags give, under ``args.participation``, each side labelled."""
     other = "epsilon" if output == "delta" else "delta"
     build, _ = _run(args, f"--participation evaluates one point of {output}", ("epsilon", "delta"))
     if getattr(args, output, None) is not None:

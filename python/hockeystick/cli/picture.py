@@ -23,8 +23,7 @@ _FLAGS = {role: f"--{role}" for role in ("x", "y", "hue", "facet", "slice", "kin
 
 
 def picture_options(parser: argparse.ArgumentParser) -> None:
-    """The flags choosing a picture (``plots.choose_picture``): what is not given follows the
-    natural picture."""
+    """The flags choosing a picture (``plots.choose_picture``): what is not given follows the natural picture."""
     group = parser.add_argument_group(
         "the picture (each optional; default: the sweep's natural picture)"
     )
@@ -71,8 +70,7 @@ def picture_options(parser: argparse.ArgumentParser) -> None:
 
 
 def picture_choices(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of ``plots.plot_grid`` / ``plot_dataset`` the picture flags give (none:
-    {})."""
+    """The keyword arguments of ``plots.plot_grid`` / ``plot_dataset`` the picture flags give (none: {})."""
     choices: dict[str, Any] = {
         role: getattr(args, f"picture_{role}")
         for role in _ROLES
@@ -146,8 +144,7 @@ def check_picture(grid: Any, args: argparse.Namespace) -> None:
 
 
 def flag_words(message: str) -> str:
-    """A ``choose_picture`` message in the command line's words: 'x 'sigmaa' ...' -> '--x 'sigmaa'
-    ...'."""
+    """A ``choose_picture`` message in the command line's words: 'x 'sigmaa' ...' -> '--x 'sigmaa' ...'."""
     for role, flag in _FLAGS.items():
         for prefix in (f"{role} ", f"{role}="):
             if message.startswith(prefix):

@@ -67,8 +67,7 @@ def check_format(args: argparse.Namespace, size: int, max_rows: int | None) -> N
 
 
 def _table(result: Any) -> dict[str, Any]:
-    """The columns of an in-memory result as a table file holds them (axes, fixed parameters,
-    outputs, best)."""
+    """The columns of an in-memory result as a table file holds them (axes, fixed parameters, outputs, best)."""
     grid = result.grid
     names = grid.outputs + (("best",) if grid.has_best else ())
     from ..sweep.writers import table_rows  # lazy: start-up time
@@ -131,8 +130,7 @@ def report(result: Any, args: argparse.Namespace, *, max_rows: int | None) -> No
 
 
 def report_files(result: Any, args: argparse.Namespace) -> None:
-    """Where the result file and the picture were written (on stderr when stdout carries the
-    points)."""
+    """Where the result file and the picture were written (on stderr when stdout carries the points)."""
     messages = sys.stderr if getattr(args, "out", None) == STDOUT else sys.stdout
     if result.path:
         print(f"result written to {os.path.abspath(result.path)}", file=messages)

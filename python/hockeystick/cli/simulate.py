@@ -77,8 +77,7 @@ _METRICS = ("test_accuracy", "final_accuracy", "test_loss", "final_loss")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``simulate`` subcommand to ``subparsers`` (the command line's ``add_subparsers``
-    action)."""
+    """Add the ``simulate`` subcommand to ``subparsers`` (the command line's ``add_subparsers`` action)."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "simulate",
         help="train simulated FL runs over a grid of configurations and draw the privacy-utility frontier",
@@ -124,8 +123,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the sweep the file describes (see the module docstring); every refusal is a
-    ValueError."""
+    """Run the sweep the file describes (see the module docstring); every refusal is a ValueError."""
     _check_where(args)
     import pandas as pd  # lazy: the simulate extra, checked by _check_where
 
@@ -191,8 +189,7 @@ def _read(
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """-o FILE and --plot PNG writable (replaced only with --force), --processes and --workers at
-    least 1."""
+    """-o FILE and --plot PNG writable (replaced only with --force), --processes and --workers at least 1."""
     from ..simulate.row_stream import check_output_path  # lazy: start-up time
 
     check_output_path(args.out, args.force)
@@ -269,8 +266,7 @@ def _simulate(
 
 
 def _print_frontiers(everything: Any, plan: Mapping[str, Any], seeds: list[int]) -> None:
-    """Each algorithm's frontier of the metric against epsilon, with the configuration reaching
-    it."""
+    """Each algorithm's frontier of the metric against epsilon, with the configuration reaching it."""
     from ..simulate.frontier import frontier  # lazy: start-up time
 
     metric = plan["metric"]
@@ -414,8 +410,7 @@ def _algorithms(tables: Any) -> dict[str, dict[str, dict[str, Any]]]:
 
 
 def _algorithm(name: str, table: Any) -> dict[str, dict[str, Any]]:
-    """One [algorithms.NAME] table: grid = {name = [values]} (at least one) and fixed = {name =
-    value}."""
+    """One [algorithms.NAME] table: grid = {name = [values]} (at least one) and fixed = {name = value}."""
     if not isinstance(table, dict) or set(table) - {"grid", "fixed"}:
         raise ValueError(
             f"[algorithms.{name}] takes grid = {{name = [values]}} and fixed = {{name = value}}"
@@ -457,8 +452,7 @@ def _every(every: Any) -> int | None:
 
 
 def _value(name: str, value: Any) -> Any:
-    """A parameter value from TOML: "full" batch_size means each client's whole local batch
-    (None)."""
+    """A parameter value from TOML: "full" batch_size means each client's whole local batch (None)."""
     if name == "batch_size" and value == "full":
         return None
     return value
@@ -479,8 +473,7 @@ def _frontier_table(front: Any, metric: str, parameters: Sequence[str]) -> str:
 
 
 def _show(value: Any) -> str:
-    """A parameter value as written in the file (an integer column made float by other algorithms'
-    gaps: 10)."""
+    """A parameter value as written in the file (an integer column made float by other algorithms' gaps: 10)."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

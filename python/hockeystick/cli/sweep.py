@@ -1,5 +1,4 @@
-"""``hockeystick sweep``: one or more accountants over a grid of parameter points, streamed to a
-file."""
+"""``hockeystick sweep``: one or more accountants over a grid of parameter points, streamed to a file."""
 
 from __future__ import annotations
 
@@ -162,8 +161,7 @@ def _grid(args: argparse.Namespace) -> tuple[Any, int | None]:
 
 
 def _with_flags(spec: dict[str, Any], args: argparse.Namespace) -> None:
-    """``spec`` (a sweep file's table) with the flags' parameters, accountants, bound and output in
-    it."""
+    """``spec`` (a sweep file's table) with the flags' parameters, accountants, bound and output in it."""
     from ..registry import default_output  # lazy: start-up time
 
     if not isinstance(spec.get("parameters", {}), dict):

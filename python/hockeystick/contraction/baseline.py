@@ -32,8 +32,7 @@ _SAFE_SIDE = 1.0 + 2.0**-42
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class PNSGDRenyiBaseline:
-    r"""Delta(epsilon) of the Renyi-DP baseline for Gaussian projected noisy SGD, i-th record (paper
-    002, Prop. 1).
+    r"""Delta(epsilon) of the Renyi-DP baseline for Gaussian projected noisy SGD, i-th record (paper 002, Prop. 1).
 
     Privacy amplification by iteration gives :math:`(\alpha, \alpha\kappa)`-RDP for the i-th record
     (Balle et al. 2019, Theorem 5), converted to (epsilon, delta) by Mironov 2017, Proposition 3,
@@ -136,8 +135,7 @@ class PNSGDRenyiBaseline:
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Baseline's delta(eps) = exp(-(eps - kappa)^2 / (4 kappa)) for eps > kappa, else 1 (paper
-        002 eq. 15).
+        """Baseline's delta(eps) = exp(-(eps - kappa)^2 / (4 kappa)) for eps > kappa, else 1 (paper 002 eq. 15).
 
         Parameters
         ----------

@@ -75,8 +75,7 @@ class _PNSGDPower:
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Theorem's delta(eps) for the i-th record, F(g1) F(g2)^(n-i), rounded up by 2^-42
-        relative.
+        """Theorem's delta(eps) for the i-th record, F(g1) F(g2)^(n-i), rounded up by 2^-42 relative.
 
         F is theta_eps (Theorem 4) or the Laplace factor (Theorem 3); see the class docstring.
         Upper side only: the theorem gives no lower bound.
@@ -109,8 +108,7 @@ class _PNSGDPower:
     def epsilon(
         self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per
-        point).
+        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
 
         Parameters
         ----------
@@ -139,8 +137,7 @@ class _PNSGDPower:
 
 
 class PNSGDGaussian(_PNSGDPower):
-    r"""Delta(epsilon) of projected noisy SGD with Gaussian noise for the i-th record (paper 002,
-    Theorem 4).
+    r"""Delta(epsilon) of projected noisy SGD with Gaussian noise for the i-th record (paper 002, Theorem 4).
 
     One pass over n records, :math:`Y_{t+1} = \Pi_K(Y_t - \eta[\nabla\ell(Y_t, x_{t+1}) +
     Z_{t+1}])`, :math:`Z \sim N(0, \sigma^2 I)`, K convex compact of diameter :math:`D_K`, loss
@@ -235,8 +232,7 @@ class PNSGDGaussian(_PNSGDPower):
 
 
 class PNSGDLaplace(_PNSGDPower):
-    r"""Delta(epsilon) of projected noisy SGD with Laplace noise for the i-th record (paper 002,
-    Theorem 3).
+    r"""Delta(epsilon) of projected noisy SGD with Laplace noise for the i-th record (paper 002, Theorem 3).
 
     One-dimensional PNSGD on K = [a, b] (``diameter`` = b - a) with Laplace noise of scale v, the
     loss and M as in ``PNSGDGaussian``:
@@ -333,8 +329,7 @@ class PNSGDLaplace(_PNSGDPower):
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class PNSGDRandomStop:
-    r"""Delta(epsilon) of projected noisy SGD stopped at a uniformly random iteration (paper 002,
-    Theorem 5).
+    r"""Delta(epsilon) of projected noisy SGD stopped at a uniformly random iteration (paper 002, Theorem 5).
 
     ``PNSGDGaussian``'s algorithm outputs :math:`Y_\tau`, :math:`\tau` uniform on {1, ..., n}.
     Record i is seen only if :math:`\tau \ge i`, so
@@ -438,8 +433,7 @@ class PNSGDRandomStop:
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Theorem's delta(eps) = (1/n) theta(2L/sigma) sum_{k=0}^{n-i} theta(M D/(eta sigma))^k,
-        rounded up.
+        """Theorem's delta(eps) = (1/n) theta(2L/sigma) sum_{k=0}^{n-i} theta(M D/(eta sigma))^k, rounded up.
 
         With ``paper_form`` the sum runs to infinity (eq. 16).  Upper side only: the theorem gives
         no lower bound.
@@ -472,8 +466,7 @@ class PNSGDRandomStop:
     def epsilon(
         self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per
-        point).
+        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
 
         Parameters
         ----------

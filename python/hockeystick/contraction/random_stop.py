@@ -143,8 +143,7 @@ class RandomStopTrustedAggregator(TrustedAggregator):
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Corollary's delta(eps) = (m/n)(1/N) theta(r1) sum_{tau=tau0..T} (1 - theta(r2)^tau)/(1 -
-        theta(r2)).
+        """Corollary's delta(eps) = (m/n)(1/N) theta(r1) sum_{tau=tau0..T} (1 - theta(r2)^tau)/(1 - theta(r2)).
 
         Paper 000, eq. 12 (with tau0 from ``suffix``); the value is rounded up by 2^-42 relative and
         capped at 1.  Upper side only: the theorem gives no lower bound.
@@ -179,8 +178,7 @@ class RandomStopTrustedAggregator(TrustedAggregator):
     def epsilon(
         self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per
-        point).
+        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
 
         Parameters
         ----------
@@ -210,8 +208,7 @@ class RandomStopTrustedAggregator(TrustedAggregator):
 
 
 class RandomStopTrustedAggregatorSchedule(TrustedAggregatorSchedule):
-    r"""Delta(epsilon) of paper 000's Corollary 3 with per-round eta_t and sigma_t, the double sum
-    in O(T).
+    r"""Delta(epsilon) of paper 000's Corollary 3 with per-round eta_t and sigma_t, the double sum in O(T).
 
     .. math::
 
@@ -304,8 +301,7 @@ class RandomStopTrustedAggregatorSchedule(TrustedAggregatorSchedule):
         self._weight = self._weight / (self.rounds - self._first_stop + 1)
 
     def paper_closed_form(self) -> RandomStopTrustedAggregator:
-        """Paper 000 eq. 12's closed form at eta* = min eta_t and sigma* = min sigma_t (a looser
-        bound).
+        """Paper 000 eq. 12's closed form at eta* = min eta_t and sigma* = min sigma_t (a looser bound).
 
         Returns
         -------

@@ -53,8 +53,7 @@ def _per_round(value: npt.ArrayLike, name: str) -> np.ndarray:
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class TrustedAggregatorSchedule:
-    r"""Delta(epsilon) of paper 000's Theorem 2 with per-round learning rates eta_t and noise
-    sigma_t.
+    r"""Delta(epsilon) of paper 000's Theorem 2 with per-round learning rates eta_t and noise sigma_t.
 
     .. math::
 
@@ -186,8 +185,7 @@ class TrustedAggregatorSchedule:
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Theorem's delta(eps) = (m/n) sum_t theta(r1_t) prod_{j>t} theta(r2_j), O(T) per epsilon,
-        rounded up.
+        """Theorem's delta(eps) = (m/n) sum_t theta(r1_t) prod_{j>t} theta(r2_j), O(T) per epsilon, rounded up.
 
         Parameters
         ----------
@@ -255,8 +253,7 @@ MAX_SCHEDULE_ROUNDS = 10**8  # one float64 learning rate per round: 0.8 GB of sc
 
 
 class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
-    r"""Delta(epsilon) of paper 000's Corollary 1, the trusted aggregator with rates eta_t =
-    1/(lambda t).
+    r"""Delta(epsilon) of paper 000's Corollary 1, the trusted aggregator with rates eta_t = 1/(lambda t).
 
     Theorem 2's per-round sum (``TrustedAggregatorSchedule``, convex diameter 2 rho) with
     :math:`\eta_t = 1/(\lambda t)` and :math:`\sigma_t = \sigma`, so the product radii are
@@ -358,8 +355,7 @@ class InverseTimeRateTrustedAggregator(TrustedAggregatorSchedule):
         )
 
     def paper_closed_form(self) -> TrustedAggregator:
-        """Paper 000 eq. 11's closed-form upper bound: every product factor replaced by the last
-        one.
+        """Paper 000 eq. 11's closed-form upper bound: every product factor replaced by the last one.
 
         Returns
         -------

@@ -47,8 +47,7 @@ from . import _checks, _kernels
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class TrustedAggregator:
-    r"""Delta(epsilon) of the last model of federated learning with a trusted aggregator (paper 000,
-    Theorem 2).
+    r"""Delta(epsilon) of the last model of federated learning with a trusted aggregator (paper 000, Theorem 2).
 
     Paper 000's Algorithm 1 with a constant step and noise, a convex, L-Lipschitz, beta-smooth loss,
     :math:`\eta \le 2/\beta`, projection onto the ball of radius rho, and only the last model
@@ -194,8 +193,7 @@ class TrustedAggregator:
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Theorem's delta(eps) = (m/n) theta_eps(r1) (1 - theta_eps(r2)^T) / (1 - theta_eps(r2)),
-        rounded up.
+        """Theorem's delta(eps) = (m/n) theta_eps(r1) (1 - theta_eps(r2)^T) / (1 - theta_eps(r2)), rounded up.
 
         Paper 000, Theorem 2 (constant schedule), with this class's diameter D in r2; the formula's
         value is rounded up by 2^-42 relative and capped at 1.  Upper side only: the theorem gives
@@ -230,8 +228,7 @@ class TrustedAggregator:
     def epsilon(
         self, delta: npt.ArrayLike, *, bound: Bound = "upper", threads: int | None = None
     ) -> FloatOrArray:
-        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per
-        point).
+        """Smallest epsilon >= 0 whose reported delta(eps) is <= delta (bracketed Newton in C++, per point).
 
         Parameters
         ----------
@@ -260,8 +257,7 @@ class TrustedAggregator:
 
 
 class NonconvexTrustedAggregator(TrustedAggregator):
-    r"""Delta(epsilon) of paper 000's Theorem 2 for a loss neither convex nor smooth, diameter
-    2(rho + eta L).
+    r"""Delta(epsilon) of paper 000's Theorem 2 for a loss neither convex nor smooth, diameter 2(rho + eta L).
 
     A gradient step moves a point by at most :math:`\eta L`, so the image of the ball has diameter
     :math:`D = 2(\rho + \eta L)` (paper 000, remark after Theorem 2) and no condition on the

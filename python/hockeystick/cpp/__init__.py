@@ -1,5 +1,4 @@
-"""Where the wheel put hockeystick's C++ package: the headers, the CMake package, the pkg-config
-file and the C library.
+"""Where the wheel put hockeystick's C++ package: the headers, the CMake package, the pkg-config file and the C library.
 
 ``pip install hockeystick`` installs the header-only core beside the Python package (CMakeLists.txt,
 under scikit-build-core): ``hockeystick/include``, ``hockeystick/share/cmake/hockeystick`` and
@@ -79,8 +78,7 @@ def get_include() -> str:
 
 
 def get_cmake_dir() -> str:
-    """The folder of hockeystick's CMake package, for ``-Dhockeystick_DIR=`` or
-    ``CMAKE_PREFIX_PATH``.
+    """The folder of hockeystick's CMake package, for ``-Dhockeystick_DIR=`` or ``CMAKE_PREFIX_PATH``.
 
     ``find_package(hockeystick CONFIG)`` there gives the header-only target ``hockeystick::core``
     (C++17, ``-ffp-contract=off`` on GCC and Clang) whose include directory is
@@ -138,8 +136,7 @@ def get_pkgconfig_dir() -> str:
 
 
 def get_library_dir() -> str:
-    """The folder of the C interface's shared library ``libhockeystick_c``, for ``-L`` and a
-    run-time path.
+    """The folder of the C interface's shared library ``libhockeystick_c``, for ``-L`` and a run-time path.
 
     The library (cpp/capi; docs/embedding.md, "The C interface") puts θ, Q, their inverses, the
     Gaussian σ and the Poisson-subsampled Gaussian's certified PLD behind one C header,

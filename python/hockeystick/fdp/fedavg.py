@@ -194,8 +194,7 @@ def unit_rate_factors(
 
 
 class NoisyFedAvg(LastIterateAccountant):
-    r"""GDP parameter mu and privacy profile of the final model of noisy FedAvg (paper 004, Theorem
-    12).
+    r"""GDP parameter mu and privacy profile of the final model of noisy FedAvg (paper 004, Theorem 12).
 
     m clients each run K local steps of clipped gradient descent (clip V, L-smooth loss, rates
     :math:`\eta_{k,t}` of the schedule) in each of T rounds and upload their model plus

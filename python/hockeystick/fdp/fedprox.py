@@ -37,8 +37,7 @@ CONSTANTS = ("theorem", "exact")
 
 
 class NoisyFedProx(LastIterateAccountant):
-    r"""GDP parameter mu and privacy profile of the final model of noisy FedProx (paper 004, Theorem
-    15).
+    r"""GDP parameter mu and privacy profile of the final model of noisy FedProx (paper 004, Theorem 15).
 
     Each local step is :math:`w \leftarrow w - a[g + \alpha(w - w_t)]` (proximal coefficient
     :math:`\alpha > L`, constant rate a, K steps). Per round, exactly and with the theorem's K-free
@@ -182,8 +181,7 @@ class NoisyFedProx(LastIterateAccountant):
 
     @property
     def mu_paper_h0_limit(self) -> float | np.ndarray:
-        """T -> infinity limit of ``mu_paper_h0`` (eq. 21's limit, chosen constants); ``mu`` grows
-        like sqrt(T)."""
+        """T -> infinity limit of ``mu_paper_h0`` (eq. 21's limit, chosen constants); ``mu`` grows like sqrt(T)."""
         return self._mu_of(self._root_h0_limit)
 
     def __repr__(self) -> str:

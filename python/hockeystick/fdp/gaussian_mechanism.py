@@ -41,8 +41,7 @@ __all__ = ["GaussianMechanism"]
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class GaussianMechanism(GaussianDP):
-    r"""Privacy profile of the Gaussian mechanism composed over rounds, mu = sqrt(rounds) *
-    sensitivity / sigma.
+    r"""Privacy profile of the Gaussian mechanism composed over rounds, mu = sqrt(rounds) * sensitivity / sigma.
 
     Each of T releases adds :math:`N(0, \sigma^2 I)` to a query of L2 sensitivity :math:`\Delta`;
     the composition is exactly mu-GDP with

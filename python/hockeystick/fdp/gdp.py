@@ -125,8 +125,7 @@ def gdp_to_rdp(mu: npt.ArrayLike, orders: npt.ArrayLike) -> float | np.ndarray:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class GaussianDP:
-    r"""A mu-GDP guarantee as an accountant, delta(eps) = theta(mu, eps) and its inverse
-    epsilon(delta).
+    r"""A mu-GDP guarantee as an accountant, delta(eps) = theta(mu, eps) and its inverse epsilon(delta).
 
     A mechanism is mu-GDP when its trade-off function is at least
     :math:`T_{G(\mu)}(\alpha) = \Phi(\Phi^{-1}(1-\alpha) - \mu)`; that is equivalent to the whole
@@ -274,8 +273,7 @@ class GaussianDP:
     def mu_for(
         epsilon: npt.ArrayLike, delta: npt.ArrayLike, *, threads: int | None = None
     ) -> float | np.ndarray:
-        """Largest mu whose GDP guarantee is (eps, delta)-DP, the root of theta(mu, eps) = delta,
-        rounded down.
+        """Largest mu whose GDP guarantee is (eps, delta)-DP, the root of theta(mu, eps) = delta, rounded down.
 
         Parameters
         ----------

@@ -1,5 +1,4 @@
-"""The shifted-interpolation engine of paper 004 (eq. 12-16, Appendix A.3), for any per-round
-(rho_t, gamma_t).
+"""The shifted-interpolation engine of paper 004 (eq. 12-16, Appendix A.3), for any per-round (rho_t, gamma_t).
 
 Each round of the released-last-iterate algorithm satisfies (Theorem 10)
 
@@ -75,8 +74,7 @@ BOUNDS = INTERPOLATIONS  # the earlier name (when ``bound=`` chose the interpola
 
 
 class InterpolationBound(NamedTuple):
-    r"""The three values of the shifted-interpolation H of paper 004 (eq. 12-16), in units of
-    gamma^2.
+    r"""The three values of the shifted-interpolation H of paper 004 (eq. 12-16), in units of gamma^2.
 
     The released model is mu-GDP with :math:`\mu = \sqrt{m H} / \sigma` for ``h_optimal`` and
     ``h_composition``; always :math:`H_0 \le H_{\mathrm{opt}} \le H_{\mathrm{comp}}`.
@@ -190,8 +188,7 @@ def interpolation_bound(
 def rounds_from_learning_rates(
     eta: npt.ArrayLike, *, lipschitz: npt.ArrayLike, clip: npt.ArrayLike, clients: npt.ArrayLike
 ) -> tuple[np.ndarray, np.ndarray]:
-    r"""Per-round factors (rho_t, gamma_t) of noisy FedAvg from any local learning-rate schedule
-    eta_{k,t}.
+    r"""Per-round factors (rho_t, gamma_t) of noisy FedAvg from any local learning-rate schedule eta_{k,t}.
 
     .. math::
 
@@ -307,8 +304,7 @@ def constant_rate_h0(
 
 
 def constant_rate_h0_limit(log_rho: npt.ArrayLike, gamma: npt.ArrayLike) -> np.ndarray:
-    r"""Limit as T -> infinity of the paper's constant-factor H0 (eq. 16), gamma^2 / tanh(log(rho) /
-    2).
+    r"""Limit as T -> infinity of the paper's constant-factor H0 (eq. 16), gamma^2 / tanh(log(rho) / 2).
 
     .. math::
 
@@ -396,8 +392,7 @@ def constant_rate_root_h0(
 def mu_coefficient(
     numerators: tuple[npt.ArrayLike, ...], denominators: tuple[npt.ArrayLike, ...]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """prod(numerators) / prod(denominators) as (mantissa, exponent), the value mantissa *
-    2**exponent.
+    """prod(numerators) / prod(denominators) as (mantissa, exponent), the value mantissa * 2**exponent.
 
     Each factor is split by frexp (exact) into a mantissa in [1/2, 1) and a power of two; the
     mantissas multiply to within [2^-k, 2^k] for k factors, so no intermediate over- or underflows,
@@ -479,8 +474,7 @@ class LastIterateAccountant:
 
     @property
     def h0_attained(self) -> bool | np.ndarray:
-        """Whether the paper's condition eq. 41 holds, i.e. ``mu_paper_h0`` equals ``mu`` and is a
-        bound."""
+        """Whether the paper's condition eq. 41 holds, i.e. ``mu_paper_h0`` equals ``mu`` and is a bound."""
         h = self._root_h.h0_attained
         return bool(h) if np.ndim(h) == 0 else h
 
@@ -492,16 +486,14 @@ class LastIterateAccountant:
         ]
 
     def mu_for_bound(self, bound: str = "optimal") -> float | np.ndarray:
-        """Deprecated name of ``mu_for_interpolation`` (``bound`` now means the side of a
-        bracket)."""
+        """Deprecated name of ``mu_for_interpolation`` (``bound`` now means the side of a bracket)."""
         warnings.warn(
             "mu_for_bound is deprecated; use mu_for_interpolation", DeprecationWarning, stacklevel=2
         )
         return self.mu_for_interpolation(bound)  # type: ignore[arg-type]
 
     def _mu(self, bound: str, interpolation: Interpolation) -> float | np.ndarray:
-        """``bound`` is the side ("upper" only); an old ``bound="h0"`` etc. still selects the
-        interpolation."""
+        """``bound`` is the side ("upper" only); an old ``bound="h0"`` etc. still selects the interpolation."""
         if bound in INTERPOLATIONS:
             warnings.warn(
                 f"bound={bound!r} is deprecated: the interpolation is chosen with interpolation={bound!r} "
@@ -552,8 +544,7 @@ class LastIterateAccountant:
         interpolation: Interpolation = "optimal",
         threads: int | None = None,
     ) -> float | np.ndarray:
-        """Smallest eps >= 0 with theta(mu, eps) <= delta, at the mu that ``interpolation`` selects,
-        rounded up.
+        """Smallest eps >= 0 with theta(mu, eps) <= delta, at the mu that ``interpolation`` selects, rounded up.
 
         Upper side only: no lower bound is known.
 

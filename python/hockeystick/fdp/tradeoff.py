@@ -43,8 +43,7 @@ __all__ = ["TradeOffFunction", "GaussianTradeOff", "gaussian_tradeoff"]
 
 
 def gaussian_tradeoff(mu: npt.ArrayLike, alpha: npt.ArrayLike) -> float | np.ndarray:
-    r"""Gaussian trade-off function T_G(mu)(alpha), the smallest type II error at type I error
-    alpha.
+    r"""Gaussian trade-off function T_G(mu)(alpha), the smallest type II error at type I error alpha.
 
     .. math::
 
@@ -193,8 +192,7 @@ class TradeOffFunction:
         return max(0.0, at_zero, float(gains[i]), -float(best.fun))
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
-        """Privacy profile delta(eps) = sup_alpha (1 - f(alpha) - e^eps alpha), element-wise over
-        epsilon.
+        """Privacy profile delta(eps) = sup_alpha (1 - f(alpha) - e^eps alpha), element-wise over epsilon.
 
         The numerical supremum may fall short of the exact one by the optimizer's tolerance (about
         1e-12 absolute), so only the upper side is offered.
@@ -243,8 +241,7 @@ class TradeOffFunction:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class GaussianTradeOff(TradeOffFunction):
-    r"""The Gaussian trade-off function T_G(mu) of mu-GDP, with its closed-form profile theta(mu,
-    eps).
+    r"""The Gaussian trade-off function T_G(mu) of mu-GDP, with its closed-form profile theta(mu, eps).
 
     .. math::
 
@@ -288,8 +285,7 @@ class GaussianTradeOff(TradeOffFunction):
         return gaussian_tradeoff(self.mu, alpha)
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """Privacy profile theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), rounded
-        outward.
+        """Privacy profile theta(mu, eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), rounded outward.
 
         Paper 004, Lemma 7 (eq. 8): exact, reported with the upper side rounded up and the lower
         down.
@@ -300,8 +296,7 @@ class GaussianTradeOff(TradeOffFunction):
         )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """Epsilon solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded outward on
-        each side."""
+        """Epsilon solving theta(mu, eps) = delta (0 when theta(mu, 0) <= delta), rounded outward on each side."""
         dlt = delta_values(delta)
         return certified_sides(
             bound,
@@ -310,8 +305,7 @@ class GaussianTradeOff(TradeOffFunction):
         )
 
     def compose(self, other: GaussianTradeOff) -> GaussianTradeOff:
-        """Tensor product T_G(mu) (x) T_G(mu_other) = T_G(sqrt(mu^2 + mu_other^2)) (also ``self @
-        other``).
+        """Tensor product T_G(mu) (x) T_G(mu_other) = T_G(sqrt(mu^2 + mu_other^2)) (also ``self @ other``).
 
         Parameters
         ----------

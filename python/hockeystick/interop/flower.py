@@ -1,5 +1,4 @@
-"""Flower's ``PrivacyAccountant`` (``flwr.serverapp``, flwr >= 1.35) as a thin layer over the budget
-ledger.
+"""Flower's ``PrivacyAccountant`` (``flwr.serverapp``, flwr >= 1.35) as a thin layer over the budget ledger.
 
 ``HockeystickPrivacyAccountant(config, adaptive=...)`` has every member of Flower's protocol
 (``config``, ``num_releases``, ``compose``, ``get_epsilon``, ``get_delta``, ``get_privacy_spent``,
@@ -71,8 +70,7 @@ _WITHOUT_REPLACEMENT = (
 
 @dataclass(frozen=True)
 class PrivacySpent:
-    """Flower's ``PrivacySpent`` fields, returned by ``get_privacy_spent`` when flwr is not
-    installed.
+    """Flower's ``PrivacySpent`` fields, returned by ``get_privacy_spent`` when flwr is not installed.
 
     Parameters
     ----------
@@ -132,8 +130,7 @@ def _positive_epsilon(value: Any, name: str) -> float:
 
 
 def _sampling(config: Any) -> str:
-    """How a round samples (``ACCOUNTED``'s value) for the config's sampling method and relation, or
-    refused."""
+    """How a round samples (``ACCOUNTED``'s value) for the config's sampling method and relation, or refused."""
     method = _word(getattr(config, "sampling_method", None), "sampling_method", _SAMPLING_METHODS)
     relation = _word(
         getattr(config, "neighboring_relation", None), "neighboring_relation", _RELATIONS
@@ -150,8 +147,7 @@ def _sampling(config: Any) -> str:
 
 
 def _privacy_spent(**fields: Any) -> Any:
-    """Flower's ``PrivacySpent`` when flwr is importable, else this module's, with the same
-    fields."""
+    """Flower's ``PrivacySpent`` when flwr is importable, else this module's, with the same fields."""
     try:
         from flwr.supercore.privacy_accounting import (  # lazy: flwr is optional, and only its dataclass is needed
             PrivacySpent as FlowerPrivacySpent,
@@ -162,8 +158,7 @@ def _privacy_spent(**fields: Any) -> Any:
 
 
 class HockeystickPrivacyAccountant:
-    """Flower's ``PrivacyAccountant`` protocol over a ``ledger.PrivacyLedger`` (the module
-    docstring).
+    """Flower's ``PrivacyAccountant`` protocol over a ``ledger.PrivacyLedger`` (the module docstring).
 
     Parameters
     ----------
@@ -257,8 +252,7 @@ class HockeystickPrivacyAccountant:
 
     @property
     def ledger(self) -> PrivacyLedger:
-        """The ledger every answer comes from (``ledger.guarantee()`` is an adaptive run's filter
-        budget).
+        """The ledger every answer comes from (``ledger.guarantee()`` is an adaptive run's filter budget).
 
         Returns
         -------
@@ -268,8 +262,7 @@ class HockeystickPrivacyAccountant:
         return self._ledger
 
     def round_of(self, event: Any) -> Round:
-        """The ledger's round for one of Flower's ``GaussianPrivacyEvent`` (the module docstring's
-        table).
+        """The ledger's round for one of Flower's ``GaussianPrivacyEvent`` (the module docstring's table).
 
         Parameters
         ----------
@@ -324,8 +317,7 @@ class HockeystickPrivacyAccountant:
         self._ledger.record(self.round_of(event), _releases(count))
 
     def guarantee(self, delta: float | None = None) -> PrivacyGuarantee:
-        """What the releases so far guarantee at ``delta``: the answer of ``get_epsilon``, with its
-        conditions.
+        """What the releases so far guarantee at ``delta``: the answer of ``get_epsilon``, with its conditions.
 
         Parameters
         ----------
@@ -442,8 +434,7 @@ class HockeystickPrivacyAccountant:
         )
 
     def would_exceed(self, event: Any, max_epsilon: float | None = None, count: int = 1) -> bool:
-        """Whether ``count`` more releases of ``event`` would pass ``max_epsilon`` at
-        ``config.target_delta``.
+        """Whether ``count`` more releases of ``event`` would pass ``max_epsilon`` at ``config.target_delta``.
 
         The ledger's ``would_exceed``: fixed schedule, the certified upper epsilon of the
         composition with them; adaptive, the filter of the budget (``max_epsilon``,
@@ -526,8 +517,7 @@ class HockeystickPrivacyAccountant:
         }
 
     def state_dict(self) -> dict[str, object]:
-        """The configuration and the ledger's own state, JSON-ready, to save with a training
-        checkpoint.
+        """The configuration and the ledger's own state, JSON-ready, to save with a training checkpoint.
 
         Returns
         -------
@@ -543,8 +533,7 @@ class HockeystickPrivacyAccountant:
         }
 
     def load_state_dict(self, state: dict[str, object]) -> None:
-        """Replace what the accountant holds by ``state`` (``state_dict`` of one of the same
-        configuration).
+        """Replace what the accountant holds by ``state`` (``state_dict`` of one of the same configuration).
 
         Loading replaces, never adds (``PrivacyLedger.load_state_dict``): a restart from a
         checkpoint loses no release and counts none twice.
@@ -581,8 +570,7 @@ def _same(theirs: Any, ours: Any) -> bool:
 
 
 def _check_fields(state: Any) -> None:
-    """The state is an accountant's: a dict of this schema, with its four fields and the backend's
-    name."""
+    """The state is an accountant's: a dict of this schema, with its four fields and the backend's name."""
     if not isinstance(state, dict):
         raise ValueError(
             f"state must be a HockeystickPrivacyAccountant.state_dict() (a dict of schema {STATE_SCHEMA!r}), got "

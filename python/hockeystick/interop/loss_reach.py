@@ -22,8 +22,7 @@ TAIL_RADII = 40.0
 
 
 class ParameterOutOfRange(ValueError, OverflowError):
-    """A valid parameter outside the range where a certified bound is computed (module
-    docstring)."""
+    """A valid parameter outside the range where a certified bound is computed (module docstring)."""
 
 
 def gaussian_reach(radius: float) -> float:

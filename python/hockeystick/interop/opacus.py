@@ -1,5 +1,4 @@
-"""Drop-in accountant for Opacus users: ``privacy_engine.accountant =
-HockeystickOpacusAccountant()``.
+"""Drop-in accountant for Opacus users: ``privacy_engine.accountant = HockeystickOpacusAccountant()``.
 
 ``HockeystickOpacusAccountant`` implements Opacus's ``IAccountant``
 (``opacus/accountants/accountant.py``): ``step(noise_multiplier=, sample_rate=)`` records one DP-SGD
@@ -98,8 +97,7 @@ __all__ = [
 def _step_parameters(
     noise_multiplier: Any, sample_rate: Any, where: str = ""
 ) -> tuple[float, float]:
-    """(sigma, q) of one step, or a refusal naming the argument (``where`` prefixes the name: a
-    history entry).
+    """(sigma, q) of one step, or a refusal naming the argument (``where`` prefixes the name: a history entry).
 
     sigma must be finite and > 0: a step without noise has no finite epsilon, so no bound is
     certified; q lies in [0, 1] (q = 0: a step that samples no record, which spends nothing)."""
@@ -137,8 +135,7 @@ _SMALLEST_SIGMA = _smallest_sigma()
 
 
 def _history(entries: Any) -> list[tuple[float, float, int]]:
-    """Opacus's history, checked entry by entry: (noise_multiplier, sample_rate, steps), steps a
-    count >= 0."""
+    """Opacus's history, checked entry by entry: (noise_multiplier, sample_rate, steps), steps a count >= 0."""
     if isinstance(entries, (str, bytes)) or not hasattr(entries, "__iter__"):
         raise _validation.ParameterTypeError(
             f"history must be a list of (noise_multiplier, sample_rate, steps), got {_validation.describe(entries)}"
@@ -221,8 +218,7 @@ class HockeystickOpacusAccountant(_Base):
 
     @property
     def history(self) -> list[tuple[float, float, int]]:
-        """Opacus's list of (noise_multiplier, sample_rate, steps), consecutive identical steps
-        grouped."""
+        """Opacus's list of (noise_multiplier, sample_rate, steps), consecutive identical steps grouped."""
         if self._pending:
             sigma, q, n = self._history[-1]
             self._history[-1] = (sigma, q, n + self._pending)
@@ -236,8 +232,7 @@ class HockeystickOpacusAccountant(_Base):
         self._pending = 0
 
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
-        """Record one Poisson-subsampled Gaussian step; consecutive identical steps share one
-        history entry.
+        """Record one Poisson-subsampled Gaussian step; consecutive identical steps share one history entry.
 
         A repeat of the last arguments, as given, only increments a counter (O(1)).
 
@@ -344,8 +339,7 @@ class HockeystickOpacusAccountant(_Base):
         return MECHANISM
 
     def get_optimizer_hook_fn(self, sample_rate: float) -> Callable[[Any], None]:
-        """Opacus's hook: one ``step`` per optimizer step, at the rate times the accumulated
-        iterations."""
+        """Opacus's hook: one ``step`` per optimizer step, at the rate times the accumulated iterations."""
 
         def hook_fn(optim: Any) -> None:
             self.step(
@@ -379,8 +373,7 @@ class HockeystickOpacusAccountant(_Base):
 
 
 def register_with_opacus(*, force: bool = False) -> tuple[str, ...]:
-    """Register ``HockeystickOpacusAccountant`` in Opacus's accountant registry under
-    ``REGISTERED_NAMES``.
+    """Register ``HockeystickOpacusAccountant`` in Opacus's accountant registry under ``REGISTERED_NAMES``.
 
     Then ``PrivacyEngine(accountant="hockeystick_pld")`` (or ``"hockeystick"``) builds it, and
     ``PrivacyEngine.make_private_with_epsilon``, whose
@@ -437,8 +430,7 @@ def register_with_opacus(*, force: bool = False) -> tuple[str, ...]:
 
 
 def _held_by_others() -> dict[str, Any]:
-    """The names of ``REGISTERED_NAMES`` for which Opacus builds another class, with an instance of
-    it."""
+    """The names of ``REGISTERED_NAMES`` for which Opacus builds another class, with an instance of it."""
     from opacus.accountants import create_accountant  # lazy: Opacus imports torch
 
     held = {}
@@ -453,8 +445,7 @@ def _held_by_others() -> dict[str, Any]:
 
 
 def _register_free_names() -> None:
-    """Register the class under each name of ``REGISTERED_NAMES`` that no other class holds (on
-    import)."""
+    """Register the class under each name of ``REGISTERED_NAMES`` that no other class holds (on import)."""
     from opacus.accountants import register_accountant  # lazy: Opacus imports torch
 
     held = _held_by_others()
@@ -525,8 +516,7 @@ def get_noise_multiplier(
     accuracy: float | None = None,
     **kwargs: Any,
 ) -> float:
-    """Smallest noise multiplier whose certified epsilon after the given steps meets
-    ``target_epsilon``.
+    """Smallest noise multiplier whose certified epsilon after the given steps meets ``target_epsilon``.
 
     The run is ``steps`` (or ceil(``epochs / sample_rate``)) Poisson-sampled Gaussian steps at
     ``sample_rate``; its certified epsilon at ``target_delta`` must be <= ``target_epsilon``.
@@ -650,8 +640,7 @@ _TINY = 5e-324
 
 
 class _SigmaSearch:
-    """The smallest sigma whose certified epsilon at the target delta meets the target epsilon, for
-    one run."""
+    """The smallest sigma whose certified epsilon at the target delta meets the target epsilon, for one run."""
 
     def __init__(self, q: float, steps: int, epsilon: float, delta: float, accuracy: float | None):
         self.q, self.steps, self.epsilon, self.delta, self.accuracy = (
@@ -711,8 +700,7 @@ class _SigmaSearch:
         return self._refine(good, fgood, bad, fbad, rtol)
 
     def _refine(self, good: float, fgood: float, bad: float, fbad: float, rtol: float) -> float:
-        """The bracket (good meets the target, bad does not) narrowed to ``rtol`` in log sigma; its
-        good end."""
+        """The bracket (good meets the target, bad does not) narrowed to ``rtol`` in log sigma; its good end."""
         # invariant: good meets the target, bad does not; Illinois: the secant root in (log x, f),
         # the retained end's f halved after two steps on the same side; an infinite f (no bound)
         # bisects, and so does the step after one that left more than half the bracket.  The last

@@ -52,8 +52,7 @@ def lemma_d6_excess_risk(
     smoothness: ArrayLike,
     silo_size: ArrayLike | None = None,
 ) -> FloatOrArray:
-    r"""Lemma D.6's excess-risk bound for convex Noisy MB-SGD: empirical, or population when
-    ``silo_size`` is given.
+    r"""Lemma D.6's excess-risk bound for convex Noisy MB-SGD: empirical, or population when ``silo_size`` is given.
 
     .. math::
 

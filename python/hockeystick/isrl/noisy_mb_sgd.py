@@ -48,8 +48,7 @@ def _lipschitz(value: ArrayLike) -> np.ndarray:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class NoisyMBSGD:
-    r"""Certified ISRL-DP of one silo in paper 003's Noisy MB-SGD: R rounds of K draws with
-    replacement from n records.
+    r"""Certified ISRL-DP of one silo in paper 003's Noisy MB-SGD: R rounds of K draws with replacement from n records.
 
     Each round the silo sends the mean of K clipped gradients (norm <= L), drawn uniformly with
     replacement from its n records, plus :math:`N(0, \sigma^2 I)`; replacing one record, one message
@@ -146,8 +145,7 @@ class NoisyMBSGD:
 
 
 class OnePassNoisyMBSGD(GaussianMechanism):
-    r"""Exact ISRL-DP of one silo in paper 003's one-pass Noisy MB-SGD: the Gaussian mechanism with
-    sensitivity 2L/K.
+    r"""Exact ISRL-DP of one silo in paper 003's one-pass Noisy MB-SGD: the Gaussian mechanism with sensitivity 2L/K.
 
     One pass in disjoint batches of K (Theorem 3.1): a record enters one message, whose mean moves
     by at most 2L/K, so the silo's transcript is the Gaussian mechanism released once,
@@ -198,8 +196,7 @@ class OnePassNoisyMBSGD(GaussianMechanism):
 
 
 class UserLevelNoisyMBSGD(GaussianMechanism):
-    r"""Exact user-level privacy of paper 003's Noisy MB-SGD when a whole silo's data set is
-    replaced.
+    r"""Exact user-level privacy of paper 003's Noisy MB-SGD when a whole silo's data set is replaced.
 
     Every message's mean moves by at most 2L (App. C.2's question), so the R messages are the
     Gaussian mechanism with sensitivity 2L composed R times, exactly

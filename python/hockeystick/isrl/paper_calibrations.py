@@ -62,8 +62,7 @@ def theorem_2_1_sigma(
     epsilon: ArrayLike,
     delta: ArrayLike,
 ) -> FloatOrArray:
-    r"""Noisy MB-SGD's noise standard deviation by Theorem 2.1 / D.1 (paper formula, not a
-    guarantee).
+    r"""Noisy MB-SGD's noise standard deviation by Theorem 2.1 / D.1 (paper formula, not a guarantee).
 
     .. math::
 
@@ -191,8 +190,7 @@ def appendix_i_sigma(
     delta: ArrayLike,
     local_steps: ArrayLike = 1,
 ) -> FloatOrArray:
-    r"""The noise standard deviation of paper 003's experiments (App. I), as printed: false as a
-    rule once eps >= 1.5.
+    r"""The noise standard deviation of paper 003's experiments (App. I), as printed: false as a rule once eps >= 1.5.
 
     .. math::
 
@@ -259,8 +257,7 @@ def appendix_i_sigma(
 def appendix_i_batch_size(
     *, rounds: ArrayLike, silo_size: ArrayLike, epsilon: ArrayLike
 ) -> FloatOrArray:
-    r"""The batch size of paper 003's experiments (App. I), rounded to the nearest integer (paper
-    formula, not a guarantee).
+    r"""The batch size of paper 003's experiments (App. I), rounded to the nearest integer (paper formula, not a guarantee).
 
     .. math::
 
@@ -308,8 +305,7 @@ def appendix_i_batch_size(
 def theorem_3_1_sigma(
     *, lipschitz: ArrayLike, batch_size: ArrayLike, epsilon: ArrayLike, delta: ArrayLike
 ) -> FloatOrArray:
-    r"""One-pass accelerated Noisy MB-SGD's noise standard deviation by Theorem 3.1 / E.1 (paper
-    formula, not a guarantee).
+    r"""One-pass accelerated Noisy MB-SGD's noise standard deviation by Theorem 3.1 / E.1 (paper formula, not a guarantee).
 
     .. math::
 
@@ -370,8 +366,7 @@ def theorem_3_1_sigma(
 
 
 def theorem_3_1_rounds(*, silo_size: ArrayLike, batch_size: ArrayLike) -> FloatOrArray:
-    r"""The number of rounds R = floor(n / K) of one pass over a silo in disjoint batches (Theorem
-    3.1).
+    r"""The number of rounds R = floor(n / K) of one pass over a silo in disjoint batches (Theorem 3.1).
 
     Parameters
     ----------
@@ -413,8 +408,7 @@ def theorem_3_1_rounds(*, silo_size: ArrayLike, batch_size: ArrayLike) -> FloatO
 def user_level_group_privacy(
     *, epsilon: ArrayLike, delta: ArrayLike, silo_size: ArrayLike
 ) -> tuple[FloatOrArray, FloatOrArray]:
-    r"""The user-level (eps, delta) that group privacy gives from a silo's ISRL-DP (App. C.2; paper
-    formula, valid but loose).
+    r"""The user-level (eps, delta) that group privacy gives from a silo's ISRL-DP (App. C.2; paper formula, valid but loose).
 
     .. math::
 
@@ -483,8 +477,7 @@ def theorem_d5_round(
     silos: ArrayLike,
     delta: ArrayLike,
 ) -> tuple[FloatOrArray, FloatOrArray]:
-    r"""One shuffled round's (eps_r, delta~_r) by Theorem D.5, eq. (21) (paper formula, not a
-    guarantee).
+    r"""One shuffled round's (eps_r, delta~_r) by Theorem D.5, eq. (21) (paper formula, not a guarantee).
 
     N = ``silos`` shuffled :math:`(\epsilon_0, \delta_0)`-DP silo randomizers over n = ``silo_size``
     records each are :math:`(\epsilon_r, \tilde\delta_r)`-DP, the per-round bound Theorems 5.1 / G.1

@@ -59,8 +59,7 @@ _MAX_TERMS = 10**6  # values of C summed exactly (tens of MB of temporaries at m
 def clone_delta_curve(
     eps0: float, n: int, eps: np.ndarray, tail: float, clone_probability: float | None = None
 ) -> np.ndarray:
-    """Certified upper bounds on FMT's clone divergence at every eps of a 1-d array (module
-    docstring).
+    """Certified upper bounds on FMT's clone divergence at every eps of a 1-d array (module docstring).
 
     ``clone_probability``: the probability p with which each of the other n - 1 users emits a clone,
     C ~ Bin(n - 1, p); e^{-eps0} (the default) for eps0-DP randomizers (FMT Lemma 3.3 with p =
@@ -166,8 +165,7 @@ def bisection_done(lo: float, hi: float, rtol: float) -> bool:
 
 
 class ShuffledLDP:
-    r"""Privacy of n shuffled reports of eps0-DP local randomizers: Feldman, McMillan & Talwar's
-    clone bound, evaluated.
+    r"""Privacy of n shuffled reports of eps0-DP local randomizers: Feldman, McMillan & Talwar's clone bound, evaluated.
 
     The shuffled output is a post-processing of FMT's clone pair (docstring of
     ``hockeystick.isrl.shuffle``), so
@@ -248,8 +246,7 @@ class ShuffledLDP:
         return float(out) if scalar else out
 
     def epsilon(self, delta: ArrayLike) -> FloatOrArray:
-        """Smallest epsilon in [0, eps0] whose certified delta is <= delta (upper end of the
-        bisection)."""
+        """Smallest epsilon in [0, eps0] whose certified delta is <= delta (upper end of the bisection)."""
         (dlt, e0, users), shape, scalar = broadcast_float_arrays(
             delta=delta, epsilon0=self.epsilon0, n=self.n
         )
@@ -277,8 +274,7 @@ class ShuffledLDP:
 def closed_form_shuffle_epsilon(
     *, epsilon0: ArrayLike, n: ArrayLike, delta: ArrayLike
 ) -> FloatOrArray:
-    r"""Feldman, McMillan & Talwar's closed-form epsilon for n shuffled eps0-DP reports (paper
-    formula).
+    r"""Feldman, McMillan & Talwar's closed-form epsilon for n shuffled eps0-DP reports (paper formula).
 
     .. math::
 

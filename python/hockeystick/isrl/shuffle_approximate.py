@@ -1,5 +1,4 @@
-"""Amplification by shuffling for (eps0, delta0)-DP randomizers: the clone bound plus a
-total-variation charge.
+"""Amplification by shuffling for (eps0, delta0)-DP randomizers: the clone bound plus a total-variation charge.
 
 Feldman, McMillan & Talwar (FOCS 2021, "Hiding among the clones", Thm 3.8, proof via their Lemma
 3.7) extend the clone analysis of ``shuffle`` to approximate-DP local randomizers: n shuffled (eps0,
@@ -162,8 +161,7 @@ def shuffled_approximate_delta(
 def fmt_theorem_3_8_charge(
     *, epsilon: ArrayLike, epsilon0: ArrayLike, delta0: ArrayLike, n: ArrayLike
 ) -> FloatOrArray:
-    r"""Feldman, McMillan & Talwar's Theorem 3.8 additive delta charge for (eps0, delta0)-DP
-    reports, as stated (paper formula).
+    r"""Feldman, McMillan & Talwar's Theorem 3.8 additive delta charge for (eps0, delta0)-DP reports, as stated (paper formula).
 
     .. math::
 
@@ -223,8 +221,7 @@ def fmt_theorem_3_8_charge(
 
 
 class ShuffledApproximateLDP:
-    r"""Privacy of n shuffled reports of (eps0, delta0)-DP local randomizers: FMT Theorem 3.8's
-    proof, evaluated.
+    r"""Privacy of n shuffled reports of (eps0, delta0)-DP local randomizers: FMT Theorem 3.8's proof, evaluated.
 
     With :math:`\epsilon_{\mathrm{ref}} = \epsilon_0`, :math:`\delta_{\mathrm{ref}} = \delta_0`
     (steps 1-5 of the docstring of ``hockeystick.isrl.shuffle_approximate``):
@@ -333,8 +330,7 @@ class ShuffledApproximateLDP:
         return float(out) if scalar else out
 
     def epsilon(self, delta: ArrayLike) -> FloatOrArray:
-        """Smallest epsilon whose certified delta is <= delta (upper end of the bisection; inf if
-        none)."""
+        """Smallest epsilon whose certified delta is <= delta (upper end of the bisection; inf if none)."""
         (dlt, e0, d0, users), shape, scalar = broadcast_float_arrays(
             delta=delta, epsilon0=self.epsilon0, delta0=self.delta0, n=self.n
         )

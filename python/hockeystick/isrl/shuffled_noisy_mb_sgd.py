@@ -1,5 +1,4 @@
-"""Paper 003's shuffled Noisy MB-SGD (Thm 5.1 / G.1): central DP of R shuffled rounds of M silo
-messages.
+"""Paper 003's shuffled Noisy MB-SGD (Thm 5.1 / G.1): central DP of R shuffled rounds of M silo messages.
 
 Each round every one of the M participating silos sends its Noisy MB-SGD message (K draws with
 replacement from its n records, mean of gradients clipped to L, plus N(0, sigma^2 I)); a shuffler
@@ -68,8 +67,7 @@ def _scalar(value: ArrayLike, name: str) -> float:
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class ShuffledNoisyMBSGD:
-    r"""Certified central (eps, delta) of paper 003's shuffled Noisy MB-SGD, one record of one silo
-    replaced.
+    r"""Certified central (eps, delta) of paper 003's shuffled Noisy MB-SGD, one record of one silo replaced.
 
     Per round, M silo messages are shuffled; the target silo's message is :math:`(\epsilon_0,
     \delta_0)`-DP (the certified one-round with-replacement PLD) and every other message is
@@ -229,8 +227,7 @@ class ShuffledNoisyMBSGD:
         return out
 
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
-        """Certified upper bound on delta(epsilon): the smaller of the shuffled and unshuffled
-        bounds."""
+        """Certified upper bound on delta(epsilon): the smaller of the shuffled and unshuffled bounds."""
         _validation.upper_only(bound, "ShuffledNoisyMBSGD")
         eps = _validation.epsilon_values(epsilon)
         flat = np.asarray(eps, dtype=np.float64).reshape(-1)
@@ -241,8 +238,7 @@ class ShuffledNoisyMBSGD:
         return float(out) if out.shape == () else out
 
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> float | np.ndarray:
-        """Certified upper bound on epsilon(delta): the smaller of the shuffled and unshuffled
-        bounds."""
+        """Certified upper bound on epsilon(delta): the smaller of the shuffled and unshuffled bounds."""
         _validation.upper_only(bound, "ShuffledNoisyMBSGD")
         dlt = _validation.delta_values(delta)
         flat = np.asarray(dlt, dtype=np.float64).reshape(-1)

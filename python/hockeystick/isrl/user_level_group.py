@@ -1,5 +1,4 @@
-"""User-level privacy of paper 003's Noisy MB-SGD for a user holding k of a silo's n records (App.
-C.2, k < n).
+"""User-level privacy of paper 003's Noisy MB-SGD for a user holding k of a silo's n records (App. C.2, k < n).
 
 Neighbours: the user's k records of one silo are all replaced.  Each round the silo draws K indices
 uniformly WITH replacement (Alg. 2) and sends the mean of their clipped gradients (norm <= L) plus
@@ -44,8 +43,7 @@ __all__ = ["GroupNoisyMBSGD"]
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class GroupNoisyMBSGD:
-    r"""Certified privacy of a user holding k of a silo's n records in paper 003's Noisy MB-SGD (k
-    divides n).
+    r"""Certified privacy of a user holding k of a silo's n records in paper 003's Noisy MB-SGD (k divides n).
 
     All k records of the user are replaced.  For k dividing n this is, round by round, the
     replace-one mechanism of a silo of n / k records (proof in docs/paper-003-errata.md, section 6),

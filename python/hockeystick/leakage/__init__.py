@@ -1,5 +1,4 @@
-r"""Paper 001's Bayesian privacy leakage of Gaussian parameter distortion: exact values and printed
-formulas.
+r"""Paper 001's Bayesian privacy leakage of Gaussian parameter distortion: exact values and printed formulas.
 
 Paper 001 (Zhang, Chen & Yang: near-optimal utility via data generation and parameter distortion)
 measures privacy by a Bayesian leakage, not by (eps, delta)-DP: the leakage

@@ -60,8 +60,7 @@ def js_exact(
     dimension: npt.ArrayLike,
     shift: npt.ArrayLike = 0.0,
 ) -> float | np.ndarray:
-    r"""Exact Jensen-Shannon divergence, in nats, between the undistorted and the distorted
-    parameter distribution.
+    r"""Exact Jensen-Shannon divergence, in nats, between the undistorted and the distorted parameter distribution.
 
     .. math::
 

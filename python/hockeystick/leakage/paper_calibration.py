@@ -1,5 +1,4 @@
-"""Paper 001, Lemmas 5.6 and 5.8 (eq. 14, eq. 35): the distortion the paper prescribes for a leakage
-budget.
+"""Paper 001, Lemmas 5.6 and 5.8 (eq. 14, eq. 35): the distortion the paper prescribes for a leakage budget.
 
 Lemma 5.6 (eq. 14): if TV(P, P~) >= C_1 - tau, the leakage eps_p is at most tau, where
 C_1 = (1/K) sum_k sqrt(JS(F^(k) || F~^(k))) (eq. 13) and tau the budget tau_{p,t}^(k).
@@ -29,8 +28,7 @@ __all__ = ["paper_distortion_variance", "paper_required_tv"]
 
 @broadcasting
 def paper_required_tv(c1: npt.ArrayLike, tau: npt.ArrayLike) -> float | np.ndarray:
-    r"""The TV that Lemma 5.6 says suffices for leakage at most tau, C_1 - tau (paper formula, not a
-    guarantee).
+    r"""The TV that Lemma 5.6 says suffices for leakage at most tau, C_1 - tau (paper formula, not a guarantee).
 
     .. math::
 
@@ -83,8 +81,7 @@ def paper_required_tv(c1: npt.ArrayLike, tau: npt.ArrayLike) -> float | np.ndarr
 def paper_distortion_variance(
     variance: npt.ArrayLike, dimension: npt.ArrayLike, c1: npt.ArrayLike, tau: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""Lemma 5.8's distortion variance for a leakage budget, as printed (paper formula, not a
-    guarantee).
+    r"""Lemma 5.8's distortion variance for a leakage budget, as printed (paper formula, not a guarantee).
 
     .. math::
 

@@ -1,5 +1,4 @@
-"""Paper 001's bounds on the privacy leakage eps_p = sqrt(JS(F~ || F)) (Definition 4, eq. 5) through
-TV.
+"""Paper 001's bounds on the privacy leakage eps_p = sqrt(JS(F~ || F)) (Definition 4, eq. 5) through TV.
 
     xi   = max_{w, d} |log(f_{D|W}(d | w) / f_D(d))|             (Section 5.2)
     C_2  = (e^{2 xi} - 1) / 2                                     (eq. 12)
@@ -127,8 +126,7 @@ def js_bound_from_tv(xi: npt.ArrayLike, tv: npt.ArrayLike) -> float | np.ndarray
 def lemma_b1_lower_bound(
     c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""Lemma B.1's lower bound C_1 - C_2 TV on the leakage of one client (paper formula, not a
-    guarantee).
+    r"""Lemma B.1's lower bound C_1 - C_2 TV on the leakage of one client (paper formula, not a guarantee).
 
     .. math::
 
@@ -176,8 +174,7 @@ def lemma_b1_lower_bound(
 def lemma_5_5_upper_bound(
     c1: npt.ArrayLike, xi: npt.ArrayLike, tv: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""Lemma 5.5's upper bound 2 C_1 - C_2 TV on the leakage of one client (paper formula, not a
-    guarantee).
+    r"""Lemma 5.5's upper bound 2 C_1 - C_2 TV on the leakage of one client (paper formula, not a guarantee).
 
     .. math::
 

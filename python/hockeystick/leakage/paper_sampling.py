@@ -45,8 +45,7 @@ def _pair(a: np.ndarray, b: np.ndarray) -> tuple[float | np.ndarray, float | np.
 def sampling_variance(
     sampling_rate: npt.ArrayLike, gradient_square_sum: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""Theorem 5.10's variance p (1 - p) G of the sampled gradient sum (paper formula, not a
-    guarantee).
+    r"""Theorem 5.10's variance p (1 - p) G of the sampled gradient sum (paper formula, not a guarantee).
 
     .. math::
 
@@ -96,8 +95,7 @@ def sampling_variance(
 def thm_5_11_sampling_rates(
     c6: npt.ArrayLike, c1: npt.ArrayLike, tau: npt.ArrayLike, gradient_square_sum: npt.ArrayLike
 ) -> tuple[float | np.ndarray, float | np.ndarray]:
-    r"""The interval of sampling rates that Theorem 5.11 (eq. 18) asks for (paper formula, not a
-    guarantee).
+    r"""The interval of sampling rates that Theorem 5.11 (eq. 18) asks for (paper formula, not a guarantee).
 
     .. math::
 
@@ -160,8 +158,7 @@ def thm_5_11_sampling_rates(
 def eq_20_sampling_rates(
     tau: npt.ArrayLike, gradient_square_sum: npt.ArrayLike
 ) -> tuple[float | np.ndarray, float | np.ndarray]:
-    r"""The sampling rates that Section 6's eq. 20 asks for, p <= p_low or p >= p_high (paper
-    formula, not a guarantee).
+    r"""The sampling rates that Section 6's eq. 20 asks for, p <= p_low or p >= p_high (paper formula, not a guarantee).
 
     .. math::
 

@@ -1,5 +1,4 @@
-"""Paper 001, Theorems 5.12-5.14: the privacy-utility trade-off (eps_p privacy leakage, eps_u
-utility loss).
+"""Paper 001, Theorems 5.12-5.14: the privacy-utility trade-off (eps_p privacy leakage, eps_u utility loss).
 
     Thm 5.13 (eq. 19, no free lunch, from Zhang et al. 2022a Thm 4.1):
         eps_p + C_d eps_u >= C_1,        C_d = gamma (e^{2 xi} - 1) / (4 Delta) = gamma C_2 / (2 Delta)
@@ -84,8 +83,7 @@ def nfl_constant(
 def nfl_privacy_floor(
     c1: npt.ArrayLike, cd: npt.ArrayLike, utility_loss: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""The least leakage eq. 19 allows at a utility loss, C_1 - C_d eps_u (paper formula, not a
-    guarantee).
+    r"""The least leakage eq. 19 allows at a utility loss, C_1 - C_d eps_u (paper formula, not a guarantee).
 
     .. math::
 
@@ -136,8 +134,7 @@ def nfl_privacy_floor(
 def thm_5_12_upper_bound(
     c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.ArrayLike, expected_variance: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""Theorem 5.12's bound on eps_p + (C_2 / C_6) eps_u, 2 C_1 - (C_2 / C_6) E[Var] (paper
-    formula, not a guarantee).
+    r"""Theorem 5.12's bound on eps_p + (C_2 / C_6) eps_u, 2 C_1 - (C_2 / C_6) E[Var] (paper formula, not a guarantee).
 
     .. math::
 
@@ -194,8 +191,7 @@ def thm_5_12_upper_bound(
 def thm_5_14_optimal_variance(
     c1: npt.ArrayLike, xi: npt.ArrayLike, c6: npt.ArrayLike
 ) -> float | np.ndarray:
-    r"""The expected variance C_1 C_6 / C_2 at which Theorem 5.14 declares the trade-off optimal
-    (paper formula, not a guarantee).
+    r"""The expected variance C_1 C_6 / C_2 at which Theorem 5.14 declares the trade-off optimal (paper formula, not a guarantee).
 
     .. math::
 

@@ -25,8 +25,7 @@ __all__ = ["tv_bracket"]
 def tv_bracket(
     variance: npt.ArrayLike, distortion_variance: npt.ArrayLike, dimension: npt.ArrayLike
 ) -> tuple[float | np.ndarray, float | np.ndarray]:
-    r"""Lemma 5.7's bracket on the TV of Gaussian parameter distortion, as printed (paper formula,
-    not a guarantee).
+    r"""Lemma 5.7's bracket on the TV of Gaussian parameter distortion, as printed (paper formula, not a guarantee).
 
     .. math::
 

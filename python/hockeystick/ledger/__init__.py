@@ -1,5 +1,4 @@
-"""A privacy budget over time: the rounds of a run recorded as they happen, with the guarantee each
-answer gives.
+"""A privacy budget over time: the rounds of a run recorded as they happen, with the guarantee each answer gives.
 
 * ``PrivacyLedger``: records each round (``Round``: the Poisson-subsampled Gaussian with that
   round's sigma and q, the Gaussian, the Laplace mechanism, discrete Gaussian noise, a matrix

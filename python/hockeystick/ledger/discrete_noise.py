@@ -35,8 +35,7 @@ __all__ = ["discrete_gaussian_pld", "discrete_gaussian_sensitivity"]
 
 
 def discrete_gaussian_sensitivity(value: Any) -> int:
-    """The discrete Gaussian round's sensitivity as an int >= 1, or a ValueError naming
-    ``sensitivity``.
+    """The discrete Gaussian round's sensitivity as an int >= 1, or a ValueError naming ``sensitivity``.
 
     Parameters
     ----------

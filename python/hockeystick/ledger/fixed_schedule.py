@@ -94,8 +94,7 @@ def pld_accountant(
 
 
 def _bracketed(runs: Sequence[tuple[Round, int]]) -> bool:
-    """Whether a round's mechanism is known only within a bracket (a matrix mechanism's
-    sensitivity)."""
+    """Whether a round's mechanism is known only within a bracket (a matrix mechanism's sensitivity)."""
     return any(
         one.mechanism == "matrix_mechanism" and one.sensitivity_lower != one.sensitivity
         for one, _ in runs

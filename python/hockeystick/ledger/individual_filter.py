@@ -56,8 +56,7 @@ MAX_RECORDS = (
 
 
 class IndividualRdpFilter:
-    """Feldman & Zrnic's individual Rényi filter for full-batch noisy gradient descent (the module
-    docstring).
+    """Feldman & Zrnic's individual Rényi filter for full-batch noisy gradient descent (the module docstring).
 
     Parameters
     ----------
@@ -144,8 +143,7 @@ class IndividualRdpFilter:
         self.steps = 0
 
     def admit(self, grad_norms: Any, noise_multiplier: float | None = None) -> np.ndarray:
-        """Which records this step may use, and their losses spent: the others are left out of the
-        step's sum.
+        """Which records this step may use, and their losses spent: the others are left out of the step's sum.
 
         Parameters
         ----------
@@ -255,8 +253,7 @@ class IndividualRdpFilter:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Replace the spent sums and the step count by those of ``state`` (loading twice is loading
-        once).
+        """Replace the spent sums and the step count by those of ``state`` (loading twice is loading once).
 
         Parameters
         ----------

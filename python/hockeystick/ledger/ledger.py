@@ -1,5 +1,4 @@
-"""``PrivacyLedger``: the rounds of one run recorded as they happen, with the guarantee each answer
-gives.
+"""``PrivacyLedger``: the rounds of one run recorded as they happen, with the guarantee each answer gives.
 
 Two declarations, made when the ledger is built, decide which guarantees are valid:
 
@@ -57,8 +56,7 @@ _COMPOSITION_REFUSED = (
 
 
 class PrivacyLedger:
-    """The rounds of one run, recorded as they happen; answers with their guarantee (the module
-    docstring).
+    """The rounds of one run, recorded as they happen; answers with their guarantee (the module docstring).
 
     Parameters
     ----------
@@ -124,8 +122,7 @@ class PrivacyLedger:
         self._filters: dict[tuple[float, float], RdpFilter | GdpFilter] = {}
 
     def __repr__(self) -> str:
-        """What the ledger holds: its declaration, budget and filter, the rounds recorded and what
-        they spent.
+        """What the ledger holds: its declaration, budget and filter, the rounds recorded and what they spent.
 
         Spent is the share of the filter's budget used, at the order closest to it for the Rényi
         filter (the smallest spent / budget over the orders with a positive budget) or of mu^2 for
@@ -154,8 +151,7 @@ class PrivacyLedger:
 
     @property
     def last_round(self) -> Round | None:
-        """The round recorded last (None before any): the round a run that repeats its settings asks
-        about next.
+        """The round recorded last (None before any): the round a run that repeats its settings asks about next.
 
         Returns
         -------
@@ -201,8 +197,7 @@ class PrivacyLedger:
         return made
 
     def _sums_after(self, one: Round, times: int) -> tuple[RunningSum, RunningSum]:
-        """The spent sums (RDP, mu^2) the ledger holds once ``times`` rounds of ``one`` are
-        recorded.
+        """The spent sums (RDP, mu^2) the ledger holds once ``times`` rounds of ``one`` are recorded.
 
         A round equal to the last block's extends that block, whose term is recomputed from the sums
         before it as one product of its new count; any other round starts a block.  Either way the
@@ -260,8 +255,7 @@ class PrivacyLedger:
         return float(self._fixed_upper(one, times, delta)) <= epsilon
 
     def _fixed_upper(self, one: Round, times: int, delta: float) -> float:
-        """The certified upper epsilon at ``delta`` of the rounds recorded and ``times`` rounds of
-        ``one``."""
+        """The certified upper epsilon at ``delta`` of the rounds recorded and ``times`` rounds of ``one``."""
         counts = self.counts()
         counts[one] = counts.get(one, 0) + times
         return float(
@@ -323,8 +317,7 @@ class PrivacyLedger:
         return not admits(next_round, rounds, *budget)
 
     def should_stop(self, next_round: Round) -> bool:
-        """Whether the run should stop before ``next_round``: ``would_exceed`` at the ledger's
-        budget.
+        """Whether the run should stop before ``next_round``: ``would_exceed`` at the ledger's budget.
 
         Parameters
         ----------
@@ -370,8 +363,7 @@ class PrivacyLedger:
         self._append(next_round, rounds)
 
     def explain(self, next_round: Round, rounds: int = 1) -> str | None:
-        """Why ``rounds`` more rounds of ``next_round`` would pass the budget, or None if they would
-        not.
+        """Why ``rounds`` more rounds of ``next_round`` would pass the budget, or None if they would not.
 
         The text ``BudgetExceeded`` carries: the number that failed (at the closest Rényi order, for
         the Rényi filter) and, when the rounds alone cost more than the whole budget, what would
@@ -450,8 +442,7 @@ class PrivacyLedger:
         return delta_target(delta)
 
     def composition(self, delta: float | None = None) -> PrivacyGuarantee:
-        """The certified PLD bracket of the composition of the rounds recorded (fixed schedules
-        only).
+        """The certified PLD bracket of the composition of the rounds recorded (fixed schedules only).
 
         Parameters
         ----------
@@ -494,8 +485,7 @@ class PrivacyLedger:
     def composition_curve(
         self, delta: float, *, every: int | None = None, steps: Any = None
     ) -> CurveAlongRun:
-        """The certified PLD bracket of epsilon at ``delta`` after each checkpoint of the run (fixed
-        schedules only).
+        """The certified PLD bracket of epsilon at ``delta`` after each checkpoint of the run (fixed schedules only).
 
         The rounds in the order recorded; every ``every``-th round and the last, or each of
         ``steps``; all checkpoints composed in one batch (``pld.reads.along_run.prefix_curve``),
@@ -530,8 +520,7 @@ class PrivacyLedger:
         )
 
     def odometer(self, delta: float) -> PrivacyGuarantee:
-        """The Rényi odometer's epsilon after the rounds recorded, valid at every round at once
-        (``rdp_odometer``).
+        """The Rényi odometer's epsilon after the rounds recorded, valid at every round at once (``rdp_odometer``).
 
         Parameters
         ----------
@@ -591,8 +580,7 @@ class PrivacyLedger:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Replace what the ledger holds by ``state`` (a ``state_dict`` of a ledger of the same
-        configuration).
+        """Replace what the ledger holds by ``state`` (a ``state_dict`` of a ledger of the same configuration).
 
         Loading replaces, never adds: loading the same state twice is loading it once.
 
@@ -667,8 +655,7 @@ class PrivacyLedger:
 
     @classmethod
     def from_run(cls, run: Any, **ledger_options: Any) -> PrivacyLedger:
-        """A ledger holding the rounds of a Poisson-sampled training run (``training.DPSGD`` /
-        ``DPFedAvg``).
+        """A ledger holding the rounds of a Poisson-sampled training run (``training.DPSGD`` / ``DPFedAvg``).
 
         Each step of the run is ``Round.subsampled_gaussian(z, q)`` of its noise multiplier z and
         sampling rate q, recorded ``steps`` times (each stage's for a run given by ``stages=``),
@@ -737,8 +724,7 @@ class PrivacyLedger:
 
 
 def _spent_text(ledger: PrivacyLedger) -> str:
-    """``PrivacyLedger.__repr__``'s spent: the filter budget's share used, or where a composition is
-    read."""
+    """``PrivacyLedger.__repr__``'s spent: the filter budget's share used, or where a composition is read."""
     if not ledger._runs:
         return "nothing"
     if not ledger.adaptive or ledger.budget is None:

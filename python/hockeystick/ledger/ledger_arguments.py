@@ -1,5 +1,4 @@
-"""The ledger's arguments checked once: a count of rounds, a budget (epsilon, delta), the filter's
-name.
+"""The ledger's arguments checked once: a count of rounds, a budget (epsilon, delta), the filter's name.
 
 A block of equal rounds is held as (round, count) and its curve is multiplied by its count as a
 double, so a count is a whole number up to 2^53, where every integer is exact.
@@ -22,8 +21,7 @@ MAX_ROUNDS = 2**53
 
 
 def orders_text(orders: tuple[int, ...]) -> str:
-    """The Rényi orders as a ledger's repr shows them: "default (n)", the list, or their count and
-    range.
+    """The Rényi orders as a ledger's repr shows them: "default (n)", the list, or their count and range.
 
     Parameters
     ----------

@@ -1,5 +1,4 @@
-"""A ``PrivacyLedger``'s saved state: what ``state_dict`` writes and every check ``from_state_dict``
-makes.
+"""A ``PrivacyLedger``'s saved state: what ``state_dict`` writes and every check ``from_state_dict`` makes.
 
 The state holds the configuration, the rounds in the order recorded (run-length: ``[round, count]``)
 and the spent sums with their counts of additions.  Restoring reads the configuration by the
@@ -72,8 +71,7 @@ def state_of(ledger: AnyLedger) -> dict[str, Any]:
 
 
 def checked_state(state: Any) -> tuple[dict[str, Any], list[tuple[Round, int]]]:
-    """The keywords of ``PrivacyLedger`` and the blocks of rounds a saved state holds, every field
-    checked.
+    """The keywords of ``PrivacyLedger`` and the blocks of rounds a saved state holds, every field checked.
 
     Parameters
     ----------
@@ -116,8 +114,7 @@ def checked_state(state: Any) -> tuple[dict[str, Any], list[tuple[Round, int]]]:
 
 
 def _field(state: dict[str, Any], key: str, check: Any) -> Any:
-    """``check(state[key])``, its refusal (ValueError or TypeError) re-raised as a ValueError naming
-    the field."""
+    """``check(state[key])``, its refusal (ValueError or TypeError) re-raised as a ValueError naming the field."""
     try:
         return check(state[key])
     except (ValueError, TypeError) as err:
@@ -158,8 +155,7 @@ def _state_orders(value: Any) -> tuple[int, ...]:
 
 
 def _state_configuration(state: dict[str, Any]) -> dict[str, Any]:
-    """The keywords of ``PrivacyLedger`` a state holds, each field checked by the constructor's
-    rule."""
+    """The keywords of ``PrivacyLedger`` a state holds, each field checked by the constructor's rule."""
     return {
         "adaptive": _field(state, "adaptive", lambda v: flag(v, "adaptive")),
         **_field(state, "budget", _state_budget),
@@ -243,8 +239,7 @@ def _state_sum(state: dict[str, Any], key: str, size: int) -> np.ndarray:
 
 
 def check_sums(state: dict[str, Any], ledger: AnyLedger) -> None:
-    """The state's spent sums and counts of additions agree with those ``ledger`` recomputed from
-    its rounds.
+    """The state's spent sums and counts of additions agree with those ``ledger`` recomputed from its rounds.
 
     Parameters
     ----------

@@ -1,5 +1,4 @@
-r"""A matrix-factorization mechanism (DP-FTRL) as one round of the ledger: its whole release, one
-Gaussian.
+r"""A matrix-factorization mechanism (DP-FTRL) as one round of the ledger: its whole release, one Gaussian.
 
 The mechanism releases C x + z N(0, I) (or a post-processing of it, B (C x + noise)), x_i the
 clipped sum of step i, z the noise multiplier, C the strategy.  In clip-norm units that release is
@@ -70,8 +69,7 @@ def matrix_parameters(sensitivity: Any, sensitivity_lower: Any) -> tuple[float, 
 
 
 def accountant_parameters(accountant: Any) -> tuple[float, float, float]:
-    """(noise multiplier z, upper sensitivity, lower sensitivity) of one matrix-mechanism
-    accountant.
+    """(noise multiplier z, upper sensitivity, lower sensitivity) of one matrix-mechanism accountant.
 
     Parameters
     ----------

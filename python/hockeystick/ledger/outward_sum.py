@@ -1,5 +1,4 @@
-"""A running sum of nonnegative curves, read on the upper side: the ledger's spent Rényi (or GDP)
-budget.
+"""A running sum of nonnegative curves, read on the upper side: the ledger's spent Rényi (or GDP) budget.
 
 Summing n nonnegative doubles in any order errs by at most gamma_{n-1} times the exact sum,
 gamma_k = k u / (1 - k u), u = 2^-53 (Higham 2002, "Accuracy and Stability of Numerical Algorithms", eq.
@@ -85,8 +84,7 @@ class RunningSum:
         return out
 
     def upper(self, extra: np.ndarray | None = None) -> np.ndarray:
-        """An upper bound on the exact sum of the terms added (and of ``extra``, a next term, when
-        given).
+        """An upper bound on the exact sum of the terms added (and of ``extra``, a next term, when given).
 
         Parameters
         ----------

@@ -1,5 +1,4 @@
-r"""Per-client epsilons: each client's guarantee from its own participation, reported as a
-distribution.
+r"""Per-client epsilons: each client's guarantee from its own participation, reported as a distribution.
 
 ``per_client_epsilon``: client c takes part in each of T rounds independently with probability q_c
 (Poisson sampling at its own rate, fixed before the run), and every round adds Gaussian noise of
@@ -107,8 +106,7 @@ def _grid(rates: np.ndarray) -> np.ndarray:
 def per_client_epsilon(
     participation_rates: Any, sigma: float, rounds: int, delta: float, *, orders: Any = None
 ) -> ClientEpsilons:
-    r"""Each client's epsilon at ``delta`` from its own Poisson participation rate (the module
-    docstring).
+    r"""Each client's epsilon at ``delta`` from its own Poisson participation rate (the module docstring).
 
     :math:`\varepsilon_c = \min_\alpha T \rho(\alpha; \sigma, q_c) + \log(1 - 1/\alpha)
     - \log(\delta \alpha)/(\alpha - 1)` (Balle et al. 2020), q_c rounded up to the rate grid.
@@ -179,8 +177,7 @@ def per_client_epsilon(
 
 
 def realized_client_epsilon(participations: Any, sigma: float, delta: float) -> np.ndarray:
-    """Each client's epsilon from the rounds it is known to have taken part in, without
-    amplification.
+    """Each client's epsilon from the rounds it is known to have taken part in, without amplification.
 
     k rounds of unsampled Gaussian noise sigma are sqrt(k) / sigma-GDP (Dong, Roth & Su 2022);
     epsilon at ``delta`` is the Gaussian mechanism's, certified upper side.

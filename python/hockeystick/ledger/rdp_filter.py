@@ -56,8 +56,7 @@ _U = 2.0**-53
 
 
 def union_cost(orders: int) -> str:
-    """What a Rényi filter over ``orders`` orders pays against the one order one would pick knowing
-    the schedule.
+    """What a Rényi filter over ``orders`` orders pays against the one order one would pick knowing the schedule.
 
     Parameters
     ----------
@@ -78,8 +77,7 @@ def union_cost(orders: int) -> str:
 
 
 def rdp_budgets(epsilon: float, delta: float, orders: tuple[int, ...]) -> np.ndarray:
-    r"""The Rényi budget B_k at each order that keeps (epsilon, delta) with a union over the K
-    orders.
+    r"""The Rényi budget B_k at each order that keeps (epsilon, delta) with a union over the K orders.
 
     :math:`B_k = \varepsilon + (\log(\delta/K) + \log\alpha_k)/(\alpha_k - 1) - \log(1 -
     1/\alpha_k)` (the module docstring), rounded down: each value lowered by 16 u times the sum of
@@ -141,8 +139,7 @@ class RdpFilter:
         object.__setattr__(self, "budgets", rdp_budgets(self.epsilon, self.delta, self.orders))
 
     def admits(self, spent_upper: np.ndarray) -> bool:
-        """Whether a run that has spent ``spent_upper`` (an upper bound on R(alpha_k) per order) is
-        within budget.
+        """Whether a run that has spent ``spent_upper`` (an upper bound on R(alpha_k) per order) is within budget.
 
         Parameters
         ----------
@@ -272,8 +269,7 @@ def most_rounds_order(
 def _fits(
     planned: Round, epsilon: float, delta: float, orders: tuple[int, ...] | None
 ) -> tuple[tuple[int, ...], np.ndarray, np.ndarray, np.ndarray]:
-    """(candidate orders, rounds of ``planned`` that fit each single-order budget or -1, the
-    budgets, the cost)."""
+    """(candidate orders, rounds of ``planned`` that fit each single-order budget or -1, the budgets, the cost)."""
     eps = single(epsilon, "epsilon")
     if not (math.isfinite(eps) and eps >= 0):
         raise ValueError(f"epsilon must be a finite number >= 0, got {describe(epsilon)}")

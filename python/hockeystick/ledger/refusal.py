@@ -1,5 +1,4 @@
-"""Why a ledger's budget refuses the next rounds, and what would admit them: the text of
-``BudgetExceeded``.
+"""Why a ledger's budget refuses the next rounds, and what would admit them: the text of ``BudgetExceeded``.
 
 A refusal names the number that failed (the spent Rényi divergence against its budget at the closest
 order, the spent mu^2 against the GDP budget, or the certified epsilon against the budget's) and,
@@ -42,8 +41,7 @@ def _what(one: Round, times: int) -> str:
 
 
 def _closest(spent: np.ndarray, budgets: np.ndarray) -> int:
-    """The index of the order closest to admitting: the smallest excess of the spent sum over the
-    budget."""
+    """The index of the order closest to admitting: the smallest excess of the spent sum over the budget."""
     with np.errstate(invalid="ignore"):
         excess = np.where(np.isnan(spent - budgets), np.inf, spent - budgets)
     return int(np.argmin(excess))
@@ -74,8 +72,7 @@ def _delta_needed(cost: np.ndarray, epsilon: float, orders: tuple[int, ...]) -> 
 
 
 def _one_order(one: Round, times: int, epsilon: float, delta: float) -> str:
-    """Whether one order fixed before the run admits the rounds, searched over every integer
-    order."""
+    """Whether one order fixed before the run admits the rounds, searched over every integer order."""
     orders = tuple(range(2, MAX_LEDGER_ORDER + 1))
     budgets = np.array([rdp_budgets(epsilon, delta, (a,))[0] for a in orders])
     cost = RunningSum(len(orders)).plus(one.rdp_upper(orders), times).upper()
@@ -175,8 +172,7 @@ def _gdp_refusal(ledger: Any, one: Round, times: int, epsilon: float, delta: flo
 
 
 def refusal(ledger: Any, one: Round, times: int) -> str:
-    """Why the ledger's budget refuses ``times`` rounds of ``one``, with what would admit them (the
-    module docstring).
+    """Why the ledger's budget refuses ``times`` rounds of ``one``, with what would admit them (the module docstring).
 
     Parameters
     ----------

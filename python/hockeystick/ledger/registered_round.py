@@ -1,5 +1,4 @@
-"""A round of a mechanism registered with its Rényi curve: the ledger reads its facets from the
-registry.
+"""A round of a mechanism registered with its Rényi curve: the ledger reads its facets from the registry.
 
 The ledger's five own rounds (``rounds.MECHANISMS``) keep their own fields; the three a compose
 stage names (gaussian, subsampled_gaussian, laplace) read their Rényi curve from their stage's entry
@@ -101,8 +100,7 @@ def registered_parameters(
 def registered_rdp_upper(
     mechanism: str, parameters: tuple[tuple[str, Any], ...], orders: tuple[int, ...]
 ) -> np.ndarray:
-    """The round's Rényi curve at integer ``orders``: the registry entry's ``rdp``, never below the
-    exact curve.
+    """The round's Rényi curve at integer ``orders``: the registry entry's ``rdp``, never below the exact curve.
 
     Parameters
     ----------

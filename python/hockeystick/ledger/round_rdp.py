@@ -24,8 +24,7 @@ MAX_LEDGER_ORDER = (
 
 
 def check_integer_orders(orders: object) -> tuple[int, ...]:
-    """The orders as a sorted tuple of distinct integers in [2, 1024]; a ValueError naming
-    ``orders`` otherwise.
+    """The orders as a sorted tuple of distinct integers in [2, 1024]; a ValueError naming ``orders`` otherwise.
 
     Parameters
     ----------

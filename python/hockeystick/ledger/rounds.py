@@ -1,5 +1,4 @@
-"""One round of a run, as the ledger records it: which mechanism released what, with that round's
-settings.
+"""One round of a run, as the ledger records it: which mechanism released what, with that round's settings.
 
 A ``Round`` is a value (frozen, hashable): the ledger keeps counts per distinct round, and its JSON
 form (``to_dict`` / ``Round.from_dict``) is what a saved ledger stores.  Three mechanisms, each with
@@ -68,8 +67,7 @@ def _check_fields(mechanism: str, fields: dict[str, Any]) -> None:
 
 
 def given(value: float | None) -> float:
-    """A parameter a round's mechanism needs, as a float (``Round.__post_init__`` has checked it is
-    set).
+    """A parameter a round's mechanism needs, as a float (``Round.__post_init__`` has checked it is set).
 
     Parameters
     ----------
@@ -218,8 +216,7 @@ class Round:
 
     @classmethod
     def subsampled_gaussian(cls, sigma: float, sampling_rate: float) -> Round:
-        """The Poisson-subsampled Gaussian (add/remove neighbours); rate 1 gives
-        ``Round.gaussian(sigma)``.
+        """The Poisson-subsampled Gaussian (add/remove neighbours); rate 1 gives ``Round.gaussian(sigma)``.
 
         Parameters
         ----------
@@ -255,8 +252,7 @@ class Round:
 
     @classmethod
     def discrete_gaussian(cls, sigma: float, sensitivity: int = 1) -> Round:
-        """Discrete Gaussian noise N_Z(0, sigma^2) added to an integer-valued query
-        (``discrete_noise``).
+        """Discrete Gaussian noise N_Z(0, sigma^2) added to an integer-valued query (``discrete_noise``).
 
         The query is scalar, and its values on neighbouring datasets differ by at most
         ``sensitivity``. The round is (sensitivity^2 / (2 sigma^2))-zCDP (Canonne, Kamath & Steinke
@@ -280,8 +276,7 @@ class Round:
 
     @classmethod
     def matrix_mechanism(cls, accountant: Any) -> Round:
-        """The whole release of a matrix-factorization mechanism, as ``hockeystick.matrix`` accounts
-        it.
+        """The whole release of a matrix-factorization mechanism, as ``hockeystick.matrix`` accounts it.
 
         The release C x + z N(0, I) over all its steps is one Gaussian mechanism of noise multiplier
         z and the strategy's L2 sensitivity under its participation schema (``matrix_round``),
@@ -361,8 +356,7 @@ class Round:
         return None
 
     def mu_squared_upper(self) -> float:
-        """mu^2 of a round with a GDP parameter, rounded up
-        (``rdp.integer_orders.mu_squared_upper``).
+        """mu^2 of a round with a GDP parameter, rounded up (``rdp.integer_orders.mu_squared_upper``).
 
         Returns
         -------

@@ -1,5 +1,4 @@
-"""A stage of a ``hockeystick compose`` file as the ledger's round: the mechanisms the ledger
-records.
+"""A stage of a ``hockeystick compose`` file as the ledger's round: the mechanisms the ledger records.
 
 A compose stage is ``{"mechanism": NAME, "rounds": T, <parameters>}``, read by the one stage parser
 (``pld.accountants.stages.parse_stage``).  The ledger records the stages whose registered mechanism
@@ -55,8 +54,7 @@ def _noise_over_sensitivity(noise: Any, sensitivity: Any, name: str) -> Any:
 
 
 def _admit(name: Any) -> None:
-    """Refuse, before its parameters are read, a stage whose mechanism the ledger does not
-    record."""
+    """Refuse, before its parameters are read, a stage whose mechanism the ledger does not record."""
     recorded = recorded_stages()
     if name in recorded:
         return

@@ -1,5 +1,4 @@
-"""The rounds of a Poisson-sampled training run (``training.DPSGD`` / ``DPFedAvg``), as a ledger
-records them.
+"""The rounds of a Poisson-sampled training run (``training.DPSGD`` / ``DPFedAvg``), as a ledger records them.
 
 Each step of such a run is one Poisson-subsampled Gaussian of the step's noise multiplier over its
 sensitivity and its sampling rate; a run in stages gives one block per stage.
@@ -17,8 +16,7 @@ __all__ = ["poisson_run_rounds"]
 
 
 def poisson_run_rounds(run: Any) -> list[tuple[float, float, int]]:
-    """(noise multiplier over the sensitivity, sampling rate, steps) of each stage of a
-    Poisson-sampled run.
+    """(noise multiplier over the sensitivity, sampling rate, steps) of each stage of a Poisson-sampled run.
 
     Read from the run's public ``sampling`` and ``accountant`` (its ``stages``, or its ``sigma``,
     ``sampling_rate``, ``rounds`` and ``sensitivity`` of one point).

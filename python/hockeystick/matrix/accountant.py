@@ -97,8 +97,7 @@ def _up(x: np.ndarray) -> np.ndarray:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class MatrixMechanism:
-    r"""Gaussian guarantee of the matrix mechanism C x + z N(0, I) given the L2 sensitivity of its
-    strategy.
+    r"""Gaussian guarantee of the matrix mechanism C x + z N(0, I) given the L2 sensitivity of its strategy.
 
     In units of the clip norm the release is the Gaussian mechanism of L2 sensitivity sens and noise
     z, so it is exactly
@@ -178,8 +177,7 @@ class MatrixMechanism:
 
     @property
     def zcdp_rho(self) -> float | np.ndarray:
-        """zCDP parameter rho = mu^2 / 2 (Bun & Steinke 2016, Prop. 1.6) at the upper mu, rounded
-        up."""
+        """zCDP parameter rho = mu^2 / 2 (Bun & Steinke 2016, Prop. 1.6) at the upper mu, rounded up."""
         mu = np.asarray(self.mu, dtype=float)
         with np.errstate(over="ignore"):  # mu above 1.3e154: rho is +inf, an upper bound still
             return scalar_or_array(_up(_up(mu * mu) / 2.0))
@@ -276,8 +274,7 @@ def _causal(strategy: Strategy) -> None:
 
 
 def _shown(value: Any) -> str:
-    """A parameter or result for a repr: a number as ``%g``, a word quoted, an array its first
-    values and shape."""
+    """A parameter or result for a repr: a number as ``%g``, a word quoted, an array its first values and shape."""
     array = np.asarray(value)
     if array.dtype == object or array.dtype.kind in "US":
         flat = [str(v) for v in array.ravel()]
@@ -301,8 +298,7 @@ def _shown_strategy(strategy: Any) -> str:
 
 @accountant_docs()  # completes the delta / epsilon overrides' docstrings with the contract's sections
 class DPFTRL(MatrixMechanism):
-    r"""Gaussian guarantee of DP-FTRL / DP-FedAvg with correlated noise, in training terms (rounds,
-    separation).
+    r"""Gaussian guarantee of DP-FTRL / DP-FedAvg with correlated noise, in training terms (rounds, separation).
 
     A ``MatrixMechanism`` whose sensitivity is ``l2_sensitivity(strategy, rounds, schema)``, schema
     ``MinSeparation(b, k)`` or ``FixedEpochs(b, k)``: the release C x + z * clip * N(0, I) is
@@ -523,8 +519,7 @@ class DPFTRL(MatrixMechanism):
         )
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """epsilon(delta), each side as ``delta`` takes it (the lower side by bisection on the lower
-        delta)."""
+        """epsilon(delta), each side as ``delta`` takes it (the lower side by bisection on the lower delta)."""
         if self.sampled is None:
             return super().epsilon(delta, bound=bound)
         sides = self.sampled
@@ -564,8 +559,7 @@ def noise_multiplier_for_zcdp(
     participation: ParticipationName = "min_separation",
     adaptive_inputs: bool = True,
 ) -> float:
-    r"""Smallest noise multiplier whose certified zCDP rho, at the upper sensitivity, is at most
-    ``rho``.
+    r"""Smallest noise multiplier whose certified zCDP rho, at the upper sensitivity, is at most ``rho``.
 
     .. math::
 

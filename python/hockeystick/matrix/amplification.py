@@ -82,8 +82,7 @@ Kind = Literal["exact", "upper bound"]
 
 
 def _sqrt_sides(square: Fraction) -> tuple[float, float]:
-    """Doubles lo <= sqrt(square) <= hi, each the nearest double on its side (equal where the root
-    is a double)."""
+    """Doubles lo <= sqrt(square) <= hi, each the nearest double on its side (equal where the root is a double)."""
     root = math.sqrt(float(square))
     lo = root
     while lo > 0 and Fraction(lo) ** 2 > square:
@@ -120,8 +119,7 @@ Rounds = list[tuple[tuple[float, float], int]]
 def _toeplitz_norms(
     bands: np.ndarray, rounds: int, separation: int
 ) -> tuple[tuple[float, float], Rounds]:
-    """A banded Toeplitz C: (the bracket of its largest column norm, group 0's rounds by column
-    norm).
+    """A banded Toeplitz C: (the bracket of its largest column norm, group 0's rounds by column norm).
 
     Column j holds the first min(b', n - j) coefficients, so its norm is non-decreasing in that
     length: column 0 is a largest, and group 0's rounds 0, b, ..., b (k - 1) are the most of any
@@ -182,8 +180,7 @@ def _dense_norms(
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class AmplifiedBandedMF:
-    r"""Amplified guarantee of banded matrix factorization with cyclic Poisson sampling, in training
-    terms.
+    r"""Amplified guarantee of banded matrix factorization with cyclic Poisson sampling, in training terms.
 
     The records are split into b groups by a rule that does not look at the data; round i takes each
     record of group i mod b independently with probability q and releases row i of C x + z * clip *

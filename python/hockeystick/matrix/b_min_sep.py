@@ -138,8 +138,7 @@ def b_min_sep_privacy_loss(
     min_separation: int,
     warm_start: bool = True,
 ) -> np.ndarray:
-    r"""Dong & Ganesh's exact privacy loss log P/Q(y) of b-min-sep sampling with a banded
-    Toeplitz C.
+    r"""Dong & Ganesh's exact privacy loss log P/Q(y) of b-min-sep sampling with a banded Toeplitz C.
 
     .. math::
 
@@ -220,8 +219,7 @@ def b_min_sep_patterns(
     min_separation: int,
     warm_start: bool,
 ) -> np.ndarray:
-    """``draws`` independent participation patterns of b-min-sep sampling (``BMinSepSampling``), as
-    0/1 rows.
+    """``draws`` independent participation patterns of b-min-sep sampling (``BMinSepSampling``), as 0/1 rows.
 
     Parameters
     ----------
@@ -267,8 +265,7 @@ def b_min_sep_patterns(
 
 
 def _gram_band(c: np.ndarray, rounds: int, t: int, lag: int) -> float:
-    """G_{t, t - lag} = sum_i C_{i,t} C_{i,t-lag} for the banded Toeplitz C (rows past n - 1 cut); 0
-    before round 0."""
+    """G_{t, t - lag} = sum_i C_{i,t} C_{i,t-lag} for the banded Toeplitz C (rows past n - 1 cut); 0 before round 0."""
     if t - lag < 0 or lag >= c.size:
         return 0.0
     rows = min(c.size - lag, rounds - t)  # i = t + k, k < |c| - lag, i <= n - 1
@@ -342,8 +339,7 @@ def _initial_log_law(states: np.ndarray, alpha: int, b: int, p: float, warm: boo
 def remove_log_moment(
     c: np.ndarray, rounds: int, sigma: float, p: float, b: int, warm: bool, alpha: int
 ) -> float:
-    """log E_Q[(P/Q)^alpha] (module docstring, remove direction), rounded up by a margin over its
-    round-off."""
+    """log E_Q[(P/Q)^alpha] (module docstring, remove direction), rounded up by a margin over its round-off."""
     states = _states(alpha, b)
     src_a, m_a, base, older, starts, targets = _transitions(states, alpha, b, p)
     current = _initial_log_law(states, alpha, b, p, warm)
@@ -400,8 +396,7 @@ def add_rdp_bound(
 
 @accountant_docs(sides=UPPER_ONLY)
 class BMinSepRDP:
-    r"""Certified upper side of b-min-sep sampling with a banded Toeplitz C >= 0 (|c| <= b), by
-    Renyi DP.
+    r"""Certified upper side of b-min-sep sampling with a banded Toeplitz C >= 0 (|c| <= b), by Renyi DP.
 
     At each integer order alpha the larger of the remove direction's exact Renyi divergence (a
     dynamic program over the alpha copies' ages, the Renyi analogue of Dong & Ganesh's recursion)
@@ -495,8 +490,7 @@ class BMinSepRDP:
         self._rdp: np.ndarray | None = None
 
     def rdp(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(orders, remove direction's D_alpha(P||Q), add direction's bound on D_alpha(Q||P)), each
-        rounded up.
+        """(orders, remove direction's D_alpha(P||Q), add direction's bound on D_alpha(Q||P)), each rounded up.
 
         Returns
         -------
@@ -545,8 +539,7 @@ class BMinSepRDP:
         return rdp_to_epsilon(self._curve(), self.orders, d)
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """The tight conversion of the larger direction's RDP curve to delta(eps), minimised over
-        ``orders``.
+        """The tight conversion of the larger direction's RDP curve to delta(eps), minimised over ``orders``.
 
         Parameters
         ----------

@@ -1,5 +1,4 @@
-r"""Rényi divergences of the balls-in-bins dominating pair with correlated noise, from the bins'
-Gram matrix.
+r"""Rényi divergences of the balls-in-bins dominating pair with correlated noise, from the bins' Gram matrix.
 
 The pair (Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2025, arXiv:2410.06266, Lemma 3.2) is
 
@@ -82,8 +81,7 @@ _LOG_PAD_ABSOLUTE = 1e-9
 
 
 def bin_gram(c: np.ndarray, bins: int, error: np.ndarray | None = None) -> np.ndarray:
-    """Upper bound, entrywise, on the Gram matrix G_ij = <C x_i, C x_j> of the bins' sensitivity
-    vectors.
+    """Upper bound, entrywise, on the Gram matrix G_ij = <C x_i, C x_j> of the bins' sensitivity vectors.
 
     x_i is the indicator of rounds i, i + b, i + 2b, ... < n (the rounds of bin i, every epoch); a
     bin i >= n has no round, and m_i = 0.
@@ -115,8 +113,7 @@ def bin_gram(c: np.ndarray, bins: int, error: np.ndarray | None = None) -> np.nd
 
 
 def gaussian_rdp_of_bins(gram: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndarray:
-    """alpha max_i G_ii / (2 sigma^2): the worst single bin's Gaussian RDP, an upper bound in both
-    directions.
+    """alpha max_i G_ii / (2 sigma^2): the worst single bin's Gaussian RDP, an upper bound in both directions.
 
     Parameters
     ----------
@@ -170,8 +167,7 @@ def add_rdp_bound(gram: np.ndarray, sigma: float, orders: np.ndarray) -> np.ndar
 
 
 def count_vectors(total: int, bins: int) -> np.ndarray:
-    """Every c in N^bins with sum c = total, one per row (stars and bars: C(total + bins - 1,
-    bins - 1) rows).
+    """Every c in N^bins with sum c = total, one per row (stars and bars: C(total + bins - 1, bins - 1) rows).
 
     Parameters
     ----------
@@ -269,8 +265,7 @@ def banded_split(gram: np.ndarray, band: int) -> tuple[np.ndarray, float]:
 def remove_log_moments_banded(
     gram: np.ndarray, sigma: float, top_order: int, band: int, *, cyclic: bool = True
 ) -> np.ndarray:
-    r"""Upper bounds on log E_Q[(P/Q)^alpha] at alpha = 0..top_order, by the dynamic program for
-    cyclic bands.
+    r"""Upper bounds on log E_Q[(P/Q)^alpha] at alpha = 0..top_order, by the dynamic program for cyclic bands.
 
     G <= G' + tau 1 1^T (``banded_split``), and for G' cyclically p-banded (p = ``band``, w = p - 1
     neighbours each side, b >= 2w + 1 so that every pair at cyclic distance <= w is met once) the
@@ -366,8 +361,7 @@ def remove_log_moments_banded(
 def _banded_program(
     banded: np.ndarray, two_s2: float, a: int, w: int, self_term: list[np.ndarray]
 ) -> np.ndarray:
-    """The cyclic dynamic program of ``remove_log_moments_banded`` for w >= 1 neighbours (log
-    domain).
+    """The cyclic dynamic program of ``remove_log_moments_banded`` for w >= 1 neighbours (log domain).
 
     Axes of the state: w axes of the first counts (c_0..c_{w-1}), w of the last (oldest first), one
     of the total.
@@ -454,8 +448,7 @@ def _chain_program(
 
 
 def remove_rdp_from_log_moments(log_moments: np.ndarray, orders: np.ndarray) -> np.ndarray:
-    """D_alpha(P || Q) = log E_Q[(P/Q)^alpha] / (alpha - 1), rounded up, floored at 0 (a divergence
-    is >= 0).
+    """D_alpha(P || Q) = log E_Q[(P/Q)^alpha] / (alpha - 1), rounded up, floored at 0 (a divergence is >= 0).
 
     Parameters
     ----------

@@ -1,5 +1,4 @@
-r"""BallsInBinsRDP: a certified amplified upper side for balls-in-bins with correlated noise, by
-Rényi DP.
+r"""BallsInBinsRDP: a certified amplified upper side for balls-in-bins with correlated noise, by Rényi DP.
 
 The release is C x + z N(0, I), C >= 0 lower triangular (square, one row a round), each record's
 contribution of norm <= 1 in the rounds of its bin, add or remove one record.  Two schemes:
@@ -106,8 +105,7 @@ SCHEME_TEXT = {
 
 
 def _checked_matrix(c: np.ndarray, rounds: int) -> None:
-    """Lemma 3.2's conditions on C (square, lower triangular, entries >= 0, not all zero), each
-    refused by name."""
+    """Lemma 3.2's conditions on C (square, lower triangular, entries >= 0, not all zero), each refused by name."""
     if c.ndim != 2 or c.shape != (rounds, rounds):
         raise ValueError(
             f"strategy must give a square matrix with one row and one column per round ({rounds} x {rounds}), got "
@@ -297,8 +295,7 @@ def _epoch_rdp(
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class BallsInBinsRDP:
-    r"""Certified amplified upper side of C x + z N(0, I) under balls-in-bins, C >= 0 lower
-    triangular, by RDP.
+    r"""Certified amplified upper side of C x + z N(0, I) under balls-in-bins, C >= 0 lower triangular, by RDP.
 
     For each order alpha in 2..``max_order`` (module docstring: the scheme and the sources)
 
@@ -425,8 +422,7 @@ class BallsInBinsRDP:
         )
 
     def delta(self, epsilon: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """Upper bound on delta(eps): the larger of the two directions' tight conversions of their
-        RDP curves."""
+        """Upper bound on delta(eps): the larger of the two directions' tight conversions of their RDP curves."""
         upper_only(bound, type(self).__name__)
         remove = rdp_to_delta(self.remove_rdp, self.orders, epsilon)
         add = rdp_to_delta(self.add_rdp, self.orders, epsilon)
@@ -434,8 +430,7 @@ class BallsInBinsRDP:
         return float(out) if np.ndim(out) == 0 else out
 
     def epsilon(self, delta: npt.ArrayLike, *, bound: Bound = "upper") -> Any:
-        """Upper bound on epsilon(delta): the larger of the two directions' tight conversions of
-        their RDP curves."""
+        """Upper bound on epsilon(delta): the larger of the two directions' tight conversions of their RDP curves."""
         upper_only(bound, type(self).__name__)
         remove = rdp_to_epsilon(self.remove_rdp, self.orders, delta)
         add = rdp_to_epsilon(self.add_rdp, self.orders, delta)

@@ -203,8 +203,7 @@ def optimal_stretch(epsilon: float, kappa: float) -> float:
 
 
 class ImportanceSampledMonteCarlo:
-    r"""Importance-sampled Monte Carlo of delta(eps) for a non-negative lower-triangular C under
-    balls-in-bins.
+    r"""Importance-sampled Monte Carlo of delta(eps) for a non-negative lower-triangular C under balls-in-bins.
 
     The pair is ``BallsInBinsMonteCarlo``'s, P = (1/b) sum_i N(m_i, z^2 I) against Q = N(0, z^2 I)
     (Choquette-Choo et al. 2024, arXiv:2410.06266, Lemma 3.2). Draws come from the stretched
@@ -388,8 +387,7 @@ class ImportanceSampledMonteCarlo:
             return max(float(np.exp(log_importance_bound(self.stretch, eps, self.kappa))), 5e-324)
 
     def weighted_draws(self, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-        """The weighted draws of delta(eps), remove direction then add direction, each in [0,
-        B(alpha)].
+        """The weighted draws of delta(eps), remove direction then add direction, each in [0, B(alpha)].
 
         Parameters
         ----------
@@ -441,8 +439,7 @@ class ImportanceSampledMonteCarlo:
     def delta(
         self, epsilon: float, *, beta: float = 1e-3, proved_sides: bool = True
     ) -> MonteCarloDelta:
-        """The importance-sampled estimate of delta(eps), its standard error and its confidence
-        bound.
+        """The importance-sampled estimate of delta(eps), its standard error and its confidence bound.
 
         Parameters
         ----------
@@ -493,8 +490,7 @@ class ImportanceSampledMonteCarlo:
         )
 
     def loss_draws(self) -> tuple[LossDraws, LossDraws]:
-        """The draws as ``LossDraws`` (losses, log weights, the bound's constants), remove then add
-        direction."""
+        """The draws as ``LossDraws`` (losses, log weights, the bound's constants), remove then add direction."""
         from .monte_carlo_pld import LossDraws
 
         return (

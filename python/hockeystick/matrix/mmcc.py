@@ -198,8 +198,7 @@ class MMCCEpsilon:
 
     @property
     def upper_rests_on_citations(self) -> bool:
-        """Whether ``upper`` is MMCC's value, and so rests on the cited steps (else it is the
-        unamplified bound)."""
+        """Whether ``upper`` is MMCC's value, and so rests on the cited steps (else it is the unamplified bound)."""
         return self.mmcc < self.unamplified
 
     def __repr__(self) -> str:
@@ -235,8 +234,7 @@ def _every_round_sensitivity(c: np.ndarray) -> float:
 
 
 def _probabilities(values: Any, name: str) -> tuple[float, ...]:
-    """A non-empty sequence of numbers each strictly between 0 and 1, refused by ``name``
-    otherwise."""
+    """A non-empty sequence of numbers each strictly between 0 and 1, refused by ``name`` otherwise."""
     arr = as_real_array(values, name)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(
@@ -252,8 +250,7 @@ def _upper_epsilon(distribution: PrivacyLossDistribution, delta: float) -> float
 
 
 def _release_order(c: np.ndarray, error: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """(C's entries raised by their error bound, rows sorted by release round; each row's release
-    round)."""
+    """(C's entries raised by their error bound, rows sorted by release round; each row's release round)."""
     raised = c if error is None else np.nextafter(c + error, np.inf) * (c != 0)
     nonzero = raised != 0
     last = np.where(nonzero.any(axis=1), c.shape[1] - 1 - np.argmax(nonzero[:, ::-1], axis=1), -1)
@@ -321,8 +318,7 @@ def mmcc_holds(strategy: Any, rounds: int) -> bool:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class MMCC:
-    r"""MMCC: the certified amplified epsilon of C x + z N(0, I), C >= 0 lower triangular, under
-    Poisson sampling.
+    r"""MMCC: the certified amplified epsilon of C x + z N(0, I), C >= 0 lower triangular, under Poisson sampling.
 
     An epsilon at delta for a chosen split of delta, every step certified; not a PLD. Round j takes
     each record independently with probability q; the rows of C x + z * clip * N(0, I) are released
@@ -479,8 +475,7 @@ class MMCC:
         self._lower: RealizableLowerSide | None = None
 
     def pld_at_tail(self, tail_delta: float) -> PrivacyLossDistribution:
-        """The composed mixtures' PLD when ``tail_delta`` is charged to the tail events and cut
-        tails (step 1).
+        """The composed mixtures' PLD when ``tail_delta`` is charged to the tail events and cut tails (step 1).
 
         Its certified upper ``delta(eps - kappa)`` plus ``tail_delta`` bounds the mechanism's
         delta(eps), kappa = ``epsilon_charge(tail_delta)``; the PLD alone bounds nothing, so it is
@@ -602,8 +597,7 @@ class MMCC:
         )
 
     def _upper_at(self, delta: float) -> tuple[float, float, float, float]:
-        """(MMCC's epsilon, delta_1, delta_2, the unamplified epsilon) at ``delta``, the best split
-        kept."""
+        """(MMCC's epsilon, delta_1, delta_2, the unamplified epsilon) at ``delta``, the best split kept."""
         eps, tail, rest = min(self._at_split(delta, f) for f in self.tail_fractions)
         return eps, tail, rest, float(self._unamplified.epsilon(delta))
 

@@ -63,8 +63,7 @@ _MARGIN = (
 
 @dataclass(frozen=True)
 class ParticipationBounds:
-    """q~_ij for every row i (release order) and column j, with how many (i, j) tail events are
-    charged.
+    """q~_ij for every row i (release order) and column j, with how many (i, j) tail events are charged.
 
     ``bounds[i, j]`` bounds the conditional probability that the record took part in round j given
     the rows before row i (``q`` where no earlier row holds column j); ``events`` pairs (i, j) with
@@ -86,8 +85,7 @@ def _prefix(values: np.ndarray) -> np.ndarray:
 def _chernoff_epsilon(
     norm2: np.ndarray, total: np.ndarray, top: np.ndarray, z: float, q: float, log_inv: float
 ) -> np.ndarray:
-    """The smallest eps over the lam grid with the Chernoff bound above at most exp(-log_inv),
-    rounded up."""
+    """The smallest eps over the lam grid with the Chernoff bound above at most exp(-log_inv), rounded up."""
     v = norm2 / (2.0 * z * z)
     lam0 = np.maximum(np.sqrt(log_inv / v), 1.0)
     best = np.full(norm2.shape, np.inf)
@@ -145,8 +143,7 @@ def participation_bounds(
     tail: float,
     sums: ParticipationSums | None = None,
 ) -> ParticipationBounds:
-    """q~_ij (module docstring) for C's rows in release order, the charged tail events sharing
-    ``tail``.
+    """q~_ij (module docstring) for C's rows in release order, the charged tail events sharing ``tail``.
 
     Parameters
     ----------

@@ -1,5 +1,4 @@
-"""The steps MMCC's upper side rests on: which are cited from the papers, and which are certified by
-this library.
+"""The steps MMCC's upper side rests on: which are cited from the papers, and which are certified by this library.
 
 An ``MMCCEpsilon`` carries this tuple (``steps``), so that an answer says, beside its numbers, which
 published results it takes on trust and under which hypotheses.  Every step marked "cited" is a
@@ -27,8 +26,7 @@ _PAPER = "Choquette-Choo, Ganesh, Steinke & Thakurta, ICLR 2024 (arXiv:2310.1552
 
 @dataclass(frozen=True)
 class MMCCStep:
-    """One step of MMCC's upper side: what it states, where it comes from, how firm it is, what it
-    needs.
+    """One step of MMCC's upper side: what it states, where it comes from, how firm it is, what it needs.
 
     Parameters
     ----------

@@ -68,8 +68,7 @@ _CHUNK = 4096  # draws per batch (memory: CHUNK x rounds doubles)
 
 @dataclass(frozen=True)
 class MonteCarloDelta:
-    """One reading of delta(eps): a Monte Carlo estimate with its confidence bound, and two proved
-    bounds.
+    """One reading of delta(eps): a Monte Carlo estimate with its confidence bound, and two proved bounds.
 
     Parameters
     ----------
@@ -160,8 +159,7 @@ def _bins_means(c: np.ndarray, cycle_length: int) -> np.ndarray:
 
 
 class BallsInBinsMonteCarlo:
-    r"""Monte Carlo estimate of delta(eps) for a non-negative lower-triangular C under balls-in-bins
-    sampling.
+    r"""Monte Carlo estimate of delta(eps) for a non-negative lower-triangular C under balls-in-bins sampling.
 
     The release C x + z N(0, I), each record in one uniform bin t of b and taken in rounds t, t + b,
     ..., is dominated under add or remove one record by P = (1/b) sum_t N(mu_t, z^2 I) against Q =
@@ -283,8 +281,7 @@ class BallsInBinsMonteCarlo:
         return out
 
     def delta(self, epsilon: float, *, beta: float = 1e-3) -> MonteCarloDelta:
-        """A Monte Carlo reading of delta(eps) with its confidence bound, beside the two proved
-        bounds.
+        """A Monte Carlo reading of delta(eps) with its confidence bound, beside the two proved bounds.
 
         Parameters
         ----------
@@ -345,8 +342,7 @@ class BallsInBinsMonteCarlo:
         return 1.0
 
     def weighted_draws(self, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-        """The draws of delta(eps), remove then add direction: (1 - e^{eps - L})_+ under P, (1 -
-        e^{eps + L})_+ under Q.
+        """The draws of delta(eps), remove then add direction: (1 - e^{eps - L})_+ under P, (1 - e^{eps + L})_+ under Q.
 
         Parameters
         ----------

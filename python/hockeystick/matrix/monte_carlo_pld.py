@@ -64,8 +64,7 @@ _EPS_HIGH = 64.0  # the largest eps a band reads
 
 @dataclass(frozen=True)
 class LossDraws:
-    """One neighbouring direction's draws: privacy losses, log importance weights and the weight
-    bound's constants.
+    """One neighbouring direction's draws: privacy losses, log importance weights and the weight bound's constants.
 
     Parameters
     ----------
@@ -126,8 +125,7 @@ class LossDraws:
 
 @dataclass(frozen=True)
 class MonteCarloBand:
-    """A Monte Carlo estimate of delta(eps) on a grid of eps with a simultaneous band; never
-    certified.
+    """A Monte Carlo estimate of delta(eps) on a grid of eps with a simultaneous band; never certified.
 
     The band holds at every eps >= eps_1 at once with probability >= 1 - beta over the draws.
 
@@ -188,8 +186,7 @@ class MonteCarloBand:
         return 1.0 if k < 0 else float(self.upper[k])
 
     def epsilon_upper(self, delta: float) -> float:
-        """The least eps_k whose band value is <= delta (inf if none): eps(delta) <= eps_k whenever
-        the band holds.
+        """The least eps_k whose band value is <= delta (inf if none): eps(delta) <= eps_k whenever the band holds.
 
         Parameters
         ----------
@@ -228,8 +225,7 @@ class MonteCarloBand:
 
 
 def _direction_pmfs(other: PrivacyLossDistribution) -> list[Any]:
-    """The certified PLD's pessimistic composed PMF per direction: [remove, add] (one PMF serves
-    both)."""
+    """The certified PLD's pessimistic composed PMF per direction: [remove, add] (one PMF serves both)."""
     pmfs = other.composed(True)
     return [pmfs[0], pmfs[0]] if len(pmfs) == 1 else [pmfs[0], pmfs[1]]
 
@@ -374,8 +370,7 @@ class MonteCarloPLD:
         return out
 
     def band(self, epsilon: npt.ArrayLike, *, beta: float = 1e-3) -> MonteCarloBand:
-        """The estimate of delta at each eps of a grid and a band that holds at every eps >=
-        min(grid) at once.
+        """The estimate of delta at each eps of a grid and a band that holds at every eps >= min(grid) at once.
 
         Parameters
         ----------
@@ -437,8 +432,7 @@ class MonteCarloPLD:
         return f"{rounds} factor round(s), grid {other.value_discretization_interval:g}"
 
     def delta(self, epsilon: float, *, beta: float = 1e-3) -> MonteCarloBand:
-        """``band`` at one eps: the estimate and a bound that holds with probability >= 1 - beta
-        over the draws.
+        """``band`` at one eps: the estimate and a bound that holds with probability >= 1 - beta over the draws.
 
         Parameters
         ----------

@@ -32,8 +32,7 @@ __all__ = ["Participation", "EveryRound", "FixedEpochs", "MinSeparation"]
 
 @dataclass(frozen=True)
 class Participation:
-    """A participation schema: the rounds one user's data may enter, at least (or exactly) b apart,
-    at most k.
+    """A participation schema: the rounds one user's data may enter, at least (or exactly) b apart, at most k.
 
     Rounds are numbered 0..n-1; a pattern is the set of rounds a user contributes to, each
     contribution of L2 norm at most 1 in units of the clip norm. Build one with ``EveryRound``,
@@ -75,8 +74,7 @@ class Participation:
         object.__setattr__(self, "fixed", flag(self.fixed, "fixed"))
 
     def participations(self, rounds: int) -> int:
-        """Most rounds one pattern holds over ``rounds`` rounds, k' = min(limit, ceil(rounds /
-        separation)).
+        """Most rounds one pattern holds over ``rounds`` rounds, k' = min(limit, ceil(rounds / separation)).
 
         Parameters
         ----------
@@ -92,8 +90,7 @@ class Participation:
         return fit if self.limit is None else min(self.limit, fit)
 
     def fixed_patterns(self, rounds: int) -> list[np.ndarray]:
-        """Fixed-epoch patterns {s + j b : j < k', s + j b < rounds}, one per offset s < min(b,
-        rounds).
+        """Fixed-epoch patterns {s + j b : j < k', s + j b < rounds}, one per offset s < min(b, rounds).
 
         Parameters
         ----------
@@ -128,8 +125,7 @@ def EveryRound() -> Participation:  # noqa: N802 - a schema's name, read like a 
 
 
 def FixedEpochs(separation: int, epochs: int | None = None) -> Participation:  # noqa: N802
-    """Participation schema of fixed epochs: once per epoch of ``separation`` rounds at a fixed
-    offset.
+    """Participation schema of fixed epochs: once per epoch of ``separation`` rounds at a fixed offset.
 
     A user takes part in rounds s, s + b, s + 2b, ... for one offset s in [0, b), at most ``epochs``
     of them: its batch in each epoch of b rounds. Every such pattern is also a min-separation
@@ -171,8 +167,7 @@ def FixedEpochs(separation: int, epochs: int | None = None) -> Participation:  #
 
 
 def MinSeparation(separation: int, max_participations: int | None = None) -> Participation:  # noqa: N802
-    """Participation schema of min separation: any rounds at least ``separation`` apart, at most k
-    of them.
+    """Participation schema of min separation: any rounds at least ``separation`` apart, at most k of them.
 
     A user who took part in round t takes no part in rounds t + 1, ..., t + b - 1.
 

@@ -72,8 +72,7 @@ class ParticipationReading:
     upper_sides: tuple[tuple[str, str, float], ...] = ()
 
     def rows(self) -> list[tuple[str, float]]:
-        """(label, value) of each number, the certified sides first and any estimate labelled as
-        one."""
+        """(label, value) of each number, the certified sides first and any estimate labelled as one."""
         out = [
             (f"certified lower ({self.lower_method})", self.certified_lower),
             (f"certified upper, {self.upper_kind} ({self.upper_method})", self.certified_upper),
@@ -106,8 +105,7 @@ class ParticipationReading:
 def _monte_carlo(
     run: DPFTRL, quantity: str, at: float, draws: int, beta: float, seed: int | None
 ) -> MonteCarloDelta:
-    """``BallsInBinsMonteCarlo``'s reading of delta at ``at`` for the run (balls-in-bins, delta at
-    epsilon only)."""
+    """``BallsInBinsMonteCarlo``'s reading of delta at ``at`` for the run (balls-in-bins, delta at epsilon only)."""
     sides = run.sampled
     if sides is None or run.participation != "balls_in_bins" or quantity != "delta":
         raise ValueError(
@@ -134,8 +132,7 @@ def labelled_reading(
     beta: float = 1e-3,
     seed: int | None = None,
 ) -> ParticipationReading:
-    """delta at ``epsilon`` or epsilon at ``delta`` of a one-point ``DPFTRL`` run, each side
-    labelled.
+    """delta at ``epsilon`` or epsilon at ``delta`` of a one-point ``DPFTRL`` run, each side labelled.
 
     Parameters
     ----------

@@ -104,8 +104,7 @@ def _lattice(contributions: np.ndarray, sampling: Sampling, cells: int) -> tuple
 
 @accountant_docs(sides=LOWER_ONLY)
 class RealizableLowerSide:
-    r"""Certified lower side of delta(eps) for the matrix mechanism C x + z N(0, I) under sampled
-    participation.
+    r"""Certified lower side of delta(eps) for the matrix mechanism C x + z N(0, I) under sampled participation.
 
     One record contributes +1 in each round it enters and the others 0 (a realizable input), so the
     output difference is C 1_s, s the record's random pattern; projected on a fixed direction u the

@@ -19,8 +19,7 @@ UNIT_ROUNDOFF = 2.0**-53
 
 
 def gamma(p: float) -> float:
-    """gamma_p = p u / (1 - p u) rounded up (Higham Lemma 3.1); refused where p u >= 1/2 (no useful
-    bound)."""
+    """gamma_p = p u / (1 - p u) rounded up (Higham Lemma 3.1); refused where p u >= 1/2 (no useful bound)."""
     pu = float(p) * UNIT_ROUNDOFF
     if not pu < 0.5:
         raise ValueError(
@@ -30,8 +29,7 @@ def gamma(p: float) -> float:
 
 
 def widen_up(value: float, rel: float) -> float:
-    """value / (1 - rel), rounded up: never below the exact value x when |value - x| <= rel x (rel <
-    1/2)."""
+    """value / (1 - rel), rounded up: never below the exact value x when |value - x| <= rel x (rel < 1/2)."""
     if not 0.0 <= rel < 0.5:
         raise ValueError(f"a relative round-off bound must lie in [0, 1/2), got {rel!r}")
     if rel == 0.0:  # computed without rounding
@@ -49,8 +47,7 @@ def widen_down(value: float, rel: float) -> float:
 
 
 def compose(*rels: float) -> float:
-    """(1 + r_1)(1 + r_2)... - 1 rounded up: the relative error bound of a chain of steps with
-    bounds r_i >= 0.
+    """(1 + r_1)(1 + r_2)... - 1 rounded up: the relative error bound of a chain of steps with bounds r_i >= 0.
 
     Formed as r <- r + s + r s (non-negative terms, each step's round-off covered by the factor 1 +
     4u and the step up by one ulp), never as a difference from 1, which would lose the small r_i.

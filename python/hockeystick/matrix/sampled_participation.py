@@ -80,8 +80,7 @@ _BISECTION_STEPS = 64  # the lower epsilon's bracket halves this often (a relati
 def sampled_schema(
     participation: str, separation: int, participations: int | None
 ) -> Participation:
-    """The deterministic schema holding every pattern the scheme draws (the unamplified upper
-    side's).
+    """The deterministic schema holding every pattern the scheme draws (the unamplified upper side's).
 
     Parameters
     ----------
@@ -112,8 +111,7 @@ def _require(ok: bool, message: str) -> None:
 def _checked_sampling(
     participation: str, separation: int, participations: int | None, sampling_rate: float | None
 ) -> Sampling:
-    """The scheme's ``Sampling``, each argument it needs given and each it ignores refused, by
-    name."""
+    """The scheme's ``Sampling``, each argument it needs given and each it ignores refused, by name."""
     rate_needed = participation in ("b_min_sep", "cyclic_poisson")
     _require(
         (sampling_rate is not None) == rate_needed,
@@ -183,8 +181,7 @@ def _cyclic_poisson_banded(
 def _poisson_mmcc(
     strategy: Strategy, rounds: int, noise_multiplier: float, rate: float
 ) -> MMCC | None:
-    """MMCC under i.i.d. Poisson sampling at ``rate`` for C >= 0 lower triangular; None for any
-    other C."""
+    """MMCC under i.i.d. Poisson sampling at ``rate`` for C >= 0 lower triangular; None for any other C."""
     if not mmcc_holds(strategy, rounds):
         return None
     return MMCC(
@@ -315,8 +312,7 @@ class SampledSides:
 
     @property
     def upper_kind(self) -> str:
-        """ "amplified" where a proved amplification is used (beside the unamplified side), else
-        "unamplified"."""
+        """ "amplified" where a proved amplification is used (beside the unamplified side), else "unamplified"."""
         amplified = (
             self.amplified is not None or self.mmcc is not None or self._renyi_bins is not None
         )
@@ -415,8 +411,7 @@ class SampledSides:
     def upper_sides(
         self, method: Quantity, argument: np.ndarray
     ) -> list[tuple[str, str, np.ndarray]]:
-        """Every certified upper side of ``method`` ("delta" or "epsilon") at ``argument``: (kind,
-        how, values).
+        """Every certified upper side of ``method`` ("delta" or "epsilon") at ``argument``: (kind, how, values).
 
         Parameters
         ----------
@@ -439,8 +434,7 @@ class SampledSides:
     lower_method = "a realizable pair projected on one direction, RealizableLowerSide"
 
     def lower(self) -> RealizableLowerSide:
-        """The realizable lower side, built at its first use (its law and mixture PLD cost more than
-        the upper)."""
+        """The realizable lower side, built at its first use (its law and mixture PLD cost more than the upper)."""
         if self._lower is None:
             self._lower = RealizableLowerSide(
                 strategy=self.strategy,
@@ -464,8 +458,7 @@ class SampledSides:
         return self.lower().delta(epsilon)
 
     def lower_epsilon(self, delta: np.ndarray) -> Any:
-        """Certified lower side of epsilon(delta): the largest eps found with the lower delta(eps)
-        above delta.
+        """Certified lower side of epsilon(delta): the largest eps found with the lower delta(eps) above delta.
 
         The true delta(eps) is non-increasing in eps, so if its lower side exceeds delta at eps, so
         does the truth at every eps' <= eps, and the true epsilon(delta) is at least eps.  The

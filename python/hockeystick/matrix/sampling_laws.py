@@ -53,8 +53,7 @@ Law = tuple[
 
 
 def _shifted(law: np.ndarray, units: int) -> np.ndarray:
-    """The law of total + units, on the same array (the array is long enough for every total
-    reached)."""
+    """The law of total + units, on the same array (the array is long enough for every total reached)."""
     if units == 0:
         return law
     out = np.zeros_like(law)
@@ -78,8 +77,7 @@ def _checked_units(units: np.ndarray) -> np.ndarray:
 
 
 class Sampling:
-    """A sampling scheme of records into rounds: the law of a record's total over its pattern's
-    rounds.
+    """A sampling scheme of records into rounds: the law of a record's total over its pattern's rounds.
 
     Subclasses give ``law(units)``, ``most(units)`` and ``weight_error(rounds)``; ``few_patterns``
     says that the law is formed from its patterns one by one (no array over totals), so any lattice
@@ -110,20 +108,17 @@ class Sampling:
         raise NotImplementedError
 
     def most(self, units: np.ndarray) -> int:
-        """The largest total sum_{j in s} units[j] over the patterns s the scheme draws with
-        positive probability."""
+        """The largest total sum_{j in s} units[j] over the patterns s the scheme draws with positive probability."""
         raise NotImplementedError
 
     def weight_error(self, rounds: int) -> float:
-        """A bound on the L1 distance between the computed law's probabilities and the exact
-        ones."""
+        """A bound on the L1 distance between the computed law's probabilities and the exact ones."""
         raise NotImplementedError
 
 
 @dataclass(frozen=True)
 class BallsInBinsSampling(Sampling):
-    """Balls-in-bins: one bin t of b uniformly at random per record, taken in rounds t, t + b, t +
-    2b, ...
+    """Balls-in-bins: one bin t of b uniformly at random per record, taken in rounds t, t + b, t + 2b, ...
 
     Choquette-Choo et al. 2024 (arXiv:2410.06266), Definition 3.1; jax_privacy's
     ``BallsInBinsSampling(cycle_length=b)``. A bin t >= n (when b > n) is never processed: its
@@ -173,8 +168,7 @@ class BallsInBinsSampling(Sampling):
 
 @dataclass(frozen=True)
 class RandomAllocationSampling(Sampling):
-    """Random allocation: each record takes part in k of the n rounds, the k-set uniform among all
-    C(n, k).
+    """Random allocation: each record takes part in k of the n rounds, the k-set uniform among all C(n, k).
 
     Feldman & Shenfeld 2025 (arXiv:2502.08202), k-out-of-t allocation; jax_privacy's
     ``RandomAllocationSampling``. Rounds are walked in order: with r of the record's rounds left to
@@ -328,8 +322,7 @@ class BMinSepSampling(Sampling):
 
 @dataclass(frozen=True)
 class CyclicPoissonSampling(Sampling):
-    """Cyclic Poisson sampling: round i takes each record of group i mod b independently with
-    probability q.
+    """Cyclic Poisson sampling: round i takes each record of group i mod b independently with probability q.
 
     Choquette-Choo et al. 2023b (arXiv:2306.08153), Algorithm 2; jax_privacy's
     ``CyclicPoissonSampling(cycle_length=b)``. The groups are fixed by a rule that ignores the data,

@@ -1,5 +1,4 @@
-"""Best separated selections: max over min-separation patterns of a sum of non-negative weights, and
-the patterns.
+"""Best separated selections: max over min-separation patterns of a sum of non-negative weights, and the patterns.
 
 For weights w_0..w_(n-1) >= 0, separation b and at most k picks, F_t(i) = the largest sum of at most
 t weights at positions >= i that are pairwise at least b apart satisfies
@@ -48,8 +47,7 @@ def max_separated_sum(weights: np.ndarray, separation: int, picks: int) -> np.nd
 def best_separated_pattern(
     weights: np.ndarray, separation: int, picks: int
 ) -> tuple[float, tuple[int, ...]]:
-    """The maximum of ``max_separated_sum`` for one weight vector, with a pattern attaining it
-    (backtracked)."""
+    """The maximum of ``max_separated_sum`` for one weight vector, with a pattern attaining it (backtracked)."""
     tables = _tables(weights, separation, picks)
     chosen: list[int] = []
     start = 0
@@ -81,8 +79,7 @@ def count_patterns(rounds: int, separation: int, picks: int, stop: int) -> int:
 
 
 def patterns(rounds: int, separation: int, picks: int) -> Iterator[tuple[int, ...]]:
-    """Every non-empty pattern of positions in [0, rounds), pairwise >= ``separation`` apart, at
-    most ``picks``."""
+    """Every non-empty pattern of positions in [0, rounds), pairwise >= ``separation`` apart, at most ``picks``."""
 
     def extend(prefix: tuple[int, ...], start: int) -> Iterator[tuple[int, ...]]:
         if len(prefix) == picks:

@@ -153,8 +153,7 @@ def _sqrt_down(x: float) -> float:
 
 
 def _nonzero(entries: np.ndarray) -> None:
-    """Refuse a strategy whose every entry (and entry error) is 0: it releases nothing about
-    anyone."""
+    """Refuse a strategy whose every entry (and entry error) is 0: it releases nothing about anyone."""
     if not (entries != 0).any():
         raise ValueError(
             "strategy must have a non-zero entry: with C = 0 the mechanism releases nothing about a user "
@@ -244,8 +243,7 @@ def _toeplitz(strategy: Strategy, rounds: int, schema: Participation) -> Sensiti
 
 @dataclass(frozen=True)
 class _Gram:
-    """Entrywise bounds X_low <= X <= X_high and |X| <= X_abs of X = C^T C, and the column
-    supports."""
+    """Entrywise bounds X_low <= X <= X_high and |X| <= X_abs of X = C^T C, and the column supports."""
 
     high: np.ndarray
     low: np.ndarray
@@ -318,8 +316,7 @@ def _lower_side(
 
 
 def _orthogonal_beyond(gram: _Gram, separation: int) -> bool:
-    """Columns at least ``separation`` apart share no row where either is non-zero (so X_ij = 0
-    exactly)."""
+    """Columns at least ``separation`` apart share no row where either is non-zero (so X_ij = 0 exactly)."""
     n = gram.overlap.shape[0]
     far = np.abs(np.subtract.outer(np.arange(n), np.arange(n))) >= separation
     return not bool((gram.overlap[far] > 0).any())
@@ -456,8 +453,7 @@ def _orthogonal_diagonal(gram: _Gram, b: int, k: int) -> Sensitivity:
 
 
 def _every_round(gram: _Gram, rounds: int, schema: Participation, k: int) -> Sensitivity:
-    """X >= 0 and every round allowed: adding a round never lowers 1^T X 1, so every round is the
-    worst pattern."""
+    """X >= 0 and every round allowed: adding a round never lowers 1^T X 1, so every round is the worst pattern."""
     everything = tuple(range(rounds))
     square_down, pattern = _lower_side(gram, everything, _terms(k), rounds, schema)
     return _result(
@@ -470,16 +466,14 @@ def _every_round(gram: _Gram, rounds: int, schema: Participation, k: int) -> Sen
 
 
 def _terms(k: int) -> int:
-    """The roundings in one bound entry: the pattern sums, and the one rounding of each bound
-    entry."""
+    """The roundings in one bound entry: the pattern sums, and the one rounding of each bound entry."""
     return k * k + 2
 
 
 def _candidate_patterns(
     rounds: int, schema: Participation, b: int, k: int
 ) -> list[tuple[int, ...]] | None:
-    """Every participation pattern of the schema, or None if there are more than
-    ``MAX_ENUMERATED``."""
+    """Every participation pattern of the schema, or None if there are more than ``MAX_ENUMERATED``."""
     if schema.fixed:
         return [tuple(int(i) for i in p) for p in schema.fixed_patterns(rounds)]
     if count_patterns(rounds, b, k, MAX_ENUMERATED) <= MAX_ENUMERATED:
@@ -513,8 +507,7 @@ def _best_enumerated(
 def _row_bound(
     strategy: Strategy, gram: _Gram, bound: np.ndarray, rounds: int, schema: Participation, k: int
 ) -> Sensitivity:
-    """Too many patterns to enumerate: the best pattern per row, then of rows (and a tree's level
-    bound)."""
+    """Too many patterns to enumerate: the best pattern per row, then of rows (and a tree's level bound)."""
     b = schema.separation
     rows = max_separated_sum(bound, b, k)
     value, pattern = best_separated_pattern(rows, b, k)

@@ -1,5 +1,4 @@
-"""Strategy matrices C of the matrix mechanism: the binary tree (with or without restarts), BLT,
-banded Toeplitz, any C.
+"""Strategy matrices C of the matrix mechanism: the binary tree (with or without restarts), BLT, banded Toeplitz, any C.
 
 The matrix mechanism answers the prefix-sum workload A (A_ij = 1 for j <= i) of a stream x_1..x_n
 through a factorization A = B C: it releases B (C x + sigma z) with z ~ N(0, I), which is a
@@ -72,16 +71,14 @@ MAX_DENSE_ROUNDS = 2048
 
 @dataclass(frozen=True)
 class ToeplitzCoefficients:
-    """First column of a lower-triangular Toeplitz C, computed, with ``error[k] >= abs(c_k -
-    coefficients[k])``."""
+    """First column of a lower-triangular Toeplitz C, computed, with ``error[k] >= abs(c_k - coefficients[k])``."""
 
     coefficients: np.ndarray
     error: np.ndarray
 
 
 class Strategy:
-    """A strategy matrix C by its parameters (see the module docstring for the three things it
-    gives)."""
+    """A strategy matrix C by its parameters (see the module docstring for the three things it gives)."""
 
     nonnegative: bool = False
 
@@ -102,13 +99,11 @@ class Strategy:
         raise NotImplementedError
 
     def decreasing_toeplitz(self, rounds: int) -> ToeplitzCoefficients | None:
-        """The coefficients of a Toeplitz C certified non-negative and non-increasing; None
-        otherwise."""
+        """The coefficients of a Toeplitz C certified non-negative and non-increasing; None otherwise."""
         return None
 
     def key(self) -> tuple[Any, ...]:
-        """A hashable value equal for strategies with the same C (what sensitivities are cached
-        under)."""
+        """A hashable value equal for strategies with the same C (what sensitivities are cached under)."""
         raise NotImplementedError
 
 
@@ -122,8 +117,7 @@ def _dense_rounds(rounds: int) -> None:
 
 
 class Tree(Strategy):
-    """Strategy matrix C of binary-tree aggregation, optionally restarted every ``restart_every``
-    rounds.
+    """Strategy matrix C of binary-tree aggregation, optionally restarted every ``restart_every`` rounds.
 
     One row per node: the node covering the dyadic interval of rounds [j 2^l, (j + 1) 2^l) for every
     level l and every j with (j + 1) 2^l <= n (a node is released once its interval has ended; an
@@ -231,8 +225,7 @@ def _finite_vector(value: npt.ArrayLike, name: str) -> np.ndarray:
 
 
 class BLT(_Toeplitz):
-    """Buffered linear Toeplitz C (Dvijotham et al. 2024): c_0 = 1, c_k = sum_i omega_i
-    theta_i^(k-1).
+    """Buffered linear Toeplitz C (Dvijotham et al. 2024): c_0 = 1, c_k = sum_i omega_i theta_i^(k-1).
 
     Parameters
     ----------
@@ -289,8 +282,7 @@ class BLT(_Toeplitz):
         return self._decreasing
 
     def coefficients(self, rounds: int) -> ToeplitzCoefficients:
-        r"""Coefficients c_0 = 1 and c_k = sum_i omega_i theta_i^(k-1), k < rounds, with a bound on
-        their error.
+        r"""Coefficients c_0 = 1 and c_k = sum_i omega_i theta_i^(k-1), k < rounds, with a bound on their error.
 
         theta^p is formed by successive products (p - 1 roundings), times omega (one), summed over
         the d buffers (d - 1), so :math:`|c_k - \hat c_k| \le \gamma_{k+d} \sum_i |\omega_i
@@ -433,8 +425,7 @@ class DenseStrategy(Strategy):
 
     @classmethod
     def named(cls, matrix: npt.ArrayLike, name: str) -> DenseStrategy:
-        """The strategy of ``matrix``, its refusals naming the caller's argument ``name``
-        (``strategy``)."""
+        """The strategy of ``matrix``, its refusals naming the caller's argument ``name`` (``strategy``)."""
         made = cls.__new__(cls)
         made.c = _dense_matrix(matrix, name)
         made.nonnegative = bool((made.c >= 0).all())

@@ -1,5 +1,4 @@
-r"""Verify by Monte Carlo, then run the verified mechanism: the (eps, delta_overall) of that
-pipeline.
+r"""Verify by Monte Carlo, then run the verified mechanism: the (eps, delta_overall) of that pipeline.
 
 **The pipeline.** Fix eps and a base delta_b. Draw N fresh samples from the mechanism's dominating
 pair (never from the data; not used before to choose the mechanism or eps), each a value in [0, B]
@@ -89,8 +88,7 @@ def _overall(draws: int, base: float, bound: float) -> float:
 
 
 def pipeline_delta(draws: int, base_delta: float, *, support_bound: float = 1.0) -> float:
-    r"""delta_overall of "verify (eps, base_delta) with N draws in [0, B], then run the mechanism
-    that passed".
+    r"""delta_overall of "verify (eps, base_delta) with N draws in [0, B], then run the mechanism that passed".
 
     .. math::
 
@@ -134,8 +132,7 @@ def pipeline_delta(draws: int, base_delta: float, *, support_bound: float = 1.0)
 
 
 def pipeline_base_delta(draws: int, target_delta: float, *, support_bound: float = 1.0) -> float:
-    """The largest base delta (on a fine search) whose ``pipeline_delta`` is <= target_delta, or 0
-    if none.
+    """The largest base delta (on a fine search) whose ``pipeline_delta`` is <= target_delta, or 0 if none.
 
     delta_overall is not monotone in the base delta (it tends to 1 as the base falls to 0, since no
     verification can then pass reliably), so the search scans 400 log-spaced bases below the target
@@ -203,8 +200,7 @@ class _WeightedDraws(Protocol):
 
 @dataclass(frozen=True)
 class PipelineGuarantee:
-    """The (eps, delta_overall) of "verify by Monte Carlo, then run the verified mechanism", with
-    its statement.
+    """The (eps, delta_overall) of "verify by Monte Carlo, then run the verified mechanism", with its statement.
 
     Parameters
     ----------
@@ -259,8 +255,7 @@ class PipelineGuarantee:
 def verify_then_release(
     run: _WeightedDraws, epsilon: float, target_delta: float
 ) -> PipelineGuarantee:
-    """Verify eps with a run's draws at the base delta that meets target_delta, and state the
-    pipeline's guarantee.
+    """Verify eps with a run's draws at the base delta that meets target_delta, and state the pipeline's guarantee.
 
     Parameters
     ----------

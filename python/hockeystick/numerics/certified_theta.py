@@ -1,5 +1,4 @@
-"""theta and its inverses rounded outward: what a closed form reports when it stands in for a
-certified bound.
+"""theta and its inverses rounded outward: what a closed form reports when it stands in for a certified bound.
 
 theta(r, eps) = Q(eps/r - r/2) - e^eps Q(eps/r + r/2)   (paper 000 eq. 6; paper 004 eq. 8)
 
@@ -76,8 +75,7 @@ def _scalar_or(arr: np.ndarray) -> FloatOrArray:
 
 
 def radius_up(r: np.ndarray | float) -> np.ndarray | float:
-    """A radius computed in at most four correctly rounded operations, rounded up past its exact
-    value."""
+    """A radius computed in at most four correctly rounded operations, rounded up past its exact value."""
     return np.multiply(r, 1.0 + RADIUS_ERROR)
 
 
@@ -87,8 +85,7 @@ def radius_down(r: np.ndarray | float) -> np.ndarray | float:
 
 
 def _rounded(r: np.ndarray, eps: np.ndarray, t: np.ndarray, up: bool) -> np.ndarray:
-    """t = theta(r, eps) widened (up) or narrowed (down) by its documented error, as in the module
-    docstring."""
+    """t = theta(r, eps) widened (up) or narrowed (down) by its documented error, as in the module docstring."""
     if not up:
         return np.where(t >= TINY, t * _C_LO, 0.0)
     out = np.array(np.minimum(t * _C_UP, 1.0))  # a writable copy, also for 0-d
@@ -118,15 +115,13 @@ def _theta_pair(
 
 
 def theta_upper(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
-    """A certified upper bound on theta(r, eps): the computed value widened by its documented error,
-    rounded up."""
+    """A certified upper bound on theta(r, eps): the computed value widened by its documented error, rounded up."""
     rb, eb, t = _theta_pair(r, epsilon, threads)
     return _scalar_or(_rounded(rb, eb, t, up=True))
 
 
 def theta_lower(r: ArrayLike, epsilon: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
-    """A certified lower bound on theta(r, eps): the computed value narrowed by its documented
-    error, rounded down."""
+    """A certified lower bound on theta(r, eps): the computed value narrowed by its documented error, rounded down."""
     rb, eb, t = _theta_pair(r, epsilon, threads)
     return _scalar_or(_rounded(rb, eb, t, up=False))
 
@@ -174,8 +169,7 @@ def _step_until(
     direction: float,
     floor: float,
 ) -> np.ndarray:
-    """Move each finite x failing ``ok`` by 1, 2, 4, ... ulps in ``direction`` until ``ok`` holds
-    (or to inf / floor).
+    """Move each finite x failing ``ok`` by 1, 2, 4, ... ulps in ``direction`` until ``ok`` holds (or to inf / floor).
 
     ``ok(values, flat_indices)``; an infinite x is left as it is (the inverses return inf only where
     it is exact).
@@ -197,8 +191,7 @@ def _step_until(
 def theta_epsilon_upper(
     r: ArrayLike, delta: ArrayLike, *, threads: int | None = None
 ) -> FloatOrArray:
-    """An eps >= 0 with theta(r, eps) <= delta certified (theta_upper <= delta): an upper bound on
-    epsilon(delta).
+    """An eps >= 0 with theta(r, eps) <= delta certified (theta_upper <= delta): an upper bound on epsilon(delta).
 
     Starts from the core's inverse at delta (1 - 4 RHO) and steps up until theta(r, eps) <= delta is
     certified.
@@ -248,8 +241,7 @@ def theta_epsilon_lower(
 def theta_radius_lower(
     epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = None
 ) -> FloatOrArray:
-    """An r > 0 with theta(r, eps) <= delta certified: a lower bound on the largest (eps, delta)-DP
-    radius.
+    """An r > 0 with theta(r, eps) <= delta certified: a lower bound on the largest (eps, delta)-DP radius.
 
     Noise calibration: sigma = sensitivity / r is then never below the true minimum.  Starts from
     the core's solve at delta (1 - 4 RHO) and steps down until theta(r, eps) <= delta is certified.

@@ -220,8 +220,7 @@ def theta_epsilon(r: NonScalar, delta: ArrayLike, *, threads: int | None = None)
 @overload
 def theta_epsilon(r: ArrayLike, delta: NonScalar, *, threads: int | None = None) -> np.ndarray: ...
 def theta_epsilon(r: ArrayLike, delta: ArrayLike, *, threads: int | None = None) -> FloatOrArray:
-    r"""The epsilon >= 0 at which theta_eps(r) equals delta: the epsilon(delta) of the Gaussian
-    mechanism.
+    r"""The epsilon >= 0 at which theta_eps(r) equals delta: the epsilon(delta) of the Gaussian mechanism.
 
     Solves :math:`\theta_\varepsilon(r) = \delta` by bracketed Newton steps on log theta, started at
     the upper bound :math:`r\,(Q^{-1}(\delta) + r/2)`; 0 where :math:`\theta_0(r) \le \delta`
@@ -281,8 +280,7 @@ def theta_radius(
 def theta_radius(
     epsilon: ArrayLike, delta: ArrayLike, *, threads: int | None = None
 ) -> FloatOrArray:
-    r"""The r > 0 at which theta_eps(r) equals delta: the largest sensitivity / sigma that is
-    (epsilon, delta)-DP.
+    r"""The r > 0 at which theta_eps(r) equals delta: the largest sensitivity / sigma that is (epsilon, delta)-DP.
 
     Noise calibration of the Gaussian mechanism: sigma = sensitivity / r.  Started at :math:`r =
     \sqrt{z^2 + 2\varepsilon} - z`, :math:`z = Q^{-1}(\delta)`, then bracketed Newton steps.

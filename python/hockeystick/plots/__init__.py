@@ -1,5 +1,4 @@
-"""Pictures of privacy guarantees: delta-eps curves, sigma needed vs rounds, heat maps over two
-axes.
+"""Pictures of privacy guarantees: delta-eps curves, sigma needed vs rounds, heat maps over two axes.
 
 matplotlib is imported only when a picture is drawn (``pip install "hockeystick[plot]"``),
 through its object-oriented API (Figure + Agg canvas): no pyplot state, no GUI backend.

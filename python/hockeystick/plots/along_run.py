@@ -16,8 +16,7 @@ __all__ = ["curve_along_run", "bracket_along_run"]
 
 
 def curve_along_run(curve: CurveAlongRun, path: str | os.PathLike[str], *, title: str = "") -> str:
-    """Draw a run's certified bracket of epsilon (or delta) against its checkpoints and save it as a
-    PNG.
+    """Draw a run's certified bracket of epsilon (or delta) against its checkpoints and save it as a PNG.
 
     The horizontal axis counts epochs where the run counts them (``curve.steps_per_epoch`` set),
     else steps; the upper side is drawn as a line (marked points where there are at most 30

@@ -28,8 +28,7 @@ def figure() -> tuple[Any, Any]:
 
 
 def panels(count: int) -> tuple[Any, list[Any]]:
-    """A figure of ``count`` panels sharing their axes, at most 3 a row; the unused cells left
-    out."""
+    """A figure of ``count`` panels sharing their axes, at most 3 a row; the unused cells left out."""
     require_extra("drawing a plot", "matplotlib")
     from matplotlib.backends.backend_agg import (
         FigureCanvasAgg,

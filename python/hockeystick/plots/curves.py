@@ -135,8 +135,7 @@ def parameter_curves(
     x_spacing: str | None = None,
     lower: Mapping[str, npt.ArrayLike] | None = None,
 ) -> str:
-    """Draw a quantity against one parameter (the sigma needed against rounds, say) and save it as a
-    PNG.
+    """Draw a quantity against one parameter (the sigma needed against rounds, say) and save it as a PNG.
 
     One curve per label (marked points where there are at most 30); each axis's scale is
     ``axis_scale`` of its values (log where they are positive and span more than ``LOG_SPAN`` = 20x;

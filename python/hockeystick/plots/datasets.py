@@ -149,8 +149,7 @@ def plot_dataset(
     kind: str | None = None,
     title: str | None = None,
 ) -> str:
-    """Draw the picture of a saved (or in-memory) sweep from its labelled arrays alone, and save it
-    as a PNG.
+    """Draw the picture of a saved (or in-memory) sweep from its labelled arrays alone, and save it as a PNG.
 
     Nothing is evaluated again.  The picture follows ``choose_picture`` (the natural one, or the
     axes, kind and slices given); each drawn axis is thinned evenly, both ends kept (at most
@@ -324,8 +323,7 @@ def _draw_heatmap(
     title: str,
     levels: Sequence[float] | None,
 ) -> str:
-    """The output as colours over (x, second), one panel per facet value, contour lines at
-    ``levels``."""
+    """The output as colours over (x, second), one panel per facet value, contour lines at ``levels``."""
     x, y = picture.x, picture.second
     assert y is not None  # choose_picture gives a heat map two axes
     tables: list[np.ndarray] = [p[main].transpose(y, x).values for p in panels]
@@ -419,8 +417,7 @@ def _draw_curves(
     title: str,
     levels: Sequence[float] | None,
 ) -> str:
-    """The output against x, one curve per hue value, one panel per facet value, dotted lines at
-    ``levels``."""
+    """The output against x, one curve per hue value, one panel per facet value, dotted lines at ``levels``."""
     x, facet = picture.x, picture.facet
     low = _lower_side(ds, main)  # both sides swept: each curve's lower side dashed beside it
     label = None if low is None else "upper side"
@@ -469,8 +466,7 @@ def _draw_curves(
 
 
 def _lower_side(ds: Any, main: str) -> str | None:
-    """The variable of the lower side beside ``main``, the upper one, where both sides were swept;
-    else None."""
+    """The variable of the lower side beside ``main``, the upper one, where both sides were swept; else None."""
     name = main.removesuffix("_upper") + "_lower"
     return name if main.endswith("_upper") and name in ds.data_vars else None
 

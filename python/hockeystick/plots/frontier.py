@@ -28,8 +28,7 @@ def frontier_plot(
     bound: Any = None,
     bound_label: str = "analytic bound",
 ) -> str:
-    """Draw simulated runs' accuracy (or loss) against epsilon with its frontier, and save it as a
-    PNG.
+    """Draw simulated runs' accuracy (or loss) against epsilon with its frontier, and save it as a PNG.
 
     Every configuration's mean over seeds (``simulate.frontier.mean_over_seeds``) is a point with an
     error bar of one standard deviation over its seeds; the frontier
@@ -169,8 +168,7 @@ def _check_columns(
 def _check_parameters(
     parameters: Sequence[str], columns: list[Any], listed: str, algorithm_column: str | None
 ) -> None:
-    """``parameters``: a sequence of columns of the rows, without ``algorithm_column`` (drawn
-    apart)."""
+    """``parameters``: a sequence of columns of the rows, without ``algorithm_column`` (drawn apart)."""
     if isinstance(parameters, str):
         raise ParameterTypeError(
             f"parameters must be a sequence of column names, got {parameters!r}; use [{parameters!r}]"

@@ -38,8 +38,7 @@ def heatmap(
     contours: Mapping[str, np.ndarray] | None = None,
     levels: Sequence[float] | None = None,
 ) -> str:
-    """Draw a quantity over two axes as coloured cells, with contour lines at target levels, and
-    save it as a PNG.
+    """Draw a quantity over two axes as coloured cells, with contour lines at target levels, and save it as a PNG.
 
     Cell ``z[i, j]`` sits at ``(x[j], y[i])``, centred on the axis values (its edges midway between
     neighbours, geometric means on a log axis).  The colour scale is log where the positive finite
@@ -113,8 +112,7 @@ def heatmap(
 
 
 def colour_norm(panels: Sequence[np.ndarray]) -> Any:
-    """A log colour scale shared by the panels when their positive values span more than 100x (else
-    None)."""
+    """A log colour scale shared by the panels when their positive values span more than 100x (else None)."""
     from matplotlib.colors import LogNorm  # lazy: matplotlib is an optional extra
 
     finite = np.concatenate([z[np.isfinite(z) & (z > 0)] for z in panels])
@@ -137,8 +135,7 @@ def heatmap_on(
     levels: Sequence[float] | None,
     zlabel: str,
 ) -> Any:
-    """The heat map drawn on ``ax`` with its contour lines and their legend; returns the colour
-    mesh."""
+    """The heat map drawn on ``ax`` with its contour lines and their legend; returns the colour mesh."""
     mesh = _mesh(ax, x, y, z, norm, log_x, log_y)
     if contours and levels is not None and np.size(x) > 1 and np.size(y) > 1:
         handles = [
@@ -241,7 +238,6 @@ def cell_edges(values: npt.ArrayLike, scale: str) -> np.ndarray:
 
 
 def levels_inside(values: np.ndarray, levels: Sequence[float]) -> list[float]:
-    """The levels strictly between the smallest and the largest finite value (the ones a contour
-    crosses)."""
+    """The levels strictly between the smallest and the largest finite value (the ones a contour crosses)."""
     finite = values[np.isfinite(values)]
     return sorted(lv for lv in levels if finite.size and finite.min() < lv < finite.max())

@@ -34,8 +34,7 @@ _PARTNER = {
 
 @dataclass(frozen=True)
 class Picture:
-    """The picture of a sweep ``choose_picture`` chose: its kind, the axes it draws and where the
-    others are held.
+    """The picture of a sweep ``choose_picture`` chose: its kind, the axes it draws and where the others are held.
 
     Parameters
     ----------
@@ -125,8 +124,7 @@ class _Request:
 
     @property
     def free(self) -> list[str]:
-        """The axes neither sliced nor the facet: the ones a picture may draw across or as its
-        second axis."""
+        """The axes neither sliced nor the facet: the ones a picture may draw across or as its second axis."""
         return [n for n in self.names if n not in self.slices and n != self.facet]
 
     def length(self, name: str) -> int:
@@ -192,8 +190,7 @@ def _natural_kind(request: _Request) -> str:
 
 
 def _heatmap_axes(r: _Request) -> tuple[str, str | None]:
-    """A heat map's (x, vertical axis): the ones given, else the two longest free axes (the longest
-    vertical)."""
+    """A heat map's (x, vertical axis): the ones given, else the two longest free axes (the longest vertical)."""
     longest = r.longest
     across = r.x
     if across is None:
@@ -226,8 +223,7 @@ def _curves_across(r: _Request) -> str:
 
 
 def _curve_axes(r: _Request) -> tuple[str, str | None]:
-    """Curves' (x, hue): the ones given, else the natural x and the longest other free axis (or
-    none)."""
+    """Curves' (x, hue): the ones given, else the natural x and the longest other free axis (or none)."""
     across = r.x if r.x is not None else _curves_across(r)
     second = r.hue if r.hue is not None else next((n for n in r.longest if n != across), None)
     return across, second
@@ -252,8 +248,7 @@ def choose_picture(
     slices: Mapping[str, float] | None = None,
     kind: str | None = None,
 ) -> Picture:
-    """Choose the picture of a sweep: curves or a heat map, the axes drawn, and the value each other
-    axis is held at.
+    """Choose the picture of a sweep: curves or a heat map, the axes drawn, and the value each other axis is held at.
 
     Every choice is optional; what is not chosen follows the natural picture:
 
@@ -347,8 +342,7 @@ def _checked_request(
     slices: dict[str, float],
     kind: str | None,
 ) -> _Request:
-    """The request, refused where it names no axis, gives an axis two roles or contradicts
-    itself."""
+    """The request, refused where it names no axis, gives an axis two roles or contradicts itself."""
     names = [str(n) for n in axes]
     if not names:
         raise ValueError(
@@ -425,8 +419,7 @@ def _check_axis(role: str, name: str, names: list[str], fixed: Mapping[str, Any]
 
 
 def _slice_index(name: str, values: np.ndarray, value: float) -> int:
-    """The position of the axis value nearest to ``value`` (relative distance on a positive
-    axis)."""
+    """The position of the axis value nearest to ``value`` (relative distance on a positive axis)."""
     if not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
         raise ValueError(f"slice {name}={value!r}: give a finite number, one of the axis values")
     v = np.asarray(values, dtype=float)
@@ -435,8 +428,7 @@ def _slice_index(name: str, values: np.ndarray, value: float) -> int:
 
 
 def thin_index(n: int, count: int) -> np.ndarray:
-    """The positions of at most ``count`` of ``n`` values, evenly spread, always keeping both
-    ends."""
+    """The positions of at most ``count`` of ``n`` values, evenly spread, always keeping both ends."""
     return (
         np.arange(n) if n <= count else np.unique(np.linspace(0, n - 1, count).round().astype(int))
     )
@@ -459,8 +451,7 @@ class Choice:
     def picture(
         self, output: str, axes: Mapping[str, np.ndarray], fixed: Mapping[str, Any]
     ) -> tuple[Picture, dict[str, int]]:
-        """The picture of ``output`` over ``axes`` (``choose_picture``) and how many values each
-        drawn axis keeps."""
+        """The picture of ``output`` over ``axes`` (``choose_picture``) and how many values each drawn axis keeps."""
         picture = choose_picture(
             output,
             axes,

@@ -19,8 +19,7 @@ def positive(values: np.ndarray) -> bool:
 
 
 def axis_scale(values: npt.ArrayLike, spacing: str | None = None) -> str:
-    """The scale of an axis drawing ``values``: "log" or "linear", the one rule of every picture
-    here.
+    """The scale of an axis drawing ``values``: "log" or "linear", the one rule of every picture here.
 
     Parameters
     ----------
@@ -58,8 +57,7 @@ def scale_axes(
     y: npt.ArrayLike | None = None,
     x_spacing: str | None = None,
 ) -> None:
-    """Each axis given values set to ``axis_scale`` of them (``x_spacing``: a sweep's spacing of
-    x)."""
+    """Each axis given values set to ``axis_scale`` of them (``x_spacing``: a sweep's spacing of x)."""
     if x is not None:
         ax.set_xscale(axis_scale(x, x_spacing))
     if y is not None:

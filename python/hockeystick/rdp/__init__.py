@@ -1,5 +1,4 @@
-"""Renyi-DP baselines: the Gaussian and Poisson-subsampled Gaussian, composition, (eps, delta)
-conversion.
+"""Renyi-DP baselines: the Gaussian and Poisson-subsampled Gaussian, composition, (eps, delta) conversion.
 
 * ``gaussian_rdp``, ``subsampled_gaussian_rdp``: RDP curves at integer and fractional orders (log
   space).

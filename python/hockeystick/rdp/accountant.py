@@ -1,5 +1,4 @@
-"""RDP accountants for the Gaussian and Poisson-subsampled Gaussian mechanisms, composed over
-rounds.
+"""RDP accountants for the Gaussian and Poisson-subsampled Gaussian mechanisms, composed over rounds.
 
 The classic baseline users compare against (what dp_accounting's and Opacus' RDP accountants
 report): RDP adds under composition, eps_R(alpha) = rounds * eps_step(alpha) (Mironov 2017, Prop.
@@ -80,8 +79,7 @@ def compose_rdp(*rdp: npt.ArrayLike) -> np.ndarray:
     sides=UPPER_ONLY
 )  # completes delta / epsilon docstrings with the contract's sections
 class SubsampledGaussianRDP:
-    r"""RDP accountant of ``rounds`` steps of the Poisson-subsampled Gaussian with noise multiplier
-    ``sigma``.
+    r"""RDP accountant of ``rounds`` steps of the Poisson-subsampled Gaussian with noise multiplier ``sigma``.
 
     The RDP of the composition is ``rounds`` times one step's curve, :math:`\varepsilon_R(\alpha) =
     T\, \varepsilon_{\text{step}}(\alpha)`, and ``epsilon``/``delta`` convert it to (eps, delta),

@@ -83,8 +83,7 @@ def _closed_form(eps: np.ndarray, alpha: np.ndarray) -> np.ndarray:
 
 
 def _two_point(eps: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    """eps_BR as D_alpha(B_t*) from non-negative parts (module docstring), for small and moderate
-    epsilon."""
+    """eps_BR as D_alpha(B_t*) from non-negative parts (module docstring), for small and moderate epsilon."""
     lam = alpha - 1.0
     a = -np.expm1(-lam * eps)
     growth = np.expm1(eps)

@@ -69,8 +69,7 @@ def rdp_to_epsilon(
     *,
     conversion: Conversion = "tight",
 ) -> float | np.ndarray:
-    r"""Upper bound on the smallest eps with delta(eps) <= ``delta``, from an RDP curve, minimised
-    over the orders.
+    r"""Upper bound on the smallest eps with delta(eps) <= ``delta``, from an RDP curve, minimised over the orders.
 
     ``conversion="tight"`` (dp_accounting's, term for term), for orders above 1.01:
 

@@ -1,5 +1,4 @@
-r"""Certified upper Rényi-DP curves at integer orders, each in one array operation: the ledger's
-rounds.
+r"""Certified upper Rényi-DP curves at integer orders, each in one array operation: the ledger's rounds.
 
 The ledger adds one round's curve at every order to running sums, round after round, so one round
 must cost microseconds, not the milliseconds of ``rdp.subsampled_gaussian_rdp``'s loop over the

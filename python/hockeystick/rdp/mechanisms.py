@@ -1,5 +1,4 @@
-"""Renyi DP of the Gaussian and the Poisson-subsampled Gaussian mechanism (sensitivity 1), in log
-space.
+"""Renyi DP of the Gaussian and the Poisson-subsampled Gaussian mechanism (sensitivity 1), in log space.
 
 Gaussian, noise multiplier sigma:  eps(alpha) = alpha / (2 sigma^2)  (Mironov 2017, Prop. 7).
 
@@ -156,8 +155,7 @@ def gaussian_rdp(sigma: npt.ArrayLike, orders: npt.ArrayLike | None = None) -> n
 
 
 def _log_binomial(alpha: np.ndarray, i: np.ndarray | float) -> np.ndarray:
-    """log |C(alpha, i)| (gammaln is log |Gamma|, so this holds for the generalised binomial
-    too)."""
+    """log |C(alpha, i)| (gammaln is log |Gamma|, so this holds for the generalised binomial too)."""
     from scipy import special  # lazy: scipy start-up time (import hockeystick loads no scipy)
 
     return cast(
@@ -270,8 +268,7 @@ def subsampled_gaussian_rdp(
     *,
     fractional_series: str = "absolute",
 ) -> np.ndarray:
-    r"""RDP curve of one step of the Poisson-subsampled Gaussian mechanism (sensitivity 1) at each
-    order.
+    r"""RDP curve of one step of the Poisson-subsampled Gaussian mechanism (sensitivity 1) at each order.
 
     :math:`\varepsilon_R(\alpha) = \log A_\alpha / (\alpha - 1)` with, at integer orders,
 

@@ -75,8 +75,7 @@ def _log_binomials_up(alpha: int) -> np.ndarray:
 
 
 def _log1p_of_sum_up(terms: np.ndarray, magnitudes: np.ndarray) -> np.ndarray:
-    """log(1 + sum_k exp(terms[..., k])) along the last axis, plus a bound on its rounding (module
-    docstring).
+    """log(1 + sum_k exp(terms[..., k])) along the last axis, plus a bound on its rounding (module docstring).
 
     ``magnitudes`` bounds, term by term, the sum of the absolute values of the parts each log term
     was added up from; each part carries at most four roundings relative.  The log-sum-exp factors
@@ -105,8 +104,7 @@ def _log_expm1(x: np.ndarray) -> np.ndarray:
 def _general_bound(
     chained: np.ndarray, alpha: int, q: float, log_weight: float = _LOG3
 ) -> np.ndarray:
-    """Zhu & Wang 2019's general upper bound at the integer order alpha (module docstring), rounded
-    up.
+    """Zhu & Wang 2019's general upper bound at the integer order alpha (module docstring), rounded up.
 
     ``chained[..., j]`` is eps(2 + j), at least up to eps(alpha).  The binomial theorem takes the
     first term's 1 out: the bracket is 1 + sum_{l=2}^{alpha} C(alpha, l) q^l (1 - q)^{alpha - l}
@@ -128,8 +126,7 @@ def _general_bound(
 
 
 def _convexity(eps: np.ndarray, alpha: np.ndarray, q: float) -> np.ndarray:
-    """log(1 + q (e^{(alpha - 1) eps} - 1)) / (alpha - 1) (module docstring), rounded up, at most
-    eps's."""
+    """log(1 + q (e^{(alpha - 1) eps} - 1)) / (alpha - 1) (module docstring), rounded up, at most eps's."""
     if q == 1.0:
         return round_up(eps.copy())
     scaled = (alpha - 1.0) * eps
@@ -140,8 +137,7 @@ def _convexity(eps: np.ndarray, alpha: np.ndarray, q: float) -> np.ndarray:
 
 
 def _integer_chain(alpha: np.ndarray) -> dict[int, int]:
-    """The orders' integers 2, 3, ..., m that are all present (m the largest such), to their
-    columns."""
+    """The orders' integers 2, 3, ..., m that are all present (m the largest such), to their columns."""
     column = {int(a): i for i, a in enumerate(alpha) if a == math.floor(a)}
     chain: dict[int, int] = {}
     k = 2
@@ -154,8 +150,7 @@ def _integer_chain(alpha: np.ndarray) -> dict[int, int]:
 def poisson_subsampled_rdp(
     rdp: npt.ArrayLike, orders: npt.ArrayLike, sampling_rate: float
 ) -> np.ndarray:
-    r"""An upper bound on the RDP curve of a mechanism run on a Poisson subsample at rate q (module
-    docstring).
+    r"""An upper bound on the RDP curve of a mechanism run on a Poisson subsample at rate q (module docstring).
 
     The smaller, order by order, of Zhu & Wang 2019's general upper bound (integer orders alpha >= 2
     whose integers 2 .. alpha are all among ``orders``) and the convexity bound log(1 - q + q
@@ -221,8 +216,7 @@ def poisson_subsampled_rdp(
 
 
 def poisson_subsampled_remove_rdp(inner: npt.ArrayLike, sampling_rate: float) -> np.ndarray:
-    r"""D_alpha((1 - q) Q + q P || Q), the remove direction alone, from the inner's divergences,
-    rounded up.
+    r"""D_alpha((1 - q) Q + q P || Q), the remove direction alone, from the inner's divergences, rounded up.
 
     At the integer orders alpha = 2 .. 1 + K, from ``inner`` = D_l(P || Q) at l = 2 .. 1 + K.  With
     L = dP / dQ, e^{(alpha - 1) D_alpha} = E_Q[(1 - q + q L)^alpha], and the binomial theorem gives

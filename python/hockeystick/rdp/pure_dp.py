@@ -1,5 +1,4 @@
-"""Renyi DP of any epsilon-DP mechanism: the divergence of binary randomized response, rounded
-upward.
+"""Renyi DP of any epsilon-DP mechanism: the divergence of binary randomized response, rounded upward.
 
 Bound.  For an epsilon-DP pair (P, Q) the likelihood ratio Z = dP/dQ lies in [e^-epsilon, e^epsilon]
 and E_Q[Z] = 1.  Rounding Z at random to an endpoint of that interval with its mean kept, Jensen's

@@ -129,8 +129,7 @@ def randomized_response_rdp(
     *,
     relation: str = "replace_one",
 ) -> np.ndarray:
-    """eps(alpha) of k-ary randomized response (module docstring): shape broadcast(p, k).shape +
-    (len(orders),).
+    """eps(alpha) of k-ary randomized response (module docstring): shape broadcast(p, k).shape + (len(orders),).
 
     ``noise_parameter`` p in [0, 1], ``num_buckets`` k an integer >= 1, ``relation`` one of
     ``RELATIONS``.

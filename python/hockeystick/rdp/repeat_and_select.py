@@ -45,8 +45,7 @@ _OUTWARD = 2.0**-40  # relative step that rounds gamma down past the root's and 
 
 
 def truncated_negative_binomial_mean(gamma: float, shape: float) -> float:
-    """mu(gamma) of the truncated negative binomial law (module docstring; Papernot & Steinke Def.
-    1)."""
+    """mu(gamma) of the truncated negative binomial law (module docstring; Papernot & Steinke Def. 1)."""
     if not 0 < gamma <= 1:
         raise ValueError(f"gamma must be in (0, 1], got {gamma!r}")
     if gamma == 1:
@@ -58,8 +57,7 @@ def truncated_negative_binomial_mean(gamma: float, shape: float) -> float:
 
 
 def truncated_negative_binomial_gamma(shape: float, mean: float) -> float:
-    """gamma with mu(gamma) = mean, rounded down (never above the root): the law's halting
-    probability."""
+    """gamma with mu(gamma) = mean, rounded down (never above the root): the law's halting probability."""
     from scipy.optimize import (
         brentq,
     )  # lazy: scipy start-up time (import hockeystick loads no scipy)
@@ -91,8 +89,7 @@ def truncated_negative_binomial_gamma(shape: float, mean: float) -> float:
 def repeat_and_select_rdp(
     rdp: npt.ArrayLike, orders: npt.ArrayLike, mean: float, shape: float
 ) -> np.ndarray:
-    """eps'(alpha) of the best of K runs (module docstring) from the base curve ``rdp`` (orders last
-    axis)."""
+    """eps'(alpha) of the best of K runs (module docstring) from the base curve ``rdp`` (orders last axis)."""
     shape, mean = float(shape), float(mean)
     if math.isnan(shape) or shape < 0:
         raise ValueError(f"Distribution of repetitions must be >=0. Got {shape}.")

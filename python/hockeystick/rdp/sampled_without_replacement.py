@@ -1,5 +1,4 @@
-"""RDP of the Gaussian mechanism on a sample drawn without replacement (fixed size m of n),
-replace-one.
+"""RDP of the Gaussian mechanism on a sample drawn without replacement (fixed size m of n), replace-one.
 
 Wang, Balle, Kasiviswanathan, "Subsampled Renyi differential privacy and analytical moments
 accountant", AISTATS 2019 (arXiv:1808.00087), Thm 9 with the Gaussian refinement of Thm 27: with
@@ -91,8 +90,7 @@ def _log_a_integer(q: float, c: float, alpha: int, diffs: np.ndarray | None) -> 
 def sampled_without_replacement_gaussian_rdp(
     radius: float, sampling_rate: float, orders: npt.ArrayLike
 ) -> np.ndarray:
-    """RDP at ``orders`` (each > 1) of the Gaussian of ``radius`` on a sample of rate q = m / n,
-    replace-one."""
+    """RDP at ``orders`` (each > 1) of the Gaussian of ``radius`` on a sample of rate q = m / n, replace-one."""
     r, q = float(radius), float(sampling_rate)
     if not (r >= 0 and math.isfinite(r)):
         raise ValueError(f"radius must be finite and >= 0, got {radius!r}")

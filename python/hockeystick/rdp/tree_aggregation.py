@@ -1,5 +1,4 @@
-"""Renyi DP of single-epoch tree aggregation of Gaussian sums (restarted trees, each record once
-overall).
+"""Renyi DP of single-epoch tree aggregation of Gaussian sums (restarted trees, each record once overall).
 
 Kairouz, McMahan, Song, Thakkar, Thakurta, Xu, "Practical and private (deep) learning without
 sampling or shuffling", ICML 2021 (arXiv:2103.00039), App. D: a tree over n steps releases the nodes

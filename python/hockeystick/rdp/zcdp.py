@@ -69,8 +69,7 @@ def _log_delta_terms(log_gap: float, rho: float, xi: float, eps: float) -> tuple
 
 
 def _epsilon_terms(log_gap: float, rho: float, xi: float, log_delta: float) -> tuple[float, float]:
-    """(eps at alpha = 1 + e^log_gap, a bound on its round-off) by the conversion above (log_delta
-    within an ulp)."""
+    """(eps at alpha = 1 + e^log_gap, a bound on its round-off) by the conversion above (log_delta within an ulp)."""
     alpha, gap = _order(log_gap)
     log_alpha = math.log1p(gap)
     shrink = math.log(gap) - log_alpha
@@ -114,8 +113,7 @@ def _safe(f: Callable[[float], float]) -> Callable[[float], float]:
 
 
 def _tv_upper(rho: float, xi: float) -> float:
-    """sqrt(1 - e^{-(xi + rho)}) rounded up: the sum and the square root one rounding each, expm1
-    two ulps."""
+    """sqrt(1 - e^{-(xi + rho)}) rounded up: the sum and the square root one rounding each, expm1 two ulps."""
     kl = (xi + rho) * (1.0 + 2.0 * UNIT_ROUNDOFF)
     return min(
         math.nextafter(math.sqrt(-math.expm1(-kl) * (1.0 + 6.0 * UNIT_ROUNDOFF)), math.inf), 1.0
@@ -190,8 +188,7 @@ def zcdp_to_delta(rho: float, epsilon: float, *, xi: float = 0.0) -> float:
 
 
 def zcdp_to_epsilon(rho: float, delta: float, *, xi: float = 0.0) -> float:
-    r"""Certified upper bound on the least eps with delta(eps) <= ``delta`` for any (``xi``,
-    ``rho``)-zCDP mechanism.
+    r"""Certified upper bound on the least eps with delta(eps) <= ``delta`` for any (``xi``, ``rho``)-zCDP mechanism.
 
     The RDP curve xi + rho alpha converted at a near-optimal order alpha > 1,
 

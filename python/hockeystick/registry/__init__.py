@@ -1,5 +1,4 @@
-"""Accountants and calculators by name, with the parameters each takes: what sweeps and calibration
-can drive.
+"""Accountants and calculators by name, with the parameters each takes: what sweeps and calibration can drive.
 
 An accountant entry names an accountant class (the accountant contract: keyword parameters
 that broadcast, ``.delta(epsilon)`` and ``.epsilon(delta)``), and says which of its

@@ -55,8 +55,7 @@ def get(name: str) -> AccountantEntry:
 
 
 def default_output(names: list[str] | tuple[str, ...]) -> str:
-    """What a sweep over ``names`` computes unless told: delta for accountants, the quantity for
-    calculators.
+    """What a sweep over ``names`` computes unless told: delta for accountants, the quantity for calculators.
 
     Parameters
     ----------
@@ -85,8 +84,7 @@ def default_output(names: list[str] | tuple[str, ...]) -> str:
 
 
 def lookup(name: str) -> AccountantEntry | CalculatorEntry:
-    """The registry entry of the accountant or calculator called ``name`` (what a sweep can
-    evaluate).
+    """The registry entry of the accountant or calculator called ``name`` (what a sweep can evaluate).
 
     Parameters
     ----------

@@ -1,5 +1,4 @@
-"""The optional hooks an accountant's factory offers ``calibrate``: each a runtime-checkable
-protocol.
+"""The optional hooks an accountant's factory offers ``calibrate``: each a runtime-checkable protocol.
 
 A factory (an accountant class, or a training run's function) may carry any of three callables as
 attributes; ``calibrate`` asks for each by ``isinstance(factory, Protocol)``, and searches without
@@ -25,8 +24,7 @@ __all__ = ["CalibrationDirections", "CalibrationGrids", "CalibrationStart"]
 
 @runtime_checkable
 class CalibrationStart(Protocol):
-    """A factory that estimates, per target, the value of a parameter meeting it (where a search
-    starts)."""
+    """A factory that estimates, per target, the value of a parameter meeting it (where a search starts)."""
 
     def calibration_start(
         self,
@@ -42,14 +40,12 @@ class CalibrationStart(Protocol):
 
 @runtime_checkable
 class CalibrationGrids(Protocol):
-    """A factory whose coarser grids, each certified, move where the search on the requested grid
-    starts."""
+    """A factory whose coarser grids, each certified, move where the search on the requested grid starts."""
 
     def calibration_grids(
         self, parameter: str, params: Mapping[str, float | np.ndarray]
     ) -> list[tuple[float, dict[str, float]]]:
-        """[(h_k, overrides_k)], coarsest first, the requested grid last (overrides {}); [] for
-        none."""
+        """[(h_k, overrides_k)], coarsest first, the requested grid last (overrides {}); [] for none."""
         ...
 
 
@@ -60,6 +56,5 @@ class CalibrationDirections(Protocol):
     def calibration_directions(
         self, parameter: str, params: Mapping[str, float | np.ndarray]
     ) -> Any:
-        """The evaluator of the directions for ``parameter`` at ``params`` (one block of targets),
-        or None."""
+        """The evaluator of the directions for ``parameter`` at ``params`` (one block of targets), or None."""
         ...

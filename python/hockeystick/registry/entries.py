@@ -201,8 +201,7 @@ CalculatorKind = Literal["exact", "paper formula, not a guarantee"]
 
 @dataclass(frozen=True)
 class CalculatorEntry:
-    """One registered calculator: a broadcasting function computing ``quantity`` from keyword
-    parameters.
+    """One registered calculator: a broadcasting function computing ``quantity`` from keyword parameters.
 
     Parameters
     ----------
@@ -259,8 +258,7 @@ class CalculatorEntry:
         )
 
     def inverse_parameters(self, parameter: str) -> tuple[str, ...]:
-        """What solving for ``parameter`` takes: the inverse's parameters, its target named
-        ``quantity``.
+        """What solving for ``parameter`` takes: the inverse's parameters, its target named ``quantity``.
 
         Parameters
         ----------
@@ -301,8 +299,7 @@ class CalculatorEntry:
         )
 
     def solve(self, parameter: str, **params: Any) -> np.ndarray:
-        """The value of ``parameter`` at which the quantity equals ``params[quantity]`` (the
-        target).
+        """The value of ``parameter`` at which the quantity equals ``params[quantity]`` (the target).
 
         Parameters
         ----------

@@ -77,8 +77,7 @@ def vector(value: Any, name: str) -> tuple[float, ...]:
 
 
 def configure(name: str, **vectors: Any) -> str:
-    """The name of family ``name``'s accountant with its vector options bound: what sweeps and
-    ``calibrate`` take.
+    """The name of family ``name``'s accountant with its vector options bound: what sweeps and ``calibrate`` take.
 
     The name spells the options, FAMILY[option=v1,v2,...;option=...] (options in the factory's
     signature order, values as Python writes them), so ``get`` and ``lookup`` rebuild the entry from
@@ -131,8 +130,7 @@ def configure(name: str, **vectors: Any) -> str:
 
 
 def _family(name: str) -> AccountantEntry:
-    """The registered family ``name`` (an accountant with vector options), or a ValueError naming
-    the families."""
+    """The registered family ``name`` (an accountant with vector options), or a ValueError naming the families."""
     entry = REGISTRY.get(name)
     if entry is None or not entry.vectors:
         if entry is None and not (isinstance(name, str) and "[" in name):
@@ -146,8 +144,7 @@ def _family(name: str) -> AccountantEntry:
 def _check_options(
     name: str, entry: AccountantEntry, vectors: dict[str, Any], order: list[str]
 ) -> None:
-    """Every vector option of the family given, and no other (a ValueError names the first missing
-    or unknown)."""
+    """Every vector option of the family given, and no other (a ValueError names the first missing or unknown)."""
     unknown_options = sorted(set(vectors) - entry.vectors)
     if unknown_options:
         raise ValueError(

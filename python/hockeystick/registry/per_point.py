@@ -1,5 +1,4 @@
-"""Accountants whose parameters must be scalars (per-round schedules), driven over arrays of
-points."""
+"""Accountants whose parameters must be scalars (per-round schedules), driven over arrays of points."""
 
 from __future__ import annotations
 

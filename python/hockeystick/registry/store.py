@@ -1,5 +1,4 @@
-"""The registered accountants and calculators by name, and their registration (a name is registered
-once).
+"""The registered accountants and calculators by name, and their registration (a name is registered once).
 
 The catalogue's entries are registered on demand: asking for a name imports the catalogue module
 that registers it (``catalogue.load``), and listing the entries imports every module
@@ -102,8 +101,7 @@ _MODULE_RANK = {module: rank for rank, module in enumerate(catalogue.MODULES)}
 
 
 def _rank(name: str) -> int:
-    """Where ``name``'s module comes in the listing: a name registered from outside the catalogue
-    comes last."""
+    """Where ``name``'s module comes in the listing: a name registered from outside the catalogue comes last."""
     return _MODULE_RANK.get(catalogue.OWNER.get(name, ""), len(_MODULE_RANK))
 
 
@@ -171,8 +169,7 @@ def register_calculator(entry: CalculatorEntry) -> CalculatorEntry:
 
 
 def _check_parameter_names(entry: AccountantEntry | CalculatorEntry, solved: Iterable[str]) -> None:
-    """Every integer and solvable name of ``entry`` is a parameter of its factory (ValueError if
-    not)."""
+    """Every integer and solvable name of ``entry`` is a parameter of its factory (ValueError if not)."""
     for name in [*entry.integers, *solved]:
         if name not in entry.parameters:
             raise ValueError(f"{entry.name}: {name!r} is not a parameter of {entry.factory!r}")
@@ -230,8 +227,7 @@ def calculator_names() -> list[str]:
 
 
 def unknown(kind: str, name: str) -> ValueError:
-    """The error for a name nothing is registered under, with the closest registered name and every
-    name."""
+    """The error for a name nothing is registered under, with the closest registered name and every name."""
     known = names() + family_names() + calculator_names()
     close = difflib.get_close_matches(str(name), known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""

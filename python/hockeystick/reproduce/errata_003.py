@@ -1,5 +1,4 @@
-"""Paper 003's calibrations against certified accounting: the tables of docs/paper-003-errata.md,
-section 3.
+"""Paper 003's calibrations against certified accounting: the tables of docs/paper-003-errata.md, section 3.
 
 ``theory_rows()``: for each (n, R, eps0), Theorem 2.1's K and sigma, the certified epsilon bracket
 the silo spends at that sigma, the sigma certified accounting needs for eps0 at the same K, and
@@ -91,8 +90,7 @@ def _needed_sigma(n: int, rounds: int, k: int, eps0: float, delta0: float, start
 def _epsilon_bracket(
     sigma: float, k: int, n: int, rounds: int, delta: float
 ) -> tuple[float, float]:
-    """The certified epsilon bracket at delta of one silo's Noisy MB-SGD (L = 1) on the tables'
-    grid."""
+    """The certified epsilon bracket at delta of one silo's Noisy MB-SGD (L = 1) on the tables' grid."""
     return cast(
         tuple[float, float],
         NoisyMBSGD(
@@ -138,8 +136,7 @@ def theory_rows(rows: tuple[tuple[int, int, float], ...] = THEORY) -> list[dict[
 
 
 def experiment_rows(rows: tuple[tuple[int, int, float], ...] = EXPERIMENTS) -> list[dict[str, Any]]:
-    """App. I (L = 1): the experiments' K and sigma, and the certified bracket on what they
-    spend."""
+    """App. I (L = 1): the experiments' K and sigma, and the certified bracket on what they spend."""
     out = []
     with progress.counted() as done:
         for n, rounds, eps in rows:

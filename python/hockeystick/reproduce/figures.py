@@ -1,5 +1,4 @@
-"""The papers' figures, recomputed: 000 Fig. 2 and 002 Figs. 2 and 3; paper 003's calibration
-tables.
+"""The papers' figures, recomputed: 000 Fig. 2 and 002 Figs. 2 and 3; paper 003's calibration tables.
 
 ``figure_curves()`` gives the data (one array of delta per curve, on a common
 epsilon grid), ``write_figures(out_dir)`` draws them as PNG with matplotlib
@@ -61,8 +60,7 @@ def federated_figure_curves(epsilon: np.ndarray = FIGURE_EPSILONS) -> dict[str, 
 def pnsgd_figure_curves(
     name: str, epsilon: np.ndarray = FIGURE_EPSILONS
 ) -> dict[str, FloatOrArray]:
-    """002 Fig. 2 or 3 (``name`` '002_fig2' / '002_fig3'): Theorem 4 and Proposition 1 per record
-    i."""
+    """002 Fig. 2 or 3 (``name`` '002_fig2' / '002_fig3'): Theorem 4 and Proposition 1 per record i."""
     params, indices = PNSGD_FIGURES[name]
     curves = {}
     for i in indices:

@@ -29,17 +29,16 @@ certified side of the accountant's delta, its argument the exact double eps_k, t
   of up_k + alpha t_k.  Each term is above D(t_k) + alpha t_k, hence above the minimum over all t.
 * power from below (beta from above): the minimum over all t >= 0 needs D between the nodes, so it
   is bounded on each interval [t_k, t_k+1] by convexity: D lies above (a) lo_k+1 (D does not
-  increase),
-  (b) the chord through t_k-1, t_k extended to the right, taken through (t_k, lo_k) with the least
-      slope
-  the bracket allows, (lo_k - up_k-1) / (t_k - t_k-1), and (c) the chord through t_k+1, t_k+2 extended to
-  the left, through (t_k+1, lo_k+1) with the largest slope, (up_k+2 - lo_k+1) / (t_k+2 - t_k+1).  The
-  minimum over the interval of the largest of these affine minorants plus alpha t is bounded from below
-  by a convex combination of two of them (max >= any weighted mean; the weights chosen where one falls
-  and the other rises, making the mean flat), evaluated at the interval's ends; on [0, t_0] the bound is
-  lo_0 and on [t_K, inf) it is D(inf) + alpha t_K (lo at eps = inf: the mass at +infinity).  The error
-  is second order in the node spacing.  Every such value is lowered by 32 u times the magnitudes it
-  was formed from (u = 2^-53: a few roundings each), every upper one raised by 4 u relative.
+  increase), (b) the chord through t_k-1, t_k extended to the right, taken through (t_k, lo_k) with
+  the least slope the bracket allows, (lo_k - up_k-1) / (t_k - t_k-1), and (c) the chord through
+  t_k+1, t_k+2 extended to the left, through (t_k+1, lo_k+1) with the largest slope, (up_k+2 -
+  lo_k+1) / (t_k+2 - t_k+1). The minimum over the interval of the largest of these affine minorants
+  plus alpha t is bounded from below by a convex combination of two of them (max >= any weighted
+  mean; the weights chosen where one falls and the other rises, making the mean flat), evaluated at
+  the interval's ends; on [0, t_0] the bound is lo_0 and on [t_K, inf) it is D(inf) + alpha t_K (lo
+  at eps = inf: the mass at +infinity). The error is second order in the node spacing. Every such
+  value is lowered by 32 u times the magnitudes it was formed from (u = 2^-53: a few roundings
+  each), every upper one raised by 4 u relative.
 
 Both sides also keep alpha <= power <= 1 (guessing; certainty).  The nodes: eps on a grid of spacing
 1/8 out to a reach doubled (4, 8, ..., 704) until neither end interval can hold the minimum, then

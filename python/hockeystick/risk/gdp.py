@@ -1,5 +1,4 @@
-r"""Certified mu-GDP: a bracket on the least mu whose Gaussian profile, plus a slack delta0, covers
-a mechanism's.
+r"""Certified mu-GDP: a bracket on the least mu whose Gaussian profile, plus a slack delta0, covers a mechanism's.
 
 A mechanism is mu-GDP with slack delta0 when its privacy profile (the accountant's delta: the larger
 of the two neighbouring orders, as everywhere in ``risk``) satisfies
@@ -118,8 +117,7 @@ class CertifiedGDP:
 
 
 def certified_gdp(accountant: Any, *, delta0: float | None = None) -> CertifiedGDP:
-    r"""Certified mu-GDP of one mechanism: a bracket on the least mu whose Gaussian profile plus
-    ``delta0`` covers it.
+    r"""Certified mu-GDP of one mechanism: a bracket on the least mu whose Gaussian profile plus ``delta0`` covers it.
 
     .. math::
 
@@ -286,8 +284,7 @@ class _Nodes:
         return float(self.eps[-1])
 
     def add(self, eps: np.ndarray) -> None:
-        """Evaluates the new eps and merges them in (an eps evaluated twice keeps its tighter
-        sides)."""
+        """Evaluates the new eps and merges them in (an eps evaluated twice keeps its tighter sides)."""
         new = np.setdiff1d(eps, self.eps)
         if new.size == 0:
             return
@@ -309,8 +306,7 @@ class _Nodes:
         return np.minimum.accumulate(self.up)
 
     def lower_run(self) -> np.ndarray:
-        """L^: the running maximum of the lower delta from the right, a lower bound on delta at each
-        node."""
+        """L^: the running maximum of the lower delta from the right, a lower bound on delta at each node."""
         return np.maximum.accumulate(self.low[::-1])[::-1]
 
 
@@ -351,8 +347,7 @@ def _step_up(r: np.ndarray, eps: np.ndarray, goal: np.ndarray) -> np.ndarray:
 
 
 def _lower_radii(nodes: _Nodes, slack: float) -> np.ndarray:
-    """Per node, a radius r with theta(r, e_k) <= L^(e_k) - slack certified (0 where that is not
-    positive)."""
+    """Per node, a radius r with theta(r, e_k) <= L^(e_k) - slack certified (0 where that is not positive)."""
     target = np.nextafter(
         nodes.lower_run() - slack, -np.inf
     )  # rounded down past the exact difference
@@ -365,8 +360,7 @@ def _lower_radii(nodes: _Nodes, slack: float) -> np.ndarray:
 
 
 def _regret_upper_terms(nodes: _Nodes, mu: float) -> np.ndarray:
-    """Per interval, an upper bound on (theta(mu, eps) - delta(eps)) / (1 + e^eps) over it, then the
-    tail's."""
+    """Per interval, an upper bound on (theta(mu, eps) - delta(eps)) / (1 + e^eps) over it, then the tail's."""
     theta_up = np.asarray(_ct.theta_upper(mu, nodes.eps), dtype=float)
     low = nodes.lower_run()
     with np.errstate(over="ignore"):
@@ -394,8 +388,7 @@ def _largest(values: np.ndarray, above: float) -> np.ndarray:
 
 
 def _radius_at_nodes(nodes: _Nodes, slack: float) -> float:
-    """The largest radius with theta(r, e_k) = U~(e_k) - slack at a node (the core's root,
-    unrounded)."""
+    """The largest radius with theta(r, e_k) = U~(e_k) - slack at a node (the core's root, unrounded)."""
     target = nodes.upper_run() - slack
     live = (target > 0) & (target < 1)
     if not live.any():

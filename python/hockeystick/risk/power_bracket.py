@@ -95,8 +95,7 @@ class _Nodes:
 def power_bracket(
     accountant: Any, alpha: np.ndarray, side: Bound, direction: Any, rtol: Any
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(lower, upper) power at every ``alpha`` (its shape), a side not asked trivial (alpha below, 1
-    above)."""
+    """(lower, upper) power at every ``alpha`` (its shape), a side not asked trivial (alpha below, 1 above)."""
     profiled(accountant)
     tolerance = float(
         _validation.in_interval(

@@ -34,8 +34,7 @@ def calibrate_tpr(
     points: int = 16,
     **params: ArrayLike,
 ) -> Any:
-    r"""Extreme ``parameter`` of an accountant keeping its certified TPR at FPR ``fpr`` at most
-    ``tpr``.
+    r"""Extreme ``parameter`` of an accountant keeping its certified TPR at FPR ``fpr`` at most ``tpr``.
 
     The smallest value (or, for a parameter the bound grows with, the largest) of a registered
     accountant's ``parameter`` found to keep the power at :math:`\alpha` = ``fpr`` at most
@@ -159,8 +158,7 @@ def _rates(fpr: Any, tpr: Any) -> tuple[float, float]:
 def _calibratable(
     accountant: Any, parameter: Any, params: dict[str, Any]
 ) -> tuple[AccountantEntry, Calibratable]:
-    """The accountant's entry and the calibrated parameter's search (a ValueError names what is
-    wrong)."""
+    """The accountant's entry and the calibrated parameter's search (a ValueError names what is wrong)."""
     entry = registry.get(accountant) if isinstance(accountant, str) else accountant
     if not isinstance(entry, AccountantEntry):
         raise _validation.ParameterTypeError(
@@ -412,8 +410,7 @@ def _met_at_least_value(
 
 
 def _where(arrays: dict[str, np.ndarray], usable: np.ndarray) -> str:
-    """' at NAME=VALUE, ...' for the first point without a usable eps (nothing for a single
-    point)."""
+    """' at NAME=VALUE, ...' for the first point without a usable eps (nothing for a single point)."""
     if usable.ndim <= 1:
         return ""
     i = int(np.argmin(usable.any(axis=-1).ravel()))

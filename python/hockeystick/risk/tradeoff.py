@@ -1,5 +1,4 @@
-"""The trade-off curve, the TPR at an FPR and the advantage, each certified from an accountant's
-profile."""
+"""The trade-off curve, the TPR at an FPR and the advantage, each certified from an accountant's profile."""
 
 from __future__ import annotations
 
@@ -23,8 +22,7 @@ def tradeoff_curve(
     direction: Direction = "symmetric",
     rtol: float = DEFAULT_RTOL,
 ) -> Any:
-    r"""Certified trade-off curve beta(alpha): the least false-negative rate of any test at
-    false-positive rate alpha.
+    r"""Certified trade-off curve beta(alpha): the least false-negative rate of any test at false-positive rate alpha.
 
     Read off the accountant's privacy profile :math:`D(t) = \sup_S H_1(S) - t H_0(S)` (``D(e^eps)``
     is delta(eps); ``hockeystick.risk``'s docstring gives the construction and its proof) by the
@@ -109,8 +107,7 @@ def tpr_at_fpr(
     direction: Direction = "symmetric",
     rtol: float = DEFAULT_RTOL,
 ) -> Any:
-    r"""Certified bound on the largest true-positive rate of any attack at false-positive rate
-    ``fpr``.
+    r"""Certified bound on the largest true-positive rate of any attack at false-positive rate ``fpr``.
 
     The power :math:`1 - \beta(\alpha) = \min_{t \ge 0} D(t) + \alpha t` at :math:`\alpha` =
     ``fpr``, read off the accountant's privacy profile as in ``tradeoff_curve``.
@@ -161,8 +158,7 @@ def tpr_at_fpr(
 
 
 def advantage(accountant: Any, *, bound: Bound = "upper") -> Any:
-    r"""Certified bound on the largest advantage TPR - FPR of any attack: the accountant's delta at
-    epsilon = 0.
+    r"""Certified bound on the largest advantage TPR - FPR of any attack: the accountant's delta at epsilon = 0.
 
     .. math::
 

@@ -1,5 +1,4 @@
-r"""The secure-aggregation accountants: T rounds of distributed discrete noise, certified on both
-sides.
+r"""The secure-aggregation accountants: T rounds of distributed discrete noise, certified on both sides.
 
 Each round, every surviving client clips its update to c, scales it by 1 / gamma, rotates and rounds
 it (``sensitivity``), adds its own discrete noise, and the server learns the sum modulo 2^b
@@ -116,8 +115,7 @@ MAX_INTERVAL = 100.0
 
 @accountant_docs()
 class _SecureAggregation(ABC):
-    """What both mechanisms share: the pipeline's sensitivity, T rounds, the two sides (module
-    docstring)."""
+    """What both mechanisms share: the pipeline's sensitivity, T rounds, the two sides (module docstring)."""
 
     bound_sides: tuple[Bound, ...] = BOUND_SIDES
     orders: tuple[float, ...] = DEFAULT_ORDERS
@@ -181,8 +179,7 @@ class _SecureAggregation(ABC):
         coordinate, with its relative error bounds."""
 
     def _rate(self, against: Adversary) -> float:
-        """The sampling rate that counts against ``against`` (module docstring): 1 against the
-        server."""
+        """The sampling rate that counts against ``against`` (module docstring): 1 against the server."""
         return self.sampling_rate if choice(against, "against", ADVERSARIES) == "observer" else 1.0
 
     def rdp(self, *, against: Adversary = "server") -> np.ndarray:
@@ -200,8 +197,7 @@ class _SecureAggregation(ABC):
 
     @property
     def delta_cost(self) -> float:
-        """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for
-        conditional."""
+        """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for conditional."""
         return min(
             1.0,
             math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf),
@@ -330,8 +326,7 @@ class _SecureAggregation(ABC):
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: Adversary = "server"
     ) -> Any:
-        """delta(eps) of the T-round run: the RDP curve's conversion (upper), the realizable pair's
-        PLD (lower).
+        """delta(eps) of the T-round run: the RDP curve's conversion (upper), the realizable pair's PLD (lower).
 
         Parameters
         ----------
@@ -444,8 +439,7 @@ class DistributedDiscreteGaussian(_SecureAggregation):
         )
 
     def noise_masses(self, clients: int | None = None) -> Masses:
-        """The PMF of ``clients`` summed shares on one coordinate, with its error bounds
-        (``lattice_pld.ddg_sum_masses``).
+        """The PMF of ``clients`` summed shares on one coordinate, with its error bounds (``lattice_pld.ddg_sum_masses``).
 
         Parameters
         ----------
@@ -517,8 +511,7 @@ class DistributedSkellam(_SecureAggregation):
         return skellam_rdp(variance, self.sensitivity.l2, self.sensitivity.l1, orders)
 
     def noise_masses(self, clients: int | None = None) -> Masses:
-        """The PMF of ``clients`` summed shares on one coordinate, with its error allowance
-        (``lattice_pld.skellam_masses``).
+        """The PMF of ``clients`` summed shares on one coordinate, with its error allowance (``lattice_pld.skellam_masses``).
 
         Parameters
         ----------

@@ -1,5 +1,4 @@
-r"""Calibration: from (eps, delta), n, d, c, b and beta to the local noise and the granularity, with
-the error.
+r"""Calibration: from (eps, delta), n, d, c, b and beta to the local noise and the granularity, with the error.
 
 For a granularity gamma the local noise is the smallest ``local_sigma`` whose certified upper
 eps(delta) over the T rounds is at most the target (bisection on a monotone bound: more noise, less
@@ -80,14 +79,12 @@ class SecureAggregationCalibration:
 
     @property
     def mse_ratio(self) -> float:
-        """mse / gaussian_mse: what the discrete, distributed pipeline costs in error over the
-        central Gaussian."""
+        """mse / gaussian_mse: what the discrete, distributed pipeline costs in error over the central Gaussian."""
         return self.mse / self.gaussian_mse
 
 
 def _bisect(predicate: Any, low: float, high: float, steps: int = _STEPS) -> float:
-    """The upper end of a log-scale bracket [low, high] with predicate False at low, True at
-    high."""
+    """The upper end of a log-scale bracket [low, high] with predicate False at low, True at high."""
     for _ in range(steps):
         middle = math.sqrt(low * high)
         low, high = (low, middle) if predicate(middle) else (middle, high)
@@ -97,8 +94,7 @@ def _bisect(predicate: Any, low: float, high: float, steps: int = _STEPS) -> flo
 def _noise_for(
     epsilon: float, delta: float, granularity: float, kind: str, run: dict[str, Any]
 ) -> float:
-    """The smallest local_sigma (to the bisection's resolution, rounded up) with eps(delta) <=
-    epsilon."""
+    """The smallest local_sigma (to the bisection's resolution, rounded up) with eps(delta) <= epsilon."""
     cls = (
         DistributedDiscreteGaussian
         if kind == "distributed_discrete_gaussian"
@@ -138,8 +134,7 @@ def calibrate_secure_aggregation(
     wrap_beta: float = 1e-4,
     noise: str = "distributed_discrete_gaussian",
 ) -> SecureAggregationCalibration:
-    """The local noise and granularity for a target (eps, delta) and b bits, with the MSE (module
-    docstring).
+    """The local noise and granularity for a target (eps, delta) and b bits, with the MSE (module docstring).
 
     Parameters
     ----------

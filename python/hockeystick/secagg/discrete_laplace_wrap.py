@@ -1,5 +1,4 @@
-r"""Modular wrap-around of the distributed discrete Laplace: the probability that the sum leaves the
-modulus 2^b.
+r"""Modular wrap-around of the distributed discrete Laplace: the probability that the sum leaves the modulus 2^b.
 
 As ``modular_wrap`` for the other noises: a coordinate S = signal + rounding + noise wraps only
 where |S| >= m = 2^{b-1} (less the n clients' conditional rounding, charged in full), the signal and

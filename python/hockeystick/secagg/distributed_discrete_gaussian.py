@@ -62,8 +62,7 @@ def _survivor_counts(clients: int) -> np.ndarray:
 
 
 def tau(sigma: float, clients: int) -> np.ndarray:
-    """tau(n') = 10 sum_{k=1}^{n'-1} e^{-2 pi^2 s^2 k / (k+1)} for n' = 1 .. n, rounded up (module
-    docstring).
+    """tau(n') = 10 sum_{k=1}^{n'-1} e^{-2 pi^2 s^2 k / (k+1)} for n' = 1 .. n, rounded up (module docstring).
 
     Parameters
     ----------
@@ -119,8 +118,7 @@ def _sigma(sigma: float) -> float:
 def _prop14(
     alpha: np.ndarray, counts: np.ndarray, taus: np.ndarray, s: float, d2: float, d1: float, d: int
 ) -> np.ndarray:
-    """KLS21, Prop. 14 at each order, minimised over the given survivor counts (module
-    docstring)."""
+    """KLS21, Prop. 14 at each order, minimised over the given survivor counts (module docstring)."""
     t = taus[counts - 1][:, None]
     root = np.sqrt(counts.astype(np.float64))[:, None] * s
     a, b = d2 / root, d1 / root
@@ -139,8 +137,7 @@ def distributed_discrete_gaussian_rdp(
     dimension: int,
     orders: npt.ArrayLike | None = None,
 ) -> np.ndarray:
-    r"""The RDP curve of one round of the distributed discrete Gaussian, minimised over n' <= n,
-    rounded up.
+    r"""The RDP curve of one round of the distributed discrete Gaussian, minimised over n' <= n, rounded up.
 
     KLS21, Prop. 14 (the module docstring's formula) at every count n' <= n of survivors, the
     minimum taken order by order.

@@ -1,5 +1,4 @@
-r"""The distributed discrete Laplace with dropout: negative-binomial shares, Harrison's bound, the
-lattice pair.
+r"""The distributed discrete Laplace with dropout: negative-binomial shares, Harrison's bound, the lattice pair.
 
 The discrete Laplace DLap(a), P(x) proportional to e^{-a |x|} on the integers, is the difference of
 two independent geometric laws, and a geometric law is NB(1, 1 - e^{-a}), infinitely divisible:
@@ -97,8 +96,7 @@ def _shape_decay(shape: float, decay: float) -> tuple[float, float]:
 
 
 def harrison_epsilon(shape: float, decay: float, shift: int) -> float:
-    r"""Harrison's Theorem 1: the pure eps of GDL(beta, a) noise on one coordinate at integer shift
-    Delta, rounded up.
+    r"""Harrison's Theorem 1: the pure eps of GDL(beta, a) noise on one coordinate at integer shift Delta, rounded up.
 
     Parameters
     ----------
@@ -161,8 +159,7 @@ def _steps(beta: float, last: int) -> np.ndarray:
 
 
 def pure_epsilon(shape: float, decay: float, l1: float, l2: float, dimension: int) -> float:
-    """A round's pure eps for an integer shift of L1 norm <= Delta_1 and L2 norm <= Delta_2 on d
-    coordinates.
+    """A round's pure eps for an integer shift of L1 norm <= Delta_1 and L2 norm <= Delta_2 on d coordinates.
 
     Parameters
     ----------
@@ -246,8 +243,7 @@ def _nb_cut(beta: float, a: float) -> int:
 
 
 def gdl_masses(shape: float, decay: float, reach: int = 0) -> Masses:
-    """GDL(beta, a)'s masses on -J .. J with their relative errors and the bound on what the cut
-    leaves out.
+    """GDL(beta, a)'s masses on -J .. J with their relative errors and the bound on what the cut leaves out.
 
     Parameters
     ----------
@@ -304,8 +300,7 @@ def gdl_masses(shape: float, decay: float, reach: int = 0) -> Masses:
 def dominating_shift_pld(
     masses: Masses, shift: int, value_discretization_interval: float
 ) -> PrivacyLossDistribution:
-    """The grid PLD of (N + shift, N) with both laws' masses lowered: its pessimistic side is an
-    upper bound.
+    """The grid PLD of (N + shift, N) with both laws' masses lowered: its pessimistic side is an upper bound.
 
     Lowering both laws' masses (by their relative errors) gives a pair that dominates the exact one
     for every gamma: sum (p - gamma q)_+ <= sum (p' - gamma q')_+ + sum (p - p') for p' <= p, q' <=

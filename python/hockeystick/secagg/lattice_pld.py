@@ -1,5 +1,4 @@
-r"""The lower side of a secure-aggregation round: the exact lattice pair of one realizable integer
-shift.
+r"""The lower side of a secure-aggregation round: the exact lattice pair of one realizable integer shift.
 
 One coordinate of the aggregate is S = x + N, N the sum of the surviving clients' integer noises;
 the other coordinates are the same on both neighbouring inputs when the shift is k e_1
@@ -98,8 +97,7 @@ _Partial = tuple[np.ndarray, int, float, float, int, float]
 
 
 def _one_client(sigma: float) -> tuple[np.ndarray, float, float]:
-    """The truncated one-client PMF on -D..D, its relative error and the truncated mass
-    (relative)."""
+    """The truncated one-client PMF on -D..D, its relative error and the truncated mass (relative)."""
     two_var = 2.0 * sigma * sigma
     d = max(1, int(sigma * math.sqrt(-2.0 * _TAIL_LOG)))
     while (
@@ -205,8 +203,7 @@ def _fourier(sigma: float, clients: int, reach: int) -> Masses | None:
 
 
 def ddg_sum_masses(sigma: float, clients: int, reach: int = 0) -> Masses:
-    """The PMF of the sum of ``clients`` discrete Gaussians N_Z(0, sigma^2), with relative error
-    bounds.
+    """The PMF of the sum of ``clients`` discrete Gaussians N_Z(0, sigma^2), with relative error bounds.
 
     Parameters
     ----------

@@ -1,5 +1,4 @@
-r"""Modular wrap-around: the probability that the aggregate leaves the modulus 2^b, and the bits to
-avoid it.
+r"""Modular wrap-around: the probability that the aggregate leaves the modulus 2^b, and the bits to avoid it.
 
 Secure aggregation sums the clients' integer vectors modulo 2^b; the server reads each coordinate in
 [-2^{b-1}, 2^{b-1}).  Wrapping is a post-processing of the integer sum: it costs no privacy, only
@@ -79,15 +78,13 @@ def _log_sinh(t: float) -> float:
 
 
 def _skellam_term(t: float, variance: float) -> float:
-    """V (cosh t - 1) = 2 V sinh(t / 2)^2, from logs: finite wherever it is below the doubles' top,
-    inf above."""
+    """V (cosh t - 1) = 2 V sinh(t / 2)^2, from logs: finite wherever it is below the doubles' top, inf above."""
     log_term = _LOG_2 + math.log(variance) + 2.0 * _log_sinh(0.5 * t)
     return math.exp(log_term) if log_term < _LOG_MAX else math.inf
 
 
 def log_chernoff_tail(m: float, proxy: float, skellam_variance: float) -> float:
-    """The log of one coordinate's Chernoff factor, min_t e^{t^2 v / 2 + V (cosh t - 1) - t m}
-    (module docstring).
+    """The log of one coordinate's Chernoff factor, min_t e^{t^2 v / 2 + V (cosh t - 1) - t m} (module docstring).
 
     The exponent is convex in t, its slope t v + V sinh t - m increasing from -m at t = 0: the
     minimum is at the slope's root t*, below both m / v (where the first term's slope alone
@@ -152,8 +149,7 @@ def log_chernoff_tail(m: float, proxy: float, skellam_variance: float) -> float:
 def log_noise_tail_bound(
     m: float, signal_proxy: float, noise: str, sigma: float, clients: int
 ) -> float:
-    r"""The log of a bound on P(|X + N| >= m) for one coordinate, from the noise's own masses
-    (module docstring).
+    r"""The log of a bound on P(|X + N| >= m) for one coordinate, from the noise's own masses (module docstring).
 
     X (signal and rounding) is v-subgaussian and independent of N, the n shares' sum, so
 
@@ -236,8 +232,7 @@ def wrap_probability(
     flatness: float = 1.0,
     per: str = "round",
 ) -> float:
-    r"""An upper bound on the probability that one round's aggregate wraps around modulo 2^b (module
-    docstring).
+    r"""An upper bound on the probability that one round's aggregate wraps around modulo 2^b (module docstring).
 
     Parameters
     ----------

@@ -44,8 +44,7 @@ _BISECTION_STEPS = 60
 
 
 def _count_masses(rate: float, rounds: int, tail: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """The counts 1 .. m*, upper bounds on their binomial masses, and one on P(M > m*) (module
-    docstring)."""
+    """The counts 1 .. m*, upper bounds on their binomial masses, and one on P(M > m*) (module docstring)."""
     from scipy import special, stats  # lazy: scipy's import time
 
     mean = rounds * rate

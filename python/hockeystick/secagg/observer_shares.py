@@ -1,5 +1,4 @@
-r"""Against an observer who does not learn the cohorts, when each sampled client adds its own noise
-share.
+r"""Against an observer who does not learn the cohorts, when each sampled client adds its own noise share.
 
 The pipeline (TensorFlow Federated's distributed DP): each round's cohort is a Poisson sample, each
 client in it with probability q, and every sampled client adds its own noise share to the sum.  With
@@ -58,8 +57,7 @@ UNIT_ROUNDOFF = 2.0**-53
 
 
 def shares_sampled_rdp(curve: np.ndarray, orders: np.ndarray, rate: float) -> np.ndarray:
-    r"""One round's Rényi divergence against an observer when each sampled client adds its own noise
-    share.
+    r"""One round's Rényi divergence against an observer when each sampled client adds its own noise share.
 
     By joint convexity (module docstring), at each order alpha > 1,
 
@@ -140,8 +138,7 @@ def window_masses(masses: Masses, start: int, stop: int, raised: bool) -> np.nda
 def shares_pair_pld(
     fewer: Masses, more: Masses, shift: int, rate: float, interval: float
 ) -> PrivacyLossDistribution:
-    """A realizable round on one coordinate when each sampled client adds its own noise share
-    (module docstring).
+    """A realizable round on one coordinate when each sampled client adds its own noise share (module docstring).
 
     P = q (N_{n+1} + k) + (1 - q) N_n against Q = q N_{n+1} + (1 - q) N_n, on the outcomes where the
     three masses are computed (the rest dropped, which lowers every hockey-stick divergence), P's

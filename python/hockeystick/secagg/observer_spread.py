@@ -1,5 +1,4 @@
-r"""The observer's lower side over every coordinate: the shifted coordinate and how the others
-spread.
+r"""The observer's lower side over every coordinate: the shifted coordinate and how the others spread.
 
 In the known-count model (the observer knows how many other clients' shares are in a round: the
 worst case over the others' cohort) one scenario the assumptions allow is n other clients surviving,
@@ -187,8 +186,7 @@ def _threshold(fewer: Masses, more: Masses) -> int:
 
 
 def _count_edges(trials: int, rates: list[tuple[float, float]], bins: int) -> np.ndarray:
-    """Bin edges over +-``_COUNT_STDDEVS`` standard deviations of both binomials (at most ``bins``
-    bins)."""
+    """Bin edges over +-``_COUNT_STDDEVS`` standard deviations of both binomials (at most ``bins`` bins)."""
     ends = []
     for lo, hi in rates:
         mid = 0.5 * (lo + hi)

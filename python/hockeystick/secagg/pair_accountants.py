@@ -1,5 +1,4 @@
-r"""The Poisson-binomial mechanism and the distributed discrete Laplace over T rounds: a PLD on each
-side.
+r"""The Poisson-binomial mechanism and the distributed discrete Laplace over T rounds: a PLD on each side.
 
 Both sides here are privacy-loss distributions composed over the rounds (Zhu, Dong & Wang 2022, Thm.
 10: a pair that dominates each round dominates their composition; a realized pair's composition is
@@ -96,8 +95,7 @@ UNIT_ROUNDOFF = 2.0**-53
 def randomized_response_pld(
     epsilon: float, rate: float, value_discretization_interval: float
 ) -> PrivacyLossDistribution:
-    """The pair that dominates a pure eps-DP round, mixed with weight q with equal laws, on the grid
-    (upper side).
+    """The pair that dominates a pure eps-DP round, mixed with weight q with equal laws, on the grid (upper side).
 
     Randomized response at eps, (e^eps / (1 + e^eps), 1 / (1 + e^eps)) against the reverse,
     dominates every eps-DP pair in both directions (Kairouz, Oh & Viswanath 2015, Thm. 2.4); the
@@ -152,8 +150,7 @@ Pairs = list[tuple[PrivacyLossDistribution | None, int]]
 
 
 def poisson_binomial_pure_epsilon(trials: int, theta: float, dimension: int) -> float:
-    """A Poisson-binomial round's pure eps, d m log((1 + 2 theta) / (1 - 2 theta)), rounded up
-    (module docstring).
+    """A Poisson-binomial round's pure eps, d m log((1 + 2 theta) / (1 - 2 theta)), rounded up (module docstring).
 
     Parameters
     ----------
@@ -327,8 +324,7 @@ class _PairAccountant(ABC):
 
     @property
     def delta_cost(self) -> float:
-        """What the run adds to the upper side's delta (0 unless a subclass charges a failure
-        probability)."""
+        """What the run adds to the upper side's delta (0 unless a subclass charges a failure probability)."""
         return 0.0
 
     def _plds(self, side: str, rate: float) -> list[PrivacyLossDistribution | None]:
@@ -375,8 +371,7 @@ class _PairAccountant(ABC):
     def delta(
         self, epsilon: npt.ArrayLike, *, bound: Bound = "upper", against: Adversary = "server"
     ) -> Any:
-        """delta(eps) of the T-round run: the dominating pair's composition (upper), the realized
-        pair's (lower).
+        """delta(eps) of the T-round run: the dominating pair's composition (upper), the realized pair's (lower).
 
         Parameters
         ----------
@@ -412,8 +407,7 @@ class _PairAccountant(ABC):
 
 @accountant_docs()
 class PoissonBinomialMechanism(_PairAccountant):
-    r"""The Poisson-binomial mechanism (Chen, Özgür & Kairouz 2022) over T rounds, certified both
-    sides.
+    r"""The Poisson-binomial mechanism (Chen, Özgür & Kairouz 2022) over T rounds, certified both sides.
 
     Each client encodes each of its d coordinates x_j in [-c, c] as p_j = 1/2 + theta x_j / c and
     sends Binom(m, p_j); the server learns the sums.  Upper side: the pair that dominates every pair
@@ -496,8 +490,7 @@ class PoissonBinomialMechanism(_PairAccountant):
 
     @property
     def round_epsilon(self) -> float:
-        """A round's pure eps, d m log((1 + 2 theta) / (1 - 2 theta)), rounded up (module
-        docstring).
+        """A round's pure eps, d m log((1 + 2 theta) / (1 - 2 theta)), rounded up (module docstring).
 
         Returns
         -------
@@ -508,8 +501,7 @@ class PoissonBinomialMechanism(_PairAccountant):
         return poisson_binomial_pure_epsilon(self.trials, self.theta, self.dimension)
 
     def mse(self, clip_norm: float = 1.0) -> float:
-        """The decoded sum's mean squared error over the d coordinates: d n c^2 / (4 m theta^2) at
-        most.
+        """The decoded sum's mean squared error over the d coordinates: d n c^2 / (4 m theta^2) at most.
 
         The server's estimate of a coordinate's sum, c (Z - n m / 2) / (m theta), is unbiased, with
         variance (c / (m theta))^2 sum_i m p_i (1 - p_i) <= n c^2 / (4 m theta^2) (E Z = n m / 2 + m
@@ -542,8 +534,7 @@ class PoissonBinomialMechanism(_PairAccountant):
 
 @accountant_docs()
 class DistributedDiscreteLaplace(_PairAccountant):
-    r"""The distributed discrete Laplace with dropout (negative-binomial shares) over T rounds,
-    certified both sides.
+    r"""The distributed discrete Laplace with dropout (negative-binomial shares) over T rounds, certified both sides.
 
     Each client clips its update to L2 norm c, scales it by 1 / gamma, rotates and rounds it to
     integers (``secagg.sensitivity``), and adds NB(1/E, 1 - e^{-a}) - NB(1/E, 1 - e^{-a}) to each
@@ -655,8 +646,7 @@ class DistributedDiscreteLaplace(_PairAccountant):
 
     @property
     def delta_cost(self) -> float:
-        """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for
-        conditional."""
+        """What unconditional rounding adds to delta over the run: T beta (capped at 1); 0 for conditional."""
         return min(
             1.0,
             math.nextafter(self.rounds * self.sensitivity.delta_cost * (1.0 + 2.0**-52), math.inf),

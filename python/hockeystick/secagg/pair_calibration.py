@@ -1,5 +1,4 @@
-r"""Calibration of the Poisson-binomial mechanism and the distributed discrete Laplace to a target
-(eps, delta).
+r"""Calibration of the Poisson-binomial mechanism and the distributed discrete Laplace to a target (eps, delta).
 
 Each searches one parameter on a log scale for the certified upper eps(delta) of the T-round run
 against the server (``secagg.pair_accountants``) at most the target, and returns the end of the
@@ -96,8 +95,7 @@ def calibrate_poisson_binomial(
     clip_norm: float = 1.0,
     value_discretization_interval: float = DEFAULT_INTERVAL,
 ) -> PoissonBinomialCalibration:
-    """The largest theta whose certified eps(delta) over T rounds is at most the target (module
-    docstring).
+    """The largest theta whose certified eps(delta) over T rounds is at most the target (module docstring).
 
     Parameters
     ----------

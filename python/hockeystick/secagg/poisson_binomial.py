@@ -1,5 +1,4 @@
-r"""The Poisson-binomial mechanism: a dominating pair (upper side) and a realizable pair (lower
-side) of one coordinate.
+r"""The Poisson-binomial mechanism: a dominating pair (upper side) and a realizable pair (lower side) of one coordinate.
 
 Chen, Özgür & Kairouz 2022 ("The Poisson binomial mechanism for unbiased federated learning with
 secure aggregation", ICML; arXiv:2207.09916): each client i holds x_i in [-c, c] on a coordinate,
@@ -89,8 +88,7 @@ _L_EXACT = 32
 
 
 def poisson_binomial_parameters(trials: int, theta: float, clients: int) -> tuple[int, float, int]:
-    """(m, theta, n) checked: m >= 1 an integer, 0 < theta < 1/2, n >= 1 an integer, n m at most
-    2^40.
+    """(m, theta, n) checked: m >= 1 an integer, 0 < theta < 1/2, n >= 1 an integer, n m at most 2^40.
 
     Parameters
     ----------
@@ -134,8 +132,7 @@ def _binomial_error(trials: int) -> float:
 
 
 def binomial_masses(trials: int, p: float) -> tuple[int, np.ndarray, float, float]:
-    """Binom(N, p)'s masses on the window outside which each tail holds at most 1e-30, with their
-    errors.
+    """Binom(N, p)'s masses on the window outside which each tail holds at most 1e-30, with their errors.
 
     Parameters
     ----------
@@ -218,8 +215,7 @@ def _blocks(trials: int, p: float) -> tuple[np.ndarray, np.ndarray, float]:
 def dominating_pair_pld(
     clients: int, trials: int, theta: float, value_discretization_interval: float, rate: float = 1.0
 ) -> PrivacyLossDistribution:
-    """The PLD of the pair that dominates every pair of neighbouring cohorts of one coordinate
-    (module docstring).
+    """The PLD of the pair that dominates every pair of neighbouring cohorts of one coordinate (module docstring).
 
     Parameters
     ----------
@@ -324,8 +320,7 @@ def _on(masses: Window, start: int, stop: int) -> np.ndarray:
 def realizable_pair_pld(
     clients: int, trials: int, theta: float, value_discretization_interval: float, rate: float = 1.0
 ) -> PrivacyLossDistribution:
-    """The PLD of a pair of neighbouring cohorts of one coordinate (module docstring), P lowered and
-    Q raised.
+    """The PLD of a pair of neighbouring cohorts of one coordinate (module docstring), P lowered and Q raised.
 
     Parameters
     ----------

@@ -68,8 +68,7 @@ def _up(x: float) -> float:
 
 
 def rounded_l2_norm_bound(norm: float, dimension: int, beta: float = 0.0) -> float:
-    r"""The L2 norm bound after randomized rounding to Z^d of a vector of norm at most ``norm``
-    (KLS21, Prop. 22).
+    r"""The L2 norm bound after randomized rounding to Z^d of a vector of norm at most ``norm`` (KLS21, Prop. 22).
 
     .. math::
 
@@ -123,8 +122,7 @@ def rounded_l2_norm_bound(norm: float, dimension: int, beta: float = 0.0) -> flo
 
 
 def integer_l1_bound(l2_bound: float, dimension: int) -> float:
-    r"""The L1 bound of an integer vector of L2 norm at most ``l2_bound``: min(sqrt(d) Delta_2,
-    Delta_2^2).
+    r"""The L1 bound of an integer vector of L2 norm at most ``l2_bound``: min(sqrt(d) Delta_2, Delta_2^2).
 
     Parameters
     ----------
@@ -194,8 +192,7 @@ def integer_sensitivity(
     beta: float = 0.0,
     rounding: Rounding = "conditional",
 ) -> IntegerSensitivity:
-    r"""Delta_2 and Delta_1 of the clipped, scaled, rotated and rounded client vector (module
-    docstring).
+    r"""Delta_2 and Delta_1 of the clipped, scaled, rotated and rounded client vector (module docstring).
 
     Parameters
     ----------

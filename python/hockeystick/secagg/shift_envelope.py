@@ -1,5 +1,4 @@
-r"""One pair that dominates every integer shift of a symmetric noise at once: the envelope of their
-profiles.
+r"""One pair that dominates every integer shift of a symmetric noise at once: the envelope of their profiles.
 
 A round of a one-coordinate additive mechanism releases N + x for the client's integer x, so a
 neighbouring pair of inputs is (N + s, N) for some integer shift 0 < |s| <= K, in either direction.
@@ -61,8 +60,7 @@ _MAX_POINTS = (
 
 
 def _lower_hull(points: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    """The lower convex hull of points sorted by x (Andrew's monotone chain), collinear points
-    dropped."""
+    """The lower convex hull of points sorted by x (Andrew's monotone chain), collinear points dropped."""
     hull: list[tuple[Any, Any]] = []
     for point in points:
         while len(hull) >= 2:
@@ -76,8 +74,7 @@ def _lower_hull(points: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
 
 
 def _down(value: Any, lowering: Any) -> float:
-    """A non-negative mpmath number as a double at most it (lowered by ``lowering``, then an
-    ulp)."""
+    """A non-negative mpmath number as a double at most it (lowered by ``lowering``, then an ulp)."""
     out = float(value * lowering)
     return max(0.0, math.nextafter(out, -math.inf)) if out > 0.0 else 0.0
 
@@ -85,8 +82,7 @@ def _down(value: Any, lowering: Any) -> float:
 def shift_envelope_pld(
     masses: Masses, largest_shift: int, reach: float, value_discretization_interval: float
 ) -> PrivacyLossDistribution:
-    """A pair whose profile is at least every shift's, 1 .. ``largest_shift``, of the symmetric
-    noise N.
+    """A pair whose profile is at least every shift's, 1 .. ``largest_shift``, of the symmetric noise N.
 
     Parameters
     ----------

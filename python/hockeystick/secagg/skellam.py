@@ -41,8 +41,7 @@ SKELLAM_ORDERS: tuple[float, ...] = tuple(float(a) for a in [*range(2, 257), 512
 def skellam_rdp(
     variance: float, l2: float, l1: float, orders: npt.ArrayLike | None = None
 ) -> np.ndarray:
-    r"""The RDP curve of one round of the Skellam mechanism of summed variance V (module docstring),
-    rounded up.
+    r"""The RDP curve of one round of the Skellam mechanism of summed variance V (module docstring), rounded up.
 
     Parameters
     ----------

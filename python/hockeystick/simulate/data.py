@@ -24,8 +24,7 @@ from .models import LINEAR, SOFTMAX, model_code
 
 @dataclass(frozen=True)
 class FederatedData:
-    """The samples of all clients, stored contiguously: client i owns rows
-    ``offsets[i]:offsets[i+1]``.
+    """The samples of all clients, stored contiguously: client i owns rows ``offsets[i]:offsets[i+1]``.
 
     Parameters
     ----------
@@ -76,8 +75,7 @@ class FederatedData:
         return np.sqrt(np.einsum("ij,ij->i", f, f))
 
     def astype(self, dtype: DTypeLike) -> FederatedData:
-        """The same data with features stored as ``dtype`` (float64 or float32; labels stay
-        float64)."""
+        """The same data with features stored as ``dtype`` (float64 or float32; labels stay float64)."""
         kind = np.dtype(dtype)
         if kind not in (np.float64, np.float32):
             raise ValueError(f"dtype must be float64 or float32, got {kind}")
@@ -299,8 +297,7 @@ def _check_arrays(f: np.ndarray, y: np.ndarray, o: np.ndarray) -> None:
 
 
 def _check_labels(code: int, model: str, y: np.ndarray, n_classes: int) -> None:
-    """Class labels are integers in [0, n_classes); n_classes is 1 for linear regression, 2 for
-    logistic."""
+    """Class labels are integers in [0, n_classes); n_classes is 1 for linear regression, 2 for logistic."""
     if code != LINEAR and (np.any(y != np.round(y)) or np.any(y < 0) or np.any(y >= n_classes)):
         raise ValueError(f"labels must be integers in [0, {n_classes}) for {model}")
     if code != SOFTMAX and n_classes != (1 if code == LINEAR else 2):

@@ -76,8 +76,7 @@ def bundled(
     seed: int = 0,
     dtype: str = "float64",
 ) -> tuple[FederatedData, FederatedData]:
-    """Train and test federated data from one of scikit-learn's bundled data sets, nothing
-    downloaded.
+    """Train and test federated data from one of scikit-learn's bundled data sets, nothing downloaded.
 
     The features are standardized with the training rows' statistics and scaled so the largest
     training row has norm 1 (a longer test row is projected onto the unit ball). A shuffled

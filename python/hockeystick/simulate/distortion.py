@@ -118,8 +118,7 @@ class LeakageReport:
 
 @dataclass
 class DistortionRunResult(RunResult):
-    """A :class:`RunResult` with paper 001's leakage report and, given W*, Definition 3's utility
-    loss.
+    """A :class:`RunResult` with paper 001's leakage report and, given W*, Definition 3's utility loss.
 
     ``privacy`` stays empty: the run's guarantee is Bayesian leakage (``leakage``), not DP.
 
@@ -193,8 +192,7 @@ def _check_distortion(
 def _start_and_optimum(
     initial: np.ndarray | None, optimum: np.ndarray | None, p: int
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """W_0 (zeros, or a float copy of ``initial``) and W* (None if not given), each of shape
-    (p,)."""
+    """W_0 (zeros, or a float copy of ``initial``) and W* (None if not given), each of shape (p,)."""
     w0 = np.zeros(p) if initial is None else np.array(initial, dtype=float)
     w_star = None if optimum is None else np.asarray(optimum, dtype=float)
     if w0.shape != (p,) or (w_star is not None and w_star.shape != (p,)):
@@ -205,8 +203,7 @@ def _start_and_optimum(
 def _leakage_report(
     parameter_variance: float, variance: float, p: int, calibration: str, target: float | None
 ) -> LeakageReport:
-    """The exact TV and JS between the two parameter laws, the TV bracket, and how sigma_eps^2 was
-    chosen."""
+    """The exact TV and JS between the two parameter laws, the TV bracket, and how sigma_eps^2 was chosen."""
     bracket = leakage.tv_bracket(parameter_variance, variance, p)
     return LeakageReport(
         parameter_variance=float(parameter_variance),

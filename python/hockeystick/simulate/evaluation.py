@@ -1,5 +1,4 @@
-"""Mean loss and accuracy of a parameter vector on a federated data set (numba, parallel over
-clients).
+"""Mean loss and accuracy of a parameter vector on a federated data set (numba, parallel over clients).
 
 Per-client sums go to an array that numpy then adds in a fixed order, so the figures do not depend
 on the thread count.

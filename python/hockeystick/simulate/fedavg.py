@@ -17,7 +17,6 @@ round beyond the data. Full-batch logistic and linear regression take a dedicate
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -42,10 +41,7 @@ from .privacy import Guarantee
 from .randomness import NOISE, SAMPLING, ClientStreams, generator
 from .result import RunResult
 from .rounds import run_rounds
-from .schedules import learning_rates
-
-if TYPE_CHECKING:  # the annotation only: simulate imports no accountant family at run time
-    from ..fdp.fedavg import Schedule
+from .schedules import Schedule, learning_rates
 
 CLIENT_BLOCK = 64  # clients per parallel task (fixes the summation order: never change)
 PREFETCH_AHEAD = 2  # clients whose sample rows are requested before they train
@@ -233,8 +229,7 @@ def noisy_fedavg(
     threads: int | None = None,
     smoothness: float | None = None,
 ) -> RunResult:
-    r"""Train noisy FedAvg (``proximal = 0``) or noisy FedProx (``proximal = alpha > 0``) on all
-    clients.
+    r"""Train noisy FedAvg (``proximal = 0``) or noisy FedProx (``proximal = alpha > 0``) on all clients.
 
     Every round t each of the m clients starts from :math:`w_t` and takes K local steps
 
@@ -424,8 +419,7 @@ def _guarantees(
     proximal: float,
     smoothness: float | None,
 ) -> list[Guarantee]:
-    """Paper 004's last-iterate guarantees when the uploads are clipped and noised; none
-    otherwise."""
+    """Paper 004's last-iterate guarantees when the uploads are clipped and noised; none otherwise."""
     if not (sigma > 0 and math.isfinite(clip)):
         return []
     beta = (

@@ -132,8 +132,7 @@ class _WorstSilo:
 
 
 def _per_silo_sigma(sigma: float | np.ndarray, silos: int) -> float | np.ndarray:
-    """sigma as a float (one value, or an array whose entries are all equal) or a float array of
-    length ``silos``."""
+    """sigma as a float (one value, or an array whose entries are all equal) or a float array of length ``silos``."""
     arr = np.asarray(sigma, dtype=float)
     if arr.ndim == 0:
         return float(arr)
@@ -149,8 +148,7 @@ def _per_silo_sigma(sigma: float | np.ndarray, silos: int) -> float | np.ndarray
 def _silo_guarantees(
     local: bool, clip: float, sigmas: np.ndarray, rounds: int, steps: int, sizes: np.ndarray
 ) -> list[privacy.Guarantee]:
-    """Silo i's certified PLD guarantee with its own sigma_i and record count (paper 003 Thm H.1's
-    (eps_i, delta_i))."""
+    """Silo i's certified PLD guarantee with its own sigma_i and record count (paper 003 Thm H.1's (eps_i, delta_i))."""
     out = []
     for i, (s, size) in enumerate(zip(sigmas, sizes)):
         g = (
@@ -305,8 +303,7 @@ def _check_isrl(output: str, rounds: int, steps: int, m: int, n: int) -> None:
 def _split_sigma(
     sigma: float | np.ndarray, n: int, clip: float, radius: float
 ) -> tuple[np.ndarray | None, float]:
-    """(sigmas, sigma): one sigma per silo and 0.0, or None and the one sigma of every silo; clip,
-    radius > 0."""
+    """(sigmas, sigma): one sigma per silo and 0.0, or None and the one sigma of every silo; clip, radius > 0."""
     given = _per_silo_sigma(sigma, n)
     sigmas = given if isinstance(given, np.ndarray) else None  # one per silo, or None: one for all
     shared = 0.0 if isinstance(given, np.ndarray) else given
@@ -420,8 +417,7 @@ def isrl_minibatch_sgd(
     threads: int | None = None,
     output: str = "last",
 ) -> RunResult:
-    r"""ISRL-DP noisy minibatch SGD (paper 003 Algorithm 2), K = ``batch`` samples per silo per
-    round.
+    r"""ISRL-DP noisy minibatch SGD (paper 003 Algorithm 2), K = ``batch`` samples per silo per round.
 
     Each round r the server draws :math:`S_r`, M of the N silos without replacement; silo i draws K
     of its records with replacement and sends the mean of their clipped gradients at :math:`w_r`
@@ -529,8 +525,7 @@ def isrl_local_sgd(
     progress: bool = False,
     threads: int | None = None,
 ) -> RunResult:
-    r"""ISRL-DP local SGD (paper 003 Appendix I): K = ``local_steps`` noisy one-sample steps per
-    round.
+    r"""ISRL-DP local SGD (paper 003 Appendix I): K = ``local_steps`` noisy one-sample steps per round.
 
     Each round r the server draws :math:`S_r`, M of the N silos without replacement; silo i starts
     from :math:`w_r` and takes K steps :math:`w \leftarrow w - \eta_r (\nabla_V \ell(w, x) + u)`, x

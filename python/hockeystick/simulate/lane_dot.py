@@ -117,8 +117,7 @@ def lane_dot(typingctx, a, offset, b):
 
 
 def _load_quad(builder, base, index, element):
-    """Four consecutive entries of ``base`` from ``index`` as a ``<4 x double>`` (float32 widened
-    exactly)."""
+    """Four consecutive entries of ``base`` from ``index`` as a ``<4 x double>`` (float32 widened exactly)."""
     pointer = builder.bitcast(builder.gep(base, [index]), ir.VectorType(element, 4).as_pointer())
     loaded = builder.load(pointer, align=4 if isinstance(element, ir.FloatType) else 8)
     if isinstance(element, ir.FloatType):

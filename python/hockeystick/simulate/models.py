@@ -108,8 +108,7 @@ def sample_loss(model, w, x, y, scratch):
 
 @njit(cache=True)
 def predicts_label(model, w, x, y, coef):
-    """1.0 if the model's prediction at x equals the label y, else 0.0 (nan for linear
-    regression)."""
+    """1.0 if the model's prediction at x equals the label y, else 0.0 (nan for linear regression)."""
     if model == LOGISTIC:
         return 1.0 if (lane_dot(w, 0, x) > 0.0) == (y > 0.5) else 0.0
     if model == LINEAR:
@@ -127,8 +126,7 @@ def predicts_label(model, w, x, y, coef):
 
 @njit(cache=True, error_model="numpy")
 def clip_factor(coef_norm, x_norm, clip, weight):
-    """weight / max(1, ||coef|| ||x|| / V): the factor clipping to norm V applies to the gradient
-    coef (x) x."""
+    """weight / max(1, ||coef|| ||x|| / V): the factor clipping to norm V applies to the gradient coef (x) x."""
     norm = coef_norm * x_norm
     return weight * clip / norm if norm > clip else weight
 
@@ -193,8 +191,7 @@ def smoothness_constants(
 
 @njit(cache=True, error_model="numpy")
 def scalar_coefficient(model, z, y):
-    """The gradient coefficient of logistic (sigmoid(z) - y) or linear (z - y) regression at z =
-    w.x."""
+    """The gradient coefficient of logistic (sigmoid(z) - y) or linear (z - y) regression at z = w.x."""
     if model == LOGISTIC:
         return sigmoid(z) - y
     return z - y

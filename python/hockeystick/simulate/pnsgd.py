@@ -36,8 +36,7 @@ STEP_CHUNK = 256  # steps whose noise is drawn at once: memory O(replicas x chun
 def advance_chain(
     model, y, features, norms, labels, first, noise, scale, eta, radius, stop, stopped, coef, grad
 ):
-    """Advance one chain y by noise.shape[0] steps from sample ``first``; copy y into stopped at
-    step stop."""
+    """Advance one chain y by noise.shape[0] steps from sample ``first``; copy y into stopped at step stop."""
     p = y.shape[0]
     for s in range(noise.shape[0]):
         i = first + s

@@ -34,8 +34,7 @@ def generator(seed: int, purpose: int, index: int = 0) -> np.random.Generator:
 
 
 class ClientStreams:
-    """Per-block generators for ``n_clients`` clients; draws return arrays of shape (n_clients,
-    *shape)."""
+    """Per-block generators for ``n_clients`` clients; draws return arrays of shape (n_clients, *shape)."""
 
     def __init__(self, seed: int, purpose: int, n_clients: int, threads: int = 1) -> None:
         self.n_clients = n_clients

@@ -92,8 +92,7 @@ class RunResult:
         return min(proven, default=float("inf"))
 
     def summary(self, delta: float = 1e-5) -> str:
-        """Human-readable lines: final loss and accuracy, and every guarantee's epsilon at
-        ``delta``.
+        """Human-readable lines: final loss and accuracy, and every guarantee's epsilon at ``delta``.
 
         Parameters
         ----------

@@ -14,8 +14,7 @@ from .evaluation import evaluate
 
 
 class RoundsOutput(TypedDict):
-    """What ``run_rounds`` records: the final model, the metrics at ``metric_rounds``, the optional
-    parts."""
+    """What ``run_rounds`` records: the final model, the metrics at ``metric_rounds``, the optional parts."""
 
     weights: np.ndarray
     metric_rounds: np.ndarray

@@ -39,8 +39,7 @@ _CURVES = ("metric_rounds", "loss_curve", "accuracy_curve")
 
 
 def check_output_path(path: str | os.PathLike[str], overwrite: bool) -> str:
-    """``path`` as a string once it ends in .parquet or .csv and may be written (ValueError
-    otherwise)."""
+    """``path`` as a string once it ends in .parquet or .csv and may be written (ValueError otherwise)."""
     text = os.fspath(path)
     if not text.endswith((".parquet", ".csv")):
         raise ValueError(f"output must end in .parquet or .csv, got {text!r}")
@@ -55,8 +54,7 @@ def check_output_path(path: str | os.PathLike[str], overwrite: bool) -> str:
 
 
 def _parameter_types(parameters: Mapping[str, Sequence[Any]]) -> Any:
-    """One Arrow type per parameter column, inferred from every value it will hold (strings if
-    mixed)."""
+    """One Arrow type per parameter column, inferred from every value it will hold (strings if mixed)."""
     import pyarrow as pa  # lazy: optional extra (pyarrow)
 
     fields = []
@@ -70,8 +68,7 @@ def _parameter_types(parameters: Mapping[str, Sequence[Any]]) -> Any:
 
 
 class RowStream:
-    """Append rows (dicts) to ``path`` (.parquet or .csv) as they come; :meth:`close` publishes the
-    file.
+    """Append rows (dicts) to ``path`` (.parquet or .csv) as they come; :meth:`close` publishes the file.
 
     ``parameters``: every parameter column with all the values it will take (to fix the Parquet
     schema before the first row); a row lacking a column gets a null there.

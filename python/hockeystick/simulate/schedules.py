@@ -1,5 +1,4 @@
-"""Local learning-rate schedules eta[t, k] of paper 004 (Table 1 / Theorem 12), t = round, k = local
-step.
+"""Local learning-rate schedules eta[t, k] of paper 004 (Table 1 / Theorem 12), t = round, k = local step.
 
 constant     eta = a
 cyclic       eta = a / (k + 1)          (restarts every round)
@@ -9,14 +8,14 @@ continuous   eta = a / (t K + k + 1)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Literal
 
 import numpy as np
 
-if TYPE_CHECKING:  # the annotation only: simulate imports no accountant family at run time
-    from ..fdp.fedavg import Schedule
-
-SCHEDULES = ("constant", "cyclic", "stagewise", "continuous")
+# paper 004's schedules, the words of fdp.fedavg.Schedule (simulate imports no accountant family at
+# run time; tests/simulate/test_simulate_schedules_vocabulary.py holds the two equal)
+Schedule = Literal["constant", "cyclic", "stagewise", "continuous"]
+SCHEDULES: tuple[Schedule, ...] = ("constant", "cyclic", "stagewise", "continuous")
 
 
 def learning_rates(schedule: Schedule, rate: float, rounds: int, local_steps: int) -> np.ndarray:

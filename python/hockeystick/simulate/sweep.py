@@ -88,8 +88,7 @@ def _is_number(value: Any) -> bool:
 def configurations(
     grid: Mapping[str, Sequence[Any]], fixed: Mapping[str, Any] | None = None
 ) -> list[dict[str, Any]]:
-    """The Cartesian product of ``grid``'s value lists (last name fastest), each merged with
-    ``fixed``."""
+    """The Cartesian product of ``grid``'s value lists (last name fastest), each merged with ``fixed``."""
     fixed = dict(fixed or {})
     overlap = sorted(set(grid) & set(fixed))
     if overlap:
@@ -395,8 +394,7 @@ def simulate_sweep(
 
 
 class _InOrder:
-    """Hands rows finished in any order to ``emit`` in job order: each one once all before it are
-    in."""
+    """Hands rows finished in any order to ``emit`` in job order: each one once all before it are in."""
 
     def __init__(self, emit: Callable[[dict[str, Any]], None]) -> None:
         self.emit = emit

@@ -20,7 +20,6 @@ the guarantee is Corollary 3's double sum.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -33,9 +32,7 @@ from .privacy import Guarantee
 from .randomness import NOISE, SERVER, generator
 from .result import RunResult
 from .rounds import run_rounds
-
-if TYPE_CHECKING:  # the annotation only: simulate imports no accountant family at run time
-    from ..fdp.fedavg import Schedule
+from .schedules import Schedule
 
 
 def per_round(value: float | np.ndarray, rounds: int, name: str) -> np.ndarray:
@@ -275,8 +272,7 @@ def _guarantees(
     batch: int,
     suffix: float | None,
 ) -> list[Guarantee]:
-    """Theorem 2's guarantee (Corollary 3 or the suffix bound with a random stop) when every round
-    adds noise."""
+    """Theorem 2's guarantee (Corollary 3 or the suffix bound with a random stop) when every round adds noise."""
     if not np.all(sigmas > 0):
         return []
     lipschitz, beta, _ = smoothness_constants(data.model, data.features, data.labels, radius)

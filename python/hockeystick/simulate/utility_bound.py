@@ -1,5 +1,4 @@
-"""Paper 000's utility guarantee for the trusted aggregator (Corollary 1), beside what a run
-measures.
+"""Paper 000's utility guarantee for the trusted aggregator (Corollary 1), beside what a run measures.
 
 Asoodeh, Chen, Calmon, Özgür, "Differentially private federated learning: an information-theoretic
 perspective", Corollary 1 (distributional SGD, Section IV.A): the users' samples are i.i.d. from
@@ -239,8 +238,7 @@ def least_squares_constants(
 
 
 def corollary_1_table(rows: Any, population: FederatedData, *, n: int) -> Any:
-    """Corollary 1's bound beside the measured test loss, one row per trusted-aggregator
-    configuration.
+    """Corollary 1's bound beside the measured test loss, one row per trusted-aggregator configuration.
 
     ``rows``: a sweep's rows of ``trusted_aggregator`` runs; only configurations with Corollary 1's
     schedule (``schedule="inverse_t"``, so lambda = 1/rate), no clipping and a linear model qualify,

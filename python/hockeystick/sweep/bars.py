@@ -92,8 +92,7 @@ class BlockProgress:
         )
 
     def advance(self, done: int) -> None:
-        """``done`` more output elements of one accountant (each accountant covers the chunk
-        once)."""
+        """``done`` more output elements of one accountant (each accountant covers the chunk once)."""
         self.reported += done
         self._move_to(min(self.size, self.reported // self.accountants))
 

@@ -61,8 +61,7 @@ def parts_directory(path: str | os.PathLike[str]) -> Path:
 
 
 def fingerprint(grid: Grid, chunk_size: int) -> str:
-    """SHA-256 over what determines every chunk's values and boundaries (axis values bit for
-    bit)."""
+    """SHA-256 over what determines every chunk's values and boundaries (axis values bit for bit)."""
     h = hashlib.sha256()
     head = {
         "version": __version__,
@@ -104,8 +103,7 @@ def part_path(parts_dir: str | os.PathLike[str], index: int) -> Path:
 def save_part(
     parts_dir: str | os.PathLike[str], index: int, outputs: dict[str, np.ndarray]
 ) -> None:
-    """Write chunk ``index``'s outputs atomically (a unique temporary name per attempt, then
-    os.replace).
+    """Write chunk ``index``'s outputs atomically (a unique temporary name per attempt, then os.replace).
 
     Two attempts at the same chunk (a retried Dask task whose first worker still runs)
     each publish a complete file; the last one wins and both hold the same values."""
@@ -228,8 +226,7 @@ class Workspace:
         save_part(self.path, index, outputs)
 
     def load(self, chunk: Chunk) -> dict[str, np.ndarray] | None:
-        """A finished chunk's outputs, or None when its file is missing or does not match the
-        chunk."""
+        """A finished chunk's outputs, or None when its file is missing or does not match the chunk."""
         try:
             # the file opened and closed here: np.load given a path leaves its file open when the
             # archive is damaged
@@ -250,8 +247,7 @@ class Workspace:
         return self.path / name
 
     def release(self) -> None:
-        """End the run but keep the finished chunks (for resume); nothing at all if none
-        finished."""
+        """End the run but keep the finished chunks (for resume); nothing at all if none finished."""
         if self._temporary or not any(self.path.glob("chunk-*.npz")):
             self.remove()
             return

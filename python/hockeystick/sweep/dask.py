@@ -80,8 +80,7 @@ def local_cluster(workers: int, processes: bool = True) -> Any:
 
 
 def compute_part(index: int, chunk_grid: Grid, parts_dir: str) -> int:
-    """Evaluate chunk ``index`` (given as its own grid) and save its outputs; returns its point
-    count."""
+    """Evaluate chunk ``index`` (given as its own grid) and save its outputs; returns its point count."""
     outputs = evaluate_chunk(chunk_grid, chunk_grid.chunk(0, max(1, chunk_grid.size)))
     save_part(parts_dir, index, outputs)
     return chunk_grid.size
@@ -101,8 +100,7 @@ def run_on_dask(
     resume: bool = False,
     allow_large: bool = False,
 ) -> SweepResult:
-    """Evaluate every point of ``grid`` on a Dask cluster and write the same file (or columns) as
-    ``run_sweep``.
+    """Evaluate every point of ``grid`` on a Dask cluster and write the same file (or columns) as ``run_sweep``.
 
     The run checks first (``preflight``) and plans for the cluster's workers (refused above the
     limits unless ``allow_large``); each chunk is a task that receives its chunk by value

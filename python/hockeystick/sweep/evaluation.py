@@ -1,5 +1,4 @@
-"""The outputs of a grid's points: each accountant's value (or calibrated parameter), the best of
-several.
+"""The outputs of a grid's points: each accountant's value (or calibrated parameter), the best of several.
 
 Every point of a chunk goes to each accountant in one vectorized call: ``delta(epsilon)``,
 ``epsilon(delta)``, or ``calibrate`` for a parameter; a calculator evaluates its quantity or solves

@@ -66,8 +66,7 @@ MAX_INTEGER = 2**53  # integers exact in a double and in int64
 
 @dataclass(frozen=True)
 class Axis:
-    """One named axis of a grid: a non-empty, finite, strictly monotone 1-D array of parameter
-    values.
+    """One named axis of a grid: a non-empty, finite, strictly monotone 1-D array of parameter values.
 
     Parameters
     ----------
@@ -341,8 +340,7 @@ class Chunk:
 
 @dataclass(frozen=True)
 class Grid:
-    """A sweep's specification: accountants evaluated at every point of a product of axes, one
-    output each.
+    """A sweep's specification: accountants evaluated at every point of a product of axes, one output each.
 
     The points are the Cartesian product of the axes in C order (the last axis varies fastest), the
     fixed parameters added at every point: ``shape`` is the axes' lengths and ``size`` their
@@ -449,8 +447,7 @@ class Grid:
         parameters: Mapping[str, Any],
         bound: Bound = "upper",
     ) -> Grid:
-        """Build from {name: value specification}; numbers are fixed, the rest are axes (in
-        order)."""
+        """Build from {name: value specification}; numbers are fixed, the rest are axes (in order)."""
         axes, fixed = [], {}
         for name, spec in parameters.items():
             value = parse_value(name, spec)
@@ -546,8 +543,7 @@ class Grid:
 
     @property
     def best_is_max(self) -> bool:
-        """True when a larger output is better (rounds, sampling rate): calibrated 'increasing'
-        parameters."""
+        """True when a larger output is better (rounds, sampling rate): calibrated 'increasing' parameters."""
         entry = self.entries[0]
         if isinstance(entry, CalculatorEntry):
             return False
@@ -557,8 +553,7 @@ class Grid:
     # --- chunks ---------------------------------------------------------------------------
 
     def chunk_layout(self, chunk_size: int) -> tuple[int, int, int]:
-        """(split axis, rows per chunk along it, points per row) for chunks of <= chunk_size
-        points."""
+        """(split axis, rows per chunk along it, points per row) for chunks of <= chunk_size points."""
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)):
             raise TypeError(f"chunk_size must be an integer number of points, got {chunk_size!r}")
         if chunk_size < 1:
@@ -671,8 +666,7 @@ class Grid:
 
 
 def _accountant_names(accountants: Any, output: Any) -> tuple[str, ...]:
-    """A grid's accountants as a tuple of distinct names (one name stands for itself), its output a
-    string."""
+    """A grid's accountants as a tuple of distinct names (one name stands for itself), its output a string."""
     names = (accountants,) if isinstance(accountants, str) else accountants
     if not isinstance(names, Sequence) or not all(isinstance(a, str) for a in names):
         raise TypeError(f"accountants must be a name or a sequence of names, got {accountants!r}")
@@ -691,8 +685,7 @@ def _accountant_names(accountants: Any, output: Any) -> tuple[str, ...]:
 def _check_fixed_integers(
     fixed: Mapping[str, float], entries: list[AccountantEntry | CalculatorEntry]
 ) -> None:
-    """A fixed value of an integer parameter is an integer an int64 and a double both hold
-    exactly."""
+    """A fixed value of an integer parameter is an integer an int64 and a double both hold exactly."""
     for name, value in fixed.items():
         if any(name in e.integers for e in entries):
             if not value.is_integer():
@@ -768,8 +761,7 @@ def _output_targets(
 
 
 def _check_known_parameters(given: set[str], allowed: set[str], output: str, names: str) -> None:
-    """Every parameter given is one an accountant takes (or a target), a misspelt one named with the
-    closest."""
+    """Every parameter given is one an accountant takes (or a target), a misspelt one named with the closest."""
     unknown = sorted(given - allowed)
     if unknown:
         nearest = {
@@ -784,8 +776,7 @@ def _check_known_parameters(given: set[str], allowed: set[str], output: str, nam
 
 
 def _check_calculator_output(output: str, entries: list[CalculatorEntry], given: set[str]) -> None:
-    """A calculator grid outputs the calculators' common quantity, or a parameter each can solve
-    for."""
+    """A calculator grid outputs the calculators' common quantity, or a parameter each can solve for."""
     names = ", ".join(e.name for e in entries)
     takes, needs = _calculator_parameters(output, entries, names)
     if output in given:
@@ -887,8 +878,7 @@ def read_toml(path: str | os.PathLike[str], what: str = "sweep file") -> dict[st
 
 
 def chunk_size_setting(spec: Mapping[str, Any]) -> int | None:
-    """A sweep file's ``chunk_size``: an integer >= 1 (TOML 1.5 or "10" is refused, not truncated),
-    or None."""
+    """A sweep file's ``chunk_size``: an integer >= 1 (TOML 1.5 or "10" is refused, not truncated), or None."""
     value = spec.get("chunk_size")
     if value is None:
         return None

@@ -1,5 +1,4 @@
-"""Sweep results as labelled arrays: an ``xarray.Dataset`` with named coordinates, and reading any
-saved sweep.
+"""Sweep results as labelled arrays: an ``xarray.Dataset`` with named coordinates, and reading any saved sweep.
 
 ``to_dataset(grid, arrays)`` lays a grid's outputs out on its axes:
 
@@ -203,8 +202,7 @@ def _from_table(path: Path) -> Any:
 
 
 def _parquet_attributes(path: Path) -> dict[str, Any]:
-    """The accountants and output a sweep's Parquet file names in its schema's metadata (none:
-    {})."""
+    """The accountants and output a sweep's Parquet file names in its schema's metadata (none: {})."""
     import pyarrow.parquet as pq  # lazy: pyarrow is an optional extra
 
     meta = pq.read_schema(path).metadata or {}

@@ -1,5 +1,4 @@
-"""Before a sweep starts: how many points, how many bytes, how long; and the limits that need
-consent.
+"""Before a sweep starts: how many points, how many bytes, how long; and the limits that need consent.
 
 ``plan_sweep`` estimates the run time from measured work: the wall time of points of this grid,
 taken through the whole pipeline (evaluation, summary, chunk file, and the CSV or Parquet writer

@@ -59,8 +59,7 @@ def preflight(
     overwrite: bool = False,
     progress: bool | None = False,
 ) -> dict[str, np.ndarray] | None:
-    """Check a sweep before it runs: its output path, and every accountant on each axis value and
-    corner.
+    """Check a sweep before it runs: its output path, and every accountant on each axis value and corner.
 
     Anything that would fail later fails here, before a file is written: the output path (its
     format, its directory, an existing file without ``overwrite``) and the parameter values and
@@ -156,8 +155,7 @@ def _span(values: np.ndarray) -> str:
 
 @dataclass(repr=False)
 class SweepResult:
-    """The outcome of a sweep: where its values are (a file, or columns in memory), its size, time
-    and summary.
+    """The outcome of a sweep: where its values are (a file, or columns in memory), its size, time and summary.
 
     ``run_sweep`` and ``run_on_dask`` return one; ``to_xarray()`` gives the values as labelled
     arrays (read back from the file where none were kept in memory) and ``to_pandas()`` the
@@ -203,8 +201,7 @@ class SweepResult:
     columns: dict[str, np.ndarray] | None = None
 
     def __repr__(self) -> str:
-        """Short: shape, accountants, output, parameters and where the values are (never the
-        arrays)."""
+        """Short: shape, accountants, output, parameters and where the values are (never the arrays)."""
         grid = self.grid
         axes = ", ".join(f"{a.name}[{len(a)}]" for a in grid.axes)
         fixed = ", ".join(f"{k}={v:g}" for k, v in grid.fixed.items())
@@ -290,8 +287,7 @@ def run_sweep(
     resume: bool = False,
     allow_large: bool = False,
 ) -> SweepResult:
-    """Evaluate every point of ``grid`` in this process and write the outputs to ``path`` or keep
-    them in memory.
+    """Evaluate every point of ``grid`` in this process and write the outputs to ``path`` or keep them in memory.
 
     The run checks first (``preflight``), plans (points, bytes, a timed pilot: ``plan.plan_sweep``)
     and refuses a plan above the limits unless ``allow_large``; it then evaluates chunk after chunk
@@ -473,8 +469,7 @@ class _ChunkOutputs:
 def _write_chunk(
     grid: Grid, chunk: Chunk, source: _ChunkOutputs, writers: list[Any], summary: Summary, bar: Any
 ) -> None:
-    """One chunk's outputs to every writer and the summary, its bar moved within it as the
-    accountants report."""
+    """One chunk's outputs to every writer and the summary, its bar moved within it as the accountants report."""
     moved = None if bar is None else BlockProgress(bar, chunk.size, len(grid.entries))
     outputs = source.of(chunk, moved)
     for writer in writers:

@@ -1,5 +1,4 @@
-"""Sizes and durations as a sweep's plan and log lines write them (three significant digits, one
-unit)."""
+"""Sizes and durations as a sweep's plan and log lines write them (three significant digits, one unit)."""
 
 from __future__ import annotations
 

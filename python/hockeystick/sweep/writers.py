@@ -135,8 +135,7 @@ class _FileWriter:
 def _table_columns(
     grid: Grid, chunk: Chunk, outputs: dict[str, np.ndarray], *, fixed: bool = False
 ) -> dict[str, np.ndarray]:
-    """The chunk's rows: axis columns, the fixed parameters (``fixed``: as constant columns),
-    outputs."""
+    """The chunk's rows: axis columns, the fixed parameters (``fixed``: as constant columns), outputs."""
     columns = grid.chunk_inputs(chunk)
     if fixed:
         columns.update(
@@ -172,8 +171,7 @@ def _fixed_dtype(grid: Grid, name: str) -> type:
 
 
 def csv_header(grid: Grid) -> str:
-    """The header line of a sweep's CSV: the column names, unquoted (each is a parameter or output
-    name)."""
+    """The header line of a sweep's CSV: the column names, unquoted (each is a parameter or output name)."""
     return (
         ",".join(
             grid.inputs + tuple(grid.fixed) + grid.outputs + (("best",) if grid.has_best else ())
@@ -341,8 +339,7 @@ class _NpzWriter(_FileWriter):
 
 
 class _LabelledWriter(_NpzWriter):
-    """NetCDF or Zarr: outputs staged as memory maps like NPZ, then written as one labelled
-    Dataset."""
+    """NetCDF or Zarr: outputs staged as memory maps like NPZ, then written as one labelled Dataset."""
 
     def _assemble(self, names: list[str]) -> None:
         arrays = {name: np.load(self.workdir / f"{name}.npy", mmap_mode="r") for name in names}

@@ -1,5 +1,4 @@
-r"""Adaptive clipping's two releases as one Gaussian mechanism: the update's noise multiplier and
-the round's.
+r"""Adaptive clipping's two releases as one Gaussian mechanism: the update's noise multiplier and the round's.
 
 Adaptive clipping (Andrew, Thakkar, McMahan & Ramaswamy 2021, "Differentially private learning with
 adaptive clipping", Alg. 1 and Sec. 3) releases in each round, besides the noised sum of the
@@ -69,8 +68,7 @@ def adaptive_clipping_noise_multiplier(
     *,
     relation: Relation = "add_or_remove_one",
 ) -> Any:
-    r"""The update's noise multiplier z_Δ that makes a round of adaptive clipping the Gaussian of
-    multiplier z.
+    r"""The update's noise multiplier z_Δ that makes a round of adaptive clipping the Gaussian of multiplier z.
 
     A round releases the noised sum of clipped updates, noise multiplier z_Δ, and the noised count
     of clients under the clip norm, noise standard deviation σ_b (Andrew et al. 2021, Alg. 1).
@@ -159,8 +157,7 @@ def round_noise_multiplier(
     *,
     relation: Relation = "add_or_remove_one",
 ) -> Any:
-    r"""The noise multiplier of a round of adaptive clipping, from the update's noise multiplier and
-    the count's noise.
+    r"""The noise multiplier of a round of adaptive clipping, from the update's noise multiplier and the count's noise.
 
     The noised sum of clipped updates (noise multiplier z_Δ) and the noised count of clients under
     the clip norm (standard deviation σ_b) are together exactly the Gaussian mechanism of noise

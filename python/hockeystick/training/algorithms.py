@@ -1,5 +1,4 @@
-"""DP-SGD and DP-FedAvg: a training run in its users' words (records or clients), and the synonyms
-they accept."""
+"""DP-SGD and DP-FedAvg: a training run in its users' words (records or clients), and the synonyms they accept."""
 
 from __future__ import annotations
 
@@ -321,8 +320,7 @@ class DPSGD(_SubsampledTraining):
 
 
 class DPFedAvg(_SubsampledTraining):
-    r"""Certified (epsilon, delta) of DP-FedAvg with every round's model released: client-level
-    privacy.
+    r"""Certified (epsilon, delta) of DP-FedAvg with every round's model released: client-level privacy.
 
     Each round samples clients (Poisson sampling at rate q = clients_per_round / total_clients, or
     as ``sampling`` says), clips each client's update to norm C and adds :math:`\mathcal N(0, (z

@@ -1,5 +1,4 @@
-r"""Local DP per round: each client noises its own update, calibrated exactly, and composes over its
-rounds.
+r"""Local DP per round: each client noises its own update, calibrated exactly, and composes over its rounds.
 
 A client that clips its update and adds :math:`\mathcal N(0, \sigma^2 I)` before sending it
 (Flower's ``LocalDpMod``) runs the Gaussian mechanism of sensitivity Δ in each round it takes part
@@ -37,8 +36,7 @@ __all__ = ["LocalDP"]
 
 
 class LocalDP(GaussianMechanism):
-    r"""Local Gaussian noise calibrated exactly to a per-round (ε, δ), and a client's guarantee over
-    its rounds.
+    r"""Local Gaussian noise calibrated exactly to a per-round (ε, δ), and a client's guarantee over its rounds.
 
     Each round the client adds :math:`\mathcal N(0, \sigma^2 I)` to its update (L2 sensitivity Δ),
     with
@@ -135,8 +133,7 @@ class LocalDP(GaussianMechanism):
 
     @property
     def classical_sigma(self) -> Any:
-        r"""The classical calibration σ = Δ √(2 ln(1.25/δ)) / ε of one round, Flower's
-        ``LocalDpMod``'s.
+        r"""The classical calibration σ = Δ √(2 ln(1.25/δ)) / ε of one round, Flower's ``LocalDpMod``'s.
 
         Dwork & Roth 2014, Thm. A.1, proves it (ε, δ)-DP for 0 < ε < 1 only; there it is at least
         ``sigma``, the exact calibration.

@@ -1,5 +1,4 @@
-r"""Random check-ins (Balle, Kairouz, McMahan, Thakkar & Thakurta 2020), with central noise on every
-slot.
+r"""Random check-ins (Balle, Kairouz, McMahan, Thakkar & Thakurta 2020), with central noise on every slot.
 
 In a pass of m time slots, each client checks in with probability p and, if it does, to one slot
 chosen uniformly.  When the server aggregates every check-in of a slot (the clipped updates summed,
@@ -65,8 +64,7 @@ def _refuse_one_per_slot() -> None:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class RandomCheckIns:
-    r"""Certified (epsilon, delta) of random check-ins with central Gaussian noise on every slot's
-    sum.
+    r"""Certified (epsilon, delta) of random check-ins with central Gaussian noise on every slot's sum.
 
     Each pass has m slots; each client checks in with probability p to one uniformly chosen slot,
     and each slot releases the sum of its check-ins' clipped updates plus :math:`\mathcal N(0, (z
@@ -229,8 +227,7 @@ class RandomCheckIns:
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
-        r"""Certified bound on the smallest epsilon at which one client is (epsilon, delta)-DP over
-        the passes.
+        r"""Certified bound on the smallest epsilon at which one client is (epsilon, delta)-DP over the passes.
 
         :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of
         ``delta``.

@@ -1,5 +1,4 @@
-r"""Record-level privacy inside federated learning: each sampled client runs τ local DP-SGD steps on
-its data.
+r"""Record-level privacy inside federated learning: each sampled client runs τ local DP-SGD steps on its data.
 
 Each round samples clients by Poisson sampling at rate q_c; a sampled client runs τ local steps of
 DP-SGD on its own records (Poisson batches at rate q_l = b / n, each clipped gradient of norm at
@@ -334,8 +333,7 @@ class RecordLevelFedAvg:
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
-        r"""Certified bound on the smallest epsilon at which one record is (epsilon, delta)-DP over
-        the R rounds.
+        r"""Certified bound on the smallest epsilon at which one record is (epsilon, delta)-DP over the R rounds.
 
         :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of
         ``delta``.
@@ -350,8 +348,7 @@ class RecordLevelFedAvg:
         )
 
     def instance_level_rule_epsilon(self, delta: ArrayLike) -> Any:
-        r"""FL4Health's instance-level figure: R τ independent Poisson steps at rate q_c q_l, for
-        comparison.
+        r"""FL4Health's instance-level figure: R τ independent Poisson steps at rate q_c q_l, for comparison.
 
         The rule composes every local step as its own subsampled Gaussian at rate q_c q_l (here on
         ``pld.SubsampledGaussianPLD``, the upper side). It is no bound on the run: a record's client

@@ -161,8 +161,7 @@ class _SubsampledTraining:
         accuracy: float | None,
         tail: float | None,
     ) -> None:
-        """A Poisson run given by its rate q: 1 / q steps per epoch (the "opacus" count, as the
-        ratio (1, q))."""
+        """A Poisson run given by its rate q: 1 / q steps per epoch (the "opacus" count, as the ratio (1, q))."""
         q = _validation.in_interval(
             sample_rate, "sample_rate", 0.0, 1.0, open_low=True, open_high=False
         )
@@ -272,8 +271,7 @@ class _SubsampledTraining:
         names: tuple[str, str, str, str],
         sampling: Sampling,
     ) -> None:
-        """The rules of a run given by its sampling rate: Poisson sampling, 1 / q steps per epoch,
-        no batch words."""
+        """The rules of a run given by its sampling rate: Poisson sampling, 1 / q steps per epoch, no batch words."""
         if population is not None or batch is not None:
             raise ValueError(
                 f"give sample_rate or {names[0]} and {names[1]}, not both (q = {names[1]} / {names[0]})"
@@ -290,8 +288,7 @@ class _SubsampledTraining:
             )
 
     def _staged(self, run: StagedRun) -> None:
-        """A run of stages (``schedule``): its noise multiplier one per stage, its steps the
-        total."""
+        """A run of stages (``schedule``): its noise multiplier one per stage, its steps the total."""
         self._accountant = run
         self.noise_multiplier = np.array([s.noise_multiplier for s in run.stages])
         self.steps = np.array(float(run.steps))
@@ -342,8 +339,7 @@ class _SubsampledTraining:
     def epsilon_curve(
         self, delta: float, *, every: int | None = None, steps: ArrayLike | None = None
     ) -> CurveAlongRun:
-        """Certified bracket of epsilon at ``delta`` after each checkpoint of the run (by default
-        each epoch).
+        """Certified bracket of epsilon at ``delta`` after each checkpoint of the run (by default each epoch).
 
         Each point is ``epsilon(delta, bound="both")`` of this run stopped at that step (to the
         round-off of shared transforms, each certified), all of them in one evaluation
@@ -397,8 +393,7 @@ class _SubsampledTraining:
     def delta_curve(
         self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
     ) -> CurveAlongRun:
-        """Certified bracket of delta at ``epsilon`` after each checkpoint of the run
-        (``epsilon_curve``'s twin).
+        """Certified bracket of delta at ``epsilon`` after each checkpoint of the run (``epsilon_curve``'s twin).
 
         Parameters
         ----------

@@ -129,8 +129,7 @@ def with_stages(words: tuple[str, str]) -> Callable[[_F], _F]:
 
 @accountant_docs()
 class StagedRun:
-    """The accountant of a staged run (the module docstring): ``delta``, ``epsilon`` and the curves
-    along it.
+    """The accountant of a staged run (the module docstring): ``delta``, ``epsilon`` and the curves along it.
 
     Parameters
     ----------
@@ -206,8 +205,7 @@ class StagedRun:
         return accountant
 
     def delta(self, epsilon: ArrayLike, *, bound: Bound = "upper") -> Result:
-        """Certified bound on delta(epsilon) of the staged run (``pld.PLDAccountant.delta`` of its
-        stages)."""
+        """Certified bound on delta(epsilon) of the staged run (``pld.PLDAccountant.delta`` of its stages)."""
         return self._accountant.delta(epsilon, bound=bound)
 
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
@@ -254,8 +252,7 @@ class StagedRun:
         )
 
     def epsilon_curve(self, delta: float, *, steps: np.ndarray) -> CurveAlongRun:
-        """The certified bracket of epsilon at ``delta`` after each of ``steps``
-        (``PLDAccountant.epsilon_curve``)."""
+        """The certified bracket of epsilon at ``delta`` after each of ``steps`` (``PLDAccountant.epsilon_curve``)."""
         return self._accountant.epsilon_curve(delta, steps=steps)
 
     def delta_curve(self, epsilon: float, *, steps: np.ndarray) -> CurveAlongRun:

@@ -1,5 +1,4 @@
-r"""DP-FedAvg over secure aggregation: each client noises its own integer update, the server sees
-only the sum.
+r"""DP-FedAvg over secure aggregation: each client noises its own integer update, the server sees only the sum.
 
 The run TensorFlow Federated's ``DistributedDpSumFactory`` describes, in DP-FedAvg's words: each
 round's cohort (Poisson sampling, rate q = clients_per_round / total_clients) clips its updates to
@@ -79,8 +78,7 @@ _SEARCH_RANGE = 80  # gamma searched over C 4^-80 .. C 4^80
 
 
 def _finest_granularity(wraps: Any, clip_norm: float, target: float, bits: int) -> float:
-    """The smallest gamma with ``wraps(gamma) <= target`` (module docstring): the feasible end of a
-    bisection."""
+    """The smallest gamma with ``wraps(gamma) <= target`` (module docstring): the feasible end of a bisection."""
     high = clip_norm
     steps = 0
     while wraps(high) > target:
@@ -104,8 +102,7 @@ def _finest_granularity(wraps: Any, clip_norm: float, target: float, bits: int) 
 
 @accountant_docs()
 class DistributedDPFedAvg:
-    r"""Certified (epsilon, delta) of DP-FedAvg whose clients add distributed discrete noise under
-    secure aggregation.
+    r"""Certified (epsilon, delta) of DP-FedAvg whose clients add distributed discrete noise under secure aggregation.
 
     Each of the T rounds releases the sum, modulo 2^b, of the cohort's clipped, scaled, rotated and
     rounded updates, each with its client's noise of standard deviation

@@ -195,8 +195,7 @@ class UserLevelDPSGD:
         self._runs: dict[int, SubsampledGaussianPLD | PrivacyLossDistribution] = {}
 
     def _run(self, i: int) -> SubsampledGaussianPLD | PrivacyLossDistribution:
-        """Point i's composed run: DP-SGD's accountant at k = 1, the binomial mixture composed T
-        times else."""
+        """Point i's composed run: DP-SGD's accountant at k = 1, the binomial mixture composed T times else."""
         if i not in self._runs:
             z, q, t, k = (
                 float(a.flat[i])
@@ -240,8 +239,7 @@ class UserLevelDPSGD:
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
-        r"""Certified bound on the smallest epsilon at which the user's T steps are (epsilon,
-        delta)-DP.
+        r"""Certified bound on the smallest epsilon at which the user's T steps are (epsilon, delta)-DP.
 
         :math:`\varepsilon(\delta) = \inf\{\varepsilon \ge 0 : \delta(\varepsilon) \le \delta\}` of
         ``delta``.

@@ -1,5 +1,4 @@
-"""dp_accounting-style events for the batches training loops draw per epoch (dp_accounting has none
-of them).
+"""dp_accounting-style events for the batches training loops draw per epoch (dp_accounting has none of them).
 
 Each event is one epoch; compose epochs with ``count`` (or ``SelfComposedDpEvent``), as with any
 event.
@@ -41,8 +40,7 @@ __all__ = ["BallsInBinsGaussianDpEvent", "ShuffledBatchGaussianDpEvent"]
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class BallsInBinsGaussianDpEvent(ev.DpEvent):
-    """One epoch of balls-in-bins batches, each step adding Gaussian noise to its records' clipped
-    sum.
+    """One epoch of balls-in-bins batches, each step adding Gaussian noise to its records' clipped sum.
 
     Each record joins one of the ``num_steps`` steps, chosen uniformly at random and independently
     of the others; each step adds N(0, noise_multiplier^2) to the sum of its records' contributions

@@ -1,5 +1,4 @@
-"""dp_accounting-style events for mechanisms dp_accounting 0.6.0 has no event for (its later
-releases name them so).
+"""dp_accounting-style events for mechanisms dp_accounting 0.6.0 has no event for (its later releases name them so).
 
 ``DiscreteGaussianDpEvent``: the discrete Gaussian N_Z(0, sigma^2) added to an integer query whose
 value one record moves by at most ``sensitivity`` (Canonne, Kamath, Steinke 2020;
@@ -70,8 +69,7 @@ class DiscreteGaussianDpEvent(ev.DpEvent):
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class EpsilonDeltaDpEvent(ev.DpEvent):
-    """A mechanism satisfying (``epsilon``, ``delta``)-DP for the accountant's neighbouring
-    relation.
+    """A mechanism satisfying (``epsilon``, ``delta``)-DP for the accountant's neighbouring relation.
 
     It is composed as its worst case, the canonical pair of (epsilon, delta)-DP (exact). The RDP
     accountant takes it only with delta = 0 (no Renyi bound follows from delta > 0).

@@ -46,8 +46,7 @@ Case = Callable[..., Any]
 
 
 def bounded_by(analysed_under: str) -> tuple[NeighboringRelation, ...]:
-    """The accountant's relations a mechanism analysed under ``analysed_under`` bounds
-    (pld.neighbouring's table)."""
+    """The accountant's relations a mechanism analysed under ``analysed_under`` bounds (pld.neighbouring's table)."""
     return tuple(NeighboringRelation[r.upper()] for r in relations_bounded(analysed_under))
 
 
@@ -119,8 +118,7 @@ def check_reach(
     limit: float = MAX_LOSS_REACH,
     why: str = "the loss grid would need tens of millions of points",
 ) -> None:
-    """Refuse a run whose privacy loss reaches beyond ``limit`` (``dp_events``: the parameter
-    ranges), naming the field."""
+    """Refuse a run whose privacy loss reaches beyond ``limit`` (``dp_events``: the parameter ranges), naming the field."""
     if not reach <= limit:
         raise ParameterOutOfRange(
             f"{type(event).__name__}.{name} = {getattr(event, name)!r} lets one run's privacy loss reach "
@@ -247,8 +245,7 @@ ZCDP_MIXED = (
 
 
 def check_zcdp_alone(plan: CompositionPlan, event: ev.DpEvent) -> None:
-    """Refuse a plan holding a ``ZCDpEvent`` run beside any mechanism other than Gaussians
-    (``zcdp_plan``)."""
+    """Refuse a plan holding a ``ZCDpEvent`` run beside any mechanism other than Gaussians (``zcdp_plan``)."""
     if not zcdp_alone(plan):
         raise Unsupported(event, ZCDP_MIXED)
 
@@ -256,8 +253,7 @@ def check_zcdp_alone(plan: CompositionPlan, event: ev.DpEvent) -> None:
 def plan_with(
     visit: Visit, event: ev.DpEvent, count: int, relation: NeighboringRelation
 ) -> CompositionPlan:
-    """The plan of ``count`` runs of ``event`` built by ``visit`` (a new plan; nothing is
-    modified)."""
+    """The plan of ``count`` runs of ``event`` built by ``visit`` (a new plan; nothing is modified)."""
     plan = CompositionPlan()
     visit(event, count, relation, plan)
     check_zcdp_alone(plan, event)
@@ -274,8 +270,7 @@ def case_of(cases: Mapping[type, Case], event: ev.DpEvent) -> Case:
 
 
 def registered_mechanism(event: ev.DpEvent, relation: NeighboringRelation) -> Any:
-    """The registered mechanism (a ``pld`` ``Mechanism``) of one ``event`` under ``relation``, or
-    None.
+    """The registered mechanism (a ``pld`` ``Mechanism``) of one ``event`` under ``relation``, or None.
 
     It is ``from_dp_event`` of the registered class whose ``dp_event`` is nearest in the event's MRO
     (``pld.mechanisms.registry.dp_event_class``); None when no registered class reads events of its
@@ -317,8 +312,7 @@ def nearest_case(cases: Mapping[type, Case], event: ev.DpEvent) -> Case | None:
 
 
 def additive_shift(relation: NeighboringRelation) -> float:
-    """An additive noise's shift per unit of the add/remove sensitivity: 2 under replace-one
-    (``dp_events``: replace-one additive noise)."""
+    """An additive noise's shift per unit of the add/remove sensitivity: 2 under replace-one (``dp_events``: replace-one additive noise)."""
     return 2.0 if relation == NeighboringRelation.REPLACE_ONE else 1.0
 
 
@@ -387,8 +381,7 @@ def nesting_depth(event: Any) -> int:
 
 @contextlib.contextmanager
 def nesting_refused(event: Any) -> Iterator[None]:
-    """Turn a ``RecursionError`` while an adapter reads ``event`` into a ValueError naming its
-    nesting and the fix.
+    """Turn a ``RecursionError`` while an adapter reads ``event`` into a ValueError naming its nesting and the fix.
 
     An analysis that walks the event's tree recursively (dp_accounting's own ledger, a sampled
     event's inner composition, the RDP adapter's curves) runs out of Python's stack thousands of

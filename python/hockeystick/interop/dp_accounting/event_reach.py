@@ -195,8 +195,7 @@ def copies_of(event: SampledEvent) -> int:
 
 
 def _largest_sensitivity(event: ev.DpEvent) -> tuple[int, ev.DpEvent | None]:
-    """The largest discrete Laplace sensitivity inside an event, and that event (None if it has
-    none)."""
+    """The largest discrete Laplace sensitivity inside an event, and that event (None if it has none)."""
     # Not event_reach's walk: a maximum of one leaf field (it sizes a group pair's atoms), not a sum
     # of reaches.
     if isinstance(event, ev.DiscreteLaplaceDpEvent):

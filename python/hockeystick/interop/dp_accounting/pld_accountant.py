@@ -84,8 +84,7 @@ def _delta_floor(spec: tuple[object, ...]) -> float:
 def pure_epsilon_bracket(
     plan: CompositionPlan, profile: Callable[[], PlanProfile]
 ) -> tuple[float, float]:
-    """Certified (lower, upper) on epsilon(0) of ``plan``: the essential supremum of the composed
-    privacy loss.
+    """Certified (lower, upper) on epsilon(0) of ``plan``: the essential supremum of the composed privacy loss.
 
         The loss of a composition is the sum of its runs' independent losses, so its largest value is the sum of
         theirs in each direction, the larger of the two sums (``interop.dp_accounting.pure_dp``: pure-DP runs and their Poisson
@@ -130,8 +129,7 @@ def pure_epsilon_bracket(
 
 
 def pure_epsilon_upper(plan: CompositionPlan) -> float:
-    """The certified upper side of epsilon(0) where ``pure_epsilon_sum`` has it in closed form, else
-    +inf.
+    """The certified upper side of epsilon(0) where ``pure_epsilon_sum`` has it in closed form, else +inf.
 
     epsilon(delta) does not increase with delta, so this bounds epsilon at every target delta, and
     delta(epsilon) is 0 from it on: a composition of pure-DP runs (k exponential mechanisms of
@@ -148,8 +146,7 @@ def pure_epsilon_upper(plan: CompositionPlan) -> float:
 
 
 def _check_no_delta_floor(plan: CompositionPlan) -> None:
-    """Refuse a plan whose delta(epsilon) is at least 1 - prod (1 - floor)^count > 0 at every
-    epsilon."""
+    """Refuse a plan whose delta(epsilon) is at least 1 - prod (1 - floor)^count > 0 at every epsilon."""
     survive = math.prod((1.0 - _delta_floor(m)) ** c for m, c in plan.counts.items())
     floor = (
         -math.expm1(sum(c * math.log1p(-_delta_floor(m)) for m, c in plan.counts.items()))
@@ -165,8 +162,7 @@ def _check_no_delta_floor(plan: CompositionPlan) -> None:
 
 
 def _profile_epsilon_zero(p: PlanProfile) -> tuple[float, float]:
-    """epsilon(0) from a profile whose certified upper delta vanishes past every finite loss; else
-    refused."""
+    """epsilon(0) from a profile whose certified upper delta vanishes past every finite loss; else refused."""
     top = p.delta(1e300)[1]
     if top > 0.0:
         raise ValueError(
@@ -374,8 +370,7 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         return self.get_delta_bracket(target_epsilon)[1]
 
     def get_epsilon_bracket(self, target_delta: float) -> tuple[float, float]:
-        """Certified (lower, upper) on the epsilon of everything composed so far at
-        ``target_delta``.
+        """Certified (lower, upper) on the epsilon of everything composed so far at ``target_delta``.
 
         Parameters
         ----------
@@ -486,8 +481,7 @@ class HockeystickPLDAccountant(PrivacyAccountant):
         return float(rdp.get_epsilon(target))
 
     def get_delta_bracket(self, target_epsilon: float) -> tuple[float, float]:
-        """Certified (lower, upper) on the delta of everything composed so far at
-        ``target_epsilon``.
+        """Certified (lower, upper) on the delta of everything composed so far at ``target_epsilon``.
 
         Parameters
         ----------

@@ -1,5 +1,4 @@
-"""The pure-DP epsilon (target delta 0) of a composition of pure-DP runs: their largest privacy
-losses, summed.
+"""The pure-DP epsilon (target delta 0) of a composition of pure-DP runs: their largest privacy losses, summed.
 
 Under add-or-remove (and replace-special) every run of a composition sees the same pair of
 neighbouring datasets, so the composition's privacy loss in one orientation ("remove": the dataset
@@ -78,8 +77,7 @@ def round_outward(x: Fraction, up: bool) -> float:
 
 
 def largest_losses(spec: tuple[object, ...]) -> Directions | None:
-    """Certified (lower, upper) on one run's largest privacy loss, remove and add (module
-    docstring).
+    """Certified (lower, upper) on one run's largest privacy loss, remove and add (module docstring).
 
     Parameters
     ----------
@@ -106,8 +104,7 @@ def largest_losses(spec: tuple[object, ...]) -> Directions | None:
 
 
 def _sampled(spec: tuple[object, ...]) -> Directions | None:
-    """A Poisson-sampled run's largest losses from its inner's (``largest_losses``), None where
-    unknown."""
+    """A Poisson-sampled run's largest losses from its inner's (``largest_losses``), None where unknown."""
     name = spec[0]
     if name == "laplace_mixture" and tuple(cast(tuple[float, ...], spec[2])) == (0.0, 1.0):
         q = cast(tuple[float, float], spec[3])[1]
@@ -168,16 +165,14 @@ def _add_loss(q: float, a: Fraction, up: bool) -> Fraction:
 
 
 def _widened(value: float, pad: float, up: bool) -> Fraction:
-    """``value`` moved outward by ``pad`` (and one ulp), never below 0 (a largest loss is >= 0
-    here)."""
+    """``value`` moved outward by ``pad`` (and one ulp), never below 0 (a largest loss is >= 0 here)."""
     if up:
         return Fraction(math.nextafter(value + pad, math.inf))
     return Fraction(max(0.0, math.nextafter(value - pad, -math.inf)))
 
 
 def _summed(counts: Mapping[tuple[object, ...], int]) -> Directions | None:
-    """The largest losses of one run of every run in ``counts`` together, per direction: the sums
-    (exact)."""
+    """The largest losses of one run of every run in ``counts`` together, per direction: the sums (exact)."""
     sides = [(largest_losses(spec), count) for spec, count in counts.items()]
     if any(side is None for side, _ in sides):
         return None

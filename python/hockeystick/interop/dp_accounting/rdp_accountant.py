@@ -1,5 +1,4 @@
-"""An RDP accountant with dp_accounting's ``RdpAccountant`` interface, computed by
-``hockeystick.rdp``.
+"""An RDP accountant with dp_accounting's ``RdpAccountant`` interface, computed by ``hockeystick.rdp``.
 
     from hockeystick.interop.dp_accounting import HockeystickRdpAccountant as RdpAccountant
 
@@ -115,8 +114,7 @@ FINE_ORDERS = np.unique(
 
 
 def _effective_sigma(event: ev.DpEvent) -> float:
-    """Noise multiplier of the one Gaussian equivalent to a composition of Gaussians (or
-    Unsupported)."""
+    """Noise multiplier of the one Gaussian equivalent to a composition of Gaussians (or Unsupported)."""
     if isinstance(event, ev.GaussianDpEvent):
         return _sigma(event)
     if isinstance(event, ev.SelfComposedDpEvent):
@@ -154,8 +152,7 @@ def _sigma(event: ev.GaussianDpEvent) -> float:
 
 
 class HockeystickRdpAccountant(PrivacyAccountant):
-    """An accountant with dp_accounting's ``RdpAccountant`` interface, its curves from
-    ``hockeystick.rdp``.
+    """An accountant with dp_accounting's ``RdpAccountant`` interface, its curves from ``hockeystick.rdp``.
 
     The Renyi divergences of the composed events add at each order; ``get_epsilon`` and
     ``get_delta`` convert the curve as dp_accounting does (``rdp_to_epsilon`` / ``rdp_to_delta``).
@@ -196,8 +193,7 @@ class HockeystickRdpAccountant(PrivacyAccountant):
 
     @property
     def rdp(self) -> np.ndarray:
-        """The composed events' Renyi divergence at each of ``orders`` (a copy; as dp_accounting's
-        ``rdp``)."""
+        """The composed events' Renyi divergence at each of ``orders`` (a copy; as dp_accounting's ``rdp``)."""
         return np.copy(self._rdp)
 
     def compose(self, event: ev.DpEvent, count: int = 1) -> HockeystickRdpAccountant:
@@ -244,8 +240,7 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         return 2.0 if self.neighboring_relation == NeighboringRelation.REPLACE_ONE else 1.0
 
     def _without_replacement(self, event: ev.SampledWithoutReplacementDpEvent) -> np.ndarray:
-        """Wang, Balle, Kasiviswanathan 2019 (``rdp.sampled_without_replacement``), replace-one
-        only."""
+        """Wang, Balle, Kasiviswanathan 2019 (``rdp.sampled_without_replacement``), replace-one only."""
         if self.neighboring_relation != NeighboringRelation.REPLACE_ONE:
             raise Unsupported(
                 event,
@@ -278,8 +273,7 @@ class HockeystickRdpAccountant(PrivacyAccountant):
         return sampled_without_replacement_gaussian_rdp(self._replace_factor() / s, m / n, o)
 
     def get_epsilon(self, target_delta: float) -> float:
-        """Smallest epsilon the RDP curve certifies at ``target_delta`` (conversion:
-        dp_accounting's).
+        """Smallest epsilon the RDP curve certifies at ``target_delta`` (conversion: dp_accounting's).
 
         Parameters
         ----------

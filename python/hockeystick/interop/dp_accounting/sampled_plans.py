@@ -1,5 +1,4 @@
-"""dp_accounting's sampled events -> plan entries: Poisson samples and fixed-size samples of any
-inner event.
+"""dp_accounting's sampled events -> plan entries: Poisson samples and fixed-size samples of any inner event.
 
 ``dp_events``' table says which pair each sample becomes; the cases here take the recursive
 ``visit`` of ``dp_events`` (``event_checks.Visit``) to plan their inner event.
@@ -57,8 +56,7 @@ from .event_reach import check_group_atoms, check_inner_reach, copies_of
 def _refuse_sampled_zcdp(
     event: ev.PoissonSampledDpEvent | SampledEvent, relation: NeighboringRelation, visit: Visit
 ) -> None:
-    """A sample of an event tree holding a ``ZCDpEvent``: zCDP is not amplified by sampling here
-    (``zcdp_plan``)."""
+    """A sample of an event tree holding a ``ZCDpEvent``: zCDP is not amplified by sampling here (``zcdp_plan``)."""
     if has_zcdp(plan_with(visit, event.event, 1, relation)):
         raise Unsupported(
             event, "A sample of a `ZCDpEvent` has no analysis in the PLD accountant. " + ZCDP_MIXED
@@ -66,8 +64,7 @@ def _refuse_sampled_zcdp(
 
 
 def _inner_plan(event: ev.DpEvent, relation: NeighboringRelation, visit: Visit) -> CompositionPlan:
-    """The plan of one run of a sampled event's inner event; a non-private inner becomes
-    ``NON_PRIVATE``."""
+    """The plan of one run of a sampled event's inner event; a non-private inner becomes ``NON_PRIVATE``."""
     inner = plan_with(visit, event, 1, relation)
     if inner.non_private:
         return CompositionPlan({NON_PRIVATE: 1})
@@ -75,8 +72,7 @@ def _inner_plan(event: ev.DpEvent, relation: NeighboringRelation, visit: Visit) 
 
 
 def _single_finite(plan: CompositionPlan) -> Spec | None:
-    """The mechanism if the plan is one run of one mechanism with a finite pair (sampled
-    exactly)."""
+    """The mechanism if the plan is one run of one mechanism with a finite pair (sampled exactly)."""
     if plan.gaussian_r2 == 0 and len(plan.counts) == 1:
         ((mechanism, count),) = plan.counts.items()
         if count == 1 and mechanism_of(mechanism).finite_pairs() is not None:
@@ -92,8 +88,7 @@ def poisson(
     *,
     visit: Visit,
 ) -> None:
-    """Add ``count`` runs of a Poisson sample of ``event.event`` (rate ``sampling_probability``) to
-    ``plan``."""
+    """Add ``count`` runs of a Poisson sample of ``event.event`` (rate ``sampling_probability``) to ``plan``."""
     q = probability(event, "sampling_probability")
     inner = event.event
     _refuse_sampled_zcdp(event, relation, visit)
@@ -269,8 +264,7 @@ def fixed_size(
     *,
     visit: Visit,
 ) -> None:
-    """Add ``count`` runs of a fixed-size sample (with or without replacement) of ``event.event`` to
-    ``plan``."""
+    """Add ``count`` runs of a fixed-size sample (with or without replacement) of ``event.event`` to ``plan``."""
     without = isinstance(event, ev.SampledWithoutReplacementDpEvent)
     n, m = _check_fixed_size(event, relation, without, visit)
     inner = plan_with(visit, event.event, 1, relation)
@@ -301,8 +295,7 @@ def fixed_size(
 def _check_fixed_size(
     event: SampledEvent, relation: NeighboringRelation, without: bool, visit: Visit
 ) -> tuple[int, int]:
-    """(n, m) of a fixed-size sample, checked: replace-one only, no zCDP inside, m <= n without
-    replacement."""
+    """(n, m) of a fixed-size sample, checked: replace-one only, no zCDP inside, m <= n without replacement."""
     kind = "SampledWithoutReplacementDpEvent" if without else "SampledWithReplacementDpEvent"
     require_relation(event, relation, bounded_by("replace_one"), f"`{kind}`")
     _refuse_sampled_zcdp(event, relation, visit)
@@ -333,8 +326,7 @@ def _check_drawn_below_one(n: int, m: int, inner: CompositionPlan) -> None:
 def _without_replacement_generic(
     m: int, n: int, inner: CompositionPlan, count: int, plan: CompositionPlan
 ) -> None:
-    """m of n drawn without replacement around any inner plan: all of them is the inner plan
-    itself."""
+    """m of n drawn without replacement around any inner plan: all of them is the inner plan itself."""
     if m == n:
         plan.merge(inner.scaled(count))
     else:

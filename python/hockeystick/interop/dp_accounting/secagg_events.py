@@ -125,8 +125,7 @@ _SMALL_DELTA = (
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class DistributedDiscreteGaussianDpEvent(ev.DpEvent):
-    r"""One round of the distributed discrete Gaussian under secure aggregation (KLS21), in integer
-    units.
+    r"""One round of the distributed discrete Gaussian under secure aggregation (KLS21), in integer units.
 
     Each client adds :math:`N_{\mathbb Z}(0, s^2)` to each of the d coordinates of its integer
     vector; the server learns the sum.  Taken by ``HockeystickPLDAccountant`` under REPLACE_SPECIAL
@@ -167,8 +166,7 @@ class DistributedDiscreteGaussianDpEvent(ev.DpEvent):
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class DistributedSkellamDpEvent(ev.DpEvent):
-    r"""One round of the distributed Skellam mechanism under secure aggregation (Agarwal et al.
-    2021), in integer units.
+    r"""One round of the distributed Skellam mechanism under secure aggregation (Agarwal et al. 2021), in integer units.
 
     Each client adds symmetric Skellam noise of variance s^2 (Pois(s^2 / 2) minus an independent
     Pois(s^2 / 2)) to each of the d coordinates of its integer vector; the sum of n noises is
@@ -278,8 +276,7 @@ def _require_replace(event: ev.DpEvent, relation: NeighboringRelation) -> None:
 def visit_secure_aggregation(
     event: SecureAggregationEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module
-    docstring)."""
+    """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module docstring)."""
     _require_replace(event, relation)
     add_runs(plan, _spec(event, relation), count, False)
 
@@ -311,8 +308,7 @@ def visit_sampled_secure_aggregation(
 
 
 def _holds_secure_aggregation(event: Any) -> bool:
-    """Whether ``event`` is, or holds inside its ``event`` / ``events`` fields, a secure-aggregation
-    round."""
+    """Whether ``event`` is, or holds inside its ``event`` / ``events`` fields, a secure-aggregation round."""
     if isinstance(event, SecureAggregationEvent):
         return True
     inner = [getattr(event, "event", None), *(getattr(event, "events", None) or [])]
@@ -331,8 +327,7 @@ SECURE_AGGREGATION_MIXED = (
 
 
 def check_secure_aggregation_alone(plan: CompositionPlan, event: ev.DpEvent) -> None:
-    """Refuse a plan holding secure-aggregation rounds beside any other mechanism (a Gaussian
-    included)."""
+    """Refuse a plan holding secure-aggregation rounds beside any other mechanism (a Gaussian included)."""
     specs = list(plan.counts)
     if any(map(_is_secure_aggregation, specs)) and (
         plan.gaussian_r2 > 0 or not all(map(_is_secure_aggregation, specs))
@@ -357,8 +352,7 @@ def _orders(specs: list[tuple[Any, ...]]) -> np.ndarray:
 
 
 def _round_pld(spec: tuple[Any, ...], interval: float) -> PrivacyLossDistribution | None:
-    """One round's realizable pair on grid ``interval``, or None (no shift, or its masses unbounded:
-    left out)."""
+    """One round's realizable pair on grid ``interval``, or None (no shift, or its masses unbounded: left out)."""
     _, kind, s, n, _, _, _, shift, rate = spec
     if shift == 0:
         return None
@@ -417,8 +411,7 @@ class SecureAggregationProfile:
         return self._lower if isinstance(self._lower, PrivacyLossDistribution) else None
 
     def epsilon(self, delta: float) -> tuple[float, float]:
-        """Certified (lower, upper) on epsilon(``delta``), delta in [0, 1) (0: the pure-DP epsilon,
-        +inf above)."""
+        """Certified (lower, upper) on epsilon(``delta``), delta in [0, 1) (0: the pure-DP epsilon, +inf above)."""
         if self.non_private:
             return math.inf, math.inf
         upper = math.inf if delta == 0.0 else float(rdp_to_epsilon(self.rdp, self.orders, delta))

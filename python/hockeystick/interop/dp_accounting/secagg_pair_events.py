@@ -1,5 +1,4 @@
-r"""dp_accounting-style events for a round of the Poisson-binomial mechanism or the distributed
-discrete Laplace.
+r"""dp_accounting-style events for a round of the Poisson-binomial mechanism or the distributed discrete Laplace.
 
 Neither mechanism has an event in dp_accounting; a pipeline built on them can report these, taken by
 ``interop.dp_accounting.HockeystickPLDAccountant`` (certified bracket) under REPLACE_SPECIAL (the
@@ -90,8 +89,7 @@ _SMALL_DELTA = (
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class PoissonBinomialDpEvent(ev.DpEvent):
-    r"""One round of the Poisson-binomial mechanism under secure aggregation (Chen, Özgür & Kairouz
-    2022).
+    r"""One round of the Poisson-binomial mechanism under secure aggregation (Chen, Özgür & Kairouz 2022).
 
     Parameters
     ----------
@@ -122,8 +120,7 @@ class PoissonBinomialDpEvent(ev.DpEvent):
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
 class DistributedDiscreteLaplaceDpEvent(ev.DpEvent):
-    r"""One round of the distributed discrete Laplace (negative-binomial shares) under secure
-    aggregation.
+    r"""One round of the distributed discrete Laplace (negative-binomial shares) under secure aggregation.
 
     Parameters
     ----------
@@ -218,8 +215,7 @@ def _require_replace(event: ev.DpEvent, relation: NeighboringRelation) -> None:
 def visit_pair_round(
     event: PairEvent, count: int, relation: NeighboringRelation, plan: CompositionPlan
 ) -> None:
-    """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module
-    docstring)."""
+    """Add ``count`` rounds of ``event`` to ``plan`` (REPLACE_SPECIAL or REPLACE_ONE; module docstring)."""
     _require_replace(event, relation)
     add_runs(plan, _spec(event, 1.0, relation), count, False)
 
@@ -317,8 +313,7 @@ class PairRoundsProfile:
         return out
 
     def _uppers(self) -> list[PrivacyLossDistribution]:
-        """The dominating pairs' product, and the randomized responses' (each round's last upper
-        pair)."""
+        """The dominating pairs' product, and the randomized responses' (each round's last upper pair)."""
         if self._upper is None:
             first = [p for p in self._composed("upper", 0) if p is not None]
             last = [p for p in self._composed("upper", 1) if p is not None]
@@ -343,8 +338,7 @@ class PairRoundsProfile:
         return min(lower, upper), upper
 
     def _pure_upper(self) -> float:
-        """The rounds' pure eps summed, rounded up (a sampled round's is at most its unsampled
-        one's)."""
+        """The rounds' pure eps summed, rounded up (a sampled round's is at most its unsampled one's)."""
         total = 0.0
         for spec, count in self.counts.items():
             if spec[1] == "pbm":

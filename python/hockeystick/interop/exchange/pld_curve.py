@@ -1,5 +1,4 @@
-"""An accountant's certified delta(eps) curve as Google's PLD fields: the PMFs whose hockey-stick
-curves bound it.
+"""An accountant's certified delta(eps) curve as Google's PLD fields: the PMFs whose hockey-stick curves bound it.
 
 Any accountant of hockeystick's contract certifies delta(eps) on both sides at every eps >= 0, over
 both orders of its neighbouring pairs (``base.accountant``); its reads at small delta (the tilted
@@ -113,8 +112,7 @@ class DeltaFloorError(ValueError):
 
 
 def sample_spacing(epsilon: float) -> float:
-    """The spacing of the samples at ``epsilon`` >= 0: half the default tolerance max(1e-3, 2.5e-4
-    eps)."""
+    """The spacing of the samples at ``epsilon`` >= 0: half the default tolerance max(1e-3, 2.5e-4 eps)."""
     return 0.5 * max(ABSOLUTE_TOLERANCE, RELATIVE_TOLERANCE * epsilon)
 
 
@@ -128,8 +126,7 @@ def sample_keys(top: float, h: float) -> np.ndarray:
 
 
 def follows_contract(source: Any) -> bool:
-    """Whether ``source`` has the contract's ``delta(epsilon, *, bound=...)`` and ``epsilon(delta,
-    *, bound=...)``.
+    """Whether ``source`` has the contract's ``delta(epsilon, *, bound=...)`` and ``epsilon(delta, *, bound=...)``.
 
     Parameters
     ----------
@@ -159,8 +156,7 @@ _RUN_PARAMETERS = ("sigma", "sampling_rate", "rounds", "noise_multiplier", "step
 
 
 def _refuse_several_runs(source: Any) -> None:
-    """Refuses an accountant whose run parameters are arrays of several values, before any read of
-    its curve."""
+    """Refuses an accountant whose run parameters are arrays of several values, before any read of its curve."""
     for name in _RUN_PARAMETERS:
         value = getattr(source, name, None)
         if isinstance(value, (int, float, np.ndarray, list, tuple)) and np.size(value) > 1:
@@ -171,8 +167,7 @@ def _refuse_several_runs(source: Any) -> None:
 
 
 def _one_run(values: Any, size: int, what: str, source: Any) -> np.ndarray:
-    """An accountant's answer as a float array of ``size`` values, refused unless one run's (a
-    scalar point)."""
+    """An accountant's answer as a float array of ``size`` values, refused unless one run's (a scalar point)."""
     out = np.asarray(values, dtype=np.float64)
     if out.shape != (size,):
         raise ValueError(
@@ -187,8 +182,7 @@ def _one_run(values: Any, size: int, what: str, source: Any) -> np.ndarray:
 
 
 def _sides(source: Any, eps: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
-    """The certified (lower or None, upper) delta of ``source`` at ``eps``: both where it gives
-    both."""
+    """The certified (lower or None, upper) delta of ``source`` at ``eps``: both where it gives both."""
     sides = getattr(source, "bound_sides", ("upper", "lower", "both"))
     if "both" in sides:
         try:
@@ -204,8 +198,7 @@ def _sides(source: Any, eps: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]
 
 
 def _top_epsilon(source: Any, delta_floor: float) -> float:
-    """The certified upper eps of ``source`` at ``delta_floor`` / 2, refused where it is infinite or
-    too large."""
+    """The certified upper eps of ``source`` at ``delta_floor`` / 2, refused where it is infinite or too large."""
     try:
         top = float(np.asarray(source.epsilon(delta_floor / 2.0, bound="upper"), dtype=np.float64))
     except ValueError as error:
@@ -360,8 +353,7 @@ def _fields(
 def curve_pmfs(
     source: Any, delta_floor: float, h: float
 ) -> tuple[ExchangedPMF, ExchangedPMF | None]:
-    """The pessimistic and optimistic PMFs on grid ``h`` of ``source``'s certified curve (module
-    docstring).
+    """The pessimistic and optimistic PMFs on grid ``h`` of ``source``'s certified curve (module docstring).
 
     Parameters
     ----------
@@ -424,8 +416,7 @@ def curve_pmfs(
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class FixedSchedule:
-    """A fixed-schedule ledger's recorded rounds as an accountant of the contract (``delta`` and
-    ``epsilon``).
+    """A fixed-schedule ledger's recorded rounds as an accountant of the contract (``delta`` and ``epsilon``).
 
     Gaussian and subsampled Gaussian rounds (one kind or more) are composed by ``PLDAccountant``'s
     default reads, its grid chosen per question; other rounds by the ledger's own composition

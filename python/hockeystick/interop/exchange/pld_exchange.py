@@ -97,8 +97,7 @@ def export_pld(
     value_discretization_interval: float | None = None,
     form: Literal["curve", "composed"] = "curve",
 ) -> ExchangedPLD:
-    """A run's certified privacy curve (or a PLD's composed PMFs) in Google's PLD fields, both sides
-    certified.
+    """A run's certified privacy curve (or a PLD's composed PMFs) in Google's PLD fields, both sides certified.
 
     ``form="curve"`` (the default) writes the PMFs of the source's certified curve (``pld_curve``):
     an accountant (``SubsampledGaussianPLD``, ``training.DPSGD`` / ``DPFedAvg``, ``PLDAccountant``,
@@ -251,8 +250,7 @@ def _grid(pmf: ExchangedPMF) -> GridPMF:
 
 
 def import_pld(exchanged: ExchangedPLD, name: str = "imported") -> PrivacyLossDistribution:
-    """A hockeystick PLD of Google's fields: one factor a direction, its sides the PMFs (no
-    charges).
+    """A hockeystick PLD of Google's fields: one factor a direction, its sides the PMFs (no charges).
 
     Parameters
     ----------
@@ -288,8 +286,7 @@ def import_pld(exchanged: ExchangedPLD, name: str = "imported") -> PrivacyLossDi
 def to_dp_accounting(
     exchanged: ExchangedPLD, side: Literal["pessimistic", "optimistic"] = "pessimistic"
 ) -> Any:
-    """dp_accounting's ``PrivacyLossDistribution`` of one side, built through its public
-    constructors.
+    """dp_accounting's ``PrivacyLossDistribution`` of one side, built through its public constructors.
 
     The constructors are ``pld_pmf.DensePLDPmf`` and ``PrivacyLossDistribution(pmf_remove,
     pmf_add)``.

@@ -67,14 +67,12 @@ def _up(x: float) -> float:
 
 
 def _down(x: float) -> float:
-    """x rounded down one ulp, and never below 0 (a mass lowered further only lowers a lower
-    curve)."""
+    """x rounded down one ulp, and never below 0 (a mass lowered further only lowers a lower curve)."""
     return max(float(np.nextafter(x, -math.inf)), 0.0)
 
 
 def loss_shift_cells(loss_shift: float, h: float) -> int:
-    """The least m >= 0 with m h >= ``loss_shift`` in floating point: the cells a grid moves to
-    cover the shift."""
+    """The least m >= 0 with m h >= ``loss_shift`` in floating point: the cells a grid moves to cover the shift."""
     if loss_shift == 0.0:
         return 0
     m = math.ceil(loss_shift / h)
@@ -84,8 +82,7 @@ def loss_shift_cells(loss_shift: float, h: float) -> int:
 
 
 def _trimmed(min_key: int, values: np.ndarray) -> tuple[int, np.ndarray]:
-    """The masses from the first to the last positive one, with that first one's key (one 0 when
-    none is)."""
+    """The masses from the first to the last positive one, with that first one's key (one 0 when none is)."""
     live = np.flatnonzero(values > 0.0)
     if live.size == 0:
         return min_key, np.zeros(1)
@@ -95,8 +92,7 @@ def _trimmed(min_key: int, values: np.ndarray) -> tuple[int, np.ndarray]:
 def pessimistic_pmf(
     values: np.ndarray, min_key: int, h: float, infinity_mass: float
 ) -> ExchangedPMF:
-    """A pessimistic PMF of Google's fields whose curve is at or above that of the masses given, at
-    every eps.
+    """A pessimistic PMF of Google's fields whose curve is at or above that of the masses given, at every eps.
 
     Parameters
     ----------

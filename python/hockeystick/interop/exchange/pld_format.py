@@ -72,8 +72,7 @@ __all__ = [
 
 
 class DeltaFloorWarning(UserWarning):
-    """A delta below the ``delta_floor`` an export states: its eps read is an upper bound, not
-    within tolerance."""
+    """A delta below the ``delta_floor`` an export states: its eps read is an upper bound, not within tolerance."""
 
 
 SCHEMA = "hockeystick.pld"
@@ -155,8 +154,7 @@ class ExchangedPMF:
         )
 
     def delta(self, epsilon: float) -> float:
-        """The PMF's hockey-stick curve at one eps, summed in numpy (a reading of the fields, not a
-        certified bound).
+        """The PMF's hockey-stick curve at one eps, summed in numpy (a reading of the fields, not a certified bound).
 
         Parameters
         ----------
@@ -275,8 +273,7 @@ def _floor(floor: Any) -> float:
 
 
 def _check_losses(min_key: int, size: int, h: float) -> None:
-    """Refuses a grid with a loss (min_key + i) h outside [-MAX_LOSS, MAX_LOSS] (module
-    docstring)."""
+    """Refuses a grid with a loss (min_key + i) h outside [-MAX_LOSS, MAX_LOSS] (module docstring)."""
     top = min_key + size - 1
     if not (abs(min_key * h) <= MAX_LOSS and abs(top * h) <= MAX_LOSS):
         raise ValueError(
@@ -286,8 +283,7 @@ def _check_losses(min_key: int, size: int, h: float) -> None:
 
 
 def _check_mass(total: float, pessimistic: bool) -> None:
-    """Refuses a pessimistic PMF's total mass below 1 - MASS_TOLERANCE and an optimistic one's above
-    1."""
+    """Refuses a pessimistic PMF's total mass below 1 - MASS_TOLERANCE and an optimistic one's above 1."""
     if pessimistic and not total >= 1.0 - MASS_TOLERANCE:
         raise ValueError(
             f"values and infinity_mass of a pessimistic PMF must sum to at least 1 - {MASS_TOLERANCE:g} (mass "
@@ -382,8 +378,7 @@ def _masses(values: Any) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class ExchangedPLD:
-    """A privacy-loss distribution in Google's PLD fields, each direction's pessimistic and
-    optimistic PMFs.
+    """A privacy-loss distribution in Google's PLD fields, each direction's pessimistic and optimistic PMFs.
 
     Each neighbouring direction has its pessimistic PMF, and its optimistic one where computed
     (module docstring).

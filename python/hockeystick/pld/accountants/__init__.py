@@ -1,5 +1,4 @@
-"""The front ends: each says what is composed and asks the pipeline (compose, reads, refine) for the
-bracket.
+"""The front ends: each says what is composed and asks the pipeline (compose, reads, refine) for the bracket.
 
 ``subsampled_gaussian`` (``SubsampledGaussianPLD``, ``PLDAccountant``), ``fixed_batch`` (fixed-size
 batches, replace-one), ``allocation`` (epochs of balls-in-bins and of shuffled batches), ``stages``

@@ -1,5 +1,4 @@
-"""Accountants for epochs of balls-in-bins batches and of shuffled fixed-size batches, Gaussian
-noise.
+"""Accountants for epochs of balls-in-bins batches and of shuffled fixed-size batches, Gaussian noise.
 
 Both draw each epoch's batches anew and release every step; an epoch has t steps and a run T steps,
 E = T // t whole epochs and a last one stopped after r = T mod t steps.
@@ -154,8 +153,7 @@ def shuffled_epoch(
 
 
 class _EpochsOfAllocation(PointwiseCurves):
-    """Shared: one composed PLD per distinct (sigma, steps per epoch, steps, ...) point, evaluated
-    per point."""
+    """Shared: one composed PLD per distinct (sigma, steps per epoch, steps, ...) point, evaluated per point."""
 
     def __init__(
         self,
@@ -188,8 +186,7 @@ class _EpochsOfAllocation(PointwiseCurves):
         self._cache: dict[tuple[float | str, ...], PrivacyLossDistribution] = {}
 
     def _shift(self, sigma: float) -> float:
-        """The shift of the balls-in-bins pair of the lower parts at noise sigma (over the
-        sensitivity)."""
+        """The shift of the balls-in-bins pair of the lower parts at noise sigma (over the sensitivity)."""
         return 1.0
 
     def _epoch(
@@ -231,8 +228,7 @@ class _EpochsOfAllocation(PointwiseCurves):
 
     @property
     def parameter_arrays(self) -> dict[str, np.ndarray]:
-        """The accountant's parameter arrays by name, broadcast together, the noise sigma /
-        sensitivity first.
+        """The accountant's parameter arrays by name, broadcast together, the noise sigma / sensitivity first.
 
         Returns
         -------
@@ -242,8 +238,7 @@ class _EpochsOfAllocation(PointwiseCurves):
         return self._points()
 
     def epochs_pld(self, point: tuple[float, ...]) -> PrivacyLossDistribution:
-        """The PLD composed from the run's epochs at one point: each kind of epoch self-composed its
-        count of times.
+        """The PLD composed from the run's epochs at one point: each kind of epoch self-composed its count of times.
 
         Parameters
         ----------
@@ -259,8 +254,7 @@ class _EpochsOfAllocation(PointwiseCurves):
         return self._run(float(point[0]), self._parts(point))
 
     def _parts(self, point: tuple[float, ...]) -> list[tuple[int, float, int]]:
-        """(steps, absent, epochs) of each kind of epoch in the run at this point (of
-        ``_points``)."""
+        """(steps, absent, epochs) of each kind of epoch in the run at this point (of ``_points``)."""
         raise NotImplementedError
 
     def _upper(
@@ -310,8 +304,7 @@ class _EpochsOfAllocation(PointwiseCurves):
 
 
 class BallsInBinsGaussianPLD(_EpochsOfAllocation):
-    r"""Certified epsilon and delta of Gaussian steps on balls-in-bins batches (random allocation),
-    add/remove.
+    r"""Certified epsilon and delta of Gaussian steps on balls-in-bins batches (random allocation), add/remove.
 
     Each epoch has ``steps_per_epoch`` = t steps; each record joins ``steps_per_record`` = k of them
     (a uniform k-subset, independently of the other records; k = 1 is balls-in-bins), and each step
@@ -461,8 +454,7 @@ class BallsInBinsGaussianPLD(_EpochsOfAllocation):
 
 
 class ShuffledBatchGaussianPLD(_EpochsOfAllocation):
-    r"""Certified epsilon and delta of Gaussian steps on shuffled fixed-size batches, replace-one
-    neighbours.
+    r"""Certified epsilon and delta of Gaussian steps on shuffled fixed-size batches, replace-one neighbours.
 
     Each epoch a fresh uniform permutation of the ``n`` records is cut into t = ceil(n / b) batches
     of ``batch_size`` = b (the last may be shorter); each step releases its batch's summed

@@ -86,8 +86,7 @@ class CompositionPlan:
         return cls(dict(counts), r2, non_private, operations)
 
     def scaled(self, count: int) -> CompositionPlan:
-        """``count`` runs of this plan (a new plan; r^2 times the count: two more rounded
-        operations)."""
+        """``count`` runs of this plan (a new plan; r^2 times the count: two more rounded operations)."""
         return CompositionPlan(
             {m: c * count for m, c in self.counts.items()},
             self.gaussian_r2 * count,

@@ -46,8 +46,7 @@ from ..sampling.with_replacement_shift_bound import with_replacement_shift_bound
 
 
 class DistinctPoints:
-    """The argument ``x`` broadcast against an accountant's parameter arrays, grouped by distinct
-    parameter point.
+    """The argument ``x`` broadcast against an accountant's parameter arrays, grouped by distinct parameter point.
 
     ``x`` is flat; ``points`` holds the distinct rows of the parameter arrays (columns in the order
     given); ``at(i)`` the flat indices of x at row i, ascending; ``lower`` / ``upper`` are flat
@@ -122,8 +121,7 @@ class PointwiseCurves(along_run.RoundsCurves):
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
-        """Certified bound on the run's epsilon(delta), the smallest epsilon >= 0 with
-        delta(epsilon) <= delta.
+        """Certified bound on the run's epsilon(delta), the smallest epsilon >= 0 with delta(epsilon) <= delta.
 
         Returns
         -------
@@ -140,8 +138,7 @@ class PointwiseCurves(along_run.RoundsCurves):
 
 
 class FixedBatchGaussianPLD(PointwiseCurves):
-    r"""Certified epsilon and delta of T Gaussian rounds on fixed-size batches drawn without
-    replacement.
+    r"""Certified epsilon and delta of T Gaussian rounds on fixed-size batches drawn without replacement.
 
     Each of ``rounds`` = T rounds draws a batch of ``batch_size`` = m of the ``n`` records uniformly
     without replacement and releases the batch's sum of contributions (each of norm at most
@@ -331,8 +328,7 @@ class FixedBatchGaussianPLD(PointwiseCurves):
 
 
 class WithReplacementBatchGaussianPLD(FixedBatchGaussianPLD):
-    r"""Certified epsilon and delta of T Gaussian rounds on batches of K indices drawn with
-    replacement.
+    r"""Certified epsilon and delta of T Gaussian rounds on batches of K indices drawn with replacement.
 
     Each of ``rounds`` = T rounds draws ``batch_size`` = K indices uniformly with replacement from
     the ``n`` records (``batch_size`` may exceed ``n``) and releases their summed contributions

@@ -1,5 +1,4 @@
-"""The certified (lower, upper) privacy profile of a multiset of mechanisms, and the plan-built
-mechanisms.
+"""The certified (lower, upper) privacy profile of a multiset of mechanisms, and the plan-built mechanisms.
 
 The dp_accounting adapter turns an event tree into a ``CompositionPlan`` (``composition_plan``):
 counts per distinct mechanism (a hashable spec, its object
@@ -106,8 +105,7 @@ ADD_BOUND_MARGIN = 1e-12
 
 
 class PlanProfile:
-    """Certified (lower, upper) delta(eps) and eps(delta) of a plan, grids built on demand and
-    cached.
+    """Certified (lower, upper) delta(eps) and eps(delta) of a plan, grids built on demand and cached.
 
     Mechanisms with a finite pair (``Mechanism.finite_pairs``) are composed exactly as atoms, once;
     the rest (and the folded Gaussian) on the loss grid, refined for ``accuracy``; the two are
@@ -134,8 +132,7 @@ class PlanProfile:
 
     @property
     def _upper_variants(self) -> tuple[int, ...]:
-        """0: every mechanism's own PLD; 1 (if the plan has any): ``Mechanism.upper_alternative`` in
-        their place."""
+        """0: every mechanism's own PLD; 1 (if the plan has any): ``Mechanism.upper_alternative`` in their place."""
         return (0, 1) if any(self._alternative(m, 1) for m in self._grid) else (0,)
 
     def _pld(self, h: float, variant: int = 0) -> PrivacyLossDistribution:
@@ -206,13 +203,11 @@ class PlanProfile:
 
     @staticmethod
     def _alternative(mechanism: Spec, variant: int) -> bool:
-        """Whether ``variant`` takes the mechanism's second upper side: variant 1 and the mechanism
-        has one."""
+        """Whether ``variant`` takes the mechanism's second upper side: variant 1 and the mechanism has one."""
         return variant == 1 and mechanism_of(mechanism).has_upper_alternative()
 
     def _atom_directions(self) -> list[Atoms]:
-        """The finite mechanisms composed exactly, per neighbouring direction (both sides share
-        them)."""
+        """The finite mechanisms composed exactly, per neighbouring direction (both sides share them)."""
         if self._atoms is None:
             parts = [(self._exact_atoms(m), c) for m, c in self._finite.items()]
             directions = max(len(a) for a, _ in parts)
@@ -223,8 +218,7 @@ class PlanProfile:
         return self._atoms
 
     def _exact_atoms(self, mechanism: Spec) -> list[Atoms]:
-        """One finite mechanism's atoms per direction: in closed form where it has them, else from
-        its pairs."""
+        """One finite mechanism's atoms per direction: in closed form where it has them, else from its pairs."""
         atoms = mechanism_of(mechanism).exact_atoms()
         pairs = self._pairs[mechanism]
         assert pairs is not None
@@ -239,8 +233,7 @@ class PlanProfile:
     def _sides(
         self, h: float | None, upper: bool, variant: int = 0
     ) -> list[Callable[[np.ndarray], np.ndarray]]:
-        """delta(eps) per direction on one side: the atoms combined with the rest (grid h, or closed
-        form)."""
+        """delta(eps) per direction on one side: the atoms combined with the rest (grid h, or closed form)."""
         atoms = self._atom_directions()
         if not self._grid and self.plan.gaussian_r2 == 0:
             return [partial(atoms_delta.delta, a, upper=upper) for a in atoms]
@@ -367,8 +360,7 @@ class PlanProfile:
         )
 
     def _bracket(self, method: Quantity, x: float) -> tuple[float, float]:
-        """(lower, upper) of ``method`` ("delta" or "epsilon") at x, refining the grid for
-        ``accuracy``."""
+        """(lower, upper) of ``method`` ("delta" or "epsilon") at x, refining the grid for ``accuracy``."""
         if not self._grid and (self._finite or self.plan.gaussian_r2 == 0):
             return self._evaluate(method, x, None)  # nothing on the grid: exact up to round-off
         if self.fixed_interval is not None:
@@ -379,8 +371,7 @@ class PlanProfile:
 
     @property
     def _refinement(self) -> GridRefinement:
-        """The grid part as ``plan_refinement`` refines it: composed and aligned here, beside the
-        atoms if any."""
+        """The grid part as ``plan_refinement`` refines it: composed and aligned here, beside the atoms if any."""
         return GridRefinement(
             self._composed_upper, self._aligned, self._discard, bool(self._finite)
         )
@@ -397,14 +388,12 @@ class PlanProfile:
         return self._refinement.resolving(h)
 
     def _aligned(self, h: float) -> float:
-        """A grid h' in (0.7 h, h] through the loss atoms of the Laplace-like grid mechanisms
-        (``grid_alignment``)."""
+        """A grid h' in (0.7 h, h] through the loss atoms of the Laplace-like grid mechanisms (``grid_alignment``)."""
         return aligned(h, *self._alignment_atoms)
 
     @cached_property
     def _alignment_atoms(self) -> tuple[float, list[tuple[int, float]]]:
-        """The atom |loss| the aligned grids divide, and (rounds, |loss|) of the others
-        (``alignment_atoms``)."""
+        """The atom |loss| the aligned grids divide, and (rounds, |loss|) of the others (``alignment_atoms``)."""
         return alignment_atoms({mechanism_of(m): c for m, c in self._grid.items()})
 
     def delta(self, epsilon: float) -> tuple[float, float]:
@@ -538,8 +527,7 @@ def default_grid_profile(plan: CompositionPlan) -> PlanProfile:
 def _generic_subsample(
     scheme: str, rate: float, key: PlanKey, h: float, sharp: bool = False
 ) -> PrivacyLossDistribution:
-    """Any inner plan (given by ``CompositionPlan.key``) sampled at ``rate``, through its certified
-    curves.
+    """Any inner plan (given by ``CompositionPlan.key``) sampled at ``rate``, through its certified curves.
 
     The inner plan's curves on grid h (atoms exact, grid PLDs composed, the folded Gaussian in
     closed form; ``PlanProfile._sides``) are the inner's certified sides, direction 0 the remove (or

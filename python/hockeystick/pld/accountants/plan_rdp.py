@@ -57,8 +57,7 @@ REMOVE_ORDERS = 63
 
 
 def _remove_side_epsilon(plan: CompositionPlan, bound: float, delta: float) -> float:
-    """max(the remove direction's RDP conversion at ``delta``, ``bound``), of a plan of Poisson
-    samples only."""
+    """max(the remove direction's RDP conversion at ``delta``, ``bound``), of a plan of Poisson samples only."""
     from ...rdp import rdp_to_epsilon  # lazy: read past the PLD only
 
     curve = _remove_curve(plan.key())
@@ -102,8 +101,7 @@ def _subsampled(inner: np.ndarray, orders: np.ndarray, q: float) -> np.ndarray:
 
 
 def _mechanism_rdp(spec: Spec, orders: np.ndarray) -> np.ndarray | None:
-    """One mechanism's RDP upper curve at ``orders`` (module docstring), None where it has none
-    here."""
+    """One mechanism's RDP upper curve at ``orders`` (module docstring), None where it has none here."""
     from ...rdp import gaussian_rdp, subsampled_gaussian_rdp  # lazy: read past the PLD only
 
     m = mechanism_of(spec)
@@ -159,8 +157,7 @@ def plan_rdp(plan: CompositionPlan, orders: np.ndarray) -> np.ndarray | None:
 
 
 def _finite_curve(plan: CompositionPlan) -> tuple[np.ndarray, np.ndarray] | None:
-    """(curve, orders) of ``plan_rdp`` at ``rdp.DEFAULT_ORDERS``, orders whose curve is not finite
-    left out."""
+    """(curve, orders) of ``plan_rdp`` at ``rdp.DEFAULT_ORDERS``, orders whose curve is not finite left out."""
     return _finite_curve_of(plan.key())
 
 

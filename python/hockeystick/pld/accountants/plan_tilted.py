@@ -46,8 +46,7 @@ ROUND_OFF_REACH = 1e4
 
 
 def direction_lower_terms(direction: dict[Factor, int]) -> Terms | None:
-    """The optimistic (PMF, count) terms of one direction, or None where a factor has no optimistic
-    side."""
+    """The optimistic (PMF, count) terms of one direction, or None where a factor has no optimistic side."""
     terms: Terms = []
     for factor, count in direction.items():
         for pmf, c in factor.lower_terms(count):

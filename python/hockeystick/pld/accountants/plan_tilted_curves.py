@@ -59,8 +59,7 @@ CHORD_MARGIN = 1e-9
 
 
 def _terms(direction: dict[Factor, int], upper: bool) -> Terms | None:
-    """The direction's (PMF, count) terms on one side, None where a factor has no optimistic
-    side."""
+    """The direction's (PMF, count) terms on one side, None where a factor has no optimistic side."""
     if upper:
         return [(f.upper, c) for f, c in direction.items()]
     return direction_lower_terms(direction)

@@ -50,8 +50,7 @@ STAGE_ALIASES = {"sampling_probability": "sampling_rate"}
 
 @dataclass(frozen=True)
 class ParsedStage:
-    """One ``[[stage]]`` table read: the registered mechanism, its parameters, and how many rounds
-    run.
+    """One ``[[stage]]`` table read: the registered mechanism, its parameters, and how many rounds run.
 
     Parameters
     ----------

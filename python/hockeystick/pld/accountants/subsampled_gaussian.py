@@ -260,8 +260,7 @@ class PLDAccountant:
     def delta_curve(
         self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
     ) -> along_run.CurveAlongRun:
-        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each
-        checkpoint."""
+        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
         return along_run.prefix_curve(
             self._segments, "delta", epsilon, self._checkpoints(every, steps)
         )
@@ -275,8 +274,7 @@ class PLDAccountant:
 
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 class SubsampledGaussianPLD(along_run.RoundsCurves):
-    r"""Certified epsilon and delta of T rounds of the Poisson-subsampled Gaussian, every round
-    released.
+    r"""Certified epsilon and delta of T rounds of the Poisson-subsampled Gaussian, every round released.
 
     Each round includes each record independently with probability ``sampling_rate`` = q and
     releases the sum of the included contributions (each of norm at most ``sensitivity`` = Delta)
@@ -697,8 +695,7 @@ class SubsampledGaussianPLD(along_run.RoundsCurves):
 
     @positional_deprecated("bound")
     def epsilon(self, delta: ArrayLike, *, bound: Bound = "upper") -> Result:
-        """Certified bound on epsilon(delta), the smallest epsilon >= 0 with delta(epsilon) <=
-        delta.
+        """Certified bound on epsilon(delta), the smallest epsilon >= 0 with delta(epsilon) <= delta.
 
         Returns
         -------
@@ -808,8 +805,7 @@ def _in_order(
 
 
 def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """theta(r, eps) rounded outward, r = sqrt(T) sensitivity / sigma rounded outward first
-    (certified_theta)."""
+    """theta(r, eps) rounded outward, r = sqrt(T) sensitivity / sigma rounded outward first (certified_theta)."""
     return (
         np.asarray(theta_lower(radius_down(r), epsilon)),
         np.asarray(theta_upper(radius_up(r), epsilon)),
@@ -817,8 +813,7 @@ def _gaussian_delta_bracket(r: float, epsilon: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _gaussian_epsilon_bracket(r: float, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The inverse of theta at delta rounded outward (a lower and an upper bound on the exact
-    epsilon)."""
+    """The inverse of theta at delta rounded outward (a lower and an upper bound on the exact epsilon)."""
     return (
         np.asarray(theta_epsilon_lower(radius_down(r), delta)),
         np.asarray(theta_epsilon_upper(radius_up(r), delta)),

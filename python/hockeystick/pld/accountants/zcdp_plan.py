@@ -57,16 +57,14 @@ SMALLEST_DELTA = math.nextafter(0.0, 1.0)
 
 @dataclass(frozen=True)
 class ZcdpTotal:
-    """The plan's composed zCDP parameters: rho within [rho_lower, rho_upper], xi at most
-    xi_upper."""
+    """The plan's composed zCDP parameters: rho within [rho_lower, rho_upper], xi at most xi_upper."""
 
     rho_lower: float
     rho_upper: float
     xi_upper: float
 
     def delta(self, epsilon: float) -> tuple[float, float]:
-        """Certified (lower, upper) on delta(epsilon) of the worst mechanism the events allow
-        (module docstring)."""
+        """Certified (lower, upper) on delta(epsilon) of the worst mechanism the events allow (module docstring)."""
         lower = float(theta_lower(self._radius_lower(), epsilon))
         if not self.rho_upper + self.xi_upper < math.inf:
             return lower, 1.0
@@ -116,14 +114,12 @@ def has_zcdp(plan: CompositionPlan) -> bool:
 
 
 def zcdp_alone(plan: CompositionPlan) -> bool:
-    """Whether the plan keeps the rule: no ``ZCDpEvent`` run, or only those beside the folded
-    Gaussians."""
+    """Whether the plan keeps the rule: no ``ZCDpEvent`` run, or only those beside the folded Gaussians."""
     return not has_zcdp(plan) or all(m[0] == Zcdp.name for m in plan.counts)
 
 
 def zcdp_total(plan: CompositionPlan) -> ZcdpTotal | None:
-    """The composed (xi, rho) of a plan of zCDP runs and Gaussians (None for a plan without zCDP
-    runs)."""
+    """The composed (xi, rho) of a plan of zCDP runs and Gaussians (None for a plan without zCDP runs)."""
     if not has_zcdp(plan):
         return None
     runs = [(Zcdp.from_spec(m), count) for m, count in plan.counts.items()]

@@ -46,8 +46,7 @@ def _compose_folded(a: Atoms, b: Atoms, reach: float = 0.0) -> Atoms:
 
 
 def compose(a: Atoms, b: Atoms) -> Atoms:
-    """The atoms of running both (losses add; masses multiply), each side's from the sides' own
-    atoms."""
+    """The atoms of running both (losses add; masses multiply), each side's from the sides' own atoms."""
     out = _compose_shared(a, b)
     if a.lower_of is None and b.lower_of is None:
         return out
@@ -57,8 +56,7 @@ def compose(a: Atoms, b: Atoms) -> Atoms:
 
 
 def _compose_shared(a: Atoms, b: Atoms) -> Atoms:
-    """``compose`` of a's and b's own atoms (``lower`` ignored): on their lattice if they share it,
-    else ETA."""
+    """``compose`` of a's and b's own atoms (``lower`` ignored): on their lattice if they share it, else ETA."""
     if a.index.size * b.index.size > atoms.WINDOW_PRODUCTS:
         return _compose_windowed(a, b)
     eta = a.eta if a.eta == b.eta else min(ETA, a.eta, b.eta)
@@ -139,8 +137,7 @@ def _underflow_charged(out: Atoms, products: int, top: int, infinity_product: bo
 
 
 class _Dense(NamedTuple):
-    """Atoms on a dense stretch of a lattice: masses (zeros allowed) at indices first, first + 1,
-    ..."""
+    """Atoms on a dense stretch of a lattice: masses (zeros allowed) at indices first, first + 1, ..."""
 
     first: int
     mass: np.ndarray
@@ -169,8 +166,7 @@ def _dense_compose(a: _Dense, b: _Dense) -> _Dense:
 
 
 def _from_dense(d: _Dense, eta: float) -> Atoms:
-    """The atoms of a dense stretch (zero masses dropped; coarsened past ``atoms.MAX_ATOMS`` by
-    ``_merged``)."""
+    """The atoms of a dense stretch (zero masses dropped; coarsened past ``atoms.MAX_ATOMS`` by ``_merged``)."""
     on = d.mass > 0.0
     index = d.first + np.flatnonzero(on).astype(np.int64)
     if index.size <= atoms.MAX_ATOMS:  # distinct and sorted already
@@ -249,8 +245,7 @@ def _lean_convolve(x: list[float], y: list[float]) -> list[float]:
 
 
 class _LeanDense(NamedTuple):
-    """``_Dense`` with the masses in a list, on a stride of the lattice (index first + stride *
-    position)."""
+    """``_Dense`` with the masses in a list, on a stride of the lattice (index first + stride * position)."""
 
     first: int
     mass: list[float]

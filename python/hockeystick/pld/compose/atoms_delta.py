@@ -16,14 +16,12 @@ from ..grid.pmf import GridPMF
 
 
 def _relative_charge(a: Atoms, extra: float) -> float:
-    """The relative round-off of a delta summed over a's atoms: the masses', ``extra`` per term, the
-    sum's."""
+    """The relative round-off of a delta summed over a's atoms: the masses', ``extra`` per term, the sum's."""
     return a.rel_error + extra + (a.mass.size + 4) * UNIT_ROUNDOFF
 
 
 def _widen(total: np.ndarray, a: Atoms, upper: bool, extra: float) -> np.ndarray:
-    """total + p_inf widened (upper side) or narrowed (lower side) by the masses' and the sum's
-    round-off.
+    """total + p_inf widened (upper side) or narrowed (lower side) by the masses' and the sum's round-off.
 
     Where ``a.inf_exact``, p_inf is the true mass at +infinity and only the summed ``total`` is
     charged: the sum total (1 +- rel) + p_inf is moved one ulp outward for its own rounding, and
@@ -57,8 +55,7 @@ def delta(a: Atoms, epsilon: np.ndarray, upper: bool) -> np.ndarray:
 
 
 def _lean_delta(a: Atoms, epsilon: float, upper: bool) -> float:
-    """``delta`` at one eps in plain floats (few atoms): the same terms, summed in order, the same
-    charge."""
+    """``delta`` at one eps in plain floats (few atoms): the same terms, summed in order, the same charge."""
     a = _side(a, upper)
     e = epsilon + (-a.loss_error if upper else a.loss_error)
     total = 0.0

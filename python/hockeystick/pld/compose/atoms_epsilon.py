@@ -111,8 +111,7 @@ def epsilon_search(
 
 
 def _log_gap(value: float, log_target: float) -> float:
-    """g = log delta - log target (delta floored at 1e-300): nearly linear in eps, where the false
-    position aims."""
+    """g = log delta - log target (delta floored at 1e-300): nearly linear in eps, where the false position aims."""
     return math.log(max(value, 1e-300)) - log_target
 
 
@@ -195,8 +194,7 @@ class _Bracket:
     def narrow_to(
         self, trial: np.ndarray, tried: list[float], target: float, log_target: float
     ) -> None:
-        """Moves the ends to the sorted trial points either side of the first one at or below the
-        target."""
+        """Moves the ends to the sorted trial points either side of the first one at or below the target."""
         at_or_below = [i for i, v in enumerate(tried) if v <= target]
         first = at_or_below[0] if at_or_below else trial.size  # the first trial point at or below
         self.move(
@@ -338,8 +336,7 @@ def _positive_losses(a: Atoms) -> list[float]:
 def _pure_side(
     a: Atoms, target: float, upper: bool, points: list[float], crossing: int | None
 ) -> float:
-    """``pure_epsilon``'s search on one side, from the points and (if any) the estimated
-    crossing."""
+    """``pure_epsilon``'s search on one side, from the points and (if any) the estimated crossing."""
     lean = a.mass.size <= atoms.LEAN_ATOMS
 
     def at(x: float) -> float:

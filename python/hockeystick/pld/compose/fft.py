@@ -1,5 +1,4 @@
-"""Composition of grid PMFs: the facade of the C++ composition (pld/compose/compose.hpp) on
-scipy.fft.
+"""Composition of grid PMFs: the facade of the C++ composition (pld/compose/compose.hpp) on scipy.fft.
 
 The losses of independent rounds add, so the composed PLD is the convolution of
 the per-round PMFs, computed by one forward FFT per distinct factor, a pointwise
@@ -65,8 +64,7 @@ def working_memory_limit(limit: int | None = None) -> int:
 
 
 def fft_length(width: int) -> int:
-    """The FFT length used for a composition window of ``width`` grid points (5-smooth, <= 12.5 %
-    above)."""
+    """The FFT length used for a composition window of ``width`` grid points (5-smooth, <= 12.5 % above)."""
     return int(_core.pld_compose.fft_length(int(width)))
 
 

@@ -210,8 +210,7 @@ class TiltedComposition:
 
     @cached_property
     def _untilted(self) -> tuple[_core.pld_reads.GridProfile, float, int]:
-        """The suffix sums of the untilted window from ``floor_index`` up, their slack, and their
-        count."""
+        """The suffix sums of the untilted window from ``floor_index`` up, their slack, and their count."""
         w = self.window
         start = self.floor_index - int(w.k_lo)
         tilted = w.p[start:]

@@ -1,5 +1,4 @@
-"""How much mass an ``accuracy=`` bracket may truncate: tails sized to the smallest delta it must
-resolve.
+"""How much mass an ``accuracy=`` bracket may truncate: tails sized to the smallest delta it must resolve.
 
 Every composition truncates twice, and both are charged, never ignored:
 

@@ -1,5 +1,4 @@
-"""The lower side of the Poisson-subsampled Gaussian at a sampling rate below the grid: two
-resolutions.
+"""The lower side of the Poisson-subsampled Gaussian at a sampling rate below the grid: two resolutions.
 
 While q < h, one round's loss bulk (spread about q sqrt(e^{1/s^2} - 1), s = sigma / sensitivity)
 sits inside one or two cells of the grid h, and any lower PMF of one round on that grid loses nearly
@@ -146,8 +145,7 @@ def block_lowers(
 def with_block_lowers(
     dist: PrivacyLossDistribution, blocks: list[tuple[GridPMF, ...]]
 ) -> PrivacyLossDistribution:
-    """``dist`` (one round, one factor per direction) whose factors compose their lower side from
-    ``blocks``."""
+    """``dist`` (one round, one factor per direction) whose factors compose their lower side from ``blocks``."""
     directions = []
     for direction, lowers in zip(dist.directions, blocks):
         ((factor, count),) = direction.items()

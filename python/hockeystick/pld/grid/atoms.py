@@ -47,8 +47,7 @@ FOLD_LOSS = 745.0  # ~ -log 2^-1074: lower-side atoms beyond +-FOLD_LOSS are fol
 
 @dataclass(frozen=True)
 class Atoms:
-    """P-masses ``mass`` at losses ``index * eta`` (indices strictly increasing), ``p_inf`` at
-    +infinity.
+    """P-masses ``mass`` at losses ``index * eta`` (indices strictly increasing), ``p_inf`` at +infinity.
 
     Every true loss lies within ``loss_error`` of its ``index * eta``; ``rel_error`` bounds the
     relative round-off of every mass and of ``p_inf`` (of the masses only where ``inf_exact``:
@@ -101,8 +100,7 @@ class Atoms:
 
     @cached_property
     def total_mass(self) -> float:
-        """The masses' sum (``_may_underflow``: whether p_inf times it can underflow; a path
-        choice)."""
+        """The masses' sum (``_may_underflow``: whether p_inf times it can underflow; a path choice)."""
         if "mass_list" in self.__dict__ or self.mass.size <= LEAN_ATOMS:
             return sum(self.mass_list)
         return float(self.mass.sum())
@@ -125,8 +123,7 @@ def _folded(a: Atoms, reach: float = 0.0) -> Atoms:
 
 
 def _top_loss(a: Atoms) -> float:
-    """The top finite loss of a's own atoms (0 for none): how far ``_folded`` leaves the lower side
-    alone."""
+    """The top finite loss of a's own atoms (0 for none): how far ``_folded`` leaves the lower side alone."""
     return float(a.index[-1]) * a.eta + a.loss_error if a.index.size else 0.0
 
 
@@ -162,8 +159,7 @@ def _side(a: Atoms, upper: bool) -> Atoms:
 def _merged(
     index: np.ndarray, mass: np.ndarray, p_inf: float, eta: float, loss_error: float, rel: float
 ) -> Atoms:
-    """Atoms with equal indices summed (their round-off added to ``rel``), coarsened past
-    ``MAX_ATOMS``."""
+    """Atoms with equal indices summed (their round-off added to ``rel``), coarsened past ``MAX_ATOMS``."""
     if index.size <= MAX_ATOMS and bool(np.all(index[1:] > index[:-1])):
         return Atoms(
             index, mass, p_inf, eta, loss_error, rel
@@ -217,8 +213,7 @@ def _underflows(least_a: float, least_b: float, total_a: float, p_inf_b: float) 
 
 
 def _infinity_may_underflow(total: float, p_inf: float) -> bool:
-    """Whether the product p_inf total (a composition's new mass at +infinity) can fall below
-    2^-1022."""
+    """Whether the product p_inf total (a composition's new mass at +infinity) can fall below 2^-1022."""
     return p_inf > 0.0 and p_inf * total < SMALLEST_NORMAL
 
 

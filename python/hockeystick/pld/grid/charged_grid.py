@@ -1,5 +1,4 @@
-"""A grid PMF's masses, error charges and charged curve at each eps alone (``pmf``'s module
-docstring).
+"""A grid PMF's masses, error charges and charged curve at each eps alone (``pmf``'s module docstring).
 
 ``ChargedGrid`` holds the masses on the grid l_k = k h and the charges of their composition; it
 reads the uncharged curve from C++ suffix sums (``_core.pld_reads.GridProfile``, built once per PMF,
@@ -57,8 +56,7 @@ class ChargedGrid:
 
     @cached_property
     def _profile(self) -> _core.pld_reads.GridProfile:
-        """The suffix sums behind delta/epsilon, built once per PMF (an epsilon() call evaluates
-        several times)."""
+        """The suffix sums behind delta/epsilon, built once per PMF (an epsilon() call evaluates several times)."""
         return _core.pld_reads.GridProfile(
             np.ascontiguousarray(self.p, dtype=np.float64),
             k_lo=self.k_lo,
@@ -73,8 +71,7 @@ class ChargedGrid:
 
     @cached_property
     def _top_profile(self) -> _core.pld_reads.GridProfile:
-        """The suffix sums of the grid points from ``top_index`` up, the same numbers as
-        ``_profile``'s there.
+        """The suffix sums of the grid points from ``top_index`` up, the same numbers as ``_profile``'s there.
 
         The sums run from the top down, so delta(eps) for eps above the grid point below
         ``top_index`` needs nothing lower: queries at eps >= 0 (most of them) skip building the

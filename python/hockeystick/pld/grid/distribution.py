@@ -36,8 +36,7 @@ Result = float | np.ndarray | tuple[Any, Any]
 
 
 def epsilon_values(epsilon: ArrayLike) -> np.ndarray:
-    """epsilon as float64, or a ValueError if any is negative or NaN
-    (``_validation.epsilon_values``)."""
+    """epsilon as float64, or a ValueError if any is negative or NaN (``_validation.epsilon_values``)."""
     return _validation.epsilon_values(epsilon)
 
 
@@ -67,8 +66,7 @@ def bound_result(lower: np.ndarray, upper: np.ndarray, bound: Bound, scalar: boo
 
 
 def delta_values(delta: ArrayLike) -> np.ndarray:
-    """delta as float64, or a ValueError unless every value lies in (0, 1)
-    (``_validation.delta_values``)."""
+    """delta as float64, or a ValueError unless every value lies in (0, 1) (``_validation.delta_values``)."""
     return _validation.delta_values(delta)
 
 
@@ -115,8 +113,7 @@ class Factor:
 @accountant_docs()  # completes delta / epsilon docstrings with the contract's sections
 @dataclass
 class PrivacyLossDistribution:
-    r"""Discretized privacy-loss distribution of a mechanism with certified upper and lower bounds
-    on delta(eps).
+    r"""Discretized privacy-loss distribution of a mechanism with certified upper and lower bounds on delta(eps).
 
     Each neighbouring direction holds a multiset of factors, one mechanism's discretized PLD each,
     with a pessimistic grid PMF (its delta(eps) bounds the mechanism's from above, also after
@@ -269,8 +266,7 @@ class PrivacyLossDistribution:
     def delta(
         self, epsilon: ArrayLike, *, bound: Bound = "upper", composition_only: bool = False
     ) -> Result:
-        r"""Certified bound(s) on delta(eps), the hockey-stick divergence of the composed pair at
-        e^eps.
+        r"""Certified bound(s) on delta(eps), the hockey-stick divergence of the composed pair at e^eps.
 
         .. math::
 
@@ -421,8 +417,7 @@ class Composition(Protocol):
         spectral: bool = ...,
         shared_transform: bool = ...,
     ) -> list[tuple[np.ndarray, GridPMF | None]]:
-        """Each item's certified lower values of ``method`` at its arguments, and its composed PMF
-        if made."""
+        """Each item's certified lower values of ``method`` at its arguments, and its composed PMF if made."""
         ...
 
 
@@ -529,8 +524,7 @@ def read_per_question(
 
 
 def _evaluate(pmf: GridPMF, method: Quantity, x: np.ndarray) -> np.ndarray:
-    """delta(x) (method "delta") or epsilon(x) clipped at 0 (method "epsilon") of one composed
-    PMF."""
+    """delta(x) (method "delta") or epsilon(x) clipped at 0 (method "epsilon") of one composed PMF."""
     return pmf.delta(x) if method == "delta" else np.maximum(pmf.epsilon(x), 0.0)
 
 
@@ -785,8 +779,7 @@ def _lower_values(
 def _with_every_side(
     items: list[list[tuple[GridPMF | None, int]]],
 ) -> list[list[tuple[GridPMF, int]]]:
-    """The (PMF, count) terms, refused if some PMF is None (a PLD built without its optimistic
-    side)."""
+    """The (PMF, count) terms, refused if some PMF is None (a PLD built without its optimistic side)."""
     if any(pmf is None for item in items for pmf, _ in item):
         raise ValueError(
             'this PLD was built without its optimistic side (optimistic=False): only bound="upper" is available'

@@ -52,8 +52,7 @@ class GridPMF(ChargedGrid):
     (``delta``, ``delta_many``, ``delta_tabled``) and its inverse (``epsilon``)."""
 
     def delta(self, epsilon: np.ndarray, threads: int = 0, envelope: bool = True) -> np.ndarray:
-        """The charged curve at eps: a certified upper bound (pessimistic) or lower bound
-        (optimistic).
+        """The charged curve at eps: a certified upper bound (pessimistic) or lower bound (optimistic).
 
         Optimistic: the largest charged lower value at eps or at any grid point above it (the
         suffix maxima, one O(n) pass per PMF); ``envelope=False`` gives the value at eps alone,
@@ -77,8 +76,7 @@ class GridPMF(ChargedGrid):
         return pmf_envelope.envelope_near(self, k.ravel(), low.ravel(), threads).reshape(low.shape)
 
     def delta_many(self, epsilon: np.ndarray) -> np.ndarray:
-        """``delta`` at a flat array of eps, for callers that query one PMF many times (root
-        searches).
+        """``delta`` at a flat array of eps, for callers that query one PMF many times (root searches).
 
         Optimistic: when the queries' probes (``pmf_envelope.envelope_near``: about log2 n per eps)
         would cost more than one pass over the grid, the suffix maxima over every grid point are
@@ -100,8 +98,7 @@ class GridPMF(ChargedGrid):
         )
 
     def delta_tabled(self, epsilon: np.ndarray) -> np.ndarray:
-        """``delta_many`` at a flat array of eps, each per-eps term read from tables built once per
-        PMF.
+        """``delta_many`` at a flat array of eps, each per-eps term read from tables built once per PMF.
 
         The same certified side, term for term, in one C++ call (``tabled_curve``): at the argument
         moved by the loss shift (``curve_argument``), the pessimistic value min(raw (1 + slack) +
@@ -116,8 +113,7 @@ class GridPMF(ChargedGrid):
         return self.tabled_curve.delta(np.ascontiguousarray(epsilon, dtype=np.float64))
 
     def epsilon(self, delta: np.ndarray, threads: int = 0) -> np.ndarray:
-        """Smallest eps whose charged bound is <= delta (pessimistic), or a certified lower bound on
-        it.
+        """Smallest eps whose charged bound is <= delta (pessimistic), or a certified lower bound on it.
 
         One scan down the grid for all deltas in C++.  Pessimistic (``pld_charged_epsilon``): the
         charge is constant on each open grid interval, so the first grid point from the top where

@@ -67,8 +67,7 @@ def pair_atoms(p: np.ndarray, q: np.ndarray) -> Atoms:
 
 
 def _pair_atoms_lean(p: list[float], q: list[float]) -> Atoms:
-    """``pair_atoms`` for a few outcomes, in plain floats: the same losses, lattice, bounds and
-    masses."""
+    """``pair_atoms`` for a few outcomes, in plain floats: the same losses, lattice, bounds and masses."""
     losses, masses, near, err = _lean_losses(p, q)
     eta, index, miss = _lean_lattice(losses)
     bound = err + max((m + UNIT_ROUNDOFF * abs(i * eta) for i, m in zip(index, miss)), default=0.0)
@@ -122,8 +121,7 @@ def _lean_lattice(losses: list[float]) -> tuple[float, list[int], list[float]]:
 
 
 def _lean_atoms(index: list[int], masses: list[float], eta: float, bound: float) -> Atoms:
-    """The atoms at the lattice indices with the masses (16u relative each), merged where indices
-    repeat."""
+    """The atoms at the lattice indices with the masses (16u relative each), merged where indices repeat."""
     if all(
         i < j for i, j in zip(index, index[1:])
     ):  # distinct and sorted (the pairs here): nothing to merge

@@ -44,8 +44,7 @@ def _positive(name: str, value: float) -> float:
 
 
 def checked_interval(value: float) -> float:
-    """The loss-grid spacing h (``value_discretization_interval``), refused unless 0 < h <=
-    MAX_INTERVAL = 100.
+    """The loss-grid spacing h (``value_discretization_interval``), refused unless 0 < h <= MAX_INTERVAL = 100.
 
     The connect-the-dots masses p_j = (d_j + e^h c_{j-1}) / (e^h - 1) (Doroshenko et al. 2022, Sec.
     3; cpp/include/hockeystick/pld/grid/connect_dots.hpp) and the cell integrals d_j <= e^h Q(cell)
@@ -159,8 +158,7 @@ def _grid_cells_refused(error: ValueError, s: float, h: float) -> ValueError:
 
 
 def noise_over_sensitivity(noise: float, sensitivity: float) -> float:
-    """noise / sensitivity, rounded down (checked in exact rational arithmetic); noise itself at
-    sensitivity 1.
+    """noise / sensitivity, rounded down (checked in exact rational arithmetic); noise itself at sensitivity 1.
 
     Parameters
     ----------
@@ -188,8 +186,7 @@ def noise_over_sensitivity(noise: float, sensitivity: float) -> float:
 def gaussian_stage_rdp(
     orders: tuple[int, ...], sigma: float, *, sensitivity: float = 1.0, tail: float | None = None
 ) -> np.ndarray:
-    """The Gaussian stage's Rényi curve: ``rdp.integer_orders.gaussian_rdp_upper`` at sigma /
-    sensitivity.
+    """The Gaussian stage's Rényi curve: ``rdp.integer_orders.gaussian_rdp_upper`` at sigma / sensitivity.
 
     Parameters
     ----------
@@ -220,8 +217,7 @@ def subsampled_gaussian_stage_rdp(
     sensitivity: float = 1.0,
     tail: float | None = None,
 ) -> np.ndarray:
-    """The Poisson-subsampled Gaussian stage's Rényi curve (``rdp.integer_orders``, add/remove
-    neighbours).
+    """The Poisson-subsampled Gaussian stage's Rényi curve (``rdp.integer_orders``, add/remove neighbours).
 
     Parameters
     ----------
@@ -251,8 +247,7 @@ def subsampled_gaussian_stage_rdp(
 def laplace_stage_rdp(
     orders: tuple[int, ...], scale: float, *, sensitivity: float = 1.0
 ) -> np.ndarray:
-    """The Laplace stage's Rényi curve: ``rdp.integer_orders.laplace_rdp_upper`` at scale /
-    sensitivity.
+    """The Laplace stage's Rényi curve: ``rdp.integer_orders.laplace_rdp_upper`` at scale / sensitivity.
 
     Parameters
     ----------
@@ -465,8 +460,7 @@ def fixed_size_subsampled_gaussian(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     tail: float = DEFAULT_TAIL,
 ) -> PrivacyLossDistribution:
-    r"""Discretized PLD of the Gaussian mechanism on batches drawn without replacement, replace-one
-    neighbours.
+    r"""Discretized PLD of the Gaussian mechanism on batches drawn without replacement, replace-one neighbours.
 
     Each round draws a batch of ``batch_size`` = m of the ``n`` records uniformly without
     replacement. ``sensitivity`` = Delta is the norm bound of one record's contribution (for a mean
@@ -564,8 +558,7 @@ def with_replacement_subsampled_gaussian(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     tail: float = DEFAULT_TAIL,
 ) -> PrivacyLossDistribution:
-    r"""Discretized PLD of the Gaussian mechanism on batches drawn with replacement, replace-one
-    neighbours.
+    r"""Discretized PLD of the Gaussian mechanism on batches drawn with replacement, replace-one neighbours.
 
     Each round draws ``batch_size`` = K indices uniformly with replacement from the ``n`` records
     (the per-silo message of Noisy MB-SGD, paper 003, Alg. 2).

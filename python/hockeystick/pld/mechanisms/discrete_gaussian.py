@@ -1,5 +1,4 @@
-"""The discrete Gaussian mechanism: its pair on the integers as exact finite atoms, both sides
-certified.
+"""The discrete Gaussian mechanism: its pair on the integers as exact finite atoms, both sides certified.
 
 The discrete Gaussian N_Z(0, sigma^2) has mass w(x) / Z on each integer x, w(x) = exp(-x^2 / (2
 sigma^2)), Z = sum_x w(x) (Canonne, Kamath, Steinke, "The discrete Gaussian for differential
@@ -110,8 +109,7 @@ def _log_tail(d: int, sigma: float) -> float:
 
 @lru_cache(maxsize=64)
 def _half_width(sigma: float) -> int:
-    """D: the least integer >= 0, from a closed-form start, with 2 T(D) <= ``TAIL_MASS`` (checked by
-    ``_log_tail``)."""
+    """D: the least integer >= 0, from a closed-form start, with 2 T(D) <= ``TAIL_MASS`` (checked by ``_log_tail``)."""
     # T(D) ~ w(D + 1) sigma^2 / (D + 1): start where the exponent alone reaches the target, step by
     # the rest
     d = max(int(sigma * math.sqrt(-2.0 * LOG_TAIL_MASS)) - 1, 0)
@@ -127,8 +125,7 @@ def outcomes(sigma: float, sensitivity: int) -> int:
 
 
 def discrete_gaussian_top_loss(sigma: float, sensitivity: int) -> float:
-    """The largest finite loss of the window, s (s + 2D) / (2 sigma^2): how far one run's loss
-    reaches."""
+    """The largest finite loss of the window, s (s + 2D) / (2 sigma^2): how far one run's loss reaches."""
     s, k = _checked(sigma, sensitivity)
     return k * (k + 2.0 * _half_width(s)) / (2.0 * s * s)
 
@@ -169,8 +166,7 @@ def _weights(sigma: float, top: int) -> np.ndarray:
 
 @lru_cache(maxsize=16)
 def _window(sigma: float, s: int) -> tuple[np.ndarray, np.ndarray]:
-    """(P, Q) on the window x = -D .. s + D: P(x) = w(x - s) / Z, Q(x) = w(x) / Z (module
-    docstring)."""
+    """(P, Q) on the window x = -D .. s + D: P(x) = w(x - s) / Z, Q(x) = w(x) / Z (module docstring)."""
     d = _half_width(sigma)
     if s + 2 * d + 1 > MAX_OUTCOMES:
         raise ValueError(

@@ -112,8 +112,7 @@ def discrete_laplace(
     *,
     value_discretization_interval: float = DEFAULT_INTERVAL,
 ) -> PrivacyLossDistribution:
-    r"""Discretized PLD of the discrete Laplace mechanism, P = DLap(a) + s vs Q = DLap(a) on the
-    integers.
+    r"""Discretized PLD of the discrete Laplace mechanism, P = DLap(a) + s vs Q = DLap(a) on the integers.
 
     DLap(a) has pmf :math:`\tanh(a/2)\, e^{-a|x|}`.  The loss :math:`a(|x| - |x - s|)` is constant
     for x <= 0 and for x >= s, so merging each end leaves the exact finite pair of s + 1 outcomes

@@ -39,8 +39,7 @@ from .monotone import check_mixture, core_side_factor
 
 
 def normal_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """P(a < Z <= b) for Z ~ N(0, 1), from the tail each end lies in (no cancellation in the
-    tails)."""
+    """P(a < Z <= b) for Z ~ N(0, 1), from the tail each end lies in (no cancellation in the tails)."""
     from scipy import special  # lazy: scipy loads at its first use, not with the package
 
     lower = special.ndtr(np.minimum(b, 0.0)) - special.ndtr(np.minimum(a, 0.0))

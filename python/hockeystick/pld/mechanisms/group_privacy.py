@@ -1,5 +1,4 @@
-"""Group privacy for hockey-stick curves: an upper curve for inputs up to c neighbouring steps
-apart.
+"""Group privacy for hockey-stick curves: an upper curve for inputs up to c neighbouring steps apart.
 
 Notation as in ``subsampled_pair``: for output laws P, R and g = e^eps, E_g(P || R) = int (dP - g
 dR)_+. If H is an upper side of E_g(M(x) || M(y)) for EVERY ordered pair of neighbouring inputs (x,
@@ -60,8 +59,7 @@ def dyadic_step(span: float, groups: int, finest: float) -> float:
 
 
 def group_upper_curves(curve: Curve, groups: int, span: float, step: float) -> list[Curve]:
-    """Upper sides G_1 = ``curve``, G_2, .., G_groups of (**) (module docstring), each at any real
-    eps.
+    """Upper sides G_1 = ``curve``, G_2, .., G_groups of (**) (module docstring), each at any real eps.
 
     ``curve``: an upper side of delta(eps) for every ordered neighbouring pair, at any real eps;
     ``span``: a loss beyond which that curve is (all but) constant (its top loss); ``step``: the
@@ -100,8 +98,7 @@ def _min_plus(
     k_new: np.ndarray,
     s: float,
 ) -> np.ndarray:
-    """min over splits a = k_i s of G_{j-1}(a) + e^a H(eps_k - a), |k - k_i| <= band, raised; capped
-    at 1."""
+    """min over splits a = k_i s of G_{j-1}(a) + e^a H(eps_k - a), |k - k_i| <= band, raised; capped at 1."""
     with np.errstate(over="ignore"):
         weight = np.exp(k_prev * s) * (
             1.0 + ROUNDING
@@ -123,8 +120,7 @@ def _min_plus(
 
 
 def _tabulated(k: np.ndarray, values: np.ndarray, s: float) -> Curve:
-    """The curve read at the grid point at or below eps (1 below the grid, the last value above
-    it)."""
+    """The curve read at the grid point at or below eps (1 below the grid, the last value above it)."""
 
     def curve(eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=np.float64)

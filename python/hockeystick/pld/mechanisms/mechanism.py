@@ -1,5 +1,4 @@
-"""One mechanism of a composition plan: its pair, its discretization on each side, its exact atoms,
-its proof.
+"""One mechanism of a composition plan: its pair, its discretization on each side, its exact atoms, its proof.
 
 A ``Mechanism`` is a frozen dataclass of its parameters.  ``spec()`` is the hashable tuple
 (``name``, *fields) a ``CompositionPlan`` counts runs by (``from_spec`` reads it back), so plans,
@@ -71,8 +70,7 @@ def two_directions(pair: Pair) -> list[Pair]:
 
 @dataclass(frozen=True)
 class Mechanism(ABC):
-    """A mechanism's parameters and its certified PLD on any grid (the contract: module
-    docstring)."""
+    """A mechanism's parameters and its certified PLD on any grid (the contract: module docstring)."""
 
     name: ClassVar[str]  # the spec's first field
     dp_event: ClassVar[type | None] = None  # the dp_accounting event class describing it, if any
@@ -97,13 +95,11 @@ class Mechanism(ABC):
 
     @classmethod
     def from_dp_event(cls, event: Any, relation: str) -> Mechanism:
-        """The mechanism of one ``dp_event`` event under ``relation`` (a ``neighbouring.RELATIONS``
-        name)."""
+        """The mechanism of one ``dp_event`` event under ``relation`` (a ``neighbouring.RELATIONS`` name)."""
         raise ValueError(f"{cls.name} reads no dp_accounting event (its dp_event is None)")
 
     def loss_reach(self) -> float:
-        """How far one run's privacy loss can reach (at least its largest finite |loss|); 0 if not
-        stated.
+        """How far one run's privacy loss can reach (at least its largest finite |loss|); 0 if not stated.
 
         A group of c copies of the record reaches at most c times as far (its loss is a sum of c
         steps'). The dp_accounting adapter refuses a sampled event whose inner reach, times the
@@ -125,8 +121,7 @@ class Mechanism(ABC):
 
     @abstractmethod
     def grid_pld(self, h: float) -> PrivacyLossDistribution:
-        """Both sides per neighbouring direction on grid h (pessimistic dominates, optimistic is
-        dominated)."""
+        """Both sides per neighbouring direction on grid h (pessimistic dominates, optimistic is dominated)."""
 
     def finite_pairs(self) -> list[Pair] | None:
         """The finite dominating pair per direction, or None (the mechanism is put on the grid)."""
@@ -149,8 +144,7 @@ class Mechanism(ABC):
         return []
 
     def input_oblivious(self) -> bool:
-        """Whether the replace-one pair dominates any two inputs (a group of c is the mechanism
-        itself)."""
+        """Whether the replace-one pair dominates any two inputs (a group of c is the mechanism itself)."""
         return False
 
     def group(self, c: int) -> Mechanism | None:

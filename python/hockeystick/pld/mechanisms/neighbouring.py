@@ -1,5 +1,4 @@
-"""Which neighbouring relation of a run a mechanism's analysis bounds: the one table
-(docs/neighbouring-relations.md).
+"""Which neighbouring relation of a run a mechanism's analysis bounds: the one table (docs/neighbouring-relations.md).
 
 Relations (dp_accounting's names):
 
@@ -53,8 +52,7 @@ def bounds(analysed_under: str, run_relation: str) -> bool:
 
 
 def relations_bounded(analysed_under: str) -> tuple[str, ...]:
-    """The run relations a mechanism analysed under ``analysed_under`` bounds, in ``RELATIONS``
-    order."""
+    """The run relations a mechanism analysed under ``analysed_under`` bounds, in ``RELATIONS`` order."""
     return tuple(r for r in RELATIONS if bounds(analysed_under, r))
 
 

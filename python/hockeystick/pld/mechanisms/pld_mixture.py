@@ -1,5 +1,4 @@
-"""Mixtures of privacy-loss distributions: a mechanism that runs one of several mechanisms at
-random.
+"""Mixtures of privacy-loss distributions: a mechanism that runs one of several mechanisms at random.
 
 If with probability w_i (the same on both neighbours) the mechanism runs M_i, whose PLD in each
 direction is dominated by (P_i, Q_i), then it is dominated by the disjoint union of the pairs
@@ -103,16 +102,14 @@ def _check_components(components: Sequence[PrivacyLossDistribution], w: np.ndarr
 
 
 def _single_round(component: PrivacyLossDistribution) -> list[Factor]:
-    """The component's factor per direction, refused unless each direction is one round of one
-    mechanism."""
+    """The component's factor per direction, refused unless each direction is one round of one mechanism."""
     if any(len(d) != 1 or next(iter(d.values())) != 1 for d in component.directions):
         raise ValueError("each component must be one round of one mechanism (not a composition)")
     return [next(iter(d)) for d in component.directions]
 
 
 def _mixed_factor(parts: list[Factor], w: np.ndarray) -> Factor:
-    """The factors mixed with weights w: both sides mixed (no lower side where some part has
-    none)."""
+    """The factors mixed with weights w: both sides mixed (no lower side where some part has none)."""
     upper = _mix([f.upper for f in parts], w)
     lower = (
         None

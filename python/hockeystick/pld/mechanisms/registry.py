@@ -1,5 +1,4 @@
-"""Every mechanism by its name, registered once where it is defined: the one place a name is looked
-up.
+"""Every mechanism by its name, registered once where it is defined: the one place a name is looked up.
 
 Two kinds of entry, each registered by the file that defines the mechanism:
 
@@ -123,8 +122,7 @@ class StageEntry:
         ]
 
     def analysed_under(self, given: Any) -> str | None:
-        """The relation a stage's analysis holds for, given its ``relation`` parameter (None if
-        absent).
+        """The relation a stage's analysis holds for, given its ``relation`` parameter (None if absent).
 
         Parameters
         ----------
@@ -157,8 +155,7 @@ def stage(
     rdp: Callable[..., np.ndarray] | None = None,
     name: str | None = None,
 ) -> Callable[[C], C]:
-    """Register a PLD constructor as the mechanism compose stages name (by default its function's
-    name).
+    """Register a PLD constructor as the mechanism compose stages name (by default its function's name).
 
     Parameters
     ----------
@@ -193,8 +190,7 @@ def stage(
 
 
 def register_class(cls: type[AnyMechanism]) -> None:
-    """Register a ``Mechanism`` class under its spec's name (``Mechanism.__init_subclass__`` calls
-    this).
+    """Register a ``Mechanism`` class under its spec's name (``Mechanism.__init_subclass__`` calls this).
 
     Parameters
     ----------
@@ -283,8 +279,7 @@ def mechanism_of(spec: Spec) -> AnyMechanism:
 
 
 def dp_event_class(event: Any) -> type[AnyMechanism] | None:
-    """The registered class that reads ``event``: the one whose ``dp_event`` is nearest in the
-    event's MRO.
+    """The registered class that reads ``event``: the one whose ``dp_event`` is nearest in the event's MRO.
 
     Parameters
     ----------
@@ -361,8 +356,7 @@ def _origin(thing: Any) -> str:
 
 
 def _load() -> None:
-    """Import, once, every module of the stages that define mechanisms, so each registers what it
-    defines.
+    """Import, once, every module of the stages that define mechanisms, so each registers what it defines.
 
     The stage packages are walked, not listed by module: a file added to one is found.  This is the
     one reach above this stage, made at the first lookup (never while a module is being imported),

@@ -85,8 +85,7 @@ def bounded_range_profile(epsilon: float, eps: np.ndarray) -> np.ndarray:
 
 
 def permute_and_flip_pair(epsilon: float) -> tuple[np.ndarray, np.ndarray]:
-    """The realizable permute-and-flip pair on two candidates (module docstring): (P, Q) on (r1,
-    r2)."""
+    """The realizable permute-and-flip pair on two candidates (module docstring): (P, Q) on (r1, r2)."""
     low = 0.5 * math.exp(-epsilon)
     return np.array([0.5, 0.5]), np.array([1.0 - low, low])
 

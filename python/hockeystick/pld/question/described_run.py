@@ -22,8 +22,7 @@ Segment = tuple[tuple[float, float, float], int]
 
 
 def _counts(direction: Mapping[Factor, int], name: str) -> dict[tuple[float, float], int] | None:
-    """(noise, q) -> rounds of one direction whose factors all carry a source in direction ``name``,
-    else None."""
+    """(noise, q) -> rounds of one direction whose factors all carry a source in direction ``name``, else None."""
     counts: dict[tuple[float, float], int] = {}
     for factor, count in direction.items():
         source: Source | None = factor.source
@@ -46,8 +45,7 @@ def subsampled_segments(pld: PrivacyLossDistribution) -> list[Segment] | None:
 
 
 def gaussian_rounds(pld: PrivacyLossDistribution) -> list[tuple[float, int]] | None:
-    """(noise, rounds) per distinct Gaussian where ``pld`` is one direction of Gaussian rounds, else
-    None."""
+    """(noise, rounds) per distinct Gaussian where ``pld`` is one direction of Gaussian rounds, else None."""
     if len(pld.directions) != 1:
         return None
     counts = _counts(pld.directions[0], "symmetric")

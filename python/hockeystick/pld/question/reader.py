@@ -47,8 +47,7 @@ class FrontDoor(Protocol):
     ``bound="both"``."""
 
     def __call__(self, sigma: float, sampling_rate: float, rounds: Any) -> Any:
-        """The accountant of ``rounds`` rounds (an int or an array of them) of noise ``sigma``, rate
-        ``sampling_rate``."""
+        """The accountant of ``rounds`` rounds (an int or an array of them) of noise ``sigma``, rate ``sampling_rate``."""
         ...
 
 
@@ -66,8 +65,7 @@ class RunReader:
         self.front_door = front_door
 
     def reads(self, pld: PrivacyLossDistribution) -> bool:
-        """Whether ``pld``'s factors describe rounds of Poisson-subsampled Gaussians or of
-        Gaussians.
+        """Whether ``pld``'s factors describe rounds of Poisson-subsampled Gaussians or of Gaussians.
 
         Parameters
         ----------
@@ -156,8 +154,7 @@ def _intersected(
     method: Quantity,
     x: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``given`` intersected with ``found`` where the run's reads take the argument
-    (``_readable``)."""
+    """``given`` intersected with ``found`` where the run's reads take the argument (``_readable``)."""
     live = _readable(method, x)
     lower = np.where(live, np.maximum(given[0], found[0]), given[0])
     upper = np.where(live, np.maximum(lower, np.minimum(given[1], found[1])), given[1])

@@ -79,8 +79,7 @@ class CurveAlongRun:
 
     @property
     def epochs(self) -> np.ndarray:
-        """The checkpoints in epochs, ``steps / steps_per_epoch`` (a ValueError where the run counts
-        no epochs)."""
+        """The checkpoints in epochs, ``steps / steps_per_epoch`` (a ValueError where the run counts no epochs)."""
         if self.steps_per_epoch is None:
             raise ValueError(
                 "this curve's run counts no epochs (steps_per_epoch is None): read its steps"
@@ -138,8 +137,7 @@ def checkpoints(
 
 
 def _given(quantity: Quantity, value: Any) -> float:
-    """The one delta (epsilon curve) or epsilon (delta curve) held fixed along the run,
-    validated."""
+    """The one delta (epsilon curve) or epsilon (delta curve) held fixed along the run, validated."""
     if quantity == "epsilon":
         return float(_validation.delta_values(_validation.single(value, "delta")))
     return float(_validation.epsilon_values(_validation.single(value, "epsilon")))
@@ -285,8 +283,7 @@ class RoundsCurves:
     def delta_curve(
         self, epsilon: float, *, every: int | None = None, steps: ArrayLike | None = None
     ) -> CurveAlongRun:
-        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each
-        checkpoint."""
+        """``epsilon_curve``'s twin: the certified bracket of delta at ``epsilon`` after each checkpoint."""
         return rounds_curve(
             cast(RoundsAccountant, self), self._curve_parameters(), "delta", epsilon, every, steps
         )

@@ -136,8 +136,7 @@ class TestFactors:
 
 @dataclass(frozen=True)
 class DirectionFactors:
-    """One direction's one-round PMFs on one grid: (2)'s, and (3)'s where that direction's lower
-    side is asked."""
+    """One direction's one-round PMFs on one grid: (2)'s, and (3)'s where that direction's lower side is asked."""
 
     dominating: (
         Tilted  # connect-the-dots masses bounded below, tilted by e^{-lam l}; composed optimistic
@@ -419,8 +418,7 @@ def _upper_complement(
 
 
 def _upper_delta(factor: Tilted, pmf: GridPMF, rounds: int, eps: np.ndarray) -> np.ndarray:
-    """1 - (2) rounded up: a certified upper delta of the direction whose dominating factor, T-fold,
-    is ``pmf``."""
+    """1 - (2) rounded up: a certified upper delta of the direction whose dominating factor, T-fold, is ``pmf``."""
     return np.minimum(np.nextafter(1.0 - _lower_complement(factor, pmf, rounds, eps), 2.0), 1.0)
 
 

@@ -1,5 +1,4 @@
-"""The certified epsilon bracket a delta bracket implies: its width, from two certified delta
-brackets.
+"""The certified epsilon bracket a delta bracket implies: its width, from two certified delta brackets.
 
 Two ways, the least width winning: convexity in e^eps through a certified upper bound to the right
 (``certified_epsilon_width``, below), or monotonicity through a certified lower bound to the left

@@ -96,8 +96,7 @@ def _log_hazard_ratio(log_x: np.ndarray, up: bool) -> np.ndarray:
 
 
 def _log_sum(terms: list[np.ndarray], up: bool) -> np.ndarray:
-    """log sum_i e^{terms_i} (elementwise over the arrays), moved SUM_MARGIN relative outward
-    (``up``) or in."""
+    """log sum_i e^{terms_i} (elementwise over the arrays), moved SUM_MARGIN relative outward (``up``) or in."""
     stacked = np.stack(terms)
     top = np.max(stacked, axis=0)
     with np.errstate(invalid="ignore"):
@@ -107,8 +106,7 @@ def _log_sum(terms: list[np.ndarray], up: bool) -> np.ndarray:
 
 
 def log_sides(segments: Sequence[Segment], z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A lower bound on log P(S) and an upper bound on log Q(S) at each threshold of ``z`` (module
-    docstring)."""
+    """A lower bound on log P(S) and an upper bound on log Q(S) at each threshold of ``z`` (module docstring)."""
     log_a_high = np.minimum(_log_tail(z, low=False), 0.0)
     p_terms, q_terms = [], []
     for (sigma, q, sensitivity), rounds in segments:

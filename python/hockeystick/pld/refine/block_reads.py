@@ -279,8 +279,7 @@ def block_terms(
 
 
 def summed_exponent_tilt(terms: Sequence[tuple[GridPMF, int]], eps: float) -> float:
-    """The lam maximizing lam eps - K(lam), K the terms' summed log-moment
-    (``tilted_question.best_tilt``)."""
+    """The lam maximizing lam eps - K(lam), K the terms' summed log-moment (``tilted_question.best_tilt``)."""
 
     def score(lams: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore"):

@@ -41,8 +41,7 @@ class FrontEnd(Protocol):
         ...
 
     def brackets(self, grids: dict[int, float], best: dict[int, Before]) -> Iterable[Step]:
-        """Each point's bracket on its grid ``grids[i]`` (``best``: the records of the grids
-        before)."""
+        """Each point's bracket on its grid ``grids[i]`` (``best``: the records of the grids before)."""
         ...
 
     def intersect(self, lo: Any, up: Any, before: Before) -> tuple[Any, Any]:

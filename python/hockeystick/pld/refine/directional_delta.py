@@ -1,5 +1,4 @@
-"""The Poisson-subsampled Gaussian's delta one neighbouring direction at a time, for calibrating
-sigma.
+"""The Poisson-subsampled Gaussian's delta one neighbouring direction at a time, for calibrating sigma.
 
 A run's delta is the larger of its two directions' (Zhu, Dong, Wang, AISTATS 2022, Sec. 5):
 delta(eps) = max(delta_remove(eps), delta_add(eps)), so for ANY certified upper bounds
@@ -49,8 +48,7 @@ _KNOWN = frozenset(
 
 
 class SubsampledGaussianDirections:
-    """Per-direction certified upper deltas of T rounds of the Poisson-subsampled Gaussian on
-    grid h.
+    """Per-direction certified upper deltas of T rounds of the Poisson-subsampled Gaussian on grid h.
 
     ``leading``: the remove direction on the requested grid; ``others``: the add direction, on the
     requested grid or (``screen=True``) on a ``COARSENING`` times coarser one.  Each is a certified
@@ -64,8 +62,7 @@ class SubsampledGaussianDirections:
     def leading(
         self, params: Mapping[str, float | np.ndarray], epsilon: np.ndarray, threads: int
     ) -> np.ndarray:
-        """The remove direction's certified upper delta at ``epsilon`` (one per point) on the
-        requested grid."""
+        """The remove direction's certified upper delta at ``epsilon`` (one per point) on the requested grid."""
         return self._delta(params, epsilon, "remove", self.h, threads)
 
     def others(

@@ -1,5 +1,4 @@
-"""Certified brackets of the Poisson-subsampled Gaussian, the add direction screened on a coarse
-grid.
+"""Certified brackets of the Poisson-subsampled Gaussian, the add direction screened on a coarse grid.
 
 A run's epsilon(delta) is the larger of its two neighbouring directions' (Zhu, Dong, Wang,
 AISTATS 2022, Sec. 5): eps = max(eps_remove, eps_add), so with certified brackets

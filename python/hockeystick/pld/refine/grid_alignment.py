@@ -1,5 +1,4 @@
-"""A loss grid through the atoms of the Laplace-like grid mechanisms of a composition
-(``Mechanism.loss_atoms``).
+"""A loss grid through the atoms of the Laplace-like grid mechanisms of a composition (``Mechanism.loss_atoms``).
 
 Laplace has atoms at +-a = +-1/b (P-mass 1/2 and e^-a/2), a Laplace mixture (the Poisson-subsampled
 Laplace) at L(x <= 0) and L(x >= max shift).  An atom between grid points is spread over its cell's
@@ -83,8 +82,7 @@ def aligned(h: float, base: float, others: list[tuple[int, float]]) -> float:
 
 
 def _above_grid(cells: float) -> float:
-    """How far (in cells) a point lies above the grid point below it (0 within ``ON_GRID_CELLS`` of
-    one)."""
+    """How far (in cells) a point lies above the grid point below it (0 within ``ON_GRID_CELLS`` of one)."""
     return max(cells - math.floor(cells + ON_GRID_CELLS), 0.0)
 
 

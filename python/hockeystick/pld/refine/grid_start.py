@@ -56,8 +56,7 @@ def grid_policy() -> _core.pld_refine.GridPolicy:
 
 
 def loss_span(sigma: float, q: float, rounds: float, sensitivity: float) -> float:
-    """Estimated loss span of ``rounds`` composed rounds (memory and starting grid only, never
-    accuracy).
+    """Estimated loss span of ``rounds`` composed rounds (memory and starting grid only, never accuracy).
 
     With s = sigma / sensitivity, one round's loss spans about
     log(1 - q + q e^{(1/2 + z s)/s^2}) - log(1 - q) (z = 8.5 standard deviations), and its
@@ -149,8 +148,7 @@ def work_units(
 
 
 class StartGrid:
-    """The first grid of a point under ``accuracy`` (and ``delta_accuracy``, the ``.delta``
-    criterion)."""
+    """The first grid of a point under ``accuracy`` (and ``delta_accuracy``, the ``.delta`` criterion)."""
 
     def __init__(self, accuracy: float, delta_accuracy: str, relative_accuracy: float = 0.0):
         self.accuracy = accuracy

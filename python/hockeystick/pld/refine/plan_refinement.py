@@ -1,5 +1,4 @@
-"""The grids a composition plan is read on for an ``accuracy``: the first one, the next one, when to
-stop.
+"""The grids a composition plan is read on for an ``accuracy``: the first one, the next one, when to stop.
 
 The grid starts at ``PLAN_COARSEST_INTERVAL`` (a plan is any mix of mechanisms, so no start is
 predicted) and each next grid is the one the grid evaluation's rules ask (``grid_rules.NextGrid``:

@@ -272,8 +272,7 @@ TAIL_WINDOW = constants.MAX_WINDOW / 4
 
 
 def warn_gave_up(count: int) -> None:
-    """One ``AccuracyNotMetWarning`` for ``count`` points whose refinement stopped at a grid no
-    memory holds."""
+    """One ``AccuracyNotMetWarning`` for ``count`` points whose refinement stopped at a grid no memory holds."""
     warnings.warn(
         f"{count} point(s) stopped refining where a finer grid's composed window passes what memory holds: their "
         "brackets are those of the coarser grids (certified, possibly wider than asked; later reads may narrow them)",
@@ -283,8 +282,7 @@ def warn_gave_up(count: int) -> None:
 
 
 class GaveUp(Exception):
-    """A grid of the core's loop whose window no memory holds (``window_refused``): the brackets
-    held stand."""
+    """A grid of the core's loop whose window no memory holds (``window_refused``): the brackets held stand."""
 
 
 def window_refused(error: ValueError) -> bool:

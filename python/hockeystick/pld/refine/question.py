@@ -121,8 +121,7 @@ def within_tolerance(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 
 
 def default_tolerance(eps: float) -> float:
-    """The default tolerance at epsilon ``eps``: max(``DEFAULT_ACCURACY``,
-    ``DEFAULT_RELATIVE_ACCURACY`` eps)."""
+    """The default tolerance at epsilon ``eps``: max(``DEFAULT_ACCURACY``, ``DEFAULT_RELATIVE_ACCURACY`` eps)."""
     return float(epsilon_tolerance(DEFAULT_ACCURACY, DEFAULT_RELATIVE_ACCURACY, np.array(eps)))
 
 

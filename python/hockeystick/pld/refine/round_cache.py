@@ -40,8 +40,7 @@ def clear() -> None:
 
 
 def held() -> tuple[int, int]:
-    """The grid points the kept PLDs hold, counted as ``MAX_POINTS`` counts them, and how many PLDs
-    are kept."""
+    """The grid points the kept PLDs hold, counted as ``MAX_POINTS`` counts them, and how many PLDs are kept."""
     with _lock:
         return sum(_size(value) for value in _kept.values()), len(_kept)
 
@@ -57,8 +56,7 @@ def _size(dist: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> int:
 
 
 def _keep(key: Key, value: PrivacyLossDistribution | list[tuple[GridPMF, ...]]) -> None:
-    """Keeps ``value`` under ``key`` (the caller holds ``_lock``), dropping the least recently used
-    beyond MAX_POINTS."""
+    """Keeps ``value`` under ``key`` (the caller holds ``_lock``), dropping the least recently used beyond MAX_POINTS."""
     global _points
     if key not in _kept:
         _kept[key] = value
@@ -75,8 +73,7 @@ def discretized(
     optimistic: bool,
     threads: int = 0,
 ) -> list[PrivacyLossDistribution]:
-    """One-round PLDs of the Poisson-subsampled Gaussian for each (sigma, q, sensitivity), on
-    grid h.
+    """One-round PLDs of the Poisson-subsampled Gaussian for each (sigma, q, sensitivity), on grid h.
 
     Those not kept are built in one C++ call (``mechanisms.subsampled_gaussians``, parallel over
     pairs on ``threads`` OpenMP threads, 0: all cores); an entry with both sides also serves a

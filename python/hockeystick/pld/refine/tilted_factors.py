@@ -72,8 +72,7 @@ def summed_log_mgf(terms: Sequence[tuple[GridPMF, int]], lams: np.ndarray) -> np
 
 
 def chernoff_tilt(terms: Sequence[tuple[GridPMF, int]], delta: float) -> float:
-    """The lam minimizing (K(lam) + log(E / delta)) / lam, K the summed log-moment
-    (``best_tilt``)."""
+    """The lam minimizing (K(lam) + log(E / delta)) / lam, K the summed log-moment (``best_tilt``)."""
     log_ratio = math.log(ROUND_OFF_PER_ROUND * sum(c for _, c in terms) / delta)
     return best_tilt(lambda lam: -(summed_log_mgf(terms, lam) + log_ratio) / lam)
 
@@ -113,8 +112,7 @@ def direction_bracket(
     delta: float,
     upper: float,
 ) -> tuple[float, float]:
-    """The certified (lower, upper) epsilon at ``delta`` of one direction's composition on grid
-    ``h``."""
+    """The certified (lower, upper) epsilon at ``delta`` of one direction's composition on grid ``h``."""
     factors = pessimistic_terms(segments, direction, h, tail, True)
     ups = [(f.upper, c) for f, c in factors]
     up = _upper_side(ups, chernoff_tilt(ups, delta), h, delta, upper)
@@ -306,8 +304,7 @@ def tilted_factors_brackets(
     upper: np.ndarray,
     fine: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``tilted_factors_bracket`` at each delta of ``delta`` (of the brackets' shape after
-    broadcasting).
+    """``tilted_factors_bracket`` at each delta of ``delta`` (of the brackets' shape after broadcasting).
 
     Parameters
     ----------

@@ -1,5 +1,4 @@
-"""The default's epsilon bracket at a delta near or below the composition's round-off: read under an
-exponential tilt.
+"""The default's epsilon bracket at a delta near or below the composition's round-off: read under an exponential tilt.
 
 After T rounds the FFT composition's round-off charge is about T u of the total mass
 (``compose.fft``), and a wide window adds a charge that grows with its points (at q = 0.5, 5 rounds,
@@ -36,7 +35,6 @@ from ..compose import tilted, truncation
 from ..compose.binomial_split import BinomialSplit
 from ..grid.distribution import Factor
 from ..grid.pmf import GridPMF
-from ..grid.tail import DEFAULT_TAIL
 from ..mechanisms.constructors import (
     DEFAULT_INTERVAL,
     MAX_INTERVAL,
@@ -66,14 +64,6 @@ MAX_POINTS = 1 << 22
 # 10^6 rounds at delta 1e-10 under the exponent's tilt: ~114 in loss at 1e-15, ~42 at 1e-6, which
 # fits on grids 2.7 times finer)
 WINDOW_TAIL = 1e-6
-# an upper read's window tail (``read_tail``): the tilted mass left outside the window is charged at
-# the read's untilt factor (``TiltedComposition.side_at``), about the Chernoff bound there, so a
-# tail of READ_SHARE delta over that bound adds at most READ_SHARE of delta; as a power of ten
-# within [the composition's default 1e-15, READ_TAIL]. At delta 1e-10 and 1e-5 (sigma 0.5 to 5, the
-# README DP-SGD run's q and steps, and q 0.01 over 1000 rounds) the windows hold about a quarter
-# fewer points than at 1e-15, each upper epsilon within 1e-6 of the 1e-15 window's
-READ_SHARE = 1e-6
-READ_TAIL = 1e-9
 # the tilts tried, lam = theta / h, for the Chernoff optima; searched every COARSE_STEP-th first
 # (``best_tilt``)
 LAMBDAS = np.exp(np.linspace(math.log(1e-2), math.log(1e6), 481))
@@ -118,26 +108,6 @@ def chernoff_tilt(pmf: GridPMF, rounds: float, delta: float) -> float:
 def exponent_tilt(pmf: GridPMF, rounds: float, eps: float) -> float:
     """The lam maximizing lam eps - K(lam), the Chernoff exponent at ``eps`` (``best_tilt``)."""
     return best_tilt(lambda lam: lam * eps - rounds * pmf.log_mgf(lam))
-
-
-def read_tail(terms: list[tuple[GridPMF, int]], lam: float, delta: float, eps: float) -> float:
-    """The window tail of an upper read at ``delta`` near ``eps`` of ``terms`` (pairs (PMF, count))
-    composed under the tilt ``lam``: ``READ_SHARE`` delta over the Chernoff bound e^{K(lam) - lam
-    eps} there (K the summed log-moment), the largest power of ten at most that, within
-    [``DEFAULT_TAIL``, ``READ_TAIL``]; ``DEFAULT_TAIL`` where eps is not finite.  Any tail is
-    certified (the cut mass is charged); this one keeps the charge near ``READ_SHARE`` of delta at
-    the answer."""
-    if not math.isfinite(eps):
-        return DEFAULT_TAIL
-    log_bound = (
-        sum(count * float(pmf.log_mgf(np.array([lam]))[0]) for pmf, count in terms) - lam * eps
-    )
-    exponent = (math.log(READ_SHARE * delta) - log_bound) / math.log(10.0)
-    if not math.isfinite(exponent):
-        return DEFAULT_TAIL
-    # the power of ten formed within the range only (a bound far below delta would overflow it)
-    exponent = min(max(exponent, math.log10(DEFAULT_TAIL) - 1.0), math.log10(READ_TAIL) + 1.0)
-    return min(READ_TAIL, max(DEFAULT_TAIL, 10.0 ** math.floor(exponent)))
 
 
 def add_pure_epsilon(rates: Sequence[tuple[float, float]]) -> float:
@@ -268,18 +238,15 @@ class TiltedReader:
         terms: list[tuple[GridPMF, int]],
         lam: float,
         pessimistic: bool,
-        window_tail: float = DEFAULT_TAIL,
     ) -> tilted.TiltedComposition:
         """``terms`` composed under the tilt ``lam``, made once per (grid, tail, direction, side,
-        tilt, window tail), its window cut at ``window_tail`` of the tilted mass (charged:
-        ``read_tail``)."""
-        key = (h, direction, tail, pessimistic, lam, window_tail)
+        tilt)."""
+        key = (h, direction, tail, pessimistic, lam)
         if key not in self._compositions:
             self._compositions[key] = tilted.compose_tilted(
                 terms,
                 lam * h,
                 pessimistic=pessimistic,
-                tail=window_tail,
                 max_points=MAX_POINTS,
                 window_tail=WINDOW_TAIL,
                 workers=None if self.threads == 0 else self.threads,
@@ -303,9 +270,7 @@ class TiltedReader:
         ``READ_MARGIN`` cells below it (``TiltedComposition.read_from``), and where its answer lands
         within half that margin of where that read starts (this direction's epsilon may be below the
         point's), it reads the whole window instead."""
-        terms = [(pmf, int(self.point[2]))]
-        window_tail = read_tail(terms, lam, delta, upper)
-        up_side = self.composition(h, direction, tail, terms, lam, True, window_tail)
+        up_side = self.composition(h, direction, tail, [(pmf, int(self.point[2]))], lam, True)
         start = min(upper, up_side.top)
         if least > 0.0 and math.isfinite(least):
             view = up_side.read_from(least - abs(up_side.window.loss_shift) - READ_MARGIN * h)

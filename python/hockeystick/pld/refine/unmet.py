@@ -1,5 +1,4 @@
-"""Brackets an ``accuracy=`` call left wider than asked: where they are, and the warning that counts
-them."""
+"""Brackets an ``accuracy=`` call left wider than asked: where they are, and the warning that counts them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""How a record enters a round: a sampling scheme turns a mechanism's pair into the pair of the
-sampled round.
+"""How a record enters a round: a sampling scheme turns a mechanism's pair into the pair of the sampled round.
 
 ``subsampling`` (Poisson sampling of a finite pair), ``subsampled_pair`` (Poisson and fixed-size
 sampling of any mechanism given by certified curves), ``truncated_subsampling``,

@@ -1,5 +1,4 @@
-r"""User-level privacy of Poisson-sampled DP-SGD when each user holds k examples: the binomial
-mixture of Gaussians.
+r"""User-level privacy of Poisson-sampled DP-SGD when each user holds k examples: the binomial mixture of Gaussians.
 
 DP-SGD samples examples, not users: each of a user's k examples joins a step's batch independently
 with probability q, each contributes a gradient clipped to norm 1 (in units of the clip norm C), and
@@ -112,8 +111,7 @@ def examples_per_user_gaussian(
     value_discretization_interval: float = DEFAULT_INTERVAL,
     tail: float = DEFAULT_TAIL,
 ) -> PrivacyLossDistribution:
-    r"""Discretized remove and add PLDs of one DP-SGD step for a user holding k examples (Poisson
-    sampling).
+    r"""Discretized remove and add PLDs of one DP-SGD step for a user holding k examples (Poisson sampling).
 
     Each example joins the batch with probability q; removing the user moves the noised sum by at
     most the count J ~ Binom(k, q) of its examples drawn (in units of the clip norm), so the step is

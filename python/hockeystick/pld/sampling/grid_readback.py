@@ -1,5 +1,4 @@
-r"""An upper PMF made to cover its targets at its grid points: the read-back of
-``subsampled_pair.grid_factor``.
+r"""An upper PMF made to cover its targets at its grid points: the read-back of ``subsampled_pair.grid_factor``.
 
 ``grid_factor`` turns an upper side of a convex, non-increasing curve H* (H*(0) = 1) into masses p_k
 at the grid losses l_k = (k_lo + k) h and p_inf at +infinity whose curve

@@ -1,5 +1,4 @@
-"""The Poisson-sampled Gaussian under replace-one (substitution): an exact dominating pair,
-certified both sides.
+"""The Poisson-sampled Gaussian under replace-one (substitution): an exact dominating pair, certified both sides.
 
 Setting.  Each record moves the released function by at most 1 in L2 (its add/remove sensitivity:
 ||f(S + {x}) - f(S)|| <= 1, e.g. a clipped sum), each record is in the batch with probability q,

@@ -1,5 +1,4 @@
-"""Random allocation (balls-in-bins): each record joins one of the t steps of an epoch, chosen
-uniformly.
+"""Random allocation (balls-in-bins): each record joins one of the t steps of an epoch, chosen uniformly.
 
 Each record is placed in one step of the epoch, uniformly at random and independently of the others
 (balls-and-bins sampling, Chua et al. 2025; random allocation with k = 1, Feldman and Shenfeld
@@ -283,8 +282,7 @@ def _power(
     combine: Callable[[SumLaw, SumLaw, np.ndarray], SumLaw],
     grid: np.ndarray,
 ) -> SumLaw:
-    """The law of ``count`` independent copies summed, by binary powers (``combine`` spreads or
-    merges each sum)."""
+    """The law of ``count`` independent copies summed, by binary powers (``combine`` spreads or merges each sum)."""
     result: SumLaw | None = None
     square = one
     while True:
@@ -299,8 +297,7 @@ def _power(
 
 
 def _pair(law: SumLaw, steps: int, absent: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """Q-masses, P-masses (R q with R = absent + (1 - absent) s / steps) and the P-mass at
-    +infinity."""
+    """Q-masses, P-masses (R q with R = absent + (1 - absent) s / steps) and the P-mass at +infinity."""
     p = absent * law.q + (1.0 - absent) * law.weight / steps
     return law.q, p, (1.0 - absent) * law.infinite / steps
 
@@ -315,8 +312,7 @@ def random_allocation_gaussian(
     sum_resolution: float = DEFAULT_RESOLUTION,
     bound: Bound = "both",
 ) -> PrivacyLossDistribution:
-    r"""Discretized remove and add PLDs of one epoch of random allocation (balls-in-bins) with
-    Gaussian noise.
+    r"""Discretized remove and add PLDs of one epoch of random allocation (balls-in-bins) with Gaussian noise.
 
     Each record joins one of the t steps of the epoch, uniformly and independently; each step
     releases the sum of its records' contributions plus Gaussian noise.  With s = noise_multiplier /
@@ -458,8 +454,7 @@ def _merged_error_at_most(one: SumLaw, count: int, size: int) -> float:
 
 
 def _error_of_merged_sum(size: int) -> Callable[[SumLaw, SumLaw, np.ndarray], SumLaw]:
-    """``merged_sum``'s error, for ``size`` grid points and at most size^2 terms in a cell, without
-    the sum."""
+    """``merged_sum``'s error, for ``size`` grid points and at most size^2 terms in a cell, without the sum."""
     terms = float(size) * float(size)
 
     def combine(a: SumLaw, b: SumLaw, grid: np.ndarray) -> SumLaw:
@@ -516,8 +511,7 @@ def _on_sum_grid(
 def _upper_only(
     upper: SumLaw, t: int, alpha: float, h: float, label: str
 ) -> PrivacyLossDistribution:
-    """The upper side of ``_on_sum_grid`` (the same arrays), beside the identity pair's lower
-    side."""
+    """The upper side of ``_on_sum_grid`` (the same arrays), beside the identity pair's lower side."""
     up_q, up_p, up_inf = _pair(upper, t, alpha * (1.0 - 4.0 * UNIT_ROUNDOFF))
     up, down = 1.0 + 2.0 * upper.error, 1.0 - 2.0 * upper.error
     identity = pair_factor(np.ones(1), np.ones(1), label, h).lower
@@ -534,8 +528,7 @@ def _upper_only(
 def per_epoch_gaussian(
     s: float, t: int, alpha: float, h: float, label: str
 ) -> PrivacyLossDistribution:
-    """A bracket of one epoch without the sum grid, for noise s (over the sensitivity) too large for
-    it.
+    """A bracket of one epoch without the sum grid, for noise s (over the sensitivity) too large for it.
 
     Upper side, both directions: the Gaussian pair N(1, s^2) vs N(0, s^2).  Given the step the
     record joins (or none), the epoch's t outputs differ in that step alone, so each conditional

@@ -1,5 +1,4 @@
-"""Subsampling of ANY mechanism given by certified sides of its privacy profile: both PMFs on the
-grid.
+"""Subsampling of ANY mechanism given by certified sides of its privacy profile: both PMFs on the grid.
 
 Notation.  For a pair (P, Q) of output laws (P: the record in the data, Q: not), g = e^eps >= 0,
     H(g) = int (dP - g dQ)_+   (its profile, delta(eps) = H(e^eps) at every real eps),
@@ -116,8 +115,7 @@ def _at(curve: Curve, x: np.ndarray, error: np.ndarray, upper: bool) -> np.ndarr
 
 
 def poisson_remove_curve(remove: Curve, rate: float, upper: bool) -> Curve:
-    """H_r(e^eps) = q H(1 + (e^eps - 1)/q) above eps = log(1 - q), 1 - e^eps below (module
-    docstring).
+    """H_r(e^eps) = q H(1 + (e^eps - 1)/q) above eps = log(1 - q), 1 - e^eps below (module docstring).
 
     The argument is log((1 - q) expm1(eps - log(1 - q)) / q) (for eps - log(1 - q) > 30 as d +
     log1p(-e^-d), d = eps - log(1 - q), which stays finite where expm1 overflows), accurate to 8u +
@@ -197,8 +195,7 @@ def poisson_add_curve(add: Curve, rate: float, upper: bool) -> Curve:
 
 
 def mirrored_curve(curve: Curve, upper: bool) -> Curve:
-    """curve at eps >= 0, its perspective 1 - e^eps + e^eps curve(-eps) below 0 (module
-    docstring)."""
+    """curve at eps >= 0, its perspective 1 - e^eps + e^eps curve(-eps) below 0 (module docstring)."""
 
     def mirrored(eps: np.ndarray) -> np.ndarray:
         e = np.asarray(eps, dtype=np.float64)
@@ -252,8 +249,7 @@ def convex_minorant(g: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _masses(g: np.ndarray, w: np.ndarray, at_zero: float) -> tuple[np.ndarray, float]:
-    """PMF masses (g_k times the slope change) of the polyline through (0, at_zero), (g_k, w_k),
-    flat after."""
+    """PMF masses (g_k times the slope change) of the polyline through (0, at_zero), (g_k, w_k), flat after."""
     slopes = np.diff(np.concatenate([[at_zero], w])) / np.diff(np.concatenate([[0.0], g]))
     slopes = np.append(slopes, 0.0)
     return np.maximum(g * np.diff(slopes), 0.0), float(w[-1])
@@ -333,8 +329,7 @@ def _lower_pmf(k_lo: int, h: float, lower: np.ndarray, upper: np.ndarray, top: f
 
 
 def _remembered(curve: Curve) -> Curve:
-    """``curve`` with its values kept per argument array (the same grid asked for twice costs
-    once)."""
+    """``curve`` with its values kept per argument array (the same grid asked for twice costs once)."""
     seen: dict[bytes, np.ndarray] = {}
 
     def remembered(eps: np.ndarray) -> np.ndarray:
@@ -347,8 +342,7 @@ def _remembered(curve: Curve) -> Curve:
 
 
 def _in_chunks(curve: Curve, eps: np.ndarray) -> np.ndarray:
-    """curve(eps) in pieces of CHUNK points (a curve of finite atoms builds a points x atoms
-    table)."""
+    """curve(eps) in pieces of CHUNK points (a curve of finite atoms builds a points x atoms table)."""
     return np.concatenate([curve(eps[i : i + CHUNK]) for i in range(0, eps.size, CHUNK)])
 
 
@@ -391,8 +385,7 @@ def grid_factor(
 
 
 def _sampled_top(top_loss: float, q: float) -> float:
-    """log(1 - q + q e^top): the largest finite loss of the remove pair when the inner's is
-    ``top_loss``."""
+    """log(1 - q + q e^top): the largest finite loss of the remove pair when the inner's is ``top_loss``."""
     return float(np.logaddexp(math.log1p(-q), math.log(q) + top_loss))
 
 
@@ -479,8 +472,7 @@ def with_replacement_curves(
     cut: float = 1e-14,
     realizable: list[tuple[Curve, Curve | None]] | None = None,
 ) -> PrivacyLossDistribution:
-    """The upper PLD of batches of K draws WITH replacement from n records, replace-one, any
-    mechanism.
+    """The upper PLD of batches of K draws WITH replacement from n records, replace-one, any mechanism.
 
     ``group(c)`` = (upper, lower) sides of H_c, the curve bounding every pair in which c batch slots
     change (a group of c; for Gaussian noise on a sum, shift 2c).  The record is drawn c ~ Binom(K,
@@ -563,8 +555,7 @@ def _check_batches(k: Any, size: Any) -> None:
 
 
 def _drawn_chance(k: int, size: int) -> float:
-    """eta = 1 - (1 - 1/n)^K, the chance that the record is drawn at least once, refused outside (0,
-    1)."""
+    """eta = 1 - (1 - 1/n)^K, the chance that the record is drawn at least once, refused outside (0, 1)."""
     eta = -math.expm1(k * math.log1p(-1.0 / size))
     if not 0.0 < eta < 1.0:
         raise ValueError(

@@ -63,8 +63,7 @@ def poisson_subsampled(
     *,
     value_discretization_interval: float = DEFAULT_INTERVAL,
 ) -> PrivacyLossDistribution:
-    r"""Discretized remove and add PLDs of a mechanism given by a finite dominating pair,
-    Poisson-sampled.
+    r"""Discretized remove and add PLDs of a mechanism given by a finite dominating pair, Poisson-sampled.
 
     If (P, Q) dominates a mechanism under remove (P the output with the record, Q without), running
     it on a Poisson sample of rate q is dominated, for add/remove neighbours, by

@@ -1,5 +1,4 @@
-"""The Gaussian mechanism on a truncated Poisson sample (dp_accounting's
-``TruncatedSubsampledGaussianDpEvent``).
+"""The Gaussian mechanism on a truncated Poisson sample (dp_accounting's ``TruncatedSubsampledGaussianDpEvent``).
 
 Each of n records is sampled with probability q; a sample larger than B is cut to a uniformly random
 subset of B; the sum of the kept records' contributions (each of norm at most 1) plus N(0,
@@ -103,8 +102,7 @@ def _binomial_cdf(k: np.ndarray | int, m: int, q: float) -> np.ndarray:
 
 
 def _quantile_below(m: int, q: float, tail: float) -> int:
-    """The largest k with P(Binomial(m, q) < k) <= tail (bisection: scipy's ppf fails below
-    ~1e-17)."""
+    """The largest k with P(Binomial(m, q) < k) <= tail (bisection: scipy's ppf fails below ~1e-17)."""
     lo, hi = 0, m
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -232,8 +230,7 @@ def _binned(atoms: np.ndarray, edges: np.ndarray, sigma: float) -> np.ndarray:
 
 
 def opposite_records_pair(n: int, q: float, b: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
-    """Cell masses (P on D', Q on D) of the others-at--1, x-at-+1 outputs, binned around -B
-    (docstring).
+    """Cell masses (P on D', Q on D) of the others-at--1, x-at-+1 outputs, binned around -B (docstring).
 
     In u = output + B: Q has atoms at 0 (mass P(K >= B)) and at d = 1 .. B (mass P(K = B - d)); D'
     is (1 - q) Q + q R with R's atoms at d + 1 (mass P(K = B - d), d >= 1), at 2 (x kept after a
@@ -303,8 +300,7 @@ def others_opposite(n: int, q: float, b: int, sigma: float, h: float) -> Privacy
 
 
 def _lower_factors(n: int, q: float, b: int, sigma: float, h: float, tail: float) -> list[Factor]:
-    """Per direction (D' vs D, D vs D'), the optimistic side of the realizable pair with the larger
-    KL."""
+    """Per direction (D' vs D, D vs D'), the optimistic side of the realizable pair with the larger KL."""
     kept = kept_probability(n, q, b)
     chosen = others_at_zero(n, q, b, sigma, h, tail)
     if b <= n - 1 and kept < q:  # a cut is possible

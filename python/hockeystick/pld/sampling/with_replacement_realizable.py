@@ -67,8 +67,7 @@ def _charged(curve: Curve, slack: float, add: bool, upper: bool) -> Curve:
 
 
 def _mixture_weights(weights: np.ndarray, tail: float) -> tuple[list[float], float]:
-    """b_0 .. b_cmax with every missing mass moved to c = 0 (they sum to 1), and the slack to
-    charge."""
+    """b_0 .. b_cmax with every missing mass moved to c = 0 (they sum to 1), and the slack to charge."""
     w = [float(x) for x in weights]
     w[0] = max(1.0 - math.fsum(w[1:]), 0.0)
     return w, float(tail) + SLACK
@@ -120,8 +119,7 @@ def laplace_sides(scale: float, weights: np.ndarray, tail: float, h: float) -> l
 def _discrete_laplace_masses(
     a: float, s: int, weights: list[float]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """P' and Q on the merged outcomes x <= 0, 1 .. S - 1, x >= S (S = c_max s) (module
-    docstring)."""
+    """P' and Q on the merged outcomes x <= 0, 1 .. S - 1, x >= S (S = c_max s) (module docstring)."""
     big = (len(weights) - 1) * s
     x = np.arange(1, big)
     norm = 1.0 / (1.0 + math.exp(-a))
@@ -141,8 +139,7 @@ def _discrete_laplace_masses(
 
 
 def _finite_curve(p: np.ndarray, q: np.ndarray, rel: float, upper: bool) -> Curve:
-    """delta(eps) = sum_x (p_x - e^eps q_x)_+ with the masses moved by ``rel`` towards the side
-    asked for."""
+    """delta(eps) = sum_x (p_x - e^eps q_x)_+ with the masses moved by ``rel`` towards the side asked for."""
     grow, shrink = 1.0 + rel, 1.0 - rel
     # plus the absolute error of a mass that underflowed (subnormal or 0 where the truth is below
     # 2^-1074)

@@ -1,5 +1,4 @@
-"""A tighter upper bound for batches drawn WITH replacement, replace-one: the shift-constrained
-curve.
+"""A tighter upper bound for batches drawn WITH replacement, replace-one: the shift-constrained curve.
 
 K indices drawn uniformly with replacement from n records, their contributions summed (each of
 norm <= Delta) plus N(0, sigma^2 I), replace-one neighbours; units of Delta, s = sigma/Delta,
@@ -155,8 +154,7 @@ def shift_constrained_curve(log_gamma: np.ndarray, weights: np.ndarray, s: float
 
 
 def _convex_majorant(x: np.ndarray, y: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """The lower convex hull of the points (x, y) (Andrew's monotone chain, x increasing), read at
-    ``at``."""
+    """The lower convex hull of the points (x, y) (Andrew's monotone chain, x increasing), read at ``at``."""
     # Python floats: the same IEEE double arithmetic as numpy scalars, without their per-index
     # overhead
     xs, ys = x.tolist(), y.tolist()

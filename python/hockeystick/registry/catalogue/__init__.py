@@ -96,8 +96,7 @@ OWNER: dict[str, str] = {name: module for module, names in MODULES.items() for n
 
 
 def load(name: object) -> None:
-    """Import the catalogue module that registers ``name``, or every module when the table names
-    none for it.
+    """Import the catalogue module that registers ``name``, or every module when the table names none for it.
 
     Parameters
     ----------

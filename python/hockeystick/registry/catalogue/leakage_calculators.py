@@ -1,5 +1,4 @@
-"""The registered calculators: paper 001's Bayesian leakage (TV, JS) and the paper's formulas for
-it."""
+"""The registered calculators: paper 001's Bayesian leakage (TV, JS) and the paper's formulas for it."""
 
 from __future__ import annotations
 

@@ -115,8 +115,7 @@ class _AmplifiedPerRun:
     def _flat_points(
         self, argument: np.ndarray
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray, tuple[int, ...]]:
-        """The array parameters given, each and ``argument`` broadcast together and flattened, and
-        their shape."""
+        """The array parameters given, each and ``argument`` broadcast together and flattened, and their shape."""
         arrays = {
             k: np.asarray(self._params[k])
             for k in self._RUN + self._BROADCAST

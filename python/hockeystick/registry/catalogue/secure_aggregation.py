@@ -45,19 +45,16 @@ class AgainstOne:
         self.accountant, self.against = accountant, against
 
     def delta(self, epsilon: Any, *, bound: Bound = "upper") -> Any:
-        """The accountant's ``delta(epsilon, bound=bound, against=...)`` against the one
-        adversary."""
+        """The accountant's ``delta(epsilon, bound=bound, against=...)`` against the one adversary."""
         return self.accountant.delta(epsilon, bound=bound, against=self.against)
 
     def epsilon(self, delta: Any, *, bound: Bound = "upper") -> Any:
-        """The accountant's ``epsilon(delta, bound=bound, against=...)`` against the one
-        adversary."""
+        """The accountant's ``epsilon(delta, bound=bound, against=...)`` against the one adversary."""
         return self.accountant.epsilon(delta, bound=bound, against=self.against)
 
 
 def _against(cls: type, against: Adversary) -> Callable[..., AgainstOne]:
-    """``cls``'s keyword signature, building an ``AgainstOne`` over it (what ``PerPoint.of`` drives
-    point by point)."""
+    """``cls``'s keyword signature, building an ``AgainstOne`` over it (what ``PerPoint.of`` drives point by point)."""
 
     def build(**params: Any) -> AgainstOne:
         return AgainstOne(cls(**params), against)
