@@ -193,7 +193,7 @@ class TiltedReader:
         self._factors: dict[tuple[float, str, float, bool], Factor] = {}
         # (grid, direction, tail, side, tilt, window tail) -> the tilted composition
         self._compositions: dict[
-            tuple[float, str, float, bool, float, float], tilted.TiltedComposition
+            tuple[float, str, float, bool, float], tilted.TiltedComposition
         ] = {}
 
     def drop_compositions(self) -> None:
