@@ -23,7 +23,7 @@ from ..pld.mechanisms import StageEntry, stage_entry, stage_names
 if TYPE_CHECKING:
     from ..pld.grid import PrivacyLossDistribution
 
-__all__ = ["registered_parameters", "registered_pld", "registered_rdp_upper"]
+__all__: list[str] = []  # its names serve the ledger's rounds (``rounds``, ``fixed_schedule``)
 
 # the ledger's own rounds, named here for the message only (``rounds.MECHANISMS``)
 _OWN = "gaussian, subsampled_gaussian, laplace, discrete_gaussian, matrix_mechanism"

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 try:
     import attr
-    from dp_accounting import dp_event as ev
+    from dp_accounting import dp_event as ev  # noqa: F401 (the event modules' base: ev.DpEvent)
 except ModuleNotFoundError:  # attr comes with dp_accounting: name the extra that installs both
     from ...base.optional import require_extra
 
     require_extra("hockeystick.interop.dp_accounting (dp_accounting's events)", "dp_accounting")
     raise
 
-__all__ = ["dp_event", "ev"]
+__all__: list[str] = []  # its names serve the event modules of this package
 
 # the decorator of every event defined here: frozen, slotted, fields from the annotations
 dp_event = attr.s(frozen=True, slots=True, auto_attribs=True)

@@ -43,7 +43,6 @@ __all__ = [
     "mechanism_class",
     "mechanism_names",
     "mechanism_of",
-    "register_class",
     "stage",
     "stage_entry",
     "stage_names",
