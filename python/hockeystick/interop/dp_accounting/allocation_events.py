@@ -23,7 +23,9 @@ Examples
 
 from __future__ import annotations
 
-from .event_base import dp_event, ev
+from dp_accounting import dp_event as ev  # installed: the wing's import checked it
+
+from .event_base import dp_event
 
 __all__ = ["BallsInBinsGaussianDpEvent", "ShuffledBatchGaussianDpEvent"]
 

@@ -22,7 +22,9 @@ True
 
 from __future__ import annotations
 
-from .event_base import dp_event, ev
+from dp_accounting import dp_event as ev  # installed: the wing's import checked it
+
+from .event_base import dp_event
 
 __all__ = ["DiscreteGaussianDpEvent", "EpsilonDeltaDpEvent"]
 

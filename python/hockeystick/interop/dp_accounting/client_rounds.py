@@ -18,12 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dp_accounting import dp_event as ev  # installed: the wing's import checked it
 from dp_accounting.privacy_accountant import NeighboringRelation
 
 from ...base import validation as _validation
 from ...pld.accountants import CompositionPlan, PlanKey
 from ...pld.mechanisms import DEFAULT_INTERVAL
-from .event_base import ev
 from .event_checks import Unsupported, add_runs, probability, real_field
 
 __all__: list[str] = []  # its names serve the event modules of this package

@@ -73,6 +73,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 import numpy as np
+from dp_accounting import dp_event as ev  # installed: the wing's import checked it
 from dp_accounting.privacy_accountant import NeighboringRelation
 
 from ...base import validation as _validation
@@ -90,7 +91,7 @@ from ...secagg.observer_shares import shares_pair_pld, shares_sampled_rdp
 from ...secagg.sensitivity import integer_l1_bound
 from ...secagg.skellam import SKELLAM_ORDERS, skellam_rdp
 from .client_rounds import ClientRounds, count_field, positive_field
-from .event_base import dp_event, ev
+from .event_base import dp_event
 
 __all__ = [
     "DistributedDiscreteGaussianDpEvent",

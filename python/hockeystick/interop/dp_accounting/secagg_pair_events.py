@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 from typing import Any, cast
 
+from dp_accounting import dp_event as ev  # installed: the wing's import checked it
 from dp_accounting.privacy_accountant import NeighboringRelation
 
 from ...pld.accountants import CompositionPlan
@@ -56,7 +57,7 @@ from ...secagg.pair_accountants import (
 from ...secagg.poisson_binomial import poisson_binomial_parameters
 from ...secagg.sensitivity import integer_l1_bound
 from .client_rounds import ClientRounds, count_field, positive_field
-from .event_base import dp_event, ev
+from .event_base import dp_event
 
 __all__ = [
     "DistributedDiscreteLaplaceDpEvent",
