@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -12,19 +13,24 @@ from tests.slow_cases import SLOW_CASES
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _defined(nodeid: str) -> bool:
-    """Whether the file of ``nodeid`` defines the test function it names (parameters aside)."""
-    path, *names = nodeid.split("[")[0].split("::")
+@functools.cache
+def _functions(path: str) -> frozenset[str]:
+    """The names of the functions the file at ``path`` defines (none when there is no such file)."""
     file = ROOT / path
-    if not file.is_file() or not names:
-        return False
+    if not file.is_file():
+        return frozenset()
     tree = ast.parse(file.read_text(encoding="utf-8"))
-    functions = {
+    return frozenset(
         node.name
         for node in ast.walk(tree)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
-    return names[-1] in functions
+    )
+
+
+def _defined(nodeid: str) -> bool:
+    """Whether the file of ``nodeid`` defines the test function it names (parameters aside)."""
+    path, *names = nodeid.split("[")[0].split("::")
+    return bool(names) and names[-1] in _functions(path)
 
 
 @pytest.mark.parametrize("case", sorted(SLOW_CASES))
