@@ -2,7 +2,7 @@
 code path at a smaller size (its twin).
 
 The rule: a parametrization taking over 0.25 CPU s on one worker, beside its family's cheapest
-parametrization (its twin, kept by default); a plain test taking over 1.5 CPU s, beside the named cheaper
+parametrization (its twin, kept by default); a plain test taking over 0.9 CPU s, beside the named cheaper
 test of the same calls on a smaller problem.  CI runs ``--run-slow``, so every case here still runs there.
 The root ``conftest.py`` marks the cases listed ``slow`` at collection; tests/test_slow_cases.py holds each
 entry to a test that exists and each twin outside the list.
@@ -422,4 +422,22 @@ SLOW_CASES: dict[str, str] = {
     "tests/pld/refine/test_rare_participation.py::test_at_delta_1e_12_the_upper_side_is_below_rdp_where_dp_accounting_is_far_above": "tests/pld/refine/test_rare_participation_blocks.py::test_blocks_overlap_the_one_round_reads_where_those_are_tight",
     "tests/pld/mechanisms/test_pld_mechanisms.py::test_poisson_subsampled_finite_pair_and_bad_rate": "tests/pld/compose/test_pld_finite_atoms_underflow.py::test_grid_from_distributions_lower_side_with_an_underflowed_q",
     "tests/calibrate/test_calibrate_batch_size.py::test_cli_fixed_compute_and_batch_size": "tests/calibrate/test_calibrate_batch_size.py::test_fixed_compute_table_rows_are_certified_and_extremal[budget0-<lambda>]",
+    "tests/training/test_training_nested_sampling_defaults.py::test_folded_gaussian_inner_lower_side_meets_the_subsampled_gaussian": "tests/training/test_training_nested_sampling_defaults.py::test_add_loss_bound_is_the_sum_of_the_rounds_log_ratios",
+    "tests/interop/test_interop_opacus.py::test_get_noise_multiplier_meets_the_target_and_is_tight": "tests/interop/test_interop_opacus.py::test_gaussian_steps_are_exact_and_edge_cases",
+    "tests/training/test_training_question_default.py::test_fedavg_billion_clients_at_gboard_delta_is_finite_readable_and_positive": "tests/training/test_training_question_default.py::test_fedavg_million_clients_at_n_to_the_minus_1_1_meets_dp_accounting_live",
+    "tests/matrix/test_matrix_amplified_rdp.py::test_more_bins_keep_the_exact_sum_at_the_orders_it_reaches": "tests/matrix/test_matrix_amplified_rdp.py::test_band_program_is_exact_on_a_cyclically_banded_gram_plus_a_constant[5-2]",
+    "tests/calibrate/test_calibrate_default_read.py::test_the_largest_rounds_is_the_last_count_the_default_read_certifies": "tests/calibrate/test_calibrate_default_read.py::test_a_small_target_delta_calibrates_on_the_default_read[pld_subsampled_gaussian]",
+    "tests/interop/test_pld_exchange_curve.py::test_the_curve_brackets_the_closed_form_gaussian_at_every_eps_negative_ones_included": "tests/interop/test_pld_exchange_curve.py::test_dp_accounting_composes_the_exported_curve_with_its_own_and_stays_above_the_truth",
+    "tests/pld/question/test_pld_question_default.py::test_a_given_tail_is_used_as_given_on_the_grid_the_question_chooses": "tests/pld/question/test_pld_question_default.py::test_pld_accountant_default_answers_one_subsampled_gaussian_as_the_question_asks",
+    "tests/training/test_training_random_checkins.py::test_certain_check_ins_are_balls_in_bins_and_a_smaller_p_spends_less": "tests/training/test_training_random_checkins.py::test_a_coarser_fixed_grid_composes_no_more_than_a_finer_one[one slot]",
+    "tests/interop/test_interop_discrete_gaussian.py::test_poisson_sampled_composition_brackets_the_exact_mixture": "tests/interop/test_interop_discrete_gaussian.py::test_poisson_sampled_brackets_the_exact_mixture[0.5]",
+    "tests/training/test_training_stages.py::test_curve_has_each_stages_epochs_and_ends_at_the_run": "tests/training/test_training_stages.py::test_one_stage_is_the_plain_run",
+    "tests/pld/compose/test_pld_fft_normwise.py::test_subsampled_gaussian_after_few_rounds_brackets_delta_within_a_few_percent": "tests/pld/compose/test_pld_fft_normwise.py::test_spiky_composition_brackets_the_exact_curve_at_the_edges[0.05]",
+    "tests/risk/test_certified_gdp.py::test_generic_path_with_slack_statements_hold_in_mpmath": "tests/risk/test_certified_gdp.py::test_generic_path_converges_to_the_gaussian_mu[1e-30]",
+    "tests/interop/test_pld_exchange_curve.py::test_a_pld_exports_its_curve_on_its_grid_and_its_composed_pmfs_when_asked": "tests/interop/test_pld_exchange_curve.py::test_dp_accounting_reads_the_readme_run_within_the_tolerance_of_the_certified_bracket[0.001]",
+    "tests/training/test_training_question_default.py::test_default_never_looser_than_dp_accounting_live": "tests/training/test_training_question_default.py::test_default_upper_side_at_most_dp_accounting_default[100-rounds-1e-10]",
+    "tests/pld/refine/test_pld_epsilon_grid_criterion.py::test_points_wider_than_accuracy_are_flagged_and_counted": "tests/pld/refine/test_pld_epsilon_grid_criterion.py::test_brackets_meet_accuracy_and_overlap_a_fine_fixed_grid[4.14321386427342-0.0001-rounds3]",
+    "tests/cli/test_cli_participation.py::test_calibrate_meets_the_target_by_the_certified_upper_side": "tests/cli/test_cli_participation.py::test_random_allocation_takes_its_k",
+    "tests/interop/test_interop_allocation_events.py::test_epochs_of_balls_in_bins_match_the_facade": "tests/interop/test_interop_allocation_events.py::test_shuffled_epochs_lie_between_the_realizable_pair_and_the_gaussian",
+    "tests/pld/sampling/test_pld_with_replacement.py::test_monotone_in_sigma_batch_and_rounds": "tests/pld/sampling/test_pld_with_replacement.py::test_two_rounds_bracket_the_composed_realizable_pair",
 }
