@@ -41,8 +41,8 @@ def event_field(event: Any, name: str) -> float:
 
 
 def event_field_at_least_zero(event: Any, name: str) -> float:
-    """An event's field, a real number >= 0 (+inf allowed: an infinite parameter, refused or answered
-    by each door's own range).
+    """An event's field, a real number >= 0 (+inf allowed: an infinite parameter, refused or
+    answered by each door's own range).
 
     Parameters
     ----------

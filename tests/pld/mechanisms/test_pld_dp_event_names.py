@@ -1,7 +1,8 @@
 """A mechanism names its dp_accounting event by class or by dotted name (``Mechanism.dp_event``).
 
-A mechanism of a stage below the adapter (the selection mechanisms of ``pld.mechanisms.selection``)
-cannot import the adapter's or dp_accounting's event classes: it names them ``module.ClassName``, and
+A mechanism of a stage below the adapter (the selection mechanisms of
+``pld.mechanisms.selection``) cannot import the adapter's or dp_accounting's event classes: it names
+them ``module.ClassName``, and
 ``registry.dp_event_class`` matches that name along the event's MRO.  The adapter then reads the
 event through the registry in every door (its plan, its loss reach, its RDP curve, its Poisson
 sample): the selection events have no case of their own in ``interop.dp_accounting``.  Each answer

@@ -1,11 +1,11 @@
 """The visit and plan plumbing of a family of client rounds under secure aggregation.
 
 A family (``secagg_events``: the distributed discrete Gaussian and Skellam rounds;
-``secagg_pair_events``: the Poisson-binomial and distributed discrete Laplace rounds) is composed
-on its own: its rounds are taken under REPLACE_SPECIAL or REPLACE_ONE only (removing a client removes
+``secagg_pair_events``: the Poisson-binomial and distributed discrete Laplace rounds) is composed on
+its own: its rounds are taken under REPLACE_SPECIAL or REPLACE_ONE only (removing a client removes
 its draws or noise share from the sum too), a ``PoissonSampledDpEvent`` directly around one round is
 the only sampling taken (each sampled client brings its own draws or share), and a plan holding its
-rounds beside any other mechanism is refused.  ``ClientRounds`` holds what differs between the
+rounds beside any other mechanism is refused. ``ClientRounds`` holds what differs between the
 families (their event classes, the plan's spec of a round, the reasons given), and each door reads
 it the same way: ``visit``, ``visit_sampled``, ``check_alone``, ``profile``.
 """
@@ -30,7 +30,7 @@ __all__: list[str] = []  # its names serve the event modules of this package
 
 
 def positive_field(event: ev.DpEvent, name: str) -> float:
-    """The event's field ``name``, a real finite and > 0 (ValueError naming ``Event.name`` otherwise).
+    """The event's field ``name``, a real number, finite and > 0 (else a ValueError naming it).
 
     Parameters
     ----------
@@ -147,7 +147,8 @@ class ClientRounds:
         if not (isinstance(event, ev.PoissonSampledDpEvent) and isinstance(inner, self.classes)):
             raise Unsupported(
                 event,
-                f"`{type(event).__name__}` around {self.label} rounds is not certified here: only a "
+                f"`{type(event).__name__}` around {self.label} rounds is not certified here: only "
+                "a "
                 f"`PoissonSampledDpEvent` directly around one round is{self.sampled_reason}.",
             )
         self.require_replace(inner, relation)
@@ -157,7 +158,7 @@ class ClientRounds:
         return True
 
     def holds(self, event: Any) -> bool:
-        """Whether ``event`` is, or holds inside its ``event`` / ``events`` fields, one of its rounds."""
+        """Whether ``event`` is, or holds in its ``event`` / ``events`` fields, a round of it."""
         if isinstance(event, self.classes):
             return True
         inner = [getattr(event, "event", None), *(getattr(event, "events", None) or [])]

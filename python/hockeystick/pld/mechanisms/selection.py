@@ -194,7 +194,8 @@ class ExponentialMechanism(Mechanism):
     @classmethod
     def from_dp_event(cls, event: Any, relation: str) -> ExponentialMechanism | None:
         """The mechanism of one ``ExponentialMechanismDpEvent`` (any relation: epsilon is stated for
-        the relation's score sensitivity), or None at epsilon 0 (a uniform pick releases nothing)."""
+        the relation's score sensitivity), or None at epsilon 0 (a uniform pick releases
+        nothing)."""
         eps = event_field_at_least_zero(event, "epsilon")
         return cls(eps) if eps > 0 else None
 
