@@ -2,7 +2,7 @@
 code path at a smaller size (its twin).
 
 The rule: a parametrization taking over 0.25 CPU s on one worker, beside its family's cheapest
-parametrization (its twin, kept by default); a plain test taking over 0.9 CPU s, beside the named cheaper
+parametrization (its twin, kept by default); a plain test taking over 0.5 CPU s, beside the named cheaper
 test of the same calls on a smaller problem.  CI runs ``--run-slow``, so every case here still runs there.
 The root ``conftest.py`` marks the cases listed ``slow`` at collection; tests/test_slow_cases.py holds each
 entry to a test that exists and each twin outside the list.
@@ -440,4 +440,38 @@ SLOW_CASES: dict[str, str] = {
     "tests/cli/test_cli_participation.py::test_calibrate_meets_the_target_by_the_certified_upper_side": "tests/cli/test_cli_participation.py::test_random_allocation_takes_its_k",
     "tests/interop/test_interop_allocation_events.py::test_epochs_of_balls_in_bins_match_the_facade": "tests/interop/test_interop_allocation_events.py::test_shuffled_epochs_lie_between_the_realizable_pair_and_the_gaussian",
     "tests/pld/sampling/test_pld_with_replacement.py::test_monotone_in_sigma_batch_and_rounds": "tests/pld/sampling/test_pld_with_replacement.py::test_two_rounds_bracket_the_composed_realizable_pair",
+    "tests/pld/accountants/test_pld_allocation_accountant.py::test_k_of_t_upper_side_is_k_compositions_of_one_of_t_over_k": "tests/pld/accountants/test_pld_allocation_accountant.py::test_whole_epochs_compose_the_one_epoch_pair",
+    "tests/training/test_training.py::test_bracket_contains_dp_accounting_estimate": "tests/training/test_training.py::test_fedavg_rounds_are_steps_over_clients",
+    "tests/pld/sampling/test_pld_with_replacement.py::test_bracket_shrinks_with_the_grid": "tests/pld/sampling/test_pld_with_replacement.py::test_two_rounds_bracket_the_composed_realizable_pair",
+    "tests/interop/test_interop_opacus.py::test_state_dict_round_trip_and_refusals": "tests/interop/test_interop_opacus.py::test_gaussian_steps_are_exact_and_edge_cases",
+    "tests/matrix/test_matrix_amplification.py::test_truncated_last_column_bracket_holds_the_realizable_pair": "tests/matrix/test_matrix_amplification.py::test_integer_columns_are_exact",
+    "tests/interop/test_interop_dp_accounting.py::test_a_composition_too_long_for_the_default_grid_is_read_on_the_accuracy_grid": "tests/interop/test_interop_dp_accounting.py::test_calibrate_dp_mechanism_round_trip",
+    "tests/pld/refine/test_pld_tilted_factors.py::test_tilted_bracket_overlaps_the_plain_one_and_rdp": "tests/pld/refine/test_pld_tilted_factors.py::test_one_factor_answers_as_before",
+    "tests/pld/accountants/test_pld_block_parallel.py::test_epsilon_rule_brackets_contain_dp_accounting": "tests/pld/accountants/test_pld_block_parallel.py::test_an_infinite_epsilon_under_the_epsilon_rule_is_a_bracket_not_an_error",
+    "tests/training/test_training_user_level.py::test_against_dp_accounting_mixture_of_gaussians_pld": "tests/training/test_training_user_level.py::test_k_one_is_dp_sgd_exactly_and_the_mixture_agrees_with_it",
+    "tests/interop/test_interop_discrete_laplace_reach.py::test_with_replacement_discrete_laplace_of_small_sensitivity_still_brackets": "tests/interop/test_interop_discrete_laplace_reach.py::test_large_discrete_laplace_beside_another_lattice_is_certified",
+    "tests/training/test_training_sampling.py::test_epsilon_after_every_epoch": "tests/training/test_training_sampling.py::test_large_noise_gets_a_bracket_without_a_grid_option[40.0-shuffle]",
+    "tests/pld/compose/test_pld_finite_atoms_large_counts.py::test_windowed_compositions_keep_the_lower_side_free_of_the_upper_sides_charges": "tests/pld/compose/test_pld_finite_atoms_large_counts.py::test_poisson_sampled_lattice_free_pair_many_times",
+    "tests/matrix/test_mmcc.py::test_calibrated_noise_meets_the_target_through_mmcc": "tests/matrix/test_mmcc.py::test_dpftrl_poisson_words_use_mmcc",
+    "tests/matrix/test_matrix_sensitivity.py::test_tree_level_bound_covers_every_pattern_and_attained_bounds_are_exact": "tests/matrix/test_matrix_sensitivity.py::test_an_increasing_toeplitz_is_not_given_the_reference_pattern",
+    "tests/cli/test_cli_compose_training.py::test_fixed_size_and_fedavg_stages_overlap_their_runs": "tests/cli/test_cli_compose_training.py::test_a_dp_sgd_stage_is_its_subsampled_gaussian_steps",
+    "tests/interop/test_interop_dp_accounting_with_replacement.py::test_nested_sample_inner_covers_the_mechanism": "tests/interop/test_interop_dp_accounting_with_replacement.py::test_record_filling_every_slot_is_the_group_of_k",
+    "tests/training/test_training_sampling.py::test_balls_in_bins_is_the_allocation_accountant_over_the_run": "tests/training/test_training_sampling.py::test_large_noise_gets_a_bracket_without_a_grid_option[40.0-shuffle]",
+    "tests/pld/sampling/test_pld_subsampled_pair.py::test_poisson_around_a_composition_against_quadrature_and_its_folded_gaussian": "tests/pld/sampling/test_pld_subsampled_pair.py::test_sampled_non_private_events_release_exactly_the_sampling_probability",
+    "tests/interop/test_pld_exchange.py::test_hockeystick_reads_dp_accountings_pld_and_matches_its_delta": "tests/interop/test_pld_exchange.py::test_dp_accounting_composes_an_exported_gaussian_with_its_own",
+    "tests/training/test_training_question_default.py::test_readme_run_at_delta_1e_10_is_readable_and_below_rdp": "tests/training/test_training_question_default.py::test_fedavg_million_clients_at_n_to_the_minus_1_1_meets_dp_accounting_live",
+    "tests/ledger/test_fixed_schedule.py::test_fixed_schedule_bracket_is_the_batch_accountants_and_holds_the_exact_gaussian": "tests/ledger/test_fixed_schedule.py::test_a_fixed_schedule_halts_where_the_certified_epsilon_would_pass_the_budget",
+    "tests/matrix/test_matrix_registry.py::test_amplified_sweep_over_rounds_is_the_accountant_at_each_point": "tests/matrix/test_matrix_registry.py::test_python_sweep_of_one_blt_over_noise_and_rounds",
+    "tests/pld/compose/test_pld_tilted_composition.py::test_readme_run_at_delta_1e_20_is_read_within_the_tolerance": "tests/pld/compose/test_pld_tilted_composition.py::test_tilted_bracket_overlaps_the_plain_one_where_both_read",
+    "tests/pld/compose/test_pld_finite_atoms.py::test_many_atoms_are_merged_outward": "tests/pld/compose/test_pld_finite_atoms.py::test_two_lattices_and_randomized_response_meet_on_the_sub_grid",
+    "tests/pld/refine/test_pld_round_cache.py::test_rounds_calibration_discretizes_each_pair_once": "tests/pld/refine/test_pld_round_cache.py::test_rounds_values_of_one_pair_share_one_discretization",
+    "tests/pld/sampling/test_pld_subsampled_pair.py::test_generic_poisson_transform_of_the_gaussian_brackets_the_gaussian_fast_path": "tests/pld/sampling/test_pld_subsampled_pair.py::test_generic_transform_of_laplace_against_dp_accountings_sampled_laplace",
+    "tests/pld/refine/test_pld_calibration_start.py::test_subsampled_estimate_is_near_and_optimistic": "tests/pld/refine/test_pld_calibration_start.py::test_gaussian_rounds_give_the_exact_calibration",
+    "tests/cli/test_cli_record_level_and_checkins.py::test_sweep_over_passes_is_the_class_broadcast": "tests/cli/test_cli_record_level_and_checkins.py::test_epsilon_of_a_record_inside_fl_is_the_classs_at_each_noise",
+    "tests/pld/mechanisms/test_neighbouring_relations.py::test_replace_special_randomized_response_with_a_poisson_stage_is_certified_under_replace_special": "tests/pld/mechanisms/test_neighbouring_relations.py::test_every_pair_of_stage_kinds[subsampled_gaussian-with_replacement]",
+    "tests/matrix/test_matrix_registry.py::test_calibrated_noise_multiplier_meets_the_target_and_a_slightly_smaller_one_does_not": "tests/matrix/test_matrix_registry.py::test_risk_of_a_family_is_the_risk_of_the_python_class[dp_ftrl_banded]",
+    "tests/training/test_training_stages.py::test_lists_in_the_ordinary_arguments_are_separate_runs": "tests/training/test_training_stages.py::test_one_stage_is_the_plain_run",
+    "tests/interop/test_pld_exchange_curve.py::test_the_pessimistic_curve_lies_above_the_certified_lower_delta_and_near_the_upper_and_the_optimistic_below": "tests/interop/test_pld_exchange_curve.py::test_dp_accounting_composes_the_exported_curve_with_its_own_and_stays_above_the_truth",
+    "tests/interop/test_interop_opacus.py::test_steps_are_grouped_and_epsilon_is_certified": "tests/interop/test_interop_opacus.py::test_gaussian_steps_are_exact_and_edge_cases",
+    "tests/interop/test_pld_exchange.py::test_the_pessimistic_pmf_is_at_or_above_the_certified_upper_bound_and_the_optimistic_below_the_lower": "tests/interop/test_pld_exchange.py::test_a_pld_without_its_optimistic_side_exports_the_pessimistic_side_alone",
 }
