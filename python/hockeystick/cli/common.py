@@ -437,8 +437,10 @@ def training_accountant(args: argparse.Namespace) -> str | None:
             f"--tail goes with Poisson sampling (--sampling poisson, the default); --sampling {args.sampling} takes "
             "no tail, its grid only (-p value_discretization_interval=VALUE): drop --tail"
         )
+    from ..training.sampling_schemes import DEFAULT_SAMPLING, sampling_scheme
+
     name = "dp_sgd" if sgd else "dp_fedavg"
-    return name + ("" if args.sampling in (None, "poisson") else f"_{args.sampling}")
+    return name + sampling_scheme(args.sampling or DEFAULT_SAMPLING).suffix
 
 
 def progress_options(group: Any, shown: str = "the progress bar", them: str = "it") -> None:
