@@ -582,6 +582,12 @@ def fine_brackets(
             lows[j], ups[j] = reader.split_bracket(
                 float(flat[j]), question.FINE_INTERVAL, lows[j], ups[j]
             )
+        if not question.within_tolerance(lows[j], ups[j]):  # rare participation's lower side
+            from .aligned_lower import aligned_lower_side  # lazy: read only where left wide
+
+            lows[j] = aligned_lower_side(
+                point, float(flat[j]), lows[j], ups[j], exponent_tilt, MAX_POINTS
+            )
     return lows.reshape(np.shape(lower)), ups.reshape(np.shape(upper))
 
 
