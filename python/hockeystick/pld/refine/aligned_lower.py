@@ -59,6 +59,10 @@ BISECTIONS = 45
 # the sampling rates at most this take the read (``aligned_lower_side``): its cost, ~2 to 5 CPU s,
 # pays where the optimistic reads fall far below the truth (rare participation)
 RARE_RATE = 1e-4
+# the read is taken from this many rounds up (where the optimistic PMF's per-round bias adds up) and
+# at deltas from LEAST_DELTA up (its far tail, past TAIL, is dropped)
+LEAST_ROUNDS = 1000
+LEAST_DELTA = 1e-20
 # the most aligned cells (each ~45 bisection steps of 20 Gaussian tails): past it the read stops
 MAX_ALIGNED_CELLS = 2000
 UNIT_ROUNDOFF = 2.0**-53
@@ -258,7 +262,8 @@ def aligned_lower_side(
     max_points: int,
 ) -> float:
     """``lower`` raised to ``aligned_lower_epsilon``'s bound where higher, for a point (sigma, q, T,
-    sensitivity) with q at most ``RARE_RATE`` and a finite ``upper`` side (the search's start), on
+    sensitivity) with q at most ``RARE_RATE``, at least ``LEAST_ROUNDS`` rounds, delta at least
+    ``LEAST_DELTA`` and a finite ``upper`` side (the search's start), on
     the grid ``question.FINE_INTERVAL`` halved, else on ``question.FINE_INTERVAL`` where that
     window passes its cap; ``lower`` as given where neither fits.
 
@@ -282,7 +287,13 @@ def aligned_lower_side(
         The certified lower side, at least ``lower``.
     """
     sigma, q, rounds, sensitivity = point
-    if not (q <= RARE_RATE and math.isfinite(upper) and upper > lower):
+    if not (
+        q <= RARE_RATE
+        and rounds >= LEAST_ROUNDS
+        and delta >= LEAST_DELTA
+        and math.isfinite(upper)
+        and upper > lower
+    ):
         return lower
     for h in (question.FINE_INTERVAL / 2.0, question.FINE_INTERVAL):
         try:
