@@ -14,8 +14,10 @@ import pytest
 from hockeystick import _core
 from hockeystick.pld.accountants.subsampled_gaussian import SubsampledGaussianPLD, _one_thread
 from hockeystick.pld.compose import tilted
+from hockeystick.pld.grid.tail import DEFAULT_TAIL
 from hockeystick.pld.mechanisms.constructors import subsampled_gaussians
 from hockeystick.pld.refine import question, tilted_question
+from hockeystick.pld.refine.tilted_read_tail import read_tail
 
 README = (1.1, 256 / 60_000, 14_100.0, 1.0)
 FEDAVG = (1.0, 1e-3, 5_000.0, 1.0)
@@ -40,21 +42,30 @@ def test_the_untilt_in_place_is_the_formula_bit_for_bit(n, first, theta, log_sca
     assert np.array_equal(got, formula)
 
 
-def _fine_window(point, delta, centre):
+def _fine_window(point, delta, centre, cut=True):
+    # the window the default's fine read reads: cut at the point's read tail (``cut``) or whole
+    # (where the cut window's read would owe its value to the cut: ``TiltedReader.upper_side``)
     reader = tilted_question.TiltedReader(point, None, 1)
     _, _, factor = reader.direction("remove", question.FINE_INTERVAL, delta, optimistic=False)
-    lam = tilted_question.exponent_tilt(factor.upper, int(point[2]), centre)
+    rounds = int(point[2])
+    lam = tilted_question.exponent_tilt(factor.upper, rounds, centre)
+    window_tail = (
+        read_tail(factor.upper, rounds, tilted_question.delta_tilt(factor.upper, rounds, delta))
+        if cut
+        else DEFAULT_TAIL
+    )
     return reader.composition(
-        question.FINE_INTERVAL, "remove", 0.0, [(factor.upper, int(point[2]))], lam, True
+        question.FINE_INTERVAL, "remove", 0.0, [(factor.upper, rounds)], lam, True, window_tail
     )
 
 
-@pytest.mark.parametrize(("point", "delta"), [(README, 1e-10), (FEDAVG, 1e-10)])
+# FedAvg's 5 sampled rounds a record: what wraps around the cut window sends its read to the whole
+@pytest.mark.parametrize(("point", "delta", "cut"), [(README, 1e-10, True), (FEDAVG, 1e-10, False)])
 def test_a_window_read_from_a_lower_epsilon_is_trivial_below_it_and_the_full_read_above(
-    point, delta
+    point, delta, cut
 ):
     lower, upper = SubsampledGaussianPLD(*point[:3]).epsilon(delta, bound="both")
-    full = _fine_window(point, delta, upper)
+    full = _fine_window(point, delta, upper, cut)
     view = full.read_from(lower - 8 * full.h)
     assert (
         view.floor_index > full.floor_index
