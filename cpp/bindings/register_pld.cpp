@@ -6,6 +6,7 @@
 // whether the optimistic side is connect-the-dots.
 #include <hockeystick/pld/grid/cells.hpp>
 #include <hockeystick/pld/reads/charged_curve.hpp>
+#include <hockeystick/pld/reads/charged_sides.hpp>
 #include <hockeystick/pld/reads/complement_scans.hpp>
 #include <hockeystick/pld/grid/connect_dots.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
@@ -497,12 +498,69 @@ void register_epsilon_width(py::module_& m) {
         py::arg("x"), py::kw_only(), py::arg("own"), py::arg("lower"), py::arg("upper"), py::arg("right_rows"));
 }
 
+void register_charged_sides(py::module_& m) {
+    // Many PMFs' charged sides, each at its own arguments (pld/reads/charged_sides.hpp): the fields of
+    // each PMF read under the GIL, then every PMF's profile part and side with it released, over the
+    // PMFs on `threads` threads; python pmf.GridPMF.delta of each (envelope=False), the same doubles.
+    m.def(
+        "charged_sides",
+        [](const py::sequence& pmfs, const py::sequence& epsilon, int threads) {
+            const auto count = static_cast<std::int64_t>(py::len(pmfs));
+            if (static_cast<std::int64_t>(py::len(epsilon)) != count)
+                throw py::value_error("epsilon must give one array per PMF (got " + std::to_string(py::len(epsilon)) +
+                                      " for " + std::to_string(count) + " PMFs)");
+            std::vector<input_array> masses, args;
+            std::vector<py::array_t<double>> outs;
+            std::vector<pld::SideRead> reads(static_cast<std::size_t>(count));
+            std::int64_t work = 0;
+            for (std::int64_t i = 0; i < count; ++i) {
+                const py::object pmf = pmfs[static_cast<py::size_t>(i)];
+                masses.push_back(pmf.attr("p").cast<input_array>());
+                args.push_back(
+                    py::reinterpret_borrow<py::object>(epsilon[static_cast<py::size_t>(i)]).cast<input_array>());
+                if (masses.back().ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+                outs.emplace_back(args.back().size());
+                pld::SideRead& r = reads[static_cast<std::size_t>(i)];
+                r.p = masses.back().data();
+                r.n = static_cast<std::int64_t>(masses.back().size());
+                r.k_lo = pmf.attr("k_lo").cast<std::int64_t>();
+                r.h = pmf.attr("h").cast<double>();
+                r.p_inf = pmf.attr("p_inf").cast<double>();
+                r.charges =
+                    pld::GridCharges{pmf.attr("shift").cast<double>(),       pld::suffix_sum_slack(r.n),
+                                     pmf.attr("entry_error").cast<double>(), pmf.attr("total_error").cast<double>(),
+                                     pmf.attr("spectral_l2").cast<double>(), pmf.attr("inverse_error").cast<double>(),
+                                     pmf.attr("loss_shift").cast<double>(),  pmf.attr("inverse_l2").cast<double>()};
+                r.pessimistic = pmf.attr("pessimistic").cast<bool>();
+                r.eps = args.back().data();
+                r.m = static_cast<std::int64_t>(args.back().size());
+                r.out = outs.back().mutable_data();
+                work += r.n + r.m;
+            }
+            try {
+                hb::for_each_item<std::vector<double>>(
+                    count, work, threads, hb::on_demand(1), [&](std::int64_t i, std::vector<double>& moved) {
+                        pld::read_charged_side(reads[static_cast<std::size_t>(i)], moved);
+                        return false;
+                    });
+            } catch (const std::invalid_argument& error) { throw py::value_error(error.what()); }
+            py::list out;
+            for (auto& a : outs) out.append(std::move(a));
+            return out;
+        },
+        py::arg("pmfs"), py::arg("epsilon"), py::kw_only(), py::arg("threads") = 0,
+        "Each PMF's charged side at its arguments (flat arrays of the true curve's epsilon): pessimistic, the "
+        "certified upper delta; optimistic, the charged lower value at each epsilon alone (no suffix maxima). "
+        "A PMF is any object with GridPMF's fields (p, k_lo, h, p_inf, shift, pessimistic and the charges).");
+}
+
 // A PMF's curves and their charged sides: the suffix-sum profile, the charged curve, the charges at
 // arguments, loss shifts, and the epsilon width a delta bracket certifies.
 void register_pld_curves(py::module_& m) {
     register_grid_profile(m);
     register_charged_curve(m);
     register_charged_side(m);
+    register_charged_sides(m);
     register_loss_shifted(m);
     register_epsilon_width(m);
 }
