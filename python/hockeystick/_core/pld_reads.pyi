@@ -67,6 +67,9 @@ def charged_delta(
 def charged_sides(
     pmfs: Sequence[Any], epsilon: Sequence[npt.ArrayLike], *, threads: int = 0
 ) -> list[npt.NDArray[np.float64]]: ...
+def fixed_parts(
+    pmfs: Sequence[Any], epsilon: Sequence[npt.ArrayLike], values: Sequence[npt.ArrayLike]
+) -> list[npt.NDArray[np.float64]]: ...
 def charged_epsilon(
     p: npt.ArrayLike, *, k_lo: int, h: float, p_inf: float, charges: Charges, delta: npt.ArrayLike
 ) -> npt.NDArray[np.float64]: ...
