@@ -367,11 +367,16 @@ def _add_direction(
     add_ups = charged_sides([add.composed(True)[0] for add in adds], [xs[i] for i in rest], threads)
     needed = [[0] if not np.all(up <= lows[i][0][1]) else [] for up, i in zip(add_ups, rest)]
     compose_all(adds, False, needed, workers, direct_bins, direct_min_charge)
-    for add, i, up, more in zip(adds, rest, add_ups, needed):
+    # the optimistic sides composed just above, their charged lower values in one core call
+    optimistic = {
+        k: cast(GridPMF, adds[k]._composed[False][0]) for k, more in enumerate(needed) if more
+    }
+    values = charged_sides(list(optimistic.values()), [xs[rest[k]] for k in optimistic], threads)
+    lower = {k: (pmf, v) for (k, pmf), v in zip(optimistic.items(), values)}
+    for k, (add, i, up) in enumerate(zip(adds, rest, add_ups)):
         pessimistic, uppers, sides = out[i]
-        if more:
-            pmf = cast(GridPMF, add._composed[False][0])  # composed just above
-            sides = {**sides, 1: (pmf, pmf.delta(xs[i], threads, envelope=False))}
+        if k in lower:
+            sides = {**sides, 1: lower[k]}
         out[i] = (pessimistic + [add.composed(True)[0]], uppers + [up], sides)
 
 

@@ -62,7 +62,15 @@ def fixed_parts(
 
 def of_largest(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray:
     """Per argument (the last axis), ``parts`` of the direction whose ``values`` is the largest
-    there (the one that sets the bound: the maximum over the neighbouring directions)."""
+    there (the one that sets the bound: the maximum over the neighbouring directions; the first
+    such on ties and at NaN, as ``np.argmax`` picks).  One or two directions (a refinement's
+    usual) without stacking them: the same values."""
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) == 2:
+        first, second = values
+        later = (second > first) | (np.isnan(second) & ~np.isnan(first))
+        return np.where(later, parts[1], parts[0])
     stacked = np.array(parts)
     pick = np.argmax(values, axis=0).reshape((1,) * (stacked.ndim - 1) + (-1,))
     return cast(np.ndarray, np.take_along_axis(stacked, pick, axis=0)[0])
