@@ -41,12 +41,12 @@ ARGUMENTS = [
 
 def test_same_doubles_as_each_pmfs_delta():
     """Every PMF at every argument set: bit for bit ``GridPMF.delta`` (envelope off where optimistic),
-    on one thread and on all cores, whatever the PMFs' order."""
+    on one, two and three threads and the automatic count, whatever the PMFs' order."""
     pmfs = composed_pmfs()
     assert any(pmf.loss_shift > 0.0 for pmf in pmfs) and any(pmf.total_error > 0.0 for pmf in pmfs)
     cases = [(pmf, x) for pmf in pmfs for x in ARGUMENTS]
     want = [pmf.delta(x, envelope=False) for pmf, x in cases]
-    for threads in (1, 0):
+    for threads in (1, 2, 3, 0):
         got = charged_sides([p for p, _ in cases], [x for _, x in cases], threads)
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
