@@ -6,6 +6,8 @@
 // whether the optimistic side is connect-the-dots.
 #include <hockeystick/pld/grid/cells.hpp>
 #include <hockeystick/pld/reads/charged_curve.hpp>
+#include <hockeystick/pld/reads/charged_sides.hpp>
+#include <hockeystick/pld/refine/fixed_part.hpp>
 #include <hockeystick/pld/reads/complement_scans.hpp>
 #include <hockeystick/pld/grid/connect_dots.hpp>
 #include <hockeystick/pld/reads/epsilon_bracket.hpp>
@@ -497,12 +499,125 @@ void register_epsilon_width(py::module_& m) {
         py::arg("x"), py::kw_only(), py::arg("own"), py::arg("lower"), py::arg("upper"), py::arg("right_rows"));
 }
 
+// The fields of a grid PMF (any object with GridPMF's: p, k_lo, h, p_inf, shift, pessimistic and the
+// charges) as a SideRead, its masses kept referenced in `masses`; the arguments and results left to the
+// caller.  Under the GIL.
+pld::SideRead side_read_of(const py::handle& pmf, std::vector<input_array>& masses) {
+    masses.push_back(pmf.attr("p").cast<input_array>());
+    if (masses.back().ndim() != 1) throw py::value_error("internal: the PMF must be one-dimensional");
+    pld::SideRead r;
+    r.p = masses.back().data();
+    r.n = static_cast<std::int64_t>(masses.back().size());
+    r.k_lo = pmf.attr("k_lo").cast<std::int64_t>();
+    r.h = pmf.attr("h").cast<double>();
+    r.p_inf = pmf.attr("p_inf").cast<double>();
+    r.charges = pld::GridCharges{pmf.attr("shift").cast<double>(),       pld::suffix_sum_slack(r.n),
+                                 pmf.attr("entry_error").cast<double>(), pmf.attr("total_error").cast<double>(),
+                                 pmf.attr("spectral_l2").cast<double>(), pmf.attr("inverse_error").cast<double>(),
+                                 pmf.attr("loss_shift").cast<double>(),  pmf.attr("inverse_l2").cast<double>()};
+    r.pessimistic = pmf.attr("pessimistic").cast<bool>();
+    return r;
+}
+
+// One array per PMF, as the caller gave it (flat, double): refused by count.
+std::vector<input_array> arrays_per_pmf(const py::sequence& arrays, std::int64_t count, const char* name) {
+    if (static_cast<std::int64_t>(py::len(arrays)) != count)
+        throw py::value_error(std::string(name) + " must give one array per PMF (got " +
+                              std::to_string(py::len(arrays)) + " for " + std::to_string(count) + " PMFs)");
+    std::vector<input_array> out;
+    for (std::int64_t i = 0; i < count; ++i)
+        out.push_back(py::reinterpret_borrow<py::object>(arrays[static_cast<py::size_t>(i)]).cast<input_array>());
+    return out;
+}
+
+// body(read i, state) over the reads on `threads` threads with the GIL released, an argument error
+// (std::invalid_argument) raised as a ValueError.
+template <class Body>
+void over_reads(std::vector<pld::SideRead>& reads, std::int64_t work, int threads, Body body) {
+    try {
+        hb::for_each_item<std::vector<double>>(static_cast<std::int64_t>(reads.size()), work, threads, hb::on_demand(1),
+                                               [&](std::int64_t i, std::vector<double>& state) {
+                                                   body(reads[static_cast<std::size_t>(i)], i, state);
+                                                   return false;
+                                               });
+    } catch (const std::invalid_argument& error) { throw py::value_error(error.what()); }
+}
+
+void register_charged_sides(py::module_& m) {
+    // Many PMFs' charged sides, each at its own arguments (pld/reads/charged_sides.hpp): the fields of
+    // each PMF read under the GIL, then every PMF's profile part and side with it released, over the
+    // PMFs on `threads` threads; python pmf.GridPMF.delta of each (envelope=False), the same doubles.
+    m.def(
+        "charged_sides",
+        [](const py::sequence& pmfs, const py::sequence& epsilon, int threads) {
+            const auto count = static_cast<std::int64_t>(py::len(pmfs));
+            std::vector<input_array> masses, args = arrays_per_pmf(epsilon, count, "epsilon");
+            std::vector<py::array_t<double>> outs;
+            std::vector<pld::SideRead> reads;
+            std::int64_t work = 0;
+            for (std::int64_t i = 0; i < count; ++i) {
+                pld::SideRead r = side_read_of(pmfs[static_cast<py::size_t>(i)], masses);
+                const input_array& x = args[static_cast<std::size_t>(i)];
+                outs.emplace_back(x.size());
+                r.eps = x.data();
+                r.m = static_cast<std::int64_t>(x.size());
+                r.out = outs.back().mutable_data();
+                work += r.n + r.m;
+                reads.push_back(r);
+            }
+            over_reads(reads, work, threads, [](const pld::SideRead& r, std::int64_t, std::vector<double>& moved) {
+                pld::read_charged_side(r, moved);
+            });
+            py::list out;
+            for (auto& a : outs) out.append(std::move(a));
+            return out;
+        },
+        py::arg("pmfs"), py::arg("epsilon"), py::kw_only(), py::arg("threads") = 0,
+        "Each PMF's charged side at its arguments (flat arrays of the true curve's epsilon): pessimistic, the "
+        "certified upper delta; optimistic, the charged lower value at each epsilon alone (no suffix maxima). "
+        "A PMF is any object with GridPMF's fields (p, k_lo, h, p_inf, shift, pessimistic and the charges).");
+    // The refinement's model of what no finer grid removes (pld/refine/fixed_part.hpp), many PMFs in one call.
+    m.def(
+        "fixed_parts",
+        [](const py::sequence& pmfs, const py::sequence& epsilon, const py::sequence& values) {
+            const auto count = static_cast<std::int64_t>(py::len(pmfs));
+            std::vector<input_array> masses, args = arrays_per_pmf(epsilon, count, "epsilon"),
+                                             vals = arrays_per_pmf(values, count, "values");
+            std::vector<py::array_t<double>> outs;
+            std::vector<pld::SideRead> reads;
+            std::vector<double> finite;
+            for (std::int64_t i = 0; i < count; ++i) {
+                const py::object pmf = pmfs[static_cast<py::size_t>(i)];
+                pld::SideRead r = side_read_of(pmf, masses);
+                const input_array& x = args[static_cast<std::size_t>(i)];
+                if (vals[static_cast<std::size_t>(i)].size() != x.size())
+                    throw py::value_error("values must give one value per epsilon");
+                outs.emplace_back(std::vector<py::ssize_t>{2, x.size()});
+                r.eps = x.data();
+                r.m = static_cast<std::int64_t>(x.size());
+                r.out = outs.back().mutable_data();
+                finite.push_back(pmf.attr("finite_mass").cast<double>());
+                reads.push_back(r);
+            }
+            over_reads(reads, count, 1, [&](const pld::SideRead& r, std::int64_t i, std::vector<double>&) {
+                pld::fixed_part(r, vals[static_cast<std::size_t>(i)].data(), finite[static_cast<std::size_t>(i)]);
+            });
+            py::list out;
+            for (auto& a : outs) out.append(std::move(a));
+            return out;
+        },
+        py::arg("pmfs"), py::arg("epsilon"), py::arg("values"),
+        "Each PMF's part of its certified delta at its arguments that no finer grid removes, two rows (the "
+        "charges and tail; the cells' edge factor), given its certified values there (refine.step_brackets).");
+}
+
 // A PMF's curves and their charged sides: the suffix-sum profile, the charged curve, the charges at
 // arguments, loss shifts, and the epsilon width a delta bracket certifies.
 void register_pld_curves(py::module_& m) {
     register_grid_profile(m);
     register_charged_curve(m);
     register_charged_side(m);
+    register_charged_sides(m);
     register_loss_shifted(m);
     register_epsilon_width(m);
 }

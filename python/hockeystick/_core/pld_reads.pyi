@@ -1,6 +1,9 @@
 """The PLD pipeline's reads stage (cpp/bindings/register_pld.cpp): a grid PMF's hockey-stick curves, charged
 sides and scans; its charges as one ``Charges`` object."""
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -61,6 +64,12 @@ def charged_delta(
     pessimistic: bool,
     threads: int = 0,
 ) -> npt.NDArray[np.float64]: ...
+def charged_sides(
+    pmfs: Sequence[Any], epsilon: Sequence[npt.ArrayLike], *, threads: int = 0
+) -> list[npt.NDArray[np.float64]]: ...
+def fixed_parts(
+    pmfs: Sequence[Any], epsilon: Sequence[npt.ArrayLike], values: Sequence[npt.ArrayLike]
+) -> list[npt.NDArray[np.float64]]: ...
 def charged_epsilon(
     p: npt.ArrayLike, *, k_lo: int, h: float, p_inf: float, charges: Charges, delta: npt.ArrayLike
 ) -> npt.NDArray[np.float64]: ...

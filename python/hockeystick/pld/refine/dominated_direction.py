@@ -37,6 +37,7 @@ from typing import cast
 
 import numpy as np
 
+from ... import _core
 from ..compose import truncation
 from ..grid.distribution import (
     PrivacyLossDistribution,
@@ -211,6 +212,19 @@ def epsilon_brackets(
     return out
 
 
+def charged_sides(
+    pmfs: Sequence[GridPMF], xs: Sequence[np.ndarray], threads: int = 0
+) -> list[np.ndarray]:
+    """Each PMF's ``GridPMF.delta`` at its arguments ``xs[i]`` (one-dimensional), in one core call
+    that holds no interpreter lock between the PMFs (``_core.pld_reads.charged_sides``,
+    cpp/include/hockeystick/pld/reads/charged_sides.hpp): a pessimistic PMF's certified upper side,
+    an optimistic one's charged lower value at each eps alone (``envelope=False``).  The same
+    doubles as the PMF-by-PMF reads; ``threads`` share the PMFs (0: all cores)."""
+    return cast(
+        list[np.ndarray], _core.pld_reads.charged_sides(list(pmfs), list(xs), threads=threads)
+    )
+
+
 DeltaSides = tuple[list[GridPMF], list[np.ndarray], dict[int, tuple[GridPMF, np.ndarray]]]
 
 
@@ -254,12 +268,15 @@ def delta_sides(
     compose_all(
         removes, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
     )
-    ups = [removes[i].composed(True)[0].delta(xs[i], threads) for i in range(len(points))]
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
     compose_all(
         screens, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
     )
-    bounds = [screen.composed(True)[0].delta(x, threads) for screen, x in zip(screens, xs)]
+    # both directions' upper sides in one core call: the remove direction's, then the screen's
+    read = charged_sides(
+        [d.composed(True)[0] for d in removes + screens], list(xs) + list(xs), threads
+    )
+    ups, bounds = read[: len(points)], read[len(points) :]
     lows = _remove_lower_sides(
         removes, ups, bounds, xs, settled, threads, direct_bins, direct_min_charge
     )
@@ -347,14 +364,19 @@ def _add_direction(
     compose_all(
         adds, True, workers=workers, direct_bins=direct_bins, direct_min_charge=direct_min_charge
     )
-    add_ups = [add.composed(True)[0].delta(xs[i], threads) for add, i in zip(adds, rest)]
+    add_ups = charged_sides([add.composed(True)[0] for add in adds], [xs[i] for i in rest], threads)
     needed = [[0] if not np.all(up <= lows[i][0][1]) else [] for up, i in zip(add_ups, rest)]
     compose_all(adds, False, needed, workers, direct_bins, direct_min_charge)
-    for add, i, up, more in zip(adds, rest, add_ups, needed):
+    # the optimistic sides composed just above, their charged lower values in one core call
+    optimistic = {
+        k: cast(GridPMF, adds[k]._composed[False][0]) for k, more in enumerate(needed) if more
+    }
+    values = charged_sides(list(optimistic.values()), [xs[rest[k]] for k in optimistic], threads)
+    lower = {k: (pmf, v) for (k, pmf), v in zip(optimistic.items(), values)}
+    for k, (add, i, up) in enumerate(zip(adds, rest, add_ups)):
         pessimistic, uppers, sides = out[i]
-        if more:
-            pmf = cast(GridPMF, add._composed[False][0])  # composed just above
-            sides = {**sides, 1: (pmf, pmf.delta(xs[i], threads, envelope=False))}
+        if k in lower:
+            sides = {**sides, 1: lower[k]}
         out[i] = (pessimistic + [add.composed(True)[0]], uppers + [up], sides)
 
 
@@ -379,9 +401,7 @@ def delta_uppers(
     )
     screens = _one_round(points, hs, tail, "add", False, COARSENING, threads, windows)
     compose_all(removes + screens, True, workers=workers)
-    return [
-        np.maximum(
-            remove.composed(True)[0].delta(x, threads), screen.composed(True)[0].delta(x, threads)
-        )
-        for remove, screen, x in zip(removes, screens, xs)
-    ]
+    read = charged_sides(
+        [d.composed(True)[0] for d in removes + screens], list(xs) + list(xs), threads
+    )
+    return [np.maximum(up, bound) for up, bound in zip(read[: len(points)], read[len(points) :])]

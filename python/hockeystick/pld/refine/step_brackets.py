@@ -51,9 +51,26 @@ def fixed_part(pmf: GridPMF, eps: np.ndarray, values: np.ndarray) -> np.ndarray:
     )
 
 
+def fixed_parts(
+    pmfs: list[GridPMF], eps: list[np.ndarray], values: list[np.ndarray]
+) -> list[np.ndarray]:
+    """``fixed_part`` of each PMF at its arguments and values, the same doubles, in one core call
+    (``_core.pld_reads.fixed_parts``, cpp/include/hockeystick/pld/refine/fixed_part.hpp): a unit's
+    points and directions read without an interpreter round trip per PMF."""
+    return cast(list[np.ndarray], _core.pld_reads.fixed_parts(pmfs, eps, values))
+
+
 def of_largest(parts: list[np.ndarray], values: list[np.ndarray]) -> np.ndarray:
     """Per argument (the last axis), ``parts`` of the direction whose ``values`` is the largest
-    there (the one that sets the bound: the maximum over the neighbouring directions)."""
+    there (the one that sets the bound: the maximum over the neighbouring directions; the first
+    such on ties and at NaN, as ``np.argmax`` picks).  One or two directions (a refinement's
+    usual) without stacking them: the same values."""
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) == 2:
+        first, second = values
+        later = (second > first) | (np.isnan(second) & ~np.isnan(first))
+        return np.where(later, parts[1], parts[0])
     stacked = np.array(parts)
     pick = np.argmax(values, axis=0).reshape((1,) * (stacked.ndim - 1) + (-1,))
     return cast(np.ndarray, np.take_along_axis(stacked, pick, axis=0)[0])
@@ -214,22 +231,35 @@ class StepBrackets:
             parts = self.composed_parts(batch, points, step, xs, threads, direct, charge)
         # per argument, the fixed part of the direction whose upper side is the bound (not the
         # largest over directions: one direction's mass at +infinity is no part of a bound the other
-        # one sets)
-        return [
-            (
-                *self.delta_bracket(
-                    side,
-                    xs[i],
-                    best.get(i),
-                    own[i],
-                    ups,
-                    of_largest([fixed_part(pmf, xs[i], up) for pmf, up in zip(pess, ups)], ups),
-                    threads,
-                ),
-                np.max(ups[1:], axis=0) if len(ups) > 1 else None,
-            )
+        # one sets); every point's directions and lower sides in one core call
+        reads = [
+            (pmf, xs[i], value)
             for i, (pess, ups, side) in zip(batch, parts)
+            for pmf, value in [*zip(pess, ups), *side.values()]
         ]
+        fixed = iter(
+            fixed_parts([r[0] for r in reads], [r[1] for r in reads], [r[2] for r in reads])
+        )
+        out = []
+        for i, (pess, ups, side) in zip(batch, parts):
+            upper_parts = [next(fixed) for _ in pess]
+            lower_parts = [next(fixed) for _ in side]
+            out.append(
+                (
+                    *self.delta_bracket(
+                        side,
+                        xs[i],
+                        best.get(i),
+                        own[i],
+                        ups,
+                        of_largest(upper_parts, ups),
+                        threads,
+                        lower_parts,
+                    ),
+                    np.max(ups[1:], axis=0) if len(ups) > 1 else None,
+                )
+            )
+        return out
 
     def epsilon_brackets(
         self,
@@ -331,6 +361,7 @@ class StepBrackets:
         uppers: list[np.ndarray],
         charges: np.ndarray,
         threads: int = 0,
+        lower_parts: list[np.ndarray] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The PLD's ``delta(eps, bound="both")``, with the lower side's suffix maxima
         (``GridPMF.delta``, an O(n) pass over the composed window) only where the bracket is wider
@@ -346,16 +377,17 @@ class StepBrackets:
         value at ``eps``; ``charges``: the upper side's grid-independent part at ``eps``
         (``fixed_part`` of the direction whose upper side is the bound), returned beside the bracket
         with the lower side's added (the third array, two rows: the part of up - lo no grid removes
-        and the cells' edge factor, ``NextGrid.charge_width``)."""
+        and the cells' edge factor, ``NextGrid.charge_width``); ``lower_parts``: ``fixed_part`` of
+        each of ``sides`` at its lower values, in their order, where the caller has read them
+        already (``fixed_parts``)."""
         upper = np.max(uppers, axis=0)
         if (
             not sides
         ):  # no lower side composed (``delta_sides``' settled points): 0 bounds delta below
             return np.zeros(eps.shape), upper, charges
-        charges = charges + of_largest(
-            [fixed_part(pmf, eps, low) for pmf, low in sides.values()],
-            [low for _, low in sides.values()],
-        )
+        if lower_parts is None:
+            lower_parts = [fixed_part(pmf, eps, low) for pmf, low in sides.values()]
+        charges = charges + of_largest(lower_parts, [low for _, low in sides.values()])
         optimistic = [sides[d][0] for d in sorted(sides)]
         lower = np.max([sides[d][1] for d in sorted(sides)], axis=0)
         right, left = offset_rows(eps.size, own)

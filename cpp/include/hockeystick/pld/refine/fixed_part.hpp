@@ -1,0 +1,43 @@
+// The part of a grid PMF's certified delta at eps that no finer grid removes (python
+// refine.step_brackets.fixed_part, the same doubles): a model for sizing the refinement's next
+// grid, not a bound.  At the curve's argument a (eps moved by the loss shift s outward,
+// loss_shifted), with c(a) the round-off charge of the grid points above a (charge_at_argument), u
+// the suffix sums' slack and v the PMF's certified value at eps, two rows:
+//   pessimistic: c(a) + u v + p_inf,        max(finite mass + p_inf - 1, s) v
+//   optimistic:  2 c(a) + u v + |shift|,    s v
+// the first the charges, the slack and the mass at +infinity (or the truncated tail), the second the
+// cells' edge factor (the relative excess the loss shift or the finite mass past 1 carries).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+
+#include "hockeystick/pld/reads/charged_curve.hpp"
+#include "hockeystick/pld/reads/charged_sides.hpp"
+#include "hockeystick/pld/reads/hockey_stick.hpp"
+
+namespace hockeystick {
+namespace pld {
+
+// r's PMF (r.eps its m arguments; r.out 2 m doubles: the first row, then the second), `values` its
+// certified values at them, `finite_mass` the sum of its grid masses (the facade's, summed by numpy).
+// Throws std::invalid_argument on a NaN argument.
+inline void fixed_part(const SideRead& r, const double* values, double finite_mass) {
+    const double k_lo = static_cast<double>(r.k_lo), size = static_cast<double>(r.n);
+    const GridCharges& c = r.charges;
+    const double excess =
+        r.pessimistic ? (c.loss_shift > finite_mass + r.p_inf - 1.0 ? c.loss_shift : finite_mass + r.p_inf - 1.0)
+                      : c.loss_shift;
+    for (std::int64_t i = 0; i < r.m; ++i) {
+        if (std::isnan(r.eps[i])) throw std::invalid_argument("epsilon must not be NaN");
+        const double at = loss_shifted(r.eps[i], c.loss_shift, !r.pessimistic);
+        const double charge = charge_at_argument(at, k_lo, size, r.h, c);
+        r.out[i] = r.pessimistic ? charge + c.slack * values[i] + r.p_inf
+                                 : 2.0 * charge + c.slack * values[i] + std::abs(c.shift);
+        r.out[r.m + i] = excess * values[i];
+    }
+}
+
+}  // namespace pld
+}  // namespace hockeystick
