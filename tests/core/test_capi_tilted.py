@@ -141,6 +141,19 @@ def test_rare_participation_with_fftw_the_c_upper_side_is_the_front_doors(
     assert abs(upper - rare_front_door[1]) <= max(1e-3, 1e-3 * rare_front_door[1])
 
 
+def test_rare_participation_the_c_delta_bracket_reads_the_fine_grids_and_holds_the_front_door(lib):
+    """delta at epsilon 1.2 of the same run: the accuracy's first grid is too fine for the tilted
+    windows, so the fine grids are read; the bracket overlaps the front door's (both certified), its
+    upper side below 1e-10 (the front door's certified upper epsilon at 1e-10 is below 1.2; the plain
+    composition's alone is 3.8e-8), and the status says it is wider than asked (no lower side)."""
+    status, lower, upper = asked(lib, "delta", 0.6, 1e-5, 10**6, 1.2, 1e-3)
+    py_lower, py_upper = SubsampledGaussianPLD(sigma=0.6, sampling_rate=1e-5, rounds=10**6).delta(
+        1.2, bound="both"
+    )
+    assert 0.0 <= lower <= py_upper and py_lower <= upper <= 1e-10
+    assert (status == HS_OK) == ((upper - lower) / max(upper, 1e-9) <= 1e-3)
+
+
 def test_a_bracket_within_the_accuracy_is_ok_and_a_refusal_writes_nothing(lib):
     status, lower, upper = asked(lib, "epsilon", 1.0, 0.01, 100, 1e-5, 1e-3)
     assert status == HS_OK and 0.0 < upper - lower <= 1e-3

@@ -55,7 +55,7 @@ constexpr double kTiltRoundOffPerRound = 1e-16;
 constexpr double kTiltGridStep = 4.0;
 constexpr int kTiltGrids = 4;
 // The grids read where the accuracy's first grid is too fine for the tilted windows (TiltedReader's
-// fine_epsilon_bracket), finest first: half the peers' default grid (the package's question.FINE_INTERVAL), then
+// fine_bracket), finest first: half the peers' default grid (the package's question.FINE_INTERVAL), then
 // theirs (dp_accounting's 1e-4).  Many rounds of a rare record span far in loss under the exponent's tilt (sigma 0.6,
 // q 1e-5, 10^6 rounds at delta 1e-10: 8.7e6 points on the accuracy 1e-3's first grid 7.1e-6, 1.9e6 on 5e-5).
 constexpr double kTiltFineGrids[] = {5e-5, 1e-4};
@@ -266,7 +266,8 @@ class TiltedReader {
             try {
                 b = grid_bracket(delta, h, upper);
             } catch (const std::length_error&) {  // past the caps: where no grid was read, the fine grids
-                if (i == 0) return fine_epsilon_bracket(delta, lower, upper, h);
+                if (i == 0)
+                    return fine_bracket(lower, upper, h, [&](double g) { return grid_bracket(delta, g, upper); });
                 break;
             } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
                 break;
@@ -281,17 +282,19 @@ class TiltedReader {
         return {lower, std::max(lower, upper)};
     }
 
-    // (lower, upper) at delta intersected with grid_bracket's on the first of kTiltFineGrids coarser than `start` (a
-    // first grid whose windows passed the caps) whose windows fit: the peers' grid read without the plain
-    // composition's round-off, as the package's fine read (python pld/refine/tilted_question.py's fine_brackets).
-    // As given where none fits or a tilt overflows a moment.
-    std::pair<double, double> fine_epsilon_bracket(double delta, double lower, double upper, double start) {
+    // (lower, upper) intersected with read(h) (a bracket on grid h: grid_bracket's or grid_delta_bracket's) on the
+    // first of kTiltFineGrids coarser than `start` (a first grid whose windows passed the caps) whose windows fit: the
+    // peers' grid read without the plain composition's round-off, as the package's fine read (python
+    // pld/refine/tilted_question.py's fine_brackets).  As given where none fits or a tilt overflows a moment.
+    template <class Read>
+    std::pair<double, double> fine_bracket(double lower, double upper, double start, Read&& read) {
         for (const double h : kTiltFineGrids) {
             if (!(h > start)) continue;
             directions_.clear();  // no read returns to a finer grid
             try {
-                const std::pair<double, double> b = grid_bracket(delta, h, upper);
-                return {std::max(lower, b.first), std::max(std::max(lower, b.first), std::min(upper, b.second))};
+                const std::pair<double, double> b = read(h);
+                lower = std::max(lower, b.first);
+                return {lower, std::max(lower, std::min(upper, b.second))};
             } catch (const std::length_error&) {  // past the caps: the next, coarser grid
             } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
                 break;
@@ -316,7 +319,8 @@ class TiltedReader {
 
     // (lower, upper) delta at eps intersected with the tilted brackets on grids from `start` down by kTiltGridStep
     // while the bracket's width(lower, upper) exceeds `accuracy` and the upper side still falls by a quarter of
-    // accuracy times it, at most kTiltGrids grids (as epsilon_bracket).
+    // accuracy times it, at most kTiltGrids grids, or the fine grids where the first passes the caps (as
+    // epsilon_bracket).
     template <class WidthOf>
     std::pair<double, double> delta_bracket(double eps, double lower, double upper, double start, double accuracy,
                                             double delta_least, WidthOf&& width_of) {
@@ -325,7 +329,10 @@ class TiltedReader {
             std::pair<double, double> b;
             try {
                 b = grid_delta_bracket(eps, h, delta_least);
-            } catch (const std::length_error&) {  // past the caps
+            } catch (const std::length_error&) {  // past the caps: where no grid was read, the fine grids
+                if (i == 0)
+                    return fine_bracket(lower, upper, h,
+                                        [&](double g) { return grid_delta_bracket(eps, g, delta_least); });
                 break;
             } catch (const std::invalid_argument&) {  // a tilt past the doubles' moments
                 break;
